@@ -1,0 +1,35 @@
+// ConceptRAG command line: the same src/core that runs in the browser, driven from Node.
+// Each sub-command lives in its own module exporting `run(args): Promise<number>` (the exit code).
+import process from 'node:process';
+
+type Command = { summary: string; load: () => Promise<{ run(args: string[]): Promise<number> }> };
+
+const commands: Record<string, Command> = {};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return `usage: npm run cli -- <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`cli: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  const mod = await command.load();
+  return mod.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`cli: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
