@@ -1,0 +1,152 @@
+// The IndexedDB schema of ConceptRAG (Dexie 4). Every `db.version(n)` declaration stays here forever so that
+// a browser holding an older database upgrades in place; new versions add stores/indexes and an upgrade().
+// Storage is injectable ({ indexedDB, IDBKeyRange }) so Node tests run on a fresh fake-indexeddb per test.
+import Dexie, { type EntityTable, type Table } from 'dexie';
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  IndexParams,
+  SectionRecord,
+  SentenceRecord,
+} from '../core/types.ts';
+
+export const DB_NAME = 'conceptrag';
+export const SCHEMA_VERSION = 1;
+
+/** All sentence vectors of one document, row-major in sentence-index order, each row L2-normalized. */
+export interface VectorRecord {
+  docId: string;
+  embedderId: string;
+  dimension: number;
+  /** Number of rows (= the document's sentence count). */
+  count: number;
+  /** count × dimension float32 values. */
+  data: ArrayBuffer;
+}
+
+/** What built the index: the store never mixes vectors of two embedders. */
+export interface IndexMeta {
+  key: 'index';
+  /** Null until the first vector set is written (a lexical-only index has no embedder yet). */
+  embedderId: string | null;
+  dimension: number;
+  params: IndexParams;
+  schemaVersion: number;
+  layers: { lexical: boolean; semantic: boolean };
+  /** Sentence vectors stored (kept here so counting never reads the vector blobs). */
+  vectorRows: number;
+  /** Counts of the stored concept graph. */
+  concepts: number;
+  edges: number;
+}
+
+export type PendingStatus = 'queued' | 'working' | 'failed';
+
+/** A file waiting to be indexed, with its bytes, so that a reload resumes the queue. */
+export interface PendingRecord {
+  id: string;
+  name: string;
+  size: number;
+  bytes: ArrayBuffer;
+  addedAt: number;
+  status: PendingStatus;
+  /** Why the file failed (status 'failed'). */
+  reason?: string;
+}
+
+/** The serialized concept graph (format owned by src/core/graph). */
+export interface GraphRecord {
+  id: 'concept';
+  builtAt: number;
+  [field: string]: unknown;
+}
+
+export interface SettingRecord {
+  key: string;
+  value: unknown;
+}
+
+export interface KgChunkRecord {
+  chunkId: string;
+  status: 'done' | 'failed';
+  reason?: string;
+  entityIds: string[];
+  relationIds: string[];
+}
+
+export interface KgEntityRecord {
+  id: string;
+  name: string;
+  type: string;
+  description: string;
+  chunkIds: string[];
+  vector?: ArrayBuffer;
+}
+
+export interface KgRelationRecord {
+  id: string;
+  source: string;
+  target: string;
+  description: string;
+  weight: number;
+  chunkIds: string[];
+  vector?: ArrayBuffer;
+}
+
+/** A Dexie database; constructed through openDatabase(). */
+export type ConceptDb = Dexie & {
+  documents: EntityTable<DocumentRecord, 'id'>;
+  sections: EntityTable<SectionRecord, 'id'>;
+  chunks: EntityTable<ChunkRecord, 'id'>;
+  sentences: EntityTable<SentenceRecord, 'id'>;
+  vectors: EntityTable<VectorRecord, 'docId'>;
+  meta: Table<IndexMeta, 'index'>;
+  pending: EntityTable<PendingRecord, 'id'>;
+  graph: EntityTable<GraphRecord, 'id'>;
+  settings: EntityTable<SettingRecord, 'key'>;
+  kgChunks: EntityTable<KgChunkRecord, 'chunkId'>;
+  kgEntities: EntityTable<KgEntityRecord, 'id'>;
+  kgRelations: EntityTable<KgRelationRecord, 'id'>;
+};
+
+/** Injected storage for Node tests (fake-indexeddb); the browser's globals are used when absent. */
+export interface StorageDeps {
+  indexedDB: IDBFactory;
+  IDBKeyRange: typeof IDBKeyRange;
+}
+
+/** The stores of schema version 1 (primary key first; & = unique index, * = multi-entry index). */
+export const SCHEMA_V1 = {
+  documents: 'id, &hash, addedAt',
+  sections: 'id, docId',
+  chunks: 'id, docId',
+  sentences: 'id, docId, chunkId',
+  vectors: 'docId',
+  meta: 'key',
+  pending: 'id, addedAt, status',
+  graph: 'id',
+  settings: 'key',
+  kgChunks: 'chunkId, status',
+  kgEntities: 'id, name, *chunkIds',
+  kgRelations: 'id, source, target, *chunkIds',
+} as const;
+
+/** Every table that holds index content (what a reset or a bundle import replaces). */
+export const CONTENT_TABLES = [
+  'documents',
+  'sections',
+  'chunks',
+  'sentences',
+  'vectors',
+  'meta',
+  'graph',
+  'kgChunks',
+  'kgEntities',
+  'kgRelations',
+] as const;
+
+export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): ConceptDb {
+  const db = (deps ? new Dexie(name, deps) : new Dexie(name)) as ConceptDb;
+  db.version(1).stores(SCHEMA_V1);
+  return db;
+}

@@ -1,0 +1,377 @@
+// Repository functions over the IndexedDB schema: the only place that writes index content.
+// A document is written in ONE transaction (document, sections, chunks, sentences, vectors, meta) so it is
+// either fully stored or absent, and the store refuses vectors from an embedder other than the one that
+// built it. Runs in the page and in workers (no DOM-only API).
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  IndexParams,
+  PreparedDocument,
+  SentenceRecord,
+} from '../core/types.ts';
+import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
+import {
+  CONTENT_TABLES,
+  SCHEMA_VERSION,
+  type ConceptDb,
+  type GraphRecord,
+  type IndexMeta,
+  type PendingRecord,
+  type VectorRecord,
+} from './db.ts';
+
+/** Counts shown in the Library view (and checked by the end-to-end tests). */
+export interface StoreCounts {
+  documents: number;
+  sections: number;
+  chunks: number;
+  sentences: number;
+  /** Sentence vectors stored (rows, not documents). */
+  vectors: number;
+  concepts: number;
+  edges: number;
+  pending: number;
+  kgEntities: number;
+  kgRelations: number;
+}
+
+export type PutResult =
+  { stored: true; docId: string } | { stored: false; docId: string; reason: 'duplicate' };
+
+/** Everything the query worker needs to build its retrieval engine. */
+export interface LoadedCorpus {
+  meta: IndexMeta | undefined;
+  documents: DocumentRecord[];
+  chunks: ChunkRecord[];
+  sentences: SentenceRecord[];
+  /** Sentence vectors per document (rows in sentence-index order). */
+  vectors: Map<string, Float32Array>;
+  graph: GraphRecord | undefined;
+}
+
+/** Thrown when a write would mix two embedders in one store. */
+export class EmbedderMismatchError extends Error {
+  constructor(
+    readonly stored: string,
+    readonly offered: string,
+  ) {
+    super(
+      `store: refusing vectors from embedder "${offered}": this library was built with "${stored}"; ` +
+        'remove all documents (or start a new library) to switch embedders',
+    );
+    this.name = 'EmbedderMismatchError';
+  }
+}
+
+function emptyMeta(params: IndexParams): IndexMeta {
+  return {
+    key: 'index',
+    embedderId: null,
+    dimension: 0,
+    params,
+    schemaVersion: SCHEMA_VERSION,
+    layers: { lexical: false, semantic: false },
+    vectorRows: 0,
+    concepts: 0,
+    edges: 0,
+  };
+}
+
+/** Checks the vector set of a prepared document; returns its dimension (0 for a document without sentences). */
+function vectorDimension(prepared: PreparedDocument, vectors: Float32Array): number {
+  const rows = prepared.sentences.length;
+  if (rows === 0) {
+    if (vectors.length !== 0) {
+      throw new Error(
+        `store: document "${prepared.doc.sourceName}" has no sentences but ${vectors.length} floats`,
+      );
+    }
+    return 0;
+  }
+  if (vectors.length === 0 || vectors.length % rows !== 0) {
+    throw new Error(
+      `store: document "${prepared.doc.sourceName}": ${vectors.length} floats do not split into ${rows} sentence vectors`,
+    );
+  }
+  return vectors.length / rows;
+}
+
+export class Repo {
+  constructor(readonly db: ConceptDb) {}
+
+  async getMeta(): Promise<IndexMeta | undefined> {
+    return this.db.meta.get('index');
+  }
+
+  /**
+   * Stores a prepared document and its sentence vectors (sentences × dimension, row-major) in one transaction.
+   * Same content stored twice is kept once (returns reason 'duplicate'). Throws EmbedderMismatchError when the
+   * library was built by another embedder, and leaves the store untouched on any failure.
+   */
+  async putPreparedDocument(
+    prepared: PreparedDocument,
+    sentenceVectors: Float32Array,
+    embedderId: string,
+    params: IndexParams = DEFAULT_INDEX_PARAMS,
+  ): Promise<PutResult> {
+    const dimension = vectorDimension(prepared, sentenceVectors);
+    const { doc, sections, chunks, sentences } = prepared;
+    const db = this.db;
+    return db.transaction(
+      'rw',
+      [db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.meta],
+      async (): Promise<PutResult> => {
+        const meta = (await db.meta.get('index')) ?? emptyMeta(params);
+        if (meta.embedderId !== null && meta.embedderId !== embedderId) {
+          throw new EmbedderMismatchError(meta.embedderId, embedderId);
+        }
+        if (dimension !== 0 && meta.dimension !== 0 && meta.dimension !== dimension) {
+          throw new Error(
+            `store: document "${doc.sourceName}": vectors of dimension ${dimension}, library holds ${meta.dimension}`,
+          );
+        }
+        const existing =
+          (await db.documents.get(doc.id)) ?? (await db.documents.where('hash').equals(doc.hash).first());
+        if (existing) return { stored: false, docId: existing.id, reason: 'duplicate' };
+
+        await db.documents.add(doc);
+        await db.sections.bulkAdd(sections);
+        await db.chunks.bulkAdd(chunks);
+        await db.sentences.bulkAdd(sentences);
+        const vector: VectorRecord = {
+          docId: doc.id,
+          embedderId,
+          dimension,
+          count: sentences.length,
+          // Copy into a tight buffer: the caller's array may be a view into a larger (or transferred) buffer.
+          data: sentenceVectors.slice().buffer,
+        };
+        await db.vectors.add(vector);
+        await db.meta.put({
+          ...meta,
+          embedderId,
+          dimension: dimension || meta.dimension,
+          layers: { lexical: true, semantic: true },
+          vectorRows: (meta.vectorRows ?? 0) + sentences.length,
+        });
+        return { stored: true, docId: doc.id };
+      },
+    );
+  }
+
+  /**
+   * Removes a document and everything derived from it: sections, chunks, sentences, vectors, and its links in
+   * the KG (entities/relations supported only by its chunks go too). The concept graph is rebuilt by the caller.
+   */
+  async removeDocument(docId: string): Promise<boolean> {
+    const db = this.db;
+    return db.transaction(
+      'rw',
+      [
+        db.documents,
+        db.sections,
+        db.chunks,
+        db.sentences,
+        db.vectors,
+        db.meta,
+        db.graph,
+        db.kgChunks,
+        db.kgEntities,
+        db.kgRelations,
+      ],
+      async () => {
+        const doc = await db.documents.get(docId);
+        if (!doc) return false;
+        const chunkIds = (await db.chunks.where('docId').equals(docId).primaryKeys()) as string[];
+        const removed = new Set(chunkIds);
+        const vector = await db.vectors.get(docId);
+        await db.documents.delete(docId);
+        await db.sections.where('docId').equals(docId).delete();
+        await db.chunks.where('docId').equals(docId).delete();
+        await db.sentences.where('docId').equals(docId).delete();
+        await db.vectors.delete(docId);
+        await db.kgChunks.bulkDelete(chunkIds);
+
+        const deadEntities = new Set<string>();
+        const entities = await db.kgEntities.where('chunkIds').anyOf(chunkIds).distinct().toArray();
+        for (const entity of entities) {
+          const left = entity.chunkIds.filter((id) => !removed.has(id));
+          if (left.length === 0) deadEntities.add(entity.id);
+          else await db.kgEntities.put({ ...entity, chunkIds: left });
+        }
+        await db.kgEntities.bulkDelete([...deadEntities]);
+        const relations = await db.kgRelations.where('chunkIds').anyOf(chunkIds).distinct().toArray();
+        for (const relation of relations) {
+          const left = relation.chunkIds.filter((id) => !removed.has(id));
+          if (left.length === 0) await db.kgRelations.delete(relation.id);
+          else await db.kgRelations.put({ ...relation, chunkIds: left });
+        }
+        if (deadEntities.size > 0) {
+          const dead = [...deadEntities];
+          await db.kgRelations.where('source').anyOf(dead).delete();
+          await db.kgRelations.where('target').anyOf(dead).delete();
+        }
+
+        const remaining = await db.documents.count();
+        if (remaining === 0) {
+          // An empty library forgets its embedder, so the user may switch embedders.
+          await db.meta.delete('index');
+          await db.graph.clear();
+        } else {
+          const meta = await db.meta.get('index');
+          if (meta)
+            await db.meta.put({
+              ...meta,
+              vectorRows: Math.max(0, (meta.vectorRows ?? 0) - (vector?.count ?? 0)),
+            });
+        }
+        return true;
+      },
+    );
+  }
+
+  async counts(): Promise<StoreCounts> {
+    const db = this.db;
+    return db.transaction(
+      'r',
+      [
+        db.documents,
+        db.sections,
+        db.chunks,
+        db.sentences,
+        db.meta,
+        db.pending,
+        db.kgEntities,
+        db.kgRelations,
+      ],
+      async () => {
+        const meta = await db.meta.get('index');
+        return {
+          documents: await db.documents.count(),
+          sections: await db.sections.count(),
+          chunks: await db.chunks.count(),
+          sentences: await db.sentences.count(),
+          vectors: meta?.vectorRows ?? 0,
+          concepts: meta?.concepts ?? 0,
+          edges: meta?.edges ?? 0,
+          pending: await db.pending.where('status').anyOf('queued', 'working').count(),
+          kgEntities: await db.kgEntities.count(),
+          kgRelations: await db.kgRelations.count(),
+        };
+      },
+    );
+  }
+
+  /** Bytes used by this origin's storage, or null where the estimate API is missing (Node, old browsers). */
+  async storageUsed(): Promise<{ usage: number; quota: number } | null> {
+    const storage = (globalThis as { navigator?: { storage?: StorageManager } }).navigator?.storage;
+    if (!storage?.estimate) return null;
+    const estimate = await storage.estimate();
+    return { usage: estimate.usage ?? 0, quota: estimate.quota ?? 0 };
+  }
+
+  /** Loads the whole corpus for the query worker. */
+  async loadCorpus(): Promise<LoadedCorpus> {
+    const db = this.db;
+    return db.transaction(
+      'r',
+      [db.meta, db.documents, db.chunks, db.sentences, db.vectors, db.graph],
+      async () => {
+        const vectors = new Map<string, Float32Array>();
+        await db.vectors.each((v) => {
+          vectors.set(v.docId, new Float32Array(v.data));
+        });
+        return {
+          meta: await db.meta.get('index'),
+          documents: await db.documents.toArray(),
+          chunks: await db.chunks.toArray(),
+          sentences: await db.sentences.toArray(),
+          vectors,
+          graph: await db.graph.get('concept'),
+        };
+      },
+    );
+  }
+
+  /** Stores the serialized concept graph and its counts (shown in the Library view). */
+  async putGraph(
+    graph: Omit<GraphRecord, 'id' | 'builtAt'>,
+    stats: { concepts: number; edges: number },
+  ): Promise<void> {
+    const db = this.db;
+    await db.transaction('rw', [db.graph, db.meta], async () => {
+      await db.graph.put({ ...graph, id: 'concept', builtAt: Date.now() });
+      const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
+      await db.meta.put({ ...meta, concepts: stats.concepts, edges: stats.edges });
+    });
+  }
+
+  // ---- the pending queue: files with their bytes, so a reload resumes indexing ----
+
+  async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<string[]> {
+    const now = Date.now();
+    const records: PendingRecord[] = files.map((f, i) => ({
+      id: `${now.toString(36)}-${i.toString().padStart(5, '0')}-${Math.random().toString(36).slice(2, 8)}`,
+      name: f.name,
+      size: f.bytes.byteLength,
+      bytes: f.bytes,
+      addedAt: now + i,
+      status: 'queued',
+    }));
+    await this.db.pending.bulkAdd(records);
+    return records.map((r) => r.id);
+  }
+
+  /** Files still to index, oldest first ('working' ones were interrupted by a reload and run again). */
+  async pendingQueue(): Promise<PendingRecord[]> {
+    const all = await this.db.pending.orderBy('addedAt').toArray();
+    return all.filter((p) => p.status !== 'failed');
+  }
+
+  /** Name/size/status of every pending file, without their bytes. */
+  async pendingSummary(): Promise<Omit<PendingRecord, 'bytes'>[]> {
+    const out: Omit<PendingRecord, 'bytes'>[] = [];
+    await this.db.pending.orderBy('addedAt').each((p) => {
+      out.push({
+        id: p.id,
+        name: p.name,
+        size: p.size,
+        addedAt: p.addedAt,
+        status: p.status,
+        reason: p.reason,
+      });
+    });
+    return out;
+  }
+
+  async markPending(id: string, status: PendingRecord['status'], reason?: string): Promise<void> {
+    await this.db.pending.update(id, { status, reason });
+  }
+
+  async removePending(id: string): Promise<void> {
+    await this.db.pending.delete(id);
+  }
+
+  async clearFailedPending(): Promise<void> {
+    await this.db.pending.where('status').equals('failed').delete();
+  }
+
+  // ---- settings (local only, never exported) ----
+
+  async getSetting<T>(key: string): Promise<T | undefined> {
+    return (await this.db.settings.get(key))?.value as T | undefined;
+  }
+
+  async setSetting(key: string, value: unknown): Promise<void> {
+    await this.db.settings.put({ key, value });
+  }
+
+  /** Empties the library (documents and everything derived); keeps settings and the pending queue. */
+  async clearLibrary(): Promise<void> {
+    const db = this.db;
+    const tables = CONTENT_TABLES.map((name) => db.table(name));
+    await db.transaction('rw', tables, async () => {
+      for (const t of tables) await t.clear();
+    });
+  }
+}

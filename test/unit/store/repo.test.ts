@@ -1,0 +1,239 @@
+// Repository behaviour on a fresh fake-indexeddb per test: one-transaction writes, duplicates, embedder
+// mismatch, removal with KG links, counts, the pending queue and corpus loading.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import type { PreparedDocument } from '../../../src/core/types.ts';
+import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
+import { EmbedderMismatchError, Repo } from '../../../src/store/repo.ts';
+
+function freshRepo(): { db: ConceptDb; repo: Repo } {
+  const db = openDatabase('test', { indexedDB: new IDBFactory(), IDBKeyRange });
+  return { db, repo: new Repo(db) };
+}
+
+/** A two-chunk document: sentences "A one." "A two." in chunk 0 and "A three." in chunk 1. */
+function prepared(id: string, hash = `${id}-hash`): PreparedDocument {
+  const text = 'A one. A two. A three.';
+  const chunk0 = `${id}#0000#0000`;
+  const chunk1 = `${id}#0000#0001`;
+  return {
+    doc: {
+      id,
+      title: id,
+      sourceName: `${id}.txt`,
+      mime: 'text/plain',
+      size: text.length,
+      hash,
+      addedAt: 1,
+      text,
+    },
+    sections: [{ id: `${id}#0000`, docId: id, index: 0, heading: '', level: 0, start: 0, end: text.length }],
+    chunks: [
+      {
+        id: chunk0,
+        docId: id,
+        sectionIndex: 0,
+        position: 0,
+        order: 0,
+        start: 0,
+        end: 13,
+        text: 'A one. A two.',
+        tokens: 6,
+        firstSentence: 0,
+        sentenceCount: 2,
+      },
+      {
+        id: chunk1,
+        docId: id,
+        sectionIndex: 0,
+        position: 1,
+        order: 1,
+        start: 14,
+        end: 22,
+        text: 'A three.',
+        tokens: 3,
+        firstSentence: 2,
+        sentenceCount: 1,
+      },
+    ],
+    sentences: [
+      { id: `${id}:000000`, docId: id, chunkId: chunk0, index: 0, start: 0, end: 6, text: 'A one.' },
+      { id: `${id}:000001`, docId: id, chunkId: chunk0, index: 1, start: 7, end: 13, text: 'A two.' },
+      { id: `${id}:000002`, docId: id, chunkId: chunk1, index: 2, start: 14, end: 22, text: 'A three.' },
+    ],
+  };
+}
+
+/** 3 sentences × dimension 2. */
+const vectors = (): Float32Array => new Float32Array([1, 0, 0, 1, 0.6, 0.8]);
+
+describe('Repo.putPreparedDocument', () => {
+  it('stores a document with its sections, chunks, sentences and vectors, and counts them', async () => {
+    const { repo } = freshRepo();
+    const result = await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
+    expect(result).toEqual({ stored: true, docId: 'd1' });
+    const counts = await repo.counts();
+    expect(counts).toMatchObject({
+      documents: 1,
+      sections: 1,
+      chunks: 2,
+      sentences: 3,
+      vectors: 3,
+      pending: 0,
+    });
+    const meta = await repo.getMeta();
+    expect(meta).toMatchObject({
+      embedderId: 'use-lite@1',
+      dimension: 2,
+      layers: { lexical: true, semantic: true },
+    });
+  });
+
+  it('leaves nothing behind when a write inside the transaction fails', async () => {
+    const { repo } = freshRepo();
+    const bad = prepared('d1');
+    // Two sentences with the same primary key: the third bulkAdd fails after document, sections and chunks.
+    bad.sentences[2] = { ...bad.sentences[2], id: bad.sentences[1].id };
+    await expect(repo.putPreparedDocument(bad, vectors(), 'use-lite@1')).rejects.toThrow();
+    expect(await repo.counts()).toMatchObject({
+      documents: 0,
+      sections: 0,
+      chunks: 0,
+      sentences: 0,
+      vectors: 0,
+    });
+    expect(await repo.getMeta()).toBeUndefined();
+  });
+
+  it('stores the same content once', async () => {
+    const { repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
+    const again = await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
+    expect(again).toEqual({ stored: false, docId: 'd1', reason: 'duplicate' });
+    // Same hash under another id (e.g. another file name) is a duplicate too.
+    const sameHash = await repo.putPreparedDocument(prepared('d9', 'd1-hash'), vectors(), 'use-lite@1');
+    expect(sameHash).toEqual({ stored: false, docId: 'd1', reason: 'duplicate' });
+    expect(await repo.counts()).toMatchObject({ documents: 1, chunks: 2, sentences: 3, vectors: 3 });
+  });
+
+  it('refuses vectors from another embedder and keeps the store as it was', async () => {
+    const { repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
+    const error = await repo
+      .putPreparedDocument(prepared('d2'), vectors(), 'hf:other')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedderMismatchError);
+    expect((error as Error).message).toContain('"hf:other"');
+    expect((error as Error).message).toContain('"use-lite@1"');
+    expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 3, vectors: 3 });
+  });
+
+  it('refuses a vector set that does not match the sentences', async () => {
+    const { repo } = freshRepo();
+    await expect(repo.putPreparedDocument(prepared('d1'), new Float32Array(7), 'e')).rejects.toThrow(
+      /d1\.txt.*7 floats do not split into 3 sentence vectors/,
+    );
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    // Dimension 3 into a dimension-2 library.
+    await expect(repo.putPreparedDocument(prepared('d2'), new Float32Array(9), 'e')).rejects.toThrow(
+      /dimension 3/,
+    );
+  });
+});
+
+describe('Repo.removeDocument', () => {
+  it('removes the document, everything derived from it, and KG items only it supported', async () => {
+    const { db, repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await repo.putPreparedDocument(prepared('d2'), vectors(), 'e');
+    await db.kgChunks.bulkAdd([
+      { chunkId: 'd1#0000#0000', status: 'done', entityIds: ['e1', 'e2'], relationIds: ['r1'] },
+      { chunkId: 'd2#0000#0000', status: 'done', entityIds: ['e2'], relationIds: [] },
+    ]);
+    await db.kgEntities.bulkAdd([
+      { id: 'e1', name: 'One', type: 'x', description: '', chunkIds: ['d1#0000#0000'] },
+      { id: 'e2', name: 'Two', type: 'x', description: '', chunkIds: ['d1#0000#0000', 'd2#0000#0000'] },
+    ]);
+    await db.kgRelations.bulkAdd([
+      { id: 'r1', source: 'e1', target: 'e2', description: '', weight: 1, chunkIds: ['d1#0000#0000'] },
+    ]);
+
+    expect(await repo.removeDocument('d1')).toBe(true);
+    expect(await repo.counts()).toMatchObject({
+      documents: 1,
+      sections: 1,
+      chunks: 2,
+      sentences: 3,
+      vectors: 3,
+    });
+    expect(await db.kgChunks.toCollection().primaryKeys()).toEqual(['d2#0000#0000']);
+    expect(await db.kgEntities.toArray()).toEqual([
+      { id: 'e2', name: 'Two', type: 'x', description: '', chunkIds: ['d2#0000#0000'] },
+    ]);
+    expect(await db.kgRelations.count()).toBe(0);
+    expect(await repo.removeDocument('d1')).toBe(false);
+  });
+
+  it('forgets the embedder when the library becomes empty', async () => {
+    const { repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await repo.removeDocument('d1');
+    expect(await repo.getMeta()).toBeUndefined();
+    await expect(repo.putPreparedDocument(prepared('d1'), vectors(), 'other')).resolves.toEqual({
+      stored: true,
+      docId: 'd1',
+    });
+  });
+});
+
+describe('Repo corpus, graph and queue', () => {
+  it('loads the corpus with vectors as Float32Array per document', async () => {
+    const { repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await repo.putGraph({ nodes: ['a', 'b'] }, { concepts: 2, edges: 1 });
+    const corpus = await repo.loadCorpus();
+    expect(corpus.documents.map((d) => d.id)).toEqual(['d1']);
+    expect(corpus.chunks.map((c) => c.id)).toEqual(['d1#0000#0000', 'd1#0000#0001']);
+    expect(Array.from(corpus.vectors.get('d1') ?? [])).toEqual([
+      1,
+      0,
+      0,
+      1,
+      Math.fround(0.6),
+      Math.fround(0.8),
+    ]);
+    expect(corpus.graph).toMatchObject({ id: 'concept', nodes: ['a', 'b'] });
+    expect(await repo.counts()).toMatchObject({ concepts: 2, edges: 1 });
+  });
+
+  it('keeps the pending queue in order with bytes, and drops failed files from it', async () => {
+    const { repo } = freshRepo();
+    const ids = await repo.enqueue([
+      { name: 'a.txt', bytes: new TextEncoder().encode('aa').buffer as ArrayBuffer },
+      { name: 'b.txt', bytes: new TextEncoder().encode('bbb').buffer as ArrayBuffer },
+    ]);
+    await repo.markPending(ids[0], 'failed', 'a.txt: empty');
+    const queue = await repo.pendingQueue();
+    expect(queue.map((p) => [p.name, p.size, new TextDecoder().decode(p.bytes)])).toEqual([
+      ['b.txt', 3, 'bbb'],
+    ]);
+    const summary = await repo.pendingSummary();
+    expect(summary.map((p) => [p.name, p.status, p.reason])).toEqual([
+      ['a.txt', 'failed', 'a.txt: empty'],
+      ['b.txt', 'queued', undefined],
+    ]);
+    expect((await repo.counts()).pending).toBe(1);
+    await repo.removePending(ids[1]);
+    await repo.clearFailedPending();
+    expect(await repo.pendingSummary()).toEqual([]);
+  });
+
+  it('keeps settings apart from the library', async () => {
+    const { repo } = freshRepo();
+    await repo.setSetting('embedder', { kind: 'use' });
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await repo.clearLibrary();
+    expect(await repo.counts()).toMatchObject({ documents: 0, vectors: 0 });
+    expect(await repo.getSetting('embedder')).toEqual({ kind: 'use' });
+  });
+});
