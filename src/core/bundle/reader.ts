@@ -1,0 +1,299 @@
+// Streaming bundle reader: validates magic, version, every frame, every part's length and SHA-256 and the
+// manifest BEFORE it returns anything, so an importer never sees a byte of a bad bundle. Parts are buffered once
+// (their stored bytes) while they are hashed; inflating happens only after the whole file has checked out.
+import { ByteSource, type ByteInput } from './byteSource.ts';
+import { gunzip } from './compress.ts';
+import {
+  BundleError,
+  FORMAT_VERSION,
+  MAGIC,
+  MAX_HEADER_BYTES,
+  TAG_END,
+  TAG_HEAD,
+  TAG_MANIFEST,
+  TAG_PART,
+  checkEmbedder,
+  type BundleHead,
+  type BundleManifest,
+  type EmbedderInfo,
+  type PartEntry,
+} from './format.ts';
+import { Sha256, toHex } from './sha256.ts';
+
+const decoder = new TextDecoder();
+
+export interface ReadOptions {
+  /**
+   * The library's embedder: a bundle built with another one is refused (right after the head, before the parts
+   * are read). Undefined or null accepts any embedder.
+   */
+  expectEmbedder?: EmbedderInfo | null;
+}
+
+export interface ReadBundle {
+  manifest: BundleManifest;
+  /** Decoded payload of each part, by name. */
+  parts: Map<string, Uint8Array>;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+const KINDS = new Set(['jsonl', 'vectors-i8', 'vectors-f32', 'structured', 'binary']);
+
+function validEntry(v: unknown): v is PartEntry {
+  return (
+    isObject(v) &&
+    typeof v.name === 'string' &&
+    v.name.length > 0 &&
+    typeof v.kind === 'string' &&
+    KINDS.has(v.kind) &&
+    (v.encoding === 'identity' || v.encoding === 'gzip') &&
+    isCount(v.count) &&
+    isCount(v.length) &&
+    isCount(v.rawLength) &&
+    typeof v.sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(v.sha256) &&
+    (v.encoding === 'gzip' || v.length === v.rawLength)
+  );
+}
+
+function validEmbedder(v: unknown): boolean {
+  return v === null || (isObject(v) && typeof v.id === 'string' && isCount(v.dimension) && v.dimension > 0);
+}
+
+function validHead(v: unknown): v is BundleHead {
+  return (
+    isObject(v) &&
+    v.format === 'conceptrag-bundle' &&
+    typeof v.formatVersion === 'number' &&
+    typeof v.appVersion === 'string' &&
+    typeof v.createdAt === 'string' &&
+    validEmbedder(v.embedder) &&
+    isObject(v.params)
+  );
+}
+
+class FrameReader {
+  constructor(private readonly src: ByteSource) {}
+
+  /** Reads a frame tag; null at a clean end of stream. */
+  async tag(what: string): Promise<string | null> {
+    const start = this.src.offset;
+    const bytes = await this.src.read(4);
+    if (bytes.length === 0) return null;
+    if (bytes.length < 4) {
+      throw new BundleError(
+        'truncated',
+        `truncated (expected 4 bytes of the tag of ${what}, got ${bytes.length})`,
+      );
+    }
+    const tag = decoder.decode(bytes);
+    if (![TAG_HEAD, TAG_PART, TAG_MANIFEST, TAG_END].includes(tag)) {
+      throw new BundleError('corrupted', `corrupted (unknown frame tag at byte ${start}, reading ${what})`);
+    }
+    return tag;
+  }
+
+  /** Reads `u32 length | u32 ~length | JSON | SHA-256(JSON)` and returns the parsed JSON. */
+  async header(what: string): Promise<unknown> {
+    const lengths = await this.src.read(8);
+    if (lengths.length < 8) {
+      throw new BundleError(
+        'truncated',
+        `truncated (expected 8 bytes of the length of ${what}, got ${lengths.length})`,
+      );
+    }
+    const view = new DataView(lengths.buffer, lengths.byteOffset, 8);
+    const length = view.getUint32(0, true);
+    if (~length >>> 0 !== view.getUint32(4, true) || length > MAX_HEADER_BYTES) {
+      throw new BundleError('corrupted', `corrupted (the length field of ${what} is damaged)`);
+    }
+    const body = await this.src.read(length + 32);
+    if (body.length < length + 32) {
+      throw new BundleError(
+        'truncated',
+        `truncated (expected ${length + 32} bytes of ${what}, got ${body.length})`,
+      );
+    }
+    const json = body.subarray(0, length);
+    if (!equalBytes(new Sha256().update(json).digest(), body.subarray(length))) {
+      throw new BundleError('corrupted', `corrupted (SHA-256 mismatch in ${what})`);
+    }
+    try {
+      return JSON.parse(decoder.decode(json));
+    } catch {
+      throw new BundleError('invalid-content', `${what} is not valid JSON`);
+    }
+  }
+}
+
+async function readPreamble(src: ByteSource): Promise<void> {
+  const pre = await src.read(12);
+  if (pre.length === 0) throw new BundleError('not-a-bundle', 'not a ConceptRAG bundle (the file is empty)');
+  const magicPart = pre.subarray(0, Math.min(8, pre.length));
+  if (!equalBytes(magicPart, MAGIC.subarray(0, magicPart.length))) {
+    throw new BundleError('not-a-bundle', 'not a ConceptRAG bundle (it does not start with "CRAGBNDL")');
+  }
+  if (pre.length < 12) {
+    throw new BundleError('truncated', `truncated (expected 12 bytes of the preamble, got ${pre.length})`);
+  }
+  const version = new DataView(pre.buffer, pre.byteOffset, 12).getUint32(8, true);
+  if (version !== FORMAT_VERSION) {
+    throw new BundleError(
+      'unknown-version',
+      `unknown bundle version ${version} (this app reads ${FORMAT_VERSION})`,
+    );
+  }
+}
+
+async function readPartData(src: ByteSource, entry: PartEntry): Promise<Uint8Array> {
+  const data = new Uint8Array(entry.length);
+  const hash = new Sha256();
+  const got = await src.readInto(data, (b) => hash.update(b));
+  if (got < entry.length) {
+    throw new BundleError(
+      'truncated',
+      `truncated (expected ${entry.length} bytes of part ${entry.name}, got ${got})`,
+      entry.name,
+    );
+  }
+  const stored = await src.read(32);
+  if (stored.length < 32) {
+    throw new BundleError(
+      'truncated',
+      `truncated (expected 32 bytes of the SHA-256 of part ${entry.name}, got ${stored.length})`,
+      entry.name,
+    );
+  }
+  const digest = hash.digest();
+  if (!equalBytes(digest, stored) || toHex(digest) !== entry.sha256) {
+    throw new BundleError('corrupted', `corrupted (SHA-256 mismatch in part ${entry.name})`, entry.name);
+  }
+  return data;
+}
+
+function sameEntry(a: PartEntry, b: PartEntry): boolean {
+  return (
+    a.name === b.name &&
+    a.kind === b.kind &&
+    a.encoding === b.encoding &&
+    a.count === b.count &&
+    a.length === b.length &&
+    a.rawLength === b.rawLength &&
+    a.sha256 === b.sha256
+  );
+}
+
+function checkManifest(value: unknown, head: BundleHead, entries: PartEntry[]): BundleManifest {
+  const fields = isObject(value) ? value : {};
+  if (!validHead(value) || !isObject(fields.counts) || !Array.isArray(fields.parts)) {
+    throw new BundleError('invalid-content', 'the manifest lacks required fields');
+  }
+  const manifest = value as BundleManifest;
+  if (JSON.stringify({ ...head }) !== JSON.stringify(pickHead(manifest))) {
+    throw new BundleError('corrupted', 'corrupted (the manifest disagrees with the head)');
+  }
+  if (manifest.parts.length !== entries.length || !manifest.parts.every((p, i) => sameEntry(p, entries[i]))) {
+    throw new BundleError('corrupted', 'corrupted (the manifest does not list the parts that were read)');
+  }
+  return manifest;
+}
+
+function pickHead(m: BundleHead): BundleHead {
+  return {
+    format: m.format,
+    formatVersion: m.formatVersion,
+    appVersion: m.appVersion,
+    createdAt: m.createdAt,
+    embedder: m.embedder,
+    params: m.params,
+  };
+}
+
+/**
+ * Reads and fully validates a bundle. Throws BundleError (kind: not-a-bundle, unknown-version, truncated,
+ * corrupted, embedder-mismatch, invalid-content) and returns nothing unless every check passed.
+ */
+export async function readBundle(input: ByteInput, options: ReadOptions = {}): Promise<ReadBundle> {
+  const src = new ByteSource(input);
+  try {
+    await readPreamble(src);
+    const frames = new FrameReader(src);
+    if ((await frames.tag('the head')) !== TAG_HEAD) {
+      throw new BundleError('corrupted', 'corrupted (the head frame is missing)');
+    }
+    const headValue = await frames.header('the head');
+    if (!validHead(headValue)) throw new BundleError('invalid-content', 'the head lacks required fields');
+    const head = pickHead(headValue);
+    checkEmbedder(head.embedder, options.expectEmbedder);
+
+    const entries: PartEntry[] = [];
+    const stored = new Map<string, Uint8Array>();
+    let manifest: BundleManifest | null = null;
+    for (;;) {
+      const last = entries.length ? `part ${entries[entries.length - 1].name}` : 'the head';
+      const tag = await frames.tag(`the frame after ${last}`);
+      if (tag === null) {
+        throw new BundleError('truncated', `truncated (the file ends after ${last}, before the manifest)`);
+      }
+      if (tag === TAG_PART) {
+        const what = `the header of part #${entries.length + 1}`;
+        const entry = await frames.header(what);
+        if (!validEntry(entry) || stored.has(entry.name)) {
+          throw new BundleError('invalid-content', `${what} is malformed or repeats a part name`);
+        }
+        stored.set(entry.name, await readPartData(src, entry));
+        entries.push(entry);
+        continue;
+      }
+      if (tag === TAG_MANIFEST) {
+        manifest = checkManifest(await frames.header('the manifest'), head, entries);
+        break;
+      }
+      throw new BundleError('corrupted', `corrupted (unexpected ${tag} frame after ${last})`);
+    }
+    const end = await frames.tag('the end marker');
+    if (end === null)
+      throw new BundleError('truncated', 'truncated (the end marker after the manifest is missing)');
+    if (end !== TAG_END) throw new BundleError('corrupted', 'corrupted (no end marker after the manifest)');
+    if (!(await src.atEnd())) throw new BundleError('corrupted', 'corrupted (bytes after the end marker)');
+
+    // Everything checked out: now inflate, releasing each stored buffer as its part is decoded.
+    const parts = new Map<string, Uint8Array>();
+    for (const entry of entries) {
+      const bytes = stored.get(entry.name)!;
+      stored.delete(entry.name);
+      if (entry.encoding === 'gzip') {
+        try {
+          const raw = await gunzip(bytes, entry.rawLength);
+          if (raw.length !== entry.rawLength) throw new Error(`inflates to ${raw.length} bytes`);
+          parts.set(entry.name, raw);
+        } catch (e) {
+          const why = e instanceof Error ? e.message : String(e);
+          throw new BundleError(
+            'invalid-content',
+            `part ${entry.name} does not inflate to its ${entry.rawLength} bytes (${why})`,
+            entry.name,
+          );
+        }
+      } else {
+        parts.set(entry.name, bytes);
+      }
+    }
+    return { manifest, parts };
+  } finally {
+    await src.close();
+  }
+}

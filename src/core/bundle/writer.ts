@@ -1,0 +1,134 @@
+// Streaming bundle writer: turns parts (one at a time) into the bytes of a v1 bundle.
+// Each part is framed with its own header and SHA-256 as soon as it arrives, and the manifest that lists every
+// part's length and digest comes last, so the writer holds one part at a time, never the whole index.
+import { gzip } from './compress.ts';
+import {
+  FORMAT_VERSION,
+  MAGIC,
+  TAG_END,
+  TAG_HEAD,
+  TAG_MANIFEST,
+  TAG_PART,
+  type BundleHead,
+  type BundleManifest,
+  type BundlePart,
+  type ManifestBase,
+  type PartEntry,
+} from './format.ts';
+import { Sha256, toHex } from './sha256.ts';
+
+const encoder = new TextEncoder();
+
+/** tag | u32 length | u32 ~length | JSON | SHA-256(JSON). The complement makes a damaged length detectable. */
+function frameHeader(tag: string, json: unknown): Uint8Array {
+  const body = encoder.encode(JSON.stringify(json));
+  const out = new Uint8Array(12 + body.length + 32);
+  out.set(encoder.encode(tag), 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(4, body.length, true);
+  view.setUint32(8, ~body.length >>> 0, true);
+  out.set(body, 12);
+  out.set(new Sha256().update(body).digest(), 12 + body.length);
+  return out;
+}
+
+function preamble(version: number): Uint8Array {
+  const out = new Uint8Array(12);
+  out.set(MAGIC, 0);
+  new DataView(out.buffer).setUint32(8, version, true);
+  return out;
+}
+
+function defaultEncoding(part: BundlePart): 'identity' | 'gzip' {
+  return part.kind === 'vectors-i8' || part.kind === 'vectors-f32' ? 'identity' : 'gzip';
+}
+
+export interface WriteOptions {
+  /** Only tests set this, to produce bundles of a version this app does not read. */
+  formatVersion?: number;
+}
+
+/**
+ * Writes a bundle as a sequence of byte chunks. Part names must be unique. The returned iterable is lazy: each
+ * part is pulled from `parts` only when the consumer asks for more bytes.
+ */
+export async function* writeBundle(
+  parts: AsyncIterable<BundlePart> | Iterable<BundlePart>,
+  base: ManifestBase,
+  options: WriteOptions = {},
+): AsyncGenerator<Uint8Array> {
+  const head: BundleHead = {
+    format: 'conceptrag-bundle',
+    formatVersion: options.formatVersion ?? FORMAT_VERSION,
+    appVersion: base.appVersion,
+    createdAt: base.createdAt ?? new Date().toISOString(),
+    embedder: base.embedder,
+    params: base.params ?? {},
+  };
+  yield preamble(head.formatVersion);
+  yield frameHeader(TAG_HEAD, head);
+
+  const entries: PartEntry[] = [];
+  const seen = new Set<string>();
+  for await (const part of parts) {
+    if (!part.name || seen.has(part.name)) {
+      throw new Error(`bundle writer: part name "${part.name}" is empty or used twice`);
+    }
+    seen.add(part.name);
+    const encoding = part.encoding ?? defaultEncoding(part);
+    const stored = encoding === 'gzip' ? await gzip(part.data) : part.data;
+    const digest = new Sha256().update(stored).digest();
+    const entry: PartEntry = {
+      name: part.name,
+      kind: part.kind,
+      encoding,
+      count: part.count,
+      length: stored.length,
+      rawLength: part.data.length,
+      sha256: toHex(digest),
+      ...(part.meta ? { meta: part.meta } : {}),
+    };
+    entries.push(entry);
+    yield frameHeader(TAG_PART, entry);
+    yield stored;
+    yield digest;
+  }
+
+  const counts: Record<string, number> = { ...(base.counts ?? {}) };
+  for (const e of entries) counts[e.name] = e.count;
+  const manifest: BundleManifest = { ...head, counts, parts: entries };
+  yield frameHeader(TAG_MANIFEST, manifest);
+  yield encoder.encode(TAG_END);
+}
+
+/** Adapts the writer to a web ReadableStream (for a download Blob/Response or a worker transfer). */
+export function bundleStream(chunks: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+/** Collects a whole bundle into one buffer (tests and small bundles only). */
+export async function bundleBytes(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const list: Uint8Array[] = [];
+  let total = 0;
+  for await (const c of chunks) {
+    list.push(c);
+    total += c.length;
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of list) {
+    out.set(c, offset);
+    offset += c.length;
+  }
+  return out;
+}
