@@ -1,0 +1,198 @@
+// The whole concept graph of a corpus, in two layers. The lexical layer (concepts, co-occurrence edges with Dice
+// weights, global PageRank) needs only text and is built in seconds; the semantic layer (concept vectors, edge
+// cosines, the θsem-filtered graph) is added when sentence vectors exist. Built from chunks sorted by id, so the
+// same document set gives the same graph whatever order the documents were added in.
+import { extractConcepts, type ConceptTable } from './concepts.ts';
+import { buildCooccurrenceGraph, edgeCosines, filterEdges, type ConceptGraph } from './cooccurrence.ts';
+import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';
+import { pagerank } from './pagerank.ts';
+
+export interface GraphOptions {
+  conceptsPerChunk: number;
+  maxDfFraction: number;
+  thetaCo: number;
+  thetaSem: number;
+  /** Damping of the global PageRank (graphology's default 0.85: the global rank is a centrality, not a walk). */
+  globalDamping?: number;
+}
+
+export interface SemanticLayer {
+  dimension: number;
+  /** nodeCount × dimension, unit rows. */
+  conceptVectors: Float32Array;
+  /** Cosine of every co-occurrence edge (aligned with cooccurrence.targets). */
+  cosines: Float32Array;
+}
+
+export interface ConceptGraphIndex {
+  /** Chunk ids in index order (sorted). */
+  chunkIds: string[];
+  table: ConceptTable;
+  /** Every edge with Co ≥ θco (the lexical graph). */
+  cooccurrence: ConceptGraph;
+  semantic?: SemanticLayer;
+  /** The graph walks use: the co-occurrence graph, filtered by θsem once the semantic layer exists. */
+  graph: ConceptGraph;
+  /** Global weighted PageRank of every concept on `graph`. */
+  conceptRank: Float64Array;
+  /** Chunk rank from concept ranks: Σ over its concepts of PageRank(c) / |T(c)|. */
+  chunkRank: Float64Array;
+  options: GraphOptions;
+}
+
+/** Lexical layer from analysed chunk terms (chunks already sorted by id). */
+export function buildLexicalGraph(
+  chunkIds: readonly string[],
+  chunkTerms: readonly (readonly string[])[],
+  options: GraphOptions,
+): ConceptGraphIndex {
+  if (chunkIds.length !== chunkTerms.length) {
+    throw new Error(`concept graph: ${chunkIds.length} chunk ids but ${chunkTerms.length} term lists`);
+  }
+  for (let i = 1; i < chunkIds.length; i++) {
+    if (!(chunkIds[i - 1] < chunkIds[i])) {
+      throw new Error(
+        `concept graph: chunk ids must be sorted and unique ("${chunkIds[i - 1]}", "${chunkIds[i]}")`,
+      );
+    }
+  }
+  const table = extractConcepts(chunkTerms, options);
+  const cooccurrence = buildCooccurrenceGraph(table, options.thetaCo);
+  return withRanks({ chunkIds: [...chunkIds], table, cooccurrence, graph: cooccurrence, options });
+}
+
+/** Adds (or replaces) the semantic layer: concept vectors, edge cosines and the θsem-filtered walk graph. */
+export function addSemanticLayer(
+  index: ConceptGraphIndex,
+  layout: SentenceLayout,
+  sentenceVectors: Float32Array,
+  dimension: number,
+): ConceptGraphIndex {
+  const conceptVectors = computeConceptVectors(index.table, layout, sentenceVectors, dimension);
+  const cosines = edgeCosines(index.cooccurrence, conceptVectors, dimension);
+  return withSemantic(index, { dimension, conceptVectors, cosines });
+}
+
+function withSemantic(index: ConceptGraphIndex, semantic: SemanticLayer): ConceptGraphIndex {
+  const graph = filterEdges(index.cooccurrence, semantic.cosines, index.options.thetaSem);
+  return withRanks({ ...index, semantic, graph });
+}
+
+function withRanks(index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>): ConceptGraphIndex {
+  const conceptRank = pagerank(index.graph, {
+    damping: index.options.globalDamping ?? 0.85,
+    maxIterations: 200,
+  });
+  const { table } = index;
+  const chunkRank = new Float64Array(table.chunkCount);
+  for (let k = 0; k < table.chunkCount; k++) {
+    let s = 0;
+    for (let j = table.chunkConceptOffsets[k]; j < table.chunkConceptOffsets[k + 1]; j++) {
+      const c = table.chunkConcepts[j];
+      s += conceptRank[c] / (table.conceptChunkOffsets[c + 1] - table.conceptChunkOffsets[c]);
+    }
+    chunkRank[k] = s;
+  }
+  return { ...index, conceptRank, chunkRank };
+}
+
+/** Structured-clone-safe form (typed arrays and plain arrays) for IndexedDB and bundles. */
+export interface SerializedGraph {
+  format: 'conceptrag-graph';
+  version: 1;
+  options: GraphOptions;
+  chunkIds: string[];
+  terms: string[];
+  idf: Float32Array;
+  conceptChunkOffsets: Uint32Array;
+  conceptChunks: Uint32Array;
+  chunkConceptOffsets: Uint32Array;
+  chunkConcepts: Uint32Array;
+  chunkConceptWeights: Float32Array;
+  edgeOffsets: Uint32Array;
+  edgeTargets: Uint32Array;
+  edgeCo: Uint32Array;
+  edgeWeights: Float32Array;
+  semantic?: { dimension: number; conceptVectors: Float32Array; cosines: Float32Array };
+}
+
+export function serializeGraph(index: ConceptGraphIndex): SerializedGraph {
+  const t = index.table;
+  const g = index.cooccurrence;
+  return {
+    format: 'conceptrag-graph',
+    version: 1,
+    options: { ...index.options },
+    chunkIds: [...index.chunkIds],
+    terms: [...t.terms],
+    idf: t.idf,
+    conceptChunkOffsets: t.conceptChunkOffsets,
+    conceptChunks: t.conceptChunks,
+    chunkConceptOffsets: t.chunkConceptOffsets,
+    chunkConcepts: t.chunkConcepts,
+    chunkConceptWeights: t.chunkConceptWeights,
+    edgeOffsets: g.offsets,
+    edgeTargets: g.targets,
+    edgeCo: g.co,
+    edgeWeights: g.weights,
+    semantic: index.semantic ? { ...index.semantic } : undefined,
+  };
+}
+
+/** Rebuilds the index from its serialized form, checking every array against the counts it must match. */
+export function deserializeGraph(data: SerializedGraph): ConceptGraphIndex {
+  const fail = (why: string): never => {
+    throw new Error(`concept graph: cannot deserialize: ${why}`);
+  };
+  if (!data || data.format !== 'conceptrag-graph') fail('not a concept graph (format field)');
+  if (data.version !== 1) fail(`unknown version ${String(data.version)}`);
+  const nk = data.chunkIds.length;
+  const nc = data.terms.length;
+  if (data.idf.length !== nc) fail(`idf has ${data.idf.length} entries for ${nc} concepts`);
+  if (data.conceptChunkOffsets.length !== nc + 1) fail('conceptChunkOffsets length');
+  if (data.chunkConceptOffsets.length !== nk + 1) fail('chunkConceptOffsets length');
+  const links = data.chunkConcepts.length;
+  if (data.conceptChunks.length !== links || data.chunkConceptWeights.length !== links)
+    fail('chunk-concept links');
+  if (data.conceptChunkOffsets[nc] !== links || data.chunkConceptOffsets[nk] !== links) fail('offset totals');
+  if (data.edgeOffsets.length !== nc + 1) fail('edgeOffsets length');
+  const m = data.edgeTargets.length;
+  if (data.edgeOffsets[nc] !== m || data.edgeCo.length !== m || data.edgeWeights.length !== m)
+    fail('edge arrays');
+  for (let e = 0; e < m; e++) if (data.edgeTargets[e] >= nc) fail(`edge ${e} points outside the concepts`);
+  for (let i = 0; i < links; i++) {
+    if (data.chunkConcepts[i] >= nc || data.conceptChunks[i] >= nk) fail(`link ${i} out of range`);
+  }
+  const table: ConceptTable = {
+    chunkCount: nk,
+    terms: [...data.terms],
+    idf: data.idf,
+    conceptChunkOffsets: data.conceptChunkOffsets,
+    conceptChunks: data.conceptChunks,
+    chunkConceptOffsets: data.chunkConceptOffsets,
+    chunkConcepts: data.chunkConcepts,
+    chunkConceptWeights: data.chunkConceptWeights,
+  };
+  const cooccurrence: ConceptGraph = {
+    nodeCount: nc,
+    offsets: data.edgeOffsets,
+    targets: data.edgeTargets,
+    co: data.edgeCo,
+    weights: data.edgeWeights,
+  };
+  const base = {
+    chunkIds: [...data.chunkIds],
+    table,
+    cooccurrence,
+    graph: cooccurrence,
+    options: { ...data.options },
+  };
+  if (!data.semantic) return withRanks(base);
+  const s = data.semantic;
+  if (s.conceptVectors.length !== nc * s.dimension) fail('concept vectors do not match concepts × dimension');
+  if (s.cosines.length !== m) fail('edge cosines do not match the edges');
+  return withSemantic(
+    { ...base, conceptRank: new Float64Array(0), chunkRank: new Float64Array(0) },
+    { ...s },
+  );
+}

@@ -1,0 +1,76 @@
+// Concept vectors (G2ConS eq. 1): Vector(w) = mean of the embeddings of the sentences that contain w, within the
+// concept's chunks; normalized to unit length so cosine is a dot product. A concept found in no single sentence
+// (e.g. a phrase split across a sentence boundary) falls back to the mean of its chunks' sentences.
+import type { ConceptTable } from './concepts.ts';
+
+export interface SentenceLayout {
+  /** Sentences of chunk k are sentence rows sentenceOffsets[k] .. sentenceOffsets[k+1] (chunk order). */
+  sentenceOffsets: Uint32Array;
+  /** Analysed terms of every sentence (same analyser as the chunks). */
+  sentenceTerms: readonly (readonly string[])[];
+}
+
+export function computeConceptVectors(
+  table: ConceptTable,
+  layout: SentenceLayout,
+  sentenceVectors: Float32Array,
+  dim: number,
+): Float32Array {
+  const nc = table.terms.length;
+  const ns = layout.sentenceTerms.length;
+  if (
+    layout.sentenceOffsets.length !== table.chunkCount + 1 ||
+    layout.sentenceOffsets[table.chunkCount] !== ns
+  ) {
+    throw new Error('concept vectors: sentenceOffsets does not match the chunk count and the sentence list');
+  }
+  if (sentenceVectors.length !== ns * dim) {
+    throw new Error(
+      `concept vectors: ${sentenceVectors.length} floats for ${ns} sentences of dimension ${dim}`,
+    );
+  }
+  const out = new Float32Array(nc * dim);
+  const hits = new Uint32Array(nc);
+  const { chunkConceptOffsets: kco, chunkConcepts: kc, terms } = table;
+  for (let k = 0; k < table.chunkCount; k++) {
+    const s0 = layout.sentenceOffsets[k];
+    const s1 = layout.sentenceOffsets[k + 1];
+    if (s1 === s0) continue;
+    const sets = [];
+    for (let s = s0; s < s1; s++) sets.push(new Set(layout.sentenceTerms[s]));
+    for (let j = kco[k]; j < kco[k + 1]; j++) {
+      const c = kc[j];
+      const term = terms[c];
+      for (let s = s0; s < s1; s++) {
+        if (!sets[s - s0].has(term)) continue;
+        addRow(out, c, sentenceVectors, s, dim);
+        hits[c]++;
+      }
+    }
+  }
+  // Fallback for concepts no sentence contained.
+  for (let c = 0; c < nc; c++) {
+    if (hits[c] > 0) continue;
+    for (let i = table.conceptChunkOffsets[c]; i < table.conceptChunkOffsets[c + 1]; i++) {
+      const k = table.conceptChunks[i];
+      for (let s = layout.sentenceOffsets[k]; s < layout.sentenceOffsets[k + 1]; s++)
+        addRow(out, c, sentenceVectors, s, dim);
+    }
+  }
+  for (let c = 0; c < nc; c++) {
+    let norm = 0;
+    const o = c * dim;
+    for (let d = 0; d < dim; d++) norm += out[o + d] * out[o + d];
+    if (norm > 0) {
+      const inv = 1 / Math.sqrt(norm);
+      for (let d = 0; d < dim; d++) out[o + d] *= inv;
+    }
+  }
+  return out;
+}
+
+function addRow(out: Float32Array, row: number, src: Float32Array, srcRow: number, dim: number): void {
+  const o = row * dim;
+  const so = srcRow * dim;
+  for (let d = 0; d < dim; d++) out[o + d] += src[so + d];
+}

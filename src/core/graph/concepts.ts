@@ -1,0 +1,119 @@
+// TF-IDF concepts per chunk (G2ConS step 1, no LLM): a concept is a term plus the chunks it was kept for.
+// Input is the analysed term list of every chunk (with repetitions), so the same analysis also feeds BM25.
+
+/** Concepts and their chunk sets, as two CSR maps (concept → chunks, chunk → concepts). */
+export interface ConceptTable {
+  chunkCount: number;
+  /** Concept id → term, sorted lexicographically (deterministic ids). */
+  terms: string[];
+  /** ln(N / df) over all chunks, counted before any per-chunk selection. */
+  idf: Float32Array;
+  /** T(c): chunk indexes of concept c are conceptChunks[conceptChunkOffsets[c] .. conceptChunkOffsets[c+1]). */
+  conceptChunkOffsets: Uint32Array;
+  conceptChunks: Uint32Array;
+  /** Concepts of chunk k, ascending concept id, with their TF-IDF weight in that chunk. */
+  chunkConceptOffsets: Uint32Array;
+  chunkConcepts: Uint32Array;
+  chunkConceptWeights: Float32Array;
+}
+
+export interface ConceptOptions {
+  /** Keep at most this many concepts per chunk, highest TF-IDF first (0 = keep every term). */
+  conceptsPerChunk: number;
+  /** Terms in more than max(1, ⌊maxDfFraction·N⌋) chunks are not concepts (1 = no cap). */
+  maxDfFraction: number;
+}
+
+/** Builds the concept table from per-chunk term lists (chunk order = index order, callers sort by chunk id). */
+export function extractConcepts(
+  chunkTerms: readonly (readonly string[])[],
+  options: ConceptOptions,
+): ConceptTable {
+  if (!Number.isInteger(options.conceptsPerChunk) || options.conceptsPerChunk < 0) {
+    throw new Error(
+      `concept extraction: conceptsPerChunk must be an integer ≥ 0, got ${options.conceptsPerChunk}`,
+    );
+  }
+  if (!(options.maxDfFraction > 0 && options.maxDfFraction <= 1)) {
+    throw new Error(`concept extraction: maxDfFraction must be in (0, 1], got ${options.maxDfFraction}`);
+  }
+  const n = chunkTerms.length;
+  // Document frequency of every term, over distinct terms per chunk.
+  const df = new Map<string, number>();
+  const chunkCounts: Map<string, number>[] = chunkTerms.map((terms) => {
+    const counts = new Map<string, number>();
+    for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const t of counts.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    return counts;
+  });
+  const maxDf = options.maxDfFraction >= 1 ? n : Math.max(1, Math.floor(options.maxDfFraction * n));
+
+  // Select concepts per chunk by TF-IDF; ties broken by term so the result does not depend on token order.
+  const kept: Array<Array<[string, number]>> = chunkCounts.map((counts) => {
+    const scored: Array<[string, number]> = [];
+    for (const [term, tf] of counts) {
+      const d = df.get(term)!;
+      if (d > maxDf) continue;
+      scored.push([term, tf * Math.log(n / d)]);
+    }
+    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return options.conceptsPerChunk > 0 ? scored.slice(0, options.conceptsPerChunk) : scored;
+  });
+
+  const termSet = new Set<string>();
+  for (const list of kept) for (const [t] of list) termSet.add(t);
+  const terms = [...termSet].sort();
+  const idOf = new Map<string, number>();
+  terms.forEach((t, i) => idOf.set(t, i));
+  const idf = new Float32Array(terms.length);
+  terms.forEach((t, i) => (idf[i] = Math.log(n / df.get(t)!)));
+
+  // chunk → concepts
+  const chunkConceptOffsets = new Uint32Array(n + 1);
+  for (let k = 0; k < n; k++) chunkConceptOffsets[k + 1] = chunkConceptOffsets[k] + kept[k].length;
+  const total = chunkConceptOffsets[n];
+  const chunkConcepts = new Uint32Array(total);
+  const chunkConceptWeights = new Float32Array(total);
+  const conceptDegree = new Uint32Array(terms.length);
+  for (let k = 0; k < n; k++) {
+    const pairs = kept[k].map(([t, w]) => [idOf.get(t)!, w] as const).sort((a, b) => a[0] - b[0]);
+    let o = chunkConceptOffsets[k];
+    for (const [c, w] of pairs) {
+      chunkConcepts[o] = c;
+      chunkConceptWeights[o++] = w;
+      conceptDegree[c]++;
+    }
+  }
+  // concept → chunks (ascending chunk index because chunks are visited in order)
+  const conceptChunkOffsets = new Uint32Array(terms.length + 1);
+  for (let c = 0; c < terms.length; c++)
+    conceptChunkOffsets[c + 1] = conceptChunkOffsets[c] + conceptDegree[c];
+  const fill = conceptChunkOffsets.slice(0, terms.length);
+  const conceptChunks = new Uint32Array(total);
+  for (let k = 0; k < n; k++) {
+    for (let o = chunkConceptOffsets[k]; o < chunkConceptOffsets[k + 1]; o++)
+      conceptChunks[fill[chunkConcepts[o]]++] = k;
+  }
+  return {
+    chunkCount: n,
+    terms,
+    idf,
+    conceptChunkOffsets,
+    conceptChunks,
+    chunkConceptOffsets,
+    chunkConcepts,
+    chunkConceptWeights,
+  };
+}
+
+/** Term → concept id lookup for a table. */
+export function conceptIndex(table: ConceptTable): Map<string, number> {
+  const m = new Map<string, number>();
+  table.terms.forEach((t, i) => m.set(t, i));
+  return m;
+}
+
+/** |T(c)|: the number of chunks of concept c. */
+export function conceptChunkCount(table: ConceptTable, c: number): number {
+  return table.conceptChunkOffsets[c + 1] - table.conceptChunkOffsets[c];
+}

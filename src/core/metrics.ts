@@ -1,0 +1,84 @@
+// Question-answering metrics: SQuAD answer normalization, exact match and token F1 (best over aliases), context
+// recall (the gold answer occurs in the retrieved context) and supporting-passage recall@k.
+
+/** SQuAD normalization: lowercase, drop punctuation, drop the articles a/an/the, collapse whitespace. */
+export function normalizeAnswer(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]/gu, ' ')
+    .replace(/\b(a|an|the)\b/g, ' ')
+    .split(/\s+/)
+    .filter((w) => w.length > 0)
+    .join(' ');
+}
+
+/** 1 if the prediction equals any answer after normalization, else 0. */
+export function exactMatch(prediction: string, answers: readonly string[]): number {
+  const p = normalizeAnswer(prediction);
+  return answers.some((a) => normalizeAnswer(a) === p) ? 1 : 0;
+}
+
+/** SQuAD token F1 of the prediction against the best-matching answer. */
+export function tokenF1(prediction: string, answers: readonly string[]): number {
+  const pred = normalizeAnswer(prediction).split(' ').filter(Boolean);
+  let best = 0;
+  for (const a of answers) {
+    const gold = normalizeAnswer(a).split(' ').filter(Boolean);
+    if (pred.length === 0 || gold.length === 0) {
+      best = Math.max(best, pred.length === gold.length ? 1 : 0);
+      continue;
+    }
+    const counts = new Map<string, number>();
+    for (const g of gold) counts.set(g, (counts.get(g) ?? 0) + 1);
+    let common = 0;
+    for (const w of pred) {
+      const c = counts.get(w) ?? 0;
+      if (c > 0) {
+        common++;
+        counts.set(w, c - 1);
+      }
+    }
+    if (common === 0) continue;
+    const precision = common / pred.length;
+    const recall = common / gold.length;
+    best = Math.max(best, (2 * precision * recall) / (precision + recall));
+  }
+  return best;
+}
+
+/**
+ * 1 if a normalized answer (or alias) occurs in the normalized context as whole words, else 0. Whole words so
+ * that "1" is not found inside "1957".
+ */
+export function contextRecall(contextText: string, answers: readonly string[]): number {
+  const context = ` ${normalizeAnswer(contextText)} `;
+  return answers.some((a) => {
+    const n = normalizeAnswer(a);
+    return n.length > 0 && context.includes(` ${n} `);
+  })
+    ? 1
+    : 0;
+}
+
+/**
+ * Fraction of supporting passages among the first k distinct documents of a ranking. Throws when there is no
+ * supporting passage: such questions must be left out of the average, not counted as 0 or 1.
+ */
+export function recallAtK(
+  rankedDocIds: readonly string[],
+  supportingIds: readonly string[],
+  k: number,
+): number {
+  const gold = new Set(supportingIds);
+  if (gold.size === 0) throw new Error('metrics: recall@k needs at least one supporting passage id');
+  if (!(k >= 1)) throw new Error(`metrics: recall@k needs k ≥ 1, got ${k}`);
+  const seen = new Set<string>();
+  let found = 0;
+  for (const id of rankedDocIds) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (seen.size > k) break;
+    if (gold.has(id)) found++;
+  }
+  return found / gold.size;
+}

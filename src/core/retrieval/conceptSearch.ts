@@ -1,0 +1,105 @@
+// `concept` mode: G2ConS concept-graph local search. The top-k concepts most similar to the question are the
+// direct concepts; each one's chunks are re-ranked by similarity to the question (local re-rank); then a BFS from
+// the direct concepts to N hops, and all chunks of the expanded concepts re-ranked together (global re-rank).
+// Without vectors the direct concepts are the question's own concepts by IDF and similarity is BM25.
+import type { ConceptGraphIndex } from '../graph/conceptGraph.ts';
+import type { RetrievalParams } from './params.ts';
+import { topK } from './topk.ts';
+import type { Candidate } from './types.ts';
+
+export interface ConceptSearchInput {
+  graph: ConceptGraphIndex;
+  conceptIds: ReadonlyMap<string, number>;
+  params: RetrievalParams;
+  questionTerms: readonly string[];
+  vector?: Float32Array;
+  /** Similarity of every chunk to the question (cosine, or BM25 when there are no vectors). */
+  chunkSimilarity: ArrayLike<number>;
+}
+
+export function directConcepts(input: ConceptSearchInput): number[] {
+  const { graph, params, vector } = input;
+  const sem = graph.semantic;
+  if (sem && vector) {
+    const nc = graph.table.terms.length;
+    const dim = sem.dimension;
+    const shifted = new Float64Array(nc);
+    for (let c = 0; c < nc; c++) {
+      let s = 0;
+      for (let d = 0; d < dim; d++) s += sem.conceptVectors[c * dim + d] * vector[d];
+      shifted[c] = s + 2; // topK keeps positive scores: cosine ∈ [−1, 1]
+    }
+    return topK(shifted, params.conceptTopK);
+  }
+  const idf = new Float64Array(graph.table.terms.length);
+  const found: number[] = [];
+  for (const t of input.questionTerms) {
+    const c = input.conceptIds.get(t);
+    if (c !== undefined && idf[c] === 0) {
+      idf[c] = graph.table.idf[c] + 1e-9;
+      found.push(c);
+    }
+  }
+  return topK(idf, params.conceptTopK, found);
+}
+
+export function conceptSearch(input: ConceptSearchInput, limit: number): Candidate[] {
+  const { graph, params, chunkSimilarity: sim } = input;
+  const t = graph.table;
+  const g = graph.graph;
+  const direct = directConcepts(input);
+  const taken = new Set<number>();
+  const out: Candidate[] = [];
+  const byChunkSimilarity = (a: number, b: number): number => sim[b] - sim[a] || a - b;
+  // Local step: each direct concept in order, its best chunks first.
+  for (const c of direct) {
+    const chunks = Array.from(
+      t.conceptChunks.subarray(t.conceptChunkOffsets[c], t.conceptChunkOffsets[c + 1]),
+    );
+    chunks.sort(byChunkSimilarity);
+    const cap = params.conceptChunksPerConcept > 0 ? params.conceptChunksPerConcept : chunks.length;
+    let used = 0;
+    for (const k of chunks) {
+      if (used >= cap || out.length >= limit) break;
+      if (taken.has(k)) continue;
+      taken.add(k);
+      used++;
+      out.push({ chunk: k, score: sim[k], concepts: [c], hop: 0 });
+    }
+  }
+  if (out.length >= limit) return out;
+  // BFS to N hops over the concept graph.
+  const hop = new Map<number, number>();
+  for (const c of direct) hop.set(c, 0);
+  let frontier = direct;
+  for (let h = 1; h <= params.conceptHops && frontier.length > 0; h++) {
+    const next: number[] = [];
+    for (const u of frontier) {
+      for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
+        const v = g.targets[e];
+        if (hop.has(v)) continue;
+        hop.set(v, h);
+        next.push(v);
+      }
+    }
+    frontier = next;
+  }
+  // Global re-rank: every chunk of every reached concept, best similarity first, remembering its nearest concept.
+  const via = new Map<number, number>();
+  for (const [c, h] of hop) {
+    for (let j = t.conceptChunkOffsets[c]; j < t.conceptChunkOffsets[c + 1]; j++) {
+      const k = t.conceptChunks[j];
+      if (taken.has(k)) continue;
+      const prev = via.get(k);
+      if (prev === undefined || h < hop.get(prev)!) via.set(k, c);
+    }
+  }
+  const pool = [...via.keys()];
+  const scores = new Float64Array(t.chunkCount);
+  for (const k of pool) scores[k] = sim[k] + 2;
+  for (const k of topK(scores, limit - out.length, pool)) {
+    const c = via.get(k)!;
+    out.push({ chunk: k, score: sim[k], concepts: [c], hop: hop.get(c)! });
+  }
+  return out;
+}

@@ -1,0 +1,301 @@
+// The single retrieval entry point shared by the query worker and the CLI: builds every index of a corpus (the
+// lexical layer at once, the semantic layer when sentence vectors are given) and answers a question in any mode,
+// as ranked chunks with provenance and highlighted sentences, cut to a token budget.
+import { conceptTerms, questionTerms, type TermAnalyzer } from '../graph/analyzer.ts';
+import { conceptIndex } from '../graph/concepts.ts';
+import {
+  addSemanticLayer,
+  buildLexicalGraph,
+  deserializeGraph,
+  serializeGraph,
+  type ConceptGraphIndex,
+  type SerializedGraph,
+} from '../graph/conceptGraph.ts';
+import { PersonalizedPageRank } from '../graph/pagerank.ts';
+import { Bm25Index } from './bm25.ts';
+import { cutToBudget } from './budget.ts';
+import { conceptSearch } from './conceptSearch.ts';
+import {
+  layoutCorpus,
+  meanChunkVectors,
+  reorderRows,
+  type CorpusLayout,
+  type RetrievalChunkInput,
+  type RetrievalSentenceInput,
+} from './corpusLayout.ts';
+import { DenseIndex } from './dense.ts';
+import { reciprocalRankFusion } from './fusion.ts';
+import { resolveParams, type RetrievalParams } from './params.ts';
+import { pprSearch } from './pprSearch.ts';
+import {
+  parseMode,
+  type BaseMode,
+  type Candidate,
+  type Query,
+  type RetrievedChunk,
+  type SentenceHit,
+} from './types.ts';
+
+export interface RetrievalInput {
+  chunks: readonly RetrievalChunkInput[];
+  sentences: readonly RetrievalSentenceInput[];
+  /** Row-major, unit rows, aligned with `sentences` as given. */
+  sentenceVectors?: Float32Array;
+  dimension?: number;
+}
+
+export interface EngineStats {
+  chunks: number;
+  sentences: number;
+  concepts: number;
+  /** Undirected edges of the co-occurrence graph (Co ≥ θco). */
+  cooccurrenceEdges: number;
+  /** Undirected edges the walks use (after θsem when vectors exist). */
+  edges: number;
+  semantic: boolean;
+}
+
+/** Best sentences returned per chunk. */
+const BEST_SENTENCES = 2;
+
+export class RetrievalEngine {
+  private graphIndex: ConceptGraphIndex;
+  private conceptIds: Map<string, number>;
+  private walker: PersonalizedPageRank;
+  private dense?: DenseIndex;
+  private sentenceVectors?: Float32Array;
+  private readonly chunkScores: Float64Array;
+
+  private constructor(
+    private readonly layout: CorpusLayout,
+    private readonly chunkTerms: string[][],
+    private readonly bm25: Bm25Index,
+    graph: ConceptGraphIndex,
+    readonly params: RetrievalParams,
+    private readonly analyzer: TermAnalyzer,
+  ) {
+    this.graphIndex = graph;
+    this.conceptIds = conceptIndex(graph.table);
+    this.walker = new PersonalizedPageRank(graph.graph);
+    this.chunkScores = new Float64Array(layout.chunks.length);
+  }
+
+  /** Builds the lexical layer (BM25, concepts, co-occurrence graph, PageRank), then the semantic one if vectors. */
+  static build(
+    input: RetrievalInput,
+    analyzer: TermAnalyzer,
+    overrides: Partial<Record<keyof RetrievalParams, unknown>> = {},
+  ): RetrievalEngine {
+    const params = resolveParams(overrides);
+    const layout = layoutCorpus(input.chunks, input.sentences);
+    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
+    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
+    const conceptLists = params.phrases
+      ? layout.chunks.map((c, k) => [...chunkTerms[k], ...analyzer.phrases(c.text)])
+      : chunkTerms;
+    const graph = buildLexicalGraph(
+      layout.chunks.map((c) => c.id),
+      conceptLists,
+      params,
+    );
+    const engine = new RetrievalEngine(layout, chunkTerms, bm25, graph, params, analyzer);
+    if (input.sentenceVectors) engine.addVectors(input.sentenceVectors, input.dimension ?? 0);
+    return engine;
+  }
+
+  /** Rebuilds an engine around a stored graph (no concept extraction); BM25 is rebuilt, it takes well under 1 s. */
+  static fromGraph(
+    input: RetrievalInput,
+    analyzer: TermAnalyzer,
+    serialized: SerializedGraph,
+    overrides: Partial<Record<keyof RetrievalParams, unknown>> = {},
+  ): RetrievalEngine {
+    const params = resolveParams(overrides);
+    const layout = layoutCorpus(input.chunks, input.sentences);
+    const graph = deserializeGraph(serialized);
+    const ids = layout.chunks.map((c) => c.id);
+    if (ids.length !== graph.chunkIds.length || ids.some((id, i) => id !== graph.chunkIds[i])) {
+      throw new Error('retrieval engine: the stored concept graph was built for a different set of chunks');
+    }
+    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
+    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
+    const engine = new RetrievalEngine(layout, chunkTerms, bm25, graph, params, analyzer);
+    if (input.sentenceVectors) engine.attachVectors(input.sentenceVectors, input.dimension ?? 0);
+    return engine;
+  }
+
+  get hasVectors(): boolean {
+    return this.dense !== undefined;
+  }
+
+  get graph(): ConceptGraphIndex {
+    return this.graphIndex;
+  }
+
+  /** Chunk ids in engine order. */
+  get chunkIds(): readonly string[] {
+    return this.graphIndex.chunkIds;
+  }
+
+  /** Adds the semantic layer: chunk vectors for dense search, concept vectors, θsem-filtered graph. */
+  addVectors(sentenceVectors: Float32Array, dimension: number): void {
+    const ordered = this.attachVectors(sentenceVectors, dimension);
+    const sentenceTerms = this.layout.sentences.map((s) =>
+      conceptTerms(this.analyzer, s.text, this.params.phrases),
+    );
+    this.graphIndex = addSemanticLayer(
+      this.graphIndex,
+      { sentenceOffsets: this.layout.sentenceOffsets, sentenceTerms },
+      ordered,
+      dimension,
+    );
+    this.walker = new PersonalizedPageRank(this.graphIndex.graph);
+  }
+
+  private attachVectors(sentenceVectors: Float32Array, dimension: number): Float32Array {
+    if (!(dimension > 0)) throw new Error(`retrieval engine: vector dimension must be > 0, got ${dimension}`);
+    const ordered = reorderRows(sentenceVectors, dimension, this.layout.sentenceSource);
+    this.sentenceVectors = ordered;
+    this.dense = new DenseIndex(meanChunkVectors(ordered, dimension, this.layout.sentenceOffsets), dimension);
+    return ordered;
+  }
+
+  exportGraph(): SerializedGraph {
+    return serializeGraph(this.graphIndex);
+  }
+
+  stats(): EngineStats {
+    return {
+      chunks: this.layout.chunks.length,
+      sentences: this.layout.sentences.length,
+      concepts: this.graphIndex.table.terms.length,
+      cooccurrenceEdges: this.graphIndex.cooccurrence.targets.length / 2,
+      edges: this.graphIndex.graph.targets.length / 2,
+      semantic: this.graphIndex.semantic !== undefined,
+    };
+  }
+
+  /** Ranked candidates of a mode before the budget cut (at most params.candidates). */
+  rank(query: Query, mode: string): Candidate[] {
+    const parsed = parseMode(mode);
+    if ('base' in parsed) return this.rankBase(query, parsed.base);
+    const [a, b] = parsed.fuse;
+    return reciprocalRankFusion([this.rankBase(query, a), this.rankBase(query, b)], this.params.rrfK, [a, b]);
+  }
+
+  /** Answers a question: ranked chunks of `mode`, cut to `budgetTokens`, with provenance and best sentences. */
+  search(query: Query, mode: string, budgetTokens: number): RetrievedChunk[] {
+    if (query.vector && this.dense && query.vector.length !== this.dense.dimension) {
+      throw new Error(
+        `retrieval engine: question vector has ${query.vector.length} dimensions, index has ${this.dense.dimension}`,
+      );
+    }
+    const ranked = this.rank(query, mode);
+    const chunks = this.layout.chunks;
+    const kept = cutToBudget(
+      ranked.map((c) => ({ c, tokens: chunks[c.chunk].tokens })),
+      budgetTokens,
+    );
+    const qTerms = query.vector ? [] : new Set(this.analyzer.terms(query.text));
+    return kept.map(({ c }) => {
+      const chunk = chunks[c.chunk];
+      return {
+        chunkId: chunk.id,
+        docId: chunk.docId,
+        score: c.score,
+        text: chunk.text,
+        tokens: chunk.tokens,
+        provenance: {
+          mode,
+          concepts: c.concepts?.map((id) => this.graphIndex.table.terms[id]),
+          hop: c.hop,
+          via: c.via,
+        },
+        bestSentences: this.bestSentences(c.chunk, query.vector, qTerms),
+      };
+    });
+  }
+
+  private rankBase(query: Query, mode: BaseMode): Candidate[] {
+    const limit = this.params.candidates;
+    const vector = this.dense ? query.vector : undefined;
+    switch (mode) {
+      case 'bm25':
+        return this.bm25.search(this.analyzer.terms(query.text), limit);
+      case 'dense':
+        if (!this.dense || !query.vector) {
+          throw new Error('retrieval engine: dense mode needs sentence vectors and a question vector');
+        }
+        return this.dense.search(query.vector, limit);
+      case 'ppr':
+        return pprSearch(
+          {
+            graph: this.graphIndex,
+            conceptIds: this.conceptIds,
+            walker: this.walker,
+            dense: this.dense,
+            chunkScores: this.chunkScores,
+            params: this.params,
+          },
+          questionTerms(this.analyzer, query.text, this.conceptIds),
+          vector,
+          limit,
+        );
+      case 'concept': {
+        const qTerms = questionTerms(this.analyzer, query.text, this.conceptIds);
+        let similarity: ArrayLike<number>;
+        if (vector && this.dense) {
+          similarity = Float64Array.from(this.dense.scoreAll(vector));
+        } else {
+          const s = new Float64Array(this.layout.chunks.length);
+          for (const { chunk, score } of this.bm25.search(this.analyzer.terms(query.text), s.length))
+            s[chunk] = score;
+          similarity = s;
+        }
+        return conceptSearch(
+          {
+            graph: this.graphIndex,
+            conceptIds: this.conceptIds,
+            params: this.params,
+            questionTerms: qTerms,
+            vector,
+            chunkSimilarity: similarity,
+          },
+          limit,
+        );
+      }
+    }
+  }
+
+  /** Sentences of a chunk by cosine to the question (or by shared terms without vectors), offsets into its text. */
+  private bestSentences(
+    k: number,
+    vector: Float32Array | undefined,
+    qTerms: Set<string> | never[],
+  ): SentenceHit[] {
+    const { sentences, sentenceOffsets, chunks } = this.layout;
+    const chunk = chunks[k];
+    const hits: SentenceHit[] = [];
+    const dim = this.dense?.dimension ?? 0;
+    for (let s = sentenceOffsets[k]; s < sentenceOffsets[k + 1]; s++) {
+      let score = 0;
+      if (vector && this.sentenceVectors) {
+        for (let d = 0; d < dim; d++) score += this.sentenceVectors[s * dim + d] * vector[d];
+      } else if (qTerms instanceof Set && qTerms.size > 0) {
+        const terms = new Set(this.analyzer.terms(sentences[s].text));
+        let shared = 0;
+        for (const t of terms) if (qTerms.has(t)) shared++;
+        score = shared / qTerms.size;
+      }
+      if (!vector && score <= 0) continue;
+      hits.push({ start: sentences[s].start - chunk.start, end: sentences[s].end - chunk.start, score });
+    }
+    hits.sort((a, b) => b.score - a.score || a.start - b.start);
+    return hits.slice(0, BEST_SENTENCES);
+  }
+
+  /** Analysed terms of chunk k (engine order), for callers that inspect the index. */
+  chunkTermsOf(k: number): readonly string[] {
+    return this.chunkTerms[k];
+  }
+}

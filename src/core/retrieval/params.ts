@@ -1,0 +1,96 @@
+// Every tunable of the concept graph and the retrieval modes, resolved in one place. The values are the ones
+// measured best on questions 1–200 of the three benchmark sets with the USE-lite embedder (see C-readme.md);
+// the paper's values (θsem = 0.5 etc.) were for OpenAI embeddings and do not carry over.
+
+export interface RetrievalParams {
+  /** Keep at most this many concepts per chunk, by TF-IDF (0 = all terms of the chunk). */
+  conceptsPerChunk: number;
+  /** Drop terms that occur in more than this fraction of chunks (they link everything to everything). */
+  maxDfFraction: number;
+  /** Add multi-word capitalized phrases ("Port of Spain") as concepts. */
+  phrases: boolean;
+  /** Edge iff the two concepts co-occur in at least θco chunks … */
+  thetaCo: number;
+  /** … and (when vectors exist) their concept vectors have cosine ≥ θsem. */
+  thetaSem: number;
+  /** PageRank damping: probability of following an edge (1 − restart probability). */
+  damping: number;
+  /** Forward-push tolerance of personalized PageRank (residual per unit of weighted degree). */
+  pushEpsilon: number;
+  /** Share of the restart mass given to concepts found word for word in the question (rest: embedding seeds). */
+  lexicalSeedShare: number;
+  /** Embedding seeds: how many nearest concepts to the question vector. */
+  embeddingSeeds: number;
+  /** Embedding seeds are searched among the concepts of this many nearest chunks (keeps the query fast). */
+  embeddingSeedChunks: number;
+  /** Chunk score from concept ranks: Σ PPR(c) / |T(c)|^chunkScorePower (1 = the prototype's PPR(c)/|T(c)|). */
+  chunkScorePower: number;
+  /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
+  conceptTopK: number;
+  conceptHops: number;
+  conceptChunksPerConcept: number;
+  /** BM25. */
+  bm25K1: number;
+  bm25B: number;
+  /** Reciprocal-rank fusion constant. */
+  rrfK: number;
+  /** How many candidates each mode ranks before the budget cut (fusion and the cut need a long list). */
+  candidates: number;
+}
+
+export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
+  conceptsPerChunk: 0,
+  maxDfFraction: 0.05,
+  phrases: true,
+  thetaCo: 1,
+  thetaSem: 0.3,
+  damping: 0.5,
+  pushEpsilon: 1e-6,
+  lexicalSeedShare: 0.8,
+  embeddingSeeds: 10,
+  embeddingSeedChunks: 20,
+  chunkScorePower: 1,
+  conceptTopK: 25,
+  conceptHops: 2,
+  conceptChunksPerConcept: 3,
+  bm25K1: 1.2,
+  bm25B: 0.75,
+  rrfK: 60,
+  candidates: 200,
+});
+
+/** Merges overrides into the defaults, refusing unknown keys and values of the wrong type. */
+export function resolveParams(
+  overrides: Partial<Record<keyof RetrievalParams, unknown>> = {},
+): RetrievalParams {
+  const out: RetrievalParams = { ...DEFAULTS };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!(key in DEFAULTS)) throw new Error(`retrieval params: unknown parameter "${key}"`);
+    const k = key as keyof RetrievalParams;
+    const expected = typeof DEFAULTS[k];
+    if (typeof value !== expected || (typeof value === 'number' && !Number.isFinite(value))) {
+      throw new Error(`retrieval params: "${key}" must be a ${expected}, got ${JSON.stringify(value)}`);
+    }
+    (out as unknown as Record<string, unknown>)[k] = value;
+  }
+  return out;
+}
+
+/** Parses a `key=value` override (from the CLI) into a typed value for resolveParams. */
+export function parseParamOverride(text: string): [keyof RetrievalParams, number | boolean] {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new Error(`retrieval params: expected key=value, got "${text}"`);
+  const key = text.slice(0, eq).trim();
+  const raw = text.slice(eq + 1).trim();
+  if (!(key in DEFAULTS)) throw new Error(`retrieval params: unknown parameter "${key}"`);
+  const k = key as keyof RetrievalParams;
+  if (typeof DEFAULTS[k] === 'boolean') {
+    if (raw !== 'true' && raw !== 'false')
+      throw new Error(`retrieval params: "${key}" must be true or false`);
+    return [k, raw === 'true'];
+  }
+  const n = Number(raw);
+  if (raw === '' || !Number.isFinite(n))
+    throw new Error(`retrieval params: "${key}" must be a number, got "${raw}"`);
+  return [k, n];
+}

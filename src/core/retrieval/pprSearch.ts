@@ -1,0 +1,112 @@
+// `ppr` mode: personalized PageRank over the concept graph (HippoRAG's retrieval idea on G2ConS's LLM-free
+// graph). Restart mass goes to the concepts named in the question (IDF-weighted) mixed with the concepts nearest
+// to the question's embedding; each chunk then scores Σ PPR(c) / |T(c)|^power over its concepts.
+import type { ConceptGraphIndex } from '../graph/conceptGraph.ts';
+import type { PersonalizedPageRank } from '../graph/pagerank.ts';
+import type { DenseIndex } from './dense.ts';
+import type { RetrievalParams } from './params.ts';
+import { topK } from './topk.ts';
+import type { Candidate } from './types.ts';
+
+export interface PprContext {
+  graph: ConceptGraphIndex;
+  conceptIds: ReadonlyMap<string, number>;
+  walker: PersonalizedPageRank;
+  dense?: DenseIndex;
+  chunkScores: Float64Array;
+  params: RetrievalParams;
+}
+
+/** Restart distribution: lexical seeds (share s) + embedding seeds (share 1 − s); each part sums to its share. */
+export function pprSeeds(
+  ctx: PprContext,
+  questionTerms: readonly string[],
+  vector?: Float32Array,
+): Map<number, number> {
+  const { graph, params } = ctx;
+  const lexical = new Map<number, number>();
+  for (const t of questionTerms) {
+    const c = ctx.conceptIds.get(t);
+    if (c !== undefined && graph.table.idf[c] > 0) lexical.set(c, graph.table.idf[c]);
+  }
+  const embedding = vector ? embeddingSeeds(ctx, vector) : new Map<number, number>();
+  const seeds = new Map<number, number>();
+  const lexShare = embedding.size === 0 ? 1 : lexical.size === 0 ? 0 : params.lexicalSeedShare;
+  addNormalized(seeds, lexical, lexShare);
+  addNormalized(seeds, embedding, 1 - lexShare);
+  return seeds;
+}
+
+function addNormalized(into: Map<number, number>, part: Map<number, number>, share: number): void {
+  if (share <= 0) return;
+  let total = 0;
+  for (const w of part.values()) total += w;
+  if (total <= 0) return;
+  for (const [c, w] of part) into.set(c, (into.get(c) ?? 0) + (share * w) / total);
+}
+
+/** Concepts nearest to the question vector, searched among the concepts of the nearest chunks (fast). */
+function embeddingSeeds(ctx: PprContext, vector: Float32Array): Map<number, number> {
+  const { graph, params, dense } = ctx;
+  const out = new Map<number, number>();
+  const sem = graph.semantic;
+  if (!sem || !dense || params.embeddingSeeds <= 0 || params.lexicalSeedShare >= 1) return out;
+  const t = graph.table;
+  const pool = new Set<number>();
+  for (const { chunk } of dense.search(vector, params.embeddingSeedChunks)) {
+    for (let j = t.chunkConceptOffsets[chunk]; j < t.chunkConceptOffsets[chunk + 1]; j++)
+      pool.add(t.chunkConcepts[j]);
+  }
+  const ids = [...pool];
+  const cos = new Float64Array(ids.length);
+  const dim = sem.dimension;
+  ids.forEach((c, i) => {
+    let s = 0;
+    for (let d = 0; d < dim; d++) s += sem.conceptVectors[c * dim + d] * vector[d];
+    cos[i] = s;
+  });
+  for (const i of topK(cos, params.embeddingSeeds)) out.set(ids[i], cos[i]);
+  return out;
+}
+
+export function pprSearch(
+  ctx: PprContext,
+  questionTerms: readonly string[],
+  vector: Float32Array | undefined,
+  limit: number,
+): Candidate[] {
+  const { graph, params, chunkScores } = ctx;
+  const seeds = pprSeeds(ctx, questionTerms, vector);
+  if (seeds.size === 0) return [];
+  const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
+  const t = graph.table;
+  const touched: number[] = [];
+  const power = params.chunkScorePower;
+  for (let i = 0; i < nodes.length; i++) {
+    const c = nodes[i];
+    const p = scores[c];
+    if (p <= 0) continue;
+    const size = t.conceptChunkOffsets[c + 1] - t.conceptChunkOffsets[c];
+    const share = power === 1 ? p / size : p / Math.pow(size, power);
+    for (let j = t.conceptChunkOffsets[c]; j < t.conceptChunkOffsets[c + 1]; j++) {
+      const k = t.conceptChunks[j];
+      if (chunkScores[k] === 0) touched.push(k);
+      chunkScores[k] += share;
+    }
+  }
+  const best = topK(chunkScores, limit, touched);
+  const out = best.map((k) => {
+    // Provenance: the chunk's concepts that carried the most walk mass, and whether one of them was a seed.
+    const contrib: Array<[number, number]> = [];
+    let hop = 1;
+    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
+      const c = t.chunkConcepts[j];
+      if (seeds.has(c)) hop = 0;
+      if (scores[c] > 0) contrib.push([c, scores[c]]);
+    }
+    contrib.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return { chunk: k, score: chunkScores[k], concepts: contrib.slice(0, 3).map(([c]) => c), hop };
+  });
+  for (const k of touched) chunkScores[k] = 0;
+  return out;
+}

@@ -1,0 +1,66 @@
+// Shapes shared by the retrieval modes: the ranked candidate lists they produce internally and the chunks with
+// provenance they hand to the Ask view, the CLI and the LLM context.
+
+export type BaseMode = 'ppr' | 'concept' | 'dense' | 'bm25';
+/** A base mode, or reciprocal-rank fusion of two: `rrf:ppr+bm25`. */
+export type RetrievalMode = BaseMode | `rrf:${BaseMode}+${BaseMode}`;
+
+export const BASE_MODES: readonly BaseMode[] = ['ppr', 'concept', 'dense', 'bm25'];
+
+/** How a chunk was found. */
+export interface Provenance {
+  mode: string;
+  /** Concepts that led to the chunk (the strongest first). */
+  concepts?: string[];
+  /** Graph hops from the question's concepts (0 = a direct concept). */
+  hop?: number;
+  /** Free-text path, e.g. "lexical seeds + walk" or "ppr#2, bm25#5". */
+  via?: string;
+}
+
+/** Character range of a sentence in RetrievedChunk.text, with its similarity to the question. */
+export interface SentenceHit {
+  start: number;
+  end: number;
+  score: number;
+}
+
+export interface RetrievedChunk {
+  chunkId: string;
+  docId: string;
+  score: number;
+  text: string;
+  /** cl100k tokens of the chunk. */
+  tokens: number;
+  provenance: Provenance;
+  /** Best sentences first; offsets into `text`. */
+  bestSentences: SentenceHit[];
+}
+
+/** One internal candidate: chunk index (engine order) and score, with optional provenance details. */
+export interface Candidate {
+  chunk: number;
+  score: number;
+  concepts?: number[];
+  hop?: number;
+  via?: string;
+}
+
+export interface Query {
+  text: string;
+  /** Unit-length question embedding (same embedder as the index), when available. */
+  vector?: Float32Array;
+}
+
+export function parseMode(mode: string): { base: BaseMode } | { fuse: [BaseMode, BaseMode] } {
+  if ((BASE_MODES as readonly string[]).includes(mode)) return { base: mode as BaseMode };
+  const m = /^rrf:([a-z0-9]+)\+([a-z0-9]+)$/.exec(mode);
+  if (
+    m &&
+    (BASE_MODES as readonly string[]).includes(m[1]) &&
+    (BASE_MODES as readonly string[]).includes(m[2])
+  ) {
+    return { fuse: [m[1] as BaseMode, m[2] as BaseMode] };
+  }
+  throw new Error(`retrieval: unknown mode "${mode}" (expected ${BASE_MODES.join(', ')} or rrf:<a>+<b>)`);
+}
