@@ -1,0 +1,334 @@
+// A scripted OpenAI-compatible server on loopback for tests (unit and end-to-end): deterministic KG extraction
+// JSON and cited answers, streamed or not, `/v1/models`, CORS for a browser page on another origin, and
+// misbehaviour on demand (429 with Retry-After, 500, malformed JSON, a stalled stream, a dropped connection, 401,
+// a server that rejects JSON mode). Every request is recorded so tests can assert what was sent and how often.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Fault =
+  | { kind: 'rate-limit'; retryAfterS?: number }
+  | { kind: 'server-error'; status?: number }
+  | { kind: 'malformed' }
+  | { kind: 'not-json-body' }
+  | { kind: 'stall'; afterDeltas?: number }
+  | { kind: 'drop' }
+  | { kind: 'unauthorized' }
+  | { kind: 'reject-json-mode' }
+  | { kind: 'delay'; ms: number };
+
+/** A fault applied to the next chat request whose body contains `when` (any request when absent). */
+export type ScriptStep = Fault & { when?: string };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  authorization?: string;
+  origin?: string;
+  /** Parsed JSON body of a chat request. */
+  body?: {
+    model?: string;
+    messages?: Array<{ role: string; content: string }>;
+    stream?: boolean;
+    [k: string]: unknown;
+  };
+  /** What the server did: 'ok' or the fault kind. */
+  outcome: string;
+  /** For extraction requests: the chunk text between the prompt's markers. */
+  extractedText?: string;
+}
+
+export interface ScriptedServerOptions {
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  models?: string[];
+  /** Delay of every chat response, ms (lets a test cancel a build midway). */
+  latencyMs?: number;
+  /** Answer text override; default cites [1] with the first sentence of context [1]. */
+  answer?: (question: string, context: string) => string;
+}
+
+export const TEXT_BEGIN = '---BEGIN TEXT---';
+export const TEXT_END = '---END TEXT---';
+export const NO_ANSWER = 'The documents do not contain the answer.';
+
+export interface ScriptedLlmServer {
+  url: string;
+  /** `${url}/v1` */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  script(...steps: ScriptStep[]): void;
+  /** Chunk texts sent for extraction, in order (one entry per HTTP request, retries included). */
+  extractionTexts(): string[];
+  setLatency(ms: number): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Deterministic extraction: capitalized word runs are entities; consecutive ones are related. */
+export function scriptedExtraction(text: string): {
+  entities: Array<{ name: string; type: string; description: string }>;
+  relations: Array<{ source: string; target: string; description: string; weight: number }>;
+} {
+  const names: string[] = [];
+  for (const m of text.matchAll(/\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*/g)) {
+    if (!names.includes(m[0])) names.push(m[0]);
+  }
+  const sentenceOf = (name: string): string => {
+    const s = text.split(/(?<=[.!?])\s+/).find((x) => x.includes(name)) ?? text;
+    return s.trim();
+  };
+  const entities = names.map((name) => ({
+    name,
+    type: /^(The|A)\b/.test(name) ? 'thing' : 'name',
+    description: sentenceOf(name),
+  }));
+  const relations = names.slice(1).map((target, i) => ({
+    source: names[i],
+    target,
+    description: `${names[i]} is mentioned with ${target}`,
+    weight: 5,
+  }));
+  return { entities, relations };
+}
+
+function defaultAnswer(_question: string, context: string): string {
+  const m = /\[1\][^\n]*\n([\s\S]*?)(?=\n\[2\]|$)/.exec(context);
+  if (!m || !m[1].trim()) return NO_ANSWER;
+  const first = m[1].trim().split(/(?<=[.!?])\s+/)[0];
+  return `${first} [1]`;
+}
+
+function words(text: string): string[] {
+  return text.match(/\S+\s*/g) ?? [];
+}
+
+export async function startScriptedLlmServer(
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedLlmServer> {
+  const requests: RecordedRequest[] = [];
+  let steps: ScriptStep[] = [];
+  let latencyMs = options.latencyMs ?? 0;
+  const models = options.models ?? ['scripted-model'];
+  const sockets = new Set<import('node:net').Socket>();
+
+  const takeFault = (raw: string): ScriptStep | undefined => {
+    const i = steps.findIndex((s) => !s.when || raw.includes(s.when));
+    return i < 0 ? undefined : steps.splice(i, 1)[0];
+  };
+
+  const cors = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    res.setHeader('Access-Control-Allow-Origin', req.headers.origin ?? '*');
+    res.setHeader('Access-Control-Allow-Headers', 'authorization, content-type');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+    res.setHeader('Access-Control-Expose-Headers', 'retry-after');
+    // The app runs cross-origin isolated (COEP require-corp): CORS responses are fine, this makes it explicit.
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+  };
+
+  const json = (
+    res: http.ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const handleChat = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    raw: string,
+    rec: RecordedRequest,
+  ): Promise<void> => {
+    let body: RecordedRequest['body'];
+    try {
+      body = JSON.parse(raw) as RecordedRequest['body'];
+    } catch {
+      rec.outcome = 'bad-request';
+      return json(res, 400, { error: { message: 'request body is not JSON' } });
+    }
+    rec.body = body;
+    const user = body?.messages?.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    const begin = user.indexOf(TEXT_BEGIN);
+    const end = user.indexOf(TEXT_END);
+    const isExtraction = begin >= 0 && end > begin;
+    if (isExtraction) rec.extractedText = user.slice(begin + TEXT_BEGIN.length, end).trim();
+
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      rec.outcome = 'unauthorized';
+      // Real servers echo part of the key; the client must redact it.
+      return json(res, 401, {
+        error: { message: `Incorrect API key provided: ${req.headers.authorization ?? '(none)'}` },
+      });
+    }
+    if (!models.includes(body?.model ?? '')) {
+      rec.outcome = 'unknown-model';
+      return json(res, 404, { error: { message: `model "${body?.model}" not found` } });
+    }
+    let fault = takeFault(raw);
+    let delay = latencyMs;
+    if (fault?.kind === 'delay') {
+      delay += fault.ms;
+      fault = takeFault(raw);
+    }
+    rec.outcome = fault?.kind ?? 'ok';
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (res.destroyed) return;
+    switch (fault?.kind) {
+      case 'rate-limit':
+        return json(
+          res,
+          429,
+          { error: { message: 'slow down' } },
+          { 'Retry-After': String(fault.retryAfterS ?? 0) },
+        );
+      case 'server-error':
+        return json(res, fault.status ?? 500, { error: { message: 'internal error' } });
+      case 'unauthorized':
+        return json(res, 401, { error: { message: 'invalid key' } });
+      case 'drop':
+        req.socket.destroy();
+        return;
+      case 'not-json-body':
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('<html>bad gateway</html>');
+        return;
+      case 'reject-json-mode':
+        if (body?.response_format) {
+          return json(res, 400, { error: { message: "response_format 'json_object' is not supported" } });
+        }
+        rec.outcome = 'ok';
+        break;
+    }
+
+    let content: string;
+    if (isExtraction) {
+      content =
+        fault?.kind === 'malformed'
+          ? '{"entities": [ {"name": "oops"'
+          : JSON.stringify(scriptedExtraction(rec.extractedText!));
+    } else {
+      const question = /Question:\s*(.*)/.exec(user)?.[1] ?? '';
+      content = (options.answer ?? defaultAnswer)(question, user);
+      if (fault?.kind === 'malformed') content = '{"broken": ';
+    }
+    const promptTokens = Math.ceil(raw.length / 4);
+    const completionTokens = words(content).length;
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
+
+    if (!body?.stream) {
+      if (fault?.kind === 'stall') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"choices": [');
+        return; // never finishes
+      }
+      return json(res, 200, {
+        id: 'scripted',
+        object: 'chat.completion',
+        model: body?.model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage,
+      });
+    }
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    res.flushHeaders();
+    const send = (data: unknown): boolean => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const pieces = words(content);
+    for (let i = 0; i < pieces.length; i++) {
+      if (res.destroyed) return;
+      if (fault?.kind === 'stall' && i >= (fault.afterDeltas ?? 1)) return; // keep the socket open, send nothing
+      send({ choices: [{ index: 0, delta: { content: pieces[i] }, finish_reason: null }] });
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    if (fault?.kind === 'stall') return;
+    send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    send({ choices: [], usage });
+    res.end('data: [DONE]\n\n');
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const path = (req.url ?? '/').split('?')[0];
+      cors(req, res);
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      // The control endpoints let an end-to-end runner script faults over HTTP; they are not recorded.
+      if (path === '/__control/script' && req.method === 'POST') {
+        steps.push(...(JSON.parse(raw || '[]') as ScriptStep[]));
+        return json(res, 200, { queued: steps.length });
+      }
+      if (path === '/__control/latency' && req.method === 'POST') {
+        latencyMs = Number(JSON.parse(raw || '0'));
+        return json(res, 200, { latencyMs });
+      }
+      if (path === '/__control/requests') return json(res, 200, requests);
+      const rec: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path,
+        authorization: req.headers.authorization,
+        origin: req.headers.origin,
+        outcome: 'ok',
+      };
+      requests.push(rec);
+      if (path === '/v1/models' && req.method === 'GET') {
+        if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+          rec.outcome = 'unauthorized';
+          return json(res, 401, { error: { message: 'invalid key' } });
+        }
+        return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model' })) });
+      }
+      if (path === '/v1/chat/completions' && req.method === 'POST') {
+        handleChat(req, res, raw, rec).catch(() => {
+          if (!res.headersSent) json(res, 500, { error: { message: 'scripted server crashed' } });
+        });
+        return;
+      }
+      rec.outcome = 'not-found';
+      json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    requests,
+    script: (...more) => steps.push(...more),
+    extractionTexts: () => requests.filter((r) => r.extractedText !== undefined).map((r) => r.extractedText!),
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
+    reset: () => {
+      requests.length = 0;
+      steps = [];
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// `node --import tsx test/support/scriptedLlmServer.ts [port]` runs it standalone (for the e2e runner or by hand).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  startScriptedLlmServer({ latencyMs: Number(process.env.SCRIPTED_LATENCY_MS ?? 0) }).then((s) => {
+    process.stdout.write(`${s.baseUrl}\n`);
+  });
+}
