@@ -2,6 +2,7 @@
 // a browser holding an older database upgrades in place; new versions add stores/indexes and an upgrade().
 // Storage is injectable ({ indexedDB, IDBKeyRange }) so Node tests run on a fresh fake-indexeddb per test.
 import Dexie, { type EntityTable, type Table } from 'dexie';
+import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
 import type {
   ChunkRecord,
   DocumentRecord,
@@ -54,11 +55,11 @@ export interface PendingRecord {
   reason?: string;
 }
 
-/** The serialized concept graph (format owned by src/core/graph). */
+/** The serialized concept graph (format owned by src/core/graph/conceptGraph.ts). */
 export interface GraphRecord {
   id: 'concept';
   builtAt: number;
-  [field: string]: unknown;
+  graph: SerializedGraph;
 }
 
 export interface SettingRecord {

@@ -2,6 +2,7 @@
 // A document is written in ONE transaction (document, sections, chunks, sentences, vectors, meta) so it is
 // either fully stored or absent, and the store refuses vectors from an embedder other than the one that
 // built it. Runs in the page and in workers (no DOM-only API).
+import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
 import type {
   ChunkRecord,
   DocumentRecord,
@@ -294,13 +295,10 @@ export class Repo {
   }
 
   /** Stores the serialized concept graph and its counts (shown in the Library view). */
-  async putGraph(
-    graph: Omit<GraphRecord, 'id' | 'builtAt'>,
-    stats: { concepts: number; edges: number },
-  ): Promise<void> {
+  async putGraph(graph: SerializedGraph, stats: { concepts: number; edges: number }): Promise<void> {
     const db = this.db;
     await db.transaction('rw', [db.graph, db.meta], async () => {
-      await db.graph.put({ ...graph, id: 'concept', builtAt: Date.now() });
+      await db.graph.put({ id: 'concept', builtAt: Date.now(), graph });
       const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
       await db.meta.put({ ...meta, concepts: stats.concepts, edges: stats.edges });
     });

@@ -2,6 +2,7 @@
 // mismatch, removal with KG links, counts, the pending queue and corpus loading.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
+import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
 import type { PreparedDocument } from '../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { EmbedderMismatchError, Repo } from '../../../src/store/repo.ts';
@@ -190,7 +191,8 @@ describe('Repo corpus, graph and queue', () => {
   it('loads the corpus with vectors as Float32Array per document', async () => {
     const { repo } = freshRepo();
     await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
-    await repo.putGraph({ nodes: ['a', 'b'] }, { concepts: 2, edges: 1 });
+    const graph = { format: 'conceptrag-graph', terms: ['a', 'b'] } as unknown as SerializedGraph;
+    await repo.putGraph(graph, { concepts: 2, edges: 1 });
     const corpus = await repo.loadCorpus();
     expect(corpus.documents.map((d) => d.id)).toEqual(['d1']);
     expect(corpus.chunks.map((c) => c.id)).toEqual(['d1#0000#0000', 'd1#0000#0001']);
@@ -202,7 +204,7 @@ describe('Repo corpus, graph and queue', () => {
       Math.fround(0.6),
       Math.fround(0.8),
     ]);
-    expect(corpus.graph).toMatchObject({ id: 'concept', nodes: ['a', 'b'] });
+    expect(corpus.graph).toMatchObject({ id: 'concept', graph: { terms: ['a', 'b'] } });
     expect(await repo.counts()).toMatchObject({ concepts: 2, edges: 1 });
   });
 

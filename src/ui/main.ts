@@ -1,0 +1,9 @@
+// Entry point of the page: mounts the Svelte app. Everything heavy runs in workers (see src/ui/workers.ts).
+import { mount } from 'svelte';
+import App from './App.svelte';
+import './app.css';
+
+const target = document.getElementById('app');
+if (!target) throw new Error('ui: #app element missing from index.html');
+
+export default mount(App, { target });

@@ -1,0 +1,204 @@
+// Library state: the file queue and per-file outcomes, stage progress with rate and ETA, counts and storage.
+// It talks to the ingest worker (events arrive through a Comlink proxy) and reads counts from IndexedDB.
+import { proxy, transfer } from 'comlink';
+import type { DocumentRecord, Progress, Stage } from '../../core/types.ts';
+import type { PendingRecord } from '../../store/db.ts';
+import type { StoreCounts } from '../../store/repo.ts';
+import type { FileOutcome, IngestEvent } from '../../../workers/protocol.ts';
+import { ingestWorker } from '../workers.ts';
+import { pageRepo } from './db.ts';
+
+export interface StageView extends Progress {
+  /** Seconds left at the current rate, NaN when unknown. */
+  eta: number;
+}
+
+export type DocumentSummary = Pick<
+  DocumentRecord,
+  'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'
+>;
+
+/** Files whose names carry a directory (folder picks) keep it, so two "notes.md" stay apart. */
+export interface PickedFile {
+  name: string;
+  file: File;
+}
+
+const STAGE_ORDER: Stage[] = ['read', 'parse', 'embed', 'store', 'graph'];
+const DOCUMENT_LIST_LIMIT = 500;
+
+const EMPTY_COUNTS: StoreCounts = {
+  documents: 0,
+  sections: 0,
+  chunks: 0,
+  sentences: 0,
+  vectors: 0,
+  concepts: 0,
+  edges: 0,
+  pending: 0,
+  kgEntities: 0,
+  kgRelations: 0,
+};
+
+export class LibraryState {
+  counts = $state<StoreCounts>({ ...EMPTY_COUNTS });
+  storage = $state<{ usage: number; quota: number } | null>(null);
+  documents = $state<DocumentSummary[]>([]);
+  pending = $state<Omit<PendingRecord, 'bytes'>[]>([]);
+  outcomes = $state<FileOutcome[]>([]);
+  stages = $state<Partial<Record<Stage, StageView>>>({});
+  running = $state(false);
+  message = $state<string | null>(null);
+  layers = $state<{ lexical: boolean; semantic: boolean; embedderId: string | null }>({
+    lexical: false,
+    semantic: false,
+    embedderId: null,
+  });
+  /** Increments whenever the store changes, so the Ask view knows to reload its engine. */
+  version = $state(0);
+
+  private refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
+
+  get stageList(): StageView[] {
+    return STAGE_ORDER.map((s) => this.stages[s]).filter((s): s is StageView => s !== undefined);
+  }
+
+  get isEmpty(): boolean {
+    return this.counts.documents === 0 && this.pending.length === 0 && !this.running;
+  }
+
+  /** Connects to the worker and resumes a queue left by a reload. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const worker = ingestWorker();
+    await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
+    await this.refresh();
+    if (this.pending.some((p) => p.status !== 'failed')) {
+      this.running = true;
+      void worker.resume();
+    }
+  }
+
+  private onEvent(event: IngestEvent): void {
+    switch (event.type) {
+      case 'progress': {
+        const p = event.progress;
+        const eta = p.rate > 0 ? (p.total - p.done) / p.rate : Number.NaN;
+        this.stages = { ...this.stages, [p.stage]: { ...p, eta } };
+        this.running = true;
+        break;
+      }
+      case 'file':
+        this.outcomes = [event.outcome, ...this.outcomes.filter((o) => o.file !== event.outcome.file)];
+        break;
+      case 'changed':
+        this.scheduleRefresh();
+        break;
+      case 'idle':
+        this.running = false;
+        if (event.cancelled) this.message = 'Indexing cancelled. Documents already stored are complete.';
+        this.scheduleRefresh();
+        break;
+      case 'error':
+        this.message = event.message;
+        break;
+    }
+  }
+
+  private scheduleRefresh(): void {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      void this.refresh();
+    }, 300);
+  }
+
+  async refresh(): Promise<void> {
+    const repo = pageRepo();
+    const [counts, storage, meta, pending, docs] = await Promise.all([
+      repo.counts(),
+      repo.storageUsed(),
+      repo.getMeta(),
+      repo.pendingSummary(),
+      repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray(),
+    ]);
+    this.counts = counts;
+    this.storage = storage;
+    this.pending = pending;
+    this.layers = {
+      lexical: (meta?.concepts ?? 0) > 0 || counts.chunks > 0,
+      semantic: meta?.layers.semantic ?? false,
+      embedderId: meta?.embedderId ?? null,
+    };
+    this.documents = docs.map(({ id, title, sourceName, mime, size, addedAt }) => ({
+      id,
+      title,
+      sourceName,
+      mime,
+      size,
+      addedAt,
+    }));
+    this.version += 1;
+  }
+
+  /** Reads the picked files (off the main thread's critical path: File.arrayBuffer is async) and queues them. */
+  async addFiles(files: PickedFile[]): Promise<void> {
+    if (files.length === 0) return;
+    this.message = null;
+    const items = await Promise.all(
+      files.map(async (f) => ({ name: f.name, bytes: await f.file.arrayBuffer() })),
+    );
+    this.running = true;
+    this.stages = {};
+    await ingestWorker().enqueue(
+      transfer(
+        items,
+        items.map((i) => i.bytes),
+      ),
+    );
+  }
+
+  /** Fetches the sample documents shipped with the app (public/samples/) and queues them. */
+  async loadSamples(): Promise<void> {
+    this.message = null;
+    const index = await fetch('samples/index.json');
+    if (!index.ok) {
+      this.message = `samples: could not load samples/index.json (HTTP ${index.status})`;
+      return;
+    }
+    const list = (await index.json()) as { file: string; title: string }[];
+    const items = await Promise.all(
+      list.map(async (entry) => {
+        const response = await fetch(`samples/${encodeURIComponent(entry.file)}`);
+        if (!response.ok) throw new Error(`samples: ${entry.file}: HTTP ${response.status}`);
+        return { name: entry.file, bytes: await response.arrayBuffer() };
+      }),
+    );
+    this.running = true;
+    this.stages = {};
+    await ingestWorker().enqueue(
+      transfer(
+        items,
+        items.map((i) => i.bytes),
+      ),
+    );
+  }
+
+  async cancel(): Promise<void> {
+    await ingestWorker().cancel();
+  }
+
+  async remove(docId: string): Promise<void> {
+    await ingestWorker().removeDocument(docId);
+    await this.refresh();
+  }
+
+  async clearFailed(): Promise<void> {
+    await ingestWorker().clearFailed();
+    this.outcomes = this.outcomes.filter((o) => o.status !== 'failed');
+  }
+}
+
+export const library = new LibraryState();

@@ -1,0 +1,29 @@
+// The document viewer: one source document, opened at a sentence (character offsets) that is highlighted.
+import type { DocumentRecord } from '../../core/types.ts';
+import { pageRepo } from './db.ts';
+
+export class ViewerState {
+  doc = $state<DocumentRecord | null>(null);
+  start = $state(0);
+  end = $state(0);
+  error = $state<string | null>(null);
+
+  async open(docId: string, start: number, end: number): Promise<void> {
+    this.error = null;
+    const doc = await pageRepo().db.documents.get(docId);
+    if (!doc) {
+      this.error = `Document ${docId} is no longer in the library.`;
+      this.doc = null;
+      return;
+    }
+    this.doc = doc;
+    this.start = Math.max(0, Math.min(start, doc.text.length));
+    this.end = Math.max(this.start, Math.min(end, doc.text.length));
+  }
+
+  close(): void {
+    this.doc = null;
+  }
+}
+
+export const viewer = new ViewerState();

@@ -1,0 +1,24 @@
+// The page's handles on the workers: created once, lazily, typed by the worker modules' own API types.
+import { wrap, type Remote } from 'comlink';
+import type { IngestApi } from '../../workers/ingest.worker.ts';
+import type { QueryApi } from '../../workers/query.worker.ts';
+
+let ingest: Remote<IngestApi> | null = null;
+let query: Remote<QueryApi> | null = null;
+
+export function ingestWorker(): Remote<IngestApi> {
+  ingest ??= wrap<IngestApi>(
+    new Worker(new URL('../../workers/ingest.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'ingest',
+    }),
+  );
+  return ingest;
+}
+
+export function queryWorker(): Remote<QueryApi> {
+  query ??= wrap<QueryApi>(
+    new Worker(new URL('../../workers/query.worker.ts', import.meta.url), { type: 'module', name: 'query' }),
+  );
+  return query;
+}

@@ -1,0 +1,60 @@
+// Plain data types that cross the worker boundary (events, settings, answers). Types only, so the page and
+// every worker can import them without pulling worker code into the page bundle.
+import type { Progress } from '../src/core/types.ts';
+
+/** Which embedder indexes (and embeds questions). Stored in the settings table under 'embedder'. */
+export type EmbedderChoice =
+  | { kind: 'use' }
+  | { kind: 'transformers'; model: string }
+  | { kind: 'openai'; baseUrl: string; model: string; apiKey: string };
+
+export const DEFAULT_EMBEDDER: EmbedderChoice = { kind: 'use' };
+
+/** Per-file outcome of indexing, shown in the Library view. */
+export interface FileOutcome {
+  file: string;
+  status: 'indexed' | 'duplicate' | 'failed';
+  /** Documents stored from this file (a .jsonl file holds many). */
+  documents: number;
+  reason?: string;
+}
+
+export type IngestEvent =
+  | { type: 'progress'; progress: Progress }
+  | { type: 'file'; outcome: FileOutcome }
+  /** Something in the store changed (a document, the graph, the queue): the page re-reads its counts. */
+  | { type: 'changed' }
+  /** The queue is empty; the worker is idle. */
+  | { type: 'idle'; cancelled: boolean }
+  | { type: 'error'; message: string };
+
+export type IngestListener = (event: IngestEvent) => void;
+
+export type RetrievalMode = 'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25';
+
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ['ppr', 'concept', 'dense', 'bm25', 'rrf:ppr+bm25'];
+
+/** One ranked piece of evidence, as the Ask view shows it. */
+export interface Evidence {
+  chunkId: string;
+  docId: string;
+  docTitle: string;
+  score: number;
+  text: string;
+  tokens: number;
+  /** Offsets of the chunk in its document's text. */
+  chunkStart: number;
+  provenance: { mode: string; concepts?: string[]; hop?: number };
+  /** Best sentences, offsets into the document text (not the chunk). */
+  bestSentences: { start: number; end: number; score: number }[];
+}
+
+export interface AskResult {
+  question: string;
+  mode: RetrievalMode;
+  budget: number;
+  evidence: Evidence[];
+  /** Which layers answered: the semantic one is missing until vectors exist. */
+  layers: { lexical: boolean; semantic: boolean };
+  milliseconds: number;
+}
