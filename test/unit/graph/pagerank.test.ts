@@ -1,0 +1,136 @@
+import Graph from 'graphology';
+import graphologyPagerank from 'graphology-metrics/centrality/pagerank.js';
+import { describe, expect, it } from 'vitest';
+import type { ConceptGraph } from '../../../src/core/graph/cooccurrence.ts';
+import { PersonalizedPageRank, pagerank } from '../../../src/core/graph/pagerank.ts';
+
+/** Symmetric CSR from an undirected weighted edge list. */
+function csr(n: number, list: Array<[number, number, number]>): ConceptGraph {
+  const rows: Array<Array<[number, number]>> = Array.from({ length: n }, () => []);
+  for (const [u, v, w] of list) {
+    rows[u].push([v, w]);
+    rows[v].push([u, w]);
+  }
+  const offsets = new Uint32Array(n + 1);
+  const targets: number[] = [];
+  const weights: number[] = [];
+  rows.forEach((r, u) => {
+    r.sort((a, b) => a[0] - b[0]);
+    for (const [v, w] of r) {
+      targets.push(v);
+      weights.push(w);
+    }
+    offsets[u + 1] = targets.length;
+  });
+  return {
+    nodeCount: n,
+    offsets,
+    targets: Uint32Array.from(targets),
+    co: new Uint32Array(targets.length).fill(1),
+    weights: Float32Array.from(weights),
+  };
+}
+
+// Five nodes: a weighted triangle 0-1-2, a tail 2-3, and node 4 isolated (dangling).
+const EDGES: Array<[number, number, number]> = [
+  [0, 1, 0.5],
+  [1, 2, 1],
+  [0, 2, 0.25],
+  [2, 3, 0.75],
+];
+const G = csr(5, EDGES);
+
+/** Straightforward dense personalized PageRank by power iteration, dangling mass back to the restart vector. */
+function referencePpr(g: ConceptGraph, s: number[], damping: number): number[] {
+  const n = g.nodeCount;
+  const deg = Array.from({ length: n }, (_, u) => {
+    let d = 0;
+    for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) d += g.weights[e];
+    return d;
+  });
+  let x = [...s];
+  for (let it = 0; it < 500; it++) {
+    const next = s.map((v) => (1 - damping) * v);
+    let dangling = 0;
+    for (let u = 0; u < n; u++) {
+      if (deg[u] === 0) {
+        dangling += x[u];
+        continue;
+      }
+      for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
+        next[g.targets[e]] += (damping * x[u] * g.weights[e]) / deg[u];
+      }
+    }
+    for (let u = 0; u < n; u++) next[u] += damping * dangling * s[u];
+    x = next;
+  }
+  return x;
+}
+
+describe('pagerank (global)', () => {
+  it('equals graphology-metrics weighted pagerank to 1e-3', () => {
+    const graph = new Graph({ type: 'undirected' });
+    for (let i = 0; i < 5; i++) graph.addNode(String(i));
+    for (const [u, v, w] of EDGES) graph.addEdge(String(u), String(v), { weight: w });
+    const expected = graphologyPagerank(graph, { getEdgeWeight: 'weight', alpha: 0.85 });
+    const got = pagerank(G, { damping: 0.85 });
+    for (let i = 0; i < 5; i++) expect(got[i]).toBeCloseTo(expected[String(i)], 3);
+    expect(got.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
+    // Node 2 has the most weight around it; the isolated node gets only teleport mass.
+    expect(Math.max(...got)).toBe(got[2]);
+    expect(got[4]).toBe(Math.min(...got));
+  });
+
+  it('reports non-convergence and bad damping', () => {
+    expect(() => pagerank(G, { maxIterations: 1, tolerance: 1e-12 })).toThrow(/did not converge/);
+    expect(() => pagerank(G, { damping: 1 })).toThrow(/damping/);
+    expect(pagerank(csr(0, [])).length).toBe(0);
+  });
+});
+
+describe('PersonalizedPageRank (forward push)', () => {
+  it('matches dense power iteration to 1e-3 for a single seed', () => {
+    const walker = new PersonalizedPageRank(G);
+    const { scores } = walker.run(new Map([[0, 1]]), 0.5, 1e-7);
+    const ref = referencePpr(G, [1, 0, 0, 0, 0], 0.5);
+    for (let i = 0; i < 5; i++) expect(scores[i]).toBeCloseTo(ref[i], 3);
+    expect(scores[4]).toBe(0); // unreachable from the seed
+  });
+
+  it('matches for weighted seeds including a dangling node, and reuses its buffers between runs', () => {
+    const walker = new PersonalizedPageRank(G);
+    walker.run(new Map([[3, 1]]), 0.85, 1e-7);
+    const { scores, nodes } = walker.run(
+      new Map([
+        [1, 3],
+        [4, 1],
+      ]),
+      0.85,
+      1e-7,
+    );
+    const ref = referencePpr(G, [0, 0.75, 0, 0, 0.25], 0.85);
+    for (let i = 0; i < 5; i++) expect(scores[i]).toBeCloseTo(ref[i], 3);
+    expect(Array.from(nodes).sort()).toEqual([0, 1, 2, 3, 4]);
+    let total = 0;
+    for (let i = 0; i < 5; i++) total += scores[i];
+    expect(total).toBeGreaterThan(0.99);
+  });
+
+  it('a coarse epsilon touches only the seed neighbourhood', () => {
+    // Path 0-1-2-...-9: with a large epsilon the push stops before the far end.
+    const path = csr(
+      10,
+      Array.from({ length: 9 }, (_, i) => [i, i + 1, 1] as [number, number, number]),
+    );
+    const { nodes } = new PersonalizedPageRank(path).run(new Map([[0, 1]]), 0.5, 0.01);
+    expect(nodes.length).toBeLessThan(10);
+    expect(Array.from(nodes)).toContain(1);
+  });
+
+  it('rejects bad seeds and parameters', () => {
+    const walker = new PersonalizedPageRank(G);
+    expect(() => walker.run(new Map([[9, 1]]), 0.5, 1e-6)).toThrow(/out of range/);
+    expect(() => walker.run(new Map([[0, 1]]), 0.5, 0)).toThrow(/epsilon/);
+    expect(walker.run(new Map(), 0.5, 1e-6).nodes.length).toBe(0);
+  });
+});
