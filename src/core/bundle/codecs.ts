@@ -148,6 +148,7 @@ const TYPED: Record<string, { new (buffer: ArrayBuffer): TypedArray; BYTES_PER_E
 };
 
 function typedName(v: unknown): string | null {
+  if (v instanceof ArrayBuffer) return 'ArrayBuffer';
   if (!ArrayBuffer.isView(v) || v instanceof DataView) return null;
   const name = v.constructor.name;
   return name in TYPED ? name : null;
@@ -164,7 +165,8 @@ export function encodeStructured(value: unknown): Uint8Array {
   const json = JSON.stringify(value, (_key, v: unknown) => {
     const name = typedName(v);
     if (!name) return v;
-    const t = v as TypedArray;
+    // IndexedDB records keep vectors as bare ArrayBuffers (e.g. KG entity vectors): stored as bytes.
+    const t = v instanceof ArrayBuffer ? new Uint8Array(v) : (v as TypedArray);
     const offset = binaryLength;
     const bytes = new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
     blobs.push(bytes);
@@ -200,14 +202,15 @@ export function decodeStructured<T = unknown>(bytes: Uint8Array, partName = 'str
     value = JSON.parse(decoder.decode(bytes.subarray(4, 4 + jsonLength)), (_key, v: unknown) => {
       if (typeof v !== 'object' || v === null || !('$typed' in v)) return v;
       const ref = v as { $typed: string; offset: number; length: number };
-      const Ctor = TYPED[ref.$typed];
+      const Ctor = TYPED[ref.$typed === 'ArrayBuffer' ? 'Uint8Array' : ref.$typed];
       if (!Ctor) return fail(`unknown typed array ${ref.$typed}`);
       const start = binaryStart + ref.offset;
       const end = start + ref.length * Ctor.BYTES_PER_ELEMENT;
       if (!Number.isSafeInteger(start) || end > bytes.length || ref.length < 0)
         fail('typed array beyond the part');
       // slice() copies into a fresh, aligned buffer the caller owns.
-      return new Ctor(bytes.slice(start, end).buffer);
+      const buffer = bytes.slice(start, end).buffer;
+      return ref.$typed === 'ArrayBuffer' ? buffer : new Ctor(buffer);
     });
   } catch (e) {
     if (e instanceof BundleError) throw e;

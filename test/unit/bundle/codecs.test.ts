@@ -88,6 +88,7 @@ describe('structured codec', () => {
       i32: new Int32Array([-5, 6]),
       u32: new Uint32Array([4_000_000_000]),
       plain: [1, 'two', null, true],
+      buffer: new Float32Array([0.25, 0.5]).buffer,
     };
     const bytes = encodeStructured(value);
     // Decoding from an unaligned view of a larger buffer must still work (parts arrive as subarrays).

@@ -1,0 +1,61 @@
+// The bundle API in one import: write an index to a v1 bundle stream, read one back fully validated.
+// FORMAT.md beside this file documents the bytes.
+import type { ByteInput } from './byteSource.ts';
+import type { EmbedderInfo } from './format.ts';
+import { readBundle } from './reader.ts';
+import {
+  indexParts,
+  manifestBase,
+  snapshotCounts,
+  snapshotFromBundle,
+  sourceFromSnapshot,
+  type ExportOptions,
+  type IndexSnapshot,
+  type IndexSource,
+} from './snapshot.ts';
+import { writeBundle } from './writer.ts';
+
+export * from './format.ts';
+export { readBundle, type ReadBundle, type ReadOptions } from './reader.ts';
+export { writeBundle, bundleStream, bundleBytes } from './writer.ts';
+export type { ByteInput } from './byteSource.ts';
+export {
+  PART,
+  indexParts,
+  mergeSnapshots,
+  snapshotCounts,
+  snapshotFromBundle,
+  sourceFromSnapshot,
+  type ExportOptions,
+  type IndexSnapshot,
+  type IndexSource,
+} from './snapshot.ts';
+
+/** Streams an index (read layer by layer from `source`) as bundle bytes. */
+export function writeIndexBundle(
+  source: IndexSource,
+  options: ExportOptions,
+  counts: Record<string, number> = {},
+): AsyncGenerator<Uint8Array> {
+  return writeBundle(indexParts(source, options), manifestBase(source, options.appVersion, counts));
+}
+
+/** Streams an in-memory snapshot as bundle bytes, with its counts in the manifest. */
+export function writeSnapshotBundle(
+  snapshot: IndexSnapshot,
+  options: ExportOptions,
+): AsyncGenerator<Uint8Array> {
+  return writeIndexBundle(sourceFromSnapshot(snapshot), options, snapshotCounts(snapshot));
+}
+
+/**
+ * Reads, validates and decodes a bundle. Every check (bytes, digests, manifest, embedder, cross-layer
+ * consistency) passes before the snapshot is returned; otherwise a BundleError says why.
+ */
+export async function readIndexBundle(
+  input: ByteInput,
+  expectEmbedder?: EmbedderInfo | null,
+): Promise<IndexSnapshot> {
+  const read = await readBundle(input, { expectEmbedder });
+  return snapshotFromBundle(read, expectEmbedder);
+}

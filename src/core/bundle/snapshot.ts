@@ -1,0 +1,372 @@
+// What an index bundle holds, layer by layer, and the mapping between those layers and bundle parts.
+// The store (browser) and the CLI (Node) both go through here, so a bundle written by one reads identically in the
+// other, and both decode vectors with the same code (the same ranking for the same bundle).
+import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../types.ts';
+import {
+  decodeJsonl,
+  decodeStructured,
+  decodeVectors,
+  jsonlPart,
+  quantizeInt8,
+  structuredPart,
+  type VectorEncoding,
+} from './codecs.ts';
+import {
+  BundleError,
+  checkEmbedder,
+  type BundlePart,
+  type EmbedderInfo,
+  type ManifestBase,
+  type PartEntry,
+} from './format.ts';
+import type { ReadBundle } from './reader.ts';
+
+/** Every layer of an index, in memory. */
+export interface IndexSnapshot {
+  embedder: EmbedderInfo | null;
+  params: Record<string, unknown>;
+  documents: DocumentRecord[];
+  sections: SectionRecord[];
+  chunks: ChunkRecord[];
+  sentences: SentenceRecord[];
+  /** Sentence vectors per document id: rows in sentence-index order, unit length. */
+  vectors: Map<string, Float32Array>;
+  /** The serialized concept graph (src/core/graph), when one was built for exactly these chunks. */
+  graph?: Record<string, unknown>;
+  /**
+   * Any other layer as a table of records (KG: kgEntities, kgRelations, kgChunks; later layers likewise). Stored
+   * as "table.<name>.bin" parts, so a new layer needs no format change. Records may hold ArrayBuffers.
+   */
+  tables: Record<string, unknown[]>;
+}
+
+/** The same layers, fetched one at a time (the store exports from IndexedDB without loading all at once). */
+export interface IndexSource {
+  embedder: EmbedderInfo | null;
+  params: Record<string, unknown>;
+  documents(): Promise<DocumentRecord[]>;
+  sections(): Promise<SectionRecord[]>;
+  chunks(): Promise<ChunkRecord[]>;
+  sentences(): Promise<SentenceRecord[]>;
+  vectors(): Promise<Map<string, Float32Array>>;
+  graph(): Promise<Record<string, unknown> | undefined>;
+  tableNames: string[];
+  table(name: string): Promise<unknown[]>;
+}
+
+export const PART = {
+  documents: 'documents.jsonl',
+  sections: 'sections.jsonl',
+  chunks: 'chunks.jsonl',
+  sentences: 'sentences.jsonl',
+  vectorLayout: 'vectors.layout.jsonl',
+  vectorsI8: 'vectors.i8',
+  vectorsF32: 'vectors.f32',
+  graph: 'graph.bin',
+  tablePrefix: 'table.',
+} as const;
+
+export interface ExportOptions {
+  /** int8 with a per-vector scale (default) or exact Float32. */
+  vectors?: VectorEncoding;
+  appVersion: string;
+}
+
+export function sourceFromSnapshot(s: IndexSnapshot): IndexSource {
+  return {
+    embedder: s.embedder,
+    params: s.params,
+    documents: async () => s.documents,
+    sections: async () => s.sections,
+    chunks: async () => s.chunks,
+    sentences: async () => s.sentences,
+    vectors: async () => s.vectors,
+    graph: async () => s.graph,
+    tableNames: Object.keys(s.tables),
+    table: async (name) => s.tables[name] ?? [],
+  };
+}
+
+/** Rows of each document's vectors, in document-id order (the order of the vectors part). */
+interface LayoutRow {
+  docId: string;
+  rows: number;
+}
+
+function vectorPart(vectors: Map<string, Float32Array>, dim: number, encoding: VectorEncoding): BundlePart[] {
+  const layout: LayoutRow[] = [...vectors.keys()]
+    .sort()
+    .map((docId) => ({ docId, rows: vectors.get(docId)!.length / dim }));
+  const totalRows = layout.reduce((n, l) => n + l.rows, 0);
+  const layoutPart = jsonlPart(PART.vectorLayout, layout);
+  if (encoding === 'f32') {
+    const data = new Uint8Array(totalRows * dim * 4);
+    let offset = 0;
+    for (const { docId } of layout) {
+      const v = vectors.get(docId)!;
+      data.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), offset);
+      offset += v.byteLength;
+    }
+    return [
+      layoutPart,
+      { name: PART.vectorsF32, kind: 'vectors-f32', count: totalRows, data, meta: { dimension: dim } },
+    ];
+  }
+  // Block layout of quantizeInt8 (all scales, then all codes), assembled document by document.
+  const data = new Uint8Array(totalRows * (4 + dim));
+  let row = 0;
+  for (const { docId, rows } of layout) {
+    const q = quantizeInt8(vectors.get(docId)!, dim);
+    data.set(q.subarray(0, rows * 4), row * 4);
+    data.set(q.subarray(rows * 4), totalRows * 4 + row * dim);
+    row += rows;
+  }
+  return [
+    layoutPart,
+    { name: PART.vectorsI8, kind: 'vectors-i8', count: totalRows, data, meta: { dimension: dim } },
+  ];
+}
+
+/** Manifest fields for writeBundle from a source. */
+export function manifestBase(
+  source: IndexSource,
+  appVersion: string,
+  counts: Record<string, number> = {},
+): ManifestBase {
+  return { appVersion, embedder: source.embedder, params: source.params, counts };
+}
+
+/**
+ * Yields the parts of an index one layer at a time. Each layer is fetched, encoded and handed to the writer
+ * before the next is fetched, so at most one layer is held twice (records + encoded bytes).
+ */
+export async function* indexParts(source: IndexSource, options: ExportOptions): AsyncGenerator<BundlePart> {
+  yield jsonlPart(PART.documents, await source.documents());
+  yield jsonlPart(PART.sections, await source.sections());
+  yield jsonlPart(PART.chunks, await source.chunks());
+  yield jsonlPart(PART.sentences, await source.sentences());
+  if (source.embedder) {
+    const vectors = await source.vectors();
+    for (const [docId, v] of vectors) {
+      if (v.length % source.embedder.dimension !== 0) {
+        throw new Error(
+          `bundle export: vectors of document ${docId} are not rows of dimension ${source.embedder.dimension}`,
+        );
+      }
+    }
+    yield* vectorPart(vectors, source.embedder.dimension, options.vectors ?? 'i8');
+  }
+  const graph = await source.graph();
+  if (graph) yield structuredPart(PART.graph, graph);
+  for (const name of source.tableNames) {
+    const records = await source.table(name);
+    if (records.length) yield structuredPart(`${PART.tablePrefix}${name}.bin`, records, records.length);
+  }
+}
+
+function invalid(message: string, part?: string): BundleError {
+  return new BundleError('invalid-content', message, part);
+}
+
+function decodeRecords<T>(read: ReadBundle, name: string, required: boolean): T[] {
+  const bytes = read.parts.get(name);
+  if (!bytes) {
+    if (required) throw invalid(`the part ${name} is missing`, name);
+    return [];
+  }
+  const records = decodeJsonl<T>(bytes, name);
+  const entry = read.manifest.parts.find((p) => p.name === name)!;
+  if (records.length !== entry.count) {
+    throw invalid(`part ${name} holds ${records.length} records, the manifest says ${entry.count}`, name);
+  }
+  return records;
+}
+
+function requireFields(records: unknown[], fields: string[], part: string): void {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] as Record<string, unknown>;
+    for (const f of fields) {
+      if (typeof r !== 'object' || r === null || !(f in r)) {
+        throw invalid(`part ${part} record ${i + 1} lacks the field "${f}"`, part);
+      }
+    }
+  }
+}
+
+function decodeVectorParts(
+  read: ReadBundle,
+  embedder: EmbedderInfo | null,
+  sentencesPerDoc: Map<string, number>,
+): Map<string, Float32Array> {
+  const vectors = new Map<string, Float32Array>();
+  const entry: PartEntry | undefined = read.manifest.parts.find(
+    (p) => p.name === PART.vectorsI8 || p.name === PART.vectorsF32,
+  );
+  if (!entry) {
+    if (embedder) throw invalid('the bundle names an embedder but has no vectors part');
+    return vectors;
+  }
+  if (!embedder) throw invalid('the bundle has vectors but names no embedder');
+  const dim = embedder.dimension;
+  if (entry.meta?.dimension !== dim) {
+    throw invalid(`part ${entry.name} has dimension ${String(entry.meta?.dimension)}, the manifest ${dim}`);
+  }
+  const layout = decodeRecords<LayoutRow>(read, PART.vectorLayout, true);
+  const all = decodeVectors(entry.kind, read.parts.get(entry.name)!, dim, entry.count);
+  let row = 0;
+  for (const { docId, rows } of layout) {
+    const expected = sentencesPerDoc.get(docId);
+    if (expected === undefined) throw invalid(`vectors for unknown document ${docId}`, PART.vectorLayout);
+    if (rows !== expected) {
+      throw invalid(`document ${docId} has ${expected} sentences but ${rows} vectors`, PART.vectorLayout);
+    }
+    vectors.set(docId, all.slice(row * dim, (row + rows) * dim));
+    row += rows;
+  }
+  if (row !== entry.count)
+    throw invalid(`the vector layout covers ${row} of ${entry.count} rows`, entry.name);
+  return vectors;
+}
+
+/**
+ * Decodes a validated bundle into a snapshot, checking that the layers agree with each other (every chunk's
+ * document exists, vectors match sentence counts, the graph covers exactly the chunks, …).
+ */
+export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderInfo | null): IndexSnapshot {
+  const { manifest } = read;
+  checkEmbedder(manifest.embedder, expectEmbedder);
+  const documents = decodeRecords<DocumentRecord>(read, PART.documents, true);
+  const sections = decodeRecords<SectionRecord>(read, PART.sections, true);
+  const chunks = decodeRecords<ChunkRecord>(read, PART.chunks, true);
+  const sentences = decodeRecords<SentenceRecord>(read, PART.sentences, true);
+  requireFields(documents, ['id', 'title', 'hash', 'text'], PART.documents);
+  requireFields(sections, ['id', 'docId'], PART.sections);
+  requireFields(chunks, ['id', 'docId', 'text', 'tokens'], PART.chunks);
+  requireFields(sentences, ['id', 'docId', 'chunkId', 'index', 'start', 'end'], PART.sentences);
+
+  const docIds = new Set<string>();
+  for (const d of documents) {
+    if (docIds.has(d.id)) throw invalid(`document ${d.id} appears twice`, PART.documents);
+    docIds.add(d.id);
+  }
+  for (const s of sections) {
+    if (!docIds.has(s.docId)) throw invalid(`section ${s.id} belongs to no document`, PART.sections);
+  }
+  const chunkIds = new Set<string>();
+  for (const c of chunks) {
+    if (!docIds.has(c.docId)) throw invalid(`chunk ${c.id} belongs to no document`, PART.chunks);
+    chunkIds.add(c.id);
+  }
+  const sentencesPerDoc = new Map<string, number>();
+  for (const s of sentences) {
+    if (!chunkIds.has(s.chunkId)) throw invalid(`sentence ${s.id} belongs to no chunk`, PART.sentences);
+    sentencesPerDoc.set(s.docId, (sentencesPerDoc.get(s.docId) ?? 0) + 1);
+  }
+  const vectors = decodeVectorParts(read, manifest.embedder, sentencesPerDoc);
+
+  let graph: Record<string, unknown> | undefined;
+  const graphBytes = read.parts.get(PART.graph);
+  if (graphBytes) {
+    graph = decodeStructured<Record<string, unknown>>(graphBytes, PART.graph);
+    const ids = graph?.chunkIds;
+    if (
+      !Array.isArray(ids) ||
+      ids.length !== chunkIds.size ||
+      !ids.every((id) => chunkIds.has(id as string))
+    ) {
+      throw invalid('the concept graph does not cover exactly the chunks of the bundle', PART.graph);
+    }
+  }
+
+  const tables: Record<string, unknown[]> = {};
+  for (const entry of manifest.parts) {
+    if (!entry.name.startsWith(PART.tablePrefix) || !entry.name.endsWith('.bin')) continue;
+    const name = entry.name.slice(PART.tablePrefix.length, -'.bin'.length);
+    const records = decodeStructured<unknown[]>(read.parts.get(entry.name)!, entry.name);
+    if (!Array.isArray(records) || records.length !== entry.count) {
+      throw invalid(`part ${entry.name} does not hold ${entry.count} records`, entry.name);
+    }
+    tables[name] = records;
+  }
+
+  return {
+    embedder: manifest.embedder,
+    params: manifest.params,
+    documents,
+    sections,
+    chunks,
+    sentences,
+    vectors,
+    graph,
+    tables,
+  };
+}
+
+/** The key of a record of a layer table: its `id`, else its `chunkId`, else its JSON. */
+function recordKey(r: unknown): string {
+  const o = r as Record<string, unknown>;
+  if (typeof o?.id === 'string') return o.id;
+  if (typeof o?.chunkId === 'string') return o.chunkId;
+  return JSON.stringify(r);
+}
+
+/**
+ * Adds the documents of `add` that `base` does not hold yet (same id or same content hash: kept once) with
+ * everything derived from them. The concept graph is dropped: it must be rebuilt for the merged chunk set.
+ * Layer tables are merged by record key; records present on both sides keep the base's and gain `add`'s chunkIds.
+ */
+export function mergeSnapshots(base: IndexSnapshot, add: IndexSnapshot): IndexSnapshot {
+  checkEmbedder(add.embedder, base.embedder);
+  const haveIds = new Set(base.documents.map((d) => d.id));
+  const haveHashes = new Set(base.documents.map((d) => d.hash));
+  const fresh = new Set(
+    add.documents.filter((d) => !haveIds.has(d.id) && !haveHashes.has(d.hash)).map((d) => d.id),
+  );
+  const vectors = new Map(base.vectors);
+  for (const [docId, v] of add.vectors) if (fresh.has(docId)) vectors.set(docId, v);
+  const tables: Record<string, unknown[]> = {};
+  for (const name of new Set([...Object.keys(base.tables), ...Object.keys(add.tables)])) {
+    const merged = new Map<string, unknown>();
+    for (const r of base.tables[name] ?? []) merged.set(recordKey(r), r);
+    for (const r of add.tables[name] ?? []) {
+      const key = recordKey(r);
+      const old = merged.get(key) as Record<string, unknown> | undefined;
+      const extra = (r as Record<string, unknown>).chunkIds;
+      if (!old) merged.set(key, r);
+      else if (Array.isArray(old.chunkIds) && Array.isArray(extra)) {
+        merged.set(key, { ...old, chunkIds: [...new Set([...old.chunkIds, ...extra])] });
+      }
+    }
+    tables[name] = [...merged.values()];
+  }
+  return {
+    embedder: base.embedder ?? add.embedder,
+    params: { ...add.params, ...base.params },
+    documents: [...base.documents, ...add.documents.filter((d) => fresh.has(d.id))],
+    sections: [...base.sections, ...add.sections.filter((s) => fresh.has(s.docId))],
+    chunks: [...base.chunks, ...add.chunks.filter((c) => fresh.has(c.docId))],
+    sentences: [...base.sentences, ...add.sentences.filter((s) => fresh.has(s.docId))],
+    vectors,
+    graph: fresh.size === 0 ? base.graph : undefined,
+    tables,
+  };
+}
+
+/** Record counts of a snapshot (the manifest's counts and `info`). */
+export function snapshotCounts(s: IndexSnapshot): Record<string, number> {
+  let vectorRows = 0;
+  for (const v of s.vectors.values()) vectorRows += s.embedder ? v.length / s.embedder.dimension : 0;
+  const counts: Record<string, number> = {
+    documents: s.documents.length,
+    sections: s.sections.length,
+    chunks: s.chunks.length,
+    sentences: s.sentences.length,
+    vectors: vectorRows,
+  };
+  const terms = s.graph?.terms;
+  if (Array.isArray(terms)) counts.concepts = terms.length;
+  const targets = s.graph?.edgeTargets;
+  if (targets instanceof Uint32Array) counts.edges = targets.length / 2;
+  for (const [name, records] of Object.entries(s.tables)) counts[name] = records.length;
+  return counts;
+}
