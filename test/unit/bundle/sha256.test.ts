@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Sha256, sha256HexSync, toHex } from '../../../src/core/bundle/sha256.ts';
 
 async function subtleHex(data: Uint8Array): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', data)));
+  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(data))));
 }
 
 /** Deterministic pseudo-random bytes (xorshift32), so a failure can be reproduced. */
