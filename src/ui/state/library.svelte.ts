@@ -143,47 +143,47 @@ export class LibraryState {
     this.version += 1;
   }
 
-  /** Reads the picked files (off the main thread's critical path: File.arrayBuffer is async) and queues them. */
+  /** Reads the picked files (File.arrayBuffer is async, so the page stays responsive) and queues them. */
   async addFiles(files: PickedFile[]): Promise<void> {
     if (files.length === 0) return;
-    this.message = null;
-    const items = await Promise.all(
-      files.map(async (f) => ({ name: f.name, bytes: await f.file.arrayBuffer() })),
-    );
-    this.running = true;
-    this.stages = {};
-    await ingestWorker().enqueue(
-      transfer(
-        items,
-        items.map((i) => i.bytes),
-      ),
+    await this.queue(() =>
+      Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.file.arrayBuffer() }))),
     );
   }
 
   /** Fetches the sample documents shipped with the app (public/samples/) and queues them. */
   async loadSamples(): Promise<void> {
+    await this.queue(async () => {
+      const index = await fetch('samples/index.json');
+      if (!index.ok) throw new Error(`samples: could not load samples/index.json (HTTP ${index.status})`);
+      const list = (await index.json()) as { file: string; title: string }[];
+      return Promise.all(
+        list.map(async (entry) => {
+          const response = await fetch(`samples/${encodeURIComponent(entry.file)}`);
+          if (!response.ok) throw new Error(`samples: ${entry.file}: HTTP ${response.status}`);
+          return { name: entry.file, bytes: await response.arrayBuffer() };
+        }),
+      );
+    });
+  }
+
+  /** Marks the library busy at once (so nobody sees a false "idle"), reads the files, hands them to the worker. */
+  private async queue(read: () => Promise<{ name: string; bytes: ArrayBuffer }[]>): Promise<void> {
     this.message = null;
-    const index = await fetch('samples/index.json');
-    if (!index.ok) {
-      this.message = `samples: could not load samples/index.json (HTTP ${index.status})`;
-      return;
-    }
-    const list = (await index.json()) as { file: string; title: string }[];
-    const items = await Promise.all(
-      list.map(async (entry) => {
-        const response = await fetch(`samples/${encodeURIComponent(entry.file)}`);
-        if (!response.ok) throw new Error(`samples: ${entry.file}: HTTP ${response.status}`);
-        return { name: entry.file, bytes: await response.arrayBuffer() };
-      }),
-    );
     this.running = true;
     this.stages = {};
-    await ingestWorker().enqueue(
-      transfer(
-        items,
-        items.map((i) => i.bytes),
-      ),
-    );
+    try {
+      const items = await read();
+      await ingestWorker().enqueue(
+        transfer(
+          items,
+          items.map((i) => i.bytes),
+        ),
+      );
+    } catch (error) {
+      this.running = await ingestWorker().isRunning();
+      throw error;
+    }
   }
 
   async cancel(): Promise<void> {

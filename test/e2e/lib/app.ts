@@ -1,0 +1,162 @@
+// Page helpers shared by the specs: open the app, add files through the Library view's file input, wait until the
+// ingest worker is idle, and read counts and per-document integrity straight from IndexedDB.
+import type { Page } from 'playwright-core';
+
+export interface DbCounts {
+  documents: number;
+  sections: number;
+  chunks: number;
+  sentences: number;
+  /** Sentence vectors (rows), summed over the per-document vector records. */
+  vectors: number;
+  pendingWaiting: number;
+  pendingFailed: number;
+}
+
+/** Per-document problems: a document missing chunks, sentences or vectors would be a half-written document. */
+export interface Integrity {
+  documents: number;
+  problems: string[];
+}
+
+export async function openApp(page: Page, origin: string, view = 'library'): Promise<void> {
+  await page.goto(`${origin}/#${view}`);
+  await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+}
+
+export async function addFiles(page: Page, paths: string[]): Promise<void> {
+  await page.setInputFiles('[data-testid="file-input"]', paths);
+}
+
+/** Waits until the app says it is idle with nothing waiting in the queue. */
+export async function waitIdle(page: Page, timeoutMs: number): Promise<void> {
+  await page.waitForFunction(
+    async () => {
+      const el = document.querySelector('[data-indexing]');
+      if (!el || el.getAttribute('data-indexing') !== 'idle') return false;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open('conceptrag');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      try {
+        const all = await new Promise<{ status: string }[]>((resolve, reject) => {
+          const r = db.transaction('pending').objectStore('pending').getAll();
+          r.onsuccess = () => resolve(r.result as { status: string }[]);
+          r.onerror = () => reject(r.error);
+        });
+        return all.every((p) => p.status === 'failed');
+      } finally {
+        db.close();
+      }
+    },
+    undefined,
+    { timeout: timeoutMs, polling: 500 },
+  );
+}
+
+export async function readCounts(page: Page): Promise<DbCounts> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('conceptrag');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const count = (store: string) =>
+      new Promise<number>((resolve, reject) => {
+        const r = db.transaction(store).objectStore(store).count();
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+    const vectorRows = await new Promise<number>((resolve, reject) => {
+      let rows = 0;
+      const r = db.transaction('vectors').objectStore('vectors').openCursor();
+      r.onsuccess = () => {
+        const cursor = r.result;
+        if (!cursor) return resolve(rows);
+        const v = cursor.value as { count: number; dimension: number; data: ArrayBuffer };
+        // Trust the bytes, not the count field: rows = floats / dimension.
+        rows += v.dimension > 0 ? v.data.byteLength / 4 / v.dimension : 0;
+        cursor.continue();
+      };
+      r.onerror = () => reject(r.error);
+    });
+    const pending = await new Promise<{ status: string }[]>((resolve, reject) => {
+      const r = db.transaction('pending').objectStore('pending').getAll();
+      r.onsuccess = () => resolve(r.result as { status: string }[]);
+      r.onerror = () => reject(r.error);
+    });
+    const out = {
+      documents: await count('documents'),
+      sections: await count('sections'),
+      chunks: await count('chunks'),
+      sentences: await count('sentences'),
+      vectors: vectorRows,
+      pendingWaiting: pending.filter((p) => p.status !== 'failed').length,
+      pendingFailed: pending.filter((p) => p.status === 'failed').length,
+    };
+    db.close();
+    return out;
+  });
+}
+
+/** Checks that every stored document has its sections, chunks, sentences and one vector per sentence. */
+export async function checkIntegrity(page: Page): Promise<Integrity> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('conceptrag');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const all = <T>(store: string) =>
+      new Promise<T[]>((resolve, reject) => {
+        const r = db.transaction(store).objectStore(store).getAll();
+        r.onsuccess = () => resolve(r.result as T[]);
+        r.onerror = () => reject(r.error);
+      });
+    const docs = await all<{ id: string; sourceName: string }>('documents');
+    const sections = await all<{ docId: string }>('sections');
+    const chunks = await all<{ id: string; docId: string; sentenceCount: number }>('chunks');
+    const sentences = await all<{ docId: string; chunkId: string }>('sentences');
+    const vectors = await all<{ docId: string; dimension: number; data: ArrayBuffer }>('vectors');
+    db.close();
+    const by = <T extends { docId: string }>(rows: T[]) => {
+      const m = new Map<string, T[]>();
+      for (const r of rows) m.set(r.docId, [...(m.get(r.docId) ?? []), r]);
+      return m;
+    };
+    const secBy = by(sections);
+    const chunkBy = by(chunks);
+    const sentBy = by(sentences);
+    const vecBy = new Map(vectors.map((v) => [v.docId, v]));
+    const problems: string[] = [];
+    for (const d of docs) {
+      const cs = chunkBy.get(d.id) ?? [];
+      const ss = sentBy.get(d.id) ?? [];
+      const v = vecBy.get(d.id);
+      if ((secBy.get(d.id) ?? []).length === 0) problems.push(`${d.sourceName}: no sections`);
+      if (cs.length === 0) problems.push(`${d.sourceName}: no chunks`);
+      const expected = cs.reduce((n, c) => n + c.sentenceCount, 0);
+      if (ss.length !== expected)
+        problems.push(`${d.sourceName}: ${ss.length} sentences, chunks list ${expected}`);
+      const rows = v && v.dimension > 0 ? v.data.byteLength / 4 / v.dimension : -1;
+      if (rows !== ss.length) problems.push(`${d.sourceName}: ${rows} vectors for ${ss.length} sentences`);
+    }
+    const docIds = new Set(docs.map((d) => d.id));
+    for (const rows of [sections, chunks, sentences, vectors]) {
+      for (const r of rows) if (!docIds.has(r.docId)) problems.push(`orphan record of document ${r.docId}`);
+    }
+    return { documents: docs.length, problems };
+  });
+}
+
+/** Per-file outcomes shown in the Library view. */
+export async function readOutcomes(page: Page): Promise<{ file: string; status: string; text: string }[]> {
+  return page.$$eval('[data-testid="outcomes"] li', (items) =>
+    items.map((li) => ({
+      file: li.getAttribute('data-file') ?? '',
+      status: li.getAttribute('data-status') ?? '',
+      text: (li.textContent ?? '').replace(/\s+/g, ' ').trim(),
+    })),
+  );
+}

@@ -1,0 +1,71 @@
+// A tiny static file server for the built app (dist/) with the cross-origin isolation headers that WASM threads
+// need, on a free loopback port. Our own instead of `vite preview` so the runner controls its lifetime and port.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.jsonl': 'application/jsonl; charset=utf-8',
+  '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.webmanifest': 'application/manifest+json',
+};
+
+export interface StaticServer {
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function serveStatic(root: string): Promise<StaticServer> {
+  const base = normalize(root);
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      let path = normalize(join(base, decodeURIComponent(url.pathname)));
+      if (path !== base && !path.startsWith(base + sep)) {
+        res.writeHead(403).end();
+        return;
+      }
+      let info = await stat(path).catch(() => null);
+      if (info?.isDirectory()) {
+        path = join(path, 'index.html');
+        info = await stat(path).catch(() => null);
+      }
+      if (!info?.isFile()) {
+        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+        return;
+      }
+      res.writeHead(200, {
+        'Content-Type': TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream',
+        'Content-Length': info.size,
+        'Cross-Origin-Opener-Policy': 'same-origin',
+        'Cross-Origin-Embedder-Policy': 'require-corp',
+        'Cross-Origin-Resource-Policy': 'same-origin',
+        'Cache-Control': 'no-cache',
+      });
+      if (req.method === 'HEAD') res.end();
+      else createReadStream(path).pipe(res);
+    })().catch((error: unknown) => {
+      res.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

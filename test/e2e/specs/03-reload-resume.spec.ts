@@ -1,0 +1,95 @@
+// Spec (c): a reload in the middle of indexing leaves no half-written document (every stored document has all
+// its sections, chunks, sentences and vectors), and the queue resumes after the reload until every document of
+// the batch is stored.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { expectedCounts } from '../lib/expected.ts';
+import type { E2eSpec } from '../lib/harness.ts';
+
+const WORDS = [
+  'river',
+  'harbour',
+  'mill',
+  'castle',
+  'market',
+  'bridge',
+  'abbey',
+  'forest',
+  'valley',
+  'tower',
+];
+const NAMES = [
+  'Alden',
+  'Brisk',
+  'Corven',
+  'Dunmore',
+  'Elsby',
+  'Fenwick',
+  'Garrow',
+  'Hollin',
+  'Ivel',
+  'Jarrow',
+];
+
+/** A deterministic corpus of short passages, each different, three sentences each. */
+function passages(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `${NAMES[i % 10]}${NAMES[Math.floor(i / 10) % 10].toLowerCase()}`;
+    const a = WORDS[i % 10];
+    const b = WORDS[(i * 7 + 3) % 10];
+    const text =
+      `${name} is a village known for its ${a}, first recorded in the year ${1000 + i}. ` +
+      `The old ${b} of ${name} was rebuilt ${(i % 9) + 2} times after floods. ` +
+      `Today about ${100 + ((i * 37) % 900)} people live in ${name}.`;
+    lines.push(JSON.stringify({ title: `${name} (village ${i})`, text }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+const spec: E2eSpec = {
+  name: 'reload mid-indexing: no half-written document, queue resumes and completes',
+  timeoutMs: 240_000,
+  async run({ page, origin, tmp, log }) {
+    const jsonl = join(tmp, 'villages.jsonl');
+    await writeFile(jsonl, passages(400));
+    const txt = join(tmp, 'after.txt');
+    await writeFile(txt, 'This file waits behind the big one. It must be indexed after the reload too.\n');
+    const expected = await expectedCounts([jsonl, txt]);
+
+    await openApp(page, origin);
+    await addFiles(page, [jsonl, txt]);
+    // Reload once some documents are stored and the queue is still busy.
+    await page.waitForFunction(
+      () =>
+        Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? 0) >= 20,
+      undefined,
+      { timeout: 120_000, polling: 100 },
+    );
+    await page.reload();
+    await page.waitForSelector('[data-indexing]');
+    const mid = await readCounts(page);
+    log(`after reload: ${JSON.stringify(mid)} (expected in the end ${JSON.stringify(expected)})`);
+    if (mid.documents >= expected.documents)
+      throw new Error('indexing finished before the reload; nothing to resume');
+    const midIntegrity = await checkIntegrity(page);
+    if (midIntegrity.problems.length > 0) {
+      throw new Error(`half-written documents after reload: ${midIntegrity.problems.slice(0, 5).join('; ')}`);
+    }
+    if (mid.pendingWaiting === 0) throw new Error('the queue was lost on reload');
+
+    await waitIdle(page, 200_000);
+    const end = await readCounts(page);
+    log(`resumed and finished: ${JSON.stringify(end)}`);
+    for (const key of ['documents', 'chunks', 'sentences', 'vectors'] as const) {
+      if (end[key] !== expected[key])
+        throw new Error(`${key}: ${end[key]} after resume, expected ${expected[key]}`);
+    }
+    const integrity = await checkIntegrity(page);
+    if (integrity.problems.length > 0)
+      throw new Error(`integrity: ${integrity.problems.slice(0, 5).join('; ')}`);
+  },
+};
+
+export default spec;

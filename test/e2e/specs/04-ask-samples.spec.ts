@@ -1,0 +1,75 @@
+// Spec (d): first run with zero configuration — "Try it with sample documents", then the Ask view answers a
+// question about them with highlighted evidence; a highlighted sentence opens the source document scrolled to it.
+// No request leaves the app's origin (checked by the runner for every spec).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { prepareFile } from '../../../src/core/prepare.ts';
+import { openApp, readCounts, waitIdle } from '../lib/app.ts';
+import type { E2eSpec } from '../lib/harness.ts';
+
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'public', 'samples');
+
+/** A question made from a real sentence of the first sample: its longest sentence, without the final stop. */
+async function sampleQuestion(): Promise<{ question: string; title: string }> {
+  const index = JSON.parse(await readFile(join(SAMPLES, 'index.json'), 'utf8')) as {
+    file: string;
+    title: string;
+  }[];
+  if (index.length === 0) throw new Error('public/samples/index.json lists no samples');
+  const first = index[0];
+  const { documents } = await prepareFile(
+    first.file,
+    new Uint8Array(await readFile(join(SAMPLES, first.file))),
+    {
+      maxChunkTokens: 1200,
+    },
+  );
+  const doc = documents[0];
+  if (!doc) throw new Error(`sample ${first.file} yields no document in Node`);
+  const sentence = [...doc.sentences].sort((a, b) => b.text.length - a.text.length)[0];
+  return { question: sentence.text.replace(/[.!?]+\s*$/, ''), title: doc.doc.title };
+}
+
+const spec: E2eSpec = {
+  name: 'ask: samples loaded with one click, evidence highlighted, sentence link opens the source',
+  timeoutMs: 240_000,
+  async run({ page, origin, log }) {
+    const { question, title } = await sampleQuestion();
+    await openApp(page, origin);
+    await page.click('[data-testid="samples"]');
+    await waitIdle(page, 200_000);
+    const counts = await readCounts(page);
+    log(`samples indexed: ${JSON.stringify(counts)}`);
+    if (counts.documents === 0 || counts.vectors !== counts.sentences)
+      throw new Error('samples were not indexed');
+
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', question);
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+    const evidence = await page.$$eval('[data-testid="evidence"]', (cards) =>
+      cards.map((c) => ({
+        title: c.querySelector('.title')?.textContent?.trim() ?? '',
+        marks: c.querySelectorAll('[data-testid="evidence-sentence"]').length,
+      })),
+    );
+    log(`question "${question.slice(0, 80)}…" → ${evidence.length} passages; top: ${evidence[0]?.title}`);
+    if (!evidence.slice(0, 3).some((e) => e.title === title)) {
+      throw new Error(
+        `the sample the question comes from ("${title}") is not in the top 3: ${JSON.stringify(evidence.slice(0, 3))}`,
+      );
+    }
+    if (!evidence.some((e) => e.marks > 0)) throw new Error('no highlighted sentence in the evidence');
+
+    const link = page.locator('[data-testid="evidence-sentence"]').first();
+    const sentence = (await link.textContent())?.trim() ?? '';
+    await link.click();
+    await page.waitForSelector('[data-testid="viewer"]');
+    const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+    if (marked !== sentence) throw new Error(`viewer highlights "${marked}", the link was "${sentence}"`);
+    const visible = await page.locator('[data-testid="viewer-mark"]').isVisible();
+    if (!visible) throw new Error('the highlighted sentence is not scrolled into view');
+  },
+};
+
+export default spec;

@@ -1,0 +1,283 @@
+// The ingest pipeline on fake-indexeddb with a scripted parser and embedder: batches across documents, per-file
+// errors that do not stop the batch, the size limit, embedder mismatch, cancellation and resuming a queue.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import type { Embedder, PreparedDocument } from '../../../src/core/types.ts';
+import { openDatabase } from '../../../src/store/db.ts';
+import { Repo } from '../../../src/store/repo.ts';
+import {
+  embedAcross,
+  IngestPipeline,
+  MAX_FILE_BYTES,
+  type PrepareFn,
+} from '../../../workers/ingestPipeline.ts';
+import type { IngestEvent } from '../../../workers/protocol.ts';
+
+/** A document per line "title: sentence. sentence."; a file whose text starts with "BAD" fails to parse. */
+const prepare: PrepareFn = async (name, bytes) => {
+  const text = new TextDecoder().decode(bytes);
+  if (text.startsWith('BAD'))
+    return { documents: [], errors: [{ file: name, reason: `${name}: not a real format` }] };
+  const documents = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((line): PreparedDocument => {
+      const [title, body] = line.split(': ');
+      const id = `d-${title}`;
+      const chunkId = `${id}#0000#0000`;
+      const parts = body.split(/(?<=\.) /);
+      let at = 0;
+      const sentences = parts.map((p, index) => {
+        const start = body.indexOf(p, at);
+        at = start + p.length;
+        return {
+          id: `${id}:${String(index).padStart(6, '0')}`,
+          docId: id,
+          chunkId,
+          index,
+          start,
+          end: at,
+          text: p,
+        };
+      });
+      return {
+        doc: {
+          id,
+          title,
+          sourceName: name,
+          mime: 'text/plain',
+          size: line.length,
+          hash: `h-${title}`,
+          addedAt: 0,
+          text: body,
+        },
+        sections: [
+          { id: `${id}#0000`, docId: id, index: 0, heading: '', level: 0, start: 0, end: body.length },
+        ],
+        chunks: [
+          {
+            id: chunkId,
+            docId: id,
+            sectionIndex: 0,
+            position: 0,
+            order: 0,
+            start: 0,
+            end: body.length,
+            text: body,
+            tokens: 5,
+            firstSentence: 0,
+            sentenceCount: sentences.length,
+          },
+        ],
+        sentences,
+      };
+    });
+  return { documents, errors: [] };
+};
+
+/** Dimension-2 vectors: (length of the text, 1), so every row can be checked; records the batch sizes. */
+function fakeEmbedder(id = 'fake@1', gate?: Promise<void>): Embedder & { batches: number[] } {
+  const batches: number[] = [];
+  return {
+    id,
+    dimension: 2,
+    batches,
+    async embed(texts, signal) {
+      batches.push(texts.length);
+      if (gate) await gate;
+      signal?.throwIfAborted();
+      return Float32Array.from(texts.flatMap((t) => [t.length, 1]));
+    },
+  };
+}
+
+function setup(embedder: Embedder = fakeEmbedder()) {
+  const repo = new Repo(openDatabase('t', { indexedDB: new IDBFactory(), IDBKeyRange }));
+  const events: IngestEvent[] = [];
+  let graphBuilds = 0;
+  const pipeline = new IngestPipeline({
+    repo,
+    prepare,
+    embedder: async () => embedder,
+    rebuildGraph: async () => {
+      graphBuilds += 1;
+    },
+    emit: (e) => events.push(e),
+  });
+  return { repo, events, pipeline, graphBuilds: () => graphBuilds };
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text).buffer as ArrayBuffer;
+const outcomes = (events: IngestEvent[]) => events.flatMap((e) => (e.type === 'file' ? [e.outcome] : []));
+
+describe('embedAcross', () => {
+  it('fills batches across documents and hands over complete documents in order', async () => {
+    const { documents } = await prepare(
+      'x',
+      new Uint8Array(bytes('a: A1. A2. A3.\nb: B1. B2.\nc: C1. C2. C3. C4.')),
+      {
+        maxChunkTokens: 1200,
+      },
+    );
+    const embedder = fakeEmbedder();
+    const handed: [string, number[]][] = [];
+    const progress: number[] = [];
+    await embedAcross(
+      documents,
+      embedder,
+      new AbortController().signal,
+      (done) => progress.push(done),
+      async (d, v) => {
+        handed.push([d.doc.title, Array.from(v)]);
+      },
+      4,
+    );
+    expect(embedder.batches).toEqual([4, 4, 1]);
+    expect(progress).toEqual([4, 8, 9]);
+    expect(handed).toEqual([
+      ['a', [3, 1, 3, 1, 3, 1]],
+      ['b', [3, 1, 3, 1]],
+      ['c', [3, 1, 3, 1, 3, 1, 3, 1]],
+    ]);
+  });
+
+  it('refuses an embedder that returns the wrong number of floats', async () => {
+    const { documents } = await prepare('x', new Uint8Array(bytes('a: A1. A2.')), { maxChunkTokens: 1200 });
+    const broken: Embedder = { id: 'broken', dimension: 2, embed: async () => new Float32Array(3) };
+    await expect(
+      embedAcross(
+        documents,
+        broken,
+        new AbortController().signal,
+        () => {},
+        async () => {},
+      ),
+    ).rejects.toThrow('ingest: embedder broken returned 3 floats for 2 texts');
+  });
+});
+
+describe('IngestPipeline', () => {
+  it('indexes a batch, reports a per-file error for the bad file and goes on, and rebuilds the graph once', async () => {
+    const { repo, events, pipeline, graphBuilds } = setup();
+    await pipeline.enqueue([
+      { name: 'one.txt', bytes: bytes('a: A1. A2.\nb: B1.') },
+      { name: 'bad.pdf', bytes: bytes('BAD bytes') },
+      { name: 'two.txt', bytes: bytes('c: C1. C2. C3.') },
+    ]);
+    await pipeline.ensureRunning();
+    expect(outcomes(events)).toEqual([
+      { file: 'one.txt', status: 'indexed', documents: 2, reason: undefined },
+      { file: 'bad.pdf', status: 'failed', documents: 0, reason: 'bad.pdf: not a real format' },
+      { file: 'two.txt', status: 'indexed', documents: 1, reason: undefined },
+    ]);
+    expect(await repo.counts()).toMatchObject({
+      documents: 3,
+      chunks: 3,
+      sentences: 6,
+      vectors: 6,
+      pending: 0,
+    });
+    expect((await repo.pendingSummary()).map((p) => [p.name, p.status])).toEqual([['bad.pdf', 'failed']]);
+    expect(graphBuilds()).toBe(1);
+    expect(events.at(-1)).toEqual({ type: 'idle', cancelled: false });
+    const embed = events.filter((e) => e.type === 'progress' && e.progress.stage === 'embed');
+    expect(embed.at(-1)).toMatchObject({ progress: { stage: 'embed', done: 3, total: 3 } });
+  });
+
+  it('reports a file already in the library as a duplicate', async () => {
+    const { events, pipeline } = setup();
+    await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.') }]);
+    await pipeline.ensureRunning();
+    await pipeline.enqueue([{ name: 'copy.txt', bytes: bytes('a: A1.') }]);
+    await pipeline.ensureRunning();
+    expect(outcomes(events).map((o) => [o.file, o.status])).toEqual([
+      ['one.txt', 'indexed'],
+      ['copy.txt', 'duplicate'],
+    ]);
+  });
+
+  it('refuses a file over the size limit without parsing it', async () => {
+    const { events, pipeline, repo } = setup();
+    await pipeline.enqueue([{ name: 'huge.txt', bytes: new ArrayBuffer(MAX_FILE_BYTES + 1) }]);
+    await pipeline.ensureRunning();
+    expect(outcomes(events)).toEqual([
+      {
+        file: 'huge.txt',
+        status: 'failed',
+        documents: 0,
+        reason: 'file too large (20.0 MB; the limit is 20 MB)',
+      },
+    ]);
+    expect((await repo.counts()).documents).toBe(0);
+  });
+
+  it('fails files embedded by another embedder than the library was built with', async () => {
+    const { repo } = setup();
+    const first = new IngestPipeline({
+      repo,
+      prepare,
+      embedder: async () => fakeEmbedder('first@1'),
+      rebuildGraph: async () => {},
+      emit: () => {},
+    });
+    await first.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.') }]);
+    await first.ensureRunning();
+    const events: IngestEvent[] = [];
+    const second = new IngestPipeline({
+      repo,
+      prepare,
+      embedder: async () => fakeEmbedder('second@1'),
+      rebuildGraph: async () => {},
+      emit: (e) => events.push(e),
+    });
+    await second.enqueue([{ name: 'two.txt', bytes: bytes('b: B1.') }]);
+    await second.ensureRunning();
+    expect(outcomes(events)[0]).toMatchObject({ file: 'two.txt', status: 'failed' });
+    expect(outcomes(events)[0].reason).toContain('"second@1": this library was built with "first@1"');
+    expect((await repo.counts()).documents).toBe(1);
+  });
+
+  it('cancels mid-batch: stops, drops the queue, keeps only complete documents', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { repo, events, pipeline } = setup(fakeEmbedder('fake@1', gate));
+    await pipeline.enqueue([
+      { name: 'one.txt', bytes: bytes('a: A1. A2.') },
+      { name: 'two.txt', bytes: bytes('b: B1.') },
+    ]);
+    const run = pipeline.ensureRunning();
+    await new Promise((r) => setTimeout(r, 20));
+    const cancelling = pipeline.cancel();
+    release();
+    await cancelling;
+    await run;
+    expect(events.at(-2)).toEqual({ type: 'idle', cancelled: true });
+    expect(await repo.pendingSummary()).toEqual([]);
+    expect(await repo.counts()).toMatchObject({ documents: 0, sentences: 0, vectors: 0 });
+  });
+
+  it('resumes files left queued or working by a reload', async () => {
+    const { repo, events, pipeline } = setup();
+    const [a, b] = await repo.enqueue([
+      { name: 'one.txt', bytes: bytes('a: A1.') },
+      { name: 'two.txt', bytes: bytes('b: B1. B2.') },
+    ]);
+    await repo.markPending(a, 'working');
+    void b;
+    await pipeline.ensureRunning();
+    expect(outcomes(events).map((o) => [o.file, o.status])).toEqual([
+      ['one.txt', 'indexed'],
+      ['two.txt', 'indexed'],
+    ]);
+    expect(await repo.counts()).toMatchObject({ documents: 2, vectors: 3, pending: 0 });
+  });
+
+  it('removes a document and rebuilds the graph of what remains', async () => {
+    const { repo, pipeline, graphBuilds } = setup();
+    await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.\nb: B1.') }]);
+    await pipeline.ensureRunning();
+    expect(await pipeline.removeDocument('d-a')).toBe(true);
+    expect(graphBuilds()).toBe(2);
+    expect(await repo.counts()).toMatchObject({ documents: 1, vectors: 1 });
+  });
+});

@@ -1,0 +1,283 @@
+// The indexing pipeline behind the ingest worker, with its dependencies injected (store, parser, embedder,
+// graph rebuild) so it runs in Node tests on fake-indexeddb as well as in the worker: pending file → prepare →
+// embed sentences in batches that span documents → one-transaction store write per document; the concept graph
+// is rebuilt once per batch. Files wait in the pending table with their bytes, so a reload resumes the queue.
+import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../src/core/types.ts';
+import { DEFAULT_INDEX_PARAMS } from '../src/core/types.ts';
+import { EmbedderMismatchError, type Repo } from '../src/store/repo.ts';
+import { DEFAULT_EMBEDDER, type EmbedderChoice, type FileOutcome, type IngestEvent } from './protocol.ts';
+
+/** Larger files are refused with a per-file error: at ~150 sentences/s, 20 MB of text already takes hours. */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** Sentences per embedder call: large enough to keep the WASM kernels busy, small enough for smooth progress. */
+export const EMBED_BATCH = 64;
+
+export type PrepareFn = (
+  name: string,
+  bytes: Uint8Array,
+  options: { maxChunkTokens: number },
+) => Promise<{ documents: PreparedDocument[]; errors: FileError[] }>;
+
+export interface IngestDeps {
+  repo: Repo;
+  prepare: PrepareFn;
+  embedder(choice: EmbedderChoice): Promise<Embedder>;
+  rebuildGraph(repo: Repo, signal: AbortSignal): Promise<void>;
+  emit(event: IngestEvent): void;
+}
+
+/** Tracks done/total and the rate of one stage since it started. */
+class StageMeter {
+  private readonly started = performance.now();
+  constructor(
+    private readonly emit: (event: IngestEvent) => void,
+    readonly stage: Stage,
+    public total: number,
+  ) {}
+  report(done: number, item?: string): void {
+    const seconds = (performance.now() - this.started) / 1000;
+    const progress: Progress = {
+      stage: this.stage,
+      done,
+      total: this.total,
+      rate: seconds > 0 ? done / seconds : 0,
+      item,
+    };
+    this.emit({ type: 'progress', progress });
+  }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Embeds the sentences of several prepared documents in batches that span documents (a .jsonl of short passages
+ * would otherwise make tiny batches) and hands each document its vectors, in order, as soon as it is complete.
+ */
+export async function embedAcross(
+  docs: PreparedDocument[],
+  embedder: Embedder,
+  signal: AbortSignal,
+  onBatch: (sentencesDone: number) => void,
+  onDocument: (prepared: PreparedDocument, vectors: Float32Array) => Promise<void>,
+  batchSize = EMBED_BATCH,
+): Promise<void> {
+  const dim = embedder.dimension;
+  const buffers = docs.map((d) => new Float32Array(d.sentences.length * dim));
+  const missing = docs.map((d) => d.sentences.length);
+  let nextToStore = 0;
+  const storeCompleted = async (): Promise<void> => {
+    while (nextToStore < docs.length && missing[nextToStore] === 0) {
+      await onDocument(docs[nextToStore], buffers[nextToStore]);
+      nextToStore += 1;
+    }
+  };
+  await storeCompleted();
+  let d = 0;
+  let s = 0;
+  let done = 0;
+  for (;;) {
+    const texts: string[] = [];
+    const slots: [number, number][] = [];
+    while (texts.length < batchSize && d < docs.length) {
+      if (s >= docs[d].sentences.length) {
+        d += 1;
+        s = 0;
+        continue;
+      }
+      texts.push(docs[d].sentences[s].text);
+      slots.push([d, s]);
+      s += 1;
+    }
+    if (texts.length === 0) break;
+    signal.throwIfAborted();
+    const vectors = await embedder.embed(texts, signal);
+    if (vectors.length !== texts.length * dim) {
+      throw new Error(
+        `ingest: embedder ${embedder.id} returned ${vectors.length} floats for ${texts.length} texts`,
+      );
+    }
+    slots.forEach(([di, si], row) => {
+      buffers[di].set(vectors.subarray(row * dim, (row + 1) * dim), si * dim);
+      missing[di] -= 1;
+    });
+    done += texts.length;
+    onBatch(done);
+    await storeCompleted();
+  }
+}
+
+export class IngestPipeline {
+  private running: Promise<void> | null = null;
+  private controller: AbortController | null = null;
+  /** Set by enqueue(): files may have arrived after the running drain last read an empty queue. */
+  private wake = false;
+
+  constructor(private readonly deps: IngestDeps) {}
+
+  get isRunning(): boolean {
+    return this.running !== null;
+  }
+
+  private emit(event: IngestEvent): void {
+    try {
+      this.deps.emit(event);
+    } catch {
+      // A closed page must not stop indexing: the queue is in IndexedDB and the next page resumes it.
+    }
+  }
+
+  private meter(stage: Stage, total: number): StageMeter {
+    return new StageMeter((e) => this.emit(e), stage, total);
+  }
+
+  /** Queues files and starts indexing (resolves once they are queued, not indexed). */
+  async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
+    await this.deps.repo.enqueue(files);
+    this.wake = true;
+    this.emit({ type: 'changed' });
+    void this.ensureRunning();
+  }
+
+  /** Runs the queue (including files left by a reload) until it is empty. */
+  ensureRunning(): Promise<void> {
+    this.running ??= this.drain();
+    return this.running;
+  }
+
+  /** Stops indexing and drops the queue; documents already stored stay (each one is complete). */
+  async cancel(): Promise<void> {
+    this.controller?.abort(new Error('ingest: cancelled by the user'));
+    await this.running;
+    const { repo } = this.deps;
+    for (const p of await repo.pendingQueue()) await repo.removePending(p.id);
+    this.emit({ type: 'changed' });
+  }
+
+  async removeDocument(docId: string): Promise<boolean> {
+    const { repo } = this.deps;
+    const removed = await repo.removeDocument(docId);
+    // A running batch rebuilds the graph when it ends; an empty library has none.
+    if (removed && !this.running && (await repo.counts()).documents > 0) {
+      await this.rebuildGraph(new AbortController().signal);
+    }
+    this.emit({ type: 'changed' });
+    return removed;
+  }
+
+  private async indexOne(
+    name: string,
+    bytes: ArrayBuffer,
+    embedder: Embedder,
+    signal: AbortSignal,
+  ): Promise<FileOutcome> {
+    if (bytes.byteLength > MAX_FILE_BYTES) {
+      const mb = (bytes.byteLength / 1024 / 1024).toFixed(1);
+      return {
+        file: name,
+        status: 'failed',
+        documents: 0,
+        reason: `file too large (${mb} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`,
+      };
+    }
+    const parseMeter = this.meter('parse', 1);
+    parseMeter.report(0, name);
+    const { documents, errors } = await this.deps.prepare(name, new Uint8Array(bytes), {
+      maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
+    });
+    parseMeter.report(1, name);
+    signal.throwIfAborted();
+    if (documents.length === 0) {
+      const reason = errors.map((e) => e.reason).join('; ') || 'no text found';
+      return { file: name, status: 'failed', documents: 0, reason };
+    }
+    const totalSentences = documents.reduce((n, d) => n + d.sentences.length, 0);
+    const embedMeter = this.meter('embed', totalSentences);
+    embedMeter.report(0, name);
+    const storeMeter = this.meter('store', documents.length);
+    let stored = 0;
+    let duplicates = 0;
+    await embedAcross(
+      documents,
+      embedder,
+      signal,
+      (done) => embedMeter.report(done, name),
+      async (prepared, vectors) => {
+        const result = await this.deps.repo.putPreparedDocument(
+          prepared,
+          vectors,
+          embedder.id,
+          DEFAULT_INDEX_PARAMS,
+        );
+        if (result.stored) stored += 1;
+        else duplicates += 1;
+        storeMeter.report(stored + duplicates, prepared.doc.title);
+        this.emit({ type: 'changed' });
+      },
+    );
+    // Lines of a .jsonl that could not be read are reported with the file, which still counts as indexed.
+    const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
+    if (stored === 0 && duplicates > 0) {
+      return { file: name, status: 'duplicate', documents: 0, reason: 'already in the library' };
+    }
+    return { file: name, status: 'indexed', documents: stored, reason: partial };
+  }
+
+  private async drain(): Promise<void> {
+    const { repo } = this.deps;
+    this.controller = new AbortController();
+    const { signal } = this.controller;
+    let cancelled = false;
+    try {
+      for (;;) {
+        this.wake = false;
+        const queue = await repo.pendingQueue();
+        if (queue.length === 0) {
+          if (this.wake) continue;
+          break;
+        }
+        const choice = (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
+        const embedder = await this.deps.embedder(choice);
+        const fileMeter = this.meter('read', queue.length);
+        let storedAny = false;
+        for (const [i, file] of queue.entries()) {
+          signal.throwIfAborted();
+          fileMeter.report(i, file.name);
+          await repo.markPending(file.id, 'working');
+          let outcome: FileOutcome;
+          try {
+            outcome = await this.indexOne(file.name, file.bytes, embedder, signal);
+          } catch (error) {
+            if (signal.aborted) throw error;
+            outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
+            if (error instanceof EmbedderMismatchError) outcome.reason = error.message;
+          }
+          if (outcome.status === 'failed') await repo.markPending(file.id, 'failed', outcome.reason);
+          else await repo.removePending(file.id);
+          storedAny ||= outcome.documents > 0;
+          this.emit({ type: 'file', outcome });
+          this.emit({ type: 'changed' });
+        }
+        fileMeter.report(queue.length);
+        if (storedAny) await this.rebuildGraph(signal);
+      }
+    } catch (error) {
+      if (signal.aborted) cancelled = true;
+      else this.emit({ type: 'error', message: `ingest: ${describeError(error)}` });
+    } finally {
+      this.controller = null;
+      this.running = null;
+      this.emit({ type: 'changed' });
+      this.emit({ type: 'idle', cancelled });
+    }
+  }
+
+  private async rebuildGraph(signal: AbortSignal): Promise<void> {
+    const meter = this.meter('graph', 1);
+    meter.report(0);
+    await this.deps.rebuildGraph(this.deps.repo, signal);
+    meter.report(1);
+    this.emit({ type: 'changed' });
+  }
+}
