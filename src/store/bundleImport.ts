@@ -1,0 +1,260 @@
+// Imports a bundle into the library in IndexedDB, or opens one read-only from a URL.
+// Everything is validated first (bytes, digests, manifest, embedder, cross-layer consistency) with nothing
+// written; then the whole import is ONE read-write transaction, so a refused or failed import leaves the store
+// exactly as it was.
+import {
+  BundleError,
+  readIndexBundle,
+  snapshotCounts,
+  type ByteInput,
+  type EmbedderInfo,
+  type IndexSnapshot,
+} from '../core/bundle/index.ts';
+import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
+import { DEFAULT_INDEX_PARAMS, type IndexParams } from '../core/types.ts';
+import { LAYER_TABLES } from './bundleExport.ts';
+import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';
+import type { LoadedCorpus } from './repo.ts';
+
+export interface ImportResult {
+  /** 'new' when the library was empty, 'merge' when documents were added to an existing library. */
+  mode: 'new' | 'merge';
+  added: { documents: number; chunks: number; sentences: number; vectors: number };
+  /** Documents of the bundle already in the library (same id or content), kept once. */
+  skippedDocuments: number;
+  /** True when the stored concept graph no longer matches the chunks and must be rebuilt (after a merge). */
+  graphStale: boolean;
+  /** Parts of layers this app version does not store (kept out, reported). */
+  ignoredTables: string[];
+}
+
+async function libraryEmbedder(db: ConceptDb): Promise<EmbedderInfo | null> {
+  const meta = await db.meta.get('index');
+  return meta?.embedderId ? { id: meta.embedderId, dimension: meta.dimension } : null;
+}
+
+function indexParams(params: Record<string, unknown>): IndexParams {
+  const max = params.maxChunkTokens;
+  return typeof max === 'number' && max > 0
+    ? { ...DEFAULT_INDEX_PARAMS, maxChunkTokens: max }
+    : DEFAULT_INDEX_PARAMS;
+}
+
+function graphCounts(graph: Record<string, unknown> | undefined): { concepts: number; edges: number } {
+  const terms = graph?.terms;
+  const targets = graph?.edgeTargets;
+  return {
+    concepts: Array.isArray(terms) ? terms.length : 0,
+    edges: targets instanceof Uint32Array ? targets.length / 2 : 0,
+  };
+}
+
+function vectorRecord(docId: string, embedder: EmbedderInfo, v: Float32Array): VectorRecord {
+  return {
+    docId,
+    embedderId: embedder.id,
+    dimension: embedder.dimension,
+    count: v.length / embedder.dimension,
+    data: v.slice().buffer,
+  };
+}
+
+/** Key of a layer-table record, as the Dexie tables define their primary keys. */
+function layerKey(record: unknown): string {
+  const r = record as { id?: unknown; chunkId?: unknown };
+  return String(r.id ?? r.chunkId);
+}
+
+/**
+ * Validates `input` completely, then writes it in one transaction: into an empty library as is, or merged into
+ * a library built with the same embedder (documents already present are kept once). Throws BundleError (the
+ * store untouched) for a truncated, corrupted, unknown-version, other-embedder or inconsistent bundle.
+ */
+export async function importBundle(db: ConceptDb, input: ByteInput): Promise<ImportResult> {
+  const snapshot = await readIndexBundle(input, await libraryEmbedder(db));
+  return writeSnapshot(db, snapshot);
+}
+
+/** Writes an already validated snapshot (exported for tests and for callers that read the bundle elsewhere). */
+export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Promise<ImportResult> {
+  const layerTables = LAYER_TABLES.map((name) => db.table(name));
+  const ignoredTables = Object.keys(snapshot.tables).filter(
+    (name) => !(LAYER_TABLES as readonly string[]).includes(name),
+  );
+  const tables = [
+    db.meta,
+    db.documents,
+    db.sections,
+    db.chunks,
+    db.sentences,
+    db.vectors,
+    db.graph,
+    ...layerTables,
+  ];
+  return db.transaction('rw', tables, async (): Promise<ImportResult> => {
+    const meta = await db.meta.get('index');
+    // Checked again inside the transaction: an ingest may have set the embedder since the bundle was read.
+    const current = meta?.embedderId ? { id: meta.embedderId, dimension: meta.dimension } : null;
+    if (
+      current &&
+      snapshot.embedder &&
+      (current.id !== snapshot.embedder.id || current.dimension !== snapshot.embedder.dimension)
+    ) {
+      throw new BundleError(
+        'embedder-mismatch',
+        `built with embedder ${snapshot.embedder.id} (dimension ${snapshot.embedder.dimension}) but this library uses ${current.id} (dimension ${current.dimension})`,
+      );
+    }
+    const existingCount = await db.documents.count();
+    const mode = existingCount === 0 ? 'new' : 'merge';
+    const fresh = new Set<string>();
+    for (const d of snapshot.documents) {
+      const known =
+        (await db.documents.get(d.id)) ?? (await db.documents.where('hash').equals(d.hash).first());
+      if (!known) fresh.add(d.id);
+    }
+    const documents = snapshot.documents.filter((d) => fresh.has(d.id));
+    const sections = snapshot.sections.filter((s) => fresh.has(s.docId));
+    const chunks = snapshot.chunks.filter((c) => fresh.has(c.docId));
+    const sentences = snapshot.sentences.filter((s) => fresh.has(s.docId));
+    await db.documents.bulkAdd(documents);
+    await db.sections.bulkAdd(sections);
+    await db.chunks.bulkAdd(chunks);
+    await db.sentences.bulkAdd(sentences);
+    let vectorRows = 0;
+    const embedder = snapshot.embedder;
+    if (embedder) {
+      const records: VectorRecord[] = [];
+      for (const [docId, v] of snapshot.vectors) {
+        if (!fresh.has(docId)) continue;
+        records.push(vectorRecord(docId, embedder, v));
+        vectorRows += v.length / embedder.dimension;
+      }
+      await db.vectors.bulkAdd(records);
+    }
+
+    for (const t of layerTables) {
+      for (const record of snapshot.tables[t.name] ?? []) {
+        const old = (await t.get(layerKey(record))) as Record<string, unknown> | undefined;
+        const extra = (record as Record<string, unknown>).chunkIds;
+        if (!old) await t.add(record);
+        else if (Array.isArray(old.chunkIds) && Array.isArray(extra)) {
+          await t.put({ ...old, chunkIds: [...new Set([...old.chunkIds, ...extra])] });
+        }
+      }
+    }
+
+    const keepGraph = mode === 'new' && snapshot.graph !== undefined;
+    const graphStale = fresh.size > 0 && !keepGraph;
+    if (keepGraph) {
+      await db.graph.put({
+        id: 'concept',
+        builtAt: Date.now(),
+        graph: snapshot.graph as unknown as SerializedGraph,
+      });
+    } else if (graphStale) {
+      await db.graph.delete('concept');
+    }
+    const counts = keepGraph
+      ? graphCounts(snapshot.graph)
+      : { concepts: meta?.concepts ?? 0, edges: meta?.edges ?? 0 };
+    const semantic =
+      embedder !== null &&
+      (mode === 'new' ? vectorRows === sentences.length : (meta?.layers.semantic ?? false));
+    const nextMeta: IndexMeta = {
+      key: 'index',
+      embedderId: current?.id ?? embedder?.id ?? null,
+      dimension: current?.dimension ?? embedder?.dimension ?? 0,
+      params: meta?.params ?? indexParams(snapshot.params),
+      schemaVersion: SCHEMA_VERSION,
+      layers: { lexical: true, semantic },
+      vectorRows: (meta?.vectorRows ?? 0) + vectorRows,
+      concepts: graphStale ? 0 : counts.concepts,
+      edges: graphStale ? 0 : counts.edges,
+    };
+    if (fresh.size > 0 || !meta) await db.meta.put(nextMeta);
+    return {
+      mode,
+      added: {
+        documents: documents.length,
+        chunks: chunks.length,
+        sentences: sentences.length,
+        vectors: vectorRows,
+      },
+      skippedDocuments: snapshot.documents.length - documents.length,
+      graphStale,
+      ignoredTables,
+    };
+  });
+}
+
+/** The corpus shape the query worker's engine factory takes, straight from a bundle (no IndexedDB involved). */
+export function snapshotToCorpus(snapshot: IndexSnapshot): LoadedCorpus {
+  const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const { concepts, edges } = graphCounts(snapshot.graph);
+  const rows = snapshotCounts(snapshot).vectors;
+  return {
+    meta: {
+      key: 'index',
+      embedderId: snapshot.embedder?.id ?? null,
+      dimension: snapshot.embedder?.dimension ?? 0,
+      params: indexParams(snapshot.params),
+      schemaVersion: SCHEMA_VERSION,
+      layers: { lexical: true, semantic: snapshot.embedder !== null && rows === snapshot.sentences.length },
+      vectorRows: rows,
+      concepts,
+      edges,
+    },
+    // IndexedDB returns records in primary-key order; the same order here gives the engine identical input.
+    documents: [...snapshot.documents].sort(byId),
+    chunks: [...snapshot.chunks].sort(byId),
+    sentences: [...snapshot.sentences].sort(byId),
+    vectors: snapshot.vectors,
+    graph: snapshot.graph
+      ? { id: 'concept', builtAt: 0, graph: snapshot.graph as unknown as SerializedGraph }
+      : undefined,
+  };
+}
+
+export interface ReadOnlyBundle {
+  corpus: LoadedCorpus;
+  counts: Record<string, number>;
+  embedder: EmbedderInfo | null;
+  /** Where the bundle came from (resolved, same-origin). */
+  url: string;
+}
+
+/**
+ * Opens a bundle from `?bundle=<path or URL>` read-only: nothing is written to IndexedDB. Only the app's own
+ * origin is allowed, so a link cannot make the app fetch from elsewhere.
+ */
+export async function openBundleReadOnly(
+  url: string,
+  origin: string = globalThis.location?.origin ?? '',
+  fetcher: typeof fetch = fetch,
+): Promise<ReadOnlyBundle> {
+  let resolved: URL;
+  try {
+    resolved = new URL(url, origin || undefined);
+  } catch {
+    throw new Error(`open bundle: "${url}" is not a valid path or URL`);
+  }
+  if (resolved.origin !== origin) {
+    throw new Error(
+      `open bundle: ${resolved.href} is not on this site (${origin}); only same-origin bundles open`,
+    );
+  }
+  const response = await fetcher(resolved.href);
+  if (!response.ok || !response.body) {
+    throw new Error(
+      `open bundle: ${resolved.href} answered ${response.status} ${response.statusText}`.trim(),
+    );
+  }
+  const snapshot = await readIndexBundle(response.body);
+  return {
+    corpus: snapshotToCorpus(snapshot),
+    counts: snapshotCounts(snapshot),
+    embedder: snapshot.embedder,
+    url: resolved.href,
+  };
+}
