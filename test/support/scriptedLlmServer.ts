@@ -4,6 +4,7 @@
 // a server that rejects JSON mode). Every request is recorded so tests can assert what was sent and how often.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TEXT_BEGIN, TEXT_END } from '../../src/core/kg/prompt.ts';
 
 export type Fault =
   | { kind: 'rate-limit'; retryAfterS?: number }
@@ -47,8 +48,6 @@ export interface ScriptedServerOptions {
   answer?: (question: string, context: string) => string;
 }
 
-export const TEXT_BEGIN = '---BEGIN TEXT---';
-export const TEXT_END = '---END TEXT---';
 export const NO_ANSWER = 'The documents do not contain the answer.';
 
 export interface ScriptedLlmServer {
@@ -149,11 +148,14 @@ export async function startScriptedLlmServer(
       return json(res, 400, { error: { message: 'request body is not JSON' } });
     }
     rec.body = body;
-    const user = body?.messages?.filter((m) => m.role === 'user').at(-1)?.content ?? '';
-    const begin = user.indexOf(TEXT_BEGIN);
-    const end = user.indexOf(TEXT_END);
+    const userTurns = body?.messages?.filter((m) => m.role === 'user').map((m) => m.content) ?? [];
+    const user = userTurns.at(-1) ?? '';
+    // An extraction request carries the chunk between markers (in its first user turn, repairs included).
+    const marked = userTurns.find((t) => t.includes(TEXT_BEGIN) && t.includes(TEXT_END)) ?? '';
+    const begin = marked.indexOf(TEXT_BEGIN);
+    const end = marked.indexOf(TEXT_END);
     const isExtraction = begin >= 0 && end > begin;
-    if (isExtraction) rec.extractedText = user.slice(begin + TEXT_BEGIN.length, end).trim();
+    if (isExtraction) rec.extractedText = marked.slice(begin + TEXT_BEGIN.length, end).trim();
 
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       rec.outcome = 'unauthorized';
@@ -206,7 +208,7 @@ export async function startScriptedLlmServer(
     if (isExtraction) {
       content =
         fault?.kind === 'malformed'
-          ? '{"entities": [ {"name": "oops"'
+          ? '{"entities": [ {"name": "oops"}'
           : JSON.stringify(scriptedExtraction(rec.extractedText!));
     } else {
       const question = /Question:\s*(.*)/.exec(user)?.[1] ?? '';

@@ -1,0 +1,44 @@
+// The KG extraction prompt: one chunk in, strict JSON out. The chunk text sits between fixed markers so a
+// scripted test server (and a human reading logs) can find it; the instructions ask for nothing but the object.
+import type { ChatMessage } from '../llm/client.ts';
+
+export const TEXT_BEGIN = '---BEGIN TEXT---';
+export const TEXT_END = '---END TEXT---';
+
+export const EXTRACTION_SYSTEM = `You extract a knowledge graph from a text for a retrieval system.
+Return ONLY a JSON object of this exact shape, with no other text:
+{"entities": [{"name": string, "type": string, "description": string}],
+ "relations": [{"source": string, "target": string, "description": string, "weight": number}]}
+Rules:
+- entities: the people, organizations, places, works, events, dates, quantities and concepts the text states facts
+  about. "name" as written in the text; "type" one short lowercase word (person, organization, place, work, event,
+  date, concept, other); "description" one sentence of what the text says about it.
+- relations: facts linking two entities of your list. "source" and "target" are entity names exactly as in
+  "entities"; "description" says how they are related according to the text; "weight" is an integer from 1
+  (weak, incidental) to 10 (central, explicit).
+- Use only what the text says. If it states nothing extractable, return {"entities": [], "relations": []}.`;
+
+export function extractionMessages(chunkText: string): ChatMessage[] {
+  return [
+    { role: 'system', content: EXTRACTION_SYSTEM },
+    {
+      role: 'user',
+      content: `Extract the knowledge graph of this text.\n${TEXT_BEGIN}\n${chunkText}\n${TEXT_END}`,
+    },
+  ];
+}
+
+/** The follow-up turn after an invalid reply: says what was wrong, asks again. */
+export function repairMessages(chunkText: string, badReply: string, problems: string[]): ChatMessage[] {
+  return [
+    ...extractionMessages(chunkText),
+    { role: 'assistant', content: badReply.slice(0, 4000) },
+    {
+      role: 'user',
+      content: `That reply was not valid: ${problems.slice(0, 8).join('; ')}. Reply again with ONLY the JSON object.`,
+    },
+  ];
+}
+
+/** Output budget of one extraction call. */
+export const EXTRACTION_MAX_TOKENS = 4096;

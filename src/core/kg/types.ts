@@ -1,0 +1,89 @@
+// The core knowledge graph's records: what one chunk's extraction produced, the merged entities and relations
+// (each keeping the chunks it came from, mention by mention, so removing a chunk removes exactly its share), and
+// the per-chunk build state that makes the build resumable. Field names match the store's kg tables.
+
+/** One entity as the LLM wrote it for one chunk (validated). */
+export interface RawEntity {
+  name: string;
+  type: string;
+  description: string;
+}
+
+/** One relation as the LLM wrote it for one chunk (validated). */
+export interface RawRelation {
+  source: string;
+  target: string;
+  description: string;
+  /** Strength 1–10. */
+  weight: number;
+}
+
+export interface Extraction {
+  entities: RawEntity[];
+  relations: RawRelation[];
+}
+
+export interface EntityMention {
+  chunkId: string;
+  name: string;
+  type: string;
+  description: string;
+}
+
+export interface RelationMention {
+  chunkId: string;
+  description: string;
+  weight: number;
+}
+
+/** A merged entity; `id` is the normalized name. */
+export interface KgEntity {
+  id: string;
+  /** The display name: the first spelling seen. */
+  name: string;
+  /** The most frequent type among mentions. */
+  type: string;
+  /** Distinct mention descriptions, joined. */
+  description: string;
+  chunkIds: string[];
+  mentions: EntityMention[];
+  /** Embedding of `embeddingText(entity)`, and the text it was computed from (stale when they differ). */
+  vector?: Float32Array;
+  vectorText?: string;
+}
+
+/** A merged relation; `id` is `${source}→${target}` over entity ids. */
+export interface KgRelation {
+  id: string;
+  source: string;
+  target: string;
+  description: string;
+  /** Mean weight of the mentions. */
+  weight: number;
+  chunkIds: string[];
+  mentions: RelationMention[];
+  vector?: Float32Array;
+  vectorText?: string;
+}
+
+/** Build state of one chunk: present only once the chunk is finished (done or failed), never half. */
+export interface KgChunkState {
+  chunkId: string;
+  status: 'done' | 'failed';
+  /** Why the chunk failed (malformed output twice, invalid schema…). */
+  reason?: string;
+  entityIds: string[];
+  relationIds: string[];
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  finishedAt: number;
+}
+
+/** The chunk fields the KG needs. */
+export interface KgChunkInput {
+  id: string;
+  docId: string;
+  text: string;
+}
