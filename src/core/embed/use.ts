@@ -1,0 +1,149 @@
+// The default embedder: Universal Sentence Encoder lite (512-d, English) on TF.js 4.22. The same code runs in
+// a web worker (model and vocabulary fetched from the app's own origin, WASM binaries from /tfjs/) and in Node
+// (files read from node_modules by src/cli/embedders.ts and handed over as an IOHandler). Nothing is ever
+// fetched from the internet: the model source must be given explicitly.
+
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
+import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
+import type { Embedder } from '../types.ts';
+import { normalizeRows } from './vectors.ts';
+import { throwIfAborted } from './abort.ts';
+
+export const USE_EMBEDDER_ID = 'use-lite@1';
+export const USE_DIMENSION = 512;
+
+/** USE's SentencePiece vocabulary as stored in vocab.json: [piece, score] pairs. */
+export type UseVocabulary = Array<[string, number]>;
+
+export interface UseModelSource {
+  /** URL of model.json (its shards are fetched next to it), or a TF.js IOHandler (Node: reads files). */
+  model: string | tf.io.IOHandler;
+  /** URL of vocab.json, or a function returning the parsed vocabulary. */
+  vocab: string | (() => Promise<UseVocabulary>);
+}
+
+export interface UseEmbedderOptions {
+  /** Sentences per model call. 32 was the fastest in Node and Chromium here (larger sparse batches got slower). */
+  batchSize?: number;
+  /** TF.js backend. 'wasm' was 40–50× faster than 'cpu' in Node on this machine. */
+  backend?: 'wasm' | 'cpu';
+  /** Where the TF.js WASM binaries live: '/tfjs/' in the browser, a folder path ending in '/' in Node. */
+  wasmPaths?: string;
+  /** WASM threads (needs cross-origin isolation in the browser); leave unset for TF.js's default. */
+  threads?: number;
+}
+
+const DEFAULTS = { batchSize: 32, backend: 'wasm' as const };
+
+// USE's tokenizer maps an empty string to no pieces; the model's sparse input then loses that row (and a
+// trailing empty text even shrinks the output). Embedding a lone space instead keeps one row per text.
+const EMPTY_TEXT_STAND_IN = ' ';
+
+let backendReady: Promise<void> | undefined;
+let backendChosen: string | undefined;
+
+/** Selects the TF.js backend once per realm (TF.js has one global engine). */
+function initBackend(options: UseEmbedderOptions): Promise<void> {
+  const backend = options.backend ?? DEFAULTS.backend;
+  if (backendReady && backendChosen === backend) return backendReady;
+  backendChosen = backend;
+  backendReady = (async () => {
+    if (backend === 'wasm') {
+      if (options.wasmPaths) setWasmPaths(options.wasmPaths);
+      if (options.threads) setThreadsCount(options.threads);
+    }
+    const ok = await tf.setBackend(backend);
+    if (!ok) throw new Error(`use embedder: TF.js backend '${backend}' failed to initialize`);
+    await tf.ready();
+  })();
+  backendReady.catch(() => {
+    backendReady = undefined;
+  });
+  return backendReady;
+}
+
+async function loadVocabulary(vocab: UseModelSource['vocab']): Promise<UseVocabulary> {
+  if (typeof vocab === 'function') return vocab();
+  const res = await fetch(vocab);
+  if (!res.ok) throw new Error(`use embedder: vocabulary ${vocab} could not be loaded (HTTP ${res.status})`);
+  return (await res.json()) as UseVocabulary;
+}
+
+/** Loads USE-lite from `source` and returns an Embedder whose rows are L2-normalized 512-d vectors. */
+export async function createUseEmbedder(
+  source: UseModelSource,
+  options: UseEmbedderOptions = {},
+): Promise<Embedder> {
+  const batchSize = options.batchSize ?? DEFAULTS.batchSize;
+  if (!(batchSize >= 1)) throw new Error(`use embedder: batchSize must be ≥ 1, got ${batchSize}`);
+  await initBackend(options);
+  const [model, vocabulary] = await Promise.all([
+    loadGraphModel(source.model).catch((e: unknown) => {
+      const where = typeof source.model === 'string' ? source.model : 'the given model handler';
+      throw new Error(`use embedder: model ${where} could not be loaded: ${String(e)}`);
+    }),
+    loadVocabulary(source.vocab),
+  ]);
+  const tokenizer = new Tokenizer(vocabulary);
+  let disposed = false;
+  // TF.js runs one model call at a time; queue callers so their tensors never interleave.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function embedBatch(m: GraphModel, texts: string[]): Promise<Float32Array> {
+    const indices: number[] = [];
+    const values: number[] = [];
+    texts.forEach((text, row) => {
+      let pieces = tokenizer.encode(text);
+      if (pieces.length === 0) pieces = tokenizer.encode(EMPTY_TEXT_STAND_IN);
+      pieces.forEach((piece, col) => {
+        indices.push(row, col);
+        values.push(piece);
+      });
+    });
+    const indicesT = tf.tensor2d(indices, [values.length, 2], 'int32');
+    const valuesT = tf.tensor1d(values, 'int32');
+    try {
+      const out = (await m.executeAsync({ indices: indicesT, values: valuesT })) as tf.Tensor;
+      try {
+        if (out.shape[0] !== texts.length || out.shape[1] !== USE_DIMENSION) {
+          throw new Error(`use embedder: model returned shape [${out.shape}] for ${texts.length} texts`);
+        }
+        return (await out.data()) as Float32Array;
+      } finally {
+        out.dispose();
+      }
+    } finally {
+      indicesT.dispose();
+      valuesT.dispose();
+    }
+  }
+
+  async function embedAll(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
+    const result = new Float32Array(texts.length * USE_DIMENSION);
+    for (let i = 0; i < texts.length; i += batchSize) {
+      throwIfAborted(signal, 'use embedder');
+      if (disposed) throw new Error('use embedder: embed() called after dispose()');
+      const rows = await embedBatch(model, texts.slice(i, i + batchSize));
+      result.set(rows, i * USE_DIMENSION);
+    }
+    return normalizeRows(result, USE_DIMENSION);
+  }
+
+  return {
+    id: USE_EMBEDDER_ID,
+    dimension: USE_DIMENSION,
+    embed(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
+      const run = queue.then(() => embedAll(texts, signal));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async dispose(): Promise<void> {
+      disposed = true;
+      await queue;
+      model.dispose();
+    },
+  };
+}
