@@ -1,0 +1,217 @@
+// Mode `kg`: core-KG local search. Entities are scored by cosine to the question vector (plus a bonus when their
+// name occurs in the question: the embedded USE-lite model matches names poorly), their relations are scored from
+// their endpoints and weight, and chunks from the entities and relations that came from them; cut to the budget.
+import { cutToBudget } from '../retrieval/budget.ts';
+import type { Provenance, RetrievedChunk, SentenceHit } from '../retrieval/types.ts';
+import { normalizeName } from './normalize.ts';
+import type { KgEntity, KgRelation } from './types.ts';
+
+export const KG_SEARCH_DEFAULTS = {
+  /** Entities kept as direct hits. */
+  topEntities: 10,
+  /** Relations kept around the hit entities. */
+  topRelations: 20,
+  /** Added to an entity's score when its normalized name occurs in the normalized question. */
+  nameBonus: 0.5,
+  /** Relation scores count this much relative to entity scores when ranking chunks. */
+  relationShare: 0.5,
+};
+
+export type KgSearchOptions = typeof KG_SEARCH_DEFAULTS;
+
+export interface KgProvenance extends Provenance {
+  mode: 'kg' | 'hybrid';
+  /** Names of the hit entities this chunk supports, strongest first. */
+  entities: string[];
+}
+
+export interface EntityHit {
+  id: string;
+  name: string;
+  type: string;
+  description: string;
+  score: number;
+}
+
+export interface RelationHit {
+  id: string;
+  source: string;
+  target: string;
+  description: string;
+  weight: number;
+  score: number;
+}
+
+export interface KgSearchResult {
+  chunks: RetrievedChunk[];
+  entities: EntityHit[];
+  relations: RelationHit[];
+}
+
+/** What search needs to know about a chunk; sentence ranges are offsets into `text`. */
+export interface KgChunkView {
+  docId: string;
+  text: string;
+  tokens: number;
+  sentences?: ReadonlyArray<{ start: number; end: number }>;
+}
+
+function dot(a: Float32Array, b: Float32Array, offset: number, d: number): number {
+  let s = 0;
+  for (let i = 0; i < d; i++) s += a[i] * b[offset + i];
+  return s;
+}
+
+/** Precomputed search structure over the embedded entities (rebuilt after a build or an incremental update). */
+export class KgIndex {
+  private readonly entities: KgEntity[];
+  private readonly matrix: Float32Array;
+  private readonly dimension: number;
+  private readonly byEntity = new Map<string, KgRelation[]>();
+  private readonly names: string[];
+
+  constructor(entities: readonly KgEntity[], relations: readonly KgRelation[]) {
+    this.entities = entities.filter((e) => e.vector && e.vector.length > 0);
+    this.dimension = this.entities[0]?.vector?.length ?? 0;
+    for (const e of this.entities) {
+      if (e.vector!.length !== this.dimension) {
+        throw new Error(
+          `KG search: entity "${e.name}" has a ${e.vector!.length}-d vector, expected ${this.dimension}`,
+        );
+      }
+    }
+    this.matrix = new Float32Array(this.entities.length * this.dimension);
+    this.entities.forEach((e, i) => this.matrix.set(e.vector!, i * this.dimension));
+    this.names = this.entities.map((e) => e.id);
+    for (const r of relations) {
+      for (const end of [r.source, r.target]) {
+        const list = this.byEntity.get(end) ?? [];
+        list.push(r);
+        this.byEntity.set(end, list);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.entities.length;
+  }
+
+  search(
+    question: { text: string; vector?: Float32Array },
+    chunk: (chunkId: string) => KgChunkView | undefined,
+    budgetTokens: number,
+    overrides: Partial<KgSearchOptions> = {},
+  ): KgSearchResult {
+    const o = { ...KG_SEARCH_DEFAULTS, ...overrides };
+    const q = ` ${normalizeName(question.text).replace(/[^\p{L}\p{N} ]+/gu, ' ')} `;
+    const scores: Array<{ i: number; score: number }> = [];
+    for (let i = 0; i < this.entities.length; i++) {
+      let s =
+        question.vector && question.vector.length === this.dimension
+          ? dot(question.vector, this.matrix, i * this.dimension, this.dimension)
+          : 0;
+      const name = this.names[i].replace(/[^\p{L}\p{N} ]+/gu, ' ').trim();
+      if (name.length > 1 && q.includes(` ${name} `)) s += o.nameBonus;
+      if (s > 0) scores.push({ i, score: s });
+    }
+    scores.sort((a, b) => b.score - a.score || a.i - b.i);
+    const top = scores.slice(0, o.topEntities);
+    const entityScore = new Map(top.map((t) => [this.entities[t.i].id, t.score]));
+    const entityHits: EntityHit[] = top.map((t) => {
+      const e = this.entities[t.i];
+      return { id: e.id, name: e.name, type: e.type, description: e.description, score: t.score };
+    });
+
+    const relScores = new Map<string, { r: KgRelation; score: number }>();
+    for (const hit of entityHits) {
+      for (const r of this.byEntity.get(hit.id) ?? []) {
+        if (relScores.has(r.id)) continue;
+        const s = ((entityScore.get(r.source) ?? 0) + (entityScore.get(r.target) ?? 0)) * (r.weight / 10);
+        relScores.set(r.id, { r, score: s });
+      }
+    }
+    const relationHits = [...relScores.values()]
+      .sort((a, b) => b.score - a.score || (a.r.id < b.r.id ? -1 : 1))
+      .slice(0, o.topRelations);
+
+    const chunkScore = new Map<string, { score: number; entities: Map<string, number> }>();
+    const credit = (chunkId: string, s: number, entity?: { name: string; score: number }): void => {
+      const c = chunkScore.get(chunkId) ?? { score: 0, entities: new Map<string, number>() };
+      chunkScore.set(chunkId, c);
+      c.score += s;
+      if (entity) c.entities.set(entity.name, Math.max(c.entities.get(entity.name) ?? 0, entity.score));
+    };
+    for (const hit of entityHits) {
+      const e = this.entities.find((x) => x.id === hit.id)!;
+      // An entity spread over many chunks says less about each of them.
+      const share = hit.score / (1 + Math.log(e.chunkIds.length));
+      for (const id of e.chunkIds) credit(id, share, hit);
+    }
+    for (const { r, score } of relationHits) {
+      const share = (o.relationShare * score) / (1 + Math.log(r.chunkIds.length));
+      for (const id of r.chunkIds) credit(id, share);
+    }
+    const ranked: RetrievedChunk[] = [];
+    for (const [chunkId, c] of [...chunkScore].sort(
+      (a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1),
+    )) {
+      const view = chunk(chunkId);
+      if (!view) continue; // the chunk was removed after the KG was built
+      const names = [...c.entities].sort((a, b) => b[1] - a[1]).map(([n]) => n);
+      const provenance: KgProvenance = {
+        mode: 'kg',
+        entities: names,
+        via: `entities: ${names.slice(0, 5).join(', ')}`,
+      };
+      ranked.push({
+        chunkId,
+        docId: view.docId,
+        score: c.score,
+        text: view.text,
+        tokens: view.tokens,
+        provenance,
+        bestSentences: sentencesNaming(view, names),
+      });
+    }
+    return {
+      chunks: cutToBudget(ranked, budgetTokens),
+      entities: entityHits,
+      relations: relationHits.map(({ r, score }) => ({
+        id: r.id,
+        source: r.source,
+        target: r.target,
+        description: r.description,
+        weight: r.weight,
+        score,
+      })),
+    };
+  }
+}
+
+/** Sentences of the chunk that name the most hit entities, best first (at most two). */
+export function sentencesNaming(view: KgChunkView, names: readonly string[]): SentenceHit[] {
+  const ranges = view.sentences ?? splitSentences(view.text);
+  const lowered = names.map((n) => n.toLowerCase());
+  return ranges
+    .map((r) => {
+      const s = view.text.slice(r.start, r.end).toLowerCase();
+      return { start: r.start, end: r.end, score: lowered.filter((n) => s.includes(n)).length };
+    })
+    .filter((h) => h.score > 0)
+    .sort((a, b) => b.score - a.score || a.start - b.start)
+    .slice(0, 2);
+}
+
+/** Fallback sentence ranges when the caller has none: split after . ! ? followed by space. */
+export function splitSentences(text: string): Array<{ start: number; end: number }> {
+  const out: Array<{ start: number; end: number }> = [];
+  const re = /[^.!?]*(?:[.!?]+|$)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) && m[0].length > 0) {
+    const lead = m[0].length - m[0].trimStart().length;
+    const body = m[0].trim();
+    if (body) out.push({ start: m.index + lead, end: m.index + lead + body.length });
+    if (re.lastIndex >= text.length) break;
+  }
+  return out;
+}
