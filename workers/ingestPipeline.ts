@@ -171,6 +171,7 @@ export class IngestPipeline {
     bytes: ArrayBuffer,
     embedder: Embedder,
     signal: AbortSignal,
+    onParsed: () => void,
   ): Promise<FileOutcome> {
     if (bytes.byteLength > MAX_FILE_BYTES) {
       const mb = (bytes.byteLength / 1024 / 1024).toFixed(1);
@@ -181,12 +182,10 @@ export class IngestPipeline {
         reason: `file too large (${mb} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`,
       };
     }
-    const parseMeter = this.meter('parse', 1);
-    parseMeter.report(0, name);
     const { documents, errors } = await this.deps.prepare(name, new Uint8Array(bytes), {
       maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
     });
-    parseMeter.report(1, name);
+    onParsed();
     signal.throwIfAborted();
     if (documents.length === 0) {
       const reason = errors.map((e) => e.reason).join('; ') || 'no text found';
@@ -239,7 +238,8 @@ export class IngestPipeline {
         }
         const choice = (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
         const embedder = await this.deps.embedder(choice);
-        const fileMeter = this.meter('read', queue.length);
+        // Files parsed in this batch; embedding and storing are metered per file (sentences, documents).
+        const fileMeter = this.meter('parse', queue.length);
         let storedAny = false;
         for (const [i, file] of queue.entries()) {
           signal.throwIfAborted();
@@ -247,7 +247,9 @@ export class IngestPipeline {
           await repo.markPending(file.id, 'working');
           let outcome: FileOutcome;
           try {
-            outcome = await this.indexOne(file.name, file.bytes, embedder, signal);
+            outcome = await this.indexOne(file.name, file.bytes, embedder, signal, () =>
+              fileMeter.report(i + 1, file.name),
+            );
           } catch (error) {
             if (signal.aborted) throw error;
             outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };

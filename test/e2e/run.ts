@@ -12,7 +12,8 @@ import { serveStatic } from './lib/staticServer.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const dist = join(root, 'dist');
+// E2E_DIST serves another build (e.g. one made with a different base or config); default dist/.
+const dist = process.env.E2E_DIST ?? join(root, 'dist');
 
 async function loadSpecs(filters: string[]): Promise<{ file: string; spec: E2eSpec }[]> {
   const dir = join(here, 'specs');
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
   try {
     for (const { file, spec } of specs) {
       const t0 = Date.now();
-      const { harness, close } = await openHarness(server.origin, spec.name);
+      const { harness, close } = await openHarness(server.origin, dist, spec.name);
       let error: unknown = null;
       try {
         await withTimeout(spec.run(harness), spec.timeoutMs ?? 120_000, spec.name);

@@ -24,7 +24,7 @@ export interface PickedFile {
   file: File;
 }
 
-const STAGE_ORDER: Stage[] = ['read', 'parse', 'embed', 'store', 'graph'];
+const STAGE_ORDER: Stage[] = ['parse', 'embed', 'store', 'graph'];
 const DOCUMENT_LIST_LIMIT = 500;
 
 const EMPTY_COUNTS: StoreCounts = {

@@ -28,10 +28,12 @@ export async function addFiles(page: Page, paths: string[]): Promise<void> {
   await page.setInputFiles('[data-testid="file-input"]', paths);
 }
 
-/** Waits until the app says it is idle with nothing waiting in the queue. */
+/** Waits until the app says it is idle with nothing waiting in the queue (polled from Node: an async predicate
+ *  in page.waitForFunction would be a truthy promise). */
 export async function waitIdle(page: Page, timeoutMs: number): Promise<void> {
-  await page.waitForFunction(
-    async () => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const idle = await page.evaluate(async () => {
       const el = document.querySelector('[data-indexing]');
       if (!el || el.getAttribute('data-indexing') !== 'idle') return false;
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
@@ -49,10 +51,11 @@ export async function waitIdle(page: Page, timeoutMs: number): Promise<void> {
       } finally {
         db.close();
       }
-    },
-    undefined,
-    { timeout: timeoutMs, polling: 500 },
-  );
+    });
+    if (idle) return;
+    if (Date.now() > deadline) throw new Error(`indexing still busy after ${Math.round(timeoutMs / 1000)} s`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 export async function readCounts(page: Page): Promise<DbCounts> {

@@ -7,10 +7,9 @@ import { prepareFile } from '../../../src/core/prepare.ts';
 import { openApp, readCounts, waitIdle } from '../lib/app.ts';
 import type { E2eSpec } from '../lib/harness.ts';
 
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'public', 'samples');
-
 /** A question made from a real sentence of the first sample: its longest sentence, without the final stop. */
-async function sampleQuestion(): Promise<{ question: string; title: string }> {
+async function sampleQuestion(dist: string): Promise<{ question: string; title: string }> {
+  const SAMPLES = join(dist, 'samples');
   const index = JSON.parse(await readFile(join(SAMPLES, 'index.json'), 'utf8')) as {
     file: string;
     title: string;
@@ -33,8 +32,8 @@ async function sampleQuestion(): Promise<{ question: string; title: string }> {
 const spec: E2eSpec = {
   name: 'ask: samples loaded with one click, evidence highlighted, sentence link opens the source',
   timeoutMs: 240_000,
-  async run({ page, origin, log }) {
-    const { question, title } = await sampleQuestion();
+  async run({ page, origin, dist, log }) {
+    const { question, title } = await sampleQuestion(dist);
     await openApp(page, origin);
     await page.click('[data-testid="samples"]');
     await waitIdle(page, 200_000);
