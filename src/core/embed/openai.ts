@@ -5,6 +5,7 @@
 import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
+import { expandRows, uniqueTexts } from './dedupe.ts';
 
 export interface OpenAIEmbedderOptions {
   /** e.g. "http://localhost:11434/v1" or "https://api.openai.com/v1"; "/embeddings" is appended. */
@@ -124,7 +125,8 @@ export function createOpenAIEmbedder(
     get dimension() {
       return dimension;
     },
-    async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
+    async embed(allTexts: string[], signal?: AbortSignal): Promise<Float32Array> {
+      const { unique: texts, index } = uniqueTexts(allTexts);
       const parts: Float32Array[] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
         throwIfAborted(signal, 'openai embedder');
@@ -136,7 +138,7 @@ export function createOpenAIEmbedder(
         result.set(p, off);
         off += p.length;
       }
-      return result;
+      return expandRows(result, index, dimension);
     },
   };
 }

@@ -8,6 +8,7 @@ import { env, pipeline } from '@xenova/transformers';
 import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
+import { expandRows, uniqueTexts } from './dedupe.ts';
 
 export interface TransformersEmbedderOptions {
   /** A local folder or an http(s) URL of a folder holding the model files. */
@@ -93,7 +94,8 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     throw new Error(`transformers embedder: model '${model}' returned dims [${probe.dims}]`);
 
   let queue: Promise<unknown> = Promise.resolve();
-  async function embedAll(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
+  async function embedAll(allTexts: string[], signal?: AbortSignal): Promise<Float32Array> {
+    const { unique: texts, index } = uniqueTexts(allTexts);
     const result = new Float32Array(texts.length * dimension);
     for (let i = 0; i < texts.length; i += batchSize) {
       throwIfAborted(signal, 'transformers embedder');
@@ -107,7 +109,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       result.set(out.data, i * dimension);
     }
     // transformers.js normalizes already; normalizing again is cheap and makes the contract independent of it.
-    return normalizeRows(result, dimension);
+    return expandRows(normalizeRows(result, dimension), index, dimension);
   }
 
   return {

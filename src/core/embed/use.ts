@@ -11,6 +11,7 @@ import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
 import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
+import { expandRows, uniqueTexts } from './dedupe.ts';
 
 export const USE_EMBEDDER_ID = 'use-lite@1';
 export const USE_DIMENSION = 512;
@@ -121,7 +122,8 @@ export async function createUseEmbedder(
     }
   }
 
-  async function embedAll(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
+  async function embedAll(allTexts: string[], signal?: AbortSignal): Promise<Float32Array> {
+    const { unique: texts, index } = uniqueTexts(allTexts);
     const result = new Float32Array(texts.length * USE_DIMENSION);
     for (let i = 0; i < texts.length; i += batchSize) {
       throwIfAborted(signal, 'use embedder');
@@ -129,7 +131,7 @@ export async function createUseEmbedder(
       const rows = await embedBatch(model, texts.slice(i, i + batchSize));
       result.set(rows, i * USE_DIMENSION);
     }
-    return normalizeRows(result, USE_DIMENSION);
+    return expandRows(normalizeRows(result, USE_DIMENSION), index, USE_DIMENSION);
   }
 
   return {
