@@ -4,7 +4,14 @@ import process from 'node:process';
 
 type Command = { summary: string; load: () => Promise<{ run(args: string[]): Promise<number> }> };
 
-const commands: Record<string, Command> = {};
+const commands: Record<string, Command> = {
+  index: {
+    summary: 'index files or folders into a bundle (--out x.bundle [--into y.bundle])',
+    load: () => import('./index.ts'),
+  },
+  ask: { summary: 'ask a bundle a question (--mode, --budget, --json)', load: () => import('./ask.ts') },
+  info: { summary: 'validate a bundle and print its manifest', load: () => import('./info.ts') },
+};
 
 function usage(): string {
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);

@@ -1,0 +1,139 @@
+// `npm run cli -- ask <x.bundle> "<question>" [--mode …] [--budget N] [--json]`: answers from a bundle with the
+// same engine factory, the same decoded vectors and the same records as the browser after importing that bundle,
+// so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, text, score}]}.
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import type { IndexSnapshot } from '../core/bundle/index.ts';
+import type { RetrievedChunk } from '../core/retrieval/types.ts';
+import type { Embedder } from '../core/types.ts';
+import { snapshotToCorpus } from '../store/bundleImport.ts';
+import { loadEngine } from '../../workers/engineFactory.ts';
+import { readBundleFile } from './bundleIo.ts';
+import { createEmbedderFromSpec } from './embedders.ts';
+
+const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
+  --mode <m>        ppr (default), concept, dense, bm25, rrf:<a>+<b>
+  --budget <n>      context budget in cl100k tokens (default 12000)
+  --top <n>         print at most n chunks (default: all that fit the budget)
+  --embedder <spec> embedder for the question (default: the bundle's own, e.g. use-lite@1)
+  --json            print {"context": [{"chunkId","docTitle","text","score"}]}
+`;
+
+export interface AskContextItem {
+  chunkId: string;
+  docTitle: string;
+  text: string;
+  score: number;
+}
+
+export interface AskOutput {
+  answer?: string;
+  context: AskContextItem[];
+}
+
+/** Embeds the question with the bundle's embedder, refusing an embedder that is not the one that built it. */
+async function questionVector(
+  snapshot: IndexSnapshot,
+  question: string,
+  spec: string | undefined,
+): Promise<Float32Array | undefined> {
+  if (!snapshot.embedder) return undefined;
+  let embedder: Embedder | null = null;
+  try {
+    embedder = await createEmbedderFromSpec(spec ?? snapshot.embedder.id);
+    if (embedder.id !== snapshot.embedder.id || embedder.dimension !== snapshot.embedder.dimension) {
+      throw new Error(
+        `ask: the bundle was built with ${snapshot.embedder.id} (dimension ${snapshot.embedder.dimension}) ` +
+          `but the question embedder is ${embedder.id} (dimension ${embedder.dimension})`,
+      );
+    }
+    return await embedder.embed([question]);
+  } finally {
+    await embedder?.dispose?.();
+  }
+}
+
+/** Ranked context for a question, from an already read bundle (tests call this directly). */
+export async function askSnapshot(
+  snapshot: IndexSnapshot,
+  question: string,
+  options: { mode: string; budget: number; vector?: Float32Array },
+): Promise<{ hits: RetrievedChunk[]; output: AskOutput }> {
+  const engine = loadEngine(snapshotToCorpus(snapshot));
+  const hits = engine.search({ text: question, vector: options.vector }, options.mode, options.budget);
+  const titles = new Map(snapshot.documents.map((d) => [d.id, d.title]));
+  return {
+    hits,
+    output: {
+      context: hits.map((h) => ({
+        chunkId: h.chunkId,
+        docTitle: titles.get(h.docId) ?? h.docId,
+        text: h.text,
+        score: h.score,
+      })),
+    },
+  };
+}
+
+function snippet(hit: RetrievedChunk): string {
+  const best = hit.bestSentences[0];
+  const text = best ? hit.text.slice(best.start, best.end) : hit.text;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 220 ? `${flat.slice(0, 217)}…` : flat;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      mode: { type: 'string', default: 'ppr' },
+      budget: { type: 'string', default: '12000' },
+      top: { type: 'string' },
+      embedder: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 2 || positionals[1].trim() === '') {
+    process.stderr.write(`ask: expected a bundle file and a question\n${USAGE}`);
+    return 2;
+  }
+  const budget = Number(values.budget);
+  if (!Number.isInteger(budget) || budget <= 0) {
+    process.stderr.write(`ask: --budget must be a positive integer, got ${values.budget}\n`);
+    return 2;
+  }
+  const top = values.top === undefined ? Infinity : Number(values.top);
+  if (!(top > 0)) {
+    process.stderr.write(`ask: --top must be a positive integer, got ${values.top}\n`);
+    return 2;
+  }
+  const [path, question] = positionals;
+  const snapshot = await readBundleFile(path);
+  const mode = values.mode!;
+  // Lexical modes need no question vector: skip loading the model for them.
+  const lexicalOnly = mode === 'bm25';
+  const vector = lexicalOnly ? undefined : await questionVector(snapshot, question, values.embedder);
+  const { hits, output } = await askSnapshot(snapshot, question, { mode, budget, vector });
+  const shown = Math.min(hits.length, top);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ ...output, context: output.context.slice(0, shown) })}\n`);
+    return 0;
+  }
+  if (hits.length === 0) {
+    process.stdout.write('no evidence found\n');
+    return 0;
+  }
+  const lines = hits.slice(0, shown).map((h, i) => {
+    const title = output.context[i].docTitle;
+    const via = h.provenance.concepts?.length ? `  via ${h.provenance.concepts.slice(0, 4).join(', ')}` : '';
+    return `${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${title} [${h.chunkId}]${via}\n     ${snippet(h)}`;
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

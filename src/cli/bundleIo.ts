@@ -1,0 +1,47 @@
+// Node file I/O for bundles (CLI only): stream a bundle from disk through the validating reader, and write one
+// through a temporary file that is renamed into place, so a crash never leaves a half-written bundle at --out.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import process from 'node:process';
+import { readIndexBundle, type EmbedderInfo, type IndexSnapshot } from '../core/bundle/index.ts';
+
+export async function readBundleFile(
+  path: string,
+  expectEmbedder?: EmbedderInfo | null,
+): Promise<IndexSnapshot> {
+  try {
+    await stat(path);
+  } catch {
+    throw new Error(`bundle file ${path} does not exist or cannot be read`);
+  }
+  // A Node file stream is an async iterable of Buffers (Uint8Array views): read in 1 MB chunks.
+  return readIndexBundle(createReadStream(path, { highWaterMark: 1 << 20 }), expectEmbedder);
+}
+
+/** Writes the chunks to `path` atomically; returns the byte count. */
+export async function writeBundleFile(path: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {
+  const temp = `${path}.tmp-${process.pid}`;
+  const out = createWriteStream(temp);
+  let bytes = 0;
+  try {
+    for await (const chunk of chunks) {
+      bytes += chunk.length;
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+    out.end();
+    await once(out, 'finish');
+    await rename(temp, path);
+    return bytes;
+  } catch (error) {
+    out.destroy();
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MB`;
+}

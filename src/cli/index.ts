@@ -1,0 +1,224 @@
+// `npm run cli -- index <files or folders…> --out <x.bundle> [--into <existing.bundle>]`: indexes documents in
+// Node with the app's own code (prepareFile → sentence embeddings → the engine factory the browser uses) and
+// writes one bundle that the browser imports or opens by URL, and that `ask` answers from.
+import { readFileSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import {
+  mergeSnapshots,
+  snapshotCounts,
+  writeSnapshotBundle,
+  type EmbedderInfo,
+  type IndexSnapshot,
+} from '../core/bundle/index.ts';
+import { prepareFile } from '../core/prepare.ts';
+import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
+import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
+import { snapshotToCorpus } from '../store/bundleImport.ts';
+import { buildEngine } from '../../workers/engineFactory.ts';
+import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
+import { createEmbedderFromSpec } from './embedders.ts';
+
+const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
+  --into <existing.bundle>   add the documents to an existing bundle (same embedder)
+  --embedder <spec>          use (default), hf:<folder or URL>, openai:<baseUrl>#<model>, or none (lexical only)
+  --vectors i8|f32           vector storage in the bundle (default i8: int8 with a per-vector scale)
+  --graph                    also store the concept graph (large: see FORMAT.md; rebuilt on load otherwise)
+  --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
+`;
+
+export const SUPPORTED_EXTENSIONS = ['.txt', '.md', '.markdown', '.html', '.htm', '.pdf', '.docx', '.jsonl'];
+
+export function appVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Expands folders (recursively, hidden entries skipped) into supported files; files given by name are kept. */
+export async function collectFiles(paths: string[]): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (path: string, explicit: boolean): Promise<void> => {
+    const info = await stat(path).catch(() => null);
+    if (!info) throw new Error(`index: ${path} does not exist`);
+    if (info.isDirectory()) {
+      const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort();
+      for (const e of entries) await visit(join(path, e), false);
+    } else if (explicit || SUPPORTED_EXTENSIONS.includes(extname(path).toLowerCase())) {
+      out.push(path);
+    }
+  };
+  for (const p of paths) await visit(p, true);
+  return out;
+}
+
+export interface BuildOptions {
+  embedder: Embedder | null;
+  maxChunkTokens: number;
+  log?: (line: string) => void;
+  batchSize?: number;
+}
+
+/** Embeds every sentence once, in batches across documents; returns the vectors per document. */
+async function embedDocuments(
+  docs: PreparedDocument[],
+  embedder: Embedder,
+  batchSize: number,
+  log: (line: string) => void,
+): Promise<Map<string, Float32Array>> {
+  const dim = embedder.dimension;
+  const texts = docs.flatMap((d) => d.sentences.map((s) => s.text));
+  const all = new Float32Array(texts.length * dim);
+  const started = performance.now();
+  for (let i = 0; i < texts.length; i += batchSize) {
+    const batch = texts.slice(i, i + batchSize);
+    const vectors = await embedder.embed(batch);
+    if (vectors.length !== batch.length * dim) {
+      throw new Error(
+        `index: embedder ${embedder.id} returned ${vectors.length} floats for ${batch.length} texts`,
+      );
+    }
+    all.set(vectors, i * dim);
+    const done = i + batch.length;
+    const rate = done / ((performance.now() - started) / 1000);
+    log(`embed ${done}/${texts.length} sentences (${rate.toFixed(0)}/s)`);
+  }
+  const out = new Map<string, Float32Array>();
+  let row = 0;
+  for (const d of docs) {
+    out.set(d.doc.id, all.slice(row * dim, (row + d.sentences.length) * dim));
+    row += d.sentences.length;
+  }
+  return out;
+}
+
+const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Prepares and embeds files into a snapshot (records in id order, as IndexedDB returns them). */
+export async function snapshotFromFiles(
+  files: string[],
+  options: BuildOptions,
+): Promise<{ snapshot: IndexSnapshot; errors: FileError[] }> {
+  const log = options.log ?? (() => {});
+  const errors: FileError[] = [];
+  const docs = new Map<string, PreparedDocument>();
+  for (const file of files) {
+    const bytes = new Uint8Array(await readFile(file));
+    const result = await prepareFile(basename(file), bytes, { maxChunkTokens: options.maxChunkTokens });
+    errors.push(...result.errors);
+    for (const d of result.documents) if (!docs.has(d.doc.id)) docs.set(d.doc.id, d);
+    log(
+      `parsed ${file}: ${result.documents.length} document(s)${result.errors.length ? `, ${result.errors.length} error(s)` : ''}`,
+    );
+  }
+  const prepared = [...docs.values()].sort((a, b) => byId(a.doc, b.doc));
+  const embedder = options.embedder;
+  const vectors = embedder
+    ? await embedDocuments(prepared, embedder, options.batchSize ?? 256, log)
+    : new Map();
+  const info: EmbedderInfo | null = embedder ? { id: embedder.id, dimension: embedder.dimension } : null;
+  return {
+    snapshot: {
+      embedder: info,
+      params: { maxChunkTokens: options.maxChunkTokens },
+      documents: prepared.map((d) => d.doc),
+      sections: prepared.flatMap((d) => d.sections).sort(byId),
+      chunks: prepared.flatMap((d) => d.chunks).sort(byId),
+      sentences: prepared.flatMap((d) => d.sentences).sort(byId),
+      vectors,
+      tables: {},
+    },
+    errors,
+  };
+}
+
+/** The concept graph for a snapshot, built by the same factory the browser's workers use. */
+export function attachGraph(snapshot: IndexSnapshot): IndexSnapshot {
+  const engine = buildEngine(snapshotToCorpus(snapshot));
+  return { ...snapshot, graph: engine.exportGraph() as unknown as Record<string, unknown> };
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      out: { type: 'string' },
+      into: { type: 'string' },
+      embedder: { type: 'string', default: 'use' },
+      vectors: { type: 'string', default: 'i8' },
+      graph: { type: 'boolean', default: false },
+      'max-chunk-tokens': { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (!values.out || positionals.length === 0) {
+    process.stderr.write(`index: give files or folders and --out <x.bundle>\n${USAGE}`);
+    return 2;
+  }
+  if (values.vectors !== 'i8' && values.vectors !== 'f32') {
+    process.stderr.write(`index: --vectors must be i8 or f32, got ${values.vectors}\n`);
+    return 2;
+  }
+  const maxChunkTokens = values['max-chunk-tokens']
+    ? Number(values['max-chunk-tokens'])
+    : DEFAULT_INDEX_PARAMS.maxChunkTokens;
+  if (!Number.isInteger(maxChunkTokens) || maxChunkTokens < 16) {
+    process.stderr.write(`index: --max-chunk-tokens must be an integer ≥ 16\n`);
+    return 2;
+  }
+  const log = values.quiet ? () => {} : (line: string) => process.stderr.write(`index: ${line}\n`);
+  const started = performance.now();
+
+  const files = await collectFiles(positionals);
+  if (files.length === 0) {
+    process.stderr.write('index: no supported files found\n');
+    return 1;
+  }
+  const embedder = values.embedder === 'none' ? null : await createEmbedderFromSpec(values.embedder!);
+  let existing: IndexSnapshot | null = null;
+  if (values.into) {
+    // Read (and fully validate) the existing bundle first: a bad --into fails before minutes of embedding.
+    existing = await readBundleFile(
+      values.into,
+      embedder ? { id: embedder.id, dimension: embedder.dimension } : null,
+    );
+    log(`read ${values.into}: ${existing.documents.length} documents`);
+  }
+  try {
+    const { snapshot, errors } = await snapshotFromFiles(files, { embedder, maxChunkTokens, log });
+    for (const e of errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
+    let result = existing ? mergeSnapshots(existing, snapshot) : snapshot;
+    if (result.documents.length === 0) {
+      process.stderr.write('index: no document could be indexed\n');
+      return 1;
+    }
+    if (values.graph) {
+      const t = performance.now();
+      result = attachGraph(result);
+      log(`concept graph built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+    const bytes = await writeBundleFile(
+      values.out,
+      writeSnapshotBundle(result, { appVersion: appVersion(), vectors: values.vectors }),
+    );
+    const counts = snapshotCounts(result);
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(
+      `wrote ${values.out}: ${formatBytes(bytes)}, ${counts.documents} documents, ${counts.chunks} chunks, ` +
+        `${counts.sentences} sentences, ${counts.vectors} vectors${result.embedder ? ` (${result.embedder.id})` : ''}` +
+        `${result.graph ? `, ${counts.concepts} concepts` : ''} in ${seconds.toFixed(1)} s\n`,
+    );
+    return 0;
+  } finally {
+    await embedder?.dispose?.();
+  }
+}
