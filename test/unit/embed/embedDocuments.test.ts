@@ -1,0 +1,162 @@
+// The embedding pipeline: cross-document batches, in-order hand-over, progress, streaming input, cancellation.
+import { describe, expect, it } from 'vitest';
+import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
+import type { Embedder, PreparedDocument, Progress } from '../../../src/core/types.ts';
+
+/** Document `id` with sentences `${id}.0`, `${id}.1`, … */
+function doc(id: string, sentences: number): PreparedDocument {
+  return {
+    doc: { id, title: id, sourceName: id, mime: 'text/plain', size: 0, hash: id, addedAt: 0, text: '' },
+    sections: [],
+    chunks: [],
+    sentences: Array.from({ length: sentences }, (_, i) => ({
+      id: `${id}:${i}`,
+      docId: id,
+      chunkId: '',
+      index: i,
+      start: 0,
+      end: 0,
+      text: `${id}.${i}`,
+    })),
+  };
+}
+
+/** 2-d embedder: row for "<id>.<i>" is [i, 1] (not normalized; only positions matter here). */
+function fakeEmbedder(
+  dimension = 2,
+  hooks: { before?: (texts: string[]) => void } = {},
+): Embedder & {
+  calls: string[][];
+} {
+  const calls: string[][] = [];
+  return {
+    id: 'fake',
+    dimension,
+    calls,
+    async embed(texts: string[], signal?: AbortSignal) {
+      calls.push(texts);
+      hooks.before?.(texts);
+      await new Promise((r) => setTimeout(r, 1));
+      if (signal?.aborted) throw Object.assign(new Error('fake: cancelled'), { name: 'AbortError' });
+      const out = new Float32Array(texts.length * 2);
+      texts.forEach((t, i) => {
+        out[2 * i] = Number(t.split('.')[1]);
+        out[2 * i + 1] = 1;
+      });
+      return out;
+    },
+  };
+}
+
+function collect(): {
+  docs: Array<[string, number[]]>;
+  onDocument: (p: PreparedDocument, v: Float32Array) => void;
+} {
+  const docs: Array<[string, number[]]> = [];
+  return { docs, onDocument: (p, v) => void docs.push([p.doc.id, Array.from(v)]) };
+}
+
+describe('embedDocuments', () => {
+  it('fills batches across documents and hands each document over, in order, once complete', async () => {
+    const e = fakeEmbedder();
+    const out = collect();
+    const progress: Progress[] = [];
+    const result = await embedDocuments([doc('a', 3), doc('b', 0), doc('c', 5)], e, {
+      batchSize: 4,
+      onDocument: out.onDocument,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(e.calls).toEqual([
+      ['a.0', 'a.1', 'a.2', 'c.0'],
+      ['c.1', 'c.2', 'c.3', 'c.4'],
+    ]);
+    expect(out.docs).toEqual([
+      ['a', [0, 1, 1, 1, 2, 1]],
+      ['b', []],
+      ['c', [0, 1, 1, 1, 2, 1, 3, 1, 4, 1]],
+    ]);
+    expect(progress.map((p) => [p.stage, p.done, p.total])).toEqual([
+      ['embed', 4, 8],
+      ['embed', 8, 8],
+    ]);
+    expect(progress[1].rate).toBeGreaterThan(0);
+    expect(result).toMatchObject({ documents: 3, sentences: 8, dimension: 2 });
+  });
+
+  it('starts embedding while documents are still arriving, and flushes a partial batch for a slow source', async () => {
+    const events: string[] = [];
+    const e = fakeEmbedder(2, { before: (t) => events.push(`embed ${t.join(',')}`) });
+    async function* slowSource(): AsyncGenerator<PreparedDocument> {
+      for (const [id, n] of [
+        ['a', 2],
+        ['b', 2],
+        ['c', 1],
+      ] as const) {
+        events.push(`yield ${id}`);
+        yield doc(id, n);
+        await new Promise((r) => setTimeout(r, 60));
+      }
+    }
+    const out = collect();
+    await embedDocuments(slowSource(), e, { batchSize: 64, maxWaitMs: 10, onDocument: out.onDocument });
+    expect(events).toEqual(['yield a', 'embed a.0,a.1', 'yield b', 'embed b.0,b.1', 'yield c', 'embed c.0']);
+    expect(out.docs.map((d) => d[0])).toEqual(['a', 'b', 'c']);
+  });
+
+  it('learns the dimension from the first answer when the embedder reports 0', async () => {
+    const out = collect();
+    const r = await embedDocuments([doc('a', 2)], fakeEmbedder(0), { onDocument: out.onDocument });
+    expect(r.dimension).toBe(2);
+    expect(out.docs).toEqual([['a', [0, 1, 1, 1]]]);
+  });
+
+  it('on cancel mid-run throws an AbortError and hands over nothing after it', async () => {
+    const ac = new AbortController();
+    const e = fakeEmbedder(2, {
+      before: () => {
+        if (e.calls.length === 2) ac.abort();
+      },
+    });
+    const out = collect();
+    const run = embedDocuments([doc('a', 2), doc('b', 3), doc('c', 2)], e, {
+      batchSize: 2,
+      signal: ac.signal,
+      onDocument: out.onDocument,
+    });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(out.docs.map((d) => d[0])).toEqual(['a']);
+    expect(e.calls).toHaveLength(2);
+  });
+
+  it('a cancel while waiting for a document that never comes ends the run promptly', async () => {
+    const ac = new AbortController();
+    const never: AsyncIterable<PreparedDocument> = {
+      [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<PreparedDocument>>(() => {}) }),
+    };
+    setTimeout(() => ac.abort(), 20);
+    const out = collect();
+    await expect(
+      embedDocuments(never, fakeEmbedder(), { signal: ac.signal, onDocument: out.onDocument }),
+    ).rejects.toThrow(/embedDocuments: cancelled/);
+  });
+
+  it('passes on embedder and onDocument failures, and a wrong-sized answer', async () => {
+    const failing: Embedder = {
+      id: 'bad',
+      dimension: 2,
+      embed: () => Promise.reject(new Error('model exploded')),
+    };
+    await expect(embedDocuments([doc('a', 1)], failing, { onDocument: () => {} })).rejects.toThrow(
+      'model exploded',
+    );
+    await expect(
+      embedDocuments([doc('a', 1)], fakeEmbedder(), {
+        onDocument: () => Promise.reject(new Error('store full')),
+      }),
+    ).rejects.toThrow('store full');
+    const short: Embedder = { id: 'short', dimension: 3, embed: async (t) => new Float32Array(t.length * 2) };
+    await expect(embedDocuments([doc('a', 2)], short, { onDocument: () => {} })).rejects.toThrow(
+      /embedder short returned 4 floats for 2 texts/,
+    );
+  });
+});
