@@ -4,6 +4,12 @@
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import type { IndexSnapshot } from '../core/bundle/index.ts';
+import { answerQuestion } from '../core/answer/answer.ts';
+import { hybrid } from '../core/kg/hybrid.ts';
+import { LlmClient } from '../core/llm/client.ts';
+import { DEFAULT_LLM_SETTINGS } from '../core/llm/settings.ts';
+import { KgIndex, type KgChunkView } from '../core/kg/search.ts';
+import type { KgEntity, KgRelation } from '../core/kg/types.ts';
 import type { RetrievedChunk } from '../core/retrieval/types.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
@@ -12,11 +18,13 @@ import { readBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
 
 const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
-  --mode <m>        ppr (default), concept, dense, bm25, rrf:<a>+<b>
+  --mode <m>        ppr (default), concept, dense, bm25, rrf:<a>+<b>, kg, hybrid (kg and hybrid need a KG)
   --budget <n>      context budget in cl100k tokens (default 12000)
   --top <n>         print at most n chunks (default: all that fit the budget)
   --embedder <spec> embedder for the question (default: the bundle's own, e.g. use-lite@1)
-  --json            print {"context": [{"chunkId","docTitle","text","score"}]}
+  --json            print {"answer"?: string, "context": [{"chunkId","docTitle","text","score"}]}
+  --llm-base-url <u> an OpenAI-compatible endpoint: the context and question go there for a cited answer
+  --llm-model <m>   the model for the answer; --llm-key <k> its API key (or env OPENAI_API_KEY)
 `;
 
 export interface AskContextItem {
@@ -53,14 +61,68 @@ async function questionVector(
   }
 }
 
+/** KG vectors are ArrayBuffers in IndexedDB records and Float32Arrays in src/core/kg: accept both. */
+function asVector(v: unknown): Float32Array | undefined {
+  if (v instanceof Float32Array) return v;
+  if (v instanceof ArrayBuffer) return new Float32Array(v);
+  if (ArrayBuffer.isView(v))
+    return new Float32Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+  return undefined;
+}
+
+/** The KG layer of a bundle as the KG search takes it, or null when the bundle has none. */
+function kgIndexOf(snapshot: IndexSnapshot): KgIndex | null {
+  const entities = (snapshot.tables.kgEntities ?? []) as Array<Record<string, unknown>>;
+  if (entities.length === 0) return null;
+  const relations = (snapshot.tables.kgRelations ?? []) as Array<Record<string, unknown>>;
+  return new KgIndex(
+    entities.map((e) => ({ mentions: [], ...e, vector: asVector(e.vector) }) as unknown as KgEntity),
+    relations.map((r) => ({ mentions: [], ...r, vector: asVector(r.vector) }) as unknown as KgRelation),
+  );
+}
+
+function chunkViews(snapshot: IndexSnapshot): (chunkId: string) => KgChunkView | undefined {
+  const views = new Map<
+    string,
+    KgChunkView & { start: number; sentences: Array<{ start: number; end: number }> }
+  >();
+  for (const c of snapshot.chunks) {
+    views.set(c.id, { docId: c.docId, text: c.text, tokens: c.tokens, start: c.start, sentences: [] });
+  }
+  for (const s of snapshot.sentences) {
+    const v = views.get(s.chunkId);
+    if (v) v.sentences.push({ start: s.start - v.start, end: s.end - v.start });
+  }
+  return (id) => views.get(id);
+}
+
 /** Ranked context for a question, from an already read bundle (tests call this directly). */
 export async function askSnapshot(
   snapshot: IndexSnapshot,
   question: string,
   options: { mode: string; budget: number; vector?: Float32Array },
 ): Promise<{ hits: RetrievedChunk[]; output: AskOutput }> {
-  const engine = loadEngine(snapshotToCorpus(snapshot));
-  const hits = engine.search({ text: question, vector: options.vector }, options.mode, options.budget);
+  const query = { text: question, vector: options.vector };
+  let hits: RetrievedChunk[];
+  if (options.mode === 'kg' || options.mode === 'hybrid') {
+    const kg = kgIndexOf(snapshot);
+    if (!kg) {
+      throw new Error(
+        `ask: mode ${options.mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`,
+      );
+    }
+    const kgHits = kg.search(query, chunkViews(snapshot), options.budget).chunks;
+    hits =
+      options.mode === 'kg'
+        ? kgHits
+        : hybrid(
+            loadEngine(snapshotToCorpus(snapshot)).search(query, 'ppr', options.budget),
+            kgHits,
+            options.budget,
+          );
+  } else {
+    hits = loadEngine(snapshotToCorpus(snapshot)).search(query, options.mode, options.budget);
+  }
   const titles = new Map(snapshot.documents.map((d) => [d.id, d.title]));
   return {
     hits,
@@ -92,6 +154,9 @@ export async function run(args: string[]): Promise<number> {
       top: { type: 'string' },
       embedder: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'llm-base-url': { type: 'string' },
+      'llm-model': { type: 'string' },
+      'llm-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -121,10 +186,30 @@ export async function run(args: string[]): Promise<number> {
   const vector = lexicalOnly ? undefined : await questionVector(snapshot, question, values.embedder);
   const { hits, output } = await askSnapshot(snapshot, question, { mode, budget, vector });
   const shown = Math.min(hits.length, top);
+  const baseUrl = values['llm-base-url'];
+  if (baseUrl) {
+    const client = new LlmClient({
+      ...DEFAULT_LLM_SETTINGS,
+      baseUrl,
+      model: values['llm-model'] ?? DEFAULT_LLM_SETTINGS.model,
+      apiKey: values['llm-key'] ?? process.env.OPENAI_API_KEY ?? '',
+    });
+    const context = hits.slice(0, shown).map((h, i) => ({
+      chunkId: h.chunkId,
+      title: output.context[i].docTitle,
+      text: h.text,
+    }));
+    const answer = await answerQuestion(client, question, context, {
+      onDelta: values.json ? undefined : (d) => process.stderr.write(d),
+    });
+    if (!values.json) process.stderr.write('\n');
+    output.answer = answer.text;
+  }
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ ...output, context: output.context.slice(0, shown) })}\n`);
     return 0;
   }
+  if (output.answer) process.stdout.write(`answer: ${output.answer}\n\n`);
   if (hits.length === 0) {
     process.stdout.write('no evidence found\n');
     return 0;

@@ -20,6 +20,7 @@ import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../../workers/engineFactory.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
+import { cachedEmbedder } from './embeddingCache.ts';
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
@@ -27,6 +28,7 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --vectors i8|f32           vector storage in the bundle (default i8: int8 with a per-vector scale)
   --graph                    also store the concept graph (large: see FORMAT.md; rebuilt on load otherwise)
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
+  --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
 `;
 
 export const SUPPORTED_EXTENSIONS = ['.txt', '.md', '.markdown', '.html', '.htm', '.pdf', '.docx', '.jsonl'];
@@ -153,6 +155,8 @@ export async function run(args: string[]): Promise<number> {
       graph: { type: 'boolean', default: false },
       'max-chunk-tokens': { type: 'string' },
       quiet: { type: 'boolean', default: false },
+      cache: { type: 'string', default: '.cache/embeddings' },
+      'no-cache': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -183,7 +187,9 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write('index: no supported files found\n');
     return 1;
   }
-  const embedder = values.embedder === 'none' ? null : await createEmbedderFromSpec(values.embedder!);
+  const model = values.embedder === 'none' ? null : await createEmbedderFromSpec(values.embedder!);
+  // The cache returns the vectors the model computed earlier for the same text: same id, same rows.
+  const embedder = model && !values['no-cache'] ? cachedEmbedder(model, values.cache) : model;
   let existing: IndexSnapshot | null = null;
   if (values.into) {
     // Read (and fully validate) the existing bundle first: a bad --into fails before minutes of embedding.
@@ -219,6 +225,6 @@ export async function run(args: string[]): Promise<number> {
     );
     return 0;
   } finally {
-    await embedder?.dispose?.();
+    await model?.dispose?.();
   }
 }
