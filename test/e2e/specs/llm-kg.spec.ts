@@ -1,0 +1,143 @@
+// Spec (issue 4): the LLM endpoint end to end against the scripted OpenAI-compatible server on loopback —
+// configure the endpoint and test the connection, see the KG cost estimate (κ and κ = 1), build the KG, cancel it
+// midway and resume it (no chunk is sent twice), ask in `hybrid` mode, get a streamed answer whose citation opens
+// the cited sentence. Requests may go only to the app's origin and the scripted endpoint (checked by the runner).
+// Needs the UI to mount LlmSettingsPanel, KgBuildPanel and AnswerPanel (src/ui/llm) in any of the three views.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { openApp, waitIdle } from '../lib/app.ts';
+import type { E2eSpec } from '../lib/harness.ts';
+
+const VIEWS = ['library', 'ask', 'settings'];
+
+/** Goes to whichever view holds the element (the UI decides where the panels live). */
+async function goToPanel(page: Page, origin: string, testId: string): Promise<void> {
+  for (const view of VIEWS) {
+    await page.goto(`${origin}/#${view}`);
+    await page.waitForSelector('[data-indexing]');
+    if (await page.locator(`[data-testid="${testId}"]`).count()) return;
+  }
+  throw new Error(`no view shows [data-testid="${testId}"]: mount the src/ui/llm panels in the app`);
+}
+
+async function sampleQuestion(dist: string): Promise<string> {
+  const index = JSON.parse(await readFile(join(dist, 'samples', 'index.json'), 'utf8')) as { file: string }[];
+  const text = await readFile(join(dist, 'samples', index[0].file), 'utf8');
+  const sentence = text
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => s.replace(/^#+\s*/, '').trim())
+    .filter((s) => s.length > 40 && s.length < 200)[0];
+  if (!sentence) throw new Error(`no usable sentence in sample ${index[0].file}`);
+  return sentence.replace(/[.!?]+$/, '') + '?';
+}
+
+const spec: E2eSpec = {
+  name: 'llm: endpoint settings, KG cost estimate, build/cancel/resume without resending, hybrid cited answer',
+  timeoutMs: 300_000,
+  async run({ page, origin, dist, allowOrigin, log }) {
+    const server = await startScriptedLlmServer({ latencyMs: 250 });
+    allowOrigin(server.url);
+    try {
+      await openApp(page, origin);
+      await page.click('[data-testid="samples"]');
+      await waitIdle(page, 240_000);
+
+      // 1. Endpoint settings and test connection.
+      await goToPanel(page, origin, 'llm-settings');
+      await page.fill('[name="llm-base-url"]', server.baseUrl);
+      await page.fill('[name="llm-model"]', 'scripted-model');
+      await page.fill('[name="llm-key"]', 'sk-e2e-secret-key-123456');
+      await page.fill('[name="llm-concurrency"]', '1');
+      await page.click('[data-testid="llm-settings"] button[type="submit"]');
+      await page.click('[data-testid="llm-test"]');
+      await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+      const status = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
+      if (status !== 'ok') {
+        throw new Error(`test connection: ${await page.textContent('[data-testid="llm-diagnosis"]')}`);
+      }
+      const chunks = await page.evaluate(async () => {
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const r = indexedDB.open('conceptrag');
+          r.onsuccess = () => resolve(r.result);
+          r.onerror = () => reject(r.error);
+        });
+        const n = await new Promise<number>((resolve, reject) => {
+          const r = db.transaction('chunks').objectStore('chunks').count();
+          r.onsuccess = () => resolve(r.result);
+          r.onerror = () => reject(r.error);
+        });
+        db.close();
+        return n;
+      });
+      if (chunks < 4)
+        throw new Error(`the samples gave only ${chunks} chunks; the cancel step needs at least 4`);
+
+      // 2. Cost estimate before any extraction call.
+      await goToPanel(page, origin, 'kg-panel');
+      await page.fill('[name="kg-kappa"]', '1');
+      await page.click('[data-testid="kg-estimate"]');
+      await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+      const rows = await page.$$eval('[data-testid="kg-estimate-table"] tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+      );
+      log(`estimate rows: ${JSON.stringify(rows)}`);
+      if (Number(rows[1][0]) !== chunks)
+        throw new Error(`κ = 1 should cost ${chunks} calls, shows ${rows[1][0]}`);
+      if (server.extractionTexts().length !== 0)
+        throw new Error('extraction calls were made before confirming');
+
+      // 3. Build, cancel midway, resume.
+      await page.click('[data-testid="kg-confirm"]');
+      const deadline = Date.now() + 60_000;
+      while (server.extractionTexts().length < 2) {
+        if (Date.now() > deadline) throw new Error('the KG build sent no extraction requests');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await page.click('[data-testid="kg-cancel"]');
+      await page.waitForSelector('[data-testid="kg-result"][data-cancelled="true"]', { timeout: 60_000 });
+      const afterCancel = server.extractionTexts().length;
+      log(`cancelled after ${afterCancel} of ${chunks} chunks`);
+      if (afterCancel >= chunks) throw new Error('the cancel came too late to test resuming');
+      await page.click('[data-testid="kg-resume"]');
+      await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 120_000 });
+      const sent = server.extractionTexts();
+      if (sent.length !== chunks || new Set(sent).size !== chunks) {
+        throw new Error(
+          `expected each of ${chunks} chunks sent once, got ${sent.length} requests (${new Set(sent).size} distinct)`,
+        );
+      }
+      const keyLeaks = server.requests.filter((r) => r.authorization !== 'Bearer sk-e2e-secret-key-123456');
+      if (keyLeaks.length) throw new Error(`${keyLeaks.length} requests without the configured key`);
+
+      // 4. Hybrid question, streamed answer, citation opens the sentence.
+      const question = await sampleQuestion(dist);
+      await goToPanel(page, origin, 'kg-ask');
+      await page.fill('[name="kg-question"]', question);
+      await page.selectOption('[name="kg-mode"]', 'hybrid');
+      await page.click('[data-testid="kg-ask"] button[type="submit"]');
+      await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+      const answerText = (await page.textContent('[data-testid="kg-answer"] '))?.trim() ?? '';
+      log(`answer: ${answerText.slice(0, 160)}`);
+      const answerRequest = server.requests
+        .filter((r) => r.path === '/v1/chat/completions' && !r.extractedText)
+        .at(-1);
+      if (!answerRequest?.body?.stream) throw new Error('the answer was not requested as a stream');
+      const firstCite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+      if (!(await firstCite.count())) throw new Error(`the answer has no [1] citation: "${answerText}"`);
+      await firstCite.click();
+      await page.waitForSelector('[data-testid="viewer"]');
+      const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+      // The scripted server answers with the first sentence of passage [1], then " [1]".
+      const claimed = answerText.split('[1]')[0].trim();
+      if (!marked || !claimed.startsWith(marked.slice(0, Math.min(marked.length, 30)))) {
+        throw new Error(`citation [1] highlights "${marked}", the answer claimed "${claimed}"`);
+      }
+    } finally {
+      await server.close();
+    }
+  },
+};
+
+export default spec;
