@@ -63,6 +63,20 @@ describe('index bundle round trip', () => {
     }
   });
 
+  it('stores chunk and sentence texts once (as document slices) and restores them exactly', async () => {
+    const original = snapshotOf();
+    original.sentences[1] = { ...original.sentences[1], text: 'not the slice' };
+    const bytes = await bundleBytes(writeSnapshotBundle(original, { appVersion: 'x' }));
+    const parts = (await readBundle(bytes)).parts;
+    const chunkLines = new TextDecoder().decode(parts.get('chunks.jsonl')).split('\n');
+    expect(chunkLines.every((l) => !('text' in JSON.parse(l)))).toBe(true);
+    const sentenceLines = new TextDecoder().decode(parts.get('sentences.jsonl')).split('\n');
+    expect(sentenceLines.filter((l) => 'text' in JSON.parse(l))).toHaveLength(1);
+    const back = await readIndexBundle(bytes);
+    expect(back.chunks).toEqual(original.chunks);
+    expect(back.sentences).toEqual(original.sentences);
+  });
+
   it('refuses a bundle whose vectors do not match the sentences', async () => {
     const broken = snapshotOf();
     broken.vectors.set(DOCS[0].id, new Float32Array(2 * DIM)); // 3 sentences, 2 vectors
