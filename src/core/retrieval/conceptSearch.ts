@@ -23,13 +23,13 @@ export function directConcepts(input: ConceptSearchInput): number[] {
   if (sem && vector) {
     const nc = graph.table.terms.length;
     const dim = sem.dimension;
-    const shifted = new Float64Array(nc);
+    const cosines = new Float64Array(nc);
     for (let c = 0; c < nc; c++) {
       let s = 0;
       for (let d = 0; d < dim; d++) s += sem.conceptVectors[c * dim + d] * vector[d];
-      shifted[c] = s + 2; // topK keeps positive scores: cosine ∈ [−1, 1]
+      cosines[c] = s;
     }
-    return topK(shifted, params.conceptTopK);
+    return topK(cosines, params.conceptTopK, undefined, -Infinity);
   }
   const idf = new Float64Array(graph.table.terms.length);
   const found: number[] = [];
@@ -96,8 +96,8 @@ export function conceptSearch(input: ConceptSearchInput, limit: number): Candida
   }
   const pool = [...via.keys()];
   const scores = new Float64Array(t.chunkCount);
-  for (const k of pool) scores[k] = sim[k] + 2;
-  for (const k of topK(scores, limit - out.length, pool)) {
+  for (const k of pool) scores[k] = sim[k];
+  for (const k of topK(scores, limit - out.length, pool, -Infinity)) {
     const c = via.get(k)!;
     out.push({ chunk: k, score: sim[k], concepts: [c], hop: hop.get(c)! });
   }

@@ -24,19 +24,28 @@ export class DenseIndex {
       throw new Error(`dense index: query has ${query.length} dimensions, index has ${this.dimension}`);
     }
     const { vectors, dimension: dim, scores } = this;
+    // Four accumulators: about twice as fast as the plain loop in V8 (fewer dependent adds).
+    const tail = dim - (dim % 4);
     for (let r = 0, o = 0; r < this.count; r++, o += dim) {
-      let s = 0;
-      for (let d = 0; d < dim; d++) s += vectors[o + d] * query[d];
-      scores[r] = s;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let d = 0;
+      for (; d < tail; d += 4) {
+        s0 += vectors[o + d] * query[d];
+        s1 += vectors[o + d + 1] * query[d + 1];
+        s2 += vectors[o + d + 2] * query[d + 2];
+        s3 += vectors[o + d + 3] * query[d + 3];
+      }
+      for (; d < dim; d++) s0 += vectors[o + d] * query[d];
+      scores[r] = s0 + s1 + s2 + s3;
     }
     return scores;
   }
 
   search(query: Float32Array, limit: number): Candidate[] {
     const scores = this.scoreAll(query);
-    // topK keeps positive scores only; shift so that every row is a candidate.
-    const shifted = new Float32Array(scores.length);
-    for (let i = 0; i < scores.length; i++) shifted[i] = scores[i] + 2;
-    return topK(shifted, limit).map((r) => ({ chunk: r, score: scores[r] }));
+    return topK(scores, limit, undefined, -Infinity).map((r) => ({ chunk: r, score: scores[r] }));
   }
 }

@@ -55,6 +55,15 @@ export interface EngineStats {
   semantic: boolean;
 }
 
+/** Build time of each index part, in milliseconds (the CLI bench reports them as index seconds). */
+export interface EngineTimings {
+  analyzeMs: number;
+  bm25Ms: number;
+  lexicalGraphMs: number;
+  semanticMs: number;
+  denseMs: number;
+}
+
 /** Best sentences returned per chunk. */
 const BEST_SENTENCES = 2;
 
@@ -65,6 +74,7 @@ export class RetrievalEngine {
   private dense?: DenseIndex;
   private sentenceVectors?: Float32Array;
   private readonly chunkScores: Float64Array;
+  readonly timings: EngineTimings = { analyzeMs: 0, bm25Ms: 0, lexicalGraphMs: 0, semanticMs: 0, denseMs: 0 };
 
   private constructor(
     private readonly layout: CorpusLayout,
@@ -87,18 +97,24 @@ export class RetrievalEngine {
     overrides: Partial<Record<keyof RetrievalParams, unknown>> = {},
   ): RetrievalEngine {
     const params = resolveParams(overrides);
+    let t = performance.now();
     const layout = layoutCorpus(input.chunks, input.sentences);
     const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
-    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
     const conceptLists = params.phrases
       ? layout.chunks.map((c, k) => [...chunkTerms[k], ...analyzer.phrases(c.text)])
       : chunkTerms;
+    const analyzeMs = performance.now() - t;
+    t = performance.now();
+    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
+    const bm25Ms = performance.now() - t;
+    t = performance.now();
     const graph = buildLexicalGraph(
       layout.chunks.map((c) => c.id),
       conceptLists,
       params,
     );
     const engine = new RetrievalEngine(layout, chunkTerms, bm25, graph, params, analyzer);
+    Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs: performance.now() - t });
     if (input.sentenceVectors) engine.addVectors(input.sentenceVectors, input.dimension ?? 0);
     return engine;
   }
@@ -140,6 +156,7 @@ export class RetrievalEngine {
   /** Adds the semantic layer: chunk vectors for dense search, concept vectors, θsem-filtered graph. */
   addVectors(sentenceVectors: Float32Array, dimension: number): void {
     const ordered = this.attachVectors(sentenceVectors, dimension);
+    const t = performance.now();
     const sentenceTerms = this.layout.sentences.map((s) =>
       conceptTerms(this.analyzer, s.text, this.params.phrases),
     );
@@ -150,13 +167,16 @@ export class RetrievalEngine {
       dimension,
     );
     this.walker = new PersonalizedPageRank(this.graphIndex.graph);
+    this.timings.semanticMs = performance.now() - t;
   }
 
   private attachVectors(sentenceVectors: Float32Array, dimension: number): Float32Array {
     if (!(dimension > 0)) throw new Error(`retrieval engine: vector dimension must be > 0, got ${dimension}`);
+    const t = performance.now();
     const ordered = reorderRows(sentenceVectors, dimension, this.layout.sentenceSource);
     this.sentenceVectors = ordered;
     this.dense = new DenseIndex(meanChunkVectors(ordered, dimension, this.layout.sentenceOffsets), dimension);
+    this.timings.denseMs = performance.now() - t;
     return ordered;
   }
 

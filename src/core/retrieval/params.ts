@@ -17,6 +17,8 @@ export interface RetrievalParams {
   damping: number;
   /** Forward-push tolerance of personalized PageRank (residual per unit of weighted degree). */
   pushEpsilon: number;
+  /** Lexical seed weight = IDF^seedIdfPower (higher favours rare names over generic words). */
+  seedIdfPower: number;
   /** Share of the restart mass given to concepts found word for word in the question (rest: embedding seeds). */
   lexicalSeedShare: number;
   /** Embedding seeds: how many nearest concepts to the question vector. */
@@ -25,6 +27,8 @@ export interface RetrievalParams {
   embeddingSeedChunks: number;
   /** Chunk score from concept ranks: Σ PPR(c) / |T(c)|^chunkScorePower (1 = the prototype's PPR(c)/|T(c)|). */
   chunkScorePower: number;
+  /** … divided by (number of concepts of the chunk)^chunkLengthPower, so long chunks do not win by size alone. */
+  chunkLengthPower: number;
   /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
   conceptTopK: number;
   conceptHops: number;
@@ -46,10 +50,12 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   thetaSem: 0.3,
   damping: 0.5,
   pushEpsilon: 1e-6,
+  seedIdfPower: 6,
   lexicalSeedShare: 0.8,
   embeddingSeeds: 10,
   embeddingSeedChunks: 20,
   chunkScorePower: 1,
+  chunkLengthPower: 0.5,
   conceptTopK: 25,
   conceptHops: 2,
   conceptChunksPerConcept: 3,

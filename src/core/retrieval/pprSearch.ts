@@ -27,7 +27,8 @@ export function pprSeeds(
   const lexical = new Map<number, number>();
   for (const t of questionTerms) {
     const c = ctx.conceptIds.get(t);
-    if (c !== undefined && graph.table.idf[c] > 0) lexical.set(c, graph.table.idf[c]);
+    if (c !== undefined && graph.table.idf[c] > 0)
+      lexical.set(c, Math.pow(graph.table.idf[c], params.seedIdfPower));
   }
   const embedding = vector ? embeddingSeeds(ctx, vector) : new Map<number, number>();
   const seeds = new Map<number, number>();
@@ -92,6 +93,12 @@ export function pprSearch(
       const k = t.conceptChunks[j];
       if (chunkScores[k] === 0) touched.push(k);
       chunkScores[k] += share;
+    }
+  }
+  if (params.chunkLengthPower !== 0) {
+    for (const k of touched) {
+      const size = t.chunkConceptOffsets[k + 1] - t.chunkConceptOffsets[k];
+      chunkScores[k] /= Math.pow(Math.max(1, size), params.chunkLengthPower);
     }
   }
   const best = topK(chunkScores, limit, touched);

@@ -1,8 +1,16 @@
 // Top-k selection over a score array without sorting all of it: a bounded min-heap, ties broken by lower index
 // so rankings are deterministic.
 
-/** Indexes (among `candidates`, or all of `scores` if omitted) of the k highest positive scores, best first. */
-export function topK(scores: ArrayLike<number>, k: number, candidates?: ArrayLike<number>): number[] {
+/**
+ * Indexes (among `candidates`, or all of `scores` if omitted) of the k highest scores above `floor` (default 0:
+ * positive scores only), best first.
+ */
+export function topK(
+  scores: ArrayLike<number>,
+  k: number,
+  candidates?: ArrayLike<number>,
+  floor = 0,
+): number[] {
   const n = candidates ? candidates.length : scores.length;
   if (k <= 0 || n === 0) return [];
   const heap: number[] = [];
@@ -31,7 +39,7 @@ export function topK(scores: ArrayLike<number>, k: number, candidates?: ArrayLik
   };
   for (let j = 0; j < n; j++) {
     const idx = candidates ? candidates[j] : j;
-    if (!(scores[idx] > 0)) continue;
+    if (!(scores[idx] > floor)) continue;
     if (heap.length < k) {
       heap.push(idx);
       siftUp(heap.length - 1);
