@@ -125,8 +125,15 @@ interface Corpus {
 }
 
 let corpusCache: Promise<Corpus> | null = null;
+let corpusSignature = '';
 
 async function corpus(): Promise<Corpus> {
+  // Documents added or removed in another worker: counts are a cheap change detector.
+  const signature = `${await db.documents.count()}:${await db.chunks.count()}`;
+  if (signature !== corpusSignature) {
+    corpusSignature = signature;
+    corpusCache = null;
+  }
   corpusCache ??= (async () => {
     const loaded = await repo.loadCorpus();
     if (loaded.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
