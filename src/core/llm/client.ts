@@ -76,6 +76,8 @@ export class LlmClient {
   private readonly opts: Required<Omit<ClientOptions, 'fetch' | 'onUsage'>> & Pick<ClientOptions, 'onUsage'>;
   /** Set once the server rejected `response_format`; later JSON calls rely on the prompt alone. */
   private jsonModeUnsupported = false;
+  /** Set once the server rejected `stream_options` (usage in streams); later streams omit it. */
+  private streamUsageUnsupported = false;
 
   constructor(
     private readonly settings: LlmSettings,
@@ -165,7 +167,7 @@ export class LlmClient {
     if (req.temperature !== undefined) body.temperature = req.temperature;
     if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
     if (withJsonMode) body.response_format = { type: 'json_object' };
-    if (req.stream) body.stream_options = { include_usage: true };
+    if (req.stream && !this.streamUsageUnsupported) body.stream_options = { include_usage: true };
     return JSON.stringify(body);
   }
 
@@ -181,6 +183,16 @@ export class LlmClient {
     try {
       return await this.roundTrip(req, useJsonMode);
     } catch (err) {
+      if (
+        req.stream &&
+        !this.streamUsageUnsupported &&
+        err instanceof LlmError &&
+        err.kind === 'bad-request' &&
+        /stream_options|include_usage/i.test(err.message)
+      ) {
+        this.streamUsageUnsupported = true;
+        return this.attempt(req);
+      }
       if (
         useJsonMode &&
         err instanceof LlmError &&

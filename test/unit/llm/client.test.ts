@@ -192,4 +192,26 @@ describe('LlmClient', () => {
       /could not be reached at http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions/,
     );
   });
+
+  it('drops stream_options once for a server that rejects it, and estimates the usage instead', async () => {
+    const bodies: Array<Record<string, unknown>> = [];
+    const strict: typeof fetch = async (_url, init) => {
+      const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+      bodies.push(body);
+      if (body.stream_options) {
+        return new Response(JSON.stringify({ error: { message: 'unknown field: stream_options' } }), {
+          status: 400,
+        });
+      }
+      const sse =
+        'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+      return new Response(sse, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+    };
+    const client = new LlmClient(settings(), { fetch: strict });
+    const r = await client.chat({ messages: answerMsg, stream: true });
+    await client.chat({ messages: answerMsg, stream: true });
+    expect(r.text).toBe('hi');
+    expect(r.usage.estimated).toBe(true);
+    expect(bodies.map((b) => b.stream_options !== undefined)).toEqual([true, false, false]);
+  });
 });
