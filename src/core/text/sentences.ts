@@ -1,0 +1,153 @@
+// Sentence splitting with character offsets: Intl.Segmenter (any language, incl. CJK 。！？) plus the fix-ups it
+// needs for English prose — it splits after "Dr." and "U.S.", and at every line break of hard-wrapped text — and a
+// cap so that no "sentence" (a table row, a list without punctuation) exceeds what a chunk can hold.
+import { forEachBlock } from './blocks.ts';
+import { isStopWord } from './stopwords.ts';
+import { countTokens } from './tokens.ts';
+
+export interface SentenceSpan {
+  start: number;
+  end: number;
+}
+
+export interface SplitSentencesOptions {
+  /** Longer sentences are cut at whitespace into pieces of at most this many cl100k tokens. */
+  maxTokens?: number;
+}
+
+export const DEFAULT_MAX_SENTENCE_TOKENS = 400;
+
+/** Abbreviations after which a split is always wrong (they precede a name or an example). */
+const ALWAYS_JOIN = new Set([
+  'dr.', 'mr.', 'mrs.', 'ms.', 'st.', 'prof.', 'vs.', 'e.g.', 'i.e.', 'cf.', 'mt.', 'ft.', 'rev.', 'gen.',
+  'col.', 'capt.', 'lt.', 'sgt.', 'gov.', 'sen.', 'rep.', 'hon.', 'messrs.', 'mme.', 'approx.', 'fig.', 'ca.',
+]); // prettier-ignore
+/** Abbreviations that may also end a sentence: join unless a typical sentence opener ("The", "He") follows. */
+const JOIN_UNLESS_OPENER = new Set([
+  'inc.',
+  'ltd.',
+  'jr.',
+  'sr.',
+  'u.s.',
+  'u.k.',
+  'co.',
+  'corp.',
+  'bros.',
+  'u.n.',
+]);
+/** Join only when the next sentence starts in lowercase or with a digit. */
+const JOIN_BEFORE_LOWER = new Set(['etc.', 'al.', 'no.', 'nos.', 'vol.', 'pp.', 'p.', 'ch.', 'art.', 'sec.']);
+
+const LAST_WORD = /(?:^|[\s([{"'“‘])([\p{L}.]*\p{L}\.)$/u;
+const FIRST_WORD = /^[\s"'“‘([{]*([\p{L}\p{N}][\p{L}\p{M}\p{N}'’]*)/u;
+const SINGLE_INITIAL = /^\p{Lu}\.$/u;
+const LIST_MARKER = /^[ \t]*(?:[-*•+–]|\d{1,3}[.)])\s/;
+/** Lines shorter than this that end without punctuation are headings or list items, not wrapped prose. */
+const SHORT_LINE = 40;
+
+let segmenter: Intl.Segmenter | undefined;
+
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000 || code === 0x2028;
+}
+
+/**
+ * The text the segmenter sees for one block: same length, but the line breaks of hard-wrapped prose become spaces
+ * (otherwise ICU ends a sentence at every line). A break stays when the next line is a list item or the line before
+ * is short (a heading, a list entry, a verse).
+ */
+function unwrapLines(block: string): string {
+  if (!block.includes('\n')) return block;
+  return block.replace(/\r?\n/g, (newline: string, offset: number) => {
+    const lineStart = block.lastIndexOf('\n', offset - 1) + 1;
+    const previous = block.slice(lineStart, offset).trim();
+    const rest = block.slice(offset + newline.length, offset + newline.length + 8);
+    if (previous.length < SHORT_LINE || rest.trim() === '' || LIST_MARKER.test(rest)) return newline;
+    return ' '.repeat(newline.length);
+  });
+}
+
+function shouldJoin(text: string, previous: SentenceSpan, next: SentenceSpan): boolean {
+  const gap = text.slice(previous.end, next.start);
+  if (gap.includes('\n')) return false;
+  const tail = LAST_WORD.exec(text.slice(Math.max(previous.start, previous.end - 24), previous.end));
+  if (!tail) return false;
+  const word = tail[1];
+  const head = FIRST_WORD.exec(text.slice(next.start, next.start + 40));
+  const first = head ? head[1] : '';
+  const startsLowerOrDigit = /^[\p{Ll}\p{N}]/u.test(first);
+  if (startsLowerOrDigit) return true;
+  const lower = word.toLowerCase();
+  if (ALWAYS_JOIN.has(lower) || SINGLE_INITIAL.test(word)) return true;
+  if (JOIN_UNLESS_OPENER.has(lower)) return first !== '' && !isStopWord(first.toLowerCase());
+  return false;
+}
+
+/** Cuts a span longer than maxTokens at whitespace (or anywhere, for text without spaces) into fitting pieces. */
+function capLength(text: string, span: SentenceSpan, maxTokens: number, out: SentenceSpan[]): void {
+  // A cl100k token covers at least one character, so short spans cannot be too long; skip counting them.
+  if (span.end - span.start <= maxTokens || countTokens(text.slice(span.start, span.end)) <= maxTokens) {
+    out.push(span);
+    return;
+  }
+  let start = span.start;
+  while (start < span.end) {
+    // Grow a piece word by word; words are short so this stays linear.
+    let end = start;
+    let tokens = 0;
+    while (end < span.end) {
+      let wordEnd = end;
+      while (wordEnd < span.end && isSpace(text.charCodeAt(wordEnd))) wordEnd++;
+      while (wordEnd < span.end && !isSpace(text.charCodeAt(wordEnd)) && wordEnd - end < 64) wordEnd++;
+      if (wordEnd < span.end && (text.charCodeAt(wordEnd - 1) & 0xfc00) === 0xd800) wordEnd++;
+      const wordTokens = countTokens(text.slice(end, wordEnd));
+      if (tokens + wordTokens > maxTokens && end > start) break;
+      tokens += wordTokens;
+      end = wordEnd;
+    }
+    let pieceStart = start;
+    let pieceEnd = end;
+    while (pieceStart < pieceEnd && isSpace(text.charCodeAt(pieceStart))) pieceStart++;
+    while (pieceEnd > pieceStart && isSpace(text.charCodeAt(pieceEnd - 1))) pieceEnd--;
+    if (pieceEnd > pieceStart) out.push({ start: pieceStart, end: pieceEnd });
+    start = end;
+  }
+}
+
+/**
+ * Sentences of `text` (or of `text[from, to)`) as offsets into `text`, whitespace trimmed, in order, never empty.
+ * Linear in the length of the text.
+ */
+export function splitSentences(
+  text: string,
+  options: SplitSentencesOptions = {},
+  from = 0,
+  to = text.length,
+): SentenceSpan[] {
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_SENTENCE_TOKENS;
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  const joined: SentenceSpan[] = [];
+  forEachBlock(
+    text,
+    (blockStart, blockEnd) => {
+      const block = unwrapLines(text.slice(blockStart, blockEnd));
+      for (const { index, segment } of segmenter!.segment(block)) {
+        let start = blockStart + index;
+        let end = start + segment.length;
+        while (start < end && isSpace(text.charCodeAt(start))) start++;
+        while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+        if (end === start) continue;
+        const span = { start, end };
+        const previous = joined[joined.length - 1];
+        if (previous && shouldJoin(text, previous, span)) previous.end = end;
+        else joined.push(span);
+      }
+    },
+    undefined,
+    from,
+    to,
+  );
+  const out: SentenceSpan[] = [];
+  for (const span of joined) capLength(text, span, maxTokens, out);
+  return out;
+}

@@ -1,0 +1,123 @@
+// Word-level text utilities for indexing and concept extraction: word tokens with offsets, index terms (stop words,
+// punctuation and stray letters removed) and multi-word capitalized phrases ("Ermengarde of Tours").
+// Scripts written without spaces (Chinese, Japanese, Thai, …) go through Intl.Segmenter's dictionary segmentation;
+// other text uses an equivalent Unicode regex, which is ~35× faster than the segmenter (20 s → 0.6 s on 50 MB).
+import { forEachBlock } from './blocks.ts';
+import { isStopWord } from './stopwords.ts';
+
+export interface WordToken {
+  /** NFKC-normalized, lowercased word. */
+  term: string;
+  start: number;
+  end: number;
+}
+
+/** Letters/digits joined by inner apostrophes or dots ("don't", "U.S", "3.5") or digit groups ("1,000"). */
+const WORD = /[\p{L}\p{M}\p{N}_]+(?:[.'’][\p{L}\p{M}\p{N}_]+|,\p{N}+)*/gu;
+const NEEDS_DICTIONARY =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const LATIN_LETTER = /^\p{Script=Latin}$/u;
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/** Japanese particles and inflections (に, ます, ている) are written in hiragana alone; content words are not. */
+const ONLY_HIRAGANA = /^\p{Script=Hiragana}+$/u;
+
+let wordSegmenter: Intl.Segmenter | undefined;
+
+function normalizeTerm(word: string): string {
+  // Most words are ASCII already in NFKC; skip the normalization call for them.
+  // eslint-disable-next-line no-control-regex
+  return (/^[\x00-\x7f]*$/.test(word) ? word : word.normalize('NFKC')).toLowerCase();
+}
+
+/** Word-like tokens of `text` with offsets into `text`, in order. */
+export function wordTokens(text: string): WordToken[] {
+  const out: WordToken[] = [];
+  forEachBlock(text, (blockStart, blockEnd) => {
+    const block = text.slice(blockStart, blockEnd);
+    if (NEEDS_DICTIONARY.test(block)) {
+      wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+      for (const { segment, index, isWordLike } of wordSegmenter.segment(block)) {
+        if (!isWordLike) continue;
+        const start = blockStart + index;
+        out.push({ term: normalizeTerm(segment), start, end: start + segment.length });
+      }
+      return;
+    }
+    for (const match of block.matchAll(WORD)) {
+      const start = blockStart + match.index;
+      out.push({ term: normalizeTerm(match[0]), start, end: start + match[0].length });
+    }
+  });
+  return out;
+}
+
+/** True for tokens worth indexing: not a stop word, not punctuation, not a lone Latin letter, not hiragana-only. */
+export function isIndexTerm(term: string): boolean {
+  if (!HAS_LETTER_OR_DIGIT.test(term) || isStopWord(term) || ONLY_HIRAGANA.test(term)) return false;
+  return !(term.length === 1 && LATIN_LETTER.test(term));
+}
+
+/** Index terms of `text` in order, with repeats: word tokens minus stop words, punctuation and lone Latin letters. */
+export function indexTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const token of wordTokens(text)) if (isIndexTerm(token.term)) terms.push(token.term);
+  return terms;
+}
+
+/** Lowercase words allowed inside a name: "Ermengarde of Tours", "Port of Spain", "Ludwig van Beethoven". */
+const NAME_CONNECTORS = new Set(['of', 'the', 'de', 'von', 'van', 'der', 'den', 'del', 'della', 'di', 'da', 'du', 'la', 'le', 'y', 'al', 'bin', 'ibn']); // prettier-ignore
+/** A capitalized word (incl. hyphenated "Saint-Denis", Roman numerals "II") or a connector, with its offsets. */
+const PHRASE_PART = /\p{Lu}[\p{L}\p{M}\p{N}'’]*(?:-[\p{L}\p{M}\p{N}'’]+)*|[\p{Ll}]+/gu;
+
+/**
+ * Multi-word sequences of Capitalized words (allowing inner connectors "of", "the", "de", "von", "van" and
+ * hyphens), e.g. "Lothair II", "Ermengarde of Tours". Terms are lowercased; a leading "The" is dropped and a
+ * sentence-initial stop word ("In Paris") is not part of a phrase. Single capitalized words are not returned.
+ */
+export function capitalizedPhrases(text: string): WordToken[] {
+  const out: WordToken[] = [];
+  // Current run: offsets of its capitalized words; connectors only count once a capitalized word follows them.
+  let runStart = -1;
+  let runEnd = -1;
+  let capitalized = 0;
+  let lastEnd = -1;
+  const flush = (): void => {
+    if (capitalized >= 2) {
+      // The term is the phrase's word tokens joined by one space, so it equals a word n-gram of the same text
+      // ("Saint-Denis Abbey" → "saint denis abbey"), which is how questions are matched against phrases.
+      const words = wordTokens(text.slice(runStart, runEnd)).map((token) => token.term);
+      out.push({ term: words.join(' '), start: runStart, end: runEnd });
+    }
+    runStart = -1;
+    runEnd = -1;
+    capitalized = 0;
+  };
+  for (const match of text.matchAll(PHRASE_PART)) {
+    const start = match.index;
+    // A possessive ends the name: "Lothair II's son" → "Lothair II".
+    const possessive = /['’]s$/.test(match[0]) && match[0].length > 2;
+    const word = possessive ? match[0].slice(0, -2) : match[0];
+    const end = start + word.length;
+    // Words must be separated by plain spaces only (no comma, full stop or line break in between).
+    const adjacent = lastEnd >= 0 && /^[ \t]+$/.test(text.slice(lastEnd, start));
+    lastEnd = end;
+    if (!adjacent) flush();
+    const isCapital = /^\p{Lu}/u.test(word);
+    if (isCapital) {
+      // "The Hague" keeps its article only inside a run; a capitalized stop word opens no run ("In Paris").
+      if (runStart < 0 && isStopWord(word.toLowerCase())) continue;
+      if (runStart < 0) runStart = start;
+      runEnd = end;
+      capitalized++;
+      if (possessive) {
+        flush();
+        lastEnd = -1;
+      }
+    } else if (runStart < 0 || !NAME_CONNECTORS.has(word)) {
+      flush();
+      lastEnd = -1;
+    }
+  }
+  flush();
+  return out;
+}
