@@ -35,8 +35,8 @@ const JOIN_UNLESS_OPENER = new Set([
   'bros.',
   'u.n.',
 ]);
-/** Join only when the next sentence starts in lowercase or with a digit. */
-const JOIN_BEFORE_LOWER = new Set(['etc.', 'al.', 'no.', 'nos.', 'vol.', 'pp.', 'p.', 'ch.', 'art.', 'sec.']);
+// Any other word ending in '.' ("etc.", "No.", "al.") is joined only when the next sentence starts in lowercase or
+// with a digit: ICU never ends a sentence there itself, only our block cuts can, and a capital may open a sentence.
 
 const LAST_WORD = /(?:^|[\s([{"'“‘])([\p{L}.]*\p{L}\.)$/u;
 const FIRST_WORD = /^[\s"'“‘([{]*([\p{L}\p{N}][\p{L}\p{M}\p{N}'’]*)/u;
