@@ -4,10 +4,14 @@
 import type { Embedder } from '../src/core/types.ts';
 import type { EmbedderChoice } from './protocol.ts';
 
-/** Same-origin paths of the files that src/tools/copy-assets.mjs copies into public/ on install. */
-export const USE_MODEL_URL = '/models/use/model.json';
-export const USE_VOCAB_URL = '/models/use/vocab.json';
-export const TFJS_WASM_PATH = '/tfjs/';
+/**
+ * Same-origin URL of a file that src/tools/copy-assets.mjs copies into public/ on install. Resolved against the
+ * worker script, which sits one folder below the app root both in the build (assets/) and on the dev server
+ * (workers/), so the app also works when served from a sub-path.
+ */
+export function appUrl(path: string): string {
+  return new URL(`../${path}`, self.location.href).href;
+}
 
 export function choiceKey(choice: EmbedderChoice): string {
   switch (choice.kind) {
@@ -23,16 +27,21 @@ export function choiceKey(choice: EmbedderChoice): string {
 async function create(choice: EmbedderChoice): Promise<Embedder> {
   switch (choice.kind) {
     case 'use': {
-      const { createUseEmbedder } = await import('../src/core/embed/use.ts');
-      return createUseEmbedder({
-        modelUrl: USE_MODEL_URL,
-        vocabUrl: USE_VOCAB_URL,
-        wasmPath: TFJS_WASM_PATH,
-      });
+      const [{ createUseEmbedder }, tf] = await Promise.all([
+        import('../src/core/embed/use.ts'),
+        import('@tensorflow/tfjs-core'),
+      ]);
+      // TF.js picks its multi-threaded WASM build under cross-origin isolation; its pthread workers fail in the
+      // minified production bundle ("e is not defined") and gave USE-lite no speed-up here (OFFLINE-STACK.md).
+      tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+      return createUseEmbedder(
+        { model: appUrl('models/use/model.json'), vocab: appUrl('models/use/vocab.json') },
+        { wasmPaths: appUrl('tfjs/') },
+      );
     }
     case 'transformers': {
       const { createTransformersEmbedder } = await import('../src/core/embed/transformers.ts');
-      return createTransformersEmbedder({ model: choice.model });
+      return createTransformersEmbedder({ model: choice.model, wasmPaths: appUrl('ort/') });
     }
     case 'openai': {
       const { createOpenAIEmbedder } = await import('../src/core/embed/openai.ts');

@@ -63,13 +63,14 @@ export async function embedAcross(
   onDocument: (prepared: PreparedDocument, vectors: Float32Array) => Promise<void>,
   batchSize = EMBED_BATCH,
 ): Promise<void> {
-  const dim = embedder.dimension;
-  const buffers = docs.map((d) => new Float32Array(d.sentences.length * dim));
+  // An endpoint embedder may learn its dimension from its first answer (dimension 0 until then).
+  let dim = embedder.dimension;
+  let buffers: Float32Array[] = dim > 0 ? docs.map((d) => new Float32Array(d.sentences.length * dim)) : [];
   const missing = docs.map((d) => d.sentences.length);
   let nextToStore = 0;
   const storeCompleted = async (): Promise<void> => {
     while (nextToStore < docs.length && missing[nextToStore] === 0) {
-      await onDocument(docs[nextToStore], buffers[nextToStore]);
+      await onDocument(docs[nextToStore], buffers[nextToStore] ?? new Float32Array(0));
       nextToStore += 1;
     }
   };
@@ -93,7 +94,11 @@ export async function embedAcross(
     if (texts.length === 0) break;
     signal.throwIfAborted();
     const vectors = await embedder.embed(texts, signal);
-    if (vectors.length !== texts.length * dim) {
+    if (dim === 0 && vectors.length > 0 && vectors.length % texts.length === 0) {
+      dim = vectors.length / texts.length;
+      buffers = docs.map((doc) => new Float32Array(doc.sentences.length * dim));
+    }
+    if (dim === 0 || vectors.length !== texts.length * dim) {
       throw new Error(
         `ingest: embedder ${embedder.id} returned ${vectors.length} floats for ${texts.length} texts`,
       );
