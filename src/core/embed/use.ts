@@ -27,7 +27,10 @@ export interface UseModelSource {
 }
 
 export interface UseEmbedderOptions {
-  /** Sentences per model call. 32 was the fastest in Node and Chromium here (larger sparse batches got slower). */
+  /**
+   * Texts per model call (default 16). Texts are sorted by length first; in Node on 2Wiki sentences batches of 16
+   * embedded 73 sentences per CPU-second against 67 for 32 (calls of ≥ 128 texts give the sort room to work).
+   */
   batchSize?: number;
   /** TF.js backend. 'wasm' was 40–50× faster than 'cpu' in Node on this machine. */
   backend?: 'wasm' | 'cpu';
@@ -37,7 +40,7 @@ export interface UseEmbedderOptions {
   threads?: number;
 }
 
-const DEFAULTS = { batchSize: 32, backend: 'wasm' as const };
+const DEFAULTS = { batchSize: 16, backend: 'wasm' as const };
 
 // USE's tokenizer maps an empty string to no pieces; the model's sparse input then loses that row (and a
 // trailing empty text even shrinks the output). Embedding a lone space instead keeps one row per text.
@@ -93,12 +96,16 @@ export async function createUseEmbedder(
   // TF.js runs one model call at a time; queue callers so their tensors never interleave.
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function embedBatch(m: GraphModel, texts: string[]): Promise<Float32Array> {
+  function piecesOf(text: string): number[] {
+    const pieces = tokenizer.encode(text);
+    return pieces.length > 0 ? pieces : tokenizer.encode(EMPTY_TEXT_STAND_IN);
+  }
+
+  /** Embeds already-tokenized texts in one model call; returns rows in the given order (not normalized). */
+  async function embedBatch(m: GraphModel, batch: number[][]): Promise<Float32Array> {
     const indices: number[] = [];
     const values: number[] = [];
-    texts.forEach((text, row) => {
-      let pieces = tokenizer.encode(text);
-      if (pieces.length === 0) pieces = tokenizer.encode(EMPTY_TEXT_STAND_IN);
+    batch.forEach((pieces, row) => {
       pieces.forEach((piece, col) => {
         indices.push(row, col);
         values.push(piece);
@@ -109,8 +116,8 @@ export async function createUseEmbedder(
     try {
       const out = (await m.executeAsync({ indices: indicesT, values: valuesT })) as tf.Tensor;
       try {
-        if (out.shape[0] !== texts.length || out.shape[1] !== USE_DIMENSION) {
-          throw new Error(`use embedder: model returned shape [${out.shape}] for ${texts.length} texts`);
+        if (out.shape[0] !== batch.length || out.shape[1] !== USE_DIMENSION) {
+          throw new Error(`use embedder: model returned shape [${out.shape}] for ${batch.length} texts`);
         }
         return (await out.data()) as Float32Array;
       } finally {
@@ -124,12 +131,22 @@ export async function createUseEmbedder(
 
   async function embedAll(allTexts: string[], signal?: AbortSignal): Promise<Float32Array> {
     const { unique: texts, index } = uniqueTexts(allTexts);
+    const pieces = texts.map(piecesOf);
+    // The model pads every text of a batch to the longest one, and its cost grows faster than linearly with
+    // length: batching texts of similar length was 1.7× faster on 2Wiki sentences than batching in input order.
+    const order = texts.map((_, i) => i).sort((a, b) => pieces[a].length - pieces[b].length);
     const result = new Float32Array(texts.length * USE_DIMENSION);
-    for (let i = 0; i < texts.length; i += batchSize) {
+    for (let i = 0; i < order.length; i += batchSize) {
       throwIfAborted(signal, 'use embedder');
       if (disposed) throw new Error('use embedder: embed() called after dispose()');
-      const rows = await embedBatch(model, texts.slice(i, i + batchSize));
-      result.set(rows, i * USE_DIMENSION);
+      const rowsOf = order.slice(i, i + batchSize);
+      const rows = await embedBatch(
+        model,
+        rowsOf.map((r) => pieces[r]),
+      );
+      rowsOf.forEach((r, k) =>
+        result.set(rows.subarray(k * USE_DIMENSION, (k + 1) * USE_DIMENSION), r * USE_DIMENSION),
+      );
     }
     return expandRows(normalizeRows(result, USE_DIMENSION), index, USE_DIMENSION);
   }

@@ -11,7 +11,10 @@ export interface EmbedDocumentsOptions {
   onDocument(prepared: PreparedDocument, vectors: Float32Array): void | Promise<void>;
   onProgress?: ProgressCallback;
   signal?: AbortSignal;
-  /** Sentences per embedder call (default 64). */
+  /**
+   * Sentences per embedder call (default 128). USE-lite sorts each call's texts by length before batching, so
+   * larger calls are faster: 64 → 63, 128 → 72.5 sentences per CPU-second on 2Wiki in Node.
+   */
   batchSize?: number;
   /** Total sentences, when known up front, for the progress bar; otherwise the sentences seen so far. */
   expectedSentences?: number;
@@ -31,7 +34,7 @@ export interface EmbedDocumentsResult {
   dimension: number;
 }
 
-const DEFAULTS = { batchSize: 64, maxWaitMs: 20 };
+const DEFAULTS = { batchSize: 128, maxWaitMs: 20 };
 const WHERE = 'embedDocuments';
 
 interface Entry {
