@@ -1,0 +1,96 @@
+// parseFile: one entry point from a file's name and bytes to plain-text documents with sections. Picks the parser
+// by extension; heavy parsers (pdf.js, mammoth) load only when such a file comes. Whole-file failures throw a
+// ParseError with a reason for the user; .jsonl line failures come back in `errors` beside the good lines.
+import { wholeTextSection } from './builder.ts';
+import { baseTitle, decodeText } from './decode.ts';
+import { parseHtml } from './html.ts';
+import { parseJsonl } from './jsonl.ts';
+import { parseMarkdown } from './markdown.ts';
+import { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
+
+export { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
+
+export const SUPPORTED_EXTENSIONS = ['.txt', '.md', '.html', '.pdf', '.docx', '.jsonl'] as const;
+
+const MIME: Record<string, string> = {
+  '.txt': 'text/plain',
+  '.text': 'text/plain',
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.xhtml': 'text/html',
+  '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.jsonl': 'application/jsonl',
+  '.ndjson': 'application/jsonl',
+};
+
+/** Lowercased extension with its dot ("" when none). */
+export function extensionOf(name: string): string {
+  const base = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot).toLowerCase() : '';
+}
+
+/** True when parseFile knows the file's extension. */
+export function isSupportedFile(name: string): boolean {
+  return extensionOf(name) in MIME;
+}
+
+function single(
+  name: string,
+  bytes: Uint8Array,
+  mime: string,
+  parsed: { text: string; sections: ParsedSection[]; title?: string },
+): ParseResult {
+  if (parsed.text.trim().length === 0) throw new ParseError(name, 'no text found in the file');
+  const document: ParsedDocument = {
+    title: parsed.title?.trim() || baseTitle(name),
+    text: parsed.text,
+    mime,
+    sourceName: name,
+    size: bytes.length,
+    sections: parsed.sections,
+  };
+  return { documents: [document], errors: [] };
+}
+
+/**
+ * Parses one file into documents (one per file; one per line for .jsonl). Throws ParseError when the file is
+ * empty, binary, damaged or of an unsupported type.
+ */
+export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseResult> {
+  const extension = extensionOf(name);
+  const mime = MIME[extension];
+  if (!mime) {
+    const what = extension ? `unsupported file type ${extension}` : 'unsupported file type (no extension)';
+    throw new ParseError(name, `${what} (supported: ${SUPPORTED_EXTENSIONS.join(', ')})`);
+  }
+  if (bytes.length === 0) throw new ParseError(name, 'the file is empty');
+  switch (mime) {
+    case 'application/pdf': {
+      const { parsePdf } = await import('./pdf.ts');
+      return single(name, bytes, mime, await parsePdf(name, bytes));
+    }
+    case 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': {
+      const { parseDocx } = await import('./docx.ts');
+      return single(name, bytes, mime, await parseDocx(name, bytes));
+    }
+    case 'application/jsonl': {
+      const result = parseJsonl(name, decodeText(name, bytes));
+      if (result.documents.length === 0 && result.errors.length === 0) {
+        throw new ParseError(name, 'no text found in the file');
+      }
+      return result;
+    }
+    case 'text/markdown':
+      return single(name, bytes, mime, parseMarkdown(decodeText(name, bytes)));
+    case 'text/html':
+      return single(name, bytes, mime, parseHtml(decodeText(name, bytes)));
+    default: {
+      const text = decodeText(name, bytes).trim();
+      return single(name, bytes, mime, { text, sections: wholeTextSection(text) });
+    }
+  }
+}

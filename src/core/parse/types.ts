@@ -1,0 +1,44 @@
+// What the parsers produce and how they fail. A ParsedDocument is plain text plus the heading structure over it;
+// chunking (src/core/chunk.ts) and hashing (src/core/prepare.ts) take it from there.
+import type { FileError } from '../types.ts';
+
+export interface ParsedSection {
+  /** Heading text ("" for the implicit section before the first heading). */
+  heading: string;
+  /** 1–6 for headings, 0 for the implicit section. */
+  level: number;
+  /** Offsets into ParsedDocument.text; sections are contiguous and cover the whole text in order. */
+  start: number;
+  end: number;
+}
+
+export interface ParsedDocument {
+  title: string;
+  text: string;
+  mime: string;
+  /** The file name; for .jsonl "file.jsonl#<line number>". */
+  sourceName: string;
+  /** Size in bytes of the source (the file, or the .jsonl line). */
+  size: number;
+  externalId?: string;
+  sections: ParsedSection[];
+}
+
+/** Documents found in one file, plus the problems with parts of it (bad .jsonl lines) that did not stop the rest. */
+export interface ParseResult {
+  documents: ParsedDocument[];
+  errors: FileError[];
+}
+
+/** A file that cannot be parsed at all. `reason` is written for the user. */
+export class ParseError extends Error {
+  readonly file: string;
+  readonly reason: string;
+
+  constructor(file: string, reason: string) {
+    super(`parse: ${file}: ${reason}`);
+    this.name = 'ParseError';
+    this.file = file;
+    this.reason = reason;
+  }
+}
