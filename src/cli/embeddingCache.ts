@@ -8,12 +8,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import type { Embedder } from '../core/types.ts';
 
 const MAGIC = 'CRAGEMB1';
 const HEADER_BYTES = 16;
 const KEY_BYTES = 32;
+// The file is little-endian; on such hosts whole rows are copied as bytes instead of float by float.
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** File name for an embedder id: readable prefix plus a hash so distinct ids never share a file. */
 export function cacheFileName(embedderId: string): string {
@@ -51,10 +54,15 @@ async function loadCache(file: string, expectedDim: number): Promise<CacheState>
   const records = Math.floor((buf.length - HEADER_BYTES) / recordBytes);
   // One aligned copy of all floats (the file buffer's offsets are not 4-byte aligned for Float32Array views).
   const floats = new Float32Array(records * dimension);
+  const floatBytes = new Uint8Array(floats.buffer);
   for (let r = 0; r < records; r++) {
     const off = HEADER_BYTES + r * recordBytes;
     const row = floats.subarray(r * dimension, (r + 1) * dimension);
-    for (let j = 0; j < dimension; j++) row[j] = buf.readFloatLE(off + KEY_BYTES + 4 * j);
+    if (LITTLE_ENDIAN) {
+      floatBytes.set(buf.subarray(off + KEY_BYTES, off + recordBytes), r * dimension * 4);
+    } else {
+      for (let j = 0; j < dimension; j++) row[j] = buf.readFloatLE(off + KEY_BYTES + 4 * j);
+    }
     vectors.set(buf.toString('base64', off, off + KEY_BYTES), row);
   }
   const whole = HEADER_BYTES + records * recordBytes;
@@ -113,7 +121,9 @@ export function cachedEmbedder(
         cache.vectors.set(keys[textIdx].toString('base64'), row);
         const off = m * (KEY_BYTES + 4 * dim);
         keys[textIdx].copy(out, off);
-        for (let j = 0; j < dim; j++) out.writeFloatLE(row[j], off + KEY_BYTES + 4 * j);
+        if (LITTLE_ENDIAN)
+          out.set(new Uint8Array(row.buffer, row.byteOffset, row.byteLength), off + KEY_BYTES);
+        else for (let j = 0; j < dim; j++) out.writeFloatLE(row[j], off + KEY_BYTES + 4 * j);
       });
       writes = writes.then(async () => {
         await mkdir(dir, { recursive: true });
