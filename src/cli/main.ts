@@ -9,6 +9,10 @@ const commands: Record<string, Command> = {
     summary: 'index files or folders into a bundle (--out x.bundle [--into y.bundle])',
     load: () => import('./index.ts'),
   },
+  'kg-cost': {
+    summary: 'count the calls and tokens of a KG build per κ, no endpoint (--corpus, --kappa, --json)',
+    load: () => import('./kgCost.ts'),
+  },
   ask: { summary: 'ask a bundle a question (--mode, --budget, --json)', load: () => import('./ask.ts') },
   info: { summary: 'validate a bundle and print its manifest', load: () => import('./info.ts') },
 };
