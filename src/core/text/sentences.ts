@@ -95,10 +95,13 @@ function capLength(text: string, span: SentenceSpan, maxTokens: number, out: Sen
     // Grow a piece word by word; words are short so this stays linear.
     let end = start;
     let tokens = 0;
+    // A character is at most 4 UTF-8 bytes, so at most 4 tokens: words longer than this are cut to fit.
+    const maxWordChars = Math.max(1, Math.min(64, Math.floor(maxTokens / 4)));
     while (end < span.end) {
       let wordEnd = end;
       while (wordEnd < span.end && isSpace(text.charCodeAt(wordEnd))) wordEnd++;
-      while (wordEnd < span.end && !isSpace(text.charCodeAt(wordEnd)) && wordEnd - end < 64) wordEnd++;
+      while (wordEnd < span.end && !isSpace(text.charCodeAt(wordEnd)) && wordEnd - end < maxWordChars)
+        wordEnd++;
       if (wordEnd < span.end && (text.charCodeAt(wordEnd - 1) & 0xfc00) === 0xd800) wordEnd++;
       const wordTokens = countTokens(text.slice(end, wordEnd));
       if (tokens + wordTokens > maxTokens && end > start) break;
