@@ -48,7 +48,12 @@ async function questionVector(
   if (!snapshot.embedder) return undefined;
   let embedder: Embedder | null = null;
   try {
-    embedder = await createEmbedderFromSpec(spec ?? snapshot.embedder.id);
+    embedder = await createEmbedderFromSpec(spec ?? snapshot.embedder.id).catch((error: unknown) => {
+      throw new Error(
+        `ask: cannot embed the question with the bundle's embedder ${snapshot.embedder!.id} ` +
+          `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
+      );
+    });
     if (embedder.id !== snapshot.embedder.id || embedder.dimension !== snapshot.embedder.dimension) {
       throw new Error(
         `ask: the bundle was built with ${snapshot.embedder.id} (dimension ${snapshot.embedder.dimension}) ` +

@@ -112,7 +112,7 @@ export function snapshotOf(docs: FixtureDoc[] = DOCS, withKg = true): IndexSnaps
   if (withKg) {
     tables.kgEntities = [
       {
-        id: 'e:lothair ii',
+        id: 'lothair ii', // src/core/kg ids are normalized names
         name: 'Lothair II',
         type: 'person',
         description: 'king',
@@ -121,7 +121,7 @@ export function snapshotOf(docs: FixtureDoc[] = DOCS, withKg = true): IndexSnaps
       },
     ];
     tables.kgChunks = [
-      { chunkId: parts[0].chunks[0].id, status: 'done', entityIds: ['e:lothair ii'], relationIds: [] },
+      { chunkId: parts[0].chunks[0].id, status: 'done', entityIds: ['lothair ii'], relationIds: [] },
     ];
   }
   return {
