@@ -122,18 +122,24 @@ describe('embedAcross', () => {
     const embedder = fakeEmbedder();
     const handed: [string, number[]][] = [];
     const progress: number[] = [];
+    const writes: number[] = [];
     await embedAcross(
       documents,
       embedder,
       new AbortController().signal,
       (done) => progress.push(done),
-      async (d, v) => {
-        handed.push([d.doc.title, Array.from(v)]);
+      async (completed) => {
+        handed.push(
+          ...completed.map((c): [string, number[]] => [c.prepared.doc.title, Array.from(c.vectors)]),
+        );
+        writes.push(completed.length);
       },
       4,
     );
     expect(embedder.batches).toEqual([4, 4, 1]);
     expect(progress).toEqual([4, 8, 9]);
+    // Batch 1 completes a; batch 2 completes b (c is half done); batch 3 completes c.
+    expect(writes).toEqual([1, 1, 1]);
     expect(handed).toEqual([
       ['a', [3, 1, 3, 1, 3, 1]],
       ['b', [3, 1, 3, 1]],
