@@ -2,12 +2,13 @@
 // configure the endpoint and test the connection, see the KG cost estimate (κ and κ = 1), build the KG, cancel it
 // midway and resume it (no chunk is sent twice), ask in `hybrid` mode, get a streamed answer whose citation opens
 // the cited sentence. Requests may go only to the app's origin and the scripted endpoint (checked by the runner).
-// Needs the UI to mount LlmSettingsPanel, KgBuildPanel and AnswerPanel (src/ui/llm) in any of the three views.
-import { readFile } from 'node:fs/promises';
+// Needs the UI to mount LlmSettingsPanel, KgBuildPanel and AnswerPanel (src/ui/llm) in any of the three views,
+// and the Library view's file input (data-testid="file-input").
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
-import { openApp, waitIdle } from '../lib/app.ts';
+import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import type { E2eSpec } from '../lib/harness.ts';
 
 const VIEWS = ['library', 'ask', 'settings'];
@@ -22,26 +23,35 @@ async function goToPanel(page: Page, origin: string, testId: string): Promise<vo
   throw new Error(`no view shows [data-testid="${testId}"]: mount the src/ui/llm panels in the app`);
 }
 
-async function sampleQuestion(dist: string): Promise<string> {
-  const index = JSON.parse(await readFile(join(dist, 'samples', 'index.json'), 'utf8')) as { file: string }[];
-  const text = await readFile(join(dist, 'samples', index[0].file), 'utf8');
-  const sentence = text
-    .split(/(?<=[.!?])\s+/)
-    .map((s) => s.replace(/^#+\s*/, '').trim())
-    .filter((s) => s.length > 40 && s.length < 200)[0];
-  if (!sentence) throw new Error(`no usable sentence in sample ${index[0].file}`);
-  return sentence.replace(/[.!?]+$/, '') + '?';
-}
+/** Six one-chunk documents: enough chunks to cancel a build midway and resume it. */
+const DOCUMENTS: Record<string, string> = {
+  'lovelace.txt':
+    'Ada Lovelace wrote the first published program for the Analytical Engine in 1843. She translated an article by Luigi Menabrea.',
+  'babbage.txt':
+    'Charles Babbage designed the Analytical Engine in London. His earlier Difference Engine was never finished.',
+  'menabrea.txt':
+    'Luigi Menabrea was an Italian general and prime minister. He described the Analytical Engine after a lecture in Turin.',
+  'turin.txt': 'Turin is a city in northern Italy. Babbage presented his engine there in 1840.',
+  'london.txt':
+    'London is the capital of England. The Science Museum in London keeps parts of the Difference Engine.',
+  'somerville.txt':
+    'Mary Somerville introduced Ada Lovelace to Charles Babbage. She was a Scottish scientist and writer.',
+};
+const QUESTION = 'Who wrote the first published program for the Analytical Engine?';
 
 const spec: E2eSpec = {
   name: 'llm: endpoint settings, KG cost estimate, build/cancel/resume without resending, hybrid cited answer',
   timeoutMs: 300_000,
-  async run({ page, origin, dist, allowOrigin, log }) {
+  async run({ page, origin, tmp, allowOrigin, log }) {
     const server = await startScriptedLlmServer({ latencyMs: 250 });
     allowOrigin(server.url);
     try {
+      const files = Object.entries(DOCUMENTS).map(([name]) => join(tmp, name));
+      await Promise.all(
+        Object.entries(DOCUMENTS).map(([name, text]) => writeFile(join(tmp, name), text + '\n')),
+      );
       await openApp(page, origin);
-      await page.click('[data-testid="samples"]');
+      await addFiles(page, files);
       await waitIdle(page, 240_000);
 
       // 1. Endpoint settings and test connection.
@@ -72,7 +82,7 @@ const spec: E2eSpec = {
         return n;
       });
       if (chunks < 4)
-        throw new Error(`the samples gave only ${chunks} chunks; the cancel step needs at least 4`);
+        throw new Error(`the documents gave only ${chunks} chunks; the cancel step needs at least 4`);
 
       // 2. Cost estimate before any extraction call.
       await goToPanel(page, origin, 'kg-panel');
@@ -112,9 +122,8 @@ const spec: E2eSpec = {
       if (keyLeaks.length) throw new Error(`${keyLeaks.length} requests without the configured key`);
 
       // 4. Hybrid question, streamed answer, citation opens the sentence.
-      const question = await sampleQuestion(dist);
       await goToPanel(page, origin, 'kg-ask');
-      await page.fill('[name="kg-question"]', question);
+      await page.fill('[name="kg-question"]', QUESTION);
       await page.selectOption('[name="kg-mode"]', 'hybrid');
       await page.click('[data-testid="kg-ask"] button[type="submit"]');
       await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
