@@ -166,6 +166,20 @@ async function corpus(): Promise<Corpus> {
   }
 }
 
+let indexCache: { signature: string; index: KgIndex } | null = null;
+/** Counts cannot see re-embedded vectors or merged descriptions: a finished build also invalidates. */
+let buildsSinceIndex = 0;
+
+/** The KG search index, rebuilt only when the KG tables changed (a build, a removal, an import). */
+async function kgIndex(): Promise<KgIndex> {
+  const signature = `${await db.kgChunks.count()}:${await db.kgEntities.count()}:${await db.kgRelations.count()}`;
+  if (indexCache?.signature !== signature || buildsSinceIndex > 0) {
+    indexCache = { signature, index: new KgIndex(await store.entities(), await store.relations()) };
+    buildsSinceIndex = 0;
+  }
+  return indexCache.index;
+}
+
 async function libraryEmbedder(embedderId: string | null) {
   if (!embedderId) return undefined;
   const choice = (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
@@ -279,6 +293,7 @@ const api = {
       const embedded = embedder ? (await embedKg(store, embedder)).embedded : 0;
       return { ...summary, embedded };
     } finally {
+      buildsSinceIndex++;
       buildStop = null;
     }
   },
@@ -299,7 +314,7 @@ const api = {
     const budget = Math.max(1, Math.floor(request.budget));
     const embedder = await libraryEmbedder(c.embedderId).catch(() => undefined);
     const vector = embedder ? await embedder.embed([request.question]) : undefined;
-    const index = new KgIndex(await store.entities(), await store.relations());
+    const index = await kgIndex();
     const view = (chunkId: string): KgChunkView | undefined => {
       const chunk = c.byId.get(chunkId);
       return (

@@ -141,8 +141,8 @@ export class KgIndex {
       c.score += s;
       if (entity) c.entities.set(entity.name, Math.max(c.entities.get(entity.name) ?? 0, entity.score));
     };
-    for (const hit of entityHits) {
-      const e = this.entities.find((x) => x.id === hit.id)!;
+    for (const [k, hit] of entityHits.entries()) {
+      const e = this.entities[top[k].i];
       // An entity spread over many chunks says less about each of them.
       const share = hit.score / (1 + Math.log(e.chunkIds.length));
       for (const id of e.chunkIds) credit(id, share, hit);
