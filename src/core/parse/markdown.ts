@@ -15,11 +15,16 @@ const BULLET = /^([ \t]*)[-*+][ \t]+/;
 const ORDERED = /^([ \t]*)(\d{1,9})[.)][ \t]+/;
 const QUOTE = /^ {0,3}> ?/;
 
-/** Inline Markdown → text. Order matters: code spans first (their content is literal), escapes last. */
+/** Inline Markdown → text. Order matters: code spans and escapes first (their content is literal). */
 export function stripInline(line: string): string {
   const codeSpans: string[] = [];
   let text = line.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_m, _ticks: string, code: string) => {
     codeSpans.push(code.trim());
+    return `\u0000${codeSpans.length - 1}\u0000`;
+  });
+  // Escaped characters are literal: park them like code spans so the emphasis rules below do not see them.
+  text = text.replace(/\\([!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~])/g, (_m, char: string) => {
+    codeSpans.push(char);
     return `\u0000${codeSpans.length - 1}\u0000`;
   });
   text = text
@@ -32,8 +37,7 @@ export function stripInline(line: string): string {
     .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2')
     .replace(/(^|[^\w*])\*(?=\S)([^*]*?\S)\*(?!\w)/g, '$1$2')
     .replace(/(^|[^\w])_(?=\S)([^_]*?\S)_(?!\w)/g, '$1$2')
-    .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '$1')
-    .replace(/\\([!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~])/g, '$1');
+    .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '$1');
   text = decodeEntities(text);
   // eslint-disable-next-line no-control-regex
   return text.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => codeSpans[Number(i)]);

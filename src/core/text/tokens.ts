@@ -8,7 +8,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 
 const MAX_PIECE_CHARS = 64;
-const MAX_MEMO_ENTRIES = 200_000;
+const MAX_MEMO_ENTRIES = 500_000;
 
 interface Counter {
   pattern: RegExp;
@@ -78,8 +78,11 @@ function pieceCount(piece: string, c: Counter): number {
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   const c = getCounter();
-  c.pattern.lastIndex = 0;
+  const pattern = c.pattern;
+  pattern.lastIndex = 0;
   let count = 0;
-  for (const match of text.matchAll(c.pattern)) count += pieceCount(match[0], c);
+  // exec() in a loop: measurably cheaper than matchAll's iterator on millions of sentences.
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text))
+    count += pieceCount(match[0], c);
   return count;
 }

@@ -12,7 +12,8 @@ describe('HTML tokenizer', () => {
   });
 
   it('keeps <pre> line breaks, separates table cells, handles comments and attributes with ">"', () => {
-    const html = '<pre>x = 1\ny = 2</pre><!-- <p>hidden</p> --><table><tr><td>a</td><td>b</td></tr></table>' +
+    const html =
+      '<pre>x = 1\ny = 2</pre><!-- <p>hidden</p> --><table><tr><td>a</td><td>b</td></tr></table>' +
       '<p title="a > b">c&lt;d</p>';
     expect(parseHtml(html).text).toBe('x = 1\ny = 2\n\na b\n\nc<d');
   });
@@ -29,7 +30,9 @@ describe('HTML tokenizer', () => {
   });
 
   it('decodes named and numeric character references', () => {
-    expect(decodeEntities('&amp;&lt;&eacute;&#233;&#xE9;&#x1F600;&nbsp;&unknown; AT&T')).toBe('&<ééé😀 &unknown; AT&T');
+    expect(decodeEntities('&amp;&lt;&eacute;&#233;&#xE9;&#x1F600;&nbsp;&unknown; AT&T')).toBe(
+      '&<ééé😀 &unknown; AT&T',
+    );
   });
 });
 
@@ -41,7 +44,8 @@ describe('Markdown reader', () => {
   });
 
   it('skips front matter, link definitions and table delimiter rows; keeps quotes and ordered lists', () => {
-    const md = '---\ntitle: x\n---\n> quoted\n\n1. one\n2) two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n[r]: http://x\n';
+    const md =
+      '---\ntitle: x\n---\n> quoted\n\n1. one\n2) two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n[r]: http://x\n';
     const parsed = parseMarkdown(md);
     expect(parsed.text).toBe('quoted\n\n1. one\n2. two\n\na | b\n1 | 2');
     expect(parsed.title).toBeUndefined();

@@ -46,7 +46,11 @@ describe('parseFile: formats', () => {
     const result = await parseFixture('notes.md');
     expect(result.documents[0].title).toBe('Field Notes');
     expect(outline(result)).toEqual([
-      ['Field Notes', 1, 'Field Notes\n\nNotes taken on a walk along the canal towpath.\nThe herons were out early.\n\n'],
+      [
+        'Field Notes',
+        1,
+        'Field Notes\n\nNotes taken on a walk along the canal towpath.\nThe herons were out early.\n\n',
+      ],
       ['Birds', 2, 'Birds\n\n- Grey heron near the second lock\n- Two kingfishers\n\n'],
       ['Setext Heading', 2, 'Setext Heading\n\nCode is kept as text:\n\ncount = 3'],
     ]);
@@ -64,7 +68,11 @@ describe('parseFile: formats', () => {
         1,
         'The Lighthouse Keeper\n\nEvery night the keeper climbed one hundred steps & lit the lamp.\n\n',
       ],
-      ['Storms', 2, 'Storms\n\nIn winter storms the light could be seen from Port Ellen.\n\nFirst storm\nSecond storm'],
+      [
+        'Storms',
+        2,
+        'Storms\n\nIn winter storms the light could be seen from Port Ellen.\n\nFirst storm\nSecond storm',
+      ],
     ]);
   });
 
@@ -121,11 +129,15 @@ describe('parseFile: formats', () => {
       ],
       ['passages.jsonl#5', '3', 'passages.jsonl line 5', 'A passage without a title.'],
     ]);
-    expect(result.documents[0].sections).toEqual([{ heading: 'Ermengarde of Tours', level: 1, start: 0, end: 67 }]);
+    expect(result.documents[0].sections).toEqual([
+      { heading: 'Ermengarde of Tours', level: 1, start: 0, end: 67 },
+    ]);
     expect(result.documents[2].sections).toEqual([{ heading: '', level: 0, start: 0, end: 26 }]);
-    expect(result.documents[0].size).toBe(new TextEncoder().encode(
-      '{"id": "p1", "title": "Ermengarde of Tours", "text": "Ermengarde of Tours was the wife of Lothair I."}',
-    ).length);
+    expect(result.documents[0].size).toBe(
+      new TextEncoder().encode(
+        '{"id": "p1", "title": "Ermengarde of Tours", "text": "Ermengarde of Tours was the wife of Lothair I."}',
+      ).length,
+    );
   });
 
   it('.jsonl: lines with the wrong shape are reported, not fatal', async () => {
@@ -145,7 +157,9 @@ describe('parseFile: bad input', () => {
     expect(await reasonOf(parseFixture('empty.txt'))).toBe('the file is empty');
     expect(await reasonOf(parseFixture('binary.txt'))).toBe('not a text file (binary content)');
     expect(await reasonOf(parseFixture('corrupt.pdf'))).toMatch(/^not a valid PDF \(.+\)$/);
-    expect(await reasonOf(parseFile('notes.docx', fixture('hello.txt')))).toMatch(/^not a valid \.docx \(.+\)$/);
+    expect(await reasonOf(parseFile('notes.docx', fixture('hello.txt')))).toMatch(
+      /^not a valid \.docx \(.+\)$/,
+    );
     expect(await reasonOf(parseFile('photo.xyz', fixture('hello.txt')))).toBe(
       'unsupported file type .xyz (supported: .txt, .md, .html, .pdf, .docx, .jsonl)',
     );
@@ -155,7 +169,9 @@ describe('parseFile: bad input', () => {
   });
 
   it('treats text with more than 10% invalid UTF-8 as binary but tolerates a few bad bytes', async () => {
-    const mostlyBad = new Uint8Array(200).fill(0xc3).map((b, i) => (i % 3 === 0 ? 0x41 : b === 0xc3 ? 0xff : b));
+    const mostlyBad = new Uint8Array(200)
+      .fill(0xc3)
+      .map((b, i) => (i % 3 === 0 ? 0x41 : b === 0xc3 ? 0xff : b));
     expect(await reasonOf(parseFile('latin.txt', mostlyBad))).toBe('not a text file (binary content)');
     const fewBad = new TextEncoder().encode('a'.repeat(100) + '\u00e9');
     const bytes = new Uint8Array([...fewBad, 0xff]);

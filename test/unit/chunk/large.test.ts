@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { prepareFile } from '../../../src/core/prepare.ts';
+
+// One end-to-end size check: a 50 MB plain-text file must parse, hash and chunk in well under 30 s.
+describe('prepareFile on 50 MB', () => {
+  it('parses and chunks a generated 50 MB .txt in under 30 s with every chunk within the limit', async () => {
+    const words = [
+      'river',
+      'barge',
+      'grain',
+      'harbour',
+      'lock',
+      'valley',
+      'trade',
+      'quarter',
+      'Aldmoor',
+      'water',
+    ];
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const paragraphs: string[] = [];
+    let size = 0;
+    while (size < 50_000_010) {
+      const sentences: string[] = [];
+      for (let s = 0; s < 6; s++) {
+        const n = 8 + (next() % 12);
+        const sentence = Array.from({ length: n }, () => words[next() % words.length]).join(' ');
+        sentences.push(`Dr. ${sentence[0].toUpperCase()}${sentence.slice(1)} ${next() % 2000}.`);
+      }
+      const paragraph = sentences.join(' ');
+      paragraphs.push(paragraph);
+      size += paragraph.length + 2;
+    }
+    const bytes = new TextEncoder().encode(paragraphs.join('\n\n'));
+    expect(bytes.length).toBeGreaterThanOrEqual(50_000_000);
+
+    const started = performance.now();
+    const { documents, errors } = await prepareFile('big.txt', bytes, { maxChunkTokens: 1200 });
+    const seconds = (performance.now() - started) / 1000;
+    expect(errors).toEqual([]);
+    const [prepared] = documents;
+    let maxTokens = 0;
+    for (const chunk of prepared.chunks) maxTokens = Math.max(maxTokens, chunk.tokens);
+    expect(maxTokens).toBeLessThanOrEqual(1200);
+    expect(prepared.sentences.length).toBe(paragraphs.length * 6);
+    expect(seconds).toBeLessThan(30);
+  }, 120_000);
+});
