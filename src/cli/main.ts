@@ -15,6 +15,10 @@ const commands: Record<string, Command> = {
   },
   ask: { summary: 'ask a bundle a question (--mode, --budget, --json)', load: () => import('./ask.ts') },
   info: { summary: 'validate a bundle and print its manifest', load: () => import('./info.ts') },
+  bench: {
+    summary: 'run a QA benchmark over every retrieval mode (--corpus, --questions)',
+    load: () => import('./bench.ts'),
+  },
 };
 
 function usage(): string {

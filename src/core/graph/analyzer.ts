@@ -23,7 +23,8 @@ export function questionTerms(
   known: ReadonlyMap<string, number>,
 ): string[] {
   const out = new Set([...analyzer.terms(text), ...analyzer.phrases(text)]);
-  const words = analyzer.words(text);
+  // A possessive belongs to no name: "lothair ii's mother" must still match the phrase "lothair ii".
+  const words = analyzer.words(text).map((w) => w.replace(/['’]s$/, ''));
   for (let i = 0; i < words.length; i++) {
     let gram = words[i];
     for (let n = 2; n <= MAX_PHRASE_WORDS && i + n - 1 < words.length; n++) {

@@ -26,7 +26,7 @@ import {
 import { DenseIndex } from './dense.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { resolveParams, type RetrievalParams } from './params.ts';
-import { pprSearch } from './pprSearch.ts';
+import { conceptChunkShares, pprSearch } from './pprSearch.ts';
 import {
   parseMode,
   type BaseMode,
@@ -71,6 +71,7 @@ export class RetrievalEngine {
   private graphIndex: ConceptGraphIndex;
   private conceptIds: Map<string, number>;
   private walker: PersonalizedPageRank;
+  private shares: Float32Array;
   private dense?: DenseIndex;
   private sentenceVectors?: Float32Array;
   private readonly chunkScores: Float64Array;
@@ -87,6 +88,7 @@ export class RetrievalEngine {
     this.graphIndex = graph;
     this.conceptIds = conceptIndex(graph.table);
     this.walker = new PersonalizedPageRank(graph.graph);
+    this.shares = conceptChunkShares(graph, params.tfSpread, params.chunkScorePower);
     this.chunkScores = new Float64Array(layout.chunks.length);
   }
 
@@ -256,6 +258,7 @@ export class RetrievalEngine {
             dense: this.dense,
             chunkScores: this.chunkScores,
             params: this.params,
+            shares: this.shares,
           },
           questionTerms(this.analyzer, query.text, this.conceptIds),
           vector,

@@ -19,6 +19,8 @@ export interface RetrievalParams {
   pushEpsilon: number;
   /** Lexical seed weight = IDF^seedIdfPower (higher favours rare names over generic words). */
   seedIdfPower: number;
+  /** A question phrase concept ("terry richardson") replaces its single words as seeds (no double counting). */
+  phraseSubsumes: boolean;
   /** Share of the restart mass given to concepts found word for word in the question (rest: embedding seeds). */
   lexicalSeedShare: number;
   /** Embedding seeds: how many nearest concepts to the question vector. */
@@ -27,6 +29,11 @@ export interface RetrievalParams {
   embeddingSeedChunks: number;
   /** Chunk score from concept ranks: Σ PPR(c) / |T(c)|^chunkScorePower (1 = the prototype's PPR(c)/|T(c)|). */
   chunkScorePower: number;
+  /**
+   * How a concept's walk mass is shared among its chunks: ∝ tf(c, k)^tfSpread (0 = evenly, the prototype's
+   * PPR(c)/|T(c)|; 1 = by how often the chunk mentions the concept, so a passage about X beats one naming X once).
+   */
+  tfSpread: number;
   /** … divided by (number of concepts of the chunk)^chunkLengthPower, so long chunks do not win by size alone. */
   chunkLengthPower: number;
   /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
@@ -51,10 +58,12 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   damping: 0.5,
   pushEpsilon: 1e-6,
   seedIdfPower: 6,
+  phraseSubsumes: false,
   lexicalSeedShare: 0.8,
   embeddingSeeds: 10,
   embeddingSeedChunks: 20,
   chunkScorePower: 1,
+  tfSpread: 0,
   chunkLengthPower: 0.5,
   conceptTopK: 25,
   conceptHops: 2,

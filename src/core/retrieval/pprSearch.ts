@@ -15,6 +15,36 @@ export interface PprContext {
   dense?: DenseIndex;
   chunkScores: Float64Array;
   params: RetrievalParams;
+  /** Share of each concept's mass per chunk, aligned with table.conceptChunks (see conceptChunkShares). */
+  shares: Float32Array;
+}
+
+/**
+ * share(c, k) = tf(c, k)^α / Σ over T(c) of tf^α, divided by |T(c)|^(power−1) so that α = 0 gives the prototype's
+ * 1/|T(c)|^power. tf is recovered from the TF-IDF weight (tf·idf); concepts in every chunk (idf 0) count tf 1.
+ */
+export function conceptChunkShares(graph: ConceptGraphIndex, alpha: number, power: number): Float32Array {
+  const t = graph.table;
+  const tf = new Float32Array(t.conceptChunks.length);
+  // Weights are stored chunk-major; the shares are needed concept-major.
+  const fill = t.conceptChunkOffsets.slice(0, t.terms.length);
+  for (let k = 0; k < t.chunkCount; k++) {
+    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
+      const c = t.chunkConcepts[j];
+      const idf = t.idf[c];
+      tf[fill[c]++] = idf > 0 ? Math.max(1, Math.round(t.chunkConceptWeights[j] / idf)) : 1;
+    }
+  }
+  const out = new Float32Array(tf.length);
+  for (let c = 0; c < t.terms.length; c++) {
+    const a = t.conceptChunkOffsets[c];
+    const b = t.conceptChunkOffsets[c + 1];
+    let sum = 0;
+    for (let i = a; i < b; i++) sum += Math.pow(tf[i], alpha);
+    const scale = 1 / (sum * Math.pow(b - a, power - 1));
+    for (let i = a; i < b; i++) out[i] = Math.pow(tf[i], alpha) * scale;
+  }
+  return out;
 }
 
 /** Restart distribution: lexical seeds (share s) + embedding seeds (share 1 − s); each part sums to its share. */
@@ -25,7 +55,14 @@ export function pprSeeds(
 ): Map<number, number> {
   const { graph, params } = ctx;
   const lexical = new Map<number, number>();
-  for (const t of questionTerms) {
+  let terms = questionTerms;
+  if (params.phraseSubsumes) {
+    const inPhrases = new Set<string>();
+    for (const t of questionTerms)
+      if (t.includes(' ') && ctx.conceptIds.has(t)) for (const w of t.split(' ')) inPhrases.add(w);
+    terms = questionTerms.filter((t) => t.includes(' ') || !inPhrases.has(t));
+  }
+  for (const t of terms) {
     const c = ctx.conceptIds.get(t);
     if (c !== undefined && graph.table.idf[c] > 0)
       lexical.set(c, Math.pow(graph.table.idf[c], params.seedIdfPower));
@@ -82,17 +119,15 @@ export function pprSearch(
   const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
   const t = graph.table;
   const touched: number[] = [];
-  const power = params.chunkScorePower;
+  const shares = ctx.shares;
   for (let i = 0; i < nodes.length; i++) {
     const c = nodes[i];
     const p = scores[c];
     if (p <= 0) continue;
-    const size = t.conceptChunkOffsets[c + 1] - t.conceptChunkOffsets[c];
-    const share = power === 1 ? p / size : p / Math.pow(size, power);
     for (let j = t.conceptChunkOffsets[c]; j < t.conceptChunkOffsets[c + 1]; j++) {
       const k = t.conceptChunks[j];
       if (chunkScores[k] === 0) touched.push(k);
-      chunkScores[k] += share;
+      chunkScores[k] += p * shares[j];
     }
   }
   if (params.chunkLengthPower !== 0) {
