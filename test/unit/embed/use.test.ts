@@ -1,4 +1,5 @@
 // USE-lite in Node through createNodeUseEmbedder: real model files from node_modules, WASM backend.
+import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeUseEmbedder } from '../../../src/cli/embedders.ts';
 import { dot } from '../../../src/core/embed/vectors.ts';
@@ -45,6 +46,14 @@ describe('USE-lite embedder (Node, WASM)', () => {
     const alone = await use.embed(['Paris is the capital of France.']);
     const inBatch = await use.embed(['Something else entirely.', 'Paris is the capital of France.']);
     for (let j = 0; j < DIM; j++) expect(inBatch[DIM + j]).toBeCloseTo(alone[j], 4);
+  });
+
+  it('frees every tensor it creates (no growth over calls)', async () => {
+    await use.embed(['warm the model up']);
+    const before = tf.memory().numTensors;
+    expect(before).toBeGreaterThan(0); // the model's weights: proves this is the engine the embedder uses
+    await use.embed(['one sentence', 'and another one', 'and a third, longer than the others', 'four']);
+    expect(tf.memory().numTensors).toBe(before);
   });
 
   it('stops between batches when the signal fires', async () => {
