@@ -56,6 +56,13 @@ function single(
   return { documents: [document], errors: [] };
 }
 
+/** A plain-text file's title: its first line when that is short, set apart by a blank line and not a sentence. */
+export function plainTextTitle(text: string): string | undefined {
+  const match = /^([^\n]{1,100})\n[ \t]*\n/.exec(text);
+  const line = match?.[1].trim();
+  return line && !/[.!?,;:。！？]$/.test(line) ? line : undefined;
+}
+
 /**
  * Parses one file into documents (one per file; one per line for .jsonl). Throws ParseError when the file is
  * empty, binary, damaged or of an unsupported type.
@@ -90,7 +97,11 @@ export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseR
       return single(name, bytes, mime, parseHtml(decodeText(name, bytes)));
     default: {
       const text = decodeText(name, bytes).trim();
-      return single(name, bytes, mime, { text, sections: wholeTextSection(text) });
+      return single(name, bytes, mime, {
+        text,
+        sections: wholeTextSection(text),
+        title: plainTextTitle(text),
+      });
     }
   }
 }

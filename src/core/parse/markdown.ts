@@ -110,13 +110,26 @@ export function parseMarkdown(source: string): { text: string; sections: ParsedS
     if (bullet) content = `${bullet[1]}- ${content.slice(bullet[0].length)}`;
     else if (ordered) content = `${ordered[1]}${ordered[2]}. ${content.slice(ordered[0].length)}`;
     if ((bullet || ordered) && paragraph.length > 0 && !isListLine(paragraph[paragraph.length - 1])) flush();
-    const text =
-      content.includes('|') && /^\s*\|/.test(content) ? tableRow(content) : stripInline(content.trim());
-    if (text.length > 0) paragraph.push((bullet?.[1] ?? ordered?.[1] ?? '') + text.trimStart());
+    const isRow = content.includes('|') && /^\s*\|/.test(content);
+    const text = isRow ? tableRow(content) : stripInline(content.trim());
+    if (text.length === 0) continue;
+    const previous = paragraph[paragraph.length - 1];
+    // A soft line break inside a paragraph is a space (as Markdown renders it); list items and table rows keep
+    // their own lines, and so does a hard break (a line ending in two spaces or a backslash).
+    const hardBreak = / {2,}$|\\$/.test(lines[i - 1] ?? '');
+    if (previous !== undefined && !bullet && !ordered && !isRow && !hardBreak && !isTableRow(previous)) {
+      paragraph[paragraph.length - 1] = `${previous} ${text.trimStart()}`;
+    } else {
+      paragraph.push((bullet?.[1] ?? ordered?.[1] ?? '') + text.trimStart());
+    }
   }
   flush();
   const built = out.build();
   return { ...built, title: out.titleFromHeadings() };
+}
+
+function isTableRow(line: string): boolean {
+  return line.includes(' | ');
 }
 
 function isListLine(line: string): boolean {

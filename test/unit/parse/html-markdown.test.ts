@@ -51,6 +51,12 @@ describe('Markdown reader', () => {
     expect(parsed.title).toBeUndefined();
   });
 
+  it('joins soft line breaks with a space but keeps hard breaks, list items and table rows on their own lines', () => {
+    expect(parseMarkdown('one\ntwo  \nthree\\\nfour\n- a\n- b\n').text).toBe(
+      'one two\nthree\\\nfour\n\n- a\n- b',
+    );
+  });
+
   it('reads closing hashes; an empty heading only ends the paragraph', () => {
     const parsed = parseMarkdown('## Title ##\ntext\n#\nmore');
     expect(parsed.sections.map((s) => [s.heading, s.level])).toEqual([['Title', 2]]);

@@ -35,6 +35,16 @@ describe('parseFile: formats', () => {
     expect(doc.sections).toEqual([{ heading: '', level: 0, start: 0, end: doc.text.length }]);
   });
 
+  it('.txt: a short first line set apart by a blank line is the title', async () => {
+    const titled = await parseFile(
+      'x.txt',
+      new TextEncoder().encode('The Old Mill\n\nIt stood by the river.'),
+    );
+    expect(titled.documents[0].title).toBe('The Old Mill');
+    const sentence = await parseFile('y.txt', new TextEncoder().encode('It rained.\n\nThen it stopped.'));
+    expect(sentence.documents[0].title).toBe('y');
+  });
+
   it('.txt: decodes UTF-16 with a byte-order mark (LE and BE)', async () => {
     const le = new Uint8Array([0xff, 0xfe, 0x48, 0, 0x69, 0, 0x20, 0, 0xe9, 0]);
     const be = new Uint8Array([0xfe, 0xff, 0, 0x48, 0, 0x69, 0, 0x20, 0, 0xe9]);
@@ -49,7 +59,7 @@ describe('parseFile: formats', () => {
       [
         'Field Notes',
         1,
-        'Field Notes\n\nNotes taken on a walk along the canal towpath.\nThe herons were out early.\n\n',
+        'Field Notes\n\nNotes taken on a walk along the canal towpath. The herons were out early.\n\n',
       ],
       ['Birds', 2, 'Birds\n\n- Grey heron near the second lock\n- Two kingfishers\n\n'],
       ['Setext Heading', 2, 'Setext Heading\n\nCode is kept as text:\n\ncount = 3'],
