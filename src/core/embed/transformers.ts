@@ -19,7 +19,7 @@ export interface TransformersEmbedderOptions {
   batchSize?: number;
   /** Browser only: where onnxruntime-web's .wasm files are served (default '/ort/'). */
   wasmPaths?: string;
-  /** Browser only: onnxruntime-web WASM threads (needs cross-origin isolation). */
+  /** Browser only: onnxruntime-web WASM threads (default 1; more needs cross-origin isolation, see below). */
   threads?: number;
 }
 
@@ -73,7 +73,9 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     const wasm = (env.backends.onnx as { wasm?: { wasmPaths?: unknown; numThreads?: number } }).wasm;
     if (!isNode() && wasm) {
       wasm.wasmPaths = options.wasmPaths ?? DEFAULTS.wasmPaths;
-      if (options.threads) wasm.numThreads = options.threads;
+      // One thread unless asked: in a minified production build onnxruntime-web 1.14's pthread workers (created
+      // from a stringified bundled function) fail with "e is not defined" under cross-origin isolation.
+      wasm.numThreads = options.threads ?? 1;
     }
     try {
       return (await pipeline('feature-extraction', name, { quantized })) as unknown as FeatureExtractor;

@@ -39,7 +39,7 @@ export interface UseEmbedderOptions {
   backend?: 'wasm' | 'cpu';
   /** Where the TF.js WASM binaries live: '/tfjs/' in the browser, a folder path ending in '/' in Node. */
   wasmPaths?: string;
-  /** WASM threads (needs cross-origin isolation in the browser); leave unset for TF.js's default. */
+  /** WASM threads (browser only, needs cross-origin isolation); default 1: the single-threaded SIMD build. */
   threads?: number;
 }
 
@@ -60,7 +60,14 @@ function initBackend(options: UseEmbedderOptions): Promise<void> {
   backendReady = (async () => {
     if (backend === 'wasm') {
       if (options.wasmPaths) setWasmPaths(options.wasmPaths);
-      if (options.threads) setThreadsCount(options.threads);
+      if (options.threads && options.threads > 1) {
+        setThreadsCount(options.threads);
+      } else {
+        // Single-threaded SIMD binary unless threads are asked for: under cross-origin isolation TF.js would
+        // pick the threaded one, whose pthread workers (built from a stringified function) fail in a minified
+        // production build ("e is not defined"), and USE-lite gained nothing from threads in Chromium here.
+        tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+      }
     }
     const ok = await tf.setBackend(backend);
     if (!ok) throw new Error(`use embedder: TF.js backend '${backend}' failed to initialize`);
