@@ -113,6 +113,9 @@ export async function run(args: string[]): Promise<number> {
       questions.map((q) => q.question),
       'questions',
     );
+    process.stderr.write(
+      `bench: embedding cache ${embedder.stats.hits} hits, ${embedder.stats.misses} misses\n`,
+    );
     await embedder.dispose?.();
   } else if (modes.some((m) => JSON.stringify(parseMode(m)).includes('dense'))) {
     throw new Error('bench: dense needs an embedder (drop --embedder none)');

@@ -68,38 +68,43 @@ export function conceptSearch(input: ConceptSearchInput, limit: number): Candida
     }
   }
   if (out.length >= limit) return out;
-  // BFS to N hops over the concept graph.
-  const hop = new Map<number, number>();
-  for (const c of direct) hop.set(c, 0);
+  // BFS to N hops over the concept graph (typed arrays: two hops often reach most of the graph).
+  const nc = t.terms.length;
+  const hop = new Int8Array(nc).fill(-1);
+  for (const c of direct) hop[c] = 0;
   let frontier = direct;
   for (let h = 1; h <= params.conceptHops && frontier.length > 0; h++) {
     const next: number[] = [];
     for (const u of frontier) {
       for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
         const v = g.targets[e];
-        if (hop.has(v)) continue;
-        hop.set(v, h);
+        if (hop[v] >= 0) continue;
+        hop[v] = h;
         next.push(v);
       }
     }
     frontier = next;
   }
-  // Global re-rank: every chunk of every reached concept, best similarity first, remembering its nearest concept.
-  const via = new Map<number, number>();
-  for (const [c, h] of hop) {
+  // Global re-rank: every not yet taken chunk of every reached concept, best similarity first.
+  const pool: number[] = [];
+  const inPool = new Uint8Array(t.chunkCount);
+  for (let c = 0; c < nc; c++) {
+    if (hop[c] < 0) continue;
     for (let j = t.conceptChunkOffsets[c]; j < t.conceptChunkOffsets[c + 1]; j++) {
       const k = t.conceptChunks[j];
-      if (taken.has(k)) continue;
-      const prev = via.get(k);
-      if (prev === undefined || h < hop.get(prev)!) via.set(k, c);
+      if (inPool[k] || taken.has(k)) continue;
+      inPool[k] = 1;
+      pool.push(k);
     }
   }
-  const pool = [...via.keys()];
-  const scores = new Float64Array(t.chunkCount);
-  for (const k of pool) scores[k] = sim[k];
-  for (const k of topK(scores, limit - out.length, pool, -Infinity)) {
-    const c = via.get(k)!;
-    out.push({ chunk: k, score: sim[k], concepts: [c], hop: hop.get(c)! });
+  for (const k of topK(sim, limit - out.length, pool, -Infinity)) {
+    // Provenance: the chunk's concept closest (in hops) to the direct concepts.
+    let via = -1;
+    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
+      const c = t.chunkConcepts[j];
+      if (hop[c] >= 0 && (via < 0 || hop[c] < hop[via])) via = c;
+    }
+    out.push({ chunk: k, score: sim[k], concepts: [via], hop: hop[via] });
   }
   return out;
 }

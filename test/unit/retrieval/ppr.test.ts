@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { conceptIndex } from '../../../src/core/graph/concepts.ts';
+import { buildLexicalGraph } from '../../../src/core/graph/conceptGraph.ts';
+import { PersonalizedPageRank } from '../../../src/core/graph/pagerank.ts';
+import { resolveParams, type RetrievalParams } from '../../../src/core/retrieval/params.ts';
+import {
+  conceptChunkShares,
+  pprSearch,
+  pprSeeds,
+  type PprContext,
+} from '../../../src/core/retrieval/pprSearch.ts';
+
+// Three chunks; "x" occurs 3 times in chunk 0 and once in chunk 1; N = 3.
+const TERMS = [
+  ['x', 'x', 'x', 'y'],
+  ['x', 'z'],
+  ['w', 'terry richardson', 'terry', 'richardson'],
+];
+const graph = buildLexicalGraph(['c0', 'c1', 'c2'], TERMS, {
+  conceptsPerChunk: 0,
+  maxDfFraction: 1,
+  thetaCo: 1,
+  thetaSem: 0,
+});
+
+function context(overrides: Partial<RetrievalParams>): PprContext {
+  const params = resolveParams({ maxDfFraction: 1, ...overrides });
+  return {
+    graph,
+    conceptIds: conceptIndex(graph.table),
+    walker: new PersonalizedPageRank(graph.graph),
+    chunkScores: new Float64Array(3),
+    params,
+    shares: conceptChunkShares(graph, params.tfSpread, params.chunkScorePower),
+  };
+}
+
+describe('conceptChunkShares', () => {
+  const x = graph.table.terms.indexOf('x');
+  const at = (shares: Float32Array): number[] =>
+    Array.from(shares.subarray(graph.table.conceptChunkOffsets[x], graph.table.conceptChunkOffsets[x + 1]));
+  it('splits evenly at tfSpread 0 (PPR(c)/|T(c)|) and by term frequency at 1', () => {
+    expect(at(conceptChunkShares(graph, 0, 1))).toEqual([0.5, 0.5]);
+    expect(at(conceptChunkShares(graph, 1, 1))).toEqual([0.75, 0.25]);
+    // tf² = 9 and 1 → 0.9 / 0.1.
+    const sq = at(conceptChunkShares(graph, 2, 1));
+    expect(sq[0]).toBeCloseTo(0.9, 6);
+    expect(sq[1]).toBeCloseTo(0.1, 6);
+  });
+  it('chunkScorePower p divides by |T(c)|^p', () => {
+    expect(at(conceptChunkShares(graph, 0, 2))).toEqual([0.25, 0.25]);
+    expect(at(conceptChunkShares(graph, 0, 0))).toEqual([1, 1]);
+  });
+});
+
+describe('pprSeeds', () => {
+  const idf = (t: string): number => graph.table.idf[graph.table.terms.indexOf(t)];
+  it('weights lexical seeds by IDF^p and normalizes them to sum 1', () => {
+    const seeds = pprSeeds(context({ seedIdfPower: 1 }), ['x', 'w', 'unknown']);
+    const wx = idf('x'); // ln(3/2)
+    const ww = idf('w'); // ln 3
+    expect(seeds.get(graph.table.terms.indexOf('x'))).toBeCloseTo(wx / (wx + ww), 6);
+    expect(seeds.get(graph.table.terms.indexOf('w'))).toBeCloseTo(ww / (wx + ww), 6);
+    const sharp = pprSeeds(context({ seedIdfPower: 3 }), ['x', 'w']);
+    expect(sharp.get(graph.table.terms.indexOf('w'))).toBeCloseTo(ww ** 3 / (wx ** 3 + ww ** 3), 6);
+  });
+  it('lets a matched phrase replace its single words when phraseSubsumes is on', () => {
+    const q = ['terry richardson', 'terry', 'richardson'];
+    expect(pprSeeds(context({ phraseSubsumes: false }), q).size).toBe(3);
+    const only = pprSeeds(context({ phraseSubsumes: true }), q);
+    expect([...only.keys()].map((c) => graph.table.terms[c])).toEqual(['terry richardson']);
+  });
+});
+
+describe('pprSearch', () => {
+  it('ranks the chunk that mentions the seed most first when shares follow tf', () => {
+    const even = pprSearch(context({ tfSpread: 0, chunkLengthPower: 0 }), ['x'], undefined, 3);
+    const byTf = pprSearch(context({ tfSpread: 1, chunkLengthPower: 0 }), ['x'], undefined, 3);
+    expect(byTf[0].chunk).toBe(0);
+    expect(byTf[0].score).toBeGreaterThan(byTf[1].score);
+    // Evenly shared, chunk 0 still leads through y but by less.
+    expect(even[0].score / even[1].score).toBeLessThan(byTf[0].score / byTf[1].score);
+    expect(pprSearch(context({}), ['nothing'], undefined, 3)).toEqual([]);
+  });
+});
