@@ -11,7 +11,7 @@ import {
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
 import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
-import { DEFAULT_INDEX_PARAMS, type IndexParams } from '../core/types.ts';
+import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
 import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';
 import type { LoadedCorpus } from './repo.ts';
@@ -65,14 +65,39 @@ function layerKey(record: unknown): string {
   return String(r.id ?? r.chunkId);
 }
 
+export interface ImportOptions {
+  /** Progress of the import: stage 'bundle', done/total in bytes while reading, then the write. */
+  onProgress?: ProgressCallback;
+  /** Size of the input in bytes when known (a File's size), for `total`. */
+  totalBytes?: number;
+}
+
 /**
  * Validates `input` completely, then writes it in one transaction: into an empty library as is, or merged into
  * a library built with the same embedder (documents already present are kept once). Throws BundleError (the
  * store untouched) for a truncated, corrupted, unknown-version, other-embedder or inconsistent bundle.
  */
-export async function importBundle(db: ConceptDb, input: ByteInput): Promise<ImportResult> {
-  const snapshot = await readIndexBundle(input, await libraryEmbedder(db));
-  return writeSnapshot(db, snapshot);
+export async function importBundle(
+  db: ConceptDb,
+  input: ByteInput,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  const started = performance.now();
+  let received = 0;
+  const report = (done: number): void => {
+    received = done;
+    const total = Math.max(options.totalBytes ?? 0, done);
+    const seconds = (performance.now() - started) / 1000;
+    options.onProgress?.({ stage: 'bundle', done, total, rate: seconds > 0 ? done / seconds : 0 });
+  };
+  const snapshot = await readIndexBundle(
+    input,
+    await libraryEmbedder(db),
+    options.onProgress ? report : undefined,
+  );
+  const result = await writeSnapshot(db, snapshot);
+  report(received);
+  return result;
 }
 
 /** Writes an already validated snapshot (exported for tests and for callers that read the bundle elsewhere). */

@@ -38,8 +38,13 @@ export class ByteSource {
   private ended = false;
   /** Bytes consumed so far, for error messages. */
   offset = 0;
+  /** Bytes received from the stream so far (reported as they arrive, for progress bars). */
+  private received = 0;
 
-  constructor(input: ByteInput) {
+  constructor(
+    input: ByteInput,
+    private readonly onReceived?: (bytes: number) => void,
+  ) {
     this.iterator = iterate(input);
   }
 
@@ -54,6 +59,8 @@ export class ByteSource {
       // Copy only when the chunk is a view we could be handed again; plain chunks are used in place.
       this.current = r.value;
       this.position = 0;
+      this.received += r.value.length;
+      this.onReceived?.(this.received);
     }
     return true;
   }

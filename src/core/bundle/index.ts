@@ -55,7 +55,8 @@ export function writeSnapshotBundle(
 export async function readIndexBundle(
   input: ByteInput,
   expectEmbedder?: EmbedderInfo | null,
+  onBytes?: (bytesRead: number) => void,
 ): Promise<IndexSnapshot> {
-  const read = await readBundle(input, { expectEmbedder });
+  const read = await readBundle(input, { expectEmbedder, onBytes });
   return snapshotFromBundle(read, expectEmbedder);
 }

@@ -28,6 +28,8 @@ export interface ReadOptions {
    * are read). Undefined or null accepts any embedder.
    */
   expectEmbedder?: EmbedderInfo | null;
+  /** Called as bytes arrive (total so far), for a progress bar. */
+  onBytes?: (bytesRead: number) => void;
 }
 
 export interface ReadBundle {
@@ -227,7 +229,7 @@ function pickHead(m: BundleHead): BundleHead {
  * corrupted, embedder-mismatch, invalid-content) and returns nothing unless every check passed.
  */
 export async function readBundle(input: ByteInput, options: ReadOptions = {}): Promise<ReadBundle> {
-  const src = new ByteSource(input);
+  const src = new ByteSource(input, options.onBytes);
   try {
     await readPreamble(src);
     const frames = new FrameReader(src);

@@ -102,6 +102,20 @@ describe('library export → import', () => {
     expect(after.meta).toEqual(before.meta);
   });
 
+  it('reports import progress in bytes, ending at the file size', async () => {
+    const bytes = await bytesOf(await exportLibraryBlob(await library(), { appVersion: '0.1.0' }));
+    const events: Array<{ stage: string; done: number; total: number }> = [];
+    // Deliver the file in 100-byte chunks, as a stream would.
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < bytes.length; i += 100) yield bytes.slice(i, i + 100);
+    }
+    await importBundle(freshDb(), chunks(), { onProgress: (p) => events.push(p), totalBytes: bytes.length });
+    expect(events.length).toBeGreaterThan(3);
+    expect(events.every((e) => e.stage === 'bundle' && e.total === bytes.length)).toBe(true);
+    expect(events.map((e) => e.done)).toEqual([...events.map((e) => e.done)].sort((a, b) => a - b));
+    expect(events[events.length - 1].done).toBe(bytes.length);
+  });
+
   it('stores int8 bundles as the dequantized vectors the CLI decodes (unit rows, cosine > 0.999)', async () => {
     const source = await library();
     const bytes = await bytesOf(await exportLibraryBlob(source, { appVersion: '0.1.0' }));
