@@ -117,6 +117,8 @@ export function parseMarkdown(source: string): { text: string; sections: ParsedS
     // A soft line break inside a paragraph is a space (as Markdown renders it); list items and table rows keep
     // their own lines, and so does a hard break (a line ending in two spaces or a backslash).
     const hardBreak = / {2,}$|\\$/.test(lines[i - 1] ?? '');
+    if (hardBreak && previous?.endsWith('\\'))
+      paragraph[paragraph.length - 1] = previous.slice(0, -1).trimEnd();
     if (previous !== undefined && !bullet && !ordered && !isRow && !hardBreak && !isTableRow(previous)) {
       paragraph[paragraph.length - 1] = `${previous} ${text.trimStart()}`;
     } else {

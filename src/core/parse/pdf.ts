@@ -150,6 +150,9 @@ export async function parsePdf(
     document = await task.promise;
   } catch (error) {
     await task.destroy().catch(() => {});
+    if (error instanceof Error && error.name === 'PasswordException') {
+      throw new ParseError(file, 'the PDF is password-protected');
+    }
     const message = error instanceof Error ? error.message : String(error);
     throw new ParseError(file, `not a valid PDF (${message})`);
   }
@@ -162,6 +165,12 @@ export async function parsePdf(
       page.cleanup();
     }
     const built = layout(pages);
+    if (built.isEmpty()) {
+      throw new ParseError(
+        file,
+        'no text found in the PDF (scanned pages without a text layer cannot be read)',
+      );
+    }
     const { text, sections } = built.build();
     const info = (await document.getMetadata().catch(() => undefined))?.info as
       { Title?: unknown } | undefined;

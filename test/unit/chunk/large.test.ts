@@ -3,7 +3,7 @@ import { prepareFile } from '../../../src/core/prepare.ts';
 
 // One end-to-end size check: a 50 MB plain-text file must parse, hash and chunk in well under 30 s.
 describe('prepareFile on 50 MB', () => {
-  it('parses and chunks a generated 50 MB .txt in under 30 s with every chunk within the limit', async () => {
+  it('parses and chunks a generated 50 MB .txt in under 30 s of CPU with every chunk within the limit', async () => {
     const words = [
       'river',
       'barge',
@@ -34,15 +34,22 @@ describe('prepareFile on 50 MB', () => {
     const bytes = new TextEncoder().encode(paragraphs.join('\n\n'));
     expect(bytes.length).toBeGreaterThanOrEqual(50_000_000);
 
+    // CPU time of this process, not wall time: the test must not fail because other suites share the 2 cores.
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const { documents, errors } = await prepareFile('big.txt', bytes, { maxChunkTokens: 1200 });
-    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const wallSeconds = (performance.now() - started) / 1000;
+    console.log(
+      `50 MB .txt: prepareFile took ${cpuSeconds.toFixed(1)} s CPU, ${wallSeconds.toFixed(1)} s wall`,
+    );
     expect(errors).toEqual([]);
     const [prepared] = documents;
     let maxTokens = 0;
     for (const chunk of prepared.chunks) maxTokens = Math.max(maxTokens, chunk.tokens);
     expect(maxTokens).toBeLessThanOrEqual(1200);
     expect(prepared.sentences.length).toBe(paragraphs.length * 6);
-    expect(seconds).toBeLessThan(30);
+    expect(cpuSeconds).toBeLessThan(30);
   }, 120_000);
 });

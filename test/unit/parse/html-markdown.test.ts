@@ -53,7 +53,7 @@ describe('Markdown reader', () => {
 
   it('joins soft line breaks with a space but keeps hard breaks, list items and table rows on their own lines', () => {
     expect(parseMarkdown('one\ntwo  \nthree\\\nfour\n- a\n- b\n').text).toBe(
-      'one two\nthree\\\nfour\n\n- a\n- b',
+      'one two\nthree\nfour\n\n- a\n- b',
     );
   });
 

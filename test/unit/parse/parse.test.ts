@@ -167,6 +167,9 @@ describe('parseFile: bad input', () => {
     expect(await reasonOf(parseFixture('empty.txt'))).toBe('the file is empty');
     expect(await reasonOf(parseFixture('binary.txt'))).toBe('not a text file (binary content)');
     expect(await reasonOf(parseFixture('corrupt.pdf'))).toMatch(/^not a valid PDF \(.+\)$/);
+    expect(await reasonOf(parseFixture('no-text.pdf'))).toBe(
+      'no text found in the PDF (scanned pages without a text layer cannot be read)',
+    );
     expect(await reasonOf(parseFile('notes.docx', fixture('hello.txt')))).toMatch(
       /^not a valid \.docx \(.+\)$/,
     );
