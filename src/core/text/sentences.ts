@@ -19,26 +19,21 @@ export const DEFAULT_MAX_SENTENCE_TOKENS = 400;
 
 /** Abbreviations after which a split is always wrong (they precede a name or an example). */
 const ALWAYS_JOIN = new Set([
-  'dr.', 'mr.', 'mrs.', 'ms.', 'st.', 'prof.', 'vs.', 'e.g.', 'i.e.', 'cf.', 'mt.', 'ft.', 'rev.', 'gen.',
+  'dr.', 'mr.', 'mrs.', 'ms.', 'st.', 'prof.', 'vs.', 'e.g.', 'i.e.', 'cf.', 'mt.', 'rev.', 'gen.',
   'col.', 'capt.', 'lt.', 'sgt.', 'gov.', 'sen.', 'rep.', 'hon.', 'messrs.', 'mme.', 'approx.', 'fig.', 'ca.',
+  'v.', 'lit.', 'viz.', 'esp.', 'incl.', 'mgr.', 'rt.', 'fr.',
 ]); // prettier-ignore
 /** Abbreviations that may also end a sentence: join unless a typical sentence opener ("The", "He") follows. */
 const JOIN_UNLESS_OPENER = new Set([
-  'inc.',
-  'ltd.',
-  'jr.',
-  'sr.',
-  'u.s.',
-  'u.k.',
-  'co.',
-  'corp.',
-  'bros.',
-  'u.n.',
-]);
+  'inc.', 'ltd.', 'jr.', 'sr.', 'u.s.', 'u.k.', 'co.', 'corp.', 'bros.', 'u.n.', 'ft.', 'ave.', 'blvd.', 'no.',
+]); // prettier-ignore
 // Any other word ending in '.' ("etc.", "No.", "al.") is joined only when the next sentence starts in lowercase or
 // with a digit: ICU never ends a sentence there itself, only our block cuts can, and a capital may open a sentence.
 
-const LAST_WORD = /(?:^|[\s([{"'“‘])([\p{L}.]*\p{L}\.)$/u;
+const LAST_WORD = /(?:^|[\s([{"'“‘-])([\p{L}.]*\p{L}\.)$/u;
+/** "L.A.", "S.M.", "U.S.A.": dotted initialisms behave like "U.S.". */
+const DOTTED_INITIALISM = /^(?:\p{L}\.){2,}$/u;
+const CLOSING_START = /^(?:[”’)\]»]|["'][\s,;:.!?])/u;
 const FIRST_WORD = /^[\s"'“‘([{]*([\p{L}\p{N}][\p{L}\p{M}\p{N}'’]*)/u;
 const SINGLE_INITIAL = /^\p{Lu}\.$/u;
 const LIST_MARKER = /^[ \t]*(?:[-*•+–]|\d{1,3}[.)])\s/;
@@ -70,16 +65,22 @@ function unwrapLines(block: string): string {
 function shouldJoin(text: string, previous: SentenceSpan, next: SentenceSpan): boolean {
   const gap = text.slice(previous.end, next.start);
   if (gap.includes('\n')) return false;
+  const opening = text.slice(next.start, next.start + 40);
+  // A "sentence" that starts with a closing quote or bracket is the tail of the previous one (`More! " album`).
+  if (CLOSING_START.test(opening)) return true;
+  const head = FIRST_WORD.exec(opening);
+  const first = head ? head[1] : '';
+  // ICU ends a sentence after "!" or "?" even before lowercase ("Yahoo! is", "Stop!" and left): never a new sentence.
+  if (/^\p{Ll}/u.test(first)) return true;
   const tail = LAST_WORD.exec(text.slice(Math.max(previous.start, previous.end - 24), previous.end));
   if (!tail) return false;
   const word = tail[1];
-  const head = FIRST_WORD.exec(text.slice(next.start, next.start + 40));
-  const first = head ? head[1] : '';
-  const startsLowerOrDigit = /^[\p{Ll}\p{N}]/u.test(first);
-  if (startsLowerOrDigit) return true;
+  if (/^\p{N}/u.test(first)) return true;
   const lower = word.toLowerCase();
   if (ALWAYS_JOIN.has(lower) || SINGLE_INITIAL.test(word)) return true;
-  if (JOIN_UNLESS_OPENER.has(lower)) return first !== '' && !isStopWord(first.toLowerCase());
+  if (JOIN_UNLESS_OPENER.has(lower) || DOTTED_INITIALISM.test(word)) {
+    return first !== '' && !isStopWord(first.toLowerCase());
+  }
   return false;
 }
 

@@ -38,6 +38,28 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('joins after v., dotted initialisms before a name, "!" before lowercase, and a leading closing quote', () => {
+    expect(
+      texts(
+        'The case Buckley v. Valeo was decided. The band L.A. Guns formed. He moved to the U.S. In 1985 he left.',
+      ),
+    ).toEqual([
+      'The case Buckley v. Valeo was decided.',
+      'The band L.A. Guns formed.',
+      'He moved to the U.S.',
+      'In 1985 he left.',
+    ]);
+    expect(texts('Yahoo! is a company. Wow! 5 people came.')).toEqual([
+      'Yahoo! is a company.',
+      'Wow!',
+      '5 people came.',
+    ]);
+    expect(texts('From the album "Smile and More! " released in 2000. It sold.')).toEqual([
+      'From the album "Smile and More! " released in 2000.',
+      'It sold.',
+    ]);
+  });
+
   it('splits Chinese and Japanese at 。！？', () => {
     expect(texts('今日は晴れです。明日は雨ですか？そうです！')).toEqual([
       '今日は晴れです。',
