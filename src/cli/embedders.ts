@@ -5,11 +5,20 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs-core';
 import type { Embedder } from '../core/types.ts';
-import { createUseEmbedder, type UseEmbedderOptions, type UseVocabulary } from '../core/embed/use.ts';
+import {
+  createUseEmbedder,
+  USE_DIMENSION,
+  USE_EMBEDDER_ID,
+  type UseEmbedderOptions,
+  type UseVocabulary,
+} from '../core/embed/use.ts';
 import { createTransformersEmbedder } from '../core/embed/transformers.ts';
 import { createOpenAIEmbedder } from '../core/embed/openai.ts';
+import { EmbedAbortError } from '../core/embed/abort.ts';
+import { expandRows, uniqueTexts } from '../core/embed/dedupe.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -71,14 +80,143 @@ export async function createNodeUseEmbedder(options: UseEmbedderOptions = {}): P
   );
 }
 
+// ---- USE-lite on several worker threads -------------------------------------------------------------------
+// TF.js runs WASM single-threaded in Node, so one embedder uses one core. A pool of worker threads, each with its
+// own model, spreads a call's texts over the cores. This module is also the workers' entry point: a thread
+// started with POOL_FLAG in its workerData serves embed requests instead of exporting anything.
+
+const POOL_FLAG = 'conceptragUsePoolWorker';
+
+interface PoolRequest {
+  id: number;
+  texts: string[];
+}
+type PoolReply = { id: number; vectors: Float32Array } | { id: number; error: string };
+
+if (!isMainThread && parentPort && (workerData as Record<string, unknown> | null)?.[POOL_FLAG]) {
+  const port = parentPort;
+  const ready = createNodeUseEmbedder((workerData as { options: UseEmbedderOptions }).options);
+  ready.catch(() => undefined);
+  port.on('message', (msg: PoolRequest) => {
+    ready
+      .then((e) => e.embed(msg.texts))
+      .then(
+        (vectors) =>
+          port.postMessage({ id: msg.id, vectors } satisfies PoolReply, [vectors.buffer as ArrayBuffer]),
+        (e: unknown) =>
+          port.postMessage({
+            id: msg.id,
+            error: e instanceof Error ? e.message : String(e),
+          } satisfies PoolReply),
+      );
+  });
+}
+
+/**
+ * Starts a worker thread running this module. `--import tsx` does not reach worker threads, so when this module
+ * is TypeScript the thread first registers tsx's loader and then imports it.
+ */
+function startPoolThread(options: UseEmbedderOptions): Worker {
+  const data = { [POOL_FLAG]: true, options };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(import.meta.url), { workerData: data });
+  const boot =
+    `import('tsx/esm/api').then((m) => m.register())` +
+    `.then(() => import(${JSON.stringify(import.meta.url)}));`;
+  return new Worker(boot, { eval: true, workerData: data });
+}
+
+/**
+ * USE-lite on `workers` worker threads (vectors identical to createNodeUseEmbedder's, same id). Each call's
+ * distinct texts are dealt out by length so every thread gets a similar share of long and short ones.
+ */
+export async function createNodeUseEmbedderPool(
+  workers: number,
+  options: UseEmbedderOptions = {},
+): Promise<Embedder> {
+  if (!(Number.isInteger(workers) && workers >= 1)) {
+    throw new Error(`embedders: the USE pool needs a whole number of workers ≥ 1, got ${workers}`);
+  }
+  if (workers === 1) return createNodeUseEmbedder(options);
+  const threads = Array.from({ length: workers }, () => startPoolThread(options));
+  let nextId = 0;
+  const waiting = new Map<number, { resolve(v: Float32Array): void; reject(e: Error): void }>();
+  for (const t of threads) {
+    t.on('message', (reply: PoolReply) => {
+      const w = waiting.get(reply.id);
+      waiting.delete(reply.id);
+      if ('error' in reply) w?.reject(new Error(`use pool: ${reply.error}`));
+      else w?.resolve(reply.vectors);
+    });
+    t.on('error', (e) => {
+      for (const w of waiting.values()) w.reject(new Error(`use pool: a worker thread failed: ${e.message}`));
+      waiting.clear();
+    });
+  }
+  const ask = (thread: Worker, texts: string[]): Promise<Float32Array> =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      thread.postMessage({ id, texts } satisfies PoolRequest);
+    });
+  // Load every model now, so a broken set-up fails here and not at the first real call.
+  await Promise.all(threads.map((t) => ask(t, ['warm-up'])));
+
+  return {
+    id: USE_EMBEDDER_ID,
+    dimension: USE_DIMENSION,
+    async embed(allTexts: string[], signal?: AbortSignal): Promise<Float32Array> {
+      if (signal?.aborted) throw new EmbedAbortError('use pool');
+      const { unique, index } = uniqueTexts(allTexts);
+      const byLength = unique.map((_, i) => i).sort((a, b) => unique[a].length - unique[b].length);
+      const shares: number[][] = threads.map(() => []);
+      byLength.forEach((u, k) => shares[k % workers].push(u));
+      const parts = await Promise.all(
+        shares.map((share, w) =>
+          share.length
+            ? ask(
+                threads[w],
+                share.map((u) => unique[u]),
+              )
+            : null,
+        ),
+      );
+      if (signal?.aborted) throw new EmbedAbortError('use pool');
+      const rows = new Float32Array(unique.length * USE_DIMENSION);
+      shares.forEach((share, w) =>
+        share.forEach((u, k) =>
+          rows.set(
+            (parts[w] as Float32Array).subarray(k * USE_DIMENSION, (k + 1) * USE_DIMENSION),
+            u * USE_DIMENSION,
+          ),
+        ),
+      );
+      return expandRows(rows, index, USE_DIMENSION);
+    },
+    async dispose(): Promise<void> {
+      await Promise.all(threads.map((t) => t.terminate()));
+    },
+  };
+}
+
+/** Worker threads for `use` specs: `use:<n>` in the spec, else CONCEPTRAG_EMBED_WORKERS, else 1. */
+function useWorkers(suffix: string | undefined): number {
+  const raw = suffix ?? process.env.CONCEPTRAG_EMBED_WORKERS ?? '1';
+  const n = Number(raw);
+  if (!(Number.isInteger(n) && n >= 1)) {
+    throw new Error(`embedders: USE worker count must be a whole number ≥ 1, got '${raw}'`);
+  }
+  return n;
+}
+
 /**
  * Builds an embedder from a command-line spec:
- * - `use` (default): USE-lite from node_modules;
+ * - `use` (default): USE-lite from node_modules; `use:<n>` on n worker threads (or CONCEPTRAG_EMBED_WORKERS=n);
  * - `hf:<folder or http(s) URL>`: a Hugging Face feature-extraction ONNX model via transformers.js;
  * - `openai:<baseUrl>#<model>`: an OpenAI-compatible /v1/embeddings endpoint (key from OPENAI_API_KEY).
  */
 export async function createEmbedderFromSpec(spec: string): Promise<Embedder> {
-  if (spec === 'use' || spec === USE_SPEC_ALIAS) return createNodeUseEmbedder();
+  const use = /^(?:use|use-lite@1)(?::(.*))?$/.exec(spec);
+  if (use) return createNodeUseEmbedderPool(useWorkers(use[1]));
   if (spec.startsWith('hf:')) {
     const model = spec.slice(3);
     if (!model) throw new Error(`embedders: spec '${spec}' names no model folder or URL after 'hf:'`);
@@ -100,5 +238,3 @@ export async function createEmbedderFromSpec(spec: string): Promise<Embedder> {
     `embedders: unknown embedder spec '${spec}' (expected use, hf:<model> or openai:<baseUrl>#<model>)`,
   );
 }
-
-const USE_SPEC_ALIAS = 'use-lite@1';
