@@ -1,6 +1,7 @@
 // Node-only embedder factories for the CLI, benchmarks and Node tests: USE-lite read from node_modules
-// (no fetch of file URLs in Node, so the model goes to TF.js as an in-memory IOHandler), and a spec parser
-// ("use" | "hf:<folder or URL>" | "openai:<baseUrl>#<model>") shared by every command line.
+// (no fetch of file URLs in Node, so the model goes to TF.js as an in-memory IOHandler), optionally on a pool of
+// worker threads, and a spec parser ("use[:<threads>]" | "hf:<folder or URL>" | "openai:<baseUrl>#<model>";
+// an embedder's id is also a valid spec) shared by every command line.
 
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -152,12 +153,21 @@ export async function createNodeUseEmbedderPool(
       waiting.clear();
     });
   }
+  // Idle threads must not keep the process alive (a CLI that forgets dispose() would hang); busy ones must.
+  const busy = new Map<Worker, number>();
+  const setBusy = (thread: Worker, delta: number): void => {
+    const n = (busy.get(thread) ?? 0) + delta;
+    busy.set(thread, n);
+    if (n > 0) thread.ref();
+    else thread.unref();
+  };
   const ask = (thread: Worker, texts: string[]): Promise<Float32Array> =>
-    new Promise((resolve, reject) => {
+    new Promise<Float32Array>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
+      setBusy(thread, +1);
       thread.postMessage({ id, texts } satisfies PoolRequest);
-    });
+    }).finally(() => setBusy(thread, -1));
   // Load every model now, so a broken set-up fails here and not at the first real call.
   await Promise.all(threads.map((t) => ask(t, ['warm-up'])));
 
