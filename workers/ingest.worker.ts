@@ -2,7 +2,10 @@
 // embedder chosen in Settings (loaded lazily, once) and the concept-graph rebuild. Progress and per-file outcomes
 // go to the page as events through a Comlink proxy callback; cancel() aborts the run and drops the queue.
 import { expose } from 'comlink';
+import packageJson from '../package.json';
 import { prepareFile } from '../src/core/prepare.ts';
+import { exportLibraryBlob, bundleFileName } from '../src/store/bundleExport.ts';
+import { importBundle, type ImportResult } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { Repo } from '../src/store/repo.ts';
 import { EmbedderHolder } from './embedders.ts';
@@ -10,7 +13,10 @@ import { rebuildConceptGraph } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline } from './ingestPipeline.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
 
-const repo = new Repo(openDatabase());
+const APP_VERSION = packageJson.version;
+
+const db = openDatabase();
+const repo = new Repo(db);
 const embedders = new EmbedderHolder();
 let listener: IngestListener | null = null;
 
@@ -65,6 +71,22 @@ const api = {
     for (let i = 0; i < texts.length; i += EMBED_BATCH) await embedder.embed(texts.slice(i, i + EMBED_BATCH));
     const t2 = performance.now();
     return { sentences: texts.length, seconds: (t2 - t1) / 1000, loadSeconds: (t1 - t0) / 1000 };
+  },
+  /** The whole library as one bundle file (never the settings or the queue). */
+  async exportBundle(): Promise<{ blob: Blob; fileName: string }> {
+    return { blob: await exportLibraryBlob(db, { appVersion: APP_VERSION }), fileName: bundleFileName() };
+  },
+  /**
+   * Validates a bundle completely, then writes it in one transaction (a bad bundle is refused with the reason and
+   * the library is untouched); rebuilds the concept graph when a merge made the stored one stale.
+   */
+  async importBundle(file: Blob): Promise<ImportResult> {
+    if (pipeline.isRunning)
+      throw new Error('bundle import: wait until indexing has finished (or cancel it) first');
+    const result = await importBundle(db, file.stream());
+    if (result.graphStale) await rebuildConceptGraph(repo, new AbortController().signal);
+    listener?.({ type: 'changed' });
+    return result;
   },
   /** Frees the embedding model (it is loaded again lazily). */
   async dispose(): Promise<void> {

@@ -3,8 +3,10 @@
 // evidence with provenance and best sentences (offsets into the source document, for the viewer).
 import { expose } from 'comlink';
 import type { RetrievalEngine } from '../src/core/retrieval/engine.ts';
+import type { DocumentRecord } from '../src/core/types.ts';
+import { openBundleReadOnly } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
-import { Repo } from '../src/store/repo.ts';
+import { Repo, type LoadedCorpus } from '../src/store/repo.ts';
 import { EmbedderHolder } from './embedders.ts';
 import { loadEngine } from './engineFactory.ts';
 import {
@@ -17,7 +19,7 @@ import {
 
 interface Loaded {
   engine: RetrievalEngine;
-  titles: Map<string, string>;
+  documents: Map<string, DocumentRecord>;
   chunkStarts: Map<string, number>;
   embedderId: string | null;
   layers: { lexical: boolean; semantic: boolean };
@@ -26,14 +28,19 @@ interface Loaded {
 const repo = new Repo(openDatabase());
 const embedders = new EmbedderHolder();
 let loaded: Promise<Loaded> | null = null;
+/** Set when a bundle was opened read-only (?bundle=…): the worker then never reads IndexedDB. */
+let readOnly: { url: string } | null = null;
 
 async function load(): Promise<Loaded> {
-  const corpus = await repo.loadCorpus();
+  return fromCorpus(await repo.loadCorpus());
+}
+
+function fromCorpus(corpus: LoadedCorpus): Loaded {
   if (corpus.chunks.length === 0) throw new Error('ask: the library is empty; add documents first');
   const engine = loadEngine(corpus);
   return {
     engine,
-    titles: new Map(corpus.documents.map((d) => [d.id, d.title])),
+    documents: new Map(corpus.documents.map((d) => [d.id, d])),
     chunkStarts: new Map(corpus.chunks.map((c) => [c.id, c.start])),
     embedderId: corpus.meta?.embedderId ?? null,
     layers: { lexical: true, semantic: engine.hasVectors },
@@ -51,9 +58,27 @@ async function questionVector(state: Loaded, question: string): Promise<Float32A
 }
 
 const api = {
-  /** Forgets the loaded corpus; the next question reloads it from IndexedDB. */
+  /** Forgets the loaded corpus; the next question reloads it from IndexedDB (not for a read-only bundle). */
   invalidate(): void {
-    loaded = null;
+    if (!readOnly) loaded = null;
+  },
+  /**
+   * Opens a bundle from a same-origin path or URL read-only: questions are answered from it, nothing is written
+   * to IndexedDB. Returns its counts for the Library view.
+   */
+  async openBundle(
+    url: string,
+  ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
+    const bundle = await openBundleReadOnly(url, self.location.origin);
+    const state = fromCorpus(bundle.corpus);
+    readOnly = { url: bundle.url };
+    loaded = Promise.resolve(state);
+    return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
+  },
+  /** One source document (for the viewer when the library is a read-only bundle). */
+  async getDocument(docId: string): Promise<DocumentRecord | undefined> {
+    loaded ??= load();
+    return (await loaded).documents.get(docId);
   },
   async ask(request: { question: string; mode: RetrievalMode; budget: number }): Promise<AskResult> {
     const started = performance.now();
@@ -73,7 +98,7 @@ const api = {
       return {
         chunkId: hit.chunkId,
         docId: hit.docId,
-        docTitle: state.titles.get(hit.docId) ?? hit.docId,
+        docTitle: state.documents.get(hit.docId)?.title ?? hit.docId,
         score: hit.score,
         text: hit.text,
         tokens: hit.tokens,

@@ -22,3 +22,12 @@ export function queryWorker(): Remote<QueryApi> {
   );
   return query;
 }
+
+/** A handle for benchmarks driving the built app (test/bench/ingest-rate-browser.ts); not used by the UI. */
+export interface Diagnostics {
+  measureEmbedder(texts: string[]): Promise<{ sentences: number; seconds: number; loadSeconds: number }>;
+}
+
+(globalThis as { conceptragDiagnostics?: Diagnostics }).conceptragDiagnostics = {
+  measureEmbedder: (texts) => ingestWorker().measureEmbedder(texts),
+};

@@ -5,7 +5,8 @@ import type { DocumentRecord, Progress, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { StoreCounts } from '../../store/repo.ts';
 import type { FileOutcome, IngestEvent } from '../../../workers/protocol.ts';
-import { ingestWorker } from '../workers.ts';
+import { queryParam } from '../url.ts';
+import { ingestWorker, queryWorker } from '../workers.ts';
 import { pageRepo } from './db.ts';
 
 export interface StageView extends Progress {
@@ -56,6 +57,10 @@ export class LibraryState {
   });
   /** Increments whenever the store changes, so the Ask view knows to reload its engine. */
   version = $state(0);
+  /** A bundle opened read-only from ?bundle=…: nothing is indexed or stored, questions go to the bundle. */
+  readOnly = $state<{ url: string; counts: Record<string, number>; embedderId: string | null } | null>(null);
+  /** Export/import in progress, with what it is doing. */
+  bundleBusy = $state<string | null>(null);
 
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
@@ -68,10 +73,15 @@ export class LibraryState {
     return this.counts.documents === 0 && this.pending.length === 0 && !this.running;
   }
 
-  /** Connects to the worker and resumes a queue left by a reload. */
+  /** Connects to the worker and resumes a queue left by a reload; with ?bundle=… opens that bundle read-only. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    const bundle = queryParam('bundle');
+    if (bundle) {
+      await this.openReadOnly(bundle);
+      return;
+    }
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
     await this.refresh();
@@ -183,6 +193,55 @@ export class LibraryState {
     } catch (error) {
       this.running = await ingestWorker().isRunning();
       throw error;
+    }
+  }
+
+  private async openReadOnly(url: string): Promise<void> {
+    this.bundleBusy = `Opening ${url}…`;
+    try {
+      const opened = await queryWorker().openBundle(url);
+      this.readOnly = opened;
+      const c = opened.counts;
+      this.counts = { ...this.counts, ...c, vectors: c.vectors ?? 0, pending: 0 };
+      this.layers = { lexical: true, semantic: (c.vectors ?? 0) > 0, embedderId: opened.embedderId };
+      this.version += 1;
+    } finally {
+      this.bundleBusy = null;
+    }
+  }
+
+  /** Downloads the library as one bundle file. */
+  async exportBundle(): Promise<void> {
+    this.message = null;
+    this.bundleBusy = 'Exporting…';
+    try {
+      const { blob, fileName } = await ingestWorker().exportBundle();
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = fileName;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      this.message = `Exported ${fileName} (${(blob.size / 1024 / 1024).toFixed(1)} MB).`;
+    } finally {
+      this.bundleBusy = null;
+    }
+  }
+
+  /** Imports a bundle file: validated completely first; a refused bundle leaves the library untouched. */
+  async importBundle(file: File): Promise<void> {
+    this.message = null;
+    this.bundleBusy = `Importing ${file.name}…`;
+    try {
+      const result = await ingestWorker().importBundle(file);
+      this.message =
+        `Imported ${file.name}: ${result.added.documents} document(s) added` +
+        (result.skippedDocuments > 0 ? `, ${result.skippedDocuments} already in the library.` : '.');
+    } catch (error) {
+      this.message = `Bundle ${file.name} refused: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.bundleBusy = null;
+      await this.refresh();
     }
   }
 

@@ -1,5 +1,6 @@
 // The document viewer: one source document, opened at a sentence (character offsets) that is highlighted.
 import type { DocumentRecord } from '../../core/types.ts';
+import { queryWorker } from '../workers.ts';
 import { pageRepo } from './db.ts';
 
 export class ViewerState {
@@ -8,9 +9,12 @@ export class ViewerState {
   end = $state(0);
   error = $state<string | null>(null);
 
-  async open(docId: string, start: number, end: number): Promise<void> {
+  /** Opens a document; `fromBundle` reads it from the read-only bundle in the query worker, not IndexedDB. */
+  async open(docId: string, start: number, end: number, fromBundle = false): Promise<void> {
     this.error = null;
-    const doc = await pageRepo().db.documents.get(docId);
+    const doc = fromBundle
+      ? await queryWorker().getDocument(docId)
+      : await pageRepo().db.documents.get(docId);
     if (!doc) {
       this.error = `Document ${docId} is no longer in the library.`;
       this.doc = null;

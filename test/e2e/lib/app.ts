@@ -30,7 +30,7 @@ export async function addFiles(page: Page, paths: string[]): Promise<void> {
 
 /** Waits until the app says it is idle with nothing waiting in the queue (polled from Node: an async predicate
  *  in page.waitForFunction would be a truthy promise). */
-export async function waitIdle(page: Page, timeoutMs: number): Promise<void> {
+export async function waitIdle(page: Page, timeoutMs: number, pollMs = 500): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const idle = await page.evaluate(async () => {
@@ -54,7 +54,7 @@ export async function waitIdle(page: Page, timeoutMs: number): Promise<void> {
     });
     if (idle) return;
     if (Date.now() > deadline) throw new Error(`indexing still busy after ${Math.round(timeoutMs / 1000)} s`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 

@@ -1,0 +1,74 @@
+// Ingest rate in headless Chromium on the built app: sentences per second of the bare embedder (the configured
+// one, USE-lite by default, called in the ingest worker in the pipeline's batch size) and of the whole pipeline
+// (file → parse → embed → one-transaction store → concept graph) on the same text.
+// Usage: npm run build && node --import tsx test/bench/ingest-rate-browser.ts [--corpus <jsonl>] [--limit 300]
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { prepareFile } from '../../src/core/prepare.ts';
+import { DEFAULT_INDEX_PARAMS } from '../../src/core/types.ts';
+import type { Diagnostics } from '../../src/ui/workers.ts';
+import { addFiles, openApp, readCounts, waitIdle } from '../e2e/lib/app.ts';
+import { openHarness } from '../e2e/lib/harness.ts';
+import { serveStatic } from '../e2e/lib/staticServer.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+async function main(): Promise<void> {
+  const corpus = arg('corpus', join(root, '..', 'shared', 'bench', '2wikimultihopqa', 'corpus.jsonl'));
+  const limit = Number(arg('limit', '300'));
+  const dist = process.env.E2E_DIST ?? join(root, 'dist');
+  const lines = (await readFile(corpus, 'utf8')).split('\n').filter((l) => l.trim()).slice(0, limit);
+  const tmp = await mkdtemp(join(tmpdir(), 'conceptrag-bench-'));
+  const file = join(tmp, 'passages.jsonl');
+  await writeFile(file, lines.join('\n') + '\n');
+  const { documents } = await prepareFile('passages.jsonl', new Uint8Array(await readFile(file)), {
+    maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
+  });
+  const texts = documents.flatMap((d) => d.sentences.map((s) => s.text));
+  console.log(`corpus: ${lines.length} passages of ${corpus}; ${documents.length} documents, ${texts.length} sentences`);
+
+  const server = await serveStatic(dist);
+  const { harness, close } = await openHarness(server.origin, dist, 'bench');
+  try {
+    const { page } = harness;
+    await openApp(page, server.origin);
+    const bare = await page.evaluate(
+      (t) =>
+        (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics.measureEmbedder(t),
+      texts,
+    );
+    const bareRate = bare.sentences / bare.seconds;
+    console.log(
+      `bare embedder:  ${bare.sentences} sentences in ${bare.seconds.toFixed(2)} s = ${bareRate.toFixed(1)} sentences/s ` +
+        `(model load ${bare.loadSeconds.toFixed(2)} s, not counted)`,
+    );
+    const t0 = performance.now();
+    await addFiles(page, [file]);
+    await waitIdle(page, 30 * 60_000, 50);
+    const seconds = (performance.now() - t0) / 1000;
+    const counts = await readCounts(page);
+    const pipeRate = counts.sentences / seconds;
+    console.log(
+      `whole pipeline: ${counts.sentences} sentences (${counts.documents} documents) in ${seconds.toFixed(2)} s = ` +
+        `${pipeRate.toFixed(1)} sentences/s (parse, embed, store, concept graph; idle polled every 50 ms)`,
+    );
+    console.log(`pipeline / bare embedder: ${((100 * pipeRate) / bareRate).toFixed(1)}%`);
+    if (harness.foreignRequests.length > 0) console.log(`foreign requests: ${harness.foreignRequests.join(', ')}`);
+  } finally {
+    await close();
+    await server.close();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
