@@ -142,6 +142,58 @@ describe('Repo.putPreparedDocument', () => {
   });
 });
 
+describe('Repo.putPreparedDocuments', () => {
+  it('stores a batch in one transaction, keeping content repeated within the batch once', async () => {
+    const { repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d0'), vectors(), 'e');
+    const results = await repo.putPreparedDocuments(
+      [
+        { prepared: prepared('d1'), vectors: vectors() },
+        { prepared: prepared('d0'), vectors: vectors() },
+        { prepared: prepared('d2', 'd1-hash'), vectors: vectors() },
+        { prepared: prepared('d3'), vectors: vectors() },
+      ],
+      'e',
+    );
+    expect(results).toEqual([
+      { stored: true, docId: 'd1' },
+      { stored: false, docId: 'd0', reason: 'duplicate' },
+      { stored: false, docId: 'd1', reason: 'duplicate' },
+      { stored: true, docId: 'd3' },
+    ]);
+    expect(await repo.counts()).toMatchObject({ documents: 3, chunks: 6, sentences: 9, vectors: 9 });
+  });
+
+  it('stores none of the batch when one document fails', async () => {
+    const { repo } = freshRepo();
+    const bad = prepared('d2');
+    bad.chunks[1] = { ...bad.chunks[1], id: bad.chunks[0].id };
+    await expect(
+      repo.putPreparedDocuments(
+        [
+          { prepared: prepared('d1'), vectors: vectors() },
+          { prepared: bad, vectors: vectors() },
+        ],
+        'e',
+      ),
+    ).rejects.toThrow();
+    expect(await repo.counts()).toMatchObject({ documents: 0, chunks: 0, sentences: 0, vectors: 0 });
+  });
+
+  it('refuses a batch whose documents disagree on the vector dimension', async () => {
+    const { repo } = freshRepo();
+    await expect(
+      repo.putPreparedDocuments(
+        [
+          { prepared: prepared('d1'), vectors: vectors() },
+          { prepared: prepared('d2'), vectors: new Float32Array(9) },
+        ],
+        'e',
+      ),
+    ).rejects.toThrow('store: document "d2.txt": vectors of dimension 3, the others of the batch have 2');
+  });
+});
+
 describe('Repo.removeDocument', () => {
   it('removes the document, everything derived from it, and KG items only it supported', async () => {
     const { db, repo } = freshRepo();
