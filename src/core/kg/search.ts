@@ -1,7 +1,6 @@
 // Mode `kg`: core-KG local search. Entities are scored by cosine to the question vector (plus a bonus when their
 // name occurs in the question: the embedded USE-lite model matches names poorly), their relations are scored from
 // their endpoints and weight, and chunks from the entities and relations that came from them; cut to the budget.
-import { cutToBudget } from '../retrieval/budget.ts';
 import type { Provenance, RetrievedChunk, SentenceHit } from '../retrieval/types.ts';
 import { normalizeName } from './normalize.ts';
 import type { KgEntity, KgRelation } from './types.ts';
@@ -56,19 +55,14 @@ export interface KgChunkView {
   sentences?: ReadonlyArray<{ start: number; end: number }>;
 }
 
-function dot(a: Float32Array, b: Float32Array, offset: number, d: number): number {
-  let s = 0;
-  for (let i = 0; i < d; i++) s += a[i] * b[offset + i];
-  return s;
-}
-
 /** Precomputed search structure over the embedded entities (rebuilt after a build or an incremental update). */
 export class KgIndex {
   private readonly entities: KgEntity[];
   private readonly matrix: Float32Array;
   private readonly dimension: number;
   private readonly byEntity = new Map<string, KgRelation[]>();
-  private readonly names: string[];
+  /** Normalized names padded with spaces, matched against the padded question. */
+  private readonly paddedNames: string[];
 
   constructor(entities: readonly KgEntity[], relations: readonly KgRelation[]) {
     this.entities = entities.filter((e) => e.vector && e.vector.length > 0);
@@ -82,7 +76,14 @@ export class KgIndex {
     }
     this.matrix = new Float32Array(this.entities.length * this.dimension);
     this.entities.forEach((e, i) => this.matrix.set(e.vector!, i * this.dimension));
-    this.names = this.entities.map((e) => e.id);
+    // Names as matched against the question: punctuation folded to spaces once, here, not per query.
+    this.paddedNames = this.entities.map(
+      (e) =>
+        ` ${e.id
+          .replace(/[^\p{L}\p{N} ]+/gu, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()} `,
+    );
     for (const r of relations) {
       for (const end of [r.source, r.target]) {
         const list = this.byEntity.get(end) ?? [];
@@ -103,18 +104,28 @@ export class KgIndex {
     overrides: Partial<KgSearchOptions> = {},
   ): KgSearchResult {
     const o = { ...KG_SEARCH_DEFAULTS, ...overrides };
-    const q = ` ${normalizeName(question.text).replace(/[^\p{L}\p{N} ]+/gu, ' ')} `;
-    const scores: Array<{ i: number; score: number }> = [];
-    for (let i = 0; i < this.entities.length; i++) {
-      let s =
-        question.vector && question.vector.length === this.dimension
-          ? dot(question.vector, this.matrix, i * this.dimension, this.dimension)
-          : 0;
-      const name = this.names[i].replace(/[^\p{L}\p{N} ]+/gu, ' ').trim();
-      if (name.length > 1 && q.includes(` ${name} `)) s += o.nameBonus;
-      if (s > 0) scores.push({ i, score: s });
+    const q = ` ${normalizeName(question.text)
+      .replace(/[^\p{L}\p{N} ]+/gu, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()} `;
+    // Similarities in one pass over the packed matrix, then the name bonus, then a bounded top-k.
+    const n = this.entities.length;
+    const d = this.dimension;
+    const sims = new Float64Array(n);
+    const qv = question.vector && question.vector.length === d ? question.vector : undefined;
+    if (qv) {
+      const m = this.matrix;
+      for (let i = 0, off = 0; i < n; i++, off += d) {
+        let acc = 0;
+        for (let j = 0; j < d; j++) acc += qv[j] * m[off + j];
+        sims[i] = acc;
+      }
     }
-    scores.sort((a, b) => b.score - a.score || a.i - b.i);
+    for (let i = 0; i < n; i++) {
+      const padded = this.paddedNames[i];
+      if (padded.length > 3 && q.includes(padded)) sims[i] += o.nameBonus;
+    }
+    const scores = topEntries(sims, o.topEntities);
     const top = scores.slice(0, o.topEntities);
     const entityScore = new Map(top.map((t) => [this.entities[t.i].id, t.score]));
     const entityHits: EntityHit[] = top.map((t) => {
@@ -152,11 +163,15 @@ export class KgIndex {
       for (const id of r.chunkIds) credit(id, share);
     }
     const ranked: RetrievedChunk[] = [];
+    let used = 0;
     for (const [chunkId, c] of [...chunkScore].sort(
       (a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1),
     )) {
       const view = chunk(chunkId);
       if (!view) continue; // the chunk was removed after the KG was built
+      // The budget cut (as cutToBudget: stop at the first chunk that does not fit), before any sentence work.
+      if (used + view.tokens > budgetTokens) break;
+      used += view.tokens;
       const names = [...c.entities].sort((a, b) => b[1] - a[1]).map(([n]) => n);
       const provenance: KgProvenance = {
         mode: 'kg',
@@ -174,7 +189,7 @@ export class KgIndex {
       });
     }
     return {
-      chunks: cutToBudget(ranked, budgetTokens),
+      chunks: ranked,
       entities: entityHits,
       relations: relationHits.map(({ r, score }) => ({
         id: r.id,
@@ -186,6 +201,21 @@ export class KgIndex {
       })),
     };
   }
+}
+
+/** The k best positive scores, best first (ties by index), without sorting all of them. */
+function topEntries(scores: Float64Array, k: number): Array<{ i: number; score: number }> {
+  const out: Array<{ i: number; score: number }> = [];
+  for (let i = 0; i < scores.length; i++) {
+    const score = scores[i];
+    if (!(score > 0)) continue;
+    if (out.length === k && score <= out[k - 1].score) continue;
+    let at = out.length;
+    while (at > 0 && out[at - 1].score < score) at--;
+    out.splice(at, 0, { i, score });
+    if (out.length > k) out.pop();
+  }
+  return out;
 }
 
 /** Sentences of the chunk that name the most hit entities, best first (at most two). */
