@@ -98,17 +98,24 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   let queue: Promise<unknown> = Promise.resolve();
   async function embedAll(allTexts: string[], signal?: AbortSignal): Promise<Float32Array> {
     const { unique: texts, index } = uniqueTexts(allTexts);
+    // Each batch is padded to its longest text: batching texts of similar length wastes less work.
+    const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
     const result = new Float32Array(texts.length * dimension);
-    for (let i = 0; i < texts.length; i += batchSize) {
+    for (let i = 0; i < order.length; i += batchSize) {
       throwIfAborted(signal, 'transformers embedder');
-      const batch = texts.slice(i, i + batchSize);
-      const out = await extractor(batch, { pooling: 'mean', normalize: true });
-      if (out.data.length !== batch.length * dimension) {
+      const rowsOf = order.slice(i, i + batchSize);
+      const out = await extractor(
+        rowsOf.map((r) => texts[r]),
+        { pooling: 'mean', normalize: true },
+      );
+      if (out.data.length !== rowsOf.length * dimension) {
         throw new Error(
-          `transformers embedder: got dims [${out.dims}] for ${batch.length} texts of model '${model}'`,
+          `transformers embedder: got dims [${out.dims}] for ${rowsOf.length} texts of model '${model}'`,
         );
       }
-      result.set(out.data, i * dimension);
+      rowsOf.forEach((r, k) =>
+        result.set(out.data.subarray(k * dimension, (k + 1) * dimension), r * dimension),
+      );
     }
     // transformers.js normalizes already; normalizing again is cheap and makes the contract independent of it.
     return expandRows(normalizeRows(result, dimension), index, dimension);

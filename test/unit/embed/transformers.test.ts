@@ -43,6 +43,15 @@ describe.skipIf(missing !== null)('transformers.js embedder (tiny BERT fixture)'
     for (let j = 0; j < HIDDEN; j++) expect(again[j]).toBeCloseTo(m[j], 5);
   });
 
+  it('returns rows in input order although it batches texts by length', async () => {
+    const texts = ['a much longer sentence about the history of london', 'paris', 'the red car'];
+    const together = await quantized.embed(texts);
+    for (let i = 0; i < texts.length; i++) {
+      const alone = await quantized.embed([texts[i]]);
+      expect(dot(together, alone, HIDDEN, i * HIDDEN, 0)).toBeCloseTo(1, 5);
+    }
+  });
+
   it('the quantized model approximates the full-precision one', async () => {
     const q = await quantized.embed(['the history of the united states']);
     const f = await full.embed(['the history of the united states']);
