@@ -181,14 +181,23 @@ describe('parseFile: bad input', () => {
     );
   });
 
-  it('treats text with more than 10% invalid UTF-8 as binary but tolerates a few bad bytes', async () => {
-    const mostlyBad = new Uint8Array(200)
-      .fill(0xc3)
-      .map((b, i) => (i % 3 === 0 ? 0x41 : b === 0xc3 ? 0xff : b));
-    expect(await reasonOf(parseFile('latin.txt', mostlyBad))).toBe('not a text file (binary content)');
+  it('treats mostly invalid UTF-8 with control bytes as binary but tolerates a few bad bytes', async () => {
+    // Invalid UTF-8 with control bytes (like most binary formats) but no NUL byte.
+    const mostlyBad = new Uint8Array(300).map((_, i) => [0xff, 0x01, 0x41][i % 3]);
+    expect(await reasonOf(parseFile('data.txt', mostlyBad))).toBe('not a text file (binary content)');
     const fewBad = new TextEncoder().encode('a'.repeat(100) + '\u00e9');
     const bytes = new Uint8Array([...fewBad, 0xff]);
     expect((await parseFile('ok.txt', bytes)).documents[0].text).toBe('a'.repeat(100) + 'é\ufffd');
+  });
+
+  it('reads an old Latin-1 / Windows-1252 file as such instead of replacing its accents', async () => {
+    // "Café crème — déjà vu" in Windows-1252: é = 0xE9, è = 0xE8, à = 0xE0, em dash = 0x97.
+    const latin1 = new Uint8Array([
+      ...new TextEncoder().encode('Caf'), 0xe9, ...new TextEncoder().encode(' cr'), 0xe8,
+      ...new TextEncoder().encode('me '), 0x97, ...new TextEncoder().encode(' d'), 0xe9,
+      ...new TextEncoder().encode('j'), 0xe0, ...new TextEncoder().encode(' vu'),
+    ]); // prettier-ignore
+    expect((await parseFile('old.txt', latin1)).documents[0].text).toBe('Café crème — déjà vu');
   });
 
   it('a ParseError names the file and the reason', () => {
