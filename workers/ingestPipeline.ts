@@ -11,6 +11,11 @@ import { DEFAULT_EMBEDDER, type EmbedderChoice, type FileOutcome, type IngestEve
 export const MAX_FILE_BYTES = 20 * 1024 * 1024;
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (B measured 128). */
 export const EMBED_BATCH = 128;
+/**
+ * During a long batch the concept graph is rebuilt this often, so questions can already be answered from the
+ * documents stored so far (a rebuild takes seconds even for thousands of passages; embedding takes minutes).
+ */
+export const GRAPH_REFRESH_MS = 60_000;
 
 export type PrepareFn = (
   name: string,
@@ -127,8 +132,13 @@ export class IngestPipeline {
   private controller: AbortController | null = null;
   /** Set by enqueue(): files may have arrived after the running drain last read an empty queue. */
   private wake = false;
+  /** When the graph was last rebuilt during the current drain (performance.now()). */
+  private lastGraph = 0;
 
-  constructor(private readonly deps: IngestDeps) {}
+  constructor(
+    private readonly deps: IngestDeps,
+    private readonly graphRefreshMs = GRAPH_REFRESH_MS,
+  ) {}
 
   get isRunning(): boolean {
     return this.running !== null;
@@ -228,6 +238,8 @@ export class IngestPipeline {
         }
         storeMeter.report(stored + duplicates, completed.at(-1)?.prepared.doc.title);
         this.emit({ type: 'changed' });
+        if (stored > 0 && performance.now() - this.lastGraph >= this.graphRefreshMs)
+          await this.rebuildGraph(signal);
       },
     );
     // Lines of a .jsonl that could not be read are reported with the file, which still counts as indexed.
@@ -242,6 +254,7 @@ export class IngestPipeline {
     const { repo } = this.deps;
     this.controller = new AbortController();
     const { signal } = this.controller;
+    this.lastGraph = performance.now();
     let cancelled = false;
     try {
       for (;;) {
@@ -291,6 +304,7 @@ export class IngestPipeline {
   }
 
   private async rebuildGraph(signal: AbortSignal): Promise<void> {
+    this.lastGraph = performance.now();
     const meter = this.meter('graph', 1);
     meter.report(0);
     await this.deps.rebuildGraph(this.deps.repo, signal);

@@ -91,19 +91,22 @@ function fakeEmbedder(id = 'fake@1', gate?: Promise<void>): Embedder & { batches
   };
 }
 
-function setup(embedder: Embedder = fakeEmbedder()) {
+function setup(embedder: Embedder = fakeEmbedder(), graphRefreshMs?: number) {
   const repo = new Repo(openDatabase('t', { indexedDB: new IDBFactory(), IDBKeyRange }));
   const events: IngestEvent[] = [];
   let graphBuilds = 0;
-  const pipeline = new IngestPipeline({
-    repo,
-    prepare,
-    embedder: async () => embedder,
-    rebuildGraph: async () => {
-      graphBuilds += 1;
+  const pipeline = new IngestPipeline(
+    {
+      repo,
+      prepare,
+      embedder: async () => embedder,
+      rebuildGraph: async () => {
+        graphBuilds += 1;
+      },
+      emit: (e) => events.push(e),
     },
-    emit: (e) => events.push(e),
-  });
+    graphRefreshMs,
+  );
   return { repo, events, pipeline, graphBuilds: () => graphBuilds };
 }
 
@@ -276,6 +279,17 @@ describe('IngestPipeline', () => {
       ['two.txt', 'indexed'],
     ]);
     expect(await repo.counts()).toMatchObject({ documents: 2, vectors: 3, pending: 0 });
+  });
+
+  it('rebuilds the graph during a long batch, not only at its end', async () => {
+    // Refresh interval 0: after every write that stored something, plus once at the end of the batch.
+    const { pipeline, graphBuilds } = setup(fakeEmbedder(), 0);
+    await pipeline.enqueue([
+      { name: 'one.txt', bytes: bytes('a: A1.') },
+      { name: 'two.txt', bytes: bytes('b: B1.') },
+    ]);
+    await pipeline.ensureRunning();
+    expect(graphBuilds()).toBe(3);
   });
 
   it('removes a document and rebuilds the graph of what remains', async () => {
