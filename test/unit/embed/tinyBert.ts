@@ -1,7 +1,7 @@
 // Makes sure the tiny random-weight BERT fixture exists (generating it with Debian's python3-onnx if not) and
 // says where it is. Tests skip with a clear message only when /usr/bin/python3 cannot import onnx.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,8 +23,16 @@ export function ensureTinyBert(): string | null {
   if (probe.status !== 0) {
     return `tiny-bert fixture: ${PYTHON} cannot import onnx/numpy (install Debian's python3-onnx): ${probe.stderr ?? probe.error}`;
   }
-  execFileSync(PYTHON, [join(root, 'test', 'support', 'make-tiny-bert.py'), TINY_BERT_DIR], {
-    stdio: 'pipe',
-  });
+  // Test files run in parallel processes: each generates into its own folder and renames it into place, so no
+  // test ever reads a half-written model. The loser of the race drops its copy.
+  const tmp = `${TINY_BERT_DIR}.tmp-${process.pid}`;
+  mkdirSync(dirname(TINY_BERT_DIR), { recursive: true });
+  execFileSync(PYTHON, [join(root, 'test', 'support', 'make-tiny-bert.py'), tmp], { stdio: 'pipe' });
+  try {
+    renameSync(tmp, TINY_BERT_DIR);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(join(TINY_BERT_DIR, 'onnx', 'model_quantized.onnx'))) throw e;
+  }
   return null;
 }
