@@ -3,6 +3,13 @@
 // followed by whitespace, else at whitespace, so that callers see the same segments they would on the whole text
 // (the sentence splitter's fix-up pass re-joins the rare wrong cut).
 
+/**
+ * One fixed locale for every segmenter, not the user's: sentences and chunks (and so their ids) must come out the
+ * same in the CLI, in tests and in any browser whatever its language. ICU's dictionary segmentation of Chinese,
+ * Japanese and Thai depends on the script, not on this locale.
+ */
+export const SEGMENTER_LOCALE = 'en';
+
 /** Largest block handed to Intl.Segmenter; ~1–2 KB measured fastest. */
 export const MAX_BLOCK_CHARS = 1500;
 

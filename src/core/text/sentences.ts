@@ -1,7 +1,7 @@
 // Sentence splitting with character offsets: Intl.Segmenter (any language, incl. CJK 。！？) plus the fix-ups it
 // needs for English prose — it splits after "Dr." and "U.S.", and at every line break of hard-wrapped text — and a
 // cap so that no "sentence" (a table row, a list without punctuation) exceeds what a chunk can hold.
-import { forEachBlock } from './blocks.ts';
+import { forEachBlock, SEGMENTER_LOCALE } from './blocks.ts';
 import { isStopWord } from './stopwords.ts';
 import { countTokens } from './tokens.ts';
 
@@ -129,7 +129,7 @@ export function splitSentences(
   to = text.length,
 ): SentenceSpan[] {
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_SENTENCE_TOKENS;
-  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  segmenter ??= new Intl.Segmenter(SEGMENTER_LOCALE, { granularity: 'sentence' });
   const joined: SentenceSpan[] = [];
   forEachBlock(
     text,
