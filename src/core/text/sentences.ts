@@ -53,18 +53,26 @@ function isSpace(code: number): boolean {
  */
 function unwrapLines(block: string): string {
   if (!block.includes('\n')) return block;
-  return block.replace(/\r?\n/g, (newline: string, offset: number) => {
-    const lineStart = block.lastIndexOf('\n', offset - 1) + 1;
-    const previous = block.slice(lineStart, offset).trim();
-    const rest = block.slice(offset + newline.length, offset + newline.length + 8);
-    if (previous.length < SHORT_LINE || rest.trim() === '' || LIST_MARKER.test(rest)) return newline;
-    return ' '.repeat(newline.length);
-  });
+  return block.replace(/\r?\n/g, (newline: string, offset: number) =>
+    isSoftBreak(block, offset, newline.length) ? ' '.repeat(newline.length) : newline,
+  );
+}
+
+/** True when the line break at `offset` only wraps prose (see unwrapLines). */
+function isSoftBreak(text: string, offset: number, length: number): boolean {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const previous = text.slice(lineStart, offset).trim();
+  const rest = text.slice(offset + length, offset + length + 8);
+  return previous.length >= SHORT_LINE && rest.trim() !== '' && !LIST_MARKER.test(rest);
 }
 
 function shouldJoin(text: string, previous: SentenceSpan, next: SentenceSpan): boolean {
+  // Never across a line break that was kept (a heading, a list item); a wrapped line's break is just a space.
   const gap = text.slice(previous.end, next.start);
-  if (gap.includes('\n')) return false;
+  const newline = gap.indexOf('\n');
+  if (newline >= 0) {
+    if (gap.indexOf('\n', newline + 1) >= 0 || !isSoftBreak(text, previous.end + newline, 1)) return false;
+  }
   const opening = text.slice(next.start, next.start + 40);
   // A "sentence" that starts with a closing quote or bracket is the tail of the previous one (`More! " album`).
   if (CLOSING_START.test(opening)) return true;

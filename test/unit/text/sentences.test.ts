@@ -80,6 +80,15 @@ describe('splitSentences', () => {
     expect(texts(wrapped)).toEqual([wrapped.slice(0, wrapped.indexOf(' Then')), 'Then more.']);
   });
 
+  it('joins an abbreviation at the end of a wrapped line with the next line, but not across a kept break', () => {
+    const wrapped = 'The speech was given by the well-known orator Dr.\nSmith of Boston. He was late.';
+    expect(texts(wrapped)).toEqual([
+      'The speech was given by the well-known orator Dr.\nSmith of Boston.',
+      'He was late.',
+    ]);
+    expect(texts('Notes by Dr.\nThe end')).toEqual(['Notes by Dr.', 'The end']);
+  });
+
   it('returns nothing for blank text and honours a sub-range', () => {
     expect(splitSentences('  \n\n ')).toEqual([]);
     const text = 'One. Two. Three.';
