@@ -65,17 +65,20 @@ export class KgIndex {
   private readonly paddedNames: string[];
 
   constructor(entities: readonly KgEntity[], relations: readonly KgRelation[]) {
-    this.entities = entities.filter((e) => e.vector && e.vector.length > 0);
-    this.dimension = this.entities[0]?.vector?.length ?? 0;
+    // Entities not embedded yet (no embedder, or embedding pending) are still found by name: zero rows.
+    this.entities = [...entities];
+    this.dimension = this.entities.find((e) => e.vector && e.vector.length > 0)?.vector?.length ?? 0;
     for (const e of this.entities) {
-      if (e.vector!.length !== this.dimension) {
+      if (e.vector && e.vector.length > 0 && e.vector.length !== this.dimension) {
         throw new Error(
-          `KG search: entity "${e.name}" has a ${e.vector!.length}-d vector, expected ${this.dimension}`,
+          `KG search: entity "${e.name}" has a ${e.vector.length}-d vector, expected ${this.dimension}`,
         );
       }
     }
     this.matrix = new Float32Array(this.entities.length * this.dimension);
-    this.entities.forEach((e, i) => this.matrix.set(e.vector!, i * this.dimension));
+    this.entities.forEach((e, i) => {
+      if (e.vector && e.vector.length > 0) this.matrix.set(e.vector, i * this.dimension);
+    });
     // Names as matched against the question: punctuation folded to spaces once, here, not per query.
     this.paddedNames = this.entities.map(
       (e) =>

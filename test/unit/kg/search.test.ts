@@ -71,6 +71,17 @@ describe('KgIndex.search', () => {
     expect(r.chunks.map((c) => c.chunkId)).toEqual(['c3']);
   });
 
+  it('finds entities that have no vector yet by name', () => {
+    const bare = { ...entity('babbage', 'Babbage', [], ['c2']), vector: undefined };
+    const r = new KgIndex([bare], []).search(
+      { text: 'Who was Babbage?', vector: new Float32Array([1, 0]) },
+      view,
+      100,
+    );
+    expect(r.entities.map((e) => [e.id, e.score])).toEqual([['babbage', 0.5]]);
+    expect(r.chunks.map((c) => c.chunkId)).toEqual(['c2']);
+  });
+
   it('refuses vectors of mixed dimension', () => {
     expect(() => new KgIndex([entity('a', 'A', [1, 0], []), entity('b', 'B', [1, 0, 0], [])], [])).toThrow(
       /entity "B" has a 3-d vector, expected 2/,

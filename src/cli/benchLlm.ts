@@ -1,0 +1,147 @@
+// The LLM half of `npm run cli -- bench` (issue 4): with `--llm-base-url/--llm-model/--llm-key`, a core KG is built
+// over the top κ chunks by concept-graph rank (in memory, resumable within the run), modes `kg` and `hybrid` search
+// it, and every mode's context can be answered by the LLM and scored with EM and token F1 (SQuAD normalization, best
+// over aliases; citation markers removed first). Without an endpoint, kg/hybrid and EM/F1 are reported as needing one.
+import { answerQuestion } from '../core/answer/answer.ts';
+import { buildKg, type KgBuildSummary } from '../core/kg/build.ts';
+import { embedKg } from '../core/kg/embed.ts';
+import { DEFAULT_LAMBDA, hybrid } from '../core/kg/hybrid.ts';
+import { KgIndex, type KgChunkView } from '../core/kg/search.ts';
+import { rankOrder, selectCoreChunks } from '../core/kg/select.ts';
+import { MemoryKgStore } from '../core/kg/store.ts';
+import { LlmClient } from '../core/llm/client.ts';
+import { DEFAULT_LLM_SETTINGS, validateLlmSettings, type LlmSettings } from '../core/llm/settings.ts';
+import { exactMatch, tokenF1 } from '../core/metrics.ts';
+import type { RetrievedChunk } from '../core/retrieval/types.ts';
+import type { ChunkRecord, Embedder, ProgressCallback, SentenceRecord } from '../core/types.ts';
+
+export const KG_MODES = ['kg', 'hybrid'] as const;
+export type KgBenchMode = (typeof KG_MODES)[number];
+
+export const NEEDS_ENDPOINT =
+  'modes kg and hybrid, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model, --llm-key)';
+
+/** LLM settings from the bench flags, or undefined when no endpoint was given. Throws on an invalid combination. */
+export function llmSettingsFromFlags(flags: {
+  'llm-base-url'?: string;
+  'llm-model'?: string;
+  'llm-key'?: string;
+  'llm-concurrency'?: string;
+}): LlmSettings | undefined {
+  if (!flags['llm-base-url']) return undefined;
+  const settings: LlmSettings = {
+    ...DEFAULT_LLM_SETTINGS,
+    baseUrl: flags['llm-base-url'],
+    model: flags['llm-model'] ?? '',
+    apiKey: flags['llm-key'] ?? process.env.OPENAI_API_KEY ?? '',
+    concurrency: flags['llm-concurrency']
+      ? Number(flags['llm-concurrency'])
+      : DEFAULT_LLM_SETTINGS.concurrency,
+  };
+  const problems = validateLlmSettings(settings);
+  if (problems.length) throw new Error(`bench: ${problems.join('; ')}`);
+  return settings;
+}
+
+/** Answer text without citation markers, as EM/F1 compare it. */
+export function stripCitations(answer: string): string {
+  return answer
+    .replace(/\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export interface AnswerScore {
+  em: number;
+  f1: number;
+  answer: string;
+}
+
+/** Answers a question over a retrieved context and scores it against the gold answers. */
+export async function scoreAnswer(
+  client: LlmClient,
+  question: string,
+  hits: readonly RetrievedChunk[],
+  answers: readonly string[],
+): Promise<AnswerScore> {
+  const a = await answerQuestion(
+    client,
+    question,
+    hits.map((h) => ({ chunkId: h.chunkId, text: h.text })),
+    { maxTokens: 200 },
+  );
+  // Answers are one to three sentences; the gold answer is a short span. Score the best sentence, as the
+  // answer's first sentence is meant to be the answer itself.
+  const plain = stripCitations(a.text);
+  const first = plain.split(/(?<=[.!?])\s+/)[0] ?? plain;
+  const candidates = [plain, first, first.replace(/[.!?]+$/, '')];
+  return {
+    em: Math.max(...candidates.map((c) => exactMatch(c, answers))),
+    f1: Math.max(...candidates.map((c) => tokenF1(c, answers))),
+    answer: a.text,
+  };
+}
+
+/** A core KG built for one bench run, searchable in modes kg and hybrid. */
+export class BenchKg {
+  private constructor(
+    private readonly index: KgIndex,
+    private readonly views: Map<string, KgChunkView>,
+    readonly summary: KgBuildSummary,
+  ) {}
+
+  static async build(opts: {
+    chunks: readonly ChunkRecord[];
+    sentences: readonly SentenceRecord[];
+    /** Chunk ids and ranks from the concept graph (engine.graph.chunkIds / chunkRank). */
+    chunkIds: readonly string[];
+    chunkRank: ArrayLike<number>;
+    kappa: number;
+    client: LlmClient;
+    concurrency?: number;
+    /** Embeds entity/relation descriptions (the corpus's embedder); without it, KG search matches names only. */
+    embedder?: Embedder;
+    onProgress?: ProgressCallback;
+  }): Promise<BenchKg> {
+    const byId = new Map(opts.chunks.map((c) => [c.id, c]));
+    const order = rankOrder(opts.chunkIds.map((chunkId, i) => ({ chunkId, rank: opts.chunkRank[i] })));
+    const core = selectCoreChunks(
+      order.map((chunkId, i) => ({ chunkId, rank: -i })),
+      opts.kappa,
+    );
+    const store = new MemoryKgStore();
+    const summary = await buildKg({
+      chunks: core.map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text })),
+      store,
+      client: opts.client,
+      concurrency: opts.concurrency,
+      onProgress: opts.onProgress,
+    });
+    if (summary.error) throw new Error(`bench: KG build stopped: ${summary.error}`);
+    if (opts.embedder) await embedKg(store, opts.embedder);
+    const views = new Map<
+      string,
+      KgChunkView & { start: number; sentences: Array<{ start: number; end: number }> }
+    >();
+    for (const c of opts.chunks) {
+      views.set(c.id, { docId: c.docId, text: c.text, tokens: c.tokens, start: c.start, sentences: [] });
+    }
+    for (const s of opts.sentences) {
+      const v = views.get(s.chunkId);
+      if (v) v.sentences.push({ start: s.start - v.start, end: s.end - v.start });
+    }
+    return new BenchKg(new KgIndex(await store.entities(), await store.relations()), views, summary);
+  }
+
+  /** Ranked chunks for `kg`, or `hybrid` given the concept path's results (ppr) for the same question. */
+  search(
+    mode: KgBenchMode,
+    query: { text: string; vector?: Float32Array },
+    budget: number,
+    conceptHits: readonly RetrievedChunk[] = [],
+    lambda: number = DEFAULT_LAMBDA,
+  ): RetrievedChunk[] {
+    const kg = this.index.search(query, (id) => this.views.get(id), budget).chunks;
+    return mode === 'kg' ? kg : hybrid(conceptHits, kg, budget, lambda);
+  }
+}
