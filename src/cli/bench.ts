@@ -6,7 +6,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { contextRecall, recallAtK } from '../core/metrics.ts';
 import { cutToBudget } from '../core/retrieval/budget.ts';
-import { RetrievalEngine, type EngineTimings } from '../core/retrieval/engine.ts';
+import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/engine.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/params.ts';
 import { parseMode } from '../core/retrieval/types.ts';
 import { createTermAnalyzer } from '../core/text/analyzer.ts';
@@ -123,18 +123,27 @@ export async function run(args: string[]): Promise<number> {
 
   const combos = grid.length ? grid : [{}];
   const summary: Array<{ params: Overrides; result: BenchResult }> = [];
+  // Engines by their build-time parameters: query-time parameters reuse the indexes (engine.withParams).
+  let built: { key: string; engine: RetrievalEngine } | undefined;
   for (const combo of combos) {
     const overrides = { ...base, ...combo };
-    const result = runOnce(
-      corpus,
-      questions,
-      modes,
-      budgets,
-      overrides,
-      sentenceVectors,
-      questionVectors,
-      dimension,
-    );
+    const key = JSON.stringify(REBUILD_PARAMS.map((k) => overrides[k] ?? null));
+    if (built?.key !== key) {
+      built = undefined; // let the previous engine be collected before building the next
+      const engine = RetrievalEngine.build(
+        { chunks: corpus.chunks, sentences: corpus.sentences, sentenceVectors, dimension },
+        createTermAnalyzer(),
+        overrides,
+      );
+      built = { key, engine };
+      const s = engine.stats();
+      process.stderr.write(
+        `bench: ${s.concepts} concepts, ${s.cooccurrenceEdges} co-occurrence edges, ${s.edges} walk edges; ` +
+          `build ${fmtTimings(engine.timings)}\n`,
+      );
+    }
+    const engine = built.engine.withParams(overrides);
+    const result = runOnce(engine, corpus, questions, modes, budgets, questionVectors, dimension);
     summary.push({ params: combo, result });
     if (grid.length) process.stdout.write(gridLine(combo, result, budgets));
     else process.stdout.write(table(result, budgets));
@@ -150,25 +159,14 @@ export async function run(args: string[]): Promise<number> {
 }
 
 function runOnce(
+  engine: RetrievalEngine,
   corpus: PreparedCorpus,
   questions: BenchQuestion[],
   modes: string[],
   budgets: number[],
-  overrides: Overrides,
-  sentenceVectors: Float32Array | undefined,
   questionVectors: Float32Array | undefined,
   dimension: number,
 ): BenchResult {
-  const engine = RetrievalEngine.build(
-    { chunks: corpus.chunks, sentences: corpus.sentences, sentenceVectors, dimension },
-    createTermAnalyzer(),
-    overrides,
-  );
-  const s = engine.stats();
-  process.stderr.write(
-    `bench: ${s.concepts} concepts, ${s.cooccurrenceEdges} co-occurrence edges, ${s.edges} walk edges; ` +
-      `build ${fmtTimings(engine.timings)}\n`,
-  );
   const maxBudget = Math.max(...budgets);
   const labelled = questions.filter((q) => q.supporting.length > 0).length;
   const result: BenchResult = { questions: questions.length, modes: {} };

@@ -73,6 +73,13 @@ export function addSemanticLayer(
   return withSemantic(index, { dimension, conceptVectors, cosines });
 }
 
+/** The same index with another θsem: re-filters the stored edge cosines (no vectors recomputed). */
+export function withThetaSem(index: ConceptGraphIndex, thetaSem: number): ConceptGraphIndex {
+  const options = { ...index.options, thetaSem };
+  if (!index.semantic) return { ...index, options };
+  return withSemantic({ ...index, options }, index.semantic);
+}
+
 function withSemantic(index: ConceptGraphIndex, semantic: SemanticLayer): ConceptGraphIndex {
   const graph = filterEdges(index.cooccurrence, semantic.cosines, index.options.thetaSem);
   return withRanks({ ...index, semantic, graph });

@@ -8,6 +8,7 @@ import {
   buildLexicalGraph,
   deserializeGraph,
   serializeGraph,
+  withThetaSem,
   type ConceptGraphIndex,
   type SerializedGraph,
 } from '../graph/conceptGraph.ts';
@@ -63,6 +64,16 @@ export interface EngineTimings {
   semanticMs: number;
   denseMs: number;
 }
+
+/** Parameters baked into the concept table and BM25: changing them means building again. */
+export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
+  'conceptsPerChunk',
+  'maxDfFraction',
+  'phrases',
+  'thetaCo',
+  'bm25K1',
+  'bm25B',
+];
 
 /** Best sentences returned per chunk. */
 const BEST_SENTENCES = 2;
@@ -140,6 +151,28 @@ export class RetrievalEngine {
     const engine = new RetrievalEngine(layout, chunkTerms, bm25, graph, params, analyzer);
     if (input.sentenceVectors) engine.attachVectors(input.sentenceVectors, input.dimension ?? 0);
     return engine;
+  }
+
+  /**
+   * The same indexes under other query-time parameters (seeds, damping, scoring, θsem re-filtered from the stored
+   * cosines). Parameters that shape the concepts or BM25 need a rebuild and are refused.
+   */
+  withParams(overrides: Partial<Record<keyof RetrievalParams, unknown>>): RetrievalEngine {
+    const params = resolveParams({ ...this.params, ...overrides });
+    for (const key of REBUILD_PARAMS) {
+      if (params[key] !== this.params[key]) {
+        throw new Error(`retrieval engine: changing "${key}" needs RetrievalEngine.build, not withParams`);
+      }
+    }
+    const graph =
+      params.thetaSem !== this.params.thetaSem
+        ? withThetaSem(this.graphIndex, params.thetaSem)
+        : this.graphIndex;
+    const copy = new RetrievalEngine(this.layout, this.chunkTerms, this.bm25, graph, params, this.analyzer);
+    copy.dense = this.dense;
+    copy.sentenceVectors = this.sentenceVectors;
+    Object.assign(copy.timings, this.timings);
+    return copy;
   }
 
   get hasVectors(): boolean {
