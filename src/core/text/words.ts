@@ -6,7 +6,7 @@ import { forEachBlock, SEGMENTER_LOCALE } from './blocks.ts';
 import { isStopWord } from './stopwords.ts';
 
 export interface WordToken {
-  /** NFKC-normalized, lowercased word. */
+  /** NFKC-normalized, lowercased word without a possessive "'s"; start/end still cover the whole token. */
   term: string;
   start: number;
   end: number;
@@ -18,15 +18,21 @@ const NEEDS_DICTIONARY =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const LATIN_LETTER = /^\p{Script=Latin}$/u;
 const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const POSSESSIVE = /['’]s$/;
 /** Japanese particles and inflections (に, ます, ている) are written in hiragana alone; content words are not. */
 const ONLY_HIRAGANA = /^\p{Script=Hiragana}+$/u;
 
 let wordSegmenter: Intl.Segmenter | undefined;
 
+/**
+ * NFKC + lowercase, and a possessive "'s" removed ("Lothair II's" → "lothair", "ii"), so that a question about
+ * "Lothair II's mother" meets the passages that say "Lothair II". "it's", "he's" stay (they are stop words).
+ */
 function normalizeTerm(word: string): string {
   // Most words are ASCII already in NFKC; skip the normalization call for them.
   // eslint-disable-next-line no-control-regex
-  return (/^[\x00-\x7f]*$/.test(word) ? word : word.normalize('NFKC')).toLowerCase();
+  const term = (/^[\x00-\x7f]*$/.test(word) ? word : word.normalize('NFKC')).toLowerCase();
+  return term.length >= 4 && POSSESSIVE.test(term) && !isStopWord(term) ? term.slice(0, -2) : term;
 }
 
 /** Word-like tokens of `text` with offsets into `text`, in order. */

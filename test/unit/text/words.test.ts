@@ -16,6 +16,19 @@ describe('wordTokens', () => {
     ]);
   });
 
+  it("drops a possessive 's but keeps contractions that are stop words", () => {
+    expect(wordTokens("Lothair II's mother, Emma’s son, it's here").map((t) => t.term)).toEqual([
+      'lothair',
+      'ii',
+      'mother',
+      'emma',
+      'son',
+      "it's",
+      'here',
+    ]);
+    expect(wordTokens("II's")[0]).toEqual({ term: 'ii', start: 0, end: 4 });
+  });
+
   it('segments Chinese with the dictionary segmenter', () => {
     const text = '我住在东京。';
     const tokens = wordTokens(text);
