@@ -86,16 +86,7 @@ export interface Embedder {
 }
 
 export type Stage =
-  | 'read'
-  | 'parse'
-  | 'chunk'
-  | 'embed'
-  | 'store'
-  | 'concepts'
-  | 'graph'
-  | 'pagerank'
-  | 'kg'
-  | 'bundle';
+  'read' | 'parse' | 'chunk' | 'embed' | 'store' | 'concepts' | 'graph' | 'pagerank' | 'kg' | 'bundle';
 
 /** Progress of a long operation. `rate` is items per second over the stage so far. */
 export interface Progress {

@@ -29,5 +29,9 @@ const use = copyMatching(
 const tfjs = copyMatching(join(nm, '@tensorflow/tfjs-backend-wasm/dist'), join(root, 'public/tfjs'), (n) =>
   n.endsWith('.wasm'),
 );
-const ort = copyMatching(join(nm, 'onnxruntime-web/dist'), join(root, 'public/ort'), (n) => n.endsWith('.wasm'));
-console.log(`copy-assets: ${use} model files, ${tfjs} TF.js wasm, ${ort} onnxruntime wasm copied into public/`);
+const ort = copyMatching(join(nm, 'onnxruntime-web/dist'), join(root, 'public/ort'), (n) =>
+  n.endsWith('.wasm'),
+);
+console.log(
+  `copy-assets: ${use} model files, ${tfjs} TF.js wasm, ${ort} onnxruntime wasm copied into public/`,
+);
