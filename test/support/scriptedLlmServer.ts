@@ -44,6 +44,8 @@ export interface ScriptedServerOptions {
   models?: string[];
   /** Delay of every chat response, ms (lets a test cancel a build midway). */
   latencyMs?: number;
+  /** Pause between streamed words, ms (default 2); larger values make streaming visible in a browser. */
+  wordDelayMs?: number;
   /** Answer text override; default cites [1] with the first sentence of context [1]. */
   answer?: (question: string, context: string) => string;
 }
@@ -245,7 +247,7 @@ export async function startScriptedLlmServer(
       if (res.destroyed) return;
       if (fault?.kind === 'stall' && i >= (fault.afterDeltas ?? 1)) return; // keep the socket open, send nothing
       send({ choices: [{ index: 0, delta: { content: pieces[i] }, finish_reason: null }] });
-      await new Promise((r) => setTimeout(r, 2));
+      await new Promise((r) => setTimeout(r, options.wordDelayMs ?? 2));
     }
     if (fault?.kind === 'stall') return;
     send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });

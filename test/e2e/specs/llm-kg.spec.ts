@@ -43,7 +43,7 @@ const spec: E2eSpec = {
   name: 'llm: endpoint settings, KG cost estimate, build/cancel/resume without resending, hybrid cited answer',
   timeoutMs: 300_000,
   async run({ page, origin, tmp, allowOrigin, log }) {
-    const server = await startScriptedLlmServer({ latencyMs: 250 });
+    const server = await startScriptedLlmServer({ latencyMs: 250, wordDelayMs: 120 });
     allowOrigin(server.url);
     try {
       const files = Object.entries(DOCUMENTS).map(([name]) => join(tmp, name));
@@ -125,10 +125,25 @@ const spec: E2eSpec = {
       await goToPanel(page, origin, 'kg-ask');
       await page.fill('[name="kg-question"]', QUESTION);
       await page.selectOption('[name="kg-mode"]', 'hybrid');
+      // Record the answer's text while it is still streaming (data-done="false").
+      await page.evaluate(() => {
+        const seen: number[] = [];
+        (window as unknown as { __partials: number[] }).__partials = seen;
+        new MutationObserver(() => {
+          const el = document.querySelector('[data-testid="kg-answer"][data-done="false"]');
+          if (el) seen.push((el.textContent ?? '').trim().length);
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
       await page.click('[data-testid="kg-ask"] button[type="submit"]');
       await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
       const answerText = (await page.textContent('[data-testid="kg-answer"] '))?.trim() ?? '';
       log(`answer: ${answerText.slice(0, 160)}`);
+      const partials = await page.evaluate(() => (window as unknown as { __partials: number[] }).__partials);
+      const distinct = [...new Set(partials)].filter((n) => n > 0);
+      if (distinct.length < 3) {
+        throw new Error(`the answer did not stream in (partial lengths seen: ${JSON.stringify(distinct)})`);
+      }
+      log(`streamed: ${distinct.length} partial renderings before the answer was complete`);
       const answerRequest = server.requests
         .filter((r) => r.path === '/v1/chat/completions' && !r.extractedText)
         .at(-1);
