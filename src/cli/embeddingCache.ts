@@ -131,7 +131,10 @@ export function cachedEmbedder(
           const header = Buffer.alloc(HEADER_BYTES);
           header.write(MAGIC, 0, 'latin1');
           header.writeUInt32LE(dim, 8);
-          await writeFile(file, header);
+          // Exclusive create: a second process that got there first keeps its file (and records) intact.
+          await writeFile(file, header, { flag: 'wx' }).catch((e: NodeJS.ErrnoException) => {
+            if (e.code !== 'EEXIST') throw e;
+          });
         }
         await appendFile(file, out);
       });
