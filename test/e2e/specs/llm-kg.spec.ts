@@ -1,10 +1,13 @@
 // Spec (issue 4): the LLM endpoint end to end against the scripted OpenAI-compatible server on loopback —
-// configure the endpoint and test the connection, see the KG cost estimate (κ and κ = 1), build the KG, cancel it
-// midway and resume it (no chunk is sent twice), ask in `hybrid` mode, get a streamed answer whose citation opens
-// the cited sentence. Requests may go only to the app's origin and the scripted endpoint (checked by the runner).
+// diagnose a server without CORS headers, configure the endpoint and test the connection, see the KG cost estimate
+// (κ and κ = 1), build the KG, cancel it midway and resume it (no chunk is sent twice), ask in `hybrid` mode, get a
+// streamed answer whose citation opens the cited sentence. Requests may go only to the app's origin and the two
+// loopback test servers (checked by the runner).
 // Needs the UI to mount LlmSettingsPanel, KgBuildPanel and AnswerPanel (src/ui/llm) in any of the three views,
 // and the Library view's file input (data-testid="file-input").
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
@@ -45,6 +48,18 @@ const spec: E2eSpec = {
   async run({ page, origin, tmp, allowOrigin, log }) {
     const server = await startScriptedLlmServer({ latencyMs: 250, wordDelayMs: 120 });
     allowOrigin(server.url);
+    // An OpenAI-like server that forgets CORS, as Ollama does without OLLAMA_ORIGINS.
+    const noCors = await new Promise<{ url: string; close(): void }>((resolve) => {
+      const srv = createServer((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: [{ id: 'scripted-model' }] }));
+      });
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        resolve({ url: `http://127.0.0.1:${port}`, close: () => srv.close() });
+      });
+    });
+    allowOrigin(noCors.url);
     try {
       const files = Object.entries(DOCUMENTS).map(([name]) => join(tmp, name));
       await Promise.all(
@@ -54,8 +69,18 @@ const spec: E2eSpec = {
       await addFiles(page, files);
       await waitIdle(page, 240_000);
 
-      // 1. Endpoint settings and test connection.
+      // 1. Endpoint settings and test connection: first a server that sends no CORS headers (the browser blocks
+      //    its answer, the diagnosis must say so and name the fix), then the scripted server.
       await goToPanel(page, origin, 'llm-settings');
+      await page.fill('[name="llm-base-url"]', `${noCors.url}/v1`);
+      await page.fill('[name="llm-model"]', 'scripted-model');
+      await page.click('[data-testid="llm-test"]');
+      await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+      const corsStatus = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
+      const corsText = (await page.textContent('[data-testid="llm-diagnosis"]')) ?? '';
+      if (corsStatus !== 'cors' || !corsText.includes(`OLLAMA_ORIGINS=${origin}`)) {
+        throw new Error(`a server without CORS headers was diagnosed as ${corsStatus}: ${corsText}`);
+      }
       await page.fill('[name="llm-base-url"]', server.baseUrl);
       await page.fill('[name="llm-model"]', 'scripted-model');
       await page.fill('[name="llm-key"]', 'sk-e2e-secret-key-123456');
@@ -159,6 +184,7 @@ const spec: E2eSpec = {
         throw new Error(`citation [1] highlights "${marked}", the answer claimed "${claimed}"`);
       }
     } finally {
+      noCors.close();
       await server.close();
     }
   },
