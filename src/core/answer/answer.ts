@@ -1,6 +1,7 @@
 // Answer generation: the numbered context and the question go to the LLM, tokens stream back to the caller, and
 // the finished text is parsed into citations (chunk id + best sentence) for the UI and the CLI.
 import type { LlmClient } from '../llm/client.ts';
+import { stripThinking } from '../kg/schema.ts';
 import type { CallUsage } from '../llm/usage.ts';
 import { parseCitations, isNoAnswer, type CitableChunk, type Citation } from './citations.ts';
 import { buildAnswerMessages, type AnswerContextItem } from './prompt.ts';
@@ -35,7 +36,7 @@ export async function answerQuestion(
     onDelta: options.onDelta,
     signal: options.signal,
   });
-  const text = result.text.trim();
+  const text = stripThinking(result.text);
   return {
     text,
     citations: isNoAnswer(text) ? [] : parseCitations(text, context),

@@ -9,6 +9,8 @@ export type Validation = { ok: true; value: Extraction } | { ok: false; errors: 
 
 /** Pulls the JSON object out of a reply that may wrap it in a code fence or a sentence. */
 export function parseJsonReply(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  // Reasoning models (DeepSeek-R1, Qwen3 …) think aloud first; braces in the thoughts must not be taken for JSON.
+  text = stripThinking(text);
   const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
   const candidate = fenced ? fenced[1] : text;
   const first = candidate.indexOf('{');
@@ -38,6 +40,14 @@ function str(
     `${where}.${field} must be a non-empty string (got ${v === undefined ? 'nothing' : JSON.stringify(v)})`,
   );
   return '';
+}
+
+/** Removes `<think>…</think>` blocks (and an unclosed one at the start) that reasoning models emit. */
+export function stripThinking(text: string): string {
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .replace(/^\s*<think>[\s\S]*$/i, '')
+    .trim();
 }
 
 export function validateExtraction(value: unknown): Validation {

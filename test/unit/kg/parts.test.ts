@@ -58,6 +58,10 @@ describe('validateExtraction', () => {
       value: { entities: [] },
     });
     expect(parseJsonReply('no json here')).toEqual({ ok: false, error: 'the reply contains no JSON object' });
+    expect(parseJsonReply('<think>maybe {a} or {b}?</think>\n{"entities": [], "relations": []}')).toEqual({
+      ok: true,
+      value: { entities: [], relations: [] },
+    });
     expect(parseJsonReply('{"a": }')).toMatchObject({ ok: false });
   });
 });
