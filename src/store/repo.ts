@@ -391,8 +391,29 @@ export class Repo {
     return out;
   }
 
+  /** Files that failed, with their reasons (their bytes were dropped when they failed, so this read is cheap). */
+  async failedPending(): Promise<Omit<PendingRecord, 'bytes'>[]> {
+    const failed = await this.db.pending.where('status').equals('failed').sortBy('addedAt');
+    return failed.map(({ id, name, size, addedAt, status, reason }) => ({
+      id,
+      name,
+      size,
+      addedAt,
+      status,
+      reason,
+    }));
+  }
+
+  /** Files still waiting or interrupted (a count: reads no bytes). */
+  async waitingCount(): Promise<number> {
+    return this.db.pending.where('status').anyOf('queued', 'working').count();
+  }
+
+  /** Marks a pending file; a failed file keeps its name and reason but drops its bytes (they are not needed). */
   async markPending(id: string, status: PendingRecord['status'], reason?: string): Promise<void> {
-    await this.db.pending.update(id, { status, reason });
+    const changes: Partial<PendingRecord> = { status, reason };
+    if (status === 'failed') changes.bytes = new ArrayBuffer(0);
+    await this.db.pending.update(id, changes);
   }
 
   async removePending(id: string): Promise<void> {

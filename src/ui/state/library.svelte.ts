@@ -45,7 +45,10 @@ export class LibraryState {
   counts = $state<StoreCounts>({ ...EMPTY_COUNTS });
   storage = $state<{ usage: number; quota: number } | null>(null);
   documents = $state<DocumentSummary[]>([]);
-  pending = $state<Omit<PendingRecord, 'bytes'>[]>([]);
+  /** Files that failed (name and reason); their bytes are gone. */
+  failed = $state<Omit<PendingRecord, 'bytes'>[]>([]);
+  /** Files waiting in the queue (queued, or interrupted by a reload). */
+  waiting = $state(0);
   outcomes = $state<FileOutcome[]>([]);
   stages = $state<Partial<Record<Stage, StageView>>>({});
   running = $state(false);
@@ -70,7 +73,7 @@ export class LibraryState {
   }
 
   get isEmpty(): boolean {
-    return this.counts.documents === 0 && this.pending.length === 0 && !this.running;
+    return this.counts.documents === 0 && this.waiting === 0 && this.failed.length === 0 && !this.running;
   }
 
   /** Connects to the worker and resumes a queue left by a reload; with ?bundle=… opens that bundle read-only. */
@@ -85,7 +88,7 @@ export class LibraryState {
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
     await this.refresh();
-    if (this.pending.some((p) => p.status !== 'failed')) {
+    if (this.waiting > 0) {
       this.running = true;
       void worker.resume();
     }
@@ -102,6 +105,7 @@ export class LibraryState {
       }
       case 'file':
         this.outcomes = [event.outcome, ...this.outcomes.filter((o) => o.file !== event.outcome.file)];
+        this.listStale = true;
         break;
       case 'changed':
         this.scheduleRefresh();
@@ -117,39 +121,53 @@ export class LibraryState {
     }
   }
 
+  /**
+   * Re-reads the store at most once a second while indexing (the page must not compete with the worker for the
+   * two cores), and the document list only when a file finished or indexing stopped.
+   */
   private scheduleRefresh(): void {
     if (this.refreshTimer) return;
-    this.refreshTimer = setTimeout(() => {
-      this.refreshTimer = null;
-      void this.refresh();
-    }, 300);
+    this.refreshTimer = setTimeout(
+      () => {
+        this.refreshTimer = null;
+        void this.refresh(!this.running || this.listStale);
+      },
+      this.running ? 1000 : 100,
+    );
   }
 
-  async refresh(): Promise<void> {
+  private listStale = true;
+
+  async refresh(withList = true): Promise<void> {
     const repo = pageRepo();
-    const [counts, storage, meta, pending, docs] = await Promise.all([
+    const [counts, storage, meta, failed, waiting, docs] = await Promise.all([
       repo.counts(),
       repo.storageUsed(),
       repo.getMeta(),
-      repo.pendingSummary(),
-      repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray(),
+      repo.failedPending(),
+      repo.waitingCount(),
+      withList ? repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray() : null,
     ]);
     this.counts = counts;
     this.storage = storage;
-    this.pending = pending;
+    this.failed = failed;
+    this.waiting = waiting;
     this.layers = {
       lexical: (meta?.concepts ?? 0) > 0 || counts.chunks > 0,
       semantic: meta?.layers.semantic ?? false,
       embedderId: meta?.embedderId ?? null,
     };
-    this.documents = docs.map(({ id, title, sourceName, mime, size, addedAt }) => ({
-      id,
-      title,
-      sourceName,
-      mime,
-      size,
-      addedAt,
-    }));
+    if (docs) {
+      this.listStale = false;
+      this.documents = docs.map(({ id, title, sourceName, mime, size, addedAt }) => ({
+        id,
+        title,
+        sourceName,
+        mime,
+        size,
+        addedAt,
+      }));
+    }
     this.version += 1;
   }
 

@@ -42,12 +42,14 @@ export async function waitIdle(page: Page, timeoutMs: number, pollMs = 500): Pro
         r.onerror = () => reject(r.error);
       });
       try {
-        const all = await new Promise<{ status: string }[]>((resolve, reject) => {
-          const r = db.transaction('pending').objectStore('pending').getAll();
-          r.onsuccess = () => resolve(r.result as { status: string }[]);
+        // Counted on the status index: reading the records would copy every waiting file's bytes.
+        const waiting = await new Promise<number>((resolve, reject) => {
+          const index = db.transaction('pending').objectStore('pending').index('status');
+          const r = index.count(IDBKeyRange.bound('queued', 'working'));
+          r.onsuccess = () => resolve(r.result);
           r.onerror = () => reject(r.error);
         });
-        return all.every((p) => p.status === 'failed');
+        return waiting === 0;
       } finally {
         db.close();
       }

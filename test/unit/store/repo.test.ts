@@ -277,6 +277,10 @@ describe('Repo corpus, graph and queue', () => {
       ['b.txt', 'queued', undefined],
     ]);
     expect((await repo.counts()).pending).toBe(1);
+    expect(await repo.waitingCount()).toBe(1);
+    expect((await repo.failedPending()).map((p) => [p.name, p.reason])).toEqual([['a.txt', 'a.txt: empty']]);
+    // A failed file's bytes are dropped; only its name and reason stay.
+    expect((await repo.db.pending.get(ids[0]))?.bytes.byteLength).toBe(0);
     await repo.removePending(ids[1]);
     await repo.clearFailedPending();
     expect(await repo.pendingSummary()).toEqual([]);
