@@ -183,4 +183,19 @@ describe('buildKg', () => {
     expect(store.entityMap.size).toBe(0);
     expect(store.relationMap.size).toBe(0);
   });
+
+  it('is incremental: chunks of newly added documents are extracted, earlier ones are not sent again', async () => {
+    const store = new MemoryKgStore();
+    await buildKg({ chunks: chunks.filter((c) => c.docId === 'd0'), store, client: client() });
+    server.reset();
+    const s = await buildKg({ chunks, store, client: client() });
+    expect(s).toMatchObject({ skipped: 4, done: 4 });
+    expect(server.extractionTexts().sort()).toEqual(
+      chunks
+        .filter((c) => c.docId === 'd1')
+        .map((c) => c.text)
+        .sort(),
+    );
+    expect(store.entityMap.get('ada lovelace')!.chunkIds).toHaveLength(8);
+  });
 });

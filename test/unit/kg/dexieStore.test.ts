@@ -110,4 +110,21 @@ describe('DexieKgStore', () => {
     expect(ada.chunkIds).toEqual(['da#0000#0001']);
     expect(ada.description).toBe('Ada Lovelace wrote Notes.');
   });
+
+  it('reads records without mentions (bundle imports written by other code) and merges into them', async () => {
+    await db.kgEntities.put({
+      id: 'ada lovelace',
+      name: 'Ada Lovelace',
+      type: 'person',
+      description: 'Imported.',
+      chunkIds: ['zz#0000#0000'],
+    });
+    const store = new DexieKgStore(db);
+    await buildKg({ chunks: chunks.slice(0, 1), store, client: client() });
+    const ada = (await store.entities()).find((e) => e.id === 'ada lovelace')!;
+    expect(ada.chunkIds).toEqual(['da#0000#0000', 'zz#0000#0000']);
+    expect(ada.description).toBe('Imported. Ada Lovelace met Charles Babbage.');
+    await store.removeChunks(['da#0000#0000']);
+    expect((await store.entities()).find((e) => e.id === 'ada lovelace')!.description).toBe('Imported.');
+  });
 });
