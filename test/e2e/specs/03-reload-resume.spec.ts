@@ -7,6 +7,8 @@ import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/
 import { expectedCounts } from '../lib/expected.ts';
 import type { E2eSpec } from '../lib/harness.ts';
 
+const MAX_LONG_TASK_MS = 250;
+
 const WORDS = [
   'river',
   'harbour',
@@ -59,6 +61,14 @@ const spec: E2eSpec = {
     const expected = await expectedCounts([jsonl, txt]);
 
     await openApp(page, origin);
+    // The page must stay responsive while the workers index: record main-thread long tasks meanwhile.
+    await page.evaluate(() => {
+      const w = window as unknown as { longTasks: number[] };
+      w.longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) w.longTasks.push(e.duration);
+      }).observe({ type: 'longtask' });
+    });
     await addFiles(page, [jsonl, txt]);
     // Reload once some documents are stored and the queue is still busy.
     await page.waitForFunction(
@@ -67,6 +77,14 @@ const spec: E2eSpec = {
       undefined,
       { timeout: 120_000, polling: 100 },
     );
+    const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+    log(
+      `main-thread long tasks while indexing: ${longTasks.length} (${longTasks.map((d) => Math.round(d)).join(', ')} ms)`,
+    );
+    // Long tasks are ≥ 50 ms by definition; on a loaded 2-core machine a few short ones come from scheduling noise.
+    const worst = Math.max(0, ...longTasks);
+    if (worst > MAX_LONG_TASK_MS)
+      throw new Error(`a ${Math.round(worst)} ms long task blocked the page while indexing`);
     await page.reload();
     await page.waitForSelector('[data-indexing]');
     const mid = await readCounts(page);
