@@ -61,6 +61,9 @@ export class KgIndex {
   private readonly matrix: Float32Array;
   private readonly dimension: number;
   private readonly byEntity = new Map<string, KgRelation[]>();
+  /** Embedded relations (description vectors), searched directly as well as through their endpoints. */
+  private readonly relations: KgRelation[];
+  private readonly relationMatrix: Float32Array;
   /** Normalized names padded with spaces, matched against the padded question. */
   private readonly paddedNames: string[];
 
@@ -87,6 +90,11 @@ export class KgIndex {
           .replace(/\s+/g, ' ')
           .trim()} `,
     );
+    this.relations = relations.filter(
+      (r) => r.vector && r.vector.length === this.dimension && this.dimension > 0,
+    );
+    this.relationMatrix = new Float32Array(this.relations.length * this.dimension);
+    this.relations.forEach((r, i) => this.relationMatrix.set(r.vector!, i * this.dimension));
     for (const r of relations) {
       for (const end of [r.source, r.target]) {
         const list = this.byEntity.get(end) ?? [];
@@ -136,12 +144,30 @@ export class KgIndex {
       return { id: e.id, name: e.name, type: e.type, description: e.description, score: t.score };
     });
 
+    // Relations: through their endpoints among the hit entities (score (s(src) + s(tgt))·weight/10), plus the
+    // relations whose own description is most similar to the question (cosine·weight/10) — a fact can match a
+    // question whose entities are only paraphrased.
     const relScores = new Map<string, { r: KgRelation; score: number }>();
     for (const hit of entityHits) {
       for (const r of this.byEntity.get(hit.id) ?? []) {
         if (relScores.has(r.id)) continue;
         const s = ((entityScore.get(r.source) ?? 0) + (entityScore.get(r.target) ?? 0)) * (r.weight / 10);
         relScores.set(r.id, { r, score: s });
+      }
+    }
+    if (qv && this.relations.length > 0) {
+      const rs = new Float64Array(this.relations.length);
+      const m = this.relationMatrix;
+      for (let i = 0, off = 0; i < this.relations.length; i++, off += d) {
+        let acc = 0;
+        for (let j = 0; j < d; j++) acc += qv[j] * m[off + j];
+        rs[i] = acc;
+      }
+      for (const { i, score } of topEntries(rs, o.topRelations)) {
+        const r = this.relations[i];
+        const direct = score * (r.weight / 10);
+        const prev = relScores.get(r.id);
+        relScores.set(r.id, { r, score: (prev?.score ?? 0) + direct });
       }
     }
     const relationHits = [...relScores.values()]

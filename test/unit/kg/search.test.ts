@@ -82,6 +82,27 @@ describe('KgIndex.search', () => {
     expect(r.chunks.map((c) => c.chunkId)).toEqual(['c2']);
   });
 
+  it('finds a relation by the similarity of its own description when no entity matches', () => {
+    const rel: KgRelation = {
+      ...relation,
+      id: 'x→y',
+      source: 'x',
+      target: 'y',
+      weight: 5,
+      chunkIds: ['c2'],
+      vector: new Float32Array([0.8, 0.6]),
+    };
+    const idx = new KgIndex(
+      [entity('x', 'Xavier', [0, 1], ['c1']), entity('y', 'Yolanda', [0, 1], ['c3'])],
+      [rel],
+    );
+    const r = idx.search({ text: 'something else', vector: new Float32Array([1, 0]) }, view, 100);
+    expect(r.entities).toEqual([]);
+    // relation score = cos 0.8 × weight 5/10 = 0.4; chunk c2 = 0.5 × 0.4 / (1 + ln 1) = 0.2
+    expect(r.relations.map((x) => [x.id, x.score])).toEqual([['x→y', expect.closeTo(0.4, 6)]]);
+    expect(r.chunks.map((c) => [c.chunkId, c.score])).toEqual([['c2', expect.closeTo(0.2, 6)]]);
+  });
+
   it('refuses vectors of mixed dimension', () => {
     expect(() => new KgIndex([entity('a', 'A', [1, 0], []), entity('b', 'B', [1, 0, 0], [])], [])).toThrow(
       /entity "B" has a 3-d vector, expected 2/,
