@@ -17,13 +17,14 @@ import {
   type BenchQuestion,
   type PreparedCorpus,
 } from './benchData.ts';
+import { compareVoy } from './benchVoy.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
 
 const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <questions.jsonl>
   [--modes ppr,concept,dense,bm25,rrf:ppr+bm25] [--limit N] [--offset N] [--budgets 1000,3000,12000]
   [--json out.json] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
-  [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200]
+  [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy]
 `;
 
 const RECALL_KS = [2, 5, 10] as const;
@@ -60,6 +61,7 @@ export async function run(args: string[]): Promise<number> {
         param: { type: 'string', multiple: true, default: [] },
         grid: { type: 'string', multiple: true, default: [] },
         'max-chunk-tokens': { type: 'string', default: '1200' },
+        voy: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -143,6 +145,14 @@ export async function run(args: string[]): Promise<number> {
       );
     }
     const engine = built.engine.withParams(overrides);
+    if (opts.voy && engine.chunkVectors && questionVectors) {
+      const v = await compareVoy(engine.chunkVectors, dimension, questionVectors, 20);
+      process.stdout.write(
+        `dense top-20 over ${v.rows} chunk vectors: voy build ${v.voyBuildMs.toFixed(0)} ms, ` +
+          `query p50 ${v.voyMs.p50} / p95 ${v.voyMs.p95} ms; brute force p50 ${v.bruteMs.p50} / p95 ` +
+          `${v.bruteMs.p95} ms; same top-20: ${(100 * v.agreement).toFixed(1)}%\n`,
+      );
+    }
     const result = runOnce(engine, corpus, questions, modes, budgets, questionVectors, dimension);
     summary.push({ params: combo, result });
     if (grid.length) process.stdout.write(gridLine(combo, result, budgets));

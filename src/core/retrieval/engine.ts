@@ -175,6 +175,11 @@ export class RetrievalEngine {
     return copy;
   }
 
+  /** Chunk vectors in engine order (normalized mean of sentence vectors), once vectors were added. */
+  get chunkVectors(): Float32Array | undefined {
+    return this.dense?.vectors;
+  }
+
   get hasVectors(): boolean {
     return this.dense !== undefined;
   }
