@@ -13,7 +13,7 @@ describe('worker API types', () => {
       [{ name: string; bytes: ArrayBuffer }[]]
     >();
     expectTypeOf<Remote<IngestApi>['subscribe']>().parameter(0).toExtend<IngestListener>();
-    expectTypeOf<Remote<IngestApi>['removeDocument']>().returns.resolves.toEqualTypeOf<boolean>();
+    expectTypeOf<Remote<IngestApi>['removeDocument']>().returns.resolves.toBeBoolean();
     expectTypeOf<Remote<IngestApi>['importBundle']>().returns.resolves.toEqualTypeOf<ImportResult>();
     expectTypeOf<Remote<IngestApi>['cancel']>().returns.resolves.toEqualTypeOf<void>();
   });
