@@ -88,41 +88,47 @@ export async function embedAcross(
     writing.catch(() => undefined);
   };
   await storeCompleted();
-  let d = 0;
-  let s = 0;
-  let done = 0;
-  for (;;) {
-    const texts: string[] = [];
-    const slots: [number, number][] = [];
-    while (texts.length < batchSize && d < docs.length) {
-      if (s >= docs[d].sentences.length) {
-        d += 1;
-        s = 0;
-        continue;
+  try {
+    let d = 0;
+    let s = 0;
+    let done = 0;
+    for (;;) {
+      const texts: string[] = [];
+      const slots: [number, number][] = [];
+      while (texts.length < batchSize && d < docs.length) {
+        if (s >= docs[d].sentences.length) {
+          d += 1;
+          s = 0;
+          continue;
+        }
+        texts.push(docs[d].sentences[s].text);
+        slots.push([d, s]);
+        s += 1;
       }
-      texts.push(docs[d].sentences[s].text);
-      slots.push([d, s]);
-      s += 1;
+      if (texts.length === 0) break;
+      signal.throwIfAborted();
+      const vectors = await embedder.embed(texts, signal);
+      if (dim === 0 && vectors.length > 0 && vectors.length % texts.length === 0) {
+        dim = vectors.length / texts.length;
+        buffers = docs.map((doc) => new Float32Array(doc.sentences.length * dim));
+      }
+      if (dim === 0 || vectors.length !== texts.length * dim) {
+        throw new Error(
+          `ingest: embedder ${embedder.id} returned ${vectors.length} floats for ${texts.length} texts`,
+        );
+      }
+      slots.forEach(([di, si], row) => {
+        buffers[di].set(vectors.subarray(row * dim, (row + 1) * dim), si * dim);
+        missing[di] -= 1;
+      });
+      done += texts.length;
+      onBatch(done);
+      await storeCompleted();
     }
-    if (texts.length === 0) break;
-    signal.throwIfAborted();
-    const vectors = await embedder.embed(texts, signal);
-    if (dim === 0 && vectors.length > 0 && vectors.length % texts.length === 0) {
-      dim = vectors.length / texts.length;
-      buffers = docs.map((doc) => new Float32Array(doc.sentences.length * dim));
-    }
-    if (dim === 0 || vectors.length !== texts.length * dim) {
-      throw new Error(
-        `ingest: embedder ${embedder.id} returned ${vectors.length} floats for ${texts.length} texts`,
-      );
-    }
-    slots.forEach(([di, si], row) => {
-      buffers[di].set(vectors.subarray(row * dim, (row + 1) * dim), si * dim);
-      missing[di] -= 1;
-    });
-    done += texts.length;
-    onBatch(done);
-    await storeCompleted();
+  } finally {
+    // Even when cancelled or failed, let the write in flight finish: nothing may report (or write) after the
+    // caller believes the run is over.
+    await writing.catch(() => undefined);
   }
   await writing;
 }

@@ -150,6 +150,31 @@ describe('embedAcross', () => {
     ]);
   });
 
+  it('lets the write in flight finish before a cancel propagates', async () => {
+    const { documents } = await prepare('x', new Uint8Array(bytes('a: A1.\nb: B1.\nc: C1.')), {
+      maxChunkTokens: 1200,
+    });
+    const controller = new AbortController();
+    const log: string[] = [];
+    const run = embedAcross(
+      documents,
+      fakeEmbedder(),
+      controller.signal,
+      () => {},
+      async (completed) => {
+        log.push(`write ${completed[0].prepared.doc.title} started`);
+        // The user cancels while this write is still running.
+        controller.abort(new Error('cancelled'));
+        await new Promise((r) => setTimeout(r, 30));
+        log.push(`write ${completed[0].prepared.doc.title} done`);
+      },
+      1,
+    );
+    await expect(run).rejects.toThrow('cancelled');
+    log.push('run rejected');
+    expect(log).toEqual(['write a started', 'write a done', 'run rejected']);
+  });
+
   it('refuses an embedder that returns the wrong number of floats', async () => {
     const { documents } = await prepare('x', new Uint8Array(bytes('a: A1. A2.')), { maxChunkTokens: 1200 });
     const broken: Embedder = { id: 'broken', dimension: 2, embed: async () => new Float32Array(3) };
