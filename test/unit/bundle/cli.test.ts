@@ -1,6 +1,6 @@
 // The bundle CLI over real files: `info` validates and names what is wrong, `ask` ranks from a bundle with the
 // browser's engine factory (bm25 and kg computed by hand on the fixtures), and answers in the --json shape.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -69,6 +69,18 @@ describe('cli info', () => {
     const { code, err } = await capture(() => info([join(dir, 'nope.bundle')]));
     expect(code).toBe(1);
     expect(err).toMatch(/does not exist/);
+  });
+});
+
+describe('writeBundleFile', () => {
+  it('leaves neither the target nor a temporary file when writing fails midway', async () => {
+    const target = join(dir, 'failed.bundle');
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield new Uint8Array(1000);
+      throw new Error('embedder crashed');
+    }
+    await expect(writeBundleFile(target, failing())).rejects.toThrow('embedder crashed');
+    expect((await readdir(dir)).filter((f) => f.startsWith('failed.bundle'))).toEqual([]);
   });
 });
 
