@@ -145,6 +145,15 @@ describe('RetrievalEngine with vectors', () => {
     expect(strict.edges).toBeLessThan(loose.edges);
   });
 
+  it('withParams re-filters θsem from stored cosines and refuses build-time parameters', () => {
+    const strict = engine.withParams({ thetaSem: 0.99 });
+    expect(strict.stats().edges).toBeLessThan(engine.stats().edges);
+    expect(strict.stats().cooccurrenceEdges).toBe(engine.stats().cooccurrenceEdges);
+    expect(strict.hasVectors).toBe(true);
+    expect(engine.withParams({ thetaSem: engine.params.thetaSem }).stats()).toEqual(engine.stats());
+    expect(() => engine.withParams({ phrases: false })).toThrow(/"phrases" needs RetrievalEngine.build/);
+  });
+
   it('mixes embedding seeds into ppr when the question names no concept', () => {
     const res = engine.search({ text: 'zzz', vector: Float32Array.from([0, 1, 0]) }, 'ppr', 1000);
     expect(res.length).toBeGreaterThan(0);
