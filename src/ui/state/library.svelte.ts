@@ -122,7 +122,7 @@ export class LibraryState {
   }
 
   /**
-   * Re-reads the store at most once a second while indexing (the page must not compete with the worker for the
+   * Re-reads the store at most twice a second while indexing (the page must not compete with the worker for the
    * two cores), and the document list only when a file finished or indexing stopped.
    */
   private scheduleRefresh(): void {
@@ -132,7 +132,7 @@ export class LibraryState {
         this.refreshTimer = null;
         void this.refresh(!this.running || this.listStale);
       },
-      this.running ? 1000 : 100,
+      this.running ? 500 : 100,
     );
   }
 
