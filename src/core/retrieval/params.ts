@@ -36,6 +36,12 @@ export interface RetrievalParams {
   tfSpread: number;
   /** … divided by (number of concepts of the chunk)^chunkLengthPower, so long chunks do not win by size alone. */
   chunkLengthPower: number;
+  /**
+   * Graph feedback (a second walk): the concepts of the best `feedbackChunks` chunks of the first walk (those in at
+   * least 2 chunks, IDF^p-weighted) join the restart vector with share `feedbackShare`. 0 = one walk.
+   */
+  feedbackChunks: number;
+  feedbackShare: number;
   /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
   conceptTopK: number;
   conceptHops: number;
@@ -59,12 +65,14 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   pushEpsilon: 1e-5,
   seedIdfPower: 6,
   phraseSubsumes: false,
-  lexicalSeedShare: 0.9,
+  lexicalSeedShare: 0.8,
   embeddingSeeds: 10,
   embeddingSeedChunks: 20,
   chunkScorePower: 1,
   tfSpread: 1,
   chunkLengthPower: 0.5,
+  feedbackChunks: 2,
+  feedbackShare: 0.2,
   conceptTopK: 25,
   conceptHops: 2,
   conceptChunksPerConcept: 3,

@@ -114,8 +114,34 @@ export function pprSearch(
   limit: number,
 ): Candidate[] {
   const { graph, params, chunkScores } = ctx;
-  const seeds = pprSeeds(ctx, questionTerms, vector);
+  let seeds = pprSeeds(ctx, questionTerms, vector);
   if (seeds.size === 0) return [];
+  const t = graph.table;
+  if (params.feedbackChunks > 0 && params.feedbackShare > 0) {
+    const first = walkAndScore(ctx, seeds, params.feedbackChunks);
+    const feedback = new Map<number, number>();
+    for (const { chunk } of first) {
+      for (let j = t.chunkConceptOffsets[chunk]; j < t.chunkConceptOffsets[chunk + 1]; j++) {
+        const c = t.chunkConcepts[j];
+        if (t.conceptChunkOffsets[c + 1] - t.conceptChunkOffsets[c] < 2 || seeds.has(c)) continue;
+        feedback.set(c, Math.pow(t.idf[c], params.seedIdfPower));
+      }
+    }
+    let total = 0;
+    for (const w of feedback.values()) total += w;
+    if (total > 0) {
+      const mixed = new Map<number, number>();
+      for (const [c, w] of seeds) mixed.set(c, w * (1 - params.feedbackShare));
+      for (const [c, w] of feedback) mixed.set(c, (mixed.get(c) ?? 0) + (params.feedbackShare * w) / total);
+      seeds = mixed;
+    }
+  }
+  return walkAndScore(ctx, seeds, limit);
+}
+
+/** One walk from `seeds` and the chunk scores it induces, best `limit` first, with provenance. */
+function walkAndScore(ctx: PprContext, seeds: Map<number, number>, limit: number): Candidate[] {
+  const { graph, params, chunkScores } = ctx;
   const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
   const t = graph.table;
   const touched: number[] = [];
