@@ -113,12 +113,13 @@ export function pprSearch(
   vector: Float32Array | undefined,
   limit: number,
 ): Candidate[] {
-  const { graph, params, chunkScores } = ctx;
-  let seeds = pprSeeds(ctx, questionTerms, vector);
-  if (seeds.size === 0) return [];
+  const { graph, params } = ctx;
+  const questionSeeds = pprSeeds(ctx, questionTerms, vector);
+  if (questionSeeds.size === 0) return [];
+  let seeds = questionSeeds;
   const t = graph.table;
   if (params.feedbackChunks > 0 && params.feedbackShare > 0) {
-    const first = walkAndScore(ctx, seeds, params.feedbackChunks);
+    const first = walkAndScore(ctx, seeds, seeds, params.feedbackChunks);
     const feedback = new Map<number, number>();
     for (const { chunk } of first) {
       for (let j = t.chunkConceptOffsets[chunk]; j < t.chunkConceptOffsets[chunk + 1]; j++) {
@@ -136,11 +137,19 @@ export function pprSearch(
       seeds = mixed;
     }
   }
-  return walkAndScore(ctx, seeds, limit);
+  return walkAndScore(ctx, seeds, questionSeeds, limit);
 }
 
-/** One walk from `seeds` and the chunk scores it induces, best `limit` first, with provenance. */
-function walkAndScore(ctx: PprContext, seeds: Map<number, number>, limit: number): Candidate[] {
+/**
+ * One walk from `seeds` and the chunk scores it induces, best `limit` first, with provenance (hop 0 = the chunk
+ * holds one of the question's own seed concepts).
+ */
+function walkAndScore(
+  ctx: PprContext,
+  seeds: Map<number, number>,
+  questionSeeds: ReadonlyMap<number, number>,
+  limit: number,
+): Candidate[] {
   const { graph, params, chunkScores } = ctx;
   const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
   const t = graph.table;
@@ -169,7 +178,7 @@ function walkAndScore(ctx: PprContext, seeds: Map<number, number>, limit: number
     let hop = 1;
     for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
       const c = t.chunkConcepts[j];
-      if (seeds.has(c)) hop = 0;
+      if (questionSeeds.has(c)) hop = 0;
       if (scores[c] > 0) contrib.push([c, scores[c]]);
     }
     contrib.sort((a, b) => b[1] - a[1] || a[0] - b[0]);

@@ -83,3 +83,43 @@ describe('pprSearch', () => {
     expect(pprSearch(context({}), ['nothing'], undefined, 3)).toEqual([]);
   });
 });
+
+describe('pprSearch graph feedback', () => {
+  // Chunk 0 names the question's concept q and the bridge r; chunk 1 holds r; chunk 2 holds noise n shared with 0.
+  const g = buildLexicalGraph(
+    ['a', 'b', 'c'],
+    [
+      ['q', 'r', 'n'],
+      ['r', 'm'],
+      ['n', 'o'],
+    ],
+    {
+      conceptsPerChunk: 0,
+      maxDfFraction: 1,
+      thetaCo: 1,
+      thetaSem: 0,
+    },
+  );
+  const ctx = (overrides: Partial<RetrievalParams>): PprContext => {
+    const params = resolveParams({ maxDfFraction: 1, chunkLengthPower: 0, tfSpread: 0, ...overrides });
+    return {
+      graph: g,
+      conceptIds: conceptIndex(g.table),
+      walker: new PersonalizedPageRank(g.graph),
+      chunkScores: new Float64Array(3),
+      params,
+      shares: conceptChunkShares(g, params.tfSpread, params.chunkScorePower),
+    };
+  };
+  it('re-seeds from the best chunk so its shared concepts pull their other chunks up', () => {
+    const share = (res: Array<{ chunk: number; score: number }>, k: number): number =>
+      res.find((r) => r.chunk === k)!.score / res.reduce((a, r) => a + r.score, 0);
+    const plain = pprSearch(ctx({ feedbackChunks: 0 }), ['q'], undefined, 3);
+    const fed = pprSearch(ctx({ feedbackChunks: 1, feedbackShare: 0.5 }), ['q'], undefined, 3);
+    expect(plain[0].chunk).toBe(0);
+    expect(fed[0].chunk).toBe(0);
+    expect(share(fed, 1)).toBeGreaterThan(share(plain, 1));
+    // Provenance still counts hops from the question's own concepts: chunk 1 was reached by the walk.
+    expect(fed.find((r) => r.chunk === 1)!.hop).toBe(1);
+  });
+});
