@@ -85,6 +85,9 @@ export class LibraryState {
       await this.openReadOnly(bundle);
       return;
     }
+    // Ask the browser not to evict the library under storage pressure (granted silently for installed or
+    // frequently used sites; a refusal only means best-effort storage, as before).
+    void navigator.storage?.persist?.().catch(() => false);
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
     await this.refresh();
