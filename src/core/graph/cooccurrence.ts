@@ -86,8 +86,20 @@ export function edgeCosines(graph: ConceptGraph, vectors: Float32Array, dim: num
       // The graph is symmetric: compute each pair once and mirror it.
       if (v < u) continue;
       const ov = v * dim;
-      let s = 0;
-      for (let d = 0; d < dim; d++) s += vectors[ou + d] * vectors[ov + d];
+      // Four accumulators: about twice as fast in V8 (this loop is most of the semantic layer's build time).
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let d = 0;
+      for (; d + 3 < dim; d += 4) {
+        s0 += vectors[ou + d] * vectors[ov + d];
+        s1 += vectors[ou + d + 1] * vectors[ov + d + 1];
+        s2 += vectors[ou + d + 2] * vectors[ov + d + 2];
+        s3 += vectors[ou + d + 3] * vectors[ov + d + 3];
+      }
+      for (; d < dim; d++) s0 += vectors[ou + d] * vectors[ov + d];
+      const s = s0 + s1 + s2 + s3;
       out[e] = s;
       const back = findEdge(graph, v, u);
       if (back >= 0) out[back] = s;
