@@ -20,6 +20,8 @@ export class AskState {
     if (!question || this.busy) return;
     this.busy = true;
     this.error = null;
+    // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such).
+    this.result = null;
     try {
       const worker = queryWorker();
       if (libraryVersion !== this.loadedVersion) {
