@@ -53,6 +53,10 @@ class StageMeter {
 }
 
 function describeError(error: unknown): string {
+  // IndexedDB (and Dexie, which keeps the name) reports a full disk or quota this way: say it plainly.
+  if (error instanceof Error && error.name === 'QuotaExceededError') {
+    return "the browser's storage for this site is full (free space, or remove documents)";
+  }
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -271,7 +275,20 @@ export class IngestPipeline {
           break;
         }
         const choice = (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
-        const embedder = await this.deps.embedder(choice);
+        let embedder: Embedder;
+        try {
+          embedder = await this.deps.embedder(choice);
+        } catch (error) {
+          // Without an embedder nothing in the queue can be indexed: fail each file with the reason (instead of
+          // retrying forever on every reload); the user fixes the setting and adds the files again.
+          const reason = describeError(error);
+          for (const file of queue) {
+            await repo.markPending(file.id, 'failed', reason);
+            this.emit({ type: 'file', outcome: { file: file.name, status: 'failed', documents: 0, reason } });
+          }
+          this.emit({ type: 'error', message: `ingest: ${reason}` });
+          continue;
+        }
         // Files parsed in this batch; embedding and storing are metered per file (sentences, documents).
         const fileMeter = this.meter('parse', queue.length);
         let storedAny = false;

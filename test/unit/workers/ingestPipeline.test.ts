@@ -306,6 +306,47 @@ describe('IngestPipeline', () => {
     expect(await repo.counts()).toMatchObject({ documents: 2, vectors: 3, pending: 0 });
   });
 
+  it('fails the queued files with the reason when the embedder cannot load, instead of retrying forever', async () => {
+    const { repo } = setup();
+    const events: IngestEvent[] = [];
+    const pipeline = new IngestPipeline({
+      repo,
+      prepare,
+      embedder: async () => {
+        throw new Error('embedder: could not load "hf:/models/missing/": HTTP 404');
+      },
+      rebuildGraph: async () => {},
+      emit: (e) => events.push(e),
+    });
+    await pipeline.enqueue([
+      { name: 'one.txt', bytes: bytes('a: A1.') },
+      { name: 'two.txt', bytes: bytes('b: B1.') },
+    ]);
+    await pipeline.ensureRunning();
+    const reason = 'embedder: could not load "hf:/models/missing/": HTTP 404';
+    expect(outcomes(events)).toEqual([
+      { file: 'one.txt', status: 'failed', documents: 0, reason },
+      { file: 'two.txt', status: 'failed', documents: 0, reason },
+    ]);
+    expect(await repo.waitingCount()).toBe(0);
+    expect(events.at(-1)).toEqual({ type: 'idle', cancelled: false });
+  });
+
+  it('says plainly when the browser storage is full', async () => {
+    const { repo, events, pipeline } = setup();
+    repo.putPreparedDocuments = async () => {
+      throw Object.assign(new Error('QuotaExceededError: quota exceeded'), { name: 'QuotaExceededError' });
+    };
+    await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.') }]);
+    await pipeline.ensureRunning();
+    expect(outcomes(events)[0]).toEqual({
+      file: 'one.txt',
+      status: 'failed',
+      documents: 0,
+      reason: "the browser's storage for this site is full (free space, or remove documents)",
+    });
+  });
+
   it('rebuilds the graph during a long batch, not only at its end', async () => {
     // Refresh interval 0: after every write that stored something, plus once at the end of the batch.
     const { pipeline, graphBuilds } = setup(fakeEmbedder(), 0);
