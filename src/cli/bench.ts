@@ -1,6 +1,8 @@
 // `npm run cli -- bench`: indexes a corpus in memory with the app's own code, answers a QA set in every mode and
 // prints context recall at each token budget, supporting-passage recall@2/5/10, index seconds and query latency.
 // `--grid key=v1,v2` repeats the run over parameter combinations (calibration) on the same embeddings.
+// With an LLM endpoint (`--llm-base-url/--llm-model/--llm-key`) it also runs modes `kg` and `hybrid` over a core KG
+// built once per run, and scores EM / token F1 of the LLM's answer over every mode's context (`--answer-budget`).
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -8,7 +10,8 @@ import { contextRecall, recallAtK } from '../core/metrics.ts';
 import { cutToBudget } from '../core/retrieval/budget.ts';
 import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/engine.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/params.ts';
-import { parseMode } from '../core/retrieval/types.ts';
+import { LlmClient } from '../core/llm/client.ts';
+import { parseMode, type RetrievedChunk } from '../core/retrieval/types.ts';
 import { createTermAnalyzer } from '../core/text/analyzer.ts';
 import {
   embedAll,
@@ -17,6 +20,14 @@ import {
   type BenchQuestion,
   type PreparedCorpus,
 } from './benchData.ts';
+import {
+  BenchKg,
+  KG_MODES,
+  llmSettingsFromFlags,
+  NEEDS_ENDPOINT,
+  scoreAnswer,
+  type KgBenchMode,
+} from './benchLlm.ts';
 import { compareVoy } from './benchVoy.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
@@ -25,6 +36,10 @@ const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <
   [--modes ppr,concept,dense,bm25,rrf:ppr+bm25] [--limit N] [--offset N] [--budgets 1000,3000,12000]
   [--json out.json] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
   [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy]
+  [--llm-base-url <url> --llm-model <name> [--llm-key <key>] [--llm-concurrency N]]
+  [--kappa 0.8] [--answer-budget 3000]
+With an LLM endpoint, modes kg and hybrid (KG over the top κ chunks by concept-graph rank, built once per run)
+can be listed in --modes, and every mode gets EM and token F1 of the LLM's answer over its --answer-budget context.
 `;
 
 const RECALL_KS = [2, 5, 10] as const;
@@ -34,11 +49,30 @@ export interface ModeResult {
   recall: Record<string, number | null>;
   indexSeconds: number;
   queryMs: { p50: number; p95: number };
+  /** Exact match / token F1 of the LLM answer over this mode's context (fractions), only with an endpoint. */
+  em?: number;
+  f1?: number;
 }
 
 export interface BenchResult {
   questions: number;
   modes: Record<string, ModeResult>;
+  /** Context size, in tokens, the EM/F1 answers were given (only with an endpoint). */
+  answerBudget?: number;
+  /** Requested modes that did not run, with the reason (kg/hybrid without an endpoint). */
+  skipped?: Record<string, string>;
+}
+
+/** What the LLM half of a run needs: the endpoint client, and the KG when kg/hybrid were asked for. */
+interface LlmRun {
+  client: LlmClient;
+  answerBudget: number;
+  kg?: BenchKg;
+  kgSeconds: number;
+}
+
+function isKgMode(mode: string): mode is KgBenchMode {
+  return (KG_MODES as readonly string[]).includes(mode);
 }
 
 type Overrides = Partial<Record<keyof RetrievalParams, number | boolean>>;
@@ -62,6 +96,12 @@ export async function run(args: string[]): Promise<number> {
         grid: { type: 'string', multiple: true, default: [] },
         'max-chunk-tokens': { type: 'string', default: '1200' },
         voy: { type: 'boolean', default: false },
+        'llm-base-url': { type: 'string' },
+        'llm-model': { type: 'string' },
+        'llm-key': { type: 'string' },
+        'llm-concurrency': { type: 'string' },
+        kappa: { type: 'string', default: '0.8' },
+        'answer-budget': { type: 'string', default: '3000' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -77,11 +117,28 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`bench: --corpus and --questions are required\n${USAGE}`);
     return 2;
   }
-  const modes = opts.modes
+  const requested = opts.modes
     .split(',')
     .map((m) => m.trim())
     .filter(Boolean);
-  modes.forEach((m) => parseMode(m));
+  requested.filter((m) => !isKgMode(m)).forEach((m) => parseMode(m));
+  const kgModes = requested.filter(isKgMode);
+  const settings = llmSettingsFromFlags(opts);
+  const kappa = Number(opts.kappa);
+  if (!(kappa > 0 && kappa <= 1)) {
+    throw new Error(`bench: --kappa must be a fraction in (0, 1], got "${opts.kappa}"`);
+  }
+  const answerBudget = positiveInts(opts['answer-budget'], '--answer-budget')[0];
+  const skipped: Record<string, string> = {};
+  if (!settings) {
+    for (const m of kgModes) skipped[m] = NEEDS_ENDPOINT;
+    process.stderr.write(`bench: skipping ${[...kgModes, 'EM/F1'].join(', ')}: ${NEEDS_ENDPOINT}\n`);
+  }
+  const modes = settings ? requested : requested.filter((m) => !isKgMode(m));
+  if (modes.length === 0) {
+    process.stderr.write(`bench: no mode left to run (${NEEDS_ENDPOINT})\n`);
+    return 2;
+  }
   const budgets = positiveInts(opts.budgets, '--budgets');
   const limit = opts.limit === undefined ? Infinity : positiveInts(opts.limit, '--limit')[0];
   const offset = Number(opts.offset);
@@ -98,6 +155,8 @@ export async function run(args: string[]): Promise<number> {
   let sentenceVectors: Float32Array | undefined;
   let questionVectors: Float32Array | undefined;
   let dimension = 0;
+  // The KG embeds its entity/relation descriptions with the corpus's embedder, so it lives until the KG is built.
+  let kgEmbedder: ReturnType<typeof cachedEmbedder> | undefined;
   if (opts.embedder !== 'none') {
     const embedder = cachedEmbedder(await createEmbedderFromSpec(opts.embedder), opts.cache);
     dimension = embedder.dimension;
@@ -118,11 +177,15 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(
       `bench: embedding cache ${embedder.stats.hits} hits, ${embedder.stats.misses} misses\n`,
     );
-    await embedder.dispose?.();
-  } else if (modes.some((m) => JSON.stringify(parseMode(m)).includes('dense'))) {
+    if (settings && kgModes.length) kgEmbedder = embedder;
+    else await embedder.dispose?.();
+  } else if (modes.some((m) => !isKgMode(m) && JSON.stringify(parseMode(m)).includes('dense'))) {
     throw new Error('bench: dense needs an embedder (drop --embedder none)');
   }
 
+  const llm: LlmRun | undefined = settings
+    ? { client: new LlmClient(settings), answerBudget, kgSeconds: 0 }
+    : undefined;
   const combos = grid.length ? grid : [{}];
   const summary: Array<{ params: Overrides; result: BenchResult }> = [];
   // Engines by their build-time parameters: query-time parameters reuse the indexes (engine.withParams).
@@ -144,6 +207,29 @@ export async function run(args: string[]): Promise<number> {
           `build ${fmtTimings(engine.timings)}\n`,
       );
     }
+    if (llm && kgModes.length && !llm.kg) {
+      // Once per run: the core chunks come from the first engine's concept-graph chunk ranks.
+      const t = performance.now();
+      try {
+        llm.kg = await BenchKg.build({
+          chunks: corpus.chunks,
+          sentences: corpus.sentences,
+          chunkIds: built.engine.graph.chunkIds,
+          chunkRank: built.engine.graph.chunkRank,
+          kappa,
+          client: llm.client,
+          embedder: kgEmbedder,
+        });
+      } finally {
+        await kgEmbedder?.dispose?.();
+      }
+      llm.kgSeconds = (performance.now() - t) / 1000;
+      const k = llm.kg.summary;
+      process.stderr.write(
+        `bench: KG over ${k.selected} core chunks (κ ${kappa}): ${k.done} extracted, ${k.failed} failed, ` +
+          `${k.calls} calls, ${k.inputTokens} in / ${k.outputTokens} out tokens in ${llm.kgSeconds.toFixed(1)} s\n`,
+      );
+    }
     const engine = built.engine.withParams(overrides);
     if (opts.voy && engine.chunkVectors && questionVectors) {
       const v = await compareVoy(engine.chunkVectors, dimension, questionVectors, 20);
@@ -153,10 +239,17 @@ export async function run(args: string[]): Promise<number> {
           `${v.bruteMs.p95} ms; same top-20: ${(100 * v.agreement).toFixed(1)}%\n`,
       );
     }
-    const result = runOnce(engine, corpus, questions, modes, budgets, questionVectors, dimension);
+    const result = await runOnce(engine, corpus, questions, modes, budgets, questionVectors, dimension, llm);
+    if (Object.keys(skipped).length) result.skipped = skipped;
     summary.push({ params: combo, result });
     if (grid.length) process.stdout.write(gridLine(combo, result, budgets));
     else process.stdout.write(table(result, budgets));
+  }
+  if (llm) {
+    const u = llm.client.totals;
+    process.stderr.write(
+      `bench: LLM totals ${u.calls} calls (${u.failedCalls} failed), ${u.inputTokens} in / ${u.outputTokens} out tokens\n`,
+    );
   }
   if (opts.json) {
     const payload = grid.length
@@ -168,7 +261,7 @@ export async function run(args: string[]): Promise<number> {
   return 0;
 }
 
-function runOnce(
+async function runOnce(
   engine: RetrievalEngine,
   corpus: PreparedCorpus,
   questions: BenchQuestion[],
@@ -176,19 +269,42 @@ function runOnce(
   budgets: number[],
   questionVectors: Float32Array | undefined,
   dimension: number,
-): BenchResult {
+  llm: LlmRun | undefined,
+): Promise<BenchResult> {
   const maxBudget = Math.max(...budgets);
   const labelled = questions.filter((q) => q.supporting.length > 0).length;
   const result: BenchResult = { questions: questions.length, modes: {} };
+  if (llm) result.answerBudget = llm.answerBudget;
+  // hybrid fuses the concept path (ppr) with the KG path, so its latency includes both searches.
+  const search = (
+    mode: string,
+    query: { text: string; vector?: Float32Array },
+    budget: number,
+  ): RetrievedChunk[] => {
+    if (!isKgMode(mode)) return engine.search(query, mode, budget);
+    if (!llm?.kg) throw new Error(`bench: mode ${mode} needs the KG, which was not built`);
+    const concept = mode === 'hybrid' ? engine.search(query, 'ppr', budget) : [];
+    return llm.kg.search(mode, query, budget, concept);
+  };
   for (const mode of modes) {
     const cr = budgets.map(() => 0);
     const recall = RECALL_KS.map(() => 0);
     const times: number[] = [];
+    const scores: Array<Promise<{ em: number; f1: number }>> = [];
     questions.forEach((q, i) => {
       const vector = questionVectors?.subarray(i * dimension, (i + 1) * dimension);
+      const query = { text: q.question, vector };
       const t = performance.now();
-      const hits = engine.search({ text: q.question, vector }, mode, maxBudget);
+      const hits = search(mode, query, maxBudget);
       times.push(performance.now() - t);
+      if (llm) {
+        // Answer context: a cut of the searched hits, or a wider search when the answer budget exceeds them.
+        const context =
+          llm.answerBudget <= maxBudget
+            ? cutToBudget(hits, llm.answerBudget)
+            : search(mode, query, llm.answerBudget);
+        scores.push(scoreAnswer(llm.client, q.question, context, q.answers));
+      }
       budgets.forEach((b, j) => {
         const context = cutToBudget(hits, b)
           .map((h) => h.text)
@@ -206,11 +322,22 @@ function runOnce(
       recall: Object.fromEntries(
         RECALL_KS.map((k, j) => [String(k), labelled ? recall[j] / labelled : null]),
       ),
-      indexSeconds: round(corpus.seconds + modeIndexMs(mode, engine.timings) / 1000, 3),
+      indexSeconds: round(indexSecondsOf(mode, corpus.seconds, engine.timings, llm?.kgSeconds ?? 0), 3),
       queryMs: { p50: round(percentile(times, 0.5), 2), p95: round(percentile(times, 0.95), 2) },
     };
+    if (llm) {
+      const done = await Promise.all(scores);
+      result.modes[mode].em = round(done.reduce((s, x) => s + x.em, 0) / n, 4);
+      result.modes[mode].f1 = round(done.reduce((s, x) => s + x.f1, 0) / n, 4);
+    }
   }
   return result;
+}
+
+function indexSecondsOf(mode: string, corpusSeconds: number, t: EngineTimings, kgSeconds: number): number {
+  if (mode === 'kg') return corpusSeconds + kgSeconds;
+  if (mode === 'hybrid') return corpusSeconds + kgSeconds + modeIndexMs('ppr', t) / 1000;
+  return corpusSeconds + modeIndexMs(mode, t) / 1000;
 }
 
 /** Build time attributable to a mode: its own index parts (embedding excluded, reported separately). */
@@ -270,6 +397,7 @@ function pct(x: number | null): string {
 }
 
 function table(result: BenchResult, budgets: number[]): string {
+  const answered = result.answerBudget !== undefined;
   const head = [
     'mode'.padEnd(16),
     ...budgets.map((b) => `CR@${b}`.padStart(8)),
@@ -277,6 +405,7 @@ function table(result: BenchResult, budgets: number[]): string {
     'index s'.padStart(8),
     'p50 ms'.padStart(8),
     'p95 ms'.padStart(8),
+    ...(answered ? ['EM'.padStart(6), 'F1'.padStart(6)] : []),
   ].join(' ');
   const rows = Object.entries(result.modes).map(([mode, r]) =>
     [
@@ -286,9 +415,13 @@ function table(result: BenchResult, budgets: number[]): string {
       r.indexSeconds.toFixed(1).padStart(8),
       r.queryMs.p50.toFixed(1).padStart(8),
       r.queryMs.p95.toFixed(1).padStart(8),
+      ...(answered ? [pct(r.em ?? null).padStart(6), pct(r.f1 ?? null).padStart(6)] : []),
     ].join(' '),
   );
-  return `${result.questions} questions (percent)\n${head}\n${rows.join('\n')}\n`;
+  const note = answered
+    ? `; EM/F1 of the LLM answer over each mode's ${result.answerBudget}-token context`
+    : '; EM/F1 not computed: no LLM endpoint';
+  return `${result.questions} questions (percent${note})\n${head}\n${rows.join('\n')}\n`;
 }
 
 function gridLine(combo: Overrides, result: BenchResult, budgets: number[]): string {
@@ -303,7 +436,8 @@ function gridLine(combo: Overrides, result: BenchResult, budgets: number[]): str
           budgets.map((b) => `CR@${b} ${pct(r.cr[String(b)])}`).join(' ') +
           ' ' +
           RECALL_KS.map((k) => `R@${k} ${pct(r.recall[String(k)])}`).join(' ') +
-          ` p50 ${r.queryMs.p50.toFixed(1)} ms`,
+          ` p50 ${r.queryMs.p50.toFixed(1)} ms` +
+          (r.em === undefined ? '' : ` EM ${pct(r.em)} F1 ${pct(r.f1 ?? null)}`),
       )
       .join('\n') + '\n'
   );

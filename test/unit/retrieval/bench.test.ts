@@ -77,7 +77,6 @@ describe('bench CLI', () => {
   it('refuses missing arguments and dense without an embedder', async () => {
     const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     expect(await run(['--corpus', join(dir, 'corpus.jsonl')])).toBe(2);
-    err.mockRestore();
     await expect(
       run([
         '--corpus',
@@ -90,6 +89,7 @@ describe('bench CLI', () => {
         'none',
       ]),
     ).rejects.toThrow(/dense needs an embedder/);
+    err.mockRestore();
   });
 
   it('expands parameter grids and validates question files', async () => {
