@@ -75,6 +75,17 @@ const api = {
     loaded = Promise.resolve(state);
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
   },
+  /** Loads the corpus and the question embedder ahead of the first question (the Ask view calls it on open). */
+  async warmUp(): Promise<void> {
+    loaded ??= load();
+    try {
+      const state = await loaded;
+      await questionVector(state, 'warm up');
+    } catch {
+      // An empty library or a missing model: the first real question reports it.
+      loaded = null;
+    }
+  },
   /** One source document (for the viewer when the library is a read-only bundle). */
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
     loaded ??= load();

@@ -15,6 +15,15 @@ export class AskState {
   /** Library version the query worker last loaded; a newer one makes it reload the corpus. */
   private loadedVersion = -1;
 
+  /** Prepares the query worker (corpus, engine, question embedder) so the first question answers quickly. */
+  async warmUp(libraryVersion: number, indexing: boolean): Promise<void> {
+    if (indexing || libraryVersion === this.loadedVersion) return;
+    const worker = queryWorker();
+    await worker.invalidate();
+    this.loadedVersion = libraryVersion;
+    await worker.warmUp();
+  }
+
   async ask(libraryVersion: number): Promise<void> {
     const question = this.question.trim();
     if (!question || this.busy) return;
