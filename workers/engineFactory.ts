@@ -1,9 +1,15 @@
 // Builds C's RetrievalEngine from what the store holds: the lexical layer from chunks and sentences, the semantic
 // layer from the per-document sentence vectors, and — when a stored concept graph matches the chunks — the graph
-// itself without re-extracting concepts. Shared by the ingest worker (graph rebuild) and the query worker.
-import type { TermAnalyzer } from '../src/core/graph/analyzer.ts';
+// itself without re-extracting concepts, or — when a bundle brought the compact graph (a θsem keep-mask) — the
+// lexical graph rebuilt with the mask applied instead of ~6 M edge cosines. Shared by the ingest worker (graph
+// rebuild), the query worker and the CLI.
+import { conceptTerms, type TermAnalyzer } from '../src/core/graph/analyzer.ts';
+import { expandCompactGraph, isCompactGraph, type CompactGraph } from '../src/core/graph/compactGraph.ts';
+import type { SerializedGraph } from '../src/core/graph/conceptGraph.ts';
 import { createTermAnalyzer } from '../src/core/text/analyzer.ts';
+import { layoutCorpus, reorderRows } from '../src/core/retrieval/corpusLayout.ts';
 import { RetrievalEngine, type RetrievalInput } from '../src/core/retrieval/engine.ts';
+import { resolveParams } from '../src/core/retrieval/params.ts';
 import type { LoadedCorpus } from '../src/store/repo.ts';
 
 let analyzer: TermAnalyzer | null = null;
@@ -31,15 +37,57 @@ export function retrievalInput(corpus: LoadedCorpus): RetrievalInput {
   return { ...input, sentenceVectors: out, dimension };
 }
 
-/** From scratch: concepts, co-occurrence graph, PageRank, and the semantic layer when vectors exist. */
-export function buildEngine(corpus: LoadedCorpus): RetrievalEngine {
-  return RetrievalEngine.build(retrievalInput(corpus), termAnalyzer());
+/**
+ * The full graph from a compact one (keep-mask) and the corpus, analysed exactly as RetrievalEngine.build does
+ * (same params, same concept lists, same sentence terms); undefined when the mask does not apply (other chunks,
+ * options, dimension or counts), so the caller builds from scratch.
+ */
+function expandStoredMask(compact: CompactGraph, input: RetrievalInput): SerializedGraph | undefined {
+  if (!input.sentenceVectors || !input.dimension) return undefined;
+  const analyzer = termAnalyzer();
+  const params = resolveParams();
+  const layout = layoutCorpus(input.chunks, input.sentences);
+  const conceptLists = layout.chunks.map((c) => conceptTerms(analyzer, c.text, params.phrases));
+  try {
+    return expandCompactGraph(compact, {
+      chunkIds: layout.chunks.map((c) => c.id),
+      conceptLists,
+      options: params,
+      layout: {
+        sentenceOffsets: layout.sentenceOffsets,
+        sentenceTerms: layout.sentences.map((s) => conceptTerms(analyzer, s.text, params.phrases)),
+      },
+      sentenceVectors: reorderRows(input.sentenceVectors, input.dimension, layout.sentenceSource),
+      dimension: input.dimension,
+    });
+  } catch {
+    // A mask for another chunk set or other options: a fresh build is the answer, not an error.
+    return undefined;
+  }
 }
 
-/** Reuses the stored graph when it was built for exactly these chunks; otherwise builds from scratch. */
+/**
+ * From scratch: concepts, co-occurrence graph, PageRank, and the semantic layer when vectors exist. A stored
+ * compact graph (keep-mask) that matches the corpus spares the edge cosines; the result is the same graph.
+ */
+export function buildEngine(corpus: LoadedCorpus): RetrievalEngine {
+  const input = retrievalInput(corpus);
+  const stored: unknown = corpus.graph?.graph;
+  if (isCompactGraph(stored)) {
+    const full = expandStoredMask(stored, input);
+    if (full) return RetrievalEngine.fromGraph(input, termAnalyzer(), full);
+  }
+  return RetrievalEngine.build(input, termAnalyzer());
+}
+
+/**
+ * Reuses the stored graph when it was built for exactly these chunks (a compact graph is expanded with the
+ * keep-mask); otherwise builds from scratch.
+ */
 export function loadEngine(corpus: LoadedCorpus): RetrievalEngine {
   const input = retrievalInput(corpus);
   const stored = corpus.graph?.graph;
+  if (isCompactGraph(stored)) return buildEngine(corpus);
   const semanticMatches = (stored?.semantic !== undefined) === (input.sentenceVectors !== undefined);
   if (stored && semanticMatches) {
     try {

@@ -26,7 +26,9 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
   --embedder <spec>          use (default), hf:<folder or URL>, openai:<baseUrl>#<model>, or none (lexical only)
   --vectors i8|f32           vector storage in the bundle (default i8: int8 with a per-vector scale)
-  --graph                    also store the concept graph (large: see FORMAT.md; rebuilt on load otherwise)
+  --graph                    store the whole concept graph (large: ~150 MB for MuSiQue, see FORMAT.md)
+  --no-graph-mask            store no graph at all. By default a bundle with vectors carries the compact graph:
+                             the θsem keep-mask of its edges (~0.75 MB), so loading skips the edge cosines
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
 `;
@@ -153,6 +155,7 @@ export async function run(args: string[]): Promise<number> {
       embedder: { type: 'string', default: 'use' },
       vectors: { type: 'string', default: 'i8' },
       graph: { type: 'boolean', default: false },
+      'no-graph-mask': { type: 'boolean', default: false },
       'max-chunk-tokens': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       cache: { type: 'string', default: '.cache/embeddings' },
@@ -207,14 +210,19 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write('index: no document could be indexed\n');
       return 1;
     }
-    if (values.graph) {
+    // The compact graph (keep-mask) only helps when there are vectors: a lexical graph is rebuilt from text alone.
+    if (values.graph || (result.embedder && !values['no-graph-mask'])) {
       const t = performance.now();
       result = attachGraph(result);
       log(`concept graph built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
     const bytes = await writeBundleFile(
       values.out,
-      writeSnapshotBundle(result, { appVersion: appVersion(), vectors: values.vectors }),
+      writeSnapshotBundle(result, {
+        appVersion: appVersion(),
+        vectors: values.vectors,
+        graph: values.graph ? 'full' : 'compact',
+      }),
     );
     const counts = snapshotCounts(result);
     const seconds = (performance.now() - started) / 1000;

@@ -10,6 +10,7 @@ import {
   type EmbedderInfo,
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
+import { isCompactGraph } from '../core/graph/compactGraph.ts';
 import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
@@ -41,6 +42,8 @@ function indexParams(params: Record<string, unknown>): IndexParams {
 }
 
 function graphCounts(graph: Record<string, unknown> | undefined): { concepts: number; edges: number } {
+  // A compact graph (keep-mask) is stored as is: the query worker expands it on load (workers/engineFactory.ts).
+  if (isCompactGraph(graph)) return { concepts: graph.concepts, edges: graph.keptEdges };
   const terms = graph?.terms;
   const targets = graph?.edgeTargets;
   return {

@@ -20,6 +20,8 @@ import {
   type PartEntry,
 } from './format.ts';
 import type { ReadBundle } from './reader.ts';
+import { compactGraph, compactGraphProblem, isCompactGraph } from '../graph/compactGraph.ts';
+import type { SerializedGraph } from '../graph/conceptGraph.ts';
 
 /** Every layer of an index, in memory. */
 export interface IndexSnapshot {
@@ -31,7 +33,10 @@ export interface IndexSnapshot {
   sentences: SentenceRecord[];
   /** Sentence vectors per document id: rows in sentence-index order, unit length. */
   vectors: Map<string, Float32Array>;
-  /** The serialized concept graph (src/core/graph), when one was built for exactly these chunks. */
+  /**
+   * The concept graph (src/core/graph) when one was built for exactly these chunks: serialized in full, or (what
+   * bundles carry by default) compact — the θsem keep-mask and counts, the lexical graph being rebuilt on load.
+   */
   graph?: Record<string, unknown>;
   /**
    * Any other layer as a table of records (KG: kgEntities, kgRelations, kgChunks; later layers likewise). Stored
@@ -70,6 +75,23 @@ export interface ExportOptions {
   /** int8 with a per-vector scale (default) or exact Float32. */
   vectors?: VectorEncoding;
   appVersion: string;
+  /**
+   * 'compact' (default): a full concept graph with a semantic layer is written as its keep-mask (~0.75 MB for
+   * MuSiQue instead of ~150 MB); 'full': as is. Other graphs (lexical only, already compact) go as they are.
+   */
+  graph?: 'compact' | 'full';
+}
+
+/** The graph as the bundle stores it under `mode` (see ExportOptions.graph). */
+export function graphForBundle(
+  graph: Record<string, unknown>,
+  mode: 'compact' | 'full' = 'compact',
+): Record<string, unknown> {
+  if (mode === 'full' || graph.format !== 'conceptrag-graph') return graph;
+  const semantic = graph.semantic as SerializedGraph['semantic'];
+  if (!semantic || !(semantic.cosines || semantic.keepMask)) return graph;
+  const compact = compactGraph(graph as unknown as SerializedGraph);
+  return compact ? (compact as unknown as Record<string, unknown>) : graph;
 }
 
 export function sourceFromSnapshot(s: IndexSnapshot): IndexSource {
@@ -159,7 +181,7 @@ export async function* indexParts(source: IndexSource, options: ExportOptions): 
     yield* vectorPart(vectors, source.embedder.dimension, options.vectors ?? 'i8');
   }
   const graph = await source.graph();
-  if (graph) yield structuredPart(PART.graph, graph);
+  if (graph) yield structuredPart(PART.graph, graphForBundle(graph, options.graph));
   for (const name of source.tableNames) {
     const records = await source.table(name);
     if (records.length) yield structuredPart(`${PART.tablePrefix}${name}.bin`, records, records.length);
@@ -312,6 +334,17 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
     ) {
       throw invalid('the concept graph does not cover exactly the chunks of the bundle', PART.graph);
     }
+    if (isCompactGraph(graph)) {
+      const problem = compactGraphProblem(graph);
+      if (problem) throw invalid(`the compact concept graph is unusable: ${problem}`, PART.graph);
+      if (manifest.embedder && graph.dimension !== manifest.embedder.dimension) {
+        throw invalid(
+          `the compact concept graph was made with vectors of dimension ${graph.dimension}, ` +
+            `the bundle's are ${manifest.embedder.dimension}`,
+          PART.graph,
+        );
+      }
+    }
   }
 
   const tables: Record<string, unknown[]> = {};
@@ -399,6 +432,10 @@ export function snapshotCounts(s: IndexSnapshot): Record<string, number> {
     sentences: s.sentences.length,
     vectors: vectorRows,
   };
+  if (isCompactGraph(s.graph)) {
+    counts.concepts = s.graph.concepts;
+    counts.edges = s.graph.keptEdges;
+  }
   const terms = s.graph?.terms;
   if (Array.isArray(terms)) counts.concepts = terms.length;
   const targets = s.graph?.edgeTargets;

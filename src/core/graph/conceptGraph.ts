@@ -3,9 +3,16 @@
 // cosines, the θsem-filtered graph) is added when sentence vectors exist. Built from chunks sorted by id, so the
 // same document set gives the same graph whatever order the documents were added in.
 import { extractConcepts, type ConceptTable } from './concepts.ts';
-import { buildCooccurrenceGraph, edgeCosines, filterEdges, type ConceptGraph } from './cooccurrence.ts';
+import { buildCooccurrenceGraph, filterEdges, type ConceptGraph } from './cooccurrence.ts';
 import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';
 import { pagerank } from './pagerank.ts';
+import {
+  fastEdgeCosines,
+  filterByKeepMask,
+  keepMaskBytes,
+  keepMaskOf,
+  undirectedEdgeCount,
+} from './semanticEdges.ts';
 
 export interface GraphOptions {
   conceptsPerChunk: number;
@@ -20,8 +27,19 @@ export interface SemanticLayer {
   dimension: number;
   /** nodeCount × dimension, unit rows. */
   conceptVectors: Float32Array;
-  /** Cosine of every co-occurrence edge (aligned with cooccurrence.targets). */
-  cosines: Float32Array;
+  /**
+   * Cosine of every co-occurrence edge (aligned with cooccurrence.targets). Absent when the layer came from a
+   * keep-mask (a bundle): then `keep` says which edges pass θsem, and cosines are computed only if θsem changes.
+   */
+  cosines?: Float32Array;
+  /** The θsem outcome per undirected edge (semanticEdges.keepMaskOf), when the layer came from a keep-mask. */
+  keep?: KeepMask;
+}
+
+/** Which undirected co-occurrence edges have cosine ≥ thetaSem: one bit each, in canonical CSR order. */
+export interface KeepMask {
+  thetaSem: number;
+  mask: Uint8Array;
 }
 
 export interface ConceptGraphIndex {
@@ -46,6 +64,15 @@ export function buildLexicalGraph(
   chunkTerms: readonly (readonly string[])[],
   options: GraphOptions,
 ): ConceptGraphIndex {
+  return withRanks(lexicalLayers(chunkIds, chunkTerms, options));
+}
+
+/** Concepts and co-occurrence edges without the PageRank (callers that filter the graph first rank once). */
+export function lexicalLayers(
+  chunkIds: readonly string[],
+  chunkTerms: readonly (readonly string[])[],
+  options: GraphOptions,
+): Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
   if (chunkIds.length !== chunkTerms.length) {
     throw new Error(`concept graph: ${chunkIds.length} chunk ids but ${chunkTerms.length} term lists`);
   }
@@ -58,7 +85,7 @@ export function buildLexicalGraph(
   }
   const table = extractConcepts(chunkTerms, options);
   const cooccurrence = buildCooccurrenceGraph(table, options.thetaCo);
-  return withRanks({ chunkIds: [...chunkIds], table, cooccurrence, graph: cooccurrence, options });
+  return { chunkIds: [...chunkIds], table, cooccurrence, graph: cooccurrence, options };
 }
 
 /** Adds (or replaces) the semantic layer: concept vectors, edge cosines and the θsem-filtered walk graph. */
@@ -69,8 +96,24 @@ export function addSemanticLayer(
   dimension: number,
 ): ConceptGraphIndex {
   const conceptVectors = computeConceptVectors(index.table, layout, sentenceVectors, dimension);
-  const cosines = edgeCosines(index.cooccurrence, conceptVectors, dimension);
+  const cosines = fastEdgeCosines(index.cooccurrence, conceptVectors, dimension);
   return withSemantic(index, { dimension, conceptVectors, cosines });
+}
+
+/**
+ * Adds the semantic layer from a keep-mask instead of edge cosines: the concept vectors (the ppr and concept
+ * modes need them for embedding seeds) are computed, the ~6 M cosines are not. The result is the graph
+ * addSemanticLayer gives when the mask was made at the same θsem from the same vectors.
+ */
+export function addSemanticLayerFromMask(
+  index: ConceptGraphIndex,
+  layout: SentenceLayout,
+  sentenceVectors: Float32Array,
+  dimension: number,
+  keep: KeepMask,
+): ConceptGraphIndex {
+  const conceptVectors = computeConceptVectors(index.table, layout, sentenceVectors, dimension);
+  return withSemantic(index, { dimension, conceptVectors, keep });
 }
 
 /** The same index with another θsem: re-filters the stored edge cosines (no vectors recomputed). */
@@ -80,9 +123,29 @@ export function withThetaSem(index: ConceptGraphIndex, thetaSem: number): Concep
   return withSemantic({ ...index, options }, index.semantic);
 }
 
-function withSemantic(index: ConceptGraphIndex, semantic: SemanticLayer): ConceptGraphIndex {
-  const graph = filterEdges(index.cooccurrence, semantic.cosines, index.options.thetaSem);
+function withSemantic(index: ConceptGraphIndex, layer: SemanticLayer): ConceptGraphIndex {
+  const { thetaSem } = index.options;
+  let semantic = layer;
+  let graph: ConceptGraph;
+  if (semantic.keep && semantic.keep.thetaSem === thetaSem && !semantic.cosines) {
+    graph = filterByKeepMask(index.cooccurrence, semantic.keep.mask);
+  } else {
+    // Another θsem than the mask's: the cosines are needed after all (computed once, then kept).
+    const cosines =
+      semantic.cosines ?? fastEdgeCosines(index.cooccurrence, semantic.conceptVectors, semantic.dimension);
+    semantic = { ...semantic, cosines };
+    graph = filterEdges(index.cooccurrence, cosines, thetaSem);
+  }
   return withRanks({ ...index, semantic, graph });
+}
+
+/** The keep-mask of an index's semantic layer at its θsem (from the cosines, or the mask it was built from). */
+export function keepMaskOfIndex(index: ConceptGraphIndex): KeepMask | undefined {
+  const s = index.semantic;
+  if (!s) return undefined;
+  const thetaSem = index.options.thetaSem;
+  if (s.keep && s.keep.thetaSem === thetaSem) return s.keep;
+  return s.cosines ? { thetaSem, mask: keepMaskOf(index.cooccurrence, s.cosines, thetaSem) } : undefined;
 }
 
 function withRanks(index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>): ConceptGraphIndex {
@@ -120,7 +183,14 @@ export interface SerializedGraph {
   edgeTargets: Uint32Array;
   edgeCo: Uint32Array;
   edgeWeights: Float32Array;
-  semantic?: { dimension: number; conceptVectors: Float32Array; cosines: Float32Array };
+  /** cosines, or keepMask + keepThetaSem (a graph expanded from a bundle's compact graph): at least one. */
+  semantic?: {
+    dimension: number;
+    conceptVectors: Float32Array;
+    cosines?: Float32Array;
+    keepMask?: Uint8Array;
+    keepThetaSem?: number;
+  };
 }
 
 export function serializeGraph(index: ConceptGraphIndex): SerializedGraph {
@@ -142,8 +212,21 @@ export function serializeGraph(index: ConceptGraphIndex): SerializedGraph {
     edgeTargets: g.targets,
     edgeCo: g.co,
     edgeWeights: g.weights,
-    semantic: index.semantic ? { ...index.semantic } : undefined,
+    semantic: index.semantic ? serializeSemantic(index.semantic) : undefined,
   };
+}
+
+function serializeSemantic(s: SemanticLayer): NonNullable<SerializedGraph['semantic']> {
+  const out: NonNullable<SerializedGraph['semantic']> = {
+    dimension: s.dimension,
+    conceptVectors: s.conceptVectors,
+  };
+  if (s.cosines) out.cosines = s.cosines;
+  if (s.keep) {
+    out.keepMask = s.keep.mask;
+    out.keepThetaSem = s.keep.thetaSem;
+  }
+  return out;
 }
 
 /** Rebuilds the index from its serialized form, checking every array against the counts it must match. */
@@ -197,9 +280,16 @@ export function deserializeGraph(data: SerializedGraph): ConceptGraphIndex {
   if (!data.semantic) return withRanks(base);
   const s = data.semantic;
   if (s.conceptVectors.length !== nc * s.dimension) fail('concept vectors do not match concepts × dimension');
-  if (s.cosines.length !== m) fail('edge cosines do not match the edges');
-  return withSemantic(
-    { ...base, conceptRank: new Float64Array(0), chunkRank: new Float64Array(0) },
-    { ...s },
-  );
+  const layer: SemanticLayer = { dimension: s.dimension, conceptVectors: s.conceptVectors };
+  if (s.cosines) {
+    if (s.cosines.length !== m) fail('edge cosines do not match the edges');
+    layer.cosines = s.cosines;
+  }
+  if (s.keepMask) {
+    if (typeof s.keepThetaSem !== 'number') fail('keep-mask without its θsem');
+    if (s.keepMask.length !== keepMaskBytes(m / 2)) fail('keep-mask does not match the edges');
+    layer.keep = { thetaSem: s.keepThetaSem!, mask: s.keepMask };
+  }
+  if (!layer.cosines && !layer.keep) fail('semantic layer has neither edge cosines nor a keep-mask');
+  return withSemantic({ ...base, conceptRank: new Float64Array(0), chunkRank: new Float64Array(0) }, layer);
 }

@@ -1,7 +1,7 @@
 // Concept vectors (G2ConS eq. 1): Vector(w) = mean of the embeddings of the sentences that contain w, within the
 // concept's chunks; normalized to unit length so cosine is a dot product. A concept found in no single sentence
 // (e.g. a phrase split across a sentence boundary) falls back to the mean of its chunks' sentences.
-import type { ConceptTable } from './concepts.ts';
+import { conceptIndex, type ConceptTable } from './concepts.ts';
 
 export interface SentenceLayout {
   /** Sentences of chunk k are sentence rows sentenceOffsets[k] .. sentenceOffsets[k+1] (chunk order). */
@@ -31,18 +31,24 @@ export function computeConceptVectors(
   }
   const out = new Float32Array(nc * dim);
   const hits = new Uint32Array(nc);
-  const { chunkConceptOffsets: kco, chunkConcepts: kc, terms } = table;
+  const { chunkConceptOffsets: kco, chunkConcepts: kc } = table;
+  // One pass over the sentences: each sentence term is looked up once, instead of testing every concept of the
+  // chunk against every sentence. Rows are added in the same (chunk, sentence) order as that test did, so the
+  // sums are bit-for-bit the same. inChunk[c] = k + 1 marks the concepts of chunk k; lastSentence[c] = s + 1
+  // counts a term repeated in one sentence once.
+  const ids = conceptIndex(table);
+  const inChunk = new Uint32Array(nc);
+  const lastSentence = new Uint32Array(nc);
   for (let k = 0; k < table.chunkCount; k++) {
     const s0 = layout.sentenceOffsets[k];
     const s1 = layout.sentenceOffsets[k + 1];
     if (s1 === s0) continue;
-    const sets = [];
-    for (let s = s0; s < s1; s++) sets.push(new Set(layout.sentenceTerms[s]));
-    for (let j = kco[k]; j < kco[k + 1]; j++) {
-      const c = kc[j];
-      const term = terms[c];
-      for (let s = s0; s < s1; s++) {
-        if (!sets[s - s0].has(term)) continue;
+    for (let j = kco[k]; j < kco[k + 1]; j++) inChunk[kc[j]] = k + 1;
+    for (let s = s0; s < s1; s++) {
+      for (const term of layout.sentenceTerms[s]) {
+        const c = ids.get(term);
+        if (c === undefined || inChunk[c] !== k + 1 || lastSentence[c] === s + 1) continue;
+        lastSentence[c] = s + 1;
         addRow(out, c, sentenceVectors, s, dim);
         hits[c]++;
       }
