@@ -6,13 +6,7 @@ import { extractConcepts, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, filterEdges, type ConceptGraph } from './cooccurrence.ts';
 import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';
 import { pagerank } from './pagerank.ts';
-import {
-  fastEdgeCosines,
-  filterByKeepMask,
-  keepMaskBytes,
-  keepMaskOf,
-  undirectedEdgeCount,
-} from './semanticEdges.ts';
+import { fastEdgeCosines, filterByKeepMask, keepMaskBytes, keepMaskOf } from './semanticEdges.ts';
 
 export interface GraphOptions {
   conceptsPerChunk: number;
