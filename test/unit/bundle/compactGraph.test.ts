@@ -1,0 +1,134 @@
+// The compact concept graph (θsem keep-mask) that bundles carry by default: written in place of the full graph,
+// validated on read, and expanded on load into the same walk graph and rankings as a fresh build.
+import { describe, expect, it } from 'vitest';
+import { bundleBytes, readIndexBundle, writeSnapshotBundle } from '../../../src/core/bundle/index.ts';
+import {
+  compactGraph,
+  expandCompactGraph,
+  isCompactGraph,
+  type CompactGraph,
+} from '../../../src/core/graph/compactGraph.ts';
+import { resolveParams } from '../../../src/core/retrieval/params.ts';
+import type { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
+import { snapshotToCorpus } from '../../../src/store/bundleImport.ts';
+import { buildEngine, loadEngine } from '../../../workers/engineFactory.ts';
+import { DIM, DOCS, EMBEDDER, fakeVector, snapshotOf } from './fixtures.ts';
+
+const QUESTION = 'Who was the mother of Lothair II?';
+
+function ranking(engine: RetrievalEngine, mode: string): string[] {
+  return engine
+    .search({ text: QUESTION, vector: fakeVector(QUESTION) }, mode, 100_000)
+    .map((h) => `${h.chunkId} ${h.score}`);
+}
+
+async function roundTrip(graph: 'compact' | 'full' | undefined) {
+  const snapshot = snapshotOf();
+  const fresh = buildEngine(snapshotToCorpus(snapshot));
+  const withGraph = { ...snapshot, graph: fresh.exportGraph() as unknown as Record<string, unknown> };
+  const bytes = await bundleBytes(
+    writeSnapshotBundle(withGraph, { appVersion: '0.1.0', vectors: 'f32', graph }),
+  );
+  return { fresh, back: await readIndexBundle(bytes, EMBEDDER), bytes };
+}
+
+describe('compact concept graph in bundles', () => {
+  it('is what a bundle carries by default, and loads into the fresh graph and the same rankings', async () => {
+    const { fresh, back } = await roundTrip(undefined);
+    const stats = fresh.stats();
+    // A real filter: θsem drops some co-occurrence edges and keeps others.
+    expect(stats.edges).toBeGreaterThan(0);
+    expect(stats.edges).toBeLessThan(stats.cooccurrenceEdges);
+    expect(isCompactGraph(back.graph)).toBe(true);
+    const compact = back.graph as unknown as CompactGraph;
+    expect(compact.keepMask.length).toBe(Math.ceil(stats.cooccurrenceEdges / 8));
+    expect(compact).toMatchObject({
+      concepts: stats.concepts,
+      edges: stats.cooccurrenceEdges,
+      dimension: DIM,
+    });
+    expect(compact.keptEdges).toBe(stats.edges);
+    expect(back.graph).not.toHaveProperty('edgeTargets');
+
+    const loaded = loadEngine(snapshotToCorpus(back));
+    expect(loaded.stats()).toEqual(stats);
+    expect(Array.from(loaded.graph.graph.targets)).toEqual(Array.from(fresh.graph.graph.targets));
+    expect(Array.from(loaded.graph.semantic!.conceptVectors)).toEqual(
+      Array.from(fresh.graph.semantic!.conceptVectors),
+    );
+    for (const mode of ['ppr', 'concept', 'dense', 'bm25']) {
+      expect(ranking(loaded, mode)).toEqual(ranking(fresh, mode));
+    }
+    // Another θsem than the mask's: the cosines are computed after all, as a fresh engine would.
+    expect(ranking(loaded.withParams({ thetaSem: 0.2 }), 'ppr')).toEqual(
+      ranking(fresh.withParams({ thetaSem: 0.2 }), 'ppr'),
+    );
+  });
+
+  it("keeps the whole graph with graph: 'full'", async () => {
+    const { fresh, back } = await roundTrip('full');
+    expect(back.graph?.format).toBe('conceptrag-graph');
+    expect(Array.from(back.graph?.edgeTargets as Uint32Array)).toEqual(
+      Array.from(fresh.graph.cooccurrence.targets),
+    );
+  });
+
+  it('is not applied to other chunks, options, dimension or counts, with the reason', () => {
+    const two = snapshotOf(DOCS.slice(0, 2));
+    const compact = compactGraph(buildEngine(snapshotToCorpus(two)).exportGraph())!;
+    // Loading a library of three documents with the mask of two: a fresh build, not a wrong graph.
+    const three = snapshotToCorpus(snapshotOf());
+    const loaded = loadEngine({ ...three, graph: { id: 'concept', builtAt: 0, graph: compact as never } });
+    expect(ranking(loaded, 'ppr')).toEqual(ranking(buildEngine(three), 'ppr'));
+
+    const fresh = buildEngine(snapshotToCorpus(two));
+    const g = fresh.graph;
+    const input = {
+      chunkIds: g.chunkIds,
+      conceptLists: g.chunkIds.map(() => [] as string[]),
+      options: resolveParams(),
+      layout: { sentenceOffsets: new Uint32Array(g.chunkIds.length + 1), sentenceTerms: [] },
+      sentenceVectors: new Float32Array(0),
+      dimension: DIM,
+    };
+    const why =
+      (c: CompactGraph, i = input) =>
+      () =>
+        expandCompactGraph(c, i);
+    expect(why(compact, { ...input, chunkIds: ['x#0000#0000'] })).toThrow(
+      'compact graph: cannot apply the keep-mask: it was built for another set of chunks',
+    );
+    expect(why(compact, { ...input, options: resolveParams({ thetaCo: 2 }) })).toThrow(
+      'option thetaCo is 2, the mask was made with 1',
+    );
+    expect(why(compact, { ...input, dimension: 4 })).toThrow(
+      `vectors have dimension 4, the mask was made with ${DIM}`,
+    );
+    // Empty term lists rebuild a graph of 0 concepts: not the one the mask indexes.
+    expect(why(compact)).toThrow(
+      `the rebuilt graph has 0 concepts and 0 edges, the mask ${compact.concepts} and ${compact.edges}`,
+    );
+    expect(why({ ...compact, keepMask: new Uint8Array(1) })).toThrow(
+      `keepMask has 1 bytes for ${compact.edges} edges`,
+    );
+  });
+
+  it('refuses a bundle whose compact graph is damaged', async () => {
+    const snapshot = snapshotOf();
+    const compact = compactGraph(buildEngine(snapshotToCorpus(snapshot)).exportGraph())!;
+    for (const [graph, reason] of [
+      [{ ...compact, keepMask: new Uint8Array(compact.keepMask.length + 1) }, 'keepMask has'],
+      [{ ...compact, dimension: DIM * 2 }, `made with vectors of dimension ${DIM * 2}`],
+    ] as const) {
+      const bytes = await bundleBytes(
+        writeSnapshotBundle(
+          { ...snapshot, graph: graph as unknown as Record<string, unknown> },
+          {
+            appVersion: '0.1.0',
+          },
+        ),
+      );
+      await expect(readIndexBundle(bytes, EMBEDDER)).rejects.toThrow(reason);
+    }
+  });
+});
