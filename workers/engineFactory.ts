@@ -43,10 +43,13 @@ export function retrievalInput(corpus: LoadedCorpus): RetrievalInput {
  * options, dimension or counts), so the caller builds from scratch.
  */
 function expandStoredMask(compact: CompactGraph, input: RetrievalInput): SerializedGraph | undefined {
-  if (!input.sentenceVectors || !input.dimension) return undefined;
+  if (!input.sentenceVectors || input.dimension !== compact.dimension) return undefined;
+  const layout = layoutCorpus(input.chunks, input.sentences);
+  // The cheap refusal first (documents added or removed since the mask was made), before analysing any text.
+  const ids = compact.chunkIds;
+  if (ids.length !== layout.chunks.length || layout.chunks.some((c, i) => c.id !== ids[i])) return undefined;
   const analyzer = termAnalyzer();
   const params = resolveParams();
-  const layout = layoutCorpus(input.chunks, input.sentences);
   const conceptLists = layout.chunks.map((c) => conceptTerms(analyzer, c.text, params.phrases));
   try {
     return expandCompactGraph(compact, {
