@@ -1,5 +1,6 @@
 // The compact concept graph (θsem keep-mask) that bundles carry by default: written in place of the full graph,
 // validated on read, and expanded on load into the same walk graph and rankings as a fresh build.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { bundleBytes, readIndexBundle, writeSnapshotBundle } from '../../../src/core/bundle/index.ts';
 import {
@@ -10,9 +11,12 @@ import {
 } from '../../../src/core/graph/compactGraph.ts';
 import { resolveParams } from '../../../src/core/retrieval/params.ts';
 import type { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
-import { snapshotToCorpus } from '../../../src/store/bundleImport.ts';
+import { exportLibraryBlob } from '../../../src/store/bundleExport.ts';
+import { importBundle, snapshotToCorpus } from '../../../src/store/bundleImport.ts';
+import { openDatabase } from '../../../src/store/db.ts';
+import { Repo } from '../../../src/store/repo.ts';
 import { buildEngine, loadEngine } from '../../../workers/engineFactory.ts';
-import { DIM, DOCS, EMBEDDER, fakeVector, snapshotOf } from './fixtures.ts';
+import { DIM, DOCS, EMBEDDER, fakeVector, prepared, snapshotOf } from './fixtures.ts';
 
 const QUESTION = 'Who was the mother of Lothair II?';
 
@@ -130,5 +134,33 @@ describe('compact concept graph in bundles', () => {
       );
       await expect(readIndexBundle(bytes, EMBEDDER)).rejects.toThrow(reason);
     }
+  });
+
+  it('goes from a library export to an import as is: not stale, counted, and ranking as the source', async () => {
+    let n = 0;
+    const db = () => openDatabase(`compact-graph-${n++}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+    const source = db();
+    const repo = new Repo(source);
+    for (const d of DOCS) {
+      const p = prepared(d);
+      await repo.putPreparedDocument(
+        { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
+        p.vectors,
+        EMBEDDER.id,
+      );
+    }
+    const engine = buildEngine(await repo.loadCorpus());
+    const stats = engine.stats();
+    await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
+    const blob = await exportLibraryBlob(source, { appVersion: '0.1.0', vectors: 'f32' });
+
+    const target = db();
+    const result = await importBundle(target, new Uint8Array(await blob.arrayBuffer()));
+    expect(result.graphStale).toBe(false);
+    expect(isCompactGraph((await target.graph.get('concept'))?.graph)).toBe(true);
+    expect(await target.meta.get('index')).toMatchObject({ concepts: stats.concepts, edges: stats.edges });
+    const imported = loadEngine(await new Repo(target).loadCorpus());
+    expect(imported.stats()).toEqual(stats);
+    for (const mode of ['ppr', 'concept']) expect(ranking(imported, mode)).toEqual(ranking(engine, mode));
   });
 });
