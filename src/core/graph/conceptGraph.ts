@@ -6,7 +6,7 @@ import { extractConcepts, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, filterEdges, type ConceptGraph } from './cooccurrence.ts';
 import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';
 import { pagerank } from './pagerank.ts';
-import { fastEdgeCosines, filterByKeepMask, keepMaskBytes, keepMaskOf } from './semanticEdges.ts';
+import { fastEdgeCosines, filterByKeepMask, keepMaskBytes } from './semanticEdges.ts';
 
 export interface GraphOptions {
   conceptsPerChunk: number;
@@ -94,22 +94,6 @@ export function addSemanticLayer(
   return withSemantic(index, { dimension, conceptVectors, cosines });
 }
 
-/**
- * Adds the semantic layer from a keep-mask instead of edge cosines: the concept vectors (the ppr and concept
- * modes need them for embedding seeds) are computed, the ~6 M cosines are not. The result is the graph
- * addSemanticLayer gives when the mask was made at the same θsem from the same vectors.
- */
-export function addSemanticLayerFromMask(
-  index: ConceptGraphIndex,
-  layout: SentenceLayout,
-  sentenceVectors: Float32Array,
-  dimension: number,
-  keep: KeepMask,
-): ConceptGraphIndex {
-  const conceptVectors = computeConceptVectors(index.table, layout, sentenceVectors, dimension);
-  return withSemantic(index, { dimension, conceptVectors, keep });
-}
-
 /** The same index with another θsem: re-filters the stored edge cosines (no vectors recomputed). */
 export function withThetaSem(index: ConceptGraphIndex, thetaSem: number): ConceptGraphIndex {
   const options = { ...index.options, thetaSem };
@@ -131,15 +115,6 @@ function withSemantic(index: ConceptGraphIndex, layer: SemanticLayer): ConceptGr
     graph = filterEdges(index.cooccurrence, cosines, thetaSem);
   }
   return withRanks({ ...index, semantic, graph });
-}
-
-/** The keep-mask of an index's semantic layer at its θsem (from the cosines, or the mask it was built from). */
-export function keepMaskOfIndex(index: ConceptGraphIndex): KeepMask | undefined {
-  const s = index.semantic;
-  if (!s) return undefined;
-  const thetaSem = index.options.thetaSem;
-  if (s.keep && s.keep.thetaSem === thetaSem) return s.keep;
-  return s.cosines ? { thetaSem, mask: keepMaskOf(index.cooccurrence, s.cosines, thetaSem) } : undefined;
 }
 
 function withRanks(index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>): ConceptGraphIndex {
