@@ -432,9 +432,10 @@ export function snapshotCounts(s: IndexSnapshot): Record<string, number> {
     sentences: s.sentences.length,
     vectors: vectorRows,
   };
+  // Co-occurrence edges, as for a full graph (edgeTargets / 2): the manifest counts the same either way.
   if (isCompactGraph(s.graph)) {
     counts.concepts = s.graph.concepts;
-    counts.edges = s.graph.keptEdges;
+    counts.edges = s.graph.edges;
   }
   const terms = s.graph?.terms;
   if (Array.isArray(terms)) counts.concepts = terms.length;
