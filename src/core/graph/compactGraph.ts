@@ -93,8 +93,11 @@ export interface ExpandInput {
   dimension: number;
 }
 
-/** Build options that shape the lexical graph (the keep-mask indexes its edges). */
-const SHAPING_OPTIONS: readonly (keyof GraphOptions)[] = ['conceptsPerChunk', 'maxDfFraction', 'thetaCo'];
+/**
+ * Options that shape the lexical graph (the keep-mask indexes its edges). `phrases` is the retrieval parameter
+ * that adds phrase concepts: not a GraphOptions field, but stored with the options the engine passes.
+ */
+const SHAPING_OPTIONS = ['conceptsPerChunk', 'maxDfFraction', 'thetaCo', 'phrases'] as const;
 
 /**
  * Rebuilds the full serialized graph (lexical arrays, concept vectors, keep-mask) from a compact graph and the
@@ -111,11 +114,11 @@ export function expandCompactGraph(compact: CompactGraph, input: ExpandInput): S
   if (ids.length !== compact.chunkIds.length || ids.some((id, i) => id !== compact.chunkIds[i])) {
     fail('it was built for another set of chunks');
   }
+  const made = compact.options as unknown as Record<string, unknown>;
+  const now = input.options as unknown as Record<string, unknown>;
   for (const key of SHAPING_OPTIONS) {
-    if (compact.options[key] !== input.options[key]) {
-      fail(
-        `option ${key} is ${String(input.options[key])}, the mask was made with ${String(compact.options[key])}`,
-      );
+    if (made[key] !== now[key]) {
+      fail(`option ${key} is ${String(now[key])}, the mask was made with ${String(made[key])}`);
     }
   }
   if (input.dimension !== compact.dimension) {

@@ -105,6 +105,9 @@ describe('compact concept graph in bundles', () => {
     expect(why(compact, { ...input, options: resolveParams({ thetaCo: 2 }) })).toThrow(
       'option thetaCo is 2, the mask was made with 1',
     );
+    expect(why(compact, { ...input, options: resolveParams({ phrases: !input.options.phrases }) })).toThrow(
+      'option phrases is',
+    );
     expect(why(compact, { ...input, dimension: 4 })).toThrow(
       `vectors have dimension 4, the mask was made with ${DIM}`,
     );
