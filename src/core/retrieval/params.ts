@@ -42,6 +42,15 @@ export interface RetrievalParams {
    */
   feedbackChunks: number;
   feedbackShare: number;
+  /**
+   * In-mode lexical fusion: each chunk's walk score gains weight × (its BM25 score over the question's concepts,
+   * phrases included, ÷ the best such score) × the walk's best chunk score. 0 = the walk alone.
+   */
+  lexicalChunkWeight: number;
+  /** The same lexical evidence in the first walk only, i.e. in the choice of the feedback chunks. */
+  lexicalFeedbackWeight: number;
+  /** The lexical evidence counts for its best this-many chunks only (0 = every chunk naming a question concept). */
+  lexicalTopChunks: number;
   /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
   conceptTopK: number;
   conceptHops: number;
@@ -73,6 +82,9 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   chunkLengthPower: 0.5,
   feedbackChunks: 2,
   feedbackShare: 0.2,
+  lexicalChunkWeight: 0.05,
+  lexicalFeedbackWeight: 2,
+  lexicalTopChunks: 5,
   conceptTopK: 25,
   conceptHops: 2,
   conceptChunksPerConcept: 3,

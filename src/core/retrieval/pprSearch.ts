@@ -1,7 +1,10 @@
 // `ppr` mode: personalized PageRank over the concept graph (HippoRAG's retrieval idea on G2ConS's LLM-free
 // graph). Restart mass goes to the concepts named in the question (IDF-weighted) mixed with the concepts nearest
-// to the question's embedding; each chunk then scores Σ PPR(c) / |T(c)|^power over its concepts.
+// to the question's embedding; each chunk then scores Σ PPR(c) / |T(c)|^power over its concepts. Lexical evidence
+// (BM25 over the question's concepts, phrases included) picks the feedback chunks of the second walk and adds a
+// small share to the best lexical matches' final score: the walk finds the bridge, the words pin the named passage.
 import type { ConceptGraphIndex } from '../graph/conceptGraph.ts';
+import type { ConceptTable } from '../graph/concepts.ts';
 import type { PersonalizedPageRank } from '../graph/pagerank.ts';
 import type { DenseIndex } from './dense.ts';
 import type { RetrievalParams } from './params.ts';
@@ -25,16 +28,7 @@ export interface PprContext {
  */
 export function conceptChunkShares(graph: ConceptGraphIndex, alpha: number, power: number): Float32Array {
   const t = graph.table;
-  const tf = new Float32Array(t.conceptChunks.length);
-  // Weights are stored chunk-major; the shares are needed concept-major.
-  const fill = t.conceptChunkOffsets.slice(0, t.terms.length);
-  for (let k = 0; k < t.chunkCount; k++) {
-    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
-      const c = t.chunkConcepts[j];
-      const idf = t.idf[c];
-      tf[fill[c]++] = idf > 0 ? Math.max(1, Math.round(t.chunkConceptWeights[j] / idf)) : 1;
-    }
-  }
+  const tf = conceptChunkTf(t);
   const out = new Float32Array(tf.length);
   for (let c = 0; c < t.terms.length; c++) {
     const a = t.conceptChunkOffsets[c];
@@ -45,6 +39,68 @@ export function conceptChunkShares(graph: ConceptGraphIndex, alpha: number, powe
     for (let i = a; i < b; i++) out[i] = Math.pow(tf[i], alpha) * scale;
   }
   return out;
+}
+
+/**
+ * tf(c, k) aligned with table.conceptChunks (concept-major), recovered from the chunk-major TF-IDF weights (tf·idf);
+ * concepts in every chunk (idf 0) count tf 1.
+ */
+function conceptChunkTf(t: ConceptTable): Float32Array {
+  const cached = tfCache.get(t);
+  if (cached) return cached;
+  const tf = new Float32Array(t.conceptChunks.length);
+  const fill = t.conceptChunkOffsets.slice(0, t.terms.length);
+  for (let k = 0; k < t.chunkCount; k++) {
+    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
+      const c = t.chunkConcepts[j];
+      const idf = t.idf[c];
+      tf[fill[c]++] = idf > 0 ? Math.max(1, Math.round(t.chunkConceptWeights[j] / idf)) : 1;
+    }
+  }
+  tfCache.set(t, tf);
+  return tf;
+}
+// One tf array per concept table (the lexical evidence of every query reads it; tables are immutable).
+const tfCache = new WeakMap<ConceptTable, Float32Array>();
+
+/**
+ * Lexical evidence for the chunk score: BM25 (k1, b from params) over the question's concepts, phrases included (so
+ * a chunk naming "kiss and tell" gains over one naming "kiss" and "tell" apart), chunk length = its number of
+ * concepts. Returned as chunk → score / best score (best = 1) for the best `limit` chunks (0 = all), empty when no
+ * question concept is known.
+ */
+export function lexicalEvidence(
+  ctx: PprContext,
+  questionConcepts: Iterable<number>,
+  limit = 0,
+): Map<number, number> {
+  const t = ctx.graph.table;
+  const { bm25K1: k1, bm25B: b } = ctx.params;
+  const tf = conceptChunkTf(t);
+  const avgLength = t.chunkCount ? t.chunkConceptOffsets[t.chunkCount] / t.chunkCount : 1;
+  const out = new Map<number, number>();
+  for (const c of new Set(questionConcepts)) {
+    const a = t.conceptChunkOffsets[c];
+    const e = t.conceptChunkOffsets[c + 1];
+    const df = e - a;
+    const idf = Math.log(1 + (t.chunkCount - df + 0.5) / (df + 0.5));
+    for (let i = a; i < e; i++) {
+      const k = t.conceptChunks[i];
+      const len = t.chunkConceptOffsets[k + 1] - t.chunkConceptOffsets[k];
+      const f = tf[i];
+      const s = (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * len) / (avgLength || 1)));
+      out.set(k, (out.get(k) ?? 0) + s);
+    }
+  }
+  let best = 0;
+  for (const s of out.values()) best = Math.max(best, s);
+  if (best === 0) return new Map();
+  // Only the best matches count: every chunk naming one generic question word would otherwise outrank the
+  // walk's long tail.
+  let kept = [...out];
+  if (limit > 0 && kept.length > limit)
+    kept = kept.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, limit);
+  return new Map(kept.map(([k, s]) => [k, s / best]));
 }
 
 /** Restart distribution: lexical seeds (share s) + embedding seeds (share 1 − s); each part sums to its share. */
@@ -118,8 +174,26 @@ export function pprSearch(
   if (questionSeeds.size === 0) return [];
   let seeds = questionSeeds;
   const t = graph.table;
+  let evidence = new Map<number, number>();
+  if (params.lexicalChunkWeight > 0 || params.lexicalFeedbackWeight > 0) {
+    const concepts: number[] = [];
+    for (const term of questionTerms) {
+      const c = ctx.conceptIds.get(term);
+      if (c !== undefined && t.idf[c] > 0) concepts.push(c);
+    }
+    evidence = lexicalEvidence(ctx, concepts, params.lexicalTopChunks);
+  }
+  const scaled = (w: number): Map<number, number> =>
+    new Map(w > 0 ? [...evidence].map(([k, s]) => [k, s * w]) : []);
+  const lexical = scaled(params.lexicalChunkWeight);
   if (params.feedbackChunks > 0 && params.feedbackShare > 0) {
-    const first = walkAndScore(ctx, seeds, seeds, params.feedbackChunks);
+    const first = walkAndScore(
+      ctx,
+      seeds,
+      seeds,
+      params.feedbackChunks,
+      scaled(params.lexicalFeedbackWeight),
+    );
     const feedback = new Map<number, number>();
     for (const { chunk } of first) {
       for (let j = t.chunkConceptOffsets[chunk]; j < t.chunkConceptOffsets[chunk + 1]; j++) {
@@ -137,7 +211,7 @@ export function pprSearch(
       seeds = mixed;
     }
   }
-  return walkAndScore(ctx, seeds, questionSeeds, limit);
+  return walkAndScore(ctx, seeds, questionSeeds, limit, lexical);
 }
 
 /**
@@ -149,6 +223,7 @@ function walkAndScore(
   seeds: Map<number, number>,
   questionSeeds: ReadonlyMap<number, number>,
   limit: number,
+  lexical: ReadonlyMap<number, number>,
 ): Candidate[] {
   const { graph, params, chunkScores } = ctx;
   const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
@@ -169,6 +244,17 @@ function walkAndScore(
     for (const k of touched) {
       const size = t.chunkConceptOffsets[k + 1] - t.chunkConceptOffsets[k];
       chunkScores[k] /= Math.pow(Math.max(1, size), params.chunkLengthPower);
+    }
+  }
+  if (lexical.size > 0) {
+    // In-mode fusion: lexical evidence (best = the weight) scaled to the walk's best chunk, so the mix does not
+    // depend on the walk's absolute mass.
+    let top = 0;
+    for (const k of touched) top = Math.max(top, chunkScores[k]);
+    if (top === 0) top = 1;
+    for (const [k, s] of lexical) {
+      if (chunkScores[k] === 0) touched.push(k);
+      chunkScores[k] += top * s;
     }
   }
   const best = topK(chunkScores, limit, touched);

@@ -5,6 +5,7 @@ import { PersonalizedPageRank } from '../../../src/core/graph/pagerank.ts';
 import { resolveParams, type RetrievalParams } from '../../../src/core/retrieval/params.ts';
 import {
   conceptChunkShares,
+  lexicalEvidence,
   pprSearch,
   pprSeeds,
   type PprContext,
@@ -121,5 +122,85 @@ describe('pprSearch graph feedback', () => {
     expect(share(fed, 1)).toBeGreaterThan(share(plain, 1));
     // Provenance still counts hops from the question's own concepts: chunk 1 was reached by the walk.
     expect(fed.find((r) => r.chunk === 1)!.hop).toBe(1);
+  });
+});
+
+describe('lexicalEvidence', () => {
+  const id = (t: string): number => graph.table.terms.indexOf(t);
+  it('scores BM25 over the question concepts, chunk length = its concept count, best chunk = 1', () => {
+    // "x": df 2 of N 3; chunk 0 has tf 3 and 2 concepts, chunk 1 tf 1 and 2 concepts; mean length 8/3.
+    // k1 1.2, b 0.75: length factor 1.2·(0.25 + 0.75·2/(8/3)) = 0.975; the shared IDF cancels in the ratio.
+    const ev = lexicalEvidence(context({}), [id('x')]);
+    expect([...ev.keys()].sort()).toEqual([0, 1]);
+    expect(ev.get(0)).toBe(1);
+    expect(ev.get(1)).toBeCloseTo(2.2 / 1.975 / (6.6 / 3.975), 6); // 0.670886
+  });
+  it('matches a question phrase as one concept and keeps only the best `limit` chunks', () => {
+    expect([...lexicalEvidence(context({}), [id('terry richardson')])]).toEqual([[2, 1]]);
+    expect([...lexicalEvidence(context({}), [id('x')], 1)]).toEqual([[0, 1]]);
+    expect(lexicalEvidence(context({}), []).size).toBe(0);
+  });
+});
+
+describe('pprSearch lexical fusion', () => {
+  const base = { feedbackChunks: 0, chunkLengthPower: 0, lexicalTopChunks: 0 };
+  it("adds weight × lexical evidence × the walk's best chunk score to each chunk", () => {
+    const plain = pprSearch(context({ ...base, lexicalChunkWeight: 0 }), ['x'], undefined, 3);
+    const fused = pprSearch(context({ ...base, lexicalChunkWeight: 0.5 }), ['x'], undefined, 3);
+    const top = plain[0].score;
+    const score = (res: typeof plain, k: number): number => res.find((r) => r.chunk === k)?.score ?? 0;
+    expect(score(fused, 0)).toBeCloseTo(score(plain, 0) + 0.5 * top * 1, 9);
+    expect(score(fused, 1)).toBeCloseTo(score(plain, 1) + 0.5 * top * (2.2 / 1.975 / (6.6 / 3.975)), 9);
+    // lexicalTopChunks 1: only chunk 0 gains.
+    const one = pprSearch(
+      context({ ...base, lexicalChunkWeight: 0.5, lexicalTopChunks: 1 }),
+      ['x'],
+      undefined,
+      3,
+    );
+    expect(score(one, 1)).toBeCloseTo(score(plain, 1), 9);
+  });
+
+  it('lets the lexically best chunk choose the feedback concepts (lexicalFeedbackWeight)', () => {
+    // The walk from q favours chunk 0 (more concepts, evenly shared mass); BM25 favours chunk 1 (q three times in a
+    // short chunk). Feedback from chunk 0 pulls chunk 3 (via n, n2); feedback from chunk 1 pulls chunk 2 (via r).
+    const g = buildLexicalGraph(
+      ['a', 'b', 'c', 'd'],
+      [
+        ['q', 'n', 'n2'],
+        ['q', 'q', 'q', 'r'],
+        ['r', 'm'],
+        ['n', 'n2', 'o'],
+      ],
+      { conceptsPerChunk: 0, maxDfFraction: 1, thetaCo: 1, thetaSem: 0 },
+    );
+    const run = (lexicalFeedbackWeight: number): Array<{ chunk: number; score: number }> => {
+      const params = resolveParams({
+        maxDfFraction: 1,
+        chunkLengthPower: 0,
+        tfSpread: 0,
+        feedbackChunks: 1,
+        feedbackShare: 0.5,
+        lexicalChunkWeight: 0,
+        lexicalTopChunks: 0,
+        lexicalFeedbackWeight,
+      });
+      const ctx: PprContext = {
+        graph: g,
+        conceptIds: conceptIndex(g.table),
+        walker: new PersonalizedPageRank(g.graph),
+        chunkScores: new Float64Array(4),
+        params,
+        shares: conceptChunkShares(g, params.tfSpread, params.chunkScorePower),
+      };
+      return pprSearch(ctx, ['q'], undefined, 4);
+    };
+    const score = (res: Array<{ chunk: number; score: number }>, k: number): number =>
+      res.find((r) => r.chunk === k)?.score ?? 0;
+    const walkOnly = run(0);
+    const lexical = run(10);
+    expect(walkOnly[0].chunk).toBe(0);
+    expect(score(walkOnly, 3)).toBeGreaterThan(score(walkOnly, 2));
+    expect(score(lexical, 2)).toBeGreaterThan(score(lexical, 3));
   });
 });
