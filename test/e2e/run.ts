@@ -44,6 +44,13 @@ async function main(): Promise<number> {
     console.error('e2e: dist/index.html is missing; run `npm run build` first (npm run test:e2e does)');
     return 1;
   }
+  const browser = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(browser)) {
+    console.error(
+      `e2e: no Chromium at ${browser}; install Debian's chromium (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH`,
+    );
+    return 1;
+  }
   const specs = await loadSpecs(process.argv.slice(2));
   const server = await serveStatic(dist);
   console.log(`e2e: serving dist/ at ${server.origin}; ${specs.length} spec(s)`);
