@@ -1,9 +1,10 @@
 // The indexing pipeline behind the ingest worker, with its dependencies injected (store, parser, embedder,
 // graph rebuild) so it runs in Node tests on fake-indexeddb as well as in the worker: pending file → prepare →
-// embed sentences in batches that span documents → one-transaction store write per document; the concept graph
-// is rebuilt once per batch. Files wait in the pending table with their bytes, so a reload resumes the queue.
+// embed sentences in batches that span documents (core embedDocuments) → one store transaction for the documents
+// each embedding call completed; the concept graph is rebuilt once per batch of files. Files wait in the pending table with their bytes, so a reload resumes the queue.
 import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../src/core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../src/core/types.ts';
+import { embedDocuments } from '../src/core/pipeline/embedDocuments.ts';
 import { EmbedderMismatchError, type Repo } from '../src/store/repo.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type FileOutcome, type IngestEvent } from './protocol.ts';
 
@@ -58,83 +59,6 @@ function describeError(error: unknown): string {
     return "the browser's storage for this site is full (free space, or remove documents)";
   }
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Embeds the sentences of several prepared documents in batches that span documents (a .jsonl of short passages
- * would otherwise make tiny batches) and hands over the documents completed by each batch, in order, with their
- * vectors. The hand-over (a store write) overlaps the next embedding call: IndexedDB commits while the model runs.
- */
-export async function embedAcross(
-  docs: PreparedDocument[],
-  embedder: Embedder,
-  signal: AbortSignal,
-  onBatch: (sentencesDone: number) => void,
-  onDocuments: (completed: { prepared: PreparedDocument; vectors: Float32Array }[]) => Promise<void>,
-  batchSize = EMBED_BATCH,
-): Promise<void> {
-  // An endpoint embedder may learn its dimension from its first answer (dimension 0 until then).
-  let dim = embedder.dimension;
-  let buffers: Float32Array[] = dim > 0 ? docs.map((d) => new Float32Array(d.sentences.length * dim)) : [];
-  const missing = docs.map((d) => d.sentences.length);
-  let nextToStore = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const storeCompleted = async (): Promise<void> => {
-    const completed: { prepared: PreparedDocument; vectors: Float32Array }[] = [];
-    while (nextToStore < docs.length && missing[nextToStore] === 0) {
-      completed.push({ prepared: docs[nextToStore], vectors: buffers[nextToStore] ?? new Float32Array(0) });
-      nextToStore += 1;
-    }
-    // One write in flight at a time, in document order; its failure surfaces at the next hand-over or the end.
-    await writing;
-    if (completed.length === 0) return;
-    writing = onDocuments(completed);
-    writing.catch(() => undefined);
-  };
-  await storeCompleted();
-  try {
-    let d = 0;
-    let s = 0;
-    let done = 0;
-    for (;;) {
-      const texts: string[] = [];
-      const slots: [number, number][] = [];
-      while (texts.length < batchSize && d < docs.length) {
-        if (s >= docs[d].sentences.length) {
-          d += 1;
-          s = 0;
-          continue;
-        }
-        texts.push(docs[d].sentences[s].text);
-        slots.push([d, s]);
-        s += 1;
-      }
-      if (texts.length === 0) break;
-      signal.throwIfAborted();
-      const vectors = await embedder.embed(texts, signal);
-      if (dim === 0 && vectors.length > 0 && vectors.length % texts.length === 0) {
-        dim = vectors.length / texts.length;
-        buffers = docs.map((doc) => new Float32Array(doc.sentences.length * dim));
-      }
-      if (dim === 0 || vectors.length !== texts.length * dim) {
-        throw new Error(
-          `ingest: embedder ${embedder.id} returned ${vectors.length} floats for ${texts.length} texts`,
-        );
-      }
-      slots.forEach(([di, si], row) => {
-        buffers[di].set(vectors.subarray(row * dim, (row + 1) * dim), si * dim);
-        missing[di] -= 1;
-      });
-      done += texts.length;
-      onBatch(done);
-      await storeCompleted();
-    }
-  } finally {
-    // Even when cancelled or failed, let the write in flight finish: nothing may report (or write) after the
-    // caller believes the run is over.
-    await writing.catch(() => undefined);
-  }
-  await writing;
 }
 
 export class IngestPipeline {
@@ -231,12 +155,13 @@ export class IngestPipeline {
     const storeMeter = this.meter('store', documents.length);
     let stored = 0;
     let duplicates = 0;
-    await embedAcross(
-      documents,
-      embedder,
+    // Batches span the file's documents; each batch's completed documents go to one store transaction, which
+    // commits while the next batch is embedded.
+    await embedDocuments(documents, embedder, {
+      batchSize: EMBED_BATCH,
       signal,
-      (done) => embedMeter.report(done, name),
-      async (completed) => {
+      onProgress: (p) => embedMeter.report(p.done, name),
+      onDocuments: async (completed) => {
         const results = await this.deps.repo.putPreparedDocuments(
           completed,
           embedder.id,
@@ -251,7 +176,7 @@ export class IngestPipeline {
         if (stored > 0 && performance.now() - this.lastGraph >= this.graphRefreshMs)
           await this.rebuildGraph(signal);
       },
-    );
+    });
     // Lines of a .jsonl that could not be read are reported with the file, which still counts as indexed.
     const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
     if (stored === 0 && duplicates > 0) {

@@ -2,13 +2,38 @@
 // passages would otherwise make tiny batches), while documents are still arriving (an async iterable: parsing
 // overlaps embedding). Each document is handed over with all its sentence vectors, in arrival order, as soon as
 // its last sentence is embedded; a cancelled run throws an AbortError and hands over nothing half-done.
+// Two hand-overs: `onDocument` (one document at a time, awaited) for CLI and benchmarks, or `onDocuments` (the
+// documents each embedder call completed, as one write that overlaps the next call) for the ingest worker, where
+// one store transaction per batch lets IndexedDB commit while the model runs.
 
 import type { Embedder, PreparedDocument, ProgressCallback } from '../types.ts';
 import { EmbedAbortError } from '../embed/abort.ts';
 
-export interface EmbedDocumentsOptions {
-  /** Receives each finished document and its sentences × dimension vectors (sentence order). Awaited in order. */
-  onDocument(prepared: PreparedDocument, vectors: Float32Array): void | Promise<void>;
+/** A document with its sentences × dimension vectors, in sentence order. */
+export interface EmbeddedDocument {
+  prepared: PreparedDocument;
+  vectors: Float32Array;
+}
+
+/** Where finished documents go: exactly one of the two. */
+export type EmbedHandOver =
+  | {
+      /** Receives each finished document and its vectors. Awaited, in order, before anything else happens. */
+      onDocument(prepared: PreparedDocument, vectors: Float32Array): void | Promise<void>;
+      onDocuments?: never;
+    }
+  | {
+      /**
+       * Receives, in order, the documents completed by one embedder call (or, before the first call, leading
+       * documents without sentences). Not awaited before the next embedder call starts: one hand-over runs at a
+       * time, its failure surfaces at the next hand-over or at the end, and the one in flight is awaited before
+       * the run ends, also when it is cancelled or fails.
+       */
+      onDocuments(completed: EmbeddedDocument[]): Promise<void>;
+      onDocument?: never;
+    };
+
+export type EmbedDocumentsOptions = EmbedHandOver & {
   onProgress?: ProgressCallback;
   signal?: AbortSignal;
   /**
@@ -23,7 +48,7 @@ export interface EmbedDocumentsOptions {
    * slow producer never leaves the embedder idle (default 20 ms).
    */
   maxWaitMs?: number;
-}
+};
 
 export interface EmbedDocumentsResult {
   documents: number;
@@ -61,6 +86,9 @@ export async function embedDocuments(
   const batchSize = options.batchSize ?? DEFAULTS.batchSize;
   const maxWaitMs = options.maxWaitMs ?? DEFAULTS.maxWaitMs;
   if (!(batchSize >= 1)) throw new Error(`${WHERE}: batchSize must be ≥ 1, got ${batchSize}`);
+  if (!options.onDocument === !options.onDocuments) {
+    throw new Error(`${WHERE}: give exactly one of onDocument and onDocuments`);
+  }
   const { signal } = options;
   const started = performance.now();
   const iterator = iteratorOf(source);
@@ -116,18 +144,51 @@ export async function embedDocuments(
     });
   };
 
-  const handOverFinished = async (): Promise<void> => {
+  // The batch hand-over in flight (onDocuments), and its failure once known.
+  let writing: Promise<void> | null = null;
+  let writeFailure: { error: unknown } | null = null;
+  const checkWrite = (): void => {
+    if (writeFailure) throw writeFailure.error;
+  };
+
+  const takeFinished = (): Entry[] => {
+    const finished: Entry[] = [];
     while (queue.length > 0 && queue[0].remaining === 0) {
-      checkAbort();
-      const entry = queue.shift() as Entry;
+      finished.push(queue.shift() as Entry);
       cursorDoc -= 1;
-      await options.onDocument(entry.prepared, entry.vectors ?? new Float32Array(0));
-      documents += 1;
     }
     if (cursorDoc < 0) {
       cursorDoc = 0;
       cursorSentence = 0;
     }
+    return finished;
+  };
+
+  const handOverFinished = async (): Promise<void> => {
+    checkWrite();
+    if (queue.length === 0 || queue[0].remaining !== 0) return;
+    checkAbort();
+    const { onDocument, onDocuments } = options;
+    if (onDocument) {
+      for (const entry of takeFinished()) {
+        checkAbort();
+        await onDocument(entry.prepared, entry.vectors ?? new Float32Array(0));
+        documents += 1;
+      }
+      return;
+    }
+    // One write at a time, in document order: wait for the previous one before starting the next.
+    if (writing) await writing;
+    checkWrite();
+    checkAbort();
+    const completed = takeFinished().map((e) => ({
+      prepared: e.prepared,
+      vectors: e.vectors ?? new Float32Array(0),
+    }));
+    documents += completed.length;
+    writing = (onDocuments as (c: EmbeddedDocument[]) => Promise<void>)(completed).catch((error: unknown) => {
+      writeFailure ??= { error };
+    });
   };
 
   /** Waits for the next document; with `limitMs`, gives up after that long (returns false). */
@@ -194,6 +255,8 @@ export async function embedDocuments(
       report();
       await handOverFinished();
     }
+    if (writing) await writing;
+    checkWrite();
   } catch (e) {
     // Close the source (e.g. stop a generator that reads files). Not awaited: a generator busy producing the
     // next document finishes that first, and its own errors must not hide ours.
@@ -204,6 +267,9 @@ export async function embedDocuments(
     throw e;
   } finally {
     signal?.removeEventListener('abort', onAbort);
+    // Even when cancelled or failed, let the write in flight finish: nothing may write after the caller
+    // believes the run is over (`writing` never rejects; its failure is in writeFailure).
+    if (writing) await writing;
   }
 
   const seconds = (performance.now() - started) / 1000;

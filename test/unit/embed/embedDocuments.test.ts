@@ -1,4 +1,5 @@
-// The embedding pipeline: cross-document batches, in-order hand-over, progress, streaming input, cancellation.
+// The embedding pipeline: cross-document batches, in-order hand-over (per document or per batch), progress,
+// streaming input, cancellation.
 import { describe, expect, it } from 'vitest';
 import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
 import type { Embedder, PreparedDocument, Progress } from '../../../src/core/types.ts';
@@ -157,6 +158,112 @@ describe('embedDocuments', () => {
     const short: Embedder = { id: 'short', dimension: 3, embed: async (t) => new Float32Array(t.length * 2) };
     await expect(embedDocuments([doc('a', 2)], short, { onDocument: () => {} })).rejects.toThrow(
       /embedder short returned 4 floats for 2 texts/,
+    );
+  });
+});
+
+describe('embedDocuments with onDocuments (one hand-over per embedder call)', () => {
+  it('overlaps each hand-over with the next embedder call, one hand-over at a time, in order', async () => {
+    const log: string[] = [];
+    const e = fakeEmbedder(2, { before: (t) => log.push(`embed ${t.join(',')}`) });
+    let writes = 0;
+    const result = await embedDocuments([doc('a', 2), doc('b', 2), doc('c', 2)], e, {
+      batchSize: 2,
+      onDocuments: async (completed) => {
+        const ids = completed.map((c) => c.prepared.doc.id).join(',');
+        log.push(`write ${ids} start`);
+        writes += 1;
+        // Longer than an embedder call (1 ms): the next call starts meanwhile, the next write waits for this one.
+        await new Promise((r) => setTimeout(r, 25));
+        log.push(`write ${ids} end`);
+      },
+    });
+    expect(log).toEqual([
+      'embed a.0,a.1',
+      'write a start',
+      'embed b.0,b.1',
+      'write a end',
+      'write b start',
+      'embed c.0,c.1',
+      'write b end',
+      'write c start',
+      'write c end',
+    ]);
+    expect(writes).toBe(3);
+    expect(result).toMatchObject({ documents: 3, sentences: 6, dimension: 2 });
+  });
+
+  it('hands over leading empty documents before the first call and learns a late dimension', async () => {
+    const handed: Array<Array<[string, number[]]>> = [];
+    await embedDocuments([doc('z', 0), doc('a', 1), doc('b', 0), doc('c', 2)], fakeEmbedder(0), {
+      batchSize: 2,
+      onDocuments: async (completed) =>
+        void handed.push(completed.map((c) => [c.prepared.doc.id, Array.from(c.vectors)])),
+    });
+    expect(handed).toEqual([
+      [['z', []]],
+      [
+        ['a', [0, 1]],
+        ['b', []],
+      ],
+      [['c', [0, 1, 1, 1]]],
+    ]);
+  });
+
+  it('a failed hand-over stops the run at the next hand-over, and the last one fails the run', async () => {
+    const e = fakeEmbedder();
+    await expect(
+      embedDocuments([doc('a', 1), doc('b', 1), doc('c', 1)], e, {
+        batchSize: 1,
+        onDocuments: (completed) =>
+          completed[0].prepared.doc.id === 'a'
+            ? new Promise((_, reject) => setTimeout(() => reject(new Error('store full')), 15))
+            : Promise.resolve(),
+      }),
+    ).rejects.toThrow('store full');
+    // a's write fails while b is embedded; b's hand-over sees the failure, so c is never embedded.
+    expect(e.calls).toEqual([['a.0'], ['b.0']]);
+    await expect(
+      embedDocuments([doc('a', 1)], fakeEmbedder(), {
+        onDocuments: () => Promise.reject(new Error('disk gone')),
+      }),
+    ).rejects.toThrow('disk gone');
+  });
+
+  it('waits for the hand-over in flight when the embedder fails', async () => {
+    const log: string[] = [];
+    let calls = 0;
+    const failingSecond: Embedder = {
+      id: 'second-fails',
+      dimension: 2,
+      embed: async (texts) => {
+        calls += 1;
+        if (calls === 2) throw new Error('model exploded');
+        return new Float32Array(texts.length * 2);
+      },
+    };
+    const run = embedDocuments([doc('a', 1), doc('b', 1)], failingSecond, {
+      batchSize: 1,
+      onDocuments: async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        log.push('write done');
+      },
+    });
+    await expect(run).rejects.toThrow('model exploded');
+    log.push('run rejected');
+    expect(log).toEqual(['write done', 'run rejected']);
+  });
+
+  it('refuses both or neither hand-over', async () => {
+    const both = { onDocument: () => {}, onDocuments: async () => {} } as unknown as {
+      onDocument: () => void;
+    };
+    await expect(embedDocuments([doc('a', 1)], fakeEmbedder(), both)).rejects.toThrow(
+      'embedDocuments: give exactly one of onDocument and onDocuments',
+    );
+    const neither = {} as unknown as { onDocument: () => void };
+    await expect(embedDocuments([doc('a', 1)], fakeEmbedder(), neither)).rejects.toThrow(
+      'embedDocuments: give exactly one of onDocument and onDocuments',
     );
   });
 });

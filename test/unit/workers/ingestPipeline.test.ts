@@ -2,15 +2,11 @@
 // errors that do not stop the batch, the size limit, embedder mismatch, cancellation and resuming a queue.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
+import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
 import type { Embedder, PreparedDocument } from '../../../src/core/types.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import {
-  embedAcross,
-  IngestPipeline,
-  MAX_FILE_BYTES,
-  type PrepareFn,
-} from '../../../workers/ingestPipeline.ts';
+import { IngestPipeline, MAX_FILE_BYTES, type PrepareFn } from '../../../workers/ingestPipeline.ts';
 import type { IngestEvent } from '../../../workers/protocol.ts';
 
 /** A document per line "title: sentence. sentence."; a file whose text starts with "BAD" fails to parse. */
@@ -113,7 +109,7 @@ function setup(embedder: Embedder = fakeEmbedder(), graphRefreshMs?: number) {
 const bytes = (text: string) => new TextEncoder().encode(text).buffer as ArrayBuffer;
 const outcomes = (events: IngestEvent[]) => events.flatMap((e) => (e.type === 'file' ? [e.outcome] : []));
 
-describe('embedAcross', () => {
+describe('embedDocuments with a batch hand-over (the worker’s use)', () => {
   it('fills batches across documents and hands over complete documents in order', async () => {
     const { documents } = await prepare(
       'x',
@@ -126,19 +122,17 @@ describe('embedAcross', () => {
     const handed: [string, number[]][] = [];
     const progress: number[] = [];
     const writes: number[] = [];
-    await embedAcross(
-      documents,
-      embedder,
-      new AbortController().signal,
-      (done) => progress.push(done),
-      async (completed) => {
+    await embedDocuments(documents, embedder, {
+      signal: new AbortController().signal,
+      onProgress: (p) => progress.push(p.done),
+      onDocuments: async (completed) => {
         handed.push(
           ...completed.map((c): [string, number[]] => [c.prepared.doc.title, Array.from(c.vectors)]),
         );
         writes.push(completed.length);
       },
-      4,
-    );
+      batchSize: 4,
+    });
     expect(embedder.batches).toEqual([4, 4, 1]);
     expect(progress).toEqual([4, 8, 9]);
     // Batch 1 completes a; batch 2 completes b (c is half done); batch 3 completes c.
@@ -156,20 +150,17 @@ describe('embedAcross', () => {
     });
     const controller = new AbortController();
     const log: string[] = [];
-    const run = embedAcross(
-      documents,
-      fakeEmbedder(),
-      controller.signal,
-      () => {},
-      async (completed) => {
+    const run = embedDocuments(documents, fakeEmbedder(), {
+      signal: controller.signal,
+      onDocuments: async (completed) => {
         log.push(`write ${completed[0].prepared.doc.title} started`);
         // The user cancels while this write is still running.
         controller.abort(new Error('cancelled'));
         await new Promise((r) => setTimeout(r, 30));
         log.push(`write ${completed[0].prepared.doc.title} done`);
       },
-      1,
-    );
+      batchSize: 1,
+    });
     await expect(run).rejects.toThrow('cancelled');
     log.push('run rejected');
     expect(log).toEqual(['write a started', 'write a done', 'run rejected']);
@@ -179,14 +170,11 @@ describe('embedAcross', () => {
     const { documents } = await prepare('x', new Uint8Array(bytes('a: A1. A2.')), { maxChunkTokens: 1200 });
     const broken: Embedder = { id: 'broken', dimension: 2, embed: async () => new Float32Array(3) };
     await expect(
-      embedAcross(
-        documents,
-        broken,
-        new AbortController().signal,
-        () => {},
-        async () => {},
-      ),
-    ).rejects.toThrow('ingest: embedder broken returned 3 floats for 2 texts');
+      embedDocuments(documents, broken, {
+        signal: new AbortController().signal,
+        onDocuments: async () => {},
+      }),
+    ).rejects.toThrow('embedDocuments: embedder broken returned 3 floats for 2 texts');
   });
 });
 
