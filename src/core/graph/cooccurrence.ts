@@ -71,43 +71,6 @@ function grow(a: Uint32Array): Uint32Array<ArrayBuffer> {
   return b;
 }
 
-/** Cosine of the two endpoint vectors of every edge (vectors are unit length, row-major, `dim` wide). */
-export function edgeCosines(graph: ConceptGraph, vectors: Float32Array, dim: number): Float32Array {
-  if (vectors.length !== graph.nodeCount * dim) {
-    throw new Error(
-      `co-occurrence graph: concept vectors hold ${vectors.length} floats, expected ${graph.nodeCount}×${dim}`,
-    );
-  }
-  const out = new Float32Array(graph.targets.length);
-  for (let u = 0; u < graph.nodeCount; u++) {
-    const ou = u * dim;
-    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
-      const v = graph.targets[e];
-      // The graph is symmetric: compute each pair once and mirror it.
-      if (v < u) continue;
-      const ov = v * dim;
-      // Four accumulators: about twice as fast in V8 (this loop is most of the semantic layer's build time).
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let d = 0;
-      for (; d + 3 < dim; d += 4) {
-        s0 += vectors[ou + d] * vectors[ov + d];
-        s1 += vectors[ou + d + 1] * vectors[ov + d + 1];
-        s2 += vectors[ou + d + 2] * vectors[ov + d + 2];
-        s3 += vectors[ou + d + 3] * vectors[ov + d + 3];
-      }
-      for (; d < dim; d++) s0 += vectors[ou + d] * vectors[ov + d];
-      const s = s0 + s1 + s2 + s3;
-      out[e] = s;
-      const back = findEdge(graph, v, u);
-      if (back >= 0) out[back] = s;
-    }
-  }
-  return out;
-}
-
 /** Index of edge u→v in the CSR, or -1 (binary search: rows are sorted). */
 export function findEdge(graph: ConceptGraph, u: number, v: number): number {
   let lo = graph.offsets[u];

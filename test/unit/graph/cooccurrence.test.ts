@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { extractConcepts } from '../../../src/core/graph/concepts.ts';
 import {
   buildCooccurrenceGraph,
-  edgeCosines,
   filterEdges,
   findEdge,
   type ConceptGraph,
 } from '../../../src/core/graph/cooccurrence.ts';
+import { fastEdgeCosines } from '../../../src/core/graph/semanticEdges.ts';
 import { computeConceptVectors } from '../../../src/core/graph/conceptVectors.ts';
 
 // Concepts a..e = ids 0..4. T(a)={0,1} T(b)={0,1,2} T(c)={0,2} T(d)={2,3} T(e)={3}.
@@ -58,13 +58,13 @@ describe('buildCooccurrenceGraph', () => {
     const g = buildCooccurrenceGraph(table, 2);
     // a=[1,0], b=[0.5, √0.75], c=[0,1] → cos(a,b)=0.5 exactly, cos(b,c)=√0.75≈0.866.
     const vectors = Float32Array.from([1, 0, 0.5, Math.sqrt(0.75), 0, 1, 1, 0, 1, 0]);
-    const cos = edgeCosines(g, vectors, 2);
+    const cos = fastEdgeCosines(g, vectors, 2);
     expect(cos[findEdge(g, 0, 1)]).toBe(0.5);
     expect(cos[findEdge(g, 1, 0)]).toBe(0.5);
     expect(cos[findEdge(g, 2, 1)]).toBeCloseTo(Math.sqrt(0.75), 6);
     expect(Object.keys(edges(filterEdges(g, cos, 0.5))).sort()).toEqual(['a-b', 'b-a', 'b-c', 'c-b']);
     expect(Object.keys(edges(filterEdges(g, cos, 0.5000001))).sort()).toEqual(['b-c', 'c-b']);
-    expect(() => edgeCosines(g, vectors.subarray(0, 4), 2)).toThrow(/concept vectors/);
+    expect(() => fastEdgeCosines(g, vectors.subarray(0, 4), 2)).toThrow(/concept vectors/);
   });
 });
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { extractConcepts } from '../../../src/core/graph/concepts.ts';
 import {
   buildCooccurrenceGraph,
-  edgeCosines,
   filterEdges,
   type ConceptGraph,
 } from '../../../src/core/graph/cooccurrence.ts';
@@ -36,10 +35,9 @@ function pairs(g: ConceptGraph): string[] {
 }
 
 describe('semantic edges', () => {
-  it('computes each undirected cosine once and mirrors it: the same values as edgeCosines', () => {
+  it('computes each undirected cosine once and mirrors it', () => {
     expect(undirectedEdgeCount(graph)).toBe(6);
     const fast = fastEdgeCosines(graph, VECTORS, 2);
-    expect(Array.from(fast)).toEqual(Array.from(edgeCosines(graph, VECTORS, 2)));
     // Row a: b, c; row b: a, c, d; row c: a, b, d; row d: b, c, e; row e: d.
     expect(Array.from(fast, (x) => Number(x.toFixed(6)))).toEqual([1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0.8, 0.8]);
   });
