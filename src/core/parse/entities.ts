@@ -37,7 +37,8 @@ export function decodeEntities(text: string): string {
   return text.replace(REFERENCE, (whole, decimal?: string, hex?: string, name?: string) => {
     if (decimal) return fromCodePoint(parseInt(decimal, 10));
     if (hex) return fromCodePoint(parseInt(hex, 16));
-    const named = name ? NAMED[name] : undefined;
+    // Own names only: "&constructor;" or "&toString;" must stay text, not find Object.prototype's functions.
+    const named = name && Object.hasOwn(NAMED, name) ? NAMED[name] : undefined;
     return named ?? whole;
   });
 }
