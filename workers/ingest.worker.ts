@@ -83,7 +83,7 @@ const api = {
   async importBundle(file: Blob): Promise<ImportResult> {
     if (pipeline.isRunning)
       throw new Error('bundle import: wait until indexing has finished (or cancel it) first');
-    const result = await importBundle(db, file.stream());
+    const result = await importBundle(db, file.stream(), { totalBytes: file.size });
     if (result.graphStale) await rebuildConceptGraph(repo, new AbortController().signal);
     listener?.({ type: 'changed' });
     return result;

@@ -10,13 +10,17 @@ export async function readBundleFile(
   path: string,
   expectEmbedder?: EmbedderInfo | null,
 ): Promise<IndexSnapshot> {
+  let size: number;
   try {
-    await stat(path);
+    size = (await stat(path)).size;
   } catch {
     throw new Error(`bundle file ${path} does not exist or cannot be read`);
   }
-  // A Node file stream is an async iterable of Buffers (Uint8Array views): read in 1 MB chunks.
-  return readIndexBundle(createReadStream(path, { highWaterMark: 1 << 20 }), expectEmbedder);
+  // A Node file stream is an async iterable of Buffers (Uint8Array views): read in 1 MB chunks. The file's size
+  // bounds every length the bundle declares.
+  return readIndexBundle(createReadStream(path, { highWaterMark: 1 << 20 }), expectEmbedder, {
+    totalBytes: size,
+  });
 }
 
 /** Writes the chunks to `path` atomically; returns the byte count. */

@@ -34,7 +34,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const started = performance.now();
   try {
-    const read = await readBundle(createReadStream(path, { highWaterMark: 1 << 20 }));
+    const read = await readBundle(createReadStream(path, { highWaterMark: 1 << 20 }), { totalBytes: size });
     snapshotFromBundle(read); // cross-layer checks too: info says "valid" only for a bundle that imports
     const seconds = (performance.now() - started) / 1000;
     const m = read.manifest;

@@ -71,7 +71,10 @@ function layerKey(record: unknown): string {
 export interface ImportOptions {
   /** Progress of the import: stage 'bundle', done/total in bytes while reading, then the write. */
   onProgress?: ProgressCallback;
-  /** Size of the input in bytes when known (a File's size), for `total`. */
+  /**
+   * Size of the input in bytes when known (a File's size): the progress total, and the reader refuses a part
+   * that declares more bytes than the file has.
+   */
   totalBytes?: number;
 }
 
@@ -93,11 +96,10 @@ export async function importBundle(
     const seconds = (performance.now() - started) / 1000;
     options.onProgress?.({ stage: 'bundle', done, total, rate: seconds > 0 ? done / seconds : 0 });
   };
-  const snapshot = await readIndexBundle(
-    input,
-    await libraryEmbedder(db),
-    options.onProgress ? report : undefined,
-  );
+  const snapshot = await readIndexBundle(input, await libraryEmbedder(db), {
+    onBytes: options.onProgress ? report : undefined,
+    totalBytes: options.totalBytes,
+  });
   const result = await writeSnapshot(db, snapshot);
   report(received);
   return result;

@@ -151,7 +151,7 @@ function typedName(v: unknown): string | null {
   if (v instanceof ArrayBuffer) return 'ArrayBuffer';
   if (!ArrayBuffer.isView(v) || v instanceof DataView) return null;
   const name = v.constructor.name;
-  return name in TYPED ? name : null;
+  return Object.hasOwn(TYPED, name) ? name : null;
 }
 
 /**
@@ -201,13 +201,17 @@ export function decodeStructured<T = unknown>(bytes: Uint8Array, partName = 'str
   try {
     value = JSON.parse(decoder.decode(bytes.subarray(4, 4 + jsonLength)), (_key, v: unknown) => {
       if (typeof v !== 'object' || v === null || !('$typed' in v)) return v;
-      const ref = v as { $typed: string; offset: number; length: number };
-      const Ctor = TYPED[ref.$typed === 'ArrayBuffer' ? 'Uint8Array' : ref.$typed];
-      if (!Ctor) return fail(`unknown typed array ${ref.$typed}`);
+      const ref = v as { $typed: unknown; offset: unknown; length: unknown };
+      // Own keys only: "$typed": "constructor" must not find Object through the prototype.
+      const key = ref.$typed === 'ArrayBuffer' ? 'Uint8Array' : ref.$typed;
+      const Ctor = typeof key === 'string' && Object.hasOwn(TYPED, key) ? TYPED[key] : undefined;
+      if (!Ctor) return fail(`unknown typed array ${String(ref.$typed)}`);
+      const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+      if (!isCount(ref.offset) || !isCount(ref.length))
+        return fail('typed array offset or length is not a count');
       const start = binaryStart + ref.offset;
       const end = start + ref.length * Ctor.BYTES_PER_ELEMENT;
-      if (!Number.isSafeInteger(start) || end > bytes.length || ref.length < 0)
-        fail('typed array beyond the part');
+      if (!Number.isSafeInteger(end) || end > bytes.length) fail('typed array beyond the part');
       // slice() copies into a fresh, aligned buffer the caller owns.
       const buffer = bytes.slice(start, end).buffer;
       return ref.$typed === 'ArrayBuffer' ? buffer : new Ctor(buffer);

@@ -2,7 +2,7 @@
 // FORMAT.md beside this file documents the bytes.
 import type { ByteInput } from './byteSource.ts';
 import type { EmbedderInfo } from './format.ts';
-import { readBundle } from './reader.ts';
+import { readBundle, type ReadOptions } from './reader.ts';
 import {
   indexParts,
   manifestBase,
@@ -16,7 +16,7 @@ import {
 import { writeBundle } from './writer.ts';
 
 export * from './format.ts';
-export { readBundle, type ReadBundle, type ReadOptions } from './reader.ts';
+export { BUNDLE_LIMITS, readBundle, type BundleLimits, type ReadBundle, type ReadOptions } from './reader.ts';
 export { writeBundle, bundleStream, bundleBytes } from './writer.ts';
 export type { ByteInput } from './byteSource.ts';
 export {
@@ -55,8 +55,8 @@ export function writeSnapshotBundle(
 export async function readIndexBundle(
   input: ByteInput,
   expectEmbedder?: EmbedderInfo | null,
-  onBytes?: (bytesRead: number) => void,
+  options: Omit<ReadOptions, 'expectEmbedder'> = {},
 ): Promise<IndexSnapshot> {
-  const read = await readBundle(input, { expectEmbedder, onBytes });
+  const read = await readBundle(input, { ...options, expectEmbedder });
   return snapshotFromBundle(read, expectEmbedder);
 }

@@ -30,7 +30,39 @@ export interface ReadOptions {
   expectEmbedder?: EmbedderInfo | null;
   /** Called as bytes arrive (total so far), for a progress bar. */
   onBytes?: (bytesRead: number) => void;
+  /**
+   * The input's real size in bytes when known (a File's size, a file's stat): a part or header that declares
+   * more bytes than the file has left is refused before anything is allocated for it. A Uint8Array input is
+   * its own size.
+   */
+  totalBytes?: number;
+  /** Overrides of BUNDLE_LIMITS (tests use small ones). */
+  limits?: Partial<BundleLimits>;
 }
+
+/**
+ * What a bundle may declare. Lengths in a bundle are written by whoever made the file: believed, a declared
+ * length of 2^40 would be an allocation of that size and an inflated size a zip bomb. The limits are far above
+ * real indexes (a MuSiQue bundle is 14 MB; its largest part, a full serialized graph, about 330 MB raw) and far
+ * below what would take a browser tab down before a single digest could be checked.
+ */
+export interface BundleLimits {
+  /** Stored bytes of one part. */
+  maxPartBytes: number;
+  /** Inflated bytes of one part. */
+  maxPartRawBytes: number;
+  /** Stored bytes of all parts together (they are all buffered until the manifest has been checked). */
+  maxTotalBytes: number;
+  /** Inflated bytes of all parts together (they are all held when the snapshot is decoded). */
+  maxTotalRawBytes: number;
+}
+
+export const BUNDLE_LIMITS: BundleLimits = {
+  maxPartBytes: 1024 * 1024 * 1024,
+  maxPartRawBytes: 1024 * 1024 * 1024,
+  maxTotalBytes: 2 * 1024 * 1024 * 1024,
+  maxTotalRawBytes: 2 * 1024 * 1024 * 1024,
+};
 
 export interface ReadBundle {
   manifest: BundleManifest;
@@ -54,6 +86,16 @@ function isCount(v: unknown): v is number {
 
 const KINDS = new Set(['jsonl', 'vectors-i8', 'vectors-f32', 'structured', 'binary']);
 
+/**
+ * Part names become keys of plain objects (manifest counts, snapshot tables): a name that is a property of
+ * Object.prototype ("__proto__", "constructor", "table.__proto__.bin" once the prefix is cut) would read or
+ * replace an inherited property instead of an own one. Names are printable ASCII without path separators.
+ */
+export function safePartName(name: string): boolean {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(name)) return false;
+  return name.split('.').every((piece) => !(piece in Object.prototype));
+}
+
 function validEntry(v: unknown): v is PartEntry {
   return (
     isObject(v) &&
@@ -67,6 +109,7 @@ function validEntry(v: unknown): v is PartEntry {
     isCount(v.rawLength) &&
     typeof v.sha256 === 'string' &&
     /^[0-9a-f]{64}$/.test(v.sha256) &&
+    (v.meta === undefined || isObject(v.meta)) &&
     (v.encoding === 'gzip' || v.length === v.rawLength)
   );
 }
@@ -88,7 +131,11 @@ function validHead(v: unknown): v is BundleHead {
 }
 
 class FrameReader {
-  constructor(private readonly src: ByteSource) {}
+  constructor(
+    private readonly src: ByteSource,
+    /** Bytes of the input not read yet (Infinity when its size is unknown). */
+    private readonly left: () => number,
+  ) {}
 
   /** Reads a frame tag; null at a clean end of stream. */
   async tag(what: string): Promise<string | null> {
@@ -121,6 +168,13 @@ class FrameReader {
     const length = view.getUint32(0, true);
     if (~length >>> 0 !== view.getUint32(4, true) || length > MAX_HEADER_BYTES) {
       throw new BundleError('corrupted', `corrupted (the length field of ${what} is damaged)`);
+    }
+    // The same message as a short read, without first allocating what a damaged file declares.
+    if (length + 32 > this.left()) {
+      throw new BundleError(
+        'truncated',
+        `truncated (expected ${length + 32} bytes of ${what}, got ${this.left()})`,
+      );
     }
     const body = await this.src.read(length + 32);
     if (body.length < length + 32) {
@@ -186,6 +240,47 @@ async function readPartData(src: ByteSource, entry: PartEntry): Promise<Uint8Arr
   return data;
 }
 
+/** Refuses a part whose declared sizes exceed the limits or the file, before a byte is allocated for it. */
+function checkDeclaredSizes(
+  entry: PartEntry,
+  limits: BundleLimits,
+  left: number,
+  totals: { stored: number; raw: number },
+): void {
+  const refuse = (why: string): never => {
+    throw new BundleError('invalid-content', `part ${entry.name} ${why}`, entry.name);
+  };
+  if (entry.length > limits.maxPartBytes) {
+    refuse(`declares ${entry.length} stored bytes, over the limit of ${limits.maxPartBytes}`);
+  }
+  if (entry.rawLength > limits.maxPartRawBytes) {
+    refuse(`declares ${entry.rawLength} bytes inflated, over the limit of ${limits.maxPartRawBytes}`);
+  }
+  if (totals.stored + entry.length > limits.maxTotalBytes) {
+    refuse(`takes the parts over ${limits.maxTotalBytes} stored bytes in total`);
+  }
+  if (totals.raw + entry.rawLength > limits.maxTotalRawBytes) {
+    refuse(`takes the parts over ${limits.maxTotalRawBytes} bytes inflated in total`);
+  }
+  // The same messages as readPartData's short reads, before allocating what the header declares.
+  if (entry.length > left) {
+    throw new BundleError(
+      'truncated',
+      `truncated (expected ${entry.length} bytes of part ${entry.name}, got ${left})`,
+      entry.name,
+    );
+  }
+  if (entry.length + 32 > left) {
+    throw new BundleError(
+      'truncated',
+      `truncated (expected 32 bytes of the SHA-256 of part ${entry.name}, got ${left - entry.length})`,
+      entry.name,
+    );
+  }
+  totals.stored += entry.length;
+  totals.raw += entry.rawLength;
+}
+
 function sameEntry(a: PartEntry, b: PartEntry): boolean {
   return (
     a.name === b.name &&
@@ -230,9 +325,13 @@ function pickHead(m: BundleHead): BundleHead {
  */
 export async function readBundle(input: ByteInput, options: ReadOptions = {}): Promise<ReadBundle> {
   const src = new ByteSource(input, options.onBytes);
+  const limits = { ...BUNDLE_LIMITS, ...options.limits };
+  const size = options.totalBytes ?? (input instanceof Uint8Array ? input.length : undefined);
+  const left = (): number => (size === undefined ? Infinity : size - src.offset);
+  const totals = { stored: 0, raw: 0 };
   try {
     await readPreamble(src);
-    const frames = new FrameReader(src);
+    const frames = new FrameReader(src, left);
     if ((await frames.tag('the head')) !== TAG_HEAD) {
       throw new BundleError('corrupted', 'corrupted (the head frame is missing)');
     }
@@ -256,6 +355,13 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
         if (!validEntry(entry) || stored.has(entry.name)) {
           throw new BundleError('invalid-content', `${what} is malformed or repeats a part name`);
         }
+        if (!safePartName(entry.name)) {
+          throw new BundleError(
+            'invalid-content',
+            `${what}: the part name ${JSON.stringify(entry.name.slice(0, 80))} is not allowed`,
+          );
+        }
+        checkDeclaredSizes(entry, limits, left(), totals);
         stored.set(entry.name, await readPartData(src, entry));
         entries.push(entry);
         continue;

@@ -20,6 +20,7 @@ import {
   type PartEntry,
 } from './format.ts';
 import type { ReadBundle } from './reader.ts';
+import { checkShapes, checkUnique, checkVectors, type RecordShape } from './validate.ts';
 import { compactGraph, compactGraphProblem, isCompactGraph } from '../graph/compactGraph.ts';
 import type { SerializedGraph } from '../graph/conceptGraph.ts';
 
@@ -92,6 +93,16 @@ export function graphForBundle(
   if (!semantic || !(semantic.cosines || semantic.keepMask)) return graph;
   const compact = compactGraph(graph as unknown as SerializedGraph);
   return compact ? (compact as unknown as Record<string, unknown>) : graph;
+}
+
+/** True when `graph` was built for exactly these chunks (a full or a compact graph list their ids). */
+export function graphCoversChunks(graph: Record<string, unknown>, chunkIds: ReadonlySet<string>): boolean {
+  const ids = graph.chunkIds;
+  return (
+    Array.isArray(ids) &&
+    ids.length === chunkIds.size &&
+    ids.every((id) => typeof id === 'string' && chunkIds.has(id))
+  );
 }
 
 export function sourceFromSnapshot(s: IndexSnapshot): IndexSource {
@@ -167,7 +178,9 @@ export async function* indexParts(source: IndexSource, options: ExportOptions): 
   const texts = new Map(documents.map((d) => [d.id, d.text]));
   yield jsonlPart(PART.documents, documents);
   yield jsonlPart(PART.sections, await source.sections());
-  yield jsonlPart(PART.chunks, withoutDerivedText(await source.chunks(), texts));
+  const chunks = await source.chunks();
+  const chunkIds = new Set(chunks.map((c) => c.id));
+  yield jsonlPart(PART.chunks, withoutDerivedText(chunks, texts));
   yield jsonlPart(PART.sentences, withoutDerivedText(await source.sentences(), texts));
   if (source.embedder) {
     const vectors = await source.vectors();
@@ -180,8 +193,12 @@ export async function* indexParts(source: IndexSource, options: ExportOptions): 
     }
     yield* vectorPart(vectors, source.embedder.dimension, options.vectors ?? 'i8');
   }
+  // A graph built for another set of chunks (the library was exported while indexing ran, or after a Cancel
+  // stopped the rebuild) is derived data that no longer applies: leave it out and the importer rebuilds it.
   const graph = await source.graph();
-  if (graph) yield structuredPart(PART.graph, graphForBundle(graph, options.graph));
+  if (graph && graphCoversChunks(graph, chunkIds)) {
+    yield structuredPart(PART.graph, graphForBundle(graph, options.graph));
+  }
   for (const name of source.tableNames) {
     const records = await source.table(name);
     if (records.length) yield structuredPart(`${PART.tablePrefix}${name}.bin`, records, records.length);
@@ -237,15 +254,86 @@ function decodeRecords<T>(read: ReadBundle, name: string, required: boolean): T[
   return records;
 }
 
-function requireFields(records: unknown[], fields: string[], part: string): void {
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i] as Record<string, unknown>;
-    for (const f of fields) {
-      if (typeof r !== 'object' || r === null || !(f in r)) {
-        throw invalid(`part ${part} record ${i + 1} lacks the field "${f}"`, part);
-      }
-    }
-  }
+/**
+ * The fields each layer's code relies on, with their types (src/core/types.ts). Other fields pass as they are.
+ * `text` of chunks and sentences is optional: it is restored from the document when absent.
+ */
+const SHAPES: Record<string, RecordShape> = {
+  [PART.documents]: {
+    id: 'string',
+    title: 'string',
+    hash: 'string',
+    text: 'string',
+    sourceName: 'string?',
+    mime: 'string?',
+    size: 'count?',
+    addedAt: 'number?',
+  },
+  [PART.sections]: {
+    id: 'string',
+    docId: 'string',
+    index: 'count?',
+    heading: 'string?',
+    level: 'count?',
+    start: 'count?',
+    end: 'count?',
+  },
+  [PART.chunks]: {
+    id: 'string',
+    docId: 'string',
+    start: 'count',
+    end: 'count',
+    tokens: 'count',
+    text: 'string?',
+    sectionIndex: 'count?',
+    position: 'count?',
+    order: 'number?',
+    firstSentence: 'count?',
+    sentenceCount: 'count?',
+  },
+  [PART.sentences]: {
+    id: 'string',
+    docId: 'string',
+    chunkId: 'string',
+    index: 'count',
+    start: 'count',
+    end: 'count',
+    text: 'string?',
+  },
+  [PART.vectorLayout]: { docId: 'string', rows: 'count' },
+};
+
+/** Layer tables the app knows, with the fields their readers use (others are kept out by the store). */
+const TABLE_SHAPES: Record<string, { key: string; shape: RecordShape }> = {
+  kgEntities: {
+    key: 'id',
+    shape: { id: 'string', name: 'string', type: 'string?', description: 'string?', chunkIds: 'strings' },
+  },
+  kgRelations: {
+    key: 'id',
+    shape: {
+      id: 'string',
+      source: 'string',
+      target: 'string',
+      description: 'string?',
+      weight: 'number?',
+      chunkIds: 'strings',
+    },
+  },
+  kgChunks: {
+    key: 'chunkId',
+    shape: { chunkId: 'string', status: 'string?', entityIds: 'strings?', relationIds: 'strings?' },
+  },
+};
+
+/** The shape check of a table's records; unknown tables need only be arrays of objects. */
+function checkTable(name: string, records: unknown[], part: string, embedder: EmbedderInfo | null): void {
+  const known = Object.hasOwn(TABLE_SHAPES, name) ? TABLE_SHAPES[name] : undefined;
+  checkShapes(records, known?.shape ?? {}, part);
+  if (!known) return;
+  const typed = records as Array<Record<string, unknown>>;
+  checkUnique(typed, known.key, part);
+  checkVectors(typed, embedder?.dimension ?? 0, part);
 }
 
 function decodeVectorParts(
@@ -267,6 +355,7 @@ function decodeVectorParts(
     throw invalid(`part ${entry.name} has dimension ${String(entry.meta?.dimension)}, the manifest ${dim}`);
   }
   const layout = decodeRecords<LayoutRow>(read, PART.vectorLayout, true);
+  checkShapes(layout, SHAPES[PART.vectorLayout], PART.vectorLayout);
   const all = decodeVectors(entry.kind, read.parts.get(entry.name)!, dim, entry.count);
   let row = 0;
   for (const { docId, rows } of layout) {
@@ -294,10 +383,14 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
   const sections = decodeRecords<SectionRecord>(read, PART.sections, true);
   const chunks = decodeRecords<ChunkRecord>(read, PART.chunks, true);
   const sentences = decodeRecords<SentenceRecord>(read, PART.sentences, true);
-  requireFields(documents, ['id', 'title', 'hash', 'text'], PART.documents);
-  requireFields(sections, ['id', 'docId'], PART.sections);
-  requireFields(chunks, ['id', 'docId', 'start', 'end', 'tokens'], PART.chunks);
-  requireFields(sentences, ['id', 'docId', 'chunkId', 'index', 'start', 'end'], PART.sentences);
+  checkShapes(documents, SHAPES[PART.documents], PART.documents);
+  checkShapes(sections, SHAPES[PART.sections], PART.sections);
+  checkShapes(chunks, SHAPES[PART.chunks], PART.chunks);
+  checkShapes(sentences, SHAPES[PART.sentences], PART.sentences);
+  // Primary keys of the store: a repeat would abort the import half-way (rolled back, but with a store error).
+  checkUnique(sections as unknown as Array<Record<string, unknown>>, 'id', PART.sections);
+  checkUnique(chunks as unknown as Array<Record<string, unknown>>, 'id', PART.chunks);
+  checkUnique(sentences as unknown as Array<Record<string, unknown>>, 'id', PART.sentences);
   const texts = new Map(documents.map((d) => [d.id, d.text]));
   restoreText(chunks, texts, PART.chunks);
   restoreText(sentences, texts, PART.sentences);
@@ -325,25 +418,25 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
   let graph: Record<string, unknown> | undefined;
   const graphBytes = read.parts.get(PART.graph);
   if (graphBytes) {
-    graph = decodeStructured<Record<string, unknown>>(graphBytes, PART.graph);
-    const ids = graph?.chunkIds;
-    if (
-      !Array.isArray(ids) ||
-      ids.length !== chunkIds.size ||
-      !ids.every((id) => chunkIds.has(id as string))
-    ) {
-      throw invalid('the concept graph does not cover exactly the chunks of the bundle', PART.graph);
+    const decoded = decodeStructured<unknown>(graphBytes, PART.graph);
+    if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) {
+      throw invalid('the concept graph is not an object', PART.graph);
     }
-    if (isCompactGraph(graph)) {
-      const problem = compactGraphProblem(graph);
-      if (problem) throw invalid(`the compact concept graph is unusable: ${problem}`, PART.graph);
-      if (manifest.embedder && graph.dimension !== manifest.embedder.dimension) {
-        throw invalid(
-          `the compact concept graph was made with vectors of dimension ${graph.dimension}, ` +
-            `the bundle's are ${manifest.embedder.dimension}`,
-          PART.graph,
-        );
-      }
+    graph = decoded as Record<string, unknown>;
+    // A graph for other chunks is stale derived data (bundles exported while indexing ran, or after a Cancel,
+    // by app versions that did not leave it out): dropped, so the importer rebuilds it, instead of refusing the
+    // user's own backup. A graph for exactly these chunks must be sound.
+    if (!graphCoversChunks(graph, chunkIds)) graph = undefined;
+  }
+  if (graph && isCompactGraph(graph)) {
+    const problem = compactGraphProblem(graph);
+    if (problem) throw invalid(`the compact concept graph is unusable: ${problem}`, PART.graph);
+    if (manifest.embedder && graph.dimension !== manifest.embedder.dimension) {
+      throw invalid(
+        `the compact concept graph was made with vectors of dimension ${graph.dimension}, ` +
+          `the bundle's are ${manifest.embedder.dimension}`,
+        PART.graph,
+      );
     }
   }
 
@@ -351,10 +444,15 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
   for (const entry of manifest.parts) {
     if (!entry.name.startsWith(PART.tablePrefix) || !entry.name.endsWith('.bin')) continue;
     const name = entry.name.slice(PART.tablePrefix.length, -'.bin'.length);
+    // The reader already refuses part names that are Object.prototype properties; a table name is a key here.
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name) || name in Object.prototype) {
+      throw invalid(`part ${entry.name} does not name a table`, entry.name);
+    }
     const records = decodeStructured<unknown[]>(read.parts.get(entry.name)!, entry.name);
     if (!Array.isArray(records) || records.length !== entry.count) {
       throw invalid(`part ${entry.name} does not hold ${entry.count} records`, entry.name);
     }
+    checkTable(name, records, entry.name, manifest.embedder);
     tables[name] = records;
   }
 
