@@ -16,16 +16,27 @@ import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { loadEngine } from '../../workers/engineFactory.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
+import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
 
 const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
   --mode <m>        ppr (default), concept, dense, bm25, rrf:<a>+<b>, kg, hybrid (kg and hybrid need a KG)
   --budget <n>      context budget in cl100k tokens (default 12000)
   --top <n>         print at most n chunks (default: all that fit the budget)
-  --embedder <spec> embedder for the question (default: the bundle's own, e.g. use-lite@1)
+  --embedder <spec> embedder for the question: use, hf:<folder or URL>, openai:<baseUrl>#<model>. Without it
+                    only the built-in USE-lite is used; a bundle built with another embedder needs this flag
+                    (a bundle names its embedder, but it never chooses a model URL or endpoint for you)
+  --embed-key-file <f> the key of an openai: embedder (else env ${EMBEDDINGS_KEY_ENV})
   --json            print {"answer"?: string, "context": [{"chunkId","docTitle","text","score"}]}
   --llm-base-url <u> an OpenAI-compatible endpoint: the context and question go there for a cited answer
-  --llm-model <m>   the model for the answer; --llm-key <k> its API key (or env OPENAI_API_KEY)
+  --llm-model <m>   the model for the answer
+  --llm-key-file <f> a file holding the endpoint's API key (else env ${LLM_KEY_ENV}); keys are never
+                    taken from the command line
 `;
+
+/** The spec of the built-in embedder that built a bundle, or null when its id names a model or an endpoint. */
+function builtInSpec(embedderId: string): string | null {
+  return embedderId === 'use-lite@1' ? 'use' : null;
+}
 
 export interface AskContextItem {
   chunkId: string;
@@ -39,28 +50,55 @@ export interface AskOutput {
   context: AskContextItem[];
 }
 
-/** Embeds the question with the bundle's embedder, refusing an embedder that is not the one that built it. */
+/**
+ * Embeds the question with the embedder that built the bundle, refusing any other. The bundle's embedder id is
+ * compared with, never followed: an id like `openai:https://elsewhere/v1#m` or `hf:https://elsewhere/model`
+ * would otherwise send the question (and a key) to whatever host the file names, or run its model. Only the
+ * built-in USE-lite is loaded on the bundle's word; anything else must be named by the user with --embedder.
+ */
 async function questionVector(
   snapshot: IndexSnapshot,
   question: string,
   spec: string | undefined,
+  embedKeyFile: string | undefined,
 ): Promise<Float32Array | undefined> {
   if (!snapshot.embedder) return undefined;
+  const bundleId = snapshot.embedder.id;
+  const chosen = spec ?? builtInSpec(bundleId);
+  if (chosen === null) {
+    throw new Error(
+      `ask: the bundle was built with the embedder ${bundleId}, which names a model or an endpoint; ask loads ` +
+        `no model and calls no endpoint because a bundle says so. If you trust that source, name it yourself ` +
+        `with --embedder <spec> (it must give the same id), or use --mode bm25 to answer without vectors`,
+    );
+  }
+  const apiKey = spec?.startsWith('openai:')
+    ? await readApiKey({ file: embedKeyFile, env: EMBEDDINGS_KEY_ENV })
+    : undefined;
   let embedder: Embedder | null = null;
   try {
-    embedder = await createEmbedderFromSpec(spec ?? snapshot.embedder.id).catch((error: unknown) => {
+    embedder = await createEmbedderFromSpec(chosen, { apiKey }).catch((error: unknown) => {
       throw new Error(
-        `ask: cannot embed the question with the bundle's embedder ${snapshot.embedder!.id} ` +
+        `ask: cannot embed the question with ${chosen} ` +
           `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
       );
     });
-    if (embedder.id !== snapshot.embedder.id || embedder.dimension !== snapshot.embedder.dimension) {
+    // The id first, before the question goes anywhere; the dimension once known (an endpoint's is learned
+    // from its first answer).
+    if (embedder.id !== bundleId) {
       throw new Error(
-        `ask: the bundle was built with ${snapshot.embedder.id} (dimension ${snapshot.embedder.dimension}) ` +
-          `but the question embedder is ${embedder.id} (dimension ${embedder.dimension})`,
+        `ask: the bundle was built with ${bundleId} (dimension ${snapshot.embedder.dimension}) ` +
+          `but the question embedder is ${embedder.id}`,
       );
     }
-    return await embedder.embed([question]);
+    const vector = await embedder.embed([question]);
+    if (vector.length !== snapshot.embedder.dimension) {
+      throw new Error(
+        `ask: the bundle was built with ${bundleId} of dimension ${snapshot.embedder.dimension} ` +
+          `but the question embedder gave ${vector.length} dimensions`,
+      );
+    }
+    return vector;
   } finally {
     await embedder?.dispose?.();
   }
@@ -158,16 +196,23 @@ export async function run(args: string[]): Promise<number> {
       budget: { type: 'string', default: '12000' },
       top: { type: 'string' },
       embedder: { type: 'string' },
+      'embed-key-file': { type: 'string' },
       json: { type: 'boolean', default: false },
       'llm-base-url': { type: 'string' },
       'llm-model': { type: 'string' },
+      // Declared only to refuse it with a clear message (parseArgs would call it an unknown option).
       'llm-key': { type: 'string' },
+      'llm-key-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
+  }
+  if (values['llm-key'] !== undefined) {
+    process.stderr.write(`${keyInArgvMessage('ask', '--llm-key', LLM_KEY_ENV, '--llm-key-file')}\n`);
+    return 2;
   }
   if (positionals.length !== 2 || positionals[1].trim() === '') {
     process.stderr.write(`ask: expected a bundle file and a question\n${USAGE}`);
@@ -188,7 +233,9 @@ export async function run(args: string[]): Promise<number> {
   const mode = values.mode!;
   // Lexical modes need no question vector: skip loading the model for them.
   const lexicalOnly = mode === 'bm25';
-  const vector = lexicalOnly ? undefined : await questionVector(snapshot, question, values.embedder);
+  const vector = lexicalOnly
+    ? undefined
+    : await questionVector(snapshot, question, values.embedder, values['embed-key-file']);
   const { hits, output } = await askSnapshot(snapshot, question, { mode, budget, vector });
   const shown = Math.min(hits.length, top);
   const baseUrl = values['llm-base-url'];
@@ -197,7 +244,7 @@ export async function run(args: string[]): Promise<number> {
       ...DEFAULT_LLM_SETTINGS,
       baseUrl,
       model: values['llm-model'] ?? DEFAULT_LLM_SETTINGS.model,
-      apiKey: values['llm-key'] ?? process.env.OPENAI_API_KEY ?? '',
+      apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
     });
     const context = hits.slice(0, shown).map((h, i) => ({
       chunkId: h.chunkId,

@@ -20,6 +20,7 @@ import { createTransformersEmbedder } from '../core/embed/transformers.ts';
 import { createOpenAIEmbedder } from '../core/embed/openai.ts';
 import { EmbedAbortError } from '../core/embed/abort.ts';
 import { expandRows, uniqueTexts } from '../core/embed/dedupe.ts';
+import { EMBEDDINGS_KEY_ENV } from './keys.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -222,9 +223,14 @@ function useWorkers(suffix: string | undefined): number {
  * Builds an embedder from a command-line spec:
  * - `use` (default): USE-lite from node_modules; `use:<n>` on n worker threads (or CONCEPTRAG_EMBED_WORKERS=n);
  * - `hf:<folder or http(s) URL>`: a Hugging Face feature-extraction ONNX model via transformers.js;
- * - `openai:<baseUrl>#<model>`: an OpenAI-compatible /v1/embeddings endpoint (key from OPENAI_API_KEY).
+ * - `openai:<baseUrl>#<model>`: an OpenAI-compatible /v1/embeddings endpoint, with `options.apiKey` or else the
+ *   key in CONCEPTRAG_EMBEDDINGS_API_KEY (never the LLM's key).
+ * A spec may name a URL: callers pass only specs the user typed, never one read from a bundle (see ask.ts).
  */
-export async function createEmbedderFromSpec(spec: string): Promise<Embedder> {
+export async function createEmbedderFromSpec(
+  spec: string,
+  options: { apiKey?: string } = {},
+): Promise<Embedder> {
   const use = /^(?:use|use-lite@1)(?::(.*))?$/.exec(spec);
   if (use) return createNodeUseEmbedderPool(useWorkers(use[1]));
   if (spec.startsWith('hf:')) {
@@ -241,7 +247,7 @@ export async function createEmbedderFromSpec(spec: string): Promise<Embedder> {
     return createOpenAIEmbedder({
       baseUrl: rest.slice(0, hash),
       model: rest.slice(hash + 1),
-      apiKey: process.env.OPENAI_API_KEY,
+      apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV],
     });
   }
   throw new Error(

@@ -115,9 +115,13 @@ describe('cli ask', () => {
   });
 
   it('refuses a question embedder it cannot build, with a hint', async () => {
+    // Not the built-in model: ask does not load it on the bundle's word (test/unit/cli/askEmbedderHost.test.ts).
     await expect(ask([good, 'Who married Teutberga?', '--mode', 'ppr'])).rejects.toThrow(
-      /ask: cannot embed the question with the bundle's embedder test-embedder@1 .*--mode bm25/,
+      /ask: the bundle was built with the embedder test-embedder@1, .*--embedder <spec>.*--mode bm25/,
     );
+    await expect(
+      ask([good, 'Who married Teutberga?', '--mode', 'ppr', '--embedder', 'word2vec']),
+    ).rejects.toThrow(/ask: cannot embed the question with word2vec .*--mode bm25/);
   });
 
   it('checks its arguments', async () => {
