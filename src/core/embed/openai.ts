@@ -6,6 +6,8 @@ import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
 import { expandRows, uniqueTexts } from './dedupe.ts';
+import { redact } from '../llm/errors.ts';
+import { isRedirect, redirectMessage, redirectMode } from '../llm/keyedFetch.ts';
 
 export interface OpenAIEmbedderOptions {
   /** e.g. "http://localhost:11434/v1" or "https://api.openai.com/v1"; "/embeddings" is appended. */
@@ -63,6 +65,9 @@ export function createOpenAIEmbedder(
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const url = embeddingsUrl(baseUrl);
   let dimension = options.dimension ?? 0;
+  // Servers echo a wrong key back ("Incorrect API key provided: sk-…"): error messages are redacted as the LLM
+  // client's are, so a key never reaches a log line or the UI.
+  const clean = (text: string): string => redact(text, options.apiKey ?? '');
 
   async function request(batch: string[], signal?: AbortSignal): Promise<Float32Array> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -74,15 +79,19 @@ export function createOpenAIEmbedder(
         headers,
         body: JSON.stringify({ model, input: batch, encoding_format: 'float' }),
         signal,
+        redirect: redirectMode(options.apiKey),
       });
     } catch (e) {
       if ((e as { name?: string }).name === 'AbortError') throw e;
       throw new Error(
-        `openai embedder: ${url} is unreachable: ${e instanceof Error ? e.message : String(e)}`,
+        `openai embedder: ${url} is unreachable: ${clean(e instanceof Error ? e.message : String(e))}`,
       );
     }
+    if (isRedirect(res)) throw new Error(`openai embedder: ${clean(redirectMessage(url, res))}`);
     if (!res.ok) {
-      throw new Error(`openai embedder: ${url} answered HTTP ${res.status}: ${await serverMessage(res)}`);
+      throw new Error(
+        `openai embedder: ${url} answered HTTP ${res.status}: ${clean(await serverMessage(res))}`,
+      );
     }
     let json: EmbeddingsResponse;
     try {

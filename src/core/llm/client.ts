@@ -2,6 +2,7 @@
 // Streaming over SSE with a stall timeout, JSON output with a fallback for servers that reject `response_format`,
 // bounded concurrency, retries with back-off on 429/5xx/network errors, cancellation, and usage/cost accounting.
 // The API key only ever goes into the Authorization header of this endpoint; errors are redacted.
+import { isRedirect, redirectMessage, redirectMode } from './keyedFetch.ts';
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, sleep, type BackoffOptions } from './backoff.ts';
 import { LlmError, redact } from './errors.ts';
 import { Semaphore } from './semaphore.ts';
@@ -225,9 +226,15 @@ export class LlmClient {
           headers: this.headers(),
           body: this.body(req, withJsonMode),
           signal: controller.signal,
+          redirect: redirectMode(this.settings.apiKey),
         });
       } catch (err) {
         throw this.abortReason(controller) ?? this.networkError(err);
+      }
+      if (isRedirect(res)) {
+        throw new LlmError('bad-request', `LLM client: ${redirectMessage(this.endpoint, res)}`, {
+          status: res.status || undefined,
+        });
       }
       if (!res.ok) throw await this.httpError(res);
       if (req.stream) {

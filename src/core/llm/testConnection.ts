@@ -1,6 +1,7 @@
 // "Test connection": one cheap probe of the endpoint, turned into a diagnosis the user can act on.
 // Browsers hide CORS failures behind a bare TypeError from fetch, so a failed fetch from a page whose origin
 // differs from the endpoint's is reported as a probable CORS block with the fix for each common local server.
+import { isRedirect, redirectMessage, redirectMode } from './keyedFetch.ts';
 import { redact } from './errors.ts';
 import { apiRoot, validateLlmSettings, type LlmSettings } from './settings.ts';
 
@@ -52,7 +53,11 @@ export async function testConnection(
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);
     try {
-      return await fetchFn(url, { ...init, signal: controller.signal });
+      return await fetchFn(url, {
+        ...init,
+        signal: controller.signal,
+        redirect: redirectMode(settings.apiKey),
+      });
     } finally {
       clearTimeout(timer);
     }
@@ -80,6 +85,9 @@ export async function testConnection(
     };
   }
   const latencyMs = now() - started;
+  if (isRedirect(models)) {
+    return { status: 'unreachable', ok: false, message: clean(redirectMessage(`${root}/models`, models)) };
+  }
   if (models.status === 401 || models.status === 403) {
     return {
       status: 'auth',
@@ -132,6 +140,13 @@ export async function testConnection(
     };
   }
   const probeMs = now() - probeStart;
+  if (isRedirect(probe)) {
+    return {
+      status: 'unreachable',
+      ok: false,
+      message: clean(redirectMessage(`${root}/chat/completions`, probe)),
+    };
+  }
   if (probe.status === 401 || probe.status === 403) {
     return { status: 'auth', ok: false, message: `The server refused the API key (HTTP ${probe.status}).` };
   }
