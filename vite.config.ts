@@ -1,6 +1,7 @@
 /// <reference types="vitest/config" />
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 import wasm from 'vite-plugin-wasm';
 
 // WASM threads (onnxruntime-web, TF.js) need cross-origin isolation, in dev and in preview alike.
@@ -9,8 +10,29 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+// The offline service worker (src/sw/sw.ts): vite-plugin-pwa builds it with the Workbox modules bundled in (never
+// a CDN) and injects the precache manifest of this build — every file with its hash or content revision.
+const serviceWorker = VitePWA({
+  strategies: 'injectManifest',
+  srcDir: 'src/sw',
+  filename: 'sw.ts',
+  // src/sw/register.svelte.ts registers it through workbox-window and shows the "Reload" banner.
+  injectRegister: false,
+  manifest: false,
+  injectManifest: {
+    // Classic script: registered without { type: 'module' }, which older browsers' service workers lack.
+    rollupFormat: 'iife',
+    globPatterns: ['**/*.{html,js,css,wasm,json,md,txt}', 'models/use/group1-shard*'],
+    // The model shards are 4 MB, onnxruntime's WASM 10 MB (cached on first use, see src/sw/manifest.ts).
+    maximumFileSizeToCacheInBytes: 12 * 1024 * 1024,
+    // Vite's /assets/ names carry a content hash already: no revision query needed.
+    dontCacheBustURLsMatching: /^assets\//,
+  },
+  devOptions: { enabled: false },
+});
+
 export default defineConfig({
-  plugins: [svelte(), wasm()],
+  plugins: [svelte(), wasm(), serviceWorker],
   worker: { format: 'es', plugins: () => [wasm()] },
   server: { headers: isolation, host: '127.0.0.1', port: 5173 },
   preview: { headers: isolation, host: '127.0.0.1', port: 4173 },

@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
+import { securityHeaders } from '../../../src/tools/csp.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -29,10 +30,11 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-export async function serveStatic(root: string): Promise<StaticServer> {
-  const base = normalize(root);
+/** `root` may be a function, read at every request: a spec can switch the same origin to another build. */
+export async function serveStatic(root: string | (() => string)): Promise<StaticServer> {
   const server: Server = createServer((req, res) => {
     void (async () => {
+      const base = normalize(typeof root === 'function' ? root() : root);
       const url = new URL(req.url ?? '/', 'http://localhost');
       let path = normalize(join(base, decodeURIComponent(url.pathname)));
       if (path !== base && !path.startsWith(base + sep)) {
@@ -55,6 +57,8 @@ export async function serveStatic(root: string): Promise<StaticServer> {
         'Cross-Origin-Embedder-Policy': 'require-corp',
         'Cross-Origin-Resource-Policy': 'same-origin',
         'Cache-Control': 'no-cache',
+        // The deployed headers: the page's CSP with frame-ancestors, the workers' CSP on scripts.
+        ...securityHeaders(path),
       });
       if (req.method === 'HEAD') res.end();
       else createReadStream(path).pipe(res);

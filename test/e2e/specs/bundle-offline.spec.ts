@@ -1,6 +1,6 @@
 // Offline: load the app once (the service worker caches the shell, the built assets and the model files), go
 // offline, reload, ask a question about the sample documents, and get evidence — with no request leaving the
-// origin. Needs the app to call registerServiceWorker() (src/sw/register.ts) at start-up.
+// origin. Needs the app to register its service worker at start-up (src/sw/register.svelte.ts).
 import type { Page } from 'playwright-core';
 import { openApp, waitIdle } from '../lib/app.ts';
 import type { E2eSpec } from '../lib/harness.ts';
@@ -31,7 +31,7 @@ async function waitOfflineReady(page: Page, timeoutMs: number): Promise<string[]
     if (Date.now() > deadline) {
       throw new Error(
         `the service worker is not ready after ${timeoutMs / 1000} s (controlled: ${state.controlled}, ` +
-          `${state.cached.length} cached files) — does the app call registerServiceWorker()?`,
+          `${state.cached.length} cached files) — does the app register its service worker?`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,0 +1,141 @@
+// Service-worker update: visit build A (the served dist/), then the same origin starts serving build B (built here
+// from the same source, unminified, with one sample file changed). On the next visit the page still runs A and
+// says a new version is ready; "Reload" switches to B: B's bundles and B's version of the changed sample are
+// served, and nothing of A is left in Cache Storage (A's hashed bundles, A's sample revision, a legacy cache).
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import type { E2eSpec } from '../lib/harness.ts';
+import { serveStatic } from '../lib/staticServer.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const SAMPLE = 'samples/lighthouse-of-alexandria.txt';
+const B_LINE = '\n\nThis line exists only in build B of the service-worker update test.\n';
+
+/** Build B: the app's own config, a copy of public/ with one sample changed, no minification (new bundle hashes). */
+async function buildB(tmp: string): Promise<string> {
+  const publicDir = join(tmp, 'public-b');
+  const outDir = join(tmp, 'dist-b');
+  await cp(join(root, 'public'), publicDir, { recursive: true });
+  const sample = join(publicDir, SAMPLE);
+  await writeFile(sample, (await readFile(sample, 'utf8')) + B_LINE);
+  await build({
+    root,
+    configFile: join(root, 'vite.config.ts'),
+    publicDir,
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true, minify: false },
+  });
+  return outDir;
+}
+
+async function cachedUrls(page: Page): Promise<{ names: string[]; urls: string[] }> {
+  return page.evaluate(async () => {
+    const names = await caches.keys();
+    const urls: string[] = [];
+    for (const name of names) {
+      for (const request of await (await caches.open(name)).keys()) {
+        const url = new URL(request.url);
+        urls.push(url.pathname.slice(1) + url.search);
+      }
+    }
+    return { names, urls };
+  });
+}
+
+/** Waits until a service worker controls the page and its precache holds the whole shell. */
+async function waitControlled(page: Page, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const controlled = await page.evaluate(() => navigator.serviceWorker?.controller !== null);
+    const { urls } = await cachedUrls(page);
+    const has = (path: string) => urls.some((u) => u === path || u.startsWith(`${path}?`));
+    if (controlled && has('index.html') && has(SAMPLE) && has('models/use/group1-shard7of7')) return;
+    if (Date.now() > deadline) throw new Error(`no service worker in control after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+/** The app's entry bundle as the page loaded it, e.g. "assets/index-AbC123.js". */
+async function entryScript(page: Page): Promise<string> {
+  return page.$eval('script[type="module"][src]', (s) =>
+    new URL((s as HTMLScriptElement).src).pathname.slice(1),
+  );
+}
+
+async function fetchText(page: Page, path: string): Promise<string> {
+  return page.evaluate(async (p) => (await fetch(p)).text(), path);
+}
+
+async function assets(dist: string): Promise<Set<string>> {
+  return new Set((await readdir(join(dist, 'assets'))).map((f) => `assets/${f}`));
+}
+
+const spec: E2eSpec = {
+  name: 'service worker: a new build is announced, "Reload" serves it and removes the old caches',
+  timeoutMs: 300_000,
+  async run({ page, dist, tmp, allowOrigin, log }) {
+    const t0 = Date.now();
+    const distB = await buildB(tmp);
+    log(`build B in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const [assetsA, assetsB] = [await assets(dist), await assets(distB)];
+    const onlyA = [...assetsA].filter((a) => !assetsB.has(a));
+    if (onlyA.length === 0) throw new Error('build B shares every bundle with A: nothing would be updated');
+
+    let serving = dist;
+    const server = await serveStatic(() => serving);
+    allowOrigin(server.origin);
+    try {
+      await page.goto(`${server.origin}/#library`);
+      await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+      await waitControlled(page, 120_000);
+      const entryA = await entryScript(page);
+      const sampleA = await fetchText(page, SAMPLE);
+      if (!assetsA.has(entryA) || sampleA.includes(B_LINE.trim())) throw new Error('A is not what is served');
+      // A cache of the hand-written worker this one replaced: an update must remove it too.
+      await page.evaluate(async () => {
+        const legacy = await caches.open('conceptrag-v1');
+        await legacy.put('/legacy-probe', new Response('old'));
+      });
+
+      serving = distB;
+      await page.reload();
+      await page.waitForSelector('[data-testid="update-banner"]', { timeout: 180_000 });
+      // Until "Reload" the page keeps running A, whole (not half A's bundles and half B's).
+      if ((await entryScript(page)) !== entryA) throw new Error('the page switched to B before "Reload"');
+      log('update announced while A still runs');
+
+      await Promise.all([
+        page.waitForEvent('load', { timeout: 60_000 }),
+        page.click('[data-testid="update-reload"]'),
+      ]);
+      await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+      const entryB = await entryScript(page);
+      if (!assetsB.has(entryB) || assetsA.has(entryB)) {
+        throw new Error(`after "Reload" the page runs ${entryB}, not B's entry bundle`);
+      }
+      const sampleB = await fetchText(page, SAMPLE);
+      if (!sampleB.includes(B_LINE.trim()))
+        throw new Error(`${SAMPLE} is still A's version after the update`);
+      if (await page.$('[data-testid="update-banner"]')) throw new Error('the banner is still shown on B');
+
+      const { names, urls } = await cachedUrls(page);
+      const leftovers = urls.filter((u) => onlyA.includes(u));
+      if (leftovers.length > 0)
+        throw new Error(`A's bundles still cached: ${leftovers.slice(0, 5).join(', ')}`);
+      if (names.includes('conceptrag-v1')) throw new Error('the legacy cache conceptrag-v1 was not removed');
+      const samples = urls.filter((u) => u.startsWith(`${SAMPLE}?`));
+      if (samples.length !== 1) throw new Error(`expected one cached ${SAMPLE}, found ${samples.join(', ')}`);
+      const missingB = [...assetsB].filter((a) => !urls.includes(a));
+      if (missingB.length > 0)
+        throw new Error(`B's bundles not precached: ${missingB.slice(0, 5).join(', ')}`);
+      log(`B serves ${entryB}; caches ${names.join(', ')}; ${onlyA.length} bundles of A removed`);
+    } finally {
+      await server.close();
+    }
+  },
+};
+
+export default spec;
