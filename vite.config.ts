@@ -3,6 +3,7 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import wasm from 'vite-plugin-wasm';
+import { securityHeadersPlugin } from './src/tools/csp.ts';
 
 // WASM threads (onnxruntime-web, TF.js) need cross-origin isolation, in dev and in preview alike.
 const isolation = {
@@ -32,7 +33,8 @@ const serviceWorker = VitePWA({
 });
 
 export default defineConfig({
-  plugins: [svelte(), wasm(), serviceWorker],
+  // securityHeadersPlugin: the page's and the workers' CSP headers from `vite preview` (src/tools/csp.ts).
+  plugins: [svelte(), wasm(), serviceWorker, securityHeadersPlugin()],
   worker: { format: 'es', plugins: () => [wasm()] },
   server: { headers: isolation, host: '127.0.0.1', port: 5173 },
   preview: { headers: isolation, host: '127.0.0.1', port: 4173 },
