@@ -8,6 +8,7 @@ import { exportLibraryBlob, bundleFileName } from '../src/store/bundleExport.ts'
 import { importBundle, type ImportResult } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { Repo } from '../src/store/repo.ts';
+import { browserCrossTabLock } from './crossTab.ts';
 import { EmbedderHolder } from './embedders.ts';
 import { rebuildConceptGraph } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline } from './ingestPipeline.ts';
@@ -19,13 +20,19 @@ const db = openDatabase();
 const repo = new Repo(db);
 const embedders = new EmbedderHolder();
 let listener: IngestListener | null = null;
+/** Indexing, graph rebuilds, import and removal: one tab at a time (workers/crossTab.ts). */
+const lock = browserCrossTabLock('ingest', self.name);
 
 const pipeline = new IngestPipeline({
   repo,
   prepare: prepareFile,
   embedder: (choice) => embedders.get(choice),
   rebuildGraph: rebuildConceptGraph,
-  emit: (event) => listener?.(event),
+  lock,
+  emit: (event) => {
+    if (event.type === 'changed') lock.changed();
+    listener?.(event);
+  },
 });
 
 const api = {
@@ -83,10 +90,16 @@ const api = {
   async importBundle(file: Blob): Promise<ImportResult> {
     if (pipeline.isRunning)
       throw new Error('bundle import: wait until indexing has finished (or cancel it) first');
-    const result = await importBundle(db, file.stream(), { totalBytes: file.size });
-    if (result.graphStale) await rebuildConceptGraph(repo, new AbortController().signal);
+    const held = await lock.tryRun(async () => {
+      const result = await importBundle(db, file.stream(), { totalBytes: file.size });
+      if (result.graphStale) await rebuildConceptGraph(repo, new AbortController().signal);
+      return result;
+    });
+    if (!held.ran)
+      throw new Error('bundle import: another tab is indexing this library; wait until it has finished');
+    lock.changed();
     listener?.({ type: 'changed' });
-    return result;
+    return held.value;
   },
   /** Frees the embedding model (it is loaded again lazily). */
   async dispose(): Promise<void> {

@@ -6,6 +6,7 @@ import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../
 import { DEFAULT_INDEX_PARAMS } from '../src/core/types.ts';
 import { embedDocuments } from '../src/core/pipeline/embedDocuments.ts';
 import { EmbedderMismatchError, type Repo } from '../src/store/repo.ts';
+import type { CrossTabLock } from './crossTab.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type FileOutcome, type IngestEvent } from './protocol.ts';
 
 /** Larger files are refused with a per-file error: at ~150 sentences/s, 20 MB of text already takes hours. */
@@ -30,6 +31,8 @@ export interface IngestDeps {
   embedder(choice: EmbedderChoice): Promise<Embedder>;
   rebuildGraph(repo: Repo, signal: AbortSignal): Promise<void>;
   emit(event: IngestEvent): void;
+  /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
+  lock?: Pick<CrossTabLock, 'run'>;
 }
 
 /** Tracks done/total and the rate of one stage since it started. */
@@ -68,6 +71,10 @@ export class IngestPipeline {
   private wake = false;
   /** When the graph was last rebuilt during the current drain (performance.now()). */
   private lastGraph = 0;
+  /** Aborts waiting for the cross-tab lock. */
+  private lockWait: AbortController | null = null;
+  /** Another tab holds the lock: this one waits while that tab drains the shared queue. */
+  private waitingElsewhere = false;
 
   constructor(
     private readonly deps: IngestDeps,
@@ -96,32 +103,76 @@ export class IngestPipeline {
     this.wake = true;
     this.emit({ type: 'changed' });
     void this.ensureRunning();
+    // Another tab is draining the queue: it indexes these files too (this tab says so instead of "indexing").
+    if (this.waitingElsewhere) this.emit({ type: 'waiting' });
   }
 
   /** Runs the queue (including files left by a reload) until it is empty. */
   ensureRunning(): Promise<void> {
-    this.running ??= this.drain();
+    this.running ??= this.deps.lock ? this.drainExclusively(this.deps.lock) : this.drain();
     return this.running;
+  }
+
+  /**
+   * Drains holding the cross-tab lock: two tabs that both find the queue on load (or both get files) must not
+   * index the same files, so a tab whose lock another tab holds waits, and then drains whatever is left.
+   */
+  private async drainExclusively(lock: Pick<CrossTabLock, 'run'>): Promise<void> {
+    const wait = new AbortController();
+    this.lockWait = wait;
+    let drained = false;
+    try {
+      const drain = () => {
+        drained = true;
+        this.lockWait = null;
+        this.waitingElsewhere = false;
+        return this.drain();
+      };
+      const onWait = () => {
+        this.waitingElsewhere = true;
+        this.emit({ type: 'waiting' });
+      };
+      await lock.run(drain, { signal: wait.signal, onWait });
+    } catch (error) {
+      // drain() reports its own errors: this is the wait failing (not cancelled) before it ran.
+      if (!wait.signal.aborted) this.emit({ type: 'error', message: `ingest: ${describeError(error)}` });
+    } finally {
+      this.lockWait = null;
+      this.waitingElsewhere = false;
+      if (!drained) {
+        this.running = null;
+        this.emit({ type: 'idle', cancelled: wait.signal.aborted });
+      }
+    }
   }
 
   /** Stops indexing and drops the queue; documents already stored stay (each one is complete). */
   async cancel(): Promise<void> {
+    // Only waiting for another tab: its run is not this tab's to cancel, nor its queue to drop.
+    const onlyWaiting = this.waitingElsewhere;
+    this.lockWait?.abort(new Error('ingest: cancelled by the user'));
     this.controller?.abort(new Error('ingest: cancelled by the user'));
     await this.running;
+    if (onlyWaiting) return;
     const { repo } = this.deps;
     for (const p of await repo.pendingQueue()) await repo.removePending(p.id);
     this.emit({ type: 'changed' });
   }
 
   async removeDocument(docId: string): Promise<boolean> {
-    const { repo } = this.deps;
-    const removed = await repo.removeDocument(docId);
-    // A running batch rebuilds the graph when it ends; an empty library has none.
-    if (removed && !this.running && (await repo.counts()).documents > 0) {
-      await this.rebuildGraph(new AbortController().signal);
-    }
-    this.emit({ type: 'changed' });
-    return removed;
+    const { repo, lock } = this.deps;
+    const remove = async () => {
+      const removed = await repo.removeDocument(docId);
+      // A running batch rebuilds the graph when it ends; an empty library has none.
+      if (removed && !this.running && (await repo.counts()).documents > 0) {
+        await this.rebuildGraph(new AbortController().signal);
+      }
+      this.emit({ type: 'changed' });
+      return removed;
+    };
+    // This tab's own drain holds the lock already (and rebuilds the graph when it ends); otherwise the removal
+    // and its graph rebuild wait for any other tab's work.
+    return lock && !this.controller ? lock.run(remove) : remove();
   }
 
   private async indexOne(

@@ -23,6 +23,7 @@ import type { RetrievedChunk } from '../src/core/retrieval/types.ts';
 import type { ChunkRecord, ProgressCallback } from '../src/core/types.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { Repo } from '../src/store/repo.ts';
+import { browserCrossTabLock } from './crossTab.ts';
 import { EmbedderHolder } from './embedders.ts';
 import { loadEngine } from './engineFactory.ts';
 import { DexieKgStore } from './kgDexieStore.ts';
@@ -103,6 +104,8 @@ const store = new DexieKgStore(db);
 const embedders = new EmbedderHolder();
 let buildStop: AbortController | null = null;
 let answerStop: AbortController | null = null;
+/** One KG build at a time across tabs: two would pay the endpoint twice for the same chunks. */
+const buildLock = browserCrossTabLock('kg', self.name);
 
 async function llmSettings(): Promise<LlmSettings> {
   const s = await repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
@@ -414,4 +417,11 @@ const api = {
 
 export type KgApi = typeof api;
 
-expose(api);
+/** Builds hold the cross-tab lock; a second tab is refused instead of paying the endpoint again for the same chunks. */
+async function buildInOneTab(...args: Parameters<KgApi['build']>): ReturnType<KgApi['build']> {
+  const held = await buildLock.tryRun(() => api.build(...args));
+  if (!held.ran) throw new Error('KG: a build is running in another tab; resume it here when it has ended');
+  return held.value;
+}
+
+expose({ ...api, build: buildInOneTab });

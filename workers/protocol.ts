@@ -26,6 +26,8 @@ export type IngestEvent =
   | { type: 'changed' }
   /** The queue is empty; the worker is idle. */
   | { type: 'idle'; cancelled: boolean }
+  /** Another tab holds the library lock and indexes the shared queue; this worker waits until it is done. */
+  | { type: 'waiting' }
   | { type: 'error'; message: string };
 
 export type IngestListener = (event: IngestEvent) => void;

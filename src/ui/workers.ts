@@ -2,6 +2,7 @@
 import { wrap, type Remote } from 'comlink';
 import type { IngestApi } from '../../workers/ingest.worker.ts';
 import type { QueryApi } from '../../workers/query.worker.ts';
+import { workerName } from './state/crossTab.svelte.ts';
 
 let ingest: Remote<IngestApi> | null = null;
 let query: Remote<QueryApi> | null = null;
@@ -10,7 +11,7 @@ export function ingestWorker(): Remote<IngestApi> {
   ingest ??= wrap<IngestApi>(
     new Worker(new URL('../../workers/ingest.worker.ts', import.meta.url), {
       type: 'module',
-      name: 'ingest',
+      name: workerName('ingest'),
     }),
   );
   return ingest;

@@ -14,6 +14,7 @@ import type {
   KgMode,
   KgStatus,
 } from '../../../workers/kg.worker.ts';
+import { workerName } from '../state/crossTab.svelte.ts';
 
 export type { AnswerOut, KgAskResult, KgEstimate, KgEvidence, KgMode, KgStatus };
 
@@ -44,7 +45,10 @@ let remote: Remote<KgApi> | null = null;
 
 function kgWorker(): Remote<KgApi> {
   remote ??= wrap<KgApi>(
-    new Worker(new URL('../../../workers/kg.worker.ts', import.meta.url), { type: 'module', name: 'kg' }),
+    new Worker(new URL('../../../workers/kg.worker.ts', import.meta.url), {
+      type: 'module',
+      name: workerName('kg'),
+    }),
   );
   return remote;
 }

@@ -7,6 +7,7 @@ import type { StoreCounts } from '../../store/repo.ts';
 import type { FileOutcome, IngestEvent } from '../../../workers/protocol.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
+import { crossTab } from './crossTab.svelte.ts';
 import { pageRepo } from './db.ts';
 
 export interface StageView extends Progress {
@@ -88,11 +89,15 @@ export class LibraryState {
     // Ask the browser not to evict the library under storage pressure (granted silently for installed or
     // frequently used sites; a refusal only means best-effort storage, as before).
     void navigator.storage?.persist?.().catch(() => false);
+    // Before this tab's worker can take a lock: another tab's work is then known, and shown, from the start.
+    await crossTab.start();
+    crossTab.listen(() => this.scheduleRefresh());
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
     await this.refresh();
     if (this.waiting > 0) {
-      this.running = true;
+      // The worker resumes the queue, or waits while another tab indexes it (it says so with 'waiting').
+      this.running = !crossTab.elsewhere.ingest;
       void worker.resume();
     }
   }
@@ -112,6 +117,9 @@ export class LibraryState {
         break;
       case 'changed':
         this.scheduleRefresh();
+        break;
+      case 'waiting':
+        this.running = false;
         break;
       case 'idle':
         this.running = false;
@@ -201,7 +209,7 @@ export class LibraryState {
   /** Marks the library busy at once (so nobody sees a false "idle"), reads the files, hands them to the worker. */
   private async queue(read: () => Promise<{ name: string; bytes: ArrayBuffer }[]>): Promise<void> {
     this.message = null;
-    this.running = true;
+    this.running = !crossTab.elsewhere.ingest;
     this.stages = {};
     try {
       const items = await read();

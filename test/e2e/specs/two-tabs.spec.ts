@@ -1,0 +1,109 @@
+// Two tabs, one library: tab A indexes a file while tab B is open. B says that indexing runs in another tab,
+// and after a reload mid-run (when it finds A's queue in IndexedDB) it still does not start that work; it updates
+// when A has finished. The library ends as a one-tab run leaves it: the counts read back from IndexedDB equal
+// the ones prepareFile gives in Node (as in 01-formats), every document is whole, and A indexed the file once.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
+import { expectedCounts } from '../lib/expected.ts';
+import type { E2eSpec } from '../lib/harness.ts';
+
+const PLACES = ['Ashby', 'Brant', 'Colby', 'Dorn', 'Eske', 'Farley', 'Gilby', 'Hurst', 'Irby', 'Kelso'];
+const THINGS = ['mill', 'bridge', 'abbey', 'market', 'tower', 'harbour', 'forest', 'castle', 'well', 'ford'];
+
+/** Distinct short passages, three sentences each: enough that A is still indexing while B reloads. */
+function passages(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `${PLACES[i % 10]}${PLACES[Math.floor(i / 10) % 10].toLowerCase()}`;
+    const text =
+      `${name} grew up around its ${THINGS[i % 10]} in the year ${1100 + i}. ` +
+      `The ${THINGS[(i * 3 + 1) % 10]} of ${name} burned down ${(i % 7) + 2} times. ` +
+      `About ${200 + ((i * 53) % 800)} people live in ${name} today.`;
+    lines.push(JSON.stringify({ title: `${name} (place ${i})`, text }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Every value the page's data-indexing attribute takes, recorded from the first paint of each load. */
+const RECORD_STATES = `
+  window.__indexingStates = [];
+  new MutationObserver(() => {
+    const state = document.querySelector('[data-indexing]')?.getAttribute('data-indexing');
+    if (state && window.__indexingStates.at(-1) !== state) window.__indexingStates.push(state);
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-indexing'] });
+`;
+
+const states = (page: Page): Promise<string[]> =>
+  page.evaluate(() => (window as unknown as { __indexingStates: string[] }).__indexingStates);
+
+const indexing = (page: Page): Promise<string | null> =>
+  page.getAttribute('[data-indexing]', 'data-indexing');
+
+const spec: E2eSpec = {
+  name: 'two tabs: one indexes, the other waits and says so, the library equals a one-tab run',
+  timeoutMs: 300_000,
+  async run({ page: a, context, origin, tmp, log }) {
+    const file = join(tmp, 'places.jsonl');
+    await writeFile(file, passages(400));
+    const expected = await expectedCounts([file]);
+
+    await openApp(a, origin);
+    const b = await context.newPage();
+    b.on('pageerror', (error) => log(`tab B page error: ${error.message}`));
+    await b.addInitScript({ content: RECORD_STATES });
+    await openApp(b, origin);
+
+    await addFiles(a, [file]);
+    // B hears of A's run over the BroadcastChannel.
+    await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
+    const beforeReload = await states(b);
+
+    // Reloaded mid-run, B finds A's file in the queue: it must wait, not index it a second time.
+    await b.reload();
+    await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 30_000 });
+    if ((await indexing(a)) !== 'running') {
+      throw new Error('A finished before B had reloaded: the test did not overlap the two tabs');
+    }
+    log(`B reloaded while A indexes; B shows "${await b.textContent('[data-testid="elsewhere"] h2')}"`);
+
+    await waitIdle(a, 240_000);
+    // B updates by itself when A's run ends: no notice, idle, and the documents A stored.
+    await b.waitForFunction(
+      (n) =>
+        document.querySelector('[data-indexing]')?.getAttribute('data-indexing') === 'idle' &&
+        document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '') === String(n),
+      expected.documents,
+      { timeout: 30_000 },
+    );
+    if (await b.$('[data-testid="elsewhere"]')) throw new Error('B still says indexing runs elsewhere');
+
+    const afterReload = await states(b);
+    log(`B's states: before reload ${beforeReload.join(' → ')}; after ${afterReload.join(' → ')}`);
+    if ([...beforeReload, ...afterReload].includes('running')) {
+      throw new Error('tab B started indexing the queue that tab A was indexing');
+    }
+    const outcomesB = await readOutcomes(b);
+    if (outcomesB.length > 0) throw new Error(`tab B indexed files: ${JSON.stringify(outcomesB)}`);
+    const outcomesA = await readOutcomes(a);
+    if (outcomesA.length !== 1 || outcomesA[0].status !== 'indexed') {
+      throw new Error(`tab A's outcome should be one "indexed": ${JSON.stringify(outcomesA)}`);
+    }
+
+    const counts = await readCounts(a);
+    for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
+      if (counts[key] !== expected[key]) {
+        throw new Error(`${key}: ${counts[key]} in IndexedDB, a one-tab run gives ${expected[key]}`);
+      }
+    }
+    if (counts.pendingWaiting !== 0 || counts.pendingFailed !== 0) {
+      throw new Error(`queue not empty: ${JSON.stringify(counts)}`);
+    }
+    const integrity = await checkIntegrity(a);
+    if (integrity.problems.length > 0) throw new Error(integrity.problems.slice(0, 5).join('; '));
+    log(`library: ${JSON.stringify(counts)}`);
+  },
+};
+
+export default spec;
