@@ -1,9 +1,11 @@
-// HTML → plain text with sections, by a small tokenizer (workers have no DOMParser, and nothing here may run a
-// script). Keeps text and h1–h6 headings; drops <script>, <style>, <noscript>, <template> and comments; decodes
-// character references; block elements become paragraph breaks, <br> and list items line breaks; <pre> keeps its
-// whitespace. Also the second half of the .docx path (mammoth's HTML).
+// HTML → plain text with sections, through htmlparser2's streaming tokenizer (workers have no DOMParser, and
+// nothing here may run a script); character references are decoded by it with the full HTML table (entities).
+// Keeps text and h1–h6 headings; drops <script>, <style>, <noscript>, <template>, <head> (but reads its <title>)
+// and comments; block elements become paragraph breaks, <br> and list items line breaks; <pre> keeps its
+// whitespace. Also the second half of the .docx path (mammoth's HTML), and how Markdown's raw HTML blocks are read.
+// Every step is linear in the input: text pieces are collected in arrays, never by re-copying a growing string.
+import { Tokenizer } from 'htmlparser2';
 import { DocumentBuilder } from './builder.ts';
-import { decodeEntities } from './entities.ts';
 import type { ParsedSection } from './types.ts';
 
 /** Elements whose content is never text for the reader. */
@@ -28,68 +30,70 @@ const BLOCK = new Set([
 const LINE = new Set(['br', 'li', 'tr', 'dt', 'dd', 'option']);
 /** Elements whose boundaries separate words ("<td>a</td><td>b</td>" → "a b"). */
 const CELL = new Set(['td', 'th', 'img', 'input', 'button', 'label']);
+const HEADING = /^h([1-6])$/;
 
-const TAG_NAME = /^<\/?([A-Za-z][A-Za-z0-9-]*)/;
-
-/** Index just after the '>' that closes the tag starting at `from`, skipping quoted attribute values. */
-function tagEnd(html: string, from: number): number {
-  let quote = 0;
-  for (let i = from + 1; i < html.length; i++) {
-    const c = html.charCodeAt(i);
-    if (quote) {
-      if (c === quote) quote = 0;
-    } else if (c === 34 || c === 39) quote = c;
-    else if (c === 62) return i + 1;
+/** A line of text built from pieces; knows its last character without joining (joining is what was quadratic). */
+class Line {
+  private pieces: string[] = [];
+  private last = '';
+  get isEmpty(): boolean {
+    return this.last === '';
   }
-  return html.length;
-}
-
-/** Index of the end of `</name ...>` at or after `from` (case-insensitive), or the end of the input. */
-function closingTagEnd(html: string, lower: string, name: string, from: number): number {
-  const at = lower.indexOf(`</${name}`, from);
-  return at < 0 ? html.length : tagEnd(html, at);
+  endsWithSpace(): boolean {
+    return this.last === '' || this.last.endsWith(' ');
+  }
+  add(text: string): void {
+    if (text === '') return;
+    this.pieces.push(text);
+    this.last = text;
+  }
+  take(): string {
+    const text = this.pieces.join('');
+    this.pieces = [];
+    this.last = '';
+    return text;
+  }
 }
 
 class TextCollector {
   readonly out = new DocumentBuilder();
   title: string | undefined;
   private lines: string[] = [];
-  private line = '';
-  private heading: { level: number; text: string } | undefined;
-  private titleText: string | undefined;
+  private line = new Line();
+  private heading: { level: number; pieces: string[] } | undefined;
+  private titlePieces: string[] | undefined;
 
   text(raw: string, preformatted: boolean): void {
-    const text = decodeEntities(raw);
-    if (this.titleText !== undefined) {
-      this.titleText += text;
+    // Non-breaking spaces are plain spaces and soft hyphens nothing, so whitespace handling stays simple.
+    const text = raw.replace(/\u00a0/g, ' ').replace(/\u00ad/g, '');
+    if (this.titlePieces) {
+      this.titlePieces.push(text);
       return;
     }
     if (this.heading) {
-      this.heading.text += text;
+      this.heading.pieces.push(text);
       return;
     }
     if (preformatted) {
       const parts = text.split('\n');
-      this.line += parts[0];
+      this.line.add(parts[0]);
       for (let i = 1; i < parts.length; i++) this.newLine(parts[i]);
       return;
     }
     const collapsed = text.replace(/\s+/g, ' ');
-    this.line +=
-      collapsed.startsWith(' ') && (this.line === '' || this.line.endsWith(' '))
-        ? collapsed.slice(1)
-        : collapsed;
+    this.line.add(collapsed.startsWith(' ') && this.line.endsWithSpace() ? collapsed.slice(1) : collapsed);
   }
 
   separateWords(): void {
-    if (this.heading) this.heading.text += ' ';
-    else if (this.titleText !== undefined) this.titleText += ' ';
-    else if (this.line !== '' && !this.line.endsWith(' ')) this.line += ' ';
+    if (this.titlePieces) this.titlePieces.push(' ');
+    else if (this.heading) this.heading.pieces.push(' ');
+    else if (!this.line.endsWithSpace()) this.line.add(' ');
   }
 
   newLine(start = ''): void {
-    if (this.line.trim().length > 0) this.lines.push(this.line.trim());
-    this.line = start;
+    const line = this.line.take().trim();
+    if (line.length > 0) this.lines.push(line);
+    this.line.add(start);
   }
 
   endParagraph(): void {
@@ -99,103 +103,101 @@ class TextCollector {
   }
 
   openHeading(level: number): void {
+    this.closeHeading();
     this.endParagraph();
-    this.heading = { level, text: '' };
+    this.heading = { level, pieces: [] };
   }
 
   closeHeading(): void {
     if (!this.heading) return;
-    this.out.heading(this.heading.text, this.heading.level);
+    this.out.heading(this.heading.pieces.join(''), this.heading.level);
     this.heading = undefined;
   }
 
+  get inTitle(): boolean {
+    return this.titlePieces !== undefined;
+  }
+
   openTitle(): void {
-    this.titleText = '';
+    this.titlePieces = [];
   }
 
   closeTitle(): void {
-    if (this.titleText === undefined) return;
-    const title = this.titleText.replace(/\s+/g, ' ').trim();
+    if (!this.titlePieces) return;
+    const title = this.titlePieces.join('').replace(/\s+/g, ' ').trim();
     if (title && this.title === undefined) this.title = title;
-    this.titleText = undefined;
+    this.titlePieces = undefined;
   }
 }
 
-/** Parses HTML; the title is <title>, else the first h1 (else first heading), else undefined. */
+/**
+ * Parses HTML; the title is <title>, else the first h1 (else first heading), else undefined.
+ * Driven by htmlparser2's Tokenizer rather than its Parser: the Parser keeps its open-element stack with
+ * Array.unshift and searches it on every tag, O(depth) per tag, so 200,000 unclosed <div>s took 30 s; text
+ * extraction needs no tree, only how deep it is inside dropped elements and <pre>, which counters track.
+ */
 export function parseHtml(html: string): { text: string; sections: ParsedSection[]; title?: string } {
-  const lower = html.toLowerCase();
   const collect = new TextCollector();
-  let preDepth = 0;
-  let i = 0;
-  while (i < html.length) {
-    const lt = html.indexOf('<', i);
-    const textEnd = lt < 0 ? html.length : lt;
-    if (textEnd > i) collect.text(html.slice(i, textEnd), preDepth > 0);
-    if (lt < 0) break;
-    if (html.startsWith('<!--', lt)) {
-      const close = html.indexOf('-->', lt + 4);
-      i = close < 0 ? html.length : close + 3;
-      continue;
-    }
-    if (html.startsWith('<![CDATA[', lt)) {
-      const close = html.indexOf(']]>', lt);
-      collect.text(html.slice(lt + 9, close < 0 ? html.length : close), preDepth > 0);
-      i = close < 0 ? html.length : close + 3;
-      continue;
-    }
-    const name = TAG_NAME.exec(html.slice(lt, lt + 40))?.[1]?.toLowerCase();
-    if (!name) {
-      if (html[lt + 1] === '!' || html[lt + 1] === '?') {
-        i = tagEnd(html, lt); // doctype, processing instruction
-      } else {
-        collect.text('<', preDepth > 0); // a lone "<" in text
-        i = lt + 1;
-      }
-      continue;
-    }
-    const end = tagEnd(html, lt);
-    const closing = html[lt + 1] === '/';
-    const selfClosing = html[end - 2] === '/';
-    i = end;
-    if (!closing && name === 'title') {
-      collect.openTitle();
-      const close = lower.indexOf('</title', end);
-      collect.text(html.slice(end, close < 0 ? html.length : close), false);
-      collect.closeTitle();
-      i = close < 0 ? html.length : tagEnd(html, close);
-      continue;
-    }
-    if (!closing && !selfClosing && DROPPED.has(name)) {
-      // <head> content other than <title> is metadata; find its title before skipping it.
-      if (name === 'head') {
-        const headEnd = closingTagEnd(html, lower, 'head', end);
-        const title = lower.indexOf('<title', end);
-        if (title >= 0 && title < headEnd) {
-          const titleStart = tagEnd(html, title);
-          const titleClose = lower.indexOf('</title', titleStart);
-          collect.openTitle();
-          collect.text(html.slice(titleStart, titleClose < 0 ? headEnd : titleClose), false);
-          collect.closeTitle();
-        }
-        i = headEnd;
-      } else {
-        i = closingTagEnd(html, lower, name, end);
-      }
-      continue;
-    }
-    const headingLevel = /^h([1-6])$/.exec(name);
-    if (headingLevel) {
-      if (closing) collect.closeHeading();
-      else collect.openHeading(Number(headingLevel[1]));
-    } else if (BLOCK.has(name)) {
-      if (name === 'pre') preDepth = Math.max(0, preDepth + (closing ? -1 : 1));
+  let dropped = 0;
+  let pre = 0;
+  let tag = '';
+  const open = (name: string): void => {
+    if (name === 'title') collect.openTitle();
+    if (DROPPED.has(name)) dropped++;
+    if (dropped > 0) return;
+    const heading = HEADING.exec(name);
+    if (heading) collect.openHeading(Number(heading[1]));
+    else if (BLOCK.has(name)) {
+      if (name === 'pre') pre++;
       collect.endParagraph();
-    } else if (LINE.has(name)) {
-      if (!closing || name !== 'br') collect.newLine();
-    } else if (CELL.has(name)) {
-      collect.separateWords();
+    } else if (LINE.has(name)) collect.newLine();
+    else if (CELL.has(name)) collect.separateWords();
+  };
+  const close = (name: string): void => {
+    if (name === 'title') collect.closeTitle();
+    if (DROPPED.has(name)) {
+      dropped = Math.max(0, dropped - 1);
+      return;
     }
-  }
+    if (dropped > 0) return;
+    if (HEADING.test(name)) collect.closeHeading();
+    else if (BLOCK.has(name)) {
+      if (name === 'pre') pre = Math.max(0, pre - 1);
+      collect.endParagraph();
+    } else if (LINE.has(name) && name !== 'br') collect.newLine();
+    else if (CELL.has(name)) collect.separateWords();
+  };
+  const text = (value: string): void => {
+    // <title> is read even inside the dropped <head>.
+    if (dropped > 0 && !collect.inTitle) return;
+    collect.text(value, pre > 0);
+  };
+  const ignore = (): void => {};
+  const tokenizer = new Tokenizer(
+    { decodeEntities: true, recognizeSelfClosing: true },
+    {
+      onopentagname: (start, end) => (tag = html.slice(start, end).toLowerCase()),
+      onopentagend: () => open(tag),
+      onselfclosingtag: () => {
+        open(tag);
+        close(tag);
+      },
+      onclosetag: (start, end) => close(html.slice(start, end).toLowerCase()),
+      ontext: (start, end) => text(html.slice(start, end)),
+      ontextentity: (codePoint) => text(String.fromCodePoint(codePoint)),
+      oncdata: (start, end) => text(html.slice(start, end)),
+      onattribdata: ignore,
+      onattribentity: ignore,
+      onattribend: ignore,
+      onattribname: ignore,
+      oncomment: ignore,
+      ondeclaration: ignore,
+      onprocessinginstruction: ignore,
+      onend: ignore,
+    },
+  );
+  tokenizer.write(html);
+  tokenizer.end();
   collect.closeHeading();
   collect.endParagraph();
   const built = collect.out.build();

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEntities } from '../../../src/core/parse/entities.ts';
 import { parseHtml } from '../../../src/core/parse/html.ts';
-import { parseMarkdown, stripInline } from '../../../src/core/parse/markdown.ts';
+import { parseMarkdown } from '../../../src/core/parse/markdown.ts';
 
 describe('HTML tokenizer', () => {
   it('drops script/style/noscript/template content even when it contains tags', () => {
@@ -30,24 +29,66 @@ describe('HTML tokenizer', () => {
   });
 
   it('decodes named and numeric character references', () => {
-    expect(decodeEntities('&amp;&lt;&eacute;&#233;&#xE9;&#x1F600;&nbsp;&unknown; AT&T')).toBe(
+    expect(parseHtml('<p>&amp;&lt;&eacute;&#233;&#xE9;&#x1F600;&nbsp;&unknown; AT&T</p>').text).toBe(
       '&<ééé😀 &unknown; AT&T',
     );
+  });
+
+  it('leaves names of Object.prototype (&constructor;, &__proto__;) as written', () => {
+    const refs = ['&constructor;', '&toString;', '&hasOwnProperty;', '&valueOf;', '&__proto__;'];
+    expect(parseHtml(`<p>a ${refs.join(' ')} &amp; b</p>`).text).toBe(`a ${refs.join(' ')} & b`);
+  });
+
+  it('reads <title> inside <head> but no other head content; unclosed and misnested tags do not lose text', () => {
+    const parsed = parseHtml(
+      '<html><head><title>T</title><meta name="x"><link rel="y"></head><body><div><b><i>one</b> two<p>three',
+    );
+    expect(parsed.title).toBe('T');
+    expect(parsed.text).toBe('one two\n\nthree');
   });
 });
 
 describe('Markdown reader', () => {
   it('strips inline syntax but keeps link text, alt text and literal code', () => {
-    expect(stripInline('**b** _i_ [t](http://x "y") ![alt](a.png) `a*b*` snake_case_name \\*lit\\*')).toBe(
-      'b i t alt a*b* snake_case_name *lit*',
-    );
+    expect(
+      parseMarkdown(
+        '**b** _i_ [t](http://x "y") ![alt](a.png) `a*b*` snake_case_name \\*lit\\* [r][d]\n\n[d]: /x',
+      ).text,
+    ).toBe('b i t alt a*b* snake_case_name *lit* r');
+  });
+
+  it('keeps code blocks verbatim (fenced, indented, inside list items) without their info string', () => {
+    const md =
+      '# T\n\n```ts\nconst a_b = 1; // <b>\n```\n\n    indented()\n\n- item\n\n  ```rust\n  fn main() {}\n  ```\n';
+    expect(parseMarkdown(md).text).toBe('T\n\nconst a_b = 1; // <b>\n\nindented()\n\n- item\n\nfn main() {}');
+  });
+
+  it('drops HTML comments and <script>/<style> blocks, keeps the text of other raw HTML', () => {
+    const md =
+      '<script setup>\nimport X from "x"\n</script>\n\n# Title\n\n<!-- ## not a heading -->\n\n' +
+      '<div class="tip">\n\nTip <kbd>Ctrl</kbd> text<!-- inline -->.\n\n</div>\n\n<style>\n.a { color: red }\n</style>\n';
+    const parsed = parseMarkdown(md);
+    expect(parsed.text).toBe('Title\n\nTip Ctrl text.');
+    expect(parsed.sections.map((s) => s.heading)).toEqual(['Title']);
+  });
+
+  it('a heading inside a list item still opens a section; nested lists keep their indentation', () => {
+    const parsed = parseMarkdown('- a\n  - b\n- c\n\n- x\n\n  ### Inner\n\n  text\n');
+    expect(parsed.sections.map((s) => [s.heading, s.level])).toEqual([
+      ['', 0],
+      ['Inner', 3],
+    ]);
+    // One loose list (a blank line between two of its items): each item is a paragraph.
+    expect(parsed.text).toBe('- a\n  - b\n\n- c\n\n- x\n\nInner\n\ntext');
+    expect(parseMarkdown('- a\n  - b\n- c\n').text).toBe('- a\n  - b\n- c');
   });
 
   it('skips front matter, link definitions and table delimiter rows; keeps quotes and ordered lists', () => {
     const md =
       '---\ntitle: x\n---\n> quoted\n\n1. one\n2) two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n[r]: http://x\n';
     const parsed = parseMarkdown(md);
-    expect(parsed.text).toBe('quoted\n\n1. one\n2. two\n\na | b\n1 | 2');
+    // "1." and "2)" are two lists in CommonMark (another delimiter starts a new list).
+    expect(parsed.text).toBe('quoted\n\n1. one\n\n2. two\n\na | b\n1 | 2');
     expect(parsed.title).toBeUndefined();
   });
 
