@@ -2,7 +2,8 @@
 // cost of a core-KG build (κ of the chunks by concept-graph PageRank), builds it resumably (one transaction per
 // chunk; cancel lets paid calls finish), embeds entities and relations with the library's embedder, answers in
 // modes `kg` and `hybrid`, and streams cited answers. The API key is read from the settings table here and goes
-// only into requests to its endpoint.
+// only into requests to its endpoint. With a bundle opened read-only (?bundle=), questions and answers use that
+// bundle's corpus and KG, never the local library (which is not read at all, apart from the LLM settings).
 import { expose } from 'comlink';
 import { answerQuestion } from '../src/core/answer/answer.ts';
 import { buildKg, type KgBuildSummary } from '../src/core/kg/build.ts';
@@ -21,12 +22,14 @@ import { validateLlmSettings, type LlmSettings } from '../src/core/llm/settings.
 import { testConnection, type ConnectionDiagnosis } from '../src/core/llm/testConnection.ts';
 import type { RetrievedChunk } from '../src/core/retrieval/types.ts';
 import type { ChunkRecord, ProgressCallback } from '../src/core/types.ts';
-import { openDatabase } from '../src/store/db.ts';
+import { openBundleReadOnly } from '../src/store/bundleImport.ts';
+import { openDatabase, type KgEntityRecord, type KgRelationRecord } from '../src/store/db.ts';
+import type { LoadedCorpus } from '../src/store/repo.ts';
 import { Repo } from '../src/store/repo.ts';
 import { browserCrossTabLock } from './crossTab.ts';
 import { EmbedderHolder } from './embedders.ts';
 import { loadEngine } from './engineFactory.ts';
-import { DexieKgStore } from './kgDexieStore.ts';
+import { DexieKgStore, entityFromRecord, relationFromRecord } from './kgDexieStore.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type Evidence } from './protocol.ts';
 
 /** Settings-table key of the LLM endpoint settings (never exported in bundles). */
@@ -130,37 +133,79 @@ interface Corpus {
 let corpusCache: Promise<Corpus> | null = null;
 let corpusSignature = '';
 
+/**
+ * A bundle opened read-only (?bundle=): its URL, and once loaded its corpus and KG. While set, the library in
+ * IndexedDB is never read for questions, answers or citations, and building a KG is refused.
+ */
+let readOnly: { url: string; loaded?: Promise<{ corpus: Corpus; kg: KgIndex }> } | null = null;
+
+function corpusFrom(loaded: LoadedCorpus): Corpus {
+  if (loaded.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
+  const engine = loadEngine(loaded);
+  const { chunkIds, chunkRank } = engine.graph;
+  const byId = new Map(loaded.chunks.map((c) => [c.id, c]));
+  const sentences = new Map<string, Array<{ start: number; end: number }>>();
+  for (const s of loaded.sentences) {
+    const c = byId.get(s.chunkId);
+    if (!c) continue;
+    const list = sentences.get(s.chunkId) ?? [];
+    list.push({ start: s.start - c.start, end: s.end - c.start });
+    sentences.set(s.chunkId, list);
+  }
+  return {
+    chunks: loaded.chunks,
+    byId,
+    ranked: rankOrder(chunkIds.map((chunkId, i) => ({ chunkId, rank: chunkRank[i] }))),
+    titles: new Map(loaded.documents.map((d) => [d.id, d.title])),
+    sentences,
+    engine,
+    embedderId: loaded.meta?.embedderId ?? null,
+  };
+}
+
+/** The read-only bundle's corpus and KG (records as the store keeps them, so read through the same mapping). */
+function bundleLayers(url: string): Promise<{ corpus: Corpus; kg: KgIndex }> {
+  return openBundleReadOnly(url, self.location.origin).then((bundle) => {
+    const entities = (bundle.tables.kgEntities ?? []) as KgEntityRecord[];
+    const relations = (bundle.tables.kgRelations ?? []) as KgRelationRecord[];
+    return {
+      corpus: corpusFrom(bundle.corpus),
+      kg: new KgIndex(
+        entities.map(entityFromRecord).filter((e) => e !== null),
+        relations.map(relationFromRecord).filter((r) => r !== null),
+      ),
+    };
+  });
+}
+
+async function readOnlyLayers(): Promise<{ corpus: Corpus; kg: KgIndex }> {
+  const state = readOnly!;
+  state.loaded ??= bundleLayers(state.url);
+  try {
+    return await state.loaded;
+  } catch (err) {
+    state.loaded = undefined;
+    throw err;
+  }
+}
+
+function refuseReadOnly(what: string): void {
+  if (readOnly) {
+    throw new Error(
+      `KG: ${what} needs your own library; this page shows a bundle read-only (open the app without ?bundle=)`,
+    );
+  }
+}
+
 async function corpus(): Promise<Corpus> {
+  if (readOnly) return (await readOnlyLayers()).corpus;
   // Documents added or removed in another worker: counts are a cheap change detector.
   const signature = `${await db.documents.count()}:${await db.chunks.count()}`;
   if (signature !== corpusSignature) {
     corpusSignature = signature;
     corpusCache = null;
   }
-  corpusCache ??= (async () => {
-    const loaded = await repo.loadCorpus();
-    if (loaded.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
-    const engine = loadEngine(loaded);
-    const { chunkIds, chunkRank } = engine.graph;
-    const byId = new Map(loaded.chunks.map((c) => [c.id, c]));
-    const sentences = new Map<string, Array<{ start: number; end: number }>>();
-    for (const s of loaded.sentences) {
-      const c = byId.get(s.chunkId);
-      if (!c) continue;
-      const list = sentences.get(s.chunkId) ?? [];
-      list.push({ start: s.start - c.start, end: s.end - c.start });
-      sentences.set(s.chunkId, list);
-    }
-    return {
-      chunks: loaded.chunks,
-      byId,
-      ranked: rankOrder(chunkIds.map((chunkId, i) => ({ chunkId, rank: chunkRank[i] }))),
-      titles: new Map(loaded.documents.map((d) => [d.id, d.title])),
-      sentences,
-      engine,
-      embedderId: loaded.meta?.embedderId ?? null,
-    };
-  })();
+  corpusCache ??= repo.loadCorpus().then(corpusFrom);
   try {
     return await corpusCache;
   } catch (err) {
@@ -175,6 +220,7 @@ let buildsSinceIndex = 0;
 
 /** The KG search index, rebuilt only when the KG tables changed (a build, a removal, an import). */
 async function kgIndex(): Promise<KgIndex> {
+  if (readOnly) return (await readOnlyLayers()).kg;
   const signature = `${await db.kgChunks.count()}:${await db.kgEntities.count()}:${await db.kgRelations.count()}`;
   if (indexCache?.signature !== signature || buildsSinceIndex > 0) {
     indexCache = { signature, index: new KgIndex(await store.entities(), await store.relations()) };
@@ -225,7 +271,18 @@ const api = {
     corpusCache = null;
   },
 
+  /**
+   * Answers from the bundle at `url` (same origin, opened read-only by the page) instead of the library; it is
+   * fetched and validated on the first question.
+   */
+  useBundle(url: string): void {
+    readOnly = { url };
+    corpusCache = null;
+    indexCache = null;
+  },
+
   async status(): Promise<KgStatus> {
+    refuseReadOnly('the KG status');
     const states = await store.states();
     const entities = await store.entities();
     return {
@@ -243,6 +300,7 @@ const api = {
   },
 
   async estimate(kappa: number = DEFAULT_KAPPA): Promise<KgEstimate> {
+    refuseReadOnly('a KG cost estimate');
     const c = await corpus();
     const settings = await repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
     const ranked = c.ranked.map((id) => c.byId.get(id)!);
@@ -270,6 +328,7 @@ const api = {
     request: { kappa: number; retryFailed?: boolean },
     onProgress?: ProgressCallback,
   ): Promise<KgBuildSummary & { embedded: number }> {
+    refuseReadOnly('building a KG');
     if (buildStop) throw new Error('KG: a build is already running');
     const settings = await llmSettings();
     const c = await corpus();

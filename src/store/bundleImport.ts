@@ -255,6 +255,8 @@ export function snapshotToCorpus(snapshot: IndexSnapshot): LoadedCorpus {
 
 export interface ReadOnlyBundle {
   corpus: LoadedCorpus;
+  /** The bundle's other layers (the KG: kgEntities, kgRelations, kgChunks), records as the store keeps them. */
+  tables: Record<string, unknown[]>;
   counts: Record<string, number>;
   embedder: EmbedderInfo | null;
   /** Where the bundle came from (resolved, same-origin). */
@@ -290,6 +292,7 @@ export async function openBundleReadOnly(
   const snapshot = await readIndexBundle(response.body);
   return {
     corpus: snapshotToCorpus(snapshot),
+    tables: snapshot.tables,
     counts: snapshotCounts(snapshot),
     embedder: snapshot.embedder,
     url: resolved.href,

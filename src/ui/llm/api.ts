@@ -39,6 +39,8 @@ export interface KgUiApi {
   cancelAnswer(): Promise<void>;
   /** The library changed (documents added or removed): reload the corpus on next use. */
   invalidate(): Promise<void>;
+  /** Answer from this read-only bundle (?bundle=, same origin), never from the local library. */
+  useBundle(url: string): Promise<void>;
 }
 
 let remote: Remote<KgApi> | null = null;
@@ -69,6 +71,7 @@ export function createKgUiApi(): KgUiApi {
     answer: (request, onDelta) => w().answer(JSON.parse(JSON.stringify(request)), proxy(onDelta)),
     cancelAnswer: () => w().cancelAnswer(),
     invalidate: () => w().invalidate(),
+    useBundle: (url) => w().useBundle(url),
   };
 }
 

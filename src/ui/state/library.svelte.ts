@@ -9,6 +9,7 @@ import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
 import { pageRepo } from './db.ts';
+import { kgApi } from './kg.ts';
 
 export interface StageView extends Progress {
   /** Seconds left at the current rate, NaN when unknown. */
@@ -228,6 +229,8 @@ export class LibraryState {
   private async openReadOnly(url: string): Promise<void> {
     this.bundleBusy = `Opening ${url}…`;
     try {
+      // First, so no LLM question can reach the local library meanwhile: the KG worker answers from the bundle.
+      await kgApi().useBundle(url);
       const opened = await queryWorker().openBundle(url);
       this.readOnly = opened;
       const c = opened.counts;

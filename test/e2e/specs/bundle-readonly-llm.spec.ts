@@ -1,0 +1,100 @@
+// Spec (issue 9, item 6): with ?bundle= the app stays on the bundle everywhere — the LLM tab's evidence, the
+// context sent to the endpoint and the document a citation opens come from the bundle, never from the local
+// library of the same browser profile (which holds another document that would also match the question).
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { run as indexCli } from '../../../src/cli/index.ts';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import type { E2eSpec } from '../lib/harness.ts';
+
+const BUNDLE_TEXT =
+  'The Lighthouse of Alexandria stood on the island of Pharos. It was about one hundred metres tall, ' +
+  'and its fire could be seen far out at sea.';
+const LOCAL_TEXT =
+  'The harbour of Alexandria had two basins. Fishermen sold their catch at the quay below the lighthouse road.';
+const QUESTION = 'How tall was the lighthouse of Alexandria?';
+
+/** Filler passages: concepts are terms in at most 5% of the chunks, so a corpus needs more than 20 chunks. */
+function corpus(main: { title: string; text: string }, topic: string): string {
+  const lines = [main];
+  for (let i = 0; i < 30; i++) {
+    lines.push({
+      title: `${topic} ${i}`,
+      text: `${topic} number ${i} was recorded in ${1700 + i * 7}. Its keeper counted ${i * 13 + 5} barrels of grain.`,
+    });
+  }
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+const spec: E2eSpec = {
+  name: 'read-only bundle: the LLM tab, the answer context and the viewer use the bundle, never the local library',
+  timeoutMs: 240_000,
+  async run({ page, origin, dist, tmp, allowOrigin, log }) {
+    const server = await startScriptedLlmServer({ wordDelayMs: 5 });
+    allowOrigin(server.url);
+    // The bundle, made by the CLI (lexical only: no model needed for it).
+    const source = join(tmp, 'pharos.jsonl');
+    await writeFile(source, corpus({ title: 'Pharos', text: BUNDLE_TEXT }, 'Granary'));
+    const bundlePath = join(tmp, 'pharos.bundle');
+    const code = await indexCli([source, '--out', bundlePath, '--embedder', 'none', '--quiet']);
+    if (code !== 0) throw new Error(`cli index exited ${code}`);
+    const scratch = join(dist, `e2e-scratch-ro-${process.pid}`);
+    await mkdir(scratch, { recursive: true });
+    try {
+      const { readFile } = await import('node:fs/promises');
+      await writeFile(join(scratch, 'pharos.bundle'), await readFile(bundlePath));
+
+      // The local library of this profile: another document, and an LLM endpoint.
+      const local = join(tmp, 'harbour.jsonl');
+      await writeFile(local, corpus({ title: 'Harbour', text: LOCAL_TEXT }, 'Mill'));
+      await openApp(page, origin);
+      await addFiles(page, [local]);
+      await waitIdle(page, 150_000);
+      await page.goto(`${origin}/#settings`);
+      await page.waitForSelector('[name="llm-base-url"]');
+      await page.fill('[name="llm-base-url"]', server.baseUrl);
+      await page.fill('[name="llm-model"]', 'scripted-model');
+      await page.click('[data-testid="llm-settings"] button[type="submit"]');
+      await page.waitForTimeout(300);
+
+      await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#library`);
+      await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
+      await page.click('a[href="#ask"]');
+      await page.click('[data-testid="tab-answer"]');
+      await page.fill('[name="kg-question"]', QUESTION);
+      await page.selectOption('[name="kg-mode"]', 'hybrid');
+      await page.click('[data-testid="kg-ask"] button[type="submit"]');
+      await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 90_000 });
+
+      const evidence = await page.$$eval('[data-testid="kg-evidence"] li', (items) =>
+        items.map((li) => (li.textContent ?? '').replace(/\s+/g, ' ').trim()),
+      );
+      log(`evidence: ${JSON.stringify(evidence).slice(0, 300)}`);
+      if (evidence.length === 0 || !evidence.every((e) => e.includes('Pharos'))) {
+        throw new Error(`the LLM tab's evidence is not the bundle's: ${JSON.stringify(evidence)}`);
+      }
+      if (evidence.some((e) => e.includes('Fishermen')))
+        throw new Error('the LLM tab read the local library');
+      const sent = JSON.stringify(
+        server.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body),
+      );
+      if (!sent.includes('Pharos') || sent.includes('Fishermen')) {
+        throw new Error('the answer request did not carry (only) the bundle as context');
+      }
+
+      await page.locator('[data-testid="kg-answer"] [data-cite="1"]').first().click();
+      await page.waitForSelector('[data-testid="viewer"]', { timeout: 30_000 });
+      const shown = (await page.textContent('[data-testid="viewer"]')) ?? '';
+      log(`viewer: ${shown.replace(/\s+/g, ' ').slice(0, 120)}`);
+      if (!shown.includes('Pharos') || shown.includes('Fishermen')) {
+        throw new Error(`the citation opened "${shown.slice(0, 200)}", not the bundle's document`);
+      }
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+      await server.close();
+    }
+  },
+};
+
+export default spec;
