@@ -1,0 +1,92 @@
+// Spec (issue 9, item 8): the built app is served with its Content-Security-Policy — the page's in a <meta> and a
+// header (frame-ancestors 'none' only there), the workers' with their scripts. The page cannot reach another
+// origin (a loopback server that must see no request), an injected inline script does not run, and the app
+// still indexes and answers under the policy (WASM in workers). Every other spec runs under the same policy.
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import type { E2eSpec } from '../lib/harness.ts';
+
+const spec: E2eSpec = {
+  name: 'csp: page policy in meta and header (frame-ancestors none), no request to another origin, no inline script',
+  timeoutMs: 240_000,
+  async run({ page, origin, tmp, allowOrigin, log }) {
+    const seen: string[] = [];
+    const other = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(200, { 'Access-Control-Allow-Origin': '*' }).end('ok');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    // Allowed for the harness, so only the policy can stop the request.
+    allowOrigin(otherOrigin);
+    try {
+      const response = await page.goto(`${origin}/#library`);
+      await page.waitForSelector('[data-indexing]');
+      const header = (await response?.headerValue('content-security-policy')) ?? '';
+      log(`page header: ${header}`);
+      if (!/frame-ancestors 'none'/.test(header) || !/connect-src 'self'(;|$)/.test(header)) {
+        throw new Error(`the page's CSP header is missing or incomplete: "${header}"`);
+      }
+      const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+      if (!meta || !/script-src 'self' 'wasm-unsafe-eval'/.test(meta) || !/object-src 'none'/.test(meta)) {
+        throw new Error(`the built index.html lacks the CSP meta: "${meta}"`);
+      }
+      const scriptPath = await page.$$eval('script[src]', (s) => (s[0] as HTMLScriptElement).src);
+      const scriptResponse = await page.request.get(scriptPath);
+      const workerPolicy = scriptResponse.headers()['content-security-policy'] ?? '';
+      if (!/connect-src 'self' http: https:/.test(workerPolicy)) {
+        throw new Error(`scripts (workers) are served without their CSP: "${workerPolicy}"`);
+      }
+
+      const outcome = await page.evaluate(async (url) => {
+        const violations: string[] = [];
+        document.addEventListener('securitypolicyviolation', (e) => violations.push(e.effectiveDirective));
+        const fetched = await fetch(`${url}/from-the-page`).then(
+          () => 'fetched',
+          () => 'refused',
+        );
+        const script = document.createElement('script');
+        script.textContent = 'window.__injected = true;';
+        document.head.append(script);
+        await new Promise((r) => setTimeout(r, 200));
+        return {
+          fetched,
+          injected: (window as unknown as { __injected?: boolean }).__injected === true,
+          violations,
+        };
+      }, otherOrigin);
+      log(
+        `page fetch: ${outcome.fetched}; inline script ran: ${outcome.injected}; violations: ${outcome.violations.join(', ')}`,
+      );
+      if (outcome.fetched !== 'refused' || seen.length > 0)
+        throw new Error('the page reached another origin');
+      if (outcome.injected) throw new Error('an injected inline script ran');
+      if (!outcome.violations.includes('connect-src') || !outcome.violations.includes('script-src-elem')) {
+        throw new Error(
+          `expected connect-src and script-src-elem violations, got ${outcome.violations.join(', ')}`,
+        );
+      }
+
+      // The app works under the policy: the embedding model (TF.js WASM) runs in the ingest worker.
+      const file = join(tmp, 'canal.txt');
+      await writeFile(file, 'The Erie Canal opened in 1825. It linked the Hudson River to Lake Erie.\n');
+      await openApp(page, origin);
+      await addFiles(page, [file]);
+      await waitIdle(page, 150_000);
+      await page.click('a[href="#ask"]');
+      await page.fill('[data-testid="question"]', 'When did the Erie Canal open?');
+      await page.click('[data-testid="ask"]');
+      await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+      const semantic = await page.textContent('[data-testid="layers"]');
+      if (!/semantic ready/.test(semantic ?? ''))
+        throw new Error(`no semantic layer under the CSP: ${semantic}`);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  },
+};
+
+export default spec;
