@@ -90,12 +90,17 @@ export class CrossTabLock {
   }
 }
 
+/** Where Web Locks are missing (browsers before 2022), work runs as it did before: unguarded, one tab assumed. */
+const NO_LOCKS: Locks = {
+  request: async (_name, _options, callback) => callback({}),
+};
+
 /** The lock for this worker's kind of work, over the browser's Web Locks and BroadcastChannel. */
 export function browserCrossTabLock(work: SharedWork, workerName: string): CrossTabLock {
-  return new CrossTabLock(
-    work,
-    tabOfWorker(workerName),
-    navigator.locks,
-    new BroadcastChannel(CROSS_TAB_CHANNEL),
-  );
+  const locks: Locks = typeof navigator !== 'undefined' && navigator.locks ? navigator.locks : NO_LOCKS;
+  const channel: Channel =
+    typeof BroadcastChannel === 'undefined'
+      ? { postMessage: () => undefined }
+      : new BroadcastChannel(CROSS_TAB_CHANNEL);
+  return new CrossTabLock(work, tabOfWorker(workerName), locks, channel);
 }
