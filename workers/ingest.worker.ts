@@ -1,9 +1,9 @@
-// The indexing worker: a thin Comlink wrapper over IngestPipeline with the real parser (prepareFile), the
+// The indexing worker: a thin Comlink wrapper over IngestPipeline with the real parser (prepareFile, run in a
+// parse worker of its own that a time limit or Cancel can terminate: parseRunner.ts), the
 // embedder chosen in Settings (loaded lazily, once) and the concept-graph rebuild. Progress and per-file outcomes
 // go to the page as events through a Comlink proxy callback; cancel() aborts the run and drops the queue.
 import { expose } from 'comlink';
 import packageJson from '../package.json';
-import { prepareFile } from '../src/core/prepare.ts';
 import { exportLibraryBlob, bundleFileName } from '../src/store/bundleExport.ts';
 import { importBundle, type ImportResult } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
@@ -12,6 +12,7 @@ import { browserCrossTabLock } from './crossTab.ts';
 import { EmbedderHolder } from './embedders.ts';
 import { rebuildConceptGraph } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline } from './ingestPipeline.ts';
+import { spawnParseWorker, WorkerParser } from './parseRunner.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
 
 const APP_VERSION = packageJson.version;
@@ -23,9 +24,11 @@ let listener: IngestListener | null = null;
 /** Indexing, graph rebuilds, import and removal: one tab at a time (workers/crossTab.ts). */
 const lock = browserCrossTabLock('ingest', self.name);
 
+const parser = new WorkerParser(spawnParseWorker);
+
 const pipeline = new IngestPipeline({
   repo,
-  prepare: prepareFile,
+  prepare: parser.prepare,
   embedder: (choice) => embedders.get(choice),
   rebuildGraph: rebuildConceptGraph,
   lock,

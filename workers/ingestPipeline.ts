@@ -19,10 +19,19 @@ export const EMBED_BATCH = 128;
  */
 export const GRAPH_REFRESH_MS = 60_000;
 
+/**
+ * A file that has not been parsed (and chunked) within this time is failed: a parser must never hang the queue.
+ * The browser parses in a worker of its own that is terminated when this fires or on Cancel (parseRunner.ts).
+ */
+export const PARSE_TIMEOUT_MS = 30_000;
+/** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
+export const MAX_ATTEMPTS = 2;
+
+/** `signal` aborts on Cancel and on the parse time limit; an implementation that can stop should. */
 export type PrepareFn = (
   name: string,
   bytes: Uint8Array,
-  options: { maxChunkTokens: number },
+  options: { maxChunkTokens: number; signal?: AbortSignal },
 ) => Promise<{ documents: PreparedDocument[]; errors: FileError[] }>;
 
 export interface IngestDeps {
@@ -33,6 +42,8 @@ export interface IngestDeps {
   emit(event: IngestEvent): void;
   /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
   lock?: Pick<CrossTabLock, 'run'>;
+  /** Parse time limit per file (default PARSE_TIMEOUT_MS). */
+  parseTimeoutMs?: number;
 }
 
 /** Tracks done/total and the rate of one stage since it started. */
@@ -154,8 +165,7 @@ export class IngestPipeline {
     this.controller?.abort(new Error('ingest: cancelled by the user'));
     await this.running;
     if (onlyWaiting) return;
-    const { repo } = this.deps;
-    for (const p of await repo.pendingQueue()) await repo.removePending(p.id);
+    await this.deps.repo.clearWaitingPending();
     this.emit({ type: 'changed' });
   }
 
@@ -191,9 +201,7 @@ export class IngestPipeline {
         reason: `file too large (${mb} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`,
       };
     }
-    const { documents, errors } = await this.deps.prepare(name, new Uint8Array(bytes), {
-      maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
-    });
+    const { documents, errors } = await this.prepareWithin(name, new Uint8Array(bytes), signal);
     onParsed();
     signal.throwIfAborted();
     if (documents.length === 0) {
@@ -236,6 +244,36 @@ export class IngestPipeline {
     return { file: name, status: 'indexed', documents: stored, reason: partial };
   }
 
+  /**
+   * Parses one file within the time limit; Cancel stops it too. The result is awaited beside the abort, so a
+   * parser that never returns cannot hold the queue (and the browser's parse worker is terminated on the abort).
+   */
+  private async prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
+    const limit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`took too long to parse (over ${Math.round(limit / 1000)} s)`)),
+      limit,
+    );
+    const onCancel = (): void => controller.abort(signal.reason);
+    signal.addEventListener('abort', onCancel, { once: true });
+    try {
+      controller.signal.throwIfAborted();
+      return await new Promise<Awaited<ReturnType<PrepareFn>>>((resolve, reject) => {
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+        this.deps
+          .prepare(name, bytes, {
+            maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
+            signal: controller.signal,
+          })
+          .then(resolve, reject);
+      });
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onCancel);
+    }
+  }
+
   private async drain(): Promise<void> {
     const { repo } = this.deps;
     this.controller = new AbortController();
@@ -245,7 +283,8 @@ export class IngestPipeline {
     try {
       for (;;) {
         this.wake = false;
-        const queue = await repo.pendingQueue();
+        // Ids only: each file's bytes are read from the store when its turn comes, not the whole queue at once.
+        const queue = await repo.waitingIds();
         if (queue.length === 0) {
           if (this.wake) continue;
           break;
@@ -258,9 +297,10 @@ export class IngestPipeline {
           // Without an embedder nothing in the queue can be indexed: fail each file with the reason (instead of
           // retrying forever on every reload); the user fixes the setting and adds the files again.
           const reason = describeError(error);
-          for (const file of queue) {
-            await repo.markPending(file.id, 'failed', reason);
-            this.emit({ type: 'file', outcome: { file: file.name, status: 'failed', documents: 0, reason } });
+          for (const id of queue) {
+            const name = (await repo.pendingFile(id))?.name ?? id;
+            await repo.markPending(id, 'failed', reason);
+            this.emit({ type: 'file', outcome: { file: name, status: 'failed', documents: 0, reason } });
           }
           this.emit({ type: 'error', message: `ingest: ${reason}` });
           continue;
@@ -268,11 +308,23 @@ export class IngestPipeline {
         // Files parsed in this batch; embedding and storing are metered per file (sentences, documents).
         const fileMeter = this.meter('parse', queue.length);
         let storedAny = false;
-        for (const [i, file] of queue.entries()) {
+        for (const [i, id] of queue.entries()) {
           signal.throwIfAborted();
+          const file = await repo.pendingFile(id);
+          if (!file || file.status === 'failed') continue;
           fileMeter.report(i, file.name);
-          await repo.markPending(file.id, 'working');
           let outcome: FileOutcome;
+          if ((file.attempts ?? 0) >= MAX_ATTEMPTS) {
+            // Started twice and never finished: the page closed or crashed on it both times. Retrying it on every
+            // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
+            const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
+            outcome = { file: file.name, status: 'failed', documents: 0, reason };
+            await repo.markPending(file.id, 'failed', reason);
+            this.emit({ type: 'file', outcome });
+            this.emit({ type: 'changed' });
+            continue;
+          }
+          await repo.startPending(file.id);
           try {
             outcome = await this.indexOne(file.name, file.bytes, embedder, signal, () =>
               fileMeter.report(i + 1, file.name),

@@ -53,6 +53,12 @@ export interface PendingRecord {
   status: PendingStatus;
   /** Why the file failed (status 'failed'). */
   reason?: string;
+  /**
+   * How often indexing of this file started. A file still in the queue with 2 starts was interrupted twice (the
+   * page closed or crashed while on it): it is failed instead of being retried on every load. Not indexed, so no
+   * schema change; older records without it count as 0.
+   */
+  attempts?: number;
 }
 
 /** The serialized concept graph (format owned by src/core/graph/conceptGraph.ts). */

@@ -375,6 +375,36 @@ export class Repo {
     return all.filter((p) => p.status !== 'failed');
   }
 
+  /**
+   * Ids of the files still to index (queued, or 'working' ones interrupted by a reload), oldest first. Reads
+   * keys only: the records (with their bytes) are read one at a time with pendingFile().
+   */
+  async waitingIds(): Promise<string[]> {
+    const ids = await this.db.pending.orderBy('addedAt').primaryKeys();
+    const failed = new Set(await this.db.pending.where('status').equals('failed').primaryKeys());
+    return ids.filter((id) => !failed.has(id));
+  }
+
+  /** One pending file with its bytes (undefined when it is gone, e.g. after a cancel). */
+  async pendingFile(id: string): Promise<PendingRecord | undefined> {
+    return this.db.pending.get(id);
+  }
+
+  /** Marks a file 'working' and counts the start; returns the starts so far (this one included). */
+  async startPending(id: string): Promise<number> {
+    return this.db.transaction('rw', this.db.pending, async () => {
+      const record = await this.db.pending.get(id);
+      const attempts = (record?.attempts ?? 0) + 1;
+      await this.db.pending.update(id, { status: 'working', attempts });
+      return attempts;
+    });
+  }
+
+  /** Drops every file still waiting (a cancel); failed ones stay listed with their reasons. */
+  async clearWaitingPending(): Promise<void> {
+    await this.db.pending.where('status').anyOf('queued', 'working').delete();
+  }
+
   /** Name/size/status of every pending file, without their bytes. */
   async pendingSummary(): Promise<Omit<PendingRecord, 'bytes'>[]> {
     const out: Omit<PendingRecord, 'bytes'>[] = [];

@@ -2,6 +2,7 @@
 // mammoth's Node build reads `buffer`, its browser build (package.json "browser" field, applied by Vite) reads
 // `arrayBuffer`: we pass both so the same call works in Node tests and in the bundled worker.
 import { parseHtml } from './html.ts';
+import { checkZipInflatedSize } from './limits.ts';
 import { ParseError, type ParsedSection } from './types.ts';
 
 type Mammoth = typeof import('mammoth');
@@ -11,11 +12,15 @@ async function loadMammoth(): Promise<Mammoth> {
   return module.default ?? module;
 }
 
-/** Parses a .docx. Throws ParseError "not a valid .docx (…)" for anything mammoth cannot open. */
+/**
+ * Parses a .docx. Throws ParseError "not a valid .docx (…)" for anything mammoth cannot open, and when its parts
+ * inflate beyond MAX_DOCX_INFLATED_BYTES (checked first, so a zip bomb never reaches mammoth).
+ */
 export async function parseDocx(
   file: string,
   bytes: Uint8Array,
 ): Promise<{ text: string; sections: ParsedSection[]; title?: string }> {
+  checkZipInflatedSize(file, bytes);
   const mammoth = await loadMammoth();
   const arrayBuffer = bytes.buffer.slice(
     bytes.byteOffset,

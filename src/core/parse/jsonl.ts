@@ -5,6 +5,8 @@ import { DocumentBuilder } from './builder.ts';
 import type { ParseResult } from './types.ts';
 
 const encoder = new TextEncoder();
+/** Bad lines reported one by one; the rest are counted, so a file of a million bad lines gives a short report. */
+export const MAX_LINE_ERRORS = 20;
 
 function lineError(file: string, line: number, reason: string): FileError {
   return { file, reason: `line ${line}: ${reason}` };
@@ -13,6 +15,13 @@ function lineError(file: string, line: number, reason: string): FileError {
 /** Parses decoded .jsonl text. Document text = title + "\n\n" + text, the title being a level-1 section heading. */
 export function parseJsonl(file: string, source: string): ParseResult {
   const result: ParseResult = { documents: [], errors: [] };
+  let bad = 0;
+  const errors = {
+    push(error: FileError): void {
+      bad += 1;
+      if (bad <= MAX_LINE_ERRORS) result.errors.push(error);
+    },
+  };
   let lineStart = 0;
   for (let n = 1; lineStart <= source.length; n++) {
     const newline = source.indexOf('\n', lineStart);
@@ -25,20 +34,20 @@ export function parseJsonl(file: string, source: string): ParseResult {
       record = JSON.parse(line);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      result.errors.push(lineError(file, n, `not valid JSON (${detail})`));
+      errors.push(lineError(file, n, `not valid JSON (${detail})`));
       continue;
     }
     if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-      result.errors.push(lineError(file, n, 'expected an object {"title", "text"}'));
+      errors.push(lineError(file, n, 'expected an object {"title", "text"}'));
       continue;
     }
     const { title, text, id } = record as Record<string, unknown>;
     if (typeof text !== 'string') {
-      result.errors.push(lineError(file, n, 'missing "text" string'));
+      errors.push(lineError(file, n, 'missing "text" string'));
       continue;
     }
     if (title !== undefined && title !== null && typeof title !== 'string') {
-      result.errors.push(lineError(file, n, '"title" must be a string'));
+      errors.push(lineError(file, n, '"title" must be a string'));
       continue;
     }
     const out = new DocumentBuilder();
@@ -46,7 +55,7 @@ export function parseJsonl(file: string, source: string): ParseResult {
     if (heading) out.heading(heading, 1);
     out.paragraph(text);
     if (out.isEmpty()) {
-      result.errors.push(lineError(file, n, 'empty title and text'));
+      errors.push(lineError(file, n, 'empty title and text'));
       continue;
     }
     const { text: documentText, sections } = out.build();
@@ -58,6 +67,12 @@ export function parseJsonl(file: string, source: string): ParseResult {
       size: encoder.encode(line).length,
       externalId: typeof id === 'string' || typeof id === 'number' ? String(id) : undefined,
       sections,
+    });
+  }
+  if (bad > MAX_LINE_ERRORS) {
+    result.errors.push({
+      file,
+      reason: `and ${bad - MAX_LINE_ERRORS} more bad lines (${bad} in all; the first ${MAX_LINE_ERRORS} are listed)`,
     });
   }
   return result;

@@ -6,6 +6,7 @@
 // starts a paragraph; short lines in a font clearly larger than the body text become headings.
 import { baseTitle } from './decode.ts';
 import { DocumentBuilder } from './builder.ts';
+import { checkPdfInflatedSize, MAX_PDF_PAGES } from './limits.ts';
 import { ParseError, type ParsedSection } from './types.ts';
 
 interface Line {
@@ -130,11 +131,15 @@ function layout(pages: Line[][]): DocumentBuilder {
   return out;
 }
 
-/** Parses a PDF. Throws ParseError "not a valid PDF (…)" for damaged or encrypted files. */
+/**
+ * Parses a PDF. Throws ParseError "not a valid PDF (…)" for damaged or encrypted files, and for PDFs whose
+ * streams inflate beyond MAX_PDF_INFLATED_BYTES (checked before pdf.js sees them) or with more than MAX_PDF_PAGES.
+ */
 export async function parsePdf(
   file: string,
   bytes: Uint8Array,
 ): Promise<{ text: string; sections: ParsedSection[]; title: string }> {
+  checkPdfInflatedSize(file, bytes);
   const lib = await loadPdfJs();
   // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy.
   const task = lib.getDocument({
@@ -157,6 +162,12 @@ export async function parsePdf(
     throw new ParseError(file, `not a valid PDF (${message})`);
   }
   try {
+    if (document.numPages > MAX_PDF_PAGES) {
+      throw new ParseError(
+        file,
+        `the PDF has ${document.numPages} pages (the limit is ${MAX_PDF_PAGES} pages per file)`,
+      );
+    }
     const pages: Line[][] = [];
     for (let n = 1; n <= document.numPages; n++) {
       const page = await document.getPage(n);

@@ -1,0 +1,15 @@
+// The parse worker: prepareFile (parse → hash → chunk) in a thread of its own, so that a file that takes too long,
+// or a Cancel, can stop it by terminating this worker (parseRunner.ts spawns a fresh one for the next file). The
+// ingest worker cannot be terminated that way: it holds the queue, the embedder and the store writes.
+import { expose } from 'comlink';
+import { prepareFile } from '../src/core/prepare.ts';
+
+const api = {
+  prepare(name: string, bytes: Uint8Array, options: { maxChunkTokens: number }) {
+    return prepareFile(name, bytes, options);
+  },
+};
+
+export type ParseApi = typeof api;
+
+expose(api);
