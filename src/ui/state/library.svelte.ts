@@ -92,7 +92,10 @@ export class LibraryState {
     void navigator.storage?.persist?.().catch(() => false);
     // Before this tab's worker can take a lock: another tab's work is then known, and shown, from the start.
     await crossTab.start();
-    crossTab.listen(() => this.scheduleRefresh());
+    crossTab.listen((work, event) => {
+      if (work === 'ingest' && event === 'done') void this.afterOtherTab();
+      else this.scheduleRefresh();
+    });
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
     await this.refresh();
@@ -144,11 +147,24 @@ export class LibraryState {
         this.refreshTimer = null;
         void this.refresh(!this.running || this.listStale);
       },
-      this.running ? 500 : 100,
+      // Another tab's run sends a change per stored batch: the same pace as this tab's own.
+      this.running || crossTab.elsewhere.ingest ? 500 : 100,
     );
   }
 
   private listStale = true;
+
+  /**
+   * Another tab's indexing ended: re-read the library, and resume what that tab left in the queue (it was closed
+   * or crashed mid-run). The lock keeps this from repeating work another tab has taken up meanwhile.
+   */
+  private async afterOtherTab(): Promise<void> {
+    await this.refresh();
+    if (this.waiting > 0 && !this.running && !crossTab.elsewhere.ingest) {
+      this.running = true;
+      void ingestWorker().resume();
+    }
+  }
 
   async refresh(withList = true): Promise<void> {
     const repo = pageRepo();

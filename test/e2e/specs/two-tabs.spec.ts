@@ -2,6 +2,7 @@
 // and after a reload mid-run (when it finds A's queue in IndexedDB) it still does not start that work; it updates
 // when A has finished. The library ends as a one-tab run leaves it: the counts read back from IndexedDB equal
 // the ones prepareFile gives in Node (as in 01-formats), every document is whole, and A indexed the file once.
+// Then A is closed in the middle of a second file: B takes the queue over and the library is again complete.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -13,9 +14,9 @@ const PLACES = ['Ashby', 'Brant', 'Colby', 'Dorn', 'Eske', 'Farley', 'Gilby', 'H
 const THINGS = ['mill', 'bridge', 'abbey', 'market', 'tower', 'harbour', 'forest', 'castle', 'well', 'ford'];
 
 /** Distinct short passages, three sentences each: enough that A is still indexing while B reloads. */
-function passages(n: number): string {
+function passages(n: number, from = 0): string {
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < from + n; i++) {
     const name = `${PLACES[i % 10]}${PLACES[Math.floor(i / 10) % 10].toLowerCase()}`;
     const text =
       `${name} grew up around its ${THINGS[i % 10]} in the year ${1100 + i}. ` +
@@ -103,6 +104,32 @@ const spec: E2eSpec = {
     const integrity = await checkIntegrity(a);
     if (integrity.problems.length > 0) throw new Error(integrity.problems.slice(0, 5).join('; '));
     log(`library: ${JSON.stringify(counts)}`);
+
+    // A is closed mid-run (its lock goes with it, without a "done"): B resumes what A left in the queue.
+    const more = join(tmp, 'more-places.jsonl');
+    await writeFile(more, passages(400, 1000));
+    await addFiles(a, [more]);
+    await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
+    await a.waitForFunction(
+      (n) => Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '')) > n,
+      counts.documents,
+      { timeout: 120_000 },
+    );
+    await a.close();
+    await b.waitForSelector('[data-indexing="running"]', { timeout: 30_000 });
+    await waitIdle(b, 240_000);
+    const both = await expectedCounts([file, more]);
+    const final = await readCounts(b);
+    for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
+      if (final[key] !== both[key]) {
+        throw new Error(
+          `after A closed: ${key} ${final[key]} in IndexedDB, a one-tab run gives ${both[key]}`,
+        );
+      }
+    }
+    const after = await checkIntegrity(b);
+    if (after.problems.length > 0) throw new Error(after.problems.slice(0, 5).join('; '));
+    log(`A closed mid-run; B finished: ${JSON.stringify(final)}`);
   },
 };
 

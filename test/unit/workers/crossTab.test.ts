@@ -133,6 +133,36 @@ const FILES = [
 const fileEvents = (events: IngestEvent[]) =>
   events.filter((e) => e.type === 'file' || e.type === 'progress');
 
+describe('CrossTabLock', () => {
+  it('refuses tryRun (a KG build, an import) while another tab holds the lock, and tells the other tabs', async () => {
+    const locks = new MemoryLocks();
+    const messages: CrossTabMessage[] = [];
+    const channel = { postMessage: (m: CrossTabMessage) => messages.push(m) };
+    const first = new CrossTabLock('kg', 'A', locks, channel);
+    const second = new CrossTabLock('kg', 'B', locks, channel);
+    let open!: () => void;
+    const running = first.tryRun(() => new Promise<string>((resolve) => (open = () => resolve('built'))));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await second.tryRun(async () => 'built twice')).toEqual({ ran: false });
+    // Another kind of work has its own lock.
+    expect(await new CrossTabLock('ingest', 'B', locks, channel).tryRun(async () => 'indexed')).toEqual({
+      ran: true,
+      value: 'indexed',
+    });
+    open();
+    expect(await running).toEqual({ ran: true, value: 'built' });
+    expect(await second.tryRun(async () => 'built later')).toEqual({ ran: true, value: 'built later' });
+    expect(messages.map((m) => `${m.tab}:${m.work}:${m.type}`)).toEqual([
+      'A:kg:busy',
+      'B:ingest:busy',
+      'B:ingest:done',
+      'A:kg:done',
+      'B:kg:busy',
+      'B:kg:done',
+    ]);
+  });
+});
+
 describe('two tabs on one library', () => {
   it('index a queue both of them resume exactly once, in the tab that holds the lock', async () => {
     const factory = new IDBFactory();
