@@ -1,5 +1,5 @@
 // Spec: Cancel in the middle of indexing stops the workers, drops the queue and keeps only complete documents;
-// removing a document in the Library view removes everything derived from it.
+// removing a document in the Library view asks first, then removes everything derived from it.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
@@ -56,7 +56,16 @@ const spec: E2eSpec = {
     if (afterReload.documents !== afterCancel.documents) throw new Error('indexing resumed after a cancel');
 
     const title = (await page.textContent('[data-testid="documents"] tbody tr td'))?.trim() ?? '';
+    // One click only asks (issue 9): nothing is removed until the removal is confirmed; Keep backs out.
     await page.click(`[data-testid="documents"] button[aria-label="Remove ${title}"]`);
+    await page.click('[data-testid="keep-document"]');
+    await page.click(`[data-testid="documents"] button[aria-label="Remove ${title}"]`);
+    await page.waitForSelector('[data-testid="confirm-remove"]');
+    await page.waitForTimeout(1500);
+    if ((await readCounts(page)).documents !== afterCancel.documents) {
+      throw new Error('a document was removed without confirmation');
+    }
+    await page.click(`[data-testid="documents"] button[aria-label="Yes, remove ${title}"]`);
     await page.waitForFunction(
       (n) =>
         Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? -1) ===
