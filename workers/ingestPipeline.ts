@@ -7,10 +7,15 @@ import { DEFAULT_INDEX_PARAMS } from '../src/core/types.ts';
 import { embedDocuments } from '../src/core/pipeline/embedDocuments.ts';
 import { EmbedderMismatchError, type Repo } from '../src/store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
-import { DEFAULT_EMBEDDER, type EmbedderChoice, type FileOutcome, type IngestEvent } from './protocol.ts';
+import {
+  DEFAULT_EMBEDDER,
+  MAX_FILE_BYTES,
+  type EmbedderChoice,
+  type FileOutcome,
+  type IngestEvent,
+} from './protocol.ts';
 
-/** Larger files are refused with a per-file error: at ~150 sentences/s, 20 MB of text already takes hours. */
-export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+export { MAX_FILE_BYTES } from './protocol.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (B measured 128). */
 export const EMBED_BATCH = 128;
 /**

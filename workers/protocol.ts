@@ -10,6 +10,12 @@ export type EmbedderChoice =
 
 export const DEFAULT_EMBEDDER: EmbedderChoice = { kind: 'use' };
 
+/**
+ * Larger files are refused with a per-file error: at ~150 sentences/s, 20 MB of text already takes hours. Here, not
+ * in the pipeline, so that the page can refuse a file by its size before reading it (src/ui/intake.ts).
+ */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
 /** Per-file outcome of indexing, shown in the Library view. */
 export interface FileOutcome {
   file: string;

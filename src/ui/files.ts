@@ -1,5 +1,7 @@
-// Collects files from a drop (files and whole folders, walked recursively) or from a file/folder picker.
-import type { PickedFile } from './state/library.svelte.ts';
+// Collects files from a drop (files and whole folders, walked recursively) or from a file/folder picker. Nothing
+// is read here: a dropped entry of an unsupported type is not even opened as a File (intake.ts refuses it).
+import { isSupportedFile } from '../core/parse/formats.ts';
+import type { PickedFile } from './intake.ts';
 
 /** Hidden files and OS litter in picked folders are skipped, not reported as errors. */
 function isLitter(name: string): boolean {
@@ -25,7 +27,9 @@ function entryFile(entry: FileSystemFileEntry): Promise<File> {
 async function walk(entry: FileSystemEntry, out: PickedFile[]): Promise<void> {
   if (entry.isFile) {
     const path = entry.fullPath.replace(/^\//, '');
-    if (!isLitter(path)) out.push({ name: path, file: await entryFile(entry as FileSystemFileEntry) });
+    if (isLitter(path)) return;
+    const file = isSupportedFile(path) ? await entryFile(entry as FileSystemFileEntry) : null;
+    out.push({ name: path, file });
     return;
   }
   if (entry.isDirectory) {

@@ -3,6 +3,7 @@
 // ParseError with a reason for the user; .jsonl line failures come back in `errors` beside the good lines.
 import { wholeTextSection } from './builder.ts';
 import { baseTitle, decodeText } from './decode.ts';
+import { extensionOf, MIME, SUPPORTED_EXTENSIONS } from './formats.ts';
 import { parseHtml } from './html.ts';
 import { parseJsonl } from './jsonl.ts';
 import { parseMarkdown } from './markdown.ts';
@@ -10,33 +11,7 @@ import { ParseError, type ParsedDocument, type ParsedSection, type ParseResult }
 
 export { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
 
-export const SUPPORTED_EXTENSIONS = ['.txt', '.md', '.html', '.pdf', '.docx', '.jsonl'] as const;
-
-const MIME: Record<string, string> = {
-  '.txt': 'text/plain',
-  '.text': 'text/plain',
-  '.md': 'text/markdown',
-  '.markdown': 'text/markdown',
-  '.html': 'text/html',
-  '.htm': 'text/html',
-  '.xhtml': 'text/html',
-  '.pdf': 'application/pdf',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.jsonl': 'application/jsonl',
-  '.ndjson': 'application/jsonl',
-};
-
-/** Lowercased extension with its dot ("" when none). */
-export function extensionOf(name: string): string {
-  const base = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
-  const dot = base.lastIndexOf('.');
-  return dot > 0 ? base.slice(dot).toLowerCase() : '';
-}
-
-/** True when parseFile knows the file's extension. */
-export function isSupportedFile(name: string): boolean {
-  return extensionOf(name) in MIME;
-}
+export { extensionOf, isSupportedFile, MIME, SUPPORTED_EXTENSIONS } from './formats.ts';
 
 function single(
   name: string,

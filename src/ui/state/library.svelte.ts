@@ -5,6 +5,7 @@ import type { DocumentRecord, Progress, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { StoreCounts } from '../../store/repo.ts';
 import type { FileOutcome, IngestEvent } from '../../../workers/protocol.ts';
+import { readOneByOne, screenFiles, withOutcomes, type PickedFile } from '../intake.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
@@ -22,10 +23,7 @@ export type DocumentSummary = Pick<
 >;
 
 /** Files whose names carry a directory (folder picks) keep it, so two "notes.md" stay apart. */
-export interface PickedFile {
-  name: string;
-  file: File;
-}
+export type { PickedFile } from '../intake.ts';
 
 const STAGE_ORDER: Stage[] = ['parse', 'embed', 'store', 'graph'];
 const DOCUMENT_LIST_LIMIT = 500;
@@ -199,43 +197,46 @@ export class LibraryState {
     this.version += 1;
   }
 
-  /** Reads the picked files (File.arrayBuffer is async, so the page stays responsive) and queues them. */
+  /**
+   * Refuses unsupported and oversized files by name and size (each gets its verdict, nothing is read), then reads
+   * the others one at a time and queues each before reading the next (src/ui/intake.ts).
+   */
   async addFiles(files: PickedFile[]): Promise<void> {
     if (files.length === 0) return;
-    await this.queue(() =>
-      Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.file.arrayBuffer() }))),
-    );
+    const { accepted, refused, summary } = screenFiles(files);
+    if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
+    if (accepted.length > 0) {
+      await this.queue(readOneByOne(accepted, (outcome) => (this.outcomes = [outcome, ...this.outcomes])));
+    }
+    if (summary) this.message = summary;
   }
 
   /** Fetches the sample documents shipped with the app (public/samples/) and queues them. */
   async loadSamples(): Promise<void> {
-    await this.queue(async () => {
-      const index = await fetch('samples/index.json');
-      if (!index.ok) throw new Error(`samples: could not load samples/index.json (HTTP ${index.status})`);
-      const list = (await index.json()) as { file: string; title: string }[];
-      return Promise.all(
-        list.map(async (entry) => {
+    const index = await fetch('samples/index.json');
+    if (!index.ok) throw new Error(`samples: could not load samples/index.json (HTTP ${index.status})`);
+    const list = (await index.json()) as { file: string; title: string }[];
+    await this.queue(
+      (async function* () {
+        for (const entry of list) {
           const response = await fetch(`samples/${encodeURIComponent(entry.file)}`);
           if (!response.ok) throw new Error(`samples: ${entry.file}: HTTP ${response.status}`);
-          return { name: entry.file, bytes: await response.arrayBuffer() };
-        }),
-      );
-    });
+          yield { name: entry.file, bytes: await response.arrayBuffer() };
+        }
+      })(),
+    );
   }
 
-  /** Marks the library busy at once (so nobody sees a false "idle"), reads the files, hands them to the worker. */
-  private async queue(read: () => Promise<{ name: string; bytes: ArrayBuffer }[]>): Promise<void> {
+  /**
+   * Marks the library busy at once (so nobody sees a false "idle"), then hands the files to the worker as they
+   * are read, one at a time (their buffers are transferred, not copied).
+   */
+  private async queue(items: AsyncIterable<{ name: string; bytes: ArrayBuffer }>): Promise<void> {
     this.message = null;
     this.running = !crossTab.elsewhere.ingest;
     this.stages = {};
     try {
-      const items = await read();
-      await ingestWorker().enqueue(
-        transfer(
-          items,
-          items.map((i) => i.bytes),
-        ),
-      );
+      for await (const item of items) await ingestWorker().enqueue(transfer([item], [item.bytes]));
     } catch (error) {
       this.running = await ingestWorker().isRunning();
       throw error;
