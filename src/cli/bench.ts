@@ -11,7 +11,7 @@ import { cutToBudget } from '../core/retrieval/budget.ts';
 import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/engine.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/params.ts';
 import { LlmClient } from '../core/llm/client.ts';
-import { parseMode, type RetrievedChunk } from '../core/retrieval/types.ts';
+import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/types.ts';
 import { createTermAnalyzer } from '../core/text/analyzer.ts';
 import {
   embedAll,
@@ -47,6 +47,11 @@ const RECALL_KS = [2, 5, 10] as const;
 export interface ModeResult {
   cr: Record<string, number>;
   recall: Record<string, number | null>;
+  /** The same measures per question `type`, where the set gives one. */
+  byType?: Record<
+    string,
+    { questions: number; cr: Record<string, number>; recall: Record<string, number | null> }
+  >;
   indexSeconds: number;
   queryMs: { p50: number; p95: number };
   /** Exact match / token F1 of the LLM answer over this mode's context (fractions), only with an endpoint. */
@@ -117,10 +122,17 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`bench: --corpus and --questions are required\n${USAGE}`);
     return 2;
   }
-  const requested = opts.modes
-    .split(',')
-    .map((m) => m.trim())
-    .filter(Boolean);
+  // `default` is whatever mode the app uses by default; it is run once and reported under both names.
+  const requested = [
+    ...new Set(
+      opts.modes
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean)
+        .map((m) => (m === 'default' ? DEFAULT_MODE : m)),
+    ),
+  ];
+  const reportDefault = opts.modes.split(',').some((m) => m.trim() === 'default');
   requested.filter((m) => !isKgMode(m)).forEach((m) => parseMode(m));
   const kgModes = requested.filter(isKgMode);
   const settings = llmSettingsFromFlags(opts);
@@ -196,7 +208,7 @@ export async function run(args: string[]): Promise<number> {
     if (built?.key !== key) {
       built = undefined; // let the previous engine be collected before building the next
       const engine = RetrievalEngine.build(
-        { chunks: corpus.chunks, sentences: corpus.sentences, sentenceVectors, dimension },
+        { chunks: corpus.retrievalChunks, sentences: corpus.sentences, sentenceVectors, dimension },
         createTermAnalyzer(),
         overrides,
       );
@@ -240,6 +252,7 @@ export async function run(args: string[]): Promise<number> {
       );
     }
     const result = await runOnce(engine, corpus, questions, modes, budgets, questionVectors, dimension, llm);
+    if (reportDefault) result.modes = { default: result.modes[DEFAULT_MODE], ...result.modes };
     if (Object.keys(skipped).length) result.skipped = skipped;
     summary.push({ params: combo, result });
     if (grid.length) process.stdout.write(gridLine(combo, result, budgets));
@@ -272,7 +285,6 @@ async function runOnce(
   llm: LlmRun | undefined,
 ): Promise<BenchResult> {
   const maxBudget = Math.max(...budgets);
-  const labelled = questions.filter((q) => q.supporting.length > 0).length;
   const result: BenchResult = { questions: questions.length, modes: {} };
   if (llm) result.answerBudget = llm.answerBudget;
   // hybrid fuses the concept path (ppr) with the KG path, so its latency includes both searches.
@@ -287,8 +299,14 @@ async function runOnce(
     return llm.kg.search(mode, query, budget, concept);
   };
   for (const mode of modes) {
-    const cr = budgets.map(() => 0);
-    const recall = RECALL_KS.map(() => 0);
+    // Sums per question type; "" holds every question.
+    const sums = new Map<string, { n: number; labelled: number; cr: number[]; recall: number[] }>();
+    const sumsOf = (type: string) => {
+      let s = sums.get(type);
+      if (!s)
+        sums.set(type, (s = { n: 0, labelled: 0, cr: budgets.map(() => 0), recall: RECALL_KS.map(() => 0) }));
+      return s;
+    };
     const times: number[] = [];
     const scores: Array<Promise<{ em: number; f1: number }>> = [];
     questions.forEach((q, i) => {
@@ -305,23 +323,42 @@ async function runOnce(
             : search(mode, query, llm.answerBudget);
         scores.push(scoreAnswer(llm.client, q.question, context, q.answers));
       }
+      const groups = q.type === undefined ? [sumsOf('')] : [sumsOf(''), sumsOf(q.type)];
+      for (const g of groups) g.n++;
       budgets.forEach((b, j) => {
         const context = cutToBudget(hits, b)
           .map((h) => h.text)
           .join('\n');
-        cr[j] += contextRecall(context, q.answers);
+        const found = contextRecall(context, q.answers);
+        for (const g of groups) g.cr[j] += found;
       });
       if (q.supporting.length > 0) {
         const ranked = hits.map((h) => corpus.externalIds.get(h.docId) ?? h.docId);
-        RECALL_KS.forEach((k, j) => (recall[j] += recallAtK(ranked, q.supporting, k)));
+        for (const g of groups) g.labelled++;
+        RECALL_KS.forEach((k, j) => {
+          const r = recallAtK(ranked, q.supporting, k);
+          for (const g of groups) g.recall[j] += r;
+        });
       }
     });
-    const n = Math.max(1, questions.length);
-    result.modes[mode] = {
-      cr: Object.fromEntries(budgets.map((b, j) => [String(b), cr[j] / n])),
+    const measures = (s: { n: number; labelled: number; cr: number[]; recall: number[] }) => ({
+      cr: Object.fromEntries(budgets.map((b, j) => [String(b), s.cr[j] / Math.max(1, s.n)])),
       recall: Object.fromEntries(
-        RECALL_KS.map((k, j) => [String(k), labelled ? recall[j] / labelled : null]),
+        RECALL_KS.map((k, j) => [String(k), s.labelled ? s.recall[j] / s.labelled : null]),
       ),
+    });
+    const all = sumsOf('');
+    const n = Math.max(1, questions.length);
+    const types = [...sums.keys()].filter((k) => k !== '').sort();
+    result.modes[mode] = {
+      ...measures(all),
+      ...(types.length
+        ? {
+            byType: Object.fromEntries(
+              types.map((k) => [k, { questions: sums.get(k)!.n, ...measures(sums.get(k)!) }]),
+            ),
+          }
+        : {}),
       indexSeconds: round(indexSecondsOf(mode, corpus.seconds, engine.timings, llm?.kgSeconds ?? 0), 3),
       queryMs: { p50: round(percentile(times, 0.5), 2), p95: round(percentile(times, 0.95), 2) },
     };
@@ -421,7 +458,17 @@ function table(result: BenchResult, budgets: number[]): string {
   const note = answered
     ? `; EM/F1 of the LLM answer over each mode's ${result.answerBudget}-token context`
     : '; EM/F1 not computed: no LLM endpoint';
-  return `${result.questions} questions (percent${note})\n${head}\n${rows.join('\n')}\n`;
+  const byType = Object.entries(result.modes).flatMap(([mode, r]) =>
+    Object.entries(r.byType ?? {}).map(
+      ([type, t]) =>
+        `  ${mode} · ${type} (${t.questions} q): ` +
+        budgets.map((b) => `CR@${b} ${pct(t.cr[String(b)])}`).join(' ') +
+        ' ' +
+        RECALL_KS.map((k) => `R@${k} ${pct(t.recall[String(k)])}`).join(' '),
+    ),
+  );
+  const types = byType.length ? `per question type:\n${byType.join('\n')}\n` : '';
+  return `${result.questions} questions (percent${note})\n${head}\n${rows.join('\n')}\n${types}`;
 }
 
 function gridLine(combo: Overrides, result: BenchResult, budgets: number[]): string {

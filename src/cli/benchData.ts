@@ -1,9 +1,11 @@
 // Input side of the CLI bench: reads a QA set and a corpus in JSON Lines (the ../shared/bench shape or anything
 // like it), prepares the corpus through the app's own prepareFile, and embeds texts in batches with progress.
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
 import process from 'node:process';
 import { prepareFile } from '../core/prepare.ts';
+import type { RetrievalChunkInput } from '../core/retrieval/corpusLayout.ts';
+import { withSectionPaths } from '../core/retrieval/sectionPath.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
 
 export interface BenchQuestion {
@@ -12,6 +14,8 @@ export interface BenchQuestion {
   answers: string[];
   /** Supporting passage ids (the corpus lines' "id"); empty when the set does not label them. */
   supporting: string[];
+  /** Question type where the set gives one (2Wiki, MuSiQue, vuedocs), for the per-type breakdown. */
+  type?: string;
 }
 
 /** Reads a questions .jsonl: {id?, question, answers (or answer), supporting?} per line. */
@@ -40,7 +44,8 @@ export async function loadQuestions(path: string): Promise<BenchQuestion[]> {
     const supporting = Array.isArray(row.supporting)
       ? row.supporting.filter((s): s is string => typeof s === 'string')
       : [];
-    out.push({ id: typeof row.id === 'string' ? row.id : `q${i + 1}`, question, answers, supporting });
+    const type = typeof row.type === 'string' && row.type !== '' ? row.type : undefined;
+    out.push({ id: typeof row.id === 'string' ? row.id : `q${i + 1}`, question, answers, supporting, type });
   });
   return out;
 }
@@ -48,30 +53,69 @@ export async function loadQuestions(path: string): Promise<BenchQuestion[]> {
 export interface PreparedCorpus {
   documents: PreparedDocument[];
   chunks: ChunkRecord[];
+  /** The chunks with their heading paths, as the app gives them to the retrieval engine. */
+  retrievalChunks: RetrievalChunkInput[];
   sentences: SentenceRecord[];
   /** DocumentRecord.id → the corpus line's "id" (falls back to the document id). */
   externalIds: Map<string, string>;
   seconds: number;
 }
 
+/**
+ * Prepares a corpus through the app's own parsers: a .jsonl file (one passage per line, `id` = its external id) or
+ * a folder of documents as a user would drop it (Markdown sections, HTML, PDF, …), where a document's external id
+ * is its file name without the extension, so `supporting` names files and recall counts distinct files.
+ */
 export async function prepareCorpus(path: string, maxChunkTokens: number): Promise<PreparedCorpus> {
-  const bytes = new Uint8Array(await readFile(path));
+  const isFolder = (await stat(path)).isDirectory();
+  const files = isFolder ? await listFiles(path) : [path];
   const t = performance.now();
-  const { documents, errors } = await prepareFile(basename(path), bytes, { maxChunkTokens });
-  if (documents.length === 0) {
-    const why = errors.map((e) => `${e.file}: ${e.reason}`).join('; ');
-    throw new Error(`bench: no document could be read from ${path}${why ? ` (${why})` : ''}`);
-  }
-  for (const e of errors) process.stderr.write(`bench: skipped ${e.file}: ${e.reason}\n`);
+  const documents: PreparedDocument[] = [];
   const externalIds = new Map<string, string>();
-  for (const d of documents) externalIds.set(d.doc.id, d.doc.externalId ?? d.doc.id);
+  const seen = new Set<string>();
+  for (const file of files) {
+    const bytes = new Uint8Array(await readFile(file));
+    const { documents: docs, errors } = await prepareFile(basename(file), bytes, { maxChunkTokens });
+    for (const e of errors) process.stderr.write(`bench: skipped ${e.file}: ${e.reason}\n`);
+    for (const d of docs) {
+      // The same text twice (two identical files) is one document, as in the app.
+      if (seen.has(d.doc.id)) continue;
+      seen.add(d.doc.id);
+      documents.push(d);
+      externalIds.set(d.doc.id, d.doc.externalId ?? (isFolder ? fileStem(file) : d.doc.id));
+    }
+  }
+  if (documents.length === 0) throw new Error(`bench: no document could be read from ${path}`);
+  const chunks = documents.flatMap((d) => d.chunks);
   return {
     documents,
-    chunks: documents.flatMap((d) => d.chunks),
+    chunks,
+    retrievalChunks: withSectionPaths(
+      documents.map((d) => d.doc),
+      documents.flatMap((d) => d.sections),
+      chunks,
+    ),
     sentences: documents.flatMap((d) => d.sentences),
     externalIds,
     seconds: (performance.now() - t) / 1000,
   };
+}
+
+/** Every file under a folder (recursively, hidden entries skipped), sorted so runs are repeatable. */
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(full)));
+    else if (entry.isFile()) out.push(full);
+  }
+  return out.sort();
+}
+
+function fileStem(file: string): string {
+  const name = basename(file);
+  return name.slice(0, name.length - extname(name).length);
 }
 
 /** Embeds texts in batches, printing progress to stderr; returns texts.length × dimension floats. */

@@ -20,7 +20,7 @@ export interface ConceptTable {
 export interface ConceptOptions {
   /** Keep at most this many concepts per chunk, highest TF-IDF first (0 = keep every term). */
   conceptsPerChunk: number;
-  /** Terms in more than max(1, ⌊maxDfFraction·N⌋) chunks are not concepts (1 = no cap). */
+  /** Terms in more than max(⌊maxDfFraction·N⌋, min(3, N − 1)) chunks are not concepts (1 = no cap). */
   maxDfFraction: number;
 }
 
@@ -46,7 +46,11 @@ export function extractConcepts(
     for (const t of counts.keys()) df.set(t, (df.get(t) ?? 0) + 1);
     return counts;
   });
-  const maxDf = options.maxDfFraction >= 1 ? n : Math.max(1, Math.floor(options.maxDfFraction * n));
+  // The cap is for large libraries, where a term in 5% of the chunks links hundreds of passages; in a library of
+  // 24 chunks 5% would be one chunk, so no term shared by two chapters could be a concept and the walk would have
+  // no seeds. A term in up to 3 chunks (and not in all of them) is always specific enough.
+  const maxDf =
+    options.maxDfFraction >= 1 ? n : Math.max(Math.floor(options.maxDfFraction * n), Math.min(3, n - 1), 1);
 
   // Select concepts per chunk by TF-IDF; ties broken by term so the result does not depend on token order.
   const kept: Array<Array<[string, number]>> = chunkCounts.map((counts) => {

@@ -14,7 +14,9 @@ import {
 } from '../graph/conceptGraph.ts';
 import { PersonalizedPageRank } from '../graph/pagerank.ts';
 import { Bm25Index } from './bm25.ts';
+import { countTokens } from '../text/tokens.ts';
 import { cutToBudget } from './budget.ts';
+import { bestExcerpt } from './excerpt.ts';
 import { conceptSearch } from './conceptSearch.ts';
 import {
   layoutCorpus,
@@ -73,10 +75,37 @@ export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
   'thetaCo',
   'bm25K1',
   'bm25B',
+  'headingWeight',
 ];
 
 /** Best sentences returned per chunk. */
 const BEST_SENTENCES = 2;
+
+/** The best sentences of a scored list; without vectors only sentences sharing a word with the question count. */
+function best(hits: SentenceHit[], vector: Float32Array | undefined): SentenceHit[] {
+  return hits
+    .filter((h) => vector !== undefined || h.score > 0)
+    .sort((a, b) => b.score - a.score || a.start - b.start)
+    .slice(0, BEST_SENTENCES);
+}
+
+/** BM25F index (text + headingWeight × heading path), or undefined when no chunk has a path or the weight is 0. */
+function fieldIndex(
+  layout: CorpusLayout,
+  chunkTerms: readonly string[][],
+  analyzer: TermAnalyzer,
+  params: RetrievalParams,
+): Bm25Index | undefined {
+  const copies = Math.round(params.headingWeight);
+  if (copies <= 0 || !layout.chunks.some((c) => c.path?.length)) return undefined;
+  const fields = layout.chunks.map((c, k) => {
+    const heading = c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
+    const out = [...chunkTerms[k]];
+    for (let i = 0; i < copies; i++) out.push(...heading);
+    return out;
+  });
+  return new Bm25Index(fields, params.bm25K1, params.bm25B);
+}
 
 export class RetrievalEngine {
   private graphIndex: ConceptGraphIndex;
@@ -92,6 +121,8 @@ export class RetrievalEngine {
     private readonly layout: CorpusLayout,
     private readonly chunkTerms: string[][],
     private readonly bm25: Bm25Index,
+    /** BM25F over text + heading path: the words' evidence inside `ppr` (see RetrievalParams.headingWeight). */
+    private readonly fieldBm25: Bm25Index,
     graph: ConceptGraphIndex,
     readonly params: RetrievalParams,
     private readonly analyzer: TermAnalyzer,
@@ -119,6 +150,7 @@ export class RetrievalEngine {
     const analyzeMs = performance.now() - t;
     t = performance.now();
     const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
+    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
     const bm25Ms = performance.now() - t;
     t = performance.now();
     const graph = buildLexicalGraph(
@@ -126,7 +158,7 @@ export class RetrievalEngine {
       conceptLists,
       params,
     );
-    const engine = new RetrievalEngine(layout, chunkTerms, bm25, graph, params, analyzer);
+    const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs: performance.now() - t });
     if (input.sentenceVectors) engine.addVectors(input.sentenceVectors, input.dimension ?? 0);
     return engine;
@@ -148,7 +180,8 @@ export class RetrievalEngine {
     }
     const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
     const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
-    const engine = new RetrievalEngine(layout, chunkTerms, bm25, graph, params, analyzer);
+    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
+    const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
     if (input.sentenceVectors) engine.attachVectors(input.sentenceVectors, input.dimension ?? 0);
     return engine;
   }
@@ -168,7 +201,15 @@ export class RetrievalEngine {
       params.thetaSem !== this.params.thetaSem
         ? withThetaSem(this.graphIndex, params.thetaSem)
         : this.graphIndex;
-    const copy = new RetrievalEngine(this.layout, this.chunkTerms, this.bm25, graph, params, this.analyzer);
+    const copy = new RetrievalEngine(
+      this.layout,
+      this.chunkTerms,
+      this.bm25,
+      this.fieldBm25,
+      graph,
+      params,
+      this.analyzer,
+    );
     copy.dense = this.dense;
     copy.sentenceVectors = this.sentenceVectors;
     Object.assign(copy.timings, this.timings);
@@ -257,6 +298,10 @@ export class RetrievalEngine {
       budgetTokens,
     );
     const qTerms = query.vector ? [] : new Set(this.analyzer.terms(query.text));
+    if (kept.length === 0 && ranked.length > 0) {
+      const excerpt = this.excerpt(ranked[0], mode, query.vector, qTerms, budgetTokens);
+      return excerpt ? [excerpt] : [];
+    }
     return kept.map(({ c }) => {
       const chunk = chunks[c.chunk];
       return {
@@ -265,15 +310,54 @@ export class RetrievalEngine {
         score: c.score,
         text: chunk.text,
         tokens: chunk.tokens,
-        provenance: {
-          mode,
-          concepts: c.concepts?.map((id) => this.graphIndex.table.terms[id]),
-          hop: c.hop,
-          via: c.via,
-        },
-        bestSentences: this.bestSentences(c.chunk, query.vector, qTerms),
+        path: chunk.path,
+        provenance: this.provenance(c, mode),
+        bestSentences: best(this.sentenceScores(c.chunk, query.vector, qTerms), query.vector),
       };
     });
+  }
+
+  private provenance(c: Candidate, mode: string): RetrievedChunk['provenance'] {
+    return {
+      mode,
+      concepts: c.concepts?.map((id) => this.graphIndex.table.terms[id]),
+      hop: c.hop,
+      via: c.via,
+    };
+  }
+
+  /** The best chunk when it alone is over the budget: its best run of sentences that fits (see excerpt.ts). */
+  private excerpt(
+    c: Candidate,
+    mode: string,
+    vector: Float32Array | undefined,
+    qTerms: Set<string> | never[],
+    budgetTokens: number,
+  ): RetrievedChunk | undefined {
+    const chunk = this.layout.chunks[c.chunk];
+    const scored = this.sentenceScores(c.chunk, vector, qTerms).map((h) => ({
+      ...h,
+      tokens: countTokens(chunk.text.slice(h.start, h.end)),
+    }));
+    const run = bestExcerpt(scored, budgetTokens);
+    if (!run) return undefined;
+    const from = scored[run.first].start;
+    const to = scored[run.last].end;
+    const text = chunk.text.slice(from, to);
+    const inRun = scored
+      .slice(run.first, run.last + 1)
+      .map((h) => ({ start: h.start - from, end: h.end - from, score: h.score }));
+    return {
+      chunkId: chunk.id,
+      docId: chunk.docId,
+      score: c.score,
+      text,
+      tokens: countTokens(text),
+      path: chunk.path,
+      excerptStart: from,
+      provenance: this.provenance(c, mode),
+      bestSentences: best(inRun, vector),
+    };
   }
 
   private rankBase(query: Query, mode: BaseMode): Candidate[] {
@@ -287,7 +371,13 @@ export class RetrievalEngine {
           throw new Error('retrieval engine: dense mode needs sentence vectors and a question vector');
         }
         return this.dense.search(query.vector, limit);
-      case 'ppr':
+      case 'ppr': {
+        const words = this.analyzer.terms(query.text);
+        const p = this.params;
+        const blend = Math.min(
+          1,
+          Math.max(0, (this.blindness - p.blindnessFrom) / (p.blindnessTo - p.blindnessFrom || 1)),
+        );
         return pprSearch(
           {
             graph: this.graphIndex,
@@ -301,7 +391,13 @@ export class RetrievalEngine {
           questionTerms(this.analyzer, query.text, this.conceptIds),
           vector,
           limit,
+          // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
+          p.lexicalAllTerms
+            ? this.fieldBm25.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
+            : undefined,
+          blend,
         );
+      }
       case 'concept': {
         const qTerms = questionTerms(this.analyzer, query.text, this.conceptIds);
         let similarity: ArrayLike<number>;
@@ -328,8 +424,8 @@ export class RetrievalEngine {
     }
   }
 
-  /** Sentences of a chunk by cosine to the question (or by shared terms without vectors), offsets into its text. */
-  private bestSentences(
+  /** Every sentence of chunk k in text order, scored by cosine to the question (or by shared terms without vectors). */
+  private sentenceScores(
     k: number,
     vector: Float32Array | undefined,
     qTerms: Set<string> | never[],
@@ -348,12 +444,28 @@ export class RetrievalEngine {
         for (const t of terms) if (qTerms.has(t)) shared++;
         score = shared / qTerms.size;
       }
-      if (!vector && score <= 0) continue;
       hits.push({ start: sentences[s].start - chunk.start, end: sentences[s].end - chunk.start, score });
     }
-    hits.sort((a, b) => b.score - a.score || a.start - b.start);
-    return hits.slice(0, BEST_SENTENCES);
+    return hits;
   }
+
+  /**
+   * Share of the library's running words (index-term occurrences) that are not concepts: how much of the text the
+   * concept graph cannot see (see RetrievalParams.lexicalBlindWeight).
+   */
+  get blindness(): number {
+    if (this.blindnessCache === undefined) {
+      let total = 0;
+      let seen = 0;
+      for (const terms of this.chunkTerms) {
+        total += terms.length;
+        for (const t of terms) if (this.conceptIds.has(t)) seen++;
+      }
+      this.blindnessCache = total > 0 ? 1 - seen / total : 0;
+    }
+    return this.blindnessCache;
+  }
+  private blindnessCache?: number;
 
   /** Analysed terms of chunk k (engine order), for callers that inspect the index. */
   chunkTermsOf(k: number): readonly string[] {

@@ -51,6 +51,29 @@ export interface RetrievalParams {
   lexicalFeedbackWeight: number;
   /** The lexical evidence counts for its best this-many chunks only (0 = every chunk naming a question concept). */
   lexicalTopChunks: number;
+  /**
+   * Lexical evidence from BM25 over every index term (plus question phrases from the concepts) instead of over
+   * concepts only: a term too common to be a concept ("computed" in a Vue library) still says which chunk is meant.
+   */
+  lexicalAllTerms: boolean;
+  /**
+   * BM25F for that evidence: a chunk's heading path (document › heading › subheading) counts as this many extra
+   * copies of its words (0 = text only). Whole integer; the plain `bm25` mode never uses it.
+   */
+  headingWeight: number;
+  /**
+   * How much the final score leans on the words when the concept graph is blind to much of the library. Blindness
+   * = the share of the library's running words (index-term occurrences) that are not concepts: a library's own
+   * vocabulary ("computed", "component" in a Vue manual) occurs in too many chunks to be a concept, so the walk
+   * cannot see it and the words must decide; encyclopedic text made of names is the walk's (blindness 0.08–0.14 on
+   * the Wikipedia sets, 0.45–0.52 on documentation). Blend = (blindness − from) / (to − from), clamped to [0, 1]:
+   * final lexical weight = lexicalChunkWeight + blend × lexicalBlindWeight, and the lexical evidence keeps its best
+   * lexicalTopChunks + blend × (lexicalBlindTopChunks − lexicalTopChunks) chunks.
+   */
+  lexicalBlindWeight: number;
+  lexicalBlindTopChunks: number;
+  blindnessFrom: number;
+  blindnessTo: number;
   /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
   conceptTopK: number;
   conceptHops: number;
@@ -85,6 +108,12 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalChunkWeight: 0.05,
   lexicalFeedbackWeight: 2,
   lexicalTopChunks: 5,
+  lexicalAllTerms: true,
+  headingWeight: 1,
+  lexicalBlindWeight: 5,
+  lexicalBlindTopChunks: 50,
+  blindnessFrom: 0.25,
+  blindnessTo: 0.4,
   conceptTopK: 25,
   conceptHops: 2,
   conceptChunksPerConcept: 3,

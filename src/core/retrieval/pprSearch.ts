@@ -73,7 +73,23 @@ export function lexicalEvidence(
   ctx: PprContext,
   questionConcepts: Iterable<number>,
   limit = 0,
+  termScores?: readonly Candidate[],
 ): Map<number, number> {
+  const raw = conceptBm25(ctx, questionConcepts);
+  if (termScores) for (const { chunk, score } of termScores) raw.set(chunk, (raw.get(chunk) ?? 0) + score);
+  let best = 0;
+  for (const s of raw.values()) best = Math.max(best, s);
+  if (best === 0) return new Map();
+  // Only the best matches count: every chunk naming one generic question word would otherwise outrank the
+  // walk's long tail.
+  let kept = [...raw];
+  if (limit > 0 && kept.length > limit)
+    kept = kept.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, limit);
+  return new Map(kept.map(([k, s]) => [k, s / best]));
+}
+
+/** BM25 over concepts (chunk length = its number of concepts), raw scores of every chunk naming one. */
+function conceptBm25(ctx: PprContext, questionConcepts: Iterable<number>): Map<number, number> {
   const t = ctx.graph.table;
   const { bm25K1: k1, bm25B: b } = ctx.params;
   const tf = conceptChunkTf(t);
@@ -92,15 +108,7 @@ export function lexicalEvidence(
       out.set(k, (out.get(k) ?? 0) + s);
     }
   }
-  let best = 0;
-  for (const s of out.values()) best = Math.max(best, s);
-  if (best === 0) return new Map();
-  // Only the best matches count: every chunk naming one generic question word would otherwise outrank the
-  // walk's long tail.
-  let kept = [...out];
-  if (limit > 0 && kept.length > limit)
-    kept = kept.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, limit);
-  return new Map(kept.map(([k, s]) => [k, s / best]));
+  return out;
 }
 
 /** Restart distribution: lexical seeds (share s) + embedding seeds (share 1 − s); each part sums to its share. */
@@ -168,10 +176,22 @@ export function pprSearch(
   questionTerms: readonly string[],
   vector: Float32Array | undefined,
   limit: number,
+  termScores?: readonly Candidate[],
+  blend = 0,
 ): Candidate[] {
   const { graph, params } = ctx;
   const questionSeeds = pprSeeds(ctx, questionTerms, vector);
-  if (questionSeeds.size === 0) return [];
+  if (questionSeeds.size === 0) {
+    // No word of the question is a concept (a tiny library, a question in the library's common words): the walk
+    // has nowhere to start, but the words still point at passages, and the default mode never comes back empty
+    // where keyword search would not.
+    return (termScores ?? []).slice(0, limit).map(({ chunk, score }) => ({
+      chunk,
+      score,
+      hop: 0,
+      via: 'words only (no concept of the question in the graph)',
+    }));
+  }
   let seeds = questionSeeds;
   const t = graph.table;
   let evidence = new Map<number, number>();
@@ -179,13 +199,17 @@ export function pprSearch(
     const concepts: number[] = [];
     for (const term of questionTerms) {
       const c = ctx.conceptIds.get(term);
-      if (c !== undefined && t.idf[c] > 0) concepts.push(c);
+      // With the full-vocabulary BM25 given, single words are counted there; phrases still come from concepts.
+      if (c !== undefined && t.idf[c] > 0 && (!termScores || term.includes(' '))) concepts.push(c);
     }
-    evidence = lexicalEvidence(ctx, concepts, params.lexicalTopChunks);
+    const top = Math.round(
+      params.lexicalTopChunks + blend * (params.lexicalBlindTopChunks - params.lexicalTopChunks),
+    );
+    evidence = lexicalEvidence(ctx, concepts, top, termScores);
   }
   const scaled = (w: number): Map<number, number> =>
     new Map(w > 0 ? [...evidence].map(([k, s]) => [k, s * w]) : []);
-  const lexical = scaled(params.lexicalChunkWeight);
+  const lexical = scaled(params.lexicalChunkWeight + blend * params.lexicalBlindWeight);
   if (params.feedbackChunks > 0 && params.feedbackShare > 0) {
     const first = walkAndScore(
       ctx,

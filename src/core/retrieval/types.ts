@@ -7,6 +7,9 @@ export type RetrievalMode = BaseMode | `rrf:${BaseMode}+${BaseMode}`;
 
 export const BASE_MODES: readonly BaseMode[] = ['ppr', 'concept', 'dense', 'bm25'];
 
+/** The mode every user gets unless they pick another (the Ask view, the CLI `ask`, the KG's concept path). */
+export const DEFAULT_MODE: BaseMode = 'ppr';
+
 /** How a chunk was found. */
 export interface Provenance {
   mode: string;
@@ -30,8 +33,15 @@ export interface RetrievedChunk {
   docId: string;
   score: number;
   text: string;
-  /** cl100k tokens of the chunk. */
+  /** cl100k tokens of `text`. */
   tokens: number;
+  /** Heading path document › heading › subheading, where the source has one. */
+  path?: readonly string[];
+  /**
+   * Set when the whole chunk was over the budget and `text` is its best run of sentences: where that run starts in
+   * the chunk text (offsets below are into `text`).
+   */
+  excerptStart?: number;
   provenance: Provenance;
   /** Best sentences first; offsets into `text`. */
   bestSentences: SentenceHit[];

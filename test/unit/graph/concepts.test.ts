@@ -48,9 +48,27 @@ describe('extractConcepts', () => {
   });
 
   it('drops terms above the document-frequency cap', () => {
-    // cap = max(1, floor(0.5·4)) = 2 → b (df 3) is not a concept.
-    const t = extractConcepts(CHUNKS, { conceptsPerChunk: 0, maxDfFraction: 0.5 });
-    expect(t.terms).toEqual(['a', 'c', 'd', 'e']);
+    // 100 chunks: x in 5, y in 6, z in 1. cap = max(floor(0.05·100), 3) = 5 → y (df 6) is not a concept.
+    const chunks = Array.from({ length: 100 }, (_, k) => [
+      `filler${k}`,
+      ...(k < 5 ? ['x'] : []),
+      ...(k < 6 ? ['y'] : []),
+      ...(k === 0 ? ['z'] : []),
+    ]);
+    const t = extractConcepts(chunks, { conceptsPerChunk: 0, maxDfFraction: 0.05 });
+    expect(t.terms.includes('x')).toBe(true);
+    expect(t.terms.includes('y')).toBe(false);
+    expect(t.terms.includes('z')).toBe(true);
+  });
+
+  it('lets a term shared by up to 3 chunks of a small library be a concept', () => {
+    // N = 4: 5% would be no chunk at all; the floor is min(3, N − 1) = 3, so b (df 3) stays and a term in all 4
+    // chunks does not.
+    const t = extractConcepts([...CHUNKS.slice(0, 3).map((c) => [...c, 'all']), [...CHUNKS[3], 'all']], {
+      conceptsPerChunk: 0,
+      maxDfFraction: 0.05,
+    });
+    expect(t.terms).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('does not depend on the order of terms inside a chunk', () => {
