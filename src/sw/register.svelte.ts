@@ -4,6 +4,8 @@
 // install takes over at once (sw.ts), so the first visit is already available offline.
 import { Workbox } from 'workbox-window';
 
+const UPDATE_CHECK_MS = 60 * 60 * 1000;
+
 class ServiceWorkerState {
   /** A new version is installed and waits for the user's "Reload". */
   updateReady = $state(false);
@@ -21,6 +23,8 @@ class ServiceWorkerState {
       if (event.isUpdate) location.reload();
     });
     this.workbox = workbox;
+    // Browsers look for a new worker on navigations; a tab left open for days asks once an hour too.
+    setInterval(() => void workbox.update().catch(() => undefined), UPDATE_CHECK_MS);
     workbox.register().catch((error: unknown) => {
       // Offline support is an extra: the app works online without it, so report and go on.
       console.warn(

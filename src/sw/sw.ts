@@ -28,8 +28,13 @@ precacheAndRoute(eager);
 // Precaches of older Workbox versions (a different cache layout) are deleted too.
 cleanupOutdatedCaches();
 
-// Every navigation (also /?bundle=…) gets the precached shell, so the app opens offline.
-registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html')));
+// Every navigation to the app (also /?bundle=…) gets the precached shell, so the app opens offline; a file opened
+// directly in a tab (a path ending in .md, .json, …) is fetched as itself.
+registerRoute(
+  new NavigationRoute(createHandlerBoundToURL('index.html'), {
+    denylist: [/^[^?]*\/[^/?]+\.[^/?]+(\?.*)?$/],
+  }),
+);
 
 const sameOrigin = (url: URL): boolean => url.origin === self.location.origin;
 
