@@ -256,8 +256,9 @@ export class IngestPipeline {
   private async prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
     const limit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
     const controller = new AbortController();
+    const over = limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`;
     const timer = setTimeout(
-      () => controller.abort(new Error(`took too long to parse (over ${Math.round(limit / 1000)} s)`)),
+      () => controller.abort(new Error(`took too long to parse (over ${over})`)),
       limit,
     );
     const onCancel = (): void => controller.abort(signal.reason);

@@ -1,0 +1,80 @@
+// The page's intake (src/ui/intake.ts): a dropped folder is screened by extension and size before any byte is
+// read, every refused file gets its verdict, and the accepted ones are read strictly one at a time.
+import { describe, expect, it } from 'vitest';
+import { readOneByOne, screenFiles, withOutcomes, type PickedFile } from '../../../src/ui/intake.ts';
+import { MAX_FILE_BYTES } from '../../../workers/protocol.ts';
+
+/** A File stand-in that records reads, and how many were in progress at once. */
+function files(names: string[], size = 10) {
+  const reads = { total: 0, active: 0, maxActive: 0 };
+  const picked: PickedFile[] = names.map((name) => ({
+    name,
+    file: {
+      size,
+      async arrayBuffer() {
+        reads.total += 1;
+        reads.active += 1;
+        reads.maxActive = Math.max(reads.maxActive, reads.active);
+        await new Promise((r) => setTimeout(r, 1));
+        reads.active -= 1;
+        return new TextEncoder().encode(name).buffer as ArrayBuffer;
+      },
+    },
+  }));
+  return { picked, reads };
+}
+
+describe('intake of a dropped folder', () => {
+  it('refuses 9,990 unsupported files of 10,000 without reading any, with a verdict for each', async () => {
+    const names = Array.from({ length: 10_000 }, (_, i) =>
+      i % 1000 === 0 ? `docs/note-${i}.md` : `photos/img-${i}.${i % 2 ? 'jpg' : 'png'}`,
+    );
+    const { picked, reads } = files(names);
+    const screened = screenFiles(picked);
+    expect(reads.total).toBe(0);
+    expect(screened.accepted.map((f) => f.name)).toHaveLength(10);
+    expect(screened.refused).toHaveLength(9_990);
+    expect(screened.refused[0]).toMatchObject({
+      file: 'photos/img-1.jpg',
+      status: 'failed',
+      reason: expect.stringMatching(/^unsupported file type \.jpg .*not read$/),
+    });
+    expect(screened.summary).toBe('Not read: 9,990 of 10,000 files (9,990 of an unsupported type).');
+    const read: string[] = [];
+    for await (const item of readOneByOne(screened.accepted, () => {})) read.push(item.name);
+    expect(read).toHaveLength(10);
+    expect(reads).toMatchObject({ total: 10, maxActive: 1 });
+  });
+
+  it('refuses a file over the size limit by its size, and an entry the folder walk did not open', () => {
+    const big = files(['big.txt'], MAX_FILE_BYTES + 1).picked;
+    const screened = screenFiles([...big, { name: 'x.md', file: null }, ...files(['ok.md']).picked]);
+    expect(screened.accepted.map((f) => f.name)).toEqual(['ok.md']);
+    expect(screened.refused.map((o) => [o.file, o.reason])).toEqual([
+      ['big.txt', 'file too large (20.0 MB; the limit is 20 MB); not read'],
+      ['x.md', expect.stringMatching(/^unsupported file type \.md/)],
+    ]);
+    expect(screened.summary).toBe('Not read: 2 of 3 files (1 of an unsupported type, 1 over 20 MB).');
+  });
+
+  it('gives a file that cannot be read its own verdict and reads the next', async () => {
+    const { picked } = files(['a.md', 'b.md']);
+    picked[0].file = {
+      size: 1,
+      arrayBuffer: () => Promise.reject(new Error('the file was moved')),
+    };
+    const unreadable: string[] = [];
+    const read: string[] = [];
+    for await (const item of readOneByOne(screenFiles(picked).accepted, (o) => unreadable.push(o.reason!)))
+      read.push(item.name);
+    expect(read).toEqual(['b.md']);
+    expect(unreadable).toEqual(['could not read the file (the file was moved)']);
+  });
+
+  it('puts new verdicts first and replaces an older verdict for the same file', () => {
+    const old = [{ file: 'a', status: 'indexed' as const, documents: 1 }];
+    expect(withOutcomes([{ file: 'a', status: 'failed', documents: 0 }], old)).toEqual([
+      { file: 'a', status: 'failed', documents: 0 },
+    ]);
+  });
+});
