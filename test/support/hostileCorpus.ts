@@ -25,7 +25,11 @@ const MB = 1024 * 1024;
  * with a full flush (byte-aligned, no back-references across parts), so the same compressed piece can be
  * repeated; a final empty block closes the stream. 1 MB of spaces deflates to about 1 KB.
  */
-function deflatedPieces(parts: Iterable<Uint8Array>): { data: Uint8Array; size: number; crc: number } {
+function deflatedPieces(parts: Iterable<Uint8Array>): {
+  data: Uint8Array<ArrayBuffer>;
+  size: number;
+  crc: number;
+} {
   const cache = new Map<Uint8Array, Uint8Array>();
   const out: Uint8Array[] = [];
   let size = 0;
