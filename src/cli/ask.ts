@@ -15,7 +15,7 @@ import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { loadEngine } from '../../workers/engineFactory.ts';
 import { readBundleFile } from './bundleIo.ts';
-import { createEmbedderFromSpec } from './embedders.ts';
+import { builtInSpecFor, createEmbedderFromSpec } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
 
 const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
@@ -32,11 +32,6 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
   --llm-key-file <f> a file holding the endpoint's API key (else env ${LLM_KEY_ENV}); keys are never
                     taken from the command line
 `;
-
-/** The spec of the built-in embedder that built a bundle, or null when its id names a model or an endpoint. */
-function builtInSpec(embedderId: string): string | null {
-  return embedderId === 'use-lite@1' ? 'use' : null;
-}
 
 export interface AskContextItem {
   chunkId: string;
@@ -64,7 +59,7 @@ async function questionVector(
 ): Promise<Float32Array | undefined> {
   if (!snapshot.embedder) return undefined;
   const bundleId = snapshot.embedder.id;
-  const chosen = spec ?? builtInSpec(bundleId);
+  const chosen = spec ?? builtInSpecFor(bundleId);
   if (chosen === null) {
     throw new Error(
       `ask: the bundle was built with the embedder ${bundleId}, which names a model or an endpoint; ask loads ` +

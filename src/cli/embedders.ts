@@ -220,6 +220,16 @@ function useWorkers(suffix: string | undefined): number {
 }
 
 /**
+ * The spec of the embedder a bundle names, when it is the built-in USE-lite; null for any other id. A bundle's
+ * embedder id is compared with, never followed: `openai:https://other-host/v1#m` or `hf:https://other-host/m`
+ * would send questions (and a key) to, or run a model from, whatever host the file names. Callers that read a
+ * bundle take other embedders only from the user (--embedder).
+ */
+export function builtInSpecFor(embedderId: string): string | null {
+  return embedderId === USE_EMBEDDER_ID ? 'use' : null;
+}
+
+/**
  * Builds an embedder from a command-line spec:
  * - `use` (default): USE-lite from node_modules; `use:<n>` on n worker threads (or CONCEPTRAG_EMBED_WORKERS=n);
  * - `hf:<folder or http(s) URL>`: a Hugging Face feature-extraction ONNX model via transformers.js;

@@ -20,11 +20,13 @@ import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../../workers/engineFactory.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
+import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
   --embedder <spec>          use (default), hf:<folder or URL>, openai:<baseUrl>#<model>, or none (lexical only)
+  --embed-key-file <file>    the key of an openai: embedder (else env CONCEPTRAG_EMBEDDINGS_API_KEY)
   --vectors i8|f32           vector storage in the bundle (default i8: int8 with a per-vector scale)
   --graph                    store the whole concept graph (large: ~150 MB for MuSiQue, see FORMAT.md)
   --no-graph-mask            store no graph at all. By default a bundle with vectors carries the compact graph:
@@ -73,13 +75,18 @@ async function embedDocuments(
   batchSize: number,
   log: (line: string) => void,
 ): Promise<Map<string, Float32Array>> {
-  const dim = embedder.dimension;
   const texts = docs.flatMap((d) => d.sentences.map((s) => s.text));
-  const all = new Float32Array(texts.length * dim);
+  // An endpoint's dimension is learned from its first answer: known for sure only after the first batch.
+  let dim = embedder.dimension;
+  let all = new Float32Array(texts.length * dim);
   const started = performance.now();
   for (let i = 0; i < texts.length; i += batchSize) {
     const batch = texts.slice(i, i + batchSize);
     const vectors = await embedder.embed(batch);
+    if (i === 0 && embedder.dimension !== dim) {
+      dim = embedder.dimension;
+      all = new Float32Array(texts.length * dim);
+    }
     if (vectors.length !== batch.length * dim) {
       throw new Error(
         `index: embedder ${embedder.id} returned ${vectors.length} floats for ${batch.length} texts`,
@@ -153,6 +160,7 @@ export async function run(args: string[]): Promise<number> {
       out: { type: 'string' },
       into: { type: 'string' },
       embedder: { type: 'string', default: 'use' },
+      'embed-key-file': { type: 'string' },
       vectors: { type: 'string', default: 'i8' },
       graph: { type: 'boolean', default: false },
       'no-graph-mask': { type: 'boolean', default: false },
@@ -190,7 +198,11 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write('index: no supported files found\n');
     return 1;
   }
-  const model = values.embedder === 'none' ? null : await createEmbedderFromSpec(values.embedder!);
+  const apiKey = values.embedder!.startsWith('openai:')
+    ? await readApiKey({ file: values['embed-key-file'], env: EMBEDDINGS_KEY_ENV })
+    : undefined;
+  const model =
+    values.embedder === 'none' ? null : await createEmbedderFromSpec(values.embedder!, { apiKey });
   // The cache returns the vectors the model computed earlier for the same text: same id, same rows.
   const embedder = model && !values['no-cache'] ? cachedEmbedder(model, values.cache) : model;
   let existing: IndexSnapshot | null = null;

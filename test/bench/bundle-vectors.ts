@@ -15,7 +15,7 @@ import { contextRecall, recallAtK } from '../../src/core/metrics.ts';
 import { BASE_MODES } from '../../src/core/retrieval/types.ts';
 import { readBundleFile } from '../../src/cli/bundleIo.ts';
 import { cachedEmbedder } from '../../src/cli/embeddingCache.ts';
-import { createEmbedderFromSpec } from '../../src/cli/embedders.ts';
+import { builtInSpecFor, createEmbedderFromSpec } from '../../src/cli/embedders.ts';
 import { importBundle, snapshotToCorpus } from '../../src/store/bundleImport.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { loadEngine } from '../../workers/engineFactory.ts';
@@ -157,7 +157,14 @@ async function main(): Promise<void> {
   }
   checkComparable(snapshots[0].snapshot, snapshots[1].snapshot, i8Path, f32Path);
 
-  const embedder = cachedEmbedder(await createEmbedderFromSpec(snapshots[0].snapshot.embedder!.id));
+  // Only the built-in model is loaded on a bundle's word (never a URL or endpoint the file names).
+  const bundleEmbedder = snapshots[0].snapshot.embedder!.id;
+  const spec = builtInSpecFor(bundleEmbedder);
+  if (!spec)
+    throw new Error(
+      `bundle-vectors: the bundles were built with ${bundleEmbedder}; only use-lite@1 is supported`,
+    );
+  const embedder = cachedEmbedder(await createEmbedderFromSpec(spec));
   try {
     const questionVectors = await embedder.embed(questions.map((q) => q.question));
     console.log(`${questions.length} questions of ${questionsPath}; embedder ${embedder.id}`);

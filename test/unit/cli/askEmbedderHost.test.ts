@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeSnapshotBundle } from '../../../src/core/bundle/index.ts';
 import { run as ask } from '../../../src/cli/ask.ts';
+import { run as index } from '../../../src/cli/index.ts';
 import { writeBundleFile } from '../../../src/cli/bundleIo.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { DIM, snapshotOf } from '../bundle/fixtures.ts';
@@ -162,6 +163,33 @@ describe('ask and the embedder a bundle names', () => {
       /but the question embedder is openai:.*#another-model/,
     );
     expect(host.seen).toEqual([]);
+  });
+});
+
+describe('index and the embeddings key', () => {
+  it('sends the key of --embed-key-file to the endpoint named by --embedder, never the LLM key', async () => {
+    const doc = join(dir, 'doc.txt');
+    await writeFile(doc, 'Lothair II was king of Lotharingia. He married Teutberga.\n');
+    const keyFile = join(dir, 'embed.key');
+    await writeFile(keyFile, 'sk-embed-from-file-555555\n');
+    const out = join(dir, 'indexed.bundle');
+    const spec = `openai:${host.url}/v1#m`;
+    const code = await index([
+      doc,
+      '--out',
+      out,
+      '--embedder',
+      spec,
+      '--embed-key-file',
+      keyFile,
+      '--no-cache',
+      '--quiet',
+    ]);
+    expect(code).toBe(0);
+    expect(host.seen.length).toBeGreaterThan(0);
+    expect(new Set(host.seen.map((s) => s.authorization))).toEqual(
+      new Set(['Bearer sk-embed-from-file-555555']),
+    );
   });
 });
 
