@@ -18,7 +18,7 @@ import { indexParts, sourceFromSnapshot } from '../../../src/core/bundle/snapsho
 import { Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
 import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
 import { exportLibraryBlob } from '../../../src/store/bundleExport.ts';
-import { importBundle } from '../../../src/store/bundleImport.ts';
+import { importBundle, openBundleReadOnly } from '../../../src/store/bundleImport.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, snapshotOf } from './fixtures.ts';
@@ -199,6 +199,27 @@ describe('declared sizes are checked, not believed', () => {
       readBundle(stalled(), options).then(
         () => 'accepted',
         (err: unknown) => (err instanceof BundleError ? err.message : String(err)),
+      ),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still reading after 2 s'), 2000)),
+    ]);
+    expect(outcome).toBe('bundle: truncated (expected 50000000 bytes of part blob.bin, got 16)');
+  });
+
+  it('?bundle=: a response whose Content-Length is smaller than a declared part is refused at once', async () => {
+    const start = craftedStart({ name: 'blob.bin', length: 50_000_000, rawLength: 50_000_000 });
+    const fetcher = (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(start); // then nothing, forever
+          },
+        }),
+        { headers: { 'Content-Length': String(start.length) } },
+      )) as unknown as typeof fetch;
+    const outcome = await Promise.race([
+      openBundleReadOnly('/x.bundle', 'http://127.0.0.1:4173', fetcher).then(
+        () => 'accepted',
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
       ),
       new Promise<string>((resolve) => setTimeout(() => resolve('still reading after 2 s'), 2000)),
     ]);
