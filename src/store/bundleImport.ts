@@ -289,7 +289,13 @@ export async function openBundleReadOnly(
       `open bundle: ${resolved.href} answered ${response.status} ${response.statusText}`.trim(),
     );
   }
-  const snapshot = await readIndexBundle(response.body);
+  // The body's size, when the server states it for the bytes we read (not for a compressed transfer): every
+  // length the bundle declares is then checked against it before anything is allocated.
+  const length = Number(response.headers.get('content-length') ?? NaN);
+  const plain = !response.headers.get('content-encoding');
+  const snapshot = await readIndexBundle(response.body, undefined, {
+    totalBytes: plain && Number.isSafeInteger(length) && length >= 0 ? length : undefined,
+  });
   return {
     corpus: snapshotToCorpus(snapshot),
     tables: snapshot.tables,
