@@ -10,6 +10,7 @@ import { createTermAnalyzer } from '../src/core/text/analyzer.ts';
 import { layoutCorpus, reorderRows } from '../src/core/retrieval/corpusLayout.ts';
 import { RetrievalEngine, type RetrievalInput } from '../src/core/retrieval/engine.ts';
 import { resolveParams } from '../src/core/retrieval/params.ts';
+import { withSectionPaths } from '../src/core/retrieval/sectionPath.ts';
 import type { LoadedCorpus } from '../src/store/repo.ts';
 
 let analyzer: TermAnalyzer | null = null;
@@ -24,7 +25,8 @@ function termAnalyzer(): TermAnalyzer {
  * order). Returns no vectors when any document lacks them, so the engine stays lexical rather than half semantic.
  */
 export function retrievalInput(corpus: LoadedCorpus): RetrievalInput {
-  const input: RetrievalInput = { chunks: corpus.chunks, sentences: corpus.sentences };
+  const chunks = withSectionPaths(corpus.documents, corpus.sections, corpus.chunks);
+  const input: RetrievalInput = { chunks, sentences: corpus.sentences };
   const dimension = corpus.meta?.dimension ?? 0;
   if (dimension <= 0 || corpus.sentences.length === 0) return input;
   const out = new Float32Array(corpus.sentences.length * dimension);

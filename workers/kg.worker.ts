@@ -20,7 +20,7 @@ import {
 import { LlmClient } from '../src/core/llm/client.ts';
 import { validateLlmSettings, type LlmSettings } from '../src/core/llm/settings.ts';
 import { testConnection, type ConnectionDiagnosis } from '../src/core/llm/testConnection.ts';
-import type { RetrievedChunk } from '../src/core/retrieval/types.ts';
+import { DEFAULT_MODE, type RetrievedChunk } from '../src/core/retrieval/types.ts';
 import type { ChunkRecord, ProgressCallback } from '../src/core/types.ts';
 import { openBundleReadOnly } from '../src/store/bundleImport.ts';
 import { openDatabase, type KgEntityRecord, type KgRelationRecord } from '../src/store/db.ts';
@@ -29,6 +29,7 @@ import { Repo } from '../src/store/repo.ts';
 import { browserCrossTabLock } from './crossTab.ts';
 import { EmbedderHolder } from './embedders.ts';
 import { loadEngine } from './engineFactory.ts';
+import { toEvidence } from './evidence.ts';
 import { DexieKgStore, entityFromRecord, relationFromRecord } from './kgDexieStore.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type Evidence } from './protocol.ts';
 
@@ -237,18 +238,10 @@ async function libraryEmbedder(embedderId: string | null) {
   return embedder.id === embedderId ? embedder : undefined;
 }
 
-function toEvidence(c: Corpus, hit: RetrievedChunk): KgEvidence {
-  const chunk = c.byId.get(hit.chunkId);
-  const chunkStart = chunk?.start ?? 0;
+function kgEvidence(c: Corpus, hit: RetrievedChunk): KgEvidence {
   const p = hit.provenance as KgEvidence['provenance'];
   return {
-    chunkId: hit.chunkId,
-    docId: hit.docId,
-    docTitle: c.titles.get(hit.docId) ?? hit.docId,
-    score: hit.score,
-    text: hit.text,
-    tokens: hit.tokens,
-    chunkStart,
+    ...toEvidence(hit, c.byId.get(hit.chunkId)?.start ?? 0, c.titles.get(hit.docId) ?? hit.docId),
     provenance: {
       mode: p.mode,
       concepts: p.concepts,
@@ -257,11 +250,6 @@ function toEvidence(c: Corpus, hit: RetrievedChunk): KgEvidence {
       paths: p.paths,
       via: p.via,
     },
-    bestSentences: hit.bestSentences.map((s) => ({
-      start: s.start + chunkStart,
-      end: s.end + chunkStart,
-      score: s.score,
-    })),
   };
 }
 
@@ -391,14 +379,14 @@ const api = {
     const kg = index.search({ text: request.question, vector }, view, budget);
     let hits: RetrievedChunk[] = kg.chunks;
     if (request.mode === 'hybrid') {
-      const conceptHits = c.engine.search({ text: request.question, vector }, 'ppr', budget);
+      const conceptHits = c.engine.search({ text: request.question, vector }, DEFAULT_MODE, budget);
       hits = hybrid(conceptHits, kg.chunks, budget, request.lambda ?? DEFAULT_LAMBDA);
     }
     return {
       question: request.question,
       mode: request.mode,
       budget,
-      evidence: hits.map((h) => toEvidence(c, h)),
+      evidence: hits.map((h) => kgEvidence(c, h)),
       entities: kg.entities,
       relations: kg.relations,
       milliseconds: performance.now() - started,

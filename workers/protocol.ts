@@ -50,8 +50,12 @@ export interface Evidence {
   score: number;
   text: string;
   tokens: number;
-  /** Offsets of the chunk in its document's text. */
+  /** Offset of `text` in its document's text (the chunk's start, or its excerpt's when over the budget). */
   chunkStart: number;
+  /** Heading path document › heading › subheading (empty where the source has no headings). */
+  path: string[];
+  /** True when `text` is the best run of sentences of a chunk larger than the whole budget. */
+  excerpt: boolean;
   provenance: { mode: string; concepts?: string[]; hop?: number };
   /** Best sentences, offsets into the document text (not the chunk). */
   bestSentences: { start: number; end: number; score: number }[];

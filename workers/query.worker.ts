@@ -9,6 +9,7 @@ import { openDatabase } from '../src/store/db.ts';
 import { Repo, type LoadedCorpus } from '../src/store/repo.ts';
 import { EmbedderHolder } from './embedders.ts';
 import { loadEngine } from './engineFactory.ts';
+import { toEvidence } from './evidence.ts';
 import {
   DEFAULT_EMBEDDER,
   type AskResult,
@@ -104,24 +105,14 @@ const api = {
     const vector = await questionVector(state, request.question);
     const budget = Math.max(1, Math.floor(request.budget));
     const hits = state.engine.search({ text: request.question, vector }, request.mode, budget);
-    const evidence: Evidence[] = hits.map((hit) => {
-      const chunkStart = state.chunkStarts.get(hit.chunkId) ?? 0;
-      return {
-        chunkId: hit.chunkId,
-        docId: hit.docId,
-        docTitle: state.documents.get(hit.docId)?.title ?? hit.docId,
-        score: hit.score,
-        text: hit.text,
-        tokens: hit.tokens,
-        chunkStart,
-        provenance: { mode: hit.provenance.mode, concepts: hit.provenance.concepts, hop: hit.provenance.hop },
-        bestSentences: hit.bestSentences.map((s) => ({
-          start: s.start + chunkStart,
-          end: s.end + chunkStart,
-          score: s.score,
-        })),
-      };
-    });
+    const evidence: Evidence[] = hits.map((hit) => ({
+      ...toEvidence(
+        hit,
+        state.chunkStarts.get(hit.chunkId) ?? 0,
+        state.documents.get(hit.docId)?.title ?? hit.docId,
+      ),
+      provenance: { mode: hit.provenance.mode, concepts: hit.provenance.concepts, hop: hit.provenance.hop },
+    }));
     return {
       question: request.question,
       mode: request.mode,

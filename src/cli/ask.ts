@@ -10,7 +10,7 @@ import { LlmClient } from '../core/llm/client.ts';
 import { DEFAULT_LLM_SETTINGS } from '../core/llm/settings.ts';
 import { KgIndex, type KgChunkView } from '../core/kg/search.ts';
 import type { KgEntity, KgRelation } from '../core/kg/types.ts';
-import type { RetrievedChunk } from '../core/retrieval/types.ts';
+import { DEFAULT_MODE, type RetrievedChunk } from '../core/retrieval/types.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { loadEngine } from '../../workers/engineFactory.ts';
@@ -154,7 +154,7 @@ export async function askSnapshot(
       options.mode === 'kg'
         ? kgHits
         : hybrid(
-            loadEngine(snapshotToCorpus(snapshot)).search(query, 'ppr', options.budget),
+            loadEngine(snapshotToCorpus(snapshot)).search(query, DEFAULT_MODE, options.budget),
             kgHits,
             options.budget,
           );
@@ -187,7 +187,7 @@ export async function run(args: string[]): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      mode: { type: 'string', default: 'ppr' },
+      mode: { type: 'string', default: DEFAULT_MODE },
       budget: { type: 'string', default: '12000' },
       top: { type: 'string' },
       embedder: { type: 'string' },

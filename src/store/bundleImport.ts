@@ -244,6 +244,7 @@ export function snapshotToCorpus(snapshot: IndexSnapshot): LoadedCorpus {
     },
     // IndexedDB returns records in primary-key order; the same order here gives the engine identical input.
     documents: [...snapshot.documents].sort(byId),
+    sections: [...snapshot.sections].sort(byId),
     chunks: [...snapshot.chunks].sort(byId),
     sentences: [...snapshot.sentences].sort(byId),
     vectors: snapshot.vectors,

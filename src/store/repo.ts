@@ -8,6 +8,7 @@ import type {
   DocumentRecord,
   IndexParams,
   PreparedDocument,
+  SectionRecord,
   SentenceRecord,
 } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
@@ -43,6 +44,8 @@ export type PutResult =
 export interface LoadedCorpus {
   meta: IndexMeta | undefined;
   documents: DocumentRecord[];
+  /** Headings of every document, so results can show (and rank by) document › heading › subheading. */
+  sections: SectionRecord[];
   chunks: ChunkRecord[];
   sentences: SentenceRecord[];
   /** Sentence vectors per document (rows in sentence-index order). */
@@ -325,7 +328,7 @@ export class Repo {
     const db = this.db;
     return db.transaction(
       'r',
-      [db.meta, db.documents, db.chunks, db.sentences, db.vectors, db.graph],
+      [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph],
       async () => {
         const vectors = new Map<string, Float32Array>();
         await db.vectors.each((v) => {
@@ -334,6 +337,7 @@ export class Repo {
         return {
           meta: await db.meta.get('index'),
           documents: await db.documents.toArray(),
+          sections: await db.sections.toArray(),
           chunks: await db.chunks.toArray(),
           sentences: await db.sentences.toArray(),
           vectors,

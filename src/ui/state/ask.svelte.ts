@@ -1,12 +1,13 @@
 // Ask state: the question, mode and budget, and the ranked evidence returned by the query worker.
 import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../../workers/protocol.ts';
+import { DEFAULT_MODE } from '../../core/retrieval/types.ts';
 import { queryWorker } from '../workers.ts';
 
 export const DEFAULT_BUDGET = 12000;
 
 export class AskState {
   question = $state('');
-  mode = $state<RetrievalMode>('ppr');
+  mode = $state<RetrievalMode>(DEFAULT_MODE);
   budget = $state(DEFAULT_BUDGET);
   busy = $state(false);
   result = $state<AskResult | null>(null);

@@ -1,0 +1,29 @@
+// A ranked chunk as the page shows it, for the query worker and the KG worker alike: offsets moved from the chunk
+// (or its excerpt) into the source document, so a sentence opens the viewer at the right place.
+import type { RetrievedChunk } from '../src/core/retrieval/types.ts';
+import type { Evidence } from './protocol.ts';
+
+/** `chunkStart`: the chunk's offset in its document; `docTitle`: what the card names the document. */
+export function toEvidence(
+  hit: RetrievedChunk,
+  chunkStart: number,
+  docTitle: string,
+): Omit<Evidence, 'provenance'> {
+  const start = chunkStart + (hit.excerptStart ?? 0);
+  return {
+    chunkId: hit.chunkId,
+    docId: hit.docId,
+    docTitle,
+    score: hit.score,
+    text: hit.text,
+    tokens: hit.tokens,
+    chunkStart: start,
+    path: [...(hit.path ?? [])],
+    excerpt: hit.excerptStart !== undefined,
+    bestSentences: hit.bestSentences.map((s) => ({
+      start: s.start + start,
+      end: s.end + start,
+      score: s.score,
+    })),
+  };
+}
