@@ -286,6 +286,7 @@ export class IngestPipeline {
     const { signal } = this.controller;
     this.lastGraph = performance.now();
     let cancelled = false;
+    let storedSinceGraph = false;
     try {
       for (;;) {
         this.wake = false;
@@ -293,6 +294,14 @@ export class IngestPipeline {
         const queue = await repo.waitingIds();
         if (queue.length === 0) {
           if (this.wake) continue;
+          // The graph is rebuilt once the queue is empty, not after every batch: the page queues picked files
+          // one at a time (src/ui/intake.ts), so a batch may be a single file. Files queued during the rebuild
+          // are picked up by the next round.
+          if (storedSinceGraph) {
+            storedSinceGraph = false;
+            await this.rebuildGraph(signal);
+            continue;
+          }
           break;
         }
         const choice = (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
@@ -313,7 +322,6 @@ export class IngestPipeline {
         }
         // Files parsed in this batch; embedding and storing are metered per file (sentences, documents).
         const fileMeter = this.meter('parse', queue.length);
-        let storedAny = false;
         for (const [i, id] of queue.entries()) {
           signal.throwIfAborted();
           const file = await repo.pendingFile(id);
@@ -342,12 +350,11 @@ export class IngestPipeline {
           }
           if (outcome.status === 'failed') await repo.markPending(file.id, 'failed', outcome.reason);
           else await repo.removePending(file.id);
-          storedAny ||= outcome.documents > 0;
+          storedSinceGraph ||= outcome.documents > 0;
           this.emit({ type: 'file', outcome });
           this.emit({ type: 'changed' });
         }
         fileMeter.report(queue.length);
-        if (storedAny) await this.rebuildGraph(signal);
       }
     } catch (error) {
       if (signal.aborted) cancelled = true;

@@ -66,6 +66,9 @@ export class LibraryState {
   bundleBusy = $state<string | null>(null);
 
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Picked files still being read and queued one by one (intake.ts); Cancel stops the reading too. */
+  private feeding = 0;
+  private stopFeeding = false;
   private started = false;
 
   get stageList(): StageView[] {
@@ -124,7 +127,7 @@ export class LibraryState {
         this.running = false;
         break;
       case 'idle':
-        this.running = false;
+        this.running = this.feeding > 0;
         if (event.cancelled) this.message = 'Indexing cancelled. Documents already stored are complete.';
         this.scheduleRefresh();
         break;
@@ -235,11 +238,18 @@ export class LibraryState {
     this.message = null;
     this.running = !crossTab.elsewhere.ingest;
     this.stages = {};
+    // While files are still being read the library is busy, even when the worker has emptied the queue so far.
+    this.feeding += 1;
+    this.stopFeeding = false;
     try {
-      for await (const item of items) await ingestWorker().enqueue(transfer([item], [item.bytes]));
-    } catch (error) {
-      this.running = await ingestWorker().isRunning();
-      throw error;
+      for await (const item of items) {
+        if (this.stopFeeding) break;
+        await ingestWorker().enqueue(transfer([item], [item.bytes]));
+      }
+    } finally {
+      this.feeding -= 1;
+      // The worker may have gone idle before the last file was queued (its idle event then left us busy).
+      if (this.feeding === 0) this.running = await ingestWorker().isRunning();
     }
   }
 
@@ -295,6 +305,7 @@ export class LibraryState {
   }
 
   async cancel(): Promise<void> {
+    this.stopFeeding = true;
     await ingestWorker().cancel();
   }
 

@@ -208,6 +208,30 @@ describe('the queue is read one file at a time', () => {
   });
 });
 
+describe('files queued one at a time', () => {
+  it('rebuild the concept graph once, when the queue is empty, not once per file', async () => {
+    let builds = 0;
+    const repo = newRepo();
+    const pipeline: IngestPipeline = new IngestPipeline({
+      repo,
+      // The page queues the next file while this one is being parsed (src/ui/intake.ts).
+      prepare: async (name, data, options) => {
+        if (name === 'a.md') await pipeline.enqueue([{ name: 'b.md', bytes: bytes('# B\n\ntwo') }]);
+        return prepareFile(name, data, options);
+      },
+      embedder: async () => embedder,
+      rebuildGraph: async () => {
+        builds += 1;
+      },
+      emit: () => {},
+    });
+    await pipeline.enqueue([{ name: 'a.md', bytes: bytes('# A\n\none') }]);
+    await pipeline.ensureRunning();
+    expect(await repo.counts()).toMatchObject({ documents: 2, pending: 0 });
+    expect(builds).toBe(1);
+  });
+});
+
 describe('WorkerParser (the browser parse worker)', () => {
   /** A worker that never answers, counting spawns and terminations. */
   function fakeWorkers() {

@@ -1,0 +1,220 @@
+// Issue 9 in the real app (built, served, headless Chromium, real IndexedDB, USE-lite):
+// (1) hostile files from the generated corpus (test/support/hostileCorpus.ts) — megabyte Markdown lines, HTML that
+//     took 34 s before, a .jsonl of bad lines, a .docx and a PDF that inflate to 256 MB, a 3,000-page PDF, 0-byte
+//     and invalid UTF-8 files — plus a folder of 10,000 files of which 9,990 are unsupported: each file gets its
+//     verdict (logged with the time it took), the ordinary files are indexed, and the failures store nothing;
+// (2) no crash loop: a file whose indexing is interrupted by two reloads is failed with its reason on the next
+//     load, instead of being retried forever, and the file behind it is indexed.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
+import type { E2eSpec } from '../lib/harness.ts';
+import { hostileCorpus } from '../../support/hostileCorpus.ts';
+
+const IN_APP = new Set([
+  'good-notes.md',
+  'good-small.docx',
+  'md-brackets-1mb.md',
+  'md-images-1mb.md',
+  'html-text-pieces-1mb.html',
+  'html-misnested.html',
+  'jsonl-all-bad.jsonl',
+  'docx-bomb-256mb.docx',
+  'pdf-bomb-256mb.pdf',
+  'pdf-3000-pages.pdf',
+  'zero-bytes.txt',
+  'one-byte.md',
+  'noise-invalid-utf8.md',
+  'latin1-invalid-utf8.txt',
+]);
+
+/** Records when each file's verdict first appears in the Library view (page clock, ms). */
+async function watchVerdicts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { verdictAt: Record<string, number>; addedAt: number };
+    w.verdictAt = {};
+    w.addedAt = performance.now();
+    const seen = () => {
+      for (const li of document.querySelectorAll('[data-testid="outcomes"] li')) {
+        const file = li.getAttribute('data-file');
+        if (file && !(file in w.verdictAt)) w.verdictAt[file] = performance.now();
+      }
+    };
+    new MutationObserver(seen).observe(document.body, { childList: true, subtree: true });
+  });
+}
+
+/** Pending records as stored (name, status, attempts, reason), read from IndexedDB without their bytes' content. */
+async function pendingRecords(page: Page) {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('conceptrag');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const all = await new Promise<{ name: string; status: string; attempts?: number; reason?: string }[]>(
+      (resolve, reject) => {
+        const r = db.transaction('pending').objectStore('pending').getAll();
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      },
+    );
+    db.close();
+    return all.map(({ name, status, attempts, reason }) => ({ name, status, attempts, reason }));
+  });
+}
+
+async function waitForWorking(page: Page, name: string, attempts: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = (await pendingRecords(page)).find((p) => p.name === name);
+    if (record?.status === 'working' && record.attempts === attempts) return;
+    if (!record || record.status === 'failed')
+      throw new Error(`${name}: ${JSON.stringify(record)} before attempt ${attempts}`);
+    if (Date.now() > deadline)
+      throw new Error(`${name}: not started a ${attempts}. time within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Three sentences per passage, every one different: minutes of embedding, so a reload lands mid-file. */
+function passages(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const text =
+      `Village ${i} lies by the river and was first recorded in the year ${1000 + i}. ` +
+      `Its mill number ${i * 7} was rebuilt ${(i % 9) + 2} times after floods. ` +
+      `About ${100 + ((i * 37) % 900)} people lived there in survey ${i}.`;
+    lines.push(JSON.stringify({ title: `Village ${i}`, text }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+const spec: E2eSpec = {
+  name: 'hostile input: each file its verdict, rest indexed, failures store nothing; interrupted twice → failed',
+  timeoutMs: 600_000,
+  async run({ page, origin, tmp, log }) {
+    // ---- (1) hostile files and a 10,000-file folder ----
+    const corpus = hostileCorpus().filter((f) => IN_APP.has(f.name));
+    const paths: string[] = [];
+    for (const file of corpus) {
+      const path = join(tmp, file.name);
+      await writeFile(path, file.bytes);
+      paths.push(path);
+    }
+    const folder = join(tmp, 'camera-roll');
+    await mkdir(folder);
+    const folderNames: string[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const name = i % 1000 === 0 ? `note-${i}.md` : `photo-${i}.png`;
+      folderNames.push(`camera-roll/${name}`);
+      await writeFile(
+        join(folder, name),
+        i % 1000 === 0 ? `# Note ${i}\n\nThe tide came in at ${i}.\n` : 'png',
+      );
+    }
+
+    await openApp(page, origin);
+    await watchVerdicts(page);
+    const start = Date.now();
+    await addFiles(page, paths);
+    await waitIdle(page, 420_000);
+    log(
+      `hostile batch of ${paths.length} files: all verdicts after ${((Date.now() - start) / 1000).toFixed(1)} s`,
+    );
+    const beforeFolder = await readCounts(page);
+    const folderStart = Date.now();
+    await page.setInputFiles('input[webkitdirectory]', folder);
+    await waitIdle(page, 180_000);
+    log(`10,000-file folder: all verdicts after ${((Date.now() - folderStart) / 1000).toFixed(1)} s`);
+
+    const outcomes = await readOutcomes(page);
+    const byFile = new Map(outcomes.map((o) => [o.file, o]));
+    const times = await page.evaluate(
+      () => (window as unknown as { verdictAt: Record<string, number> }).verdictAt,
+    );
+    // Files are indexed one after another: a file's own time is the gap since the previous verdict.
+    const order = corpus
+      .map((f) => f.name)
+      .filter((n) => n in times)
+      .sort((a, b) => times[a] - times[b]);
+    const lines: string[] = [];
+    let previous = Math.min(...order.map((n) => times[n]));
+    for (const name of order) {
+      lines.push(
+        `${String(Math.round(times[name] - previous)).padStart(6)} ms  ${name}: ${byFile.get(name)?.text.slice(0, 110)}`,
+      );
+      previous = times[name];
+    }
+    log(`verdicts in order (time since the previous verdict):\n      ${lines.join('\n      ')}`);
+
+    for (const file of corpus) {
+      const o = byFile.get(file.name);
+      if (!o) throw new Error(`${file.name}: no verdict shown`);
+      if (o.status !== file.expect)
+        throw new Error(`${file.name}: ${o.status} (${o.text}), expected ${file.expect}`);
+      if (file.expect === 'failed' && file.reason && !file.reason.test(o.text))
+        throw new Error(`${file.name}: reason ${o.text} does not match ${file.reason}`);
+    }
+    const folderVerdicts = folderNames.map((n) => byFile.get(n));
+    const missing = folderNames.filter((_, i) => !folderVerdicts[i]);
+    if (missing.length > 0)
+      throw new Error(`${missing.length} folder files without a verdict, e.g. ${missing[0]}`);
+    const indexedNotes = folderVerdicts.filter((o) => o?.status === 'indexed').length;
+    const refused = folderVerdicts.filter(
+      (o) => o?.status === 'failed' && /unsupported file type \.png/.test(o.text),
+    );
+    if (indexedNotes !== 10 || refused.length !== 9_990)
+      throw new Error(
+        `folder: ${indexedNotes} notes indexed (want 10), ${refused.length} .png refused (want 9,990)`,
+      );
+    const afterFolder = await readCounts(page);
+    if (afterFolder.documents !== beforeFolder.documents + 10)
+      throw new Error(`folder stored ${afterFolder.documents - beforeFolder.documents} documents, want 10`);
+    // Failures store nothing: the documents are exactly those of the indexed files.
+    const indexedDocs = [...corpus.map((f) => f.name), ...folderNames]
+      .map((n) => byFile.get(n))
+      .filter((o) => o?.status === 'indexed').length;
+    if (afterFolder.documents !== indexedDocs)
+      throw new Error(`${afterFolder.documents} documents stored for ${indexedDocs} indexed files`);
+    const integrity = await checkIntegrity(page);
+    if (integrity.problems.length > 0)
+      throw new Error(`integrity: ${integrity.problems.slice(0, 5).join('; ')}`);
+
+    // ---- (2) interrupted twice → failed, not retried ----
+    const big = join(tmp, 'villages.jsonl');
+    await writeFile(big, passages(1500));
+    const after = join(tmp, 'after-villages.txt');
+    await writeFile(after, 'This file waits behind the villages. It is indexed once they are given up.\n');
+    await addFiles(page, [big, after]);
+    await waitForWorking(page, 'villages.jsonl', 1, 120_000);
+    await page.reload();
+    await page.waitForSelector('[data-indexing]');
+    await waitForWorking(page, 'villages.jsonl', 2, 120_000);
+    await page.reload();
+    await page.waitForSelector('[data-indexing]');
+    await waitIdle(page, 180_000);
+    const records = await pendingRecords(page);
+    const villages = records.find((r) => r.name === 'villages.jsonl');
+    log(`after two interruptions: ${JSON.stringify(villages)}`);
+    if (villages?.status !== 'failed' || !/interrupted 2 times/.test(villages.reason ?? ''))
+      throw new Error(`villages.jsonl: ${JSON.stringify(villages)}, expected failed after two interruptions`);
+    const shown = (await readOutcomes(page)).find((o) => o.file === 'villages.jsonl');
+    if (!shown || shown.status !== 'failed' || !/interrupted 2 times/.test(shown.text))
+      throw new Error(`villages.jsonl: the Library view shows ${JSON.stringify(shown)}`);
+    if (records.some((r) => r.name === 'after-villages.txt'))
+      throw new Error('after-villages.txt was not indexed after the failed file');
+    // A further load does not start it again.
+    await page.reload();
+    await page.waitForSelector('[data-indexing]');
+    await waitIdle(page, 60_000);
+    const again = (await pendingRecords(page)).find((r) => r.name === 'villages.jsonl');
+    if (again?.status !== 'failed' || again.attempts !== 2)
+      throw new Error(`villages.jsonl after another load: ${JSON.stringify(again)}`);
+    const end = await checkIntegrity(page);
+    if (end.problems.length > 0) throw new Error(`integrity: ${end.problems.slice(0, 5).join('; ')}`);
+  },
+};
+
+export default spec;
