@@ -107,8 +107,10 @@ async function listFiles(dir: string): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (entry.name.startsWith('.')) continue;
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await listFiles(full)));
-    else if (entry.isFile()) out.push(full);
+    // Symbolic links are followed, as a file picker would.
+    const kind = entry.isSymbolicLink() ? await stat(full) : entry;
+    if (kind.isDirectory()) out.push(...(await listFiles(full)));
+    else if (kind.isFile()) out.push(full);
   }
   return out.sort();
 }

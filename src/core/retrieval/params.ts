@@ -66,9 +66,11 @@ export interface RetrievalParams {
    * = the share of the library's running words (index-term occurrences) that are not concepts: a library's own
    * vocabulary ("computed", "component" in a Vue manual) occurs in too many chunks to be a concept, so the walk
    * cannot see it and the words must decide; encyclopedic text made of names is the walk's (blindness 0.08–0.14 on
-   * the Wikipedia sets, 0.45–0.52 on documentation). Blend = (blindness − from) / (to − from), clamped to [0, 1]:
-   * final lexical weight = lexicalChunkWeight + blend × lexicalBlindWeight, and the lexical evidence keeps its best
-   * lexicalTopChunks + blend × (lexicalBlindTopChunks − lexicalTopChunks) chunks.
+   * the Wikipedia sets, 0.40–0.67 on documentation, 0.78 on the Chinese papers). Blend = (blindness − from) /
+   * (to − from), clamped to [0, 1]. The final lexical weight goes geometrically from lexicalChunkWeight (blend 0)
+   * to lexicalBlindWeight (blend 1), where the words rank and the walk only orders what they leave undecided; the
+   * lexical evidence keeps its best lexicalTopChunks … lexicalBlindTopChunks chunks (linear in the blend), and
+   * question phrases count (1 − blend) in it.
    */
   lexicalBlindWeight: number;
   lexicalBlindTopChunks: number;
@@ -110,9 +112,9 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalTopChunks: 5,
   lexicalAllTerms: true,
   headingWeight: 1,
-  lexicalBlindWeight: 5,
+  lexicalBlindWeight: 100,
   lexicalBlindTopChunks: 50,
-  blindnessFrom: 0.25,
+  blindnessFrom: 0.2,
   blindnessTo: 0.4,
   conceptTopK: 25,
   conceptHops: 2,

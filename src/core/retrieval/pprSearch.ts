@@ -66,16 +66,19 @@ const tfCache = new WeakMap<ConceptTable, Float32Array>();
 /**
  * Lexical evidence for the chunk score: BM25 (k1, b from params) over the question's concepts, phrases included (so
  * a chunk naming "kiss and tell" gains over one naming "kiss" and "tell" apart), chunk length = its number of
- * concepts. Returned as chunk → score / best score (best = 1) for the best `limit` chunks (0 = all), empty when no
- * question concept is known.
+ * concepts, scaled by `conceptShare`, plus `termScores` (BM25F over every word, which the engine passes with the
+ * concepts reduced to the question's phrases). Returned as chunk → score / best score (best = 1) for the best
+ * `limit` chunks (0 = all), empty when nothing matches.
  */
 export function lexicalEvidence(
   ctx: PprContext,
   questionConcepts: Iterable<number>,
   limit = 0,
   termScores?: readonly Candidate[],
+  conceptShare = 1,
 ): Map<number, number> {
   const raw = conceptBm25(ctx, questionConcepts);
+  if (conceptShare !== 1) for (const [k, s] of raw) raw.set(k, s * conceptShare);
   if (termScores) for (const { chunk, score } of termScores) raw.set(chunk, (raw.get(chunk) ?? 0) + score);
   let best = 0;
   for (const s of raw.values()) best = Math.max(best, s);
@@ -205,11 +208,16 @@ export function pprSearch(
     const top = Math.round(
       params.lexicalTopChunks + blend * (params.lexicalBlindTopChunks - params.lexicalTopChunks),
     );
-    evidence = lexicalEvidence(ctx, concepts, top, termScores);
+    // Question phrases are concepts too: where the graph is blind to the library they are mostly product and
+    // heading names ("Composition API"), not the names of people and places that pin a Wikipedia passage.
+    evidence = lexicalEvidence(ctx, concepts, top, termScores, 1 - blend);
   }
   const scaled = (w: number): Map<number, number> =>
     new Map(w > 0 ? [...evidence].map(([k, s]) => [k, s * w]) : []);
-  const lexical = scaled(params.lexicalChunkWeight + blend * params.lexicalBlindWeight);
+  // Geometric between the two weights: each step of blindness multiplies the words' say by the same factor.
+  const lexical = scaled(
+    Math.pow(params.lexicalChunkWeight, 1 - blend) * Math.pow(params.lexicalBlindWeight, blend),
+  );
   if (params.feedbackChunks > 0 && params.feedbackShare > 0) {
     const first = walkAndScore(
       ctx,
