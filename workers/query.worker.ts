@@ -29,11 +29,20 @@ interface Loaded {
 const repo = new Repo(openDatabase());
 const embedders = new EmbedderHolder();
 let loaded: Promise<Loaded> | null = null;
-/** Set when a bundle was opened read-only (?bundle=…): the worker then never reads IndexedDB. */
-let readOnly: { url: string } | null = null;
+/**
+ * Set as soon as the page asks for a bundle read-only (?bundle=…), before it has arrived: from then on every
+ * question waits for the bundle (or its error) and the library in IndexedDB is never read again.
+ */
+let readOnly: { url: string; loaded: Promise<Loaded> } | null = null;
 
 async function load(): Promise<Loaded> {
+  if (readOnly) return readOnly.loaded;
   return fromCorpus(await repo.loadCorpus());
+}
+
+/** Forgets a failed load, unless something else (the bundle) has replaced it meanwhile. */
+function forget(failed: Promise<Loaded>): void {
+  if (loaded === failed) loaded = null;
 }
 
 function fromCorpus(corpus: LoadedCorpus): Loaded {
@@ -70,21 +79,24 @@ const api = {
   async openBundle(
     url: string,
   ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
-    const bundle = await openBundleReadOnly(url, self.location.origin);
-    const state = fromCorpus(bundle.corpus);
-    readOnly = { url: bundle.url };
-    loaded = Promise.resolve(state);
+    const opening = openBundleReadOnly(url, self.location.origin);
+    const state = opening.then((bundle) => fromCorpus(bundle.corpus));
+    // Before any await: a question asked while the bundle downloads must not reach the local library.
+    readOnly = { url, loaded: state };
+    loaded = state;
+    const bundle = await opening;
+    await state;
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
   },
   /** Loads the corpus and the question embedder ahead of the first question (the Ask view calls it on open). */
   async warmUp(): Promise<void> {
-    loaded ??= load();
+    const current = (loaded ??= load());
     try {
-      const state = await loaded;
+      const state = await current;
       await questionVector(state, 'warm up');
     } catch {
       // An empty library or a missing model: the first real question reports it.
-      loaded = null;
+      forget(current);
     }
   },
   /** One source document (for the viewer when the library is a read-only bundle). */
@@ -94,12 +106,12 @@ const api = {
   },
   async ask(request: { question: string; mode: RetrievalMode; budget: number }): Promise<AskResult> {
     const started = performance.now();
-    loaded ??= load();
+    const current = (loaded ??= load());
     let state: Loaded;
     try {
-      state = await loaded;
+      state = await current;
     } catch (error) {
-      loaded = null;
+      forget(current);
       throw error;
     }
     const vector = await questionVector(state, request.question);

@@ -256,9 +256,9 @@ export class LibraryState {
   private async openReadOnly(url: string): Promise<void> {
     this.bundleBusy = `Opening ${url}…`;
     try {
-      // First, so no LLM question can reach the local library meanwhile: the KG worker answers from the bundle.
-      await kgApi().useBundle(url);
-      const opened = await queryWorker().openBundle(url);
+      // Both workers are told in this same task, before any question can be asked, so neither ever answers
+      // from the local library (a question asked while the bundle downloads waits for it).
+      const [opened] = await Promise.all([queryWorker().openBundle(url), kgApi().useBundle(url)]);
       this.readOnly = opened;
       const c = opened.counts;
       this.counts = { ...this.counts, ...c, vectors: c.vectors ?? 0, pending: 0 };

@@ -1,6 +1,7 @@
-// Spec (issue 9, item 6): with ?bundle= the app stays on the bundle everywhere — the LLM tab's evidence, the
-// context sent to the endpoint and the document a citation opens come from the bundle, never from the local
-// library of the same browser profile (which holds another document that would also match the question).
+// Spec (issue 9, item 6): with ?bundle= the app stays on the bundle everywhere — evidence asked while the bundle
+// is still downloading, the LLM tab's evidence, the context sent to the endpoint and the document a citation
+// opens come from the bundle, never from the local library of the same browser profile (which holds another
+// document that would also match the question).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { run as indexCli } from '../../../src/cli/index.ts';
@@ -30,7 +31,7 @@ function corpus(main: { title: string; text: string }, topic: string): string {
 const spec: E2eSpec = {
   name: 'read-only bundle: the LLM tab, the answer context and the viewer use the bundle, never the local library',
   timeoutMs: 240_000,
-  async run({ page, origin, dist, tmp, allowOrigin, log }) {
+  async run({ page, context, origin, dist, tmp, allowOrigin, log }) {
     const server = await startScriptedLlmServer({ wordDelayMs: 5 });
     allowOrigin(server.url);
     // The bundle, made by the CLI (lexical only: no model needed for it).
@@ -57,6 +58,32 @@ const spec: E2eSpec = {
       await page.fill('[name="llm-model"]', 'scripted-model');
       await page.click('[data-testid="llm-settings"] button[type="submit"]');
       await page.waitForTimeout(300);
+
+      // A question asked while the bundle is still downloading (held back 3 s here) waits for the bundle; it
+      // is not answered from the local library in the meantime.
+      let held = 0;
+      await context.route('**/pharos.bundle', async (route) => {
+        held += 1;
+        await new Promise((r) => setTimeout(r, 3000));
+        await route.fallback();
+      });
+      await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#ask`);
+      // The Evidence tab (with an endpoint configured the Ask view would open on the LLM tab).
+      await page.click('button[role="tab"]:has-text("Evidence")');
+      await page.fill('[data-testid="question"]', QUESTION);
+      await page.click('[data-testid="ask"]');
+      await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+      const early = await page.$$eval('[data-testid="evidence"]', (cards) =>
+        cards.map((c) => c.textContent ?? ''),
+      );
+      await context.unroute('**/pharos.bundle');
+      log(`asked during the download (held ${held}×): ${early.length} passages`);
+      if (held === 0) throw new Error('the bundle download was not held back: the race was not tested');
+      if (!early[0]?.includes('Pharos') || early.some((t) => t.includes('Fishermen'))) {
+        throw new Error(
+          `a question asked during the download was answered from the local library: ${early[0]}`,
+        );
+      }
 
       await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#library`);
       await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
