@@ -4,7 +4,8 @@
 //     and invalid UTF-8 files — plus a folder of 10,000 files of which 9,990 are unsupported: each file gets its
 //     verdict (logged with the time it took), the ordinary files are indexed, and the failures store nothing;
 // (2) no crash loop: a file whose indexing is interrupted by two reloads is failed with its reason on the next
-//     load, instead of being retried forever, and the file behind it is indexed.
+//     load, instead of being retried forever, and the file behind it is indexed;
+// (3) Cancel during a long parse ends it (the parse worker is terminated): the next file is indexed at once.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -70,7 +71,8 @@ async function waitForWorking(page: Page, name: string, attempts: number, timeou
   for (;;) {
     const record = (await pendingRecords(page)).find((p) => p.name === name);
     if (record?.status === 'working' && record.attempts === attempts) return;
-    if (!record || record.status === 'failed')
+    // Not queued yet (the page reads it first) is waited for; failed is an error.
+    if (record?.status === 'failed')
       throw new Error(`${name}: ${JSON.stringify(record)} before attempt ${attempts}`);
     if (Date.now() > deadline)
       throw new Error(`${name}: not started a ${attempts}. time within ${timeoutMs} ms`);
@@ -182,7 +184,33 @@ const spec: E2eSpec = {
     if (integrity.problems.length > 0)
       throw new Error(`integrity: ${integrity.problems.slice(0, 5).join('; ')}`);
 
-    // ---- (2) interrupted twice → failed, not retried ----
+    // ---- (3) Cancel during a parse: the parse worker is terminated, the next file is not stuck behind it ----
+    const slow = join(tmp, 'slow-4mb-images.md');
+    await writeFile(slow, '# Slow\n\n' + '!['.repeat(2 * 1024 * 1024) + '\n'); // parses for ~15 s or more
+    await addFiles(page, [slow]);
+    await waitForWorking(page, 'slow-4mb-images.md', 1, 60_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const cancelAt = Date.now();
+    await page.click('[data-testid="cancel"]');
+    await waitIdle(page, 30_000, 100);
+    log(`Cancel during a parse: idle after ${Date.now() - cancelAt} ms`);
+    const quick = join(tmp, 'after-cancel.md');
+    await writeFile(quick, '# After cancel\n\nThe lock keeper opens the gate at dawn.\n');
+    const quickAt = Date.now();
+    await addFiles(page, [quick]);
+    await waitIdle(page, 60_000, 100);
+    const quickMs = Date.now() - quickAt;
+    log(`next file indexed ${quickMs} ms after it was added (a parse worker left running would delay it)`);
+    const afterCancel = await readOutcomes(page);
+    if (afterCancel.find((o) => o.file === 'after-cancel.md')?.status !== 'indexed')
+      throw new Error('after-cancel.md was not indexed after the cancelled parse');
+    if (afterCancel.some((o) => o.file === 'slow-4mb-images.md' && o.status === 'indexed'))
+      throw new Error('the cancelled file was indexed');
+    if (quickMs > 10_000)
+      throw new Error(`the next file waited ${quickMs} ms: the cancelled parse kept running`);
+    if ((await pendingRecords(page)).some((r) => r.name === 'slow-4mb-images.md'))
+      throw new Error('the cancelled file is still queued');
+
     const big = join(tmp, 'villages.jsonl');
     await writeFile(big, passages(1500));
     const after = join(tmp, 'after-villages.txt');
