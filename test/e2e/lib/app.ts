@@ -28,6 +28,26 @@ export async function addFiles(page: Page, paths: string[]): Promise<void> {
   await page.setInputFiles('[data-testid="file-input"]', paths);
 }
 
+/**
+ * Clicks "Add sample documents" and waits until the samples have reached the queue (they are read and queued one
+ * at a time, so right after the click the app can still look idle with nothing waiting).
+ */
+export async function addSamples(page: Page, timeoutMs = 30_000): Promise<void> {
+  await page.click('[data-testid="samples"]');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const busy = await page.evaluate(
+      () => document.querySelector('[data-indexing]')?.getAttribute('data-indexing') !== 'idle',
+    );
+    if (busy) return;
+    const c = await readCounts(page).catch(() => undefined);
+    if (c && c.documents + c.pendingWaiting > 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`the samples did not reach the queue in ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Waits until the app says it is idle with nothing waiting in the queue (polled from Node: an async predicate
  *  in page.waitForFunction would be a truthy promise). */
 export async function waitIdle(page: Page, timeoutMs: number, pollMs = 500): Promise<void> {
@@ -42,6 +62,8 @@ export async function waitIdle(page: Page, timeoutMs: number, pollMs = 500): Pro
         r.onerror = () => reject(r.error);
       });
       try {
+        // Right after the first load the app may not have created its stores yet: not idle, ask again.
+        if (!db.objectStoreNames.contains('pending')) return false;
         // Counted on the status index: reading the records would copy every waiting file's bytes.
         const waiting = await new Promise<number>((resolve, reject) => {
           const index = db.transaction('pending').objectStore('pending').index('status');

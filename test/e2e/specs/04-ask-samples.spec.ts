@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareFile } from '../../../src/core/prepare.ts';
-import { openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { addSamples, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import type { E2eSpec } from '../lib/harness.ts';
 
 /** A question made from a real sentence of the first sample: its longest sentence, without the final stop. */
@@ -35,7 +35,7 @@ const spec: E2eSpec = {
   async run({ page, origin, dist, log }) {
     const { question, title } = await sampleQuestion(dist);
     await openApp(page, origin);
-    await page.click('[data-testid="samples"]');
+    await addSamples(page);
     await waitIdle(page, 200_000);
     const counts = await readCounts(page);
     log(`samples indexed: ${JSON.stringify(counts)}`);
@@ -68,6 +68,38 @@ const spec: E2eSpec = {
     if (marked !== sentence) throw new Error(`viewer highlights "${marked}", the link was "${sentence}"`);
     const visible = await page.locator('[data-testid="viewer-mark"]').isVisible();
     if (!visible) throw new Error('the highlighted sentence is not scrolled into view');
+    await page.keyboard.press('Escape');
+
+    // A Markdown sample's section shows where it sits: document › heading.
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', 'Why did the fox say the grapes were sour?');
+    await page.click('[data-testid="ask"]');
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-testid="evidence-path"]')].some((p) =>
+        p.textContent?.includes('The Fox and the Grapes'),
+      ),
+    );
+    const paths = await page.$$eval('[data-testid="evidence-path"]', (ps) =>
+      ps.map((p) => p.textContent ?? ''),
+    );
+    log(`paths: ${JSON.stringify(paths.slice(0, 3))}`);
+    if (!paths[0]?.includes('Three Fables of Aesop › The Fox and the Grapes')) {
+      throw new Error(`the fox section is not the first result's path: ${JSON.stringify(paths.slice(0, 3))}`);
+    }
+
+    // A budget smaller than the best passage still answers, with that passage's best sentences.
+    // The lighthouse sample is one 261-token passage.
+    await page.fill('[data-testid="budget"]', '100');
+    await page.fill(
+      '[data-testid="question"]',
+      'How tall was the Lighthouse of Alexandria on the island of Pharos?',
+    );
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="excerpt"]', { timeout: 60_000 });
+    const summary = (await page.textContent('[data-testid="results"] .summary')) ?? '';
+    const used = Number(/(\d+) of 100 tokens/.exec(summary)?.[1] ?? NaN);
+    log(`budget 100: ${summary.replace(/\s+/g, ' ').trim()}`);
+    if (!(used > 0 && used <= 100)) throw new Error(`the excerpt does not fit the budget: "${summary}"`);
   },
 };
 

@@ -4,7 +4,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { addSamples, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import type { E2eSpec } from '../lib/harness.ts';
 
 const QUESTION = 'How tall was the lighthouse of Alexandria?';
@@ -24,7 +24,7 @@ const spec: E2eSpec = {
   timeoutMs: 240_000,
   async run({ page, origin, dist, tmp, log }) {
     await openApp(page, origin);
-    await page.click('[data-testid="samples"]');
+    await addSamples(page);
     await waitIdle(page, 200_000);
     const before = await readCounts(page);
     const ranked = await topEvidence(page);

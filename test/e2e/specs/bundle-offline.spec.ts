@@ -2,7 +2,7 @@
 // offline, reload, ask a question about the sample documents, and get evidence — with no request leaving the
 // origin. Needs the app to register its service worker at start-up (src/sw/register.svelte.ts).
 import type { Page } from 'playwright-core';
-import { openApp, waitIdle } from '../lib/app.ts';
+import { addSamples, openApp, waitIdle } from '../lib/app.ts';
 import type { E2eSpec } from '../lib/harness.ts';
 
 /** Waits until the service worker controls the page and holds the shell and the USE model files. */
@@ -53,7 +53,7 @@ const spec: E2eSpec = {
   timeoutMs: 300_000,
   async run({ page, context, origin, log }) {
     await openApp(page, origin);
-    await page.click('[data-testid="samples"]');
+    await addSamples(page);
     await waitIdle(page, 200_000);
     const question = 'What did Lincoln say at Gettysburg';
     const online = await ask(page, question);
