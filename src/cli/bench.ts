@@ -1,7 +1,7 @@
 // `npm run cli -- bench`: indexes a corpus in memory with the app's own code, answers a QA set in every mode and
 // prints context recall at each token budget, supporting-passage recall@2/5/10, index seconds and query latency.
 // `--grid key=v1,v2` repeats the run over parameter combinations (calibration) on the same embeddings.
-// With an LLM endpoint (`--llm-base-url/--llm-model/--llm-key`) it also runs modes `kg` and `hybrid` over a core KG
+// With an LLM endpoint (`--llm-base-url/--llm-model`, key from CONCEPTRAG_LLM_API_KEY or --llm-key-file) it also runs modes `kg` and `hybrid` over a core KG
 // built once per run, and scores EM / token F1 of the LLM's answer over every mode's context (`--answer-budget`).
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
@@ -29,6 +29,7 @@ import {
   type KgBenchMode,
 } from './benchLlm.ts';
 import { compareVoy } from './benchVoy.ts';
+import { keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
 
@@ -36,7 +37,7 @@ const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <
   [--modes ppr,concept,dense,bm25,rrf:ppr+bm25] [--limit N] [--offset N] [--budgets 1000,3000,12000]
   [--json out.json] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
   [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy]
-  [--llm-base-url <url> --llm-model <name> [--llm-key <key>] [--llm-concurrency N]]
+  [--llm-base-url <url> --llm-model <name> [--llm-key-file <path>] [--llm-concurrency N]]
   [--kappa 0.8] [--answer-budget 3000]
 With an LLM endpoint, modes kg and hybrid (KG over the top κ chunks by concept-graph rank, built once per run)
 can be listed in --modes, and every mode gets EM and token F1 of the LLM's answer over its --answer-budget context.
@@ -104,6 +105,7 @@ export async function run(args: string[]): Promise<number> {
         'llm-base-url': { type: 'string' },
         'llm-model': { type: 'string' },
         'llm-key': { type: 'string' },
+        'llm-key-file': { type: 'string' },
         'llm-concurrency': { type: 'string' },
         kappa: { type: 'string', default: '0.8' },
         'answer-budget': { type: 'string', default: '3000' },
@@ -135,7 +137,14 @@ export async function run(args: string[]): Promise<number> {
   const reportDefault = opts.modes.split(',').some((m) => m.trim() === 'default');
   requested.filter((m) => !isKgMode(m)).forEach((m) => parseMode(m));
   const kgModes = requested.filter(isKgMode);
-  const settings = llmSettingsFromFlags(opts);
+  if (opts['llm-key'] !== undefined) {
+    process.stderr.write(keyInArgvMessage('bench', '--llm-key', LLM_KEY_ENV, '--llm-key-file') + '\n');
+    return 2;
+  }
+  const settings = llmSettingsFromFlags(
+    opts,
+    await readApiKey({ file: opts['llm-key-file'], env: LLM_KEY_ENV }),
+  );
   const kappa = Number(opts.kappa);
   if (!(kappa > 0 && kappa <= 1)) {
     throw new Error(`bench: --kappa must be a fraction in (0, 1], got "${opts.kappa}"`);

@@ -1,4 +1,4 @@
-// The LLM half of `npm run cli -- bench` (issue 4): with `--llm-base-url/--llm-model/--llm-key`, a core KG is built
+// The LLM half of `npm run cli -- bench` (issue 4): with `--llm-base-url/--llm-model` (key from the environment), a core KG is built
 // over the top κ chunks by concept-graph rank (in memory, resumable within the run), modes `kg` and `hybrid` search
 // it, and every mode's context can be answered by the LLM and scored with EM and token F1 (SQuAD normalization, best
 // over aliases; citation markers removed first). Without an endpoint, kg/hybrid and EM/F1 are reported as needing one.
@@ -19,21 +19,23 @@ export const KG_MODES = ['kg', 'hybrid'] as const;
 export type KgBenchMode = (typeof KG_MODES)[number];
 
 export const NEEDS_ENDPOINT =
-  'modes kg and hybrid, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model, --llm-key)';
+  'modes kg and hybrid, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model; key in CONCEPTRAG_LLM_API_KEY or --llm-key-file)';
 
 /** LLM settings from the bench flags, or undefined when no endpoint was given. Throws on an invalid combination. */
-export function llmSettingsFromFlags(flags: {
-  'llm-base-url'?: string;
-  'llm-model'?: string;
-  'llm-key'?: string;
-  'llm-concurrency'?: string;
-}): LlmSettings | undefined {
+export function llmSettingsFromFlags(
+  flags: {
+    'llm-base-url'?: string;
+    'llm-model'?: string;
+    'llm-concurrency'?: string;
+  },
+  apiKey = '',
+): LlmSettings | undefined {
   if (!flags['llm-base-url']) return undefined;
   const settings: LlmSettings = {
     ...DEFAULT_LLM_SETTINGS,
     baseUrl: flags['llm-base-url'],
     model: flags['llm-model'] ?? '',
-    apiKey: flags['llm-key'] ?? process.env.OPENAI_API_KEY ?? '',
+    apiKey,
     concurrency: flags['llm-concurrency']
       ? Number(flags['llm-concurrency'])
       : DEFAULT_LLM_SETTINGS.concurrency,

@@ -155,3 +155,25 @@ describe('bench with an LLM endpoint', () => {
     );
   });
 });
+
+describe('bench and the LLM key', () => {
+  it('refuses --llm-key on the command line and sends nothing', async () => {
+    server.reset();
+    const { code, stderr } = await bench([...endpoint(), '--modes', 'bm25', '--llm-key', 'sk-typed-in']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--llm-key is no longer accepted/);
+    expect(stderr).toMatch(/CONCEPTRAG_LLM_API_KEY/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends the key from --llm-key-file to the LLM endpoint', async () => {
+    server.reset();
+    const file = join(dir, 'llm.key');
+    await writeFile(file, 'sk-from-file\n');
+    const { code } = await bench([...endpoint(), '--modes', 'bm25', '--limit', '1', '--llm-key-file', file]);
+    expect(code).toBe(0);
+    const auth = server.requests.map((r) => r.authorization);
+    expect(auth.length).toBeGreaterThan(0);
+    expect(new Set(auth)).toEqual(new Set(['Bearer sk-from-file']));
+  });
+});
