@@ -1,6 +1,7 @@
 // Runs prepareFile in a separate worker that can be stopped: a parse that overruns its time limit or is
 // cancelled is ended by terminating that worker (JavaScript cannot interrupt a running synchronous parser any
 // other way); the next file gets a fresh worker. The worker is kept between files, so pdf.js and mammoth load once.
+// A worker that dies while parsing (out of memory in a parser) fails that file at once instead of at the time limit.
 import { transfer, wrap, type Remote } from 'comlink';
 import type { PrepareFn } from './ingestPipeline.ts';
 import type { ParseApi } from './parse.worker.ts';
@@ -8,22 +9,37 @@ import type { ParseApi } from './parse.worker.ts';
 export class WorkerParser {
   private worker: Worker | null = null;
   private remote: Remote<ParseApi> | null = null;
+  /** Rejects the parse in progress when the worker reports an uncaught error. */
+  private crashed: ((error: Error) => void) | null = null;
 
   constructor(private readonly spawn: () => Worker) {}
 
   readonly prepare: PrepareFn = async (name, bytes, { maxChunkTokens, signal }) => {
     signal?.throwIfAborted();
-    this.worker ??= this.spawn();
-    this.remote ??= wrap<ParseApi>(this.worker);
-    const remote = this.remote;
+    if (!this.worker) {
+      const worker = this.spawn();
+      worker.addEventListener('error', (event: Event) => {
+        const message = (event as ErrorEvent).message || 'the parser stopped unexpectedly';
+        this.crashed?.(new Error(`the parser crashed (${message})`));
+        if (this.worker === worker) this.terminate();
+      });
+      this.worker = worker;
+      this.remote = wrap<ParseApi>(worker);
+    }
+    const remote = this.remote!;
     const stop = (): void => this.terminate();
     signal?.addEventListener('abort', stop, { once: true });
     try {
       // The bytes are not needed here afterwards: hand them over instead of copying (a copy when they are a view).
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
       const own = whole ? bytes : bytes.slice();
-      return await remote.prepare(name, transfer(own, [own.buffer]), { maxChunkTokens });
+      const crash = new Promise<never>((_resolve, reject) => (this.crashed = reject));
+      return await Promise.race([
+        remote.prepare(name, transfer(own, [own.buffer]), { maxChunkTokens }),
+        crash,
+      ]);
     } finally {
+      this.crashed = null;
       signal?.removeEventListener('abort', stop);
     }
   };

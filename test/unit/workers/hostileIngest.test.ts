@@ -233,22 +233,39 @@ describe('files queued one at a time', () => {
 });
 
 describe('WorkerParser (the browser parse worker)', () => {
-  /** A worker that never answers, counting spawns and terminations. */
+  /** A worker that never answers, counting spawns and terminations; `crash()` fires its error event. */
   function fakeWorkers() {
     const state = { spawned: 0, terminated: 0 };
+    const onError: ((event: Event) => void)[] = [];
     const spawn = (): Worker => {
       state.spawned += 1;
       return {
         postMessage() {},
-        addEventListener() {},
+        addEventListener(type: string, listener: (event: Event) => void) {
+          if (type === 'error') onError.push(listener);
+        },
         removeEventListener() {},
         terminate() {
           state.terminated += 1;
         },
       } as unknown as Worker;
     };
-    return { state, spawn };
+    const crash = (message: string) => {
+      for (const listener of onError) listener({ message } as unknown as Event);
+    };
+    return { state, spawn, crash };
   }
+
+  it('fails the file at once when the parse worker crashes, and uses a fresh worker next', async () => {
+    const { state, spawn, crash } = fakeWorkers();
+    const parser = new WorkerParser(spawn);
+    const parsing = parser.prepare('huge.pdf', new Uint8Array([1]), { maxChunkTokens: 1200 });
+    crash('Out of memory');
+    await expect(parsing).rejects.toThrow('the parser crashed (Out of memory)');
+    expect(state).toEqual({ spawned: 1, terminated: 1 });
+    void parser.prepare('next.md', new Uint8Array([2]), { maxChunkTokens: 1200 }).catch(() => {});
+    expect(state.spawned).toBe(2);
+  });
 
   it('terminates the worker on abort and spawns a fresh one for the next file', async () => {
     const { state, spawn } = fakeWorkers();
