@@ -139,10 +139,13 @@ class TextCollector {
 export function parseHtml(html: string): { text: string; sections: ParsedSection[]; title?: string } {
   const collect = new TextCollector();
   let dropped = 0;
+  /** Open <head> elements: a <title> counts only in the head or the body, not inside <svg> and the like. */
+  let head = 0;
   let pre = 0;
   let tag = '';
   const open = (name: string): void => {
-    if (name === 'title') collect.openTitle();
+    if (name === 'title' && dropped === head) collect.openTitle();
+    if (name === 'head') head++;
     if (DROPPED.has(name)) dropped++;
     if (dropped > 0) return;
     const heading = HEADING.exec(name);
@@ -155,6 +158,7 @@ export function parseHtml(html: string): { text: string; sections: ParsedSection
   };
   const close = (name: string): void => {
     if (name === 'title') collect.closeTitle();
+    if (name === 'head') head = Math.max(0, head - 1);
     if (DROPPED.has(name)) {
       dropped = Math.max(0, dropped - 1);
       return;

@@ -34,6 +34,12 @@ describe('HTML tokenizer', () => {
     );
   });
 
+  it("does not take an <svg> icon's <title> for the page title", () => {
+    const parsed = parseHtml('<svg><title>icon</title><path d="M0"/></svg><h1>Real</h1><p>x</p>');
+    expect(parsed.title).toBe('Real');
+    expect(parsed.text).toBe('Real\n\nx');
+  });
+
   it('leaves names of Object.prototype (&constructor;, &__proto__;) as written', () => {
     const refs = ['&constructor;', '&toString;', '&hasOwnProperty;', '&valueOf;', '&__proto__;'];
     expect(parseHtml(`<p>a ${refs.join(' ')} &amp; b</p>`).text).toBe(`a ${refs.join(' ')} & b`);
