@@ -13,6 +13,16 @@ import { parseHtml } from './html.ts';
 import type { ParsedSection } from './types.ts';
 
 const markdown = markdownIt('default', { html: true, linkify: false, typographer: false });
+/**
+ * For text with a line over LONG_LINE characters: link and image syntax read as plain text. markdown-it's link
+ * scanner stays slow on a 1 MB run of "[" or "![" (2–4 s in Node, over 6 s in the browser) while no line a person
+ * writes is that long; such a line is generated data, and its brackets are kept as written instead.
+ */
+const markdownLongLines = markdownIt('default', { html: true, linkify: false, typographer: false }).disable([
+  'link',
+  'image',
+]);
+const LONG_LINE = 20_000;
 
 /** Inline tokens → text: soft line breaks are spaces (as Markdown renders them), hard breaks newlines. */
 function inlineText(token: Token | undefined): string {
@@ -172,7 +182,8 @@ export function parseMarkdown(source: string): { text: string; sections: ParsedS
   const lines = source.split('\n');
   blankFrontMatter(lines);
   const writer = new Writer(lines);
-  writer.write(markdown.parse(lines.join('\n'), {}));
+  const parser = lines.some((line) => line.length > LONG_LINE) ? markdownLongLines : markdown;
+  writer.write(parser.parse(lines.join('\n'), {}));
   const built = writer.out.build();
   return { ...built, title: writer.out.titleFromHeadings() };
 }
