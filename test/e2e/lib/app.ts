@@ -34,18 +34,13 @@ export async function addFiles(page: Page, paths: string[]): Promise<void> {
  */
 export async function addSamples(page: Page, timeoutMs = 30_000): Promise<void> {
   await page.click('[data-testid="samples"]');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const busy = await page.evaluate(
-      () => document.querySelector('[data-indexing]')?.getAttribute('data-indexing') !== 'idle',
-    );
-    if (busy) return;
-    const c = await readCounts(page).catch(() => undefined);
-    if (c && c.documents + c.pendingWaiting > 0) return;
-    if (Date.now() > deadline)
-      throw new Error(`the samples did not reach the queue in ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // Watched in the page only: opening the database from here before the app has created its stores would hold a
+  // connection its upgrade has to wait for.
+  await page.waitForFunction(
+    () => document.querySelector('[data-indexing]')?.getAttribute('data-indexing') !== 'idle',
+    undefined,
+    { timeout: timeoutMs, polling: 50 },
+  );
 }
 
 /** Waits until the app says it is idle with nothing waiting in the queue (polled from Node: an async predicate
@@ -89,6 +84,19 @@ export async function readCounts(page: Page): Promise<DbCounts> {
       r.onsuccess = () => resolve(r.result);
       r.onerror = () => reject(r.error);
     });
+    // Before the app has created its stores there is nothing to count (and the connection must not stay open).
+    if (!db.objectStoreNames.contains('pending')) {
+      db.close();
+      return {
+        documents: 0,
+        sections: 0,
+        chunks: 0,
+        sentences: 0,
+        vectors: 0,
+        pendingWaiting: 0,
+        pendingFailed: 0,
+      };
+    }
     const count = (store: string) =>
       new Promise<number>((resolve, reject) => {
         const r = db.transaction(store).objectStore(store).count();
