@@ -1,6 +1,6 @@
 // `npm run cli -- ask <x.bundle> "<question>" [--mode …] [--budget N] [--json]`: answers from a bundle with the
 // same engine factory, the same decoded vectors and the same records as the browser after importing that bundle,
-// so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, text, score}]}.
+// so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, path, text, score}]}.
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import type { IndexSnapshot } from '../core/bundle/index.ts';
@@ -26,7 +26,7 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
                     only the built-in USE-lite is used; a bundle built with another embedder needs this flag
                     (a bundle names its embedder, but it never chooses a model URL or endpoint for you)
   --embed-key-file <f> the key of an openai: embedder (else env ${EMBEDDINGS_KEY_ENV})
-  --json            print {"answer"?: string, "context": [{"chunkId","docTitle","text","score"}]}
+  --json            print {"answer"?: string, "context": [{"chunkId","docTitle","path","text","score"}]}
   --llm-base-url <u> an OpenAI-compatible endpoint: the context and question go there for a cited answer
   --llm-model <m>   the model for the answer
   --llm-key-file <f> a file holding the endpoint's API key (else env ${LLM_KEY_ENV}); keys are never
@@ -36,6 +36,8 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
 export interface AskContextItem {
   chunkId: string;
   docTitle: string;
+  /** Document › heading › subheading (just the title where the source has no headings). */
+  path: string[];
   text: string;
   score: number;
 }
@@ -168,6 +170,7 @@ export async function askSnapshot(
       context: hits.map((h) => ({
         chunkId: h.chunkId,
         docTitle: titles.get(h.docId) ?? h.docId,
+        path: [...(h.path ?? [])],
         text: h.text,
         score: h.score,
       })),
@@ -262,7 +265,9 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   const lines = hits.slice(0, shown).map((h, i) => {
-    const title = output.context[i].docTitle;
+    // Document › heading › subheading where the source has headings, so a manual's passage says where it is.
+    const path = output.context[i].path;
+    const title = path.length > 1 ? path.join(' › ') : output.context[i].docTitle;
     const via = h.provenance.concepts?.length ? `  via ${h.provenance.concepts.slice(0, 4).join(', ')}` : '';
     return `${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${title} [${h.chunkId}]${via}\n     ${snippet(h)}`;
   });

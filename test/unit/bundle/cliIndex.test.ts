@@ -4,6 +4,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run as ask } from '../../../src/cli/ask.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
 import {
   SUPPORTED_EXTENSIONS,
@@ -83,6 +84,25 @@ describe('cli index', () => {
     expect(r.code).toBe(0);
     const back = await readBundleFile(merged);
     expect(back.documents.map((d) => d.sourceName).sort()).toEqual(['one.txt', 'two.txt']);
+  });
+
+  it('answers from a bundle of Markdown chapters with the section path of each passage', async () => {
+    const chapter = join(dir, 'concurrency.md');
+    await writeFile(
+      chapter,
+      '# Fearless concurrency\n\n## Sharing state\n\nA Mutex guards a counter shared between threads.\n\n' +
+        '## Message passing\n\nChannels send values from one thread to another.\n',
+    );
+    const bundle = join(dir, 'chapters.bundle');
+    expect((await quiet(() => index([chapter, '--out', bundle, '--embedder', 'none', '--quiet']))).code).toBe(
+      0,
+    );
+    const text = await quiet(() => ask([bundle, 'How do I share a counter with a Mutex?']));
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/ {2}1\. \S+ {2}Fearless concurrency › Sharing state \[/);
+    const json = await quiet(() => ask([bundle, 'How do I share a counter with a Mutex?', '--json']));
+    const parsed = JSON.parse(json.out) as { context: Array<{ path: string[] }> };
+    expect(parsed.context[0].path).toEqual(['Fearless concurrency', 'Sharing state']);
   });
 
   it('checks its arguments and refuses an --into bundle that does not exist', async () => {
