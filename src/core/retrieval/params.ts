@@ -106,7 +106,7 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   tfSpread: 1,
   chunkLengthPower: 0.5,
   feedbackChunks: 2,
-  feedbackShare: 0.2,
+  feedbackShare: 0.3,
   lexicalChunkWeight: 0.05,
   lexicalFeedbackWeight: 2,
   lexicalTopChunks: 5,
