@@ -46,15 +46,18 @@ export function tokenF1(prediction: string, answers: readonly string[]): number 
   return best;
 }
 
+/** Scripts written without spaces between words: there an answer is found as a run of characters. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+
 /**
  * 1 if a normalized answer (or alias) occurs in the normalized context as whole words, else 0. Whole words so
- * that "1" is not found inside "1957".
+ * that "1" is not found inside "1957"; an answer in an unspaced script (全局记忆) has no word boundaries to match.
  */
 export function contextRecall(contextText: string, answers: readonly string[]): number {
   const context = ` ${normalizeAnswer(contextText)} `;
   return answers.some((a) => {
     const n = normalizeAnswer(a);
-    return n.length > 0 && context.includes(` ${n} `);
+    return n.length > 0 && context.includes(UNSPACED.test(n) ? n : ` ${n} `);
   })
     ? 1
     : 0;

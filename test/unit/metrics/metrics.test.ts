@@ -32,6 +32,12 @@ describe('contextRecall', () => {
     expect(contextRecall(ctx, ['85'])).toBe(0);
     expect(contextRecall(ctx, ['The'])).toBe(0); // empty after normalization never matches
   });
+
+  it('finds an answer in an unspaced script inside a run of text', () => {
+    const ctx = '我们设计了一种基于反思与全局记忆的多轮求解机制。';
+    expect(contextRecall(ctx, ['全局记忆'])).toBe(1);
+    expect(contextRecall(ctx, ['知识原子化'])).toBe(0);
+  });
 });
 
 describe('recallAtK', () => {
