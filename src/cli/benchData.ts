@@ -1,11 +1,12 @@
 // Input side of the CLI bench: reads a QA set and a corpus in JSON Lines (the ../shared/bench shape or anything
 // like it), prepares the corpus through the app's own prepareFile, and embeds texts in batches with progress.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
 import process from 'node:process';
 import { prepareFile } from '../core/prepare.ts';
 import type { RetrievalChunkInput } from '../core/retrieval/corpusLayout.ts';
 import { withSectionPaths } from '../core/retrieval/sectionPath.ts';
+import { collectFiles } from './index.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
 
 export interface BenchQuestion {
@@ -68,7 +69,8 @@ export interface PreparedCorpus {
  */
 export async function prepareCorpus(path: string, maxChunkTokens: number): Promise<PreparedCorpus> {
   const isFolder = (await stat(path)).isDirectory();
-  const files = isFolder ? await listFiles(path) : [path];
+  // The same expansion as `cli index`: supported files, recursively, sorted, hidden entries and links followed.
+  const files = isFolder ? await collectFiles([path]) : [path];
   const t = performance.now();
   const documents: PreparedDocument[] = [];
   const externalIds = new Map<string, string>();
@@ -99,20 +101,6 @@ export async function prepareCorpus(path: string, maxChunkTokens: number): Promi
     externalIds,
     seconds: (performance.now() - t) / 1000,
   };
-}
-
-/** Every file under a folder (recursively, hidden entries skipped), sorted so runs are repeatable. */
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.')) continue;
-    const full = join(dir, entry.name);
-    // Symbolic links are followed, as a file picker would.
-    const kind = entry.isSymbolicLink() ? await stat(full) : entry;
-    if (kind.isDirectory()) out.push(...(await listFiles(full)));
-    else if (kind.isFile()) out.push(full);
-  }
-  return out.sort();
 }
 
 function fileStem(file: string): string {
