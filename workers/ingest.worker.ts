@@ -8,12 +8,12 @@ import { exportLibraryBlob, bundleFileName } from '../src/store/bundleExport.ts'
 import { importBundle, type ImportResult } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { Repo } from '../src/store/repo.ts';
-import { browserCrossTabLock } from './crossTab.ts';
-import { EmbedderHolder } from './embedders.ts';
-import { rebuildConceptGraph } from './graphBuild.ts';
-import { EMBED_BATCH, IngestPipeline } from './ingestPipeline.ts';
-import { spawnParseWorker, WorkerParser } from './parseRunner.ts';
-import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
+import { browserCrossTabLock } from '../src/services/crossTab.ts';
+import { EmbedderHolder } from '../src/services/embedders.ts';
+import { rebuildConceptGraph } from '../src/services/graphBuild.ts';
+import { EMBED_BATCH, IngestPipeline } from '../src/services/ingestPipeline.ts';
+import { spawnParseWorker, WorkerParser } from '../src/services/parseRunner.ts';
+import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from '../src/services/protocol.ts';
 
 const APP_VERSION = packageJson.version;
 

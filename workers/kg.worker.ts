@@ -26,12 +26,12 @@ import { openBundleReadOnly } from '../src/store/bundleImport.ts';
 import { openDatabase, type KgEntityRecord, type KgRelationRecord } from '../src/store/db.ts';
 import type { LoadedCorpus } from '../src/store/repo.ts';
 import { Repo } from '../src/store/repo.ts';
-import { browserCrossTabLock } from './crossTab.ts';
-import { EmbedderHolder } from './embedders.ts';
-import { loadEngine } from './engineFactory.ts';
-import { toEvidence } from './evidence.ts';
-import { DexieKgStore, entityFromRecord, relationFromRecord } from './kgDexieStore.ts';
-import { DEFAULT_EMBEDDER, type EmbedderChoice, type Evidence } from './protocol.ts';
+import { browserCrossTabLock } from '../src/services/crossTab.ts';
+import { EmbedderHolder } from '../src/services/embedders.ts';
+import { loadEngine } from '../src/services/engine.ts';
+import { toEvidence } from '../src/services/evidence.ts';
+import { DexieKgStore, entityFromRecord, relationFromRecord } from '../src/store/kgStore.ts';
+import { DEFAULT_EMBEDDER, type EmbedderChoice, type Evidence } from '../src/services/protocol.ts';
 
 /** Settings-table key of the LLM endpoint settings (never exported in bundles). */
 export const LLM_SETTINGS_KEY = 'llm';

@@ -7,16 +7,16 @@ import type { DocumentRecord } from '../src/core/types.ts';
 import { openBundleReadOnly } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { Repo, type LoadedCorpus } from '../src/store/repo.ts';
-import { EmbedderHolder } from './embedders.ts';
-import { loadEngine } from './engineFactory.ts';
-import { toEvidence } from './evidence.ts';
+import { EmbedderHolder } from '../src/services/embedders.ts';
+import { loadEngine } from '../src/services/engine.ts';
+import { toEvidence } from '../src/services/evidence.ts';
 import {
   DEFAULT_EMBEDDER,
   type AskResult,
   type EmbedderChoice,
   type Evidence,
   type RetrievalMode,
-} from './protocol.ts';
+} from '../src/services/protocol.ts';
 
 interface Loaded {
   engine: RetrievalEngine;

@@ -13,7 +13,7 @@ import type { KgEntity, KgRelation } from '../core/kg/types.ts';
 import { DEFAULT_MODE, type RetrievedChunk } from '../core/retrieval/types.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { loadEngine } from '../../workers/engineFactory.ts';
+import { loadEngine } from '../services/engine.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { builtInSpecFor, createEmbedderFromSpec } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';

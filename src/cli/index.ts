@@ -17,7 +17,7 @@ import { prepareFile } from '../core/prepare.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { buildEngine } from '../../workers/engineFactory.ts';
+import { buildEngine } from '../services/engine.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';

@@ -3,7 +3,7 @@
 // no reading at all), with a verdict for each; the accepted ones are then read one at a time, each handed to the
 // ingest worker before the next is read, so memory holds one file's bytes, not the whole folder's.
 import { extensionOf, isSupportedFile, SUPPORTED_EXTENSIONS } from '../core/parse/formats.ts';
-import { MAX_FILE_BYTES, type FileOutcome } from '../../workers/protocol.ts';
+import { MAX_FILE_BYTES, type FileOutcome } from '../services/protocol.ts';
 
 /** A picked file: `file` is null for an entry the folder walk already knew to be of an unsupported type. */
 export interface PickedFile {

@@ -1,5 +1,5 @@
 // Ask state: the question, mode and budget, and the ranked evidence returned by the query worker.
-import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../../workers/protocol.ts';
+import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../services/protocol.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/types.ts';
 import { queryWorker } from '../workers.ts';
 

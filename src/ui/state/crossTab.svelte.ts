@@ -6,7 +6,7 @@ import {
   LOCK_NAMES,
   type CrossTabMessage,
   type SharedWork,
-} from '../../../workers/crossTab.ts';
+} from '../../services/crossTab.ts';
 
 /** This tab's id; its workers carry it in their names, so this tab can ignore its own workers' messages. */
 export const TAB_ID = crypto.randomUUID();

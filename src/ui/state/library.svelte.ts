@@ -4,7 +4,7 @@ import { proxy, transfer } from 'comlink';
 import type { DocumentRecord, Progress, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { StoreCounts } from '../../store/repo.ts';
-import type { FileOutcome, IngestEvent } from '../../../workers/protocol.ts';
+import type { FileOutcome, IngestEvent } from '../../services/protocol.ts';
 import { readOneByOne, screenFiles, withOutcomes, type PickedFile } from '../intake.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';

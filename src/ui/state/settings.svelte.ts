@@ -1,6 +1,6 @@
 // Settings state: the embedder choice and its endpoint fields, stored locally in the settings table
 // (never exported). Switching embedders only applies to an empty library: the store never mixes two.
-import { DEFAULT_EMBEDDER, type EmbedderChoice } from '../../../workers/protocol.ts';
+import { DEFAULT_EMBEDDER, type EmbedderChoice } from '../../services/protocol.ts';
 import { pageRepo } from './db.ts';
 
 export type EmbedderKind = EmbedderChoice['kind'];

@@ -4,7 +4,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { buildEngine } from '../../../workers/engineFactory.ts';
+import { buildEngine } from '../../../src/services/engine.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, type FixtureDoc } from './fixtures.ts';
 
 let n = 0;

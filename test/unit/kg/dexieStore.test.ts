@@ -6,7 +6,7 @@ import type { KgChunkInput } from '../../../src/core/kg/types.ts';
 import { LlmClient } from '../../../src/core/llm/client.ts';
 import type { Embedder } from '../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
-import { DexieKgStore } from '../../../workers/kgDexieStore.ts';
+import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
 let server: ScriptedLlmServer;

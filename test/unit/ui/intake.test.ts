@@ -2,7 +2,7 @@
 // read, every refused file gets its verdict, and the accepted ones are read strictly one at a time.
 import { describe, expect, it } from 'vitest';
 import { readOneByOne, screenFiles, withOutcomes, type PickedFile } from '../../../src/ui/intake.ts';
-import { MAX_FILE_BYTES } from '../../../workers/protocol.ts';
+import { MAX_FILE_BYTES } from '../../../src/services/protocol.ts';
 
 /** A File stand-in that records reads, and how many were in progress at once. */
 function files(names: string[], size = 10) {

@@ -4,7 +4,7 @@ import type { Remote } from 'comlink';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { ImportResult } from '../../../src/store/bundleImport.ts';
 import type { IngestApi } from '../../../workers/ingest.worker.ts';
-import type { AskResult, IngestListener, RetrievalMode } from '../../../workers/protocol.ts';
+import type { AskResult, IngestListener, RetrievalMode } from '../../../src/services/protocol.ts';
 import type { QueryApi } from '../../../workers/query.worker.ts';
 
 describe('worker API types', () => {

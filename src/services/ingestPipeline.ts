@@ -2,10 +2,10 @@
 // graph rebuild) so it runs in Node tests on fake-indexeddb as well as in the worker: pending file → prepare →
 // embed sentences in batches that span documents (core embedDocuments) → one store transaction for the documents
 // each embedding call completed; the concept graph is rebuilt once per batch of files. Files wait in the pending table with their bytes, so a reload resumes the queue.
-import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../src/core/types.ts';
-import { DEFAULT_INDEX_PARAMS } from '../src/core/types.ts';
-import { embedDocuments } from '../src/core/pipeline/embedDocuments.ts';
-import { EmbedderMismatchError, type Repo } from '../src/store/repo.ts';
+import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../core/types.ts';
+import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
+import { embedDocuments } from '../core/pipeline/embedDocuments.ts';
+import { EmbedderMismatchError, type Repo } from '../store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
 import {
   DEFAULT_EMBEDDER,

@@ -1,6 +1,6 @@
 // Plain data types that cross the worker boundary (events, settings, answers). Types only, so the page and
 // every worker can import them without pulling worker code into the page bundle.
-import type { Progress } from '../src/core/types.ts';
+import type { Progress } from '../core/types.ts';
 
 /** Which embedder indexes (and embeds questions). Stored in the settings table under 'embedder'. */
 export type EmbedderChoice =

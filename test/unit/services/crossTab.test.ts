@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import type { Embedder, PreparedDocument } from '../../../src/core/types.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { CrossTabLock, type CrossTabMessage, type Locks } from '../../../workers/crossTab.ts';
-import { IngestPipeline, type PrepareFn } from '../../../workers/ingestPipeline.ts';
-import type { IngestEvent } from '../../../workers/protocol.ts';
+import { CrossTabLock, type CrossTabMessage, type Locks } from '../../../src/services/crossTab.ts';
+import { IngestPipeline, type PrepareFn } from '../../../src/services/ingestPipeline.ts';
+import type { IngestEvent } from '../../../src/services/protocol.ts';
 
 /** Web Locks' exclusive mode in one process: FIFO per name, `ifAvailable`, and an abortable wait. */
 class MemoryLocks implements Locks {

@@ -6,8 +6,8 @@ import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
 import type { Embedder, PreparedDocument } from '../../../src/core/types.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { IngestPipeline, MAX_FILE_BYTES, type PrepareFn } from '../../../workers/ingestPipeline.ts';
-import type { IngestEvent } from '../../../workers/protocol.ts';
+import { IngestPipeline, MAX_FILE_BYTES, type PrepareFn } from '../../../src/services/ingestPipeline.ts';
+import type { IngestEvent } from '../../../src/services/protocol.ts';
 
 /** A document per line "title: sentence. sentence."; a file whose text starts with "BAD" fails to parse. */
 const prepare: PrepareFn = async (name, bytes) => {

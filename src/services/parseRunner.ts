@@ -4,7 +4,7 @@
 // A worker that dies while parsing (out of memory in a parser) fails that file at once instead of at the time limit.
 import { transfer, wrap, type Remote } from 'comlink';
 import type { PrepareFn } from './ingestPipeline.ts';
-import type { ParseApi } from './parse.worker.ts';
+import type { ParseApi } from '../../workers/parse.worker.ts';
 
 export class WorkerParser {
   private worker: Worker | null = null;
@@ -54,5 +54,5 @@ export class WorkerParser {
 
 /** The browser's parse worker. */
 export function spawnParseWorker(): Worker {
-  return new Worker(new URL('./parse.worker.ts', import.meta.url), { type: 'module', name: 'parse' });
+  return new Worker(new URL('../../workers/parse.worker.ts', import.meta.url), { type: 'module', name: 'parse' });
 }

@@ -1,7 +1,7 @@
 // One lazily created, memoized embedder per worker, chosen by the user's setting. The heavy model (USE-lite in
 // TF.js WASM, or an ONNX model) is loaded on first use, reused while the choice is unchanged, and disposed
 // explicitly when the choice changes or the page asks. Model files come from the app's own origin.
-import type { Embedder } from '../src/core/types.ts';
+import type { Embedder } from '../core/types.ts';
 import type { EmbedderChoice } from './protocol.ts';
 
 /**
@@ -28,7 +28,7 @@ async function create(choice: EmbedderChoice): Promise<Embedder> {
   switch (choice.kind) {
     case 'use': {
       const [{ createUseEmbedder }, tf] = await Promise.all([
-        import('../src/core/embed/use.ts'),
+        import('../core/embed/use.ts'),
         import('@tensorflow/tfjs-core'),
       ]);
       // TF.js picks its multi-threaded WASM build under cross-origin isolation; its pthread workers fail in the
@@ -40,11 +40,11 @@ async function create(choice: EmbedderChoice): Promise<Embedder> {
       );
     }
     case 'transformers': {
-      const { createTransformersEmbedder } = await import('../src/core/embed/transformers.ts');
+      const { createTransformersEmbedder } = await import('../core/embed/transformers.ts');
       return createTransformersEmbedder({ model: choice.model, wasmPaths: appUrl('ort/') });
     }
     case 'openai': {
-      const { createOpenAIEmbedder } = await import('../src/core/embed/openai.ts');
+      const { createOpenAIEmbedder } = await import('../core/embed/openai.ts');
       return createOpenAIEmbedder({ baseUrl: choice.baseUrl, model: choice.model, apiKey: choice.apiKey });
     }
   }

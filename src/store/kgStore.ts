@@ -3,15 +3,15 @@
 // whole chunk or none of it. Vectors are stored as ArrayBuffers (structured-clone friendly, as the schema says).
 // The repo's own document removal trims chunkIds without touching mentions: records are read back through
 // `reconcile`, which drops mentions of chunks no longer listed, so both removal paths agree.
-import type { ConceptDb, KgChunkRecord, KgEntityRecord, KgRelationRecord } from '../src/store/db.ts';
+import type { ConceptDb, KgChunkRecord, KgEntityRecord, KgRelationRecord } from './db.ts';
 import {
   entityFromMentions,
   relationFromMentions,
   withoutChunksEntity,
   withoutChunksRelation,
-} from '../src/core/kg/merge.ts';
-import { applyOutcome, type ChunkOutcome, type KgStore, type KgVectorUpdate } from '../src/core/kg/store.ts';
-import type { KgChunkState, KgEntity, KgRelation } from '../src/core/kg/types.ts';
+} from '../core/kg/merge.ts';
+import { applyOutcome, type ChunkOutcome, type KgStore, type KgVectorUpdate } from '../core/kg/store.ts';
+import type { KgChunkState, KgEntity, KgRelation } from '../core/kg/types.ts';
 
 type StoredEntity = KgEntityRecord & Partial<Pick<KgEntity, 'mentions' | 'vectorText'>>;
 type StoredRelation = KgRelationRecord & Partial<Pick<KgRelation, 'mentions' | 'vectorText'>>;

@@ -9,9 +9,9 @@ import { prepareFile } from '../../../src/core/prepare.ts';
 import type { Embedder } from '../../../src/core/types.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { IngestPipeline, MAX_ATTEMPTS, type PrepareFn } from '../../../workers/ingestPipeline.ts';
-import { WorkerParser } from '../../../workers/parseRunner.ts';
-import type { FileOutcome, IngestEvent } from '../../../workers/protocol.ts';
+import { IngestPipeline, MAX_ATTEMPTS, type PrepareFn } from '../../../src/services/ingestPipeline.ts';
+import { WorkerParser } from '../../../src/services/parseRunner.ts';
+import type { FileOutcome, IngestEvent } from '../../../src/services/protocol.ts';
 import { hostileCorpus } from '../../support/hostileCorpus.ts';
 
 const embedder: Embedder = {
