@@ -54,5 +54,8 @@ export class WorkerParser {
 
 /** The browser's parse worker. */
 export function spawnParseWorker(): Worker {
-  return new Worker(new URL('../../workers/parse.worker.ts', import.meta.url), { type: 'module', name: 'parse' });
+  return new Worker(new URL('../../workers/parse.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'parse',
+  });
 }
