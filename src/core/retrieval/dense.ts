@@ -1,5 +1,5 @@
 // Dense retrieval over chunk vectors by brute-force Float32 dot products (unit vectors: dot = cosine). Measured
-// faster than voy-search for these corpus sizes (see C-readme.md), and it needs no WASM.
+// faster than voy-search for these corpus sizes (README, "voy vs brute force"), and it needs no WASM.
 import type { Candidate } from './types.ts';
 import { topK } from './topk.ts';
 

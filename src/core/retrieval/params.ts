@@ -1,5 +1,5 @@
 // Every tunable of the concept graph and the retrieval modes, resolved in one place. The values are the ones
-// measured best on questions 1–200 of the three benchmark sets with the USE-lite embedder (see C-readme.md);
+// measured best on questions 1–200 of the three benchmark sets with the USE-lite embedder (README, "Calibration");
 // the paper's values (θsem = 0.5 etc.) were for OpenAI embeddings and do not carry over.
 
 export interface RetrievalParams {
