@@ -3,7 +3,7 @@
 // writes one bundle that the browser imports or opens by URL, and that `ask` answers from.
 import { readFileSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import {
@@ -13,13 +13,15 @@ import {
   type EmbedderInfo,
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
+import { isSupportedFile } from '../core/parse/formats.ts';
 import { prepareFile } from '../core/prepare.ts';
+import { embedDocuments } from '../core/pipeline/embedDocuments.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/engine.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
-import { createEmbedderFromSpec } from './embedders.ts';
+import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
 
@@ -34,8 +36,6 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
 `;
-
-export const SUPPORTED_EXTENSIONS = ['.txt', '.md', '.markdown', '.html', '.htm', '.pdf', '.docx', '.jsonl'];
 
 export function appVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -53,7 +53,7 @@ export async function collectFiles(paths: string[]): Promise<string[]> {
     if (info.isDirectory()) {
       const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort();
       for (const e of entries) await visit(join(path, e), false);
-    } else if (explicit || SUPPORTED_EXTENSIONS.includes(extname(path).toLowerCase())) {
+    } else if (explicit || isSupportedFile(path)) {
       out.push(path);
     }
   };
@@ -68,42 +68,23 @@ export interface BuildOptions {
   batchSize?: number;
 }
 
-/** Embeds every sentence once, in batches across documents; returns the vectors per document. */
-async function embedDocuments(
+/**
+ * Embeds every sentence once through the app's own loop (batches across documents); returns the vectors per
+ * document and the dimension the embedder's answers had (an endpoint's is known only after its first answer).
+ */
+async function embedPrepared(
   docs: PreparedDocument[],
   embedder: Embedder,
   batchSize: number,
   log: (line: string) => void,
-): Promise<Map<string, Float32Array>> {
-  const texts = docs.flatMap((d) => d.sentences.map((s) => s.text));
-  // An endpoint's dimension is learned from its first answer: known for sure only after the first batch.
-  let dim = embedder.dimension;
-  let all = new Float32Array(texts.length * dim);
-  const started = performance.now();
-  for (let i = 0; i < texts.length; i += batchSize) {
-    const batch = texts.slice(i, i + batchSize);
-    const vectors = await embedder.embed(batch);
-    if (i === 0 && embedder.dimension !== dim) {
-      dim = embedder.dimension;
-      all = new Float32Array(texts.length * dim);
-    }
-    if (vectors.length !== batch.length * dim) {
-      throw new Error(
-        `index: embedder ${embedder.id} returned ${vectors.length} floats for ${batch.length} texts`,
-      );
-    }
-    all.set(vectors, i * dim);
-    const done = i + batch.length;
-    const rate = done / ((performance.now() - started) / 1000);
-    log(`embed ${done}/${texts.length} sentences (${rate.toFixed(0)}/s)`);
-  }
-  const out = new Map<string, Float32Array>();
-  let row = 0;
-  for (const d of docs) {
-    out.set(d.doc.id, all.slice(row * dim, (row + d.sentences.length) * dim));
-    row += d.sentences.length;
-  }
-  return out;
+): Promise<{ vectors: Map<string, Float32Array>; dimension: number }> {
+  const vectors = new Map<string, Float32Array>();
+  const result = await embedDocuments(docs, embedder, {
+    batchSize,
+    onDocument: (prepared, v) => void vectors.set(prepared.doc.id, v),
+    onProgress: (p) => log(`embed ${p.done}/${p.total} sentences (${p.rate.toFixed(0)}/s)`),
+  });
+  return { vectors, dimension: result.dimension };
 }
 
 const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -127,10 +108,11 @@ export async function snapshotFromFiles(
   }
   const prepared = [...docs.values()].sort((a, b) => byId(a.doc, b.doc));
   const embedder = options.embedder;
-  const vectors = embedder
-    ? await embedDocuments(prepared, embedder, options.batchSize ?? 256, log)
-    : new Map();
-  const info: EmbedderInfo | null = embedder ? { id: embedder.id, dimension: embedder.dimension } : null;
+  const embedded = embedder
+    ? await embedPrepared(prepared, embedder, options.batchSize ?? 256, log)
+    : { vectors: new Map<string, Float32Array>(), dimension: 0 };
+  const vectors = embedded.vectors;
+  const info: EmbedderInfo | null = embedder ? { id: embedder.id, dimension: embedded.dimension } : null;
   return {
     snapshot: {
       embedder: info,
@@ -198,20 +180,28 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write('index: no supported files found\n');
     return 1;
   }
-  const apiKey = values.embedder!.startsWith('openai:')
-    ? await readApiKey({ file: values['embed-key-file'], env: EMBEDDINGS_KEY_ENV })
-    : undefined;
-  const model =
-    values.embedder === 'none' ? null : await createEmbedderFromSpec(values.embedder!, { apiKey });
+  const spec = values.embedder === 'none' ? null : values.embedder!;
+  const apiKey =
+    spec && specTakesKey(spec)
+      ? await readApiKey({ file: values['embed-key-file'], env: EMBEDDINGS_KEY_ENV })
+      : undefined;
+  const model = spec ? await createEmbedderFromSpec(spec, { apiKey }) : null;
   // The cache returns the vectors the model computed earlier for the same text: same id, same rows.
   const embedder = model && !values['no-cache'] ? cachedEmbedder(model, values.cache) : model;
   let existing: IndexSnapshot | null = null;
   if (values.into) {
     // Read (and fully validate) the existing bundle first: a bad --into fails before minutes of embedding.
+    // An endpoint's dimension is unknown until its first answer: then only the id is checked here, and the
+    // dimension when the new documents are merged in.
     existing = await readBundleFile(
       values.into,
-      embedder ? { id: embedder.id, dimension: embedder.dimension } : null,
+      embedder && embedder.dimension > 0 ? { id: embedder.id, dimension: embedder.dimension } : null,
     );
+    if (embedder && existing.embedder && existing.embedder.id !== embedder.id) {
+      throw new Error(
+        `index: ${values.into} was built with embedder ${existing.embedder.id}, not ${embedder.id}`,
+      );
+    }
     log(`read ${values.into}: ${existing.documents.length} documents`);
   }
   try {

@@ -1,6 +1,7 @@
 // Exports the library in IndexedDB as one bundle file: every index layer (documents, sections, chunks, sentences,
 // sentence vectors, the concept graph, the KG tables), never the settings (API key) or the pending queue.
 import {
+  BUNDLE_EXTENSION,
   snapshotCounts,
   writeSnapshotBundle,
   bundleStream,
@@ -78,5 +79,5 @@ export async function exportLibraryBlob(db: ConceptDb, options: LibraryExportOpt
 
 /** A file name for the download: "conceptrag-<date>.bundle". */
 export function bundleFileName(now = new Date()): string {
-  return `conceptrag-${now.toISOString().slice(0, 10)}.bundle`;
+  return `conceptrag-${now.toISOString().slice(0, 10)}${BUNDLE_EXTENSION}`;
 }

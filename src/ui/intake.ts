@@ -2,7 +2,7 @@
 // indexed, or over the size limit, is refused by its name and size alone (a dropped folder of 10,000 photos costs
 // no reading at all), with a verdict for each; the accepted ones are then read one at a time, each handed to the
 // ingest worker before the next is read, so memory holds one file's bytes, not the whole folder's.
-import { extensionOf, isSupportedFile, SUPPORTED_EXTENSIONS } from '../core/parse/formats.ts';
+import { isSupportedFile, unsupportedReason } from '../core/parse/formats.ts';
 import { MAX_FILE_BYTES, type FileOutcome } from '../services/protocol.ts';
 
 /** A picked file: `file` is null for an entry the folder walk already knew to be of an unsupported type. */
@@ -29,13 +29,11 @@ export function screenFiles(files: readonly PickedFile[]): Screened {
   for (const { name, file } of files) {
     if (!file || !isSupportedFile(name)) {
       unsupported += 1;
-      const extension = extensionOf(name);
-      const what = extension ? `unsupported file type ${extension}` : 'unsupported file type (no extension)';
       refused.push({
         file: name,
         status: 'failed',
         documents: 0,
-        reason: `${what} (supported: ${SUPPORTED_EXTENSIONS.join(', ')}); not read`,
+        reason: `${unsupportedReason(name)}; not read`,
       });
     } else if (file.size > MAX_FILE_BYTES) {
       tooLarge += 1;

@@ -69,11 +69,6 @@ function sniff(bytes: Uint8Array): Sniff {
   return { binary, legacy8bit: !binary };
 }
 
-/** True when the first 64 KB have NUL bytes, or more than 10% invalid UTF-8 and more than 1% control bytes. */
-export function looksBinary(bytes: Uint8Array): boolean {
-  return sniff(bytes).binary;
-}
-
 /**
  * Decodes a text file: UTF-16 when it starts with a UTF-16 byte-order mark; else UTF-8 (BOM stripped), unless
  * invalid UTF-8 outweighs valid non-ASCII text, which marks an old 8-bit file read as Windows-1252 (a superset of

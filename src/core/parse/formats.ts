@@ -1,21 +1,42 @@
-// Which files can be indexed, by extension: a module of its own (no parser code) so the page can screen dropped
-// files without loading the parsers.
+// The one list of file types ConceptRAG can index. The parser picks its parser from it, the page screens picked and
+// dropped files with it and builds the file input's accept attribute from it, and the CLI's folder walker keeps
+// the files it names: a type is either supported everywhere or nowhere. A module of its own (no parser code), so
+// the page can screen files without loading the parsers.
 
-export const SUPPORTED_EXTENSIONS = ['.txt', '.md', '.html', '.pdf', '.docx', '.jsonl'] as const;
+export interface FileFormat {
+  /** Lowercased, with its dot. */
+  extension: string;
+  /** The parser is chosen by this type. */
+  mime: string;
+  /** What the user reads in lists of supported types. */
+  label: string;
+}
 
-export const MIME: Record<string, string> = {
-  '.txt': 'text/plain',
-  '.text': 'text/plain',
-  '.md': 'text/markdown',
-  '.markdown': 'text/markdown',
-  '.html': 'text/html',
-  '.htm': 'text/html',
-  '.xhtml': 'text/html',
-  '.pdf': 'application/pdf',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.jsonl': 'application/jsonl',
-  '.ndjson': 'application/jsonl',
-};
+export const FILE_FORMATS: readonly FileFormat[] = [
+  { extension: '.txt', mime: 'text/plain', label: 'plain text' },
+  { extension: '.text', mime: 'text/plain', label: 'plain text' },
+  { extension: '.md', mime: 'text/markdown', label: 'Markdown' },
+  { extension: '.markdown', mime: 'text/markdown', label: 'Markdown' },
+  { extension: '.html', mime: 'text/html', label: 'HTML' },
+  { extension: '.htm', mime: 'text/html', label: 'HTML' },
+  { extension: '.xhtml', mime: 'text/html', label: 'HTML' },
+  { extension: '.pdf', mime: 'application/pdf', label: 'PDF' },
+  {
+    extension: '.docx',
+    mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    label: 'Word',
+  },
+  { extension: '.jsonl', mime: 'application/jsonl', label: 'JSON Lines' },
+  { extension: '.ndjson', mime: 'application/jsonl', label: 'JSON Lines' },
+];
+
+export const SUPPORTED_EXTENSIONS: readonly string[] = FILE_FORMATS.map((f) => f.extension);
+
+/** The kinds of documents, for the page to name ("plain text, Markdown, HTML, …"). */
+export const SUPPORTED_KINDS: readonly string[] = [...new Set(FILE_FORMATS.map((f) => f.label))];
+
+/** The file input's accept attribute: extensions only, as a MIME type would let the picker offer other files. */
+export const ACCEPT_ATTRIBUTE = SUPPORTED_EXTENSIONS.join(',');
 
 /** Lowercased extension with its dot ("" when none). */
 export function extensionOf(name: string): string {
@@ -24,7 +45,19 @@ export function extensionOf(name: string): string {
   return dot > 0 ? base.slice(dot).toLowerCase() : '';
 }
 
-/** True when parseFile knows the file's extension. */
+/** The format of a file by its name, or undefined when it cannot be indexed. */
+export function formatOf(name: string): FileFormat | undefined {
+  const extension = extensionOf(name);
+  return FILE_FORMATS.find((f) => f.extension === extension);
+}
+
 export function isSupportedFile(name: string): boolean {
-  return extensionOf(name) in MIME;
+  return formatOf(name) !== undefined;
+}
+
+/** Why a file is refused by its type, in the same words wherever it is refused. */
+export function unsupportedReason(name: string): string {
+  const extension = extensionOf(name);
+  const what = extension ? `unsupported file type ${extension}` : 'unsupported file type (no extension)';
+  return `${what} (supported: ${SUPPORTED_EXTENSIONS.join(', ')})`;
 }

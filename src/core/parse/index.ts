@@ -3,15 +3,13 @@
 // ParseError with a reason for the user; .jsonl line failures come back in `errors` beside the good lines.
 import { wholeTextSection } from './builder.ts';
 import { baseTitle, decodeText } from './decode.ts';
-import { extensionOf, MIME, SUPPORTED_EXTENSIONS } from './formats.ts';
+import { formatOf, unsupportedReason } from './formats.ts';
 import { parseHtml } from './html.ts';
 import { parseJsonl } from './jsonl.ts';
 import { parseMarkdown } from './markdown.ts';
 import { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
 
 export { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
-
-export { extensionOf, isSupportedFile, MIME, SUPPORTED_EXTENSIONS } from './formats.ts';
 
 function single(
   name: string,
@@ -43,12 +41,8 @@ export function plainTextTitle(text: string): string | undefined {
  * empty, binary, damaged or of an unsupported type.
  */
 export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseResult> {
-  const extension = extensionOf(name);
-  const mime = MIME[extension];
-  if (!mime) {
-    const what = extension ? `unsupported file type ${extension}` : 'unsupported file type (no extension)';
-    throw new ParseError(name, `${what} (supported: ${SUPPORTED_EXTENSIONS.join(', ')})`);
-  }
+  const mime = formatOf(name)?.mime;
+  if (!mime) throw new ParseError(name, unsupportedReason(name));
   if (bytes.length === 0) throw new ParseError(name, 'the file is empty');
   switch (mime) {
     case 'application/pdf': {

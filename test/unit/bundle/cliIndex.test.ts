@@ -6,12 +6,8 @@ import { extname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as ask } from '../../../src/cli/ask.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
-import {
-  SUPPORTED_EXTENSIONS,
-  collectFiles,
-  run as index,
-  snapshotFromFiles,
-} from '../../../src/cli/index.ts';
+import { collectFiles, run as index, snapshotFromFiles } from '../../../src/cli/index.ts';
+import { SUPPORTED_EXTENSIONS } from '../../../src/core/parse/formats.ts';
 
 const DOCS = join(process.cwd(), 'test', 'fixtures', 'docs');
 let dir = '';
