@@ -1,8 +1,8 @@
 // The KG store over IndexedDB (Dexie tables kgChunks, kgEntities, kgRelations): each finished chunk is committed in
 // ONE read-write transaction (its state, entities and relations), so a reload or crash mid-build leaves either the
 // whole chunk or none of it. Vectors are stored as ArrayBuffers (structured-clone friendly, as the schema says).
-// The repo's own document removal trims chunkIds without touching mentions: records are read back through
-// `reconcile`, which drops mentions of chunks no longer listed, so both removal paths agree.
+// Taking chunks out of the KG has one implementation, removeKgChunks: a document's removal (Repo.removeDocument,
+// in the same transaction as the document) and a chunk's re-extraction both run it.
 import type { ConceptDb, KgChunkRecord, KgEntityRecord, KgRelationRecord } from './db.ts';
 import {
   entityFromMentions,
@@ -28,7 +28,9 @@ function toBuffer(vector: Float32Array | undefined): ArrayBuffer | undefined {
 
 export function entityFromRecord(r: StoredEntity): KgEntity | null {
   const listed = new Set(r.chunkIds);
-  // Records written by another path (bundle import, repo removal) may lack or outlive their mentions.
+  // Records from bundles of earlier versions carry no mentions: each listed chunk stands for one. Databases
+  // written before document removal went through removeKgChunks hold records whose chunkIds were trimmed but
+  // whose mentions were not: the listed chunks are the truth, so such stale mentions are not read back.
   const mentions = (
     r.mentions ??
     r.chunkIds.map((chunkId) => ({ chunkId, name: r.name, type: r.type, description: r.description }))
@@ -73,6 +75,47 @@ function relationRecord(r: KgRelation): StoredRelation {
   };
 }
 
+/**
+ * Takes the chunks' share out of the KG: their build states, their mentions in every entity and relation, the
+ * entities and relations left without any mention, and relations whose endpoint entity went (so nothing points at
+ * a removed chunk or entity). Must run inside a read-write transaction over kgChunks, kgEntities and kgRelations:
+ * the caller's, so a document and its KG share go together or not at all.
+ */
+export async function removeKgChunks(db: ConceptDb, chunkIds: readonly string[]): Promise<void> {
+  if (chunkIds.length === 0) return;
+  const gone = new Set(chunkIds);
+  const ids = [...chunkIds];
+  const entities = (await db.kgEntities.where('chunkIds').anyOf(ids).distinct().toArray()) as StoredEntity[];
+  const relations = (await db.kgRelations
+    .where('chunkIds')
+    .anyOf(ids)
+    .distinct()
+    .toArray()) as StoredRelation[];
+  const deadEntities: string[] = [];
+  for (const r of entities) {
+    const current = entityFromRecord(r);
+    const next = current && withoutChunksEntity(current, gone);
+    if (next) await db.kgEntities.put(entityRecord(next));
+    else {
+      await db.kgEntities.delete(r.id);
+      deadEntities.push(r.id);
+    }
+  }
+  for (const r of relations) {
+    const current = relationFromRecord(r);
+    const next = current && withoutChunksRelation(current, gone);
+    if (next) await db.kgRelations.put(relationRecord(next));
+    else await db.kgRelations.delete(r.id);
+  }
+  // A relation's mentions come from chunks that mention both its endpoints, so this only finds relations of
+  // records made elsewhere (hand-made bundles) that list chunks their endpoints do not.
+  if (deadEntities.length > 0) {
+    await db.kgRelations.where('source').anyOf(deadEntities).delete();
+    await db.kgRelations.where('target').anyOf(deadEntities).delete();
+  }
+  await db.kgChunks.bulkDelete(ids);
+}
+
 export class DexieKgStore implements KgStore {
   constructor(private readonly db: ConceptDb) {}
 
@@ -101,7 +144,7 @@ export class DexieKgStore implements KgStore {
   async commit(chunkId: string, outcome: ChunkOutcome): Promise<KgChunkState> {
     const db = this.db;
     return db.transaction('rw', [db.kgChunks, db.kgEntities, db.kgRelations], async () => {
-      if (await db.kgChunks.get(chunkId)) await this.removeInTransaction([chunkId]);
+      if (await db.kgChunks.get(chunkId)) await removeKgChunks(db, [chunkId]);
       // Read every record the outcome touches first, then compute, then write: all inside one transaction.
       const probe = applyOutcome(chunkId, outcome, { entity: () => undefined, relation: () => undefined }, 0);
       const entityRows = (await db.kgEntities.bulkGet(probe.state.entityIds)) as Array<
@@ -136,40 +179,14 @@ export class DexieKgStore implements KgStore {
   async removeChunks(chunkIds: readonly string[]): Promise<void> {
     const db = this.db;
     await db.transaction('rw', [db.kgChunks, db.kgEntities, db.kgRelations], () =>
-      this.removeInTransaction(chunkIds),
+      removeKgChunks(db, chunkIds),
     );
   }
 
-  /** Must run inside a rw transaction over the three kg tables. */
-  private async removeInTransaction(chunkIds: readonly string[]): Promise<void> {
-    const db = this.db;
-    const gone = new Set(chunkIds);
-    const ids = [...chunkIds];
-    const entities = (await db.kgEntities
-      .where('chunkIds')
-      .anyOf(ids)
-      .distinct()
-      .toArray()) as StoredEntity[];
-    const relations = (await db.kgRelations
-      .where('chunkIds')
-      .anyOf(ids)
-      .distinct()
-      .toArray()) as StoredRelation[];
-    for (const r of entities) {
-      const current = entityFromRecord(r);
-      const next = current && withoutChunksEntity(current, gone);
-      if (next) await db.kgEntities.put(entityRecord(next));
-      else await db.kgEntities.delete(r.id);
-    }
-    for (const r of relations) {
-      const current = relationFromRecord(r);
-      const next = current && withoutChunksRelation(current, gone);
-      if (next) await db.kgRelations.put(relationRecord(next));
-      else await db.kgRelations.delete(r.id);
-    }
-    await db.kgChunks.bulkDelete(ids);
-  }
-
+  /**
+   * The document's KG share only (the KgStore contract, which the in-memory store shares). The library removes a
+   * document with Repo.removeDocument, which takes this same share in the document's own transaction.
+   */
   async removeDocument(docId: string): Promise<void> {
     const prefix = `${docId}#`;
     const ids = (await this.db.kgChunks.where('chunkId').startsWith(prefix).primaryKeys()) as string[];

@@ -21,6 +21,7 @@ import {
   type PendingRecord,
   type VectorRecord,
 } from './db.ts';
+import { removeKgChunks } from './kgStore.ts';
 
 /** Counts shown in the Library view (and checked by the end-to-end tests). */
 export interface StoreCounts {
@@ -213,8 +214,9 @@ export class Repo {
   }
 
   /**
-   * Removes a document and everything derived from it: sections, chunks, sentences, vectors, and its links in
-   * the KG (entities/relations supported only by its chunks go too). The concept graph is rebuilt by the caller.
+   * Removes a document and everything derived from it, in ONE transaction: sections, chunks, sentences, vectors
+   * and its chunks' share of the KG (removeKgChunks: mentions, build states, entities and relations supported
+   * only by it). The only way a document leaves the library; the concept graph is rebuilt by the caller.
    */
   async removeDocument(docId: string): Promise<boolean> {
     const db = this.db;
@@ -236,34 +238,13 @@ export class Repo {
         const doc = await db.documents.get(docId);
         if (!doc) return false;
         const chunkIds = (await db.chunks.where('docId').equals(docId).primaryKeys()) as string[];
-        const removed = new Set(chunkIds);
         const vector = await db.vectors.get(docId);
         await db.documents.delete(docId);
         await db.sections.where('docId').equals(docId).delete();
         await db.chunks.where('docId').equals(docId).delete();
         await db.sentences.where('docId').equals(docId).delete();
         await db.vectors.delete(docId);
-        await db.kgChunks.bulkDelete(chunkIds);
-
-        const deadEntities = new Set<string>();
-        const entities = await db.kgEntities.where('chunkIds').anyOf(chunkIds).distinct().toArray();
-        for (const entity of entities) {
-          const left = entity.chunkIds.filter((id) => !removed.has(id));
-          if (left.length === 0) deadEntities.add(entity.id);
-          else await db.kgEntities.put({ ...entity, chunkIds: left });
-        }
-        await db.kgEntities.bulkDelete([...deadEntities]);
-        const relations = await db.kgRelations.where('chunkIds').anyOf(chunkIds).distinct().toArray();
-        for (const relation of relations) {
-          const left = relation.chunkIds.filter((id) => !removed.has(id));
-          if (left.length === 0) await db.kgRelations.delete(relation.id);
-          else await db.kgRelations.put({ ...relation, chunkIds: left });
-        }
-        if (deadEntities.size > 0) {
-          const dead = [...deadEntities];
-          await db.kgRelations.where('source').anyOf(dead).delete();
-          await db.kgRelations.where('target').anyOf(dead).delete();
-        }
+        await removeKgChunks(db, chunkIds);
 
         const remaining = await db.documents.count();
         if (remaining === 0) {

@@ -3,6 +3,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
+import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { buildEngine } from '../../../src/services/engine.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, type FixtureDoc } from './fixtures.ts';
@@ -55,18 +56,13 @@ async function rebuild(repo: Repo): Promise<void> {
 
 async function contents(db: ConceptDb): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const name of [
-    'documents',
-    'sections',
-    'chunks',
-    'sentences',
-    'vectors',
-    'kgChunks',
-    'kgEntities',
-    'kgRelations',
-  ]) {
+  for (const name of ['documents', 'sections', 'chunks', 'sentences', 'vectors', 'kgChunks']) {
     out[name] = await db.table(name).toArray();
   }
+  // The KG as its readers see it: a removal rewrites the records it trims in the KG store's own form.
+  const kg = new DexieKgStore(db);
+  out.kgEntities = await kg.entities();
+  out.kgRelations = await kg.relations();
   out.meta = await db.meta.get('index');
   return out;
 }

@@ -7,6 +7,7 @@ import { LlmClient } from '../../../src/core/llm/client.ts';
 import type { Embedder } from '../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { DexieKgStore } from '../../../src/store/kgStore.ts';
+import { Repo } from '../../../src/store/repo.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
 let server: ScriptedLlmServer;
@@ -95,7 +96,7 @@ describe('DexieKgStore', () => {
     expect(e.vector!.length).toBe(2);
   });
 
-  it('removes a document exactly, and agrees with records trimmed by the repo (stale mentions ignored)', async () => {
+  it('removes a document exactly, shrinking what it shared and dropping what only it supported', async () => {
     const store = new DexieKgStore(db);
     await buildKg({ chunks, store, client: client() });
     await store.removeDocument('db');
@@ -103,7 +104,12 @@ describe('DexieKgStore', () => {
     expect(babbage.chunkIds).toEqual(['da#0000#0000']);
     expect(babbage.description).toBe('Ada Lovelace met Charles Babbage.');
     expect((await store.entities()).some((e) => e.id === 'london')).toBe(false);
-    // The repo's removal trims chunkIds only: reading back must not resurrect the removed chunk's mention.
+  });
+
+  it('does not read back mentions that an older removal left behind (their chunks no longer listed)', async () => {
+    const store = new DexieKgStore(db);
+    await buildKg({ chunks, store, client: client() });
+    // What document removal wrote before it went through removeKgChunks: chunkIds trimmed, mentions kept.
     const raw = (await db.kgEntities.get('ada lovelace'))!;
     await db.kgEntities.put({ ...raw, chunkIds: ['da#0000#0001'] });
     const ada = (await store.entities()).find((e) => e.id === 'ada lovelace')!;
@@ -126,5 +132,85 @@ describe('DexieKgStore', () => {
     expect(ada.description).toBe('Imported. Ada Lovelace met Charles Babbage.');
     await store.removeChunks(['da#0000#0000']);
     expect((await store.entities()).find((e) => e.id === 'ada lovelace')!.description).toBe('Imported.');
+  });
+});
+
+/** The library's records for the chunks above: one document per docId, its chunks as given. */
+async function storeDocuments(target: ConceptDb): Promise<void> {
+  for (const docId of ['da', 'db']) {
+    const own = chunks.filter((c) => c.docId === docId);
+    const text = own.map((c) => c.text).join(' ');
+    await target.documents.add({
+      id: docId,
+      title: docId,
+      sourceName: `${docId}.txt`,
+      mime: 'text/plain',
+      size: text.length,
+      hash: `hash-${docId}`,
+      addedAt: 1,
+      text,
+    });
+    let start = 0;
+    await target.chunks.bulkAdd(
+      own.map((c, i) => {
+        const record = {
+          id: c.id,
+          docId,
+          sectionIndex: 0,
+          position: i,
+          order: i,
+          start,
+          end: start + c.text.length,
+          text: c.text,
+          tokens: 8,
+          firstSentence: i,
+          sentenceCount: 1,
+        };
+        start += c.text.length + 1;
+        return record;
+      }),
+    );
+  }
+}
+
+/** The KG tables without what differs between two builds of the same chunks (finishing times). */
+async function kgTables(target: ConceptDb): Promise<Record<string, unknown[]>> {
+  return {
+    kgChunks: (await target.kgChunks.toArray()).map((r) => ({ ...r, finishedAt: 0 })),
+    kgEntities: await target.kgEntities.toArray(),
+    kgRelations: await target.kgRelations.toArray(),
+  };
+}
+
+describe('removing a document from the library after a KG build', () => {
+  it('leaves nothing pointing at it, and the KG a build of the other documents alone gives', async () => {
+    await storeDocuments(db);
+    await buildKg({ chunks, store: new DexieKgStore(db), client: client(), concurrency: 1 });
+    const keptDocument = await db.documents.get('da');
+    const keptChunks = await db.chunks.where('docId').equals('da').toArray();
+    expect(await db.kgEntities.get('london')).toBeDefined();
+
+    expect(await new Repo(db).removeDocument('db')).toBe(true);
+
+    const mentionsRemoved = (r: { chunkIds: string[]; mentions?: Array<{ chunkId: string }> }) =>
+      [...r.chunkIds, ...(r.mentions ?? []).map((m) => m.chunkId)].some((id) => id.startsWith('db#'));
+    expect((await db.kgEntities.toArray()).filter(mentionsRemoved)).toEqual([]);
+    expect((await db.kgRelations.toArray()).filter(mentionsRemoved)).toEqual([]);
+    expect((await db.kgChunks.toCollection().primaryKeys()).filter((id) => id.startsWith('db#'))).toEqual([]);
+    const entityIds = new Set(await db.kgEntities.toCollection().primaryKeys());
+    for (const r of await db.kgRelations.toArray()) {
+      expect(entityIds.has(r.source) && entityIds.has(r.target)).toBe(true);
+    }
+
+    const alone = openDatabase('kg-alone', { indexedDB: new IDBFactory(), IDBKeyRange });
+    await buildKg({
+      chunks: chunks.filter((c) => c.docId === 'da'),
+      store: new DexieKgStore(alone),
+      client: client(),
+      concurrency: 1,
+    });
+    expect(await kgTables(db)).toEqual(await kgTables(alone));
+    expect(await db.documents.get('da')).toEqual(keptDocument);
+    expect(await db.chunks.where('docId').equals('da').toArray()).toEqual(keptChunks);
   });
 });
