@@ -1,7 +1,7 @@
-// A ranked chunk as the page shows it, for the query worker and the KG worker alike: offsets moved from the chunk
+// A ranked chunk as the page shows it, for every question mode of the query service: offsets moved from the chunk
 // (or its excerpt) into the source document, so a sentence opens the viewer at the right place.
 import type { RetrievedChunk } from '../core/retrieval/types.ts';
-import type { Evidence } from './protocol.ts';
+import type { Evidence } from './queryProtocol.ts';
 
 /** `chunkStart`: the chunk's offset in its document; `docTitle`: what the card names the document. */
 export function toEvidence(

@@ -37,36 +37,3 @@ export type IngestEvent =
   | { type: 'error'; message: string };
 
 export type IngestListener = (event: IngestEvent) => void;
-
-export type RetrievalMode = 'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25';
-
-export const RETRIEVAL_MODES: readonly RetrievalMode[] = ['ppr', 'concept', 'dense', 'bm25', 'rrf:ppr+bm25'];
-
-/** One ranked piece of evidence, as the Ask view shows it. */
-export interface Evidence {
-  chunkId: string;
-  docId: string;
-  docTitle: string;
-  score: number;
-  text: string;
-  tokens: number;
-  /** Offset of `text` in its document's text (the chunk's start, or its excerpt's when over the budget). */
-  chunkStart: number;
-  /** Heading path document › heading › subheading (empty where the source has no headings). */
-  path: string[];
-  /** True when `text` is the best run of sentences of a chunk larger than the whole budget. */
-  excerpt: boolean;
-  provenance: { mode: string; concepts?: string[]; hop?: number };
-  /** Best sentences, offsets into the document text (not the chunk). */
-  bestSentences: { start: number; end: number; score: number }[];
-}
-
-export interface AskResult {
-  question: string;
-  mode: RetrievalMode;
-  budget: number;
-  evidence: Evidence[];
-  /** Which layers answered: the semantic one is missing until vectors exist. */
-  layers: { lexical: boolean; semantic: boolean };
-  milliseconds: number;
-}

@@ -1,11 +1,15 @@
-// The page's handles on the workers: created once, lazily, typed by the worker modules' own API types.
+// The page's handles on the workers: created once, lazily, typed by the worker modules' own API types. Indexing
+// goes to the ingest worker, every question and written answer to the query worker, KG builds and the LLM
+// endpoint settings to the KG worker.
 import { wrap, type Remote } from 'comlink';
 import type { IngestApi } from '../../workers/ingest.worker.ts';
+import type { KgApi } from '../../workers/kg.worker.ts';
 import type { QueryApi } from '../../workers/query.worker.ts';
 import { workerName } from './state/crossTab.svelte.ts';
 
 let ingest: Remote<IngestApi> | null = null;
 let query: Remote<QueryApi> | null = null;
+let kg: Remote<KgApi> | null = null;
 
 export function ingestWorker(): Remote<IngestApi> {
   ingest ??= wrap<IngestApi>(
@@ -22,6 +26,21 @@ export function queryWorker(): Remote<QueryApi> {
     new Worker(new URL('../../workers/query.worker.ts', import.meta.url), { type: 'module', name: 'query' }),
   );
   return query;
+}
+
+export function kgWorker(): Remote<KgApi> {
+  kg ??= wrap<KgApi>(
+    new Worker(new URL('../../workers/kg.worker.ts', import.meta.url), {
+      type: 'module',
+      name: workerName('kg'),
+    }),
+  );
+  return kg;
+}
+
+/** The KG changed (a build here finished or stopped): the query worker, if started, reloads its KG index. */
+export async function kgChanged(): Promise<void> {
+  await query?.invalidate('kg');
 }
 
 /** A handle for benchmarks driving the built app (test/bench/ingest-rate-browser.ts); not used by the UI. */

@@ -1,24 +1,23 @@
-// The LLM/KG components' only dependency: a plain async API (no Comlink types in the components). createKgUiApi()
-// backs it with the KG worker, wrapping callbacks in Comlink proxies; tests may pass any object of this shape.
-import { proxy, wrap, type Remote } from 'comlink';
-import type { KgBuildSummary } from '../../core/kg/build.ts';
+// The LLM/KG components' only dependencies: plain async APIs (no Comlink types in the components), so tests may
+// pass any object of these shapes. KgUiApi (endpoint settings, KG build) is backed by the KG worker; AnswerUiApi
+// (questions in the KG modes and streamed answers) by the query worker, which answers every mode.
+import { proxy, type Remote } from 'comlink';
 import type { LlmSettings } from '../../core/llm/settings.ts';
 import type { ConnectionDiagnosis } from '../../core/llm/testConnection.ts';
 import type { Progress } from '../../core/types.ts';
+import type { KgBuildResult, KgEstimate, KgStatus } from '../../services/kgBuild.ts';
 import type {
   AnswerOut,
-  KgApi,
-  KgAskResult,
-  KgEstimate,
-  KgEvidence,
+  AnswerRequest,
+  AskRequest,
+  AskResult,
+  Evidence,
   KgMode,
-  KgStatus,
-} from '../../../workers/kg.worker.ts';
-import { workerName } from '../state/crossTab.svelte.ts';
+} from '../../services/queryProtocol.ts';
+import type { QueryApi } from '../../../workers/query.worker.ts';
+import { kgChanged, kgWorker, queryWorker } from '../workers.ts';
 
-export type { AnswerOut, KgAskResult, KgEstimate, KgEvidence, KgMode, KgStatus };
-
-export type KgBuildResult = KgBuildSummary & { embedded: number };
+export type { AnswerOut, AskResult, Evidence, KgBuildResult, KgEstimate, KgMode, KgStatus };
 
 export interface KgUiApi {
   getSettings(): Promise<LlmSettings | undefined>;
@@ -31,47 +30,42 @@ export interface KgUiApi {
     onProgress: (p: Progress) => void,
   ): Promise<KgBuildResult>;
   cancelBuild(): Promise<void>;
-  ask(request: { question: string; mode: KgMode; budget: number; lambda?: number }): Promise<KgAskResult>;
-  answer(
-    request: { question: string; evidence: KgEvidence[]; facts?: string[] },
-    onDelta: (delta: string) => void,
-  ): Promise<AnswerOut>;
-  cancelAnswer(): Promise<void>;
-  /** The library changed (documents added or removed): reload the corpus on next use. */
-  invalidate(): Promise<void>;
-  /** Answer from this read-only bundle (?bundle=, same origin), never from the local library. */
+  /** The page shows this read-only bundle (?bundle=): building a KG of the local library is refused. */
   useBundle(url: string): Promise<void>;
 }
 
-let remote: Remote<KgApi> | null = null;
-
-function kgWorker(): Remote<KgApi> {
-  remote ??= wrap<KgApi>(
-    new Worker(new URL('../../../workers/kg.worker.ts', import.meta.url), {
-      type: 'module',
-      name: workerName('kg'),
-    }),
-  );
-  return remote;
+export interface AnswerUiApi {
+  ask(request: AskRequest & { mode: KgMode }): Promise<AskResult>;
+  answer(request: AnswerRequest, onDelta: (delta: string) => void): Promise<AnswerOut>;
+  cancelAnswer(): Promise<void>;
 }
 
-/** The KG/LLM API over the KG worker (one worker per page, created on first use). */
+/** The KG build and LLM settings API over the KG worker (one worker per page, created on first use). */
 export function createKgUiApi(): KgUiApi {
-  const w = (): Remote<KgApi> => kgWorker();
   return {
-    getSettings: () => w().getSettings(),
-    saveSettings: (s) => w().saveSettings(s),
-    testConnection: (s) => w().testConnection(s, location.origin),
-    status: () => w().status(),
-    estimate: (kappa) => w().estimate(kappa),
-    build: (request, onProgress) => w().build(request, proxy(onProgress)),
-    cancelBuild: () => w().cancelBuild(),
-    ask: (request) => w().ask(request),
+    getSettings: () => kgWorker().getSettings(),
+    saveSettings: (s) => kgWorker().saveSettings(s),
+    testConnection: (s) => kgWorker().testConnection(s, location.origin),
+    status: () => kgWorker().status(),
+    estimate: (kappa) => kgWorker().estimate(kappa),
+    // A build, finished or stopped, has committed chunks: questions must see them.
+    build: (request, onProgress) => kgWorker().build(request, proxy(onProgress)).finally(kgChanged),
+    cancelBuild: () => kgWorker().cancelBuild(),
+    useBundle: () => kgWorker().useBundle(),
+  };
+}
+
+/**
+ * Questions and answers over the query worker; `query` hands it over once it holds the current library (the
+ * Ask state reloads it after the library changed).
+ */
+export function createAnswerUiApi(query: () => Promise<Remote<QueryApi>>): AnswerUiApi {
+  return {
+    ask: async (request) => (await query()).ask(request),
     // Evidence objects are plain data: strip anything Svelte may have proxied before structured cloning.
-    answer: (request, onDelta) => w().answer(JSON.parse(JSON.stringify(request)), proxy(onDelta)),
-    cancelAnswer: () => w().cancelAnswer(),
-    invalidate: () => w().invalidate(),
-    useBundle: (url) => w().useBundle(url),
+    answer: async (request, onDelta) =>
+      (await query()).answer(JSON.parse(JSON.stringify(request)) as AnswerRequest, proxy(onDelta)),
+    cancelAnswer: () => queryWorker().cancelAnswer(),
   };
 }
 

@@ -1,9 +1,25 @@
-// Ask state: the question, mode and budget, and the ranked evidence returned by the query worker.
-import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../services/protocol.ts';
+// Ask state: the question, mode and budget, and the ranked evidence returned by the query worker; and the one
+// place that keeps the query worker's library current for every tab of the Ask view (evidence and LLM answer).
+import type { Remote } from 'comlink';
+import type { QueryApi } from '../../../workers/query.worker.ts';
+import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../services/queryProtocol.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/types.ts';
 import { queryWorker } from '../workers.ts';
 
 export const DEFAULT_BUDGET = 12000;
+
+/** Library version the query worker last loaded; a newer one makes it reload the library. */
+let loadedVersion = -1;
+
+/** The query worker, told to reload first when the library changed since it last loaded. */
+export async function currentQueryWorker(libraryVersion: number): Promise<Remote<QueryApi>> {
+  const worker = queryWorker();
+  if (libraryVersion !== loadedVersion) {
+    await worker.invalidate('library');
+    loadedVersion = libraryVersion;
+  }
+  return worker;
+}
 
 export class AskState {
   question = $state('');
@@ -13,16 +29,11 @@ export class AskState {
   result = $state<AskResult | null>(null);
   error = $state<string | null>(null);
   readonly modes = RETRIEVAL_MODES;
-  /** Library version the query worker last loaded; a newer one makes it reload the corpus. */
-  private loadedVersion = -1;
 
-  /** Prepares the query worker (corpus, engine, question embedder) so the first question answers quickly. */
+  /** Prepares the query worker (library, engine, question embedder) so the first question answers quickly. */
   async warmUp(libraryVersion: number, indexing: boolean): Promise<void> {
-    if (indexing || libraryVersion === this.loadedVersion) return;
-    const worker = queryWorker();
-    await worker.invalidate();
-    this.loadedVersion = libraryVersion;
-    await worker.warmUp();
+    if (indexing || libraryVersion === loadedVersion) return;
+    await (await currentQueryWorker(libraryVersion)).warmUp();
   }
 
   async ask(libraryVersion: number): Promise<void> {
@@ -33,11 +44,7 @@ export class AskState {
     // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such).
     this.result = null;
     try {
-      const worker = queryWorker();
-      if (libraryVersion !== this.loadedVersion) {
-        await worker.invalidate();
-        this.loadedVersion = libraryVersion;
-      }
+      const worker = await currentQueryWorker(libraryVersion);
       this.result = await worker.ask({ question, mode: this.mode, budget: this.budget });
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);

@@ -2,9 +2,15 @@
 // changes a signature the UI relies on); the runtime assertions only make vitest count the file.
 import type { Remote } from 'comlink';
 import { describe, expectTypeOf, it } from 'vitest';
+import type { LlmSettings } from '../../../src/core/llm/settings.ts';
+import type { ProgressCallback } from '../../../src/core/types.ts';
 import type { ImportResult } from '../../../src/store/bundleImport.ts';
+import type { KgBuildResult, KgEstimate, KgStatus } from '../../../src/services/kgBuild.ts';
+import type { IngestListener } from '../../../src/services/protocol.ts';
+import type { AnswerOut, AnswerRequest, AskRequest, AskResult } from '../../../src/services/queryProtocol.ts';
+import type { KgUiApi } from '../../../src/ui/llm/api.ts';
 import type { IngestApi } from '../../../workers/ingest.worker.ts';
-import type { AskResult, IngestListener, RetrievalMode } from '../../../src/services/protocol.ts';
+import type { KgApi } from '../../../workers/kg.worker.ts';
 import type { QueryApi } from '../../../workers/query.worker.ts';
 
 describe('worker API types', () => {
@@ -18,10 +24,31 @@ describe('worker API types', () => {
     expectTypeOf<Remote<IngestApi>['cancel']>().returns.resolves.toEqualTypeOf<void>();
   });
 
-  it('query worker', () => {
-    expectTypeOf<Remote<QueryApi>['ask']>()
-      .parameter(0)
-      .toEqualTypeOf<{ question: string; mode: RetrievalMode; budget: number }>();
+  it('query worker answers every mode through one ask, and streams answers', () => {
+    expectTypeOf<Remote<QueryApi>['ask']>().parameter(0).toEqualTypeOf<AskRequest>();
+    expectTypeOf<AskRequest['mode']>().toEqualTypeOf<
+      'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25' | 'kg' | 'hybrid'
+    >();
     expectTypeOf<Remote<QueryApi>['ask']>().returns.resolves.toEqualTypeOf<AskResult>();
+    expectTypeOf<Remote<QueryApi>['answer']>().parameter(0).toEqualTypeOf<AnswerRequest>();
+    expectTypeOf<Remote<QueryApi>['answer']>().returns.resolves.toEqualTypeOf<AnswerOut>();
+    expectTypeOf<Remote<QueryApi>['invalidate']>().parameters.toEqualTypeOf<
+      [what?: 'library' | 'kg' | undefined]
+    >();
+    expectTypeOf<Remote<QueryApi>['cancelAnswer']>().returns.resolves.toEqualTypeOf<void>();
+  });
+
+  it('KG worker builds and keeps the endpoint settings; it answers no questions', () => {
+    expectTypeOf<Remote<KgApi>['status']>().returns.resolves.toEqualTypeOf<KgStatus>();
+    expectTypeOf<Remote<KgApi>['estimate']>().returns.resolves.toEqualTypeOf<KgEstimate>();
+    expectTypeOf<Remote<KgApi>['build']>().parameter(1).toExtend<ProgressCallback | undefined>();
+    expectTypeOf<Remote<KgApi>['build']>().returns.resolves.toEqualTypeOf<KgBuildResult>();
+    expectTypeOf<Remote<KgApi>['saveSettings']>().parameter(0).toEqualTypeOf<LlmSettings>();
+    expectTypeOf<Remote<KgApi>>().not.toHaveProperty('ask');
+    expectTypeOf<Remote<KgApi>>().not.toHaveProperty('answer');
+    // The page's KG panels are served by the KG worker's methods as they are.
+    expectTypeOf<Awaited<ReturnType<Remote<KgApi>['status']>>>().toEqualTypeOf<
+      Awaited<ReturnType<KgUiApi['status']>>
+    >();
   });
 });

@@ -1,0 +1,116 @@
+// The ingest service behind the indexing worker: a thin layer over IngestPipeline (parse, embed, store, rebuild
+// the concept graph) plus what else writes the library — document removal, bundle export and import — and the
+// embedder benchmark. Progress and per-file outcomes go to the page as events through one subscribed callback (a
+// Comlink proxy); cancel() aborts the run and drops the queue. Dependencies are injected by workers/ingest.worker.ts.
+import { exportLibraryBlob, bundleFileName } from '../store/bundleExport.ts';
+import { importBundle, type ImportResult } from '../store/bundleImport.ts';
+import type { Repo } from '../store/repo.ts';
+import type { Embedder } from '../core/types.ts';
+import type { CrossTabLock } from './crossTab.ts';
+import { rebuildConceptGraph } from './graphBuild.ts';
+import { EMBED_BATCH, IngestPipeline, type PrepareFn } from './ingestPipeline.ts';
+import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
+
+export interface IngestServiceDeps {
+  repo: Repo;
+  /** Parses a file into documents (in a parse worker of its own that a time limit or Cancel can terminate). */
+  prepare: PrepareFn;
+  /** The embedder chosen in Settings, loaded lazily, once (EmbedderHolder). */
+  embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
+  /** Indexing, graph rebuilds, import and removal: one tab at a time. */
+  lock: CrossTabLock;
+  /** Written into exported bundles. */
+  appVersion: string;
+}
+
+export function createIngestService(deps: IngestServiceDeps) {
+  const { repo, embedders, lock } = deps;
+  let listener: IngestListener | null = null;
+  const pipeline = new IngestPipeline({
+    repo,
+    prepare: deps.prepare,
+    embedder: (choice) => embedders.get(choice),
+    rebuildGraph: rebuildConceptGraph,
+    lock,
+    emit: (event) => {
+      if (event.type === 'changed') lock.changed();
+      listener?.(event);
+    },
+  });
+
+  return {
+    /** Receives every event (a Comlink proxy of a page callback). */
+    subscribe(callback: IngestListener): void {
+      listener = callback;
+    },
+    /** Queues files (their buffers are transferred) and starts indexing. */
+    async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
+      await pipeline.enqueue(files);
+    },
+    /** Resumes a queue left by a reload; resolves when the queue is empty. */
+    async resume(): Promise<void> {
+      await pipeline.ensureRunning();
+    },
+    isRunning(): boolean {
+      return pipeline.isRunning;
+    },
+    /** Stops indexing and drops the queue; documents already stored stay (each one is complete). */
+    async cancel(): Promise<void> {
+      await pipeline.cancel();
+    },
+    async removeDocument(docId: string): Promise<boolean> {
+      return pipeline.removeDocument(docId);
+    },
+    async clearFailed(): Promise<void> {
+      await repo.clearFailedPending();
+      listener?.({ type: 'changed' });
+    },
+    /**
+     * Diagnostics for the ingest-rate benchmark: embeds texts with the configured embedder in batches of the
+     * pipeline's size and returns the time taken (the model is loaded first and not counted).
+     */
+    async measureEmbedder(
+      texts: string[],
+    ): Promise<{ sentences: number; seconds: number; loadSeconds: number }> {
+      const t0 = performance.now();
+      const embedder = await embedders.get(
+        (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER,
+      );
+      await embedder.embed(['warm up']);
+      const t1 = performance.now();
+      for (let i = 0; i < texts.length; i += EMBED_BATCH)
+        await embedder.embed(texts.slice(i, i + EMBED_BATCH));
+      const t2 = performance.now();
+      return { sentences: texts.length, seconds: (t2 - t1) / 1000, loadSeconds: (t1 - t0) / 1000 };
+    },
+    /** The whole library as one bundle file (never the settings or the queue). */
+    async exportBundle(): Promise<{ blob: Blob; fileName: string }> {
+      return {
+        blob: await exportLibraryBlob(repo.db, { appVersion: deps.appVersion }),
+        fileName: bundleFileName(),
+      };
+    },
+    /**
+     * Validates a bundle completely, then writes it in one transaction (a bad bundle is refused with the reason
+     * and the library is untouched); rebuilds the concept graph when a merge made the stored one stale.
+     */
+    async importBundle(file: Blob): Promise<ImportResult> {
+      if (pipeline.isRunning)
+        throw new Error('bundle import: wait until indexing has finished (or cancel it) first');
+      const held = await lock.tryRun(async () => {
+        const result = await importBundle(repo.db, file.stream(), { totalBytes: file.size });
+        if (result.graphStale) await rebuildConceptGraph(repo, new AbortController().signal);
+        return result;
+      });
+      if (!held.ran)
+        throw new Error('bundle import: another tab is indexing this library; wait until it has finished');
+      lock.changed();
+      listener?.({ type: 'changed' });
+      return held.value;
+    },
+    /** Frees the embedding model (it is loaded again lazily). */
+    async dispose(): Promise<void> {
+      await embedders.dispose();
+    },
+  };
+}
