@@ -15,7 +15,8 @@ import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { loadEngine } from '../services/engine.ts';
 import { readBundleFile } from './bundleIo.ts';
-import { builtInSpecFor, createEmbedderFromSpec } from './embedders.ts';
+import { embedderIdOf, parseEmbedderSpec } from '../core/embed/spec.ts';
+import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
 
 const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
@@ -69,7 +70,15 @@ async function questionVector(
         `with --embedder <spec> (it must give the same id), or use --mode bm25 to answer without vectors`,
     );
   }
-  const apiKey = spec?.startsWith('openai:')
+  // The spec names the id its embedder will report: a mismatch is refused before any model loads.
+  const chosenId = embedderIdOf(parseEmbedderSpec(chosen));
+  if (chosenId !== bundleId) {
+    throw new Error(
+      `ask: the bundle was built with ${bundleId} (dimension ${snapshot.embedder.dimension}) ` +
+        `but the question embedder is ${chosenId}`,
+    );
+  }
+  const apiKey = specTakesKey(chosen)
     ? await readApiKey({ file: embedKeyFile, env: EMBEDDINGS_KEY_ENV })
     : undefined;
   let embedder: Embedder | null = null;

@@ -15,7 +15,7 @@ import { LlmClient } from '../core/llm/client.ts';
 import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/types.ts';
 import { createTermAnalyzer } from '../core/text/analyzer.ts';
 import {
-  embedAll,
+  embedWithProgress,
   loadQuestions,
   prepareCorpus,
   type BenchQuestion,
@@ -180,22 +180,26 @@ export async function run(args: string[]): Promise<number> {
   // The KG embeds its entity/relation descriptions with the corpus's embedder, so it lives until the KG is built.
   let kgEmbedder: ReturnType<typeof cachedEmbedder> | undefined;
   if (opts.embedder !== 'none') {
+    // The key of an openai: embedder comes from CONCEPTRAG_EMBEDDINGS_API_KEY (createEmbedderFromSpec).
     const embedder = cachedEmbedder(await createEmbedderFromSpec(opts.embedder), opts.cache);
-    dimension = embedder.dimension;
     const t = performance.now();
-    sentenceVectors = await embedAll(
+    const sentences = await embedWithProgress(
       embedder,
       corpus.sentences.map((s) => s.text),
       'sentences',
     );
+    sentenceVectors = sentences.vectors;
+    dimension = sentences.dimension;
     process.stderr.write(
       `bench: sentence vectors ready in ${((performance.now() - t) / 1000).toFixed(1)} s\n`,
     );
-    questionVectors = await embedAll(
-      embedder,
-      questions.map((q) => q.question),
-      'questions',
-    );
+    questionVectors = (
+      await embedWithProgress(
+        embedder,
+        questions.map((q) => q.question),
+        'questions',
+      )
+    ).vectors;
     process.stderr.write(
       `bench: embedding cache ${embedder.stats.hits} hits, ${embedder.stats.misses} misses\n`,
     );

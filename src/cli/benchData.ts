@@ -1,9 +1,11 @@
 // Input side of the CLI bench: reads a QA set and a corpus in JSON Lines (the ../shared/bench shape or anything
-// like it), prepares the corpus through the app's own prepareFile, and embeds texts in batches with progress.
+// like it), prepares the corpus through the app's own prepareFile, and embeds texts through the app's embedding
+// loop with progress on stderr.
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import process from 'node:process';
 import { prepareFile } from '../core/prepare.ts';
+import { embedTexts } from '../core/pipeline/embedDocuments.ts';
 import type { RetrievalChunkInput } from '../core/retrieval/corpusLayout.ts';
 import { withSectionPaths } from '../core/retrieval/sectionPath.ts';
 import { collectFiles } from './index.ts';
@@ -108,23 +110,24 @@ function fileStem(file: string): string {
   return name.slice(0, name.length - extname(name).length);
 }
 
-/** Embeds texts in batches, printing progress to stderr; returns texts.length × dimension floats. */
-export async function embedAll(
+/**
+ * Embeds texts with the app's embedding loop (each distinct text once, batches of `batch`), printing progress to
+ * stderr; returns texts.length × dimension floats and the dimension the embedder's answers had.
+ */
+export async function embedWithProgress(
   embedder: Embedder,
   texts: string[],
   label: string,
   batch = 512,
-): Promise<Float32Array> {
-  const out = new Float32Array(texts.length * embedder.dimension);
-  const t = performance.now();
-  for (let i = 0; i < texts.length; i += batch) {
-    const part = await embedder.embed(texts.slice(i, i + batch));
-    out.set(part, i * embedder.dimension);
-    const done = Math.min(texts.length, i + batch);
-    const rate = done / ((performance.now() - t) / 1000);
-    if (process.stderr.isTTY || done === texts.length || (i / batch) % 10 === 0) {
-      process.stderr.write(`bench: embedded ${done}/${texts.length} ${label} (${rate.toFixed(0)}/s)\n`);
-    }
-  }
-  return out;
+): Promise<{ vectors: Float32Array; dimension: number }> {
+  let calls = 0;
+  return embedTexts(texts, embedder, {
+    batchSize: batch,
+    onProgress: ({ done, total, rate }) => {
+      // Every call on a terminal; in a log file every tenth and the last.
+      if (process.stderr.isTTY || done === total || calls++ % 10 === 0) {
+        process.stderr.write(`bench: embedded ${done}/${total} ${label} (${rate.toFixed(0)}/s)\n`);
+      }
+    },
+  });
 }

@@ -1,7 +1,7 @@
 // Node-only embedder factories for the CLI, benchmarks and Node tests: USE-lite read from node_modules
 // (no fetch of file URLs in Node, so the model goes to TF.js as an in-memory IOHandler), optionally on a pool of
-// worker threads, and a spec parser ("use[:<threads>]" | "hf:<folder or URL>" | "openai:<baseUrl>#<model>";
-// an embedder's id is also a valid spec) shared by every command line.
+// worker threads, and the factory that turns an embedder spec (src/core/embed/spec.ts: "use[:<threads>]" |
+// "hf:<folder or URL>" | "openai:<baseUrl>#<model>"; an embedder's id is also a valid spec) into an embedder.
 
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -12,10 +12,10 @@ import type { Embedder } from '../core/types.ts';
 import {
   createUseEmbedder,
   USE_DIMENSION,
-  USE_EMBEDDER_ID,
   type UseEmbedderOptions,
   type UseVocabulary,
 } from '../core/embed/use.ts';
+import { parseEmbedderSpec, USE_EMBEDDER_ID } from '../core/embed/spec.ts';
 import { createTransformersEmbedder } from '../core/embed/transformers.ts';
 import { createOpenAIEmbedder } from '../core/embed/openai.ts';
 import { EmbedAbortError } from '../core/embed/abort.ts';
@@ -209,12 +209,13 @@ export async function createNodeUseEmbedderPool(
   };
 }
 
-/** Worker threads for `use` specs: `use:<n>` in the spec, else CONCEPTRAG_EMBED_WORKERS, else 1. */
-function useWorkers(suffix: string | undefined): number {
-  const raw = suffix ?? process.env.CONCEPTRAG_EMBED_WORKERS ?? '1';
+/** Worker threads for a `use` spec: `use:<n>` in the spec, else CONCEPTRAG_EMBED_WORKERS, else 1. */
+function useWorkers(fromSpec: number | undefined): number {
+  if (fromSpec !== undefined) return fromSpec;
+  const raw = process.env.CONCEPTRAG_EMBED_WORKERS ?? '1';
   const n = Number(raw);
   if (!(Number.isInteger(n) && n >= 1)) {
-    throw new Error(`embedders: USE worker count must be a whole number ≥ 1, got '${raw}'`);
+    throw new Error(`embedders: CONCEPTRAG_EMBED_WORKERS must be a whole number ≥ 1, got '${raw}'`);
   }
   return n;
 }
@@ -230,37 +231,33 @@ export function builtInSpecFor(embedderId: string): string | null {
 }
 
 /**
- * Builds an embedder from a command-line spec:
+ * Builds an embedder from a spec the user typed (src/core/embed/spec.ts):
  * - `use` (default): USE-lite from node_modules; `use:<n>` on n worker threads (or CONCEPTRAG_EMBED_WORKERS=n);
  * - `hf:<folder or http(s) URL>`: a Hugging Face feature-extraction ONNX model via transformers.js;
  * - `openai:<baseUrl>#<model>`: an OpenAI-compatible /v1/embeddings endpoint, with `options.apiKey` or else the
- *   key in CONCEPTRAG_EMBEDDINGS_API_KEY (never the LLM's key).
+ *   key in CONCEPTRAG_EMBEDDINGS_API_KEY (never the LLM's).
  * A spec may name a URL: callers pass only specs the user typed, never one read from a bundle (see ask.ts).
  */
 export async function createEmbedderFromSpec(
-  spec: string,
+  text: string,
   options: { apiKey?: string } = {},
 ): Promise<Embedder> {
-  const use = /^(?:use|use-lite@1)(?::(.*))?$/.exec(spec);
-  if (use) return createNodeUseEmbedderPool(useWorkers(use[1]));
-  if (spec.startsWith('hf:')) {
-    const model = spec.slice(3);
-    if (!model) throw new Error(`embedders: spec '${spec}' names no model folder or URL after 'hf:'`);
-    return createTransformersEmbedder({ model });
+  const spec = parseEmbedderSpec(text);
+  switch (spec.kind) {
+    case 'use':
+      return createNodeUseEmbedderPool(useWorkers(spec.workers));
+    case 'hf':
+      return createTransformersEmbedder({ model: spec.model });
+    case 'openai':
+      return createOpenAIEmbedder({
+        baseUrl: spec.baseUrl,
+        model: spec.model,
+        apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV],
+      });
   }
-  if (spec.startsWith('openai:')) {
-    const rest = spec.slice('openai:'.length);
-    const hash = rest.lastIndexOf('#');
-    if (hash <= 0 || hash === rest.length - 1) {
-      throw new Error(`embedders: spec '${spec}' must look like openai:<baseUrl>#<model>`);
-    }
-    return createOpenAIEmbedder({
-      baseUrl: rest.slice(0, hash),
-      model: rest.slice(hash + 1),
-      apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV],
-    });
-  }
-  throw new Error(
-    `embedders: unknown embedder spec '${spec}' (expected use, hf:<model> or openai:<baseUrl>#<model>)`,
-  );
+}
+
+/** True when the spec names an endpoint that takes a key (the CLI then reads the embeddings key). */
+export function specTakesKey(text: string): boolean {
+  return parseEmbedderSpec(text).kind === 'openai';
 }

@@ -90,9 +90,12 @@ export function cachedEmbedder(
   // Appends are chained so two concurrent embed() calls never interleave bytes in the file.
   let writes: Promise<void> = Promise.resolve();
 
+  let loadedDimension = 0;
+
   async function embed(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
     state ??= loadCache(file, embedder.dimension);
     const cache = await state;
+    loadedDimension = cache.dimension;
     const keys = texts.map((t) => keyOf(embedder.id, t));
     const missIdx: number[] = [];
     const seenMiss = new Set<string>();
@@ -109,6 +112,7 @@ export function cachedEmbedder(
         signal,
       );
       if (cache.dimension === 0) cache.dimension = embedder.dimension || fresh.length / missIdx.length;
+      loadedDimension = cache.dimension;
       const dim = cache.dimension;
       if (fresh.length !== missIdx.length * dim) {
         throw new Error(
@@ -150,8 +154,10 @@ export function cachedEmbedder(
 
   return {
     id: embedder.id,
+    // An endpoint embedder reports 0 until its first answer; a run served wholly from the cache never asks it,
+    // so the cache file's dimension stands in.
     get dimension() {
-      return embedder.dimension;
+      return embedder.dimension || loadedDimension;
     },
     stats,
     embed,

@@ -1,8 +1,11 @@
-// One lazily created, memoized embedder per worker, chosen by the user's setting. The heavy model (USE-lite in
-// TF.js WASM, or an ONNX model) is loaded on first use, reused while the choice is unchanged, and disposed
-// explicitly when the choice changes or the page asks. Model files come from the app's own origin.
+// One lazily created, memoized embedder per worker, chosen by the user's setting (an embedder spec and, for an
+// endpoint, its key; see src/services/embedderChoice.ts). The heavy model (USE-lite in TF.js WASM, or an ONNX
+// model) is loaded on first use, reused while the choice is unchanged, and disposed explicitly when the choice
+// changes or the page asks. Model files come from the app's own origin.
 import type { Embedder } from '../core/types.ts';
-import type { EmbedderChoice } from './protocol.ts';
+import { identitySpec } from '../core/embed/spec.ts';
+import { specOf, toEmbedderChoice } from './embedderChoice.ts';
+import type { EmbedderChoice, StoredEmbedderChoice } from './protocol.ts';
 
 /**
  * Same-origin URL of a file that src/tools/copy-assets.mjs copies into public/ on install. Resolved against the
@@ -13,19 +16,17 @@ export function appUrl(path: string): string {
   return new URL(`../${path}`, self.location.href).href;
 }
 
+/**
+ * What the memo is keyed by, and how a failed load is named: the spec and whether a key is set. The key itself
+ * is never part of it (it would reach error messages); a changed key is detected separately.
+ */
 export function choiceKey(choice: EmbedderChoice): string {
-  switch (choice.kind) {
-    case 'use':
-      return 'use';
-    case 'transformers':
-      return `hf:${choice.model}`;
-    case 'openai':
-      return `openai:${choice.baseUrl}|${choice.model}|${choice.apiKey.length}`;
-  }
+  return `${identitySpec(specOf(choice))}${choice.apiKey ? ' (with key)' : ''}`;
 }
 
 async function create(choice: EmbedderChoice): Promise<Embedder> {
-  switch (choice.kind) {
+  const spec = specOf(choice);
+  switch (spec.kind) {
     case 'use': {
       const [{ createUseEmbedder }, tf] = await Promise.all([
         import('../core/embed/use.ts'),
@@ -39,32 +40,39 @@ async function create(choice: EmbedderChoice): Promise<Embedder> {
         { wasmPaths: appUrl('tfjs/') },
       );
     }
-    case 'transformers': {
+    case 'hf': {
       const { createTransformersEmbedder } = await import('../core/embed/transformers.ts');
-      return createTransformersEmbedder({ model: choice.model, wasmPaths: appUrl('ort/') });
+      return createTransformersEmbedder({ model: spec.model, wasmPaths: appUrl('ort/') });
     }
     case 'openai': {
       const { createOpenAIEmbedder } = await import('../core/embed/openai.ts');
-      return createOpenAIEmbedder({ baseUrl: choice.baseUrl, model: choice.model, apiKey: choice.apiKey });
+      return createOpenAIEmbedder({ baseUrl: spec.baseUrl, model: spec.model, apiKey: choice.apiKey });
     }
   }
 }
 
 export class EmbedderHolder {
   private key: string | null = null;
+  private apiKey: string | undefined;
   private loading: Promise<Embedder> | null = null;
 
-  /** The embedder for this choice, loading it once; a different choice disposes the previous model first. */
-  async get(choice: EmbedderChoice): Promise<Embedder> {
+  /**
+   * The embedder for this choice (the 'embedder' setting as stored, in either shape), loading it once; a
+   * different choice disposes the previous model first.
+   */
+  async get(stored: StoredEmbedderChoice): Promise<Embedder> {
+    const choice = toEmbedderChoice(stored);
     const key = choiceKey(choice);
-    if (this.loading && this.key === key) return this.loading;
+    if (this.loading && this.key === key && this.apiKey === choice.apiKey) return this.loading;
     await this.dispose();
     this.key = key;
+    this.apiKey = choice.apiKey;
     this.loading = create(choice);
     try {
       return await this.loading;
     } catch (error) {
       this.key = null;
+      this.apiKey = undefined;
       this.loading = null;
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(`embedder: could not load "${key}": ${message}`, { cause: error });
@@ -74,6 +82,7 @@ export class EmbedderHolder {
   async dispose(): Promise<void> {
     const loading = this.loading;
     this.key = null;
+    this.apiKey = undefined;
     this.loading = null;
     if (!loading) return;
     const embedder = await loading.catch(() => null);

@@ -7,16 +7,11 @@ import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { embedDocuments } from '../core/pipeline/embedDocuments.ts';
 import { EmbedderMismatchError, type Repo } from '../store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
-import {
-  DEFAULT_EMBEDDER,
-  MAX_FILE_BYTES,
-  type EmbedderChoice,
-  type FileOutcome,
-  type IngestEvent,
-} from './protocol.ts';
+import { MAX_FILE_BYTES, type EmbedderChoice, type FileOutcome, type IngestEvent } from './protocol.ts';
+import { toEmbedderChoice } from './embedderChoice.ts';
 
 export { MAX_FILE_BYTES } from './protocol.ts';
-/** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (B measured 128). */
+/** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
 export const EMBED_BATCH = 128;
 /**
  * During a long batch the concept graph is rebuilt this often, so questions can already be answered from the
@@ -304,10 +299,10 @@ export class IngestPipeline {
           }
           break;
         }
-        const choice = (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
         let embedder: Embedder;
         try {
-          embedder = await this.deps.embedder(choice);
+          // The setting as stored, in either shape (an older choice object or a spec): read and checked here.
+          embedder = await this.deps.embedder(toEmbedderChoice(await repo.getSetting<unknown>('embedder')));
         } catch (error) {
           // Without an embedder nothing in the queue can be indexed: fail each file with the reason (instead of
           // retrying forever on every reload); the user fixes the setting and adds the files again.

@@ -2,13 +2,26 @@
 // every worker can import them without pulling worker code into the page bundle.
 import type { Progress } from '../core/types.ts';
 
-/** Which embedder indexes (and embeds questions). Stored in the settings table under 'embedder'. */
-export type EmbedderChoice =
+/**
+ * Which embedder indexes (and embeds questions), stored in the settings table under 'embedder': an embedder spec
+ * (src/core/embed/spec.ts: `use`, `hf:<folder or URL>`, `openai:<baseUrl>#<model>`) and, for an endpoint, its
+ * API key, kept beside the spec and never inside it.
+ */
+export interface EmbedderChoice {
+  spec: string;
+  apiKey?: string;
+}
+
+export const DEFAULT_EMBEDDER: EmbedderChoice = { spec: 'use' };
+
+/** The shape the 'embedder' setting had before embedder specs; still read, so a stored setting keeps working. */
+export type LegacyEmbedderChoice =
   | { kind: 'use' }
   | { kind: 'transformers'; model: string }
   | { kind: 'openai'; baseUrl: string; model: string; apiKey: string };
 
-export const DEFAULT_EMBEDDER: EmbedderChoice = { kind: 'use' };
+/** What the settings table may hold under 'embedder' (src/services/embedderChoice.ts reads either shape). */
+export type StoredEmbedderChoice = EmbedderChoice | LegacyEmbedderChoice;
 
 /**
  * Larger files are refused with a per-file error: at ~150 sentences/s, 20 MB of text already takes hours. Here, not

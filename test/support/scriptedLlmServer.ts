@@ -1,5 +1,5 @@
 // A scripted OpenAI-compatible server on loopback for tests (unit and end-to-end): deterministic KG extraction
-// JSON and cited answers, streamed or not, `/v1/models`, CORS for a browser page on another origin, and
+// JSON and cited answers, streamed or not, deterministic `/v1/embeddings`, `/v1/models`, CORS for a browser page on another origin, and
 // misbehaviour on demand (429 with Retry-After, 500, malformed JSON, a stalled stream, a dropped connection, 401,
 // a server that rejects JSON mode). Every request is recorded so tests can assert what was sent and how often.
 import http from 'node:http';
@@ -48,6 +48,10 @@ export interface ScriptedServerOptions {
   wordDelayMs?: number;
   /** Answer text override; default cites [1] with the first sentence of context [1]. */
   answer?: (question: string, context: string) => string;
+  /** Models served by POST /v1/embeddings (default ['scripted-embedder']). */
+  embeddingModels?: string[];
+  /** Length of every embedding /v1/embeddings returns (default 24). */
+  embeddingDimension?: number;
 }
 
 export const NO_ANSWER = 'The documents do not contain the answer.';
@@ -97,6 +101,21 @@ function defaultAnswer(_question: string, context: string): string {
   if (!m || !m[1].trim()) return NO_ANSWER;
   const first = m[1].trim().split(/(?<=[.!?])\s+/)[0];
   return `${first} [1]`;
+}
+
+/**
+ * Deterministic embedding: character trigrams of the lower-cased text hashed (FNV-1a) into `dimension` buckets,
+ * so texts that share words get similar vectors. Not normalized: the client normalizes.
+ */
+export function scriptedEmbedding(text: string, dimension: number): number[] {
+  const v = new Array<number>(dimension).fill(0);
+  const padded = `  ${text.toLowerCase()}  `;
+  for (let i = 0; i + 3 <= padded.length; i++) {
+    let h = 0x811c9dc5;
+    for (let j = i; j < i + 3; j++) h = Math.imul(h ^ padded.charCodeAt(j), 0x01000193);
+    v[(h >>> 0) % dimension] += 1;
+  }
+  return v;
 }
 
 function words(text: string): string[] {
@@ -255,6 +274,51 @@ export async function startScriptedLlmServer(
     res.end('data: [DONE]\n\n');
   };
 
+  // OpenAI's embeddings shape: { data: [{ index, embedding }], model, usage }. Scripted faults are for chat
+  // requests and are not consumed here.
+  const handleEmbeddings = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    raw: string,
+    rec: RecordedRequest,
+  ): void => {
+    let body: { model?: string; input?: unknown };
+    try {
+      body = JSON.parse(raw) as { model?: string; input?: unknown };
+    } catch {
+      rec.outcome = 'bad-request';
+      return json(res, 400, { error: { message: 'request body is not JSON' } });
+    }
+    rec.body = body;
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      rec.outcome = 'unauthorized';
+      return json(res, 401, {
+        error: { message: `Incorrect API key provided: ${req.headers.authorization ?? '(none)'}` },
+      });
+    }
+    if (!(options.embeddingModels ?? ['scripted-embedder']).includes(body.model ?? '')) {
+      rec.outcome = 'unknown-model';
+      return json(res, 404, { error: { message: `model "${body.model}" not found` } });
+    }
+    const input = typeof body.input === 'string' ? [body.input] : body.input;
+    if (!Array.isArray(input) || !input.every((t) => typeof t === 'string')) {
+      rec.outcome = 'bad-request';
+      return json(res, 400, { error: { message: "'input' must be a string or a list of strings" } });
+    }
+    const dimension = options.embeddingDimension ?? 24;
+    const tokens = input.reduce((n: number, t: string) => n + words(t).length, 0);
+    return json(res, 200, {
+      object: 'list',
+      model: body.model,
+      data: input.map((t: string, index) => ({
+        object: 'embedding',
+        index,
+        embedding: scriptedEmbedding(t, dimension),
+      })),
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  };
+
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -291,6 +355,9 @@ export async function startScriptedLlmServer(
           return json(res, 401, { error: { message: 'invalid key' } });
         }
         return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model' })) });
+      }
+      if (path === '/v1/embeddings' && req.method === 'POST') {
+        return handleEmbeddings(req, res, raw, rec);
       }
       if (path === '/v1/chat/completions' && req.method === 'POST') {
         handleChat(req, res, raw, rec).catch(() => {

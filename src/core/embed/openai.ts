@@ -6,6 +6,7 @@ import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
 import { expandRows, uniqueTexts } from './dedupe.ts';
+import { embedderIdOf } from './spec.ts';
 import { redact } from '../llm/errors.ts';
 import { isRedirect, redirectMessage, redirectMode } from '../llm/keyedFetch.ts';
 
@@ -130,7 +131,7 @@ export function createOpenAIEmbedder(
   }
 
   return {
-    id: `openai:${baseUrl}#${model}`,
+    id: embedderIdOf({ kind: 'openai', baseUrl, model }),
     get dimension() {
       return dimension;
     },

@@ -9,6 +9,7 @@ import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
 import { expandRows, uniqueTexts } from './dedupe.ts';
+import { embedderIdOf } from './spec.ts';
 
 export interface TransformersEmbedderOptions {
   /** A local folder or an http(s) URL of a folder holding the model files. */
@@ -122,7 +123,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   }
 
   return {
-    id: `hf:${model}`,
+    id: embedderIdOf({ kind: 'hf', model }),
     dimension,
     embed(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
       const run = queue.then(() => embedAll(texts, signal));

@@ -12,8 +12,9 @@ import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
 import { expandRows, uniqueTexts } from './dedupe.ts';
+import { USE_EMBEDDER_ID } from './spec.ts';
 
-export const USE_EMBEDDER_ID = 'use-lite@1';
+export { USE_EMBEDDER_ID };
 export const USE_DIMENSION = 512;
 
 /** USE's SentencePiece vocabulary as stored in vocab.json: [piece, score] pairs. */

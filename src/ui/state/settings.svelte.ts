@@ -1,49 +1,82 @@
-// Settings state: the embedder choice and its endpoint fields, stored locally in the settings table
-// (never exported). Switching embedders only applies to an empty library: the store never mixes two.
-import { DEFAULT_EMBEDDER, type EmbedderChoice } from '../../services/protocol.ts';
+// Settings state: the embedder choice and its endpoint fields, stored locally in the settings table (never
+// exported) as an embedder spec plus, for an endpoint, its key beside the spec. Settings saved by earlier versions
+// (the { kind, … } objects) are read and shown as the same choice. Switching embedders only applies to an empty
+// library: the store never mixes two.
+import { formatEmbedderSpec, parseEmbedderSpec, type EmbedderSpec } from '../../core/embed/spec.ts';
+import { choiceEmbedderId, toEmbedderChoice } from '../../services/embedderChoice.ts';
+import type { EmbedderChoice } from '../../services/protocol.ts';
 import { pageRepo } from './db.ts';
 
-export type EmbedderKind = EmbedderChoice['kind'];
+export type EmbedderKind = EmbedderSpec['kind'];
+
+const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export class SettingsState {
   kind = $state<EmbedderKind>('use');
-  transformersModel = $state('');
-  openaiBaseUrl = $state('http://localhost:11434/v1');
+  hfModel = $state('');
+  openaiBaseUrl = $state(DEFAULT_BASE_URL);
   openaiModel = $state('');
   openaiKey = $state('');
   saved = $state<string | null>(null);
   error = $state<string | null>(null);
 
   async load(): Promise<void> {
-    const choice = (await pageRepo().getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
-    this.kind = choice.kind;
-    if (choice.kind === 'transformers') this.transformersModel = choice.model;
-    if (choice.kind === 'openai') {
-      this.openaiBaseUrl = choice.baseUrl;
-      this.openaiModel = choice.model;
-      this.openaiKey = choice.apiKey;
+    let choice: EmbedderChoice;
+    try {
+      choice = toEmbedderChoice(await pageRepo().getSetting<unknown>('embedder'));
+    } catch (error) {
+      this.error = `The stored embedder setting cannot be read (${message(error)}); choose one and save.`;
+      return;
+    }
+    this.show(choice);
+  }
+
+  /** Fills the form from a choice. */
+  show(choice: EmbedderChoice): void {
+    const spec = parseEmbedderSpec(choice.spec);
+    this.kind = spec.kind;
+    if (spec.kind === 'hf') this.hfModel = spec.model;
+    if (spec.kind === 'openai') {
+      this.openaiBaseUrl = spec.baseUrl;
+      this.openaiModel = spec.model;
+      this.openaiKey = choice.apiKey ?? '';
     }
   }
 
-  /** The choice the form describes, or an error naming the missing field. */
+  /** The choice the form describes, or an error naming the missing or bad field. */
   choice(): EmbedderChoice | string {
+    let spec: EmbedderSpec;
     switch (this.kind) {
       case 'use':
-        return { kind: 'use' };
-      case 'transformers':
-        if (!this.transformersModel.trim()) return 'Model URL or folder is required for transformers.js.';
-        return { kind: 'transformers', model: this.transformersModel.trim() };
+        spec = { kind: 'use' };
+        break;
+      case 'hf':
+        if (!this.hfModel.trim()) return 'Model URL or folder is required for transformers.js.';
+        spec = { kind: 'hf', model: this.hfModel.trim() };
+        break;
       case 'openai':
         if (!/^https?:\/\//.test(this.openaiBaseUrl.trim()))
           return 'Base URL must start with http:// or https://.';
         if (!this.openaiModel.trim()) return 'Model name is required for the embeddings endpoint.';
-        return {
+        spec = {
           kind: 'openai',
           baseUrl: this.openaiBaseUrl.trim().replace(/\/+$/, ''),
           model: this.openaiModel.trim(),
-          apiKey: this.openaiKey,
         };
+        break;
     }
+    let text: string;
+    try {
+      text = formatEmbedderSpec(spec);
+    } catch (error) {
+      return message(error);
+    }
+    // Only an endpoint takes a key; a key typed for one is not kept when another embedder is chosen.
+    return spec.kind === 'openai' && this.openaiKey ? { spec: text, apiKey: this.openaiKey } : { spec: text };
   }
 
   async save(libraryEmbedder: string | null, libraryDocuments: number): Promise<void> {
@@ -55,8 +88,9 @@ export class SettingsState {
       return;
     }
     await pageRepo().setSetting('embedder', choice);
+    const chosenId = choiceEmbedderId(choice);
     this.saved =
-      libraryDocuments > 0 && libraryEmbedder !== null
+      libraryDocuments > 0 && libraryEmbedder !== null && libraryEmbedder !== chosenId
         ? `Saved. This library was built with "${libraryEmbedder}"; new documents are only accepted from the same ` +
           'embedder, so remove all documents before indexing with another one.'
         : 'Saved. New documents will be embedded with this choice.';

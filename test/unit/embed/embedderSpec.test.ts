@@ -1,4 +1,4 @@
-// createEmbedderFromSpec: the three spec forms, bad specs, and a Hugging Face model served over loopback HTTP
+// createEmbedderFromSpec: the three spec forms (grammar: src/core/embed/spec.ts), bad specs, and a Hugging Face model served over loopback HTTP
 // (the URL path of the transformers embedder; the Hugging Face hub itself must never be asked).
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,10 +14,10 @@ if (missing) console.warn(`SKIPPING the hf:<URL> test: ${missing}`);
 
 describe('createEmbedderFromSpec', () => {
   it('rejects unknown and malformed specs with the expected shape in the message', async () => {
-    await expect(createEmbedderFromSpec('word2vec')).rejects.toThrow(/unknown embedder spec 'word2vec'/);
-    await expect(createEmbedderFromSpec('hf:')).rejects.toThrow(/names no model folder or URL/);
+    await expect(createEmbedderFromSpec('word2vec')).rejects.toThrow(/unknown kind 'word2vec'/);
+    await expect(createEmbedderFromSpec('hf:')).rejects.toThrow(/no model folder or URL after 'hf:'/);
     await expect(createEmbedderFromSpec('openai:http://x/v1')).rejects.toThrow(/openai:<baseUrl>#<model>/);
-    await expect(createEmbedderFromSpec('openai:http://x/v1#')).rejects.toThrow(/openai:<baseUrl>#<model>/);
+    await expect(createEmbedderFromSpec('openai:http://x/v1#')).rejects.toThrow(/no model name after '#'/);
   });
 
   it('builds an OpenAI embedder without contacting the endpoint', async () => {
