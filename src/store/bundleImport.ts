@@ -10,6 +10,15 @@ import {
   type EmbedderInfo,
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
+import {
+  kgChunkIds,
+  layerRecordKey,
+  layerRecordsToMerge,
+  mergeDocuments,
+  mergedGraph,
+  mergeLayerRecord,
+  type MergeBase,
+} from '../core/bundle/merge.ts';
 import { isCompactGraph } from '../core/graph/compactGraph.ts';
 import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
@@ -62,12 +71,6 @@ function vectorRecord(docId: string, embedder: EmbedderInfo, v: Float32Array): V
   };
 }
 
-/** Key of a layer-table record, as the Dexie tables define their primary keys. */
-function layerKey(record: unknown): string {
-  const r = record as { id?: unknown; chunkId?: unknown };
-  return String(r.id ?? r.chunkId);
-}
-
 export interface ImportOptions {
   /** Progress of the import: stage 'bundle', done/total in bytes while reading, then the write. */
   onProgress?: ProgressCallback;
@@ -105,7 +108,11 @@ export async function importBundle(
   return result;
 }
 
-/** Writes an already validated snapshot (exported for tests and for callers that read the bundle elsewhere). */
+/**
+ * Writes an already validated snapshot: into an empty library as is, else merged by the rule of
+ * src/core/bundle/merge.ts (the one `cli index --into` uses). Exported for tests and for callers that read the
+ * bundle elsewhere.
+ */
 export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Promise<ImportResult> {
   const layerTables = LAYER_TABLES.map((name) => db.table(name));
   const ignoredTables = Object.keys(snapshot.tables).filter(
@@ -137,23 +144,24 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
     }
     const existingCount = await db.documents.count();
     const mode = existingCount === 0 ? 'new' : 'merge';
-    // Two bulk look-ups, not two awaits per document: with real IndexedDB the latter dominated the import time.
-    const fresh = new Set<string>(snapshot.documents.map((d) => d.id));
+    // The base documents the merge rule must see (same id or content hash), with their chunks: two bulk look-ups,
+    // not two awaits per document (with real IndexedDB the latter dominated the import time).
+    const base: MergeBase = { documents: [], chunks: [] };
     if (existingCount > 0) {
       const byId = await db.documents.bulkGet(snapshot.documents.map((d) => d.id));
-      const known = await db.documents
+      const byHash = await db.documents
         .where('hash')
         .anyOf(snapshot.documents.map((d) => d.hash))
         .toArray();
-      const hashes = new Set(known.map((d) => d.hash));
-      snapshot.documents.forEach((d, i) => {
-        if (byId[i] || hashes.has(d.hash)) fresh.delete(d.id);
-      });
+      const found = new Map([...byId, ...byHash].filter((d) => d !== undefined).map((d) => [d.id, d]));
+      base.documents = [...found.values()];
+      base.chunks = await db.chunks
+        .where('docId')
+        .anyOf([...found.keys()])
+        .toArray();
     }
-    const documents = snapshot.documents.filter((d) => fresh.has(d.id));
-    const sections = snapshot.sections.filter((s) => fresh.has(s.docId));
-    const chunks = snapshot.chunks.filter((c) => fresh.has(c.docId));
-    const sentences = snapshot.sentences.filter((s) => fresh.has(s.docId));
+    const merge = mergeDocuments(base, snapshot);
+    const { documents, sections, chunks, sentences } = merge;
     await db.documents.bulkAdd(documents);
     await db.sections.bulkAdd(sections);
     await db.chunks.bulkAdd(chunks);
@@ -162,38 +170,41 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
     const embedder = snapshot.embedder;
     if (embedder) {
       const records: VectorRecord[] = [];
-      for (const [docId, v] of snapshot.vectors) {
-        if (!fresh.has(docId)) continue;
+      for (const [docId, v] of merge.vectors) {
         records.push(vectorRecord(docId, embedder, v));
         vectorRows += v.length / embedder.dimension;
       }
       await db.vectors.bulkAdd(records);
     }
 
+    // The KG already built for any chunk the bundle's KG would land on: that chunk keeps its own extraction.
+    const landing = [...new Set(merge.chunkIds.values())];
+    const baseKgChunks = kgChunkIds((await db.kgChunks.bulkGet(landing)).filter((r) => r !== undefined));
     for (const t of layerTables) {
-      for (const record of snapshot.tables[t.name] ?? []) {
-        const old = (await t.get(layerKey(record))) as Record<string, unknown> | undefined;
-        const extra = (record as Record<string, unknown>).chunkIds;
-        if (!old) await t.add(record);
-        else if (Array.isArray(old.chunkIds) && Array.isArray(extra)) {
-          await t.put({ ...old, chunkIds: [...new Set([...old.chunkIds, ...extra])] });
-        }
-      }
+      const incoming = layerRecordsToMerge(t.name, snapshot.tables[t.name] ?? [], merge, baseKgChunks);
+      const keys = incoming.map((r) => layerRecordKey(t.name, r));
+      const existing = (await t.bulkGet(keys)) as unknown[];
+      const writes = incoming
+        .map((r, i) => mergeLayerRecord(t.name, existing[i], r))
+        .filter((r) => r !== undefined);
+      await t.bulkPut(writes);
     }
 
-    const keepGraph = mode === 'new' && snapshot.graph !== undefined;
-    const graphStale = fresh.size > 0 && !keepGraph;
+    // The stored graph is not read (it can be ~150 MB): the rule keeps it only when nothing is added, and then
+    // nothing is written here.
+    const { graph, stale: graphStale } = mergedGraph(existingCount, merge, undefined, snapshot.graph);
+    const keepGraph = mode === 'new' && graph !== undefined;
     if (keepGraph) {
       await db.graph.put({
         id: 'concept',
         builtAt: Date.now(),
-        graph: snapshot.graph as unknown as SerializedGraph,
+        graph: graph as unknown as SerializedGraph,
       });
     } else if (graphStale) {
       await db.graph.delete('concept');
     }
     const counts = keepGraph
-      ? graphCounts(snapshot.graph)
+      ? graphCounts(graph)
       : { concepts: meta?.concepts ?? 0, edges: meta?.edges ?? 0 };
     const semantic =
       embedder !== null &&
@@ -209,7 +220,7 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
       concepts: graphStale ? 0 : counts.concepts,
       edges: graphStale ? 0 : counts.edges,
     };
-    if (fresh.size > 0 || !meta) await db.meta.put(nextMeta);
+    if (merge.fresh.size > 0 || !meta) await db.meta.put(nextMeta);
     return {
       mode,
       added: {
@@ -218,7 +229,7 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
         sentences: sentences.length,
         vectors: vectorRows,
       },
-      skippedDocuments: snapshot.documents.length - documents.length,
+      skippedDocuments: merge.skipped,
       graphStale,
       ignoredTables,
     };

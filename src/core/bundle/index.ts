@@ -18,11 +18,11 @@ import { writeBundle } from './writer.ts';
 export * from './format.ts';
 export { BUNDLE_LIMITS, readBundle, type BundleLimits, type ReadBundle, type ReadOptions } from './reader.ts';
 export { writeBundle, bundleStream, bundleBytes } from './writer.ts';
+export { mergeSnapshots } from './merge.ts';
 export type { ByteInput } from './byteSource.ts';
 export {
   PART,
   indexParts,
-  mergeSnapshots,
   snapshotCounts,
   snapshotFromBundle,
   sourceFromSnapshot,

@@ -303,11 +303,15 @@ const SHAPES: Record<string, RecordShape> = {
   [PART.vectorLayout]: { docId: 'string', rows: 'count' },
 };
 
-/** Layer tables the app knows, with the fields their readers use (others are kept out by the store). */
-const TABLE_SHAPES: Record<string, { key: string; shape: RecordShape }> = {
+/**
+ * Layer tables the app knows, with the fields their readers use (others are kept out by the store), and the shape
+ * of each of their `mentions` (absent in bundles of earlier versions; read and merged per chunk when present).
+ */
+const TABLE_SHAPES: Record<string, { key: string; shape: RecordShape; mention?: RecordShape }> = {
   kgEntities: {
     key: 'id',
     shape: { id: 'string', name: 'string', type: 'string?', description: 'string?', chunkIds: 'strings' },
+    mention: { chunkId: 'string', name: 'string', type: 'string', description: 'string' },
   },
   kgRelations: {
     key: 'id',
@@ -319,6 +323,7 @@ const TABLE_SHAPES: Record<string, { key: string; shape: RecordShape }> = {
       weight: 'number?',
       chunkIds: 'strings',
     },
+    mention: { chunkId: 'string', description: 'string', weight: 'number' },
   },
   kgChunks: {
     key: 'chunkId',
@@ -334,6 +339,14 @@ function checkTable(name: string, records: unknown[], part: string, embedder: Em
   const typed = records as Array<Record<string, unknown>>;
   checkUnique(typed, known.key, part);
   checkVectors(typed, embedder?.dimension ?? 0, part);
+  if (!known.mention) return;
+  typed.forEach((r, i) => {
+    if (!Object.hasOwn(r, 'mentions') || r.mentions === undefined) return;
+    if (!Array.isArray(r.mentions)) {
+      throw invalid(`part ${part} record ${i + 1}: the field "mentions" must be an array`, part);
+    }
+    checkShapes(r.mentions, known.mention!, `${part} record ${i + 1} mentions`);
+  });
 }
 
 function decodeVectorParts(
@@ -465,56 +478,6 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
     sentences,
     vectors,
     graph,
-    tables,
-  };
-}
-
-/** The key of a record of a layer table: its `id`, else its `chunkId`, else its JSON. */
-function recordKey(r: unknown): string {
-  const o = r as Record<string, unknown>;
-  if (typeof o?.id === 'string') return o.id;
-  if (typeof o?.chunkId === 'string') return o.chunkId;
-  return JSON.stringify(r);
-}
-
-/**
- * Adds the documents of `add` that `base` does not hold yet (same id or same content hash: kept once) with
- * everything derived from them. The concept graph is dropped: it must be rebuilt for the merged chunk set.
- * Layer tables are merged by record key; records present on both sides keep the base's and gain `add`'s chunkIds.
- */
-export function mergeSnapshots(base: IndexSnapshot, add: IndexSnapshot): IndexSnapshot {
-  checkEmbedder(add.embedder, base.embedder);
-  const haveIds = new Set(base.documents.map((d) => d.id));
-  const haveHashes = new Set(base.documents.map((d) => d.hash));
-  const fresh = new Set(
-    add.documents.filter((d) => !haveIds.has(d.id) && !haveHashes.has(d.hash)).map((d) => d.id),
-  );
-  const vectors = new Map(base.vectors);
-  for (const [docId, v] of add.vectors) if (fresh.has(docId)) vectors.set(docId, v);
-  const tables: Record<string, unknown[]> = {};
-  for (const name of new Set([...Object.keys(base.tables), ...Object.keys(add.tables)])) {
-    const merged = new Map<string, unknown>();
-    for (const r of base.tables[name] ?? []) merged.set(recordKey(r), r);
-    for (const r of add.tables[name] ?? []) {
-      const key = recordKey(r);
-      const old = merged.get(key) as Record<string, unknown> | undefined;
-      const extra = (r as Record<string, unknown>).chunkIds;
-      if (!old) merged.set(key, r);
-      else if (Array.isArray(old.chunkIds) && Array.isArray(extra)) {
-        merged.set(key, { ...old, chunkIds: [...new Set([...old.chunkIds, ...extra])] });
-      }
-    }
-    tables[name] = [...merged.values()];
-  }
-  return {
-    embedder: base.embedder ?? add.embedder,
-    params: { ...add.params, ...base.params },
-    documents: [...base.documents, ...add.documents.filter((d) => fresh.has(d.id))],
-    sections: [...base.sections, ...add.sections.filter((s) => fresh.has(s.docId))],
-    chunks: [...base.chunks, ...add.chunks.filter((c) => fresh.has(c.docId))],
-    sentences: [...base.sentences, ...add.sentences.filter((s) => fresh.has(s.docId))],
-    vectors,
-    graph: fresh.size === 0 ? base.graph : undefined,
     tables,
   };
 }

@@ -284,6 +284,28 @@ const HOSTILE: Array<[string, () => Promise<Uint8Array>, RegExp]> = [
     /part table\.kgRelations\.bin record 1: the field "id" must be a string/,
   ],
   [
+    'KG entity mentions that are not an array',
+    () =>
+      indexBundleWith(replaceTable('kgEntities', [{ id: 'x', name: 'X', chunkIds: ['c'], mentions: 'c' }])),
+    /part table\.kgEntities\.bin record 1: the field "mentions" must be an array/,
+  ],
+  [
+    'a KG relation mention without its chunk',
+    () =>
+      indexBundleWith(
+        replaceTable('kgRelations', [
+          {
+            id: 'a→b',
+            source: 'a',
+            target: 'b',
+            chunkIds: ['c'],
+            mentions: [{ description: 'd', weight: 1 }],
+          },
+        ]),
+      ),
+    /part table\.kgRelations\.bin record 1 mentions record 1: the field "chunkId" must be a string \(it is missing\)/,
+  ],
+  [
     'a KG entity without chunkIds',
     () => indexBundleWith(replaceTable('kgEntities', [{ id: 'x', name: 'X' }])),
     /the field "chunkIds" must be an array of strings \(it is missing\)/,

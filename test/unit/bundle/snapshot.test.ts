@@ -130,7 +130,11 @@ describe('mergeSnapshots', () => {
   it('adds new documents once, drops the stale graph and unions KG chunk links', () => {
     const a = { ...snapshotOf(DOCS.slice(0, 2)), graph };
     const b = snapshotOf(DOCS.slice(1));
-    (b.tables.kgEntities[0] as { chunkIds: string[] }).chunkIds = ['other#0000#0000'];
+    // B's entity names a chunk of its new document and one no document holds: the latter link is dropped.
+    (b.tables.kgEntities[0] as { chunkIds: string[] }).chunkIds = [
+      `${DOCS[2].id}#0000#0000`,
+      'other#0000#0000',
+    ];
     const merged = mergeSnapshots(a, b);
     expect(merged.documents.map((d) => d.id)).toEqual(DOCS.map((d) => d.id));
     expect(merged.sentences).toHaveLength(7);
@@ -138,7 +142,7 @@ describe('mergeSnapshots', () => {
     expect(merged.graph).toBeUndefined();
     expect((merged.tables.kgEntities[0] as { chunkIds: string[] }).chunkIds).toEqual([
       `${DOCS[0].id}#0000#0000`,
-      'other#0000#0000',
+      `${DOCS[2].id}#0000#0000`,
     ]);
     // Merging what is already there changes nothing and keeps the graph.
     expect(mergeSnapshots(a, snapshotOf(DOCS.slice(0, 1), false)).graph).toBe(graph);
