@@ -50,7 +50,7 @@ export async function librarySnapshot(db: ConceptDb): Promise<IndexSnapshot> {
 }
 
 /** The bundle as a byte stream (for a Response, a file handle or a worker transfer). */
-export async function exportLibraryStream(
+async function exportLibraryStream(
   db: ConceptDb,
   options: LibraryExportOptions,
 ): Promise<{ stream: ReadableStream<Uint8Array>; counts: Record<string, number> }> {

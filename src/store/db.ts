@@ -11,7 +11,7 @@ import type {
   SentenceRecord,
 } from '../core/types.ts';
 
-export const DB_NAME = 'conceptrag';
+const DB_NAME = 'conceptrag';
 export const SCHEMA_VERSION = 1;
 
 /** All sentence vectors of one document, row-major in sentence-index order, each row L2-normalized. */

@@ -96,26 +96,6 @@ export function dequantizeInt8(bytes: Uint8Array, dim: number, rows: number): Fl
   return out;
 }
 
-export function vectorsPart(
-  name: string,
-  vectors: Float32Array,
-  dim: number,
-  encoding: VectorEncoding,
-): BundlePart {
-  const rows = dim > 0 ? vectors.length / dim : 0;
-  if (encoding === 'i8') {
-    return {
-      name,
-      kind: 'vectors-i8',
-      count: rows,
-      data: quantizeInt8(vectors, dim),
-      meta: { dimension: dim },
-    };
-  }
-  const data = new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength).slice();
-  return { name, kind: 'vectors-f32', count: rows, data, meta: { dimension: dim } };
-}
-
 /** Decodes either vector kind to Float32 rows; `rows` and `dim` come from the validated manifest entry. */
 export function decodeVectors(kind: string, bytes: Uint8Array, dim: number, rows: number): Float32Array {
   if (kind === 'vectors-i8') return dequantizeInt8(bytes, dim, rows);

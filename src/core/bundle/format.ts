@@ -104,7 +104,7 @@ export function isBundleError(e: unknown): e is BundleError {
 }
 
 /** "embedder X (dimension D)" or "no embedder" for lexical-only bundles. */
-export function describeEmbedder(e: EmbedderInfo | null): string {
+function describeEmbedder(e: EmbedderInfo | null): string {
   return e ? `${e.id} (dimension ${e.dimension})` : 'no embedder (lexical layer only)';
 }
 

@@ -32,7 +32,7 @@ export {
 } from './snapshot.ts';
 
 /** Streams an index (read layer by layer from `source`) as bundle bytes. */
-export function writeIndexBundle(
+function writeIndexBundle(
   source: IndexSource,
   options: ExportOptions,
   counts: Record<string, number> = {},

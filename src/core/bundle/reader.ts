@@ -91,7 +91,7 @@ const KINDS = new Set(['jsonl', 'vectors-i8', 'vectors-f32', 'structured', 'bina
  * Object.prototype ("__proto__", "constructor", "table.__proto__.bin" once the prefix is cut) would read or
  * replace an inherited property instead of an own one. Names are printable ASCII without path separators.
  */
-export function safePartName(name: string): boolean {
+function safePartName(name: string): boolean {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(name)) return false;
   return name.split('.').every((piece) => !(piece in Object.prototype));
 }

@@ -127,8 +127,3 @@ export function toHex(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i++) out += bytes[i].toString(16).padStart(2, '0');
   return out;
 }
-
-/** SHA-256 of one buffer, as lowercase hex. */
-export function sha256HexSync(data: Uint8Array): string {
-  return toHex(new Sha256().update(data).digest());
-}

@@ -84,7 +84,7 @@ export interface ExportOptions {
 }
 
 /** The graph as the bundle stores it under `mode` (see ExportOptions.graph). */
-export function graphForBundle(
+function graphForBundle(
   graph: Record<string, unknown>,
   mode: 'compact' | 'full' = 'compact',
 ): Record<string, unknown> {

@@ -65,7 +65,7 @@ export class DocumentBuilder {
 }
 
 /** Removes leading/trailing whitespace and blank lines but keeps the text's inner line structure. */
-export function trimBlankLines(text: string): string {
+function trimBlankLines(text: string): string {
   return text.trim();
 }
 

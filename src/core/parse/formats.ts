@@ -12,7 +12,7 @@ export interface FileFormat {
   label: string;
 }
 
-export const FILE_FORMATS: readonly FileFormat[] = [
+const FILE_FORMATS: readonly FileFormat[] = [
   { extension: '.txt', mime: 'text/plain', label: 'plain text' },
   { extension: '.text', mime: 'text/plain', label: 'plain text' },
   { extension: '.md', mime: 'text/markdown', label: 'Markdown' },
@@ -30,7 +30,7 @@ export const FILE_FORMATS: readonly FileFormat[] = [
   { extension: '.ndjson', mime: 'application/jsonl', label: 'JSON Lines' },
 ];
 
-export const SUPPORTED_EXTENSIONS: readonly string[] = FILE_FORMATS.map((f) => f.extension);
+const SUPPORTED_EXTENSIONS: readonly string[] = FILE_FORMATS.map((f) => f.extension);
 
 /** The kinds of documents, for the page to name ("plain text, Markdown, HTML, …"). */
 export const SUPPORTED_KINDS: readonly string[] = [...new Set(FILE_FORMATS.map((f) => f.label))];
@@ -39,7 +39,7 @@ export const SUPPORTED_KINDS: readonly string[] = [...new Set(FILE_FORMATS.map((
 export const ACCEPT_ATTRIBUTE = SUPPORTED_EXTENSIONS.join(',');
 
 /** Lowercased extension with its dot ("" when none). */
-export function extensionOf(name: string): string {
+function extensionOf(name: string): string {
   const base = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
   const dot = base.lastIndexOf('.');
   return dot > 0 ? base.slice(dot).toLowerCase() : '';

@@ -30,7 +30,7 @@ function single(
 }
 
 /** A plain-text file's title: its first line when that is short, set apart by a blank line and not a sentence. */
-export function plainTextTitle(text: string): string | undefined {
+function plainTextTitle(text: string): string | undefined {
   const match = /^([^\n]{1,100})\n[ \t]*\n/.exec(text);
   const line = match?.[1].trim();
   return line && !/[.!?,;:。！？]$/.test(line) ? line : undefined;

@@ -2,12 +2,12 @@
 // skipped, the bundle holds what prepareFile produced, and --into adds documents once.
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as ask } from '../../../src/cli/ask.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
 import { collectFiles, run as index, snapshotFromFiles } from '../../../src/cli/index.ts';
-import { SUPPORTED_EXTENSIONS } from '../../../src/core/parse/formats.ts';
+import { isSupportedFile } from '../../../src/core/parse/formats.ts';
 
 const DOCS = join(process.cwd(), 'test', 'fixtures', 'docs');
 let dir = '';
@@ -36,7 +36,7 @@ describe('cli index', () => {
   it('expands folders to the supported files, sorted, and keeps a file named explicitly', async () => {
     const listing = (await readdir(DOCS)).sort();
     const files = (await collectFiles([DOCS])).map((f) => f.slice(DOCS.length + 1));
-    expect(files).toEqual(listing.filter((f) => SUPPORTED_EXTENSIONS.includes(extname(f))));
+    expect(files).toEqual(listing.filter((f) => isSupportedFile(f)));
     expect(files).toContain('hello.txt');
     expect(files).not.toContain('make-fixtures.py');
     const script = join(DOCS, 'make-fixtures.py');

@@ -8,8 +8,8 @@ import {
   encodeJsonl,
   encodeStructured,
   quantizeInt8,
-  vectorsPart,
 } from '../../../src/core/bundle/codecs.ts';
+import { vectorsPart } from './fixtures.ts';
 
 describe('jsonl codec', () => {
   it('round-trips records with newlines and unicode in strings', () => {

@@ -1,5 +1,7 @@
 // Small hand-built index snapshots for the bundle tests: documents of given sentences, one chunk per document,
 // deterministic unit vectors, an optional KG table with ArrayBuffer vectors.
+import { quantizeInt8 } from '../../../src/core/bundle/codecs.ts';
+import type { BundlePart } from '../../../src/core/bundle/format.ts';
 import type { IndexSnapshot } from '../../../src/core/bundle/snapshot.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../../../src/core/types.ts';
 
@@ -135,4 +137,18 @@ export function snapshotOf(docs: FixtureDoc[] = DOCS, withKg = true): IndexSnaps
     graph: undefined,
     tables,
   };
+}
+
+/** A raw vectors part of `rows × dim` floats, as the index writer lays it out (for tests of the reader alone). */
+export function vectorsPart(
+  name: string,
+  vectors: Float32Array,
+  dim: number,
+  encoding: 'i8' | 'f32',
+): BundlePart {
+  const count = vectors.length / dim;
+  const meta = { dimension: dim };
+  if (encoding === 'i8') return { name, kind: 'vectors-i8', count, data: quantizeInt8(vectors, dim), meta };
+  const data = new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength).slice();
+  return { name, kind: 'vectors-f32', count, data, meta };
 }

@@ -1,7 +1,8 @@
 // Fuzzing the reader: 100 damaged bundles (byte flips, truncations, wrong versions, another embedder), every one
 // refused with the kind of error that matches the damage, never accepted and never a crash of another kind.
 import { describe, expect, it } from 'vitest';
-import { jsonlPart, structuredPart, vectorsPart } from '../../../src/core/bundle/codecs.ts';
+import { jsonlPart, structuredPart } from '../../../src/core/bundle/codecs.ts';
+import { vectorsPart } from './fixtures.ts';
 import { BundleError, type BundleErrorKind } from '../../../src/core/bundle/format.ts';
 import { readBundle } from '../../../src/core/bundle/reader.ts';
 import { bundleBytes, writeBundle } from '../../../src/core/bundle/writer.ts';

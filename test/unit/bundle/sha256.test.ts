@@ -1,6 +1,9 @@
 // The streaming SHA-256 must agree with the platform's crypto.subtle on every size, however the input is split.
 import { describe, expect, it } from 'vitest';
-import { Sha256, sha256HexSync, toHex } from '../../../src/core/bundle/sha256.ts';
+import { Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
+
+/** One buffer through the incremental hasher the bundle writer and reader use. */
+const sha256HexSync = (data: Uint8Array): string => toHex(new Sha256().update(data).digest());
 
 async function subtleHex(data: Uint8Array): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(data))));
