@@ -30,7 +30,7 @@ export interface ImportResult {
   /** 'new' when the library was empty, 'merge' when documents were added to an existing library. */
   mode: 'new' | 'merge';
   added: { documents: number; chunks: number; sentences: number; vectors: number };
-  /** Documents of the bundle already in the library (same id or content), kept once. */
+  /** Documents of the bundle already in the library, or earlier in the bundle (same id or content), kept once. */
   skippedDocuments: number;
   /** True when the stored concept graph no longer matches the chunks and must be rebuilt (after a merge). */
   graphStale: boolean;
