@@ -2,11 +2,13 @@
 // dimension is learned from its first answer (nothing is sized from it before), the bundle records the spec's id
 // and the server's dimension, every row is the server's embedding of that sentence, the key travels only in the
 // Authorization header, a second run is served from the embedding cache, and `ask` embeds the question there.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// `bench --embedder openai:…` goes through the same loop.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as ask } from '../../../src/cli/ask.ts';
+import { run as bench } from '../../../src/cli/bench.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
 import { run as index } from '../../../src/cli/index.ts';
 import { EMBEDDINGS_KEY_ENV } from '../../../src/cli/keys.ts';
@@ -138,5 +140,38 @@ describe('cli index with an OpenAI-compatible embedder', () => {
       ]),
     ).rejects.toThrow(/was built with embedder openai:.*#scripted-embedder, not openai:.*#other-model/);
     expect(embeddingRequests()).toBe(before);
+  });
+});
+
+describe('bench with an OpenAI-compatible embedder', () => {
+  it('embeds the corpus and the questions at the server’s dimension and ranks densely', async () => {
+    const corpus = [
+      { id: 'p1', title: 'Rhine', text: 'The Rhine flows through Basel and Cologne.' },
+      { id: 'p2', title: 'Alps', text: 'Snow covers the Alps in winter.' },
+    ];
+    const questions = [
+      { id: 'q1', question: 'Which river flows through Basel?', answers: ['Rhine'], supporting: ['p1'] },
+    ];
+    await writeFile(join(dir, 'corpus.jsonl'), corpus.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    await writeFile(join(dir, 'questions.jsonl'), questions.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const before = embeddingRequests();
+    const out = join(dir, 'bench.json');
+    const run = await capture(() =>
+      bench([
+        ...['--corpus', join(dir, 'corpus.jsonl'), '--questions', join(dir, 'questions.jsonl')],
+        ...['--embedder', `openai:${server.baseUrl}#scripted-embedder`, '--cache', join(dir, 'bench-cache')],
+        ...['--modes', 'dense', '--budgets', '1000', '--json', out],
+      ]),
+    );
+    expect(run.code).toBe(0);
+    // One call for the sentences, one for the question.
+    expect(embeddingRequests()).toBe(before + 2);
+    expect(run.err).toMatch(/bench: embedded (\d+)\/\1 sentences/);
+    expect(run.err).toMatch(/bench: embedded 1\/1 questions/);
+    const json = JSON.parse(await readFile(out, 'utf8')) as {
+      modes: { dense: { recall: Record<string, number> } };
+    };
+    expect(Object.values(json.modes.dense.recall).every((r) => r === 1)).toBe(true);
+    expect(run.out + run.err).not.toContain(KEY);
   });
 });

@@ -1,7 +1,7 @@
 // The embedding pipeline: cross-document batches, in-order hand-over (per document or per batch), progress,
-// streaming input, cancellation.
+// streaming input, cancellation; embedTexts, the same loop over a plain list of texts.
 import { describe, expect, it } from 'vitest';
-import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
+import { embedDocuments, embedTexts } from '../../../src/core/pipeline/embedDocuments.ts';
 import type { Embedder, PreparedDocument, Progress } from '../../../src/core/types.ts';
 
 /** Document `id` with sentences `${id}.0`, `${id}.1`, … */
@@ -265,5 +265,35 @@ describe('embedDocuments with onDocuments (one hand-over per embedder call)', ()
     await expect(embedDocuments([doc('a', 1)], fakeEmbedder(), neither)).rejects.toThrow(
       'embedDocuments: give exactly one of onDocument and onDocuments',
     );
+  });
+});
+
+describe('embedTexts', () => {
+  it('embeds each distinct text once, in batches, and returns a row per input text', async () => {
+    const e = fakeEmbedder(0);
+    const progress: Progress[] = [];
+    const { vectors, dimension } = await embedTexts(['q.1', 'q.2', 'q.1', 'q.3', 'q.2'], e, {
+      batchSize: 2,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(dimension).toBe(2);
+    expect(e.calls).toEqual([['q.1', 'q.2'], ['q.3']]);
+    expect(Array.from(vectors)).toEqual([1, 1, 2, 1, 1, 1, 3, 1, 2, 1]);
+    expect(progress.map((p) => [p.done, p.total])).toEqual([
+      [2, 3],
+      [3, 3],
+    ]);
+  });
+
+  it('returns nothing for no texts and stops with an AbortError when cancelled', async () => {
+    expect(await embedTexts([], fakeEmbedder())).toEqual({ vectors: new Float32Array(0), dimension: 2 });
+    const ac = new AbortController();
+    const e = fakeEmbedder(2, { before: () => ac.abort() });
+    await expect(
+      embedTexts(['a.1', 'a.2', 'a.3'], e, { batchSize: 1, signal: ac.signal }),
+    ).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+    expect(e.calls).toHaveLength(1);
   });
 });
