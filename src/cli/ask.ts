@@ -1,19 +1,19 @@
 // `npm run cli -- ask <x.bundle> "<question>" [--mode …] [--budget N] [--json]`: answers from a bundle with the
-// same engine factory, the same decoded vectors and the same records as the browser after importing that bundle,
+// same question-time functions as the browser's query service (src/services/query.ts: one engine, every mode,
+// the same evidence), the same decoded vectors and the same records as the browser after opening that bundle,
 // so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, path, text, score}]}.
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import type { IndexSnapshot } from '../core/bundle/index.ts';
 import { answerQuestion } from '../core/answer/answer.ts';
-import { hybrid } from '../core/kg/hybrid.ts';
 import { LlmClient } from '../core/llm/client.ts';
 import { DEFAULT_LLM_SETTINGS } from '../core/llm/settings.ts';
-import { KgIndex, type KgChunkView } from '../core/kg/search.ts';
-import type { KgEntity, KgRelation } from '../core/kg/types.ts';
-import { DEFAULT_MODE, type RetrievedChunk } from '../core/retrieval/types.ts';
+import { DEFAULT_MODE } from '../core/retrieval/types.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { loadEngine } from '../services/engine.ts';
+import { askLibrary, bundleKgIndex, openLibrary } from '../services/query.ts';
+import { usesKg } from '../services/queryModes.ts';
+import type { Evidence, QuestionMode } from '../services/queryProtocol.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/spec.ts';
 import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
@@ -110,86 +110,42 @@ async function questionVector(
   }
 }
 
-/** KG vectors are ArrayBuffers in IndexedDB records and Float32Arrays in src/core/kg: accept both. */
-function asVector(v: unknown): Float32Array | undefined {
-  if (v instanceof Float32Array) return v;
-  if (v instanceof ArrayBuffer) return new Float32Array(v);
-  if (ArrayBuffer.isView(v))
-    return new Float32Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
-  return undefined;
-}
-
-/** The KG layer of a bundle as the KG search takes it, or null when the bundle has none. */
-function kgIndexOf(snapshot: IndexSnapshot): KgIndex | null {
-  const entities = (snapshot.tables.kgEntities ?? []) as Array<Record<string, unknown>>;
-  if (entities.length === 0) return null;
-  const relations = (snapshot.tables.kgRelations ?? []) as Array<Record<string, unknown>>;
-  return new KgIndex(
-    entities.map((e) => ({ mentions: [], ...e, vector: asVector(e.vector) }) as unknown as KgEntity),
-    relations.map((r) => ({ mentions: [], ...r, vector: asVector(r.vector) }) as unknown as KgRelation),
-  );
-}
-
-function chunkViews(snapshot: IndexSnapshot): (chunkId: string) => KgChunkView | undefined {
-  const views = new Map<
-    string,
-    KgChunkView & { start: number; sentences: Array<{ start: number; end: number }> }
-  >();
-  for (const c of snapshot.chunks) {
-    views.set(c.id, { docId: c.docId, text: c.text, tokens: c.tokens, start: c.start, sentences: [] });
-  }
-  for (const s of snapshot.sentences) {
-    const v = views.get(s.chunkId);
-    if (v) v.sentences.push({ start: s.start - v.start, end: s.end - v.start });
-  }
-  return (id) => views.get(id);
-}
-
 /** Ranked context for a question, from an already read bundle (tests call this directly). */
 export async function askSnapshot(
   snapshot: IndexSnapshot,
   question: string,
   options: { mode: string; budget: number; vector?: Float32Array },
-): Promise<{ hits: RetrievedChunk[]; output: AskOutput }> {
-  const query = { text: question, vector: options.vector };
-  let hits: RetrievedChunk[];
-  if (options.mode === 'kg' || options.mode === 'hybrid') {
-    const kg = kgIndexOf(snapshot);
-    if (!kg) {
-      throw new Error(
-        `ask: mode ${options.mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`,
-      );
-    }
-    const kgHits = kg.search(query, chunkViews(snapshot), options.budget).chunks;
-    hits =
-      options.mode === 'kg'
-        ? kgHits
-        : hybrid(
-            loadEngine(snapshotToCorpus(snapshot)).search(query, DEFAULT_MODE, options.budget),
-            kgHits,
-            options.budget,
-          );
-  } else {
-    hits = loadEngine(snapshotToCorpus(snapshot)).search(query, options.mode, options.budget);
+): Promise<{ evidence: Evidence[]; output: AskOutput }> {
+  if (usesKg(options.mode) && (snapshot.tables.kgEntities ?? []).length === 0) {
+    throw new Error(
+      `ask: mode ${options.mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`,
+    );
   }
-  const titles = new Map(snapshot.documents.map((d) => [d.id, d.title]));
+  const library = openLibrary(snapshotToCorpus(snapshot));
+  const { evidence } = await askLibrary(
+    library,
+    // Any fusion the engine knows (rrf:dense+bm25) is accepted; askLibrary refuses an unknown mode by name.
+    { question, mode: options.mode as QuestionMode, budget: options.budget },
+    { vector: options.vector, kg: async () => bundleKgIndex(snapshot.tables) },
+  );
   return {
-    hits,
+    evidence,
     output: {
-      context: hits.map((h) => ({
-        chunkId: h.chunkId,
-        docTitle: titles.get(h.docId) ?? h.docId,
-        path: [...(h.path ?? [])],
-        text: h.text,
-        score: h.score,
+      context: evidence.map((e) => ({
+        chunkId: e.chunkId,
+        docTitle: e.docTitle,
+        path: e.path,
+        text: e.text,
+        score: e.score,
       })),
     },
   };
 }
 
-function snippet(hit: RetrievedChunk): string {
-  const best = hit.bestSentences[0];
-  const text = best ? hit.text.slice(best.start, best.end) : hit.text;
+function snippet(e: Evidence): string {
+  const best = e.bestSentences[0];
+  // Best sentences are offsets into the document; the passage starts at chunkStart.
+  const text = best ? e.text.slice(best.start - e.chunkStart, best.end - e.chunkStart) : e.text;
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 220 ? `${flat.slice(0, 217)}…` : flat;
 }
@@ -243,8 +199,8 @@ export async function run(args: string[]): Promise<number> {
   const vector = lexicalOnly
     ? undefined
     : await questionVector(snapshot, question, values.embedder, values['embed-key-file']);
-  const { hits, output } = await askSnapshot(snapshot, question, { mode, budget, vector });
-  const shown = Math.min(hits.length, top);
+  const { evidence, output } = await askSnapshot(snapshot, question, { mode, budget, vector });
+  const shown = Math.min(evidence.length, top);
   const baseUrl = values['llm-base-url'];
   if (baseUrl) {
     const client = new LlmClient({
@@ -253,7 +209,7 @@ export async function run(args: string[]): Promise<number> {
       model: values['llm-model'] ?? DEFAULT_LLM_SETTINGS.model,
       apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
     });
-    const context = hits.slice(0, shown).map((h, i) => ({
+    const context = evidence.slice(0, shown).map((h, i) => ({
       chunkId: h.chunkId,
       title: output.context[i].docTitle,
       text: h.text,
@@ -269,11 +225,11 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   if (output.answer) process.stdout.write(`answer: ${output.answer}\n\n`);
-  if (hits.length === 0) {
+  if (evidence.length === 0) {
     process.stdout.write('no evidence found\n');
     return 0;
   }
-  const lines = hits.slice(0, shown).map((h, i) => {
+  const lines = evidence.slice(0, shown).map((h, i) => {
     // Document › heading › subheading where the source has headings, so a manual's passage says where it is.
     const path = output.context[i].path;
     const title = path.length > 1 ? path.join(' › ') : output.context[i].docTitle;

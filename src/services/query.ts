@@ -56,7 +56,7 @@ export interface QueryDeps {
 }
 
 /** A library ready for questions: its engine and what evidence, the KG search and citations read. */
-interface Library {
+export interface QuestionLibrary {
   engine: RetrievalEngine;
   documents: Map<string, DocumentRecord>;
   chunks: Map<string, ChunkRecord>;
@@ -66,7 +66,11 @@ interface Library {
   layers: { lexical: boolean; semantic: boolean };
 }
 
-function libraryFrom(corpus: LoadedCorpus, load: (corpus: LoadedCorpus) => RetrievalEngine): Library {
+/** Builds the engine over a corpus (IndexedDB's or a bundle's) and indexes what questions read. */
+export function openLibrary(
+  corpus: LoadedCorpus,
+  load: (corpus: LoadedCorpus) => RetrievalEngine = loadEngine,
+): QuestionLibrary {
   if (corpus.chunks.length === 0) throw new Error('ask: the library is empty; add documents first');
   const engine = load(corpus);
   const sentences = new Map<string, Array<{ start: number; end: number }>>();
@@ -86,9 +90,9 @@ function libraryFrom(corpus: LoadedCorpus, load: (corpus: LoadedCorpus) => Retri
 }
 
 /** A bundle's KG tables hold records as the store keeps them: read them through the store's own mapping. */
-function bundleKg(bundle: ReadOnlyBundle): KgIndex {
-  const entities = (bundle.tables.kgEntities ?? []) as KgEntityRecord[];
-  const relations = (bundle.tables.kgRelations ?? []) as KgRelationRecord[];
+export function bundleKgIndex(tables: Record<string, unknown[]>): KgIndex {
+  const entities = (tables.kgEntities ?? []) as KgEntityRecord[];
+  const relations = (tables.kgRelations ?? []) as KgRelationRecord[];
   return new KgIndex(
     entities.map(entityFromRecord).filter((e) => e !== null),
     relations.map(relationFromRecord).filter((r) => r !== null),
@@ -97,7 +101,7 @@ function bundleKg(bundle: ReadOnlyBundle): KgIndex {
 
 /** Sentence ranges of a chunk as offsets into a text that starts at `textStart` in the document. */
 function sentencesWithin(
-  library: Library | null,
+  library: QuestionLibrary | null,
   chunkId: string,
   textStart: number,
   textLength: number,
@@ -111,14 +115,14 @@ function sentencesWithin(
 export class QueryService {
   private readonly load: (corpus: LoadedCorpus) => RetrievalEngine;
   private readonly now: () => number;
-  private loaded: Promise<Library> | null = null;
+  private loaded: Promise<QuestionLibrary> | null = null;
   private kgIndex: Promise<KgIndex> | null = null;
   /**
    * Set as soon as the page asks for a bundle read-only (?bundle=…), before it has arrived: from then on every
    * question waits for the bundle (or its error) and the library in IndexedDB is never read again, apart from
    * the settings (the embedder choice, the LLM endpoint).
    */
-  private readOnly: { url: string; library: Promise<Library>; kg: Promise<KgIndex> } | null = null;
+  private readOnly: { url: string; library: Promise<QuestionLibrary>; kg: Promise<KgIndex> } | null = null;
   private answerStop: AbortController | null = null;
 
   constructor(private readonly deps: QueryDeps) {
@@ -144,8 +148,8 @@ export class QueryService {
     url: string,
   ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
     const opening = this.deps.openBundle(url);
-    const library = opening.then((bundle) => libraryFrom(bundle.corpus, this.load));
-    const kg = opening.then(bundleKg);
+    const library = opening.then((bundle) => openLibrary(bundle.corpus, this.load));
+    const kg = opening.then((bundle) => bundleKgIndex(bundle.tables));
     // Before any await: a question asked while the bundle downloads must not reach the local library.
     this.readOnly = { url, library, kg };
     this.loaded = library;
@@ -173,28 +177,11 @@ export class QueryService {
   /** Answers a question in any mode: ranked evidence within the budget, with provenance and best sentences. */
   async ask(request: AskRequest): Promise<AskResult> {
     const started = this.now();
-    const run = modeHandler(request.mode);
+    modeHandler(request.mode); // an unknown mode is refused before anything loads
     const library = await this.library();
-    const budget = Math.max(1, Math.floor(request.budget));
     const vector = await this.questionVector(library, request.question);
-    const found = await run({
-      question: request.question,
-      vector,
-      budget,
-      lambda: request.lambda ?? DEFAULT_LAMBDA,
-      engine: library.engine,
-      chunkView: (chunkId) => this.chunkView(library, chunkId),
-      kg: () => this.kg(),
-    });
-    return {
-      question: request.question,
-      mode: request.mode,
-      budget,
-      evidence: found.hits.map((hit) => this.evidence(library, hit)),
-      layers: library.layers,
-      ...(found.kg ? { kg: found.kg } : {}),
-      milliseconds: this.now() - started,
-    };
+    const result = await askLibrary(library, request, { vector, kg: () => this.kg() });
+    return { ...result, milliseconds: this.now() - started };
   }
 
   /**
@@ -264,10 +251,10 @@ export class QueryService {
     await this.deps.embedders.dispose();
   }
 
-  private async library(): Promise<Library> {
+  private async library(): Promise<QuestionLibrary> {
     const current = (this.loaded ??=
       this.readOnly?.library ??
-      this.deps.library.loadCorpus().then((corpus) => libraryFrom(corpus, this.load)));
+      this.deps.library.loadCorpus().then((corpus) => openLibrary(corpus, this.load)));
     try {
       return await current;
     } catch (error) {
@@ -292,7 +279,10 @@ export class QueryService {
   }
 
   /** The question vector, when the library has a semantic layer and the configured embedder built it. */
-  private async questionVector(library: Library, question: string): Promise<Float32Array | undefined> {
+  private async questionVector(
+    library: QuestionLibrary,
+    question: string,
+  ): Promise<Float32Array | undefined> {
     if (!library.layers.semantic || !library.embedderId) return undefined;
     const choice = (await this.deps.library.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
     const embedder = await this.deps.embedders.get(choice);
@@ -300,36 +290,67 @@ export class QueryService {
     if (embedder.id !== library.embedderId) return undefined;
     return embedder.embed([question]);
   }
+}
 
-  private chunkView(library: Library, chunkId: string): KgChunkView | undefined {
-    const chunk = library.chunks.get(chunkId);
-    return (
-      chunk && {
-        docId: chunk.docId,
-        text: chunk.text,
-        tokens: chunk.tokens,
-        sentences: sentencesWithin(library, chunkId, chunk.start, chunk.text.length),
-      }
-    );
-  }
+/**
+ * Runs one mode over a loaded library: the service does this for the page, the CLI for a bundle file. `vector`
+ * is the question embedded by the library's embedder (absent: lexical only); `kg` loads the KG index on demand.
+ */
+export async function askLibrary(
+  library: QuestionLibrary,
+  request: AskRequest,
+  options: { vector?: Float32Array; kg: () => Promise<KgIndex> },
+): Promise<AskResult> {
+  const started = performance.now();
+  const budget = Math.max(1, Math.floor(request.budget));
+  const found = await modeHandler(request.mode)({
+    question: request.question,
+    vector: options.vector,
+    budget,
+    lambda: request.lambda ?? DEFAULT_LAMBDA,
+    engine: library.engine,
+    chunkView: (chunkId) => chunkView(library, chunkId),
+    kg: options.kg,
+  });
+  return {
+    question: request.question,
+    mode: request.mode,
+    budget,
+    evidence: found.hits.map((hit) => evidence(library, hit)),
+    layers: library.layers,
+    ...(found.kg ? { kg: found.kg } : {}),
+    milliseconds: performance.now() - started,
+  };
+}
 
-  private evidence(library: Library, hit: RetrievedChunk): Evidence {
-    const p = hit.provenance as Evidence['provenance'];
-    return {
-      ...toEvidence(
-        hit,
-        library.chunks.get(hit.chunkId)?.start ?? 0,
-        library.documents.get(hit.docId)?.title ?? hit.docId,
-      ),
-      // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.
-      provenance: {
-        mode: p.mode,
-        concepts: p.concepts,
-        hop: p.hop,
-        entities: p.entities,
-        paths: p.paths,
-        via: p.via,
-      },
-    };
-  }
+function chunkView(library: QuestionLibrary, chunkId: string): KgChunkView | undefined {
+  const chunk = library.chunks.get(chunkId);
+  return (
+    chunk && {
+      docId: chunk.docId,
+      text: chunk.text,
+      tokens: chunk.tokens,
+      sentences: sentencesWithin(library, chunkId, chunk.start, chunk.text.length),
+    }
+  );
+}
+
+function evidence(library: QuestionLibrary, hit: RetrievedChunk): Evidence {
+  const p = hit.provenance as Evidence['provenance'];
+  return {
+    ...toEvidence(
+      hit,
+      library.chunks.get(hit.chunkId)?.start ?? 0,
+      library.documents.get(hit.docId)?.title ?? hit.docId,
+    ),
+    // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.
+    provenance: {
+      mode: p.mode,
+      concepts: p.concepts,
+      hop: p.hop,
+      entities: p.entities,
+      paths: p.paths,
+      via: p.via,
+    },
+  };
 }
