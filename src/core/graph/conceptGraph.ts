@@ -117,11 +117,22 @@ function withSemantic(index: ConceptGraphIndex, layer: SemanticLayer): ConceptGr
   return withRanks({ ...index, semantic, graph });
 }
 
-function withRanks(index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>): ConceptGraphIndex {
-  const conceptRank = pagerank(index.graph, {
-    damping: index.options.globalDamping ?? 0.85,
-    maxIterations: 200,
-  });
+/**
+ * Global PageRank of the walk graph and the chunk ranks derived from it. `initialRank` warm-starts the iteration
+ * (the incremental graph passes the previous ranks); without it the start is uniform, as it always was.
+ */
+export function withRanks(
+  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
+  initialRank?: Float64Array,
+): ConceptGraphIndex {
+  const conceptRank = pagerank(
+    index.graph,
+    {
+      damping: index.options.globalDamping ?? 0.85,
+      maxIterations: 200,
+    },
+    initialRank,
+  );
   const { table } = index;
   const chunkRank = new Float64Array(table.chunkCount);
   for (let k = 0; k < table.chunkCount; k++) {
