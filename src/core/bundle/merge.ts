@@ -118,7 +118,7 @@ function mentionsOf(table: string, r: KgRecord): Mention[] {
     r.chunkIds.map((chunkId) =>
       table === 'kgEntities'
         ? { chunkId, name: r.name, type: r.type ?? 'unknown', description: r.description ?? '' }
-        : { chunkId, description: r.description ?? '', weight: r.weight },
+        : { chunkId, description: r.description ?? '', weight: typeof r.weight === 'number' ? r.weight : 1 },
     );
   return mentions.filter((m) => listed.has(m.chunkId));
 }

@@ -190,4 +190,17 @@ describe('one merge rule for the CLI and the bundle import', () => {
     expect((inMemory.tables.kgChunks as Keyed[]).map((s) => s.chunkId)).toContain(chunkOf(LOTHAIR));
     expect(entityOf(inMemory, 'teutberga')!.chunkIds).toEqual([chunkOf(LOTHAIR)]);
   });
+
+  it('keeps a document once when the added library itself holds it twice, also into an empty store', async () => {
+    const twice = library([LOTHAIR, LOTHAIR_COPY], {
+      kgChunks: [state(LOTHAIR_COPY, ['teutberga'])],
+      kgEntities: [entity('teutberga', 'Teutberga', [[LOTHAIR_COPY, 'Wife of Lothair II.']])],
+    });
+    const empty = library([], {});
+    const inMemory = mergeSnapshots(empty, twice);
+    const inStore = await importedInto(empty, twice);
+    expect(comparable(inStore)).toEqual(comparable(inMemory));
+    expect(inMemory.documents.map((d) => d.id)).toEqual([LOTHAIR.id]);
+    expect(entityOf(inMemory, 'teutberga')!.chunkIds).toEqual([chunkOf(LOTHAIR)]);
+  });
 });
