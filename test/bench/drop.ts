@@ -1,0 +1,523 @@
+// A drop measured end to end in headless Chromium on the built app: how soon the dropped documents are
+// searchable, how soon the first question gets evidence, how soon every sentence has its vector, the peak JS heap,
+// IndexedDB bytes per byte of text, and question latency once the library is ready.
+//
+// Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
+//          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
+//   Builds the app (vite build; --no-build when dist/ is fresh), serves dist/ with the COOP/COEP headers of the
+//   e2e suite, opens a fresh Chromium profile (CHROMIUM_PATH or /usr/bin/chromium) and adds the input through
+//   the Library view: a file through its file input, a folder through its folder input (every file below it,
+//   as the app's folder drop would take them). Then, timed from the drop:
+//   - searchableSeconds: every dropped document is stored with its chunks (IndexedDB: documents ≥ the
+//     documents the input yields, counted in Node with the app's own prepareFile and deduplicated by content id,
+//     and as many documents have chunks) — or, if that count is never reached (duplicates of documents already
+//     stored, refused files), the app is idle with no file waiting. It does not look at vectors, so it stays
+//     valid when documents become searchable before their vectors.
+//   - firstAnswerSeconds: the Ask view is opened right after the drop and the first question (first line of the
+//     QA file, or --question) is asked as soon as the view no longer says the library is empty, again every
+//     second until the answer shows evidence.
+//   - embeddedSeconds (--until embedded): no file waiting, the app idle, vector rows = sentences.
+//   - peakHeapMB: peak of performance.measureUserAgentSpecificMemory() (page + dedicated workers, bytes typed
+//     JavaScript; the page is cross-origin isolated, Chromium runs it eagerly with ForceEagerMeasureMemory),
+//     sampled every second; peakPageHeapMB is the page alone (CDP Performance.getMetrics JSHeapUsedSize).
+//   - idbMB: CDP Storage.getUsageAndQuota usage breakdown 'indexeddb' for the origin at the end; textMB: UTF-8
+//     bytes of the stored documents' extracted text; idbMBPerTextMB.
+//   - firstAskMs, askMs {p50, p95}: once the target state is reached, the first question, then up to
+//     --ask-count questions of the QA file (the first one again, now warm), each timed in the page from just
+//     before the click on Ask to results on screen (a MutationObserver).
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { isSupportedFile } from '../../src/core/parse/formats.ts';
+import { prepareFile } from '../../src/core/prepare.ts';
+import { MAX_FILE_BYTES } from '../../src/services/protocol.ts';
+import { serveStatic } from '../e2e/lib/staticServer.ts';
+import {
+  documentsWithChunks,
+  measureMemory,
+  probeLibrary,
+  storedTextBytes,
+  timedAsk,
+  vectorRows,
+  type AskProbe,
+  type LibraryProbe,
+} from './lib/dropProbes.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const USAGE =
+  'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
+  '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]';
+const DEFAULT_QUESTION = 'What is this about?';
+const FLAGS = new Set(['no-build']);
+const MB = 1024 * 1024;
+/** The e2e suite's flags, and eager memory measurement (else measureUserAgentSpecificMemory waits for a GC). */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--enable-blink-features=ForceEagerMeasureMemory',
+];
+
+class BenchError extends Error {}
+
+interface Options {
+  input: string;
+  questions: string | null;
+  question: string | null;
+  until: 'searchable' | 'embedded';
+  askCount: number;
+  timeoutMs: number;
+  build: boolean;
+  json: string | null;
+}
+
+function parseArgs(argv: string[]): Options {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) {
+      positionals.push(a);
+      continue;
+    }
+    const name = a.slice(2);
+    if (FLAGS.has(name)) {
+      flags.add(name);
+      continue;
+    }
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith('--'))
+      throw new BenchError(`--${name} needs a value\n${USAGE}`);
+    values.set(name, value);
+    i++;
+  }
+  const known = new Set(['questions', 'question', 'until', 'ask-count', 'timeout-seconds', 'json']);
+  for (const name of values.keys())
+    if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
+  if (positionals.length !== 1) throw new BenchError(USAGE);
+  const until = values.get('until') ?? 'searchable';
+  if (until !== 'searchable' && until !== 'embedded')
+    throw new BenchError(`--until must be searchable or embedded, got ${until}`);
+  const askCount = Number(values.get('ask-count') ?? '50');
+  const timeoutSeconds = Number(values.get('timeout-seconds') ?? '3600');
+  if (!Number.isInteger(askCount) || askCount < 0) throw new BenchError('--ask-count must be an integer ≥ 0');
+  if (!(timeoutSeconds > 0)) throw new BenchError('--timeout-seconds must be a positive number');
+  return {
+    input: resolve(positionals[0]),
+    questions: values.has('questions') ? resolve(values.get('questions') as string) : null,
+    question: values.get('question') ?? null,
+    until,
+    askCount,
+    timeoutMs: timeoutSeconds * 1000,
+    build: !flags.has('no-build'),
+    json: values.has('json') ? resolve(values.get('json') as string) : null,
+  };
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(path)));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out.sort();
+}
+
+/** Documents the app would store from these files: parsed with its own prepareFile, distinct content ids. */
+async function expectedDocuments(files: string[], base: string): Promise<number> {
+  const ids = new Set<string>();
+  for (const file of files) {
+    const name = relative(base, file) || file;
+    const leaf = name.split('/').pop() ?? name;
+    if (leaf.startsWith('.') || !isSupportedFile(name)) continue;
+    const bytes = await readFile(file);
+    if (bytes.byteLength > MAX_FILE_BYTES) continue;
+    const { documents } = await prepareFile(name, new Uint8Array(bytes));
+    for (const d of documents) ids.add(d.doc.id);
+  }
+  return ids.size;
+}
+
+async function readQuestions(path: string | null, fixed: string | null): Promise<string[]> {
+  if (!path) return [fixed ?? DEFAULT_QUESTION];
+  const text = await readFile(path, 'utf8').catch(() => {
+    throw new BenchError(`questions file ${path} cannot be read`);
+  });
+  const questions = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      const q = (JSON.parse(l) as { question?: unknown }).question;
+      if (typeof q !== 'string' || !q.trim()) throw new BenchError(`${path}:${i + 1} has no "question"`);
+      return q.trim();
+    });
+  if (questions.length === 0) throw new BenchError(`questions file ${path} holds no question`);
+  return fixed ? [fixed, ...questions] : questions;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (x: number | null, digits = 2) => (x === null ? null : Number(x.toFixed(digits)));
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Asks `question` in the Ask view (it must be open): types it, then one timed click. */
+async function askOnce(page: Page, question: string, timeoutMs: number): Promise<AskProbe> {
+  await page.fill('[data-testid="question"]', question);
+  return page.evaluate(timedAsk, timeoutMs);
+}
+
+interface Sampler {
+  stop(): Promise<void>;
+  peakJs: number;
+  peakTotal: number;
+  peakPage: number;
+  samples: number;
+  source: string;
+}
+
+/** Every second: measureUserAgentSpecificMemory (page + workers) and the page's own heap from CDP. */
+function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
+  let running = true;
+  const sampler: Sampler = {
+    peakJs: 0,
+    peakTotal: 0,
+    peakPage: 0,
+    samples: 0,
+    source: 'performance.measureUserAgentSpecificMemory (page + dedicated workers, JavaScript bytes)',
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+  const loop = (async () => {
+    let uasm = true;
+    while (running) {
+      const t = Date.now();
+      try {
+        const { metrics } = await cdp.send('Performance.getMetrics');
+        const used = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
+        sampler.peakPage = Math.max(sampler.peakPage, used);
+        if (uasm) {
+          const m = await page.evaluate(measureMemory);
+          if (m) {
+            sampler.peakJs = Math.max(sampler.peakJs, m.js);
+            sampler.peakTotal = Math.max(sampler.peakTotal, m.total);
+          } else {
+            uasm = false;
+            sampler.source =
+              'CDP Performance.getMetrics JSHeapUsedSize (page only: measureUserAgentSpecificMemory unavailable)';
+          }
+        }
+        sampler.samples += 1;
+      } catch {
+        // A sample lost to a navigation or the closing page: the next one counts.
+      }
+      await sleep(Math.max(0, 1000 - (Date.now() - t)));
+    }
+  })();
+  return sampler;
+}
+
+async function launch(profile: string): Promise<BrowserContext> {
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1200, height: 900 },
+  });
+  // tsx compiles with esbuild's keepNames, which wraps the functions handed to page.evaluate in __name(...).
+  await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
+  return context;
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const info = await stat(opts.input).catch(() => null);
+  if (!info) throw new BenchError(`input ${opts.input} does not exist`);
+  const isFolder = info.isDirectory();
+  const files = isFolder ? await listFiles(opts.input) : [opts.input];
+  if (files.length === 0) throw new BenchError(`input folder ${opts.input} holds no file`);
+  const inputBytes = (await Promise.all(files.map((f) => stat(f)))).reduce((n, s) => n + s.size, 0);
+  const questions = await readQuestions(opts.questions, opts.question);
+
+  const dist = join(root, 'dist');
+  if (opts.build) {
+    console.log('building the app (vite build)…');
+    const built = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+    if (built.status !== 0) throw new BenchError(`the build failed (vite build exited with ${built.status})`);
+  }
+  await stat(join(dist, 'index.html')).catch(() => {
+    throw new BenchError(`no built app at ${dist} (drop --no-build, or run npm run build)`);
+  });
+  await stat(join(dist, 'models')).catch(() => {
+    throw new BenchError(
+      `${dist} has no models/ (the embedding model and WASM files are copied into public/ by npm install's ` +
+        'postinstall: run node src/tools/copy-assets.mjs, then build again)',
+    );
+  });
+
+  const expected = await expectedDocuments(files, isFolder ? opts.input : dirname(opts.input));
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], {
+    cwd: root,
+    encoding: 'utf8',
+  }).stdout.trim();
+  console.log(
+    `input ${opts.input}: ${files.length} file(s), ${(inputBytes / MB).toFixed(2)} MB, ${expected} document(s) ` +
+      `expected; ${questions.length} question(s); until ${opts.until}; commit ${commit}; load ${load()}`,
+  );
+
+  const loadStart = load();
+  const server = await serveStatic(dist);
+  const profile = await mkdtemp(join(tmpdir(), 'conceptrag-drop-profile-'));
+  const context = await launch(profile);
+  // Interrupted: the browser and the temporary profile go too.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void context
+        .close()
+        .catch(() => undefined)
+        .then(() => rm(profile, { recursive: true, force: true }))
+        .finally(() => process.exit(130));
+    });
+  }
+  const deadline = Date.now() + opts.timeoutMs;
+  const left = () => {
+    const ms = deadline - Date.now();
+    if (ms <= 0) throw new BenchError(`timeout: ${opts.timeoutMs / 1000} s passed (--timeout-seconds)`);
+    return ms;
+  };
+  let sampler: Sampler | null = null;
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (error) => console.log(`  page error: ${error.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') console.log(`  console: ${msg.text()}`);
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await page.goto(`${server.origin}/#library`);
+    await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+    const isolated = await page.evaluate(() => crossOriginIsolated);
+    if (!isolated) throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
+    sampler = startMemorySampler(page, cdp);
+
+    // The drop: a folder through the folder input (webkitdirectory), a file through the file input.
+    const t0 = performance.now();
+    const since = () => (performance.now() - t0) / 1000;
+    if (isFolder) await page.setInputFiles('input[type="file"][webkitdirectory]', opts.input);
+    else await page.setInputFiles('[data-testid="file-input"]', opts.input);
+
+    // Watched from Node every 250 ms while the Ask view is driven below.
+    let searchableSeconds: number | null = null;
+    let searchableSignal = '';
+    let embeddedSeconds: number | null = null;
+    let idleSeconds: number | null = null;
+    let last: LibraryProbe | null = null;
+    let watchError: unknown = null;
+    let watching = true;
+    const watcher = (async () => {
+      while (
+        watching &&
+        (searchableSeconds === null ||
+          idleSeconds === null ||
+          (opts.until === 'embedded' && embeddedSeconds === null))
+      ) {
+        try {
+          const p = await page.evaluate(probeLibrary);
+          const at = since();
+          last = p;
+          const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
+          if (idleSeconds === null && idle && p.documents > 0) idleSeconds = at;
+          if (searchableSeconds === null && p.ready) {
+            if (
+              p.documents >= expected &&
+              expected > 0 &&
+              (await page.evaluate(documentsWithChunks)) >= expected
+            ) {
+              searchableSeconds = at;
+              searchableSignal = `IndexedDB: ${p.documents} documents stored, ${expected} with chunks`;
+            } else if (idle && at > 2 && p.documents === 0) {
+              throw new BenchError(
+                `the app is idle ${at.toFixed(1)} s after the drop with no document stored ` +
+                  `(${p.pendingFailed} file(s) failed; the Library view says why)`,
+              );
+            } else if (idle && at > 2) {
+              searchableSeconds = at;
+              searchableSignal = `app idle, no file waiting (${p.documents} of ${expected} expected documents)`;
+            }
+            if (searchableSeconds !== null)
+              console.log(`searchable after ${at.toFixed(1)} s (${searchableSignal})`);
+          }
+          if (opts.until === 'embedded' && embeddedSeconds === null && idle && p.documents > 0) {
+            const v = await page.evaluate(vectorRows);
+            if (v.vectors === v.sentences) {
+              embeddedSeconds = at;
+              console.log(`embedded after ${at.toFixed(1)} s (${v.vectors} vectors = sentences)`);
+            }
+          }
+        } catch (error) {
+          watchError = error;
+          return;
+        }
+        if (Date.now() > deadline) return;
+        await sleep(250);
+      }
+    })();
+    const targetReached = () =>
+      opts.until === 'embedded' ? embeddedSeconds !== null : searchableSeconds !== null;
+
+    // The first question, in the Ask view, as soon as the app lets it.
+    await page.click('a[href="#ask"]');
+    await page.waitForSelector('[data-testid="question"]', { timeout: 30_000 });
+    let firstAnswerSeconds: number | null = null;
+    let attempts = 0;
+    while (firstAnswerSeconds === null) {
+      if (watchError) throw watchError;
+      const r = await askOnce(page, questions[0], left());
+      if (!r.empty) attempts += 1;
+      if (r.evidence > 0) {
+        firstAnswerSeconds = since();
+        console.log(
+          `first answer after ${firstAnswerSeconds.toFixed(1)} s (${attempts} ask(s), ${r.evidence} passages)`,
+        );
+        break;
+      }
+      await sleep(r.empty ? 250 : 1000);
+    }
+
+    while (!targetReached()) {
+      if (watchError) throw watchError;
+      if (Date.now() > deadline) {
+        throw new BenchError(
+          `timeout: not ${opts.until} after ${opts.timeoutMs / 1000} s (--timeout-seconds); last state ` +
+            JSON.stringify(last),
+        );
+      }
+      await sleep(250);
+    }
+
+    // Questions once the target state is reached.
+    const first = await askOnce(page, questions[0], left());
+    const firstAskMs = first.ms;
+    console.log(
+      `first question after ${opts.until}: ${firstAskMs.toFixed(0)} ms, ${first.evidence} passages`,
+    );
+    const series = opts.askCount > 0 && opts.questions ? questions.slice(0, opts.askCount) : [];
+    const times: number[] = [];
+    let noEvidence = 0;
+    let errors = 0;
+    for (const q of series) {
+      const r = await askOnce(page, q, left());
+      times.push(r.ms);
+      if (r.error) errors += 1;
+      else if (r.evidence === 0) noEvidence += 1;
+    }
+    times.sort((a, b) => a - b);
+
+    // Storage once the app is done with the drop (idle, nothing waiting): the library's final size.
+    while (idleSeconds === null && !watchError && Date.now() < deadline) await sleep(250);
+    watching = false;
+    await watcher;
+    if (watchError) throw watchError;
+    const stillIndexing = idleSeconds === null;
+    const usage = await cdp.send('Storage.getUsageAndQuota', { origin: server.origin });
+    const idbBytes = usage.usageBreakdown.find((b) => b.storageType === 'indexeddb')?.usage ?? 0;
+    const estimate = await page.evaluate(async () => {
+      const e = (await navigator.storage.estimate()) as StorageEstimate & {
+        usageDetails?: { indexedDB?: number };
+      };
+      return e.usageDetails?.indexedDB ?? null;
+    });
+    const text = await page.evaluate(storedTextBytes);
+    const counts = await page.evaluate(probeLibrary);
+    const vectors = await page.evaluate(vectorRows);
+    await sampler.stop();
+    const s = sampler;
+    sampler = null;
+
+    const idbMB = idbBytes / MB;
+    const textMB = text.bytes / MB;
+    const result = {
+      input: opts.input,
+      inputFiles: files.length,
+      inputMB: round(inputBytes / MB, 3),
+      expectedDocuments: expected,
+      questions: opts.questions,
+      until: opts.until,
+      commit,
+      date: new Date().toISOString(),
+      loadAverage: { start: loadStart, end: load() },
+      searchableSeconds: round(searchableSeconds),
+      searchableSignal,
+      firstAnswerSeconds: round(firstAnswerSeconds),
+      firstAnswerAsks: attempts,
+      embeddedSeconds: round(embeddedSeconds),
+      // Until the app was idle with nothing waiting (indexing, embedding and concept graph done).
+      idleSeconds: round(idleSeconds),
+      peakHeapMB: round(s.source.startsWith('performance') ? s.peakJs / MB : s.peakPage / MB, 1),
+      peakHeapTotalMB: round(s.peakTotal / MB, 1),
+      peakPageHeapMB: round(s.peakPage / MB, 1),
+      heapSource: s.source,
+      heapSamples: s.samples,
+      idbMB: round(idbMB, 3),
+      idbSource: "CDP Storage.getUsageAndQuota usageBreakdown 'indexeddb'",
+      idbEstimateMB: estimate === null ? null : round(estimate / MB, 3),
+      textMB: round(textMB, 3),
+      textSource: 'UTF-8 bytes of the stored documents’ extracted text (IndexedDB documents.text)',
+      idbMBPerTextMB: textMB > 0 ? round(idbMB / textMB, 2) : null,
+      stillIndexingAtEnd: stillIndexing,
+      counts: { ...counts, vectors: vectors.vectors },
+      firstAskMs: round(firstAskMs, 0),
+      firstAskEvidence: first.evidence,
+      askMs: {
+        n: times.length,
+        p50: round(percentile(times, 50), 0),
+        p95: round(percentile(times, 95), 0),
+        noEvidence,
+        errors,
+      },
+    };
+    if (opts.json) {
+      await mkdir(dirname(opts.json), { recursive: true });
+      await writeFile(opts.json, JSON.stringify(result, null, 2) + '\n');
+    }
+    const f = (x: number | null, unit: string) => (x === null ? '–' : `${x}${unit}`);
+    console.log(
+      `drop ${files.length} file(s) ${result.inputMB} MB: searchable ${f(result.searchableSeconds, ' s')}, ` +
+        `first answer ${f(result.firstAnswerSeconds, ' s')}, embedded ${f(result.embeddedSeconds, ' s')}, ` +
+        `peak heap ${f(result.peakHeapMB, ' MB')}, IndexedDB ${f(result.idbMB, ' MB')} for ` +
+        `${f(result.textMB, ' MB')} text (${f(result.idbMBPerTextMB, '×')}), first ask ${f(result.firstAskMs, ' ms')}, ` +
+        `ask p50 ${f(result.askMs.p50, ' ms')} p95 ${f(result.askMs.p95, ' ms')} (n=${times.length}); ` +
+        `load ${loadStart} → ${result.loadAverage.end}` +
+        (opts.json ? `; ${opts.json}` : ''),
+    );
+  } finally {
+    await sampler?.stop().catch(() => undefined);
+    await context.close().catch(() => undefined);
+    await server.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof BenchError ? `drop bench: ${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,230 @@
+// Page-side probes for test/bench/drop.ts: the library's state read straight from IndexedDB (counts only, so a
+// poll copies no records), a timed question in the Ask view, and the JS memory of the page and its workers.
+// Every function here is serialized by Playwright and runs in the page: no imports, no closures.
+
+export interface LibraryProbe {
+  /** False until the app has created its stores (nothing is counted before, and no connection stays open). */
+  ready: boolean;
+  documents: number;
+  chunks: number;
+  sentences: number;
+  /** Files still queued or being indexed (the pending store's status index). */
+  pendingWaiting: number;
+  pendingFailed: number;
+  /** What the app shows on <body data-indexing>: 'idle', 'running' or 'elsewhere'. */
+  indexing: string;
+}
+
+/** Counts in IndexedDB plus the app's indexing flag. Opens the database only once it exists. */
+export async function probeLibrary(): Promise<LibraryProbe> {
+  const indexing = document.querySelector('[data-indexing]')?.getAttribute('data-indexing') ?? '';
+  const empty = {
+    ready: false,
+    documents: 0,
+    chunks: 0,
+    sentences: 0,
+    pendingWaiting: 0,
+    pendingFailed: 0,
+    indexing,
+  };
+  // Opening a database that does not exist yet would create it empty, under the app's upgrade.
+  const names = await indexedDB.databases();
+  if (!names.some((d) => d.name === 'conceptrag')) return empty;
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open('conceptrag');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    if (!db.objectStoreNames.contains('pending')) return empty;
+    const request = <T>(r: IDBRequest<T>) =>
+      new Promise<T>((resolve, reject) => {
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+    const tx = db.transaction(['documents', 'chunks', 'sentences', 'pending']);
+    const status = tx.objectStore('pending').index('status');
+    const [documents, chunks, sentences, pendingWaiting, pendingFailed] = await Promise.all([
+      request(tx.objectStore('documents').count()),
+      request(tx.objectStore('chunks').count()),
+      request(tx.objectStore('sentences').count()),
+      request(status.count(IDBKeyRange.bound('queued', 'working'))),
+      request(status.count(IDBKeyRange.only('failed'))),
+    ]);
+    return { ready: true, documents, chunks, sentences, pendingWaiting, pendingFailed, indexing };
+  } finally {
+    db.close();
+  }
+}
+
+/** Documents that have at least one chunk (distinct docId keys of the chunks store's docId index). */
+export async function documentsWithChunks(): Promise<number> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open('conceptrag');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      let n = 0;
+      const r = db
+        .transaction('chunks')
+        .objectStore('chunks')
+        .index('docId')
+        .openKeyCursor(null, 'nextunique');
+      r.onsuccess = () => {
+        const cursor = r.result;
+        if (!cursor) return resolve(n);
+        n += 1;
+        cursor.continue();
+      };
+      r.onerror = () => reject(r.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** Sentence vectors (rows = floats / dimension, summed over the per-document vector records) and sentences. */
+export async function vectorRows(): Promise<{ vectors: number; sentences: number }> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open('conceptrag');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    const tx = db.transaction(['vectors', 'sentences']);
+    const sentences = await new Promise<number>((resolve, reject) => {
+      const r = tx.objectStore('sentences').count();
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const vectors = await new Promise<number>((resolve, reject) => {
+      let rows = 0;
+      const r = tx.objectStore('vectors').openCursor();
+      r.onsuccess = () => {
+        const cursor = r.result;
+        if (!cursor) return resolve(rows);
+        const v = cursor.value as { dimension: number; data: ArrayBuffer };
+        rows += v.dimension > 0 ? v.data.byteLength / 4 / v.dimension : 0;
+        cursor.continue();
+      };
+      r.onerror = () => reject(r.error);
+    });
+    return { vectors, sentences };
+  } finally {
+    db.close();
+  }
+}
+
+/** UTF-8 bytes of every stored document's extracted text. */
+export async function storedTextBytes(): Promise<{ documents: number; bytes: number }> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open('conceptrag');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    return await new Promise((resolve, reject) => {
+      const encoder = new TextEncoder();
+      let documents = 0;
+      let bytes = 0;
+      const r = db.transaction('documents').objectStore('documents').openCursor();
+      r.onsuccess = () => {
+        const cursor = r.result;
+        if (!cursor) return resolve({ documents, bytes });
+        documents += 1;
+        bytes += encoder.encode((cursor.value as { text?: string }).text ?? '').length;
+        cursor.continue();
+      };
+      r.onerror = () => reject(r.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+export interface AskProbe {
+  ms: number;
+  evidence: number;
+  error: string | null;
+  /** Nothing was asked: the Ask view says the library is empty, or the button is disabled. */
+  empty: boolean;
+}
+
+/**
+ * Clicks Ask (the question is already typed) and waits, on DOM mutations, until the app is no longer searching
+ * and shows results or an error. `ms` runs from just before the click to that moment, in the page's clock.
+ */
+export async function timedAsk(timeoutMs: number): Promise<AskProbe> {
+  const button = document.querySelector<HTMLButtonElement>('[data-testid="ask"]');
+  if (!button) throw new Error('drop bench: no Ask button in the page');
+  const form = button.closest('form');
+  const empty = Boolean(form && /library is empty/i.test(form.textContent ?? ''));
+  if (empty || button.disabled) return { ms: 0, evidence: 0, error: null, empty: true };
+  const t0 = performance.now();
+  button.click();
+  // The click sets busy and clears the old result; Svelte writes that to the DOM in a microtask.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const done = () => {
+    const b = document.querySelector<HTMLButtonElement>('[data-testid="ask"]');
+    if (!b || (b.textContent ?? '').includes('Searching')) return null;
+    const alert = document.querySelector('[role="alert"]');
+    const results = document.querySelector('[data-testid="results"]');
+    if (!results && !alert) return null;
+    return {
+      ms: performance.now() - t0,
+      evidence: document.querySelectorAll('[data-testid="results"] [data-testid="evidence"]').length,
+      error: results ? null : (alert?.textContent ?? '').trim(),
+      empty: false,
+    };
+  };
+  const first = done();
+  if (first) return first;
+  return new Promise<AskProbe>((resolve, reject) => {
+    const observer = new MutationObserver(() => {
+      const r = done();
+      if (!r) return;
+      observer.disconnect();
+      clearTimeout(timer);
+      resolve(r);
+    });
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      reject(new Error(`drop bench: no answer ${Math.round(timeoutMs / 1000)} s after clicking Ask`));
+    }, timeoutMs);
+    observer.observe(document.body, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributes: true,
+    });
+  });
+}
+
+export interface MemoryProbe {
+  /** Bytes attributed to JavaScript, page and workers together. */
+  js: number;
+  total: number;
+}
+
+/**
+ * performance.measureUserAgentSpecificMemory (cross-origin isolated pages only): the JS heap of the page and its
+ * dedicated workers. Null where the API is missing or refuses.
+ */
+export async function measureMemory(): Promise<MemoryProbe | null> {
+  const perf = performance as Performance & {
+    measureUserAgentSpecificMemory?: () => Promise<{
+      bytes: number;
+      breakdown: { bytes: number; types: string[] }[];
+    }>;
+  };
+  if (!crossOriginIsolated || typeof perf.measureUserAgentSpecificMemory !== 'function') return null;
+  try {
+    const m = await perf.measureUserAgentSpecificMemory();
+    const js = m.breakdown.filter((b) => b.types.includes('JavaScript')).reduce((n, b) => n + b.bytes, 0);
+    return { js, total: m.bytes };
+  } catch {
+    return null;
+  }
+}
