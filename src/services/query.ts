@@ -154,6 +154,9 @@ export class QueryService {
     this.readOnly = { url, library, kg };
     this.loaded = library;
     this.kgIndex = kg;
+    // A bad bundle is reported here and to every later question (which awaits these), never as unhandled.
+    library.catch(() => undefined);
+    kg.catch(() => undefined);
     const bundle = await opening;
     await library;
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };

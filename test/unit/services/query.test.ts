@@ -10,6 +10,8 @@ import { prepareFile } from '../../../src/core/prepare.ts';
 import type { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import type { Embedder } from '../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
+import { exportLibraryBlob } from '../../../src/store/bundleExport.ts';
+import { openBundleReadOnly } from '../../../src/store/bundleImport.ts';
 import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo, type LoadedCorpus } from '../../../src/store/repo.ts';
 import { loadEngine } from '../../../src/services/engine.ts';
@@ -85,8 +87,10 @@ const settings = (): LlmSettings => ({
 });
 const llmClient = (s: LlmSettings) => new LlmClient(s, { backoff: { baseMs: 5, maxMs: 20 }, maxRetries: 0 });
 
-/** A query service over `db` that counts engine builds, corpus loads and KG index loads. */
-function queryService() {
+const ORIGIN = 'http://app.test';
+
+/** A query service over `db` that counts engine builds, corpus loads and KG index loads; `bundles` are served. */
+function queryService(bundles: Record<string, Blob> = {}) {
   const counts = { engines: 0, corpusLoads: 0, kgLoads: 0 };
   const embedders = countingHolder();
   const kgStore = new DexieKgStore(db);
@@ -106,7 +110,11 @@ function queryService() {
       relations: () => kgStore.relations(),
     },
     embedders,
-    openBundle: () => Promise.reject(new Error('no bundle in this test')),
+    openBundle: (url) =>
+      openBundleReadOnly(url, ORIGIN, async (input) => {
+        const blob = bundles[new URL(String(input)).pathname];
+        return blob ? new Response(blob) : new Response('missing', { status: 404, statusText: 'Not Found' });
+      }),
     llmClient,
     loadEngine: (corpus: LoadedCorpus): RetrievalEngine => {
       counts.engines += 1;
@@ -249,6 +257,55 @@ describe('QueryService', () => {
     await index(repo);
     const again = await service.ask({ question: QUESTION, mode: 'ppr', budget: 2000 });
     expect(again.evidence[0].docTitle).toBe('lovelace');
+  });
+});
+
+describe('QueryService over a bundle opened read-only', () => {
+  it('answers every mode from the bundle and its KG, never from the local library, even while it downloads', async () => {
+    // The bundle: the four documents with a KG, exported from a library of its own.
+    await index(repo);
+    const kgBuild = kgBuildService();
+    await kgBuild.saveSettings(settings());
+    await kgBuild.build({ kappa: 1 });
+    const blob = await exportLibraryBlob(db, { appVersion: 'test' });
+
+    // The local library: one unrelated document, and the LLM settings.
+    db = openDatabase('query-local', { indexedDB: new IDBFactory(), IDBKeyRange });
+    repo = new Repo(db);
+    await repo.setSetting('llm', settings());
+    const { service, counts } = queryService({ '/b/lovelace.bundle': blob });
+    await expect(service.openBundle('http://elsewhere.test/b/lovelace.bundle')).rejects.toThrow(
+      /not on this site/,
+    );
+    // A bundle that did not open is what every question reports: the local library is not the answer.
+    await expect(service.ask({ question: QUESTION, mode: 'ppr', budget: 2000 })).rejects.toThrow(
+      /not on this site/,
+    );
+
+    const opening = service.openBundle('/b/lovelace.bundle');
+    // Asked before the bundle has arrived: waits for it instead of reading the local library.
+    const early = service.ask({ question: QUESTION, mode: 'ppr', budget: 2000 });
+    const opened = await opening;
+    expect(opened.counts.documents).toBe(4);
+    expect((await early).evidence[0].docTitle).toBe('lovelace');
+
+    const hybrid = await service.ask({ question: QUESTION, mode: 'hybrid', budget: 2000 });
+    expect(hybrid.kg?.entities.map((e) => e.name)).toContain('Ada Lovelace');
+    const top = hybrid.evidence[0];
+    expect((await service.getDocument(top.docId))?.title).toBe('lovelace');
+
+    // The library changing underneath does not replace the bundle.
+    service.invalidate();
+    service.invalidate('kg');
+    const again = await service.ask({ question: QUESTION, mode: 'kg', budget: 2000 });
+    expect(again.evidence.length).toBeGreaterThan(0);
+    expect(counts).toEqual({ engines: 1, corpusLoads: 0, kgLoads: 0 });
+
+    // The written answer uses the bundle's passages and the local endpoint settings.
+    server.reset();
+    const answer = await service.answer({ question: QUESTION, evidence: hybrid.evidence });
+    expect(answer.citations[0].docId).toBe(top.docId);
+    expect(JSON.stringify(server.requests[0].body)).toContain('Ada Lovelace wrote');
   });
 });
 
