@@ -12,7 +12,6 @@ import { DEFAULT_MODE } from '../core/retrieval/types.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { askLibrary, bundleKgIndex, openLibrary } from '../services/query.ts';
-import { usesKg } from '../services/queryModes.ts';
 import type { Evidence, QuestionMode } from '../services/queryProtocol.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/spec.ts';
@@ -116,17 +115,23 @@ export async function askSnapshot(
   question: string,
   options: { mode: string; budget: number; vector?: Float32Array },
 ): Promise<{ evidence: Evidence[]; output: AskOutput }> {
-  if (usesKg(options.mode) && (snapshot.tables.kgEntities ?? []).length === 0) {
-    throw new Error(
-      `ask: mode ${options.mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`,
-    );
-  }
   const library = openLibrary(snapshotToCorpus(snapshot));
   const { evidence } = await askLibrary(
     library,
     // Any fusion the engine knows (rrf:dense+bm25) is accepted; askLibrary refuses an unknown mode by name.
     { question, mode: options.mode as QuestionMode, budget: options.budget },
-    { vector: options.vector, kg: async () => bundleKgIndex(snapshot.tables) },
+    {
+      vector: options.vector,
+      // Asked for only by the modes that search the KG.
+      kg: async () => {
+        if ((snapshot.tables.kgEntities ?? []).length === 0) {
+          throw new Error(
+            `ask: mode ${options.mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`,
+          );
+        }
+        return bundleKgIndex(snapshot.tables);
+      },
+    },
   );
   return {
     evidence,

@@ -78,8 +78,3 @@ export function modeHandler(mode: string): ModeHandler {
   }
   return retrieval(mode);
 }
-
-/** True for the modes that search the KG (they need one built, or a bundle that carries one). */
-export function usesKg(mode: string): boolean {
-  return mode === 'kg' || mode === 'hybrid';
-}
