@@ -4,6 +4,7 @@
 // Taking chunks out of the KG has one implementation, removeKgChunks: a document's removal (Repo.removeDocument,
 // in the same transaction as the document) and a chunk's re-extraction both run it.
 import type { ConceptDb, KgChunkRecord, KgEntityRecord, KgRelationRecord } from './db.ts';
+import { entityMentions, relationMentions } from '../core/bundle/merge.ts';
 import {
   entityFromMentions,
   relationFromMentions,
@@ -27,25 +28,13 @@ function toBuffer(vector: Float32Array | undefined): ArrayBuffer | undefined {
 }
 
 export function entityFromRecord(r: StoredEntity): KgEntity | null {
-  const listed = new Set(r.chunkIds);
-  // Records from bundles of earlier versions carry no mentions: each listed chunk stands for one. Databases
-  // written before document removal went through removeKgChunks hold records whose chunkIds were trimmed but
-  // whose mentions were not: the listed chunks are the truth, so such stale mentions are not read back.
-  const mentions = (
-    r.mentions ??
-    r.chunkIds.map((chunkId) => ({ chunkId, name: r.name, type: r.type, description: r.description }))
-  ).filter((m) => listed.has(m.chunkId));
   const previous = { vector: toVector(r.vector), vectorText: r.vectorText } as KgEntity;
-  return entityFromMentions(r.id, mentions, previous);
+  return entityFromMentions(r.id, entityMentions(r), previous);
 }
 
 export function relationFromRecord(r: StoredRelation): KgRelation | null {
-  const listed = new Set(r.chunkIds);
-  const mentions = (
-    r.mentions ?? r.chunkIds.map((chunkId) => ({ chunkId, description: r.description, weight: r.weight }))
-  ).filter((m) => listed.has(m.chunkId));
   const previous = { vector: toVector(r.vector), vectorText: r.vectorText } as KgRelation;
-  return relationFromMentions(r.id, r.source, r.target, mentions, previous);
+  return relationFromMentions(r.id, r.source, r.target, relationMentions(r), previous);
 }
 
 function entityRecord(e: KgEntity): StoredEntity {

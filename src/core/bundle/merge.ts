@@ -110,7 +110,21 @@ export function layerRecordKey(table: string, record: unknown): string {
 type Mention = { chunkId: string } & Record<string, unknown>;
 type KgRecord = Record<string, unknown> & { id: string; chunkIds: string[]; mentions?: Mention[] };
 
-/** A KG record's mentions; a record without them (older bundles) has one per listed chunk. */
+/**
+ * A stored entity's mentions, as the KG store reads them back and as the merge combines them. Records from
+ * bundles of earlier versions carry no mentions: each listed chunk stands for one. Databases written before
+ * document removal went through removeKgChunks (src/store/kgStore.ts) hold records whose chunkIds were trimmed but
+ * whose mentions were not: the listed chunks are the truth, so such stale mentions are left out.
+ */
+export function entityMentions(record: object): EntityMention[] {
+  return mentionsOf('kgEntities', record as KgRecord) as unknown as EntityMention[];
+}
+
+/** A stored relation's mentions, by the same reading as entityMentions. */
+export function relationMentions(record: object): RelationMention[] {
+  return mentionsOf('kgRelations', record as KgRecord) as unknown as RelationMention[];
+}
+
 function mentionsOf(table: string, r: KgRecord): Mention[] {
   const listed = new Set(r.chunkIds);
   const mentions =
