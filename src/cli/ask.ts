@@ -70,7 +70,15 @@ async function questionVector(
     );
   }
   // The spec names the id its embedder will report: a mismatch is refused before any model loads.
-  const chosenId = embedderIdOf(parseEmbedderSpec(chosen));
+  let chosenId: string;
+  try {
+    chosenId = embedderIdOf(parseEmbedderSpec(chosen));
+  } catch (error) {
+    throw new Error(
+      `ask: cannot embed the question with ${chosen} ` +
+        `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
+    );
+  }
   if (chosenId !== bundleId) {
     throw new Error(
       `ask: the bundle was built with ${bundleId} (dimension ${snapshot.embedder.dimension}) ` +
