@@ -310,6 +310,37 @@ describe('QueryService over a bundle opened read-only', () => {
 });
 
 describe('KgBuildService', () => {
+  it('estimates before any call, builds under the lock, reports status, and a resumed build sends nothing twice', async () => {
+    await index(repo);
+    const kgBuild = kgBuildService();
+    const estimate = await kgBuild.estimate(0.5);
+    expect(estimate.full.calls).toBe(4);
+    expect(estimate.selected.calls).toBe(2);
+    expect(estimate.pendingCalls).toBe(2);
+    expect(server.requests).toHaveLength(0);
+    await expect(kgBuild.build({ kappa: 0.5 })).rejects.toThrow(/no endpoint configured/);
+
+    await kgBuild.saveSettings(settings());
+    expect((await kgBuild.build({ kappa: 0.5 })).done).toBe(2);
+    expect((await kgBuild.estimate(1)).pendingCalls).toBe(2);
+    const resumed = await kgBuild.build({ kappa: 1 });
+    expect([resumed.done, resumed.skipped]).toEqual([2, 2]);
+    expect(server.extractionTexts()).toHaveLength(4);
+    expect(new Set(server.extractionTexts()).size).toBe(4);
+    const status = await kgBuild.status();
+    expect(status).toMatchObject({ chunks: 4, done: 4, failed: 0, embedded: status.entities });
+    expect(status.entities).toBeGreaterThan(0);
+
+    const elsewhere = new KgBuildService({
+      repo,
+      store: new DexieKgStore(db),
+      embedders: countingHolder(),
+      llmClient,
+      lock: { tryRun: async () => ({ ran: false as const }) },
+    });
+    await expect(elsewhere.build({ kappa: 1, retryFailed: true })).rejects.toThrow(/running in another tab/);
+  });
+
   it('refuses to build, estimate or report status over a read-only bundle', async () => {
     const kgBuild = kgBuildService();
     kgBuild.useBundle();
