@@ -26,10 +26,10 @@ const PARAGRAPH_BREAK = /\n[ \t\r\f\v]*\n/g;
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
-export const sectionId = (docId: string, section: number): string => `${docId}#${pad(section, 4)}`;
-export const chunkId = (docId: string, section: number, position: number): string =>
+const sectionId = (docId: string, section: number): string => `${docId}#${pad(section, 4)}`;
+const chunkId = (docId: string, section: number, position: number): string =>
   `${docId}#${pad(section, 4)}#${pad(position, 4)}`;
-export const sentenceId = (docId: string, index: number): string => `${docId}:${pad(index, 6)}`;
+const sentenceId = (docId: string, index: number): string => `${docId}:${pad(index, 6)}`;
 
 /** Paragraphs of text[from, to) as sentence lists (each sentence at most sentenceLimit tokens). */
 function sectionParagraphs(text: string, from: number, to: number, sentenceLimit: number): Sentence[][] {

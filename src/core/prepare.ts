@@ -26,13 +26,13 @@ function reasonOf(error: unknown): string {
 }
 
 /** 'd' + the first 16 hex chars of the text's SHA-256 (and the full hash). */
-export async function documentId(text: string): Promise<{ id: string; hash: string }> {
+async function documentId(text: string): Promise<{ id: string; hash: string }> {
   const hash = await sha256Hex(text);
   return { id: `d${hash.slice(0, 16)}`, hash };
 }
 
 /** Hashes and chunks one parsed document. */
-export async function prepareParsed(
+async function prepareParsed(
   parsed: ParsedDocument,
   maxChunkTokens: number,
   now: number,

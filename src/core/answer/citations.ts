@@ -57,7 +57,7 @@ function claimBefore(answer: string, markerStart: number): string {
   return before.slice(cut + 1);
 }
 
-export function bestSentence(
+function bestSentence(
   chunk: CitableChunk,
   claim: string,
 ): { start: number; end: number; text: string } | undefined {

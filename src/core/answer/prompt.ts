@@ -11,7 +11,7 @@ export interface AnswerContextItem {
   text: string;
 }
 
-export const ANSWER_SYSTEM = `You answer questions using only the numbered passages you are given.
+const ANSWER_SYSTEM = `You answer questions using only the numbered passages you are given.
 - Cite every claim with the number of the passage that supports it, in square brackets, e.g. [1] or [2][3].
 - Be concise: answer in one to three sentences, starting with the answer itself.
 - If the passages do not contain the answer, reply exactly: ${NO_ANSWER}

@@ -4,7 +4,7 @@
 // missing and no chunk is ever sent twice. `hardSignal` (closing the app) drops in-flight calls too; those chunks
 // are then sent again on resume, which is the only case where a chunk costs twice.
 import type { LlmClient } from '../llm/client.ts';
-import { isAbortError, LlmError } from '../llm/errors.ts';
+import { isAbortError } from '../llm/errors.ts';
 import type { ProgressCallback } from '../types.ts';
 import { extractChunk } from './extract.ts';
 import type { KgStore } from './store.ts';
@@ -117,9 +117,4 @@ export async function buildKg(opts: KgBuildOptions): Promise<KgBuildSummary> {
   }
   summary.cancelled = !!opts.signal?.aborted || !!opts.hardSignal?.aborted;
   return summary;
-}
-
-/** Re-throwable form of a build that stopped on an endpoint error. */
-export function buildError(summary: KgBuildSummary): LlmError | undefined {
-  return summary.error ? new LlmError('network', summary.error) : undefined;
 }

@@ -4,7 +4,7 @@ import { normalizeName, relationId } from './normalize.ts';
 import type { EntityMention, Extraction, KgEntity, KgRelation, RelationMention } from './types.ts';
 
 /** Longest combined description kept (characters); it is what gets embedded and shown. */
-export const MAX_DESCRIPTION_CHARS = 2000;
+const MAX_DESCRIPTION_CHARS = 2000;
 
 /** A chunk's extraction grouped by merged id: what to add to each entity and relation. */
 export interface ChunkContribution {

@@ -5,7 +5,7 @@ import type { ChatMessage } from '../llm/client.ts';
 export const TEXT_BEGIN = '---BEGIN TEXT---';
 export const TEXT_END = '---END TEXT---';
 
-export const EXTRACTION_SYSTEM = `You extract a knowledge graph from a text for a retrieval system.
+const EXTRACTION_SYSTEM = `You extract a knowledge graph from a text for a retrieval system.
 Return ONLY a JSON object of this exact shape, with no other text:
 {"entities": [{"name": string, "type": string, "description": string}],
  "relations": [{"source": string, "target": string, "description": string, "weight": number}]}

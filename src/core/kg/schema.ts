@@ -2,8 +2,8 @@
 // A hand-written validator (no schema library): the shape is small and the messages go back to the LLM on retry.
 import type { Extraction, RawEntity, RawRelation } from './types.ts';
 
-export const MAX_ENTITIES_PER_CHUNK = 200;
-export const MAX_RELATIONS_PER_CHUNK = 400;
+const MAX_ENTITIES_PER_CHUNK = 200;
+const MAX_RELATIONS_PER_CHUNK = 400;
 
 export type Validation = { ok: true; value: Extraction } | { ok: false; errors: string[] };
 

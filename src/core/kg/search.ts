@@ -5,7 +5,7 @@ import type { Provenance, RetrievedChunk, SentenceHit } from '../retrieval/types
 import { normalizeName } from './normalize.ts';
 import type { KgEntity, KgRelation } from './types.ts';
 
-export const KG_SEARCH_DEFAULTS = {
+const KG_SEARCH_DEFAULTS = {
   /** Entities kept as direct hits. */
   topEntities: 10,
   /** Relations kept around the hit entities. */
@@ -248,7 +248,7 @@ function topEntries(scores: Float64Array, k: number): Array<{ i: number; score: 
 }
 
 /** Sentences of the chunk that name the most hit entities, best first (at most two). */
-export function sentencesNaming(view: KgChunkView, names: readonly string[]): SentenceHit[] {
+function sentencesNaming(view: KgChunkView, names: readonly string[]): SentenceHit[] {
   const ranges = view.sentences ?? splitSentences(view.text);
   const lowered = names.map((n) => n.toLowerCase());
   return ranges

@@ -8,7 +8,7 @@ export interface BackoffOptions {
 }
 
 /** A server asking for more than this is treated as asking for this (the user can still cancel). */
-export const MAX_RETRY_AFTER_MS = 120_000;
+const MAX_RETRY_AFTER_MS = 120_000;
 
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 30_000 };
 

@@ -26,7 +26,7 @@ export interface TestConnectionOptions {
   now?: () => number;
 }
 
-export function corsAdvice(pageOrigin: string): string {
+function corsAdvice(pageOrigin: string): string {
   return (
     `The browser blocked the response (CORS): the server must allow requests from ${pageOrigin}. ` +
     `Ollama: start it with OLLAMA_ORIGINS=${pageOrigin} (e.g. \`OLLAMA_ORIGINS=${pageOrigin} ollama serve\`). ` +

@@ -17,7 +17,7 @@ export interface ConceptSearchInput {
   chunkSimilarity: ArrayLike<number>;
 }
 
-export function directConcepts(input: ConceptSearchInput): number[] {
+function directConcepts(input: ConceptSearchInput): number[] {
   const { graph, params, vector } = input;
   const sem = graph.semantic;
   if (sem && vector) {

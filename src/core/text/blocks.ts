@@ -11,7 +11,7 @@
 export const SEGMENTER_LOCALE = 'en';
 
 /** Largest block handed to Intl.Segmenter; ~1–2 KB measured fastest. */
-export const MAX_BLOCK_CHARS = 1500;
+const MAX_BLOCK_CHARS = 1500;
 
 const PARAGRAPH_BREAK = /\n[ \t\r\f\v]*\n/g;
 const TERMINATOR = /[.!?。！？…]/;

@@ -58,7 +58,7 @@ export function wordTokens(text: string): WordToken[] {
 }
 
 /** True for tokens worth indexing: not a stop word, not punctuation, not a lone Latin letter, not hiragana-only. */
-export function isIndexTerm(term: string): boolean {
+function isIndexTerm(term: string): boolean {
   if (!HAS_LETTER_OR_DIGIT.test(term) || isStopWord(term) || ONLY_HIRAGANA.test(term)) return false;
   return !(term.length === 1 && LATIN_LETTER.test(term));
 }
