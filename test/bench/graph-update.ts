@@ -2,9 +2,10 @@
 // incremental graph taking one more 10-passage document, and giving it back. Every incremental snapshot is checked
 // against a fresh build (edges exact, largest concept-rank difference printed).
 // Usage: node --import tsx test/bench/graph-update.ts [--runs 3] [--corpus path/to/corpus.jsonl]
-// (add --expose-gc to node for a steadier memory figure)
+// (add --expose-gc to node for a steadier memory figure; CPU times are less disturbed by a busy machine than wall)
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { conceptTerms } from '../../src/core/graph/analyzer.ts';
@@ -35,10 +36,35 @@ const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function time<T>(fn: () => T): [T, number] {
+/** Wall and CPU time (user + system of the process, GC threads included) of fn, in ms. */
+function time<T>(fn: () => T): [T, number, number] {
+  const c = process.cpuUsage();
   const t = performance.now();
   const out = fn();
-  return [out, performance.now() - t];
+  const wall = performance.now() - t;
+  const d = process.cpuUsage(c);
+  return [out, wall, (d.user + d.system) / 1000];
+}
+
+/** Typed-array bytes of a graph index (what the engine holds for it). */
+function indexBytes(index: ConceptGraphIndex): number {
+  const t = index.table;
+  const g = index.cooccurrence;
+  const arrays = [
+    t.idf,
+    t.conceptChunkOffsets,
+    t.conceptChunks,
+    t.chunkConceptOffsets,
+    t.chunkConcepts,
+    t.chunkConceptWeights,
+    g.offsets,
+    g.targets,
+    g.co,
+    g.weights,
+    index.conceptRank,
+    index.chunkRank,
+  ];
+  return arrays.reduce((n, a) => n + a.byteLength, 0);
 }
 
 // The engine's analysis: index terms plus phrases, one chunk per passage (MuSiQue passages are far below ℓ).
@@ -101,21 +127,8 @@ console.log(
   `corpus: ${passages.length} passages (analysed in ${ms(analyzeMs)}); held out: ${HELD_OUT} as one document`,
 );
 
-// Full builds: the base library, and the library with the drop (what graphBuild.ts does after every batch).
-const fullWith: number[] = [];
-let reference: ConceptGraphIndex | undefined;
-for (let r = 0; r < runs; r++) {
-  const [index, t] = time(() => fullBuild([...base, ...drop]));
-  fullWith.push(t);
-  reference = index;
-}
-const referenceBase = fullBuild(base);
-console.log(
-  `full build (${passages.length} chunks): median ${ms(median(fullWith))} over ${runs} runs ` +
-    `[${fullWith.map(ms).join(', ')}]; ${reference!.table.terms.length} concepts`,
-);
-
 // The incremental state, built once from the base library (a recount, like a full build).
+const referenceBase = fullBuild(base);
 const before = memory();
 let graph = new IncrementalConceptGraph(options);
 const [, initMs] = time(() => {
@@ -127,43 +140,59 @@ console.log(
   `incremental: initial build of ${base.length} chunks ${ms(initMs)} (${check(graph.snapshot(), referenceBase)})`,
 );
 const stats = graph.stats();
+const snapshotBytes = indexBytes(graph.snapshot());
 console.log(
-  `incremental state: ${mb(held)} heap + array buffers (${mb(stats.typedBytes)} of typed arrays, of which the ` +
-    `pair CSR shared with the snapshot); ${stats.terms} terms, ${stats.concepts} concepts`,
+  `memory: state + its snapshot ${mb(held)} (heap + array buffers); the snapshot's arrays, which the engine holds ` +
+    `anyway, ${mb(snapshotBytes)}; the state's own ≈ ${mb(held - snapshotBytes)} (${stats.terms} terms, ` +
+    `${stats.concepts} concepts)`,
 );
-const stateBytes = (() => {
-  const s = graph.toJSON();
-  return (
-    s.chunkTermIds.byteLength +
-    s.chunkTermFreqs.byteLength +
-    s.chunkTermOffsets.byteLength +
-    s.terms.reduce((n, t) => n + t.length, 0) * 2 +
-    s.chunkIds.reduce((n, t) => n + t.length, 0) * 4
-  );
-})();
-console.log(`stored state (toJSON, without the graph itself): ≈ ${mb(stateBytes)}`);
+const stored = graph.toJSON();
+const storedBytes =
+  stored.chunkTermIds.byteLength +
+  stored.chunkTermFreqs.byteLength +
+  stored.chunkTermOffsets.byteLength +
+  stored.terms.reduce((n, t) => n + t.length, 0) +
+  stored.chunkIds.reduce((n, t) => n + t.length, 0) * 2;
+console.log(`stored state (toJSON, the graph itself not included): ≈ ${mb(storedBytes)}`);
 
-const add: number[] = [];
-const addSnap: number[] = [];
-const remove: number[] = [];
-const removeSnap: number[] = [];
+// Interleaved: a full rebuild with the drop (what graphBuild.ts does after every batch), then the incremental
+// add + snapshot, remove + snapshot, so a busy machine slows both alike.
+const wall = {
+  full: [] as number[],
+  add: [] as number[],
+  addSnap: [] as number[],
+  rm: [] as number[],
+  rmSnap: [] as number[],
+};
+const cpu = {
+  full: [] as number[],
+  add: [] as number[],
+  addSnap: [] as number[],
+  rm: [] as number[],
+  rmSnap: [] as number[],
+};
 const detail: string[] = [];
+const record = (key: keyof typeof wall, w: number, c: number): void => {
+  wall[key].push(w);
+  cpu[key].push(c);
+};
 for (let r = 0; r < runs; r++) {
-  const [, a] = time(() => graph.addChunks(drop));
-  const [withDrop, s] = time(() => graph.snapshot());
-  add.push(a);
-  addSnap.push(s);
+  const [reference, fw, fc] = time(() => fullBuild([...base, ...drop]));
+  record('full', fw, fc);
+  const [, aw, ac] = time(() => graph.addChunks(drop));
+  record('add', aw, ac);
+  const [withDrop, sw, sc] = time(() => graph.snapshot());
+  record('addSnap', sw, sc);
   const t = graph.lastSnapshot!;
-  detail.push(
-    `add: table ${ms(t.tableMs)}, pairs ${ms(t.pairsMs)}, PageRank ${ms(t.rankMs)}${t.recounted ? ' (recount!)' : ''}`,
-  );
-  if (r === 0) console.log(`  after add: ${check(withDrop, reference!)}`);
-  const [, b] = time(() => graph.removeDocument('zdrop'));
-  const [without, s2] = time(() => graph.snapshot());
-  remove.push(b);
-  removeSnap.push(s2);
+  detail.push(`add snapshot: table ${ms(t.tableMs)}, pairs ${ms(t.pairsMs)}, PageRank ${ms(t.rankMs)}`);
+  if (t.recounted) throw new Error('a 10-passage add should not recount the pairs');
+  if (r === 0) console.log(`  after add: ${check(withDrop, reference)}`);
+  const [, rw, rc] = time(() => graph.removeDocument('zdrop'));
+  record('rm', rw, rc);
+  const [without, s2w, s2c] = time(() => graph.snapshot());
+  record('rmSnap', s2w, s2c);
   const t2 = graph.lastSnapshot!;
-  detail.push(`remove: table ${ms(t2.tableMs)}, pairs ${ms(t2.pairsMs)}, PageRank ${ms(t2.rankMs)}`);
+  detail.push(`remove snapshot: table ${ms(t2.tableMs)}, pairs ${ms(t2.pairsMs)}, PageRank ${ms(t2.rankMs)}`);
   if (r === 0) console.log(`  after remove: ${check(without, referenceBase)}`);
 }
 // Restored from the stored state and the last snapshot (a new session), then the same drop.
@@ -173,11 +202,15 @@ const [, restoredAdd] = time(() => {
   graph.addChunks(drop);
   graph.snapshot();
 });
+const both = (key: keyof typeof wall): string =>
+  `${ms(median(wall[key]))} wall / ${ms(median(cpu[key]))} CPU`;
+const sum = (a: keyof typeof wall, b: keyof typeof wall): string =>
+  `${ms(median(wall[a]) + median(wall[b]))} wall / ${ms(median(cpu[a]) + median(cpu[b]))} CPU`;
 console.log(
-  `\n10-passage document, median of ${runs}:` +
-    `\n  add:    update ${ms(median(add))} + snapshot ${ms(median(addSnap))} = ${ms(median(add) + median(addSnap))}` +
-    `   (full rebuild ${ms(median(fullWith))})` +
-    `\n  remove: update ${ms(median(remove))} + snapshot ${ms(median(removeSnap))} = ${ms(median(remove) + median(removeSnap))}` +
+  `\n10-passage document, medians of ${runs} (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores):` +
+    `\n  full rebuild with it:  ${both('full')}  [${wall.full.map(ms).join(', ')}]` +
+    `\n  incremental add:       update ${both('add')} + snapshot ${both('addSnap')} = ${sum('add', 'addSnap')}` +
+    `\n  incremental remove:    update ${both('rm')} + snapshot ${both('rmSnap')} = ${sum('rm', 'rmSnap')}` +
     `\n  restore from toJSON + last snapshot: ${ms(restoreMs)}; then add + snapshot ${ms(restoredAdd)}`,
 );
 for (const line of detail) console.log(`  ${line}`);

@@ -21,7 +21,7 @@
 // fresh build numbers them): one linear pass over the edges, no pair counting, no text analysis. That merge is the
 // compaction; a batch that changes more than a quarter of the library is recounted from the term state instead.
 import { type ConceptTable } from './concepts.ts';
-import { buildCooccurrenceGraph, type ConceptGraph } from './cooccurrence.ts';
+import { buildCooccurrenceGraph, findEdge as findInRow, type ConceptGraph } from './cooccurrence.ts';
 import {
   serializeGraph,
   withRanks,
@@ -328,18 +328,8 @@ export class IncrementalConceptGraph {
       if (stamp >= this.enteredAt[a] && stamp >= this.enteredAt[b]) return this.pairs.count(slot);
     }
     if (this.base && this.baseValid[a] && this.baseValid[b]) {
-      const g = this.base.pairs;
-      const u = this.baseId[a];
-      const v = this.baseId[b];
-      let lo = g.offsets[u];
-      let hi = g.offsets[u + 1] - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const x = g.targets[mid];
-        if (x === v) return g.co[mid];
-        if (x < v) lo = mid + 1;
-        else hi = mid - 1;
-      }
+      const e = findInRow(this.base.pairs, this.baseId[a], this.baseId[b]);
+      if (e >= 0) return this.base.pairs.co[e];
     }
     return 0;
   }
@@ -582,19 +572,37 @@ export class IncrementalConceptGraph {
       const t = base.termOf[o];
       if (this.baseValid[t] && this.concept[t]) oldToNew[o] = newId[t];
     }
-    const cco = table.conceptChunkOffsets;
-    const offsets = new Uint32Array(nc + 1);
-    const capacity = old.targets.length + order.length;
-    const targets = new Uint32Array(capacity);
-    const co = new Uint32Array(capacity);
-    const weights = new Float32Array(capacity);
     const oldTargets = old.targets;
     const oldCo = old.co;
+    // Exact size first, so the arrays need no trimming copy, without a pass over the edges: the base pairs, minus
+    // the entries of dropped concepts (their rows, and by symmetry as many entries naming them in other rows, the
+    // pairs of two dropped concepts counted once), then each change adds its pair if its count is above 0 and
+    // takes back the base pair it overrides.
+    let size = oldTargets.length;
+    for (let o = 0; o < old.nodeCount; o++) {
+      if (oldToNew[o] >= 0) continue;
+      size -= 2 * (old.offsets[o + 1] - old.offsets[o]);
+      for (let e = old.offsets[o]; e < old.offsets[o + 1]; e++) if (oldToNew[oldTargets[e]] < 0) size++;
+    }
+    for (let i = 0; i < order.length; i++) {
+      if (changeCount[i] > 0) size++;
+      const a = conceptTerms[changeRow[i]];
+      const b = conceptTerms[changeTarget[i]];
+      if (this.baseValid[a] && this.baseValid[b] && findInRow(old, this.baseId[a], this.baseId[b]) >= 0)
+        size--;
+    }
+    // |T(v)| per concept, to weigh edges as buildCooccurrenceGraph does (integers: the same float result).
+    const dfOf = new Float64Array(nc);
+    for (let c = 0; c < nc; c++) dfOf[c] = table.conceptChunkOffsets[c + 1] - table.conceptChunkOffsets[c];
+    const offsets = new Uint32Array(nc + 1);
+    const targets = new Uint32Array(size);
+    const co = new Uint32Array(size);
+    const weights = new Float32Array(size);
     let m = 0;
     let p = 0;
     for (let u = 0; u < nc; u++) {
       const t = conceptTerms[u];
-      const tu = cco[u + 1] - cco[u];
+      const tu = dfOf[u];
       let e = 0;
       let end = 0;
       if (this.baseValid[t]) {
@@ -608,7 +616,7 @@ export class IncrementalConceptGraph {
           if (v < 0) continue;
           targets[m] = v;
           co[m] = oldCo[e];
-          weights[m++] = (2 * oldCo[e]) / (tu + cco[v + 1] - cco[v]);
+          weights[m++] = (2 * oldCo[e]) / (tu + dfOf[v]);
         }
       } else {
         for (;;) {
@@ -629,14 +637,13 @@ export class IncrementalConceptGraph {
           if (count === 0) continue;
           targets[m] = v;
           co[m] = count;
-          weights[m++] = (2 * count) / (tu + cco[v + 1] - cco[v]);
+          weights[m++] = (2 * count) / (tu + dfOf[v]);
         }
       }
       offsets[u + 1] = m;
     }
-    const fit = <T extends Uint32Array | Float32Array>(a: T): T =>
-      m === capacity ? a : (a.slice(0, m) as T);
-    return { nodeCount: nc, offsets, targets: fit(targets), co: fit(co), weights: fit(weights) };
+    if (m !== size) throw new Error(`incremental concept graph: merged ${m} edges, expected ${size}`);
+    return { nodeCount: nc, offsets, targets, co, weights };
   }
 
   stats(): IncrementalStats {
