@@ -23,7 +23,7 @@ import type { LoadedCorpus, Repo } from '../store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
 import { loadEngine } from './engine.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
-import { LLM_SETTINGS_KEY, readLlmSettings } from './query.ts';
+import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
 
 export interface KgStatus {
   chunks: number;

@@ -6,7 +6,7 @@ import { answerQuestion } from '../core/answer/answer.ts';
 import { KgIndex, type KgChunkView } from '../core/kg/search.ts';
 import type { KgEntity, KgRelation } from '../core/kg/types.ts';
 import type { LlmClient } from '../core/llm/client.ts';
-import { validateLlmSettings, type LlmSettings } from '../core/llm/settings.ts';
+import type { LlmSettings } from '../core/llm/settings.ts';
 import type { RetrievalEngine } from '../core/retrieval/engine.ts';
 import type { RetrievedChunk } from '../core/retrieval/types.ts';
 import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
@@ -18,24 +18,8 @@ import { loadEngine } from './engine.ts';
 import { toEvidence } from './evidence.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
 import type { AnswerOut, AnswerRequest, AskRequest, AskResult, Evidence } from './queryProtocol.ts';
+import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
 import { DEFAULT_LAMBDA, modeHandler } from './queryModes.ts';
-
-/** Settings-table key of the LLM endpoint settings (never exported in bundles). */
-export const LLM_SETTINGS_KEY = 'llm';
-
-/**
- * The LLM endpoint settings from the settings table, validated. Read only by the services that send requests to
- * that endpoint, so the API key goes nowhere else.
- */
-export async function readLlmSettings(settings: {
-  getSetting<T>(key: string): Promise<T | undefined>;
-}): Promise<LlmSettings> {
-  const s = await settings.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
-  if (!s) throw new Error('LLM: no endpoint configured; set the base URL and model in Settings first');
-  const problems = validateLlmSettings(s);
-  if (problems.length) throw new Error(problems.join('; '));
-  return s;
-}
 
 export interface QueryDeps {
   /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
