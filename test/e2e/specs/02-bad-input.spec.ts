@@ -4,7 +4,7 @@
 import { copyFile, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'docs');
 
@@ -20,54 +20,52 @@ async function writeBigText(path: string, bytes: number): Promise<void> {
   }
 }
 
-const spec: E2eSpec = {
-  name: 'bad input: empty, corrupt pdf, binary .txt, 50 MB text, unsupported extension → per-file outcome; rest indexed',
-  timeoutMs: 180_000,
-  async run({ page, origin, tmp, log }) {
-    const big = join(tmp, 'big-50mb.txt');
-    await writeBigText(big, 50 * 1024 * 1024);
-    const unsupported = join(tmp, 'archive.xyz');
-    await writeFile(unsupported, 'some text in a file type the app does not read');
-    const good = join(tmp, 'hello.txt');
-    await copyFile(join(FIXTURES, 'hello.txt'), good);
-    const files = [
-      join(FIXTURES, 'empty.txt'),
-      join(FIXTURES, 'corrupt.pdf'),
-      join(FIXTURES, 'binary.txt'),
-      big,
-      unsupported,
-      good,
-    ];
-    const names = ['empty.txt', 'corrupt.pdf', 'binary.txt', 'big-50mb.txt', 'archive.xyz', 'hello.txt'];
+test.setTimeout(180_000);
 
-    await openApp(page, origin);
-    await addFiles(page, files);
-    await waitIdle(page, 150_000);
-    const outcomes = await readOutcomes(page);
-    log(outcomes.map((o) => `${o.file}: ${o.status} — ${o.text}`).join('\n      '));
-    for (const name of names) {
-      const o = outcomes.find((x) => x.file === name);
-      if (!o) throw new Error(`${name}: no outcome shown in the Library view`);
-      if (o.status === 'failed' && !/failed: \S/.test(o.text))
-        throw new Error(`${name}: failed without a reason`);
-      if (!o.text.includes(name)) throw new Error(`${name}: the outcome does not name the file`);
-    }
-    const status = (name: string) => outcomes.find((x) => x.file === name)?.status;
-    for (const name of ['empty.txt', 'corrupt.pdf', 'binary.txt', 'archive.xyz']) {
-      if (status(name) !== 'failed')
-        throw new Error(`${name}: expected a per-file error, got ${status(name)}`);
-    }
-    if (status('hello.txt') !== 'indexed')
-      throw new Error(`hello.txt: expected indexed, got ${status('hello.txt')}`);
-    const bigOutcome = outcomes.find((x) => x.file === 'big-50mb.txt');
-    if (bigOutcome?.status === 'failed' && !/too large/.test(bigOutcome.text)) {
-      throw new Error(`big-50mb.txt: unexpected reason: ${bigOutcome.text}`);
-    }
-    const counts = await readCounts(page);
-    if (counts.documents < 1) throw new Error('the good file of the batch was not stored');
-    const integrity = await checkIntegrity(page);
-    if (integrity.problems.length > 0) throw new Error(`integrity: ${integrity.problems.join('; ')}`);
-  },
-};
+test('bad input: empty, corrupt pdf, binary .txt, 50 MB text, unsupported extension → per-file outcome; rest indexed', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  const big = join(tmp, 'big-50mb.txt');
+  await writeBigText(big, 50 * 1024 * 1024);
+  const unsupported = join(tmp, 'archive.xyz');
+  await writeFile(unsupported, 'some text in a file type the app does not read');
+  const good = join(tmp, 'hello.txt');
+  await copyFile(join(FIXTURES, 'hello.txt'), good);
+  const files = [
+    join(FIXTURES, 'empty.txt'),
+    join(FIXTURES, 'corrupt.pdf'),
+    join(FIXTURES, 'binary.txt'),
+    big,
+    unsupported,
+    good,
+  ];
+  const names = ['empty.txt', 'corrupt.pdf', 'binary.txt', 'big-50mb.txt', 'archive.xyz', 'hello.txt'];
 
-export default spec;
+  await openApp(page, origin);
+  await addFiles(page, files);
+  await waitIdle(page, 150_000);
+  const outcomes = await readOutcomes(page);
+  log(outcomes.map((o) => `${o.file}: ${o.status} — ${o.text}`).join('\n      '));
+  for (const name of names) {
+    const o = outcomes.find((x) => x.file === name);
+    expect(o, `${name}: no outcome shown in the Library view`).toBeDefined();
+    if (o?.status === 'failed') expect(o.text, `${name}: failed without a reason`).toMatch(/failed: \S/);
+    expect(o?.text, `${name}: the outcome does not name the file`).toContain(name);
+  }
+  const status = (name: string) => outcomes.find((x) => x.file === name)?.status;
+  for (const name of ['empty.txt', 'corrupt.pdf', 'binary.txt', 'archive.xyz']) {
+    expect(status(name), `${name}: expected a per-file error, got ${status(name)}`).toBe('failed');
+  }
+  expect(status('hello.txt'), `hello.txt: expected indexed, got ${status('hello.txt')}`).toBe('indexed');
+  const bigOutcome = outcomes.find((x) => x.file === 'big-50mb.txt');
+  if (bigOutcome?.status === 'failed') {
+    expect(bigOutcome.text, `big-50mb.txt: unexpected reason: ${bigOutcome.text}`).toMatch(/too large/);
+  }
+  const counts = await readCounts(page);
+  expect(counts.documents, 'the good file of the batch was not stored').toBeGreaterThanOrEqual(1);
+  const integrity = await checkIntegrity(page);
+  expect(integrity.problems, 'integrity').toEqual([]);
+});

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expectedCounts } from '../lib/expected.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 const MAX_LONG_TASK_MS = 250;
 
@@ -50,64 +50,63 @@ function passages(n: number): string {
   return lines.join('\n') + '\n';
 }
 
-const spec: E2eSpec = {
-  name: 'reload mid-indexing: no half-written document, queue resumes and completes',
-  timeoutMs: 240_000,
-  async run({ page, origin, tmp, log }) {
-    const jsonl = join(tmp, 'villages.jsonl');
-    await writeFile(jsonl, passages(400));
-    const txt = join(tmp, 'after.txt');
-    await writeFile(txt, 'This file waits behind the big one. It must be indexed after the reload too.\n');
-    const expected = await expectedCounts([jsonl, txt]);
+test.setTimeout(240_000);
 
-    await openApp(page, origin);
-    // The page must stay responsive while the workers index: record main-thread long tasks meanwhile.
-    await page.evaluate(() => {
-      const w = window as unknown as { longTasks: number[] };
-      w.longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.longTasks.push(e.duration);
-      }).observe({ type: 'longtask' });
-    });
-    await addFiles(page, [jsonl, txt]);
-    // Reload once some documents are stored and the queue is still busy.
-    await page.waitForFunction(
-      () =>
-        Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? 0) >= 20,
-      undefined,
-      { timeout: 120_000, polling: 100 },
-    );
-    const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
-    log(
-      `main-thread long tasks while indexing: ${longTasks.length} (${longTasks.map((d) => Math.round(d)).join(', ')} ms)`,
-    );
-    // Long tasks are ≥ 50 ms by definition; on a loaded 2-core machine a few short ones come from scheduling noise.
-    const worst = Math.max(0, ...longTasks);
-    if (worst > MAX_LONG_TASK_MS)
-      throw new Error(`a ${Math.round(worst)} ms long task blocked the page while indexing`);
-    await page.reload();
-    await page.waitForSelector('[data-indexing]');
-    const mid = await readCounts(page);
-    log(`after reload: ${JSON.stringify(mid)} (expected in the end ${JSON.stringify(expected)})`);
-    if (mid.documents >= expected.documents)
-      throw new Error('indexing finished before the reload; nothing to resume');
-    const midIntegrity = await checkIntegrity(page);
-    if (midIntegrity.problems.length > 0) {
-      throw new Error(`half-written documents after reload: ${midIntegrity.problems.slice(0, 5).join('; ')}`);
-    }
-    if (mid.pendingWaiting === 0) throw new Error('the queue was lost on reload');
+test('reload mid-indexing: no half-written document, queue resumes and completes', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  const jsonl = join(tmp, 'villages.jsonl');
+  await writeFile(jsonl, passages(400));
+  const txt = join(tmp, 'after.txt');
+  await writeFile(txt, 'This file waits behind the big one. It must be indexed after the reload too.\n');
+  const expected = await expectedCounts([jsonl, txt]);
 
-    await waitIdle(page, 200_000);
-    const end = await readCounts(page);
-    log(`resumed and finished: ${JSON.stringify(end)}`);
-    for (const key of ['documents', 'chunks', 'sentences', 'vectors'] as const) {
-      if (end[key] !== expected[key])
-        throw new Error(`${key}: ${end[key]} after resume, expected ${expected[key]}`);
-    }
-    const integrity = await checkIntegrity(page);
-    if (integrity.problems.length > 0)
-      throw new Error(`integrity: ${integrity.problems.slice(0, 5).join('; ')}`);
-  },
-};
+  await openApp(page, origin);
+  // The page must stay responsive while the workers index: record main-thread long tasks meanwhile.
+  await page.evaluate(() => {
+    const w = window as unknown as { longTasks: number[] };
+    w.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.longTasks.push(e.duration);
+    }).observe({ type: 'longtask' });
+  });
+  await addFiles(page, [jsonl, txt]);
+  // Reload once some documents are stored and the queue is still busy.
+  await page.waitForFunction(
+    () =>
+      Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? 0) >= 20,
+    undefined,
+    { timeout: 120_000, polling: 100 },
+  );
+  const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  log(
+    `main-thread long tasks while indexing: ${longTasks.length} (${longTasks.map((d) => Math.round(d)).join(', ')} ms)`,
+  );
+  // Long tasks are ≥ 50 ms by definition; on a loaded 2-core machine a few short ones come from scheduling noise.
+  const worst = Math.max(0, ...longTasks);
+  expect(worst, `a ${Math.round(worst)} ms long task blocked the page while indexing`).toBeLessThanOrEqual(
+    MAX_LONG_TASK_MS,
+  );
+  await page.reload();
+  await page.waitForSelector('[data-indexing]');
+  const mid = await readCounts(page);
+  log(`after reload: ${JSON.stringify(mid)} (expected in the end ${JSON.stringify(expected)})`);
+  expect(mid.documents, 'indexing finished before the reload; nothing to resume').toBeLessThan(
+    expected.documents,
+  );
+  const midIntegrity = await checkIntegrity(page);
+  expect(midIntegrity.problems.slice(0, 5), 'half-written documents after reload').toEqual([]);
+  expect(mid.pendingWaiting, 'the queue was lost on reload').not.toBe(0);
 
-export default spec;
+  await waitIdle(page, 200_000);
+  const end = await readCounts(page);
+  log(`resumed and finished: ${JSON.stringify(end)}`);
+  for (const key of ['documents', 'chunks', 'sentences', 'vectors'] as const) {
+    expect(end[key], `${key}: ${end[key]} after resume, expected ${expected[key]}`).toBe(expected[key]);
+  }
+  const integrity = await checkIntegrity(page);
+  expect(integrity.problems.slice(0, 5), 'integrity').toEqual([]);
+});

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { addSamples, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 /** A question made from a real sentence of the first sample: its longest sentence, without the final stop. */
 async function sampleQuestion(dist: string): Promise<{ question: string; title: string }> {
@@ -29,78 +29,83 @@ async function sampleQuestion(dist: string): Promise<{ question: string; title: 
   return { question: sentence.text.replace(/[.!?]+\s*$/, ''), title: doc.doc.title };
 }
 
-const spec: E2eSpec = {
-  name: 'ask: samples loaded with one click, evidence highlighted, sentence link opens the source',
-  timeoutMs: 240_000,
-  async run({ page, origin, dist, log }) {
-    const { question, title } = await sampleQuestion(dist);
-    await openApp(page, origin);
-    await addSamples(page);
-    await waitIdle(page, 200_000);
-    const counts = await readCounts(page);
-    log(`samples indexed: ${JSON.stringify(counts)}`);
-    if (counts.documents === 0 || counts.vectors !== counts.sentences)
-      throw new Error('samples were not indexed');
+test.setTimeout(240_000);
 
-    await page.click('a[href="#ask"]');
-    await page.fill('[data-testid="question"]', question);
-    await page.click('[data-testid="ask"]');
-    await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
-    const evidence = await page.$$eval('[data-testid="evidence"]', (cards) =>
-      cards.map((c) => ({
-        title: c.querySelector('.title')?.textContent?.trim() ?? '',
-        marks: c.querySelectorAll('[data-testid="evidence-sentence"]').length,
-      })),
-    );
-    log(`question "${question.slice(0, 80)}…" → ${evidence.length} passages; top: ${evidence[0]?.title}`);
-    if (!evidence.slice(0, 3).some((e) => e.title === title)) {
-      throw new Error(
-        `the sample the question comes from ("${title}") is not in the top 3: ${JSON.stringify(evidence.slice(0, 3))}`,
-      );
-    }
-    if (!evidence.some((e) => e.marks > 0)) throw new Error('no highlighted sentence in the evidence');
+test('ask: samples loaded with one click, evidence highlighted, sentence link opens the source', async ({
+  page,
+  origin,
+  dist,
+  log,
+}) => {
+  const { question, title } = await sampleQuestion(dist);
+  await openApp(page, origin);
+  await addSamples(page);
+  await waitIdle(page, 200_000);
+  const counts = await readCounts(page);
+  log(`samples indexed: ${JSON.stringify(counts)}`);
+  expect(counts.documents, 'samples were not indexed').not.toBe(0);
+  expect(counts.vectors, 'samples were not indexed').toBe(counts.sentences);
 
-    const link = page.locator('[data-testid="evidence-sentence"]').first();
-    const sentence = (await link.textContent())?.trim() ?? '';
-    await link.click();
-    await page.waitForSelector('[data-testid="viewer"]');
-    const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
-    if (marked !== sentence) throw new Error(`viewer highlights "${marked}", the link was "${sentence}"`);
-    const visible = await page.locator('[data-testid="viewer-mark"]').isVisible();
-    if (!visible) throw new Error('the highlighted sentence is not scrolled into view');
-    await page.keyboard.press('Escape');
+  await page.click('a[href="#ask"]');
+  await page.fill('[data-testid="question"]', question);
+  await page.click('[data-testid="ask"]');
+  await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+  const evidence = await page.$$eval('[data-testid="evidence"]', (cards) =>
+    cards.map((c) => ({
+      title: c.querySelector('.title')?.textContent?.trim() ?? '',
+      marks: c.querySelectorAll('[data-testid="evidence-sentence"]').length,
+    })),
+  );
+  log(`question "${question.slice(0, 80)}…" → ${evidence.length} passages; top: ${evidence[0]?.title}`);
+  expect(
+    evidence.slice(0, 3).some((e) => e.title === title),
+    `the sample the question comes from ("${title}") is not in the top 3: ${JSON.stringify(evidence.slice(0, 3))}`,
+  ).toBe(true);
+  expect(
+    evidence.some((e) => e.marks > 0),
+    'no highlighted sentence in the evidence',
+  ).toBe(true);
 
-    // A Markdown sample's section shows where it sits: document › heading.
-    await page.click('a[href="#ask"]');
-    await page.fill('[data-testid="question"]', 'Why did the fox say the grapes were sour?');
-    await page.click('[data-testid="ask"]');
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('[data-testid="evidence-path"]')].some((p) =>
-        p.textContent?.includes('The Fox and the Grapes'),
-      ),
-    );
-    const paths = await page.$$eval('[data-testid="evidence-path"]', (ps) =>
-      ps.map((p) => p.textContent ?? ''),
-    );
-    log(`paths: ${JSON.stringify(paths.slice(0, 3))}`);
-    if (!paths[0]?.includes('Three Fables of Aesop › The Fox and the Grapes')) {
-      throw new Error(`the fox section is not the first result's path: ${JSON.stringify(paths.slice(0, 3))}`);
-    }
+  const link = page.locator('[data-testid="evidence-sentence"]').first();
+  const sentence = (await link.textContent())?.trim() ?? '';
+  await link.click();
+  await page.waitForSelector('[data-testid="viewer"]');
+  const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+  expect(marked, `viewer highlights "${marked}", the link was "${sentence}"`).toBe(sentence);
+  const visible = await page.locator('[data-testid="viewer-mark"]').isVisible();
+  expect(visible, 'the highlighted sentence is not scrolled into view').toBe(true);
+  await page.keyboard.press('Escape');
 
-    // A budget smaller than the best passage still answers, with that passage's best sentences.
-    // The lighthouse sample is one 261-token passage.
-    await page.fill('[data-testid="budget"]', '100');
-    await page.fill(
-      '[data-testid="question"]',
-      'How tall was the Lighthouse of Alexandria on the island of Pharos?',
-    );
-    await page.click('[data-testid="ask"]');
-    await page.waitForSelector('[data-testid="excerpt"]', { timeout: 60_000 });
-    const summary = (await page.textContent('[data-testid="results"] .summary')) ?? '';
-    const used = Number(/(\d+) of 100 tokens/.exec(summary)?.[1] ?? NaN);
-    log(`budget 100: ${summary.replace(/\s+/g, ' ').trim()}`);
-    if (!(used > 0 && used <= 100)) throw new Error(`the excerpt does not fit the budget: "${summary}"`);
-  },
-};
+  // A Markdown sample's section shows where it sits: document › heading.
+  await page.click('a[href="#ask"]');
+  await page.fill('[data-testid="question"]', 'Why did the fox say the grapes were sour?');
+  await page.click('[data-testid="ask"]');
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-testid="evidence-path"]')].some((p) =>
+      p.textContent?.includes('The Fox and the Grapes'),
+    ),
+  );
+  const paths = await page.$$eval('[data-testid="evidence-path"]', (ps) =>
+    ps.map((p) => p.textContent ?? ''),
+  );
+  log(`paths: ${JSON.stringify(paths.slice(0, 3))}`);
+  expect(
+    paths[0],
+    `the fox section is not the first result's path: ${JSON.stringify(paths.slice(0, 3))}`,
+  ).toContain('Three Fables of Aesop › The Fox and the Grapes');
 
-export default spec;
+  // A budget smaller than the best passage still answers, with that passage's best sentences.
+  // The lighthouse sample is one 261-token passage.
+  await page.fill('[data-testid="budget"]', '100');
+  await page.fill(
+    '[data-testid="question"]',
+    'How tall was the Lighthouse of Alexandria on the island of Pharos?',
+  );
+  await page.click('[data-testid="ask"]');
+  await page.waitForSelector('[data-testid="excerpt"]', { timeout: 60_000 });
+  const summary = (await page.textContent('[data-testid="results"] .summary')) ?? '';
+  const used = Number(/(\d+) of 100 tokens/.exec(summary)?.[1] ?? NaN);
+  log(`budget 100: ${summary.replace(/\s+/g, ' ').trim()}`);
+  expect(used, `the excerpt does not fit the budget: "${summary}"`).toBeGreaterThan(0);
+  expect(used, `the excerpt does not fit the budget: "${summary}"`).toBeLessThanOrEqual(100);
+});

@@ -5,7 +5,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { addSamples, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 const QUESTION = 'How tall was the lighthouse of Alexandria?';
 
@@ -19,71 +19,70 @@ async function topEvidence(page: Page): Promise<string[]> {
   );
 }
 
-const spec: E2eSpec = {
-  name: 'bundle: export download, ?bundle= read-only with the same answers, re-import merges, truncated refused',
-  timeoutMs: 240_000,
-  async run({ page, origin, dist, tmp, log }) {
-    await openApp(page, origin);
-    await addSamples(page);
-    await waitIdle(page, 200_000);
-    const before = await readCounts(page);
-    const ranked = await topEvidence(page);
+test.setTimeout(240_000);
 
-    await page.click('a[href="#library"]');
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.click('[data-testid="export-bundle"]'),
-    ]);
-    const bundlePath = join(tmp, download.suggestedFilename());
-    await download.saveAs(bundlePath);
-    const bytes = await readFile(bundlePath);
-    log(`exported ${download.suggestedFilename()}: ${bytes.length} bytes`);
-    if (!download.suggestedFilename().endsWith('.bundle') || bytes.length < 1000)
-      throw new Error('no bundle exported');
+test('bundle: export download, ?bundle= read-only with the same answers, re-import merges, truncated refused', async ({
+  page,
+  origin,
+  dist,
+  tmp,
+  log,
+}) => {
+  await openApp(page, origin);
+  await addSamples(page);
+  await waitIdle(page, 200_000);
+  const before = await readCounts(page);
+  const ranked = await topEvidence(page);
 
-    // Served from the app's own origin for ?bundle= (a scratch folder inside dist/, removed afterwards).
-    const scratch = join(dist, `e2e-scratch-${process.pid}`);
-    await mkdir(scratch, { recursive: true });
-    try {
-      await writeFile(join(scratch, 'library.bundle'), bytes);
-      await page.goto(`${origin}/?bundle=/e2e-scratch-${process.pid}/library.bundle#library`);
-      await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
-      const readOnlyRanked = await topEvidence(page);
-      log(
-        `library top: ${ranked.slice(0, 3).join(', ')}; read-only bundle top: ${readOnlyRanked.slice(0, 3).join(', ')}`,
-      );
-      if (JSON.stringify(readOnlyRanked) !== JSON.stringify(ranked)) {
-        throw new Error(
-          `read-only bundle ranks ${JSON.stringify(readOnlyRanked)}, the library ${JSON.stringify(ranked)}`,
-        );
-      }
-      // The read-only bundle leaves the stored library as it was.
-      const afterOpen = await readCounts(page);
-      if (afterOpen.documents !== before.documents)
-        throw new Error('opening a bundle read-only changed the store');
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
+  await page.click('a[href="#library"]');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click('[data-testid="export-bundle"]'),
+  ]);
+  const bundlePath = join(tmp, download.suggestedFilename());
+  await download.saveAs(bundlePath);
+  const bytes = await readFile(bundlePath);
+  log(`exported ${download.suggestedFilename()}: ${bytes.length} bytes`);
+  expect(download.suggestedFilename(), 'no bundle exported').toMatch(/\.bundle$/);
+  expect(bytes.length, 'no bundle exported').toBeGreaterThanOrEqual(1000);
 
-    await openApp(page, origin);
-    await page.setInputFiles('[data-testid="bundle-input"]', bundlePath);
-    await page.waitForSelector('text=/Imported .*0 document\\(s\\) added, \\d+ already in the library/', {
-      timeout: 60_000,
-    });
+  // Served from the app's own origin for ?bundle= (a scratch folder inside dist/, removed afterwards).
+  const scratch = join(dist, `e2e-scratch-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    await writeFile(join(scratch, 'library.bundle'), bytes);
+    await page.goto(`${origin}/?bundle=/e2e-scratch-${process.pid}/library.bundle#library`);
+    await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
+    const readOnlyRanked = await topEvidence(page);
+    log(
+      `library top: ${ranked.slice(0, 3).join(', ')}; read-only bundle top: ${readOnlyRanked.slice(0, 3).join(', ')}`,
+    );
+    expect(
+      readOnlyRanked,
+      `read-only bundle ranks ${JSON.stringify(readOnlyRanked)}, the library ${JSON.stringify(ranked)}`,
+    ).toEqual(ranked);
+    // The read-only bundle leaves the stored library as it was.
+    const afterOpen = await readCounts(page);
+    expect(afterOpen.documents, 'opening a bundle read-only changed the store').toBe(before.documents);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 
-    const truncated = join(tmp, 'truncated.bundle');
-    await writeFile(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
-    await page.setInputFiles('[data-testid="bundle-input"]', truncated);
-    const refusal = await page.waitForSelector('text=/Bundle truncated.bundle refused: /', {
-      timeout: 60_000,
-    });
-    log(`truncated: ${(await refusal.textContent())?.trim()}`);
-    const after = await readCounts(page);
-    for (const key of ['documents', 'chunks', 'sentences', 'vectors'] as const) {
-      if (after[key] !== before[key])
-        throw new Error(`${key}: ${after[key]} after imports, ${before[key]} before`);
-    }
-  },
-};
+  await openApp(page, origin);
+  await page.setInputFiles('[data-testid="bundle-input"]', bundlePath);
+  await page.waitForSelector('text=/Imported .*0 document\\(s\\) added, \\d+ already in the library/', {
+    timeout: 60_000,
+  });
 
-export default spec;
+  const truncated = join(tmp, 'truncated.bundle');
+  await writeFile(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  await page.setInputFiles('[data-testid="bundle-input"]', truncated);
+  const refusal = await page.waitForSelector('text=/Bundle truncated.bundle refused: /', {
+    timeout: 60_000,
+  });
+  log(`truncated: ${(await refusal.textContent())?.trim()}`);
+  const after = await readCounts(page);
+  for (const key of ['documents', 'chunks', 'sentences', 'vectors'] as const) {
+    expect(after[key], `${key}: ${after[key]} after imports, ${before[key]} before`).toBe(before[key]);
+  }
+});

@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 import { hostileCorpus } from '../../support/hostileCorpus.ts';
 
 const IN_APP = new Set([
@@ -93,173 +93,185 @@ function passages(n: number): string {
   return lines.join('\n') + '\n';
 }
 
-const spec: E2eSpec = {
-  name: 'hostile input: each file its verdict, rest indexed, failures store nothing; interrupted twice → failed',
-  timeoutMs: 600_000,
-  async run({ page, origin, tmp, log }) {
-    // ---- (1) hostile files and a 10,000-file folder ----
-    const corpus = hostileCorpus().filter((f) => IN_APP.has(f.name));
-    const paths: string[] = [];
-    for (const file of corpus) {
-      const path = join(tmp, file.name);
-      await writeFile(path, file.bytes);
-      paths.push(path);
-    }
-    const folder = join(tmp, 'camera-roll');
-    await mkdir(folder);
-    const folderNames: string[] = [];
-    for (let i = 0; i < 10_000; i++) {
-      const name = i % 1000 === 0 ? `note-${i}.md` : `photo-${i}.png`;
-      folderNames.push(`camera-roll/${name}`);
-      await writeFile(
-        join(folder, name),
-        i % 1000 === 0 ? `# Note ${i}\n\nThe tide came in at ${i}.\n` : 'png',
-      );
-    }
+test.setTimeout(600_000);
 
-    await openApp(page, origin);
-    await watchVerdicts(page);
-    const start = Date.now();
-    await addFiles(page, paths);
-    await waitIdle(page, 420_000);
-    log(
-      `hostile batch of ${paths.length} files: all verdicts after ${((Date.now() - start) / 1000).toFixed(1)} s`,
+test('hostile input: each file its verdict, rest indexed, failures store nothing; interrupted twice → failed', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  // ---- (1) hostile files and a 10,000-file folder ----
+  const corpus = hostileCorpus().filter((f) => IN_APP.has(f.name));
+  const paths: string[] = [];
+  for (const file of corpus) {
+    const path = join(tmp, file.name);
+    await writeFile(path, file.bytes);
+    paths.push(path);
+  }
+  const folder = join(tmp, 'camera-roll');
+  await mkdir(folder);
+  const folderNames: string[] = [];
+  for (let i = 0; i < 10_000; i++) {
+    const name = i % 1000 === 0 ? `note-${i}.md` : `photo-${i}.png`;
+    folderNames.push(`camera-roll/${name}`);
+    await writeFile(
+      join(folder, name),
+      i % 1000 === 0 ? `# Note ${i}\n\nThe tide came in at ${i}.\n` : 'png',
     );
-    const beforeFolder = await readCounts(page);
-    const folderStart = Date.now();
-    const folderPageStart = await page.evaluate(() => {
-      const w = window as unknown as { pickedAt: number };
-      document
-        .querySelector('input[webkitdirectory]')
-        ?.addEventListener('change', () => (w.pickedAt = performance.now()), { capture: true });
-      return performance.now();
-    });
-    await page.setInputFiles('input[webkitdirectory]', folder);
-    await waitIdle(page, 180_000);
-    log(`10,000-file folder: all verdicts after ${((Date.now() - folderStart) / 1000).toFixed(1)} s`);
+  }
 
-    const outcomes = await readOutcomes(page);
-    const byFile = new Map(outcomes.map((o) => [o.file, o]));
-    const times = await page.evaluate(
-      () => (window as unknown as { verdictAt: Record<string, number> }).verdictAt,
+  await openApp(page, origin);
+  await watchVerdicts(page);
+  const start = Date.now();
+  await addFiles(page, paths);
+  await waitIdle(page, 420_000);
+  log(
+    `hostile batch of ${paths.length} files: all verdicts after ${((Date.now() - start) / 1000).toFixed(1)} s`,
+  );
+  const beforeFolder = await readCounts(page);
+  const folderStart = Date.now();
+  const folderPageStart = await page.evaluate(() => {
+    const w = window as unknown as { pickedAt: number };
+    document
+      .querySelector('input[webkitdirectory]')
+      ?.addEventListener('change', () => (w.pickedAt = performance.now()), { capture: true });
+    return performance.now();
+  });
+  await page.setInputFiles('input[webkitdirectory]', folder);
+  await waitIdle(page, 180_000);
+  log(`10,000-file folder: all verdicts after ${((Date.now() - folderStart) / 1000).toFixed(1)} s`);
+
+  const outcomes = await readOutcomes(page);
+  const byFile = new Map(outcomes.map((o) => [o.file, o]));
+  const times = await page.evaluate(
+    () => (window as unknown as { verdictAt: Record<string, number> }).verdictAt,
+  );
+  // Files are indexed one after another: a file's own time is the gap since the previous verdict.
+  const order = corpus
+    .map((f) => f.name)
+    .filter((n) => n in times)
+    .sort((a, b) => times[a] - times[b]);
+  const lines: string[] = [];
+  let previous = Math.min(...order.map((n) => times[n]));
+  for (const name of order) {
+    lines.push(
+      `${String(Math.round(times[name] - previous)).padStart(6)} ms  ${name}: ${byFile.get(name)?.text.slice(0, 110)}`,
     );
-    // Files are indexed one after another: a file's own time is the gap since the previous verdict.
-    const order = corpus
-      .map((f) => f.name)
-      .filter((n) => n in times)
-      .sort((a, b) => times[a] - times[b]);
-    const lines: string[] = [];
-    let previous = Math.min(...order.map((n) => times[n]));
-    for (const name of order) {
-      lines.push(
-        `${String(Math.round(times[name] - previous)).padStart(6)} ms  ${name}: ${byFile.get(name)?.text.slice(0, 110)}`,
-      );
-      previous = times[name];
-    }
-    log(`verdicts in order (time since the previous verdict):\n      ${lines.join('\n      ')}`);
+    previous = times[name];
+  }
+  log(`verdicts in order (time since the previous verdict):\n      ${lines.join('\n      ')}`);
 
-    for (const file of corpus) {
-      const o = byFile.get(file.name);
-      if (!o) throw new Error(`${file.name}: no verdict shown`);
-      if (o.status !== file.expect)
-        throw new Error(`${file.name}: ${o.status} (${o.text}), expected ${file.expect}`);
-      if (file.expect === 'failed' && file.reason && !file.reason.test(o.text))
-        throw new Error(`${file.name}: reason ${o.text} does not match ${file.reason}`);
-    }
-    const folderVerdicts = folderNames.map((n) => byFile.get(n));
-    const missing = folderNames.filter((_, i) => !folderVerdicts[i]);
-    if (missing.length > 0)
-      throw new Error(`${missing.length} folder files without a verdict, e.g. ${missing[0]}`);
-    const indexedNotes = folderVerdicts.filter((o) => o?.status === 'indexed').length;
-    const refused = folderVerdicts.filter(
-      (o) => o?.status === 'failed' && /unsupported file type \.png/.test(o.text),
-    );
-    const refusedBy = Math.max(
-      ...folderNames.filter((n) => n.endsWith('.png')).map((n) => times[n] ?? Infinity),
-    );
-    const pickedAt = await page.evaluate(() => (window as unknown as { pickedAt: number }).pickedAt);
-    log(
-      `the 9,990 .png files had their verdicts ${Math.round(refusedBy - pickedAt)} ms after the input's change ` +
-        `event (handing the 10,000 files to the page took ${Math.round(pickedAt - folderPageStart)} ms before it)`,
-    );
-    if (indexedNotes !== 10 || refused.length !== 9_990)
-      throw new Error(
-        `folder: ${indexedNotes} notes indexed (want 10), ${refused.length} .png refused (want 9,990)`,
-      );
-    const afterFolder = await readCounts(page);
-    if (afterFolder.documents !== beforeFolder.documents + 10)
-      throw new Error(`folder stored ${afterFolder.documents - beforeFolder.documents} documents, want 10`);
-    // Failures store nothing: the documents are exactly those of the indexed files.
-    const indexedDocs = [...corpus.map((f) => f.name), ...folderNames]
-      .map((n) => byFile.get(n))
-      .filter((o) => o?.status === 'indexed').length;
-    if (afterFolder.documents !== indexedDocs)
-      throw new Error(`${afterFolder.documents} documents stored for ${indexedDocs} indexed files`);
-    const integrity = await checkIntegrity(page);
-    if (integrity.problems.length > 0)
-      throw new Error(`integrity: ${integrity.problems.slice(0, 5).join('; ')}`);
+  for (const file of corpus) {
+    const o = byFile.get(file.name);
+    expect(o, `${file.name}: no verdict shown`).toBeDefined();
+    expect(o?.status, `${file.name}: ${o?.status} (${o?.text}), expected ${file.expect}`).toBe(file.expect);
+    if (file.expect === 'failed' && file.reason)
+      expect(o?.text, `${file.name}: reason ${o?.text} does not match ${file.reason}`).toMatch(file.reason);
+  }
+  const folderVerdicts = folderNames.map((n) => byFile.get(n));
+  const missing = folderNames.filter((_, i) => !folderVerdicts[i]);
+  expect(missing.length, `${missing.length} folder files without a verdict, e.g. ${missing[0]}`).toBe(0);
+  const indexedNotes = folderVerdicts.filter((o) => o?.status === 'indexed').length;
+  const refused = folderVerdicts.filter(
+    (o) => o?.status === 'failed' && /unsupported file type \.png/.test(o.text),
+  );
+  const refusedBy = Math.max(
+    ...folderNames.filter((n) => n.endsWith('.png')).map((n) => times[n] ?? Infinity),
+  );
+  const pickedAt = await page.evaluate(() => (window as unknown as { pickedAt: number }).pickedAt);
+  log(
+    `the 9,990 .png files had their verdicts ${Math.round(refusedBy - pickedAt)} ms after the input's change ` +
+      `event (handing the 10,000 files to the page took ${Math.round(pickedAt - folderPageStart)} ms before it)`,
+  );
+  const folderMessage = `folder: ${indexedNotes} notes indexed (want 10), ${refused.length} .png refused (want 9,990)`;
+  expect(indexedNotes, folderMessage).toBe(10);
+  expect(refused.length, folderMessage).toBe(9_990);
+  const afterFolder = await readCounts(page);
+  expect(
+    afterFolder.documents,
+    `folder stored ${afterFolder.documents - beforeFolder.documents} documents, want 10`,
+  ).toBe(beforeFolder.documents + 10);
+  // Failures store nothing: the documents are exactly those of the indexed files.
+  const indexedDocs = [...corpus.map((f) => f.name), ...folderNames]
+    .map((n) => byFile.get(n))
+    .filter((o) => o?.status === 'indexed').length;
+  expect(
+    afterFolder.documents,
+    `${afterFolder.documents} documents stored for ${indexedDocs} indexed files`,
+  ).toBe(indexedDocs);
+  const integrity = await checkIntegrity(page);
+  expect(integrity.problems.slice(0, 5), 'integrity').toEqual([]);
 
-    // ---- (3) Cancel during a parse: the parse worker is terminated, the next file is not stuck behind it ----
-    const slow = join(tmp, 'slow-8mb-emphasis.md');
-    // 8 MB of emphasis openers: about 1 s per MB in markdown-it in Node, more in the browser (a megabyte line of
-    // brackets is no longer slow: such long lines are read without link syntax).
-    await writeFile(slow, '# Slow\n\n' + '*a'.repeat(4 * 1024 * 1024) + '\n');
-    await addFiles(page, [slow]);
-    await waitForWorking(page, 'slow-8mb-emphasis.md', 1, 60_000);
-    await new Promise((r) => setTimeout(r, 1_000));
-    const cancelAt = Date.now();
-    await page.click('[data-testid="cancel"]');
-    await waitIdle(page, 30_000, 100);
-    log(`Cancel during a parse: idle after ${Date.now() - cancelAt} ms`);
-    const quick = join(tmp, 'after-cancel.md');
-    await writeFile(quick, '# After cancel\n\nThe lock keeper opens the gate at dawn.\n');
-    const quickAt = Date.now();
-    await addFiles(page, [quick]);
-    await waitIdle(page, 60_000, 100);
-    const quickMs = Date.now() - quickAt;
-    log(`next file indexed ${quickMs} ms after it was added (a parse worker left running would delay it)`);
-    const afterCancel = await readOutcomes(page);
-    if (afterCancel.find((o) => o.file === 'after-cancel.md')?.status !== 'indexed')
-      throw new Error('after-cancel.md was not indexed after the cancelled parse');
-    if (afterCancel.some((o) => o.file === 'slow-8mb-emphasis.md' && o.status === 'indexed'))
-      throw new Error('the cancelled file was indexed');
-    if (quickMs > 10_000)
-      throw new Error(`the next file waited ${quickMs} ms: the cancelled parse kept running`);
-    if ((await pendingRecords(page)).some((r) => r.name === 'slow-8mb-emphasis.md'))
-      throw new Error('the cancelled file is still queued');
+  // ---- (3) Cancel during a parse: the parse worker is terminated, the next file is not stuck behind it ----
+  const slow = join(tmp, 'slow-8mb-emphasis.md');
+  // 8 MB of emphasis openers: about 1 s per MB in markdown-it in Node, more in the browser (a megabyte line of
+  // brackets is no longer slow: such long lines are read without link syntax).
+  await writeFile(slow, '# Slow\n\n' + '*a'.repeat(4 * 1024 * 1024) + '\n');
+  await addFiles(page, [slow]);
+  await waitForWorking(page, 'slow-8mb-emphasis.md', 1, 60_000);
+  await new Promise((r) => setTimeout(r, 1_000));
+  const cancelAt = Date.now();
+  await page.click('[data-testid="cancel"]');
+  await waitIdle(page, 30_000, 100);
+  log(`Cancel during a parse: idle after ${Date.now() - cancelAt} ms`);
+  const quick = join(tmp, 'after-cancel.md');
+  await writeFile(quick, '# After cancel\n\nThe lock keeper opens the gate at dawn.\n');
+  const quickAt = Date.now();
+  await addFiles(page, [quick]);
+  await waitIdle(page, 60_000, 100);
+  const quickMs = Date.now() - quickAt;
+  log(`next file indexed ${quickMs} ms after it was added (a parse worker left running would delay it)`);
+  const afterCancel = await readOutcomes(page);
+  expect(
+    afterCancel.find((o) => o.file === 'after-cancel.md')?.status,
+    'after-cancel.md was not indexed after the cancelled parse',
+  ).toBe('indexed');
+  expect(
+    afterCancel.some((o) => o.file === 'slow-8mb-emphasis.md' && o.status === 'indexed'),
+    'the cancelled file was indexed',
+  ).toBe(false);
+  expect(quickMs, `the next file waited ${quickMs} ms: the cancelled parse kept running`).toBeLessThanOrEqual(
+    10_000,
+  );
+  expect(
+    (await pendingRecords(page)).some((r) => r.name === 'slow-8mb-emphasis.md'),
+    'the cancelled file is still queued',
+  ).toBe(false);
 
-    const big = join(tmp, 'villages.jsonl');
-    await writeFile(big, passages(1500));
-    const after = join(tmp, 'after-villages.txt');
-    await writeFile(after, 'This file waits behind the villages. It is indexed once they are given up.\n');
-    await addFiles(page, [big, after]);
-    await waitForWorking(page, 'villages.jsonl', 1, 120_000);
-    await page.reload();
-    await page.waitForSelector('[data-indexing]');
-    await waitForWorking(page, 'villages.jsonl', 2, 120_000);
-    await page.reload();
-    await page.waitForSelector('[data-indexing]');
-    await waitIdle(page, 180_000);
-    const records = await pendingRecords(page);
-    const villages = records.find((r) => r.name === 'villages.jsonl');
-    log(`after two interruptions: ${JSON.stringify(villages)}`);
-    if (villages?.status !== 'failed' || !/interrupted 2 times/.test(villages.reason ?? ''))
-      throw new Error(`villages.jsonl: ${JSON.stringify(villages)}, expected failed after two interruptions`);
-    const shown = (await readOutcomes(page)).find((o) => o.file === 'villages.jsonl');
-    if (!shown || shown.status !== 'failed' || !/interrupted 2 times/.test(shown.text))
-      throw new Error(`villages.jsonl: the Library view shows ${JSON.stringify(shown)}`);
-    if (records.some((r) => r.name === 'after-villages.txt'))
-      throw new Error('after-villages.txt was not indexed after the failed file');
-    // A further load does not start it again.
-    await page.reload();
-    await page.waitForSelector('[data-indexing]');
-    await waitIdle(page, 60_000);
-    const again = (await pendingRecords(page)).find((r) => r.name === 'villages.jsonl');
-    if (again?.status !== 'failed' || again.attempts !== 2)
-      throw new Error(`villages.jsonl after another load: ${JSON.stringify(again)}`);
-    const end = await checkIntegrity(page);
-    if (end.problems.length > 0) throw new Error(`integrity: ${end.problems.slice(0, 5).join('; ')}`);
-  },
-};
-
-export default spec;
+  const big = join(tmp, 'villages.jsonl');
+  await writeFile(big, passages(1500));
+  const after = join(tmp, 'after-villages.txt');
+  await writeFile(after, 'This file waits behind the villages. It is indexed once they are given up.\n');
+  await addFiles(page, [big, after]);
+  await waitForWorking(page, 'villages.jsonl', 1, 120_000);
+  await page.reload();
+  await page.waitForSelector('[data-indexing]');
+  await waitForWorking(page, 'villages.jsonl', 2, 120_000);
+  await page.reload();
+  await page.waitForSelector('[data-indexing]');
+  await waitIdle(page, 180_000);
+  const records = await pendingRecords(page);
+  const villages = records.find((r) => r.name === 'villages.jsonl');
+  log(`after two interruptions: ${JSON.stringify(villages)}`);
+  const villagesMessage = `villages.jsonl: ${JSON.stringify(villages)}, expected failed after two interruptions`;
+  expect(villages?.status, villagesMessage).toBe('failed');
+  expect(villages?.reason ?? '', villagesMessage).toMatch(/interrupted 2 times/);
+  const shown = (await readOutcomes(page)).find((o) => o.file === 'villages.jsonl');
+  const shownMessage = `villages.jsonl: the Library view shows ${JSON.stringify(shown)}`;
+  expect(shown?.status, shownMessage).toBe('failed');
+  expect(shown?.text, shownMessage).toMatch(/interrupted 2 times/);
+  expect(
+    records.some((r) => r.name === 'after-villages.txt'),
+    'after-villages.txt was not indexed after the failed file',
+  ).toBe(false);
+  // A further load does not start it again.
+  await page.reload();
+  await page.waitForSelector('[data-indexing]');
+  await waitIdle(page, 60_000);
+  const again = (await pendingRecords(page)).find((r) => r.name === 'villages.jsonl');
+  expect(again?.status, `villages.jsonl after another load: ${JSON.stringify(again)}`).toBe('failed');
+  expect(again?.attempts, `villages.jsonl after another load: ${JSON.stringify(again)}`).toBe(2);
+  const end = await checkIntegrity(page);
+  expect(end.problems.slice(0, 5), 'integrity').toEqual([]);
+});

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { readBundle } from '../../../src/core/bundle/index.ts';
 import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import { openHarness, type E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 function passages(n: number): string {
   const lines: string[] = [];
@@ -37,94 +37,87 @@ async function exportNow(page: Page, path: string): Promise<number> {
   return manifest.counts.documents;
 }
 
-const spec: E2eSpec = {
-  name: 'bundle exported during indexing and after Cancel imports into an empty profile (stale graph left out)',
-  timeoutMs: 420_000,
-  async run({ page, origin, dist, tmp, log }) {
-    // A first file, indexed completely: the library then has a concept graph for its chunks.
-    const first = join(tmp, 'harbour.txt');
-    await writeFile(first, 'The harbour light of Dunmore was lit in 1832. It guided fishing boats home.\n');
-    const big = join(tmp, 'beacons.jsonl');
-    await writeFile(big, passages(500));
-    await openApp(page, origin);
-    await addFiles(page, [first]);
-    await waitIdle(page, 150_000);
-    const base = await readCounts(page);
+test.setTimeout(420_000);
 
-    // Then a large file; export while its documents are being stored (the graph covers the first file only).
-    await addFiles(page, [big]);
-    await page.waitForFunction(
-      (n) =>
-        Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? 0) >= n,
-      base.documents + 10,
-      { timeout: 150_000, polling: 100 },
+test('bundle exported during indexing and after Cancel imports into an empty profile (stale graph left out)', async ({
+  page,
+  origin,
+  tmp,
+  openProfile,
+  privacy,
+  log,
+}) => {
+  // A first file, indexed completely: the library then has a concept graph for its chunks.
+  const first = join(tmp, 'harbour.txt');
+  await writeFile(first, 'The harbour light of Dunmore was lit in 1832. It guided fishing boats home.\n');
+  const big = join(tmp, 'beacons.jsonl');
+  await writeFile(big, passages(500));
+  await openApp(page, origin);
+  await addFiles(page, [first]);
+  await waitIdle(page, 150_000);
+  const base = await readCounts(page);
+
+  // Then a large file; export while its documents are being stored (the graph covers the first file only).
+  await addFiles(page, [big]);
+  await page.waitForFunction(
+    (n) =>
+      Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? 0) >= n,
+    base.documents + 10,
+    { timeout: 150_000, polling: 100 },
+  );
+  const indexing = await page.getAttribute('[data-indexing]', 'data-indexing');
+  expect(indexing, 'indexing finished before the export: use a larger file').toBe('running');
+  const during = join(tmp, 'during.bundle');
+  const duringDocs = await exportNow(page, during);
+  log(`exported during indexing: ${duringDocs} documents (page showed ${await documentCount(page)})`);
+  expect(duringDocs, 'the export waited until indexing had finished').toBeLessThan(base.documents + 500);
+  const parts = (await readBundle(new Uint8Array(await readFile(during)))).manifest.parts.map((p) => p.name);
+  // The stored graph then covers fewer chunks: left out (a graph for exactly these chunks would be kept).
+  log(`parts of the export during indexing: ${parts.join(', ')}`);
+
+  await page.click('[data-testid="cancel"]');
+  await page.waitForSelector('text=Indexing cancelled', { timeout: 60_000 });
+  await waitIdle(page, 60_000);
+  const afterCancel = join(tmp, 'after-cancel.bundle');
+  const cancelDocs = await exportNow(page, afterCancel);
+  const cancelCounts = await readCounts(page);
+  log(`exported after Cancel: ${cancelDocs} documents of ${cancelCounts.documents}`);
+  expect(cancelDocs, 'the export after Cancel lost documents').toBe(cancelCounts.documents);
+
+  // An empty profile (a fresh browser profile on the same app) imports both.
+  {
+    const { page: p2 } = await openProfile();
+    await openApp(p2, origin);
+    await p2.setInputFiles('[data-testid="bundle-input"]', during);
+    await p2.waitForSelector(`text=/Imported during\\.bundle: ${duringDocs} document\\(s\\) added/`, {
+      timeout: 120_000,
+    });
+    await waitIdle(p2, 120_000);
+    await p2.setInputFiles('[data-testid="bundle-input"]', afterCancel);
+    await p2.waitForSelector(
+      `text=/Imported after-cancel\\.bundle: ${cancelDocs - duringDocs} document\\(s\\) added, ${duringDocs} already/`,
+      { timeout: 120_000 },
     );
-    const indexing = await page.getAttribute('[data-indexing]', 'data-indexing');
-    if (indexing !== 'running') throw new Error('indexing finished before the export: use a larger file');
-    const during = join(tmp, 'during.bundle');
-    const duringDocs = await exportNow(page, during);
-    log(`exported during indexing: ${duringDocs} documents (page showed ${await documentCount(page)})`);
-    if (duringDocs >= base.documents + 500) throw new Error('the export waited until indexing had finished');
-    const parts = (await readBundle(new Uint8Array(await readFile(during)))).manifest.parts.map(
-      (p) => p.name,
+    const imported = await readCounts(p2);
+    const importMessage = `imported ${JSON.stringify(imported)}, the source had ${JSON.stringify(cancelCounts)}`;
+    expect(imported.documents, importMessage).toBe(cancelCounts.documents);
+    expect(imported.vectors, importMessage).toBe(cancelCounts.vectors);
+    const integrity = await checkIntegrity(p2);
+    expect(integrity.problems.slice(0, 3), 'integrity').toEqual([]);
+    // The graph was rebuilt for the imported chunks: concepts are counted and a question is answered.
+    await p2.waitForFunction(
+      () =>
+        Number(document.querySelector('[data-count="concepts"]')?.textContent?.replace(/,/g, '') ?? 0) > 0,
+      undefined,
+      { timeout: 120_000 },
     );
-    // The stored graph then covers fewer chunks: left out (a graph for exactly these chunks would be kept).
-    log(`parts of the export during indexing: ${parts.join(', ')}`);
-
-    await page.click('[data-testid="cancel"]');
-    await page.waitForSelector('text=Indexing cancelled', { timeout: 60_000 });
-    await waitIdle(page, 60_000);
-    const afterCancel = join(tmp, 'after-cancel.bundle');
-    const cancelDocs = await exportNow(page, afterCancel);
-    const cancelCounts = await readCounts(page);
-    log(`exported after Cancel: ${cancelDocs} documents of ${cancelCounts.documents}`);
-    if (cancelDocs !== cancelCounts.documents) throw new Error('the export after Cancel lost documents');
-
-    // An empty profile (a fresh browser profile on the same app) imports both.
-    const fresh = await openHarness(origin, dist, 'import into an empty profile');
-    try {
-      const p2 = fresh.harness.page;
-      await openApp(p2, origin);
-      await p2.setInputFiles('[data-testid="bundle-input"]', during);
-      await p2.waitForSelector(`text=/Imported during\\.bundle: ${duringDocs} document\\(s\\) added/`, {
-        timeout: 120_000,
-      });
-      await waitIdle(p2, 120_000);
-      await p2.setInputFiles('[data-testid="bundle-input"]', afterCancel);
-      await p2.waitForSelector(
-        `text=/Imported after-cancel\\.bundle: ${cancelDocs - duringDocs} document\\(s\\) added, ${duringDocs} already/`,
-        { timeout: 120_000 },
-      );
-      const imported = await readCounts(p2);
-      if (imported.documents !== cancelCounts.documents || imported.vectors !== cancelCounts.vectors) {
-        throw new Error(
-          `imported ${JSON.stringify(imported)}, the source had ${JSON.stringify(cancelCounts)}`,
-        );
-      }
-      const integrity = await checkIntegrity(p2);
-      if (integrity.problems.length)
-        throw new Error(`integrity: ${integrity.problems.slice(0, 3).join('; ')}`);
-      // The graph was rebuilt for the imported chunks: concepts are counted and a question is answered.
-      await p2.waitForFunction(
-        () =>
-          Number(document.querySelector('[data-count="concepts"]')?.textContent?.replace(/,/g, '') ?? 0) > 0,
-        undefined,
-        { timeout: 120_000 },
-      );
-      await p2.click('a[href="#ask"]');
-      await p2.fill('[data-testid="question"]', 'When was the harbour light of Dunmore lit?');
-      await p2.click('[data-testid="ask"]');
-      await p2.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
-      const top = (await p2.textContent('[data-testid="evidence"]')) ?? '';
-      if (!top.includes('Dunmore'))
-        throw new Error(`the imported library answers with "${top.slice(0, 120)}"`);
-      if (fresh.harness.foreignRequests.length) {
-        throw new Error(`requests left the app's origin: ${fresh.harness.foreignRequests.join(', ')}`);
-      }
-    } finally {
-      await fresh.close();
-    }
-  },
-};
-
-export default spec;
+    await p2.click('a[href="#ask"]');
+    await p2.fill('[data-testid="question"]', 'When was the harbour light of Dunmore lit?');
+    await p2.click('[data-testid="ask"]');
+    await p2.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+    const top = (await p2.textContent('[data-testid="evidence"]')) ?? '';
+    expect(top, `the imported library answers with "${top.slice(0, 120)}"`).toContain('Dunmore');
+    // Both profiles, checked here as well as when the test ends.
+    privacy.check();
+  }
+});

@@ -3,7 +3,7 @@
 // origin. Needs the app to register its service worker at start-up (src/sw/register.svelte.ts).
 import type { Page } from 'playwright-core';
 import { addSamples, openApp, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 /** Waits until the service worker controls the page and holds the shell and the USE model files. */
 async function waitOfflineReady(page: Page, timeoutMs: number): Promise<string[]> {
@@ -48,32 +48,31 @@ async function ask(page: Page, question: string): Promise<string[]> {
   );
 }
 
-const spec: E2eSpec = {
-  name: 'offline: after one visit the app reloads and answers with the network off',
-  timeoutMs: 300_000,
-  async run({ page, context, origin, log }) {
-    await openApp(page, origin);
-    await addSamples(page);
-    await waitIdle(page, 200_000);
-    const question = 'What did Lincoln say at Gettysburg';
-    const online = await ask(page, question);
-    const cached = await waitOfflineReady(page, 60_000);
-    log(`online: ${online.length} passages; ${cached.length} files cached by the service worker`);
+test.setTimeout(300_000);
 
-    await context.setOffline(true);
-    try {
-      await page.reload();
-      await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
-      const offline = await ask(page, question);
-      log(`offline: ${offline.length} passages`);
-      if (offline.length === 0) throw new Error('no evidence offline');
-      if (offline[0] !== online[0]) {
-        throw new Error(`offline top passage ${offline[0]} differs from online ${online[0]}`);
-      }
-    } finally {
-      await context.setOffline(false);
-    }
-  },
-};
+test('offline: after one visit the app reloads and answers with the network off', async ({
+  page,
+  context,
+  origin,
+  log,
+}) => {
+  await openApp(page, origin);
+  await addSamples(page);
+  await waitIdle(page, 200_000);
+  const question = 'What did Lincoln say at Gettysburg';
+  const online = await ask(page, question);
+  const cached = await waitOfflineReady(page, 60_000);
+  log(`online: ${online.length} passages; ${cached.length} files cached by the service worker`);
 
-export default spec;
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+    const offline = await ask(page, question);
+    log(`offline: ${offline.length} passages`);
+    expect(offline.length, 'no evidence offline').toBeGreaterThan(0);
+    expect(offline[0], `offline top passage ${offline[0]} differs from online ${online[0]}`).toBe(online[0]);
+  } finally {
+    await context.setOffline(false);
+  }
+});

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { run as indexCli } from '../../../src/cli/index.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 const BUNDLE_TEXT =
   'The Lighthouse of Alexandria stood on the island of Pharos. It was about one hundred metres tall, ' +
@@ -28,100 +28,112 @@ function corpus(main: { title: string; text: string }, topic: string): string {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
 
-const spec: E2eSpec = {
-  name: 'read-only bundle: the LLM tab, the answer context and the viewer use the bundle, never the local library',
-  timeoutMs: 240_000,
-  async run({ page, context, origin, dist, tmp, allowOrigin, log }) {
-    const server = await startScriptedLlmServer({ wordDelayMs: 5 });
-    allowOrigin(server.url);
-    // The bundle, made by the CLI (lexical only: no model needed for it).
-    const source = join(tmp, 'pharos.jsonl');
-    await writeFile(source, corpus({ title: 'Pharos', text: BUNDLE_TEXT }, 'Granary'));
-    const bundlePath = join(tmp, 'pharos.bundle');
-    const code = await indexCli([source, '--out', bundlePath, '--embedder', 'none', '--quiet']);
-    if (code !== 0) throw new Error(`cli index exited ${code}`);
-    const scratch = join(dist, `e2e-scratch-ro-${process.pid}`);
-    await mkdir(scratch, { recursive: true });
-    try {
-      const { readFile } = await import('node:fs/promises');
-      await writeFile(join(scratch, 'pharos.bundle'), await readFile(bundlePath));
+test.setTimeout(240_000);
 
-      // The local library of this profile: another document, and an LLM endpoint.
-      const local = join(tmp, 'harbour.jsonl');
-      await writeFile(local, corpus({ title: 'Harbour', text: LOCAL_TEXT }, 'Mill'));
-      await openApp(page, origin);
-      await addFiles(page, [local]);
-      await waitIdle(page, 150_000);
-      await page.goto(`${origin}/#settings`);
-      await page.waitForSelector('[name="llm-base-url"]');
-      await page.fill('[name="llm-base-url"]', server.baseUrl);
-      await page.fill('[name="llm-model"]', 'scripted-model');
-      await page.click('[data-testid="llm-settings"] button[type="submit"]');
-      await page.waitForTimeout(300);
+test('read-only bundle: the LLM tab, the answer context and the viewer use the bundle, never the local library', async ({
+  page,
+  context,
+  origin,
+  dist,
+  tmp,
+  privacy,
+  log,
+}) => {
+  const server = await startScriptedLlmServer({ wordDelayMs: 5 });
+  privacy.allowOrigin(server.url);
+  // The bundle, made by the CLI (lexical only: no model needed for it).
+  const source = join(tmp, 'pharos.jsonl');
+  await writeFile(source, corpus({ title: 'Pharos', text: BUNDLE_TEXT }, 'Granary'));
+  const bundlePath = join(tmp, 'pharos.bundle');
+  const code = await indexCli([source, '--out', bundlePath, '--embedder', 'none', '--quiet']);
+  expect(code, `cli index exited ${code}`).toBe(0);
+  const scratch = join(dist, `e2e-scratch-ro-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    const { readFile } = await import('node:fs/promises');
+    await writeFile(join(scratch, 'pharos.bundle'), await readFile(bundlePath));
 
-      // A question asked while the bundle is still downloading (held back 3 s here) waits for the bundle; it
-      // is not answered from the local library in the meantime.
-      let held = 0;
-      await context.route('**/pharos.bundle', async (route) => {
-        held += 1;
-        await new Promise((r) => setTimeout(r, 3000));
-        await route.fallback();
-      });
-      await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#ask`);
-      // The Evidence tab (with an endpoint configured the Ask view would open on the LLM tab).
-      await page.click('button[role="tab"]:has-text("Evidence")');
-      await page.fill('[data-testid="question"]', QUESTION);
-      await page.click('[data-testid="ask"]');
-      await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
-      const early = await page.$$eval('[data-testid="evidence"]', (cards) =>
-        cards.map((c) => c.textContent ?? ''),
-      );
-      await context.unroute('**/pharos.bundle');
-      log(`asked during the download (held ${held}×): ${early.length} passages`);
-      if (held === 0) throw new Error('the bundle download was not held back: the race was not tested');
-      if (!early[0]?.includes('Pharos') || early.some((t) => t.includes('Fishermen'))) {
-        throw new Error(
-          `a question asked during the download was answered from the local library: ${early[0]}`,
-        );
-      }
+    // The local library of this profile: another document, and an LLM endpoint.
+    const local = join(tmp, 'harbour.jsonl');
+    await writeFile(local, corpus({ title: 'Harbour', text: LOCAL_TEXT }, 'Mill'));
+    await openApp(page, origin);
+    await addFiles(page, [local]);
+    await waitIdle(page, 150_000);
+    await page.goto(`${origin}/#settings`);
+    await page.waitForSelector('[name="llm-base-url"]');
+    await page.fill('[name="llm-base-url"]', server.baseUrl);
+    await page.fill('[name="llm-model"]', 'scripted-model');
+    await page.click('[data-testid="llm-settings"] button[type="submit"]');
+    await page.waitForTimeout(300);
 
-      await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#library`);
-      await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
-      await page.click('a[href="#ask"]');
-      await page.click('[data-testid="tab-answer"]');
-      await page.fill('[name="kg-question"]', QUESTION);
-      await page.selectOption('[name="kg-mode"]', 'hybrid');
-      await page.click('[data-testid="kg-ask"] button[type="submit"]');
-      await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 90_000 });
+    // A question asked while the bundle is still downloading (held back 3 s here) waits for the bundle; it
+    // is not answered from the local library in the meantime.
+    let held = 0;
+    await context.route('**/pharos.bundle', async (route) => {
+      held += 1;
+      await new Promise((r) => setTimeout(r, 3000));
+      await route.fallback();
+    });
+    await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#ask`);
+    // The Evidence tab (with an endpoint configured the Ask view would open on the LLM tab).
+    await page.click('button[role="tab"]:has-text("Evidence")');
+    await page.fill('[data-testid="question"]', QUESTION);
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+    const early = await page.$$eval('[data-testid="evidence"]', (cards) =>
+      cards.map((c) => c.textContent ?? ''),
+    );
+    await context.unroute('**/pharos.bundle');
+    log(`asked during the download (held ${held}×): ${early.length} passages`);
+    expect(held, 'the bundle download was not held back: the race was not tested').not.toBe(0);
+    const earlyMessage = `a question asked during the download was answered from the local library: ${early[0]}`;
+    expect(early[0], earlyMessage).toContain('Pharos');
+    expect(
+      early.some((t) => t.includes('Fishermen')),
+      earlyMessage,
+    ).toBe(false);
 
-      const evidence = await page.$$eval('[data-testid="kg-evidence"] li', (items) =>
-        items.map((li) => (li.textContent ?? '').replace(/\s+/g, ' ').trim()),
-      );
-      log(`evidence: ${JSON.stringify(evidence).slice(0, 300)}`);
-      if (evidence.length === 0 || !evidence.every((e) => e.includes('Pharos'))) {
-        throw new Error(`the LLM tab's evidence is not the bundle's: ${JSON.stringify(evidence)}`);
-      }
-      if (evidence.some((e) => e.includes('Fishermen')))
-        throw new Error('the LLM tab read the local library');
-      const sent = JSON.stringify(
-        server.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body),
-      );
-      if (!sent.includes('Pharos') || sent.includes('Fishermen')) {
-        throw new Error('the answer request did not carry (only) the bundle as context');
-      }
+    await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#library`);
+    await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
+    await page.click('a[href="#ask"]');
+    await page.click('[data-testid="tab-answer"]');
+    await page.fill('[name="kg-question"]', QUESTION);
+    await page.selectOption('[name="kg-mode"]', 'hybrid');
+    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 90_000 });
 
-      await page.locator('[data-testid="kg-answer"] [data-cite="1"]').first().click();
-      await page.waitForSelector('[data-testid="viewer"]', { timeout: 30_000 });
-      const shown = (await page.textContent('[data-testid="viewer"]')) ?? '';
-      log(`viewer: ${shown.replace(/\s+/g, ' ').slice(0, 120)}`);
-      if (!shown.includes('Pharos') || shown.includes('Fishermen')) {
-        throw new Error(`the citation opened "${shown.slice(0, 200)}", not the bundle's document`);
-      }
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-      await server.close();
-    }
-  },
-};
+    const evidence = await page.$$eval('[data-testid="kg-evidence"] li', (items) =>
+      items.map((li) => (li.textContent ?? '').replace(/\s+/g, ' ').trim()),
+    );
+    log(`evidence: ${JSON.stringify(evidence).slice(0, 300)}`);
+    const evidenceMessage = `the LLM tab's evidence is not the bundle's: ${JSON.stringify(evidence)}`;
+    expect(evidence.length, evidenceMessage).toBeGreaterThan(0);
+    expect(
+      evidence.every((e) => e.includes('Pharos')),
+      evidenceMessage,
+    ).toBe(true);
+    expect(
+      evidence.some((e) => e.includes('Fishermen')),
+      'the LLM tab read the local library',
+    ).toBe(false);
+    const sent = JSON.stringify(
+      server.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body),
+    );
+    expect(sent, 'the answer request did not carry the bundle as context').toContain('Pharos');
+    expect(sent, 'the answer request carried the local library as context').not.toContain('Fishermen');
 
-export default spec;
+    await page.locator('[data-testid="kg-answer"] [data-cite="1"]').first().click();
+    await page.waitForSelector('[data-testid="viewer"]', { timeout: 30_000 });
+    const shown = (await page.textContent('[data-testid="viewer"]')) ?? '';
+    log(`viewer: ${shown.replace(/\s+/g, ' ').slice(0, 120)}`);
+    expect(shown, `the citation opened "${shown.slice(0, 200)}", not the bundle's document`).toContain(
+      'Pharos',
+    );
+    expect(shown, `the citation opened "${shown.slice(0, 200)}", not the bundle's document`).not.toContain(
+      'Fishermen',
+    );
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+    await server.close();
+  }
+});

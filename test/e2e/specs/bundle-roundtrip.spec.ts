@@ -10,7 +10,7 @@ import { createNodeUseEmbedder } from '../../../src/cli/embedders.ts';
 import { collectFiles, snapshotFromFiles } from '../../../src/cli/index.ts';
 import { writeSnapshotBundle, type IndexSnapshot } from '../../../src/core/bundle/index.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 const QUESTION = 'Who wrote the memo about moving the library?';
 const BUDGET = 3000;
@@ -38,78 +38,76 @@ async function askCli(
   return output.context.slice(0, 10).map((c) => c.chunkId);
 }
 
-const spec: E2eSpec = {
-  name: 'bundles: CLI bundle → browser import and browser export → CLI ask give the same top 10',
-  timeoutMs: 400_000,
-  async run({ page, origin, dist, tmp, log }) {
-    const embedder = await createNodeUseEmbedder();
-    try {
-      const files = await collectFiles([join(process.cwd(), 'test', 'fixtures', 'docs')]);
-      const { snapshot } = await snapshotFromFiles(files, { embedder, maxChunkTokens: 1200 });
-      const cliBundle = join(tmp, 'cli.bundle');
-      await writeBundleFile(cliBundle, writeSnapshotBundle(snapshot, { appVersion: 'e2e' }));
-      const vector = await embedder.embed([QUESTION]);
+test.setTimeout(400_000);
 
-      // (a) CLI → browser: import the CLI's bundle into an empty library, ask in both, compare.
-      await openApp(page, origin);
-      await page.setInputFiles('[data-testid="bundle-input"]', cliBundle);
-      await page.waitForSelector('text=/Imported cli\\.bundle/', { timeout: 120_000 });
-      const counts = await readCounts(page);
-      if (counts.documents !== snapshot.documents.length || counts.sentences !== snapshot.sentences.length) {
-        throw new Error(
-          `import stored ${JSON.stringify(counts)}, the bundle holds ${snapshot.documents.length} documents`,
-        );
-      }
-      const fromCli = await readBundleFile(cliBundle);
-      for (const mode of ['ppr', 'bm25']) {
-        const browser = await askInBrowser(page, QUESTION, mode);
-        const cli = await askCli(fromCli, QUESTION, mode, vector);
-        log(
-          `CLI bundle, ${mode}: browser ${browser.slice(0, 3).join(', ')} / cli ${cli.slice(0, 3).join(', ')}`,
-        );
-        if (browser.length === 0 || JSON.stringify(browser) !== JSON.stringify(cli)) {
-          throw new Error(`${mode}: browser top 10 ${JSON.stringify(browser)} ≠ CLI ${JSON.stringify(cli)}`);
-        }
-      }
+test('bundles: CLI bundle → browser import and browser export → CLI ask give the same top 10', async ({
+  page,
+  origin,
+  dist,
+  tmp,
+  log,
+}) => {
+  const embedder = await createNodeUseEmbedder();
+  try {
+    const files = await collectFiles([join(process.cwd(), 'test', 'fixtures', 'docs')]);
+    const { snapshot } = await snapshotFromFiles(files, { embedder, maxChunkTokens: 1200 });
+    const cliBundle = join(tmp, 'cli.bundle');
+    await writeBundleFile(cliBundle, writeSnapshotBundle(snapshot, { appVersion: 'e2e' }));
+    const vector = await embedder.embed([QUESTION]);
 
-      // (b) browser → CLI: documents indexed in the browser (the samples, added to the library), exported, asked
-      // with the CLI code over the export.
-      await page.click('a[href="#library"]');
-      const samples = JSON.parse(await readFile(join(dist, 'samples', 'index.json'), 'utf8')) as {
-        file: string;
-      }[];
-      await addFiles(
-        page,
-        samples.map((s) => join(dist, 'samples', s.file)),
+    // (a) CLI → browser: import the CLI's bundle into an empty library, ask in both, compare.
+    await openApp(page, origin);
+    await page.setInputFiles('[data-testid="bundle-input"]', cliBundle);
+    await page.waitForSelector('text=/Imported cli\\.bundle/', { timeout: 120_000 });
+    const counts = await readCounts(page);
+    const importMessage = `import stored ${JSON.stringify(counts)}, the bundle holds ${snapshot.documents.length} documents`;
+    expect(counts.documents, importMessage).toBe(snapshot.documents.length);
+    expect(counts.sentences, importMessage).toBe(snapshot.sentences.length);
+    const fromCli = await readBundleFile(cliBundle);
+    for (const mode of ['ppr', 'bm25']) {
+      const browser = await askInBrowser(page, QUESTION, mode);
+      const cli = await askCli(fromCli, QUESTION, mode, vector);
+      log(
+        `CLI bundle, ${mode}: browser ${browser.slice(0, 3).join(', ')} / cli ${cli.slice(0, 3).join(', ')}`,
       );
-      await waitIdle(page, 200_000);
-      const sampleQuestion = 'What did Lincoln say at Gettysburg';
-      const sampleVector = await embedder.embed([sampleQuestion]);
-      const browserRanks: Record<string, string[]> = {};
-      for (const mode of ['ppr', 'bm25']) browserRanks[mode] = await askInBrowser(page, sampleQuestion, mode);
-      await page.click('a[href="#library"]');
-      const [download] = await Promise.all([
-        page.waitForEvent('download'),
-        page.click('[data-testid="export-bundle"]'),
-      ]);
-      const exported = join(tmp, 'browser.bundle');
-      await download.saveAs(exported);
-      const fromBrowser = await readBundleFile(exported);
-      for (const mode of ['ppr', 'bm25']) {
-        const cli = await askCli(fromBrowser, sampleQuestion, mode, sampleVector);
-        log(
-          `browser export, ${mode}: browser ${browserRanks[mode].slice(0, 3).join(', ')} / cli ${cli.slice(0, 3).join(', ')}`,
-        );
-        if (browserRanks[mode].length === 0 || JSON.stringify(browserRanks[mode]) !== JSON.stringify(cli)) {
-          throw new Error(
-            `${mode}: browser top 10 ${JSON.stringify(browserRanks[mode])} ≠ CLI on its export ${JSON.stringify(cli)}`,
-          );
-        }
-      }
-    } finally {
-      await embedder.dispose?.();
+      const message = `${mode}: browser top 10 ${JSON.stringify(browser)} ≠ CLI ${JSON.stringify(cli)}`;
+      expect(browser.length, message).toBeGreaterThan(0);
+      expect(browser, message).toEqual(cli);
     }
-  },
-};
 
-export default spec;
+    // (b) browser → CLI: documents indexed in the browser (the samples, added to the library), exported, asked
+    // with the CLI code over the export.
+    await page.click('a[href="#library"]');
+    const samples = JSON.parse(await readFile(join(dist, 'samples', 'index.json'), 'utf8')) as {
+      file: string;
+    }[];
+    await addFiles(
+      page,
+      samples.map((s) => join(dist, 'samples', s.file)),
+    );
+    await waitIdle(page, 200_000);
+    const sampleQuestion = 'What did Lincoln say at Gettysburg';
+    const sampleVector = await embedder.embed([sampleQuestion]);
+    const browserRanks: Record<string, string[]> = {};
+    for (const mode of ['ppr', 'bm25']) browserRanks[mode] = await askInBrowser(page, sampleQuestion, mode);
+    await page.click('a[href="#library"]');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('[data-testid="export-bundle"]'),
+    ]);
+    const exported = join(tmp, 'browser.bundle');
+    await download.saveAs(exported);
+    const fromBrowser = await readBundleFile(exported);
+    for (const mode of ['ppr', 'bm25']) {
+      const cli = await askCli(fromBrowser, sampleQuestion, mode, sampleVector);
+      log(
+        `browser export, ${mode}: browser ${browserRanks[mode].slice(0, 3).join(', ')} / cli ${cli.slice(0, 3).join(', ')}`,
+      );
+      const message = `${mode}: browser top 10 ${JSON.stringify(browserRanks[mode])} ≠ CLI on its export ${JSON.stringify(cli)}`;
+      expect(browserRanks[mode].length, message).toBeGreaterThan(0);
+      expect(browserRanks[mode], message).toEqual(cli);
+    }
+  } finally {
+    await embedder.dispose?.();
+  }
+});

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 const VIEWS = ['library', 'ask', 'settings'];
 
@@ -42,152 +42,153 @@ const DOCUMENTS: Record<string, string> = {
 };
 const QUESTION = 'Who wrote the first published program for the Analytical Engine?';
 
-const spec: E2eSpec = {
-  name: 'llm: endpoint settings, KG cost estimate, build/cancel/resume without resending, hybrid cited answer',
-  timeoutMs: 300_000,
-  async run({ page, origin, tmp, allowOrigin, log }) {
-    const server = await startScriptedLlmServer({ latencyMs: 250, wordDelayMs: 120 });
-    allowOrigin(server.url);
-    // An OpenAI-like server that forgets CORS, as Ollama does without OLLAMA_ORIGINS.
-    const noCors = await new Promise<{ url: string; close(): void }>((resolve) => {
-      const srv = createServer((_req, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ data: [{ id: 'scripted-model' }] }));
-      });
-      srv.listen(0, '127.0.0.1', () => {
-        const { port } = srv.address() as AddressInfo;
-        resolve({ url: `http://127.0.0.1:${port}`, close: () => srv.close() });
-      });
+test.setTimeout(300_000);
+
+test('llm: endpoint settings, KG cost estimate, build/cancel/resume without resending, hybrid cited answer', async ({
+  page,
+  origin,
+  tmp,
+  privacy,
+  log,
+}) => {
+  const server = await startScriptedLlmServer({ latencyMs: 250, wordDelayMs: 120 });
+  privacy.allowOrigin(server.url);
+  // An OpenAI-like server that forgets CORS, as Ollama does without OLLAMA_ORIGINS.
+  const noCors = await new Promise<{ url: string; close(): void }>((resolve) => {
+    const srv = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ data: [{ id: 'scripted-model' }] }));
     });
-    allowOrigin(noCors.url);
-    try {
-      const files = Object.entries(DOCUMENTS).map(([name]) => join(tmp, name));
-      await Promise.all(
-        Object.entries(DOCUMENTS).map(([name, text]) => writeFile(join(tmp, name), text + '\n')),
-      );
-      await openApp(page, origin);
-      await addFiles(page, files);
-      await waitIdle(page, 240_000);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${port}`, close: () => srv.close() });
+    });
+  });
+  privacy.allowOrigin(noCors.url);
+  try {
+    const files = Object.entries(DOCUMENTS).map(([name]) => join(tmp, name));
+    await Promise.all(
+      Object.entries(DOCUMENTS).map(([name, text]) => writeFile(join(tmp, name), text + '\n')),
+    );
+    await openApp(page, origin);
+    await addFiles(page, files);
+    await waitIdle(page, 240_000);
 
-      // 1. Endpoint settings and test connection: first a server that sends no CORS headers (the browser blocks
-      //    its answer, the diagnosis must say so and name the fix), then the scripted server.
-      await goToPanel(page, origin, 'llm-settings');
-      await page.fill('[name="llm-base-url"]', `${noCors.url}/v1`);
-      await page.fill('[name="llm-model"]', 'scripted-model');
-      await page.click('[data-testid="llm-test"]');
-      await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
-      const corsStatus = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
-      const corsText = (await page.textContent('[data-testid="llm-diagnosis"]')) ?? '';
-      if (corsStatus !== 'cors' || !corsText.includes(`OLLAMA_ORIGINS=${origin}`)) {
-        throw new Error(`a server without CORS headers was diagnosed as ${corsStatus}: ${corsText}`);
-      }
-      await page.fill('[name="llm-base-url"]', server.baseUrl);
-      await page.fill('[name="llm-model"]', 'scripted-model');
-      await page.fill('[name="llm-key"]', 'sk-e2e-secret-key-123456');
-      await page.fill('[name="llm-concurrency"]', '1');
-      await page.click('[data-testid="llm-settings"] button[type="submit"]');
-      await page.click('[data-testid="llm-test"]');
-      await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
-      const status = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
-      if (status !== 'ok') {
-        throw new Error(`test connection: ${await page.textContent('[data-testid="llm-diagnosis"]')}`);
-      }
-      const chunks = await page.evaluate(async () => {
-        const db = await new Promise<IDBDatabase>((resolve, reject) => {
-          const r = indexedDB.open('conceptrag');
-          r.onsuccess = () => resolve(r.result);
-          r.onerror = () => reject(r.error);
-        });
-        const n = await new Promise<number>((resolve, reject) => {
-          const r = db.transaction('chunks').objectStore('chunks').count();
-          r.onsuccess = () => resolve(r.result);
-          r.onerror = () => reject(r.error);
-        });
-        db.close();
-        return n;
+    // 1. Endpoint settings and test connection: first a server that sends no CORS headers (the browser blocks
+    //    its answer, the diagnosis must say so and name the fix), then the scripted server.
+    await goToPanel(page, origin, 'llm-settings');
+    await page.fill('[name="llm-base-url"]', `${noCors.url}/v1`);
+    await page.fill('[name="llm-model"]', 'scripted-model');
+    await page.click('[data-testid="llm-test"]');
+    await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+    const corsStatus = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
+    const corsText = (await page.textContent('[data-testid="llm-diagnosis"]')) ?? '';
+    const corsMessage = `a server without CORS headers was diagnosed as ${corsStatus}: ${corsText}`;
+    expect(corsStatus, corsMessage).toBe('cors');
+    expect(corsText, corsMessage).toContain(`OLLAMA_ORIGINS=${origin}`);
+    await page.fill('[name="llm-base-url"]', server.baseUrl);
+    await page.fill('[name="llm-model"]', 'scripted-model');
+    await page.fill('[name="llm-key"]', 'sk-e2e-secret-key-123456');
+    await page.fill('[name="llm-concurrency"]', '1');
+    await page.click('[data-testid="llm-settings"] button[type="submit"]');
+    await page.click('[data-testid="llm-test"]');
+    await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+    const status = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
+    expect(status, `test connection: ${await page.textContent('[data-testid="llm-diagnosis"]')}`).toBe('ok');
+    const chunks = await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open('conceptrag');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
       });
-      if (chunks < 4)
-        throw new Error(`the documents gave only ${chunks} chunks; the cancel step needs at least 4`);
-
-      // 2. Cost estimate before any extraction call.
-      await goToPanel(page, origin, 'kg-panel');
-      await page.fill('[name="kg-kappa"]', '1');
-      await page.click('[data-testid="kg-estimate"]');
-      await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
-      const rows = await page.$$eval('[data-testid="kg-estimate-table"] tbody tr', (trs) =>
-        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
-      );
-      log(`estimate rows: ${JSON.stringify(rows)}`);
-      if (Number(rows[1][0]) !== chunks)
-        throw new Error(`κ = 1 should cost ${chunks} calls, shows ${rows[1][0]}`);
-      if (server.extractionTexts().length !== 0)
-        throw new Error('extraction calls were made before confirming');
-
-      // 3. Build, cancel midway, resume.
-      await page.click('[data-testid="kg-confirm"]');
-      const deadline = Date.now() + 60_000;
-      while (server.extractionTexts().length < 2) {
-        if (Date.now() > deadline) throw new Error('the KG build sent no extraction requests');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      await page.click('[data-testid="kg-cancel"]');
-      await page.waitForSelector('[data-testid="kg-result"][data-cancelled="true"]', { timeout: 60_000 });
-      const afterCancel = server.extractionTexts().length;
-      log(`cancelled after ${afterCancel} of ${chunks} chunks`);
-      if (afterCancel >= chunks) throw new Error('the cancel came too late to test resuming');
-      await page.click('[data-testid="kg-resume"]');
-      await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 120_000 });
-      const sent = server.extractionTexts();
-      if (sent.length !== chunks || new Set(sent).size !== chunks) {
-        throw new Error(
-          `expected each of ${chunks} chunks sent once, got ${sent.length} requests (${new Set(sent).size} distinct)`,
-        );
-      }
-      const keyLeaks = server.requests.filter((r) => r.authorization !== 'Bearer sk-e2e-secret-key-123456');
-      if (keyLeaks.length) throw new Error(`${keyLeaks.length} requests without the configured key`);
-
-      // 4. Hybrid question, streamed answer, citation opens the sentence.
-      await goToPanel(page, origin, 'kg-ask');
-      await page.fill('[name="kg-question"]', QUESTION);
-      await page.selectOption('[name="kg-mode"]', 'hybrid');
-      // Record the answer's text while it is still streaming (data-done="false").
-      await page.evaluate(() => {
-        const seen: number[] = [];
-        (window as unknown as { __partials: number[] }).__partials = seen;
-        new MutationObserver(() => {
-          const el = document.querySelector('[data-testid="kg-answer"][data-done="false"]');
-          if (el) seen.push((el.textContent ?? '').trim().length);
-        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      const n = await new Promise<number>((resolve, reject) => {
+        const r = db.transaction('chunks').objectStore('chunks').count();
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
       });
-      await page.click('[data-testid="kg-ask"] button[type="submit"]');
-      await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
-      const answerText = (await page.textContent('[data-testid="kg-answer"] '))?.trim() ?? '';
-      log(`answer: ${answerText.slice(0, 160)}`);
-      const partials = await page.evaluate(() => (window as unknown as { __partials: number[] }).__partials);
-      const distinct = [...new Set(partials)].filter((n) => n > 0);
-      if (distinct.length < 3) {
-        throw new Error(`the answer did not stream in (partial lengths seen: ${JSON.stringify(distinct)})`);
-      }
-      log(`streamed: ${distinct.length} partial renderings before the answer was complete`);
-      const answerRequest = server.requests
-        .filter((r) => r.path === '/v1/chat/completions' && !r.extractedText)
-        .at(-1);
-      if (!answerRequest?.body?.stream) throw new Error('the answer was not requested as a stream');
-      const firstCite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
-      if (!(await firstCite.count())) throw new Error(`the answer has no [1] citation: "${answerText}"`);
-      await firstCite.click();
-      await page.waitForSelector('[data-testid="viewer"]');
-      const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
-      // The scripted server answers with the first sentence of passage [1], then " [1]".
-      const claimed = answerText.split('[1]')[0].trim();
-      if (!marked || !claimed.startsWith(marked.slice(0, Math.min(marked.length, 30)))) {
-        throw new Error(`citation [1] highlights "${marked}", the answer claimed "${claimed}"`);
-      }
-    } finally {
-      noCors.close();
-      await server.close();
-    }
-  },
-};
+      db.close();
+      return n;
+    });
+    expect(
+      chunks,
+      `the documents gave only ${chunks} chunks; the cancel step needs at least 4`,
+    ).toBeGreaterThanOrEqual(4);
 
-export default spec;
+    // 2. Cost estimate before any extraction call.
+    await goToPanel(page, origin, 'kg-panel');
+    await page.fill('[name="kg-kappa"]', '1');
+    await page.click('[data-testid="kg-estimate"]');
+    await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+    const rows = await page.$$eval('[data-testid="kg-estimate-table"] tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+    );
+    log(`estimate rows: ${JSON.stringify(rows)}`);
+    expect(Number(rows[1][0]), `κ = 1 should cost ${chunks} calls, shows ${rows[1][0]}`).toBe(chunks);
+    expect(server.extractionTexts().length, 'extraction calls were made before confirming').toBe(0);
+
+    // 3. Build, cancel midway, resume.
+    await page.click('[data-testid="kg-confirm"]');
+    await expect
+      .poll(() => server.extractionTexts().length, {
+        message: 'the KG build sent no extraction requests',
+        timeout: 60_000,
+        intervals: [50],
+      })
+      .toBeGreaterThanOrEqual(2);
+    await page.click('[data-testid="kg-cancel"]');
+    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="true"]', { timeout: 60_000 });
+    const afterCancel = server.extractionTexts().length;
+    log(`cancelled after ${afterCancel} of ${chunks} chunks`);
+    expect(afterCancel, 'the cancel came too late to test resuming').toBeLessThan(chunks);
+    await page.click('[data-testid="kg-resume"]');
+    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 120_000 });
+    const sent = server.extractionTexts();
+    const sentMessage = `expected each of ${chunks} chunks sent once, got ${sent.length} requests (${new Set(sent).size} distinct)`;
+    expect(sent.length, sentMessage).toBe(chunks);
+    expect(new Set(sent).size, sentMessage).toBe(chunks);
+    const keyLeaks = server.requests.filter((r) => r.authorization !== 'Bearer sk-e2e-secret-key-123456');
+    expect(keyLeaks.length, `${keyLeaks.length} requests without the configured key`).toBe(0);
+
+    // 4. Hybrid question, streamed answer, citation opens the sentence.
+    await goToPanel(page, origin, 'kg-ask');
+    await page.fill('[name="kg-question"]', QUESTION);
+    await page.selectOption('[name="kg-mode"]', 'hybrid');
+    // Record the answer's text while it is still streaming (data-done="false").
+    await page.evaluate(() => {
+      const seen: number[] = [];
+      (window as unknown as { __partials: number[] }).__partials = seen;
+      new MutationObserver(() => {
+        const el = document.querySelector('[data-testid="kg-answer"][data-done="false"]');
+        if (el) seen.push((el.textContent ?? '').trim().length);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+    const answerText = (await page.textContent('[data-testid="kg-answer"] '))?.trim() ?? '';
+    log(`answer: ${answerText.slice(0, 160)}`);
+    const partials = await page.evaluate(() => (window as unknown as { __partials: number[] }).__partials);
+    const distinct = [...new Set(partials)].filter((n) => n > 0);
+    expect(
+      distinct.length,
+      `the answer did not stream in (partial lengths seen: ${JSON.stringify(distinct)})`,
+    ).toBeGreaterThanOrEqual(3);
+    log(`streamed: ${distinct.length} partial renderings before the answer was complete`);
+    const answerRequest = server.requests
+      .filter((r) => r.path === '/v1/chat/completions' && !r.extractedText)
+      .at(-1);
+    expect(answerRequest?.body?.stream, 'the answer was not requested as a stream').toBeTruthy();
+    const firstCite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+    expect(await firstCite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
+    await firstCite.click();
+    await page.waitForSelector('[data-testid="viewer"]');
+    const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+    // The scripted server answers with the first sentence of passage [1], then " [1]".
+    const claimed = answerText.split('[1]')[0].trim();
+    const citeMessage = `citation [1] highlights "${marked}", the answer claimed "${claimed}"`;
+    expect(marked, citeMessage).not.toBe('');
+    expect(claimed.startsWith(marked.slice(0, Math.min(marked.length, 30))), citeMessage).toBe(true);
+  } finally {
+    noCors.close();
+    await server.close();
+  }
+});

@@ -7,86 +7,90 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
-const spec: E2eSpec = {
-  name: 'csp: page policy in meta and header (frame-ancestors none), no request to another origin, no inline script',
-  timeoutMs: 240_000,
-  async run({ page, origin, tmp, allowOrigin, log }) {
-    const seen: string[] = [];
-    const other = createServer((req, res) => {
-      seen.push(req.url ?? '');
-      res.writeHead(200, { 'Access-Control-Allow-Origin': '*' }).end('ok');
-    });
-    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
-    const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
-    // Allowed for the harness, so only the policy can stop the request.
-    allowOrigin(otherOrigin);
-    try {
-      const response = await page.goto(`${origin}/#library`);
-      await page.waitForSelector('[data-indexing]');
-      const header = (await response?.headerValue('content-security-policy')) ?? '';
-      log(`page header: ${header}`);
-      if (!/frame-ancestors 'none'/.test(header) || !/connect-src 'self'(;|$)/.test(header)) {
-        throw new Error(`the page's CSP header is missing or incomplete: "${header}"`);
-      }
-      const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
-      if (!meta || !/script-src 'self' 'wasm-unsafe-eval'/.test(meta) || !/object-src 'none'/.test(meta)) {
-        throw new Error(`the built index.html lacks the CSP meta: "${meta}"`);
-      }
-      const scriptPath = await page.$$eval('script[src]', (s) => (s[0] as HTMLScriptElement).src);
-      const scriptResponse = await page.request.get(scriptPath);
-      const workerPolicy = scriptResponse.headers()['content-security-policy'] ?? '';
-      if (!/connect-src 'self' http: https:/.test(workerPolicy)) {
-        throw new Error(`scripts (workers) are served without their CSP: "${workerPolicy}"`);
-      }
+test.setTimeout(240_000);
 
-      const outcome = await page.evaluate(async (url) => {
-        const violations: string[] = [];
-        document.addEventListener('securitypolicyviolation', (e) => violations.push(e.effectiveDirective));
-        const fetched = await fetch(`${url}/from-the-page`).then(
-          () => 'fetched',
-          () => 'refused',
-        );
-        const script = document.createElement('script');
-        script.textContent = 'window.__injected = true;';
-        document.head.append(script);
-        await new Promise((r) => setTimeout(r, 200));
-        return {
-          fetched,
-          injected: (window as unknown as { __injected?: boolean }).__injected === true,
-          violations,
-        };
-      }, otherOrigin);
-      log(
-        `page fetch: ${outcome.fetched}; inline script ran: ${outcome.injected}; violations: ${outcome.violations.join(', ')}`,
+test('csp: page policy in meta and header (frame-ancestors none), no request to another origin, no inline script', async ({
+  page,
+  origin,
+  tmp,
+  privacy,
+  log,
+}) => {
+  const seen: string[] = [];
+  const other = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    res.writeHead(200, { 'Access-Control-Allow-Origin': '*' }).end('ok');
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  // Allowed for the harness, so only the policy can stop the request.
+  privacy.allowOrigin(otherOrigin);
+  try {
+    const response = await page.goto(`${origin}/#library`);
+    await page.waitForSelector('[data-indexing]');
+    const header = (await response?.headerValue('content-security-policy')) ?? '';
+    log(`page header: ${header}`);
+    expect(header, `the page's CSP header is missing or incomplete: "${header}"`).toMatch(
+      /frame-ancestors 'none'/,
+    );
+    expect(header, `the page's CSP header is missing or incomplete: "${header}"`).toMatch(
+      /connect-src 'self'(;|$)/,
+    );
+    const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    expect(meta, `the built index.html lacks the CSP meta: "${meta}"`).toMatch(
+      /script-src 'self' 'wasm-unsafe-eval'/,
+    );
+    expect(meta, `the built index.html lacks the CSP meta: "${meta}"`).toMatch(/object-src 'none'/);
+    const scriptPath = await page.$$eval('script[src]', (s) => (s[0] as HTMLScriptElement).src);
+    const scriptResponse = await page.request.get(scriptPath);
+    const workerPolicy = scriptResponse.headers()['content-security-policy'] ?? '';
+    expect(workerPolicy, `scripts (workers) are served without their CSP: "${workerPolicy}"`).toMatch(
+      /connect-src 'self' http: https:/,
+    );
+
+    const outcome = await page.evaluate(async (url) => {
+      const violations: string[] = [];
+      document.addEventListener('securitypolicyviolation', (e) => violations.push(e.effectiveDirective));
+      const fetched = await fetch(`${url}/from-the-page`).then(
+        () => 'fetched',
+        () => 'refused',
       );
-      if (outcome.fetched !== 'refused' || seen.length > 0)
-        throw new Error('the page reached another origin');
-      if (outcome.injected) throw new Error('an injected inline script ran');
-      if (!outcome.violations.includes('connect-src') || !outcome.violations.includes('script-src-elem')) {
-        throw new Error(
-          `expected connect-src and script-src-elem violations, got ${outcome.violations.join(', ')}`,
-        );
-      }
+      const script = document.createElement('script');
+      script.textContent = 'window.__injected = true;';
+      document.head.append(script);
+      await new Promise((r) => setTimeout(r, 200));
+      return {
+        fetched,
+        injected: (window as unknown as { __injected?: boolean }).__injected === true,
+        violations,
+      };
+    }, otherOrigin);
+    log(
+      `page fetch: ${outcome.fetched}; inline script ran: ${outcome.injected}; violations: ${outcome.violations.join(', ')}`,
+    );
+    expect(outcome.fetched, 'the page reached another origin').toBe('refused');
+    expect(seen, 'the page reached another origin').toEqual([]);
+    expect(outcome.injected, 'an injected inline script ran').toBe(false);
+    expect(
+      outcome.violations,
+      `expected connect-src and script-src-elem violations, got ${outcome.violations.join(', ')}`,
+    ).toEqual(expect.arrayContaining(['connect-src', 'script-src-elem']));
 
-      // The app works under the policy: the embedding model (TF.js WASM) runs in the ingest worker.
-      const file = join(tmp, 'canal.txt');
-      await writeFile(file, 'The Erie Canal opened in 1825. It linked the Hudson River to Lake Erie.\n');
-      await openApp(page, origin);
-      await addFiles(page, [file]);
-      await waitIdle(page, 150_000);
-      await page.click('a[href="#ask"]');
-      await page.fill('[data-testid="question"]', 'When did the Erie Canal open?');
-      await page.click('[data-testid="ask"]');
-      await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
-      const semantic = await page.textContent('[data-testid="layers"]');
-      if (!/semantic ready/.test(semantic ?? ''))
-        throw new Error(`no semantic layer under the CSP: ${semantic}`);
-    } finally {
-      await new Promise<void>((resolve) => other.close(() => resolve()));
-    }
-  },
-};
-
-export default spec;
+    // The app works under the policy: the embedding model (TF.js WASM) runs in the ingest worker.
+    const file = join(tmp, 'canal.txt');
+    await writeFile(file, 'The Erie Canal opened in 1825. It linked the Hudson River to Lake Erie.\n');
+    await openApp(page, origin);
+    await addFiles(page, [file]);
+    await waitIdle(page, 150_000);
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', 'When did the Erie Canal open?');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+    const semantic = await page.textContent('[data-testid="layers"]');
+    expect(semantic ?? '', `no semantic layer under the CSP: ${semantic}`).toMatch(/semantic ready/);
+  } finally {
+    await new Promise<void>((resolve) => other.close(() => resolve()));
+  }
+});

@@ -1,14 +1,14 @@
 // Service-worker update: visit build A (the served dist/), then the same origin starts serving build B (built here
-// from the same source, unminified, with one sample file changed). On the next visit the page still runs A and
+// from the same source, unminified, with one sample file changed) — `vite preview` as the webServer runs it, stopped
+// and started again on the same port with B's folder. On the next visit the page still runs A and
 // says a new version is ready; "Reload" switches to B: B's bundles and B's version of the changed sample are
 // served, and nothing of A is left in Cache Storage (A's hashed bundles, A's sample revision, a legacy cache).
 import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
-import { build } from 'vite';
-import type { E2eSpec } from '../lib/harness.ts';
-import { serveStatic } from '../lib/staticServer.ts';
+import type { Page } from '@playwright/test';
+import { build, preview, type PreviewServer } from 'vite';
+import { expect, test } from '../lib/fixtures.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const SAMPLE = 'samples/lighthouse-of-alexandria.txt';
@@ -29,6 +29,23 @@ async function buildB(tmp: string): Promise<string> {
     build: { outDir, emptyOutDir: true, minify: false },
   });
   return outDir;
+}
+
+/** The app's `vite preview` (its COOP/COEP and CSP headers) over one build; port 0 takes a free one. */
+async function servePreview(
+  outDir: string,
+  port: number,
+): Promise<{ server: PreviewServer; origin: string }> {
+  const server = await preview({
+    root,
+    configFile: join(root, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir },
+    preview: { port, strictPort: true },
+  });
+  const url = server.resolvedUrls?.local[0];
+  if (!url) throw new Error('vite preview reported no local URL');
+  return { server, origin: new URL(url).origin };
 }
 
 async function cachedUrls(page: Page): Promise<{ names: string[]; urls: string[] }> {
@@ -73,69 +90,71 @@ async function assets(dist: string): Promise<Set<string>> {
   return new Set((await readdir(join(dist, 'assets'))).map((f) => `assets/${f}`));
 }
 
-const spec: E2eSpec = {
-  name: 'service worker: a new build is announced, "Reload" serves it and removes the old caches',
-  timeoutMs: 300_000,
-  async run({ page, dist, tmp, allowOrigin, log }) {
-    const t0 = Date.now();
-    const distB = await buildB(tmp);
-    log(`build B in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    const [assetsA, assetsB] = [await assets(dist), await assets(distB)];
-    const onlyA = [...assetsA].filter((a) => !assetsB.has(a));
-    if (onlyA.length === 0) throw new Error('build B shares every bundle with A: nothing would be updated');
+test.setTimeout(300_000);
 
-    let serving = dist;
-    const server = await serveStatic(() => serving);
-    allowOrigin(server.origin);
-    try {
-      await page.goto(`${server.origin}/#library`);
-      await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
-      await waitControlled(page, 120_000);
-      const entryA = await entryScript(page);
-      const sampleA = await fetchText(page, SAMPLE);
-      if (!assetsA.has(entryA) || sampleA.includes(B_LINE.trim())) throw new Error('A is not what is served');
-      // A cache of the hand-written worker this one replaced: an update must remove it too.
-      await page.evaluate(async () => {
-        const legacy = await caches.open('conceptrag-v1');
-        await legacy.put('/legacy-probe', new Response('old'));
-      });
+test('service worker: a new build is announced, "Reload" serves it and removes the old caches', async ({
+  page,
+  dist,
+  tmp,
+  privacy,
+  log,
+}) => {
+  const t0 = Date.now();
+  const distB = await buildB(tmp);
+  log(`build B in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  const [assetsA, assetsB] = [await assets(dist), await assets(distB)];
+  const onlyA = [...assetsA].filter((a) => !assetsB.has(a));
+  expect(onlyA.length, 'build B shares every bundle with A: nothing would be updated').toBeGreaterThan(0);
 
-      serving = distB;
-      await page.reload();
-      await page.waitForSelector('[data-testid="update-banner"]', { timeout: 180_000 });
-      // Until "Reload" the page keeps running A, whole (not half A's bundles and half B's).
-      if ((await entryScript(page)) !== entryA) throw new Error('the page switched to B before "Reload"');
-      log('update announced while A still runs');
+  const first = await servePreview(dist, 0);
+  const origin = first.origin;
+  let server = first.server;
+  privacy.allowOrigin(origin);
+  try {
+    await page.goto(`${origin}/#library`);
+    await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+    await waitControlled(page, 120_000);
+    const entryA = await entryScript(page);
+    const sampleA = await fetchText(page, SAMPLE);
+    expect(assetsA.has(entryA), 'A is not what is served').toBe(true);
+    expect(sampleA, 'A is not what is served').not.toContain(B_LINE.trim());
+    // A cache of the hand-written worker this one replaced: an update must remove it too.
+    await page.evaluate(async () => {
+      const legacy = await caches.open('conceptrag-v1');
+      await legacy.put('/legacy-probe', new Response('old'));
+    });
 
-      await Promise.all([
-        page.waitForEvent('load', { timeout: 60_000 }),
-        page.click('[data-testid="update-reload"]'),
-      ]);
-      await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
-      const entryB = await entryScript(page);
-      if (!assetsB.has(entryB) || assetsA.has(entryB)) {
-        throw new Error(`after "Reload" the page runs ${entryB}, not B's entry bundle`);
-      }
-      const sampleB = await fetchText(page, SAMPLE);
-      if (!sampleB.includes(B_LINE.trim()))
-        throw new Error(`${SAMPLE} is still A's version after the update`);
-      if (await page.$('[data-testid="update-banner"]')) throw new Error('the banner is still shown on B');
+    // The same origin now serves B (a page reload is the next request).
+    await server.close();
+    ({ server } = await servePreview(distB, Number(new URL(origin).port)));
+    await page.reload();
+    await page.waitForSelector('[data-testid="update-banner"]', { timeout: 180_000 });
+    // Until "Reload" the page keeps running A, whole (not half A's bundles and half B's).
+    expect(await entryScript(page), 'the page switched to B before "Reload"').toBe(entryA);
+    log('update announced while A still runs');
 
-      const { names, urls } = await cachedUrls(page);
-      const leftovers = urls.filter((u) => onlyA.includes(u));
-      if (leftovers.length > 0)
-        throw new Error(`A's bundles still cached: ${leftovers.slice(0, 5).join(', ')}`);
-      if (names.includes('conceptrag-v1')) throw new Error('the legacy cache conceptrag-v1 was not removed');
-      const samples = urls.filter((u) => u.startsWith(`${SAMPLE}?`));
-      if (samples.length !== 1) throw new Error(`expected one cached ${SAMPLE}, found ${samples.join(', ')}`);
-      const missingB = [...assetsB].filter((a) => !urls.includes(a));
-      if (missingB.length > 0)
-        throw new Error(`B's bundles not precached: ${missingB.slice(0, 5).join(', ')}`);
-      log(`B serves ${entryB}; caches ${names.join(', ')}; ${onlyA.length} bundles of A removed`);
-    } finally {
-      await server.close();
-    }
-  },
-};
+    await Promise.all([
+      page.waitForEvent('load', { timeout: 60_000 }),
+      page.click('[data-testid="update-reload"]'),
+    ]);
+    await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+    const entryB = await entryScript(page);
+    expect(assetsB.has(entryB), `after "Reload" the page runs ${entryB}, not B's entry bundle`).toBe(true);
+    expect(assetsA.has(entryB), `after "Reload" the page runs ${entryB}, not B's entry bundle`).toBe(false);
+    const sampleB = await fetchText(page, SAMPLE);
+    expect(sampleB, `${SAMPLE} is still A's version after the update`).toContain(B_LINE.trim());
+    expect(await page.$('[data-testid="update-banner"]'), 'the banner is still shown on B').toBeNull();
 
-export default spec;
+    const { names, urls } = await cachedUrls(page);
+    const leftovers = urls.filter((u) => onlyA.includes(u));
+    expect(leftovers.slice(0, 5), "A's bundles still cached").toEqual([]);
+    expect(names, 'the legacy cache conceptrag-v1 was not removed').not.toContain('conceptrag-v1');
+    const samples = urls.filter((u) => u.startsWith(`${SAMPLE}?`));
+    expect(samples.length, `expected one cached ${SAMPLE}, found ${samples.join(', ')}`).toBe(1);
+    const missingB = [...assetsB].filter((a) => !urls.includes(a));
+    expect(missingB.slice(0, 5), "B's bundles not precached").toEqual([]);
+    log(`B serves ${entryB}; caches ${names.join(', ')}; ${onlyA.length} bundles of A removed`);
+  } finally {
+    await server.close();
+  }
+});

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
 import { expectedCounts } from '../lib/expected.ts';
-import type { E2eSpec } from '../lib/harness.ts';
+import { expect, test } from '../lib/fixtures.ts';
 
 const PLACES = ['Ashby', 'Brant', 'Colby', 'Dorn', 'Eske', 'Farley', 'Gilby', 'Hurst', 'Irby', 'Kelso'];
 const THINGS = ['mill', 'bridge', 'abbey', 'market', 'tower', 'harbour', 'forest', 'castle', 'well', 'ford'];
@@ -42,95 +42,97 @@ const states = (page: Page): Promise<string[]> =>
 const indexing = (page: Page): Promise<string | null> =>
   page.getAttribute('[data-indexing]', 'data-indexing');
 
-const spec: E2eSpec = {
-  name: 'two tabs: one indexes, the other waits and says so, the library equals a one-tab run',
-  timeoutMs: 300_000,
-  async run({ page: a, context, origin, tmp, log }) {
-    const file = join(tmp, 'places.jsonl');
-    await writeFile(file, passages(400));
-    const expected = await expectedCounts([file]);
+test.setTimeout(300_000);
 
-    await openApp(a, origin);
-    const b = await context.newPage();
-    b.on('pageerror', (error) => log(`tab B page error: ${error.message}`));
-    await b.addInitScript({ content: RECORD_STATES });
-    await openApp(b, origin);
+test('two tabs: one indexes, the other waits and says so, the library equals a one-tab run', async ({
+  page: a,
+  context,
+  origin,
+  tmp,
+  log,
+}) => {
+  const file = join(tmp, 'places.jsonl');
+  await writeFile(file, passages(400));
+  const expected = await expectedCounts([file]);
 
-    await addFiles(a, [file]);
-    // B hears of A's run over the BroadcastChannel.
-    await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
-    const beforeReload = await states(b);
+  await openApp(a, origin);
+  const b = await context.newPage();
+  b.on('pageerror', (error) => log(`tab B page error: ${error.message}`));
+  await b.addInitScript({ content: RECORD_STATES });
+  await openApp(b, origin);
 
-    // Reloaded mid-run, B finds A's file in the queue: it must wait, not index it a second time.
-    await b.reload();
-    await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 30_000 });
-    if ((await indexing(a)) !== 'running') {
-      throw new Error('A finished before B had reloaded: the test did not overlap the two tabs');
-    }
-    log(`B reloaded while A indexes; B shows "${await b.textContent('[data-testid="elsewhere"] h2')}"`);
+  await addFiles(a, [file]);
+  // B hears of A's run over the BroadcastChannel.
+  await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
+  const beforeReload = await states(b);
 
-    await waitIdle(a, 240_000);
-    // B updates by itself when A's run ends: no notice, idle, and the documents A stored.
-    await b.waitForFunction(
-      (n) =>
-        document.querySelector('[data-indexing]')?.getAttribute('data-indexing') === 'idle' &&
-        document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '') === String(n),
-      expected.documents,
-      { timeout: 30_000 },
+  // Reloaded mid-run, B finds A's file in the queue: it must wait, not index it a second time.
+  await b.reload();
+  await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 30_000 });
+  expect(await indexing(a), 'A finished before B had reloaded: the test did not overlap the two tabs').toBe(
+    'running',
+  );
+  log(`B reloaded while A indexes; B shows "${await b.textContent('[data-testid="elsewhere"] h2')}"`);
+
+  await waitIdle(a, 240_000);
+  // B updates by itself when A's run ends: no notice, idle, and the documents A stored.
+  await b.waitForFunction(
+    (n) =>
+      document.querySelector('[data-indexing]')?.getAttribute('data-indexing') === 'idle' &&
+      document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '') === String(n),
+    expected.documents,
+    { timeout: 30_000 },
+  );
+  expect(await b.$('[data-testid="elsewhere"]'), 'B still says indexing runs elsewhere').toBeNull();
+
+  const afterReload = await states(b);
+  log(`B's states: before reload ${beforeReload.join(' → ')}; after ${afterReload.join(' → ')}`);
+  expect(
+    [...beforeReload, ...afterReload],
+    'tab B started indexing the queue that tab A was indexing',
+  ).not.toContain('running');
+  const outcomesB = await readOutcomes(b);
+  expect(outcomesB, `tab B indexed files: ${JSON.stringify(outcomesB)}`).toEqual([]);
+  const outcomesA = await readOutcomes(a);
+  expect(
+    outcomesA.map((o) => o.status),
+    `tab A's outcome should be one "indexed": ${JSON.stringify(outcomesA)}`,
+  ).toEqual(['indexed']);
+
+  const counts = await readCounts(a);
+  for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
+    expect(counts[key], `${key}: ${counts[key]} in IndexedDB, a one-tab run gives ${expected[key]}`).toBe(
+      expected[key],
     );
-    if (await b.$('[data-testid="elsewhere"]')) throw new Error('B still says indexing runs elsewhere');
+  }
+  expect(counts.pendingWaiting, `queue not empty: ${JSON.stringify(counts)}`).toBe(0);
+  expect(counts.pendingFailed, `queue not empty: ${JSON.stringify(counts)}`).toBe(0);
+  const integrity = await checkIntegrity(a);
+  expect(integrity.problems.slice(0, 5), 'integrity').toEqual([]);
+  log(`library: ${JSON.stringify(counts)}`);
 
-    const afterReload = await states(b);
-    log(`B's states: before reload ${beforeReload.join(' → ')}; after ${afterReload.join(' → ')}`);
-    if ([...beforeReload, ...afterReload].includes('running')) {
-      throw new Error('tab B started indexing the queue that tab A was indexing');
-    }
-    const outcomesB = await readOutcomes(b);
-    if (outcomesB.length > 0) throw new Error(`tab B indexed files: ${JSON.stringify(outcomesB)}`);
-    const outcomesA = await readOutcomes(a);
-    if (outcomesA.length !== 1 || outcomesA[0].status !== 'indexed') {
-      throw new Error(`tab A's outcome should be one "indexed": ${JSON.stringify(outcomesA)}`);
-    }
-
-    const counts = await readCounts(a);
-    for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
-      if (counts[key] !== expected[key]) {
-        throw new Error(`${key}: ${counts[key]} in IndexedDB, a one-tab run gives ${expected[key]}`);
-      }
-    }
-    if (counts.pendingWaiting !== 0 || counts.pendingFailed !== 0) {
-      throw new Error(`queue not empty: ${JSON.stringify(counts)}`);
-    }
-    const integrity = await checkIntegrity(a);
-    if (integrity.problems.length > 0) throw new Error(integrity.problems.slice(0, 5).join('; '));
-    log(`library: ${JSON.stringify(counts)}`);
-
-    // A is closed mid-run (its lock goes with it, without a "done"): B resumes what A left in the queue.
-    const more = join(tmp, 'more-places.jsonl');
-    await writeFile(more, passages(400, 1000));
-    await addFiles(a, [more]);
-    await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
-    await a.waitForFunction(
-      (n) => Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '')) > n,
-      counts.documents,
-      { timeout: 120_000 },
-    );
-    await a.close();
-    await b.waitForSelector('[data-indexing="running"]', { timeout: 30_000 });
-    await waitIdle(b, 240_000);
-    const both = await expectedCounts([file, more]);
-    const final = await readCounts(b);
-    for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
-      if (final[key] !== both[key]) {
-        throw new Error(
-          `after A closed: ${key} ${final[key]} in IndexedDB, a one-tab run gives ${both[key]}`,
-        );
-      }
-    }
-    const after = await checkIntegrity(b);
-    if (after.problems.length > 0) throw new Error(after.problems.slice(0, 5).join('; '));
-    log(`A closed mid-run; B finished: ${JSON.stringify(final)}`);
-  },
-};
-
-export default spec;
+  // A is closed mid-run (its lock goes with it, without a "done"): B resumes what A left in the queue.
+  const more = join(tmp, 'more-places.jsonl');
+  await writeFile(more, passages(400, 1000));
+  await addFiles(a, [more]);
+  await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
+  await a.waitForFunction(
+    (n) => Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '')) > n,
+    counts.documents,
+    { timeout: 120_000 },
+  );
+  await a.close();
+  await b.waitForSelector('[data-indexing="running"]', { timeout: 30_000 });
+  await waitIdle(b, 240_000);
+  const both = await expectedCounts([file, more]);
+  const final = await readCounts(b);
+  for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
+    expect(
+      final[key],
+      `after A closed: ${key} ${final[key]} in IndexedDB, a one-tab run gives ${both[key]}`,
+    ).toBe(both[key]);
+  }
+  const after = await checkIntegrity(b);
+  expect(after.problems.slice(0, 5), 'integrity').toEqual([]);
+  log(`A closed mid-run; B finished: ${JSON.stringify(final)}`);
+});
