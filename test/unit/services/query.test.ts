@@ -29,7 +29,7 @@ const DOCUMENTS: Record<string, string> = {
   'lovelace.txt':
     'Ada Lovelace wrote the first published program for the Analytical Engine in 1843. She translated an article by Luigi Menabrea.',
   'babbage.txt':
-    'Charles Babbage designed the Analytical Engine in London. His earlier Difference Engine was never finished.',
+    'Charles Babbage designed the Analytical Engine in London. His earlier Difference Engine was never finished. He also wrote on the economy of machinery.',
   'turin.txt': 'Turin is a city in northern Italy. Babbage presented his engine there in 1840.',
   'somerville.txt':
     'Mary Somerville introduced Ada Lovelace to Charles Babbage. She was a Scottish scientist and writer.',
@@ -226,6 +226,23 @@ describe('QueryService', () => {
     const chat = server.requests.filter((r) => r.path === '/v1/chat/completions');
     expect(chat).toHaveLength(1);
     expect(chat[0].authorization).toBe('Bearer sk-test-key');
+  });
+
+  it('cites the right sentence of a passage cut to its best sentences (offsets from the excerpt, not the chunk)', async () => {
+    await index(repo);
+    await repo.setSetting('llm', settings());
+    const { service } = queryService();
+    // The middle sentence of a three-sentence passage, shorter than the first one.
+    const question = 'Was the Difference Engine ever finished?';
+    const result = await service.ask({ question, mode: 'bm25', budget: 12 });
+    const [first] = result.evidence;
+    expect(first.excerpt).toBe(true);
+    expect(first.text).toBe('His earlier Difference Engine was never finished.');
+    const answer = await service.answer({ question, evidence: [first] });
+    const [citation] = answer.citations;
+    const doc = await repo.db.documents.get(citation.docId);
+    expect(citation.sentence).toBe(first.text);
+    expect(doc?.text.slice(citation.start, citation.end)).toBe(first.text);
   });
 
   it('cancels an answer in flight, refuses unknown modes and asks for an endpoint before answering', async () => {
