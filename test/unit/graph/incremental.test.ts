@@ -364,6 +364,9 @@ describe('IncrementalConceptGraph equals a fresh build', () => {
     expect(IncrementalConceptGraph.fromJSON(state, matching).stats().recountPending).toBe(false);
     const refused = IncrementalConceptGraph.fromJSON(state, other);
     expect(refused.stats().recountPending).toBe(true);
+    // Same chunks, but cut at θco = 2: the pairs seen once are missing from it, so it cannot be the base.
+    const cut = fresh(chunks, { ...OPTIONS, thetaCo: 2 });
+    expect(IncrementalConceptGraph.fromJSON(state, cut).stats().recountPending).toBe(true);
     expectSameGraph(refused.snapshot(), fresh(chunks, OPTIONS));
   });
 
