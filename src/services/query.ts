@@ -36,7 +36,6 @@ export interface QueryDeps {
   llmClient(settings: LlmSettings): LlmClient;
   /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
-  now?: () => number;
 }
 
 /** A library ready for questions: its engine and what evidence, the KG search and citations read. */
@@ -98,7 +97,6 @@ function sentencesWithin(
 
 export class QueryService {
   private readonly load: (corpus: LoadedCorpus) => RetrievalEngine;
-  private readonly now: () => number;
   private loaded: Promise<QuestionLibrary> | null = null;
   private kgIndex: Promise<KgIndex> | null = null;
   /**
@@ -111,7 +109,6 @@ export class QueryService {
 
   constructor(private readonly deps: QueryDeps) {
     this.load = deps.loadEngine ?? loadEngine;
-    this.now = deps.now ?? (() => performance.now());
   }
 
   /**
@@ -163,12 +160,13 @@ export class QueryService {
 
   /** Answers a question in any mode: ranked evidence within the budget, with provenance and best sentences. */
   async ask(request: AskRequest): Promise<AskResult> {
-    const started = this.now();
+    const started = performance.now();
     modeHandler(request.mode); // an unknown mode is refused before anything loads
     const library = await this.library();
     const vector = await this.questionVector(library, request.question);
     const result = await askLibrary(library, request, { vector, kg: () => this.kg() });
-    return { ...result, milliseconds: this.now() - started };
+    // Loading the library and embedding the question count: that is what the user waited for.
+    return { ...result, milliseconds: performance.now() - started };
   }
 
   /**
