@@ -1,6 +1,8 @@
 // Reads the 'embedder' setting in either shape it was ever stored in: the current { spec, apiKey? } or the older
 // { kind: 'use' | 'transformers' | 'openai', … } objects, so a user who chose an embedder before specs keeps it.
-// Platform-neutral: the page (Settings) and every worker read the setting through here.
+// Platform-neutral: the page (Settings) and every worker read the setting through here. Beside the spec the setting
+// may say how to run a local embedder: on how many embedding workers, and (USE-lite) on which TF.js backend; those
+// never change which vectors an embedder gives beyond float rounding, so they are not part of its id.
 import {
   embedderIdOf,
   formatEmbedderSpec,
@@ -8,6 +10,23 @@ import {
   type EmbedderSpec,
 } from '../core/embed/spec.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type LegacyEmbedderChoice } from './protocol.ts';
+
+/** TF.js backend for USE-lite: 'auto' takes WebGL where the GPU is real hardware, else WASM. */
+export type EmbedBackend = 'auto' | 'wasm' | 'webgl';
+export const EMBED_BACKENDS: readonly EmbedBackend[] = ['auto', 'wasm', 'webgl'];
+
+/** An embedder choice with how to run it; absent fields mean 'auto'. */
+export interface EmbedderSettings extends EmbedderChoice {
+  /** Embedding workers (≥ 1); absent: one fewer than the machine's cores. */
+  workers?: number;
+  backend?: EmbedBackend;
+}
+
+/**
+ * Most workers an automatic pool starts: each holds its own copy of the model (USE-lite: 28 MB of weights plus
+ * TF.js's WASM heap), so a many-core machine should not start one per core unasked.
+ */
+export const MAX_AUTO_EMBED_WORKERS = 8;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -32,7 +51,20 @@ function fromLegacy(old: LegacyEmbedderChoice): EmbedderChoice {
  * The embedder choice a stored setting describes (DEFAULT_EMBEDDER when nothing is stored), with its spec
  * checked. Throws an error naming the bad part of a spec that cannot be read; never echoes a key.
  */
-export function toEmbedderChoice(stored: unknown): EmbedderChoice {
+export function toEmbedderChoice(stored: unknown): EmbedderSettings {
+  const choice = toBareChoice(stored);
+  if (!isRecord(stored)) return choice;
+  // How to run it is kept when valid and dropped (back to 'auto') when not: it never decides what is stored.
+  const settings: EmbedderSettings = { ...choice };
+  const { workers, backend } = stored;
+  if (typeof workers === 'number' && Number.isInteger(workers) && workers >= 1) settings.workers = workers;
+  if (typeof backend === 'string' && (EMBED_BACKENDS as readonly string[]).includes(backend)) {
+    settings.backend = backend as EmbedBackend;
+  }
+  return settings;
+}
+
+function toBareChoice(stored: unknown): EmbedderChoice {
   if (stored === undefined || stored === null) return DEFAULT_EMBEDDER;
   if (typeof stored === 'string') return { spec: formatEmbedderSpec(parseEmbedderSpec(stored)) };
   if (isRecord(stored) && typeof stored.spec === 'string') {
@@ -62,4 +94,19 @@ export function specOf(choice: EmbedderChoice): EmbedderSpec {
 /** The id the chosen embedder records in the library (compared with a library's or bundle's embedder id). */
 export function choiceEmbedderId(choice: EmbedderChoice): string {
   return embedderIdOf(specOf(choice));
+}
+
+/**
+ * Embedding workers for a choice on a machine with `cores` logical cores (navigator.hardwareConcurrency; unknown:
+ * 1): the setting, else the worker count of a `use:<n>` spec, else cores − 1 (one core stays with the page and the
+ * ingest worker's parsing and storing), at least 1 and at most MAX_AUTO_EMBED_WORKERS. An endpoint embedder
+ * always gets 1: its work happens on the server, and it batches its own requests.
+ */
+export function embedWorkerCount(choice: EmbedderSettings, cores: number | undefined): number {
+  const spec = specOf(choice);
+  if (spec.kind === 'openai') return 1;
+  if (choice.workers !== undefined) return choice.workers;
+  if (spec.kind === 'use' && spec.workers !== undefined) return spec.workers;
+  const known = typeof cores === 'number' && Number.isFinite(cores) && cores >= 1 ? Math.floor(cores) : 1;
+  return Math.min(MAX_AUTO_EMBED_WORKERS, Math.max(1, known - 1));
 }

@@ -1,11 +1,16 @@
 // One lazily created, memoized embedder per worker, chosen by the user's setting (an embedder spec and, for an
 // endpoint, its key; see src/services/embedderChoice.ts). The heavy model (USE-lite in TF.js WASM, or an ONNX
 // model) is loaded on first use, reused while the choice is unchanged, and disposed explicitly when the choice
-// changes or the page asks. Model files come from the app's own origin.
+// changes or the page asks. Model files come from the app's own origin. A holder given a worker factory (the
+// ingest worker's) runs a local embedder on a pool of embedding workers (src/services/embedPool.ts) sized by the
+// 'workers' part of the setting; each of those workers holds one plain holder (createEmbedWorkerService).
+import { transfer, wrap } from 'comlink';
 import type { Embedder } from '../core/types.ts';
 import { identitySpec } from '../core/embed/spec.ts';
-import { specOf, toEmbedderChoice } from './embedderChoice.ts';
+import { embedWorkerCount, specOf, toEmbedderChoice, type EmbedderSettings } from './embedderChoice.ts';
+import { createEmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
 import type { EmbedderChoice, StoredEmbedderChoice } from './protocol.ts';
+import type { EmbedWorkerApi } from '../../workers/embed.worker.ts';
 
 /**
  * Same-origin URL of a file that src/tools/copy-assets.mjs copies into public/ on install. Resolved against the
@@ -24,7 +29,7 @@ export function choiceKey(choice: EmbedderChoice): string {
   return `${identitySpec(specOf(choice))}${choice.apiKey ? ' (with key)' : ''}`;
 }
 
-async function create(choice: EmbedderChoice): Promise<Embedder> {
+async function create(choice: EmbedderSettings): Promise<Embedder> {
   const spec = specOf(choice);
   switch (spec.kind) {
     case 'use': {
@@ -37,7 +42,7 @@ async function create(choice: EmbedderChoice): Promise<Embedder> {
       tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
       return createUseEmbedder(
         { model: appUrl('models/use/model.json'), vocab: appUrl('models/use/vocab.json') },
-        { wasmPaths: appUrl('tfjs/') },
+        { wasmPaths: appUrl('tfjs/'), backend: choice.backend ?? 'auto' },
       );
     }
     case 'hf': {
@@ -51,23 +56,41 @@ async function create(choice: EmbedderChoice): Promise<Embedder> {
   }
 }
 
+export interface EmbedderHolderOptions {
+  /** Starts one embedding worker for a choice; given, local embedders run on a pool of them. */
+  spawnEmbedWorker?: (choice: EmbedderSettings) => PoolWorker;
+  /** Logical cores the automatic pool size is taken from (default: navigator.hardwareConcurrency). */
+  cores?: number;
+}
+
 export class EmbedderHolder {
   private key: string | null = null;
   private apiKey: string | undefined;
   private loading: Promise<Embedder> | null = null;
 
+  constructor(private readonly options: EmbedderHolderOptions = {}) {}
+
   /**
    * The embedder for this choice (the 'embedder' setting as stored, in either shape), loading it once; a
-   * different choice disposes the previous model first.
+   * different choice (or worker count, or backend) disposes the previous model first.
    */
-  async get(stored: StoredEmbedderChoice): Promise<Embedder> {
+  async get(stored: StoredEmbedderChoice | EmbedderSettings): Promise<Embedder> {
     const choice = toEmbedderChoice(stored);
+    const workers = this.options.spawnEmbedWorker
+      ? embedWorkerCount(choice, this.options.cores ?? globalThis.navigator?.hardwareConcurrency)
+      : 1;
     const key = choiceKey(choice);
-    if (this.loading && this.key === key && this.apiKey === choice.apiKey) return this.loading;
+    const memoKey = `${key} workers=${workers} backend=${choice.backend ?? 'auto'}`;
+    if (this.loading && this.key === memoKey && this.apiKey === choice.apiKey) return this.loading;
     await this.dispose();
-    this.key = key;
+    this.key = memoKey;
     this.apiKey = choice.apiKey;
-    this.loading = create(choice);
+    const spawn = this.options.spawnEmbedWorker;
+    // One worker would only add a hop: the model then runs here, as without a pool.
+    this.loading =
+      spawn && workers > 1
+        ? createEmbedPool({ size: workers, spawn: () => spawn(choice), name: key })
+        : create(choice);
     try {
       return await this.loading;
     } catch (error) {
@@ -88,4 +111,55 @@ export class EmbedderHolder {
     const embedder = await loading.catch(() => null);
     await embedder?.dispose?.();
   }
+}
+
+/**
+ * What one embedding worker (workers/embed.worker.ts) serves: it loads the pool's choice once, in a plain holder
+ * (never a pool of its own), and embeds one batch at a time, handing each result's buffer over instead of copying.
+ */
+export function createEmbedWorkerService() {
+  const holder = new EmbedderHolder();
+  let loaded: Promise<Embedder> | null = null;
+  return {
+    async load(choice: EmbedderSettings): Promise<PoolWorkerIdentity> {
+      loaded = holder.get(choice);
+      const embedder = await loaded;
+      const backend = (embedder as { backend?: unknown }).backend;
+      return {
+        id: embedder.id,
+        dimension: embedder.dimension,
+        ...(typeof backend === 'string' ? { backend } : {}),
+      };
+    },
+    async embed(texts: string[]): Promise<Float32Array> {
+      if (!loaded) throw new Error('embed worker: embed() before load()');
+      const rows = await (await loaded).embed(texts);
+      const own = rows.byteOffset === 0 && rows.byteLength === rows.buffer.byteLength ? rows : rows.slice();
+      return transfer(own, [own.buffer]);
+    },
+    dispose: (): Promise<void> => holder.dispose(),
+  };
+}
+
+/**
+ * The browser's embedding worker for a choice, as the pool sees it. A worker that dies (an uncaught error, out of
+ * memory) is reported through onCrash; its pending calls never settle, the pool stops waiting for them.
+ */
+export function spawnEmbedWorker(choice: EmbedderSettings): PoolWorker {
+  const worker = new Worker(new URL('../../workers/embed.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'embed',
+  });
+  const remote = wrap<EmbedWorkerApi>(worker);
+  return {
+    load: () => remote.load(choice),
+    embed: (texts) => remote.embed(texts),
+    terminate: () => worker.terminate(),
+    onCrash(listener) {
+      worker.addEventListener('error', (event: Event) => {
+        listener((event as ErrorEvent).message || 'the embedding worker stopped unexpectedly');
+      });
+      worker.addEventListener('messageerror', () => listener('a message from the worker could not be read'));
+    },
+  };
 }

@@ -27,6 +27,13 @@ export interface UseModelSource {
   vocab: string | (() => Promise<UseVocabulary>);
 }
 
+export type UseBackend = 'auto' | 'wasm' | 'webgl' | 'cpu';
+
+/** The USE embedder, with the TF.js backend it actually runs on (after any fallback). */
+export interface UseEmbedder extends Embedder {
+  readonly backend: string;
+}
+
 export interface UseEmbedderOptions {
   /**
    * Texts per model call (default 16). Texts are sorted by length first; in Node on 2Wiki sentences batches of 16
@@ -36,43 +43,87 @@ export interface UseEmbedderOptions {
   /**
    * TF.js backend. In Node on this machine 'wasm' embedded 42 sentences per CPU-second against 2.1 for 'cpu'.
    * (TF.js turns WASM threads off in Node; forcing them on makes the backend fail to initialize.)
+   * 'webgl' (browser, OffscreenCanvas in a worker) falls back to 'wasm' where WebGL cannot start or cannot render
+   * 32-bit floats; 'auto' takes 'webgl' only on a hardware GPU (a software renderer such as SwiftShader was
+   * slower than WASM) and 'wasm' otherwise.
    */
-  backend?: 'wasm' | 'cpu';
+  backend?: UseBackend;
   /** Where the TF.js WASM binaries live: '/tfjs/' in the browser, a folder path ending in '/' in Node. */
   wasmPaths?: string;
   /** WASM threads (browser only, needs cross-origin isolation); default 1: the single-threaded SIMD build. */
   threads?: number;
 }
 
-const DEFAULTS = { batchSize: 16, backend: 'wasm' as const };
+const DEFAULTS = { batchSize: 16, backend: 'wasm' as UseBackend };
 
 // USE's tokenizer maps an empty string to no pieces; the model's sparse input then loses that row (and a
 // trailing empty text even shrinks the output). Embedding a lone space instead keeps one row per text.
 const EMPTY_TEXT_STAND_IN = ' ';
 
-let backendReady: Promise<void> | undefined;
-let backendChosen: string | undefined;
+let backendReady: Promise<string> | undefined;
+let backendChosen: UseBackend | undefined;
 
-/** Selects the TF.js backend once per realm (TF.js has one global engine). */
-function initBackend(options: UseEmbedderOptions): Promise<void> {
+/**
+ * The GPU's renderer when WebGL 2 can start here (a worker with OffscreenCanvas), else null. A software renderer
+ * (SwiftShader, llvmpipe) is reported like any other; isSoftwareRenderer tells them apart.
+ */
+export function webglRenderer(): string | null {
+  if (typeof OffscreenCanvas === 'undefined') return null;
+  try {
+    const gl = new OffscreenCanvas(1, 1).getContext('webgl2');
+    if (!gl) return null;
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return renderer;
+  } catch {
+    return null;
+  }
+}
+
+export function isSoftwareRenderer(renderer: string): boolean {
+  return /swiftshader|llvmpipe|softpipe|software|basic render/i.test(renderer);
+}
+
+/** Tries TF.js's WebGL backend; true when it runs and renders 32-bit floats (half floats lose too much). */
+async function tryWebgl(): Promise<boolean> {
+  // Loaded only when asked for: Node and the WASM path never pay for it.
+  await import('@tensorflow/tfjs-backend-webgl');
+  const ok = await tf.setBackend('webgl').catch(() => false);
+  if (ok && tf.env().getBool('WEBGL_RENDER_FLOAT32_ENABLED')) return true;
+  if (ok) tf.removeBackend('webgl');
+  return false;
+}
+
+function prepareWasm(options: UseEmbedderOptions): void {
+  if (options.wasmPaths) setWasmPaths(options.wasmPaths);
+  if (options.threads && options.threads > 1) {
+    setThreadsCount(options.threads);
+  } else {
+    // Single-threaded SIMD binary unless threads are asked for: under cross-origin isolation TF.js would
+    // pick the threaded one, whose pthread workers (built from a stringified function) fail in a minified
+    // production build ("e is not defined"), and USE-lite gained nothing from threads in Chromium here.
+    tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  }
+}
+
+/** Selects the TF.js backend once per realm (TF.js has one global engine); resolves with the one in use. */
+function initBackend(options: UseEmbedderOptions): Promise<string> {
   const backend = options.backend ?? DEFAULTS.backend;
   if (backendReady && backendChosen === backend) return backendReady;
   backendChosen = backend;
   backendReady = (async () => {
-    if (backend === 'wasm') {
-      if (options.wasmPaths) setWasmPaths(options.wasmPaths);
-      if (options.threads && options.threads > 1) {
-        setThreadsCount(options.threads);
-      } else {
-        // Single-threaded SIMD binary unless threads are asked for: under cross-origin isolation TF.js would
-        // pick the threaded one, whose pthread workers (built from a stringified function) fail in a minified
-        // production build ("e is not defined"), and USE-lite gained nothing from threads in Chromium here.
-        tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-      }
+    let use: 'wasm' | 'webgl' | 'cpu' = backend === 'cpu' ? 'cpu' : 'wasm';
+    const renderer = backend === 'webgl' || backend === 'auto' ? webglRenderer() : null;
+    const wantWebgl = renderer !== null && (backend === 'webgl' || !isSoftwareRenderer(renderer));
+    if (wantWebgl && (await tryWebgl())) use = 'webgl';
+    if (use === 'wasm') prepareWasm(options);
+    if (use !== 'webgl') {
+      const ok = await tf.setBackend(use);
+      if (!ok) throw new Error(`use embedder: TF.js backend '${use}' failed to initialize`);
     }
-    const ok = await tf.setBackend(backend);
-    if (!ok) throw new Error(`use embedder: TF.js backend '${backend}' failed to initialize`);
     await tf.ready();
+    return use;
   })();
   backendReady.catch(() => {
     backendReady = undefined;
@@ -91,10 +142,10 @@ async function loadVocabulary(vocab: UseModelSource['vocab']): Promise<UseVocabu
 export async function createUseEmbedder(
   source: UseModelSource,
   options: UseEmbedderOptions = {},
-): Promise<Embedder> {
+): Promise<UseEmbedder> {
   const batchSize = options.batchSize ?? DEFAULTS.batchSize;
   if (!(batchSize >= 1)) throw new Error(`use embedder: batchSize must be ≥ 1, got ${batchSize}`);
-  await initBackend(options);
+  const backend = await initBackend(options);
   const [model, vocabulary] = await Promise.all([
     loadGraphModel(source.model).catch((e: unknown) => {
       const where = typeof source.model === 'string' ? source.model : 'the given model handler';
@@ -165,6 +216,7 @@ export async function createUseEmbedder(
   return {
     id: USE_EMBEDDER_ID,
     dimension: USE_DIMENSION,
+    backend,
     embed(texts: string[], signal?: AbortSignal): Promise<Float32Array> {
       const run = queue.then(() => embedAll(texts, signal));
       queue = run.catch(() => undefined);

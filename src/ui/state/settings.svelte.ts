@@ -1,10 +1,16 @@
 // Settings state: the embedder choice and its endpoint fields, stored locally in the settings table (never
 // exported) as an embedder spec plus, for an endpoint, its key beside the spec. Settings saved by earlier versions
 // (the { kind, … } objects) are read and shown as the same choice. Switching embedders only applies to an empty
-// library: the store never mixes two.
+// library: the store never mixes two. How a local embedder runs (embedding workers, USE-lite's TF.js backend) is
+// stored with the choice and can change at any time: it does not change the vectors beyond float rounding.
 import { formatEmbedderSpec, parseEmbedderSpec, type EmbedderSpec } from '../../core/embed/spec.ts';
-import { choiceEmbedderId, toEmbedderChoice } from '../../services/embedderChoice.ts';
-import type { EmbedderChoice } from '../../services/protocol.ts';
+import {
+  choiceEmbedderId,
+  embedWorkerCount,
+  toEmbedderChoice,
+  type EmbedBackend,
+  type EmbedderSettings,
+} from '../../services/embedderChoice.ts';
 import { pageRepo } from './db.ts';
 
 export type EmbedderKind = EmbedderSpec['kind'];
@@ -21,11 +27,14 @@ export class SettingsState {
   openaiBaseUrl = $state(DEFAULT_BASE_URL);
   openaiModel = $state('');
   openaiKey = $state('');
+  /** 'auto' or a worker count. */
+  workers = $state('auto');
+  backend = $state<EmbedBackend>('auto');
   saved = $state<string | null>(null);
   error = $state<string | null>(null);
 
   async load(): Promise<void> {
-    let choice: EmbedderChoice;
+    let choice: EmbedderSettings;
     try {
       choice = toEmbedderChoice(await pageRepo().getSetting<unknown>('embedder'));
     } catch (error) {
@@ -36,9 +45,11 @@ export class SettingsState {
   }
 
   /** Fills the form from a choice. */
-  show(choice: EmbedderChoice): void {
+  show(choice: EmbedderSettings): void {
     const spec = parseEmbedderSpec(choice.spec);
     this.kind = spec.kind;
+    this.workers = choice.workers === undefined ? 'auto' : String(choice.workers);
+    this.backend = choice.backend ?? 'auto';
     if (spec.kind === 'hf') this.hfModel = spec.model;
     if (spec.kind === 'openai') {
       this.openaiBaseUrl = spec.baseUrl;
@@ -48,7 +59,12 @@ export class SettingsState {
   }
 
   /** The choice the form describes, or an error naming the missing or bad field. */
-  choice(): EmbedderChoice | string {
+  /** Embedding workers 'auto' means on this device. */
+  get autoWorkers(): number {
+    return embedWorkerCount({ spec: 'use' }, globalThis.navigator?.hardwareConcurrency);
+  }
+
+  choice(): EmbedderSettings | string {
     let spec: EmbedderSpec;
     switch (this.kind) {
       case 'use':
@@ -76,7 +92,17 @@ export class SettingsState {
       return message(error);
     }
     // Only an endpoint takes a key; a key typed for one is not kept when another embedder is chosen.
-    return spec.kind === 'openai' && this.openaiKey ? { spec: text, apiKey: this.openaiKey } : { spec: text };
+    if (spec.kind === 'openai')
+      return this.openaiKey ? { spec: text, apiKey: this.openaiKey } : { spec: text };
+    // How a local model runs; 'auto' is stored as nothing, so the default follows the device it runs on.
+    const choice: EmbedderSettings = { spec: text };
+    if (this.workers !== 'auto') {
+      const n = Number(this.workers);
+      if (!(Number.isInteger(n) && n >= 1)) return `Embedding workers must be auto or a whole number ≥ 1.`;
+      choice.workers = n;
+    }
+    if (spec.kind === 'use' && this.backend !== 'auto') choice.backend = this.backend;
+    return choice;
   }
 
   async save(libraryEmbedder: string | null, libraryDocuments: number): Promise<void> {
