@@ -101,7 +101,15 @@ export function withThetaSem(index: ConceptGraphIndex, thetaSem: number): Concep
   return withSemantic({ ...index, options }, index.semantic);
 }
 
-function withSemantic(index: ConceptGraphIndex, layer: SemanticLayer): ConceptGraphIndex {
+/**
+ * The index with a semantic layer: the θsem-filtered walk graph and its ranks. `initialRank` warm-starts the
+ * PageRank (the incremental semantic layer passes the previous ranks); without it the start is uniform.
+ */
+export function withSemantic(
+  index: ConceptGraphIndex,
+  layer: SemanticLayer,
+  initialRank?: Float64Array,
+): ConceptGraphIndex {
   const { thetaSem } = index.options;
   let semantic = layer;
   let graph: ConceptGraph;
@@ -114,7 +122,7 @@ function withSemantic(index: ConceptGraphIndex, layer: SemanticLayer): ConceptGr
     semantic = { ...semantic, cosines };
     graph = filterEdges(index.cooccurrence, cosines, thetaSem);
   }
-  return withRanks({ ...index, semantic, graph });
+  return withRanks({ ...index, semantic, graph }, initialRank);
 }
 
 /**

@@ -26,20 +26,7 @@ export function fastEdgeCosines(graph: ConceptGraph, vectors: Float32Array, dim:
     for (let e = offsets[u]; e < offsets[u + 1]; e++) {
       const v = targets[e];
       if (v <= u) continue;
-      const ov = v * dim;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let d = 0;
-      for (; d + 3 < dim; d += 4) {
-        s0 += vectors[ou + d] * vectors[ov + d];
-        s1 += vectors[ou + d + 1] * vectors[ov + d + 1];
-        s2 += vectors[ou + d + 2] * vectors[ov + d + 2];
-        s3 += vectors[ou + d + 3] * vectors[ov + d + 3];
-      }
-      for (; d < dim; d++) s0 += vectors[ou + d] * vectors[ov + d];
-      const s = s0 + s1 + s2 + s3;
+      const s = edgeCosine(vectors, ou, v * dim, dim);
       out[e] = s;
       const back = cursor[v]++;
       if (targets[back] !== u) {
@@ -49,6 +36,27 @@ export function fastEdgeCosines(graph: ConceptGraph, vectors: Float32Array, dim:
     }
   }
   return out;
+}
+
+/**
+ * Dot product of the unit rows starting at ou and ov: the one computation of every edge cosine, so a cosine computed
+ * alone (the incremental semantic layer, for the edges whose concept vectors changed) is the same float as in a
+ * full fastEdgeCosines. Four accumulators: about twice as fast in V8 as one.
+ */
+export function edgeCosine(vectors: Float32Array, ou: number, ov: number, dim: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (; d + 3 < dim; d += 4) {
+    s0 += vectors[ou + d] * vectors[ov + d];
+    s1 += vectors[ou + d + 1] * vectors[ov + d + 1];
+    s2 += vectors[ou + d + 2] * vectors[ov + d + 2];
+    s3 += vectors[ou + d + 3] * vectors[ov + d + 3];
+  }
+  for (; d < dim; d++) s0 += vectors[ou + d] * vectors[ov + d];
+  return s0 + s1 + s2 + s3;
 }
 
 /** Undirected edges (u < v) of a symmetric graph without self-loops. */
