@@ -1,8 +1,8 @@
 // The lexical concept graph kept up to date as documents come and go, instead of rebuilt from the whole library
 // after every batch. snapshot() gives exactly what buildLexicalGraph gives for the same chunks (same concept ids,
 // same table, same edge arrays bit for bit; PageRank warm-started from the previous ranks, so equal within the
-// iteration's tolerance). Covers the lexical layer only: concept vectors and θsem filtering (semantic layer) are
-// still added to a snapshot by addSemanticLayer.
+// iteration's tolerance). This is the lexical layer; the semantic layer (concept vectors, θsem-filtered edges) is
+// added to a snapshot by updateSemanticLayer (semanticUpdate.ts), which reuses the previous layer's edge cosines.
 //
 // Why it is exact although the concept set depends on the whole library: with conceptsPerChunk = 0 (the product's
 // setting) a term is a concept iff 1 ≤ df ≤ maxDf(N), and then T(c) is every chunk containing it. So the state is

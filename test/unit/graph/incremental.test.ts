@@ -249,6 +249,19 @@ describe('IncrementalConceptGraph on hand-counted libraries', () => {
     );
   });
 
+  it('empties and fills again', () => {
+    const g = new IncrementalConceptGraph(OPTIONS);
+    g.addChunks([chunk('c1', 'a b', 'd'), chunk('c2', 'b c', 'd')]);
+    g.snapshot();
+    expect(g.removeDocument('d')).toBe(2);
+    const empty = g.snapshot();
+    expect(empty.chunkIds).toEqual([]);
+    expect(empty.table.terms).toEqual([]);
+    expect(empty.conceptRank).toHaveLength(0);
+    g.addChunks([chunk('c3', 'a c')]);
+    expectSameGraph(g.snapshot(), fresh([chunk('c3', 'a c')], OPTIONS));
+  });
+
   it('refuses top-K concepts per chunk and chunks it already holds', () => {
     expect(() => new IncrementalConceptGraph({ ...OPTIONS, conceptsPerChunk: 5 })).toThrow(
       /conceptsPerChunk/,
