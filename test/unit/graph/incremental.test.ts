@@ -310,7 +310,7 @@ function replay(docs: IncrementalChunk[][], options: GraphOptions, seed: number,
   g.addChunks(half.flat());
   for (const d of half) held.set(d[0].docId, d);
   const worst: number[] = [expectSameGraph(g.snapshot(), fresh([...held.values()].flat(), options))];
-  for (let step = 0; step < 45; step++) {
+  for (let step = 0; step < 36; step++) {
     const r = rand();
     if ((r < 0.6 && waiting.length > 0) || held.size < 3) {
       const d = waiting.splice(Math.floor(rand() * waiting.length), 1)[0];
@@ -326,11 +326,11 @@ function replay(docs: IncrementalChunk[][], options: GraphOptions, seed: number,
     // On real text a batch of a few passages is tracked pair by pair, not left to a recount of everything; the
     // synthetic corpus (120 terms, few edges) goes over the pair table's limit and also checks the recount.
     if (tracked) expect(g.stats().recountPending).toBe(false);
-    if (step === 20) {
+    if (step === 18) {
       // Store and restore mid-way, with the last snapshot as the base (as the ingest worker would).
       g = IncrementalConceptGraph.fromJSON(structuredClone(g.toJSON()), g.snapshot());
     }
-    if (rand() < 0.35 || step === 44) {
+    if (rand() < 0.25 || step === 35) {
       worst.push(expectSameGraph(g.snapshot(), fresh([...held.values()].flat(), options)));
     }
   }
