@@ -31,6 +31,15 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => server.reset());
 
+/** Resolves once the server has seen no new request for 200 ms. */
+async function settled(server: { requests: unknown[] }): Promise<void> {
+  let seen = -1;
+  while (seen !== server.requests.length) {
+    seen = server.requests.length;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 describe('buildKg', () => {
   it('extracts every chunk once, merges entities by normalized name and links both ways', async () => {
     const store = new MemoryKgStore();
@@ -108,6 +117,9 @@ describe('buildKg', () => {
     const hard = new AbortController();
     setTimeout(() => hard.abort(), 30);
     const s = await buildKg({ chunks, store, client: client(), hardSignal: hard.signal });
+    // The server still reads the bodies of the cut requests; let them arrive now, or on a busy machine one of them
+    // takes a fault the next test scripts for its own request.
+    await settled(server);
     server.setLatency(0);
     expect(s.cancelled).toBe(true);
     expect(s.done).toBe(0);
