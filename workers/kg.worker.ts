@@ -2,7 +2,7 @@
 // resumable build under this tab's cross-tab lock, endpoint settings and connection test. Questions about the KG
 // are answered by the query worker.
 import { expose } from 'comlink';
-import { LlmClient } from '../src/core/llm/client.ts';
+import { LlmClient } from '../src/core/llm/index.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';

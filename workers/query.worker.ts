@@ -1,7 +1,7 @@
 // The query worker: the question-time service (src/services/query.ts) over the IndexedDB library, or over a
 // bundle opened read-only from the app's own origin. It answers every question mode and streams LLM answers.
 import { expose } from 'comlink';
-import { LlmClient } from '../src/core/llm/client.ts';
+import { LlmClient } from '../src/core/llm/index.ts';
 import { openBundleReadOnly } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';

@@ -5,16 +5,16 @@
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import type { IndexSnapshot } from '../core/bundle/index.ts';
-import { answerQuestion } from '../core/answer/answer.ts';
-import { LlmClient } from '../core/llm/client.ts';
-import { DEFAULT_LLM_SETTINGS } from '../core/llm/settings.ts';
-import { DEFAULT_MODE } from '../core/retrieval/types.ts';
+import { answerQuestion } from '../core/answer/index.ts';
+import { LlmClient } from '../core/llm/index.ts';
+import { DEFAULT_LLM_SETTINGS } from '../core/llm/index.ts';
+import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { askLibrary, bundleKgIndex, openLibrary } from '../services/query.ts';
 import type { Evidence, QuestionMode } from '../services/queryProtocol.ts';
 import { readBundleFile } from './bundleIo.ts';
-import { embedderIdOf, parseEmbedderSpec } from '../core/embed/spec.ts';
+import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
 import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
 

@@ -8,12 +8,12 @@ import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { contextRecall, recallAtK } from '../core/metrics.ts';
-import { cutToBudget } from '../core/retrieval/budget.ts';
-import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/engine.ts';
-import { parseParamOverride, type RetrievalParams } from '../core/retrieval/params.ts';
-import { LlmClient } from '../core/llm/client.ts';
-import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/types.ts';
-import { createTermAnalyzer } from '../core/text/analyzer.ts';
+import { cutToBudget } from '../core/retrieval/index.ts';
+import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/index.ts';
+import { parseParamOverride, type RetrievalParams } from '../core/retrieval/index.ts';
+import { LlmClient } from '../core/llm/index.ts';
+import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
+import { createTermAnalyzer } from '../core/text/index.ts';
 import {
   embedWithProgress,
   loadQuestions,

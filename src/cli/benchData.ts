@@ -5,9 +5,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import process from 'node:process';
 import { prepareFile } from '../core/prepare.ts';
-import { embedTexts } from '../core/pipeline/embedDocuments.ts';
-import type { RetrievalChunkInput } from '../core/retrieval/corpusLayout.ts';
-import { withSectionPaths } from '../core/retrieval/sectionPath.ts';
+import { embedTexts } from '../core/pipeline/index.ts';
+import type { RetrievalChunkInput } from '../core/retrieval/index.ts';
+import { withSectionPaths } from '../core/retrieval/index.ts';
 import { collectFiles } from './index.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
 

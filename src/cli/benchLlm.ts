@@ -2,17 +2,17 @@
 // over the top κ chunks by concept-graph rank (in memory, resumable within the run), modes `kg` and `hybrid` search
 // it, and every mode's context can be answered by the LLM and scored with EM and token F1 (SQuAD normalization, best
 // over aliases; citation markers removed first). Without an endpoint, kg/hybrid and EM/F1 are reported as needing one.
-import { answerQuestion } from '../core/answer/answer.ts';
-import { buildKg, type KgBuildSummary } from '../core/kg/build.ts';
-import { embedKg } from '../core/kg/embed.ts';
-import { DEFAULT_LAMBDA, hybrid } from '../core/kg/hybrid.ts';
-import { KgIndex, type KgChunkView } from '../core/kg/search.ts';
-import { rankOrder, selectCoreChunks } from '../core/kg/select.ts';
-import { MemoryKgStore } from '../core/kg/store.ts';
-import { LlmClient } from '../core/llm/client.ts';
-import { DEFAULT_LLM_SETTINGS, validateLlmSettings, type LlmSettings } from '../core/llm/settings.ts';
+import { answerQuestion } from '../core/answer/index.ts';
+import { buildKg, type KgBuildSummary } from '../core/kg/index.ts';
+import { embedKg } from '../core/kg/index.ts';
+import { DEFAULT_LAMBDA, hybrid } from '../core/kg/index.ts';
+import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
+import { rankOrder, selectCoreChunks } from '../core/kg/index.ts';
+import { MemoryKgStore } from '../core/kg/index.ts';
+import { LlmClient } from '../core/llm/index.ts';
+import { DEFAULT_LLM_SETTINGS, validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
 import { exactMatch, tokenF1 } from '../core/metrics.ts';
-import type { RetrievedChunk } from '../core/retrieval/types.ts';
+import type { RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, Embedder, ProgressCallback, SentenceRecord } from '../core/types.ts';
 
 export const KG_MODES = ['kg', 'hybrid'] as const;

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { DenseIndex } from '../core/retrieval/dense.ts';
+import { DenseIndex } from '../core/retrieval/index.ts';
 
 type VoyGlue = typeof import('voy-search') & { __wbg_set_wasm(exports: unknown): void };
 

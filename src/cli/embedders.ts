@@ -15,11 +15,11 @@ import {
   type UseEmbedderOptions,
   type UseVocabulary,
 } from '../core/embed/use.ts';
-import { parseEmbedderSpec, USE_EMBEDDER_ID } from '../core/embed/spec.ts';
+import { parseEmbedderSpec, USE_EMBEDDER_ID } from '../core/embed/index.ts';
 import { createTransformersEmbedder } from '../core/embed/transformers.ts';
 import { createOpenAIEmbedder } from '../core/embed/openai.ts';
-import { EmbedAbortError } from '../core/embed/abort.ts';
-import { expandRows, uniqueTexts } from '../core/embed/dedupe.ts';
+import { EmbedAbortError } from '../core/embed/index.ts';
+import { expandRows, uniqueTexts } from '../core/embed/index.ts';
 import { EMBEDDINGS_KEY_ENV } from './keys.ts';
 
 const require = createRequire(import.meta.url);

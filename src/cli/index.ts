@@ -13,9 +13,9 @@ import {
   type EmbedderInfo,
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
-import { isSupportedFile } from '../core/parse/formats.ts';
+import { isSupportedFile } from '../core/parse/index.ts';
 import { prepareFile } from '../core/prepare.ts';
-import { embedDocuments } from '../core/pipeline/embedDocuments.ts';
+import { embedDocuments } from '../core/pipeline/index.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';

@@ -6,9 +6,9 @@
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { DEFAULT_OUTPUT_RATIO, estimateKgCost, rankOrder, type KgCostEstimate } from '../core/kg/select.ts';
-import { RetrievalEngine } from '../core/retrieval/engine.ts';
-import { createTermAnalyzer } from '../core/text/analyzer.ts';
+import { DEFAULT_OUTPUT_RATIO, estimateKgCost, rankOrder, type KgCostEstimate } from '../core/kg/index.ts';
+import { RetrievalEngine } from '../core/retrieval/index.ts';
+import { createTermAnalyzer } from '../core/text/index.ts';
 import { prepareCorpus } from './benchData.ts';
 
 const USAGE =

@@ -2,9 +2,9 @@
 // Chunks never cross a section boundary and never cut a sentence; whole paragraphs are packed greedily and only a
 // paragraph larger than the limit is split, between sentences. Tokens are counted once per sentence, plus once per
 // finished chunk to check the exact total, so the cost is linear in the text length.
-import type { ParsedDocument } from './parse/types.ts';
-import { DEFAULT_MAX_SENTENCE_TOKENS, splitSentences } from './text/sentences.ts';
-import { countTokens } from './text/tokens.ts';
+import type { ParsedDocument } from './parse/index.ts';
+import { DEFAULT_MAX_SENTENCE_TOKENS, splitSentences } from './text/index.ts';
+import { countTokens } from './text/index.ts';
 import type { ChunkRecord, SectionRecord, SentenceRecord } from './types.ts';
 
 /** Below this a chunk cannot hold an ordinary sentence; the UI and CLI offer 128–4096. */

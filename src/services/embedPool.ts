@@ -5,8 +5,8 @@
 // input order. Workers are started on demand up to `size`, each loading its own copy of the embedder once.
 // Platform-neutral: the worker factory is injected (the browser's embed worker in src/services/embedders.ts,
 // in-process fakes in the unit tests).
-import { EmbedAbortError } from '../core/embed/abort.ts';
-import { expandRows, uniqueTexts } from '../core/embed/dedupe.ts';
+import { EmbedAbortError } from '../core/embed/index.ts';
+import { expandRows, uniqueTexts } from '../core/embed/index.ts';
 import type { Embedder } from '../core/types.ts';
 
 /** What a loaded pool worker reports about its embedder. */

@@ -8,7 +8,7 @@ import {
   formatEmbedderSpec,
   parseEmbedderSpec,
   type EmbedderSpec,
-} from '../core/embed/spec.ts';
+} from '../core/embed/index.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type LegacyEmbedderChoice } from './protocol.ts';
 
 /** TF.js backend for USE-lite: 'auto' takes WebGL where the GPU is real hardware, else WASM. */

@@ -6,7 +6,7 @@
 // 'workers' part of the setting; each of those workers holds one plain holder (createEmbedWorkerService).
 import { transfer, wrap } from 'comlink';
 import type { Embedder } from '../core/types.ts';
-import { identitySpec } from '../core/embed/spec.ts';
+import { identitySpec } from '../core/embed/index.ts';
 import { embedWorkerCount, specOf, toEmbedderChoice, type EmbedderSettings } from './embedderChoice.ts';
 import { createEmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
 import type { EmbedderChoice, StoredEmbedderChoice } from './protocol.ts';

@@ -3,14 +3,14 @@
 // itself without re-extracting concepts, or — when a bundle brought the compact graph (a θsem keep-mask) — the
 // lexical graph rebuilt with the mask applied instead of ~6 M edge cosines. Shared by the ingest worker (graph
 // rebuild), the query worker and the CLI.
-import { conceptTerms, type TermAnalyzer } from '../core/graph/analyzer.ts';
-import { expandCompactGraph, isCompactGraph, type CompactGraph } from '../core/graph/compactGraph.ts';
-import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
-import { createTermAnalyzer } from '../core/text/analyzer.ts';
-import { layoutCorpus, reorderRows } from '../core/retrieval/corpusLayout.ts';
-import { RetrievalEngine, type RetrievalInput } from '../core/retrieval/engine.ts';
-import { resolveParams } from '../core/retrieval/params.ts';
-import { withSectionPaths } from '../core/retrieval/sectionPath.ts';
+import { conceptTerms, type TermAnalyzer } from '../core/graph/index.ts';
+import { expandCompactGraph, isCompactGraph, type CompactGraph } from '../core/graph/index.ts';
+import type { SerializedGraph } from '../core/graph/index.ts';
+import { createTermAnalyzer } from '../core/text/index.ts';
+import { layoutCorpus, reorderRows } from '../core/retrieval/index.ts';
+import { RetrievalEngine, type RetrievalInput } from '../core/retrieval/index.ts';
+import { resolveParams } from '../core/retrieval/index.ts';
+import { withSectionPaths } from '../core/retrieval/index.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
 
 let analyzer: TermAnalyzer | null = null;

@@ -1,6 +1,6 @@
 // A ranked chunk as the page shows it, for every question mode of the query service: offsets moved from the chunk
 // (or its excerpt) into the source document, so a sentence opens the viewer at the right place.
-import type { RetrievedChunk } from '../core/retrieval/types.ts';
+import type { RetrievedChunk } from '../core/retrieval/index.ts';
 import type { Evidence } from './queryProtocol.ts';
 
 /** `chunkStart`: the chunk's offset in its document; `docTitle`: what the card names the document. */

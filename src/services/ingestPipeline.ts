@@ -4,7 +4,7 @@
 // each embedding call completed; the concept graph is rebuilt once per batch of files. Files wait in the pending table with their bytes, so a reload resumes the queue.
 import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
-import { embedDocuments } from '../core/pipeline/embedDocuments.ts';
+import { embedDocuments } from '../core/pipeline/index.ts';
 import { EmbedderMismatchError, type Repo } from '../store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
 import { MAX_FILE_BYTES, type EmbedderChoice, type FileOutcome, type IngestEvent } from './protocol.ts';

@@ -4,19 +4,19 @@
 // library's embedder, tests the endpoint and keeps its settings. Questions are not answered here (the query
 // service does that); the page tells the query worker to reload the KG after a build. With a bundle opened
 // read-only (?bundle=), building is refused: the bundle is not the user's library.
-import { buildKg, type KgBuildSummary } from '../core/kg/build.ts';
-import { embedKg } from '../core/kg/embed.ts';
+import { buildKg, type KgBuildSummary } from '../core/kg/index.ts';
+import { embedKg } from '../core/kg/index.ts';
 import {
   DEFAULT_KAPPA,
   estimateKgCost,
   rankOrder,
   selectCoreChunks,
   type KgCostEstimate,
-} from '../core/kg/select.ts';
-import type { LlmClient } from '../core/llm/client.ts';
-import type { LlmSettings } from '../core/llm/settings.ts';
-import { testConnection, type ConnectionDiagnosis } from '../core/llm/testConnection.ts';
-import type { RetrievalEngine } from '../core/retrieval/engine.ts';
+} from '../core/kg/index.ts';
+import type { LlmClient } from '../core/llm/index.ts';
+import type { LlmSettings } from '../core/llm/index.ts';
+import { testConnection, type ConnectionDiagnosis } from '../core/llm/index.ts';
+import type { RetrievalEngine } from '../core/retrieval/index.ts';
 import type { ChunkRecord, Embedder, ProgressCallback } from '../core/types.ts';
 import type { DexieKgStore } from '../store/kgStore.ts';
 import type { LoadedCorpus, Repo } from '../store/repo.ts';

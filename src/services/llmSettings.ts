@@ -1,6 +1,6 @@
 // Where the LLM endpoint settings live (the settings table, key 'llm'; never exported in bundles) and how the
 // services that send requests to that endpoint read them: validated, so a request never goes out half configured.
-import { validateLlmSettings, type LlmSettings } from '../core/llm/settings.ts';
+import { validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
 
 /** Settings-table key of the LLM endpoint settings (never exported in bundles). */
 export const LLM_SETTINGS_KEY = 'llm';

@@ -2,13 +2,13 @@
 // read-only with ?bundle=), one RetrievalEngine over it, one question embedder, the KG index for the KG modes, and
 // the streamed LLM answer with cancel. Every mode is answered through `ask` (the modes themselves are entries in
 // queryModes.ts). Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
-import { answerQuestion } from '../core/answer/answer.ts';
-import { KgIndex, type KgChunkView } from '../core/kg/search.ts';
-import type { KgEntity, KgRelation } from '../core/kg/types.ts';
-import type { LlmClient } from '../core/llm/client.ts';
-import type { LlmSettings } from '../core/llm/settings.ts';
-import type { RetrievalEngine } from '../core/retrieval/engine.ts';
-import type { RetrievedChunk } from '../core/retrieval/types.ts';
+import { answerQuestion } from '../core/answer/index.ts';
+import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
+import type { KgEntity, KgRelation } from '../core/kg/index.ts';
+import type { LlmClient } from '../core/llm/index.ts';
+import type { LlmSettings } from '../core/llm/index.ts';
+import type { RetrievalEngine } from '../core/retrieval/index.ts';
+import type { RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
 import type { ReadOnlyBundle } from '../store/bundleImport.ts';
 import type { KgEntityRecord, KgRelationRecord } from '../store/db.ts';

@@ -3,10 +3,10 @@
 // merges the concept-graph path with the KG path. A new mode (PIKE-RAG decomposition, KAG logical forms) is one
 // more entry in QUESTION_MODES and one more name in QuestionMode (src/services/queryProtocol.ts): the query service
 // loads the library, embeds the question and maps the hits to evidence for every mode alike.
-import { hybrid, DEFAULT_LAMBDA } from '../core/kg/hybrid.ts';
-import type { EntityHit, KgChunkView, KgIndex, RelationHit } from '../core/kg/search.ts';
-import type { RetrievalEngine } from '../core/retrieval/engine.ts';
-import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/types.ts';
+import { hybrid, DEFAULT_LAMBDA } from '../core/kg/index.ts';
+import type { EntityHit, KgChunkView, KgIndex, RelationHit } from '../core/kg/index.ts';
+import type { RetrievalEngine } from '../core/retrieval/index.ts';
+import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import type { QuestionMode } from './queryProtocol.ts';
 
 /** What every mode may use: the question, the library's engine and chunks, and the KG index on demand. */

@@ -1,7 +1,7 @@
 // Plain data types of questions and answers as they cross the query worker's boundary: the modes, a question,
 // its ranked evidence, a written answer with citations. Types only (and the mode list), so the page can import
 // them without pulling worker code into its bundle.
-import type { EntityHit, RelationHit } from '../core/kg/search.ts';
+import type { EntityHit, RelationHit } from '../core/kg/index.ts';
 
 export type RetrievalMode = 'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25';
 

@@ -7,7 +7,7 @@ import {
   bundleStream,
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
-import type { VectorEncoding } from '../core/bundle/codecs.ts';
+import type { VectorEncoding } from '../core/bundle/index.ts';
 import type { ConceptDb } from './db.ts';
 
 /** The KG (and later distilled layers) travel as record tables under these store names. */

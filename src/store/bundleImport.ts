@@ -18,9 +18,9 @@ import {
   mergedGraph,
   mergeLayerRecord,
   type MergeBase,
-} from '../core/bundle/merge.ts';
-import { isCompactGraph } from '../core/graph/compactGraph.ts';
-import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
+} from '../core/bundle/index.ts';
+import { isCompactGraph } from '../core/graph/index.ts';
+import type { SerializedGraph } from '../core/graph/index.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
 import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';

@@ -2,7 +2,7 @@
 // a browser holding an older database upgrades in place; new versions add stores/indexes and an upgrade().
 // Storage is injectable ({ indexedDB, IDBKeyRange }) so Node tests run on a fresh fake-indexeddb per test.
 import Dexie, { type EntityTable, type Table } from 'dexie';
-import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
+import type { SerializedGraph } from '../core/graph/index.ts';
 import type {
   ChunkRecord,
   DocumentRecord,

@@ -4,15 +4,15 @@
 // Taking chunks out of the KG has one implementation, removeKgChunks: a document's removal (Repo.removeDocument,
 // in the same transaction as the document) and a chunk's re-extraction both run it.
 import type { ConceptDb, KgChunkRecord, KgEntityRecord, KgRelationRecord } from './db.ts';
-import { entityMentions, relationMentions } from '../core/bundle/merge.ts';
+import { entityMentions, relationMentions } from '../core/bundle/index.ts';
 import {
   entityFromMentions,
   relationFromMentions,
   withoutChunksEntity,
   withoutChunksRelation,
-} from '../core/kg/merge.ts';
-import { applyOutcome, type ChunkOutcome, type KgStore, type KgVectorUpdate } from '../core/kg/store.ts';
-import type { KgChunkState, KgEntity, KgRelation } from '../core/kg/types.ts';
+} from '../core/kg/index.ts';
+import { applyOutcome, type ChunkOutcome, type KgStore, type KgVectorUpdate } from '../core/kg/index.ts';
+import type { KgChunkState, KgEntity, KgRelation } from '../core/kg/index.ts';
 
 type StoredEntity = KgEntityRecord & Partial<Pick<KgEntity, 'mentions' | 'vectorText'>>;
 type StoredRelation = KgRelationRecord & Partial<Pick<KgRelation, 'mentions' | 'vectorText'>>;

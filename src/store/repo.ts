@@ -2,7 +2,7 @@
 // A document is written in ONE transaction (document, sections, chunks, sentences, vectors, meta) so it is
 // either fully stored or absent, and the store refuses vectors from an embedder other than the one that
 // built it. Runs in the page and in workers (no DOM-only API).
-import type { SerializedGraph } from '../core/graph/conceptGraph.ts';
+import type { SerializedGraph } from '../core/graph/index.ts';
 import type {
   ChunkRecord,
   DocumentRecord,

@@ -1,6 +1,6 @@
 // Collects files from a drop (files and whole folders, walked recursively) or from a file/folder picker. Nothing
 // is read here: a dropped entry of an unsupported type is not even opened as a File (intake.ts refuses it).
-import { isSupportedFile } from '../core/parse/formats.ts';
+import { isSupportedFile } from '../core/parse/index.ts';
 import type { PickedFile } from './intake.ts';
 
 /** Hidden files and OS litter in picked folders are skipped, not reported as errors. */

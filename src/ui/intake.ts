@@ -2,7 +2,7 @@
 // indexed, or over the size limit, is refused by its name and size alone (a dropped folder of 10,000 photos costs
 // no reading at all), with a verdict for each; the accepted ones are then read one at a time, each handed to the
 // ingest worker before the next is read, so memory holds one file's bytes, not the whole folder's.
-import { isSupportedFile, unsupportedReason } from '../core/parse/formats.ts';
+import { isSupportedFile, unsupportedReason } from '../core/parse/index.ts';
 import { MAX_FILE_BYTES, type FileOutcome } from '../services/protocol.ts';
 
 /** A picked file: `file` is null for an entry the folder walk already knew to be of an unsupported type. */

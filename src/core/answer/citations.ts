@@ -1,6 +1,6 @@
 // Turns an answer's [n] markers into chunk ids and the sentence of the chunk that best supports the cited claim,
 // so the UI can open the chunk with that sentence highlighted.
-import { splitSentences } from '../kg/search.ts';
+import { splitSentences } from '../kg/index.ts';
 import { NO_ANSWER } from './prompt.ts';
 
 export interface CitableChunk {

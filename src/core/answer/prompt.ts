@@ -1,6 +1,6 @@
 // The answer prompt: numbered context passages [1], [2] … and the question, with instructions to cite passages by
 // number and to say plainly when the passages do not contain the answer instead of guessing.
-import type { ChatMessage } from '../llm/client.ts';
+import type { ChatMessage } from '../llm/index.ts';
 
 export const NO_ANSWER = 'The documents do not contain the answer.';
 

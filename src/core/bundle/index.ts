@@ -60,3 +60,17 @@ export async function readIndexBundle(
   const read = await readBundle(input, { ...options, expectEmbedder });
   return snapshotFromBundle(read, expectEmbedder);
 }
+
+export type { VectorEncoding } from './codecs.ts';
+export { BUNDLE_EXTENSION } from './format.ts';
+export {
+  entityMentions,
+  kgChunkIds,
+  layerRecordKey,
+  layerRecordsToMerge,
+  mergeDocuments,
+  mergeLayerRecord,
+  mergedGraph,
+  relationMentions,
+} from './merge.ts';
+export type { MergeBase } from './merge.ts';

@@ -11,8 +11,8 @@
 //   record (and vector) and gain the other mentions, their name, type and description re-derived from them.
 // - Other layer tables: the record already there wins.
 // - Concept graph: kept when it still covers exactly the merged chunks, else dropped (rebuilt by the app).
-import { entityFromMentions, relationFromMentions } from '../kg/merge.ts';
-import type { EntityMention, RelationMention } from '../kg/types.ts';
+import { entityFromMentions, relationFromMentions } from '../kg/index.ts';
+import type { EntityMention, RelationMention } from '../kg/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../types.ts';
 import { checkEmbedder } from './format.ts';
 import { graphCoversChunks, type IndexSnapshot } from './snapshot.ts';

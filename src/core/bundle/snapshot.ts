@@ -21,8 +21,8 @@ import {
 } from './format.ts';
 import type { ReadBundle } from './reader.ts';
 import { checkShapes, checkUnique, checkVectors, type RecordShape } from './validate.ts';
-import { compactGraph, compactGraphProblem, isCompactGraph } from '../graph/compactGraph.ts';
-import type { SerializedGraph } from '../graph/conceptGraph.ts';
+import { compactGraph, compactGraphProblem, isCompactGraph } from '../graph/index.ts';
+import type { SerializedGraph } from '../graph/index.ts';
 
 /** Every layer of an index, in memory. */
 export interface IndexSnapshot {

@@ -7,8 +7,8 @@ import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
 import { expandRows, uniqueTexts } from './dedupe.ts';
 import { embedderIdOf } from './spec.ts';
-import { redact } from '../llm/errors.ts';
-import { isRedirect, redirectMessage, redirectMode } from '../llm/keyedFetch.ts';
+import { redact } from '../llm/index.ts';
+import { isRedirect, redirectMessage, redirectMode } from '../llm/index.ts';
 
 export interface OpenAIEmbedderOptions {
   /** e.g. "http://localhost:11434/v1" or "https://api.openai.com/v1"; "/embeddings" is appended. */

@@ -3,8 +3,8 @@
 // flight finish and commit, because they are paid for either way: a later build resumes with the chunks still
 // missing and no chunk is ever sent twice. `hardSignal` (closing the app) drops in-flight calls too; those chunks
 // are then sent again on resume, which is the only case where a chunk costs twice.
-import type { LlmClient } from '../llm/client.ts';
-import { isAbortError } from '../llm/errors.ts';
+import type { LlmClient } from '../llm/index.ts';
+import { isAbortError } from '../llm/index.ts';
 import type { ProgressCallback } from '../types.ts';
 import { extractChunk } from './extract.ts';
 import type { KgStore } from './store.ts';

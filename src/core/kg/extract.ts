@@ -1,7 +1,7 @@
 // One chunk's KG extraction: ask for strict JSON, validate it, ask once more with the problems spelled out when
 // the reply is malformed, and otherwise report the chunk failed with the reason. Transport failures (endpoint
 // down, bad key, cancelled) are thrown instead: they say nothing about the chunk, so it must not be marked failed.
-import type { LlmClient } from '../llm/client.ts';
+import type { LlmClient } from '../llm/index.ts';
 import { EXTRACTION_MAX_TOKENS, extractionMessages, repairMessages } from './prompt.ts';
 import { parseJsonReply, validateExtraction } from './schema.ts';
 import type { ChunkOutcome } from './store.ts';

@@ -1,6 +1,6 @@
 // Mode `hybrid` (G2ConS dual path): the concept-graph path and the KG path run in parallel; chunks found by both
 // come first, then each path fills its own share of the budget: concept ≤ (1 − λ)·β, KG ≤ λ·β (λ = 0.6).
-import type { Provenance, RetrievedChunk } from '../retrieval/types.ts';
+import type { Provenance, RetrievedChunk } from '../retrieval/index.ts';
 import type { KgProvenance } from './search.ts';
 
 export const DEFAULT_LAMBDA = 0.6;

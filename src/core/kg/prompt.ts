@@ -1,6 +1,6 @@
 // The KG extraction prompt: one chunk in, strict JSON out. The chunk text sits between fixed markers so a
 // scripted test server (and a human reading logs) can find it; the instructions ask for nothing but the object.
-import type { ChatMessage } from '../llm/client.ts';
+import type { ChatMessage } from '../llm/index.ts';
 
 export const TEXT_BEGIN = '---BEGIN TEXT---';
 export const TEXT_END = '---END TEXT---';

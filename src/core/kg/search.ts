@@ -1,7 +1,7 @@
 // Mode `kg`: core-KG local search. Entities are scored by cosine to the question vector (plus a bonus when their
 // name occurs in the question: the embedded USE-lite model matches names poorly), their relations are scored from
 // their endpoints and weight, and chunks from the entities and relations that came from them; cut to the budget.
-import type { Provenance, RetrievedChunk, SentenceHit } from '../retrieval/types.ts';
+import type { Provenance, RetrievedChunk, SentenceHit } from '../retrieval/index.ts';
 import { normalizeName } from './normalize.ts';
 import type { KgEntity, KgRelation } from './types.ts';
 

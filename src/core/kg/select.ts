@@ -1,8 +1,8 @@
 // Core-chunk selection (G2ConS): the top κ of chunks by concept-graph chunk rank go to KG extraction, and the
 // cost of that extraction is estimated before any call. Takes ranks as plain data so it does not depend on
 // the graph's internals.
-import { estimateMessageTokens, costOf } from '../llm/usage.ts';
-import { countTokens } from '../text/tokens.ts';
+import { estimateMessageTokens, costOf } from '../llm/index.ts';
+import { countTokens } from '../text/index.ts';
 import { EXTRACTION_MAX_TOKENS, extractionMessages } from './prompt.ts';
 
 export const DEFAULT_KAPPA = 0.8;

@@ -16,7 +16,7 @@ import {
   type CallUsage,
   type UsageTotals,
 } from './usage.ts';
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

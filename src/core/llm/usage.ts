@@ -1,5 +1,5 @@
 // Token and cost accounting per LLM call, and running totals for a session or a KG build.
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 
 export interface CallUsage {
   inputTokens: number;

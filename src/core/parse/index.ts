@@ -74,3 +74,5 @@ export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseR
     }
   }
 }
+
+export { ACCEPT_ATTRIBUTE, SUPPORTED_KINDS, isSupportedFile, unsupportedReason } from './formats.ts';

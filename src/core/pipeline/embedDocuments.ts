@@ -10,8 +10,8 @@
 // until then. `embedTexts` runs the same loop over a plain list of texts (questions, a benchmark's sentences).
 
 import type { Embedder, PreparedDocument, ProgressCallback } from '../types.ts';
-import { EmbedAbortError } from '../embed/abort.ts';
-import { expandRows, uniqueTexts } from '../embed/dedupe.ts';
+import { EmbedAbortError } from '../embed/index.ts';
+import { expandRows, uniqueTexts } from '../embed/index.ts';
 
 /** A document with its sentences × dimension vectors, in sentence order. */
 export interface EmbeddedDocument {

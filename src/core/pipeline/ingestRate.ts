@@ -3,7 +3,7 @@
 // sentences per second of wall-clock time. Pure core: runs in a worker as well as in Node.
 
 import type { Embedder, PreparedDocument } from '../types.ts';
-import { chunkVectors } from '../embed/vectors.ts';
+import { chunkVectors } from '../embed/index.ts';
 import { embedDocuments } from './embedDocuments.ts';
 
 export interface RateSample {

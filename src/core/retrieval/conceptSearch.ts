@@ -2,7 +2,7 @@
 // direct concepts; each one's chunks are re-ranked by similarity to the question (local re-rank); then a BFS from
 // the direct concepts to N hops, and all chunks of the expanded concepts re-ranked together (global re-rank).
 // Without vectors the direct concepts are the question's own concepts by IDF and similarity is BM25.
-import type { ConceptGraphIndex } from '../graph/conceptGraph.ts';
+import type { ConceptGraphIndex } from '../graph/index.ts';
 import type { RetrievalParams } from './params.ts';
 import { topK } from './topk.ts';
 import type { Candidate } from './types.ts';

@@ -1,8 +1,8 @@
 // The single retrieval entry point shared by the query worker and the CLI: builds every index of a corpus (the
 // lexical layer at once, the semantic layer when sentence vectors are given) and answers a question in any mode,
 // as ranked chunks with provenance and highlighted sentences, cut to a token budget.
-import { conceptTerms, questionTerms, type TermAnalyzer } from '../graph/analyzer.ts';
-import { conceptIndex } from '../graph/concepts.ts';
+import { conceptTerms, questionTerms, type TermAnalyzer } from '../graph/index.ts';
+import { conceptIndex } from '../graph/index.ts';
 import {
   addSemanticLayer,
   buildLexicalGraph,
@@ -11,10 +11,10 @@ import {
   withThetaSem,
   type ConceptGraphIndex,
   type SerializedGraph,
-} from '../graph/conceptGraph.ts';
-import { PersonalizedPageRank } from '../graph/pagerank.ts';
+} from '../graph/index.ts';
+import { PersonalizedPageRank } from '../graph/index.ts';
 import { Bm25Index } from './bm25.ts';
-import { countTokens } from '../text/tokens.ts';
+import { countTokens } from '../text/index.ts';
 import { cutToBudget } from './budget.ts';
 import { bestExcerpt } from './excerpt.ts';
 import { conceptSearch } from './conceptSearch.ts';

@@ -3,9 +3,9 @@
 // to the question's embedding; each chunk then scores Σ PPR(c) / |T(c)|^power over its concepts. Lexical evidence
 // (BM25 over the question's concepts, phrases included) picks the feedback chunks of the second walk and adds a
 // small share to the best lexical matches' final score: the walk finds the bridge, the words pin the named passage.
-import type { ConceptGraphIndex } from '../graph/conceptGraph.ts';
-import type { ConceptTable } from '../graph/concepts.ts';
-import type { PersonalizedPageRank } from '../graph/pagerank.ts';
+import type { ConceptGraphIndex } from '../graph/index.ts';
+import type { ConceptTable } from '../graph/index.ts';
+import type { PersonalizedPageRank } from '../graph/index.ts';
 import type { DenseIndex } from './dense.ts';
 import type { RetrievalParams } from './params.ts';
 import { topK } from './topk.ts';

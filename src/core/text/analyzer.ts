@@ -1,6 +1,6 @@
 // The TermAnalyzer (see src/core/graph/analyzer.ts) backed by this folder's tokenizer: what the concept graph,
 // BM25 and question matching use to turn text into terms.
-import type { TermAnalyzer } from '../graph/analyzer.ts';
+import type { TermAnalyzer } from '../graph/index.ts';
 import { capitalizedPhrases, indexTerms, wordTokens } from './words.ts';
 
 export function createTermAnalyzer(): TermAnalyzer {

@@ -2,8 +2,8 @@
 // pass any object of these shapes. KgUiApi (endpoint settings, KG build) is backed by the KG worker; AnswerUiApi
 // (questions in the KG modes and streamed answers) by the query worker, which answers every mode.
 import { proxy, type Remote } from 'comlink';
-import type { LlmSettings } from '../../core/llm/settings.ts';
-import type { ConnectionDiagnosis } from '../../core/llm/testConnection.ts';
+import type { LlmSettings } from '../../core/llm/index.ts';
+import type { ConnectionDiagnosis } from '../../core/llm/index.ts';
 import type { Progress } from '../../core/types.ts';
 import type { KgBuildResult, KgEstimate, KgStatus } from '../../services/kgBuild.ts';
 import type {

@@ -3,7 +3,7 @@
 import type { Remote } from 'comlink';
 import type { QueryApi } from '../../../workers/query.worker.ts';
 import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../services/queryProtocol.ts';
-import { DEFAULT_MODE } from '../../core/retrieval/types.ts';
+import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { queryWorker } from '../workers.ts';
 
 export const DEFAULT_BUDGET = 12000;

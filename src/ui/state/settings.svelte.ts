@@ -3,7 +3,7 @@
 // (the { kind, … } objects) are read and shown as the same choice. Switching embedders only applies to an empty
 // library: the store never mixes two. How a local embedder runs (embedding workers, USE-lite's TF.js backend) is
 // stored with the choice and can change at any time: it does not change the vectors beyond float rounding.
-import { formatEmbedderSpec, parseEmbedderSpec, type EmbedderSpec } from '../../core/embed/spec.ts';
+import { formatEmbedderSpec, parseEmbedderSpec, type EmbedderSpec } from '../../core/embed/index.ts';
 import {
   choiceEmbedderId,
   embedWorkerCount,

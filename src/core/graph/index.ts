@@ -1,0 +1,17 @@
+// The public API of src/core/graph: what the services, the store, the CLI, the UI and other core folders use.
+// Modules not listed here are this folder's own; tests may still reach them directly.
+export { conceptTerms, questionTerms } from './analyzer.ts';
+export type { TermAnalyzer } from './analyzer.ts';
+export { compactGraph, compactGraphProblem, expandCompactGraph, isCompactGraph } from './compactGraph.ts';
+export type { CompactGraph } from './compactGraph.ts';
+export {
+  addSemanticLayer,
+  buildLexicalGraph,
+  deserializeGraph,
+  serializeGraph,
+  withThetaSem,
+} from './conceptGraph.ts';
+export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
+export { conceptIndex } from './concepts.ts';
+export type { ConceptTable } from './concepts.ts';
+export { PersonalizedPageRank } from './pagerank.ts';

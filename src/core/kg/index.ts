@@ -1,0 +1,26 @@
+// The public API of src/core/kg: what the services, the store, the CLI, the UI and other core folders use.
+// Modules not listed here are this folder's own; tests may still reach them directly.
+export { buildKg } from './build.ts';
+export type { KgBuildSummary } from './build.ts';
+export { embedKg } from './embed.ts';
+export { DEFAULT_LAMBDA, hybrid } from './hybrid.ts';
+export {
+  entityFromMentions,
+  relationFromMentions,
+  withoutChunksEntity,
+  withoutChunksRelation,
+} from './merge.ts';
+export { stripThinking } from './schema.ts';
+export { KgIndex, splitSentences } from './search.ts';
+export type { EntityHit, KgChunkView, RelationHit } from './search.ts';
+export {
+  DEFAULT_KAPPA,
+  DEFAULT_OUTPUT_RATIO,
+  estimateKgCost,
+  rankOrder,
+  selectCoreChunks,
+} from './select.ts';
+export type { KgCostEstimate } from './select.ts';
+export { MemoryKgStore, applyOutcome } from './store.ts';
+export type { ChunkOutcome, KgStore, KgVectorUpdate } from './store.ts';
+export type { EntityMention, KgChunkState, KgEntity, KgRelation, RelationMention } from './types.ts';

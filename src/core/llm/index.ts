@@ -1,0 +1,12 @@
+// The public API of src/core/llm: what the services, the store, the CLI, the UI and other core folders use.
+// Modules not listed here are this folder's own; tests may still reach them directly.
+export { LlmClient } from './client.ts';
+export type { ChatMessage } from './client.ts';
+export { isAbortError, redact } from './errors.ts';
+export { isRedirect, redirectMessage, redirectMode } from './keyedFetch.ts';
+export { DEFAULT_LLM_SETTINGS, validateLlmSettings } from './settings.ts';
+export type { LlmSettings } from './settings.ts';
+export { testConnection } from './testConnection.ts';
+export type { ConnectionDiagnosis } from './testConnection.ts';
+export { costOf, estimateMessageTokens } from './usage.ts';
+export type { CallUsage } from './usage.ts';

@@ -1,0 +1,14 @@
+// The public API of src/core/retrieval: what the services, the store, the CLI, the UI and other core folders use.
+// Modules not listed here are this folder's own; tests may still reach them directly.
+export { cutToBudget } from './budget.ts';
+export { layoutCorpus, reorderRows } from './corpusLayout.ts';
+export type { RetrievalChunkInput } from './corpusLayout.ts';
+export { DenseIndex } from './dense.ts';
+export { REBUILD_PARAMS, RetrievalEngine } from './engine.ts';
+export type { EngineTimings, RetrievalInput } from './engine.ts';
+export { groupBySection } from './group.ts';
+export { parseParamOverride, resolveParams } from './params.ts';
+export type { RetrievalParams } from './params.ts';
+export { withSectionPaths } from './sectionPath.ts';
+export { DEFAULT_MODE, parseMode } from './types.ts';
+export type { Provenance, RetrievedChunk, SentenceHit } from './types.ts';
