@@ -8,7 +8,7 @@ import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type { LlmClient } from '../core/llm/index.ts';
 import type { LlmSettings } from '../core/llm/index.ts';
 import type { RetrievalEngine } from '../core/retrieval/index.ts';
-import type { RetrievedChunk } from '../core/retrieval/index.ts';
+import { parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
 import type { ReadOnlyBundle } from '../store/bundleImport.ts';
 import type { KgEntityRecord, KgRelationRecord } from '../store/db.ts';
@@ -17,7 +17,14 @@ import type { LoadedCorpus } from '../store/repo.ts';
 import { loadEngine } from './engine.ts';
 import { toEvidence } from './evidence.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
-import type { AnswerOut, AnswerRequest, AskRequest, AskResult, Evidence } from './queryProtocol.ts';
+import {
+  RETRIEVAL_MODES,
+  type AnswerOut,
+  type AnswerRequest,
+  type AskRequest,
+  type AskResult,
+  type Evidence,
+} from './queryProtocol.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
 import { DEFAULT_LAMBDA, modeHandler } from './queryModes.ts';
 
@@ -95,16 +102,48 @@ function sentencesWithin(
     .filter((s) => s.start >= 0 && s.end <= textLength);
 }
 
+/** A promise with its outcome readable synchronously (whether the model or the library is ready right now). */
+interface Tracked<T> {
+  promise: Promise<T>;
+  value?: T;
+  done: boolean;
+}
+
+function track<T>(promise: Promise<T>): Tracked<T> {
+  const t: Tracked<T> = { promise, done: false };
+  promise.then(
+    (value) => Object.assign(t, { value, done: true }),
+    () => undefined,
+  );
+  return t;
+}
+
+/** Modes whose ranking can be computed without the question vector (`dense` cannot, the KG modes are not staged). */
+function answersLexically(mode: string): boolean {
+  if (!(RETRIEVAL_MODES as readonly string[]).includes(mode) && !mode.startsWith('rrf:')) return false;
+  const parsed = parseMode(mode);
+  return 'base' in parsed ? parsed.base !== 'dense' : !parsed.fuse.includes('dense');
+}
+
+/** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
+export type EarlyEvidence = (result: AskResult) => void;
+
 export class QueryService {
   private readonly load: (corpus: LoadedCorpus) => RetrievalEngine;
-  private loaded: Promise<QuestionLibrary> | null = null;
+  private loaded: Tracked<QuestionLibrary> | null = null;
+  /**
+   * The last library that loaded, kept when the library changes: while the new one loads, a question gets its
+   * early (lexical) evidence from this one, marked stale. Never set for a read-only bundle.
+   */
+  private previous: QuestionLibrary | null = null;
+  private embedder: Tracked<Embedder> | null = null;
   private kgIndex: Promise<KgIndex> | null = null;
   /**
    * Set as soon as the page asks for a bundle read-only (?bundle=…), before it has arrived: from then on every
    * question waits for the bundle (or its error) and the library in IndexedDB is never read again, apart from
    * the settings (the embedder choice, the LLM endpoint).
    */
-  private readOnly: { url: string; library: Promise<QuestionLibrary>; kg: Promise<KgIndex> } | null = null;
+  private readOnly: { url: string; library: Tracked<QuestionLibrary>; kg: Promise<KgIndex> } | null = null;
   private answerStop: AbortController | null = null;
 
   constructor(private readonly deps: QueryDeps) {
@@ -112,45 +151,55 @@ export class QueryService {
   }
 
   /**
-   * Forgets what was loaded: `library` (documents added or removed) reloads everything on the next question,
-   * `kg` (a KG build finished) only the KG index. A read-only bundle never changes, so it is kept.
+   * Forgets what was loaded: `library` (documents added or removed) reloads everything on the next question or
+   * warm-up, `kg` (a KG build finished) only the KG index. Until the new library is ready, the one loaded before
+   * still gives questions their early evidence (marked stale). A read-only bundle never changes, so it is kept.
    */
   invalidate(what: 'library' | 'kg' = 'library'): void {
     if (this.readOnly) return;
     this.kgIndex = null;
-    if (what === 'library') this.loaded = null;
+    if (what === 'library') {
+      if (this.loaded?.done) this.previous = this.loaded.value ?? this.previous;
+      this.loaded = null;
+    }
   }
 
   /**
    * Opens a bundle from a same-origin path or URL read-only: questions are answered from it, nothing is written
-   * to IndexedDB. Returns its counts for the Library view.
+   * to IndexedDB. The question embedder loads meanwhile, so the first question does not wait for the model after
+   * the bundle. Returns its counts for the Library view.
    */
   async openBundle(
     url: string,
   ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
     const opening = this.deps.openBundle(url);
-    const library = opening.then((bundle) => openLibrary(bundle.corpus, this.load));
+    const library = track(opening.then((bundle) => openLibrary(bundle.corpus, this.load)));
     const kg = opening.then((bundle) => bundleKgIndex(bundle.tables));
     // Before any await: a question asked while the bundle downloads must not reach the local library.
     this.readOnly = { url, library, kg };
     this.loaded = library;
+    this.previous = null;
     this.kgIndex = kg;
     // A bad bundle is reported here and to every later question (which awaits these), never as unhandled.
-    library.catch(() => undefined);
+    library.promise.catch(() => undefined);
     kg.catch(() => undefined);
+    void this.warmEmbedder();
     const bundle = await opening;
-    await library;
+    await library.promise;
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
   }
 
-  /** Loads the library and the question embedder ahead of the first question (the Ask view calls it on open). */
-  async warmUp(): Promise<void> {
-    try {
-      const library = await this.library();
-      await this.questionVector(library, 'warm up');
-    } catch {
-      // An empty library or a missing model: the first real question reports it.
-    }
+  /**
+   * Loads the library and, when `embedder` (the library has sentence vectors), the question embedder, both at
+   * once, ahead of the first question. The page calls it when the app opens and again after the library changed;
+   * questions meanwhile are answered from the library loaded before.
+   */
+  async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
+    const library = this.library().catch(() => null);
+    const model = options.embedder === false ? Promise.resolve() : this.warmEmbedder();
+    const loaded = await library;
+    if (loaded?.layers.semantic && options.embedder === false) await this.warmEmbedder();
+    await model;
   }
 
   /** One source document (for the viewer when the library is a read-only bundle). */
@@ -158,15 +207,41 @@ export class QueryService {
     return (await this.library()).documents.get(docId);
   }
 
-  /** Answers a question in any mode: ranked evidence within the budget, with provenance and best sentences. */
-  async ask(request: AskRequest): Promise<AskResult> {
+  /**
+   * Answers a question in any mode: ranked evidence within the budget, with provenance and best sentences.
+   * With `onEarly` (a Comlink proxy from the page), a mode that can rank without the question vector first
+   * sends its lexical evidence when waiting for the vector would be slow: the model is still loading, or the
+   * library is reloading after a change (then from the library as it was, marked stale). The returned result
+   * is always the mode as it ranks with the vector over the current library (identical to asking without
+   * `onEarly`); `rankingChanged` says whether it ranks otherwise than the early evidence did.
+   */
+  async ask(request: AskRequest, onEarly?: EarlyEvidence): Promise<AskResult> {
     const started = performance.now();
     modeHandler(request.mode); // an unknown mode is refused before anything loads
-    const library = await this.library();
-    const vector = await this.questionVector(library, request.question);
-    const result = await askLibrary(library, request, { vector, kg: () => this.kg() });
-    // Loading the library and embedding the question count: that is what the user waited for.
-    return { ...result, milliseconds: performance.now() - started };
+    const library = this.library();
+    library.catch(() => undefined);
+    const early = onEarly && answersLexically(request.mode) ? onEarly : undefined;
+    let sent: AskResult | undefined;
+    const sendEarly = async (from: QuestionLibrary, stale: boolean): Promise<void> => {
+      const result = await askLibrary(from, request, { kg: () => this.kg() });
+      sent = { ...result, stage: 'early', stale, milliseconds: performance.now() - started };
+      early?.(sent);
+    };
+    if (early && !this.loaded?.done && this.previous) await sendEarly(this.previous, true);
+    const loaded = await library;
+    const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
+    if (early && !sent && wantsVector && !this.embedder?.done) {
+      void this.warmEmbedder(); // the model starts loading before the lexical search runs
+      await sendEarly(loaded, false);
+    }
+    const vector = wantsVector ? await this.questionVector(loaded, request.question) : undefined;
+    const result = await askLibrary(loaded, request, { vector, kg: () => this.kg() });
+    return {
+      ...result,
+      ...(sent ? { rankingChanged: !sameRanking(sent, result) } : {}),
+      // Loading the library and embedding the question count: that is what the user waited for.
+      milliseconds: performance.now() - started,
+    };
   }
 
   /**
@@ -231,17 +306,22 @@ export class QueryService {
     this.answerStop?.abort();
     if (!this.readOnly) {
       this.loaded = null;
+      this.previous = null;
       this.kgIndex = null;
     }
+    this.embedder = null;
     await this.deps.embedders.dispose();
   }
 
   private async library(): Promise<QuestionLibrary> {
     const current = (this.loaded ??=
       this.readOnly?.library ??
-      this.deps.library.loadCorpus().then((corpus) => openLibrary(corpus, this.load)));
+      track(this.deps.library.loadCorpus().then((corpus) => openLibrary(corpus, this.load))));
     try {
-      return await current;
+      const library = await current.promise;
+      // The new library is here: the one before it is no longer needed as the fallback (see invalidate).
+      if (!this.readOnly && this.loaded === current) this.previous = null;
+      return library;
     } catch (error) {
       // Forget a failed load (an empty library may be filled), unless the bundle has replaced it meanwhile.
       if (this.loaded === current && !this.readOnly) this.loaded = null;
@@ -263,18 +343,52 @@ export class QueryService {
     }
   }
 
-  /** The question vector, when the library has a semantic layer and the configured embedder built it. */
+  /**
+   * The configured question embedder, loaded once: a changed choice in the settings is picked up on the next
+   * load (EmbedderHolder keeps one model per choice).
+   */
+  private questionEmbedder(): Promise<Embedder> {
+    if (this.embedder) return this.embedder.promise;
+    const loading = track(
+      this.deps.library
+        .getSetting<EmbedderChoice>('embedder')
+        .then((choice) => this.deps.embedders.get(choice ?? DEFAULT_EMBEDDER)),
+    );
+    this.embedder = loading;
+    loading.promise.catch(() => {
+      // A model that failed to load (offline before it was cached) is tried again by the next question.
+      if (this.embedder === loading) this.embedder = null;
+    });
+    return loading.promise;
+  }
+
+  /** Loads the question embedder and runs it once (its first call compiles the model's kernels). */
+  private async warmEmbedder(): Promise<void> {
+    try {
+      const embedder = await this.questionEmbedder();
+      await embedder.embed(['warm up']);
+    } catch {
+      // A missing model: the first real question reports it.
+    }
+  }
+
+  /** The question vector, when the configured embedder is the one that built the library's vectors. */
   private async questionVector(
     library: QuestionLibrary,
     question: string,
   ): Promise<Float32Array | undefined> {
-    if (!library.layers.semantic || !library.embedderId) return undefined;
-    const choice = (await this.deps.library.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
-    const embedder = await this.deps.embedders.get(choice);
+    const embedder = await this.questionEmbedder();
     // Vectors of another embedder would be meaningless against this index: answer lexically instead.
     if (embedder.id !== library.embedderId) return undefined;
     return embedder.embed([question]);
   }
+}
+
+/** Same chunks in the same order. */
+function sameRanking(a: AskResult, b: AskResult): boolean {
+  return (
+    a.evidence.length === b.evidence.length && a.evidence.every((e, i) => e.chunkId === b.evidence[i].chunkId)
+  );
 }
 
 /**
@@ -303,6 +417,7 @@ export async function askLibrary(
     budget,
     evidence: found.hits.map((hit) => evidence(library, hit)),
     layers: library.layers,
+    layer: options.vector ? 'semantic' : 'lexical',
     ...(found.kg ? { kg: found.kg } : {}),
     milliseconds: performance.now() - started,
   };

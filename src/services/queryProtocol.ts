@@ -46,8 +46,19 @@ export interface AskResult {
   mode: QuestionMode;
   budget: number;
   evidence: Evidence[];
-  /** Which layers answered: the semantic one is missing until vectors exist. */
+  /** The library's layers: the semantic one is missing until vectors exist. */
   layers: { lexical: boolean; semantic: boolean };
+  /** Which layer ranked this result: `semantic` when the question's vector was used, `lexical` otherwise. */
+  layer: 'lexical' | 'semantic';
+  /**
+   * `early`: lexical evidence sent while the question was still being embedded or the library reloaded; the
+   * result of the same question replaces it. Absent on the result itself.
+   */
+  stage?: 'early';
+  /** Early evidence from the library as it was before its latest change (the new one was still loading). */
+  stale?: boolean;
+  /** On a result that followed early evidence: whether it ranks other chunks, or in another order. */
+  rankingChanged?: boolean;
   /** KG modes: the entities and relations that matched (relations become facts for the written answer). */
   kg?: { entities: EntityHit[]; relations: RelationHit[] };
   milliseconds: number;

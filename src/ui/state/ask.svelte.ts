@@ -1,12 +1,23 @@
-// Ask state: the question, mode and budget, and the ranked evidence returned by the query worker; and the one
-// place that keeps the query worker's library current for every tab of the Ask view (evidence and LLM answer).
-import type { Remote } from 'comlink';
+// Ask state: the question, mode and budget, and the ranked evidence returned by the query worker (early lexical
+// evidence first when the question's embedding is slow to come, then the result); the one place that keeps the
+// query worker's library current for every tab of the Ask view (evidence and LLM answer); and the warm start
+// that has the query worker load the library and the question model when the app opens, not on the first
+// question.
+import { proxy, type Remote } from 'comlink';
 import type { QueryApi } from '../../../workers/query.worker.ts';
 import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../services/queryProtocol.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
+import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
+import { library } from './library.svelte.ts';
 
 export const DEFAULT_BUDGET = 12000;
+
+/**
+ * Quiet time after the page opened or the library last changed before the query worker (re)loads: the page paints
+ * first, and a drop's stream of small changes does not start a reload each.
+ */
+const WARM_DELAY_MS = 1000;
 
 /** Library version the query worker last loaded; a newer one makes it reload the library. */
 let loadedVersion = -1;
@@ -26,29 +37,45 @@ export class AskState {
   mode = $state<RetrievalMode>(DEFAULT_MODE);
   budget = $state(DEFAULT_BUDGET);
   busy = $state(false);
+  /** The evidence on screen: early (lexical, `stage: 'early'`) while the question is refined, then the result. */
   result = $state<AskResult | null>(null);
   error = $state<string | null>(null);
   readonly modes = RETRIEVAL_MODES;
+  /** Questions asked so far: early evidence of an earlier question is never shown for a later one. */
+  private asked = 0;
 
-  /** Prepares the query worker (library, engine, question embedder) so the first question answers quickly. */
-  async warmUp(libraryVersion: number, indexing: boolean): Promise<void> {
+  /** Early lexical evidence is on screen; the refined result is on its way. */
+  get early(): boolean {
+    return this.result?.stage === 'early';
+  }
+
+  /**
+   * Prepares the query worker (library, engine, and the question embedder when the library has vectors) so the
+   * first question answers quickly. Questions asked meanwhile get early evidence from the library loaded before.
+   */
+  async warmUp(libraryVersion: number, indexing: boolean, vectors = true): Promise<void> {
     if (indexing || libraryVersion === loadedVersion) return;
-    await (await currentQueryWorker(libraryVersion)).warmUp();
+    await (await currentQueryWorker(libraryVersion)).warmUp({ embedder: vectors });
   }
 
   async ask(libraryVersion: number): Promise<void> {
     const question = this.question.trim();
     if (!question || this.busy) return;
+    const id = ++this.asked;
     this.busy = true;
     this.error = null;
     // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such).
     this.result = null;
+    const onEarly = proxy((early: AskResult) => {
+      if (id === this.asked && this.busy) this.result = early;
+    });
     try {
       const worker = await currentQueryWorker(libraryVersion);
-      this.result = await worker.ask({ question, mode: this.mode, budget: this.budget });
+      const result = await worker.ask({ question, mode: this.mode, budget: this.budget }, onEarly);
+      if (id === this.asked) this.result = result;
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
-      this.result = null;
+      // Early evidence stays on screen, marked early, with the error that stopped its refinement.
     } finally {
       this.busy = false;
     }
@@ -56,3 +83,27 @@ export class AskState {
 }
 
 export const ask = new AskState();
+
+/**
+ * Warm start: a while after the app opened, and again after each change of the library once indexing is idle,
+ * the query worker loads the library and the question model in the background. Not for a read-only bundle: the
+ * query worker loads that one (and the model alongside) as soon as the page asks it to open it.
+ */
+function warmStart(): void {
+  if (queryParam('bundle') !== null) return;
+  $effect.root(() => {
+    $effect(() => {
+      const version = library.version;
+      const indexing = library.running;
+      const vectors = library.layers.semantic;
+      if (indexing || version === loadedVersion) return;
+      const timer = setTimeout(() => {
+        ask.warmUp(version, indexing, vectors).catch(() => undefined);
+      }, WARM_DELAY_MS);
+      return () => clearTimeout(timer);
+    });
+  });
+}
+
+// Started with the page (App imports the Ask view, which imports this module), not when the Ask view opens.
+if (typeof window !== 'undefined' && typeof Worker !== 'undefined') warmStart();
