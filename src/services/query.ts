@@ -145,6 +145,8 @@ export class QueryService {
    */
   private readOnly: { url: string; library: Tracked<QuestionLibrary>; kg: Promise<KgIndex> } | null = null;
   private answerStop: AbortController | null = null;
+  /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
+  private opened: Record<string, number> | null = null;
 
   constructor(private readonly deps: QueryDeps) {
     this.load = deps.loadEngine ?? loadEngine;
@@ -172,8 +174,19 @@ export class QueryService {
   async openBundle(
     url: string,
   ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
+    const t0 = performance.now();
+    const marks: Record<string, number> = {};
+    const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
+    this.opened = marks;
     const opening = this.deps.openBundle(url);
-    const library = track(opening.then((bundle) => openLibrary(bundle.corpus, this.load)));
+    const library = track(
+      opening.then((bundle) => {
+        mark('bundleRead');
+        const loaded = openLibrary(bundle.corpus, this.load);
+        mark('engine');
+        return loaded;
+      }),
+    );
     const kg = opening.then((bundle) => bundleKgIndex(bundle.tables));
     // Before any await: a question asked while the bundle downloads must not reach the local library.
     this.readOnly = { url, library, kg };
@@ -183,7 +196,7 @@ export class QueryService {
     // A bad bundle is reported here and to every later question (which awaits these), never as unhandled.
     library.promise.catch(() => undefined);
     kg.catch(() => undefined);
-    void this.warmEmbedder();
+    void this.warmEmbedder(mark);
     const bundle = await opening;
     await library.promise;
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
@@ -362,11 +375,18 @@ export class QueryService {
     return loading.promise;
   }
 
+  /** Where the time went when the read-only bundle was opened (null before any): for benchmarks. */
+  openTimings(): Record<string, number> | null {
+    return this.opened && { ...this.opened };
+  }
+
   /** Loads the question embedder and runs it once (its first call compiles the model's kernels). */
-  private async warmEmbedder(): Promise<void> {
+  private async warmEmbedder(mark?: (step: string) => void): Promise<void> {
     try {
       const embedder = await this.questionEmbedder();
+      mark?.('modelLoaded');
       await embedder.embed(['warm up']);
+      mark?.('modelWarm');
     } catch {
       // A missing model: the first real question reports it.
     }

@@ -46,8 +46,11 @@ export async function kgChanged(): Promise<void> {
 /** A handle for benchmarks driving the built app (test/bench/ingest-rate-browser.ts); not used by the UI. */
 export interface Diagnostics {
   measureEmbedder(texts: string[]): Promise<{ sentences: number; seconds: number; loadSeconds: number }>;
+  /** Where the time went opening ?bundle= in the query worker (test/bench/bundle-open-browser.ts). */
+  openTimings(): Promise<Record<string, number> | null>;
 }
 
 (globalThis as { conceptragDiagnostics?: Diagnostics }).conceptragDiagnostics = {
   measureEmbedder: (texts) => ingestWorker().measureEmbedder(texts),
+  openTimings: async () => (query ? query.openTimings() : null),
 };

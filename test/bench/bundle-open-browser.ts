@@ -1,0 +1,177 @@
+// Opening a bundle read-only in headless Chromium, through the built app: the page is opened at
+// ?bundle=<url>#ask, a question is typed and asked as soon as the Ask view lets it, and the bench prints the
+// milliseconds from navigation to the first evidence on screen (early lexical evidence or the result), to the
+// result (the mode with the question's vector), and the query worker's own marks (bundle read and decoded,
+// library and engine ready, question model loaded and warm, from openBundle). Run 1 is a fresh profile (nothing
+// cached); later runs reload the page in the same profile (the model and the app cached by the service worker).
+// Usage: npm run build && node --import tsx test/bench/bundle-open-browser.ts <x.bundle>
+//        [--question "<text>"] [--runs 2] [--json out.json]
+//   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
+import { access, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { openHarness } from '../e2e/lib/harness.ts';
+import { serveStatic } from '../e2e/lib/staticServer.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DEFAULT_QUESTION =
+  'Who introduced a system of musical notation in the 14th century that is used in the area where most of the ' +
+  'invasion of the eastern Roman Empire took place?';
+const USAGE =
+  'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] [--json out.json]';
+const STEP_TIMEOUT_MS = 10 * 60_000;
+
+interface OpenRun {
+  run: number;
+  /** Navigation start → the question could be asked (Ask button enabled after typing). */
+  askableMs: number;
+  /** Navigation start → first evidence card on screen (early or settled). */
+  firstEvidenceMs: number;
+  firstEvidenceStage: string;
+  /** Navigation start → the result (settled evidence, Ask no longer searching). */
+  resultMs: number;
+  evidence: number;
+  layer: string | null;
+  /** The query worker's marks, ms after openBundle was called. */
+  worker: Record<string, number> | null;
+  load: number[];
+}
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+function positional(): string | undefined {
+  const args = process.argv.slice(2);
+  return args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
+}
+
+/** In the page: times from navigation start (performance.now() of this document) to evidence and result. */
+async function watchEvidence(timeoutMs: number): Promise<{
+  firstEvidenceMs: number;
+  firstEvidenceStage: string;
+  resultMs: number;
+  evidence: number;
+  layer: string | null;
+}> {
+  let first: { ms: number; stage: string } | null = null;
+  const check = () => {
+    if (!first) {
+      const card = document.querySelector('[data-testid="evidence-early"], [data-testid="evidence"]');
+      if (card) first = { ms: performance.now(), stage: card.getAttribute('data-testid') ?? '' };
+    }
+    const button = document.querySelector('[data-testid="ask"]');
+    const results = document.querySelector('[data-testid="results"]');
+    const alert = document.querySelector('[role="alert"]');
+    if (alert) throw new Error(`bundle-open bench: the app says: ${alert.textContent?.trim()}`);
+    if (!results || !button || (button.textContent ?? '').includes('Searching') || !first) return null;
+    return {
+      firstEvidenceMs: first.ms,
+      firstEvidenceStage: first.stage,
+      resultMs: performance.now(),
+      evidence: document.querySelectorAll('[data-testid="evidence"]').length,
+      layer: results.getAttribute('data-layer'),
+    };
+  };
+  return new Promise((resolve, reject) => {
+    const observer = new MutationObserver(() => {
+      try {
+        const r = check();
+        if (!r) return;
+        observer.disconnect();
+        clearTimeout(timer);
+        resolve(r);
+      } catch (error) {
+        observer.disconnect();
+        reject(error);
+      }
+    });
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      reject(new Error('bundle-open bench: no result in time'));
+    }, timeoutMs);
+    observer.observe(document.body, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributes: true,
+    });
+  });
+}
+
+async function openOnce(page: Page, url: string, question: string, run: number): Promise<OpenRun> {
+  const load = loadavg().map((x) => Math.round(x * 100) / 100);
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.fill('[data-testid="question"]', question, { timeout: STEP_TIMEOUT_MS });
+  const askable = await page.evaluate(() => performance.now());
+  // The click goes in as soon as the button takes it: a question asked while the bundle downloads waits for it.
+  await page.click('[data-testid="ask"]', { timeout: STEP_TIMEOUT_MS });
+  const r = await page.evaluate(watchEvidence, STEP_TIMEOUT_MS);
+  const worker = await page.evaluate(async () => {
+    const d = (
+      globalThis as { conceptragDiagnostics?: { openTimings(): Promise<Record<string, number> | null> } }
+    ).conceptragDiagnostics;
+    return d ? d.openTimings() : null;
+  });
+  return { run, askableMs: askable, ...r, worker, load };
+}
+
+async function main(): Promise<void> {
+  const given = positional();
+  if (!given) throw new Error(USAGE);
+  const bundle = resolve(given);
+  const info = await stat(bundle).catch(() => null);
+  if (!info?.isFile()) throw new Error(`bundle-open bench: ${bundle} does not exist or is not a file`);
+  const dist = resolve(process.env.E2E_DIST ?? join(root, 'dist'));
+  await access(join(dist, 'index.html')).catch(() => {
+    throw new Error(`bundle-open bench: no built app at ${dist} (run npm run build, or set E2E_DIST)`);
+  });
+  const runs = Number(arg('runs', '2'));
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`bundle-open bench: --runs must be ≥ 1`);
+  const question = arg('question', DEFAULT_QUESTION);
+  // Served from the app's own origin (only same-origin bundles open): a link in dist/, removed afterwards.
+  const name = `bench-open-${process.pid}.bundle`;
+  await symlink(bundle, join(dist, name));
+  const server = await serveStatic(dist);
+  const { harness, close } = await openHarness(server.origin, dist, 'bundle-open');
+  const results: OpenRun[] = [];
+  try {
+    console.log(`bundle ${bundle}: ${(info.size / 1048576).toFixed(2)} MB; app from ${dist}`);
+    for (let run = 1; run <= runs; run++) {
+      const r = await openOnce(harness.page, `${server.origin}/?bundle=/${name}#ask`, question, run);
+      results.push(r);
+      console.log(
+        `run ${run}${run === 1 ? ' (fresh profile)' : ' (same profile, reloaded)'}: first evidence ` +
+          `${r.firstEvidenceMs.toFixed(0)} ms (${r.firstEvidenceStage}), result ${r.resultMs.toFixed(0)} ms ` +
+          `(${r.evidence} passages, ${r.layer}); question typed at ${r.askableMs.toFixed(0)} ms; worker ` +
+          `${JSON.stringify(r.worker)}; load ${r.load.join(' ')}`,
+      );
+    }
+    if (harness.foreignRequests.length > 0) {
+      throw new Error(
+        `bundle-open bench: requests left the app's origin: ${harness.foreignRequests.join(', ')}`,
+      );
+    }
+  } finally {
+    await close();
+    await server.close();
+    await rm(join(dist, name), { force: true });
+  }
+  const out = process.argv.includes('--json') ? arg('json', '') : '';
+  if (out) {
+    await writeFile(
+      out,
+      JSON.stringify({ bundle, bytes: info.size, question, runs: results }, null, 2) + '\n',
+    );
+    console.log(`bundle-open bench: wrote ${out}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
