@@ -5,14 +5,16 @@ import packageJson from '../package.json';
 import { openDatabase } from '../src/store/db.ts';
 import { Repo } from '../src/store/repo.ts';
 import { browserCrossTabLock } from '../src/services/crossTab.ts';
-import { EmbedderHolder } from '../src/services/embedders.ts';
+import { EmbedderHolder, spawnEmbedWorker } from '../src/services/embedders.ts';
 import { createIngestService } from '../src/services/ingest.ts';
 import { spawnParseWorker, WorkerParser } from '../src/services/parseRunner.ts';
 
 const service = createIngestService({
   repo: new Repo(openDatabase()),
   prepare: new WorkerParser(spawnParseWorker).prepare,
-  embedders: new EmbedderHolder(),
+  // Sentences are embedded by a pool of embedding workers (cores − 1, or the Settings value); with one worker
+  // the model runs here, as the query worker's does.
+  embedders: new EmbedderHolder({ spawnEmbedWorker }),
   lock: browserCrossTabLock('ingest', self.name),
   appVersion: packageJson.version,
 });
