@@ -1,23 +1,44 @@
 // The indexing pipeline behind the ingest worker, with its dependencies injected (store, parser, embedder,
-// graph rebuild) so it runs in Node tests on fake-indexeddb as well as in the worker: pending file → prepare →
-// embed sentences in batches that span documents (core embedDocuments) → one store transaction for the documents
-// each embedding call completed; the concept graph is rebuilt once per batch of files. Files wait in the pending table with their bytes, so a reload resumes the queue.
+// graph rebuild) so it runs in Node tests on fake-indexeddb as well as in the worker. Lexical first: a pending file
+// is parsed and chunked, and its documents are stored at once (one transaction per slice of documents, each
+// document complete), so the concept graph refreshed after the queue's files are stored answers `ppr`/`bm25`
+// questions within seconds. Sentence embedding then follows from the store: documents without vectors, oldest
+// first, in rounds whose batches span documents (core embedDocuments), each finished document's vectors in one
+// transaction. Because the store says which documents still lack vectors, a reload resumes embedding where it
+// stopped and no sentence is embedded twice. Files wait in the pending table with their bytes until their
+// documents are stored, so a reload resumes the queue too. Every write goes through guardWrite: a full disk or a
+// write that hangs stops the run with a clear message and keeps the rest of the queue.
 import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { embedDocuments } from '../core/pipeline/index.ts';
 import { EmbedderMismatchError, type Repo } from '../store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
-import { MAX_FILE_BYTES, type EmbedderChoice, type FileOutcome, type IngestEvent } from './protocol.ts';
+import {
+  MAX_FILE_BYTES,
+  type EmbedderChoice,
+  type FileOutcome,
+  type IngestEvent,
+  type LibraryCoverage,
+} from './protocol.ts';
 import { toEmbedderChoice } from './embedderChoice.ts';
+import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
 
 export { MAX_FILE_BYTES } from './protocol.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
 export const EMBED_BATCH = 128;
 /**
- * During a long batch the concept graph is rebuilt this often, so questions can already be answered from the
- * documents stored so far (a rebuild takes seconds even for thousands of passages; embedding takes minutes).
+ * While files keep arriving the lexical graph is refreshed at least this often (and always once the queue's
+ * files are stored), so questions are answered from the documents stored so far; a rebuild takes seconds even
+ * for thousands of passages. The graph is rebuilt once more when every document has its vectors.
  */
 export const GRAPH_REFRESH_MS = 60_000;
+/**
+ * Sentences per embedding round. Between rounds newly queued files are parsed and stored first, so a file
+ * dropped while a large library is being embedded becomes searchable within a round (about 10–20 s of USE-lite).
+ */
+export const EMBED_ROUND_SENTENCES = 1024;
+/** Documents per store transaction when a file holds many (a .jsonl of passages). */
+export const STORE_SLICE_DOCUMENTS = 256;
 
 /**
  * A file that has not been parsed (and chunked) within this time is failed: a parser must never hang the queue.
@@ -44,6 +65,8 @@ export interface IngestDeps {
   lock?: Pick<CrossTabLock, 'run'>;
   /** Parse time limit per file (default PARSE_TIMEOUT_MS). */
   parseTimeoutMs?: number;
+  /** Time limit of one store write (default STORE_TIMEOUT_MS). */
+  storeTimeoutMs?: number;
 }
 
 /** Tracks done/total and the rate of one stage since it started. */
@@ -69,7 +92,7 @@ class StageMeter {
 
 function describeError(error: unknown): string {
   // IndexedDB (and Dexie, which keeps the name) reports a full disk or quota this way: say it plainly.
-  if (error instanceof Error && error.name === 'QuotaExceededError') {
+  if (isQuotaError(error)) {
     return "the browser's storage for this site is full (free space, or remove documents)";
   }
   return error instanceof Error ? error.message : String(error);
@@ -82,6 +105,18 @@ export class IngestPipeline {
   private wake = false;
   /** When the graph was last rebuilt during the current drain (performance.now()). */
   private lastGraph = 0;
+  /** Documents were stored since the graph was last rebuilt (it does not cover them yet). */
+  private storedSinceGraph = false;
+  /** Vectors were stored since the graph was last rebuilt (its semantic layer may be missing them). */
+  private embeddedSinceGraph = false;
+  /** What the graph as last rebuilt covers: the page's "searchable" counts. */
+  private searchable = { documents: 0, sentences: 0 };
+  /** The embedder of the current drain, loaded once, while the first files are parsed. */
+  private embedder: Promise<Embedder> | null = null;
+  /** Embedding cannot go on in this drain (no embedder, another embedder's library, an endpoint error). */
+  private embedStopped = false;
+  /** Progress of the current embedding phase (reset when new documents arrive). */
+  private embedMeter: { meter: StageMeter; done: number } | null = null;
   /** Aborts waiting for the cross-tab lock. */
   private lockWait: AbortController | null = null;
   /** Another tab holds the lock: this one waits while that tab drains the shared queue. */
@@ -185,10 +220,32 @@ export class IngestPipeline {
     return lock && !this.controller ? lock.run(remove) : remove();
   }
 
-  private async indexOne(
+  /** Runs one store write under the storage guard (quota, time limit); see src/services/storageGuard.ts. */
+  private write<T>(file: string, write: () => Promise<T>, subject = `"${file}"`): Promise<T> {
+    return guardWrite(write, { subject, file }, this.deps.storeTimeoutMs ?? STORE_TIMEOUT_MS);
+  }
+
+  /** Tells the page how far each layer reaches (after a store write or a graph refresh). */
+  private async reportCoverage(): Promise<void> {
+    const counts = await this.deps.repo.layerCounts();
+    const coverage: LibraryCoverage = {
+      documents: counts.documents,
+      sentences: counts.sentences,
+      searchableDocuments: Math.min(this.searchable.documents, counts.documents),
+      searchableSentences: Math.min(this.searchable.sentences, counts.sentences),
+      embeddedDocuments: counts.embeddedDocuments,
+      embeddedSentences: counts.embeddedSentences,
+    };
+    this.emit({ type: 'coverage', coverage });
+  }
+
+  /**
+   * Parses one file and stores its documents without vectors (the lexical layer), a slice of documents per
+   * transaction; embedding comes later from the store.
+   */
+  private async storeFile(
     name: string,
     bytes: ArrayBuffer,
-    embedder: Embedder,
     signal: AbortSignal,
     onParsed: () => void,
   ): Promise<FileOutcome> {
@@ -208,34 +265,31 @@ export class IngestPipeline {
       const reason = errors.map((e) => e.reason).join('; ') || 'no text found';
       return { file: name, status: 'failed', documents: 0, reason };
     }
-    const totalSentences = documents.reduce((n, d) => n + d.sentences.length, 0);
-    const embedMeter = this.meter('embed', totalSentences);
-    embedMeter.report(0, name);
     const storeMeter = this.meter('store', documents.length);
     let stored = 0;
     let duplicates = 0;
-    // Batches span the file's documents; each batch's completed documents go to one store transaction, which
-    // commits while the next batch is embedded.
-    await embedDocuments(documents, embedder, {
-      batchSize: EMBED_BATCH,
-      signal,
-      onProgress: (p) => embedMeter.report(p.done, name),
-      onDocuments: async (completed) => {
-        const results = await this.deps.repo.putPreparedDocuments(
-          completed,
-          embedder.id,
+    for (let i = 0; i < documents.length; i += STORE_SLICE_DOCUMENTS) {
+      signal.throwIfAborted();
+      const slice = documents.slice(i, i + STORE_SLICE_DOCUMENTS);
+      const results = await this.write(name, () =>
+        this.deps.repo.putPreparedDocuments(
+          slice.map((prepared) => ({ prepared })),
+          null,
           DEFAULT_INDEX_PARAMS,
-        );
-        for (const r of results) {
-          if (r.stored) stored += 1;
-          else duplicates += 1;
-        }
-        storeMeter.report(stored + duplicates, completed.at(-1)?.prepared.doc.title);
-        this.emit({ type: 'changed' });
-        if (stored > 0 && performance.now() - this.lastGraph >= this.graphRefreshMs)
-          await this.rebuildGraph(signal);
-      },
-    });
+        ),
+      );
+      for (const r of results) {
+        if (r.stored) stored += 1;
+        else duplicates += 1;
+      }
+      if (results.some((r) => r.stored)) {
+        this.storedSinceGraph = true;
+        this.embedMeter = null;
+      }
+      storeMeter.report(stored + duplicates, slice.at(-1)?.doc.title);
+      this.emit({ type: 'changed' });
+      await this.reportCoverage();
+    }
     // Lines of a .jsonl that could not be read are reported with the file, which still counts as indexed.
     const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
     if (stored === 0 && duplicates > 0) {
@@ -280,94 +334,201 @@ export class IngestPipeline {
     this.controller = new AbortController();
     const { signal } = this.controller;
     this.lastGraph = performance.now();
+    this.storedSinceGraph = false;
+    this.embeddedSinceGraph = false;
+    this.embedder = null;
+    this.embedStopped = false;
+    this.embedMeter = null;
     let cancelled = false;
-    let storedSinceGraph = false;
     try {
+      // What is stored already is in the library the query worker loads: searchable.
+      const before = await repo.layerCounts();
+      this.searchable = { documents: before.documents, sentences: before.sentences };
       for (;;) {
         this.wake = false;
         // Ids only: each file's bytes are read from the store when its turn comes, not the whole queue at once.
         const queue = await repo.waitingIds();
-        if (queue.length === 0) {
-          if (this.wake) continue;
-          // The graph is rebuilt once the queue is empty, not after every batch: the page queues picked files
-          // one at a time (src/ui/intake.ts), so a batch may be a single file. Files queued during the rebuild
-          // are picked up by the next round.
-          if (storedSinceGraph) {
-            storedSinceGraph = false;
-            await this.rebuildGraph(signal);
-            continue;
-          }
-          break;
-        }
-        let embedder: Embedder;
-        try {
-          // The setting as stored, in either shape (an older choice object or a spec): read and checked here.
-          embedder = await this.deps.embedder(toEmbedderChoice(await repo.getSetting<unknown>('embedder')));
-        } catch (error) {
-          // Without an embedder nothing in the queue can be indexed: fail each file with the reason (instead of
-          // retrying forever on every reload); the user fixes the setting and adds the files again.
-          const reason = describeError(error);
-          for (const id of queue) {
-            const name = (await repo.pendingFile(id))?.name ?? id;
-            await repo.markPending(id, 'failed', reason);
-            this.emit({ type: 'file', outcome: { file: name, status: 'failed', documents: 0, reason } });
-          }
-          this.emit({ type: 'error', message: `ingest: ${reason}` });
+        if (queue.length > 0) {
+          // The model loads while the files are parsed and stored: the lexical layer does not wait for it.
+          this.loadEmbedder();
+          await this.storeQueue(queue, signal);
           continue;
         }
-        // Files parsed in this batch; embedding and storing are metered per file (sentences, documents).
-        const fileMeter = this.meter('parse', queue.length);
-        for (const [i, id] of queue.entries()) {
-          signal.throwIfAborted();
-          const file = await repo.pendingFile(id);
-          if (!file || file.status === 'failed') continue;
-          fileMeter.report(i, file.name);
-          let outcome: FileOutcome;
-          if ((file.attempts ?? 0) >= MAX_ATTEMPTS) {
-            // Started twice and never finished: the page closed or crashed on it both times. Retrying it on every
-            // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
-            const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
-            outcome = { file: file.name, status: 'failed', documents: 0, reason };
-            await repo.markPending(file.id, 'failed', reason);
-            this.emit({ type: 'file', outcome });
-            this.emit({ type: 'changed' });
-            continue;
-          }
-          await repo.startPending(file.id);
-          try {
-            outcome = await this.indexOne(file.name, file.bytes, embedder, signal, () =>
-              fileMeter.report(i + 1, file.name),
-            );
-          } catch (error) {
-            if (signal.aborted) throw error;
-            outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
-            if (error instanceof EmbedderMismatchError) outcome.reason = error.message;
-          }
-          if (outcome.status === 'failed') await repo.markPending(file.id, 'failed', outcome.reason);
-          else await repo.removePending(file.id);
-          storedSinceGraph ||= outcome.documents > 0;
-          this.emit({ type: 'file', outcome });
-          this.emit({ type: 'changed' });
+        if (this.wake) continue;
+        // The queue's files are stored: the lexical graph covers them before any embedding starts. Once, not per
+        // file: the page queues picked files one at a time (src/ui/intake.ts).
+        if (this.storedSinceGraph) {
+          await this.rebuildGraph(signal);
+          continue;
         }
-        fileMeter.report(queue.length);
+        if (!this.embedStopped && (await this.embedRound(signal))) continue;
+        // Every document has its vectors (or embedding cannot go on): the graph gains its semantic layer.
+        if (this.embeddedSinceGraph) {
+          await this.rebuildGraph(signal);
+          continue;
+        }
+        break;
       }
     } catch (error) {
       if (signal.aborted) cancelled = true;
-      else this.emit({ type: 'error', message: `ingest: ${describeError(error)}` });
+      else if (error instanceof StorageStopError) {
+        this.emit({
+          type: 'error',
+          message: `ingest: ${error.message}`,
+          cause: error.kind,
+          file: error.file,
+        });
+      } else this.emit({ type: 'error', message: `ingest: ${describeError(error)}` });
     } finally {
       this.controller = null;
       this.running = null;
+      this.embedder = null;
       this.emit({ type: 'changed' });
       this.emit({ type: 'idle', cancelled });
     }
   }
 
+  /** Parses and stores the files of the queue, in order; refreshes the lexical graph while files keep coming. */
+  private async storeQueue(queue: string[], signal: AbortSignal): Promise<void> {
+    const { repo } = this.deps;
+    const fileMeter = this.meter('parse', queue.length);
+    for (const [i, id] of queue.entries()) {
+      signal.throwIfAborted();
+      const file = await repo.pendingFile(id);
+      if (!file || file.status === 'failed') continue;
+      fileMeter.report(i, file.name);
+      let outcome: FileOutcome;
+      if ((file.attempts ?? 0) >= MAX_ATTEMPTS) {
+        // Started twice and never finished: the page closed or crashed on it both times. Retrying it on every
+        // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
+        const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
+        outcome = { file: file.name, status: 'failed', documents: 0, reason };
+        await this.write(file.name, () => repo.markPending(file.id, 'failed', reason));
+        this.emit({ type: 'file', outcome });
+        this.emit({ type: 'changed' });
+        continue;
+      }
+      const attempts = await this.write(file.name, () => repo.startPending(file.id));
+      try {
+        outcome = await this.storeFile(file.name, file.bytes, signal, () =>
+          fileMeter.report(i + 1, file.name),
+        );
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if (error instanceof StorageStopError) {
+          // Not the file's fault: it goes back to the queue uncounted (best effort: the store may refuse this too).
+          await repo.requeuePending(file.id, attempts - 1).catch(() => undefined);
+          throw error;
+        }
+        outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
+      }
+      if (outcome.status === 'failed') {
+        await this.write(file.name, () => repo.markPending(file.id, 'failed', outcome.reason));
+      } else await this.write(file.name, () => repo.removePending(file.id));
+      this.emit({ type: 'file', outcome });
+      this.emit({ type: 'changed' });
+      if (this.storedSinceGraph && performance.now() - this.lastGraph >= this.graphRefreshMs) {
+        await this.rebuildGraph(signal);
+      }
+    }
+    fileMeter.report(queue.length);
+  }
+
+  /** Starts loading the configured embedder (once per drain); its failure is reported when embedding starts. */
+  private loadEmbedder(): Promise<Embedder> {
+    if (!this.embedder) {
+      const { repo } = this.deps;
+      this.embedder = repo
+        .getSetting<unknown>('embedder')
+        // The setting as stored, in either shape (an older choice object or a spec): read and checked here.
+        .then((setting) => this.deps.embedder(toEmbedderChoice(setting)));
+      this.embedder.catch(() => undefined);
+    }
+    return this.embedder;
+  }
+
+  /**
+   * Embeds one round of the documents stored without vectors and stores each finished document's vectors in
+   * one transaction. Returns false when nothing is left, or when embedding cannot go on in this drain (the
+   * reason is reported; the documents stay searchable by their words and wait for a later run).
+   */
+  private async embedRound(signal: AbortSignal): Promise<boolean> {
+    const { repo } = this.deps;
+    const round = await repo.preparedDocuments(await repo.nextDocumentsToEmbed(EMBED_ROUND_SENTENCES));
+    if (round.length === 0) return false;
+    let embedder: Embedder;
+    try {
+      embedder = await this.loadEmbedder();
+    } catch (error) {
+      this.stopEmbedding(error);
+      return false;
+    }
+    if (!this.embedMeter) {
+      const counts = await repo.layerCounts();
+      const meter = this.meter('embed', counts.sentences - counts.embeddedSentences);
+      this.embedMeter = { meter, done: 0 };
+    }
+    const progress = this.embedMeter;
+    const base = progress.done;
+    try {
+      await embedDocuments(round, embedder, {
+        batchSize: EMBED_BATCH,
+        signal,
+        onProgress: (p) => {
+          progress.done = base + p.done;
+          progress.meter.report(progress.done, round[0]?.doc.sourceName);
+        },
+        onDocuments: async (completed) => {
+          const file = completed[0]?.prepared.doc.sourceName ?? '';
+          const written = await this.write(
+            file,
+            () =>
+              repo.putDocumentVectors(
+                completed.map((c) => ({ docId: c.prepared.doc.id, vectors: c.vectors })),
+                embedder.id,
+              ),
+            `the vectors of "${file}"`,
+          );
+          if (written.length > 0) this.embeddedSinceGraph = true;
+          this.emit({ type: 'changed' });
+          await this.reportCoverage();
+        },
+      });
+    } catch (error) {
+      if (signal.aborted || error instanceof StorageStopError) throw error;
+      this.stopEmbedding(error);
+      return false;
+    }
+    return true;
+  }
+
+  /** Embedding cannot go on in this drain: say why; the documents keep their lexical layer and wait. */
+  private stopEmbedding(error: unknown): void {
+    this.embedStopped = true;
+    const reason = error instanceof EmbedderMismatchError ? error.message : describeError(error);
+    this.emit({
+      type: 'error',
+      message: `ingest: documents are stored and searchable by their words, but their sentences cannot be embedded: ${reason}`,
+    });
+  }
+
   private async rebuildGraph(signal: AbortSignal): Promise<void> {
     this.lastGraph = performance.now();
+    // What the rebuild reads: documents stored during it are covered by the next one.
+    const counts = await this.deps.repo.layerCounts();
+    this.storedSinceGraph = false;
+    this.embeddedSinceGraph = false;
     const meter = this.meter('graph', 1);
     meter.report(0);
-    await this.deps.rebuildGraph(this.deps.repo, signal);
+    // Quota only: a rebuild computes for seconds (minutes on a slow machine) before its one write.
+    await guardWrite(
+      () => this.deps.rebuildGraph(this.deps.repo, signal),
+      { subject: 'the concept graph' },
+      Infinity,
+    );
+    this.searchable = { documents: counts.documents, sentences: counts.sentences };
     meter.report(1);
     this.emit({ type: 'changed' });
+    await this.reportCoverage();
   }
 }

@@ -38,6 +38,25 @@ export interface FileOutcome {
   reason?: string;
 }
 
+/**
+ * How far each layer of the library reaches, sent after every store write and graph refresh: the lexical layer
+ * answers at once, embeddings fill in (README "Indexing pipeline").
+ */
+export interface LibraryCoverage {
+  /** Stored: parsed, chunked and split into sentences, each document complete. */
+  documents: number;
+  sentences: number;
+  /** Covered by the concept graph as last refreshed: what `ppr` and `bm25` search. */
+  searchableDocuments: number;
+  searchableSentences: number;
+  /** With their sentence vectors stored (the semantic layer is built once every document has them). */
+  embeddedDocuments: number;
+  embeddedSentences: number;
+}
+
+/** Why indexing stopped with an error the user can act on (absent: any other error). */
+export type IngestStopCause = 'storage-full' | 'storage-timeout';
+
 export type IngestEvent =
   | { type: 'progress'; progress: Progress }
   | { type: 'file'; outcome: FileOutcome }
@@ -47,6 +66,9 @@ export type IngestEvent =
   | { type: 'idle'; cancelled: boolean }
   /** Another tab holds the library lock and indexes the shared queue; this worker waits until it is done. */
   | { type: 'waiting' }
-  | { type: 'error'; message: string };
+  /** The layers' reach changed (documents stored, vectors stored, graph refreshed). */
+  | { type: 'coverage'; coverage: LibraryCoverage }
+  /** `cause` and `file` are set when the browser refused or did not finish a write (the queue is kept). */
+  | { type: 'error'; message: string; cause?: IngestStopCause; file?: string };
 
 export type IngestListener = (event: IngestEvent) => void;

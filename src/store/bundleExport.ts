@@ -9,6 +9,7 @@ import {
 } from '../core/bundle/index.ts';
 import type { VectorEncoding } from '../core/bundle/index.ts';
 import type { ConceptDb } from './db.ts';
+import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
 
 /** The KG (and later distilled layers) travel as record tables under these store names. */
 export const LAYER_TABLES = ['kgChunks', 'kgEntities', 'kgRelations'] as const;
@@ -30,15 +31,18 @@ export async function librarySnapshot(db: ConceptDb): Promise<IndexSnapshot> {
     const meta = await db.meta.get('index');
     const vectors = new Map<string, Float32Array>();
     await db.vectors.each((v) => {
-      if (v.count > 0) vectors.set(v.docId, new Float32Array(v.data));
+      if (v.count > 0) vectors.set(v.docId, loadedVectors(v));
     });
+    // Records whole, as a bundle carries them: chunk and sentence text sliced back from the document text.
+    const documents = await db.documents.toArray();
+    const texts = new Map(documents.map((d) => [d.id, d.text]));
     const snapshot: IndexSnapshot = {
       embedder: meta?.embedderId ? { id: meta.embedderId, dimension: meta.dimension } : null,
       params: { ...(meta?.params ?? {}) },
-      documents: await db.documents.toArray(),
+      documents,
       sections: await db.sections.toArray(),
-      chunks: await db.chunks.toArray(),
-      sentences: await db.sentences.toArray(),
+      chunks: (await db.chunks.toArray()).map((c) => loadedChunk(c, texts.get(c.docId))),
+      sentences: (await db.sentences.toArray()).map((s) => loadedSentence(s, texts.get(s.docId))),
       vectors,
       graph: (await db.graph.get('concept'))?.graph as unknown as Record<string, unknown> | undefined,
       tables: {},

@@ -19,12 +19,13 @@ import {
   mergeLayerRecord,
   type MergeBase,
 } from '../core/bundle/index.ts';
-import { isCompactGraph } from '../core/graph/index.ts';
+import { compactGraph, isCompactGraph, type CompactGraph } from '../core/graph/index.ts';
 import type { SerializedGraph } from '../core/graph/index.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
 import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';
 import type { LoadedCorpus } from './repo.ts';
+import { loadedChunk, vectorRecord as storedVectors, withoutText } from './storedForm.ts';
 
 export interface ImportResult {
   /** 'new' when the library was empty, 'merge' when documents were added to an existing library. */
@@ -62,13 +63,21 @@ function graphCounts(graph: Record<string, unknown> | undefined): { concepts: nu
 }
 
 function vectorRecord(docId: string, embedder: EmbedderInfo, v: Float32Array): VectorRecord {
-  return {
-    docId,
-    embedderId: embedder.id,
-    dimension: embedder.dimension,
-    count: v.length / embedder.dimension,
-    data: v.slice().buffer,
-  };
+  return storedVectors(docId, embedder.id, embedder.dimension, v);
+}
+
+/**
+ * The graph as the store keeps it (see Repo.putGraph): a compact graph as is, a full one with a semantic layer
+ * as its keep-mask, a lexical-only one not at all (rebuilt from the text on load).
+ */
+function storedGraph(graph: Record<string, unknown>): CompactGraph | undefined {
+  if (isCompactGraph(graph)) return graph;
+  const full = graph as unknown as SerializedGraph;
+  try {
+    return full.semantic ? compactGraph(full) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ImportOptions {
@@ -155,17 +164,21 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
         .toArray();
       const found = new Map([...byId, ...byHash].filter((d) => d !== undefined).map((d) => [d.id, d]));
       base.documents = [...found.values()];
-      base.chunks = await db.chunks
-        .where('docId')
-        .anyOf([...found.keys()])
-        .toArray();
+      base.chunks = (
+        await db.chunks
+          .where('docId')
+          .anyOf([...found.keys()])
+          .toArray()
+      ).map((c) => loadedChunk(c, found.get(c.docId)?.text));
     }
     const merge = mergeDocuments(base, snapshot);
     const { documents, sections, chunks, sentences } = merge;
     await db.documents.bulkAdd(documents);
     await db.sections.bulkAdd(sections);
-    await db.chunks.bulkAdd(chunks);
-    await db.sentences.bulkAdd(sentences);
+    const texts = new Map(documents.map((d) => [d.id, d.text]));
+    // Stored form (src/store/storedForm.ts): text a slice of the document text gives back is not stored twice.
+    await db.chunks.bulkAdd(chunks.map((c) => withoutText(c, texts.get(c.docId) ?? '')));
+    await db.sentences.bulkAdd(sentences.map((x) => withoutText(x, texts.get(x.docId) ?? '')));
     let vectorRows = 0;
     const embedder = snapshot.embedder;
     if (embedder) {
@@ -194,12 +207,9 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
     // nothing is written here.
     const { graph, stale: graphStale } = mergedGraph(existingCount, merge, undefined, snapshot.graph);
     const keepGraph = mode === 'new' && graph !== undefined;
-    if (keepGraph) {
-      await db.graph.put({
-        id: 'concept',
-        builtAt: Date.now(),
-        graph: graph as unknown as SerializedGraph,
-      });
+    const kept = keepGraph ? storedGraph(graph) : undefined;
+    if (kept) {
+      await db.graph.put({ id: 'concept', builtAt: Date.now(), graph: kept });
     } else if (graphStale) {
       await db.graph.delete('concept');
     }

@@ -1,7 +1,11 @@
 // The IndexedDB schema of ConceptRAG (Dexie 4). Every `db.version(n)` declaration stays here forever so that
 // a browser holding an older database upgrades in place; new versions add stores/indexes and an upgrade().
 // Storage is injectable ({ indexedDB, IDBKeyRange }) so Node tests run on a fresh fake-indexeddb per test.
+// Version 2 stores each thing once (see src/store/storedForm.ts): chunk and sentence text are slices of the
+// document text and are not stored, sentence vectors are int8 with a per-row scale (the bundle codec), and the
+// concept graph is kept only as its θsem keep-mask (the lexical graph is rebuilt from the text on load).
 import Dexie, { type EntityTable, type Table } from 'dexie';
+import type { CompactGraph } from '../core/graph/index.ts';
 import type { SerializedGraph } from '../core/graph/index.ts';
 import type {
   ChunkRecord,
@@ -10,20 +14,30 @@ import type {
   SectionRecord,
   SentenceRecord,
 } from '../core/types.ts';
+import { upgradeToV2 } from './upgradeV2.ts';
 
 const DB_NAME = 'conceptrag';
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
-/** All sentence vectors of one document, row-major in sentence-index order, each row L2-normalized. */
+/**
+ * All sentence vectors of one document, rows in sentence-index order. Schema v2 writes `encoding: 'i8'`: count ×
+ * f32 scales then count × dimension int8 codes (quantizeInt8 of src/core/bundle/codecs.ts), a quarter of the
+ * Float32 size; a v1 record (no encoding) holds count × dimension float32 values and is converted by the upgrade.
+ */
 export interface VectorRecord {
   docId: string;
   embedderId: string;
   dimension: number;
   /** Number of rows (= the document's sentence count). */
   count: number;
-  /** count × dimension float32 values. */
+  encoding?: 'i8';
   data: ArrayBuffer;
 }
+
+/** A chunk as stored: without its text when the text is the document text between start and end. */
+export type StoredChunk = Omit<ChunkRecord, 'text'> & { text?: string };
+/** A sentence as stored: without its text when the text is the document text between start and end. */
+export type StoredSentence = Omit<SentenceRecord, 'text'> & { text?: string };
 
 /** What built the index: the store never mixes vectors of two embedders. */
 export interface IndexMeta {
@@ -61,11 +75,16 @@ export interface PendingRecord {
   attempts?: number;
 }
 
-/** The serialized concept graph (format owned by src/core/graph/conceptGraph.ts). */
+/**
+ * The concept graph. Schema v2 stores only what cannot be rebuilt in seconds from the text and the sentence
+ * vectors: the compact graph (θsem keep-mask, src/core/graph/compactGraph.ts) of a graph with a semantic layer;
+ * a lexical-only graph is not stored at all. Schema v1 stored the whole SerializedGraph (concept vectors and
+ * per-edge cosines: most of a v1 database), which is still read.
+ */
 export interface GraphRecord {
   id: 'concept';
   builtAt: number;
-  graph: SerializedGraph;
+  graph: SerializedGraph | CompactGraph;
 }
 
 export interface SettingRecord {
@@ -104,8 +123,8 @@ export interface KgRelationRecord {
 export type ConceptDb = Dexie & {
   documents: EntityTable<DocumentRecord, 'id'>;
   sections: EntityTable<SectionRecord, 'id'>;
-  chunks: EntityTable<ChunkRecord, 'id'>;
-  sentences: EntityTable<SentenceRecord, 'id'>;
+  chunks: EntityTable<StoredChunk, 'id'>;
+  sentences: EntityTable<StoredSentence, 'id'>;
   vectors: EntityTable<VectorRecord, 'docId'>;
   meta: Table<IndexMeta, 'index'>;
   pending: EntityTable<PendingRecord, 'id'>;
@@ -138,6 +157,12 @@ export const SCHEMA_V1 = {
   kgRelations: 'id, source, target, *chunkIds',
 } as const;
 
+/**
+ * Schema version 2: the same stores; sentences lose their chunkId index (nothing looks sentences up by chunk:
+ * a chunk lists its sentences by firstSentence/sentenceCount). The record forms change (see the module comment).
+ */
+export const SCHEMA_V2 = { ...SCHEMA_V1, sentences: 'id, docId' } as const;
+
 /** Every table that holds index content (what a reset or a bundle import replaces). */
 export const CONTENT_TABLES = [
   'documents',
@@ -155,5 +180,6 @@ export const CONTENT_TABLES = [
 export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): ConceptDb {
   const db = (deps ? new Dexie(name, deps) : new Dexie(name)) as ConceptDb;
   db.version(1).stores(SCHEMA_V1);
+  db.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
   return db;
 }

@@ -1,7 +1,11 @@
 // Repository functions over the IndexedDB schema: the only place that writes index content.
-// A document is written in ONE transaction (document, sections, chunks, sentences, vectors, meta) so it is
-// either fully stored or absent, and the store refuses vectors from an embedder other than the one that
-// built it. Runs in the page and in workers (no DOM-only API).
+// A document is written in ONE transaction (document, sections, chunks, sentences, meta) as soon as it is parsed,
+// so it is either fully stored or absent and searchable by its words at once; its sentence vectors follow later
+// in one transaction of their own (putDocumentVectors), and documentsAwaitingVectors() says which are missing, so
+// a reload resumes embedding where it stopped. The store refuses vectors from an embedder other than the one that
+// built it. Records are written in their stored form (src/store/storedForm.ts) and read back whole.
+// Runs in the page and in workers (no DOM-only API).
+import { compactGraph, isCompactGraph, type CompactGraph } from '../core/graph/index.ts';
 import type { SerializedGraph } from '../core/graph/index.ts';
 import type {
   ChunkRecord,
@@ -19,9 +23,9 @@ import {
   type GraphRecord,
   type IndexMeta,
   type PendingRecord,
-  type VectorRecord,
 } from './db.ts';
 import { removeKgChunks } from './kgStore.ts';
+import { loadedChunk, loadedSentence, loadedVectors, vectorRecord, withoutText } from './storedForm.ts';
 
 /** Counts shown in the Library view (and checked by the end-to-end tests). */
 export interface StoreCounts {
@@ -31,6 +35,8 @@ export interface StoreCounts {
   sentences: number;
   /** Sentence vectors stored (rows, not documents). */
   vectors: number;
+  /** Documents whose sentence vectors are stored (the rest wait for the embedder). */
+  embeddedDocuments?: number;
   concepts: number;
   edges: number;
   pending: number;
@@ -49,9 +55,15 @@ export interface LoadedCorpus {
   sections: SectionRecord[];
   chunks: ChunkRecord[];
   sentences: SentenceRecord[];
-  /** Sentence vectors per document (rows in sentence-index order). */
+  /** Sentence vectors per document (rows in sentence-index order); documents still waiting have none. */
   vectors: Map<string, Float32Array>;
   graph: GraphRecord | undefined;
+}
+
+/** A document to store: parsed and chunked, with its sentence vectors when they are already known. */
+export interface DocumentToStore {
+  prepared: PreparedDocument;
+  vectors?: Float32Array;
 }
 
 /** Thrown when a write would mix two embedders in one store. */
@@ -82,23 +94,55 @@ function emptyMeta(params: IndexParams): IndexMeta {
   };
 }
 
-/** Checks the vector set of a prepared document; returns its dimension (0 for a document without sentences). */
-function vectorDimension(prepared: PreparedDocument, vectors: Float32Array): number {
-  const rows = prepared.sentences.length;
+/** Checks a document's vector set against its sentence count; returns its dimension (0 without sentences). */
+function vectorDimension(name: string, rows: number, vectors: Float32Array): number {
   if (rows === 0) {
     if (vectors.length !== 0) {
-      throw new Error(
-        `store: document "${prepared.doc.sourceName}" has no sentences but ${vectors.length} floats`,
-      );
+      throw new Error(`store: document "${name}" has no sentences but ${vectors.length} floats`);
     }
     return 0;
   }
   if (vectors.length === 0 || vectors.length % rows !== 0) {
     throw new Error(
-      `store: document "${prepared.doc.sourceName}": ${vectors.length} floats do not split into ${rows} sentence vectors`,
+      `store: document "${name}": ${vectors.length} floats do not split into ${rows} sentence vectors`,
     );
   }
   return vectors.length / rows;
+}
+
+/** The one dimension of a batch of vector sets (0 when none has rows); throws when two disagree. */
+function batchDimension(sets: { name: string; rows: number; vectors: Float32Array }[]): number {
+  const dims = sets.map((v) => vectorDimension(v.name, v.rows, v.vectors));
+  const dimension = dims.find((d) => d > 0) ?? 0;
+  const odd = dims.findIndex((d) => d !== 0 && d !== dimension);
+  if (odd >= 0) {
+    throw new Error(
+      `store: document "${sets[odd].name}": vectors of dimension ${dims[odd]}, ` +
+        `the others of the batch have ${dimension}`,
+    );
+  }
+  return dimension;
+}
+
+/** Refuses vectors the library cannot hold beside its own (another embedder, another dimension). */
+function checkEmbedder(meta: IndexMeta, embedderId: string, dimension: number, name: string): void {
+  if (meta.embedderId !== null && meta.embedderId !== embedderId) {
+    throw new EmbedderMismatchError(meta.embedderId, embedderId);
+  }
+  if (dimension !== 0 && meta.dimension !== 0 && meta.dimension !== dimension) {
+    throw new Error(
+      `store: document "${name}": vectors of dimension ${dimension}, library holds ${meta.dimension}`,
+    );
+  }
+}
+
+/** The stored form of a full graph: its keep-mask when it has a semantic layer, else nothing. */
+function storableGraph(graph: SerializedGraph): CompactGraph | undefined {
+  try {
+    return graph.semantic ? compactGraph(graph) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class Repo {
@@ -128,24 +172,27 @@ export class Repo {
   }
 
   /**
-   * Stores several documents in ONE transaction (the ingest pipeline writes each embedding batch's finished
-   * documents together: one transaction per document cost about 10% of the ingest rate). All or none of them
-   * are stored, so each document is still either complete or absent.
+   * Stores several documents in ONE transaction, all or none of them, so each document is either complete or
+   * absent. Vectors are optional: the ingest pipeline stores documents as soon as they are parsed (searchable by
+   * their words) and adds their vectors later with putDocumentVectors; `embedderId` is needed only when some
+   * item carries vectors.
    */
   async putPreparedDocuments(
-    items: { prepared: PreparedDocument; vectors: Float32Array }[],
-    embedderId: string,
+    items: DocumentToStore[],
+    embedderId: string | null = null,
     params: IndexParams = DEFAULT_INDEX_PARAMS,
   ): Promise<PutResult[]> {
     if (items.length === 0) return [];
-    const dims = items.map((i) => vectorDimension(i.prepared, i.vectors));
-    const dimension = dims.find((d) => d > 0) ?? 0;
-    const odd = items.findIndex((_, k) => dims[k] !== 0 && dims[k] !== dimension);
-    if (odd >= 0) {
-      throw new Error(
-        `store: document "${items[odd].prepared.doc.sourceName}": vectors of dimension ${dims[odd]}, ` +
-          `the others of the batch have ${dimension}`,
-      );
+    const withVectors = items.filter((i) => i.vectors !== undefined);
+    const dimension = batchDimension(
+      withVectors.map((i) => ({
+        name: i.prepared.doc.sourceName,
+        rows: i.prepared.sentences.length,
+        vectors: i.vectors as Float32Array,
+      })),
+    );
+    if (withVectors.length > 0 && embedderId === null) {
+      throw new Error('store: vectors given without the id of the embedder that made them');
     }
     const db = this.db;
     return db.transaction(
@@ -153,14 +200,8 @@ export class Repo {
       [db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.meta],
       async (): Promise<PutResult[]> => {
         const meta = (await db.meta.get('index')) ?? emptyMeta(params);
-        if (meta.embedderId !== null && meta.embedderId !== embedderId) {
-          throw new EmbedderMismatchError(meta.embedderId, embedderId);
-        }
-        if (dimension !== 0 && meta.dimension !== 0 && meta.dimension !== dimension) {
-          throw new Error(
-            `store: document "${items[0].prepared.doc.sourceName}": vectors of dimension ${dimension}, ` +
-              `library holds ${meta.dimension}`,
-          );
+        if (embedderId !== null && withVectors.length > 0) {
+          checkEmbedder(meta, embedderId, dimension, withVectors[0].prepared.doc.sourceName);
         }
         const docs = items.map((i) => i.prepared.doc);
         const byId = await db.documents.bulkGet(docs.map((d) => d.id));
@@ -172,7 +213,7 @@ export class Repo {
             byHash.set(d.hash, d.id);
           });
         const results: PutResult[] = [];
-        const fresh: typeof items = [];
+        const fresh: DocumentToStore[] = [];
         items.forEach((item, k) => {
           const doc = item.prepared.doc;
           const existing = byId[k]?.id ?? byHash.get(doc.hash);
@@ -188,29 +229,135 @@ export class Repo {
         if (fresh.length === 0) return results;
         await db.documents.bulkAdd(fresh.map((i) => i.prepared.doc));
         await db.sections.bulkAdd(fresh.flatMap((i) => i.prepared.sections));
-        await db.chunks.bulkAdd(fresh.flatMap((i) => i.prepared.chunks));
-        await db.sentences.bulkAdd(fresh.flatMap((i) => i.prepared.sentences));
-        await db.vectors.bulkAdd(
-          fresh.map((i): VectorRecord => ({
-            docId: i.prepared.doc.id,
-            embedderId,
-            dimension,
-            count: i.prepared.sentences.length,
-            // Copy into a tight buffer: the caller's array may be a view into a larger (or transferred) buffer.
-            data: i.vectors.slice().buffer,
-          })),
+        await db.chunks.bulkAdd(
+          fresh.flatMap((i) => i.prepared.chunks.map((c) => withoutText(c, i.prepared.doc.text))),
         );
-        const rows = fresh.reduce((n, i) => n + i.prepared.sentences.length, 0);
+        await db.sentences.bulkAdd(
+          fresh.flatMap((i) => i.prepared.sentences.map((s) => withoutText(s, i.prepared.doc.text))),
+        );
+        const embedded = fresh.filter((i) => i.vectors !== undefined);
+        if (embedded.length > 0 && embedderId !== null) {
+          await db.vectors.bulkAdd(
+            embedded.map((i) =>
+              vectorRecord(i.prepared.doc.id, embedderId, dimension, i.vectors as Float32Array),
+            ),
+          );
+        }
+        const rows = embedded.reduce((n, i) => n + i.prepared.sentences.length, 0);
         await db.meta.put({
           ...meta,
-          embedderId,
+          embedderId: embedded.length > 0 ? embedderId : meta.embedderId,
           dimension: dimension || meta.dimension,
-          layers: { lexical: true, semantic: true },
+          schemaVersion: SCHEMA_VERSION,
+          layers: { lexical: true, semantic: await this.allEmbedded() },
           vectorRows: (meta.vectorRows ?? 0) + rows,
         });
         return results;
       },
     );
+  }
+
+  /** True when every document has its vectors (inside a transaction over documents and vectors). */
+  private async allEmbedded(): Promise<boolean> {
+    const documents = await this.db.documents.count();
+    return documents > 0 && (await this.db.vectors.count()) === documents;
+  }
+
+  /**
+   * Stores the sentence vectors of documents already stored, in ONE transaction (all or none). A document
+   * removed meanwhile, or whose vectors another run already stored, is skipped; returns the ids written.
+   */
+  async putDocumentVectors(
+    items: { docId: string; vectors: Float32Array }[],
+    embedderId: string,
+  ): Promise<string[]> {
+    if (items.length === 0) return [];
+    const db = this.db;
+    return db.transaction('rw', [db.documents, db.sentences, db.vectors, db.meta], async () => {
+      const docs = await db.documents.bulkGet(items.map((i) => i.docId));
+      const have = await db.vectors.bulkGet(items.map((i) => i.docId));
+      const fresh: { docId: string; name: string; rows: number; vectors: Float32Array }[] = [];
+      for (const [k, item] of items.entries()) {
+        const doc = docs[k];
+        if (!doc || have[k]) continue;
+        const rows = await db.sentences.where('docId').equals(item.docId).count();
+        fresh.push({ ...item, name: doc.sourceName, rows });
+      }
+      if (fresh.length === 0) return [];
+      const dimension = batchDimension(fresh);
+      const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
+      checkEmbedder(meta, embedderId, dimension, fresh[0].name);
+      await db.vectors.bulkAdd(fresh.map((f) => vectorRecord(f.docId, embedderId, dimension, f.vectors)));
+      await db.meta.put({
+        ...meta,
+        embedderId,
+        dimension: dimension || meta.dimension,
+        layers: { lexical: true, semantic: await this.allEmbedded() },
+        vectorRows: (meta.vectorRows ?? 0) + fresh.reduce((n, f) => n + f.rows, 0),
+      });
+      return fresh.map((f) => f.docId);
+    });
+  }
+
+  /**
+   * Ids of stored documents without sentence vectors, oldest first (addedAt, then id): what the embedding
+   * stage has left to do. Reads keys only.
+   */
+  async documentsAwaitingVectors(limit = Infinity): Promise<string[]> {
+    const db = this.db;
+    return db.transaction('r', [db.documents, db.vectors], async () => {
+      const embedded = new Set(await db.vectors.toCollection().primaryKeys());
+      const ids = await db.documents.orderBy('addedAt').primaryKeys();
+      const out: string[] = [];
+      for (const id of ids) {
+        if (out.length >= limit) break;
+        if (!embedded.has(id)) out.push(id);
+      }
+      return out;
+    });
+  }
+
+  /**
+   * The next documents without vectors, oldest first, until they hold at least `sentences` sentences (at least one
+   * document): one embedding round. Counts sentences on the index (no record is read), so a round never loads a
+   * large document it does not embed.
+   */
+  async nextDocumentsToEmbed(sentences: number): Promise<string[]> {
+    const db = this.db;
+    const ids = await this.documentsAwaitingVectors();
+    return db.transaction('r', [db.sentences], async () => {
+      const out: string[] = [];
+      let total = 0;
+      for (const id of ids) {
+        if (out.length > 0 && total >= sentences) break;
+        out.push(id);
+        total += await db.sentences.where('docId').equals(id).count();
+      }
+      return out;
+    });
+  }
+
+  /** Stored documents read back whole (text of chunks and sentences included), in the order of `ids`. */
+  async preparedDocuments(ids: string[]): Promise<PreparedDocument[]> {
+    const db = this.db;
+    return db.transaction('r', [db.documents, db.sections, db.chunks, db.sentences], async () => {
+      const out: PreparedDocument[] = [];
+      for (const doc of await db.documents.bulkGet(ids)) {
+        if (!doc) continue;
+        // One getAll per index range: a cursor walk over a document of 100k sentences is far slower.
+        const sections = (await db.sections.where('docId').equals(doc.id).toArray()).sort(
+          (a, b) => a.index - b.index,
+        );
+        const chunks = (await db.chunks.where('docId').equals(doc.id).toArray())
+          .map((c) => loadedChunk(c, doc.text))
+          .sort((a, b) => a.order - b.order);
+        const sentences = (await db.sentences.where('docId').equals(doc.id).toArray())
+          .map((x) => loadedSentence(x, doc.text))
+          .sort((a, b) => a.index - b.index);
+        out.push({ doc, sections, chunks, sentences });
+      }
+      return out;
+    });
   }
 
   /**
@@ -239,6 +386,7 @@ export class Repo {
         if (!doc) return false;
         const chunkIds = (await db.chunks.where('docId').equals(docId).primaryKeys()) as string[];
         const vector = await db.vectors.get(docId);
+
         await db.documents.delete(docId);
         await db.sections.where('docId').equals(docId).delete();
         await db.chunks.where('docId').equals(docId).delete();
@@ -256,6 +404,7 @@ export class Repo {
           if (meta)
             await db.meta.put({
               ...meta,
+              layers: { lexical: true, semantic: await this.allEmbedded() },
               vectorRows: Math.max(0, (meta.vectorRows ?? 0) - (vector?.count ?? 0)),
             });
         }
@@ -273,6 +422,7 @@ export class Repo {
         db.sections,
         db.chunks,
         db.sentences,
+        db.vectors,
         db.meta,
         db.pending,
         db.kgEntities,
@@ -286,6 +436,7 @@ export class Repo {
           chunks: await db.chunks.count(),
           sentences: await db.sentences.count(),
           vectors: meta?.vectorRows ?? 0,
+          embeddedDocuments: await db.vectors.count(),
           concepts: meta?.concepts ?? 0,
           edges: meta?.edges ?? 0,
           pending: await db.pending.where('status').anyOf('queued', 'working').count(),
@@ -296,6 +447,22 @@ export class Repo {
     );
   }
 
+  /** Documents and sentences stored, and how many of them have their vectors (counts only, no records read). */
+  async layerCounts(): Promise<{
+    documents: number;
+    sentences: number;
+    embeddedDocuments: number;
+    embeddedSentences: number;
+  }> {
+    const db = this.db;
+    return db.transaction('r', [db.documents, db.sentences, db.vectors, db.meta], async () => ({
+      documents: await db.documents.count(),
+      sentences: await db.sentences.count(),
+      embeddedDocuments: await db.vectors.count(),
+      embeddedSentences: (await db.meta.get('index'))?.vectorRows ?? 0,
+    }));
+  }
+
   /** Bytes used by this origin's storage, or null where the estimate API is missing (Node, old browsers). */
   async storageUsed(): Promise<{ usage: number; quota: number } | null> {
     const storage = (globalThis as { navigator?: { storage?: StorageManager } }).navigator?.storage;
@@ -304,7 +471,7 @@ export class Repo {
     return { usage: estimate.usage ?? 0, quota: estimate.quota ?? 0 };
   }
 
-  /** Loads the whole corpus for the query worker. */
+  /** Loads the whole corpus for the query worker, records whole (texts sliced back, vectors as Float32). */
   async loadCorpus(): Promise<LoadedCorpus> {
     const db = this.db;
     return db.transaction(
@@ -313,14 +480,16 @@ export class Repo {
       async () => {
         const vectors = new Map<string, Float32Array>();
         await db.vectors.each((v) => {
-          vectors.set(v.docId, new Float32Array(v.data));
+          vectors.set(v.docId, loadedVectors(v));
         });
+        const documents = await db.documents.toArray();
+        const texts = new Map(documents.map((d) => [d.id, d.text]));
         return {
           meta: await db.meta.get('index'),
-          documents: await db.documents.toArray(),
+          documents,
           sections: await db.sections.toArray(),
-          chunks: await db.chunks.toArray(),
-          sentences: await db.sentences.toArray(),
+          chunks: (await db.chunks.toArray()).map((c) => loadedChunk(c, texts.get(c.docId))),
+          sentences: (await db.sentences.toArray()).map((s) => loadedSentence(s, texts.get(s.docId))),
           vectors,
           graph: await db.graph.get('concept'),
         };
@@ -328,11 +497,21 @@ export class Repo {
     );
   }
 
-  /** Stores the serialized concept graph and its counts (shown in the Library view). */
-  async putGraph(graph: SerializedGraph, stats: { concepts: number; edges: number }): Promise<void> {
+  /**
+   * Stores the concept graph and its counts (shown in the Library view). Only what a load cannot rebuild in
+   * seconds is kept: a graph with a semantic layer as its θsem keep-mask (a few hundred KB, where the full graph
+   * with concept vectors and edge cosines was most of the database), a lexical-only graph not at all (any stored
+   * one is dropped: it would describe other chunks).
+   */
+  async putGraph(
+    graph: SerializedGraph | CompactGraph,
+    stats: { concepts: number; edges: number },
+  ): Promise<void> {
     const db = this.db;
+    const stored = isCompactGraph(graph) ? graph : storableGraph(graph);
     await db.transaction('rw', [db.graph, db.meta], async () => {
-      await db.graph.put({ id: 'concept', builtAt: Date.now(), graph });
+      if (stored) await db.graph.put({ id: 'concept', builtAt: Date.now(), graph: stored });
+      else await db.graph.delete('concept');
       const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
       await db.meta.put({ ...meta, concepts: stats.concepts, edges: stats.edges });
     });
@@ -383,6 +562,14 @@ export class Repo {
       await this.db.pending.update(id, { status: 'working', attempts });
       return attempts;
     });
+  }
+
+  /**
+   * Puts a file back in the queue as it was before its start (a write the browser refused stopped indexing: the
+   * file is not at fault, so the start is not counted towards the crash-loop limit).
+   */
+  async requeuePending(id: string, attempts: number): Promise<void> {
+    await this.db.pending.update(id, { status: 'queued', attempts });
   }
 
   /** Drops every file still waiting (a cancel); failed ones stay listed with their reasons. */

@@ -2,6 +2,7 @@
 // counts, the KG items only B supported gone, and the concept graph and rankings rebuilt from the store.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
+import { isCompactGraph } from '../../../src/core/graph/compactGraph.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
@@ -91,14 +92,19 @@ describe('incremental indexing', () => {
       'e:port of spain',
     ]);
 
+    // The store keeps the graph as its θsem keep-mask (schema v2): the same mask for the same chunks.
     const g1 = (await incremental.db.graph.get('concept'))!.graph;
     const g2 = (await fresh.db.graph.get('concept'))!.graph;
+    if (!isCompactGraph(g1) || !isCompactGraph(g2)) throw new Error('expected compact stored graphs');
     expect(g1.chunkIds).toEqual(g2.chunkIds);
-    expect(g1.terms).toEqual(g2.terms);
-    expect(Array.from(g1.edgeTargets)).toEqual(Array.from(g2.edgeTargets));
-    const w1 = Array.from(g1.edgeWeights);
-    const w2 = Array.from(g2.edgeWeights);
-    w1.forEach((w, i) => expect(w).toBeCloseTo(w2[i], 9));
+    expect([g1.concepts, g1.edges, g1.keptEdges]).toEqual([g2.concepts, g2.edges, g2.keptEdges]);
+    expect(Array.from(g1.keepMask)).toEqual(Array.from(g2.keepMask));
+    const l1 = buildEngine(await incremental.repo.loadCorpus()).exportGraph();
+    const l2 = buildEngine(await fresh.repo.loadCorpus()).exportGraph();
+    expect(l1.terms).toEqual(l2.terms);
+    expect(Array.from(l1.edgeTargets)).toEqual(Array.from(l2.edgeTargets));
+    const w2 = Array.from(l2.edgeWeights);
+    Array.from(l1.edgeWeights).forEach((w, i) => expect(w).toBeCloseTo(w2[i], 9));
 
     const e1 = buildEngine(await incremental.repo.loadCorpus());
     const e2 = buildEngine(await fresh.repo.loadCorpus());

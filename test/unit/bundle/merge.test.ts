@@ -3,6 +3,7 @@
 // library — documents, sections, chunks, sentences, vectors and KG — in either direction, with a document that
 // both hold (same id) and one that B holds under another id (same content).
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { quantizeInt8 } from '../../../src/core/bundle/codecs.ts';
 import { describe, expect, it } from 'vitest';
 import { mergeSnapshots, type IndexSnapshot } from '../../../src/core/bundle/index.ts';
 import { librarySnapshot } from '../../../src/store/bundleExport.ts';
@@ -106,6 +107,11 @@ type Keyed = { id?: string; chunkId?: string };
 const byKey = (a: Keyed, b: Keyed): number =>
   String(a.id ?? a.chunkId).localeCompare(String(b.id ?? b.chunkId));
 
+function int8Codes(v: Float32Array, dim: number): number[] {
+  const rows = v.length / dim;
+  return Array.from(new Int8Array(quantizeInt8(v, dim).buffer, rows * 4, rows * dim));
+}
+
 /** Layers in key order, records without absent fields (IndexedDB keeps `undefined` fields, JSON does not). */
 function comparable(s: IndexSnapshot) {
   const sorted = <T>(records: readonly T[]) =>
@@ -117,7 +123,10 @@ function comparable(s: IndexSnapshot) {
     sections: sorted(s.sections),
     chunks: sorted(s.chunks),
     sentences: sorted(s.sentences),
-    vectors: [...s.vectors.entries()].sort(([a], [b]) => a.localeCompare(b)),
+    // The store keeps vectors as int8 (schema v2): both sides compared by the codes the store would hold.
+    vectors: [...s.vectors.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, v]) => [id, int8Codes(v, s.embedder?.dimension ?? 1)]),
     tables: Object.fromEntries(
       ['kgChunks', 'kgEntities', 'kgRelations'].map((name) => [name, sorted(s.tables[name] ?? [])]),
     ),

@@ -4,11 +4,11 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { BundleError, type BundleErrorKind } from '../../../src/core/bundle/index.ts';
-import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
 import { exportLibraryBlob, librarySnapshot } from '../../../src/store/bundleExport.ts';
 import { importBundle, openBundleReadOnly } from '../../../src/store/bundleImport.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
+import { buildEngine } from '../../../src/services/engine.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared } from './fixtures.ts';
 
 let dbCounter = 0;
@@ -30,14 +30,10 @@ async function library(docs = DOCS): Promise<ConceptDb> {
     );
   }
   const chunkIds = docs.map((d) => `${d.id}#0000#0000`);
-  const graph = {
-    format: 'conceptrag-graph',
-    version: 1,
-    chunkIds,
-    terms: ['lothair ii'],
-    edgeTargets: new Uint32Array([]),
-  } as unknown as SerializedGraph;
-  await repo.putGraph(graph, { concepts: 1, edges: 0 });
+  // A real concept graph: the store keeps it as its keep-mask (schema v2), which a bundle carries as is.
+  const engine = buildEngine(await repo.loadCorpus());
+  const stats = engine.stats();
+  await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
   await db.kgEntities.put({
     id: 'e:lothair ii',
     name: 'Lothair II',

@@ -1,91 +1,15 @@
-// The ingest pipeline on fake-indexeddb with a scripted parser and embedder: batches across documents, per-file
-// errors that do not stop the batch, the size limit, embedder mismatch, cancellation and resuming a queue.
+// The ingest pipeline on fake-indexeddb with a scripted parser and embedder: lexical first (documents stored and
+// the graph refreshed before any sentence is embedded), batches across documents, per-file errors that do not
+// stop the batch, the size limit, embedder mismatch, cancellation, resuming a queue and an embedding backlog.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
-import type { Embedder, PreparedDocument } from '../../../src/core/types.ts';
+import type { Embedder } from '../../../src/core/types.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { IngestPipeline, MAX_FILE_BYTES, type PrepareFn } from '../../../src/services/ingestPipeline.ts';
+import { IngestPipeline, MAX_FILE_BYTES } from '../../../src/services/ingestPipeline.ts';
 import type { IngestEvent } from '../../../src/services/protocol.ts';
-
-/** A document per line "title: sentence. sentence."; a file whose text starts with "BAD" fails to parse. */
-const prepare: PrepareFn = async (name, bytes) => {
-  const text = new TextDecoder().decode(bytes);
-  if (text.startsWith('BAD'))
-    return { documents: [], errors: [{ file: name, reason: `${name}: not a real format` }] };
-  const documents = text
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((line): PreparedDocument => {
-      const [title, body] = line.split(': ');
-      const id = `d-${title}`;
-      const chunkId = `${id}#0000#0000`;
-      const parts = body.split(/(?<=\.) /);
-      let at = 0;
-      const sentences = parts.map((p, index) => {
-        const start = body.indexOf(p, at);
-        at = start + p.length;
-        return {
-          id: `${id}:${String(index).padStart(6, '0')}`,
-          docId: id,
-          chunkId,
-          index,
-          start,
-          end: at,
-          text: p,
-        };
-      });
-      return {
-        doc: {
-          id,
-          title,
-          sourceName: name,
-          mime: 'text/plain',
-          size: line.length,
-          hash: `h-${title}`,
-          addedAt: 0,
-          text: body,
-        },
-        sections: [
-          { id: `${id}#0000`, docId: id, index: 0, heading: '', level: 0, start: 0, end: body.length },
-        ],
-        chunks: [
-          {
-            id: chunkId,
-            docId: id,
-            sectionIndex: 0,
-            position: 0,
-            order: 0,
-            start: 0,
-            end: body.length,
-            text: body,
-            tokens: 5,
-            firstSentence: 0,
-            sentenceCount: sentences.length,
-          },
-        ],
-        sentences,
-      };
-    });
-  return { documents, errors: [] };
-};
-
-/** Dimension-2 vectors: (length of the text, 1), so every row can be checked; records the batch sizes. */
-function fakeEmbedder(id = 'fake@1', gate?: Promise<void>): Embedder & { batches: number[] } {
-  const batches: number[] = [];
-  return {
-    id,
-    dimension: 2,
-    batches,
-    async embed(texts, signal) {
-      batches.push(texts.length);
-      if (gate) await gate;
-      signal?.throwIfAborted();
-      return Float32Array.from(texts.flatMap((t) => [t.length, 1]));
-    },
-  };
-}
+import { bytes, fakeEmbedder, prepare } from './ingestFixtures.ts';
 
 function setup(embedder: Embedder = fakeEmbedder(), graphRefreshMs?: number) {
   const repo = new Repo(openDatabase('t', { indexedDB: new IDBFactory(), IDBKeyRange }));
@@ -106,7 +30,6 @@ function setup(embedder: Embedder = fakeEmbedder(), graphRefreshMs?: number) {
   return { repo, events, pipeline, graphBuilds: () => graphBuilds };
 }
 
-const bytes = (text: string) => new TextEncoder().encode(text).buffer as ArrayBuffer;
 const outcomes = (events: IngestEvent[]) => events.flatMap((e) => (e.type === 'file' ? [e.outcome] : []));
 
 describe('embedDocuments with a batch hand-over (the worker’s use)', () => {
@@ -200,10 +123,11 @@ describe('IngestPipeline', () => {
       pending: 0,
     });
     expect((await repo.pendingSummary()).map((p) => [p.name, p.status])).toEqual([['bad.pdf', 'failed']]);
-    expect(graphBuilds()).toBe(1);
+    // Once for the lexical layer when the files are stored, once more when every sentence has its vector.
+    expect(graphBuilds()).toBe(2);
     expect(events.at(-1)).toEqual({ type: 'idle', cancelled: false });
     const embed = events.filter((e) => e.type === 'progress' && e.progress.stage === 'embed');
-    expect(embed.at(-1)).toMatchObject({ progress: { stage: 'embed', done: 3, total: 3 } });
+    expect(embed.at(-1)).toMatchObject({ progress: { stage: 'embed', done: 6, total: 6 } });
   });
 
   it('reports a file already in the library as a duplicate', async () => {
@@ -233,7 +157,7 @@ describe('IngestPipeline', () => {
     expect((await repo.counts()).documents).toBe(0);
   });
 
-  it('fails files embedded by another embedder than the library was built with', async () => {
+  it('stores files for an embedder other than the library’s, but refuses their vectors with the reason', async () => {
     const { repo } = setup();
     const first = new IngestPipeline({
       repo,
@@ -254,12 +178,17 @@ describe('IngestPipeline', () => {
     });
     await second.enqueue([{ name: 'two.txt', bytes: bytes('b: B1.') }]);
     await second.ensureRunning();
-    expect(outcomes(events)[0]).toMatchObject({ file: 'two.txt', status: 'failed' });
-    expect(outcomes(events)[0].reason).toContain('"second@1": this library was built with "first@1"');
-    expect((await repo.counts()).documents).toBe(1);
+    // Searchable by its words at once; the vectors of another embedder never enter the library.
+    expect(outcomes(events)[0]).toMatchObject({ file: 'two.txt', status: 'indexed' });
+    const error = events.find((e) => e.type === 'error');
+    expect(error?.type === 'error' && error.message).toContain(
+      '"second@1": this library was built with "first@1"',
+    );
+    expect(await repo.counts()).toMatchObject({ documents: 2, vectors: 1, embeddedDocuments: 1 });
+    expect(await repo.documentsAwaitingVectors()).toEqual(['d-b']);
   });
 
-  it('cancels mid-batch: stops, drops the queue, keeps only complete documents', async () => {
+  it('cancels while embedding: stops, drops the queue, keeps the stored documents, embeds them on the next run', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const { repo, events, pipeline } = setup(fakeEmbedder('fake@1', gate));
@@ -275,7 +204,17 @@ describe('IngestPipeline', () => {
     await run;
     expect(events.at(-2)).toEqual({ type: 'idle', cancelled: true });
     expect(await repo.pendingSummary()).toEqual([]);
-    expect(await repo.counts()).toMatchObject({ documents: 0, sentences: 0, vectors: 0 });
+    // Both documents were stored whole before embedding began; none has vectors.
+    expect(await repo.counts()).toMatchObject({ documents: 2, sentences: 3, vectors: 0 });
+    const next = new IngestPipeline({
+      repo,
+      prepare,
+      embedder: async () => fakeEmbedder(),
+      rebuildGraph: async () => {},
+      emit: () => {},
+    });
+    await next.ensureRunning();
+    expect(await repo.counts()).toMatchObject({ documents: 2, vectors: 3, embeddedDocuments: 2 });
   });
 
   it('resumes files left queued or working by a reload', async () => {
@@ -294,7 +233,7 @@ describe('IngestPipeline', () => {
     expect(await repo.counts()).toMatchObject({ documents: 2, vectors: 3, pending: 0 });
   });
 
-  it('fails the queued files with the reason when the embedder cannot load, instead of retrying forever', async () => {
+  it('stores the files when the embedder cannot load, and says why they are not embedded', async () => {
     const { repo } = setup();
     const events: IngestEvent[] = [];
     const pipeline = new IngestPipeline({
@@ -311,28 +250,17 @@ describe('IngestPipeline', () => {
       { name: 'two.txt', bytes: bytes('b: B1.') },
     ]);
     await pipeline.ensureRunning();
-    const reason = 'embedder: could not load "hf:/models/missing/": HTTP 404';
-    expect(outcomes(events)).toEqual([
-      { file: 'one.txt', status: 'failed', documents: 0, reason },
-      { file: 'two.txt', status: 'failed', documents: 0, reason },
+    expect(outcomes(events).map((o) => [o.file, o.status])).toEqual([
+      ['one.txt', 'indexed'],
+      ['two.txt', 'indexed'],
     ]);
+    const error = events.find((e) => e.type === 'error');
+    expect(error?.type === 'error' && error.message).toContain(
+      'cannot be embedded: embedder: could not load "hf:/models/missing/": HTTP 404',
+    );
     expect(await repo.waitingCount()).toBe(0);
+    expect(await repo.counts()).toMatchObject({ documents: 2, vectors: 0 });
     expect(events.at(-1)).toEqual({ type: 'idle', cancelled: false });
-  });
-
-  it('says plainly when the browser storage is full', async () => {
-    const { repo, events, pipeline } = setup();
-    repo.putPreparedDocuments = async () => {
-      throw Object.assign(new Error('QuotaExceededError: quota exceeded'), { name: 'QuotaExceededError' });
-    };
-    await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.') }]);
-    await pipeline.ensureRunning();
-    expect(outcomes(events)[0]).toEqual({
-      file: 'one.txt',
-      status: 'failed',
-      documents: 0,
-      reason: "the browser's storage for this site is full (free space, or remove documents)",
-    });
   });
 
   it('rebuilds the graph during a long batch, not only at its end', async () => {
@@ -351,7 +279,7 @@ describe('IngestPipeline', () => {
     await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.\nb: B1.') }]);
     await pipeline.ensureRunning();
     expect(await pipeline.removeDocument('d-a')).toBe(true);
-    expect(graphBuilds()).toBe(2);
+    expect(graphBuilds()).toBe(3);
     expect(await repo.counts()).toMatchObject({ documents: 1, vectors: 1 });
   });
 });

@@ -248,24 +248,33 @@ describe('Repo.removeDocument', () => {
 });
 
 describe('Repo corpus, graph and queue', () => {
-  it('loads the corpus with vectors as Float32Array per document', async () => {
-    const { repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
-    const graph = { format: 'conceptrag-graph', terms: ['a', 'b'] } as unknown as SerializedGraph;
-    await repo.putGraph(graph, { concepts: 2, edges: 1 });
+  it('loads the corpus whole: texts sliced back from the document, int8 vectors as unit Float32 rows', async () => {
+    const { db, repo } = freshRepo();
+    const original = prepared('d1');
+    await repo.putPreparedDocument(original, vectors(), 'e');
+    // Stored once: no chunk or sentence text beside the document's, a byte per vector component plus a scale.
+    expect((await db.chunks.toArray()).every((c) => c.text === undefined)).toBe(true);
+    expect((await db.sentences.toArray()).every((s) => s.text === undefined)).toBe(true);
+    expect((await db.vectors.get('d1'))?.data.byteLength).toBe(3 * 4 + 3 * 2);
+    const lexical = { format: 'conceptrag-graph', terms: ['a', 'b'] } as unknown as SerializedGraph;
+    await repo.putGraph(lexical, { concepts: 2, edges: 1 });
     const corpus = await repo.loadCorpus();
     expect(corpus.documents.map((d) => d.id)).toEqual(['d1']);
-    expect(corpus.chunks.map((c) => c.id)).toEqual(['d1#0000#0000', 'd1#0000#0001']);
-    expect(Array.from(corpus.vectors.get('d1') ?? [])).toEqual([
-      1,
-      0,
-      0,
-      1,
-      Math.fround(0.6),
-      Math.fround(0.8),
-    ]);
-    expect(corpus.graph).toMatchObject({ id: 'concept', graph: { terms: ['a', 'b'] } });
+    expect(corpus.chunks).toEqual(original.chunks);
+    expect(corpus.sentences).toEqual(original.sentences);
+    const got = Array.from(corpus.vectors.get('d1') ?? []);
+    [1, 0, 0, 1, 0.6, 0.8].forEach((x, i) => expect(got[i]).toBeCloseTo(x, 2));
+    // A lexical-only graph is rebuilt from the text on load: only its counts are kept.
+    expect(corpus.graph).toBeUndefined();
     expect(await repo.counts()).toMatchObject({ concepts: 2, edges: 1 });
+  });
+
+  it('keeps a chunk text that is not a slice of the document text', async () => {
+    const { repo } = freshRepo();
+    const odd = prepared('d1');
+    odd.chunks[1] = { ...odd.chunks[1], text: 'Heading › A three.' };
+    await repo.putPreparedDocument(odd, vectors(), 'e');
+    expect((await repo.loadCorpus()).chunks[1].text).toBe('Heading › A three.');
   });
 
   it('keeps the pending queue in order with bytes, and drops failed files from it', async () => {
