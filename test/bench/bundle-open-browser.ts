@@ -142,7 +142,9 @@ async function main(): Promise<void> {
   try {
     console.log(`bundle ${bundle}: ${(info.size / 1048576).toFixed(2)} MB; app from ${dist}`);
     for (let run = 1; run <= runs; run++) {
-      const r = await openOnce(harness.page, `${server.origin}/?bundle=/${name}#ask`, question, run);
+      // A new query string each run: the same URL with a hash would not load the page again.
+      const url = `${server.origin}/?bundle=/${name}&run=${run}#ask`;
+      const r = await openOnce(harness.page, url, question, run);
       results.push(r);
       console.log(
         `run ${run}${run === 1 ? ' (fresh profile)' : ' (same profile, reloaded)'}: first evidence ` +
