@@ -243,6 +243,9 @@ export class QueryService {
     if (early && !this.loaded?.done && this.previous) await sendEarly(this.previous, true);
     const loaded = await library;
     const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
+    // A model that finished loading while this thread was busy building the engine has its message queued:
+    // let it in before deciding that the vector is slow to come.
+    if (early && !sent && wantsVector && !this.embedder?.done) await new Promise((r) => setTimeout(r, 0));
     if (early && !sent && wantsVector && !this.embedder?.done) {
       void this.warmEmbedder(); // the model starts loading before the lexical search runs
       await sendEarly(loaded, false);

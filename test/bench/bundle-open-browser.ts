@@ -5,15 +5,19 @@
 // library and engine ready, question model loaded and warm, from openBundle). Run 1 is a fresh profile (nothing
 // cached); later runs reload the page in the same profile (the model and the app cached by the service worker).
 // Usage: npm run build && node --import tsx test/bench/bundle-open-browser.ts <x.bundle>
-//        [--question "<text>"] [--runs 2] [--json out.json]
+//        [--question "<text>"] [--runs 2] [--questions qa.jsonl [--ask-count 50]] [--json out.json]
+//   With --questions, after the last run the first --ask-count questions of the QA file are asked one after the
+//   other in the same page (warm), each timed from the click on Ask to the result on screen (as bench:drop's
+//   askMs): p50 and p95 are printed.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
-import { access, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { access, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
+import { timedAsk } from './lib/dropProbes.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -21,7 +25,8 @@ const DEFAULT_QUESTION =
   'Who introduced a system of musical notation in the 14th century that is used in the area where most of the ' +
   'invasion of the eastern Roman Empire took place?';
 const USAGE =
-  'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] [--json out.json]';
+  'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] ' +
+  '[--questions qa.jsonl [--ask-count 50]] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface OpenRun {
@@ -120,6 +125,22 @@ async function openOnce(page: Page, url: string, question: string, run: number):
   return { run, askableMs: askable, ...r, worker, load };
 }
 
+/** Warm questions in the open page, each timed from the click on Ask to the result on screen (ms). */
+async function askSeries(page: Page, questions: string[]): Promise<number[]> {
+  const times: number[] = [];
+  for (const q of questions) {
+    await page.fill('[data-testid="question"]', q);
+    const r = await page.evaluate(timedAsk, STEP_TIMEOUT_MS);
+    if (r.error) throw new Error(`bundle-open bench: "${q}" failed: ${r.error}`);
+    times.push(r.ms);
+  }
+  return times;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
 async function main(): Promise<void> {
   const given = positional();
   if (!given) throw new Error(USAGE);
@@ -139,6 +160,7 @@ async function main(): Promise<void> {
   const server = await serveStatic(dist);
   const { harness, close } = await openHarness(server.origin, dist, 'bundle-open');
   const results: OpenRun[] = [];
+  let series: { n: number; p50: number; p95: number; times: number[]; load: string[] } | null = null;
   try {
     console.log(`bundle ${bundle}: ${(info.size / 1048576).toFixed(2)} MB; app from ${dist}`);
     for (let run = 1; run <= runs; run++) {
@@ -151,6 +173,25 @@ async function main(): Promise<void> {
           `${r.firstEvidenceMs.toFixed(0)} ms (${r.firstEvidenceStage}), result ${r.resultMs.toFixed(0)} ms ` +
           `(${r.evidence} passages, ${r.layer}); question typed at ${r.askableMs.toFixed(0)} ms; worker ` +
           `${JSON.stringify(r.worker)}; load ${r.load.join(' ')}`,
+      );
+    }
+    const qa = process.argv.includes('--questions') ? arg('questions', '') : '';
+    if (qa) {
+      const count = Number(arg('ask-count', '50'));
+      const questions = (await readFile(qa, 'utf8'))
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => String((JSON.parse(l) as { question: unknown }).question))
+        .slice(0, count);
+      const load = loadavg().map((x) => x.toFixed(2));
+      const times = await askSeries(harness.page, questions);
+      const sorted = [...times].sort((a, b) => a - b);
+      series = { n: times.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), times, load };
+      console.log(
+        `${times.length} warm questions: ask p50 ${series.p50.toFixed(0)} ms, p95 ${series.p95.toFixed(0)} ms ` +
+          `(click to result on screen); load ${load.join(' ')} → ${loadavg()
+            .map((x) => x.toFixed(2))
+            .join(' ')}`,
       );
     }
     if (harness.foreignRequests.length > 0) {
@@ -167,7 +208,7 @@ async function main(): Promise<void> {
   if (out) {
     await writeFile(
       out,
-      JSON.stringify({ bundle, bytes: info.size, question, runs: results }, null, 2) + '\n',
+      JSON.stringify({ bundle, bytes: info.size, question, runs: results, askMs: series }, null, 2) + '\n',
     );
     console.log(`bundle-open bench: wrote ${out}`);
   }
