@@ -19,6 +19,7 @@ import {
   type FileOutcome,
   type IngestEvent,
   type LibraryCoverage,
+  SENTENCE_VECTORS_SETTING,
 } from './protocol.ts';
 import { toEmbedderChoice } from './embedderChoice.ts';
 import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
@@ -454,6 +455,8 @@ export class IngestPipeline {
    */
   private async embedRound(signal: AbortSignal): Promise<boolean> {
     const { repo } = this.deps;
+    // Sentence vectors are off (lexical layer only): the documents wait without vectors until they are turned on.
+    if ((await repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING)) === false) return false;
     const round = await repo.preparedDocuments(await repo.nextDocumentsToEmbed(EMBED_ROUND_SENTENCES));
     if (round.length === 0) return false;
     let embedder: Embedder;

@@ -54,6 +54,13 @@ export interface LibraryCoverage {
   embeddedSentences: number;
 }
 
+/**
+ * The setting the ingest pipeline reads before each embedding round: false keeps the library to its lexical layer
+ * (documents stored and searchable by their words, no sentence vectors), the user's choice in the Library view when
+ * a drop would not fit in the browser's storage with them. Absent or true: sentences are embedded.
+ */
+export const SENTENCE_VECTORS_SETTING = 'sentenceVectors';
+
 /** Why indexing stopped with an error the user can act on (absent: any other error). */
 export type IngestStopCause = 'storage-full' | 'storage-timeout';
 

@@ -1,31 +1,59 @@
-// Library state: the file queue and per-file outcomes, stage progress with rate and ETA, counts and storage.
-// It talks to the ingest worker (events arrive through a Comlink proxy) and reads counts from IndexedDB.
+// Library state: the file queue and per-file outcomes, the progress of a drop as a whole (src/ui/state/
+// dropProgress.ts), counts and storage. Before a drop is queued its space is checked against what the browser
+// offers (storageEstimate.ts); when the store fills up anyway the run's stop is shown with the queue kept and a
+// Resume; a stage that stops moving is shown as stalled (watchdog.ts). It talks to the ingest worker (events
+// arrive through a Comlink proxy) and reads counts from IndexedDB.
 import { proxy, transfer } from 'comlink';
-import type { DocumentRecord, Progress, Stage } from '../../core/types.ts';
+import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { StoreCounts } from '../../store/repo.ts';
-import type { FileOutcome, IngestEvent } from '../../services/protocol.ts';
+import {
+  SENTENCE_VECTORS_SETTING,
+  type FileOutcome,
+  type IngestEvent,
+  type IngestStopCause,
+  type LibraryCoverage,
+} from '../../services/protocol.ts';
 import { readOneByOne, screenFiles, withOutcomes, type PickedFile } from '../intake.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
 import { pageRepo } from './db.ts';
 import { kgApi } from './kg.ts';
-
-export interface StageView extends Progress {
-  /** Seconds left at the current rate, NaN when unknown. */
-  eta: number;
-}
+import { DropTally, type DropRow } from './dropProgress.ts';
+import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
+import { StallWatchdog, type Stall } from './watchdog.ts';
 
 export type DocumentSummary = Pick<
   DocumentRecord,
   'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'
->;
+> & {
+  /**
+   * Position in the order the documents were stored (0 = oldest). The graph is rebuilt over every stored
+   * document, so the ones it covers are the oldest `searchableDocuments`.
+   */
+  order: number;
+  /** Its sentence vectors are stored: found by meaning too. */
+  vectors: boolean;
+};
+
+/** What the user chose when a drop will not fit: index it all anyway, the lexical layer only, or nothing. */
+export type SpaceChoice = 'full' | 'lexical' | 'stop';
+
+/** The run stopped because the browser refused or did not finish a write; the queue is kept. */
+export interface StorageStop {
+  cause: IngestStopCause;
+  /** The file being stored, when the pipeline named one. */
+  file: string | null;
+  /** Files still in the queue (names), for the user to see that nothing was lost. */
+  queued: string[];
+  /** A file the store refused to queue at all (its bytes could not be kept): it must be added again. */
+  notQueued: string | null;
+}
 
 /** Files whose names carry a directory (folder picks) keep it, so two "notes.md" stay apart. */
 export type { PickedFile } from '../intake.ts';
 
-const STAGE_ORDER: Stage[] = ['parse', 'embed', 'store', 'graph'];
 const DOCUMENT_LIST_LIMIT = 500;
 
 const EMPTY_COUNTS: StoreCounts = {
@@ -50,7 +78,6 @@ export class LibraryState {
   /** Files waiting in the queue (queued, or interrupted by a reload). */
   waiting = $state(0);
   outcomes = $state<FileOutcome[]>([]);
-  stages = $state<Partial<Record<Stage, StageView>>>({});
   running = $state(false);
   message = $state<string | null>(null);
   layers = $state<{ lexical: boolean; semantic: boolean; embedderId: string | null }>({
@@ -60,6 +87,20 @@ export class LibraryState {
   });
   /** Increments whenever the store changes, so the Ask view knows to reload its engine. */
   version = $state(0);
+  /** How far each layer reaches, as the worker last reported (null until it reports, or from another tab). */
+  coverage = $state<LibraryCoverage | null>(null);
+  /** The current drop as a whole: files, sentences, searchable documents, documents with vectors. */
+  dropRows = $state<DropRow[]>([]);
+  /** What the pipeline reported working on last (stage and item), while indexing. */
+  activity = $state<{ stage: Stage; item?: string } | null>(null);
+  /** The stage that has reported no progress for a minute while indexing, if any. */
+  stall = $state<Stall | null>(null);
+  /** A drop that will not fit, waiting for the user's choice before anything is queued. */
+  shortfall = $state<SpaceShortfall | null>(null);
+  /** The run stopped on a full (or stuck) store; cleared by Resume. */
+  storageStop = $state<StorageStop | null>(null);
+  /** The library keeps to its lexical layer: sentence vectors are off (SENTENCE_VECTORS_SETTING). */
+  vectorsOff = $state(false);
   /** A bundle opened read-only from ?bundle=…: nothing is indexed or stored, questions go to the bundle. */
   readOnly = $state<{ url: string; counts: Record<string, number>; embedderId: string | null } | null>(null);
   /** Export/import in progress, with what it is doing. */
@@ -70,10 +111,10 @@ export class LibraryState {
   private feeding = 0;
   private stopFeeding = false;
   private started = false;
-
-  get stageList(): StageView[] {
-    return STAGE_ORDER.map((s) => this.stages[s]).filter((s): s is StageView => s !== undefined);
-  }
+  private tally: DropTally | null = null;
+  private readonly watchdog = new StallWatchdog((stall) => (this.stall = stall));
+  /** Resolves the open space question (a new drop answers an unanswered one with 'stop'). */
+  private answerSpace: ((choice: SpaceChoice) => void) | null = null;
 
   get isEmpty(): boolean {
     return this.counts.documents === 0 && this.waiting === 0 && this.failed.length === 0 && !this.running;
@@ -103,6 +144,8 @@ export class LibraryState {
     if (this.waiting > 0) {
       // The worker resumes the queue, or waits while another tab indexes it (it says so with 'waiting').
       this.running = !crossTab.elsewhere.ingest;
+      this.newDrop();
+      for (let i = 0; i < this.waiting; i++) this.tally?.queued('', null);
       void worker.resume();
     }
   }
@@ -111,30 +154,121 @@ export class LibraryState {
     switch (event.type) {
       case 'progress': {
         const p = event.progress;
-        const eta = p.rate > 0 ? (p.total - p.done) / p.rate : Number.NaN;
-        this.stages = { ...this.stages, [p.stage]: { ...p, eta } };
         this.running = true;
+        this.watchdog.progress(p.stage, p.done);
+        this.activity = { stage: p.stage, item: p.item };
+        this.updateDrop();
         break;
       }
       case 'file':
         this.outcomes = [event.outcome, ...this.outcomes.filter((o) => o.file !== event.outcome.file)];
         this.listStale = true;
+        this.tally?.fileDone(event.outcome.file, performance.now());
+        this.updateDrop();
+        break;
+      case 'coverage':
+        if (event.coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) this.vectorsStale = true;
+        this.coverage = event.coverage;
+        this.tally?.coverage(event.coverage, performance.now());
+        this.updateDrop();
         break;
       case 'changed':
         this.scheduleRefresh();
         break;
       case 'waiting':
         this.running = false;
+        this.watchdog.stop();
         break;
       case 'idle':
         this.running = this.feeding > 0;
+        this.watchdog.stop();
+        this.activity = null;
         if (event.cancelled) this.message = 'Indexing cancelled. Documents already stored are complete.';
         this.scheduleRefresh();
         break;
       case 'error':
-        this.message = event.message;
+        if (event.cause) {
+          // Said plainly by the Library view, with the queue listed and Resume (the worker's own message tells
+          // a worker-only reader to reload; here there is a button).
+          this.watchdog.stop();
+          void this.stoppedByStorage(event.cause, event.file ?? null);
+        } else this.message = event.message;
         break;
     }
+  }
+
+  /** Starts the tally of a new drop from the library as it stands (when nothing is being indexed). */
+  private newDrop(): void {
+    const c = this.coverage ?? this.coverageFromCounts();
+    this.tally = new DropTally(c, performance.now());
+    this.dropRows = this.tally.rows(performance.now());
+  }
+
+  private updateDrop(): void {
+    if (this.tally) this.dropRows = this.tally.rows(performance.now());
+  }
+
+  /** Coverage as the page can read it from the store's counts (before the worker has reported any). */
+  private coverageFromCounts(): LibraryCoverage {
+    const c = this.counts;
+    return {
+      documents: c.documents,
+      sentences: c.sentences,
+      // The query worker builds its graph from every stored document when it loads the library.
+      searchableDocuments: c.documents,
+      searchableSentences: c.sentences,
+      embeddedDocuments: c.embeddedDocuments ?? 0,
+      embeddedSentences: c.vectors,
+    };
+  }
+
+  /** The store refused (or never finished) a write: the run stopped; lists the queue that is kept. */
+  private async stoppedByStorage(
+    cause: IngestStopCause,
+    file: string | null,
+    notQueued: string | null = null,
+  ): Promise<void> {
+    const pending = await pageRepo()
+      .pendingSummary()
+      .catch(() => []);
+    this.storageStop = {
+      cause,
+      file,
+      queued: pending.filter((p) => p.status !== 'failed').map((p) => p.name),
+      notQueued,
+    };
+  }
+
+  /** After a full store: the user freed space (or raised the quota); the kept queue and embedding go on. */
+  async resume(): Promise<void> {
+    this.storageStop = null;
+    this.message = null;
+    this.running = !crossTab.elsewhere.ingest;
+    if (!this.tally) this.newDrop();
+    await ingestWorker().resume();
+  }
+
+  /** Turns sentence vectors back on and embeds what the library stored without them. */
+  async embedSentences(): Promise<void> {
+    await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, true);
+    this.vectorsOff = false;
+    this.running = !crossTab.elsewhere.ingest;
+    this.newDrop();
+    await ingestWorker().resume();
+  }
+
+  /** The user's answer to the open space question. */
+  decideSpace(choice: SpaceChoice): void {
+    const answer = this.answerSpace;
+    this.answerSpace = null;
+    this.shortfall = null;
+    answer?.(choice);
+  }
+
+  private askSpace(shortfall: SpaceShortfall): Promise<SpaceChoice> {
+    this.decideSpace('stop');
+    this.shortfall = shortfall;
+    return new Promise((resolve) => (this.answerSpace = resolve));
   }
 
   /**
@@ -154,6 +288,15 @@ export class LibraryState {
   }
 
   private listStale = true;
+  /** Vectors were stored since the list's vector flags were read. */
+  private vectorsStale = false;
+
+  /** How many documents (the oldest) the concept graph covers: searchable by their words and concepts. */
+  get searchableDocuments(): number {
+    return this.coverage && this.running
+      ? Math.min(this.coverage.searchableDocuments, this.counts.documents)
+      : this.counts.documents;
+  }
 
   /**
    * Another tab's indexing ended: re-read the library, and resume what that tab left in the queue (it was closed
@@ -169,14 +312,29 @@ export class LibraryState {
 
   async refresh(withList = true): Promise<void> {
     const repo = pageRepo();
-    const [counts, storage, meta, failed, waiting, docs] = await Promise.all([
+    const [counts, storage, meta, failed, waiting, docs, vectorsSetting] = await Promise.all([
       repo.counts(),
       repo.storageUsed(),
       repo.getMeta(),
       repo.failedPending(),
       repo.waitingCount(),
       withList ? repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray() : null,
+      repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING),
     ]);
+    // Keys only: which of the listed documents have their vectors (the records hold the vectors themselves);
+    // while embedding runs, the flags of the list already shown are read again the same way.
+    const listed = docs ?? (this.vectorsStale ? this.documents : null);
+    this.vectorsStale = false;
+    const embedded = listed
+      ? // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this refresh, never state
+        new Set(
+          (await repo.db.vectors
+            .where(':id')
+            .anyOf(listed.map((d) => d.id))
+            .primaryKeys()) as string[],
+        )
+      : null;
+    this.vectorsOff = vectorsSetting === false;
     this.counts = counts;
     this.storage = storage;
     this.failed = failed;
@@ -186,16 +344,27 @@ export class LibraryState {
       semantic: meta?.layers.semantic ?? false,
       embedderId: meta?.embedderId ?? null,
     };
-    if (docs) {
+    if (docs && embedded) {
       this.listStale = false;
-      this.documents = docs.map(({ id, title, sourceName, mime, size, addedAt }) => ({
+      this.documents = docs.map(({ id, title, sourceName, mime, size, addedAt }, k) => ({
         id,
         title,
         sourceName,
         mime,
         size,
         addedAt,
+        // The list is newest first.
+        order: counts.documents - 1 - k,
+        vectors: embedded.has(id),
       }));
+    } else if (embedded) {
+      this.documents = this.documents.map((d) => ({ ...d, vectors: embedded.has(d.id) }));
+    }
+    // Without a run reporting, the store's counts are the coverage (another tab's run, a reload).
+    if (!this.running) {
+      this.coverage = this.coverageFromCounts();
+      this.tally?.coverage(this.coverage, performance.now());
+      this.updateDrop();
     }
     this.version += 1;
   }
@@ -208,9 +377,27 @@ export class LibraryState {
     if (files.length === 0) return;
     const { accepted, refused, summary } = screenFiles(files);
     if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
-    if (accepted.length > 0) {
-      await this.queue(readOneByOne(accepted, (outcome) => (this.outcomes = [outcome, ...this.outcomes])));
+    if (summary) this.message = summary;
+    if (accepted.length === 0) return;
+    // Before anything is read or queued: will the index of these files fit in what the browser offers here?
+    const estimate = estimateDrop(accepted.map(({ name, file }) => ({ name, size: file.size })));
+    const shortfall = checkSpace(estimate, await browserStorage());
+    if (shortfall) {
+      const choice = await this.askSpace(shortfall);
+      if (choice === 'stop') {
+        this.message =
+          (summary ? `${summary} ` : '') +
+          `Nothing was indexed: ${accepted.length === 1 ? 'the file was' : `${accepted.length} files were`} ` +
+          'not queued. Free space or remove documents, or open the app in a normal (not private) window, then ' +
+          'add them again.';
+        return;
+      }
+      if (choice === 'lexical') {
+        await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
+        this.vectorsOff = true;
+      }
     }
+    await this.queue(readOneByOne(accepted, (outcome) => (this.outcomes = [outcome, ...this.outcomes])));
     if (summary) this.message = summary;
   }
 
@@ -236,15 +423,30 @@ export class LibraryState {
    */
   private async queue(items: AsyncIterable<{ name: string; bytes: ArrayBuffer }>): Promise<void> {
     this.message = null;
+    this.storageStop = null;
+    // Files dropped while a drop is indexing join it: the queue is one piece of work, shown as one.
+    if (!this.running || !this.tally) this.newDrop();
     this.running = !crossTab.elsewhere.ingest;
-    this.stages = {};
     // While files are still being read the library is busy, even when the worker has emptied the queue so far.
     this.feeding += 1;
     this.stopFeeding = false;
     try {
       for await (const item of items) {
         if (this.stopFeeding) break;
-        await ingestWorker().enqueue(transfer([item], [item.bytes]));
+        const size = item.bytes.byteLength;
+        try {
+          await ingestWorker().enqueue(transfer([item], [item.bytes]));
+        } catch (error) {
+          // The queue keeps each file's bytes in IndexedDB: a full store refuses the file itself.
+          if (error instanceof Error && /QuotaExceeded/.test(`${error.name} ${error.message}`)) {
+            this.stopFeeding = true;
+            await this.stoppedByStorage('storage-full', item.name, item.name);
+            break;
+          }
+          throw error;
+        }
+        this.tally?.queued(item.name, size);
+        this.updateDrop();
       }
     } finally {
       this.feeding -= 1;

@@ -109,9 +109,11 @@ export async function readCounts(page: Page): Promise<DbCounts> {
       r.onsuccess = () => {
         const cursor = r.result;
         if (!cursor) return resolve(rows);
-        const v = cursor.value as { count: number; dimension: number; data: ArrayBuffer };
-        // Trust the bytes, not the count field: rows = floats / dimension.
-        rows += v.dimension > 0 ? v.data.byteLength / 4 / v.dimension : 0;
+        const v = cursor.value as { count: number; dimension: number; encoding?: string; data: ArrayBuffer };
+        // Trust the bytes, not the count field: schema v2 rows are int8 codes with a float32 scale each
+        // (dimension + 4 bytes), v1 rows float32 (dimension × 4 bytes).
+        const rowBytes = v.encoding === 'i8' ? v.dimension + 4 : v.dimension * 4;
+        rows += v.dimension > 0 ? v.data.byteLength / rowBytes : 0;
         cursor.continue();
       };
       r.onerror = () => reject(r.error);
@@ -153,7 +155,9 @@ export async function checkIntegrity(page: Page): Promise<Integrity> {
     const sections = await all<{ docId: string }>('sections');
     const chunks = await all<{ id: string; docId: string; sentenceCount: number }>('chunks');
     const sentences = await all<{ docId: string; chunkId: string }>('sentences');
-    const vectors = await all<{ docId: string; dimension: number; data: ArrayBuffer }>('vectors');
+    const vectors = await all<{ docId: string; dimension: number; encoding?: string; data: ArrayBuffer }>(
+      'vectors',
+    );
     db.close();
     const by = <T extends { docId: string }>(rows: T[]) => {
       const m = new Map<string, T[]>();
@@ -174,7 +178,9 @@ export async function checkIntegrity(page: Page): Promise<Integrity> {
       const expected = cs.reduce((n, c) => n + c.sentenceCount, 0);
       if (ss.length !== expected)
         problems.push(`${d.sourceName}: ${ss.length} sentences, chunks list ${expected}`);
-      const rows = v && v.dimension > 0 ? v.data.byteLength / 4 / v.dimension : -1;
+      // int8 rows (schema v2) carry a float32 scale each; float32 rows (v1) are dimension × 4 bytes.
+      const rowBytes = v?.encoding === 'i8' ? v.dimension + 4 : (v?.dimension ?? 0) * 4;
+      const rows = v && v.dimension > 0 ? v.data.byteLength / rowBytes : -1;
       if (rows !== ss.length) problems.push(`${d.sourceName}: ${rows} vectors for ${ss.length} sentences`);
     }
     const docIds = new Set(docs.map((d) => d.id));

@@ -1,0 +1,64 @@
+// Lowers the browser's storage quota for the app's origin, for the specs of a full store (issues 14 and 15).
+// The quota is enforced by the browser through CDP (Storage.overrideQuotaForOrigin): IndexedDB writes past it fail
+// with QuotaExceededError as they would on a full disk or in a small private window. This Chromium's
+// navigator.storage.estimate() does not report an overridden quota (CDP's own Storage.getUsageAndQuota says
+// overrideActive with the new quota while estimate() still says 10 GB), so the page's estimate() is made to report
+// the same quota — what a browser that really offers this little would say. It holds until the page reloads.
+import type { CDPSession, Page } from '@playwright/test';
+
+export interface StorageEstimate {
+  usage: number;
+  quota: number;
+}
+
+/** What the browser reports for the page's origin. */
+export async function estimate(page: Page): Promise<StorageEstimate> {
+  return page.evaluate(async () => {
+    const { usage = 0, quota = 0 } = await navigator.storage.estimate();
+    return { usage, quota };
+  });
+}
+
+/** Waits until the app's own usage (service worker precache, database) has stopped growing. */
+export async function settledUsage(page: Page): Promise<number> {
+  await page.evaluate(() => navigator.serviceWorker?.ready.then(() => undefined));
+  let last = -1;
+  for (let i = 0; i < 40; i++) {
+    const { usage } = await estimate(page);
+    if (usage === last) return usage;
+    last = usage;
+    await page.waitForTimeout(500);
+  }
+  return last;
+}
+
+/** Sets the origin's quota (enforced by the browser, reported by the page's estimate()); returns the CDP session. */
+export async function lowerQuota(page: Page, origin: string, quota: number): Promise<CDPSession> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: quota });
+  const enforced = (await cdp.send('Storage.getUsageAndQuota', { origin })) as {
+    quota: number;
+    overrideActive: boolean;
+  };
+  if (!enforced.overrideActive || enforced.quota !== quota) {
+    throw new Error(
+      `quota.ts: Chromium did not take the quota override for ${origin} (${JSON.stringify(enforced)}); ` +
+        'the storage specs need Storage.overrideQuotaForOrigin',
+    );
+  }
+  await page.evaluate((quota) => {
+    const storage = navigator.storage;
+    const real = storage.estimate.bind(storage);
+    storage.estimate = async () => ({ ...(await real()), quota });
+  }, quota);
+  return cdp;
+}
+
+/** Lifts the override: the browser's own quota again. */
+export async function restoreQuota(page: Page, cdp: CDPSession, origin: string): Promise<void> {
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+  await page.evaluate(() => {
+    // The page's estimate() reports the browser's quota again (the patched one is an own property).
+    delete (navigator.storage as { estimate?: unknown }).estimate;
+  });
+}

@@ -1,0 +1,70 @@
+// Spec (issue 14, one progress for the whole drop): while a drop indexes, the Library view shows the drop as a
+// whole — files read, sentences stored, documents searchable, documents with vectors, each with done/total — and
+// the header says that answers use the lexical graph while sentences are still being embedded, with how many.
+// Each document in the list shows the layers it has: lexical first, vectors once its sentences are embedded.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import { expect, test } from '../lib/fixtures.ts';
+import { layerCounts } from '../lib/layers.ts';
+
+/** MuSiQue's corpus in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it. */
+const CORPUS = join(
+  process.env.BENCH_DIR ?? fileURLToPath(new URL('../../../../shared/bench', import.meta.url)),
+  'musique',
+  'corpus.jsonl',
+);
+const PER_FILE = 150;
+
+test.setTimeout(240_000);
+
+test('one progress for the drop; the header says what answers use while sentences are embedded', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
+  const paths = [join(tmp, 'first.jsonl'), join(tmp, 'second.jsonl')];
+  await writeFile(paths[0], lines.slice(0, PER_FILE).join('\n') + '\n');
+  await writeFile(paths[1], lines.slice(PER_FILE, 2 * PER_FILE).join('\n') + '\n');
+  await openApp(page, origin);
+  await addFiles(page, paths);
+
+  const progress = page.getByTestId('drop-progress');
+  const row = (key: string) => progress.locator(`[data-row="${key}"]`);
+  // Both files are read and every document is searchable before the sentences are all embedded.
+  await expect(row('files')).toContainText('2 / 2', { timeout: 120_000 });
+  await expect(row('searchable')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`, { timeout: 120_000 });
+  const note = page.getByTestId('embedding-note');
+  await expect(note).toContainText(
+    /answers use the lexical graph; [\d,]+ of [\d,]+ sentences still being embedded/,
+  );
+  const noteText = (await note.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+  log(`header while embedding: ${noteText}`);
+  const [, left, total] = /; ([\d,]+) of ([\d,]+) sentences/.exec(noteText) ?? [];
+  const counts = await layerCounts(page);
+  expect(Number(total.replace(/,/g, '')), 'the header counts the stored sentences').toBe(counts.sentences);
+  expect(Number(left.replace(/,/g, ''))).toBeGreaterThan(0);
+  const vectorsRow = (await row('embedded').textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+  log(`vectors row: ${vectorsRow}`);
+  expect(vectorsRow).toMatch(new RegExp(`Documents with vectors [\\d,]+ / ${2 * PER_FILE}`));
+  // Documents are listed with the lexical layer while some still wait for their vectors.
+  await expect
+    .poll(async () =>
+      page
+        .locator('[data-testid="documents"] td[data-layers]')
+        .evaluateAll((cells) => cells.filter((c) => c.getAttribute('data-layers') === 'lexical').length),
+    )
+    .toBeGreaterThan(0);
+
+  await waitIdle(page, 180_000);
+  await expect(note).toHaveCount(0);
+  await expect(page.getByTestId('layers')).toContainText('semantic ready', { timeout: 30_000 });
+  const layers = await page
+    .locator('[data-testid="documents"] td[data-layers]')
+    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
+  expect(new Set(layers)).toEqual(new Set(['lexical vectors']));
+  await expect(row('embedded')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`);
+});

@@ -1,0 +1,96 @@
+// Spec (issue 14, know before you index): when a drop will not fit in what the browser offers the site, the
+// Library view says so before anything is queued — the space needed, the space offered — and lets the user stop
+// (nothing is stored) or go on with the lexical layer only (documents stored and searchable, no sentence vectors),
+// whose vectors can be added later once there is room. The quota is lowered through CDP (test/e2e/lib/quota.ts).
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { expect, test } from '../lib/fixtures.ts';
+import { layerCounts } from '../lib/layers.ts';
+import { lowerQuota, restoreQuota, settledUsage } from '../lib/quota.ts';
+
+/** Short passages, different from each other, three sentences each. */
+function passages(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const text =
+      `Lighthouse ${i} stands on the ${i % 2 ? 'northern' : 'southern'} cape, ${i * 5 + 3} metres above the sea. ` +
+      `Its lamp was first lit in ${1820 + (i % 150)} by a keeper named Ansel ${i}. ` +
+      `Ships sighted it from ${10 + (i % 30)} nautical miles away.`;
+    lines.push(JSON.stringify({ title: `Lighthouse ${i}`, text }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+test.setTimeout(180_000);
+
+test('a drop that will not fit is announced before indexing; stop, or index the lexical layer only', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  const file = join(tmp, 'lighthouses.jsonl');
+  await writeFile(file, passages(150));
+  await openApp(page, origin);
+  const usage = await settledUsage(page);
+  // 2 MB above what the app uses: the file's lexical layer fits, its full index (estimated) does not.
+  const cdp = await lowerQuota(page, origin, usage + 2 * 1024 * 1024);
+
+  await addFiles(page, [file]);
+  const check = page.getByTestId('space-check');
+  await expect(check).toBeVisible();
+  const message = (await page.getByTestId('space-message').textContent()) ?? '';
+  log(`shown before indexing: ${message}`);
+  expect(message).toMatch(
+    /^This file needs about [\d.]+ MB of storage to index; this browser offers 2\.0 MB here \(a private window gives less\)\./,
+  );
+  expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
+  // Nothing is queued while the question is open.
+  await page.waitForTimeout(1000);
+  const waitingAnswer = await readCounts(page);
+  expect(waitingAnswer.pendingWaiting + waitingAnswer.documents, 'queued before the user chose').toBe(0);
+
+  await page.getByTestId('space-stop').click();
+  await expect(check).toBeHidden();
+  await expect(page.getByRole('alert').filter({ hasText: 'Nothing was indexed' })).toBeVisible();
+  await page.waitForTimeout(1000);
+  const stopped = await readCounts(page);
+  expect(stopped.pendingWaiting + stopped.documents, 'Stop still queued the file').toBe(0);
+
+  // The same drop again, indexed without sentence vectors.
+  await addFiles(page, [file]);
+  await expect(check).toBeVisible();
+  await page.getByTestId('space-lexical').click();
+  await waitIdle(page, 120_000);
+  const lexical = await readCounts(page);
+  log(`lexical only: ${JSON.stringify(lexical)}`);
+  expect(lexical.documents).toBe(150);
+  expect(lexical.vectors, 'sentence vectors were stored although the user chose the lexical layer only').toBe(
+    0,
+  );
+  await expect(page.getByTestId('layers')).toContainText('lexical layer only (sentence vectors off)');
+  await expect(page.getByTestId('vectors-off')).toBeVisible();
+  // Each document shows its layers: lexical, no vectors.
+  const layers = await page
+    .locator('[data-testid="documents"] td[data-layers]')
+    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
+  expect(new Set(layers)).toEqual(new Set(['lexical']));
+
+  // Room again: the vectors are added from the Library view.
+  await restoreQuota(page, cdp, origin);
+  await page.getByTestId('embed-sentences').click();
+  await expect(page.getByTestId('vectors-off')).toBeHidden();
+  await waitIdle(page, 150_000);
+  await expect
+    .poll(async () => {
+      const c = await layerCounts(page);
+      return c.problems.length === 0 && c.vectorRows === c.sentences && c.vectorRecords === c.documents;
+    })
+    .toBe(true);
+  await expect(page.getByTestId('layers')).toContainText('semantic ready', { timeout: 30_000 });
+  const embedded = await page
+    .locator('[data-testid="documents"] td[data-layers]')
+    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
+  expect(new Set(embedded)).toEqual(new Set(['lexical vectors']));
+});
