@@ -118,9 +118,10 @@ async function openOnce(page: Page, url: string, question: string, run: number):
   const r = await page.evaluate(watchEvidence, STEP_TIMEOUT_MS);
   const worker = await page.evaluate(async () => {
     const d = (
-      globalThis as { conceptragDiagnostics?: { openTimings(): Promise<Record<string, number> | null> } }
+      globalThis as { conceptragDiagnostics?: { openTimings?(): Promise<Record<string, number> | null> } }
     ).conceptragDiagnostics;
-    return d ? d.openTimings() : null;
+    // An app built before openTimings existed has no marks to give.
+    return typeof d?.openTimings === 'function' ? d.openTimings() : null;
   });
   return { run, askableMs: askable, ...r, worker, load };
 }
