@@ -493,7 +493,9 @@ export class IngestPipeline {
             `the vectors of "${file}"`,
           );
           if (written.length > 0) this.embeddedSinceGraph = true;
-          this.emit({ type: 'changed' });
+          // 'coverage', not 'changed': vectors change no answer until the rebuild that follows the last of them
+          // (the engine stays lexical while any document lacks vectors), and a 'changed' per batch made the page
+          // reload the query worker's library every second of a drop, so questions waited for the embedding.
           await this.reportCoverage();
         },
       });

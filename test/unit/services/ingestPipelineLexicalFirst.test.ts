@@ -124,6 +124,10 @@ describe('lexical first', () => {
     const resumed = pipelineOver(new Repo(db), second.embedder);
     await resumed.pipeline.ensureRunning();
     expect(second.state.embedded).toBe(144);
+    // Vectors alone do not tell the page the library changed (it would reload the query worker's library per
+    // batch): only the graph rebuild with the semantic layer and the end of the run do; coverage tells the counts.
+    expect(resumed.events.filter((e) => e.type === 'changed')).toHaveLength(2);
+    expect(coverages(resumed.events).at(-1)).toMatchObject({ embeddedSentences: 400 });
     expect(first.state.embedded + second.state.embedded).toBe(400);
     expect(await repo.counts()).toMatchObject({ vectors: 400, embeddedDocuments: 100 });
     // Every stored row is the vector of its own sentence ("One 7." has length 6 → (6, 1) normalized).
