@@ -205,7 +205,7 @@ export class QueryService {
   /**
    * Loads the library and, when `embedder` (the library has sentence vectors), the question embedder, both at
    * once, ahead of the first question. The page calls it when the app opens and again after the library changed;
-   * questions meanwhile are answered from the library loaded before.
+   * questions meanwhile get early evidence from the library loaded before.
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
     const library = this.library().catch(() => null);
@@ -247,7 +247,7 @@ export class QueryService {
     // let it in before deciding that the vector is slow to come.
     if (early && !sent && wantsVector && !this.embedder?.done) await new Promise((r) => setTimeout(r, 0));
     if (early && !sent && wantsVector && !this.embedder?.done) {
-      void this.warmEmbedder(); // the model starts loading before the lexical search runs
+      this.questionEmbedder().catch(() => undefined); // the model starts loading before the lexical search
       await sendEarly(loaded, false);
     }
     const vector = wantsVector ? await this.questionVector(loaded, request.question) : undefined;
