@@ -144,8 +144,12 @@ export class LibraryState {
     if (this.waiting > 0) {
       // The worker resumes the queue, or waits while another tab indexes it (it says so with 'waiting').
       this.running = !crossTab.elsewhere.ingest;
-      this.newDrop();
-      for (let i = 0; i < this.waiting; i++) this.tally?.queued('', null);
+      // A queue left by a reload is a drop of its own (names and sizes unknown here); files picked while the
+      // page was still starting are already counted by their own drop.
+      if (!this.tally && this.feeding === 0) {
+        this.newDrop();
+        for (let i = 0; i < this.waiting; i++) this.tally?.queued('', null);
+      }
       void worker.resume();
     }
   }

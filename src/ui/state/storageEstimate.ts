@@ -7,23 +7,22 @@ import { formatOf } from '../../core/parse/formats.ts';
 import { formatBytes } from '../format.ts';
 
 /**
- * IndexedDB bytes per byte of document text for the whole index (documents, chunks, sentences, sentence vectors,
- * concept graph). Measured with `npm run bench:drop` (CDP's IndexedDB usage over the stored text) at commit 35e9dac,
- * before the compact store: 112 MB per MB on MuSiQue's 6,761 passages (3.2 MB of text, 24,086 sentences), 78 on
- * the Vue docs (0.8 MB, 17,014 sentences): /work/benchout/before-musique-corpus.json, before-vuedocs-docs.json.
- * 100 is the figure until the compact store (schema v2: int8 vectors, text stored once, the graph as its
- * keep-mask) has its own measurement. Too large an estimate warns too early (the user can index anyway); too small
- * lets the queue hit the quota, which the Library view then reports with Resume.
+ * IndexedDB bytes per byte of document text for the whole index (documents, sections, chunks, sentences, int8
+ * sentence vectors, the graph's keep-mask), schema v2. Measured with test/bench/store-size.ts at commit 8d35fd9
+ * (the records as the store writes them, sized as Chromium stores them): 9.6 on MuSiQue's 6,761 passages (3.3 MB
+ * of text), 18.4 on the Vue docs (0.8 MB, shorter sentences, so more records per byte); the larger, rounded up.
+ * The same bench gives 123 for schema v1, where bench:drop measured 112 in Chromium itself (commit 35e9dac,
+ * /work/benchout/before-musique-corpus.json): its figures err on the side of needing more. Too large an estimate
+ * warns too early (the user can index anyway); too small lets the queue hit the quota, which the Library view
+ * then reports with Resume.
  */
-export const STORED_BYTES_PER_TEXT_BYTE = 100;
+export const STORED_BYTES_PER_TEXT_BYTE = 19;
 
 /**
- * The same for the lexical layer alone (no sentence vectors): the text once, its chunk and sentence records
- * (offsets into the text) and their indexes. Not measured yet: derived from the stored form of schema v2 — a
- * sentence record of about 150 bytes per sentence of about 120 characters, and twice that again for chunks,
- * sections and IndexedDB's own keys — so about 4 bytes per byte of text.
+ * The same for the lexical layer alone (no sentence vectors): same bench, every table but the vectors — 5.6 on
+ * MuSiQue, 7.8 on the Vue docs; the larger, rounded up.
  */
-export const LEXICAL_BYTES_PER_TEXT_BYTE = 4;
+export const LEXICAL_BYTES_PER_TEXT_BYTE = 8;
 
 /**
  * Bytes of extracted text per byte of file, by format. Plain text, Markdown and JSON Lines are nearly all text;

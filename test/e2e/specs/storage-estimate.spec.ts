@@ -34,8 +34,8 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   await writeFile(file, passages(150));
   await openApp(page, origin);
   const usage = await settledUsage(page);
-  // 2 MB above what the app uses: the file's lexical layer fits, its full index (estimated) does not.
-  const cdp = await lowerQuota(page, origin, usage + 2 * 1024 * 1024);
+  // 400 KB above what the app uses: the file's lexical layer fits, its full index (estimated) does not.
+  const cdp = await lowerQuota(page, origin, usage + 400 * 1024);
 
   await addFiles(page, [file]);
   const check = page.getByTestId('space-check');
@@ -43,7 +43,7 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   const message = (await page.getByTestId('space-message').textContent()) ?? '';
   log(`shown before indexing: ${message}`);
   expect(message).toMatch(
-    /^This file needs about [\d.]+ MB of storage to index; this browser offers 2\.0 MB here \(a private window gives less\)\./,
+    /^This file needs about [\d.]+ KB of storage to index; this browser offers 400 KB here \(a private window gives less\)\./,
   );
   expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
   // Nothing is queued while the question is open.

@@ -30,14 +30,15 @@ describe('storage estimate', () => {
 
   it('names what is needed and what is offered, and whether the lexical layer alone fits', () => {
     const e = estimateDrop([{ name: 'corpus.jsonl', size: MB }]);
-    const short = checkSpace(e, { usage: 40 * MB, quota: 100 * MB });
-    expect(short?.available).toBe(60 * MB);
+    expect(checkSpace(e, { usage: 40 * MB, quota: 100 * MB })).toBeNull();
+    const short = checkSpace(e, { usage: 85 * MB, quota: 100 * MB });
+    expect(short?.available).toBe(15 * MB);
     expect(short?.lexicalFits).toBe(true);
     expect(short?.message).toMatch(
-      /^This file needs about 101 MB of storage to index; this browser offers 60 MB here/,
+      /^This file needs about 20 MB of storage to index; this browser offers 15 MB here/,
     );
     expect(short?.message).toMatch(/private window gives less/);
-    expect(short?.message).toMatch(/Without sentence vectors .* it needs about 5\.0 MB, which fits\./);
+    expect(short?.message).toMatch(/Without sentence vectors .* it needs about 9\.0 MB, which fits\./);
 
     const many = estimateDrop([
       { name: 'a.txt', size: 2 * MB },
@@ -46,6 +47,6 @@ describe('storage estimate', () => {
     const tiny = checkSpace(many, { usage: 0, quota: 10 * MB });
     expect(tiny?.lexicalFits).toBe(false);
     expect(tiny?.message).toMatch(/^These 2 files need about/);
-    expect(tiny?.message).toMatch(/Even without sentence vectors they need about 20 MB\./);
+    expect(tiny?.message).toMatch(/Even without sentence vectors they need about 36 MB\./);
   });
 });
