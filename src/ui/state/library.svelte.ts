@@ -147,8 +147,8 @@ export class LibraryState {
       // A queue left by a reload is a drop of its own (names and sizes unknown here); files picked while the
       // page was still starting are already counted by their own drop.
       if (!this.tally && this.feeding === 0) {
-        this.newDrop();
-        for (let i = 0; i < this.waiting; i++) this.tally?.queued('', null);
+        const tally = this.newDrop();
+        for (let i = 0; i < this.waiting; i++) tally.queued('', null);
       }
       void worker.resume();
     }
@@ -202,10 +202,11 @@ export class LibraryState {
   }
 
   /** Starts the tally of a new drop from the library as it stands (when nothing is being indexed). */
-  private newDrop(): void {
-    const c = this.coverage ?? this.coverageFromCounts();
-    this.tally = new DropTally(c, performance.now());
-    this.dropRows = this.tally.rows(performance.now());
+  private newDrop(): DropTally {
+    const tally = new DropTally(this.coverage ?? this.coverageFromCounts(), performance.now());
+    this.tally = tally;
+    this.dropRows = tally.rows(performance.now());
+    return tally;
   }
 
   private updateDrop(): void {
