@@ -105,8 +105,10 @@ export async function vectorRows(): Promise<{ vectors: number; sentences: number
       r.onsuccess = () => {
         const cursor = r.result;
         if (!cursor) return resolve(rows);
-        const v = cursor.value as { dimension: number; data: ArrayBuffer };
-        rows += v.dimension > 0 ? v.data.byteLength / 4 / v.dimension : 0;
+        const v = cursor.value as { dimension: number; encoding?: string; data: ArrayBuffer };
+        // Schema v2 rows are int8 codes with a float32 scale each (dimension + 4 bytes), v1 rows float32.
+        const rowBytes = v.encoding === 'i8' ? v.dimension + 4 : v.dimension * 4;
+        rows += v.dimension > 0 ? v.data.byteLength / rowBytes : 0;
         cursor.continue();
       };
       r.onerror = () => reject(r.error);
