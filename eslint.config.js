@@ -3,6 +3,15 @@ import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** A core folder's own modules, as seen from outside src/core (see the rule below). */
+const CORE_INTERNALS = [
+  '**/core/*/*.ts',
+  '!**/core/*/index.ts',
+  '!**/core/embed/use.ts',
+  '!**/core/embed/transformers.ts',
+  '!**/core/embed/openai.ts',
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'public/', 'test/fixtures/', '.cache/'] },
   js.configs.recommended,
@@ -19,12 +28,43 @@ export default tseslint.config(
     languageOptions: { parserOptions: { parser: tseslint.parser } },
   },
   {
-    // src/core must stay pure: no DOM, no IndexedDB, no storage layer.
+    // Outside src/core, a core folder is used through its index.ts (its public API). The model runtimes and the
+    // endpoint embedder are the exception: they are loaded by path, lazily, so that importing a folder's API never
+    // pulls TF.js or transformers.js into a bundle that does not embed.
+    files: [
+      'src/services/**/*.ts',
+      'src/store/**/*.ts',
+      'src/cli/**/*.ts',
+      'src/ui/**/*.ts',
+      'src/ui/**/*.svelte',
+      'workers/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...CORE_INTERNALS] }],
+    },
+  },
+  {
+    // src/core must stay pure: no DOM, no IndexedDB, no storage layer; one core folder uses another through its
+    // index.ts.
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['dexie', '**/store/**', '**/ui/**', 'fake-indexeddb', 'node:*', 'fs', 'path'] },
+        {
+          patterns: [
+            'dexie',
+            '**/store/**',
+            '**/ui/**',
+            'fake-indexeddb',
+            'node:*',
+            'fs',
+            'path',
+            '../*/*.ts',
+            '!../*/index.ts',
+            './*/*.ts',
+            '!./*/index.ts',
+          ],
+        },
       ],
       'no-restricted-globals': ['error', 'document', 'window', 'indexedDB', 'localStorage'],
     },

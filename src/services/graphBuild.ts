@@ -2,7 +2,7 @@
 // document has its vectors) and stores it with its counts. The store keeps only what a load cannot rebuild in
 // seconds (Repo.putGraph: the θsem keep-mask of a graph with a semantic layer; nothing for a lexical-only graph),
 // so a rebuild during a drop writes a few hundred KB at most instead of the whole graph.
-import type { RetrievalEngine } from '../core/retrieval/engine.ts';
+import type { RetrievalEngine } from '../core/retrieval/index.ts';
 import type { LoadedCorpus, Repo } from '../store/repo.ts';
 import { buildEngine } from './engine.ts';
 

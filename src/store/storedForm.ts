@@ -3,7 +3,7 @@
 // back on read (kept only in the unexpected case where a parser's chunk text is not such a slice); sentence vectors
 // are int8 with a per-row scale, the codec bundles use, so a bundle exported from the store quantizes back to the
 // very same codes.
-import { dequantizeInt8, quantizeInt8 } from '../core/bundle/codecs.ts';
+import { dequantizeInt8, quantizeInt8 } from '../core/bundle/index.ts';
 import type { ChunkRecord, SentenceRecord } from '../core/types.ts';
 import type { StoredChunk, StoredSentence, VectorRecord } from './db.ts';
 

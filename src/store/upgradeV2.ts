@@ -3,7 +3,7 @@
 // document text gives back is dropped, Float32 sentence vectors become int8 with a per-row scale, and the whole
 // serialized concept graph becomes its keep-mask (or nothing, for a lexical-only graph, rebuilt on load).
 import type { Transaction } from 'dexie';
-import { compactGraph, isCompactGraph } from '../core/graph/compactGraph.ts';
+import { compactGraph, isCompactGraph } from '../core/graph/index.ts';
 import type { DocumentRecord } from '../core/types.ts';
 import type { GraphRecord, IndexMeta, StoredChunk, StoredSentence, VectorRecord } from './db.ts';
 import { vectorRecord } from './storedForm.ts';

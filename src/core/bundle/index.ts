@@ -62,6 +62,7 @@ export async function readIndexBundle(
 }
 
 export type { VectorEncoding } from './codecs.ts';
+export { dequantizeInt8, quantizeInt8 } from './codecs.ts';
 export { BUNDLE_EXTENSION } from './format.ts';
 export {
   entityMentions,

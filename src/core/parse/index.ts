@@ -75,4 +75,10 @@ export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseR
   }
 }
 
-export { ACCEPT_ATTRIBUTE, SUPPORTED_KINDS, isSupportedFile, unsupportedReason } from './formats.ts';
+export {
+  ACCEPT_ATTRIBUTE,
+  SUPPORTED_KINDS,
+  formatOf,
+  isSupportedFile,
+  unsupportedReason,
+} from './formats.ts';

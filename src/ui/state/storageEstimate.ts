@@ -3,7 +3,7 @@
 // indexing starts beats a queue that stops half-way. The figures are estimates from file sizes alone (nothing is
 // read), so the page can answer at once even for a dropped folder of thousands of files.
 // formats.ts directly: the one list of file types, without the parsers parse/index.ts brings along.
-import { formatOf } from '../../core/parse/formats.ts';
+import { formatOf } from '../../core/parse/index.ts';
 import { formatBytes } from '../format.ts';
 
 /**
