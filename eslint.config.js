@@ -31,16 +31,27 @@ export default tseslint.config(
     // Outside src/core, a core folder is used through its index.ts (its public API). The model runtimes and the
     // endpoint embedder are the exception: they are loaded by path, lazily, so that importing a folder's API never
     // pulls TF.js or transformers.js into a bundle that does not embed.
-    files: [
-      'src/services/**/*.ts',
-      'src/store/**/*.ts',
-      'src/cli/**/*.ts',
-      'src/ui/**/*.ts',
-      'src/ui/**/*.svelte',
-      'workers/**/*.ts',
-    ],
+    files: ['src/cli/**/*.ts', 'src/ui/**/*.ts', 'src/ui/**/*.svelte', 'workers/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [...CORE_INTERNALS] }],
+    },
+  },
+  {
+    // The services are shared by the workers and the CLI: they never reach into the page or the CLI.
+    files: ['src/services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...CORE_INTERNALS, '**/ui/**', '**/cli/**'] }],
+    },
+  },
+  {
+    // The store is the only layer that knows Dexie; it serves the services, the page and the CLI, never the
+    // other way round.
+    files: ['src/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...CORE_INTERNALS, '**/services/**', '**/ui/**', '**/cli/**', '**/workers/**'] },
+      ],
     },
   },
   {
