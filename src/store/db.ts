@@ -5,8 +5,8 @@
 // document text and are not stored, sentence vectors are int8 with a per-row scale (the bundle codec), and the
 // concept graph is kept only as its θsem keep-mask (the lexical graph is rebuilt from the text on load).
 import Dexie, { type EntityTable, type Table } from 'dexie';
-import type { CompactGraph } from '../core/graph/index.ts';
-import type { SerializedGraph } from '../core/graph/index.ts';
+import type { CompactGraph, SerializedGraph } from '../core/graph/index.ts';
+import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type {
   ChunkRecord,
   DocumentRecord,
@@ -100,24 +100,16 @@ export interface KgChunkRecord {
   relationIds: string[];
 }
 
-export interface KgEntityRecord {
-  id: string;
-  name: string;
-  type: string;
-  description: string;
-  chunkIds: string[];
-  vector?: ArrayBuffer;
-}
+/**
+ * A KG entity as the table holds it: the core record with its vector as bytes. Mentions and the vector's text are
+ * optional here because records written before they existed lack them (src/store/kgStore.ts reads both forms).
+ */
+export type KgEntityRecord = Omit<KgEntity, 'vector' | 'mentions' | 'vectorText'> & { vector?: ArrayBuffer };
 
-export interface KgRelationRecord {
-  id: string;
-  source: string;
-  target: string;
-  description: string;
-  weight: number;
-  chunkIds: string[];
+/** A KG relation as the table holds it (see KgEntityRecord). */
+export type KgRelationRecord = Omit<KgRelation, 'vector' | 'mentions' | 'vectorText'> & {
   vector?: ArrayBuffer;
-}
+};
 
 /** A Dexie database; constructed through openDatabase(). */
 export type ConceptDb = Dexie & {
