@@ -141,8 +141,9 @@ export class LibraryState {
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
     await this.refresh();
-    if (this.waiting > 0) {
-      // The worker resumes the queue, or waits while another tab indexes it (it says so with 'waiting').
+    if (this.hasWorkLeft) {
+      // The worker resumes the queue and the embedding of documents stored without vectors, or waits while
+      // another tab indexes (it says so with 'waiting').
       this.running = !crossTab.elsewhere.ingest;
       // A queue left by a reload is a drop of its own (names and sizes unknown here); files picked while the
       // page was still starting are already counted by their own drop.
@@ -296,6 +297,15 @@ export class LibraryState {
   /** Vectors were stored since the list's vector flags were read. */
   private vectorsStale = false;
 
+  /**
+   * Work a run left unfinished: files in the queue, or documents stored without their sentence vectors (the
+   * page was closed or reloaded while they were embedded, or the tab that embedded them closed).
+   */
+  get hasWorkLeft(): boolean {
+    const c = this.counts;
+    return this.waiting > 0 || (!this.vectorsOff && c.documents > (c.embeddedDocuments ?? c.documents));
+  }
+
   /** How many documents (the oldest) the concept graph covers: searchable by their words and concepts. */
   get searchableDocuments(): number {
     return this.coverage && this.running
@@ -309,7 +319,7 @@ export class LibraryState {
    */
   private async afterOtherTab(): Promise<void> {
     await this.refresh();
-    if (this.waiting > 0 && !this.running && !crossTab.elsewhere.ingest) {
+    if (this.hasWorkLeft && !this.running && !crossTab.elsewhere.ingest) {
       this.running = true;
       void ingestWorker().resume();
     }
