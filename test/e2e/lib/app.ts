@@ -138,8 +138,15 @@ export async function readCounts(page: Page): Promise<DbCounts> {
 }
 
 /** Checks that every stored document has its sections, chunks, sentences and one vector per sentence. */
-export async function checkIntegrity(page: Page): Promise<Integrity> {
-  return page.evaluate(async () => {
+export async function checkIntegrity(
+  page: Page,
+  /**
+   * Documents are stored before their sentences are embedded (lexical first): after a cancel a document without
+   * a vector record is complete; pass false to check only the vector records that exist.
+   */
+  requireVectors = true,
+): Promise<Integrity> {
+  return page.evaluate(async (requireVectors) => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const r = indexedDB.open('conceptrag');
       r.onsuccess = () => resolve(r.result);
@@ -181,14 +188,15 @@ export async function checkIntegrity(page: Page): Promise<Integrity> {
       // int8 rows (schema v2) carry a float32 scale each; float32 rows (v1) are dimension × 4 bytes.
       const rowBytes = v?.encoding === 'i8' ? v.dimension + 4 : (v?.dimension ?? 0) * 4;
       const rows = v && v.dimension > 0 ? v.data.byteLength / rowBytes : -1;
-      if (rows !== ss.length) problems.push(`${d.sourceName}: ${rows} vectors for ${ss.length} sentences`);
+      if ((v || requireVectors) && rows !== ss.length)
+        problems.push(`${d.sourceName}: ${rows} vectors for ${ss.length} sentences`);
     }
     const docIds = new Set(docs.map((d) => d.id));
     for (const rows of [sections, chunks, sentences, vectors]) {
       for (const r of rows) if (!docIds.has(r.docId)) problems.push(`orphan record of document ${r.docId}`);
     }
     return { documents: docs.length, problems };
-  });
+  }, requireVectors);
 }
 
 /** Per-file outcomes shown in the Library view. */

@@ -1,5 +1,7 @@
-// Spec: Cancel in the middle of indexing stops the workers, drops the queue and keeps only complete documents;
-// removing a document in the Library view asks first, then removes everything derived from it.
+// Spec: Cancel in the middle of indexing stops the workers, drops the queue and keeps only complete documents
+// (stored lexical first: every document of the file is stored before its sentences are embedded, so the cancel
+// comes while they are embedded); removing a document in the Library view asks first, then removes everything
+// derived from it.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
@@ -29,13 +31,10 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
   await writeFile(file, passages(600));
   await openApp(page, origin);
   await addFiles(page, [file]);
-  await page.waitForFunction(
-    () =>
-      Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? 0) >= 10,
-    undefined,
-    { timeout: 120_000, polling: 100 },
-  );
-  // The embed stage shows its rate and the time left while it runs.
+  // The embed row shows its rate and the time left while it runs.
+  await expect(page.locator('[data-stage="embed"]')).toContainText(/sentences\/s[\s\S]*left/, {
+    timeout: 120_000,
+  });
   const embedRow = (await page.textContent('[data-stage="embed"]'))?.replace(/\s+/g, ' ').trim() ?? '';
   log(`embed stage: ${embedRow}`);
   expect(embedRow, `no rate/ETA shown: ${embedRow}`).toMatch(/sentences\/s/);
@@ -46,16 +45,22 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
   await waitIdle(page, 60_000);
   const afterCancel = await readCounts(page);
   log(`after cancel: ${JSON.stringify(afterCancel)}`);
-  expect(afterCancel.documents, 'cancel came too late: everything was indexed').toBeLessThan(600);
+  expect(afterCancel.vectors, 'cancel came too late: every sentence was embedded').toBeLessThan(
+    afterCancel.sentences,
+  );
   expect(afterCancel.pendingWaiting, `${afterCancel.pendingWaiting} file(s) still queued`).toBe(0);
-  const integrity = await checkIntegrity(page);
+  const integrity = await checkIntegrity(page, false);
   expect(integrity.problems.slice(0, 5), 'integrity').toEqual([]);
   // Nothing resumes after a reload: the queue is really gone.
   await page.reload();
   await page.waitForSelector('[data-indexing="idle"]');
   await page.waitForTimeout(1000);
   const afterReload = await readCounts(page);
-  expect(afterReload.documents, 'indexing resumed after a cancel').toBe(afterCancel.documents);
+  expect(afterReload.documents, 'the dropped queue came back after a reload').toBe(afterCancel.documents);
+  // Documents stored without their vectors get them when the page opens again (lexical first): wait for that,
+  // so the removal below is counted against a library at rest.
+  await waitIdle(page, 120_000);
+  const atRest = await readCounts(page);
 
   const title = (await page.textContent('[data-testid="documents"] tbody tr td'))?.trim() ?? '';
   // One click only asks (issue 9): nothing is removed until the removal is confirmed; Keep backs out.
@@ -65,26 +70,24 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
   await page.waitForSelector('[data-testid="confirm-remove"]');
   await page.waitForTimeout(1500);
   expect((await readCounts(page)).documents, 'a document was removed without confirmation').toBe(
-    afterCancel.documents,
+    atRest.documents,
   );
   await page.click(`[data-testid="documents"] button[aria-label="Yes, remove ${title}"]`);
   await page.waitForFunction(
     (n) =>
       Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? -1) === n,
-    afterCancel.documents - 1,
+    atRest.documents - 1,
     { timeout: 30_000 },
   );
   const afterRemove = await readCounts(page);
   log(`removed "${title}": ${JSON.stringify(afterRemove)}`);
-  expect(afterRemove.documents, 'the document was not removed').toBe(afterCancel.documents - 1);
+  expect(afterRemove.documents, 'the document was not removed').toBe(atRest.documents - 1);
   // Every passage here splits alike (its title and three sentences), so each document holds as many sentences.
-  const perDocument = afterCancel.sentences / afterCancel.documents;
+  const perDocument = atRest.sentences / atRest.documents;
   expect(afterRemove.sentences, 'the removed document left sentences behind').toBe(
-    afterCancel.sentences - perDocument,
+    atRest.sentences - perDocument,
   );
-  expect(afterRemove.vectors, 'the removed document left vectors behind').toBe(
-    afterCancel.vectors - perDocument,
-  );
+  expect(afterRemove.vectors, 'the removed document left vectors behind').toBe(atRest.vectors - perDocument);
   const integrity2 = await checkIntegrity(page);
   expect(integrity2.problems.slice(0, 5), 'integrity').toEqual([]);
 });
