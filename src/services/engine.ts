@@ -15,7 +15,8 @@ import type { LoadedCorpus } from '../store/repo.ts';
 
 let analyzer: TermAnalyzer | null = null;
 
-function termAnalyzer(): TermAnalyzer {
+/** The analyser every build uses (one per worker). */
+export function termAnalyzer(): TermAnalyzer {
   analyzer ??= createTermAnalyzer();
   return analyzer;
 }

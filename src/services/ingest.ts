@@ -7,7 +7,7 @@ import { importBundle, type ImportResult } from '../store/bundleImport.ts';
 import type { Repo } from '../store/repo.ts';
 import type { Embedder } from '../core/types.ts';
 import type { CrossTabLock } from './crossTab.ts';
-import { rebuildConceptGraph } from './graphBuild.ts';
+import { IncrementalGraphRefresh } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline, type PrepareFn } from './ingestPipeline.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
 
@@ -26,11 +26,13 @@ export interface IngestServiceDeps {
 export function createIngestService(deps: IngestServiceDeps) {
   const { repo, embedders, lock } = deps;
   let listener: IngestListener | null = null;
+  // One incremental concept graph for the library, kept between refreshes (and stored, for a reload).
+  const graph = new IncrementalGraphRefresh();
   const pipeline = new IngestPipeline({
     repo,
     prepare: deps.prepare,
     embedder: (choice) => embedders.get(choice),
-    rebuildGraph: rebuildConceptGraph,
+    rebuildGraph: graph.refresh,
     lock,
     emit: (event) => {
       if (event.type === 'changed') lock.changed();
@@ -99,7 +101,8 @@ export function createIngestService(deps: IngestServiceDeps) {
         throw new Error('bundle import: wait until indexing has finished (or cancel it) first');
       const held = await lock.tryRun(async () => {
         const result = await importBundle(repo.db, file.stream(), { totalBytes: file.size });
-        if (result.graphStale) await rebuildConceptGraph(repo, new AbortController().signal);
+        // The merged library gets a full build (the stored state no longer covers it), then a fresh state.
+        if (result.graphStale) await graph.rebuild(repo, new AbortController().signal);
         return result;
       });
       if (!held.ran)

@@ -7,6 +7,8 @@
 // Runs in the page and in workers (no DOM-only API).
 import { compactGraph, isCompactGraph, type CompactGraph } from '../core/graph/index.ts';
 import type { SerializedGraph } from '../core/graph/index.ts';
+import type { IncrementalGraphState } from '../core/graph/index.ts';
+import type { Table } from 'dexie';
 import type {
   ChunkRecord,
   DocumentRecord,
@@ -26,6 +28,15 @@ import {
 } from './db.ts';
 import { removeKgChunks } from './kgStore.ts';
 import { loadedChunk, loadedSentence, loadedVectors, vectorRecord, withoutText } from './storedForm.ts';
+
+/** The graph table's record of the incremental concept graph's state (beside the 'concept' graph record). */
+export const GRAPH_STATE_ID = 'incremental';
+
+interface GraphStateRecord {
+  id: typeof GRAPH_STATE_ID;
+  builtAt: number;
+  state: IncrementalGraphState;
+}
 
 /** Counts shown in the Library view (and checked by the end-to-end tests). */
 export interface StoreCounts {
@@ -515,6 +526,24 @@ export class Repo {
       const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
       await db.meta.put({ ...meta, concepts: stats.concepts, edges: stats.edges });
     });
+  }
+
+  /**
+   * The incremental concept graph's state (src/core/graph/incremental.ts, toJSON), kept in the graph table under
+   * its own id so a reload or another tab continues from it (src/services/graphBuild.ts). Removing the last
+   * document clears the graph table, this record with it.
+   */
+  async getGraphState(): Promise<IncrementalGraphState | undefined> {
+    const record = await this.graphStates().get(GRAPH_STATE_ID);
+    return record?.state;
+  }
+
+  async putGraphState(state: IncrementalGraphState): Promise<void> {
+    await this.graphStates().put({ id: GRAPH_STATE_ID, builtAt: Date.now(), state });
+  }
+
+  private graphStates(): Table<GraphStateRecord, string> {
+    return this.db.graph as unknown as Table<GraphStateRecord, string>;
   }
 
   // ---- the pending queue: files with their bytes, so a reload resumes indexing ----

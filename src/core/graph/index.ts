@@ -13,5 +13,7 @@ export {
 } from './conceptGraph.ts';
 export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
 export { conceptIndex } from './concepts.ts';
+export { IncrementalConceptGraph } from './incremental.ts';
+export type { IncrementalChunk, IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
 export { PersonalizedPageRank } from './pagerank.ts';
