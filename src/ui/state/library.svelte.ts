@@ -172,7 +172,17 @@ export class LibraryState {
         this.updateDrop();
         break;
       case 'coverage':
-        if (event.coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) this.vectorsStale = true;
+        // Stored vectors are announced by coverage alone, not 'changed' (a refresh bumps `version`, and the Ask
+        // view would reload its library every batch): the counts come from the event, the list's flags from keys.
+        if (event.coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) {
+          this.counts = {
+            ...this.counts,
+            vectors: event.coverage.embeddedSentences,
+            embeddedDocuments: event.coverage.embeddedDocuments,
+          };
+          this.vectorsStale = true;
+          this.scheduleFlags();
+        }
         this.coverage = event.coverage;
         this.tally?.coverage(event.coverage, performance.now());
         this.updateDrop();
@@ -294,6 +304,27 @@ export class LibraryState {
   }
 
   private listStale = true;
+  private flagsTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Re-reads which listed documents have vectors, at most once a second, without a full refresh. */
+  private scheduleFlags(): void {
+    if (this.flagsTimer) return;
+    this.flagsTimer = setTimeout(() => {
+      this.flagsTimer = null;
+      if (!this.vectorsStale || this.documents.length === 0) return;
+      this.vectorsStale = false;
+      void pageRepo()
+        .db.vectors.where(':id')
+        .anyOf(this.documents.map((d) => d.id))
+        .primaryKeys()
+        .then((keys) => {
+          // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this read, never state
+          const embedded = new Set(keys as string[]);
+          this.documents = this.documents.map((d) => ({ ...d, vectors: embedded.has(d.id) }));
+        })
+        .catch(() => undefined);
+    }, 1000);
+  }
   /** Vectors were stored since the list's vector flags were read. */
   private vectorsStale = false;
 
