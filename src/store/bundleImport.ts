@@ -155,7 +155,7 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
     const mode = existingCount === 0 ? 'new' : 'merge';
     // The base documents the merge rule must see (same id or content hash), with their chunks: two bulk look-ups,
     // not two awaits per document (with real IndexedDB the latter dominated the import time).
-    const base: MergeBase = { documents: [], chunks: [] };
+    const base: MergeBase = { documents: [], chunks: [], withVectors: new Set() };
     if (existingCount > 0) {
       const byId = await db.documents.bulkGet(snapshot.documents.map((d) => d.id));
       const byHash = await db.documents
@@ -170,6 +170,12 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
           .anyOf([...found.keys()])
           .toArray()
       ).map((c) => loadedChunk(c, found.get(c.docId)?.text));
+      base.withVectors = new Set(
+        (await db.vectors
+          .where('docId')
+          .anyOf([...found.keys()])
+          .primaryKeys()) as string[],
+      );
     }
     const merge = mergeDocuments(base, snapshot);
     const { documents, sections, chunks, sentences } = merge;

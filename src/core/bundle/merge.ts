@@ -23,6 +23,11 @@ export interface MergeBase {
   documents: readonly DocumentRecord[];
   /** The chunks of those documents (more may be given). */
   chunks: readonly ChunkRecord[];
+  /**
+   * Which of those documents already have sentence vectors. A kept document without them takes the added copy's
+   * (lexical-first indexing stores documents before their vectors, so a backup taken mid-embedding lacks some).
+   */
+  withVectors: ReadonlySet<string>;
 }
 
 /** The added library's documents as the merge keeps them. */
@@ -61,6 +66,8 @@ export function mergeDocuments(base: MergeBase, add: IndexSnapshot): DocumentMer
   const addChunks = byDocument(add.chunks);
   const fresh = new Set<string>();
   const chunkIds = new Map<string, string>();
+  const vectors = new Map<string, Float32Array>();
+  const dimension = add.embedder?.dimension ?? 0;
   for (const d of add.documents) {
     const own = addChunks.get(d.id) ?? [];
     const inBase = baseById.get(d.id) ?? baseByHash.get(d.hash);
@@ -79,8 +86,13 @@ export function mergeDocuments(base: MergeBase, add: IndexSnapshot): DocumentMer
       const target = bySpan.get(spanKey(c));
       if (target !== undefined) chunkIds.set(c.id, target);
     }
+    // Same text, so the same sentences: the added copy's vectors fill a kept document that has none yet, provided
+    // their row count is the kept document's sentence count.
+    const v = add.vectors.get(d.id);
+    const sentences = keptChunks.reduce((n, c) => n + c.sentenceCount, 0);
+    const holds = inBase ? base.withVectors.has(kept.id) : vectors.has(kept.id) || add.vectors.has(kept.id);
+    if (v && !holds && dimension > 0 && v.length === sentences * dimension) vectors.set(kept.id, v);
   }
-  const vectors = new Map<string, Float32Array>();
   for (const [docId, v] of add.vectors) if (fresh.has(docId)) vectors.set(docId, v);
   return {
     fresh,
@@ -245,7 +257,7 @@ export function mergedGraph(
 /** Adds `add` to `base` in memory by the rule above (the embedders must agree). */
 export function mergeSnapshots(base: IndexSnapshot, add: IndexSnapshot): IndexSnapshot {
   checkEmbedder(add.embedder, base.embedder);
-  const merge = mergeDocuments(base, add);
+  const merge = mergeDocuments({ ...base, withVectors: new Set(base.vectors.keys()) }, add);
   const baseKgChunks = kgChunkIds(base.tables.kgChunks);
   const tables: Record<string, unknown[]> = {};
   for (const name of new Set([...Object.keys(base.tables), ...Object.keys(add.tables)])) {

@@ -188,6 +188,27 @@ describe('one merge rule for the CLI and the bundle import', () => {
     expect(entityOf(inMemory, 'teutberga')!.chunkIds).toEqual([chunkOf(LOTHAIR_COPY)]);
   });
 
+  it("a kept document without vectors takes the added copy's (a backup taken mid-embedding, then a later one)", async () => {
+    // A: both documents stored, Ermengarde not embedded yet. B: the same two, both embedded.
+    const a = library([LOTHAIR, ERMENGARDE], {});
+    a.vectors.delete(ERMENGARDE.id);
+    const b = library([LOTHAIR, ERMENGARDE], {});
+    const memory = mergeSnapshots(a, b);
+    const stored = await importedInto(a, b);
+    for (const merged of [memory, stored]) {
+      expect(merged.documents).toHaveLength(2);
+      expect([...merged.vectors.keys()].sort()).toEqual([ERMENGARDE.id, LOTHAIR.id].sort());
+    }
+    expect(comparable(stored).vectors).toEqual(comparable(memory).vectors);
+    expect(int8Codes(stored.vectors.get(ERMENGARDE.id)!, EMBEDDER.dimension)).toEqual(
+      int8Codes(b.vectors.get(ERMENGARDE.id)!, EMBEDDER.dimension),
+    );
+    // Vectors whose rows do not match the kept document's sentences are not taken.
+    const odd = library([LOTHAIR, ERMENGARDE], {});
+    odd.vectors.set(ERMENGARDE.id, new Float32Array(EMBEDDER.dimension * 99));
+    expect(mergeSnapshots(a, odd).vectors.has(ERMENGARDE.id)).toBe(false);
+  });
+
   it('re-keys the KG of a copy onto the kept document when the kept one has none', async () => {
     const unbuilt = { ...libraryA(), tables: {} };
     const inMemory = mergeSnapshots(unbuilt, libraryB());
