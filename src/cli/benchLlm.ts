@@ -1,4 +1,4 @@
-// The LLM half of `npm run cli -- bench` (issue 4): with `--llm-base-url/--llm-model` (key from the environment), a core KG is built
+// The LLM half of `npm run cli -- bench`: with `--llm-base-url/--llm-model` (key from the environment), a core KG is built
 // over the top κ chunks by concept-graph rank (in memory, resumable within the run), modes `kg` and `hybrid` search
 // it, and every mode's context can be answered by the LLM and scored with EM and token F1 (SQuAD normalization, best
 // over aliases; citation markers removed first). Without an endpoint, kg/hybrid and EM/F1 are reported as needing one.

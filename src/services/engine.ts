@@ -1,4 +1,4 @@
-// Builds C's RetrievalEngine from what the store holds: the lexical layer from chunks and sentences, the semantic
+// Builds the RetrievalEngine from what the store holds: the lexical layer from chunks and sentences, the semantic
 // layer from the per-document sentence vectors, and — when a stored concept graph matches the chunks — the graph
 // itself without re-extracting concepts, or — when a bundle brought the compact graph (a θsem keep-mask) — the
 // lexical graph rebuilt with the mask applied instead of ~6 M edge cosines. Shared by the ingest worker (graph
