@@ -62,6 +62,17 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   await addFiles(page, [file]);
   await expect(check).toBeVisible();
   await page.getByTestId('space-lexical').click();
+  // The file is queued after the choice, asynchronously: until then the app is idle with nothing waiting, which
+  // waitIdle would take for the end of the run.
+  await expect
+    .poll(
+      async () => {
+        const c = await readCounts(page);
+        return c.documents + c.pendingWaiting;
+      },
+      { timeout: 30_000 },
+    )
+    .toBeGreaterThan(0);
   await waitIdle(page, 120_000);
   const lexical = await readCounts(page);
   log(`lexical only: ${JSON.stringify(lexical)}`);
