@@ -12,14 +12,17 @@ import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { askLibrary, bundleKgIndex, openLibrary } from '../services/query.ts';
-import type { Evidence, QuestionMode } from '../services/queryProtocol.ts';
+import { needsLlm, type AskResult, type Evidence, type QuestionMode } from '../services/queryProtocol.ts';
+import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
 import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
 
 const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
-  --mode <m>        ppr (default), concept, dense, bm25, rrf:<a>+<b>, kg, hybrid (kg and hybrid need a KG)
+  --mode <m>        ppr (default), concept, dense, bm25, rrf:<a>+<b>, kg, hybrid (kg and hybrid need a KG),
+                    atomic (needs the atomic layer), decompose, logical (these two need --llm-base-url;
+                    with --json the output includes their trace)
   --budget <n>      context budget in cl100k tokens (default 12000)
   --top <n>         print at most n chunks (default: all that fit the budget)
   --embedder <spec> embedder for the question: use, hf:<folder or URL>, openai:<baseUrl>#<model>. Without it
@@ -45,6 +48,10 @@ export interface AskContextItem {
 export interface AskOutput {
   answer?: string;
   context: AskContextItem[];
+  /** Reasoning modes (decompose, logical): every event of the run, the facts it established, its LLM calls. */
+  trace?: TraceEvent[];
+  facts?: string[];
+  usage?: AskResult['usage'];
 }
 
 /**
@@ -121,10 +128,18 @@ async function questionVector(
 export async function askSnapshot(
   snapshot: IndexSnapshot,
   question: string,
-  options: { mode: string; budget: number; vector?: Float32Array },
+  options: {
+    mode: string;
+    budget: number;
+    vector?: Float32Array;
+    /** The endpoint's client, for the reasoning modes. */
+    llm?: LlmClient;
+    onTrace?: (event: TraceEvent) => void;
+  },
 ): Promise<{ evidence: Evidence[]; output: AskOutput }> {
   const library = openLibrary(snapshotToCorpus(snapshot));
-  const { evidence } = await askLibrary(
+  const llm = options.llm;
+  const { evidence, trace, facts, usage } = await askLibrary(
     library,
     // Any fusion the engine knows (rrf:dense+bm25) is accepted; askLibrary refuses an unknown mode by name.
     { question, mode: options.mode as QuestionMode, budget: options.budget },
@@ -139,6 +154,8 @@ export async function askSnapshot(
         }
         return bundleKgIndex(snapshot.tables);
       },
+      ...(llm ? { llm: () => Promise.resolve(llm) } : {}),
+      onTrace: options.onTrace,
     },
   );
   return {
@@ -151,6 +168,9 @@ export async function askSnapshot(
         text: e.text,
         score: e.score,
       })),
+      ...(trace ? { trace } : {}),
+      ...(facts ? { facts } : {}),
+      ...(usage ? { usage } : {}),
     },
   };
 }
@@ -209,25 +229,41 @@ export async function run(args: string[]): Promise<number> {
   const mode = values.mode!;
   // Lexical modes need no question vector: skip loading the model for them.
   const lexicalOnly = mode === 'bm25';
+  const baseUrl = values['llm-base-url'];
+  if (needsLlm(mode) && !baseUrl) {
+    process.stderr.write(`ask: mode ${mode} needs an LLM endpoint (--llm-base-url, --llm-model)\n`);
+    return 2;
+  }
+  const client = baseUrl
+    ? new LlmClient({
+        ...DEFAULT_LLM_SETTINGS,
+        baseUrl,
+        model: values['llm-model'] ?? DEFAULT_LLM_SETTINGS.model,
+        apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
+      })
+    : undefined;
   const vector = lexicalOnly
     ? undefined
     : await questionVector(snapshot, question, values.embedder, values['embed-key-file']);
-  const { evidence, output } = await askSnapshot(snapshot, question, { mode, budget, vector });
+  const { evidence, output } = await askSnapshot(snapshot, question, {
+    mode,
+    budget,
+    vector,
+    llm: client,
+    // Without --json the run's steps are shown as they happen.
+    onTrace: values.json
+      ? undefined
+      : (e) => process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`),
+  });
   const shown = Math.min(evidence.length, top);
-  const baseUrl = values['llm-base-url'];
-  if (baseUrl) {
-    const client = new LlmClient({
-      ...DEFAULT_LLM_SETTINGS,
-      baseUrl,
-      model: values['llm-model'] ?? DEFAULT_LLM_SETTINGS.model,
-      apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
-    });
+  if (client) {
     const context = evidence.slice(0, shown).map((h, i) => ({
       chunkId: h.chunkId,
       title: output.context[i].docTitle,
       text: h.text,
     }));
     const answer = await answerQuestion(client, question, context, {
+      facts: output.facts,
       onDelta: values.json ? undefined : (d) => process.stderr.write(d),
     });
     if (!values.json) process.stderr.write('\n');

@@ -5,7 +5,7 @@
 import { answerQuestion } from '../core/answer/index.ts';
 import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
-import type { LlmClient } from '../core/llm/index.ts';
+import type { LlmClient, TraceEvent } from '../core/llm/index.ts';
 import type { LlmSettings } from '../core/llm/index.ts';
 import type { RetrievalEngine } from '../core/retrieval/index.ts';
 import { parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
@@ -24,6 +24,7 @@ import {
   type AskRequest,
   type AskResult,
   type Evidence,
+  type TraceListener,
 } from './queryProtocol.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
 import { DEFAULT_LAMBDA, modeHandler } from './queryModes.ts';
@@ -145,6 +146,8 @@ export class QueryService {
    */
   private readOnly: { url: string; library: Tracked<QuestionLibrary>; kg: Promise<KgIndex> } | null = null;
   private answerStop: AbortController | null = null;
+  /** Stops the question being answered by a reasoning mode (its LLM calls are aborted). */
+  private askStop: AbortController | null = null;
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
 
@@ -228,7 +231,7 @@ export class QueryService {
    * is always the mode as it ranks with the vector over the current library (identical to asking without
    * `onEarly`); `rankingChanged` says whether it ranks otherwise than the early evidence did.
    */
-  async ask(request: AskRequest, onEarly?: EarlyEvidence): Promise<AskResult> {
+  async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const started = performance.now();
     modeHandler(request.mode); // an unknown mode is refused before anything loads
     const library = this.library();
@@ -251,7 +254,22 @@ export class QueryService {
       await sendEarly(loaded, false);
     }
     const vector = wantsVector ? await this.questionVector(loaded, request.question) : undefined;
-    const result = await askLibrary(loaded, request, { vector, kg: () => this.kg() });
+    this.askStop?.abort();
+    const stop = new AbortController();
+    this.askStop = stop;
+    let result: AskResult;
+    try {
+      result = await askLibrary(loaded, request, {
+        vector,
+        kg: () => this.kg(),
+        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library)),
+        embed: wantsVector ? (text) => this.questionVector(loaded, text) : undefined,
+        onTrace,
+        signal: stop.signal,
+      });
+    } finally {
+      if (this.askStop === stop) this.askStop = null;
+    }
     return {
       ...result,
       ...(sent ? { rankingChanged: !sameRanking(sent, result) } : {}),
@@ -317,9 +335,15 @@ export class QueryService {
     this.answerStop?.abort();
   }
 
+  /** Stops a reasoning mode's run (decompose, logical) at its next LLM call; the question then fails as cancelled. */
+  cancelAsk(): void {
+    this.askStop?.abort();
+  }
+
   /** Frees the question embedder and the loaded library (both are loaded again lazily). */
   async dispose(): Promise<void> {
     this.answerStop?.abort();
+    this.askStop?.abort();
     if (!this.readOnly) {
       this.loaded = null;
       this.previous = null;
@@ -414,17 +438,32 @@ function sameRanking(a: AskResult, b: AskResult): boolean {
   );
 }
 
+/** What askLibrary needs beyond the library and the request. */
+export interface AskOptions {
+  /** The question embedded by the library's embedder (absent: lexical only). */
+  vector?: Float32Array;
+  /** Loads the KG index on demand. */
+  kg: () => Promise<KgIndex>;
+  /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
+  llm?: () => Promise<LlmClient>;
+  /** Embeds a sub-question with the library's embedder (absent: sub-questions are searched lexically). */
+  embed?: (text: string) => Promise<Float32Array | undefined>;
+  onTrace?: TraceListener;
+  signal?: AbortSignal;
+}
+
 /**
- * Runs one mode over a loaded library: the service does this for the page, the CLI for a bundle file. `vector`
- * is the question embedded by the library's embedder (absent: lexical only); `kg` loads the KG index on demand.
+ * Runs one mode over a loaded library: the service does this for the page, the CLI for a bundle file and the
+ * bench for its in-memory library.
  */
 export async function askLibrary(
   library: QuestionLibrary,
   request: AskRequest,
-  options: { vector?: Float32Array; kg: () => Promise<KgIndex> },
+  options: AskOptions,
 ): Promise<AskResult> {
   const started = performance.now();
   const budget = Math.max(1, Math.floor(request.budget));
+  const trace: TraceEvent[] = [];
   const found = await modeHandler(request.mode)({
     question: request.question,
     vector: options.vector,
@@ -433,6 +472,22 @@ export async function askLibrary(
     engine: library.engine,
     chunkView: (chunkId) => chunkView(library, chunkId),
     kg: options.kg,
+    reasoning: request.reasoning ?? {},
+    llm:
+      options.llm ??
+      (() =>
+        Promise.reject(
+          new Error(
+            `mode ${request.mode} needs an LLM endpoint: set its base URL and model in Settings first`,
+          ),
+        )),
+    embed: options.embed ?? (() => Promise.resolve(undefined)),
+    trace: (event) => {
+      const full: TraceEvent = { ...event, mode: request.mode, at: Math.round(performance.now() - started) };
+      trace.push(full);
+      options.onTrace?.(full);
+    },
+    signal: options.signal ?? new AbortController().signal,
   });
   return {
     question: request.question,
@@ -442,6 +497,9 @@ export async function askLibrary(
     layers: library.layers,
     layer: options.vector ? 'semantic' : 'lexical',
     ...(found.kg ? { kg: found.kg } : {}),
+    ...(trace.length ? { trace } : {}),
+    ...(found.facts ? { facts: found.facts } : {}),
+    ...(found.usage ? { usage: { ...found.usage } } : {}),
     milliseconds: performance.now() - started,
   };
 }

@@ -2,6 +2,7 @@
 // its ranked evidence, a written answer with citations. Types only (and the mode list), so the page can import
 // them without pulling worker code into its bundle.
 import type { EntityHit, RelationHit } from '../core/kg/index.ts';
+import type { TraceEvent } from '../core/llm/index.ts';
 
 export type RetrievalMode = 'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25';
 
@@ -10,8 +11,24 @@ export const RETRIEVAL_MODES: readonly RetrievalMode[] = ['ppr', 'concept', 'den
 /** Modes that search the LLM-built knowledge graph (the KG alone, or merged with the concept graph). */
 export type KgMode = 'kg' | 'hybrid';
 
+/** PIKE-RAG's hierarchical retrieval through the atomic questions of the distilled layer (no LLM at question time). */
+export type AtomicMode = 'atomic';
+
+/**
+ * Modes that reason with the LLM at question time: PIKE-RAG's knowledge-aware decomposition and KAG's logical-form
+ * solving. They stream a trace of their rounds and need a configured endpoint.
+ */
+export type ReasoningMode = 'decompose' | 'logical';
+
+export const REASONING_MODES: readonly ReasoningMode[] = ['decompose', 'logical'];
+
 /** Every mode the query service answers (src/services/queryModes.ts has one entry per mode). */
-export type QuestionMode = RetrievalMode | KgMode;
+export type QuestionMode = RetrievalMode | KgMode | AtomicMode | ReasoningMode;
+
+/** Whether a mode calls the LLM at question time. */
+export function needsLlm(mode: string): mode is ReasoningMode {
+  return (REASONING_MODES as readonly string[]).includes(mode);
+}
 
 /** One ranked piece of evidence, as the Ask view shows it. */
 export interface Evidence {
@@ -35,6 +52,7 @@ export interface Evidence {
     entities?: string[];
     /** `hybrid`: which paths (concept, kg) found the chunk, and at which ranks. */
     paths?: string[];
+    /** How the chunk was reached: the atomic question that led to it, the sub-question or logical step it served. */
     via?: string;
   };
   /** Best sentences, offsets into the document text (not the chunk). */
@@ -61,8 +79,20 @@ export interface AskResult {
   rankingChanged?: boolean;
   /** KG modes: the entities and relations that matched (relations become facts for the written answer). */
   kg?: { entities: EntityHit[]; relations: RelationHit[] };
+  /** Reasoning modes: every event of the run, in order (also streamed to `onTrace` as it happens). */
+  trace?: TraceEvent[];
+  /**
+   * Reasoning modes: statements the run established (a computed difference, a comparison, a sub-answer), given to
+   * the written answer beside the evidence.
+   */
+  facts?: string[];
+  /** Reasoning modes: the LLM calls the run made, in total (the written answer's are counted separately). */
+  usage?: { calls: number; inputTokens: number; outputTokens: number; cost: number };
   milliseconds: number;
 }
+
+/** Called with each trace event of a reasoning mode as it happens. */
+export type TraceListener = (event: TraceEvent) => void;
 
 /** A question for the query service; `lambda` is the KG share of the budget in `hybrid`. */
 export interface AskRequest {
@@ -70,6 +100,17 @@ export interface AskRequest {
   mode: QuestionMode;
   budget: number;
   lambda?: number;
+  /** Reasoning modes: their limits (rounds N or R, top K, similarity threshold δ); defaults per mode. */
+  reasoning?: ReasoningOptions;
+}
+
+export interface ReasoningOptions {
+  /** Rounds at most (decompose N, default 5; logical R, default 3). */
+  maxRounds?: number;
+  /** Candidates per sub-query (decompose K). */
+  topK?: number;
+  /** Similarity a candidate must reach (decompose δ, the atomic path's threshold). */
+  delta?: number;
 }
 
 /** A citation of a written answer: offsets of the best supporting sentence in the DOCUMENT text (the viewer's). */

@@ -52,7 +52,18 @@ export interface ScriptedServerOptions {
   embeddingModels?: string[];
   /** Length of every embedding /v1/embeddings returns (default 24). */
   embeddingDimension?: number;
+  /**
+   * Replies for other kinds of chat requests (atomizing, decomposition, logical plans…): the first responder that
+   * returns a string answers the request; `undefined` passes it on (to extraction, then the default answer).
+   */
+  responders?: ScriptedResponder[];
 }
+
+/** Answers one chat request from its messages, or returns undefined to leave it to the next responder. */
+export type ScriptedResponder = (
+  messages: Array<{ role: string; content: string }>,
+  body: NonNullable<RecordedRequest['body']>,
+) => string | undefined;
 
 export const NO_ANSWER = 'The documents do not contain the answer.';
 
@@ -64,6 +75,8 @@ export interface ScriptedLlmServer {
   script(...steps: ScriptStep[]): void;
   /** Chunk texts sent for extraction, in order (one entry per HTTP request, retries included). */
   extractionTexts(): string[];
+  /** Adds a responder that is asked before the ones given at start. */
+  addResponder(responder: ScriptedResponder): void;
   setLatency(ms: number): void;
   reset(): void;
   close(): Promise<void>;
@@ -129,6 +142,7 @@ export async function startScriptedLlmServer(
   let steps: ScriptStep[] = [];
   let latencyMs = options.latencyMs ?? 0;
   const models = options.models ?? ['scripted-model'];
+  const responders: ScriptedResponder[] = [...(options.responders ?? [])];
   const sockets = new Set<import('node:net').Socket>();
 
   const takeFault = (raw: string): ScriptStep | undefined => {
@@ -226,7 +240,13 @@ export async function startScriptedLlmServer(
     }
 
     let content: string;
-    if (isExtraction) {
+    const scripted = responders.reduce<string | undefined>(
+      (found, respond) => found ?? respond(body?.messages ?? [], body ?? {}),
+      undefined,
+    );
+    if (scripted !== undefined) {
+      content = fault?.kind === 'malformed' ? '{"broken": ' : scripted;
+    } else if (isExtraction) {
       content =
         fault?.kind === 'malformed'
           ? '{"entities": [ {"name": "oops"}'
@@ -382,6 +402,9 @@ export async function startScriptedLlmServer(
     requests,
     script: (...more) => steps.push(...more),
     extractionTexts: () => requests.filter((r) => r.extractedText !== undefined).map((r) => r.extractedText!),
+    addResponder: (responder) => {
+      responders.unshift(responder);
+    },
     setLatency: (ms) => {
       latencyMs = ms;
     },

@@ -1,7 +1,7 @@
 // Answer generation: the numbered context and the question go to the LLM, tokens stream back to the caller, and
 // the finished text is parsed into citations (chunk id + best sentence) for the UI and the CLI.
 import type { LlmClient } from '../llm/index.ts';
-import { stripThinking } from '../kg/index.ts';
+import { stripThinking } from '../llm/index.ts';
 import type { CallUsage } from '../llm/index.ts';
 import { parseCitations, isNoAnswer, type CitableChunk, type Citation } from './citations.ts';
 import { buildAnswerMessages, type AnswerContextItem } from './prompt.ts';

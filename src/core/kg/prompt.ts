@@ -28,17 +28,5 @@ export function extractionMessages(chunkText: string): ChatMessage[] {
   ];
 }
 
-/** The follow-up turn after an invalid reply: says what was wrong, asks again. */
-export function repairMessages(chunkText: string, badReply: string, problems: string[]): ChatMessage[] {
-  return [
-    ...extractionMessages(chunkText),
-    { role: 'assistant', content: badReply.slice(0, 4000) },
-    {
-      role: 'user',
-      content: `That reply was not valid: ${problems.slice(0, 8).join('; ')}. Reply again with ONLY the JSON object.`,
-    },
-  ];
-}
-
 /** Output budget of one extraction call. */
 export const EXTRACTION_MAX_TOKENS = 4096;

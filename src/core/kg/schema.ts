@@ -1,30 +1,12 @@
 // Strict validation of one chunk's extraction JSON, with messages that say which field is wrong and why.
 // A hand-written validator (no schema library): the shape is small and the messages go back to the LLM on retry.
 import type { Extraction, RawEntity, RawRelation } from './types.ts';
+export { parseJsonReply, stripThinking } from '../llm/index.ts';
 
 const MAX_ENTITIES_PER_CHUNK = 200;
 const MAX_RELATIONS_PER_CHUNK = 400;
 
 export type Validation = { ok: true; value: Extraction } | { ok: false; errors: string[] };
-
-/** Pulls the JSON object out of a reply that may wrap it in a code fence or a sentence. */
-export function parseJsonReply(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  // Reasoning models (DeepSeek-R1, Qwen3 …) think aloud first; braces in the thoughts must not be taken for JSON.
-  text = stripThinking(text);
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
-  const candidate = fenced ? fenced[1] : text;
-  const first = candidate.indexOf('{');
-  const last = candidate.lastIndexOf('}');
-  if (first < 0 || last <= first) return { ok: false, error: 'the reply contains no JSON object' };
-  try {
-    return { ok: true, value: JSON.parse(candidate.slice(first, last + 1)) };
-  } catch (err) {
-    return {
-      ok: false,
-      error: `the reply is not valid JSON (${err instanceof Error ? err.message : String(err)})`,
-    };
-  }
-}
 
 function str(
   obj: Record<string, unknown>,
@@ -40,14 +22,6 @@ function str(
     `${where}.${field} must be a non-empty string (got ${v === undefined ? 'nothing' : JSON.stringify(v)})`,
   );
   return '';
-}
-
-/** Removes `<think>…</think>` blocks (and an unclosed one at the start) that reasoning models emit. */
-export function stripThinking(text: string): string {
-  return text
-    .replace(/<think>[\s\S]*?<\/think>/gi, '')
-    .replace(/^\s*<think>[\s\S]*$/i, '')
-    .trim();
 }
 
 export function validateExtraction(value: unknown): Validation {

@@ -10,3 +10,7 @@ export { testConnection } from './testConnection.ts';
 export type { ConnectionDiagnosis } from './testConnection.ts';
 export { costOf, estimateMessageTokens } from './usage.ts';
 export type { CallUsage } from './usage.ts';
+export { parseJsonReply, stripThinking } from './json.ts';
+export { addStepUsage, emptyStepUsage, repairTurns, runJsonStep } from './step.ts';
+export type { Checked, JsonStep, JsonStepOptions, JsonStepOutcome, StepUsage } from './step.ts';
+export type { TraceEvent, TraceItem } from './trace.ts';

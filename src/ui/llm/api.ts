@@ -13,11 +13,16 @@ import type {
   AskResult,
   Evidence,
   KgMode,
+  QuestionMode,
 } from '../../services/queryProtocol.ts';
+import type { TraceEvent } from '../../core/llm/index.ts';
 import type { QueryApi } from '../../../workers/query.worker.ts';
 import { kgChanged, kgWorker, queryWorker } from '../workers.ts';
 
-export type { AnswerOut, AskResult, Evidence, KgBuildResult, KgEstimate, KgMode, KgStatus };
+export type { AnswerOut, AskResult, Evidence, KgBuildResult, KgEstimate, KgMode, KgStatus, TraceEvent };
+
+/** The modes of the answer panel: the KG modes, PIKE-RAG's atomic and decompose, KAG's logical. */
+export type AnswerPanelMode = Extract<QuestionMode, KgMode | 'atomic' | 'decompose' | 'logical'>;
 
 export interface KgUiApi {
   getSettings(): Promise<LlmSettings | undefined>;
@@ -35,9 +40,15 @@ export interface KgUiApi {
 }
 
 export interface AnswerUiApi {
-  ask(request: AskRequest & { mode: KgMode }): Promise<AskResult>;
+  /** `onTrace` receives a reasoning mode's events as they happen. */
+  ask(
+    request: AskRequest & { mode: AnswerPanelMode },
+    onTrace?: (event: TraceEvent) => void,
+  ): Promise<AskResult>;
   answer(request: AnswerRequest, onDelta: (delta: string) => void): Promise<AnswerOut>;
   cancelAnswer(): Promise<void>;
+  /** Stops a reasoning mode's run. */
+  cancelAsk(): Promise<void>;
 }
 
 /** The KG build and LLM settings API over the KG worker (one worker per page, created on first use). */
@@ -61,11 +72,13 @@ export function createKgUiApi(): KgUiApi {
  */
 export function createAnswerUiApi(query: () => Promise<Remote<QueryApi>>): AnswerUiApi {
   return {
-    ask: async (request) => (await query()).ask(request),
+    ask: async (request, onTrace) =>
+      (await query()).ask(request, undefined, onTrace ? proxy(onTrace) : undefined),
     // Evidence objects are plain data: strip anything Svelte may have proxied before structured cloning.
     answer: async (request, onDelta) =>
       (await query()).answer(JSON.parse(JSON.stringify(request)) as AnswerRequest, proxy(onDelta)),
     cancelAnswer: () => queryWorker().cancelAnswer(),
+    cancelAsk: () => queryWorker().cancelAsk(),
   };
 }
 

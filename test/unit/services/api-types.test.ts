@@ -27,7 +27,16 @@ describe('worker API types', () => {
   it('query worker answers every mode through one ask, and streams answers', () => {
     expectTypeOf<Remote<QueryApi>['ask']>().parameter(0).toEqualTypeOf<AskRequest>();
     expectTypeOf<AskRequest['mode']>().toEqualTypeOf<
-      'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25' | 'kg' | 'hybrid'
+      | 'ppr'
+      | 'concept'
+      | 'dense'
+      | 'bm25'
+      | 'rrf:ppr+bm25'
+      | 'kg'
+      | 'hybrid'
+      | 'atomic'
+      | 'decompose'
+      | 'logical'
     >();
     expectTypeOf<Remote<QueryApi>['ask']>().returns.resolves.toEqualTypeOf<AskResult>();
     expectTypeOf<Remote<QueryApi>['answer']>().parameter(0).toEqualTypeOf<AnswerRequest>();
@@ -36,6 +45,7 @@ describe('worker API types', () => {
       [what?: 'library' | 'kg' | undefined]
     >();
     expectTypeOf<Remote<QueryApi>['cancelAnswer']>().returns.resolves.toEqualTypeOf<void>();
+    expectTypeOf<Remote<QueryApi>['cancelAsk']>().returns.resolves.toEqualTypeOf<void>();
   });
 
   it('KG worker builds and keeps the endpoint settings; it answers no questions', () => {
