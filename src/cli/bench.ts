@@ -4,6 +4,9 @@
 // With an LLM endpoint (`--llm-base-url/--llm-model`, key from CONCEPTRAG_LLM_API_KEY or --llm-key-file) it also
 // runs modes `kg` and `hybrid` over a core KG built once per run, and scores EM / token F1 of the LLM's answer over
 // every mode's context (`--answer-budget`).
+// The question-time reasoning modes (`decompose`, `logical`, and `atomic`, which reads the atomic layer) run through
+// the app's own askLibrary over the bench's in-memory library, with the endpoint's client, the KG (built on first
+// use) as `kg`: a new reasoning mode needs no bench code of its own. They report their calls and tokens per question.
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -14,6 +17,9 @@ import { parseParamOverride, type RetrievalParams } from '../core/retrieval/inde
 import { LlmClient } from '../core/llm/index.ts';
 import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
+import type { Embedder } from '../core/types.ts';
+import { askLibrary, openLibrary, type AskOptions, type QuestionLibrary } from '../services/query.ts';
+import { needsLlm, type QuestionMode } from '../services/queryProtocol.ts';
 import {
   embedWithProgress,
   loadQuestions,
@@ -27,6 +33,7 @@ import {
   llmSettingsFromFlags,
   NEEDS_ENDPOINT,
   scoreAnswer,
+  type AnswerScore,
   type KgBenchMode,
 } from './benchLlm.ts';
 import { compareVoy } from './benchVoy.ts';
@@ -42,6 +49,8 @@ const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <
   [--kappa 0.8] [--answer-budget 3000]
 With an LLM endpoint, modes kg and hybrid (KG over the top κ chunks by concept-graph rank, built once per run)
 can be listed in --modes, and every mode gets EM and token F1 of the LLM's answer over its --answer-budget context.
+The question-time modes (atomic, decompose, logical) run as the app runs them (askLibrary) and also report LLM
+calls and tokens per question.
 `;
 
 const RECALL_KS = [2, 5, 10] as const;
@@ -59,6 +68,18 @@ export interface ModeResult {
   /** Exact match / token F1 of the LLM answer over this mode's context (fractions), only with an endpoint. */
   em?: number;
   f1?: number;
+  /**
+   * Question-time modes run through askLibrary: LLM calls and tokens per question, the mode's own (proposals,
+   * selections, plans…) and the written answer's, averaged over the questions.
+   */
+  perQuestion?: {
+    calls: number;
+    modeCalls: number;
+    answerCalls: number;
+    inputTokens: number;
+    outputTokens: number;
+    cost: number;
+  };
 }
 
 export interface BenchResult {
@@ -76,10 +97,101 @@ interface LlmRun {
   answerBudget: number;
   kg?: BenchKg;
   kgSeconds: number;
+  /** Builds the KG once, on first use (kg/hybrid ask at once; a reasoning mode only if it searches the KG). */
+  ensureKg(): Promise<BenchKg>;
+  /** Questions answered at once by the question-time modes (the client bounds its own calls too). */
+  concurrency: number;
+  /** The corpus's embedder, kept for sub-questions of the question-time modes (absent: they search lexically). */
+  embedder?: Embedder;
+  /** More of what askLibrary reads (the atomic layer), for the question-time modes. */
+  askExtras?: Partial<AskOptions>;
+}
+
+/** One question answered through askLibrary: its context as ranked chunks, the facts, the mode's LLM calls. */
+interface Asked {
+  hits: RetrievedChunk[];
+  facts?: string[];
+  usage?: { calls: number; inputTokens: number; outputTokens: number; cost: number };
+  ms: number;
+}
+
+/** Every question of a question-time mode through askLibrary, a few at a time; in question order. */
+async function askAll(
+  library: QuestionLibrary,
+  mode: string,
+  questions: BenchQuestion[],
+  vectorOf: (i: number) => Float32Array | undefined,
+  budget: number,
+  llm: LlmRun,
+): Promise<Asked[]> {
+  const out: Asked[] = new Array<Asked>(questions.length);
+  const embedder = llm.embedder;
+  const options: Omit<AskOptions, 'vector'> = {
+    kg: async () => (await llm.ensureKg()).index,
+    llm: () => Promise.resolve(llm.client),
+    ...(embedder ? { embed: async (text: string) => embedder.embed([text]) } : {}),
+    ...llm.askExtras,
+  };
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < questions.length) {
+      const i = next++;
+      const t = performance.now();
+      const r = await askLibrary(
+        library,
+        { question: questions[i].question, mode: mode as QuestionMode, budget },
+        { ...options, vector: vectorOf(i) },
+      );
+      out[i] = {
+        // Evidence back to ranked chunks: the context the bench measures is what the Ask view would show.
+        hits: r.evidence.map((e) => ({
+          chunkId: e.chunkId,
+          docId: e.docId,
+          score: e.score,
+          text: e.text,
+          tokens: e.tokens,
+          provenance: e.provenance,
+          bestSentences: [],
+        })),
+        facts: r.facts,
+        usage: r.usage,
+        ms: performance.now() - t,
+      };
+      if ((i + 1) % 10 === 0 || i + 1 === questions.length) {
+        process.stderr.write(`bench: ${mode} answered ${i + 1}/${questions.length} questions\n`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(llm.concurrency, questions.length) }, lane));
+  return out;
 }
 
 function isKgMode(mode: string): mode is KgBenchMode {
   return (KG_MODES as readonly string[]).includes(mode);
+}
+
+/**
+ * Modes answered through askLibrary, as the app answers them: those that call the LLM at question time, and
+ * `atomic`, which needs the atomic layer the endpoint writes.
+ */
+export function runsThroughAsk(mode: string): boolean {
+  return needsLlm(mode) || mode === 'atomic';
+}
+
+/** The bench's in-memory corpus as the query service's library, over an engine already built. */
+function benchLibrary(corpus: PreparedCorpus, engine: RetrievalEngine): QuestionLibrary {
+  return openLibrary(
+    {
+      meta: undefined,
+      documents: corpus.documents.map((d) => d.doc),
+      sections: corpus.documents.flatMap((d) => d.sections),
+      chunks: corpus.chunks,
+      sentences: corpus.sentences,
+      vectors: new Map(),
+      graph: undefined,
+    },
+    () => engine,
+  );
 }
 
 type Overrides = Partial<Record<keyof RetrievalParams, number | boolean>>;
@@ -136,8 +248,10 @@ export async function run(args: string[]): Promise<number> {
     ),
   ];
   const reportDefault = opts.modes.split(',').some((m) => m.trim() === 'default');
-  requested.filter((m) => !isKgMode(m)).forEach((m) => parseMode(m));
+  requested.filter((m) => !isKgMode(m) && !runsThroughAsk(m)).forEach((m) => parseMode(m));
   const kgModes = requested.filter(isKgMode);
+  const askModes = requested.filter(runsThroughAsk);
+  const endpointModes = [...kgModes, ...askModes];
   if (opts['llm-key'] !== undefined) {
     process.stderr.write(keyInArgvMessage('bench', '--llm-key', LLM_KEY_ENV, '--llm-key-file') + '\n');
     return 2;
@@ -153,10 +267,10 @@ export async function run(args: string[]): Promise<number> {
   const answerBudget = positiveInts(opts['answer-budget'], '--answer-budget')[0];
   const skipped: Record<string, string> = {};
   if (!settings) {
-    for (const m of kgModes) skipped[m] = NEEDS_ENDPOINT;
-    process.stderr.write(`bench: skipping ${[...kgModes, 'EM/F1'].join(', ')}: ${NEEDS_ENDPOINT}\n`);
+    for (const m of endpointModes) skipped[m] = NEEDS_ENDPOINT;
+    process.stderr.write(`bench: skipping ${[...endpointModes, 'EM/F1'].join(', ')}: ${NEEDS_ENDPOINT}\n`);
   }
-  const modes = settings ? requested : requested.filter((m) => !isKgMode(m));
+  const modes = settings ? requested : requested.filter((m) => !endpointModes.includes(m));
   if (modes.length === 0) {
     process.stderr.write(`bench: no mode left to run (${NEEDS_ENDPOINT})\n`);
     return 2;
@@ -177,7 +291,8 @@ export async function run(args: string[]): Promise<number> {
   let sentenceVectors: Float32Array | undefined;
   let questionVectors: Float32Array | undefined;
   let dimension = 0;
-  // The KG embeds its entity/relation descriptions with the corpus's embedder, so it lives until the KG is built.
+  // The KG embeds its entity/relation descriptions with the corpus's embedder, and the question-time modes embed
+  // their sub-questions with it: it lives until the run ends when either needs it.
   let kgEmbedder: ReturnType<typeof cachedEmbedder> | undefined;
   if (opts.embedder !== 'none') {
     // The key of an openai: embedder comes from CONCEPTRAG_EMBEDDINGS_API_KEY (createEmbedderFromSpec).
@@ -203,74 +318,98 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(
       `bench: embedding cache ${embedder.stats.hits} hits, ${embedder.stats.misses} misses\n`,
     );
-    if (settings && kgModes.length) kgEmbedder = embedder;
+    if (settings && endpointModes.length) kgEmbedder = embedder;
     else await embedder.dispose?.();
-  } else if (modes.some((m) => !isKgMode(m) && JSON.stringify(parseMode(m)).includes('dense'))) {
+  } else if (
+    modes.some((m) => !isKgMode(m) && !runsThroughAsk(m) && JSON.stringify(parseMode(m)).includes('dense'))
+  ) {
     throw new Error('bench: dense needs an embedder (drop --embedder none)');
   }
 
+  let engineForKg: RetrievalEngine | undefined;
+  let kgBuilding: Promise<BenchKg> | undefined;
   const llm: LlmRun | undefined = settings
-    ? { client: new LlmClient(settings), answerBudget, kgSeconds: 0 }
+    ? {
+        client: new LlmClient(settings),
+        answerBudget,
+        kgSeconds: 0,
+        concurrency: Math.max(1, settings.concurrency),
+        embedder: kgEmbedder,
+        ensureKg: () =>
+          (kgBuilding ??= (async () => {
+            // Once per run: the core chunks come from the first engine's concept-graph chunk ranks.
+            const t = performance.now();
+            const kg = await BenchKg.build({
+              chunks: corpus.chunks,
+              sentences: corpus.sentences,
+              chunkIds: engineForKg!.graph.chunkIds,
+              chunkRank: engineForKg!.graph.chunkRank,
+              kappa,
+              client: llm!.client,
+              embedder: kgEmbedder,
+            });
+            llm!.kg = kg;
+            llm!.kgSeconds = (performance.now() - t) / 1000;
+            const k = kg.summary;
+            process.stderr.write(
+              `bench: KG over ${k.selected} core chunks (κ ${kappa}): ${k.done} extracted, ${k.failed} failed, ` +
+                `${k.calls} calls, ${k.inputTokens} in / ${k.outputTokens} out tokens in ${llm!.kgSeconds.toFixed(1)} s\n`,
+            );
+            return kg;
+          })()),
+      }
     : undefined;
   const combos = grid.length ? grid : [{}];
   const summary: Array<{ params: Overrides; result: BenchResult }> = [];
   // Engines by their build-time parameters: query-time parameters reuse the indexes (engine.withParams).
   let built: { key: string; engine: RetrievalEngine } | undefined;
-  for (const combo of combos) {
-    const overrides = { ...base, ...combo };
-    const key = JSON.stringify(REBUILD_PARAMS.map((k) => overrides[k] ?? null));
-    if (built?.key !== key) {
-      built = undefined; // let the previous engine be collected before building the next
-      const engine = RetrievalEngine.build(
-        { chunks: corpus.retrievalChunks, sentences: corpus.sentences, sentenceVectors, dimension },
-        createTermAnalyzer(),
-        overrides,
-      );
-      built = { key, engine };
-      const s = engine.stats();
-      process.stderr.write(
-        `bench: ${s.concepts} concepts, ${s.cooccurrenceEdges} co-occurrence edges, ${s.edges} walk edges; ` +
-          `build ${fmtTimings(engine.timings)}\n`,
-      );
-    }
-    if (llm && kgModes.length && !llm.kg) {
-      // Once per run: the core chunks come from the first engine's concept-graph chunk ranks.
-      const t = performance.now();
-      try {
-        llm.kg = await BenchKg.build({
-          chunks: corpus.chunks,
-          sentences: corpus.sentences,
-          chunkIds: built.engine.graph.chunkIds,
-          chunkRank: built.engine.graph.chunkRank,
-          kappa,
-          client: llm.client,
-          embedder: kgEmbedder,
-        });
-      } finally {
-        await kgEmbedder?.dispose?.();
+  try {
+    for (const combo of combos) {
+      const overrides = { ...base, ...combo };
+      const key = JSON.stringify(REBUILD_PARAMS.map((k) => overrides[k] ?? null));
+      if (built?.key !== key) {
+        built = undefined; // let the previous engine be collected before building the next
+        const engine = RetrievalEngine.build(
+          { chunks: corpus.retrievalChunks, sentences: corpus.sentences, sentenceVectors, dimension },
+          createTermAnalyzer(),
+          overrides,
+        );
+        built = { key, engine };
+        const s = engine.stats();
+        process.stderr.write(
+          `bench: ${s.concepts} concepts, ${s.cooccurrenceEdges} co-occurrence edges, ${s.edges} walk edges; ` +
+            `build ${fmtTimings(engine.timings)}\n`,
+        );
       }
-      llm.kgSeconds = (performance.now() - t) / 1000;
-      const k = llm.kg.summary;
-      process.stderr.write(
-        `bench: KG over ${k.selected} core chunks (κ ${kappa}): ${k.done} extracted, ${k.failed} failed, ` +
-          `${k.calls} calls, ${k.inputTokens} in / ${k.outputTokens} out tokens in ${llm.kgSeconds.toFixed(1)} s\n`,
+      engineForKg ??= built.engine;
+      if (llm && kgModes.length) await llm.ensureKg();
+      const engine = built.engine.withParams(overrides);
+      if (opts.voy && engine.chunkVectors && questionVectors) {
+        const v = await compareVoy(engine.chunkVectors, dimension, questionVectors, 20);
+        process.stdout.write(
+          `dense top-20 over ${v.rows} chunk vectors: voy build ${v.voyBuildMs.toFixed(0)} ms, ` +
+            `query p50 ${v.voyMs.p50} / p95 ${v.voyMs.p95} ms; brute force p50 ${v.bruteMs.p50} / p95 ` +
+            `${v.bruteMs.p95} ms; same top-20: ${(100 * v.agreement).toFixed(1)}%\n`,
+        );
+      }
+      const result = await runOnce(
+        engine,
+        corpus,
+        questions,
+        modes,
+        budgets,
+        questionVectors,
+        dimension,
+        llm,
       );
+      if (reportDefault) result.modes = { default: result.modes[DEFAULT_MODE], ...result.modes };
+      if (Object.keys(skipped).length) result.skipped = skipped;
+      summary.push({ params: combo, result });
+      if (grid.length) process.stdout.write(gridLine(combo, result, budgets));
+      else process.stdout.write(table(result, budgets));
     }
-    const engine = built.engine.withParams(overrides);
-    if (opts.voy && engine.chunkVectors && questionVectors) {
-      const v = await compareVoy(engine.chunkVectors, dimension, questionVectors, 20);
-      process.stdout.write(
-        `dense top-20 over ${v.rows} chunk vectors: voy build ${v.voyBuildMs.toFixed(0)} ms, ` +
-          `query p50 ${v.voyMs.p50} / p95 ${v.voyMs.p95} ms; brute force p50 ${v.bruteMs.p50} / p95 ` +
-          `${v.bruteMs.p95} ms; same top-20: ${(100 * v.agreement).toFixed(1)}%\n`,
-      );
-    }
-    const result = await runOnce(engine, corpus, questions, modes, budgets, questionVectors, dimension, llm);
-    if (reportDefault) result.modes = { default: result.modes[DEFAULT_MODE], ...result.modes };
-    if (Object.keys(skipped).length) result.skipped = skipped;
-    summary.push({ params: combo, result });
-    if (grid.length) process.stdout.write(gridLine(combo, result, budgets));
-    else process.stdout.write(table(result, budgets));
+  } finally {
+    await kgEmbedder?.dispose?.();
   }
   if (llm) {
     const u = llm.client.totals;
@@ -300,6 +439,7 @@ async function runOnce(
 ): Promise<BenchResult> {
   const maxBudget = Math.max(...budgets);
   const result: BenchResult = { questions: questions.length, modes: {} };
+  let library: QuestionLibrary | undefined;
   if (llm) result.answerBudget = llm.answerBudget;
   // hybrid fuses the concept path (ppr) with the KG path, so its latency includes both searches.
   const search = (
@@ -322,27 +462,39 @@ async function runOnce(
       return s;
     };
     const times: number[] = [];
-    const scores: Array<Promise<{ em: number; f1: number }>> = [];
+    const scores: Array<Promise<AnswerScore>> = [];
+    const vectorOf = (i: number) => questionVectors?.subarray(i * dimension, (i + 1) * dimension);
+    // Question-time modes: every question through askLibrary first (one budget wide enough for every cut).
+    const asked =
+      llm && runsThroughAsk(mode)
+        ? await askAll(
+            (library ??= benchLibrary(corpus, engine)),
+            mode,
+            questions,
+            vectorOf,
+            Math.max(maxBudget, llm.answerBudget),
+            llm,
+          )
+        : undefined;
     questions.forEach((q, i) => {
-      const vector = questionVectors?.subarray(i * dimension, (i + 1) * dimension);
-      const query = { text: q.question, vector };
+      const query = { text: q.question, vector: vectorOf(i) };
       const t = performance.now();
-      const hits = search(mode, query, maxBudget);
-      times.push(performance.now() - t);
+      const hits = asked ? asked[i].hits : search(mode, query, maxBudget);
+      times.push(asked ? asked[i].ms : performance.now() - t);
       if (llm) {
         // Answer context: a cut of the searched hits, or a wider search when the answer budget exceeds them.
         const context =
-          llm.answerBudget <= maxBudget
+          asked || llm.answerBudget <= maxBudget
             ? cutToBudget(hits, llm.answerBudget)
             : search(mode, query, llm.answerBudget);
-        scores.push(scoreAnswer(llm.client, q.question, context, q.answers));
+        scores.push(scoreAnswer(llm.client, q.question, context, q.answers, asked?.[i].facts));
       }
       const groups = q.type === undefined ? [sumsOf('')] : [sumsOf(''), sumsOf(q.type)];
       for (const g of groups) g.n++;
       budgets.forEach((b, j) => {
         let cut = cutToBudget(hits, b);
         // A first chunk over a small budget: the app answers with its best sentences (engine.search), not nothing.
-        if (cut.length === 0 && hits.length > 0 && !isKgMode(mode)) cut = search(mode, query, b);
+        if (cut.length === 0 && hits.length > 0 && !isKgMode(mode) && !asked) cut = search(mode, query, b);
         const context = cut.map((h) => h.text).join('\n');
         const found = contextRecall(context, q.answers);
         for (const g of groups) g.cr[j] += found;
@@ -381,12 +533,26 @@ async function runOnce(
       const done = await Promise.all(scores);
       result.modes[mode].em = round(done.reduce((s, x) => s + x.em, 0) / n, 4);
       result.modes[mode].f1 = round(done.reduce((s, x) => s + x.f1, 0) / n, 4);
+      if (asked) {
+        const sum = (f: (a: Asked, s: AnswerScore) => number) =>
+          round(asked.reduce((t, a, i) => t + f(a, done[i]), 0) / n, 2);
+        result.modes[mode].perQuestion = {
+          calls: sum((a) => (a.usage?.calls ?? 0) + 1),
+          modeCalls: sum((a) => a.usage?.calls ?? 0),
+          answerCalls: 1,
+          inputTokens: sum((a, s) => (a.usage?.inputTokens ?? 0) + s.usage.inputTokens),
+          outputTokens: sum((a, s) => (a.usage?.outputTokens ?? 0) + s.usage.outputTokens),
+          cost: round(asked.reduce((t, a, i) => t + (a.usage?.cost ?? 0) + done[i].usage.cost, 0) / n, 6),
+        };
+      }
     }
   }
   return result;
 }
 
 function indexSecondsOf(mode: string, corpusSeconds: number, t: EngineTimings, kgSeconds: number): number {
+  // Question-time modes read the concept graph (their ppr path); their LLM layers are accounted per question.
+  if (runsThroughAsk(mode)) return corpusSeconds + modeIndexMs('ppr', t) / 1000;
   if (mode === 'kg') return corpusSeconds + kgSeconds;
   if (mode === 'hybrid') return corpusSeconds + kgSeconds + modeIndexMs('ppr', t) / 1000;
   return corpusSeconds + modeIndexMs(mode, t) / 1000;

@@ -19,7 +19,7 @@ export const KG_MODES = ['kg', 'hybrid'] as const;
 export type KgBenchMode = (typeof KG_MODES)[number];
 
 export const NEEDS_ENDPOINT =
-  'modes kg and hybrid, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model; key in CONCEPTRAG_LLM_API_KEY or --llm-key-file)';
+  'modes kg, hybrid, atomic and the reasoning modes, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model; key in CONCEPTRAG_LLM_API_KEY or --llm-key-file)';
 
 /** LLM settings from the bench flags, or undefined when no endpoint was given. Throws on an invalid combination. */
 export function llmSettingsFromFlags(
@@ -57,6 +57,8 @@ export interface AnswerScore {
   em: number;
   f1: number;
   answer: string;
+  /** The answer call's usage (reasoning modes report calls and tokens per question, the answer's included). */
+  usage: { inputTokens: number; outputTokens: number; cost: number };
 }
 
 /** Answers a question over a retrieved context and scores it against the gold answers. */
@@ -65,12 +67,13 @@ export async function scoreAnswer(
   question: string,
   hits: readonly RetrievedChunk[],
   answers: readonly string[],
+  facts?: string[],
 ): Promise<AnswerScore> {
   const a = await answerQuestion(
     client,
     question,
     hits.map((h) => ({ chunkId: h.chunkId, text: h.text })),
-    { maxTokens: 200 },
+    { maxTokens: 200, ...(facts?.length ? { facts } : {}) },
   );
   // Answers are one to three sentences; the gold answer is a short span. Score the best sentence, as the
   // answer's first sentence is meant to be the answer itself.
@@ -81,13 +84,15 @@ export async function scoreAnswer(
     em: Math.max(...candidates.map((c) => exactMatch(c, answers))),
     f1: Math.max(...candidates.map((c) => tokenF1(c, answers))),
     answer: a.text,
+    usage: { inputTokens: a.usage.inputTokens, outputTokens: a.usage.outputTokens, cost: a.usage.cost },
   };
 }
 
 /** A core KG built for one bench run, searchable in modes kg and hybrid. */
 export class BenchKg {
   private constructor(
-    private readonly index: KgIndex,
+    /** The KG as the question modes search it (askLibrary's `kg` loader in the bench's reasoning path). */
+    readonly index: KgIndex,
     private readonly views: Map<string, KgChunkView>,
     readonly summary: KgBuildSummary,
   ) {}
