@@ -45,6 +45,8 @@ function entityRecord(e: KgEntity): StoredEntity {
     description: e.description,
     chunkIds: e.chunkIds,
     mentions: e.mentions,
+    // Derived from the mentions again on read; stored so the table and a bundle show them without the KG code.
+    ...(e.attributes ? { attributes: e.attributes } : {}),
     vector: toBuffer(e.vector),
     vectorText: e.vectorText,
   };

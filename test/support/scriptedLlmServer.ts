@@ -82,9 +82,30 @@ export interface ScriptedLlmServer {
   close(): Promise<void>;
 }
 
-/** Deterministic extraction: capitalized word runs are entities; consecutive ones are related. */
+const DATE_IN_TEXT =
+  /\b(\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December) \d{4}|(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}, \d{4}|1[0-9]{3}|20[0-9]{2})\b/g;
+
+/** The attribute key a sentence's date most likely is, from the words around it (a scripted guess, not NLP). */
+function dateKey(sentence: string, index: number, count: number): string {
+  if (/\bborn\b/i.test(sentence)) return index === 0 ? 'birth date' : 'death date';
+  if (/\bdied\b/i.test(sentence)) return 'death date';
+  if (count >= 2 && /[–-]/.test(sentence)) return index === 0 ? 'birth date' : 'death date';
+  if (/\b(film|movie|released|premiered|album|song|magazine)\b/i.test(sentence)) return 'release date';
+  if (/\b(founded|established|opened)\b/i.test(sentence)) return 'founded';
+  return 'date';
+}
+
+/**
+ * Deterministic extraction: capitalized word runs are entities; consecutive ones are related; the dates of a
+ * sentence (and "population N") are attributes of the sentence's first entity.
+ */
 export function scriptedExtraction(text: string): {
-  entities: Array<{ name: string; type: string; description: string }>;
+  entities: Array<{
+    name: string;
+    type: string;
+    description: string;
+    attributes?: Array<{ key: string; value: string }>;
+  }>;
   relations: Array<{ source: string; target: string; description: string; weight: number }>;
 } {
   const names: string[] = [];
@@ -95,10 +116,22 @@ export function scriptedExtraction(text: string): {
     const s = text.split(/(?<=[.!?])\s+/).find((x) => x.includes(name)) ?? text;
     return s.trim();
   };
+  const attributes = new Map<string, Array<{ key: string; value: string }>>();
+  for (const sentence of text.split(/(?<=[.!?])\s+/)) {
+    const subject = names.find((n) => sentence.includes(n));
+    if (!subject) continue;
+    const list = attributes.get(subject) ?? [];
+    const dates = [...sentence.matchAll(DATE_IN_TEXT)].map((m) => m[1]);
+    dates.forEach((value, i) => list.push({ key: dateKey(sentence, i, dates.length), value }));
+    const population = /population (?:of )?([\d,]+)/i.exec(sentence);
+    if (population) list.push({ key: 'population', value: population[1] });
+    if (list.length) attributes.set(subject, list);
+  }
   const entities = names.map((name) => ({
     name,
     type: /^(The|A)\b/.test(name) ? 'thing' : 'name',
     description: sentenceOf(name),
+    ...(attributes.has(name) ? { attributes: attributes.get(name) } : {}),
   }));
   const relations = names.slice(1).map((target, i) => ({
     source: names[i],

@@ -1,7 +1,15 @@
 // Merging one chunk's extraction into the graph and taking it out again. Pure functions over single records, so
 // the in-memory store and the IndexedDB store (one transaction per chunk) share exactly the same logic.
-import { normalizeName, relationId } from './normalize.ts';
-import type { EntityMention, Extraction, KgEntity, KgRelation, RelationMention } from './types.ts';
+import { normalizeAttributeValue, normalizeKey, normalizeName, relationId } from './normalize.ts';
+import type {
+  EntityMention,
+  Extraction,
+  KgAttribute,
+  KgEntity,
+  KgEntityAttribute,
+  KgRelation,
+  RelationMention,
+} from './types.ts';
 
 /** Longest combined description kept (characters); it is what gets embedded and shown. */
 const MAX_DESCRIPTION_CHARS = 2000;
@@ -18,15 +26,22 @@ export interface ChunkContribution {
  */
 export function contributionOf(chunkId: string, extraction: Extraction): ChunkContribution {
   const entities = new Map<string, EntityMention[]>();
-  const addEntity = (name: string, type: string, description: string): string => {
+  const addEntity = (name: string, type: string, description: string, attributes?: KgAttribute[]): string => {
     const id = normalizeName(name);
     if (!id) return id;
     const list = entities.get(id) ?? [];
     if (!entities.has(id)) entities.set(id, list);
-    if (description || list.length === 0) list.push({ chunkId, name: name.trim(), type, description });
+    if (description || list.length === 0) {
+      const mention: EntityMention = { chunkId, name: name.trim(), type, description };
+      if (attributes?.length) mention.attributes = attributes;
+      list.push(mention);
+    } else if (attributes?.length) {
+      const first = list[0];
+      first.attributes = mergeAttributes(first.attributes, attributes);
+    }
     return id;
   };
-  for (const e of extraction.entities) addEntity(e.name, e.type, e.description);
+  for (const e of extraction.entities) addEntity(e.name, e.type, e.description, e.attributes);
   const relations: ChunkContribution['relations'] = new Map();
   for (const r of extraction.relations) {
     const source = entities.has(normalizeName(r.source))
@@ -41,13 +56,16 @@ export function contributionOf(chunkId: string, extraction: Extraction): ChunkCo
     relations.set(id, entry);
     entry.mentions.push({ chunkId, description: r.description, weight: r.weight });
   }
-  // Several mentions of one entity in one chunk: keep the ones with distinct descriptions only.
+  // Several mentions of one entity in one chunk: keep the ones with distinct descriptions only, the attributes of
+  // a dropped duplicate going to the kept one.
   for (const [id, list] of entities) {
-    const seen = new Set<string>();
-    entities.set(
-      id,
-      list.filter((m) => (seen.has(m.description) ? false : (seen.add(m.description), true))),
-    );
+    const kept = new Map<string, EntityMention>();
+    for (const m of list) {
+      const first = kept.get(m.description);
+      if (!first) kept.set(m.description, m);
+      else if (m.attributes?.length) first.attributes = mergeAttributes(first.attributes, m.attributes);
+    }
+    entities.set(id, [...kept.values()]);
   }
   return { entities, relations };
 }
@@ -67,6 +85,45 @@ function mostFrequent(values: string[]): string {
     if (n > (counts.get(best) ?? 0)) best = v;
   }
   return best;
+}
+
+function mergeAttributes(a: KgAttribute[] | undefined, b: KgAttribute[]): KgAttribute[] {
+  const out = [...(a ?? [])];
+  for (const x of b) if (!out.some((y) => y.key === x.key && y.value === x.value)) out.push(x);
+  return out;
+}
+
+/**
+ * A mention's attributes as read from any record (a bundle or a store written by another version is untrusted):
+ * malformed entries are skipped, keys and values normalized again (idempotent for ones this version wrote).
+ */
+function mentionAttributes(m: EntityMention): KgAttribute[] {
+  const list: unknown = m.attributes;
+  if (!Array.isArray(list)) return [];
+  const out: KgAttribute[] = [];
+  for (const a of list as unknown[]) {
+    const o = (a ?? {}) as Record<string, unknown>;
+    if (typeof o.key !== 'string' || (typeof o.value !== 'string' && typeof o.value !== 'number')) continue;
+    const key = normalizeKey(o.key);
+    if (!key || String(o.value).trim() === '') continue;
+    out.push({ key, ...normalizeAttributeValue(o.value) });
+  }
+  return out;
+}
+
+/** The merged entity's attributes: distinct (key, value) pairs, each with the chunks that state it. */
+function entityAttributes(mentions: readonly EntityMention[]): KgEntityAttribute[] {
+  const byPair = new Map<string, KgEntityAttribute>();
+  for (const m of mentions) {
+    for (const a of mentionAttributes(m)) {
+      const pair = `${a.key}\u0000${a.value}`;
+      const known = byPair.get(pair);
+      if (!known) byPair.set(pair, { ...a, chunkIds: [m.chunkId] });
+      else if (!known.chunkIds.includes(m.chunkId)) known.chunkIds.push(m.chunkId);
+    }
+  }
+  for (const a of byPair.values()) a.chunkIds.sort();
+  return [...byPair.values()];
 }
 
 function uniqueChunkIds(mentions: ReadonlyArray<{ chunkId: string }>): string[] {
@@ -89,6 +146,8 @@ export function entityFromMentions(
     chunkIds: uniqueChunkIds(mentions),
     mentions,
   };
+  const attributes = entityAttributes(mentions);
+  if (attributes.length) entity.attributes = attributes;
   // A vector stays attached; it is recomputed when its text no longer matches (see embed.ts).
   if (previous?.vector) {
     entity.vector = previous.vector;

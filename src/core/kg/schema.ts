@@ -1,10 +1,42 @@
 // Strict validation of one chunk's extraction JSON, with messages that say which field is wrong and why.
 // A hand-written validator (no schema library): the shape is small and the messages go back to the LLM on retry.
-import type { Extraction, RawEntity, RawRelation } from './types.ts';
+import { normalizeAttributeValue, normalizeKey } from './normalize.ts';
+import type { Extraction, KgAttribute, RawEntity, RawRelation } from './types.ts';
 export { parseJsonReply, stripThinking } from '../llm/index.ts';
 
 const MAX_ENTITIES_PER_CHUNK = 200;
 const MAX_RELATIONS_PER_CHUNK = 400;
+const MAX_ATTRIBUTES_PER_ENTITY = 40;
+
+/** An entity's optional "attributes": [{key, value}] with string or number values, normalized (dates ISO…). */
+function attributesOf(value: unknown, where: string, errors: string[]): KgAttribute[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) {
+    errors.push(`${where}.attributes must be an array of {"key", "value"} objects`);
+    return undefined;
+  }
+  if (value.length > MAX_ATTRIBUTES_PER_ENTITY) {
+    errors.push(`${where}.attributes: too many (${value.length} > ${MAX_ATTRIBUTES_PER_ENTITY})`);
+    return undefined;
+  }
+  const out: KgAttribute[] = [];
+  value.forEach((a: unknown, i) => {
+    const at = `${where}.attributes[${i}]`;
+    const o = (typeof a === 'object' && a !== null ? a : {}) as Record<string, unknown>;
+    const key = typeof o.key === 'string' ? normalizeKey(o.key) : '';
+    const v = o.value;
+    if (!key) errors.push(`${at}.key must be a non-empty string (got ${JSON.stringify(o.key ?? null)})`);
+    const valueOk =
+      (typeof v === 'string' && v.trim() !== '') || (typeof v === 'number' && Number.isFinite(v));
+    if (!valueOk)
+      errors.push(`${at}.value must be a non-empty string or a number (got ${JSON.stringify(v ?? null)})`);
+    if (key && valueOk) {
+      const normalized = normalizeAttributeValue(v as string | number);
+      if (!out.some((x) => x.key === key && x.value === normalized.value)) out.push({ key, ...normalized });
+    }
+  });
+  return out;
+}
 
 export type Validation = { ok: true; value: Extraction } | { ok: false; errors: string[] };
 
@@ -53,7 +85,11 @@ export function validateExtraction(value: unknown): Validation {
     const name = str(o, 'name', where, errors);
     const type = str(o, 'type', where, errors, false) || 'unknown';
     const description = str(o, 'description', where, errors, false);
-    if (name) entities.push({ name, type, description });
+    const attributes = attributesOf(o.attributes, where, errors);
+    if (name)
+      entities.push(
+        attributes?.length ? { name, type, description, attributes } : { name, type, description },
+      );
   });
   const relations: RawRelation[] = [];
   rels.forEach((r, i) => {

@@ -67,7 +67,10 @@ export class KgIndex {
   /** Normalized names padded with spaces, matched against the padded question. */
   private readonly paddedNames: string[];
 
+  private readonly allRelations: readonly KgRelation[];
+
   constructor(entities: readonly KgEntity[], relations: readonly KgRelation[]) {
+    this.allRelations = [...relations];
     // Entities not embedded yet (no embedder, or embedding pending) are still found by name: zero rows.
     this.entities = [...entities];
     this.dimension = this.entities.find((e) => e.vector && e.vector.length > 0)?.vector?.length ?? 0;
@@ -106,6 +109,11 @@ export class KgIndex {
 
   get size(): number {
     return this.entities.length;
+  }
+
+  /** The entities and relations the index was built from (the logical-form solver matches triples over them). */
+  graph(): { entities: readonly KgEntity[]; relations: readonly KgRelation[] } {
+    return { entities: this.entities, relations: this.allRelations };
   }
 
   search(

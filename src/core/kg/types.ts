@@ -2,11 +2,24 @@
 // (each keeping the chunks it came from, mention by mention, so removing a chunk removes exactly its share), and
 // the per-chunk build state that makes the build resumable. Field names match the store's kg tables.
 
+/**
+ * One attribute of an entity as stated in one chunk ("release date": "1946-05-03", "population": "1200000"), its
+ * value normalized by normalizeAttributeValue (dates ISO, numbers with their unit) when the extraction is read.
+ */
+export interface KgAttribute {
+  /** Lowercase key ("birth date"), see normalizeKey. */
+  key: string;
+  value: string;
+  kind: 'date' | 'number' | 'text';
+}
+
 /** One entity as the LLM wrote it for one chunk (validated). */
 export interface RawEntity {
   name: string;
   type: string;
   description: string;
+  /** Absent in extractions made before attributes existed. */
+  attributes?: KgAttribute[];
 }
 
 /** One relation as the LLM wrote it for one chunk (validated). */
@@ -28,6 +41,13 @@ export interface EntityMention {
   name: string;
   type: string;
   description: string;
+  /** What this chunk states about the entity; kept per mention so removing the chunk removes exactly these. */
+  attributes?: KgAttribute[];
+}
+
+/** An attribute of a merged entity with the chunks that state it (the chunk side: KgChunkState.entityIds). */
+export interface KgEntityAttribute extends KgAttribute {
+  chunkIds: string[];
 }
 
 export interface RelationMention {
@@ -47,6 +67,8 @@ export interface KgEntity {
   description: string;
   chunkIds: string[];
   mentions: EntityMention[];
+  /** Distinct (key, value) pairs over the mentions, each with its chunks; absent when no mention has any. */
+  attributes?: KgEntityAttribute[];
   /** Embedding of `embeddingText(entity)`, and the text it was computed from (stale when they differ). */
   vector?: Float32Array;
   vectorText?: string;
