@@ -10,7 +10,7 @@
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { contextRecall, recallAtK } from '../core/metrics.ts';
+import { scoreQaItem } from '../core/metrics.ts';
 import { cutToBudget } from '../core/retrieval/index.ts';
 import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/index.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/index.ts';
@@ -491,19 +491,20 @@ async function runOnce(
       }
       const groups = q.type === undefined ? [sumsOf('')] : [sumsOf(''), sumsOf(q.type)];
       for (const g of groups) g.n++;
-      budgets.forEach((b, j) => {
-        let cut = cutToBudget(hits, b);
-        // A first chunk over a small budget: the app answers with its best sentences (engine.search), not nothing.
-        if (cut.length === 0 && hits.length > 0 && !isKgMode(mode) && !asked) cut = search(mode, query, b);
-        const context = cut.map((h) => h.text).join('\n');
-        const found = contextRecall(context, q.answers);
+      // The same scoring as the app's evaluation (src/core/metrics.ts). A first chunk over a small budget: the
+      // app answers with its best sentences (engine.search), not nothing.
+      const score = scoreQaItem(q, hits, {
+        budgets,
+        ks: RECALL_KS,
+        externalId: (docId) => corpus.externalIds.get(docId) ?? docId,
+        searchAt: !isKgMode(mode) && !asked ? (b) => search(mode, query, b) : undefined,
+      });
+      score.cr.forEach((found, j) => {
         for (const g of groups) g.cr[j] += found;
       });
-      if (q.supporting.length > 0) {
-        const ranked = hits.map((h) => corpus.externalIds.get(h.docId) ?? h.docId);
+      if (score.recall) {
         for (const g of groups) g.labelled++;
-        RECALL_KS.forEach((k, j) => {
-          const r = recallAtK(ranked, q.supporting, k);
+        score.recall.forEach((r, j) => {
           for (const g of groups) g.recall[j] += r;
         });
       }

@@ -1,5 +1,7 @@
 // Question-answering metrics: SQuAD answer normalization, exact match and token F1 (best over aliases), context
-// recall (the gold answer occurs in the retrieved context) and supporting-passage recall@k.
+// recall (the gold answer occurs in the retrieved context) and supporting-passage recall@k, and one QA item scored
+// on a mode's ranked context (the CLI bench and the app's evaluation share it).
+import { cutToBudget } from './retrieval/index.ts';
 
 /** SQuAD normalization: lowercase, drop punctuation, drop the articles a/an/the, collapse whitespace. */
 export function normalizeAnswer(text: string): string {
@@ -84,4 +86,56 @@ export function recallAtK(
     if (gold.has(id)) found++;
   }
   return found / gold.size;
+}
+
+/** A ranked piece of context as a QA item is scored on: its document, its text and its size in tokens. */
+export interface ScoredContext {
+  docId: string;
+  text: string;
+  tokens: number;
+}
+
+/** One question's retrieval scores: context recall per budget, supporting-passage recall per k. */
+export interface QaItemScore {
+  /** contextRecall of the context cut to each budget (1 or 0), in the order of `budgets`. */
+  cr: number[];
+  /** recallAtK per k, in the order of `ks`; null when the item names no supporting passage (left out of means). */
+  recall: number[] | null;
+}
+
+export interface QaScoreOptions {
+  budgets: readonly number[];
+  ks: readonly number[];
+  /** A ranked document's id as the QA set names passages (the corpus line's "id"). */
+  externalId: (docId: string) => string;
+  /**
+   * The mode's own search at a smaller budget, for a budget whose cut of `hits` is empty although `hits` is not
+   * (a first chunk larger than the budget): the app then answers with the chunk's best sentences, not nothing.
+   * Absent for modes that have no such excerpt (the KG modes, the question-time modes).
+   */
+  searchAt?: (budget: number) => readonly ScoredContext[];
+}
+
+/** Whether `searchAt(budget)` is needed: the cut of `hits` to the budget is empty although `hits` is not. */
+export function needsSearchAtBudget(hits: readonly ScoredContext[], budget: number): boolean {
+  return hits.length > 0 && cutToBudget(hits, budget).length === 0;
+}
+
+/**
+ * Scores one QA item on a mode's ranked context searched at the largest budget: the CLI bench and the app's
+ * evaluation both score through this, so their figures are the same code's.
+ */
+export function scoreQaItem(
+  item: { answers: readonly string[]; supporting: readonly string[] },
+  hits: readonly ScoredContext[],
+  options: QaScoreOptions,
+): QaItemScore {
+  const cr = options.budgets.map((b) => {
+    const cut: readonly ScoredContext[] =
+      options.searchAt && needsSearchAtBudget(hits, b) ? options.searchAt(b) : cutToBudget(hits, b);
+    return contextRecall(cut.map((h) => h.text).join('\n'), item.answers);
+  });
+  if (item.supporting.length === 0) return { cr, recall: null };
+  const ranked = hits.map((h) => options.externalId(h.docId));
+  return { cr, recall: options.ks.map((k) => recallAtK(ranked, item.supporting, k)) };
 }
