@@ -11,7 +11,7 @@ import { rankOrder, selectCoreChunks } from '../core/kg/index.ts';
 import { MemoryKgStore } from '../core/kg/index.ts';
 import { LlmClient } from '../core/llm/index.ts';
 import { DEFAULT_LLM_SETTINGS, validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
-import { exactMatch, tokenF1 } from '../core/metrics.ts';
+import { scoreAnswerText, stripCitations } from '../core/metrics.ts';
 import type { RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, Embedder, ProgressCallback, SentenceRecord } from '../core/types.ts';
 
@@ -45,13 +45,8 @@ export function llmSettingsFromFlags(
   return settings;
 }
 
-/** Answer text without citation markers, as EM/F1 compare it. */
-export function stripCitations(answer: string): string {
-  return answer
-    .replace(/\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
+/** Answer text without citation markers, as EM/F1 compare it (shared with the app's evaluation). */
+export { stripCitations };
 
 export interface AnswerScore {
   em: number;
@@ -75,14 +70,9 @@ export async function scoreAnswer(
     hits.map((h) => ({ chunkId: h.chunkId, text: h.text })),
     { maxTokens: 200, ...(facts?.length ? { facts } : {}) },
   );
-  // Answers are one to three sentences; the gold answer is a short span. Score the best sentence, as the
-  // answer's first sentence is meant to be the answer itself.
-  const plain = stripCitations(a.text);
-  const first = plain.split(/(?<=[.!?])\s+/)[0] ?? plain;
-  const candidates = [plain, first, first.replace(/[.!?]+$/, '')];
+  // The best of the answer and its first sentence, as the app's evaluation scores it (scoreAnswerText).
   return {
-    em: Math.max(...candidates.map((c) => exactMatch(c, answers))),
-    f1: Math.max(...candidates.map((c) => tokenF1(c, answers))),
+    ...scoreAnswerText(a.text, answers),
     answer: a.text,
     usage: { inputTokens: a.usage.inputTokens, outputTokens: a.usage.outputTokens, cost: a.usage.cost },
   };

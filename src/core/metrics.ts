@@ -139,3 +139,26 @@ export function scoreQaItem(
   const ranked = hits.map((h) => options.externalId(h.docId));
   return { cr, recall: options.ks.map((k) => recallAtK(ranked, item.supporting, k)) };
 }
+
+/** Answer text without citation markers ([1], [2, 3]), as EM/F1 compare it. */
+export function stripCitations(answer: string): string {
+  return answer
+    .replace(/\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * EM and token F1 of a written answer. Answers are one to three sentences; the gold answer is a short span, so the
+ * best of the whole answer and its first sentence (with and without its final stop) is scored, as the answer's
+ * first sentence is meant to be the answer itself. The CLI bench and the app's evaluation share it.
+ */
+export function scoreAnswerText(answer: string, answers: readonly string[]): { em: number; f1: number } {
+  const plain = stripCitations(answer);
+  const first = plain.split(/(?<=[.!?])\s+/)[0] ?? plain;
+  const candidates = [plain, first, first.replace(/[.!?]+$/, '')];
+  return {
+    em: Math.max(...candidates.map((c) => exactMatch(c, answers))),
+    f1: Math.max(...candidates.map((c) => tokenF1(c, answers))),
+  };
+}
