@@ -16,6 +16,8 @@ import { entityFromRecord, relationFromRecord } from '../store/kgStore.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
 import { loadEngine } from './engine.ts';
 import { toEvidence } from './evidence.ts';
+import { libraryGraph, questionGraph } from './graphView.ts';
+import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
 import {
   RETRIEVAL_MODES,
@@ -276,6 +278,22 @@ export class QueryService {
       // Loading the library and embedding the question count: that is what the user waited for.
       milliseconds: performance.now() - started,
     };
+  }
+
+  /**
+   * The concept-graph view of a question: the `ppr` walk's bounded neighbourhood over the same library and question
+   * vector as `ask` (src/services/graphView.ts).
+   */
+  async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
+    const loaded = await this.library();
+    const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
+    const vector = wantsVector ? await this.questionVector(loaded, question) : undefined;
+    return questionGraph(loaded, question, vector, caps);
+  }
+
+  /** The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts). */
+  async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
+    return libraryGraph(await this.library(), options);
   }
 
   /**

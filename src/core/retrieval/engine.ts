@@ -29,7 +29,7 @@ import {
 import { DenseIndex } from './dense.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { resolveParams, type RetrievalParams } from './params.ts';
-import { conceptChunkShares, pprSearch } from './pprSearch.ts';
+import { conceptChunkShares, pprSearch, type WalkObserver } from './pprSearch.ts';
 import {
   parseMode,
   type BaseMode,
@@ -360,6 +360,49 @@ export class RetrievalEngine {
     };
   }
 
+  /**
+   * The `ppr` ranking with its final walk shown to `observe` while it is still in the walker's buffers: what the
+   * concept-graph view draws (walkView.ts). The ranking is the one `rank(query, 'ppr')` returns.
+   */
+  pprWithWalk(query: Query, limit: number, observe: WalkObserver): Candidate[] {
+    if (query.vector && this.dense && query.vector.length !== this.dense.dimension) {
+      throw new Error(
+        `retrieval engine: question vector has ${query.vector.length} dimensions, index has ${this.dense.dimension}`,
+      );
+    }
+    return this.ppr(query, limit, observe);
+  }
+
+  private ppr(query: Query, limit: number, observe?: WalkObserver): Candidate[] {
+    const vector = this.dense ? query.vector : undefined;
+    const words = this.analyzer.terms(query.text);
+    const p = this.params;
+    const blend = Math.min(
+      1,
+      Math.max(0, (this.blindness - p.blindnessFrom) / (p.blindnessTo - p.blindnessFrom || 1)),
+    );
+    return pprSearch(
+      {
+        graph: this.graphIndex,
+        conceptIds: this.conceptIds,
+        walker: this.walker,
+        dense: this.dense,
+        chunkScores: this.chunkScores,
+        params: this.params,
+        shares: this.shares,
+      },
+      questionTerms(this.analyzer, query.text, this.conceptIds),
+      vector,
+      limit,
+      // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
+      p.lexicalAllTerms
+        ? this.fieldBm25.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
+        : undefined,
+      blend,
+      observe,
+    );
+  }
+
   private rankBase(query: Query, mode: BaseMode): Candidate[] {
     const limit = this.params.candidates;
     const vector = this.dense ? query.vector : undefined;
@@ -371,33 +414,8 @@ export class RetrievalEngine {
           throw new Error('retrieval engine: dense mode needs sentence vectors and a question vector');
         }
         return this.dense.search(query.vector, limit);
-      case 'ppr': {
-        const words = this.analyzer.terms(query.text);
-        const p = this.params;
-        const blend = Math.min(
-          1,
-          Math.max(0, (this.blindness - p.blindnessFrom) / (p.blindnessTo - p.blindnessFrom || 1)),
-        );
-        return pprSearch(
-          {
-            graph: this.graphIndex,
-            conceptIds: this.conceptIds,
-            walker: this.walker,
-            dense: this.dense,
-            chunkScores: this.chunkScores,
-            params: this.params,
-            shares: this.shares,
-          },
-          questionTerms(this.analyzer, query.text, this.conceptIds),
-          vector,
-          limit,
-          // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
-          p.lexicalAllTerms
-            ? this.fieldBm25.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
-            : undefined,
-          blend,
-        );
-      }
+      case 'ppr':
+        return this.ppr(query, limit);
       case 'concept': {
         const qTerms = questionTerms(this.analyzer, query.text, this.conceptIds);
         let similarity: ArrayLike<number>;

@@ -181,6 +181,7 @@ export function pprSearch(
   limit: number,
   termScores?: readonly Candidate[],
   blend = 0,
+  observe?: WalkObserver,
 ): Candidate[] {
   const { graph, params } = ctx;
   const questionSeeds = pprSeeds(ctx, questionTerms, vector);
@@ -243,8 +244,34 @@ export function pprSearch(
       seeds = mixed;
     }
   }
-  return walkAndScore(ctx, seeds, questionSeeds, limit, lexical);
+  const watch = observe && ((walk: Omit<FinalWalk, 'questionTerms'>) => observe({ ...walk, questionTerms }));
+  return walkAndScore(ctx, seeds, questionSeeds, limit, lexical, watch);
 }
+
+/**
+ * The final walk of a `ppr` question as the concept-graph view reads it (walkView.ts). `nodes`, `scores` and
+ * `chunkScore` are the walker's and the engine's scratch buffers: valid only during the observer's call.
+ */
+export interface FinalWalk {
+  ctx: PprContext;
+  /** The restart distribution of the final walk: the question's seeds, plus feedback concepts when enabled. */
+  seeds: ReadonlyMap<number, number>;
+  /** The question's own seeds (its words' concepts and, with vectors, the concepts nearest its meaning). */
+  questionSeeds: ReadonlyMap<number, number>;
+  /** The question's concept terms (words and phrases), as the seeds were looked up. */
+  questionTerms: readonly string[];
+  /** Concepts the walk touched, and PPR mass by concept id. */
+  nodes: Uint32Array;
+  scores: Float64Array;
+  /** What the question's words added to a chunk's score (in the walk's units; absent = nothing). */
+  words: ReadonlyMap<number, number>;
+  /** The ranked chunks this walk returns (best first, at most the search's limit). */
+  ranked: readonly number[];
+  /** A chunk's final score in this walk (walk share after the length normalization, plus `words`). */
+  chunkScore(chunk: number): number;
+}
+
+export type WalkObserver = (walk: FinalWalk) => void;
 
 /**
  * One walk from `seeds` and the chunk scores it induces, best `limit` first, with provenance (hop 0 = the chunk
@@ -256,8 +283,10 @@ function walkAndScore(
   questionSeeds: ReadonlyMap<number, number>,
   limit: number,
   lexical: ReadonlyMap<number, number>,
+  observe?: (walk: Omit<FinalWalk, 'questionTerms'>) => void,
 ): Candidate[] {
   const { graph, params, chunkScores } = ctx;
+  const words = new Map<number, number>();
   const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
   const t = graph.table;
   const touched: number[] = [];
@@ -287,6 +316,7 @@ function walkAndScore(
     for (const [k, s] of lexical) {
       if (chunkScores[k] === 0) touched.push(k);
       chunkScores[k] += top * s;
+      if (observe) words.set(k, top * s);
     }
   }
   const best = topK(chunkScores, limit, touched);
@@ -301,6 +331,16 @@ function walkAndScore(
     }
     contrib.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     return { chunk: k, score: chunkScores[k], concepts: contrib.slice(0, 3).map(([c]) => c), hop };
+  });
+  observe?.({
+    ctx,
+    seeds,
+    questionSeeds,
+    nodes,
+    scores,
+    words,
+    ranked: best,
+    chunkScore: (k) => chunkScores[k],
   });
   for (const k of touched) chunkScores[k] = 0;
   return out;

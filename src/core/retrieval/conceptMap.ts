@@ -1,0 +1,112 @@
+// The library-wide side of the concept-graph view: the concepts with the highest global PageRank, or one concept
+// found by a typed word with its strongest neighbours. Bounded like the walk's view: a library of 66 k concepts
+// and millions of edges is never drawn whole, only `limit` concepts and the heaviest `edges` among them.
+import type { ConceptGraphIndex } from '../graph/index.ts';
+import { topK } from './topk.ts';
+
+export interface ConceptMapNode {
+  concept: number;
+  term: string;
+  /** Global PageRank of the concept on the walk graph. */
+  rank: number;
+  /** Chunks the concept was kept for, |T(c)|. */
+  chunks: number;
+}
+
+export interface ConceptMap {
+  /** The concept the search found (absent: the top concepts of the library). */
+  focus?: number;
+  nodes: ConceptMapNode[];
+  /** Walk-graph edges among `nodes` (source < target), heaviest first. */
+  edges: Array<{ source: number; target: number; weight: number }>;
+  /** Other concepts matching the search, best PageRank first (for a "did you mean" list). */
+  matches: string[];
+}
+
+export interface ConceptMapOptions {
+  /** A word or phrase; empty = the library's top concepts. */
+  search?: string;
+  /** Concepts drawn (the focus and its heaviest neighbours, or the top concepts). */
+  limit?: number;
+  /** Edges drawn among them. */
+  edges?: number;
+  /** Other matches listed. */
+  matches?: number;
+}
+
+export const CONCEPT_MAP_LIMITS = Object.freeze({ limit: 120, edges: 400, matches: 8 });
+
+/**
+ * The top concepts by global PageRank, or, with a search, the best match and its heaviest neighbours. A match is
+ * the exact term, else a term starting with the search, else one containing it (best PageRank first in each).
+ * A search with no match gives no nodes.
+ */
+export function conceptMap(graph: ConceptGraphIndex, options: ConceptMapOptions = {}): ConceptMap {
+  const limit = Math.max(1, options.limit ?? CONCEPT_MAP_LIMITS.limit);
+  const edgeCap = Math.max(0, options.edges ?? CONCEPT_MAP_LIMITS.edges);
+  const terms = graph.table.terms;
+  const rank = graph.conceptRank;
+  const search = (options.search ?? '').toLowerCase().replace(/\s+/g, ' ').trim();
+  if (!search) {
+    const ids = topK(rank, limit);
+    return { nodes: ids.map(node), edges: edgesAmong(graph, ids, edgeCap), matches: [] };
+  }
+  const found = matching(terms, rank, search, (options.matches ?? CONCEPT_MAP_LIMITS.matches) + 1);
+  if (found.length === 0) return { nodes: [], edges: [], matches: [] };
+  const focus = found[0];
+  const g = graph.graph;
+  // The focus's neighbours by edge weight (the walk spreads mass along the heaviest edges first).
+  const weights = new Float64Array(g.offsets[focus + 1] - g.offsets[focus]);
+  for (let e = g.offsets[focus]; e < g.offsets[focus + 1]; e++) weights[e - g.offsets[focus]] = g.weights[e];
+  const neighbours = topK(weights, limit - 1).map((i) => g.targets[g.offsets[focus] + i]);
+  const ids = [focus, ...neighbours];
+  return {
+    focus,
+    nodes: ids.map(node),
+    edges: edgesAmong(graph, ids, edgeCap),
+    matches: found.slice(1).map((c) => terms[c]),
+  };
+
+  function node(c: number): ConceptMapNode {
+    return {
+      concept: c,
+      term: terms[c],
+      rank: rank[c],
+      chunks: graph.table.conceptChunkOffsets[c + 1] - graph.table.conceptChunkOffsets[c],
+    };
+  }
+}
+
+/** Concepts matching a search: exact, then prefix, then substring; best PageRank first within each. */
+function matching(terms: readonly string[], rank: Float64Array, search: string, limit: number): number[] {
+  const exact: number[] = [];
+  const prefix: number[] = [];
+  const inside: number[] = [];
+  for (let c = 0; c < terms.length; c++) {
+    const t = terms[c];
+    if (t === search) exact.push(c);
+    else if (t.startsWith(search)) prefix.push(c);
+    else if (t.includes(search)) inside.push(c);
+  }
+  const byRank = (list: number[]): number[] => list.sort((a, b) => rank[b] - rank[a] || a - b);
+  return [...exact, ...byRank(prefix), ...byRank(inside)].slice(0, limit);
+}
+
+/** The heaviest walk-graph edges among a set of concepts (each undirected edge once, source < target). */
+export function edgesAmong(
+  graph: ConceptGraphIndex,
+  ids: Iterable<number>,
+  limit: number,
+): Array<{ source: number; target: number; weight: number }> {
+  const g = graph.graph;
+  const set = new Set(ids);
+  const out: Array<{ source: number; target: number; weight: number }> = [];
+  for (const u of set) {
+    for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
+      const v = g.targets[e];
+      if (v > u && set.has(v)) out.push({ source: u, target: v, weight: g.weights[e] });
+    }
+  }
+  out.sort((a, b) => b.weight - a.weight || a.source - b.source || a.target - b.target);
+  return out.slice(0, limit);
+}
