@@ -1,6 +1,95 @@
-// KAG's question mode `logical`: logical-form planning, hybrid execution over the KG and the chunks, reflection.
-// Being built (issue 12): until then it refuses with that reason rather than answer with something else.
+// KAG's question mode `logical`: the question is planned as logical-form steps, executed over the library's KG
+// (triples, attributes) with the chunks as fallback (`ppr` for each step rendered as a sub-question), and reflected
+// on for at most R rounds (src/core/logical). The hits are the chunks behind the triples and passages the run used,
+// each with the sentences that state them, so the written answer cites those sentences; the facts are the values
+// the run computed and the answers it established.
+import { splitSentences, type KgChunkView } from '../core/kg/index.ts';
+import { SOLVER_DEFAULTS, solve, type Evidence, type Passage } from '../core/logical/index.ts';
+import type { RetrievedChunk, SentenceHit } from '../core/retrieval/index.ts';
 import type { ModeHandler } from './queryModes.ts';
 
-export const logicalMode: ModeHandler = () =>
-  Promise.reject(new Error('mode logical is not available yet (KAG logical-form solving is being built)'));
+/** Tokens of chunks read per fallback sub-question (the executor reads the best few). */
+const FALLBACK_BUDGET = 2000;
+
+/** Sentences of a chunk that contain any of the needles (names, values as written), best first (at most two). */
+function sentencesWith(view: KgChunkView, needles: readonly string[]): SentenceHit[] {
+  const ranges = view.sentences ?? splitSentences(view.text);
+  const lowered = needles.map((n) => n.toLowerCase()).filter((n) => n.length > 1);
+  const scored = ranges
+    .map((r) => {
+      const s = view.text.slice(r.start, r.end).toLowerCase();
+      return { start: r.start, end: r.end, score: lowered.filter((n) => s.includes(n)).length };
+    })
+    .filter((h) => h.score > 0)
+    .sort((a, b) => b.score - a.score || a.start - b.start);
+  return scored.slice(0, 2);
+}
+
+export const logicalMode: ModeHandler = async (ctx) => {
+  const llm = await ctx.llm();
+  const kg = (await ctx.kg()).graph();
+  const read = new Map<string, RetrievedChunk>();
+  const passages = async (question: string): Promise<Passage[]> => {
+    const vector = await ctx.embed(question);
+    const hits = ctx.engine.search({ text: question, vector }, 'ppr', FALLBACK_BUDGET);
+    for (const h of hits) if (!read.has(h.chunkId)) read.set(h.chunkId, h);
+    return hits.map((h) => ({ chunkId: h.chunkId, text: h.text }));
+  };
+  const solution = await solve(ctx.question, {
+    kg: { ...kg, embed: (text) => ctx.embed(text) },
+    passages,
+    llm,
+    signal: ctx.signal,
+    question: ctx.question,
+    maxRounds: ctx.reasoning.maxRounds ?? SOLVER_DEFAULTS.maxRounds,
+    trace: (event) => ctx.trace(event),
+  });
+  return {
+    hits: hitsOf(solution.evidence, read, ctx.chunkView, ctx.budget),
+    facts: solution.facts,
+    usage: solution.usage,
+  };
+};
+
+/** The chunks behind the evidence, in order of use, cut to the budget. */
+function hitsOf(
+  evidence: readonly Evidence[],
+  read: ReadonlyMap<string, RetrievedChunk>,
+  chunkView: (id: string) => KgChunkView | undefined,
+  budget: number,
+): RetrievedChunk[] {
+  const needles = new Map<string, string[]>();
+  const order: string[] = [];
+  const via = new Map<string, string>();
+  for (const e of evidence) {
+    const ids = e.kind === 'triple' ? e.chunkIds : [e.chunkId];
+    for (const id of ids) {
+      if (!needles.has(id)) {
+        needles.set(id, []);
+        order.push(id);
+        via.set(id, e.kind === 'triple' ? `triple (${e.s}, ${e.p}, ${e.o})` : 'passage read for a step');
+      }
+      if (e.kind === 'triple') needles.get(id)!.push(e.s, e.o);
+    }
+  }
+  const out: RetrievedChunk[] = [];
+  let used = 0;
+  order.forEach((id, rank) => {
+    const view = chunkView(id);
+    if (!view || used + view.tokens > budget) return;
+    used += view.tokens;
+    const passage = read.get(id);
+    const named = sentencesWith(view, needles.get(id)!);
+    out.push({
+      chunkId: id,
+      docId: view.docId,
+      score: 1 / (1 + rank),
+      text: view.text,
+      tokens: view.tokens,
+      provenance: { mode: 'logical', via: via.get(id) },
+      // A passage's own best sentences when no triple names a sentence of it (the step read the whole passage).
+      bestSentences: named.length ? named : passage && !passage.excerptStart ? passage.bestSentences : [],
+    });
+  });
+  return out;
+}
