@@ -3,6 +3,7 @@
 // the streamed LLM answer with cancel. Every mode is answered through `ask` (the modes themselves are entries in
 // queryModes.ts). Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import { answerQuestion } from '../core/answer/index.ts';
+import type { AtomicIndex } from '../core/atomic/index.ts';
 import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type { LlmClient, TraceEvent } from '../core/llm/index.ts';
@@ -462,6 +463,8 @@ export interface AskOptions {
   vector?: Float32Array;
   /** Loads the KG index on demand. */
   kg: () => Promise<KgIndex>;
+  /** Loads the atomic-question index on demand (absent or null: the library has no atomic layer). */
+  atomic?: () => Promise<AtomicIndex | null>;
   /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
   llm?: () => Promise<LlmClient>;
   /** Embeds a sub-question with the library's embedder (absent: sub-questions are searched lexically). */
@@ -490,6 +493,7 @@ export async function askLibrary(
     engine: library.engine,
     chunkView: (chunkId) => chunkView(library, chunkId),
     kg: options.kg,
+    atomic: options.atomic ?? (() => Promise.resolve(null)),
     reasoning: request.reasoning ?? {},
     llm:
       options.llm ??

@@ -4,6 +4,7 @@
 // `logical` (KAG) in kagMode.ts. A new mode is one more entry in QUESTION_MODES and one more name in QuestionMode
 // (src/services/queryProtocol.ts): the query service loads the library, embeds the question, hands the reasoning
 // modes the LLM client and the trace, and maps the hits to evidence for every mode alike.
+import type { AtomicIndex } from '../core/atomic/index.ts';
 import { hybrid, DEFAULT_LAMBDA } from '../core/kg/index.ts';
 import type { EntityHit, KgChunkView, KgIndex, RelationHit } from '../core/kg/index.ts';
 import type { LlmClient, StepUsage, TraceEvent } from '../core/llm/index.ts';
@@ -26,6 +27,8 @@ export interface ModeContext {
   chunkView(chunkId: string): KgChunkView | undefined;
   /** The KG index, loaded on first use (only the KG modes pay for it). */
   kg(): Promise<KgIndex>;
+  /** The atomic-question index (PIKE-RAG's atomic layer), loaded on first use; null when the library has none. */
+  atomic(): Promise<AtomicIndex | null>;
   /** Reasoning modes: the limits asked for (each mode has its defaults). */
   reasoning: ReasoningOptions;
   /**

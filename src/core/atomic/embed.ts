@@ -1,0 +1,25 @@
+// Embeds the atomic questions that have no vector yet with the library's embedder, so the atomic path and the
+// decomposition's candidate search compare questions by meaning as well as by words.
+import type { Embedder } from '../types.ts';
+import type { AtomicStore } from './store.ts';
+
+export async function embedAtomic(
+  store: AtomicStore,
+  embedder: Embedder,
+  options: { batch?: number; signal?: AbortSignal } = {},
+): Promise<{ embedded: number }> {
+  const missing = (await store.questions()).filter((q) => !q.vector);
+  const batch = Math.max(1, options.batch ?? 64);
+  let embedded = 0;
+  for (let i = 0; i < missing.length; i += batch) {
+    const part = missing.slice(i, i + batch);
+    const flat = await embedder.embed(
+      part.map((q) => q.text),
+      options.signal,
+    );
+    const d = flat.length / part.length;
+    await store.putVectors(part.map((q, j) => ({ id: q.id, vector: flat.slice(j * d, (j + 1) * d) })));
+    embedded += part.length;
+  }
+  return { embedded };
+}

@@ -1,0 +1,66 @@
+// The atomic layer (PIKE-RAG knowledge atomizing): the questions a chunk answers, written by the model, stored with
+// their chunk id. They are the distilled layer's third kind of item, beside the KG's entities and relations.
+
+/** One atomic question of a chunk. `id` is `${chunkId}?${n}` (n from 0 in the order the model wrote them). */
+export interface AtomicQuestion {
+  id: string;
+  chunkId: string;
+  docId: string;
+  text: string;
+  /** Embedded with the library's embedder (unit length); absent on a library without vectors. */
+  vector?: Float32Array;
+}
+
+/** Where a chunk's atomizing stands: done (its questions are stored, maybe none) or failed with the reason. */
+export interface AtomicChunkState {
+  chunkId: string;
+  docId: string;
+  status: 'done' | 'failed';
+  reason?: string;
+  questions: number;
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  updatedAt: number;
+}
+
+/** What atomizing one chunk commits: its questions (done) or the reason it failed. */
+export type AtomicOutcome =
+  | {
+      status: 'done';
+      questions: string[];
+      attempts: number;
+      inputTokens: number;
+      outputTokens: number;
+      cost: number;
+    }
+  | {
+      status: 'failed';
+      reason: string;
+      attempts: number;
+      inputTokens: number;
+      outputTokens: number;
+      cost: number;
+    };
+
+/** An atomic question found for a query, with the similarity that let it through (≥ δ). */
+export interface AtomicHit {
+  question: AtomicQuestion;
+  /** max(dense, lexical): the similarity compared with δ. */
+  score: number;
+  /** Cosine of the query and question vectors, when both exist. */
+  dense?: number;
+  /** IDF-weighted share of the query's terms the question contains (0…1). */
+  lexical: number;
+}
+
+/** The chunk id of an atomic question id. */
+export function chunkOfQuestionId(id: string): string {
+  const at = id.lastIndexOf('?');
+  return at < 0 ? id : id.slice(0, at);
+}
+
+export function questionId(chunkId: string, n: number): string {
+  return `${chunkId}?${n}`;
+}

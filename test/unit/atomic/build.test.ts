@@ -1,0 +1,177 @@
+// Atomizing through the scripted server: strict JSON with one repair call then a per-chunk failure with its reason,
+// cancel and resume with no chunk sent twice, and one pass (KG and atomic questions in a single call per chunk).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildDistilled, MemoryAtomicStore } from '../../../src/core/atomic/index.ts';
+import { MemoryKgStore } from '../../../src/core/kg/index.ts';
+import { LlmClient } from '../../../src/core/llm/index.ts';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { scriptedPike } from '../../support/scriptedPike.ts';
+
+let server: ScriptedLlmServer;
+const client = () =>
+  new LlmClient(
+    {
+      baseUrl: server.baseUrl,
+      model: 'scripted-model',
+      apiKey: '',
+      priceInPerM: 0,
+      priceOutPerM: 0,
+      concurrency: 2,
+    },
+    { backoff: { baseMs: 5, maxMs: 20 } },
+  );
+
+const chunks = [
+  { id: 'd1#0', docId: 'd1', text: 'Lothair II was a king. His mother was Ermengarde of Tours.' },
+  { id: 'd2#0', docId: 'd2', text: 'Ermengarde of Tours died on 20 March 851.' },
+  { id: 'd3#0', docId: 'd3', text: 'Port of Spain is the capital of Trinidad and Tobago.' },
+  { id: 'd4#0', docId: 'd4', text: 'Teutberga was a queen of Lotharingia.' },
+];
+
+beforeAll(async () => {
+  server = await startScriptedLlmServer({ responders: [scriptedPike()] });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.reset();
+  server.setLatency(0);
+});
+
+const atomizeRequests = () =>
+  server.requests.filter((r) => r.body?.messages?.[0]?.content.includes('You write atomic questions'));
+
+describe('atomizing', () => {
+  it('stores each chunk’s questions with its chunk id, at temperature 0.7, capped', async () => {
+    const store = new MemoryAtomicStore();
+    const s = await buildDistilled({
+      chunks,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      maxQuestions: 1,
+    });
+    expect(s).toMatchObject({
+      selected: 4,
+      finished: 4,
+      calls: 4,
+      atomic: { done: 4, failed: 0, questions: 4 },
+    });
+    // Capped at 1: the first sentence's question of each chunk.
+    const byChunk = Object.fromEntries((await store.questions()).map((q) => [q.chunkId, q.text]));
+    expect(byChunk).toEqual({
+      'd1#0': 'What about Lothair II was a king?',
+      'd2#0': 'What about Ermengarde of Tours died on 20 March 851?',
+      'd3#0': 'What about Port of Spain is the capital of Trinidad and Tobago?',
+      'd4#0': 'What about Teutberga was a queen of Lotharingia?',
+    });
+    expect(atomizeRequests().map((r) => r.body?.temperature)).toEqual([0.7, 0.7, 0.7, 0.7]);
+  });
+
+  it('repairs a malformed reply once, and fails the chunk with the reason when the repair is malformed too', async () => {
+    const store = new MemoryAtomicStore();
+    // d2: malformed then fine (repaired). d3: malformed twice (failed, reason kept).
+    server.script(
+      { kind: 'malformed', when: 'died on 20 March' },
+      { kind: 'malformed', when: 'Port of Spain' },
+      { kind: 'malformed', when: 'Port of Spain' },
+    );
+    const s = await buildDistilled({
+      chunks,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      concurrency: 1,
+    });
+    expect(s.atomic).toEqual({ done: 3, failed: 1, questions: 4 });
+    expect(s.calls).toBe(4 + 1 + 1);
+    expect(s.failures).toHaveLength(1);
+    expect(s.failures[0]).toMatchObject({ chunkId: 'd3#0', part: 'atomic' });
+    expect(s.failures[0].reason).toMatch(/^atomizing: malformed output twice/);
+    const states = await store.getStates(['d2#0', 'd3#0']);
+    expect(states.get('d2#0')).toMatchObject({ status: 'done', questions: 1, attempts: 2 });
+    expect(states.get('d3#0')).toMatchObject({ status: 'failed', questions: 0, attempts: 2 });
+    // The repair turn tells the model what was wrong.
+    const repair = atomizeRequests().find((r) => (r.body?.messages?.length ?? 0) > 2)!;
+    expect(repair.body!.messages!.at(-1)!.content).toMatch(/^That reply was not valid: /);
+    // Nothing of the failed chunk is stored; "retry failed" sends it (and only it) again.
+    expect((await store.questions()).some((q) => q.chunkId === 'd3#0')).toBe(false);
+    server.reset();
+    const again = await buildDistilled({
+      chunks,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      retryFailed: true,
+    });
+    expect(again).toMatchObject({ skipped: 3, finished: 1, atomic: { done: 1, failed: 0 } });
+    expect(server.extractionTexts()).toEqual([chunks[2].text]);
+  });
+
+  it('cancelled midway keeps the paid chunks, and the resumed build sends only the rest: no chunk twice', async () => {
+    const store = new MemoryAtomicStore();
+    server.setLatency(60);
+    const stop = new AbortController();
+    const first = await buildDistilled({
+      chunks,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      concurrency: 1,
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p.done === 1) stop.abort();
+      },
+    });
+    expect(first).toMatchObject({ cancelled: true, finished: 1, remaining: 3 });
+    server.setLatency(0);
+    const second = await buildDistilled({
+      chunks,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+    });
+    expect(second).toMatchObject({ skipped: 1, finished: 3, remaining: 0, cancelled: false });
+    const sent = server.extractionTexts();
+    expect(sent).toHaveLength(4);
+    expect(new Set(sent).size).toBe(4);
+    expect((await store.states()).filter((s) => s.status === 'done')).toHaveLength(4);
+  });
+
+  it('one pass: KG and atomic questions from a single call per chunk; separate passes make two', async () => {
+    const kg = new MemoryKgStore();
+    const atomic = new MemoryAtomicStore();
+    const one = await buildDistilled({
+      chunks,
+      kinds: { kg: true, atomic: true },
+      kg,
+      atomic,
+      client: client(),
+    });
+    expect(one).toMatchObject({ finished: 4, calls: 4, kg: { done: 4 }, atomic: { done: 4, questions: 5 } });
+    expect(
+      server.requests.filter((r) => r.body?.messages?.[0]?.content.includes('Also add the field')),
+    ).toHaveLength(4);
+    expect((await kg.entities()).map((e) => e.name)).toContain('Teutberga');
+    server.reset();
+    const two = await buildDistilled({
+      chunks,
+      kinds: { kg: true, atomic: true },
+      onePass: false,
+      kg: new MemoryKgStore(),
+      atomic: new MemoryAtomicStore(),
+      client: client(),
+    });
+    expect(two).toMatchObject({ finished: 4, calls: 8, kg: { done: 4 }, atomic: { done: 4, questions: 5 } });
+    // Already extracted for the KG: adding the atomic layer later atomizes only.
+    server.reset();
+    const fresh = await buildDistilled({
+      chunks,
+      kinds: { kg: true, atomic: true },
+      kg,
+      atomic: new MemoryAtomicStore(),
+      client: client(),
+    });
+    expect(fresh).toMatchObject({ finished: 4, calls: 4, kg: { done: 0 }, atomic: { done: 4 } });
+    expect(atomizeRequests()).toHaveLength(4);
+  });
+});
