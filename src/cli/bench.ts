@@ -28,6 +28,7 @@ import {
   type PreparedCorpus,
 } from './benchData.ts';
 import {
+  BenchAtomic,
   BenchKg,
   KG_MODES,
   llmSettingsFromFlags,
@@ -46,11 +47,12 @@ const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <
   [--json out.json] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
   [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy]
   [--llm-base-url <url> --llm-model <name> [--llm-key-file <path>] [--llm-concurrency N]]
-  [--kappa 0.8] [--answer-budget 3000]
+  [--kappa 0.8] [--answer-budget 3000] [--max-questions 12] [--atomize-temperature 0.7]
 With an LLM endpoint, modes kg and hybrid (KG over the top κ chunks by concept-graph rank, built once per run)
 can be listed in --modes, and every mode gets EM and token F1 of the LLM's answer over its --answer-budget context.
 The question-time modes (atomic, decompose, logical) run as the app runs them (askLibrary) and also report LLM
-calls and tokens per question.
+calls and tokens per question. atomic and decompose atomize the top κ chunks once per run (PIKE-RAG's atomic
+layer, --max-questions per chunk at --atomize-temperature); that cost is reported on stderr.
 `;
 
 const RECALL_KS = [2, 5, 10] as const;
@@ -222,6 +224,8 @@ export async function run(args: string[]): Promise<number> {
         'llm-concurrency': { type: 'string' },
         kappa: { type: 'string', default: '0.8' },
         'answer-budget': { type: 'string', default: '3000' },
+        'max-questions': { type: 'string', default: '12' },
+        'atomize-temperature': { type: 'string', default: '0.7' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -328,6 +332,34 @@ export async function run(args: string[]): Promise<number> {
 
   let engineForKg: RetrievalEngine | undefined;
   let kgBuilding: Promise<BenchKg> | undefined;
+  let atomizing: Promise<BenchAtomic> | undefined;
+  const maxQuestions = positiveInts(opts['max-questions'], '--max-questions')[0];
+  const atomizeTemperature = Number(opts['atomize-temperature']);
+  if (!(atomizeTemperature >= 0 && atomizeTemperature <= 2)) {
+    throw new Error(`bench: --atomize-temperature must be in [0, 2], got "${opts['atomize-temperature']}"`);
+  }
+  // The atomic layer, atomized once on first use (atomic, decompose), over the same κ core chunks as the KG.
+  const ensureAtomic = (client: LlmClient): Promise<BenchAtomic> =>
+    (atomizing ??= (async () => {
+      const t = performance.now();
+      const layer = await BenchAtomic.build({
+        chunks: corpus.chunks,
+        chunkIds: engineForKg!.graph.chunkIds,
+        chunkRank: engineForKg!.graph.chunkRank,
+        kappa,
+        client,
+        maxQuestions,
+        temperature: atomizeTemperature,
+        embedder: kgEmbedder,
+      });
+      const a = layer.summary;
+      process.stderr.write(
+        `bench: atomic layer over ${a.selected} core chunks (κ ${kappa}): ${a.atomic.done} atomized, ` +
+          `${a.atomic.failed} failed, ${a.atomic.questions} questions, ${a.calls} calls, ${a.inputTokens} in / ` +
+          `${a.outputTokens} out tokens in ${((performance.now() - t) / 1000).toFixed(1)} s\n`,
+      );
+      return layer;
+    })());
   const llm: LlmRun | undefined = settings
     ? {
         client: new LlmClient(settings),
@@ -335,6 +367,7 @@ export async function run(args: string[]): Promise<number> {
         kgSeconds: 0,
         concurrency: Math.max(1, settings.concurrency),
         embedder: kgEmbedder,
+        askExtras: { atomic: async () => (await ensureAtomic(llm!.client)).index },
         ensureKg: () =>
           (kgBuilding ??= (async () => {
             // Once per run: the core chunks come from the first engine's concept-graph chunk ranks.

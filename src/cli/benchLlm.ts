@@ -3,6 +3,13 @@
 // it, and every mode's context can be answered by the LLM and scored with EM and token F1 (SQuAD normalization, best
 // over aliases; citation markers removed first). Without an endpoint, kg/hybrid and EM/F1 are reported as needing one.
 import { answerQuestion } from '../core/answer/index.ts';
+import {
+  AtomicIndex,
+  buildDistilled,
+  embedAtomic,
+  MemoryAtomicStore,
+  type DistillBuildSummary,
+} from '../core/atomic/index.ts';
 import { buildKg, type KgBuildSummary } from '../core/kg/index.ts';
 import { embedKg } from '../core/kg/index.ts';
 import { DEFAULT_LAMBDA, hybrid } from '../core/kg/index.ts';
@@ -140,5 +147,44 @@ export class BenchKg {
   ): RetrievedChunk[] {
     const kg = this.index.search(query, (id) => this.views.get(id), budget).chunks;
     return mode === 'kg' ? kg : hybrid(conceptHits, kg, budget, lambda);
+  }
+}
+
+/** The atomic layer built for one bench run (PIKE-RAG atomizing of the top κ chunks), for `atomic` and `decompose`. */
+export class BenchAtomic {
+  private constructor(
+    readonly index: AtomicIndex,
+    readonly summary: DistillBuildSummary,
+  ) {}
+
+  static async build(opts: {
+    chunks: readonly ChunkRecord[];
+    chunkIds: readonly string[];
+    chunkRank: ArrayLike<number>;
+    kappa: number;
+    client: LlmClient;
+    maxQuestions?: number;
+    temperature?: number;
+    /** Embeds the questions (the corpus's embedder); without it, they are matched by words only. */
+    embedder?: Embedder;
+  }): Promise<BenchAtomic> {
+    const byId = new Map(opts.chunks.map((c) => [c.id, c]));
+    const order = rankOrder(opts.chunkIds.map((chunkId, i) => ({ chunkId, rank: opts.chunkRank[i] })));
+    const core = selectCoreChunks(
+      order.map((chunkId, i) => ({ chunkId, rank: -i })),
+      opts.kappa,
+    );
+    const store = new MemoryAtomicStore();
+    const summary = await buildDistilled({
+      chunks: core.map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text })),
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: opts.client,
+      maxQuestions: opts.maxQuestions,
+      temperature: opts.temperature,
+    });
+    if (summary.error) throw new Error(`bench: atomizing stopped: ${summary.error}`);
+    if (opts.embedder) await embedAtomic(store, opts.embedder);
+    return new BenchAtomic(new AtomicIndex(await store.questions()), summary);
   }
 }
