@@ -35,7 +35,7 @@ export function words(text: string): string[] {
     .replace(/[^\p{L}\p{N} ]+/gu, ' ')
     .split(' ')
     .filter((w) => w && !STOP.has(w))
-    .map((w) => w.replace(/(ing|ed|es|s|e)$/u, '') || w);
+    .map((w) => w.replace(/(ing|ed|es|er|or|s|e)$/u, '') || w);
 }
 
 function overlap(a: readonly string[], b: readonly string[]): number {
