@@ -9,6 +9,7 @@ import { Repo } from '../src/store/repo.ts';
 import { browserCrossTabLock } from '../src/services/crossTab.ts';
 import { EmbedderHolder } from '../src/services/embedders.ts';
 import { KgBuildService } from '../src/services/kgBuild.ts';
+import { workerLedger } from '../src/services/ledger.ts';
 
 const db = openDatabase();
 
@@ -16,7 +17,9 @@ const service = new KgBuildService({
   repo: new Repo(db),
   store: new DexieKgStore(db),
   embedders: new EmbedderHolder(),
-  llmClient: (settings) => new LlmClient(settings),
+  // Every request is recorded in the network ledger: the build's calls, and the connection test's probes.
+  llmClient: (settings) => new LlmClient(settings, workerLedger('kg').clientOptions('KG build')),
+  connectionFetch: workerLedger('kg').fetch('connection test'),
   lock: browserCrossTabLock('kg', self.name),
 });
 

@@ -9,6 +9,7 @@ import { Repo } from '../src/store/repo.ts';
 import { specOf, toEmbedderChoice } from '../src/services/embedderChoice.ts';
 import { choiceKey, EmbedderHolder, spawnEmbedWorker } from '../src/services/embedders.ts';
 import { createEmbedPool, type EmbedPool } from '../src/services/embedPool.ts';
+import { workerLedger } from '../src/services/ledger.ts';
 import { QueryService, type QueryDeps } from '../src/services/query.ts';
 
 const db = openDatabase();
@@ -64,7 +65,9 @@ const service = new QueryService({
   kgStore: new DexieKgStore(db),
   embedders: questionEmbedders(),
   openBundle: (url) => openBundleReadOnly(url, self.location.origin),
-  llmClient: (settings) => new LlmClient(settings),
+  // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).
+  llmClient: (settings, purpose = 'answer') =>
+    new LlmClient(settings, workerLedger('query').clientOptions(purpose)),
 });
 
 export type QueryApi = typeof service;

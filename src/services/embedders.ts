@@ -10,6 +10,7 @@ import { identitySpec } from '../core/embed/index.ts';
 import { embedWorkerCount, specOf, toEmbedderChoice, type EmbedderSettings } from './embedderChoice.ts';
 import { createEmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
 import type { EmbedderChoice, StoredEmbedderChoice } from './protocol.ts';
+import { workerLedger } from './ledger.ts';
 import type { EmbedWorkerApi } from '../../workers/embed.worker.ts';
 
 /**
@@ -51,7 +52,13 @@ async function create(choice: EmbedderSettings): Promise<Embedder> {
     }
     case 'openai': {
       const { createOpenAIEmbedder } = await import('../core/embed/openai.ts');
-      return createOpenAIEmbedder({ baseUrl: spec.baseUrl, model: spec.model, apiKey: choice.apiKey });
+      // Its requests are recorded in the network ledger of whichever worker embeds (ingest, query, kg, embed).
+      return createOpenAIEmbedder({
+        baseUrl: spec.baseUrl,
+        model: spec.model,
+        apiKey: choice.apiKey,
+        fetch: workerLedger().fetch('embeddings'),
+      });
     }
   }
 }

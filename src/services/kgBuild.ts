@@ -58,6 +58,8 @@ export interface KgBuildDeps {
   store: DexieKgStore;
   embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
   llmClient(settings: LlmSettings): LlmClient;
+  /** The fetch of the connection test (the worker's recorder for the network ledger); default the global one. */
+  connectionFetch?: typeof fetch;
   /** One build at a time across tabs: two would pay the endpoint twice for the same chunks. */
   lock: Pick<CrossTabLock, 'tryRun'>;
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
@@ -145,7 +147,7 @@ export class KgBuildService {
   }
 
   async testConnection(settings: LlmSettings, pageOrigin?: string): Promise<ConnectionDiagnosis> {
-    return testConnection(settings, { pageOrigin });
+    return testConnection(settings, { pageOrigin, fetch: this.deps.connectionFetch });
   }
 
   async getSettings(): Promise<LlmSettings | undefined> {

@@ -30,6 +30,9 @@ import {
   type TraceListener,
 } from './queryProtocol.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
+import { evaluateSet } from './evaluate.ts';
+import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
+import type { LedgerPurpose } from './ledgerProtocol.ts';
 import { DEFAULT_LAMBDA, modeHandler } from './queryModes.ts';
 
 export interface QueryDeps {
@@ -44,7 +47,8 @@ export interface QueryDeps {
   embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
   /** Fetches and validates a same-origin bundle without writing anything (openBundleReadOnly). */
   openBundle(url: string): Promise<ReadOnlyBundle>;
-  llmClient(settings: LlmSettings): LlmClient;
+  /** `purpose` names the calls in the network ledger (src/services/ledger.ts). */
+  llmClient(settings: LlmSettings, purpose?: LedgerPurpose): LlmClient;
   /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
 }
@@ -153,6 +157,8 @@ export class QueryService {
   private askStop: AbortController | null = null;
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
+  /** Stops the evaluation being run (src/services/evaluate.ts). */
+  private evalStop: AbortController | null = null;
 
   constructor(private readonly deps: QueryDeps) {
     this.load = deps.loadEngine ?? loadEngine;
@@ -265,7 +271,7 @@ export class QueryService {
       result = await askLibrary(loaded, request, {
         vector,
         kg: () => this.kg(),
-        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library)),
+        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'question modes'),
         embed: wantsVector ? (text) => this.questionVector(loaded, text) : undefined,
         onTrace,
         signal: stop.signal,
@@ -314,7 +320,7 @@ export class QueryService {
       sentences: sentencesWithin(library, e.chunkId, e.chunkStart, e.text.length),
     }));
     try {
-      const a = await answerQuestion(this.deps.llmClient(settings), request.question, context, {
+      const a = await answerQuestion(this.deps.llmClient(settings, 'answer'), request.question, context, {
         facts: request.facts,
         onDelta,
         signal: stop.signal,
@@ -357,6 +363,35 @@ export class QueryService {
   /** Stops a reasoning mode's run (decompose, logical) at its next LLM call; the question then fails as cancelled. */
   cancelAsk(): void {
     this.askStop?.abort();
+  }
+
+  /**
+   * Runs a QA set in the given modes and budgets over the loaded library (src/services/evaluate.ts), reporting
+   * progress through `onProgress` (a Comlink proxy). cancelEvaluation() stops it; what was scored is returned.
+   */
+  async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
+    const library = await this.library();
+    const wantsVector = library.layers.semantic && library.embedderId !== null;
+    this.evalStop?.abort();
+    const stop = new AbortController();
+    this.evalStop = stop;
+    try {
+      return await evaluateSet(request, {
+        library,
+        vector: wantsVector ? (text) => this.questionVector(library, text) : undefined,
+        kg: () => this.kg(),
+        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation'),
+        signal: stop.signal,
+        onProgress,
+      });
+    } finally {
+      if (this.evalStop === stop) this.evalStop = null;
+    }
+  }
+
+  /** Stops the evaluation at its next question (or LLM call). */
+  cancelEvaluation(): void {
+    this.evalStop?.abort();
   }
 
   /** Frees the question embedder and the loaded library (both are loaded again lazily). */

@@ -1,0 +1,116 @@
+// Plain data types of the in-app evaluation as they cross the query worker's boundary: a QA set's items, what to
+// run, progress, and the results (per mode and per question). Types only, so the page imports them without
+// pulling worker code into its bundle.
+
+/** One question of a QA set (a ../shared/bench questions.jsonl line, or a CSV row). */
+export interface QaItem {
+  id: string;
+  question: string;
+  /** The gold answer first, then aliases. */
+  answers: string[];
+  /** Supporting passage ids (a corpus line's "id", or a file name without its extension); may be empty. */
+  supporting: string[];
+  type?: string;
+  /** Line of the file the item came from (for messages). */
+  line: number;
+}
+
+export interface QaSet {
+  name: string;
+  items: QaItem[];
+}
+
+export interface EvalRequest {
+  set: QaSet;
+  modes: string[];
+  /** Token budgets of the context-recall curve; every mode is searched once at the largest. */
+  budgets: number[];
+  /** The k of recall@k (default 2, 5, 10, as the CLI bench). */
+  ks?: number[];
+  /** With an endpoint: write an answer over each mode's context of this many tokens and score it (EM/F1). */
+  answers?: { budget: number; judge: boolean };
+}
+
+export interface EvalProgress {
+  done: number;
+  total: number;
+  mode: string;
+  /** The question being worked on (1-based within its mode). */
+  question: number;
+}
+
+/** A document a mode ranked, as the per-question table shows and opens it. */
+export interface RankedDoc {
+  docId: string;
+  /** The id the QA set names passages by. */
+  externalId: string;
+  title: string;
+  /** Where the best chunk of this document starts in the document text (the viewer opens there). */
+  start: number;
+  end: number;
+  supporting: boolean;
+}
+
+export interface ModeOnQuestion {
+  /** Context recall per budget (1 or 0), in the order of the request's budgets. */
+  cr: number[];
+  /** recall@k per k; null when the item names no supporting passage. */
+  recall: number[] | null;
+  /** The first max(k) distinct documents of the ranking. */
+  ranked: RankedDoc[];
+  ms: number;
+  error?: string;
+  answer?: {
+    text: string;
+    em: number;
+    f1: number;
+    /** The LLM judge's verdict (absent when judging was off or failed). */
+    judged?: { correct: boolean; reason: string };
+    judgeError?: string;
+  };
+}
+
+export interface QuestionResult {
+  id: string;
+  question: string;
+  answers: string[];
+  supporting: string[];
+  type?: string;
+  modes: Record<string, ModeOnQuestion>;
+}
+
+export interface ModeSummary {
+  /** Questions scored (all of them unless cancelled). */
+  questions: number;
+  /** Of those, the ones that name supporting passages (recall@k is averaged over these). */
+  labelled: number;
+  /** Mean context recall by budget (fractions), as the CLI bench's `cr`. */
+  cr: Record<string, number>;
+  /** Mean recall@k by k (fractions; null when no question names supporting passages), as the CLI's `recall`. */
+  recall: Record<string, number | null>;
+  /** Questions that failed in this mode (counted as not found). */
+  errors: number;
+  queryMs: { p50: number; p95: number };
+  em?: number;
+  f1?: number;
+  /** Share of answers the LLM judge called correct, over the answers it judged. */
+  judged?: number;
+  judgedCount?: number;
+}
+
+export interface EvalResult {
+  set: string;
+  modes: string[];
+  budgets: number[];
+  ks: number[];
+  answerBudget?: number;
+  /** Questions run per mode (fewer than the set's when cancelled). */
+  questions: number;
+  cancelled: boolean;
+  startedAt: string;
+  seconds: number;
+  summary: Record<string, ModeSummary>;
+  items: QuestionResult[];
+}
+
+export const DEFAULT_RECALL_KS = [2, 5, 10] as const;
