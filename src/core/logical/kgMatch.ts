@@ -101,14 +101,19 @@ export async function findEntities(
   const tw = words(name);
   const fuzzy = candidates
     .map((e) => {
-      const score = Math.max(
-        ...aliases(e).map((a) =>
-          Math.max(editRatio(a, target), Math.min(overlap(tw, words(a)), overlap(words(a), tw))),
-        ),
-      );
+      // A near spelling ("Bo Kimm") or the same content words in another form ("Kim, Bo"); never one word
+      // swapped for another of similar letters ("Zeta" is not "Beta").
+      let score = 0;
+      for (const a of aliases(e)) {
+        const aw = words(a);
+        const edit = editRatio(a, target);
+        const shared = Math.min(overlap(tw, aw), overlap(aw, tw));
+        if (edit >= MATCH_THRESHOLDS.fuzzyName) score = Math.max(score, edit);
+        if (shared >= MATCH_THRESHOLDS.fuzzyWords) score = Math.max(score, shared);
+      }
       return { e, score };
     })
-    .filter((x) => x.score >= Math.min(MATCH_THRESHOLDS.fuzzyName, MATCH_THRESHOLDS.fuzzyWords))
+    .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score);
   if (fuzzy.length) return { entities: fuzzy.slice(0, 1).map((x) => x.e), tier: 'fuzzy' };
   const v = await kg.embed?.(name);

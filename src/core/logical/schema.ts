@@ -164,8 +164,9 @@ export function validatePlan(value: unknown, alreadyBound: readonly string[] = [
   raw.slice(0, MAX_PLAN_STEPS).forEach((item, i) => {
     const o = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     const name = typeof o.step === 'string' ? o.step : '';
-    const where = `steps[${i}]${name ? ` (${name})` : ''}`;
-    if (!Object.hasOwn(LOGICAL_FUNCTIONS, name)) {
+    const known = Object.hasOwn(LOGICAL_FUNCTIONS, name);
+    const where = `steps[${i}]${known ? ` (${name})` : ''}`;
+    if (!known) {
       errors.push(
         `${where}: unknown function ${JSON.stringify(o.step ?? null)} (known: ${Object.keys(LOGICAL_FUNCTIONS).join(', ')})`,
       );
@@ -191,8 +192,8 @@ export function validatePlan(value: unknown, alreadyBound: readonly string[] = [
     if (name === 'retrieval') {
       const s = out.s as PlanNode | undefined;
       const ob = out.o as PlanNode | undefined;
-      const known = (n?: PlanNode): boolean => !!n && (!!n.names?.length || (!!n.var && bound.has(n.var)));
-      if (s && ob && !known(s) && !known(ob) && !s.type) {
+      const isKnown = (n?: PlanNode): boolean => !!n && (!!n.names?.length || (!!n.var && bound.has(n.var)));
+      if (s && ob && !isKnown(s) && !isKnown(ob) && !s.type) {
         errors.push(`${where}: s or o must name something, read a bound variable, or s must have a type`);
       }
     }
