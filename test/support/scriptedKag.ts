@@ -28,6 +28,8 @@ function twoNames(question: string): [string, string] | undefined {
   const q = question.replace(/\?\s*$/, '');
   let m = /^(?:Was|Is|Did) (.+?) or (.+?) (?:born|released|founded|established|die|died)\b/i.exec(q);
   if (m) return [m[1].trim(), m[2].trim()];
+  m = /\bout of (.+?) and (.+)$/i.exec(q);
+  if (m) return [m[1].trim(), m[2].trim()];
   m = /,\s*(.+?)\s+or\s+(.+)$/.exec(q);
   if (m) return [m[1].trim(), m[2].trim()];
   m =
@@ -126,22 +128,18 @@ export function patternPlan(question: string): unknown {
 export function readPassages(question: string, passages: string[]): { values: string[]; passages: number[] } {
   const name = /\bof (.+?)\?$/.exec(question)?.[1]?.trim() ?? '';
   const wantsDate = /date|when|year/i.test(question);
+  // A passage names the asked one when it has all of its words ("Holm Pedersen Jølsen" names "Holm Jølsen").
+  const nameWords = name.toLowerCase().split(/\s+/).filter(Boolean);
+  const names = (text: string): boolean => nameWords.every((w) => text.toLowerCase().includes(w));
   const order = passages
     .map((text, i) => ({ text, i }))
-    .sort(
-      (a, b) =>
-        Number(b.text.toLowerCase().includes(name.toLowerCase())) -
-        Number(a.text.toLowerCase().includes(name.toLowerCase())),
-    );
+    .sort((a, b) => Number(names(b.text)) - Number(names(a.text)));
   for (const { text, i } of order) {
-    if (name && !text.toLowerCase().includes(name.toLowerCase())) continue;
+    if (name && !names(text)) continue;
     if (wantsDate) {
-      const sentence = /birth/.test(question)
-        ? text
-        : /death/.test(question)
-          ? (text.split(/[–-]/)[1] ?? text)
-          : text;
-      const m = DATE.exec(sentence);
+      // Of "(born 1 May 1900 – 2 June 1980)", the birth date is the first, the death date the one after the dash.
+      const part = /death|died/.test(question) ? (text.split(/\s[–—-]\s?|–/)[1] ?? text) : text;
+      const m = DATE.exec(part);
       if (m) return { values: [m[1]], passages: [i + 1] };
     } else {
       const m =
@@ -181,7 +179,20 @@ export function kagResponder(script: KagScript = {}): ScriptedResponder {
       const custom = script.deduce?.(question, op, a, b, evidence);
       if (custom !== undefined) return JSON.stringify(custom);
       const value = (s: string): string => s.replace(/^[A-Za-z0-9_]+ = /, '').split('; ')[0];
-      const answer = op === 'choice' ? value(a) : op === 'extraction' ? value(a) : 'no';
+      let answer = op === 'choice' || op === 'extraction' ? value(a) : 'no';
+      if (op === 'choice' && b !== undefined && /lived longer/i.test(question)) {
+        // The scripted "model" reads the (name, birth date, …) and (name, death date, …) facts it is shown.
+        const lifespan = (who: string): number => {
+          const date = (key: string) =>
+            new RegExp(`\\(${who.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, ${key}, ([^)]+)\\)`).exec(
+              evidence,
+            )?.[1];
+          const born = date('birth date');
+          const died = date('death date');
+          return born && died ? Date.parse(died) - Date.parse(born) : -Infinity;
+        };
+        answer = lifespan(value(b)) > lifespan(value(a)) ? value(b) : value(a);
+      }
       return JSON.stringify({ answer, reason: 'scripted' });
     }
     if (system.startsWith(REFLECT_TAG)) {
