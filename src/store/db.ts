@@ -4,8 +4,10 @@
 // Version 2 stores each thing once (see src/store/storedForm.ts): chunk and sentence text are slices of the
 // document text and are not stored, sentence vectors are int8 with a per-row scale (the bundle codec), and the
 // concept graph is kept only as its θsem keep-mask (the lexical graph is rebuilt from the text on load).
+// Version 3 adds PIKE-RAG's atomic layer: the atomic questions of chunks and each chunk's atomizing state.
 import Dexie, { type EntityTable, type Table } from 'dexie';
 import type { CompactGraph, SerializedGraph } from '../core/graph/index.ts';
+import type { AtomicChunkState, AtomicQuestion } from '../core/atomic/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type {
   ChunkRecord,
@@ -17,7 +19,7 @@ import type {
 import { upgradeToV2 } from './upgradeV2.ts';
 
 const DB_NAME = 'conceptrag';
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * All sentence vectors of one document, rows in sentence-index order. Schema v2 writes `encoding: 'i8'`: count ×
@@ -111,6 +113,12 @@ export type KgRelationRecord = Omit<KgRelation, 'vector' | 'mentions' | 'vectorT
   vector?: ArrayBuffer;
 };
 
+/** An atomic question as the table holds it: its vector (unit length, Float32) as bytes. */
+export type AtomicQuestionRecord = Omit<AtomicQuestion, 'vector'> & { vector?: ArrayBuffer };
+
+/** A chunk's atomizing state (done with its question count, or failed with the reason). */
+export type AtomicChunkRecord = AtomicChunkState;
+
 /** A Dexie database; constructed through openDatabase(). */
 export type ConceptDb = Dexie & {
   documents: EntityTable<DocumentRecord, 'id'>;
@@ -125,6 +133,8 @@ export type ConceptDb = Dexie & {
   kgChunks: EntityTable<KgChunkRecord, 'chunkId'>;
   kgEntities: EntityTable<KgEntityRecord, 'id'>;
   kgRelations: EntityTable<KgRelationRecord, 'id'>;
+  atomicQuestions: EntityTable<AtomicQuestionRecord, 'id'>;
+  atomicChunks: EntityTable<AtomicChunkRecord, 'chunkId'>;
 };
 
 /** Injected storage for Node tests (fake-indexeddb); the browser's globals are used when absent. */
@@ -155,6 +165,16 @@ export const SCHEMA_V1 = {
  */
 export const SCHEMA_V2 = { ...SCHEMA_V1, sentences: 'id, docId' } as const;
 
+/**
+ * Schema version 3: the atomic layer (PIKE-RAG knowledge atomizing). Questions by chunk (a chunk's are replaced
+ * together) and by document (removed with it); states by document and status (resume, "retry failed").
+ */
+export const SCHEMA_V3 = {
+  ...SCHEMA_V2,
+  atomicQuestions: 'id, chunkId, docId',
+  atomicChunks: 'chunkId, docId, status',
+} as const;
+
 /** Every table that holds index content (what a reset or a bundle import replaces). */
 export const CONTENT_TABLES = [
   'documents',
@@ -167,11 +187,15 @@ export const CONTENT_TABLES = [
   'kgChunks',
   'kgEntities',
   'kgRelations',
+  'atomicQuestions',
+  'atomicChunks',
 ] as const;
 
 export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): ConceptDb {
   const db = (deps ? new Dexie(name, deps) : new Dexie(name)) as ConceptDb;
   db.version(1).stores(SCHEMA_V1);
   db.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
+  // New tables only: nothing to convert.
+  db.version(3).stores(SCHEMA_V3);
   return db;
 }

@@ -26,6 +26,7 @@ import {
   type IndexMeta,
   type PendingRecord,
 } from './db.ts';
+import { removeAtomicDocument } from './atomicStore.ts';
 import { removeKgChunks } from './kgStore.ts';
 import { loadedChunk, loadedSentence, loadedVectors, vectorRecord, withoutText } from './storedForm.ts';
 
@@ -391,6 +392,8 @@ export class Repo {
         db.kgChunks,
         db.kgEntities,
         db.kgRelations,
+        db.atomicQuestions,
+        db.atomicChunks,
       ],
       async () => {
         const doc = await db.documents.get(docId);
@@ -404,6 +407,8 @@ export class Repo {
         await db.sentences.where('docId').equals(docId).delete();
         await db.vectors.delete(docId);
         await removeKgChunks(db, chunkIds);
+        // The atomic layer: every question and state of the document's chunks.
+        await removeAtomicDocument(db, docId);
 
         const remaining = await db.documents.count();
         if (remaining === 0) {
