@@ -23,11 +23,11 @@ export function questionGraph(
   const engine = library.engine;
   const view = walkView(engine, { text: question, vector }, caps);
   const terms = engine.graph.table.terms;
-  // Per chunk, its drawn concepts strongest first: the sentence opened is where the strongest one is named.
-  const ledBy = new Map<number, string[]>();
-  for (const l of [...view.links].sort((a, b) => b.contribution - a.contribution)) {
+  // Per chunk, the drawn concepts that led to it and how much: the sentence opened is the one naming the most of it.
+  const ledBy = new Map<number, Array<[string, number]>>();
+  for (const l of view.links) {
     const list = ledBy.get(l.chunk) ?? [];
-    list.push(terms[l.concept]);
+    list.push([terms[l.concept], l.contribution]);
     ledBy.set(l.chunk, list);
   }
   const chunkIds = new Map(view.chunks.map((c) => [c.chunk, c.chunkId]));
@@ -78,13 +78,14 @@ export function libraryGraph(library: QuestionLibrary, options: ConceptMapOption
 }
 
 /**
- * Where a chunk opens: its first sentence naming one of the concepts that led to it (the strongest first), so a
- * click lands where the path from the question ends; else the chunk's first sentence.
+ * Where a chunk opens: the sentence naming the largest part of what led the walk to it (Σ of the contributions of
+ * the drawn concepts it names; the earliest on a tie), so a click lands where the path from the question ends;
+ * the chunk's first sentence when none names one.
  */
 function opening(
   library: QuestionLibrary,
   chunkId: string,
-  concepts: readonly string[],
+  concepts: ReadonlyArray<[string, number]>,
 ): Pick<GraphChunk, 'docId' | 'title' | 'start' | 'end' | 'sentence'> {
   const chunk = library.chunks.get(chunkId);
   const doc = chunk && library.documents.get(chunk.docId);
@@ -92,15 +93,14 @@ function opening(
   const sentences = library.sentences.get(chunkId) ?? [
     { start: chunk.start, end: chunk.start + chunk.text.length },
   ];
+  const patterns = concepts.map(([term, w]) => [namePattern(term), w] as const);
   let pick = sentences[0];
-  found: for (const term of concepts) {
-    const named = namePattern(term);
-    for (const s of sentences) {
-      if (named.test(doc.text.slice(s.start, s.end))) {
-        pick = s;
-        break found;
-      }
-    }
+  let best = 0;
+  for (const s of sentences) {
+    const text = doc.text.slice(s.start, s.end);
+    let named = 0;
+    for (const [pattern, w] of patterns) if (pattern.test(text)) named += w;
+    if (named > best) [pick, best] = [s, named];
   }
   const text = pick ? doc.text.slice(pick.start, pick.end) : '';
   return {
