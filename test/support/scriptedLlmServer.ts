@@ -109,7 +109,8 @@ export function scriptedExtraction(text: string): {
   relations: Array<{ source: string; target: string; description: string; weight: number }>;
 } {
   const names: string[] = [];
-  for (const m of text.matchAll(/\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*/g)) {
+  // Runs of capitalized words within a line (a title line and the text under it are two names).
+  for (const m of text.matchAll(/\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)*/g)) {
     if (!names.includes(m[0])) names.push(m[0]);
   }
   const sentenceOf = (name: string): string => {

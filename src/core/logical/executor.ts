@@ -4,6 +4,7 @@
 // with the bound evidence (or in code when it only compares two dates or numbers). Every step records its
 // bindings and evidence — triples with their source chunks, passages — which is what the trace shows and what the
 // written answer cites. A step that cannot run records why and binds nothing; later steps then say what is missing.
+import type { KgEntity } from '../kg/index.ts';
 import { runJsonStep, type LlmClient, type StepUsage } from '../llm/index.ts';
 import { addStepUsage, emptyStepUsage } from '../llm/index.ts';
 import { ExprError, evaluate, variablesOf } from './expr.ts';
@@ -235,7 +236,8 @@ async function retrieval(
   let fromPassages = 0;
   const misses: string[] = [];
   for (const start of starts) {
-    const resolved = await resolveEntity(deps.kg, start);
+    const match = await resolveEntity(deps.kg, start);
+    const resolved = match?.entity;
     const found: Value[] = [];
     if (resolved) {
       for (const a of forward ? matchAttributes(resolved, step.p) : []) {
@@ -244,7 +246,7 @@ async function retrieval(
         found.push(v);
         record.evidence.push({
           kind: 'triple',
-          s: resolved.name,
+          s: match.name,
           p: a.key,
           o: a.value,
           chunkIds: a.chunkIds,
@@ -253,10 +255,10 @@ async function retrieval(
       if (found.length === 0) {
         for (const m of matchRelations(deps.kg, resolved.id, step.p)) {
           const other = deps.kg.entities.find((e) => e.id === m.other);
-          const v: Value = { kind: 'entity', id: m.other, name: other?.name ?? m.other };
+          const v: Value = { kind: 'entity', id: m.other, name: displayName(other?.name ?? m.other) };
           if (!fits(to, v)) continue;
           found.push(v);
-          const [s, o] = m.outgoing ? [resolved.name, v.name] : [v.name, resolved.name];
+          const [s, o] = m.outgoing ? [match.name, v.name] : [v.name, match.name];
           record.evidence.push({
             kind: 'triple',
             s,
@@ -275,13 +277,19 @@ async function retrieval(
               a.value.toLowerCase() !== show(start).toLowerCase()
             )
               continue;
-            found.push({ kind: 'entity', id: e.id, name: e.name });
-            record.evidence.push({ kind: 'triple', s: e.name, p: a.key, o: a.value, chunkIds: a.chunkIds });
+            found.push({ kind: 'entity', id: e.id, name: displayName(e.name) });
+            record.evidence.push({
+              kind: 'triple',
+              s: displayName(e.name),
+              p: a.key,
+              o: a.value,
+              chunkIds: a.chunkIds,
+            });
           }
         }
       }
     }
-    const startValue: Value = resolved ? { kind: 'entity', id: resolved.id, name: resolved.name } : start;
+    const startValue: Value = match ? { kind: 'entity', id: match.entity.id, name: match.name } : start;
     let values = found;
     if (values.length) fromKg++;
     else {
@@ -316,10 +324,22 @@ function sameValue(a: Value, b: Value): boolean {
   return c === 0 || show(a).toLowerCase() === show(b).toLowerCase();
 }
 
-async function resolveEntity(kg: KgView, v: Value) {
-  if (v.kind === 'entity') return kg.entities.find((e) => e.id === v.id);
+/** The KG entity a value stands for, and the name to show: the KG's for an exact match, else the asked one. */
+async function resolveEntity(kg: KgView, v: Value): Promise<{ entity: KgEntity; name: string } | undefined> {
+  if (v.kind === 'entity') {
+    const entity = kg.entities.find((e) => e.id === v.id);
+    return entity && { entity, name: v.name };
+  }
   if (v.kind !== 'text') return undefined;
-  return (await findEntities(kg, v.text)).entities[0];
+  const found = await findEntities(kg, v.text);
+  const entity = found.entities[0];
+  // A fuzzy or embedding match keeps the question's spelling: the answer should name what was asked about.
+  return entity && { entity, name: found.tier === 'exact' ? displayName(entity.name) : v.text };
+}
+
+/** Names as one line (extracted names may keep a line break of their source). */
+function displayName(name: string): string {
+  return name.replace(/\s+/g, ' ').trim();
 }
 
 /** The step as a plain question about one start value. */
@@ -391,7 +411,7 @@ async function fromPassageReading(
     if (v.kind === 'text' && !['date', 'number', 'text'].includes(to.type ?? '')) {
       const match = await findEntities({ ...deps.kg, embed: undefined }, raw);
       const e = match.tier === 'exact' ? match.entities[0] : undefined;
-      if (e) v = { kind: 'entity', id: e.id, name: e.name };
+      if (e) v = { kind: 'entity', id: e.id, name: displayName(e.name) };
     }
     if (fits(to, v)) values.push(v);
   }

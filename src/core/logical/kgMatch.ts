@@ -129,16 +129,29 @@ export async function findEntities(
   return { entities: [] };
 }
 
-/** How well a predicate names an attribute key or a relation description (0…1). */
-export function predicateScore(p: string, text: string): number {
-  if (normalizeKey(p) === normalizeKey(text)) return 1;
-  return overlap(words(p), words(text));
+/**
+ * How well a predicate names an attribute key (0…1): the share of content words the two have in common (Jaccard),
+ * so "death date" does not take "birth date" for itself through the shared "date", while "date of birth" is
+ * "birth date".
+ */
+export function keyScore(p: string, key: string): number {
+  if (normalizeKey(p) === normalizeKey(key)) return 1;
+  const a = new Set(words(p));
+  const b = new Set(words(key));
+  const shared = [...a].filter((w) => b.has(w)).length;
+  return shared / Math.max(1, new Set([...a, ...b]).size);
+}
+
+/** Whether a relation's description states the predicate: every content word of p occurs in it. */
+export function describes(p: string, description: string): boolean {
+  const pw = words(p);
+  return pw.length > 0 && overlap(pw, words(description)) === 1;
 }
 
 /** The attributes of an entity that the predicate names, best first. */
 export function matchAttributes(e: KgEntity, p: string): NonNullable<KgEntity['attributes']> {
   const scored = (e.attributes ?? [])
-    .map((a) => ({ a, score: predicateScore(p, a.key) }))
+    .map((a) => ({ a, score: keyScore(p, a.key) }))
     .filter((x) => x.score >= MATCH_THRESHOLDS.predicate);
   const best = Math.max(0, ...scored.map((x) => x.score));
   return scored.filter((x) => x.score === best).map((x) => x.a);
@@ -150,13 +163,12 @@ export function matchRelations(
   entityId: string,
   p: string,
 ): Array<{ relation: KgRelation; other: string; outgoing: boolean }> {
-  const out: Array<{ relation: KgRelation; other: string; outgoing: boolean; score: number }> = [];
+  const out: Array<{ relation: KgRelation; other: string; outgoing: boolean }> = [];
   for (const r of kg.relations) {
     if (r.source !== entityId && r.target !== entityId) continue;
-    const score = predicateScore(p, r.description);
-    if (score < MATCH_THRESHOLDS.predicate) continue;
+    if (!describes(p, r.description)) continue;
     const outgoing = r.source === entityId;
-    out.push({ relation: r, other: outgoing ? r.target : r.source, outgoing, score });
+    out.push({ relation: r, other: outgoing ? r.target : r.source, outgoing });
   }
-  return out.sort((a, b) => b.score - a.score || Number(b.outgoing) - Number(a.outgoing));
+  return out.sort((a, b) => Number(b.outgoing) - Number(a.outgoing));
 }

@@ -1,0 +1,119 @@
+// Spec (issue 12): KAG's `logical` mode in Chromium against the scripted OpenAI-compatible server on loopback —
+// index four small documents, configure the endpoint, build the KG (the scripted extraction states the release dates
+// as attributes), ask a comparison question in `logical` mode, and see the plan, each step's bindings with the
+// computed value (the earlier film, sorted in code), and a written answer whose citation opens its sentence.
+// Requests may go only to the app's origin and the scripted server (the privacy guard checks every request).
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { kagResponder } from '../../support/scriptedKag.ts';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import { expect, test } from '../lib/fixtures.ts';
+
+const VIEWS = ['library', 'ask', 'settings'];
+
+/** Goes to whichever view holds the element (the UI decides where the panels live). */
+async function goToPanel(page: Page, origin: string, testId: string): Promise<void> {
+  for (const view of VIEWS) {
+    await page.goto(`${origin}/#${view}`);
+    await page.waitForSelector('[data-indexing]');
+    if (await page.locator(`[data-testid="${testId}"]`).count()) return;
+  }
+  throw new Error(`no view shows [data-testid="${testId}"]`);
+}
+
+const DOCUMENTS: Record<string, string> = {
+  'alpha-dawn.txt': 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
+  'beta-storm.txt': 'Beta Storm is a film released on 5 June 1990. Its director is Bo Kim.',
+  'ann-lee.txt': 'Ann Lee was born on 14 April 1950 in Springfield. She directed several films.',
+  'springfield.txt': 'Springfield is a town with a population of 120,000 inhabitants.',
+};
+const QUESTION = 'Which film came out first, Alpha Dawn or Beta Storm?';
+
+test.setTimeout(300_000);
+
+test('logical: KG with dates, a comparison planned, executed and answered with citations', async ({
+  page,
+  origin,
+  tmp,
+  privacy,
+  log,
+}) => {
+  const server = await startScriptedLlmServer({ responders: [kagResponder()], wordDelayMs: 20 });
+  privacy.allowOrigin(server.url);
+  try {
+    const files = Object.keys(DOCUMENTS).map((name) => join(tmp, name));
+    await Promise.all(
+      Object.entries(DOCUMENTS).map(([name, text]) => writeFile(join(tmp, name), text + '\n')),
+    );
+    await openApp(page, origin);
+    await addFiles(page, files);
+    await waitIdle(page, 240_000);
+
+    await goToPanel(page, origin, 'llm-settings');
+    await page.fill('[name="llm-base-url"]', server.baseUrl);
+    await page.fill('[name="llm-model"]', 'scripted-model');
+    await page.click('[data-testid="llm-settings"] button[type="submit"]');
+
+    // Build the KG over every chunk (κ = 1).
+    await goToPanel(page, origin, 'kg-panel');
+    await page.fill('[name="kg-kappa"]', '1');
+    await page.click('[data-testid="kg-estimate"]');
+    await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+    await page.click('[data-testid="kg-confirm"]');
+    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 120_000 });
+    expect(server.extractionTexts().length, 'every chunk is extracted once').toBe(
+      Object.keys(DOCUMENTS).length,
+    );
+
+    // Ask in logical mode.
+    await goToPanel(page, origin, 'kg-ask');
+    await page.fill('[name="kg-question"]', QUESTION);
+    await page.selectOption('[name="kg-mode"]', 'logical');
+    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+
+    // The plan: a retrieval of both release dates, a sort in code, the output.
+    const plan = page.locator('[data-testid="trace-event"][data-kind="plan"]').first();
+    const planText = (await plan.textContent()) ?? '';
+    log(`plan: ${planText}`);
+    expect(planText).toContain('retrieval(s=x[Alpha Dawn | Beta Storm], p=release date, o=d:date)');
+    expect(planText).toContain('answer = sort(x, by=d, min, limit=1)');
+
+    // The steps: the dates bound from the KG, then the computed value (Beta Storm 1990-06-05 before Alpha Dawn
+    // 1994-03-12).
+    const steps = page.locator('[data-testid="trace-event"][data-kind="step"]');
+    await expect(steps).toHaveCount(3);
+    const retrieval = (await steps.nth(0).textContent()) ?? '';
+    expect(retrieval).toContain('Step 1 (retrieval, kg)');
+    expect(retrieval).toContain('1994-03-12; 1990-06-05');
+    const sort = steps.nth(1);
+    expect((await sort.textContent()) ?? '').toContain('Step 2 (sort, code)');
+    await expect(sort.locator('[data-testid="trace-item"][data-chosen="true"]').first()).toContainText(
+      'answer Beta Storm',
+    );
+    // Answered from the KG and code alone: no reflection call.
+    await expect(page.locator('[data-testid="trace-event"][data-kind="answer"]')).toContainText('Beta Storm');
+    await expect(page.locator('[data-testid="trace-event"][data-kind="reflect"]')).toHaveCount(0);
+
+    // The written answer cites the sentence behind a triple; the citation opens it.
+    const answerText = (await page.textContent('[data-testid="kg-answer"]'))?.trim() ?? '';
+    log(`answer: ${answerText}`);
+    const cite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+    expect(await cite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
+    await cite.click();
+    await page.waitForSelector('[data-testid="viewer"]');
+    const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+    expect(marked, 'the citation opens a sentence that states a release date').toMatch(
+      /is a film released on/,
+    );
+    // The written answer's prompt carried the computed answer as a fact.
+    const answerRequest = server.requests.filter((r) => r.body?.stream).at(-1);
+    expect(JSON.stringify(answerRequest?.body?.messages)).toContain(
+      'Answer established by the logical-form solver: Beta Storm',
+    );
+  } finally {
+    await server.close();
+  }
+});
