@@ -1,0 +1,138 @@
+// The Evaluate view's state, kept at module level so a run survives switching views: the loaded QA set, what to
+// run (modes, budgets, answers), progress, the result and its export. The run itself happens in the query worker
+// (QueryService.evaluate → src/services/evaluate.ts), which holds the loaded library.
+import { proxy } from 'comlink';
+import Papa from 'papaparse';
+import type { EvalProgress, EvalResult, QaSet } from '../../services/evalProtocol.ts';
+import { parseQaSet } from '../../services/qaSet.ts';
+import { REASONING_MODES, RETRIEVAL_MODES } from '../../services/queryProtocol.ts';
+import { currentQueryWorker } from '../state/ask.svelte.ts';
+
+/** Every mode the query worker answers, in the order the view lists them. */
+export const EVAL_MODES: readonly string[] = [
+  ...RETRIEVAL_MODES,
+  'kg',
+  'hybrid',
+  'atomic',
+  ...REASONING_MODES,
+];
+
+export class EvalState {
+  set = $state<QaSet | null>(null);
+  loadError = $state<string | null>(null);
+  /** Run only the first N questions (0: all). */
+  limit = $state(0);
+  modes = $state<string[]>(['ppr', 'bm25']);
+  budgets = $state('1000,3000,12000');
+  withAnswers = $state(false);
+  judge = $state(true);
+  answerBudget = $state(3000);
+  running = $state(false);
+  progress = $state<EvalProgress | null>(null);
+  result = $state<EvalResult | null>(null);
+  error = $state<string | null>(null);
+
+  async load(file: File): Promise<void> {
+    this.loadError = null;
+    try {
+      this.set = parseQaSet(file.name, await file.text());
+    } catch (err) {
+      this.set = null;
+      this.loadError = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  /** The budgets typed in, or the reason they cannot be used. */
+  parsedBudgets(): number[] | string {
+    const out = this.budgets
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(Number);
+    if (out.length === 0 || out.some((b) => !Number.isInteger(b) || b <= 0)) {
+      return 'Budgets must be positive whole numbers of tokens, separated by commas.';
+    }
+    return out.filter((b, i) => out.indexOf(b) === i).sort((a, b) => a - b);
+  }
+
+  async run(libraryVersion: number): Promise<void> {
+    const budgets = this.parsedBudgets();
+    if (!this.set || this.running) return;
+    if (typeof budgets === 'string') {
+      this.error = budgets;
+      return;
+    }
+    if (this.modes.length === 0) {
+      this.error = 'Choose at least one mode.';
+      return;
+    }
+    this.error = null;
+    this.running = true;
+    this.result = null;
+    const items = this.limit > 0 ? this.set.items.slice(0, this.limit) : this.set.items;
+    this.progress = { done: 0, total: items.length * this.modes.length, mode: this.modes[0], question: 0 };
+    try {
+      const worker = await currentQueryWorker(libraryVersion);
+      this.result = await worker.evaluate(
+        {
+          set: { name: this.set.name, items: $state.snapshot(items) },
+          modes: EVAL_MODES.filter((m) => this.modes.includes(m)),
+          budgets,
+          ...(this.withAnswers ? { answers: { budget: this.answerBudget, judge: this.judge } } : {}),
+        },
+        proxy((p: EvalProgress) => {
+          this.progress = p;
+        }),
+      );
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  async cancel(libraryVersion: number): Promise<void> {
+    await (await currentQueryWorker(libraryVersion)).cancelEvaluation();
+  }
+}
+
+export const evaluation = new EvalState();
+
+/** One row per question and mode, for a spreadsheet. */
+export function resultCsv(result: EvalResult): string {
+  const rows = result.items.flatMap((q) =>
+    result.modes
+      .filter((m) => q.modes[m])
+      .map((mode) => {
+        const r = q.modes[mode];
+        return {
+          id: q.id,
+          question: q.question,
+          type: q.type ?? '',
+          gold: q.answers.join(' | '),
+          supporting: q.supporting.join(' | '),
+          mode,
+          ...Object.fromEntries(result.budgets.map((b, j) => [`cr@${b}`, r.cr[j]])),
+          ...Object.fromEntries(result.ks.map((k, j) => [`recall@${k}`, r.recall ? r.recall[j] : ''])),
+          ranked: r.ranked.map((d) => d.externalId).join(' | '),
+          ms: Math.round(r.ms),
+          error: r.error ?? '',
+          answer: r.answer?.text ?? '',
+          em: r.answer?.em ?? '',
+          f1: r.answer?.f1 ?? '',
+          judged: r.answer?.judged ? String(r.answer.judged.correct) : '',
+          judgeReason: r.answer?.judged?.reason ?? r.answer?.judgeError ?? '',
+        };
+      }),
+  );
+  return Papa.unparse(rows);
+}
+
+export function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
