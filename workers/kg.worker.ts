@@ -1,9 +1,10 @@
-// The KG worker: the KG build service (src/services/kgBuild.ts) over the IndexedDB library — cost estimate,
-// resumable build under this tab's cross-tab lock, endpoint settings and connection test. Questions about the KG
-// are answered by the query worker.
+// The KG worker: the KG build service (src/services/kgBuild.ts) over the IndexedDB library — the KG and PIKE-RAG's
+// atomic questions (alone or in one pass): cost estimate, resumable build under this tab's cross-tab lock, endpoint
+// settings and connection test. Questions about the KG are answered by the query worker.
 import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
 import { openDatabase } from '../src/store/db.ts';
+import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
 import { browserCrossTabLock } from '../src/services/crossTab.ts';
@@ -16,6 +17,7 @@ const db = openDatabase();
 const service = new KgBuildService({
   repo: new Repo(db),
   store: new DexieKgStore(db),
+  atomicStore: new DexieAtomicStore(db),
   embedders: new EmbedderHolder(),
   // Every request is recorded in the network ledger: the build's calls, and the connection test's probes.
   llmClient: (settings) => new LlmClient(settings, workerLedger('kg').clientOptions('KG build')),

@@ -4,6 +4,7 @@ import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
 import { openBundleReadOnly } from '../src/store/bundleImport.ts';
 import { openDatabase } from '../src/store/db.ts';
+import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
 import { specOf, toEmbedderChoice } from '../src/services/embedderChoice.ts';
@@ -63,6 +64,7 @@ function questionEmbedders(): QueryDeps['embedders'] {
 const service = new QueryService({
   library: new Repo(db),
   kgStore: new DexieKgStore(db),
+  atomicStore: new DexieAtomicStore(db),
   embedders: questionEmbedders(),
   openBundle: (url) => openBundleReadOnly(url, self.location.origin),
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).

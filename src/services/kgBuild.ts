@@ -1,23 +1,30 @@
-// The KG build service behind the KG worker: everything that builds the LLM knowledge graph of the IndexedDB
-// library. It estimates the cost of a core-KG build (κ of the chunks by concept-graph PageRank), builds it
-// resumably (one transaction per chunk; cancel lets paid calls finish), embeds entities and relations with the
-// library's embedder, tests the endpoint and keeps its settings. Questions are not answered here (the query
+// The KG build service behind the KG worker: everything that builds the LLM-distilled layer of the IndexedDB
+// library — the knowledge graph and PIKE-RAG's atomic questions, each alone or both in one call per chunk (one
+// pass). It estimates the cost of a build over the core chunks (κ of the chunks by concept-graph PageRank), builds
+// it resumably (one transaction per chunk, both parts together; cancel lets paid calls finish), embeds entities,
+// relations and atomic questions with the library's embedder, tests the endpoint and keeps its settings. Questions are not answered here (the query
 // service does that); the page tells the query worker to reload the KG after a build. With a bundle opened
 // read-only (?bundle=), building is refused: the bundle is not the user's library.
-import { buildKg, type KgBuildSummary } from '../core/kg/index.ts';
-import { embedKg } from '../core/kg/index.ts';
 import {
-  DEFAULT_KAPPA,
-  estimateKgCost,
-  rankOrder,
-  selectCoreChunks,
-  type KgCostEstimate,
-} from '../core/kg/index.ts';
+  buildDistilled,
+  DEFAULT_ATOMIZE_TEMPERATURE,
+  DEFAULT_MAX_QUESTIONS,
+  embedAtomic,
+  estimateDistillCost,
+  TOKENS_PER_QUESTION,
+  type DistillBuildSummary,
+  type DistillChunkInput,
+  type DistillCostEstimate,
+  type DistillOutcome,
+} from '../core/atomic/index.ts';
+import { embedKg } from '../core/kg/index.ts';
+import { DEFAULT_KAPPA, rankOrder, selectCoreChunks } from '../core/kg/index.ts';
 import type { LlmClient } from '../core/llm/index.ts';
 import type { LlmSettings } from '../core/llm/index.ts';
 import { testConnection, type ConnectionDiagnosis } from '../core/llm/index.ts';
 import type { RetrievalEngine } from '../core/retrieval/index.ts';
 import type { ChunkRecord, Embedder, ProgressCallback } from '../core/types.ts';
+import { DexieAtomicStore } from '../store/atomicStore.ts';
 import type { DexieKgStore } from '../store/kgStore.ts';
 import type { LoadedCorpus, Repo } from '../store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
@@ -33,14 +40,34 @@ export interface KgStatus {
   relations: number;
   /** Entities with a vector (searchable by similarity). */
   embedded: number;
+  /** Failed chunks of either part (an atomizing failure's reason says so). */
   failures: Array<{ chunkId: string; reason: string }>;
+  /** PIKE-RAG's atomic layer: chunks atomized, failed, questions stored and embedded. */
+  atomic: { done: number; failed: number; questions: number; embedded: number };
 }
+
+/** What a build makes: the KG, the atomic questions, or both (in one call per chunk with `onePass`). */
+export interface DistillParts {
+  kg: boolean;
+  atomic: boolean;
+  /** Both parts of a chunk from one call (default true). */
+  onePass?: boolean;
+  /** Atomic questions per chunk at most (default 12). */
+  maxQuestions?: number;
+  /** Atomizing temperature (default 0.7, the paper's). */
+  temperature?: number;
+}
+
+const KG_ONLY: DistillParts = { kg: true, atomic: false };
 
 export interface KgEstimate {
   kappa: number;
+  parts: DistillParts;
   /** The chosen κ and a full build (κ = 1), counted from the real prompts. */
-  selected: KgCostEstimate;
-  full: KgCostEstimate;
+  selected: DistillCostEstimate;
+  full: DistillCostEstimate;
+  /** Both parts asked for: the chosen κ as one pass and as two separate passes, to compare. */
+  passes?: { onePass: DistillCostEstimate; separate: DistillCostEstimate };
   /** Core chunks already done: a resumed build does not send them again. */
   alreadyDone: number;
   /** Calls the build would make now (selected minus done). */
@@ -49,13 +76,33 @@ export interface KgEstimate {
   outputNote: string;
 }
 
-export type KgBuildResult = KgBuildSummary & { embedded: number };
+/** A build's outcome in chunks (done: every part asked for succeeded), its parts, calls and cost. */
+export interface KgBuildResult {
+  selected: number;
+  skipped: number;
+  done: number;
+  failed: number;
+  remaining: number;
+  cancelled: boolean;
+  error?: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  failures: Array<{ chunkId: string; reason: string }>;
+  /** Entities and relations embedded after the build. */
+  embedded: number;
+  kg: DistillBuildSummary['kg'];
+  atomic: DistillBuildSummary['atomic'] & { embedded: number };
+}
 
 export interface KgBuildDeps {
   /** The IndexedDB library (chunks, settings table). */
   repo: Repo;
   /** Its KG tables. */
   store: DexieKgStore;
+  /** Its atomic-question tables (default: over the repository's database). */
+  atomicStore?: DexieAtomicStore;
   embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
   llmClient(settings: LlmSettings): LlmClient;
   /** The fetch of the connection test (the worker's recorder for the network ledger); default the global one. */
@@ -80,7 +127,11 @@ export class KgBuildService {
   private ranked: Promise<Ranked> | null = null;
   private readOnly = false;
 
-  constructor(private readonly deps: KgBuildDeps) {}
+  private readonly atomicStore: DexieAtomicStore;
+
+  constructor(private readonly deps: KgBuildDeps) {
+    this.atomicStore = deps.atomicStore ?? new DexieAtomicStore(deps.repo.db);
+  }
 
   /** The page shows a bundle read-only (?bundle=): refuse to build, there is no library of the user's here. */
   useBundle(): void {
@@ -94,6 +145,9 @@ export class KgBuildService {
     const states = await this.deps.store.states();
     const entities = await this.deps.store.entities();
     const failed = states.filter((s) => s.status === 'failed');
+    const atomicStates = await this.atomicStore.states();
+    const atomicFailed = atomicStates.filter((s) => s.status === 'failed');
+    const questions = await this.atomicStore.questions();
     return {
       chunks: await db.chunks.count(),
       done: states.filter((s) => s.status === 'done').length,
@@ -101,29 +155,78 @@ export class KgBuildService {
       entities: entities.length,
       relations: await db.kgRelations.count(),
       embedded: entities.filter((e) => e.vector).length,
-      failures: failed.slice(0, 50).map((s) => ({ chunkId: s.chunkId, reason: s.reason ?? 'failed' })),
+      failures: [
+        ...failed.map((s) => ({ chunkId: s.chunkId, reason: s.reason ?? 'failed' })),
+        ...atomicFailed.map((s) => ({
+          chunkId: s.chunkId,
+          reason: `atomic questions: ${s.reason ?? 'failed'}`,
+        })),
+      ].slice(0, 50),
+      atomic: {
+        done: atomicStates.length - atomicFailed.length,
+        failed: atomicFailed.length,
+        questions: questions.length,
+        embedded: questions.filter((q) => q.vector).length,
+      },
     };
   }
 
-  async estimate(kappa: number = DEFAULT_KAPPA): Promise<KgEstimate> {
+  async estimate(kappa: number = DEFAULT_KAPPA, parts: DistillParts = KG_ONLY): Promise<KgEstimate> {
     this.refuseReadOnly('a KG cost estimate');
+    checkParts(parts);
     const ranked = await this.ranking();
     const settings = await this.deps.repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
-    const [selected, full] = estimateKgCost(
-      ranked.ids.map((id) => ranked.byId.get(id)!),
-      [kappa, 1],
-      { priceInPerM: settings?.priceInPerM ?? 0, priceOutPerM: settings?.priceOutPerM ?? 0 },
-    );
+    const chunks = ranked.ids.map((id) => ranked.byId.get(id)!);
+    const options = {
+      kinds: { kg: parts.kg, atomic: parts.atomic },
+      onePass: parts.onePass ?? true,
+      maxQuestions: parts.maxQuestions ?? DEFAULT_MAX_QUESTIONS,
+      priceInPerM: settings?.priceInPerM ?? 0,
+      priceOutPerM: settings?.priceOutPerM ?? 0,
+    };
+    const [selected, full] = estimateDistillCost(chunks, [kappa, 1], options);
+    const both = parts.kg && parts.atomic;
     const core = coreChunks(ranked, kappa);
-    const states = await this.deps.store.getStates(core);
+    const pending = await this.pending(core, parts);
+    const notes = [
+      parts.kg ? 'KG output tokens estimated as 0.35 × input tokens' : '',
+      parts.atomic
+        ? `atomizing output as ${TOKENS_PER_QUESTION} tokens × ${options.maxQuestions} questions`
+        : '',
+    ].filter(Boolean);
     return {
       kappa,
+      parts: { ...parts },
       selected,
       full,
-      alreadyDone: states.size,
-      pendingCalls: core.length - states.size,
-      outputNote: 'output tokens estimated as 0.35 × input tokens',
+      ...(both
+        ? {
+            passes: {
+              onePass: estimateDistillCost(chunks, [kappa], { ...options, onePass: true })[0],
+              separate: estimateDistillCost(chunks, [kappa], { ...options, onePass: false })[0],
+            },
+          }
+        : {}),
+      alreadyDone: core.length - pending.chunks,
+      pendingCalls: pending.calls,
+      outputNote: notes.join('; '),
     };
+  }
+
+  /** Core chunks that still need a part asked for, and the calls that would take. */
+  private async pending(core: string[], parts: DistillParts): Promise<{ chunks: number; calls: number }> {
+    const kgStates = parts.kg ? await this.deps.store.getStates(core) : new Map();
+    const atomicStates = parts.atomic ? await this.atomicStore.getStates(core) : new Map();
+    let chunks = 0;
+    let calls = 0;
+    for (const id of core) {
+      const kg = parts.kg && !kgStates.has(id);
+      const atomic = parts.atomic && !atomicStates.has(id);
+      if (!kg && !atomic) continue;
+      chunks++;
+      calls += kg && atomic && (parts.onePass ?? true) ? 1 : Number(kg) + Number(atomic);
+    }
+    return { chunks, calls };
   }
 
   /**
@@ -131,7 +234,7 @@ export class KgBuildService {
    * is refused instead of paying the endpoint again for the same chunks.
    */
   async build(
-    request: { kappa: number; retryFailed?: boolean },
+    request: { kappa: number; retryFailed?: boolean; parts?: DistillParts },
     onProgress?: ProgressCallback,
   ): Promise<KgBuildResult> {
     this.refuseReadOnly('building a KG');
@@ -165,21 +268,29 @@ export class KgBuildService {
   }
 
   private async buildHere(
-    request: { kappa: number; retryFailed?: boolean },
+    request: { kappa: number; retryFailed?: boolean; parts?: DistillParts },
     onProgress?: ProgressCallback,
   ): Promise<KgBuildResult> {
     if (this.buildStop) throw new Error('KG: a build is already running');
+    const parts = request.parts ?? KG_ONLY;
+    checkParts(parts);
     const stop = new AbortController();
     this.buildStop = stop;
     try {
       const settings = await readLlmSettings(this.deps.repo);
       const ranked = await this.ranking();
-      const summary = await buildKg({
+      const summary = await buildDistilled({
         chunks: coreChunks(ranked, request.kappa).map((id) => {
           const chunk = ranked.byId.get(id)!;
           return { id, docId: chunk.docId, text: chunk.text };
         }),
-        store: this.deps.store,
+        kinds: { kg: parts.kg, atomic: parts.atomic },
+        onePass: parts.onePass ?? true,
+        maxQuestions: parts.maxQuestions ?? DEFAULT_MAX_QUESTIONS,
+        temperature: parts.temperature ?? DEFAULT_ATOMIZE_TEMPERATURE,
+        kg: this.deps.store,
+        atomic: this.atomicStore,
+        commit: (chunk, outcome) => this.commitChunk(chunk, outcome),
         client: this.deps.llmClient(settings),
         concurrency: settings.concurrency,
         retryFailed: request.retryFailed,
@@ -187,11 +298,46 @@ export class KgBuildService {
         onProgress,
       });
       const embedder = await this.libraryEmbedder(ranked.embedderId).catch(() => undefined);
-      const embedded = embedder ? (await embedKg(this.deps.store, embedder)).embedded : 0;
-      return { ...summary, embedded };
+      const embedded = embedder && parts.kg ? (await embedKg(this.deps.store, embedder)).embedded : 0;
+      const atomicEmbedded =
+        embedder && parts.atomic ? (await embedAtomic(this.atomicStore, embedder)).embedded : 0;
+      const failedChunks = new Set(summary.failures.map((f) => f.chunkId));
+      return {
+        selected: summary.selected,
+        skipped: summary.skipped,
+        done: summary.finished - failedChunks.size,
+        failed: failedChunks.size,
+        remaining: summary.remaining,
+        cancelled: summary.cancelled,
+        ...(summary.error ? { error: summary.error } : {}),
+        calls: summary.calls,
+        inputTokens: summary.inputTokens,
+        outputTokens: summary.outputTokens,
+        cost: summary.cost,
+        failures: summary.failures.map((f) => ({
+          chunkId: f.chunkId,
+          reason: f.part === 'atomic' ? `atomic questions: ${f.reason}` : f.reason,
+        })),
+        embedded,
+        kg: summary.kg,
+        atomic: { ...summary.atomic, embedded: atomicEmbedded },
+      };
     } finally {
       this.buildStop = null;
     }
+  }
+
+  /** One chunk's parts in ONE transaction: a one-pass chunk is in the KG and the atomic layer, or in neither. */
+  private async commitChunk(chunk: DistillChunkInput, outcome: DistillOutcome): Promise<void> {
+    const { db } = this.deps.repo;
+    await db.transaction(
+      'rw',
+      [db.chunks, db.kgChunks, db.kgEntities, db.kgRelations, db.atomicQuestions, db.atomicChunks],
+      async () => {
+        if (outcome.kg) await this.deps.store.commit(chunk.id, outcome.kg);
+        if (outcome.atomic) await this.atomicStore.commit(chunk, outcome.atomic);
+      },
+    );
   }
 
   /**
@@ -237,6 +383,20 @@ export class KgBuildService {
       );
     }
   }
+}
+
+function checkParts(parts: DistillParts): void {
+  if (!parts.kg && !parts.atomic)
+    throw new Error('KG: choose what to build (the KG, atomic questions, or both)');
+  const max = parts.maxQuestions ?? DEFAULT_MAX_QUESTIONS;
+  if (!(Number.isInteger(max) && max >= 1 && max <= 50)) {
+    throw new Error(
+      `KG: questions per chunk must be a whole number from 1 to 50, got ${String(parts.maxQuestions)}`,
+    );
+  }
+  const t = parts.temperature ?? DEFAULT_ATOMIZE_TEMPERATURE;
+  if (!(t >= 0 && t <= 2))
+    throw new Error(`KG: the atomizing temperature must be from 0 to 2, got ${String(t)}`);
 }
 
 /** The top κ of the ranked chunks. */

@@ -3,7 +3,8 @@
 // the streamed LLM answer with cancel. Every mode is answered through `ask` (the modes themselves are entries in
 // queryModes.ts). Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import { answerQuestion } from '../core/answer/index.ts';
-import type { AtomicIndex } from '../core/atomic/index.ts';
+import { AtomicIndex } from '../core/atomic/index.ts';
+import type { AtomicQuestion } from '../core/atomic/index.ts';
 import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type { LlmClient, TraceEvent } from '../core/llm/index.ts';
@@ -12,7 +13,8 @@ import type { RetrievalEngine } from '../core/retrieval/index.ts';
 import { parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
 import type { ReadOnlyBundle } from '../store/bundleImport.ts';
-import type { KgEntityRecord, KgRelationRecord } from '../store/db.ts';
+import { questionFromRecord } from '../store/atomicStore.ts';
+import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../store/kgStore.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
 import { loadEngine } from './engine.ts';
@@ -43,6 +45,8 @@ export interface QueryDeps {
   };
   /** The library's KG (DexieKgStore). */
   kgStore: { entities(): Promise<KgEntity[]>; relations(): Promise<KgRelation[]> };
+  /** The library's atomic questions (DexieAtomicStore); absent: the library has no atomic layer. */
+  atomicStore?: { questions(): Promise<AtomicQuestion[]> };
   /** One memoized question embedder (EmbedderHolder). */
   embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
   /** Fetches and validates a same-origin bundle without writing anything (openBundleReadOnly). */
@@ -97,6 +101,12 @@ export function bundleKgIndex(tables: Record<string, unknown[]>): KgIndex {
   );
 }
 
+/** A bundle's atomic questions as an index (null when the bundle has no atomic layer, e.g. a format-1 bundle). */
+export function bundleAtomicIndex(tables: Record<string, unknown[]>): AtomicIndex | null {
+  const records = (tables.atomicQuestions ?? []) as AtomicQuestionRecord[];
+  return records.length ? new AtomicIndex(records.map(questionFromRecord)) : null;
+}
+
 /** Sentence ranges of a chunk as offsets into a text that starts at `textStart` in the document. */
 function sentencesWithin(
   library: QuestionLibrary | null,
@@ -146,12 +156,19 @@ export class QueryService {
   private previous: QuestionLibrary | null = null;
   private embedder: Tracked<Embedder> | null = null;
   private kgIndex: Promise<KgIndex> | null = null;
+  /** The atomic-question index, loaded on first use like the KG's (null: no atomic layer). */
+  private atomicIndex: Promise<AtomicIndex | null> | null = null;
   /**
    * Set as soon as the page asks for a bundle read-only (?bundle=…), before it has arrived: from then on every
    * question waits for the bundle (or its error) and the library in IndexedDB is never read again, apart from
    * the settings (the embedder choice, the LLM endpoint).
    */
-  private readOnly: { url: string; library: Tracked<QuestionLibrary>; kg: Promise<KgIndex> } | null = null;
+  private readOnly: {
+    url: string;
+    library: Tracked<QuestionLibrary>;
+    kg: Promise<KgIndex>;
+    atomic: Promise<AtomicIndex | null>;
+  } | null = null;
   private answerStop: AbortController | null = null;
   /** Stops the question being answered by a reasoning mode (its LLM calls are aborted). */
   private askStop: AbortController | null = null;
@@ -172,6 +189,8 @@ export class QueryService {
   invalidate(what: 'library' | 'kg' = 'library'): void {
     if (this.readOnly) return;
     this.kgIndex = null;
+    // The KG build service writes the atomic layer too: it is reloaded with the KG.
+    this.atomicIndex = null;
     if (what === 'library') {
       if (this.loaded?.done) this.previous = this.loaded.value ?? this.previous;
       this.loaded = null;
@@ -200,8 +219,11 @@ export class QueryService {
       }),
     );
     const kg = opening.then((bundle) => bundleKgIndex(bundle.tables));
+    const atomic = opening.then((bundle) => bundleAtomicIndex(bundle.tables));
     // Before any await: a question asked while the bundle downloads must not reach the local library.
-    this.readOnly = { url, library, kg };
+    this.readOnly = { url, library, kg, atomic };
+    this.atomicIndex = atomic;
+    atomic.catch(() => undefined);
     this.loaded = library;
     this.previous = null;
     this.kgIndex = kg;
@@ -271,6 +293,7 @@ export class QueryService {
       result = await askLibrary(loaded, request, {
         vector,
         kg: () => this.kg(),
+        atomic: () => this.atomic(),
         llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'question modes'),
         embed: wantsVector ? (text) => this.questionVector(loaded, text) : undefined,
         onTrace,
@@ -402,6 +425,7 @@ export class QueryService {
       this.loaded = null;
       this.previous = null;
       this.kgIndex = null;
+      this.atomicIndex = null;
     }
     this.embedder = null;
     await this.deps.embedders.dispose();
@@ -419,6 +443,20 @@ export class QueryService {
     } catch (error) {
       // Forget a failed load (an empty library may be filled), unless the bundle has replaced it meanwhile.
       if (this.loaded === current && !this.readOnly) this.loaded = null;
+      throw error;
+    }
+  }
+
+  private async atomic(): Promise<AtomicIndex | null> {
+    const current = (this.atomicIndex ??=
+      this.readOnly?.atomic ??
+      (this.deps.atomicStore?.questions() ?? Promise.resolve([])).then((questions) =>
+        questions.length ? new AtomicIndex(questions) : null,
+      ));
+    try {
+      return await current;
+    } catch (error) {
+      if (this.atomicIndex === current && !this.readOnly) this.atomicIndex = null;
       throw error;
     }
   }
