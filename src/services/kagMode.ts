@@ -51,6 +51,19 @@ export const logicalMode: ModeHandler = async (ctx) => {
   };
 };
 
+/**
+ * How a stored value may be written in its chunk: dates are stored ISO ("1994-03-12") but written "12 March 1994",
+ * so the year finds the sentence; numbers are stored plain but written with separators ("1,200,000").
+ */
+function writtenForms(value: string): string[] {
+  const forms = [value];
+  const year = /^(\d{4})(?:-\d{2}){0,2}$/.exec(value);
+  if (year) forms.push(year[1]);
+  const number = /^(\d+(?:\.\d+)?)(?: |$)/.exec(value);
+  if (number && !year) forms.push(Number(number[1]).toLocaleString('en-US'), number[1]);
+  return forms;
+}
+
 /** The chunks behind the evidence, in order of use, cut to the budget. */
 function hitsOf(
   evidence: readonly Evidence[],
@@ -69,7 +82,7 @@ function hitsOf(
         order.push(id);
         via.set(id, e.kind === 'triple' ? `triple (${e.s}, ${e.p}, ${e.o})` : 'passage read for a step');
       }
-      if (e.kind === 'triple') needles.get(id)!.push(e.s, e.o);
+      if (e.kind === 'triple') needles.get(id)!.push(e.s, ...writtenForms(e.o));
     }
   }
   const out: RetrievedChunk[] = [];

@@ -218,6 +218,21 @@ describe('executor over the fixture KG', () => {
     expect(asked[0].body?.messages?.[1].content).toContain('Question: What is the release date of Delta?');
   });
 
+  it('does not take another attribute sharing a word for the asked one', async () => {
+    const e = await run([
+      {
+        step: 'retrieval',
+        s: { var: 'x', names: ['Ann Lee'] },
+        p: 'death date',
+        o: { var: 'd', type: 'date' },
+      },
+      { step: 'output', vars: ['d'] },
+    ]);
+    // Ann Lee has a birth date only: "death date" shares "date" with it but is another attribute.
+    expect(e.steps[0].error).toBe('nothing found for Ann Lee (death date)');
+    expect(e.outputs[0].values).toEqual([]);
+  });
+
   it('records why a step found nothing, and the next step names the empty variable', async () => {
     const e = await run([
       {
