@@ -63,11 +63,12 @@ export function normalizeDate(text: string): string | undefined {
   const t = text.trim().replace(/\s+/g, ' ');
   let m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(t);
   if (m) return isoOf(+m[1], m[2] ? +m[2] : undefined, m[3] ? +m[3] : undefined);
-  m = /^(\d{1,2})(?:st|nd|rd|th)? ([A-Za-z]+\.?),? (\d{4})$/.exec(t);
+  // With a month word the year may have three digits (medieval dates: "8 August 869").
+  m = /^(\d{1,2})(?:st|nd|rd|th)? ([A-Za-z]+\.?),? (\d{3,4})$/.exec(t);
   if (m && monthNumber(m[2])) return isoOf(+m[3], monthNumber(m[2]), +m[1]);
-  m = /^([A-Za-z]+\.?) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})$/.exec(t);
+  m = /^([A-Za-z]+\.?) (\d{1,2})(?:st|nd|rd|th)?,? (\d{3,4})$/.exec(t);
   if (m && monthNumber(m[1])) return isoOf(+m[3], monthNumber(m[1]), +m[2]);
-  m = /^([A-Za-z]+\.?),? (\d{4})$/.exec(t);
+  m = /^([A-Za-z]+\.?),? (\d{3,4})$/.exec(t);
   if (m && monthNumber(m[1])) return isoOf(+m[2], monthNumber(m[1]));
   return undefined;
 }

@@ -61,6 +61,7 @@ describe('attribute values', () => {
     expect(normalizeDate('May 3, 1945')).toBe('1945-05-03');
     expect(normalizeDate('March 1990')).toBe('1990-03');
     expect(normalizeDate('1946')).toBe('1946');
+    expect(normalizeDate('8 August 869')).toBe('0869-08-08');
     expect(normalizeDate('31 February 1990')).toBeUndefined();
     expect(normalizeNumber('1,234,567 inhabitants')).toEqual({ value: 1234567, unit: 'inhabitants' });
     expect(normalizeNumber('12 million')).toEqual({ value: 12000000, unit: '' });
