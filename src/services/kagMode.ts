@@ -3,7 +3,7 @@
 // on for at most R rounds (src/core/logical). The hits are the chunks behind the triples and passages the run used,
 // each with the sentences that state them, so the written answer cites those sentences; the facts are the values
 // the run computed and the answers it established.
-import { splitSentences, type KgChunkView } from '../core/kg/index.ts';
+import { splitSentences, type KgChunkView, type KgIndex } from '../core/kg/index.ts';
 import { SOLVER_DEFAULTS, solve, type Evidence, type Passage } from '../core/logical/index.ts';
 import type { RetrievedChunk, SentenceHit } from '../core/retrieval/index.ts';
 import type { ModeHandler } from './queryModes.ts';
@@ -27,7 +27,20 @@ function sentencesWith(view: KgChunkView, needles: readonly string[]): SentenceH
 
 export const logicalMode: ModeHandler = async (ctx) => {
   const llm = await ctx.llm();
-  const kg = (await ctx.kg()).graph();
+  // The KG is where retrieval looks first, not a precondition: a library (or a CLI bundle) without one is solved
+  // from the passages, and the trace says so.
+  let kg: ReturnType<KgIndex['graph']> = { entities: [], relations: [] };
+  try {
+    kg = (await ctx.kg()).graph();
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.trace({
+      round: 1,
+      kind: 'kg',
+      title: 'No knowledge graph: every retrieval step reads passages',
+      detail: err instanceof Error ? err.message : String(err),
+    });
+  }
   const read = new Map<string, RetrievedChunk>();
   const passages = async (question: string): Promise<Passage[]> => {
     const vector = await ctx.embed(question);

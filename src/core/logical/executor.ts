@@ -73,7 +73,12 @@ class Memory {
       name,
       values.filter((v) => (seen.has(valueKey(v)) ? false : (seen.add(valueKey(v)), true))),
     );
-    this.evidenceOf.set(name, evidence);
+    this.setEvidence(name, evidence);
+  }
+
+  /** A variable's evidence: the facts and passages it rests on, each once. */
+  setEvidence(name: string, evidence: Evidence[]): void {
+    this.evidenceOf.set(name, dedupeEvidence(evidence));
   }
 
   /** For each value of `a` (by valueKey), the values of `b` linked to it through the retrievals' pairs. */
@@ -143,7 +148,7 @@ export async function executePlan(plan: Plan, deps: ExecutorDeps): Promise<Execu
         case 'output':
           outputs = step.vars.map((v) => ({ var: v, values: memory.vars.get(v) ?? [] }));
           for (const o of outputs) record.bindings[o.var] = o.values.map(show);
-          record.evidence = step.vars.flatMap((v) => memory.evidenceOf.get(v) ?? []);
+          record.evidence = dedupeEvidence(step.vars.flatMap((v) => memory.evidenceOf.get(v) ?? []));
           break;
       }
     } catch (err) {
@@ -308,10 +313,14 @@ async function retrieval(
   const oVar = step.o.var;
   const evidence = [...record.evidence];
   const upstream = (name?: string): Evidence[] => (name && memory.evidenceOf.get(name)) || [];
-  if (sVar && !(forward && sKnown && memory.vars.has(sVar)))
+  if (sVar && !(forward && sKnown && memory.vars.has(sVar))) {
     memory.bind(sVar, sValues, [...upstream(sVar), ...evidence]);
+  } else if (sVar) {
+    // A variable read as the subject gains this step's evidence: a later deduce over it sees every fact about it.
+    memory.setEvidence(sVar, [...upstream(sVar), ...evidence]);
+  }
   if (oVar && !memory.vars.has(oVar)) memory.bind(oVar, oValues, [...upstream(sVar), ...evidence]);
-  else if (oVar) memory.evidenceOf.set(oVar, [...upstream(oVar), ...evidence]);
+  else if (oVar) memory.setEvidence(oVar, [...upstream(oVar), ...evidence]);
   if (sVar && oVar) memory.links.push({ a: sVar, b: oVar, pairs });
   for (const name of [sVar, oVar]) if (name) record.bindings[name] = (memory.vars.get(name) ?? []).map(show);
   record.via = fromPassages === 0 ? (fromKg ? 'kg' : 'none') : fromKg ? 'kg+passages' : 'passages';

@@ -233,6 +233,25 @@ describe('executor over the fixture KG', () => {
     expect(e.outputs[0].values).toEqual([]);
   });
 
+  it('gives deduce every fact about a variable, those of later steps that read it included', async () => {
+    server.requests.length = 0;
+    const e = await run(
+      [
+        { step: 'retrieval', s: { var: 'f', names: ['Alpha'] }, p: 'directed by', o: { var: 'p' } },
+        { step: 'retrieval', s: { var: 'p' }, p: 'birth date', o: { var: 'b', type: 'date' } },
+        { step: 'deduce', op: 'extraction', A: { var: 'p' }, question: 'Who directed Alpha?', as: 'who' },
+        { step: 'output', vars: ['who'] },
+      ],
+      true,
+    );
+    expect(e.steps[2].via).toBe('model');
+    const prompt = server.requests.at(-1)?.body?.messages?.[1].content ?? '';
+    expect(prompt).toContain('(Alpha, directed by, Ann Lee)');
+    expect(prompt).toContain('(Ann Lee, birth date, 1950-04-14)');
+    // The scripted deduce extracts A's value.
+    expect(out(e)).toEqual(['Ann Lee']);
+  });
+
   it('records why a step found nothing, and the next step names the empty variable', async () => {
     const e = await run([
       {
