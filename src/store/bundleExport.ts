@@ -1,5 +1,5 @@
 // Exports the library in IndexedDB as one bundle file: every index layer (documents, sections, chunks, sentences,
-// sentence vectors, the concept graph, the KG tables), never the settings (API key) or the pending queue.
+// sentence vectors, the concept graph, the KG and atomic-question tables), never the settings (API key) or the pending queue.
 import {
   BUNDLE_EXTENSION,
   snapshotCounts,
@@ -11,8 +11,14 @@ import type { VectorEncoding } from '../core/bundle/index.ts';
 import type { ConceptDb } from './db.ts';
 import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
 
-/** The KG (and later distilled layers) travel as record tables under these store names. */
-export const LAYER_TABLES = ['kgChunks', 'kgEntities', 'kgRelations'] as const;
+/** The distilled layers (the KG, the atomic questions) travel as record tables under these store names. */
+export const LAYER_TABLES = [
+  'kgChunks',
+  'kgEntities',
+  'kgRelations',
+  'atomicChunks',
+  'atomicQuestions',
+] as const;
 
 export interface LibraryExportOptions {
   appVersion: string;

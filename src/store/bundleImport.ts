@@ -14,6 +14,7 @@ import {
   kgChunkIds,
   layerRecordKey,
   layerRecordsToMerge,
+  layerStateTable,
   mergeDocuments,
   mergedGraph,
   mergeLayerRecord,
@@ -198,9 +199,18 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
 
     // The KG already built for any chunk the bundle's KG would land on: that chunk keeps its own extraction.
     const landing = [...new Set(merge.chunkIds.values())];
-    const baseKgChunks = kgChunkIds((await db.kgChunks.bulkGet(landing)).filter((r) => r !== undefined));
+    const baseStates = {
+      kgChunks: kgChunkIds((await db.kgChunks.bulkGet(landing)).filter((r) => r !== undefined)),
+      // Likewise for the atomic layer: a chunk the library has atomized keeps its own questions.
+      atomicChunks: kgChunkIds((await db.atomicChunks.bulkGet(landing)).filter((r) => r !== undefined)),
+    };
     for (const t of layerTables) {
-      const incoming = layerRecordsToMerge(t.name, snapshot.tables[t.name] ?? [], merge, baseKgChunks);
+      const incoming = layerRecordsToMerge(
+        t.name,
+        snapshot.tables[t.name] ?? [],
+        merge,
+        baseStates[layerStateTable(t.name)],
+      );
       const keys = incoming.map((r) => layerRecordKey(t.name, r));
       const existing = (await t.bulkGet(keys)) as unknown[];
       const writes = incoming

@@ -3,7 +3,14 @@
 
 /** First 8 bytes of every bundle. */
 export const MAGIC = new Uint8Array([0x43, 0x52, 0x41, 0x47, 0x42, 0x4e, 0x44, 0x4c]); // "CRAGBNDL"
-export const FORMAT_VERSION = 1;
+/**
+ * The version this app writes. 2 added PIKE-RAG's atomic layer (tables atomicQuestions and atomicChunks): an app
+ * that reads only 1 refuses such a bundle instead of silently dropping its atomic questions. Version 1 bundles
+ * still open (they have no atomic layer).
+ */
+export const FORMAT_VERSION = 2;
+/** Every version this app reads. */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
 /** File name extension used by the UI and the CLI. */
 export const BUNDLE_EXTENSION = '.bundle';
 

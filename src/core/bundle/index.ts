@@ -69,6 +69,7 @@ export {
   kgChunkIds,
   layerRecordKey,
   layerRecordsToMerge,
+  layerStateTable,
   mergeDocuments,
   mergeLayerRecord,
   mergedGraph,

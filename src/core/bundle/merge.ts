@@ -43,6 +43,8 @@ export interface DocumentMerge {
   skipped: number;
   /** Each added chunk id → its id in the merged library; a chunk not listed takes its KG share with it. */
   chunkIds: Map<string, string>;
+  /** Each merged chunk id a chunk was mapped to → its document id (records that move with a chunk move docs too). */
+  chunkDocs: Map<string, string>;
 }
 
 const spanKey = (c: { start: number; end: number }): string => `${c.start}:${c.end}`;
@@ -66,6 +68,7 @@ export function mergeDocuments(base: MergeBase, add: IndexSnapshot): DocumentMer
   const addChunks = byDocument(add.chunks);
   const fresh = new Set<string>();
   const chunkIds = new Map<string, string>();
+  const chunkDocs = new Map<string, string>();
   const vectors = new Map<string, Float32Array>();
   const dimension = add.embedder?.dimension ?? 0;
   for (const d of add.documents) {
@@ -75,7 +78,10 @@ export function mergeDocuments(base: MergeBase, add: IndexSnapshot): DocumentMer
     if (!kept) {
       fresh.add(d.id);
       addedByHash.set(d.hash, d);
-      for (const c of own) chunkIds.set(c.id, c.id);
+      for (const c of own) {
+        chunkIds.set(c.id, c.id);
+        chunkDocs.set(c.id, c.docId);
+      }
       continue;
     }
     // Same id but other text: no chunk of it is known to match.
@@ -84,7 +90,10 @@ export function mergeDocuments(base: MergeBase, add: IndexSnapshot): DocumentMer
     const bySpan = new Map(keptChunks.map((c) => [spanKey(c), c.id]));
     for (const c of own) {
       const target = bySpan.get(spanKey(c));
-      if (target !== undefined) chunkIds.set(c.id, target);
+      if (target !== undefined) {
+        chunkIds.set(c.id, target);
+        chunkDocs.set(target, kept.id);
+      }
     }
     // Same text, so the same sentences: the added copy's vectors fill a kept document that has none yet, provided
     // their row count is the kept document's sentence count.
@@ -103,11 +112,26 @@ export function mergeDocuments(base: MergeBase, add: IndexSnapshot): DocumentMer
     vectors,
     skipped: add.documents.length - fresh.size,
     chunkIds,
+    chunkDocs,
   };
 }
 
 /** Primary keys of the layer tables the app knows (the store's tables use the same). */
-const LAYER_KEYS: Record<string, string> = { kgChunks: 'chunkId', kgEntities: 'id', kgRelations: 'id' };
+const LAYER_KEYS: Record<string, string> = {
+  kgChunks: 'chunkId',
+  kgEntities: 'id',
+  kgRelations: 'id',
+  atomicQuestions: 'id',
+  atomicChunks: 'chunkId',
+};
+
+/**
+ * The table of build states of a layer table's part of the distilled layer: a chunk the base has a state for
+ * keeps the base's records of that part (its own extraction, its own atomic questions).
+ */
+export function layerStateTable(table: string): 'kgChunks' | 'atomicChunks' {
+  return table.startsWith('atomic') ? 'atomicChunks' : 'kgChunks';
+}
 
 /** The key of a layer-table record: the table's key field, else `id`, else `chunkId`, else its JSON. */
 export function layerRecordKey(table: string, record: unknown): string {
@@ -191,6 +215,40 @@ export function layerRecordsToMerge(
     }
     return [...byChunk.values()];
   }
+  if (table === 'atomicChunks') {
+    // As kgChunks: moved to the merged chunk id, and the document id with it.
+    const byChunk = new Map<string, Record<string, unknown>>();
+    for (const record of records as Array<Record<string, unknown>>) {
+      const source = String(record.chunkId);
+      const id = target(source);
+      if (id === undefined || (byChunk.has(id) && source !== id)) continue;
+      byChunk.set(id, source === id ? record : { ...record, chunkId: id, docId: merge.chunkDocs.get(id) });
+    }
+    return [...byChunk.values()];
+  }
+  if (table === 'atomicQuestions') {
+    // A question moves with its chunk (its id is the chunk id and its number); of a chunk's two copies, the
+    // questions of the copy with its own id win, as for the chunk states.
+    const fromOwnId = new Set<string>();
+    for (const r of records as Array<Record<string, unknown>>) {
+      if (target(String(r.chunkId)) === r.chunkId) fromOwnId.add(String(r.chunkId));
+    }
+    const firstSource = new Map<string, string>();
+    const out: unknown[] = [];
+    for (const r of records as Array<Record<string, unknown>>) {
+      const source = String(r.chunkId);
+      const id = target(source);
+      if (id === undefined || (id !== source && fromOwnId.has(id))) continue;
+      if ((firstSource.get(id) ?? source) !== source) continue;
+      firstSource.set(id, source);
+      if (id === source) out.push(r);
+      else {
+        const n = String(r.id).slice(source.length + 1);
+        out.push({ ...r, id: `${id}?${n}`, chunkId: id, docId: merge.chunkDocs.get(id) });
+      }
+    }
+    return out;
+  }
   if (table !== 'kgEntities' && table !== 'kgRelations') return [...records];
   const out: unknown[] = [];
   for (const record of records as KgRecord[]) {
@@ -258,12 +316,20 @@ export function mergedGraph(
 export function mergeSnapshots(base: IndexSnapshot, add: IndexSnapshot): IndexSnapshot {
   checkEmbedder(add.embedder, base.embedder);
   const merge = mergeDocuments({ ...base, withVectors: new Set(base.vectors.keys()) }, add);
-  const baseKgChunks = kgChunkIds(base.tables.kgChunks);
+  const baseStates = {
+    kgChunks: kgChunkIds(base.tables.kgChunks),
+    atomicChunks: kgChunkIds(base.tables.atomicChunks),
+  };
   const tables: Record<string, unknown[]> = {};
   for (const name of new Set([...Object.keys(base.tables), ...Object.keys(add.tables)])) {
     const merged = new Map<string, unknown>();
     for (const r of base.tables[name] ?? []) merged.set(layerRecordKey(name, r), r);
-    for (const r of layerRecordsToMerge(name, add.tables[name] ?? [], merge, baseKgChunks)) {
+    for (const r of layerRecordsToMerge(
+      name,
+      add.tables[name] ?? [],
+      merge,
+      baseStates[layerStateTable(name)],
+    )) {
       const key = layerRecordKey(name, r);
       const next = mergeLayerRecord(name, merged.get(key), r);
       if (next !== undefined) merged.set(key, next);

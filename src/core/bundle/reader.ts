@@ -5,7 +5,7 @@ import { ByteSource, type ByteInput } from './byteSource.ts';
 import { gunzip } from './compress.ts';
 import {
   BundleError,
-  FORMAT_VERSION,
+  READABLE_FORMAT_VERSIONS,
   MAGIC,
   MAX_HEADER_BYTES,
   TAG_END,
@@ -206,10 +206,10 @@ async function readPreamble(src: ByteSource): Promise<void> {
     throw new BundleError('truncated', `truncated (expected 12 bytes of the preamble, got ${pre.length})`);
   }
   const version = new DataView(pre.buffer, pre.byteOffset, 12).getUint32(8, true);
-  if (version !== FORMAT_VERSION) {
+  if (!READABLE_FORMAT_VERSIONS.includes(version)) {
     throw new BundleError(
       'unknown-version',
-      `unknown bundle version ${version} (this app reads ${FORMAT_VERSION})`,
+      `unknown bundle version ${version} (this app reads ${READABLE_FORMAT_VERSIONS.join(' and ')})`,
     );
   }
 }

@@ -329,6 +329,15 @@ const TABLE_SHAPES: Record<string, { key: string; shape: RecordShape; mention?: 
     key: 'chunkId',
     shape: { chunkId: 'string', status: 'string?', entityIds: 'strings?', relationIds: 'strings?' },
   },
+  // PIKE-RAG's atomic layer (format 2): questions with their chunk, and each chunk's atomizing state.
+  atomicQuestions: {
+    key: 'id',
+    shape: { id: 'string', chunkId: 'string', docId: 'string', text: 'string' },
+  },
+  atomicChunks: {
+    key: 'chunkId',
+    shape: { chunkId: 'string', docId: 'string', status: 'string', questions: 'count?' },
+  },
 };
 
 /** The shape check of a table's records; unknown tables need only be arrays of objects. */

@@ -47,7 +47,7 @@ describe('cli info', () => {
   it('prints the manifest of a valid bundle', async () => {
     const { code, out } = await capture(() => info([good]));
     expect(code).toBe(0);
-    expect(out).toMatch(/valid ConceptRAG bundle \(format 1\)/);
+    expect(out).toMatch(/valid ConceptRAG bundle \(format 2\)/);
     expect(out).toMatch(/embedder {6}test-embedder@1 \(dimension 8\)/);
     expect(out).toMatch(
       /counts {8}documents 3, sections 3, chunks 3, sentences 7, vectors 7, kgEntities 1, kgChunks 1/,

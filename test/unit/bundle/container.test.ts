@@ -69,7 +69,7 @@ describe('bundle container round trip', () => {
     expect([...read.parts.keys()]).toEqual(originals.map((p) => p.name));
     for (const p of originals) expect(read.parts.get(p.name)).toEqual(p.data);
     expect(read.manifest.embedder).toEqual(EMBEDDER);
-    expect(read.manifest.formatVersion).toBe(1);
+    expect(read.manifest.formatVersion).toBe(2);
     expect(read.manifest.params).toEqual({ maxChunkTokens: 1200 });
     expect(read.manifest.counts).toEqual({ 'documents.jsonl': 2, 'vectors.i8': 3, 'empty.bin': 0 });
     const docs = read.manifest.parts[0];
@@ -108,9 +108,9 @@ describe('bundle refusals', () => {
   });
 
   it('names an unknown version', async () => {
-    const e = await refusal(await build(sampleParts(), 2));
+    const e = await refusal(await build(sampleParts(), 3));
     expect(e.kind).toBe('unknown-version');
-    expect(e.message).toBe('bundle: unknown bundle version 2 (this app reads 1)');
+    expect(e.message).toBe('bundle: unknown bundle version 3 (this app reads 1 and 2)');
   });
 
   it('names the other embedder before reading any part', async () => {
