@@ -2,9 +2,13 @@
 // embedder the pool names, once, and embeds the batches it is sent.
 import { expose } from 'comlink';
 import { createEmbedWorkerService } from '../src/services/embedders.ts';
+import { reportOwnOriginLoads } from '../src/services/ledger.ts';
 
 const service = createEmbedWorkerService();
 
 export type EmbedWorkerApi = typeof service;
+
+// Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
+reportOwnOriginLoads('embed');
 
 expose(service);

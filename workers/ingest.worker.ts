@@ -8,6 +8,7 @@ import { browserCrossTabLock } from '../src/services/crossTab.ts';
 import { EmbedderHolder, spawnEmbedWorker } from '../src/services/embedders.ts';
 import { createIngestService } from '../src/services/ingest.ts';
 import { spawnParseWorker, WorkerParser } from '../src/services/parseRunner.ts';
+import { reportOwnOriginLoads } from '../src/services/ledger.ts';
 
 const service = createIngestService({
   repo: new Repo(openDatabase()),
@@ -20,5 +21,8 @@ const service = createIngestService({
 });
 
 export type IngestApi = typeof service;
+
+// Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
+reportOwnOriginLoads('ingest');
 
 expose(service);

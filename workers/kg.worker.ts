@@ -10,7 +10,7 @@ import { Repo } from '../src/store/repo.ts';
 import { browserCrossTabLock } from '../src/services/crossTab.ts';
 import { EmbedderHolder } from '../src/services/embedders.ts';
 import { KgBuildService } from '../src/services/kgBuild.ts';
-import { workerLedger } from '../src/services/ledger.ts';
+import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger.ts';
 
 const db = openDatabase();
 
@@ -26,5 +26,8 @@ const service = new KgBuildService({
 });
 
 export type KgApi = typeof service;
+
+// Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
+reportOwnOriginLoads('kg');
 
 expose(service);

@@ -3,6 +3,7 @@
 // ingest worker cannot be terminated that way: it holds the queue, the embedder and the store writes.
 import { expose } from 'comlink';
 import { prepareFile } from '../src/core/prepare.ts';
+import { reportOwnOriginLoads } from '../src/services/ledger.ts';
 
 const api = {
   prepare(name: string, bytes: Uint8Array, options: { maxChunkTokens: number }) {
@@ -11,5 +12,8 @@ const api = {
 };
 
 export type ParseApi = typeof api;
+
+// Its loads from the app's own origin (scripts, pdf.js) are counted apart from the network ledger.
+reportOwnOriginLoads('parse');
 
 expose(api);

@@ -10,7 +10,7 @@ import { Repo } from '../src/store/repo.ts';
 import { specOf, toEmbedderChoice } from '../src/services/embedderChoice.ts';
 import { choiceKey, EmbedderHolder, spawnEmbedWorker } from '../src/services/embedders.ts';
 import { createEmbedPool, type EmbedPool } from '../src/services/embedPool.ts';
-import { workerLedger } from '../src/services/ledger.ts';
+import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger.ts';
 import { QueryService, type QueryDeps } from '../src/services/query.ts';
 
 const db = openDatabase();
@@ -73,5 +73,8 @@ const service = new QueryService({
 });
 
 export type QueryApi = typeof service;
+
+// Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
+reportOwnOriginLoads('query');
 
 expose(service);

@@ -6,7 +6,12 @@
 // default the ledger's own IndexedDB database (src/store/ledgerStore.ts) and a BroadcastChannel the Network view
 // listens on (src/ui/ledger). Requests for the app's own assets do not pass through here (see src/ui/ledger).
 import type { CallUsage } from '../core/llm/index.ts';
-import { LEDGER_CHANNEL, type LedgerEntry, type LedgerPurpose } from './ledgerProtocol.ts';
+import {
+  LEDGER_CHANNEL,
+  type LedgerEntry,
+  type LedgerMessage,
+  type LedgerPurpose,
+} from './ledgerProtocol.ts';
 
 /** Receives each entry when its request ended, and again (same id) when its token usage arrives. */
 export type LedgerSink = (entry: LedgerEntry) => void;
@@ -70,7 +75,10 @@ export class NetworkLedger {
    * counted. Usage is reported after the client read its reply; it goes to the latest finished request of this
    * client that has none yet (with the client's concurrency at 1, as the app sets it by default, exactly its own).
    */
-  clientOptions(purpose: LedgerPurpose, inner?: Fetch): { fetch: Fetch; onUsage: (usage: CallUsage) => void } {
+  clientOptions(
+    purpose: LedgerPurpose,
+    inner?: Fetch,
+  ): { fetch: Fetch; onUsage: (usage: CallUsage) => void } {
     const r = this.recorder(purpose, inner ?? ((i, init) => globalThis.fetch(i, init)));
     return { fetch: r.fetch, onUsage: r.usage };
   }
@@ -153,7 +161,7 @@ function persistAndAnnounce(): LedgerSink {
         await putLedgerEntry(entry);
       })
       .catch(() => undefined)
-      .then(() => channel?.postMessage(entry));
+      .then(() => channel?.postMessage({ kind: 'entry', entry } satisfies LedgerMessage));
   };
 }
 
@@ -166,4 +174,34 @@ export function workerLedger(source?: string): NetworkLedger {
     source ?? ((globalThis as { name?: string }).name || 'worker'),
   );
   return shared;
+}
+
+/**
+ * Counts the requests this worker made to the app's own origin (its module scripts, the embedding model's files,
+ * WASM) from the worker's resource timing, and announces the running totals on the ledger's channel. They are not
+ * ledger entries: they never leave the origin the app was loaded from, and the page shows them apart, with its
+ * own (src/ui/ledger). Resource timing has no entry for a fetch the HTTP cache answered without a request in some
+ * browsers; the count is of what the browser reports.
+ */
+export function reportOwnOriginLoads(source: string): void {
+  if (typeof PerformanceObserver === 'undefined' || typeof BroadcastChannel === 'undefined') return;
+  const origin = (globalThis as { location?: { origin: string } }).location?.origin;
+  if (!origin) return;
+  const channel = new BroadcastChannel(LEDGER_CHANNEL);
+  const id = `${source}-${Math.random().toString(36).slice(2, 8)}`;
+  const totals = { requests: 0, bytes: 0 };
+  try {
+    new PerformanceObserver((list) => {
+      let changed = false;
+      for (const e of list.getEntries() as PerformanceResourceTiming[]) {
+        if (!e.name.startsWith(`${origin}/`)) continue;
+        totals.requests++;
+        totals.bytes += e.transferSize || e.encodedBodySize || 0;
+        changed = true;
+      }
+      if (changed) channel.postMessage({ kind: 'assets', source: id, ...totals } satisfies LedgerMessage);
+    }).observe({ type: 'resource', buffered: true });
+  } catch {
+    // No resource timing here: the page's own count still shows.
+  }
 }
