@@ -191,7 +191,10 @@ export function kagResponder(script: KagScript = {}): ScriptedResponder {
           const died = date('death date');
           return born && died ? Date.parse(died) - Date.parse(born) : -Infinity;
         };
-        answer = lifespan(value(b)) > lifespan(value(a)) ? value(b) : value(a);
+        // A computed comparison the plan made settles it; else the dates shown.
+        const computed = /computed: \w+ = days\(\w+, \w+\) > days\(\w+, \w+\) = (yes|no)/.exec(evidence)?.[1];
+        if (computed) answer = computed === 'yes' ? value(a) : value(b);
+        else answer = lifespan(value(b)) > lifespan(value(a)) ? value(b) : value(a);
       }
       return JSON.stringify({ answer, reason: 'scripted' });
     }

@@ -66,6 +66,8 @@ class Memory {
   readonly vars = new Map<string, Value[]>();
   readonly links: Array<{ a: string; b: string; pairs: Array<[Value, Value]> }> = [];
   readonly evidenceOf = new Map<string, Evidence[]>();
+  /** What the sort and math steps computed so far, as lines a deduce step is shown with its evidence. */
+  readonly computed: string[] = [];
 
   bind(name: string, values: Value[], evidence: Evidence[]): void {
     const seen = new Set<string>();
@@ -477,6 +479,7 @@ function mathStep(step: Extract<PlanStep, { step: 'math' }>, memory: Memory, rec
     used.flatMap((v) => memory.evidenceOf.get(v) ?? []),
   );
   record.bindings[step.as] = [show(result)];
+  memory.computed.push(`${step.as} = ${step.expr} = ${show(result)}`);
 }
 
 function operandValues(o: Operand | undefined, memory: Memory): Value[] | undefined {
@@ -535,7 +538,7 @@ async function deduceStep(
         step.op,
         describeOperand(step.A, memory)!,
         describeOperand(step.B, memory),
-        evidenceText(evidence),
+        [evidenceText(evidence), ...memory.computed.map((c) => `computed: ${c}`)].filter(Boolean).join('\n'),
       ),
       validate: (value) => {
         const o = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
