@@ -3,13 +3,9 @@
 // itself without re-extracting concepts, or — when a bundle brought the compact graph (a θsem keep-mask) — the
 // lexical graph rebuilt with the mask applied instead of ~6 M edge cosines. Shared by the ingest worker (graph
 // rebuild), the query worker and the CLI.
-import { conceptTerms, type TermAnalyzer } from '../core/graph/index.ts';
-import { expandCompactGraph, isCompactGraph, type CompactGraph } from '../core/graph/index.ts';
-import type { SerializedGraph } from '../core/graph/index.ts';
+import { isCompactGraph, type TermAnalyzer } from '../core/graph/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
-import { layoutCorpus, reorderRows } from '../core/retrieval/index.ts';
 import { RetrievalEngine, type RetrievalInput } from '../core/retrieval/index.ts';
-import { resolveParams } from '../core/retrieval/index.ts';
 import { withSectionPaths } from '../core/retrieval/index.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
 
@@ -41,49 +37,27 @@ export function retrievalInput(corpus: LoadedCorpus): RetrievalInput {
 }
 
 /**
- * The full graph from a compact one (keep-mask) and the corpus, analysed exactly as RetrievalEngine.build does
- * (same params, same concept lists, same sentence terms); undefined when the mask does not apply (other chunks,
- * options, dimension or counts), so the caller builds from scratch.
- */
-function expandStoredMask(compact: CompactGraph, input: RetrievalInput): SerializedGraph | undefined {
-  if (!input.sentenceVectors || input.dimension !== compact.dimension) return undefined;
-  const layout = layoutCorpus(input.chunks, input.sentences);
-  // The cheap refusal first (documents added or removed since the mask was made), before analysing any text.
-  const ids = compact.chunkIds;
-  if (ids.length !== layout.chunks.length || layout.chunks.some((c, i) => c.id !== ids[i])) return undefined;
-  const analyzer = termAnalyzer();
-  const params = resolveParams();
-  const conceptLists = layout.chunks.map((c) => conceptTerms(analyzer, c.text, params.phrases));
-  try {
-    return expandCompactGraph(compact, {
-      chunkIds: layout.chunks.map((c) => c.id),
-      conceptLists,
-      options: params,
-      layout: {
-        sentenceOffsets: layout.sentenceOffsets,
-        sentenceTerms: layout.sentences.map((s) => conceptTerms(analyzer, s.text, params.phrases)),
-      },
-      sentenceVectors: reorderRows(input.sentenceVectors, input.dimension, layout.sentenceSource),
-      dimension: input.dimension,
-    });
-  } catch {
-    // A mask for another chunk set or other options: a fresh build is the answer, not an error.
-    return undefined;
-  }
-}
-
-/**
  * From scratch: concepts, co-occurrence graph, PageRank, and the semantic layer when vectors exist. A stored
- * compact graph (keep-mask) that matches the corpus spares the edge cosines; the result is the same graph.
+ * compact graph (keep-mask) that matches the corpus spares the edge cosines, and its concept vectors are computed
+ * only when a question needs them (RetrievalEngine.fromCompact); the answers are those of a fresh build.
  */
 export function buildEngine(corpus: LoadedCorpus): RetrievalEngine {
   const input = retrievalInput(corpus);
   const stored: unknown = corpus.graph?.graph;
   if (isCompactGraph(stored)) {
-    const full = expandStoredMask(stored, input);
-    if (full) return RetrievalEngine.fromGraph(input, termAnalyzer(), full);
+    const engine = RetrievalEngine.fromCompact(input, termAnalyzer(), stored);
+    if (engine) return engine;
   }
   return RetrievalEngine.build(input, termAnalyzer());
+}
+
+/**
+ * Computes an engine's remaining concept vectors in slices of `sliceMs`, yielding to the worker's messages
+ * between them, so questions are answered (lexically, or with their vector by finishing the rest at once) while
+ * it runs. Resolves when they are complete.
+ */
+export async function completeInBackground(engine: RetrievalEngine, sliceMs = 50): Promise<void> {
+  while (!engine.advanceSemantic(sliceMs)) await new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /**

@@ -17,7 +17,7 @@ import { questionFromRecord } from '../store/atomicStore.ts';
 import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../store/kgStore.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
-import { loadEngine } from './engine.ts';
+import { completeInBackground, loadEngine } from './engine.ts';
 import { toEvidence } from './evidence.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
@@ -75,6 +75,8 @@ export function openLibrary(
 ): QuestionLibrary {
   if (corpus.chunks.length === 0) throw new Error('ask: the library is empty; add documents first');
   const engine = load(corpus);
+  // Questions are answered meanwhile; a question with its vector finishes the rest at once (see fromCompact).
+  void completeInBackground(engine).catch(() => undefined);
   const sentences = new Map<string, Array<{ start: number; end: number }>>();
   for (const s of corpus.sentences) {
     const list = sentences.get(s.chunkId) ?? [];
@@ -284,6 +286,8 @@ export class QueryService {
       this.questionEmbedder().catch(() => undefined); // the model starts loading before the lexical search
       await sendEarly(loaded, false);
     }
+    // The engine still computes its concept vectors: the lexical evidence comes first, then the result.
+    if (early && !sent && wantsVector && !loaded.engine.semanticReady) await sendEarly(loaded, false);
     const vector = wantsVector ? await this.questionVector(loaded, request.question) : undefined;
     this.askStop?.abort();
     const stop = new AbortController();

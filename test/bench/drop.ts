@@ -4,7 +4,7 @@
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
 //          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
-//   Builds the app (vite build; --no-build when dist/ is fresh), serves dist/ with the COOP/COEP headers of the
+//   Builds the app (vite build into E2E_DIST, default dist/; --no-build when it is fresh), serves it with the COOP/COEP headers of the
 //   e2e suite, opens a fresh Chromium profile (CHROMIUM_PATH or /usr/bin/chromium) and adds the input through
 //   the Library view: a file through its file input, a folder through its folder input (every file below it,
 //   as the app's folder drop would take them). Then, timed from the drop:
@@ -258,10 +258,18 @@ async function main(): Promise<void> {
   const inputBytes = (await Promise.all(files.map((f) => stat(f)))).reduce((n, s) => n + s.size, 0);
   const questions = await readQuestions(opts.questions, opts.question);
 
-  const dist = join(root, 'dist');
+  // E2E_DIST: a folder of one's own, so a bench never overwrites the dist/ another build or test is serving.
+  const dist = resolve(process.env.E2E_DIST ?? join(root, 'dist'));
   if (opts.build) {
-    console.log('building the app (vite build)…');
-    const built = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+    console.log(`building the app (vite build into ${dist})…`);
+    const built = spawnSync(
+      'npx',
+      ['vite', 'build', '--logLevel', 'warn', '--outDir', dist, '--emptyOutDir'],
+      {
+        cwd: root,
+        stdio: 'inherit',
+      },
+    );
     if (built.status !== 0) throw new BenchError(`the build failed (vite build exited with ${built.status})`);
   }
   await stat(join(dist, 'index.html')).catch(() => {

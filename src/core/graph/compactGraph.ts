@@ -4,7 +4,15 @@
 // the text (deterministic, seconds), computes concept vectors (needed by the embedding seeds) and applies the
 // mask, instead of computing every edge cosine.
 import type { ConceptGraph } from './cooccurrence.ts';
-import { lexicalLayers, type GraphOptions, type SerializedGraph } from './conceptGraph.ts';
+import { conceptTableFromChunks, type ConceptTable } from './concepts.ts';
+import {
+  lexicalLayers,
+  withSemantic,
+  type ConceptGraphIndex,
+  type GraphOptions,
+  type SemanticLayer,
+  type SerializedGraph,
+} from './conceptGraph.ts';
 import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';
 import { keepMaskBytes, keepMaskOf, undirectedEdgeCount } from './semanticEdges.ts';
 
@@ -22,6 +30,25 @@ export interface CompactGraph {
   dimension: number;
   keepThetaSem: number;
   keepMask: Uint8Array;
+  /**
+   * The concept table the mask's graph was built from (its chunk → concept side, about 3 MB for MuSiQue). With it
+   * the opener builds the same edges without analysing the text for concepts, whatever the platform: the text
+   * analysis of Node and of a browser can differ (Intl.Segmenter's dictionaries, Unicode tables), and a single
+   * concept whose chunks differ shifts every edge index after it, so a mask made by the CLI did not apply in the
+   * browser, which then computed every edge cosine. Absent in compact graphs written before it was added.
+   */
+  table?: CompactConceptTable;
+}
+
+/** The stored side of a concept table (ConceptTable without the concept → chunk arrays, which are rebuilt). */
+export interface CompactConceptTable {
+  /** Concept terms, sorted, unique. */
+  terms: string[];
+  idf: Float32Array;
+  chunkConceptOffsets: Uint32Array;
+  /** Concepts of each chunk, ascending. */
+  chunkConcepts: Uint32Array;
+  chunkConceptWeights: Float32Array;
 }
 
 export function isCompactGraph(value: unknown): value is CompactGraph {
@@ -65,6 +92,13 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
     dimension: s.dimension,
     keepThetaSem: thetaSem,
     keepMask: mask,
+    table: {
+      terms: [...full.terms],
+      idf: full.idf,
+      chunkConceptOffsets: full.chunkConceptOffsets,
+      chunkConcepts: full.chunkConcepts,
+      chunkConceptWeights: full.chunkConceptWeights,
+    },
   };
 }
 
@@ -78,6 +112,54 @@ export function compactGraphProblem(value: CompactGraph): string | null {
     return `keepMask has ${value.keepMask.length} bytes for ${value.edges} edges`;
   }
   if (typeof value.keepThetaSem !== 'number' || !(value.dimension > 0)) return 'θsem or dimension missing';
+  if (value.table !== undefined) {
+    const why = tableProblem(value.table, value.concepts, value.chunkIds.length);
+    if (why) return `concept table: ${why}`;
+  }
+  return null;
+}
+
+/**
+ * Checks a stored concept table against the counts it must match (it comes from a bundle: untrusted): sorted
+ * unique terms, offsets that cover the links, concept ids in range and ascending within each chunk, and every
+ * concept in some chunk (as extraction leaves them).
+ */
+function tableProblem(table: CompactConceptTable, concepts: number, chunks: number): string | null {
+  const {
+    terms,
+    idf,
+    chunkConceptOffsets: offsets,
+    chunkConcepts: links,
+    chunkConceptWeights: weights,
+  } = table;
+  if (!Array.isArray(terms) || terms.length !== concepts) return `not ${concepts} terms`;
+  for (let c = 0; c < terms.length; c++) {
+    if (typeof terms[c] !== 'string') return `term ${c} is not text`;
+    if (c > 0 && !(terms[c - 1] < terms[c])) return `terms not sorted and unique at ${c}`;
+  }
+  if (!(idf instanceof Float32Array) || idf.length !== concepts) return 'idf does not match the concepts';
+  if (!(offsets instanceof Uint32Array) || offsets.length !== chunks + 1 || offsets[0] !== 0) {
+    return 'chunk offsets do not match the chunks';
+  }
+  if (
+    !(links instanceof Uint32Array) ||
+    !(weights instanceof Float32Array) ||
+    weights.length !== links.length
+  ) {
+    return 'links and weights differ in length';
+  }
+  if (offsets[chunks] !== links.length) return 'chunk offsets do not cover the links';
+  const used = new Uint8Array(concepts);
+  for (let k = 0; k < chunks; k++) {
+    if (offsets[k + 1] < offsets[k]) return `chunk offsets decrease at ${k}`;
+    for (let o = offsets[k]; o < offsets[k + 1]; o++) {
+      const c = links[o];
+      if (c >= concepts) return `link ${o} names no concept`;
+      if (o > offsets[k] && !(links[o - 1] < c)) return `concepts of chunk ${k} not ascending`;
+      used[c] = 1;
+    }
+  }
+  if (used.includes(0)) return 'a concept is in no chunk';
   return null;
 }
 
@@ -100,6 +182,78 @@ export interface ExpandInput {
 const SHAPING_OPTIONS = ['conceptsPerChunk', 'maxDfFraction', 'thetaCo', 'phrases'] as const;
 
 /**
+ * Why the keep-mask cannot apply to these chunks (sorted ids), build options and vector dimension, or null: the
+ * cheap refusals, before any text is analysed.
+ */
+export function compactGraphMismatch(
+  compact: CompactGraph,
+  chunkIds: readonly string[],
+  options: GraphOptions,
+  dimension: number,
+): string | null {
+  const problem = compactGraphProblem(compact);
+  if (problem) return problem;
+  const ids = chunkIds;
+  if (ids.length !== compact.chunkIds.length || ids.some((id, i) => id !== compact.chunkIds[i])) {
+    return 'it was built for another set of chunks';
+  }
+  const made = compact.options as unknown as Record<string, unknown>;
+  const now = options as unknown as Record<string, unknown>;
+  for (const key of SHAPING_OPTIONS) {
+    if (made[key] !== now[key]) {
+      return `option ${key} is ${String(now[key])}, the mask was made with ${String(made[key])}`;
+    }
+  }
+  if (dimension !== compact.dimension) {
+    return `vectors have dimension ${dimension}, the mask was made with ${compact.dimension}`;
+  }
+  return null;
+}
+
+/** The stored concept table as a whole table (the concept → chunk side rebuilt), when the compact graph has one. */
+export function storedConceptTable(compact: CompactGraph): ConceptTable | undefined {
+  const t = compact.table;
+  return t && conceptTableFromChunks({ chunkCount: compact.chunkIds.length, ...t });
+}
+
+/** The counts a rebuilt lexical graph must have for the mask to index its edges, or why they differ. */
+function countsMismatch(compact: CompactGraph, lexical: LexicalLayers): string | null {
+  const nc = lexical.table.terms.length;
+  const edges = undirectedEdgeCount(lexical.cooccurrence);
+  if (nc === compact.concepts && edges === compact.edges) return null;
+  return `the rebuilt graph has ${nc} concepts and ${edges} edges, the mask ${compact.concepts} and ${compact.edges}`;
+}
+
+type LexicalLayers = ReturnType<typeof lexicalLayers>;
+
+/**
+ * The graph index from rebuilt lexical layers and the keep-mask: the walk graph is the mask's edges and its
+ * PageRank, without any edge cosine. `conceptVectors` (concepts × dimension) becomes the semantic layer's as it
+ * is: a caller may fill it after this returns (ConceptVectorBuilder), since neither the walk graph nor the ranks
+ * read it while the options' θsem is the mask's. Throws, with the reason, when the counts or θsem differ.
+ */
+export function maskedGraphIndex(
+  compact: CompactGraph,
+  lexical: LexicalLayers,
+  conceptVectors: Float32Array,
+): ConceptGraphIndex {
+  const why = countsMismatch(compact, lexical);
+  if (why) throw new Error(`compact graph: cannot apply the keep-mask: ${why}`);
+  if (lexical.options.thetaSem !== compact.keepThetaSem) {
+    throw new Error('compact graph: the keep-mask was made at another θsem (its cosines are needed)');
+  }
+  const layer: SemanticLayer = {
+    dimension: compact.dimension,
+    conceptVectors,
+    keep: { thetaSem: compact.keepThetaSem, mask: compact.keepMask },
+  };
+  return withSemantic(
+    { ...lexical, conceptRank: new Float64Array(0), chunkRank: new Float64Array(0) },
+    layer,
+  );
+}
+
+/**
  * Rebuilds the full serialized graph (lexical arrays, concept vectors, keep-mask) from a compact graph and the
  * corpus, refusing — with the reason — when the chunks, the shaping options, the embedding dimension or the
  * rebuilt counts differ from what the mask was made for. Ranks are computed by deserializeGraph, once.
@@ -108,30 +262,12 @@ export function expandCompactGraph(compact: CompactGraph, input: ExpandInput): S
   const fail = (why: string): never => {
     throw new Error(`compact graph: cannot apply the keep-mask: ${why}`);
   };
-  const problem = compactGraphProblem(compact);
-  if (problem) fail(problem);
+  const mismatch = compactGraphMismatch(compact, input.chunkIds, input.options, input.dimension);
+  if (mismatch) fail(mismatch);
   const ids = input.chunkIds;
-  if (ids.length !== compact.chunkIds.length || ids.some((id, i) => id !== compact.chunkIds[i])) {
-    fail('it was built for another set of chunks');
-  }
-  const made = compact.options as unknown as Record<string, unknown>;
-  const now = input.options as unknown as Record<string, unknown>;
-  for (const key of SHAPING_OPTIONS) {
-    if (made[key] !== now[key]) {
-      fail(`option ${key} is ${String(now[key])}, the mask was made with ${String(made[key])}`);
-    }
-  }
-  if (input.dimension !== compact.dimension) {
-    fail(`vectors have dimension ${input.dimension}, the mask was made with ${compact.dimension}`);
-  }
   const lexical = lexicalLayers(ids, input.conceptLists, input.options);
-  const nc = lexical.table.terms.length;
-  const edges = undirectedEdgeCount(lexical.cooccurrence);
-  if (nc !== compact.concepts || edges !== compact.edges) {
-    fail(
-      `the rebuilt graph has ${nc} concepts and ${edges} edges, the mask ${compact.concepts} and ${compact.edges}`,
-    );
-  }
+  const counts = countsMismatch(compact, lexical);
+  if (counts) fail(counts);
   const conceptVectors = computeConceptVectors(
     lexical.table,
     input.layout,

@@ -77,7 +77,18 @@ export function lexicalLayers(
       );
     }
   }
-  const table = extractConcepts(chunkTerms, options);
+  return lexicalLayersFromTable(chunkIds, extractConcepts(chunkTerms, options), options);
+}
+
+/** Co-occurrence edges of a concept table already made (a compact graph's stored table), without PageRank. */
+export function lexicalLayersFromTable(
+  chunkIds: readonly string[],
+  table: ConceptTable,
+  options: GraphOptions,
+): Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
+  if (table.chunkCount !== chunkIds.length) {
+    throw new Error(`concept graph: ${chunkIds.length} chunk ids but a table of ${table.chunkCount} chunks`);
+  }
   const cooccurrence = buildCooccurrenceGraph(table, options.thetaCo);
   return { chunkIds: [...chunkIds], table, cooccurrence, graph: cooccurrence, options };
 }

@@ -16,63 +16,124 @@ export function computeConceptVectors(
   sentenceVectors: Float32Array,
   dim: number,
 ): Float32Array {
-  const nc = table.terms.length;
-  const ns = layout.sentenceTerms.length;
-  if (
-    layout.sentenceOffsets.length !== table.chunkCount + 1 ||
-    layout.sentenceOffsets[table.chunkCount] !== ns
-  ) {
+  const offsets = layout.sentenceOffsets;
+  if (offsets.length === table.chunkCount + 1 && offsets[table.chunkCount] !== layout.sentenceTerms.length) {
     throw new Error('concept vectors: sentenceOffsets does not match the chunk count and the sentence list');
   }
-  if (sentenceVectors.length !== ns * dim) {
-    throw new Error(
-      `concept vectors: ${sentenceVectors.length} floats for ${ns} sentences of dimension ${dim}`,
-    );
+  const builder = new ConceptVectorBuilder(
+    table,
+    layout.sentenceOffsets,
+    (s) => layout.sentenceTerms[s],
+    sentenceVectors,
+    dim,
+  );
+  builder.finish();
+  return builder.vectors;
+}
+
+/**
+ * computeConceptVectors in steps: the vectors are filled in place, chunk by chunk, so a caller can answer
+ * questions that need no concept vector (the lexical walk, a keep-mask's walk graph) while they are computed,
+ * and finish them at once when a question needs them. The sentence terms are asked for chunk by chunk, so they
+ * are analysed only when their chunk's turn comes. Same rows added in the same order: the same floats.
+ */
+export class ConceptVectorBuilder {
+  /** nodeCount × dim; complete once `done`. */
+  readonly vectors: Float32Array;
+  private readonly hits: Uint32Array;
+  private readonly inChunk: Uint32Array;
+  private readonly lastSentence: Uint32Array;
+  private readonly ids: Map<string, number>;
+  /** Next chunk of the one pass over the sentences. */
+  private chunk = 0;
+  private complete = false;
+
+  constructor(
+    private readonly table: ConceptTable,
+    private readonly sentenceOffsets: Uint32Array,
+    private readonly sentenceTerms: (s: number) => readonly string[],
+    private readonly sentenceVectors: Float32Array,
+    private readonly dim: number,
+  ) {
+    const nc = table.terms.length;
+    if (sentenceOffsets.length !== table.chunkCount + 1) {
+      throw new Error(
+        'concept vectors: sentenceOffsets does not match the chunk count and the sentence list',
+      );
+    }
+    const ns = sentenceOffsets[table.chunkCount];
+    if (sentenceVectors.length !== ns * dim) {
+      throw new Error(
+        `concept vectors: ${sentenceVectors.length} floats for ${ns} sentences of dimension ${dim}`,
+      );
+    }
+    this.vectors = new Float32Array(nc * dim);
+    this.hits = new Uint32Array(nc);
+    // inChunk[c] = k + 1 marks the concepts of chunk k; lastSentence[c] = s + 1 counts a term repeated in one
+    // sentence once.
+    this.inChunk = new Uint32Array(nc);
+    this.lastSentence = new Uint32Array(nc);
+    this.ids = conceptIndex(table);
   }
-  const out = new Float32Array(nc * dim);
-  const hits = new Uint32Array(nc);
-  const { chunkConceptOffsets: kco, chunkConcepts: kc } = table;
-  // One pass over the sentences: each sentence term is looked up once, instead of testing every concept of the
-  // chunk against every sentence. Rows are added in the same (chunk, sentence) order as that test did, so the
-  // sums are bit-for-bit the same. inChunk[c] = k + 1 marks the concepts of chunk k; lastSentence[c] = s + 1
-  // counts a term repeated in one sentence once.
-  const ids = conceptIndex(table);
-  const inChunk = new Uint32Array(nc);
-  const lastSentence = new Uint32Array(nc);
-  for (let k = 0; k < table.chunkCount; k++) {
-    const s0 = layout.sentenceOffsets[k];
-    const s1 = layout.sentenceOffsets[k + 1];
-    if (s1 === s0) continue;
-    for (let j = kco[k]; j < kco[k + 1]; j++) inChunk[kc[j]] = k + 1;
-    for (let s = s0; s < s1; s++) {
-      for (const term of layout.sentenceTerms[s]) {
-        const c = ids.get(term);
-        if (c === undefined || inChunk[c] !== k + 1 || lastSentence[c] === s + 1) continue;
-        lastSentence[c] = s + 1;
-        addRow(out, c, sentenceVectors, s, dim);
-        hits[c]++;
+
+  get done(): boolean {
+    return this.complete;
+  }
+
+  /** Runs until done, or until `deadline` (performance.now()) has passed after a chunk; returns done. */
+  step(deadline = Infinity): boolean {
+    if (this.complete) return true;
+    const { table, dim, sentenceVectors: src, vectors: out, hits, inChunk, lastSentence, ids } = this;
+    const { chunkConceptOffsets: kco, chunkConcepts: kc } = table;
+    // One pass over the sentences: each sentence term is looked up once, instead of testing every concept of the
+    // chunk against every sentence. Rows are added in the same (chunk, sentence) order as that test did, so the
+    // sums are bit-for-bit the same.
+    while (this.chunk < table.chunkCount) {
+      const k = this.chunk++;
+      const s0 = this.sentenceOffsets[k];
+      const s1 = this.sentenceOffsets[k + 1];
+      if (s1 > s0) {
+        for (let j = kco[k]; j < kco[k + 1]; j++) inChunk[kc[j]] = k + 1;
+        for (let s = s0; s < s1; s++) {
+          for (const term of this.sentenceTerms(s)) {
+            const c = ids.get(term);
+            if (c === undefined || inChunk[c] !== k + 1 || lastSentence[c] === s + 1) continue;
+            lastSentence[c] = s + 1;
+            addRow(out, c, src, s, dim);
+            hits[c]++;
+          }
+        }
+      }
+      if ((k & 63) === 63 && performance.now() >= deadline) return false;
+    }
+    const nc = table.terms.length;
+    // Fallback for concepts no sentence contained.
+    for (let c = 0; c < nc; c++) {
+      if (hits[c] > 0) continue;
+      for (let i = table.conceptChunkOffsets[c]; i < table.conceptChunkOffsets[c + 1]; i++) {
+        const k = table.conceptChunks[i];
+        for (let s = this.sentenceOffsets[k]; s < this.sentenceOffsets[k + 1]; s++)
+          addRow(out, c, src, s, dim);
       }
     }
-  }
-  // Fallback for concepts no sentence contained.
-  for (let c = 0; c < nc; c++) {
-    if (hits[c] > 0) continue;
-    for (let i = table.conceptChunkOffsets[c]; i < table.conceptChunkOffsets[c + 1]; i++) {
-      const k = table.conceptChunks[i];
-      for (let s = layout.sentenceOffsets[k]; s < layout.sentenceOffsets[k + 1]; s++)
-        addRow(out, c, sentenceVectors, s, dim);
+    for (let c = 0; c < nc; c++) {
+      let norm = 0;
+      const o = c * dim;
+      for (let d = 0; d < dim; d++) norm += out[o + d] * out[o + d];
+      if (norm > 0) {
+        const inv = 1 / Math.sqrt(norm);
+        for (let d = 0; d < dim; d++) out[o + d] *= inv;
+      }
     }
+    this.complete = true;
+    return true;
   }
-  for (let c = 0; c < nc; c++) {
-    let norm = 0;
-    const o = c * dim;
-    for (let d = 0; d < dim; d++) norm += out[o + d] * out[o + d];
-    if (norm > 0) {
-      const inv = 1 / Math.sqrt(norm);
-      for (let d = 0; d < dim; d++) out[o + d] *= inv;
-    }
+
+  /** Computes whatever is left. */
+  finish(): Float32Array {
+    this.step();
+    return this.vectors;
   }
-  return out;
 }
 
 function addRow(out: Float32Array, row: number, src: Float32Array, srcRow: number, dim: number): void {

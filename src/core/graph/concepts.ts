@@ -78,36 +78,44 @@ export function extractConcepts(
   const total = chunkConceptOffsets[n];
   const chunkConcepts = new Uint32Array(total);
   const chunkConceptWeights = new Float32Array(total);
-  const conceptDegree = new Uint32Array(terms.length);
   for (let k = 0; k < n; k++) {
     const pairs = kept[k].map(([t, w]) => [idOf.get(t)!, w] as const).sort((a, b) => a[0] - b[0]);
     let o = chunkConceptOffsets[k];
     for (const [c, w] of pairs) {
       chunkConcepts[o] = c;
       chunkConceptWeights[o++] = w;
-      conceptDegree[c]++;
     }
   }
-  // concept → chunks (ascending chunk index because chunks are visited in order)
+  return conceptTableFromChunks({
+    chunkCount: n,
+    terms,
+    idf,
+    chunkConceptOffsets,
+    chunkConcepts,
+    chunkConceptWeights,
+  });
+}
+
+/** The chunk → concept side of a table: what a compact graph stores (the other side is rebuilt from it). */
+export type ChunkConceptLinks = Omit<ConceptTable, 'conceptChunkOffsets' | 'conceptChunks'>;
+
+/** A whole table from its chunk → concept side: concept → chunks, ascending chunk index. */
+export function conceptTableFromChunks(links: ChunkConceptLinks): ConceptTable {
+  const { chunkCount: n, terms, chunkConceptOffsets, chunkConcepts } = links;
+  const total = chunkConceptOffsets[n];
+  const conceptDegree = new Uint32Array(terms.length);
+  for (let o = 0; o < total; o++) conceptDegree[chunkConcepts[o]]++;
   const conceptChunkOffsets = new Uint32Array(terms.length + 1);
   for (let c = 0; c < terms.length; c++)
     conceptChunkOffsets[c + 1] = conceptChunkOffsets[c] + conceptDegree[c];
+  // Ascending chunk index because chunks are visited in order.
   const fill = conceptChunkOffsets.slice(0, terms.length);
   const conceptChunks = new Uint32Array(total);
   for (let k = 0; k < n; k++) {
     for (let o = chunkConceptOffsets[k]; o < chunkConceptOffsets[k + 1]; o++)
       conceptChunks[fill[chunkConcepts[o]]++] = k;
   }
-  return {
-    chunkCount: n,
-    terms,
-    idf,
-    conceptChunkOffsets,
-    conceptChunks,
-    chunkConceptOffsets,
-    chunkConcepts,
-    chunkConceptWeights,
-  };
+  return { ...links, conceptChunkOffsets, conceptChunks };
 }
 
 /** Term → concept id lookup for a table. */

@@ -2,17 +2,28 @@
 // Modules not listed here are this folder's own; tests may still reach them directly.
 export { conceptTerms, questionTerms } from './analyzer.ts';
 export type { TermAnalyzer } from './analyzer.ts';
-export { compactGraph, compactGraphProblem, expandCompactGraph, isCompactGraph } from './compactGraph.ts';
-export type { CompactGraph } from './compactGraph.ts';
+export {
+  compactGraph,
+  compactGraphMismatch,
+  compactGraphProblem,
+  expandCompactGraph,
+  isCompactGraph,
+  maskedGraphIndex,
+  storedConceptTable,
+} from './compactGraph.ts';
+export type { CompactConceptTable, CompactGraph } from './compactGraph.ts';
 export {
   addSemanticLayer,
   buildLexicalGraph,
   deserializeGraph,
+  lexicalLayers,
+  lexicalLayersFromTable,
   serializeGraph,
   withThetaSem,
 } from './conceptGraph.ts';
 export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
 export { conceptIndex } from './concepts.ts';
+export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
 export type { IncrementalChunk, IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';

@@ -6,9 +6,16 @@ import { conceptIndex } from '../graph/index.ts';
 import {
   addSemanticLayer,
   buildLexicalGraph,
+  compactGraphMismatch,
+  ConceptVectorBuilder,
   deserializeGraph,
+  lexicalLayers,
+  lexicalLayersFromTable,
+  maskedGraphIndex,
   serializeGraph,
+  storedConceptTable,
   withThetaSem,
+  type CompactGraph,
   type ConceptGraphIndex,
   type SerializedGraph,
 } from '../graph/index.ts';
@@ -115,6 +122,8 @@ export class RetrievalEngine {
   private dense?: DenseIndex;
   private sentenceVectors?: Float32Array;
   private readonly chunkScores: Float64Array;
+  /** Concept vectors still being computed (an engine opened with a keep-mask, see fromCompact). */
+  private pendingVectors?: ConceptVectorBuilder;
   readonly timings: EngineTimings = { analyzeMs: 0, bm25Ms: 0, lexicalGraphMs: 0, semanticMs: 0, denseMs: 0 };
 
   private constructor(
@@ -187,10 +196,101 @@ export class RetrievalEngine {
   }
 
   /**
+   * Opens an engine with a stored keep-mask (a bundle's or the store's compact graph): the lexical layers are
+   * rebuilt from the text, analysed once for BM25 and the concepts, and the walk graph is the mask's edges, so
+   * no edge cosine is computed. The concept vectors are what is left: they are computed when a question brings
+   * its vector (the embedding seeds and `concept` read them), or before that in steps (advanceSemantic), so a
+   * question without a vector is answered first. Every answer is the one the fully built engine gives.
+   * Undefined when the mask does not apply (other chunks, options, dimension or counts): then build instead.
+   */
+  static fromCompact(
+    input: RetrievalInput,
+    analyzer: TermAnalyzer,
+    compact: CompactGraph,
+  ): RetrievalEngine | undefined {
+    const params = resolveParams();
+    const dimension = input.dimension ?? 0;
+    if (!input.sentenceVectors || !(dimension > 0)) return undefined;
+    let t = performance.now();
+    const layout = layoutCorpus(input.chunks, input.sentences);
+    const ids = layout.chunks.map((c) => c.id);
+    // The cheap refusals first (documents added or removed since the mask was made), before analysing any text.
+    if (compactGraphMismatch(compact, ids, params, dimension)) return undefined;
+    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
+    // The mask's own concept table when it carries one (the edges it indexes, whatever this platform's analysis);
+    // otherwise the concepts are extracted again, as the build does.
+    const stored = storedConceptTable(compact);
+    const conceptLists =
+      stored || !params.phrases
+        ? chunkTerms
+        : layout.chunks.map((c, k) => [...chunkTerms[k], ...analyzer.phrases(c.text)]);
+    const analyzeMs = performance.now() - t;
+    t = performance.now();
+    const lexical = stored
+      ? lexicalLayersFromTable(ids, stored, params)
+      : lexicalLayers(ids, conceptLists, params);
+    const ordered = reorderRows(input.sentenceVectors, dimension, layout.sentenceSource);
+    const vectors = new ConceptVectorBuilder(
+      lexical.table,
+      layout.sentenceOffsets,
+      (s) => conceptTerms(analyzer, layout.sentences[s].text, params.phrases),
+      ordered,
+      dimension,
+    );
+    // Another θsem than the mask's re-filters by the cosines, which need the concept vectors first.
+    if (params.thetaSem !== compact.keepThetaSem) vectors.finish();
+    let graph: ConceptGraphIndex;
+    try {
+      graph = maskedGraphIndex(compact, lexical, vectors.vectors);
+    } catch {
+      // A mask for another chunk set or other options: a fresh build is the answer, not an error.
+      return undefined;
+    }
+    const lexicalGraphMs = performance.now() - t;
+    t = performance.now();
+    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
+    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
+    const bm25Ms = performance.now() - t;
+    const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
+    Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
+    t = performance.now();
+    engine.sentenceVectors = ordered;
+    engine.dense = new DenseIndex(meanChunkVectors(ordered, dimension, layout.sentenceOffsets), dimension);
+    engine.timings.denseMs = performance.now() - t;
+    if (!vectors.done) engine.pendingVectors = vectors;
+    return engine;
+  }
+
+  /** Whether every part of the semantic layer is computed (false while fromCompact's concept vectors are not). */
+  get semanticReady(): boolean {
+    return this.pendingVectors === undefined;
+  }
+
+  /**
+   * Computes concept vectors for about `ms` milliseconds (the query worker does this between questions after
+   * the engine opened); returns whether they are complete.
+   */
+  advanceSemantic(ms: number): boolean {
+    const pending = this.pendingVectors;
+    if (!pending) return true;
+    const t = performance.now();
+    const done = pending.step(t + ms);
+    this.timings.semanticMs += performance.now() - t;
+    if (done) this.pendingVectors = undefined;
+    return done;
+  }
+
+  /** Computes whatever concept vectors are left (anything that reads them calls this first). */
+  completeSemantic(): void {
+    this.advanceSemantic(Infinity);
+  }
+
+  /**
    * The same indexes under other query-time parameters (seeds, damping, scoring, θsem re-filtered from the stored
    * cosines). Parameters that shape the concepts or BM25 need a rebuild and are refused.
    */
   withParams(overrides: Partial<Record<keyof RetrievalParams, unknown>>): RetrievalEngine {
+    this.completeSemantic();
     const params = resolveParams({ ...this.params, ...overrides });
     for (const key of REBUILD_PARAMS) {
       if (params[key] !== this.params[key]) {
@@ -226,6 +326,7 @@ export class RetrievalEngine {
   }
 
   get graph(): ConceptGraphIndex {
+    this.completeSemantic();
     return this.graphIndex;
   }
 
@@ -262,6 +363,7 @@ export class RetrievalEngine {
   }
 
   exportGraph(): SerializedGraph {
+    this.completeSemantic();
     return serializeGraph(this.graphIndex);
   }
 
@@ -365,6 +467,7 @@ export class RetrievalEngine {
    * concept-graph view draws (walkView.ts). The ranking is the one `rank(query, 'ppr')` returns.
    */
   pprWithWalk(query: Query, limit: number, observe: WalkObserver): Candidate[] {
+    if (query.vector) this.completeSemantic();
     if (query.vector && this.dense && query.vector.length !== this.dense.dimension) {
       throw new Error(
         `retrieval engine: question vector has ${query.vector.length} dimensions, index has ${this.dense.dimension}`,
@@ -406,6 +509,8 @@ export class RetrievalEngine {
   private rankBase(query: Query, mode: BaseMode): Candidate[] {
     const limit = this.params.candidates;
     const vector = this.dense ? query.vector : undefined;
+    // The embedding seeds and `concept` read concept vectors: a question with its vector waits for them.
+    if (vector) this.completeSemantic();
     switch (mode) {
       case 'bm25':
         return this.bm25.search(this.analyzer.terms(query.text), limit);
