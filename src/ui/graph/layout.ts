@@ -62,15 +62,16 @@ export function questionLayout(data: QuestionGraph): Graph<NodeAttributes, EdgeA
   ];
   const column = new Map(columns.flatMap((nodes, i) => nodes.map((n) => [n, i] as const)));
   const rows = Math.max(...columns.map((c) => c.length), 2);
-  // Canvas about 1.2 : 1 (wide): columns that far apart, whatever the number of rows.
-  const step = (1.2 * (rows - 1)) / Math.max(1, columns.length - 1);
+  // The canvas is about 1.9 : 1; the drawing 1.3 : 1, so the passages' labels have room on its right.
+  const step = (1.3 * (rows - 1)) / Math.max(1, columns.length - 1);
 
   evidence.forEach((c) => {
     graph.addNode(chunkNode(c.chunkId), {
       x: 0,
       y: 0,
       size: 9 - Math.min(4, c.rank * 0.5),
-      label: `#${c.rank + 1} ${c.title}`,
+      // The sentence the passage opens at says more than a title (a .jsonl passage may have none of its own).
+      label: `#${c.rank + 1} ${short(c.sentence || c.title, 36)}`,
       color: COLORS.chunk,
       kind: 'chunk',
       rank: c.rank,
@@ -130,6 +131,11 @@ export function questionLayout(data: QuestionGraph): Graph<NodeAttributes, EdgeA
   }
   graph.updateEachNodeAttributes((n, a) => ({ ...a, x: (column.get(n) ?? 0) * step, y: -(y.get(n) ?? 0) }));
   return graph;
+}
+
+function short(text: string, chars: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > chars ? `${t.slice(0, chars - 1).trimEnd()}…` : t;
 }
 
 /** 1 for a concept sharing a drawn edge with a seed, 2 for the others (further along the walk, or bridges). */
