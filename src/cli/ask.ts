@@ -11,7 +11,7 @@ import { DEFAULT_LLM_SETTINGS } from '../core/llm/index.ts';
 import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { askLibrary, bundleKgIndex, openLibrary } from '../services/query.ts';
+import { askLibrary, bundleAtomicIndex, bundleKgIndex, openLibrary } from '../services/query.ts';
 import { needsLlm, type AskResult, type Evidence, type QuestionMode } from '../services/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
@@ -154,6 +154,8 @@ export async function askSnapshot(
         }
         return bundleKgIndex(snapshot.tables);
       },
+      // The atomic layer of a format-2 bundle that has one (atomic needs it; decompose searches chunks without).
+      atomic: () => Promise.resolve(bundleAtomicIndex(snapshot.tables)),
       ...(llm ? { llm: () => Promise.resolve(llm) } : {}),
       onTrace: options.onTrace,
     },

@@ -3,9 +3,16 @@
 // (parse, chunk), chunks are ranked by the concept graph's PageRank (lexical layer: ranks need no embeddings),
 // the top ⌈κ·n⌉ are selected, and the extraction prompts of those chunks are counted in cl100k tokens. Output
 // tokens are an estimate (0.35 × input, see src/core/kg/select.ts), labelled as such.
+// `--atomize` adds PIKE-RAG atomizing (src/core/atomic): atomic questions alone, and the KG plus atomic questions as
+// two separate passes; `--one-pass` adds both in one call per chunk (the KG prompt with the questions field).
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import {
+  DEFAULT_MAX_QUESTIONS,
+  estimateDistillCost,
+  type DistillCostEstimate,
+} from '../core/atomic/index.ts';
 import { DEFAULT_OUTPUT_RATIO, estimateKgCost, rankOrder, type KgCostEstimate } from '../core/kg/index.ts';
 import { RetrievalEngine } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
@@ -13,7 +20,8 @@ import { prepareCorpus } from './benchData.ts';
 
 const USAGE =
   'usage: npm run cli -- kg-cost --corpus <corpus.jsonl> [--kappa 0.2,0.5,0.8,1] [--json out.json] ' +
-  '[--price-in <per M tokens>] [--price-out <per M tokens>] [--output-ratio 0.35]\n';
+  '[--price-in <per M tokens>] [--price-out <per M tokens>] [--output-ratio 0.35] ' +
+  '[--atomize [--one-pass] [--max-questions 12]]\n';
 
 function parseKappas(text: string): number[] {
   const values = text.split(',').map((s) => Number(s.trim()));
@@ -41,6 +49,9 @@ export async function run(args: string[]): Promise<number> {
       'price-out': { type: 'string' },
       'output-ratio': { type: 'string' },
       'max-chunk-tokens': { type: 'string' },
+      atomize: { type: 'boolean', default: false },
+      'one-pass': { type: 'boolean', default: false },
+      'max-questions': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -70,6 +81,54 @@ export async function run(args: string[]): Promise<number> {
   const byId = new Map(corpus.chunks.map((c) => [c.id, c]));
   const ranked = order.map((id) => byId.get(id)!);
   const estimates = estimateKgCost(ranked, kappas, { priceInPerM, priceOutPerM, outputRatio });
+  if (values['one-pass'] && !values.atomize) {
+    process.stderr.write(`kg-cost: --one-pass compares with atomizing: add --atomize\n${USAGE}`);
+    return 2;
+  }
+  if (values.atomize) {
+    const maxQuestions = nonNegative(values['max-questions'], '--max-questions', DEFAULT_MAX_QUESTIONS);
+    if (!(Number.isInteger(maxQuestions) && maxQuestions >= 1)) {
+      throw new Error(
+        `kg-cost: --max-questions must be a whole number ≥ 1, got "${values['max-questions']}"`,
+      );
+    }
+    const base = { maxQuestions, priceInPerM, priceOutPerM, outputRatio };
+    const rows: Record<string, DistillCostEstimate[]> = {
+      kg: estimateDistillCost(ranked, kappas, { ...base, kinds: { kg: true, atomic: false } }),
+      atomic: estimateDistillCost(ranked, kappas, { ...base, kinds: { kg: false, atomic: true } }),
+      separate: estimateDistillCost(ranked, kappas, {
+        ...base,
+        kinds: { kg: true, atomic: true },
+        onePass: false,
+      }),
+      ...(values['one-pass']
+        ? {
+            onePass: estimateDistillCost(ranked, kappas, {
+              ...base,
+              kinds: { kg: true, atomic: true },
+              onePass: true,
+            }),
+          }
+        : {}),
+    };
+    process.stdout.write(passesTable(values.corpus, corpus.chunks.length, kappas, rows, maxQuestions));
+    if (values.json) {
+      const payload = Object.fromEntries(
+        kappas.map((kappa, i) => [
+          String(kappa),
+          Object.fromEntries(
+            Object.entries(rows).map(([name, list]) => {
+              const { calls, inputTokens, outputTokens, cost } = list[i];
+              return [name, { calls, inputTokens, outputTokens, cost }];
+            }),
+          ),
+        ]),
+      );
+      await writeFile(values.json, JSON.stringify(payload, null, 2) + '\n');
+      process.stderr.write(`kg-cost: wrote ${values.json}\n`);
+    }
+    return 0;
+  }
 
   process.stdout.write(table(values.corpus, corpus.chunks.length, estimates, priceInPerM + priceOutPerM > 0));
   if (values.json) {
@@ -93,4 +152,43 @@ function table(corpus: string, chunks: number, rows: KgCostEstimate[], withCost:
       `| ${r.kappa} | ${r.calls} | ${r.inputTokens} | ${r.outputTokens} |${withCost ? ` ${r.cost.toFixed(4)} |` : ''}`,
   );
   return `kg-cost: ${corpus} (${chunks} chunks)\n${head}\n${rule}\n${lines.join('\n')}\n`;
+}
+
+const PASS_LABELS: Record<string, string> = {
+  kg: 'KG only',
+  atomic: 'atomic questions only',
+  separate: 'KG + atomic, two passes',
+  onePass: 'KG + atomic, one pass',
+};
+
+/** One row per κ and build: calls, input tokens (counted), output tokens (estimated), and one pass's saving. */
+function passesTable(
+  corpus: string,
+  chunks: number,
+  kappas: number[],
+  rows: Record<string, DistillCostEstimate[]>,
+  maxQuestions: number,
+): string {
+  const head = '| κ | build | calls | input tokens | output tokens (est.) |';
+  const rule = '|---|---|---:|---:|---:|';
+  const lines: string[] = [];
+  kappas.forEach((kappa, i) => {
+    for (const [name, list] of Object.entries(rows)) {
+      const r = list[i];
+      lines.push(`| ${kappa} | ${PASS_LABELS[name]} | ${r.calls} | ${r.inputTokens} | ${r.outputTokens} |`);
+    }
+  });
+  const saving = rows.onePass
+    ? kappas
+        .map((kappa, i) => {
+          const two = rows.separate[i].inputTokens;
+          const one = rows.onePass[i].inputTokens;
+          return `κ ${kappa}: one pass sends ${two ? (100 * (1 - one / two)).toFixed(1) : '0.0'}% fewer input tokens`;
+        })
+        .join('; ')
+    : '';
+  return (
+    `kg-cost: ${corpus} (${chunks} chunks; atomizing up to ${maxQuestions} questions per chunk)\n` +
+    `${head}\n${rule}\n${lines.join('\n')}\n${saving ? `${saving}\n` : ''}`
+  );
 }
