@@ -275,24 +275,26 @@ async function retrieval(
           });
         }
       }
-      if (!forward && found.length === 0) {
-        // Backward over attributes: entities whose attribute p has this value ("films released in 1946").
-        for (const e of deps.kg.entities) {
-          for (const a of matchAttributes(e, step.p)) {
-            if (
-              compareValues(valueFromText(a.value), start) !== 0 &&
-              a.value.toLowerCase() !== show(start).toLowerCase()
-            )
-              continue;
-            found.push({ kind: 'entity', id: e.id, name: displayName(e.name) });
-            record.evidence.push({
-              kind: 'triple',
-              s: displayName(e.name),
-              p: a.key,
-              o: a.value,
-              chunkIds: a.chunkIds,
-            });
-          }
+    }
+    if (!forward && found.length === 0) {
+      // Backward over attributes: entities whose attribute p has this value ("films released in 1946"); the value
+      // need not be an entity of its own.
+      for (const e of deps.kg.entities) {
+        for (const a of matchAttributes(e, step.p)) {
+          const same =
+            compareValues(
+              valueFromText(a.value),
+              start.kind === 'text' ? valueFromText(start.text) : start,
+            ) === 0 || a.value.toLowerCase() === show(start).toLowerCase();
+          if (!same) continue;
+          found.push({ kind: 'entity', id: e.id, name: displayName(e.name) });
+          record.evidence.push({
+            kind: 'triple',
+            s: displayName(e.name),
+            p: a.key,
+            o: a.value,
+            chunkIds: a.chunkIds,
+          });
         }
       }
     }
@@ -315,14 +317,17 @@ async function retrieval(
   const oVar = step.o.var;
   const evidence = [...record.evidence];
   const upstream = (name?: string): Evidence[] => (name && memory.evidenceOf.get(name)) || [];
-  if (sVar && !(forward && sKnown && memory.vars.has(sVar))) {
-    memory.bind(sVar, sValues, [...upstream(sVar), ...evidence]);
-  } else if (sVar) {
-    // A variable read as the subject gains this step's evidence: a later deduce over it sees every fact about it.
-    memory.setEvidence(sVar, [...upstream(sVar), ...evidence]);
+  const inherited = [...upstream(sVar), ...upstream(oVar)];
+  for (const [name, values] of [
+    [sVar, sValues],
+    [oVar, oValues],
+  ] as const) {
+    if (!name) continue;
+    // A variable read by this step gains its evidence (a later deduce over it sees every fact about it); a new
+    // one rests on what the other end rested on, and on this step.
+    if (memory.vars.has(name)) memory.setEvidence(name, [...upstream(name), ...evidence]);
+    else memory.bind(name, [...values], [...inherited, ...evidence]);
   }
-  if (oVar && !memory.vars.has(oVar)) memory.bind(oVar, oValues, [...upstream(sVar), ...evidence]);
-  else if (oVar) memory.setEvidence(oVar, [...upstream(oVar), ...evidence]);
   if (sVar && oVar) memory.links.push({ a: sVar, b: oVar, pairs });
   for (const name of [sVar, oVar]) if (name) record.bindings[name] = (memory.vars.get(name) ?? []).map(show);
   record.via = fromPassages === 0 ? (fromKg ? 'kg' : 'none') : fromKg ? 'kg+passages' : 'passages';

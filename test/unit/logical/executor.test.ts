@@ -92,6 +92,18 @@ describe('executor over the fixture KG', () => {
     expect(out(e)).toEqual(['2']);
   });
 
+  it('finds subjects by an attribute value (retrieval backward over attributes)', async () => {
+    const e = await run([
+      { step: 'retrieval', s: { var: 'f', type: 'film' }, p: 'release date', o: { names: ['June 5, 1990'] } },
+      { step: 'output', vars: ['f'] },
+    ]);
+    // "June 5, 1990" is 1990-06-05: Beta's release date.
+    expect(out(e)).toEqual(['Beta']);
+    expect(e.steps[0].evidence).toEqual([
+      { kind: 'triple', s: 'Beta', p: 'release date', o: '1990-06-05', chunkIds: ['films#0000#0001'] },
+    ]);
+  });
+
   it('computes the difference of two dates in days and whole years', async () => {
     const e = await run([
       {
