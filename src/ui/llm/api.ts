@@ -5,7 +5,7 @@ import { proxy, type Remote } from 'comlink';
 import type { LlmSettings } from '../../core/llm/index.ts';
 import type { ConnectionDiagnosis } from '../../core/llm/index.ts';
 import type { Progress } from '../../core/types.ts';
-import type { KgBuildResult, KgEstimate, KgStatus } from '../../services/kgBuild.ts';
+import type { DistillParts, KgBuildResult, KgEstimate, KgStatus } from '../../services/kgBuild.ts';
 import type {
   AnswerOut,
   AnswerRequest,
@@ -19,7 +19,17 @@ import type { TraceEvent } from '../../core/llm/index.ts';
 import type { QueryApi } from '../../../workers/query.worker.ts';
 import { kgChanged, kgWorker, queryWorker } from '../workers.ts';
 
-export type { AnswerOut, AskResult, Evidence, KgBuildResult, KgEstimate, KgMode, KgStatus, TraceEvent };
+export type {
+  AnswerOut,
+  AskResult,
+  DistillParts,
+  Evidence,
+  KgBuildResult,
+  KgEstimate,
+  KgMode,
+  KgStatus,
+  TraceEvent,
+};
 
 /** The modes of the answer panel: the KG modes, PIKE-RAG's atomic and decompose, KAG's logical. */
 export type AnswerPanelMode = Extract<QuestionMode, KgMode | 'atomic' | 'decompose' | 'logical'>;
@@ -29,9 +39,10 @@ export interface KgUiApi {
   saveSettings(settings: LlmSettings): Promise<void>;
   testConnection(settings: LlmSettings): Promise<ConnectionDiagnosis>;
   status(): Promise<KgStatus>;
-  estimate(kappa: number): Promise<KgEstimate>;
+  /** `parts`: the KG, PIKE-RAG's atomic questions, or both (default: the KG). */
+  estimate(kappa: number, parts?: DistillParts): Promise<KgEstimate>;
   build(
-    request: { kappa: number; retryFailed?: boolean },
+    request: { kappa: number; retryFailed?: boolean; parts?: DistillParts },
     onProgress: (p: Progress) => void,
   ): Promise<KgBuildResult>;
   cancelBuild(): Promise<void>;
@@ -58,7 +69,7 @@ export function createKgUiApi(): KgUiApi {
     saveSettings: (s) => kgWorker().saveSettings(s),
     testConnection: (s) => kgWorker().testConnection(s, location.origin),
     status: () => kgWorker().status(),
-    estimate: (kappa) => kgWorker().estimate(kappa),
+    estimate: (kappa, parts) => kgWorker().estimate(kappa, parts),
     // A build, finished or stopped, has committed chunks: questions must see them.
     build: (request, onProgress) => kgWorker().build(request, proxy(onProgress)).finally(kgChanged),
     cancelBuild: () => kgWorker().cancelBuild(),
