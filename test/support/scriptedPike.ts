@@ -14,12 +14,16 @@ import { scriptedExtraction, type ScriptedResponder } from './scriptedLlmServer.
 export function scriptedAtomicQuestions(text: string): string[] {
   const subject = /\b[A-Z][a-z]+(?: +(?:of +)?[A-Z][A-Za-z]*)*/.exec(text)?.[0] ?? '';
   // Sentences only: a heading line (a passage's title) ends with no punctuation and answers nothing.
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter((s) => /[.!?]$/.test(s))
-    .map((s) => s.replace(/[.!?]+$/, ''))
-    .map((s) => (subject && !s.includes(subject) ? `What about ${subject}: ${s}?` : `What about ${s}?`));
+  return (
+    text
+      .split(/(?<=[.!?])\s+|\n+/)
+      .map((s) => s.trim())
+      .filter((s) => /[.!?]$/.test(s))
+      .map((s) => s.replace(/[.!?]+$/, ''))
+      // A question is short (the validator refuses one over 400 characters): a long sentence gives its first words.
+      .map((s) => s.split(/\s+/).slice(0, 40).join(' '))
+      .map((s) => (subject && !s.includes(subject) ? `What about ${subject}: ${s}?` : `What about ${s}?`))
+  );
 }
 
 export interface DecomposeView {

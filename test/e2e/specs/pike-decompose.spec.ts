@@ -1,0 +1,133 @@
+// Spec (issue 11): PIKE-RAG in the browser against the scripted OpenAI-compatible server on loopback — add the
+// sample documents, configure the endpoint, estimate then build the atomic layer (atomic questions of every
+// chunk, nothing sent before confirming, each chunk once), ask in `decompose` mode, see the live trace of its rounds
+// (proposals, candidates, the pick) and a streamed cited answer whose citation opens the cited sentence. Requests
+// may go only to the app's origin and the scripted endpoint (the privacy guard fails the test otherwise).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { prepareFile } from '../../../src/core/prepare.ts';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { scriptedPike } from '../../support/scriptedPike.ts';
+import { addSamples, openApp, waitIdle } from '../lib/app.ts';
+import { expect, test } from '../lib/fixtures.ts';
+
+const VIEWS = ['library', 'ask', 'settings'];
+
+/** Goes to whichever view holds the element (the UI decides where the panels live). */
+async function goToPanel(page: Page, origin: string, testId: string): Promise<void> {
+  for (const view of VIEWS) {
+    await page.goto(`${origin}/#${view}`);
+    await page.waitForSelector('[data-indexing]');
+    if (await page.locator(`[data-testid="${testId}"]`).count()) return;
+  }
+  throw new Error(`no view shows [data-testid="${testId}"]`);
+}
+
+/** A question made from a sentence of the first sample: its longest sentence of at most 200 characters. */
+async function sampleQuestion(dist: string): Promise<string> {
+  const samples = join(dist, 'samples');
+  const index = JSON.parse(await readFile(join(samples, 'index.json'), 'utf8')) as { file: string }[];
+  const first = index[0];
+  const { documents } = await prepareFile(
+    first.file,
+    new Uint8Array(await readFile(join(samples, first.file))),
+    {
+      maxChunkTokens: 1200,
+    },
+  );
+  const sentence = [...documents[0].sentences]
+    .filter((x) => x.text.length <= 200)
+    .sort((a, b) => b.text.length - a.text.length)[0];
+  return `${sentence.text.replace(/[.!?]+\s*$/, '')}?`;
+}
+
+test.setTimeout(360_000);
+
+test('pike: atomize the samples, decompose with a live trace, cited answer opens the sentence', async ({
+  page,
+  origin,
+  dist,
+  privacy,
+  log,
+}) => {
+  const question = await sampleQuestion(dist);
+  const server = await startScriptedLlmServer({
+    responders: [scriptedPike()],
+    latencyMs: 40,
+    wordDelayMs: 20,
+  });
+  privacy.allowOrigin(server.url);
+  try {
+    await openApp(page, origin);
+    await addSamples(page);
+    await waitIdle(page, 240_000);
+
+    // 1. The endpoint.
+    await goToPanel(page, origin, 'llm-settings');
+    await page.fill('[name="llm-base-url"]', server.baseUrl);
+    await page.fill('[name="llm-model"]', 'scripted-model');
+    await page.fill('[name="llm-concurrency"]', '2');
+    await page.click('[data-testid="llm-settings"] button[type="submit"]');
+
+    // 2. Atomic questions only, every chunk (κ = 1): the estimate first, with no call made.
+    await goToPanel(page, origin, 'kg-panel');
+    await page.fill('[name="kg-kappa"]', '1');
+    await page.uncheck('[name="kg-part-kg"]');
+    await page.check('[name="kg-part-atomic"]');
+    await page.click('[data-testid="kg-estimate"]');
+    await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+    const calls = Number(
+      await page.$eval('[data-testid="kg-estimate-table"] tbody tr td', (td) => td.textContent?.trim()),
+    );
+    log(`estimate: ${calls} atomizing calls for every chunk`);
+    expect(calls).toBeGreaterThan(0);
+    expect(server.requests.length, 'calls were made before confirming').toBe(0);
+    await page.click('[data-testid="kg-confirm"]');
+    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 180_000 });
+    const atomized = server.requests.filter((r) =>
+      r.body?.messages?.[0]?.content.startsWith('You write atomic'),
+    );
+    expect(atomized.length, 'each chunk is atomized once').toBe(calls);
+    expect(new Set(atomized.map((r) => r.extractedText)).size).toBe(calls);
+    const questions = Number(await page.getAttribute('[data-testid="kg-atomic-status"]', 'data-questions'));
+    log(`atomic layer: ${questions} questions from ${calls} chunks`);
+    expect(questions).toBeGreaterThan(0);
+
+    // 3. Decompose: the live trace, then the streamed answer with citations.
+    await goToPanel(page, origin, 'kg-ask');
+    const tab = page.locator('[data-testid="tab-answer"]');
+    if (await tab.count()) await tab.click();
+    await page.fill('[name="kg-question"]', question);
+    await page.selectOption('[name="kg-mode"]', 'decompose');
+    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="trace-event"][data-kind="select"]', { timeout: 120_000 });
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+    const kinds = await page.$$eval('[data-testid="trace-event"]', (els) =>
+      els.map((e) => `${e.getAttribute('data-round')}:${e.getAttribute('data-kind')}`),
+    );
+    log(`trace: ${kinds.join(' ')}`);
+    expect(kinds.slice(0, 3)).toEqual(['1:propose', '1:search', '1:select']);
+    expect(kinds.at(-1)).toMatch(/:stop$/);
+    // The question is one of the sample's sentences: round 1 picks that sentence's own atomic question.
+    const chosen = (await page.textContent('[data-testid="trace-item"][data-chosen="true"]'))?.trim() ?? '';
+    expect(chosen, `the pick of round 1: "${chosen}"`).toContain(question.replace(/\?$/, '').slice(0, 40));
+    const via = (await page.textContent('[data-testid="evidence-via"]'))?.trim() ?? '';
+    expect(via.startsWith('via What about'), `evidence provenance: "${via}"`).toBe(true);
+
+    const answerText = (await page.textContent('[data-testid="kg-answer"]'))?.trim() ?? '';
+    log(`answer: ${answerText.slice(0, 160)}`);
+    const firstCite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+    expect(await firstCite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
+    await firstCite.click();
+    await page.waitForSelector('[data-testid="viewer"]');
+    const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+    // The scripted server answers with the first sentence of passage [1], then " [1]".
+    const claimed = answerText.split('[1]')[0].trim();
+    const message = `citation [1] highlights "${marked}", the answer claimed "${claimed}"`;
+    expect(marked, message).not.toBe('');
+    expect(claimed.startsWith(marked.slice(0, Math.min(marked.length, 30))), message).toBe(true);
+  } finally {
+    await server.close();
+  }
+});
