@@ -1,7 +1,8 @@
 // Spec (issue 12): KAG's `logical` mode in Chromium against the scripted OpenAI-compatible server on loopback —
 // index four small documents, configure the endpoint, build the KG (the scripted extraction states the release dates
 // as attributes), ask a comparison question in `logical` mode, and see the plan, each step's bindings with the
-// computed value (the earlier film, sorted in code), and a written answer whose citation opens its sentence.
+// computed value (the earlier film, sorted in code), and a written answer whose citation opens the sentence that
+// states its date.
 // Requests may go only to the app's origin and the scripted server (the privacy guard checks every request).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -40,7 +41,20 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
   privacy,
   log,
 }) => {
-  const server = await startScriptedLlmServer({ responders: [kagResponder()], wordDelayMs: 20 });
+  // The written answer states the solver's established answer (a fact in its prompt) and cites the passage that
+  // names it, as a model told to cite would.
+  const server = await startScriptedLlmServer({
+    responders: [kagResponder()],
+    wordDelayMs: 20,
+    answer: (_question, context) => {
+      const solved = /Answer established by the logical-form solver: (.+)/.exec(context)?.[1]?.trim();
+      const passages = context.split(/\n(?=\[\d+\])/).filter((p) => /^\[\d+\]/.test(p));
+      const n = passages.findIndex((p) => solved && p.includes(solved)) + 1;
+      return solved && n > 0
+        ? `${solved} came out first [${n}].`
+        : 'The documents do not contain the answer.';
+    },
+  });
   privacy.allowOrigin(server.url);
   try {
     const files = Object.keys(DOCUMENTS).map((name) => join(tmp, name));
@@ -100,13 +114,14 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     // The written answer cites the sentence behind a triple; the citation opens it.
     const answerText = (await page.textContent('[data-testid="kg-answer"]'))?.trim() ?? '';
     log(`answer: ${answerText}`);
-    const cite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
-    expect(await cite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
+    expect(answerText).toMatch(/^Beta Storm came out first \[\d\]/);
+    const cite = page.locator('[data-testid="kg-answer"] [data-cite]').first();
+    expect(await cite.count(), `the answer has no citation: "${answerText}"`).toBeGreaterThan(0);
     await cite.click();
     await page.waitForSelector('[data-testid="viewer"]');
     const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
-    expect(marked, 'the citation opens a sentence that states a release date').toMatch(
-      /is a film released on/,
+    expect(marked, 'the citation opens the sentence behind the triple').toBe(
+      'Beta Storm is a film released on 5 June 1990.',
     );
     // The written answer's prompt carried the computed answer as a fact.
     const answerRequest = server.requests.filter((r) => r.body?.stream).at(-1);
