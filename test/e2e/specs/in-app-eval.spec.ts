@@ -6,7 +6,7 @@
 // the app with sentence vectors off (the setting the app's "index the lexical layer only" choice writes), so
 // neither has a semantic layer. Then a ranked document opens in the viewer, the CSV export downloads, and a
 // screenshot of the view is saved for the README.
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run as runBench } from '../../../src/cli/bench.ts';
@@ -96,6 +96,11 @@ test('evaluate: a 20-question 2Wiki slice in ppr and bm25 gives the CLI bench’
 
   // The evaluation, in the Evaluate view.
   await page.goto(`${origin}/#evaluate`);
+  // A malformed set is refused with its file, line and field.
+  const bad = join(tmp, 'bad-set.csv');
+  await writeFile(bad, 'question,answer,supporting\nWho?,Ada,p1\nWhen?,,p2\n');
+  await page.setInputFiles('[data-testid="eval-file"]', bad);
+  await expect(page.getByTestId('eval-load-error')).toHaveText('QA set bad-set.csv line 3: empty "answer"');
   await page.setInputFiles('[data-testid="eval-file"]', join(BENCH, 'questions.jsonl'));
   await expect(page.getByTestId('eval-set')).toHaveAttribute('data-questions', '500');
   await page.fill('[name="eval-limit"]', String(SLICE));

@@ -11,7 +11,10 @@ import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import type { EvalProgress } from '../../../src/services/evalProtocol.ts';
 import { evaluateSet } from '../../../src/services/evaluate.ts';
+import { JUDGE_PROMPT } from '../../../src/services/evaluate.ts';
+import { LlmClient } from '../../../src/core/llm/client.ts';
 import { parseQaSet } from '../../../src/services/qaSet.ts';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { openLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
 
 const PASSAGES = [
@@ -195,6 +198,64 @@ describe('evaluateSet', () => {
     expect(result.items).toHaveLength(3);
     expect(result.summary.bm25).toBeUndefined();
     expect(seen[0]).toEqual({ done: 0, total: 10, mode: 'ppr', question: 1 });
+  });
+});
+
+describe('evaluateSet with an endpoint', () => {
+  it('writes an answer per question, scores EM/F1 as the bench does, and has the LLM judge it (one repair)', async () => {
+    // The scripted model answers the Somerville question right and the others wrongly; its judge compares the
+    // gold answer's first word with the graded answer, so its verdicts are known in advance.
+    const server = await startScriptedLlmServer({
+      answer: (question) =>
+        question.includes('introduced') ? 'Mary Somerville [1].' : 'Charles Babbage [2].',
+      responders: [
+        (messages) => {
+          if (messages[0]?.content !== JUDGE_PROMPT) return undefined;
+          const user = messages[1].content;
+          const gold = /Gold answer: (.*)/.exec(user)![1].split(' ')[0];
+          const graded = /Answer to grade: (.*)/.exec(user)![1];
+          return JSON.stringify({ correct: graded.includes(gold), reason: 'scripted' });
+        },
+      ],
+    });
+    try {
+      // The first judging reply is malformed: the step repairs it once.
+      await fetch(`${server.url}/__control/script`, {
+        method: 'POST',
+        body: JSON.stringify([{ kind: 'malformed', when: 'You grade answers' }]),
+      });
+      const client = new LlmClient({
+        baseUrl: server.baseUrl,
+        model: 'scripted-model',
+        apiKey: '',
+        concurrency: 1,
+        priceInPerM: 0,
+        priceOutPerM: 0,
+      });
+      const set = parseQaSet('questions.jsonl', await readFile(questionsFile(), 'utf8'));
+      const items = set.items.filter((q) => ['a', 'c', 'd'].includes(q.id));
+      const result = await evaluateSet(
+        {
+          set: { name: 'three', items },
+          modes: ['bm25'],
+          budgets: [1000],
+          answers: { budget: 500, judge: true },
+        },
+        { ...context(), llm: () => Promise.resolve(client) },
+      );
+      const byId = Object.fromEntries(result.items.map((q) => [q.id, q.modes.bm25.answer!]));
+      expect(byId.a).toMatchObject({ text: 'Mary Somerville [1].', em: 1, f1: 1, judged: { correct: true } });
+      expect(byId.c).toMatchObject({ em: 0, f1: 0, judged: { correct: false } });
+      expect(byId.d).toMatchObject({ em: 0, f1: 0, judged: { correct: false } });
+      expect(result.summary.bm25).toMatchObject({ em: 0.3333, f1: 0.3333, judged: 0.3333, judgedCount: 3 });
+      expect(result.answerBudget).toBe(500);
+      const repairs = server.requests.filter((r) =>
+        r.body?.messages?.some((m) => m.content.startsWith('That reply was not valid')),
+      );
+      expect(repairs).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });
 
