@@ -7,17 +7,14 @@ export const TEXT_END = '---END TEXT---';
 
 const EXTRACTION_SYSTEM = `You extract a knowledge graph from a text for a retrieval system.
 Return ONLY a JSON object of this exact shape, with no other text:
-{"entities": [{"name": string, "type": string, "description": string,
-               "attributes": [{"key": string, "value": string}]}],
+{"entities": [{"name": string, "type": string, "description": string, "attributes": [...]}],
  "relations": [{"source": string, "target": string, "description": string, "weight": number}]}
 Rules:
 - entities: the people, organizations, places, works, events, dates, quantities and concepts the text states facts
   about. "name" as written in the text; "type" one short lowercase word (person, organization, place, work, event,
   date, concept, other); "description" one sentence of what the text says about it.
-- attributes: the entity's own properties the text states, each a short lowercase "key" ("birth date",
-  "release date", "death date", "founded", "population", "country", "nationality", "director") and its "value" as
-  written: dates as full as the text gives them (e.g. "3 May 1945" or "1946"), numbers with their unit
-  (e.g. "1,200,000 inhabitants", "12 km"). Omit "attributes" or give [] when the text states none.
+- attributes: the entity's own facts as {"key", "value"}: key lowercase ("birth date", "release date",
+  "population", "country"), value as written ("3 May 1945", "1,200,000 inhabitants"); omit when none.
 - relations: facts linking two entities of your list. "source" and "target" are entity names exactly as in
   "entities"; "description" says how they are related according to the text; "weight" is an integer from 1
   (weak, incidental) to 10 (central, explicit).
