@@ -65,6 +65,8 @@ async function questionVector(
   question: string,
   spec: string | undefined,
   embedKeyFile: string | undefined,
+  /** Keep the embedder for later texts (a reasoning mode's sub-questions); the caller disposes it. */
+  keep?: (embed: (text: string) => Promise<Float32Array>, dispose: () => Promise<void>) => void,
 ): Promise<Float32Array | undefined> {
   if (!snapshot.embedder) return undefined;
   const bundleId = snapshot.embedder.id;
@@ -118,6 +120,15 @@ async function questionVector(
           `but the question embedder gave ${vector.length} dimensions`,
       );
     }
+    if (keep) {
+      // Checked above: same id, same dimension. Sub-questions are embedded by the same model.
+      const kept = embedder;
+      keep(
+        (text) => kept.embed([text]),
+        async () => kept.dispose?.(),
+      );
+      embedder = null;
+    }
     return vector;
   } finally {
     await embedder?.dispose?.();
@@ -134,6 +145,8 @@ export async function askSnapshot(
     vector?: Float32Array;
     /** The endpoint's client, for the reasoning modes. */
     llm?: LlmClient;
+    /** Embeds a reasoning mode's sub-questions with the bundle's embedder (absent: they are searched by words). */
+    embed?: (text: string) => Promise<Float32Array>;
     onTrace?: (event: TraceEvent) => void;
   },
 ): Promise<{ evidence: Evidence[]; output: AskOutput }> {
@@ -157,6 +170,7 @@ export async function askSnapshot(
       // The atomic layer of a format-2 bundle that has one (atomic needs it; decompose searches chunks without).
       atomic: () => Promise.resolve(bundleAtomicIndex(snapshot.tables)),
       ...(llm ? { llm: () => Promise.resolve(llm) } : {}),
+      ...(options.embed ? { embed: options.embed } : {}),
       onTrace: options.onTrace,
     },
   );
@@ -244,19 +258,35 @@ export async function run(args: string[]): Promise<number> {
         apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
       })
     : undefined;
+  // A reasoning mode embeds its sub-questions too: the embedder is kept until the run ends.
+  let subEmbedder:
+    { embed: (text: string) => Promise<Float32Array>; dispose: () => Promise<void> } | undefined;
   const vector = lexicalOnly
     ? undefined
-    : await questionVector(snapshot, question, values.embedder, values['embed-key-file']);
-  const { evidence, output } = await askSnapshot(snapshot, question, {
-    mode,
-    budget,
-    vector,
-    llm: client,
-    // Without --json the run's steps are shown as they happen.
-    onTrace: values.json
-      ? undefined
-      : (e) => process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`),
-  });
+    : await questionVector(
+        snapshot,
+        question,
+        values.embedder,
+        values['embed-key-file'],
+        needsLlm(mode) ? (embed, dispose) => (subEmbedder = { embed, dispose }) : undefined,
+      );
+  let asked: Awaited<ReturnType<typeof askSnapshot>>;
+  try {
+    asked = await askSnapshot(snapshot, question, {
+      mode,
+      budget,
+      vector,
+      llm: client,
+      ...(subEmbedder ? { embed: subEmbedder.embed } : {}),
+      // Without --json the run's steps are shown as they happen.
+      onTrace: values.json
+        ? undefined
+        : (e) => process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`),
+    });
+  } finally {
+    await subEmbedder?.dispose();
+  }
+  const { evidence, output } = asked;
   const shown = Math.min(evidence.length, top);
   if (client) {
     const context = evidence.slice(0, shown).map((h, i) => ({

@@ -1,0 +1,83 @@
+// `cli ask --mode decompose --json` on a bundle built with an OpenAI-compatible embedder, against the scripted
+// server on loopback: the output carries the trace and the usage, and every sub-question is embedded by the same
+// embedder as the question (one /v1/embeddings request each), instead of being searched by words only.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run as ask } from '../../../src/cli/ask.ts';
+import { run as index } from '../../../src/cli/index.ts';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { scriptedPike } from '../../support/scriptedPike.ts';
+
+let dir = '';
+let server: ScriptedLlmServer;
+
+async function capture(fn: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
+  try {
+    return { code: await fn(), out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'conceptrag-ask-decompose-'));
+  server = await startScriptedLlmServer({
+    embeddingDimension: 16,
+    // Round 1 asks two sub-questions, round 2 none: the run stops with "nothing left to ask".
+    responders: [scriptedPike({ propose: (v) => (v.context.length ? [] : ['Rhine Basel', 'Alps snow']) })],
+  });
+  await writeFile(join(dir, 'rivers.txt'), 'Rivers carry boats to the sea. The Rhine flows through Basel.');
+  await writeFile(join(dir, 'mountains.txt'), 'Snow covers the Alps in winter.');
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('cli ask --mode decompose', () => {
+  it('prints the trace and embeds each sub-question with the bundle’s embedder', async () => {
+    const spec = `openai:${server.baseUrl}#scripted-embedder`;
+    const bundle = join(dir, 'x.bundle');
+    const files = [join(dir, 'rivers.txt'), join(dir, 'mountains.txt')];
+    expect(
+      (await capture(() => index([...files, '--out', bundle, '--embedder', spec, '--quiet']))).code,
+    ).toBe(0);
+    server.reset();
+    const run = await capture(() =>
+      ask([
+        ...[bundle, 'Where does the Rhine flow?', '--mode', 'decompose', '--embedder', spec, '--json'],
+        ...['--llm-base-url', server.baseUrl, '--llm-model', 'scripted-model'],
+      ]),
+    );
+    expect(run.code, run.err).toBe(0);
+    const out = JSON.parse(run.out) as {
+      answer: string;
+      trace: Array<{ kind: string; round: number }>;
+      usage: { calls: number };
+      context: Array<{ text: string }>;
+    };
+    expect(out.trace.map((e) => `${e.round}:${e.kind}`)).toEqual([
+      '1:propose',
+      '1:search',
+      '1:select',
+      '2:propose',
+      '2:stop',
+    ]);
+    expect(out.usage.calls).toBe(3);
+    // Round 1 picked one candidate; round 2 proposed nothing.
+    expect(out.context).toHaveLength(1);
+    // The question, then the two sub-questions: three embedding requests, with those texts.
+    const embedded = server.requests
+      .filter((r) => r.path === '/v1/embeddings')
+      .flatMap((r) => (r.body?.input as string[] | undefined) ?? []);
+    expect(embedded).toEqual(['Where does the Rhine flow?', 'Rhine Basel', 'Alps snow']);
+    expect(out.answer.length).toBeGreaterThan(0);
+  });
+});
