@@ -10,9 +10,11 @@ import { createIngestService } from '../src/services/ingest.ts';
 import { spawnParseWorker, WorkerParser } from '../src/services/parseRunner.ts';
 import { reportOwnOriginLoads } from '../src/services/ledger.ts';
 
+const parser = new WorkerParser(spawnParseWorker);
 const service = createIngestService({
   repo: new Repo(openDatabase()),
-  prepare: new WorkerParser(spawnParseWorker).prepare,
+  prepare: parser.prepare,
+  prepareMany: parser.prepareMany,
   // Sentences are embedded by a pool of embedding workers (cores − 1, or the Settings value); with one worker
   // the model runs here, as the query worker's does.
   embedders: new EmbedderHolder({ spawnEmbedWorker }),

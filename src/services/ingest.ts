@@ -8,13 +8,15 @@ import type { Repo } from '../store/repo.ts';
 import type { Embedder } from '../core/types.ts';
 import type { CrossTabLock } from './crossTab.ts';
 import { IncrementalGraphRefresh } from './graphBuild.ts';
-import { EMBED_BATCH, IngestPipeline, type PrepareFn } from './ingestPipeline.ts';
+import { EMBED_BATCH, IngestPipeline, type PrepareFn, type PrepareManyFn } from './ingestPipeline.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
 
 export interface IngestServiceDeps {
   repo: Repo;
   /** Parses a file into documents (in a parse worker of its own that a time limit or Cancel can terminate). */
   prepare: PrepareFn;
+  /** Parses several small files in one call (the same parse worker); without it they are parsed one by one. */
+  prepareMany?: PrepareManyFn;
   /** The embedder chosen in Settings, loaded lazily, once (EmbedderHolder). */
   embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
   /** Indexing, graph rebuilds, import and removal: one tab at a time. */
@@ -31,6 +33,7 @@ export function createIngestService(deps: IngestServiceDeps) {
   const pipeline = new IngestPipeline({
     repo,
     prepare: deps.prepare,
+    prepareMany: deps.prepareMany,
     embedder: (choice) => embedders.get(choice),
     rebuildGraph: graph.refresh,
     lock,

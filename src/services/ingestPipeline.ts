@@ -11,7 +11,8 @@
 import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { embedDocuments } from '../core/pipeline/index.ts';
-import { EmbedderMismatchError, type Repo } from '../store/repo.ts';
+import { EmbedderMismatchError, type PutResult, type Repo } from '../store/repo.ts';
+import type { PendingRecord } from '../store/db.ts';
 import type { CrossTabLock } from './crossTab.ts';
 import {
   MAX_FILE_BYTES,
@@ -40,6 +41,14 @@ export const GRAPH_REFRESH_MS = 60_000;
 export const EMBED_ROUND_SENTENCES = 1024;
 /** Documents per store transaction when a file holds many (a .jsonl of passages). */
 export const STORE_SLICE_DOCUMENTS = 256;
+/**
+ * Small files are parsed in one call to the parse worker and stored in one transaction, up to this many files
+ * and BATCH_BYTES bytes: a folder of documentation pages otherwise spends most of its time on one round trip,
+ * several transactions and events per file. A larger file, or one whose indexing was interrupted before, is
+ * parsed and stored alone.
+ */
+export const BATCH_FILES = 32;
+export const BATCH_BYTES = 256 * 1024;
 
 /**
  * A file that has not been parsed (and chunked) within this time is failed: a parser must never hang the queue.
@@ -56,9 +65,25 @@ export type PrepareFn = (
   options: { maxChunkTokens: number; signal?: AbortSignal },
 ) => Promise<{ documents: PreparedDocument[]; errors: FileError[] }>;
 
+/** What parsing one file gives. */
+export type PreparedFile = Awaited<ReturnType<PrepareFn>>;
+
+/**
+ * Parses several files in one call: per file its documents, or the reason it could not be read. `signal` aborts
+ * the whole call (the time limit of the batch, or Cancel).
+ */
+export type PrepareManyFn = (
+  files: Array<{ name: string; bytes: Uint8Array }>,
+  options: { maxChunkTokens: number; signal?: AbortSignal },
+) => Promise<Array<PreparedFile | { error: string }>>;
+
 export interface IngestDeps {
   repo: Repo;
   prepare: PrepareFn;
+  /** Parses a batch of small files in one call; without it they are parsed one by one with `prepare`. */
+  prepareMany?: PrepareManyFn;
+  /** Files per batch (default BATCH_FILES; 1: every file alone). */
+  batchFiles?: number;
   embedder(choice: EmbedderChoice): Promise<Embedder>;
   rebuildGraph(repo: Repo, signal: AbortSignal): Promise<void>;
   emit(event: IngestEvent): void;
@@ -97,6 +122,26 @@ function describeError(error: unknown): string {
     return "the browser's storage for this site is full (free space, or remove documents)";
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Why a file gave no document: its parse errors, or that it has no text. */
+function noText(errors: FileError[]): string {
+  return errors.map((e) => e.reason).join('; ') || 'no text found';
+}
+
+/** A file's outcome from its stored and duplicate documents; lines that could not be read are reported with it. */
+function fileOutcome(file: string, stored: number, duplicates: number, errors: FileError[]): FileOutcome {
+  if (stored === 0 && duplicates > 0) {
+    return { file, status: 'duplicate', documents: 0, reason: 'already in the library' };
+  }
+  const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
+  return { file, status: 'indexed', documents: stored, reason: partial };
+}
+
+/** A queued file and its place in the queue (for the progress). */
+interface QueuedFile {
+  file: PendingRecord;
+  position: number;
 }
 
 export class IngestPipeline {
@@ -262,10 +307,17 @@ export class IngestPipeline {
     const { documents, errors } = await this.prepareWithin(name, new Uint8Array(bytes), signal);
     onParsed();
     signal.throwIfAborted();
-    if (documents.length === 0) {
-      const reason = errors.map((e) => e.reason).join('; ') || 'no text found';
-      return { file: name, status: 'failed', documents: 0, reason };
-    }
+    if (documents.length === 0) return { file: name, status: 'failed', documents: 0, reason: noText(errors) };
+    return this.storeDocuments(name, documents, errors, signal);
+  }
+
+  /** Stores a parsed file's documents, a slice of documents per transaction. */
+  private async storeDocuments(
+    name: string,
+    documents: PreparedDocument[],
+    errors: FileError[],
+    signal: AbortSignal,
+  ): Promise<FileOutcome> {
     const storeMeter = this.meter('store', documents.length);
     let stored = 0;
     let duplicates = 0;
@@ -291,19 +343,27 @@ export class IngestPipeline {
       this.emit({ type: 'changed' });
       await this.reportCoverage();
     }
-    // Lines of a .jsonl that could not be read are reported with the file, which still counts as indexed.
-    const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
-    if (stored === 0 && duplicates > 0) {
-      return { file: name, status: 'duplicate', documents: 0, reason: 'already in the library' };
-    }
-    return { file: name, status: 'indexed', documents: stored, reason: partial };
+    return fileOutcome(name, stored, duplicates, errors);
   }
 
   /**
    * Parses one file within the time limit; Cancel stops it too. The result is awaited beside the abort, so a
    * parser that never returns cannot hold the queue (and the browser's parse worker is terminated on the abort).
    */
-  private async prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
+  private prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
+    return this.withinParseLimit(signal, (limited) =>
+      this.deps.prepare(name, bytes, {
+        maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
+        signal: limited,
+      }),
+    );
+  }
+
+  /** Runs a parse that must end within the parse time limit; Cancel stops it too (see prepareWithin). */
+  private async withinParseLimit<T>(
+    signal: AbortSignal,
+    parse: (limited: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const limit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
     const controller = new AbortController();
     const over = limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`;
@@ -315,14 +375,9 @@ export class IngestPipeline {
     signal.addEventListener('abort', onCancel, { once: true });
     try {
       controller.signal.throwIfAborted();
-      return await new Promise<Awaited<ReturnType<PrepareFn>>>((resolve, reject) => {
+      return await new Promise<T>((resolve, reject) => {
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-        this.deps
-          .prepare(name, bytes, {
-            maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
-            signal: controller.signal,
-          })
-          .then(resolve, reject);
+        parse(controller.signal).then(resolve, reject);
       });
     } finally {
       clearTimeout(timer);
@@ -389,50 +444,218 @@ export class IngestPipeline {
     }
   }
 
-  /** Parses and stores the files of the queue, in order; refreshes the lexical graph while files keep coming. */
+  /**
+   * Parses and stores the files of the queue, in order, small ones in batches; refreshes the lexical graph while
+   * files keep coming.
+   */
   private async storeQueue(queue: string[], signal: AbortSignal): Promise<void> {
     const { repo } = this.deps;
     const fileMeter = this.meter('parse', queue.length);
-    for (const [i, id] of queue.entries()) {
+    const batchFiles = this.deps.batchFiles ?? BATCH_FILES;
+    let batch: QueuedFile[] = [];
+    let batchBytes = 0;
+    const flush = async (): Promise<void> => {
+      const files = batch;
+      batch = [];
+      batchBytes = 0;
+      if (files.length === 0) return;
+      if (files.length === 1) await this.storeAlone(files[0], signal, fileMeter);
+      else await this.storeBatch(files, signal, fileMeter);
+      await this.refreshIfDue(signal);
+    };
+    for (const [position, id] of queue.entries()) {
       signal.throwIfAborted();
       const file = await repo.pendingFile(id);
       if (!file || file.status === 'failed') continue;
-      fileMeter.report(i, file.name);
-      let outcome: FileOutcome;
-      if ((file.attempts ?? 0) >= MAX_ATTEMPTS) {
-        // Started twice and never finished: the page closed or crashed on it both times. Retrying it on every
-        // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
-        const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
-        outcome = { file: file.name, status: 'failed', documents: 0, reason };
-        await this.write(file.name, () => repo.markPending(file.id, 'failed', reason));
-        this.emit({ type: 'file', outcome });
-        this.emit({ type: 'changed' });
-        continue;
+      const size = file.bytes.byteLength;
+      // Interrupted before (the page closed or crashed on its batch): alone, so a file that crashes the page
+      // is the only one to reach the attempt limit, not its batch-mates.
+      const alone = size > BATCH_BYTES || (file.attempts ?? 0) > 0 || batchFiles <= 1;
+      if (alone || batch.length >= batchFiles || batchBytes + size > BATCH_BYTES) await flush();
+      batch.push({ file, position });
+      batchBytes += size;
+      if (alone) await flush();
+    }
+    await flush();
+    fileMeter.report(queue.length);
+  }
+
+  /** The lexical graph is refreshed at least every graphRefreshMs while files keep being stored. */
+  private async refreshIfDue(signal: AbortSignal): Promise<void> {
+    if (this.storedSinceGraph && performance.now() - this.lastGraph >= this.graphRefreshMs) {
+      await this.rebuildGraph(signal);
+    }
+  }
+
+  /** One file: parsed in a call of its own, its documents stored a slice per transaction, then its queue record. */
+  private async storeAlone(
+    { file, position }: QueuedFile,
+    signal: AbortSignal,
+    fileMeter: StageMeter,
+  ): Promise<void> {
+    const { repo } = this.deps;
+    fileMeter.report(position, file.name);
+    let outcome: FileOutcome;
+    if ((file.attempts ?? 0) >= MAX_ATTEMPTS) {
+      // Started twice and never finished: the page closed or crashed on it both times. Retrying it on every
+      // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
+      const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
+      outcome = { file: file.name, status: 'failed', documents: 0, reason };
+      await this.write(file.name, () => repo.markPending(file.id, 'failed', reason));
+      this.emit({ type: 'file', outcome });
+      this.emit({ type: 'changed' });
+      return;
+    }
+    const attempts = await this.write(file.name, () => repo.startPending(file.id));
+    try {
+      outcome = await this.storeFile(file.name, file.bytes, signal, () =>
+        fileMeter.report(position + 1, file.name),
+      );
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (error instanceof StorageStopError) {
+        // Not the file's fault: it goes back to the queue uncounted (best effort: the store may refuse this too).
+        await repo.requeuePending(file.id, attempts - 1).catch(() => undefined);
+        throw error;
       }
-      const attempts = await this.write(file.name, () => repo.startPending(file.id));
+      outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
+    }
+    if (outcome.status === 'failed') {
+      await this.write(file.name, () => repo.markPending(file.id, 'failed', outcome.reason));
+    } else await this.write(file.name, () => repo.removePending(file.id));
+    this.emit({ type: 'file', outcome });
+    this.emit({ type: 'changed' });
+  }
+
+  /**
+   * Small files together: their starts counted in one transaction, parsed in one call, their documents stored
+   * and their queue records settled in one transaction per STORE_SLICE_DOCUMENTS documents (each file wholly in
+   * one), then one 'changed'. Each file still gets its own outcome; a file that cannot be read fails alone. When
+   * the batch cannot be parsed as a whole (a parser hung past the time limit or crashed) or a store write is
+   * refused for another reason than space, its files go one by one, so only the file at fault fails.
+   */
+  private async storeBatch(batch: QueuedFile[], signal: AbortSignal, fileMeter: StageMeter): Promise<void> {
+    const { repo } = this.deps;
+    const first = batch[0].file.name;
+    fileMeter.report(batch[0].position, first);
+    const attempts = await this.write(first, () => repo.startPendingMany(batch.map((q) => q.file.id)));
+    // Settled files leave this list; the rest go back to the queue uncounted if the run stops.
+    const unsettled = new Map(batch.map((q, i) => [q.file.id, attempts[i]]));
+    const requeue = async (): Promise<void> => {
+      for (const [id, n] of unsettled) await repo.requeuePending(id, n - 1).catch(() => undefined);
+    };
+    const oneByOne = async (files: QueuedFile[]): Promise<void> => {
+      const ids = new Set(files.map((q) => q.file.id));
+      for (const [id, n] of unsettled) if (ids.has(id)) await repo.requeuePending(id, n - 1);
+      for (const q of files) {
+        unsettled.delete(q.file.id);
+        await this.storeAlone(q, signal, fileMeter);
+      }
+    };
+    let parsed: Array<PreparedFile | { error: string }>;
+    try {
+      parsed = await this.prepareBatchWithin(batch, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      await oneByOne(batch);
+      return;
+    }
+    signal.throwIfAborted();
+    // Per file in queue order: its documents, or why it failed. Transactions of at most STORE_SLICE_DOCUMENTS
+    // documents, each file whole (one with more: a transaction of its own); a failed file is marked in the
+    // transaction of its place in the queue, so outcomes are reported in queue order.
+    type Parsed = { q: QueuedFile } & (
+      { documents: PreparedDocument[]; errors: FileError[] } | { documents?: undefined; reason: string }
+    );
+    const groups: Parsed[][] = [];
+    let docs = STORE_SLICE_DOCUMENTS;
+    let total = 0;
+    parsed.forEach((r, k) => {
+      const q = batch[k];
+      fileMeter.report(q.position + 1, q.file.name);
+      const item: Parsed =
+        'error' in r
+          ? { q, reason: r.error }
+          : r.documents.length === 0
+            ? { q, reason: noText(r.errors) }
+            : { q, documents: r.documents, errors: r.errors };
+      const n = item.documents?.length ?? 0;
+      if (groups.length === 0 || (n > 0 && docs + n > STORE_SLICE_DOCUMENTS)) {
+        groups.push([]);
+        docs = 0;
+      }
+      groups.at(-1)!.push(item);
+      docs += n;
+      total += n;
+    });
+    const storeMeter = this.meter('store', total);
+    let storedDocs = 0;
+    for (const group of groups) {
+      signal.throwIfAborted();
+      const files = group.flatMap((p) =>
+        p.documents ? [{ pendingId: p.q.file.id, documents: p.documents }] : [],
+      );
+      const failed = group.flatMap((p) =>
+        p.documents ? [] : [{ pendingId: p.q.file.id, reason: p.reason }],
+      );
+      const named = files.length > 0 ? group.find((p) => p.documents)!.q.file.name : group[0].q.file.name;
+      let results: PutResult[][];
       try {
-        outcome = await this.storeFile(file.name, file.bytes, signal, () =>
-          fileMeter.report(i + 1, file.name),
-        );
+        results = await this.write(named, () => repo.putParsedFiles(files, failed, DEFAULT_INDEX_PARAMS));
       } catch (error) {
         if (signal.aborted) throw error;
         if (error instanceof StorageStopError) {
-          // Not the file's fault: it goes back to the queue uncounted (best effort: the store may refuse this too).
-          await repo.requeuePending(file.id, attempts - 1).catch(() => undefined);
+          await requeue();
           throw error;
         }
-        outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
+        // Refused for another reason than space: each file alone, so the one at fault fails by itself.
+        await oneByOne(group.map((p) => p.q));
+        continue;
       }
-      if (outcome.status === 'failed') {
-        await this.write(file.name, () => repo.markPending(file.id, 'failed', outcome.reason));
-      } else await this.write(file.name, () => repo.removePending(file.id));
-      this.emit({ type: 'file', outcome });
+      let k = 0;
+      const outcomes: FileOutcome[] = group.map((p) => {
+        unsettled.delete(p.q.file.id);
+        if (!p.documents) return { file: p.q.file.name, status: 'failed', documents: 0, reason: p.reason };
+        const stored = results[k++].filter((x) => x.stored).length;
+        if (stored > 0) {
+          this.storedSinceGraph = true;
+          this.embedMeter = null;
+        }
+        storedDocs += p.documents.length;
+        return fileOutcome(p.q.file.name, stored, p.documents.length - stored, p.errors);
+      });
+      storeMeter.report(storedDocs, files.at(-1)?.documents.at(-1)?.doc.title);
+      for (const outcome of outcomes) this.emit({ type: 'file', outcome });
       this.emit({ type: 'changed' });
-      if (this.storedSinceGraph && performance.now() - this.lastGraph >= this.graphRefreshMs) {
-        await this.rebuildGraph(signal);
-      }
+      await this.reportCoverage();
     }
-    fileMeter.report(queue.length);
+  }
+
+  /** Parses a batch within the parse time limit (one limit for the batch; Cancel stops it too). */
+  private async prepareBatchWithin(
+    batch: QueuedFile[],
+    signal: AbortSignal,
+  ): Promise<Array<PreparedFile | { error: string }>> {
+    const { prepareMany } = this.deps;
+    if (!prepareMany) {
+      // No batch parser (tests, the CLI): one call per file, each with its own limit; a file's error stays its own.
+      const out: Array<PreparedFile | { error: string }> = [];
+      for (const q of batch) {
+        try {
+          out.push(await this.prepareWithin(q.file.name, new Uint8Array(q.file.bytes), signal));
+        } catch (error) {
+          if (signal.aborted) throw error;
+          out.push({ error: describeError(error) });
+        }
+      }
+      return out;
+    }
+    return this.withinParseLimit(signal, (limited) =>
+      prepareMany(
+        batch.map((q) => ({ name: q.file.name, bytes: new Uint8Array(q.file.bytes) })),
+        { maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens, signal: limited },
+      ),
+    );
   }
 
   /** Starts loading the configured embedder (once per drain); its failure is reported when embedding starts. */

@@ -3,7 +3,7 @@
 // other way); the next file gets a fresh worker. The worker is kept between files, so pdf.js and mammoth load once.
 // A worker that dies while parsing (out of memory in a parser) fails that file at once instead of at the time limit.
 import { transfer, wrap, type Remote } from 'comlink';
-import type { PrepareFn } from './ingestPipeline.ts';
+import type { PrepareFn, PrepareManyFn } from './ingestPipeline.ts';
 import type { ParseApi } from '../../workers/parse.worker.ts';
 
 export class WorkerParser {
@@ -14,7 +14,29 @@ export class WorkerParser {
 
   constructor(private readonly spawn: () => Worker) {}
 
-  readonly prepare: PrepareFn = async (name, bytes, { maxChunkTokens, signal }) => {
+  readonly prepare: PrepareFn = (name, bytes, { maxChunkTokens, signal }) =>
+    this.call(signal, (remote) => {
+      const own = owned(bytes);
+      return remote.prepare(name, transfer(own, [own.buffer]), { maxChunkTokens });
+    });
+
+  /** Several small files in one round trip (see IngestDeps.prepareMany); the whole call stops as one. */
+  readonly prepareMany: PrepareManyFn = (files, { maxChunkTokens, signal }) =>
+    this.call(signal, (remote) => {
+      const own = files.map((f) => ({ name: f.name, bytes: owned(f.bytes) }));
+      return remote.prepareMany(
+        transfer(
+          own,
+          own.map((f) => f.bytes.buffer),
+        ),
+        { maxChunkTokens },
+      );
+    });
+
+  private async call<T>(
+    signal: AbortSignal | undefined,
+    run: (remote: Remote<ParseApi>) => Promise<T>,
+  ): Promise<T> {
     signal?.throwIfAborted();
     if (!this.worker) {
       const worker = this.spawn();
@@ -30,19 +52,13 @@ export class WorkerParser {
     const stop = (): void => this.terminate();
     signal?.addEventListener('abort', stop, { once: true });
     try {
-      // The bytes are not needed here afterwards: hand them over instead of copying (a copy when they are a view).
-      const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      const own = whole ? bytes : bytes.slice();
       const crash = new Promise<never>((_resolve, reject) => (this.crashed = reject));
-      return await Promise.race([
-        remote.prepare(name, transfer(own, [own.buffer]), { maxChunkTokens }),
-        crash,
-      ]);
+      return await Promise.race([run(remote), crash]);
     } finally {
       this.crashed = null;
       signal?.removeEventListener('abort', stop);
     }
-  };
+  }
 
   /** Stops a parse in progress (its promise never settles; the caller races it against the abort). */
   terminate(): void {
@@ -50,6 +66,12 @@ export class WorkerParser {
     this.worker = null;
     this.remote = null;
   }
+}
+
+/** The bytes are not needed here afterwards: hand them over instead of copying (a copy when they are a view). */
+function owned(bytes: Uint8Array): Uint8Array {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole ? bytes : bytes.slice();
 }
 
 /** The browser's parse worker. */

@@ -588,6 +588,46 @@ export class Repo {
     return this.db.pending.get(id);
   }
 
+  /**
+   * Stores the documents of several parsed files and settles their queue records in ONE transaction: a stored
+   * file leaves the queue with its documents, a failed one is marked failed with its reason (its bytes dropped),
+   * so a reload finds each file either done or still queued, never half. Returns each file's put results.
+   */
+  async putParsedFiles(
+    files: Array<{ pendingId: string; documents: PreparedDocument[] }>,
+    failed: Array<{ pendingId: string; reason: string }> = [],
+    params: IndexParams = DEFAULT_INDEX_PARAMS,
+  ): Promise<PutResult[][]> {
+    const db = this.db;
+    const tables = [db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.meta, db.pending];
+    return db.transaction('rw', tables, async () => {
+      const items = files.flatMap((f) => f.documents.map((prepared) => ({ prepared })));
+      const results = await this.putPreparedDocuments(items, null, params);
+      for (const f of files) await db.pending.delete(f.pendingId);
+      for (const f of failed) {
+        await db.pending.update(f.pendingId, {
+          status: 'failed',
+          reason: f.reason,
+          bytes: new ArrayBuffer(0),
+        });
+      }
+      let at = 0;
+      return files.map((f) => results.slice(at, (at += f.documents.length)));
+    });
+  }
+
+  /** Marks several files 'working' and counts their starts, in one transaction (see startPending). */
+  async startPendingMany(ids: readonly string[]): Promise<number[]> {
+    return this.db.transaction('rw', this.db.pending, async () => {
+      const records = await this.db.pending.bulkGet([...ids]);
+      const attempts = records.map((r) => (r?.attempts ?? 0) + 1);
+      for (const [i, id] of ids.entries()) {
+        await this.db.pending.update(id, { status: 'working', attempts: attempts[i] });
+      }
+      return attempts;
+    });
+  }
+
   /** Marks a file 'working' and counts the start; returns the starts so far (this one included). */
   async startPending(id: string): Promise<number> {
     return this.db.transaction('rw', this.db.pending, async () => {

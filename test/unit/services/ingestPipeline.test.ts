@@ -7,7 +7,7 @@ import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
 import type { Embedder } from '../../../src/core/types.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { IngestPipeline, MAX_FILE_BYTES } from '../../../src/services/ingestPipeline.ts';
+import { BATCH_FILES, IngestPipeline, MAX_FILE_BYTES } from '../../../src/services/ingestPipeline.ts';
 import type { IngestEvent } from '../../../src/services/protocol.ts';
 import { bytes, fakeEmbedder, prepare } from './ingestFixtures.ts';
 
@@ -197,7 +197,10 @@ describe('IngestPipeline', () => {
       { name: 'two.txt', bytes: bytes('b: B1.') },
     ]);
     const run = pipeline.ensureRunning();
-    await new Promise((r) => setTimeout(r, 20));
+    // Cancel once both documents are stored (the embedder is held at its gate meanwhile).
+    while (!events.some((e) => e.type === 'coverage' && e.coverage.documents === 2)) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const cancelling = pipeline.cancel();
     release();
     await cancelling;
@@ -264,12 +267,15 @@ describe('IngestPipeline', () => {
   });
 
   it('rebuilds the graph during a long batch, not only at its end', async () => {
-    // Refresh interval 0: after every write that stored something, plus once at the end of the batch.
+    // Refresh interval 0: after every batch of files that stored something (small files are stored BATCH_FILES
+    // at a time, so two batches here), plus once when the vectors are all in.
     const { pipeline, graphBuilds } = setup(fakeEmbedder(), 0);
-    await pipeline.enqueue([
-      { name: 'one.txt', bytes: bytes('a: A1.') },
-      { name: 'two.txt', bytes: bytes('b: B1.') },
-    ]);
+    await pipeline.enqueue(
+      Array.from({ length: BATCH_FILES + 1 }, (_, i) => ({
+        name: `f${i}.txt`,
+        bytes: bytes(`d${i}: S${i}.`),
+      })),
+    );
     await pipeline.ensureRunning();
     expect(graphBuilds()).toBe(3);
   });

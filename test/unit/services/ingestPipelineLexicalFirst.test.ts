@@ -32,11 +32,18 @@ function countingEmbedder(onCall?: (call: number, signal?: AbortSignal) => void 
   return { embedder, state };
 }
 
-function pipelineOver(repo: Repo, embedder: Embedder, events: IngestEvent[] = [], storeTimeoutMs?: number) {
+function pipelineOver(
+  repo: Repo,
+  embedder: Embedder,
+  events: IngestEvent[] = [],
+  storeTimeoutMs?: number,
+  batchFiles?: number,
+) {
   let graphs = 0;
   const pipeline = new IngestPipeline({
     repo,
     prepare,
+    batchFiles,
     embedder: async () => embedder,
     rebuildGraph: async () => {
       graphs += 1;
@@ -176,7 +183,8 @@ describe('a write the browser refuses or never finishes', () => {
       return put(...args);
     };
     const first = countingEmbedder();
-    const run = pipelineOver(repo, first.embedder);
+    // Every file alone (a transaction each), so the second write is the second file's (batches: ingestBatch.test.ts).
+    const run = pipelineOver(repo, first.embedder, [], undefined, 1);
     await run.pipeline.enqueue([
       { name: 'one.txt', bytes: bytes('a: A1. A2.') },
       { name: 'two.txt', bytes: bytes('b: B1.') },
