@@ -174,4 +174,53 @@ describe('atomizing', () => {
     expect(fresh).toMatchObject({ finished: 4, calls: 4, kg: { done: 0 }, atomic: { done: 4 } });
     expect(atomizeRequests()).toHaveLength(4);
   });
+  it('an endpoint error stops the build without marking any chunk failed; a hard abort commits nothing', async () => {
+    const store = new MemoryAtomicStore();
+    server.script({ kind: 'unauthorized' });
+    const s = await buildDistilled({
+      chunks,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      concurrency: 1,
+    });
+    expect(s.error).toMatch(/401|key|unauthori/i);
+    expect(s).toMatchObject({ finished: 0, remaining: 4, atomic: { done: 0, failed: 0 } });
+    expect(await store.states()).toEqual([]);
+    // Closing the app mid-call: the call is dropped and its chunk stays undone (sent again on resume).
+    server.setLatency(300);
+    const hard = new AbortController();
+    setTimeout(() => hard.abort(), 100);
+    const cut = await buildDistilled({
+      chunks,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      concurrency: 1,
+      hardSignal: hard.signal,
+    });
+    expect(cut).toMatchObject({ cancelled: true, finished: 0, remaining: 4 });
+    expect(await store.states()).toEqual([]);
+  });
+
+  it('a one-pass reply malformed twice fails both parts of the chunk with the same reason', async () => {
+    const kg = new MemoryKgStore();
+    const atomic = new MemoryAtomicStore();
+    server.script({ kind: 'malformed', when: 'Teutberga' }, { kind: 'malformed', when: 'Teutberga' });
+    const s = await buildDistilled({
+      chunks,
+      kinds: { kg: true, atomic: true },
+      kg,
+      atomic,
+      client: client(),
+    });
+    expect(s).toMatchObject({ kg: { done: 3, failed: 1 }, atomic: { done: 3, failed: 1 } });
+    expect(s.failures.map((f) => [f.chunkId, f.part])).toEqual([
+      ['d4#0', 'kg'],
+      ['d4#0', 'atomic'],
+    ]);
+    expect(s.failures[0].reason).toMatch(/^one-pass distillation: malformed output twice/);
+    expect((await kg.getStates(['d4#0'])).get('d4#0')?.status).toBe('failed');
+    expect((await atomic.getStates(['d4#0'])).get('d4#0')?.status).toBe('failed');
+  });
 });
