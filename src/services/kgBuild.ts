@@ -334,6 +334,8 @@ export class KgBuildService {
       'rw',
       [db.chunks, db.kgChunks, db.kgEntities, db.kgRelations, db.atomicQuestions, db.atomicChunks],
       async () => {
+        // Its document was removed while the call ran: nothing of it is written (no orphan entity or question).
+        if (!(await db.chunks.get(chunk.id))) return;
         if (outcome.kg) await this.deps.store.commit(chunk.id, outcome.kg);
         if (outcome.atomic) await this.atomicStore.commit(chunk, outcome.atomic);
       },

@@ -160,4 +160,22 @@ describe('atomizing in the KG build service', () => {
     expect((await kg.status()).atomic).toMatchObject({ done: 4, failed: 0 });
     expect((await kg.estimate(1, both)).pendingCalls).toBe(0);
   });
+  it('a document removed while its chunk is being distilled leaves nothing of it behind (no orphan)', async () => {
+    const kg = buildService();
+    await kg.saveSettings(settings());
+    const doc = (await db.documents.toArray()).find((d) => d.title === 'Teutberga')!;
+    let removing: Promise<boolean> | undefined;
+    server.addResponder((messages) => {
+      if (messages.some((m) => m.content.includes('Teutberga was a queen')))
+        removing ??= repo.removeDocument(doc.id);
+      return undefined;
+    });
+    server.setLatency(150);
+    await kg.build({ kappa: 1, parts: both });
+    expect(await removing).toBe(true);
+    expect((await db.kgEntities.toArray()).some((e) => e.name === 'Teutberga')).toBe(false);
+    expect(await db.atomicQuestions.where('docId').equals(doc.id).count()).toBe(0);
+    expect(await db.atomicChunks.where('docId').equals(doc.id).count()).toBe(0);
+    expect((await kg.status()).atomic.done).toBe(3);
+  });
 });
