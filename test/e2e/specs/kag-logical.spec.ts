@@ -2,7 +2,7 @@
 // index four small documents, configure the endpoint, build the KG (the scripted extraction states the release dates
 // as attributes), ask a comparison question in `logical` mode, and see the plan, each step's bindings with the
 // computed value (the earlier film, sorted in code), and a written answer whose citation opens the sentence that
-// states its date.
+// states its date; then Stop during the next question's plan call ends the run without another request.
 // Requests may go only to the app's origin and the scripted server (the privacy guard checks every request).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -128,6 +128,23 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     expect(JSON.stringify(answerRequest?.body?.messages)).toContain(
       'Answer established by the logical-form solver: Beta Storm',
     );
+
+    // Stop while the plan call is in flight: the run ends with an error, nothing more is sent, no answer is written.
+    await goToPanel(page, origin, 'kg-ask');
+    server.setLatency(8000);
+    const before = server.requests.length;
+    await page.fill('[name="kg-question"]', 'Which film came out first, Beta Storm or Alpha Dawn?');
+    await page.selectOption('[name="kg-mode"]', 'logical');
+    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await expect
+      .poll(() => server.requests.length, { message: 'the plan request never arrived', timeout: 60_000 })
+      .toBe(before + 1);
+    await page.click('[data-testid="kg-stop"]');
+    await page.waitForSelector('[data-testid="kg-ask"] [role="alert"]', { timeout: 30_000 });
+    log(`after Stop: ${await page.textContent('[data-testid="kg-ask"] [role="alert"]')}`);
+    await page.waitForTimeout(9000);
+    expect(server.requests.length, 'a request was sent after Stop').toBe(before + 1);
+    expect(await page.locator('[data-testid="kg-answer"]').count()).toBe(0);
   } finally {
     await server.close();
   }
