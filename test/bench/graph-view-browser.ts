@@ -5,11 +5,11 @@
 //     model, the next ones are warm (p50 / max printed), with the walk's own time in the query worker;
 //   - frame rate while panning: a mouse drag that moves on every frame (sigma's own camera handling, as a person
 //     pans), requestAnimationFrame ticks counted during it, for the question's graph and for the library map (top
-//     concepts by PageRank);
+//     concepts by PageRank, then a concept found by a typed word and its neighbours);
 //   - the WebGL renderer Chromium reports: here it is SwiftShader, software GL on the CPU.
 // Usage: npx vite build --outDir /work/dist-graph && E2E_DIST=/work/dist-graph \
 //          node --import tsx test/bench/graph-view-browser.ts <musique.bundle> [--questions qa.jsonl] [--count 5]
-//          [--screenshot out.png]   (the first question's graph)
+//          [--screenshot out.png]   (the first question's graph)   [--search "roman empire"]   (the library search)
 //   The bundle comes from `npm run cli -- index /work/shared/bench/musique/corpus.jsonl --out x.bundle`.
 //   Chromium from CHROMIUM_PATH or /usr/bin/chromium.
 import { access, readFile, rm, stat, symlink } from 'node:fs/promises';
@@ -24,8 +24,8 @@ import { serveStatic } from '../e2e/lib/staticServer.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: node --import tsx test/bench/graph-view-browser.ts <x.bundle> [--questions qa.jsonl] [--count 5] ' +
-  '[--screenshot out.png]';
-const STEP_TIMEOUT_MS = 10 * 60_000;
+  '[--screenshot out.png] [--search word]';
+const STEP_TIMEOUT_MS = Number(process.env.GRAPH_BENCH_TIMEOUT_MS ?? 5 * 60_000);
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -96,6 +96,35 @@ async function pan(page: Page, frames = 300): Promise<{ fps: number; worstMs: nu
     for (let i = 1; i < times.length; i++) worst = Math.max(worst, times[i] - times[i - 1]);
     return { fps: (times.length - 1) / seconds, worstMs: worst, seconds };
   }, frames);
+}
+
+/** Runs `act` (a click) and returns the ms from just before it to the canvas's first frame of the new drawing. */
+async function frameAfter(page: Page, act: () => Promise<void>): Promise<number> {
+  const clicked = await page.evaluate(() => performance.now());
+  await act();
+  const frame = await page
+    .waitForFunction(
+      (after) => {
+        const alert = document.querySelector('[role="alert"]');
+        if (alert) throw new Error(`graph bench: the app says: ${alert.textContent?.trim()}`);
+        const at = Number(
+          document.querySelector('[data-testid="graph-canvas"]')?.getAttribute('data-first-frame') ?? NaN,
+        );
+        return at > after ? at : null;
+      },
+      clicked,
+      { timeout: STEP_TIMEOUT_MS, polling: 50 },
+    )
+    .catch(async (error: unknown) => {
+      const state = await page.evaluate(() => ({
+        summary: document.querySelector('[data-testid="graph-summary"]')?.textContent,
+        frame: document.querySelector('[data-testid="graph-canvas"]')?.getAttribute('data-first-frame'),
+      }));
+      throw new Error(`graph bench: no new frame after ${clicked} (${JSON.stringify(state)})`, {
+        cause: error,
+      });
+    });
+  return ((await frame.jsonValue()) as number) - clicked;
 }
 
 /** Whether the camera moved during the pan (the drag reached sigma): compares a node's place before and after. */
@@ -175,21 +204,14 @@ async function main(): Promise<void> {
       `panning the question's graph: ${p1.fps.toFixed(1)} frames/s over ${p1.seconds.toFixed(1)} s, longest frame gap ${p1.worstMs.toFixed(0)} ms; camera moved: ${moved1}; load ${load()}`,
     );
 
-    await page.click('[data-testid="graph-side-library"]');
-    const clicked = await page.evaluate(() => performance.now());
-    const libraryFrame = await page.waitForFunction(
-      (after) => {
-        const at = Number(
-          document.querySelector('[data-testid="graph-canvas"]')?.getAttribute('data-first-frame') ?? NaN,
-        );
-        return at > after ? at : null;
-      },
-      clicked,
-      { timeout: STEP_TIMEOUT_MS, polling: 50 },
-    );
-    const libraryMs = ((await libraryFrame.jsonValue()) as number) - clicked;
+    const libraryMs = await frameAfter(page, () => page.click('[data-testid="graph-side-library"]'));
     const summary = (await page.textContent('[data-testid="graph-summary"]'))?.replace(/\s+/g, ' ').trim();
     console.log(`library map: first frame ${libraryMs.toFixed(0)} ms — ${summary}`);
+    const word = arg('search', 'roman empire');
+    await page.fill('[data-testid="graph-search"]', word);
+    const searchMs = await frameAfter(page, () => page.click('[data-testid="graph-find"]'));
+    const found = (await page.textContent('[data-testid="graph-summary"]'))?.replace(/\s+/g, ' ').trim();
+    console.log(`library search "${word}": first frame ${searchMs.toFixed(0)} ms — ${found}`);
     const before2 = await nodePlace(page);
     const p2 = await pan(page);
     const moved2 = before2 !== (await nodePlace(page));
