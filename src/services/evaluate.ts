@@ -102,6 +102,18 @@ function excerptsAtSmallBudgets(mode: string): boolean {
   return mode !== 'kg' && mode !== 'hybrid' && mode !== 'atomic' && !needsLlm(mode);
 }
 
+/** Resolves after the event loop has run once more (a message channel: no timer clamping). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 function fileStem(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? name;
   const dot = base.lastIndexOf('.');
@@ -179,6 +191,9 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
       ).evidence;
     let ran = 0;
     for (let i = 0; i < items.length; i++) {
+      // A retrieval mode answers without leaving the microtask queue: let the worker take its messages (a
+      // cancel from the page) between questions.
+      await nextTask();
       if (signal.aborted) {
         cancelled = true;
         break;

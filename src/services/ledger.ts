@@ -196,7 +196,7 @@ export function reportOwnOriginLoads(source: string): void {
       for (const e of list.getEntries() as PerformanceResourceTiming[]) {
         if (!e.name.startsWith(`${origin}/`)) continue;
         totals.requests++;
-        totals.bytes += e.transferSize || e.encodedBodySize || 0;
+        totals.bytes += e.transferSize; // 0 for a file read from the HTTP cache
         changed = true;
       }
       if (changed) channel.postMessage({ kind: 'assets', source: id, ...totals } satisfies LedgerMessage);

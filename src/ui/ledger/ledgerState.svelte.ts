@@ -64,7 +64,7 @@ export class LedgerState {
       for (const e of entries as PerformanceResourceTiming[]) {
         if (!e.name.startsWith(`${origin}/`)) continue;
         totals.requests++;
-        totals.bytes += e.transferSize || e.encodedBodySize || 0;
+        totals.bytes += e.transferSize; // 0 for a file read from the HTTP cache
       }
       this.assets = { ...this.assets, page: { ...totals } };
     };

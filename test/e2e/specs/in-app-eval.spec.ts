@@ -4,8 +4,8 @@
 // same recall@5 — and the same CR@budget and recall@2/10 — for `ppr` and `bm25` as `npm run cli -- bench` on the
 // same slice, run here through the CLI's own exported `run`. Both sides are lexical: the CLI with --embedder none,
 // the app with sentence vectors off (the setting the app's "index the lexical layer only" choice writes), so
-// neither has a semantic layer. Then a ranked document opens in the viewer, the CSV export downloads, and a
-// screenshot of the view is saved for the README.
+// neither has a semantic layer. Then a ranked document opens in the viewer, the CSV export downloads, a screenshot
+// of the view is saved for the README, and a run over the whole set is cancelled midway.
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -161,4 +161,22 @@ test('evaluate: a 20-question 2Wiki slice in ppr and bm25 gives the CLI bench’
   const lines = csv.trim().split(/\r?\n/);
   expect(lines[0]).toContain('recall@5');
   expect(lines).toHaveLength(1 + SLICE * MODES.length);
+
+  // Cancel: all 500 questions, stopped a few questions in; what was scored is shown, marked cancelled.
+  await page.fill('[name="eval-limit"]', '0');
+  await page.getByTestId('eval-run').click();
+  await expect
+    .poll(async () => Number(await page.getByTestId('eval-progress').getAttribute('data-done')), {
+      timeout: 120_000,
+    })
+    .toBeGreaterThanOrEqual(3);
+  await page.getByTestId('eval-cancel').click();
+  await page.waitForSelector('[data-testid="eval-result"][data-cancelled="true"]', { timeout: 120_000 });
+  const ran = Number(
+    await page.locator('[data-testid="eval-summary"] tr[data-mode="ppr"]').getAttribute('data-questions'),
+  );
+  log(`cancelled after ${ran} of 500 questions in ppr`);
+  expect(ran).toBeGreaterThanOrEqual(3);
+  expect(ran).toBeLessThan(500);
+  await expect(page.locator('[data-testid="eval-questions"] tbody tr')).toHaveCount(ran);
 });

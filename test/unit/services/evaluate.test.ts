@@ -181,7 +181,7 @@ describe('evaluateSet', () => {
     expect(result.items.find((q) => q.id === 'e')!.modes.ppr.recall).toBeNull();
   });
 
-  it('reports progress and stops when cancelled, returning what it scored', async () => {
+  it('reports progress and stops when cancelled from another task, returning what it scored', async () => {
     const stop = new AbortController();
     const seen: EvalProgress[] = [];
     const set = parseQaSet('questions.jsonl', await readFile(questionsFile(), 'utf8'));
@@ -189,13 +189,22 @@ describe('evaluateSet', () => {
       { set, modes: ['ppr', 'bm25'], budgets: [1000] },
       context(stop.signal, (p) => {
         seen.push(p);
-        if (p.done === 2) stop.abort();
+        // As the page's Cancel arrives (Comlink): a message, handled between questions, not a call inside the run.
+        if (p.done === 2) {
+          const message = new MessageChannel();
+          message.port1.onmessage = () => {
+            message.port1.close();
+            stop.abort();
+          };
+          message.port2.postMessage('cancel');
+        }
       }),
     );
     expect(result.cancelled).toBe(true);
-    // Progress for question 3 was announced (2 done) just before it ran: it finishes, then the run stops.
-    expect(result.summary.ppr.questions).toBe(3);
-    expect(result.items).toHaveLength(3);
+    // Question 3 was under way when the cancel was sent; the run stops at the next question or the one after.
+    expect(result.summary.ppr.questions).toBeGreaterThanOrEqual(3);
+    expect(result.summary.ppr.questions).toBeLessThan(QUESTIONS.length);
+    expect(result.items).toHaveLength(result.summary.ppr.questions);
     expect(result.summary.bm25).toBeUndefined();
     expect(seen[0]).toEqual({ done: 0, total: 10, mode: 'ppr', question: 1 });
   });
