@@ -1,5 +1,6 @@
 // Spec (issue 13, network ledger): the LLM flow of llm-kg.spec.ts against the scripted OpenAI-compatible server on
-// loopback — configure the endpoint and test the connection, build the KG, ask in `hybrid` with a written answer —
+// loopback — configure the endpoint and test the connection, build the KG, ask in `hybrid` with a written answer,
+// evaluate two questions with written answers and the LLM judge —
 // then the Network view lists exactly the requests the server received (method, path, count; the server's own
 // record read over /__control/requests), each with its purpose, sizes and status, the chat calls with their tokens;
 // the entries survive a reload; the export holds no key and no request content; requests to the app's own origin
@@ -8,7 +9,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { startScriptedLlmServer, type RecordedRequest } from '../../support/scriptedLlmServer.ts';
+import {
+  startScriptedLlmServer,
+  type RecordedRequest,
+  type ScriptedResponder,
+} from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
@@ -71,7 +76,15 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
   privacy,
   log,
 }) => {
-  const server = await startScriptedLlmServer({ apiKey: KEY, latencyMs: 50 });
+  // The judge of the in-app evaluation: correct when the graded answer contains the gold answer.
+  const judge: ScriptedResponder = (messages) => {
+    if (!messages[0]?.content.startsWith('You grade answers')) return undefined;
+    const user = messages[1].content;
+    const gold = /Gold answer: (.*)/.exec(user)?.[1] ?? '';
+    const graded = /Answer to grade: (.*)/.exec(user)?.[1] ?? '';
+    return JSON.stringify({ correct: graded.includes(gold), reason: 'scripted judge' });
+  };
+  const server = await startScriptedLlmServer({ apiKey: KEY, latencyMs: 50, responders: [judge] });
   privacy.allowOrigin(server.url);
   try {
     const files = Object.keys(DOCUMENTS).map((name) => join(tmp, name));
@@ -112,13 +125,37 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     await page.click('[data-testid="kg-ask"] button[type="submit"]');
     await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
 
+    // 4. An evaluation with written answers and the LLM judge (two questions, bm25).
+    const qa = join(tmp, 'two-questions.csv');
+    await writeFile(
+      qa,
+      'question,answer\n"Who designed the Analytical Engine?",Charles Babbage\n' +
+        '"Who introduced Ada Lovelace to Charles Babbage?",Mary Somerville\n',
+    );
+    await page.goto(`${origin}/#evaluate`);
+    await page.setInputFiles('[data-testid="eval-file"]', qa);
+    await page.getByTestId('eval-mode-ppr').uncheck();
+    await page.getByTestId('eval-mode-bm25').check();
+    await page.check('[name="eval-answers"]');
+    await page.check('[name="eval-judge"]');
+    await page.getByTestId('eval-run').click();
+    await page.waitForSelector('[data-testid="eval-result"][data-cancelled="false"]', { timeout: 120_000 });
+    const evalCells = await page
+      .locator('[data-testid="eval-summary"] tr[data-mode="bm25"] td')
+      .allTextContents();
+    log(`evaluation with answers (CR…, R…, p50, EM, F1, judged, errors): ${JSON.stringify(evalCells)}`);
+    // CR@1000/3000/12000, p50 ms, EM, F1, judged, errors (no supporting documents: no R@k… still shown as –).
+    const [em, f1, judged] = evalCells.slice(-4, -1);
+    for (const x of [em, f1, judged])
+      expect(x, `EM/F1/judged cells ${JSON.stringify(evalCells)}`).toMatch(/^\d+\.\d$/);
+
     // The server's own record, over HTTP as any runner would read it.
     const received = (await (await fetch(`${server.url}/__control/requests`)).json()) as RecordedRequest[];
     const expected = tally(received);
     log(`server received: ${JSON.stringify(expected)}`);
     expect(received.length).toBeGreaterThanOrEqual(4);
 
-    // 4. The ledger lists exactly those requests.
+    // 5. The ledger lists exactly those requests.
     await page.goto(`${origin}/#network`);
     await expect(page.getByTestId('ledger-summary')).toHaveAttribute(
       'data-requests',
@@ -135,6 +172,8 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     const extractions = received.filter((r) => r.extractedText !== undefined).length;
     expect(rows.filter((r) => r.purpose === 'KG build').length, 'KG build calls').toBe(extractions);
     expect(rows.filter((r) => r.purpose === 'answer').length, 'answer calls').toBe(1);
+    // The evaluation: per question, its written answer and its verdict.
+    expect(rows.filter((r) => r.purpose === 'evaluation').length, 'evaluation calls').toBe(4);
     expect(rows.filter((r) => r.purpose === 'connection test').map((r) => `${r.method} ${r.path}`)).toContain(
       'GET /v1/models',
     );
@@ -153,7 +192,7 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     expect(assets).toBeGreaterThan(0);
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
 
-    // 5. Persisted: the same entries after a reload.
+    // 6. Persisted: the same entries after a reload.
     await page.reload();
     await expect(page.getByTestId('ledger-summary')).toHaveAttribute(
       'data-requests',
@@ -161,7 +200,7 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     );
     expect(tally(await ledgerRows(page))).toEqual(expected);
 
-    // 6. The export: sizes, never the key or what was sent.
+    // 7. The export: sizes, never the key or what was sent.
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByTestId('ledger-export-json').click(),
