@@ -199,16 +199,23 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
         break;
       }
       context.onProgress?.({ done, total, mode, question: i + 1 });
-      results[i].modes[mode] = await runOne(items[i], i, mode, ask, {
-        budgets,
-        ks,
-        maxBudget,
-        maxK,
-        library,
-        client,
-        request,
-        signal,
-      });
+      try {
+        results[i].modes[mode] = await runOne(items[i], i, mode, ask, {
+          budgets,
+          ks,
+          maxBudget,
+          maxK,
+          library,
+          client,
+          request,
+          signal,
+        });
+      } catch (err) {
+        // Cancelled in the middle of a question (its LLM call aborted): that question is left out, not failed.
+        if (!signal.aborted) throw err;
+        cancelled = true;
+        break;
+      }
       ran++;
       done++;
     }

@@ -268,6 +268,40 @@ describe('evaluateSet with an endpoint', () => {
   });
 });
 
+describe('evaluateSet cancelled during an LLM call', () => {
+  it('leaves the question out and returns the ones scored, marked cancelled', async () => {
+    const server = await startScriptedLlmServer({ latencyMs: 400 });
+    try {
+      const client = new LlmClient({
+        baseUrl: server.baseUrl,
+        model: 'scripted-model',
+        apiKey: '',
+        concurrency: 1,
+        priceInPerM: 0,
+        priceOutPerM: 0,
+      });
+      const stop = new AbortController();
+      const set = parseQaSet('questions.jsonl', await readFile(questionsFile(), 'utf8'));
+      const result = await evaluateSet(
+        { set, modes: ['bm25'], budgets: [1000], answers: { budget: 500, judge: false } },
+        {
+          ...context(stop.signal, (p) => {
+            // Question 2's answer is being written (the server waits 400 ms before replying).
+            if (p.done === 1) setTimeout(() => stop.abort(), 100);
+          }),
+          llm: () => Promise.resolve(client),
+        },
+      );
+      expect(result.cancelled).toBe(true);
+      expect(result.summary.bm25.questions).toBe(1);
+      expect(result.items).toHaveLength(1);
+      expect(result.items[0].modes.bm25.answer?.text).toBeTruthy();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('parseQaSet', () => {
   it('names the file, line and field of a bad line', () => {
     const good = JSON.stringify({ question: 'Q?', answers: ['A'] });
