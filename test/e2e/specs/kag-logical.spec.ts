@@ -130,6 +130,7 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     );
 
     // Stop while the plan call is in flight: the run ends with an error, nothing more is sent, no answer is written.
+    await page.locator('[data-testid="viewer"] button[aria-label="Close"]').click();
     await goToPanel(page, origin, 'kg-ask');
     server.setLatency(8000);
     const before = server.requests.length;
