@@ -106,7 +106,7 @@ function mentionAttributes(m: EntityMention): KgAttribute[] {
     if (typeof o.key !== 'string' || (typeof o.value !== 'string' && typeof o.value !== 'number')) continue;
     const key = normalizeKey(o.key);
     if (!key || String(o.value).trim() === '') continue;
-    out.push({ key, ...normalizeAttributeValue(o.value) });
+    out.push({ key, ...normalizeAttributeValue(o.value, key) });
   }
   return out;
 }

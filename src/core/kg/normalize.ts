@@ -87,12 +87,16 @@ export function normalizeNumber(text: string): { value: number; unit: string } |
   return { value, unit };
 }
 
-/** An attribute value as stored: a date, a number with its unit, or text. */
-export function normalizeAttributeValue(raw: string | number): NormalizedValue {
+/** Keys whose values are counts or measures: a bare "1946" there is a number, not a year. */
+const QUANTITY_KEY =
+  /\b(population|inhabitants|number|count|height|length|width|area|capacity|seats|employees|members|size|weight|elevation)\b/;
+
+/** An attribute value as stored: a date, a number with its unit, or text (the key tells a count from a year). */
+export function normalizeAttributeValue(raw: string | number, key = ''): NormalizedValue {
   if (typeof raw === 'number') return { kind: 'number', value: String(raw) };
   const text = raw.trim().replace(/\s+/g, ' ');
   // A bare 4-digit number is a year far more often than a count in extracted attributes ("founded": "1911").
-  const date = normalizeDate(text);
+  const date = QUANTITY_KEY.test(key) ? undefined : normalizeDate(text);
   if (date) return { kind: 'date', value: date };
   const number = normalizeNumber(text);
   if (number)

@@ -31,7 +31,7 @@ function attributesOf(value: unknown, where: string, errors: string[]): KgAttrib
     if (!valueOk)
       errors.push(`${at}.value must be a non-empty string or a number (got ${JSON.stringify(v ?? null)})`);
     if (key && valueOk) {
-      const normalized = normalizeAttributeValue(v as string | number);
+      const normalized = normalizeAttributeValue(v as string | number, key);
       if (!out.some((x) => x.key === key && x.value === normalized.value)) out.push({ key, ...normalized });
     }
   });

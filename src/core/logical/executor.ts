@@ -11,7 +11,7 @@ import { ExprError, evaluate, variablesOf } from './expr.ts';
 import { entitiesOfType, findEntities, matchAttributes, matchRelations, type KgView } from './kgMatch.ts';
 import { deduceMessages, extractMessages } from './prompts.ts';
 import { renderStep, type Operand, type Plan, type PlanNode, type PlanStep } from './schema.ts';
-import { compareValues, show, valueFromText, valueKey, type Value } from './values.ts';
+import { compareValues, show, valueFromText, valueKey, valueOfAttribute, type Value } from './values.ts';
 
 export interface Passage {
   chunkId: string;
@@ -248,7 +248,7 @@ async function retrieval(
     const found: Value[] = [];
     if (resolved) {
       for (const a of forward ? matchAttributes(resolved, step.p) : []) {
-        const v = valueFromText(a.value);
+        const v = valueOfAttribute(a);
         if (!fits(to, v)) continue;
         found.push(v);
         record.evidence.push({
@@ -282,10 +282,8 @@ async function retrieval(
       for (const e of deps.kg.entities) {
         for (const a of matchAttributes(e, step.p)) {
           const same =
-            compareValues(
-              valueFromText(a.value),
-              start.kind === 'text' ? valueFromText(start.text) : start,
-            ) === 0 || a.value.toLowerCase() === show(start).toLowerCase();
+            compareValues(valueOfAttribute(a), start.kind === 'text' ? valueFromText(start.text) : start) ===
+              0 || a.value.toLowerCase() === show(start).toLowerCase();
           if (!same) continue;
           found.push({ kind: 'entity', id: e.id, name: displayName(e.name) });
           record.evidence.push({

@@ -50,6 +50,20 @@ export function valueFromText(text: string): Value {
   return { kind: 'text', text: n.value };
 }
 
+/** A stored KG attribute as a typed value, by the kind its normalization gave it (a population of 1946 stays a number). */
+export function valueOfAttribute(a: { value: string; kind: 'date' | 'number' | 'text' }): Value {
+  if (a.kind === 'date') return { kind: 'date', iso: a.value };
+  if (a.kind === 'number') {
+    const [num, ...unit] = a.value.split(' ');
+    const value = Number(num);
+    if (Number.isFinite(value))
+      return unit.length ? { kind: 'number', value, unit: unit.join(' ') } : { kind: 'number', value };
+  }
+  if (/^(yes|true)$/i.test(a.value)) return { kind: 'boolean', value: true };
+  if (/^(no|false)$/i.test(a.value)) return { kind: 'boolean', value: false };
+  return { kind: 'text', text: a.value };
+}
+
 /** Days since 1970-01-01 of the first day of an ISO (possibly partial) date. */
 export function dayNumber(iso: string): number {
   const [y, m, d] = iso.split('-').map(Number);

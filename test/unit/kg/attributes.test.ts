@@ -67,6 +67,9 @@ describe('attribute values', () => {
     expect(normalizeNumber('12 million')).toEqual({ value: 12000000, unit: '' });
     expect(normalizeAttributeValue('3.5 km')).toEqual({ kind: 'number', value: '3.5 km' });
     expect(normalizeAttributeValue('India')).toEqual({ kind: 'text', value: 'India' });
+    // A bare 4-digit number is a year, except under a key that counts or measures.
+    expect(normalizeAttributeValue('1911', 'founded')).toEqual({ kind: 'date', value: '1911' });
+    expect(normalizeAttributeValue('1946', 'population')).toEqual({ kind: 'number', value: '1946' });
   });
 
   it('refuses malformed attributes naming the entity and the field', () => {

@@ -104,6 +104,23 @@ describe('executor over the fixture KG', () => {
     ]);
   });
 
+  it('sums and orders populations (numbers with their unit)', async () => {
+    const e = await run([
+      {
+        step: 'retrieval',
+        s: { var: 'c', names: ['Springfield', 'Shelbyville'] },
+        p: 'population',
+        o: { var: 'n', type: 'number' },
+      },
+      { step: 'math', expr: 'sum(n)', as: 'total' },
+      { step: 'sort', var: 'c', by: 'n', direction: 'max', as: 'largest' },
+      { step: 'output', vars: ['total', 'largest'] },
+    ]);
+    // 1,200,000 + 800,000 inhabitants; Springfield is the larger.
+    expect(out(e, 0)).toEqual(['2000000 inhabitants']);
+    expect(out(e, 1)).toEqual(['Springfield']);
+  });
+
   it('computes the difference of two dates in days and whole years', async () => {
     const e = await run([
       {
