@@ -32,8 +32,25 @@ export async function settledUsage(page: Page): Promise<number> {
   return last;
 }
 
-/** Sets the origin's quota (enforced by the browser, reported by the page's estimate()); returns the CDP session. */
-export async function lowerQuota(page: Page, origin: string, quota: number): Promise<CDPSession> {
+/**
+ * How long Chromium's IndexedDB may go on approving writes from the room it last heard of (content/browser/
+ * indexed_db BucketContext::kBucketSpaceCacheTimeLimit: the quota manager's answer is cached and decays over
+ * 30 s, and is asked again only when a transaction needs more than the decayed allotment). A quota lowered while
+ * the app writes is therefore enforced only up to 30 s later — after the whole drop, when it is small. Waiting this
+ * long with no write after the override makes the next transaction ask, and see it.
+ */
+export const IDB_SPACE_CACHE_MS = 31_000;
+
+/**
+ * Sets the origin's quota through CDP (enforced by the browser) and, unless `reportToPage` is false, makes the
+ * page's estimate() report it too; returns the CDP session.
+ */
+export async function lowerQuota(
+  page: Page,
+  origin: string,
+  quota: number,
+  { reportToPage = true }: { reportToPage?: boolean } = {},
+): Promise<CDPSession> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: quota });
   const enforced = (await cdp.send('Storage.getUsageAndQuota', { origin })) as {
@@ -46,12 +63,17 @@ export async function lowerQuota(page: Page, origin: string, quota: number): Pro
         'the storage specs need Storage.overrideQuotaForOrigin',
     );
   }
+  if (reportToPage) await reportQuota(page, quota);
+  return cdp;
+}
+
+/** Makes the page's estimate() report `quota` (what a browser that really offers this little would say). */
+export async function reportQuota(page: Page, quota: number): Promise<void> {
   await page.evaluate((quota) => {
     const storage = navigator.storage;
     const real = storage.estimate.bind(storage);
     storage.estimate = async () => ({ ...(await real()), quota });
   }, quota);
-  return cdp;
 }
 
 /** Lifts the override: the browser's own quota again. */
