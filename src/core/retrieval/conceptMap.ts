@@ -17,7 +17,10 @@ export interface ConceptMap {
   /** The concept the search found (absent: the top concepts of the library). */
   focus?: number;
   nodes: ConceptMapNode[];
-  /** Walk-graph edges among `nodes` (source < target), heaviest first. */
+  /**
+   * Walk-graph edges among `nodes` (source < target), heaviest first; with a focus, every edge of the focus to its
+   * drawn neighbours is among them.
+   */
   edges: Array<{ source: number; target: number; weight: number }>;
   /** Other concepts matching the search, best PageRank first (for a "did you mean" list). */
   matches: string[];
@@ -58,12 +61,24 @@ export function conceptMap(graph: ConceptGraphIndex, options: ConceptMapOptions 
   // The focus's neighbours by edge weight (the walk spreads mass along the heaviest edges first).
   const weights = new Float64Array(g.offsets[focus + 1] - g.offsets[focus]);
   for (let e = g.offsets[focus]; e < g.offsets[focus + 1]; e++) weights[e - g.offsets[focus]] = g.weights[e];
-  const neighbours = topK(weights, limit - 1).map((i) => g.targets[g.offsets[focus] + i]);
+  const picked = topK(weights, limit - 1);
+  const neighbours = picked.map((i) => g.targets[g.offsets[focus] + i]);
   const ids = [focus, ...neighbours];
+  // The focus's own edges always (they are why its neighbours are drawn), then the heaviest among the neighbours.
+  const star = picked
+    .map((i, j) => ({
+      source: Math.min(focus, neighbours[j]),
+      target: Math.max(focus, neighbours[j]),
+      weight: weights[i],
+    }))
+    .slice(0, edgeCap);
+  const rest = edgesAmong(graph, neighbours, Math.max(0, edgeCap - star.length));
   return {
     focus,
     nodes: ids.map(node),
-    edges: edgesAmong(graph, ids, edgeCap),
+    edges: [...star, ...rest].sort(
+      (a, b) => b.weight - a.weight || a.source - b.source || a.target - b.target,
+    ),
     matches: found.slice(1).map((c) => terms[c]),
   };
 

@@ -153,13 +153,16 @@ function hopsFromSeeds(data: QuestionGraph): Map<number, number> {
 /** The library map: top concepts (or a concept and its neighbours), force-laid out. */
 export function libraryLayout(data: LibraryGraph): Graph<NodeAttributes, EdgeAttributes> {
   const graph = new Graph<NodeAttributes, EdgeAttributes>({ type: 'undirected', multi: false });
-  const maxRank = Math.max(1e-12, ...data.nodes.map((n) => n.rank));
+  // Sizes spread over the drawn concepts' own range of PageRank (the top 120 of a large library are close).
+  const ranks = data.nodes.map((n) => n.rank);
+  const low = Math.min(...ranks);
+  const span = Math.max(1e-12, Math.max(...ranks) - low);
   for (const n of data.nodes) {
     const focus = n.id === data.focus;
     graph.addNode(conceptNode(n.id), {
       x: 0,
       y: 0,
-      size: focus ? 16 : 4 + 10 * Math.sqrt(n.rank / maxRank),
+      size: focus ? 12 : 3 + 7 * Math.sqrt((n.rank - low) / span),
       label: n.term,
       color: focus ? COLORS.focus : COLORS.library,
       kind: 'library',
@@ -174,16 +177,18 @@ export function libraryLayout(data: LibraryGraph): Graph<NodeAttributes, EdgeAtt
   }
   circular.assign(graph);
   if (graph.order > 1) {
+    // LinLog mode pulls clusters apart (a few hundred edges among 120 concepts otherwise draw one tight ball).
     forceAtlas2.assign(graph, {
-      iterations: 120,
-      settings: { ...forceAtlas2.inferSettings(graph), edgeWeightInfluence: 1 },
+      iterations: 200,
+      settings: {
+        ...forceAtlas2.inferSettings(graph),
+        linLogMode: true,
+        scalingRatio: 20,
+        gravity: 1,
+        edgeWeightInfluence: 1,
+      },
       getEdgeWeight: 'size',
     });
-  }
-  if (data.focus !== undefined && graph.hasNode(conceptNode(data.focus))) {
-    // The focus in the middle: shift the whole drawing so it sits at the origin.
-    const { x, y } = graph.getNodeAttributes(conceptNode(data.focus));
-    graph.updateEachNodeAttributes((_, a) => ({ ...a, x: a.x - x, y: a.y - y }));
   }
   return graph;
 }

@@ -208,3 +208,28 @@ describe('conceptMap (the library-wide view)', () => {
     expect(conceptMap(engine.graph, { search: 'charlie', limit: 2 }).nodes).toHaveLength(2);
   });
 });
+
+describe('conceptMap with a focus', () => {
+  // N = 4: df(apple) = df(banana) = 3, df(cherry) = 2. Dice: apple–banana 2·2/6 = 2/3, cherry–apple and
+  // cherry–banana 2·1/5 = 0.4.
+  const engine = RetrievalEngine.build(
+    corpus(['apple banana', 'apple banana', 'banana cherry', 'apple cherry']),
+    toyAnalyzer,
+    PLAIN,
+  );
+  const terms = engine.graph.table.terms;
+
+  it('draws the focus’s own edges before heavier ones among its neighbours', () => {
+    const map = conceptMap(engine.graph, { search: 'cherry', edges: 2 });
+    expect(map.nodes.map((n) => n.term).sort()).toEqual(['apple', 'banana', 'cherry']);
+    expect(map.edges.map((e) => [terms[e.source], terms[e.target]].sort().join('–')).sort()).toEqual([
+      'apple–cherry',
+      'banana–cherry',
+    ]);
+    for (const e of map.edges) expect(e.weight).toBeCloseTo(0.4, 6);
+    // With room for a third, the neighbours' own edge comes too, heaviest first.
+    const all = conceptMap(engine.graph, { search: 'cherry', edges: 3 });
+    expect(all.edges[0].weight).toBeCloseTo(2 / 3, 6);
+    expect(all.edges).toHaveLength(3);
+  });
+});
