@@ -157,8 +157,8 @@ function persistAndAnnounce(): LedgerSink {
     // In order, so an entry's update (its usage) never lands before the entry itself.
     writes = writes
       .then(async () => {
-        const { putLedgerEntry } = await import('../store/ledgerStore.ts');
-        await putLedgerEntry(entry);
+        const { ledgerStore } = await import('../store/ledgerStore.ts');
+        await ledgerStore().put(entry);
       })
       .catch(() => undefined)
       .then(() => channel?.postMessage({ kind: 'entry', entry } satisfies LedgerMessage));

@@ -3,6 +3,7 @@
 // touches them) and their schema changes without a library migration. Each worker writes its own entries (put by
 // id, so a later update of the same request — its token usage — replaces the entry); the page reads them.
 import Dexie, { type Table } from 'dexie';
+import type { StorageDeps } from './db.ts';
 
 /** Why the app made a request. */
 export type LedgerPurpose =
@@ -44,28 +45,43 @@ export const LEDGER_DB_NAME = 'conceptrag-ledger';
 class LedgerDb extends Dexie {
   entries!: Table<LedgerEntry, string>;
 
-  constructor(name: string) {
-    super(name);
+  constructor(name: string, deps?: StorageDeps) {
+    super(name, deps);
     this.version(1).stores({ entries: 'id, at' });
   }
 }
 
-let db: LedgerDb | null = null;
+/** The ledger's entries in one database: the app's (default), or one over an injected IndexedDB (tests). */
+export class LedgerStore {
+  private readonly db: LedgerDb;
 
-function ledgerDb(): LedgerDb {
-  db ??= new LedgerDb(LEDGER_DB_NAME);
-  return db;
+  constructor(name: string = LEDGER_DB_NAME, deps?: StorageDeps) {
+    this.db = new LedgerDb(name, deps);
+  }
+
+  /** Adds an entry, or replaces the one with its id (the same request, now with its token usage). */
+  async put(entry: LedgerEntry): Promise<void> {
+    await this.db.entries.put(entry);
+  }
+
+  /** Every entry, oldest first. */
+  async list(): Promise<LedgerEntry[]> {
+    return this.db.entries.orderBy('at').toArray();
+  }
+
+  async clear(): Promise<void> {
+    await this.db.entries.clear();
+  }
+
+  close(): void {
+    this.db.close();
+  }
 }
 
-export async function putLedgerEntry(entry: LedgerEntry): Promise<void> {
-  await ledgerDb().entries.put(entry);
-}
+let shared: LedgerStore | null = null;
 
-/** Every entry, oldest first. */
-export async function listLedgerEntries(): Promise<LedgerEntry[]> {
-  return ledgerDb().entries.orderBy('at').toArray();
-}
-
-export async function clearLedger(): Promise<void> {
-  await ledgerDb().entries.clear();
+/** This context's handle on the app's ledger database (one per worker or page). */
+export function ledgerStore(): LedgerStore {
+  shared ??= new LedgerStore();
+  return shared;
 }

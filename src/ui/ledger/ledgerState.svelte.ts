@@ -10,7 +10,7 @@
 import Papa from 'papaparse';
 import type { LedgerEntry, LedgerMessage } from '../../services/ledgerProtocol.ts';
 import { LEDGER_CHANNEL } from '../../services/ledgerProtocol.ts';
-import { clearLedger, listLedgerEntries } from '../../store/ledgerStore.ts';
+import { ledgerStore } from '../../store/ledgerStore.ts';
 
 export class LedgerState {
   entries = $state<LedgerEntry[]>([]);
@@ -33,7 +33,7 @@ export class LedgerState {
 
   async load(): Promise<void> {
     try {
-      const stored = await listLedgerEntries();
+      const stored = await ledgerStore().list();
       // Entries announced while the database was read are kept (the newer version of each).
       // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this merge, never state
       const byId = new Map(stored.map((e) => [e.id, e]));
@@ -46,7 +46,7 @@ export class LedgerState {
   }
 
   async clear(): Promise<void> {
-    await clearLedger();
+    await ledgerStore().clear();
     this.entries = [];
   }
 

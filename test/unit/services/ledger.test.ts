@@ -1,12 +1,14 @@
 // The network ledger's recorder against the scripted OpenAI-compatible server on loopback: one entry per request
 // the server received (method, path, count), body sizes as sent and received, status, the tokens the client
 // counted on its own call, failures recorded too — and never the key, a query string or a body.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmClient } from '../../../src/core/llm/client.ts';
 import { testConnection } from '../../../src/core/llm/testConnection.ts';
 import { createOpenAIEmbedder } from '../../../src/core/embed/openai.ts';
 import type { LedgerEntry } from '../../../src/services/ledgerProtocol.ts';
 import { NetworkLedger } from '../../../src/services/ledger.ts';
+import { LedgerStore } from '../../../src/store/ledgerStore.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
 const KEY = 'sk-ledger-secret-987654';
@@ -123,5 +125,26 @@ describe('NetworkLedger', () => {
     const [failed, denied] = c.entries();
     expect(failed).toMatchObject({ status: 0, error: 'network error', path: '/v1/models', bytesIn: 0 });
     expect(denied).toMatchObject({ status: 401, purpose: 'connection test' });
+  });
+
+  it('keeps one stored entry per request: its usage replaces the first version, oldest first', async () => {
+    const store = new LedgerStore('ledger-test', { indexedDB: new IDBFactory(), IDBKeyRange });
+    const writes: Array<Promise<void>> = [];
+    const ledger = new NetworkLedger((e) => writes.push(store.put(e)), 'test');
+    const client = new LlmClient(settings(), ledger.clientOptions('KG build'));
+    await client.chat({ messages: [{ role: 'user', content: 'One.' }] });
+    await client.chat({ messages: [{ role: 'user', content: 'Two, a little longer.' }] });
+    await new Promise((r) => setTimeout(r, 50));
+    await Promise.all(writes);
+    // Each request was written at least twice (on its end, and with its usage), and is stored once.
+    expect(writes.length).toBeGreaterThanOrEqual(2);
+    const stored = await store.list();
+    expect(stored).toHaveLength(2);
+    expect(stored.map((e) => e.purpose)).toEqual(['KG build', 'KG build']);
+    expect(stored.every((e) => (e.inputTokens ?? 0) > 0 && e.status === 200)).toBe(true);
+    expect(stored[0].at <= stored[1].at).toBe(true);
+    await store.clear();
+    expect(await store.list()).toEqual([]);
+    store.close();
   });
 });
