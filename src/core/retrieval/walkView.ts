@@ -183,13 +183,14 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
     }
     own.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     const listed = own.slice(0, cap.chunksPerConcept);
-    for (const [k] of own) if (chunkIndex.has(k) && !listed.some(([x]) => x === k)) listed.push([k, 0]);
-    for (const [k] of listed) {
+    for (const e of own.slice(cap.chunksPerConcept)) if (chunkIndex.has(e[0])) listed.push(e);
+    for (const [k, gave] of listed) {
       if (!chunkIndex.has(k)) {
         chunkIndex.set(k, chunks.length);
-        chunks.push({ chunk: k, chunkId: chunkIds[k], rank: -1, score: walk.chunkScore(k), words: 0 });
+        const words = walk.words.get(k) ?? 0;
+        chunks.push({ chunk: k, chunkId: chunkIds[k], rank: -1, score: walk.chunkScore(k), words });
       }
-      links.push({ concept: c, chunk: k, contribution: contributionOf(c, k) });
+      links.push({ concept: c, chunk: k, contribution: gave });
     }
   }
   links.sort((a, b) => a.concept - b.concept || b.contribution - a.contribution || a.chunk - b.chunk);
