@@ -41,15 +41,22 @@ export function retrievalInput(corpus: LoadedCorpus): RetrievalInput {
  * compact graph (keep-mask) that matches the corpus spares the edge cosines, and its concept vectors are computed
  * only when a question needs them (RetrievalEngine.fromCompact); the answers are those of a fresh build.
  */
-export function buildEngine(corpus: LoadedCorpus): RetrievalEngine {
+export function buildEngine(corpus: LoadedCorpus, previous?: RetrievalEngine): RetrievalEngine {
   const input = retrievalInput(corpus);
   const stored: unknown = corpus.graph?.graph;
   if (isCompactGraph(stored)) {
-    const engine = RetrievalEngine.fromCompact(input, termAnalyzer(), stored);
+    const engine = RetrievalEngine.fromCompact(input, termAnalyzer(), stored, previous);
     if (engine) return engine;
   }
   return RetrievalEngine.build(input, termAnalyzer());
 }
+
+/**
+ * The engine loadEngine built last, while its library is still held (the query worker keeps it until the next
+ * one is ready): when the library changed only by gaining its vectors and keep-mask, its lexical layers are
+ * reused (RetrievalEngine.fromCompact) instead of analysing every chunk again.
+ */
+let lastLoaded: WeakRef<RetrievalEngine> | undefined;
 
 /**
  * Computes an engine's remaining concept vectors in slices of `sliceMs`, yielding to the worker's messages
@@ -65,9 +72,15 @@ export async function completeInBackground(engine: RetrievalEngine, sliceMs = 50
  * keep-mask); otherwise builds from scratch.
  */
 export function loadEngine(corpus: LoadedCorpus): RetrievalEngine {
+  const engine = loadFresh(corpus);
+  lastLoaded = new WeakRef(engine);
+  return engine;
+}
+
+function loadFresh(corpus: LoadedCorpus): RetrievalEngine {
   const input = retrievalInput(corpus);
   const stored = corpus.graph?.graph;
-  if (isCompactGraph(stored)) return buildEngine(corpus);
+  if (isCompactGraph(stored)) return buildEngine(corpus, lastLoaded?.deref());
   const semanticMatches = (stored?.semantic !== undefined) === (input.sentenceVectors !== undefined);
   if (stored && semanticMatches) {
     try {

@@ -207,6 +207,7 @@ export class RetrievalEngine {
     input: RetrievalInput,
     analyzer: TermAnalyzer,
     compact: CompactGraph,
+    previous?: RetrievalEngine,
   ): RetrievalEngine | undefined {
     const params = resolveParams();
     const dimension = input.dimension ?? 0;
@@ -216,6 +217,8 @@ export class RetrievalEngine {
     const ids = layout.chunks.map((c) => c.id);
     // The cheap refusals first (documents added or removed since the mask was made), before analysing any text.
     if (compactGraphMismatch(compact, ids, params, dimension)) return undefined;
+    const reused = previous?.lexicalFor(ids, input, params, compact, analyzer);
+    if (reused) return RetrievalEngine.fromLexical(reused, input, compact, dimension);
     const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
     // The mask's own concept table when it carries one (the edges it indexes, whatever this platform's analysis);
     // otherwise the concepts are extracted again, as the build does.
@@ -253,6 +256,98 @@ export class RetrievalEngine {
     const bm25Ms = performance.now() - t;
     const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
+    t = performance.now();
+    engine.sentenceVectors = ordered;
+    engine.dense = new DenseIndex(meanChunkVectors(ordered, dimension, layout.sentenceOffsets), dimension);
+    engine.timings.denseMs = performance.now() - t;
+    if (!vectors.done) engine.pendingVectors = vectors;
+    return engine;
+  }
+
+  /**
+   * This engine's lexical layers when they are the ones `compact` was made over: the same chunks, analyser and
+   * parameters, and a concept table equal to the mask's (the library's documents gained vectors, nothing else
+   * changed). The query worker then adds the semantic layer to the lexical library it already has instead of
+   * analysing the text again.
+   */
+  private lexicalFor(
+    ids: readonly string[],
+    input: RetrievalInput,
+    params: RetrievalParams,
+    compact: CompactGraph,
+    analyzer: TermAnalyzer,
+  ): RetrievalEngine | undefined {
+    const t = compact.table;
+    const mine = this.graphIndex.table;
+    const own = this.graphIndex.chunkIds;
+    if (!t || analyzer !== this.analyzer || own.length !== ids.length || own.some((id, i) => id !== ids[i])) {
+      return undefined;
+    }
+    if (REBUILD_PARAMS.some((k) => params[k] !== this.params[k])) return undefined;
+    // The caller's sentences in the order this layout reads them (its vectors are reordered the same way).
+    const { sentences, sentenceSource } = this.layout;
+    if (input.sentences.length !== sentences.length) return undefined;
+    for (let i = 0; i < sentences.length; i++) {
+      const s = input.sentences[sentenceSource[i]];
+      if (s.chunkId !== sentences[i].chunkId || s.index !== sentences[i].index) return undefined;
+    }
+    const same = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => {
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+      return true;
+    };
+    const equal =
+      t.terms.length === mine.terms.length &&
+      t.terms.every((term, i) => term === mine.terms[i]) &&
+      same(t.idf, mine.idf) &&
+      same(t.chunkConceptOffsets, mine.chunkConceptOffsets) &&
+      same(t.chunkConcepts, mine.chunkConcepts) &&
+      same(t.chunkConceptWeights, mine.chunkConceptWeights);
+    return equal ? this : undefined;
+  }
+
+  /** fromCompact over the lexical layers of `lexical` (see lexicalFor): the mask's walk graph, vectors deferred. */
+  private static fromLexical(
+    lexical: RetrievalEngine,
+    input: RetrievalInput,
+    compact: CompactGraph,
+    dimension: number,
+  ): RetrievalEngine | undefined {
+    const { layout, params, analyzer } = lexical;
+    let t = performance.now();
+    const g = lexical.graphIndex;
+    const layers = {
+      chunkIds: g.chunkIds,
+      table: g.table,
+      cooccurrence: g.cooccurrence,
+      graph: g.cooccurrence,
+      options: params,
+    };
+    const ordered = reorderRows(input.sentenceVectors!, dimension, layout.sentenceSource);
+    const vectors = new ConceptVectorBuilder(
+      g.table,
+      layout.sentenceOffsets,
+      (s) => conceptTerms(analyzer, layout.sentences[s].text, params.phrases),
+      ordered,
+      dimension,
+    );
+    if (params.thetaSem !== compact.keepThetaSem) vectors.finish();
+    let graph: ConceptGraphIndex;
+    try {
+      graph = maskedGraphIndex(compact, layers, vectors.vectors);
+    } catch {
+      return undefined;
+    }
+    const engine = new RetrievalEngine(
+      layout,
+      lexical.chunkTerms,
+      lexical.bm25,
+      lexical.fieldBm25,
+      graph,
+      params,
+      analyzer,
+    );
+    engine.timings.lexicalGraphMs = performance.now() - t;
     t = performance.now();
     engine.sentenceVectors = ordered;
     engine.dense = new DenseIndex(meanChunkVectors(ordered, dimension, layout.sentenceOffsets), dimension);

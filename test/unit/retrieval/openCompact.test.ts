@@ -155,6 +155,36 @@ describe('RetrievalEngine.fromCompact', () => {
     }
   });
 
+  it('adds the mask and vectors to the lexical engine of the same library instead of analysing it again', async () => {
+    const input = await corpus();
+    const full = RetrievalEngine.build(input, analyzer);
+    const compact = compactGraph(full.exportGraph()) as CompactGraph;
+    // The query worker's library before the vectors were all in: lexical, over the same chunks.
+    const lexical = RetrievalEngine.build({ chunks: input.chunks, sentences: input.sentences }, analyzer);
+    const opened = RetrievalEngine.fromCompact(input, analyzer, compact, lexical)!;
+    expect(opened.chunkTermsOf(0)).toBe(lexical.chunkTermsOf(0));
+    expect(opened.semanticReady).toBe(false);
+    for (const q of QUESTIONS) {
+      expect(answer(opened, q, 'ppr'), q).toEqual(answer(full, q, 'ppr'));
+      for (const mode of MODES) {
+        expect(answer(opened, q, mode, embed(q)), `${mode}: ${q}`).toEqual(answer(full, q, mode, embed(q)));
+      }
+    }
+    // A lexical engine of other chunks is not reused; the answers are the same all the same.
+    const fewer = RetrievalEngine.build(
+      {
+        chunks: input.chunks.slice(1),
+        sentences: input.sentences.filter((s) => s.chunkId !== input.chunks[0].id),
+      },
+      analyzer,
+    );
+    const other = RetrievalEngine.fromCompact(input, analyzer, compact, fewer)!;
+    expect(other.chunkTermsOf(0)).not.toBe(fewer.chunkTermsOf(0));
+    expect(answer(other, QUESTIONS[0], 'ppr', embed(QUESTIONS[0]))).toEqual(
+      answer(full, QUESTIONS[0], 'ppr', embed(QUESTIONS[0])),
+    );
+  });
+
   it('opens a compact graph without its concept table (written before it was added) the same way', async () => {
     const input = await corpus();
     const full = RetrievalEngine.build(input, analyzer);
