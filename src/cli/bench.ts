@@ -389,7 +389,7 @@ export async function run(args: string[]): Promise<number> {
             llm!.kgSeconds = (performance.now() - t) / 1000;
             const k = kg.summary;
             process.stderr.write(
-              `bench: KG over ${k.selected} core chunks (κ ${kappa}): ${k.done} extracted, ${k.failed} failed, ` +
+              `bench: KG over ${k.selected} core chunks (κ ${kappa}): ${k.kg.done} extracted, ${k.kg.failed} failed, ` +
                 `${k.calls} calls, ${k.inputTokens} in / ${k.outputTokens} out tokens in ${llm!.kgSeconds.toFixed(1)} s\n`,
             );
             return kg;

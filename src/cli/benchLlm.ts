@@ -10,7 +10,6 @@ import {
   MemoryAtomicStore,
   type DistillBuildSummary,
 } from '../core/atomic/index.ts';
-import { buildKg, type KgBuildSummary } from '../core/kg/index.ts';
 import { embedKg } from '../core/kg/index.ts';
 import { DEFAULT_LAMBDA, hybrid } from '../core/kg/index.ts';
 import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
@@ -91,7 +90,7 @@ export class BenchKg {
     /** The KG as the question modes search it (askLibrary's `kg` loader in the bench's reasoning path). */
     readonly index: KgIndex,
     private readonly views: Map<string, KgChunkView>,
-    readonly summary: KgBuildSummary,
+    readonly summary: DistillBuildSummary,
   ) {}
 
   static async build(opts: {
@@ -114,9 +113,10 @@ export class BenchKg {
       opts.kappa,
     );
     const store = new MemoryKgStore();
-    const summary = await buildKg({
+    const summary = await buildDistilled({
       chunks: core.map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text })),
-      store,
+      kinds: { kg: true, atomic: false },
+      kg: store,
       client: opts.client,
       concurrency: opts.concurrency,
       onProgress: opts.onProgress,

@@ -2,8 +2,10 @@
 // (KG extraction, atomic questions), in one call per chunk when both are missing and one pass is on. Each finished
 // chunk is committed at once; cancelling (`signal`) stops sending new chunks and lets the calls in flight finish
 // and commit, because they are paid for either way: a later build resumes with what is still missing and no chunk
-// is ever sent twice for the same part. `hardSignal` (closing the app) drops in-flight calls too. This is the KG
-// build of src/core/kg generalized to the distilled layer's kinds of item; KG-only builds give the same calls.
+// is ever sent twice for the same part. `hardSignal` (closing the app) drops in-flight calls too; those chunks are
+// sent again on resume, the only case where a chunk costs twice. It is the one KG build: the app's KG worker and
+// the CLI bench build the KG alone as kinds { kg } (one extraction call per chunk). It lives here, beside
+// atomizing, because it uses both this folder and src/core/kg, which must not depend on this one.
 import type { ChunkOutcome, KgStore } from '../kg/index.ts';
 import { isAbortError, type LlmClient } from '../llm/index.ts';
 import type { ProgressCallback } from '../types.ts';

@@ -1,7 +1,5 @@
 // The public API of src/core/kg: what the services, the store, the CLI, the UI and other core folders use.
 // Modules not listed here are this folder's own; tests may still reach them directly.
-export { buildKg } from './build.ts';
-export type { KgBuildSummary } from './build.ts';
 export { embedKg } from './embed.ts';
 export { DEFAULT_LAMBDA, hybrid } from './hybrid.ts';
 export {

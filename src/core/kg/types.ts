@@ -102,10 +102,3 @@ export interface KgChunkState {
   cost: number;
   finishedAt: number;
 }
-
-/** The chunk fields the KG needs. */
-export interface KgChunkInput {
-  id: string;
-  docId: string;
-  text: string;
-}

@@ -65,7 +65,8 @@ describe('bench LLM helpers', () => {
     const engine = RetrievalEngine.build({ chunks, sentences }, createTermAnalyzer());
     const { chunkIds, chunkRank } = engine.graph;
     const kg = await BenchKg.build({ chunks, sentences, chunkIds, chunkRank, kappa: 0.5, client });
-    expect(kg.summary.done).toBe(2);
+    expect(kg.summary.kg).toEqual({ done: 2, failed: 0 });
+    expect(kg.summary.calls).toBe(2);
     // Exactly the two best-ranked chunks were sent.
     const order = [...chunkIds]
       .map((id, i) => [id, chunkRank[i]] as const)

@@ -1,25 +1,17 @@
+// The KG build is the distillation build with the KG part alone (buildDistilled, kinds { kg }): one extraction call
+// per chunk, resumable, cancellable, failed chunks retried only on request, no chunk ever sent twice.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LlmClient } from '../../../src/core/llm/client.ts';
-import { buildKg } from '../../../src/core/kg/build.ts';
+import type { DistillChunkInput } from '../../../src/core/atomic/index.ts';
 import { MemoryKgStore } from '../../../src/core/kg/store.ts';
-import type { KgChunkInput } from '../../../src/core/kg/types.ts';
+import { buildKgOnly } from '../../support/buildKgOnly.ts';
+import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
 let server: ScriptedLlmServer;
-const client = (over: Partial<ConstructorParameters<typeof LlmClient>[1]> = {}) =>
-  new LlmClient(
-    {
-      baseUrl: server.baseUrl,
-      model: 'scripted-model',
-      apiKey: '',
-      priceInPerM: 1,
-      priceOutPerM: 2,
-      concurrency: 2,
-    },
-    { backoff: { baseMs: 5, maxMs: 20 }, ...over },
-  );
+// Priced, so that the summary's cost can be checked against its tokens.
+const client = () => scriptedClient(server, { priceInPerM: 1, priceOutPerM: 2 });
 
-const chunks: KgChunkInput[] = Array.from({ length: 8 }, (_, i) => ({
+const chunks: DistillChunkInput[] = Array.from({ length: 8 }, (_, i) => ({
   id: `d${i % 2}#0000#${String(i).padStart(4, '0')}`,
   docId: `d${i % 2}`,
   text: `Chunk ${i} says Ada Lovelace met Charles Babbage in London${i}.`,
@@ -40,15 +32,16 @@ async function settled(server: { requests: unknown[] }): Promise<void> {
   }
 }
 
-describe('buildKg', () => {
+describe('the KG-only build', () => {
   it('extracts every chunk once, merges entities by normalized name and links both ways', async () => {
     const store = new MemoryKgStore();
-    const s = await buildKg({ chunks, store, client: client() });
+    const s = await buildKgOnly({ chunks, store, client: client() });
     expect(s).toMatchObject({
       selected: 8,
       skipped: 0,
-      done: 8,
-      failed: 0,
+      finished: 8,
+      kg: { done: 8, failed: 0 },
+      atomic: { done: 0, failed: 0, questions: 0 },
       remaining: 0,
       cancelled: false,
       calls: 8,
@@ -57,8 +50,8 @@ describe('buildKg', () => {
     const ada = store.entityMap.get('ada lovelace')!;
     expect(ada.chunkIds).toEqual(chunks.map((c) => c.id).sort());
     expect(ada.name).toBe('Ada Lovelace');
-    // Each chunk's state lists the items it produced: Chunk, Ada Lovelace, Charles Babbage, London<i>… wait:
-    // the scripted extractor takes capitalized runs: "Chunk", "Ada Lovelace", "Charles Babbage", "London".
+    // Each chunk's state lists the items it produced. The scripted extractor takes runs of capitalized words
+    // ("London3" is not one, its digit ends the run at "London") and links each to the next.
     const st = store.stateMap.get(chunks[3].id)!;
     expect(st.entityIds.sort()).toEqual(['ada lovelace', 'charles babbage', 'chunk', 'london']);
     expect(st.relationIds).toEqual([
@@ -77,7 +70,7 @@ describe('buildKg', () => {
     server.setLatency(40);
     const store = new MemoryKgStore();
     const controller = new AbortController();
-    const first = await buildKg({
+    const first = await buildKgOnly({
       chunks,
       store,
       client: client(),
@@ -89,21 +82,21 @@ describe('buildKg', () => {
     });
     server.setLatency(0);
     expect(first.cancelled).toBe(true);
-    expect(first.done).toBeGreaterThanOrEqual(3);
-    expect(first.done).toBeLessThan(8);
+    expect(first.kg.done).toBeGreaterThanOrEqual(3);
+    expect(first.kg.done).toBeLessThan(8);
     // Every state in the store is a finished chunk with its items present: nothing half-built.
     for (const st of store.stateMap.values()) {
       for (const id of st.entityIds) expect(store.entityMap.get(id)!.chunkIds).toContain(st.chunkId);
     }
-    const second = await buildKg({ chunks, store, client: client() });
-    expect(second.skipped).toBe(first.done);
-    expect(second.done).toBe(8 - first.done);
+    const second = await buildKgOnly({ chunks, store, client: client() });
+    expect(second.skipped).toBe(first.kg.done);
+    expect(second.kg.done).toBe(8 - first.kg.done);
     const sent = server.extractionTexts();
     expect(sent).toHaveLength(8);
     expect(new Set(sent).size).toBe(8);
 
     const fresh = new MemoryKgStore();
-    await buildKg({ chunks, store: fresh, client: client() });
+    await buildKgOnly({ chunks, store: fresh, client: client() });
     const shape = (s: MemoryKgStore) =>
       [...s.entityMap.values()]
         .map((e) => [e.id, e.chunkIds.join(',')])
@@ -116,13 +109,13 @@ describe('buildKg', () => {
     const store = new MemoryKgStore();
     const hard = new AbortController();
     setTimeout(() => hard.abort(), 30);
-    const s = await buildKg({ chunks, store, client: client(), hardSignal: hard.signal });
+    const s = await buildKgOnly({ chunks, store, client: client(), hardSignal: hard.signal });
     // The server still reads the bodies of the cut requests; let them arrive now, or on a busy machine one of them
     // takes a fault the next test scripts for its own request.
     await settled(server);
     server.setLatency(0);
     expect(s.cancelled).toBe(true);
-    expect(s.done).toBe(0);
+    expect(s.kg.done).toBe(0);
     expect(store.stateMap.size).toBe(0);
     expect(store.entityMap.size).toBe(0);
   });
@@ -134,11 +127,11 @@ describe('buildKg', () => {
       { kind: 'malformed', when: 'Chunk 2 says' },
       { kind: 'malformed', when: 'Chunk 2 says' },
     );
-    const s = await buildKg({ chunks: chunks.slice(0, 3), store, client: client(), concurrency: 1 });
-    expect(s.done).toBe(2);
-    expect(s.failed).toBe(1);
+    const s = await buildKgOnly({ chunks: chunks.slice(0, 3), store, client: client(), concurrency: 1 });
+    expect(s.kg).toEqual({ done: 2, failed: 1 });
     expect(s.calls).toBe(5);
-    expect(s.failures[0].chunkId).toBe(chunks[2].id);
+    expect(s.failures).toHaveLength(1);
+    expect(s.failures[0]).toMatchObject({ chunkId: chunks[2].id, part: 'kg' });
     expect(s.failures[0].reason).toMatch(/malformed output twice: the reply is not valid JSON/);
     const failed = store.stateMap.get(chunks[2].id)!;
     expect(failed.status).toBe('failed');
@@ -147,29 +140,24 @@ describe('buildKg', () => {
     const repair = server.requests.filter((r) => r.extractedText?.startsWith('Chunk 1 says'))[1];
     expect(repair.body!.messages!.at(-1)!.content).toMatch(/not valid: the reply is not valid JSON/);
     // A failed chunk is not retried silently, but is on request.
-    const again = await buildKg({ chunks: chunks.slice(0, 3), store, client: client() });
+    const again = await buildKgOnly({ chunks: chunks.slice(0, 3), store, client: client() });
     expect(again.skipped).toBe(3);
-    const retried = await buildKg({ chunks: chunks.slice(0, 3), store, client: client(), retryFailed: true });
-    expect(retried.done).toBe(1);
+    const retried = await buildKgOnly({
+      chunks: chunks.slice(0, 3),
+      store,
+      client: client(),
+      retryFailed: true,
+    });
+    expect(retried.kg.done).toBe(1);
     expect(store.stateMap.get(chunks[2].id)!.status).toBe('done');
   });
 
   it('stops on an endpoint error without marking chunks failed, and says why', async () => {
     const store = new MemoryKgStore();
-    const bad = new LlmClient(
-      {
-        baseUrl: server.baseUrl,
-        model: 'missing',
-        apiKey: '',
-        priceInPerM: 0,
-        priceOutPerM: 0,
-        concurrency: 1,
-      },
-      { maxRetries: 0 },
-    );
-    const s = await buildKg({ chunks, store, client: bad, concurrency: 1 });
+    const bad = scriptedClient(server, { model: 'missing', concurrency: 1 }, { maxRetries: 0 });
+    const s = await buildKgOnly({ chunks, store, client: bad, concurrency: 1 });
     expect(s.error).toMatch(/HTTP 404: unknown model "missing"/);
-    expect(s.done + s.failed).toBe(0);
+    expect(s.kg.done + s.kg.failed).toBe(0);
     expect(s.remaining).toBe(8);
     expect(store.stateMap.size).toBe(0);
   });
@@ -177,14 +165,14 @@ describe('buildKg', () => {
   it('recovers from 429 and 500 inside a build', async () => {
     const store = new MemoryKgStore();
     server.script({ kind: 'rate-limit', retryAfterS: 0.05 }, { kind: 'server-error' }, { kind: 'drop' });
-    const s = await buildKg({ chunks, store, client: client() });
-    expect(s.done).toBe(8);
+    const s = await buildKgOnly({ chunks, store, client: client() });
+    expect(s.kg.done).toBe(8);
     expect(new Set(server.extractionTexts()).size).toBe(8);
   });
 
   it('removing a document removes its share: shared entities shrink, its own entities vanish', async () => {
     const store = new MemoryKgStore();
-    await buildKg({ chunks, store, client: client() });
+    await buildKgOnly({ chunks, store, client: client() });
     expect(store.entityMap.has('london')).toBe(true);
     await store.removeDocument('d1');
     const ada = store.entityMap.get('ada lovelace')!;
@@ -198,10 +186,10 @@ describe('buildKg', () => {
 
   it('is incremental: chunks of newly added documents are extracted, earlier ones are not sent again', async () => {
     const store = new MemoryKgStore();
-    await buildKg({ chunks: chunks.filter((c) => c.docId === 'd0'), store, client: client() });
+    await buildKgOnly({ chunks: chunks.filter((c) => c.docId === 'd0'), store, client: client() });
     server.reset();
-    const s = await buildKg({ chunks, store, client: client() });
-    expect(s).toMatchObject({ skipped: 4, done: 4 });
+    const s = await buildKgOnly({ chunks, store, client: client() });
+    expect(s).toMatchObject({ skipped: 4, kg: { done: 4 } });
     expect(server.extractionTexts().sort()).toEqual(
       chunks
         .filter((c) => c.docId === 'd1')

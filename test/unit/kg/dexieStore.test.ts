@@ -1,30 +1,19 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildKg } from '../../../src/core/kg/build.ts';
+import type { DistillChunkInput } from '../../../src/core/atomic/index.ts';
 import { embedKg } from '../../../src/core/kg/embed.ts';
-import type { KgChunkInput } from '../../../src/core/kg/types.ts';
-import { LlmClient } from '../../../src/core/llm/client.ts';
 import type { Embedder } from '../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
+import { buildKgOnly } from '../../support/buildKgOnly.ts';
+import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
 let server: ScriptedLlmServer;
 let db: ConceptDb;
-const client = () =>
-  new LlmClient(
-    {
-      baseUrl: server.baseUrl,
-      model: 'scripted-model',
-      apiKey: '',
-      priceInPerM: 0,
-      priceOutPerM: 0,
-      concurrency: 2,
-    },
-    { backoff: { baseMs: 5, maxMs: 20 } },
-  );
-const chunks: KgChunkInput[] = [
+const client = () => scriptedClient(server);
+const chunks: DistillChunkInput[] = [
   { id: 'da#0000#0000', docId: 'da', text: 'Ada Lovelace met Charles Babbage.' },
   { id: 'da#0000#0001', docId: 'da', text: 'Ada Lovelace wrote Notes.' },
   { id: 'db#0000#0000', docId: 'db', text: 'Charles Babbage lived in London.' },
@@ -59,7 +48,7 @@ describe('DexieKgStore', () => {
   it('commits per chunk and resumes after a "reload" (a new store on the same database) without resending', async () => {
     server.setLatency(30);
     const controller = new AbortController();
-    const first = await buildKg({
+    const first = await buildKgOnly({
       chunks,
       store: new DexieKgStore(db),
       client: client(),
@@ -70,10 +59,10 @@ describe('DexieKgStore', () => {
       },
     });
     server.setLatency(0);
-    expect(first.done).toBe(1);
+    expect(first.kg.done).toBe(1);
     const reopened = new DexieKgStore(db);
-    const second = await buildKg({ chunks, store: reopened, client: client() });
-    expect(second).toMatchObject({ skipped: 1, done: 2 });
+    const second = await buildKgOnly({ chunks, store: reopened, client: client() });
+    expect(second).toMatchObject({ skipped: 1, kg: { done: 2 } });
     expect(new Set(server.extractionTexts()).size).toBe(3);
     expect(server.extractionTexts()).toHaveLength(3);
     const ada = (await reopened.entities()).find((e) => e.id === 'ada lovelace')!;
@@ -83,12 +72,12 @@ describe('DexieKgStore', () => {
 
   it('embeds only new or changed items and stores vectors as buffers', async () => {
     const store = new DexieKgStore(db);
-    await buildKg({ chunks: chunks.slice(0, 1), store, client: client() });
+    await buildKgOnly({ chunks: chunks.slice(0, 1), store, client: client() });
     const r1 = await embedKg(store, toyEmbedder);
     expect(r1.embedded).toBe(3); // 2 entities + 1 relation
     expect((await db.kgEntities.get('ada lovelace'))!.vector).toBeInstanceOf(ArrayBuffer);
     expect((await embedKg(store, toyEmbedder)).embedded).toBe(0);
-    await buildKg({ chunks, store, client: client() });
+    await buildKgOnly({ chunks, store, client: client() });
     // "ada lovelace" and "charles babbage" gained descriptions; "notes", "london" and 2 relations are new.
     expect((await embedKg(store, toyEmbedder)).embedded).toBe(6);
     const e = (await store.entities()).find((x) => x.id === 'notes')!;
@@ -98,7 +87,7 @@ describe('DexieKgStore', () => {
 
   it('removes a document exactly, shrinking what it shared and dropping what only it supported', async () => {
     const store = new DexieKgStore(db);
-    await buildKg({ chunks, store, client: client() });
+    await buildKgOnly({ chunks, store, client: client() });
     await store.removeDocument('db');
     const babbage = (await store.entities()).find((e) => e.id === 'charles babbage')!;
     expect(babbage.chunkIds).toEqual(['da#0000#0000']);
@@ -108,7 +97,7 @@ describe('DexieKgStore', () => {
 
   it('does not read back mentions that an older removal left behind (their chunks no longer listed)', async () => {
     const store = new DexieKgStore(db);
-    await buildKg({ chunks, store, client: client() });
+    await buildKgOnly({ chunks, store, client: client() });
     // What document removal wrote before it went through removeKgChunks: chunkIds trimmed, mentions kept.
     const raw = (await db.kgEntities.get('ada lovelace'))!;
     await db.kgEntities.put({ ...raw, chunkIds: ['da#0000#0001'] });
@@ -126,7 +115,7 @@ describe('DexieKgStore', () => {
       chunkIds: ['zz#0000#0000'],
     });
     const store = new DexieKgStore(db);
-    await buildKg({ chunks: chunks.slice(0, 1), store, client: client() });
+    await buildKgOnly({ chunks: chunks.slice(0, 1), store, client: client() });
     const ada = (await store.entities()).find((e) => e.id === 'ada lovelace')!;
     expect(ada.chunkIds).toEqual(['da#0000#0000', 'zz#0000#0000']);
     expect(ada.description).toBe('Imported. Ada Lovelace met Charles Babbage.');
@@ -185,7 +174,7 @@ async function kgTables(target: ConceptDb): Promise<Record<string, unknown[]>> {
 describe('removing a document from the library after a KG build', () => {
   it('leaves nothing pointing at it, and the KG a build of the other documents alone gives', async () => {
     await storeDocuments(db);
-    await buildKg({ chunks, store: new DexieKgStore(db), client: client(), concurrency: 1 });
+    await buildKgOnly({ chunks, store: new DexieKgStore(db), client: client(), concurrency: 1 });
     const keptDocument = await db.documents.get('da');
     const keptChunks = await db.chunks.where('docId').equals('da').toArray();
     expect(await db.kgEntities.get('london')).toBeDefined();
@@ -203,7 +192,7 @@ describe('removing a document from the library after a KG build', () => {
     }
 
     const alone = openDatabase('kg-alone', { indexedDB: new IDBFactory(), IDBKeyRange });
-    await buildKg({
+    await buildKgOnly({
       chunks: chunks.filter((c) => c.docId === 'da'),
       store: new DexieKgStore(alone),
       client: client(),

@@ -3,11 +3,13 @@
 // The run's trace, facts, LLM usage and evidence are what the Ask view and the written answer get: the chunks
 // behind the triples, with the sentences that state the dates as their best sentences (what the answer cites).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildKg, KgIndex, MemoryKgStore } from '../../../src/core/kg/index.ts';
-import { LlmClient } from '../../../src/core/llm/index.ts';
+import { KgIndex, MemoryKgStore } from '../../../src/core/kg/index.ts';
+import type { LlmClient } from '../../../src/core/llm/index.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { askLibrary, openLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
+import { buildKgOnly } from '../../support/buildKgOnly.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
+import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
 const PASSAGES = [
@@ -31,17 +33,7 @@ let llm: LlmClient;
 
 beforeAll(async () => {
   server = await startScriptedLlmServer({ responders: [kagResponder()] });
-  llm = new LlmClient(
-    {
-      baseUrl: server.baseUrl,
-      model: 'scripted-model',
-      apiKey: '',
-      priceInPerM: 0,
-      priceOutPerM: 0,
-      concurrency: 2,
-    },
-    { backoff: { baseMs: 5, maxMs: 20 } },
-  );
+  llm = scriptedClient(server);
   const bytes = new TextEncoder().encode(PASSAGES.map((p) => JSON.stringify(p)).join('\n'));
   const { documents } = await prepareFile('passages.jsonl', bytes, { maxChunkTokens: 1200 });
   const chunks = documents.flatMap((d) => d.chunks);
@@ -55,7 +47,7 @@ beforeAll(async () => {
     graph: undefined,
   });
   const store = new MemoryKgStore();
-  await buildKg({
+  await buildKgOnly({
     chunks: chunks.map((c) => ({ id: c.id, docId: c.docId, text: c.text ?? '' })),
     store,
     client: llm,
