@@ -1,25 +1,18 @@
 // Atomizing through the scripted server: strict JSON with one repair call then a per-chunk failure with its reason,
 // cancel and resume with no chunk sent twice, and one pass (KG and atomic questions in a single call per chunk).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildDistilled, MemoryAtomicStore } from '../../../src/core/atomic/index.ts';
+import {
+  buildDistilled,
+  MemoryAtomicStore,
+  type DistillBuildOptions,
+} from '../../../src/core/atomic/index.ts';
 import { MemoryKgStore } from '../../../src/core/kg/index.ts';
-import { LlmClient } from '../../../src/core/llm/index.ts';
+import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 
 let server: ScriptedLlmServer;
-const client = () =>
-  new LlmClient(
-    {
-      baseUrl: server.baseUrl,
-      model: 'scripted-model',
-      apiKey: '',
-      priceInPerM: 0,
-      priceOutPerM: 0,
-      concurrency: 2,
-    },
-    { backoff: { baseMs: 5, maxMs: 20 } },
-  );
+const client = () => scriptedClient(server);
 
 const chunks = [
   { id: 'd1#0', docId: 'd1', text: 'Lothair II was a king. His mother was Ermengarde of Tours.' },
@@ -37,19 +30,19 @@ beforeEach(() => {
   server.setLatency(0);
 });
 
+/** Atomizes every chunk into `store` (atomic questions only, no KG). */
+const atomizeInto = (
+  store: MemoryAtomicStore,
+  more: Partial<Omit<DistillBuildOptions, 'chunks' | 'kinds' | 'atomic' | 'client'>> = {},
+) => buildDistilled({ chunks, kinds: { kg: false, atomic: true }, atomic: store, client: client(), ...more });
+
 const atomizeRequests = () =>
   server.requests.filter((r) => r.body?.messages?.[0]?.content.includes('You write atomic questions'));
 
 describe('atomizing', () => {
   it('stores each chunk’s questions with its chunk id, at temperature 0.7, capped', async () => {
     const store = new MemoryAtomicStore();
-    const s = await buildDistilled({
-      chunks,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
-      maxQuestions: 1,
-    });
+    const s = await atomizeInto(store, { maxQuestions: 1 });
     expect(s).toMatchObject({
       selected: 4,
       finished: 4,
@@ -75,13 +68,7 @@ describe('atomizing', () => {
       { kind: 'malformed', when: 'Port of Spain' },
       { kind: 'malformed', when: 'Port of Spain' },
     );
-    const s = await buildDistilled({
-      chunks,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
-      concurrency: 1,
-    });
+    const s = await atomizeInto(store, { concurrency: 1 });
     expect(s.atomic).toEqual({ done: 3, failed: 1, questions: 4 });
     expect(s.calls).toBe(4 + 1 + 1);
     expect(s.failures).toHaveLength(1);
@@ -96,13 +83,7 @@ describe('atomizing', () => {
     // Nothing of the failed chunk is stored; "retry failed" sends it (and only it) again.
     expect((await store.questions()).some((q) => q.chunkId === 'd3#0')).toBe(false);
     server.reset();
-    const again = await buildDistilled({
-      chunks,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
-      retryFailed: true,
-    });
+    const again = await atomizeInto(store, { retryFailed: true });
     expect(again).toMatchObject({ skipped: 3, finished: 1, atomic: { done: 1, failed: 0 } });
     expect(server.extractionTexts()).toEqual([chunks[2].text]);
   });
@@ -111,11 +92,7 @@ describe('atomizing', () => {
     const store = new MemoryAtomicStore();
     server.setLatency(60);
     const stop = new AbortController();
-    const first = await buildDistilled({
-      chunks,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
+    const first = await atomizeInto(store, {
       concurrency: 1,
       signal: stop.signal,
       onProgress: (p) => {
@@ -124,12 +101,7 @@ describe('atomizing', () => {
     });
     expect(first).toMatchObject({ cancelled: true, finished: 1, remaining: 3 });
     server.setLatency(0);
-    const second = await buildDistilled({
-      chunks,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
-    });
+    const second = await atomizeInto(store);
     expect(second).toMatchObject({ skipped: 1, finished: 3, remaining: 0, cancelled: false });
     const sent = server.extractionTexts();
     expect(sent).toHaveLength(4);
@@ -147,6 +119,7 @@ describe('atomizing', () => {
       atomic,
       client: client(),
     });
+    // The scripted model writes one question per sentence: d1#0 has two sentences, the others one.
     expect(one).toMatchObject({ finished: 4, calls: 4, kg: { done: 4 }, atomic: { done: 4, questions: 5 } });
     expect(
       server.requests.filter((r) => r.body?.messages?.[0]?.content.includes('Also add the field')),
@@ -174,16 +147,11 @@ describe('atomizing', () => {
     expect(fresh).toMatchObject({ finished: 4, calls: 4, kg: { done: 0 }, atomic: { done: 4 } });
     expect(atomizeRequests()).toHaveLength(4);
   });
+
   it('an endpoint error stops the build without marking any chunk failed; a hard abort commits nothing', async () => {
     const store = new MemoryAtomicStore();
     server.script({ kind: 'unauthorized' });
-    const s = await buildDistilled({
-      chunks,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
-      concurrency: 1,
-    });
+    const s = await atomizeInto(store, { concurrency: 1 });
     expect(s.error).toMatch(/401|key|unauthori/i);
     expect(s).toMatchObject({ finished: 0, remaining: 4, atomic: { done: 0, failed: 0 } });
     expect(await store.states()).toEqual([]);
@@ -191,14 +159,7 @@ describe('atomizing', () => {
     server.setLatency(300);
     const hard = new AbortController();
     setTimeout(() => hard.abort(), 100);
-    const cut = await buildDistilled({
-      chunks,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
-      concurrency: 1,
-      hardSignal: hard.signal,
-    });
+    const cut = await atomizeInto(store, { concurrency: 1, hardSignal: hard.signal });
     expect(cut).toMatchObject({ cancelled: true, finished: 0, remaining: 4 });
     expect(await store.states()).toEqual([]);
   });

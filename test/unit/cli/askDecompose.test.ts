@@ -4,27 +4,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as ask } from '../../../src/cli/ask.ts';
 import { run as index } from '../../../src/cli/index.ts';
+import { captureCli as capture } from '../../support/captureCli.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 
 let dir = '';
 let server: ScriptedLlmServer;
-
-async function capture(fn: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-  try {
-    return { code: await fn(), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'conceptrag-ask-decompose-'));

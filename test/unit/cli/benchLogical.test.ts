@@ -7,9 +7,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/bench.ts';
 import { PLAN_TAG } from '../../../src/core/logical/index.ts';
+import { captureCli } from '../../support/captureCli.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
 import {
   NO_ANSWER,
@@ -40,20 +41,13 @@ afterAll(async () => {
 describe('bench --modes logical', () => {
   it('runs 20 2Wiki comparison questions through the solver and reports EM, F1 and calls per question', async () => {
     const out = join(dir, 'logical.json');
-    let stderr = '';
-    const o = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
-    let code: number;
-    try {
-      code = await run([
+    const { code, err: stderr } = await captureCli(() =>
+      run([
         ...['--corpus', join(FIXTURE, 'corpus.jsonl'), '--questions', join(FIXTURE, 'questions.jsonl')],
         ...['--embedder', 'none', '--modes', 'logical', '--budgets', '3000', '--kappa', '1'],
         ...['--llm-base-url', server.baseUrl, '--llm-model', 'scripted-model', '--json', out],
-      ]);
-    } finally {
-      o.mockRestore();
-      e.mockRestore();
-    }
+      ]),
+    );
     expect(code, stderr).toBe(0);
     const json = JSON.parse(await readFile(out, 'utf8'));
     expect(json.questions).toBe(20);

@@ -4,8 +4,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/bench.ts';
+import { captureCli } from '../../support/captureCli.ts';
 import {
   NO_ANSWER,
   startScriptedLlmServer,
@@ -65,20 +66,13 @@ afterAll(async () => {
 describe('bench --modes atomic,decompose', () => {
   it('runs both modes over a 20-question set and reports EM, F1 and calls per question', async () => {
     const out = join(dir, 'pike.json');
-    let stderr = '';
-    const o = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
-    let code: number;
-    try {
-      code = await run([
+    const { code, err: stderr } = await captureCli(() =>
+      run([
         ...['--corpus', join(dir, 'corpus.jsonl'), '--questions', join(dir, 'questions.jsonl')],
         ...['--embedder', 'none', '--modes', 'atomic,decompose', '--budgets', '3000', '--kappa', '1'],
         ...['--llm-base-url', server.baseUrl, '--llm-model', 'scripted-model', '--json', out],
-      ]);
-    } finally {
-      o.mockRestore();
-      e.mockRestore();
-    }
+      ]),
+    );
     expect(code, stderr).toBe(0);
     const json = JSON.parse(await readFile(out, 'utf8'));
     expect(json.questions).toBe(20);

@@ -1,43 +1,28 @@
 // `kg-cost --atomize --one-pass`: the KG alone, atomic questions alone, both as two passes and as one pass, per κ,
 // from the real prompts and no endpoint. One pass makes the KG's calls and sends each chunk once.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/kgCost.ts';
 import { atomizeMessages, onePassMessages } from '../../../src/core/atomic/index.ts';
 import { extractionMessages } from '../../../src/core/kg/index.ts';
 import { estimateMessageTokens } from '../../../src/core/llm/index.ts';
 import { countTokens } from '../../../src/core/text/index.ts';
+import { captureCli } from '../../support/captureCli.ts';
+import { writeEngineCorpus } from '../../support/engineCorpus.ts';
 
 let dir: string;
-const lines = [
-  {
-    id: 'p1',
-    title: 'Ada Lovelace',
-    text: 'Ada Lovelace wrote the first program for the Analytical Engine.',
-  },
-  { id: 'p2', title: 'Charles Babbage', text: 'Charles Babbage designed the Analytical Engine in London.' },
-  { id: 'p3', title: 'London', text: 'London is the capital of England.' },
-  { id: 'p4', title: 'Turing', text: 'Alan Turing read about the Analytical Engine and Ada Lovelace.' },
-];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kgcost-atomic-'));
-  await writeFile(join(dir, 'corpus.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  await writeEngineCorpus(join(dir, 'corpus.jsonl'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function kgCost(args: string[]): Promise<{ code: number; printed: string }> {
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    const code = await run(['--corpus', join(dir, 'corpus.jsonl'), ...args]);
-    return { code, printed: out.mock.calls.map((c) => String(c[0])).join('') };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
+  const { code, out } = await captureCli(() => run(['--corpus', join(dir, 'corpus.jsonl'), ...args]));
+  return { code, printed: out };
 }
 
 type Row = { calls: number; inputTokens: number; outputTokens: number };

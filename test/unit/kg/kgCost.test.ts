@@ -1,43 +1,25 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../../../src/cli/kgCost.ts';
 import { extractionInputTokens } from '../../../src/core/kg/select.ts';
+import { captureCli } from '../../support/captureCli.ts';
+import { ENGINE_PASSAGES, writeEngineCorpus } from '../../support/engineCorpus.ts';
 
 let dir: string;
-const lines = [
-  {
-    id: 'p1',
-    title: 'Ada Lovelace',
-    text: 'Ada Lovelace wrote the first program for the Analytical Engine.',
-  },
-  { id: 'p2', title: 'Charles Babbage', text: 'Charles Babbage designed the Analytical Engine in London.' },
-  { id: 'p3', title: 'London', text: 'London is the capital of England.' },
-  { id: 'p4', title: 'Turing', text: 'Alan Turing read about the Analytical Engine and Ada Lovelace.' },
-];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kgcost-'));
-  await writeFile(join(dir, 'corpus.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  await writeEngineCorpus(join(dir, 'corpus.jsonl'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('cli kg-cost', () => {
   it('writes calls and token counts per κ, calls = ⌈κ·chunks⌉, input = the real prompts of the selected chunks', async () => {
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const code = await run([
-      '--corpus',
-      join(dir, 'corpus.jsonl'),
-      '--kappa',
-      '0.25,0.5,1',
-      '--json',
-      join(dir, 'out.json'),
-    ]);
-    const printed = out.mock.calls.map((c) => String(c[0])).join('');
-    out.mockRestore();
-    err.mockRestore();
+    const { code, out: printed } = await captureCli(() =>
+      run(['--corpus', join(dir, 'corpus.jsonl'), '--kappa', '0.25,0.5,1', '--json', join(dir, 'out.json')]),
+    );
     expect(code).toBe(0);
     expect(printed).toContain('| κ | calls | input tokens | output tokens (est.) |');
     const json = JSON.parse(await readFile(join(dir, 'out.json'), 'utf8')) as Record<
@@ -49,7 +31,7 @@ describe('cli kg-cost', () => {
     // κ = 1 sends every chunk: its input is the sum over the corpus whatever the rank order. Each passage is one
     // chunk whose text starts with the passage text (the title may be prepended by the parser).
     expect(json['1'].inputTokens).toBeGreaterThanOrEqual(
-      lines.reduce((s, l) => s + extractionInputTokens(l.text), 0),
+      ENGINE_PASSAGES.reduce((s, l) => s + extractionInputTokens(l.text), 0),
     );
     expect(json['0.5'].inputTokens).toBeLessThan(json['1'].inputTokens);
     // Output is estimated per call as round(0.35 × input): within half a token per call of 0.35 × the total.

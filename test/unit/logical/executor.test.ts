@@ -2,7 +2,7 @@
 // retrieval through a bound variable, matching tiers, and a subject missing from the KG read from a passage by the
 // model (the scripted loopback server). Expected values are worked out by hand from the fixture texts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LlmClient } from '../../../src/core/llm/client.ts';
+import type { LlmClient } from '../../../src/core/llm/client.ts';
 import {
   executePlan,
   validatePlan,
@@ -12,6 +12,7 @@ import {
 } from '../../../src/core/logical/index.ts';
 import { show } from '../../../src/core/logical/values.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
+import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { fixtureKg, fixturePassages } from './fixtureKg.ts';
 
@@ -22,17 +23,7 @@ let llm: LlmClient;
 beforeAll(async () => {
   kg = await fixtureKg();
   server = await startScriptedLlmServer({ responders: [kagResponder()] });
-  llm = new LlmClient(
-    {
-      baseUrl: server.baseUrl,
-      model: 'scripted-model',
-      apiKey: '',
-      priceInPerM: 0,
-      priceOutPerM: 0,
-      concurrency: 2,
-    },
-    { backoff: { baseMs: 5, maxMs: 20 } },
-  );
+  llm = scriptedClient(server);
 });
 afterAll(() => server.close());
 

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KgIndex, MemoryKgStore } from '../../../src/core/kg/index.ts';
 import type { LlmClient } from '../../../src/core/llm/index.ts';
-import { prepareFile } from '../../../src/core/prepare.ts';
-import { askLibrary, openLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
+import { askLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
 import { buildKgOnly } from '../../support/buildKgOnly.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
+import { libraryOf, preparePassages } from '../../support/passages.ts';
 import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
@@ -34,18 +34,9 @@ let llm: LlmClient;
 beforeAll(async () => {
   server = await startScriptedLlmServer({ responders: [kagResponder()] });
   llm = scriptedClient(server);
-  const bytes = new TextEncoder().encode(PASSAGES.map((p) => JSON.stringify(p)).join('\n'));
-  const { documents } = await prepareFile('passages.jsonl', bytes, { maxChunkTokens: 1200 });
+  const documents = await preparePassages(PASSAGES);
   const chunks = documents.flatMap((d) => d.chunks);
-  library = openLibrary({
-    meta: undefined,
-    documents: documents.map((d) => d.doc),
-    sections: documents.flatMap((d) => d.sections),
-    chunks,
-    sentences: documents.flatMap((d) => d.sentences),
-    vectors: new Map(),
-    graph: undefined,
-  });
+  library = libraryOf(documents);
   const store = new MemoryKgStore();
   await buildKgOnly({
     chunks: chunks.map((c) => ({ id: c.id, docId: c.docId, text: c.text ?? '' })),

@@ -2,7 +2,7 @@
 // unknown function is sent back once with the problem spelled out, then the run fails with the reason; reflection
 // stops after R rounds or when the model says solved; an exact plan needs no reflection; cancelling stops the run.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LlmClient } from '../../../src/core/llm/client.ts';
+import type { LlmClient } from '../../../src/core/llm/client.ts';
 import {
   LOGICAL_FUNCTIONS,
   PLAN_TAG,
@@ -14,6 +14,7 @@ import {
   type SolverTrace,
 } from '../../../src/core/logical/index.ts';
 import { kagResponder, type KagScript } from '../../support/scriptedKag.ts';
+import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { fixtureKg, fixturePassages } from './fixtureKg.ts';
 
@@ -33,17 +34,7 @@ beforeAll(async () => {
       }),
     ],
   });
-  llm = new LlmClient(
-    {
-      baseUrl: server.baseUrl,
-      model: 'scripted-model',
-      apiKey: '',
-      priceInPerM: 0,
-      priceOutPerM: 0,
-      concurrency: 2,
-    },
-    { backoff: { baseMs: 5, maxMs: 20 } },
-  );
+  llm = scriptedClient(server);
 });
 afterAll(() => server.close());
 beforeEach(() => {

@@ -6,26 +6,15 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LlmClient } from '../../../src/core/llm/index.ts';
 import type { LlmSettings } from '../../../src/core/llm/index.ts';
-import { prepareFile } from '../../../src/core/prepare.ts';
 import { DexieAtomicStore } from '../../../src/store/atomicStore.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { KgBuildService } from '../../../src/services/kgBuild.ts';
 import { QueryService } from '../../../src/services/query.ts';
+import { LOTHAIR_PASSAGES, preparePassages } from '../../support/passages.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
-
-const PASSAGES = [
-  {
-    id: 'p1',
-    title: 'Lothair II',
-    text: 'Lothair II was a king of Lotharingia. His mother was Ermengarde of Tours.',
-  },
-  { id: 'p2', title: 'Ermengarde of Tours', text: 'Ermengarde of Tours died on 20 March 851 in Tours.' },
-  { id: 'p3', title: 'Port of Spain', text: 'Port of Spain is the capital of Trinidad and Tobago.' },
-  { id: 'p4', title: 'Teutberga', text: 'Teutberga was a queen of Lotharingia and the wife of Lothair II.' },
-];
 
 let server: ScriptedLlmServer;
 let db: ConceptDb;
@@ -62,8 +51,7 @@ beforeEach(async () => {
   server.setLatency(0);
   db = openDatabase('pike', { indexedDB: new IDBFactory(), IDBKeyRange });
   repo = new Repo(db);
-  const bytes = new TextEncoder().encode(PASSAGES.map((p) => JSON.stringify(p)).join('\n'));
-  const { documents } = await prepareFile('passages.jsonl', bytes, { maxChunkTokens: 1200 });
+  const documents = await preparePassages(LOTHAIR_PASSAGES);
   await repo.putPreparedDocuments(documents.map((prepared) => ({ prepared })));
 });
 

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AtomicIndex } from '../../../src/core/atomic/index.ts';
 import { KgIndex } from '../../../src/core/kg/index.ts';
-import { LlmClient, type TraceEvent } from '../../../src/core/llm/index.ts';
-import { prepareFile } from '../../../src/core/prepare.ts';
-import { askLibrary, openLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
+import type { TraceEvent } from '../../../src/core/llm/index.ts';
+import { askLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
 import type { AskRequest } from '../../../src/services/queryProtocol.ts';
+import { libraryOf, LOTHAIR_PASSAGES, preparePassages } from '../../support/passages.ts';
+import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import {
   scriptedAtomicQuestions,
@@ -16,16 +17,6 @@ import {
   type ScriptedPikeOptions,
 } from '../../support/scriptedPike.ts';
 
-const PASSAGES = [
-  {
-    id: 'p1',
-    title: 'Lothair II',
-    text: 'Lothair II was a king of Lotharingia. His mother was Ermengarde of Tours.',
-  },
-  { id: 'p2', title: 'Ermengarde of Tours', text: 'Ermengarde of Tours died on 20 March 851 in Tours.' },
-  { id: 'p3', title: 'Port of Spain', text: 'Port of Spain is the capital of Trinidad and Tobago.' },
-  { id: 'p4', title: 'Teutberga', text: 'Teutberga was a queen of Lotharingia and the wife of Lothair II.' },
-];
 const QUESTION = 'When did the mother of Lothair II die?';
 
 let server: ScriptedLlmServer;
@@ -39,18 +30,9 @@ beforeAll(async () => {
   server = await startScriptedLlmServer({
     responders: [scriptedPike({ propose: (v) => pikeOr('propose', v), select: (v) => pikeOr('select', v) })],
   });
-  const bytes = new TextEncoder().encode(PASSAGES.map((p) => JSON.stringify(p)).join('\n'));
-  const { documents } = await prepareFile('passages.jsonl', bytes, { maxChunkTokens: 1200 });
+  const documents = await preparePassages(LOTHAIR_PASSAGES);
   for (const d of documents) for (const c of d.chunks) passageOf.set(c.id, d.doc.externalId!);
-  library = openLibrary({
-    meta: undefined,
-    documents: documents.map((d) => d.doc),
-    sections: documents.flatMap((d) => d.sections),
-    chunks: documents.flatMap((d) => d.chunks),
-    sentences: documents.flatMap((d) => d.sentences),
-    vectors: new Map(),
-    graph: undefined,
-  });
+  library = libraryOf(documents);
   // The atomic layer as the scripted server writes it: one question per sentence of each chunk.
   atomic = new AtomicIndex(
     documents.flatMap((d) =>
@@ -109,18 +91,7 @@ function pikeOr(
   return step === 'propose' ? parsed.proposals : parsed;
 }
 
-const client = () =>
-  new LlmClient(
-    {
-      baseUrl: server.baseUrl,
-      model: 'scripted-model',
-      apiKey: '',
-      priceInPerM: 0,
-      priceOutPerM: 0,
-      concurrency: 2,
-    },
-    { backoff: { baseMs: 5, maxMs: 20 } },
-  );
+const client = () => scriptedClient(server);
 
 async function ask(
   request: Partial<AskRequest>,
