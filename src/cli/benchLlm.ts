@@ -9,14 +9,19 @@ import {
   embedAtomic,
   MemoryAtomicStore,
   type DistillBuildSummary,
+  type DistillChunkInput,
 } from '../core/atomic/index.ts';
-import { embedKg } from '../core/kg/index.ts';
-import { DEFAULT_LAMBDA, hybrid } from '../core/kg/index.ts';
-import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
-import { rankOrder, selectCoreChunks } from '../core/kg/index.ts';
-import { MemoryKgStore } from '../core/kg/index.ts';
-import { LlmClient } from '../core/llm/index.ts';
-import { DEFAULT_LLM_SETTINGS, validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
+import {
+  DEFAULT_LAMBDA,
+  embedKg,
+  hybrid,
+  KgIndex,
+  MemoryKgStore,
+  rankOrder,
+  selectCoreChunks,
+  type KgChunkView,
+} from '../core/kg/index.ts';
+import { DEFAULT_LLM_SETTINGS, LlmClient, validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
 import { scoreAnswerText, stripCitations } from '../core/metrics.ts';
 import type { RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, Embedder, ProgressCallback, SentenceRecord } from '../core/types.ts';
@@ -84,6 +89,21 @@ export async function scoreAnswer(
   };
 }
 
+/** The top κ of the corpus's chunks by concept-graph rank: what the KG and the atomic layer are built over. */
+function coreChunks(opts: {
+  chunks: readonly ChunkRecord[];
+  chunkIds: readonly string[];
+  chunkRank: ArrayLike<number>;
+  kappa: number;
+}): DistillChunkInput[] {
+  const byId = new Map(opts.chunks.map((c) => [c.id, c]));
+  const order = rankOrder(opts.chunkIds.map((chunkId, i) => ({ chunkId, rank: opts.chunkRank[i] })));
+  return selectCoreChunks(
+    order.map((chunkId, i) => ({ chunkId, rank: -i })),
+    opts.kappa,
+  ).map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text }));
+}
+
 /** A core KG built for one bench run, searchable in modes kg and hybrid. */
 export class BenchKg {
   private constructor(
@@ -106,15 +126,9 @@ export class BenchKg {
     embedder?: Embedder;
     onProgress?: ProgressCallback;
   }): Promise<BenchKg> {
-    const byId = new Map(opts.chunks.map((c) => [c.id, c]));
-    const order = rankOrder(opts.chunkIds.map((chunkId, i) => ({ chunkId, rank: opts.chunkRank[i] })));
-    const core = selectCoreChunks(
-      order.map((chunkId, i) => ({ chunkId, rank: -i })),
-      opts.kappa,
-    );
     const store = new MemoryKgStore();
     const summary = await buildDistilled({
-      chunks: core.map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text })),
+      chunks: coreChunks(opts),
       kinds: { kg: true, atomic: false },
       kg: store,
       client: opts.client,
@@ -168,15 +182,9 @@ export class BenchAtomic {
     /** Embeds the questions (the corpus's embedder); without it, they are matched by words only. */
     embedder?: Embedder;
   }): Promise<BenchAtomic> {
-    const byId = new Map(opts.chunks.map((c) => [c.id, c]));
-    const order = rankOrder(opts.chunkIds.map((chunkId, i) => ({ chunkId, rank: opts.chunkRank[i] })));
-    const core = selectCoreChunks(
-      order.map((chunkId, i) => ({ chunkId, rank: -i })),
-      opts.kappa,
-    );
     const store = new MemoryAtomicStore();
     const summary = await buildDistilled({
-      chunks: core.map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text })),
+      chunks: coreChunks(opts),
       kinds: { kg: false, atomic: true },
       atomic: store,
       client: opts.client,

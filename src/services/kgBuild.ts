@@ -77,22 +77,25 @@ export interface KgEstimate {
 }
 
 /** A build's outcome in chunks (done: every part asked for succeeded), its parts, calls and cost. */
-export interface KgBuildResult {
-  selected: number;
-  skipped: number;
+export interface KgBuildResult extends Pick<
+  DistillBuildSummary,
+  | 'selected'
+  | 'skipped'
+  | 'remaining'
+  | 'cancelled'
+  | 'error'
+  | 'calls'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'cost'
+  | 'kg'
+> {
   done: number;
   failed: number;
-  remaining: number;
-  cancelled: boolean;
-  error?: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
+  /** Failed chunks of either part (an atomizing failure's reason says so). */
   failures: Array<{ chunkId: string; reason: string }>;
   /** Entities and relations embedded after the build. */
   embedded: number;
-  kg: DistillBuildSummary['kg'];
   atomic: DistillBuildSummary['atomic'] & { embedded: number };
 }
 

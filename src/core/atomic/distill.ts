@@ -2,7 +2,15 @@
 // step (src/core/llm/step.ts: validate, one repair call, then a failure with the reason). Transport failures are
 // thrown: they say nothing about the chunk, so it must not be recorded as failed.
 import { extractChunk, type ChunkOutcome } from '../kg/index.ts';
-import { runJsonStep, type LlmClient, type StepUsage } from '../llm/index.ts';
+import {
+  addStepUsage,
+  emptyStepUsage,
+  runJsonStep,
+  spendOf,
+  usageOfSpend,
+  type LlmClient,
+  type StepUsage,
+} from '../llm/index.ts';
 import {
   ATOMIZE_MAX_TOKENS,
   atomizeMessages,
@@ -34,15 +42,6 @@ export interface DistillOutcome {
   usage: StepUsage;
 }
 
-function usageOf(o: {
-  attempts: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-}): StepUsage {
-  return { calls: o.attempts, inputTokens: o.inputTokens, outputTokens: o.outputTokens, cost: o.cost };
-}
-
 /** One chunk's atomic questions alone. */
 export async function atomizeChunk(
   client: LlmClient,
@@ -61,11 +60,9 @@ export async function atomizeChunk(
     },
     { signal: options.signal },
   );
-  const { inputTokens, outputTokens, cost } = outcome.usage;
-  const spent = { attempts: outcome.attempts, inputTokens, outputTokens, cost };
   return outcome.ok
-    ? { status: 'done', questions: outcome.value, ...spent }
-    : { status: 'failed', reason: outcome.reason, ...spent };
+    ? { status: 'done', questions: outcome.value, ...spendOf(outcome) }
+    : { status: 'failed', reason: outcome.reason, ...spendOf(outcome) };
 }
 
 /**
@@ -78,13 +75,7 @@ export async function distillChunk(
   kinds: DistillKinds,
   options: AtomizeOptions & { onePass?: boolean; signal?: AbortSignal } = {},
 ): Promise<DistillOutcome> {
-  const usage: StepUsage = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
-  const add = (u: StepUsage) => {
-    usage.calls += u.calls;
-    usage.inputTokens += u.inputTokens;
-    usage.outputTokens += u.outputTokens;
-    usage.cost += u.cost;
-  };
+  const usage = emptyStepUsage();
   if (kinds.kg && kinds.atomic && options.onePass) {
     const max = options.maxQuestions ?? DEFAULT_MAX_QUESTIONS;
     const step = await runJsonStep(
@@ -98,13 +89,9 @@ export async function distillChunk(
       },
       { signal: options.signal },
     );
-    add(step.usage);
-    const spent = {
-      attempts: step.attempts,
-      inputTokens: step.usage.inputTokens,
-      outputTokens: step.usage.outputTokens,
-      cost: step.usage.cost,
-    };
+    addStepUsage(usage, step.usage);
+    // One call served both parts: each part's state records it (the summary counts it once, from `usage`).
+    const spent = spendOf(step);
     if (!step.ok) {
       return {
         kg: { status: 'failed', reason: step.reason, ...spent },
@@ -121,11 +108,11 @@ export async function distillChunk(
   const out: DistillOutcome = { usage };
   if (kinds.kg) {
     out.kg = await extractChunk(client, chunkText, options.signal);
-    add(usageOf(out.kg));
+    addStepUsage(usage, usageOfSpend(out.kg));
   }
   if (kinds.atomic) {
     out.atomic = await atomizeChunk(client, chunkText, options);
-    add(usageOf(out.atomic));
+    addStepUsage(usage, usageOfSpend(out.atomic));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // The atomic layer (PIKE-RAG knowledge atomizing): the questions a chunk answers, written by the model, stored with
 // their chunk id. They are the distilled layer's third kind of item, beside the KG's entities and relations.
+import type { StepSpend } from '../llm/index.ts';
 
 /** One atomic question of a chunk. `id` is `${chunkId}?${n}` (n from 0 in the order the model wrote them). */
 export interface AtomicQuestion {
@@ -25,24 +26,9 @@ export interface AtomicChunkState {
   updatedAt: number;
 }
 
-/** What atomizing one chunk commits: its questions (done) or the reason it failed. */
-export type AtomicOutcome =
-  | {
-      status: 'done';
-      questions: string[];
-      attempts: number;
-      inputTokens: number;
-      outputTokens: number;
-      cost: number;
-    }
-  | {
-      status: 'failed';
-      reason: string;
-      attempts: number;
-      inputTokens: number;
-      outputTokens: number;
-      cost: number;
-    };
+/** What atomizing one chunk commits: its questions (done) or the reason it failed, and what its calls cost. */
+export type AtomicOutcome = ({ status: 'done'; questions: string[] } | { status: 'failed'; reason: string }) &
+  StepSpend;
 
 /** An atomic question found for a query, with the similarity that let it through (≥ δ). */
 export interface AtomicHit {

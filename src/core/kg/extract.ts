@@ -1,7 +1,7 @@
 // One chunk's KG extraction: a JSON step (src/core/llm/step.ts: validate, one repair call, then a failure with the
 // reason). Transport failures (endpoint down, bad key, cancelled) are thrown by the step: they say nothing about
 // the chunk, so it must not be marked failed.
-import { runJsonStep, type LlmClient } from '../llm/index.ts';
+import { runJsonStep, spendOf, type LlmClient } from '../llm/index.ts';
 import { EXTRACTION_MAX_TOKENS, extractionMessages } from './prompt.ts';
 import { validateExtraction } from './schema.ts';
 import type { ChunkOutcome } from './store.ts';
@@ -25,23 +25,7 @@ export async function extractChunk(
     },
     { signal },
   );
-  const { inputTokens, outputTokens, cost } = outcome.usage;
-  if (outcome.ok) {
-    return {
-      status: 'done',
-      extraction: outcome.value,
-      attempts: outcome.attempts,
-      inputTokens,
-      outputTokens,
-      cost,
-    };
-  }
-  return {
-    status: 'failed',
-    reason: outcome.reason,
-    attempts: outcome.attempts,
-    inputTokens,
-    outputTokens,
-    cost,
-  };
+  return outcome.ok
+    ? { status: 'done', extraction: outcome.value, ...spendOf(outcome) }
+    : { status: 'failed', reason: outcome.reason, ...spendOf(outcome) };
 }

@@ -8,26 +8,14 @@ import {
   withoutChunksEntity,
   withoutChunksRelation,
 } from './merge.ts';
+import type { StepSpend } from '../llm/index.ts';
 import type { Extraction, KgChunkState, KgEntity, KgRelation } from './types.ts';
 
-/** What a finished chunk commits: its extraction (done) or the reason it failed. */
-export type ChunkOutcome =
-  | {
-      status: 'done';
-      extraction: Extraction;
-      attempts: number;
-      inputTokens: number;
-      outputTokens: number;
-      cost: number;
-    }
-  | {
-      status: 'failed';
-      reason: string;
-      attempts: number;
-      inputTokens: number;
-      outputTokens: number;
-      cost: number;
-    };
+/** What a finished chunk commits: its extraction (done) or the reason it failed, and what its calls cost. */
+export type ChunkOutcome = (
+  { status: 'done'; extraction: Extraction } | { status: 'failed'; reason: string }
+) &
+  StepSpend;
 
 export interface KgVectorUpdate {
   kind: 'entity' | 'relation';

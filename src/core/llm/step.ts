@@ -39,6 +39,33 @@ export interface JsonStep<T> {
   maxTokens?: number;
 }
 
+/**
+ * What one input's step cost, as a build keeps it in the input's state: its calls (1, or 2 with the repair) and
+ * their tokens and cost.
+ */
+export interface StepSpend {
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+}
+
+/** The spend of a finished step. */
+export function spendOf(outcome: { attempts: number; usage: StepUsage }): StepSpend {
+  const { inputTokens, outputTokens, cost } = outcome.usage;
+  return { attempts: outcome.attempts, inputTokens, outputTokens, cost };
+}
+
+/** A spend counted as usage (a spend's attempts are its calls). */
+export function usageOfSpend(spend: StepSpend): StepUsage {
+  return {
+    calls: spend.attempts,
+    inputTokens: spend.inputTokens,
+    outputTokens: spend.outputTokens,
+    cost: spend.cost,
+  };
+}
+
 export type JsonStepOutcome<T> =
   | { ok: true; value: T; attempts: number; usage: StepUsage }
   | { ok: false; reason: string; attempts: number; usage: StepUsage };
