@@ -44,6 +44,10 @@ export class ConceptVectorBuilder {
   private readonly inChunk: Uint32Array;
   private readonly lastSentence: Uint32Array;
   private readonly ids: Map<string, number>;
+  /** Concepts computed alone (ensure): the pass leaves their rows as they are. */
+  private readonly ready: Uint8Array;
+  /** Term sets of the sentences ensure() looked into. */
+  private readonly termSets = new Map<number, Set<string>>();
   /** Next chunk of the one pass over the sentences. */
   private chunk = 0;
   private complete = false;
@@ -74,6 +78,7 @@ export class ConceptVectorBuilder {
     this.inChunk = new Uint32Array(nc);
     this.lastSentence = new Uint32Array(nc);
     this.ids = conceptIndex(table);
+    this.ready = new Uint8Array(nc);
   }
 
   get done(): boolean {
@@ -97,7 +102,8 @@ export class ConceptVectorBuilder {
         for (let s = s0; s < s1; s++) {
           for (const term of this.sentenceTerms(s)) {
             const c = ids.get(term);
-            if (c === undefined || inChunk[c] !== k + 1 || lastSentence[c] === s + 1) continue;
+            if (c === undefined || inChunk[c] !== k + 1 || lastSentence[c] === s + 1 || this.ready[c])
+              continue;
             lastSentence[c] = s + 1;
             addRow(out, c, src, s, dim);
             hits[c]++;
@@ -109,7 +115,7 @@ export class ConceptVectorBuilder {
     const nc = table.terms.length;
     // Fallback for concepts no sentence contained.
     for (let c = 0; c < nc; c++) {
-      if (hits[c] > 0) continue;
+      if (hits[c] > 0 || this.ready[c]) continue;
       for (let i = table.conceptChunkOffsets[c]; i < table.conceptChunkOffsets[c + 1]; i++) {
         const k = table.conceptChunks[i];
         for (let s = this.sentenceOffsets[k]; s < this.sentenceOffsets[k + 1]; s++)
@@ -117,22 +123,68 @@ export class ConceptVectorBuilder {
       }
     }
     for (let c = 0; c < nc; c++) {
-      let norm = 0;
-      const o = c * dim;
-      for (let d = 0; d < dim; d++) norm += out[o + d] * out[o + d];
-      if (norm > 0) {
-        const inv = 1 / Math.sqrt(norm);
-        for (let d = 0; d < dim; d++) out[o + d] *= inv;
-      }
+      if (!this.ready[c]) normalizeRow(out, c, dim);
     }
     this.complete = true;
     return true;
+  }
+
+  /**
+   * Computes the vectors of these concepts now, each on its own: the rows of the sentences of its chunks that
+   * contain it (or of all their sentences when none does), in the same chunk and sentence order as the pass, so
+   * the same floats. A question's embedding seeds need only the concepts of its nearest chunks.
+   */
+  ensure(concepts: Iterable<number>): void {
+    if (this.complete) return;
+    const { table, dim, sentenceVectors: src, vectors: out, sentenceOffsets: offsets } = this;
+    for (const c of concepts) {
+      if (this.ready[c]) continue;
+      out.fill(0, c * dim, (c + 1) * dim);
+      const term = table.terms[c];
+      const chunks = table.conceptChunks.subarray(
+        table.conceptChunkOffsets[c],
+        table.conceptChunkOffsets[c + 1],
+      );
+      let rows = 0;
+      for (const k of chunks) {
+        for (let s = offsets[k]; s < offsets[k + 1]; s++) {
+          if (!this.termsOf(s).has(term)) continue;
+          addRow(out, c, src, s, dim);
+          rows++;
+        }
+      }
+      if (rows === 0) {
+        for (const k of chunks) for (let s = offsets[k]; s < offsets[k + 1]; s++) addRow(out, c, src, s, dim);
+      }
+      normalizeRow(out, c, dim);
+      this.ready[c] = 1;
+    }
+  }
+
+  private termsOf(s: number): Set<string> {
+    let set = this.termSets.get(s);
+    if (!set) {
+      set = new Set(this.sentenceTerms(s));
+      this.termSets.set(s, set);
+    }
+    return set;
   }
 
   /** Computes whatever is left. */
   finish(): Float32Array {
     this.step();
     return this.vectors;
+  }
+}
+
+/** Scales row c to unit length (a zero row stays zero). */
+function normalizeRow(out: Float32Array, c: number, dim: number): void {
+  let norm = 0;
+  const o = c * dim;
+  for (let d = 0; d < dim; d++) norm += out[o + d] * out[o + d];
+  if (norm > 0) {
+    const inv = 1 / Math.sqrt(norm);
+    for (let d = 0; d < dim; d++) out[o + d] *= inv;
   }
 }
 

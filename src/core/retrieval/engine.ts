@@ -375,6 +375,26 @@ export class RetrievalEngine {
     return done;
   }
 
+  /**
+   * The concept vectors `ppr` reads for a question vector, while the rest are still being computed: those of
+   * the concepts of the question's nearest chunks, where pprSearch looks for its embedding seeds (the same pool).
+   */
+  private ensureSeedVectors(vector: Float32Array): void {
+    const pending = this.pendingVectors;
+    const p = this.params;
+    if (!pending || !this.dense || p.embeddingSeeds <= 0 || p.lexicalSeedShare >= 1) return;
+    const t = this.graphIndex.table;
+    const pool: number[] = [];
+    for (const { chunk } of this.dense.search(vector, p.embeddingSeedChunks)) {
+      for (let j = t.chunkConceptOffsets[chunk]; j < t.chunkConceptOffsets[chunk + 1]; j++) {
+        pool.push(t.chunkConcepts[j]);
+      }
+    }
+    const started = performance.now();
+    pending.ensure(pool);
+    this.timings.semanticMs += performance.now() - started;
+  }
+
   /** Computes whatever concept vectors are left (anything that reads them calls this first). */
   completeSemantic(): void {
     this.advanceSemantic(Infinity);
@@ -562,7 +582,7 @@ export class RetrievalEngine {
    * concept-graph view draws (walkView.ts). The ranking is the one `rank(query, 'ppr')` returns.
    */
   pprWithWalk(query: Query, limit: number, observe: WalkObserver): Candidate[] {
-    if (query.vector) this.completeSemantic();
+    if (query.vector && this.dense) this.ensureSeedVectors(query.vector);
     if (query.vector && this.dense && query.vector.length !== this.dense.dimension) {
       throw new Error(
         `retrieval engine: question vector has ${query.vector.length} dimensions, index has ${this.dense.dimension}`,
@@ -604,8 +624,9 @@ export class RetrievalEngine {
   private rankBase(query: Query, mode: BaseMode): Candidate[] {
     const limit = this.params.candidates;
     const vector = this.dense ? query.vector : undefined;
-    // The embedding seeds and `concept` read concept vectors: a question with its vector waits for them.
-    if (vector) this.completeSemantic();
+    // Concept vectors still being computed: `ppr` reads those of its embedding seeds' pool, `concept` all of them.
+    if (vector && mode === 'ppr') this.ensureSeedVectors(vector);
+    else if (vector && mode === 'concept') this.completeSemantic();
     switch (mode) {
       case 'bm25':
         return this.bm25.search(this.analyzer.terms(query.text), limit);

@@ -129,6 +129,18 @@ describe('RetrievalEngine.fromCompact', () => {
     expect(steps).toBeGreaterThan(1);
     expect(opened.semanticReady).toBe(true);
 
+    // `ppr` with the question vector computes only its seeds' pool of concept vectors, the same floats; the pass
+    // computes the others afterwards without touching those.
+    const lazy = RetrievalEngine.fromCompact(input, analyzer, compact)!;
+    for (const q of QUESTIONS) {
+      expect(answer(lazy, q, 'ppr', embed(q)), q).toEqual(answer(full, q, 'ppr', embed(q)));
+    }
+    expect(lazy.semanticReady).toBe(false);
+    while (!lazy.advanceSemantic(0));
+    expect(Array.from(lazy.graph.semantic!.conceptVectors)).toEqual(
+      Array.from(full.graph.semantic!.conceptVectors),
+    );
+
     // A second engine asked with the vector at once computes what is left then.
     const direct = RetrievalEngine.fromCompact(input, analyzer, compact)!;
     expect(direct.semanticReady).toBe(false);
