@@ -6,23 +6,11 @@
 // Requests may go only to the app's origin and the scripted server (the privacy guard checks every request).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { kagResponder } from '../../support/scriptedKag.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
-
-const VIEWS = ['library', 'ask', 'settings'];
-
-/** Goes to whichever view holds the element (the UI decides where the panels live). */
-async function goToPanel(page: Page, origin: string, testId: string): Promise<void> {
-  for (const view of VIEWS) {
-    await page.goto(`${origin}/#${view}`);
-    await page.waitForSelector('[data-indexing]');
-    if (await page.locator(`[data-testid="${testId}"]`).count()) return;
-  }
-  throw new Error(`no view shows [data-testid="${testId}"]`);
-}
+import { askInMode, goToPanel, openCitation, saveEndpoint } from '../lib/llmPanels.ts';
 
 const DOCUMENTS: Record<string, string> = {
   'alpha-dawn.txt': 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
@@ -65,10 +53,7 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     await addFiles(page, files);
     await waitIdle(page, 240_000);
 
-    await goToPanel(page, origin, 'llm-settings');
-    await page.fill('[name="llm-base-url"]', server.baseUrl);
-    await page.fill('[name="llm-model"]', 'scripted-model');
-    await page.click('[data-testid="llm-settings"] button[type="submit"]');
+    await saveEndpoint(page, origin, server.baseUrl);
 
     // Build the KG over every chunk (κ = 1).
     await goToPanel(page, origin, 'kg-panel');
@@ -83,9 +68,7 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
 
     // Ask in logical mode.
     await goToPanel(page, origin, 'kg-ask');
-    await page.fill('[name="kg-question"]', QUESTION);
-    await page.selectOption('[name="kg-mode"]', 'logical');
-    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await askInMode(page, QUESTION, 'logical');
     await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
 
     // The plan: a retrieval of both release dates, a sort in code, the output.
@@ -117,9 +100,7 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     expect(answerText).toMatch(/^Beta Storm came out first \[\d\]/);
     const cite = page.locator('[data-testid="kg-answer"] [data-cite]').first();
     expect(await cite.count(), `the answer has no citation: "${answerText}"`).toBeGreaterThan(0);
-    await cite.click();
-    await page.waitForSelector('[data-testid="viewer"]');
-    const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+    const marked = await openCitation(page, cite);
     expect(marked, 'the citation opens the sentence behind the triple').toBe(
       'Beta Storm is a film released on 5 June 1990.',
     );
@@ -134,9 +115,7 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     await goToPanel(page, origin, 'kg-ask');
     server.setLatency(8000);
     const before = server.requests.length;
-    await page.fill('[name="kg-question"]', 'Which film came out first, Beta Storm or Alpha Dawn?');
-    await page.selectOption('[name="kg-mode"]', 'logical');
-    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await askInMode(page, 'Which film came out first, Beta Storm or Alpha Dawn?', 'logical');
     await expect
       .poll(() => server.requests.length, { message: 'the plan request never arrived', timeout: 60_000 })
       .toBe(before + 1);

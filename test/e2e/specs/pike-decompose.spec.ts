@@ -5,24 +5,12 @@
 // may go only to the app's origin and the scripted endpoint (the privacy guard fails the test otherwise).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addSamples, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
-
-const VIEWS = ['library', 'ask', 'settings'];
-
-/** Goes to whichever view holds the element (the UI decides where the panels live). */
-async function goToPanel(page: Page, origin: string, testId: string): Promise<void> {
-  for (const view of VIEWS) {
-    await page.goto(`${origin}/#${view}`);
-    await page.waitForSelector('[data-indexing]');
-    if (await page.locator(`[data-testid="${testId}"]`).count()) return;
-  }
-  throw new Error(`no view shows [data-testid="${testId}"]`);
-}
+import { askInMode, goToPanel, openCitation, saveEndpoint } from '../lib/llmPanels.ts';
 
 /** A question made from a sentence of the first sample: its longest sentence of at most 200 characters. */
 async function sampleQuestion(dist: string): Promise<string> {
@@ -64,11 +52,7 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     await waitIdle(page, 240_000);
 
     // 1. The endpoint.
-    await goToPanel(page, origin, 'llm-settings');
-    await page.fill('[name="llm-base-url"]', server.baseUrl);
-    await page.fill('[name="llm-model"]', 'scripted-model');
-    await page.fill('[name="llm-concurrency"]', '2');
-    await page.click('[data-testid="llm-settings"] button[type="submit"]');
+    await saveEndpoint(page, origin, server.baseUrl, { concurrency: 2 });
 
     // 2. Atomic questions only, every chunk (κ = 1): the estimate first, with no call made.
     await goToPanel(page, origin, 'kg-panel');
@@ -98,9 +82,7 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     await goToPanel(page, origin, 'kg-ask');
     const tab = page.locator('[data-testid="tab-answer"]');
     if (await tab.count()) await tab.click();
-    await page.fill('[name="kg-question"]', question);
-    await page.selectOption('[name="kg-mode"]', 'decompose');
-    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await askInMode(page, question, 'decompose');
     await page.waitForSelector('[data-testid="trace-event"][data-kind="select"]', { timeout: 120_000 });
     await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
     const kinds = await page.$$eval('[data-testid="trace-event"]', (els) =>
@@ -119,9 +101,7 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     log(`answer: ${answerText.slice(0, 160)}`);
     const firstCite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
     expect(await firstCite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
-    await firstCite.click();
-    await page.waitForSelector('[data-testid="viewer"]');
-    const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
+    const marked = await openCitation(page, firstCite);
     // The scripted server answers with the first sentence of passage [1], then " [1]".
     const claimed = answerText.split('[1]')[0].trim();
     const message = `citation [1] highlights "${marked}", the answer claimed "${claimed}"`;
