@@ -72,20 +72,25 @@ export class NetworkLedger {
 
   /**
    * Options for an LlmClient whose calls are recorded under `purpose`, each with the tokens and cost the client
-   * counted. Usage is reported after the client read its reply; it goes to the latest finished request of this
-   * client that has none yet (with the client's concurrency at 1, as the app sets it by default, exactly its own).
+   * counted. The client reports usage with the request object it handed to fetch, so the usage lands on that
+   * request's entry whatever the client's concurrency.
    */
   clientOptions(
     purpose: LedgerPurpose,
     inner?: Fetch,
-  ): { fetch: Fetch; onUsage: (usage: CallUsage) => void } {
+  ): { fetch: Fetch; onUsage: (usage: CallUsage, request?: RequestInit) => void } {
     const r = this.recorder(purpose, inner ?? ((i, init) => globalThis.fetch(i, init)));
     return { fetch: r.fetch, onUsage: r.usage };
   }
 
-  private recorder(purpose: LedgerPurpose, inner: Fetch): { fetch: Fetch; usage: (u: CallUsage) => void } {
+  private recorder(
+    purpose: LedgerPurpose,
+    inner: Fetch,
+  ): { fetch: Fetch; usage: (u: CallUsage, request?: RequestInit) => void } {
     /** Successful requests waiting for their usage, in the order they finished (or started, while unfinished). */
     const waiting: Array<{ entry: LedgerEntry; finished: boolean }> = [];
+    /** The same slots by the request object fetch was given (what the LLM client reports usage with). */
+    const byRequest = new WeakMap<RequestInit, { entry: LedgerEntry; finished: boolean }>();
     const emit = (entry: LedgerEntry) => this.sink({ ...entry });
     const record: Fetch = async (input, init) => {
       const url = new URL(requestUrl(input));
@@ -115,7 +120,10 @@ export class NetworkLedger {
       }
       entry.status = response.status;
       const slot = { entry, finished: false };
-      if (response.ok) waiting.push(slot);
+      if (response.ok) {
+        waiting.push(slot);
+        if (init) byRequest.set(init, slot);
+      }
       // The clone is read alongside the caller's reading of the original (a stream is teed, not buffered whole).
       void countBytes(response.type === 'opaqueredirect' ? null : response.clone().body).then(
         ({ bytes, error }) => {
@@ -131,11 +139,13 @@ export class NetworkLedger {
       );
       return response;
     };
-    const usage = (u: CallUsage) => {
+    const usage = (u: CallUsage, request?: RequestInit) => {
+      // Without the request object (a client that does not report it) the latest finished request is the best guess.
       const finished = waiting.filter((w) => w.finished);
-      const slot = finished.at(-1) ?? waiting[0];
+      const slot = (request && byRequest.get(request)) ?? finished.at(-1) ?? waiting[0];
       if (!slot) return;
-      waiting.splice(waiting.indexOf(slot), 1);
+      const at = waiting.indexOf(slot);
+      if (at >= 0) waiting.splice(at, 1);
       Object.assign(slot.entry, {
         inputTokens: u.inputTokens,
         outputTokens: u.outputTokens,

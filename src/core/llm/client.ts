@@ -54,8 +54,11 @@ export interface ClientOptions {
   /** A stream that delivers no bytes for this long is aborted. */
   stallTimeoutMs?: number;
   random?: () => number;
-  /** Called after every finished call (success or failure) with its usage. */
-  onUsage?: (usage: CallUsage) => void;
+  /**
+   * Called after every successful call with its usage and the request object that was handed to `fetch` for it
+   * (the same object, so a fetch wrapper can tie the usage to its own record of that request).
+   */
+  onUsage?: (usage: CallUsage, request?: RequestInit) => void;
 }
 
 const DEFAULTS = {
@@ -68,6 +71,8 @@ interface Attempt {
   text: string;
   finishReason: string | null;
   usage?: { prompt_tokens?: number; completion_tokens?: number };
+  /** The request as handed to fetch: lets onUsage's listener tie the usage to that exact request. */
+  request?: RequestInit;
 }
 
 export class LlmClient {
@@ -122,7 +127,7 @@ export class LlmClient {
         const result = await this.attempt({ ...req, onDelta });
         const usage = this.usageOf(req, result);
         addUsage(this.totals, usage);
-        this.opts.onUsage?.(usage);
+        this.opts.onUsage?.(usage, result.request);
         return { text: result.text, usage, finishReason: result.finishReason, attempts: attempt + 1 };
       } catch (raw) {
         const err = this.toLlmError(raw, req.signal);
@@ -218,16 +223,17 @@ export class LlmClient {
       timer = setTimeout(() => controller.abort(err()), ms);
     };
     arm(this.opts.requestTimeoutMs, () => this.timeoutError());
+    const request: RequestInit = {
+      method: 'POST',
+      headers: this.headers(),
+      body: this.body(req, withJsonMode),
+      signal: controller.signal,
+      redirect: redirectMode(this.settings.apiKey),
+    };
     try {
       let res: Response;
       try {
-        res = await this.fetchFn(this.endpoint, {
-          method: 'POST',
-          headers: this.headers(),
-          body: this.body(req, withJsonMode),
-          signal: controller.signal,
-          redirect: redirectMode(this.settings.apiKey),
-        });
+        res = await this.fetchFn(this.endpoint, request);
       } catch (err) {
         throw this.abortReason(controller) ?? this.networkError(err);
       }
@@ -239,12 +245,13 @@ export class LlmClient {
       if (!res.ok) throw await this.httpError(res);
       if (req.stream) {
         arm(this.opts.stallTimeoutMs, () => this.stallError());
-        return await this.readStream(
+        const streamed = await this.readStream(
           res,
           req.onDelta,
           () => arm(this.opts.stallTimeoutMs, () => this.stallError()),
           controller,
         );
+        return { ...streamed, request };
       }
       let text: string;
       try {
@@ -252,7 +259,7 @@ export class LlmClient {
       } catch (err) {
         throw this.abortReason(controller) ?? this.networkError(err);
       }
-      return this.parseCompletion(text);
+      return { ...this.parseCompletion(text), request };
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', abortFromCaller);

@@ -96,6 +96,29 @@ describe('NetworkLedger', () => {
     expect(text).not.toContain('Ada wrote it');
   });
 
+  it('puts each call’s tokens on its own request when calls overlap and finish out of order', async () => {
+    const c = collector();
+    const ledger = new NetworkLedger(c.sink, 'test');
+    const client = new LlmClient(settings(2), ledger.clientOptions('answer'));
+    // The long prompt is sent first and answered last: a guess by finishing order would swap the two usages.
+    server.script({ kind: 'delay', ms: 400, when: 'SLOW-CALL' });
+    const slow = client.chat({ messages: [{ role: 'user', content: `SLOW-CALL ${'word '.repeat(400)}` }] });
+    await new Promise((r) => setTimeout(r, 50));
+    const fast = client.chat({ messages: [{ role: 'user', content: 'Quick one.' }] });
+    const [slowResult, fastResult] = await Promise.all([slow, fast]);
+    await c.settle();
+    const [small, large] = c.entries().sort((a, b) => a.bytesOut - b.bytesOut);
+    expect(slowResult.usage.inputTokens).toBeGreaterThan(fastResult.usage.inputTokens);
+    expect([large.inputTokens, large.outputTokens]).toEqual([
+      slowResult.usage.inputTokens,
+      slowResult.usage.outputTokens,
+    ]);
+    expect([small.inputTokens, small.outputTokens]).toEqual([
+      fastResult.usage.inputTokens,
+      fastResult.usage.outputTokens,
+    ]);
+  });
+
   it('counts the bytes of a response body exactly and drops the query string', async () => {
     const c = collector();
     const ledger = new NetworkLedger(c.sink, 'test');
