@@ -96,26 +96,23 @@ describe('NetworkLedger', () => {
     expect(text).not.toContain('Ada wrote it');
   });
 
-  it('puts each call’s tokens on its own request when calls overlap and finish out of order', async () => {
+  it('puts each call’s usage on the request it was reported with, not on the one that finished last', async () => {
     const c = collector();
     const ledger = new NetworkLedger(c.sink, 'test');
-    const client = new LlmClient(settings(2), ledger.clientOptions('answer'));
-    // The long prompt is sent first and answered last: a guess by finishing order would swap the two usages.
-    server.script({ kind: 'delay', ms: 400, when: 'SLOW-CALL' });
-    const slow = client.chat({ messages: [{ role: 'user', content: `SLOW-CALL ${'word '.repeat(400)}` }] });
-    await new Promise((r) => setTimeout(r, 50));
-    const fast = client.chat({ messages: [{ role: 'user', content: 'Quick one.' }] });
-    const [slowResult, fastResult] = await Promise.all([slow, fast]);
+    const options = ledger.clientOptions('answer', () => Promise.resolve(new Response('{}')));
+    const first: RequestInit = { method: 'POST', body: 'first request' };
+    const second: RequestInit = { method: 'POST', body: 'the second request, longer' };
+    // Both requests finish before either usage arrives, as overlapping calls of a client at concurrency 2 do.
+    await options.fetch(`${server.baseUrl}/chat/completions`, first);
+    await options.fetch(`${server.baseUrl}/chat/completions`, second);
     await c.settle();
-    const [small, large] = c.entries().sort((a, b) => a.bytesOut - b.bytesOut);
-    expect(slowResult.usage.inputTokens).toBeGreaterThan(fastResult.usage.inputTokens);
-    expect([large.inputTokens, large.outputTokens]).toEqual([
-      slowResult.usage.inputTokens,
-      slowResult.usage.outputTokens,
-    ]);
-    expect([small.inputTokens, small.outputTokens]).toEqual([
-      fastResult.usage.inputTokens,
-      fastResult.usage.outputTokens,
+    options.onUsage({ inputTokens: 11, outputTokens: 1, estimated: false, cost: 0 }, first);
+    options.onUsage({ inputTokens: 22, outputTokens: 2, estimated: false, cost: 0 }, second);
+    await c.settle();
+    const bySize = c.entries().sort((a, b) => a.bytesOut - b.bytesOut);
+    expect(bySize.map((e) => [e.bytesOut, e.inputTokens, e.outputTokens])).toEqual([
+      [13, 11, 1],
+      [26, 22, 2],
     ]);
   });
 
