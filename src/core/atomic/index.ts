@@ -3,11 +3,10 @@
 // stores' interface, and the index that finds atomic questions similar to a query.
 export { buildDistilled } from './build.ts';
 export type { DistillBuildOptions, DistillBuildSummary, DistillChunkInput } from './build.ts';
-export { atomizeChunk, distillChunk } from './distill.ts';
-export type { AtomizeOptions, DistillKinds, DistillOutcome } from './distill.ts';
+export type { DistillOutcome } from './distill.ts';
 export { embedAtomic } from './embed.ts';
 export { estimateDistillCost, TOKENS_PER_QUESTION } from './estimate.ts';
-export type { DistillCostEstimate, DistillCostOptions } from './estimate.ts';
+export type { DistillCostEstimate } from './estimate.ts';
 export {
   ATOMIZE_TAG,
   atomizeMessages,
@@ -18,28 +17,8 @@ export {
 } from './prompt.ts';
 export { validateOnePass, validateQuestions } from './schema.ts';
 export { AtomicIndex, DEFAULT_DELTA, DEFAULT_TOP_K } from './search.ts';
-export type { AtomicSearchOptions } from './search.ts';
 export { MemoryAtomicStore, recordsOf } from './store.ts';
 export type { AtomicStore } from './store.ts';
-export { chunkOfQuestionId, questionId } from './types.ts';
-export type { AtomicChunkState, AtomicHit, AtomicOutcome, AtomicQuestion } from './types.ts';
-export {
-  DEFAULT_MAX_ROUNDS,
-  MAX_PROPOSALS,
-  PROPOSE_TAG,
-  proposeMessages,
-  runDecomposition,
-  SELECT_TAG,
-  selectMessages,
-  validateProposals,
-  validateSelection,
-} from './decompose.ts';
-export type {
-  DecomposeCandidate,
-  DecomposeEvent,
-  DecomposeOptions,
-  DecomposeResult,
-  DecomposeStep,
-  DecomposeStop,
-  Selection,
-} from './decompose.ts';
+export type { AtomicChunkState, AtomicOutcome, AtomicQuestion } from './types.ts';
+export { DEFAULT_MAX_ROUNDS, PROPOSE_TAG, runDecomposition, SELECT_TAG } from './decompose.ts';
+export type { DecomposeCandidate } from './decompose.ts';

@@ -28,16 +28,7 @@ export {
   normalizeName,
   normalizeNumber,
 } from './normalize.ts';
-export type { AttributeKind, NormalizedValue } from './normalize.ts';
-export type {
-  EntityMention,
-  KgAttribute,
-  KgChunkState,
-  KgEntity,
-  KgEntityAttribute,
-  KgRelation,
-  RelationMention,
-} from './types.ts';
+export type { EntityMention, KgChunkState, KgEntity, KgRelation, RelationMention } from './types.ts';
 // The extraction prompt and validator, for PIKE-RAG's one-pass distillation (src/core/atomic), which extends them
 // with atomic questions so that a change to the KG extraction flows into the one-pass call too.
 export { EXTRACTION_MAX_TOKENS, TEXT_BEGIN, TEXT_END, extractionMessages } from './prompt.ts';

@@ -70,7 +70,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
-export const MATCH_THRESHOLDS = { fuzzyName: 0.85, fuzzyWords: 0.75, embedding: 0.85, predicate: 0.5 };
+const MATCH_THRESHOLDS = { fuzzyName: 0.85, fuzzyWords: 0.75, embedding: 0.85, predicate: 0.5 };
 
 export type MatchTier = 'exact' | 'fuzzy' | 'embedding';
 

@@ -19,10 +19,10 @@ export interface PlanNode {
 }
 
 export type ConstraintOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'contains';
-export const CONSTRAINT_OPS: readonly ConstraintOp[] = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
+const CONSTRAINT_OPS: readonly ConstraintOp[] = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
 
 export type DeduceOp = 'entailment' | 'greater' | 'less' | 'equal' | 'choice' | 'extraction';
-export const DEDUCE_OPS: readonly DeduceOp[] = [
+const DEDUCE_OPS: readonly DeduceOp[] = [
   'entailment',
   'greater',
   'less',
@@ -149,7 +149,7 @@ export function describeLanguage(): string {
 }
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
-export const MAX_PLAN_STEPS = 16;
+const MAX_PLAN_STEPS = 16;
 
 /** Checks a reply against the schema, in step order; the plan, or every problem found. */
 export function validatePlan(value: unknown, alreadyBound: readonly string[] = []): Checked<Plan> {
