@@ -2,7 +2,8 @@
 // What a core-KG build would cost at each κ, with no endpoint: the corpus is prepared exactly as the app does
 // (parse, chunk), chunks are ranked by the concept graph's PageRank (lexical layer: ranks need no embeddings),
 // the top ⌈κ·n⌉ are selected, and the extraction prompts of those chunks are counted in cl100k tokens. Output
-// tokens are an estimate (0.35 × input, see src/core/kg/select.ts), labelled as such.
+// tokens are an estimate (0.35 × input, see src/core/kg/select.ts), labelled as such. Every figure comes from the
+// app's estimate (src/core/atomic/estimate.ts).
 // `--atomize` adds PIKE-RAG atomizing (src/core/atomic): atomic questions alone, and the KG plus atomic questions as
 // two separate passes; `--one-pass` adds both in one call per chunk (the KG prompt with the questions field).
 import { writeFile } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import {
   estimateDistillCost,
   type DistillCostEstimate,
 } from '../core/atomic/index.ts';
-import { DEFAULT_OUTPUT_RATIO, estimateKgCost, rankOrder, type KgCostEstimate } from '../core/kg/index.ts';
+import { DEFAULT_OUTPUT_RATIO, rankOrder } from '../core/kg/index.ts';
 import { RetrievalEngine } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
 import { prepareCorpus } from './benchData.ts';
@@ -80,7 +81,13 @@ export async function run(args: string[]): Promise<number> {
   const order = rankOrder(chunkIds.map((chunkId, i) => ({ chunkId, rank: chunkRank[i] })));
   const byId = new Map(corpus.chunks.map((c) => [c.id, c]));
   const ranked = order.map((id) => byId.get(id)!);
-  const estimates = estimateKgCost(ranked, kappas, { priceInPerM, priceOutPerM, outputRatio });
+  // The KG alone is the app's KG-only estimate (the same function with the KG part alone).
+  const estimates = estimateDistillCost(ranked, kappas, {
+    kinds: { kg: true, atomic: false },
+    priceInPerM,
+    priceOutPerM,
+    outputRatio,
+  });
   if (values['one-pass'] && !values.atomize) {
     process.stderr.write(`kg-cost: --one-pass compares with atomizing: add --atomize\n${USAGE}`);
     return 2;
@@ -144,7 +151,7 @@ export async function run(args: string[]): Promise<number> {
   return 0;
 }
 
-function table(corpus: string, chunks: number, rows: KgCostEstimate[], withCost: boolean): string {
+function table(corpus: string, chunks: number, rows: DistillCostEstimate[], withCost: boolean): string {
   const head = `| κ | calls | input tokens | output tokens (est.) |${withCost ? ' cost |' : ''}`;
   const rule = `|---|---:|---:|---:|${withCost ? '---:|' : ''}`;
   const lines = rows.map(

@@ -11,14 +11,7 @@ export {
 export { stripThinking } from './schema.ts';
 export { KgIndex, splitSentences } from './search.ts';
 export type { EntityHit, KgChunkView, RelationHit } from './search.ts';
-export {
-  DEFAULT_KAPPA,
-  DEFAULT_OUTPUT_RATIO,
-  estimateKgCost,
-  rankOrder,
-  selectCoreChunks,
-} from './select.ts';
-export type { KgCostEstimate } from './select.ts';
+export { DEFAULT_KAPPA, DEFAULT_OUTPUT_RATIO, rankOrder, selectCoreChunks } from './select.ts';
 export { MemoryKgStore, applyOutcome } from './store.ts';
 export type { ChunkOutcome, KgStore, KgVectorUpdate } from './store.ts';
 export {

@@ -1,9 +1,8 @@
-// Core-chunk selection (G2ConS): the top κ of chunks by concept-graph chunk rank go to KG extraction, and the
-// cost of that extraction is estimated before any call. Takes ranks as plain data so it does not depend on
-// the graph's internals.
-import { estimateMessageTokens, costOf } from '../llm/index.ts';
-import { countTokens } from '../text/index.ts';
-import { EXTRACTION_MAX_TOKENS, extractionMessages } from './prompt.ts';
+// Core-chunk selection (G2ConS): the top κ of chunks by concept-graph chunk rank go to KG extraction. Takes ranks as
+// plain data so it does not depend on the graph's internals. What a build over them would cost is estimated by
+// src/core/atomic/estimate.ts, with the output ratio below.
+import { estimateMessageTokens } from '../llm/index.ts';
+import { extractionMessages } from './prompt.ts';
 
 export const DEFAULT_KAPPA = 0.8;
 
@@ -42,53 +41,7 @@ export function selectCoreChunks(ranks: ChunkRanks, kappa: number = DEFAULT_KAPP
   return order.slice(0, coreCount(order.length, kappa));
 }
 
-export interface KgCostEstimate {
-  kappa: number;
-  calls: number;
-  inputTokens: number;
-  /** Estimated: inputTokens × outputRatio, capped per call at the extraction's max_tokens. */
-  outputTokens: number;
-  cost: number;
-}
-
-export interface CostOptions {
-  priceInPerM?: number;
-  priceOutPerM?: number;
-  outputRatio?: number;
-}
-
 /** Input tokens of one chunk's extraction call (prompt + chunk + message framing). */
 export function extractionInputTokens(chunkText: string): number {
   return estimateMessageTokens(extractionMessages(chunkText));
-}
-
-/**
- * Cost of extracting the given chunks (already ordered by rank) at each κ. Counting is exact per chunk for the
- * input (cl100k); the output is the ratio estimate.
- */
-export function estimateKgCost(
-  rankedChunks: ReadonlyArray<{ text: string }>,
-  kappas: readonly number[],
-  options: CostOptions = {},
-): KgCostEstimate[] {
-  const ratio = options.outputRatio ?? DEFAULT_OUTPUT_RATIO;
-  // Prompt framing is the same for every chunk: count it once, then add each chunk's own tokens.
-  const framing = extractionInputTokens('') - countTokens('');
-  const perChunk = rankedChunks.map((c) => framing + countTokens(c.text));
-  return kappas.map((kappa) => {
-    const calls = coreCount(perChunk.length, kappa);
-    let inputTokens = 0;
-    let outputTokens = 0;
-    for (let i = 0; i < calls; i++) {
-      inputTokens += perChunk[i];
-      outputTokens += Math.min(EXTRACTION_MAX_TOKENS, Math.round(perChunk[i] * ratio));
-    }
-    return {
-      kappa,
-      calls,
-      inputTokens,
-      outputTokens,
-      cost: costOf(inputTokens, outputTokens, options.priceInPerM ?? 0, options.priceOutPerM ?? 0),
-    };
-  });
 }

@@ -3,12 +3,8 @@ import { contributionOf, embeddingText } from '../../../src/core/kg/merge.ts';
 import { normalizeName } from '../../../src/core/kg/normalize.ts';
 import { extractionMessages } from '../../../src/core/kg/prompt.ts';
 import { parseJsonReply, validateExtraction } from '../../../src/core/kg/schema.ts';
-import {
-  coreCount,
-  estimateKgCost,
-  extractionInputTokens,
-  selectCoreChunks,
-} from '../../../src/core/kg/select.ts';
+import { estimateDistillCost } from '../../../src/core/atomic/estimate.ts';
+import { coreCount, extractionInputTokens, selectCoreChunks } from '../../../src/core/kg/select.ts';
 import { MemoryKgStore } from '../../../src/core/kg/store.ts';
 import { estimateMessageTokens } from '../../../src/core/llm/usage.ts';
 
@@ -152,12 +148,17 @@ describe('core-chunk selection and cost', () => {
   });
   it('counts input tokens of the real prompt and estimates output as 0.35× input', () => {
     const texts = [{ text: 'Ada Lovelace wrote notes.' }, { text: 'Babbage built engines.' }];
-    const [half, full] = estimateKgCost(texts, [0.5, 1], { priceInPerM: 1_000_000, priceOutPerM: 0 });
+    const [half, full] = estimateDistillCost(texts, [0.5, 1], {
+      kinds: { kg: true, atomic: false },
+      priceInPerM: 1_000_000,
+      priceOutPerM: 0,
+    });
     const t0 = estimateMessageTokens(extractionMessages(texts[0].text));
     const t1 = estimateMessageTokens(extractionMessages(texts[1].text));
     expect(extractionInputTokens(texts[0].text)).toBe(t0);
     expect(half).toEqual({
       kappa: 0.5,
+      chunks: 1,
       calls: 1,
       inputTokens: t0,
       outputTokens: Math.round(t0 * 0.35),
