@@ -53,7 +53,6 @@ export const logicalMode: ModeHandler = async (ctx) => {
     passages,
     llm,
     signal: ctx.signal,
-    question: ctx.question,
     maxRounds: ctx.reasoning.maxRounds ?? SOLVER_DEFAULTS.maxRounds,
     trace: (event) => ctx.trace(event),
   });

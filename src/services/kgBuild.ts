@@ -1,10 +1,11 @@
 // The KG build service behind the KG worker: everything that builds the LLM-distilled layer of the IndexedDB
 // library — the knowledge graph and PIKE-RAG's atomic questions, each alone or both in one call per chunk (one
 // pass). It estimates the cost of a build over the core chunks (κ of the chunks by concept-graph PageRank), builds
-// it resumably (one transaction per chunk, both parts together; cancel lets paid calls finish), embeds entities,
-// relations and atomic questions with the library's embedder, tests the endpoint and keeps its settings. Questions are not answered here (the query
-// service does that); the page tells the query worker to reload the KG after a build. With a bundle opened
-// read-only (?bundle=), building is refused: the bundle is not the user's library.
+// it resumably through buildDistilled (one transaction per chunk, both parts together; cancel lets paid calls
+// finish), embeds entities, relations and atomic questions with the library's embedder, tests the endpoint and
+// keeps its settings. Questions are not answered here (the query service does that); the page tells the query
+// worker to reload the KG after a build. With a bundle opened read-only (?bundle=), building is refused: the
+// bundle is not the user's library.
 import {
   buildDistilled,
   DEFAULT_ATOMIZE_TEMPERATURE,

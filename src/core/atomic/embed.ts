@@ -6,10 +6,10 @@ import type { AtomicStore } from './store.ts';
 export async function embedAtomic(
   store: AtomicStore,
   embedder: Embedder,
-  options: { batch?: number; signal?: AbortSignal } = {},
+  options: { batchSize?: number; signal?: AbortSignal } = {},
 ): Promise<{ embedded: number }> {
   const missing = (await store.questions()).filter((q) => !q.vector);
-  const batch = Math.max(1, options.batch ?? 64);
+  const batch = Math.max(1, options.batchSize ?? 64);
   let embedded = 0;
   for (let i = 0; i < missing.length; i += batch) {
     const part = missing.slice(i, i + batch);
@@ -17,7 +17,12 @@ export async function embedAtomic(
       part.map((q) => q.text),
       options.signal,
     );
-    const d = flat.length / part.length;
+    const d = embedder.dimension;
+    if (flat.length !== part.length * d) {
+      throw new Error(
+        `atomic questions: embedder "${embedder.id}" returned ${flat.length} floats for ${part.length}×${d}`,
+      );
+    }
     await store.putVectors(part.map((q, j) => ({ id: q.id, vector: flat.slice(j * d, (j + 1) * d) })));
     embedded += part.length;
   }

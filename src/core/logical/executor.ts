@@ -5,8 +5,7 @@
 // bindings and evidence — triples with their source chunks, passages — which is what the trace shows and what the
 // written answer cites. A step that cannot run records why and binds nothing; later steps then say what is missing.
 import type { KgEntity } from '../kg/index.ts';
-import { runJsonStep, type LlmClient, type StepUsage } from '../llm/index.ts';
-import { addStepUsage, emptyStepUsage } from '../llm/index.ts';
+import { addStepUsage, emptyStepUsage, runJsonStep, type LlmClient, type StepUsage } from '../llm/index.ts';
 import { ExprError, evaluate, variablesOf } from './expr.ts';
 import { entitiesOfType, findEntities, matchAttributes, matchRelations, type KgView } from './kgMatch.ts';
 import { deduceMessages, extractMessages } from './prompts.ts';

@@ -26,7 +26,8 @@ export const SOLVER_DEFAULTS = { maxRounds: 3 };
 
 export type SolverTrace = Omit<TraceEvent, 'mode' | 'at'>;
 
-export interface SolveOptions extends Omit<ExecutorDeps, 'onStep' | 'llm'> {
+/** What the executor needs, but the question: solve's own argument is the question every round's steps serve. */
+export interface SolveOptions extends Omit<ExecutorDeps, 'onStep' | 'llm' | 'question'> {
   llm: LlmClient;
   maxRounds?: number;
   trace?(event: SolverTrace): void;
@@ -159,6 +160,7 @@ export async function solve(question: string, options: SolveOptions): Promise<So
     });
     const execution = await executePlan(plan, {
       ...options,
+      question,
       onStep: (record) =>
         trace({
           round,

@@ -50,7 +50,6 @@ function run(question: string, maxRounds = 3, signal?: AbortSignal, trace: Solve
     kg,
     passages: fixturePassages,
     llm,
-    question,
     maxRounds,
     signal,
     trace: (e) => trace.push(e),
@@ -205,7 +204,6 @@ describe('reflection', () => {
       kg,
       passages: fixturePassages,
       llm,
-      question: 'q',
       maxRounds: 3,
       signal: controller.signal,
       trace: (e) => {
