@@ -1,6 +1,24 @@
-// Page helpers for the specs that use an LLM endpoint: find the panel that holds an element, save the endpoint,
-// ask a question in a mode, and open a citation of the answer in the document viewer.
+// Page helpers for the specs that use an LLM endpoint: index a few small text documents, find the panel that holds
+// an element, save the endpoint, estimate and confirm a KG / atomic-layer build, ask a question in a mode, and open
+// a citation of the answer in the document viewer.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { addFiles, openApp, waitIdle } from './app.ts';
+
+/** Writes each document as a .txt file in `dir`, adds them all and waits until the library has indexed them. */
+export async function addTextDocuments(
+  page: Page,
+  origin: string,
+  dir: string,
+  documents: Record<string, string>,
+): Promise<void> {
+  const files = Object.keys(documents).map((name) => join(dir, name));
+  await Promise.all(Object.entries(documents).map(([name, text]) => writeFile(join(dir, name), text + '\n')));
+  await openApp(page, origin);
+  await addFiles(page, files);
+  await waitIdle(page, 240_000);
+}
 
 const VIEWS = ['library', 'ask', 'settings'];
 
@@ -28,6 +46,32 @@ export async function saveEndpoint(
     await page.fill('[name="llm-concurrency"]', String(options.concurrency));
   }
   await page.click('[data-testid="llm-settings"] button[type="submit"]');
+}
+
+/**
+ * Asks for the estimate of a build over the top κ of the chunks, of the parts given (default: the panel's), and
+ * returns the calls it announces. Nothing is sent to the endpoint until confirmBuild.
+ */
+export async function estimateBuild(
+  page: Page,
+  origin: string,
+  options: { kappa: number; kg?: boolean; atomic?: boolean },
+): Promise<number> {
+  await goToPanel(page, origin, 'kg-panel');
+  await page.fill('[name="kg-kappa"]', String(options.kappa));
+  if (options.kg !== undefined) await page.setChecked('[name="kg-part-kg"]', options.kg);
+  if (options.atomic !== undefined) await page.setChecked('[name="kg-part-atomic"]', options.atomic);
+  await page.click('[data-testid="kg-estimate"]');
+  await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+  return Number(
+    await page.$eval('[data-testid="kg-estimate-table"] tbody tr td', (td) => td.textContent?.trim()),
+  );
+}
+
+/** Confirms the estimated build and waits until it has finished without being cancelled. */
+export async function confirmBuild(page: Page, timeout: number): Promise<void> {
+  await page.click('[data-testid="kg-confirm"]');
+  await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout });
 }
 
 /** Asks in the KG panel's question form (already shown) in `mode`; returns once the request is sent. */

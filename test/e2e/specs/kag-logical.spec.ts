@@ -4,13 +4,18 @@
 // computed value (the earlier film, sorted in code), and a written answer whose citation opens the sentence that
 // states its date; then Stop during the next question's plan call ends the run without another request.
 // Requests may go only to the app's origin and the scripted server (the privacy guard checks every request).
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { kagResponder } from '../../support/scriptedKag.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
-import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { askInMode, goToPanel, openCitation, saveEndpoint } from '../lib/llmPanels.ts';
+import {
+  addTextDocuments,
+  askInMode,
+  confirmBuild,
+  estimateBuild,
+  goToPanel,
+  openCitation,
+  saveEndpoint,
+} from '../lib/llmPanels.ts';
 
 const DOCUMENTS: Record<string, string> = {
   'alpha-dawn.txt': 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
@@ -45,23 +50,13 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
   });
   privacy.allowOrigin(server.url);
   try {
-    const files = Object.keys(DOCUMENTS).map((name) => join(tmp, name));
-    await Promise.all(
-      Object.entries(DOCUMENTS).map(([name, text]) => writeFile(join(tmp, name), text + '\n')),
-    );
-    await openApp(page, origin);
-    await addFiles(page, files);
-    await waitIdle(page, 240_000);
+    await addTextDocuments(page, origin, tmp, DOCUMENTS);
 
     await saveEndpoint(page, origin, server.baseUrl);
 
     // Build the KG over every chunk (κ = 1).
-    await goToPanel(page, origin, 'kg-panel');
-    await page.fill('[name="kg-kappa"]', '1');
-    await page.click('[data-testid="kg-estimate"]');
-    await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
-    await page.click('[data-testid="kg-confirm"]');
-    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 120_000 });
+    await estimateBuild(page, origin, { kappa: 1 });
+    await confirmBuild(page, 120_000);
     expect(server.extractionTexts().length, 'every chunk is extracted once').toBe(
       Object.keys(DOCUMENTS).length,
     );

@@ -10,7 +10,14 @@ import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addSamples, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { askInMode, goToPanel, openCitation, saveEndpoint } from '../lib/llmPanels.ts';
+import {
+  askInMode,
+  confirmBuild,
+  estimateBuild,
+  goToPanel,
+  openCitation,
+  saveEndpoint,
+} from '../lib/llmPanels.ts';
 
 /** A question made from a sentence of the first sample: its longest sentence of at most 200 characters. */
 async function sampleQuestion(dist: string): Promise<string> {
@@ -55,20 +62,11 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     await saveEndpoint(page, origin, server.baseUrl, { concurrency: 2 });
 
     // 2. Atomic questions only, every chunk (κ = 1): the estimate first, with no call made.
-    await goToPanel(page, origin, 'kg-panel');
-    await page.fill('[name="kg-kappa"]', '1');
-    await page.uncheck('[name="kg-part-kg"]');
-    await page.check('[name="kg-part-atomic"]');
-    await page.click('[data-testid="kg-estimate"]');
-    await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
-    const calls = Number(
-      await page.$eval('[data-testid="kg-estimate-table"] tbody tr td', (td) => td.textContent?.trim()),
-    );
+    const calls = await estimateBuild(page, origin, { kappa: 1, kg: false, atomic: true });
     log(`estimate: ${calls} atomizing calls for every chunk`);
     expect(calls).toBeGreaterThan(0);
     expect(server.requests.length, 'calls were made before confirming').toBe(0);
-    await page.click('[data-testid="kg-confirm"]');
-    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 180_000 });
+    await confirmBuild(page, 180_000);
     const atomized = server.requests.filter((r) =>
       r.body?.messages?.[0]?.content.startsWith('You write atomic'),
     );
