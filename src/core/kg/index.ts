@@ -8,7 +8,6 @@ export {
   withoutChunksEntity,
   withoutChunksRelation,
 } from './merge.ts';
-export { stripThinking } from './schema.ts';
 export { KgIndex, splitSentences } from './search.ts';
 export type { EntityHit, KgChunkView, RelationHit } from './search.ts';
 export { DEFAULT_KAPPA, DEFAULT_OUTPUT_RATIO, rankOrder, selectCoreChunks } from './select.ts';

@@ -2,7 +2,6 @@
 // A hand-written validator (no schema library): the shape is small and the messages go back to the LLM on retry.
 import { normalizeAttributeValue, normalizeKey } from './normalize.ts';
 import type { Extraction, KgAttribute, RawEntity, RawRelation } from './types.ts';
-export { parseJsonReply, stripThinking } from '../llm/index.ts';
 
 const MAX_ENTITIES_PER_CHUNK = 200;
 const MAX_RELATIONS_PER_CHUNK = 400;
