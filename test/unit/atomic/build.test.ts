@@ -69,6 +69,7 @@ describe('atomizing', () => {
       { kind: 'malformed', when: 'Port of Spain' },
     );
     const s = await atomizeInto(store, { concurrency: 1 });
+    // One question per sentence: d1#0 has two, d2#0 and d4#0 one each; d3#0 failed.
     expect(s.atomic).toEqual({ done: 3, failed: 1, questions: 4 });
     expect(s.calls).toBe(4 + 1 + 1);
     expect(s.failures).toHaveLength(1);
