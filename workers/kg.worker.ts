@@ -8,7 +8,7 @@ import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
 import { browserCrossTabLock } from '../src/services/crossTab.ts';
-import { EmbedderHolder } from '../src/services/embedders.ts';
+import { embedderInOwnWorker } from '../src/services/embedders.ts';
 import { KgBuildService } from '../src/services/kgBuild.ts';
 import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger.ts';
 
@@ -18,7 +18,8 @@ const service = new KgBuildService({
   repo: new Repo(db),
   store: new DexieKgStore(db),
   atomicStore: new DexieAtomicStore(db),
-  embedders: new EmbedderHolder(),
+  // Entities and atomic questions are embedded in an embedding worker: this one never holds a copy of the model.
+  embedders: embedderInOwnWorker(),
   // Every request is recorded in the network ledger: the build's calls, and the connection test's probes.
   llmClient: (settings) => new LlmClient(settings, workerLedger('kg').clientOptions('KG build')),
   connectionFetch: workerLedger('kg').fetch('connection test'),

@@ -8,7 +8,7 @@ import { transfer, wrap } from 'comlink';
 import type { Embedder } from '../core/types.ts';
 import { identitySpec } from '../core/embed/index.ts';
 import { embedWorkerCount, specOf, toEmbedderChoice, type EmbedderSettings } from './embedderChoice.ts';
-import { createEmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
+import { createEmbedPool, type EmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
 import type { EmbedderChoice, StoredEmbedderChoice } from './protocol.ts';
 import { workerLedger } from './ledger.ts';
 import type { EmbedWorkerApi } from '../../workers/embed.worker.ts';
@@ -167,6 +167,56 @@ export function spawnEmbedWorker(choice: EmbedderSettings): PoolWorker {
         listener((event as ErrorEvent).message || 'the embedding worker stopped unexpectedly');
       });
       worker.addEventListener('messageerror', () => listener('a message from the worker could not be read'));
+    },
+  };
+}
+
+/**
+ * An embedder for a worker that has other work of its own (the query worker's questions, the KG worker's entities
+ * and atomic questions): a local model runs in an embedding worker of its own (a pool of one), so it loads on
+ * another thread while this one reads the library or builds the engine, and the calling worker never holds a copy
+ * of the model. An endpoint embedder stays in the calling worker (its work happens on the server).
+ */
+export function embedderInOwnWorker(): {
+  get(stored: StoredEmbedderChoice): Promise<Embedder>;
+  dispose(): Promise<void>;
+} {
+  const here = new EmbedderHolder();
+  let key: string | null = null;
+  let pool: Promise<EmbedPool> | null = null;
+  const disposePool = async (): Promise<void> => {
+    const current = pool;
+    pool = null;
+    key = null;
+    await (await current?.catch(() => null))?.dispose();
+  };
+  return {
+    async get(stored) {
+      const choice = toEmbedderChoice(stored);
+      if (specOf(choice).kind === 'openai') {
+        await disposePool();
+        return here.get(choice);
+      }
+      const wanted = `${choiceKey(choice)} backend=${choice.backend ?? 'auto'}`;
+      if (pool && key === wanted) return pool;
+      await disposePool();
+      await here.dispose();
+      const name = choiceKey(choice);
+      const loading = createEmbedPool({ size: 1, spawn: () => spawnEmbedWorker(choice), name });
+      key = wanted;
+      pool = loading;
+      loading.catch(() => {
+        // Not kept: the next question tries again (the model may not have been cached when offline).
+        if (pool === loading) [pool, key] = [null, null];
+      });
+      return loading.catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new Error(`embedder: could not load "${name}": ${message}`, { cause: error });
+      });
+    },
+    async dispose() {
+      await disposePool();
+      await here.dispose();
     },
   };
 }

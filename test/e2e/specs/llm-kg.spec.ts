@@ -148,6 +148,13 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     expect(new Set(sent).size, sentMessage).toBe(chunks);
     const keyLeaks = server.requests.filter((r) => r.authorization !== 'Bearer sk-e2e-secret-key-123456');
     expect(keyLeaks.length, `${keyLeaks.length} requests without the configured key`).toBe(0);
+    // The library has sentence vectors: every entity gets one too, from the library's embedder (run in an
+    // embedding worker of its own), so the KG search matches by meaning as well as by name.
+    const kgStatus = (await page.textContent('[data-testid="kg-status"]')) ?? '';
+    const [, entities, embedded] = /(\d+) entities, \d+ relations \((\d+) embedded\)/.exec(kgStatus) ?? [];
+    log(`KG status: ${kgStatus.trim()}`);
+    expect(Number(entities), kgStatus).toBeGreaterThan(0);
+    expect(Number(embedded), kgStatus).toBe(Number(entities));
 
     // 4. Hybrid question, streamed answer, citation opens the sentence.
     await goToPanel(page, origin, 'kg-ask');
