@@ -549,7 +549,9 @@ export class IngestPipeline {
       for (const [id, n] of unsettled) if (ids.has(id)) await repo.requeuePending(id, n - 1);
       for (const q of files) {
         unsettled.delete(q.file.id);
-        await this.storeAlone(q, signal, fileMeter);
+        // Read again: the batch's bytes were handed over to the parse worker (a transfer leaves them empty here).
+        const file = await repo.pendingFile(q.file.id);
+        if (file) await this.storeAlone({ file, position: q.position }, signal, fileMeter);
       }
     };
     let parsed: Array<PreparedFile | { error: string }>;

@@ -109,7 +109,11 @@ describe('ingest in batches of small files', () => {
       name === 'hang.txt' ? new Promise(() => undefined) : prepare(name, data, options);
     const { pipeline, events } = pipelineOver(repo, {
       prepare: hang,
-      prepareMany: () => new Promise(() => undefined),
+      // As the parse worker's call does: the bytes are transferred (gone from here), and this batch never returns.
+      prepareMany: (batch) => {
+        for (const f of batch) structuredClone(f.bytes, { transfer: [f.bytes.buffer] });
+        return new Promise(() => undefined);
+      },
       parseTimeoutMs: 50,
     });
     const input = files(4);
