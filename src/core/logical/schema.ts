@@ -22,14 +22,7 @@ export type ConstraintOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'contains';
 const CONSTRAINT_OPS: readonly ConstraintOp[] = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
 
 export type DeduceOp = 'entailment' | 'greater' | 'less' | 'equal' | 'choice' | 'extraction';
-const DEDUCE_OPS: readonly DeduceOp[] = [
-  'entailment',
-  'greater',
-  'less',
-  'equal',
-  'choice',
-  'extraction',
-];
+const DEDUCE_OPS: readonly DeduceOp[] = ['entailment', 'greater', 'less', 'equal', 'choice', 'extraction'];
 
 /** A deduce operand: a bound variable or a constant. */
 export type Operand = { var: string } | { value: string };
