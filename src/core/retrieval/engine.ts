@@ -86,6 +86,36 @@ export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
 ];
 
 /** Best sentences returned per chunk. */
+/**
+ * The walk graph a stored keep-mask gives over the lexical layers, with the concept vectors left to compute
+ * later (only another θsem than the mask's needs them first, to re-filter by the cosines). Undefined when the
+ * mask was made for another chunk set or other options: a fresh build is the answer then, not an error.
+ */
+function maskedWalkGraph(
+  compact: CompactGraph,
+  lexical: Parameters<typeof maskedGraphIndex>[1],
+  sentenceVectors: Float32Array,
+  dimension: number,
+  layout: CorpusLayout,
+  analyzer: TermAnalyzer,
+  params: RetrievalParams,
+): { ordered: Float32Array; vectors: ConceptVectorBuilder; graph: ConceptGraphIndex } | undefined {
+  const ordered = reorderRows(sentenceVectors, dimension, layout.sentenceSource);
+  const vectors = new ConceptVectorBuilder(
+    lexical.table,
+    layout.sentenceOffsets,
+    (s) => conceptTerms(analyzer, layout.sentences[s].text, params.phrases),
+    ordered,
+    dimension,
+  );
+  if (params.thetaSem !== compact.keepThetaSem) vectors.finish();
+  try {
+    return { ordered, vectors, graph: maskedGraphIndex(compact, lexical, vectors.vectors) };
+  } catch {
+    return undefined;
+  }
+}
+
 const BEST_SENTENCES = 2;
 
 /** The best sentences of a scored list; without vectors only sentences sharing a word with the question count. */
@@ -232,23 +262,17 @@ export class RetrievalEngine {
     const lexical = stored
       ? lexicalLayersFromTable(ids, stored, params)
       : lexicalLayers(ids, conceptLists, params);
-    const ordered = reorderRows(input.sentenceVectors, dimension, layout.sentenceSource);
-    const vectors = new ConceptVectorBuilder(
-      lexical.table,
-      layout.sentenceOffsets,
-      (s) => conceptTerms(analyzer, layout.sentences[s].text, params.phrases),
-      ordered,
+    const masked = maskedWalkGraph(
+      compact,
+      lexical,
+      input.sentenceVectors,
       dimension,
+      layout,
+      analyzer,
+      params,
     );
-    // Another θsem than the mask's re-filters by the cosines, which need the concept vectors first.
-    if (params.thetaSem !== compact.keepThetaSem) vectors.finish();
-    let graph: ConceptGraphIndex;
-    try {
-      graph = maskedGraphIndex(compact, lexical, vectors.vectors);
-    } catch {
-      // A mask for another chunk set or other options: a fresh build is the answer, not an error.
-      return undefined;
-    }
+    if (!masked) return undefined;
+    const { ordered, vectors, graph } = masked;
     const lexicalGraphMs = performance.now() - t;
     t = performance.now();
     const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
@@ -323,21 +347,17 @@ export class RetrievalEngine {
       graph: g.cooccurrence,
       options: params,
     };
-    const ordered = reorderRows(input.sentenceVectors!, dimension, layout.sentenceSource);
-    const vectors = new ConceptVectorBuilder(
-      g.table,
-      layout.sentenceOffsets,
-      (s) => conceptTerms(analyzer, layout.sentences[s].text, params.phrases),
-      ordered,
+    const masked = maskedWalkGraph(
+      compact,
+      layers,
+      input.sentenceVectors!,
       dimension,
+      layout,
+      analyzer,
+      params,
     );
-    if (params.thetaSem !== compact.keepThetaSem) vectors.finish();
-    let graph: ConceptGraphIndex;
-    try {
-      graph = maskedGraphIndex(compact, layers, vectors.vectors);
-    } catch {
-      return undefined;
-    }
+    if (!masked) return undefined;
+    const { ordered, vectors, graph } = masked;
     const engine = new RetrievalEngine(
       layout,
       lexical.chunkTerms,
