@@ -99,6 +99,12 @@ test('reload mid-indexing: no half-written document, queue resumes and completes
   expect(midIntegrity.problems.slice(0, 5), 'half-written documents after reload').toEqual([]);
 
   await waitIdle(page, 200_000);
+  // Every file was stored before the reload, so the queue may be empty and the app idle for a moment before it
+  // resumes embedding the stored documents from the store: wait for the vectors themselves, not only for idle.
+  await expect
+    .poll(async () => (await readCounts(page)).vectors, { timeout: 200_000, intervals: [500] })
+    .toBe(expected.vectors);
+  await waitIdle(page, 200_000);
   const end = await readCounts(page);
   log(`resumed and finished: ${JSON.stringify(end)}`);
   for (const key of ['documents', 'chunks', 'sentences', 'vectors'] as const) {
