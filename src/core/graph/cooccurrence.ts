@@ -15,58 +15,110 @@ export interface ConceptGraph {
   weights: Float32Array;
 }
 
-/** Builds every edge with Co ≥ θco in one pass per concept, using a dense scratch counter (no hash maps). */
+/**
+ * Builds every edge with Co ≥ θco with a dense scratch counter (no hash maps). Each pair is counted once, from its
+ * lower concept u (only the concepts above u in u's chunks), and the symmetric CSR is laid out by two transpositions
+ * instead of sorting every row: opening a large library rebuilds this graph (MuSiQue: ~6 M pairs), and counting
+ * both directions then sorting ~12 M row entries was most of its time.
+ */
 export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): ConceptGraph {
   if (!(thetaCo >= 1)) throw new Error(`co-occurrence graph: θco must be ≥ 1, got ${thetaCo}`);
   const nc = table.terms.length;
   const { conceptChunkOffsets: cco, conceptChunks: cc, chunkConceptOffsets: kco, chunkConcepts: kc } = table;
+  const ascending = chunksAscending(kco, kc, table.chunkCount);
   const counts = new Uint32Array(nc);
   const touched = new Uint32Array(nc);
-  const offsets = new Uint32Array(nc + 1);
-  let targets: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
-  let co: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
-  let m = 0;
+  // Per concept: pairs kept with a higher concept (its row's upper part), and with a lower one (its lower part).
+  const upperDegree = new Uint32Array(nc);
+  const lowerDegree = new Uint32Array(nc);
+  // The kept pairs u < v in order of u (v unordered within u), until the CSR's size is known.
+  let pairTargets: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
+  let pairCo: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
+  let pairs = 0;
   for (let u = 0; u < nc; u++) {
     let nt = 0;
     for (let i = cco[u]; i < cco[u + 1]; i++) {
       const k = cc[i];
-      for (let j = kco[k]; j < kco[k + 1]; j++) {
+      const end = kco[k + 1];
+      // Chunk lists are ascending (concept extraction makes them so), then the concepts above u are a suffix; a
+      // table with unordered lists is still counted right, only slower.
+      for (let j = ascending ? firstAbove(kc, kco[k], end, u) : kco[k]; j < end; j++) {
         const v = kc[j];
-        if (v === u) continue;
+        if (v <= u) continue;
         if (counts[v] === 0) touched[nt++] = v;
         counts[v]++;
       }
     }
-    const row = touched.subarray(0, nt).sort();
-    for (let i = 0; i < nt; i++) {
-      const v = row[i];
-      if (counts[v] >= thetaCo) {
-        if (m === targets.length) {
-          targets = grow(targets);
-          co = grow(co);
-        }
-        targets[m] = v;
-        co[m++] = counts[v];
-      }
-      counts[v] = 0;
+    if (pairs + nt > pairTargets.length) {
+      pairTargets = grow(pairTargets, pairs + nt);
+      pairCo = grow(pairCo, pairs + nt);
     }
-    offsets[u + 1] = m;
+    const first = pairs;
+    for (let i = 0; i < nt; i++) {
+      const v = touched[i];
+      const c = counts[v];
+      counts[v] = 0;
+      if (c >= thetaCo) {
+        pairTargets[pairs] = v;
+        pairCo[pairs++] = c;
+        lowerDegree[v]++;
+      }
+    }
+    upperDegree[u] = pairs - first;
   }
-  targets = targets.slice(0, m);
-  co = co.slice(0, m);
+  const offsets = new Uint32Array(nc + 1);
+  for (let u = 0; u < nc; u++) offsets[u + 1] = offsets[u] + lowerDegree[u] + upperDegree[u];
+  const m = offsets[nc];
+  const targets = new Uint32Array(m);
+  const co = new Uint32Array(m);
   const weights = new Float32Array(m);
+  // Row v = its lower part (targets < v) then its upper part, both ascending. Pairs taken by ascending u fill the
+  // lower parts in order; then lower parts read by ascending v fill the upper parts in order. The Dice weight is
+  // computed once per pair: tu + tv is an exact integer, so both directions are the same float anyway.
+  const cursor = offsets.slice(0, nc);
+  let e = 0;
   for (let u = 0; u < nc; u++) {
     const tu = cco[u + 1] - cco[u];
-    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
-      const v = targets[e];
-      weights[e] = (2 * co[e]) / (tu + cco[v + 1] - cco[v]);
+    for (const end = e + upperDegree[u]; e < end; e++) {
+      const v = pairTargets[e];
+      const c = pairCo[e];
+      const at = cursor[v]++;
+      targets[at] = u;
+      co[at] = c;
+      weights[at] = (2 * c) / (tu + cco[v + 1] - cco[v]);
+    }
+  }
+  for (let v = 0; v < nc; v++) {
+    for (let lower = offsets[v], end = offsets[v] + lowerDegree[v]; lower < end; lower++) {
+      const at = cursor[targets[lower]]++;
+      targets[at] = v;
+      co[at] = co[lower];
+      weights[at] = weights[lower];
     }
   }
   return { nodeCount: nc, offsets, targets, co, weights };
 }
 
-function grow(a: Uint32Array): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(a.length * 2);
+/** Whether every chunk's concept list is strictly ascending (then the pairs above a concept are found by search). */
+function chunksAscending(kco: Uint32Array, kc: Uint32Array, chunkCount: number): boolean {
+  for (let k = 0; k < chunkCount; k++) {
+    for (let j = kco[k] + 1; j < kco[k + 1]; j++) if (kc[j] <= kc[j - 1]) return false;
+  }
+  return true;
+}
+
+/** First index in the ascending kc[lo .. hi) whose concept is above u (hi when none is). */
+function firstAbove(kc: Uint32Array, lo: number, hi: number, u: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (kc[mid] <= u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function grow(a: Uint32Array, atLeast: number): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(Math.max(a.length * 2, atLeast));
   b.set(a);
   return b;
 }
