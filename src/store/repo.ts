@@ -488,7 +488,8 @@ export class Repo {
   }
 
   /** Loads the whole corpus for the query worker, records whole (texts sliced back, vectors as Float32). */
-  async loadCorpus(): Promise<LoadedCorpus> {
+  /** `mark` is called after each table is read, with its name (the first-question bench times them). */
+  async loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus> {
     const db = this.db;
     return db.transaction(
       'r',
@@ -498,17 +499,20 @@ export class Repo {
         await db.vectors.each((v) => {
           vectors.set(v.docId, loadedVectors(v));
         });
+        mark?.('vectors');
         const documents = await db.documents.toArray();
         const texts = new Map(documents.map((d) => [d.id, d.text]));
-        return {
-          meta: await db.meta.get('index'),
-          documents,
-          sections: await db.sections.toArray(),
-          chunks: (await db.chunks.toArray()).map((c) => loadedChunk(c, texts.get(c.docId))),
-          sentences: (await db.sentences.toArray()).map((s) => loadedSentence(s, texts.get(s.docId))),
-          vectors,
-          graph: await db.graph.get('concept'),
-        };
+        mark?.('documents');
+        const meta = await db.meta.get('index');
+        const sections = await db.sections.toArray();
+        mark?.('sections');
+        const chunks = (await db.chunks.toArray()).map((c) => loadedChunk(c, texts.get(c.docId)));
+        mark?.('chunks');
+        const sentences = (await db.sentences.toArray()).map((s) => loadedSentence(s, texts.get(s.docId)));
+        mark?.('sentences');
+        const graph = await db.graph.get('concept');
+        mark?.('graph');
+        return { meta, documents, sections, chunks, sentences, vectors, graph };
       },
     );
   }

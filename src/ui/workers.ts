@@ -48,9 +48,12 @@ export interface Diagnostics {
   measureEmbedder(texts: string[]): Promise<{ sentences: number; seconds: number; loadSeconds: number }>;
   /** Where the time went opening ?bundle= in the query worker (test/bench/bundle-open-browser.ts). */
   openTimings(): Promise<Record<string, number> | null>;
+  /** Where the time went in the query worker's last library load from IndexedDB (first-question bench). */
+  loadTimings(): Promise<Record<string, number> | null>;
 }
 
 (globalThis as { conceptragDiagnostics?: Diagnostics }).conceptragDiagnostics = {
   measureEmbedder: (texts) => ingestWorker().measureEmbedder(texts),
   openTimings: async () => (query ? query.openTimings() : null),
+  loadTimings: async () => (query ? query.loadTimings() : null),
 };

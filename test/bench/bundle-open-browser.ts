@@ -17,7 +17,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
-import { timedAsk } from './lib/dropProbes.ts';
+import { timedAsk, watchEvidence } from './lib/dropProbes.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -53,59 +53,6 @@ function arg(name: string, fallback: string): string {
 function positional(): string | undefined {
   const args = process.argv.slice(2);
   return args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
-}
-
-/** In the page: times from navigation start (performance.now() of this document) to evidence and result. */
-async function watchEvidence(timeoutMs: number): Promise<{
-  firstEvidenceMs: number;
-  firstEvidenceStage: string;
-  resultMs: number;
-  evidence: number;
-  layer: string | null;
-}> {
-  let first: { ms: number; stage: string } | null = null;
-  const check = () => {
-    if (!first) {
-      const card = document.querySelector('[data-testid="evidence-early"], [data-testid="evidence"]');
-      if (card) first = { ms: performance.now(), stage: card.getAttribute('data-testid') ?? '' };
-    }
-    const button = document.querySelector('[data-testid="ask"]');
-    const results = document.querySelector('[data-testid="results"]');
-    const alert = document.querySelector('[role="alert"]');
-    if (alert) throw new Error(`bundle-open bench: the app says: ${alert.textContent?.trim()}`);
-    if (!results || !button || (button.textContent ?? '').includes('Searching') || !first) return null;
-    return {
-      firstEvidenceMs: first.ms,
-      firstEvidenceStage: first.stage,
-      resultMs: performance.now(),
-      evidence: document.querySelectorAll('[data-testid="evidence"]').length,
-      layer: results.getAttribute('data-layer'),
-    };
-  };
-  return new Promise((resolve, reject) => {
-    const observer = new MutationObserver(() => {
-      try {
-        const r = check();
-        if (!r) return;
-        observer.disconnect();
-        clearTimeout(timer);
-        resolve(r);
-      } catch (error) {
-        observer.disconnect();
-        reject(error);
-      }
-    });
-    const timer = setTimeout(() => {
-      observer.disconnect();
-      reject(new Error('bundle-open bench: no result in time'));
-    }, timeoutMs);
-    observer.observe(document.body, {
-      childList: true,
-      subtree: true,
-      characterData: true,
-      attributes: true,
-    });
-  });
 }
 
 async function openOnce(page: Page, url: string, question: string, run: number): Promise<OpenRun> {

@@ -22,7 +22,8 @@
 //     sampled every second; peakPageHeapMB is the page alone (CDP Performance.getMetrics JSHeapUsedSize).
 //   - idbMB: CDP Storage.getUsageAndQuota usage breakdown 'indexeddb' for the origin at the end; textMB: UTF-8
 //     bytes of the stored documents' extracted text; idbMBPerTextMB.
-//   - firstAskMs, askMs {p50, p95}: once the target state is reached, the first question, then up to
+//   - firstAskMs, askMs {p50, p95}: once the target state is reached, the first question (also
+//     firstAskFirstEvidenceMs: to its first evidence on screen, early lexical evidence or the result), then up to
 //     --ask-count questions of the QA file (the first one again, now warm), each timed in the page from just
 //     before the click on Ask to results on screen (a MutationObserver).
 import { spawnSync } from 'node:child_process';
@@ -426,7 +427,8 @@ async function main(): Promise<void> {
     const first = await askOnce(page, questions[0], left());
     const firstAskMs = first.ms;
     console.log(
-      `first question after ${opts.until}: ${firstAskMs.toFixed(0)} ms, ${first.evidence} passages`,
+      `first question after ${opts.until}: first evidence ${first.firstEvidenceMs.toFixed(0)} ms ` +
+        `(${first.firstEvidenceStage}), result ${firstAskMs.toFixed(0)} ms, ${first.evidence} passages`,
     );
     const series = opts.askCount > 0 && opts.questions ? questions.slice(0, opts.askCount) : [];
     const times: number[] = [];
@@ -495,6 +497,10 @@ async function main(): Promise<void> {
       counts: { ...counts, vectors: vectors.vectors },
       firstAskMs: round(firstAskMs, 0),
       firstAskEvidence: first.evidence,
+      // The first evidence on screen: early lexical evidence (stale: from the library before its last change,
+      // which the query worker answers from while it loads the new one), or the result when none came first.
+      firstAskFirstEvidenceMs: round(first.firstEvidenceMs, 0),
+      firstAskFirstEvidenceStage: first.firstEvidenceStage,
       askMs: {
         n: times.length,
         p50: round(percentile(times, 50), 0),

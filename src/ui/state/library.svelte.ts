@@ -23,6 +23,7 @@ import { kgApi } from './kg.ts';
 import { DropTally, type DropRow } from './dropProgress.ts';
 import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
+import { libraryStamp } from './libraryStamp.ts';
 
 export type DocumentSummary = Pick<
   DocumentRecord,
@@ -85,8 +86,15 @@ export class LibraryState {
     semantic: false,
     embedderId: null,
   });
-  /** Increments whenever the store changes, so the Ask view knows to reload its engine. */
+  /**
+   * Increments whenever what questions read has changed in the store (libraryStamp), so the Ask view knows to
+   * reload its engine. Not on the first read: the query worker reads the store itself, and a load it began
+   * before that read (a question asked as the app opens) is of the same library, not one to load again (each
+   * load of a large library takes seconds).
+   */
   version = $state(0);
+  /** What the store held at the last refresh, as far as questions are concerned (null before the first). */
+  private stamp: string | null = null;
   /** How far each layer reaches, as the worker last reported (null until it reports, or from another tab). */
   coverage = $state<LibraryCoverage | null>(null);
   /** The current drop as a whole: files, sentences, searchable documents, documents with vectors. */
@@ -358,7 +366,7 @@ export class LibraryState {
 
   async refresh(withList = true): Promise<void> {
     const repo = pageRepo();
-    const [counts, storage, meta, failed, waiting, docs, vectorsSetting] = await Promise.all([
+    const [counts, storage, meta, failed, waiting, docs, vectorsSetting, newest] = await Promise.all([
       repo.counts(),
       repo.storageUsed(),
       repo.getMeta(),
@@ -366,6 +374,7 @@ export class LibraryState {
       repo.waitingCount(),
       withList ? repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray() : null,
       repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING),
+      repo.db.documents.orderBy('addedAt').lastKey(),
     ]);
     // Keys only: which of the listed documents have their vectors (the records hold the vectors themselves);
     // while embedding runs, the flags of the list already shown are read again the same way.
@@ -412,7 +421,9 @@ export class LibraryState {
       this.tally?.coverage(this.coverage, performance.now());
       this.updateDrop();
     }
-    this.version += 1;
+    const stamp = libraryStamp(counts, meta, newest);
+    if (this.stamp !== null && stamp !== this.stamp) this.version += 1;
+    this.stamp = stamp;
   }
 
   /**

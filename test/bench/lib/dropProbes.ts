@@ -147,7 +147,12 @@ export async function storedTextBytes(): Promise<{ documents: number; bytes: num
 }
 
 export interface AskProbe {
+  /** To the result: the app no longer searching. */
   ms: number;
+  /** To the first evidence card on screen: early lexical evidence, or the result when none came first. */
+  firstEvidenceMs: number;
+  /** The first evidence was early (lexical, refined after), and stale (from the library before a change). */
+  firstEvidenceStage: 'early' | 'stale' | 'result' | 'none';
   evidence: number;
   error: string | null;
   /** Nothing was asked: the Ask view says the library is empty, or the button is disabled. */
@@ -163,26 +168,40 @@ export async function timedAsk(timeoutMs: number): Promise<AskProbe> {
   if (!button) throw new Error('drop bench: no Ask button in the page');
   const form = button.closest('form');
   const empty = Boolean(form && /library is empty/i.test(form.textContent ?? ''));
-  if (empty || button.disabled) return { ms: 0, evidence: 0, error: null, empty: true };
+  if (empty || button.disabled) {
+    return { ms: 0, firstEvidenceMs: 0, firstEvidenceStage: 'none', evidence: 0, error: null, empty: true };
+  }
   const t0 = performance.now();
   button.click();
   // The click sets busy and clears the old result; Svelte writes that to the DOM in a microtask.
   await new Promise((resolve) => setTimeout(resolve, 0));
+  let first: { ms: number; stage: AskProbe['firstEvidenceStage'] } | null = null;
   const done = () => {
+    if (!first) {
+      const early = document.querySelector('[data-testid="evidence-early"]');
+      const card = early ?? document.querySelector('[data-testid="evidence"]');
+      if (card) {
+        const stale = Boolean(early && document.querySelector('[data-testid="results"][data-stale="true"]'));
+        first = { ms: performance.now() - t0, stage: early ? (stale ? 'stale' : 'early') : 'result' };
+      }
+    }
     const b = document.querySelector<HTMLButtonElement>('[data-testid="ask"]');
     if (!b || (b.textContent ?? '').includes('Searching')) return null;
     const alert = document.querySelector('[role="alert"]');
     const results = document.querySelector('[data-testid="results"]');
     if (!results && !alert) return null;
+    const ms = performance.now() - t0;
     return {
-      ms: performance.now() - t0,
+      ms,
+      firstEvidenceMs: first?.ms ?? ms,
+      firstEvidenceStage: first?.stage ?? ('none' as const),
       evidence: document.querySelectorAll('[data-testid="results"] [data-testid="evidence"]').length,
       error: results ? null : (alert?.textContent ?? '').trim(),
       empty: false,
     };
   };
-  const first = done();
-  if (first) return first;
+  const settled = done();
+  if (settled) return settled;
   return new Promise<AskProbe>((resolve, reject) => {
     const observer = new MutationObserver(() => {
       const r = done();
@@ -229,4 +248,63 @@ export async function measureMemory(): Promise<MemoryProbe | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * In the page: the performance.now() (ms since this document's navigation) at which the first evidence card
+ * showed (early lexical evidence or the result) and at which the result settled (Ask no longer searching).
+ */
+export async function watchEvidence(timeoutMs: number): Promise<{
+  firstEvidenceMs: number;
+  firstEvidenceStage: string;
+  resultMs: number;
+  evidence: number;
+  layer: string | null;
+}> {
+  let first: { ms: number; stage: string } | null = null;
+  const check = () => {
+    if (!first) {
+      const card = document.querySelector('[data-testid="evidence-early"], [data-testid="evidence"]');
+      if (card) first = { ms: performance.now(), stage: card.getAttribute('data-testid') ?? '' };
+    }
+    const button = document.querySelector('[data-testid="ask"]');
+    const results = document.querySelector('[data-testid="results"]');
+    const alert = document.querySelector('[role="alert"]');
+    if (alert) throw new Error(`bundle-open bench: the app says: ${alert.textContent?.trim()}`);
+    if (!results || !button || (button.textContent ?? '').includes('Searching') || !first) return null;
+    return {
+      firstEvidenceMs: first.ms,
+      firstEvidenceStage: first.stage,
+      resultMs: performance.now(),
+      evidence: document.querySelectorAll('[data-testid="evidence"]').length,
+      layer: results.getAttribute('data-layer'),
+    };
+  };
+  // Already on screen (a fast answer can render before this runs).
+  const now = check();
+  if (now) return now;
+  return new Promise((resolve, reject) => {
+    const observer = new MutationObserver(() => {
+      try {
+        const r = check();
+        if (!r) return;
+        observer.disconnect();
+        clearTimeout(timer);
+        resolve(r);
+      } catch (error) {
+        observer.disconnect();
+        reject(error);
+      }
+    });
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      reject(new Error('bench: no result in time'));
+    }, timeoutMs);
+    observer.observe(document.body, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributes: true,
+    });
+  });
 }

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { libraryStamp } from '../../../src/ui/state/libraryStamp.ts';
+
+const counts = { documents: 3, chunks: 9, sentences: 40, vectors: 40, embeddedDocuments: 3 };
+const meta = { concepts: 120, edges: 800, layers: { lexical: true, semantic: true }, embedderId: 'use-lite' };
+
+describe('libraryStamp (when the Ask view reloads its library)', () => {
+  it('is the same for the same stored library, read twice', () => {
+    expect(libraryStamp({ ...counts }, { ...meta }, 1700)).toBe(libraryStamp(counts, meta, 1700));
+  });
+
+  it('changes with a document added or removed, or vectors stored', () => {
+    const before = libraryStamp(counts, meta, 1700);
+    expect(libraryStamp({ ...counts, documents: 4, chunks: 10, sentences: 44 }, meta, 1800)).not.toBe(before);
+    expect(libraryStamp({ ...counts, documents: 2, chunks: 6, sentences: 30 }, meta, 1700)).not.toBe(before);
+    expect(libraryStamp({ ...counts, vectors: 44, embeddedDocuments: 4 }, meta, 1700)).not.toBe(before);
+  });
+
+  it('changes when the concept graph is written again with other counts or gains its semantic layer', () => {
+    const before = libraryStamp(counts, meta, 1700);
+    expect(libraryStamp(counts, { ...meta, edges: 801 }, 1700)).not.toBe(before);
+    expect(libraryStamp(counts, { ...meta, layers: { lexical: true, semantic: false } }, 1700)).not.toBe(
+      before,
+    );
+    expect(libraryStamp(counts, { ...meta, embedderId: 'minilm' }, 1700)).not.toBe(before);
+  });
+
+  it('tells apart a document replaced by another of the same size (its time added)', () => {
+    expect(libraryStamp(counts, meta, 1701)).not.toBe(libraryStamp(counts, meta, 1700));
+  });
+
+  it('reads an empty store (no meta, no document) as a stamp of its own', () => {
+    const empty = { documents: 0, chunks: 0, sentences: 0, vectors: 0, embeddedDocuments: 0 };
+    expect(libraryStamp(empty, undefined, undefined)).not.toBe(libraryStamp(counts, meta, 1700));
+  });
+});
