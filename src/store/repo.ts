@@ -488,31 +488,43 @@ export class Repo {
   }
 
   /** Loads the whole corpus for the query worker, records whole (texts sliced back, vectors as Float32). */
-  /** `mark` is called after each table is read, with its name (the first-question bench times them). */
+  /**
+   * `mark` is called as each table arrives, with its name (the first-question bench times them). Every read is
+   * asked for at once: the browser reads them in order while this thread decodes each as it comes.
+   */
   async loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus> {
     const db = this.db;
     return db.transaction(
       'r',
       [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph],
       async () => {
-        const vectors = new Map<string, Float32Array>();
-        await db.vectors.each((v) => {
-          vectors.set(v.docId, loadedVectors(v));
-        });
-        mark?.('vectors');
-        const documents = await db.documents.toArray();
+        const read = <T>(step: string, reading: Promise<T>): Promise<T> =>
+          reading.then((value) => {
+            mark?.(step);
+            return value;
+          });
+        const [meta, documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] =
+          await Promise.all([
+            db.meta.get('index'),
+            read('documents', db.documents.toArray()),
+            read('sections', db.sections.toArray()),
+            read('chunks', db.chunks.toArray()),
+            read('sentences', db.sentences.toArray()),
+            read('graph', db.graph.get('concept')),
+            read('vectors', db.vectors.toArray()),
+          ]);
         const texts = new Map(documents.map((d) => [d.id, d.text]));
-        mark?.('documents');
-        const meta = await db.meta.get('index');
-        const sections = await db.sections.toArray();
-        mark?.('sections');
-        const chunks = (await db.chunks.toArray()).map((c) => loadedChunk(c, texts.get(c.docId)));
-        mark?.('chunks');
-        const sentences = (await db.sentences.toArray()).map((s) => loadedSentence(s, texts.get(s.docId)));
-        mark?.('sentences');
-        const graph = await db.graph.get('concept');
-        mark?.('graph');
-        return { meta, documents, sections, chunks, sentences, vectors, graph };
+        const vectors = new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)]));
+        mark?.('decoded');
+        return {
+          meta,
+          documents,
+          sections,
+          chunks: chunkRecords.map((c) => loadedChunk(c, texts.get(c.docId))),
+          sentences: sentenceRecords.map((s) => loadedSentence(s, texts.get(s.docId))),
+          vectors,
+          graph,
+        };
       },
     );
   }

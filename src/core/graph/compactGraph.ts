@@ -247,10 +247,7 @@ export function maskedGraphIndex(
     conceptVectors,
     keep: { thetaSem: compact.keepThetaSem, mask: compact.keepMask },
   };
-  return withSemantic(
-    { ...lexical, conceptRank: new Float64Array(0), chunkRank: new Float64Array(0) },
-    layer,
-  );
+  return withSemantic(lexical, layer);
 }
 
 /**

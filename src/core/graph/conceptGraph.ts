@@ -108,7 +108,7 @@ export function addSemanticLayer(
 /** The same index with another θsem: re-filters the stored edge cosines (no vectors recomputed). */
 export function withThetaSem(index: ConceptGraphIndex, thetaSem: number): ConceptGraphIndex {
   const options = { ...index.options, thetaSem };
-  if (!index.semantic) return { ...index, options };
+  if (!index.semantic) return withRanks({ ...unranked(index), options });
   return withSemantic({ ...index, options }, index.semantic);
 }
 
@@ -117,7 +117,7 @@ export function withThetaSem(index: ConceptGraphIndex, thetaSem: number): Concep
  * PageRank (the incremental semantic layer passes the previous ranks); without it the start is uniform.
  */
 export function withSemantic(
-  index: ConceptGraphIndex,
+  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
   layer: SemanticLayer,
   initialRank?: Float64Array,
 ): ConceptGraphIndex {
@@ -133,17 +133,44 @@ export function withSemantic(
     semantic = { ...semantic, cosines };
     graph = filterEdges(index.cooccurrence, cosines, thetaSem);
   }
-  return withRanks({ ...index, semantic, graph }, initialRank);
+  return withRanks({ ...unranked(index), semantic, graph }, initialRank);
 }
 
 /**
  * Global PageRank of the walk graph and the chunk ranks derived from it. `initialRank` warm-starts the iteration
  * (the incremental graph passes the previous ranks); without it the start is uniform, as it always was.
+ * Computed when first read, not here: questions never read them (the walk is personalized per question), only
+ * the KG build's core-chunk order, the library map and the incremental graph do, and on MuSiQue the iteration
+ * is 0.1-0.2 s of opening a library before its first question. A spread of the index reads them.
  */
 export function withRanks(
   index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
   initialRank?: Float64Array,
 ): ConceptGraphIndex {
+  let ranks: Pick<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> | undefined;
+  const computed = () => (ranks ??= globalRanks(index, initialRank));
+  const ranked = unranked(index) as ConceptGraphIndex;
+  return Object.defineProperties(ranked, {
+    conceptRank: { get: () => computed().conceptRank, enumerable: true, configurable: true },
+    chunkRank: { get: () => computed().chunkRank, enumerable: true, configurable: true },
+  });
+}
+
+/** The index's fields but its ranks, which are not read (a spread would compute lazy ones). */
+function unranked(
+  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
+): Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(index)) {
+    if (key !== 'conceptRank' && key !== 'chunkRank') fields[key] = index[key as keyof typeof index];
+  }
+  return fields as Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>;
+}
+
+function globalRanks(
+  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
+  initialRank?: Float64Array,
+): Pick<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
   const conceptRank = pagerank(
     index.graph,
     {
@@ -162,7 +189,7 @@ export function withRanks(
     }
     chunkRank[k] = s;
   }
-  return { ...index, conceptRank, chunkRank };
+  return { conceptRank, chunkRank };
 }
 
 /** Structured-clone-safe form (typed arrays and plain arrays) for IndexedDB and bundles. */
@@ -290,5 +317,5 @@ export function deserializeGraph(data: SerializedGraph): ConceptGraphIndex {
     layer.keep = { thetaSem: s.keepThetaSem!, mask: s.keepMask };
   }
   if (!layer.cosines && !layer.keep) fail('semantic layer has neither edge cosines nor a keep-mask');
-  return withSemantic({ ...base, conceptRank: new Float64Array(0), chunkRank: new Float64Array(0) }, layer);
+  return withSemantic(base, layer);
 }
