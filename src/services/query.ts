@@ -241,8 +241,9 @@ export class QueryService {
   }
 
   /**
-   * Loads the library and, when `embedder` (the library has sentence vectors), the question embedder, both at
-   * once, ahead of the first question. The page calls it when the app opens and again after the library changed;
+   * Loads the library and the question embedder, both at once, ahead of the first question; with `embedder`
+   * false (the page knows the library has no sentence vectors) the model only once the library turns out to
+   * have them, undefined when the page has not read the store yet. The page calls it when the app opens and again after the library changed;
    * questions meanwhile get early evidence from the library loaded before.
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {

@@ -52,8 +52,9 @@ export class AskState {
   /**
    * Prepares the query worker (library, engine, and the question embedder when the library has vectors) so the
    * first question answers quickly. Questions asked meanwhile get early evidence from the library loaded before.
+   * `vectors` undefined: not known yet (the page has not read the store): the model loads alongside the library.
    */
-  async warmUp(libraryVersion: number, indexing: boolean, vectors = true): Promise<void> {
+  async warmUp(libraryVersion: number, indexing: boolean, vectors?: boolean): Promise<void> {
     if (indexing || libraryVersion === loadedVersion) return;
     await (await currentQueryWorker(libraryVersion)).warmUp({ embedder: vectors });
   }

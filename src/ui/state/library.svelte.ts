@@ -95,6 +95,8 @@ export class LibraryState {
   version = $state(0);
   /** What the store held at the last refresh, as far as questions are concerned (null before the first). */
   private stamp: string | null = null;
+  /** The store has been read once: until then `layers` and `counts` are the empty defaults, not the library's. */
+  read = $state(false);
   /** How far each layer reaches, as the worker last reported (null until it reports, or from another tab). */
   coverage = $state<LibraryCoverage | null>(null);
   /** The current drop as a whole: files, sentences, searchable documents, documents with vectors. */
@@ -424,6 +426,7 @@ export class LibraryState {
     const stamp = libraryStamp(counts, meta, newest);
     if (this.stamp !== null && stamp !== this.stamp) this.version += 1;
     this.stamp = stamp;
+    this.read = true;
   }
 
   /**
