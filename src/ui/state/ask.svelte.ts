@@ -5,8 +5,15 @@
 // question.
 import { proxy, type Remote } from 'comlink';
 import type { QueryApi } from '../../../workers/query.worker.ts';
-import { RETRIEVAL_MODES, type AskResult, type RetrievalMode } from '../../services/queryProtocol.ts';
+import {
+  needsLlm,
+  RETRIEVAL_MODES,
+  type AskRequest,
+  type AskResult,
+  type RetrievalMode,
+} from '../../services/queryProtocol.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
+import { checkLimits, defaultLimits, type LimitsByMode } from '../reasoningLimits.ts';
 import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
 import { library } from './library.svelte.ts';
@@ -41,6 +48,8 @@ export class AskState {
   result = $state<AskResult | null>(null);
   error = $state<string | null>(null);
   readonly modes = RETRIEVAL_MODES;
+  /** The reasoning modes' limits (rounds, candidates, threshold), kept while the page lives. */
+  limits = $state<LimitsByMode>(defaultLimits());
   /** Questions asked so far: early evidence of an earlier question is never shown for a later one. */
   private asked = 0;
 
@@ -57,6 +66,19 @@ export class AskState {
   async warmUp(libraryVersion: number, indexing: boolean, vectors?: boolean): Promise<void> {
     if (indexing || libraryVersion === loadedVersion) return;
     await (await currentQueryWorker(libraryVersion)).warmUp({ embedder: vectors });
+  }
+
+  /** Why a question in `mode` cannot be asked with the limits set (null: it can, or the mode has none). */
+  refusal(mode: string): string | null {
+    return needsLlm(mode) ? checkLimits(mode, this.limits[mode]).refusal : null;
+  }
+
+  /** The request of the answer tab, with the limits set for its mode when it is a reasoning mode. */
+  withLimits<R extends AskRequest>(request: R): R {
+    if (!needsLlm(request.mode)) return request;
+    const { reasoning, refusal } = checkLimits(request.mode, this.limits[request.mode]);
+    if (!reasoning) throw new Error(refusal ?? 'Cannot ask: a limit is out of range.');
+    return { ...request, reasoning };
   }
 
   async ask(libraryVersion: number): Promise<void> {
