@@ -108,16 +108,19 @@ export class AskState {
 export const ask = new AskState();
 
 /**
- * Warm start: a while after the app opened, and again after each change of the library once indexing is idle,
- * the query worker loads the library and the question model in the background. Not for a read-only bundle: the
- * query worker loads that one (and the model alongside) as soon as the page asks it to open it.
+ * Warm start: a while after the app opened, and again after each change of the library once indexing is idle or
+ * has only embedding left (the lexical library is then complete, and stays as it is until the semantic layer is
+ * built: questions asked meanwhile find it loaded, and when the semantic layer comes, the reload reuses its
+ * analysis and co-occurrence graph), the query worker loads the library and the question model in the
+ * background. Not for a read-only bundle: the query worker loads that one (and the model alongside) as soon as
+ * the page asks it to open it.
  */
 function warmStart(): void {
   if (queryParam('bundle') !== null) return;
   $effect.root(() => {
     $effect(() => {
       const version = library.version;
-      const indexing = library.running;
+      const indexing = library.running && !library.onlyEmbedding;
       const vectors = library.layers.semantic;
       if (indexing || version === loadedVersion) return;
       const timer = setTimeout(() => {

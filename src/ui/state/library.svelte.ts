@@ -347,6 +347,24 @@ export class LibraryState {
     return this.waiting > 0 || (!this.vectorsOff && c.documents > (c.embeddedDocuments ?? c.documents));
   }
 
+  /**
+   * Indexing is on, but only embedding is left: no file is waiting, and the concept graph covers
+   * every stored document. The library questions read will not change until the semantic layer is built, so the
+   * Ask view may load it now (a MuSiQue drop spends about 400 s here). Derived, so that an effect reading it
+   * runs again when it turns, not at every embedded batch.
+   */
+  readonly onlyEmbedding = $derived.by(() => {
+    const c = this.coverage;
+    return (
+      this.running &&
+      this.waiting === 0 &&
+      c !== null &&
+      c.documents > 0 &&
+      c.searchableDocuments >= c.documents &&
+      c.embeddedDocuments < c.documents
+    );
+  });
+
   /** How many documents (the oldest) the concept graph covers: searchable by their words and concepts. */
   get searchableDocuments(): number {
     return this.coverage && this.running

@@ -1,13 +1,15 @@
 // Spec (issue 14, one progress for the whole drop): while a drop indexes, the Library view shows the drop as a
 // whole — files read, sentences stored, documents searchable, documents with vectors, each with done/total — and
 // the header says that answers use the lexical graph while sentences are still being embedded, with how many.
-// Each document in the list shows the layers it has: lexical first, vectors once its sentences are embedded.
+// Each document in the list shows the layers it has: lexical first, vectors once its sentences are embedded. Once
+// only embedding is left, the query worker loads the lexical library before any question (issue 15).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
+import type { Diagnostics } from '../../../src/ui/workers.ts';
 
 /** MuSiQue's corpus in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it. */
 const CORPUS = join(
@@ -58,6 +60,21 @@ test('one progress for the drop; the header says what answers use while sentence
         .evaluateAll((cells) => cells.filter((c) => c.getAttribute('data-layers') === 'lexical').length),
     )
     .toBeGreaterThan(0);
+  // With only embedding left, the lexical library stays as it is until the semantic layer is built: the Ask
+  // view's warm start loads it in the query worker without a question, while the sentences are still embedded.
+  // Polled from Node: an async predicate in page.waitForFunction would pass at once (a promise is truthy).
+  const openedMs = () =>
+    page.evaluate(async () => {
+      const d = (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics;
+      return (await d.loadTimings())?.opened ?? null;
+    });
+  await expect.poll(openedMs, { timeout: 60_000, intervals: [250] }).not.toBeNull();
+  const stillEmbedding = await note.count();
+  log(
+    `lexical library loaded by the warm start in ${await openedMs()} ms; embedding ` +
+      (stillEmbedding ? 'still running' : 'done'),
+  );
+  expect(stillEmbedding, 'the warm load came while sentences were still being embedded').toBe(1);
 
   await waitIdle(page, 180_000);
   await expect(note).toHaveCount(0);
