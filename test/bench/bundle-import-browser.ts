@@ -21,7 +21,7 @@ import type { openDatabase } from '../../src/store/db.ts';
 import { openApp, readCounts } from '../e2e/lib/app.ts';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
-
+import { arg, positional } from './lib/args.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DEFAULT_QUESTION =
   'Who introduced a system of musical notation in the 14th century that is used in the area where most of the ' +
@@ -54,17 +54,6 @@ interface RawRun {
   exportMs: number;
   exportBytes: number;
   noVectorsMs: number;
-}
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-/** The first argument that is neither an option nor an option's value. */
-function positional(): string | undefined {
-  const args = process.argv.slice(2);
-  return args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;

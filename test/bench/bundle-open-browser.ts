@@ -19,6 +19,7 @@ import type { Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { timedAsk, watchEvidence } from './lib/dropProbes.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { arg, positional } from './lib/args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DEFAULT_QUESTION =
@@ -43,16 +44,6 @@ interface OpenRun {
   /** The query worker's marks, ms after openBundle was called. */
   worker: Record<string, number> | null;
   load: number[];
-}
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-function positional(): string | undefined {
-  const args = process.argv.slice(2);
-  return args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
 }
 
 async function openOnce(page: Page, url: string, question: string, run: number): Promise<OpenRun> {

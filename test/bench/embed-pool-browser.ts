@@ -20,13 +20,8 @@ import { prepareFile } from '../../src/core/prepare.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../src/core/types.ts';
 import { CHROMIUM_PATH } from '../e2e/lib/browser.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
-
+import { arg } from './lib/args.ts';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 // The page: one pool per run, warmed up on other sentences (model loads, WebGL shader compiles), then timed.
 // Vectors of the first run are kept as the reference the others are compared with.

@@ -23,6 +23,7 @@ import { addFiles, openApp, readCounts, waitIdle } from '../e2e/lib/app.ts';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { watchEvidence } from './lib/dropProbes.ts';
+import { arg, positional } from './lib/args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DEFAULT_QUESTION =
@@ -47,16 +48,6 @@ interface Timed {
   /** The query worker's marks for its last library load (ms after the load began). */
   worker: Record<string, number> | null;
   load: number[];
-}
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-function positional(): string | undefined {
-  const args = process.argv.slice(2);
-  return args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

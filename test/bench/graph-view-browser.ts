@@ -20,17 +20,13 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { arg } from './lib/args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: node --import tsx test/bench/graph-view-browser.ts <x.bundle> [--questions qa.jsonl] [--count 5] ' +
   '[--screenshot out.png] [--search word]';
 const STEP_TIMEOUT_MS = Number(process.env.GRAPH_BENCH_TIMEOUT_MS ?? 5 * 60_000);
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 const load = (): string =>
   loadavg()

@@ -14,6 +14,7 @@ import type { Diagnostics } from '../../src/ui/workers.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../e2e/lib/app.ts';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { arg } from './lib/args.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -35,11 +36,6 @@ function storedDocuments(page: Page): Promise<number> {
         };
       }),
   );
-}
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 
 async function main(): Promise<void> {

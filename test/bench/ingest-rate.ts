@@ -17,14 +17,10 @@ import {
   type RateRow,
 } from '../../src/core/pipeline/ingestRate.ts';
 import { createEmbedderFromSpec } from '../../src/cli/embedders.ts';
+import { arg } from './lib/args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PIPELINE_BATCH = 128;
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 /** Runs `fn`, returning its result with the CPU seconds (user + system) this process spent. */
 async function withCpu<T>(fn: () => Promise<T>): Promise<{ value: T; cpuSeconds: number }> {

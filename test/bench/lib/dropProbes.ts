@@ -253,6 +253,7 @@ export async function measureMemory(): Promise<MemoryProbe | null> {
 /**
  * In the page: the performance.now() (ms since this document's navigation) at which the first evidence card
  * showed (early lexical evidence or the result) and at which the result settled (Ask no longer searching).
+ * Self-contained like timedAsk, whose watching it repeats: page.evaluate sends the page this function alone.
  */
 export async function watchEvidence(timeoutMs: number): Promise<{
   firstEvidenceMs: number;

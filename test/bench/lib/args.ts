@@ -1,0 +1,13 @@
+// Command-line options of the benches: `--name value` pairs and the one positional input (a file or folder).
+
+/** The value after `--name`, or `fallback` when the option is absent or has no value. */
+export function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+/** The first argument that is neither an option nor an option's value. */
+export function positional(): string | undefined {
+  const args = process.argv.slice(2);
+  return args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
+}
