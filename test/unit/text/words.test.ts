@@ -36,6 +36,25 @@ describe('wordTokens', () => {
     expect(tokens.map((t) => t.term)).toContain('东京');
     for (const t of tokens) expect(text.slice(t.start, t.end)).toBe(t.term);
   });
+
+  // Chromium's ICU word rules break at every "." and ":" (to split host names), Node's do not: MuSiQue p03534
+  // ("began in 794 A.D after … Kyōto京都") gave the term "a.d" in Node and none in Chromium. Words outside the
+  // dictionary scripts go through the same regex whether or not the block holds Chinese.
+  it('tokenizes Latin words next to Chinese as it does without them', () => {
+    expect(wordTokens('794 A.D after 京都')).toEqual([
+      { term: '794', start: 0, end: 3 },
+      { term: 'a.d', start: 4, end: 7 },
+      { term: 'after', start: 8, end: 13 },
+      { term: '京都', start: 14, end: 16 },
+    ]);
+    // "x:y" splits at the colon, "80's" loses its possessive, "km²" is NFKC "km2" (ICU: "x:y", "80" + "s", "km").
+    const latin = "x:y 80's 101 km² Kyōto";
+    const terms = ['x', 'y', '80', '101', 'km2', 'kyōto'];
+    expect(wordTokens(latin).map((t) => t.term)).toEqual(terms);
+    expect(wordTokens(`${latin}京都`).map((t) => t.term)).toEqual([...terms, '京都']);
+    expect(wordTokens(`${latin}京都`)[5]).toEqual({ term: 'kyōto', start: 17, end: 22 });
+    expect(indexTerms('794 A.D after 京都')).toEqual(['794', 'a.d', '京都']);
+  });
 });
 
 describe('indexTerms and stop words', () => {
