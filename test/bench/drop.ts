@@ -36,6 +36,7 @@ import { chromium, type BrowserContext, type CDPSession, type Page } from 'playw
 import { isSupportedFile } from '../../src/core/parse/formats.ts';
 import { prepareFile } from '../../src/core/prepare.ts';
 import { MAX_FILE_BYTES } from '../../src/services/protocol.ts';
+import type { Diagnostics } from '../../src/ui/workers.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import {
   documentsWithChunks,
@@ -426,9 +427,14 @@ async function main(): Promise<void> {
     // Questions once the target state is reached.
     const first = await askOnce(page, questions[0], left());
     const firstAskMs = first.ms;
+    // Where the query worker's last library load spent its time (the reload after the last change, if any).
+    const firstAskWorkerLoad = await page.evaluate(async () =>
+      (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics.loadTimings(),
+    );
     console.log(
       `first question after ${opts.until}: first evidence ${first.firstEvidenceMs.toFixed(0)} ms ` +
-        `(${first.firstEvidenceStage}), result ${firstAskMs.toFixed(0)} ms, ${first.evidence} passages`,
+        `(${first.firstEvidenceStage}), result ${firstAskMs.toFixed(0)} ms, ${first.evidence} passages; ` +
+        `the query worker's last load: ${JSON.stringify(firstAskWorkerLoad)}`,
     );
     const series = opts.askCount > 0 && opts.questions ? questions.slice(0, opts.askCount) : [];
     const times: number[] = [];
@@ -501,6 +507,7 @@ async function main(): Promise<void> {
       // which the query worker answers from while it loads the new one), or the result when none came first.
       firstAskFirstEvidenceMs: round(first.firstEvidenceMs, 0),
       firstAskFirstEvidenceStage: first.firstEvidenceStage,
+      firstAskWorkerLoad,
       askMs: {
         n: times.length,
         p50: round(percentile(times, 50), 0),

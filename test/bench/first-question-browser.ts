@@ -43,6 +43,8 @@ interface Timed {
   resultMs: number;
   /** The page opened → the click (part 1). */
   askedAtMs: number;
+  /** The page opened → its first contentful paint (null when the browser gives none). */
+  paintMs: number | null;
   evidence: number;
   layer: string | null;
   /** The query worker's marks for its last library load (ms after the load began). */
@@ -56,9 +58,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function askTimed(page: Page, what: string): Promise<Timed> {
   const load = loadavg().map((x) => Math.round(x * 100) / 100);
   await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
-  const [clickedAt, navigatedAtEpochMs] = await page.evaluate(() => [
+  const [clickedAt, navigatedAtEpochMs, paintMs] = await page.evaluate(() => [
     performance.now(),
     performance.timeOrigin,
+    performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1,
   ]);
   await page.click('[data-testid="ask"]', { timeout: STEP_TIMEOUT_MS });
   const r = await page.evaluate(watchEvidence, STEP_TIMEOUT_MS);
@@ -76,6 +79,7 @@ async function askTimed(page: Page, what: string): Promise<Timed> {
     firstEvidenceStage: r.firstEvidenceStage,
     resultMs: r.resultMs - clickedAt,
     askedAtMs: clickedAt,
+    paintMs: paintMs < 0 ? null : Math.round(paintMs),
     evidence: r.evidence,
     layer: r.layer,
     worker,
@@ -87,7 +91,7 @@ function report(t: Timed): void {
   console.log(
     `${t.what}: first evidence ${t.firstEvidenceMs.toFixed(0)} ms (${t.firstEvidenceStage}), result ` +
       `${t.resultMs.toFixed(0)} ms (${t.evidence} passages, ${t.layer}); asked ${t.askedAtMs.toFixed(0)} ms ` +
-      `after the page opened; worker load ${JSON.stringify(t.worker)}; load ${t.load.join(' ')}`,
+      `after the page opened, first paint at ${t.paintMs ?? '?'} ms; worker load ${JSON.stringify(t.worker)}; load ${t.load.join(' ')}`,
   );
 }
 
