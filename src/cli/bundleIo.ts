@@ -38,7 +38,14 @@ export async function writeBundleFile(path: string, chunks: AsyncIterable<Uint8A
     await rename(temp, path);
     return bytes;
   } catch (error) {
-    out.destroy();
+    // The stream opens its file asynchronously: removed before the open completes, the file would be created
+    // after the removal (a CI run left failed.bundle.tmp-…). Close first, then remove.
+    if (!out.closed) {
+      await new Promise<void>((resolve) => {
+        out.once('close', () => resolve());
+        out.destroy();
+      });
+    }
     await rm(temp, { force: true });
     throw error;
   }
