@@ -8,6 +8,7 @@ import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
 import { embedderInOwnWorker } from '../src/services/embedders.ts';
+import { prebuildInWorker } from '../src/services/graphPrebuild.ts';
 import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger.ts';
 import { QueryService } from '../src/services/query.ts';
 
@@ -20,6 +21,8 @@ const service = new QueryService({
   // The question model loads on another thread while this one reads the library and builds the engine.
   embedders: embedderInOwnWorker(),
   openBundle: (url) => openBundleReadOnly(url, self.location.origin),
+  // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.
+  prebuildGraph: prebuildInWorker,
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).
   llmClient: (settings, purpose = 'answer') =>
     new LlmClient(settings, workerLedger('query').clientOptions(purpose)),

@@ -3,9 +3,9 @@
 // itself without re-extracting concepts, or — when a bundle brought the compact graph (a θsem keep-mask) — the
 // lexical graph rebuilt with the mask applied instead of ~6 M edge cosines. Shared by the ingest worker (graph
 // rebuild), the query worker and the CLI.
-import { isCompactGraph, type TermAnalyzer } from '../core/graph/index.ts';
+import { isCompactGraph, type PrebuiltMaskedGraph, type TermAnalyzer } from '../core/graph/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
-import { RetrievalEngine, type RetrievalInput } from '../core/retrieval/index.ts';
+import { RetrievalEngine, type PreparedText, type RetrievalInput } from '../core/retrieval/index.ts';
 import { withSectionPaths } from '../core/retrieval/index.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
 
@@ -41,14 +41,35 @@ export function retrievalInput(corpus: LoadedCorpus): RetrievalInput {
  * compact graph (keep-mask) that matches the corpus spares the edge cosines, and its concept vectors are computed
  * only when a question needs them (RetrievalEngine.fromCompact); the answers are those of a fresh build.
  */
-export function buildEngine(corpus: LoadedCorpus, previous?: RetrievalEngine): RetrievalEngine {
-  const input = retrievalInput(corpus);
+export function buildEngine(
+  corpus: LoadedCorpus,
+  previous?: RetrievalEngine,
+  prepared?: PreparedOpen,
+): RetrievalEngine {
+  const input = prepared?.input ?? retrievalInput(corpus);
   const stored: unknown = corpus.graph?.graph;
   if (isCompactGraph(stored)) {
-    const engine = RetrievalEngine.fromCompact(input, termAnalyzer(), stored, previous);
+    const engine = RetrievalEngine.fromCompact(input, termAnalyzer(), stored, previous, prepared);
     if (engine) return engine;
   }
   return RetrievalEngine.build(input, termAnalyzer());
+}
+
+/**
+ * Parts of opening a library computed ahead (RetrievalEngine.fromCompact's `prepared`): the retrieval input and its
+ * text's analysis and BM25, made here, and the stored compact graph's co-occurrence and walk graphs, made by another
+ * worker (src/services/graphPrebuild.ts).
+ */
+export interface PreparedOpen {
+  input: RetrievalInput;
+  text: PreparedText;
+  graph?: PrebuiltMaskedGraph;
+}
+
+/** The text's part of opening `corpus`, to compute while another worker builds the graph. */
+export function prepareOpen(corpus: LoadedCorpus): PreparedOpen {
+  const input = retrievalInput(corpus);
+  return { input, text: RetrievalEngine.prepareText(input, termAnalyzer()) };
 }
 
 /**
@@ -57,6 +78,11 @@ export function buildEngine(corpus: LoadedCorpus, previous?: RetrievalEngine): R
  * reused (RetrievalEngine.fromCompact) instead of analysing every chunk again.
  */
 let lastLoaded: WeakRef<RetrievalEngine> | undefined;
+
+/** Whether this worker holds an engine loadEngine built (a new load may then reuse its lexical layers). */
+export function engineLoaded(): boolean {
+  return lastLoaded?.deref() !== undefined;
+}
 
 /**
  * Computes an engine's remaining concept vectors in slices of `sliceMs`, yielding to the worker's messages
@@ -71,16 +97,16 @@ export async function completeInBackground(engine: RetrievalEngine, sliceMs = 50
  * Reuses the stored graph when it was built for exactly these chunks (a compact graph is expanded with the
  * keep-mask); otherwise builds from scratch.
  */
-export function loadEngine(corpus: LoadedCorpus): RetrievalEngine {
-  const engine = loadFresh(corpus);
+export function loadEngine(corpus: LoadedCorpus, prepared?: PreparedOpen): RetrievalEngine {
+  const engine = loadFresh(corpus, prepared);
   lastLoaded = new WeakRef(engine);
   return engine;
 }
 
-function loadFresh(corpus: LoadedCorpus): RetrievalEngine {
-  const input = retrievalInput(corpus);
+function loadFresh(corpus: LoadedCorpus, prepared?: PreparedOpen): RetrievalEngine {
   const stored = corpus.graph?.graph;
-  if (isCompactGraph(stored)) return buildEngine(corpus, lastLoaded?.deref());
+  if (isCompactGraph(stored)) return buildEngine(corpus, lastLoaded?.deref(), prepared);
+  const input = prepared?.input ?? retrievalInput(corpus);
   const semanticMatches = (stored?.semantic !== undefined) === (input.sentenceVectors !== undefined);
   if (stored && semanticMatches) {
     try {

@@ -5,6 +5,7 @@
 import { answerQuestion } from '../core/answer/index.ts';
 import { AtomicIndex } from '../core/atomic/index.ts';
 import type { AtomicQuestion } from '../core/atomic/index.ts';
+import { isCompactGraph } from '../core/graph/index.ts';
 import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type { LlmClient, TraceEvent } from '../core/llm/index.ts';
@@ -14,10 +15,11 @@ import { parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
 import type { ReadOnlyBundle } from '../store/bundleImport.ts';
 import { questionFromRecord } from '../store/atomicStore.ts';
-import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../store/db.ts';
+import type { AtomicQuestionRecord, IndexMeta, KgEntityRecord, KgRelationRecord } from '../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../store/kgStore.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
-import { completeInBackground, loadEngine } from './engine.ts';
+import { completeInBackground, engineLoaded, loadEngine, prepareOpen } from './engine.ts';
+import type { PrebuiltGraph } from './graphPrebuild.ts';
 import { toEvidence } from './evidence.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
@@ -41,6 +43,12 @@ export interface QueryDeps {
   /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
   library: {
     loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus>;
+    /**
+     * The index record alone (one small read): a question checks it against the library it would answer from,
+     * and reloads when the graph was written since (the page tells of changes too, but a question asked as indexing
+     * ends can come before the page has seen the last one).
+     */
+    getMeta?(): Promise<IndexMeta | undefined>;
     getSetting<T>(key: string): Promise<T | undefined>;
   };
   /** The library's KG (DexieKgStore). */
@@ -55,6 +63,11 @@ export interface QueryDeps {
   llmClient(settings: LlmSettings, purpose?: LedgerPurpose): LlmClient;
   /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
+  /**
+   * Builds the stored compact graph's co-occurrence and walk graphs elsewhere (another worker:
+   * src/services/graphPrebuild.ts) while the library is read and its text analysed. Absent: built here.
+   */
+  prebuildGraph?: () => Promise<PrebuiltGraph | null>;
 }
 
 /** A library ready for questions: its engine and what evidence, the KG search and citations read. */
@@ -178,6 +191,8 @@ export class QueryService {
   private opened: Record<string, number> | null = null;
   /** When each step of the last library load from IndexedDB ended (loadTimings). */
   private lastLoad: Record<string, number> | null = null;
+  /** The graph each loaded library was read with (graphStamp of its index record). */
+  private readonly stamps = new WeakMap<QuestionLibrary, string>();
   /** Stops the evaluation being run (src/services/evaluate.ts). */
   private evalStop: AbortController | null = null;
 
@@ -270,6 +285,7 @@ export class QueryService {
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const started = performance.now();
     modeHandler(request.mode); // an unknown mode is refused before anything loads
+    await this.reloadIfGraphChanged();
     const library = this.library();
     library.catch(() => undefined);
     const early = onEarly && answersLexically(request.mode) ? onEarly : undefined;
@@ -453,17 +469,46 @@ export class QueryService {
     }
   }
 
+  /**
+   * Forgets the loaded library when the stored graph is no longer the one it was read with: a question asked right
+   * as indexing ends must not be answered from the library of before (then the one before gives early evidence,
+   * marked stale, while the new one loads).
+   */
+  private async reloadIfGraphChanged(): Promise<void> {
+    const loaded = this.loaded;
+    if (this.readOnly || !loaded?.done || !loaded.value || !this.deps.library.getMeta) return;
+    const meta = await this.deps.library.getMeta().catch(() => undefined);
+    const stamp = this.stamps.get(loaded.value);
+    if (stamp !== undefined && this.loaded === loaded && graphStamp(meta) !== stamp)
+      this.invalidate('library');
+  }
+
   /** Reads the library from IndexedDB and opens its engine, noting where the time went (loadTimings). */
   private async loadLibrary(): Promise<QuestionLibrary> {
     const t0 = performance.now();
     // When it began, on the wall clock (a bench compares it with the page's navigation).
     const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
     this.lastLoad = marks;
-    const corpus = await this.deps.library.loadCorpus(
-      (table) => (marks[`read.${table}`] = Math.round(performance.now() - t0)),
-    );
+    const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
+    // Asked for first: the graph worker reads its record and builds while this thread reads and analyses. Only for
+    // the first library of this worker: a later one may reuse the lexical layers of the one before (loadEngine).
+    const prebuilding =
+      this.deps.loadEngine || engineLoaded() ? undefined : this.deps.prebuildGraph?.().catch(() => null);
+    const corpus = await this.deps.library.loadCorpus((table) => mark(`read.${table}`));
     marks.corpusRead = Math.round(performance.now() - t0);
-    const library = openLibrary(corpus, this.load);
+    let load = this.load;
+    if (prebuilding && isCompactGraph(corpus.graph?.graph)) {
+      const prepared = prepareOpen(corpus);
+      mark('textPrepared');
+      const prebuilt = await prebuilding;
+      mark('graphPrebuilt');
+      // Only graphs made from the very record read here (the store may have changed in between).
+      const graph = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt.graph : undefined;
+      marks.prebuiltUsed = graph ? 1 : 0;
+      load = (c) => loadEngine(c, { ...prepared, graph });
+    }
+    const library = openLibrary(corpus, load);
+    this.stamps.set(library, graphStamp(corpus.meta));
     marks.opened = Math.round(performance.now() - t0);
     for (const [step, ms] of Object.entries(library.engine.timings)) marks[`engine.${step}`] = Math.round(ms);
     return library;
@@ -551,6 +596,20 @@ export class QueryService {
     if (embedder.id !== library.embedderId) return undefined;
     return embedder.embed([question]);
   }
+}
+
+/**
+ * What the index record says of the stored concept graph: written again (documents added or removed, the semantic
+ * layer built) means other counts or another layer. Stored vectors alone change nothing a question reads until
+ * that rebuild.
+ */
+function graphStamp(meta: IndexMeta | undefined): string {
+  return JSON.stringify([
+    meta?.concepts ?? 0,
+    meta?.edges ?? 0,
+    meta?.layers.semantic ?? false,
+    meta?.embedderId ?? null,
+  ]);
 }
 
 /** Same chunks in the same order. */

@@ -529,6 +529,11 @@ export class Repo {
     );
   }
 
+  /** The stored concept graph record alone (the graph worker builds its walk graph while the corpus is read). */
+  async getStoredGraph(): Promise<GraphRecord | undefined> {
+    return this.db.graph.get('concept');
+  }
+
   /**
    * Stores the concept graph and its counts (shown in the Library view). Only what a load cannot rebuild in
    * seconds is kept: a graph with a semantic layer as its θsem keep-mask (a few hundred KB, where the full graph

@@ -120,12 +120,14 @@ export function withSemantic(
   index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
   layer: SemanticLayer,
   initialRank?: Float64Array,
+  /** The keep-mask already applied to `index.cooccurrence` (another worker did it: prebuildMaskedGraph). */
+  masked?: ConceptGraph,
 ): ConceptGraphIndex {
   const { thetaSem } = index.options;
   let semantic = layer;
   let graph: ConceptGraph;
   if (semantic.keep && semantic.keep.thetaSem === thetaSem && !semantic.cosines) {
-    graph = filterByKeepMask(index.cooccurrence, semantic.keep.mask);
+    graph = masked ?? filterByKeepMask(index.cooccurrence, semantic.keep.mask);
   } else {
     // Another θsem than the mask's: the cosines are needed after all (computed once, then kept).
     const cosines =

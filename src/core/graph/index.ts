@@ -9,9 +9,10 @@ export {
   expandCompactGraph,
   isCompactGraph,
   maskedGraphIndex,
+  prebuildMaskedGraph,
   storedConceptTable,
 } from './compactGraph.ts';
-export type { CompactConceptTable, CompactGraph } from './compactGraph.ts';
+export type { CompactConceptTable, CompactGraph, PrebuiltMaskedGraph } from './compactGraph.ts';
 export {
   addSemanticLayer,
   buildLexicalGraph,
@@ -22,6 +23,7 @@ export {
   withThetaSem,
 } from './conceptGraph.ts';
 export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
+export type { ConceptGraph } from './cooccurrence.ts';
 export { conceptIndex } from './concepts.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';

@@ -16,7 +16,9 @@ import {
   storedConceptTable,
   withThetaSem,
   type CompactGraph,
+  type ConceptGraph,
   type ConceptGraphIndex,
+  type PrebuiltMaskedGraph,
   type SerializedGraph,
 } from '../graph/index.ts';
 import { PersonalizedPageRank } from '../graph/index.ts';
@@ -66,6 +68,16 @@ export interface EngineStats {
 }
 
 /** Build time of each index part, in milliseconds (the CLI bench reports them as index seconds). */
+/** RetrievalEngine.prepareText's result: what opening an engine computes from the text alone. */
+export interface PreparedText {
+  layout: CorpusLayout;
+  chunkTerms: string[][];
+  bm25: Bm25Index;
+  fieldBm25: Bm25Index;
+  analyzeMs: number;
+  bm25Ms: number;
+}
+
 export interface EngineTimings {
   analyzeMs: number;
   bm25Ms: number;
@@ -99,6 +111,8 @@ function maskedWalkGraph(
   layout: CorpusLayout,
   analyzer: TermAnalyzer,
   params: RetrievalParams,
+  /** The mask already applied to `lexical.cooccurrence` (prebuildMaskedGraph). */
+  walk?: ConceptGraph,
 ): { ordered: Float32Array; vectors: ConceptVectorBuilder; graph: ConceptGraphIndex } | undefined {
   const ordered = reorderRows(sentenceVectors, dimension, layout.sentenceSource);
   const vectors = new ConceptVectorBuilder(
@@ -110,7 +124,7 @@ function maskedWalkGraph(
   );
   if (params.thetaSem !== compact.keepThetaSem) vectors.finish();
   try {
-    return { ordered, vectors, graph: maskedGraphIndex(compact, lexical, vectors.vectors) };
+    return { ordered, vectors, graph: maskedGraphIndex(compact, lexical, vectors.vectors, walk) };
   } catch {
     return undefined;
   }
@@ -226,6 +240,22 @@ export class RetrievalEngine {
   }
 
   /**
+   * The text's part of opening an engine — layout, analysis, BM25 and BM25F — for fromCompact's `prepared`: the
+   * query worker computes it while another worker builds the graph from the stored concept table.
+   */
+  static prepareText(input: RetrievalInput, analyzer: TermAnalyzer): PreparedText {
+    const params = resolveParams();
+    let t = performance.now();
+    const layout = layoutCorpus(input.chunks, input.sentences);
+    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
+    const analyzeMs = performance.now() - t;
+    t = performance.now();
+    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
+    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
+    return { layout, chunkTerms, bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - t };
+  }
+
+  /**
    * Opens an engine with a stored keep-mask (a bundle's or the store's compact graph): the lexical layers are
    * rebuilt from the text, analysed once for BM25 and the concepts, and the walk graph is the mask's edges, so
    * no edge cosine is computed. The concept vectors are what is left: they are computed when a question brings
@@ -238,30 +268,45 @@ export class RetrievalEngine {
     analyzer: TermAnalyzer,
     compact: CompactGraph,
     previous?: RetrievalEngine,
+    /**
+     * Parts computed ahead, possibly while another worker built the rest: the text's analysis and BM25
+     * (prepareText over this same input), and the co-occurrence and walk graphs of `compact` (prebuildMaskedGraph
+     * over this same compact graph, with the current parameters). The engine is the one built without them.
+     */
+    prepared: { text?: PreparedText; graph?: PrebuiltMaskedGraph } = {},
   ): RetrievalEngine | undefined {
     const params = resolveParams();
     const dimension = input.dimension ?? 0;
     if (!input.sentenceVectors || !(dimension > 0)) return undefined;
+    const { text, graph: prebuilt } = prepared;
     let t = performance.now();
-    const layout = layoutCorpus(input.chunks, input.sentences);
+    const layout = text?.layout ?? layoutCorpus(input.chunks, input.sentences);
     const ids = layout.chunks.map((c) => c.id);
     // The cheap refusals first (documents added or removed since the mask was made), before analysing any text.
     if (compactGraphMismatch(compact, ids, params, dimension)) return undefined;
     const reused = previous?.lexicalFor(ids, input, params, compact, analyzer);
     if (reused) return RetrievalEngine.fromLexical(reused, input, compact, dimension);
-    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
+    const chunkTerms = text?.chunkTerms ?? layout.chunks.map((c) => analyzer.terms(c.text));
     // The mask's own concept table when it carries one (the edges it indexes, whatever this platform's analysis);
     // otherwise the concepts are extracted again, as the build does.
-    const stored = storedConceptTable(compact);
+    const stored = prebuilt?.table ?? storedConceptTable(compact);
     const conceptLists =
       stored || !params.phrases
         ? chunkTerms
         : layout.chunks.map((c, k) => [...chunkTerms[k], ...analyzer.phrases(c.text)]);
-    const analyzeMs = performance.now() - t;
+    const analyzeMs = text?.analyzeMs ?? performance.now() - t;
     t = performance.now();
-    const lexical = stored
-      ? lexicalLayersFromTable(ids, stored, params)
-      : lexicalLayers(ids, conceptLists, params);
+    const lexical = prebuilt
+      ? {
+          chunkIds: ids,
+          table: prebuilt.table,
+          cooccurrence: prebuilt.cooccurrence,
+          graph: prebuilt.cooccurrence,
+          options: params,
+        }
+      : stored
+        ? lexicalLayersFromTable(ids, stored, params)
+        : lexicalLayers(ids, conceptLists, params);
     const masked = maskedWalkGraph(
       compact,
       lexical,
@@ -270,14 +315,15 @@ export class RetrievalEngine {
       layout,
       analyzer,
       params,
+      prebuilt?.walk,
     );
     if (!masked) return undefined;
     const { ordered, vectors, graph } = masked;
     const lexicalGraphMs = performance.now() - t;
     t = performance.now();
-    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
-    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
-    const bm25Ms = performance.now() - t;
+    const bm25 = text?.bm25 ?? new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
+    const fieldBm25 = text?.fieldBm25 ?? fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
+    const bm25Ms = text?.bm25Ms ?? performance.now() - t;
     const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
     t = performance.now();

@@ -7,7 +7,7 @@ export { layoutCorpus, reorderRows } from './corpusLayout.ts';
 export type { RetrievalChunkInput } from './corpusLayout.ts';
 export { DenseIndex } from './dense.ts';
 export { REBUILD_PARAMS, RetrievalEngine } from './engine.ts';
-export type { EngineTimings, RetrievalInput } from './engine.ts';
+export type { EngineTimings, PreparedText, RetrievalInput } from './engine.ts';
 export { groupBySection } from './group.ts';
 export { parseParamOverride, resolveParams } from './params.ts';
 export type { RetrievalParams } from './params.ts';

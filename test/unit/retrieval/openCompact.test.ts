@@ -10,12 +10,14 @@ import {
   compactGraph,
   compactGraphProblem,
   conceptTerms,
+  prebuildMaskedGraph,
   type CompactGraph,
   type ConceptTable,
 } from '../../../src/core/graph/index.ts';
 import { layoutCorpus, reorderRows } from '../../../src/core/retrieval/corpusLayout.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/engine.ts';
+import { resolveParams } from '../../../src/core/retrieval/params.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 
 const DIM = 16;
@@ -195,6 +197,31 @@ describe('RetrievalEngine.fromCompact', () => {
     expect(answer(other, QUESTIONS[0], 'ppr', embed(QUESTIONS[0]))).toEqual(
       answer(full, QUESTIONS[0], 'ppr', embed(QUESTIONS[0])),
     );
+  });
+
+  it('answers the same from text prepared ahead and graphs another worker built (prebuildMaskedGraph)', async () => {
+    const input = await corpus();
+    const full = RetrievalEngine.build(input, analyzer);
+    const compact = compactGraph(full.exportGraph()) as CompactGraph;
+    // As the graph worker sends them: structured-cloned (the browser transfers the buffers; a clone is the same).
+    const graph = structuredClone(prebuildMaskedGraph(compact, resolveParams()));
+    expect(graph).toBeDefined();
+    expect(graph!.walk.targets.length / 2).toBe(compact.keptEdges);
+    const text = RetrievalEngine.prepareText(input, analyzer);
+    const opened = RetrievalEngine.fromCompact(input, analyzer, compact, undefined, { text, graph })!;
+    expect(opened.chunkTermsOf(0)).toBe(text.chunkTerms[0]);
+    for (const q of QUESTIONS) {
+      expect(answer(opened, q, 'ppr'), q).toEqual(answer(full, q, 'ppr'));
+      for (const mode of MODES) {
+        expect(answer(opened, q, mode, embed(q)), `${mode}: ${q}`).toEqual(answer(full, q, mode, embed(q)));
+      }
+    }
+    expect(Array.from(opened.graph.graph.targets)).toEqual(Array.from(full.graph.graph.targets));
+    expect(Array.from(opened.graph.graph.weights)).toEqual(Array.from(full.graph.graph.weights));
+    expect(opened.stats()).toEqual(full.stats());
+    // A mask made at another θsem, or under another θco, is not prebuilt: the opener computes what it needs.
+    expect(prebuildMaskedGraph(compact, { ...resolveParams(), thetaSem: 0.7 })).toBeUndefined();
+    expect(prebuildMaskedGraph(compact, { ...resolveParams(), thetaCo: 2 })).toBeUndefined();
   });
 
   it('opens a compact graph without its concept table (written before it was added) the same way', async () => {

@@ -101,6 +101,7 @@ function queryService(bundles: Record<string, Blob> = {}) {
         return repo.loadCorpus();
       },
       getSetting: (key) => repo.getSetting(key),
+      getMeta: () => repo.getMeta(),
     },
     kgStore: {
       entities: () => {
@@ -264,6 +265,24 @@ describe('QueryService', () => {
     }
     service.cancelAnswer();
     await expect(started).rejects.toThrow(/cancel|abort/i);
+  });
+
+  it('reloads when the stored graph was written since its library loaded, even before the page says so', async () => {
+    await index(repo);
+    const { service, counts } = queryService();
+    await service.ask({ question: QUESTION, mode: 'ppr', budget: 2000 });
+    // Vectors or settings written, the graph not: the library stays.
+    await repo.setSetting('unrelated', 1);
+    await service.ask({ question: QUESTION, mode: 'bm25', budget: 2000 });
+    expect(counts.corpusLoads).toBe(1);
+    // The graph written again (here only its counts, as a rebuild that added the semantic layer changes them),
+    // with no invalidate from the page: the next question loads the library again, once.
+    const meta = (await repo.getMeta())!;
+    await db.meta.put({ ...meta, edges: meta.edges + 1 });
+    const after = await service.ask({ question: QUESTION, mode: 'ppr', budget: 2000 });
+    expect(after.evidence[0].docTitle).toBe('lovelace');
+    await service.ask({ question: QUESTION, mode: 'bm25', budget: 2000 });
+    expect(counts.corpusLoads).toBe(2);
   });
 
   it('a library with no documents is reported, and answered once documents arrive', async () => {

@@ -129,7 +129,7 @@ describe('schema v1 → v2', () => {
     // The engine loaded from the upgraded store is the one the v1 graph gave.
     expect(loadEngine(loaded).stats()).toEqual(buildEngine(before).stats());
     const got = ranking(loaded, loadEngine).map((r) => r.split(' ')[0]);
-    expect(got).toEqual(ranking(before, buildEngine).map((r) => r.split(' ')[0]));
+    expect(got).toEqual(ranking(before, (c) => buildEngine(c)).map((r) => r.split(' ')[0]));
     expect(got.length).toBeGreaterThan(0);
 
     // Settings and the queue are untouched.
