@@ -97,11 +97,7 @@ async function appImport(dist: string, bundle: string, question: string): Promis
       `first question after the import (the query worker loads corpus, graph and model): ${seconds(askMs)}; ` +
         `app says: ${summary}`,
     );
-    if (harness.foreignRequests.length > 0) {
-      throw new Error(
-        `bundle-import bench: requests left the app's origin: ${harness.foreignRequests.join(', ')}`,
-      );
-    }
+    harness.assertPrivate('bundle-import bench');
   } finally {
     await close();
     await server.close();

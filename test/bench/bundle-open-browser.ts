@@ -133,11 +133,7 @@ async function main(): Promise<void> {
             .join(' ')}`,
       );
     }
-    if (harness.foreignRequests.length > 0) {
-      throw new Error(
-        `bundle-open bench: requests left the app's origin: ${harness.foreignRequests.join(', ')}`,
-      );
-    }
+    harness.assertPrivate('bundle-open bench');
   } finally {
     await close();
     await server.close();

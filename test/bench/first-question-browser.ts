@@ -176,11 +176,7 @@ async function main(): Promise<void> {
       results.push(r);
       report(r);
     }
-    if (harness.foreignRequests.length > 0) {
-      throw new Error(
-        `first-question bench: requests left the app's origin: ${harness.foreignRequests.join(', ')}`,
-      );
-    }
+    harness.assertPrivate('first-question bench');
   } finally {
     await close();
     await server.close();

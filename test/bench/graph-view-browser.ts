@@ -214,9 +214,7 @@ async function main(): Promise<void> {
     const searchMs = await frameAfter(page, () => page.click('[data-testid="graph-find"]'));
     const found = (await page.textContent('[data-testid="graph-summary"]'))?.replace(/\s+/g, ' ').trim();
     console.log(`library search "${word}": first frame ${searchMs.toFixed(0)} ms — ${found}`);
-    if (harness.foreignRequests.length > 0) {
-      throw new Error(`graph bench: requests left the app's origin: ${harness.foreignRequests.join(', ')}`);
-    }
+    harness.assertPrivate('graph bench');
   } finally {
     await close();
     await server.close();

@@ -19,6 +19,8 @@ export interface Harness {
   allowOrigin(origin: string): void;
   /** Requests that went (or tried to go) elsewhere than the allowed origins. */
   foreignRequests: readonly string[];
+  /** Throws, naming `who` and the requests, if any request went elsewhere than the allowed origins. */
+  assertPrivate(who: string): void;
   log(message: string): void;
 }
 
@@ -54,6 +56,11 @@ export async function openHarness(
     allowOrigin: (o) => guard.allowOrigin(o),
     get foreignRequests() {
       return guard.foreignRequests;
+    },
+    assertPrivate(who) {
+      if (guard.foreignRequests.length > 0) {
+        throw new Error(`${who}: requests left the app's origin: ${guard.foreignRequests.join(', ')}`);
+      }
     },
     log: (message) => console.log(`    [${name}] ${message}`),
   };
