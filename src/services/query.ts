@@ -257,9 +257,9 @@ export class QueryService {
 
   /**
    * Loads the library and the question embedder, both at once, ahead of the first question; with `embedder`
-   * false (the page knows the library has no sentence vectors) the model only once the library turns out to
-   * have them, undefined when the page has not read the store yet. The page calls it when the app opens and again after the library changed;
-   * questions meanwhile get early evidence from the library loaded before.
+   * false (the page knows the library has no sentence vectors, or leaves it to the library on two cores) the
+   * model only once the library turns out to have them. The page calls it when the app opens and again after
+   * the library changed; questions meanwhile get early evidence from the library loaded before.
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
     const library = this.library().catch(() => null);

@@ -61,7 +61,7 @@ export class AskState {
   /**
    * Prepares the query worker (library, engine, and the question embedder when the library has vectors) so the
    * first question answers quickly. Questions asked meanwhile get early evidence from the library loaded before.
-   * `vectors` undefined: not known yet (the page has not read the store): the model loads alongside the library.
+   * `vectors` undefined: not known yet (the page has not read the store); the machine's cores decide then.
    */
   async warmUp(libraryVersion: number, indexing: boolean, vectors?: boolean): Promise<void> {
     if (indexing || libraryVersion === loadedVersion) return;
