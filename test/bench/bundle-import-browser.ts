@@ -18,7 +18,7 @@ import type { readIndexBundle } from '../../src/core/bundle/index.ts';
 import type { exportLibraryBlob } from '../../src/store/bundleExport.ts';
 import type { ImportResult, writeSnapshot } from '../../src/store/bundleImport.ts';
 import type { openDatabase } from '../../src/store/db.ts';
-import { openApp, readCounts } from '../e2e/lib/app.ts';
+import { importBundle, openApp, readCounts } from '../e2e/lib/app.ts';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { arg, positional } from './lib/args.ts';
@@ -66,14 +66,8 @@ async function appImport(dist: string, bundle: string, question: string): Promis
     const { page } = harness;
     await openApp(page, server.origin);
     const t0 = performance.now();
-    await page.setInputFiles('[data-testid="bundle-input"]', bundle);
-    const message = await page.waitForSelector('text=/Imported .* document|refused:/', {
-      timeout: STEP_TIMEOUT_MS,
-    });
+    await importBundle(page, bundle, STEP_TIMEOUT_MS);
     const importMs = performance.now() - t0;
-    const text = ((await message.textContent()) ?? '').trim();
-    if (!text.startsWith('Imported'))
-      throw new Error(`bundle-import bench: the app refused ${bundle}: ${text}`);
     console.log(
       `app import (read + validate + decode + IndexedDB write + graph rebuild if needed): ${seconds(importMs)}; ` +
         JSON.stringify(await readCounts(page)),

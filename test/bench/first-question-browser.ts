@@ -19,7 +19,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { Diagnostics } from '../../src/ui/workers.ts';
-import { addFiles, openApp, readCounts, waitIdle } from '../e2e/lib/app.ts';
+import { addFiles, importBundle, openApp, readCounts, waitIdle } from '../e2e/lib/app.ts';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { watchEvidence } from './lib/dropProbes.ts';
@@ -131,13 +131,7 @@ async function main(): Promise<void> {
     const { page } = harness;
     await openApp(page, server.origin);
     const t0 = performance.now();
-    await page.setInputFiles('[data-testid="bundle-input"]', bundle);
-    const message = await page.waitForSelector('text=/Imported .* document|refused:/', {
-      timeout: STEP_TIMEOUT_MS,
-    });
-    const text = ((await message.textContent()) ?? '').trim();
-    if (!text.startsWith('Imported'))
-      throw new Error(`first-question bench: the app refused ${bundle}: ${text}`);
+    await importBundle(page, bundle, STEP_TIMEOUT_MS);
     await waitIdle(page, STEP_TIMEOUT_MS);
     console.log(
       `imported ${bundle} in ${((performance.now() - t0) / 1000).toFixed(1)} s: ` +

@@ -130,13 +130,9 @@ async function graphStamps(): Promise<string[]> {
   }
 }
 
-async function main(): Promise<void> {
-  const [input, distArg] = process.argv.slice(2);
-  const until = process.argv.includes('embedded') ? 'embedded' : 'searchable';
-  const dist = resolve(distArg);
-  const server = await serveStatic(dist);
-  const profile = await mkdtemp(join(tmpdir(), 'idb-breakdown-'));
-  const context = await chromium.launchPersistentContext(profile, {
+/** Headless Chromium over `profile`, the same way for the measured run and the reopened one. */
+function launch(profile: string) {
+  return chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: [
@@ -147,6 +143,15 @@ async function main(): Promise<void> {
       '--disable-background-networking',
     ],
   });
+}
+
+async function main(): Promise<void> {
+  const [input, distArg] = process.argv.slice(2);
+  const until = process.argv.includes('embedded') ? 'embedded' : 'searchable';
+  const dist = resolve(distArg);
+  const server = await serveStatic(dist);
+  const profile = await mkdtemp(join(tmpdir(), 'idb-breakdown-'));
+  const context = await launch(profile);
   await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
   const du = () =>
     Number(
@@ -214,17 +219,7 @@ async function main(): Promise<void> {
     await context.close();
     const diskClosed = du();
     // Reopened: LevelDB may compact on open; measured after a while.
-    const again = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
+    const again = await launch(profile);
     const p2 = again.pages()[0] ?? (await again.newPage());
     await p2.goto(`${server.origin}/#library`);
     await p2.waitForSelector('[data-indexing]', { timeout: 60_000 });

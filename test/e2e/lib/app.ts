@@ -24,6 +24,18 @@ export async function openApp(page: Page, origin: string, view = 'library'): Pro
   await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
 }
 
+/**
+ * Imports a bundle file through the Library view's bundle input and waits for the app's verdict: returns its
+ * "Imported …" message, or throws with the app's reason when it refused the file.
+ */
+export async function importBundle(page: Page, path: string, timeoutMs: number): Promise<string> {
+  await page.setInputFiles('[data-testid="bundle-input"]', path);
+  const message = await page.waitForSelector('text=/Imported .* document|refused:/', { timeout: timeoutMs });
+  const text = ((await message.textContent()) ?? '').trim();
+  if (!text.startsWith('Imported')) throw new Error(`the app refused ${path}: ${text}`);
+  return text;
+}
+
 export async function addFiles(page: Page, paths: string[]): Promise<void> {
   await page.setInputFiles('[data-testid="file-input"]', paths);
 }
