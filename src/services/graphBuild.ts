@@ -6,7 +6,7 @@
 // incremental state (Repo.putGraphState, a few MB) so a reload continues from it.
 import {
   IncrementalConceptGraph,
-  conceptTerms,
+  chunkConceptLists,
   deserializeGraph,
   serializeGraph,
   type ConceptGraphIndex,
@@ -91,9 +91,10 @@ export class IncrementalGraphRefresh {
     }
     const analyzer = termAnalyzer();
     if (gone.length > 0) graph.removeChunks(gone);
-    graph.addChunks(
-      added.map((c) => ({ id: c.id, docId: c.docId, terms: conceptTerms(analyzer, c.text, params.phrases) })),
-    );
+    // A document's chunks are stored together, so `added` holds every chunk of each new document (keyphrases are
+    // chosen within the document).
+    const addedTerms = chunkConceptLists(analyzer, added, params);
+    graph.addChunks(added.map((c, i) => ({ id: c.id, docId: c.docId, terms: addedTerms[i] })));
     for (const id of gone) this.ids.delete(id);
     for (const c of added) this.ids.add(c.id);
     const snapshot = graph.snapshot();
@@ -148,13 +149,8 @@ export class IncrementalGraphRefresh {
     await repo.putGraph(serialized, { concepts: stats.concepts, edges: stats.edges });
     const analyzer = termAnalyzer();
     const fresh = new IncrementalConceptGraph(params);
-    fresh.addChunks(
-      input.chunks.map((c) => ({
-        id: c.id,
-        docId: c.docId,
-        terms: conceptTerms(analyzer, c.text, params.phrases),
-      })),
-    );
+    const terms = chunkConceptLists(analyzer, input.chunks, params);
+    fresh.addChunks(input.chunks.map((c, i) => ({ id: c.id, docId: c.docId, terms: terms[i] })));
     const state = fresh.toJSON();
     // The built graph becomes the base of the next merge (ignored by fromJSON if it does not match the state).
     this.lastSnapshot = deserializeGraph(serialized);

@@ -100,7 +100,7 @@ for (const every of opts.parts.split(',').map(Number)) {
     edgesPer1kChars: round((1000 * s.cooccurrenceEdges) / chars, 1),
     graphMb: round(graphBytes(engine.graph) / 2 ** 20, 1),
     heapMb: round(heapMb, 0),
-    blindness: round(engine.blindness, 3),
+
     queries: n,
     p50Ms: round(times[Math.floor(0.5 * n)] ?? 0, 2),
     p95Ms: round(times[Math.floor(0.95 * n)] ?? 0, 2),

@@ -8,6 +8,29 @@ export interface TermAnalyzer {
   phrases(text: string): string[];
   /** Every lowercased word token in order, stop words included: question n-grams are matched against phrases. */
   words(text: string): string[];
+  /**
+   * What a passage could name as a concept (keyphrases.ts chooses among them): its index terms minus generic
+   * words, its units (capitalized phrases and code identifiers kept whole, with the identifiers' parts), and its
+   * adjacent word pairs. Absent in hand-made analysers: then terms and phrases are the candidates.
+   */
+  candidates?(text: string): ConceptCandidates;
+}
+
+/** A text's concept candidates, each list with repetitions (see TermAnalyzer.candidates). */
+export interface ConceptCandidates {
+  /** Single words that are not generic (a maintained stop/common-word list, numbers). */
+  words: string[];
+  /** Names written as a unit: capitalized phrases ("lothair ii"), code identifiers whole ("v-model") and split. */
+  units: string[];
+  /** Adjacent word pairs ("computed property"): terms only where they recur or name a heading. */
+  pairs: string[];
+}
+
+/** The candidates of `text`, from the analyser's own method or from its terms and phrases. */
+export function candidatesOf(analyzer: TermAnalyzer, text: string): ConceptCandidates {
+  return analyzer.candidates
+    ? analyzer.candidates(text)
+    : { words: analyzer.terms(text), units: analyzer.phrases(text), pairs: [] };
 }
 
 /** Longest phrase (in words) looked up among a question's n-grams. */
@@ -25,6 +48,11 @@ export function questionTerms(
   const out = new Set([...analyzer.terms(text), ...analyzer.phrases(text)]);
   // A possessive belongs to no name: "lothair ii's mother" must still match the phrase "lothair ii".
   const words = analyzer.words(text).map((w) => w.replace(/['’]s$/, ''));
+  // Code identifiers and unspaced pairs (知识图谱) are not word n-grams: look them up as the passages give them.
+  if (analyzer.candidates) {
+    const own = analyzer.candidates(text);
+    for (const t of [...own.units, ...own.pairs]) if (known.has(t)) out.add(t);
+  }
   for (let i = 0; i < words.length; i++) {
     let gram = words[i];
     for (let n = 2; n <= MAX_PHRASE_WORDS && i + n - 1 < words.length; n++) {
@@ -35,7 +63,12 @@ export function questionTerms(
   return [...out];
 }
 
-/** Concept terms of a chunk or sentence: its index terms plus, when enabled, its phrases. */
+/**
+ * Every concept term a sentence (or any text) mentions, with repetitions, before any selection: which concepts a
+ * sentence names (the concept vectors average the sentences that name them). Without phrases, index terms only.
+ */
 export function conceptTerms(analyzer: TermAnalyzer, text: string, phrases: boolean): string[] {
-  return phrases ? [...analyzer.terms(text), ...analyzer.phrases(text)] : analyzer.terms(text);
+  if (!phrases) return analyzer.terms(text);
+  const c = candidatesOf(analyzer, text);
+  return [...c.words, ...c.units, ...c.pairs];
 }

@@ -1,7 +1,9 @@
 // The public API of src/core/graph: what the services, the store, the CLI, the UI and other core folders use.
 // Modules not listed here are this folder's own; tests may still reach them directly.
 export { conceptTerms, questionTerms } from './analyzer.ts';
-export type { TermAnalyzer } from './analyzer.ts';
+export type { ConceptCandidates, TermAnalyzer } from './analyzer.ts';
+export { chunkConceptLists } from './keyphrases.ts';
+export type { KeyphraseChunk } from './keyphrases.ts';
 export {
   compactGraph,
   compactGraphMismatch,

@@ -1,7 +1,7 @@
 // The single retrieval entry point shared by the query worker and the CLI: builds every index of a corpus (the
 // lexical layer at once, the semantic layer when sentence vectors are given) and answers a question in any mode,
 // as ranked chunks with provenance and highlighted sentences, cut to a token budget.
-import { conceptTerms, questionTerms, type TermAnalyzer } from '../graph/index.ts';
+import { chunkConceptLists, conceptTerms, questionTerms, type TermAnalyzer } from '../graph/index.ts';
 import { conceptIndex } from '../graph/index.ts';
 import {
   addSemanticLayer,
@@ -39,6 +39,7 @@ import { DenseIndex } from './dense.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { resolveParams, type RetrievalParams } from './params.ts';
 import { conceptChunkShares, pprSearch, type WalkObserver } from './pprSearch.ts';
+import { questionBlend } from './questionBlend.ts';
 import {
   parseMode,
   type BaseMode,
@@ -91,6 +92,8 @@ export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
   'conceptsPerChunk',
   'maxDfFraction',
   'phrases',
+  'keyphrases',
+  'keyphraseScale',
   'thetaCo',
   'bm25K1',
   'bm25B',
@@ -197,9 +200,7 @@ export class RetrievalEngine {
     let t = performance.now();
     const layout = layoutCorpus(input.chunks, input.sentences);
     const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
-    const conceptLists = params.phrases
-      ? layout.chunks.map((c, k) => [...chunkTerms[k], ...analyzer.phrases(c.text)])
-      : chunkTerms;
+    const conceptLists = chunkConceptLists(analyzer, layout.chunks, params);
     const analyzeMs = performance.now() - t;
     t = performance.now();
     const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
@@ -290,10 +291,7 @@ export class RetrievalEngine {
     // The mask's own concept table when it carries one (the edges it indexes, whatever this platform's analysis);
     // otherwise the concepts are extracted again, as the build does.
     const stored = prebuilt?.table ?? storedConceptTable(compact);
-    const conceptLists =
-      stored || !params.phrases
-        ? chunkTerms
-        : layout.chunks.map((c, k) => [...chunkTerms[k], ...analyzer.phrases(c.text)]);
+    const conceptLists = stored ? chunkTerms : chunkConceptLists(analyzer, layout.chunks, params);
     const analyzeMs = text?.analyzeMs ?? performance.now() - t;
     t = performance.now();
     const lexical = prebuilt
@@ -576,11 +574,15 @@ export class RetrievalEngine {
     }
     const ranked = this.rank(query, mode);
     const chunks = this.layout.chunks;
+    const qTerms = new Set(this.analyzer.terms(query.text));
+    const window = this.params.evidenceTokens;
+    if (window > 0 && mode === 'ppr') {
+      return this.windowed(ranked, mode, query.vector, qTerms, budgetTokens, window);
+    }
     const kept = cutToBudget(
       ranked.map((c) => ({ c, tokens: chunks[c.chunk].tokens })),
       budgetTokens,
     );
-    const qTerms = query.vector ? [] : new Set(this.analyzer.terms(query.text));
     if (kept.length === 0 && ranked.length > 0) {
       const excerpt = this.excerpt(ranked[0], mode, query.vector, qTerms, budgetTokens);
       return excerpt ? [excerpt] : [];
@@ -600,6 +602,54 @@ export class RetrievalEngine {
     });
   }
 
+  /**
+   * Evidence at the size a reader (and an LLM's context) needs: each ranked chunk longer than `window` tokens is
+   * given as its best run of sentences that fits in `window` (PIKE-RAG's multi-granularity: the passage ranks
+   * the chunk, the sentences inside it choose what is shown), so the first thousand tokens hold the best part of
+   * several chunks instead of the whole of one long section.
+   */
+  private windowed(
+    ranked: readonly Candidate[],
+    mode: string,
+    vector: Float32Array | undefined,
+    qTerms: Set<string>,
+    budgetTokens: number,
+    window: number,
+  ): RetrievedChunk[] {
+    const out: RetrievedChunk[] = [];
+    let used = 0;
+    for (const c of ranked) {
+      const chunk = this.layout.chunks[c.chunk];
+      // Only a chunk well over the window is cut: a section slightly longer reads better whole.
+      const piece =
+        chunk.tokens <= window * this.params.evidenceSlack
+          ? undefined
+          : this.excerpt(c, mode, vector, qTerms, Math.min(window, budgetTokens - used));
+      const tokens = piece ? piece.tokens : chunk.tokens;
+      if (used + tokens > budgetTokens) {
+        if (out.length === 0) {
+          const excerpt = this.excerpt(c, mode, vector, qTerms, budgetTokens);
+          return excerpt ? [excerpt] : [];
+        }
+        break;
+      }
+      used += tokens;
+      out.push(
+        piece ?? {
+          chunkId: chunk.id,
+          docId: chunk.docId,
+          score: c.score,
+          text: chunk.text,
+          tokens: chunk.tokens,
+          path: chunk.path,
+          provenance: this.provenance(c, mode),
+          bestSentences: best(this.sentenceScores(c.chunk, vector, qTerms), vector),
+        },
+      );
+    }
+    return out;
+  }
+
   private provenance(c: Candidate, mode: string): RetrievedChunk['provenance'] {
     return {
       mode,
@@ -614,19 +664,29 @@ export class RetrievalEngine {
     c: Candidate,
     mode: string,
     vector: Float32Array | undefined,
-    qTerms: Set<string> | never[],
+    qTerms: Set<string>,
     budgetTokens: number,
   ): RetrievedChunk | undefined {
     const chunk = this.layout.chunks[c.chunk];
     const scored = this.sentenceScores(c.chunk, vector, qTerms).map((h) => ({
       ...h,
-      tokens: countTokens(chunk.text.slice(h.start, h.end)),
+      // The chunk's token count shared by characters: exact counting of every sentence of a long chunk costs more
+      // than the whole search; the run chosen is counted exactly below and trimmed if the estimate was short.
+      tokens: Math.max(1, Math.round(((h.end - h.start) * chunk.tokens) / Math.max(1, chunk.text.length))),
     }));
     const run = bestExcerpt(scored, budgetTokens);
     if (!run) return undefined;
+    let text = chunk.text.slice(scored[run.first].start, scored[run.last].end);
+    let tokens = countTokens(text);
+    // The estimate can fall short: drop the weaker end sentence until the exact count fits.
+    while (tokens > budgetTokens) {
+      if (run.first === run.last) return undefined;
+      if (scored[run.first].score < scored[run.last].score) run.first++;
+      else run.last--;
+      text = chunk.text.slice(scored[run.first].start, scored[run.last].end);
+      tokens = countTokens(text);
+    }
     const from = scored[run.first].start;
-    const to = scored[run.last].end;
-    const text = chunk.text.slice(from, to);
     const inRun = scored
       .slice(run.first, run.last + 1)
       .map((h) => ({ start: h.start - from, end: h.end - from, score: h.score }));
@@ -635,7 +695,7 @@ export class RetrievalEngine {
       docId: chunk.docId,
       score: c.score,
       text,
-      tokens: countTokens(text),
+      tokens,
       path: chunk.path,
       excerptStart: from,
       provenance: this.provenance(c, mode),
@@ -661,9 +721,16 @@ export class RetrievalEngine {
     const vector = this.dense ? query.vector : undefined;
     const words = this.analyzer.terms(query.text);
     const p = this.params;
-    const blend = Math.min(
-      1,
-      Math.max(0, (this.blindness - p.blindnessFrom) / (p.blindnessTo - p.blindnessFrom || 1)),
+    // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
+    const termScores = p.lexicalAllTerms
+      ? this.fieldBm25.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
+      : undefined;
+    const blend = questionBlend(
+      {
+        topChunks: (termScores ?? this.bm25.search(words, p.blendNeighbours)).map((c) => c.chunk),
+        documentChunks: (k) => this.documentChunks(k),
+      },
+      { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
     );
     return pprSearch(
       {
@@ -678,14 +745,23 @@ export class RetrievalEngine {
       questionTerms(this.analyzer, query.text, this.conceptIds),
       vector,
       limit,
-      // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
-      p.lexicalAllTerms
-        ? this.fieldBm25.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
-        : undefined,
+      termScores,
       blend,
       observe,
+      new Set(words),
     );
   }
+
+  /** Chunks of chunk k's document (counted once per engine). */
+  private documentChunks(k: number): number {
+    if (!this.docChunkCounts) {
+      const counts = new Map<string, number>();
+      for (const c of this.layout.chunks) counts.set(c.docId, (counts.get(c.docId) ?? 0) + 1);
+      this.docChunkCounts = Uint32Array.from(this.layout.chunks, (c) => counts.get(c.docId)!);
+    }
+    return this.docChunkCounts[k];
+  }
+  private docChunkCounts?: Uint32Array;
 
   private rankBase(query: Query, mode: BaseMode): Candidate[] {
     const limit = this.params.candidates;
@@ -744,33 +820,19 @@ export class RetrievalEngine {
       if (vector && this.sentenceVectors) {
         for (let d = 0; d < dim; d++) score += this.sentenceVectors[s * dim + d] * vector[d];
       } else if (qTerms instanceof Set && qTerms.size > 0) {
+        // Shared words weighted by their IDF: a sentence naming the question's rare word beats one sharing "use".
         const terms = new Set(this.analyzer.terms(sentences[s].text));
         let shared = 0;
-        for (const t of terms) if (qTerms.has(t)) shared++;
-        score = shared / qTerms.size;
+        let total = 0;
+        for (const t of qTerms) total += this.bm25.idf(t);
+        for (const t of terms) if (qTerms.has(t)) shared += this.bm25.idf(t);
+        score = total > 0 ? shared / total : 0;
       }
       hits.push({ start: sentences[s].start - chunk.start, end: sentences[s].end - chunk.start, score });
     }
     return hits;
   }
 
-  /**
-   * Share of the library's running words (index-term occurrences) that are not concepts: how much of the text the
-   * concept graph cannot see (see RetrievalParams.lexicalBlindWeight).
-   */
-  get blindness(): number {
-    if (this.blindnessCache === undefined) {
-      let total = 0;
-      let seen = 0;
-      for (const terms of this.chunkTerms) {
-        total += terms.length;
-        for (const t of terms) if (this.conceptIds.has(t)) seen++;
-      }
-      this.blindnessCache = total > 0 ? 1 - seen / total : 0;
-    }
-    return this.blindnessCache;
-  }
-  private blindnessCache?: number;
 
   /** Analysed terms of chunk k (engine order), for callers that inspect the index. */
   chunkTermsOf(k: number): readonly string[] {

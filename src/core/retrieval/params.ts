@@ -9,6 +9,13 @@ export interface RetrievalParams {
   maxDfFraction: number;
   /** Add multi-word capitalized phrases ("Port of Spain") as concepts. */
   phrases: boolean;
+  /**
+   * Concepts are each chunk's keyphrases (src/core/graph/keyphrases.ts: salient within its document, headings,
+   * names and code identifiers whole, recurring word pairs, no generic words); off = every index term and phrase.
+   */
+  keyphrases: boolean;
+  /** Keyphrases kept per chunk: ⌈keyphraseScale · √(distinct candidates)⌉ (0 = all candidates). */
+  keyphraseScale: number;
   /** Edge iff the two concepts co-occur in at least θco chunks … */
   thetaCo: number;
   /** … and (when vectors exist) their concept vectors have cosine ≥ θsem. */
@@ -62,20 +69,20 @@ export interface RetrievalParams {
    */
   headingWeight: number;
   /**
-   * How much the final score leans on the words when the concept graph is blind to much of the library. Blindness
-   * = the share of the library's running words (index-term occurrences) that are not concepts: a library's own
-   * vocabulary ("computed", "component" in a Vue manual) occurs in too many chunks to be a concept, so the walk
-   * cannot see it and the words must decide; encyclopedic text made of names is the walk's (blindness 0.08–0.14 on
-   * the Wikipedia sets, 0.40–0.67 on documentation, 0.78 on the Chinese papers). Blend = (blindness − from) /
-   * (to − from), clamped to [0, 1]. The final lexical weight goes geometrically from lexicalChunkWeight (blend 0)
-   * to lexicalBlindWeight (blend 1), where the words rank and the walk only orders what they leave undecided; the
-   * lexical evidence keeps its best lexicalTopChunks … lexicalBlindTopChunks chunks (linear in the blend), and
-   * question phrases count (1 − blend) in it.
+   * How much the final score leans on the words, decided per question (questionBlend.ts): blend = where the mean
+   * log2(1 + chunks per document) of the question's best `blendNeighbours` lexical matches lies between blendFrom
+   * and blendTo, clamped to [0, 1]. The final lexical weight goes geometrically from lexicalChunkWeight (blend 0,
+   * passages of their own: the walk ranks) to lexicalBlindWeight (blend 1, sections of long documents: the words rank
+   * and the walk only orders what they leave undecided); the lexical evidence keeps its best lexicalTopChunks …
+   * lexicalBlindTopChunks chunks (linear in the blend), and question phrases count (1 − blend) in it.
    */
   lexicalBlindWeight: number;
   lexicalBlindTopChunks: number;
-  blindnessFrom: number;
-  blindnessTo: number;
+  /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
+  unitEvidence: number;
+  blendNeighbours: number;
+  blendFrom: number;
+  blendTo: number;
   /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
   conceptTopK: number;
   conceptHops: number;
@@ -83,6 +90,13 @@ export interface RetrievalParams {
   /** BM25. */
   bm25K1: number;
   bm25B: number;
+  /**
+   * Evidence window of the default mode: a ranked chunk longer than this many tokens is shown as its best run of
+   * sentences within it (0 = whole chunks).
+   */
+  evidenceTokens: number;
+  /** … and only chunks longer than evidenceSlack × evidenceTokens are cut. */
+  evidenceSlack: number;
   /** Reciprocal-rank fusion constant. */
   rrfK: number;
   /** How many candidates each mode ranks before the budget cut (fusion and the cut need a long list). */
@@ -93,6 +107,8 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   conceptsPerChunk: 0,
   maxDfFraction: 0.05,
   phrases: true,
+  keyphrases: true,
+  keyphraseScale: 3,
   thetaCo: 1,
   thetaSem: 0.5,
   damping: 0.5,
@@ -113,14 +129,18 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalAllTerms: true,
   headingWeight: 1,
   lexicalBlindWeight: 100,
+  unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,
-  blindnessFrom: 0.2,
-  blindnessTo: 0.4,
+  blendNeighbours: 5,
+  blendFrom: 1,
+  blendTo: 2.5,
   conceptTopK: 25,
   conceptHops: 2,
   conceptChunksPerConcept: 3,
   bm25K1: 1.2,
   bm25B: 0.75,
+  evidenceTokens: 300,
+  evidenceSlack: 1.5,
   rrfK: 60,
   candidates: 200,
 });

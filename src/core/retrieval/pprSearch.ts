@@ -76,9 +76,13 @@ export function lexicalEvidence(
   limit = 0,
   termScores?: readonly Candidate[],
   conceptShare = 1,
+  units: Iterable<number> = [],
+  unitShare = 0,
 ): Map<number, number> {
   const raw = conceptBm25(ctx, questionConcepts);
   if (conceptShare !== 1) for (const [k, s] of raw) raw.set(k, s * conceptShare);
+  if (unitShare > 0)
+    for (const [k, s] of conceptBm25(ctx, units)) raw.set(k, (raw.get(k) ?? 0) + s * unitShare);
   if (termScores) for (const { chunk, score } of termScores) raw.set(chunk, (raw.get(chunk) ?? 0) + score);
   let best = 0;
   for (const s of raw.values()) best = Math.max(best, s);
@@ -182,6 +186,8 @@ export function pprSearch(
   termScores?: readonly Candidate[],
   blend = 0,
   observe?: WalkObserver,
+  /** The question's plain index terms (what termScores' BM25 counts). */
+  plainTerms?: ReadonlySet<string>,
 ): Candidate[] {
   const { graph, params } = ctx;
   const questionSeeds = pprSeeds(ctx, questionTerms, vector);
@@ -201,17 +207,21 @@ export function pprSearch(
   let evidence = new Map<number, number>();
   if (params.lexicalChunkWeight > 0 || params.lexicalFeedbackWeight > 0) {
     const concepts: number[] = [];
+    const units: number[] = [];
     for (const term of questionTerms) {
       const c = ctx.conceptIds.get(term);
-      // With the full-vocabulary BM25 given, single words are counted there; phrases still come from concepts.
-      if (c !== undefined && t.idf[c] > 0 && (!termScores || term.includes(' '))) concepts.push(c);
+      if (c === undefined || !(t.idf[c] > 0)) continue;
+      // With the full-vocabulary BM25 given, single words are counted there; names, identifiers and word pairs
+      // ("v-model", "computed property") are not words the BM25 knows, so they still come from the concepts.
+      if (!termScores) concepts.push(c);
+      else if (!plainTerms?.has(term)) (term.includes(' ') ? concepts : units).push(c);
     }
     const top = Math.round(
       params.lexicalTopChunks + blend * (params.lexicalBlindTopChunks - params.lexicalTopChunks),
     );
     // Question phrases are concepts too: where the graph is blind to the library they are mostly product and
     // heading names ("Composition API"), not the names of people and places that pin a Wikipedia passage.
-    evidence = lexicalEvidence(ctx, concepts, top, termScores, 1 - blend);
+    evidence = lexicalEvidence(ctx, concepts, top, termScores, 1 - blend, units, params.unitEvidence);
   }
   const scaled = (w: number): Map<number, number> =>
     new Map(w > 0 ? [...evidence].map(([k, s]) => [k, s * w]) : []);

@@ -248,6 +248,10 @@ describe('RetrievalEngine.fromCompact', () => {
     const other = {
       ...analyzer,
       terms: (text: string) => analyzer.terms(text).filter((t) => t !== word),
+      candidates: (text: string) => {
+        const own = analyzer.candidates!(text);
+        return { ...own, words: own.words.filter((t) => t !== word) };
+      },
     };
     const { table: _table, ...withoutTable } = compact;
     expect(RetrievalEngine.fromCompact(input, other, withoutTable)).toBeUndefined();

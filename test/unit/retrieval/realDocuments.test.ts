@@ -128,8 +128,13 @@ describe('a three-document library (Markdown chapters, lexical layer)', () => {
     const long = `# Ownership\n\n${filler} The borrow checker rejects two mutable references to the same value at once. ${filler}\n`;
     const { engine } = await library([['ownership.md', long], ...CHAPTERS]);
     const question = { text: 'Why does the borrow checker reject two mutable references?' };
-    const whole = engine.search(question, DEFAULT_MODE, 12000);
+    const whole = engine.withParams({ evidenceTokens: 0 }).search(question, DEFAULT_MODE, 12000);
     expect(whole[0].tokens).toBeGreaterThan(300);
+    // The default evidence window gives the chunk's best part at once, however large the budget.
+    const windowed = engine.search(question, DEFAULT_MODE, 12000);
+    expect(windowed[0].chunkId).toBe(whole[0].chunkId);
+    expect(windowed[0].tokens).toBeLessThanOrEqual(engine.params.evidenceTokens);
+    expect(windowed[0].text).toContain('The borrow checker rejects two mutable references');
     const small = engine.search(question, DEFAULT_MODE, 60);
     expect(small).toHaveLength(1);
     expect(small[0].chunkId).toBe(whole[0].chunkId);
