@@ -1,19 +1,37 @@
-// `npm run cli -- info <x.bundle> [--json]`: validates a bundle completely (every part's length and SHA-256, the
-// manifest, cross-layer consistency) and prints its manifest: versions, embedder, parameters, counts, parts.
+// `npm run cli -- info <x.bundle> [--json] [--concepts N]`: validates a bundle completely (every part's length and
+// SHA-256, the manifest, cross-layer consistency) and prints its manifest: versions, embedder, parameters, counts,
+// parts. With --concepts N, the library's top N concepts by global PageRank and the chunks each was kept for: what
+// the library is about (the Graph view's first picture), as `{term, chunks}` objects with --json.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { readBundle, snapshotFromBundle, isBundleError } from '../core/bundle/index.ts';
+import { readBundle, snapshotFromBundle, isBundleError, type IndexSnapshot } from '../core/bundle/index.ts';
+import { conceptMap } from '../core/retrieval/index.ts';
+import { openLibrary } from '../services/query.ts';
+import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { formatBytes } from './bundleIo.ts';
 
-const USAGE = 'usage: npm run cli -- info <x.bundle> [--json]\n';
+const USAGE = 'usage: npm run cli -- info <x.bundle> [--json] [--concepts N]\n';
+
+/** The library's top `n` concepts by global PageRank, with the number of chunks each was kept for. */
+export function topConcepts(snapshot: IndexSnapshot, n: number): Array<{ term: string; chunks: number }> {
+  const library = openLibrary(snapshotToCorpus(snapshot));
+  return conceptMap(library.engine.graph, { limit: n, edges: 0 }).nodes.map((node) => ({
+    term: node.term,
+    chunks: node.chunks,
+  }));
+}
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      concepts: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -21,6 +39,12 @@ export async function run(args: string[]): Promise<number> {
   }
   if (positionals.length !== 1) {
     process.stderr.write(`info: expected one bundle file\n${USAGE}`);
+    return 2;
+  }
+  // Arguments are checked before the bundle is read.
+  const conceptCount = values.concepts === undefined ? 0 : Number(values.concepts);
+  if (values.concepts !== undefined && !(Number.isInteger(conceptCount) && conceptCount >= 1)) {
+    process.stderr.write(`info: --concepts must be a whole number of at least 1, got "${values.concepts}"\n`);
     return 2;
   }
   const path = positionals[0];
@@ -35,9 +59,18 @@ export async function run(args: string[]): Promise<number> {
   const started = performance.now();
   try {
     const read = await readBundle(createReadStream(path, { highWaterMark: 1 << 20 }), { totalBytes: size });
-    snapshotFromBundle(read); // cross-layer checks too: info says "valid" only for a bundle that imports
+    const snapshot = snapshotFromBundle(read); // cross-layer checks too: "valid" only for a bundle that imports
     const seconds = (performance.now() - started) / 1000;
     const m = read.manifest;
+    if (conceptCount > 0) {
+      const top = topConcepts(snapshot, conceptCount);
+      if (values.json) process.stdout.write(`${JSON.stringify(top, null, 2)}\n`);
+      else
+        process.stdout.write(
+          `${top.map((c, i) => `${String(i + 1).padStart(4)}  ${c.term}  (${c.chunks} chunks)`).join('\n')}\n`,
+        );
+      return 0;
+    }
     if (values.json) {
       process.stdout.write(
         `${JSON.stringify({ file: path, bytes: size, valid: true, seconds, manifest: m }, null, 2)}\n`,

@@ -135,6 +135,13 @@ function maskedWalkGraph(
 
 const BEST_SENTENCES = 2;
 
+/** A question as sentences are scored against it (see RetrievalEngine.sentenceQuery). */
+interface SentenceQuery {
+  words: Map<string, number>;
+  units: Array<[string, number]>;
+  total: number;
+}
+
 /** The best sentences of a scored list; without vectors only sentences sharing a word with the question count. */
 function best(hits: SentenceHit[], vector: Float32Array | undefined): SentenceHit[] {
   return hits
@@ -574,7 +581,7 @@ export class RetrievalEngine {
     }
     const ranked = this.rank(query, mode);
     const chunks = this.layout.chunks;
-    const qTerms = new Set(this.analyzer.terms(query.text));
+    const qTerms = this.sentenceQuery(query.text);
     const window = this.params.evidenceTokens;
     if (window > 0 && mode === 'ppr') {
       return this.windowed(ranked, mode, query.vector, qTerms, budgetTokens, window);
@@ -612,7 +619,7 @@ export class RetrievalEngine {
     ranked: readonly Candidate[],
     mode: string,
     vector: Float32Array | undefined,
-    qTerms: Set<string>,
+    qTerms: SentenceQuery,
     budgetTokens: number,
     window: number,
   ): RetrievedChunk[] {
@@ -664,7 +671,7 @@ export class RetrievalEngine {
     c: Candidate,
     mode: string,
     vector: Float32Array | undefined,
-    qTerms: Set<string>,
+    qTerms: SentenceQuery,
     budgetTokens: number,
   ): RetrievedChunk | undefined {
     const chunk = this.layout.chunks[c.chunk];
@@ -806,11 +813,7 @@ export class RetrievalEngine {
   }
 
   /** Every sentence of chunk k in text order, scored by cosine to the question (or by shared terms without vectors). */
-  private sentenceScores(
-    k: number,
-    vector: Float32Array | undefined,
-    qTerms: Set<string> | never[],
-  ): SentenceHit[] {
+  private sentenceScores(k: number, vector: Float32Array | undefined, qTerms: SentenceQuery): SentenceHit[] {
     const { sentences, sentenceOffsets, chunks } = this.layout;
     const chunk = chunks[k];
     const hits: SentenceHit[] = [];
@@ -819,20 +822,39 @@ export class RetrievalEngine {
       let score = 0;
       if (vector && this.sentenceVectors) {
         for (let d = 0; d < dim; d++) score += this.sentenceVectors[s * dim + d] * vector[d];
-      } else if (qTerms instanceof Set && qTerms.size > 0) {
-        // Shared words weighted by their IDF: a sentence naming the question's rare word beats one sharing "use".
-        const terms = new Set(this.analyzer.terms(sentences[s].text));
+      } else if (qTerms.total > 0) {
+        // Shared words weighted by their IDF: a sentence naming the question's rare word beats one sharing "use";
+        // the question's names, identifiers and word pairs count where the sentence writes them (共现, v-model).
+        const text = sentences[s].text;
+        const terms = new Set(this.analyzer.terms(text));
         let shared = 0;
-        let total = 0;
-        for (const t of qTerms) total += this.bm25.idf(t);
-        for (const t of terms) if (qTerms.has(t)) shared += this.bm25.idf(t);
-        score = total > 0 ? shared / total : 0;
+        for (const [t, w] of qTerms.words) if (terms.has(t)) shared += w;
+        if (qTerms.units.length) {
+          const lower = text.toLowerCase();
+          for (const [u, w] of qTerms.units) if (lower.includes(u)) shared += w;
+        }
+        score = shared / qTerms.total;
       }
       hits.push({ start: sentences[s].start - chunk.start, end: sentences[s].end - chunk.start, score });
     }
     return hits;
   }
 
+  /** What a question's sentences are scored on without vectors: its words and its concept units, IDF-weighted. */
+  private sentenceQuery(text: string): SentenceQuery {
+    const words = new Map<string, number>();
+    for (const t of this.analyzer.terms(text)) words.set(t, this.bm25.idf(t));
+    const units: Array<[string, number]> = [];
+    const table = this.graphIndex.table;
+    for (const t of questionTerms(this.analyzer, text, this.conceptIds)) {
+      const c = this.conceptIds.get(t);
+      if (!words.has(t) && c !== undefined && table.idf[c] > 0) units.push([t, table.idf[c]]);
+    }
+    let total = 0;
+    for (const w of words.values()) total += w;
+    for (const [, w] of units) total += w;
+    return { words, units, total };
+  }
 
   /** Analysed terms of chunk k (engine order), for callers that inspect the index. */
   chunkTermsOf(k: number): readonly string[] {

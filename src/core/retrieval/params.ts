@@ -105,10 +105,10 @@ export interface RetrievalParams {
 
 export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   conceptsPerChunk: 0,
-  maxDfFraction: 0.05,
+  maxDfFraction: 0.3,
   phrases: true,
   keyphrases: true,
-  keyphraseScale: 3,
+  keyphraseScale: 6,
   thetaCo: 1,
   thetaSem: 0.5,
   damping: 0.5,

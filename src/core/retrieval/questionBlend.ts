@@ -37,5 +37,8 @@ export function questionBlend(input: BlendInput, options: BlendOptions): number 
   for (const k of top) structure += Math.log2(1 + input.documentChunks(k));
   structure /= top.length;
   const span = options.to - options.from;
-  return Math.min(1, Math.max(0, span > 0 ? (structure - options.from) / span : structure >= options.to ? 1 : 0));
+  return Math.min(
+    1,
+    Math.max(0, span > 0 ? (structure - options.from) / span : structure >= options.to ? 1 : 0),
+  );
 }

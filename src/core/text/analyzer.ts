@@ -4,7 +4,7 @@ import type { TermAnalyzer } from '../graph/index.ts';
 import { isGenericWord } from './generic.ts';
 import { wordPairs } from './grams.ts';
 import { codeIdentifiers } from './identifiers.ts';
-import { capitalizedPhrases, indexTerms, wordTokens } from './words.ts';
+import { capitalizedPhrases, indexTerms, isIndexTerm, wordTokens } from './words.ts';
 
 export function createTermAnalyzer(): TermAnalyzer {
   return {
@@ -13,7 +13,10 @@ export function createTermAnalyzer(): TermAnalyzer {
     words: (text) => wordTokens(text).map((token) => token.term),
     candidates: (text) => {
       const units = capitalizedPhrases(text).map((phrase) => phrase.term);
-      const words = indexTerms(text).filter((t) => !isGenericWord(t));
+      // One tokenization for the words and the pairs.
+      const tokens = wordTokens(text);
+      const words: string[] = [];
+      for (const { term } of tokens) if (isIndexTerm(term) && !isGenericWord(term)) words.push(term);
       for (const id of codeIdentifiers(text)) {
         units.push(id.whole);
         for (const part of id.parts) if (!isGenericWord(part)) words.push(part);
@@ -21,7 +24,7 @@ export function createTermAnalyzer(): TermAnalyzer {
       return {
         words,
         units,
-        pairs: wordPairs(text),
+        pairs: wordPairs(text, tokens),
       };
     },
   };

@@ -3,7 +3,7 @@
 // known (a pair that recurs in its document or names a heading, see graph/keyphrases.ts).
 import { isGenericWord } from './generic.ts';
 import { isStopWord } from './stopwords.ts';
-import { wordTokens } from './words.ts';
+import { wordTokens, type WordToken } from './words.ts';
 
 const LONE_LATIN = /^\p{Script=Latin}$/u;
 const HAS_LETTER = /\p{L}/u;
@@ -15,8 +15,7 @@ function usable(term: string): boolean {
 }
 
 /** Adjacent word pairs of `text` joined by one space, with repetitions; not both words generic. */
-export function wordPairs(text: string): string[] {
-  const tokens = wordTokens(text);
+export function wordPairs(text: string, tokens: readonly WordToken[] = wordTokens(text)): string[] {
   const out: string[] = [];
   for (let i = 0; i + 1 < tokens.length; i++) {
     const a = tokens[i];

@@ -53,7 +53,7 @@ function looksLikeProse(match: string): boolean {
 /** Code identifiers of `text`, in no particular order, with repetitions. */
 export function codeIdentifiers(text: string): Identifier[] {
   // Cheap exit for plain prose: no character that any identifier pattern needs besides letters.
-  if (!/[-_.<:]|[a-z][A-Z]|[A-Z][a-z]+[A-Z]/.test(text)) return [];
+  if (!/\w(?:\.|::)[A-Za-z_$]|\w-[A-Za-z0-9]|\w_\w|\w<|[a-z][A-Z]|[A-Z][a-z]+[A-Z]/.test(text)) return [];
   const out: Identifier[] = [];
   let rest = text;
   for (const pattern of PATTERNS) {

@@ -74,7 +74,7 @@ function regexTokens(block: string, from: number, to: number, offset: number, ou
 }
 
 /** True for tokens worth indexing: not a stop word, not punctuation, not a lone Latin letter, not hiragana-only. */
-function isIndexTerm(term: string): boolean {
+export function isIndexTerm(term: string): boolean {
   if (!HAS_LETTER_OR_DIGIT.test(term) || isStopWord(term) || ONLY_HIRAGANA.test(term)) return false;
   return !(term.length === 1 && LATIN_LETTER.test(term));
 }
