@@ -55,6 +55,14 @@ export interface BundleLimits {
   maxTotalBytes: number;
   /** Inflated bytes of all parts together (they are all held when the snapshot is decoded). */
   maxTotalRawBytes: number;
+  /**
+   * A gzip part may inflate to at most this many times its stored length, plus `inflationAllowance`: what a part
+   * may allocate is counted against its real length, so a 1 MB file can never ask for 1,000 MB. Real parts
+   * inflate 3–11× (vuedocs: documents 3.3×, sentences 10.5×, a full graph 4.1×); deflate's own ceiling is 1032×.
+   */
+  maxInflationRatio: number;
+  /** Inflated bytes any gzip part may have whatever its stored length (small, very regular parts: a keep-mask). */
+  inflationAllowance: number;
 }
 
 export const BUNDLE_LIMITS: BundleLimits = {
@@ -62,6 +70,8 @@ export const BUNDLE_LIMITS: BundleLimits = {
   maxPartRawBytes: 1024 * 1024 * 1024,
   maxTotalBytes: 2 * 1024 * 1024 * 1024,
   maxTotalRawBytes: 2 * 1024 * 1024 * 1024,
+  maxInflationRatio: 64,
+  inflationAllowance: 16 * 1024 * 1024,
 };
 
 export interface ReadBundle {
@@ -261,6 +271,14 @@ function checkDeclaredSizes(
   }
   if (totals.raw + entry.rawLength > limits.maxTotalRawBytes) {
     refuse(`takes the parts over ${limits.maxTotalRawBytes} bytes inflated in total`);
+  }
+  const inflationCap = entry.length * limits.maxInflationRatio + limits.inflationAllowance;
+  if (entry.encoding === 'gzip' && entry.rawLength > inflationCap) {
+    refuse(
+      `declares ${entry.rawLength} bytes inflated from ${entry.length} stored bytes, more than ` +
+        `${limits.maxInflationRatio} times its size (plus ${limits.inflationAllowance} bytes) that a real ` +
+        'part inflates to',
+    );
   }
   // The same messages as readPartData's short reads, before allocating what the header declares.
   if (entry.length > left) {
