@@ -250,13 +250,16 @@ async function readPartData(src: ByteSource, entry: PartEntry): Promise<Uint8Arr
   return data;
 }
 
+/** What the parts read so far declared: stored and inflated bytes, all parts and the gzip ones. */
+interface Totals {
+  stored: number;
+  raw: number;
+  gzipStored: number;
+  gzipRaw: number;
+}
+
 /** Refuses a part whose declared sizes exceed the limits or the file, before a byte is allocated for it. */
-function checkDeclaredSizes(
-  entry: PartEntry,
-  limits: BundleLimits,
-  left: number,
-  totals: { stored: number; raw: number },
-): void {
+function checkDeclaredSizes(entry: PartEntry, limits: BundleLimits, left: number, totals: Totals): void {
   const refuse = (why: string): never => {
     throw new BundleError('invalid-content', `part ${entry.name} ${why}`, entry.name);
   };
@@ -280,6 +283,16 @@ function checkDeclaredSizes(
         'part inflates to',
     );
   }
+  // The allowance is for the whole bundle, not for each part: 128 small parts of 16 MiB of zeros each would
+  // otherwise inflate a 2 MB file to 2 GiB.
+  const gzipStored = totals.gzipStored + (entry.encoding === 'gzip' ? entry.length : 0);
+  const gzipRaw = totals.gzipRaw + (entry.encoding === 'gzip' ? entry.rawLength : 0);
+  if (gzipRaw > gzipStored * limits.maxInflationRatio + limits.inflationAllowance) {
+    refuse(
+      `takes the gzip parts to ${gzipRaw} bytes inflated from ${gzipStored} stored bytes, more than ` +
+        `${limits.maxInflationRatio} times their size (plus ${limits.inflationAllowance} bytes in all)`,
+    );
+  }
   // The same messages as readPartData's short reads, before allocating what the header declares.
   if (entry.length > left) {
     throw new BundleError(
@@ -297,6 +310,8 @@ function checkDeclaredSizes(
   }
   totals.stored += entry.length;
   totals.raw += entry.rawLength;
+  totals.gzipStored = gzipStored;
+  totals.gzipRaw = gzipRaw;
 }
 
 function sameEntry(a: PartEntry, b: PartEntry): boolean {
@@ -346,7 +361,7 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
   const limits = { ...BUNDLE_LIMITS, ...options.limits };
   const size = options.totalBytes ?? (input instanceof Uint8Array ? input.length : undefined);
   const left = (): number => (size === undefined ? Infinity : size - src.offset);
-  const totals = { stored: 0, raw: 0 };
+  const totals: Totals = { stored: 0, raw: 0, gzipStored: 0, gzipRaw: 0 };
   try {
     await readPreamble(src);
     const frames = new FrameReader(src, left);

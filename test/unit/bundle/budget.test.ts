@@ -15,6 +15,7 @@ import { captureCli } from '../../support/captureCli.ts';
 import { runMeasuredCli } from '../../support/runMeasuredCli.ts';
 import {
   aliasedBundle,
+  gzipRepeated,
   inflationBundle,
   libraryParts,
   rawBundle,
@@ -120,6 +121,24 @@ describe('a 1 MB bundle that inflates to 1,000 MB', () => {
     );
     expect(peakMB).toBeLessThan(300);
   }, 30_000);
+
+  it('counts the allowance once for the bundle: many small parts of 16 MiB of zeros are refused', async () => {
+    // Each part alone is within 64 × its size + 16 MiB; 128 of them would inflate ~2 MB to 2 GiB.
+    const zeros = gzipRepeated(new Uint8Array(MB), 16);
+    const parts: RawPart[] = Array.from({ length: 128 }, (_, i) => ({
+      name: `blob${i}.bin`,
+      kind: 'binary',
+      encoding: 'gzip',
+      count: 0,
+      rawLength: 16 * MB,
+      stored: zeros,
+    }));
+    const e = await refusalOf(readBundle(rawBundle([...(await libraryParts()), ...parts])));
+    expect(e.part).toBe('blob1.bin');
+    expect(e.message).toMatch(
+      /^bundle: part blob1\.bin takes the gzip parts to \d+ bytes inflated from \d+ stored bytes, more than 64 times their size \(plus 16777216 bytes in all\)$/,
+    );
+  });
 
   it('still opens the honest library the bad bundles were made from', async () => {
     const snapshot = await readBundle(rawBundle(await libraryParts()));
