@@ -263,7 +263,8 @@ export class KgBuildService {
    * Tests the endpoint the page's form names. The stored key goes only to the stored base URL: a key typed in the
    * form is the page's own, but a form without one (the page never holds the stored key, see getSettings) gets the
    * stored key only when its URL is the stored one. A script in the page can therefore start this worker and ask
-   * for a test, but never make it send the stored key anywhere but the endpoint the person saved.
+   * for a test, but cannot make this API send the stored key anywhere but the endpoint the person saved. (Such a
+   * script can still read this origin's IndexedDB itself; docs/results/hostile.md says what the CSP covers.)
    */
   async testConnection(settings: LlmSettings, pageOrigin?: string): Promise<ConnectionDiagnosis> {
     const apiKey = settings.apiKey || (await this.storedKeyFor(settings.baseUrl));
@@ -271,8 +272,8 @@ export class KgBuildService {
   }
 
   /**
-   * The stored settings without the key: the page shows whether a key is stored, never the key itself, so no
-   * script in the page can read it (the page's CSP keeps what it reads from leaving, but not from being used).
+   * The stored settings without the key: the page shows whether a key is stored and never needs the key itself,
+   * so this API does not hand it out.
    */
   async getSettings(): Promise<PageLlmSettings | undefined> {
     const stored = await this.deps.repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
