@@ -20,6 +20,7 @@ import { createTermAnalyzer } from '../core/text/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { askLibrary, openLibrary, type AskOptions, type QuestionLibrary } from '../services/query.ts';
 import { needsLlm, type QuestionMode } from '../services/queryProtocol.ts';
+import { countFailures, messageOf } from '../services/stepFailures.ts';
 import {
   embedWithProgress,
   loadQuestions,
@@ -30,6 +31,7 @@ import {
 import {
   BenchAtomic,
   BenchKg,
+  failedAnswer,
   KG_MODES,
   llmSettingsFromFlags,
   NEEDS_ENDPOINT,
@@ -82,6 +84,15 @@ export interface ModeResult {
     outputTokens: number;
     cost: number;
   };
+  /**
+   * Questions whose LLM step failed (only with an endpoint): scored as found nothing and answered wrong, counted
+   * by reason (services/stepFailures.ts), each named with its reason.
+   */
+  failed?: {
+    questions: number;
+    reasons: Record<string, number>;
+    perQuestion: Array<{ id: string; reason: string }>;
+  };
 }
 
 export interface BenchResult {
@@ -117,6 +128,8 @@ interface Asked {
   facts?: string[];
   usage?: { calls: number; inputTokens: number; outputTokens: number; cost: number };
   ms: number;
+  /** Why the question failed (its mode's LLM step): scored as found nothing, answered nothing. */
+  error?: string;
 }
 
 /** Every question of a question-time mode through askLibrary, a few at a time; in question order. */
@@ -141,11 +154,21 @@ async function askAll(
     while (next < questions.length) {
       const i = next++;
       const t = performance.now();
-      const r = await askLibrary(
-        library,
-        { question: questions[i].question, mode: mode as QuestionMode, budget },
-        { ...options, vector: vectorOf(i) },
-      );
+      let r: Awaited<ReturnType<typeof askLibrary>>;
+      try {
+        r = await askLibrary(
+          library,
+          { question: questions[i].question, mode: mode as QuestionMode, budget },
+          { ...options, vector: vectorOf(i) },
+        );
+      } catch (error) {
+        // One bad reply fails its question, not the run (small local models return malformed JSON often).
+        const message = messageOf(error);
+        const reason = message.startsWith(`${mode}: `) ? message : `${mode}: ${message}`;
+        out[i] = { hits: [], ms: performance.now() - t, error: reason };
+        process.stderr.write(`bench: ${mode} question ${questions[i].id} failed: ${out[i].error}\n`);
+        continue;
+      }
       out[i] = {
         // Evidence back to ranked chunks: the context the bench measures is what the Ask view would show.
         hits: r.evidence.map((e) => ({
@@ -524,7 +547,18 @@ async function runOnce(
           asked || llm.answerBudget <= maxBudget
             ? cutToBudget(hits, llm.answerBudget)
             : search(mode, query, llm.answerBudget);
-        scores.push(scoreAnswer(llm.client, q.question, context, q.answers, asked?.[i].facts));
+        const failed = asked?.[i].error;
+        scores.push(
+          failed
+            ? Promise.resolve(failedAnswer(failed))
+            : scoreAnswer(llm.client, q.question, context, q.answers, asked?.[i].facts).catch(
+                (error: unknown) => {
+                  const reason = `answer: ${messageOf(error)}`;
+                  process.stderr.write(`bench: ${mode} question ${q.id} failed: ${reason}\n`);
+                  return failedAnswer(reason);
+                },
+              ),
+        );
       }
       const groups = q.type === undefined ? [sumsOf('')] : [sumsOf(''), sumsOf(q.type)];
       for (const g of groups) g.n++;
@@ -574,6 +608,24 @@ async function runOnce(
       const done = await Promise.all(scores);
       result.modes[mode].em = round(done.reduce((s, x) => s + x.em, 0) / n, 4);
       result.modes[mode].f1 = round(done.reduce((s, x) => s + x.f1, 0) / n, 4);
+      const failures = questions.flatMap((q, i) => {
+        const reason = asked?.[i].error ?? done[i].error;
+        return reason ? [{ id: q.id, reason }] : [];
+      });
+      result.modes[mode].failed = {
+        questions: failures.length,
+        reasons: countFailures(failures.map((f) => f.reason)),
+        perQuestion: failures,
+      };
+      if (failures.length) {
+        process.stderr.write(
+          `bench: ${mode}: ${failures.length} of ${questions.length} questions failed (` +
+            Object.entries(result.modes[mode].failed.reasons)
+              .map(([k, v]) => `${v}× ${k}`)
+              .join('; ') +
+            ')\n',
+        );
+      }
       if (asked) {
         const sum = (f: (a: Asked, s: AnswerScore) => number) =>
           round(asked.reduce((t, a, i) => t + f(a, done[i]), 0) / n, 2);

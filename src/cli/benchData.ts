@@ -8,7 +8,8 @@ import { prepareFile } from '../core/prepare.ts';
 import { embedTexts } from '../core/pipeline/index.ts';
 import type { RetrievalChunkInput } from '../core/retrieval/index.ts';
 import { withSectionPaths } from '../core/retrieval/index.ts';
-import { collectFiles } from './index.ts';
+import { readInputFile, walkInputs } from './fileWalker.ts';
+import { ThreadParser } from './threadParser.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
 
 export interface BenchQuestion {
@@ -71,23 +72,37 @@ export interface PreparedCorpus {
  */
 export async function prepareCorpus(path: string, maxChunkTokens: number): Promise<PreparedCorpus> {
   const isFolder = (await stat(path)).isDirectory();
-  // The same expansion as `cli index`: supported files, recursively, sorted, hidden entries and links followed.
-  const files = isFolder ? await collectFiles([path]) : [path];
+  // The same walk as `cli index` (fileWalker.ts): regular files inside the folder, the page's filter and cap, and
+  // a verdict for each entry left out. A folder's files are parsed as a drop would be, in a thread under the
+  // browser's time limit; a corpus file named directly is the benchmark's own data set, parsed here.
+  const walk = isFolder ? await walkInputs([path]) : { files: [path], skipped: [] };
+  for (const e of walk.skipped) process.stderr.write(`bench: skipped ${e.file}: ${e.reason}\n`);
   const t = performance.now();
   const documents: PreparedDocument[] = [];
   const externalIds = new Map<string, string>();
   const seen = new Set<string>();
-  for (const file of files) {
-    const bytes = new Uint8Array(await readFile(file));
-    const { documents: docs, errors } = await prepareFile(basename(file), bytes, { maxChunkTokens });
-    for (const e of errors) process.stderr.write(`bench: skipped ${e.file}: ${e.reason}\n`);
-    for (const d of docs) {
-      // The same text twice (two identical files) is one document, as in the app.
-      if (seen.has(d.doc.id)) continue;
-      seen.add(d.doc.id);
-      documents.push(d);
-      externalIds.set(d.doc.id, d.doc.externalId ?? (isFolder ? fileStem(file) : d.doc.id));
+  const parser = isFolder ? new ThreadParser() : null;
+  try {
+    for (const file of walk.files) {
+      const bytes = await readInputFile(file).catch((error: Error) => {
+        process.stderr.write(`bench: skipped ${file}: ${error.message}\n`);
+        return null;
+      });
+      if (!bytes) continue;
+      const { documents: docs, errors } = parser
+        ? await parser.prepare(basename(file), bytes, maxChunkTokens)
+        : await prepareFile(basename(file), bytes, { maxChunkTokens });
+      for (const e of errors) process.stderr.write(`bench: skipped ${e.file}: ${e.reason}\n`);
+      for (const d of docs) {
+        // The same text twice (two identical files) is one document, as in the app.
+        if (seen.has(d.doc.id)) continue;
+        seen.add(d.doc.id);
+        documents.push(d);
+        externalIds.set(d.doc.id, d.doc.externalId ?? (isFolder ? fileStem(file) : d.doc.id));
+      }
     }
+  } finally {
+    await parser?.close();
   }
   if (documents.length === 0) throw new Error(`bench: no document could be read from ${path}`);
   const chunks = documents.flatMap((d) => d.chunks);

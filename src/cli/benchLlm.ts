@@ -65,6 +65,13 @@ export interface AnswerScore {
   answer: string;
   /** The answer call's usage (reasoning modes report calls and tokens per question, the answer's included). */
   usage: { inputTokens: number; outputTokens: number; cost: number };
+  /** Why the question failed (its mode's step or the answer call): then em and f1 are 0. */
+  error?: string;
+}
+
+/** The score of a question whose LLM step failed: nothing answered, nothing spent that was counted. */
+export function failedAnswer(reason: string): AnswerScore {
+  return { em: 0, f1: 0, answer: '', usage: { inputTokens: 0, outputTokens: 0, cost: 0 }, error: reason };
 }
 
 /** Answers a question over a retrieved context and scores it against the gold answers. */

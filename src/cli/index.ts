@@ -2,8 +2,7 @@
 // Node with the app's own code (prepareFile → sentence embeddings → the engine factory the browser uses) and
 // writes one bundle that the browser imports or opens by URL, and that `ask` answers from.
 import { readFileSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import {
@@ -13,8 +12,6 @@ import {
   type EmbedderInfo,
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
-import { isSupportedFile } from '../core/parse/index.ts';
-import { prepareFile } from '../core/prepare.ts';
 import { embedDocuments } from '../core/pipeline/index.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
@@ -24,6 +21,8 @@ import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
+import { readInputFile, walkInputs } from './fileWalker.ts';
+import { ThreadParser } from './threadParser.ts';
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
@@ -44,21 +43,13 @@ export function appVersion(): string {
   return pkg.version;
 }
 
-/** Expands folders (recursively, hidden entries skipped) into supported files; files given by name are kept. */
+/**
+ * Expands folders into the files the app can index (fileWalker.ts: regular files inside the folder, the page's
+ * extension filter and size cap); files given by name are kept. Entries left out are dropped here; `index` prints
+ * a verdict for each (walkInputs).
+ */
 export async function collectFiles(paths: string[]): Promise<string[]> {
-  const out: string[] = [];
-  const visit = async (path: string, explicit: boolean): Promise<void> => {
-    const info = await stat(path).catch(() => null);
-    if (!info) throw new Error(`index: ${path} does not exist`);
-    if (info.isDirectory()) {
-      const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort();
-      for (const e of entries) await visit(join(path, e), false);
-    } else if (explicit || isSupportedFile(path)) {
-      out.push(path);
-    }
-  };
-  for (const p of paths) await visit(p, true);
-  return out;
+  return (await walkInputs(paths)).files;
 }
 
 export interface BuildOptions {
@@ -66,6 +57,8 @@ export interface BuildOptions {
   maxChunkTokens: number;
   log?: (line: string) => void;
   batchSize?: number;
+  /** Per-file parse time limit (default the browser's PARSE_TIMEOUT_MS). */
+  parseTimeoutMs?: number;
 }
 
 /**
@@ -97,14 +90,27 @@ export async function snapshotFromFiles(
   const log = options.log ?? (() => {});
   const errors: FileError[] = [];
   const docs = new Map<string, PreparedDocument>();
-  for (const file of files) {
-    const bytes = new Uint8Array(await readFile(file));
-    const result = await prepareFile(basename(file), bytes, { maxChunkTokens: options.maxChunkTokens });
-    errors.push(...result.errors);
-    for (const d of result.documents) if (!docs.has(d.doc.id)) docs.set(d.doc.id, d);
-    log(
-      `parsed ${file}: ${result.documents.length} document(s)${result.errors.length ? `, ${result.errors.length} error(s)` : ''}`,
-    );
+  // Parsed in a thread of its own under the browser's time limit: a parser that hangs or explodes costs its file.
+  const parser = new ThreadParser({ timeoutMs: options.parseTimeoutMs });
+  try {
+    for (const file of files) {
+      let bytes: Uint8Array;
+      try {
+        bytes = await readInputFile(file);
+      } catch (error) {
+        errors.push({ file, reason: (error as Error).message });
+        log(`skipped ${file}: ${(error as Error).message}`);
+        continue;
+      }
+      const result = await parser.prepare(basename(file), bytes, options.maxChunkTokens);
+      errors.push(...result.errors);
+      for (const d of result.documents) if (!docs.has(d.doc.id)) docs.set(d.doc.id, d);
+      log(
+        `parsed ${file}: ${result.documents.length} document(s)${result.errors.length ? `, ${result.errors.length} error(s)` : ''}`,
+      );
+    }
+  } finally {
+    await parser.close();
   }
   const prepared = [...docs.values()].sort((a, b) => byId(a.doc, b.doc));
   const embedder = options.embedder;
@@ -175,7 +181,8 @@ export async function run(args: string[]): Promise<number> {
   const log = values.quiet ? () => {} : (line: string) => process.stderr.write(`index: ${line}\n`);
   const started = performance.now();
 
-  const files = await collectFiles(positionals);
+  const { files, skipped } = await walkInputs(positionals);
+  for (const e of skipped) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
   if (files.length === 0) {
     process.stderr.write('index: no supported files found\n');
     return 1;

@@ -90,6 +90,8 @@ export interface ModeSummary {
   recall: Record<string, number | null>;
   /** Questions that failed in this mode (counted as not found). */
   errors: number;
+  /** Those failures by reason ("logical: plan: malformed output twice": 2), most frequent first. */
+  errorReasons: Record<string, number>;
   queryMs: { p50: number; p95: number };
   em?: number;
   f1?: number;

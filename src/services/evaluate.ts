@@ -21,6 +21,7 @@ import {
 } from './evalProtocol.ts';
 import { askLibrary, type QuestionLibrary } from './query.ts';
 import { needsLlm, type Evidence, type QuestionMode } from './queryProtocol.ts';
+import { countFailures, messageOf } from './stepFailures.ts';
 
 /**
  * The judging prompt. The judge sees the question, the gold answers and the written answer, never the context: it
@@ -313,12 +314,22 @@ async function runOne(
     const budget = o.request.answers.budget;
     const context =
       budget <= o.maxBudget ? cutToBudget(hits, budget) : cutToBudget(await ask(i, budget), budget);
-    const a = await answerQuestion(
-      o.client,
-      item.question,
-      context.map((h) => ({ chunkId: h.chunkId, title: h.docTitle, text: h.text })),
-      { maxTokens: 200, signal: o.signal },
-    );
+    let a: Awaited<ReturnType<typeof answerQuestion>>;
+    try {
+      a = await answerQuestion(
+        o.client,
+        item.question,
+        context.map((h) => ({ chunkId: h.chunkId, title: h.docTitle, text: h.text })),
+        { maxTokens: 200, signal: o.signal },
+      );
+    } catch (err) {
+      // The answer call failed (the endpoint, a reply it could not read): this question is answered wrong and
+      // counted with its reason; the run goes on.
+      if (o.signal.aborted) throw err;
+      out.error = `answer: ${messageOf(err)}`;
+      out.answer = { text: '', em: 0, f1: 0 };
+      return out;
+    }
     const answer: NonNullable<ModeOnQuestion['answer']> = {
       text: a.text,
       ...scoreAnswerText(a.text, item.answers),
@@ -352,6 +363,7 @@ export function summarize(runs: ModeOnQuestion[], budgets: number[], ks: number[
       ]),
     ),
     errors: runs.filter((r) => r.error).length,
+    errorReasons: countFailures(runs.flatMap((r) => (r.error ? [r.error] : []))),
     queryMs: {
       p50: round(
         percentile(

@@ -10,6 +10,7 @@ import type { CrossTabLock } from './crossTab.ts';
 import { IncrementalGraphRefresh } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline, type PrepareFn, type PrepareManyFn } from './ingestPipeline.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
+import { importFailure } from './storageGuard.ts';
 
 export interface IngestServiceDeps {
   repo: Repo;
@@ -103,7 +104,11 @@ export function createIngestService(deps: IngestServiceDeps) {
       if (pipeline.isRunning)
         throw new Error('bundle import: wait until indexing has finished (or cancel it) first');
       const held = await lock.tryRun(async () => {
-        const result = await importBundle(repo.db, file.stream(), { totalBytes: file.size });
+        const result = await importBundle(repo.db, file.stream(), { totalBytes: file.size }).catch(
+          (error: unknown) => {
+            throw importFailure(error);
+          },
+        );
         // The merged library gets a full build (the stored state no longer covers it), then a fresh state.
         if (result.graphStale) await graph.rebuild(repo, new AbortController().signal);
         return result;

@@ -10,6 +10,7 @@
 // write that hangs stops the run with a clear message and keeps the rest of the queue.
 import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
+import { PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
 import { embedDocuments } from '../core/pipeline/index.ts';
 import { EmbedderMismatchError, type PutResult, type Repo } from '../store/repo.ts';
 import type { PendingRecord } from '../store/db.ts';
@@ -50,11 +51,8 @@ export const STORE_SLICE_DOCUMENTS = 256;
 export const BATCH_FILES = 32;
 export const BATCH_BYTES = 256 * 1024;
 
-/**
- * A file that has not been parsed (and chunked) within this time is failed: a parser must never hang the queue.
- * The browser parses in a worker of its own that is terminated when this fires or on Cancel (parseRunner.ts).
- */
-export const PARSE_TIMEOUT_MS = 30_000;
+/** The parse time limit per file, shared with the CLI (src/core/parse/formats.ts, through its index.ts). */
+export { PARSE_TIMEOUT_MS };
 /** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
 export const MAX_ATTEMPTS = 2;
 

@@ -33,6 +33,12 @@ import { loadEngine } from './engine.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
 
+/** The LLM settings as the page sees them: the key is never handed out, only whether one is stored. */
+export interface PageLlmSettings extends LlmSettings {
+  apiKey: '';
+  keyStored: boolean;
+}
+
 export interface KgStatus {
   chunks: number;
   done: number;
@@ -253,16 +259,41 @@ export class KgBuildService {
     this.buildStop?.abort();
   }
 
+  /**
+   * Tests the endpoint the page's form names. The stored key goes only to the stored base URL: a key typed in the
+   * form is the page's own, but a form without one (the page never holds the stored key, see getSettings) gets the
+   * stored key only when its URL is the stored one. A script in the page can therefore start this worker and ask
+   * for a test, but cannot make this API send the stored key anywhere but the endpoint the person saved. (Such a
+   * script can still read this origin's IndexedDB itself; docs/results/hostile.md says what the CSP covers.)
+   */
   async testConnection(settings: LlmSettings, pageOrigin?: string): Promise<ConnectionDiagnosis> {
-    return testConnection(settings, { pageOrigin, fetch: this.deps.connectionFetch });
+    const apiKey = settings.apiKey || (await this.storedKeyFor(settings.baseUrl));
+    return testConnection({ ...settings, apiKey }, { pageOrigin, fetch: this.deps.connectionFetch });
   }
 
-  async getSettings(): Promise<LlmSettings | undefined> {
-    return this.deps.repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
+  /**
+   * The stored settings without the key: the page shows whether a key is stored and never needs the key itself,
+   * so this API does not hand it out.
+   */
+  async getSettings(): Promise<PageLlmSettings | undefined> {
+    const stored = await this.deps.repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
+    return stored && { ...stored, apiKey: '', keyStored: stored.apiKey.length > 0 };
   }
 
-  async saveSettings(settings: LlmSettings): Promise<void> {
-    await this.deps.repo.setSetting(LLM_SETTINGS_KEY, settings);
+  /**
+   * Saves the page's form. An empty key keeps the stored one only for the same base URL: a new URL without a key
+   * typed for it is saved without a key, so the stored key is never redirected to another endpoint.
+   */
+  async saveSettings(settings: LlmSettings): Promise<{ keyKept: boolean }> {
+    const kept = settings.apiKey ? '' : await this.storedKeyFor(settings.baseUrl);
+    await this.deps.repo.setSetting(LLM_SETTINGS_KEY, { ...settings, apiKey: settings.apiKey || kept });
+    return { keyKept: kept.length > 0 };
+  }
+
+  /** The stored key when `baseUrl` is the stored base URL, else ''. */
+  private async storedKeyFor(baseUrl: string): Promise<string> {
+    const stored = await this.deps.repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
+    return stored && stored.apiKey && stored.baseUrl === baseUrl ? stored.apiKey : '';
   }
 
   /** Frees the embedder (loaded only to embed a finished build's entities). */

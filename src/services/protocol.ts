@@ -23,11 +23,8 @@ export type LegacyEmbedderChoice =
 /** What the settings table may hold under 'embedder' (src/services/embedderChoice.ts reads either shape). */
 export type StoredEmbedderChoice = EmbedderChoice | LegacyEmbedderChoice;
 
-/**
- * Larger files are refused with a per-file error: at ~150 sentences/s, 20 MB of text already takes hours. Here, not
- * in the pipeline, so that the page can refuse a file by its size before reading it (src/ui/intake.ts).
- */
-export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** The intake's size cap; defined with the file types so that the page, the workers and the CLI share it. */
+export { MAX_FILE_BYTES } from '../core/parse/index.ts';
 
 /** Per-file outcome of indexing, shown in the Library view. */
 export interface FileOutcome {

@@ -70,3 +70,34 @@ export async function guardWrite<T>(
     clearTimeout(timer);
   }
 }
+
+/**
+ * A failed bundle import in the person's words. The import validates everything first (BundleError, already in
+ * words), then writes in one transaction, so whatever failed while writing, nothing of the bundle was stored: a
+ * full disk says "QuotaExceededError", a record too deep for the browser's structured clone "Maximum call stack
+ * size exceeded" (validation refuses those now; this covers what it cannot foresee), other refusals a DOMException
+ * name. Returns the error unchanged when it already says what happened.
+ */
+export function importFailure(error: unknown): Error {
+  const nothingStored = 'Nothing of the bundle was stored; the library is as it was';
+  if (isQuotaError(error)) {
+    return new Error(
+      `the browser refused to store the bundle: storage is full for this site. ${nothingStored}. ` +
+        'Free space or remove documents, then import it again',
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof RangeError || /Maximum call stack size exceeded/i.test(message)) {
+    return new Error(
+      `a record of the bundle is nested too deeply for the browser to store it. ${nothingStored}`,
+    );
+  }
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'DataCloneError' || name === 'DataError' || name === 'ConstraintError') {
+    return new Error(
+      `the browser could not store a record of the bundle (${String(name)}: ${message.slice(0, 160)}). ` +
+        `${nothingStored}`,
+    );
+  }
+  return error instanceof Error ? error : new Error(message);
+}

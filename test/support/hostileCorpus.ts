@@ -106,6 +106,31 @@ export function docxBomb(inflatedMb: number): Uint8Array {
   ]);
 }
 
+/**
+ * A .docx whose word/document.xml is `inflatedMb` MB of one-word paragraphs (~100 KB stored for 40 MB): under
+ * every size limit, but mammoth builds a tree of every element (issue 23: 40 MB of XML ran past 300 s at 4.3 GB).
+ */
+export function docxXmlBomb(inflatedMb: number): Uint8Array {
+  const head = text(
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>',
+  );
+  const tail = text('</w:body></w:document>');
+  const paragraph = '<w:p><w:r><w:t>heron </w:t></w:r></w:p>';
+  const piece = text(paragraph.repeat(Math.floor(MB / paragraph.length)));
+  return zip([
+    { name: '[Content_Types].xml', pieces: () => [text(CONTENT_TYPES)] },
+    { name: '_rels/.rels', pieces: () => [text(RELS)] },
+    {
+      name: 'word/document.xml',
+      pieces: function* () {
+        yield head;
+        yield* repeated(piece, inflatedMb);
+        yield tail;
+      },
+    },
+  ]);
+}
+
 /** An ordinary small .docx with one heading-less paragraph. */
 export function docx(paragraph: string): Uint8Array {
   const body = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${paragraph}</w:t></w:r></w:p></w:body></w:document>`;

@@ -1,7 +1,7 @@
 // gzip for bundle parts, with the platform's CompressionStream (browsers, workers and Node ≥ 18 alike).
 // Text parts (documents, chunks, sentences, graph) shrink 3–5×; that is what keeps a MuSiQue bundle small.
 
-async function collect(stream: ReadableStream<Uint8Array>, expectedLength?: number): Promise<Uint8Array> {
+async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -9,11 +9,6 @@ async function collect(stream: ReadableStream<Uint8Array>, expectedLength?: numb
     const { done, value } = await reader.read();
     if (done) break;
     total += value.length;
-    // A damaged or hostile part must not inflate without bound.
-    if (expectedLength !== undefined && total > expectedLength) {
-      await reader.cancel();
-      throw new Error(`inflates beyond its declared ${expectedLength} bytes`);
-    }
     chunks.push(value);
   }
   if (chunks.length === 1) return chunks[0];
@@ -24,6 +19,28 @@ async function collect(stream: ReadableStream<Uint8Array>, expectedLength?: numb
     offset += c.length;
   }
   return out;
+}
+
+/**
+ * Inflates into one buffer of the declared size, chunk by chunk, and stops at the first byte past it: a hostile
+ * part can make the reader hold at most `cap` bytes (which the reader has already counted against the part's
+ * stored length and the bundle's total), never the whole stream and never a second copy of it.
+ */
+async function inflateInto(stream: ReadableStream<Uint8Array>, cap: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const out = new Uint8Array(cap);
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (total + value.length > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`inflates beyond its declared ${cap} bytes`);
+    }
+    out.set(value, total);
+    total += value.length;
+  }
+  return total === cap ? out : out.subarray(0, total);
 }
 
 function streamOf(data: Uint8Array): ReadableStream<Uint8Array> {
@@ -42,9 +59,32 @@ export async function gzip(data: Uint8Array): Promise<Uint8Array> {
   return collect(streamOf(data).pipeThrough(new CompressionStream('gzip') as unknown as BytePair));
 }
 
+/**
+ * The stored bytes in slices, each handed over only when the inflater asks for more: a browser's
+ * DecompressionStream inflates a whole input chunk at once, so one 1 MB chunk could become 1 GB in a single step.
+ * A slice of 16 KB inflates to at most ~17 MB (deflate's ratio is at most 1032:1) before the cap is checked.
+ */
+function slicedStreamOf(data: Uint8Array, slice = 16 * 1024): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (offset >= data.length) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(data.subarray(offset, offset + slice));
+        offset += slice;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Inflates a gzip part that declares `expectedLength` bytes; refuses (throws) at the first byte beyond it. */
 export async function gunzip(data: Uint8Array, expectedLength: number): Promise<Uint8Array> {
-  return collect(
-    streamOf(data).pipeThrough(new DecompressionStream('gzip') as unknown as BytePair),
+  return inflateInto(
+    slicedStreamOf(data).pipeThrough(new DecompressionStream('gzip') as unknown as BytePair),
     expectedLength,
   );
 }

@@ -55,6 +55,14 @@ export interface BundleLimits {
   maxTotalBytes: number;
   /** Inflated bytes of all parts together (they are all held when the snapshot is decoded). */
   maxTotalRawBytes: number;
+  /**
+   * A gzip part may inflate to at most this many times its stored length, plus `inflationAllowance`: what a part
+   * may allocate is counted against its real length, so a 1 MB file can never ask for 1,000 MB. Real parts
+   * inflate 3–11× (vuedocs: documents 3.3×, sentences 10.5×, a full graph 4.1×); deflate's own ceiling is 1032×.
+   */
+  maxInflationRatio: number;
+  /** Inflated bytes any gzip part may have whatever its stored length (small, very regular parts: a keep-mask). */
+  inflationAllowance: number;
 }
 
 export const BUNDLE_LIMITS: BundleLimits = {
@@ -62,6 +70,8 @@ export const BUNDLE_LIMITS: BundleLimits = {
   maxPartRawBytes: 1024 * 1024 * 1024,
   maxTotalBytes: 2 * 1024 * 1024 * 1024,
   maxTotalRawBytes: 2 * 1024 * 1024 * 1024,
+  maxInflationRatio: 64,
+  inflationAllowance: 16 * 1024 * 1024,
 };
 
 export interface ReadBundle {
@@ -240,13 +250,16 @@ async function readPartData(src: ByteSource, entry: PartEntry): Promise<Uint8Arr
   return data;
 }
 
+/** What the parts read so far declared: stored and inflated bytes, all parts and the gzip ones. */
+interface Totals {
+  stored: number;
+  raw: number;
+  gzipStored: number;
+  gzipRaw: number;
+}
+
 /** Refuses a part whose declared sizes exceed the limits or the file, before a byte is allocated for it. */
-function checkDeclaredSizes(
-  entry: PartEntry,
-  limits: BundleLimits,
-  left: number,
-  totals: { stored: number; raw: number },
-): void {
+function checkDeclaredSizes(entry: PartEntry, limits: BundleLimits, left: number, totals: Totals): void {
   const refuse = (why: string): never => {
     throw new BundleError('invalid-content', `part ${entry.name} ${why}`, entry.name);
   };
@@ -261,6 +274,24 @@ function checkDeclaredSizes(
   }
   if (totals.raw + entry.rawLength > limits.maxTotalRawBytes) {
     refuse(`takes the parts over ${limits.maxTotalRawBytes} bytes inflated in total`);
+  }
+  const inflationCap = entry.length * limits.maxInflationRatio + limits.inflationAllowance;
+  if (entry.encoding === 'gzip' && entry.rawLength > inflationCap) {
+    refuse(
+      `declares ${entry.rawLength} bytes inflated from ${entry.length} stored bytes, more than ` +
+        `${limits.maxInflationRatio} times its size (plus ${limits.inflationAllowance} bytes) that a real ` +
+        'part inflates to',
+    );
+  }
+  // The allowance is for the whole bundle, not for each part: 128 small parts of 16 MiB of zeros each would
+  // otherwise inflate a 2 MB file to 2 GiB.
+  const gzipStored = totals.gzipStored + (entry.encoding === 'gzip' ? entry.length : 0);
+  const gzipRaw = totals.gzipRaw + (entry.encoding === 'gzip' ? entry.rawLength : 0);
+  if (gzipRaw > gzipStored * limits.maxInflationRatio + limits.inflationAllowance) {
+    refuse(
+      `takes the gzip parts to ${gzipRaw} bytes inflated from ${gzipStored} stored bytes, more than ` +
+        `${limits.maxInflationRatio} times their size (plus ${limits.inflationAllowance} bytes in all)`,
+    );
   }
   // The same messages as readPartData's short reads, before allocating what the header declares.
   if (entry.length > left) {
@@ -279,6 +310,8 @@ function checkDeclaredSizes(
   }
   totals.stored += entry.length;
   totals.raw += entry.rawLength;
+  totals.gzipStored = gzipStored;
+  totals.gzipRaw = gzipRaw;
 }
 
 function sameEntry(a: PartEntry, b: PartEntry): boolean {
@@ -328,7 +361,7 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
   const limits = { ...BUNDLE_LIMITS, ...options.limits };
   const size = options.totalBytes ?? (input instanceof Uint8Array ? input.length : undefined);
   const left = (): number => (size === undefined ? Infinity : size - src.offset);
-  const totals = { stored: 0, raw: 0 };
+  const totals: Totals = { stored: 0, raw: 0, gzipStored: 0, gzipRaw: 0 };
   try {
     await readPreamble(src);
     const frames = new FrameReader(src, left);

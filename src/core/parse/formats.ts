@@ -3,6 +3,25 @@
 // the files it names: a type is either supported everywhere or nowhere. A module of its own (no parser code), so
 // the page can screen files without loading the parsers.
 
+/**
+ * Larger files are refused with a per-file error: at ~150 sentences/s, 20 MB of text already takes hours. Here,
+ * not in a parser, so that the page can refuse a file by its size before reading it (src/ui/intake.ts), the
+ * pipeline refuses what reaches it another way, and the CLI's folder walker holds files to the same cap.
+ */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * A file that has not been parsed (and chunked) within this time is failed: a parser must never hang the queue.
+ * The browser parses in a worker of its own that is terminated when this fires or on Cancel (parseRunner.ts); the
+ * CLI in a worker thread that is terminated likewise (src/cli/parseThread.ts).
+ */
+export const PARSE_TIMEOUT_MS = 30_000;
+
+/** Why a file is refused by its size, in the same words wherever it is refused. */
+export function tooLargeReason(bytes: number): string {
+  return `file too large (${(bytes / 1024 / 1024).toFixed(1)} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`;
+}
+
 export interface FileFormat {
   /** Lowercased, with its dot. */
   extension: string;

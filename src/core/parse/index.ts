@@ -77,8 +77,11 @@ export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseR
 
 export {
   ACCEPT_ATTRIBUTE,
+  MAX_FILE_BYTES,
+  PARSE_TIMEOUT_MS,
   SUPPORTED_KINDS,
   formatOf,
   isSupportedFile,
+  tooLargeReason,
   unsupportedReason,
 } from './formats.ts';

@@ -14,15 +14,32 @@ import type { ParsedSection } from './types.ts';
 
 const markdown = markdownIt('default', { html: true, linkify: false, typographer: false });
 /**
- * For text with a line over LONG_LINE characters: link and image syntax read as plain text. markdown-it's link
- * scanner stays slow on a 1 MB run of "[" or "![" (2–4 s in Node, over 6 s in the browser) while no line a person
- * writes is that long; such a line is generated data, and its brackets are kept as written instead.
+ * For text with a line, or a paragraph (lines with no blank line between them), over LONG_LINE characters: link
+ * and image syntax read as plain text. markdown-it's link scanner stays slow on a 1 MB run of "[" or "![" (2–4 s
+ * in Node, over 6 s in the browser), and a link's label may span the lines of its paragraph, so the same run cut
+ * into 19,998-character lines costs as much (2.7–3.7 s per MB). No line or paragraph a person writes is that long
+ * (the longest paragraph of the 427 Markdown pages in the shared docs sets is 6,789 characters); such text is
+ * generated data, and its brackets are kept as written instead.
  */
 const markdownLongLines = markdownIt('default', { html: true, linkify: false, typographer: false }).disable([
   'link',
   'image',
 ]);
 const LONG_LINE = 20_000;
+
+/** True when a line, or a run of non-blank lines (a paragraph, as far as links go), is over LONG_LINE. */
+function hasLongParagraph(lines: readonly string[]): boolean {
+  let paragraph = 0;
+  for (const line of lines) {
+    if (line.trim().length === 0) {
+      paragraph = 0;
+      continue;
+    }
+    paragraph += line.length + 1;
+    if (paragraph > LONG_LINE) return true;
+  }
+  return false;
+}
 
 /** Inline tokens → text: soft line breaks are spaces (as Markdown renders them), hard breaks newlines. */
 function inlineText(token: Token | undefined): string {
@@ -182,7 +199,7 @@ export function parseMarkdown(source: string): { text: string; sections: ParsedS
   const lines = source.split('\n');
   blankFrontMatter(lines);
   const writer = new Writer(lines);
-  const parser = lines.some((line) => line.length > LONG_LINE) ? markdownLongLines : markdown;
+  const parser = hasLongParagraph(lines) ? markdownLongLines : markdown;
   writer.write(parser.parse(lines.join('\n'), {}));
   const built = writer.out.build();
   return { ...built, title: writer.out.titleFromHeadings() };

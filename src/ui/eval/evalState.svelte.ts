@@ -125,7 +125,9 @@ export function resultCsv(result: EvalResult): string {
         };
       }),
   );
-  return Papa.unparse(rows);
+  // escapeFormulae: questions, answers and judge reasons come from data sets and models; a cell that starts with
+  // = + - @ is prefixed with ' so a spreadsheet shows it as text instead of running it as a formula.
+  return Papa.unparse(rows, { escapeFormulae: true });
 }
 
 export function download(name: string, text: string, type: string): void {

@@ -102,8 +102,13 @@ export const LEDGER_COLUMNS = [
 ] as const;
 
 export function ledgerCsv(entries: LedgerEntry[]): string {
-  return Papa.unparse({
-    fields: [...LEDGER_COLUMNS],
-    data: entries.map((e) => LEDGER_COLUMNS.map((c) => e[c] ?? '')),
-  });
+  // escapeFormulae: a cell that starts with = + - @ (a host name or a purpose can) is prefixed with ' so a
+  // spreadsheet shows it as text instead of running it as a formula.
+  return Papa.unparse(
+    {
+      fields: [...LEDGER_COLUMNS],
+      data: entries.map((e) => LEDGER_COLUMNS.map((c) => e[c] ?? '')),
+    },
+    { escapeFormulae: true },
+  );
 }

@@ -5,7 +5,13 @@ import { proxy, type Remote } from 'comlink';
 import type { LlmSettings } from '../../core/llm/index.ts';
 import type { ConnectionDiagnosis } from '../../core/llm/index.ts';
 import type { Progress } from '../../core/types.ts';
-import type { DistillParts, KgBuildResult, KgEstimate, KgStatus } from '../../services/kgBuild.ts';
+import type {
+  DistillParts,
+  KgBuildResult,
+  KgEstimate,
+  KgStatus,
+  PageLlmSettings,
+} from '../../services/kgBuild.ts';
 import type {
   AnswerOut,
   AnswerRequest,
@@ -28,6 +34,7 @@ export type {
   KgEstimate,
   KgMode,
   KgStatus,
+  PageLlmSettings,
   TraceEvent,
 };
 
@@ -35,8 +42,10 @@ export type {
 export type AnswerPanelMode = Extract<QuestionMode, KgMode | 'atomic' | 'decompose' | 'logical'>;
 
 export interface KgUiApi {
-  getSettings(): Promise<LlmSettings | undefined>;
-  saveSettings(settings: LlmSettings): Promise<void>;
+  /** The stored settings with the key left out (`keyStored` says whether there is one). */
+  getSettings(): Promise<PageLlmSettings | undefined>;
+  /** An empty key keeps the stored one for the same base URL only (`keyKept`). */
+  saveSettings(settings: LlmSettings): Promise<{ keyKept: boolean }>;
   testConnection(settings: LlmSettings): Promise<ConnectionDiagnosis>;
   status(): Promise<KgStatus>;
   /** `parts`: the KG, PIKE-RAG's atomic questions, or both (default: the KG). */

@@ -89,7 +89,9 @@ describe('bench with an LLM endpoint', () => {
     expect(json.answerBudget).toBe(3000);
     expect(Object.keys(json.modes)).toEqual(['ppr', 'bm25', 'kg', 'hybrid']);
     for (const r of Object.values(json.modes) as Array<Record<string, unknown>>) {
-      expect(Object.keys(r)).toEqual(['cr', 'recall', 'indexSeconds', 'queryMs', 'em', 'f1']);
+      expect(Object.keys(r)).toEqual(['cr', 'recall', 'indexSeconds', 'queryMs', 'em', 'f1', 'failed']);
+      // No step failed: the failures are counted, as none (issue 23).
+      expect(r.failed).toEqual({ questions: 0, reasons: {}, perQuestion: [] });
       for (const x of [r.em, r.f1] as number[]) {
         expect(x).toBeGreaterThanOrEqual(0);
         expect(x).toBeLessThanOrEqual(1);

@@ -78,7 +78,18 @@ describe('bench --modes atomic,decompose', () => {
     expect(json.questions).toBe(20);
     for (const mode of ['atomic', 'decompose']) {
       const r = json.modes[mode];
-      expect(Object.keys(r)).toEqual(['cr', 'recall', 'indexSeconds', 'queryMs', 'em', 'f1', 'perQuestion']);
+      expect(Object.keys(r)).toEqual([
+        'cr',
+        'recall',
+        'indexSeconds',
+        'queryMs',
+        'em',
+        'f1',
+        'failed',
+        'perQuestion',
+      ]);
+      // No step failed (issue 23 counts failures per mode).
+      expect(r.failed).toEqual({ questions: 0, reasons: {}, perQuestion: [] });
       // The scripted answer is the gold span exactly when the context holds it: EM and F1 equal the recall of the
       // answer context (the budgets and the answer budget are both 3000).
       expect(r.em).toBe(r.cr['3000']);

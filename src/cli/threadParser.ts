@@ -1,0 +1,102 @@
+// Runs prepareFile in the CLI's parse thread (parseThread.ts) under the browser's per-file time limit
+// (PARSE_TIMEOUT_MS): a parser that runs past it, or past the thread's memory limit, is stopped by terminating the
+// thread, the file gets a verdict in words, and the next file goes to a fresh thread. One thread serves every file
+// until then, so a folder of small files pays its start-up once.
+import { Worker } from 'node:worker_threads';
+import { PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
+import type { PrepareResult } from '../core/prepare.ts';
+import type { ParseReply, ParseRequest } from './parseThread.ts';
+
+/**
+ * Old-generation heap of the parse thread. Far above what mammoth or pdf.js need for a file under the 20 MB cap,
+ * far below what the 40 MB-of-XML .docx of issue 23 reached (4.3 GB in 300 s on the main thread).
+ */
+export const PARSE_THREAD_HEAP_MB = 1536;
+
+export interface ThreadParserOptions {
+  timeoutMs?: number;
+  heapMb?: number;
+}
+
+/**
+ * The thread runs TypeScript sources: it registers tsx's loader first (the CLI runs under tsx; a worker does not
+ * inherit the loader in Node 20), then imports the thread's module.
+ */
+function startThread(heapMb: number): Worker {
+  const body = new URL('./parseThread.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code =
+    `import(${JSON.stringify(tsx)})` +
+    `.then((m) => { m.register(); return import(${JSON.stringify(body)}); })`;
+  return new Worker(code, { eval: true, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+}
+
+export class ThreadParser {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly timeoutMs: number;
+  private readonly heapMb: number;
+
+  constructor(options: ThreadParserOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
+    this.heapMb = options.heapMb ?? PARSE_THREAD_HEAP_MB;
+  }
+
+  /**
+   * prepareFile's result for one file; a time-out, a thread out of memory or a crash come back as the file's
+   * error (never thrown), so the caller's run goes on.
+   */
+  async prepare(name: string, bytes: Uint8Array, maxChunkTokens: number): Promise<PrepareResult> {
+    try {
+      return await this.request({ id: this.nextId++, name, bytes, maxChunkTokens });
+    } catch (error) {
+      return { documents: [], errors: [{ file: name, reason: (error as Error).message }] };
+    }
+  }
+
+  private request(request: ParseRequest): Promise<PrepareResult> {
+    const worker = (this.worker ??= startThread(this.heapMb));
+    const seconds =
+      this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`;
+    return new Promise<PrepareResult>((resolve, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      // Stopped the way the browser stops its parse worker: the thread goes, a fresh one takes the next file.
+      const stop = (reason: string): void => {
+        done();
+        if (this.worker === worker) this.worker = null;
+        void worker.terminate();
+        reject(new Error(reason));
+      };
+      const timer = setTimeout(() => stop(`took too long to parse (over ${seconds})`), this.timeoutMs);
+      const onMessage = (reply: ParseReply): void => {
+        if (reply.id !== request.id) return;
+        done();
+        if ('error' in reply) reject(new Error(`could not read the file (${reply.error})`));
+        else resolve(reply.result);
+      };
+      const onError = (error: Error & { code?: string }): void =>
+        stop(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? `needed more than ${this.heapMb} MB of memory to parse; not read`
+            : `the parser failed (${error.message})`,
+        );
+      const onExit = (code: number): void => stop(`the parser stopped (exit code ${code})`);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.postMessage(request);
+    });
+  }
+
+  /** Ends the thread (the CLI would otherwise stay alive for it). */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+}
