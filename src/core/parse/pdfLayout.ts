@@ -49,8 +49,8 @@ export interface PdfLayout {
   titleFromHeadings?: string;
 }
 
-/** Headers and footers sit in the outer 12% of the page. */
-const BAND = 0.12;
+/** Headers and footers sit in the outer 9% of the page. */
+const BAND = 0.09;
 /** A gap this many times the body's line spacing ends a paragraph. */
 const PARAGRAPH_GAP = 1.35;
 /** A short line this much larger than the body text is a heading. */
@@ -66,18 +66,19 @@ export function isPageNumber(text: string): boolean {
   return PAGE_NUMBER.test(text.trim());
 }
 
-const inBand = (line: PdfLine, height: number): boolean =>
-  line.y > height * (1 - BAND) || line.y < height * BAND;
-
 /** The key of a header/footer line: its text with the numbers in it (page, date) blanked, and its height. */
 const furnitureKey = (line: PdfLine): string =>
   `${Math.round(line.y / 4)}|${line.text.replace(/\d+/g, '#').toLowerCase()}`;
 
 /**
  * Drops running headers and footers and bare page numbers (see the module comment); returns the pages' remaining
- * lines. A single page has nothing to repeat: only its page number goes.
+ * lines. A single page has nothing to repeat: only its page number goes. Lines larger than the body text are
+ * kept: a chapter heading at the top of every page ("Chapter 3") is not furniture.
  */
 export function dropPageFurniture(pages: readonly PdfPage[]): PdfLine[][] {
+  const body = bodySize(pages.map((p) => p.lines));
+  const inBand = (line: PdfLine, height: number): boolean =>
+    roundSize(line.size) <= body && (line.y > height * (1 - BAND) || line.y < height * BAND);
   const seen = new Map<string, number>();
   for (const page of pages) {
     const keys = new Set(page.lines.filter((l) => inBand(l, page.height)).map(furnitureKey));
@@ -118,7 +119,8 @@ function bodyLeading(pages: PdfLine[][], body: number): number {
       const [a, b] = [lines[i - 1], lines[i]];
       if (roundSize(a.size) !== body || roundSize(b.size) !== body) continue;
       const gap = Math.round(((a.y - b.y) / body) * 20) / 20;
-      if (gap > 0.8 && gap < 3) gaps.set(gap, (gaps.get(gap) ?? 0) + 1);
+      // Lines of one paragraph are less than two font sizes apart in any layout a person reads.
+      if (gap > 0.8 && gap < 2) gaps.set(gap, (gaps.get(gap) ?? 0) + 1);
     }
   }
   let best = 1.2;
