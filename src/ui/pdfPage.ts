@@ -1,5 +1,6 @@
 // The original page of a PDF in the viewer: pdf.js draws it on a canvas from the file's bytes. The store keeps the
-// text, not the files (a library of PDFs would double in size), so the bytes come from the person: they choose the
+// text, not the files (a library of PDFs would double in size), so the bytes come from the person: a PDF added in
+// this session is still at hand (its File handle is remembered, not its bytes); after a reload they choose the
 // file once, it is checked against what was indexed (its size), and kept in memory for the rest of the session.
 // pdf.js runs in the page, loaded only when a page is shown, with its worker module imported into this thread as
 // the parser does (src/core/parse/pdf.ts): no worker URL to serve.
@@ -18,9 +19,34 @@ function loadPdfJs(): Promise<PdfJs> {
 
 /** PDF bytes chosen in this session, by document id. */
 const kept = new Map<string, Uint8Array>();
+/** PDFs added in this session, by file name and size (what a document record keeps of its file). */
+const added = new Map<string, Pick<File, 'size' | 'arrayBuffer'>>();
+const fileKey = (name: string, size: number): string => `${size}\u0000${name}`;
 
-export function pdfBytesOf(docId: string): Uint8Array | undefined {
-  return kept.get(docId);
+/** Remembers the PDFs among files being added, so their pages can be shown without choosing them again. */
+export function rememberAddedPdfs(
+  files: readonly { name: string; file: Pick<File, 'size' | 'arrayBuffer'> }[],
+): void {
+  for (const { name, file } of files) {
+    if (/\.pdf$/i.test(name)) added.set(fileKey(name, file.size), file);
+  }
+}
+
+/** The PDF's bytes when this session has them (chosen, or added in this session); undefined otherwise. */
+export async function pdfBytesOf(
+  doc: Pick<DocumentRecord, 'id' | 'sourceName' | 'size'>,
+): Promise<Uint8Array | undefined> {
+  const bytes = kept.get(doc.id);
+  if (bytes) return bytes;
+  const file = added.get(fileKey(doc.sourceName, doc.size));
+  if (!file) return undefined;
+  // A file that can no longer be read (moved, or its handle expired) is asked for instead.
+  const read = await file.arrayBuffer().then(
+    (buffer) => new Uint8Array(buffer),
+    () => undefined,
+  );
+  if (read) kept.set(doc.id, read);
+  return read;
 }
 
 /**

@@ -3,6 +3,7 @@
 // offers (storageEstimate.ts); when the store fills up anyway the run's stop is shown with the queue kept and a
 // Resume; a stage that stops moving is shown as stalled (watchdog.ts). It talks to the ingest worker (events
 // arrive through a Comlink proxy) and reads counts from IndexedDB.
+import { rememberAddedPdfs } from '../pdfPage.ts';
 import { proxy, transfer } from 'comlink';
 import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
@@ -457,6 +458,7 @@ export class LibraryState {
     if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
     if (summary) this.message = summary;
     if (accepted.length === 0) return;
+    rememberAddedPdfs(accepted);
     // Before anything is read or queued: will the index of these files fit in what the browser offers here?
     const estimate = estimateDrop(accepted.map(({ name, file }) => ({ name, size: file.size })));
     const shortfall = checkSpace(estimate, await browserStorage());

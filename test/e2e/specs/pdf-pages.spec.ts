@@ -103,9 +103,25 @@ test('pdf: evidence and citation show the page, the viewer draws it, the running
     log(`${cards.length} passages; the fact's card says p. ${TARGET_PAGE}`);
     expect(cards.some((t) => t.includes('Confidential'))).toBe(false);
 
-    // A written answer: its citation names the page and opens the viewer there.
+    // The original page of a PDF added in this session is at hand: no need to choose the file.
+    await card.locator('[data-testid="evidence-sentence"]', { hasText: 'Port Ellen' }).click();
+    await expect(page.locator('[data-testid="viewer"] [data-testid="page-label"]')).toHaveText(
+      `p. ${TARGET_PAGE}`,
+    );
+    await page.click('[data-testid="viewer-show-page"]');
+    await page.waitForSelector(`[data-testid="viewer-pdf-page"][data-drawn="${TARGET_PAGE}"]`, {
+      timeout: 60_000,
+    });
+    await expect(page.locator('[data-testid="viewer-pick-pdf"]')).toHaveCount(0);
+    await page.keyboard.press('Escape');
+
+    // A written answer (after a reload: the session's files are gone): its citation names the page and opens
+    // the viewer there.
     await saveEndpoint(page, origin, server.baseUrl);
+    await page.waitForSelector('[data-testid="llm-settings"] >> text=Saved in this browser.');
     await page.goto(`${origin}/#ask`);
+    await page.reload();
+    await page.waitForSelector('[data-indexing]');
     await page.click('[data-testid="tab-answer"]');
     await page.fill('[name="kg-question"]', QUESTION);
     await page.selectOption('[name="kg-mode"]', 'hybrid');
@@ -127,7 +143,7 @@ test('pdf: evidence and citation show the page, the viewer draws it, the running
     );
     expect((await page.textContent('[data-testid="viewer-mark"]')) ?? '').toBe(FACT);
 
-    // The original page: the library keeps the text, so the person chooses the file; pdf.js draws the page.
+    // The original page after the reload: the library keeps the text, so the person chooses the file.
     await page.click('[data-testid="viewer-show-page"]');
     await page.setInputFiles('[data-testid="viewer-pick-pdf"]', file);
     const canvas = page.locator('[data-testid="viewer-pdf-page"]');
