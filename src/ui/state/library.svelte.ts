@@ -3,7 +3,6 @@
 // offers (storageEstimate.ts); when the store fills up anyway the run's stop is shown with the queue kept and a
 // Resume; a stage that stops moving is shown as stalled (watchdog.ts). It talks to the ingest worker (events
 // arrive through a Comlink proxy) and reads counts from IndexedDB.
-import { rememberAddedPdfs } from '../pdfPage.ts';
 import { proxy, transfer } from 'comlink';
 import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
@@ -25,6 +24,7 @@ import { DropTally, type DropRow } from './dropProgress.ts';
 import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
 import { libraryStamp } from './libraryStamp.ts';
+import { rememberAddedPdfs } from '../pdfPage.ts';
 
 export type DocumentSummary = Pick<
   DocumentRecord,
