@@ -2,6 +2,7 @@
 // Chunks never cross a section boundary and never cut a sentence; whole paragraphs are packed greedily and only a
 // paragraph larger than the limit is split, between sentences. Tokens are counted once per sentence, plus once per
 // finished chunk to check the exact total, so the cost is linear in the text length.
+import { pageRange } from './pages.ts';
 import type { ParsedDocument } from './parse/index.ts';
 import { DEFAULT_MAX_SENTENCE_TOKENS, splitSentences } from './text/index.ts';
 import { countTokens } from './text/index.ts';
@@ -118,7 +119,7 @@ export function chunkDocument(parsed: ParsedDocument, docId: string, maxTokens: 
           text: text.slice(s.start, s.end),
         });
       }
-      out.chunks.push({
+      const chunk: ChunkRecord = {
         id,
         docId,
         sectionIndex,
@@ -130,7 +131,9 @@ export function chunkDocument(parsed: ParsedDocument, docId: string, maxTokens: 
         tokens,
         firstSentence,
         sentenceCount: sentences.length,
-      });
+      };
+      if (parsed.pageStarts?.length) Object.assign(chunk, pageRange(parsed.pageStarts, start, end));
+      out.chunks.push(chunk);
       position++;
     };
     const flush = (): void => {

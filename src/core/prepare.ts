@@ -50,6 +50,7 @@ async function prepareParsed(
     text: parsed.text,
   };
   if (parsed.externalId !== undefined) doc.externalId = parsed.externalId;
+  if (parsed.pageStarts) doc.pageStarts = parsed.pageStarts;
   return { doc, sections, chunks, sentences };
 }
 

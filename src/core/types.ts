@@ -19,6 +19,11 @@ export interface DocumentRecord {
   addedAt: number;
   /** The extracted plain text; every offset below points into it. */
   text: string;
+  /**
+   * Paginated sources (PDF): where each page starts in `text` (page p + 1 at pageStarts[p]). Absent for other
+   * sources and in stores and bundles written before pages were kept.
+   */
+  pageStarts?: number[];
 }
 
 /** Corpus layer: a section (heading + its body) of a document. */
@@ -52,6 +57,12 @@ export interface ChunkRecord {
   /** Index of the first sentence of this chunk in the document's sentence list, and how many. */
   firstSentence: number;
   sentenceCount: number;
+  /**
+   * Paginated sources (PDF): the first and last page (1-based) the chunk's text is on. Absent for other sources
+   * and in stores and bundles written before pages were kept.
+   */
+  pageStart?: number;
+  pageEnd?: number;
 }
 
 /** Corpus layer: one sentence with character offsets into its document. */

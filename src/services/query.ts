@@ -21,6 +21,7 @@ import type { LoadedCorpus } from '../store/repo.ts';
 import { completeInBackground, engineLoaded, loadEngine, prepareOpen } from './engine.ts';
 import type { PrebuiltGraph } from './graphPrebuild.ts';
 import { toEvidence } from './evidence.ts';
+import { pageRange } from '../core/pages.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
 import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
@@ -365,6 +366,8 @@ export class QueryService {
       title: e.docTitle,
       text: e.text,
       sentences: sentencesWithin(library, e.chunkId, e.chunkStart, e.text.length),
+      pageStart: e.pageStart,
+      pageEnd: e.pageEnd,
     }));
     try {
       const a = await answerQuestion(this.deps.llmClient(settings, 'answer'), request.question, context, {
@@ -378,13 +381,23 @@ export class QueryService {
         noAnswer: a.noAnswer,
         citations: a.citations.map((cit) => {
           const e = byChunk.get(cit.chunkId)!;
+          const start = e.chunkStart + (cit.sentence?.start ?? 0);
+          const end = e.chunkStart + (cit.sentence?.end ?? e.text.length);
+          // The cited sentence's own pages where the document's pages are known, else the passage's.
+          const pageStarts = library?.documents.get(e.docId)?.pageStarts;
+          const pages = pageStarts?.length
+            ? pageRange(pageStarts, start, end)
+            : cit.pageStart !== undefined
+              ? { pageStart: cit.pageStart, pageEnd: cit.pageEnd ?? cit.pageStart }
+              : {};
           return {
             n: cit.n,
             chunkId: cit.chunkId,
             docId: e.docId,
-            start: e.chunkStart + (cit.sentence?.start ?? 0),
-            end: e.chunkStart + (cit.sentence?.end ?? e.text.length),
+            start,
+            end,
             sentence: cit.sentence?.text ?? '',
+            ...pages,
           };
         }),
         inputTokens: a.usage.inputTokens,
@@ -707,6 +720,7 @@ function evidence(library: QuestionLibrary, hit: RetrievedChunk): Evidence {
       hit,
       library.chunks.get(hit.chunkId)?.start ?? 0,
       library.documents.get(hit.docId)?.title ?? hit.docId,
+      library.documents.get(hit.docId)?.pageStarts,
     ),
     // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.
     provenance: {

@@ -44,6 +44,9 @@ export interface Evidence {
   path: string[];
   /** True when `text` is the best run of sentences of a chunk larger than the whole budget. */
   excerpt: boolean;
+  /** First and last page (1-based) of `text`, where the source has pages (PDF). */
+  pageStart?: number;
+  pageEnd?: number;
   provenance: {
     mode: string;
     concepts?: string[];
@@ -121,6 +124,9 @@ export interface CitationOut {
   start: number;
   end: number;
   sentence: string;
+  /** Pages of the cited sentence (1-based), where the source has pages (PDF). */
+  pageStart?: number;
+  pageEnd?: number;
 }
 
 /** A written answer over the evidence, with its citations and what it cost. */
@@ -136,6 +142,8 @@ export interface AnswerOut {
 /** What the written answer is given: the question, the evidence shown, and KG facts as hints. */
 export interface AnswerRequest {
   question: string;
-  evidence: Array<Pick<Evidence, 'chunkId' | 'docId' | 'docTitle' | 'text' | 'chunkStart'>>;
+  evidence: Array<
+    Pick<Evidence, 'chunkId' | 'docId' | 'docTitle' | 'text' | 'chunkStart' | 'pageStart' | 'pageEnd'>
+  >;
   facts?: string[];
 }

@@ -8,6 +8,9 @@ export interface CitableChunk {
   text: string;
   /** Sentence ranges (offsets into text); split on . ! ? when absent. */
   sentences?: ReadonlyArray<{ start: number; end: number }>;
+  /** First and last page of the chunk (1-based), where its source has pages (PDF). */
+  pageStart?: number;
+  pageEnd?: number;
 }
 
 export interface Citation {
@@ -19,6 +22,9 @@ export interface Citation {
   markerEnd: number;
   /** The best supporting sentence of the chunk (offsets into the chunk text). */
   sentence?: { start: number; end: number; text: string };
+  /** The cited chunk's first and last page, where its source has pages (a citation reads "p. 12"). */
+  pageStart?: number;
+  pageEnd?: number;
 }
 
 const MARKER = /\[(\d+(?:\s*[,;–-]\s*\d+)*)\]/g;
@@ -89,6 +95,9 @@ export function parseCitations(answer: string, context: readonly CitableChunk[])
         markerStart: m.index,
         markerEnd: m.index + m[0].length,
         sentence: bestSentence(chunk, claim),
+        ...(chunk.pageStart === undefined
+          ? {}
+          : { pageStart: chunk.pageStart, pageEnd: chunk.pageEnd ?? chunk.pageStart }),
       });
     }
   }

@@ -268,6 +268,7 @@ const SHAPES: Record<string, RecordShape> = {
     mime: 'string?',
     size: 'count?',
     addedAt: 'number?',
+    pageStarts: 'counts?',
   },
   [PART.sections]: {
     id: 'string',
@@ -290,6 +291,8 @@ const SHAPES: Record<string, RecordShape> = {
     order: 'number?',
     firstSentence: 'count?',
     sentenceCount: 'count?',
+    pageStart: 'count?',
+    pageEnd: 'count?',
   },
   [PART.sentences]: {
     id: 'string',

@@ -6,11 +6,21 @@
 import { BundleError } from './format.ts';
 
 /**
- * - `string`, `count` (a safe integer ≥ 0), `number` (finite), `strings` (an array of strings), `object`;
+ * - `string`, `count` (a safe integer ≥ 0), `number` (finite), `strings` (an array of strings), `counts` (an
+ *   array of counts), `object`;
  * - a trailing `?` allows the field to be absent (undefined).
  */
 export type FieldType =
-  'string' | 'count' | 'number' | 'strings' | 'string?' | 'count?' | 'number?' | 'strings?' | 'object?';
+  | 'string'
+  | 'count'
+  | 'number'
+  | 'strings'
+  | 'string?'
+  | 'count?'
+  | 'number?'
+  | 'strings?'
+  | 'counts?'
+  | 'object?';
 
 export type RecordShape = Record<string, FieldType>;
 
@@ -30,6 +40,10 @@ function fits(value: unknown, type: FieldType): boolean {
       return typeof value === 'number' && Number.isFinite(value);
     case 'strings':
       return Array.isArray(value) && value.every((s) => typeof s === 'string');
+    case 'counts':
+      return (
+        Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0)
+      );
     case 'object':
       return isObject(value);
     default:
@@ -42,6 +56,7 @@ const EXPECTED: Record<string, string> = {
   count: 'a whole number ≥ 0',
   number: 'a finite number',
   strings: 'an array of strings',
+  counts: 'an array of whole numbers ≥ 0',
   object: 'an object',
 };
 

@@ -9,23 +9,33 @@ export class DocumentBuilder {
   private sections: ParsedSection[] = [];
   private firstHeading: { text: string; level: number } | undefined;
 
-  /** Appends a paragraph (internal single line breaks kept; surrounding whitespace trimmed; empty ignored). */
-  paragraph(text: string): void {
+  /**
+   * Appends a paragraph (internal single line breaks kept; surrounding whitespace trimmed; empty ignored). Returns
+   * the offset in the text where the untrimmed paragraph's first character would be (-1 when nothing was added).
+   */
+  paragraph(text: string): number {
     const trimmed = trimBlankLines(text);
-    if (trimmed.length === 0) return;
+    if (trimmed.length === 0) return -1;
     if (this.length > 0) this.push('\n\n');
     if (this.sections.length === 0) this.sections.push({ heading: '', level: 0, start: 0, end: 0 });
+    const at = this.length - text.indexOf(trimmed);
     this.push(trimmed);
+    return at;
   }
 
-  /** Starts a new section with a heading line (level 1–6). An empty heading is ignored. */
-  heading(text: string, level: number): void {
+  /**
+   * Starts a new section with a heading line (level 1–6). An empty heading is ignored. Returns the heading's
+   * offset in the text (-1 when nothing was added).
+   */
+  heading(text: string, level: number): number {
     const heading = text.replace(/\s+/g, ' ').trim();
-    if (heading.length === 0) return;
+    if (heading.length === 0) return -1;
     if (this.length > 0) this.push('\n\n');
-    this.sections.push({ heading, level: Math.min(6, Math.max(1, level)), start: this.length, end: 0 });
+    const at = this.length;
+    this.sections.push({ heading, level: Math.min(6, Math.max(1, level)), start: at, end: 0 });
     this.firstHeading ??= { text: heading, level };
     this.push(heading);
+    return at;
   }
 
   /** Appends text to the heading just written (a heading wrapped over two lines); false if text followed it. */

@@ -15,7 +15,7 @@ function single(
   name: string,
   bytes: Uint8Array,
   mime: string,
-  parsed: { text: string; sections: ParsedSection[]; title?: string },
+  parsed: { text: string; sections: ParsedSection[]; title?: string; pageStarts?: number[] },
 ): ParseResult {
   if (parsed.text.trim().length === 0) throw new ParseError(name, 'no text found in the file');
   const document: ParsedDocument = {
@@ -26,6 +26,7 @@ function single(
     size: bytes.length,
     sections: parsed.sections,
   };
+  if (parsed.pageStarts) document.pageStarts = parsed.pageStarts;
   return { documents: [document], errors: [] };
 }
 

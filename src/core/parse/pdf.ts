@@ -1,20 +1,14 @@
-// PDF → plain text with sections, through pdf.js (loaded on first use only: it is ~1.5 MB of code).
+// PDF → plain text with sections and pages, through pdf.js (loaded on first use only: it is ~1.5 MB of code).
 // pdf.js normally parses in its own web worker. We import its worker module into the current thread instead
 // (it registers globalThis.pdfjsWorker, which pdf.js then uses as a same-thread "fake worker"): that works the same
 // in Node, in vitest and inside our own Vite-bundled module worker, with no workerSrc URL to serve.
-// Layout → text: items on one baseline form a line; a vertical gap larger than 1.6 line heights, or a page break,
-// starts a paragraph; short lines in a font clearly larger than the body text become headings.
+// This module reads what pdf.js gives: text items (→ lines, with their characters repaired in pdfText.ts), page
+// heights and the outline; pdfLayout.ts turns them into the document (furniture dropped, headings, paragraphs).
 import { baseTitle } from './decode.ts';
-import { DocumentBuilder } from './builder.ts';
 import { checkPdfInflatedSize, MAX_PDF_PAGES } from './limits.ts';
+import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
+import { pdfItemText } from './pdfText.ts';
 import { ParseError, type ParsedSection } from './types.ts';
-
-interface Line {
-  text: string;
-  y: number;
-  /** Font height of the line's largest item, in PDF units. */
-  size: number;
-}
 
 interface TextItemLike {
   str: string;
@@ -22,13 +16,14 @@ interface TextItemLike {
   width: number;
   height: number;
   hasEOL: boolean;
+  fontName: string;
 }
 
-const PARAGRAPH_GAP = 1.6;
-const HEADING_SIZE = 1.2;
-const HEADING_MAX_CHARS = 120;
+/** Outline entries read at most (a hostile file can hold millions; a real book has hundreds). */
+const MAX_OUTLINE_ENTRIES = 5000;
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
 let pdfjs: Promise<PdfJs> | undefined;
 
 function loadPdfJs(): Promise<PdfJs> {
@@ -40,9 +35,9 @@ function loadPdfJs(): Promise<PdfJs> {
 }
 
 /** Groups a page's text items into lines, inserting spaces where items are apart. */
-function pageLines(items: TextItemLike[]): Line[] {
-  const lines: Line[] = [];
-  let current: Line | undefined;
+function pageLines(items: TextItemLike[], monospace: (fontName: string) => boolean): PdfLine[] {
+  const lines: PdfLine[] = [];
+  let current: PdfLine | undefined;
   let lastRight = 0;
   let breakAfter = false;
   for (const item of items) {
@@ -52,82 +47,64 @@ function pageLines(items: TextItemLike[]): Line[] {
       breakAfter ||= item.hasEOL;
       continue;
     }
+    const blank = item.str.trim().length === 0;
     const sameLine = current !== undefined && !breakAfter && Math.abs(current.y - y) < size * 0.5;
     if (!sameLine) {
-      current = { text: '', y, size };
+      if (blank) continue;
+      current = { text: '', x, y, size, mono: monospace(item.fontName) };
       lines.push(current);
     } else if (current && x - lastRight > size * 0.15 && !/\s$/.test(current.text) && !/^\s/.test(item.str)) {
       current.text += ' ';
     }
-    current!.text += item.str;
-    current!.size = Math.max(current!.size, size);
+    const line = current!;
+    line.text += item.str;
+    // A space item in another font (between two code words) does not decide the line's size or font.
+    if (!blank) {
+      line.size = Math.max(line.size, size);
+      line.mono &&= monospace(item.fontName);
+    }
     lastRight = x + item.width;
     breakAfter = item.hasEOL;
   }
-  for (const line of lines) line.text = line.text.replace(/\s+/g, ' ').trim();
+  for (const line of lines) line.text = pdfItemText(line.text).replace(/\s+/g, ' ').trim();
   return lines.filter((line) => line.text.length > 0);
 }
 
-/** Body font size: the size covering the most characters. */
-function bodySize(pages: Line[][]): number {
-  const chars = new Map<number, number>();
-  for (const line of pages.flat()) {
-    const size = Math.round(line.size * 2) / 2;
-    chars.set(size, (chars.get(size) ?? 0) + line.text.length);
-  }
-  let best = 0;
-  let bestChars = -1;
-  for (const [size, count] of chars) if (count > bestChars) [best, bestChars] = [size, count];
-  return best || 1;
-}
-
-/** Joins wrapped lines of one paragraph, re-joining words hyphenated at a line end. */
-function joinLines(lines: string[]): string {
-  let text = '';
-  for (const line of lines) {
-    if (text === '') text = line;
-    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
-    else text += ' ' + line;
-  }
-  return text;
-}
-
-function layout(pages: Line[][]): DocumentBuilder {
-  const out = new DocumentBuilder();
-  const body = bodySize(pages);
-  let paragraph: string[] = [];
-  const flush = (): void => {
-    out.paragraph(joinLines(paragraph));
-    paragraph = [];
-  };
-  for (const lines of pages) {
-    // A paragraph continues over the page break when the page ends mid-sentence and the next starts in lowercase.
-    const first = lines[0];
-    const last = paragraph[paragraph.length - 1];
-    if (!(first && last && !/[.!?:;。！？"”]$/.test(last) && /^\p{Ll}/u.test(first.text))) flush();
-    lines.forEach((line, i) => {
-      const previous = lines[i - 1];
-      const gap = previous ? previous.y - line.y : 0;
-      const ratio = line.size / body;
-      if (ratio >= HEADING_SIZE && line.text.length <= HEADING_MAX_CHARS) {
-        flush();
-        // Consecutive large lines are one wrapped heading.
-        if (
-          previous &&
-          previous.size === line.size &&
-          gap < line.size * PARAGRAPH_GAP &&
-          out.extendHeading(line.text)
-        ) {
-          return;
+/** The outline's entries with the page (and height) each points at; entries that cannot be resolved are left out. */
+async function outlineTargets(document: PdfDocument): Promise<OutlineTarget[]> {
+  const outline = await document.getOutline().catch(() => null);
+  const out: OutlineTarget[] = [];
+  type Entry = NonNullable<typeof outline>[number];
+  const visit = async (entries: readonly Entry[], level: number): Promise<void> => {
+    for (const entry of entries) {
+      if (out.length >= MAX_OUTLINE_ENTRIES) return;
+      try {
+        const dest = typeof entry.dest === 'string' ? await document.getDestination(entry.dest) : entry.dest;
+        const ref = Array.isArray(dest) ? (dest[0] as unknown) : undefined;
+        const page =
+          typeof ref === 'number'
+            ? ref
+            : ref && typeof ref === 'object'
+              ? await document.getPageIndex(ref as Parameters<PdfDocument['getPageIndex']>[0])
+              : undefined;
+        const kind = Array.isArray(dest) ? (dest[1] as { name?: string } | undefined)?.name : undefined;
+        const topValue =
+          kind === 'XYZ' ? dest![3] : kind === 'FitH' || kind === 'FitBH' ? dest![2] : undefined;
+        if (page !== undefined && entry.title) {
+          out.push({
+            title: entry.title,
+            level,
+            page,
+            top: typeof topValue === 'number' ? topValue : undefined,
+          });
         }
-        out.heading(line.text, ratio >= 1.5 ? 1 : 2);
-        return;
+      } catch {
+        // A destination pointing nowhere: the entry names no line.
       }
-      if (previous && (gap > Math.max(line.size, previous.size) * PARAGRAPH_GAP || gap < 0)) flush();
-      paragraph.push(line.text);
-    });
-  }
-  flush();
+      if (entry.items?.length) await visit(entry.items, level + 1);
+    }
+  };
+  if (outline) await visit(outline, 1);
   return out;
 }
 
@@ -138,7 +115,7 @@ function layout(pages: Line[][]): DocumentBuilder {
 export async function parsePdf(
   file: string,
   bytes: Uint8Array,
-): Promise<{ text: string; sections: ParsedSection[]; title: string }> {
+): Promise<{ text: string; sections: ParsedSection[]; title: string; pageStarts: number[] }> {
   checkPdfInflatedSize(file, bytes);
   const lib = await loadPdfJs();
   // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy.
@@ -168,25 +145,35 @@ export async function parsePdf(
         `the PDF has ${document.numPages} pages (the limit is ${MAX_PDF_PAGES} pages per file)`,
       );
     }
-    const pages: Line[][] = [];
+    const pages: PdfPage[] = [];
     for (let n = 1; n <= document.numPages; n++) {
       const page = await document.getPage(n);
       const content = await page.getTextContent();
-      pages.push(pageLines(content.items.filter((item) => 'str' in item) as unknown as TextItemLike[]));
+      const styles = content.styles as Record<string, { fontFamily?: string } | undefined>;
+      const items = content.items.filter((item) => 'str' in item) as unknown as TextItemLike[];
+      const lines = pageLines(items, (font) => styles[font]?.fontFamily === 'monospace');
+      // Heights from the page's bottom edge (a page's box need not start at 0).
+      for (const line of lines) line.y -= page.view[1];
+      pages.push({ lines, height: page.view[3] - page.view[1] });
       page.cleanup();
     }
-    const built = layout(pages);
-    if (built.isEmpty()) {
+    const built = layoutPdf(dropPageFurniture(pages), await outlineTargets(document));
+    if (built.text.length === 0) {
       throw new ParseError(
         file,
         'no text found in the PDF (scanned pages without a text layer cannot be read)',
       );
     }
-    const { text, sections } = built.build();
     const info = (await document.getMetadata().catch(() => undefined))?.info as
       { Title?: unknown } | undefined;
-    const metaTitle = typeof info?.Title === 'string' ? info.Title.trim() : '';
-    return { text, sections, title: metaTitle || built.titleFromHeadings() || baseTitle(file) };
+    const metaTitle = typeof info?.Title === 'string' ? pdfItemText(info.Title).trim() : '';
+    const headingTitle = built.titleFromHeadings;
+    // A browser's printout is titled "Page | Site": the page's own first heading is the better name.
+    const title =
+      metaTitle && headingTitle && metaTitle !== headingTitle && metaTitle.includes(headingTitle)
+        ? headingTitle
+        : metaTitle || headingTitle || baseTitle(file);
+    return { text: built.text, sections: built.sections, title, pageStarts: built.pageStarts };
   } catch (error) {
     if (error instanceof ParseError) throw error;
     const message = error instanceof Error ? error.message : String(error);

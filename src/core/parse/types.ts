@@ -22,6 +22,11 @@ export interface ParsedDocument {
   size: number;
   externalId?: string;
   sections: ParsedSection[];
+  /**
+   * Paginated sources (PDF): where each page starts in `text` (pageStarts[0] = 0 for page 1). Absent for sources
+   * without pages.
+   */
+  pageStarts?: number[];
 }
 
 /** Documents found in one file, plus the problems with parts of it (bad .jsonl lines) that did not stop the rest. */

@@ -2,7 +2,10 @@
 // chunk's sentences by their index in the document. Same records in any order → same layout.
 import type { ChunkRecord, SentenceRecord } from '../types.ts';
 
-export type RetrievalChunkInput = Pick<ChunkRecord, 'id' | 'docId' | 'text' | 'tokens' | 'start'> & {
+export type RetrievalChunkInput = Pick<
+  ChunkRecord,
+  'id' | 'docId' | 'text' | 'tokens' | 'start' | 'pageStart' | 'pageEnd'
+> & {
   /** Heading path document › heading › subheading (see sectionPath.ts); ranked as a field and shown to the reader. */
   path?: readonly string[];
 };

@@ -150,6 +150,11 @@ function best(hits: SentenceHit[], vector: Float32Array | undefined): SentenceHi
     .slice(0, BEST_SENTENCES);
 }
 
+/** A chunk's pages, only where it has them (most sources have none: no undefined fields on their results). */
+function pagesOf(chunk: RetrievalChunkInput): Pick<RetrievedChunk, 'pageStart' | 'pageEnd'> {
+  return chunk.pageStart === undefined ? {} : { pageStart: chunk.pageStart, pageEnd: chunk.pageEnd };
+}
+
 /** BM25F index (text + headingWeight × heading path), or undefined when no chunk has a path or the weight is 0. */
 function fieldIndex(
   layout: CorpusLayout,
@@ -603,6 +608,7 @@ export class RetrievalEngine {
         text: chunk.text,
         tokens: chunk.tokens,
         path: chunk.path,
+        ...pagesOf(chunk),
         provenance: this.provenance(c, mode),
         bestSentences: best(this.sentenceScores(c.chunk, query.vector, qTerms), query.vector),
       };
@@ -704,6 +710,7 @@ export class RetrievalEngine {
       text,
       tokens,
       path: chunk.path,
+      ...pagesOf(chunk),
       excerptStart: from,
       provenance: this.provenance(c, mode),
       bestSentences: best(inRun, vector),

@@ -37,6 +37,9 @@ export interface RetrievedChunk {
   tokens: number;
   /** Heading path document › heading › subheading, where the source has one. */
   path?: readonly string[];
+  /** First and last page of the chunk (1-based), where the source has pages (PDF). */
+  pageStart?: number;
+  pageEnd?: number;
   /**
    * Set when the whole chunk was over the budget and `text` is its best run of sentences: where that run starts in
    * the chunk text (offsets below are into `text`).

@@ -24,6 +24,7 @@ import { DropTally, type DropRow } from './dropProgress.ts';
 import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
 import { libraryStamp } from './libraryStamp.ts';
+import { rememberAddedPdfs } from '../pdfPage.ts';
 
 export type DocumentSummary = Pick<
   DocumentRecord,
@@ -457,6 +458,7 @@ export class LibraryState {
     if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
     if (summary) this.message = summary;
     if (accepted.length === 0) return;
+    rememberAddedPdfs(accepted);
     // Before anything is read or queued: will the index of these files fit in what the browser offers here?
     const estimate = estimateDrop(accepted.map(({ name, file }) => ({ name, size: file.size })));
     const shortfall = checkSpace(estimate, await browserStorage());

@@ -1,4 +1,5 @@
 // The document viewer: one source document, opened at a sentence (character offsets) that is highlighted.
+import { pageAt } from '../../core/pages.ts';
 import type { DocumentRecord } from '../../core/types.ts';
 import { queryWorker } from '../workers.ts';
 import { pageRepo } from './db.ts';
@@ -8,6 +9,10 @@ export class ViewerState {
   start = $state(0);
   end = $state(0);
   error = $state<string | null>(null);
+  /** The page of the highlighted sentence, where the document has pages (PDF). */
+  readonly page = $derived(
+    this.doc?.pageStarts?.length ? pageAt(this.doc.pageStarts, this.start) : undefined,
+  );
 
   /** Opens a document; `fromBundle` reads it from the read-only bundle in the query worker, not IndexedDB. */
   async open(docId: string, start: number, end: number, fromBundle = false): Promise<void> {

@@ -1,0 +1,171 @@
+// Spec (issue 22, item 4): a PDF with a running header and a page-number footer dropped into the app. The
+// evidence names the page of the passage ("p. 13"), an answer's citation names it too and opens the viewer at
+// that page, the viewer draws the original page from the file the person chooses, and neither the header nor the
+// footer is in the stored text. With SCREENSHOTS=1 it saves docs/screenshots/pdf-citation.png (the answer with
+// its page) and pdf-page.png (the viewer on the original page) for the README.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { tinyPdf, type TinyLine } from '../../support/tinyPdf.ts';
+import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import { saveEndpoint } from '../lib/llmPanels.ts';
+import { expect, test } from '../lib/fixtures.ts';
+
+const PAGES = 24;
+const TARGET_PAGE = 13;
+const HEADER = 'Harbour Annual Report · Confidential';
+const FACT = 'The lighthouse at Port Ellen was rebuilt in granite after the storm of 1888.';
+const QUESTION = 'What was the lighthouse at Port Ellen rebuilt in?';
+
+/** A report of 24 pages: running header and "page n of 24" footer on each, one section per page. */
+function report(): Uint8Array {
+  const pages: TinyLine[][] = [];
+  for (let n = 1; n <= PAGES; n++) {
+    pages.push([
+      { text: HEADER, y: 760, size: 9 },
+      { text: `${n}. District ${n}`, y: 700, size: 16 },
+      { text: `The keeper of district ${n} counted ${n * 13 + 5} barrels of grain on the quay.`, y: 670 },
+      { text: `Barges from mill ${n} crossed the weir ${n * 3} times that year.`, y: 656 },
+      ...(n === TARGET_PAGE ? [{ text: FACT, y: 620 }] : []),
+      { text: `page ${n} of ${PAGES}`, y: 40, size: 9 },
+    ]);
+  }
+  return tinyPdf({ pages, title: 'Harbour Annual Report' });
+}
+
+test.setTimeout(300_000);
+
+test('pdf: evidence and citation show the page, the viewer draws it, the running header is not in the text', async ({
+  page,
+  origin,
+  tmp,
+  privacy,
+  log,
+}) => {
+  const file = join(tmp, 'harbour-report.pdf');
+  await writeFile(file, report());
+  const server = await startScriptedLlmServer({
+    wordDelayMs: 1,
+    answer: () => 'It was rebuilt in granite, after the storm of 1888 [1].',
+  });
+  privacy.allowOrigin(server.url);
+  try {
+    await openApp(page, origin);
+    await addFiles(page, [file]);
+    await waitIdle(page, 240_000);
+
+    // The stored text: no running header, no "page n of 24" footer, every page's body.
+    const stored = await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open('conceptrag');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      try {
+        const read = <T>(store: string) =>
+          new Promise<T[]>((resolve, reject) => {
+            const r = db.transaction(store).objectStore(store).getAll();
+            r.onsuccess = () => resolve(r.result as T[]);
+            r.onerror = () => reject(r.error);
+          });
+        const docs = await read<{ text: string; pageStarts?: number[] }>('documents');
+        const chunks = await read<{ pageStart?: number; pageEnd?: number }>('chunks');
+        return {
+          texts: docs.map((d) => d.text),
+          pages: docs.map((d) => d.pageStarts?.length ?? 0),
+          chunkPages: chunks.map((c) => [c.pageStart, c.pageEnd]),
+        };
+      } finally {
+        db.close();
+      }
+    });
+    expect(stored.texts).toHaveLength(1);
+    const text = stored.texts[0];
+    expect(text, 'the running header is in the stored text').not.toContain('Confidential');
+    expect(text, 'the page footer is in the stored text').not.toMatch(/page \d+ of 24/);
+    expect(text).toContain(FACT);
+    expect(stored.pages[0]).toBe(PAGES);
+    expect(
+      stored.chunkPages.every(([a, b]) => typeof a === 'number' && typeof b === 'number' && a <= b),
+      `chunks without pages: ${JSON.stringify(stored.chunkPages)}`,
+    ).toBe(true);
+
+    // Evidence: the passage with the fact names its page, and its text has no header.
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', QUESTION);
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+    const card = page.locator('[data-testid="evidence"]', { hasText: 'Port Ellen' }).first();
+    await expect(card.locator('[data-testid="page-label"]')).toHaveText(`p. ${TARGET_PAGE}`);
+    const cards = await page.$$eval('[data-testid="evidence"] .text', (els) =>
+      els.map((e) => e.textContent ?? ''),
+    );
+    log(`${cards.length} passages; the fact's card says p. ${TARGET_PAGE}`);
+    expect(cards.some((t) => t.includes('Confidential'))).toBe(false);
+
+    // The original page of a PDF added in this session is at hand: no need to choose the file.
+    await card.locator('[data-testid="evidence-sentence"]', { hasText: 'Port Ellen' }).click();
+    await expect(page.locator('[data-testid="viewer"] [data-testid="page-label"]')).toHaveText(
+      `p. ${TARGET_PAGE}`,
+    );
+    await page.click('[data-testid="viewer-show-page"]');
+    await page.waitForSelector(`[data-testid="viewer-pdf-page"][data-drawn="${TARGET_PAGE}"]`, {
+      timeout: 60_000,
+    });
+    await expect(page.locator('[data-testid="viewer-pick-pdf"]')).toHaveCount(0);
+    await page.keyboard.press('Escape');
+
+    // A written answer (after a reload: the session's files are gone): its citation names the page and opens
+    // the viewer there.
+    await saveEndpoint(page, origin, server.baseUrl);
+    await page.waitForSelector('[data-testid="llm-settings"] >> text=Saved in this browser.');
+    await page.goto(`${origin}/#ask`);
+    await page.reload();
+    await page.waitForSelector('[data-indexing]');
+    await page.click('[data-testid="tab-answer"]');
+    await page.fill('[name="kg-question"]', QUESTION);
+    await page.selectOption('[name="kg-mode"]', 'hybrid');
+    await page.click('[data-testid="kg-ask"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+    const cite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+    const citedPage = await cite.getAttribute('data-page');
+    const firstEvidence = (await page.textContent('[data-testid="kg-evidence"] li')) ?? '';
+    log(`citation [1] → ${citedPage}; evidence [1]: ${firstEvidence.replace(/\s+/g, ' ').slice(0, 120)}`);
+    expect(firstEvidence, 'the fact is not the first passage of the answer').toContain('Port Ellen');
+    expect(citedPage).toBe(`p. ${TARGET_PAGE}`);
+    if (process.env.SCREENSHOTS) {
+      await page.locator('[data-testid="kg-ask"]').screenshot({ path: 'docs/screenshots/pdf-citation.png' });
+    }
+    await cite.click();
+    await page.waitForSelector('[data-testid="viewer"]');
+    await expect(page.locator('[data-testid="viewer"] [data-testid="page-label"]')).toHaveText(
+      `p. ${TARGET_PAGE}`,
+    );
+    expect((await page.textContent('[data-testid="viewer-mark"]')) ?? '').toBe(FACT);
+
+    // The original page after the reload: the library keeps the text, so the person chooses the file.
+    await page.click('[data-testid="viewer-show-page"]');
+    await page.setInputFiles('[data-testid="viewer-pick-pdf"]', file);
+    const canvas = page.locator('[data-testid="viewer-pdf-page"]');
+    await expect(canvas).toHaveAttribute('aria-label', `Page ${TARGET_PAGE} of harbour-report.pdf`);
+    await page.waitForSelector(`[data-testid="viewer-pdf-page"][data-drawn="${TARGET_PAGE}"]`, {
+      timeout: 60_000,
+    });
+    // Drawn: the canvas holds ink (opaque dark pixels), not the blank default.
+    const ink = await page.$eval('[data-testid="viewer-pdf-page"]', (c) => {
+      const canvas = c as HTMLCanvasElement;
+      const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+      let dark = 0;
+      for (let i = 0; data && i < data.length; i += 4) if (data[i + 3] > 200 && data[i] < 100) dark++;
+      return { dark, width: canvas.width };
+    });
+    log(`page ${TARGET_PAGE} drawn: ${ink.width} px wide, ${ink.dark} dark pixels`);
+    expect(ink.dark, 'the PDF page canvas is blank').toBeGreaterThan(100);
+    await expect(page.locator('[data-testid="viewer"] [role="alert"]')).toHaveCount(0);
+    if (process.env.SCREENSHOTS) {
+      await page.locator('[data-testid="viewer"]').screenshot({ path: 'docs/screenshots/pdf-page.png' });
+    }
+  } finally {
+    await server.close();
+  }
+});
