@@ -12,12 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { run as runBench } from '../../../src/cli/bench.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
 
 /** 2Wiki in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it. */
-const BENCH = join(
-  process.env.BENCH_DIR ?? fileURLToPath(new URL('../../../../shared/bench', import.meta.url)),
-  '2wikimultihopqa',
-);
+const BENCH = join(BENCH_DIR, '2wikimultihopqa');
+const benchMissing = missingSharedData(BENCH, 'the in-app evaluation against the CLI bench');
+test.skip(benchMissing !== null, benchMissing ?? '');
 const SLICE = 20;
 const MODES = ['ppr', 'bm25'];
 const BUDGETS = [1000, 3000, 12000];

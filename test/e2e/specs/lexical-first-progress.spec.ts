@@ -11,12 +11,8 @@ import { expect, test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
 import type { Diagnostics } from '../../../src/ui/workers.ts';
 
-/** MuSiQue's corpus in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it. */
-const CORPUS = join(
-  process.env.BENCH_DIR ?? fileURLToPath(new URL('../../../../shared/bench', import.meta.url)),
-  'musique',
-  'corpus.jsonl',
-);
+/** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
+const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
 const PER_FILE = 150;
 
 test.setTimeout(240_000);
