@@ -71,7 +71,7 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   await openApp(page, origin);
   // The first file is indexed with room to spare: its vectors are stored before the store fills up.
   await addFiles(page, [paths[0]]);
-  await waitIdle(page, 120_000 * SCALE);
+  await waitIdle(page);
   const before = await layerCounts(page);
   expect(before.vectorRows, 'the first file was not embedded').toBe(before.sentences);
   log(`first file: ${before.documents} documents, ${before.vectorRows} vector rows`);
@@ -99,7 +99,7 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   log(`estimate after the drop: ${JSON.stringify(await estimate(page))}`);
 
   const full = page.getByTestId('storage-full');
-  await expect(full).toBeVisible({ timeout: 60_000 });
+  await expect(full).toBeVisible();
   const stoppedAfter = (Date.now() - dropped) / 1000;
   log(`"storage is full" shown ${stoppedAfter.toFixed(1)} s after the drop`);
   await expect(full).toContainText('storage is full');
@@ -137,7 +137,7 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   await restoreQuota(page, cdp, origin);
   await page.getByTestId('resume').click();
   await expect(full).toBeHidden();
-  await waitIdle(page, 150_000 * SCALE);
+  await waitIdle(page);
   const done = await layerCounts(page);
   log(
     `after Resume: ${done.documents} documents, ${done.sentences} sentences, ${done.vectorRecords} vector ` +
@@ -155,10 +155,10 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   expect(rewritten, 'vector records rewritten after Resume').toEqual([]);
   expect(Object.keys(stopped.records).length).toBeGreaterThanOrEqual(before.documents);
   await expect(page.getByTestId('storage-full')).toHaveCount(0);
-  await expect(page.locator('[data-testid="layers"]')).toContainText('semantic ready', { timeout: 30_000 });
+  await expect(page.locator('[data-testid="layers"]')).toContainText('semantic ready');
 });
 
 /** After a stop the app is idle with files still queued (waitIdle would wait for an empty queue). */
 async function waitIdleOrStopped(page: Page): Promise<void> {
-  await page.waitForSelector('[data-indexing="idle"]', { timeout: 60_000 });
+  await page.waitForSelector('[data-indexing="idle"]');
 }
