@@ -102,7 +102,8 @@ export async function addSamples(page: Page, timeoutMs = 0): Promise<void> {
 
 /** Waits until the app says it is idle with nothing waiting in the queue (polled from Node: an async predicate
  *  in page.waitForFunction would be a truthy promise). A spec gives no `timeoutMs`: how long indexing takes
- *  depends on the machine's load, and the test's own time-out bounds the wait; a bench gives one. */
+ *  depends on the machine's load, and the test's own time-out bounds the wait; a bench gives one. Throws with
+ *  the app's reason when a full store stopped the run with files still queued (it would wait forever). */
 export async function waitIdle(page: Page, timeoutMs = Infinity, pollMs = 500): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -124,12 +125,16 @@ export async function waitIdle(page: Page, timeoutMs = Infinity, pollMs = 500): 
           r.onsuccess = () => resolve(r.result);
           r.onerror = () => reject(r.error);
         });
-        return waiting === 0;
+        if (waiting === 0) return true;
+        // Stopped by a full store with files still queued: idle will not come until Resume (the app says so).
+        const stop = document.querySelector('[data-testid="storage-full"]');
+        return stop ? `stopped: ${stop.textContent?.replace(/\s+/g, ' ').trim()}` : false;
       } finally {
         db.close();
       }
     });
-    if (idle) return;
+    if (idle === true) return;
+    if (typeof idle === 'string') throw new Error(`waiting for indexing to finish, but it ${idle}`);
     if (Date.now() > deadline) throw new Error(`indexing still busy after ${Math.round(timeoutMs / 1000)} s`);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
