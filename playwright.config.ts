@@ -23,8 +23,12 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,
-  // Per spec as they need (test.setTimeout at the top of a file); this is for the rest.
+  // Per spec as they need (test.setTimeout at the top of a file); this is for the rest. A spec's time-out is the
+  // only bound on its waits: a wait on the app's state has no limit of its own (actions and waitForSelector have
+  // none by default, and `expect` gets none below), because how long indexing takes depends on the machine's
+  // load, not on the app. A hung app still fails, at the spec's time-out.
   timeout: 120_000,
+  expect: { timeout: 0 },
   use: {
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     viewport: { width: 1200, height: 900 },

@@ -86,6 +86,19 @@ function toBareChoice(stored: unknown): EmbedderChoice {
   );
 }
 
+/** What can read the settings table: the store's repository, or a library source over it. */
+export interface SettingsReader {
+  getSetting<T>(key: string): Promise<T | undefined>;
+}
+
+/**
+ * The chosen embedder: the 'embedder' setting read and checked (either stored shape; DEFAULT_EMBEDDER when none).
+ * The one way the page, the workers and the services learn it; an unreadable setting throws, naming the bad part.
+ */
+export async function readEmbedderChoice(settings: SettingsReader): Promise<EmbedderSettings> {
+  return toEmbedderChoice(await settings.getSetting<unknown>('embedder'));
+}
+
 /** The spec of a choice, parsed. */
 export function specOf(choice: EmbedderChoice): EmbedderSpec {
   return parseEmbedderSpec(choice.spec);

@@ -9,7 +9,8 @@ import type { Embedder } from '../core/types.ts';
 import type { CrossTabLock } from './crossTab.ts';
 import { IncrementalGraphRefresh } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline, type PrepareFn, type PrepareManyFn } from './ingestPipeline.ts';
-import { DEFAULT_EMBEDDER, type EmbedderChoice, type IngestListener } from './protocol.ts';
+import { readEmbedderChoice } from './embedderChoice.ts';
+import type { EmbedderChoice, IngestListener } from './protocol.ts';
 import { importFailure } from './storageGuard.ts';
 
 export interface IngestServiceDeps {
@@ -79,9 +80,7 @@ export function createIngestService(deps: IngestServiceDeps) {
       texts: string[],
     ): Promise<{ sentences: number; seconds: number; loadSeconds: number }> {
       const t0 = performance.now();
-      const embedder = await embedders.get(
-        (await repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER,
-      );
+      const embedder = await embedders.get(await readEmbedderChoice(repo));
       await embedder.embed(['warm up']);
       const t1 = performance.now();
       for (let i = 0; i < texts.length; i += EMBED_BATCH)

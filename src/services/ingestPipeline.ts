@@ -23,7 +23,7 @@ import {
   type LibraryCoverage,
   SENTENCE_VECTORS_SETTING,
 } from './protocol.ts';
-import { toEmbedderChoice } from './embedderChoice.ts';
+import { readEmbedderChoice } from './embedderChoice.ts';
 import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
 
 export { MAX_FILE_BYTES } from './protocol.ts';
@@ -662,10 +662,7 @@ export class IngestPipeline {
   private loadEmbedder(): Promise<Embedder> {
     if (!this.embedder) {
       const { repo } = this.deps;
-      this.embedder = repo
-        .getSetting<unknown>('embedder')
-        // The setting as stored, in either shape (an older choice object or a spec): read and checked here.
-        .then((setting) => this.deps.embedder(toEmbedderChoice(setting)));
+      this.embedder = readEmbedderChoice(repo).then((choice) => this.deps.embedder(choice));
       this.embedder.catch(() => undefined);
     }
     return this.embedder;

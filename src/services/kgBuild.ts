@@ -30,7 +30,8 @@ import type { DexieKgStore } from '../store/kgStore.ts';
 import type { LoadedCorpus, Repo } from '../store/repo.ts';
 import type { CrossTabLock } from './crossTab.ts';
 import { loadEngine } from './engine.ts';
-import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
+import { readEmbedderChoice } from './embedderChoice.ts';
+import type { EmbedderChoice } from './protocol.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
 
 /** The LLM settings as the page sees them: the key is never handed out, only whether one is stored. */
@@ -407,8 +408,7 @@ export class KgBuildService {
 
   private async libraryEmbedder(embedderId: string | null): Promise<Embedder | undefined> {
     if (!embedderId) return undefined;
-    const choice = (await this.deps.repo.getSetting<EmbedderChoice>('embedder')) ?? DEFAULT_EMBEDDER;
-    const embedder = await this.deps.embedders.get(choice);
+    const embedder = await this.deps.embedders.get(await readEmbedderChoice(this.deps.repo));
     // Vectors of another embedder would not be comparable with the library's: leave the KG searchable by names.
     return embedder.id === embedderId ? embedder : undefined;
   }

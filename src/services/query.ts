@@ -24,7 +24,8 @@ import { toEvidence } from './evidence.ts';
 import { pageRange } from '../core/pages.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
-import { DEFAULT_EMBEDDER, type EmbedderChoice } from './protocol.ts';
+import { readEmbedderChoice } from './embedderChoice.ts';
+import type { EmbedderChoice } from './protocol.ts';
 import {
   RETRIEVAL_MODES,
   type AnswerOut,
@@ -562,9 +563,7 @@ export class QueryService {
   private questionEmbedder(): Promise<Embedder> {
     if (this.embedder) return this.embedder.promise;
     const loading = track(
-      this.deps.library
-        .getSetting<EmbedderChoice>('embedder')
-        .then((choice) => this.deps.embedders.get(choice ?? DEFAULT_EMBEDDER)),
+      readEmbedderChoice(this.deps.library).then((choice) => this.deps.embedders.get(choice)),
     );
     this.embedder = loading;
     loading.promise.catch(() => {

@@ -36,6 +36,8 @@ export interface RecordedRequest {
   outcome: string;
   /** For extraction requests: the chunk text between the prompt's markers. */
   extractedText?: string;
+  /** Set once the exchange is over: the reply sent, or the connection closed by the client (an aborted call). */
+  settled?: boolean;
 }
 
 export interface ScriptedServerOptions {
@@ -403,6 +405,7 @@ export async function startScriptedLlmServer(
         outcome: 'ok',
       };
       requests.push(rec);
+      res.on('close', () => (rec.settled = true));
       if (path === '/v1/models' && req.method === 'GET') {
         if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
           rec.outcome = 'unauthorized';

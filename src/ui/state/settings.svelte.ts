@@ -7,7 +7,7 @@ import { formatEmbedderSpec, parseEmbedderSpec, type EmbedderSpec } from '../../
 import {
   choiceEmbedderId,
   embedWorkerCount,
-  toEmbedderChoice,
+  readEmbedderChoice,
   type EmbedBackend,
   type EmbedderSettings,
 } from '../../services/embedderChoice.ts';
@@ -36,7 +36,7 @@ export class SettingsState {
   async load(): Promise<void> {
     let choice: EmbedderSettings;
     try {
-      choice = toEmbedderChoice(await pageRepo().getSetting<unknown>('embedder'));
+      choice = await readEmbedderChoice(pageRepo());
     } catch (error) {
       this.error = `The stored embedder setting cannot be read (${message(error)}); choose one and save.`;
       return;

@@ -28,6 +28,8 @@ export interface E2eFixtures {
   openProfile: () => Promise<Profile>;
   /** Prints a line under the test's name: what the spec measured, for the CI log. */
   log: (message: string) => void;
+  /** Multiplies the test's time-out by E2E_TIMEOUT_SCALE (default 1); applied to every test. */
+  timeScale: void;
 }
 
 export const test = base.extend<E2eFixtures>({
@@ -53,6 +55,21 @@ export const test = base.extend<E2eFixtures>({
     // After every profile has closed (they depend on this fixture): a foreign request fails the test.
     guard.check();
   },
+  // A spec's time-out is the one bound on its waits (they wait on the app's state, with no limit of their own),
+  // set with room for a CI machine with its cores busy. A machine slower or busier than that scales them all.
+  timeScale: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern
+    async ({}, use, testInfo) => {
+      const scale = Number(process.env.E2E_TIMEOUT_SCALE ?? 1);
+      if (!(scale > 0))
+        throw new Error(
+          `E2E_TIMEOUT_SCALE must be a positive number, not "${process.env.E2E_TIMEOUT_SCALE}"`,
+        );
+      if (scale !== 1 && testInfo.timeout > 0) testInfo.setTimeout(testInfo.timeout * scale);
+      await use();
+    },
+    { auto: true },
+  ],
   // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern
   log: async ({}, use, testInfo) => {
     const name = testInfo.titlePath[0].replace(/\.spec\.ts$/, '');

@@ -45,7 +45,13 @@ export async function saveEndpoint(
   if (options.concurrency !== undefined) {
     await page.fill('[name="llm-concurrency"]', String(options.concurrency));
   }
+  await saveLlmSettings(page);
+}
+
+/** Submits the LLM settings form and waits until the app says they are stored. */
+export async function saveLlmSettings(page: Page): Promise<void> {
   await page.click('[data-testid="llm-settings"] button[type="submit"]');
+  await page.locator('[data-testid="llm-settings"] p.ok', { hasText: 'Saved in this browser.' }).waitFor();
 }
 
 /**
@@ -62,16 +68,17 @@ export async function estimateBuild(
   if (options.kg !== undefined) await page.setChecked('[name="kg-part-kg"]', options.kg);
   if (options.atomic !== undefined) await page.setChecked('[name="kg-part-atomic"]', options.atomic);
   await page.click('[data-testid="kg-estimate"]');
-  await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+  await page.waitForSelector('[data-testid="kg-estimate-table"]');
   return Number(
     await page.$eval('[data-testid="kg-estimate-table"] tbody tr td', (td) => td.textContent?.trim()),
   );
 }
 
-/** Confirms the estimated build and waits until it has finished without being cancelled. */
-export async function confirmBuild(page: Page, timeout: number): Promise<void> {
+/** Confirms the estimated build and waits until it has finished without being cancelled (the test's time-out
+ *  bounds the wait). */
+export async function confirmBuild(page: Page): Promise<void> {
   await page.click('[data-testid="kg-confirm"]');
-  await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout });
+  await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]');
 }
 
 /** Asks in the KG panel's question form (already shown) in `mode`; returns once the request is sent. */

@@ -19,7 +19,7 @@ test('formats: .txt .md .pdf .docx .html .jsonl indexed with the counts prepareF
   const expected = await expectedCounts(paths);
   await openApp(page, origin);
   await addFiles(page, paths);
-  await waitIdle(page, 150_000);
+  await waitIdle(page);
   const counts = await readCounts(page);
   log(`expected ${JSON.stringify(expected)}; IndexedDB ${JSON.stringify(counts)}`);
   for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
@@ -43,6 +43,5 @@ test('formats: .txt .md .pdf .docx .html .jsonl indexed with the counts prepareF
     (docs) =>
       document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') === String(docs),
     expected.documents,
-    { timeout: 10_000 },
   );
 });

@@ -46,7 +46,7 @@ test('bad input: empty, corrupt pdf, binary .txt, 50 MB text, unsupported extens
 
   await openApp(page, origin);
   await addFiles(page, files);
-  await waitIdle(page, 150_000);
+  await waitIdle(page);
   const outcomes = await readOutcomes(page);
   log(outcomes.map((o) => `${o.file}: ${o.status} — ${o.text}`).join('\n      '));
   for (const name of names) {

@@ -13,7 +13,7 @@ async function topEvidence(page: Page): Promise<string[]> {
   await page.click('a[href="#ask"]');
   await page.fill('[data-testid="question"]', QUESTION);
   await page.click('[data-testid="ask"]');
-  await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+  await page.waitForSelector('[data-testid="evidence"]');
   return page.$$eval('[data-testid="evidence"]', (cards) =>
     cards.map((c) => c.getAttribute('data-chunk') ?? ''),
   );
@@ -30,7 +30,7 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
 }) => {
   await openApp(page, origin);
   await addSamples(page);
-  await waitIdle(page, 200_000);
+  await waitIdle(page);
   const before = await readCounts(page);
   const ranked = await topEvidence(page);
 
@@ -52,7 +52,7 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
   try {
     await writeFile(join(scratch, 'library.bundle'), bytes);
     await page.goto(`${origin}/?bundle=/e2e-scratch-${process.pid}/library.bundle#library`);
-    await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="read-only"]');
     const readOnlyRanked = await topEvidence(page);
     log(
       `library top: ${ranked.slice(0, 3).join(', ')}; read-only bundle top: ${readOnlyRanked.slice(0, 3).join(', ')}`,
@@ -70,16 +70,12 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
 
   await openApp(page, origin);
   await page.setInputFiles('[data-testid="bundle-input"]', bundlePath);
-  await page.waitForSelector('text=/Imported .*0 document\\(s\\) added, \\d+ already in the library/', {
-    timeout: 60_000,
-  });
+  await page.waitForSelector('text=/Imported .*0 document\\(s\\) added, \\d+ already in the library/');
 
   const truncated = join(tmp, 'truncated.bundle');
   await writeFile(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
   await page.setInputFiles('[data-testid="bundle-input"]', truncated);
-  const refusal = await page.waitForSelector('text=/Bundle truncated.bundle refused: /', {
-    timeout: 60_000,
-  });
+  const refusal = await page.waitForSelector('text=/Bundle truncated.bundle refused: /');
   log(`truncated: ${(await refusal.textContent())?.trim()}`);
   const after = await readCounts(page);
   for (const key of ['documents', 'chunks', 'sentences', 'vectors'] as const) {

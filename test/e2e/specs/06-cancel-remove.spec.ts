@@ -32,17 +32,15 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
   await openApp(page, origin);
   await addFiles(page, [file]);
   // The embed row shows its rate and the time left while it runs.
-  await expect(page.locator('[data-stage="embed"]')).toContainText(/sentences\/s[\s\S]*left/, {
-    timeout: 120_000,
-  });
+  await expect(page.locator('[data-stage="embed"]')).toContainText(/sentences\/s[\s\S]*left/);
   const embedRow = (await page.textContent('[data-stage="embed"]'))?.replace(/\s+/g, ' ').trim() ?? '';
   log(`embed stage: ${embedRow}`);
   expect(embedRow, `no rate/ETA shown: ${embedRow}`).toMatch(/sentences\/s/);
   expect(embedRow, `no rate/ETA shown: ${embedRow}`).toMatch(/left/);
 
   await page.click('[data-testid="cancel"]');
-  await page.waitForSelector('text=Indexing cancelled', { timeout: 60_000 });
-  await waitIdle(page, 60_000);
+  await page.waitForSelector('text=Indexing cancelled');
+  await waitIdle(page);
   const afterCancel = await readCounts(page);
   log(`after cancel: ${JSON.stringify(afterCancel)}`);
   expect(afterCancel.vectors, 'cancel came too late: every sentence was embedded').toBeLessThan(
@@ -51,24 +49,24 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
   expect(afterCancel.pendingWaiting, `${afterCancel.pendingWaiting} file(s) still queued`).toBe(0);
   const integrity = await checkIntegrity(page, false);
   expect(integrity.problems.slice(0, 5), 'integrity').toEqual([]);
-  // Nothing resumes after a reload: the queue is really gone.
+  // Nothing resumes after a reload: the queue is really gone. Documents stored without their vectors get them
+  // when the page opens again (lexical first): wait for every sentence's vector and the app idle, so a queue
+  // that came back would have been indexed by then, and the removal below is counted against a library at rest.
   await page.reload();
-  await page.waitForSelector('[data-indexing="idle"]');
-  await page.waitForTimeout(1000);
-  const afterReload = await readCounts(page);
-  expect(afterReload.documents, 'the dropped queue came back after a reload').toBe(afterCancel.documents);
-  // Documents stored without their vectors get them when the page opens again (lexical first): wait for that,
-  // so the removal below is counted against a library at rest.
-  await waitIdle(page, 120_000);
+  await page.waitForSelector('[data-indexing]');
+  await expect.poll(async () => (await checkIntegrity(page)).problems.length).toBe(0);
+  await waitIdle(page);
   const atRest = await readCounts(page);
+  expect(atRest.documents, 'the dropped queue came back after a reload').toBe(afterCancel.documents);
 
   const title = (await page.textContent('[data-testid="documents"] tbody tr td'))?.trim() ?? '';
   // One click only asks (issue 9): nothing is removed until the removal is confirmed; Keep backs out.
   await page.click(`[data-testid="documents"] button[aria-label="Remove ${title}"]`);
   await page.click('[data-testid="keep-document"]');
   await page.click(`[data-testid="documents"] button[aria-label="Remove ${title}"]`);
+  // The app now waits for the person (its confirmation is shown, indexing idle): nothing may be removed yet.
   await page.waitForSelector('[data-testid="confirm-remove"]');
-  await page.waitForTimeout(1500);
+  await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'idle');
   expect((await readCounts(page)).documents, 'a document was removed without confirmation').toBe(
     atRest.documents,
   );
@@ -77,7 +75,6 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
     (n) =>
       Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? -1) === n,
     atRest.documents - 1,
-    { timeout: 30_000 },
   );
   const afterRemove = await readCounts(page);
   log(`removed "${title}": ${JSON.stringify(afterRemove)}`);

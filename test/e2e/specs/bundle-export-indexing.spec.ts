@@ -30,7 +30,7 @@ function documentCount(page: Page): Promise<number> {
 /** Exports the library now; the bundle's counts (documents, sentences, vector rows). */
 async function exportNow(page: Page, path: string): Promise<Record<string, number>> {
   const [download] = await Promise.all([
-    page.waitForEvent('download', { timeout: 120_000 }),
+    page.waitForEvent('download'),
     page.click('[data-testid="export-bundle"]'),
   ]);
   await download.saveAs(path);
@@ -54,7 +54,7 @@ test('bundle exported during indexing and after Cancel imports into an empty pro
   await writeFile(big, passages(500));
   await openApp(page, origin);
   await addFiles(page, [first]);
-  await waitIdle(page, 150_000);
+  await waitIdle(page);
   const base = await readCounts(page);
 
   // Then a large file; export while its documents are being stored (the graph covers the first file only).
@@ -63,7 +63,7 @@ test('bundle exported during indexing and after Cancel imports into an empty pro
     (n) =>
       Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/,/g, '') ?? 0) >= n,
     base.documents + 10,
-    { timeout: 150_000, polling: 100 },
+    { polling: 100 },
   );
   const indexing = await page.getAttribute('[data-indexing]', 'data-indexing');
   expect(indexing, 'indexing finished before the export: use a larger file').toBe('running');
@@ -85,8 +85,8 @@ test('bundle exported during indexing and after Cancel imports into an empty pro
   log(`parts of the export during indexing: ${parts.join(', ')}`);
 
   await page.click('[data-testid="cancel"]');
-  await page.waitForSelector('text=Indexing cancelled', { timeout: 60_000 });
-  await waitIdle(page, 60_000);
+  await page.waitForSelector('text=Indexing cancelled');
+  await waitIdle(page);
   const afterCancel = join(tmp, 'after-cancel.bundle');
   const cancelDocs = (await exportNow(page, afterCancel)).documents;
   const cancelCounts = await readCounts(page);
@@ -98,14 +98,11 @@ test('bundle exported during indexing and after Cancel imports into an empty pro
     const { page: p2 } = await openProfile();
     await openApp(p2, origin);
     await p2.setInputFiles('[data-testid="bundle-input"]', during);
-    await p2.waitForSelector(`text=/Imported during\\.bundle: ${duringDocs} document\\(s\\) added/`, {
-      timeout: 120_000,
-    });
-    await waitIdle(p2, 120_000);
+    await p2.waitForSelector(`text=/Imported during\\.bundle: ${duringDocs} document\\(s\\) added/`);
+    await waitIdle(p2);
     await p2.setInputFiles('[data-testid="bundle-input"]', afterCancel);
     await p2.waitForSelector(
       `text=/Imported after-cancel\\.bundle: ${cancelDocs - duringDocs} document\\(s\\) added, ${duringDocs} already/`,
-      { timeout: 120_000 },
     );
     const imported = await readCounts(p2);
     const importMessage = `imported ${JSON.stringify(imported)}, the source had ${JSON.stringify(cancelCounts)}`;
@@ -119,12 +116,11 @@ test('bundle exported during indexing and after Cancel imports into an empty pro
       () =>
         Number(document.querySelector('[data-count="concepts"]')?.textContent?.replace(/,/g, '') ?? 0) > 0,
       undefined,
-      { timeout: 120_000 },
     );
     await p2.click('a[href="#ask"]');
     await p2.fill('[data-testid="question"]', 'When was the harbour light of Dunmore lit?');
     await p2.click('[data-testid="ask"]');
-    await p2.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+    await p2.waitForSelector('[data-testid="evidence"]');
     const top = (await p2.textContent('[data-testid="evidence"]')) ?? '';
     expect(top, `the imported library answers with "${top.slice(0, 120)}"`).toContain('Dunmore');
     // Both profiles, checked here as well as when the test ends.

@@ -6,7 +6,7 @@ import { addSamples, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 /** Waits until the service worker controls the page and holds the shell and the USE model files. */
-async function waitOfflineReady(page: Page, timeoutMs: number): Promise<string[]> {
+async function waitOfflineReady(page: Page, timeoutMs = Infinity): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const state = await page.evaluate(async () => {
@@ -42,7 +42,7 @@ async function ask(page: Page, question: string): Promise<string[]> {
   await page.click('a[href="#ask"]');
   await page.fill('[data-testid="question"]', question);
   await page.click('[data-testid="ask"]');
-  await page.waitForSelector('[data-testid="evidence"]', { timeout: 90_000 });
+  await page.waitForSelector('[data-testid="evidence"]');
   return page.$$eval('[data-testid="evidence"]', (cards) =>
     cards.map((c) => c.getAttribute('data-chunk') ?? ''),
   );
@@ -58,16 +58,16 @@ test('offline: after one visit the app reloads and answers with the network off'
 }) => {
   await openApp(page, origin);
   await addSamples(page);
-  await waitIdle(page, 200_000);
+  await waitIdle(page);
   const question = 'What did Lincoln say at Gettysburg';
   const online = await ask(page, question);
-  const cached = await waitOfflineReady(page, 60_000);
+  const cached = await waitOfflineReady(page);
   log(`online: ${online.length} passages; ${cached.length} files cached by the service worker`);
 
   await context.setOffline(true);
   try {
     await page.reload();
-    await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+    await page.waitForSelector('[data-indexing]');
     const offline = await ask(page, question);
     log(`offline: ${offline.length} passages`);
     expect(offline.length, 'no evidence offline').toBeGreaterThan(0);

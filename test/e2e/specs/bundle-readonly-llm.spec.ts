@@ -8,6 +8,7 @@ import { run as indexCli } from '../../../src/cli/index.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { saveLlmSettings } from '../lib/llmPanels.ts';
 
 const BUNDLE_TEXT =
   'The Lighthouse of Alexandria stood on the island of Pharos. It was about one hundred metres tall, ' +
@@ -58,13 +59,12 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
     await writeFile(local, corpus({ title: 'Harbour', text: LOCAL_TEXT }, 'Mill'));
     await openApp(page, origin);
     await addFiles(page, [local]);
-    await waitIdle(page, 150_000);
+    await waitIdle(page);
     await page.goto(`${origin}/#settings`);
     await page.waitForSelector('[name="llm-base-url"]');
     await page.fill('[name="llm-base-url"]', server.baseUrl);
     await page.fill('[name="llm-model"]', 'scripted-model');
-    await page.click('[data-testid="llm-settings"] button[type="submit"]');
-    await page.waitForTimeout(300);
+    await saveLlmSettings(page);
 
     // A question asked while the bundle is still downloading (held back 3 s here) waits for the bundle; it
     // is not answered from the local library in the meantime.
@@ -79,7 +79,7 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
     await page.click('button[role="tab"]:has-text("Evidence")');
     await page.fill('[data-testid="question"]', QUESTION);
     await page.click('[data-testid="ask"]');
-    await page.waitForSelector('[data-testid="evidence"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="evidence"]');
     const early = await page.$$eval('[data-testid="evidence"]', (cards) =>
       cards.map((c) => c.textContent ?? ''),
     );
@@ -94,13 +94,13 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
     ).toBe(false);
 
     await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#library`);
-    await page.waitForSelector('[data-testid="read-only"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="read-only"]');
     await page.click('a[href="#ask"]');
     await page.click('[data-testid="tab-answer"]');
     await page.fill('[name="kg-question"]', QUESTION);
     await page.selectOption('[name="kg-mode"]', 'hybrid');
     await page.click('[data-testid="kg-ask"] button[type="submit"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 90_000 });
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
 
     const evidence = await page.$$eval('[data-testid="kg-evidence"] li', (items) =>
       items.map((li) => (li.textContent ?? '').replace(/\s+/g, ' ').trim()),
@@ -123,7 +123,7 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
     expect(sent, 'the answer request carried the local library as context').not.toContain('Fishermen');
 
     await page.locator('[data-testid="kg-answer"] [data-cite="1"]').first().click();
-    await page.waitForSelector('[data-testid="viewer"]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="viewer"]');
     const shown = (await page.textContent('[data-testid="viewer"]')) ?? '';
     log(`viewer: ${shown.replace(/\s+/g, ' ').slice(0, 120)}`);
     expect(shown, `the citation opened "${shown.slice(0, 200)}", not the bundle's document`).toContain(

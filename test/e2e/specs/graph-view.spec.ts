@@ -25,19 +25,19 @@ test('graph view: a question’s walk on the samples, a click on a passage opens
 }) => {
   await openApp(page, origin);
   await addSamples(page);
-  await waitIdle(page, 240_000);
+  await waitIdle(page);
 
   await page.click('a[href="#ask"]');
   await page.fill('[data-testid="question"]', QUESTION);
   await page.click('[data-testid="ask"]');
-  await page.waitForSelector('[data-testid="evidence"]', { timeout: 90_000 });
+  await page.waitForSelector('[data-testid="evidence"]');
   const askFirst = await page.getAttribute('[data-testid="evidence"] >> nth=0', 'data-chunk');
   await page.click('[data-testid="show-in-graph"]');
 
   // The canvas has drawn a frame of the walk.
   await expect(page).toHaveURL(/#graph$/);
   const canvas = page.locator('[data-testid="graph-canvas"]');
-  await expect(canvas).toHaveAttribute('data-first-frame', /\d/, { timeout: 90_000 });
+  await expect(canvas).toHaveAttribute('data-first-frame', /\d/);
   expect(await canvas.locator('canvas').count(), 'sigma drew no canvas').toBeGreaterThan(0);
   const nodes = page.locator('[data-testid="graph-nodes"] li');
   const kinds = await nodes.evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
@@ -68,11 +68,11 @@ test('graph view: a question’s walk on the samples, a click on a passage opens
   }
 
   // A click on the first passage, on the canvas itself (where sigma placed it), opens the document at its sentence.
-  await expect(first).toHaveAttribute('data-x', /\d/, { timeout: 30_000 });
+  await expect(first).toHaveAttribute('data-x', /\d/);
   const x = Number(await first.getAttribute('data-x'));
   const y = Number(await first.getAttribute('data-y'));
   await canvas.click({ position: { x, y } });
-  await page.waitForSelector('[data-testid="viewer"]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="viewer"]');
   const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
   await page.keyboard.press('Escape');
   const panelSentence = (await page.textContent('[data-testid="graph-chunk-panel"] .sentence'))?.trim() ?? '';
@@ -89,13 +89,11 @@ test('graph view: a question’s walk on the samples, a click on a passage opens
 
   // The library side: top concepts, then a search for a seed finds it with its neighbours.
   await page.click('[data-testid="graph-side-library"]');
-  await expect(page.locator('[data-testid="graph-summary"]')).toContainText('highest PageRank', {
-    timeout: 60_000,
-  });
+  await expect(page.locator('[data-testid="graph-summary"]')).toContainText('highest PageRank');
   expect(await page.locator('[data-kind="library"]').count()).toBeGreaterThan(1);
   const seed = seeds[0].trim();
   await page.fill('[data-testid="graph-search"]', seed);
   await page.click('[data-testid="graph-find"]');
-  await expect(page.locator('[data-testid="graph-summary"]')).toContainText(`“${seed}”`, { timeout: 60_000 });
+  await expect(page.locator('[data-testid="graph-summary"]')).toContainText(`“${seed}”`);
   await expect(page.locator('[data-kind="library"] button[aria-pressed="true"]')).toHaveText(seed);
 });

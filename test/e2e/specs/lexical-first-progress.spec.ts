@@ -11,12 +11,8 @@ import { expect, test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
 import type { Diagnostics } from '../../../src/ui/workers.ts';
 
-/** MuSiQue's corpus in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it. */
-const CORPUS = join(
-  process.env.BENCH_DIR ?? fileURLToPath(new URL('../../../../shared/bench', import.meta.url)),
-  'musique',
-  'corpus.jsonl',
-);
+/** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
+const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
 const PER_FILE = 150;
 
 test.setTimeout(240_000);
@@ -37,8 +33,8 @@ test('one progress for the drop; the header says what answers use while sentence
   const progress = page.getByTestId('drop-progress');
   const row = (key: string) => progress.locator(`[data-row="${key}"]`);
   // Both files are read and every document is searchable before the sentences are all embedded.
-  await expect(row('files')).toContainText('2 / 2', { timeout: 120_000 });
-  await expect(row('searchable')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`, { timeout: 120_000 });
+  await expect(row('files')).toContainText('2 / 2');
+  await expect(row('searchable')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`);
   const note = page.getByTestId('embedding-note');
   await expect(note).toContainText(
     /answers use the lexical graph; [\d,]+ of [\d,]+ sentences still being embedded/,
@@ -68,7 +64,7 @@ test('one progress for the drop; the header says what answers use while sentence
       const d = (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics;
       return (await d.loadTimings())?.opened ?? null;
     });
-  await expect.poll(openedMs, { timeout: 60_000, intervals: [250] }).not.toBeNull();
+  await expect.poll(openedMs, { intervals: [250] }).not.toBeNull();
   const stillEmbedding = await note.count();
   log(
     `lexical library loaded by the warm start in ${await openedMs()} ms; embedding ` +
@@ -76,9 +72,9 @@ test('one progress for the drop; the header says what answers use while sentence
   );
   expect(stillEmbedding, 'the warm load came while sentences were still being embedded').toBe(1);
 
-  await waitIdle(page, 180_000);
+  await waitIdle(page);
   await expect(note).toHaveCount(0);
-  await expect(page.getByTestId('layers')).toContainText('semantic ready', { timeout: 30_000 });
+  await expect(page.getByTestId('layers')).toContainText('semantic ready');
   const layers = await page
     .locator('[data-testid="documents"] td[data-layers]')
     .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));

@@ -72,7 +72,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     );
     await openApp(page, origin);
     await addFiles(page, files);
-    await waitIdle(page, 240_000);
+    await waitIdle(page);
 
     // 1. Endpoint settings and test connection: first a server that sends no CORS headers (the browser blocks
     //    its answer, the diagnosis must say so and name the fix), then the scripted server.
@@ -80,7 +80,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     await page.fill('[name="llm-base-url"]', `${noCors.url}/v1`);
     await page.fill('[name="llm-model"]', 'scripted-model');
     await page.click('[data-testid="llm-test"]');
-    await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="llm-diagnosis"]');
     const corsStatus = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
     const corsText = (await page.textContent('[data-testid="llm-diagnosis"]')) ?? '';
     const corsMessage = `a server without CORS headers was diagnosed as ${corsStatus}: ${corsText}`;
@@ -92,7 +92,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     await page.fill('[name="llm-concurrency"]', '1');
     await page.click('[data-testid="llm-settings"] button[type="submit"]');
     await page.click('[data-testid="llm-test"]');
-    await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="llm-diagnosis"]');
     const status = await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
     expect(status, `test connection: ${await page.textContent('[data-testid="llm-diagnosis"]')}`).toBe('ok');
     const chunks = await page.evaluate(async () => {
@@ -118,7 +118,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     await goToPanel(page, origin, 'kg-panel');
     await page.fill('[name="kg-kappa"]', '1');
     await page.click('[data-testid="kg-estimate"]');
-    await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="kg-estimate-table"]');
     const rows = await page.$$eval('[data-testid="kg-estimate-table"] tbody tr', (trs) =>
       trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
     );
@@ -131,17 +131,16 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     await expect
       .poll(() => server.extractionTexts().length, {
         message: 'the KG build sent no extraction requests',
-        timeout: 60_000,
         intervals: [50],
       })
       .toBeGreaterThanOrEqual(2);
     await page.click('[data-testid="kg-cancel"]');
-    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="true"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="true"]');
     const afterCancel = server.extractionTexts().length;
     log(`cancelled after ${afterCancel} of ${chunks} chunks`);
     expect(afterCancel, 'the cancel came too late to test resuming').toBeLessThan(chunks);
     await page.click('[data-testid="kg-resume"]');
-    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 120_000 });
+    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]');
     const sent = server.extractionTexts();
     const sentMessage = `expected each of ${chunks} chunks sent once, got ${sent.length} requests (${new Set(sent).size} distinct)`;
     expect(sent.length, sentMessage).toBe(chunks);
@@ -170,7 +169,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
     await page.click('[data-testid="kg-ask"] button[type="submit"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
     const answerText = (await page.textContent('[data-testid="kg-answer"] '))?.trim() ?? '';
     log(`answer: ${answerText.slice(0, 160)}`);
     const partials = await page.evaluate(() => (window as unknown as { __partials: number[] }).__partials);

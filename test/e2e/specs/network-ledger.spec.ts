@@ -93,7 +93,7 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     );
     await openApp(page, origin);
     await addFiles(page, files);
-    await waitIdle(page, 240_000);
+    await waitIdle(page);
 
     // Nothing has gone to the endpoint yet: the ledger is empty.
     await page.goto(`${origin}/#network`);
@@ -107,23 +107,23 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     await page.fill('[name="llm-concurrency"]', '1');
     await page.click('[data-testid="llm-settings"] button[type="submit"]');
     await page.click('[data-testid="llm-test"]');
-    await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="llm-diagnosis"]');
     expect(await page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status')).toBe('ok');
 
     // 2. The KG build (every chunk, κ = 1).
     await goToPanel(page, origin, 'kg-panel');
     await page.fill('[name="kg-kappa"]', '1');
     await page.click('[data-testid="kg-estimate"]');
-    await page.waitForSelector('[data-testid="kg-estimate-table"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="kg-estimate-table"]');
     await page.click('[data-testid="kg-confirm"]');
-    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]', { timeout: 180_000 });
+    await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]');
 
     // 3. A hybrid question with a written answer.
     await goToPanel(page, origin, 'kg-ask');
     await page.fill('[name="kg-question"]', QUESTION);
     await page.selectOption('[name="kg-mode"]', 'hybrid');
     await page.click('[data-testid="kg-ask"] button[type="submit"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
 
     // 4. An evaluation with written answers and the LLM judge (two questions, bm25).
     const qa = join(tmp, 'two-questions.csv');
@@ -139,7 +139,7 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     await page.check('[name="eval-answers"]');
     await page.check('[name="eval-judge"]');
     await page.getByTestId('eval-run').click();
-    await page.waitForSelector('[data-testid="eval-result"][data-cancelled="false"]', { timeout: 120_000 });
+    await page.waitForSelector('[data-testid="eval-result"][data-cancelled="false"]');
     const evalCells = await page
       .locator('[data-testid="eval-summary"] tr[data-mode="bm25"] td')
       .allTextContents();
@@ -160,9 +160,6 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     await expect(page.getByTestId('ledger-summary')).toHaveAttribute(
       'data-requests',
       String(received.length),
-      {
-        timeout: 30_000,
-      },
     );
     const rows = await ledgerRows(page);
     log(`ledger: ${JSON.stringify(tally(rows))}; purposes ${JSON.stringify(rows.map((r) => r.purpose))}`);

@@ -66,7 +66,7 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
   try {
     await openApp(page, origin);
     await addSamples(page);
-    await waitIdle(page, 240_000);
+    await waitIdle(page);
 
     // 1. The endpoint.
     await saveEndpoint(page, origin, server.baseUrl, { concurrency: 2 });
@@ -76,7 +76,7 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     log(`estimate: ${calls} atomizing calls for every chunk`);
     expect(calls).toBeGreaterThan(0);
     expect(server.requests.length, 'calls were made before confirming').toBe(0);
-    await confirmBuild(page, 180_000);
+    await confirmBuild(page);
     const atomized = server.requests.filter((r) =>
       r.body?.messages?.[0]?.content.startsWith('You write atomic'),
     );
@@ -91,8 +91,8 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     const tab = page.locator('[data-testid="tab-answer"]');
     if (await tab.count()) await tab.click();
     await askInMode(page, question, 'decompose');
-    await page.waitForSelector('[data-testid="trace-event"][data-kind="select"]', { timeout: 120_000 });
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+    await page.waitForSelector('[data-testid="trace-event"][data-kind="select"]');
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
     const kinds = await page.$$eval('[data-testid="trace-event"]', (els) =>
       els.map((e) => `${e.getAttribute('data-round')}:${e.getAttribute('data-kind')}`),
     );
@@ -147,8 +147,8 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
 
     const before = roundCalls(server);
     await askInMode(page, question, 'decompose');
-    await page.waitForSelector('[data-testid="trace-event"][data-kind="stop"]', { timeout: 120_000 });
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
+    await page.waitForSelector('[data-testid="trace-event"][data-kind="stop"]');
+    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
     const limited = await page.$$eval('[data-testid="trace-event"]', (els) =>
       els.map((e) => `${e.getAttribute('data-round')}:${e.getAttribute('data-kind')}`),
     );

@@ -38,7 +38,7 @@ async function testConnection(page: Page, baseUrl: string): Promise<string | nul
   await page.fill('[name="llm-base-url"]', baseUrl);
   await page.fill('[name="llm-model"]', 'scripted-model');
   await page.click('[data-testid="llm-test"]');
-  await page.waitForSelector('[data-testid="llm-diagnosis"]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="llm-diagnosis"]');
   return page.getAttribute('[data-testid="llm-diagnosis"]', 'data-status');
 }
 

@@ -46,15 +46,15 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
     /^This file needs about [\d.]+ KB of storage to index; this browser offers 400 KB here \(a private window gives less\)\./,
   );
   expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
-  // Nothing is queued while the question is open.
-  await page.waitForTimeout(1000);
+  // Nothing is queued while the question is open: the app waits for the person, not indexing.
+  await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'idle');
   const waitingAnswer = await readCounts(page);
   expect(waitingAnswer.pendingWaiting + waitingAnswer.documents, 'queued before the user chose').toBe(0);
 
   await page.getByTestId('space-stop').click();
   await expect(check).toBeHidden();
   await expect(page.getByRole('alert').filter({ hasText: 'Nothing was indexed' })).toBeVisible();
-  await page.waitForTimeout(1000);
+  await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'idle');
   const stopped = await readCounts(page);
   expect(stopped.pendingWaiting + stopped.documents, 'Stop still queued the file').toBe(0);
 
@@ -65,15 +65,12 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   // The file is queued after the choice, asynchronously: until then the app is idle with nothing waiting, which
   // waitIdle would take for the end of the run.
   await expect
-    .poll(
-      async () => {
-        const c = await readCounts(page);
-        return c.documents + c.pendingWaiting;
-      },
-      { timeout: 30_000 },
-    )
+    .poll(async () => {
+      const c = await readCounts(page);
+      return c.documents + c.pendingWaiting;
+    })
     .toBeGreaterThan(0);
-  await waitIdle(page, 120_000);
+  await waitIdle(page);
   const lexical = await readCounts(page);
   log(`lexical only: ${JSON.stringify(lexical)}`);
   expect(lexical.documents).toBe(150);
@@ -92,14 +89,14 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   await restoreQuota(page, cdp, origin);
   await page.getByTestId('embed-sentences').click();
   await expect(page.getByTestId('vectors-off')).toBeHidden();
-  await waitIdle(page, 150_000);
+  await waitIdle(page);
   await expect
     .poll(async () => {
       const c = await layerCounts(page);
       return c.problems.length === 0 && c.vectorRows === c.sentences && c.vectorRecords === c.documents;
     })
     .toBe(true);
-  await expect(page.getByTestId('layers')).toContainText('semantic ready', { timeout: 30_000 });
+  await expect(page.getByTestId('layers')).toContainText('semantic ready');
   const embedded = await page
     .locator('[data-testid="documents"] td[data-layers]')
     .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));

@@ -14,6 +14,7 @@ import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expectedCounts } from '../lib/expected.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
+import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
 import {
   estimate,
   IDB_SPACE_CACHE_MS,
@@ -23,18 +24,22 @@ import {
   settledUsage,
 } from '../lib/quota.ts';
 
-/** MuSiQue's corpus in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it. */
-const CORPUS = join(
-  process.env.BENCH_DIR ?? fileURLToPath(new URL('../../../../shared/bench', import.meta.url)),
-  'musique',
-  'corpus.jsonl',
-);
 /**
  * MuSiQue passages per file, and files: a queue of several files, so a stop leaves whole files waiting.
  * E2E_QUOTA_PER_FILE=1127 drops the whole corpus (6 × 1127 ≥ 6,761 passages), as issue 14 asks.
  */
 const PER_FILE = Number(process.env.E2E_QUOTA_PER_FILE ?? 50);
 const FILES = 6;
+/**
+ * The default 300 passages are the vendored first 300 of MuSiQue (test/fixtures/musique-300); more need the whole
+ * corpus in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it.
+ */
+const CORPUS =
+  PER_FILE * FILES <= 300
+    ? fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url))
+    : join(BENCH_DIR, 'musique', 'corpus.jsonl');
+const corpusMissing = missingSharedData(CORPUS, 'the whole-corpus storage-quota run');
+test.skip(corpusMissing !== null, corpusMissing ?? '');
 /** Waits for indexing grow with the files (the whole corpus takes many minutes to embed on 2 cores). */
 const SCALE = Math.max(1, PER_FILE / 50);
 /**
@@ -66,7 +71,7 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   await openApp(page, origin);
   // The first file is indexed with room to spare: its vectors are stored before the store fills up.
   await addFiles(page, [paths[0]]);
-  await waitIdle(page, 120_000 * SCALE);
+  await waitIdle(page);
   const before = await layerCounts(page);
   expect(before.vectorRows, 'the first file was not embedded').toBe(before.sentences);
   log(`first file: ${before.documents} documents, ${before.vectorRows} vector rows`);
@@ -94,7 +99,7 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   log(`estimate after the drop: ${JSON.stringify(await estimate(page))}`);
 
   const full = page.getByTestId('storage-full');
-  await expect(full).toBeVisible({ timeout: 60_000 });
+  await expect(full).toBeVisible();
   const stoppedAfter = (Date.now() - dropped) / 1000;
   log(`"storage is full" shown ${stoppedAfter.toFixed(1)} s after the drop`);
   await expect(full).toContainText('storage is full');
@@ -132,7 +137,7 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   await restoreQuota(page, cdp, origin);
   await page.getByTestId('resume').click();
   await expect(full).toBeHidden();
-  await waitIdle(page, 150_000 * SCALE);
+  await waitIdle(page);
   const done = await layerCounts(page);
   log(
     `after Resume: ${done.documents} documents, ${done.sentences} sentences, ${done.vectorRecords} vector ` +
@@ -150,10 +155,10 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   expect(rewritten, 'vector records rewritten after Resume').toEqual([]);
   expect(Object.keys(stopped.records).length).toBeGreaterThanOrEqual(before.documents);
   await expect(page.getByTestId('storage-full')).toHaveCount(0);
-  await expect(page.locator('[data-testid="layers"]')).toContainText('semantic ready', { timeout: 30_000 });
+  await expect(page.locator('[data-testid="layers"]')).toContainText('semantic ready');
 });
 
 /** After a stop the app is idle with files still queued (waitIdle would wait for an empty queue). */
 async function waitIdleOrStopped(page: Page): Promise<void> {
-  await page.waitForSelector('[data-indexing="idle"]', { timeout: 60_000 });
+  await page.waitForSelector('[data-indexing="idle"]');
 }

@@ -63,7 +63,7 @@ async function cachedUrls(page: Page): Promise<{ names: string[]; urls: string[]
 }
 
 /** Waits until a service worker controls the page and its precache holds the whole shell. */
-async function waitControlled(page: Page, timeoutMs: number): Promise<void> {
+async function waitControlled(page: Page, timeoutMs = Infinity): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const controlled = await page.evaluate(() => navigator.serviceWorker?.controller !== null);
@@ -112,8 +112,8 @@ test('service worker: a new build is announced, "Reload" serves it and removes t
   privacy.allowOrigin(origin);
   try {
     await page.goto(`${origin}/#library`);
-    await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
-    await waitControlled(page, 120_000);
+    await page.waitForSelector('[data-indexing]');
+    await waitControlled(page);
     const entryA = await entryScript(page);
     const sampleA = await fetchText(page, SAMPLE);
     expect(assetsA.has(entryA), 'A is not what is served').toBe(true);
@@ -128,16 +128,13 @@ test('service worker: a new build is announced, "Reload" serves it and removes t
     await server.close();
     ({ server } = await servePreview(distB, Number(new URL(origin).port)));
     await page.reload();
-    await page.waitForSelector('[data-testid="update-banner"]', { timeout: 180_000 });
+    await page.waitForSelector('[data-testid="update-banner"]');
     // Until "Reload" the page keeps running A, whole (not half A's bundles and half B's).
     expect(await entryScript(page), 'the page switched to B before "Reload"').toBe(entryA);
     log('update announced while A still runs');
 
-    await Promise.all([
-      page.waitForEvent('load', { timeout: 60_000 }),
-      page.click('[data-testid="update-reload"]'),
-    ]);
-    await page.waitForSelector('[data-indexing]', { timeout: 30_000 });
+    await Promise.all([page.waitForEvent('load'), page.click('[data-testid="update-reload"]')]);
+    await page.waitForSelector('[data-indexing]');
     const entryB = await entryScript(page);
     expect(assetsB.has(entryB), `after "Reload" the page runs ${entryB}, not B's entry bundle`).toBe(true);
     expect(assetsA.has(entryB), `after "Reload" the page runs ${entryB}, not B's entry bundle`).toBe(false);

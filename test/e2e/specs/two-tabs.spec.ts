@@ -63,25 +63,24 @@ test('two tabs: one indexes, the other waits and says so, the library equals a o
 
   await addFiles(a, [file]);
   // B hears of A's run over the BroadcastChannel.
-  await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
+  await b.waitForSelector('[data-testid="elsewhere"]');
   const beforeReload = await states(b);
 
   // Reloaded mid-run, B finds A's file in the queue: it must wait, not index it a second time.
   await b.reload();
-  await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 30_000 });
+  await b.waitForSelector('[data-testid="elsewhere"]');
   expect(await indexing(a), 'A finished before B had reloaded: the test did not overlap the two tabs').toBe(
     'running',
   );
   log(`B reloaded while A indexes; B shows "${await b.textContent('[data-testid="elsewhere"] h2')}"`);
 
-  await waitIdle(a, 240_000);
+  await waitIdle(a);
   // B updates by itself when A's run ends: no notice, idle, and the documents A stored.
   await b.waitForFunction(
     (n) =>
       document.querySelector('[data-indexing]')?.getAttribute('data-indexing') === 'idle' &&
       document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '') === String(n),
     expected.documents,
-    { timeout: 30_000 },
   );
   expect(await b.$('[data-testid="elsewhere"]'), 'B still says indexing runs elsewhere').toBeNull();
 
@@ -115,15 +114,14 @@ test('two tabs: one indexes, the other waits and says so, the library equals a o
   const more = join(tmp, 'more-places.jsonl');
   await writeFile(more, passages(400, 1000));
   await addFiles(a, [more]);
-  await b.waitForSelector('[data-testid="elsewhere"]', { timeout: 60_000 });
+  await b.waitForSelector('[data-testid="elsewhere"]');
   await a.waitForFunction(
     (n) => Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '')) > n,
     counts.documents,
-    { timeout: 120_000 },
   );
   await a.close();
-  await b.waitForSelector('[data-indexing="running"]', { timeout: 30_000 });
-  await waitIdle(b, 240_000);
+  await b.waitForSelector('[data-indexing="running"]');
+  await waitIdle(b);
   const both = await expectedCounts([file, more]);
   const final = await readCounts(b);
   for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {

@@ -16,6 +16,9 @@ import { IncrementalConceptGraph, type IncrementalChunk } from '../../../src/cor
 import { parseJsonl } from '../../../src/core/parse/jsonl.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 
+// The first 300 MuSiQue passages, vendored (test/fixtures/musique-300) so the test runs without ../shared.
+const MUSIQUE_300 = join(import.meta.dirname, '../../fixtures/musique-300/corpus.jsonl');
+
 const OPTIONS: GraphOptions = { conceptsPerChunk: 0, maxDfFraction: 0.25, thetaCo: 1, thetaSem: 0.5 };
 
 function chunk(id: string, text: string, docId = id): IncrementalChunk {
@@ -339,7 +342,7 @@ function replay(docs: IncrementalChunk[][], options: GraphOptions, seed: number,
 
 describe('IncrementalConceptGraph equals a fresh build', () => {
   it('on 300 MuSiQue passages, added and removed as documents', () => {
-    const source = readFileSync(join(__dirname, '../../../../shared/bench/musique/corpus.jsonl'), 'utf8');
+    const source = readFileSync(MUSIQUE_300, 'utf8');
     // The first 300 lines are enough: parse only them.
     const lines = source.split('\n', 300).join('\n');
     const { documents: parsed } = parseJsonl('musique.jsonl', lines);

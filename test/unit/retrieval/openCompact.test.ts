@@ -20,6 +20,9 @@ import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieva
 import { resolveParams } from '../../../src/core/retrieval/params.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 
+// The first 300 MuSiQue passages, vendored (test/fixtures/musique-300) so the test runs without ../shared.
+const MUSIQUE_300 = join(import.meta.dirname, '../../fixtures/musique-300/corpus.jsonl');
+
 const DIM = 16;
 const analyzer = createTermAnalyzer();
 
@@ -41,7 +44,7 @@ function embed(text: string): Float32Array {
 }
 
 async function corpus(): Promise<RetrievalInput> {
-  const source = readFileSync(join(__dirname, '../../../../shared/bench/musique/corpus.jsonl'), 'utf8');
+  const source = readFileSync(MUSIQUE_300, 'utf8');
   const lines = source.split('\n', 300).join('\n');
   const { documents } = await prepareFile('musique.jsonl', new TextEncoder().encode(lines));
   expect(documents).toHaveLength(300);

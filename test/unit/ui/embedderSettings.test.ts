@@ -5,7 +5,7 @@ import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { pageRepo } from '../../../src/ui/state/db.ts';
 import { SettingsState } from '../../../src/ui/state/settings.svelte.ts';
-import { toEmbedderChoice } from '../../../src/services/embedderChoice.ts';
+import { readEmbedderChoice, toEmbedderChoice } from '../../../src/services/embedderChoice.ts';
 import { choiceKey, EmbedderHolder } from '../../../src/services/embedders.ts';
 
 const KEY = 'sk-settings-key-0815';
@@ -40,6 +40,24 @@ describe('reading a stored embedder setting', () => {
     );
     expect(() => toEmbedderChoice({ kind: 'word2vec' })).toThrow(/neither an embedder spec nor an older/);
     expect(() => toEmbedderChoice(42)).toThrow(/neither an embedder spec nor an older/);
+  });
+});
+
+describe('readEmbedderChoice (how the page, the workers and the services read the setting)', () => {
+  it('reads the stored setting from the settings table in either shape, the default when none', async () => {
+    const repo = pageRepo();
+    expect(await readEmbedderChoice(repo)).toEqual({ spec: 'use' });
+    await repo.setSetting('embedder', { kind: 'transformers', model: '/models/minilm/' });
+    expect(await readEmbedderChoice(repo)).toEqual({ spec: 'hf:/models/minilm/' });
+    await repo.setSetting('embedder', { spec: 'openai:http://h/v1#m', apiKey: KEY, workers: 2 });
+    expect(await readEmbedderChoice(repo)).toEqual({ spec: 'openai:http://h/v1#m', apiKey: KEY, workers: 2 });
+  });
+
+  it('refuses an unreadable setting with the reason, without the key', async () => {
+    await pageRepo().setSetting('embedder', { spec: 'openai:h/v1#m', apiKey: KEY });
+    const read = readEmbedderChoice(pageRepo());
+    await expect(read).rejects.toThrow(/base URL 'h\/v1' must start with http/);
+    await expect(read).rejects.not.toThrow(KEY);
   });
 });
 
