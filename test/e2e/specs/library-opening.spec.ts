@@ -5,7 +5,9 @@
 // index (?bundle=) shows the bytes downloaded so far, with Cancel, while it downloads over a throttled network.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { importBundle, openApp } from '../lib/app.ts';
@@ -141,6 +143,7 @@ test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library m
   page,
   origin,
   dist,
+  privacy,
   log,
 }) => {
   const scratch = join(dist, `e2e-opening-${process.pid}`);
@@ -149,15 +152,18 @@ test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library m
     const bundle = join(scratch, 'vue.bundle');
     makeBundle(vueDocs(), bundle);
     await watchEmptyStates(page);
-    // A slow network (Chromium's own throttling, for the page and its workers): the download takes seconds.
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 20,
-      downloadThroughput: 64 * 1024,
-      uploadThroughput: 64 * 1024,
-    });
+    // A slow network: the bundle's URL (the app's own origin) is answered by a loopback server that sends it in
+    // 8 KB pieces every 50 ms, with its length stated, so the download takes seconds.
+    let release = (): void => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    const slow = await slowServer(await readFile(bundle), released);
+    privacy.allowOrigin(slow.origin);
+    // By path: the page's own URL names the bundle in its query.
+    const path = `/e2e-opening-${process.pid}/vue.bundle`;
+    await page.route(
+      (url) => url.pathname === path,
+      (route) => route.continue({ url: `${slow.origin}/vue.bundle` }),
+    );
     await page.goto(`${origin}/?bundle=/e2e-opening-${process.pid}/vue.bundle#library`);
     const progress = page.getByTestId('bundle-download');
     // Part of it downloaded (more than nothing, less than all), out of the size the server states.
@@ -177,17 +183,47 @@ test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library m
     await page.click('a[href="#ask"]');
     await expect(page.getByTestId('bundle-download')).toBeVisible();
     await page.click('a[href="#library"]');
-    await cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 0,
-      downloadThroughput: -1,
-      uploadThroughput: -1,
-    });
+    release();
     await expect(page.getByTestId('read-only')).toBeVisible({ timeout: 120_000 });
     const result = await seen(page);
     log(`empty states while the bundle loaded: ${JSON.stringify(result.empty)}`);
     expect(result.empty).toEqual([]);
+    await slow.close();
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 });
+
+/**
+ * Serves `body` slowly: 8 KB every 50 ms with its Content-Length, and the last piece only once `gate` resolves
+ * (so the test sees the download part-way however fast the machine is).
+ */
+async function slowServer(
+  body: Buffer,
+  gate: Promise<void>,
+): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    response.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': String(body.length),
+      // The app is cross-origin isolated: the response is the app's own (the route keeps the URL), but say so.
+      'cross-origin-resource-policy': 'cross-origin',
+    });
+    let at = 0;
+    const step = async () => {
+      const end = Math.min(body.length, at + 8 * 1024);
+      if (end === body.length) await gate;
+      response.write(body.subarray(at, end));
+      at = end;
+      if (at < body.length) setTimeout(() => void step(), 50);
+      else response.end();
+    };
+    void step();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

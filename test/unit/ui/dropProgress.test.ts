@@ -1,7 +1,7 @@
 // The Library view's one progress for a whole drop: files, sentences, searchable documents and documents with
 // vectors, projected from the bytes read so far, with rates and time left.
 import { describe, expect, it } from 'vitest';
-import { DropTally, RateMeter } from '../../../src/ui/state/dropProgress.ts';
+import { DropTally, RateMeter, SettledEta } from '../../../src/ui/state/dropProgress.ts';
 import type { LibraryCoverage } from '../../../src/services/protocol.ts';
 
 const coverage = (c: Partial<LibraryCoverage>): LibraryCoverage => ({
@@ -95,5 +95,40 @@ describe('DropTally', () => {
     const rows = Object.fromEntries(tally.rows(1000).map((r) => [r.key, r]));
     expect(rows.files).toMatchObject({ done: 1, total: 1 });
     expect(rows.sentences).toMatchObject({ done: 0, total: 0, approximate: false });
+  });
+});
+
+describe('SettledEta', () => {
+  it('shows nothing until the estimates have come for 10 s, then follows a steady count-down closely', () => {
+    const eta = new SettledEta();
+    // 120 s left at the start, the work going at a steady pace: the estimate falls one second a second.
+    const shown: number[] = [];
+    for (let t = 0; t <= 20_000; t += 1000) shown.push(eta.update(120 - t / 1000, t));
+    expect(shown.slice(0, 10).every(Number.isNaN)).toBe(true);
+    expect(shown[10]).toBeCloseTo(110, 6);
+    expect(shown[20]).toBeCloseTo(100, 6);
+  });
+
+  it('moves only part of the way when the estimate swings, and hides again while it keeps disagreeing', () => {
+    const eta = new SettledEta();
+    for (let t = 0; t <= 12_000; t += 1000) eta.update(600 - t / 1000, t);
+    const before = eta.update(587, 13_000);
+    expect(before).toBeCloseTo(587, 6);
+    // A graph rebuild stalls the rate for a moment: the raw estimate jumps to 72 minutes.
+    const swing = eta.update(4320, 14_000);
+    // Hidden while the estimates disagree (the swing is not shown either way).
+    expect(swing).toBeNaN();
+    // The rate recovers: estimates agree again and, after 5 s of agreement, a value is shown that moved a
+    // fraction of the swing (EWMA, 20 s), not the 72 minutes.
+    let shown = Number.NaN;
+    for (let t = 15_000; t <= 21_000; t += 1000) shown = eta.update(600 - t / 1000, t);
+    expect(shown).toBeGreaterThan(579);
+    expect(shown).toBeLessThan(1200);
+  });
+
+  it('counts down between estimates and keeps its value while the rate is unknown', () => {
+    const eta = new SettledEta();
+    for (let t = 0; t <= 10_000; t += 1000) eta.update(60 - t / 1000, t);
+    expect(eta.update(Number.NaN, 15_000)).toBeCloseTo(45, 6);
   });
 });
