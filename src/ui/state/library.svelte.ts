@@ -197,8 +197,9 @@ export class LibraryState {
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
     await opened;
-    // Changes made while the worker started (another tab's run) are in this second read.
-    await this.refresh();
+    // Changes made while the worker started (another tab's run) are in this second read (counts only: the list
+    // was read by the first).
+    await this.refresh(false);
     if (this.hasWorkLeft) {
       // The worker resumes the queue and the embedding of documents stored without vectors, or waits while
       // another tab indexes (it says so with 'waiting').
