@@ -35,23 +35,27 @@ export class RateMeter {
 }
 
 /** The time left follows its estimates with this time constant (an exponentially weighted moving average). */
-const ETA_SMOOTHING_MS = 20_000;
-/** It is shown only after estimates have come for this long, and none has disagreed for half of it. */
+const ETA_SMOOTHING_MS = 10_000;
+/** It is shown only once estimates have come for this long… */
 const ETA_SETTLE_MS = 10_000;
-/** An estimate disagrees when it differs from the smoothed time left by more than this share of it. */
-const ETA_AGREEMENT = 0.3;
+/** …and none has jumped for this long: a jump is an estimate that differs from the one before (counted down
+ * by the time between them) by more than ETA_JUMP of it. */
+const ETA_STEADY_MS = 3_000;
+const ETA_JUMP = 0.25;
 
 /**
  * A time left that settles: each estimate (items left / recent rate) moves the shown value only part of the way
- * (EWMA over ETA_SMOOTHING_MS, the shown value counting down meanwhile), and nothing is shown until the estimates
- * have agreed for a while. A graph rebuild or the switch from reading to embedding changes the rate for seconds;
- * the raw estimate then swung from an hour to minutes and back.
+ * (EWMA over ETA_SMOOTHING_MS, the shown value counting down meanwhile), and nothing is shown until estimates have
+ * come for a while without jumping. A graph rebuild or the switch from reading to embedding changes the rate for
+ * seconds; the raw estimate then swung from an hour to minutes and back.
  */
 export class SettledEta {
   private smoothed = Number.NaN;
+  private last = Number.NaN;
   private at = 0;
   private first = Number.NaN;
-  private lastDisagreement = Number.NEGATIVE_INFINITY;
+  private lastJump = Number.NEGATIVE_INFINITY;
+  private settled = false;
 
   /** Feeds an estimate (seconds, NaN when unknown); returns the time left to show, NaN while unsettled. */
   update(estimate: number, now: number): number {
@@ -59,20 +63,22 @@ export class SettledEta {
       if (Number.isNaN(this.smoothed)) {
         this.smoothed = estimate;
         this.first = now;
-        this.lastDisagreement = now;
       } else {
         const dt = Math.max(0, now - this.at);
+        const expected = Math.max(0, this.last - dt / 1000);
+        if (Math.abs(estimate - expected) > ETA_JUMP * Math.max(expected, 10)) this.lastJump = now;
         const predicted = Math.max(0, this.smoothed - dt / 1000);
         const weight = 1 - Math.exp(-dt / ETA_SMOOTHING_MS);
         this.smoothed = predicted + weight * (estimate - predicted);
-        if (Math.abs(estimate - predicted) > ETA_AGREEMENT * Math.max(predicted, 30))
-          this.lastDisagreement = now;
       }
+      this.last = estimate;
       this.at = now;
     }
     if (Number.isNaN(this.smoothed)) return Number.NaN;
-    const settled = now - this.first >= ETA_SETTLE_MS && now - this.lastDisagreement >= ETA_SETTLE_MS / 2;
-    return settled ? Math.max(0, this.smoothed - Math.max(0, now - this.at) / 1000) : Number.NaN;
+    // Once shown it stays (a later jump moves it only part of the way): a time left that comes and goes with
+    // every batch reads worse than one that is a little late to follow.
+    this.settled ||= now - this.first >= ETA_SETTLE_MS && now - this.lastJump >= ETA_STEADY_MS;
+    return this.settled ? Math.max(0, this.smoothed - Math.max(0, now - this.at) / 1000) : Number.NaN;
   }
 }
 

@@ -109,21 +109,27 @@ describe('SettledEta', () => {
     expect(shown[20]).toBeCloseTo(100, 6);
   });
 
-  it('moves only part of the way when the estimate swings, and hides again while it keeps disagreeing', () => {
+  it('waits for steady estimates before it shows one, and then moves only part of the way on a swing', () => {
     const eta = new SettledEta();
-    for (let t = 0; t <= 12_000; t += 1000) eta.update(600 - t / 1000, t);
-    const before = eta.update(587, 13_000);
-    expect(before).toBeCloseTo(587, 6);
-    // A graph rebuild stalls the rate for a moment: the raw estimate jumps to 72 minutes.
-    const swing = eta.update(4320, 14_000);
-    // Hidden while the estimates disagree (the swing is not shown either way).
-    expect(swing).toBeNaN();
-    // The rate recovers: estimates agree again and, after 5 s of agreement, a value is shown that moved a
-    // fraction of the swing (EWMA, 20 s), not the 72 minutes.
+    // Jumpy estimates at first (the rate still finding its level): nothing shown, even after 10 s.
+    const early = [900, 500, 800, 400, 700, 350, 650, 300, 600, 598, 597].map((e, k) =>
+      eta.update(e, k * 1000),
+    );
+    expect(early.every(Number.isNaN)).toBe(true);
+    // Steady from 8 s on: shown 3 s later.
     let shown = Number.NaN;
-    for (let t = 15_000; t <= 21_000; t += 1000) shown = eta.update(600 - t / 1000, t);
-    expect(shown).toBeGreaterThan(579);
-    expect(shown).toBeLessThan(1200);
+    for (let t = 12_000; t <= 14_000; t += 1000) shown = eta.update(600 - t / 1000 + 12, t);
+    expect(Number.isFinite(shown)).toBe(true);
+    const before = shown;
+    // A graph rebuild stalls the rate for a moment: the raw estimate jumps to 72 minutes. The time left moves a
+    // fraction of the way (EWMA, 10 s) and stays shown.
+    const swing = eta.update(4320, 15_000);
+    expect(swing).toBeGreaterThan(before);
+    expect(swing).toBeLessThan(before + 0.1 * (4320 - before));
+    // The rate recovers: the time left comes back down towards the estimates.
+    for (let t = 16_000; t <= 30_000; t += 1000) shown = eta.update(600 - t / 1000 + 12, t);
+    expect(shown).toBeLessThan(swing);
+    expect(shown).toBeGreaterThan(582);
   });
 
   it('counts down between estimates and keeps its value while the rate is unknown', () => {
