@@ -20,7 +20,7 @@ const service = new QueryService({
   atomicStore: new DexieAtomicStore(db),
   // The question model loads on another thread while this one reads the library and builds the engine.
   embedders: embedderInOwnWorker(),
-  openBundle: (url) => openBundleReadOnly(url, self.location.origin),
+  openBundle: (url, onProgress) => openBundleReadOnly(url, self.location.origin, fetch, onProgress),
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.
   prebuildGraph: prebuildInWorker,
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).

@@ -54,6 +54,10 @@ export function createIngestService(deps: IngestServiceDeps) {
     async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
       await pipeline.enqueue(files);
     },
+    /** Files the page queued in the store itself (a drop's bytes): drained now, or before the running drain ends. */
+    notifyQueued(): void {
+      pipeline.notifyQueued();
+    },
     /** Resumes a queue left by a reload; resolves when the queue is empty. */
     async resume(): Promise<void> {
       await pipeline.ensureRunning();

@@ -197,6 +197,18 @@ export class IngestPipeline {
     if (this.waitingElsewhere) this.emit({ type: 'waiting' });
   }
 
+  /**
+   * Files were queued in the store by someone else (the page records a drop's bytes itself,
+   * src/store/intakeStore.ts): drain them, in the running drain if there is one (it reads the queue again before it
+   * can end), else in a new one.
+   */
+  notifyQueued(): void {
+    this.wake = true;
+    this.emit({ type: 'changed' });
+    void this.ensureRunning();
+    if (this.waitingElsewhere) this.emit({ type: 'waiting' });
+  }
+
   /** Runs the queue (including files left by a reload) until it is empty. */
   ensureRunning(): Promise<void> {
     this.running ??= this.deps.lock ? this.drainExclusively(this.deps.lock) : this.drain();
@@ -421,6 +433,9 @@ export class IngestPipeline {
           await this.rebuildGraph(signal);
           continue;
         }
+        // Files queued since the queue was last read (notifyQueued): this drain takes them rather than end
+        // with them waiting (the page would see 'idle' while its drop is in the queue).
+        if (this.wake) continue;
         break;
       }
     } catch (error) {

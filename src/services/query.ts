@@ -13,7 +13,7 @@ import type { LlmSettings } from '../core/llm/index.ts';
 import type { RetrievalEngine } from '../core/retrieval/index.ts';
 import { parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
-import type { ReadOnlyBundle } from '../store/bundleImport.ts';
+import type { DownloadProgress, ReadOnlyBundle } from '../store/bundleImport.ts';
 import { questionFromRecord } from '../store/atomicStore.ts';
 import type { AtomicQuestionRecord, IndexMeta, KgEntityRecord, KgRelationRecord } from '../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../store/kgStore.ts';
@@ -60,7 +60,7 @@ export interface QueryDeps {
   /** One memoized question embedder (EmbedderHolder). */
   embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
   /** Fetches and validates a same-origin bundle without writing anything (openBundleReadOnly). */
-  openBundle(url: string): Promise<ReadOnlyBundle>;
+  openBundle(url: string, onProgress?: DownloadProgress): Promise<ReadOnlyBundle>;
   /** `purpose` names the calls in the network ledger (src/services/ledger.ts). */
   llmClient(settings: LlmSettings, purpose?: LedgerPurpose): LlmClient;
   /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
@@ -225,12 +225,14 @@ export class QueryService {
    */
   async openBundle(
     url: string,
+    /** Bytes downloaded so far (a Comlink proxy from the page, which shows them). */
+    onProgress?: DownloadProgress,
   ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
     const t0 = performance.now();
     const marks: Record<string, number> = {};
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
-    const opening = this.deps.openBundle(url);
+    const opening = this.deps.openBundle(url, onProgress);
     const library = track(
       opening.then((bundle) => {
         mark('bundleRead');

@@ -57,7 +57,12 @@ export interface IndexMeta {
   edges: number;
 }
 
-export type PendingStatus = 'queued' | 'working' | 'failed';
+/**
+ * 'announced': the file's name and size are recorded but not its bytes yet (src/store/intakeStore.ts); the
+ * worker drains only 'queued' (and interrupted 'working') files. A string on the existing status index: no schema
+ * change.
+ */
+export type PendingStatus = 'announced' | 'queued' | 'working' | 'failed';
 
 /** A file waiting to be indexed, with its bytes, so that a reload resumes the queue. */
 export interface PendingRecord {

@@ -591,7 +591,7 @@ export class Repo {
   /** Files still to index, oldest first ('working' ones were interrupted by a reload and run again). */
   async pendingQueue(): Promise<PendingRecord[]> {
     const all = await this.db.pending.orderBy('addedAt').toArray();
-    return all.filter((p) => p.status !== 'failed');
+    return all.filter((p) => p.status === 'queued' || p.status === 'working');
   }
 
   /**
@@ -600,8 +600,9 @@ export class Repo {
    */
   async waitingIds(): Promise<string[]> {
     const ids = await this.db.pending.orderBy('addedAt').primaryKeys();
-    const failed = new Set(await this.db.pending.where('status').equals('failed').primaryKeys());
-    return ids.filter((id) => !failed.has(id));
+    // Failed files, and announced ones whose bytes are not stored yet (src/store/intakeStore.ts), are not drained.
+    const skipped = new Set(await this.db.pending.where('status').anyOf('failed', 'announced').primaryKeys());
+    return ids.filter((id) => !skipped.has(id));
   }
 
   /** One pending file with its bytes (undefined when it is gone, e.g. after a cancel). */
@@ -667,7 +668,10 @@ export class Repo {
     await this.db.pending.update(id, { status: 'queued', attempts });
   }
 
-  /** Drops every file still waiting (a cancel); failed ones stay listed with their reasons. */
+  /**
+   * Drops every file still waiting (a cancel); failed ones stay listed with their reasons, and announced ones
+   * (bytes not stored) are the page's to forget (src/store/intakeStore.ts).
+   */
   async clearWaitingPending(): Promise<void> {
     await this.db.pending.where('status').anyOf('queued', 'working').delete();
   }

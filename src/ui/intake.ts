@@ -1,7 +1,7 @@
 // What the page does with picked or dropped files before reading any of them: a file of a type that cannot be
 // indexed, or over the size limit, is refused by its name and size alone (a dropped folder of 10,000 photos costs
-// no reading at all), with a verdict for each; the accepted ones are then read one at a time, each handed to the
-// ingest worker before the next is read, so memory holds one file's bytes, not the whole folder's.
+// no reading at all), with a verdict for each; the accepted ones are then read in large groups, each group's
+// bytes stored in one transaction (src/store/intakeStore.ts), so memory holds one group's bytes at a time.
 import { isSupportedFile, unsupportedReason } from '../core/parse/index.ts';
 import { MAX_FILE_BYTES, type FileOutcome } from '../services/protocol.ts';
 
@@ -58,27 +58,47 @@ export function screenFiles(files: readonly PickedFile[]): Screened {
   return { accepted, refused, summary };
 }
 
-/** Reads the accepted files one at a time; a file that cannot be read (gone since it was picked) gets a verdict. */
-export async function* readOneByOne(
-  accepted: Screened['accepted'],
-  onUnreadable: (outcome: FileOutcome) => void,
-): AsyncGenerator<{ name: string; bytes: ArrayBuffer }> {
-  for (const { name, file } of accepted) {
-    let bytes: ArrayBuffer;
-    try {
-      bytes = await file.arrayBuffer();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      onUnreadable({
-        file: name,
-        status: 'failed',
-        documents: 0,
-        reason: `could not read the file (${message})`,
-      });
-      continue;
-    }
-    yield { name, bytes };
+/**
+ * A drop's bytes go to the store in a few large transactions (src/store/intakeStore.ts), so the whole drop is
+ * kept within seconds of the drop even if the page is closed right after: a group holds up to this many bytes
+ * and files (a 20 MB file, the largest accepted, makes a group of its own).
+ */
+export const RECORD_GROUP_BYTES = 16 * 1024 * 1024;
+export const RECORD_GROUP_FILES = 1000;
+
+/** The next group of files to read and store, in order: at least one file, then up to the limits. */
+export function nextGroup<T extends { file: Pick<File, 'size'> }>(
+  files: Iterable<T>,
+  maxBytes = RECORD_GROUP_BYTES,
+  maxFiles = RECORD_GROUP_FILES,
+): T[] {
+  const group: T[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    if (group.length > 0 && (group.length >= maxFiles || bytes + f.file.size > maxBytes)) break;
+    group.push(f);
+    bytes += f.file.size;
   }
+  return group;
+}
+
+/**
+ * Reads a group's files (all at once: the browser reads them from disk in parallel); a file that cannot be read
+ * (gone since it was picked) gets the reason instead of bytes.
+ */
+export async function readGroup<T extends { file: Pick<File, 'arrayBuffer'> }>(
+  group: readonly T[],
+): Promise<Array<{ item: T; bytes: ArrayBuffer } | { item: T; reason: string }>> {
+  return Promise.all(
+    group.map(async (item) => {
+      try {
+        return { item, bytes: await item.file.arrayBuffer() };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { item, reason: `could not read the file (${message})` };
+      }
+    }),
+  );
 }
 
 /** New verdicts first; an earlier verdict for the same file name is replaced. */

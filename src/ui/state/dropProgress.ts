@@ -34,6 +34,54 @@ export class RateMeter {
   }
 }
 
+/** The time left follows its estimates with this time constant (an exponentially weighted moving average). */
+const ETA_SMOOTHING_MS = 10_000;
+/** It is shown only once estimates have come for this long… */
+const ETA_SETTLE_MS = 10_000;
+/** …and none has jumped for this long: a jump is an estimate that differs from the one before (counted down
+ * by the time between them) by more than ETA_JUMP of it. */
+const ETA_STEADY_MS = 3_000;
+const ETA_JUMP = 0.25;
+
+/**
+ * A time left that settles: each estimate (items left / recent rate) moves the shown value only part of the way
+ * (EWMA over ETA_SMOOTHING_MS, the shown value counting down meanwhile), and nothing is shown until estimates have
+ * come for a while without jumping. A graph rebuild or the switch from reading to embedding changes the rate for
+ * seconds; the raw estimate then swung from an hour to minutes and back.
+ */
+export class SettledEta {
+  private smoothed = Number.NaN;
+  private last = Number.NaN;
+  private at = 0;
+  private first = Number.NaN;
+  private lastJump = Number.NEGATIVE_INFINITY;
+  private settled = false;
+
+  /** Feeds an estimate (seconds, NaN when unknown); returns the time left to show, NaN while unsettled. */
+  update(estimate: number, now: number): number {
+    if (Number.isFinite(estimate)) {
+      if (Number.isNaN(this.smoothed)) {
+        this.smoothed = estimate;
+        this.first = now;
+      } else {
+        const dt = Math.max(0, now - this.at);
+        const expected = Math.max(0, this.last - dt / 1000);
+        if (Math.abs(estimate - expected) > ETA_JUMP * Math.max(expected, 10)) this.lastJump = now;
+        const predicted = Math.max(0, this.smoothed - dt / 1000);
+        const weight = 1 - Math.exp(-dt / ETA_SMOOTHING_MS);
+        this.smoothed = predicted + weight * (estimate - predicted);
+      }
+      this.last = estimate;
+      this.at = now;
+    }
+    if (Number.isNaN(this.smoothed)) return Number.NaN;
+    // Once shown it stays (a later jump moves it only part of the way): a time left that comes and goes with
+    // every batch reads worse than one that is a little late to follow.
+    this.settled ||= now - this.first >= ETA_SETTLE_MS && now - this.lastJump >= ETA_STEADY_MS;
+    return this.settled ? Math.max(0, this.smoothed - Math.max(0, now - this.at) / 1000) : Number.NaN;
+  }
+}
+
 export type DropRowKey = 'files' | 'sentences' | 'searchable' | 'embedded';
 
 export interface DropRow {
@@ -46,8 +94,10 @@ export interface DropRow {
   approximate: boolean;
   rate: number;
   rateUnit: string;
-  /** Seconds left for everything queued, NaN when unknown. */
+  /** Seconds left for everything queued at the recent rate, NaN when unknown. */
   eta: number;
+  /** The time left to show: `eta` smoothed, NaN until it has settled (SettledEta). */
+  settledEta: number;
 }
 
 const EMPTY: LibraryCoverage = {
@@ -79,6 +129,12 @@ export class DropTally {
     sentences: new RateMeter(),
     documents: new RateMeter(),
     embedded: new RateMeter(),
+  };
+  private readonly etas: Record<DropRowKey, SettledEta> = {
+    files: new SettledEta(),
+    sentences: new SettledEta(),
+    searchable: new SettledEta(),
+    embedded: new SettledEta(),
   };
 
   constructor(
@@ -165,7 +221,7 @@ export class DropTally {
     const embeddedDone = Math.max(0, c.embeddedDocuments - this.base.embeddedDocuments);
     const sentencesAll = c.sentences + (p.sentences - stored.sentences);
     const searchableDone = Math.max(0, c.searchableDocuments - this.base.searchableDocuments);
-    return [
+    const rows: Omit<DropRow, 'settledEta'>[] = [
       {
         key: 'files',
         label: 'Files read',
@@ -208,5 +264,6 @@ export class DropTally {
         eta: etaOf(sentencesAll - c.embeddedSentences, embedRate),
       },
     ];
+    return rows.map((r) => ({ ...r, settledEta: this.etas[r.key].update(r.eta, now) }));
   }
 }

@@ -3,7 +3,7 @@
 // offers (storageEstimate.ts); when the store fills up anyway the run's stop is shown with the queue kept and a
 // Resume; a stage that stops moving is shown as stalled (watchdog.ts). It talks to the ingest worker (events
 // arrive through a Comlink proxy) and reads counts from IndexedDB.
-import { proxy, transfer } from 'comlink';
+import { proxy } from 'comlink';
 import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { StoreCounts } from '../../store/repo.ts';
@@ -14,15 +14,33 @@ import {
   type IngestStopCause,
   type LibraryCoverage,
 } from '../../services/protocol.ts';
-import { readOneByOne, screenFiles, withOutcomes, type PickedFile } from '../intake.ts';
+import {
+  nextGroup,
+  readGroup,
+  screenFiles,
+  withOutcomes,
+  type PickedFile,
+  type Screened,
+} from '../intake.ts';
+import {
+  announceFiles,
+  announcedFiles,
+  forgetAnnounced,
+  matchAnnounced,
+  recordBytes,
+  type AnnouncedFile,
+} from '../../store/intakeStore.ts';
+import { isQuotaError } from '../../services/storageGuard.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
+import { sharedProgress } from './sharedProgress.svelte.ts';
 import { pageRepo } from './db.ts';
 import { kgApi } from './kg.ts';
 import { DropTally, type DropRow } from './dropProgress.ts';
 import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
+import { storageSplit, type StorageSplit } from './storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
 import { rememberAddedPdfs } from '../pdfPage.ts';
 
@@ -73,7 +91,8 @@ const EMPTY_COUNTS: StoreCounts = {
 
 export class LibraryState {
   counts = $state<StoreCounts>({ ...EMPTY_COUNTS });
-  storage = $state<{ usage: number; quota: number } | null>(null);
+  /** What this site keeps in the browser: the library (IndexedDB) apart from the app's offline copy. */
+  storage = $state<StorageSplit | null>(null);
   documents = $state<DocumentSummary[]>([]);
   /** Files that failed (name and reason); their bytes are gone. */
   failed = $state<Omit<PendingRecord, 'bytes'>[]>([]);
@@ -116,10 +135,26 @@ export class LibraryState {
   readOnly = $state<{ url: string; counts: Record<string, number>; embedderId: string | null } | null>(null);
   /** Export/import in progress, with what it is doing. */
   bundleBusy = $state<string | null>(null);
+  /** The shared index this page opens read-only (?bundle=…), known from the first render on; else null. */
+  readonly bundleUrl: string | null = typeof location === 'undefined' ? null : queryParam('bundle');
+  /** ?bundle=…: why the shared index could not be opened (null while it loads or once it is open). */
+  bundleError = $state<string | null>(null);
+  /** ?bundle=…: bytes of the shared index downloaded so far, and its size when the server states it. */
+  bundleDownload = $state<{ received: number; total: number | null } | null>(null);
+  /**
+   * Files dropped in an earlier page whose names and sizes were recorded but whose bytes never reached the
+   * store (the page was closed or reloaded within seconds of the drop): named in the Library view, to pick again.
+   */
+  notRead = $state<AnnouncedFile[]>([]);
 
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Picked files still being read and queued one by one (intake.ts); Cancel stops the reading too. */
+  /** Drops still being screened, recorded or read into the store; Cancel stops the reading too. */
   private feeding = 0;
+  /** This page's dropped files recorded by name and size whose bytes are still to be stored (id → file). */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping of the intake, never rendered
+  private readonly unread = new Map<string, { name: string; file: Pick<File, 'size' | 'arrayBuffer'> }>();
+  /** The group of unread files being read and stored, if any. */
+  private filling: Promise<void> | null = null;
   private stopFeeding = false;
   private started = false;
   private tally: DropTally | null = null;
@@ -127,38 +162,53 @@ export class LibraryState {
   /** Resolves the open space question (a new drop answers an unanswered one with 'stop'). */
   private answerSpace: ((choice: SpaceChoice) => void) | null = null;
 
+  /** The store was read and holds nothing (before it is read, nothing is known: never "empty"). */
   get isEmpty(): boolean {
-    return this.counts.documents === 0 && this.waiting === 0 && this.failed.length === 0 && !this.running;
+    return (
+      this.read &&
+      this.counts.documents === 0 &&
+      this.waiting === 0 &&
+      this.failed.length === 0 &&
+      this.notRead.length === 0 &&
+      !this.running
+    );
   }
 
   /** Connects to the worker and resumes a queue left by a reload; with ?bundle=… opens that bundle read-only. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    const bundle = queryParam('bundle');
-    if (bundle) {
-      await this.openReadOnly(bundle);
+    if (this.bundleUrl) {
+      await this.openReadOnly(this.bundleUrl);
       return;
     }
+    // The store is read first, beside everything else: the views say "Opening your library…" until it is, and
+    // show the library as soon as it is (the ingest worker's start, seconds on a busy machine, is not waited for).
+    const opened = this.refresh();
     // Ask the browser not to evict the library under storage pressure (granted silently for installed or
     // frequently used sites; a refusal only means best-effort storage, as before).
     void navigator.storage?.persist?.().catch(() => false);
     // Before this tab's worker can take a lock: another tab's work is then known, and shown, from the start.
     await crossTab.start();
+    sharedProgress.start();
     crossTab.listen((work, event) => {
       if (work === 'ingest' && event === 'done') void this.afterOtherTab();
       else this.scheduleRefresh();
     });
     const worker = ingestWorker();
     await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
-    await this.refresh();
+    await opened;
+    // Changes made while the worker started (another tab's run) are in this second read (counts only: the list
+    // was read by the first).
+    await this.refresh(false);
     if (this.hasWorkLeft) {
       // The worker resumes the queue and the embedding of documents stored without vectors, or waits while
       // another tab indexes (it says so with 'waiting').
       this.running = !crossTab.elsewhere.ingest;
       // A queue left by a reload is a drop of its own (names and sizes unknown here); files picked while the
-      // page was still starting are already counted by their own drop.
-      if (!this.tally && this.feeding === 0) {
+      // page was still starting are already counted by their own drop. Another tab's run is shown with that
+      // tab's own progress (sharedProgress), not a tally of files this tab never saw.
+      if (!this.tally && this.feeding === 0 && !crossTab.elsewhere.ingest) {
         const tally = this.newDrop();
         for (let i = 0; i < this.waiting; i++) tally.queued('', null);
       }
@@ -206,7 +256,9 @@ export class LibraryState {
         this.watchdog.stop();
         break;
       case 'idle':
+        // A drop still being recorded keeps the library busy: its files are not all in the queue yet.
         this.running = this.feeding > 0;
+        if (!this.running) sharedProgress.publish(this.dropRows, false);
         this.watchdog.stop();
         this.activity = null;
         if (event.cancelled) this.message = 'Indexing cancelled. Documents already stored are complete.';
@@ -232,7 +284,9 @@ export class LibraryState {
   }
 
   private updateDrop(): void {
-    if (this.tally) this.dropRows = this.tally.rows(performance.now());
+    if (!this.tally) return;
+    this.dropRows = this.tally.rows(performance.now());
+    sharedProgress.publish(this.dropRows, this.running);
   }
 
   /** Coverage as the page can read it from the store's counts (before the worker has reported any). */
@@ -272,6 +326,16 @@ export class LibraryState {
     this.message = null;
     this.running = !crossTab.elsewhere.ingest;
     if (!this.tally) this.newDrop();
+    // Files of this page's drop whose bytes the full store refused: stored now, before the queue goes on.
+    if (this.unread.size > 0) {
+      this.feeding += 1;
+      this.stopFeeding = false;
+      try {
+        await this.fillBytes();
+      } finally {
+        await this.doneFeeding();
+      }
+    }
     await ingestWorker().resume();
   }
 
@@ -385,18 +449,48 @@ export class LibraryState {
     }
   }
 
+  /**
+   * Reads the store: first the counts, the queue and the index record (small reads: once they are in, the views
+   * show the library, never the empty state before), then the document list and its vector flags.
+   */
   async refresh(withList = true): Promise<void> {
     const repo = pageRepo();
-    const [counts, storage, meta, failed, waiting, docs, vectorsSetting, newest] = await Promise.all([
+    const [counts, storage, meta, failed, waiting, announced, vectorsSetting, newest] = await Promise.all([
       repo.counts(),
-      repo.storageUsed(),
+      storageSplit().catch(() => null),
       repo.getMeta(),
       repo.failedPending(),
       repo.waitingCount(),
-      withList ? repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray() : null,
+      announcedFiles(repo.db),
       repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING),
       repo.db.documents.orderBy('addedAt').lastKey(),
     ]);
+    this.vectorsOff = vectorsSetting === false;
+    this.counts = counts;
+    this.storage = storage;
+    this.failed = failed;
+    this.waiting = waiting;
+    // This page's own unread files are being stored right now; the others were left by a closed page.
+    this.notRead = announced.filter((a) => !this.unread.has(a.id));
+    this.layers = {
+      lexical: (meta?.concepts ?? 0) > 0 || counts.chunks > 0,
+      semantic: meta?.layers.semantic ?? false,
+      embedderId: meta?.embedderId ?? null,
+    };
+    // Without a run reporting, the store's counts are the coverage (another tab's run, a reload).
+    if (!this.running) {
+      this.coverage = this.coverageFromCounts();
+      this.tally?.coverage(this.coverage, performance.now());
+      this.updateDrop();
+    }
+    const stamp = libraryStamp(counts, meta, newest);
+    if (this.stamp !== null && stamp !== this.stamp) this.version += 1;
+    this.stamp = stamp;
+    this.read = true;
+
+    const docs = withList
+      ? await repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray()
+      : null;
     // Keys only: which of the listed documents have their vectors (the records hold the vectors themselves);
     // while embedding runs, the flags of the list already shown are read again the same way.
     const listed = docs ?? (this.vectorsStale ? this.documents : null);
@@ -410,16 +504,6 @@ export class LibraryState {
             .primaryKeys()) as string[],
         )
       : null;
-    this.vectorsOff = vectorsSetting === false;
-    this.counts = counts;
-    this.storage = storage;
-    this.failed = failed;
-    this.waiting = waiting;
-    this.layers = {
-      lexical: (meta?.concepts ?? 0) > 0 || counts.chunks > 0,
-      semantic: meta?.layers.semantic ?? false,
-      embedderId: meta?.embedderId ?? null,
-    };
     if (docs && embedded) {
       this.listStale = false;
       this.documents = docs.map(({ id, title, sourceName, mime, size, addedAt }, k) => ({
@@ -436,118 +520,212 @@ export class LibraryState {
     } else if (embedded) {
       this.documents = this.documents.map((d) => ({ ...d, vectors: embedded.has(d.id) }));
     }
-    // Without a run reporting, the store's counts are the coverage (another tab's run, a reload).
-    if (!this.running) {
-      this.coverage = this.coverageFromCounts();
-      this.tally?.coverage(this.coverage, performance.now());
-      this.updateDrop();
-    }
-    const stamp = libraryStamp(counts, meta, newest);
-    if (this.stamp !== null && stamp !== this.stamp) this.version += 1;
-    this.stamp = stamp;
-    this.read = true;
   }
 
   /**
-   * Refuses unsupported and oversized files by name and size (each gets its verdict, nothing is read), then reads
-   * the others one at a time and queues each before reading the next (src/ui/intake.ts).
+   * Takes a drop: busy at once (a folder's walk, the space check and the reading come before the worker has
+   * anything to report, and "idle" then would be false), refuses unsupported and oversized files by name and
+   * size (each gets its verdict, nothing is read), then records the whole drop in the store before anything is
+   * parsed: every file's name and size in one transaction, then the bytes in a few large transactions
+   * (src/store/intakeStore.ts). A file picked again after a reload fills its recorded place.
    */
-  async addFiles(files: PickedFile[]): Promise<void> {
-    if (files.length === 0) return;
-    const { accepted, refused, summary } = screenFiles(files);
-    if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
-    if (summary) this.message = summary;
-    if (accepted.length === 0) return;
-    rememberAddedPdfs(accepted);
-    // Before anything is read or queued: will the index of these files fit in what the browser offers here?
-    const estimate = estimateDrop(accepted.map(({ name, file }) => ({ name, size: file.size })));
-    const shortfall = checkSpace(estimate, await browserStorage());
-    if (shortfall) {
-      const choice = await this.askSpace(shortfall);
-      if (choice === 'stop') {
-        this.message =
-          (summary ? `${summary} ` : '') +
-          `Nothing was indexed: ${accepted.length === 1 ? 'the file was' : `${accepted.length} files were`} ` +
-          'not queued. Free space or remove documents, or open the app in a normal (not private) window, then ' +
-          'add them again.';
-        return;
+  async addFiles(input: PickedFile[] | Promise<PickedFile[]>): Promise<void> {
+    // Files dropped while a drop is indexing join it, until its files are all read (see record()).
+    const joining = this.running;
+    this.feeding += 1;
+    this.stopFeeding = false;
+    this.running = !crossTab.elsewhere.ingest;
+    try {
+      const files = await input;
+      if (files.length === 0) return;
+      this.message = null;
+      this.storageStop = null;
+      const { accepted, refused, summary } = screenFiles(files);
+      if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
+      if (summary) this.message = summary;
+      if (accepted.length === 0) return;
+      rememberAddedPdfs(accepted);
+      // Before anything is read or queued: will the index of these files fit in what the browser offers here?
+      const estimate = estimateDrop(accepted.map(({ name, file }) => ({ name, size: file.size })));
+      const shortfall = checkSpace(estimate, await browserStorage());
+      if (shortfall) {
+        const choice = await this.askSpace(shortfall);
+        if (choice === 'stop') {
+          this.message =
+            (summary ? `${summary} ` : '') +
+            `Nothing was indexed: ${accepted.length === 1 ? 'the file was' : `${accepted.length} files were`} ` +
+            'not queued. Free space or remove documents, or open the app in a normal (not private) window, then ' +
+            'add them again.';
+          return;
+        }
+        if (choice === 'lexical') {
+          await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
+          this.vectorsOff = true;
+        }
       }
-      if (choice === 'lexical') {
-        await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
-        this.vectorsOff = true;
-      }
+      if (!(await this.record(accepted, joining))) return;
+      await this.fillBytes();
+      if (summary) this.message = summary;
+    } finally {
+      await this.doneFeeding();
     }
-    await this.queue(readOneByOne(accepted, (outcome) => (this.outcomes = [outcome, ...this.outcomes])));
-    if (summary) this.message = summary;
   }
 
-  /** Fetches the sample documents shipped with the app (public/samples/) and queues them. */
-  async loadSamples(): Promise<void> {
-    const index = await fetch('samples/index.json');
-    if (!index.ok) throw new Error(`samples: could not load samples/index.json (HTTP ${index.status})`);
-    const list = (await index.json()) as { file: string; title: string }[];
-    await this.queue(
-      (async function* () {
-        for (const entry of list) {
-          const response = await fetch(`samples/${encodeURIComponent(entry.file)}`);
-          if (!response.ok) throw new Error(`samples: ${entry.file}: HTTP ${response.status}`);
-          yield { name: entry.file, bytes: await response.arrayBuffer() };
+  /**
+   * Records the accepted files by name and size, in one transaction (announced ones of an earlier page matched
+   * by name and size are reused), and counts them in this drop's progress. False when the store refused.
+   */
+  private async record(accepted: Screened['accepted'], joining: boolean): Promise<boolean> {
+    const db = pageRepo().db;
+    const leftovers = (await announcedFiles(db)).filter((a) => !this.unread.has(a.id));
+    const { matched, fresh } = matchAnnounced(
+      accepted.map((a) => ({ ...a, size: a.file.size })),
+      leftovers,
+    );
+    let ids: string[];
+    try {
+      ids = await announceFiles(
+        db,
+        fresh.map((f) => ({ name: f.name, size: f.size })),
+      );
+    } catch (error) {
+      if (!isQuotaError(error)) throw error;
+      this.stopFeeding = true;
+      await this.stoppedByStorage('storage-full', accepted[0].name, accepted[0].name);
+      return false;
+    }
+    // A drop after the last one's files were all read is a drop of its own: its counts are its files only.
+    if (!joining || !this.tally || this.tally.filesDone >= this.tally.files) this.newDrop();
+    const entries = [
+      ...matched.map((m) => ({ id: m.id, f: m.file })),
+      ...fresh.map((f, k) => ({ id: ids[k], f })),
+    ];
+    for (const { id, f } of entries) {
+      this.unread.set(id, { name: f.name, file: f.file });
+      this.tally?.queued(f.name, f.size);
+    }
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this drop, never state
+    const taken = new Set(matched.map((m) => m.id));
+    this.notRead = this.notRead.filter((n) => !taken.has(n.id));
+    this.updateDrop();
+    return true;
+  }
+
+  /** Stores the bytes of this page's unread files, a group per transaction, telling the worker after each. */
+  private async fillBytes(): Promise<void> {
+    // A drop made while another's group is being stored waits for it, then goes on with what is left.
+    while (this.unread.size > 0 && !this.stopFeeding && !this.storageStop) {
+      this.filling ??= this.fillGroups().finally(() => (this.filling = null));
+      await this.filling;
+    }
+  }
+
+  private async fillGroups(): Promise<void> {
+    const repo = pageRepo();
+    while (this.unread.size > 0 && !this.stopFeeding) {
+      const group = nextGroup([...this.unread].map(([id, u]) => ({ id, ...u })));
+      const read = await readGroup(group);
+      if (this.stopFeeding) return;
+      const items: { id: string; bytes: ArrayBuffer }[] = [];
+      for (const r of read) if ('bytes' in r) items.push({ id: r.item.id, bytes: r.bytes });
+      try {
+        await recordBytes(repo.db, items);
+      } catch (error) {
+        if (!isQuotaError(error)) throw error;
+        // The store is full: the files stay recorded by name (and in this page, ready for Resume).
+        await this.stoppedByStorage('storage-full', group[0].name, group[0].name);
+        return;
+      }
+      for (const r of read) {
+        this.unread.delete(r.item.id);
+        if ('reason' in r) {
+          const outcome: FileOutcome = {
+            file: r.item.name,
+            status: 'failed',
+            documents: 0,
+            reason: r.reason,
+          };
+          await repo.markPending(r.item.id, 'failed', r.reason);
+          this.outcomes = [outcome, ...this.outcomes];
+          this.tally?.fileDone(r.item.name, performance.now());
         }
+      }
+      this.updateDrop();
+      // Drained by the running drain, or by one started now.
+      await ingestWorker().notifyQueued();
+    }
+  }
+
+  /**
+   * A drop is in the store (or stopped): the library stays busy if the worker is draining. Asked after the worker
+   * was told of the last group, so its answer covers the drain that takes them; until it answers, the drop still
+   * counts as feeding, so an 'idle' of a drain that ended just before cannot show the library idle.
+   */
+  private async doneFeeding(): Promise<void> {
+    if (this.feeding > 1) {
+      this.feeding -= 1;
+      return;
+    }
+    const running = await ingestWorker()
+      .isRunning()
+      .catch(() => false);
+    this.feeding -= 1;
+    this.running = this.feeding > 0 || (running && !crossTab.elsewhere.ingest);
+  }
+
+  /** Forgets the files a closed page recorded but never read (the person will not pick them again). */
+  async forgetNotRead(): Promise<void> {
+    await forgetAnnounced(
+      pageRepo().db,
+      this.notRead.map((n) => n.id),
+    );
+    this.notRead = [];
+    await this.refresh(false);
+  }
+
+  /** Fetches the sample documents shipped with the app (public/samples/) and adds them as a drop. */
+  async loadSamples(): Promise<void> {
+    await this.addFiles(
+      (async () => {
+        const index = await fetch('samples/index.json');
+        if (!index.ok) throw new Error(`samples: could not load samples/index.json (HTTP ${index.status})`);
+        const list = (await index.json()) as { file: string; title: string }[];
+        return Promise.all(
+          list.map(async (entry): Promise<PickedFile> => {
+            const response = await fetch(`samples/${encodeURIComponent(entry.file)}`);
+            if (!response.ok) throw new Error(`samples: ${entry.file}: HTTP ${response.status}`);
+            return { name: entry.file, file: await response.blob() };
+          }),
+        );
       })(),
     );
   }
 
-  /**
-   * Marks the library busy at once (so nobody sees a false "idle"), then hands the files to the worker as they
-   * are read, one at a time (their buffers are transferred, not copied).
-   */
-  private async queue(items: AsyncIterable<{ name: string; bytes: ArrayBuffer }>): Promise<void> {
-    this.message = null;
-    this.storageStop = null;
-    // Files dropped while a drop is indexing join it: the queue is one piece of work, shown as one.
-    if (!this.running || !this.tally) this.newDrop();
-    this.running = !crossTab.elsewhere.ingest;
-    // While files are still being read the library is busy, even when the worker has emptied the queue so far.
-    this.feeding += 1;
-    this.stopFeeding = false;
-    try {
-      for await (const item of items) {
-        if (this.stopFeeding) break;
-        const size = item.bytes.byteLength;
-        try {
-          await ingestWorker().enqueue(transfer([item], [item.bytes]));
-        } catch (error) {
-          // The queue keeps each file's bytes in IndexedDB: a full store refuses the file itself.
-          if (error instanceof Error && /QuotaExceeded/.test(`${error.name} ${error.message}`)) {
-            this.stopFeeding = true;
-            await this.stoppedByStorage('storage-full', item.name, item.name);
-            break;
-          }
-          throw error;
-        }
-        this.tally?.queued(item.name, size);
-        this.updateDrop();
-      }
-    } finally {
-      this.feeding -= 1;
-      // The worker may have gone idle before the last file was queued (its idle event then left us busy).
-      if (this.feeding === 0) this.running = await ingestWorker().isRunning();
-    }
-  }
-
   private async openReadOnly(url: string): Promise<void> {
     this.bundleBusy = `Opening ${url}…`;
+    this.bundleDownload = { received: 0, total: null };
+    const onProgress = (received: number, total: number | null) => {
+      this.bundleDownload = { received, total };
+    };
     try {
       // Both workers are told in this same task, before any question can be asked, so neither ever answers
       // from the local library (a question asked while the bundle downloads waits for it).
-      const [opened] = await Promise.all([queryWorker().openBundle(url), kgApi().useBundle(url)]);
+      const [opened] = await Promise.all([
+        queryWorker().openBundle(url, proxy(onProgress)),
+        kgApi().useBundle(url),
+      ]);
       this.readOnly = opened;
       const c = opened.counts;
       this.counts = { ...this.counts, ...c, vectors: c.vectors ?? 0, pending: 0 };
       this.layers = { lexical: true, semantic: (c.vectors ?? 0) > 0, embedderId: opened.embedderId };
       this.version += 1;
+      this.read = true;
+    } catch (error) {
+      this.bundleError = error instanceof Error ? error.message : String(error);
+      throw error;
     } finally {
       this.bundleBusy = null;
+      this.bundleDownload = null;
     }
   }
 
@@ -588,6 +766,10 @@ export class LibraryState {
 
   async cancel(): Promise<void> {
     this.stopFeeding = true;
+    // This page's files not yet stored are dropped with the queue (a closed page's leftovers stay named).
+    const ids = [...this.unread.keys()];
+    this.unread.clear();
+    await forgetAnnounced(pageRepo().db, ids);
     await ingestWorker().cancel();
   }
 

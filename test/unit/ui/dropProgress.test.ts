@@ -1,7 +1,7 @@
 // The Library view's one progress for a whole drop: files, sentences, searchable documents and documents with
 // vectors, projected from the bytes read so far, with rates and time left.
 import { describe, expect, it } from 'vitest';
-import { DropTally, RateMeter } from '../../../src/ui/state/dropProgress.ts';
+import { DropTally, RateMeter, SettledEta } from '../../../src/ui/state/dropProgress.ts';
 import type { LibraryCoverage } from '../../../src/services/protocol.ts';
 
 const coverage = (c: Partial<LibraryCoverage>): LibraryCoverage => ({
@@ -95,5 +95,46 @@ describe('DropTally', () => {
     const rows = Object.fromEntries(tally.rows(1000).map((r) => [r.key, r]));
     expect(rows.files).toMatchObject({ done: 1, total: 1 });
     expect(rows.sentences).toMatchObject({ done: 0, total: 0, approximate: false });
+  });
+});
+
+describe('SettledEta', () => {
+  it('shows nothing until the estimates have come for 10 s, then follows a steady count-down closely', () => {
+    const eta = new SettledEta();
+    // 120 s left at the start, the work going at a steady pace: the estimate falls one second a second.
+    const shown: number[] = [];
+    for (let t = 0; t <= 20_000; t += 1000) shown.push(eta.update(120 - t / 1000, t));
+    expect(shown.slice(0, 10).every(Number.isNaN)).toBe(true);
+    expect(shown[10]).toBeCloseTo(110, 6);
+    expect(shown[20]).toBeCloseTo(100, 6);
+  });
+
+  it('waits for steady estimates before it shows one, and then moves only part of the way on a swing', () => {
+    const eta = new SettledEta();
+    // Jumpy estimates at first (the rate still finding its level): nothing shown, even after 10 s.
+    const early = [900, 500, 800, 400, 700, 350, 650, 300, 600, 598, 597].map((e, k) =>
+      eta.update(e, k * 1000),
+    );
+    expect(early.every(Number.isNaN)).toBe(true);
+    // Steady from 8 s on: shown 3 s later.
+    let shown = Number.NaN;
+    for (let t = 12_000; t <= 14_000; t += 1000) shown = eta.update(600 - t / 1000 + 12, t);
+    expect(Number.isFinite(shown)).toBe(true);
+    const before = shown;
+    // A graph rebuild stalls the rate for a moment: the raw estimate jumps to 72 minutes. The time left moves a
+    // fraction of the way (EWMA, 10 s) and stays shown.
+    const swing = eta.update(4320, 15_000);
+    expect(swing).toBeGreaterThan(before);
+    expect(swing).toBeLessThan(before + 0.1 * (4320 - before));
+    // The rate recovers: the time left comes back down towards the estimates.
+    for (let t = 16_000; t <= 30_000; t += 1000) shown = eta.update(600 - t / 1000 + 12, t);
+    expect(shown).toBeLessThan(swing);
+    expect(shown).toBeGreaterThan(582);
+  });
+
+  it('counts down between estimates and keeps its value while the rate is unknown', () => {
+    const eta = new SettledEta();
+    for (let t = 0; t <= 10_000; t += 1000) eta.update(60 - t / 1000, t);
+    expect(eta.update(Number.NaN, 15_000)).toBeCloseTo(45, 6);
   });
 });

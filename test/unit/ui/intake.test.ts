@@ -1,7 +1,7 @@
 // The page's intake (src/ui/intake.ts): a dropped folder is screened by extension and size before any byte is
-// read, every refused file gets its verdict, and the accepted ones are read strictly one at a time.
+// read, every refused file gets its verdict, and the accepted ones are read in groups bounded by bytes and files.
 import { describe, expect, it } from 'vitest';
-import { readOneByOne, screenFiles, withOutcomes, type PickedFile } from '../../../src/ui/intake.ts';
+import { nextGroup, readGroup, screenFiles, withOutcomes, type PickedFile } from '../../../src/ui/intake.ts';
 import { MAX_FILE_BYTES } from '../../../src/services/protocol.ts';
 
 /** A File stand-in that records reads, and how many were in progress at once. */
@@ -40,10 +40,23 @@ describe('intake of a dropped folder', () => {
       reason: expect.stringMatching(/^unsupported file type \.jpg .*not read$/),
     });
     expect(screened.summary).toBe('Not read: 9,990 of 10,000 files (9,990 of an unsupported type).');
-    const read: string[] = [];
-    for await (const item of readOneByOne(screened.accepted, () => {})) read.push(item.name);
-    expect(read).toHaveLength(10);
-    expect(reads).toMatchObject({ total: 10, maxActive: 1 });
+    expect(reads.total).toBe(0);
+  });
+
+  it('reads the accepted files in groups bounded by bytes and files, in order, every file once', async () => {
+    const { picked, reads } = files(['a.md', 'b.md', 'c.md', 'd.md', 'e.md'], 10);
+    const accepted = screenFiles(picked).accepted;
+    // 25 bytes a group: two files of 10 each (a third would make 30).
+    expect(nextGroup(accepted, 25).map((f) => f.name)).toEqual(['a.md', 'b.md']);
+    expect(nextGroup(accepted, 1000, 3).map((f) => f.name)).toEqual(['a.md', 'b.md', 'c.md']);
+    // A file larger than the limit makes a group of its own rather than none.
+    expect(nextGroup(accepted, 5).map((f) => f.name)).toEqual(['a.md']);
+    const read = await readGroup(accepted);
+    expect(
+      read.map((r) => [r.item.name, 'bytes' in r ? new TextDecoder().decode(r.bytes) : r.reason]),
+    ).toEqual(['a.md', 'b.md', 'c.md', 'd.md', 'e.md'].map((n) => [n, n]));
+    // Read together (the browser reads them from disk in parallel), not one after another.
+    expect(reads).toMatchObject({ total: 5, maxActive: 5 });
   });
 
   it('refuses a file over the size limit by its size, and an entry the folder walk did not open', () => {
@@ -63,12 +76,11 @@ describe('intake of a dropped folder', () => {
       size: 1,
       arrayBuffer: () => Promise.reject(new Error('the file was moved')),
     };
-    const unreadable: string[] = [];
-    const read: string[] = [];
-    for await (const item of readOneByOne(screenFiles(picked).accepted, (o) => unreadable.push(o.reason!)))
-      read.push(item.name);
-    expect(read).toEqual(['b.md']);
-    expect(unreadable).toEqual(['could not read the file (the file was moved)']);
+    const read = await readGroup(screenFiles(picked).accepted);
+    expect(read.map((r) => [r.item.name, 'reason' in r ? r.reason : 'read'])).toEqual([
+      ['a.md', 'could not read the file (the file was moved)'],
+      ['b.md', 'read'],
+    ]);
   });
 
   it('puts new verdicts first and replaces an older verdict for the same file', () => {
