@@ -25,6 +25,21 @@ export const REASONING_MODES: readonly ReasoningMode[] = ['decompose', 'logical'
 /** Every mode the query service answers (src/services/queryModes.ts has one entry per mode). */
 export type QuestionMode = RetrievalMode | KgMode | AtomicMode | ReasoningMode;
 
+/**
+ * Every mode the Ask view offers, in the order it lists them: the one list the page and `cli ask` read. The
+ * retrieval modes first (the default among them), then the modes over the LLM-built layers.
+ */
+export const ASK_MODES: readonly QuestionMode[] = [
+  ...RETRIEVAL_MODES,
+  'hybrid',
+  'kg',
+  'atomic',
+  ...REASONING_MODES,
+];
+
+/** The name the CLI and the benches take for "whatever mode the app uses by default" (DEFAULT_MODE). */
+export const DEFAULT_MODE_NAME = 'default';
+
 /** Whether a mode calls the LLM at question time. */
 export function needsLlm(mode: string): mode is ReasoningMode {
   return (REASONING_MODES as readonly string[]).includes(mode);
