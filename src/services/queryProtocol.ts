@@ -3,6 +3,7 @@
 // them without pulling worker code into its bundle.
 import type { EntityHit, RelationHit } from '../core/kg/index.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
+import type { Relevance } from '../core/retrieval/index.ts';
 
 export type RetrievalMode = 'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25';
 
@@ -72,6 +73,11 @@ export interface Evidence {
   };
   /** Best sentences, offsets into the document text (not the chunk). */
   bestSentences: { start: number; end: number; score: number }[];
+  /**
+   * The one relevance scale of every mode (src/core/retrieval/relevance.ts): 0–100 and its label, from the
+   * question's words the passage holds and its score relative to the best passage of the answer.
+   */
+  relevance?: Relevance;
 }
 
 export interface AskResult {
@@ -81,6 +87,8 @@ export interface AskResult {
   evidence: Evidence[];
   /** The library's layers: the semantic one is missing until vectors exist. */
   layers: { lexical: boolean; semantic: boolean };
+  /** No passage holds any of the question's words: the library has no good match (the passages are shown anyway). */
+  noGoodMatch?: boolean;
   /** Which layer ranked this result: `semantic` when the question's vector was used, `lexical` otherwise. */
   layer: 'lexical' | 'semantic';
   /**

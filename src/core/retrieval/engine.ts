@@ -39,6 +39,7 @@ import { DenseIndex } from './dense.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { resolveParams, type RetrievalParams } from './params.ts';
 import { conceptChunkShares, pprSearch, type WalkObserver } from './pprSearch.ts';
+import { pickSentences } from './sentencePick.ts';
 import {
   parseMode,
   type BaseMode,
@@ -97,7 +98,6 @@ export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
   'headingWeight',
 ];
 
-/** Best sentences returned per chunk. */
 /**
  * The walk graph a stored keep-mask gives over the lexical layers, with the concept vectors left to compute
  * later (only another θsem than the mask's needs them first, to re-filter by the cosines). Undefined when the
@@ -128,16 +128,6 @@ function maskedWalkGraph(
   } catch {
     return undefined;
   }
-}
-
-const BEST_SENTENCES = 2;
-
-/** The best sentences of a scored list; without vectors only sentences sharing a word with the question count. */
-function best(hits: SentenceHit[], vector: Float32Array | undefined): SentenceHit[] {
-  return hits
-    .filter((h) => vector !== undefined || h.score > 0)
-    .sort((a, b) => b.score - a.score || a.start - b.start)
-    .slice(0, BEST_SENTENCES);
 }
 
 /** BM25F index (text + headingWeight × heading path), or undefined when no chunk has a path or the weight is 0. */
@@ -580,7 +570,8 @@ export class RetrievalEngine {
       ranked.map((c) => ({ c, tokens: chunks[c.chunk].tokens })),
       budgetTokens,
     );
-    const qTerms = query.vector ? [] : new Set(this.analyzer.terms(query.text));
+    // Also with a vector: the sentence pick weighs the question's words (sentencePick.ts).
+    const qTerms = new Set(this.analyzer.terms(query.text));
     if (kept.length === 0 && ranked.length > 0) {
       const excerpt = this.excerpt(ranked[0], mode, query.vector, qTerms, budgetTokens);
       return excerpt ? [excerpt] : [];
@@ -595,7 +586,12 @@ export class RetrievalEngine {
         tokens: chunk.tokens,
         path: chunk.path,
         provenance: this.provenance(c, mode),
-        bestSentences: best(this.sentenceScores(c.chunk, query.vector, qTerms), query.vector),
+        bestSentences: this.pick(
+          chunk.text,
+          this.sentenceScores(c.chunk, query.vector, qTerms),
+          query.vector,
+          qTerms,
+        ),
       };
     });
   }
@@ -614,7 +610,7 @@ export class RetrievalEngine {
     c: Candidate,
     mode: string,
     vector: Float32Array | undefined,
-    qTerms: Set<string> | never[],
+    qTerms: Set<string>,
     budgetTokens: number,
   ): RetrievedChunk | undefined {
     const chunk = this.layout.chunks[c.chunk];
@@ -639,7 +635,7 @@ export class RetrievalEngine {
       path: chunk.path,
       excerptStart: from,
       provenance: this.provenance(c, mode),
-      bestSentences: best(inRun, vector),
+      bestSentences: this.pick(text, inRun, vector, qTerms),
     };
   }
 
@@ -727,6 +723,20 @@ export class RetrievalEngine {
         );
       }
     }
+  }
+
+  /** The highlighted sentences of a passage's scored sentences (sentencePick.ts). */
+  private pick(text: string, hits: SentenceHit[], vector: Float32Array | undefined, qTerms: Set<string>) {
+    return pickSentences(text, hits, {
+      byVector: vector !== undefined && this.sentenceVectors !== undefined,
+      questionTerms: qTerms,
+      terms: (t) => this.analyzer.terms(t),
+    });
+  }
+
+  /** The library analyser's terms of a text (stems, no stop words): what the question's words are compared by. */
+  terms(text: string): string[] {
+    return this.analyzer.terms(text);
   }
 
   /** Every sentence of chunk k in text order, scored by cosine to the question (or by shared terms without vectors). */
