@@ -10,7 +10,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 const PAGES = join(import.meta.dirname, '../../fixtures/vuedocs/pages');
@@ -71,6 +73,7 @@ async function askByKeyboard(page: Page, question: string): Promise<void> {
 test('evidence: the best passages with "more", the answering sentence highlighted, no good match, keyboard, axe, 390 px', async ({
   page,
   origin,
+  privacy,
   log,
 }) => {
   await openApp(page, origin);
@@ -182,4 +185,34 @@ test('evidence: the best passages with "more", the answering sentence highlighte
   const lib = await overflow(page);
   log(`Library view at 390 px: scrollWidth ${lib.scrollWidth}, clientWidth ${lib.clientWidth}`);
   expect(lib.scrollWidth).toBeLessThanOrEqual(lib.clientWidth);
+
+  // With an endpoint (the scripted server on loopback), the written answer comes under the evidence, in the same
+  // flow: no second question box.
+  const server = await startScriptedLlmServer();
+  privacy.allowOrigin(server.url);
+  try {
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await saveEndpoint(page, origin, server.baseUrl);
+    await expect(page.locator('text=Saved in this browser.')).toBeVisible();
+    await page.goto(`${origin}/#ask`);
+    await askByKeyboard(page, WATCHER_QUESTION);
+    const answer = page.locator('[data-testid="answer"][data-done="true"]');
+    await answer.waitFor({ timeout: 120_000 });
+    expect(await page.locator('[data-testid="question"]').count(), 'more than one question box').toBe(1);
+    expect(await page.locator('[data-testid="llm-hint"]').count()).toBe(0);
+    const [lastCard, answerBox] = await Promise.all([
+      page.locator('[data-testid="evidence"]').last().boundingBox(),
+      answer.boundingBox(),
+    ]);
+    expect(answerBox!.y, 'the answer is not under the evidence').toBeGreaterThan(lastCard!.y);
+    const text = (await answer.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+    log(`answer: ${text.slice(0, 160)}`);
+    expect(await answer.locator('[data-cite="1"]').count(), `no [1] citation in "${text}"`).toBeGreaterThan(
+      0,
+    );
+    await answer.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, 'ask-answer.png'), fullPage: false });
+  } finally {
+    await server.close();
+  }
 });
