@@ -135,9 +135,11 @@ export class AskState {
     } finally {
       this.busy = false;
     }
-    if (result && id === this.asked && this.llmConfigured && result.evidence.length > 0) {
-      await this.writeAnswer(id, result, libraryVersion);
-    }
+    if (!result || id !== this.asked || result.evidence.length === 0) return;
+    // Read again now, not only when the view opened: the endpoint may have been saved since, and the worker may
+    // have been too busy opening a library to say so at first.
+    await this.checkLlm();
+    if (this.llmConfigured && id === this.asked) await this.writeAnswer(id, result, libraryVersion);
   }
 
   /** The written answer over the evidence shown (and a KG mode's relations, a reasoning mode's facts). */
