@@ -2,6 +2,8 @@
 // same question-time functions as the browser's query service (src/services/query.ts: one engine, every mode,
 // the same evidence), the same decoded vectors and the same records as the browser after opening that bundle,
 // so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, path, text, score}]}.
+// `--questions <file>` answers many questions from one load of the bundle (one library, one embedder).
+import { readFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import type { IndexSnapshot } from '../core/bundle/index.ts';
@@ -11,8 +13,22 @@ import { DEFAULT_LLM_SETTINGS } from '../core/llm/index.ts';
 import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { askLibrary, bundleAtomicIndex, bundleKgIndex, openLibrary } from '../services/query.ts';
-import { needsLlm, type AskResult, type Evidence, type QuestionMode } from '../services/queryProtocol.ts';
+import {
+  askLibrary,
+  bundleAtomicIndex,
+  bundleKgIndex,
+  openLibrary,
+  type QuestionLibrary,
+} from '../services/query.ts';
+import { modeHandler } from '../services/queryModes.ts';
+import {
+  ASK_MODES,
+  DEFAULT_MODE_NAME,
+  needsLlm,
+  type AskResult,
+  type Evidence,
+  type QuestionMode,
+} from '../services/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
@@ -20,9 +36,12 @@ import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedder
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
 
 const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
-  --mode <m>        ppr (default), concept, dense, bm25, rrf:<a>+<b>, kg, hybrid (kg and hybrid need a KG),
-                    atomic (needs the atomic layer), decompose, logical (these two need --llm-base-url;
-                    with --json the output includes their trace)
+       npm run cli -- ask <x.bundle> --questions <file> [options]
+  --mode <m>        default (the app's default, ${DEFAULT_MODE}), ${ASK_MODES.join(', ')}, rrf:<a>+<b>
+                    (kg and hybrid need a KG, atomic the atomic layer; decompose and logical need
+                    --llm-base-url, and with --json the output includes their trace)
+  --questions <f>   many questions from one load of the bundle: one question per line, or JSONL with a
+                    "question" field; with --json one line per question, with its "question"
   --budget <n>      context budget in cl100k tokens (default 12000)
   --top <n>         print at most n chunks (default: all that fit the budget)
   --embedder <spec> embedder for the question: use, hf:<folder or URL>, openai:<baseUrl>#<model>. Without it
@@ -54,22 +73,26 @@ export interface AskOutput {
   usage?: AskResult['usage'];
 }
 
+/** The bundle's embedder, checked, for the questions of one run (and a reasoning mode's sub-questions). */
+interface QuestionEmbedder {
+  embed(text: string): Promise<Float32Array>;
+  dispose(): Promise<void>;
+}
+
 /**
- * Embeds the question with the embedder that built the bundle, refusing any other. The bundle's embedder id is
- * compared with, never followed: an id like `openai:https://elsewhere/v1#m` or `hf:https://elsewhere/model`
- * would otherwise send the question (and a key) to whatever host the file names, or run its model. Only the
- * built-in USE-lite is loaded on the bundle's word; anything else must be named by the user with --embedder.
+ * Opens the embedder that built the bundle, refusing any other. The bundle's embedder id is compared with, never
+ * followed: an id like `openai:https://elsewhere/v1#m` or `hf:https://elsewhere/model` would otherwise send the
+ * question (and a key) to whatever host the file names, or run its model. Only the built-in USE-lite is loaded on
+ * the bundle's word; anything else must be named by the user with --embedder. Undefined: the bundle has no vectors.
  */
-async function questionVector(
+async function questionEmbedder(
   snapshot: IndexSnapshot,
-  question: string,
   spec: string | undefined,
   embedKeyFile: string | undefined,
-  /** Keep the embedder for later texts (a reasoning mode's sub-questions); the caller disposes it. */
-  keep?: (embed: (text: string) => Promise<Float32Array>, dispose: () => Promise<void>) => void,
-): Promise<Float32Array | undefined> {
+): Promise<QuestionEmbedder | undefined> {
   if (!snapshot.embedder) return undefined;
   const bundleId = snapshot.embedder.id;
+  const dimension = snapshot.embedder.dimension;
   const chosen = spec ?? builtInSpecFor(bundleId);
   if (chosen === null) {
     throw new Error(
@@ -90,49 +113,39 @@ async function questionVector(
   }
   if (chosenId !== bundleId) {
     throw new Error(
-      `ask: the bundle was built with ${bundleId} (dimension ${snapshot.embedder.dimension}) ` +
-        `but the question embedder is ${chosenId}`,
+      `ask: the bundle was built with ${bundleId} (dimension ${dimension}) but the question embedder is ${chosenId}`,
     );
   }
   const apiKey = specTakesKey(chosen)
     ? await readApiKey({ file: embedKeyFile, env: EMBEDDINGS_KEY_ENV })
     : undefined;
-  let embedder: Embedder | null = null;
-  try {
-    embedder = await createEmbedderFromSpec(chosen, { apiKey }).catch((error: unknown) => {
-      throw new Error(
-        `ask: cannot embed the question with ${chosen} ` +
-          `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
-      );
-    });
-    // The id first, before the question goes anywhere; the dimension once known (an endpoint's is learned
-    // from its first answer).
-    if (embedder.id !== bundleId) {
-      throw new Error(
-        `ask: the bundle was built with ${bundleId} (dimension ${snapshot.embedder.dimension}) ` +
-          `but the question embedder is ${embedder.id}`,
-      );
-    }
-    const vector = await embedder.embed([question]);
-    if (vector.length !== snapshot.embedder.dimension) {
-      throw new Error(
-        `ask: the bundle was built with ${bundleId} of dimension ${snapshot.embedder.dimension} ` +
-          `but the question embedder gave ${vector.length} dimensions`,
-      );
-    }
-    if (keep) {
-      // Checked above: same id, same dimension. Sub-questions are embedded by the same model.
-      const kept = embedder;
-      keep(
-        (text) => kept.embed([text]),
-        async () => kept.dispose?.(),
-      );
-      embedder = null;
-    }
-    return vector;
-  } finally {
-    await embedder?.dispose?.();
+  const embedder: Embedder = await createEmbedderFromSpec(chosen, { apiKey }).catch((error: unknown) => {
+    throw new Error(
+      `ask: cannot embed the question with ${chosen} ` +
+        `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
+    );
+  });
+  // The id first, before a question goes anywhere; the dimension once known (an endpoint's is learned from its
+  // first answer).
+  if (embedder.id !== bundleId) {
+    await embedder.dispose?.();
+    throw new Error(
+      `ask: the bundle was built with ${bundleId} (dimension ${dimension}) but the question embedder is ${embedder.id}`,
+    );
   }
+  return {
+    embed: async (text) => {
+      const vector = await embedder.embed([text]);
+      if (vector.length !== dimension) {
+        throw new Error(
+          `ask: the bundle was built with ${bundleId} of dimension ${dimension} ` +
+            `but the question embedder gave ${vector.length} dimensions`,
+        );
+      }
+      return vector;
+    },
+    dispose: async () => embedder.dispose?.(),
+  };
 }
 
 /** Ranked context for a question, from an already read bundle (tests call this directly). */
@@ -148,9 +161,11 @@ export async function askSnapshot(
     /** Embeds a reasoning mode's sub-questions with the bundle's embedder (absent: they are searched by words). */
     embed?: (text: string) => Promise<Float32Array>;
     onTrace?: (event: TraceEvent) => void;
+    /** The bundle's library opened once for many questions (absent: opened for this one). */
+    library?: QuestionLibrary;
   },
 ): Promise<{ evidence: Evidence[]; output: AskOutput }> {
-  const library = openLibrary(snapshotToCorpus(snapshot));
+  const library = options.library ?? openLibrary(snapshotToCorpus(snapshot));
   const llm = options.llm;
   const { evidence, trace, facts, usage } = await askLibrary(
     library,
@@ -199,95 +214,211 @@ function snippet(e: Evidence): string {
   return flat.length > 220 ? `${flat.slice(0, 217)}…` : flat;
 }
 
-export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      mode: { type: 'string', default: DEFAULT_MODE },
-      budget: { type: 'string', default: '12000' },
-      top: { type: 'string' },
-      embedder: { type: 'string' },
-      'embed-key-file': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'llm-base-url': { type: 'string' },
-      'llm-model': { type: 'string' },
-      // Declared only to refuse it with a clear message (parseArgs would call it an unknown option).
-      'llm-key': { type: 'string' },
-      'llm-key-file': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+/**
+ * Questions of a --questions file: JSONL with a "question" field on every line when its first line is an object,
+ * else one question per line (blank lines skipped). An error names the file and the line.
+ */
+export function parseQuestions(text: string, file: string): string[] {
+  const lines = text.split(/\r?\n/).map((line, i) => ({ line: line.trim(), n: i + 1 }));
+  const filled = lines.filter((l) => l.line !== '');
+  if (filled.length === 0) throw new Error(`ask: ${file} holds no question`);
+  if (!filled[0].line.startsWith('{')) return filled.map((l) => l.line);
+  return filled.map(({ line, n }) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      throw new Error(
+        `ask: ${file} line ${n} is not JSON (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    const question = (parsed as { question?: unknown } | null)?.question;
+    if (typeof question !== 'string' || question.trim() === '') {
+      throw new Error(`ask: ${file} line ${n} has no "question" string`);
+    }
+    return question.trim();
   });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
+}
+
+/**
+ * The mode a --mode name stands for: `default` is the app's default mode (DEFAULT_MODE, as `bench --modes` takes
+ * it); any mode of ASK_MODES (the list the Ask view shows) or fusion the engine understands (rrf:dense+bm25) is
+ * taken as it is. Throws, naming the modes, for anything else.
+ */
+export function resolveMode(name: string): QuestionMode {
+  const mode = name === DEFAULT_MODE_NAME ? DEFAULT_MODE : name;
+  try {
+    modeHandler(mode);
+  } catch {
+    throw new Error(
+      `ask: unknown mode "${name}"; one of ${DEFAULT_MODE_NAME} (${DEFAULT_MODE}), ${ASK_MODES.join(', ')} ` +
+        `or rrf:<a>+<b>`,
+    );
   }
+  return mode as QuestionMode;
+}
+
+/** What `ask` was asked to do, every argument checked (no file read but the questions file). */
+interface AskPlan {
+  bundle: string;
+  questions: string[];
+  mode: QuestionMode;
+  budget: number;
+  top: number;
+  json: boolean;
+  embedder?: string;
+  embedKeyFile?: string;
+  llmBaseUrl?: string;
+  llmModel?: string;
+  llmKeyFile?: string;
+}
+
+/**
+ * Checks the command line before the bundle is read (a bundle of a large library takes tens of seconds and GBs to
+ * open): an exit code and the message that says what is wrong, or the plan.
+ */
+export async function checkArgs(args: string[]): Promise<AskPlan | { code: number; message: string }> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        mode: { type: 'string', default: DEFAULT_MODE_NAME },
+        budget: { type: 'string', default: '12000' },
+        top: { type: 'string' },
+        questions: { type: 'string' },
+        embedder: { type: 'string' },
+        'embed-key-file': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'llm-base-url': { type: 'string' },
+        'llm-model': { type: 'string' },
+        // Declared only to refuse it with a clear message (parseArgs would call it an unknown option).
+        'llm-key': { type: 'string' },
+        'llm-key-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return { code: 2, message: `ask: ${error instanceof Error ? error.message : String(error)}\n${USAGE}` };
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { code: 0, message: USAGE };
   if (values['llm-key'] !== undefined) {
-    process.stderr.write(`${keyInArgvMessage('ask', '--llm-key', LLM_KEY_ENV, '--llm-key-file')}\n`);
-    return 2;
+    return { code: 2, message: keyInArgvMessage('ask', '--llm-key', LLM_KEY_ENV, '--llm-key-file') };
   }
-  if (positionals.length !== 2 || positionals[1].trim() === '') {
-    process.stderr.write(`ask: expected a bundle file and a question\n${USAGE}`);
-    return 2;
+  let mode: QuestionMode;
+  try {
+    mode = resolveMode(values.mode);
+  } catch (error) {
+    return { code: 2, message: (error as Error).message };
   }
   const budget = Number(values.budget);
   if (!Number.isInteger(budget) || budget <= 0) {
-    process.stderr.write(`ask: --budget must be a positive integer, got ${values.budget}\n`);
-    return 2;
+    return { code: 2, message: `ask: --budget must be a positive integer, got ${values.budget}` };
   }
   const top = values.top === undefined ? Infinity : Number(values.top);
-  if (!(top > 0)) {
-    process.stderr.write(`ask: --top must be a positive integer, got ${values.top}\n`);
-    return 2;
+  if (!(top > 0)) return { code: 2, message: `ask: --top must be a positive integer, got ${values.top}` };
+  if (needsLlm(mode) && !values['llm-base-url']) {
+    return { code: 2, message: `ask: mode ${mode} needs an LLM endpoint (--llm-base-url, --llm-model)` };
   }
-  const [path, question] = positionals;
-  const snapshot = await readBundleFile(path);
-  const mode = values.mode!;
-  // Lexical modes need no question vector: skip loading the model for them.
-  const lexicalOnly = mode === 'bm25';
-  const baseUrl = values['llm-base-url'];
-  if (needsLlm(mode) && !baseUrl) {
-    process.stderr.write(`ask: mode ${mode} needs an LLM endpoint (--llm-base-url, --llm-model)\n`);
-    return 2;
+  const file = values.questions;
+  const wanted = file === undefined ? 2 : 1;
+  if (positionals.length !== wanted || (file === undefined && positionals[1].trim() === '')) {
+    const expected =
+      file === undefined
+        ? 'a bundle file and a question'
+        : 'a bundle file (the questions are in --questions)';
+    return { code: 2, message: `ask: expected ${expected}\n${USAGE}` };
   }
-  const client = baseUrl
+  let questions: string[];
+  if (file === undefined) {
+    questions = [positionals[1]];
+  } else {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : String(error);
+      return { code: 2, message: `ask: the questions file ${file} ${reason}` };
+    }
+    try {
+      questions = parseQuestions(text, file);
+    } catch (error) {
+      return { code: 2, message: (error as Error).message };
+    }
+  }
+  return {
+    bundle: positionals[0],
+    questions,
+    mode,
+    budget,
+    top,
+    json: values.json,
+    embedder: values.embedder,
+    embedKeyFile: values['embed-key-file'],
+    llmBaseUrl: values['llm-base-url'],
+    llmModel: values['llm-model'],
+    llmKeyFile: values['llm-key-file'],
+  };
+}
+
+export async function run(args: string[]): Promise<number> {
+  const plan = await checkArgs(args);
+  if ('code' in plan) {
+    (plan.code === 0 ? process.stdout : process.stderr).write(
+      plan.message.endsWith('\n') ? plan.message : `${plan.message}\n`,
+    );
+    return plan.code;
+  }
+  const { mode, budget, top, json } = plan;
+  const snapshot = await readBundleFile(plan.bundle);
+  const client = plan.llmBaseUrl
     ? new LlmClient({
         ...DEFAULT_LLM_SETTINGS,
-        baseUrl,
-        model: values['llm-model'] ?? DEFAULT_LLM_SETTINGS.model,
-        apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
+        baseUrl: plan.llmBaseUrl,
+        model: plan.llmModel ?? DEFAULT_LLM_SETTINGS.model,
+        apiKey: await readApiKey({ file: plan.llmKeyFile, env: LLM_KEY_ENV }),
       })
     : undefined;
-  // A reasoning mode embeds its sub-questions too: the embedder is kept until the run ends.
-  let subEmbedder:
-    { embed: (text: string) => Promise<Float32Array>; dispose: () => Promise<void> } | undefined;
-  const vector = lexicalOnly
-    ? undefined
-    : await questionVector(
-        snapshot,
-        question,
-        values.embedder,
-        values['embed-key-file'],
-        needsLlm(mode) ? (embed, dispose) => (subEmbedder = { embed, dispose }) : undefined,
-      );
-  let asked: Awaited<ReturnType<typeof askSnapshot>>;
+  // Lexical modes need no question vector: skip loading the model for them. One embedder and one library serve
+  // every question of the run (and a reasoning mode's sub-questions).
+  const embedder =
+    mode === 'bm25' ? undefined : await questionEmbedder(snapshot, plan.embedder, plan.embedKeyFile);
   try {
-    asked = await askSnapshot(snapshot, question, {
-      mode,
-      budget,
-      vector,
-      llm: client,
-      ...(subEmbedder ? { embed: subEmbedder.embed } : {}),
-      // Without --json the run's steps are shown as they happen.
-      onTrace: values.json
-        ? undefined
-        : (e) => process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`),
-    });
+    const library = openLibrary(snapshotToCorpus(snapshot));
+    const many = plan.questions.length > 1;
+    for (const [i, question] of plan.questions.entries()) {
+      if (many && !json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
+      const vector = embedder ? await embedder.embed(question) : undefined;
+      const asked = await askSnapshot(snapshot, question, {
+        mode,
+        budget,
+        vector,
+        llm: client,
+        library,
+        ...(embedder && needsLlm(mode) ? { embed: embedder.embed } : {}),
+        // Without --json the run's steps are shown as they happen.
+        onTrace: json
+          ? undefined
+          : (e) => process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`),
+      });
+      await printAnswer(question, asked, { top, json, many, client });
+    }
   } finally {
-    await subEmbedder?.dispose();
+    await embedder?.dispose();
   }
-  const { evidence, output } = asked;
-  const shown = Math.min(evidence.length, top);
+  return 0;
+}
+
+/** Prints one question's evidence (and written answer): a JSON line with --json (with "question" when many). */
+async function printAnswer(
+  question: string,
+  { evidence, output }: Awaited<ReturnType<typeof askSnapshot>>,
+  options: { top: number; json: boolean; many: boolean; client?: LlmClient },
+): Promise<void> {
+  const { json, client } = options;
+  const shown = Math.min(evidence.length, options.top);
   if (client) {
     const context = evidence.slice(0, shown).map((h, i) => ({
       chunkId: h.chunkId,
@@ -296,19 +427,24 @@ export async function run(args: string[]): Promise<number> {
     }));
     const answer = await answerQuestion(client, question, context, {
       facts: output.facts,
-      onDelta: values.json ? undefined : (d) => process.stderr.write(d),
+      onDelta: json ? undefined : (d) => process.stderr.write(d),
     });
-    if (!values.json) process.stderr.write('\n');
+    if (!json) process.stderr.write('\n');
     output.answer = answer.text;
   }
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ...output, context: output.context.slice(0, shown) })}\n`);
-    return 0;
+  if (json) {
+    const line = {
+      ...(options.many ? { question } : {}),
+      ...output,
+      context: output.context.slice(0, shown),
+    };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+    return;
   }
   if (output.answer) process.stdout.write(`answer: ${output.answer}\n\n`);
   if (evidence.length === 0) {
     process.stdout.write('no evidence found\n');
-    return 0;
+    return;
   }
   const lines = evidence.slice(0, shown).map((h, i) => {
     // Document › heading › subheading where the source has headings, so a manual's passage says where it is.
@@ -318,5 +454,4 @@ export async function run(args: string[]): Promise<number> {
     return `${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${title} [${h.chunkId}]${via}\n     ${snippet(h)}`;
   });
   process.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
 }

@@ -13,7 +13,10 @@ const commands: Record<string, Command> = {
     summary: 'count the calls and tokens of a KG build per κ, no endpoint (--corpus, --kappa, --json)',
     load: () => import('./kgCost.ts'),
   },
-  ask: { summary: 'ask a bundle a question (--mode, --budget, --json)', load: () => import('./ask.ts') },
+  ask: {
+    summary: 'ask a bundle a question, or many from one load (--mode, --budget, --questions, --json)',
+    load: () => import('./ask.ts'),
+  },
   info: { summary: 'validate a bundle and print its manifest', load: () => import('./info.ts') },
   bench: {
     summary: 'run a QA benchmark over every retrieval mode (--corpus, --questions)',

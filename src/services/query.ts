@@ -11,7 +11,7 @@ import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type { LlmClient, TraceEvent } from '../core/llm/index.ts';
 import type { LlmSettings } from '../core/llm/index.ts';
 import type { RetrievalEngine } from '../core/retrieval/index.ts';
-import { parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
+import { cleanHeading, parseMode, rateEvidence, type RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
 import type { DownloadProgress, ReadOnlyBundle } from '../store/bundleImport.ts';
 import { questionFromRecord } from '../store/atomicStore.ts';
@@ -687,11 +687,16 @@ export async function askLibrary(
     },
     signal: options.signal ?? new AbortController().signal,
   });
+  const shown = found.hits.map((hit) => evidence(library, hit));
+  // One scale for every mode, from what the mode returned (relevance.ts).
+  const rated = rateEvidence(request.question, shown, (text) => library.engine.terms(text));
+  shown.forEach((e, i) => (e.relevance = rated.relevance[i]));
   return {
     question: request.question,
     mode: request.mode,
     budget,
-    evidence: found.hits.map((hit) => evidence(library, hit)),
+    evidence: shown,
+    ...(rated.noGoodMatch ? { noGoodMatch: true } : {}),
     layers: library.layers,
     layer: options.vector ? 'semantic' : 'lexical',
     ...(found.kg ? { kg: found.kg } : {}),
@@ -720,7 +725,7 @@ function evidence(library: QuestionLibrary, hit: RetrievedChunk): Evidence {
     ...toEvidence(
       hit,
       library.chunks.get(hit.chunkId)?.start ?? 0,
-      library.documents.get(hit.docId)?.title ?? hit.docId,
+      cleanHeading(library.documents.get(hit.docId)?.title ?? hit.docId),
       library.documents.get(hit.docId)?.pageStarts,
     ),
     // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.

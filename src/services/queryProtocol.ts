@@ -3,6 +3,7 @@
 // them without pulling worker code into its bundle.
 import type { EntityHit, RelationHit } from '../core/kg/index.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
+import type { Relevance } from '../core/retrieval/index.ts';
 
 export type RetrievalMode = 'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25';
 
@@ -24,6 +25,21 @@ export const REASONING_MODES: readonly ReasoningMode[] = ['decompose', 'logical'
 
 /** Every mode the query service answers (src/services/queryModes.ts has one entry per mode). */
 export type QuestionMode = RetrievalMode | KgMode | AtomicMode | ReasoningMode;
+
+/**
+ * Every mode the Ask view offers, in the order it lists them: the one list the page and `cli ask` read. The
+ * retrieval modes first (the default among them), then the modes over the LLM-built layers.
+ */
+export const ASK_MODES: readonly QuestionMode[] = [
+  ...RETRIEVAL_MODES,
+  'hybrid',
+  'kg',
+  'atomic',
+  ...REASONING_MODES,
+];
+
+/** The name the CLI and the benches take for "whatever mode the app uses by default" (DEFAULT_MODE). */
+export const DEFAULT_MODE_NAME = 'default';
 
 /** Whether a mode calls the LLM at question time. */
 export function needsLlm(mode: string): mode is ReasoningMode {
@@ -60,6 +76,11 @@ export interface Evidence {
   };
   /** Best sentences, offsets into the document text (not the chunk). */
   bestSentences: { start: number; end: number; score: number }[];
+  /**
+   * The one relevance scale of every mode (src/core/retrieval/relevance.ts): 0–100 and its label, from the
+   * question's words the passage holds and its score relative to the best passage of the answer.
+   */
+  relevance?: Relevance;
 }
 
 export interface AskResult {
@@ -69,6 +90,8 @@ export interface AskResult {
   evidence: Evidence[];
   /** The library's layers: the semantic one is missing until vectors exist. */
   layers: { lexical: boolean; semantic: boolean };
+  /** No passage holds any of the question's words: the library has no good match (the passages are shown anyway). */
+  noGoodMatch?: boolean;
   /** Which layer ranked this result: `semantic` when the question's vector was used, `lexical` otherwise. */
   layer: 'lexical' | 'semantic';
   /**

@@ -9,6 +9,7 @@
 // near-linear (≤ 5 s for 1 MB of any bracket, emphasis or backtick run), and it caps nesting (maxNesting 100).
 import markdownIt, { type Token } from 'markdown-it';
 import { DocumentBuilder } from './builder.ts';
+import { cleanHeadingText } from '../text/index.ts';
 import { parseHtml } from './html.ts';
 import type { ParsedSection } from './types.ts';
 
@@ -96,7 +97,8 @@ class Writer {
         case 'heading_open':
           // A heading inside a list item is still a heading (CommonMark keeps it one): it opens a section.
           this.flush();
-          this.out.heading(inlineText(tokens[i + 1]), Number(token.tag.slice(1)));
+          // Heading ids and stray marks ("{#basic-example}", an escaped "**") are markup, not words.
+          this.out.heading(cleanHeadingText(inlineText(tokens[i + 1])), Number(token.tag.slice(1)));
           i += 2;
           break;
         case 'paragraph_open':

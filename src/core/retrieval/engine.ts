@@ -40,6 +40,7 @@ import { reciprocalRankFusion } from './fusion.ts';
 import { resolveParams, type RetrievalParams } from './params.ts';
 import { conceptChunkShares, pprSearch, type WalkObserver } from './pprSearch.ts';
 import { questionBlend } from './questionBlend.ts';
+import { pickSentences } from './sentencePick.ts';
 import {
   parseMode,
   type BaseMode,
@@ -100,7 +101,6 @@ export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
   'headingWeight',
 ];
 
-/** Best sentences returned per chunk. */
 /**
  * The walk graph a stored keep-mask gives over the lexical layers, with the concept vectors left to compute
  * later (only another θsem than the mask's needs them first, to re-filter by the cosines). Undefined when the
@@ -133,21 +133,11 @@ function maskedWalkGraph(
   }
 }
 
-const BEST_SENTENCES = 2;
-
 /** A question as sentences are scored against it (see RetrievalEngine.sentenceQuery). */
 interface SentenceQuery {
   words: Map<string, number>;
   units: Array<[string, number]>;
   total: number;
-}
-
-/** The best sentences of a scored list; without vectors only sentences sharing a word with the question count. */
-function best(hits: SentenceHit[], vector: Float32Array | undefined): SentenceHit[] {
-  return hits
-    .filter((h) => vector !== undefined || h.score > 0)
-    .sort((a, b) => b.score - a.score || a.start - b.start)
-    .slice(0, BEST_SENTENCES);
 }
 
 /** A chunk's pages, only where it has them (most sources have none: no undefined fields on their results). */
@@ -610,7 +600,12 @@ export class RetrievalEngine {
         path: chunk.path,
         ...pagesOf(chunk),
         provenance: this.provenance(c, mode),
-        bestSentences: best(this.sentenceScores(c.chunk, query.vector, qTerms), query.vector),
+        bestSentences: this.pick(
+          chunk.text,
+          this.sentenceScores(c.chunk, query.vector, qTerms),
+          query.vector,
+          qTerms,
+        ),
       };
     });
   }
@@ -655,8 +650,9 @@ export class RetrievalEngine {
           text: chunk.text,
           tokens: chunk.tokens,
           path: chunk.path,
+          ...pagesOf(chunk),
           provenance: this.provenance(c, mode),
-          bestSentences: best(this.sentenceScores(c.chunk, vector, qTerms), vector),
+          bestSentences: this.pick(chunk.text, this.sentenceScores(c.chunk, vector, qTerms), vector, qTerms),
         },
       );
     }
@@ -713,7 +709,7 @@ export class RetrievalEngine {
       ...pagesOf(chunk),
       excerptStart: from,
       provenance: this.provenance(c, mode),
-      bestSentences: best(inRun, vector),
+      bestSentences: this.pick(text, inRun, vector, qTerms),
     };
   }
 
@@ -817,6 +813,20 @@ export class RetrievalEngine {
         );
       }
     }
+  }
+
+  /** The highlighted sentences of a passage's scored sentences (sentencePick.ts). */
+  private pick(text: string, hits: SentenceHit[], vector: Float32Array | undefined, qTerms: SentenceQuery) {
+    return pickSentences(text, hits, {
+      byVector: vector !== undefined && this.sentenceVectors !== undefined,
+      questionTerms: new Set(qTerms.words.keys()),
+      terms: (t) => this.analyzer.terms(t),
+    });
+  }
+
+  /** The library analyser's terms of a text (stems, no stop words): what the question's words are compared by. */
+  terms(text: string): string[] {
+    return this.analyzer.terms(text);
   }
 
   /** Every sentence of chunk k in text order, scored by cosine to the question (or by shared terms without vectors). */

@@ -11,7 +11,16 @@ export type { EngineTimings, PreparedText, RetrievalInput } from './engine.ts';
 export { groupBySection } from './group.ts';
 export { parseParamOverride, resolveParams } from './params.ts';
 export type { RetrievalParams } from './params.ts';
-export { withSectionPaths } from './sectionPath.ts';
+export {
+  PASSAGES_SHOWN_MAX,
+  PASSAGES_SHOWN_MIN,
+  passagesShown,
+  rateEvidence,
+  relevanceLabel,
+} from './relevance.ts';
+export type { Relevance, RelevanceLabel } from './relevance.ts';
+export { cleanHeading, withSectionPaths } from './sectionPath.ts';
+export { looksLikeCode } from './sentencePick.ts';
 export { DEFAULT_MODE, parseMode } from './types.ts';
 export type { Provenance, RetrievedChunk, SentenceHit } from './types.ts';
 export { WALK_VIEW_CAPS, walkView } from './walkView.ts';

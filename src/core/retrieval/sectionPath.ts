@@ -1,13 +1,15 @@
 // Where a chunk sits in its document: the path document › heading › subheading. A reader of a long manual needs it
 // to know what a passage is about, and the ranking uses it as a field of its own (a chunk under "Writable Computed"
 // in the page "Computed Properties" is about computed properties even where its text never says so).
+import { cleanHeadingText } from '../text/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
 
-/** VitePress/Pandoc heading ids ("Basic Example {#basic-example}") are markup, not words of the heading. */
-const HEADING_ID = /\s*\{#[^}]*\}\s*$/;
-
+/**
+ * VitePress/Pandoc heading ids ("Basic Example {#basic-example}"), stray marks and break tags are markup, not
+ * words of the heading. Markdown is cleaned as it is parsed; this also cleans what libraries stored before that.
+ */
 export function cleanHeading(heading: string): string {
-  return heading.replace(HEADING_ID, '').replace(/\s+/g, ' ').trim();
+  return cleanHeadingText(heading);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The LLM/KG components' only dependencies: plain async APIs (no Comlink types in the components), so tests may
-// pass any object of these shapes. KgUiApi (endpoint settings, KG build) is backed by the KG worker; AnswerUiApi
-// (questions in the KG modes and streamed answers) by the query worker, which answers every mode.
-import { proxy, type Remote } from 'comlink';
+// pass any object of these shapes. KgUiApi (endpoint settings, KG build) is backed by the KG worker; questions in
+// every mode and the written answer go through the Ask state (src/ui/state/ask.svelte.ts) to the query worker.
+import { proxy } from 'comlink';
 import type { LlmSettings } from '../../core/llm/index.ts';
 import type { ConnectionDiagnosis } from '../../core/llm/index.ts';
 import type { Progress } from '../../core/types.ts';
@@ -12,18 +12,9 @@ import type {
   KgStatus,
   PageLlmSettings,
 } from '../../services/kgBuild.ts';
-import type {
-  AnswerOut,
-  AnswerRequest,
-  AskRequest,
-  AskResult,
-  Evidence,
-  KgMode,
-  QuestionMode,
-} from '../../services/queryProtocol.ts';
+import type { AnswerOut, AskResult, Evidence, KgMode } from '../../services/queryProtocol.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
-import type { QueryApi } from '../../../workers/query.worker.ts';
-import { kgChanged, kgWorker, queryWorker } from '../workers.ts';
+import { kgChanged, kgWorker } from '../workers.ts';
 
 export type {
   AnswerOut,
@@ -37,9 +28,6 @@ export type {
   PageLlmSettings,
   TraceEvent,
 };
-
-/** The modes of the answer panel: the KG modes, PIKE-RAG's atomic and decompose, KAG's logical. */
-export type AnswerPanelMode = Extract<QuestionMode, KgMode | 'atomic' | 'decompose' | 'logical'>;
 
 export interface KgUiApi {
   /** The stored settings with the key left out (`keyStored` says whether there is one). */
@@ -59,18 +47,6 @@ export interface KgUiApi {
   useBundle(url: string): Promise<void>;
 }
 
-export interface AnswerUiApi {
-  /** `onTrace` receives a reasoning mode's events as they happen. */
-  ask(
-    request: AskRequest & { mode: AnswerPanelMode },
-    onTrace?: (event: TraceEvent) => void,
-  ): Promise<AskResult>;
-  answer(request: AnswerRequest, onDelta: (delta: string) => void): Promise<AnswerOut>;
-  cancelAnswer(): Promise<void>;
-  /** Stops a reasoning mode's run. */
-  cancelAsk(): Promise<void>;
-}
-
 /** The KG build and LLM settings API over the KG worker (one worker per page, created on first use). */
 export function createKgUiApi(): KgUiApi {
   return {
@@ -83,22 +59,6 @@ export function createKgUiApi(): KgUiApi {
     build: (request, onProgress) => kgWorker().build(request, proxy(onProgress)).finally(kgChanged),
     cancelBuild: () => kgWorker().cancelBuild(),
     useBundle: () => kgWorker().useBundle(),
-  };
-}
-
-/**
- * Questions and answers over the query worker; `query` hands it over once it holds the current library (the
- * Ask state reloads it after the library changed).
- */
-export function createAnswerUiApi(query: () => Promise<Remote<QueryApi>>): AnswerUiApi {
-  return {
-    ask: async (request, onTrace) =>
-      (await query()).ask(request, undefined, onTrace ? proxy(onTrace) : undefined),
-    // Evidence objects are plain data: strip anything Svelte may have proxied before structured cloning.
-    answer: async (request, onDelta) =>
-      (await query()).answer(JSON.parse(JSON.stringify(request)) as AnswerRequest, proxy(onDelta)),
-    cancelAnswer: () => queryWorker().cancelAnswer(),
-    cancelAsk: () => queryWorker().cancelAsk(),
   };
 }
 

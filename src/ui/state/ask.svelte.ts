@@ -1,16 +1,19 @@
-// Ask state: the question, mode and budget, and the ranked evidence returned by the query worker (early lexical
-// evidence first when the question's embedding is slow to come, then the result); the one place that keeps the
-// query worker's library current for every tab of the Ask view (evidence and LLM answer); and the warm start
+// Ask state: the one question flow of the Ask view. The question, mode and budget; the ranked evidence returned by
+// the query worker (early lexical evidence first when the question's embedding is slow to come, then the result)
+// in every mode, a reasoning mode's trace as it runs, and, when an endpoint is set, the written answer streamed
+// over that evidence. The one place that keeps the query worker's library current; and the warm start
 // that has the query worker load the library and the question model when the app opens, not on the first
 // question.
 import { proxy, type Remote } from 'comlink';
 import type { QueryApi } from '../../../workers/query.worker.ts';
+import type { TraceEvent } from '../../core/llm/index.ts';
 import {
+  ASK_MODES,
   needsLlm,
-  RETRIEVAL_MODES,
+  type AnswerOut,
   type AskRequest,
   type AskResult,
-  type RetrievalMode,
+  type QuestionMode,
 } from '../../services/queryProtocol.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { checkLimits, defaultLimits, type LimitsByMode } from '../reasoningLimits.ts';
@@ -41,13 +44,23 @@ export async function currentQueryWorker(libraryVersion: number): Promise<Remote
 
 export class AskState {
   question = $state('');
-  mode = $state<RetrievalMode>(DEFAULT_MODE);
+  mode = $state<QuestionMode>(DEFAULT_MODE);
   budget = $state(DEFAULT_BUDGET);
   busy = $state(false);
   /** The evidence on screen: early (lexical, `stage: 'early'`) while the question is refined, then the result. */
   result = $state<AskResult | null>(null);
   error = $state<string | null>(null);
-  readonly modes = RETRIEVAL_MODES;
+  /** Every mode, in the order the mode list shows them (the list `cli ask` takes too). */
+  readonly modes = ASK_MODES;
+  /** A reasoning mode's events for the question on screen, as they arrived. */
+  trace = $state<TraceEvent[]>([]);
+  /** An endpoint is set: the written answer follows the evidence (undefined until the worker has said). */
+  llmConfigured = $state<boolean | undefined>(undefined);
+  /** The written answer being streamed, then done (`answer`). */
+  streamed = $state('');
+  answer = $state<AnswerOut | null>(null);
+  answering = $state(false);
+  answerError = $state<string | null>(null);
   /** The reasoning modes' limits (rounds, candidates, threshold), kept while the page lives. */
   limits = $state<LimitsByMode>(defaultLimits());
   /** Questions asked so far: early evidence of an earlier question is never shown for a later one. */
@@ -85,20 +98,36 @@ export class AskState {
     return { ...request, reasoning };
   }
 
+  /** Asks the query worker whether an endpoint is set (the Ask view calls it when it opens). */
+  async checkLlm(): Promise<void> {
+    this.llmConfigured = await queryWorker()
+      .llmConfigured()
+      .catch(() => false);
+  }
+
   async ask(libraryVersion: number): Promise<void> {
     const question = this.question.trim();
-    if (!question || this.busy) return;
+    if (!question || this.busy || this.refusal(this.mode)) return;
     const id = ++this.asked;
     this.busy = true;
     this.error = null;
     // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such).
     this.result = null;
+    this.trace = [];
+    this.streamed = '';
+    this.answer = null;
+    this.answerError = null;
     const onEarly = proxy((early: AskResult) => {
       if (id === this.asked && this.busy) this.result = early;
     });
+    const onTrace = proxy((event: TraceEvent) => {
+      if (id === this.asked) this.trace = [...this.trace, event];
+    });
+    let result: AskResult | null = null;
     try {
       const worker = await currentQueryWorker(libraryVersion);
-      const result = await worker.ask({ question, mode: this.mode, budget: this.budget }, onEarly);
+      const request = this.withLimits({ question, mode: this.mode, budget: this.budget });
+      result = await worker.ask(request, onEarly, needsLlm(this.mode) ? onTrace : undefined);
       if (id === this.asked) this.result = result;
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
@@ -106,6 +135,43 @@ export class AskState {
     } finally {
       this.busy = false;
     }
+    if (!result || id !== this.asked || result.evidence.length === 0) return;
+    // Read again now, not only when the view opened: the endpoint may have been saved since, and the worker may
+    // have been too busy opening a library to say so at first.
+    await this.checkLlm();
+    if (this.llmConfigured && id === this.asked) await this.writeAnswer(id, result, libraryVersion);
+  }
+
+  /** The written answer over the evidence shown (and a KG mode's relations, a reasoning mode's facts). */
+  private async writeAnswer(id: number, result: AskResult, libraryVersion: number): Promise<void> {
+    this.answering = true;
+    try {
+      const facts = [
+        ...(result.facts ?? []),
+        ...(result.kg?.relations ?? [])
+          .slice(0, 10)
+          .map((r) => `${r.source} — ${r.target}: ${r.description}`),
+      ];
+      const worker = await currentQueryWorker(libraryVersion);
+      // Plain data only: anything Svelte proxied must not reach structured cloning.
+      const evidence = JSON.parse(JSON.stringify(result.evidence)) as AskResult['evidence'];
+      const answer = await worker.answer(
+        { question: result.question, evidence, facts },
+        proxy((delta: string) => {
+          if (id === this.asked) this.streamed += delta;
+        }),
+      );
+      if (id === this.asked) this.answer = answer;
+    } catch (error) {
+      if (id === this.asked) this.answerError = error instanceof Error ? error.message : String(error);
+    } finally {
+      if (id === this.asked) this.answering = false;
+    }
+  }
+
+  /** Stops the question (a reasoning mode's run) and the answer being written. */
+  async stop(): Promise<void> {
+    await Promise.all([queryWorker().cancelAsk(), queryWorker().cancelAnswer()]);
   }
 }
 

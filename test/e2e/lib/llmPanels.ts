@@ -83,9 +83,9 @@ export async function confirmBuild(page: Page): Promise<void> {
 
 /** Asks in the KG panel's question form (already shown) in `mode`; returns once the request is sent. */
 export async function askInMode(page: Page, question: string, mode: string): Promise<void> {
-  await page.fill('[name="kg-question"]', question);
-  await page.selectOption('[name="kg-mode"]', mode);
-  await page.click('[data-testid="kg-ask"] button[type="submit"]');
+  await page.fill('[data-testid="question"]', question);
+  await page.selectOption('[data-testid="mode"]', mode);
+  await page.click('[data-testid="ask"]');
 }
 
 /** Clicks a citation of the answer and returns the sentence the document viewer marks. */

@@ -85,8 +85,12 @@ test('ask: samples loaded with one click, evidence highlighted, sentence link op
       p.textContent?.includes('The Fox and the Grapes'),
     ),
   );
-  const paths = await page.$$eval('[data-testid="evidence-path"]', (ps) =>
-    ps.map((p) => p.textContent ?? ''),
+  // The document's title heads its group of passages; each card shows the headings under it.
+  const paths = await page.$$eval('[data-testid="evidence"]', (cards) =>
+    cards.map(
+      (c) =>
+        `${c.querySelector('.title')?.textContent?.trim() ?? ''} › ${c.querySelector('[data-testid="evidence-path"]')?.textContent?.trim() ?? ''}`,
+    ),
   );
   log(`paths: ${JSON.stringify(paths.slice(0, 3))}`);
   expect(

@@ -1,5 +1,5 @@
 // Spec (issue 9, item 6): with ?bundle= the app stays on the bundle everywhere — evidence asked while the bundle
-// is still downloading, the LLM tab's evidence, the context sent to the endpoint and the document a citation
+// is still downloading, the Ask view's evidence, the context sent to the endpoint and the document a citation
 // opens come from the bundle, never from the local library of the same browser profile (which holds another
 // document that would also match the question).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -31,7 +31,7 @@ function corpus(main: { title: string; text: string }, topic: string): string {
 
 test.setTimeout(240_000);
 
-test('read-only bundle: the LLM tab, the answer context and the viewer use the bundle, never the local library', async ({
+test('read-only bundle: the evidence, the answer context and the viewer use the bundle, never the local library', async ({
   page,
   context,
   origin,
@@ -75,8 +75,6 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
       await route.fallback();
     });
     await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#ask`);
-    // The Evidence tab (with an endpoint configured the Ask view would open on the LLM tab).
-    await page.click('button[role="tab"]:has-text("Evidence")');
     await page.fill('[data-testid="question"]', QUESTION);
     await page.click('[data-testid="ask"]');
     await page.waitForSelector('[data-testid="evidence"]');
@@ -96,17 +94,16 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
     await page.goto(`${origin}/?bundle=/e2e-scratch-ro-${process.pid}/pharos.bundle#library`);
     await page.waitForSelector('[data-testid="read-only"]');
     await page.click('a[href="#ask"]');
-    await page.click('[data-testid="tab-answer"]');
-    await page.fill('[name="kg-question"]', QUESTION);
-    await page.selectOption('[name="kg-mode"]', 'hybrid');
-    await page.click('[data-testid="kg-ask"] button[type="submit"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
+    await page.fill('[data-testid="question"]', QUESTION);
+    await page.selectOption('[data-testid="mode"]', 'hybrid');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
 
-    const evidence = await page.$$eval('[data-testid="kg-evidence"] li', (items) =>
+    const evidence = await page.$$eval('[data-testid="evidence-group"]', (items) =>
       items.map((li) => (li.textContent ?? '').replace(/\s+/g, ' ').trim()),
     );
     log(`evidence: ${JSON.stringify(evidence).slice(0, 300)}`);
-    const evidenceMessage = `the LLM tab's evidence is not the bundle's: ${JSON.stringify(evidence)}`;
+    const evidenceMessage = `the Ask view's evidence is not the bundle's: ${JSON.stringify(evidence)}`;
     expect(evidence.length, evidenceMessage).toBeGreaterThan(0);
     expect(
       evidence.every((e) => e.includes('Pharos')),
@@ -114,7 +111,7 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
     ).toBe(true);
     expect(
       evidence.some((e) => e.includes('Fishermen')),
-      'the LLM tab read the local library',
+      'the Ask view read the local library',
     ).toBe(false);
     const sent = JSON.stringify(
       server.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body),
@@ -122,7 +119,7 @@ test('read-only bundle: the LLM tab, the answer context and the viewer use the b
     expect(sent, 'the answer request did not carry the bundle as context').toContain('Pharos');
     expect(sent, 'the answer request carried the local library as context').not.toContain('Fishermen');
 
-    await page.locator('[data-testid="kg-answer"] [data-cite="1"]').first().click();
+    await page.locator('[data-testid="answer"] [data-cite="1"]').first().click();
     await page.waitForSelector('[data-testid="viewer"]');
     const shown = (await page.textContent('[data-testid="viewer"]')) ?? '';
     log(`viewer: ${shown.replace(/\s+/g, ' ').slice(0, 120)}`);

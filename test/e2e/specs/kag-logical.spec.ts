@@ -62,9 +62,9 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     );
 
     // Ask in logical mode.
-    await goToPanel(page, origin, 'kg-ask');
+    await goToPanel(page, origin, 'question');
     await askInMode(page, QUESTION, 'logical');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
 
     // The plan: a retrieval of both release dates, a sort in code, the output.
     const plan = page.locator('[data-testid="trace-event"][data-kind="plan"]').first();
@@ -90,10 +90,10 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
     await expect(page.locator('[data-testid="trace-event"][data-kind="reflect"]')).toHaveCount(0);
 
     // The written answer cites the sentence behind a triple; the citation opens it.
-    const answerText = (await page.textContent('[data-testid="kg-answer"]'))?.trim() ?? '';
+    const answerText = (await page.textContent('[data-testid="answer"]'))?.trim() ?? '';
     log(`answer: ${answerText}`);
     expect(answerText).toMatch(/^Beta Storm came out first \[\d\]/);
-    const cite = page.locator('[data-testid="kg-answer"] [data-cite]').first();
+    const cite = page.locator('[data-testid="answer"] [data-cite]').first();
     expect(await cite.count(), `the answer has no citation: "${answerText}"`).toBeGreaterThan(0);
     const marked = await openCitation(page, cite);
     expect(marked, 'the citation opens the sentence behind the triple').toBe(
@@ -107,25 +107,25 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
 
     // Stop while the plan call is in flight: the run ends with an error, nothing more is sent, no answer is written.
     await page.locator('[data-testid="viewer"] button[aria-label="Close"]').click();
-    await goToPanel(page, origin, 'kg-ask');
+    await goToPanel(page, origin, 'question');
     server.setLatency(8000);
     const before = server.requests.length;
     await askInMode(page, 'Which film came out first, Beta Storm or Alpha Dawn?', 'logical');
     await expect
       .poll(() => server.requests.length, { message: 'the plan request never arrived' })
       .toBe(before + 1);
-    await page.click('[data-testid="kg-stop"]');
-    await page.waitForSelector('[data-testid="kg-ask"] [role="alert"]');
-    log(`after Stop: ${await page.textContent('[data-testid="kg-ask"] [role="alert"]')}`);
+    await page.click('[data-testid="stop"]');
+    await page.waitForSelector('[data-testid="ask-error"]');
+    log(`after Stop: ${await page.textContent('[data-testid="ask-error"]')}`);
     // Stop aborts the call in flight (the LLM client passes the run's signal to fetch): wait until the server has
     // seen the plan call end, with the run already ended (the alert). No reply reached the run, so a request
     // after this could only come from a run that ignored Stop.
     await expect
       .poll(() => server.requests[before]?.settled === true, { message: 'the plan call never ended' })
       .toBe(true);
-    await expect(page.locator('[data-testid="kg-ask"] [role="alert"]')).toBeVisible();
+    await expect(page.locator('[data-testid="ask-error"]')).toBeVisible();
     expect(server.requests.length, 'a request was sent after Stop').toBe(before + 1);
-    expect(await page.locator('[data-testid="kg-answer"]').count()).toBe(0);
+    expect(await page.locator('[data-testid="answer"]').count()).toBe(0);
   } finally {
     await server.close();
   }

@@ -156,21 +156,21 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     expect(Number(embedded), kgStatus).toBe(Number(entities));
 
     // 4. Hybrid question, streamed answer, citation opens the sentence.
-    await goToPanel(page, origin, 'kg-ask');
-    await page.fill('[name="kg-question"]', QUESTION);
-    await page.selectOption('[name="kg-mode"]', 'hybrid');
+    await goToPanel(page, origin, 'question');
+    await page.fill('[data-testid="question"]', QUESTION);
+    await page.selectOption('[data-testid="mode"]', 'hybrid');
     // Record the answer's text while it is still streaming (data-done="false").
     await page.evaluate(() => {
       const seen: number[] = [];
       (window as unknown as { __partials: number[] }).__partials = seen;
       new MutationObserver(() => {
-        const el = document.querySelector('[data-testid="kg-answer"][data-done="false"]');
+        const el = document.querySelector('[data-testid="answer"][data-done="false"]');
         if (el) seen.push((el.textContent ?? '').trim().length);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
-    await page.click('[data-testid="kg-ask"] button[type="submit"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
-    const answerText = (await page.textContent('[data-testid="kg-answer"] '))?.trim() ?? '';
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
+    const answerText = (await page.textContent('[data-testid="answer"] '))?.trim() ?? '';
     log(`answer: ${answerText.slice(0, 160)}`);
     const partials = await page.evaluate(() => (window as unknown as { __partials: number[] }).__partials);
     const distinct = [...new Set(partials)].filter((n) => n > 0);
@@ -183,7 +183,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
       .filter((r) => r.path === '/v1/chat/completions' && !r.extractedText)
       .at(-1);
     expect(answerRequest?.body?.stream, 'the answer was not requested as a stream').toBeTruthy();
-    const firstCite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+    const firstCite = page.locator('[data-testid="answer"] [data-cite="1"]').first();
     expect(await firstCite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
     await firstCite.click();
     await page.waitForSelector('[data-testid="viewer"]');

@@ -119,11 +119,11 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]');
 
     // 3. A hybrid question with a written answer.
-    await goToPanel(page, origin, 'kg-ask');
-    await page.fill('[name="kg-question"]', QUESTION);
-    await page.selectOption('[name="kg-mode"]', 'hybrid');
-    await page.click('[data-testid="kg-ask"] button[type="submit"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
+    await goToPanel(page, origin, 'question');
+    await page.fill('[data-testid="question"]', QUESTION);
+    await page.selectOption('[data-testid="mode"]', 'hybrid');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
 
     // 4. An evaluation with written answers and the LLM judge (two questions, bm25).
     const qa = join(tmp, 'two-questions.csv');

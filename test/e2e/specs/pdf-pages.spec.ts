@@ -122,19 +122,18 @@ test('pdf: evidence and citation show the page, the viewer draws it, the running
     await page.goto(`${origin}/#ask`);
     await page.reload();
     await page.waitForSelector('[data-indexing]');
-    await page.click('[data-testid="tab-answer"]');
-    await page.fill('[name="kg-question"]', QUESTION);
-    await page.selectOption('[name="kg-mode"]', 'hybrid');
-    await page.click('[data-testid="kg-ask"] button[type="submit"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]', { timeout: 120_000 });
-    const cite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+    await page.fill('[data-testid="question"]', QUESTION);
+    await page.selectOption('[data-testid="mode"]', 'hybrid');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
+    const cite = page.locator('[data-testid="answer"] [data-cite="1"]').first();
     const citedPage = await cite.getAttribute('data-page');
-    const firstEvidence = (await page.textContent('[data-testid="kg-evidence"] li')) ?? '';
+    const firstEvidence = (await page.textContent('[data-testid="evidence"]')) ?? '';
     log(`citation [1] → ${citedPage}; evidence [1]: ${firstEvidence.replace(/\s+/g, ' ').slice(0, 120)}`);
     expect(firstEvidence, 'the fact is not the first passage of the answer').toContain('Port Ellen');
     expect(citedPage).toBe(`p. ${TARGET_PAGE}`);
     if (process.env.SCREENSHOTS) {
-      await page.locator('[data-testid="kg-ask"]').screenshot({ path: 'docs/screenshots/pdf-citation.png' });
+      await page.locator('section.answer').screenshot({ path: 'docs/screenshots/pdf-citation.png' });
     }
     await cite.click();
     await page.waitForSelector('[data-testid="viewer"]');

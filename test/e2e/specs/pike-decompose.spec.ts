@@ -87,12 +87,10 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     expect(questions).toBeGreaterThan(0);
 
     // 3. Decompose: the live trace, then the streamed answer with citations.
-    await goToPanel(page, origin, 'kg-ask');
-    const tab = page.locator('[data-testid="tab-answer"]');
-    if (await tab.count()) await tab.click();
+    await goToPanel(page, origin, 'question');
     await askInMode(page, question, 'decompose');
     await page.waitForSelector('[data-testid="trace-event"][data-kind="select"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
     const kinds = await page.$$eval('[data-testid="trace-event"]', (els) =>
       els.map((e) => `${e.getAttribute('data-round')}:${e.getAttribute('data-kind')}`),
     );
@@ -110,9 +108,9 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     const via = (await page.textContent('[data-testid="evidence-via"]'))?.trim() ?? '';
     expect(via.startsWith('via What about'), `evidence provenance: "${via}"`).toBe(true);
 
-    const answerText = (await page.textContent('[data-testid="kg-answer"]'))?.trim() ?? '';
+    const answerText = (await page.textContent('[data-testid="answer"]'))?.trim() ?? '';
     log(`answer: ${answerText.slice(0, 160)}`);
-    const firstCite = page.locator('[data-testid="kg-answer"] [data-cite="1"]').first();
+    const firstCite = page.locator('[data-testid="answer"] [data-cite="1"]').first();
     expect(await firstCite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
     const marked = await openCitation(page, firstCite);
     // The scripted server answers with the first sentence of passage [1], then " [1]".
@@ -124,31 +122,30 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     // 4. The limits: the default shown, a value out of range refused (next to the input, and by the Ask button),
     // then at most one round.
     await page.locator('[data-testid="viewer"] button[aria-label="Close"]').click();
-    await page.selectOption('[name="kg-mode"]', 'decompose');
+    await page.selectOption('[data-testid="mode"]', 'decompose');
     const limits = page.locator('[data-testid="reasoning-limits"]');
     await limits.locator('summary').click();
     const rounds = limits.locator('[name="limit-maxRounds"]');
     await expect(rounds).toHaveValue(String(DEFAULT_MAX_ROUNDS));
-    const askButton = page.locator('[data-testid="kg-ask"] button[type="submit"]');
+    const askButton = page.locator('[data-testid="ask"]');
     await rounds.fill('0');
     await expect(rounds).toHaveAttribute('aria-invalid', 'true');
     await expect(limits.locator('[data-testid="limit-error"]')).toContainText('At least 1');
     await expect(askButton).toBeDisabled();
-    await expect(page.locator('[data-testid="kg-cannot-ask"]')).toContainText('rounds at most');
+    await expect(page.locator('[data-testid="cannot-ask"]')).toContainText('rounds at most');
     await rounds.fill('1');
     await expect(askButton).toBeEnabled();
     await expect(rounds).not.toHaveAttribute('aria-invalid', 'true');
     // Kept for the session: still 1 after leaving the Ask view and coming back.
-    await goToPanel(page, origin, 'kg-ask');
-    if (await tab.count()) await tab.click();
-    await page.selectOption('[name="kg-mode"]', 'decompose');
+    await goToPanel(page, origin, 'question');
+    await page.selectOption('[data-testid="mode"]', 'decompose');
     await limits.locator('summary').click();
     await expect(rounds).toHaveValue('1');
 
     const before = roundCalls(server);
     await askInMode(page, question, 'decompose');
     await page.waitForSelector('[data-testid="trace-event"][data-kind="stop"]');
-    await page.waitForSelector('[data-testid="kg-answer"][data-done="true"]');
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
     const limited = await page.$$eval('[data-testid="trace-event"]', (els) =>
       els.map((e) => `${e.getAttribute('data-round')}:${e.getAttribute('data-kind')}`),
     );

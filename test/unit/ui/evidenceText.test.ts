@@ -1,0 +1,28 @@
+// The evidence card's blocks: code set apart from prose, highlights placed by document offsets, the best one marked.
+import { describe, expect, it } from 'vitest';
+import { evidenceBlocks } from '../../../src/ui/evidenceText.ts';
+
+describe('evidenceBlocks', () => {
+  const text =
+    'We can force it with the immediate: true option:\n\nwatch(\n  source,\n  { immediate: true }\n)\n\nThe end.';
+  const base = 1000;
+
+  it('keeps the text as written, sets code blocks apart and marks the best highlight', () => {
+    const best = { start: base, end: base + text.indexOf(':\n') + 1 };
+    const code = { start: base + text.indexOf('watch('), end: base + text.indexOf(')\n\n') + 1 };
+    const blocks = evidenceBlocks(text, base, [best, code]);
+    expect(blocks.map((b) => b.pieces.map((p) => p.text).join('') + b.after).join('')).toBe(text);
+    expect(blocks.map((b) => b.code)).toEqual([false, true, false]);
+    const marks = blocks.flatMap((b) => b.pieces.filter((p) => p.sentence));
+    expect(marks.map((m) => [m.text, m.sentence?.best])).toEqual([
+      ['We can force it with the immediate: true option:', true],
+      ['watch(\n  source,\n  { immediate: true }\n)', false],
+    ]);
+    expect(marks[0].sentence).toMatchObject({ start: best.start, end: best.end });
+  });
+
+  it('drops highlights outside the passage', () => {
+    const blocks = evidenceBlocks(text, base, [{ start: 10, end: 20 }]);
+    expect(blocks.flatMap((b) => b.pieces).some((p) => p.sentence)).toBe(false);
+  });
+});
