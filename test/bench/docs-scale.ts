@@ -17,7 +17,7 @@ import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
 import { parseParamOverride } from '../../src/core/retrieval/params.ts';
 import { DEFAULT_MODE } from '../../src/core/retrieval/types.ts';
 import { createTermAnalyzer } from '../../src/core/text/analyzer.ts';
-import { mkdtemp, symlink } from 'node:fs/promises';
+import { copyFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { readdirSync } from 'node:fs';
 
@@ -56,7 +56,7 @@ async function sample(dir: string, every: number): Promise<string> {
   if (every === 1) return dir;
   const out = await mkdtemp(join(tmpdir(), 'docs-scale-'));
   const files = readdirSync(dir).sort();
-  for (let i = 0; i < files.length; i += every) await symlink(join(dir, files[i]), join(out, files[i]));
+  for (let i = 0; i < files.length; i += every) await copyFile(join(dir, files[i]), join(out, files[i]));
   return out;
 }
 

@@ -1,9 +1,9 @@
 // The two small libraries a first-time user meets at once, benchmarked like the shared sets: five Rust by Example
 // chapters from ../shared/bench/docs-scale (Arc, Rc, Box, threads, channels) and the three seed papers (two in
 // Chinese) from ../shared/papers as .txt files, each with its question set in test/bench/sets/ (written for this
-// check, gold = file names). The files are linked into a temporary folder and indexed through the app's parsers.
+// check, gold = file names). The files are copied into a temporary folder and indexed through the app's parsers.
 // Usage: node --import tsx test/bench/small-libraries.ts [bench options, e.g. --modes default,bm25 --json-dir d]
-import { mkdtemp, readdir, symlink } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -18,7 +18,8 @@ const FIVE = ['std__arc', 'std__rc', 'std__box', 'std_misc__threads', 'std_misc_
 
 async function folderOf(files: string[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'small-library-'));
-  for (const f of files) await symlink(f, join(dir, f.split('/').pop()!));
+  // Copies: the CLI's walker reads only files inside the named folder, never a link out of it.
+  for (const f of files) await copyFile(f, join(dir, f.split('/').pop()!));
   return dir;
 }
 

@@ -91,12 +91,13 @@ export interface RetrievalParams {
   bm25K1: number;
   bm25B: number;
   /**
-   * Evidence window of the default mode: a ranked chunk longer than this many tokens is shown as its best run of
-   * sentences within it (0 = whole chunks).
+   * Evidence window of the default mode: a ranked section of a many-section document longer than this many
+   * tokens is shown as its best run of sentences within it (0 = whole chunks).
    */
   evidenceTokens: number;
   /** … and only chunks longer than evidenceSlack × evidenceTokens are cut. */
   evidenceSlack: number;
+
   /** Reciprocal-rank fusion constant. */
   rrfK: number;
   /** How many candidates each mode ranks before the budget cut (fusion and the cut need a long list). */
@@ -139,8 +140,9 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   conceptChunksPerConcept: 3,
   bm25K1: 1.2,
   bm25B: 0.75,
-  evidenceTokens: 300,
+  evidenceTokens: 350,
   evidenceSlack: 1.5,
+
   rrfK: 60,
   candidates: 200,
 });

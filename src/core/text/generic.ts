@@ -11,7 +11,7 @@ import stopwordsIso from 'stopwords-iso';
 import { SPOKEN_COMMON } from './spokenCommon.ts';
 import { isStopWord } from './stopwords.ts';
 
-const CODE_KEYWORDS = `const let var function return import export default from new this true false null undefined
+const CODE_KEYWORDS = `e.g i.e etc const let var function return import export default from new this true false null undefined
 void typeof instanceof async await yield class extends implements interface enum static public private protected
 else elif then while loop break continue switch case try catch finally throw throws def fn func pub mut impl
 struct use self super nil none println printf console log foo bar baz qux div span br li ul ol px em rem`;
