@@ -5,7 +5,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import {
   buildLexicalGraph,
-  conceptTerms,
+  chunkConceptLists,
   deserializeGraph,
   type ConceptGraphIndex,
 } from '../../../src/core/graph/index.ts';
@@ -66,8 +66,10 @@ async function expectFreshEquivalent(repo: Repo, refresh: IncrementalGraphRefres
   // The refresh's own lexical snapshot (what a lexical-only library would have) is the fresh lexical graph.
   const lexical = buildLexicalGraph(
     a.chunkIds,
-    layoutCorpus(retrievalInput(corpus).chunks, []).chunks.map((c) =>
-      conceptTerms(termAnalyzer(), c.text, resolveParams().phrases),
+    chunkConceptLists(
+      termAnalyzer(),
+      layoutCorpus(retrievalInput(corpus).chunks, []).chunks,
+      resolveParams(),
     ),
     resolveParams(),
   );
