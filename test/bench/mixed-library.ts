@@ -3,6 +3,7 @@
 // there, each set reported as its own question type. With --own, each set is also run in its own library, so the
 // two can be compared. Files are copied (not linked) into .cache/mixed-library, as the CLI's walker indexes only
 // files inside the named folder.
+// The sets are read from ../shared/bench beside the repository, or BENCH_DIR.
 // Usage: node --import tsx test/bench/mixed-library.ts [--own] [--limit N] [bench options, e.g. --modes default,bm25
 //        --embedder none --json out.json]
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import { run } from '../../src/cli/bench.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
-const bench = resolve(root, '..', 'shared', 'bench');
+const bench = process.env.BENCH_DIR ?? resolve(root, '..', 'shared', 'bench');
 const folder = join(root, '.cache', 'mixed-library');
 
 const args = process.argv.slice(2);

@@ -133,6 +133,9 @@ function maskedWalkGraph(
   }
 }
 
+/** How much of the evidence is given as windows of long sections (see RetrievalEngine.windowed). */
+const WINDOWED_TOKENS = 3000;
+
 /** Sentences whose analysed terms an engine keeps (about 20 MB at most). */
 const SENTENCE_TERM_CACHE = 50_000;
 
@@ -634,8 +637,12 @@ export class RetrievalEngine {
       // Only a chunk well over the window is cut: a section slightly longer reads better whole.
       // A passage that is its own document (an encyclopedia paragraph) is shown whole: it is already the size of
       // one answer, and cutting it loses as often as it helps (2Wiki CR@3000 −1.2 when cut).
+      // Past the first WINDOWED_TOKENS the rest comes whole: a large budget (an LLM's context) then holds whole
+      // sections, and a question scores the sentences of a few chunks, not of every chunk of a 12,000-token answer.
       const piece =
-        chunk.tokens <= window * this.params.evidenceSlack || this.documentChunks(c.chunk) === 1
+        chunk.tokens <= window * this.params.evidenceSlack ||
+        this.documentChunks(c.chunk) === 1 ||
+        used >= WINDOWED_TOKENS
           ? undefined
           : this.excerpt(c, mode, vector, qTerms, Math.min(window, budgetTokens - used));
       const tokens = piece ? piece.tokens : chunk.tokens;
