@@ -7,7 +7,7 @@
 //   - the keywords and placeholder names every code sample repeats (const, return, foo), which no maintained word
 //     list holds: documentation's code blocks otherwise make them its most central "concepts",
 //   - our own closed-class stop words, and bare numbers.
-import stopwordsIso from 'stopwords-iso';
+import stopwordsIso from 'stopwords-iso' with { type: 'json' };
 import { SPOKEN_COMMON } from './spokenCommon.ts';
 import { isStopWord } from './stopwords.ts';
 
