@@ -634,11 +634,10 @@ export class RetrievalEngine {
     let used = 0;
     for (const c of ranked) {
       const chunk = this.layout.chunks[c.chunk];
-      // Only a chunk well over the window is cut: a section slightly longer reads better whole.
-      // A passage that is its own document (an encyclopedia paragraph) is shown whole: it is already the size of
-      // one answer, and cutting it loses as often as it helps (2Wiki CR@3000 −1.2 when cut).
-      // Past the first WINDOWED_TOKENS the rest comes whole: a large budget (an LLM's context) then holds whole
-      // sections, and a question scores the sentences of a few chunks, not of every chunk of a 12,000-token answer.
+      // Shown whole: a section only slightly over the window (it reads better whole); a passage that is its own
+      // document (an encyclopedia paragraph is already the size of one answer, and cutting it lost 2Wiki 1.2
+      // points of CR@3000); and every chunk past the first WINDOWED_TOKENS (a large budget, an LLM's context,
+      // then holds whole sections, and a question scores the sentences of a few chunks, not of forty).
       const piece =
         chunk.tokens <= window * this.params.evidenceSlack ||
         this.documentChunks(c.chunk) === 1 ||
