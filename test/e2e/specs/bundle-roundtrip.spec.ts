@@ -22,10 +22,19 @@ async function askInBrowser(page: Page, question: string, mode: string): Promise
   await page.fill('[data-testid="budget"]', String(BUDGET));
   await page.click('[data-testid="ask"]');
   await page.waitForSelector('[data-testid="evidence"]');
-  const ids = await page.$$eval('[data-testid="evidence"]', (cards) =>
-    cards.map((c) => c.getAttribute('data-chunk') ?? ''),
+  // The view shows the best few passages, grouped by document, with "More passages" for the rest: open them all
+  // and read the passages back in their rank order (the number on each card).
+  while ((await page.locator('[data-testid="more"]').count()) > 0) await page.click('[data-testid="more"]');
+  const ranked = await page.$$eval('[data-testid="evidence"]', (cards) =>
+    cards.map((c) => ({
+      id: c.getAttribute('data-chunk') ?? '',
+      rank: Number(c.querySelector('.rank')?.textContent ?? NaN),
+    })),
   );
-  return ids.slice(0, 10);
+  return ranked
+    .sort((a, b) => a.rank - b.rank)
+    .map((r) => r.id)
+    .slice(0, 10);
 }
 
 async function askCli(
