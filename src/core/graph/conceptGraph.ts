@@ -11,6 +11,8 @@ import { fastEdgeCosines, filterByKeepMask, keepMaskBytes } from './semanticEdge
 export interface GraphOptions {
   conceptsPerChunk: number;
   maxDfFraction: number;
+  /** See ConceptOptions.minDfCap. */
+  minDfCap?: number;
   thetaCo: number;
   thetaSem: number;
   /** Damping of the global PageRank (graphology's default 0.85: the global rank is a centrality, not a walk). */

@@ -20,8 +20,10 @@ export interface ConceptTable {
 export interface ConceptOptions {
   /** Keep at most this many concepts per chunk, highest TF-IDF first (0 = keep every term). */
   conceptsPerChunk: number;
-  /** Terms in more than max(⌊maxDfFraction·N⌋, min(3, N − 1)) chunks are not concepts (1 = no cap). */
+  /** Terms in more than dfCap(maxDfFraction, N) chunks are not concepts (1 = no cap). */
   maxDfFraction: number;
+  /** … but a term in up to this many chunks (and not in all) always may be (default MIN_DF_CAP). */
+  minDfCap?: number;
 }
 
 /** Builds the concept table from per-chunk term lists (chunk order = index order, callers sort by chunk id). */
@@ -46,11 +48,10 @@ export function extractConcepts(
     for (const t of counts.keys()) df.set(t, (df.get(t) ?? 0) + 1);
     return counts;
   });
-  // The cap is for large libraries, where a term in 5% of the chunks links hundreds of passages; in a library of
-  // 24 chunks 5% would be one chunk, so no term shared by two chapters could be a concept and the walk would have
-  // no seeds. A term in up to 3 chunks (and not in all of them) is always specific enough.
-  const maxDf =
-    options.maxDfFraction >= 1 ? n : Math.max(Math.floor(options.maxDfFraction * n), Math.min(3, n - 1), 1);
+  // The cap is for large libraries, where a keyphrase of a third of the chunks links thousands of passages; in the
+  // samples' 11 chunks a third is 3, and "canal", the subject of a four-section page, could not be a concept, so the
+  // walk had no seed. A term in up to MIN_DF_CAP chunks (and not in all of them) is always specific enough.
+  const maxDf = dfCap(options.maxDfFraction, n, options.minDfCap);
 
   // Select concepts per chunk by TF-IDF; ties broken by term so the result does not depend on token order.
   const kept: Array<Array<[string, number]>> = chunkCounts.map((counts) => {
@@ -94,6 +95,14 @@ export function extractConcepts(
     chunkConcepts,
     chunkConceptWeights,
   });
+}
+
+/** Chunks a concept may always be in, whatever the fraction (and not all of a library's chunks). */
+export const MIN_DF_CAP = 20;
+
+/** The largest document frequency a concept may have among n chunks (extractConcepts and the incremental graph). */
+export function dfCap(maxDfFraction: number, n: number, minCap = MIN_DF_CAP): number {
+  return maxDfFraction >= 1 ? n : Math.max(Math.floor(maxDfFraction * n), Math.min(minCap, n - 1), 1);
 }
 
 /** The chunk → concept side of a table: what a compact graph stores (the other side is rebuilt from it). */

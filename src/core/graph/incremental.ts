@@ -27,7 +27,7 @@
 // engine's CSR form needs new arrays whenever a concept id shifts. The state's own memory is ≈ 30 MB beside the
 // snapshot's arrays (which it shares with the engine as its base); its stored form (toJSON) ≈ 3 MB. Terms whose df
 // falls to 0 keep their id until the state is stored and restored (toJSON drops them).
-import { type ConceptTable } from './concepts.ts';
+import { dfCap, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, findEdge as findInRow, type ConceptGraph } from './cooccurrence.ts';
 import {
   serializeGraph,
@@ -207,8 +207,7 @@ export class IncrementalConceptGraph {
 
   /** The largest df a concept may have with n chunks: the same rule as extractConcepts. */
   private maxDf(n: number): number {
-    const f = this.options.maxDfFraction;
-    return f >= 1 ? n : Math.max(Math.floor(f * n), Math.min(3, n - 1), 1);
+    return dfCap(this.options.maxDfFraction, n, this.options.minDfCap);
   }
 
   private applyBatch(added: readonly IncrementalChunk[], removed: readonly number[]): void {

@@ -48,14 +48,15 @@ describe('extractConcepts', () => {
   });
 
   it('drops terms above the document-frequency cap', () => {
-    // 100 chunks: x in 5, y in 6, z in 1. cap = max(floor(0.05·100), 3) = 5 → y (df 6) is not a concept.
+    // 100 chunks: x in 5, y in 6, z in 1. cap = max(floor(0.05·100), 3) = 5 → y (df 6) is not a concept (the
+    // floor set to 3 here; the product's is 20).
     const chunks = Array.from({ length: 100 }, (_, k) => [
       `filler${k}`,
       ...(k < 5 ? ['x'] : []),
       ...(k < 6 ? ['y'] : []),
       ...(k === 0 ? ['z'] : []),
     ]);
-    const t = extractConcepts(chunks, { conceptsPerChunk: 0, maxDfFraction: 0.05 });
+    const t = extractConcepts(chunks, { conceptsPerChunk: 0, maxDfFraction: 0.05, minDfCap: 3 });
     expect(t.terms.includes('x')).toBe(true);
     expect(t.terms.includes('y')).toBe(false);
     expect(t.terms.includes('z')).toBe(true);

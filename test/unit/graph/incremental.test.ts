@@ -19,7 +19,14 @@ import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 // The first 300 MuSiQue passages, vendored (test/fixtures/musique-300) so the test runs without ../shared.
 const MUSIQUE_300 = join(import.meta.dirname, '../../fixtures/musique-300/corpus.jsonl');
 
-const OPTIONS: GraphOptions = { conceptsPerChunk: 0, maxDfFraction: 0.25, thetaCo: 1, thetaSem: 0.5 };
+// The cap's floor at 3 chunks (the product's is 20): these hand-counted libraries are small.
+const OPTIONS: GraphOptions = {
+  conceptsPerChunk: 0,
+  maxDfFraction: 0.25,
+  minDfCap: 3,
+  thetaCo: 1,
+  thetaSem: 0.5,
+};
 
 function chunk(id: string, text: string, docId = id): IncrementalChunk {
   return { id, docId, terms: text.split(' ') };
@@ -350,7 +357,13 @@ describe('IncrementalConceptGraph equals a fresh build', () => {
     const analyzer = createTermAnalyzer();
     const passages = parsed.map((d) => conceptTerms(analyzer, d.text, true));
     // The product's cap (5% with the floor of 3): 150 chunks → cap 7, 300 → 15; terms cross it as N moves.
-    const options: GraphOptions = { conceptsPerChunk: 0, maxDfFraction: 0.05, thetaCo: 1, thetaSem: 0.5 };
+    const options: GraphOptions = {
+      conceptsPerChunk: 0,
+      maxDfFraction: 0.05,
+      minDfCap: 3,
+      thetaCo: 1,
+      thetaSem: 0.5,
+    };
     const worst = replay(documents(passages, 'm'), options, 11, true);
     expect(worst.length).toBeGreaterThan(5);
   });
