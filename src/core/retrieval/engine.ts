@@ -595,25 +595,7 @@ export class RetrievalEngine {
       const excerpt = this.excerpt(ranked[0], mode, query.vector, qTerms, budgetTokens);
       return excerpt ? [excerpt] : [];
     }
-    return kept.map(({ c }) => {
-      const chunk = chunks[c.chunk];
-      return {
-        chunkId: chunk.id,
-        docId: chunk.docId,
-        score: c.score,
-        text: chunk.text,
-        tokens: chunk.tokens,
-        path: chunk.path,
-        ...pagesOf(chunk),
-        provenance: this.provenance(c, mode),
-        bestSentences: this.pick(
-          chunk.text,
-          this.sentenceScores(c.chunk, query.vector, qTerms),
-          query.vector,
-          qTerms,
-        ),
-      };
-    });
+    return kept.map(({ c }) => this.whole(c, mode, query.vector, qTerms));
   }
 
   /**
@@ -653,21 +635,30 @@ export class RetrievalEngine {
         break;
       }
       used += tokens;
-      out.push(
-        piece ?? {
-          chunkId: chunk.id,
-          docId: chunk.docId,
-          score: c.score,
-          text: chunk.text,
-          tokens: chunk.tokens,
-          path: chunk.path,
-          ...pagesOf(chunk),
-          provenance: this.provenance(c, mode),
-          bestSentences: this.pick(chunk.text, this.sentenceScores(c.chunk, vector, qTerms), vector, qTerms),
-        },
-      );
+      out.push(piece ?? this.whole(c, mode, vector, qTerms));
     }
     return out;
+  }
+
+  /** A ranked chunk given whole, with its best sentences. */
+  private whole(
+    c: Candidate,
+    mode: string,
+    vector: Float32Array | undefined,
+    qTerms: SentenceQuery,
+  ): RetrievedChunk {
+    const chunk = this.layout.chunks[c.chunk];
+    return {
+      chunkId: chunk.id,
+      docId: chunk.docId,
+      score: c.score,
+      text: chunk.text,
+      tokens: chunk.tokens,
+      path: chunk.path,
+      ...pagesOf(chunk),
+      provenance: this.provenance(c, mode),
+      bestSentences: this.pick(chunk.text, this.sentenceScores(c.chunk, vector, qTerms), vector, qTerms),
+    };
   }
 
   private provenance(c: Candidate, mode: string): RetrievedChunk['provenance'] {
