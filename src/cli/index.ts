@@ -30,8 +30,9 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --embed-key-file <file>    the key of an openai: embedder (else env CONCEPTRAG_EMBEDDINGS_API_KEY)
   --vectors i8|f32           vector storage in the bundle (default i8: int8 with a per-vector scale)
   --graph                    store the whole concept graph (large: ~150 MB for MuSiQue, see FORMAT.md)
-  --no-graph-mask            store no graph at all. By default a bundle with vectors carries the compact graph:
-                             the θsem keep-mask of its edges (~0.75 MB), so loading skips the edge cosines
+  --no-graph-mask            store no graph at all. By default a bundle carries its concept table (each chunk's
+                             keyphrases, ~3 MB for MuSiQue), so opening it does not choose them again, and with
+                             vectors also the θsem keep-mask of the edges (~0.75 MB), so it skips the edge cosines
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
 `;
@@ -219,8 +220,9 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write('index: no document could be indexed\n');
       return 1;
     }
-    // The compact graph (keep-mask) only helps when there are vectors: a lexical graph is rebuilt from text alone.
-    if (values.graph || (result.embedder && !values['no-graph-mask'])) {
+    // The concept table spares every opener the keyphrase choice (half of a cold question's time); with vectors
+    // the keep-mask spares the edge cosines too.
+    if (values.graph || !values['no-graph-mask']) {
       const t = performance.now();
       result = attachGraph(result);
       log(`concept graph built in ${((performance.now() - t) / 1000).toFixed(1)} s`);

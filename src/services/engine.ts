@@ -3,7 +3,12 @@
 // itself without re-extracting concepts, or — when a bundle brought the compact graph (a θsem keep-mask) — the
 // lexical graph rebuilt with the mask applied instead of ~6 M edge cosines. Shared by the ingest worker (graph
 // rebuild), the query worker and the CLI.
-import { isCompactGraph, type PrebuiltMaskedGraph, type TermAnalyzer } from '../core/graph/index.ts';
+import {
+  isCompactGraph,
+  isConceptTableGraph,
+  type PrebuiltMaskedGraph,
+  type TermAnalyzer,
+} from '../core/graph/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
 import { RetrievalEngine, type PreparedText, type RetrievalInput } from '../core/retrieval/index.ts';
 import { withSectionPaths } from '../core/retrieval/index.ts';
@@ -39,7 +44,8 @@ export function retrievalInput(corpus: LoadedCorpus): RetrievalInput {
 /**
  * From scratch: concepts, co-occurrence graph, PageRank, and the semantic layer when vectors exist. A stored
  * compact graph (keep-mask) that matches the corpus spares the edge cosines, and its concept vectors are computed
- * only when a question needs them (RetrievalEngine.fromCompact); the answers are those of a fresh build.
+ * only when a question needs them (RetrievalEngine.fromCompact); a stored concept table (a lexical library's)
+ * spares choosing the keyphrases again (RetrievalEngine.fromTable). The answers are those of a fresh build.
  */
 export function buildEngine(
   corpus: LoadedCorpus,
@@ -50,6 +56,10 @@ export function buildEngine(
   const stored: unknown = corpus.graph?.graph;
   if (isCompactGraph(stored)) {
     const engine = RetrievalEngine.fromCompact(input, termAnalyzer(), stored, previous, prepared);
+    if (engine) return engine;
+  }
+  if (isConceptTableGraph(stored)) {
+    const engine = RetrievalEngine.fromTable(input, termAnalyzer(), stored);
     if (engine) return engine;
   }
   return RetrievalEngine.build(input, termAnalyzer());
@@ -105,7 +115,9 @@ export function loadEngine(corpus: LoadedCorpus, prepared?: PreparedOpen): Retri
 
 function loadFresh(corpus: LoadedCorpus, prepared?: PreparedOpen): RetrievalEngine {
   const stored = corpus.graph?.graph;
-  if (isCompactGraph(stored)) return buildEngine(corpus, lastLoaded?.deref(), prepared);
+  if (isCompactGraph(stored) || isConceptTableGraph(stored)) {
+    return buildEngine(corpus, lastLoaded?.deref(), prepared);
+  }
   const input = prepared?.input ?? retrievalInput(corpus);
   const semanticMatches = (stored?.semantic !== undefined) === (input.sentenceVectors !== undefined);
   if (stored && semanticMatches) {

@@ -21,7 +21,14 @@ import {
 } from './format.ts';
 import type { ReadBundle } from './reader.ts';
 import { checkShapes, checkUnique, checkVectors, type RecordShape } from './validate.ts';
-import { compactGraph, compactGraphProblem, isCompactGraph } from '../graph/index.ts';
+import {
+  compactGraph,
+  compactGraphProblem,
+  conceptTableGraph,
+  conceptTableGraphProblem,
+  isCompactGraph,
+  isConceptTableGraph,
+} from '../graph/index.ts';
 import type { SerializedGraph } from '../graph/index.ts';
 
 /** Every layer of an index, in memory. */
@@ -90,7 +97,11 @@ function graphForBundle(
 ): Record<string, unknown> {
   if (mode === 'full' || graph.format !== 'conceptrag-graph') return graph;
   const semantic = graph.semantic as SerializedGraph['semantic'];
-  if (!semantic || !(semantic.cosines || semantic.keepMask)) return graph;
+  if (!semantic) {
+    const table = conceptTableGraph(graph as unknown as SerializedGraph);
+    return table ? (table as unknown as Record<string, unknown>) : graph;
+  }
+  if (!(semantic.cosines || semantic.keepMask)) return graph;
   const compact = compactGraph(graph as unknown as SerializedGraph);
   return compact ? (compact as unknown as Record<string, unknown>) : graph;
 }
@@ -453,6 +464,10 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
     // user's own backup. A graph for exactly these chunks must be sound.
     if (!graphCoversChunks(graph, chunkIds)) graph = undefined;
   }
+  if (graph && isConceptTableGraph(graph)) {
+    const problem = conceptTableGraphProblem(graph);
+    if (problem) throw invalid(`the concept table is unusable: ${problem}`, PART.graph);
+  }
   if (graph && isCompactGraph(graph)) {
     const problem = compactGraphProblem(graph);
     if (problem) throw invalid(`the compact concept graph is unusable: ${problem}`, PART.graph);
@@ -506,7 +521,7 @@ export function snapshotCounts(s: IndexSnapshot): Record<string, number> {
     vectors: vectorRows,
   };
   // Co-occurrence edges, as for a full graph (edgeTargets / 2): the manifest counts the same either way.
-  if (isCompactGraph(s.graph)) {
+  if (isCompactGraph(s.graph) || isConceptTableGraph(s.graph)) {
     counts.concepts = s.graph.concepts;
     counts.edges = s.graph.edges;
   }

@@ -114,7 +114,7 @@ export function compactGraphProblem(value: CompactGraph): string | null {
   }
   if (typeof value.keepThetaSem !== 'number' || !(value.dimension > 0)) return 'θsem or dimension missing';
   if (value.table !== undefined) {
-    const why = tableProblem(value.table, value.concepts, value.chunkIds.length);
+    const why = conceptTableProblem(value.table, value.concepts, value.chunkIds.length);
     if (why) return `concept table: ${why}`;
   }
   return null;
@@ -125,7 +125,11 @@ export function compactGraphProblem(value: CompactGraph): string | null {
  * unique terms, offsets that cover the links, concept ids in range and ascending within each chunk, and every
  * concept in some chunk (as extraction leaves them).
  */
-function tableProblem(table: CompactConceptTable, concepts: number, chunks: number): string | null {
+export function conceptTableProblem(
+  table: CompactConceptTable,
+  concepts: number,
+  chunks: number,
+): string | null {
   const {
     terms,
     idf,
@@ -177,10 +181,29 @@ export interface ExpandInput {
 }
 
 /**
- * Options that shape the lexical graph (the keep-mask indexes its edges). `phrases` is the retrieval parameter
- * that adds phrase concepts: not a GraphOptions field, but stored with the options the engine passes.
+ * Options that shape the lexical graph (the keep-mask indexes its edges). `phrases`, `keyphrases` and
+ * `keyphraseScale` are retrieval parameters that choose the concepts: not GraphOptions fields, but stored with the
+ * options the engine passes.
  */
-const SHAPING_OPTIONS = ['conceptsPerChunk', 'maxDfFraction', 'thetaCo', 'phrases'] as const;
+const SHAPING_OPTIONS = [
+  'conceptsPerChunk',
+  'maxDfFraction',
+  'minDfCap',
+  'thetaCo',
+  'phrases',
+  'keyphrases',
+  'keyphraseScale',
+] as const;
+
+/** The first option that shapes the lexical graph and differs between `made` and `now`, or null. */
+export function shapingOptionMismatch(
+  made: GraphOptions,
+  now: GraphOptions,
+): (typeof SHAPING_OPTIONS)[number] | null {
+  const a = made as unknown as Record<string, unknown>;
+  const b = now as unknown as Record<string, unknown>;
+  return SHAPING_OPTIONS.find((key) => a[key] !== b[key]) ?? null;
+}
 
 /**
  * Why the keep-mask cannot apply to these chunks (sorted ids), build options and vector dimension, or null: the
@@ -198,12 +221,11 @@ export function compactGraphMismatch(
   if (ids.length !== compact.chunkIds.length || ids.some((id, i) => id !== compact.chunkIds[i])) {
     return 'it was built for another set of chunks';
   }
-  const made = compact.options as unknown as Record<string, unknown>;
-  const now = options as unknown as Record<string, unknown>;
-  for (const key of SHAPING_OPTIONS) {
-    if (made[key] !== now[key]) {
-      return `option ${key} is ${String(now[key])}, the mask was made with ${String(made[key])}`;
-    }
+  const key = shapingOptionMismatch(compact.options, options);
+  if (key) {
+    const made = compact.options as unknown as Record<string, unknown>;
+    const now = options as unknown as Record<string, unknown>;
+    return `option ${key} is ${String(now[key])}, the mask was made with ${String(made[key])}`;
   }
   if (dimension !== compact.dimension) {
     return `vectors have dimension ${dimension}, the mask was made with ${compact.dimension}`;
@@ -212,7 +234,9 @@ export function compactGraphMismatch(
 }
 
 /** The stored concept table as a whole table (the concept → chunk side rebuilt), when the compact graph has one. */
-export function storedConceptTable(compact: CompactGraph): ConceptTable | undefined {
+export function storedConceptTable(
+  compact: Pick<CompactGraph, 'chunkIds' | 'table'>,
+): ConceptTable | undefined {
   const t = compact.table;
   return t && conceptTableFromChunks({ chunkCount: compact.chunkIds.length, ...t });
 }

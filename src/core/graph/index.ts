@@ -16,6 +16,13 @@ export {
 } from './compactGraph.ts';
 export type { CompactConceptTable, CompactGraph, PrebuiltMaskedGraph } from './compactGraph.ts';
 export {
+  conceptTableGraph,
+  conceptTableGraphProblem,
+  graphFromConceptTable,
+  isConceptTableGraph,
+} from './conceptTableGraph.ts';
+export type { ConceptTableGraph } from './conceptTableGraph.ts';
+export {
   addSemanticLayer,
   buildLexicalGraph,
   deserializeGraph,

@@ -3,8 +3,81 @@
 import type { Candidate } from './types.ts';
 import { topK } from './topk.ts';
 
+/**
+ * Collects a corpus's terms chunk by chunk into flat arrays, so a caller can analyse one chunk, add it and drop its
+ * terms: on a 16 MB library, holding every chunk's term list (5 M strings) and a Map of counts per chunk until the
+ * index was built took more memory than the finished index and the concept graph together.
+ */
+export class Bm25Builder {
+  readonly termIds = new Map<string, number>();
+  private df: number[] = [];
+  private ids = new Uint32Array(4096);
+  private tfs = new Uint16Array(4096);
+  private used = 0;
+  /** Where each chunk's entries in ids/tfs end. */
+  private readonly boundaries: number[] = [];
+  private readonly lengths: number[] = [];
+  private readonly counts = new Map<number, number>();
+
+  /** Adds the next chunk's terms (chunks are numbered in the order they are added). */
+  add(terms: readonly string[]): void {
+    const { counts, termIds, df } = this;
+    this.lengths.push(terms.length);
+    for (const t of terms) {
+      let id = termIds.get(t);
+      if (id === undefined) {
+        id = df.length;
+        termIds.set(t, id);
+        df.push(0);
+      }
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    if (this.used + counts.size > this.ids.length) {
+      const size = Math.max(this.ids.length * 2, this.used + counts.size);
+      const ids = new Uint32Array(size);
+      ids.set(this.ids.subarray(0, this.used));
+      const tfs = new Uint16Array(size);
+      tfs.set(this.tfs.subarray(0, this.used));
+      this.ids = ids;
+      this.tfs = tfs;
+    }
+    for (const [id, tf] of counts) {
+      df[id]++;
+      this.ids[this.used] = id;
+      this.tfs[this.used++] = Math.min(tf, 65535);
+    }
+    this.boundaries.push(this.used);
+    counts.clear();
+  }
+
+  /** The postings, by term, of every chunk added. */
+  layout(): {
+    lengths: Float32Array;
+    offsets: Uint32Array;
+    postings: Uint32Array;
+    freqs: Uint16Array;
+  } {
+    const { df, ids, tfs, boundaries } = this;
+    const offsets = new Uint32Array(df.length + 1);
+    for (let t = 0; t < df.length; t++) offsets[t + 1] = offsets[t] + df[t];
+    const postings = new Uint32Array(offsets[df.length]);
+    const freqs = new Uint16Array(offsets[df.length]);
+    const fill = offsets.slice(0, df.length);
+    let from = 0;
+    boundaries.forEach((to, k) => {
+      for (let i = from; i < to; i++) {
+        const id = ids[i];
+        postings[fill[id]] = k;
+        freqs[fill[id]++] = tfs[i];
+      }
+      from = to;
+    });
+    return { lengths: Float32Array.from(this.lengths), offsets, postings, freqs };
+  }
+}
+
 export class Bm25Index {
-  private readonly termIds = new Map<string, number>();
+  private readonly termIds: Map<string, number>;
   private readonly offsets: Uint32Array;
   private readonly postings: Uint32Array;
   private readonly freqs: Uint16Array;
@@ -13,46 +86,30 @@ export class Bm25Index {
   private readonly scores: Float32Array;
   readonly chunkCount: number;
 
+  /** From every chunk's terms, or from a builder they were added to one chunk at a time. */
   constructor(
-    chunkTerms: readonly (readonly string[])[],
+    chunkTerms: readonly (readonly string[])[] | Bm25Builder,
     private readonly k1 = 1.2,
     private readonly b = 0.75,
   ) {
     if (!(k1 >= 0) || !(b >= 0 && b <= 1))
       throw new Error(`bm25: need k1 ≥ 0 and b in [0, 1], got ${k1}, ${b}`);
-    this.chunkCount = chunkTerms.length;
-    this.lengths = new Float32Array(this.chunkCount);
-    const perChunk: Map<number, number>[] = [];
-    const df: number[] = [];
+    let builder: Bm25Builder;
+    if (chunkTerms instanceof Bm25Builder) builder = chunkTerms;
+    else {
+      builder = new Bm25Builder();
+      for (const terms of chunkTerms) builder.add(terms);
+    }
+    const { lengths, offsets, postings, freqs } = builder.layout();
+    this.termIds = builder.termIds;
+    this.lengths = lengths;
+    this.offsets = offsets;
+    this.postings = postings;
+    this.freqs = freqs;
+    this.chunkCount = lengths.length;
     let total = 0;
-    chunkTerms.forEach((terms, k) => {
-      this.lengths[k] = terms.length;
-      total += terms.length;
-      const counts = new Map<number, number>();
-      for (const t of terms) {
-        let id = this.termIds.get(t);
-        if (id === undefined) {
-          id = df.length;
-          this.termIds.set(t, id);
-          df.push(0);
-        }
-        counts.set(id, (counts.get(id) ?? 0) + 1);
-      }
-      for (const id of counts.keys()) df[id]++;
-      perChunk.push(counts);
-    });
+    for (const n of lengths) total += n;
     this.avgLength = this.chunkCount ? total / this.chunkCount : 0;
-    this.offsets = new Uint32Array(df.length + 1);
-    for (let t = 0; t < df.length; t++) this.offsets[t + 1] = this.offsets[t] + df[t];
-    this.postings = new Uint32Array(this.offsets[df.length]);
-    this.freqs = new Uint16Array(this.offsets[df.length]);
-    const fill = this.offsets.slice(0, df.length);
-    perChunk.forEach((counts, k) => {
-      for (const [id, tf] of counts) {
-        this.postings[fill[id]] = k;
-        this.freqs[fill[id]++] = Math.min(tf, 65535);
-      }
-    });
     this.scores = new Float32Array(this.chunkCount);
   }
 

@@ -9,6 +9,7 @@ import {
   compactGraphMismatch,
   ConceptVectorBuilder,
   deserializeGraph,
+  graphFromConceptTable,
   lexicalLayers,
   lexicalLayersFromTable,
   maskedGraphIndex,
@@ -18,11 +19,12 @@ import {
   type CompactGraph,
   type ConceptGraph,
   type ConceptGraphIndex,
+  type ConceptTableGraph,
   type PrebuiltMaskedGraph,
   type SerializedGraph,
 } from '../graph/index.ts';
 import { PersonalizedPageRank } from '../graph/index.ts';
-import { Bm25Index } from './bm25.ts';
+import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { countTokens } from '../text/index.ts';
 import { cutToBudget } from './budget.ts';
 import { bestExcerpt } from './excerpt.ts';
@@ -73,7 +75,6 @@ export interface EngineStats {
 /** RetrievalEngine.prepareText's result: what opening an engine computes from the text alone. */
 export interface PreparedText {
   layout: CorpusLayout;
-  chunkTerms: string[][];
   bm25: Bm25Index;
   fieldBm25: Bm25Index;
   analyzeMs: number;
@@ -151,22 +152,35 @@ function pagesOf(chunk: RetrievalChunkInput): Pick<RetrievedChunk, 'pageStart' |
   return chunk.pageStart === undefined ? {} : { pageStart: chunk.pageStart, pageEnd: chunk.pageEnd };
 }
 
-/** BM25F index (text + headingWeight × heading path), or undefined when no chunk has a path or the weight is 0. */
-function fieldIndex(
+/**
+ * BM25 over each chunk's text and BM25F over its text + headingWeight × heading path (the same index when no chunk
+ * has a path or the weight is 0), analysing each chunk once and keeping none of its term lists (see Bm25Builder).
+ */
+function textIndexes(
   layout: CorpusLayout,
-  chunkTerms: readonly string[][],
   analyzer: TermAnalyzer,
   params: RetrievalParams,
-): Bm25Index | undefined {
+): Pick<PreparedText, 'bm25' | 'fieldBm25' | 'analyzeMs' | 'bm25Ms'> {
+  const started = performance.now();
+  let analyzeMs = 0;
   const copies = Math.round(params.headingWeight);
-  if (copies <= 0 || !layout.chunks.some((c) => c.path?.length)) return undefined;
-  const fields = layout.chunks.map((c, k) => {
-    const heading = c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
-    const out = [...chunkTerms[k]];
-    for (let i = 0; i < copies; i++) out.push(...heading);
-    return out;
-  });
-  return new Bm25Index(fields, params.bm25K1, params.bm25B);
+  const withFields = copies > 0 && layout.chunks.some((c) => c.path?.length);
+  const text = new Bm25Builder();
+  const fields = withFields ? new Bm25Builder() : undefined;
+  for (const c of layout.chunks) {
+    const t = performance.now();
+    const terms = analyzer.terms(c.text);
+    const heading = fields && c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
+    analyzeMs += performance.now() - t;
+    text.add(terms);
+    if (!fields) continue;
+    const all = terms.slice();
+    for (let i = 0; i < copies; i++) all.push(...heading);
+    fields.add(all);
+  }
+  const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
+  const fieldBm25 = fields ? new Bm25Index(fields, params.bm25K1, params.bm25B) : bm25;
+  return { bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - started - analyzeMs };
 }
 
 export class RetrievalEngine {
@@ -183,7 +197,6 @@ export class RetrievalEngine {
 
   private constructor(
     private readonly layout: CorpusLayout,
-    private readonly chunkTerms: string[][],
     private readonly bm25: Bm25Index,
     /** BM25F over text + heading path: the words' evidence inside `ppr` (see RetrievalParams.headingWeight). */
     private readonly fieldBm25: Bm25Index,
@@ -207,21 +220,21 @@ export class RetrievalEngine {
     const params = resolveParams(overrides);
     let t = performance.now();
     const layout = layoutCorpus(input.chunks, input.sentences);
-    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
     const conceptLists = chunkConceptLists(analyzer, layout.chunks, params);
-    const analyzeMs = performance.now() - t;
-    t = performance.now();
-    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
-    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
-    const bm25Ms = performance.now() - t;
+    const conceptMs = performance.now() - t;
+    const { bm25, fieldBm25, analyzeMs, bm25Ms } = textIndexes(layout, analyzer, params);
     t = performance.now();
     const graph = buildLexicalGraph(
       layout.chunks.map((c) => c.id),
       conceptLists,
       params,
     );
-    const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
-    Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs: performance.now() - t });
+    const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
+    Object.assign(engine.timings, {
+      analyzeMs: analyzeMs + conceptMs,
+      bm25Ms,
+      lexicalGraphMs: performance.now() - t,
+    });
     if (input.sentenceVectors) engine.addVectors(input.sentenceVectors, input.dimension ?? 0);
     return engine;
   }
@@ -240,11 +253,37 @@ export class RetrievalEngine {
     if (ids.length !== graph.chunkIds.length || ids.some((id, i) => id !== graph.chunkIds[i])) {
       throw new Error('retrieval engine: the stored concept graph was built for a different set of chunks');
     }
-    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
-    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
-    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
-    const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
+    const { bm25, fieldBm25 } = textIndexes(layout, analyzer, params);
+    const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
     if (input.sentenceVectors) engine.attachVectors(input.sentenceVectors, input.dimension ?? 0);
+    return engine;
+  }
+
+  /**
+   * Opens a lexical-only library around its stored concept table (a bundle's table graph): the text is analysed
+   * for BM25 only, the keyphrases are not chosen again, and the edges and ranks follow from the table. Undefined,
+   * with nothing computed but the layout, when the table does not apply (other chunks or options): then build.
+   */
+  static fromTable(
+    input: RetrievalInput,
+    analyzer: TermAnalyzer,
+    stored: ConceptTableGraph,
+    overrides: Partial<Record<keyof RetrievalParams, unknown>> = {},
+  ): RetrievalEngine | undefined {
+    if (input.sentenceVectors) return undefined;
+    const params = resolveParams(overrides);
+    const t = performance.now();
+    const layout = layoutCorpus(input.chunks, input.sentences);
+    const graph = graphFromConceptTable(
+      stored,
+      layout.chunks.map((c) => c.id),
+      params,
+    );
+    if (typeof graph === 'string') return undefined;
+    const lexicalGraphMs = performance.now() - t;
+    const { bm25, fieldBm25, analyzeMs, bm25Ms } = textIndexes(layout, analyzer, params);
+    const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
+    Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
     return engine;
   }
 
@@ -254,14 +293,8 @@ export class RetrievalEngine {
    */
   static prepareText(input: RetrievalInput, analyzer: TermAnalyzer): PreparedText {
     const params = resolveParams();
-    let t = performance.now();
     const layout = layoutCorpus(input.chunks, input.sentences);
-    const chunkTerms = layout.chunks.map((c) => analyzer.terms(c.text));
-    const analyzeMs = performance.now() - t;
-    t = performance.now();
-    const bm25 = new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
-    const fieldBm25 = fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
-    return { layout, chunkTerms, bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - t };
+    return { layout, ...textIndexes(layout, analyzer, params) };
   }
 
   /**
@@ -295,12 +328,12 @@ export class RetrievalEngine {
     if (compactGraphMismatch(compact, ids, params, dimension)) return undefined;
     const reused = previous?.lexicalFor(ids, input, params, compact, analyzer);
     if (reused) return RetrievalEngine.fromLexical(reused, input, compact, dimension);
-    const chunkTerms = text?.chunkTerms ?? layout.chunks.map((c) => analyzer.terms(c.text));
     // The mask's own concept table when it carries one (the edges it indexes, whatever this platform's analysis);
     // otherwise the concepts are extracted again, as the build does.
     const stored = prebuilt?.table ?? storedConceptTable(compact);
-    const conceptLists = stored ? chunkTerms : chunkConceptLists(analyzer, layout.chunks, params);
-    const analyzeMs = text?.analyzeMs ?? performance.now() - t;
+    const conceptLists = stored ? [] : chunkConceptLists(analyzer, layout.chunks, params);
+    const conceptMs = performance.now() - t;
+    const textPart = text ?? textIndexes(layout, analyzer, params);
     t = performance.now();
     const lexical = prebuilt
       ? {
@@ -326,12 +359,9 @@ export class RetrievalEngine {
     if (!masked) return undefined;
     const { ordered, vectors, graph } = masked;
     const lexicalGraphMs = performance.now() - t;
-    t = performance.now();
-    const bm25 = text?.bm25 ?? new Bm25Index(chunkTerms, params.bm25K1, params.bm25B);
-    const fieldBm25 = text?.fieldBm25 ?? fieldIndex(layout, chunkTerms, analyzer, params) ?? bm25;
-    const bm25Ms = text?.bm25Ms ?? performance.now() - t;
-    const engine = new RetrievalEngine(layout, chunkTerms, bm25, fieldBm25, graph, params, analyzer);
-    Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
+    const { bm25, fieldBm25, bm25Ms } = textPart;
+    const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
+    Object.assign(engine.timings, { analyzeMs: textPart.analyzeMs + conceptMs, bm25Ms, lexicalGraphMs });
     t = performance.now();
     engine.sentenceVectors = ordered;
     engine.dense = new DenseIndex(meanChunkVectors(ordered, dimension, layout.sentenceOffsets), dimension);
@@ -410,15 +440,7 @@ export class RetrievalEngine {
     );
     if (!masked) return undefined;
     const { ordered, vectors, graph } = masked;
-    const engine = new RetrievalEngine(
-      layout,
-      lexical.chunkTerms,
-      lexical.bm25,
-      lexical.fieldBm25,
-      graph,
-      params,
-      analyzer,
-    );
+    const engine = new RetrievalEngine(layout, lexical.bm25, lexical.fieldBm25, graph, params, analyzer);
     engine.timings.lexicalGraphMs = performance.now() - t;
     t = performance.now();
     engine.sentenceVectors = ordered;
@@ -488,15 +510,7 @@ export class RetrievalEngine {
       params.thetaSem !== this.params.thetaSem
         ? withThetaSem(this.graphIndex, params.thetaSem)
         : this.graphIndex;
-    const copy = new RetrievalEngine(
-      this.layout,
-      this.chunkTerms,
-      this.bm25,
-      this.fieldBm25,
-      graph,
-      params,
-      this.analyzer,
-    );
+    const copy = new RetrievalEngine(this.layout, this.bm25, this.fieldBm25, graph, params, this.analyzer);
     copy.dense = this.dense;
     copy.sentenceVectors = this.sentenceVectors;
     Object.assign(copy.timings, this.timings);
@@ -890,8 +904,8 @@ export class RetrievalEngine {
     return { words, units, total };
   }
 
-  /** Analysed terms of chunk k (engine order), for callers that inspect the index. */
-  chunkTermsOf(k: number): readonly string[] {
-    return this.chunkTerms[k];
+  /** Whether this engine answers words from the very index `other` does (its text was not analysed again). */
+  sharesTextIndexWith(other: RetrievalEngine | PreparedText): boolean {
+    return this.bm25 === (other instanceof RetrievalEngine ? other.bm25 : other.bm25);
   }
 }

@@ -4,7 +4,6 @@
 // (natural text repeats words constantly), so counting is near linear. Counts equal encode(text).length except that
 // special-token strings such as "<|endoftext|>" count as ordinary text (never throwing), and a single piece longer
 // than MAX_PIECE_CHARS (e.g. a base64 blob) is counted in windows, which can differ by a token or two per window.
-import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 
 const MAX_PIECE_CHARS = 64;
@@ -12,6 +11,7 @@ const MAX_MEMO_ENTRIES = 500_000;
 
 interface Counter {
   pattern: RegExp;
+  /** Token bytes as a binary string (one char per byte, as atob gives them) → rank. */
   ranks: Map<string, number>;
   memo: Map<string, number>;
   bytes: TextEncoder;
@@ -19,30 +19,44 @@ interface Counter {
 
 let counter: Counter | undefined;
 
+/**
+ * The cl100k rank table read from js-tiktoken's own vocabulary file, keyed by binary strings. Its Tiktoken class
+ * keeps the same table twice (bytes joined by ',' → rank, and rank → bytes) after building a third (base64 →
+ * rank): about 100 MB in every worker that counts tokens, where this one is ~10 MB.
+ */
+function rankTable(bpeRanks: string): Map<string, number> {
+  const ranks = new Map<string, number>();
+  for (const line of bpeRanks.split('\n')) {
+    if (!line) continue;
+    // "<prefix> <first rank> <base64 token> <base64 token> …": consecutive ranks from the first.
+    const fields = line.split(' ');
+    const first = Number.parseInt(fields[1], 10);
+    for (let i = 2; i < fields.length; i++) ranks.set(atob(fields[i]), first + i - 2);
+  }
+  return ranks;
+}
+
 function getCounter(): Counter {
   if (counter) return counter;
-  const encoder = new Tiktoken(cl100k);
-  // The rank map (bytes joined by ',' → rank) is a public field in the JS build, only hidden from the typings.
-  const ranks = (encoder as unknown as { rankMap?: Map<string, number> }).rankMap;
-  if (!(ranks instanceof Map) || ranks.size < 100_000) {
-    throw new Error('tokens: js-tiktoken no longer exposes its cl100k rank map; update countTokens');
-  }
+  const ranks = rankTable(cl100k.bpe_ranks);
+  if (ranks.size < 100_000) throw new Error('tokens: the cl100k vocabulary read has too few ranks');
   counter = { pattern: new RegExp(cl100k.pat_str, 'gu'), ranks, memo: new Map(), bytes: new TextEncoder() };
   return counter;
 }
 
 /** Number of byte-pair tokens of one pre-tokenized piece (the same merge loop as tiktoken). */
 function bytePairCount(bytes: Uint8Array, ranks: Map<string, number>): number {
-  if (bytes.length <= 1 || ranks.has(bytes.join(','))) return 1;
+  if (bytes.length <= 1) return 1;
+  const binary = String.fromCharCode(...bytes);
+  if (ranks.has(binary)) return 1;
   // parts[i] is the start offset of the i-th part; a part ends where the next begins.
   const parts: number[] = [];
   for (let i = 0; i <= bytes.length; i++) parts.push(i);
-  const key = (from: number, to: number): string => bytes.subarray(from, to).join(',');
   while (parts.length > 2) {
     let best = -1;
     let bestRank = Infinity;
     for (let i = 0; i < parts.length - 2; i++) {
-      const rank = ranks.get(key(parts[i], parts[i + 2]));
+      const rank = ranks.get(binary.slice(parts[i], parts[i + 2]));
       if (rank !== undefined && rank < bestRank) {
         bestRank = rank;
         best = i;

@@ -32,7 +32,10 @@ const graph = {
 describe('index bundle round trip', () => {
   it('returns every record, the graph, the KG table and Float32 vectors exactly', async () => {
     const original = { ...snapshotOf(), graph };
-    const bytes = await bundleBytes(writeSnapshotBundle(original, { appVersion: '0.1.0', vectors: 'f32' }));
+    // 'full': the graph as it is (by default a lexical graph goes as its concept table, see conceptTable.test.ts).
+    const bytes = await bundleBytes(
+      writeSnapshotBundle(original, { appVersion: '0.1.0', vectors: 'f32', graph: 'full' }),
+    );
     const back = await readIndexBundle(bytes, EMBEDDER);
     expect(back.documents).toEqual(original.documents);
     expect(back.sections).toEqual(original.sections);

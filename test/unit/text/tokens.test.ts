@@ -1,5 +1,7 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../../src/core/text/tokens.ts';
 
@@ -21,6 +23,16 @@ describe('countTokens (cl100k_base)', () => {
       '  leading and trailing spaces  \n',
     ];
     for (const text of samples) expect(countTokens(text), text).toBe(reference.encode(text).length);
+  });
+
+  it('agrees with js-tiktoken encode() on 200 real passages and code, read from its own vocabulary', () => {
+    const reference = new Tiktoken(cl100k);
+    const lines = readFileSync(join(import.meta.dirname, '../../fixtures/musique-300/corpus.jsonl'), 'utf8')
+      .split('\n', 200)
+      .map((line) => (JSON.parse(line) as { text: string }).text);
+    const code =
+      'const stream = fs.createReadStream(path, { highWaterMark: 1 << 20 }); // 读取文件 ✓\n\tx += 1;';
+    for (const text of [...lines, code]) expect(countTokens(text), text).toBe(reference.encode(text).length);
   });
 
   it('treats special-token text as plain text instead of throwing', () => {
