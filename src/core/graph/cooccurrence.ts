@@ -26,6 +26,12 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
   const nc = table.terms.length;
   const { conceptChunkOffsets: cco, conceptChunks: cc, chunkConceptOffsets: kco, chunkConcepts: kc } = table;
   const ascending = chunksAscending(kco, kc, table.chunkCount);
+  for (let u = 0; u < nc; u++) {
+    // Co ≤ |T(u)|: below 2^23 every count is recovered exactly from its float32 weight (withDerivedCounts).
+    if (cco[u + 1] - cco[u] >= 1 << 23) {
+      throw new Error(`co-occurrence graph: concept "${table.terms[u]}" is in 2^23 chunks or more`);
+    }
+  }
   const counts = new Uint32Array(nc);
   const touched = new Uint32Array(nc);
   // Per concept: pairs kept with a higher concept (its row's upper part), and with a lower one (its lower part).
@@ -70,7 +76,6 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
   for (let u = 0; u < nc; u++) offsets[u + 1] = offsets[u] + lowerDegree[u] + upperDegree[u];
   const m = offsets[nc];
   const targets = new Uint32Array(m);
-  const co = new Uint32Array(m);
   const weights = new Float32Array(m);
   // Row v = its lower part (targets < v) then its upper part, both ascending. Pairs taken by ascending u fill the
   // lower parts in order; then lower parts read by ascending v fill the upper parts in order. The Dice weight is
@@ -81,22 +86,77 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
     const tu = cco[u + 1] - cco[u];
     for (const end = e + upperDegree[u]; e < end; e++) {
       const v = pairTargets[e];
-      const c = pairCo[e];
       const at = cursor[v]++;
       targets[at] = u;
-      co[at] = c;
-      weights[at] = (2 * c) / (tu + cco[v + 1] - cco[v]);
+      weights[at] = (2 * pairCo[e]) / (tu + cco[v + 1] - cco[v]);
     }
   }
   for (let v = 0; v < nc; v++) {
     for (let lower = offsets[v], end = offsets[v] + lowerDegree[v]; lower < end; lower++) {
       const at = cursor[targets[lower]]++;
       targets[at] = v;
-      co[at] = co[lower];
       weights[at] = weights[lower];
     }
   }
-  return { nodeCount: nc, offsets, targets, co, weights };
+  return withDerivedCounts({ nodeCount: nc, offsets, targets, weights }, cco);
+}
+
+/** Marks a graph whose Co counts follow from its Dice weights and its concepts' chunk counts (see withDerivedCounts). */
+const CHUNK_OFFSETS = Symbol('conceptChunkOffsets');
+
+/**
+ * The graph with `co` derived from the weights when first read: Co(u, v) = Dice · (|T(u)| + |T(v)|) / 2, exact
+ * after rounding (a float32 Dice has a relative error below 2^-24, so the product is within 0.5 of Co while Co is
+ * under 2^23). The walks read only targets and weights; the counts are read when a graph is exported or updated,
+ * and storing them beside the weights was a third of the engine's memory (68 MB on a 16 MB library).
+ */
+function withDerivedCounts(graph: Omit<ConceptGraph, 'co'>, conceptChunkOffsets: Uint32Array): ConceptGraph {
+  let co: Uint32Array | undefined;
+  const derived = Object.defineProperty(graph, 'co', {
+    enumerable: true,
+    configurable: true,
+    get: () => (co ??= countsFromWeights(graph, conceptChunkOffsets)),
+  }) as ConceptGraph;
+  Object.defineProperty(derived, CHUNK_OFFSETS, { value: conceptChunkOffsets });
+  return derived;
+}
+
+function countsFromWeights(graph: Omit<ConceptGraph, 'co'>, cco: Uint32Array): Uint32Array {
+  const { nodeCount, offsets, targets, weights } = graph;
+  const co = new Uint32Array(targets.length);
+  for (let u = 0; u < nodeCount; u++) {
+    const tu = cco[u + 1] - cco[u];
+    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
+      const v = targets[e];
+      co[e] = Math.round((weights[e] * (tu + cco[v + 1] - cco[v])) / 2);
+    }
+  }
+  return co;
+}
+
+/**
+ * The edges of `graph` that `keep` selects, in order, as a graph of their own: with derived counts when `graph`
+ * has them (the weights are the same Dice weights), else with its counts copied.
+ */
+export function selectEdges(graph: ConceptGraph, keep: (e: number) => boolean, kept: number): ConceptGraph {
+  const offsets = new Uint32Array(graph.nodeCount + 1);
+  const targets = new Uint32Array(kept);
+  const weights = new Float32Array(kept);
+  const chunkOffsets = (graph as { [CHUNK_OFFSETS]?: Uint32Array })[CHUNK_OFFSETS];
+  const co = chunkOffsets ? undefined : new Uint32Array(kept);
+  const sourceCo = chunkOffsets ? undefined : graph.co;
+  let m = 0;
+  for (let u = 0; u < graph.nodeCount; u++) {
+    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
+      if (!keep(e)) continue;
+      targets[m] = graph.targets[e];
+      if (co) co[m] = sourceCo![e];
+      weights[m++] = graph.weights[e];
+    }
+    offsets[u + 1] = m;
+  }
+  const base = { nodeCount: graph.nodeCount, offsets, targets, weights };
+  return chunkOffsets ? withDerivedCounts(base, chunkOffsets) : { ...base, co: co! };
 }
 
 /** Whether every chunk's concept list is strictly ascending (then the pairs above a concept are found by search). */
@@ -117,8 +177,9 @@ function firstAbove(kc: Uint32Array, lo: number, hi: number, u: number): number 
   return lo;
 }
 
+/** By half again, not double: the pair lists are alive when the CSR is allocated, so their slack adds to the peak. */
 function grow(a: Uint32Array, atLeast: number): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(Math.max(a.length * 2, atLeast));
+  const b = new Uint32Array(Math.max(Math.ceil(a.length * 1.5), atLeast));
   b.set(a);
   return b;
 }
@@ -139,22 +200,7 @@ export function findEdge(graph: ConceptGraph, u: number, v: number): number {
 
 /** Keeps the edges whose cosine is ≥ θsem (the semantic condition of G2ConS eq. 2). */
 export function filterEdges(graph: ConceptGraph, cosines: Float32Array, thetaSem: number): ConceptGraph {
-  const offsets = new Uint32Array(graph.nodeCount + 1);
   let m = 0;
   for (let e = 0; e < cosines.length; e++) if (cosines[e] >= thetaSem) m++;
-  const targets = new Uint32Array(m);
-  const co = new Uint32Array(m);
-  const weights = new Float32Array(m);
-  m = 0;
-  for (let u = 0; u < graph.nodeCount; u++) {
-    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
-      if (cosines[e] >= thetaSem) {
-        targets[m] = graph.targets[e];
-        co[m] = graph.co[e];
-        weights[m++] = graph.weights[e];
-      }
-    }
-    offsets[u + 1] = m;
-  }
-  return { nodeCount: graph.nodeCount, offsets, targets, co, weights };
+  return selectEdges(graph, (e) => cosines[e] >= thetaSem, m);
 }

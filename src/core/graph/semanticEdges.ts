@@ -2,7 +2,7 @@
 // once per undirected edge (mirrored into the reverse edge by a per-row cursor, no binary search); the θsem outcome of
 // every undirected edge fits in a keep-mask of one bit per edge, which bundles carry so an import rebuilds only
 // the (deterministic) lexical graph and applies the mask instead of recomputing ~6 M cosines of 512 dimensions.
-import type { ConceptGraph } from './cooccurrence.ts';
+import { selectEdges, type ConceptGraph } from './cooccurrence.ts';
 
 /**
  * Cosine of the endpoint vectors of every directed edge (aligned with graph.targets), unit rows `dim` wide.
@@ -124,19 +124,5 @@ export function filterByKeepMask(graph: ConceptGraph, mask: Uint8Array): Concept
   }
   let m = 0;
   for (let e = 0; e < keep.length; e++) m += keep[e];
-  const offsets = new Uint32Array(n + 1);
-  const targets = new Uint32Array(m);
-  const co = new Uint32Array(m);
-  const weights = new Float32Array(m);
-  m = 0;
-  for (let u = 0; u < n; u++) {
-    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
-      if (!keep[e]) continue;
-      targets[m] = graph.targets[e];
-      co[m] = graph.co[e];
-      weights[m++] = graph.weights[e];
-    }
-    offsets[u + 1] = m;
-  }
-  return { nodeCount: n, offsets, targets, co, weights };
+  return selectEdges(graph, (e) => keep[e] === 1, m);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractConcepts, type ConceptTable } from '../../../src/core/graph/concepts.ts';
-import { buildCooccurrenceGraph } from '../../../src/core/graph/cooccurrence.ts';
+import { buildCooccurrenceGraph, filterEdges } from '../../../src/core/graph/cooccurrence.ts';
 
 // The co-occurrence builder against the definition, computed the plain way: count every pair of concepts sharing
 // a chunk in a Map, keep Co ≥ θco, weigh by Dice = 2·Co/(|T(u)|+|T(v)|), rows ascending. Random tables of several
@@ -152,6 +152,44 @@ describe('buildCooccurrenceGraph against the pairwise definition', () => {
       expect(plain(buildCooccurrenceGraph(table, thetaCo))).toEqual(
         reference(table.terms.length, chunks, thetaCo),
       );
+    }
+  });
+});
+
+describe('co-occurrence counts read back from the Dice weights', () => {
+  it('are exact for counts in the hundreds of thousands, and after the θsem filter', () => {
+    // 300,001 chunks: concept 0 in all, concept 1 in every chunk but the multiples of 7, concept 2 in every third,
+    // concept 3 in chunk 0 only. The Dice weights are floats far from short binary fractions.
+    const n = 300_001;
+    const chunks: number[][] = [];
+    for (let k = 0; k < n; k++) {
+      const list = [0];
+      if (k % 7 !== 0) list.push(1);
+      if (k % 3 === 0) list.push(2);
+      if (k === 0) list.push(3);
+      chunks.push(list);
+    }
+    const g = buildCooccurrenceGraph(tableOf(4, chunks), 1);
+    const want = reference(4, chunks, 1);
+    expect(want.co).toContain(n - Math.ceil(n / 7));
+    expect(plain(g)).toEqual(want);
+    // Keep every edge but 0–3 (both directions): the kept graph's counts are still the definition's.
+    const cosines = new Float32Array(g.targets.length).fill(1);
+    for (let u = 0; u < 4; u++) {
+      for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
+        if ((u === 0 && g.targets[e] === 3) || (u === 3 && g.targets[e] === 0)) cosines[e] = 0;
+      }
+    }
+    const kept = filterEdges(g, cosines, 0.5);
+    expect(kept.targets.length).toBe(g.targets.length - 2);
+    for (let u = 0; u < 4; u++) {
+      for (let e = kept.offsets[u]; e < kept.offsets[u + 1]; e++) {
+        const v = kept.targets[e];
+        const at = want.targets.findIndex(
+          (t, i) => t === v && i >= want.offsets[u] && i < want.offsets[u + 1],
+        );
+        expect(kept.co[e], `${u}-${v}`).toBe(want.co[at]);
+      }
     }
   });
 });
