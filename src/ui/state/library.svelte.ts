@@ -6,7 +6,7 @@
 import { proxy } from 'comlink';
 import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
-import type { StoreCounts } from '../../store/repo.ts';
+import type { StoreCounts } from '../../store/libraryRepo.ts';
 import {
   SENTENCE_VECTORS_SETTING,
   type FileOutcome,
