@@ -47,7 +47,7 @@ export interface IndexMeta {
  * worker drains only 'queued' (and interrupted 'working') files. A string on the existing status index: no schema
  * change.
  */
-export type PendingStatus = 'announced' | 'queued' | 'working' | 'failed';
+type PendingStatus = 'announced' | 'queued' | 'working' | 'failed';
 
 /** A file waiting to be indexed, with its bytes, so that a reload resumes the queue. */
 export interface PendingRecord {

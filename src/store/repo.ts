@@ -14,8 +14,8 @@ import { QueueRepo } from './queueRepo.ts';
 import { SettingsRepo } from './settingsRepo.ts';
 import { VectorsRepo } from './vectorsRepo.ts';
 
-export type { DocumentToStore, PutResult } from './documentsRepo.ts';
-export type { LoadedCorpus, StoreCounts } from './libraryRepo.ts';
+export type { PutResult } from './documentsRepo.ts';
+export type { LoadedCorpus } from './libraryRepo.ts';
 export { EmbedderMismatchError } from './vectorChecks.ts';
 
 /**
