@@ -42,7 +42,10 @@ export class Repo {
 
   // ---- documents ----
 
-  /** Stores one prepared document and its sentence vectors (sentences × dimension, row-major); see putPreparedDocuments. */
+  /**
+   * Stores one prepared document and its sentence vectors (sentences × dimension, row-major), as
+   * putPreparedDocuments does.
+   */
   async putPreparedDocument(
     prepared: PreparedDocument,
     sentenceVectors: Float32Array,
