@@ -42,7 +42,7 @@ export interface CompactGraph {
 }
 
 /** The stored side of a concept table (ConceptTable without the concept → chunk arrays, which are rebuilt). */
-interface CompactConceptTable {
+export interface CompactConceptTable {
   /** Concept terms, sorted, unique. */
   terms: string[];
   idf: Float32Array;
