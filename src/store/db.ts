@@ -6,123 +6,28 @@
 // concept graph is kept only as its θsem keep-mask (the lexical graph is rebuilt from the text on load).
 // Version 3 adds PIKE-RAG's atomic layer: the atomic questions of chunks and each chunk's atomizing state.
 import Dexie, { type EntityTable, type Table } from 'dexie';
-import type { CompactGraph, SerializedGraph } from '../core/graph/index.ts';
-import type { AtomicChunkState, AtomicQuestion } from '../core/atomic/index.ts';
-import type { KgEntity, KgRelation } from '../core/kg/index.ts';
+import type { DocumentRecord, SectionRecord } from '../core/types.ts';
 import type {
-  ChunkRecord,
-  DocumentRecord,
-  IndexParams,
-  SectionRecord,
-  SentenceRecord,
-} from '../core/types.ts';
+  AtomicChunkRecord,
+  AtomicQuestionRecord,
+  GraphRecord,
+  IndexMeta,
+  KgChunkRecord,
+  KgEntityRecord,
+  KgRelationRecord,
+  PendingRecord,
+  SettingRecord,
+  StoredChunk,
+  StoredSentence,
+  VectorRecord,
+} from './records.ts';
 import { upgradeToV2 } from './upgradeV2.ts';
+
+// The tables' record types are the schema's too: importers of the schema find them here.
+export type * from './records.ts';
 
 const DB_NAME = 'conceptrag';
 export const SCHEMA_VERSION = 3;
-
-/**
- * All sentence vectors of one document, rows in sentence-index order. Schema v2 writes `encoding: 'i8'`: count ×
- * f32 scales then count × dimension int8 codes (quantizeInt8 of src/core/bundle/codecs.ts), a quarter of the
- * Float32 size; a v1 record (no encoding) holds count × dimension float32 values and is converted by the upgrade.
- */
-export interface VectorRecord {
-  docId: string;
-  embedderId: string;
-  dimension: number;
-  /** Number of rows (= the document's sentence count). */
-  count: number;
-  encoding?: 'i8';
-  data: ArrayBuffer;
-}
-
-/** A chunk as stored: without its text when the text is the document text between start and end. */
-export type StoredChunk = Omit<ChunkRecord, 'text'> & { text?: string };
-/** A sentence as stored: without its text when the text is the document text between start and end. */
-export type StoredSentence = Omit<SentenceRecord, 'text'> & { text?: string };
-
-/** What built the index: the store never mixes vectors of two embedders. */
-export interface IndexMeta {
-  key: 'index';
-  /** Null until the first vector set is written (a lexical-only index has no embedder yet). */
-  embedderId: string | null;
-  dimension: number;
-  params: IndexParams;
-  schemaVersion: number;
-  layers: { lexical: boolean; semantic: boolean };
-  /** Sentence vectors stored (kept here so counting never reads the vector blobs). */
-  vectorRows: number;
-  /** Counts of the stored concept graph. */
-  concepts: number;
-  edges: number;
-}
-
-/**
- * 'announced': the file's name and size are recorded but not its bytes yet (src/store/intakeStore.ts); the
- * worker drains only 'queued' (and interrupted 'working') files. A string on the existing status index: no schema
- * change.
- */
-export type PendingStatus = 'announced' | 'queued' | 'working' | 'failed';
-
-/** A file waiting to be indexed, with its bytes, so that a reload resumes the queue. */
-export interface PendingRecord {
-  id: string;
-  name: string;
-  size: number;
-  bytes: ArrayBuffer;
-  addedAt: number;
-  status: PendingStatus;
-  /** Why the file failed (status 'failed'). */
-  reason?: string;
-  /**
-   * How often indexing of this file started. A file still in the queue with 2 starts was interrupted twice (the
-   * page closed or crashed while on it): it is failed instead of being retried on every load. Not indexed, so no
-   * schema change; older records without it count as 0.
-   */
-  attempts?: number;
-}
-
-/**
- * The concept graph. Schema v2 stores only what cannot be rebuilt in seconds from the text and the sentence
- * vectors: the compact graph (θsem keep-mask, src/core/graph/compactGraph.ts) of a graph with a semantic layer;
- * a lexical-only graph is not stored at all. Schema v1 stored the whole SerializedGraph (concept vectors and
- * per-edge cosines: most of a v1 database), which is still read.
- */
-export interface GraphRecord {
-  id: 'concept';
-  builtAt: number;
-  graph: SerializedGraph | CompactGraph;
-}
-
-export interface SettingRecord {
-  key: string;
-  value: unknown;
-}
-
-export interface KgChunkRecord {
-  chunkId: string;
-  status: 'done' | 'failed';
-  reason?: string;
-  entityIds: string[];
-  relationIds: string[];
-}
-
-/**
- * A KG entity as the table holds it: the core record with its vector as bytes. Mentions and the vector's text are
- * optional here because records written before they existed lack them (src/store/kgStore.ts reads both forms).
- */
-export type KgEntityRecord = Omit<KgEntity, 'vector' | 'mentions' | 'vectorText'> & { vector?: ArrayBuffer };
-
-/** A KG relation as the table holds it (see KgEntityRecord). */
-export type KgRelationRecord = Omit<KgRelation, 'vector' | 'mentions' | 'vectorText'> & {
-  vector?: ArrayBuffer;
-};
-
-/** An atomic question as the table holds it: its vector (unit length, Float32) as bytes. */
-export type AtomicQuestionRecord = Omit<AtomicQuestion, 'vector'> & { vector?: ArrayBuffer };
-
-/** A chunk's atomizing state (done with its question count, or failed with the reason). */
-export type AtomicChunkRecord = AtomicChunkState;
 
 /** A Dexie database; constructed through openDatabase(). */
 export type ConceptDb = Dexie & {

@@ -40,7 +40,7 @@ export interface LedgerEntry {
   cost?: number;
 }
 
-export const LEDGER_DB_NAME = 'conceptrag-ledger';
+const LEDGER_DB_NAME = 'conceptrag-ledger';
 
 class LedgerDb extends Dexie {
   entries!: Table<LedgerEntry, string>;

@@ -5,7 +5,7 @@
 // very same codes.
 import { dequantizeInt8, quantizeInt8 } from '../core/bundle/index.ts';
 import type { ChunkRecord, SentenceRecord } from '../core/types.ts';
-import type { StoredChunk, StoredSentence, VectorRecord } from './db.ts';
+import type { StoredChunk, StoredSentence, VectorRecord } from './records.ts';
 
 /** A chunk or sentence without its text when the document text gives it back. */
 export function withoutText<T extends { start: number; end: number; text: string }>(

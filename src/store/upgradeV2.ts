@@ -5,7 +5,7 @@
 import type { Transaction } from 'dexie';
 import { compactGraph, isCompactGraph } from '../core/graph/index.ts';
 import type { DocumentRecord } from '../core/types.ts';
-import type { GraphRecord, IndexMeta, StoredChunk, StoredSentence, VectorRecord } from './db.ts';
+import type { GraphRecord, IndexMeta, StoredChunk, StoredSentence, VectorRecord } from './records.ts';
 import { vectorRecord } from './storedForm.ts';
 
 function dropDerivableText(record: StoredChunk | StoredSentence, docText: string | undefined): void {

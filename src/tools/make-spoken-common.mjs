@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const SPOKEN_COMMON_SIZE = 1000;
+const SPOKEN_COMMON_SIZE = 1000;
 
 /** The first `size` distinct lowercased words of the SUBTLEX list, letters only, in frequency order. */
 export function spokenCommonWords(size = SPOKEN_COMMON_SIZE) {

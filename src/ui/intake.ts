@@ -63,8 +63,8 @@ export function screenFiles(files: readonly PickedFile[]): Screened {
  * kept within seconds of the drop even if the page is closed right after: a group holds up to this many bytes
  * and files (a 20 MB file, the largest accepted, makes a group of its own).
  */
-export const RECORD_GROUP_BYTES = 16 * 1024 * 1024;
-export const RECORD_GROUP_FILES = 1000;
+const RECORD_GROUP_BYTES = 16 * 1024 * 1024;
+const RECORD_GROUP_FILES = 1000;
 
 /** The next group of files to read and store, in order: at least one file, then up to the limits. */
 export function nextGroup<T extends { file: Pick<File, 'size'> }>(

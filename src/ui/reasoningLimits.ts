@@ -7,7 +7,7 @@ import { DEFAULT_DELTA, DEFAULT_MAX_ROUNDS, DEFAULT_TOP_K } from '../core/atomic
 import { SOLVER_DEFAULTS } from '../core/logical/index.ts';
 import type { ReasoningMode, ReasoningOptions } from '../services/queryProtocol.ts';
 
-export type LimitName = keyof ReasoningOptions;
+type LimitName = keyof ReasoningOptions;
 
 export interface LimitField {
   name: LimitName;

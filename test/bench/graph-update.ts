@@ -1,10 +1,7 @@
 // What a drop costs the concept graph: a full lexical build of MuSiQue's corpus (6,761 passages) against the
 // incremental graph taking one more 10-passage document, and giving it back. Every incremental snapshot is checked
 // against a fresh build (edges exact, largest concept-rank difference printed).
-// With --semantic, also the semantic layer (concept vectors, θsem edge cosines) rebuilt in full against
-// updateSemanticLayer, on random unit sentence vectors of --dim dimensions (the cost does not depend on the values).
-// Usage: node --import tsx test/bench/graph-update.ts [--runs 3] [--corpus path/to/corpus.jsonl] [--semantic]
-//        [--dim 512]
+// Usage: node --import tsx test/bench/graph-update.ts [--runs 3] [--corpus path/to/corpus.jsonl]
 // (add --expose-gc to node for a steadier memory figure; CPU times are less disturbed by a busy machine than wall)
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -12,14 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { conceptTerms } from '../../src/core/graph/analyzer.ts';
-import {
-  addSemanticLayer,
-  buildLexicalGraph,
-  type ConceptGraphIndex,
-} from '../../src/core/graph/conceptGraph.ts';
-import type { SentenceLayout } from '../../src/core/graph/conceptVectors.ts';
-import { updateSemanticLayer } from '../../src/core/graph/semanticUpdate.ts';
-import { splitSentences } from '../../src/core/text/sentences.ts';
+import { buildLexicalGraph, type ConceptGraphIndex } from '../../src/core/graph/conceptGraph.ts';
 import { IncrementalConceptGraph, type IncrementalChunk } from '../../src/core/graph/incremental.ts';
 import { parseJsonl } from '../../src/core/parse/jsonl.ts';
 import { DEFAULTS } from '../../src/core/retrieval/params.ts';
@@ -224,79 +214,3 @@ console.log(
     `\n  restore from toJSON + last snapshot: ${ms(restoreMs)}; then add + snapshot ${ms(restoredAdd)}`,
 );
 for (const line of detail) console.log(`  ${line}`);
-
-if (args.includes('--semantic')) {
-  const dim = Number(option('--dim', '512'));
-  // Sentences of every passage, analysed as the engine analyses them, each with a random unit vector that depends
-  // only on (passage, sentence), so the held-out passages bring the same vectors wherever they are.
-  const sentencesOf = documents.map((d, i) =>
-    splitSentences(d.text).map((span, j) => {
-      let seed = (i * 131 + j * 7 + 1) >>> 0;
-      const v = new Float32Array(dim);
-      let norm = 0;
-      for (let k = 0; k < dim; k++) {
-        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-        v[k] = seed / 2 ** 32 - 0.5;
-        norm += v[k] * v[k];
-      }
-      for (let k = 0; k < dim; k++) v[k] /= Math.sqrt(norm);
-      return {
-        terms: conceptTerms(analyzer, d.text.slice(span.start, span.end), DEFAULTS.phrases),
-        vector: v,
-      };
-    }),
-  );
-  const heldList = [...heldIdx];
-  const layoutOf = (withDrop: boolean): { layout: SentenceLayout; vectors: Float32Array } => {
-    // Chunk order = sorted ids: the base passages in corpus order, then zdrop#0#0..9 (sorted as strings).
-    const order = passages.map((_, i) => i).filter((i) => !heldIdx.has(i));
-    if (withDrop) {
-      const dropOrder = heldList
-        .map((i, n) => ({ i, id: `zdrop#0#${n}` }))
-        .sort((a, b) => (a.id < b.id ? -1 : 1));
-      order.push(...dropOrder.map((d) => d.i));
-    }
-    const sentenceOffsets = new Uint32Array(order.length + 1);
-    const sentenceTerms: string[][] = [];
-    const rows: Float32Array[] = [];
-    order.forEach((i, k) => {
-      for (const sentence of sentencesOf[i]) {
-        sentenceTerms.push(sentence.terms);
-        rows.push(sentence.vector);
-      }
-      sentenceOffsets[k + 1] = sentenceTerms.length;
-    });
-    const vectors = new Float32Array(rows.length * dim);
-    rows.forEach((r, n) => vectors.set(r, n * dim));
-    return { layout: { sentenceOffsets, sentenceTerms }, vectors };
-  };
-  graph.removeDocument('zdrop');
-  const baseSnapshot = graph.snapshot();
-  const baseLayout = layoutOf(false);
-  const [previous, prevMs] = time(() =>
-    addSemanticLayer(baseSnapshot, baseLayout.layout, baseLayout.vectors, dim),
-  );
-  graph.addChunks(drop);
-  const withDrop = graph.snapshot();
-  const dropLayout = layoutOf(true);
-  const [full, fullMs, fullCpuMs] = time(() =>
-    addSemanticLayer(withDrop, dropLayout.layout, dropLayout.vectors, dim),
-  );
-  const [update, updMs, updCpuMs] = time(() =>
-    updateSemanticLayer(previous, withDrop, dropLayout.layout, dropLayout.vectors, dim),
-  );
-  const a = update.index.semantic!.cosines!;
-  const b = full.semantic!.cosines!;
-  let same = a.length === b.length;
-  for (let e = 0; same && e < a.length; e++) same = Object.is(a[e], b[e]);
-  if (!same) throw new Error('incremental semantic layer: cosines differ from addSemanticLayer');
-  console.log(
-    `\nsemantic layer, dimension ${dim}, ${dropLayout.layout.sentenceTerms.length} sentences ` +
-      `(load average ${loadavg()[0].toFixed(1)}):` +
-      `\n  full (addSemanticLayer) with the drop: ${ms(fullMs)} wall / ${ms(fullCpuMs)} CPU ` +
-      `(without it: ${ms(prevMs)} wall)` +
-      `\n  updateSemanticLayer: ${ms(updMs)} wall / ${ms(updCpuMs)} CPU; cosines computed for ` +
-      `${update.computedEdges} of ${update.edges} edges, all equal to the full layer's; walk graph ` +
-      `${update.index.graph.targets.length / 2} edges`,
-  );
-}

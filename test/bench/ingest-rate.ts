@@ -10,12 +10,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { prepareFile } from '../../src/core/prepare.ts';
 import { DEFAULT_INDEX_PARAMS, type PreparedDocument } from '../../src/core/types.ts';
-import {
-  formatRateTable,
-  measureEmbedderRate,
-  measurePipelineRate,
-  type RateRow,
-} from '../../src/core/pipeline/ingestRate.ts';
+import { formatRateTable, measureEmbedderRate, measurePipelineRate, type RateRow } from './lib/ingestRate.ts';
 import { createEmbedderFromSpec } from '../../src/cli/embedders.ts';
 import { arg } from './lib/args.ts';
 

@@ -10,7 +10,7 @@ import type { ChatMessage } from '../llm/index.ts';
 /** Rounds at most (the paper's N). */
 export const DEFAULT_MAX_ROUNDS = 5;
 /** Sub-queries the model may propose per round. */
-export const MAX_PROPOSALS = 5;
+const MAX_PROPOSALS = 5;
 
 export const PROPOSE_TAG = 'You plan the next retrieval step';
 export const SELECT_TAG = 'You choose which retrieved question';
@@ -26,7 +26,7 @@ export interface DecomposeCandidate {
 }
 
 /** A chunk the run put into the context, and why. */
-export interface DecomposeStep {
+interface DecomposeStep {
   round: number;
   chunkId: string;
   /** The atomic question (or the sub-query, on the chunk path) that led to the chunk. */
@@ -36,7 +36,7 @@ export interface DecomposeStep {
   reason: string;
 }
 
-export type DecomposeStop =
+type DecomposeStop =
   'sufficient' | 'no-proposals' | 'no-candidates' | 'none-fits' | 'max-rounds' | 'budget' | 'step-failed';
 
 export interface DecomposeResult {
@@ -47,7 +47,7 @@ export interface DecomposeResult {
 }
 
 /** One event of the run (src/core/llm/trace.ts without the fields the query service adds). */
-export interface DecomposeEvent {
+interface DecomposeEvent {
   round: number;
   kind: 'propose' | 'search' | 'select' | 'stop';
   title: string;
@@ -77,7 +77,7 @@ function contextBlock(chunks: ReadonlyArray<{ text: string }>): string {
   return `Context so far:\n${chunks.map((c, i) => `[C${i + 1}] ${c.text.replace(/\s+/g, ' ').trim()}`).join('\n')}`;
 }
 
-export function proposeMessages(question: string, context: ReadonlyArray<{ text: string }>): ChatMessage[] {
+function proposeMessages(question: string, context: ReadonlyArray<{ text: string }>): ChatMessage[] {
   return [
     {
       role: 'system',
@@ -92,7 +92,7 @@ Return ONLY a JSON object of this exact shape, with no other text:
   ];
 }
 
-export function selectMessages(
+function selectMessages(
   question: string,
   context: ReadonlyArray<{ text: string }>,
   candidates: ReadonlyArray<{ text: string }>,
@@ -116,7 +116,7 @@ Return ONLY a JSON object of this exact shape, with no other text:
   ];
 }
 
-export function validateProposals(value: unknown): Checked<string[]> {
+function validateProposals(value: unknown): Checked<string[]> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, errors: ['the top level must be an object with a "proposals" array'] };
   }
@@ -131,14 +131,14 @@ export function validateProposals(value: unknown): Checked<string[]> {
   return errors.length ? { ok: false, errors } : { ok: true, value: out.slice(0, MAX_PROPOSALS) };
 }
 
-export interface Selection {
+interface Selection {
   /** 1-based candidate number, or null when none fits. */
   choice: number | null;
   sufficient: boolean;
   reason: string;
 }
 
-export function validateSelection(value: unknown, candidates: number): Checked<Selection> {
+function validateSelection(value: unknown, candidates: number): Checked<Selection> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {
       ok: false,

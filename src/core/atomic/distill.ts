@@ -43,7 +43,7 @@ export interface DistillOutcome {
 }
 
 /** One chunk's atomic questions alone. */
-export async function atomizeChunk(
+async function atomizeChunk(
   client: LlmClient,
   chunkText: string,
   options: AtomizeOptions & { signal?: AbortSignal } = {},

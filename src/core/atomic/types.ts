@@ -41,12 +41,6 @@ export interface AtomicHit {
   lexical: number;
 }
 
-/** The chunk id of an atomic question id. */
-export function chunkOfQuestionId(id: string): string {
-  const at = id.lastIndexOf('?');
-  return at < 0 ? id : id.slice(0, at);
-}
-
 export function questionId(chunkId: string, n: number): string {
   return `${chunkId}?${n}`;
 }

@@ -16,20 +16,11 @@ import {
 import { writeBundle } from './writer.ts';
 
 export * from './format.ts';
-export { BUNDLE_LIMITS, readBundle, type BundleLimits, type ReadBundle, type ReadOptions } from './reader.ts';
+export { readBundle, type ReadOptions } from './reader.ts';
 export { writeBundle, bundleStream, bundleBytes } from './writer.ts';
 export { mergeSnapshots } from './merge.ts';
 export type { ByteInput } from './byteSource.ts';
-export {
-  PART,
-  indexParts,
-  snapshotCounts,
-  snapshotFromBundle,
-  sourceFromSnapshot,
-  type ExportOptions,
-  type IndexSnapshot,
-  type IndexSource,
-} from './snapshot.ts';
+export { snapshotCounts, snapshotFromBundle, type ExportOptions, type IndexSnapshot } from './snapshot.ts';
 
 /** Streams an index (read layer by layer from `source`) as bundle bytes. */
 function writeIndexBundle(

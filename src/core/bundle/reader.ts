@@ -46,7 +46,7 @@ export interface ReadOptions {
  * real indexes (a MuSiQue bundle is 14 MB; its largest part, a full serialized graph, about 330 MB raw) and far
  * below what would take a browser tab down before a single digest could be checked.
  */
-export interface BundleLimits {
+interface BundleLimits {
   /** Stored bytes of one part. */
   maxPartBytes: number;
   /** Inflated bytes of one part. */
@@ -65,7 +65,7 @@ export interface BundleLimits {
   inflationAllowance: number;
 }
 
-export const BUNDLE_LIMITS: BundleLimits = {
+const BUNDLE_LIMITS: BundleLimits = {
   maxPartBytes: 1024 * 1024 * 1024,
   maxPartRawBytes: 1024 * 1024 * 1024,
   maxTotalBytes: 2 * 1024 * 1024 * 1024,

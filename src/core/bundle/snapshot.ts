@@ -67,7 +67,7 @@ export interface IndexSource {
   table(name: string): Promise<unknown[]>;
 }
 
-export const PART = {
+const PART = {
   documents: 'documents.jsonl',
   sections: 'sections.jsonl',
   chunks: 'chunks.jsonl',

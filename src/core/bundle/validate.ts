@@ -10,7 +10,7 @@ import { BundleError } from './format.ts';
  *   array of counts), `object`;
  * - a trailing `?` allows the field to be absent (undefined).
  */
-export type FieldType =
+type FieldType =
   | 'string'
   | 'count'
   | 'number'

@@ -13,8 +13,3 @@ export class EmbedAbortError extends Error {
 export function throwIfAborted(signal: AbortSignal | undefined, where: string): void {
   if (signal?.aborted) throw new EmbedAbortError(where);
 }
-
-/** True for any AbortError (ours or a DOMException from fetch). */
-export function isAbortError(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AbortError';
-}

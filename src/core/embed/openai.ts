@@ -31,7 +31,7 @@ interface EmbeddingsResponse {
 }
 
 /** The endpoint URL: base URL without trailing slashes + "/embeddings". */
-export function embeddingsUrl(baseUrl: string): string {
+function embeddingsUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '') + '/embeddings';
 }
 

@@ -26,7 +26,7 @@ export class EmbedderSpecError extends Error {
   }
 }
 
-export const SPEC_FORMS = 'use, hf:<folder or URL>, openai:<baseUrl>#<model>';
+const SPEC_FORMS = 'use, hf:<folder or URL>, openai:<baseUrl>#<model>';
 
 function parseWorkers(spec: string, raw: string): number {
   const n = Number(raw);

@@ -14,7 +14,6 @@ import { throwIfAborted } from './abort.ts';
 import { expandRows, uniqueTexts } from './dedupe.ts';
 import { USE_EMBEDDER_ID } from './spec.ts';
 
-export { USE_EMBEDDER_ID };
 export const USE_DIMENSION = 512;
 
 /** USE's SentencePiece vocabulary as stored in vocab.json: [piece, score] pairs. */
@@ -27,7 +26,7 @@ export interface UseModelSource {
   vocab: string | (() => Promise<UseVocabulary>);
 }
 
-export type UseBackend = 'auto' | 'wasm' | 'webgl' | 'cpu';
+type UseBackend = 'auto' | 'wasm' | 'webgl' | 'cpu';
 
 /** The USE embedder, with the TF.js backend it actually runs on (after any fallback). */
 export interface UseEmbedder extends Embedder {
@@ -67,7 +66,7 @@ let backendChosen: UseBackend | undefined;
  * The GPU's renderer when WebGL 2 can start here (a worker with OffscreenCanvas), else null. A software renderer
  * (SwiftShader, llvmpipe) is reported like any other; isSoftwareRenderer tells them apart.
  */
-export function webglRenderer(): string | null {
+function webglRenderer(): string | null {
   if (typeof OffscreenCanvas === 'undefined') return null;
   try {
     const gl = new OffscreenCanvas(1, 1).getContext('webgl2');
@@ -81,7 +80,7 @@ export function webglRenderer(): string | null {
   }
 }
 
-export function isSoftwareRenderer(renderer: string): boolean {
+function isSoftwareRenderer(renderer: string): boolean {
   return /swiftshader|llvmpipe|softpipe|software|basic render/i.test(renderer);
 }
 

@@ -34,7 +34,7 @@ export function candidatesOf(analyzer: TermAnalyzer, text: string): ConceptCandi
 }
 
 /** Longest phrase (in words) looked up among a question's n-grams. */
-export const MAX_PHRASE_WORDS = 5;
+const MAX_PHRASE_WORDS = 5;
 
 /**
  * Concept terms mentioned in a question: its own terms plus every word n-gram (2..MAX_PHRASE_WORDS) that is a

@@ -33,7 +33,7 @@ export interface SemanticLayer {
 }
 
 /** Which undirected co-occurrence edges have cosine ≥ thetaSem: one bit each, in canonical CSR order. */
-export interface KeepMask {
+interface KeepMask {
   thetaSem: number;
   mask: Uint8Array;
 }

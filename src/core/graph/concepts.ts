@@ -98,7 +98,7 @@ export function extractConcepts(
 }
 
 /** Chunks a concept may always be in, whatever the fraction (and not all of a library's chunks). */
-export const MIN_DF_CAP = 20;
+const MIN_DF_CAP = 20;
 
 /** The largest document frequency a concept may have among n chunks (extractConcepts and the incremental graph). */
 export function dfCap(maxDfFraction: number, n: number, minCap = MIN_DF_CAP): number {

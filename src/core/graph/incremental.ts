@@ -2,7 +2,7 @@
 // after every batch. snapshot() gives exactly what buildLexicalGraph gives for the same chunks (same concept ids,
 // same table, same edge arrays bit for bit; PageRank warm-started from the previous ranks, so equal within the
 // iteration's tolerance). This is the lexical layer; the semantic layer (concept vectors, θsem-filtered edges) is
-// added to a snapshot by updateSemanticLayer (semanticUpdate.ts), which reuses the previous layer's edge cosines.
+// added to a snapshot in full (addSemanticLayer, through RetrievalEngine.addVectors in src/services/graphBuild.ts).
 //
 // Why it is exact although the concept set depends on the whole library: with conceptsPerChunk = 0 (the product's
 // setting) a term is a concept iff 1 ≤ df ≤ maxDf(N), and then T(c) is every chunk containing it. So the state is
@@ -21,12 +21,12 @@
 // fresh build numbers them): one linear pass over the edges, no pair counting, no text analysis. That merge is the
 // compaction; a batch that changes more than a quarter of the library is recounted from the term state instead.
 //
-// Cost on MuSiQue (6,761 passages, 66 k concepts, 5.9 M edges; test/bench/graph-update.ts, CPU time on a busy
-// machine): a full lexical build ≈ 1.6 s; adding or removing a 10-passage document ≈ 10 ms, and the snapshot
-// after it ≈ 0.4 s, nearly all of it writing the 6 M-edge arrays anew in sorted ids and one PageRank sweep — the
-// engine's CSR form needs new arrays whenever a concept id shifts. The state's own memory is ≈ 30 MB beside the
-// snapshot's arrays (which it shares with the engine as its base); its stored form (toJSON) ≈ 3 MB. Terms whose df
-// falls to 0 keep their id until the state is stored and restored (toJSON drops them).
+// Adding or removing a document costs a small fraction of a full build; the snapshot after it is most of the
+// refresh, nearly all of it writing the edge arrays anew in sorted ids and one PageRank sweep — the engine's CSR
+// form needs new arrays whenever a concept id shifts (test/bench/graph-update.ts prints the figures;
+// docs/results/indexing-speed.md). The state shares the snapshot's arrays with the engine as its base, so its own
+// memory is small beside them. Terms whose df falls to 0 keep their id until the state is stored and restored
+// (toJSON drops them).
 import { dfCap, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, findEdge as findInRow, type ConceptGraph } from './cooccurrence.ts';
 import {

@@ -1,20 +1,18 @@
 // The public API of src/core/graph: what the services, the store, the CLI, the UI and other core folders use.
 // Modules not listed here are this folder's own; tests may still reach them directly.
 export { conceptTerms, questionTerms } from './analyzer.ts';
-export type { ConceptCandidates, TermAnalyzer } from './analyzer.ts';
+export type { TermAnalyzer } from './analyzer.ts';
 export { chunkConceptLists } from './keyphrases.ts';
-export type { KeyphraseChunk } from './keyphrases.ts';
 export {
   compactGraph,
   compactGraphMismatch,
   compactGraphProblem,
-  expandCompactGraph,
   isCompactGraph,
   maskedGraphIndex,
   prebuildMaskedGraph,
   storedConceptTable,
 } from './compactGraph.ts';
-export type { CompactConceptTable, CompactGraph, PrebuiltMaskedGraph } from './compactGraph.ts';
+export type { CompactGraph, PrebuiltMaskedGraph } from './compactGraph.ts';
 export {
   conceptTableGraph,
   conceptTableGraphProblem,
@@ -36,6 +34,6 @@ export type { ConceptGraph } from './cooccurrence.ts';
 export { conceptIndex } from './concepts.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
-export type { IncrementalChunk, IncrementalGraphState } from './incremental.ts';
+export type { IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
 export { PersonalizedPageRank } from './pagerank.ts';

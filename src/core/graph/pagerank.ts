@@ -12,14 +12,14 @@ export interface PageRankOptions {
   tolerance: number;
 }
 
-export const PAGERANK_DEFAULTS: Readonly<PageRankOptions> = Object.freeze({
+const PAGERANK_DEFAULTS: Readonly<PageRankOptions> = Object.freeze({
   damping: 0.85,
   maxIterations: 100,
   tolerance: 1e-6,
 });
 
 /** Sum of edge weights of every node. */
-export function weightedDegrees(graph: ConceptGraph): Float64Array {
+function weightedDegrees(graph: ConceptGraph): Float64Array {
   const deg = new Float64Array(graph.nodeCount);
   for (let u = 0; u < graph.nodeCount; u++) {
     let s = 0;

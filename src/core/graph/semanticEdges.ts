@@ -19,8 +19,8 @@ export function fastEdgeCosines(graph: ConceptGraph, vectors: Float32Array, dim:
   // cursor[v]: the next edge of row v whose target is below v. Rows are sorted and the graph is symmetric, so
   // the sources u < v reach row v in ascending order: the reverse of edge u→v is always row v's cursor.
   const cursor = offsets.slice(0, graph.nodeCount);
-  // The dot products are most of the time (MuSiQue: ~6 M edges × 512 ≈ 8 s on this machine); copying row u to a
-  // local Float32Array or Float64Array measured no faster, so they read the matrix directly.
+  // The dot products are most of the time (MuSiQue: ~6 M edges × 512 dimensions); copying row u to a local
+  // Float32Array or Float64Array measured no faster, so they read the matrix directly.
   for (let u = 0; u < graph.nodeCount; u++) {
     const ou = u * dim;
     for (let e = offsets[u]; e < offsets[u + 1]; e++) {
@@ -39,11 +39,10 @@ export function fastEdgeCosines(graph: ConceptGraph, vectors: Float32Array, dim:
 }
 
 /**
- * Dot product of the unit rows starting at ou and ov: the one computation of every edge cosine, so a cosine computed
- * alone (the incremental semantic layer, for the edges whose concept vectors changed) is the same float as in a
- * full fastEdgeCosines. Four accumulators: about twice as fast in V8 as one.
+ * Dot product of the unit rows starting at ou and ov: the cosine of one edge. Four accumulators: about twice as fast
+ * in V8 as one.
  */
-export function edgeCosine(vectors: Float32Array, ou: number, ov: number, dim: number): number {
+function edgeCosine(vectors: Float32Array, ou: number, ov: number, dim: number): number {
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;

@@ -5,7 +5,7 @@ import type { KgProvenance } from './search.ts';
 
 export const DEFAULT_LAMBDA = 0.6;
 
-export interface HybridProvenance extends Provenance {
+interface HybridProvenance extends Provenance {
   mode: 'hybrid';
   /** Which paths found the chunk. */
   paths: Array<'concept' | 'kg'>;

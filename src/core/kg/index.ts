@@ -13,13 +13,7 @@ export type { EntityHit, KgChunkView, RelationHit } from './search.ts';
 export { DEFAULT_KAPPA, DEFAULT_OUTPUT_RATIO, rankOrder, selectCoreChunks } from './select.ts';
 export { MemoryKgStore, applyOutcome } from './store.ts';
 export type { ChunkOutcome, KgStore, KgVectorUpdate } from './store.ts';
-export {
-  normalizeAttributeValue,
-  normalizeDate,
-  normalizeKey,
-  normalizeName,
-  normalizeNumber,
-} from './normalize.ts';
+export { normalizeAttributeValue, normalizeKey, normalizeName } from './normalize.ts';
 export type { EntityMention, KgChunkState, KgEntity, KgRelation, RelationMention } from './types.ts';
 // The extraction prompt and validator, for PIKE-RAG's one-pass distillation (src/core/atomic), which extends them
 // with atomic questions so that a change to the KG extraction flows into the one-pass call too.

@@ -13,7 +13,7 @@ export function relationId(sourceId: string, targetId: string): string {
 }
 
 /** What an attribute value turned out to be. */
-export type AttributeKind = 'date' | 'number' | 'text';
+type AttributeKind = 'date' | 'number' | 'text';
 
 export interface NormalizedValue {
   kind: AttributeKind;

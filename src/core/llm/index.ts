@@ -10,7 +10,7 @@ export { testConnection } from './testConnection.ts';
 export type { ConnectionDiagnosis } from './testConnection.ts';
 export { costOf, estimateMessageTokens } from './usage.ts';
 export type { CallUsage } from './usage.ts';
-export { parseJsonReply, stripThinking } from './json.ts';
+export { stripThinking } from './json.ts';
 export { addStepUsage, emptyStepUsage, runJsonStep, spendOf, usageOfSpend } from './step.ts';
 export type { Checked, StepSpend, StepUsage } from './step.ts';
 export type { TraceEvent, TraceItem } from './trace.ts';

@@ -77,7 +77,7 @@ export interface JsonStepOptions {
 }
 
 /** The follow-up turn after an invalid reply: says what was wrong, asks again. */
-export function repairTurns(messages: ChatMessage[], badReply: string, problems: string[]): ChatMessage[] {
+function repairTurns(messages: ChatMessage[], badReply: string, problems: string[]): ChatMessage[] {
   return [
     ...messages,
     { role: 'assistant', content: badReply.slice(0, 4000) },

@@ -5,7 +5,7 @@ import { isRedirect, redirectMessage, redirectMode } from './keyedFetch.ts';
 import { redact } from './errors.ts';
 import { apiRoot, validateLlmSettings, type LlmSettings } from './settings.ts';
 
-export type ConnectionStatus =
+type ConnectionStatus =
   'ok' | 'invalid-settings' | 'unreachable' | 'cors' | 'auth' | 'unknown-model' | 'error';
 
 export interface ConnectionDiagnosis {

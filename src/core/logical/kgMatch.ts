@@ -30,7 +30,7 @@ const STOP = new Set([
 ]);
 
 /** Content words, crudely stemmed ("released" ~ "release", "births" ~ "birth"). */
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return normalizeName(text)
     .replace(/[^\p{L}\p{N} ]+/gu, ' ')
     .split(' ')

@@ -18,10 +18,10 @@ export interface PlanNode {
   constraint?: { op: ConstraintOp; value: string };
 }
 
-export type ConstraintOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'contains';
+type ConstraintOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'contains';
 const CONSTRAINT_OPS: readonly ConstraintOp[] = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
 
-export type DeduceOp = 'entailment' | 'greater' | 'less' | 'equal' | 'choice' | 'extraction';
+type DeduceOp = 'entailment' | 'greater' | 'less' | 'equal' | 'choice' | 'extraction';
 const DEDUCE_OPS: readonly DeduceOp[] = ['entailment', 'greater', 'less', 'equal', 'choice', 'extraction'];
 
 /** A deduce operand: a bound variable or a constant. */

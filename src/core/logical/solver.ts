@@ -33,7 +33,7 @@ export interface SolveOptions extends Omit<ExecutorDeps, 'onStep' | 'llm' | 'que
   trace?(event: SolverTrace): void;
 }
 
-export interface RoundMemory {
+interface RoundMemory {
   round: number;
   /** The question(s) this round planned. */
   questions: string[];
@@ -57,7 +57,7 @@ export interface Solution {
 }
 
 /** Thrown when the question cannot be planned at all (round 1): the reason names the step and the field. */
-export class PlanError extends Error {}
+class PlanError extends Error {}
 
 function itemsOf(record: StepRecord): NonNullable<SolverTrace['items']> {
   const items: NonNullable<SolverTrace['items']> = Object.entries(record.bindings).map(([name, values]) => ({
@@ -74,7 +74,7 @@ function itemsOf(record: StepRecord): NonNullable<SolverTrace['items']> {
 }
 
 /** The memory as the reflection and the next plan read it. */
-export function memoryText(rounds: readonly RoundMemory[]): string {
+function memoryText(rounds: readonly RoundMemory[]): string {
   const lines: string[] = [];
   for (const r of rounds) {
     lines.push(`Round ${r.round}: ${r.questions.join(' / ')}`);

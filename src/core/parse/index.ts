@@ -9,7 +9,7 @@ import { parseJsonl } from './jsonl.ts';
 import { parseMarkdown } from './markdown.ts';
 import { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
 
-export { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
+export { ParseError, type ParsedDocument, type ParseResult } from './types.ts';
 
 function single(
   name: string,

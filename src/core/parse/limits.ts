@@ -8,9 +8,9 @@ import { ParseError } from './types.ts';
 
 const MB = 1024 * 1024;
 /** A .docx's parts, unzipped, together (text, styles, images): far above real documents under the 20 MB cap. */
-export const MAX_DOCX_INFLATED_BYTES = 200 * MB;
+const MAX_DOCX_INFLATED_BYTES = 200 * MB;
 /** The deflated streams of a PDF that text extraction reads (page content, fonts, object streams). */
-export const MAX_PDF_INFLATED_BYTES = 200 * MB;
+const MAX_PDF_INFLATED_BYTES = 200 * MB;
 /** Pages read from one PDF (pdf.js reads them one by one; a 20 MB book has well under a thousand). */
 export const MAX_PDF_PAGES = 2000;
 /** Input is fed in small pieces so that one piece (deflate expands at most ~1032×) cannot overshoot by much. */

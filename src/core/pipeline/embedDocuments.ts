@@ -14,13 +14,13 @@ import { EmbedAbortError } from '../embed/index.ts';
 import { expandRows, uniqueTexts } from '../embed/index.ts';
 
 /** A document with its sentences × dimension vectors, in sentence order. */
-export interface EmbeddedDocument {
+interface EmbeddedDocument {
   prepared: PreparedDocument;
   vectors: Float32Array;
 }
 
 /** Where finished documents go: exactly one of the two. */
-export type EmbedHandOver =
+type EmbedHandOver =
   | {
       /** Receives each finished document and its vectors. Awaited, in order, before anything else happens. */
       onDocument(prepared: PreparedDocument, vectors: Float32Array): void | Promise<void>;

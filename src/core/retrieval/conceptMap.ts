@@ -4,7 +4,7 @@
 import type { ConceptGraphIndex } from '../graph/index.ts';
 import { topK } from './topk.ts';
 
-export interface ConceptMapNode {
+interface ConceptMapNode {
   concept: number;
   term: string;
   /** Global PageRank of the concept on the walk graph. */
@@ -37,7 +37,7 @@ export interface ConceptMapOptions {
   matches?: number;
 }
 
-export const CONCEPT_MAP_LIMITS = Object.freeze({ limit: 120, edges: 400, matches: 8 });
+const CONCEPT_MAP_LIMITS = Object.freeze({ limit: 120, edges: 400, matches: 8 });
 
 /**
  * The top concepts by global PageRank, or, with a search, the best match and its heaviest neighbours. A match is

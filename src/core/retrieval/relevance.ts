@@ -20,7 +20,7 @@ export interface RelevanceInput {
 }
 
 /** The lower bounds of the labels, on the 0–100 scale. */
-export const RELEVANCE_LABELS: ReadonlyArray<[number, RelevanceLabel]> = [
+const RELEVANCE_LABELS: ReadonlyArray<[number, RelevanceLabel]> = [
   [60, 'strong'],
   [35, 'good'],
   [15, 'partial'],
@@ -28,8 +28,8 @@ export const RELEVANCE_LABELS: ReadonlyArray<[number, RelevanceLabel]> = [
 ];
 
 /** Passages shown before "more": at least this many, at most PASSAGES_SHOWN_MAX. */
-export const PASSAGES_SHOWN_MIN = 5;
-export const PASSAGES_SHOWN_MAX = 8;
+const PASSAGES_SHOWN_MIN = 5;
+const PASSAGES_SHOWN_MAX = 8;
 
 export function relevanceLabel(value: number): RelevanceLabel {
   return RELEVANCE_LABELS.find(([min]) => value >= min)?.[1] ?? 'weak';

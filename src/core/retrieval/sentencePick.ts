@@ -7,7 +7,7 @@
 import type { SentenceHit } from './types.ts';
 
 /** Highlighted sentences per passage. */
-export const PICKED_SENTENCES = 2;
+const PICKED_SENTENCES = 2;
 
 /** What a share of the question's words adds to a sentence's cosine (cosines of related text sit near 0.3–0.7). */
 const WORD_SHARE_WEIGHT = 0.5;

@@ -2,8 +2,6 @@
 // provenance they hand to the Ask view, the CLI and the LLM context.
 
 export type BaseMode = 'ppr' | 'concept' | 'dense' | 'bm25';
-/** A base mode, or reciprocal-rank fusion of two: `rrf:ppr+bm25`. */
-export type RetrievalMode = BaseMode | `rrf:${BaseMode}+${BaseMode}`;
 
 export const BASE_MODES: readonly BaseMode[] = ['ppr', 'concept', 'dense', 'bm25'];
 

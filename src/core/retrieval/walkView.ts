@@ -22,7 +22,7 @@ export interface WalkViewCaps {
   edges: number;
 }
 
-export const WALK_VIEW_CAPS: Readonly<WalkViewCaps> = Object.freeze({
+const WALK_VIEW_CAPS: Readonly<WalkViewCaps> = Object.freeze({
   seeds: 12,
   concepts: 24,
   evidence: 10,
@@ -30,7 +30,7 @@ export const WALK_VIEW_CAPS: Readonly<WalkViewCaps> = Object.freeze({
   edges: 120,
 });
 
-export interface WalkViewConcept {
+interface WalkViewConcept {
   /** Concept id (index into the concept table). */
   concept: number;
   term: string;
@@ -38,14 +38,14 @@ export interface WalkViewConcept {
   mass: number;
 }
 
-export interface WalkViewSeed extends WalkViewConcept {
+interface WalkViewSeed extends WalkViewConcept {
   /** Restart weight among the question's seeds (they sum to 1 before the cap). */
   weight: number;
   /** A word of the question (true) or a concept nearest its meaning (false, the embedding seeds). */
   fromWords: boolean;
 }
 
-export interface WalkViewChunk {
+interface WalkViewChunk {
   /** Chunk index in engine order, and its id. */
   chunk: number;
   chunkId: string;
@@ -57,7 +57,7 @@ export interface WalkViewChunk {
 }
 
 /** A concept led to a chunk: its PPR mass × its share of the chunk, after the chunk-length normalization. */
-export interface WalkViewLink {
+interface WalkViewLink {
   concept: number;
   chunk: number;
   contribution: number;

@@ -17,7 +17,7 @@ export const EVAL_MODES: readonly string[] = [
   ...REASONING_MODES,
 ];
 
-export class EvalState {
+class EvalState {
   set = $state<QaSet | null>(null);
   loadError = $state<string | null>(null);
   /** Run only the first N questions (0: all). */

@@ -4,9 +4,9 @@
 import type { LibraryGraph, QuestionGraph } from '../../services/graphViewProtocol.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
 
-export type GraphSide = 'question' | 'library';
+type GraphSide = 'question' | 'library';
 
-export class GraphViewState {
+class GraphViewState {
   side = $state<GraphSide>('question');
   question = $state('');
   search = $state('');

@@ -9,7 +9,7 @@ import { circular } from 'graphology-layout';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import type { LibraryGraph, QuestionGraph } from '../../services/graphViewProtocol.ts';
 
-export type NodeKind = 'seed' | 'concept' | 'chunk' | 'library';
+type NodeKind = 'seed' | 'concept' | 'chunk' | 'library';
 
 export interface NodeAttributes {
   x: number;

@@ -12,7 +12,7 @@ import type { LedgerEntry, LedgerMessage } from '../../services/ledgerProtocol.t
 import { LEDGER_CHANNEL } from '../../services/ledgerProtocol.ts';
 import { ledgerStore } from '../../store/ledgerStore.ts';
 
-export class LedgerState {
+class LedgerState {
   entries = $state<LedgerEntry[]>([]);
   /** Requests to the app's own origin this session: the page's, and each worker's running totals. */
   assets = $state<Record<string, { requests: number; bytes: number }>>({});
@@ -83,7 +83,7 @@ export class LedgerState {
 
 export const ledger = new LedgerState();
 
-export const LEDGER_COLUMNS = [
+const LEDGER_COLUMNS = [
   'at',
   'method',
   'host',

@@ -21,7 +21,7 @@ import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
 import { library } from './library.svelte.ts';
 
-export const DEFAULT_BUDGET = 12000;
+const DEFAULT_BUDGET = 12000;
 
 /**
  * Quiet time after the page opened or the library last changed before the query worker (re)loads: the page paints
@@ -42,7 +42,7 @@ export async function currentQueryWorker(libraryVersion: number): Promise<Remote
   return worker;
 }
 
-export class AskState {
+class AskState {
   question = $state('');
   mode = $state<QuestionMode>(DEFAULT_MODE);
   budget = $state(DEFAULT_BUDGET);

@@ -6,7 +6,7 @@
 import { proxy } from 'comlink';
 import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
-import type { StoreCounts } from '../../store/repo.ts';
+import type { StoreCounts } from '../../store/libraryRepo.ts';
 import {
   SENTENCE_VECTORS_SETTING,
   type FileOutcome,
@@ -44,10 +44,7 @@ import { storageSplit, type StorageSplit } from './storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
 import { rememberAddedPdfs } from '../pdfPage.ts';
 
-export type DocumentSummary = Pick<
-  DocumentRecord,
-  'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'
-> & {
+type DocumentSummary = Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'> & {
   /**
    * Position in the order the documents were stored (0 = oldest). The graph is rebuilt over every stored
    * document, so the ones it covers are the oldest `searchableDocuments`.
@@ -58,10 +55,10 @@ export type DocumentSummary = Pick<
 };
 
 /** What the user chose when a drop will not fit: index it all anyway, the lexical layer only, or nothing. */
-export type SpaceChoice = 'full' | 'lexical' | 'stop';
+type SpaceChoice = 'full' | 'lexical' | 'stop';
 
 /** The run stopped because the browser refused or did not finish a write; the queue is kept. */
-export interface StorageStop {
+interface StorageStop {
   cause: IngestStopCause;
   /** The file being stored, when the pipeline named one. */
   file: string | null;
@@ -72,8 +69,6 @@ export interface StorageStop {
 }
 
 /** Files whose names carry a directory (folder picks) keep it, so two "notes.md" stay apart. */
-export type { PickedFile } from '../intake.ts';
-
 const DOCUMENT_LIST_LIMIT = 500;
 
 const EMPTY_COUNTS: StoreCounts = {
@@ -89,6 +84,10 @@ const EMPTY_COUNTS: StoreCounts = {
   kgRelations: 0,
 };
 
+/**
+ * @public Exported only so that eslint-plugin-svelte's prefer-svelte-reactivity reads its fields (the rule passes
+ * over a class that is not exported); the app uses the one instance, `library`.
+ */
 export class LibraryState {
   counts = $state<StoreCounts>({ ...EMPTY_COUNTS });
   /** What this site keeps in the browser: the library (IndexedDB) apart from the app's offline copy. */

@@ -2,7 +2,7 @@
 // reloads the query worker's library when it changes, and only then (each load of a large library takes seconds,
 // and the Library view re-reads the store after every batch, on idle and on other tabs' news).
 import type { IndexMeta } from '../../store/db.ts';
-import type { StoreCounts } from '../../store/repo.ts';
+import type { StoreCounts } from '../../store/libraryRepo.ts';
 
 /**
  * Counts change with any document stored or removed, any vector stored, and any graph written (its concept and

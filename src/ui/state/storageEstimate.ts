@@ -8,13 +8,12 @@ import { formatBytes } from '../format.ts';
 
 /**
  * IndexedDB bytes per byte of document text for the whole index (documents, sections, chunks, sentences, int8
- * sentence vectors, the graph's keep-mask), schema v2. Measured with test/bench/store-size.ts at commit 8d35fd9
- * (the records as the store writes them, sized as Chromium stores them): 9.6 on MuSiQue's 6,761 passages (3.3 MB
- * of text), 18.4 on the Vue docs (0.8 MB, shorter sentences, so more records per byte); the larger, rounded up.
- * The same bench gives 123 for schema v1, where bench:drop measured 112 in Chromium itself (commit 35e9dac,
- * /work/benchout/before-musique-corpus.json): its figures err on the side of needing more. Too large an estimate
- * warns too early (the user can index anyway); too small lets the queue hit the quota, which the Library view
- * then reports with Resume.
+ * sentence vectors, the graph's keep-mask), schema v2, from test/bench/store-size.ts (the records as the store
+ * writes them, sized as Chromium stores them): 9.6 on MuSiQue's 6,761 passages (3.3 MB of text), 18.4 on the Vue
+ * docs (0.8 MB, shorter sentences, so more records per byte); the larger, rounded up. For schema v1 that bench
+ * gave more than bench:drop measured in Chromium itself (docs/results/store.md), so its figures err on the side
+ * of needing more. Too large an estimate warns too early (the user can index anyway); too small lets the queue
+ * hit the quota, which the Library view then reports with Resume.
  */
 export const STORED_BYTES_PER_TEXT_BYTE = 19;
 

@@ -4,7 +4,7 @@ import type { DocumentRecord } from '../../core/types.ts';
 import { queryWorker } from '../workers.ts';
 import { pageRepo } from './db.ts';
 
-export class ViewerState {
+class ViewerState {
   doc = $state<DocumentRecord | null>(null);
   start = $state(0);
   end = $state(0);

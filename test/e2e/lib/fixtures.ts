@@ -10,7 +10,7 @@ import { DIST, RequestGuard } from './browser.ts';
 
 export { expect };
 
-export interface Profile {
+interface Profile {
   context: BrowserContext;
   page: Page;
 }

@@ -1,10 +1,6 @@
 // Rate helpers of the ingest benchmark, with a fake embedder of known cost.
 import { describe, expect, it } from 'vitest';
-import {
-  formatRateTable,
-  measureEmbedderRate,
-  measurePipelineRate,
-} from '../../../src/core/pipeline/ingestRate.ts';
+import { formatRateTable, measureEmbedderRate, measurePipelineRate } from '../../bench/lib/ingestRate.ts';
 import type { Embedder, PreparedDocument } from '../../../src/core/types.ts';
 
 function doc(id: string, n: number): PreparedDocument {

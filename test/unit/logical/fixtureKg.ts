@@ -6,7 +6,7 @@ import { validateExtraction } from '../../../src/core/kg/schema.ts';
 import { MemoryKgStore } from '../../../src/core/kg/store.ts';
 import type { KgView, Passage } from '../../../src/core/logical/index.ts';
 
-export const CHUNKS: Record<string, string> = {
+const CHUNKS: Record<string, string> = {
   'films#0000#0000': 'Alpha is a film released on 12 March 1994, directed by Ann Lee.',
   'films#0000#0001': 'Beta is a film released on 5 June 1990, directed by Bo Kim.',
   'films#0000#0002': 'Gamma is a film released on 1 January 2001, directed by Ann Lee.',

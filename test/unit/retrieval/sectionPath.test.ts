@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { bestExcerpt } from '../../../src/core/retrieval/excerpt.ts';
-import { groupBySection, sectionKey } from '../../../src/core/retrieval/group.ts';
 import { cleanHeading, sectionPaths, withSectionPaths } from '../../../src/core/retrieval/sectionPath.ts';
 
 describe('sectionPaths', () => {
@@ -43,21 +42,6 @@ describe('sectionPaths', () => {
     );
     expect(chunks.map((c) => c.path)).toEqual([['Guide', 'Install'], ['Guide']]);
     expect(cleanHeading('  A  {#a}')).toBe('A');
-  });
-});
-
-describe('groupBySection', () => {
-  it('groups results of one section in rank order, sections in order of first appearance', () => {
-    const ranked = ['d1#0002#0000', 'd2#0000#0000', 'd1#0002#0001', 'd1#0003#0000'].map((chunkId) => ({
-      chunkId,
-    }));
-    const groups = groupBySection(ranked);
-    expect(groups.map((g) => [g.key, g.first, g.items.map((i) => i.chunkId)])).toEqual([
-      ['d1#0002', 0, ['d1#0002#0000', 'd1#0002#0001']],
-      ['d2#0000', 1, ['d2#0000#0000']],
-      ['d1#0003', 3, ['d1#0003#0000']],
-    ]);
-    expect(sectionKey('plain')).toBe('plain');
   });
 });
 

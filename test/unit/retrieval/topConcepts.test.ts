@@ -1,6 +1,6 @@
 // A library's top concepts are its subjects: on the Vue docs none of the top 50 by PageRank (what the Graph view
 // and `cli info --concepts` show first) is a generic English word of the maintained stop/common-word lists.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import stopwordsIso from 'stopwords-iso' with { type: 'json' };
@@ -11,11 +11,11 @@ import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { withSectionPaths } from '../../../src/core/retrieval/sectionPath.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 import type { PreparedDocument } from '../../../src/core/types.ts';
+import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
 
-const VUE = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'bench', 'vuedocs', 'docs');
-const present = existsSync(VUE);
-if (!present)
-  console.warn(`topConcepts.test: skipped, the Vue docs are not at ${VUE} (shared/ beside the repo)`);
+const VUE = join(BENCH_DIR, 'vuedocs', 'docs');
+const vueMissing = missingSharedData(VUE, 'the top-concepts test on the Vue docs');
+if (vueMissing) console.warn(vueMissing);
 
 /** Spoken English's most frequent words, read from the package itself (not from the app's generated copy). */
 function spokenTop(n: number): Set<string> {
@@ -28,7 +28,7 @@ function spokenTop(n: number): Set<string> {
   return out;
 }
 
-describe.skipIf(!present)('the Vue docs library (lexical layer)', () => {
+describe.skipIf(vueMissing !== null)('the Vue docs library (lexical layer)', () => {
   it('has no generic English word among its top 50 concepts', async () => {
     const docs: PreparedDocument[] = [];
     for (const name of readdirSync(VUE).sort()) {

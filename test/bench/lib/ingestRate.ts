@@ -1,10 +1,10 @@
-// Throughput measurements shared by the Node benchmark (test/bench/ingest-rate.ts) and the browser one: the bare
-// embedder on a list of sentences, and the embedding pipeline on a stream of prepared documents, each as
-// sentences per second of wall-clock time. Pure core: runs in a worker as well as in Node.
+// The throughput measurements of the ingest-rate benchmark (test/bench/ingest-rate.ts): the bare embedder on a list
+// of sentences, and the embedding pipeline on a stream of prepared documents, each as sentences per second of
+// wall-clock time.
 
-import type { Embedder, PreparedDocument } from '../types.ts';
-import { chunkVectors } from '../embed/index.ts';
-import { embedDocuments } from './embedDocuments.ts';
+import type { Embedder, PreparedDocument } from '../../../src/core/types.ts';
+import { chunkVectors } from '../../../src/core/embed/index.ts';
+import { embedDocuments } from '../../../src/core/pipeline/embedDocuments.ts';
 
 export interface RateSample {
   sentences: number;

@@ -1,17 +1,17 @@
 // Measures the concept graph build of a bundle in Node (a script, not a test): a fresh build (lexical graph,
 // concept vectors, edge cosines) against loading with the compact graph (keep-mask), and checks that both give
 // the same walk graph, the same concept vectors and the same rankings.
-// Usage: node --import tsx test/unit/graph/measureSemanticLayer.ts <x.bundle>
+// Usage: node --import tsx test/bench/semantic-layer-bundle.ts <x.bundle>
 import process from 'node:process';
-import { readBundleFile } from '../../../src/cli/bundleIo.ts';
-import { snapshotToCorpus } from '../../../src/store/bundleImport.ts';
-import { buildEngine, loadEngine } from '../../../src/services/engine.ts';
-import { compactGraph } from '../../../src/core/graph/compactGraph.ts';
-import type { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
+import { readBundleFile } from '../../src/cli/bundleIo.ts';
+import { snapshotToCorpus } from '../../src/store/bundleImport.ts';
+import { buildEngine, loadEngine } from '../../src/services/engine.ts';
+import { compactGraph } from '../../src/core/graph/compactGraph.ts';
+import type { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
 
 const seconds = (t: number): string => `${((performance.now() - t) / 1000).toFixed(2)} s`;
 const path = process.argv[2];
-if (!path) throw new Error('usage: measureSemanticLayer.ts <x.bundle>');
+if (!path) throw new Error('usage: semantic-layer-bundle.ts <x.bundle>');
 let t = performance.now();
 const snapshot = await readBundleFile(path);
 console.log(`read + validate: ${seconds(t)}; graph part: ${String(snapshot.graph?.format ?? 'none')}`);

@@ -1,0 +1,30 @@
+// The index record ('meta' table, key 'index'): what built the library and its counts. Every write of documents,
+// vectors or the graph updates it in the same transaction; these are the parts of that update they share.
+import type { IndexParams } from '../core/types.ts';
+import type { ConceptDb } from './db.ts';
+import { SCHEMA_VERSION } from './db.ts';
+import type { IndexMeta } from './records.ts';
+
+/** The index record of a library that has no documents yet (no embedder: a lexical-only index has none). */
+export function emptyMeta(params: IndexParams): IndexMeta {
+  return {
+    key: 'index',
+    embedderId: null,
+    dimension: 0,
+    params,
+    schemaVersion: SCHEMA_VERSION,
+    layers: { lexical: false, semantic: false },
+    vectorRows: 0,
+    concepts: 0,
+    edges: 0,
+  };
+}
+
+/**
+ * True when every document has its vectors: the semantic layer is complete. Must run inside a transaction over
+ * documents and vectors, so the two counts describe one state.
+ */
+export async function allEmbedded(db: ConceptDb): Promise<boolean> {
+  const documents = await db.documents.count();
+  return documents > 0 && (await db.vectors.count()) === documents;
+}

@@ -1,0 +1,145 @@
+// The library as a whole over IndexedDB: its index record, its counts, the whole corpus read at once for the
+// query worker, and emptying it. Reads span every content table; writes of single tables are the other repos'.
+import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../core/types.ts';
+import { CONTENT_TABLES, type ConceptDb } from './db.ts';
+import type { GraphRecord, IndexMeta } from './records.ts';
+import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
+
+/** Counts shown in the Library view (and checked by the end-to-end tests). */
+export interface StoreCounts {
+  documents: number;
+  sections: number;
+  chunks: number;
+  sentences: number;
+  /** Sentence vectors stored (rows, not documents). */
+  vectors: number;
+  /** Documents whose sentence vectors are stored (the rest wait for the embedder). */
+  embeddedDocuments?: number;
+  concepts: number;
+  edges: number;
+  pending: number;
+  kgEntities: number;
+  kgRelations: number;
+}
+
+/** Everything the query worker needs to build its retrieval engine. */
+export interface LoadedCorpus {
+  meta: IndexMeta | undefined;
+  documents: DocumentRecord[];
+  /** Headings of every document, so results can show (and rank by) document › heading › subheading. */
+  sections: SectionRecord[];
+  chunks: ChunkRecord[];
+  sentences: SentenceRecord[];
+  /** Sentence vectors per document (rows in sentence-index order); documents still waiting have none. */
+  vectors: Map<string, Float32Array>;
+  graph: GraphRecord | undefined;
+}
+
+export class LibraryRepo {
+  constructor(private readonly db: ConceptDb) {}
+
+  async getMeta(): Promise<IndexMeta | undefined> {
+    return this.db.meta.get('index');
+  }
+
+  async counts(): Promise<StoreCounts> {
+    const db = this.db;
+    return db.transaction(
+      'r',
+      [
+        db.documents,
+        db.sections,
+        db.chunks,
+        db.sentences,
+        db.vectors,
+        db.meta,
+        db.pending,
+        db.kgEntities,
+        db.kgRelations,
+      ],
+      async () => {
+        const meta = await db.meta.get('index');
+        return {
+          documents: await db.documents.count(),
+          sections: await db.sections.count(),
+          chunks: await db.chunks.count(),
+          sentences: await db.sentences.count(),
+          vectors: meta?.vectorRows ?? 0,
+          embeddedDocuments: await db.vectors.count(),
+          concepts: meta?.concepts ?? 0,
+          edges: meta?.edges ?? 0,
+          pending: await db.pending.where('status').anyOf('queued', 'working').count(),
+          kgEntities: await db.kgEntities.count(),
+          kgRelations: await db.kgRelations.count(),
+        };
+      },
+    );
+  }
+
+  /** Documents and sentences stored, and how many of them have their vectors (counts only, no records read). */
+  async layerCounts(): Promise<{
+    documents: number;
+    sentences: number;
+    embeddedDocuments: number;
+    embeddedSentences: number;
+  }> {
+    const db = this.db;
+    return db.transaction('r', [db.documents, db.sentences, db.vectors, db.meta], async () => ({
+      documents: await db.documents.count(),
+      sentences: await db.sentences.count(),
+      embeddedDocuments: await db.vectors.count(),
+      embeddedSentences: (await db.meta.get('index'))?.vectorRows ?? 0,
+    }));
+  }
+
+  /**
+   * Loads the whole corpus for the query worker, records whole (texts sliced back, vectors as Float32). `mark` is
+   * called as each table arrives, with its name (the first-question bench times them). Every read is asked for at
+   * once: the browser reads them in order while this thread decodes each as it comes.
+   */
+  async loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus> {
+    const db = this.db;
+    return db.transaction(
+      'r',
+      [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph],
+      async () => {
+        const read = <T>(step: string, reading: Promise<T>): Promise<T> =>
+          reading.then((value) => {
+            mark?.(step);
+            return value;
+          });
+        const [meta, documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] =
+          await Promise.all([
+            db.meta.get('index'),
+            read('documents', db.documents.toArray()),
+            read('sections', db.sections.toArray()),
+            read('chunks', db.chunks.toArray()),
+            read('sentences', db.sentences.toArray()),
+            read('graph', db.graph.get('concept')),
+            read('vectors', db.vectors.toArray()),
+          ]);
+        const texts = new Map(documents.map((d) => [d.id, d.text]));
+        const vectors = new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)]));
+        mark?.('decoded');
+        return {
+          meta,
+          documents,
+          sections,
+          chunks: chunkRecords.map((c) => loadedChunk(c, texts.get(c.docId))),
+          sentences: sentenceRecords.map((s) => loadedSentence(s, texts.get(s.docId))),
+          vectors,
+          graph,
+        };
+      },
+    );
+  }
+
+  /** Empties the library (documents and everything derived); keeps settings and the pending queue. */
+  async clearLibrary(): Promise<void> {
+    const db = this.db;
+    const tables = CONTENT_TABLES.map((name) => db.table(name));
+    await db.transaction('rw', tables, async () => {
+      for (const t of tables) await t.clear();
+    });
+  }
+}

@@ -1,0 +1,146 @@
+// The pending queue over IndexedDB (table pending): dropped files with their bytes, so a reload resumes indexing.
+// A file is 'queued' until the ingest worker starts it ('working', its starts counted so a file that crashes the
+// page twice is failed instead of retried forever), and leaves the queue in the transaction that stores its
+// documents (Repo.putParsedFiles). 'announced' files (name and size, bytes not yet stored) are the page's, written
+// by intakeStore.ts, and are never drained.
+import type { ConceptDb } from './db.ts';
+import type { PendingRecord } from './records.ts';
+
+/** A pending file as listed: everything but its bytes. */
+export type PendingEntry = Omit<PendingRecord, 'bytes'>;
+
+export class QueueRepo {
+  constructor(private readonly db: ConceptDb) {}
+
+  async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<string[]> {
+    const now = Date.now();
+    const records: PendingRecord[] = files.map((f, i) => ({
+      id: `${now.toString(36)}-${i.toString().padStart(5, '0')}-${Math.random().toString(36).slice(2, 8)}`,
+      name: f.name,
+      size: f.bytes.byteLength,
+      bytes: f.bytes,
+      addedAt: now + i,
+      status: 'queued',
+    }));
+    await this.db.pending.bulkAdd(records);
+    return records.map((r) => r.id);
+  }
+
+  /** Files still to index, oldest first ('working' ones were interrupted by a reload and run again). */
+  async pendingQueue(): Promise<PendingRecord[]> {
+    const all = await this.db.pending.orderBy('addedAt').toArray();
+    return all.filter((p) => p.status === 'queued' || p.status === 'working');
+  }
+
+  /**
+   * Ids of the files still to index (queued, or 'working' ones interrupted by a reload), oldest first. Reads
+   * keys only: the records (with their bytes) are read one at a time with pendingFile().
+   */
+  async waitingIds(): Promise<string[]> {
+    const ids = await this.db.pending.orderBy('addedAt').primaryKeys();
+    // Failed files, and announced ones whose bytes are not stored yet (src/store/intakeStore.ts), are not drained.
+    const skipped = new Set(await this.db.pending.where('status').anyOf('failed', 'announced').primaryKeys());
+    return ids.filter((id) => !skipped.has(id));
+  }
+
+  /** One pending file with its bytes (undefined when it is gone, e.g. after a cancel). */
+  async pendingFile(id: string): Promise<PendingRecord | undefined> {
+    return this.db.pending.get(id);
+  }
+
+  /**
+   * Settles the records of parsed files: a stored file leaves the queue, a failed one is marked failed with its
+   * reason. Runs inside the transaction that stores the files' documents (Repo.putParsedFiles).
+   */
+  async settleParsed(storedIds: string[], failed: { pendingId: string; reason: string }[]): Promise<void> {
+    for (const id of storedIds) await this.db.pending.delete(id);
+    for (const f of failed) await this.markPending(f.pendingId, 'failed', f.reason);
+  }
+
+  /** Marks several files 'working' and counts their starts, in one transaction (see startPending). */
+  async startPendingMany(ids: readonly string[]): Promise<number[]> {
+    return this.db.transaction('rw', this.db.pending, async () => {
+      const records = await this.db.pending.bulkGet([...ids]);
+      const attempts = records.map((r) => (r?.attempts ?? 0) + 1);
+      for (const [i, id] of ids.entries()) {
+        await this.db.pending.update(id, { status: 'working', attempts: attempts[i] });
+      }
+      return attempts;
+    });
+  }
+
+  /** Marks a file 'working' and counts the start; returns the starts so far (this one included). */
+  async startPending(id: string): Promise<number> {
+    return this.db.transaction('rw', this.db.pending, async () => {
+      const record = await this.db.pending.get(id);
+      const attempts = (record?.attempts ?? 0) + 1;
+      await this.db.pending.update(id, { status: 'working', attempts });
+      return attempts;
+    });
+  }
+
+  /**
+   * Puts a file back in the queue as it was before its start (a write the browser refused stopped indexing: the
+   * file is not at fault, so the start is not counted towards the crash-loop limit).
+   */
+  async requeuePending(id: string, attempts: number): Promise<void> {
+    await this.db.pending.update(id, { status: 'queued', attempts });
+  }
+
+  /**
+   * Drops every file still waiting (a cancel); failed ones stay listed with their reasons, and announced ones
+   * (bytes not stored) are the page's to forget (src/store/intakeStore.ts).
+   */
+  async clearWaitingPending(): Promise<void> {
+    await this.db.pending.where('status').anyOf('queued', 'working').delete();
+  }
+
+  /** Name/size/status of every pending file, without their bytes. */
+  async pendingSummary(): Promise<PendingEntry[]> {
+    const out: PendingEntry[] = [];
+    await this.db.pending.orderBy('addedAt').each((p) => {
+      out.push({
+        id: p.id,
+        name: p.name,
+        size: p.size,
+        addedAt: p.addedAt,
+        status: p.status,
+        reason: p.reason,
+      });
+    });
+    return out;
+  }
+
+  /** Files that failed, with their reasons (their bytes were dropped when they failed, so this read is cheap). */
+  async failedPending(): Promise<PendingEntry[]> {
+    const failed = await this.db.pending.where('status').equals('failed').sortBy('addedAt');
+    return failed.map(({ id, name, size, addedAt, status, reason }) => ({
+      id,
+      name,
+      size,
+      addedAt,
+      status,
+      reason,
+    }));
+  }
+
+  /** Files still waiting or interrupted (a count: reads no bytes). */
+  async waitingCount(): Promise<number> {
+    return this.db.pending.where('status').anyOf('queued', 'working').count();
+  }
+
+  /** Marks a pending file; a failed file keeps its name and reason but drops its bytes (they are not needed). */
+  async markPending(id: string, status: PendingRecord['status'], reason?: string): Promise<void> {
+    const changes: Partial<PendingRecord> = { status, reason };
+    if (status === 'failed') changes.bytes = new ArrayBuffer(0);
+    await this.db.pending.update(id, changes);
+  }
+
+  async removePending(id: string): Promise<void> {
+    await this.db.pending.delete(id);
+  }
+
+  async clearFailedPending(): Promise<void> {
+    await this.db.pending.where('status').equals('failed').delete();
+  }
+}
