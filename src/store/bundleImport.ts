@@ -20,7 +20,14 @@ import {
   mergeLayerRecord,
   type MergeBase,
 } from '../core/bundle/index.ts';
-import { compactGraph, isCompactGraph, type CompactGraph } from '../core/graph/index.ts';
+import {
+  compactGraph,
+  conceptTableGraph,
+  isCompactGraph,
+  isConceptTableGraph,
+  type CompactGraph,
+  type ConceptTableGraph,
+} from '../core/graph/index.ts';
 import type { SerializedGraph } from '../core/graph/index.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
@@ -55,6 +62,7 @@ function indexParams(params: Record<string, unknown>): IndexParams {
 function graphCounts(graph: Record<string, unknown> | undefined): { concepts: number; edges: number } {
   // A compact graph (keep-mask) is stored as is: the query worker expands it on load (workers/engineFactory.ts).
   if (isCompactGraph(graph)) return { concepts: graph.concepts, edges: graph.keptEdges };
+  if (isConceptTableGraph(graph)) return { concepts: graph.concepts, edges: graph.edges };
   const terms = graph?.terms;
   const targets = graph?.edgeTargets;
   return {
@@ -68,14 +76,14 @@ function vectorRecord(docId: string, embedder: EmbedderInfo, v: Float32Array): V
 }
 
 /**
- * The graph as the store keeps it (see Repo.putGraph): a compact graph as is, a full one with a semantic layer
- * as its keep-mask, a lexical-only one not at all (rebuilt from the text on load).
+ * The graph as the store keeps it (see Repo.putGraph): a compact graph or a concept table as is, a full one with
+ * a semantic layer as its keep-mask, a lexical-only one as its concept table.
  */
-function storedGraph(graph: Record<string, unknown>): CompactGraph | undefined {
-  if (isCompactGraph(graph)) return graph;
+function storedGraph(graph: Record<string, unknown>): CompactGraph | ConceptTableGraph | undefined {
+  if (isCompactGraph(graph) || isConceptTableGraph(graph)) return graph;
   const full = graph as unknown as SerializedGraph;
   try {
-    return full.semantic ? compactGraph(full) : undefined;
+    return full.semantic ? compactGraph(full) : conceptTableGraph(full);
   } catch {
     return undefined;
   }

@@ -3,8 +3,11 @@
 // clears the table (documentsRepo.ts), both records with it.
 import {
   compactGraph,
+  conceptTableGraph,
   isCompactGraph,
+  isConceptTableGraph,
   type CompactGraph,
+  type ConceptTableGraph,
   type IncrementalGraphState,
   type SerializedGraph,
 } from '../core/graph/index.ts';
@@ -23,10 +26,10 @@ interface GraphStateRecord {
   state: IncrementalGraphState;
 }
 
-/** The stored form of a full graph: its keep-mask when it has a semantic layer, else nothing. */
-function storableGraph(graph: SerializedGraph): CompactGraph | undefined {
+/** The stored form of a full graph: its keep-mask when it has a semantic layer, else its concept table. */
+function storableGraph(graph: SerializedGraph): CompactGraph | ConceptTableGraph | undefined {
   try {
-    return graph.semantic ? compactGraph(graph) : undefined;
+    return graph.semantic ? compactGraph(graph) : conceptTableGraph(graph);
   } catch {
     return undefined;
   }
@@ -43,15 +46,16 @@ export class GraphRepo {
   /**
    * Stores the concept graph and its counts (shown in the Library view). Only what a load cannot rebuild in
    * seconds is kept: a graph with a semantic layer as its θsem keep-mask (a few hundred KB, where the full graph
-   * with concept vectors and edge cosines was most of the database), a lexical-only graph not at all (any stored
-   * one is dropped: it would describe other chunks).
+   * with concept vectors and edge cosines was most of the database), a lexical-only graph as its concept table
+   * (~3 MB for MuSiQue; its edges follow from it in about a second, where choosing the keyphrases again took
+   * most of the query worker's open).
    */
   async putGraph(
-    graph: SerializedGraph | CompactGraph,
+    graph: SerializedGraph | CompactGraph | ConceptTableGraph,
     stats: { concepts: number; edges: number },
   ): Promise<void> {
     const db = this.db;
-    const stored = isCompactGraph(graph) ? graph : storableGraph(graph);
+    const stored = isCompactGraph(graph) || isConceptTableGraph(graph) ? graph : storableGraph(graph);
     await db.transaction('rw', [db.graph, db.meta], async () => {
       if (stored) await db.graph.put({ id: 'concept', builtAt: Date.now(), graph: stored });
       else await db.graph.delete('concept');

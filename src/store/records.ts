@@ -1,7 +1,7 @@
 // The record types of the IndexedDB tables (what each table holds), apart from the schema in db.ts: the stored
 // form (storedForm.ts) and the v1 → v2 upgrade (upgradeV2.ts) read and write these records, and db.ts runs the
 // upgrade, so the types stand below all three.
-import type { CompactGraph, SerializedGraph } from '../core/graph/index.ts';
+import type { CompactGraph, ConceptTableGraph, SerializedGraph } from '../core/graph/index.ts';
 import type { AtomicChunkState, AtomicQuestion } from '../core/atomic/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type { ChunkRecord, IndexParams, SentenceRecord } from '../core/types.ts';
@@ -70,13 +70,14 @@ export interface PendingRecord {
 /**
  * The concept graph. Schema v2 stores only what cannot be rebuilt in seconds from the text and the sentence
  * vectors: the compact graph (θsem keep-mask, src/core/graph/compactGraph.ts) of a graph with a semantic layer;
- * a lexical-only graph is not stored at all. Schema v1 stored the whole SerializedGraph (concept vectors and
- * per-edge cosines: most of a v1 database), which is still read.
+ * the concept table of a lexical-only graph (src/core/graph/conceptTableGraph.ts: choosing the keyphrases again is
+ * most of opening a library). Schema v1 stored the whole SerializedGraph (concept vectors and per-edge cosines:
+ * most of a v1 database), which is still read.
  */
 export interface GraphRecord {
   id: 'concept';
   builtAt: number;
-  graph: SerializedGraph | CompactGraph;
+  graph: SerializedGraph | CompactGraph | ConceptTableGraph;
 }
 
 export interface SettingRecord {

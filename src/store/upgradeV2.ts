@@ -3,7 +3,7 @@
 // document text gives back is dropped, Float32 sentence vectors become int8 with a per-row scale, and the whole
 // serialized concept graph becomes its keep-mask (or nothing, for a lexical-only graph, rebuilt on load).
 import type { Transaction } from 'dexie';
-import { compactGraph, isCompactGraph } from '../core/graph/index.ts';
+import { compactGraph, isCompactGraph, isConceptTableGraph } from '../core/graph/index.ts';
 import type { DocumentRecord } from '../core/types.ts';
 import type { GraphRecord, IndexMeta, StoredChunk, StoredSentence, VectorRecord } from './records.ts';
 import { vectorRecord } from './storedForm.ts';
@@ -39,7 +39,7 @@ export async function upgradeToV2(tx: Transaction): Promise<void> {
     });
   const graphs = tx.table<GraphRecord, string>('graph');
   const stored = await graphs.get('concept');
-  if (stored && !isCompactGraph(stored.graph)) {
+  if (stored && !isCompactGraph(stored.graph) && !isConceptTableGraph(stored.graph)) {
     // A v1 graph with a semantic layer keeps its θsem decisions as a mask; a lexical one is rebuilt on load.
     let compact;
     try {

@@ -264,7 +264,8 @@ describe('Repo corpus, graph and queue', () => {
     expect(corpus.sentences).toEqual(original.sentences);
     const got = Array.from(corpus.vectors.get('d1') ?? []);
     [1, 0, 0, 1, 0.6, 0.8].forEach((x, i) => expect(got[i]).toBeCloseTo(x, 2));
-    // A lexical-only graph is rebuilt from the text on load: only its counts are kept.
+    // A graph that is not whole (no edge arrays) cannot be kept as its concept table: only its counts are kept
+    // (lexicalGraph.test.ts stores a real one).
     expect(corpus.graph).toBeUndefined();
     expect(await repo.counts()).toMatchObject({ concepts: 2, edges: 1 });
   });
