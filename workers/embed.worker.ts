@@ -6,8 +6,6 @@ import { reportOwnOriginLoads } from '../src/services/ledger.ts';
 
 const service = createEmbedWorkerService();
 
-export type EmbedWorkerApi = typeof service;
-
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('embed');
 

@@ -22,8 +22,6 @@ const service = createIngestService({
   appVersion: packageJson.version,
 });
 
-export type IngestApi = typeof service;
-
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('ingest');
 

@@ -26,8 +26,6 @@ const service = new KgBuildService({
   lock: browserCrossTabLock('kg', self.name),
 });
 
-export type KgApi = typeof service;
-
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('kg');
 

@@ -28,8 +28,6 @@ const service = new QueryService({
     new LlmClient(settings, workerLedger('query').clientOptions(purpose)),
 });
 
-export type QueryApi = typeof service;
-
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('query');
 

@@ -13,13 +13,9 @@ import { DEFAULT_LLM_SETTINGS } from '../core/llm/index.ts';
 import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import {
-  askLibrary,
-  bundleAtomicIndex,
-  bundleKgIndex,
-  openLibrary,
-  type QuestionLibrary,
-} from '../services/query.ts';
+import { askLibrary } from '../services/askLibrary.ts';
+import { openLibrary, type QuestionLibrary } from '../services/questionLibrary.ts';
+import { bundleAtomicIndex, bundleKgIndex } from '../services/readOnlyBundle.ts';
 import { modeHandler } from '../services/queryModes.ts';
 import {
   ASK_MODES,

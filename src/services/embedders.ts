@@ -11,7 +11,6 @@ import { embedWorkerCount, specOf, toEmbedderChoice, type EmbedderSettings } fro
 import { createEmbedPool, type EmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
 import type { EmbedderChoice, StoredEmbedderChoice } from './protocol.ts';
 import { workerLedger } from './ledger.ts';
-import type { EmbedWorkerApi } from '../../workers/embed.worker.ts';
 
 /**
  * Same-origin URL of a file that src/tools/copy-assets.mjs copies into public/ on install. Resolved against the
@@ -147,6 +146,9 @@ export function createEmbedWorkerService() {
     dispose: (): Promise<void> => holder.dispose(),
   };
 }
+
+/** What the page-side pool calls on an embedding worker (workers/embed.worker.ts only exposes this service). */
+export type EmbedWorkerApi = ReturnType<typeof createEmbedWorkerService>;
 
 /**
  * The browser's embedding worker for a choice, as the pool sees it. A worker that dies (an uncaught error, out of

@@ -19,7 +19,8 @@ import {
   type QuestionResult,
   type RankedDoc,
 } from './evalProtocol.ts';
-import { askLibrary, type QuestionLibrary } from './query.ts';
+import { askLibrary } from './askLibrary.ts';
+import type { QuestionLibrary } from './questionLibrary.ts';
 import { needsLlm, type Evidence, type QuestionMode } from './queryProtocol.ts';
 import { countFailures, messageOf } from './stepFailures.ts';
 

@@ -4,7 +4,7 @@
 import { conceptMap, walkView, type ConceptMapOptions } from '../core/retrieval/index.ts';
 import type { WalkViewCaps } from '../core/retrieval/index.ts';
 import type { GraphChunk, LibraryGraph, QuestionGraph } from './graphViewProtocol.ts';
-import type { QuestionLibrary } from './query.ts';
+import type { QuestionLibrary } from './questionLibrary.ts';
 
 /** Longest sentence text sent to the page (it is a label and a tooltip, the viewer shows the rest). */
 const SENTENCE_CHARS = 240;

@@ -128,3 +128,6 @@ export function createIngestService(deps: IngestServiceDeps) {
     },
   };
 }
+
+/** The ingest worker's API as the page calls it (workers/ingest.worker.ts only exposes this service). */
+export type IngestApi = ReturnType<typeof createIngestService>;

@@ -6,7 +6,7 @@
 import { splitSentences, type KgChunkView, type KgIndex } from '../core/kg/index.ts';
 import { SOLVER_DEFAULTS, solve, type Evidence, type Passage } from '../core/logical/index.ts';
 import type { RetrievedChunk, SentenceHit } from '../core/retrieval/index.ts';
-import type { ModeHandler } from './queryModes.ts';
+import type { ModeHandler } from './modeTypes.ts';
 
 /** Tokens of chunks read per fallback sub-question (the executor reads the best few). */
 const FALLBACK_BUDGET = 2000;

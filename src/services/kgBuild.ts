@@ -443,3 +443,6 @@ function coreChunks(ranked: Ranked, kappa: number): string[] {
     kappa,
   );
 }
+
+/** The KG worker's API as the page calls it (workers/kg.worker.ts only exposes this service). */
+export type KgApi = KgBuildService;

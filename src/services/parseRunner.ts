@@ -4,7 +4,7 @@
 // A worker that dies while parsing (out of memory in a parser) fails that file at once instead of at the time limit.
 import { transfer, wrap, type Remote } from 'comlink';
 import type { PrepareFn, PrepareManyFn } from './ingestPipeline.ts';
-import type { ParseApi } from '../../workers/parse.worker.ts';
+import type { ParseApi } from './parseService.ts';
 
 export class WorkerParser {
   private worker: Worker | null = null;

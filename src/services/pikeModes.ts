@@ -14,7 +14,7 @@ import {
 } from '../core/atomic/index.ts';
 import { cutToBudget, DEFAULT_MODE, type RetrievedChunk } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
-import type { ModeContext, ModeHandler } from './queryModes.ts';
+import type { ModeContext, ModeHandler } from './modeTypes.ts';
 
 /** Atomic questions the `atomic` mode's second path keeps (the paper's hierarchical retriever: 8 chunks). */
 export const ATOMIC_PATH_TOP_K = 8;

@@ -6,23 +6,23 @@ import { answerQuestion } from '../core/answer/index.ts';
 import { AtomicIndex } from '../core/atomic/index.ts';
 import type { AtomicQuestion } from '../core/atomic/index.ts';
 import { isCompactGraph } from '../core/graph/index.ts';
-import { KgIndex, type KgChunkView } from '../core/kg/index.ts';
+import { KgIndex } from '../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
-import type { LlmClient, TraceEvent } from '../core/llm/index.ts';
+import type { LlmClient } from '../core/llm/index.ts';
 import type { LlmSettings } from '../core/llm/index.ts';
 import type { RetrievalEngine } from '../core/retrieval/index.ts';
-import { cleanHeading, parseMode, rateEvidence, type RetrievedChunk } from '../core/retrieval/index.ts';
-import type { ChunkRecord, DocumentRecord, Embedder } from '../core/types.ts';
+import { parseMode } from '../core/retrieval/index.ts';
+import type { DocumentRecord, Embedder } from '../core/types.ts';
 import type { DownloadProgress, ReadOnlyBundle } from '../store/bundleImport.ts';
-import { questionFromRecord } from '../store/atomicStore.ts';
-import type { AtomicQuestionRecord, IndexMeta, KgEntityRecord, KgRelationRecord } from '../store/db.ts';
-import { entityFromRecord, relationFromRecord } from '../store/kgStore.ts';
+import type { IndexMeta } from '../store/db.ts';
 import type { LoadedCorpus } from '../store/repo.ts';
-import { completeInBackground, engineLoaded, loadEngine, prepareOpen } from './engine.ts';
+import { engineLoaded, loadEngine, prepareOpen } from './engine.ts';
 import type { PrebuiltGraph } from './graphPrebuild.ts';
-import { toEvidence } from './evidence.ts';
 import { pageRange } from '../core/pages.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
+import { askLibrary } from './askLibrary.ts';
+import { openLibrary, sentencesWithin, type QuestionLibrary } from './questionLibrary.ts';
+import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
 import { readEmbedderChoice } from './embedderChoice.ts';
 import type { EmbedderChoice } from './protocol.ts';
@@ -32,14 +32,13 @@ import {
   type AnswerRequest,
   type AskRequest,
   type AskResult,
-  type Evidence,
   type TraceListener,
 } from './queryProtocol.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
 import { evaluateSet } from './evaluate.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import type { LedgerPurpose } from './ledgerProtocol.ts';
-import { DEFAULT_LAMBDA, modeHandler } from './queryModes.ts';
+import { modeHandler } from './queryModes.ts';
 
 export interface QueryDeps {
   /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
@@ -70,71 +69,6 @@ export interface QueryDeps {
    * src/services/graphPrebuild.ts) while the library is read and its text analysed. Absent: built here.
    */
   prebuildGraph?: () => Promise<PrebuiltGraph | null>;
-}
-
-/** A library ready for questions: its engine and what evidence, the KG search and citations read. */
-export interface QuestionLibrary {
-  engine: RetrievalEngine;
-  documents: Map<string, DocumentRecord>;
-  chunks: Map<string, ChunkRecord>;
-  /** Sentence ranges per chunk, offsets into the DOCUMENT text. */
-  sentences: Map<string, Array<{ start: number; end: number }>>;
-  embedderId: string | null;
-  layers: { lexical: boolean; semantic: boolean };
-}
-
-/** Builds the engine over a corpus (IndexedDB's or a bundle's) and indexes what questions read. */
-export function openLibrary(
-  corpus: LoadedCorpus,
-  load: (corpus: LoadedCorpus) => RetrievalEngine = loadEngine,
-): QuestionLibrary {
-  if (corpus.chunks.length === 0) throw new Error('ask: the library is empty; add documents first');
-  const engine = load(corpus);
-  // Questions are answered meanwhile; a question with its vector finishes the rest at once (see fromCompact).
-  void completeInBackground(engine).catch(() => undefined);
-  const sentences = new Map<string, Array<{ start: number; end: number }>>();
-  for (const s of corpus.sentences) {
-    const list = sentences.get(s.chunkId) ?? [];
-    list.push({ start: s.start, end: s.end });
-    sentences.set(s.chunkId, list);
-  }
-  return {
-    engine,
-    documents: new Map(corpus.documents.map((d) => [d.id, d])),
-    chunks: new Map(corpus.chunks.map((c) => [c.id, c])),
-    sentences,
-    embedderId: corpus.meta?.embedderId ?? null,
-    layers: { lexical: true, semantic: engine.hasVectors },
-  };
-}
-
-/** A bundle's KG tables hold records as the store keeps them: read them through the store's own mapping. */
-export function bundleKgIndex(tables: Record<string, unknown[]>): KgIndex {
-  const entities = (tables.kgEntities ?? []) as KgEntityRecord[];
-  const relations = (tables.kgRelations ?? []) as KgRelationRecord[];
-  return new KgIndex(
-    entities.map(entityFromRecord).filter((e) => e !== null),
-    relations.map(relationFromRecord).filter((r) => r !== null),
-  );
-}
-
-/** A bundle's atomic questions as an index (null when the bundle has no atomic layer, e.g. a format-1 bundle). */
-export function bundleAtomicIndex(tables: Record<string, unknown[]>): AtomicIndex | null {
-  const records = (tables.atomicQuestions ?? []) as AtomicQuestionRecord[];
-  return records.length ? new AtomicIndex(records.map(questionFromRecord)) : null;
-}
-
-/** Sentence ranges of a chunk as offsets into a text that starts at `textStart` in the document. */
-function sentencesWithin(
-  library: QuestionLibrary | null,
-  chunkId: string,
-  textStart: number,
-  textLength: number,
-): Array<{ start: number; end: number }> | undefined {
-  const list = library?.sentences.get(chunkId);
-  return list
-    ?.map((s) => ({ start: s.start - textStart, end: s.end - textStart }))
-    .filter((s) => s.start >= 0 && s.end <= textLength);
 }
 
 /** A promise with its outcome readable synchronously (whether the model or the library is ready right now). */
@@ -633,109 +567,5 @@ function sameRanking(a: AskResult, b: AskResult): boolean {
   );
 }
 
-/** What askLibrary needs beyond the library and the request. */
-export interface AskOptions {
-  /** The question embedded by the library's embedder (absent: lexical only). */
-  vector?: Float32Array;
-  /** Loads the KG index on demand. */
-  kg: () => Promise<KgIndex>;
-  /** Loads the atomic-question index on demand (absent or null: the library has no atomic layer). */
-  atomic?: () => Promise<AtomicIndex | null>;
-  /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
-  llm?: () => Promise<LlmClient>;
-  /** Embeds a sub-question with the library's embedder (absent: sub-questions are searched lexically). */
-  embed?: (text: string) => Promise<Float32Array | undefined>;
-  onTrace?: TraceListener;
-  signal?: AbortSignal;
-}
-
-/**
- * Runs one mode over a loaded library: the service does this for the page, the CLI for a bundle file and the
- * bench for its in-memory library.
- */
-export async function askLibrary(
-  library: QuestionLibrary,
-  request: AskRequest,
-  options: AskOptions,
-): Promise<AskResult> {
-  const started = performance.now();
-  const budget = Math.max(1, Math.floor(request.budget));
-  const trace: TraceEvent[] = [];
-  const found = await modeHandler(request.mode)({
-    question: request.question,
-    vector: options.vector,
-    budget,
-    lambda: request.lambda ?? DEFAULT_LAMBDA,
-    engine: library.engine,
-    chunkView: (chunkId) => chunkView(library, chunkId),
-    kg: options.kg,
-    atomic: options.atomic ?? (() => Promise.resolve(null)),
-    reasoning: request.reasoning ?? {},
-    llm:
-      options.llm ??
-      (() =>
-        Promise.reject(
-          new Error(
-            `mode ${request.mode} needs an LLM endpoint: set its base URL and model in Settings first`,
-          ),
-        )),
-    embed: options.embed ?? (() => Promise.resolve(undefined)),
-    trace: (event) => {
-      const full: TraceEvent = { ...event, mode: request.mode, at: Math.round(performance.now() - started) };
-      trace.push(full);
-      options.onTrace?.(full);
-    },
-    signal: options.signal ?? new AbortController().signal,
-  });
-  const shown = found.hits.map((hit) => evidence(library, hit));
-  // One scale for every mode, from what the mode returned (relevance.ts).
-  const rated = rateEvidence(request.question, shown, (text) => library.engine.terms(text));
-  shown.forEach((e, i) => (e.relevance = rated.relevance[i]));
-  return {
-    question: request.question,
-    mode: request.mode,
-    budget,
-    evidence: shown,
-    ...(rated.noGoodMatch ? { noGoodMatch: true } : {}),
-    layers: library.layers,
-    layer: options.vector ? 'semantic' : 'lexical',
-    ...(found.kg ? { kg: found.kg } : {}),
-    ...(trace.length ? { trace } : {}),
-    ...(found.facts ? { facts: found.facts } : {}),
-    ...(found.usage ? { usage: { ...found.usage } } : {}),
-    milliseconds: performance.now() - started,
-  };
-}
-
-function chunkView(library: QuestionLibrary, chunkId: string): KgChunkView | undefined {
-  const chunk = library.chunks.get(chunkId);
-  return (
-    chunk && {
-      docId: chunk.docId,
-      text: chunk.text,
-      tokens: chunk.tokens,
-      sentences: sentencesWithin(library, chunkId, chunk.start, chunk.text.length),
-    }
-  );
-}
-
-function evidence(library: QuestionLibrary, hit: RetrievedChunk): Evidence {
-  const p = hit.provenance as Evidence['provenance'];
-  return {
-    ...toEvidence(
-      hit,
-      library.chunks.get(hit.chunkId)?.start ?? 0,
-      cleanHeading(library.documents.get(hit.docId)?.title ?? hit.docId),
-      library.documents.get(hit.docId)?.pageStarts,
-    ),
-    // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.
-    provenance: {
-      mode: p.mode,
-      concepts: p.concepts,
-      hop: p.hop,
-      entities: p.entities,
-      paths: p.paths,
-      via: p.via,
-    },
-  };
-}
+/** The query worker's API as the page calls it (workers/query.worker.ts only exposes this service). */
+export type QueryApi = QueryService;

@@ -5,7 +5,7 @@
 // that has the query worker load the library and the question model when the app opens, not on the first
 // question.
 import { proxy, type Remote } from 'comlink';
-import type { QueryApi } from '../../../workers/query.worker.ts';
+import type { QueryApi } from '../../services/query.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import {
   ASK_MODES,

@@ -9,9 +9,9 @@ import type { KgBuildResult, KgEstimate, KgStatus } from '../../../src/services/
 import type { IngestListener } from '../../../src/services/protocol.ts';
 import type { AnswerOut, AnswerRequest, AskRequest, AskResult } from '../../../src/services/queryProtocol.ts';
 import type { KgUiApi } from '../../../src/ui/llm/api.ts';
-import type { IngestApi } from '../../../workers/ingest.worker.ts';
-import type { KgApi } from '../../../workers/kg.worker.ts';
-import type { QueryApi } from '../../../workers/query.worker.ts';
+import type { IngestApi } from '../../../src/services/ingest.ts';
+import type { KgApi } from '../../../src/services/kgBuild.ts';
+import type { QueryApi } from '../../../src/services/query.ts';
 
 describe('worker API types', () => {
   it('ingest worker', () => {

@@ -15,7 +15,7 @@ import { JUDGE_PROMPT } from '../../../src/services/evaluate.ts';
 import { LlmClient } from '../../../src/core/llm/client.ts';
 import { parseQaSet } from '../../../src/services/qaSet.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
-import { openLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
+import { openLibrary, type QuestionLibrary } from '../../../src/services/questionLibrary.ts';
 
 const PASSAGES = [
   [

@@ -11,7 +11,7 @@ import { LlmClient } from '../../../src/core/llm/client.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { evaluateSet } from '../../../src/services/evaluate.ts';
-import { openLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
+import { openLibrary, type QuestionLibrary } from '../../../src/services/questionLibrary.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 

@@ -4,7 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { libraryGraph, questionGraph } from '../../../src/services/graphView.ts';
-import { askLibrary, openLibrary, type QuestionLibrary } from '../../../src/services/query.ts';
+import { askLibrary } from '../../../src/services/askLibrary.ts';
+import { openLibrary, type QuestionLibrary } from '../../../src/services/questionLibrary.ts';
 
 const PASSAGES = [
   {
