@@ -1,8 +1,8 @@
-// One embedding worker of the pool (src/services/embedPool.ts, started by src/services/embedders.ts): it loads the
+// One embedding worker of the pool (src/services/embed/embedPool.ts, started by src/services/embed/embedders.ts): it loads the
 // embedder the pool names, once, and embeds the batches it is sent.
 import { expose } from 'comlink';
-import { createEmbedWorkerService } from '../src/services/embedders.ts';
-import { reportOwnOriginLoads } from '../src/services/ledger.ts';
+import { createEmbedWorkerService } from '../src/services/embed/embedders.ts';
+import { reportOwnOriginLoads } from '../src/services/ledger/ledger.ts';
 
 const service = createEmbedWorkerService();
 

@@ -2,8 +2,8 @@
 // or a Cancel, can stop it by terminating this worker (parseRunner.ts spawns a fresh one for the next file). The
 // ingest worker cannot be terminated that way: it holds the queue, the embedder and the store writes.
 import { expose } from 'comlink';
-import { createParseService } from '../src/services/parseService.ts';
-import { reportOwnOriginLoads } from '../src/services/ledger.ts';
+import { createParseService } from '../src/services/ingest/parseService.ts';
+import { reportOwnOriginLoads } from '../src/services/ledger/ledger.ts';
 
 // Its loads from the app's own origin (scripts, pdf.js) are counted apart from the network ledger.
 reportOwnOriginLoads('parse');

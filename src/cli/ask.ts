@@ -1,5 +1,5 @@
 // `npm run cli -- ask <x.bundle> "<question>" [--mode …] [--budget N] [--json]`: answers from a bundle with the
-// same question-time functions as the browser's query service (src/services/query.ts: one engine, every mode,
+// same question-time functions as the browser's query service (src/services/questions/queryService.ts: one engine, every mode,
 // the same evidence), the same decoded vectors and the same records as the browser after opening that bundle,
 // so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, path, text, score}]}.
 // `--questions <file>` answers many questions from one load of the bundle (one library, one embedder).
@@ -13,10 +13,10 @@ import { DEFAULT_LLM_SETTINGS } from '../core/llm/index.ts';
 import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { askLibrary } from '../services/askLibrary.ts';
-import { openLibrary, type QuestionLibrary } from '../services/questionLibrary.ts';
-import { bundleAtomicIndex, bundleKgIndex } from '../services/readOnlyBundle.ts';
-import { modeHandler } from '../services/queryModes.ts';
+import { askLibrary } from '../services/questions/askLibrary.ts';
+import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
+import { bundleAtomicIndex, bundleKgIndex } from '../services/library/readOnlyBundle.ts';
+import { modeHandler } from '../services/questions/modes.ts';
 import {
   ASK_MODES,
   DEFAULT_MODE_NAME,
@@ -24,7 +24,7 @@ import {
   type AskResult,
   type Evidence,
   type QuestionMode,
-} from '../services/queryProtocol.ts';
+} from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';

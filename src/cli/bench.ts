@@ -18,10 +18,10 @@ import { LlmClient } from '../core/llm/index.ts';
 import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
 import type { Embedder } from '../core/types.ts';
-import { askLibrary, type AskOptions } from '../services/askLibrary.ts';
-import { openLibrary, type QuestionLibrary } from '../services/questionLibrary.ts';
-import { needsLlm, type QuestionMode } from '../services/queryProtocol.ts';
-import { countFailures, messageOf } from '../services/stepFailures.ts';
+import { askLibrary, type AskOptions } from '../services/questions/askLibrary.ts';
+import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
+import { needsLlm, type QuestionMode } from '../services/questions/queryProtocol.ts';
+import { countFailures, messageOf } from '../services/questions/stepFailures.ts';
 import {
   embedWithProgress,
   loadQuestions,

@@ -5,7 +5,7 @@
 // candidates than a question is worth waiting and paying for (each round is LLM calls, each candidate prompt tokens).
 import { DEFAULT_DELTA, DEFAULT_MAX_ROUNDS, DEFAULT_TOP_K } from '../core/atomic/index.ts';
 import { SOLVER_DEFAULTS } from '../core/logical/index.ts';
-import type { ReasoningMode, ReasoningOptions } from '../services/queryProtocol.ts';
+import type { ReasoningMode, ReasoningOptions } from '../services/questions/queryProtocol.ts';
 
 export type LimitName = keyof ReasoningOptions;
 

@@ -2,9 +2,9 @@
 // goes to the ingest worker, every question and written answer to the query worker, KG builds and the LLM
 // endpoint settings to the KG worker.
 import { wrap, type Remote } from 'comlink';
-import type { IngestApi } from '../services/ingest.ts';
-import type { KgApi } from '../services/kgBuild.ts';
-import type { QueryApi } from '../services/query.ts';
+import type { IngestApi } from '../services/ingest/ingest.ts';
+import type { KgApi } from '../services/llm/kgBuild.ts';
+import type { QueryApi } from '../services/questions/queryService.ts';
 import { workerName } from './state/crossTab.svelte.ts';
 
 let ingest: Remote<IngestApi> | null = null;

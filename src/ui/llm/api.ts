@@ -11,8 +11,8 @@ import type {
   KgEstimate,
   KgStatus,
   PageLlmSettings,
-} from '../../services/kgBuild.ts';
-import type { AnswerOut, AskResult, Evidence, KgMode } from '../../services/queryProtocol.ts';
+} from '../../services/llm/kgBuild.ts';
+import type { AnswerOut, AskResult, Evidence, KgMode } from '../../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import { kgChanged, kgWorker } from '../workers.ts';
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KgIndex, MemoryKgStore } from '../../../src/core/kg/index.ts';
 import type { LlmClient } from '../../../src/core/llm/index.ts';
-import { askLibrary } from '../../../src/services/askLibrary.ts';
-import type { QuestionLibrary } from '../../../src/services/questionLibrary.ts';
+import { askLibrary } from '../../../src/services/questions/askLibrary.ts';
+import type { QuestionLibrary } from '../../../src/services/library/questionLibrary.ts';
 import { buildKgOnly } from '../../support/buildKgOnly.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
 import { libraryOf, preparePassages } from '../../support/passages.ts';
