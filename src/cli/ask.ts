@@ -16,15 +16,14 @@ import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { askLibrary } from '../services/questions/askLibrary.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from '../services/library/readOnlyBundle.ts';
-import { modeHandler } from '../services/questions/modes.ts';
 import {
   ASK_MODES,
   DEFAULT_MODE_NAME,
   needsLlm,
-  type AskResult,
-  type Evidence,
+  parseQuestionMode,
   type QuestionMode,
-} from '../services/questions/queryProtocol.ts';
+} from '../services/questions/modeRegistry.ts';
+import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
@@ -242,16 +241,7 @@ export function parseQuestions(text: string, file: string): string[] {
  * taken as it is. Throws, naming the modes, for anything else.
  */
 export function resolveMode(name: string): QuestionMode {
-  const mode = name === DEFAULT_MODE_NAME ? DEFAULT_MODE : name;
-  try {
-    modeHandler(mode);
-  } catch {
-    throw new Error(
-      `ask: unknown mode "${name}"; one of ${DEFAULT_MODE_NAME} (${DEFAULT_MODE}), ${ASK_MODES.join(', ')} ` +
-        `or rrf:<a>+<b>`,
-    );
-  }
-  return mode as QuestionMode;
+  return parseQuestionMode(name, { allowDefault: true }).name as QuestionMode;
 }
 
 /** What `ask` was asked to do, every argument checked (no file read but the questions file). */

@@ -20,7 +20,7 @@ import { createTermAnalyzer } from '../core/text/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { askLibrary, type AskOptions } from '../services/questions/askLibrary.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
-import { needsLlm, type QuestionMode } from '../services/questions/queryProtocol.ts';
+import { modeFamily, type QuestionMode } from '../services/questions/modeRegistry.ts';
 import { countFailures, messageOf } from '../services/questions/stepFailures.ts';
 import {
   embedWithProgress,
@@ -203,7 +203,8 @@ function isKgMode(mode: string): mode is KgBenchMode {
  * `atomic`, which needs the atomic layer the endpoint writes.
  */
 export function runsThroughAsk(mode: string): boolean {
-  return needsLlm(mode) || mode === 'atomic';
+  const family = modeFamily(mode);
+  return family === 'reasoning' || family === 'atomic';
 }
 
 /** The bench's in-memory corpus as the query service's library, over an engine already built. */

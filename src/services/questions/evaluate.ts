@@ -21,7 +21,8 @@ import {
 } from './evalProtocol.ts';
 import { askLibrary } from './askLibrary.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import { needsLlm, type Evidence, type QuestionMode } from './queryProtocol.ts';
+import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
+import type { Evidence } from './queryProtocol.ts';
 import { countFailures, messageOf } from './stepFailures.ts';
 
 /**
@@ -97,11 +98,6 @@ export interface EvalContext {
   llm: () => Promise<LlmClient>;
   signal: AbortSignal;
   onProgress?: (progress: EvalProgress) => void;
-}
-
-/** Modes whose small budgets get the best sentences of a too-large first chunk (the CLI's `searchAt` rule). */
-function excerptsAtSmallBudgets(mode: string): boolean {
-  return mode !== 'kg' && mode !== 'hybrid' && mode !== 'atomic' && !needsLlm(mode);
 }
 
 /** Resolves after the event loop has run once more (a message channel: no timer clamping). */
@@ -285,7 +281,8 @@ async function runOne(
   // The bench searches again at a budget the first chunk does not fit (scoreQaItem's searchAt): do those
   // searches here, as askLibrary is asynchronous, and hand them over.
   const smaller = new Map<number, ScoredContext[]>();
-  if (excerptsAtSmallBudgets(mode)) {
+  // Small budgets get the best sentences of a too-large first chunk (the CLI's `searchAt` rule).
+  if (parseQuestionMode(mode).excerpts) {
     for (const b of o.budgets) if (needsSearchAtBudget(hits, b)) smaller.set(b, await ask(i, b));
   }
   const externalId = (docId: string) => externalIdOf(o.library, docId);

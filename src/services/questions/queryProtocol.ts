@@ -1,50 +1,10 @@
-// Plain data types of questions and answers as they cross the query worker's boundary: the modes, a question,
-// its ranked evidence, a written answer with citations. Types only (and the mode list), so the page can import
-// them without pulling worker code into its bundle.
+// Plain data types of questions and answers as they cross the query worker's boundary: a question, its ranked
+// evidence, a written answer with citations (the modes are listed in modeRegistry.ts). Types only, so the page can
+// import them without pulling worker code into its bundle.
 import type { EntityHit, RelationHit } from '../../core/kg/index.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import type { Relevance } from '../../core/retrieval/index.ts';
-
-export type RetrievalMode = 'ppr' | 'concept' | 'dense' | 'bm25' | 'rrf:ppr+bm25';
-
-export const RETRIEVAL_MODES: readonly RetrievalMode[] = ['ppr', 'concept', 'dense', 'bm25', 'rrf:ppr+bm25'];
-
-/** Modes that search the LLM-built knowledge graph (the KG alone, or merged with the concept graph). */
-export type KgMode = 'kg' | 'hybrid';
-
-/** PIKE-RAG's hierarchical retrieval through the atomic questions of the distilled layer (no LLM at question time). */
-export type AtomicMode = 'atomic';
-
-/**
- * Modes that reason with the LLM at question time: PIKE-RAG's knowledge-aware decomposition and KAG's logical-form
- * solving. They stream a trace of their rounds and need a configured endpoint.
- */
-export type ReasoningMode = 'decompose' | 'logical';
-
-export const REASONING_MODES: readonly ReasoningMode[] = ['decompose', 'logical'];
-
-/** Every mode the query service answers (src/services/questions/modes.ts has one entry per mode). */
-export type QuestionMode = RetrievalMode | KgMode | AtomicMode | ReasoningMode;
-
-/**
- * Every mode the Ask view offers, in the order it lists them: the one list the page and `cli ask` read. The
- * retrieval modes first (the default among them), then the modes over the LLM-built layers.
- */
-export const ASK_MODES: readonly QuestionMode[] = [
-  ...RETRIEVAL_MODES,
-  'hybrid',
-  'kg',
-  'atomic',
-  ...REASONING_MODES,
-];
-
-/** The name the CLI and the benches take for "whatever mode the app uses by default" (DEFAULT_MODE). */
-export const DEFAULT_MODE_NAME = 'default';
-
-/** Whether a mode calls the LLM at question time. */
-export function needsLlm(mode: string): mode is ReasoningMode {
-  return (REASONING_MODES as readonly string[]).includes(mode);
-}
+import type { QuestionMode } from './modeRegistry.ts';
 
 /** One ranked piece of evidence, as the Ask view shows it. */
 export interface Evidence {

@@ -4,7 +4,6 @@
 // come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
-import { parseMode } from '../../core/retrieval/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
 import type { DownloadProgress } from '../../store/bundleImport.ts';
 import type { SettingsReader } from '../embed/embedderChoice.ts';
@@ -17,10 +16,9 @@ import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
-import { modeHandler } from './modes.ts';
+import { parseQuestionMode } from './modeRegistry.ts';
 import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
 import {
-  RETRIEVAL_MODES,
   type AnswerOut,
   type AnswerRequest,
   type AskRequest,
@@ -36,13 +34,6 @@ export interface QueryDeps extends LibrarySessionDeps {
   embedders: EmbedderSource;
   /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
   llmClient(settings: LlmSettings, purpose?: LedgerPurpose): LlmClient;
-}
-
-/** Modes whose ranking can be computed without the question vector (`dense` cannot, the KG modes are not staged). */
-function answersLexically(mode: string): boolean {
-  if (!(RETRIEVAL_MODES as readonly string[]).includes(mode) && !mode.startsWith('rrf:')) return false;
-  const parsed = parseMode(mode);
-  return 'base' in parsed ? parsed.base !== 'dense' : !parsed.fuse.includes('dense');
 }
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
@@ -121,11 +112,13 @@ export class QueryService {
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const started = performance.now();
-    modeHandler(request.mode); // an unknown mode is refused before anything loads
+    // An unknown mode is refused before anything loads. Only a mode that ranks without the question vector
+    // sends early evidence (`dense` cannot, the KG and reasoning modes are not staged).
+    const mode = parseQuestionMode(request.mode);
     await this.session.reloadIfGraphChanged();
     const library = this.session.library();
     library.catch(() => undefined);
-    const early = onEarly && answersLexically(request.mode) ? onEarly : undefined;
+    const early = onEarly && mode.lexical ? onEarly : undefined;
     let sent: AskResult | undefined;
     const sendEarly = async (from: QuestionLibrary, stale: boolean): Promise<void> => {
       const result = await askLibrary(from, request, { kg: () => this.session.kg() });

@@ -5,17 +5,11 @@ import { proxy } from 'comlink';
 import Papa from 'papaparse';
 import type { EvalProgress, EvalResult, QaSet } from '../../services/questions/evalProtocol.ts';
 import { parseQaSet } from '../../services/questions/qaSet.ts';
-import { REASONING_MODES, RETRIEVAL_MODES } from '../../services/questions/queryProtocol.ts';
+import { ASK_MODES } from '../../services/questions/modeRegistry.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
 
-/** Every mode the query worker answers, in the order the view lists them. */
-export const EVAL_MODES: readonly string[] = [
-  ...RETRIEVAL_MODES,
-  'kg',
-  'hybrid',
-  'atomic',
-  ...REASONING_MODES,
-];
+/** Every mode the query worker answers, in the order the view lists them (the Ask view's). */
+export const EVAL_MODES: readonly string[] = ASK_MODES;
 
 export class EvalState {
   set = $state<QaSet | null>(null);

@@ -12,7 +12,8 @@ import type {
   KgStatus,
   PageLlmSettings,
 } from '../../services/llm/kgBuild.ts';
-import type { AnswerOut, AskResult, Evidence, KgMode } from '../../services/questions/queryProtocol.ts';
+import type { KgMode } from '../../services/questions/modeRegistry.ts';
+import type { AnswerOut, AskResult, Evidence } from '../../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import { kgChanged, kgWorker } from '../workers.ts';
 
