@@ -712,7 +712,7 @@ export class LibraryState {
       // from the local library (a question asked while the bundle downloads waits for it).
       const [opened] = await Promise.all([
         queryWorker().openBundle(url, proxy(onProgress)),
-        kgApi().useBundle(url),
+        kgApi().useBundle(),
       ]);
       this.readOnly = opened;
       const c = opened.counts;

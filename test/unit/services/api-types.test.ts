@@ -65,5 +65,9 @@ describe('worker API types', () => {
     expectTypeOf<Awaited<ReturnType<Remote<KgApi>['status']>>>().toEqualTypeOf<
       Awaited<ReturnType<KgUiApi['status']>>
     >();
+    // The panels' API is derived from the service: a read-only bundle is announced without arguments, as the
+    // service takes it (a hand-written type once asked for a URL here).
+    expectTypeOf<KgUiApi['useBundle']>().parameters.toEqualTypeOf<[]>();
+    expectTypeOf<KgUiApi['build']>().parameter(1).toEqualTypeOf<ProgressCallback | undefined>();
   });
 });
