@@ -5,6 +5,7 @@
 // never change which vectors an embedder gives beyond float rounding, so they are not part of its id.
 import {
   embedderIdOf,
+  isEndpointEmbedder,
   formatEmbedderSpec,
   parseEmbedderSpec,
   type EmbedderSpec,
@@ -137,7 +138,7 @@ export function choiceEmbedderId(choice: EmbedderChoice): string {
  */
 export function embedWorkerCount(choice: EmbedderSettings, cores: number | undefined): number {
   const spec = specOf(choice);
-  if (spec.kind === 'openai') return 1;
+  if (isEndpointEmbedder(spec)) return 1;
   if (choice.workers !== undefined) return choice.workers;
   if (spec.kind === 'use' && spec.workers !== undefined) return spec.workers;
   const known = typeof cores === 'number' && Number.isFinite(cores) && cores >= 1 ? Math.floor(cores) : 1;

@@ -6,8 +6,13 @@
 // 'workers' part of the setting; each of those workers holds one plain holder (createEmbedWorkerService).
 import { transfer, wrap } from 'comlink';
 import type { Embedder } from '../../core/types.ts';
-import { identitySpec } from '../../core/embed/index.ts';
-import { createEmbedPool, type EmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
+import {
+  createEmbedder,
+  identitySpec,
+  isEndpointEmbedder,
+  type EmbedderPlatform,
+} from '../../core/embed/index.ts';
+import { createEmbedPool, type PoolWorker, type PoolWorkerIdentity } from './embedPool.ts';
 import {
   embedWorkerCount,
   specOf,
@@ -35,10 +40,10 @@ export function choiceKey(choice: EmbedderChoice): string {
   return `${identitySpec(specOf(choice))}${choice.apiKey ? ' (with key)' : ''}`;
 }
 
-async function create(choice: EmbedderSettings): Promise<Embedder> {
-  const spec = specOf(choice);
-  switch (spec.kind) {
-    case 'use': {
+/** The browser's part of creating an embedder (the core registry does the rest): every file from the app's origin. */
+function browserPlatform(choice: EmbedderSettings): EmbedderPlatform {
+  return {
+    async use() {
       const [{ createUseEmbedder }, tf] = await Promise.all([
         import('../../core/embed/use.ts'),
         import('@tensorflow/tfjs-core'),
@@ -50,22 +55,20 @@ async function create(choice: EmbedderSettings): Promise<Embedder> {
         { model: appUrl('models/use/model.json'), vocab: appUrl('models/use/vocab.json') },
         { wasmPaths: appUrl('tfjs/'), backend: choice.backend ?? 'auto' },
       );
-    }
-    case 'hf': {
-      const { createTransformersEmbedder } = await import('../../core/embed/transformers.ts');
-      return createTransformersEmbedder({ model: spec.model, wasmPaths: appUrl('ort/') });
-    }
-    case 'openai': {
-      const { createOpenAIEmbedder } = await import('../../core/embed/openai.ts');
-      // Its requests are recorded in the network ledger of whichever worker embeds (ingest, query, kg, embed).
-      return createOpenAIEmbedder({
-        baseUrl: spec.baseUrl,
-        model: spec.model,
-        apiKey: choice.apiKey,
-        fetch: workerLedger().fetch('embeddings'),
-      });
-    }
-  }
+    },
+    // Getters: only the kind being created reads its part (a Node test's holder has no page location).
+    get hf() {
+      return { wasmPaths: appUrl('ort/') };
+    },
+    // Its requests are recorded in the network ledger of whichever worker embeds (ingest, query, kg, embed).
+    get openai() {
+      return { apiKey: choice.apiKey, fetch: workerLedger().fetch('embeddings') };
+    },
+  };
+}
+
+function create(choice: EmbedderSettings): Promise<Embedder> {
+  return createEmbedder(specOf(choice), browserPlatform(choice));
 }
 
 export interface EmbedderHolderOptions {
@@ -73,8 +76,17 @@ export interface EmbedderHolderOptions {
   spawnEmbedWorker?: (choice: EmbedderSettings) => PoolWorker;
   /** Logical cores the automatic pool size is taken from (default: navigator.hardwareConcurrency). */
   cores?: number;
+  /**
+   * Embedding workers a choice runs on, 0 for this thread (with spawnEmbedWorker; default: embedWorkerCount, and
+   * this thread where that is one worker).
+   */
+  poolSize?: (choice: EmbedderSettings) => number;
 }
 
+/**
+ * The one cache of a loaded embedder: each worker that embeds holds one, keeping one model (here, or on a pool of
+ * embedding workers) for the current choice.
+ */
 export class EmbedderHolder {
   private key: string | null = null;
   private apiKey: string | undefined;
@@ -82,15 +94,22 @@ export class EmbedderHolder {
 
   constructor(private readonly options: EmbedderHolderOptions = {}) {}
 
+  /** Embedding workers for a choice; 0: the model runs in this thread. */
+  private workersFor(choice: EmbedderSettings): number {
+    if (!this.options.spawnEmbedWorker) return 0;
+    if (this.options.poolSize) return this.options.poolSize(choice);
+    const workers = embedWorkerCount(choice, this.options.cores ?? globalThis.navigator?.hardwareConcurrency);
+    // One worker would only add a hop: the model then runs here, as without a pool.
+    return workers > 1 ? workers : 0;
+  }
+
   /**
    * The embedder for this choice (the 'embedder' setting as stored, in either shape), loading it once; a
    * different choice (or worker count, or backend) disposes the previous model first.
    */
   async get(stored: StoredEmbedderChoice | EmbedderSettings): Promise<Embedder> {
     const choice = toEmbedderChoice(stored);
-    const workers = this.options.spawnEmbedWorker
-      ? embedWorkerCount(choice, this.options.cores ?? globalThis.navigator?.hardwareConcurrency)
-      : 1;
+    const workers = this.workersFor(choice);
     const key = choiceKey(choice);
     const memoKey = `${key} workers=${workers} backend=${choice.backend ?? 'auto'}`;
     if (this.loading && this.key === memoKey && this.apiKey === choice.apiKey) return this.loading;
@@ -98,17 +117,20 @@ export class EmbedderHolder {
     this.key = memoKey;
     this.apiKey = choice.apiKey;
     const spawn = this.options.spawnEmbedWorker;
-    // One worker would only add a hop: the model then runs here, as without a pool.
-    this.loading =
-      spawn && workers > 1
+    const loading =
+      spawn && workers > 0
         ? createEmbedPool({ size: workers, spawn: () => spawn(choice), name: key })
         : create(choice);
+    this.loading = loading;
     try {
-      return await this.loading;
+      return await loading;
     } catch (error) {
-      this.key = null;
-      this.apiKey = undefined;
-      this.loading = null;
+      // Not kept: the next call tries again (the model may not have been cached when offline).
+      if (this.loading === loading) {
+        this.key = null;
+        this.apiKey = undefined;
+        this.loading = null;
+      }
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(`embedder: could not load "${key}": ${message}`, { cause: error });
     }
@@ -185,46 +207,9 @@ export function spawnEmbedWorker(choice: EmbedderSettings): PoolWorker {
  * another thread while this one reads the library or builds the engine, and the calling worker never holds a copy
  * of the model. An endpoint embedder stays in the calling worker (its work happens on the server).
  */
-export function embedderInOwnWorker(): {
-  get(stored: StoredEmbedderChoice): Promise<Embedder>;
-  dispose(): Promise<void>;
-} {
-  const here = new EmbedderHolder();
-  let key: string | null = null;
-  let pool: Promise<EmbedPool> | null = null;
-  const disposePool = async (): Promise<void> => {
-    const current = pool;
-    pool = null;
-    key = null;
-    await (await current?.catch(() => null))?.dispose();
-  };
-  return {
-    async get(stored) {
-      const choice = toEmbedderChoice(stored);
-      if (specOf(choice).kind === 'openai') {
-        await disposePool();
-        return here.get(choice);
-      }
-      const wanted = `${choiceKey(choice)} backend=${choice.backend ?? 'auto'}`;
-      if (pool && key === wanted) return pool;
-      await disposePool();
-      await here.dispose();
-      const name = choiceKey(choice);
-      const loading = createEmbedPool({ size: 1, spawn: () => spawnEmbedWorker(choice), name });
-      key = wanted;
-      pool = loading;
-      loading.catch(() => {
-        // Not kept: the next question tries again (the model may not have been cached when offline).
-        if (pool === loading) [pool, key] = [null, null];
-      });
-      return loading.catch((error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
-        throw new Error(`embedder: could not load "${name}": ${message}`, { cause: error });
-      });
-    },
-    async dispose() {
-      await disposePool();
-      await here.dispose();
-    },
-  };
+export function embedderInOwnWorker(): EmbedderHolder {
+  return new EmbedderHolder({
+    spawnEmbedWorker,
+    poolSize: (choice) => (isEndpointEmbedder(specOf(choice)) ? 0 : 1),
+  });
 }
