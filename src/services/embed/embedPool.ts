@@ -57,7 +57,7 @@ const DEFAULTS = { minBatch: 16, maxBatch: 128 };
  * that finishes early takes another instead of waiting for the slowest one, but never so small that per-message
  * cost shows (16 is also USE-lite's own model batch) nor so large that one batch holds a worker for long.
  */
-export function batchSizeFor(n: number, size: number, minBatch: number, maxBatch: number): number {
+function batchSizeFor(n: number, size: number, minBatch: number, maxBatch: number): number {
   return Math.max(minBatch, Math.min(maxBatch, Math.ceil(n / (4 * size))));
 }
 

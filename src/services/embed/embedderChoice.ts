@@ -21,10 +21,10 @@ export interface EmbedderChoice {
   apiKey?: string;
 }
 
-export const DEFAULT_EMBEDDER: EmbedderChoice = { spec: 'use' };
+const DEFAULT_EMBEDDER: EmbedderChoice = { spec: 'use' };
 
 /** The shape the 'embedder' setting had before embedder specs; still read, so a stored setting keeps working. */
-export type LegacyEmbedderChoice =
+type LegacyEmbedderChoice =
   | { kind: 'use' }
   | { kind: 'transformers'; model: string }
   | { kind: 'openai'; baseUrl: string; model: string; apiKey: string };
@@ -34,7 +34,7 @@ export type StoredEmbedderChoice = EmbedderChoice | LegacyEmbedderChoice;
 
 /** TF.js backend for USE-lite: 'auto' takes WebGL where the GPU is real hardware, else WASM. */
 export type EmbedBackend = 'auto' | 'wasm' | 'webgl';
-export const EMBED_BACKENDS: readonly EmbedBackend[] = ['auto', 'wasm', 'webgl'];
+const EMBED_BACKENDS: readonly EmbedBackend[] = ['auto', 'wasm', 'webgl'];
 
 /** An embedder choice with how to run it; absent fields mean 'auto'. */
 export interface EmbedderSettings extends EmbedderChoice {

@@ -28,7 +28,7 @@ import { workerLedger } from '../ledger/ledger.ts';
  * worker script, which sits one folder below the app root both in the build (assets/) and on the dev server
  * (workers/), so the app also works when served from a sub-path.
  */
-export function appUrl(path: string): string {
+function appUrl(path: string): string {
   return new URL(`../${path}`, self.location.href).href;
 }
 
@@ -176,7 +176,7 @@ export function createEmbedWorkerService() {
 }
 
 /** What the page-side pool calls on an embedding worker (workers/embed.worker.ts only exposes this service). */
-export type EmbedWorkerApi = ReturnType<typeof createEmbedWorkerService>;
+type EmbedWorkerApi = ReturnType<typeof createEmbedWorkerService>;
 
 /**
  * The browser's embedding worker for a choice, as the pool sees it. A worker that dies (an uncaught error, out of

@@ -33,14 +33,14 @@ export const EMBED_BATCH = 128;
  * files are stored), so questions are answered from the documents stored so far; a rebuild takes seconds even
  * for thousands of passages. The graph is rebuilt once more when every document has its vectors.
  */
-export const GRAPH_REFRESH_MS = 60_000;
+const GRAPH_REFRESH_MS = 60_000;
 /**
  * Sentences per embedding round. Between rounds newly queued files are parsed and stored first, so a file
  * dropped while a large library is being embedded becomes searchable within a round (about 10–20 s of USE-lite).
  */
-export const EMBED_ROUND_SENTENCES = 1024;
+const EMBED_ROUND_SENTENCES = 1024;
 /** Documents per store transaction when a file holds many (a .jsonl of passages). */
-export const STORE_SLICE_DOCUMENTS = 256;
+const STORE_SLICE_DOCUMENTS = 256;
 /**
  * Small files are parsed in one call to the parse worker and stored in one transaction, up to this many files
  * and BATCH_BYTES bytes: a folder of documentation pages otherwise spends most of its time on one round trip,
@@ -48,10 +48,8 @@ export const STORE_SLICE_DOCUMENTS = 256;
  * parsed and stored alone.
  */
 export const BATCH_FILES = 32;
-export const BATCH_BYTES = 256 * 1024;
+const BATCH_BYTES = 256 * 1024;
 
-/** The parse time limit per file, shared with the CLI (src/core/parse/formats.ts, through its index.ts). */
-export { PARSE_TIMEOUT_MS };
 /** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
 export const MAX_ATTEMPTS = 2;
 

@@ -22,7 +22,7 @@ export interface CrossTabMessage {
 }
 
 /** Workers are named "<kind>@<tab id>" by the page (src/ui/state/crossTab.svelte.ts), so messages say whose they are. */
-export function tabOfWorker(name: string): string {
+function tabOfWorker(name: string): string {
   return name.split('@')[1] ?? 'unknown';
 }
 

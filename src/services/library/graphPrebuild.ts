@@ -28,7 +28,7 @@ export function createGraphPrebuilder(repo: { getStoredGraph(): Promise<GraphRec
   };
 }
 
-export type GraphPrebuilder = ReturnType<typeof createGraphPrebuilder>;
+type GraphPrebuilder = ReturnType<typeof createGraphPrebuilder>;
 
 /** Every array buffer under the graphs, once each (a buffer listed twice cannot be transferred). */
 function buffersOf(graph: PrebuiltMaskedGraph): ArrayBuffer[] {

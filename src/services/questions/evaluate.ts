@@ -39,12 +39,12 @@ export const JUDGE_PROMPT = [
   'Reply with ONLY a JSON object: {"correct": true or false, "reason": "<one short sentence>"}.',
 ].join(' ');
 
-export interface Verdict {
+interface Verdict {
   correct: boolean;
   reason: string;
 }
 
-export function validateVerdict(value: unknown): Checked<Verdict> {
+function validateVerdict(value: unknown): Checked<Verdict> {
   if (typeof value !== 'object' || value === null) return { ok: false, errors: ['expected a JSON object'] };
   const v = value as Record<string, unknown>;
   const errors: string[] = [];
@@ -56,7 +56,7 @@ export function validateVerdict(value: unknown): Checked<Verdict> {
 }
 
 /** Asks the endpoint whether a written answer is right; null verdict with the reason when the judge failed. */
-export async function judgeAnswer(
+async function judgeAnswer(
   client: LlmClient,
   question: string,
   gold: readonly string[],
@@ -122,7 +122,7 @@ function fileStem(name: string): string {
  * The id a QA set names a document by: the source's own id (a .jsonl line's "id"), else the file name without
  * its extension, as `cli bench` names the documents of a folder corpus.
  */
-export function externalIdOf(library: QuestionLibrary, docId: string): string {
+function externalIdOf(library: QuestionLibrary, docId: string): string {
   const doc = library.documents.get(docId);
   if (!doc) return docId;
   return doc.externalId ?? fileStem(doc.sourceName.split('#')[0]);
@@ -343,7 +343,7 @@ async function runOne(
 }
 
 /** Means as the CLI bench takes them: CR over every question, recall@k over the questions that name supports. */
-export function summarize(runs: ModeOnQuestion[], budgets: number[], ks: number[]): ModeSummary {
+function summarize(runs: ModeOnQuestion[], budgets: number[], ks: number[]): ModeSummary {
   const n = runs.length;
   const labelled = runs.filter((r) => r.recall !== null);
   const answered = runs.filter((r) => r.answer);

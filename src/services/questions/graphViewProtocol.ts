@@ -3,7 +3,7 @@
 // imports them without pulling worker code into its bundle.
 
 /** A concept drawn for a question: a seed of the walk or a concept that carried its mass. */
-export interface GraphConcept {
+interface GraphConcept {
   /** Concept id in the loaded library's concept table (stable for one loaded library only). */
   id: number;
   term: string;
@@ -11,14 +11,14 @@ export interface GraphConcept {
   mass: number;
 }
 
-export interface GraphSeed extends GraphConcept {
+interface GraphSeed extends GraphConcept {
   /** Restart weight among the question's seeds. */
   weight: number;
   /** Named by a word of the question (true) or nearest to its meaning (false: an embedding seed). */
   fromWords: boolean;
 }
 
-export interface GraphMassConcept extends GraphConcept {
+interface GraphMassConcept extends GraphConcept {
   /** A restart concept of the second walk (taken from the first walk's best chunks). */
   feedback: boolean;
 }
@@ -39,7 +39,7 @@ export interface GraphChunk {
   sentence: string;
 }
 
-export interface GraphEdge {
+interface GraphEdge {
   source: number;
   target: number;
   weight: number;
@@ -63,7 +63,7 @@ export interface QuestionGraph {
   milliseconds: number;
 }
 
-export interface LibraryConcept {
+interface LibraryConcept {
   id: number;
   term: string;
   /** Global PageRank. */

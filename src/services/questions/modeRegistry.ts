@@ -35,8 +35,6 @@ type ModesOf<F extends ModeFamily> = {
 export type RetrievalMode = ModesOf<'retrieval'>;
 /** Modes that search the LLM-built knowledge graph (the KG alone, or merged with the concept graph). */
 export type KgMode = ModesOf<'kg'>;
-/** PIKE-RAG's hierarchical retrieval through the atomic questions of the distilled layer (no LLM at question time). */
-export type AtomicMode = ModesOf<'atomic'>;
 /**
  * Modes that reason with the LLM at question time: PIKE-RAG's knowledge-aware decomposition and KAG's logical-form
  * solving. They stream a trace of their rounds, take limits, and need a configured endpoint.

@@ -38,7 +38,7 @@ export interface ModeContext {
   signal: AbortSignal;
 }
 
-export interface ModeResult {
+interface ModeResult {
   hits: RetrievedChunk[];
   /** The entities and relations that matched, for the modes that search the KG. */
   kg?: { entities: EntityHit[]; relations: RelationHit[] };

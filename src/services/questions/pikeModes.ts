@@ -17,7 +17,7 @@ import { createTermAnalyzer } from '../../core/text/index.ts';
 import type { ModeContext, ModeHandler } from './modeTypes.ts';
 
 /** Atomic questions the `atomic` mode's second path keeps (the paper's hierarchical retriever: 8 chunks). */
-export const ATOMIC_PATH_TOP_K = 8;
+const ATOMIC_PATH_TOP_K = 8;
 
 const analyzer = createTermAnalyzer();
 

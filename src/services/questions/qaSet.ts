@@ -5,7 +5,7 @@
 import Papa from 'papaparse';
 import type { QaItem, QaSet } from './evalProtocol.ts';
 
-export class QaSetError extends Error {}
+class QaSetError extends Error {}
 
 function fail(file: string, line: number, message: string): never {
   throw new QaSetError(`QA set ${file} line ${line}: ${message}`);

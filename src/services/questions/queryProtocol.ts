@@ -100,7 +100,7 @@ export interface ReasoningOptions {
 }
 
 /** A citation of a written answer: offsets of the best supporting sentence in the DOCUMENT text (the viewer's). */
-export interface CitationOut {
+interface CitationOut {
   n: number;
   chunkId: string;
   docId: string;

@@ -7,7 +7,7 @@
  * malformed output twice: steps[0]: unknown function null" → "logical: plan: malformed output twice", so two
  * questions with differently malformed plans count under one reason.
  */
-export function failureKind(message: string): string {
+function failureKind(message: string): string {
   const parts = message.split(': ');
   const malformed = parts.findIndex((p) => /malformed output|invalid|timed out|HTTP \d{3}/i.test(p));
   const keep = malformed >= 0 ? malformed + 1 : Math.min(parts.length, 2);

@@ -2,31 +2,11 @@
 // pass any object of these shapes. KgUiApi (endpoint settings, KG build) is backed by the KG worker; questions in
 // every mode and the written answer go through the Ask state (src/ui/state/ask.svelte.ts) to the query worker.
 import { proxy } from 'comlink';
-import type {
-  DistillParts,
-  KgApi,
-  KgBuildResult,
-  KgEstimate,
-  KgStatus,
-  PageLlmSettings,
-} from '../../services/llm/kgBuild.ts';
-import type { KgMode } from '../../services/questions/modeRegistry.ts';
-import type { AnswerOut, AskResult, Evidence } from '../../services/questions/queryProtocol.ts';
+import type { DistillParts, KgApi, KgBuildResult, KgEstimate, KgStatus } from '../../services/llm/kgBuild.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import { kgChanged, kgWorker } from '../workers.ts';
 
-export type {
-  AnswerOut,
-  AskResult,
-  DistillParts,
-  Evidence,
-  KgBuildResult,
-  KgEstimate,
-  KgMode,
-  KgStatus,
-  PageLlmSettings,
-  TraceEvent,
-};
+export type { DistillParts, KgBuildResult, KgEstimate, KgStatus, TraceEvent };
 
 /** A service method as the page calls it: the same parameters, its result always a promise. */
 type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
