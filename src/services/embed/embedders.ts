@@ -1,9 +1,10 @@
 // One lazily created, memoized embedder per worker, chosen by the user's setting (an embedder spec and, for an
-// endpoint, its key; see src/services/embed/embedderChoice.ts). The heavy model (USE-lite in TF.js WASM, or an ONNX
-// model) is loaded on first use, reused while the choice is unchanged, and disposed explicitly when the choice
-// changes or the page asks. Model files come from the app's own origin. A holder given a worker factory (the
-// ingest worker's) runs a local embedder on a pool of embedding workers (src/services/embed/embedPool.ts) sized by the
-// 'workers' part of the setting; each of those workers holds one plain holder (createEmbedWorkerService).
+// endpoint, its key; see embedderChoice.ts). The core registry (src/core/embed/registry.ts) creates it; this module
+// gives the browser's part (model files and WASM from the app's own origin, the network ledger's fetch). The heavy
+// model is loaded on first use, reused while the choice is unchanged, and disposed explicitly when the choice
+// changes or the page asks. A holder given a worker factory runs a local embedder on a pool of embedding workers
+// (embedPool.ts): the ingest worker's sized by the 'workers' part of the setting, the query and KG workers' a pool of
+// one; each of those workers holds one plain holder (createEmbedWorkerService).
 import { transfer, wrap } from 'comlink';
 import type { Embedder } from '../../core/types.ts';
 import {
