@@ -87,7 +87,7 @@ export interface ModeResult {
   };
   /**
    * Questions whose LLM step failed (only with an endpoint): scored as found nothing and answered wrong, counted
-   * by reason (services/stepFailures.ts), each named with its reason.
+   * by reason (services/questions/stepFailures.ts), each named with its reason.
    */
   failed?: {
     questions: number;

@@ -26,8 +26,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The page: one pool per run, warmed up on other sentences (model loads, WebGL shader compiles), then timed.
 // Vectors of the first run are kept as the reference the others are compared with.
 const PAGE_SCRIPT = `
-import { createEmbedPool } from '/src/services/embedPool.ts';
-import { spawnEmbedWorker } from '/src/services/embedders.ts';
+import { createEmbedPool } from '/src/services/embed/embedPool.ts';
+import { spawnEmbedWorker } from '/src/services/embed/embedders.ts';
 
 let reference = null;
 
