@@ -15,4 +15,4 @@ export {
 export type { EmbedderSpec } from './spec.ts';
 export { chunkVectors } from './vectors.ts';
 export { createEmbedder, EMBEDDER_KINDS, isEndpointEmbedder } from './registry.ts';
-export type { EmbedderKind, EmbedderPlatform } from './registry.ts';
+export type { EmbedderPlatform } from './registry.ts';

@@ -6,7 +6,7 @@
 import type { Embedder } from '../types.ts';
 import { embedderIdOf, parseEmbedderSpec, type EmbedderSpec } from './spec.ts';
 
-export type EmbedderKind = EmbedderSpec['kind'];
+type EmbedderKind = EmbedderSpec['kind'];
 type SpecOf<K extends EmbedderKind> = Extract<EmbedderSpec, { kind: K }>;
 
 /** What only the platform knows about creating an embedder. */
