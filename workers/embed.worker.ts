@@ -1,12 +1,10 @@
-// One embedding worker of the pool (src/services/embedPool.ts, started by src/services/embedders.ts): it loads the
+// One embedding worker of the pool (src/services/embed/embedPool.ts, started by src/services/embed/embedders.ts): it loads the
 // embedder the pool names, once, and embeds the batches it is sent.
 import { expose } from 'comlink';
-import { createEmbedWorkerService } from '../src/services/embedders.ts';
-import { reportOwnOriginLoads } from '../src/services/ledger.ts';
+import { createEmbedWorkerService } from '../src/services/embed/embedders.ts';
+import { reportOwnOriginLoads } from '../src/services/ledger/ledger.ts';
 
 const service = createEmbedWorkerService();
-
-export type EmbedWorkerApi = typeof service;
 
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('embed');

@@ -1,14 +1,14 @@
-// The indexing worker: the ingest service (src/services/ingest.ts) over the IndexedDB library, with the real
+// The indexing worker: the ingest service (src/services/ingest/ingest.ts) over the IndexedDB library, with the real
 // parser in a parse worker of its own, the embedder chosen in Settings and this tab's cross-tab lock.
 import { expose } from 'comlink';
 import packageJson from '../package.json';
 import { openDatabase } from '../src/store/db.ts';
 import { Repo } from '../src/store/repo.ts';
-import { browserCrossTabLock } from '../src/services/crossTab.ts';
-import { EmbedderHolder, spawnEmbedWorker } from '../src/services/embedders.ts';
-import { createIngestService } from '../src/services/ingest.ts';
-import { spawnParseWorker, WorkerParser } from '../src/services/parseRunner.ts';
-import { reportOwnOriginLoads } from '../src/services/ledger.ts';
+import { browserCrossTabLock } from '../src/services/library/crossTab.ts';
+import { EmbedderHolder, spawnEmbedWorker } from '../src/services/embed/embedders.ts';
+import { createIngestService } from '../src/services/ingest/ingest.ts';
+import { spawnParseWorker, WorkerParser } from '../src/services/ingest/parseRunner.ts';
+import { reportOwnOriginLoads } from '../src/services/ledger/ledger.ts';
 
 const parser = new WorkerParser(spawnParseWorker);
 const service = createIngestService({
@@ -21,8 +21,6 @@ const service = createIngestService({
   lock: browserCrossTabLock('ingest', self.name),
   appVersion: packageJson.version,
 });
-
-export type IngestApi = typeof service;
 
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('ingest');

@@ -1,4 +1,4 @@
-// The KG worker: the KG build service (src/services/kgBuild.ts) over the IndexedDB library — the KG and PIKE-RAG's
+// The KG worker: the KG build service (src/services/llm/kgBuild.ts) over the IndexedDB library — the KG and PIKE-RAG's
 // atomic questions (alone or in one pass): cost estimate, resumable build under this tab's cross-tab lock, endpoint
 // settings and connection test. Questions about the KG are answered by the query worker.
 import { expose } from 'comlink';
@@ -7,10 +7,10 @@ import { openDatabase } from '../src/store/db.ts';
 import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
-import { browserCrossTabLock } from '../src/services/crossTab.ts';
-import { embedderInOwnWorker } from '../src/services/embedders.ts';
-import { KgBuildService } from '../src/services/kgBuild.ts';
-import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger.ts';
+import { browserCrossTabLock } from '../src/services/library/crossTab.ts';
+import { embedderInOwnWorker } from '../src/services/embed/embedders.ts';
+import { KgBuildService } from '../src/services/llm/kgBuild.ts';
+import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledger.ts';
 
 const db = openDatabase();
 
@@ -25,8 +25,6 @@ const service = new KgBuildService({
   connectionFetch: workerLedger('kg').fetch('connection test'),
   lock: browserCrossTabLock('kg', self.name),
 });
-
-export type KgApi = typeof service;
 
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('kg');

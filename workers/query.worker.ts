@@ -1,4 +1,4 @@
-// The query worker: the question-time service (src/services/query.ts) over the IndexedDB library, or over a
+// The query worker: the question-time service (src/services/questions/queryService.ts) over the IndexedDB library, or over a
 // bundle opened read-only from the app's own origin. It answers every question mode and streams LLM answers.
 import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
@@ -7,10 +7,10 @@ import { openDatabase } from '../src/store/db.ts';
 import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
-import { embedderInOwnWorker } from '../src/services/embedders.ts';
-import { prebuildInWorker } from '../src/services/graphPrebuild.ts';
-import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger.ts';
-import { QueryService } from '../src/services/query.ts';
+import { embedderInOwnWorker } from '../src/services/embed/embedders.ts';
+import { prebuildInWorker } from '../src/services/library/graphPrebuild.ts';
+import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledger.ts';
+import { QueryService } from '../src/services/questions/queryService.ts';
 
 const db = openDatabase();
 
@@ -27,8 +27,6 @@ const service = new QueryService({
   llmClient: (settings, purpose = 'answer') =>
     new LlmClient(settings, workerLedger('query').clientOptions(purpose)),
 });
-
-export type QueryApi = typeof service;
 
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.
 reportOwnOriginLoads('query');

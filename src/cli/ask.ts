@@ -1,5 +1,5 @@
 // `npm run cli -- ask <x.bundle> "<question>" [--mode …] [--budget N] [--json]`: answers from a bundle with the
-// same question-time functions as the browser's query service (src/services/query.ts: one engine, every mode,
+// same question-time functions as the browser's query service (src/services/questions/queryService.ts: one engine, every mode,
 // the same evidence), the same decoded vectors and the same records as the browser after opening that bundle,
 // so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, path, text, score}]}.
 // `--questions <file>` answers many questions from one load of the bundle (one library, one embedder).
@@ -13,22 +13,17 @@ import { DEFAULT_LLM_SETTINGS } from '../core/llm/index.ts';
 import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import {
-  askLibrary,
-  bundleAtomicIndex,
-  bundleKgIndex,
-  openLibrary,
-  type QuestionLibrary,
-} from '../services/query.ts';
-import { modeHandler } from '../services/queryModes.ts';
+import { askLibrary } from '../services/questions/askLibrary.ts';
+import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
+import { bundleAtomicIndex, bundleKgIndex } from '../services/library/readOnlyBundle.ts';
 import {
   ASK_MODES,
   DEFAULT_MODE_NAME,
   needsLlm,
-  type AskResult,
-  type Evidence,
+  parseQuestionMode,
   type QuestionMode,
-} from '../services/queryProtocol.ts';
+} from '../services/questions/modeRegistry.ts';
+import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
@@ -246,16 +241,7 @@ export function parseQuestions(text: string, file: string): string[] {
  * taken as it is. Throws, naming the modes, for anything else.
  */
 export function resolveMode(name: string): QuestionMode {
-  const mode = name === DEFAULT_MODE_NAME ? DEFAULT_MODE : name;
-  try {
-    modeHandler(mode);
-  } catch {
-    throw new Error(
-      `ask: unknown mode "${name}"; one of ${DEFAULT_MODE_NAME} (${DEFAULT_MODE}), ${ASK_MODES.join(', ')} ` +
-        `or rrf:<a>+<b>`,
-    );
-  }
-  return mode as QuestionMode;
+  return parseQuestionMode(name, { allowDefault: true }).name as QuestionMode;
 }
 
 /** What `ask` was asked to do, every argument checked (no file read but the questions file). */

@@ -18,9 +18,10 @@ import { LlmClient } from '../core/llm/index.ts';
 import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
 import type { Embedder } from '../core/types.ts';
-import { askLibrary, openLibrary, type AskOptions, type QuestionLibrary } from '../services/query.ts';
-import { needsLlm, type QuestionMode } from '../services/queryProtocol.ts';
-import { countFailures, messageOf } from '../services/stepFailures.ts';
+import { askLibrary, type AskOptions } from '../services/questions/askLibrary.ts';
+import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
+import { modeFamily, type QuestionMode } from '../services/questions/modeRegistry.ts';
+import { countFailures, messageOf } from '../services/questions/stepFailures.ts';
 import {
   embedWithProgress,
   loadQuestions,
@@ -86,7 +87,7 @@ export interface ModeResult {
   };
   /**
    * Questions whose LLM step failed (only with an endpoint): scored as found nothing and answered wrong, counted
-   * by reason (services/stepFailures.ts), each named with its reason.
+   * by reason (services/questions/stepFailures.ts), each named with its reason.
    */
   failed?: {
     questions: number;
@@ -202,7 +203,8 @@ function isKgMode(mode: string): mode is KgBenchMode {
  * `atomic`, which needs the atomic layer the endpoint writes.
  */
 export function runsThroughAsk(mode: string): boolean {
-  return needsLlm(mode) || mode === 'atomic';
+  const family = modeFamily(mode);
+  return family === 'reasoning' || family === 'atomic';
 }
 
 /** The bench's in-memory corpus as the query service's library, over an engine already built. */

@@ -25,9 +25,11 @@ import { DEFAULT_LLM_SETTINGS, LlmClient, validateLlmSettings, type LlmSettings 
 import { scoreAnswerText, stripCitations } from '../core/metrics.ts';
 import type { RetrievedChunk } from '../core/retrieval/index.ts';
 import type { ChunkRecord, Embedder, ProgressCallback, SentenceRecord } from '../core/types.ts';
+import { KG_MODES, type KgMode } from '../services/questions/modeRegistry.ts';
 
-export const KG_MODES = ['kg', 'hybrid'] as const;
-export type KgBenchMode = (typeof KG_MODES)[number];
+/** The modes the bench answers over the KG it builds (the registry's KG modes). */
+export { KG_MODES };
+export type KgBenchMode = KgMode;
 
 export const NEEDS_ENDPOINT =
   'modes kg, hybrid, atomic and the reasoning modes, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model; key in CONCEPTRAG_LLM_API_KEY or --llm-key-file)';

@@ -1,7 +1,8 @@
-// Node-only embedder factories for the CLI, benchmarks and Node tests: USE-lite read from node_modules
+// Node's part of creating embedders for the CLI, benchmarks and Node tests: USE-lite read from node_modules
 // (no fetch of file URLs in Node, so the model goes to TF.js as an in-memory IOHandler), optionally on a pool of
-// worker threads, and the factory that turns an embedder spec (src/core/embed/spec.ts: "use[:<threads>]" |
-// "hf:<folder or URL>" | "openai:<baseUrl>#<model>"; an embedder's id is also a valid spec) into an embedder.
+// worker threads, handed to the core registry (src/core/embed/registry.ts) that turns an embedder spec
+// (src/core/embed/spec.ts: "use[:<threads>]" | "hf:<folder or URL>" | "openai:<baseUrl>#<model>"; an embedder's id
+// is also a valid spec) into an embedder.
 
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -15,9 +16,12 @@ import {
   type UseEmbedderOptions,
   type UseVocabulary,
 } from '../core/embed/use.ts';
-import { parseEmbedderSpec, USE_EMBEDDER_ID } from '../core/embed/index.ts';
-import { createTransformersEmbedder } from '../core/embed/transformers.ts';
-import { createOpenAIEmbedder } from '../core/embed/openai.ts';
+import {
+  createEmbedder,
+  isEndpointEmbedder,
+  parseEmbedderSpec,
+  USE_EMBEDDER_ID,
+} from '../core/embed/index.ts';
 import { EmbedAbortError } from '../core/embed/index.ts';
 import { expandRows, uniqueTexts } from '../core/embed/index.ts';
 import { EMBEDDINGS_KEY_ENV } from './keys.ts';
@@ -242,22 +246,16 @@ export async function createEmbedderFromSpec(
   text: string,
   options: { apiKey?: string } = {},
 ): Promise<Embedder> {
-  const spec = parseEmbedderSpec(text);
-  switch (spec.kind) {
-    case 'use':
-      return createNodeUseEmbedderPool(useWorkers(spec.workers));
-    case 'hf':
-      return createTransformersEmbedder({ model: spec.model });
-    case 'openai':
-      return createOpenAIEmbedder({
-        baseUrl: spec.baseUrl,
-        model: spec.model,
-        apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV],
-      });
-  }
+  return createEmbedder(text, {
+    use: (spec) => createNodeUseEmbedderPool(useWorkers(spec.workers)),
+    // Node's part of an endpoint embedder: the key given, else the embeddings key's variable (never the LLM's).
+    get openai() {
+      return { apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV] };
+    },
+  });
 }
 
 /** True when the spec names an endpoint that takes a key (the CLI then reads the embeddings key). */
 export function specTakesKey(text: string): boolean {
-  return parseEmbedderSpec(text).kind === 'openai';
+  return isEndpointEmbedder(parseEmbedderSpec(text));
 }

@@ -8,7 +8,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { readBundle, snapshotFromBundle, isBundleError, type IndexSnapshot } from '../core/bundle/index.ts';
 import { conceptMap } from '../core/retrieval/index.ts';
-import { openLibrary } from '../services/query.ts';
+import { openLibrary } from '../services/library/questionLibrary.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { formatBytes } from './bundleIo.ts';
 

@@ -64,7 +64,7 @@ export class GraphRepo {
     });
   }
 
-  /** The incremental concept graph's state (src/core/graph/incremental.ts, toJSON; src/services/graphBuild.ts). */
+  /** The incremental concept graph's state (src/core/graph/incremental.ts, toJSON; src/services/ingest/graphBuild.ts). */
   async getGraphState(): Promise<IncrementalGraphState | undefined> {
     const record = await this.graphStates().get(GRAPH_STATE_ID);
     return record?.state;

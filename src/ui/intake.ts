@@ -3,7 +3,7 @@
 // no reading at all), with a verdict for each; the accepted ones are then read in large groups, each group's
 // bytes stored in one transaction (src/store/intakeStore.ts), so memory holds one group's bytes at a time.
 import { isSupportedFile, unsupportedReason } from '../core/parse/index.ts';
-import { MAX_FILE_BYTES, type FileOutcome } from '../services/protocol.ts';
+import { MAX_FILE_BYTES, type FileOutcome } from '../services/ingest/ingestProtocol.ts';
 
 /** A picked file: `file` is null for an entry the folder walk already knew to be of an unsupported type. */
 export interface PickedFile {

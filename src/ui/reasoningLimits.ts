@@ -5,7 +5,8 @@
 // candidates than a question is worth waiting and paying for (each round is LLM calls, each candidate prompt tokens).
 import { DEFAULT_DELTA, DEFAULT_MAX_ROUNDS, DEFAULT_TOP_K } from '../core/atomic/index.ts';
 import { SOLVER_DEFAULTS } from '../core/logical/index.ts';
-import type { ReasoningMode, ReasoningOptions } from '../services/queryProtocol.ts';
+import { REASONING_MODES, type ReasoningMode } from '../services/questions/modeRegistry.ts';
+import type { ReasoningOptions } from '../services/questions/queryProtocol.ts';
 
 type LimitName = keyof ReasoningOptions;
 
@@ -79,7 +80,7 @@ export type LimitsByMode = Record<ReasoningMode, LimitValues>;
 export function defaultLimits(): LimitsByMode {
   const of = (mode: ReasoningMode): LimitValues =>
     Object.fromEntries(LIMIT_FIELDS[mode].map((f) => [f.name, f.initial]));
-  return { decompose: of('decompose'), logical: of('logical') };
+  return Object.fromEntries(REASONING_MODES.map((mode) => [mode, of(mode)])) as LimitsByMode;
 }
 
 /** Why `value` is refused for `field`, or null when it is accepted. */

@@ -2,9 +2,9 @@
 // goes to the ingest worker, every question and written answer to the query worker, KG builds and the LLM
 // endpoint settings to the KG worker.
 import { wrap, type Remote } from 'comlink';
-import type { IngestApi } from '../../workers/ingest.worker.ts';
-import type { KgApi } from '../../workers/kg.worker.ts';
-import type { QueryApi } from '../../workers/query.worker.ts';
+import type { IngestApi } from '../services/ingest/ingest.ts';
+import type { KgApi } from '../services/llm/kgBuild.ts';
+import type { QueryApi } from '../services/questions/queryService.ts';
 import { workerName } from './state/crossTab.svelte.ts';
 
 let ingest: Remote<IngestApi> | null = null;
@@ -43,13 +43,16 @@ export async function kgChanged(): Promise<void> {
   await query?.invalidate('kg');
 }
 
-/** A handle for benchmarks driving the built app (test/bench/ingest-rate-browser.ts); not used by the UI. */
+/**
+ * A handle for benchmarks driving the built app (test/bench/ingest-rate-browser.ts); not used by the UI. Typed from
+ * the services: `measureEmbedder` is the ingest worker's; `openTimings` (where the time went opening ?bundle=,
+ * test/bench/bundle-open-browser.ts) and `loadTimings` (the last library load from IndexedDB, first-question
+ * bench) are the query worker's, null before it has started.
+ */
 export interface Diagnostics {
-  measureEmbedder(texts: string[]): Promise<{ sentences: number; seconds: number; loadSeconds: number }>;
-  /** Where the time went opening ?bundle= in the query worker (test/bench/bundle-open-browser.ts). */
-  openTimings(): Promise<Record<string, number> | null>;
-  /** Where the time went in the query worker's last library load from IndexedDB (first-question bench). */
-  loadTimings(): Promise<Record<string, number> | null>;
+  measureEmbedder: IngestApi['measureEmbedder'];
+  openTimings(): Promise<ReturnType<QueryApi['openTimings']>>;
+  loadTimings(): Promise<ReturnType<QueryApi['loadTimings']>>;
 }
 
 (globalThis as { conceptragDiagnostics?: Diagnostics }).conceptragDiagnostics = {

@@ -18,7 +18,7 @@ import { cachedEmbedder } from '../../src/cli/embeddingCache.ts';
 import { builtInSpecFor, createEmbedderFromSpec } from '../../src/cli/embedders.ts';
 import { importBundle, snapshotToCorpus } from '../../src/store/bundleImport.ts';
 import { openDatabase } from '../../src/store/db.ts';
-import { loadEngine } from '../../src/services/engine.ts';
+import { loadEngine } from '../../src/services/library/engine.ts';
 
 const BUDGETS = [1000, 3000, 12000] as const;
 const RECALL_KS = [2, 5, 10] as const;

@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { isSupportedFile } from '../../src/core/parse/formats.ts';
 import { prepareFile } from '../../src/core/prepare.ts';
-import { MAX_FILE_BYTES } from '../../src/services/protocol.ts';
+import { MAX_FILE_BYTES } from '../../src/services/ingest/ingestProtocol.ts';
 import type { Diagnostics } from '../../src/ui/workers.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { browserCpuSeconds } from './lib/cpuTime.ts';

@@ -1,6 +1,6 @@
 // The embedding pool in headless Chromium: sentences per second of USE-lite on 1 embedding worker against a pool,
 // on TF.js's WASM backend against WebGL (software GL: SwiftShader), and the cosine between their vectors.
-// It builds a one-page app around src/services/embedPool.ts and the real embed worker (workers/embed.worker.ts)
+// It builds a one-page app around src/services/embed/embedPool.ts and the real embed worker (workers/embed.worker.ts)
 // with Vite into a temporary folder, serves it with the app's cross-origin isolation and CSP headers, and embeds
 // N real sentences (MuSiQue passages split as the ingest pipeline splits them) in two ways: one call of N texts,
 // and calls of 128 one after another (what the ingest pipeline does today).
@@ -26,8 +26,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The page: one pool per run, warmed up on other sentences (model loads, WebGL shader compiles), then timed.
 // Vectors of the first run are kept as the reference the others are compared with.
 const PAGE_SCRIPT = `
-import { createEmbedPool } from '/src/services/embedPool.ts';
-import { spawnEmbedWorker } from '/src/services/embedders.ts';
+import { createEmbedPool } from '/src/services/embed/embedPool.ts';
+import { spawnEmbedWorker } from '/src/services/embed/embedders.ts';
 
 let reference = null;
 

@@ -1,6 +1,6 @@
 // The graph refresh of a drop through the ingest pipeline's path, on the store (fake-indexeddb): MuSiQue's corpus
 // stored with its lexical layer, then 10 more passages (10 one-passage documents spread through the corpus, one
-// batch). Times the refresh the pipeline runs (src/services/graphBuild.ts IncrementalGraphRefresh: corpus load,
+// batch). Times the refresh the pipeline runs (src/services/ingest/graphBuild.ts IncrementalGraphRefresh: corpus load,
 // diff, analysis of the new chunks only, snapshot, store writes including the ~3 MB state) against the full rebuild
 // it replaces (rebuildConceptGraph: corpus load, analysis of every chunk, graph from scratch). Also the refresh of
 // a restarted pipeline (state read from the store, first snapshot recounts the pairs) after removing the 10.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../src/core/types.ts';
-import { IncrementalGraphRefresh, rebuildConceptGraph } from '../../src/services/graphBuild.ts';
+import { IncrementalGraphRefresh, rebuildConceptGraph } from '../../src/services/ingest/graphBuild.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
 

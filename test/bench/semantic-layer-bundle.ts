@@ -5,7 +5,7 @@
 import process from 'node:process';
 import { readBundleFile } from '../../src/cli/bundleIo.ts';
 import { snapshotToCorpus } from '../../src/store/bundleImport.ts';
-import { buildEngine, loadEngine } from '../../src/services/engine.ts';
+import { buildEngine, loadEngine } from '../../src/services/library/engine.ts';
 import { compactGraph } from '../../src/core/graph/compactGraph.ts';
 import type { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
 

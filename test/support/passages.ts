@@ -1,7 +1,7 @@
 // Short passages as the app reads a dropped .jsonl file (one document and one chunk each), and an in-memory question
 // library over them with no vectors and no stored concept graph: what the reasoning-mode tests ask questions of.
 import { prepareFile } from '../../src/core/prepare.ts';
-import { openLibrary, type QuestionLibrary } from '../../src/services/query.ts';
+import { openLibrary, type QuestionLibrary } from '../../src/services/library/questionLibrary.ts';
 
 export interface Passage {
   id: string;

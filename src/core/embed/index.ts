@@ -1,7 +1,8 @@
 // The public API of src/core/embed: what the services, the store, the CLI, the UI and other core folders use.
 // Modules not listed here are this folder's own; tests may still reach them directly.
 // USE-lite (use.ts), transformers.js (transformers.ts) and the endpoint embedder (openai.ts) are not re-exported:
-// src/services/embedders.ts loads them by path, lazily, so importing this API never pulls a model runtime in.
+// the registry (registry.ts) and the platforms' USE-lite loaders import them lazily, by path, so importing this API
+// never pulls a model runtime in.
 export { EmbedAbortError } from './abort.ts';
 export { expandRows, uniqueTexts } from './dedupe.ts';
 export {
@@ -13,3 +14,5 @@ export {
 } from './spec.ts';
 export type { EmbedderSpec } from './spec.ts';
 export { chunkVectors } from './vectors.ts';
+export { createEmbedder, EMBEDDER_KINDS, isEndpointEmbedder } from './registry.ts';
+export type { EmbedderPlatform } from './registry.ts';

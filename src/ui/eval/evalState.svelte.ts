@@ -1,21 +1,15 @@
 // The Evaluate view's state, kept at module level so a run survives switching views: the loaded QA set, what to
 // run (modes, budgets, answers), progress, the result and its export. The run itself happens in the query worker
-// (QueryService.evaluate → src/services/evaluate.ts), which holds the loaded library.
+// (QueryService.evaluate → src/services/questions/evaluate.ts), which holds the loaded library.
 import { proxy } from 'comlink';
 import Papa from 'papaparse';
-import type { EvalProgress, EvalResult, QaSet } from '../../services/evalProtocol.ts';
-import { parseQaSet } from '../../services/qaSet.ts';
-import { REASONING_MODES, RETRIEVAL_MODES } from '../../services/queryProtocol.ts';
+import type { EvalProgress, EvalResult, QaSet } from '../../services/questions/evalProtocol.ts';
+import { parseQaSet } from '../../services/questions/qaSet.ts';
+import { ASK_MODES } from '../../services/questions/modeRegistry.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
 
-/** Every mode the query worker answers, in the order the view lists them. */
-export const EVAL_MODES: readonly string[] = [
-  ...RETRIEVAL_MODES,
-  'kg',
-  'hybrid',
-  'atomic',
-  ...REASONING_MODES,
-];
+/** Every mode the query worker answers, in the order the view lists them (the Ask view's). */
+export const EVAL_MODES: readonly string[] = ASK_MODES;
 
 class EvalState {
   set = $state<QaSet | null>(null);

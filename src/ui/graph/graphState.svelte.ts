@@ -1,7 +1,7 @@
 // State of the concept-graph view: which side is shown (a question's walk, or the library's top concepts), what
 // the query worker returned for it, and the node the reader chose. The Ask view hands a question over with
 // `showQuestion` (the hash carries only the view's name, so the question travels here, not in the URL).
-import type { LibraryGraph, QuestionGraph } from '../../services/graphViewProtocol.ts';
+import type { LibraryGraph, QuestionGraph } from '../../services/questions/graphViewProtocol.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
 
 type GraphSide = 'question' | 'library';

@@ -7,7 +7,7 @@
 import Graph from 'graphology';
 import { circular } from 'graphology-layout';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
-import type { LibraryGraph, QuestionGraph } from '../../services/graphViewProtocol.ts';
+import type { LibraryGraph, QuestionGraph } from '../../services/questions/graphViewProtocol.ts';
 
 type NodeKind = 'seed' | 'concept' | 'chunk' | 'library';
 

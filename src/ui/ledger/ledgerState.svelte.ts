@@ -1,5 +1,5 @@
 // The Network view's state: every request the app made to an endpoint (the network ledger the workers record,
-// src/services/ledger.ts), read from the ledger's database and kept current from its BroadcastChannel, and the
+// src/services/ledger/ledger.ts), read from the ledger's database and kept current from its BroadcastChannel, and the
 // requests to the app's own origin counted apart. It starts listening when the app loads (App.svelte imports the
 // view), not when the view opens, so nothing announced meanwhile is missed; entries are in IndexedDB anyway.
 //
@@ -8,8 +8,8 @@
 // its own the same way (reportOwnOriginLoads). The service worker is not asked: with it, a load it answers from
 // its cache still shows in the resource timing of the page or worker that asked.
 import Papa from 'papaparse';
-import type { LedgerEntry, LedgerMessage } from '../../services/ledgerProtocol.ts';
-import { LEDGER_CHANNEL } from '../../services/ledgerProtocol.ts';
+import type { LedgerEntry, LedgerMessage } from '../../services/ledger/ledgerProtocol.ts';
+import { LEDGER_CHANNEL } from '../../services/ledger/ledgerProtocol.ts';
 import { ledgerStore } from '../../store/ledgerStore.ts';
 
 class LedgerState {

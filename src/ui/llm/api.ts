@@ -2,50 +2,32 @@
 // pass any object of these shapes. KgUiApi (endpoint settings, KG build) is backed by the KG worker; questions in
 // every mode and the written answer go through the Ask state (src/ui/state/ask.svelte.ts) to the query worker.
 import { proxy } from 'comlink';
-import type { LlmSettings } from '../../core/llm/index.ts';
-import type { ConnectionDiagnosis } from '../../core/llm/index.ts';
-import type { Progress } from '../../core/types.ts';
-import type {
-  DistillParts,
-  KgBuildResult,
-  KgEstimate,
-  KgStatus,
-  PageLlmSettings,
-} from '../../services/kgBuild.ts';
-import type { AnswerOut, AskResult, Evidence, KgMode } from '../../services/queryProtocol.ts';
+import type { DistillParts, KgApi, KgBuildResult, KgEstimate, KgStatus } from '../../services/llm/kgBuild.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import { kgChanged, kgWorker } from '../workers.ts';
 
-export type {
-  AnswerOut,
-  AskResult,
-  DistillParts,
-  Evidence,
-  KgBuildResult,
-  KgEstimate,
-  KgMode,
-  KgStatus,
-  PageLlmSettings,
-  TraceEvent,
-};
+export type { DistillParts, KgBuildResult, KgEstimate, KgStatus, TraceEvent };
 
-export interface KgUiApi {
-  /** The stored settings with the key left out (`keyStored` says whether there is one). */
-  getSettings(): Promise<PageLlmSettings | undefined>;
-  /** An empty key keeps the stored one for the same base URL only (`keyKept`). */
-  saveSettings(settings: LlmSettings): Promise<{ keyKept: boolean }>;
-  testConnection(settings: LlmSettings): Promise<ConnectionDiagnosis>;
-  status(): Promise<KgStatus>;
-  /** `parts`: the KG, PIKE-RAG's atomic questions, or both (default: the KG). */
-  estimate(kappa: number, parts?: DistillParts): Promise<KgEstimate>;
-  build(
-    request: { kappa: number; retryFailed?: boolean; parts?: DistillParts },
-    onProgress: (p: Progress) => void,
-  ): Promise<KgBuildResult>;
-  cancelBuild(): Promise<void>;
-  /** The page shows this read-only bundle (?bundle=): building a KG of the local library is refused. */
-  useBundle(url: string): Promise<void>;
-}
+/** A service method as the page calls it: the same parameters, its result always a promise. */
+type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+
+/** The KG service's methods the panels use. */
+type KgUiMethods =
+  | 'getSettings'
+  | 'saveSettings'
+  | 'testConnection'
+  | 'status'
+  | 'estimate'
+  | 'build'
+  | 'cancelBuild'
+  | 'useBundle';
+
+/**
+ * The KG worker's API as the panels use it, derived from the service (src/services/llm/kgBuild.ts), so the two
+ * cannot drift: `getSettings` leaves the key out, `saveSettings` keeps a stored key for the same base URL only,
+ * `estimate`/`build` take the parts (default: the KG), `useBundle` refuses building over a read-only bundle.
+ */
+export type KgUiApi = { [K in KgUiMethods]: Async<KgApi[K]> };
 
 /** The KG build and LLM settings API over the KG worker (one worker per page, created on first use). */
 export function createKgUiApi(): KgUiApi {
@@ -56,7 +38,10 @@ export function createKgUiApi(): KgUiApi {
     status: () => kgWorker().status(),
     estimate: (kappa, parts) => kgWorker().estimate(kappa, parts),
     // A build, finished or stopped, has committed chunks: questions must see them.
-    build: (request, onProgress) => kgWorker().build(request, proxy(onProgress)).finally(kgChanged),
+    build: (request, onProgress) =>
+      kgWorker()
+        .build(request, onProgress && proxy(onProgress))
+        .finally(kgChanged),
     cancelBuild: () => kgWorker().cancelBuild(),
     useBundle: () => kgWorker().useBundle(),
   };

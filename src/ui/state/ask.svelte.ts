@@ -5,16 +5,10 @@
 // that has the query worker load the library and the question model when the app opens, not on the first
 // question.
 import { proxy, type Remote } from 'comlink';
-import type { QueryApi } from '../../../workers/query.worker.ts';
+import type { QueryApi } from '../../services/questions/queryService.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
-import {
-  ASK_MODES,
-  needsLlm,
-  type AnswerOut,
-  type AskRequest,
-  type AskResult,
-  type QuestionMode,
-} from '../../services/queryProtocol.ts';
+import { ASK_MODES, needsLlm, type QuestionMode } from '../../services/questions/modeRegistry.ts';
+import type { AnswerOut, AskRequest, AskResult } from '../../services/questions/queryProtocol.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { checkLimits, defaultLimits, type LimitsByMode } from '../reasoningLimits.ts';
 import { queryParam } from '../url.ts';

@@ -6,7 +6,7 @@ import {
   LOCK_NAMES,
   type CrossTabMessage,
   type SharedWork,
-} from '../../services/crossTab.ts';
+} from '../../services/library/crossTab.ts';
 
 /** This tab's id; its workers carry it in their names, so this tab can ignore its own workers' messages. */
 export const TAB_ID = crypto.randomUUID();

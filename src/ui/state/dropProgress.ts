@@ -2,8 +2,8 @@
 // searchable by their words, documents with sentence vectors — each with its rate and the time left for
 // everything queued. The ingest pipeline reports per-stage meters that restart with every batch of files and
 // every embedding phase; a user who dropped a folder wants one answer to "how far along is all of it?", so this
-// keeps its own tally from the pipeline's file verdicts and coverage counts (src/services/protocol.ts).
-import type { LibraryCoverage } from '../../services/protocol.ts';
+// keeps its own tally from the pipeline's file verdicts and coverage counts (src/services/ingest/ingestProtocol.ts).
+import type { LibraryCoverage } from '../../services/ingest/ingestProtocol.ts';
 
 /** Rates are measured over this much recent time, so a pause (a graph rebuild) soon shows in the time left. */
 const RATE_WINDOW_MS = 30_000;

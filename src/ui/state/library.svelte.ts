@@ -13,7 +13,7 @@ import {
   type IngestEvent,
   type IngestStopCause,
   type LibraryCoverage,
-} from '../../services/protocol.ts';
+} from '../../services/ingest/ingestProtocol.ts';
 import {
   nextGroup,
   readGroup,
@@ -30,7 +30,7 @@ import {
   recordBytes,
   type AnnouncedFile,
 } from '../../store/intakeStore.ts';
-import { isQuotaError } from '../../services/storageGuard.ts';
+import { isQuotaError } from '../../services/ingest/storageGuard.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
@@ -711,7 +711,7 @@ export class LibraryState {
       // from the local library (a question asked while the bundle downloads waits for it).
       const [opened] = await Promise.all([
         queryWorker().openBundle(url, proxy(onProgress)),
-        kgApi().useBundle(url),
+        kgApi().useBundle(),
       ]);
       this.readOnly = opened;
       const c = opened.counts;

@@ -10,7 +10,7 @@ import {
   readEmbedderChoice,
   type EmbedBackend,
   type EmbedderSettings,
-} from '../../services/embedderChoice.ts';
+} from '../../services/embed/embedderChoice.ts';
 import { pageRepo } from './db.ts';
 
 export type EmbedderKind = EmbedderSpec['kind'];

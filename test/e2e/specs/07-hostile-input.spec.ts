@@ -239,7 +239,7 @@ test('hostile input: each file its verdict, rest indexed, failures store nothing
   ).toBe(false);
   // How long the next file took is logged, not asserted (a timing depends on the machine's load): that Cancel
   // terminates the parse worker and a fresh one takes the next file is checked in
-  // test/unit/services/hostileIngest.test.ts ("terminates the worker on abort …").
+  // test/unit/services/ingest/hostileIngest.test.ts ("terminates the worker on abort …").
   expect(
     (await pendingRecords(page)).some((r) => r.name === 'slow-8mb-emphasis.md'),
     'the cancelled file is still queued',

@@ -12,7 +12,7 @@ import {
   sourceFromSnapshot,
 } from '../../../src/core/bundle/snapshot.ts';
 import { writeBundle } from '../../../src/core/bundle/writer.ts';
-import { bundleAtomicIndex } from '../../../src/services/query.ts';
+import { bundleAtomicIndex } from '../../../src/services/library/readOnlyBundle.ts';
 import { DexieAtomicStore } from '../../../src/store/atomicStore.ts';
 import { exportLibraryBlob } from '../../../src/store/bundleExport.ts';
 import { importBundle } from '../../../src/store/bundleImport.ts';

@@ -15,7 +15,7 @@ import { exportLibraryBlob } from '../../../src/store/bundleExport.ts';
 import { importBundle, snapshotToCorpus } from '../../../src/store/bundleImport.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { buildEngine, loadEngine } from '../../../src/services/engine.ts';
+import { buildEngine, loadEngine } from '../../../src/services/library/engine.ts';
 import { DIM, DOCS, EMBEDDER, fakeVector, prepared, snapshotOf } from './fixtures.ts';
 
 const QUESTION = 'Who was the mother of Lothair II?';

@@ -6,7 +6,7 @@ import { isCompactGraph } from '../../../src/core/graph/compactGraph.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { buildEngine } from '../../../src/services/engine.ts';
+import { buildEngine } from '../../../src/services/library/engine.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, type FixtureDoc } from './fixtures.ts';
 
 let n = 0;

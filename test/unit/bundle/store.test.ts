@@ -8,7 +8,7 @@ import { exportLibraryBlob, librarySnapshot } from '../../../src/store/bundleExp
 import { importBundle, openBundleReadOnly } from '../../../src/store/bundleImport.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { buildEngine } from '../../../src/services/engine.ts';
+import { buildEngine } from '../../../src/services/library/engine.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared } from './fixtures.ts';
 
 let dbCounter = 0;

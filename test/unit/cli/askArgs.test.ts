@@ -9,7 +9,7 @@ import { writeSnapshotBundle } from '../../../src/core/bundle/index.ts';
 import { DEFAULT_MODE } from '../../../src/core/retrieval/index.ts';
 import { checkArgs, parseQuestions, run as ask } from '../../../src/cli/ask.ts';
 import { writeBundleFile } from '../../../src/cli/bundleIo.ts';
-import { ASK_MODES } from '../../../src/services/queryProtocol.ts';
+import { ASK_MODES } from '../../../src/services/questions/modeRegistry.ts';
 import { snapshotOf } from '../bundle/fixtures.ts';
 
 let dir = '';

@@ -22,7 +22,7 @@ import {
 import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 import { snapshotToCorpus } from '../../../src/store/bundleImport.ts';
-import { buildEngine } from '../../../src/services/engine.ts';
+import { buildEngine } from '../../../src/services/library/engine.ts';
 
 // 300 MuSiQue passages, vendored so the test runs without ../shared.
 const MUSIQUE_300 = join(import.meta.dirname, '../../fixtures/musique-300/corpus.jsonl');

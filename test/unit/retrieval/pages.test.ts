@@ -5,7 +5,7 @@ import { parseCitations } from '../../../src/core/answer/citations.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { RetrievalEngine, withSectionPaths } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
-import { toEvidence } from '../../../src/services/evidence.ts';
+import { toEvidence } from '../../../src/services/questions/evidence.ts';
 import { tinyPdf, type TinyLine } from '../../support/tinyPdf.ts';
 
 describe('pages in results, evidence and citations', () => {

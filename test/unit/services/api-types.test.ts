@@ -5,13 +5,18 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { LlmSettings } from '../../../src/core/llm/settings.ts';
 import type { ProgressCallback } from '../../../src/core/types.ts';
 import type { ImportResult } from '../../../src/store/bundleImport.ts';
-import type { KgBuildResult, KgEstimate, KgStatus } from '../../../src/services/kgBuild.ts';
-import type { IngestListener } from '../../../src/services/protocol.ts';
-import type { AnswerOut, AnswerRequest, AskRequest, AskResult } from '../../../src/services/queryProtocol.ts';
+import type { KgBuildResult, KgEstimate, KgStatus } from '../../../src/services/llm/kgBuild.ts';
+import type { IngestListener } from '../../../src/services/ingest/ingestProtocol.ts';
+import type {
+  AnswerOut,
+  AnswerRequest,
+  AskRequest,
+  AskResult,
+} from '../../../src/services/questions/queryProtocol.ts';
 import type { KgUiApi } from '../../../src/ui/llm/api.ts';
-import type { IngestApi } from '../../../workers/ingest.worker.ts';
-import type { KgApi } from '../../../workers/kg.worker.ts';
-import type { QueryApi } from '../../../workers/query.worker.ts';
+import type { IngestApi } from '../../../src/services/ingest/ingest.ts';
+import type { KgApi } from '../../../src/services/llm/kgBuild.ts';
+import type { QueryApi } from '../../../src/services/questions/queryService.ts';
 
 describe('worker API types', () => {
   it('ingest worker', () => {
@@ -60,5 +65,9 @@ describe('worker API types', () => {
     expectTypeOf<Awaited<ReturnType<Remote<KgApi>['status']>>>().toEqualTypeOf<
       Awaited<ReturnType<KgUiApi['status']>>
     >();
+    // The panels' API is derived from the service: a read-only bundle is announced without arguments, as the
+    // service takes it (a hand-written type once asked for a URL here).
+    expectTypeOf<KgUiApi['useBundle']>().parameters.toEqualTypeOf<[]>();
+    expectTypeOf<KgUiApi['build']>().parameter(1).toEqualTypeOf<ProgressCallback | undefined>();
   });
 });

@@ -4,8 +4,8 @@
 // forgotten.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { IngestPipeline } from '../../../src/services/ingestPipeline.ts';
-import { SENTENCE_VECTORS_SETTING, type IngestEvent } from '../../../src/services/protocol.ts';
+import { IngestPipeline } from '../../../src/services/ingest/ingestPipeline.ts';
+import { SENTENCE_VECTORS_SETTING, type IngestEvent } from '../../../src/services/ingest/ingestProtocol.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import {
   announceFiles,
@@ -15,7 +15,7 @@ import {
   recordBytes,
 } from '../../../src/store/intakeStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
-import { bytes, fakeEmbedder, prepare } from '../services/ingestFixtures.ts';
+import { bytes, fakeEmbedder, prepare } from '../services/ingest/ingestFixtures.ts';
 
 let n = 0;
 const freshRepo = () => new Repo(openDatabase(`intake-${n++}`, { indexedDB: new IDBFactory(), IDBKeyRange }));

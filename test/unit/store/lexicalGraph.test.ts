@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { isConceptTableGraph } from '../../../src/core/graph/index.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
-import { buildEngine } from '../../../src/services/engine.ts';
+import { buildEngine } from '../../../src/services/library/engine.ts';
 import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 

@@ -6,7 +6,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { isCompactGraph } from '../../../src/core/graph/compactGraph.ts';
 import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
-import { buildEngine, loadEngine } from '../../../src/services/engine.ts';
+import { buildEngine, loadEngine } from '../../../src/services/library/engine.ts';
 import { openDatabase, SCHEMA_V1, SCHEMA_V3, type IndexMeta } from '../../../src/store/db.ts';
 import { Repo, type LoadedCorpus } from '../../../src/store/repo.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared } from '../bundle/fixtures.ts';

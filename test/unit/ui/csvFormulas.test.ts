@@ -3,7 +3,7 @@
 // shows it as text instead of running it.
 import { describe, expect, it, vi } from 'vitest';
 import Papa from 'papaparse';
-import type { EvalResult } from '../../../src/services/evalProtocol.ts';
+import type { EvalResult } from '../../../src/services/questions/evalProtocol.ts';
 import type { LedgerEntry } from '../../../src/store/ledgerStore.ts';
 
 // The page modules read `location` when loaded (the worker URLs); in Node it is given before they are imported.

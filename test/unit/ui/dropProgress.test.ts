@@ -2,7 +2,7 @@
 // vectors, projected from the bytes read so far, with rates and time left.
 import { describe, expect, it } from 'vitest';
 import { DropTally, RateMeter, SettledEta } from '../../../src/ui/state/dropProgress.ts';
-import type { LibraryCoverage } from '../../../src/services/protocol.ts';
+import type { LibraryCoverage } from '../../../src/services/ingest/ingestProtocol.ts';
 
 const coverage = (c: Partial<LibraryCoverage>): LibraryCoverage => ({
   documents: 0,

@@ -5,8 +5,8 @@ import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { pageRepo } from '../../../src/ui/state/db.ts';
 import { SettingsState } from '../../../src/ui/state/settings.svelte.ts';
-import { readEmbedderChoice, toEmbedderChoice } from '../../../src/services/embedderChoice.ts';
-import { choiceKey, EmbedderHolder } from '../../../src/services/embedders.ts';
+import { readEmbedderChoice, toEmbedderChoice } from '../../../src/services/embed/embedderChoice.ts';
+import { choiceKey, EmbedderHolder } from '../../../src/services/embed/embedders.ts';
 
 const KEY = 'sk-settings-key-0815';
 

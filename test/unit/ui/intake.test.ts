@@ -2,7 +2,7 @@
 // read, every refused file gets its verdict, and the accepted ones are read in groups bounded by bytes and files.
 import { describe, expect, it } from 'vitest';
 import { nextGroup, readGroup, screenFiles, withOutcomes, type PickedFile } from '../../../src/ui/intake.ts';
-import { MAX_FILE_BYTES } from '../../../src/services/protocol.ts';
+import { MAX_FILE_BYTES } from '../../../src/services/ingest/ingestProtocol.ts';
 
 /** A File stand-in that records reads, and how many were in progress at once. */
 function files(names: string[], size = 10) {

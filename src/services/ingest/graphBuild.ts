@@ -1,0 +1,161 @@
+// The concept graph after a batch of documents (or a removal, or once every document has its vectors), stored with
+// its counts. The ingest pipeline refreshes it with IncrementalGraphRefresh (below): the chunks stored since the
+// last refresh are added to an incremental graph, not the whole library rebuilt; rebuildConceptGraph is the full
+// build (its fallback, and the CLI/bench path). The store keeps only what a load cannot rebuild in seconds
+// (Repo.putGraph: the θsem keep-mask of a graph with a semantic layer; the concept table of a lexical-only one), plus the
+// incremental state (Repo.putGraphState, a few MB) so a reload continues from it.
+import {
+  IncrementalConceptGraph,
+  chunkConceptLists,
+  deserializeGraph,
+  serializeGraph,
+  type ConceptGraphIndex,
+} from '../../core/graph/index.ts';
+import { RetrievalEngine, resolveParams, type RetrievalInput } from '../../core/retrieval/index.ts';
+import type { RetrievalParams } from '../../core/retrieval/index.ts';
+import type { LoadedCorpus, Repo } from '../../store/repo.ts';
+import { buildEngine, retrievalInput, termAnalyzer } from '../library/engine.ts';
+
+/** Builds the engine whose graph a full rebuild stores (the seam: tests count full builds through it). */
+export type GraphBuilder = (corpus: LoadedCorpus) => RetrievalEngine;
+
+export async function rebuildConceptGraph(
+  repo: Repo,
+  signal: AbortSignal,
+  build: GraphBuilder = buildEngine,
+): Promise<void> {
+  const corpus = await repo.loadCorpus();
+  signal.throwIfAborted();
+  if (corpus.chunks.length === 0) return;
+  const engine = build(corpus);
+  signal.throwIfAborted();
+  const stats = engine.stats();
+  await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
+}
+
+/**
+ * A stored state whose chunks differ from the store's by more than this share is replaced by a full build (most
+ * chunks would be analysed anyway, and the build gives the next merges a base).
+ */
+const STALE_SHARE = 0.25;
+
+/**
+ * The ingest pipeline's graph refresh with the incremental concept graph (src/core/graph/incremental.ts): one
+ * IncrementalConceptGraph per library, held between refreshes. A refresh compares the graph's chunks with the
+ * store's (chunk ids are derived from the documents' content hashes, so an id names one text for good), adds the
+ * chunks stored since and removes the ones gone, takes a snapshot (a merge of the previous one, no recount) and
+ * stores it as rebuildConceptGraph does; the semantic layer, once every document has its vectors, is a full
+ * addSemanticLayer on that snapshot. The state (toJSON, per-chunk term counts) is stored in the graph table, so a
+ * reload or another tab continues from it (its first snapshot recounts the pairs: the lexical snapshot itself is
+ * not stored). A full build through `build` (the seam) happens when no usable state exists: none stored, built
+ * with other parameters, unreadable, or (when read from the store) covering a chunk set too far from the store's;
+ * a state that lags the store by a few documents (a reload during a drop) is brought up to date by the same diff.
+ */
+export class IncrementalGraphRefresh {
+  private graph: IncrementalConceptGraph | null = null;
+  private ids = new Set<string>();
+  private repo: Repo | null = null;
+
+  constructor(private readonly build: GraphBuilder = buildEngine) {}
+
+  /** The snapshot of the last refresh (lexical layer), for tests and benchmarks. */
+  lastSnapshot: ConceptGraphIndex | null = null;
+
+  /** The pipeline's `rebuildGraph` dependency. */
+  readonly refresh = (repo: Repo, signal: AbortSignal): Promise<void> => this.run(repo, signal, false);
+
+  /** A full build and a fresh state, whatever is stored (after a bundle merge). */
+  readonly rebuild = (repo: Repo, signal: AbortSignal): Promise<void> => this.run(repo, signal, true);
+
+  private async run(repo: Repo, signal: AbortSignal, full: boolean): Promise<void> {
+    const corpus = await repo.loadCorpus();
+    signal.throwIfAborted();
+    if (repo !== this.repo) this.forget();
+    this.repo = repo;
+    if (corpus.chunks.length === 0) {
+      this.forget();
+      return;
+    }
+    const params = resolveParams();
+    const input = retrievalInput(corpus);
+    const restored = this.graph === null;
+    this.graph ??= await this.restore(repo, params);
+    const stored = new Set(input.chunks.map((c) => c.id));
+    const gone = [...this.ids].filter((id) => !stored.has(id));
+    const added = input.chunks.filter((c) => !this.ids.has(c.id));
+    const graph = this.graph;
+    const stale = restored && gone.length + added.length > STALE_SHARE * input.chunks.length;
+    if (!graph || stale || full) {
+      await this.fullBuild(repo, corpus, input, params, signal);
+      return;
+    }
+    const analyzer = termAnalyzer();
+    if (gone.length > 0) graph.removeChunks(gone);
+    // A document's chunks are stored together, so `added` holds every chunk of each new document (keyphrases are
+    // chosen within the document).
+    const addedTerms = chunkConceptLists(analyzer, added, params);
+    graph.addChunks(added.map((c, i) => ({ id: c.id, docId: c.docId, terms: addedTerms[i] })));
+    for (const id of gone) this.ids.delete(id);
+    for (const c of added) this.ids.add(c.id);
+    const snapshot = graph.snapshot();
+    signal.throwIfAborted();
+    if (input.sentenceVectors) {
+      const engine = RetrievalEngine.fromGraph(input, analyzer, serializeGraph(snapshot));
+      engine.addVectors(input.sentenceVectors, input.dimension ?? 0);
+      const stats = engine.stats();
+      await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
+    } else {
+      await repo.putGraph(serializeGraph(snapshot), {
+        concepts: snapshot.table.terms.length,
+        edges: snapshot.graph.targets.length / 2,
+      });
+    }
+    this.lastSnapshot = snapshot;
+    await repo.putGraphState(graph.toJSON());
+  }
+
+  private forget(): void {
+    this.graph = null;
+    this.lastSnapshot = null;
+    this.ids = new Set();
+  }
+
+  /** The stored state when it was built with these parameters and reads back; null otherwise. */
+  private async restore(repo: Repo, params: RetrievalParams): Promise<IncrementalConceptGraph | null> {
+    const state = await repo.getGraphState();
+    if (!state || JSON.stringify(state.options) !== JSON.stringify(params)) return null;
+    try {
+      const graph = IncrementalConceptGraph.fromJSON(state);
+      this.ids = new Set(state.chunkIds);
+      return graph;
+    } catch {
+      return null;
+    }
+  }
+
+  /** From scratch through the seam, then a fresh state whose base is the graph just built. */
+  private async fullBuild(
+    repo: Repo,
+    corpus: LoadedCorpus,
+    input: RetrievalInput,
+    params: RetrievalParams,
+    signal: AbortSignal,
+  ): Promise<void> {
+    this.forget();
+    const engine = this.build(corpus);
+    signal.throwIfAborted();
+    const stats = engine.stats();
+    const serialized = engine.exportGraph();
+    await repo.putGraph(serialized, { concepts: stats.concepts, edges: stats.edges });
+    const analyzer = termAnalyzer();
+    const fresh = new IncrementalConceptGraph(params);
+    const terms = chunkConceptLists(analyzer, input.chunks, params);
+    fresh.addChunks(input.chunks.map((c, i) => ({ id: c.id, docId: c.docId, terms: terms[i] })));
+    const state = fresh.toJSON();
+    // The built graph becomes the base of the next merge (ignored by fromJSON if it does not match the state).
+    this.lastSnapshot = deserializeGraph(serialized);
+    this.graph = IncrementalConceptGraph.fromJSON(state, this.lastSnapshot);
+    this.ids = new Set(state.chunkIds);
+    await repo.putGraphState(state);
+  }
+}

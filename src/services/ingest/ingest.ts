@@ -1,0 +1,133 @@
+// The ingest service behind the indexing worker: a thin layer over IngestPipeline (parse, embed, store, rebuild
+// the concept graph) plus what else writes the library — document removal, bundle export and import — and the
+// embedder benchmark. Progress and per-file outcomes go to the page as events through one subscribed callback (a
+// Comlink proxy); cancel() aborts the run and drops the queue. Dependencies are injected by workers/ingest.worker.ts.
+import { exportLibraryBlob, bundleFileName } from '../../store/bundleExport.ts';
+import { importBundle, type ImportResult } from '../../store/bundleImport.ts';
+import type { Repo } from '../../store/repo.ts';
+import type { Embedder } from '../../core/types.ts';
+import type { CrossTabLock } from '../library/crossTab.ts';
+import { IncrementalGraphRefresh } from './graphBuild.ts';
+import { EMBED_BATCH, IngestPipeline, type PrepareFn, type PrepareManyFn } from './ingestPipeline.ts';
+import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
+import type { IngestListener } from './ingestProtocol.ts';
+import { importFailure } from './storageGuard.ts';
+
+export interface IngestServiceDeps {
+  repo: Repo;
+  /** Parses a file into documents (in a parse worker of its own that a time limit or Cancel can terminate). */
+  prepare: PrepareFn;
+  /** Parses several small files in one call (the same parse worker); without it they are parsed one by one. */
+  prepareMany?: PrepareManyFn;
+  /** The embedder chosen in Settings, loaded lazily, once (EmbedderHolder). */
+  embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
+  /** Indexing, graph rebuilds, import and removal: one tab at a time. */
+  lock: CrossTabLock;
+  /** Written into exported bundles. */
+  appVersion: string;
+}
+
+export function createIngestService(deps: IngestServiceDeps) {
+  const { repo, embedders, lock } = deps;
+  let listener: IngestListener | null = null;
+  // One incremental concept graph for the library, kept between refreshes (and stored, for a reload).
+  const graph = new IncrementalGraphRefresh();
+  const pipeline = new IngestPipeline({
+    repo,
+    prepare: deps.prepare,
+    prepareMany: deps.prepareMany,
+    embedder: (choice) => embedders.get(choice),
+    rebuildGraph: graph.refresh,
+    lock,
+    emit: (event) => {
+      if (event.type === 'changed') lock.changed();
+      listener?.(event);
+    },
+  });
+
+  return {
+    /** Receives every event (a Comlink proxy of a page callback). */
+    subscribe(callback: IngestListener): void {
+      listener = callback;
+    },
+    /** Queues files (their buffers are transferred) and starts indexing. */
+    async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
+      await pipeline.enqueue(files);
+    },
+    /** Files the page queued in the store itself (a drop's bytes): drained now, or before the running drain ends. */
+    notifyQueued(): void {
+      pipeline.notifyQueued();
+    },
+    /** Resumes a queue left by a reload; resolves when the queue is empty. */
+    async resume(): Promise<void> {
+      await pipeline.ensureRunning();
+    },
+    isRunning(): boolean {
+      return pipeline.isRunning;
+    },
+    /** Stops indexing and drops the queue; documents already stored stay (each one is complete). */
+    async cancel(): Promise<void> {
+      await pipeline.cancel();
+    },
+    async removeDocument(docId: string): Promise<boolean> {
+      return pipeline.removeDocument(docId);
+    },
+    async clearFailed(): Promise<void> {
+      await repo.clearFailedPending();
+      listener?.({ type: 'changed' });
+    },
+    /**
+     * Diagnostics for the ingest-rate benchmark: embeds texts with the configured embedder in batches of the
+     * pipeline's size and returns the time taken (the model is loaded first and not counted).
+     */
+    async measureEmbedder(
+      texts: string[],
+    ): Promise<{ sentences: number; seconds: number; loadSeconds: number }> {
+      const t0 = performance.now();
+      const embedder = await embedders.get(await readEmbedderChoice(repo));
+      await embedder.embed(['warm up']);
+      const t1 = performance.now();
+      for (let i = 0; i < texts.length; i += EMBED_BATCH)
+        await embedder.embed(texts.slice(i, i + EMBED_BATCH));
+      const t2 = performance.now();
+      return { sentences: texts.length, seconds: (t2 - t1) / 1000, loadSeconds: (t1 - t0) / 1000 };
+    },
+    /** The whole library as one bundle file (never the settings or the queue). */
+    async exportBundle(): Promise<{ blob: Blob; fileName: string }> {
+      return {
+        blob: await exportLibraryBlob(repo.db, { appVersion: deps.appVersion }),
+        fileName: bundleFileName(),
+      };
+    },
+    /**
+     * Validates a bundle completely, then writes it in one transaction (a bad bundle is refused with the reason
+     * and the library is untouched); rebuilds the concept graph when a merge made the stored one stale.
+     */
+    async importBundle(file: Blob): Promise<ImportResult> {
+      if (pipeline.isRunning)
+        throw new Error('bundle import: wait until indexing has finished (or cancel it) first');
+      const held = await lock.tryRun(async () => {
+        const result = await importBundle(repo.db, file.stream(), { totalBytes: file.size }).catch(
+          (error: unknown) => {
+            throw importFailure(error);
+          },
+        );
+        // The merged library gets a full build (the stored state no longer covers it), then a fresh state.
+        if (result.graphStale) await graph.rebuild(repo, new AbortController().signal);
+        return result;
+      });
+      if (!held.ran)
+        throw new Error('bundle import: another tab is indexing this library; wait until it has finished');
+      lock.changed();
+      listener?.({ type: 'changed' });
+      return held.value;
+    },
+    /** Frees the embedding model (it is loaded again lazily). */
+    async dispose(): Promise<void> {
+      await embedders.dispose();
+    },
+  };
+}
+
+/** The ingest worker's API as the page calls it (workers/ingest.worker.ts only exposes this service). */
+export type IngestApi = ReturnType<typeof createIngestService>;

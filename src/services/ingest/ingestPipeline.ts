@@ -1,0 +1,771 @@
+// The indexing pipeline behind the ingest worker, with its dependencies injected (store, parser, embedder,
+// graph rebuild) so it runs in Node tests on fake-indexeddb as well as in the worker. Lexical first: a pending file
+// is parsed and chunked, and its documents are stored at once (one transaction per slice of documents, each
+// document complete), so the concept graph refreshed after the queue's files are stored answers `ppr`/`bm25`
+// questions within seconds. Sentence embedding then follows from the store: documents without vectors, oldest
+// first, in rounds whose batches span documents (core embedDocuments), each finished document's vectors in one
+// transaction. Because the store says which documents still lack vectors, a reload resumes embedding where it
+// stopped and no sentence is embedded twice. Files wait in the pending table with their bytes until their
+// documents are stored, so a reload resumes the queue too. Every write goes through guardWrite: a full disk or a
+// write that hangs stops the run with a clear message and keeps the rest of the queue.
+import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
+import { DEFAULT_INDEX_PARAMS } from '../../core/types.ts';
+import { PARSE_TIMEOUT_MS } from '../../core/parse/index.ts';
+import { embedDocuments } from '../../core/pipeline/index.ts';
+import { EmbedderMismatchError, type PutResult, type Repo } from '../../store/repo.ts';
+import type { PendingRecord } from '../../store/db.ts';
+import type { CrossTabLock } from '../library/crossTab.ts';
+import {
+  MAX_FILE_BYTES,
+  type FileOutcome,
+  type IngestEvent,
+  type LibraryCoverage,
+  SENTENCE_VECTORS_SETTING,
+} from './ingestProtocol.ts';
+import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
+import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
+
+export { MAX_FILE_BYTES } from './ingestProtocol.ts';
+/** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
+export const EMBED_BATCH = 128;
+/**
+ * While files keep arriving the lexical graph is refreshed at least this often (and always once the queue's
+ * files are stored), so questions are answered from the documents stored so far; a rebuild takes seconds even
+ * for thousands of passages. The graph is rebuilt once more when every document has its vectors.
+ */
+const GRAPH_REFRESH_MS = 60_000;
+/**
+ * Sentences per embedding round. Between rounds newly queued files are parsed and stored first, so a file
+ * dropped while a large library is being embedded becomes searchable within a round (about 10–20 s of USE-lite).
+ */
+const EMBED_ROUND_SENTENCES = 1024;
+/** Documents per store transaction when a file holds many (a .jsonl of passages). */
+const STORE_SLICE_DOCUMENTS = 256;
+/**
+ * Small files are parsed in one call to the parse worker and stored in one transaction, up to this many files
+ * and BATCH_BYTES bytes: a folder of documentation pages otherwise spends most of its time on one round trip,
+ * several transactions and events per file. A larger file, or one whose indexing was interrupted before, is
+ * parsed and stored alone.
+ */
+export const BATCH_FILES = 32;
+const BATCH_BYTES = 256 * 1024;
+
+/** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
+export const MAX_ATTEMPTS = 2;
+
+/** `signal` aborts on Cancel and on the parse time limit; an implementation that can stop should. */
+export type PrepareFn = (
+  name: string,
+  bytes: Uint8Array,
+  options: { maxChunkTokens: number; signal?: AbortSignal },
+) => Promise<{ documents: PreparedDocument[]; errors: FileError[] }>;
+
+/** What parsing one file gives. */
+export type PreparedFile = Awaited<ReturnType<PrepareFn>>;
+
+/**
+ * Parses several files in one call: per file its documents, or the reason it could not be read. `signal` aborts
+ * the whole call (the time limit of the batch, or Cancel).
+ */
+export type PrepareManyFn = (
+  files: Array<{ name: string; bytes: Uint8Array }>,
+  options: { maxChunkTokens: number; signal?: AbortSignal },
+) => Promise<Array<PreparedFile | { error: string }>>;
+
+export interface IngestDeps {
+  repo: Repo;
+  prepare: PrepareFn;
+  /** Parses a batch of small files in one call; without it they are parsed one by one with `prepare`. */
+  prepareMany?: PrepareManyFn;
+  /** Files per batch (default BATCH_FILES; 1: every file alone). */
+  batchFiles?: number;
+  embedder(choice: EmbedderChoice): Promise<Embedder>;
+  rebuildGraph(repo: Repo, signal: AbortSignal): Promise<void>;
+  emit(event: IngestEvent): void;
+  /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
+  lock?: Pick<CrossTabLock, 'run'>;
+  /** Parse time limit per file (default PARSE_TIMEOUT_MS). */
+  parseTimeoutMs?: number;
+  /** Time limit of one store write (default STORE_TIMEOUT_MS). */
+  storeTimeoutMs?: number;
+}
+
+/** Tracks done/total and the rate of one stage since it started. */
+class StageMeter {
+  private readonly started = performance.now();
+  constructor(
+    private readonly emit: (event: IngestEvent) => void,
+    readonly stage: Stage,
+    public total: number,
+  ) {}
+  report(done: number, item?: string): void {
+    const seconds = (performance.now() - this.started) / 1000;
+    const progress: Progress = {
+      stage: this.stage,
+      done,
+      total: this.total,
+      rate: seconds > 0 ? done / seconds : 0,
+      item,
+    };
+    this.emit({ type: 'progress', progress });
+  }
+}
+
+function describeError(error: unknown): string {
+  // IndexedDB (and Dexie, which keeps the name) reports a full disk or quota this way: say it plainly.
+  if (isQuotaError(error)) {
+    return "the browser's storage for this site is full (free space, or remove documents)";
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Why a file gave no document: its parse errors, or that it has no text. */
+function noText(errors: FileError[]): string {
+  return errors.map((e) => e.reason).join('; ') || 'no text found';
+}
+
+/** A file's outcome from its stored and duplicate documents; lines that could not be read are reported with it. */
+function fileOutcome(file: string, stored: number, duplicates: number, errors: FileError[]): FileOutcome {
+  if (stored === 0 && duplicates > 0) {
+    return { file, status: 'duplicate', documents: 0, reason: 'already in the library' };
+  }
+  const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
+  return { file, status: 'indexed', documents: stored, reason: partial };
+}
+
+/** A queued file and its place in the queue (for the progress). */
+interface QueuedFile {
+  file: PendingRecord;
+  position: number;
+}
+
+export class IngestPipeline {
+  private running: Promise<void> | null = null;
+  private controller: AbortController | null = null;
+  /** Set by enqueue(): files may have arrived after the running drain last read an empty queue. */
+  private wake = false;
+  /** When the graph was last rebuilt during the current drain (performance.now()). */
+  private lastGraph = 0;
+  /** Documents were stored since the graph was last rebuilt (it does not cover them yet). */
+  private storedSinceGraph = false;
+  /** Vectors were stored since the graph was last rebuilt (its semantic layer may be missing them). */
+  private embeddedSinceGraph = false;
+  /** What the graph as last rebuilt covers: the page's "searchable" counts. */
+  private searchable = { documents: 0, sentences: 0 };
+  /** The embedder of the current drain, loaded once, while the first files are parsed. */
+  private embedder: Promise<Embedder> | null = null;
+  /** Embedding cannot go on in this drain (no embedder, another embedder's library, an endpoint error). */
+  private embedStopped = false;
+  /** Progress of the current embedding phase (reset when new documents arrive). */
+  private embedMeter: { meter: StageMeter; done: number } | null = null;
+  /** Aborts waiting for the cross-tab lock. */
+  private lockWait: AbortController | null = null;
+  /** Another tab holds the lock: this one waits while that tab drains the shared queue. */
+  private waitingElsewhere = false;
+
+  constructor(
+    private readonly deps: IngestDeps,
+    private readonly graphRefreshMs = GRAPH_REFRESH_MS,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running !== null;
+  }
+
+  private emit(event: IngestEvent): void {
+    try {
+      this.deps.emit(event);
+    } catch {
+      // A closed page must not stop indexing: the queue is in IndexedDB and the next page resumes it.
+    }
+  }
+
+  private meter(stage: Stage, total: number): StageMeter {
+    return new StageMeter((e) => this.emit(e), stage, total);
+  }
+
+  /** Queues files and starts indexing (resolves once they are queued, not indexed). */
+  async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
+    await this.deps.repo.enqueue(files);
+    this.wake = true;
+    this.emit({ type: 'changed' });
+    void this.ensureRunning();
+    // Another tab is draining the queue: it indexes these files too (this tab says so instead of "indexing").
+    if (this.waitingElsewhere) this.emit({ type: 'waiting' });
+  }
+
+  /**
+   * Files were queued in the store by someone else (the page records a drop's bytes itself,
+   * src/store/intakeStore.ts): drain them, in the running drain if there is one (it reads the queue again before it
+   * can end), else in a new one.
+   */
+  notifyQueued(): void {
+    this.wake = true;
+    this.emit({ type: 'changed' });
+    void this.ensureRunning();
+    if (this.waitingElsewhere) this.emit({ type: 'waiting' });
+  }
+
+  /** Runs the queue (including files left by a reload) until it is empty. */
+  ensureRunning(): Promise<void> {
+    this.running ??= this.deps.lock ? this.drainExclusively(this.deps.lock) : this.drain();
+    return this.running;
+  }
+
+  /**
+   * Drains holding the cross-tab lock: two tabs that both find the queue on load (or both get files) must not
+   * index the same files, so a tab whose lock another tab holds waits, and then drains whatever is left.
+   */
+  private async drainExclusively(lock: Pick<CrossTabLock, 'run'>): Promise<void> {
+    const wait = new AbortController();
+    this.lockWait = wait;
+    let drained = false;
+    try {
+      const drain = () => {
+        drained = true;
+        this.lockWait = null;
+        this.waitingElsewhere = false;
+        return this.drain();
+      };
+      const onWait = () => {
+        this.waitingElsewhere = true;
+        this.emit({ type: 'waiting' });
+      };
+      await lock.run(drain, { signal: wait.signal, onWait });
+    } catch (error) {
+      // drain() reports its own errors: this is the wait failing (not cancelled) before it ran.
+      if (!wait.signal.aborted) this.emit({ type: 'error', message: `ingest: ${describeError(error)}` });
+    } finally {
+      this.lockWait = null;
+      this.waitingElsewhere = false;
+      if (!drained) {
+        this.running = null;
+        this.emit({ type: 'idle', cancelled: wait.signal.aborted });
+      }
+    }
+  }
+
+  /** Stops indexing and drops the queue; documents already stored stay (each one is complete). */
+  async cancel(): Promise<void> {
+    // Only waiting for another tab: its run is not this tab's to cancel, nor its queue to drop.
+    const onlyWaiting = this.waitingElsewhere;
+    this.lockWait?.abort(new Error('ingest: cancelled by the user'));
+    this.controller?.abort(new Error('ingest: cancelled by the user'));
+    await this.running;
+    if (onlyWaiting) return;
+    await this.deps.repo.clearWaitingPending();
+    this.emit({ type: 'changed' });
+  }
+
+  async removeDocument(docId: string): Promise<boolean> {
+    const { repo, lock } = this.deps;
+    const remove = async () => {
+      const removed = await repo.removeDocument(docId);
+      // A running batch rebuilds the graph when it ends; an empty library has none.
+      if (removed && !this.running && (await repo.counts()).documents > 0) {
+        await this.rebuildGraph(new AbortController().signal);
+      }
+      this.emit({ type: 'changed' });
+      return removed;
+    };
+    // This tab's own drain holds the lock already (and rebuilds the graph when it ends); otherwise the removal
+    // and its graph rebuild wait for any other tab's work.
+    return lock && !this.controller ? lock.run(remove) : remove();
+  }
+
+  /** Runs one store write under the storage guard (quota, time limit); see src/services/ingest/storageGuard.ts. */
+  private write<T>(file: string, write: () => Promise<T>, subject = `"${file}"`): Promise<T> {
+    return guardWrite(write, { subject, file }, this.deps.storeTimeoutMs ?? STORE_TIMEOUT_MS);
+  }
+
+  /** Tells the page how far each layer reaches (after a store write or a graph refresh). */
+  private async reportCoverage(): Promise<void> {
+    const counts = await this.deps.repo.layerCounts();
+    const coverage: LibraryCoverage = {
+      documents: counts.documents,
+      sentences: counts.sentences,
+      searchableDocuments: Math.min(this.searchable.documents, counts.documents),
+      searchableSentences: Math.min(this.searchable.sentences, counts.sentences),
+      embeddedDocuments: counts.embeddedDocuments,
+      embeddedSentences: counts.embeddedSentences,
+    };
+    this.emit({ type: 'coverage', coverage });
+  }
+
+  /**
+   * Parses one file and stores its documents without vectors (the lexical layer), a slice of documents per
+   * transaction; embedding comes later from the store.
+   */
+  private async storeFile(
+    name: string,
+    bytes: ArrayBuffer,
+    signal: AbortSignal,
+    onParsed: () => void,
+  ): Promise<FileOutcome> {
+    if (bytes.byteLength > MAX_FILE_BYTES) {
+      const mb = (bytes.byteLength / 1024 / 1024).toFixed(1);
+      return {
+        file: name,
+        status: 'failed',
+        documents: 0,
+        reason: `file too large (${mb} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`,
+      };
+    }
+    const { documents, errors } = await this.prepareWithin(name, new Uint8Array(bytes), signal);
+    onParsed();
+    signal.throwIfAborted();
+    if (documents.length === 0) return { file: name, status: 'failed', documents: 0, reason: noText(errors) };
+    return this.storeDocuments(name, documents, errors, signal);
+  }
+
+  /** Stores a parsed file's documents, a slice of documents per transaction. */
+  private async storeDocuments(
+    name: string,
+    documents: PreparedDocument[],
+    errors: FileError[],
+    signal: AbortSignal,
+  ): Promise<FileOutcome> {
+    const storeMeter = this.meter('store', documents.length);
+    let stored = 0;
+    let duplicates = 0;
+    for (let i = 0; i < documents.length; i += STORE_SLICE_DOCUMENTS) {
+      signal.throwIfAborted();
+      const slice = documents.slice(i, i + STORE_SLICE_DOCUMENTS);
+      const results = await this.write(name, () =>
+        this.deps.repo.putPreparedDocuments(
+          slice.map((prepared) => ({ prepared })),
+          null,
+          DEFAULT_INDEX_PARAMS,
+        ),
+      );
+      for (const r of results) {
+        if (r.stored) stored += 1;
+        else duplicates += 1;
+      }
+      if (results.some((r) => r.stored)) {
+        this.storedSinceGraph = true;
+        this.embedMeter = null;
+      }
+      storeMeter.report(stored + duplicates, slice.at(-1)?.doc.title);
+      this.emit({ type: 'changed' });
+      await this.reportCoverage();
+    }
+    return fileOutcome(name, stored, duplicates, errors);
+  }
+
+  /**
+   * Parses one file within the time limit; Cancel stops it too. The result is awaited beside the abort, so a
+   * parser that never returns cannot hold the queue (and the browser's parse worker is terminated on the abort).
+   */
+  private prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
+    return this.withinParseLimit(signal, (limited) =>
+      this.deps.prepare(name, bytes, {
+        maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
+        signal: limited,
+      }),
+    );
+  }
+
+  /** Runs a parse that must end within the parse time limit; Cancel stops it too (see prepareWithin). */
+  private async withinParseLimit<T>(
+    signal: AbortSignal,
+    parse: (limited: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const limit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
+    const controller = new AbortController();
+    const over = limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`;
+    const timer = setTimeout(
+      () => controller.abort(new Error(`took too long to parse (over ${over})`)),
+      limit,
+    );
+    const onCancel = (): void => controller.abort(signal.reason);
+    signal.addEventListener('abort', onCancel, { once: true });
+    try {
+      controller.signal.throwIfAborted();
+      return await new Promise<T>((resolve, reject) => {
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+        parse(controller.signal).then(resolve, reject);
+      });
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onCancel);
+    }
+  }
+
+  private async drain(): Promise<void> {
+    const { repo } = this.deps;
+    this.controller = new AbortController();
+    const { signal } = this.controller;
+    this.lastGraph = performance.now();
+    this.storedSinceGraph = false;
+    this.embeddedSinceGraph = false;
+    this.embedder = null;
+    this.embedStopped = false;
+    this.embedMeter = null;
+    let cancelled = false;
+    try {
+      // What is stored already is in the library the query worker loads: searchable.
+      const before = await repo.layerCounts();
+      this.searchable = { documents: before.documents, sentences: before.sentences };
+      for (;;) {
+        this.wake = false;
+        // Ids only: each file's bytes are read from the store when its turn comes, not the whole queue at once.
+        const queue = await repo.waitingIds();
+        if (queue.length > 0) {
+          // The model loads while the files are parsed and stored: the lexical layer does not wait for it.
+          this.loadEmbedder();
+          await this.storeQueue(queue, signal);
+          continue;
+        }
+        if (this.wake) continue;
+        // The queue's files are stored: the lexical graph covers them before any embedding starts. Once, not per
+        // file: the page queues picked files one at a time (src/ui/intake.ts).
+        if (this.storedSinceGraph) {
+          await this.rebuildGraph(signal);
+          continue;
+        }
+        if (!this.embedStopped && (await this.embedRound(signal))) continue;
+        // Every document has its vectors (or embedding cannot go on): the graph gains its semantic layer.
+        if (this.embeddedSinceGraph) {
+          await this.rebuildGraph(signal);
+          continue;
+        }
+        // Files queued since the queue was last read (notifyQueued): this drain takes them rather than end
+        // with them waiting (the page would see 'idle' while its drop is in the queue).
+        if (this.wake) continue;
+        break;
+      }
+    } catch (error) {
+      if (signal.aborted) cancelled = true;
+      else if (error instanceof StorageStopError) {
+        this.emit({
+          type: 'error',
+          message: `ingest: ${error.message}`,
+          cause: error.kind,
+          file: error.file,
+        });
+      } else this.emit({ type: 'error', message: `ingest: ${describeError(error)}` });
+    } finally {
+      this.controller = null;
+      this.running = null;
+      this.embedder = null;
+      this.emit({ type: 'changed' });
+      this.emit({ type: 'idle', cancelled });
+    }
+  }
+
+  /**
+   * Parses and stores the files of the queue, in order, small ones in batches; refreshes the lexical graph while
+   * files keep coming.
+   */
+  private async storeQueue(queue: string[], signal: AbortSignal): Promise<void> {
+    const { repo } = this.deps;
+    const fileMeter = this.meter('parse', queue.length);
+    const batchFiles = this.deps.batchFiles ?? BATCH_FILES;
+    let batch: QueuedFile[] = [];
+    let batchBytes = 0;
+    const flush = async (): Promise<void> => {
+      const files = batch;
+      batch = [];
+      batchBytes = 0;
+      if (files.length === 0) return;
+      if (files.length === 1) await this.storeAlone(files[0], signal, fileMeter);
+      else await this.storeBatch(files, signal, fileMeter);
+      await this.refreshIfDue(signal);
+    };
+    for (const [position, id] of queue.entries()) {
+      signal.throwIfAborted();
+      const file = await repo.pendingFile(id);
+      if (!file || file.status === 'failed') continue;
+      const size = file.bytes.byteLength;
+      // Interrupted before (the page closed or crashed on its batch): alone, so a file that crashes the page
+      // is the only one to reach the attempt limit, not its batch-mates.
+      const alone = size > BATCH_BYTES || (file.attempts ?? 0) > 0 || batchFiles <= 1;
+      if (alone || batch.length >= batchFiles || batchBytes + size > BATCH_BYTES) await flush();
+      batch.push({ file, position });
+      batchBytes += size;
+      if (alone) await flush();
+    }
+    await flush();
+    fileMeter.report(queue.length);
+  }
+
+  /** The lexical graph is refreshed at least every graphRefreshMs while files keep being stored. */
+  private async refreshIfDue(signal: AbortSignal): Promise<void> {
+    if (this.storedSinceGraph && performance.now() - this.lastGraph >= this.graphRefreshMs) {
+      await this.rebuildGraph(signal);
+    }
+  }
+
+  /** One file: parsed in a call of its own, its documents stored a slice per transaction, then its queue record. */
+  private async storeAlone(
+    { file, position }: QueuedFile,
+    signal: AbortSignal,
+    fileMeter: StageMeter,
+  ): Promise<void> {
+    const { repo } = this.deps;
+    fileMeter.report(position, file.name);
+    let outcome: FileOutcome;
+    if ((file.attempts ?? 0) >= MAX_ATTEMPTS) {
+      // Started twice and never finished: the page closed or crashed on it both times. Retrying it on every
+      // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
+      const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
+      outcome = { file: file.name, status: 'failed', documents: 0, reason };
+      await this.write(file.name, () => repo.markPending(file.id, 'failed', reason));
+      this.emit({ type: 'file', outcome });
+      this.emit({ type: 'changed' });
+      return;
+    }
+    const attempts = await this.write(file.name, () => repo.startPending(file.id));
+    try {
+      outcome = await this.storeFile(file.name, file.bytes, signal, () =>
+        fileMeter.report(position + 1, file.name),
+      );
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (error instanceof StorageStopError) {
+        // Not the file's fault: it goes back to the queue uncounted (best effort: the store may refuse this too).
+        await repo.requeuePending(file.id, attempts - 1).catch(() => undefined);
+        throw error;
+      }
+      outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
+    }
+    if (outcome.status === 'failed') {
+      await this.write(file.name, () => repo.markPending(file.id, 'failed', outcome.reason));
+    } else await this.write(file.name, () => repo.removePending(file.id));
+    this.emit({ type: 'file', outcome });
+    this.emit({ type: 'changed' });
+  }
+
+  /**
+   * Small files together: their starts counted in one transaction, parsed in one call, their documents stored
+   * and their queue records settled in one transaction per STORE_SLICE_DOCUMENTS documents (each file wholly in
+   * one), then one 'changed'. Each file still gets its own outcome; a file that cannot be read fails alone. When
+   * the batch cannot be parsed as a whole (a parser hung past the time limit or crashed) or a store write is
+   * refused for another reason than space, its files go one by one, so only the file at fault fails.
+   */
+  private async storeBatch(batch: QueuedFile[], signal: AbortSignal, fileMeter: StageMeter): Promise<void> {
+    const { repo } = this.deps;
+    const first = batch[0].file.name;
+    fileMeter.report(batch[0].position, first);
+    const attempts = await this.write(first, () => repo.startPendingMany(batch.map((q) => q.file.id)));
+    // Settled files leave this list; the rest go back to the queue uncounted if the run stops.
+    const unsettled = new Map(batch.map((q, i) => [q.file.id, attempts[i]]));
+    const requeue = async (): Promise<void> => {
+      for (const [id, n] of unsettled) await repo.requeuePending(id, n - 1).catch(() => undefined);
+    };
+    const oneByOne = async (files: QueuedFile[]): Promise<void> => {
+      const ids = new Set(files.map((q) => q.file.id));
+      for (const [id, n] of unsettled) if (ids.has(id)) await repo.requeuePending(id, n - 1);
+      for (const q of files) {
+        unsettled.delete(q.file.id);
+        // Read again: the batch's bytes were handed over to the parse worker (a transfer leaves them empty here).
+        const file = await repo.pendingFile(q.file.id);
+        if (file) await this.storeAlone({ file, position: q.position }, signal, fileMeter);
+      }
+    };
+    let parsed: Array<PreparedFile | { error: string }>;
+    try {
+      parsed = await this.prepareBatchWithin(batch, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      await oneByOne(batch);
+      return;
+    }
+    signal.throwIfAborted();
+    // Per file in queue order: its documents, or why it failed. Transactions of at most STORE_SLICE_DOCUMENTS
+    // documents, each file whole (one with more: a transaction of its own); a failed file is marked in the
+    // transaction of its place in the queue, so outcomes are reported in queue order.
+    type Parsed = { q: QueuedFile } & (
+      { documents: PreparedDocument[]; errors: FileError[] } | { documents?: undefined; reason: string }
+    );
+    const groups: Parsed[][] = [];
+    let docs = STORE_SLICE_DOCUMENTS;
+    let total = 0;
+    parsed.forEach((r, k) => {
+      const q = batch[k];
+      fileMeter.report(q.position + 1, q.file.name);
+      const item: Parsed =
+        'error' in r
+          ? { q, reason: r.error }
+          : r.documents.length === 0
+            ? { q, reason: noText(r.errors) }
+            : { q, documents: r.documents, errors: r.errors };
+      const n = item.documents?.length ?? 0;
+      if (groups.length === 0 || (n > 0 && docs + n > STORE_SLICE_DOCUMENTS)) {
+        groups.push([]);
+        docs = 0;
+      }
+      groups.at(-1)!.push(item);
+      docs += n;
+      total += n;
+    });
+    const storeMeter = this.meter('store', total);
+    let storedDocs = 0;
+    for (const group of groups) {
+      signal.throwIfAborted();
+      const files = group.flatMap((p) =>
+        p.documents ? [{ pendingId: p.q.file.id, documents: p.documents }] : [],
+      );
+      const failed = group.flatMap((p) =>
+        p.documents ? [] : [{ pendingId: p.q.file.id, reason: p.reason }],
+      );
+      const named = files.length > 0 ? group.find((p) => p.documents)!.q.file.name : group[0].q.file.name;
+      let results: PutResult[][];
+      try {
+        results = await this.write(named, () => repo.putParsedFiles(files, failed, DEFAULT_INDEX_PARAMS));
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if (error instanceof StorageStopError) {
+          await requeue();
+          throw error;
+        }
+        // Refused for another reason than space: each file alone, so the one at fault fails by itself.
+        await oneByOne(group.map((p) => p.q));
+        continue;
+      }
+      let k = 0;
+      const outcomes: FileOutcome[] = group.map((p) => {
+        unsettled.delete(p.q.file.id);
+        if (!p.documents) return { file: p.q.file.name, status: 'failed', documents: 0, reason: p.reason };
+        const stored = results[k++].filter((x) => x.stored).length;
+        if (stored > 0) {
+          this.storedSinceGraph = true;
+          this.embedMeter = null;
+        }
+        storedDocs += p.documents.length;
+        return fileOutcome(p.q.file.name, stored, p.documents.length - stored, p.errors);
+      });
+      storeMeter.report(storedDocs, files.at(-1)?.documents.at(-1)?.doc.title);
+      for (const outcome of outcomes) this.emit({ type: 'file', outcome });
+      this.emit({ type: 'changed' });
+      await this.reportCoverage();
+    }
+  }
+
+  /** Parses a batch within the parse time limit (one limit for the batch; Cancel stops it too). */
+  private async prepareBatchWithin(
+    batch: QueuedFile[],
+    signal: AbortSignal,
+  ): Promise<Array<PreparedFile | { error: string }>> {
+    const { prepareMany } = this.deps;
+    if (!prepareMany) {
+      // No batch parser (tests, the CLI): one call per file, each with its own limit; a file's error stays its own.
+      const out: Array<PreparedFile | { error: string }> = [];
+      for (const q of batch) {
+        try {
+          out.push(await this.prepareWithin(q.file.name, new Uint8Array(q.file.bytes), signal));
+        } catch (error) {
+          if (signal.aborted) throw error;
+          out.push({ error: describeError(error) });
+        }
+      }
+      return out;
+    }
+    return this.withinParseLimit(signal, (limited) =>
+      prepareMany(
+        batch.map((q) => ({ name: q.file.name, bytes: new Uint8Array(q.file.bytes) })),
+        { maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens, signal: limited },
+      ),
+    );
+  }
+
+  /** Starts loading the configured embedder (once per drain); its failure is reported when embedding starts. */
+  private loadEmbedder(): Promise<Embedder> {
+    if (!this.embedder) {
+      const { repo } = this.deps;
+      this.embedder = readEmbedderChoice(repo).then((choice) => this.deps.embedder(choice));
+      this.embedder.catch(() => undefined);
+    }
+    return this.embedder;
+  }
+
+  /**
+   * Embeds one round of the documents stored without vectors and stores each finished document's vectors in
+   * one transaction. Returns false when nothing is left, or when embedding cannot go on in this drain (the
+   * reason is reported; the documents stay searchable by their words and wait for a later run).
+   */
+  private async embedRound(signal: AbortSignal): Promise<boolean> {
+    const { repo } = this.deps;
+    // Sentence vectors are off (lexical layer only): the documents wait without vectors until they are turned on.
+    if ((await repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING)) === false) return false;
+    const round = await repo.preparedDocuments(await repo.nextDocumentsToEmbed(EMBED_ROUND_SENTENCES));
+    if (round.length === 0) return false;
+    let embedder: Embedder;
+    try {
+      embedder = await this.loadEmbedder();
+    } catch (error) {
+      this.stopEmbedding(error);
+      return false;
+    }
+    if (!this.embedMeter) {
+      const counts = await repo.layerCounts();
+      const meter = this.meter('embed', counts.sentences - counts.embeddedSentences);
+      this.embedMeter = { meter, done: 0 };
+    }
+    const progress = this.embedMeter;
+    const base = progress.done;
+    try {
+      await embedDocuments(round, embedder, {
+        batchSize: EMBED_BATCH,
+        signal,
+        onProgress: (p) => {
+          progress.done = base + p.done;
+          progress.meter.report(progress.done, round[0]?.doc.sourceName);
+        },
+        onDocuments: async (completed) => {
+          const file = completed[0]?.prepared.doc.sourceName ?? '';
+          const written = await this.write(
+            file,
+            () =>
+              repo.putDocumentVectors(
+                completed.map((c) => ({ docId: c.prepared.doc.id, vectors: c.vectors })),
+                embedder.id,
+              ),
+            `the vectors of "${file}"`,
+          );
+          if (written.length > 0) this.embeddedSinceGraph = true;
+          // 'coverage', not 'changed': vectors change no answer until the rebuild that follows the last of them
+          // (the engine stays lexical while any document lacks vectors), and a 'changed' per batch made the page
+          // reload the query worker's library every second of a drop, so questions waited for the embedding.
+          await this.reportCoverage();
+        },
+      });
+    } catch (error) {
+      if (signal.aborted || error instanceof StorageStopError) throw error;
+      this.stopEmbedding(error);
+      return false;
+    }
+    return true;
+  }
+
+  /** Embedding cannot go on in this drain: say why; the documents keep their lexical layer and wait. */
+  private stopEmbedding(error: unknown): void {
+    this.embedStopped = true;
+    const reason = error instanceof EmbedderMismatchError ? error.message : describeError(error);
+    this.emit({
+      type: 'error',
+      message: `ingest: documents are stored and searchable by their words, but their sentences cannot be embedded: ${reason}`,
+    });
+  }
+
+  private async rebuildGraph(signal: AbortSignal): Promise<void> {
+    this.lastGraph = performance.now();
+    // What the rebuild reads: documents stored during it are covered by the next one.
+    const counts = await this.deps.repo.layerCounts();
+    this.storedSinceGraph = false;
+    this.embeddedSinceGraph = false;
+    const meter = this.meter('graph', 1);
+    meter.report(0);
+    // Quota only: a rebuild computes for seconds (minutes on a slow machine) before its one write.
+    await guardWrite(
+      () => this.deps.rebuildGraph(this.deps.repo, signal),
+      { subject: 'the concept graph' },
+      Infinity,
+    );
+    this.searchable = { documents: counts.documents, sentences: counts.sentences };
+    meter.report(1);
+    this.emit({ type: 'changed' });
+    await this.reportCoverage();
+  }
+}

@@ -1,0 +1,57 @@
+// Plain data types of indexing that cross the ingest worker's boundary (events, outcomes, coverage). Types only, so the page and
+// every worker can import them without pulling worker code into the page bundle.
+import type { Progress } from '../../core/types.ts';
+
+/** The intake's size cap; defined with the file types so that the page, the workers and the CLI share it. */
+export { MAX_FILE_BYTES } from '../../core/parse/index.ts';
+
+/** Per-file outcome of indexing, shown in the Library view. */
+export interface FileOutcome {
+  file: string;
+  status: 'indexed' | 'duplicate' | 'failed';
+  /** Documents stored from this file (a .jsonl file holds many). */
+  documents: number;
+  reason?: string;
+}
+
+/**
+ * How far each layer of the library reaches, sent after every store write and graph refresh: the lexical layer
+ * answers at once, embeddings fill in (README "Indexing pipeline").
+ */
+export interface LibraryCoverage {
+  /** Stored: parsed, chunked and split into sentences, each document complete. */
+  documents: number;
+  sentences: number;
+  /** Covered by the concept graph as last refreshed: what `ppr` and `bm25` search. */
+  searchableDocuments: number;
+  searchableSentences: number;
+  /** With their sentence vectors stored (the semantic layer is built once every document has them). */
+  embeddedDocuments: number;
+  embeddedSentences: number;
+}
+
+/**
+ * The setting the ingest pipeline reads before each embedding round: false keeps the library to its lexical layer
+ * (documents stored and searchable by their words, no sentence vectors), the user's choice in the Library view when
+ * a drop would not fit in the browser's storage with them. Absent or true: sentences are embedded.
+ */
+export const SENTENCE_VECTORS_SETTING = 'sentenceVectors';
+
+/** Why indexing stopped with an error the user can act on (absent: any other error). */
+export type IngestStopCause = 'storage-full' | 'storage-timeout';
+
+export type IngestEvent =
+  | { type: 'progress'; progress: Progress }
+  | { type: 'file'; outcome: FileOutcome }
+  /** Something in the store changed (a document, the graph, the queue): the page re-reads its counts. */
+  | { type: 'changed' }
+  /** The queue is empty; the worker is idle. */
+  | { type: 'idle'; cancelled: boolean }
+  /** Another tab holds the library lock and indexes the shared queue; this worker waits until it is done. */
+  | { type: 'waiting' }
+  /** The layers' reach changed (documents stored, vectors stored, graph refreshed). */
+  | { type: 'coverage'; coverage: LibraryCoverage }
+  /** `cause` and `file` are set when the browser refused or did not finish a write (the queue is kept). */
+  | { type: 'error'; message: string; cause?: IngestStopCause; file?: string };
+
+export type IngestListener = (event: IngestEvent) => void;

@@ -1,0 +1,257 @@
+// The library questions are answered from, as the query worker holds it: loaded once from IndexedDB (its graph
+// built in a graph worker meanwhile) or opened read-only from a bundle (?bundle=), its KG and atomic indexes loaded
+// on first use, and kept until the library changes. Staleness lives here: a changed library is forgotten (the page
+// says so, or the index record shows another graph), and while the new one loads the one before stays available
+// as a fallback for early, stale-marked evidence. The query service (src/services/questions/queryService.ts) asks
+// it for a library; it knows nothing of questions.
+import { AtomicIndex } from '../../core/atomic/index.ts';
+import type { AtomicQuestion } from '../../core/atomic/index.ts';
+import { isCompactGraph } from '../../core/graph/index.ts';
+import { KgIndex } from '../../core/kg/index.ts';
+import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
+import type { RetrievalEngine } from '../../core/retrieval/index.ts';
+import type { DownloadProgress, ReadOnlyBundle } from '../../store/bundleImport.ts';
+import type { IndexMeta } from '../../store/db.ts';
+import type { LoadedCorpus } from '../../store/repo.ts';
+import { engineLoaded, loadEngine, prepareOpen } from './engine.ts';
+import type { PrebuiltGraph } from './graphPrebuild.ts';
+import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
+import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
+import { track, type Tracked } from './tracked.ts';
+
+export interface LibrarySessionDeps {
+  /** The IndexedDB library. */
+  library: {
+    loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus>;
+    /**
+     * The index record alone (one small read): a question checks it against the library it would answer from,
+     * and reloads when the graph was written since (the page tells of changes too, but a question asked as indexing
+     * ends can come before the page has seen the last one).
+     */
+    getMeta?(): Promise<IndexMeta | undefined>;
+  };
+  /** The library's KG (DexieKgStore). */
+  kgStore: { entities(): Promise<KgEntity[]>; relations(): Promise<KgRelation[]> };
+  /** The library's atomic questions (DexieAtomicStore); absent: the library has no atomic layer. */
+  atomicStore?: { questions(): Promise<AtomicQuestion[]> };
+  /** Fetches and validates a same-origin bundle without writing anything (openBundleReadOnly). */
+  openBundle(url: string, onProgress?: DownloadProgress): Promise<ReadOnlyBundle>;
+  /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
+  loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
+  /**
+   * Builds the stored compact graph's co-occurrence and walk graphs elsewhere (another worker:
+   * src/services/library/graphPrebuild.ts) while the library is read and its text analysed. Absent: built here.
+   */
+  prebuildGraph?: () => Promise<PrebuiltGraph | null>;
+}
+
+export class LibrarySession {
+  private readonly load: (corpus: LoadedCorpus) => RetrievalEngine;
+  private loaded: Tracked<QuestionLibrary> | null = null;
+  /**
+   * The last library that loaded, kept when the library changes: while the new one loads, a question gets its
+   * early (lexical) evidence from this one, marked stale. Never set for a read-only bundle.
+   */
+  private previous: QuestionLibrary | null = null;
+  private kgIndex: Promise<KgIndex> | null = null;
+  /** The atomic-question index, loaded on first use like the KG's (null: no atomic layer). */
+  private atomicIndex: Promise<AtomicIndex | null> | null = null;
+  /**
+   * Set as soon as the page asks for a bundle read-only (?bundle=…), before it has arrived: from then on every
+   * question waits for the bundle (or its error) and the library in IndexedDB is never read again, apart from
+   * the settings (the embedder choice, the LLM endpoint).
+   */
+  private readOnly: {
+    url: string;
+    library: Tracked<QuestionLibrary>;
+    kg: Promise<KgIndex>;
+    atomic: Promise<AtomicIndex | null>;
+  } | null = null;
+  /** When each step of the last library load from IndexedDB ended (loadTimings). */
+  private lastLoad: Record<string, number> | null = null;
+  /** The graph each loaded library was read with (graphStamp of its index record). */
+  private readonly stamps = new WeakMap<QuestionLibrary, string>();
+
+  constructor(private readonly deps: LibrarySessionDeps) {
+    this.load = deps.loadEngine ?? loadEngine;
+  }
+
+  /**
+   * Forgets what was loaded: `library` (documents added or removed) reloads everything on the next question or
+   * warm-up, `kg` (a KG build finished) only the KG index. Until the new library is ready, the one loaded before
+   * still gives questions their early evidence (marked stale). A read-only bundle never changes, so it is kept.
+   */
+  invalidate(what: 'library' | 'kg' = 'library'): void {
+    if (this.readOnly) return;
+    this.kgIndex = null;
+    // The KG build service writes the atomic layer too: it is reloaded with the KG.
+    this.atomicIndex = null;
+    if (what === 'library') {
+      if (this.loaded?.done) this.previous = this.loaded.value ?? this.previous;
+      this.loaded = null;
+    }
+  }
+
+  /**
+   * Opens a bundle read-only: from this call on (before it has arrived) the library is the bundle's. Resolves
+   * with the bundle once its engine is built; `mark` notes when each step ended (openTimings).
+   */
+  openBundle(url: string, onProgress: DownloadProgress | undefined, mark: (step: string) => void) {
+    const opening = this.deps.openBundle(url, onProgress);
+    const library = track(
+      opening.then((bundle) => {
+        mark('bundleRead');
+        const loaded = openLibrary(bundle.corpus, this.load);
+        mark('engine');
+        return loaded;
+      }),
+    );
+    const kg = opening.then((bundle) => bundleKgIndex(bundle.tables));
+    const atomic = opening.then((bundle) => bundleAtomicIndex(bundle.tables));
+    // Before any await: a question asked while the bundle downloads must not reach the local library.
+    this.readOnly = { url, library, kg, atomic };
+    this.atomicIndex = atomic;
+    atomic.catch(() => undefined);
+    this.loaded = library;
+    this.previous = null;
+    this.kgIndex = kg;
+    // A bad bundle is reported here and to every later question (which awaits these), never as unhandled.
+    library.promise.catch(() => undefined);
+    kg.catch(() => undefined);
+    return opening.then(async (bundle) => {
+      await library.promise;
+      return bundle;
+    });
+  }
+
+  /** Whether a library is loaded right now (a question then need not wait for one). */
+  get ready(): boolean {
+    return Boolean(this.loaded?.done);
+  }
+
+  /** The library loaded before the latest change, while the new one is not ready yet (else null). */
+  get stale(): QuestionLibrary | null {
+    return this.loaded?.done ? null : this.previous;
+  }
+
+  /** The current library, loading it if needed. */
+  async library(): Promise<QuestionLibrary> {
+    const current = (this.loaded ??= this.readOnly?.library ?? track(this.loadLibrary()));
+    try {
+      const library = await current.promise;
+      // The new library is here: the one before it is no longer needed as the fallback (see invalidate).
+      if (!this.readOnly && this.loaded === current) this.previous = null;
+      return library;
+    } catch (error) {
+      // Forget a failed load (an empty library may be filled), unless the bundle has replaced it meanwhile.
+      if (this.loaded === current && !this.readOnly) this.loaded = null;
+      throw error;
+    }
+  }
+
+  /**
+   * Forgets the loaded library when the stored graph is no longer the one it was read with: a question asked right
+   * as indexing ends must not be answered from the library of before (then the one before gives early evidence,
+   * marked stale, while the new one loads).
+   */
+  async reloadIfGraphChanged(): Promise<void> {
+    const loaded = this.loaded;
+    if (this.readOnly || !loaded?.done || !loaded.value || !this.deps.library.getMeta) return;
+    const meta = await this.deps.library.getMeta().catch(() => undefined);
+    const stamp = this.stamps.get(loaded.value);
+    if (stamp !== undefined && this.loaded === loaded && graphStamp(meta) !== stamp)
+      this.invalidate('library');
+  }
+
+  /** Reads the library from IndexedDB and opens its engine, noting where the time went (loadTimings). */
+  private async loadLibrary(): Promise<QuestionLibrary> {
+    const t0 = performance.now();
+    // When it began, on the wall clock (a bench compares it with the page's navigation).
+    const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
+    this.lastLoad = marks;
+    const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
+    // Asked for first: the graph worker reads its record and builds while this thread reads and analyses. Only for
+    // the first library of this worker: a later one may reuse the lexical layers of the one before (loadEngine).
+    const prebuilding =
+      this.deps.loadEngine || engineLoaded() ? undefined : this.deps.prebuildGraph?.().catch(() => null);
+    const corpus = await this.deps.library.loadCorpus((table) => mark(`read.${table}`));
+    marks.corpusRead = Math.round(performance.now() - t0);
+    let load = this.load;
+    if (prebuilding && isCompactGraph(corpus.graph?.graph)) {
+      const prepared = prepareOpen(corpus);
+      mark('textPrepared');
+      const prebuilt = await prebuilding;
+      mark('graphPrebuilt');
+      // Only graphs made from the very record read here (the store may have changed in between).
+      const graph = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt.graph : undefined;
+      marks.prebuiltUsed = graph ? 1 : 0;
+      load = (c) => loadEngine(c, { ...prepared, graph });
+    }
+    const library = openLibrary(corpus, load);
+    this.stamps.set(library, graphStamp(corpus.meta));
+    marks.opened = Math.round(performance.now() - t0);
+    for (const [step, ms] of Object.entries(library.engine.timings)) marks[`engine.${step}`] = Math.round(ms);
+    return library;
+  }
+
+  /** The atomic-question index, loaded on first use (null: the library has no atomic layer). */
+  async atomic(): Promise<AtomicIndex | null> {
+    const current = (this.atomicIndex ??=
+      this.readOnly?.atomic ??
+      (this.deps.atomicStore?.questions() ?? Promise.resolve([])).then((questions) =>
+        questions.length ? new AtomicIndex(questions) : null,
+      ));
+    try {
+      return await current;
+    } catch (error) {
+      if (this.atomicIndex === current && !this.readOnly) this.atomicIndex = null;
+      throw error;
+    }
+  }
+
+  /** The KG index, loaded on first use. */
+  async kg(): Promise<KgIndex> {
+    const current = (this.kgIndex ??=
+      this.readOnly?.kg ??
+      Promise.all([this.deps.kgStore.entities(), this.deps.kgStore.relations()]).then(
+        ([entities, relations]) => new KgIndex(entities, relations),
+      ));
+    try {
+      return await current;
+    } catch (error) {
+      if (this.kgIndex === current && !this.readOnly) this.kgIndex = null;
+      throw error;
+    }
+  }
+
+  /** Forgets the loaded library and its indexes (loaded again lazily); a read-only bundle is kept. */
+  release(): void {
+    if (this.readOnly) return;
+    this.loaded = null;
+    this.previous = null;
+    this.kgIndex = null;
+    this.atomicIndex = null;
+  }
+
+  /**
+   * Where the time went in the last load of the library from IndexedDB (null before any), ms after it started:
+   * the corpus read, the engine opened, and the engine's own steps. For benchmarks.
+   */
+  loadTimings(): Record<string, number> | null {
+    return this.lastLoad && { ...this.lastLoad };
+  }
+}
+
+/**
+ * What the index record says of the stored concept graph: written again (documents added or removed, the semantic
+ * layer built) means other counts or another layer. Stored vectors alone change nothing a question reads until
+ * that rebuild.
+ */
+function graphStamp(meta: IndexMeta | undefined): string {
+  return JSON.stringify([
+    meta?.concepts ?? 0,
+    meta?.edges ?? 0,
+    meta?.layers.semantic ?? false,
+    meta?.embedderId ?? null,
+  ]);
+}

@@ -1,0 +1,394 @@
+// The in-app evaluation, run in the query worker over the loaded library: every question of a QA set in every
+// chosen mode through askLibrary (as the Ask view answers it), scored with the CLI bench's own scoring
+// (scoreQaItem: context recall at each budget, supporting-passage recall@k; scoreAnswerText: EM/F1), averaged as
+// the bench averages. With an endpoint it also writes an answer over each mode's context and has the LLM judge
+// it against the gold answers (JUDGE_PROMPT below, a JSON step with one repair). Cancelling keeps what was scored.
+import { answerQuestion } from '../../core/answer/index.ts';
+import type { KgIndex } from '../../core/kg/index.ts';
+import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
+import { needsSearchAtBudget, scoreAnswerText, scoreQaItem, type ScoredContext } from '../../core/metrics.ts';
+import { cutToBudget } from '../../core/retrieval/index.ts';
+import {
+  DEFAULT_RECALL_KS,
+  type EvalProgress,
+  type EvalRequest,
+  type EvalResult,
+  type ModeOnQuestion,
+  type ModeSummary,
+  type QaItem,
+  type QuestionResult,
+  type RankedDoc,
+} from './evalProtocol.ts';
+import { askLibrary } from './askLibrary.ts';
+import type { QuestionLibrary } from '../library/questionLibrary.ts';
+import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
+import type { Evidence } from './queryProtocol.ts';
+import { countFailures, messageOf } from './stepFailures.ts';
+
+/**
+ * The judging prompt. The judge sees the question, the gold answers and the written answer, never the context: it
+ * grades the answer, not the retrieval. Equivalent wording, aliases and extra correct detail pass; a refusal, a
+ * hedge between candidates or a contradiction fails.
+ */
+export const JUDGE_PROMPT = [
+  'You grade answers to questions against the gold answer.',
+  'An answer is correct when it states the gold answer or an equivalent of it (the same entity, date, number or',
+  'yes/no, in other words, as an alias, or with more correct detail) and does not contradict it.',
+  'An answer is wrong when it gives another answer, hedges between several, or says the context does not contain',
+  'the answer.',
+  'Reply with ONLY a JSON object: {"correct": true or false, "reason": "<one short sentence>"}.',
+].join(' ');
+
+interface Verdict {
+  correct: boolean;
+  reason: string;
+}
+
+function validateVerdict(value: unknown): Checked<Verdict> {
+  if (typeof value !== 'object' || value === null) return { ok: false, errors: ['expected a JSON object'] };
+  const v = value as Record<string, unknown>;
+  const errors: string[] = [];
+  if (typeof v.correct !== 'boolean') errors.push('"correct" must be true or false');
+  if (v.reason !== undefined && typeof v.reason !== 'string') errors.push('"reason" must be a string');
+  return errors.length
+    ? { ok: false, errors }
+    : { ok: true, value: { correct: v.correct as boolean, reason: (v.reason as string | undefined) ?? '' } };
+}
+
+/** Asks the endpoint whether a written answer is right; null verdict with the reason when the judge failed. */
+async function judgeAnswer(
+  client: LlmClient,
+  question: string,
+  gold: readonly string[],
+  answer: string,
+  signal?: AbortSignal,
+): Promise<{
+  verdict?: Verdict;
+  error?: string;
+  usage: { calls: number; inputTokens: number; outputTokens: number; cost: number };
+}> {
+  const outcome = await runJsonStep(
+    client,
+    {
+      name: 'judge',
+      messages: [
+        { role: 'system', content: JUDGE_PROMPT },
+        {
+          role: 'user',
+          content: `Question: ${question}\nGold answer: ${gold.join(' | ')}\nAnswer to grade: ${answer}`,
+        },
+      ],
+      validate: validateVerdict,
+      maxTokens: 150,
+    },
+    { signal },
+  );
+  return outcome.ok
+    ? { verdict: outcome.value, usage: outcome.usage }
+    : { error: outcome.reason, usage: outcome.usage };
+}
+
+/** What the evaluation needs from the query service: the loaded library and its question-time helpers. */
+export interface EvalContext {
+  library: QuestionLibrary;
+  /** The question embedded by the library's embedder (absent: lexical). */
+  vector?: (text: string) => Promise<Float32Array | undefined>;
+  kg: () => Promise<KgIndex>;
+  /** The configured endpoint's client (rejects when none is configured). */
+  llm: () => Promise<LlmClient>;
+  signal: AbortSignal;
+  onProgress?: (progress: EvalProgress) => void;
+}
+
+/** Resolves after the event loop has run once more (a message channel: no timer clamping). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+function fileStem(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? name;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+/**
+ * The id a QA set names a document by: the source's own id (a .jsonl line's "id"), else the file name without
+ * its extension, as `cli bench` names the documents of a folder corpus.
+ */
+function externalIdOf(library: QuestionLibrary, docId: string): string {
+  const doc = library.documents.get(docId);
+  if (!doc) return docId;
+  return doc.externalId ?? fileStem(doc.sourceName.split('#')[0]);
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+function validate(request: EvalRequest): number[] {
+  if (request.set.items.length === 0) throw new Error('evaluate: the QA set has no questions');
+  if (request.modes.length === 0) throw new Error('evaluate: choose at least one mode');
+  const budgets = request.budgets;
+  if (budgets.length === 0 || budgets.some((b) => !Number.isInteger(b) || b <= 0)) {
+    throw new Error(`evaluate: budgets must be positive whole numbers of tokens, got ${budgets.join(', ')}`);
+  }
+  const ks = request.ks ?? [...DEFAULT_RECALL_KS];
+  if (ks.some((k) => !Number.isInteger(k) || k < 1))
+    throw new Error(`evaluate: k must be ≥ 1, got ${ks.join(', ')}`);
+  return ks;
+}
+
+/** Runs the QA set in every mode; on cancel, returns what was scored so far with `cancelled: true`. */
+export async function evaluateSet(request: EvalRequest, context: EvalContext): Promise<EvalResult> {
+  const ks = validate(request);
+  const { budgets, modes } = request;
+  const items = request.set.items;
+  const { library, signal } = context;
+  const started = performance.now();
+  const maxBudget = Math.max(...budgets);
+  const maxK = Math.max(...ks);
+  const results: QuestionResult[] = items.map((q) => ({
+    id: q.id,
+    question: q.question,
+    answers: q.answers,
+    supporting: q.supporting,
+    ...(q.type ? { type: q.type } : {}),
+    modes: {},
+  }));
+  const vectors = new Map<number, Float32Array | undefined>();
+  const vectorOf = async (i: number) => {
+    if (!context.vector) return undefined;
+    if (!vectors.has(i)) vectors.set(i, await context.vector(items[i].question));
+    return vectors.get(i);
+  };
+  const client = request.answers ? await context.llm() : undefined;
+  const total = items.length * modes.length;
+  let done = 0;
+  let cancelled = false;
+  const summary: Record<string, ModeSummary> = {};
+  let ranQuestions = items.length;
+  for (const mode of modes) {
+    const ask = async (i: number, budget: number) =>
+      (
+        await askLibrary(
+          library,
+          { question: items[i].question, mode: mode as QuestionMode, budget },
+          { vector: await vectorOf(i), kg: context.kg, llm: context.llm, signal },
+        )
+      ).evidence;
+    let ran = 0;
+    for (let i = 0; i < items.length; i++) {
+      // A retrieval mode answers without leaving the microtask queue: let the worker take its messages (a
+      // cancel from the page) between questions.
+      await nextTask();
+      if (signal.aborted) {
+        cancelled = true;
+        break;
+      }
+      context.onProgress?.({ done, total, mode, question: i + 1 });
+      try {
+        results[i].modes[mode] = await runOne(items[i], i, mode, ask, {
+          budgets,
+          ks,
+          maxBudget,
+          maxK,
+          library,
+          client,
+          request,
+          signal,
+        });
+      } catch (err) {
+        // Cancelled in the middle of a question (its LLM call aborted): that question is left out, not failed.
+        if (!signal.aborted) throw err;
+        cancelled = true;
+        break;
+      }
+      ran++;
+      done++;
+    }
+    ranQuestions = Math.min(ranQuestions, ran);
+    summary[mode] = summarize(
+      results.slice(0, ran).map((r) => r.modes[mode]),
+      budgets,
+      ks,
+    );
+    if (cancelled) break;
+  }
+  context.onProgress?.({ done, total, mode: modes.at(-1) ?? '', question: ranQuestions });
+  return {
+    set: request.set.name,
+    modes: Object.keys(summary),
+    budgets,
+    ks,
+    ...(request.answers ? { answerBudget: request.answers.budget } : {}),
+    questions: ranQuestions,
+    cancelled,
+    startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
+    seconds: round((performance.now() - started) / 1000, 2),
+    summary,
+    items: results.slice(
+      0,
+      cancelled ? Math.max(...Object.values(summary).map((s) => s.questions), 0) : results.length,
+    ),
+  };
+}
+
+interface RunOptions {
+  budgets: number[];
+  ks: number[];
+  maxBudget: number;
+  maxK: number;
+  library: QuestionLibrary;
+  client?: LlmClient;
+  request: EvalRequest;
+  signal: AbortSignal;
+}
+
+/** One question in one mode: searched once at the largest budget, scored, and (with an endpoint) answered. */
+async function runOne(
+  item: QaItem,
+  i: number,
+  mode: string,
+  ask: (i: number, budget: number) => Promise<Evidence[]>,
+  o: RunOptions,
+): Promise<ModeOnQuestion> {
+  const t = performance.now();
+  let hits: Evidence[];
+  try {
+    hits = await ask(i, o.maxBudget);
+  } catch (err) {
+    if (o.signal.aborted) throw err;
+    return {
+      cr: o.budgets.map(() => 0),
+      recall: item.supporting.length ? o.ks.map(() => 0) : null,
+      ranked: [],
+      ms: performance.now() - t,
+      error: err instanceof Error ? err.message : String(err),
+    };
+  }
+  const ms = performance.now() - t;
+  // The bench searches again at a budget the first chunk does not fit (scoreQaItem's searchAt): do those
+  // searches here, as askLibrary is asynchronous, and hand them over.
+  const smaller = new Map<number, ScoredContext[]>();
+  // Small budgets get the best sentences of a too-large first chunk (the CLI's `searchAt` rule).
+  if (parseQuestionMode(mode).excerpts) {
+    for (const b of o.budgets) if (needsSearchAtBudget(hits, b)) smaller.set(b, await ask(i, b));
+  }
+  const externalId = (docId: string) => externalIdOf(o.library, docId);
+  const score = scoreQaItem(item, hits, {
+    budgets: o.budgets,
+    ks: o.ks,
+    externalId,
+    ...(smaller.size ? { searchAt: (b: number) => smaller.get(b) ?? [] } : {}),
+  });
+  const gold = new Set(item.supporting);
+  const ranked: RankedDoc[] = [];
+  for (const h of hits) {
+    if (ranked.length >= o.maxK) break;
+    if (ranked.some((r) => r.docId === h.docId)) continue;
+    const id = externalId(h.docId);
+    ranked.push({
+      docId: h.docId,
+      externalId: id,
+      title: h.docTitle,
+      start: h.chunkStart,
+      end: h.chunkStart + h.text.length,
+      supporting: gold.has(id),
+    });
+  }
+  const out: ModeOnQuestion = { cr: score.cr, recall: score.recall, ranked, ms };
+  if (o.client && o.request.answers) {
+    const budget = o.request.answers.budget;
+    const context =
+      budget <= o.maxBudget ? cutToBudget(hits, budget) : cutToBudget(await ask(i, budget), budget);
+    let a: Awaited<ReturnType<typeof answerQuestion>>;
+    try {
+      a = await answerQuestion(
+        o.client,
+        item.question,
+        context.map((h) => ({ chunkId: h.chunkId, title: h.docTitle, text: h.text })),
+        { maxTokens: 200, signal: o.signal },
+      );
+    } catch (err) {
+      // The answer call failed (the endpoint, a reply it could not read): this question is answered wrong and
+      // counted with its reason; the run goes on.
+      if (o.signal.aborted) throw err;
+      out.error = `answer: ${messageOf(err)}`;
+      out.answer = { text: '', em: 0, f1: 0 };
+      return out;
+    }
+    const answer: NonNullable<ModeOnQuestion['answer']> = {
+      text: a.text,
+      ...scoreAnswerText(a.text, item.answers),
+    };
+    if (o.request.answers.judge) {
+      const j = await judgeAnswer(o.client, item.question, item.answers, a.text, o.signal);
+      if (j.verdict) answer.judged = j.verdict;
+      else answer.judgeError = j.error;
+    }
+    out.answer = answer;
+  }
+  return out;
+}
+
+/** Means as the CLI bench takes them: CR over every question, recall@k over the questions that name supports. */
+function summarize(runs: ModeOnQuestion[], budgets: number[], ks: number[]): ModeSummary {
+  const n = runs.length;
+  const labelled = runs.filter((r) => r.recall !== null);
+  const answered = runs.filter((r) => r.answer);
+  const judged = answered.filter((r) => r.answer?.judged);
+  return {
+    questions: n,
+    labelled: labelled.length,
+    cr: Object.fromEntries(
+      budgets.map((b, j) => [String(b), runs.reduce((s, r) => s + r.cr[j], 0) / Math.max(1, n)]),
+    ),
+    recall: Object.fromEntries(
+      ks.map((k, j) => [
+        String(k),
+        labelled.length ? labelled.reduce((s, r) => s + r.recall![j], 0) / labelled.length : null,
+      ]),
+    ),
+    errors: runs.filter((r) => r.error).length,
+    errorReasons: countFailures(runs.flatMap((r) => (r.error ? [r.error] : []))),
+    queryMs: {
+      p50: round(
+        percentile(
+          runs.map((r) => r.ms),
+          0.5,
+        ),
+        2,
+      ),
+      p95: round(
+        percentile(
+          runs.map((r) => r.ms),
+          0.95,
+        ),
+        2,
+      ),
+    },
+    ...(answered.length
+      ? {
+          em: round(answered.reduce((s, r) => s + r.answer!.em, 0) / n, 4),
+          f1: round(answered.reduce((s, r) => s + r.answer!.f1, 0) / n, 4),
+        }
+      : {}),
+    ...(judged.length
+      ? {
+          judged: round(judged.filter((r) => r.answer!.judged!.correct).length / judged.length, 4),
+          judgedCount: judged.length,
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,40 @@
+// A ranked chunk as the page shows it, for every question mode of the query service: offsets moved from the chunk
+// (or its excerpt) into the source document, so a sentence opens the viewer at the right place.
+import { pageRange } from '../../core/pages.ts';
+import type { RetrievedChunk } from '../../core/retrieval/index.ts';
+import type { Evidence } from './queryProtocol.ts';
+
+/**
+ * `chunkStart`: the chunk's offset in its document; `docTitle`: what the card names the document; `pageStarts`:
+ * the document's page starts (PDF), which give an excerpt its own pages (the chunk's are used without them).
+ */
+export function toEvidence(
+  hit: RetrievedChunk,
+  chunkStart: number,
+  docTitle: string,
+  pageStarts?: readonly number[],
+): Omit<Evidence, 'provenance'> {
+  const start = chunkStart + (hit.excerptStart ?? 0);
+  const pages = pageStarts?.length
+    ? pageRange(pageStarts, start, start + hit.text.length)
+    : hit.pageStart !== undefined
+      ? { pageStart: hit.pageStart, pageEnd: hit.pageEnd ?? hit.pageStart }
+      : undefined;
+  return {
+    chunkId: hit.chunkId,
+    docId: hit.docId,
+    docTitle,
+    score: hit.score,
+    text: hit.text,
+    tokens: hit.tokens,
+    chunkStart: start,
+    path: [...(hit.path ?? [])],
+    excerpt: hit.excerptStart !== undefined,
+    ...pages,
+    bestSentences: hit.bestSentences.map((s) => ({
+      start: s.start + start,
+      end: s.end + start,
+      score: s.score,
+    })),
+  };
+}

@@ -1,0 +1,283 @@
+// The question-time service behind the query worker: it asks the library session (src/services/library/session.ts)
+// for the loaded library, the question embedder for the vector, and answers every mode through askLibrary (the modes
+// themselves are entries in modes.ts), sending lexical evidence early when the vector or the library is slow to
+// come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
+// Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
+import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
+import type { DocumentRecord } from '../../core/types.ts';
+import type { DownloadProgress } from '../../store/bundleImport.ts';
+import type { SettingsReader } from '../embed/embedderChoice.ts';
+import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
+import type { QuestionLibrary } from '../library/questionLibrary.ts';
+import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
+import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
+import { askLibrary } from './askLibrary.ts';
+import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
+import { evaluateSet } from './evaluate.ts';
+import { libraryGraph, questionGraph } from './graphView.ts';
+import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
+import { parseQuestionMode } from './modeRegistry.ts';
+import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
+import {
+  type AnswerOut,
+  type AnswerRequest,
+  type AskRequest,
+  type AskResult,
+  type TraceListener,
+} from './queryProtocol.ts';
+import { writeAnswer } from './writtenAnswer.ts';
+
+export interface QueryDeps extends LibrarySessionDeps {
+  /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
+  library: LibrarySessionDeps['library'] & SettingsReader;
+  /** One memoized question embedder (EmbedderHolder). */
+  embedders: EmbedderSource;
+  /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
+  llmClient(settings: LlmSettings, purpose?: LedgerPurpose): LlmClient;
+}
+
+/** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
+export type EarlyEvidence = (result: AskResult) => void;
+
+export class QueryService {
+  private readonly session: LibrarySession;
+  private readonly embedder: QuestionEmbedder;
+  private answerStop: AbortController | null = null;
+  /** Stops the question being answered by a reasoning mode (its LLM calls are aborted). */
+  private askStop: AbortController | null = null;
+  /** Stops the evaluation being run (src/services/questions/evaluate.ts). */
+  private evalStop: AbortController | null = null;
+  /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
+  private opened: Record<string, number> | null = null;
+
+  constructor(private readonly deps: QueryDeps) {
+    this.session = new LibrarySession(deps);
+    this.embedder = new QuestionEmbedder(deps.library, deps.embedders);
+  }
+
+  /**
+   * Forgets what was loaded: `library` (documents added or removed) reloads everything on the next question or
+   * warm-up, `kg` (a KG build finished) only the KG index (see LibrarySession.invalidate).
+   */
+  invalidate(what: 'library' | 'kg' = 'library'): void {
+    this.session.invalidate(what);
+  }
+
+  /**
+   * Opens a bundle from a same-origin path or URL read-only: questions are answered from it, nothing is written
+   * to IndexedDB. The question embedder loads meanwhile, so the first question does not wait for the model after
+   * the bundle. Returns its counts for the Library view.
+   */
+  async openBundle(
+    url: string,
+    /** Bytes downloaded so far (a Comlink proxy from the page, which shows them). */
+    onProgress?: DownloadProgress,
+  ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
+    const t0 = performance.now();
+    const marks: Record<string, number> = {};
+    const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
+    this.opened = marks;
+    const opened = this.session.openBundle(url, onProgress, mark);
+    void this.embedder.warm(mark);
+    const bundle = await opened;
+    return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
+  }
+
+  /**
+   * Loads the library and the question embedder, both at once, ahead of the first question; with `embedder`
+   * false (the page knows the library has no sentence vectors, or leaves it to the library on two cores) the
+   * model only once the library turns out to have them. The page calls it when the app opens and again after
+   * the library changed; questions meanwhile get early evidence from the library loaded before.
+   */
+  async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
+    const library = this.session.library().catch(() => null);
+    const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
+    const loaded = await library;
+    if (loaded?.layers.semantic && options.embedder === false) await this.embedder.warm();
+    await model;
+  }
+
+  /** One source document (for the viewer when the library is a read-only bundle). */
+  async getDocument(docId: string): Promise<DocumentRecord | undefined> {
+    return (await this.session.library()).documents.get(docId);
+  }
+
+  /**
+   * Answers a question in any mode: ranked evidence within the budget, with provenance and best sentences.
+   * With `onEarly` (a Comlink proxy from the page), a mode that can rank without the question vector first
+   * sends its lexical evidence when waiting for the vector would be slow: the model is still loading, or the
+   * library is reloading after a change (then from the library as it was, marked stale). The returned result
+   * is always the mode as it ranks with the vector over the current library (identical to asking without
+   * `onEarly`); `rankingChanged` says whether it ranks otherwise than the early evidence did.
+   */
+  async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
+    const started = performance.now();
+    // An unknown mode is refused before anything loads. Only a mode that ranks without the question vector
+    // sends early evidence (`dense` cannot, the KG and reasoning modes are not staged).
+    const mode = parseQuestionMode(request.mode);
+    await this.session.reloadIfGraphChanged();
+    const library = this.session.library();
+    library.catch(() => undefined);
+    const early = onEarly && mode.lexical ? onEarly : undefined;
+    let sent: AskResult | undefined;
+    const sendEarly = async (from: QuestionLibrary, stale: boolean): Promise<void> => {
+      const result = await askLibrary(from, request, { kg: () => this.session.kg() });
+      sent = { ...result, stage: 'early', stale, milliseconds: performance.now() - started };
+      early?.(sent);
+    };
+    const stale = this.session.stale;
+    if (early && stale) await sendEarly(stale, true);
+    const loaded = await library;
+    const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
+    // A model that finished loading while this thread was busy building the engine has its message queued:
+    // let it in before deciding that the vector is slow to come.
+    if (early && !sent && wantsVector && !this.embedder.ready) await new Promise((r) => setTimeout(r, 0));
+    if (early && !sent && wantsVector && !this.embedder.ready) {
+      this.embedder.get().catch(() => undefined); // the model starts loading before the lexical search
+      await sendEarly(loaded, false);
+    }
+    // The engine still computes its concept vectors (just opened): the lexical evidence comes first, then the
+    // result (measured with ?bundle=: the first evidence about 2 s sooner than waiting for the result).
+    if (early && !sent && wantsVector && !loaded.engine.semanticReady) await sendEarly(loaded, false);
+    const vector = wantsVector ? await this.embedder.vector(loaded, request.question) : undefined;
+    this.askStop?.abort();
+    const stop = new AbortController();
+    this.askStop = stop;
+    let result: AskResult;
+    try {
+      result = await askLibrary(loaded, request, {
+        vector,
+        kg: () => this.session.kg(),
+        atomic: () => this.session.atomic(),
+        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'question modes'),
+        embed: wantsVector ? (text) => this.embedder.vector(loaded, text) : undefined,
+        onTrace,
+        signal: stop.signal,
+      });
+    } finally {
+      if (this.askStop === stop) this.askStop = null;
+    }
+    return {
+      ...result,
+      ...(sent ? { rankingChanged: !sameRanking(sent, result) } : {}),
+      // Loading the library and embedding the question count: that is what the user waited for.
+      milliseconds: performance.now() - started,
+    };
+  }
+
+  /**
+   * The concept-graph view of a question: the `ppr` walk's bounded neighbourhood over the same library and question
+   * vector as `ask` (src/services/questions/graphView.ts).
+   */
+  async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
+    const loaded = await this.session.library();
+    const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
+    const vector = wantsVector ? await this.embedder.vector(loaded, question) : undefined;
+    return questionGraph(loaded, question, vector, caps);
+  }
+
+  /** The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts). */
+  async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
+    return libraryGraph(await this.session.library(), options);
+  }
+
+  /**
+   * Streams a cited answer over the evidence the page shows (`onDelta` is a Comlink proxy). A new answer or
+   * cancelAnswer() aborts the one in flight. The API key is read here, where the request to its endpoint is made.
+   */
+  async answer(request: AnswerRequest, onDelta?: (delta: string) => void): Promise<AnswerOut> {
+    const settings = await readLlmSettings(this.deps.library);
+    const library = await this.session.library().catch(() => null);
+    this.answerStop?.abort();
+    const stop = new AbortController();
+    this.answerStop = stop;
+    try {
+      return await writeAnswer(
+        this.deps.llmClient(settings, 'answer'),
+        library,
+        request,
+        onDelta,
+        stop.signal,
+      );
+    } finally {
+      if (this.answerStop === stop) this.answerStop = null;
+    }
+  }
+
+  /** Whether an LLM endpoint is configured (the Ask view then opens on the written answer); no key leaves. */
+  async llmConfigured(): Promise<boolean> {
+    const s = await this.deps.library.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
+    return Boolean(s?.baseUrl && s.model);
+  }
+
+  /** Stops the answer being streamed (the text so far is not returned). */
+  cancelAnswer(): void {
+    this.answerStop?.abort();
+  }
+
+  /** Stops a reasoning mode's run (decompose, logical) at its next LLM call; the question then fails as cancelled. */
+  cancelAsk(): void {
+    this.askStop?.abort();
+  }
+
+  /**
+   * Runs a QA set in the given modes and budgets over the loaded library (src/services/questions/evaluate.ts),
+   * reporting progress through `onProgress` (a Comlink proxy). cancelEvaluation() stops it; what was scored is
+   * returned.
+   */
+  async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
+    const library = await this.session.library();
+    const wantsVector = library.layers.semantic && library.embedderId !== null;
+    this.evalStop?.abort();
+    const stop = new AbortController();
+    this.evalStop = stop;
+    try {
+      return await evaluateSet(request, {
+        library,
+        vector: wantsVector ? (text) => this.embedder.vector(library, text) : undefined,
+        kg: () => this.session.kg(),
+        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation'),
+        signal: stop.signal,
+        onProgress,
+      });
+    } finally {
+      if (this.evalStop === stop) this.evalStop = null;
+    }
+  }
+
+  /** Stops the evaluation at its next question (or LLM call). */
+  cancelEvaluation(): void {
+    this.evalStop?.abort();
+  }
+
+  /** Frees the question embedder and the loaded library (both are loaded again lazily). */
+  async dispose(): Promise<void> {
+    this.answerStop?.abort();
+    this.askStop?.abort();
+    this.session.release();
+    await this.embedder.dispose();
+  }
+
+  /**
+   * Where the time went in the last load of the library from IndexedDB (null before any), ms after it started:
+   * the corpus read, the engine opened, and the engine's own steps. For benchmarks.
+   */
+  loadTimings(): Record<string, number> | null {
+    return this.session.loadTimings();
+  }
+
+  /** Where the time went when the read-only bundle was opened (null before any): for benchmarks. */
+  openTimings(): Record<string, number> | null {
+    return this.opened && { ...this.opened };
+  }
+}
+
+/** Same chunks in the same order. */
+function sameRanking(a: AskResult, b: AskResult): boolean {
+  return (
+    a.evidence.length === b.evidence.length && a.evidence.every((e, i) => e.chunkId === b.evidence[i].chunkId)
+  );
+}
+
+/** The query worker's API as the page calls it (workers/query.worker.ts only exposes this service). */
+export type QueryApi = QueryService;
