@@ -52,12 +52,24 @@ export interface CompactConceptTable {
   chunkConceptWeights: Float32Array;
 }
 
+/** Whether `value` is an object whose format field is `format` (how stored graph forms tell themselves apart). */
+export function hasGraphFormat(value: unknown, format: string): boolean {
+  return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === format;
+}
+
 export function isCompactGraph(value: unknown): value is CompactGraph {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { format?: unknown }).format === 'conceptrag-graph-mask'
-  );
+  return hasGraphFormat(value, 'conceptrag-graph-mask');
+}
+
+/** The chunk → concept side of a full graph, as compact forms store it. */
+export function storedTableOf(full: SerializedGraph): CompactConceptTable {
+  return {
+    terms: [...full.terms],
+    idf: full.idf,
+    chunkConceptOffsets: full.chunkConceptOffsets,
+    chunkConcepts: full.chunkConcepts,
+    chunkConceptWeights: full.chunkConceptWeights,
+  };
 }
 
 /**
@@ -93,13 +105,7 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
     dimension: s.dimension,
     keepThetaSem: thetaSem,
     keepMask: mask,
-    table: {
-      terms: [...full.terms],
-      idf: full.idf,
-      chunkConceptOffsets: full.chunkConceptOffsets,
-      chunkConcepts: full.chunkConcepts,
-      chunkConceptWeights: full.chunkConceptWeights,
-    },
+    table: storedTableOf(full),
   };
 }
 

@@ -5,7 +5,9 @@
 // (compactGraph.ts: the same table plus the θsem keep-mask).
 import {
   conceptTableProblem,
+  hasGraphFormat,
   shapingOptionMismatch,
+  storedTableOf,
   storedConceptTable,
   type CompactConceptTable,
 } from './compactGraph.ts';
@@ -31,11 +33,7 @@ export interface ConceptTableGraph {
 }
 
 export function isConceptTableGraph(value: unknown): value is ConceptTableGraph {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { format?: unknown }).format === 'conceptrag-concept-table'
-  );
+  return hasGraphFormat(value, 'conceptrag-concept-table');
 }
 
 /** The table form of a lexical-only serialized graph; undefined for one with a semantic layer (see compactGraph). */
@@ -48,13 +46,7 @@ export function conceptTableGraph(full: SerializedGraph): ConceptTableGraph | un
     chunkIds: [...full.chunkIds],
     concepts: full.terms.length,
     edges: full.edgeTargets.length / 2,
-    table: {
-      terms: [...full.terms],
-      idf: full.idf,
-      chunkConceptOffsets: full.chunkConceptOffsets,
-      chunkConcepts: full.chunkConcepts,
-      chunkConceptWeights: full.chunkConceptWeights,
-    },
+    table: storedTableOf(full),
   };
 }
 
