@@ -16,10 +16,10 @@ export interface ConceptGraph {
 }
 
 /**
- * Builds every edge with Co ≥ θco with a dense scratch counter (no hash maps). Each pair is counted once, from its
- * lower concept u (only the concepts above u in u's chunks), and the symmetric CSR is laid out by two transpositions
- * instead of sorting every row: opening a large library rebuilds this graph (MuSiQue: ~6 M pairs), and counting
- * both directions then sorting ~12 M row entries was most of its time.
+ * Builds every edge with Co ≥ θco with a dense scratch counter (no hash maps). Each pair is counted from its lower
+ * concept u (only the concepts above u in u's chunks), once to size the symmetric CSR and once to fill it: opening a
+ * large library rebuilds this graph (MuSiQue: ~6 M pairs), and counting both directions then sorting ~12 M row
+ * entries was most of its time.
  */
 export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): ConceptGraph {
   if (!(thetaCo >= 1)) throw new Error(`co-occurrence graph: θco must be ≥ 1, got ${thetaCo}`);
@@ -34,14 +34,8 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
   }
   const counts = new Uint32Array(nc);
   const touched = new Uint32Array(nc);
-  // Per concept: pairs kept with a higher concept (its row's upper part), and with a lower one (its lower part).
-  const upperDegree = new Uint32Array(nc);
-  const lowerDegree = new Uint32Array(nc);
-  // The kept pairs u < v in order of u (v unordered within u), until the CSR's size is known.
-  let pairTargets: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
-  let pairCo: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
-  let pairs = 0;
-  for (let u = 0; u < nc; u++) {
+  /** Counts Co(u, v) for every v > u sharing a chunk with u: the vs in touched[0, n), their counts in counts. */
+  const countAbove = (u: number): number => {
     let nt = 0;
     for (let i = cco[u]; i < cco[u + 1]; i++) {
       const k = cc[i];
@@ -55,48 +49,50 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
         counts[v]++;
       }
     }
-    if (pairs + nt > pairTargets.length) {
-      pairTargets = grow(pairTargets, pairs + nt);
-      pairCo = grow(pairCo, pairs + nt);
-    }
-    const first = pairs;
+    return nt;
+  };
+  // First pass: per concept, the pairs kept with a higher concept (its row's upper part) and with a lower one (its
+  // lower part), so the CSR is allocated at its size before any edge is written. Counting twice costs a second
+  // pass; holding the pairs until the size was known cost their arrays (~110 MB on a 16 MB library) at the peak.
+  const upperDegree = new Uint32Array(nc);
+  const lowerDegree = new Uint32Array(nc);
+  for (let u = 0; u < nc; u++) {
+    const nt = countAbove(u);
     for (let i = 0; i < nt; i++) {
       const v = touched[i];
-      const c = counts[v];
-      counts[v] = 0;
-      if (c >= thetaCo) {
-        pairTargets[pairs] = v;
-        pairCo[pairs++] = c;
+      if (counts[v] >= thetaCo) {
+        upperDegree[u]++;
         lowerDegree[v]++;
       }
+      counts[v] = 0;
     }
-    upperDegree[u] = pairs - first;
   }
   const offsets = new Uint32Array(nc + 1);
   for (let u = 0; u < nc; u++) offsets[u + 1] = offsets[u] + lowerDegree[u] + upperDegree[u];
   const m = offsets[nc];
   const targets = new Uint32Array(m);
   const weights = new Float32Array(m);
-  // Row v = its lower part (targets < v) then its upper part, both ascending. Pairs taken by ascending u fill the
-  // lower parts in order; then lower parts read by ascending v fill the upper parts in order. The Dice weight is
-  // computed once per pair: tu + tv is an exact integer, so both directions are the same float anyway.
-  const cursor = offsets.slice(0, nc);
-  let e = 0;
+  // Second pass: row v = its lower part (targets < v) then its upper part, both ascending. The lower parts fill in
+  // order as u ascends; each upper part is u's kept concepts sorted. The Dice weight is computed once per pair:
+  // tu + tv is an exact integer, so both directions are the same float anyway.
+  const lowerCursor = offsets.slice(0, nc);
+  const above = new Uint32Array(nc);
   for (let u = 0; u < nc; u++) {
+    const nt = countAbove(u);
+    let kept = 0;
+    for (let i = 0; i < nt; i++) if (counts[touched[i]] >= thetaCo) above[kept++] = touched[i];
+    const row = above.subarray(0, kept).sort();
     const tu = cco[u + 1] - cco[u];
-    for (const end = e + upperDegree[u]; e < end; e++) {
-      const v = pairTargets[e];
-      const at = cursor[v]++;
-      targets[at] = u;
-      weights[at] = (2 * pairCo[e]) / (tu + cco[v + 1] - cco[v]);
-    }
-  }
-  for (let v = 0; v < nc; v++) {
-    for (let lower = offsets[v], end = offsets[v] + lowerDegree[v]; lower < end; lower++) {
-      const at = cursor[targets[lower]]++;
+    let at = offsets[u] + lowerDegree[u];
+    for (const v of row) {
+      const w = (2 * counts[v]) / (tu + cco[v + 1] - cco[v]);
       targets[at] = v;
-      weights[at] = weights[lower];
+      weights[at++] = w;
+      const back = lowerCursor[v]++;
+      targets[back] = u;
+      weights[back] = w;
     }
+    for (let i = 0; i < nt; i++) counts[touched[i]] = 0;
   }
   return withDerivedCounts({ nodeCount: nc, offsets, targets, weights }, cco);
 }
@@ -175,13 +171,6 @@ function firstAbove(kc: Uint32Array, lo: number, hi: number, u: number): number 
     else hi = mid;
   }
   return lo;
-}
-
-/** By half again, not double: the pair lists are alive when the CSR is allocated, so their slack adds to the peak. */
-function grow(a: Uint32Array, atLeast: number): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(Math.max(Math.ceil(a.length * 1.5), atLeast));
-  b.set(a);
-  return b;
 }
 
 /** Index of edge u→v in the CSR, or -1 (binary search: rows are sorted). */
