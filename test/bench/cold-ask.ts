@@ -4,7 +4,7 @@
 // (lexical layer, `cli index --embedder none`), e.g. the mixed library of test/bench/mixed-library.ts.
 // Usage: node --import tsx test/bench/cold-ask.ts <x.bundle | folder> [--question "<text>"] [--runs 3]
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   let bundle = input;
   if (statSync(input).isDirectory()) {
     bundle = join(root, '.cache', 'cold-ask.bundle');
+    mkdirSync(dirname(bundle), { recursive: true });
     const made = spawnSync(
       process.execPath,
       ['--import', 'tsx', 'src/cli/main.ts', 'index', input, '--out', bundle, '--embedder', 'none'],
