@@ -55,7 +55,7 @@ export class ThreadParser {
   }
 
   private request(request: ParseRequest): Promise<PrepareResult> {
-    const worker = (this.worker ??= startThread(this.heapMb));
+    const worker = (this.worker ??= this.freshThread());
     const seconds =
       this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`;
     return new Promise<PrepareResult>((resolve, reject) => {
@@ -69,7 +69,7 @@ export class ThreadParser {
       const stop = (reason: string): void => {
         done();
         if (this.worker === worker) this.worker = null;
-        void discard(worker);
+        void worker.terminate();
         reject(new Error(reason));
       };
       const timer = setTimeout(() => stop(`took too long to parse (over ${seconds})`), this.timeoutMs);
@@ -97,17 +97,22 @@ export class ThreadParser {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    if (worker) await discard(worker);
+    await worker?.terminate();
   }
-}
 
-/**
- * Terminates a thread no file waits on any more. A thread stopped at its time limit while it was running out of
- * memory still reports ERR_WORKER_OUT_OF_MEMORY after its file's listeners are gone, and an 'error' event without a
- * listener throws in the process (a clean-clone CI run failed on it once, on a quiet machine where the heap limit
- * and the time limit came close together): the thread's last words are dropped, its file already has its verdict.
- */
-function discard(worker: Worker): Promise<number> {
-  worker.on('error', () => {});
-  return worker.terminate();
+  /**
+   * A fresh thread, with listeners for its whole life beside each file's. A thread can fail when no file is
+   * listening: stopped at its time limit while running out of memory, it still reports ERR_WORKER_OUT_OF_MEMORY
+   * after its file has its verdict, and an 'error' event without a listener throws in the process (a clean-clone
+   * CI run failed on it once, on a quiet machine where the two limits came close together). Such a late error is
+   * dropped, and a thread that ended between two files is replaced for the next one.
+   */
+  private freshThread(): Worker {
+    const worker = startThread(this.heapMb);
+    worker.on('error', () => {});
+    worker.on('exit', () => {
+      if (this.worker === worker) this.worker = null;
+    });
+    return worker;
+  }
 }
