@@ -1,0 +1,61 @@
+// Reads the held-out sets' source pages from a bare git mirror (the `fetch` tool's git dir) at a pinned commit, so
+// that every builder rebuilds byte-identical docs/ whatever the mirror's HEAD has moved to since.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The command line every builder takes: <git dir> <out dir>; a clear usage message otherwise. */
+export function parseArgs(script) {
+  const [gitDir, outDir] = process.argv.slice(2);
+  if (!gitDir || !outDir) {
+    process.stderr.write(`usage: node ${script} <git dir of the mirror> <out dir, e.g. /work/heldout/<set>>\n`);
+    process.exit(2);
+  }
+  return { gitDir, outDir };
+}
+
+function git(gitDir, args) {
+  return execFileSync('git', ['--git-dir', gitDir, ...args], { maxBuffer: 256 * 1024 * 1024 });
+}
+
+/** Fails with the commit's name when the mirror does not hold the pinned commit. */
+export function checkCommit(gitDir, commit) {
+  try {
+    git(gitDir, ['cat-file', '-e', `${commit}^{commit}`]);
+  } catch {
+    throw new Error(`${gitDir} does not hold commit ${commit}: fetch a newer mirror of the source repository`);
+  }
+}
+
+/** Every blob path under `folder` at `commit`, with its size in bytes. */
+export function listFiles(gitDir, commit, folder) {
+  return git(gitDir, ['ls-tree', '-r', '-l', commit, '--', folder])
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => / blob /.test(l))
+    .map((l) => {
+      const [meta, path] = l.split('\t');
+      const size = Number(meta.trim().split(/\s+/)[3]);
+      return { path, size };
+    });
+}
+
+export function readBlob(gitDir, commit, path) {
+  return git(gitDir, ['show', `${commit}:${path}`]);
+}
+
+/** `guide/essentials/computed.md` → `guide__essentials__computed.md`, as in the shared vuedocs set. */
+export function flatName(relativePath) {
+  return relativePath.split('/').join('__');
+}
+
+/** Empties and recreates a folder (only the builder's own output folder is ever passed). */
+export function freshDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+}
+
+/** Writes the license file(s) beside docs/, so the text travels with the pages. */
+export function copyLicenses(gitDir, commit, outDir, paths) {
+  for (const p of paths) writeFileSync(join(outDir, p.split('/').pop()), readBlob(gitDir, commit, p));
+}
