@@ -1,13 +1,16 @@
 // Checks a held-out question set against its built docs/ folder before any retrieval is run on it: the fields of
 // every line, unique ids, that every supporting id names a file of the folder (its name without the extension, as
 // the bench resolves it), that single/multi match the number of gold pages, and that every answer string occurs in
-// a gold page (case-insensitive, whitespace runs folded to one space; a PDF is read through pdf.js, as the app
-// reads it). Multi questions must have an answer on each gold page. Prints, per question, in how many files of the
-// folder its rarest found answer occurs.
-// Usage: node test/bench/heldout/validate.mjs <questions.jsonl> <docs folder>
+// a gold page. "Occurs" is the bench's own test (contextRecall in src/core/metrics.ts): SQuAD-normalized, as whole
+// words (a run of characters in Chinese), so Markdown markup (`code`, _emphasis_) around an answer does not matter
+// and an answer that normalizes to nothing ("{:#?}") or to a word most pages hold is an error, as it would count
+// any context as a hit. A PDF is read through pdf.js, as the app reads it. Multi questions must have an answer on
+// each gold page. Prints, per question, in how many files of the folder its rarest answer occurs.
+// Usage: node --import tsx test/bench/heldout/validate.mjs <questions.jsonl> <docs folder>
 import { readFileSync, readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { contextRecall, normalizeAnswer } from '../../../src/core/metrics.ts';
 
 const [questionsFile, docsDir] = process.argv.slice(2);
 if (!questionsFile || !docsDir) {
@@ -26,12 +29,11 @@ async function pdfText(file) {
   return pages.join('\n');
 }
 
-const fold = (s) => s.toLowerCase().replace(/\s+/g, ' ');
 const texts = new Map();
 for (const name of readdirSync(docsDir)) {
   const file = join(docsDir, name);
   const text = extname(name) === '.pdf' ? await pdfText(file) : readFileSync(file, 'utf8');
-  texts.set(name.slice(0, name.length - extname(name).length), fold(text));
+  texts.set(name.slice(0, name.length - extname(name).length), text);
 }
 
 const errors = [];
@@ -63,17 +65,22 @@ for (const [n, line] of lines.entries()) {
     if (!texts.has(id)) errors.push(`${where}: supporting id ${id} names no file in ${docsDir}`);
     return texts.get(id) ?? '';
   });
+  const occurs = (text, answer) => contextRecall(text, [answer]) === 1;
+  const spreads = [];
   for (const answer of q.answers) {
-    if (!gold.some((t) => t.includes(fold(answer))))
+    if (normalizeAnswer(answer) === '') errors.push(`${where}: answer ${JSON.stringify(answer)} normalizes to nothing`);
+    else if (!gold.some((t) => occurs(t, answer)))
       errors.push(`${where}: answer ${JSON.stringify(answer)} occurs in no gold page`);
+    const spread = [...texts.values()].filter((t) => occurs(t, answer)).length;
+    if (spread > texts.size / 2)
+      errors.push(`${where}: answer ${JSON.stringify(answer)} occurs in ${spread} of ${texts.size} files`);
+    spreads.push(spread);
   }
   for (const [i, t] of gold.entries()) {
-    if (q.supporting.length > 1 && !q.answers.some((a) => t.includes(fold(a))))
+    if (q.supporting.length > 1 && !q.answers.some((a) => occurs(t, a)))
       errors.push(`${where}: gold page ${q.supporting[i]} holds none of the answers`);
   }
-  const spread = Math.min(
-    ...q.answers.map((a) => [...texts.values()].filter((t) => t.includes(fold(a))).length).filter((c) => c > 0),
-  );
+  const spread = Math.min(...spreads.filter((c) => c > 0));
   process.stdout.write(`${q.id}: rarest answer in ${spread} file(s)\n`);
 }
 process.stdout.write(`${lines.length} questions ${JSON.stringify(types)}, ${texts.size} files\n`);
