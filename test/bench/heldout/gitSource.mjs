@@ -1,14 +1,16 @@
 // Reads the held-out sets' source pages from a bare git mirror (the `fetch` tool's git dir) at a pinned commit, so
 // that every builder rebuilds byte-identical docs/ whatever the mirror's HEAD has moved to since.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The command line every builder takes: <git dir> <out dir>; a clear usage message otherwise. */
 export function parseArgs(script) {
   const [gitDir, outDir] = process.argv.slice(2);
   if (!gitDir || !outDir) {
-    process.stderr.write(`usage: node ${script} <git dir of the mirror> <out dir, e.g. /work/heldout/<set>>\n`);
+    process.stderr.write(
+      `usage: node ${script} <git dir of the mirror> <out dir, e.g. /work/heldout/<set>>\n`,
+    );
     process.exit(2);
   }
   return { gitDir, outDir };
@@ -23,7 +25,9 @@ export function checkCommit(gitDir, commit) {
   try {
     git(gitDir, ['cat-file', '-e', `${commit}^{commit}`]);
   } catch {
-    throw new Error(`${gitDir} does not hold commit ${commit}: fetch a newer mirror of the source repository`);
+    throw new Error(
+      `${gitDir} does not hold commit ${commit}: fetch a newer mirror of the source repository`,
+    );
   }
 }
 

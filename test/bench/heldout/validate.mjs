@@ -23,7 +23,9 @@ async function pdfText(file) {
   const pages = [];
   for (let i = 1; i <= doc.numPages; i++) {
     const content = await (await doc.getPage(i)).getTextContent();
-    pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''));
+    pages.push(
+      content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''),
+    );
   }
   await doc.destroy();
   return pages.join('\n');
@@ -38,7 +40,9 @@ for (const name of readdirSync(docsDir)) {
 
 const errors = [];
 const seen = new Set();
-const lines = readFileSync(questionsFile, 'utf8').split('\n').filter((l) => l.trim());
+const lines = readFileSync(questionsFile, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim());
 const types = {};
 for (const [n, line] of lines.entries()) {
   const where = `${questionsFile}:${n + 1}`;
@@ -50,9 +54,11 @@ for (const [n, line] of lines.entries()) {
     continue;
   }
   for (const field of ['id', 'question', 'type'])
-    if (typeof q[field] !== 'string' || !q[field]) errors.push(`${where}: "${field}" must be a non-empty string`);
+    if (typeof q[field] !== 'string' || !q[field])
+      errors.push(`${where}: "${field}" must be a non-empty string`);
   for (const field of ['answers', 'supporting', 'supporting_titles'])
-    if (!Array.isArray(q[field]) || q[field].length === 0) errors.push(`${where}: "${field}" must be a non-empty list`);
+    if (!Array.isArray(q[field]) || q[field].length === 0)
+      errors.push(`${where}: "${field}" must be a non-empty list`);
   if (errors.length && errors.at(-1).startsWith(where)) continue;
   if (seen.has(q.id)) errors.push(`${where}: id ${q.id} is used twice`);
   seen.add(q.id);
@@ -68,7 +74,8 @@ for (const [n, line] of lines.entries()) {
   const occurs = (text, answer) => contextRecall(text, [answer]) === 1;
   const spreads = [];
   for (const answer of q.answers) {
-    if (normalizeAnswer(answer) === '') errors.push(`${where}: answer ${JSON.stringify(answer)} normalizes to nothing`);
+    if (normalizeAnswer(answer) === '')
+      errors.push(`${where}: answer ${JSON.stringify(answer)} normalizes to nothing`);
     else if (!gold.some((t) => occurs(t, answer)))
       errors.push(`${where}: answer ${JSON.stringify(answer)} occurs in no gold page`);
     const spread = [...texts.values()].filter((t) => occurs(t, answer)).length;

@@ -3,7 +3,15 @@
 // Usage: node test/bench/heldout/electronapi/build.mjs <git dir of electron/electron> /work/heldout/electronapi
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkCommit, copyLicenses, flatName, freshDir, listFiles, parseArgs, readBlob } from '../gitSource.mjs';
+import {
+  checkCommit,
+  copyLicenses,
+  flatName,
+  freshDir,
+  listFiles,
+  parseArgs,
+  readBlob,
+} from '../gitSource.mjs';
 
 const COMMIT = '96f3996d8d3ce6e2fcfb86326fc4b953b53936fb';
 

@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import { checkCommit, copyLicenses, flatName, freshDir, listFiles, parseArgs, readBlob } from '../gitSource.mjs';
+import {
+  checkCommit,
+  copyLicenses,
+  flatName,
+  freshDir,
+  listFiles,
+  parseArgs,
+  readBlob,
+} from '../gitSource.mjs';
 
 const COMMIT = '96f3996d8d3ce6e2fcfb86326fc4b953b53936fb';
 const MIN_BYTES = 3500;

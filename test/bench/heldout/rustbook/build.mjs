@@ -3,7 +3,15 @@
 // Usage: node test/bench/heldout/rustbook/build.mjs <git dir of rust-lang/book> /work/heldout/rustbook
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkCommit, copyLicenses, flatName, freshDir, listFiles, parseArgs, readBlob } from '../gitSource.mjs';
+import {
+  checkCommit,
+  copyLicenses,
+  flatName,
+  freshDir,
+  listFiles,
+  parseArgs,
+  readBlob,
+} from '../gitSource.mjs';
 
 const COMMIT = '917544888a55e4da7109bdba8c88c893c0da70f4';
 // The table of contents and the title page are navigation, not chapters.

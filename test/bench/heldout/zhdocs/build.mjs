@@ -4,7 +4,15 @@
 // Usage: node test/bench/heldout/zhdocs/build.mjs <git dir of reactjs/zh-hans.react.dev> /work/heldout/zhdocs
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkCommit, copyLicenses, flatName, freshDir, listFiles, parseArgs, readBlob } from '../gitSource.mjs';
+import {
+  checkCommit,
+  copyLicenses,
+  flatName,
+  freshDir,
+  listFiles,
+  parseArgs,
+  readBlob,
+} from '../gitSource.mjs';
 
 const COMMIT = 'f6cda05526ceff44b24588e9e0c2e2106d4588d4';
 const FOLDERS = ['src/content/learn/', 'src/content/reference/react/', 'src/content/reference/react-dom/'];
@@ -36,4 +44,6 @@ for (const folder of FOLDERS) {
 }
 copyLicenses(gitDir, COMMIT, outDir, ['LICENSE-DOCS.md']);
 process.stdout.write(`zhdocs: ${files} pages, ${bytes} bytes in ${docs}\n`);
-process.stdout.write(`zhdocs: left out as untranslated (< ${MIN_HAN} Han characters): ${untranslated.join(', ')}\n`);
+process.stdout.write(
+  `zhdocs: left out as untranslated (< ${MIN_HAN} Han characters): ${untranslated.join(', ')}\n`,
+);
