@@ -191,6 +191,7 @@ export async function askSnapshot(
         chunkId: e.chunkId,
         docTitle: e.docTitle,
         path: e.path,
+        ...(e.heading ? { heading: e.heading } : {}),
         text: e.text,
         score: e.score,
       })),
@@ -409,6 +410,7 @@ async function printAnswer(
     const context = evidence.slice(0, shown).map((h, i) => ({
       chunkId: h.chunkId,
       title: output.context[i].docTitle,
+      heading: h.heading,
       text: h.text,
     }));
     const answer = await answerQuestion(client, question, context, {

@@ -87,7 +87,7 @@ export async function scoreAnswer(
   const a = await answerQuestion(
     client,
     question,
-    hits.map((h) => ({ chunkId: h.chunkId, text: h.text })),
+    hits.map((h) => ({ chunkId: h.chunkId, heading: h.heading, text: h.text })),
     { maxTokens: 200, ...(facts?.length ? { facts } : {}) },
   );
   // The best of the answer and its first sentence, as the app's evaluation scores it (scoreAnswerText).

@@ -93,6 +93,8 @@ export interface ScoredContext {
   docId: string;
   text: string;
   tokens: number;
+  /** The section heading shown above an excerpt's text (retrieval's RetrievedChunk.heading): part of the context. */
+  heading?: string;
 }
 
 /** One question's retrieval scores: context recall per budget, supporting-passage recall per k. */
@@ -133,7 +135,10 @@ export function scoreQaItem(
   const cr = options.budgets.map((b) => {
     const cut: readonly ScoredContext[] =
       options.searchAt && needsSearchAtBudget(hits, b) ? options.searchAt(b) : cutToBudget(hits, b);
-    return contextRecall(cut.map((h) => h.text).join('\n'), item.answers);
+    return contextRecall(
+      cut.map((h) => (h.heading ? `${h.heading}\n${h.text}` : h.text)).join('\n'),
+      item.answers,
+    );
   });
   if (item.supporting.length === 0) return { cr, recall: null };
   const ranked = hits.map((h) => options.externalId(h.docId));

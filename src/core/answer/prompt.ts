@@ -8,6 +8,8 @@ export interface AnswerContextItem {
   chunkId: string;
   /** Document title, shown to the model as a hint. */
   title?: string;
+  /** The section heading of an excerpt (RetrievedChunk.heading), shown with the title. */
+  heading?: string;
   text: string;
 }
 
@@ -24,9 +26,12 @@ export function buildAnswerMessages(
   facts: readonly string[] = [],
 ): ChatMessage[] {
   const passages = context
-    .map(
-      (c, i) => `[${i + 1}]${c.title ? ` (${c.title.replace(/\s+/g, ' ').trim()})` : ''}\n${c.text.trim()}`,
-    )
+    .map((c, i) => {
+      const where = [c.title, c.heading]
+        .filter((s): s is string => !!s)
+        .map((s) => s.replace(/\s+/g, ' ').trim());
+      return `[${i + 1}]${where.length ? ` (${where.join(' › ')})` : ''}\n${c.text.trim()}`;
+    })
     .join('\n\n');
   const factBlock = facts.length
     ? `\n\nKnowledge-graph facts (cite the passages, not these):\n- ${facts.join('\n- ')}`

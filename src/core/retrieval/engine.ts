@@ -699,12 +699,18 @@ export class RetrievalEngine {
       // than the whole search; the run chosen is counted exactly below and trimmed if the estimate was short.
       tokens: Math.max(1, Math.round(((h.end - h.start) * chunk.tokens) / Math.max(1, chunk.text.length))),
     }));
-    const run = bestExcerpt(scored, budgetTokens);
+    // The section's heading travels with an excerpt cut from below it: a reader (and the model, and the context the
+    // bench scores) still sees which section the sentences are from, and a heading often names the answer ("Lifetime
+    // Elision", "Propagating Errors") where the sentences around the question's words do not.
+    const heading = sectionHeading(chunk);
+    const headingTokens = heading ? countTokens(heading) + 1 : 0;
+    const room = budgetTokens - headingTokens;
+    const run = room > 0 ? bestExcerpt(scored, room) : undefined;
     if (!run) return undefined;
     let text = chunk.text.slice(scored[run.first].start, scored[run.last].end);
     let tokens = countTokens(text);
     // The estimate can fall short: drop the weaker end sentence until the exact count fits.
-    while (tokens > budgetTokens) {
+    while (tokens > room) {
       if (run.first === run.last) return undefined;
       if (scored[run.first].score < scored[run.last].score) run.first++;
       else run.last--;
@@ -712,6 +718,7 @@ export class RetrievalEngine {
       tokens = countTokens(text);
     }
     const from = scored[run.first].start;
+    const shownHeading = heading && from >= heading.length ? heading : undefined;
     const inRun = scored
       .slice(run.first, run.last + 1)
       .map((h) => ({ start: h.start - from, end: h.end - from, score: h.score }));
@@ -720,7 +727,8 @@ export class RetrievalEngine {
       docId: chunk.docId,
       score: c.score,
       text,
-      tokens,
+      tokens: tokens + (shownHeading ? headingTokens : 0),
+      ...(shownHeading ? { heading: shownHeading } : {}),
       path: chunk.path,
       ...pagesOf(chunk),
       excerptStart: from,
@@ -908,4 +916,15 @@ export class RetrievalEngine {
   sharesTextIndexWith(other: RetrievalEngine | PreparedText): boolean {
     return this.bm25 === (other instanceof RetrievalEngine ? other.bm25 : other.bm25);
   }
+}
+
+/**
+ * The heading line a section chunk starts with (its heading path's last part, as the chunker writes it first), or
+ * undefined for a chunk without one (a paragraph, a page of plain text).
+ */
+function sectionHeading(chunk: { text: string; path?: readonly string[] }): string | undefined {
+  const last = chunk.path?.at(-1)?.trim();
+  if (!last || !chunk.text.startsWith(last)) return undefined;
+  const end = chunk.text.indexOf('\n');
+  return end < 0 || end > last.length + 2 ? undefined : last;
 }

@@ -31,7 +31,7 @@ export interface RetrievedChunk {
   docId: string;
   score: number;
   text: string;
-  /** cl100k tokens of `text`. */
+  /** cl100k tokens of `text` (and of `heading` when set). */
   tokens: number;
   /** Heading path document › heading › subheading, where the source has one. */
   path?: readonly string[];
@@ -43,6 +43,11 @@ export interface RetrievedChunk {
    * the chunk text (offsets below are into `text`).
    */
   excerptStart?: number;
+  /**
+   * An excerpt cut from below its section's heading line carries that heading (shown above `text`, counted in
+   * `tokens`, and part of the context a question is scored on); `text` stays one contiguous run of the chunk.
+   */
+  heading?: string;
   provenance: Provenance;
   /** Best sentences first; offsets into `text`. */
   bestSentences: SentenceHit[];

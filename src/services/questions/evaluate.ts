@@ -317,7 +317,7 @@ async function runOne(
       a = await answerQuestion(
         o.client,
         item.question,
-        context.map((h) => ({ chunkId: h.chunkId, title: h.docTitle, text: h.text })),
+        context.map((h) => ({ chunkId: h.chunkId, title: h.docTitle, heading: h.heading, text: h.text })),
         { maxTokens: 200, signal: o.signal },
       );
     } catch (err) {

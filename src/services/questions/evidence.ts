@@ -30,6 +30,7 @@ export function toEvidence(
     chunkStart: start,
     path: [...(hit.path ?? [])],
     excerpt: hit.excerptStart !== undefined,
+    ...(hit.heading ? { heading: hit.heading } : {}),
     ...pages,
     bestSentences: hit.bestSentences.map((s) => ({
       start: s.start + start,

@@ -20,6 +20,8 @@ export interface Evidence {
   path: string[];
   /** True when `text` is the best run of sentences of a chunk larger than the whole budget. */
   excerpt: boolean;
+  /** An excerpt's section heading when `text` starts below it (RetrievedChunk.heading); `text` stays contiguous. */
+  heading?: string;
   /** First and last page (1-based) of `text`, where the source has pages (PDF). */
   pageStart?: number;
   pageEnd?: number;
@@ -126,7 +128,10 @@ export interface AnswerOut {
 export interface AnswerRequest {
   question: string;
   evidence: Array<
-    Pick<Evidence, 'chunkId' | 'docId' | 'docTitle' | 'text' | 'chunkStart' | 'pageStart' | 'pageEnd'>
+    Pick<
+      Evidence,
+      'chunkId' | 'docId' | 'docTitle' | 'heading' | 'text' | 'chunkStart' | 'pageStart' | 'pageEnd'
+    >
   >;
   facts?: string[];
 }

@@ -17,6 +17,7 @@ export async function writeAnswer(
   const context = request.evidence.map((e) => ({
     chunkId: e.chunkId,
     title: e.docTitle,
+    heading: e.heading,
     text: e.text,
     sentences: sentencesWithin(library, e.chunkId, e.chunkStart, e.text.length),
     pageStart: e.pageStart,

@@ -23,6 +23,20 @@ describe('buildAnswerMessages', () => {
         'Knowledge-graph facts (cite the passages, not these):\n- paris — france: capital\n\nQuestion: Capital of France?',
     );
   });
+
+  it("names an excerpt's section heading after its document title", () => {
+    const [, user] = buildAnswerMessages('Why no annotations?', [
+      {
+        chunkId: 'b#0003#0000',
+        title: 'Validating References',
+        heading: 'Lifetime Elision',
+        text: 'The rules…',
+      },
+      { chunkId: 'c#0000#0000', heading: 'Only a heading', text: 'Text.' },
+    ]);
+    expect(user.content).toContain('[1] (Validating References › Lifetime Elision)\nThe rules…');
+    expect(user.content).toContain('[2] (Only a heading)\nText.');
+  });
 });
 
 describe('parseCitations', () => {

@@ -26,6 +26,18 @@ describe('scoreQaItem', () => {
     expect(s.recall).toEqual([0, 0.5, 1]);
   });
 
+  it("counts an excerpt's section heading as part of the context it is shown with", () => {
+    const excerpt: ScoredContext = {
+      docId: 'd4',
+      heading: 'Lifetime Elision',
+      text: 'Rust infers them.',
+      tokens: 9,
+    };
+    const item = { answers: ['lifetime elision'], supporting: [] };
+    expect(scoreQaItem(item, [excerpt], options).cr).toEqual([1, 1]);
+    expect(scoreQaItem(item, [{ ...excerpt, heading: undefined }], options).cr).toEqual([0, 0]);
+  });
+
   it('leaves recall out (null) when the item names no supporting passage', () => {
     expect(scoreQaItem({ answers: ['Paris'], supporting: [] }, hits, options)).toEqual({
       cr: [1, 1],

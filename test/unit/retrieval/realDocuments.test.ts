@@ -8,6 +8,7 @@ import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { withSectionPaths } from '../../../src/core/retrieval/sectionPath.ts';
 import { DEFAULT_MODE } from '../../../src/core/retrieval/types.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
+import { countTokens } from '../../../src/core/text/index.ts';
 import type { PreparedDocument } from '../../../src/core/types.ts';
 import { missingSharedData, SHARED_DIR } from '../../support/sharedData.ts';
 
@@ -142,6 +143,13 @@ describe('a three-document library (Markdown chapters, lexical layer)', () => {
     expect(small[0].tokens).toBeLessThanOrEqual(60);
     expect(small[0].excerptStart).toBeGreaterThan(0);
     expect(small[0].text).toContain('The borrow checker rejects two mutable references');
+    // Cut from below its section's heading, the excerpt carries it (counted in its tokens, not in its text) …
+    expect(small[0].heading).toBe('Ownership');
+    expect(small[0].text).not.toContain('Ownership');
+    expect(small[0].tokens).toBeGreaterThan(countTokens(small[0].text));
+    // … and a chunk shown whole starts with its heading already.
+    expect(whole[0].heading).toBeUndefined();
+    expect(whole[0].text.startsWith('Ownership')).toBe(true);
     // The excerpt's offsets point into its own text and into the chunk at excerptStart.
     const best = small[0].bestSentences[0];
     expect(small[0].text.slice(best.start, best.end)).toContain('borrow checker');
