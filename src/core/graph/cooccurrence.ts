@@ -56,15 +56,35 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
   // pass; holding the pairs until the size was known cost their arrays (~110 MB on a 16 MB library) at the peak.
   const upperDegree = new Uint32Array(nc);
   const lowerDegree = new Uint32Array(nc);
-  for (let u = 0; u < nc; u++) {
-    const nt = countAbove(u);
-    for (let i = 0; i < nt; i++) {
-      const v = touched[i];
-      if (counts[v] >= thetaCo) {
-        upperDegree[u]++;
-        lowerDegree[v]++;
+  if (thetaCo <= 1) {
+    // θco = 1 (the default) keeps every pair that shares a chunk: sizing needs only which concepts u meets, not how
+    // often, so one mark per concept (u + 1 when met from u) replaces the counter, its list and its reset.
+    const metFrom = new Uint32Array(nc);
+    for (let u = 0; u < nc; u++) {
+      const mark = u + 1;
+      for (let i = cco[u]; i < cco[u + 1]; i++) {
+        const k = cc[i];
+        const end = kco[k + 1];
+        for (let j = ascending ? firstAbove(kc, kco[k], end, u) : kco[k]; j < end; j++) {
+          const v = kc[j];
+          if (v <= u || metFrom[v] === mark) continue;
+          metFrom[v] = mark;
+          upperDegree[u]++;
+          lowerDegree[v]++;
+        }
       }
-      counts[v] = 0;
+    }
+  } else {
+    for (let u = 0; u < nc; u++) {
+      const nt = countAbove(u);
+      for (let i = 0; i < nt; i++) {
+        const v = touched[i];
+        if (counts[v] >= thetaCo) {
+          upperDegree[u]++;
+          lowerDegree[v]++;
+        }
+        counts[v] = 0;
+      }
     }
   }
   const offsets = new Uint32Array(nc + 1);
