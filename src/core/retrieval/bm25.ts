@@ -113,6 +113,20 @@ export class Bm25Index {
     this.scores = new Float32Array(this.chunkCount);
   }
 
+  /** A term's postings (ascending chunk numbers) and its count in each, as views of the index's arrays. */
+  postingsOf(term: string): { chunks: Uint32Array; freqs: Uint16Array } | undefined {
+    const id = this.termIds.get(term);
+    if (id === undefined) return undefined;
+    const from = this.offsets[id];
+    const to = this.offsets[id + 1];
+    return { chunks: this.postings.subarray(from, to), freqs: this.freqs.subarray(from, to) };
+  }
+
+  /** Number of terms of chunk k. */
+  lengthOf(k: number): number {
+    return this.lengths[k];
+  }
+
   /** Robertson–Spärck Jones IDF with +1 inside the log (never negative, as in Lucene). */
   idf(term: string): number {
     const id = this.termIds.get(term);

@@ -25,6 +25,7 @@ import {
 } from '../graph/index.ts';
 import { PersonalizedPageRank } from '../graph/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
+import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { countTokens } from '../text/index.ts';
 import { cutToBudget } from './budget.ts';
 import { bestExcerpt } from './excerpt.ts';
@@ -71,16 +72,19 @@ export interface EngineStats {
   semantic: boolean;
 }
 
-/** Build time of each index part, in milliseconds (the CLI bench reports them as index seconds). */
+/** What the default mode's lexical evidence searches: the text's BM25, or BM25F over text and headings. */
+type LexicalIndex = Bm25Index | HeadingFieldBm25;
+
 /** RetrievalEngine.prepareText's result: what opening an engine computes from the text alone. */
 export interface PreparedText {
   layout: CorpusLayout;
   bm25: Bm25Index;
-  fieldBm25: Bm25Index;
+  fieldBm25: LexicalIndex;
   analyzeMs: number;
   bm25Ms: number;
 }
 
+/** Build time of each index part, in milliseconds (the CLI bench reports them as index seconds). */
 export interface EngineTimings {
   analyzeMs: number;
   bm25Ms: number;
@@ -166,20 +170,19 @@ function textIndexes(
   const copies = Math.round(params.headingWeight);
   const withFields = copies > 0 && layout.chunks.some((c) => c.path?.length);
   const text = new Bm25Builder();
-  const fields = withFields ? new Bm25Builder() : undefined;
+  const headings = withFields ? new Bm25Builder() : undefined;
   for (const c of layout.chunks) {
     const t = performance.now();
     const terms = analyzer.terms(c.text);
-    const heading = fields && c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
+    const heading = headings && c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
     analyzeMs += performance.now() - t;
     text.add(terms);
-    if (!fields) continue;
-    const all = terms.slice();
-    for (let i = 0; i < copies; i++) all.push(...heading);
-    fields.add(all);
+    headings?.add(heading);
   }
   const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
-  const fieldBm25 = fields ? new Bm25Index(fields, params.bm25K1, params.bm25B) : bm25;
+  const fieldBm25 = headings
+    ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
+    : bm25;
   return { bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - started - analyzeMs };
 }
 
@@ -199,7 +202,7 @@ export class RetrievalEngine {
     private readonly layout: CorpusLayout,
     private readonly bm25: Bm25Index,
     /** BM25F over text + heading path: the words' evidence inside `ppr` (see RetrievalParams.headingWeight). */
-    private readonly fieldBm25: Bm25Index,
+    private readonly fieldBm25: LexicalIndex,
     graph: ConceptGraphIndex,
     readonly params: RetrievalParams,
     private readonly analyzer: TermAnalyzer,
