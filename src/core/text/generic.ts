@@ -2,7 +2,7 @@
 // 而且, 可以). They stay searchable words (BM25 still counts them), but they are never concepts. The list does not
 // depend on the library: a word generic in English is generic in every library. It joins
 //   - stopwords-iso's English and Chinese lists (a maintained collection, 1,298 and 794 words),
-//   - the 1,000 most frequent words of spoken English (SUBTLEX-US, spokenCommon.ts): "time", "single", "based",
+//   - the 1,000 most frequent words of spoken English (SUBTLEX-US, spokenCommon.ts): "time", "single", "sure",
 //     "needed" are not stop words, but a library's subjects (component, ownership, 知识图谱) are rare in speech,
 //   - the keywords and placeholder names every code sample repeats (const, return, foo), which no maintained word
 //     list holds: documentation's code blocks otherwise make them its most central "concepts",
