@@ -61,7 +61,7 @@ export function enclosingBlock(text: string, start: number, end: number): { star
 }
 
 export interface PickOptions {
-  /** The scores are cosines to the question's vector (else shares of the question's words, 0 = none). */
+  /** The scores hold cosines to the question's vector (plus word shares; without vectors word shares only, 0 = none). */
   byVector: boolean;
   /** The question's analysed terms. */
   questionTerms: ReadonlySet<string>;

@@ -131,7 +131,8 @@ describe('RetrievalEngine with vectors', () => {
     expect(d1.text.slice(d1.bestSentences[0].start, d1.bestSentences[0].end)).toBe(
       'She was a Frankish queen.',
     );
-    expect(d1.bestSentences[0].score).toBeCloseTo(1, 5);
+    // Its score: cosine 1 plus the share of the question's words it holds ("queen": all of them), 1.
+    expect(d1.bestSentences[0].score).toBeCloseTo(2, 5);
   });
 
   it('θsem removes edges between dissimilar concepts', () => {
