@@ -11,7 +11,12 @@ import {
   serializeGraph,
   type ConceptGraphIndex,
 } from '../../core/graph/index.ts';
-import { RetrievalEngine, resolveParams, type RetrievalInput } from '../../core/retrieval/index.ts';
+import {
+  resolveParams,
+  semanticCompactGraph,
+  type RetrievalEngine,
+  type RetrievalInput,
+} from '../../core/retrieval/index.ts';
 import type { RetrievalParams } from '../../core/retrieval/index.ts';
 import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import { buildEngine, retrievalInput, termAnalyzer } from '../library/engine.ts';
@@ -100,10 +105,11 @@ export class IncrementalGraphRefresh {
     const snapshot = graph.snapshot();
     signal.throwIfAborted();
     if (input.sentenceVectors) {
-      const engine = RetrievalEngine.fromGraph(input, analyzer, serializeGraph(snapshot));
-      engine.addVectors(input.sentenceVectors, input.dimension ?? 0);
-      const stats = engine.stats();
-      await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
+      // Only what the store keeps (the keep-mask and the table): no engine, no edge cosines, no walk graph. The
+      // per-document vectors were copied into input's one array: their map is not read again.
+      corpus.vectors.clear();
+      const { graph: compact, keptEdges } = semanticCompactGraph(input, analyzer, snapshot);
+      await repo.putGraph(compact, { concepts: compact.concepts, edges: keptEdges });
     } else {
       await repo.putGraph(serializeGraph(snapshot), {
         concepts: snapshot.table.terms.length,

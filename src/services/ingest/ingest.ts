@@ -37,6 +37,7 @@ export function createIngestService(deps: IngestServiceDeps) {
     prepare: deps.prepare,
     prepareMany: deps.prepareMany,
     embedder: (choice) => embedders.get(choice),
+    releaseEmbedder: () => embedders.dispose(),
     rebuildGraph: graph.refresh,
     lock,
     emit: (event) => {

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import {
   buildLexicalGraph,
   chunkConceptLists,
+  compactGraph,
   deserializeGraph,
+  isCompactGraph,
   type ConceptGraphIndex,
 } from '../../../../src/core/graph/index.ts';
 import { RetrievalEngine, layoutCorpus, resolveParams } from '../../../../src/core/retrieval/index.ts';
@@ -85,6 +87,15 @@ async function expectFreshEquivalent(repo: Repo, refresh: IncrementalGraphRefres
   expect(Array.from(snapshot.cooccurrence.weights)).toEqual(Array.from(lexical.cooccurrence.weights));
   for (let i = 0; i < lexical.conceptRank.length; i++) {
     expect(Math.abs(snapshot.conceptRank[i] - lexical.conceptRank[i])).toBeLessThan(1e-3);
+  }
+  // With vectors, the store keeps the compact graph (keep-mask and table) the full engine's export gives, bit for
+  // bit, though the refresh builds no engine for it.
+  if (corpus.vectors.size > 0) {
+    const stored = corpus.graph!.graph;
+    if (!isCompactGraph(stored)) throw new Error('the graph stored with vectors is not a compact graph');
+    const expected = compactGraph(fresh.exportGraph())!;
+    expect(Array.from(stored.keepMask)).toEqual(Array.from(expected.keepMask));
+    expect({ ...stored, keepMask: null }).toEqual({ ...expected, keepMask: null });
   }
   // The counts the Library view shows come from the refreshed graph.
   const meta = corpus.meta!;
