@@ -73,7 +73,7 @@ export class IncrementalGraphRefresh {
   readonly rebuild = (repo: Repo, signal: AbortSignal): Promise<void> => this.run(repo, signal, true);
 
   private async run(repo: Repo, signal: AbortSignal, full: boolean): Promise<void> {
-    const corpus = await repo.loadCorpus();
+    let corpus = await repo.loadCorpus();
     signal.throwIfAborted();
     if (repo !== this.repo) this.forget();
     this.repo = repo;
@@ -94,6 +94,9 @@ export class IncrementalGraphRefresh {
       await this.fullBuild(repo, corpus, input, params, signal);
       return;
     }
+    // From here on the vectors are read from input's one array: the per-document ones are let go (48 MB on
+    // MuSiQue), as the session does (takeRetrievalInput).
+    corpus = { ...corpus, vectors: new Map() };
     const analyzer = termAnalyzer();
     if (gone.length > 0) graph.removeChunks(gone);
     // A document's chunks are stored together, so `added` holds every chunk of each new document (keyphrases are
@@ -105,9 +108,7 @@ export class IncrementalGraphRefresh {
     const snapshot = graph.snapshot();
     signal.throwIfAborted();
     if (input.sentenceVectors) {
-      // Only what the store keeps (the keep-mask and the table): no engine, no edge cosines, no walk graph. The
-      // per-document vectors were copied into input's one array: their map is not read again.
-      corpus.vectors.clear();
+      // Only what the store keeps (the keep-mask and the table): no engine, no edge cosines, no walk graph.
       const { graph: compact, keptEdges } = semanticCompactGraph(input, analyzer, snapshot);
       await repo.putGraph(compact, { concepts: compact.concepts, edges: keptEdges });
     } else {
