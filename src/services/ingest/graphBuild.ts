@@ -121,6 +121,17 @@ export class IncrementalGraphRefresh {
     await repo.putGraphState(graph.toJSON());
   }
 
+  /**
+   * Lets go of the in-memory graph once a drain has ended: its base holds every co-occurring pair of the library
+   * (about as much as the query worker's own graph), which an idle library does not need, and which was most of
+   * the ingest worker's memory while the query worker reloads the library after the semantic layer is stored
+   * (that reload is the drop's peak of memory). The next refresh continues from the stored state (restore), with
+   * one recount of the pairs instead of a full build.
+   */
+  release(): void {
+    this.forget();
+  }
+
   private forget(): void {
     this.graph = null;
     this.lastSnapshot = null;

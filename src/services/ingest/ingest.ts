@@ -42,6 +42,8 @@ export function createIngestService(deps: IngestServiceDeps) {
     lock,
     emit: (event) => {
       if (event.type === 'changed') lock.changed();
+      // A drain has ended: the incremental graph waits in the store until the next one (release).
+      if (event.type === 'idle') graph.release();
       listener?.(event);
     },
   });

@@ -150,6 +150,32 @@ describe('ingest pipeline: incremental concept graph', () => {
     await expectFreshEquivalent(repo, again);
   });
 
+  it('after release (the ingest service’s, at the end of each drain) continues from the stored state', async () => {
+    const repo = new Repo(
+      openDatabase(`graph-incremental-${n++}`, { indexedDB: new IDBFactory(), IDBKeyRange }),
+    );
+    let builds = 0;
+    const refresh = new IncrementalGraphRefresh((corpus) => {
+      builds += 1;
+      return buildEngine(corpus);
+    });
+    const pipeline = pipelineOver(repo, refresh);
+    await pipeline.enqueue([{ name: 'a.txt', bytes: bytes(`${BATCHES[0]}\n${BATCHES[1]}`) }]);
+    await pipeline.ensureRunning();
+    refresh.release();
+    expect(refresh.lastSnapshot).toBeNull();
+    // One document more (under the quarter that makes a restored state stale): no full build.
+    await pipeline.enqueue([
+      {
+        name: 'late.txt',
+        bytes: bytes('eta: Prague is the capital of Czechia. The Vltava flows through Prague.'),
+      },
+    ]);
+    await pipeline.ensureRunning();
+    expect(builds).toBe(1);
+    await expectFreshEquivalent(repo, refresh);
+  });
+
   it('builds from scratch when the stored state was made with other parameters', async () => {
     const repo = new Repo(
       openDatabase(`graph-incremental-${n++}`, { indexedDB: new IDBFactory(), IDBKeyRange }),
