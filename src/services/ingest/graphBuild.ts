@@ -46,11 +46,12 @@ const STALE_SHARE = 0.25;
 
 /**
  * The ingest pipeline's graph refresh with the incremental concept graph (src/core/graph/incremental.ts): one
- * IncrementalConceptGraph per library, held between refreshes. A refresh compares the graph's chunks with the
- * store's (chunk ids are derived from the documents' content hashes, so an id names one text for good), adds the
- * chunks stored since and removes the ones gone, takes a snapshot (a merge of the previous one, no recount) and
- * stores it as rebuildConceptGraph does; the semantic layer, once every document has its vectors, is a full
- * addSemanticLayer on that snapshot. The state (toJSON, per-chunk term counts) is stored in the graph table, so a
+ * IncrementalConceptGraph per library, held between the refreshes of a drain (release() lets it go when the drain
+ * ends). A refresh compares the graph's chunks with the store's (chunk ids are derived from the documents' content
+ * hashes, so an id names one text for good), adds the chunks stored since and removes the ones gone, takes a
+ * snapshot (a merge of the previous one, no recount) and stores it as rebuildConceptGraph does; the semantic layer,
+ * once every document has its vectors, is the snapshot's concept vectors and keep-mask, computed in full and stored
+ * in the compact form (semanticCompactGraph: the same mask a full engine exports). The state (toJSON, per-chunk term counts) is stored in the graph table, so a
  * reload or another tab continues from it (its first snapshot recounts the pairs: the lexical snapshot itself is
  * not stored). A full build through `build` (the seam) happens when no usable state exists: none stored, built
  * with other parameters, unreadable, or (when read from the store) covering a chunk set too far from the store's;
