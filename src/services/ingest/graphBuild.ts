@@ -51,9 +51,9 @@ const STALE_SHARE = 0.25;
  * hashes, so an id names one text for good), adds the chunks stored since and removes the ones gone, takes a
  * snapshot (a merge of the previous one, no recount) and stores it as rebuildConceptGraph does; the semantic layer,
  * once every document has its vectors, is the snapshot's concept vectors and keep-mask, computed in full and stored
- * in the compact form (semanticCompactGraph: the same mask a full engine exports). The state (toJSON, per-chunk term counts) is stored in the graph table, so a
- * reload or another tab continues from it (its first snapshot recounts the pairs: the lexical snapshot itself is
- * not stored). A full build through `build` (the seam) happens when no usable state exists: none stored, built
+ * in the compact form (semanticCompactGraph: the same mask a full engine exports). The state (toJSON, per-chunk
+ * term counts) is stored in the graph table, so a reload, another tab or the next drain continues from it (its
+ * first snapshot recounts the pairs: the lexical snapshot itself is not stored). A full build through `build` (the seam) happens when no usable state exists: none stored, built
  * with other parameters, unreadable, or (when read from the store) covering a chunk set too far from the store's;
  * a state that lags the store by a few documents (a reload during a drop) is brought up to date by the same diff.
  */
