@@ -53,9 +53,10 @@ const STALE_SHARE = 0.25;
  * once every document has its vectors, is the snapshot's concept vectors and keep-mask, computed in full and stored
  * in the compact form (semanticCompactGraph: the same mask a full engine exports). The state (toJSON, per-chunk
  * term counts) is stored in the graph table, so a reload, another tab or the next drain continues from it (its
- * first snapshot recounts the pairs: the lexical snapshot itself is not stored). A full build through `build` (the seam) happens when no usable state exists: none stored, built
- * with other parameters, unreadable, or (when read from the store) covering a chunk set too far from the store's;
- * a state that lags the store by a few documents (a reload during a drop) is brought up to date by the same diff.
+ * first snapshot recounts the pairs: the lexical snapshot itself is not stored). A full build through `build`
+ * (the seam) happens when no usable state exists: none stored, built with other parameters, unreadable, or (when
+ * read from the store) covering a chunk set too far from the store's; a state that lags the store by a few
+ * documents (a reload during a drop) is brought up to date by the same diff.
  */
 export class IncrementalGraphRefresh {
   private graph: IncrementalConceptGraph | null = null;
