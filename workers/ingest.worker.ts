@@ -15,6 +15,7 @@ const service = createIngestService({
   repo: new Repo(openDatabase()),
   prepare: parser.prepare,
   prepareMany: parser.prepareMany,
+  releaseParser: () => parser.terminate(),
   // Sentences are embedded by a pool of embedding workers (cores − 1, or the Settings value); with one worker
   // the model runs here, as the query worker's does.
   embedders: new EmbedderHolder({ spawnEmbedWorker }),

@@ -192,6 +192,12 @@ interface Sampler {
   peakJs: number;
   peakTotal: number;
   peakPage: number;
+  /** The realms of the sample with the peak JS heap (MB, largest first). */
+  atPeak: { realm: string; MB: number; workers: number }[];
+  /** Each realm's own peak over the run (MB): the realms peak at different times. */
+  realmPeaks: Map<string, number>;
+  /** Every sample: seconds since the sampler started, MB per realm (written to --json only). */
+  timeline: { s: number; MB: Record<string, number> }[];
   samples: number;
   source: string;
 }
@@ -203,6 +209,9 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
     peakJs: 0,
     peakTotal: 0,
     peakPage: 0,
+    atPeak: [],
+    realmPeaks: new Map(),
+    timeline: [],
     samples: 0,
     source: 'performance.measureUserAgentSpecificMemory (page + dedicated workers, JavaScript bytes)',
     stop: async () => {
@@ -210,6 +219,7 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
       await loop;
     },
   };
+  const started = Date.now();
   const loop = (async () => {
     let uasm = true;
     while (running) {
@@ -221,6 +231,19 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
         if (uasm) {
           const m = await page.evaluate(measureMemory);
           if (m) {
+            if (m.js > sampler.peakJs) {
+              sampler.atPeak = m.realms.map((r) => ({
+                realm: r.realm,
+                MB: Number((r.bytes / MB).toFixed(1)),
+                workers: r.workers,
+              }));
+            }
+            sampler.timeline.push({
+              s: Math.round((Date.now() - started) / 1000),
+              MB: Object.fromEntries(m.realms.map((r) => [r.realm, Number((r.bytes / MB).toFixed(1))])),
+            });
+            for (const r of m.realms)
+              sampler.realmPeaks.set(r.realm, Math.max(sampler.realmPeaks.get(r.realm) ?? 0, r.bytes));
             sampler.peakJs = Math.max(sampler.peakJs, m.js);
             sampler.peakTotal = Math.max(sampler.peakTotal, m.total);
           } else {
@@ -519,6 +542,11 @@ async function main(): Promise<void> {
       peakHeapMB: round(s.source.startsWith('performance') ? s.peakJs / MB : s.peakPage / MB, 1),
       peakHeapTotalMB: round(s.peakTotal / MB, 1),
       peakPageHeapMB: round(s.peakPage / MB, 1),
+      // Per realm (page, each worker script): its share of the peak sample, and its own peak.
+      peakHeapRealms: s.atPeak,
+      realmPeakMB: Object.fromEntries(
+        [...s.realmPeaks].sort((a, b) => b[1] - a[1]).map(([realm, bytes]) => [realm, round(bytes / MB, 1)]),
+      ),
       heapSource: s.source,
       heapSamples: s.samples,
       idbMB: round(idbMB, 3),
@@ -546,7 +574,7 @@ async function main(): Promise<void> {
     };
     if (opts.json) {
       await mkdir(dirname(opts.json), { recursive: true });
-      await writeFile(opts.json, JSON.stringify(result, null, 2) + '\n');
+      await writeFile(opts.json, JSON.stringify({ ...result, heapTimeline: s.timeline }, null, 2) + '\n');
     }
     const f = (x: number | null, unit: string) => (x === null ? '–' : `${x}${unit}`);
     console.log(
@@ -557,6 +585,12 @@ async function main(): Promise<void> {
         `ask p50 ${f(result.askMs.p50, ' ms')} p95 ${f(result.askMs.p95, ' ms')} (n=${times.length}); ` +
         `load ${loadStart} → ${result.loadAverage.end}` +
         (opts.json ? `; ${opts.json}` : ''),
+    );
+    console.log(
+      `peak heap by realm: ${s.atPeak.map((r) => `${r.realm}${r.workers > 1 ? ` ×${r.workers}` : ''} ${r.MB} MB`).join(', ')}; ` +
+        `each realm's own peak: ${Object.entries(result.realmPeakMB)
+          .map(([realm, mb]) => `${realm} ${mb} MB`)
+          .join(', ')}`,
     );
   } finally {
     await sampler?.stop().catch(() => undefined);

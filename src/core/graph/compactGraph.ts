@@ -109,6 +109,44 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
   };
 }
 
+/**
+ * The compact form of a lexical graph index and the keep-mask of its co-occurrence edges at its θsem
+ * (keepMaskFromVectors): what compactGraph gives for that index with its semantic layer, without the layer's
+ * edge cosines or walk graph ever being built.
+ */
+export function compactGraphFromMask(
+  index: Pick<ConceptGraphIndex, 'chunkIds' | 'table' | 'cooccurrence' | 'options'>,
+  dimension: number,
+  mask: Uint8Array,
+): CompactGraph {
+  const edges = undirectedEdgeCount(index.cooccurrence);
+  if (mask.length !== keepMaskBytes(edges)) {
+    throw new Error(`compact graph: a keep-mask of ${mask.length} bytes for ${edges} edges`);
+  }
+  let kept = 0;
+  for (const byte of mask) for (let b = byte; b; b &= b - 1) kept++;
+  const t = index.table;
+  return {
+    format: 'conceptrag-graph-mask',
+    version: 1,
+    options: { ...index.options },
+    chunkIds: [...index.chunkIds],
+    concepts: t.terms.length,
+    edges,
+    keptEdges: kept,
+    dimension,
+    keepThetaSem: index.options.thetaSem,
+    keepMask: mask,
+    table: {
+      terms: [...t.terms],
+      idf: t.idf,
+      chunkConceptOffsets: t.chunkConceptOffsets,
+      chunkConcepts: t.chunkConcepts,
+      chunkConceptWeights: t.chunkConceptWeights,
+    },
+  };
+}
+
 /** Checks the shape of a compact graph read from a bundle or a store; returns why it is unusable, or null. */
 export function compactGraphProblem(value: CompactGraph): string | null {
   if (value.version !== 1) return `unknown version ${String(value.version)}`;

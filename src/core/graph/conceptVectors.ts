@@ -58,6 +58,11 @@ export class ConceptVectorBuilder {
     private readonly sentenceTerms: (s: number) => readonly string[],
     private readonly sentenceVectors: Float32Array,
     private readonly dim: number,
+    /**
+     * The row of `sentenceVectors` that holds sentence s (layout order), when they are not in that order: the
+     * ingest worker reads the vectors as the store lists them instead of copying them into the layout's order.
+     */
+    private readonly rows?: Uint32Array,
   ) {
     const nc = table.terms.length;
     if (sentenceOffsets.length !== table.chunkCount + 1) {
@@ -70,6 +75,9 @@ export class ConceptVectorBuilder {
       throw new Error(
         `concept vectors: ${sentenceVectors.length} floats for ${ns} sentences of dimension ${dim}`,
       );
+    }
+    if (rows && rows.length !== ns) {
+      throw new Error(`concept vectors: a row map of ${rows.length} entries for ${ns} sentences`);
     }
     this.vectors = new Float32Array(nc * dim);
     this.hits = new Uint32Array(nc);
@@ -105,7 +113,7 @@ export class ConceptVectorBuilder {
             if (c === undefined || inChunk[c] !== k + 1 || lastSentence[c] === s + 1 || this.ready[c])
               continue;
             lastSentence[c] = s + 1;
-            addRow(out, c, src, s, dim);
+            addRow(out, c, src, this.row(s), dim);
             hits[c]++;
           }
         }
@@ -119,7 +127,7 @@ export class ConceptVectorBuilder {
       for (let i = table.conceptChunkOffsets[c]; i < table.conceptChunkOffsets[c + 1]; i++) {
         const k = table.conceptChunks[i];
         for (let s = this.sentenceOffsets[k]; s < this.sentenceOffsets[k + 1]; s++)
-          addRow(out, c, src, s, dim);
+          addRow(out, c, src, this.row(s), dim);
       }
     }
     for (let c = 0; c < nc; c++) {
@@ -149,16 +157,22 @@ export class ConceptVectorBuilder {
       for (const k of chunks) {
         for (let s = offsets[k]; s < offsets[k + 1]; s++) {
           if (!this.termsOf(s).has(term)) continue;
-          addRow(out, c, src, s, dim);
+          addRow(out, c, src, this.row(s), dim);
           rows++;
         }
       }
       if (rows === 0) {
-        for (const k of chunks) for (let s = offsets[k]; s < offsets[k + 1]; s++) addRow(out, c, src, s, dim);
+        for (const k of chunks)
+          for (let s = offsets[k]; s < offsets[k + 1]; s++) addRow(out, c, src, this.row(s), dim);
       }
       normalizeRow(out, c, dim);
       this.ready[c] = 1;
     }
+  }
+
+  /** The row of sentence s in sentenceVectors. */
+  private row(s: number): number {
+    return this.rows ? this.rows[s] : s;
   }
 
   private termsOf(s: number): Set<string> {

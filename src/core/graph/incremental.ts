@@ -2,7 +2,8 @@
 // after every batch. snapshot() gives exactly what buildLexicalGraph gives for the same chunks (same concept ids,
 // same table, same edge arrays bit for bit; PageRank warm-started from the previous ranks, so equal within the
 // iteration's tolerance). This is the lexical layer; the semantic layer (concept vectors, θsem-filtered edges) is
-// added to a snapshot in full (addSemanticLayer, through RetrievalEngine.addVectors in src/services/ingest/graphBuild.ts).
+// added to a snapshot in full (its concept vectors and keep-mask: semanticCompactGraph, from
+// src/services/ingest/graphBuild.ts).
 //
 // Why it is exact although the concept set depends on the whole library: with conceptsPerChunk = 0 (the product's
 // setting) a term is a concept iff 1 ≤ df ≤ maxDf(N), and then T(c) is every chunk containing it. So the state is

@@ -5,6 +5,7 @@ export type { TermAnalyzer } from './analyzer.ts';
 export { chunkConceptLists } from './keyphrases.ts';
 export {
   compactGraph,
+  compactGraphFromMask,
   compactGraphMismatch,
   compactGraphProblem,
   isCompactGraph,
@@ -31,6 +32,7 @@ export {
 } from './conceptGraph.ts';
 export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
 export type { ConceptGraph } from './cooccurrence.ts';
+export { keepMaskFromVectors } from './semanticEdges.ts';
 export { conceptIndex } from './concepts.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';

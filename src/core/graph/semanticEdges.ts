@@ -89,6 +89,37 @@ export function keepMaskOf(graph: ConceptGraph, cosines: Float32Array, thetaSem:
 }
 
 /**
+ * keepMaskOf(graph, fastEdgeCosines(graph, vectors, dim), thetaSem) without the cosine of every edge: each
+ * undirected edge's cosine is computed, rounded to float32 as that array stores it, and compared at once. The ingest
+ * worker stores only the mask, and the cosines were a float per directed edge (48 MB on MuSiQue) held at its peak.
+ */
+export function keepMaskFromVectors(
+  graph: ConceptGraph,
+  vectors: Float32Array,
+  dim: number,
+  thetaSem: number,
+): Uint8Array {
+  if (vectors.length !== graph.nodeCount * dim) {
+    throw new Error(
+      `semantic edges: concept vectors hold ${vectors.length} floats, expected ${graph.nodeCount}×${dim}`,
+    );
+  }
+  const { offsets, targets } = graph;
+  const mask = new Uint8Array(keepMaskBytes(undirectedEdgeCount(graph)));
+  let i = 0;
+  for (let u = 0; u < graph.nodeCount; u++) {
+    const ou = u * dim;
+    for (let e = offsets[u]; e < offsets[u + 1]; e++) {
+      const v = targets[e];
+      if (v <= u) continue;
+      if (Math.fround(edgeCosine(vectors, ou, v * dim, dim)) >= thetaSem) mask[i >> 3] |= 1 << (i & 7);
+      i++;
+    }
+  }
+  return mask;
+}
+
+/**
  * The walk graph from a keep-mask: the edges of `graph` whose undirected bit is set, both directions, in CSR
  * order (the same graph filterEdges gives from the cosines the mask was made from). Refuses a mask whose length
  * does not match the edge count, or with bits set past the last edge.

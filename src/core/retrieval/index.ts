@@ -13,6 +13,7 @@ export type { RetrievalParams } from './params.ts';
 export { passagesShown, rateEvidence } from './relevance.ts';
 export type { Relevance } from './relevance.ts';
 export { cleanHeading, withSectionPaths } from './sectionPath.ts';
+export { semanticCompactGraph } from './semanticMask.ts';
 export { looksLikeCode } from './sentencePick.ts';
 export { DEFAULT_MODE, parseMode } from './types.ts';
 export type { Provenance, RetrievedChunk, SentenceHit } from './types.ts';

@@ -11,7 +11,12 @@ import {
   serializeGraph,
   type ConceptGraphIndex,
 } from '../../core/graph/index.ts';
-import { RetrievalEngine, resolveParams, type RetrievalInput } from '../../core/retrieval/index.ts';
+import {
+  resolveParams,
+  semanticCompactGraph,
+  type RetrievalEngine,
+  type RetrievalInput,
+} from '../../core/retrieval/index.ts';
 import type { RetrievalParams } from '../../core/retrieval/index.ts';
 import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import { buildEngine, retrievalInput, termAnalyzer } from '../library/engine.ts';
@@ -41,15 +46,17 @@ const STALE_SHARE = 0.25;
 
 /**
  * The ingest pipeline's graph refresh with the incremental concept graph (src/core/graph/incremental.ts): one
- * IncrementalConceptGraph per library, held between refreshes. A refresh compares the graph's chunks with the
- * store's (chunk ids are derived from the documents' content hashes, so an id names one text for good), adds the
- * chunks stored since and removes the ones gone, takes a snapshot (a merge of the previous one, no recount) and
- * stores it as rebuildConceptGraph does; the semantic layer, once every document has its vectors, is a full
- * addSemanticLayer on that snapshot. The state (toJSON, per-chunk term counts) is stored in the graph table, so a
- * reload or another tab continues from it (its first snapshot recounts the pairs: the lexical snapshot itself is
- * not stored). A full build through `build` (the seam) happens when no usable state exists: none stored, built
- * with other parameters, unreadable, or (when read from the store) covering a chunk set too far from the store's;
- * a state that lags the store by a few documents (a reload during a drop) is brought up to date by the same diff.
+ * IncrementalConceptGraph per library, held between the refreshes of a drain (release() lets it go when the drain
+ * ends). A refresh compares the graph's chunks with the store's (chunk ids are derived from the documents' content
+ * hashes, so an id names one text for good), adds the chunks stored since and removes the ones gone, takes a
+ * snapshot (a merge of the previous one, no recount) and stores it as rebuildConceptGraph does; the semantic layer,
+ * once every document has its vectors, is the snapshot's concept vectors and keep-mask, computed in full and stored
+ * in the compact form (semanticCompactGraph: the same mask a full engine exports). The state (toJSON, per-chunk
+ * term counts) is stored in the graph table, so a reload, another tab or the next drain continues from it (its
+ * first snapshot recounts the pairs: the lexical snapshot itself is not stored). A full build through `build`
+ * (the seam) happens when no usable state exists: none stored, built with other parameters, unreadable, or (when
+ * read from the store) covering a chunk set too far from the store's; a state that lags the store by a few
+ * documents (a reload during a drop) is brought up to date by the same diff.
  */
 export class IncrementalGraphRefresh {
   private graph: IncrementalConceptGraph | null = null;
@@ -68,7 +75,7 @@ export class IncrementalGraphRefresh {
   readonly rebuild = (repo: Repo, signal: AbortSignal): Promise<void> => this.run(repo, signal, true);
 
   private async run(repo: Repo, signal: AbortSignal, full: boolean): Promise<void> {
-    const corpus = await repo.loadCorpus();
+    let corpus = await repo.loadCorpus();
     signal.throwIfAborted();
     if (repo !== this.repo) this.forget();
     this.repo = repo;
@@ -89,6 +96,9 @@ export class IncrementalGraphRefresh {
       await this.fullBuild(repo, corpus, input, params, signal);
       return;
     }
+    // From here on the vectors are read from input's one array: the per-document ones are let go (48 MB on
+    // MuSiQue), as the session does (takeRetrievalInput).
+    corpus = { ...corpus, vectors: new Map() };
     const analyzer = termAnalyzer();
     if (gone.length > 0) graph.removeChunks(gone);
     // A document's chunks are stored together, so `added` holds every chunk of each new document (keyphrases are
@@ -100,10 +110,9 @@ export class IncrementalGraphRefresh {
     const snapshot = graph.snapshot();
     signal.throwIfAborted();
     if (input.sentenceVectors) {
-      const engine = RetrievalEngine.fromGraph(input, analyzer, serializeGraph(snapshot));
-      engine.addVectors(input.sentenceVectors, input.dimension ?? 0);
-      const stats = engine.stats();
-      await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
+      // Only what the store keeps (the keep-mask and the table): no engine, no edge cosines, no walk graph.
+      const { graph: compact, keptEdges } = semanticCompactGraph(input, analyzer, snapshot);
+      await repo.putGraph(compact, { concepts: compact.concepts, edges: keptEdges });
     } else {
       await repo.putGraph(serializeGraph(snapshot), {
         concepts: snapshot.table.terms.length,
@@ -112,6 +121,17 @@ export class IncrementalGraphRefresh {
     }
     this.lastSnapshot = snapshot;
     await repo.putGraphState(graph.toJSON());
+  }
+
+  /**
+   * Lets go of the in-memory graph once a drain has ended: its base holds every co-occurring pair of the library
+   * (about as much as the query worker's own graph), which an idle library does not need, and which was most of
+   * the ingest worker's memory while the query worker reloads the library after the semantic layer is stored
+   * (that reload is the drop's peak of memory). The next refresh continues from the stored state (restore), with
+   * one recount of the pairs instead of a full build.
+   */
+  release(): void {
+    this.forget();
   }
 
   private forget(): void {

@@ -21,6 +21,11 @@ export interface IngestServiceDeps {
   prepareMany?: PrepareManyFn;
   /** The embedder chosen in Settings, loaded lazily, once (EmbedderHolder). */
   embedders: { get(choice: EmbedderChoice): Promise<Embedder>; dispose(): Promise<void> };
+  /**
+   * Stops the parse worker once a drain has ended (WorkerParser.terminate): its parsers' memory is not held while
+   * the library idles; the next file starts a fresh one.
+   */
+  releaseParser?: () => void;
   /** Indexing, graph rebuilds, import and removal: one tab at a time. */
   lock: CrossTabLock;
   /** Written into exported bundles. */
@@ -37,10 +42,17 @@ export function createIngestService(deps: IngestServiceDeps) {
     prepare: deps.prepare,
     prepareMany: deps.prepareMany,
     embedder: (choice) => embedders.get(choice),
+    releaseEmbedder: () => embedders.dispose(),
     rebuildGraph: graph.refresh,
     lock,
     emit: (event) => {
       if (event.type === 'changed') lock.changed();
+      // A drain has ended: the incremental graph waits in the store until the next one (release), and the parse
+      // worker is stopped.
+      if (event.type === 'idle') {
+        graph.release();
+        deps.releaseParser?.();
+      }
       listener?.(event);
     },
   });

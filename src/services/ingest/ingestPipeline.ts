@@ -80,6 +80,12 @@ export interface IngestDeps {
   /** Files per batch (default BATCH_FILES; 1: every file alone). */
   batchFiles?: number;
   embedder(choice: EmbedderChoice): Promise<Embedder>;
+  /**
+   * Frees the model `embedder` loaded (EmbedderHolder.dispose): called once no document is left to embed, so the
+   * semantic layer's build, the drain's peak of memory, does not run beside the model, nor does the library idle
+   * with it. The next files load it again while they are parsed.
+   */
+  releaseEmbedder?(): Promise<void>;
   rebuildGraph(repo: Repo, signal: AbortSignal): Promise<void>;
   emit(event: IngestEvent): void;
   /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
@@ -425,6 +431,7 @@ export class IngestPipeline {
           continue;
         }
         if (!this.embedStopped && (await this.embedRound(signal))) continue;
+        await this.releaseEmbedder();
         // Every document has its vectors (or embedding cannot go on): the graph gains its semantic layer.
         if (this.embeddedSinceGraph) {
           await this.rebuildGraph(signal);
@@ -678,6 +685,13 @@ export class IngestPipeline {
       this.embedder.catch(() => undefined);
     }
     return this.embedder;
+  }
+
+  /** Frees this drain's embedder, if it loaded one (see IngestDeps.releaseEmbedder). */
+  private async releaseEmbedder(): Promise<void> {
+    if (!this.embedder || !this.deps.releaseEmbedder) return;
+    this.embedder = null;
+    await this.deps.releaseEmbedder();
   }
 
   /**

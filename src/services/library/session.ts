@@ -13,7 +13,7 @@ import type { RetrievalEngine } from '../../core/retrieval/index.ts';
 import type { DownloadProgress, ReadOnlyBundle } from '../../store/bundleImport.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
-import { engineLoaded, loadEngine, prepareOpen } from './engine.ts';
+import { engineLoaded, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
 import type { PrebuiltGraph } from './graphPrebuild.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
@@ -174,18 +174,25 @@ export class LibrarySession {
     // the first library of this worker: a later one may reuse the lexical layers of the one before (loadEngine).
     const prebuilding =
       this.deps.loadEngine || engineLoaded() ? undefined : this.deps.prebuildGraph?.().catch(() => null);
-    const corpus = await this.deps.library.loadCorpus((table) => mark(`read.${table}`));
+    let corpus = await this.deps.library.loadCorpus((table) => mark(`read.${table}`));
     marks.corpusRead = Math.round(performance.now() - t0);
     let load = this.load;
-    if (prebuilding && isCompactGraph(corpus.graph?.graph)) {
-      const prepared = prepareOpen(corpus);
-      mark('textPrepared');
-      const prebuilt = await prebuilding;
-      mark('graphPrebuilt');
-      // Only graphs made from the very record read here (the store may have changed in between).
-      const graph = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt.graph : undefined;
-      marks.prebuiltUsed = graph ? 1 : 0;
-      load = (c) => loadEngine(c, { ...prepared, graph });
+    if (!this.deps.loadEngine) {
+      // The vectors in the engine's one array from here on, not also per document (takeRetrievalInput).
+      const taken = takeRetrievalInput(corpus);
+      const input = taken.input;
+      corpus = taken.corpus;
+      load = (c) => loadEngine(c, { input });
+      if (prebuilding && isCompactGraph(corpus.graph?.graph)) {
+        const prepared = prepareOpen(input);
+        mark('textPrepared');
+        const prebuilt = await prebuilding;
+        mark('graphPrebuilt');
+        // Only graphs made from the very record read here (the store may have changed in between).
+        const graph = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt.graph : undefined;
+        marks.prebuiltUsed = graph ? 1 : 0;
+        load = (c) => loadEngine(c, { ...prepared, graph });
+      }
     }
     const library = openLibrary(corpus, load);
     this.stamps.set(library, graphStamp(corpus.meta));

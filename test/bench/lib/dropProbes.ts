@@ -227,24 +227,53 @@ export interface MemoryProbe {
   /** Bytes attributed to JavaScript, page and workers together. */
   js: number;
   total: number;
+  /**
+   * JavaScript bytes per realm: 'page', or a dedicated worker named by its script's file name without the build's
+   * hash (embed.worker, query.worker, …); workers of one script are summed, with their number in `workers`.
+   */
+  realms: { realm: string; bytes: number; workers: number }[];
 }
 
 /**
  * performance.measureUserAgentSpecificMemory (cross-origin isolated pages only): the JS heap of the page and its
- * dedicated workers. Null where the API is missing or refuses.
+ * dedicated workers, in total and per realm (the breakdown's attribution). Null where the API is missing or
+ * refuses.
  */
 export async function measureMemory(): Promise<MemoryProbe | null> {
   const perf = performance as Performance & {
     measureUserAgentSpecificMemory?: () => Promise<{
       bytes: number;
-      breakdown: { bytes: number; types: string[] }[];
+      breakdown: {
+        bytes: number;
+        types: string[];
+        attribution: { url: string; scope: string }[];
+      }[];
     }>;
   };
   if (!crossOriginIsolated || typeof perf.measureUserAgentSpecificMemory !== 'function') return null;
   try {
     const m = await perf.measureUserAgentSpecificMemory();
-    const js = m.breakdown.filter((b) => b.types.includes('JavaScript')).reduce((n, b) => n + b.bytes, 0);
-    return { js, total: m.bytes };
+    const js = m.breakdown.filter((b) => b.types.includes('JavaScript'));
+    const realms = new Map<string, { realm: string; bytes: number; workers: number }>();
+    for (const b of js) {
+      const a = b.attribution[0];
+      let realm = 'other';
+      if (a && a.scope === 'Window') realm = 'page';
+      else if (a) {
+        // Vite names a worker's chunk <name>-<hash>.js: the name is the realm.
+        const file = a.url.split('?')[0].split('/').pop() ?? a.url;
+        realm = file.replace(/-[\w-]{8}\.js$/, '').replace(/\.js$/, '');
+      }
+      const r = realms.get(realm) ?? { realm, bytes: 0, workers: 0 };
+      r.bytes += b.bytes;
+      if (realm !== 'page') r.workers += 1;
+      realms.set(realm, r);
+    }
+    return {
+      js: js.reduce((n, b) => n + b.bytes, 0),
+      total: m.bytes,
+      realms: [...realms.values()].sort((x, y) => y.bytes - x.bytes),
+    };
   } catch {
     return null;
   }

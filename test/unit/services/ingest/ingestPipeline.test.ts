@@ -134,6 +134,36 @@ describe('IngestPipeline', () => {
     expect(embed.at(-1)).toMatchObject({ progress: { stage: 'embed', done: 6, total: 6 } });
   });
 
+  it('frees the embedder once every sentence has its vector, before the semantic rebuild, and loads it again for new files', async () => {
+    const repo = new Repo(openDatabase('t', { indexedDB: new IDBFactory(), IDBKeyRange }));
+    const log: string[] = [];
+    const embedder = fakeEmbedder();
+    const pipeline = new IngestPipeline({
+      repo,
+      prepare,
+      embedder: async () => {
+        log.push('load');
+        return embedder;
+      },
+      releaseEmbedder: async () => {
+        log.push('release');
+      },
+      rebuildGraph: async (r) => {
+        const c = await r.layerCounts();
+        log.push(`graph ${c.embeddedSentences}/${c.sentences}`);
+      },
+      emit: () => undefined,
+    });
+    await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1. A2.\nb: B1.') }]);
+    await pipeline.ensureRunning();
+    // The lexical graph, the vectors, then the model freed before the semantic layer's rebuild; once.
+    expect(log).toEqual(['load', 'graph 0/3', 'release', 'graph 3/3']);
+    await pipeline.enqueue([{ name: 'two.txt', bytes: bytes('c: C1.') }]);
+    await pipeline.ensureRunning();
+    expect(log.slice(4)).toEqual(['load', 'graph 3/4', 'release', 'graph 4/4']);
+    expect((await repo.counts()).vectors).toBe(4);
+  });
+
   it('reports a file already in the library as a duplicate', async () => {
     const { events, pipeline } = setup();
     await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.') }]);
