@@ -1,9 +1,9 @@
-// Which sentences of a passage the reader's eye goes to first. The raw sentence score (cosine to the question, or
-// the share of its words without vectors) often favours a code line: "watch: {" sits close to a question about
-// watchers in embedding space, while the sentence that answers ("We can force a watcher's callback to be executed
-// immediately … immediate: true") is prose. So prose that shares the question's words is preferred over a code
-// fragment; a code block can still be the evidence (a chunk of nothing but code), and then it is highlighted
-// whole, not one line of it.
+// Which sentences of a passage the reader's eye goes to first. The raw sentence score (cosine to the question plus
+// the IDF share of its words, or that share alone without vectors) often favours a code line: "watch: {" sits close
+// to a question about watchers in embedding space, while the sentence that answers ("We can force a watcher's
+// callback to be executed immediately … immediate: true") is prose. So prose that shares the question's words is
+// preferred over a code fragment; a code block can still be the evidence (a chunk of nothing but code), and then
+// it is highlighted whole, not one line of it.
 import type { SentenceHit } from './types.ts';
 
 /** Highlighted sentences per passage. */
@@ -61,7 +61,10 @@ export function enclosingBlock(text: string, start: number, end: number): { star
 }
 
 export interface PickOptions {
-  /** The scores hold cosines to the question's vector (plus word shares; without vectors word shares only, 0 = none). */
+  /**
+   * The scores hold cosines to the question's vector, plus shares of its words (without vectors: the shares only,
+   * 0 = none).
+   */
   byVector: boolean;
   /** The question's analysed terms. */
   questionTerms: ReadonlySet<string>;
