@@ -1,9 +1,9 @@
 // Markdown → plain text with sections, through markdown-it's token stream (CommonMark with GFM tables and
 // strikethrough), so headings, code blocks, lists, tables, raw HTML and comments are read as the format defines
 // them. Then the tokens are written out as readable text: headings open sections, code blocks are kept verbatim
-// (developers search code identifiers), links keep their text and images their alt text, list items and table rows
-// keep their own lines, raw HTML goes through the HTML reader (comments and <script> dropped, text kept), YAML front
-// matter and link definitions are metadata and left out.
+// (developers search code identifiers; only mdBook's include directives are left out), links keep their text and
+// images their alt text, list items and table rows keep their own lines, raw HTML goes through the HTML reader
+// (comments and <script> dropped, text kept), YAML front matter and link definitions are metadata and left out.
 // Why markdown-it and not micromark (mdast-util-from-markdown) or marked: measured on hostile single lines, 1 MB
 // of "[a](" took micromark 304 s and 1 MB of "*a" kept marked busy for over 200 s, while markdown-it stays
 // near-linear (≤ 5 s for 1 MB of any bracket, emphasis or backtick run), and it caps nesting (maxNesting 100).
@@ -107,7 +107,7 @@ class Writer {
           break;
         case 'fence':
         case 'code_block':
-          this.block(token.content.replace(/\n$/, ''), false);
+          this.block(withoutBookDirectives(token.content.replace(/\n$/, '')), false);
           break;
         case 'html_block':
           this.block(parseHtml(token.content).text, false);
@@ -187,6 +187,18 @@ class Writer {
     const unquoted = source.slice(/^(?: {0,3}> ?)*/.exec(source)?.[0].length ?? 0);
     return /^[ \t]*/.exec(unquoted)?.[0] ?? '';
   }
+}
+
+/**
+ * mdBook's include directives (`{{#include ../listings/ch02/src/main.rs:print}}`, `{{#rustdoc_include …}}`,
+ * `{{#playground …}}`) stand in a book's source for code the book pulls in when it is built: the reader sees that
+ * code, never the path. Left in, every listing's path ("listings", "src", "main.rs", "output.txt") became some of a
+ * book's most frequent words and concepts (700 directives in the Rust book).
+ */
+const BOOK_DIRECTIVE = /^[ \t]*\{\{#(?:include|rustdoc_include|playground)\s[^}\n]*\}\}[ \t]*$/gm;
+
+function withoutBookDirectives(code: string): string {
+  return code.includes('{{#') ? code.replace(BOOK_DIRECTIVE, '').replace(/^\n+|\n+$/g, '') : code;
 }
 
 /** YAML front matter ("---" … "---" or "..." at the very start) is metadata; blanked so line numbers stay. */

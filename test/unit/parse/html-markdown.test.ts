@@ -69,6 +69,28 @@ describe('Markdown reader', () => {
     expect(parseMarkdown(md).text).toBe('T\n\nconst a_b = 1; // <b>\n\nindented()\n\n- item\n\nfn main() {}');
   });
 
+  it("leaves out mdBook's include directives in code blocks (a path the built book replaces), keeps the code", () => {
+    const { text } = parseMarkdown(
+      [
+        '# Guessing',
+        '',
+        '```rust',
+        '{{#rustdoc_include ../listings/ch02-guessing-game-tutorial/listing-02-01/src/main.rs:print}}',
+        '```',
+        '',
+        '```console',
+        '{{#include ../listings/ch02/no-listing-04/output.txt}}',
+        'let x = 5; // {{#include not-a-directive-line}}',
+        '```',
+        '',
+        'Text {{#include kept.md}} in prose.',
+      ].join('\n'),
+    );
+    expect(text).toBe(
+      'Guessing\n\nlet x = 5; // {{#include not-a-directive-line}}\n\nText {{#include kept.md}} in prose.',
+    );
+  });
+
   it('drops HTML comments and <script>/<style> blocks, keeps the text of other raw HTML', () => {
     const md =
       '<script setup>\nimport X from "x"\n</script>\n\n# Title\n\n<!-- ## not a heading -->\n\n' +
