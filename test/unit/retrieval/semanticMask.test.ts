@@ -21,27 +21,14 @@ import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieva
 import { resolveParams } from '../../../src/core/retrieval/params.ts';
 import { semanticCompactGraph } from '../../../src/core/retrieval/semanticMask.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
+import { wordHashVector } from '../../support/wordHashEmbedding.ts';
 
 const MUSIQUE_300 = join(import.meta.dirname, '../../fixtures/musique-300/corpus.jsonl');
 const DIM = 16;
 const analyzer = createTermAnalyzer();
 
-/** A unit vector per text: the sum of a fixed pseudo-random vector per word (FNV-1a seeded), normalized. */
-function embed(text: string): Float32Array {
-  const out = new Float32Array(DIM);
-  for (const word of analyzer.words(text)) {
-    let h = 2166136261;
-    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-    for (let d = 0; d < DIM; d++) {
-      h = Math.imul(h ^ (h >>> 13), 1540483477);
-      out[d] += ((h >>> 0) / 4294967296) * 2 - 1;
-    }
-  }
-  let norm = 0;
-  for (const x of out) norm += x * x;
-  if (norm > 0) for (let d = 0; d < DIM; d++) out[d] /= Math.sqrt(norm);
-  return out;
-}
+/** A unit vector per text (test/support/wordHashEmbedding.ts). */
+const embed = (text: string): Float32Array => wordHashVector(text, analyzer, DIM);
 
 /** The passages with their sentences in reverse (not the layout's order), and their vectors in that order. */
 async function corpus(): Promise<RetrievalInput> {
