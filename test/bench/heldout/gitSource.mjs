@@ -63,3 +63,34 @@ export function freshDir(dir) {
 export function copyLicenses(gitDir, commit, outDir, paths) {
   for (const p of paths) writeFileSync(join(outDir, p.split('/').pop()), readBlob(gitDir, commit, p));
 }
+
+/** A builder's start: its arguments read, the pinned commit checked, and an empty docs/ in the out dir. */
+export function openSet(script, commit) {
+  const { gitDir, outDir } = parseArgs(script);
+  checkCommit(gitDir, commit);
+  const docs = join(outDir, 'docs');
+  freshDir(docs);
+  return { gitDir, outDir, docs };
+}
+
+/**
+ * Copies into `set.docs`, byte for byte, every blob under `folders` at `commit` that `choose` names: it gets the
+ * blob's path, size and a reader of its bytes, and returns the page's file name under docs/ (or undefined to leave
+ * it out). Returns how many pages and bytes were written.
+ */
+export function copyPages(set, commit, folders, choose) {
+  let files = 0;
+  let bytes = 0;
+  for (const folder of folders) {
+    for (const { path, size } of listFiles(set.gitDir, commit, folder)) {
+      let body;
+      const read = () => (body ??= readBlob(set.gitDir, commit, path));
+      const name = choose(path, size, read);
+      if (name === undefined) continue;
+      writeFileSync(join(set.docs, name), read());
+      files += 1;
+      bytes += body.length;
+    }
+  }
+  return { files, bytes };
+}

@@ -9,25 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
-import {
-  checkCommit,
-  copyLicenses,
-  flatName,
-  freshDir,
-  listFiles,
-  parseArgs,
-  readBlob,
-} from '../gitSource.mjs';
+import { copyLicenses, flatName, listFiles, openSet, readBlob } from '../gitSource.mjs';
 
 const COMMIT = '96f3996d8d3ce6e2fcfb86326fc4b953b53936fb';
 const MIN_BYTES = 3500;
 const MAX_BYTES = 16000;
 const chromium = process.argv[4] ?? '/usr/bin/chromium';
 
-const { gitDir, outDir } = parseArgs('test/bench/heldout/pdfdocs/build.mjs');
-checkCommit(gitDir, COMMIT);
-const docs = join(outDir, 'docs');
-freshDir(docs);
+const { gitDir, outDir, docs } = openSet('test/bench/heldout/pdfdocs/build.mjs', COMMIT);
 const md = new MarkdownIt({ html: true, linkify: false });
 const work = mkdtempSync(join(tmpdir(), 'pdfdocs-'));
 const style = `body { font: 11pt/1.45 "DejaVu Sans", sans-serif; margin: 0 1.5cm; }
