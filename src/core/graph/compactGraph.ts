@@ -62,7 +62,12 @@ export function isCompactGraph(value: unknown): value is CompactGraph {
 }
 
 /** The chunk → concept side of a full graph, as compact forms store it. */
-export function storedTableOf(full: SerializedGraph): CompactConceptTable {
+export function storedTableOf(
+  full: Pick<
+    SerializedGraph,
+    'terms' | 'idf' | 'chunkConceptOffsets' | 'chunkConcepts' | 'chunkConceptWeights'
+  >,
+): CompactConceptTable {
   return {
     terms: [...full.terms],
     idf: full.idf,
@@ -92,8 +97,7 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
   if (s.keepMask && s.keepThetaSem === thetaSem) mask = s.keepMask;
   else if (s.cosines) mask = keepMaskOf(graph, s.cosines, thetaSem);
   else throw new Error('compact graph: the semantic layer has neither cosines nor a keep-mask at its θsem');
-  let kept = 0;
-  for (const byte of mask) for (let b = byte; b; b &= b - 1) kept++;
+  const kept = keptEdgeCount(mask);
   return {
     format: 'conceptrag-graph-mask',
     version: 1,
@@ -123,27 +127,19 @@ export function compactGraphFromMask(
   if (mask.length !== keepMaskBytes(edges)) {
     throw new Error(`compact graph: a keep-mask of ${mask.length} bytes for ${edges} edges`);
   }
-  let kept = 0;
-  for (const byte of mask) for (let b = byte; b; b &= b - 1) kept++;
-  const t = index.table;
+  const kept = keptEdgeCount(mask);
   return {
     format: 'conceptrag-graph-mask',
     version: 1,
     options: { ...index.options },
     chunkIds: [...index.chunkIds],
-    concepts: t.terms.length,
+    concepts: index.table.terms.length,
     edges,
     keptEdges: kept,
     dimension,
     keepThetaSem: index.options.thetaSem,
     keepMask: mask,
-    table: {
-      terms: [...t.terms],
-      idf: t.idf,
-      chunkConceptOffsets: t.chunkConceptOffsets,
-      chunkConcepts: t.chunkConcepts,
-      chunkConceptWeights: t.chunkConceptWeights,
-    },
+    table: storedTableOf(index.table),
   };
 }
 
@@ -398,4 +394,11 @@ export function expandCompactGraph(compact: CompactGraph, input: ExpandInput): S
       keepThetaSem: compact.keepThetaSem,
     },
   };
+}
+
+/** Edges a keep-mask keeps (its set bits). */
+function keptEdgeCount(mask: Uint8Array): number {
+  let kept = 0;
+  for (const byte of mask) for (let b = byte; b; b &= b - 1) kept++;
+  return kept;
 }
