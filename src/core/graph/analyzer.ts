@@ -43,7 +43,7 @@ const MAX_PHRASE_WORDS = 5;
 export function questionTerms(
   analyzer: TermAnalyzer,
   text: string,
-  known: ReadonlyMap<string, number>,
+  known: { has(term: string): boolean },
 ): string[] {
   const out = new Set([...analyzer.terms(text), ...analyzer.phrases(text)]);
   // A possessive belongs to no name: "lothair ii's mother" must still match the phrase "lothair ii".

@@ -26,9 +26,6 @@ import {
 import { PersonalizedPageRank } from '../graph/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
-import { countTokens } from '../text/index.ts';
-import { cutToBudget } from './budget.ts';
-import { bestExcerpt } from './excerpt.ts';
 import { conceptSearch } from './conceptSearch.ts';
 import {
   layoutCorpus,
@@ -41,17 +38,11 @@ import {
 import { DenseIndex } from './dense.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { resolveParams, type RetrievalParams } from './params.ts';
-import { conceptChunkShares, pprSearch, type WalkObserver } from './pprSearch.ts';
+import { pprSearch, type WalkObserver } from './pprSearch.ts';
+import { conceptChunkShares, TableAccess } from './conceptAccess.ts';
 import { questionBlend } from './questionBlend.ts';
-import { pickSentences } from './sentencePick.ts';
-import {
-  parseMode,
-  type BaseMode,
-  type Candidate,
-  type Query,
-  type RetrievedChunk,
-  type SentenceHit,
-} from './types.ts';
+import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from './evidence.ts';
+import { parseMode, type BaseMode, type Candidate, type Query, type RetrievedChunk } from './types.ts';
 
 export interface RetrievalInput {
   chunks: readonly RetrievalChunkInput[];
@@ -138,24 +129,6 @@ function maskedWalkGraph(
   }
 }
 
-/** How much of the evidence is given as windows of long sections (see RetrievalEngine.windowed). */
-const WINDOWED_TOKENS = 3000;
-
-/** Sentences whose analysed terms an engine keeps (about 20 MB at most). */
-const SENTENCE_TERM_CACHE = 50_000;
-
-/** A question as sentences are scored against it (see RetrievalEngine.sentenceQuery). */
-interface SentenceQuery {
-  words: Map<string, number>;
-  units: Array<[string, number]>;
-  total: number;
-}
-
-/** A chunk's pages, only where it has them (most sources have none: no undefined fields on their results). */
-function pagesOf(chunk: RetrievalChunkInput): Pick<RetrievedChunk, 'pageStart' | 'pageEnd'> {
-  return chunk.pageStart === undefined ? {} : { pageStart: chunk.pageStart, pageEnd: chunk.pageEnd };
-}
-
 /**
  * BM25 over each chunk's text and BM25F over its text + headingWeight × heading path (the same index when no chunk
  * has a path or the weight is 0), analysing each chunk once and keeping none of its term lists (see Bm25Builder).
@@ -191,6 +164,7 @@ export class RetrievalEngine {
   private conceptIds: Map<string, number>;
   private walker: PersonalizedPageRank;
   private shares: Float32Array;
+  private concepts: TableAccess;
   private dense?: DenseIndex;
   private sentenceVectors?: Float32Array;
   private readonly chunkScores: Float64Array;
@@ -210,8 +184,10 @@ export class RetrievalEngine {
     this.graphIndex = graph;
     this.conceptIds = conceptIndex(graph.table);
     this.walker = new PersonalizedPageRank(graph.graph);
-    this.shares = conceptChunkShares(graph, params.tfSpread, params.chunkScorePower);
+    this.shares = conceptChunkShares(graph.table, params.tfSpread, params.chunkScorePower);
+    this.concepts = new TableAccess(graph.table, this.shares);
     this.chunkScores = new Float64Array(layout.chunks.length);
+    this.termCache = new SentenceTermCache(analyzer);
   }
 
   /** Builds the lexical layer (BM25, concepts, co-occurrence graph, PageRank), then the semantic one if vectors. */
@@ -598,147 +574,40 @@ export class RetrievalEngine {
       );
     }
     const ranked = this.rank(query, mode);
-    const chunks = this.layout.chunks;
-    const qTerms = this.sentenceQuery(query.text);
-    const window = this.params.evidenceTokens;
-    if (window > 0 && mode === 'ppr') {
-      return this.windowed(ranked, mode, query.vector, qTerms, budgetTokens, window);
-    }
-    const kept = cutToBudget(
-      ranked.map((c) => ({ c, tokens: chunks[c.chunk].tokens })),
-      budgetTokens,
-    );
-    if (kept.length === 0 && ranked.length > 0) {
-      const excerpt = this.excerpt(ranked[0], mode, query.vector, qTerms, budgetTokens);
-      return excerpt ? [excerpt] : [];
-    }
-    return kept.map(({ c }) => this.whole(c, mode, query.vector, qTerms));
-  }
-
-  /**
-   * Evidence at the size a reader (and an LLM's context) needs: each ranked chunk longer than `window` tokens is
-   * given as its best run of sentences that fits in `window` (PIKE-RAG's multi-granularity: the passage ranks
-   * the chunk, the sentences inside it choose what is shown), so the first thousand tokens hold the best part of
-   * several chunks instead of the whole of one long section.
-   */
-  private windowed(
-    ranked: readonly Candidate[],
-    mode: string,
-    vector: Float32Array | undefined,
-    qTerms: SentenceQuery,
-    budgetTokens: number,
-    window: number,
-  ): RetrievedChunk[] {
-    const out: RetrievedChunk[] = [];
-    let used = 0;
-    for (const c of ranked) {
-      const chunk = this.layout.chunks[c.chunk];
-      // Shown whole: a section only slightly over the window (it reads better whole); a passage that is its own
-      // document (an encyclopedia paragraph is already the size of one answer, and cutting it lost 2Wiki 1.2
-      // points of CR@3000); and every chunk past the first WINDOWED_TOKENS (a large budget, an LLM's context,
-      // then holds whole sections, and a question scores the sentences of a few chunks, not of forty).
-      const piece =
-        chunk.tokens <= window * this.params.evidenceSlack ||
-        this.documentChunks(c.chunk) === 1 ||
-        used >= WINDOWED_TOKENS
-          ? undefined
-          : this.excerpt(c, mode, vector, qTerms, Math.min(window, budgetTokens - used));
-      const tokens = piece ? piece.tokens : chunk.tokens;
-      if (used + tokens > budgetTokens) {
-        if (out.length === 0) {
-          const excerpt = this.excerpt(c, mode, vector, qTerms, budgetTokens);
-          return excerpt ? [excerpt] : [];
-        }
-        break;
-      }
-      used += tokens;
-      out.push(piece ?? this.whole(c, mode, vector, qTerms));
-    }
-    return out;
-  }
-
-  /** A ranked chunk given whole, with its best sentences. */
-  private whole(
-    c: Candidate,
-    mode: string,
-    vector: Float32Array | undefined,
-    qTerms: SentenceQuery,
-  ): RetrievedChunk {
-    const chunk = this.layout.chunks[c.chunk];
-    return {
-      chunkId: chunk.id,
-      docId: chunk.docId,
-      score: c.score,
-      text: chunk.text,
-      tokens: chunk.tokens,
-      path: chunk.path,
-      ...pagesOf(chunk),
-      provenance: this.provenance(c, mode),
-      bestSentences: this.pick(chunk.text, this.sentenceScores(c.chunk, vector, qTerms), vector, qTerms),
-    };
-  }
-
-  private provenance(c: Candidate, mode: string): RetrievedChunk['provenance'] {
-    return {
+    return rankedEvidence(this.evidenceSource(), ranked, {
       mode,
-      concepts: c.concepts?.map((id) => this.graphIndex.table.terms[id]),
-      hop: c.hop,
-      via: c.via,
-    };
+      vector: query.vector,
+      query: sentenceQuery(
+        this.analyzer,
+        query.text,
+        (t) => this.bm25.idf(t),
+        this.conceptIds,
+        (c) => this.graphIndex.table.idf[c],
+      ),
+      budgetTokens,
+      window: this.params.evidenceTokens,
+      slack: this.params.evidenceSlack,
+    });
   }
 
-  /** The best chunk when it alone is over the budget: its best run of sentences that fits (see excerpt.ts). */
-  private excerpt(
-    c: Candidate,
-    mode: string,
-    vector: Float32Array | undefined,
-    qTerms: SentenceQuery,
-    budgetTokens: number,
-  ): RetrievedChunk | undefined {
-    const chunk = this.layout.chunks[c.chunk];
-    const scored = this.sentenceScores(c.chunk, vector, qTerms).map((h) => ({
-      ...h,
-      // The chunk's token count shared by characters: exact counting of every sentence of a long chunk costs more
-      // than the whole search; the run chosen is counted exactly below and trimmed if the estimate was short.
-      tokens: Math.max(1, Math.round(((h.end - h.start) * chunk.tokens) / Math.max(1, chunk.text.length))),
-    }));
-    // The section's heading travels with an excerpt cut from below it: a reader (and the model, and the context the
-    // bench scores) still sees which section the sentences are from, and a heading often names the answer ("Lifetime
-    // Elision", "Propagating Errors") where the sentences around the question's words do not.
-    const heading = sectionHeading(chunk);
-    const headingTokens = heading ? countTokens(heading) + 1 : 0;
-    const room = budgetTokens - headingTokens;
-    const run = room > 0 ? bestExcerpt(scored, room) : undefined;
-    if (!run) return undefined;
-    let text = chunk.text.slice(scored[run.first].start, scored[run.last].end);
-    let tokens = countTokens(text);
-    // The estimate can fall short: drop the weaker end sentence until the exact count fits.
-    while (tokens > room) {
-      if (run.first === run.last) return undefined;
-      if (scored[run.first].score < scored[run.last].score) run.first++;
-      else run.last--;
-      text = chunk.text.slice(scored[run.first].start, scored[run.last].end);
-      tokens = countTokens(text);
-    }
-    const from = scored[run.first].start;
-    const shownHeading = heading && from >= heading.length ? heading : undefined;
-    const inRun = scored
-      .slice(run.first, run.last + 1)
-      .map((h) => ({ start: h.start - from, end: h.end - from, score: h.score }));
+  /** What evidence reads of this engine (evidence.ts), over its layout and its current vectors. */
+  private evidenceSource(): EvidenceSource {
+    const { chunks, sentences, sentenceOffsets } = this.layout;
     return {
-      chunkId: chunk.id,
-      docId: chunk.docId,
-      score: c.score,
-      text,
-      tokens: tokens + (shownHeading ? headingTokens : 0),
-      ...(shownHeading ? { heading: shownHeading } : {}),
-      path: chunk.path,
-      ...pagesOf(chunk),
-      excerptStart: from,
-      provenance: this.provenance(c, mode),
-      bestSentences: this.pick(text, inRun, vector, qTerms),
+      analyzer: this.analyzer,
+      chunk: (k) => chunks[k],
+      sentences: (k) => ({
+        first: sentenceOffsets[k],
+        list: sentences.slice(sentenceOffsets[k], sentenceOffsets[k + 1]),
+      }),
+      documentChunks: (k) => this.documentChunks(k),
+      conceptTerm: (c) => this.graphIndex.table.terms[c],
+      sentenceVectors: this.sentenceVectors,
+      dimension: this.dense?.dimension ?? 0,
+      sentenceTerms: (s, text) => this.termCache.get(s, text),
     };
   }
+  private readonly termCache: SentenceTermCache;
 
   /**
    * The `ppr` ranking with its final walk shown to `observe` while it is still in the walker's buffers: what the
@@ -771,6 +640,7 @@ export class RetrievalEngine {
     );
     return pprSearch(
       {
+        concepts: this.concepts,
         graph: this.graphIndex,
         conceptIds: this.conceptIds,
         walker: this.walker,
@@ -842,96 +712,13 @@ export class RetrievalEngine {
     }
   }
 
-  /** The highlighted sentences of a passage's scored sentences (sentencePick.ts). */
-  private pick(text: string, hits: SentenceHit[], vector: Float32Array | undefined, qTerms: SentenceQuery) {
-    return pickSentences(text, hits, {
-      byVector: vector !== undefined && this.sentenceVectors !== undefined,
-      questionTerms: new Set(qTerms.words.keys()),
-      terms: (t) => this.analyzer.terms(t),
-    });
-  }
-
   /** The library analyser's terms of a text (stems, no stop words): what the question's words are compared by. */
   terms(text: string): string[] {
     return this.analyzer.terms(text);
-  }
-
-  /** Every sentence of chunk k in text order, scored by the share of the question's words it holds (+ its cosine to the question). */
-  private sentenceScores(k: number, vector: Float32Array | undefined, qTerms: SentenceQuery): SentenceHit[] {
-    const { sentences, sentenceOffsets, chunks } = this.layout;
-    const chunk = chunks[k];
-    const hits: SentenceHit[] = [];
-    const dim = this.dense?.dimension ?? 0;
-    for (let s = sentenceOffsets[k]; s < sentenceOffsets[k + 1]; s++) {
-      let score = 0;
-      if (vector && this.sentenceVectors) {
-        for (let d = 0; d < dim; d++) score += this.sentenceVectors[s * dim + d] * vector[d];
-      }
-      // The shared words count with the vectors too: a sentence model that does not know the library's language or
-      // its terms (USE-lite on Chinese, on `Vec<T>`) otherwise chooses the excerpt alone, and on the Chinese React
-      // docs it chose worse runs than the words (CR@3000 76.7 with vectors, 83.3 without; 86.7 with both).
-      if (qTerms.total > 0) {
-        // Shared words weighted by their IDF: a sentence naming the question's rare word beats one sharing "use";
-        // the question's names, identifiers and word pairs count where the sentence writes them (共现, v-model).
-        const text = sentences[s].text;
-        const terms = this.sentenceTerms(s, text);
-        let shared = 0;
-        for (const [t, w] of qTerms.words) if (terms.has(t)) shared += w;
-        if (qTerms.units.length) {
-          const lower = text.toLowerCase();
-          for (const [u, w] of qTerms.units) if (lower.includes(u)) shared += w;
-        }
-        score += shared / qTerms.total;
-      }
-      hits.push({ start: sentences[s].start - chunk.start, end: sentences[s].end - chunk.start, score });
-    }
-    return hits;
-  }
-
-  /**
-   * A sentence's analysed terms, kept for the sentences read lately: the evidence of every question scores the
-   * sentences of its best chunks, and Chinese text goes through Intl.Segmenter, the slowest step of a search.
-   */
-  private sentenceTerms(s: number, text: string): Set<string> {
-    let terms = this.termCache.get(s);
-    if (!terms) {
-      if (this.termCache.size >= SENTENCE_TERM_CACHE) this.termCache.clear();
-      terms = new Set(this.analyzer.terms(text));
-      this.termCache.set(s, terms);
-    }
-    return terms;
-  }
-  private readonly termCache = new Map<number, Set<string>>();
-
-  /** What a question's sentences are scored on without vectors: its words and its concept units, IDF-weighted. */
-  private sentenceQuery(text: string): SentenceQuery {
-    const words = new Map<string, number>();
-    for (const t of this.analyzer.terms(text)) words.set(t, this.bm25.idf(t));
-    const units: Array<[string, number]> = [];
-    const table = this.graphIndex.table;
-    for (const t of questionTerms(this.analyzer, text, this.conceptIds)) {
-      const c = this.conceptIds.get(t);
-      if (!words.has(t) && c !== undefined && table.idf[c] > 0) units.push([t, table.idf[c]]);
-    }
-    let total = 0;
-    for (const w of words.values()) total += w;
-    for (const [, w] of units) total += w;
-    return { words, units, total };
   }
 
   /** Whether this engine answers words from the very index `other` does (its text was not analysed again). */
   sharesTextIndexWith(other: RetrievalEngine | PreparedText): boolean {
     return this.bm25 === (other instanceof RetrievalEngine ? other.bm25 : other.bm25);
   }
-}
-
-/**
- * The heading line a section chunk starts with (its heading path's last part, as the chunker writes it first), or
- * undefined for a chunk without one (a paragraph, a page of plain text).
- */
-function sectionHeading(chunk: { text: string; path?: readonly string[] }): string | undefined {
-  const last = chunk.path?.at(-1)?.trim();
-  if (!last || !chunk.text.startsWith(last)) return undefined;
-  const end = chunk.text.indexOf('\n');
-  return end < 0 || end > last.length + 2 ? undefined : last;
 }

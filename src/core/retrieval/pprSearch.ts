@@ -4,64 +4,34 @@
 // (BM25 over the question's concepts, phrases included) picks the feedback chunks of the second walk and adds a
 // small share to the best lexical matches' final score: the walk finds the bridge, the words pin the named passage.
 import type { ConceptGraphIndex } from '../graph/index.ts';
-import type { ConceptTable } from '../graph/index.ts';
-import type { PersonalizedPageRank } from '../graph/index.ts';
+import type { ConceptAccess, TermLookup } from './conceptAccess.ts';
 import type { DenseIndex } from './dense.ts';
 import type { RetrievalParams } from './params.ts';
 import { topK } from './topk.ts';
 import type { Candidate } from './types.ts';
 
 export interface PprContext {
-  graph: ConceptGraphIndex;
-  conceptIds: ReadonlyMap<string, number>;
-  walker: PersonalizedPageRank;
+  /** The concept table as the walk and the concept BM25 read it (in memory or by ranges). */
+  concepts: ConceptAccess;
+  conceptIds: TermLookup;
+  walker: ConceptWalker;
   dense?: DenseIndex;
   chunkScores: Float64Array;
   params: RetrievalParams;
-  /** Share of each concept's mass per chunk, aligned with table.conceptChunks (see conceptChunkShares). */
-  shares: Float32Array;
+  /** The whole graph in memory: the embedding seeds and the Graph view read it (a library read by ranges has none). */
+  graph?: ConceptGraphIndex;
+  /** Share of each concept's mass per chunk, aligned with graph.table.conceptChunks (see conceptChunkShares). */
+  shares?: Float32Array;
 }
 
-/**
- * share(c, k) = tf(c, k)^α / Σ over T(c) of tf^α, divided by |T(c)|^(power−1) so that α = 0 gives the prototype's
- * 1/|T(c)|^power. tf is recovered from the TF-IDF weight (tf·idf); concepts in every chunk (idf 0) count tf 1.
- */
-export function conceptChunkShares(graph: ConceptGraphIndex, alpha: number, power: number): Float32Array {
-  const t = graph.table;
-  const tf = conceptChunkTf(t);
-  const out = new Float32Array(tf.length);
-  for (let c = 0; c < t.terms.length; c++) {
-    const a = t.conceptChunkOffsets[c];
-    const b = t.conceptChunkOffsets[c + 1];
-    let sum = 0;
-    for (let i = a; i < b; i++) sum += Math.pow(tf[i], alpha);
-    const scale = 1 / (sum * Math.pow(b - a, power - 1));
-    for (let i = a; i < b; i++) out[i] = Math.pow(tf[i], alpha) * scale;
-  }
-  return out;
+/** Personalized PageRank from a restart distribution: the touched concepts and their mass (by concept id). */
+export interface ConceptWalker {
+  run(
+    seeds: ReadonlyMap<number, number>,
+    damping: number,
+    epsilon: number,
+  ): { nodes: Uint32Array; scores: Float64Array };
 }
-
-/**
- * tf(c, k) aligned with table.conceptChunks (concept-major), recovered from the chunk-major TF-IDF weights (tf·idf);
- * concepts in every chunk (idf 0) count tf 1.
- */
-function conceptChunkTf(t: ConceptTable): Float32Array {
-  const cached = tfCache.get(t);
-  if (cached) return cached;
-  const tf = new Float32Array(t.conceptChunks.length);
-  const fill = t.conceptChunkOffsets.slice(0, t.terms.length);
-  for (let k = 0; k < t.chunkCount; k++) {
-    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
-      const c = t.chunkConcepts[j];
-      const idf = t.idf[c];
-      tf[fill[c]++] = idf > 0 ? Math.max(1, Math.round(t.chunkConceptWeights[j] / idf)) : 1;
-    }
-  }
-  tfCache.set(t, tf);
-  return tf;
-}
-// One tf array per concept table (the lexical evidence of every query reads it; tables are immutable).
-const tfCache = new WeakMap<ConceptTable, Float32Array>();
 
 /**
  * Lexical evidence for the chunk score: BM25 (k1, b from params) over the question's concepts, phrases included (so
@@ -97,19 +67,17 @@ export function lexicalEvidence(
 
 /** BM25 over concepts (chunk length = its number of concepts), raw scores of every chunk naming one. */
 function conceptBm25(ctx: PprContext, questionConcepts: Iterable<number>): Map<number, number> {
-  const t = ctx.graph.table;
+  const t = ctx.concepts;
   const { bm25K1: k1, bm25B: b } = ctx.params;
-  const tf = conceptChunkTf(t);
-  const avgLength = t.chunkCount ? t.chunkConceptOffsets[t.chunkCount] / t.chunkCount : 1;
+  const avgLength = t.meanChunkConcepts;
   const out = new Map<number, number>();
   for (const c of new Set(questionConcepts)) {
-    const a = t.conceptChunkOffsets[c];
-    const e = t.conceptChunkOffsets[c + 1];
-    const df = e - a;
+    const { chunks, tf } = t.chunksOf(c);
+    const df = chunks.length;
     const idf = Math.log(1 + (t.chunkCount - df + 0.5) / (df + 0.5));
-    for (let i = a; i < e; i++) {
-      const k = t.conceptChunks[i];
-      const len = t.chunkConceptOffsets[k + 1] - t.chunkConceptOffsets[k];
+    for (let i = 0; i < df; i++) {
+      const k = chunks[i];
+      const len = t.conceptsOf(k).length;
       const f = tf[i];
       const s = (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * len) / (avgLength || 1)));
       out.set(k, (out.get(k) ?? 0) + s);
@@ -124,7 +92,7 @@ export function pprSeeds(
   questionTerms: readonly string[],
   vector?: Float32Array,
 ): Map<number, number> {
-  const { graph, params } = ctx;
+  const { concepts, params } = ctx;
   const lexical = new Map<number, number>();
   let terms = questionTerms;
   if (params.phraseSubsumes) {
@@ -135,8 +103,8 @@ export function pprSeeds(
   }
   for (const t of terms) {
     const c = ctx.conceptIds.get(t);
-    if (c !== undefined && graph.table.idf[c] > 0)
-      lexical.set(c, Math.pow(graph.table.idf[c], params.seedIdfPower));
+    if (c !== undefined && concepts.idf(c) > 0)
+      lexical.set(c, Math.pow(concepts.idf(c), params.seedIdfPower));
   }
   const embedding = vector ? embeddingSeeds(ctx, vector) : new Map<number, number>();
   const seeds = new Map<number, number>();
@@ -158,8 +126,8 @@ function addNormalized(into: Map<number, number>, part: Map<number, number>, sha
 function embeddingSeeds(ctx: PprContext, vector: Float32Array): Map<number, number> {
   const { graph, params, dense } = ctx;
   const out = new Map<number, number>();
-  const sem = graph.semantic;
-  if (!sem || !dense || params.embeddingSeeds <= 0 || params.lexicalSeedShare >= 1) return out;
+  const sem = graph?.semantic;
+  if (!graph || !sem || !dense || params.embeddingSeeds <= 0 || params.lexicalSeedShare >= 1) return out;
   const t = graph.table;
   const pool = new Set<number>();
   for (const { chunk } of dense.search(vector, params.embeddingSeedChunks)) {
@@ -189,7 +157,7 @@ export function pprSearch(
   /** The question's plain index terms (what termScores' BM25 counts). */
   plainTerms?: ReadonlySet<string>,
 ): Candidate[] {
-  const { graph, params } = ctx;
+  const { concepts: t, params } = ctx;
   const questionSeeds = pprSeeds(ctx, questionTerms, vector);
   if (questionSeeds.size === 0) {
     // No word of the question is a concept (a tiny library, a question in the library's common words): the walk
@@ -203,14 +171,13 @@ export function pprSearch(
     }));
   }
   let seeds = questionSeeds;
-  const t = graph.table;
   let evidence = new Map<number, number>();
   if (params.lexicalChunkWeight > 0 || params.lexicalFeedbackWeight > 0) {
     const concepts: number[] = [];
     const units: number[] = [];
     for (const term of questionTerms) {
       const c = ctx.conceptIds.get(term);
-      if (c === undefined || !(t.idf[c] > 0)) continue;
+      if (c === undefined || !(t.idf(c) > 0)) continue;
       // With the full-vocabulary BM25 given, single words are counted there; names, identifiers and word pairs
       // ("v-model", "computed property") are not words the BM25 knows, so they still come from the concepts.
       if (!termScores) concepts.push(c);
@@ -239,10 +206,9 @@ export function pprSearch(
     );
     const feedback = new Map<number, number>();
     for (const { chunk } of first) {
-      for (let j = t.chunkConceptOffsets[chunk]; j < t.chunkConceptOffsets[chunk + 1]; j++) {
-        const c = t.chunkConcepts[j];
-        if (t.conceptChunkOffsets[c + 1] - t.conceptChunkOffsets[c] < 2 || seeds.has(c)) continue;
-        feedback.set(c, Math.pow(t.idf[c], params.seedIdfPower));
+      for (const c of t.conceptsOf(chunk)) {
+        if (t.df(c) < 2 || seeds.has(c)) continue;
+        feedback.set(c, Math.pow(t.idf(c), params.seedIdfPower));
       }
     }
     let total = 0;
@@ -295,25 +261,24 @@ function walkAndScore(
   lexical: ReadonlyMap<number, number>,
   observe?: (walk: Omit<FinalWalk, 'questionTerms'>) => void,
 ): Candidate[] {
-  const { graph, params, chunkScores } = ctx;
+  const { concepts: t, params, chunkScores } = ctx;
   const words = new Map<number, number>();
   const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
-  const t = graph.table;
   const touched: number[] = [];
-  const shares = ctx.shares;
   for (let i = 0; i < nodes.length; i++) {
     const c = nodes[i];
     const p = scores[c];
     if (p <= 0) continue;
-    for (let j = t.conceptChunkOffsets[c]; j < t.conceptChunkOffsets[c + 1]; j++) {
-      const k = t.conceptChunks[j];
+    const { chunks, shares } = t.chunksOf(c);
+    for (let j = 0; j < chunks.length; j++) {
+      const k = chunks[j];
       if (chunkScores[k] === 0) touched.push(k);
       chunkScores[k] += p * shares[j];
     }
   }
   if (params.chunkLengthPower !== 0) {
     for (const k of touched) {
-      const size = t.chunkConceptOffsets[k + 1] - t.chunkConceptOffsets[k];
+      const size = t.conceptsOf(k).length;
       chunkScores[k] /= Math.pow(Math.max(1, size), params.chunkLengthPower);
     }
   }
@@ -334,8 +299,7 @@ function walkAndScore(
     // Provenance: the chunk's concepts that carried the most walk mass, and whether one of them was a seed.
     const contrib: Array<[number, number]> = [];
     let hop = 1;
-    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
-      const c = t.chunkConcepts[j];
+    for (const c of t.conceptsOf(k)) {
       if (questionSeeds.has(c)) hop = 0;
       if (scores[c] > 0) contrib.push([c, scores[c]]);
     }

@@ -108,11 +108,16 @@ export function walkView(engine: RetrievalEngine, query: Query, caps: Partial<Wa
 
 function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string[]): WalkView {
   const { ctx, nodes, scores, questionSeeds, seeds: restart } = walk;
-  const t = ctx.graph.table;
+  const graph = ctx.graph;
+  const shares = ctx.shares;
+  // The view is drawn from an engine in memory (a library read by ranges answers questions, not the Graph view).
+  if (!graph || !shares)
+    throw new Error('graph view: this library is read by ranges and has no graph in memory');
+  const t = graph.table;
   const power = ctx.params.chunkLengthPower;
   const contribution = (c: number, j: number, k: number): number => {
     const size = t.chunkConceptOffsets[k + 1] - t.chunkConceptOffsets[k];
-    return (scores[c] * ctx.shares[j]) / (power !== 0 ? Math.pow(Math.max(1, size), power) : 1);
+    return (scores[c] * shares[j]) / (power !== 0 ? Math.pow(Math.max(1, size), power) : 1);
   };
 
   const words = new Set(walk.questionTerms);
@@ -198,7 +203,7 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
   return {
     seeds: seedList,
     concepts,
-    edges: edgesAmong(ctx.graph, drawn, cap.edges),
+    edges: edgesAmong(graph, drawn, cap.edges),
     chunks,
     links,
     touched: nodes.length,

@@ -3,8 +3,8 @@ import { conceptIndex } from '../../../src/core/graph/concepts.ts';
 import { buildLexicalGraph } from '../../../src/core/graph/conceptGraph.ts';
 import { PersonalizedPageRank } from '../../../src/core/graph/pagerank.ts';
 import { resolveParams, type RetrievalParams } from '../../../src/core/retrieval/params.ts';
+import { conceptChunkShares, TableAccess } from '../../../src/core/retrieval/conceptAccess.ts';
 import {
-  conceptChunkShares,
   lexicalEvidence,
   pprSearch,
   pprSeeds,
@@ -24,6 +24,12 @@ const graph = buildLexicalGraph(['c0', 'c1', 'c2'], TERMS, {
   thetaSem: 0,
 });
 
+/** The concept table's parts of a PprContext: the shares and the access the walk reads. */
+function tableParts(g: typeof graph, params: RetrievalParams): Pick<PprContext, 'shares' | 'concepts'> {
+  const shares = conceptChunkShares(g.table, params.tfSpread, params.chunkScorePower);
+  return { shares, concepts: new TableAccess(g.table, shares) };
+}
+
 function context(overrides: Partial<RetrievalParams>): PprContext {
   const params = resolveParams({ maxDfFraction: 1, ...overrides });
   return {
@@ -32,7 +38,7 @@ function context(overrides: Partial<RetrievalParams>): PprContext {
     walker: new PersonalizedPageRank(graph.graph),
     chunkScores: new Float64Array(3),
     params,
-    shares: conceptChunkShares(graph, params.tfSpread, params.chunkScorePower),
+    ...tableParts(graph, params),
   };
 }
 
@@ -41,16 +47,16 @@ describe('conceptChunkShares', () => {
   const at = (shares: Float32Array): number[] =>
     Array.from(shares.subarray(graph.table.conceptChunkOffsets[x], graph.table.conceptChunkOffsets[x + 1]));
   it('splits evenly at tfSpread 0 (PPR(c)/|T(c)|) and by term frequency at 1', () => {
-    expect(at(conceptChunkShares(graph, 0, 1))).toEqual([0.5, 0.5]);
-    expect(at(conceptChunkShares(graph, 1, 1))).toEqual([0.75, 0.25]);
+    expect(at(conceptChunkShares(graph.table, 0, 1))).toEqual([0.5, 0.5]);
+    expect(at(conceptChunkShares(graph.table, 1, 1))).toEqual([0.75, 0.25]);
     // tf² = 9 and 1 → 0.9 / 0.1.
-    const sq = at(conceptChunkShares(graph, 2, 1));
+    const sq = at(conceptChunkShares(graph.table, 2, 1));
     expect(sq[0]).toBeCloseTo(0.9, 6);
     expect(sq[1]).toBeCloseTo(0.1, 6);
   });
   it('chunkScorePower p divides by |T(c)|^p', () => {
-    expect(at(conceptChunkShares(graph, 0, 2))).toEqual([0.25, 0.25]);
-    expect(at(conceptChunkShares(graph, 0, 0))).toEqual([1, 1]);
+    expect(at(conceptChunkShares(graph.table, 0, 2))).toEqual([0.25, 0.25]);
+    expect(at(conceptChunkShares(graph.table, 0, 0))).toEqual([1, 1]);
   });
 });
 
@@ -109,7 +115,7 @@ describe('pprSearch graph feedback', () => {
       walker: new PersonalizedPageRank(g.graph),
       chunkScores: new Float64Array(3),
       params,
-      shares: conceptChunkShares(g, params.tfSpread, params.chunkScorePower),
+      ...tableParts(g, params),
     };
   };
   it('re-seeds from the best chunk so its shared concepts pull their other chunks up', () => {
@@ -191,7 +197,7 @@ describe('pprSearch lexical fusion', () => {
         walker: new PersonalizedPageRank(g.graph),
         chunkScores: new Float64Array(4),
         params,
-        shares: conceptChunkShares(g, params.tfSpread, params.chunkScorePower),
+        ...tableParts(g, params),
       };
       return pprSearch(ctx, ['q'], undefined, 4);
     };
