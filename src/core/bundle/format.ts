@@ -6,11 +6,13 @@ export const MAGIC = new Uint8Array([0x43, 0x52, 0x41, 0x47, 0x42, 0x4e, 0x44, 0
 /**
  * The version this app writes. 2 added PIKE-RAG's atomic layer (tables atomicQuestions and atomicChunks): an app
  * that reads only 1 refuses such a bundle instead of silently dropping its atomic questions. Version 1 bundles
- * still open (they have no atomic layer).
+ * still open (they have no atomic layer). 3 locates every part (its offset in the manifest, the manifest's offset just
+ * before the end marker) so that a library can be read by ranges; its parts are those of 2, plus optionally the
+ * pages of a library read by ranges (src/core/paged).
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 /** Every version this app reads. */
-export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2, 3];
 /** File name extension used by the UI and the CLI. */
 export const BUNDLE_EXTENSION = '.bundle';
 
@@ -61,6 +63,8 @@ export interface PartEntry {
   /** SHA-256 hex of the stored bytes. */
   sha256: string;
   meta?: Record<string, unknown>;
+  /** Version 3, in the manifest only: where the stored payload starts in the file. */
+  offset?: number;
 }
 
 /** The HEAD frame: what a reader needs to refuse a bundle early (wrong embedder) before reading the parts. */

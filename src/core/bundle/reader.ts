@@ -219,7 +219,7 @@ async function readPreamble(src: ByteSource): Promise<void> {
   if (!READABLE_FORMAT_VERSIONS.includes(version)) {
     throw new BundleError(
       'unknown-version',
-      `unknown bundle version ${version} (this app reads ${READABLE_FORMAT_VERSIONS.join(' and ')})`,
+      `unknown bundle version ${version} (this app reads ${READABLE_FORMAT_VERSIONS.join(', ')})`,
     );
   }
 }
@@ -341,6 +341,29 @@ function checkManifest(value: unknown, head: BundleHead, entries: PartEntry[]): 
   return manifest;
 }
 
+/** Version 3: the manifest's part offsets and the locator are where the parts and the manifest were read. */
+async function checkLocation(
+  src: ByteSource,
+  manifest: BundleManifest,
+  offsets: readonly number[],
+  manifestAt: number,
+): Promise<void> {
+  manifest.parts.forEach((p, i) => {
+    if (p.offset !== offsets[i]) {
+      throw new BundleError(
+        'corrupted',
+        `corrupted (the manifest places part ${p.name} at the wrong offset)`,
+      );
+    }
+  });
+  const bytes = await src.read(8);
+  if (bytes.length < 8) throw new BundleError('truncated', 'truncated (the manifest locator is missing)');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
+  if (view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32 !== manifestAt) {
+    throw new BundleError('corrupted', 'corrupted (the manifest locator does not point at the manifest)');
+  }
+}
+
 function pickHead(m: BundleHead): BundleHead {
   return {
     format: m.format,
@@ -375,9 +398,12 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
 
     const entries: PartEntry[] = [];
     const stored = new Map<string, Uint8Array>();
+    const offsets: number[] = [];
+    let manifestAt = 0;
     let manifest: BundleManifest | null = null;
     for (;;) {
       const last = entries.length ? `part ${entries[entries.length - 1].name}` : 'the head';
+      const frameAt = src.offset;
       const tag = await frames.tag(`the frame after ${last}`);
       if (tag === null) {
         throw new BundleError('truncated', `truncated (the file ends after ${last}, before the manifest)`);
@@ -395,16 +421,19 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
           );
         }
         checkDeclaredSizes(entry, limits, left(), totals);
+        offsets.push(src.offset);
         stored.set(entry.name, await readPartData(src, entry));
         entries.push(entry);
         continue;
       }
       if (tag === TAG_MANIFEST) {
         manifest = checkManifest(await frames.header('the manifest'), head, entries);
+        manifestAt = frameAt;
         break;
       }
       throw new BundleError('corrupted', `corrupted (unexpected ${tag} frame after ${last})`);
     }
+    if (head.formatVersion >= 3) await checkLocation(src, manifest, offsets, manifestAt);
     const end = await frames.tag('the end marker');
     if (end === null)
       throw new BundleError('truncated', 'truncated (the end marker after the manifest is missing)');

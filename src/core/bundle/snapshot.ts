@@ -88,6 +88,8 @@ export interface ExportOptions {
    * MuSiQue instead of ~150 MB); 'full': as is. Other graphs (lexical only, already compact) go as they are.
    */
   graph?: 'compact' | 'full';
+  /** Parts written after the index's own (the pages of a library read by ranges, src/core/paged). */
+  extraParts?: readonly BundlePart[];
 }
 
 /** The graph as the bundle stores it under `mode` (see ExportOptions.graph). */
@@ -214,6 +216,7 @@ export async function* indexParts(source: IndexSource, options: ExportOptions): 
     const records = await source.table(name);
     if (records.length) yield structuredPart(`${PART.tablePrefix}${name}.bin`, records, records.length);
   }
+  yield* options.extraParts ?? [];
 }
 
 type Spanned = { docId: string; start: number; end: number; text: string };

@@ -1,4 +1,4 @@
-// Streaming bundle writer: turns parts (one at a time) into the bytes of a v1 bundle.
+// Streaming bundle writer: turns parts (one at a time) into the bytes of a bundle (FORMAT.md).
 // Each part is framed with its own header and SHA-256 as soon as it arrives, and the manifest that lists every
 // part's length and digest comes last, so the writer holds one part at a time, never the whole index.
 import { gzip } from './compress.ts';
@@ -29,6 +29,15 @@ function frameHeader(tag: string, json: unknown): Uint8Array {
   view.setUint32(8, ~body.length >>> 0, true);
   out.set(body, 12);
   out.set(new Sha256().update(body).digest(), 12 + body.length);
+  return out;
+}
+
+/** The manifest frame's offset as u32 low, u32 high (a bundle may pass 4 GiB). */
+function locator(manifestOffset: number): Uint8Array {
+  const out = new Uint8Array(8);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, manifestOffset % 2 ** 32, true);
+  view.setUint32(4, Math.floor(manifestOffset / 2 ** 32), true);
   return out;
 }
 
@@ -65,8 +74,14 @@ export async function* writeBundle(
     embedder: base.embedder,
     params: base.params ?? {},
   };
-  yield preamble(head.formatVersion);
-  yield frameHeader(TAG_HEAD, head);
+  const pre = preamble(head.formatVersion);
+  const headFrame = frameHeader(TAG_HEAD, head);
+  yield pre;
+  yield headFrame;
+  // From version 3 the manifest says where each part's payload starts and a locator before the end marker says where
+  // the manifest starts, so a reader by ranges finds any part from the file's last bytes (FORMAT.md, "Reading by ranges").
+  const located = head.formatVersion >= 3;
+  let position = pre.length + headFrame.length;
 
   const entries: PartEntry[] = [];
   const seen = new Set<string>();
@@ -88,16 +103,19 @@ export async function* writeBundle(
       sha256: toHex(digest),
       ...(part.meta ? { meta: part.meta } : {}),
     };
-    entries.push(entry);
-    yield frameHeader(TAG_PART, entry);
+    const frame = frameHeader(TAG_PART, entry);
+    entries.push(located ? { ...entry, offset: position + frame.length } : entry);
+    yield frame;
     yield stored;
     yield digest;
+    position += frame.length + stored.length + digest.length;
   }
 
   const counts: Record<string, number> = { ...(base.counts ?? {}) };
   for (const e of entries) counts[e.name] = e.count;
   const manifest: BundleManifest = { ...head, counts, parts: entries };
   yield frameHeader(TAG_MANIFEST, manifest);
+  if (located) yield locator(position);
   yield encoder.encode(TAG_END);
 }
 

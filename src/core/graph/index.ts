@@ -38,4 +38,5 @@ export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
 export type { IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
-export { PersonalizedPageRank } from './pagerank.ts';
+export { PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
+export type { RowSource } from './pagerank.ts';

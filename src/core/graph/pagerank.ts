@@ -19,7 +19,7 @@ const PAGERANK_DEFAULTS: Readonly<PageRankOptions> = Object.freeze({
 });
 
 /** Sum of edge weights of every node. */
-function weightedDegrees(graph: ConceptGraph): Float64Array {
+export function weightedDegrees(graph: ConceptGraph): Float64Array {
   const deg = new Float64Array(graph.nodeCount);
   for (let u = 0; u < graph.nodeCount; u++) {
     let s = 0;
@@ -73,6 +73,22 @@ function checkDamping(damping: number): void {
   if (!(damping >= 0 && damping < 1)) throw new Error(`pagerank: damping must be in [0, 1), got ${damping}`);
 }
 
+/**
+ * A walk graph whose rows are found as the walk reaches them (a library read by ranges computes a concept's row from
+ * the chunks it shares): `row(u)` is u's out-edges ascending by target, or undefined when they are not at hand yet
+ * (the walk then goes on without them, and its caller runs it again once they are loaded).
+ */
+export interface RowSource {
+  readonly nodeCount: number;
+  row(u: number): { targets: ArrayLike<number>; weights: ArrayLike<number> } | undefined;
+}
+
+/** The weighted degrees of a graph in memory; a RowSource's are given with it (they need every row). */
+function degreesOf(graph: ConceptGraph | RowSource): Float64Array {
+  if ('row' in graph) throw new Error('personalized pagerank: a graph read by rows needs its degrees');
+  return weightedDegrees(graph);
+}
+
 /** Reusable scratch space for personalized PageRank queries on one graph (avoids allocating per query). */
 export class PersonalizedPageRank {
   private readonly p: Float64Array;
@@ -84,8 +100,8 @@ export class PersonalizedPageRank {
   private queue: Uint32Array;
 
   constructor(
-    private readonly graph: ConceptGraph,
-    private readonly degrees: Float64Array = weightedDegrees(graph),
+    private readonly graph: ConceptGraph | RowSource,
+    private readonly degrees: Float64Array = degreesOf(graph),
   ) {
     const n = graph.nodeCount;
     this.p = new Float64Array(n);
@@ -163,6 +179,18 @@ export class PersonalizedPageRank {
         continue;
       }
       const share = spread / du;
+      if ('row' in graph) {
+        // The same steps over a row found on demand (see RowSource).
+        const row = graph.row(u);
+        if (!row) continue;
+        for (let e = 0; e < row.targets.length; e++) {
+          const v = row.targets[e];
+          this.touch(v);
+          r[v] += share * row.weights[e];
+          if (r[v] >= epsilon * Math.max(deg[v], 1)) push(v);
+        }
+        continue;
+      }
       for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
         const v = graph.targets[e];
         this.touch(v);

@@ -122,6 +122,11 @@ export class Bm25Index {
     return { chunks: this.postings.subarray(from, to), freqs: this.freqs.subarray(from, to) };
   }
 
+  /** Every term the index holds (in the order they were first seen). */
+  terms(): IterableIterator<string> {
+    return this.termIds.keys();
+  }
+
   /** Number of terms of chunk k. */
   lengthOf(k: number): number {
     return this.lengths[k];

@@ -21,6 +21,8 @@ export interface ConceptAccess {
   chunksOf(c: number): ConceptChunks;
   /** Concepts of chunk k, ascending concept id. */
   conceptsOf(k: number): Uint32Array;
+  /** Number of concepts of chunk k (its length in the concept BM25 and the walk's length normalization). */
+  conceptCount(k: number): number;
 }
 
 /** Term → concept id (a Map in memory; a sorted dictionary read by blocks in a paged library). */
@@ -102,6 +104,10 @@ export class TableAccess implements ConceptAccess {
       tf: this.tf.subarray(a, b),
       shares: this.shares.subarray(a, b),
     };
+  }
+
+  conceptCount(k: number): number {
+    return this.table.chunkConceptOffsets[k + 1] - this.table.chunkConceptOffsets[k];
   }
 
   conceptsOf(k: number): Uint32Array {

@@ -23,7 +23,7 @@ import {
   type PrebuiltMaskedGraph,
   type SerializedGraph,
 } from '../graph/index.ts';
-import { PersonalizedPageRank } from '../graph/index.ts';
+import { PersonalizedPageRank, weightedDegrees, type ConceptTable } from '../graph/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
@@ -38,9 +38,8 @@ import {
 import { DenseIndex } from './dense.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { resolveParams, type RetrievalParams } from './params.ts';
-import { pprSearch, type WalkObserver } from './pprSearch.ts';
+import { rankPpr, type WalkObserver } from './pprSearch.ts';
 import { conceptChunkShares, TableAccess } from './conceptAccess.ts';
-import { questionBlend } from './questionBlend.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from './evidence.ts';
 import { parseMode, type BaseMode, type Candidate, type Query, type RetrievedChunk } from './types.ts';
 
@@ -65,6 +64,19 @@ export interface EngineStats {
 
 /** What the default mode's lexical evidence searches: the text's BM25, or BM25F over text and headings. */
 type LexicalIndex = Bm25Index | HeadingFieldBm25;
+
+/** RetrievalEngine.lexicalParts: an engine's lexical layer as a library read by ranges stores it. */
+export interface LexicalParts {
+  layout: CorpusLayout;
+  bm25: Bm25Index;
+  /** BM25F's heading index and copies (absent when no chunk has a heading path or the weight is 0). */
+  headings?: HeadingFieldBm25;
+  table: ConceptTable;
+  shares: Float32Array;
+  /** Weighted degree of every concept in the walk graph. */
+  degrees: Float64Array;
+  params: RetrievalParams;
+}
 
 /** RetrievalEngine.prepareText's result: what opening an engine computes from the text alone. */
 export interface PreparedText {
@@ -624,21 +636,7 @@ export class RetrievalEngine {
   }
 
   private ppr(query: Query, limit: number, observe?: WalkObserver): Candidate[] {
-    const vector = this.dense ? query.vector : undefined;
-    const words = this.analyzer.terms(query.text);
-    const p = this.params;
-    // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
-    const termScores = p.lexicalAllTerms
-      ? this.fieldBm25.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
-      : undefined;
-    const blend = questionBlend(
-      {
-        topChunks: (termScores ?? this.bm25.search(words, p.blendNeighbours)).map((c) => c.chunk),
-        documentChunks: (k) => this.documentChunks(k),
-      },
-      { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
-    );
-    return pprSearch(
+    return rankPpr(
       {
         concepts: this.concepts,
         graph: this.graphIndex,
@@ -649,13 +647,16 @@ export class RetrievalEngine {
         params: this.params,
         shares: this.shares,
       },
-      questionTerms(this.analyzer, query.text, this.conceptIds),
-      vector,
+      {
+        analyzer: this.analyzer,
+        words: this.bm25,
+        fields: this.fieldBm25,
+        documentChunks: (k) => this.documentChunks(k),
+      },
+      query.text,
+      this.dense ? query.vector : undefined,
       limit,
-      termScores,
-      blend,
       observe,
-      new Set(words),
     );
   }
 
@@ -715,6 +716,25 @@ export class RetrievalEngine {
   /** The library analyser's terms of a text (stems, no stop words): what the question's words are compared by. */
   terms(text: string): string[] {
     return this.analyzer.terms(text);
+  }
+
+  /**
+   * What a library read by ranges is written from (src/core/paged/write.ts): the layout, the word indexes, the
+   * concept table with its shares, and the walk graph's weighted degrees. Only the lexical layer: with vectors the
+   * walk graph is filtered by θsem, which the paged library does not compute.
+   */
+  lexicalParts(): LexicalParts {
+    if (this.dense)
+      throw new Error('retrieval engine: a library read by ranges holds the lexical layer only');
+    return {
+      layout: this.layout,
+      bm25: this.bm25,
+      headings: this.fieldBm25 instanceof HeadingFieldBm25 ? this.fieldBm25 : undefined,
+      table: this.graphIndex.table,
+      shares: this.shares,
+      degrees: weightedDegrees(this.graphIndex.graph),
+      params: this.params,
+    };
   }
 
   /** Whether this engine answers words from the very index `other` does (its text was not analysed again). */

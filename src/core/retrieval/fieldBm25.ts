@@ -16,8 +16,8 @@ export class HeadingFieldBm25 {
   /** `text` and `headings` index the same chunks in the same order (a chunk without a heading adds no terms). */
   constructor(
     private readonly text: Bm25Index,
-    private readonly headings: Bm25Index,
-    private readonly copies: number,
+    readonly headings: Bm25Index,
+    readonly copies: number,
     private readonly k1 = 1.2,
     private readonly b = 0.75,
   ) {

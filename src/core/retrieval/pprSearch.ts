@@ -3,7 +3,9 @@
 // to the question's embedding; each chunk then scores Σ PPR(c) / |T(c)|^power over its concepts. Lexical evidence
 // (BM25 over the question's concepts, phrases included) picks the feedback chunks of the second walk and adds a
 // small share to the best lexical matches' final score: the walk finds the bridge, the words pin the named passage.
-import type { ConceptGraphIndex } from '../graph/index.ts';
+import type { ConceptGraphIndex, TermAnalyzer } from '../graph/index.ts';
+import { questionTerms } from '../graph/index.ts';
+import { questionBlend } from './questionBlend.ts';
 import type { ConceptAccess, TermLookup } from './conceptAccess.ts';
 import type { DenseIndex } from './dense.ts';
 import type { RetrievalParams } from './params.ts';
@@ -77,7 +79,7 @@ function conceptBm25(ctx: PprContext, questionConcepts: Iterable<number>): Map<n
     const idf = Math.log(1 + (t.chunkCount - df + 0.5) / (df + 0.5));
     for (let i = 0; i < df; i++) {
       const k = chunks[i];
-      const len = t.conceptsOf(k).length;
+      const len = t.conceptCount(k);
       const f = tf[i];
       const s = (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * len) / (avgLength || 1)));
       out.set(k, (out.get(k) ?? 0) + s);
@@ -144,6 +146,52 @@ function embeddingSeeds(ctx: PprContext, vector: Float32Array): Map<number, numb
   });
   for (const i of topK(cos, params.embeddingSeeds)) out.set(ids[i], cos[i]);
   return out;
+}
+
+/** The word indexes the `ppr` ranking reads beside the graph (BM25 over the text, BM25F over text + headings). */
+export interface PprLexicon {
+  analyzer: TermAnalyzer;
+  words: { search(terms: readonly string[], limit: number): Candidate[] };
+  fields: { search(terms: readonly string[], limit: number): Candidate[] };
+  /** Chunks in chunk k's document (the question blend reads it). */
+  documentChunks(chunk: number): number;
+}
+
+/**
+ * The default mode's ranking of a question: its words' BM25F evidence, its blend between words and walk (from where
+ * the words lead, questionBlend.ts), then the walk (pprSearch). `vector` only where the library has the semantic layer.
+ */
+export function rankPpr(
+  ctx: PprContext,
+  lexicon: PprLexicon,
+  text: string,
+  vector: Float32Array | undefined,
+  limit: number,
+  observe?: WalkObserver,
+): Candidate[] {
+  const words = lexicon.analyzer.terms(text);
+  const p = ctx.params;
+  // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
+  const termScores = p.lexicalAllTerms
+    ? lexicon.fields.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
+    : undefined;
+  const blend = questionBlend(
+    {
+      topChunks: (termScores ?? lexicon.words.search(words, p.blendNeighbours)).map((c) => c.chunk),
+      documentChunks: (k) => lexicon.documentChunks(k),
+    },
+    { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
+  );
+  return pprSearch(
+    ctx,
+    questionTerms(lexicon.analyzer, text, ctx.conceptIds),
+    vector,
+    limit,
+    termScores,
+    blend,
+    observe,
+    new Set(words),
+  );
 }
 
 export function pprSearch(
@@ -278,7 +326,7 @@ function walkAndScore(
   }
   if (params.chunkLengthPower !== 0) {
     for (const k of touched) {
-      const size = t.conceptsOf(k).length;
+      const size = t.conceptCount(k);
       chunkScores[k] /= Math.pow(Math.max(1, size), params.chunkLengthPower);
     }
   }

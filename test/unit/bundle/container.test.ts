@@ -108,9 +108,9 @@ describe('bundle refusals', () => {
   });
 
   it('names an unknown version', async () => {
-    const e = await refusal(await build(sampleParts(), 3));
+    const e = await refusal(await build(sampleParts(), 4));
     expect(e.kind).toBe('unknown-version');
-    expect(e.message).toBe('bundle: unknown bundle version 3 (this app reads 1 and 2)');
+    expect(e.message).toBe('bundle: unknown bundle version 4 (this app reads 1, 2, 3)');
   });
 
   it('names the other embedder before reading any part', async () => {

@@ -1,0 +1,178 @@
+// The verified blocks of a pages part and what a question still lacks. A question is answered by running the
+// ordinary synchronous search over what is loaded (library.ts): every read that finds its bytes missing notes them
+// here and gets nothing; after the run the store fetches all that was noted at once (adjacent blocks in one range),
+// checks each block's SHA-256, and the search runs again, until a run needs nothing new. Only that last run's answer
+// is kept, so it is computed entirely from verified bytes.
+import { gunzip } from '../bundle/index.ts';
+import { Sha256 } from '../bundle/index.ts';
+import type { RangeSource } from './rangeSource.ts';
+
+/** Decoded groups kept at most (records, dictionary groups, rows); about 50–100 MB at the most. */
+const MAX_DECODED = 20_000;
+/** Raw blocks kept at most (16 KiB each: 256 MB). */
+const MAX_BLOCKS = 16_384;
+
+export class PagesError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PagesError';
+  }
+}
+
+export class BlockStore {
+  private readonly blocks = new Map<number, Uint8Array>();
+  private readonly wantedBlocks = new Set<number>();
+  private readonly decoded = new Map<string, unknown>();
+  private readonly wantedGroups = new Map<string, { offset: number; length: number; decode: Decode }>();
+
+  constructor(
+    private readonly source: RangeSource,
+    /** Where the pages part's payload starts in the source, and its length. */
+    private readonly base: number,
+    private readonly length: number,
+    private readonly blockSize: number,
+    private readonly hashes: Uint8Array,
+    private readonly partName: string,
+  ) {
+    if (hashes.length !== Math.ceil(length / blockSize) * 32) {
+      throw new PagesError(
+        `${source.name}: ${partName} has ${hashes.length / 32} block hashes for ${Math.ceil(length / blockSize)} blocks`,
+      );
+    }
+  }
+
+  /** Whether the last run noted anything missing. */
+  get missing(): boolean {
+    return this.wantedBlocks.size > 0 || this.wantedGroups.size > 0;
+  }
+
+  /** Bytes [offset, offset + length) of the part, or undefined (noted as wanted) when a block is not loaded. */
+  bytes(offset: number, length: number): Uint8Array | undefined {
+    if (offset < 0 || length < 0 || offset + length > this.length) {
+      throw new PagesError(
+        `${this.source.name}: ${this.partName} has no bytes ${offset}..${offset + length}`,
+      );
+    }
+    if (length === 0) return new Uint8Array(0);
+    const first = Math.floor(offset / this.blockSize);
+    const last = Math.floor((offset + length - 1) / this.blockSize);
+    let complete = true;
+    for (let b = first; b <= last; b++) {
+      if (!this.blocks.has(b)) {
+        this.wantedBlocks.add(b);
+        complete = false;
+      }
+    }
+    if (!complete) return undefined;
+    if (first === last) {
+      const block = this.blocks.get(first)!;
+      const from = offset - first * this.blockSize;
+      return block.subarray(from, from + length);
+    }
+    const out = new Uint8Array(length);
+    let at = 0;
+    for (let b = first; b <= last; b++) {
+      const block = this.blocks.get(b)!;
+      const from = b === first ? offset - first * this.blockSize : 0;
+      const to = Math.min(block.length, offset + length - b * this.blockSize);
+      out.set(block.subarray(from, to), at);
+      at += to - from;
+    }
+    return out;
+  }
+
+  /**
+   * A decoded group (gzip'd JSON of a grouped section), or undefined (noted) when it is not decoded yet: decoding
+   * inflates, which is asynchronous, so it happens in load() between runs.
+   */
+  group<T>(key: string, offset: number, length: number, decode: Decode = decodeJson): T | undefined {
+    if (this.decoded.has(key)) return this.decoded.get(key) as T;
+    this.wantedGroups.set(key, { offset, length, decode });
+    return undefined;
+  }
+
+  /** Fetches and checks every block noted, then decodes every group noted. */
+  async load(): Promise<void> {
+    const groups = [...this.wantedGroups];
+    this.wantedGroups.clear();
+    for (const [, g] of groups) {
+      if (g.length === 0) continue;
+      const first = Math.floor(g.offset / this.blockSize);
+      const last = Math.floor((g.offset + g.length - 1) / this.blockSize);
+      for (let b = first; b <= last; b++) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
+    }
+    await this.fetchBlocks([...this.wantedBlocks].sort((a, b) => a - b));
+    this.wantedBlocks.clear();
+    if (this.decoded.size + groups.length > MAX_DECODED) this.decoded.clear();
+    for (const [key, g] of groups) {
+      const raw = this.bytes(g.offset, g.length);
+      if (!raw) throw new PagesError(`${this.source.name}: blocks of ${key} did not load`);
+      try {
+        this.decoded.set(key, await g.decode(raw));
+      } catch (e) {
+        throw new PagesError(
+          `${this.source.name}: ${this.partName} group ${key} does not decode (${e instanceof Error ? e.message : String(e)})`,
+        );
+      }
+    }
+  }
+
+  /** Reads runs of adjacent blocks, one range each, a few at a time, and checks every block's digest. */
+  private async fetchBlocks(wanted: number[]): Promise<void> {
+    if (wanted.length === 0) return;
+    if (this.blocks.size + wanted.length > MAX_BLOCKS) this.blocks.clear();
+    const runs: Array<[number, number]> = [];
+    for (const b of wanted) {
+      const run = runs.at(-1);
+      if (run && run[1] === b - 1) run[1] = b;
+      else runs.push([b, b]);
+    }
+    const fetchRun = async ([first, last]: [number, number]): Promise<void> => {
+      const from = first * this.blockSize;
+      const to = Math.min(this.length, (last + 1) * this.blockSize);
+      const bytes = await this.source.read(this.base + from, to - from);
+      for (let b = first; b <= last; b++) {
+        const block = bytes.slice(
+          (b - first) * this.blockSize,
+          Math.min(to, (b + 1) * this.blockSize) - from,
+        );
+        const digest = new Sha256().update(block).digest();
+        const expected = this.hashes.subarray(b * 32, b * 32 + 32);
+        for (let i = 0; i < 32; i++) {
+          if (digest[i] !== expected[i]) {
+            throw new PagesError(
+              `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
+            );
+          }
+        }
+        this.blocks.set(b, block);
+      }
+    };
+    // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
+    const queue = [...runs];
+    await Promise.all(
+      Array.from({ length: Math.min(6, queue.length) }, async () => {
+        for (let run = queue.shift(); run; run = queue.shift()) await fetchRun(run);
+      }),
+    );
+  }
+}
+
+type Decode = (bytes: Uint8Array) => Promise<unknown> | unknown;
+
+const decoder = new TextDecoder();
+
+/** A gzip'd JSON group; its inflated size is bounded by 64× its stored size (as the bundle reader bounds a part). */
+async function decodeJson(bytes: Uint8Array): Promise<unknown> {
+  const raw = await gunzipBounded(bytes);
+  return JSON.parse(decoder.decode(raw)) as unknown;
+}
+
+async function gunzipBounded(bytes: Uint8Array): Promise<Uint8Array> {
+  // The gzip trailer's ISIZE: the inflated length mod 2^32, as written; bounded before anything is allocated.
+  if (bytes.length < 18) throw new Error('too short for gzip');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const size = view.getUint32(bytes.length - 4, true);
+  if (size > bytes.length * 64 + 1024 * 1024) throw new Error(`declares ${size} bytes inflated`);
+  return gunzip(bytes, size);
+}

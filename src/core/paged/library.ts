@@ -1,0 +1,567 @@
+// A library answered by ranges: the default mode (`ppr`) and `bm25` over a pages part (format.ts), reading only
+// the blocks a question needs. The ranking and the evidence are the engine's own code (pprSearch.ts, evidence.ts)
+// run over accessors that read loaded blocks; a run that met a missing block is thrown away, the blocks it noted are
+// fetched, and the question runs again (blockStore.ts). The last run read nothing missing, so its answer is the one
+// the engine in memory gives for the same index: the same chunks, scores and evidence (library.test.ts).
+import { decodeStructured } from '../bundle/index.ts';
+import { PersonalizedPageRank, type RowSource, type TermAnalyzer } from '../graph/index.ts';
+import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
+import type { RetrievalChunkInput, RetrievalSentenceInput } from '../retrieval/index.ts';
+import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
+import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
+import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
+import { topK } from '../retrieval/index.ts';
+import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
+import { BlockStore, PagesError } from './blockStore.ts';
+import { ByteReader } from './bytes.ts';
+import {
+  PAGES_FORMAT,
+  PAGES_VERSION,
+  SECTIONS,
+  type PagedChunkRecord,
+  type PagesDirectory,
+  type PagesOpen,
+  type TermEntry,
+} from './format.ts';
+import type { RangeSource } from './rangeSource.ts';
+
+/** A question reads at most this many rounds of blocks (a walk reaches a new layer of concepts per round or two). */
+const MAX_ROUNDS = 200;
+/** Decoded posting lists, concept lists and walk rows kept between questions. */
+const MAX_CACHED = 50_000;
+/** Sentence numbers of a chunk in the term cache (no chunk has this many sentences). */
+const SENTENCES_PER_CHUNK = 1 << 16;
+
+export interface PagesLocation {
+  /** Offset of the pages part's payload in the source, and the part's directory and block hashes. */
+  base: number;
+  length: number;
+  directory: PagesDirectory;
+  hashes: Uint8Array;
+}
+
+export interface PagedAnswer {
+  hits: RetrievedChunk[];
+  /** The records of the chunks shown (title, document offsets, pages). */
+  records: Map<string, PagedChunkRecord>;
+  /** Bytes this question read from the source, and the rounds it took. */
+  bytes: number;
+  rounds: number;
+}
+
+const EMPTY_U32 = new Uint32Array(0);
+const EMPTY_CHUNKS: ConceptChunks = {
+  chunks: EMPTY_U32,
+  tf: new Float32Array(0),
+  shares: new Float32Array(0),
+};
+
+/** Checks a directory read from a bundle's manifest before anything is read by it. */
+export function checkDirectory(value: unknown, partLength: number): PagesDirectory {
+  const d = value as PagesDirectory;
+  const fail = (why: string): never => {
+    throw new PagesError(`the pages part's directory ${why}`);
+  };
+  if (!d || typeof d !== 'object' || d.format !== PAGES_FORMAT) fail('is missing or of another format');
+  if (d.version !== PAGES_VERSION) fail(`has version ${String(d.version)} (this app reads ${PAGES_VERSION})`);
+  const counts = [d.blockSize, d.chunkCount, d.conceptCount, d.termCount, d.headingCopies, d.thetaCo];
+  if (!counts.every((x) => Number.isSafeInteger(x) && x >= 0) || d.blockSize < 512) fail('has a bad count');
+  const g = d.groups;
+  if (!g || ![g.records, g.terms, g.concepts, g.rows].every((x) => Number.isSafeInteger(x) && x > 0))
+    fail('has bad group sizes');
+  let end = 0;
+  for (const name of SECTIONS) {
+    const s = d.sections?.[name];
+    if (!Array.isArray(s) || s[0] !== end || !(Number.isSafeInteger(s[1]) && s[1] >= 0))
+      fail(`has a bad section ${name}`);
+    end += s[1];
+  }
+  if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
+  return d;
+}
+
+export class PagedLibrary {
+  private readonly params: RetrievalParams;
+  private readonly lists = new Map<number, ConceptChunks>();
+  private readonly postings = new Map<string, { chunks: Uint32Array; freqs: Uint16Array }>();
+  private readonly rowCache = new Map<number, { targets: Uint32Array; weights: Float32Array }>();
+  private readonly walker: PersonalizedPageRank;
+  private readonly chunkScores: Float64Array;
+  private readonly wordScores: Float32Array;
+  private readonly fieldLengths: Float32Array;
+  private readonly textAvg: number;
+  private readonly fieldAvg: number;
+  private readonly termCache: SentenceTermCache;
+  private readonly ctx: PprContext;
+  private readonly lexicon: PprLexicon;
+  private readonly evidence: EvidenceSource;
+
+  private constructor(
+    private readonly source: RangeSource,
+    private readonly store: BlockStore,
+    readonly directory: PagesDirectory,
+    private readonly open: PagesOpen,
+    readonly analyzer: TermAnalyzer,
+  ) {
+    this.params = resolveParams();
+    const n = directory.chunkCount;
+    this.chunkScores = new Float64Array(n);
+    this.wordScores = new Float32Array(n);
+    this.textAvg = mean(open.textLengths);
+    this.fieldLengths = new Float32Array(n);
+    for (let k = 0; k < n; k++)
+      this.fieldLengths[k] = open.textLengths[k] + directory.headingCopies * open.headingLengths[k];
+    this.fieldAvg = mean(this.fieldLengths);
+    this.termCache = new SentenceTermCache(analyzer);
+    const rows: RowSource = { nodeCount: directory.conceptCount, row: (u) => this.walkRow(u) };
+    this.walker = new PersonalizedPageRank(rows, open.degrees);
+    this.ctx = {
+      concepts: this.conceptAccess(),
+      conceptIds: this.conceptLookup(),
+      walker: this.walker,
+      chunkScores: this.chunkScores,
+      params: this.params,
+    };
+    const fields = directory.headingCopies > 0;
+    this.lexicon = {
+      analyzer,
+      words: { search: (terms, limit) => this.bm25(terms, limit, false) },
+      fields: { search: (terms, limit) => this.bm25(terms, limit, fields) },
+      documentChunks: (k) => open.documentChunks[k],
+    };
+    this.evidence = {
+      analyzer,
+      chunk: (k) => this.chunkInput(k),
+      sentences: (k) => this.sentencesOf(k),
+      documentChunks: (k) => open.documentChunks[k],
+      conceptTerm: (c) => this.conceptTerm(c),
+      dimension: 0,
+      sentenceTerms: (s, text) => this.termCache.get(s, text),
+    };
+  }
+
+  /** Reads the part's `open` section (checked blocks) and checks its arrays against the directory. */
+  static async open(
+    source: RangeSource,
+    location: PagesLocation,
+    analyzer: TermAnalyzer,
+  ): Promise<PagedLibrary> {
+    const d = checkDirectory(location.directory, location.length);
+    const store = new BlockStore(
+      source,
+      location.base,
+      location.length,
+      d.blockSize,
+      location.hashes,
+      'pages.bin',
+    );
+    const [at, length] = d.sections.open;
+    let bytes = store.bytes(at, length);
+    if (!bytes) {
+      await store.load();
+      bytes = store.bytes(at, length)!;
+    }
+    const open = decodeStructured<PagesOpen>(bytes, 'pages.bin (open)');
+    const n = d.chunkCount;
+    const nc = d.conceptCount;
+    const sized: Array<[string, { length: number } | undefined, number]> = [
+      ['textLengths', open.textLengths, n],
+      ['headingLengths', open.headingLengths, n],
+      ['conceptCounts', open.conceptCounts, n],
+      ['tokens', open.tokens, n],
+      ['documentChunks', open.documentChunks, n],
+      ['df', open.df, nc],
+      ['idf', open.idf, nc],
+      ['degrees', open.degrees, nc],
+      ['listOffsets', open.listOffsets, nc + 1],
+      ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
+      ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
+      ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
+      ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
+      ['termFirst', open.termFirst, Math.ceil(d.termCount / d.groups.terms)],
+      ['conceptFirst', open.conceptFirst, Math.ceil(nc / d.groups.concepts)],
+    ];
+    for (const [name, value, expected] of sized) {
+      if (!value || value.length !== expected)
+        throw new PagesError(
+          `${source.name}: pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`,
+        );
+    }
+    const ends: Array<[string, Float64Array, number]> = [
+      ['recordGroups', open.recordGroups, d.sections.records[1]],
+      ['termGroups', open.termGroups, d.sections.terms[1]],
+      ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
+      ['rowGroups', open.rowGroups, d.sections.rows[1]],
+      ['listOffsets', open.listOffsets, d.sections.lists[1]],
+    ];
+    for (const [name, offsets, end] of ends) {
+      for (let i = 1; i < offsets.length; i++)
+        if (!(offsets[i] >= offsets[i - 1]))
+          throw new PagesError(`${source.name}: pages.bin ${name} go backwards`);
+      if (offsets[0] !== 0 || offsets[offsets.length - 1] !== end)
+        throw new PagesError(`${source.name}: pages.bin ${name} do not cover their section`);
+    }
+    return new PagedLibrary(source, store, d, open, analyzer);
+  }
+
+  get chunkCount(): number {
+    return this.directory.chunkCount;
+  }
+
+  /** The library's analyser's terms of a text (what the Ask view's relevance reads). */
+  terms(text: string): string[] {
+    return this.analyzer.terms(text);
+  }
+
+  /** Answers a question in `ppr` (the default) or `bm25`, reading what it needs. */
+  async search(text: string, mode: string, budgetTokens: number, signal?: AbortSignal): Promise<PagedAnswer> {
+    if (mode !== 'ppr' && mode !== 'bm25') {
+      throw new Error(`a library read by ranges answers the default mode and bm25, not ${mode}`);
+    }
+    const before = this.source.bytesRead;
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      signal?.throwIfAborted();
+      const hits = this.attempt(text, mode, budgetTokens);
+      const records = new Map<string, PagedChunkRecord>();
+      for (const h of hits) {
+        const k = this.chunkIndex.get(h.chunkId);
+        const r = k === undefined ? undefined : this.record(k);
+        if (r) records.set(r.id, r);
+      }
+      if (!this.store.missing) return { hits, records, bytes: this.source.bytesRead - before, rounds: round };
+      await this.store.load();
+    }
+    throw new Error(`${this.source.name}: a question needed more than ${MAX_ROUNDS} rounds of reads`);
+  }
+  /** Chunk id → index of the chunks this library has shown (records know their index only by position). */
+  private readonly chunkIndex = new Map<string, number>();
+
+  private attempt(text: string, mode: string, budgetTokens: number): RetrievedChunk[] {
+    const ranked: Candidate[] =
+      mode === 'bm25'
+        ? this.bm25(this.analyzer.terms(text), this.params.candidates, false)
+        : rankPpr(this.ctx, this.lexicon, text, undefined, this.params.candidates);
+    return rankedEvidence(this.evidence, ranked, {
+      mode,
+      query: sentenceQuery(
+        this.analyzer,
+        text,
+        (t) => this.wordIdf(t),
+        this.ctx.conceptIds,
+        (c) => this.open.idf[c],
+      ),
+      budgetTokens,
+      window: this.params.evidenceTokens,
+      slack: this.params.evidenceSlack,
+    });
+  }
+
+  // ---- words: BM25 over the text, BM25F over text + heading copies (the arithmetic of bm25.ts and fieldBm25.ts)
+
+  private section(name: (typeof SECTIONS)[number]): number {
+    return this.directory.sections[name][0];
+  }
+
+  private termEntry(term: string): TermEntry | undefined {
+    const g = groupOf(this.open.termFirst, term);
+    if (g < 0) return undefined;
+    const offsets = this.open.termGroups;
+    const entries = this.store.group<TermEntry[]>(
+      `t${g}`,
+      this.section('terms') + offsets[g],
+      offsets[g + 1] - offsets[g],
+    );
+    if (!entries) return undefined;
+    let lo = 0;
+    let hi = entries.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const t = entries[mid][0];
+      if (t === term) return entries[mid];
+      if (t < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
+  private postingsOf(
+    term: string,
+    entry: TermEntry,
+    heading: boolean,
+  ): { chunks: Uint32Array; freqs: Uint16Array } | undefined {
+    const key = (heading ? 'h:' : 't:') + term;
+    const cached = this.postings.get(key);
+    if (cached) return cached;
+    const at = heading ? entry[3] : entry[1];
+    const length = heading ? entry[4] : entry[2];
+    if (length === 0) return undefined;
+    const bytes = this.store.bytes(this.section('postings') + at, length);
+    if (!bytes) return undefined;
+    const r = new ByteReader(bytes);
+    const chunks: number[] = [];
+    const freqs: number[] = [];
+    let k = 0;
+    while (r.at < bytes.length) {
+      k += r.varint();
+      chunks.push(k);
+      freqs.push(r.varint());
+    }
+    const list = { chunks: Uint32Array.from(chunks), freqs: Uint16Array.from(freqs) };
+    if (this.postings.size >= MAX_CACHED) this.postings.clear();
+    this.postings.set(key, list);
+    return list;
+  }
+
+  private wordIdf(term: string): number {
+    const entry = this.termEntry(term);
+    const list = entry && this.postingsOf(term, entry, false);
+    if (!list) return 0;
+    const df = list.chunks.length;
+    return Math.log(1 + (this.chunkCount - df + 0.5) / (df + 0.5));
+  }
+
+  private bm25(queryTerms: readonly string[], limit: number, fields: boolean): Candidate[] {
+    const { wordScores: scores } = this;
+    const { bm25K1: k1, bm25B: b } = this.params;
+    const n = this.chunkCount;
+    const lengths = fields ? this.fieldLengths : this.open.textLengths;
+    const norm = (fields ? this.fieldAvg : this.textAvg) || 1;
+    const copies = this.directory.headingCopies;
+    const touched: number[] = [];
+    for (const term of new Set(queryTerms)) {
+      const entry = this.termEntry(term);
+      if (!entry) continue;
+      const inText = this.postingsOf(term, entry, false);
+      const inHeading = fields ? this.postingsOf(term, entry, true) : undefined;
+      if (!inText && !inHeading) continue;
+      const chunks: number[] = [];
+      const tfs: number[] = [];
+      const a = inText?.chunks ?? EMPTY_U32;
+      const h = inHeading?.chunks ?? EMPTY_U32;
+      let i = 0;
+      let j = 0;
+      while (i < a.length || j < h.length) {
+        const k = j >= h.length || (i < a.length && a[i] < h[j]) ? a[i] : h[j];
+        let tf = 0;
+        if (i < a.length && a[i] === k) tf += inText!.freqs[i++];
+        if (j < h.length && h[j] === k) tf += copies * inHeading!.freqs[j++];
+        chunks.push(k);
+        tfs.push(fields ? Math.min(tf, 65535) : tf);
+      }
+      // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
+      const df = chunks.length;
+      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let x = 0; x < df; x++) {
+        const k = chunks[x];
+        const tf = tfs[x];
+        if (scores[k] === 0) touched.push(k);
+        scores[k] += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
+      }
+    }
+    const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
+    for (const k of touched) scores[k] = 0;
+    return best;
+  }
+
+  // ---- concepts: the dictionary, each concept's chunks, each chunk's concepts, and the walk's rows
+
+  private conceptLookup(): TermLookup {
+    const get = (term: string): number | undefined => {
+      const g = groupOf(this.open.conceptFirst, term);
+      if (g < 0) return undefined;
+      const terms = this.conceptGroup(g);
+      if (!terms) return undefined;
+      let lo = 0;
+      let hi = terms.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (terms[mid] === term) return g * this.directory.groups.concepts + mid;
+        if (terms[mid] < term) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return undefined;
+    };
+    return { get, has: (term) => get(term) !== undefined };
+  }
+
+  private conceptGroup(g: number): string[] | undefined {
+    const offsets = this.open.conceptGroups;
+    return this.store.group<string[]>(
+      `c${g}`,
+      this.section('concepts') + offsets[g],
+      offsets[g + 1] - offsets[g],
+    );
+  }
+
+  private conceptTerm(c: number): string {
+    const size = this.directory.groups.concepts;
+    return this.conceptGroup(Math.floor(c / size))?.[c % size] ?? '';
+  }
+
+  private chunksOf(c: number): ConceptChunks | undefined {
+    const cached = this.lists.get(c);
+    if (cached) return cached;
+    const from = this.open.listOffsets[c];
+    const bytes = this.store.bytes(this.section('lists') + from, this.open.listOffsets[c + 1] - from);
+    if (!bytes) return undefined;
+    const df = this.open.df[c];
+    const r = new ByteReader(bytes);
+    const chunks = new Uint32Array(df);
+    const tf = new Float32Array(df);
+    const shares = new Float32Array(df);
+    let k = 0;
+    for (let i = 0; i < df; i++) chunks[i] = k += r.varint();
+    for (let i = 0; i < df; i++) tf[i] = r.varint();
+    for (let i = 0; i < df; i++) shares[i] = r.f32();
+    const list = { chunks, tf, shares };
+    if (this.lists.size >= MAX_CACHED) this.lists.clear();
+    this.lists.set(c, list);
+    return list;
+  }
+
+  private conceptsOf(k: number): Uint32Array | undefined {
+    const size = this.directory.groups.rows;
+    const g = Math.floor(k / size);
+    const offsets = this.open.rowGroups;
+    const counts = this.open.conceptCounts;
+    const group = this.store.group<{ starts: Uint32Array; ids: Uint32Array }>(
+      `r${g}`,
+      this.section('rows') + offsets[g],
+      offsets[g + 1] - offsets[g],
+      (bytes) => {
+        const from = g * size;
+        const to = Math.min(this.chunkCount, from + size);
+        const starts = new Uint32Array(to - from + 1);
+        for (let i = from; i < to; i++) starts[i - from + 1] = starts[i - from] + counts[i];
+        const ids = new Uint32Array(starts[to - from]);
+        const r = new ByteReader(bytes);
+        for (let i = from; i < to; i++) {
+          let c = 0;
+          for (let j = starts[i - from]; j < starts[i - from + 1]; j++) ids[j] = c += r.varint();
+        }
+        return { starts, ids };
+      },
+    );
+    if (!group) return undefined;
+    const i = k - g * size;
+    return group.ids.subarray(group.starts[i], group.starts[i + 1]);
+  }
+
+  private conceptAccess(): ConceptAccess {
+    const open = this.open;
+    let links = 0;
+    for (const x of open.conceptCounts) links += x;
+    const n = this.directory.chunkCount;
+    return {
+      chunkCount: n,
+      meanChunkConcepts: n ? links / n : 1,
+      idf: (c) => open.idf[c],
+      df: (c) => open.df[c],
+      chunksOf: (c) => this.chunksOf(c) ?? EMPTY_CHUNKS,
+      conceptsOf: (k) => this.conceptsOf(k) ?? EMPTY_U32,
+      conceptCount: (k) => open.conceptCounts[k],
+    };
+  }
+
+  /**
+   * Concept u's row of the walk graph, computed from the table as buildCooccurrenceGraph computes it: every
+   * concept sharing a chunk with u (at least θco of them), ascending, with the Dice weight 2·Co / (|T(u)| + |T(v)|)
+   * as a float32. Undefined (and noted) while u's chunk list or one of those chunks' rows is not loaded.
+   */
+  private walkRow(u: number): { targets: Uint32Array; weights: Float32Array } | undefined {
+    const cached = this.rowCache.get(u);
+    if (cached) return cached;
+    const list = this.chunksOf(u);
+    if (!list) return undefined;
+    const counts = new Map<number, number>();
+    let complete = true;
+    for (const k of list.chunks) {
+      const concepts = this.conceptsOf(k);
+      if (!concepts) {
+        complete = false;
+        continue;
+      }
+      for (const v of concepts) if (v !== u) counts.set(v, (counts.get(v) ?? 0) + 1);
+    }
+    if (!complete) return undefined;
+    const theta = this.directory.thetaCo;
+    const targets = Uint32Array.from([...counts.keys()].filter((v) => counts.get(v)! >= theta)).sort();
+    const weights = new Float32Array(targets.length);
+    const tu = this.open.df[u];
+    targets.forEach((v, i) => (weights[i] = (2 * counts.get(v)!) / (tu + this.open.df[v])));
+    const row = { targets, weights };
+    if (this.rowCache.size >= MAX_CACHED) this.rowCache.clear();
+    this.rowCache.set(u, row);
+    return row;
+  }
+
+  // ---- records: what evidence shows
+
+  private record(k: number): PagedChunkRecord | undefined {
+    const size = this.directory.groups.records;
+    const g = Math.floor(k / size);
+    const offsets = this.open.recordGroups;
+    const group = this.store.group<PagedChunkRecord[]>(
+      `k${g}`,
+      this.section('records') + offsets[g],
+      offsets[g + 1] - offsets[g],
+    );
+    const r = group?.[k - g * size];
+    if (r) this.chunkIndex.set(r.id, k);
+    return r;
+  }
+
+  private chunkInput(k: number): RetrievalChunkInput {
+    const r = this.record(k);
+    if (!r) return { id: '', docId: '', text: '', tokens: this.open.tokens[k], start: 0 };
+    return {
+      id: r.id,
+      docId: r.docId,
+      text: r.text,
+      tokens: r.tokens,
+      start: r.start,
+      ...(r.path ? { path: r.path } : {}),
+      ...(r.pageStart !== undefined ? { pageStart: r.pageStart, pageEnd: r.pageEnd } : {}),
+    };
+  }
+
+  private sentencesOf(k: number): { first: number; list: RetrievalSentenceInput[] } {
+    const r = this.record(k);
+    const list: RetrievalSentenceInput[] = [];
+    if (r) {
+      for (let i = 0; i + 1 < r.sentences.length; i += 2) {
+        const start = r.sentences[i];
+        const end = r.sentences[i + 1];
+        list.push({
+          chunkId: r.id,
+          index: i / 2,
+          start,
+          end,
+          text: r.text.slice(start - r.start, end - r.start),
+        });
+      }
+    }
+    return { first: k * SENTENCES_PER_CHUNK, list };
+  }
+}
+
+/** The group whose first key is the last ≤ key (−1 when key sorts before every group). */
+function groupOf(first: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = first.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (first[mid] <= key) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+function mean(values: Float32Array): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return values.length ? total / values.length : 0;
+}

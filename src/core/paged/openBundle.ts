@@ -1,0 +1,116 @@
+// Opens a version 3 bundle's pages by ranges: the preamble, the locator in the last 12 bytes, the manifest it points
+// at, the block hashes, then the pages' `open` section. A few small reads, whatever the bundle's size; nothing else
+// is read until a question asks (library.ts).
+import {
+  BundleError,
+  MAGIC,
+  MAX_HEADER_BYTES,
+  TAG_END,
+  TAG_MANIFEST,
+  type BundleManifest,
+  type PartEntry,
+} from '../bundle/index.ts';
+import { Sha256, toHex } from '../bundle/index.ts';
+import type { TermAnalyzer } from '../graph/index.ts';
+import { PAGES_HASHES_PART, PAGES_PART } from './format.ts';
+import { PagedLibrary } from './library.ts';
+import type { RangeSource } from './rangeSource.ts';
+
+const decoder = new TextDecoder();
+
+export interface PagedBundle {
+  manifest: BundleManifest;
+  library: PagedLibrary;
+}
+
+/** The manifest of a version 3 bundle, read by ranges and checked by its digest. */
+export async function readManifestByRanges(source: RangeSource): Promise<BundleManifest> {
+  const fail = (
+    kind: 'not-a-bundle' | 'unknown-version' | 'corrupted' | 'invalid-content',
+    why: string,
+  ): never => {
+    throw new BundleError(kind, why);
+  };
+  if (source.size < 12 + 12 + 12) fail('not-a-bundle', 'not a ConceptRAG bundle (too short)');
+  const pre = await source.read(0, 12);
+  if (!MAGIC.every((b, i) => pre[i] === b))
+    fail('not-a-bundle', 'not a ConceptRAG bundle (it does not start with "CRAGBNDL")');
+  const version = new DataView(pre.buffer, pre.byteOffset, 12).getUint32(8, true);
+  if (version < 3)
+    fail(
+      'unknown-version',
+      `bundle version ${version} cannot be read by ranges (version 3 can: rebuild it with cli index)`,
+    );
+  if (version > 3) fail('unknown-version', `unknown bundle version ${version} (this app reads 1, 2, 3)`);
+  const tail = await source.read(source.size - 12, 12);
+  if (decoder.decode(tail.subarray(8)) !== TAG_END)
+    fail('corrupted', 'corrupted (no end marker: the file is truncated or damaged)');
+  const tv = new DataView(tail.buffer, tail.byteOffset, 12);
+  const at = tv.getUint32(0, true) + tv.getUint32(4, true) * 2 ** 32;
+  if (at < 12 || at + 12 > source.size - 12)
+    fail('corrupted', 'corrupted (the manifest locator points outside the file)');
+  const head = await source.read(at, 12);
+  const hv = new DataView(head.buffer, head.byteOffset, 12);
+  const length = hv.getUint32(4, true);
+  if (decoder.decode(head.subarray(0, 4)) !== TAG_MANIFEST || ~length >>> 0 !== hv.getUint32(8, true))
+    fail('corrupted', 'corrupted (the manifest locator does not point at the manifest)');
+  if (length > MAX_HEADER_BYTES || at + 12 + length + 32 > source.size - 12)
+    fail('corrupted', 'corrupted (the manifest is longer than the file allows)');
+  const body = await source.read(at + 12, length + 32);
+  const json = body.subarray(0, length);
+  const digest = new Sha256().update(json).digest();
+  if (!digest.every((b, i) => b === body[length + i]))
+    fail('corrupted', 'corrupted (SHA-256 mismatch in the manifest)');
+  let manifest: BundleManifest;
+  try {
+    manifest = JSON.parse(decoder.decode(json)) as BundleManifest;
+  } catch {
+    return fail('invalid-content', 'the manifest is not valid JSON');
+  }
+  if (!manifest || !Array.isArray(manifest.parts) || manifest.formatVersion !== version)
+    fail('invalid-content', 'the manifest lacks required fields');
+  return manifest;
+}
+
+function locatedPart(manifest: BundleManifest, name: string, size: number): PartEntry | undefined {
+  const entry = manifest.parts.find((p) => p.name === name);
+  if (!entry) return undefined;
+  const { offset, length } = entry;
+  if (
+    !Number.isSafeInteger(offset) ||
+    !Number.isSafeInteger(length) ||
+    offset! < 0 ||
+    offset! + length + 32 > size
+  )
+    throw new BundleError('corrupted', `corrupted (part ${name} lies outside the file)`, name);
+  if (entry.encoding !== 'identity')
+    throw new BundleError('invalid-content', `part ${name} must be stored as is to be read by ranges`, name);
+  return entry;
+}
+
+/**
+ * Opens a bundle's library by ranges; undefined when the bundle has no pages (a version 3 bundle written without
+ * `cli index --pages`, or one with vectors): then it is opened whole.
+ */
+export async function openPagedBundle(
+  source: RangeSource,
+  analyzer: TermAnalyzer,
+): Promise<PagedBundle | undefined> {
+  const manifest = await readManifestByRanges(source);
+  const pages = locatedPart(manifest, PAGES_PART, source.size);
+  const hashesEntry = locatedPart(manifest, PAGES_HASHES_PART, source.size);
+  if (!pages || !hashesEntry) return undefined;
+  const hashes = await source.read(hashesEntry.offset!, hashesEntry.length);
+  if (toHex(new Sha256().update(hashes).digest()) !== hashesEntry.sha256)
+    throw new BundleError(
+      'corrupted',
+      `corrupted (SHA-256 mismatch in part ${PAGES_HASHES_PART})`,
+      PAGES_HASHES_PART,
+    );
+  const library = await PagedLibrary.open(
+    source,
+    { base: pages.offset!, length: pages.length, directory: pages.meta as never, hashes },
+    analyzer,
+  );
+  return { manifest, library };
+}

@@ -1,0 +1,139 @@
+// A library read by ranges answers as the engine in memory it was written from: the same chunks, scores and
+// evidence, in the default mode and bm25, on this repository's own documentation (Markdown with headings: BM25F and
+// section windows) and, when ../shared is present, on MuSiQue's passages (the walk decides). Its blocks are checked:
+// a damaged byte is named, never used.
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { prepareCorpus } from '../../../src/cli/benchData.ts';
+import { bundleBytes, writeBundle, readBundle } from '../../../src/core/bundle/index.ts';
+import { PagedLibrary } from '../../../src/core/paged/library.ts';
+import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
+import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
+import { createTermAnalyzer } from '../../../src/core/text/index.ts';
+import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
+
+async function engineOf(path: string, limit?: number) {
+  const corpus = await prepareCorpus(path, 1200);
+  const keep = limit ? new Set(corpus.retrievalChunks.slice(0, limit).map((c) => c.id)) : undefined;
+  const chunks = keep ? corpus.retrievalChunks.filter((c) => keep.has(c.id)) : corpus.retrievalChunks;
+  const sentences = keep ? corpus.sentences.filter((s) => keep.has(s.chunkId)) : corpus.sentences;
+  const analyzer = createTermAnalyzer();
+  return { engine: RetrievalEngine.build({ chunks, sentences }, analyzer), analyzer };
+}
+
+async function pagedOf(
+  engine: RetrievalEngine,
+  analyzer: ReturnType<typeof createTermAnalyzer>,
+  blockSize = 4096,
+) {
+  const written = await writePagedIndex(
+    engine.lexicalParts(),
+    (docId) => ({ title: `title of ${docId}` }),
+    blockSize,
+  );
+  const source = new MemoryRangeSource(written.data, 'pages');
+  const library = await PagedLibrary.open(
+    source,
+    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+    analyzer,
+  );
+  return { written, source, library };
+}
+
+const DOC_QUESTIONS = [
+  'How do I open a bundle from a URL?',
+  'What does the keep-mask store for the concept graph?',
+  'Which parts of a bundle are gzip compressed and why?',
+  'How is the question blend between words and walk decided?',
+  'What limits protect the reader from a hostile bundle?',
+];
+
+describe('a library read by ranges', () => {
+  it('ranks and shows what the engine in memory does (Markdown with headings)', async () => {
+    const { engine, analyzer } = await engineOf('docs');
+    const { library, written } = await pagedOf(engine, analyzer);
+    expect(written.directory.headingCopies).toBeGreaterThan(0);
+    for (const q of DOC_QUESTIONS) {
+      for (const [mode, budget] of [
+        ['ppr', 1000],
+        ['ppr', 6000],
+        ['bm25', 2000],
+      ] as const) {
+        const answer = await library.search(q, mode, budget);
+        expect(answer.hits.length).toBeGreaterThan(0);
+        expect(answer.hits).toEqual(engine.search({ text: q }, mode, budget));
+        expect(answer.rounds).toBeGreaterThan(0);
+        for (const h of answer.hits) expect(answer.records.get(h.chunkId)?.docId).toBe(h.docId);
+      }
+    }
+  }, 240_000);
+
+  it('reads a small share of the part for a question, and nothing again for the same question', async () => {
+    const { engine, analyzer } = await engineOf('docs');
+    const { library, source, written } = await pagedOf(engine, analyzer);
+    const first = await library.search(DOC_QUESTIONS[0], 'ppr', 1000);
+    expect(first.bytes).toBeGreaterThan(0);
+    expect(first.bytes).toBeLessThan(written.data.length);
+    const again = await library.search(DOC_QUESTIONS[0], 'ppr', 1000);
+    expect(again.bytes).toBe(0);
+    expect(again.rounds).toBe(1);
+    // What the open and the two questions read, and nothing else.
+    expect(source.bytesRead).toBeLessThan(written.data.length);
+  }, 240_000);
+
+  const musique = `${BENCH_DIR}/musique/corpus.jsonl`;
+  const skip = missingSharedData(musique, 'the paged walk on MuSiQue');
+  it.skipIf(skip !== null)(
+    'walks the concept graph as the engine does (MuSiQue passages)',
+    async () => {
+      const { engine, analyzer } = await engineOf(musique, 1500);
+      const { library } = await pagedOf(engine, analyzer);
+      const questions = (await readFile(`${BENCH_DIR}/musique/questions.jsonl`, 'utf8'))
+        .trim()
+        .split('\n')
+        .slice(0, 8)
+        .map((l) => (JSON.parse(l) as { question: string }).question);
+      for (const q of questions) {
+        const answer = await library.search(q, 'ppr', 2000);
+        expect(answer.hits).toEqual(engine.search({ text: q }, 'ppr', 2000));
+      }
+    },
+    240_000,
+  );
+});
+
+describe('a version 3 bundle with pages', () => {
+  it('opens by ranges, still reads whole, and names a damaged block', async () => {
+    const { engine, analyzer } = await engineOf('docs/results');
+    const written = await writePagedIndex(engine.lexicalParts(), (docId) => ({ title: docId }));
+    const bytes = await bundleBytes(writeBundle(pagesParts(written), { appVersion: 'test', embedder: null }));
+    const whole = await readBundle(bytes);
+    expect(whole.manifest.formatVersion).toBe(3);
+    expect(whole.parts.get('pages.bin')?.length).toBe(written.data.length);
+
+    const source = new MemoryRangeSource(bytes, 'x.bundle');
+    const opened = await openPagedBundle(source, analyzer);
+    expect(opened).toBeDefined();
+    const q = 'What did the heap measurements show?';
+    expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
+      engine.search({ text: q }, 'ppr', 1000),
+    );
+
+    // One byte changed inside the pages part: the block holding it is refused by name.
+    const entry = whole.manifest.parts.find((p) => p.name === 'pages.bin')!;
+    const damaged = bytes.slice();
+    const at = entry.offset! + written.directory.sections.postings[0] + 10;
+    damaged[at] ^= 0xff;
+    const block = Math.floor((at - entry.offset!) / written.directory.blockSize);
+    const ask = async (): Promise<void> => {
+      const bad = await openPagedBundle(new MemoryRangeSource(damaged, 'x.bundle'), analyzer);
+      // Every question of the set reads postings; the one that reaches the damaged block is refused.
+      for (const question of [q, ...DOC_QUESTIONS]) await bad!.library.search(question, 'bm25', 1000);
+    };
+    await expect(ask()).rejects.toThrow(
+      `x.bundle: corrupted (SHA-256 mismatch in block ${block} of part pages.bin)`,
+    );
+  }, 240_000);
+});
