@@ -2,7 +2,10 @@
 // bundle opened read-only from the app's own origin. It answers every question mode and streams LLM answers.
 import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
-import { openBundleReadOnly } from '../src/store/bundleImport.ts';
+import { openBundleReadOnly, sameOriginBundleUrl } from '../src/store/bundleImport.ts';
+import { openPagedBundle } from '../src/core/paged/index.ts';
+import { createTermAnalyzer } from '../src/core/text/index.ts';
+import { HttpRangeSource } from '../src/services/library/rangeSources.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
@@ -21,6 +24,11 @@ const service = new QueryService({
   // The question model loads on another thread while this one reads the library and builds the engine.
   embedders: embedderInOwnWorker(),
   openBundle: (url, onProgress) => openBundleReadOnly(url, self.location.origin, fetch, onProgress),
+  // A bundle with pages is read by ranges where the host serves them (any static host that honours Range).
+  openPaged: async (url) => {
+    const source = await HttpRangeSource.open(sameOriginBundleUrl(url, self.location.origin).href);
+    return source && openPagedBundle(source, createTermAnalyzer());
+  },
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.
   prebuildGraph: prebuildInWorker,
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).

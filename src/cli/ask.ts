@@ -26,6 +26,10 @@ import {
 import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
+import { FileRangeSource } from './fileRangeSource.ts';
+import { openPagedBundle } from '../core/paged/index.ts';
+import { createTermAnalyzer } from '../core/text/index.ts';
+import { askPaged } from '../services/questions/askPaged.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
 import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
@@ -43,6 +47,9 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
                     only the built-in USE-lite is used; a bundle built with another embedder needs this flag
                     (a bundle names its embedder, but it never chooses a model URL or endpoint for you)
   --embed-key-file <f> the key of an openai: embedder (else env ${EMBEDDINGS_KEY_ENV})
+  --whole           read the whole bundle even when it has pages (a bundle from cli index --pages answers
+                    the default mode and bm25 by reading only the blocks a question needs)
+  --stats           print the bytes and rounds of reads each question took (a bundle with pages)
   --json            print {"answer"?: string, "context": [{"chunkId","docTitle","path","text","score"}]}
   --llm-base-url <u> an OpenAI-compatible endpoint: the context and question go there for a cited answer
   --llm-model <m>   the model for the answer
@@ -253,6 +260,9 @@ interface AskPlan {
   budget: number;
   top: number;
   json: boolean;
+  /** Read the whole bundle even when it has pages (--whole), and print what each question read (--stats). */
+  whole: boolean;
+  stats: boolean;
   embedder?: string;
   embedKeyFile?: string;
   llmBaseUrl?: string;
@@ -278,6 +288,8 @@ export async function checkArgs(args: string[]): Promise<AskPlan | { code: numbe
         embedder: { type: 'string' },
         'embed-key-file': { type: 'string' },
         json: { type: 'boolean', default: false },
+        whole: { type: 'boolean', default: false },
+        stats: { type: 'boolean', default: false },
         'llm-base-url': { type: 'string' },
         'llm-model': { type: 'string' },
         // Declared only to refuse it with a clear message (parseArgs would call it an unknown option).
@@ -342,6 +354,8 @@ export async function checkArgs(args: string[]): Promise<AskPlan | { code: numbe
     budget,
     top,
     json: values.json,
+    whole: values.whole,
+    stats: values.stats,
     embedder: values.embedder,
     embedKeyFile: values['embed-key-file'],
     llmBaseUrl: values['llm-base-url'],
@@ -359,6 +373,11 @@ export async function run(args: string[]): Promise<number> {
     return plan.code;
   }
   const { mode, budget, top, json } = plan;
+  // A bundle with pages answers the default mode and bm25 by ranges: no whole read, whatever its size.
+  if ((mode === 'ppr' || mode === 'bm25') && !plan.llmBaseUrl && !plan.whole) {
+    const answered = await askByRanges(plan);
+    if (answered !== undefined) return answered;
+  }
   const snapshot = await readBundleFile(plan.bundle);
   const client = plan.llmBaseUrl
     ? new LlmClient({
@@ -396,6 +415,44 @@ export async function run(args: string[]): Promise<number> {
     await embedder?.dispose();
   }
   return 0;
+}
+
+/**
+ * Answers every question of the plan from the bundle's pages, reading only their blocks; undefined when the bundle
+ * has none (it is then read whole). `--stats` prints what each question read.
+ */
+async function askByRanges(plan: AskPlan): Promise<number | undefined> {
+  const source = await FileRangeSource.open(plan.bundle);
+  try {
+    // A bundle older than version 3, or one without pages, is read whole, as before.
+    const opened = await openPagedBundle(source, createTermAnalyzer());
+    if (!opened) return undefined;
+    const many = plan.questions.length > 1;
+    for (const [i, question] of plan.questions.entries()) {
+      if (many && !plan.json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
+      const result = await askPaged(opened.library, { question, mode: plan.mode, budget: plan.budget });
+      if (plan.stats) {
+        process.stderr.write(
+          `ask: read ${result.bytesRead} bytes in ${result.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
+            `(${source.bytesRead} bytes of ${source.size} since the bundle was opened)\n`,
+        );
+      }
+      const output: AskOutput = {
+        context: result.evidence.map((e) => ({
+          chunkId: e.chunkId,
+          docTitle: e.docTitle,
+          path: e.path,
+          ...(e.heading ? { heading: e.heading } : {}),
+          text: e.text,
+          score: e.score,
+        })),
+      };
+      await printAnswer(question, { evidence: result.evidence, output }, { ...plan, many });
+    }
+    return 0;
+  } finally {
+    await source.close();
+  }
 }
 
 /** Prints one question's evidence (and written answer): a JSON line with --json (with "question" when many). */

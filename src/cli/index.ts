@@ -9,6 +9,7 @@ import {
   mergeSnapshots,
   snapshotCounts,
   writeSnapshotBundle,
+  type BundlePart,
   type EmbedderInfo,
   type IndexSnapshot,
 } from '../core/bundle/index.ts';
@@ -17,6 +18,7 @@ import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
+import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';
@@ -33,6 +35,9 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --no-graph-mask            store no graph at all. By default a bundle carries its concept table (each chunk's
                              keyphrases, ~3 MB for MuSiQue), so opening it does not choose them again, and with
                              vectors also the θsem keep-mask of the edges (~0.75 MB), so it skips the edge cosines
+  --pages                    also write the library read by ranges (with --embedder none): \`ask\`, a dropped
+                             bundle and ?bundle=<url> then answer by reading only the blocks a question
+                             needs, so a bundle larger than a tab's memory still answers (FORMAT.md, "Pages")
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
 `;
@@ -135,10 +140,23 @@ export async function snapshotFromFiles(
   };
 }
 
-/** The concept graph for a snapshot, built by the same factory the browser's workers use. */
-export function attachGraph(snapshot: IndexSnapshot): IndexSnapshot {
+/**
+ * The concept graph for a snapshot, built by the same factory the browser's workers use, and with `pages` the
+ * library read by ranges written from that engine (src/core/paged: lexical bundles only).
+ */
+export async function attachGraph(
+  snapshot: IndexSnapshot,
+  pages = false,
+): Promise<{ snapshot: IndexSnapshot; pages?: BundlePart[] }> {
   const engine = buildEngine(snapshotToCorpus(snapshot));
-  return { ...snapshot, graph: engine.exportGraph() as unknown as Record<string, unknown> };
+  const graph = engine.exportGraph() as unknown as Record<string, unknown>;
+  if (!pages) return { snapshot: { ...snapshot, graph } };
+  const documents = new Map(snapshot.documents.map((d) => [d.id, d]));
+  const written = await writePagedIndex(engine.lexicalParts(), (docId) => {
+    const doc = documents.get(docId);
+    return { title: doc?.title ?? docId, ...(doc?.pageStarts ? { pageStarts: doc.pageStarts } : {}) };
+  });
+  return { snapshot: { ...snapshot, graph }, pages: pagesParts(written) };
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -153,6 +171,7 @@ export async function run(args: string[]): Promise<number> {
       vectors: { type: 'string', default: 'i8' },
       graph: { type: 'boolean', default: false },
       'no-graph-mask': { type: 'boolean', default: false },
+      pages: { type: 'boolean', default: false },
       'max-chunk-tokens': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       cache: { type: 'string', default: '.cache/embeddings' },
@@ -189,6 +208,12 @@ export async function run(args: string[]): Promise<number> {
     return 1;
   }
   const spec = values.embedder === 'none' ? null : values.embedder!;
+  if (values.pages && spec) {
+    process.stderr.write(
+      'index: --pages writes a library read by ranges, which holds the lexical layer only: add --embedder none\n',
+    );
+    return 2;
+  }
   const apiKey =
     spec && specTakesKey(spec)
       ? await readApiKey({ file: values['embed-key-file'], env: EMBEDDINGS_KEY_ENV })
@@ -222,10 +247,15 @@ export async function run(args: string[]): Promise<number> {
     }
     // The concept table spares every opener the keyphrase choice (half of a cold question's time); with vectors
     // the keep-mask spares the edge cosines too.
-    if (values.graph || !values['no-graph-mask']) {
+    let pages: BundlePart[] | undefined;
+    if (values.graph || !values['no-graph-mask'] || values.pages) {
       const t = performance.now();
-      result = attachGraph(result);
-      log(`concept graph built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      const attached = await attachGraph(result, values.pages);
+      if (values.graph || !values['no-graph-mask']) result = attached.snapshot;
+      pages = attached.pages;
+      log(
+        `concept graph ${pages ? 'and pages ' : ''}built in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     const bytes = await writeBundleFile(
       values.out,
@@ -233,6 +263,7 @@ export async function run(args: string[]): Promise<number> {
         appVersion: appVersion(),
         vectors: values.vectors,
         graph: values.graph ? 'full' : 'compact',
+        ...(pages ? { extraParts: pages } : {}),
       }),
     );
     const counts = snapshotCounts(result);

@@ -331,12 +331,8 @@ function counted(body: ReadableStream<Uint8Array>, total: number | null, onProgr
   );
 }
 
-export async function openBundleReadOnly(
-  url: string,
-  origin: string = globalThis.location?.origin ?? '',
-  fetcher: typeof fetch = fetch,
-  onProgress?: DownloadProgress,
-): Promise<ReadOnlyBundle> {
+/** A ?bundle= path or URL resolved against the app's origin; anything on another origin is refused. */
+export function sameOriginBundleUrl(url: string, origin: string): URL {
   let resolved: URL;
   try {
     resolved = new URL(url, origin || undefined);
@@ -348,6 +344,16 @@ export async function openBundleReadOnly(
       `open bundle: ${resolved.href} is not on this site (${origin}); only same-origin bundles open`,
     );
   }
+  return resolved;
+}
+
+export async function openBundleReadOnly(
+  url: string,
+  origin: string = globalThis.location?.origin ?? '',
+  fetcher: typeof fetch = fetch,
+  onProgress?: DownloadProgress,
+): Promise<ReadOnlyBundle> {
+  const resolved = sameOriginBundleUrl(url, origin);
   const response = await fetcher(resolved.href);
   if (!response.ok || !response.body) {
     throw new Error(

@@ -9,8 +9,8 @@ import type { RangeSource } from './rangeSource.ts';
 
 /** Decoded groups kept at most (records, dictionary groups, rows); about 50–100 MB at the most. */
 const MAX_DECODED = 20_000;
-/** Raw blocks kept at most (16 KiB each: 256 MB). */
-const MAX_BLOCKS = 16_384;
+/** Raw blocks kept at most (4 KiB each: 256 MB). */
+const MAX_BLOCKS = 65_536;
 
 export class PagesError extends Error {
   constructor(message: string) {

@@ -23,8 +23,11 @@ export interface PagedBundle {
   library: PagedLibrary;
 }
 
-/** The manifest of a version 3 bundle, read by ranges and checked by its digest. */
-export async function readManifestByRanges(source: RangeSource): Promise<BundleManifest> {
+/**
+ * The manifest of a version 3 bundle, read by ranges and checked by its digest; undefined for an older bundle (it has
+ * no locator: it is read whole).
+ */
+export async function readManifestByRanges(source: RangeSource): Promise<BundleManifest | undefined> {
   const fail = (
     kind: 'not-a-bundle' | 'unknown-version' | 'corrupted' | 'invalid-content',
     why: string,
@@ -61,14 +64,14 @@ export async function readManifestByRanges(source: RangeSource): Promise<BundleM
   const digest = new Sha256().update(json).digest();
   if (!digest.every((b, i) => b === body[length + i]))
     fail('corrupted', 'corrupted (SHA-256 mismatch in the manifest)');
-  let manifest: BundleManifest;
+  let manifest: BundleManifest | undefined;
   try {
     manifest = JSON.parse(decoder.decode(json)) as BundleManifest;
   } catch {
     return fail('invalid-content', 'the manifest is not valid JSON');
   }
   if (!manifest || !Array.isArray(manifest.parts) || manifest.formatVersion !== version)
-    fail('invalid-content', 'the manifest lacks required fields');
+    return fail('invalid-content', 'the manifest lacks required fields');
   return manifest;
 }
 
@@ -89,14 +92,15 @@ function locatedPart(manifest: BundleManifest, name: string, size: number): Part
 }
 
 /**
- * Opens a bundle's library by ranges; undefined when the bundle has no pages (a version 3 bundle written without
- * `cli index --pages`, or one with vectors): then it is opened whole.
+ * Opens a bundle's library by ranges; undefined when the bundle has no pages (older than version 3, written without
+ * `cli index --pages`, or with vectors): then it is opened whole.
  */
 export async function openPagedBundle(
   source: RangeSource,
   analyzer: TermAnalyzer,
 ): Promise<PagedBundle | undefined> {
   const manifest = await readManifestByRanges(source);
+  if (!manifest) return undefined;
   const pages = locatedPart(manifest, PAGES_PART, source.size);
   const hashesEntry = locatedPart(manifest, PAGES_HASHES_PART, source.size);
   if (!pages || !hashesEntry) return undefined;

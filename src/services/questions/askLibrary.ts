@@ -97,14 +97,25 @@ function chunkView(library: QuestionLibrary, chunkId: string): KgChunkView | und
 }
 
 function evidence(library: QuestionLibrary, hit: RetrievedChunk): Evidence {
+  const doc = library.documents.get(hit.docId);
+  return shownEvidence(
+    hit,
+    library.chunks.get(hit.chunkId)?.start ?? 0,
+    doc?.title ?? hit.docId,
+    doc?.pageStarts,
+  );
+}
+
+/** A hit as the page shows it, with the one scale of relevance every mode gets (relevance.ts). */
+export function shownEvidence(
+  hit: RetrievedChunk,
+  chunkStart: number,
+  title: string,
+  pageStarts?: readonly number[],
+): Evidence {
   const p = hit.provenance as Evidence['provenance'];
   return {
-    ...toEvidence(
-      hit,
-      library.chunks.get(hit.chunkId)?.start ?? 0,
-      cleanHeading(library.documents.get(hit.docId)?.title ?? hit.docId),
-      library.documents.get(hit.docId)?.pageStarts,
-    ),
+    ...toEvidence(hit, chunkStart, cleanHeading(title), pageStarts),
     // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.
     provenance: {
       mode: p.mode,

@@ -12,6 +12,8 @@ import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
+import { askPaged } from './askPaged.ts';
+import type { PagedBundle } from '../../core/paged/index.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
@@ -34,6 +36,11 @@ export interface QueryDeps extends LibrarySessionDeps {
   embedders: EmbedderSource;
   /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
   llmClient(settings: LlmSettings, purpose?: LedgerPurpose): LlmClient;
+  /**
+   * Opens a bundle's pages by ranges (src/core/paged): undefined when the bundle has none or its host sends whole
+   * files only; then it is downloaded whole. Absent: always whole.
+   */
+  openPaged?(url: string): Promise<PagedBundle | undefined>;
 }
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
@@ -49,6 +56,8 @@ export class QueryService {
   private evalStop: AbortController | null = null;
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
+  /** A bundle read by ranges (?bundle= of a bundle with pages): questions go to it, nothing is downloaded whole. */
+  private paged: PagedBundle | null = null;
 
   constructor(private readonly deps: QueryDeps) {
     this.session = new LibrarySession(deps);
@@ -72,15 +81,30 @@ export class QueryService {
     url: string,
     /** Bytes downloaded so far (a Comlink proxy from the page, which shows them). */
     onProgress?: DownloadProgress,
-  ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null }> {
+  ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null; byRanges?: boolean }> {
     const t0 = performance.now();
     const marks: Record<string, number> = {};
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
+    const paged = await this.deps.openPaged?.(url);
+    if (paged) {
+      mark('pages');
+      this.paged = paged;
+      return { url, counts: paged.manifest.counts, embedderId: null, byRanges: true };
+    }
     const opened = this.session.openBundle(url, onProgress, mark);
     void this.embedder.warm(mark);
     const bundle = await opened;
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
+  }
+
+  /** What a library read by ranges does not hold in memory, refused by name. */
+  private refuseByRanges(what: string): void {
+    if (this.paged) {
+      throw new Error(
+        `${what} needs the library in memory; this bundle is read by ranges (it answers the default mode and bm25)`,
+      );
+    }
   }
 
   /**
@@ -90,6 +114,7 @@ export class QueryService {
    * the library changed; questions meanwhile get early evidence from the library loaded before.
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
+    if (this.paged) return;
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
@@ -99,6 +124,7 @@ export class QueryService {
 
   /** One source document (for the viewer when the library is a read-only bundle). */
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
+    this.refuseByRanges('a whole document');
     return (await this.session.library()).documents.get(docId);
   }
 
@@ -111,6 +137,7 @@ export class QueryService {
    * `onEarly`); `rankingChanged` says whether it ranks otherwise than the early evidence did.
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
+    if (this.paged) return askPaged(this.paged.library, request);
     const started = performance.now();
     // An unknown mode is refused before anything loads. Only a mode that ranks without the question vector
     // sends early evidence (`dense` cannot, the KG and reasoning modes are not staged).
@@ -170,6 +197,7 @@ export class QueryService {
    * vector as `ask` (src/services/questions/graphView.ts).
    */
   async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
+    this.refuseByRanges('the concept graph of a question');
     const loaded = await this.session.library();
     const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
     const vector = wantsVector ? await this.embedder.vector(loaded, question) : undefined;
@@ -178,6 +206,7 @@ export class QueryService {
 
   /** The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts). */
   async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
+    this.refuseByRanges('the concept graph');
     return libraryGraph(await this.session.library(), options);
   }
 
