@@ -24,10 +24,13 @@ export type Fault =
  * delay, or `drop`: the server computes the embeddings (they are logged) and then cuts the connection, as a reply
  * lost on the way.
  */
-export type EmbeddingFault = Extract<
-  Fault,
-  { kind: 'rate-limit' | 'server-error' | 'drop' | 'unauthorized' | 'not-json-body' | 'delay' }
->;
+export type EmbeddingFault =
+  | Extract<
+      Fault,
+      { kind: 'rate-limit' | 'server-error' | 'drop' | 'unauthorized' | 'not-json-body' | 'delay' }
+    >
+  /** Answer normally: places the next fault at a later request. */
+  | { kind: 'ok' };
 
 /** A fault applied to the next chat request whose body contains `when` (any request when absent). */
 export type ScriptStep = Fault & { when?: string };
