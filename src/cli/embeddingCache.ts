@@ -92,6 +92,11 @@ export interface FillOptions {
   /** Texts per call. */
   batchSize: number;
   signal?: AbortSignal;
+  /**
+   * A gentler stop than `signal`: once it fires no new call starts, the calls in flight finish and are stored, and
+   * fill throws a FillStoppedError. Nothing the service computed is thrown away (Ctrl-C in cli index).
+   */
+  stop?: AbortSignal;
   /** Called after every stored batch (and once before the first); the caller throttles what it prints. */
   onProgress?: (progress: FillProgress) => void;
 }
@@ -103,6 +108,18 @@ export interface FillProgress {
   embedded: number;
   /** Since the fill began. */
   seconds: number;
+}
+
+/** A fill ended by its `stop` signal: what was stored stays stored, the same fill again embeds the rest. */
+export class FillStoppedError extends Error {
+  constructor(readonly progress: FillProgress) {
+    const left = progress.total - progress.cached - progress.embedded;
+    super(
+      `embedding stopped: ${progress.embedded} texts embedded and stored, ${left} left; ` +
+        `run the same command again to embed only those`,
+    );
+    this.name = 'FillStoppedError';
+  }
 }
 
 export interface CachedEmbedder extends Embedder {
@@ -234,7 +251,7 @@ export function cachedEmbedder(embedder: Embedder, dir: string | null = '.cache/
     // A fixed number of lanes, each taking the next batch when its last one is stored: never more than
     // `concurrency` calls in flight, and no lane idles while batches remain.
     const lane = async (): Promise<void> => {
-      while (failure === null && next < miss.texts.length) {
+      while (failure === null && !options.stop?.aborted && next < miss.texts.length) {
         const from = next;
         const to = Math.min(miss.texts.length, from + batchSize);
         next = to;
@@ -255,6 +272,7 @@ export function cachedEmbedder(embedder: Embedder, dir: string | null = '.cache/
     );
     if (failure !== null) throw (failure as { error: unknown }).error;
     progress.seconds = (performance.now() - started) / 1000;
+    if (progress.cached + progress.embedded < total) throw new FillStoppedError({ ...progress });
     return progress;
   }
 

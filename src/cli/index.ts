@@ -235,12 +235,28 @@ export async function run(args: string[]): Promise<number> {
   const prefill =
     endpoint && cache
       ? async (texts: string[]): Promise<void> => {
-          const done = await cache.fill(texts, {
-            concurrency,
-            batchSize: batch,
-            onProgress: throttled((p) => log(formatFillProgress(p)), 2000),
-          });
-          log(formatFillSummary(done));
+          // Ctrl-C (or SIGTERM) lets the requests in flight finish and be stored, so the service's work is kept;
+          // a second one quits at once. SIGKILL loses at most the requests in flight.
+          const stop = new AbortController();
+          const onSignal = (signal: NodeJS.Signals): void => {
+            if (stop.signal.aborted) process.exit(130);
+            log(`${signal}: storing the requests in flight, then stopping (again to quit at once)`);
+            stop.abort();
+          };
+          process.on('SIGINT', onSignal);
+          process.on('SIGTERM', onSignal);
+          try {
+            const done = await cache.fill(texts, {
+              concurrency,
+              batchSize: batch,
+              stop: stop.signal,
+              onProgress: throttled((p) => log(formatFillProgress(p)), 2000),
+            });
+            log(formatFillSummary(done));
+          } finally {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+          }
         }
       : undefined;
   let existing: IndexSnapshot | null = null;

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cacheFileName, cachedEmbedder } from '../../../src/cli/embeddingCache.ts';
+import { cacheFileName, cachedEmbedder, FillStoppedError } from '../../../src/cli/embeddingCache.ts';
 import { formatFillProgress, throttled } from '../../../src/cli/embedProgress.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
 import { run as index } from '../../../src/cli/index.ts';
@@ -146,6 +146,28 @@ describe('filling the embedding cache from a service', () => {
     expect(done).toMatchObject({ total: 50, cached: 20, embedded: 30 });
     expect([...server.embeddedTexts].sort()).toEqual(texts.slice(20).sort());
     expectServerVectors(texts, await again.embed(texts));
+  });
+
+  it('on stop starts no new request, stores every one in flight, and loses nothing the server embedded', async () => {
+    server.setEmbeddingLatency(10);
+    const cacheDir = freshDir();
+    const texts = sentences(60, 'x');
+    const stop = new AbortController();
+    const first = cachedEmbedder(endpoint(), cacheDir);
+    await expect(
+      first.fill(texts, {
+        concurrency: 3,
+        batchSize: 5,
+        stop: stop.signal,
+        onProgress: (p) => {
+          if (p.embedded >= 10) stop.abort();
+        },
+      }),
+    ).rejects.toThrow(FillStoppedError);
+    const embedded = [...server.embeddedTexts];
+    expect(embedded.length).toBeLessThan(60);
+    const again = cachedEmbedder(endpoint(), cacheDir);
+    expect(await again.missing(texts)).toEqual(texts.filter((t) => !embedded.includes(t)));
   });
 
   it('cuts a torn tail left by a killed run and re-embeds only the torn record', async () => {
