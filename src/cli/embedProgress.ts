@@ -30,10 +30,14 @@ export function formatFillProgress(p: FillProgress): string {
   );
 }
 
-/** The last line of a fill: how many texts were embedded, in how long, at what rate. */
-export function formatFillSummary(p: FillProgress): string {
+/**
+ * The last line of a fill: how many texts were embedded, in how long, at what rate, and with `cpuSeconds` the CPU
+ * this process spent on it (the rate depends on the service and on the machine's load; the CPU time does not).
+ */
+export function formatFillSummary(p: FillProgress, cpuSeconds?: number): string {
   return (
-    `embedded ${count(p.embedded)} texts in ${p.seconds.toFixed(1)} s (${fillRate(p).toFixed(0)} texts/s), ` +
+    `embedded ${count(p.embedded)} texts in ${p.seconds.toFixed(1)} s (${fillRate(p).toFixed(0)} texts/s` +
+    `${cpuSeconds === undefined ? '' : `, ${cpuSeconds.toFixed(1)} CPU-s`}), ` +
     `${count(p.cached)} of ${count(p.total)} distinct texts were cached`
   );
 }

@@ -21,15 +21,15 @@ import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
-import { formatFillProgress, formatFillSummary, throttled } from './embedProgress.ts';
+import { throttled } from './embedProgress.ts';
+import {
+  DEFAULT_BATCH,
+  DEFAULT_CONCURRENCY,
+  endpointRequestOptions,
+  fillFromService,
+} from './serviceFill.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
 import { ThreadParser } from './threadParser.ts';
-
-/** Requests in flight against an embedding endpoint, and texts per request (docs/embedding-service.md). */
-const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_BATCH = 32;
-/** Attempts per request: a 429, 5xx or dropped connection is retried with back-off (about 15 s in all). */
-const ENDPOINT_ATTEMPTS = 6;
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
@@ -216,17 +216,9 @@ export async function run(args: string[]): Promise<number> {
   const apiKey = endpoint
     ? await readApiKey({ file: values['embed-key-file'], env: EMBEDDINGS_KEY_ENV })
     : undefined;
-  const model = spec
-    ? await createEmbedderFromSpec(spec, {
-        apiKey,
-        batchSize: batch,
-        maxAttempts: ENDPOINT_ATTEMPTS,
-        onRetry: (r) =>
-          log(`retry ${r.attempt}/${r.maxAttempts - 1} in ${(r.delayMs / 1000).toFixed(1)} s: ${r.message}`),
-      })
-    : null;
+  const model = spec ? await createEmbedderFromSpec(spec, endpointRequestOptions(apiKey, batch, log)) : null;
   // The cache returns the vectors the model computed earlier for the same text: same id, same rows. An endpoint
-  // always goes through it (in memory only with --no-cache): its fill is what runs requests side by side.
+  // always goes through it (in memory only with --no-cache): its fill runs the requests side by side.
   const cache =
     model && (endpoint || !values['no-cache'])
       ? cachedEmbedder(model, values['no-cache'] ? null : values.cache)
@@ -234,30 +226,7 @@ export async function run(args: string[]): Promise<number> {
   const embedder = cache ?? model;
   const prefill =
     endpoint && cache
-      ? async (texts: string[]): Promise<void> => {
-          // Ctrl-C (or SIGTERM) lets the requests in flight finish and be stored, so the service's work is kept;
-          // a second one quits at once. SIGKILL loses at most the requests in flight.
-          const stop = new AbortController();
-          const onSignal = (signal: NodeJS.Signals): void => {
-            if (stop.signal.aborted) process.exit(130);
-            log(`${signal}: storing the requests in flight, then stopping (again to quit at once)`);
-            stop.abort();
-          };
-          process.on('SIGINT', onSignal);
-          process.on('SIGTERM', onSignal);
-          try {
-            const done = await cache.fill(texts, {
-              concurrency,
-              batchSize: batch,
-              stop: stop.signal,
-              onProgress: throttled((p) => log(formatFillProgress(p)), 2000),
-            });
-            log(formatFillSummary(done));
-          } finally {
-            process.off('SIGINT', onSignal);
-            process.off('SIGTERM', onSignal);
-          }
-        }
+      ? (texts: string[]) => fillFromService(cache, texts, { concurrency, batchSize: batch, log })
       : undefined;
   let existing: IndexSnapshot | null = null;
   if (values.into) {

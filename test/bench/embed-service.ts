@@ -5,7 +5,9 @@
 // Usage: node --import tsx test/bench/embed-service.ts [--corpus <jsonl>] [--latency 40] [--dimension 384]
 //   [--batch 32] [--concurrency 1,4,16] [--kill-at 0.4]
 //   BENCH_DIR (default: ../shared/bench next to the repo) locates the default corpus, musique/corpus.jsonl.
-// Wall-clock rates depend on what else runs on the machine: the load average is printed with them.
+// Wall-clock rates depend on what else runs on the machine: the load average is printed with them, and the CPU
+// seconds the CLI spent embedding (from its summary line) and the server (this process) spent answering.
+// "latency bound" is concurrency × batch / latency: the rate if the client and the server cost no time.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -62,11 +64,16 @@ function runCli(args: string[], watch?: (child: ReturnType<typeof spawn>) => voi
 }
 
 /** The figures of the CLI's last "embedded N texts in S s (R texts/s)" line. */
-function summaryOf(stderr: string): { embedded: number; seconds: number; rate: number } {
-  const m = /embedded ([\d,]+) texts in ([\d.]+) s \((\d+) texts\/s\)/.exec(stderr);
+function summaryOf(stderr: string): { embedded: number; seconds: number; rate: number; cpu: number } {
+  const m = /embedded ([\d,]+) texts in ([\d.]+) s \((\d+) texts\/s, ([\d.]+) CPU-s\)/.exec(stderr);
   if (!m)
     throw new Error(`embed-service bench: no summary line in the CLI's output:\n${stderr.slice(-2000)}`);
-  return { embedded: Number(m[1].replace(/,/g, '')), seconds: Number(m[2]), rate: Number(m[3]) };
+  return {
+    embedded: Number(m[1].replace(/,/g, '')),
+    seconds: Number(m[2]),
+    rate: Number(m[3]),
+    cpu: Number(m[4]),
+  };
 }
 
 /** The server's vector for a text, normalized in float64. */
@@ -125,20 +132,25 @@ try {
   // ---- Throughput: a fresh cache for each concurrency ------------------------------------------------------
   let distinct: string[] = [];
   console.log(
-    '\n| --concurrency | texts embedded | embedding s | texts/s | requests | max in flight | whole run s | load avg (1/5/15) |',
+    '\n| --concurrency | texts embedded | embedding s | texts/s | latency bound texts/s | requests | max in flight | ' +
+      'CLI CPU-s (embedding) | server CPU-s | whole run s | load avg (1/5/15) |',
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const c of levels) {
     server.reset();
     const out = join(work, `c${c}.bundle`);
+    const cpu0 = process.cpuUsage();
     const run = await runCli(indexArgs(join(work, `cache-c${c}`), c, out));
+    const serverCpu = process.cpuUsage(cpu0);
     if (run.code !== 0)
       throw new Error(`embed-service bench: the CLI failed at --concurrency ${c}:\n${run.stderr}`);
     const s = summaryOf(run.stderr);
     const requests = server.requests.filter((r) => r.path === '/v1/embeddings').length;
     console.log(
-      `| ${c} | ${s.embedded} | ${s.seconds.toFixed(1)} | ${s.rate} | ${requests} | ` +
-        `${server.maxEmbeddingsInFlight()} | ${run.seconds.toFixed(1)} | ${load()} |`,
+      `| ${c} | ${s.embedded} | ${s.seconds.toFixed(1)} | ${s.rate} | ` +
+        `${latencyMs > 0 ? Math.round((c * batch * 1000) / latencyMs) : '∞'} | ${requests} | ` +
+        `${server.maxEmbeddingsInFlight()} | ${s.cpu.toFixed(1)} | ` +
+        `${((serverCpu.user + serverCpu.system) / 1e6).toFixed(1)} | ${run.seconds.toFixed(1)} | ${load()} |`,
     );
     if (distinct.length === 0) {
       distinct = [...new Set((await readBundleFile(out)).sentences.map((x) => x.text))];
@@ -214,7 +226,7 @@ try {
   console.log(`- server faults met: ${failures.join(', ')}; retries logged by the killed run: ${retries}`);
   console.log(
     `- SIGKILL after ${killed.seconds.toFixed(1)} s, when the server had embedded ${atKill.embedded} texts ` +
-      `(${atKill.inFlight} requests in flight); the cache then held ${storedAtKill} whole records` +
+      `(${atKill.inFlight} requests not yet answered by it); the cache then held ${storedAtKill} whole records` +
       `${tornBytes ? ` and a torn tail of ${tornBytes} bytes` : ''}; the server embedded ${firstRunTexts} texts in that run`,
   );
   console.log(
