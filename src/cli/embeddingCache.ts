@@ -162,8 +162,11 @@ export function cachedEmbedder(embedder: Embedder, dir: string | null = '.cache/
     const dim = cache.dimension;
     if (fresh.length !== keys.length * dim) {
       throw new Error(
-        `embedding cache: ${embedder.id} returned ${fresh.length} floats for ${keys.length} texts ` +
-          `(${dim}-d expected)`,
+        `embedding cache: ${embedder.id} returned ${fresh.length} floats for ${keys.length} texts, not ` +
+          `${dim}-d vectors` +
+          (cache.file && existsSync(cache.file)
+            ? `; ${cache.file} holds ${dim}-d vectors: if the model behind this id changed, delete that file`
+            : ''),
       );
     }
     const out = Buffer.alloc(keys.length * (KEY_BYTES + 4 * dim));

@@ -2,7 +2,7 @@
 // loopback server: the cache's fill keeps at most N requests in flight, a 5xx or a dropped reply is retried, a
 // 400 fails at once naming the endpoint, retries are bounded, a second run asks only for what is missing, a torn
 // cache tail is cut, and the CLI prints throttled progress without the key. No timing is asserted.
-import { appendFileSync, mkdtempSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,6 +168,41 @@ describe('filling the embedding cache from a service', () => {
     expect(embedded.length).toBeLessThan(60);
     const again = cachedEmbedder(endpoint(), cacheDir);
     expect(await again.missing(texts)).toEqual(texts.filter((t) => !embedded.includes(t)));
+  });
+
+  it('with no cache directory (--no-cache) fills in memory and writes no file', async () => {
+    const texts = sentences(9, 'n');
+    const cache = cachedEmbedder(endpoint(), null);
+    const done = await cache.fill(texts, { concurrency: 2, batchSize: 4 });
+    expect(done).toMatchObject({ total: 9, embedded: 9 });
+    expectServerVectors(texts, await cache.embed(texts));
+    expect(embeddingRequests()).toHaveLength(3);
+    expect(existsSync(join(process.cwd(), '.cache', 'embeddings', cacheFileName(cache.id)))).toBe(false);
+  });
+
+  it('names the cache file when the endpoint now answers with another dimension', async () => {
+    const cacheDir = freshDir();
+    const first = cachedEmbedder(endpoint(), cacheDir);
+    await first.fill(['One old sentence.'], { concurrency: 1, batchSize: 1 });
+    await first.dispose?.();
+    const wider = await startScriptedLlmServer({ apiKey: KEY, embeddingDimension: DIMENSION + 4 });
+    try {
+      // Same id (same base URL and model name) but another model behind it: a scripted stand-in on another port
+      // is reached through a fetch that rewrites the port.
+      const changed = createOpenAIEmbedder({
+        baseUrl: server.baseUrl,
+        model: 'scripted-embedder',
+        apiKey: KEY,
+        fetch: (input, init) => fetch(String(input).replace(server.baseUrl, wider.baseUrl), init),
+      });
+      await expect(
+        cachedEmbedder(changed, cacheDir).fill(['One new sentence.'], { concurrency: 1, batchSize: 1 }),
+      ).rejects.toThrow(
+        new RegExp(`${cacheFileName(changed.id).replace(/\./g, '\\.')} holds ${DIMENSION}-d vectors`),
+      );
+    } finally {
+      await wider.close();
+    }
   });
 
   it('cuts a torn tail left by a killed run and re-embeds only the torn record', async () => {
