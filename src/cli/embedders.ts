@@ -24,6 +24,8 @@ import {
 } from '../core/embed/index.ts';
 import { EmbedAbortError } from '../core/embed/index.ts';
 import { expandRows, uniqueTexts } from '../core/embed/index.ts';
+import type { EmbeddingRetry } from '../core/embed/openai.ts';
+import type { BackoffOptions } from '../core/llm/index.ts';
 import { EMBEDDINGS_KEY_ENV } from './keys.ts';
 
 const require = createRequire(import.meta.url);
@@ -239,20 +241,35 @@ export function builtInSpecFor(embedderId: string): string | null {
  * - `use` (default): USE-lite from node_modules; `use:<n>` on n worker threads (or CONCEPTRAG_EMBED_WORKERS=n);
  * - `hf:<folder or http(s) URL>`: a Hugging Face feature-extraction ONNX model via transformers.js;
  * - `openai:<baseUrl>#<model>`: an OpenAI-compatible /v1/embeddings endpoint, with `options.apiKey` or else the
- *   key in CONCEPTRAG_EMBEDDINGS_API_KEY (never the LLM's).
+ *   key in CONCEPTRAG_EMBEDDINGS_API_KEY (never the LLM's), batched and retried as `options` say.
  * A spec may name a URL: callers pass only specs the user typed, never one read from a bundle (see ask.ts).
  */
-export async function createEmbedderFromSpec(
-  text: string,
-  options: { apiKey?: string } = {},
-): Promise<Embedder> {
+export async function createEmbedderFromSpec(text: string, options: EndpointOptions = {}): Promise<Embedder> {
   return createEmbedder(text, {
     use: (spec) => createNodeUseEmbedderPool(useWorkers(spec.workers)),
-    // Node's part of an endpoint embedder: the key given, else the embeddings key's variable (never the LLM's).
+    // Node's part of an endpoint embedder: the key given, else the embeddings key's variable (never the LLM's),
+    // and how its requests are batched and retried.
     get openai() {
-      return { apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV] };
+      return {
+        apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV],
+        batchSize: options.batchSize,
+        maxAttempts: options.maxAttempts,
+        backoff: options.backoff,
+        onRetry: options.onRetry,
+      };
     },
   });
+}
+
+/** How the CLI talks to an endpoint embedder; ignored by the local ones. */
+export interface EndpointOptions {
+  apiKey?: string;
+  /** Texts per request (the endpoint embedder's default when absent). */
+  batchSize?: number;
+  /** Attempts per request before giving up (1 when absent: no retry). */
+  maxAttempts?: number;
+  backoff?: BackoffOptions;
+  onRetry?: (retry: EmbeddingRetry) => void;
 }
 
 /** True when the spec names an endpoint that takes a key (the CLI then reads the embeddings key). */

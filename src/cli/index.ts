@@ -23,6 +23,13 @@ import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
+import { throttled } from './embedProgress.ts';
+import {
+  DEFAULT_BATCH,
+  DEFAULT_CONCURRENCY,
+  endpointRequestOptions,
+  fillFromService,
+} from './serviceFill.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
 import { ThreadParser } from './threadParser.ts';
 
@@ -40,6 +47,10 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              needs, so a bundle larger than a tab's memory still answers (FORMAT.md, "Pages")
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
+  --concurrency <n>          openai: requests in flight at most (default ${DEFAULT_CONCURRENCY}). Each batch is kept in
+                             the cache as it arrives: the same command after a crash embeds only what is missing
+  --batch <n>                openai: texts per request (default ${DEFAULT_BATCH}; TEI refuses more than its
+                             --max-client-batch-size, 32 unless raised)
 `;
 
 export function appVersion(): string {
@@ -65,6 +76,8 @@ export interface BuildOptions {
   batchSize?: number;
   /** Per-file parse time limit (default the browser's PARSE_TIMEOUT_MS). */
   parseTimeoutMs?: number;
+  /** Runs over every sentence text before the embedding loop (an endpoint's concurrent cache fill). */
+  prefill?: (texts: string[]) => Promise<void>;
 }
 
 /**
@@ -81,7 +94,7 @@ async function embedPrepared(
   const result = await embedDocuments(docs, embedder, {
     batchSize,
     onDocument: (prepared, v) => void vectors.set(prepared.doc.id, v),
-    onProgress: (p) => log(`embed ${p.done}/${p.total} sentences (${p.rate.toFixed(0)}/s)`),
+    onProgress: throttled((p) => log(`embed ${p.done}/${p.total} sentences (${p.rate.toFixed(0)}/s)`), 2000),
   });
   return { vectors, dimension: result.dimension };
 }
@@ -120,6 +133,8 @@ export async function snapshotFromFiles(
   }
   const prepared = [...docs.values()].sort((a, b) => byId(a.doc, b.doc));
   const embedder = options.embedder;
+  if (embedder && options.prefill)
+    await options.prefill(prepared.flatMap((d) => d.sentences.map((s) => s.text)));
   const embedded = embedder
     ? await embedPrepared(prepared, embedder, options.batchSize ?? 256, log)
     : { vectors: new Map<string, Float32Array>(), dimension: 0 };
@@ -176,6 +191,8 @@ export async function run(args: string[]): Promise<number> {
       quiet: { type: 'boolean', default: false },
       cache: { type: 'string', default: '.cache/embeddings' },
       'no-cache': { type: 'boolean', default: false },
+      concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) },
+      batch: { type: 'string', default: String(DEFAULT_BATCH) },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -198,6 +215,12 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`index: --max-chunk-tokens must be an integer ≥ 16\n`);
     return 2;
   }
+  const concurrency = Number(values.concurrency);
+  const batch = Number(values.batch);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || !Number.isInteger(batch) || batch < 1) {
+    process.stderr.write(`index: --concurrency and --batch must be whole numbers ≥ 1\n`);
+    return 2;
+  }
   const log = values.quiet ? () => {} : (line: string) => process.stderr.write(`index: ${line}\n`);
   const started = performance.now();
 
@@ -214,13 +237,22 @@ export async function run(args: string[]): Promise<number> {
     );
     return 2;
   }
-  const apiKey =
-    spec && specTakesKey(spec)
-      ? await readApiKey({ file: values['embed-key-file'], env: EMBEDDINGS_KEY_ENV })
+  const endpoint = spec !== null && specTakesKey(spec);
+  const apiKey = endpoint
+    ? await readApiKey({ file: values['embed-key-file'], env: EMBEDDINGS_KEY_ENV })
+    : undefined;
+  const model = spec ? await createEmbedderFromSpec(spec, endpointRequestOptions(apiKey, batch, log)) : null;
+  // The cache returns the vectors the model computed earlier for the same text: same id, same rows. An endpoint
+  // always goes through it (in memory only with --no-cache): its fill runs the requests side by side.
+  const cache =
+    model && (endpoint || !values['no-cache'])
+      ? cachedEmbedder(model, values['no-cache'] ? null : values.cache)
+      : null;
+  const embedder = cache ?? model;
+  const prefill =
+    endpoint && cache
+      ? (texts: string[]) => fillFromService(cache, texts, { concurrency, batchSize: batch, log })
       : undefined;
-  const model = spec ? await createEmbedderFromSpec(spec, { apiKey }) : null;
-  // The cache returns the vectors the model computed earlier for the same text: same id, same rows.
-  const embedder = model && !values['no-cache'] ? cachedEmbedder(model, values.cache) : model;
   let existing: IndexSnapshot | null = null;
   if (values.into) {
     // Read (and fully validate) the existing bundle first: a bad --into fails before minutes of embedding.
@@ -238,7 +270,7 @@ export async function run(args: string[]): Promise<number> {
     log(`read ${values.into}: ${existing.documents.length} documents`);
   }
   try {
-    const { snapshot, errors } = await snapshotFromFiles(files, { embedder, maxChunkTokens, log });
+    const { snapshot, errors } = await snapshotFromFiles(files, { embedder, maxChunkTokens, log, prefill });
     for (const e of errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
     let result = existing ? mergeSnapshots(existing, snapshot) : snapshot;
     if (result.documents.length === 0) {

@@ -2,6 +2,8 @@
 // JSON and cited answers, streamed or not, deterministic `/v1/embeddings`, `/v1/models`, CORS for a browser page on another origin, and
 // misbehaviour on demand (429 with Retry-After, 500, malformed JSON, a stalled stream, a dropped connection, 401,
 // a server that rejects JSON mode). Every request is recorded so tests can assert what was sent and how often.
+// For embedding at scale: a per-request embedding latency, faults for `/v1/embeddings` of their own
+// (`scriptEmbeddings`), the log of every text embedded, and the most embedding requests ever in flight at once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TEXT_BEGIN, TEXT_END } from '../../src/core/kg/prompt.ts';
@@ -16,6 +18,19 @@ export type Fault =
   | { kind: 'unauthorized' }
   | { kind: 'reject-json-mode' }
   | { kind: 'delay'; ms: number };
+
+/**
+ * A fault for one /v1/embeddings request: an HTTP error (429, 500, 503, 400…), a body that is not JSON, extra
+ * delay, or `drop`: the server computes the embeddings (they are logged) and then cuts the connection, as a reply
+ * lost on the way.
+ */
+export type EmbeddingFault =
+  | Extract<
+      Fault,
+      { kind: 'rate-limit' | 'server-error' | 'drop' | 'unauthorized' | 'not-json-body' | 'delay' }
+    >
+  /** Answer normally: places the next fault at a later request. */
+  | { kind: 'ok' };
 
 /** A fault applied to the next chat request whose body contains `when` (any request when absent). */
 export type ScriptStep = Fault & { when?: string };
@@ -54,6 +69,8 @@ export interface ScriptedServerOptions {
   embeddingModels?: string[];
   /** Length of every embedding /v1/embeddings returns (default 24). */
   embeddingDimension?: number;
+  /** Delay of every /v1/embeddings response, ms, as a real service's compute time (default 0). */
+  embeddingLatencyMs?: number;
   /**
    * Replies for other kinds of chat requests (atomizing, decomposition, logical plans…): the first responder that
    * returns a string answers the request; `undefined` passes it on (to extraction, then the default answer).
@@ -80,6 +97,14 @@ export interface ScriptedLlmServer {
   /** Adds a responder that is asked before the ones given at start. */
   addResponder(responder: ScriptedResponder): void;
   setLatency(ms: number): void;
+  /** Faults for the next /v1/embeddings requests, in order (chat faults from `script` never apply to them). */
+  scriptEmbeddings(...faults: EmbeddingFault[]): void;
+  setEmbeddingLatency(ms: number): void;
+  /** Every text the server computed an embedding for, in order, repeats included (a dropped reply's too). */
+  embeddedTexts: string[];
+  /** /v1/embeddings requests received and not yet answered, now and at most since the start or the last reset. */
+  embeddingsInFlight(): number;
+  maxEmbeddingsInFlight(): number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -180,6 +205,11 @@ export async function startScriptedLlmServer(
   const models = options.models ?? ['scripted-model'];
   const responders: ScriptedResponder[] = [...(options.responders ?? [])];
   const sockets = new Set<import('node:net').Socket>();
+  let embeddingSteps: EmbeddingFault[] = [];
+  let embeddingLatencyMs = options.embeddingLatencyMs ?? 0;
+  const embeddedTexts: string[] = [];
+  let embeddingsInFlight = 0;
+  let maxEmbeddingsInFlight = 0;
 
   const takeFault = (raw: string): ScriptStep | undefined => {
     const i = steps.findIndex((s) => !s.when || raw.includes(s.when));
@@ -330,14 +360,14 @@ export async function startScriptedLlmServer(
     res.end('data: [DONE]\n\n');
   };
 
-  // OpenAI's embeddings shape: { data: [{ index, embedding }], model, usage }. Scripted faults are for chat
-  // requests and are not consumed here.
-  const handleEmbeddings = (
+  // OpenAI's embeddings shape: { data: [{ index, embedding }], model, usage }. Faults scripted with `script` are
+  // for chat requests and are not consumed here; `scriptEmbeddings` scripts these.
+  const handleEmbeddings = async (
     req: http.IncomingMessage,
     res: http.ServerResponse,
     raw: string,
     rec: RecordedRequest,
-  ): void => {
+  ): Promise<void> => {
     let body: { model?: string; input?: unknown };
     try {
       body = JSON.parse(raw) as { model?: string; input?: unknown };
@@ -361,7 +391,38 @@ export async function startScriptedLlmServer(
       rec.outcome = 'bad-request';
       return json(res, 400, { error: { message: "'input' must be a string or a list of strings" } });
     }
+    let fault = embeddingSteps.shift();
+    let delay = embeddingLatencyMs;
+    if (fault?.kind === 'delay') {
+      delay += fault.ms;
+      fault = embeddingSteps.shift();
+    }
+    rec.outcome = fault?.kind ?? 'ok';
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (res.destroyed) return;
+    switch (fault?.kind) {
+      case 'rate-limit':
+        return json(
+          res,
+          429,
+          { error: { message: 'slow down' } },
+          { 'Retry-After': String(fault.retryAfterS ?? 0) },
+        );
+      case 'server-error':
+        return json(res, fault.status ?? 500, { error: { message: 'internal error' } });
+      case 'unauthorized':
+        return json(res, 401, { error: { message: 'invalid key' } });
+      case 'not-json-body':
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('<html>bad gateway</html>');
+        return;
+    }
     const dimension = options.embeddingDimension ?? 24;
+    embeddedTexts.push(...(input as string[]));
+    if (fault?.kind === 'drop') {
+      req.socket.destroy();
+      return;
+    }
     const tokens = input.reduce((n: number, t: string) => n + words(t).length, 0);
     return json(res, 200, {
       object: 'list',
@@ -414,7 +475,13 @@ export async function startScriptedLlmServer(
         return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model' })) });
       }
       if (path === '/v1/embeddings' && req.method === 'POST') {
-        return handleEmbeddings(req, res, raw, rec);
+        embeddingsInFlight += 1;
+        maxEmbeddingsInFlight = Math.max(maxEmbeddingsInFlight, embeddingsInFlight);
+        res.on('close', () => (embeddingsInFlight -= 1));
+        handleEmbeddings(req, res, raw, rec).catch(() => {
+          if (!res.headersSent) json(res, 500, { error: { message: 'scripted server crashed' } });
+        });
+        return;
       }
       if (path === '/v1/chat/completions' && req.method === 'POST') {
         handleChat(req, res, raw, rec).catch(() => {
@@ -445,9 +512,19 @@ export async function startScriptedLlmServer(
     setLatency: (ms) => {
       latencyMs = ms;
     },
+    scriptEmbeddings: (...faults) => embeddingSteps.push(...faults),
+    setEmbeddingLatency: (ms) => {
+      embeddingLatencyMs = ms;
+    },
+    embeddedTexts,
+    embeddingsInFlight: () => embeddingsInFlight,
+    maxEmbeddingsInFlight: () => maxEmbeddingsInFlight,
     reset: () => {
       requests.length = 0;
       steps = [];
+      embeddingSteps = [];
+      embeddedTexts.length = 0;
+      maxEmbeddingsInFlight = embeddingsInFlight;
     },
     close: () =>
       new Promise<void>((resolve) => {

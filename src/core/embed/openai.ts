@@ -1,6 +1,8 @@
-// Embedder for an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, LM Studio, llama.cpp server…).
-// The dimension is learned from the first response. The API key goes only into the Authorization header of
-// requests to the given base URL; it is never part of an error message or a log line.
+// Embedder for an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, LM Studio, llama.cpp server, TEI,
+// vLLM…). The dimension is learned from the first response. The API key goes only into the Authorization header
+// of requests to the given base URL; it is never part of an error message or a log line.
+// Retries are opt-in (`maxAttempts`, default 1: one attempt, as the app has always done): the CLI turns them on
+// for long runs against a service, where a 429, a 5xx or a dropped connection in hour two must not end the run.
 
 import type { Embedder } from '../types.ts';
 import { normalizeRows } from './vectors.ts';
@@ -9,6 +11,7 @@ import { expandRows, uniqueTexts } from './dedupe.ts';
 import { embedderIdOf } from './spec.ts';
 import { redact } from '../llm/index.ts';
 import { isRedirect, redirectMessage, redirectMode } from '../llm/index.ts';
+import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, sleep, type BackoffOptions } from '../llm/index.ts';
 
 export interface OpenAIEmbedderOptions {
   /** e.g. "http://localhost:11434/v1" or "https://api.openai.com/v1"; "/embeddings" is appended. */
@@ -21,6 +24,42 @@ export interface OpenAIEmbedderOptions {
   dimension?: number;
   /** Injectable for tests and workers; defaults to the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * Attempts per request (default 1: no retry). A 429, a 5xx, an unreachable endpoint or a body that is not JSON
+   * is retried after a back-off (the server's Retry-After when it sends one); any other 4xx fails at once.
+   */
+  maxAttempts?: number;
+  /** Back-off between attempts (default the LLM client's: 0.5 s doubling to 30 s, with jitter). */
+  backoff?: BackoffOptions;
+  /** Told of each retry before its wait (the message is redacted: it never holds the key). */
+  onRetry?: (retry: EmbeddingRetry) => void;
+}
+
+/** One retry about to happen. */
+export interface EmbeddingRetry {
+  /** The attempt that failed (1-based) and the most that will be made. */
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  /** Why the attempt failed (endpoint and status or network error). */
+  message: string;
+}
+
+/**
+ * A failed request to the endpoint. `status` is the HTTP status when the server answered; `retryable` says whether
+ * the same request may succeed later (429, 5xx, network, a body that is not JSON).
+ */
+export class EmbeddingEndpointError extends Error {
+  readonly status?: number;
+  readonly retryable: boolean;
+  readonly retryAfterS?: number;
+  constructor(message: string, info: { status?: number; retryable: boolean; retryAfterS?: number }) {
+    super(message);
+    this.name = 'EmbeddingEndpointError';
+    this.status = info.status;
+    this.retryable = info.retryable;
+    this.retryAfterS = info.retryAfterS;
+  }
 }
 
 const DEFAULTS = { batchSize: 64 };
@@ -63,6 +102,10 @@ export function createOpenAIEmbedder(
   }
   if (!model) throw new Error('openai embedder: no model name given');
   const batchSize = options.batchSize ?? DEFAULTS.batchSize;
+  const maxAttempts = options.maxAttempts ?? 1;
+  if (!(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
+    throw new Error(`openai embedder: maxAttempts must be a whole number ≥ 1, got ${maxAttempts}`);
+  }
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const url = embeddingsUrl(baseUrl);
   let dimension = options.dimension ?? 0;
@@ -84,21 +127,33 @@ export function createOpenAIEmbedder(
       });
     } catch (e) {
       if ((e as { name?: string }).name === 'AbortError') throw e;
-      throw new Error(
+      throw new EmbeddingEndpointError(
         `openai embedder: ${url} is unreachable: ${clean(e instanceof Error ? e.message : String(e))}`,
+        { retryable: true },
       );
     }
     if (isRedirect(res)) throw new Error(`openai embedder: ${clean(redirectMessage(url, res))}`);
     if (!res.ok) {
-      throw new Error(
+      const retryable = res.status === 429 || res.status >= 500;
+      throw new EmbeddingEndpointError(
         `openai embedder: ${url} answered HTTP ${res.status}: ${clean(await serverMessage(res))}`,
+        {
+          status: res.status,
+          retryable,
+          retryAfterS: retryable ? parseRetryAfter(res.headers.get('retry-after')) : undefined,
+        },
       );
     }
     let json: EmbeddingsResponse;
     try {
       json = (await res.json()) as EmbeddingsResponse;
-    } catch {
-      throw new Error(`openai embedder: ${url} answered with a body that is not JSON`);
+    } catch (e) {
+      if ((e as { name?: string }).name === 'AbortError') throw e;
+      // A proxy's error page or a connection cut mid-body: the same request may well succeed next time.
+      throw new EmbeddingEndpointError(`openai embedder: ${url} answered with a body that is not JSON`, {
+        status: res.status,
+        retryable: true,
+      });
     }
     const data = json.data;
     if (!Array.isArray(data) || data.length !== batch.length) {
@@ -130,6 +185,28 @@ export function createOpenAIEmbedder(
     return normalizeRows(out, dimension);
   }
 
+  /** One batch, retried as `maxAttempts` allows; the last error says how many attempts were made. */
+  async function requestWithRetries(batch: string[], signal?: AbortSignal): Promise<Float32Array> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request(batch, signal);
+      } catch (e) {
+        const retryable = e instanceof EmbeddingEndpointError && e.retryable;
+        if (!retryable || signal?.aborted) throw e;
+        if (attempt >= maxAttempts) {
+          if (maxAttempts === 1) throw e;
+          throw new EmbeddingEndpointError(`${e.message} (gave up after ${attempt} attempts)`, {
+            status: e.status,
+            retryable: false,
+          });
+        }
+        const delayMs = backoffDelay(attempt - 1, e.retryAfterS, options.backoff ?? DEFAULT_BACKOFF);
+        options.onRetry?.({ attempt, maxAttempts, delayMs, message: e.message });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
   return {
     id: embedderIdOf({ kind: 'openai', baseUrl, model }),
     get dimension() {
@@ -140,7 +217,7 @@ export function createOpenAIEmbedder(
       const parts: Float32Array[] = [];
       for (let i = 0; i < texts.length; i += batchSize) {
         throwIfAborted(signal, 'openai embedder');
-        parts.push(await request(texts.slice(i, i + batchSize), signal));
+        parts.push(await requestWithRetries(texts.slice(i, i + batchSize), signal));
       }
       const result = new Float32Array(texts.length * dimension);
       let off = 0;

@@ -5,6 +5,7 @@
 // entry here and its grammar in spec.ts. The model runtimes are imported lazily, so reading a spec never loads one.
 import type { Embedder } from '../types.ts';
 import { embedderIdOf, parseEmbedderSpec, type EmbedderSpec } from './spec.ts';
+import type { OpenAIEmbedderOptions } from './openai.ts';
 
 type EmbedderKind = EmbedderSpec['kind'];
 type SpecOf<K extends EmbedderKind> = Extract<EmbedderSpec, { kind: K }>;
@@ -15,8 +16,11 @@ export interface EmbedderPlatform {
   use(spec: SpecOf<'use'>): Promise<Embedder>;
   /** transformers.js: where onnxruntime-web's WASM files are served (browser only). */
   hf?: { wasmPaths?: string };
-  /** An endpoint embedder: its key (never part of the spec) and the fetch its requests go through. */
-  openai?: { apiKey?: string; fetch?: typeof fetch };
+  /**
+   * An endpoint embedder: its key (never part of the spec), the fetch its requests go through, and how the CLI
+   * batches and retries its requests (the app keeps the defaults).
+   */
+  openai?: Omit<OpenAIEmbedderOptions, 'baseUrl' | 'model'>;
 }
 
 export interface EmbedderKindEntry<K extends EmbedderKind> {

@@ -14,3 +14,5 @@ export { stripThinking } from './json.ts';
 export { addStepUsage, emptyStepUsage, runJsonStep, spendOf, usageOfSpend } from './step.ts';
 export type { Checked, StepSpend, StepUsage } from './step.ts';
 export type { TraceEvent, TraceItem } from './trace.ts';
+export { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, sleep } from './backoff.ts';
+export type { BackoffOptions } from './backoff.ts';

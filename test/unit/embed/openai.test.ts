@@ -90,6 +90,27 @@ describe('OpenAI-compatible embedder', () => {
     expect(String(err)).not.toContain('sk-secret');
   });
 
+  it('makes one attempt by default (the app), and retries a 503 only when asked to, naming the attempts', async () => {
+    reply = (_b, res) => {
+      res.writeHead(503, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'overloaded' } }));
+    };
+    const once = createOpenAIEmbedder({ baseUrl, model: 'm1' });
+    await expect(once.embed(['a'])).rejects.toThrow(/HTTP 503: overloaded$/);
+    expect(seen).toHaveLength(1);
+    const retries: number[] = [];
+    const thrice = createOpenAIEmbedder({
+      baseUrl,
+      model: 'm1',
+      maxAttempts: 3,
+      backoff: { baseMs: 1, maxMs: 2 },
+      onRetry: (r) => retries.push(r.attempt),
+    });
+    await expect(thrice.embed(['a'])).rejects.toThrow(/HTTP 503: overloaded \(gave up after 3 attempts\)/);
+    expect(seen).toHaveLength(4);
+    expect(retries).toEqual([1, 2]);
+  });
+
   it('rejects a response with the wrong number of embeddings', async () => {
     reply = (_b, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
