@@ -9,6 +9,8 @@
 //   With --questions, after the last run the first --ask-count questions of the QA file are asked one after the
 //   other in the same page (warm), each timed from the click on Ask to the result on screen (as bench:drop's
 //   askMs): p50 and p95 are printed.
+//   With --ranges the server answers HTTP Range requests (as static hosts do): a bundle with pages (cli index --pages)
+//   is then read by ranges, and the bench prints the bytes of the bundle each run and each question fetched.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
 import { access, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -27,7 +29,7 @@ const DEFAULT_QUESTION =
   'invasion of the eastern Roman Empire took place?';
 const USAGE =
   'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] ' +
-  '[--questions qa.jsonl [--ask-count 50]] [--json out.json]';
+  '[--questions qa.jsonl [--ask-count 50]] [--ranges] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface OpenRun {
@@ -64,16 +66,26 @@ async function openOnce(page: Page, url: string, question: string, run: number):
   return { run, askableMs: askable, ...r, worker, load };
 }
 
-/** Warm questions in the open page, each timed from the click on Ask to the result on screen (ms). */
-async function askSeries(page: Page, questions: string[]): Promise<number[]> {
+/**
+ * Warm questions in the open page, each timed from the click on Ask to the result on screen (ms), with the bundle
+ * bytes the server sent for it.
+ */
+async function askSeries(
+  page: Page,
+  questions: string[],
+  servedBytes: () => number,
+): Promise<{ times: number[]; bytes: number[] }> {
   const times: number[] = [];
+  const bytes: number[] = [];
   for (const q of questions) {
     await page.fill('[data-testid="question"]', q);
+    const before = servedBytes();
     const r = await page.evaluate(timedAsk, STEP_TIMEOUT_MS);
     if (r.error) throw new Error(`bundle-open bench: "${q}" failed: ${r.error}`);
     times.push(r.ms);
+    bytes.push(servedBytes() - before);
   }
-  return times;
+  return { times, bytes };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -96,17 +108,32 @@ async function main(): Promise<void> {
   // Served from the app's own origin (only same-origin bundles open): a link in dist/, removed afterwards.
   const name = `bench-open-${process.pid}.bundle`;
   await symlink(bundle, join(dist, name));
-  const server = await serveStatic(dist);
+  const ranges = process.argv.includes('--ranges');
+  const server = await serveStatic(dist, { ranges });
+  const servedBytes = (): number => server.served.get(`/${name}`) ?? 0;
   const { harness, close } = await openHarness(server.origin, dist, 'bundle-open');
   const results: OpenRun[] = [];
-  let series: { n: number; p50: number; p95: number; times: number[]; load: string[] } | null = null;
+  let series: {
+    n: number;
+    p50: number;
+    p95: number;
+    times: number[];
+    bytes: number[];
+    load: string[];
+  } | null = null;
   try {
     console.log(`bundle ${bundle}: ${(info.size / 1048576).toFixed(2)} MB; app from ${dist}`);
     for (let run = 1; run <= runs; run++) {
       // A new query string each run: the same URL with a hash would not load the page again.
       const url = `${server.origin}/?bundle=/${name}&run=${run}#ask`;
+      const before = servedBytes();
       const r = await openOnce(harness.page, url, question, run);
       results.push(r);
+      const fetched = servedBytes() - before;
+      console.log(
+        `run ${run}: the server sent ${fetched} bytes of the bundle ` +
+          `(${((100 * fetched) / info.size).toFixed(1)}% of ${info.size})${ranges ? ' (ranges on)' : ''}`,
+      );
       console.log(
         `run ${run}${run === 1 ? ' (fresh profile)' : ' (same profile, reloaded)'}: first evidence ` +
           `${r.firstEvidenceMs.toFixed(0)} ms (${r.firstEvidenceStage}), result ${r.resultMs.toFixed(0)} ms ` +
@@ -123,9 +150,23 @@ async function main(): Promise<void> {
         .map((l) => String((JSON.parse(l) as { question: unknown }).question))
         .slice(0, count);
       const load = loadavg().map((x) => x.toFixed(2));
-      const times = await askSeries(harness.page, questions);
+      const { times, bytes } = await askSeries(harness.page, questions, servedBytes);
       const sorted = [...times].sort((a, b) => a - b);
-      series = { n: times.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), times, load };
+      series = {
+        n: times.length,
+        p50: percentile(sorted, 50),
+        p95: percentile(sorted, 95),
+        times,
+        bytes,
+        load,
+      };
+      const bySize = [...bytes].sort((a, b) => a - b);
+      const share = (b: number): string => `${((100 * b) / info.size).toFixed(2)}%`;
+      console.log(
+        `bundle bytes per question: p50 ${percentile(bySize, 50)} (${share(percentile(bySize, 50))}), ` +
+          `p95 ${percentile(bySize, 95)} (${share(percentile(bySize, 95))}), max ${bySize.at(-1)} ` +
+          `(${share(bySize.at(-1) ?? 0)}) of ${info.size}`,
+      );
       console.log(
         `${times.length} warm questions: ask p50 ${series.p50.toFixed(0)} ms, p95 ${series.p95.toFixed(0)} ms ` +
           `(click to result on screen); load ${load.join(' ')} → ${loadavg()

@@ -169,10 +169,17 @@ async function decodeJson(bytes: Uint8Array): Promise<unknown> {
 }
 
 async function gunzipBounded(bytes: Uint8Array): Promise<Uint8Array> {
-  // The gzip trailer's ISIZE: the inflated length mod 2^32, as written; bounded before anything is allocated.
+  return gunzip(bytes, gzipSize(bytes));
+}
+
+/**
+ * The inflated size a gzip member declares (its trailer's ISIZE), refused above 64× its stored size (as the bundle
+ * reader bounds a part) before anything is allocated for it.
+ */
+export function gzipSize(bytes: Uint8Array): number {
   if (bytes.length < 18) throw new Error('too short for gzip');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const size = view.getUint32(bytes.length - 4, true);
   if (size > bytes.length * 64 + 1024 * 1024) throw new Error(`declares ${size} bytes inflated`);
-  return gunzip(bytes, size);
+  return size;
 }

@@ -44,7 +44,7 @@ export interface PagesDirectory {
   sections: Record<SectionName, [number, number]>;
 }
 
-/** What `open` holds (a structured value, src/core/bundle/codecs.ts). */
+/** What `open` holds: a structured value (src/core/bundle/codecs.ts), gzip'd. */
 export interface PagesOpen {
   /** Per chunk: BM25 length of its text, of its heading path, its concept count, cl100k tokens, its document's chunks. */
   textLengths: Float32Array;

@@ -3,7 +3,7 @@
 // run over accessors that read loaded blocks; a run that met a missing block is thrown away, the blocks it noted are
 // fetched, and the question runs again (blockStore.ts). The last run read nothing missing, so its answer is the one
 // the engine in memory gives for the same index: the same chunks, scores and evidence (library.test.ts).
-import { decodeStructured } from '../bundle/index.ts';
+import { decodeStructured, gunzip } from '../bundle/index.ts';
 import { PersonalizedPageRank, type RowSource, type TermAnalyzer } from '../graph/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
 import type { RetrievalChunkInput, RetrievalSentenceInput } from '../retrieval/index.ts';
@@ -12,7 +12,7 @@ import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { topK } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
-import { BlockStore, PagesError } from './blockStore.ts';
+import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader } from './bytes.ts';
 import {
   PAGES_FORMAT,
@@ -156,12 +156,15 @@ export class PagedLibrary {
       'pages.bin',
     );
     const [at, length] = d.sections.open;
-    let bytes = store.bytes(at, length);
-    if (!bytes) {
+    let open: PagesOpen | undefined;
+    const read = () =>
+      store.group<PagesOpen>('open', at, length, async (bytes) =>
+        decodeStructured<PagesOpen>(await gunzip(bytes, gzipSize(bytes)), 'pages.bin (open)'),
+      );
+    if (!(open = read())) {
       await store.load();
-      bytes = store.bytes(at, length)!;
+      open = read()!;
     }
-    const open = decodeStructured<PagesOpen>(bytes, 'pages.bin (open)');
     const n = d.chunkCount;
     const nc = d.conceptCount;
     const sized: Array<[string, { length: number } | undefined, number]> = [
@@ -241,6 +244,9 @@ export class PagedLibrary {
       mode === 'bm25'
         ? this.bm25(this.analyzer.terms(text), this.params.candidates, false)
         : rankPpr(this.ctx, this.lexicon, text, undefined, this.params.candidates);
+    // A ranking that met a missing block is not the answer: reading the records of its chunks would fetch passages
+    // the next run may not show.
+    if (this.store.missing) return [];
     return rankedEvidence(this.evidence, ranked, {
       mode,
       query: sentenceQuery(

@@ -179,7 +179,7 @@ export async function writePagedIndex(
   };
 
   const sectionBytes: Record<SectionName, Uint8Array[]> = {
-    open: [encodeStructured(open)],
+    open: [await gzip(encodeStructured(open))],
     records: records.bytes,
     terms: termGroups.bytes,
     postings: [postingBytes],

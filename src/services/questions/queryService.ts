@@ -58,6 +58,11 @@ export class QueryService {
   private opened: Record<string, number> | null = null;
   /** A bundle read by ranges (?bundle= of a bundle with pages): questions go to it, nothing is downloaded whole. */
   private paged: PagedBundle | null = null;
+  /**
+   * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
+   * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
+   */
+  private byRanges: Promise<PagedBundle | undefined> | null = null;
 
   constructor(private readonly deps: QueryDeps) {
     this.session = new LibrarySession(deps);
@@ -86,7 +91,11 @@ export class QueryService {
     const marks: Record<string, number> = {};
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
-    const paged = await this.deps.openPaged?.(url);
+    const paging = this.deps.openPaged?.(url) ?? Promise.resolve(undefined);
+    this.byRanges = paging;
+    // The whole-download path below starts in this continuation, which runs before that of a question awaiting
+    // byRanges (registered later): such a question then finds the session already reading the bundle.
+    const paged = await paging;
     if (paged) {
       mark('pages');
       this.paged = paged;
@@ -137,7 +146,8 @@ export class QueryService {
    * `onEarly`); `rankingChanged` says whether it ranks otherwise than the early evidence did.
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
-    if (this.paged) return askPaged(this.paged.library, request);
+    const paged = this.byRanges ? await this.byRanges : undefined;
+    if (paged) return askPaged(paged.library, request);
     const started = performance.now();
     // An unknown mode is refused before anything loads. Only a mode that ranks without the question vector
     // sends early evidence (`dense` cannot, the KG and reasoning modes are not staged).

@@ -131,7 +131,13 @@ export class LibraryState {
   /** The library keeps to its lexical layer: sentence vectors are off (SENTENCE_VECTORS_SETTING). */
   vectorsOff = $state(false);
   /** A bundle opened read-only from ?bundle=…: nothing is indexed or stored, questions go to the bundle. */
-  readOnly = $state<{ url: string; counts: Record<string, number>; embedderId: string | null } | null>(null);
+  readOnly = $state<{
+    url: string;
+    counts: Record<string, number>;
+    embedderId: string | null;
+    /** Read by HTTP ranges (a bundle with pages): each question fetches only the blocks it needs. */
+    byRanges?: boolean;
+  } | null>(null);
   /** Export/import in progress, with what it is doing. */
   bundleBusy = $state<string | null>(null);
   /** The shared index this page opens read-only (?bundle=…), known from the first render on; else null. */

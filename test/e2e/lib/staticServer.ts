@@ -28,10 +28,33 @@ const TYPES: Record<string, string> = {
 export interface StaticServer {
   origin: string;
   close(): Promise<void>;
+  /** Body bytes sent per path (URL pathname), whole files and ranges alike. */
+  served: Map<string, number>;
+}
+
+export interface ServeOptions {
+  /**
+   * Answer `Range: bytes=a-b` with 206 and that slice, as static hosts do (GitHub Pages, nginx, S3): a bundle with
+   * pages is then read by ranges. Off: every file is sent whole (a host without range support).
+   */
+  ranges?: boolean;
+}
+
+/** One `bytes=a-b` (or `a-`, `-n`) range of a file of `size` bytes, or null when the header is not one. */
+function parseRange(header: string | undefined, size: number): [number, number] | null {
+  const m = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  const start = m[1] === '' ? Math.max(0, size - Number(m[2])) : Number(m[1]);
+  const end = m[1] === '' || m[2] === '' ? size - 1 : Math.min(size - 1, Number(m[2]));
+  return start <= end && start < size ? [start, end] : null;
 }
 
 /** `root` may be a function, read at every request: a spec can switch the same origin to another build. */
-export async function serveStatic(root: string | (() => string)): Promise<StaticServer> {
+export async function serveStatic(
+  root: string | (() => string),
+  options: ServeOptions = {},
+): Promise<StaticServer> {
+  const served = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     void (async () => {
       const base = normalize(typeof root === 'function' ? root() : root);
@@ -50,9 +73,15 @@ export async function serveStatic(root: string | (() => string)): Promise<Static
         res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
         return;
       }
-      res.writeHead(200, {
+      const range = options.ranges ? parseRange(req.headers.range, info.size) : null;
+      const [start, end] = range ?? [0, info.size - 1];
+      const length = Math.max(0, end - start + 1);
+      res.writeHead(range ? 206 : 200, {
         'Content-Type': TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream',
-        'Content-Length': info.size,
+        'Content-Length': length,
+        ...(options.ranges ? { 'Accept-Ranges': 'bytes' } : {}),
+        ...(range ? { 'Content-Range': `bytes ${start}-${end}/${info.size}` } : {}),
+        'Last-Modified': info.mtime.toUTCString(),
         'Cross-Origin-Opener-Policy': 'same-origin',
         'Cross-Origin-Embedder-Policy': 'require-corp',
         'Cross-Origin-Resource-Policy': 'same-origin',
@@ -60,8 +89,12 @@ export async function serveStatic(root: string | (() => string)): Promise<Static
         // The deployed headers: the page's CSP with frame-ancestors, the workers' CSP on scripts.
         ...securityHeaders(path),
       });
-      if (req.method === 'HEAD') res.end();
-      else createReadStream(path).pipe(res);
+      if (req.method === 'HEAD' || length === 0) {
+        res.end();
+        return;
+      }
+      served.set(url.pathname, (served.get(url.pathname) ?? 0) + length);
+      createReadStream(path, { start, end }).pipe(res);
     })().catch((error: unknown) => {
       res.writeHead(500).end(String(error));
     });
@@ -69,6 +102,7 @@ export async function serveStatic(root: string | (() => string)): Promise<Static
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    served,
     origin: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -1,0 +1,70 @@
+// Spec (a library read by ranges): a bundle written by `cli index --pages` and opened with ?bundle= from a host that
+// honours HTTP Range requests (the app's own server does) is never downloaded whole: the page says it is read by
+// ranges, a question gets its evidence, and every request for the bundle is a range, together less than the file.
+import { spawnSync } from 'node:child_process';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test } from '../lib/fixtures.ts';
+
+test.setTimeout(300_000);
+
+test('?bundle= of a bundle with pages: read by ranges, evidence, less than the file fetched', async ({
+  page,
+  origin,
+  dist,
+  log,
+}) => {
+  const scratch = join(dist, `e2e-ranges-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    // This repository's own documentation: Markdown with headings, always at hand.
+    const bundle = join(scratch, 'docs.bundle');
+    const made = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'index',
+        'docs',
+        '--out',
+        bundle,
+        '--embedder',
+        'none',
+        '--pages',
+        '--quiet',
+      ],
+      { encoding: 'utf8' },
+    );
+    if (made.status !== 0) throw new Error(`cli index --pages failed: ${made.stderr}`);
+    const size = (await stat(bundle)).size;
+    const path = `/e2e-ranges-${process.pid}/docs.bundle`;
+    const fetched: Array<{ status: number; bytes: number }> = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname !== path) return;
+      void response.body().then(
+        (body) => fetched.push({ status: response.status(), bytes: body.length }),
+        () => fetched.push({ status: response.status(), bytes: -1 }),
+      );
+    });
+
+    await page.goto(`${origin}/?bundle=${path}#library`);
+    await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', 'How is a bundle read by ranges checked against damage?');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
+    const cards = await page.$$eval('[data-testid="evidence"]', (c) => c.map((e) => e.textContent ?? ''));
+    expect(cards.length).toBeGreaterThan(0);
+
+    // The worker's requests reach the page's response events; wait for their bodies to be counted.
+    await expect.poll(() => fetched.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    const total = fetched.reduce((a, f) => a + Math.max(0, f.bytes), 0);
+    log(`bundle ${size} bytes; ${fetched.length} requests, ${total} bytes fetched`);
+    expect(fetched.every((f) => f.status === 206)).toBe(true);
+    // Never the whole file (on a library this small one question reads half of it; see the bench for a large one).
+    expect(total).toBeLessThan(size);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+});
