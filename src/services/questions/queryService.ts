@@ -13,7 +13,9 @@ import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
 import { askPaged } from './askPaged.ts';
-import type { PagedBundle } from '../../core/paged/index.ts';
+import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
+import { createTermAnalyzer } from '../../core/text/index.ts';
+import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
@@ -113,6 +115,33 @@ export class QueryService {
       throw new Error(
         `${what} needs the library in memory; this bundle is read by ranges (it answers the default mode and bm25)`,
       );
+    }
+  }
+
+  /**
+   * Opens a bundle file from disk read by ranges (File.slice): questions go to it and nothing of it is held but the
+   * blocks they read, so a bundle larger than the tab's memory answers. Refused, naming the file, when it has no
+   * pages (it is then imported instead).
+   */
+  async openBundleFile(
+    file: Blob,
+    name: string,
+  ): Promise<{ url: string; counts: Record<string, number>; embedderId: null; byRanges: true }> {
+    const paging = openPagedBundle(new BlobRangeSource(file, name), createTermAnalyzer());
+    this.byRanges = paging;
+    try {
+      const paged = await paging;
+      if (!paged) {
+        throw new Error(
+          `${name} has no pages to read by ranges (a bundle from cli index --pages has): import it instead`,
+        );
+      }
+      this.paged = paged;
+      return { url: name, counts: paged.manifest.counts, embedderId: null, byRanges: true };
+    } catch (error) {
+      // Questions go back to the library in this browser.
+      if (this.byRanges === paging) this.byRanges = null;
+      throw error;
     }
   }
 

@@ -752,6 +752,30 @@ export class LibraryState {
     }
   }
 
+  /**
+   * Opens a bundle file read-only, read by ranges (a bundle from `cli index --pages`): nothing is imported or
+   * stored, questions read only the blocks they need. The page stays read-only until it is reloaded.
+   */
+  async openBundleFile(file: File): Promise<void> {
+    this.message = null;
+    this.bundleBusy = `Opening ${file.name}…`;
+    try {
+      const [opened] = await Promise.all([
+        queryWorker().openBundleFile(file, file.name),
+        kgApi().useBundle(),
+      ]);
+      this.readOnly = opened;
+      const c = opened.counts;
+      this.counts = { ...this.counts, ...c, vectors: 0, pending: 0 };
+      this.layers = { lexical: true, semantic: false, embedderId: null };
+      this.version += 1;
+    } catch (error) {
+      this.message = `Bundle ${file.name} not opened: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.bundleBusy = null;
+    }
+  }
+
   /** Imports a bundle file: validated completely first; a refused bundle leaves the library untouched. */
   async importBundle(file: File): Promise<void> {
     this.message = null;

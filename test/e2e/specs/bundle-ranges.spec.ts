@@ -8,7 +8,7 @@ import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(300_000);
 
-test('?bundle= of a bundle with pages: read by ranges, evidence, less than the file fetched', async ({
+test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evidence, less than the file fetched, nothing imported', async ({
   page,
   origin,
   dist,
@@ -64,6 +64,21 @@ test('?bundle= of a bundle with pages: read by ranges, evidence, less than the f
     expect(fetched.every((f) => f.status === 206)).toBe(true);
     // Never the whole file (on a library this small one question reads half of it; see the bench for a large one).
     expect(total).toBeLessThan(size);
+
+    // The same file picked from disk ("Open bundle read-only…"): read by slices of the File, nothing imported.
+    await page.goto(`${origin}/#library`);
+    const documents = page.locator('[data-count="documents"]');
+    await expect(documents).toHaveText('0', { timeout: 60_000 });
+    await page.setInputFiles('[data-testid="open-bundle-input"]', bundle);
+    await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', 'Which parts of a bundle are stored as is?');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
+    // Nothing was imported: the library in this browser is as it was after a reload.
+    await page.reload();
+    await page.click('a[href="#library"]');
+    await expect(documents).toHaveText('0', { timeout: 60_000 });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
