@@ -161,7 +161,7 @@ const questions: Question[] = existsSync(questionsFile)
       .map((l) => JSON.parse(l) as Question)
   : [];
 // Spread over the sets (the file lists hotpotqa, then 2wiki, musique, vuedocs): every len/runs-th question.
-const picked =
+const picked: Question[] =
   questions.length > 0
     ? Array.from({ length: runs }, (_, i) => questions[Math.floor((i * questions.length) / runs)])
     : Array.from({ length: runs }, () => ({ id: 'fixed', question: 'How do I undo the last commit?' }));
