@@ -3,7 +3,7 @@
 // `cli ask` runs (a new process each, the way a person asks a shared bundle once) with their time and peak memory,
 // and the medians. A child that runs out of memory or past --timeout-minutes is a result: the bench prints how
 // and when it ended and the tail of its stderr, and stops there.
-// Each ask uses the next question of <folder>/questions.jsonl (copy 0's gold files) and prints whether a gold
+// Each ask uses the next question of <folder>.questions.jsonl (copy 0's gold files, written by scale-corpus.ts) and prints whether a gold
 // paragraph's title is among the evidence headings (--top 10): a coarse check that retrieval still finds the
 // source's documents among their renamed copies.
 // Usage: node --import tsx test/bench/scale-cli.ts --folder /work/scale-data/mb100 [--bundle <out.bundle>]
@@ -69,7 +69,7 @@ function folderSize(dir: string): { files: number; bytes: number } {
   const r = spawnSync('du', ['-sb', '--apparent-size', dir], { encoding: 'utf8' });
   const bytes = Number(r.stdout.split('\t')[0]);
   const files = Number(
-    spawnSync('sh', ['-c', `find "$1" -type f ! -name questions.jsonl | wc -l`, 'sh', dir], {
+    spawnSync('sh', ['-c', 'find "$1" -type f | wc -l', 'sh', dir], {
       encoding: 'utf8',
     }).stdout.trim(),
   );
@@ -153,7 +153,7 @@ interface Question {
   question: string;
   supporting_titles?: string[];
 }
-const questionsFile = join(folder, 'questions.jsonl');
+const questionsFile = `${folder}.questions.jsonl`;
 const questions: Question[] = existsSync(questionsFile)
   ? readFileSync(questionsFile, 'utf8')
       .split('\n')

@@ -28,7 +28,8 @@
 // change, and common words keep their source frequencies (a real library adds new topics, domain terms and
 // languages). The lexical index sees more distinct terms than a plain repeat would, but fewer than a real library of
 // the same size; the concept graph's edges repeat the copy-0 structure with renamed ends.
-// Also written: <out>/questions.jsonl — the source questions whose gold documents were all written in copy 0, with
+// Also written: <out>.questions.jsonl (beside the folder, not in it: the app indexes .jsonl files, and the questions
+// would answer themselves) — the source questions whose gold documents were all written in copy 0, with
 // `supporting` rewritten to the file names of copy 0 (the app names a document after its file), and
 // `supporting_titles` kept. Deterministic: the same --mb, --seed and sources give the same bytes.
 // Streaming: one file is built and written at a time; only the ~13 MB of sources and the name pool stay in memory.
@@ -355,7 +356,8 @@ for (const set of [...WIKI.map((w) => w.set), 'vuedocs']) {
     );
   }
 }
-writeFileSync(join(out, 'questions.jsonl'), questionLines.join('\n') + (questionLines.length ? '\n' : ''));
+const questionsPath = `${out}.questions.jsonl`;
+writeFileSync(questionsPath, questionLines.join('\n') + (questionLines.length ? '\n' : ''));
 
 console.log(
   JSON.stringify({
@@ -381,5 +383,5 @@ console.log(
 console.log(
   `wrote ${fileCount} files, ${fileBytes} bytes (${(fileBytes / MiB).toFixed(1)} MiB), ` +
     `${(textBytes / MiB).toFixed(1)} MiB of text, in ${copies} copies; ${repeats} repeated contents left out; ` +
-    `${questionLines.length} questions in ${join(out, 'questions.jsonl')}`,
+    `${questionLines.length} questions in ${questionsPath}`,
 );
