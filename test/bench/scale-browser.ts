@@ -14,7 +14,10 @@
 // When the tab crashes (out of memory), the browser dies, or --timeout-minutes passes, the bench stops there and
 // prints what it measured so far with the phase and the reason: at this scale that is a result too.
 // Usage: node --import tsx test/bench/scale-browser.ts --folder /work/scale-data/mb100 [--questions <qa.jsonl>]
-//        [--ask-count 30] [--timeout-minutes 90] [--no-build] [--json <out.json>]
+//        [--ask-count 30] [--timeout-minutes 90] [--stall-seconds 60] [--max-reloads 3] [--no-build] [--json <out.json>]
+//   A queue that stops (the app idle while files wait, for --stall-seconds) is recorded with what the page shows
+//   and a screenshot, and the page is reloaded (a page that starts resumes the queue it finds), at most
+//   --max-reloads times; the stalls are in the result, and the searchable time includes them.
 //   Builds the app into E2E_DIST (default dist/) unless --no-build; CHROMIUM_PATH (default /usr/bin/chromium).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -39,7 +42,7 @@ import { startHeapSampler, type HeapPeaks, type HeapSampler } from './lib/heapSa
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: node --import tsx test/bench/scale-browser.ts --folder <folder> [--questions <qa.jsonl>] ' +
-  '[--ask-count 30] [--timeout-minutes 90] [--no-build] [--json <out.json>]';
+  '[--ask-count 30] [--timeout-minutes 90] [--stall-seconds 60] [--max-reloads 3] [--no-build] [--json <out.json>]';
 const MiB = 1024 * 1024;
 /** The drop bench's flags (test/bench/drop.ts): eager memory measurement, no network of Chromium's own. */
 const CHROMIUM_ARGS = [
@@ -69,6 +72,8 @@ const { values: opts } = parseArgs({
     'ask-count': { type: 'string', default: '30' },
     'timeout-minutes': { type: 'string', default: '90' },
     'no-build': { type: 'boolean', default: false },
+    'stall-seconds': { type: 'string', default: '60' },
+    'max-reloads': { type: 'string', default: '3' },
     json: { type: 'string' },
   },
 });
@@ -79,6 +84,10 @@ const askCount = Number(opts['ask-count']);
 const timeoutMs = Number(opts['timeout-minutes']) * 60_000;
 if (!Number.isInteger(askCount) || askCount < 0) fail('--ask-count must be an integer ≥ 0');
 if (!(timeoutMs > 0)) fail('--timeout-minutes must be a positive number');
+const stallSeconds = Number(opts['stall-seconds']);
+const maxReloads = Number(opts['max-reloads']);
+if (!(stallSeconds > 0)) fail('--stall-seconds must be a positive number');
+if (!Number.isInteger(maxReloads) || maxReloads < 0) fail('--max-reloads must be an integer ≥ 0');
 const questionsPath = resolve(opts.questions ?? `${folder}.questions.jsonl`);
 
 interface Question {
@@ -292,6 +301,16 @@ async function main(): Promise<void> {
     let lastLog = 0;
     let searchable: number | null = null;
     let signal = '';
+    /** Since when the app has said idle with files still waiting (a stalled queue), or null. */
+    let stalledSince: number | null = null;
+    const stalls: {
+      atSeconds: number;
+      documents: number;
+      waiting: number;
+      shown: string[];
+      screenshot: string;
+    }[] = [];
+    result.stalls = stalls;
     while (searchable === null) {
       check();
       const p = await page.evaluate(probeLibrary);
@@ -306,6 +325,43 @@ async function main(): Promise<void> {
         signal = `app idle, nothing waiting (${p.documents} of ${size.files} documents; ${p.pendingFailed} failed)`;
       } else if (idle && at > 60 && p.documents === 0) {
         throw new BenchError(`the app is idle ${at.toFixed(0)} s after the drop with no document stored`);
+      }
+      // The app idle while files wait: its queue stopped. After --stall-seconds the bench records what the page
+      // shows and reloads it, as a person would (a page that starts resumes a queue it finds).
+      const stalled = p.ready && p.indexing === 'idle' && p.pendingWaiting > 0;
+      stalledSince = stalled ? (stalledSince ?? at) : null;
+      if (stalledSince !== null && at - stalledSince >= stallSeconds) {
+        if (stalls.length >= maxReloads)
+          throw new BenchError(
+            `the queue stalled again (${p.documents} documents, ${p.pendingWaiting} files waiting, app idle) ` +
+              `after ${stalls.length} reload(s)`,
+          );
+        const shown = await page.evaluate(() =>
+          [
+            ...document.querySelectorAll(
+              '[role="alert"], [role="status"], .message, [data-testid$="message"]',
+            ),
+          ]
+            .map((e) => (e.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 300))
+            .filter(Boolean),
+        );
+        const screenshot = `${opts.json ? resolve(opts.json) : join(tmpdir(), 'scale-browser')}.stall-${stalls.length + 1}.png`;
+        await page.screenshot({ path: screenshot, fullPage: true }).catch(() => undefined);
+        stalls.push({
+          atSeconds: round(at),
+          documents: p.documents,
+          waiting: p.pendingWaiting,
+          shown,
+          screenshot,
+        });
+        console.log(
+          `  stalled: app idle for ${(at - stalledSince).toFixed(0)} s with ${p.pendingWaiting} files waiting and ` +
+            `${p.documents} documents stored; the page shows ${JSON.stringify(shown)}; screenshot ${screenshot}; ` +
+            'reloading the page',
+        );
+        await page.reload();
+        await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+        stalledSince = null;
       }
       if (at - lastLog >= 30) {
         lastLog = at;
