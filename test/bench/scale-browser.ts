@@ -27,7 +27,7 @@ import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { isSupportedFile } from '../../src/core/parse/formats.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import {
@@ -183,6 +183,26 @@ async function openPage(context: BrowserContext, since: () => number): Promise<P
   return page;
 }
 
+/** IndexedDB size three ways and the stores' counts. */
+async function storageSnapshot(page: Page, cdp: CDPSession, origin: string, profile: string) {
+  const usage = await cdp.send('Storage.getUsageAndQuota', { origin });
+  const estimate = await page.evaluate(async () => {
+    const e = (await navigator.storage.estimate()) as StorageEstimate & {
+      usageDetails?: { indexedDB?: number };
+    };
+    return { usage: e.usage ?? null, indexedDB: e.usageDetails?.indexedDB ?? null };
+  });
+  return {
+    cdpIndexedDbMB: round(
+      (usage.usageBreakdown.find((b) => b.storageType === 'indexeddb')?.usage ?? 0) / MiB,
+    ),
+    estimateIndexedDbMB: estimate.indexedDB === null ? null : round(estimate.indexedDB / MiB),
+    estimateUsageMB: estimate.usage === null ? null : round(estimate.usage / MiB),
+    profileIndexedDbFolderMB: round(profileIdbBytes(profile) / MiB),
+    counts: await page.evaluate(probeLibrary),
+  };
+}
+
 async function askOnce(page: Page, q: Question): Promise<{ ms: number; evidence: number; gold: number }> {
   await page.fill('[data-testid="question"]', q.question);
   const r = await page.evaluate(timedAsk, Math.max(1000, deadline - Date.now()));
@@ -257,6 +277,8 @@ async function main(): Promise<void> {
   let t0 = performance.now();
   const since = () => (performance.now() - t0) / 1000;
   let sampler: HeapSampler | null = null;
+  /** The page being measured and its CDP session, for what the stop path can still read. */
+  let live: { page: Page; cdp: CDPSession } | null = null;
   try {
     phase = 'open';
     const page = await openPage(context, since);
@@ -289,6 +311,7 @@ async function main(): Promise<void> {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
     sampler = startHeapSampler(page, cdp);
+    live = { page, cdp };
 
     phase = 'drop';
     t0 = performance.now();
@@ -393,22 +416,7 @@ async function main(): Promise<void> {
     result.idleSeconds = round(since());
 
     phase = 'storage';
-    const usage = await cdp.send('Storage.getUsageAndQuota', { origin: server.origin });
-    const estimate = await page.evaluate(async () => {
-      const e = (await navigator.storage.estimate()) as StorageEstimate & {
-        usageDetails?: { indexedDB?: number };
-      };
-      return { usage: e.usage ?? null, indexedDB: e.usageDetails?.indexedDB ?? null };
-    });
-    const storage = {
-      cdpIndexedDbMB: round(
-        (usage.usageBreakdown.find((b) => b.storageType === 'indexeddb')?.usage ?? 0) / MiB,
-      ),
-      estimateIndexedDbMB: estimate.indexedDB === null ? null : round(estimate.indexedDB / MiB),
-      estimateUsageMB: estimate.usage === null ? null : round(estimate.usage / MiB),
-      profileIndexedDbFolderMB: round(profileIdbBytes(profile) / MiB),
-      counts: await page.evaluate(probeLibrary),
-    };
+    const storage = await storageSnapshot(page, cdp, server.origin, profile);
     result.storage = storage;
     console.log(
       `IndexedDB: ${storage.cdpIndexedDbMB} MB (CDP usage), ${storage.estimateIndexedDbMB} MB ` +
@@ -434,6 +442,7 @@ async function main(): Promise<void> {
     await cdp2.send('Performance.enable');
     await again.goto(`${server.origin}/#ask`, { waitUntil: 'commit' });
     sampler = startHeapSampler(again, cdp2);
+    live = { page: again, cdp: cdp2 };
     await again.fill('[data-testid="question"]', picked[0].question, { timeout: 5 * 60_000 });
     await again.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: 10 * 60_000 });
     const clickedAt = await again.evaluate(() => performance.now());
@@ -486,6 +495,17 @@ async function main(): Promise<void> {
     finish(null);
   } catch (error) {
     if (sampler) result.heapAtStop = sampler.peaks();
+    // What the library holds at the stop (a timeout, a stall): unless the tab is gone, its counts and size.
+    if (live && !gone) {
+      const snapshot = await Promise.race([
+        storageSnapshot(live.page, live.cdp, server.origin, profile).catch(() => null),
+        sleep(60_000).then(() => null),
+      ]);
+      if (snapshot) {
+        result.storageAtStop = snapshot;
+        console.log(`at the stop: ${JSON.stringify(snapshot)}`);
+      }
+    }
     // A crash first shows as a failed evaluate ("Target crashed"): the crash is the reason to print.
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     finish(gone ? new Error(`${gone} (${message})`) : error);
