@@ -1,7 +1,8 @@
 // The CLI at scale (issue 25): `cli index --embedder none` over a folder made by scale-corpus.ts, as a child process
 // with its wall time and peak resident memory (GNU time -v), then the bundle's size, then --runs cold
 // `cli ask` runs (a new process each, the way a person asks a shared bundle once) with their time and peak memory,
-// and the medians. A child that runs out of memory or past --timeout-minutes is a result: the bench prints how
+// and the medians. CPU seconds (user + system, from GNU time) go beside every wall time: on a shared machine the wall
+// time grows with the load, the CPU seconds with the work. A child that runs out of memory or past --timeout-minutes is a result: the bench prints how
 // and when it ended and the tail of its stderr, and stops there.
 // Each ask uses the next question of <folder>.questions.jsonl (copy 0's gold files, written by scale-corpus.ts) and prints whether a gold
 // paragraph's title is among the evidence headings (--top 10): a coarse check that retrieval still finds the
@@ -128,6 +129,7 @@ if (!opts['skip-index']) {
     ok,
     end: describeEnd(r),
     seconds: Number(r.wallSeconds.toFixed(1)),
+    cpuSeconds: r.cpuSeconds === null ? null : Number(r.cpuSeconds.toFixed(1)),
     peakRssMB: r.peakRssMB === null ? null : Math.round(r.peakRssMB),
     bundleMB: ok ? Number((statSync(bundle).size / MiB).toFixed(1)) : null,
     summary: r.stdout.trim(),
@@ -135,7 +137,7 @@ if (!opts['skip-index']) {
     load: load(),
   };
   console.log(
-    `index: ${describeEnd(r)} after ${r.wallSeconds.toFixed(1)} s, peak RSS ${mb(r.peakRssMB)}` +
+    `index: ${describeEnd(r)} after ${r.wallSeconds.toFixed(1)} s (${r.cpuSeconds?.toFixed(0) ?? '–'} CPU s), peak RSS ${mb(r.peakRssMB)}` +
       (ok ? `, bundle ${(statSync(bundle).size / MiB).toFixed(1)} MiB` : '') +
       `; load ${load()}\n  ${r.stdout.trim()}`,
   );
@@ -190,12 +192,13 @@ for (const [i, q] of picked.entries()) {
     id: q.id,
     end: describeEnd(r),
     seconds: Number(r.wallSeconds.toFixed(2)),
+    cpuSeconds: r.cpuSeconds === null ? null : Number(r.cpuSeconds.toFixed(1)),
     peakRssMB: r.peakRssMB === null ? null : Math.round(r.peakRssMB),
     goldTitles: gold.length,
     goldTitlesInTop10: found.length,
   });
   console.log(
-    `ask ${i + 1}/${picked.length} (${q.id}): ${describeEnd(r)}, ${r.wallSeconds.toFixed(2)} s, peak RSS ` +
+    `ask ${i + 1}/${picked.length} (${q.id}): ${describeEnd(r)}, ${r.wallSeconds.toFixed(2)} s (${r.cpuSeconds?.toFixed(0) ?? '–'} CPU s), peak RSS ` +
       `${mb(r.peakRssMB)}; gold titles in the top 10: ${found.length}/${gold.length}; load ${load()}`,
   );
   if (!ok) {

@@ -16,6 +16,8 @@ export interface ChildResult {
   wallSeconds: number;
   /** GNU time's "Maximum resident set size" in MiB, or null when it printed none. */
   peakRssMB: number | null;
+  /** User + system CPU seconds GNU time reports: on a loaded machine, the work apart from the wait for a core. */
+  cpuSeconds: number | null;
   stdout: string;
   /** The child's own stderr (GNU time's report removed), last 64 KiB. */
   stderrTail: string;
@@ -77,6 +79,8 @@ export function runMeasured(command: string, args: string[], options: RunOptions
       const timeReport = report >= 0 ? stderr.slice(report) : '';
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(timeReport);
       // GNU time exits with the command's code, or prints "Command terminated by signal N" and exits 128+N.
+      const user = /User time \(seconds\): ([\d.]+)/.exec(timeReport);
+      const system = /System time \(seconds\): ([\d.]+)/.exec(timeReport);
       const killedBy = /Command terminated by signal (\d+)/.exec(own + timeReport);
       resolve({
         code: killedBy ? null : code,
@@ -84,6 +88,7 @@ export function runMeasured(command: string, args: string[], options: RunOptions
         timedOut,
         wallSeconds: (performance.now() - started) / 1000,
         peakRssMB: rss ? Number(rss[1]) / 1024 : null,
+        cpuSeconds: user && system ? Number(user[1]) + Number(system[1]) : null,
         stdout,
         stderrTail: own.replace(/\s*Command terminated by signal \d+\s*$/, ''),
       });
