@@ -23,7 +23,7 @@ export interface ChildResult {
   stderrTail: string;
 }
 
-export interface RunOptions {
+interface RunOptions {
   cwd: string;
   timeoutMs: number;
   /** Keep stdout (else dropped); at most this many bytes. */
