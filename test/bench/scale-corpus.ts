@@ -25,14 +25,16 @@
 // byte-identical copies would measure nothing: the script hashes every file it writes, leaves out a content it
 // already wrote (a tiny page that no renaming or reordering changed) and prints how many it left out.
 // Limits: this is not a real 1 GB library. Grammar, topics and sentence structure repeat every ~13 MB; only names
-// change, and common words keep their source frequencies (a real library adds new topics, domain terms and
-// languages). The lexical index sees more distinct terms than a plain repeat would, but fewer than a real library of
-// the same size; the concept graph's edges repeat the copy-0 structure with renamed ends.
+// and rare words change, and common words keep their source frequencies (a real library adds new topics, domain
+// terms and languages). The lexical index sees more distinct terms than a plain repeat would (they grow linearly
+// with the copies, where a real library's grow sublinearly), of another kind than a real library's; the concept
+// graph's edges repeat the copy-0 structure with renamed ends.
 // Also written: <out>.questions.jsonl (beside the folder, not in it: the app indexes .jsonl files, and the questions
 // would answer themselves) — the source questions whose gold documents were all written in copy 0, with
-// `supporting` rewritten to the file names of copy 0 (the app names a document after its file), and
+// `supporting` rewritten to the file names of copy 0 (a document's source name is its file's name), and
 // `supporting_titles` kept. Deterministic: the same --mb, --seed and sources give the same bytes.
-// Streaming: one file is built and written at a time; only the ~13 MB of sources and the name pool stay in memory.
+// Streaming: one file is built and written at a time; only the ~13 MB of sources, the pools and a hash per written
+// file stay in memory.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
