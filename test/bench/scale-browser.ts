@@ -1,0 +1,535 @@
+// A large folder dropped in headless Chromium on the built app, lexical layer only (issue 25): the folder made by
+// scale-corpus.ts goes through the Library view's folder input with sentence vectors off (the setting the app's
+// own "lexical only" choice stores), and the bench prints
+//   - searchableSeconds: from the drop until every file's document is stored with its chunks (IndexedDB counts;
+//     each file of a scale corpus is one document with a distinct text), or the app idle with nothing waiting;
+//   - the peak JS heap of the page and of each worker realm (lib/heapSampler.ts: measureUserAgentSpecificMemory
+//     per realm, and the page's CDP heap), over the drop and over the questions after it;
+//   - IndexedDB size: CDP Storage.getUsageAndQuota ('indexeddb'), navigator.storage.estimate (usageDetails), the
+//     profile's IndexedDB folder on disk, and the stores' row counts;
+//   - the first question once searchable, then the page is closed and the app opened again in a new page (same
+//     profile): the time from that navigation to the first question's first evidence on screen;
+//   - --ask-count questions (default 30) spread over <folder>.questions.jsonl: ask p50/p95 and, coarsely, how
+//     many gold paragraph titles show in the evidence cards (copy 0's documents among their renamed copies).
+// When the tab crashes (out of memory), the browser dies, or --timeout-minutes passes, the bench stops there and
+// prints what it measured so far with the phase and the reason: at this scale that is a result too.
+// Usage: node --import tsx test/bench/scale-browser.ts --folder /work/scale-data/mb100 [--questions <qa.jsonl>]
+//        [--ask-count 30] [--timeout-minutes 90] [--stall-seconds 60] [--max-reloads 3] [--no-build] [--json <out.json>]
+//   A queue that stops (the app idle while files wait, for --stall-seconds) is recorded with what the page shows
+//   and a screenshot, and the page is reloaded (a page that starts resumes the queue it finds), at most
+//   --max-reloads times; the stalls are in the result, and the searchable time includes them.
+//   Builds the app into E2E_DIST (default dist/) unless --no-build; CHROMIUM_PATH (default /usr/bin/chromium).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { isSupportedFile } from '../../src/core/parse/formats.ts';
+import { serveStatic } from '../e2e/lib/staticServer.ts';
+import {
+  documentsWithChunks,
+  probeLibrary,
+  timedAsk,
+  watchEvidence,
+  type LibraryProbe,
+} from './lib/dropProbes.ts';
+import { browserCpuSeconds } from './lib/cpuTime.ts';
+import { startHeapSampler, type HeapPeaks, type HeapSampler } from './lib/heapSampler.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const USAGE =
+  'usage: node --import tsx test/bench/scale-browser.ts --folder <folder> [--questions <qa.jsonl>] ' +
+  '[--ask-count 30] [--timeout-minutes 90] [--stall-seconds 60] [--max-reloads 3] [--no-build] [--json <out.json>]';
+const MiB = 1024 * 1024;
+/** The drop bench's flags (test/bench/drop.ts): eager memory measurement, no network of Chromium's own. */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--enable-blink-features=ForceEagerMeasureMemory',
+];
+/** src/services/ingest/ingestProtocol.ts SENTENCE_VECTORS_SETTING: false keeps the library lexical only. */
+const SENTENCE_VECTORS_SETTING = 'sentenceVectors';
+
+class BenchError extends Error {}
+function fail(message: string): never {
+  process.stderr.write(`scale-browser: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { values: opts } = parseArgs({
+  options: {
+    folder: { type: 'string' },
+    questions: { type: 'string' },
+    'ask-count': { type: 'string', default: '30' },
+    'timeout-minutes': { type: 'string', default: '90' },
+    'no-build': { type: 'boolean', default: false },
+    'stall-seconds': { type: 'string', default: '60' },
+    'max-reloads': { type: 'string', default: '3' },
+    json: { type: 'string' },
+  },
+});
+if (!opts.folder) fail('--folder is required');
+const folder = resolve(opts.folder);
+if (!existsSync(folder) || !statSync(folder).isDirectory()) fail(`--folder ${folder} is not a folder`);
+const askCount = Number(opts['ask-count']);
+const timeoutMs = Number(opts['timeout-minutes']) * 60_000;
+if (!Number.isInteger(askCount) || askCount < 0) fail('--ask-count must be an integer ≥ 0');
+if (!(timeoutMs > 0)) fail('--timeout-minutes must be a positive number');
+const stallSeconds = Number(opts['stall-seconds']);
+const maxReloads = Number(opts['max-reloads']);
+if (!(stallSeconds > 0)) fail('--stall-seconds must be a positive number');
+if (!Number.isInteger(maxReloads) || maxReloads < 0) fail('--max-reloads must be an integer ≥ 0');
+const questionsPath = resolve(opts.questions ?? `${folder}.questions.jsonl`);
+
+interface Question {
+  id: string;
+  question: string;
+  supporting_titles?: string[];
+}
+const questions: Question[] = existsSync(questionsPath)
+  ? readFileSync(questionsPath, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Question)
+  : [];
+if (questions.length === 0) fail(`no questions at ${questionsPath} (give --questions)`);
+// Spread over the sets (the file lists hotpotqa, then 2wiki, musique, vuedocs).
+const n = Math.max(1, askCount);
+const picked = Array.from({ length: n }, (_, i) => questions[Math.floor((i * questions.length) / n)]);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+const round = (x: number, digits = 1) => Number(x.toFixed(digits));
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Supported files below `dir` and their bytes: the app stores one document per file of a scale corpus. */
+function countFiles(dir: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || e.name.startsWith('.') || !isSupportedFile(e.name)) continue;
+    files += 1;
+    bytes += statSync(join(e.parentPath, e.name)).size;
+  }
+  return { files, bytes };
+}
+
+/** Bytes on disk of the profile's IndexedDB folders (LevelDB files and blobs). */
+function profileIdbBytes(profile: string): number {
+  const r = spawnSync('sh', ['-c', 'du -sb "$1"/Default/IndexedDB 2>/dev/null | cut -f1', 'sh', profile], {
+    encoding: 'utf8',
+  });
+  return Number(r.stdout.trim()) || 0;
+}
+
+const result: Record<string, unknown> = {};
+let phase = 'start';
+/** Why the page is gone, when it is: a tab crash, the browser closing. */
+let gone: string | null = null;
+
+function finish(error: unknown): void {
+  result.phase = phase;
+  result.loadEnd = load();
+  if (error) {
+    result.stoppedBy = error instanceof Error ? error.message : String(error);
+    console.log(`scale-browser: stopped in phase "${phase}": ${String(result.stoppedBy)}`);
+  }
+  if (opts.json) writeFileSync(resolve(opts.json), JSON.stringify(result, null, 2) + '\n');
+  console.log(`scale-browser result ${JSON.stringify(result)}`);
+}
+
+/** Throws when the tab or the browser is gone, or the time is up. */
+let deadline = Infinity;
+function check(): void {
+  if (gone) throw new BenchError(gone);
+  if (Date.now() > deadline)
+    throw new BenchError(`timeout: ${opts['timeout-minutes']} min passed (--timeout-minutes)`);
+}
+
+function heapLine(p: HeapPeaks): string {
+  return (
+    `peak JS heap ${p.peakJsMB ?? '–'} MB (page + workers), page alone ${p.peakPageMB} MB; each realm's peak: ` +
+    Object.entries(p.realmPeakMB)
+      .map(([realm, mb]) => `${realm} ${mb} MB`)
+      .join(', ')
+  );
+}
+
+async function openPage(context: BrowserContext, since: () => number): Promise<Page> {
+  const page = await context.newPage();
+  page.on('crash', () => {
+    gone = `the tab crashed ${since().toFixed(0)} s after the drop (phase "${phase}")`;
+    console.log(`  ${gone}`);
+  });
+  page.on('pageerror', (error) => console.log(`  page error: ${error.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') console.log(`  console: ${msg.text().slice(0, 500)}`);
+  });
+  return page;
+}
+
+/** IndexedDB size three ways and the stores' counts. */
+async function storageSnapshot(page: Page, cdp: CDPSession, origin: string, profile: string) {
+  const usage = await cdp.send('Storage.getUsageAndQuota', { origin });
+  const estimate = await page.evaluate(async () => {
+    const e = (await navigator.storage.estimate()) as StorageEstimate & {
+      usageDetails?: { indexedDB?: number };
+    };
+    return { usage: e.usage ?? null, indexedDB: e.usageDetails?.indexedDB ?? null };
+  });
+  return {
+    cdpIndexedDbMB: round(
+      (usage.usageBreakdown.find((b) => b.storageType === 'indexeddb')?.usage ?? 0) / MiB,
+    ),
+    estimateIndexedDbMB: estimate.indexedDB === null ? null : round(estimate.indexedDB / MiB),
+    estimateUsageMB: estimate.usage === null ? null : round(estimate.usage / MiB),
+    profileIndexedDbFolderMB: round(profileIdbBytes(profile) / MiB),
+    counts: await page.evaluate(probeLibrary),
+  };
+}
+
+async function askOnce(page: Page, q: Question): Promise<{ ms: number; evidence: number; gold: number }> {
+  await page.fill('[data-testid="question"]', q.question);
+  const r = await page.evaluate(timedAsk, Math.max(1000, deadline - Date.now()));
+  if (r.error) throw new BenchError(`the app answered with an error: ${r.error}`);
+  const cards = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="results"] [data-testid="evidence"]')].map(
+      (c) => c.textContent ?? '',
+    ),
+  );
+  const gold = (q.supporting_titles ?? []).filter((t) => t && cards.some((c) => c.includes(t))).length;
+  return { ms: r.ms, evidence: r.evidence, gold };
+}
+
+async function main(): Promise<void> {
+  const size = countFiles(folder);
+  if (size.files === 0) throw new BenchError(`${folder} holds no supported file`);
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], {
+    cwd: root,
+    encoding: 'utf8',
+  }).stdout.trim();
+  Object.assign(result, {
+    folder,
+    files: size.files,
+    folderMB: round(size.bytes / MiB),
+    questions: questionsPath,
+    commit,
+    date: new Date().toISOString(),
+    machine: `${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+    loadStart: load(),
+  });
+  console.log(
+    `scale-browser: ${folder}: ${size.files} files, ${(size.bytes / MiB).toFixed(1)} MiB; ${picked.length} ` +
+      `questions; commit ${commit}; ${result.machine as string}; load ${load()}`,
+  );
+
+  const dist = resolve(process.env.E2E_DIST ?? join(root, 'dist'));
+  if (!opts['no-build']) {
+    phase = 'build';
+    console.log(`building the app (vite build into ${dist})…`);
+    const built = spawnSync(
+      'npx',
+      ['vite', 'build', '--logLevel', 'warn', '--outDir', dist, '--emptyOutDir'],
+      { cwd: root, stdio: 'inherit' },
+    );
+    if (built.status !== 0) throw new BenchError(`the build failed (vite build exited with ${built.status})`);
+  }
+  if (!existsSync(join(dist, 'index.html')))
+    throw new BenchError(`no built app at ${dist} (drop --no-build)`);
+
+  const server = await serveStatic(dist);
+  const profile = await mkdtemp(join(tmpdir(), 'conceptrag-scale-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1200, height: 900 },
+  });
+  context.on('close', () => {
+    gone ??= `the browser closed (phase "${phase}")`;
+  });
+  // tsx compiles with esbuild's keepNames, which wraps the functions handed to page.evaluate in __name(...).
+  await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      void context
+        .close()
+        .catch(() => undefined)
+        .then(() => rm(profile, { recursive: true, force: true }))
+        .finally(() => process.exit(130));
+    });
+  deadline = Date.now() + timeoutMs;
+  let t0 = performance.now();
+  const since = () => (performance.now() - t0) / 1000;
+  let sampler: HeapSampler | null = null;
+  /** The page being measured and its CDP session, for what the stop path can still read. */
+  let live: { page: Page; cdp: CDPSession } | null = null;
+  try {
+    phase = 'open';
+    const page = await openPage(context, since);
+    for (const p of context.pages()) if (p !== page) await p.close();
+    await page.goto(`${server.origin}/#library`);
+    await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+    if (!(await page.evaluate(() => crossOriginIsolated)))
+      throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
+    // Lexical only: the setting the app stores when the user picks "lexical layer only"; read at every run.
+    while (!(await page.evaluate(probeLibrary)).ready) {
+      check();
+      await sleep(200);
+    }
+    await page.evaluate(async (key) => {
+      const db = await new Promise<IDBDatabase>((res, rej) => {
+        const r = indexedDB.open('conceptrag');
+        r.onsuccess = () => res(r.result);
+        r.onerror = () => rej(r.error);
+      });
+      await new Promise<void>((res, rej) => {
+        const tx = db.transaction('settings', 'readwrite');
+        tx.objectStore('settings').put({ key, value: false });
+        tx.oncomplete = () => res();
+        tx.onerror = () => rej(tx.error);
+      });
+      db.close();
+    }, SENTENCE_VECTORS_SETTING);
+    await page.reload();
+    await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    sampler = startHeapSampler(page, cdp);
+    live = { page, cdp };
+
+    phase = 'drop';
+    t0 = performance.now();
+    // The browser's own CPU seconds from the drop on (lib/cpuTime.ts): on a shared machine the wall time grows with
+    // the load, the CPU seconds with the work.
+    const cpu0 = browserCpuSeconds(profile);
+    await page.setInputFiles('input[type="file"][webkitdirectory]', folder, {
+      timeout: Math.max(1000, deadline - Date.now()),
+    });
+    result.filesPickedSeconds = round(since());
+    console.log(`the folder's ${size.files} files handed to the page after ${since().toFixed(1)} s`);
+    let last: LibraryProbe | null = null;
+    let lastLog = 0;
+    let searchable: number | null = null;
+    let signal = '';
+    /** Since when the app has said idle with files still waiting (a stalled queue), or null. */
+    let stalledSince: number | null = null;
+    const stalls: {
+      atSeconds: number;
+      documents: number;
+      waiting: number;
+      shown: string[];
+      screenshot: string;
+    }[] = [];
+    result.stalls = stalls;
+    while (searchable === null) {
+      check();
+      const p = await page.evaluate(probeLibrary);
+      last = p;
+      const at = since();
+      const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
+      if (p.documents >= size.files && (await page.evaluate(documentsWithChunks)) >= size.files) {
+        searchable = at;
+        signal = `IndexedDB: ${p.documents} documents, all with chunks`;
+      } else if (idle && at > 5 && p.documents > 0) {
+        searchable = at;
+        signal = `app idle, nothing waiting (${p.documents} of ${size.files} documents; ${p.pendingFailed} failed)`;
+      } else if (idle && at > 60 && p.documents === 0) {
+        throw new BenchError(`the app is idle ${at.toFixed(0)} s after the drop with no document stored`);
+      }
+      // The app idle while files wait: its queue stopped. After --stall-seconds the bench records what the page
+      // shows and reloads it, as a person would (a page that starts resumes a queue it finds).
+      const stalled = p.ready && p.indexing === 'idle' && p.pendingWaiting > 0;
+      stalledSince = stalled ? (stalledSince ?? at) : null;
+      if (stalledSince !== null && at - stalledSince >= stallSeconds) {
+        if (stalls.length >= maxReloads)
+          throw new BenchError(
+            `the queue stalled again (${p.documents} documents, ${p.pendingWaiting} files waiting, app idle) ` +
+              `after ${stalls.length} reload(s)`,
+          );
+        const shown = await page.evaluate(() =>
+          [
+            ...document.querySelectorAll(
+              '[role="alert"], [role="status"], .message, [data-testid$="message"]',
+            ),
+          ]
+            .map((e) => (e.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 300))
+            .filter(Boolean),
+        );
+        const screenshot = `${opts.json ? resolve(opts.json) : join(tmpdir(), 'scale-browser')}.stall-${stalls.length + 1}.png`;
+        await page.screenshot({ path: screenshot, fullPage: true }).catch(() => undefined);
+        stalls.push({
+          atSeconds: round(at),
+          documents: p.documents,
+          waiting: p.pendingWaiting,
+          shown,
+          screenshot,
+        });
+        console.log(
+          `  stalled: app idle for ${(at - stalledSince).toFixed(0)} s with ${p.pendingWaiting} files waiting and ` +
+            `${p.documents} documents stored; the page shows ${JSON.stringify(shown)}; screenshot ${screenshot}; ` +
+            'reloading the page',
+        );
+        await page.reload();
+        await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+        stalledSince = null;
+      }
+      if (at - lastLog >= 30) {
+        lastLog = at;
+        console.log(
+          `  ${at.toFixed(0)} s: ${p.documents} documents, ${p.chunks} chunks, ${p.pendingWaiting} files waiting, ` +
+            `${p.pendingFailed} failed, indexing ${p.indexing}; heap so far ${sampler.peaks().peakJsMB} MB; load ${load()}`,
+        );
+      }
+      if (searchable === null) await sleep(1000);
+    }
+    const dropPeaks = sampler.peaks();
+    Object.assign(result, {
+      searchableSeconds: round(searchable),
+      searchableSignal: signal,
+      searchableCpuSeconds: (() => {
+        const now = browserCpuSeconds(profile);
+        return now === null || cpu0 === null ? null : round(now - cpu0);
+      })(),
+      counts: last,
+      dropHeap: dropPeaks,
+      loadAtSearchable: load(),
+    });
+    console.log(
+      `searchable after ${searchable.toFixed(1)} s (${signal}); the browser used ` +
+        `${String(result.searchableCpuSeconds ?? '–')} CPU s meanwhile; load ${load()}`,
+    );
+    console.log(`  over the drop: ${heapLine(dropPeaks)}`);
+
+    phase = 'idle after the drop';
+    while (true) {
+      check();
+      const p = await page.evaluate(probeLibrary);
+      if (p.indexing === 'idle' && p.pendingWaiting === 0) break;
+      await sleep(1000);
+    }
+    result.idleSeconds = round(since());
+
+    phase = 'storage';
+    const storage = await storageSnapshot(page, cdp, server.origin, profile);
+    result.storage = storage;
+    console.log(
+      `IndexedDB: ${storage.cdpIndexedDbMB} MB (CDP usage), ${storage.estimateIndexedDbMB} MB ` +
+        `(navigator.storage.estimate), ${storage.profileIndexedDbFolderMB} MB on disk; ${JSON.stringify(storage.counts)}`,
+    );
+
+    phase = 'first question';
+    await page.click('a[href="#ask"]');
+    await page.waitForSelector('[data-testid="question"]', { timeout: 60_000 });
+    const first = await askOnce(page, picked[0]);
+    result.firstAskAfterDrop = { ...first, ms: Math.round(first.ms) };
+    console.log(
+      `first question after the drop: ${first.ms.toFixed(0)} ms, ${first.evidence} passages (the query worker ` +
+        `loads the library first); load ${load()}`,
+    );
+    await sampler.stop();
+    sampler = null;
+
+    phase = 'reopen';
+    await page.close();
+    const again = await openPage(context, since);
+    const cdp2 = await context.newCDPSession(again);
+    await cdp2.send('Performance.enable');
+    await again.goto(`${server.origin}/#ask`, { waitUntil: 'commit' });
+    sampler = startHeapSampler(again, cdp2);
+    live = { page: again, cdp: cdp2 };
+    await again.fill('[data-testid="question"]', picked[0].question, { timeout: 5 * 60_000 });
+    await again.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: 10 * 60_000 });
+    const clickedAt = await again.evaluate(() => performance.now());
+    await again.click('[data-testid="ask"]');
+    const reopened = await again.evaluate(watchEvidence, Math.max(1000, deadline - Date.now()));
+    result.reopen = {
+      askClickedMs: Math.round(clickedAt),
+      firstEvidenceMs: Math.round(reopened.firstEvidenceMs),
+      firstEvidenceStage: reopened.firstEvidenceStage,
+      resultMs: Math.round(reopened.resultMs),
+      evidence: reopened.evidence,
+      note: 'ms after the new page’s navigation',
+    };
+    console.log(
+      `reopened: first evidence ${(reopened.firstEvidenceMs / 1000).toFixed(1)} s after navigation ` +
+        `(${reopened.firstEvidenceStage}), result ${(reopened.resultMs / 1000).toFixed(1)} s, Ask clicked at ` +
+        `${(clickedAt / 1000).toFixed(1)} s; load ${load()}`,
+    );
+
+    phase = 'questions';
+    const times: number[] = [];
+    let goldFound = 0;
+    let goldAll = 0;
+    let noEvidence = 0;
+    for (const q of picked.slice(0, askCount)) {
+      check();
+      const r = await askOnce(again, q);
+      times.push(r.ms);
+      goldFound += r.gold;
+      goldAll += q.supporting_titles?.length ?? 0;
+      if (r.evidence === 0) noEvidence += 1;
+    }
+    times.sort((a, b) => a - b);
+    result.ask = {
+      n: times.length,
+      p50Ms: Math.round(percentile(times, 50) ?? NaN),
+      p95Ms: Math.round(percentile(times, 95) ?? NaN),
+      maxMs: Math.round(times.at(-1) ?? NaN),
+      noEvidence,
+      goldTitlesShown: `${goldFound}/${goldAll}`,
+    };
+    const afterPeaks = sampler.peaks();
+    result.reopenHeap = afterPeaks;
+    console.log(
+      `${times.length} questions: p50 ${percentile(times, 50)?.toFixed(0)} ms, p95 ${percentile(times, 95)?.toFixed(0)} ` +
+        `ms; ${noEvidence} without evidence; gold titles in the evidence cards ${goldFound}/${goldAll}; load ${load()}`,
+    );
+    console.log(`  after reopening: ${heapLine(afterPeaks)}`);
+    phase = 'done';
+    finish(null);
+  } catch (error) {
+    if (sampler) result.heapAtStop = sampler.peaks();
+    // What the library holds at the stop (a timeout, a stall): unless the tab is gone, its counts and size.
+    if (live && !gone) {
+      const snapshot = await Promise.race([
+        storageSnapshot(live.page, live.cdp, server.origin, profile).catch(() => null),
+        sleep(60_000).then(() => null),
+      ]);
+      if (snapshot) {
+        result.storageAtStop = snapshot;
+        console.log(`at the stop: ${JSON.stringify(snapshot)}`);
+      }
+    }
+    // A crash first shows as a failed evaluate ("Target crashed"): the crash is the reason to print.
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    finish(gone ? new Error(`${gone} (${message})`) : error);
+    process.exitCode = 1;
+  } finally {
+    await sampler?.stop().catch(() => undefined);
+    await context.close().catch(() => undefined);
+    await server.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof BenchError ? `scale-browser: ${error.message}` : error);
+  process.exit(1);
+});
