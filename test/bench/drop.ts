@@ -4,6 +4,9 @@
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
 //          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
+//          [--lexical]
+//   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
+//   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
 //   Builds the app (vite build into E2E_DIST, default dist/; --no-build when it is fresh), serves it with the COOP/COEP headers of the
 //   e2e suite, opens a fresh Chromium profile (CHROMIUM_PATH or /usr/bin/chromium) and adds the input through
 //   the Library view: a file through its file input, a folder through its folder input (every file below it,
@@ -43,6 +46,7 @@ import {
   documentsWithChunks,
   measureMemory,
   probeLibrary,
+  putSetting,
   storedTextBytes,
   timedAsk,
   vectorRows,
@@ -53,9 +57,10 @@ import {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
-  '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]';
+  '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
+  '[--lexical]';
 const DEFAULT_QUESTION = 'What is this about?';
-const FLAGS = new Set(['no-build']);
+const FLAGS = new Set(['no-build', 'lexical']);
 const MB = 1024 * 1024;
 /** The e2e suite's flags, and eager memory measurement (else measureUserAgentSpecificMemory waits for a GC). */
 const CHROMIUM_ARGS = [
@@ -81,6 +86,7 @@ interface Options {
   timeoutMs: number;
   build: boolean;
   json: string | null;
+  lexical: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -113,6 +119,8 @@ function parseArgs(argv: string[]): Options {
     throw new BenchError(`--until must be searchable or embedded, got ${until}`);
   const askCount = Number(values.get('ask-count') ?? '50');
   const timeoutSeconds = Number(values.get('timeout-seconds') ?? '3600');
+  if (flags.has('lexical') && until === 'embedded')
+    throw new BenchError('--lexical stores no sentence vectors: use --until searchable');
   if (!Number.isInteger(askCount) || askCount < 0) throw new BenchError('--ask-count must be an integer ≥ 0');
   if (!(timeoutSeconds > 0)) throw new BenchError('--timeout-seconds must be a positive number');
   return {
@@ -123,6 +131,7 @@ function parseArgs(argv: string[]): Options {
     askCount,
     timeoutMs: timeoutSeconds * 1000,
     build: !flags.has('no-build'),
+    lexical: flags.has('lexical'),
     json: values.has('json') ? resolve(values.get('json') as string) : null,
   };
 }
@@ -351,6 +360,15 @@ async function main(): Promise<void> {
     await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
     const isolated = await page.evaluate(() => crossOriginIsolated);
     if (!isolated) throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
+    if (opts.lexical) {
+      // The app creates its stores as it opens; the setting must be in before the drop's first drain reads it.
+      const until = Date.now() + 30_000;
+      while (!(await page.evaluate(putSetting, { key: 'sentenceVectors', value: false }))) {
+        if (Date.now() > until) throw new BenchError('the app did not create its settings store within 30 s');
+        await sleep(250);
+      }
+      console.log('sentence vectors off (--lexical): the lexical layer only');
+    }
     sampler = startMemorySampler(page, cdp);
 
     // The drop: a folder through the folder input (webkitdirectory), a file through the file input.
@@ -526,6 +544,7 @@ async function main(): Promise<void> {
       expectedDocuments: expected,
       questions: opts.questions,
       until: opts.until,
+      lexicalOnly: opts.lexical,
       commit,
       date: new Date().toISOString(),
       loadAverage: { start: loadStart, end: load() },
