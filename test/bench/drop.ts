@@ -4,9 +4,11 @@
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
 //          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
-//          [--lexical]
+//          [--lexical] [--heap-snapshot <file.heapsnapshot>]
 //   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
 //   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
+//   --heap-snapshot: at the end (after the questions, the sampler stopped), a heap snapshot of the query worker
+//   written to the file, and what it holds by constructor and by holding field printed (lib/heapSnapshot.ts).
 //   Builds the app (vite build into E2E_DIST, default dist/; --no-build when it is fresh), serves it with the COOP/COEP headers of the
 //   e2e suite, opens a fresh Chromium profile (CHROMIUM_PATH or /usr/bin/chromium) and adds the input through
 //   the Library view: a file through its file input, a folder through its folder input (every file below it,
@@ -42,6 +44,7 @@ import { MAX_FILE_BYTES } from '../../src/services/ingest/ingestProtocol.ts';
 import type { Diagnostics } from '../../src/ui/workers.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { browserCpuSeconds } from './lib/cpuTime.ts';
+import { snapshotWorker } from './lib/heapSnapshot.ts';
 import {
   documentsWithChunks,
   measureMemory,
@@ -58,7 +61,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
   '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
-  '[--lexical]';
+  '[--lexical] [--heap-snapshot <file.heapsnapshot>]';
 const DEFAULT_QUESTION = 'What is this about?';
 const FLAGS = new Set(['no-build', 'lexical']);
 const MB = 1024 * 1024;
@@ -87,6 +90,7 @@ interface Options {
   build: boolean;
   json: string | null;
   lexical: boolean;
+  heapSnapshot: string | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -110,7 +114,15 @@ function parseArgs(argv: string[]): Options {
     values.set(name, value);
     i++;
   }
-  const known = new Set(['questions', 'question', 'until', 'ask-count', 'timeout-seconds', 'json']);
+  const known = new Set([
+    'questions',
+    'question',
+    'until',
+    'ask-count',
+    'timeout-seconds',
+    'json',
+    'heap-snapshot',
+  ]);
   for (const name of values.keys())
     if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
   if (positionals.length !== 1) throw new BenchError(USAGE);
@@ -132,6 +144,7 @@ function parseArgs(argv: string[]): Options {
     timeoutMs: timeoutSeconds * 1000,
     build: !flags.has('no-build'),
     lexical: flags.has('lexical'),
+    heapSnapshot: values.has('heap-snapshot') ? resolve(values.get('heap-snapshot') as string) : null,
     json: values.has('json') ? resolve(values.get('json') as string) : null,
   };
 }
@@ -611,6 +624,15 @@ async function main(): Promise<void> {
           .map(([realm, mb]) => `${realm} ${mb} MB`)
           .join(', ')}`,
     );
+    if (opts.heapSnapshot) {
+      const heap = await snapshotWorker(context, page, 'query', opts.heapSnapshot);
+      await writeFile(`${opts.heapSnapshot}.summary.json`, JSON.stringify(heap, null, 2) + '\n');
+      console.log(`heap snapshot of ${heap.worker}: ${heap.totalMB} MB (${opts.heapSnapshot})`);
+      console.log(
+        `  by constructor: ${heap.byConstructor.map((g) => `${g.name} ${g.MB} MB (${g.count})`).join('; ')}`,
+      );
+      console.log(`  by holder: ${heap.byHolder.map((g) => `${g.name} ${g.MB} MB (${g.count})`).join('; ')}`);
+    }
   } finally {
     await sampler?.stop().catch(() => undefined);
     await context.close().catch(() => undefined);

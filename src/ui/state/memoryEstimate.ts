@@ -57,7 +57,7 @@ const DEVICE_MEMORY_SHARE = 0.25;
  * The URL parameter that sets the budget in MB (e.g. `?heapLimitMB=64`), over what the browser says: to try the
  * warning on a small drop (the e2e suite does), or to match a device the browser does not describe.
  */
-export const HEAP_LIMIT_PARAM = 'heapLimitMB';
+const HEAP_LIMIT_PARAM = 'heapLimitMB';
 
 export interface MemoryBudget {
   bytes: number;
