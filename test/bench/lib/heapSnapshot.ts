@@ -71,7 +71,15 @@ export async function snapshotWorker(
   await send(2, 'HeapProfiler.takeHeapSnapshot', { reportProgress: false, captureNumericValue: false });
   await done;
   await cdp.detach().catch(() => undefined);
-  return { worker, file, ...summarize(await readFile(file, 'utf8'), top) };
+  return { worker, file, ...(await summarizeFile(file, top)) };
+}
+
+/** The summary of a snapshot file written earlier (test/bench/heap-summary.ts). */
+export async function summarizeFile(
+  file: string,
+  top = 15,
+): Promise<{ totalMB: number; byConstructor: HeapGroup[]; byHolder: HeapGroup[] }> {
+  return summarize(await readFile(file, 'utf8'), top);
 }
 
 interface Snapshot {
@@ -124,7 +132,8 @@ function summarize(
       if (retainer[to] !== -1) continue;
       retainer[to] = n;
       const name = s.edges[edge + eName];
-      viaEdge[to] = type === 'element' || type === 'hidden' ? `[${name}]` : s.strings[name];
+      // Named links only (a property, a captured variable); a table's slots and internal links are looked through.
+      viaEdge[to] = type === 'property' || type === 'context' ? s.strings[name] : '';
     }
   }
   // Containers to look through on the way up: a typed array's buffer, a Map's table, an array's elements.
@@ -139,15 +148,20 @@ function summarize(
       /Array$|^ArrayBuffer$|^system \/|^Map$|^Set$|^Object$|^\(/.test(name)
     );
   };
+  /** Owner.a.b: the first non-container owner (or closure scope) above the node, and the named links to it. */
   const holderOf = (n: number) => {
+    const path: string[] = [];
     let at = n;
-    for (let depth = 0; depth < 8; depth++) {
+    for (let depth = 0; depth < 10; depth++) {
       const up = retainer[at];
-      if (up < 0) return '(root)';
-      if (!transparent(up)) return `${nameOf(up)}.${viaEdge[at]}`;
+      if (up < 0) return ['(root)', ...path].join('.');
+      if (viaEdge[at]) path.unshift(viaEdge[at]);
+      // A variable a closure or a module's scope captured: its name is the holder.
+      if (nameOf(up).startsWith('system / Context')) return path.join('.') || '(closure)';
+      if (!transparent(up)) return [nameOf(up) || '(anonymous)', ...path].join('.');
       at = up;
     }
-    return '(deep)';
+    return ['…', ...path].join('.');
   };
 
   const byConstructor = new Map<string, { count: number; bytes: number }>();
