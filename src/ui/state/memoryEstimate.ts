@@ -16,9 +16,10 @@ export interface HeapLine {
 }
 
 /**
- * The heap model, measured with `npm run bench:drop` in Chromium 156 (headless, this repository's build) on
- * drops of 0.8 to 17 MB of text from /work/shared/bench (Vue docs, 2Wiki, MuSiQue, docs-scale, and all of them
- * in one folder); docs/results/limits.md has every run, its command and its load average. Peaks are
+ * The heap model, measured with `npm run bench:drop` in Chromium 156 (headless, the app built from 704f180) on
+ * drops of 0.8 to 4.7 MB of text from /work/shared/bench: lexical on the Vue docs, MuSiQue and docs-scale;
+ * with vectors on the Vue docs, 2Wiki and MuSiQue (that one from docs/results/heap.md). docs/results/limits.md
+ * has every run, its command, its load average, and `test/bench/heap-fit.ts`, which prints these fits. Peaks are
  * `performance.measureUserAgentSpecificMemory()` sampled every second from the drop until the questions after it
  * were answered (and, with vectors, every sentence was embedded).
  * - `lexical`: sentence vectors off (the "lexical layer only" choice; `bench:drop --lexical`).
@@ -27,23 +28,24 @@ export interface HeapLine {
  * - `query`: the query worker alone, its own peak: the library the questions read, which is also what opening a
  *   bundle of the same library needs (the CLI does the indexing, the tab still holds the library).
  * Each line is a least-squares fit over the runs, then raised so that no run lies above it (an estimate that is
- * too low lets the tab crash; one too high only warns early, and the user can go on).
+ * too low lets the tab crash; one too high only warns early, and the user can go on). Past 5 MB of text the lines
+ * are extrapolated.
  */
 export const HEAP_MODEL = {
   lexical: {
-    total: { baseMB: 60, perTextMB: 45 },
-    query: { baseMB: 20, perTextMB: 25 },
+    total: { baseMB: 92, perTextMB: 41.5 },
+    query: { baseMB: 45, perTextMB: 14.1 },
   },
   semantic: {
-    total: { baseMB: 120, perTextMB: 110 },
-    query: { baseMB: 60, perTextMB: 80 },
+    total: { baseMB: 169, perTextMB: 100 },
+    query: { baseMB: 48, perTextMB: 87 },
   },
 } as const satisfies Record<'lexical' | 'semantic', Record<'total' | 'query', HeapLine>>;
 
 /**
  * Bytes of text per stored sentence, to count the library already stored (its sentence count is at hand; its
- * text is not, and reading it for a check would itself cost memory): the largest of the bench's drops
- * (docs/results/limits.md), so the stored library is not under-counted.
+ * text is not, and reading it for a check would itself cost memory): above the most of the bench's drops (139 on
+ * MuSiQue; 47–99 on the others, docs/results/limits.md), so the stored library is not under-counted.
  */
 export const TEXT_BYTES_PER_SENTENCE = 160;
 
