@@ -1,8 +1,9 @@
 // Library state: the file queue and per-file outcomes, the progress of a drop as a whole (src/ui/state/
 // dropProgress.ts), counts and storage. Before a drop is queued its space is checked against what the browser
-// offers (storageEstimate.ts); when the store fills up anyway the run's stop is shown with the queue kept and a
-// Resume; a stage that stops moving is shown as stalled (watchdog.ts). It talks to the ingest worker (events
-// arrive through a Comlink proxy) and reads counts from IndexedDB.
+// offers (storageEstimate.ts), and its memory against what the tab can use (memoryEstimate.ts); when the store
+// fills up anyway the run's stop is shown with the queue kept and a Resume; a stage that stops moving is shown as
+// stalled (watchdog.ts). It talks to the ingest worker (events arrive through a Comlink proxy) and reads counts
+// from IndexedDB.
 import { proxy } from 'comlink';
 import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
