@@ -17,24 +17,25 @@ export interface HeapLine {
 
 /**
  * The heap model, measured with `npm run bench:drop` in Chromium 156 (headless, the app built from 704f180) on
- * drops of 0.8 to 4.7 MB of text from /work/shared/bench: lexical on the Vue docs, MuSiQue and docs-scale;
- * with vectors on the Vue docs, 2Wiki and MuSiQue (that one from docs/results/heap.md). docs/results/limits.md
- * has every run, its command, its load average, and `test/bench/heap-fit.ts`, which prints these fits. Peaks are
- * `performance.measureUserAgentSpecificMemory()` sampled every second from the drop until the questions after it
- * were answered (and, with vectors, every sentence was embedded).
+ * drops from /work/shared/bench: lexical on the Vue docs, MuSiQue, docs-scale and all of the sets in one folder
+ * (0.8 to 12.6 MB of text); with vectors on the Vue docs, 2Wiki and MuSiQue (0.8 to 3.2 MB; MuSiQue's run from
+ * docs/results/heap.md). docs/results/limits.md has every run, its command, its load average, and
+ * `test/bench/heap-fit.ts`, which prints these fits. Peaks are `performance.measureUserAgentSpecificMemory()`
+ * sampled every second from the drop until the questions after it were answered (and, with vectors, every
+ * sentence was embedded).
  * - `lexical`: sentence vectors off (the "lexical layer only" choice; `bench:drop --lexical`).
  * - `semantic`: the default USE-lite embedder, until every sentence has its vector and the semantic layer is built.
  * - `total`: page and every worker at the highest sample, what the tab as a whole must hold.
  * - `query`: the query worker alone, its own peak: the library the questions read, which is also what opening a
  *   bundle of the same library needs (the CLI does the indexing, the tab still holds the library).
  * Each line is a least-squares fit over the runs, then raised so that no run lies above it (an estimate that is
- * too low lets the tab crash; one too high only warns early, and the user can go on). Past 5 MB of text the lines
- * are extrapolated.
+ * too low lets the tab crash; one too high only warns early, and the user can go on). Past the sizes measured the
+ * lines are extrapolations (the co-occurrence graph grows faster than the text in a mixed library).
  */
 export const HEAP_MODEL = {
   lexical: {
-    total: { baseMB: 92, perTextMB: 41.5 },
-    query: { baseMB: 45, perTextMB: 14.1 },
+    total: { baseMB: 63, perTextMB: 57.8 },
+    query: { baseMB: 26, perTextMB: 21.7 },
   },
   semantic: {
     total: { baseMB: 169, perTextMB: 100 },
