@@ -40,7 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { isSupportedFile } from '../../src/core/parse/formats.ts';
 import { prepareFile } from '../../src/core/prepare.ts';
-import { MAX_FILE_BYTES } from '../../src/services/ingest/ingestProtocol.ts';
+import { MAX_FILE_BYTES, SENTENCE_VECTORS_SETTING } from '../../src/services/ingest/ingestProtocol.ts';
 import type { Diagnostics } from '../../src/ui/workers.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { browserCpuSeconds } from './lib/cpuTime.ts';
@@ -376,7 +376,7 @@ async function main(): Promise<void> {
     if (opts.lexical) {
       // The app creates its stores as it opens; the setting must be in before the drop's first drain reads it.
       const until = Date.now() + 30_000;
-      while (!(await page.evaluate(putSetting, { key: 'sentenceVectors', value: false }))) {
+      while (!(await page.evaluate(putSetting, { key: SENTENCE_VECTORS_SETTING, value: false }))) {
         if (Date.now() > until) throw new BenchError('the app did not create its settings store within 30 s');
         await sleep(250);
       }
