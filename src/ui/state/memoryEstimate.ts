@@ -79,9 +79,9 @@ export interface BudgetSources {
 }
 
 /**
- * The memory this tab can give the app. Chromium states its heap limit (the page's and its workers' isolates share
- * one pointer-compression cage of that size, so the total is compared with it); elsewhere a share of the device's
- * memory, or DEFAULT_BUDGET_BYTES.
+ * The memory this tab can give the app. Chromium states one JavaScript heap's limit; the page and its workers run
+ * in one renderer process, so their total is compared with it (stricter than each worker against its own heap's
+ * limit). Elsewhere a share of the device's memory, or DEFAULT_BUDGET_BYTES.
  */
 export function memoryBudget(sources: BudgetSources): MemoryBudget {
   const { overrideMB, jsHeapSizeLimit, deviceMemoryGB } = sources;
