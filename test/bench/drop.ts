@@ -4,6 +4,11 @@
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
 //          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
+//          [--lexical] [--heap-snapshot <file.heapsnapshot>]
+//   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
+//   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
+//   --heap-snapshot: at the end (after the questions, the sampler stopped), a heap snapshot of the query worker
+//   written to the file, and what it holds by constructor and by holding field printed (lib/heapSnapshot.ts).
 //   Builds the app (vite build into E2E_DIST, default dist/; --no-build when it is fresh), serves it with the COOP/COEP headers of the
 //   e2e suite, opens a fresh Chromium profile (CHROMIUM_PATH or /usr/bin/chromium) and adds the input through
 //   the Library view: a file through its file input, a folder through its folder input (every file below it,
@@ -35,14 +40,16 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { isSupportedFile } from '../../src/core/parse/formats.ts';
 import { prepareFile } from '../../src/core/prepare.ts';
-import { MAX_FILE_BYTES } from '../../src/services/ingest/ingestProtocol.ts';
+import { MAX_FILE_BYTES, SENTENCE_VECTORS_SETTING } from '../../src/services/ingest/ingestProtocol.ts';
 import type { Diagnostics } from '../../src/ui/workers.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { browserCpuSeconds } from './lib/cpuTime.ts';
+import { snapshotWorker } from './lib/heapSnapshot.ts';
 import {
   documentsWithChunks,
   measureMemory,
   probeLibrary,
+  putSetting,
   storedTextBytes,
   timedAsk,
   vectorRows,
@@ -53,9 +60,10 @@ import {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
-  '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]';
+  '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
+  '[--lexical] [--heap-snapshot <file.heapsnapshot>]';
 const DEFAULT_QUESTION = 'What is this about?';
-const FLAGS = new Set(['no-build']);
+const FLAGS = new Set(['no-build', 'lexical']);
 const MB = 1024 * 1024;
 /** The e2e suite's flags, and eager memory measurement (else measureUserAgentSpecificMemory waits for a GC). */
 const CHROMIUM_ARGS = [
@@ -81,6 +89,8 @@ interface Options {
   timeoutMs: number;
   build: boolean;
   json: string | null;
+  lexical: boolean;
+  heapSnapshot: string | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -104,7 +114,15 @@ function parseArgs(argv: string[]): Options {
     values.set(name, value);
     i++;
   }
-  const known = new Set(['questions', 'question', 'until', 'ask-count', 'timeout-seconds', 'json']);
+  const known = new Set([
+    'questions',
+    'question',
+    'until',
+    'ask-count',
+    'timeout-seconds',
+    'json',
+    'heap-snapshot',
+  ]);
   for (const name of values.keys())
     if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
   if (positionals.length !== 1) throw new BenchError(USAGE);
@@ -113,6 +131,8 @@ function parseArgs(argv: string[]): Options {
     throw new BenchError(`--until must be searchable or embedded, got ${until}`);
   const askCount = Number(values.get('ask-count') ?? '50');
   const timeoutSeconds = Number(values.get('timeout-seconds') ?? '3600');
+  if (flags.has('lexical') && until === 'embedded')
+    throw new BenchError('--lexical stores no sentence vectors: use --until searchable');
   if (!Number.isInteger(askCount) || askCount < 0) throw new BenchError('--ask-count must be an integer ≥ 0');
   if (!(timeoutSeconds > 0)) throw new BenchError('--timeout-seconds must be a positive number');
   return {
@@ -123,6 +143,8 @@ function parseArgs(argv: string[]): Options {
     askCount,
     timeoutMs: timeoutSeconds * 1000,
     build: !flags.has('no-build'),
+    lexical: flags.has('lexical'),
+    heapSnapshot: values.has('heap-snapshot') ? resolve(values.get('heap-snapshot') as string) : null,
     json: values.has('json') ? resolve(values.get('json') as string) : null,
   };
 }
@@ -351,6 +373,15 @@ async function main(): Promise<void> {
     await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
     const isolated = await page.evaluate(() => crossOriginIsolated);
     if (!isolated) throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
+    if (opts.lexical) {
+      // The app creates its stores as it opens; the setting must be in before the drop's first drain reads it.
+      const until = Date.now() + 30_000;
+      while (!(await page.evaluate(putSetting, { key: SENTENCE_VECTORS_SETTING, value: false }))) {
+        if (Date.now() > until) throw new BenchError('the app did not create its settings store within 30 s');
+        await sleep(250);
+      }
+      console.log('sentence vectors off (--lexical): the lexical layer only');
+    }
     sampler = startMemorySampler(page, cdp);
 
     // The drop: a folder through the folder input (webkitdirectory), a file through the file input.
@@ -526,6 +557,7 @@ async function main(): Promise<void> {
       expectedDocuments: expected,
       questions: opts.questions,
       until: opts.until,
+      lexicalOnly: opts.lexical,
       commit,
       date: new Date().toISOString(),
       loadAverage: { start: loadStart, end: load() },
@@ -592,6 +624,15 @@ async function main(): Promise<void> {
           .map(([realm, mb]) => `${realm} ${mb} MB`)
           .join(', ')}`,
     );
+    if (opts.heapSnapshot) {
+      const heap = await snapshotWorker(context, page, 'query', opts.heapSnapshot);
+      await writeFile(`${opts.heapSnapshot}.summary.json`, JSON.stringify(heap, null, 2) + '\n');
+      console.log(`heap snapshot of ${heap.worker}: ${heap.totalMB} MB (${opts.heapSnapshot})`);
+      console.log(
+        `  by constructor: ${heap.byConstructor.map((g) => `${g.name} ${g.MB} MB (${g.count})`).join('; ')}`,
+      );
+      console.log(`  by holder: ${heap.byHolder.map((g) => `${g.name} ${g.MB} MB (${g.count})`).join('; ')}`);
+    }
   } finally {
     await sampler?.stop().catch(() => undefined);
     await context.close().catch(() => undefined);

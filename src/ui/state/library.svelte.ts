@@ -1,8 +1,9 @@
 // Library state: the file queue and per-file outcomes, the progress of a drop as a whole (src/ui/state/
 // dropProgress.ts), counts and storage. Before a drop is queued its space is checked against what the browser
-// offers (storageEstimate.ts); when the store fills up anyway the run's stop is shown with the queue kept and a
-// Resume; a stage that stops moving is shown as stalled (watchdog.ts). It talks to the ingest worker (events
-// arrive through a Comlink proxy) and reads counts from IndexedDB.
+// offers (storageEstimate.ts), and its memory against what the tab can use (memoryEstimate.ts); when the store
+// fills up anyway the run's stop is shown with the queue kept and a Resume; a stage that stops moving is shown as
+// stalled (watchdog.ts). It talks to the ingest worker (events arrive through a Comlink proxy) and reads counts
+// from IndexedDB.
 import { proxy } from 'comlink';
 import type { DocumentRecord, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
@@ -39,6 +40,7 @@ import { pageRepo } from './db.ts';
 import { kgApi } from './kg.ts';
 import { DropTally, type DropRow } from './dropProgress.ts';
 import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
+import { browserMemoryBudget, checkMemory, droppedFolder, type MemoryShortfall } from './memoryEstimate.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
 import { storageSplit, type StorageSplit } from './storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
@@ -54,7 +56,10 @@ type DocumentSummary = Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mim
   vectors: boolean;
 };
 
-/** What the user chose when a drop will not fit: index it all anyway, the lexical layer only, or nothing. */
+/**
+ * What the user chose when a drop will not fit (in storage, or in the tab's memory): index it all anyway, the
+ * lexical layer only, or nothing.
+ */
 type SpaceChoice = 'full' | 'lexical' | 'stop';
 
 /** The run stopped because the browser refused or did not finish a write; the queue is kept. */
@@ -126,6 +131,8 @@ export class LibraryState {
   stall = $state<Stall | null>(null);
   /** A drop that will not fit, waiting for the user's choice before anything is queued. */
   shortfall = $state<SpaceShortfall | null>(null);
+  /** A drop the tab's memory will likely not hold, waiting for the user's choice before anything is queued. */
+  memoryShortfall = $state<MemoryShortfall | null>(null);
   /** The run stopped on a full (or stuck) store; cleared by Resume. */
   storageStop = $state<StorageStop | null>(null);
   /** The library keeps to its lexical layer: sentence vectors are off (SENTENCE_VECTORS_SETTING). */
@@ -166,6 +173,7 @@ export class LibraryState {
   private readonly watchdog = new StallWatchdog((stall) => (this.stall = stall));
   /** Resolves the open space question (a new drop answers an unanswered one with 'stop'). */
   private answerSpace: ((choice: SpaceChoice) => void) | null = null;
+  private answerMemory: ((choice: SpaceChoice) => void) | null = null;
 
   /** The store was read and holds nothing (before it is read, nothing is known: never "empty"). */
   get isEmpty(): boolean {
@@ -359,6 +367,20 @@ export class LibraryState {
     this.answerSpace = null;
     this.shortfall = null;
     answer?.(choice);
+  }
+
+  /** The user's answer to the open memory question. */
+  decideMemory(choice: SpaceChoice): void {
+    const answer = this.answerMemory;
+    this.answerMemory = null;
+    this.memoryShortfall = null;
+    answer?.(choice);
+  }
+
+  private askMemory(shortfall: MemoryShortfall): Promise<SpaceChoice> {
+    this.decideMemory('stop');
+    this.memoryShortfall = shortfall;
+    return new Promise((resolve) => (this.answerMemory = resolve));
   }
 
   private askSpace(shortfall: SpaceShortfall): Promise<SpaceChoice> {
@@ -561,6 +583,28 @@ export class LibraryState {
             `Nothing was indexed: ${accepted.length === 1 ? 'the file was' : `${accepted.length} files were`} ` +
             'not queued. Free space or remove documents, or open the app in a normal (not private) window, then ' +
             'add them again.';
+          return;
+        }
+        if (choice === 'lexical') {
+          await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
+          this.vectorsOff = true;
+        }
+      }
+      // And will the tab's memory hold the library this drop makes (memoryEstimate.ts)?
+      const memory = checkMemory(estimate, {
+        storedSentences: this.counts.sentences,
+        vectors: !this.vectorsOff,
+        budget: browserMemoryBudget(),
+        folder: droppedFolder(accepted.map((a) => a.name)),
+      });
+      if (memory) {
+        const choice = await this.askMemory(memory);
+        if (choice === 'stop') {
+          this.message =
+            (summary ? `${summary} ` : '') +
+            `Nothing was indexed: ${accepted.length === 1 ? 'the file was' : `${accepted.length} files were`} ` +
+            `not queued. To index them outside the browser: ${memory.command}, then open library.bundle here ` +
+            'with Import bundle….';
           return;
         }
         if (choice === 'lexical') {

@@ -24,14 +24,16 @@ export const STORED_BYTES_PER_TEXT_BYTE = 19;
 export const LEXICAL_BYTES_PER_TEXT_BYTE = 8;
 
 /**
- * Bytes of extracted text per byte of file, by format. Plain text, Markdown and JSON Lines are nearly all text;
- * HTML counts whole (its markup is dropped, so this errs towards needing more). PDF and DOCX files are mostly
- * compressed streams, fonts and images, so their text is a fraction of the file. A rough figure, not measured:
- * too low for a short text-only PDF, which then needs little space anyway.
+ * Bytes of extracted text per byte of file, by format, for the space and the memory estimates (memoryEstimate.ts).
+ * Plain text, Markdown and JSON Lines are nearly all text; HTML counts whole (its markup is dropped, so this errs
+ * towards more). PDF and DOCX files are mostly compressed streams, fonts and images, so their text is a fraction
+ * of the file. test/bench/text-per-byte.ts (the app's own parsers, docs/results/limits.md): 44 PDFs of the
+ * Electron docs gave 0.073 in all and 0.155 at most, two text-only PDF manuals 0.25–0.27, a DOCX 0.13; 0.3 is
+ * above all of them, so a text-heavy file is not under-counted.
  */
 const TEXT_PER_FILE_BYTE: Record<string, number> = {
-  'application/pdf': 0.2,
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 0.2,
+  'application/pdf': 0.3,
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 0.3,
 };
 
 export interface DropEstimate {

@@ -338,3 +338,31 @@ export async function watchEvidence(timeoutMs: number): Promise<{
     });
   });
 }
+
+/**
+ * Writes one record of the app's settings table ({ key, value }, src/store/settingsRepo.ts), once the app has
+ * created its stores. drop.ts --lexical sets 'sentenceVectors' to false with it before the drop: the library then
+ * keeps to its lexical layer, as when a user chooses "lexical layer only" (the ingest pipeline reads the setting
+ * at each drain).
+ */
+export async function putSetting(setting: { key: string; value: unknown }): Promise<boolean> {
+  const names = await indexedDB.databases();
+  if (!names.some((d) => d.name === 'conceptrag')) return false;
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open('conceptrag');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    if (!db.objectStoreNames.contains('settings')) return false;
+    const tx = db.transaction('settings', 'readwrite');
+    tx.objectStore('settings').put(setting);
+    await new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+    });
+    return true;
+  } finally {
+    db.close();
+  }
+}
