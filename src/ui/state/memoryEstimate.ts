@@ -209,8 +209,8 @@ export function checkMemory(
     `questions takes about ${formatBytes(open)}` +
     (open <= budget.bytes
       ? ', which fits.'
-      : ', more than this tab can use: ask it from the command line instead (npm run cli -- ask library.bundle ' +
-        '"<question>").');
+      : ', more than this tab can use: build it with --embedder none --pages instead, and the bundle is read by ' +
+        'ranges (Open bundle read-only… or ?bundle=<its URL>): each question reads only the parts it needs.');
   return {
     estimate,
     budget,
