@@ -5,7 +5,7 @@ import type { FillProgress } from './embeddingCache.ts';
 const count = (n: number): string => n.toLocaleString('en-US');
 
 /** "1 h 05 min", "4 min 10 s", "12 s": coarse enough to read at a glance. */
-export function formatDuration(seconds: number): string {
+function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
   const s = Math.round(seconds);
   if (s < 60) return `${s} s`;
@@ -14,7 +14,7 @@ export function formatDuration(seconds: number): string {
 }
 
 /** Texts per second of this run's own embedding (texts found in the cache are not counted as speed). */
-export function fillRate(p: FillProgress): number {
+function fillRate(p: FillProgress): number {
   return p.seconds > 0 ? p.embedded / p.seconds : 0;
 }
 

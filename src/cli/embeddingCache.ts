@@ -80,13 +80,13 @@ async function loadCache(file: string | null, expectedDim: number): Promise<Cach
 }
 
 /** Statistics of a cached embedder since it was created. */
-export interface CacheStats {
+interface CacheStats {
   hits: number;
   misses: number;
 }
 
 /** How `fill` sends a corpus's misses to the embedder. */
-export interface FillOptions {
+interface FillOptions {
   /** Embedder calls in flight at most (each call is one request to an endpoint). */
   concurrency: number;
   /** Texts per call. */

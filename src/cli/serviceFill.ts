@@ -10,7 +10,7 @@ import { formatFillProgress, formatFillSummary, throttled } from './embedProgres
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_BATCH = 32;
 /** Attempts per request: a 429, 5xx or dropped connection is retried with back-off (8–16 s of waiting in all). */
-export const ENDPOINT_ATTEMPTS = 6;
+const ENDPOINT_ATTEMPTS = 6;
 const PROGRESS_EVERY_MS = 2000;
 
 /** The endpoint embedder's request settings for `cli index`; every retry is logged (the message has no key). */

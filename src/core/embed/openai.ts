@@ -49,7 +49,7 @@ export interface EmbeddingRetry {
  * A failed request to the endpoint. `status` is the HTTP status when the server answered; `retryable` says whether
  * the same request may succeed later (429, 5xx, network, a body that is not JSON).
  */
-export class EmbeddingEndpointError extends Error {
+class EmbeddingEndpointError extends Error {
   readonly status?: number;
   readonly retryable: boolean;
   readonly retryAfterS?: number;

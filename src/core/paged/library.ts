@@ -57,7 +57,7 @@ const EMPTY_CHUNKS: ConceptChunks = {
 };
 
 /** Checks a directory read from a bundle's manifest before anything is read by it. */
-export function checkDirectory(value: unknown, partLength: number): PagesDirectory {
+function checkDirectory(value: unknown, partLength: number): PagesDirectory {
   const d = value as PagesDirectory;
   const fail = (why: string): never => {
     throw new PagesError(`the pages part's directory ${why}`);

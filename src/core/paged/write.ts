@@ -26,7 +26,7 @@ import {
  * 4 KiB: a question reads many small scattered pieces (concept lists, rows). With 16 KiB blocks the first question
  * of a 41 MB mixed library read 5.7 MB instead of 3.1 MB; the hash list is then 0.8% of the part.
  */
-export const DEFAULT_BLOCK_SIZE = 4 * 1024;
+const DEFAULT_BLOCK_SIZE = 4 * 1024;
 
 const GROUPS: GroupSizes = { records: 8, terms: 128, concepts: 128, rows: 32 };
 

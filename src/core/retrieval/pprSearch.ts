@@ -27,7 +27,7 @@ export interface PprContext {
 }
 
 /** Personalized PageRank from a restart distribution: the touched concepts and their mass (by concept id). */
-export interface ConceptWalker {
+interface ConceptWalker {
   run(
     seeds: ReadonlyMap<number, number>,
     damping: number,
