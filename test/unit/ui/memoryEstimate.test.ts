@@ -112,7 +112,9 @@ describe('memory check', () => {
     expect(tiny?.message).not.toContain('Without sentence vectors');
     expect(tiny?.bundleNote).toContain('Import bundle…');
     expect(tiny?.bundleNote).toContain('?bundle=');
-    expect(tiny?.bundleNote).toMatch(/more than this tab can use: build it with --embedder none --pages instead/);
+    expect(tiny?.bundleNote).toMatch(
+      /more than this tab can use: build it with --embedder none --pages instead/,
+    );
   });
 
   it('offers the lexical layer when only it fits, and checks the lexical layer when vectors are off', () => {
