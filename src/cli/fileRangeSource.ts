@@ -13,7 +13,10 @@ export class FileRangeSource implements RangeSource {
   ) {}
 
   static async open(path: string): Promise<FileRangeSource> {
-    const handle = await open(path, 'r');
+    // The same message as a whole read of a missing bundle (bundleIo.ts).
+    const handle = await open(path, 'r').catch(() => {
+      throw new Error(`bundle file ${path} does not exist or cannot be read`);
+    });
     const { size } = await handle.stat();
     return new FileRangeSource(handle, basename(path), size);
   }

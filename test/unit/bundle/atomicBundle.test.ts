@@ -63,13 +63,13 @@ async function collect(gen: AsyncGenerator<Uint8Array>): Promise<Uint8Array> {
 }
 
 describe('atomic layer in bundles', () => {
-  it('round-trips: exported as format 2 with its questions, states and vectors, imported into an empty library', async () => {
+  it('round-trips: exported as format 3 (2 added the atomic layer) with its questions, states and vectors, imported into an empty library', async () => {
     const db = await library({
       0: ['Who was king of Lotharingia?', 'Whom did Lothair II marry?'],
       2: ['What is the capital of Trinidad and Tobago?'],
     });
     const bytes = await bytesOf(await exportLibraryBlob(db, { appVersion: 'test' }));
-    expect(new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true)).toBe(2);
+    expect(new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true)).toBe(3);
     const target = freshDb();
     await importBundle(target, bytes);
     const questions = await new DexieAtomicStore(target).questions();

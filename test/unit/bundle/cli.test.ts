@@ -47,7 +47,7 @@ describe('cli info', () => {
   it('prints the manifest of a valid bundle', async () => {
     const { code, out } = await capture(() => info([good]));
     expect(code).toBe(0);
-    expect(out).toMatch(/valid ConceptRAG bundle \(format 2\)/);
+    expect(out).toMatch(/valid ConceptRAG bundle \(format 3\)/);
     expect(out).toMatch(/embedder {6}test-embedder@1 \(dimension 8\)/);
     expect(out).toMatch(
       /counts {8}documents 3, sections 3, chunks 3, sentences 7, vectors 7, kgEntities 1, kgChunks 1/,
@@ -57,7 +57,8 @@ describe('cli info', () => {
   it('names a truncation and exits 1', async () => {
     const bytes = await readFile(good);
     const cut = join(dir, 'cut.bundle');
-    await writeFile(cut, bytes.subarray(0, bytes.length - 10));
+    // Into the manifest frame: past the end marker (4 bytes), the locator (8) and part of the manifest's digest.
+    await writeFile(cut, bytes.subarray(0, bytes.length - 20));
     const { code, err } = await capture(() => info([cut]));
     expect(code).toBe(1);
     expect(err).toMatch(/bundle: truncated \(expected \d+ bytes of the manifest, got \d+\)/);

@@ -43,6 +43,8 @@ async function refusal(input: Uint8Array, expectEmbedder = EMBEDDER): Promise<Bu
 /** Byte offset where a part's stored payload starts: right after its frame header JSON and its SHA-256. */
 async function partDataOffset(bytes: Uint8Array, name: string): Promise<number> {
   const entry = (await readBundle(bytes)).manifest.parts.find((p) => p.name === name)!;
+  // Version 3 says where each payload starts; older bundles are searched for the part's frame header.
+  if (entry.offset !== undefined) return entry.offset;
   const marker = enc.encode(JSON.stringify(entry));
   for (let i = 0; i + marker.length <= bytes.length; i++) {
     if (marker.every((b, j) => bytes[i + j] === b)) return i + marker.length + 32;
@@ -69,7 +71,7 @@ describe('bundle container round trip', () => {
     expect([...read.parts.keys()]).toEqual(originals.map((p) => p.name));
     for (const p of originals) expect(read.parts.get(p.name)).toEqual(p.data);
     expect(read.manifest.embedder).toEqual(EMBEDDER);
-    expect(read.manifest.formatVersion).toBe(2);
+    expect(read.manifest.formatVersion).toBe(3);
     expect(read.manifest.params).toEqual({ maxChunkTokens: 1200 });
     expect(read.manifest.counts).toEqual({ 'documents.jsonl': 2, 'vectors.i8': 3, 'empty.bin': 0 });
     const docs = read.manifest.parts[0];

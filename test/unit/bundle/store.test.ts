@@ -189,7 +189,7 @@ describe('refused imports leave the store byte-for-byte unchanged', () => {
       const cut = 1 + Math.floor(random() * (good.length - 1));
       cases.push({ name: `cut ${cut}`, bytes: good.slice(0, cut), expected: 'truncated' });
     }
-    for (const v of [0, 3, 9, 100, 65536]) {
+    for (const v of [0, 4, 9, 100, 65536]) {
       const bad = good.slice();
       new DataView(bad.buffer).setUint32(8, v, true);
       cases.push({ name: `version ${v}`, bytes: bad, expected: 'unknown-version' });

@@ -132,7 +132,7 @@ describe('supported file types', () => {
     expect(offered.sort()).toEqual(expectedExtensions.sort());
     const view = await readFile(join(process.cwd(), 'src/ui/components/LibraryView.svelte'), 'utf8');
     const accepts = [...view.matchAll(/accept=(\{[^}]*\}|"[^"]*")/g)].map((m) => m[1]);
-    // The document input takes the shared list; the bundle input takes bundles only.
-    expect(accepts.sort()).toEqual(['{ACCEPT_ATTRIBUTE}', '{BUNDLE_EXTENSION}']);
+    // The document input takes the shared list; the two bundle inputs (import, open read-only) take bundles only.
+    expect(accepts.sort()).toEqual(['{ACCEPT_ATTRIBUTE}', '{BUNDLE_EXTENSION}', '{BUNDLE_EXTENSION}']);
   });
 });
