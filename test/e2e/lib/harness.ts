@@ -28,6 +28,8 @@ export async function openHarness(
   origin: string,
   dist: string,
   name: string,
+  /** false: requests to other origins are recorded (and fail the run at its end) but not stopped (browser.ts). */
+  block = true,
 ): Promise<{ harness: Harness; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
   const tmp = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-files-'));
@@ -38,7 +40,7 @@ export async function openHarness(
     viewport: { width: 1200, height: 900 },
   });
   const guard = new RequestGuard(origin);
-  await guard.watch(context);
+  await guard.watch(context, { block });
   // tsx compiles the benches with esbuild's keepNames, which wraps functions passed to page.evaluate in a
   // __name(...) helper that exists only in Node: give the page a no-op one.
   await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
