@@ -20,8 +20,7 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import process from 'node:process';
-import { writeBundle, type StreamedPart } from '../core/bundle/writer.ts';
-import { Sha256 } from '../core/bundle/index.ts';
+import { PAGES_ONLY_PARAM, Sha256, writeBundle, type StreamedPart } from '../core/bundle/index.ts';
 import {
   checkConceptOptions,
   chunkConceptLists,
@@ -31,25 +30,32 @@ import {
   selectChunkConcepts,
   weightedDegreesFromTable,
 } from '../core/graph/index.ts';
-import { PAGES_HASHES_PART, PAGES_PART, SECTIONS, type PagedChunkRecord, type SectionName } from '../core/paged/format.ts';
 import {
   BlockHasher,
   DEFAULT_BLOCK_SIZE,
   encodeOpen,
+  PAGES_HASHES_PART,
+  PAGES_PART,
   pagedRecord,
   pagesDirectory,
   pagesOpen,
   RecordGroupWriter,
+  SECTIONS,
   sectionTable,
   writeConceptSections,
   writeTermSections,
+  type PagedChunkRecord,
+  type SectionName,
   type SectionSink,
-} from '../core/paged/write.ts';
-import { Bm25Builder, Bm25Index } from '../core/retrieval/bm25.ts';
-import { conceptChunkShares } from '../core/retrieval/conceptAccess.ts';
-import { HeadingFieldBm25 } from '../core/retrieval/fieldBm25.ts';
-import { resolveParams } from '../core/retrieval/params.ts';
-import { withSectionPaths } from '../core/retrieval/sectionPath.ts';
+} from '../core/paged/index.ts';
+import {
+  Bm25Builder,
+  Bm25Index,
+  conceptChunkShares,
+  HeadingFieldBm25,
+  resolveParams,
+  withSectionPaths,
+} from '../core/retrieval/index.ts';
 import type { FileError, PreparedDocument } from '../core/types.ts';
 import { termAnalyzer } from '../services/library/engine.ts';
 import { writeBundleFile } from './bundleIo.ts';
@@ -162,7 +168,8 @@ const decoder = new TextDecoder();
 /** Seconds as "1 h 02 min", "3 min 05 s" or "12 s". */
 function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
-  if (s >= 3600) return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+  if (s >= 3600)
+    return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
   if (s >= 60) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
   return `${s} s`;
 }
@@ -253,7 +260,8 @@ async function build(
           }
           return id;
         });
-        for (const list of spooled.concepts) for (let i = 0; i < list.length; i += 2) candidateDf.data[list[i]]++;
+        for (const list of spooled.concepts)
+          for (let i = 0; i < list.length; i += 2) candidateDf.data[list[i]]++;
         const entry = encoder.encode(JSON.stringify(spooled));
         docIds.push(d.doc.id);
         docOffsets.push(spool.length);
@@ -289,10 +297,9 @@ async function build(
   const n = chunkCount;
   // As extractConcepts gets it from buildLexicalGraph: the retrieval parameters have no minDfCap of their own.
   const maxDf = dfCap(params.maxDfFraction, n);
-  const sinks = Object.fromEntries(SECTIONS.map((name) => [name, new FileSink(join(temp, `${name}.part`))])) as Record<
-    SectionName,
-    FileSink
-  >;
+  const sinks = Object.fromEntries(
+    SECTIONS.map((name) => [name, new FileSink(join(temp, `${name}.part`))]),
+  ) as Record<SectionName, FileSink>;
   const records = new RecordGroupWriter(sinks.records);
   const text = new Bm25Builder();
   const headings = new Bm25Builder();
@@ -338,7 +345,9 @@ async function build(
         lastLog = now;
         const seconds = (now - t2) / 1000;
         const left = ((order.length - i - 1) * seconds) / (i + 1);
-        log(`indexed ${i + 1}/${order.length} documents, ${k} chunks (${duration(seconds)}, about ${duration(left)} left)`);
+        log(
+          `indexed ${i + 1}/${order.length} documents, ${k} chunks (${duration(seconds)}, about ${duration(left)} left)`,
+        );
       }
     }
   } finally {
@@ -379,17 +388,23 @@ async function build(
     chunkConceptWeights,
   });
   const shares = conceptChunkShares(table, params.tfSpread, params.chunkScorePower);
-  log(`concept table: ${terms.length} concepts, ${total} chunk links (${duration((performance.now() - t3) / 1000)})`);
+  log(
+    `concept table: ${terms.length} concepts, ${total} chunk links (${duration((performance.now() - t3) / 1000)})`,
+  );
   const t4 = performance.now();
   const degrees = weightedDegreesFromTable(table, params.thetaCo, (u) => {
-    if (u > 0) log(`walk degrees: ${u}/${terms.length} concepts (${duration((performance.now() - t4) / 1000)})`);
+    if (u > 0)
+      log(`walk degrees: ${u}/${terms.length} concepts (${duration((performance.now() - t4) / 1000)})`);
   });
   log(`walk degrees in ${duration((performance.now() - t4) / 1000)}`);
 
   // ---- the word indexes and the sections
   const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
   const copies = Math.round(params.headingWeight);
-  const field = copies > 0 && anyPath ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B) : undefined;
+  const field =
+    copies > 0 && anyPath
+      ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
+      : undefined;
   const headingIndex = field?.headings;
   const vocabulary = new Set(bm25.terms());
   if (headingIndex) for (const t of headingIndex.terms()) vocabulary.add(t);
@@ -419,7 +434,10 @@ async function build(
 
   // ---- pages.bin's hashes (per block and whole), then the bundle
   const blockSize = options.blockSize ?? DEFAULT_BLOCK_SIZE;
-  const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<SectionName, number>;
+  const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
+    SectionName,
+    number
+  >;
   const { sections, total: pagesLength } = sectionTable(lengths);
   const pagesChunks = async function* (): AsyncGenerator<Uint8Array> {
     for (const name of SECTIONS) yield* fileChunks(sinks[name].path);
@@ -454,12 +472,18 @@ async function build(
     writeBundle(
       [
         pagesPart,
-        { name: PAGES_HASHES_PART, kind: 'binary', encoding: 'identity', count: hashes.length / 32, data: hashes },
+        {
+          name: PAGES_HASHES_PART,
+          kind: 'binary',
+          encoding: 'identity',
+          count: hashes.length / 32,
+          data: hashes,
+        },
       ],
       {
         appVersion: options.appVersion,
         embedder: null,
-        params: { maxChunkTokens: options.maxChunkTokens, pagesOnly: true },
+        params: { maxChunkTokens: options.maxChunkTokens, [PAGES_ONLY_PARAM]: true },
         counts: { documents: docIds.length, chunks: n, concepts: terms.length },
       },
     ),
@@ -496,7 +520,8 @@ function spoolDocument(
   const doc = { title: d.doc.title, ...(d.doc.pageStarts ? { pageStarts: d.doc.pageStarts } : {}) };
   const records = chunks.map((c) => {
     const offsets: number[] = [];
-    for (const s of (sentences.get(c.id) ?? []).sort((a, b) => a.index - b.index)) offsets.push(s.start, s.end);
+    for (const s of (sentences.get(c.id) ?? []).sort((a, b) => a.index - b.index))
+      offsets.push(s.start, s.end);
     return pagedRecord(c, doc, offsets);
   });
   const concepts = chunkConceptLists(analyzer, chunks, params).map((list) => {

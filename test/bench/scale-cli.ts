@@ -124,17 +124,13 @@ if (!opts['skip-index']) {
   const quiet = opts.stream ? [] : ['--quiet'];
   const indexArgs = ['index', folder, '--out', bundle, '--embedder', 'none', ...indexFlags, ...quiet];
   console.log(`index: node ${nodeArgs.join(' ')} ${indexArgs.join(' ')}`);
-  const r = await runMeasured(
-    process.execPath,
-    [...nodeArgs, ...indexArgs],
-    {
-      cwd: root,
-      timeoutMs,
-      keepStdout: 65536,
-      stderrFile: `${bundle}.index-stderr.log`,
-      onHeartbeat: (s) => console.log(`  index still running after ${s.toFixed(0)} s (load ${load()})`),
-    },
-  );
+  const r = await runMeasured(process.execPath, [...nodeArgs, ...indexArgs], {
+    cwd: root,
+    timeoutMs,
+    keepStdout: 65536,
+    stderrFile: `${bundle}.index-stderr.log`,
+    onHeartbeat: (s) => console.log(`  index still running after ${s.toFixed(0)} s (load ${load()})`),
+  });
   const ok = r.code === 0 && !r.timedOut;
   result.index = {
     ok,

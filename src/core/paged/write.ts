@@ -170,7 +170,12 @@ export async function writeConceptSections(
   conceptSink: SectionSink,
   listSink: SectionSink,
   rowSink: SectionSink,
-): Promise<{ conceptGroups: Float64Array; listOffsets: Float64Array; df: Uint32Array; rowGroups: Float64Array }> {
+): Promise<{
+  conceptGroups: Float64Array;
+  listOffsets: Float64Array;
+  df: Uint32Array;
+  rowGroups: Float64Array;
+}> {
   const nc = table.terms.length;
   const n = table.chunkCount;
   const conceptGroups = new Float64Array(Math.ceil(nc / GROUPS.concepts) + 1);
@@ -288,7 +293,9 @@ export function sectionTable(lengths: Record<SectionName, number>): {
 }
 
 /** The directory (the part's meta) of a written library. */
-export function pagesDirectory(fields: Omit<PagesDirectory, 'format' | 'version' | 'groups'>): PagesDirectory {
+export function pagesDirectory(
+  fields: Omit<PagesDirectory, 'format' | 'version' | 'groups'>,
+): PagesDirectory {
   return {
     format: PAGES_FORMAT,
     version: PAGES_VERSION,
