@@ -10,7 +10,7 @@ import type { RetrievalChunkInput, RetrievalSentenceInput } from '../retrieval/i
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
-import { topK } from '../retrieval/index.ts';
+import { addFieldTermScores, topK } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader } from './bytes.ts';
@@ -332,37 +332,16 @@ export class PagedLibrary {
     const n = this.chunkCount;
     const lengths = fields ? this.fieldLengths : this.open.textLengths;
     const norm = (fields ? this.fieldAvg : this.textAvg) || 1;
-    const copies = this.directory.headingCopies;
+    const copies = fields ? this.directory.headingCopies : 0;
+    const scoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
     for (const term of new Set(queryTerms)) {
       const entry = this.termEntry(term);
       if (!entry) continue;
       const inText = this.postingsOf(term, entry, false);
       const inHeading = fields ? this.postingsOf(term, entry, true) : undefined;
-      if (!inText && !inHeading) continue;
-      const chunks: number[] = [];
-      const tfs: number[] = [];
-      const a = inText?.chunks ?? EMPTY_U32;
-      const h = inHeading?.chunks ?? EMPTY_U32;
-      let i = 0;
-      let j = 0;
-      while (i < a.length || j < h.length) {
-        const k = j >= h.length || (i < a.length && a[i] < h[j]) ? a[i] : h[j];
-        let tf = 0;
-        if (i < a.length && a[i] === k) tf += inText!.freqs[i++];
-        if (j < h.length && h[j] === k) tf += copies * inHeading!.freqs[j++];
-        chunks.push(k);
-        tfs.push(fields ? Math.min(tf, 65535) : tf);
-      }
       // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
-      const df = chunks.length;
-      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let x = 0; x < df; x++) {
-        const k = chunks[x];
-        const tf = tfs[x];
-        if (scores[k] === 0) touched.push(k);
-        scores[k] += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
-      }
+      addFieldTermScores(inText, inHeading, scoring, scores, touched);
     }
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
     for (const k of touched) scores[k] = 0;

@@ -27,7 +27,7 @@ export interface PagedBundle {
  * The manifest of a version 3 bundle, read by ranges and checked by its digest; undefined for an older bundle (it has
  * no locator: it is read whole).
  */
-async function readManifestByRanges(source: RangeSource): Promise<BundleManifest | undefined> {
+export async function readManifestByRanges(source: RangeSource): Promise<BundleManifest | undefined> {
   const fail = (
     kind: 'not-a-bundle' | 'unknown-version' | 'corrupted' | 'invalid-content',
     why: string,

@@ -39,36 +39,12 @@ export class HeadingFieldBm25 {
     const { scores, lengths, k1, b, copies } = this;
     const n = this.text.chunkCount;
     const norm = this.avgLength || 1;
+    const scoring: FieldScoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
-    const chunks: number[] = [];
-    const tfs: number[] = [];
     for (const term of new Set(queryTerms)) {
       const inText = this.text.postingsOf(term);
       const inHeading = this.headings.postingsOf(term);
-      if (!inText && !inHeading) continue;
-      // The union of the two ascending posting lists: its size is the term's document frequency in the fields.
-      chunks.length = 0;
-      tfs.length = 0;
-      const a = inText?.chunks ?? EMPTY;
-      const h = inHeading?.chunks ?? EMPTY;
-      let i = 0;
-      let j = 0;
-      while (i < a.length || j < h.length) {
-        const k = j >= h.length || (i < a.length && a[i] < h[j]) ? a[i] : h[j];
-        let tf = 0;
-        if (i < a.length && a[i] === k) tf += inText!.freqs[i++];
-        if (j < h.length && h[j] === k) tf += copies * inHeading!.freqs[j++];
-        chunks.push(k);
-        tfs.push(Math.min(tf, 65535));
-      }
-      const df = chunks.length;
-      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let x = 0; x < df; x++) {
-        const k = chunks[x];
-        const tf = tfs[x];
-        if (scores[k] === 0) touched.push(k);
-        scores[k] += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
-      }
+      addFieldTermScores(inText, inHeading, scoring, scores, touched);
     }
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
     for (const k of touched) scores[k] = 0;
@@ -77,3 +53,59 @@ export class HeadingFieldBm25 {
 }
 
 const EMPTY = new Uint32Array(0);
+
+export interface PostingList {
+  chunks: Uint32Array;
+  freqs: Uint16Array;
+}
+
+/** What one term's BM25F score over the chunks reads besides its postings. */
+export interface FieldScoring {
+  /** Heading copies (0: plain BM25 over the text). */
+  copies: number;
+  /** Chunks in the library. */
+  n: number;
+  /** Per chunk: text length + copies × heading length, and their mean (1 when 0). */
+  lengths: Float32Array;
+  norm: number;
+  k1: number;
+  b: number;
+}
+
+/**
+ * Adds one query term's BM25F score to every chunk whose text or heading holds it, noting each chunk scored for the
+ * first time in `touched`. Shared by the engine (HeadingFieldBm25) and the library read by ranges (paged/library.ts),
+ * so both rank to the last bit.
+ */
+export function addFieldTermScores(
+  inText: PostingList | undefined,
+  inHeading: PostingList | undefined,
+  { copies, n, lengths, norm, k1, b }: FieldScoring,
+  scores: Float32Array,
+  touched: number[],
+): void {
+  if (!inText && !inHeading) return;
+  // The union of the two ascending posting lists: its size is the term's document frequency in the fields.
+  const chunks: number[] = [];
+  const tfs: number[] = [];
+  const a = inText?.chunks ?? EMPTY;
+  const h = inHeading?.chunks ?? EMPTY;
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < h.length) {
+    const k = j >= h.length || (i < a.length && a[i] < h[j]) ? a[i] : h[j];
+    let tf = 0;
+    if (i < a.length && a[i] === k) tf += inText!.freqs[i++];
+    if (j < h.length && h[j] === k) tf += copies * inHeading!.freqs[j++];
+    chunks.push(k);
+    tfs.push(Math.min(tf, 65535));
+  }
+  const df = chunks.length;
+  const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  for (let x = 0; x < df; x++) {
+    const k = chunks[x];
+    const tf = tfs[x];
+    if (scores[k] === 0) touched.push(k);
+    scores[k] += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
+  }
+}

@@ -30,4 +30,5 @@ export type { EvidenceSource } from './evidence.ts';
 export { rankPpr } from './pprSearch.ts';
 export type { PprContext, PprLexicon } from './pprSearch.ts';
 export { topK } from './topk.ts';
+export { addFieldTermScores } from './fieldBm25.ts';
 export type { Candidate } from './types.ts';

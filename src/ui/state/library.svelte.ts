@@ -41,6 +41,7 @@ import { kgApi } from './kg.ts';
 import { DropTally, type DropRow } from './dropProgress.ts';
 import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
 import { browserMemoryBudget, checkMemory, droppedFolder, type MemoryShortfall } from './memoryEstimate.ts';
+import { checkBundleFit, readBundleFacts, type BundleShortfall } from './bundleFit.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
 import { storageSplit, type StorageSplit } from './storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
@@ -61,6 +62,8 @@ type DocumentSummary = Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mim
  * lexical layer only, or nothing.
  */
 type SpaceChoice = 'full' | 'lexical' | 'stop';
+/** Before importing a bundle too large for the tab: open it read-only by ranges, import it anyway, or not. */
+type BundleChoice = 'read-only' | 'import' | 'stop';
 
 /** The run stopped because the browser refused or did not finish a write; the queue is kept. */
 interface StorageStop {
@@ -133,6 +136,8 @@ export class LibraryState {
   shortfall = $state<SpaceShortfall | null>(null);
   /** A drop the tab's memory will likely not hold, waiting for the user's choice before anything is queued. */
   memoryShortfall = $state<MemoryShortfall | null>(null);
+  /** A bundle about to be imported that the tab will likely not hold (bundleFit.ts), until the user decides. */
+  bundleShortfall = $state<BundleShortfall | null>(null);
   /** The run stopped on a full (or stuck) store; cleared by Resume. */
   storageStop = $state<StorageStop | null>(null);
   /** The library keeps to its lexical layer: sentence vectors are off (SENTENCE_VECTORS_SETTING). */
@@ -174,6 +179,7 @@ export class LibraryState {
   /** Resolves the open space question (a new drop answers an unanswered one with 'stop'). */
   private answerSpace: ((choice: SpaceChoice) => void) | null = null;
   private answerMemory: ((choice: SpaceChoice) => void) | null = null;
+  private answerBundle: ((choice: BundleChoice) => void) | null = null;
 
   /** The store was read and holds nothing (before it is read, nothing is known: never "empty"). */
   get isEmpty(): boolean {
@@ -375,6 +381,19 @@ export class LibraryState {
     this.answerMemory = null;
     this.memoryShortfall = null;
     answer?.(choice);
+  }
+
+  decideBundle(choice: BundleChoice): void {
+    const answer = this.answerBundle;
+    this.answerBundle = null;
+    this.bundleShortfall = null;
+    answer?.(choice);
+  }
+
+  private askBundle(shortfall: BundleShortfall): Promise<BundleChoice> {
+    this.decideBundle('stop');
+    this.bundleShortfall = shortfall;
+    return new Promise((resolve) => (this.answerBundle = resolve));
   }
 
   private askMemory(shortfall: MemoryShortfall): Promise<SpaceChoice> {
@@ -820,9 +839,24 @@ export class LibraryState {
     }
   }
 
-  /** Imports a bundle file: validated completely first; a refused bundle leaves the library untouched. */
+  /**
+   * Imports a bundle file: validated completely first; a refused bundle leaves the library untouched. One the tab
+   * will likely not hold once imported is asked about first (bundleFit.ts): with pages it can be opened read-only.
+   */
   async importBundle(file: File): Promise<void> {
     this.message = null;
+    const facts = await readBundleFacts(file);
+    const shortfall =
+      facts &&
+      checkBundleFit(facts, { storedSentences: this.counts.sentences, budget: browserMemoryBudget() });
+    if (shortfall) {
+      const choice = await this.askBundle(shortfall);
+      if (choice === 'stop') {
+        this.message = `${file.name} was not imported: your library is unchanged.`;
+        return;
+      }
+      if (choice === 'read-only') return this.openBundleFile(file);
+    }
     this.bundleBusy = `Importing ${file.name}…`;
     try {
       const result = await ingestWorker().importBundle(file);

@@ -83,3 +83,59 @@ test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evi
     await rm(scratch, { recursive: true, force: true });
   }
 });
+
+test('a bundle too large for the tab: Import bundle… says so before anything is imported, and opens it read-only by ranges', async ({
+  page,
+  origin,
+  dist,
+}) => {
+  const scratch = join(dist, `e2e-fit-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    const bundle = join(scratch, 'results.bundle');
+    const made = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'index',
+        'docs/results',
+        '--out',
+        bundle,
+        '--embedder',
+        'none',
+        '--pages',
+        '--quiet',
+      ],
+      { encoding: 'utf8' },
+    );
+    if (made.status !== 0) throw new Error(`cli index --pages failed: ${made.stderr}`);
+    // A tab of 1 MB: any library is too large for it.
+    await page.goto(`${origin}/?heapLimitMB=1#library`);
+    const documents = page.locator('[data-count="documents"]');
+    await expect(documents).toHaveText('0', { timeout: 60_000 });
+
+    await page.setInputFiles('[data-testid="bundle-input"]', bundle);
+    await expect(page.getByTestId('bundle-check')).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByTestId('bundle-check-message')).toContainText('results.bundle holds about');
+    await expect(page.getByTestId('bundle-check-message')).toContainText('the heapLimitMB parameter');
+    await page.click('[data-testid="bundle-stop"]');
+    await expect(page.getByText('results.bundle was not imported')).toBeVisible();
+    await expect(documents).toHaveText('0');
+
+    await page.setInputFiles('[data-testid="bundle-input"]', bundle);
+    await page.click('[data-testid="bundle-read-only"]');
+    await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', 'How many bytes does the first question read?');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
+    // Read-only: after a reload the library in this browser is still empty.
+    await page.reload();
+    await page.click('a[href="#library"]');
+    await expect(documents).toHaveText('0', { timeout: 60_000 });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+});
