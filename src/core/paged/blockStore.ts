@@ -7,9 +7,13 @@ import { gunzip } from '../bundle/index.ts';
 import { Sha256 } from '../bundle/index.ts';
 import type { RangeSource } from './rangeSource.ts';
 
-/** Decoded groups kept at most (records, dictionary groups, rows); about 50–100 MB at the most. */
+/**
+ * Decoded groups (records, dictionary groups, rows) and raw blocks (4 KiB each) kept between questions at most:
+ * past either, trim() forgets them all before the next question. Never during one: a question that needs more
+ * (a walk through the hubs of a gigabyte library reads tens of thousands of rows) would forget what its next run
+ * needs and fetch it again, round after round.
+ */
 const MAX_DECODED = 20_000;
-/** Raw blocks kept at most (4 KiB each: 256 MB). */
 const MAX_BLOCKS = 65_536;
 
 export class PagesError extends Error {
@@ -91,6 +95,12 @@ export class BlockStore {
     return undefined;
   }
 
+  /** Between questions: forgets every block and decoded group when they have grown past their bounds. */
+  trim(): void {
+    if (this.blocks.size > MAX_BLOCKS) this.blocks.clear();
+    if (this.decoded.size > MAX_DECODED) this.decoded.clear();
+  }
+
   /** Fetches and checks every block noted, then decodes every group noted. */
   async load(): Promise<void> {
     const groups = [...this.wantedGroups];
@@ -103,7 +113,6 @@ export class BlockStore {
     }
     await this.fetchBlocks([...this.wantedBlocks].sort((a, b) => a - b));
     this.wantedBlocks.clear();
-    if (this.decoded.size + groups.length > MAX_DECODED) this.decoded.clear();
     for (const [key, g] of groups) {
       const raw = this.bytes(g.offset, g.length);
       if (!raw) throw new PagesError(`${this.source.name}: blocks of ${key} did not load`);
@@ -120,7 +129,6 @@ export class BlockStore {
   /** Reads runs of adjacent blocks, one range each, a few at a time, and checks every block's digest. */
   private async fetchBlocks(wanted: number[]): Promise<void> {
     if (wanted.length === 0) return;
-    if (this.blocks.size + wanted.length > MAX_BLOCKS) this.blocks.clear();
     const runs: Array<[number, number]> = [];
     for (const b of wanted) {
       const run = runs.at(-1);

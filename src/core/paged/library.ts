@@ -221,6 +221,7 @@ export class PagedLibrary {
     if (mode !== 'ppr' && mode !== 'bm25') {
       throw new Error(`a library read by ranges answers the default mode and bm25, not ${mode}`);
     }
+    this.store.trim();
     const before = this.source.bytesRead;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       signal?.throwIfAborted();
@@ -458,27 +459,39 @@ export class PagedLibrary {
     if (cached) return cached;
     const list = this.chunksOf(u);
     if (!list) return undefined;
-    const counts = new Map<number, number>();
+    // Every chunk row first, noting all that are missing, so that one round fetches them all; counting waits for a
+    // run that has them (a hub's partial counts would be thrown away).
     let complete = true;
-    for (const k of list.chunks) {
-      const concepts = this.conceptsOf(k);
-      if (!concepts) {
-        complete = false;
-        continue;
-      }
-      for (const v of concepts) if (v !== u) counts.set(v, (counts.get(v) ?? 0) + 1);
-    }
+    for (const k of list.chunks) if (!this.conceptsOf(k)) complete = false;
     if (!complete) return undefined;
+    // Co-occurrence counts in a scratch array (zeroed again after), as buildCooccurrenceGraph counts them.
+    const counts = (this.coCounts ??= new Uint32Array(this.directory.conceptCount));
+    const found: number[] = [];
+    for (const k of list.chunks) {
+      for (const v of this.conceptsOf(k)!) if (v !== u && counts[v]++ === 0) found.push(v);
+    }
+    const seen = Uint32Array.from(found).sort();
     const theta = this.directory.thetaCo;
-    const targets = Uint32Array.from([...counts.keys()].filter((v) => counts.get(v)! >= theta)).sort();
-    const weights = new Float32Array(targets.length);
+    let kept = 0;
+    for (const v of seen) if (counts[v] >= theta) kept++;
+    const targets = new Uint32Array(kept);
+    const weights = new Float32Array(kept);
     const tu = this.open.df[u];
-    targets.forEach((v, i) => (weights[i] = (2 * counts.get(v)!) / (tu + this.open.df[v])));
+    let e = 0;
+    for (const v of seen) {
+      if (counts[v] >= theta) {
+        targets[e] = v;
+        weights[e++] = (2 * counts[v]) / (tu + this.open.df[v]);
+      }
+      counts[v] = 0;
+    }
     const row = { targets, weights };
     if (this.rowCache.size >= MAX_CACHED) this.rowCache.clear();
     this.rowCache.set(u, row);
     return row;
   }
+  /** Scratch co-occurrence counts per concept for walkRow (allocated at the first walk). */
+  private coCounts: Uint32Array | undefined;
 
   // ---- records: what evidence shows
 
