@@ -106,7 +106,8 @@ export function isPagesOnly(head: Pick<BundleHead, 'params'>): boolean {
 
 export const PAGES_ONLY_MESSAGE =
   'this bundle holds only a library read by ranges (built by cli index --stream): it cannot be imported or read ' +
-  'whole (import, ask --whole, info); ask it with cli ask (without --whole), or open it in the app with ?bundle=<url>';
+  'whole (import, ask --whole, info); ask it with cli ask (without --whole), or open it in the app read-only ' +
+  '(Open bundle read-only…, or ?bundle=<url>)';
 
 export type BundleErrorKind =
   'not-a-bundle' | 'unknown-version' | 'truncated' | 'corrupted' | 'embedder-mismatch' | 'invalid-content';
