@@ -32,6 +32,7 @@ import {
 } from './serviceFill.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
 import { ThreadParser } from './threadParser.ts';
+import { StreamBuildEmpty, streamBuild } from './streamIndex.ts';
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
@@ -45,6 +46,11 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --pages                    also write the library read by ranges (with --embedder none): \`ask\`, a dropped
                              bundle and ?bundle=<url> then answer by reading only the blocks a question
                              needs, so a bundle larger than a tab's memory still answers (FORMAT.md, "Pages")
+  --stream                   build the library read by ranges one file at a time (implies --pages, needs
+                             --embedder none, no --into): memory follows the index's arrays, not the text
+                             (1 GB of text fits in a few GB). The bundle holds the pages only: \`ask\` and the app
+                             read it by ranges; importing it, \`ask --whole\` and \`info\` refuse it by name.
+                             Progress (files, MB, rate, time left) goes to stderr; temporary files go beside --out
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
   --concurrency <n>          openai: requests in flight at most (default ${DEFAULT_CONCURRENCY}). Each batch is kept in
@@ -187,6 +193,7 @@ export async function run(args: string[]): Promise<number> {
       graph: { type: 'boolean', default: false },
       'no-graph-mask': { type: 'boolean', default: false },
       pages: { type: 'boolean', default: false },
+      stream: { type: 'boolean', default: false },
       'max-chunk-tokens': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       cache: { type: 'string', default: '.cache/embeddings' },
@@ -236,6 +243,30 @@ export async function run(args: string[]): Promise<number> {
       'index: --pages writes a library read by ranges, which holds the lexical layer only: add --embedder none\n',
     );
     return 2;
+  }
+  if (values.stream) {
+    if (spec || values.into) {
+      process.stderr.write(
+        'index: --stream writes a pages-only library read by ranges: add --embedder none, and no --into\n',
+      );
+      return 2;
+    }
+    try {
+      const built = await streamBuild(files, values.out, { maxChunkTokens, appVersion: appVersion(), log });
+      for (const e of built.errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
+      const seconds = (performance.now() - started) / 1000;
+      process.stdout.write(
+        `wrote ${values.out}: ${formatBytes(built.bytes)}, ${built.documents} documents, ${built.chunks} chunks, ` +
+          `${built.concepts} concepts, ${built.terms} words (pages only) in ${seconds.toFixed(1)} s\n`,
+      );
+      return 0;
+    } catch (error) {
+      if (error instanceof StreamBuildEmpty) {
+        process.stderr.write(`${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
   }
   const endpoint = spec !== null && specTakesKey(spec);
   const apiKey = endpoint

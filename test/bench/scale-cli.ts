@@ -10,6 +10,8 @@
 // Usage: node --import tsx test/bench/scale-cli.ts --folder /work/scale-data/mb100 [--bundle <out.bundle>]
 //        [--runs 5] [--timeout-minutes 90] [--heap-mb <n>] [--skip-index] [--json <out.json>]
 //   --heap-mb passes --max-old-space-size to the CLI's Node (default: Node's own limit, as `npm run cli` runs).
+//   --pages / --stream pass the same flag to `cli index` (the library read by ranges; --stream builds it one file
+//   at a time, src/cli/streamIndex.ts); the asks then add --stats and the bench keeps what each question read.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -22,7 +24,7 @@ import { runMeasured, type ChildResult } from './lib/childPeak.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: node --import tsx test/bench/scale-cli.ts --folder <folder> [--bundle <out.bundle>] [--runs 5] ' +
-  '[--timeout-minutes 90] [--heap-mb <n>] [--skip-index] [--json <out.json>]';
+  '[--timeout-minutes 90] [--heap-mb <n>] [--pages | --stream] [--skip-index] [--json <out.json>]';
 const MiB = 1024 * 1024;
 
 function fail(message: string): never {
@@ -38,6 +40,8 @@ const { values: opts } = parseArgs({
     'timeout-minutes': { type: 'string', default: '90' },
     'heap-mb': { type: 'string' },
     'skip-index': { type: 'boolean', default: false },
+    pages: { type: 'boolean', default: false },
+    stream: { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 });
@@ -57,6 +61,9 @@ const nodeArgs = [
   'tsx',
   'src/cli/main.ts',
 ];
+
+const indexFlags = [...(opts.pages ? ['--pages'] : []), ...(opts.stream ? ['--stream'] : [])];
+const askFlags = indexFlags.length > 0 ? ['--stats'] : [];
 
 const load = () =>
   loadavg()
@@ -97,6 +104,7 @@ const result: Record<string, unknown> = {
   date: new Date().toISOString(),
   machine: `${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
   heapMb,
+  indexFlags,
   loadStart: load(),
 };
 console.log(
@@ -112,18 +120,17 @@ function finish(): void {
 
 // ---------- index ----------
 if (!opts['skip-index']) {
-  console.log(`index: node ${nodeArgs.join(' ')} index ${folder} --out ${bundle} --embedder none --quiet`);
-  const r = await runMeasured(
-    process.execPath,
-    [...nodeArgs, 'index', folder, '--out', bundle, '--embedder', 'none', '--quiet'],
-    {
-      cwd: root,
-      timeoutMs,
-      keepStdout: 65536,
-      stderrFile: `${bundle}.index-stderr.log`,
-      onHeartbeat: (s) => console.log(`  index still running after ${s.toFixed(0)} s (load ${load()})`),
-    },
-  );
+  // --stream's progress lines (a few per minute) go to the stderr log; the in-memory build's are one per file.
+  const quiet = opts.stream ? [] : ['--quiet'];
+  const indexArgs = ['index', folder, '--out', bundle, '--embedder', 'none', ...indexFlags, ...quiet];
+  console.log(`index: node ${nodeArgs.join(' ')} ${indexArgs.join(' ')}`);
+  const r = await runMeasured(process.execPath, [...nodeArgs, ...indexArgs], {
+    cwd: root,
+    timeoutMs,
+    keepStdout: 65536,
+    stderrFile: `${bundle}.index-stderr.log`,
+    onHeartbeat: (s) => console.log(`  index still running after ${s.toFixed(0)} s (load ${load()})`),
+  });
   const ok = r.code === 0 && !r.timedOut;
   result.index = {
     ok,
@@ -171,7 +178,7 @@ const asks: Record<string, unknown>[] = [];
 for (const [i, q] of picked.entries()) {
   const r = await runMeasured(
     process.execPath,
-    [...nodeArgs, 'ask', bundle, q.question, '--top', '10', '--json'],
+    [...nodeArgs, 'ask', bundle, q.question, '--top', '10', '--json', ...askFlags],
     { cwd: root, timeoutMs, keepStdout: 4 * MiB },
   );
   const ok = r.code === 0 && !r.timedOut;
@@ -196,6 +203,7 @@ for (const [i, q] of picked.entries()) {
     peakRssMB: r.peakRssMB === null ? null : Math.round(r.peakRssMB),
     goldTitles: gold.length,
     goldTitlesInTop10: found.length,
+    ...(askFlags.length ? { read: /ask: read .*/.exec(r.stderrTail)?.[0] ?? null } : {}),
   });
   console.log(
     `ask ${i + 1}/${picked.length} (${q.id}): ${describeEnd(r)}, ${r.wallSeconds.toFixed(2)} s (${r.cpuSeconds?.toFixed(0) ?? '–'} CPU s), peak RSS ` +

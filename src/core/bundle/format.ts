@@ -94,6 +94,21 @@ export interface ManifestBase {
   createdAt?: string;
 }
 
+/**
+ * Set in the head's params of a bundle that holds only a library read by ranges (`cli index --stream`): no
+ * documents, chunks or sentences parts, so it cannot be imported or read whole (FORMAT.md, "Pages only").
+ */
+export const PAGES_ONLY_PARAM = 'pagesOnly';
+
+export function isPagesOnly(head: Pick<BundleHead, 'params'>): boolean {
+  return head.params?.[PAGES_ONLY_PARAM] === true;
+}
+
+export const PAGES_ONLY_MESSAGE =
+  'this bundle holds only a library read by ranges (built by cli index --stream): it cannot be imported or read ' +
+  'whole (import, ask --whole, info); ask it with cli ask (without --whole), or open it in the app read-only ' +
+  '(Open bundle read-only…, or ?bundle=<url>)';
+
 export type BundleErrorKind =
   'not-a-bundle' | 'unknown-version' | 'truncated' | 'corrupted' | 'embedder-mismatch' | 'invalid-content';
 

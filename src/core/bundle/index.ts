@@ -17,7 +17,7 @@ import { writeBundle } from './writer.ts';
 
 export * from './format.ts';
 export { readBundle, type ReadOptions } from './reader.ts';
-export { writeBundle, bundleStream, bundleBytes } from './writer.ts';
+export { writeBundle, bundleStream, bundleBytes, type StreamedPart } from './writer.ts';
 export { mergeSnapshots } from './merge.ts';
 export type { ByteInput } from './byteSource.ts';
 export { snapshotCounts, snapshotFromBundle, type ExportOptions, type IndexSnapshot } from './snapshot.ts';

@@ -10,6 +10,8 @@ import {
   MAX_HEADER_BYTES,
   TAG_END,
   TAG_HEAD,
+  isPagesOnly,
+  PAGES_ONLY_MESSAGE,
   TAG_MANIFEST,
   TAG_PART,
   checkEmbedder,
@@ -395,6 +397,9 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
     if (!validHead(headValue)) throw new BundleError('invalid-content', 'the head lacks required fields');
     const head = pickHead(headValue);
     checkEmbedder(head.embedder, options.expectEmbedder);
+    // A pages-only bundle (cli index --stream) has no whole-read layers: refused here, before its parts are read
+    // (its pages may be larger than a whole read allows).
+    if (isPagesOnly(head)) throw new BundleError('invalid-content', PAGES_ONLY_MESSAGE);
 
     const entries: PartEntry[] = [];
     const stored = new Map<string, Uint8Array>();

@@ -52,6 +52,20 @@ function defaultEncoding(part: BundlePart): 'identity' | 'gzip' {
   return part.kind === 'vectors-i8' || part.kind === 'vectors-f32' ? 'identity' : 'gzip';
 }
 
+/**
+ * A part stored as is whose bytes are read from elsewhere (a file) while the bundle is written, in `chunks()`;
+ * its length and SHA-256 are known beforehand (they go in its frame header, before its bytes).
+ */
+export interface StreamedPart {
+  name: string;
+  kind: BundlePart['kind'];
+  count: number;
+  length: number;
+  sha256: Uint8Array;
+  meta?: Record<string, unknown>;
+  chunks(): AsyncIterable<Uint8Array>;
+}
+
 export interface WriteOptions {
   /** Only tests set this, to produce bundles of a version this app does not read. */
   formatVersion?: number;
@@ -62,7 +76,7 @@ export interface WriteOptions {
  * part is pulled from `parts` only when the consumer asks for more bytes.
  */
 export async function* writeBundle(
-  parts: AsyncIterable<BundlePart> | Iterable<BundlePart>,
+  parts: AsyncIterable<BundlePart | StreamedPart> | Iterable<BundlePart | StreamedPart>,
   base: ManifestBase,
   options: WriteOptions = {},
 ): AsyncGenerator<Uint8Array> {
@@ -90,6 +104,33 @@ export async function* writeBundle(
       throw new Error(`bundle writer: part name "${part.name}" is empty or used twice`);
     }
     seen.add(part.name);
+    if ('chunks' in part) {
+      // A part too large to hold (a gigabyte of text's pages): its bytes come from its source as they are written.
+      const entry: PartEntry = {
+        name: part.name,
+        kind: part.kind,
+        encoding: 'identity',
+        count: part.count,
+        length: part.length,
+        rawLength: part.length,
+        sha256: toHex(part.sha256),
+        ...(part.meta ? { meta: part.meta } : {}),
+      };
+      const frame = frameHeader(TAG_PART, entry);
+      entries.push(located ? { ...entry, offset: position + frame.length } : entry);
+      yield frame;
+      let written = 0;
+      for await (const c of part.chunks()) {
+        written += c.length;
+        yield c;
+      }
+      if (written !== part.length) {
+        throw new Error(`bundle writer: part ${part.name} gave ${written} bytes, not ${part.length}`);
+      }
+      yield part.sha256;
+      position += frame.length + part.length + part.sha256.length;
+      continue;
+    }
     const encoding = part.encoding ?? defaultEncoding(part);
     const stored = encoding === 'gzip' ? await gzip(part.data) : part.data;
     const digest = new Sha256().update(stored).digest();

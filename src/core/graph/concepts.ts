@@ -31,14 +31,7 @@ export function extractConcepts(
   chunkTerms: readonly (readonly string[])[],
   options: ConceptOptions,
 ): ConceptTable {
-  if (!Number.isInteger(options.conceptsPerChunk) || options.conceptsPerChunk < 0) {
-    throw new Error(
-      `concept extraction: conceptsPerChunk must be an integer ≥ 0, got ${options.conceptsPerChunk}`,
-    );
-  }
-  if (!(options.maxDfFraction > 0 && options.maxDfFraction <= 1)) {
-    throw new Error(`concept extraction: maxDfFraction must be in (0, 1], got ${options.maxDfFraction}`);
-  }
+  checkConceptOptions(options);
   const n = chunkTerms.length;
   // Document frequency of every term, over distinct terms per chunk.
   const df = new Map<string, number>();
@@ -54,16 +47,9 @@ export function extractConcepts(
   const maxDf = dfCap(options.maxDfFraction, n, options.minDfCap);
 
   // Select concepts per chunk by TF-IDF; ties broken by term so the result does not depend on token order.
-  const kept: Array<Array<[string, number]>> = chunkCounts.map((counts) => {
-    const scored: Array<[string, number]> = [];
-    for (const [term, tf] of counts) {
-      const d = df.get(term)!;
-      if (d > maxDf) continue;
-      scored.push([term, tf * Math.log(n / d)]);
-    }
-    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return options.conceptsPerChunk > 0 ? scored.slice(0, options.conceptsPerChunk) : scored;
-  });
+  const kept: Array<Array<[string, number]>> = chunkCounts.map((counts) =>
+    selectChunkConcepts(counts, (t) => df.get(t)!, n, maxDf, options.conceptsPerChunk),
+  );
 
   const termSet = new Set<string>();
   for (const list of kept) for (const [t] of list) termSet.add(t);
@@ -71,7 +57,7 @@ export function extractConcepts(
   const idOf = new Map<string, number>();
   terms.forEach((t, i) => idOf.set(t, i));
   const idf = new Float32Array(terms.length);
-  terms.forEach((t, i) => (idf[i] = Math.log(n / df.get(t)!)));
+  terms.forEach((t, i) => (idf[i] = conceptIdf(n, df.get(t)!)));
 
   // chunk → concepts
   const chunkConceptOffsets = new Uint32Array(n + 1);
@@ -95,6 +81,45 @@ export function extractConcepts(
     chunkConcepts,
     chunkConceptWeights,
   });
+}
+
+/**
+ * The concepts one chunk keeps, best first, with their TF-IDF weight: its terms (term → tf in the chunk) in at most
+ * maxDf of the n chunks, by tf · ln(n / df), at most `perChunk` of them (0 = all). Shared by extractConcepts and the
+ * streaming build (src/cli/streamIndex.ts), which counts df over every chunk first and selects chunk by chunk.
+ */
+export function selectChunkConcepts(
+  counts: Iterable<[string, number]>,
+  dfOf: (term: string) => number,
+  n: number,
+  maxDf: number,
+  perChunk: number,
+): Array<[string, number]> {
+  const scored: Array<[string, number]> = [];
+  for (const [term, tf] of counts) {
+    const d = dfOf(term);
+    if (d > maxDf) continue;
+    scored.push([term, tf * Math.log(n / d)]);
+  }
+  scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return perChunk > 0 ? scored.slice(0, perChunk) : scored;
+}
+
+/** The IDF a concept table stores for a term in d of n chunks (ln(n / d), before any selection). */
+export function conceptIdf(n: number, d: number): number {
+  return Math.log(n / d);
+}
+
+/** Checks extractConcepts' options (and the streaming build's). */
+export function checkConceptOptions(options: ConceptOptions): void {
+  if (!Number.isInteger(options.conceptsPerChunk) || options.conceptsPerChunk < 0) {
+    throw new Error(
+      `concept extraction: conceptsPerChunk must be an integer ≥ 0, got ${options.conceptsPerChunk}`,
+    );
+  }
+  if (!(options.maxDfFraction > 0 && options.maxDfFraction <= 1)) {
+    throw new Error(`concept extraction: maxDfFraction must be in (0, 1], got ${options.maxDfFraction}`);
+  }
 }
 
 /** Chunks a concept may always be in, whatever the fraction (and not all of a library's chunks). */

@@ -105,7 +105,7 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
     const tu = cco[u + 1] - cco[u];
     let at = offsets[u] + lowerDegree[u];
     for (const v of row) {
-      const w = (2 * counts[v]) / (tu + cco[v + 1] - cco[v]);
+      const w = diceWeight(counts[v], tu, cco[v + 1] - cco[v]);
       targets[at] = v;
       weights[at++] = w;
       const back = lowerCursor[v]++;
@@ -115,6 +115,64 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
     for (let i = 0; i < nt; i++) counts[touched[i]] = 0;
   }
   return withDerivedCounts({ nodeCount: nc, offsets, targets, weights }, cco);
+}
+
+/** Dice weight of an edge: 2·Co / (|T(u)| + |T(v)|) (stored as a float32 by every graph and row). */
+export function diceWeight(co: number, tu: number, tv: number): number {
+  return (2 * co) / (tu + tv);
+}
+
+/**
+ * The weighted degree of every concept in the co-occurrence graph of `table` (Co ≥ θco), computed a row at a time
+ * without the graph: equal, bit for bit, to weightedDegrees(buildCooccurrenceGraph(table, thetaCo)) (each row's
+ * float32 Dice weights summed in ascending target order). A gigabyte of text has hundreds of millions of edges, more
+ * than memory holds; its streaming build (src/cli/streamIndex.ts) needs only the degrees.
+ */
+export function weightedDegreesFromTable(
+  table: ConceptTable,
+  thetaCo: number,
+  onProgress?: (done: number) => void,
+): Float64Array {
+  if (!(thetaCo >= 1)) throw new Error(`co-occurrence graph: θco must be ≥ 1, got ${thetaCo}`);
+  const nc = table.terms.length;
+  const { conceptChunkOffsets: cco, conceptChunks: cc, chunkConceptOffsets: kco, chunkConcepts: kc } = table;
+  const counts = new Uint32Array(nc);
+  let touched = new Uint32Array(1024);
+  const degrees = new Float64Array(nc);
+  const weight = new Float32Array(1);
+  for (let u = 0; u < nc; u++) {
+    let nt = 0;
+    for (let i = cco[u]; i < cco[u + 1]; i++) {
+      const k = cc[i];
+      for (let j = kco[k]; j < kco[k + 1]; j++) {
+        const v = kc[j];
+        if (v === u) continue;
+        if (counts[v] === 0) {
+          if (nt === touched.length) {
+            const grown = new Uint32Array(touched.length * 2);
+            grown.set(touched);
+            touched = grown;
+          }
+          touched[nt++] = v;
+        }
+        counts[v]++;
+      }
+    }
+    const row = touched.subarray(0, nt).sort();
+    const tu = cco[u + 1] - cco[u];
+    let s = 0;
+    for (let i = 0; i < nt; i++) {
+      const v = row[i];
+      if (counts[v] >= thetaCo) {
+        weight[0] = diceWeight(counts[v], tu, cco[v + 1] - cco[v]);
+        s += weight[0];
+      }
+      counts[v] = 0;
+    }
+    degrees[u] = s;
+    if (onProgress && (u & 0xffff) === 0) onProgress(u);
+  }
+  return degrees;
 }
 
 /** Marks a graph whose Co counts follow from its Dice weights and its concepts' chunk counts (see withDerivedCounts). */

@@ -33,7 +33,15 @@ export {
 export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
 export type { ConceptGraph } from './cooccurrence.ts';
 export { keepMaskFromVectors } from './semanticEdges.ts';
-export { conceptIndex } from './concepts.ts';
+export {
+  conceptIndex,
+  selectChunkConcepts,
+  checkConceptOptions,
+  conceptIdf,
+  conceptTableFromChunks,
+  dfCap,
+} from './concepts.ts';
+export { weightedDegreesFromTable } from './cooccurrence.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
 export type { IncrementalGraphState } from './incremental.ts';

@@ -2,5 +2,25 @@
 export { PagedLibrary } from './library.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { type RangeSource } from './rangeSource.ts';
-export { PAGES_PART } from './format.ts';
-export { pagesParts, writePagedIndex } from './write.ts';
+export {
+  BlockHasher,
+  DEFAULT_BLOCK_SIZE,
+  encodeOpen,
+  pagedRecord,
+  pagesDirectory,
+  pagesOpen,
+  pagesParts,
+  RecordGroupWriter,
+  sectionTable,
+  writeConceptSections,
+  writePagedIndex,
+  writeTermSections,
+  type SectionSink,
+} from './write.ts';
+export {
+  PAGES_HASHES_PART,
+  PAGES_PART,
+  SECTIONS,
+  type PagedChunkRecord,
+  type SectionName,
+} from './format.ts';

@@ -1,12 +1,17 @@
 // Writes an engine's lexical layer as a library read by ranges (format.ts): the part `pages.bin` and the SHA-256 of
 // each of its blocks (`pages.sha256`). Every number a question reads is stored as the engine holds it (Float32
 // lengths and shares, Float64 degrees, the table's Float32 IDF), so the paged library ranks exactly as the engine.
+// The sections are written by pieces that take their input item by item and put their bytes into a sink: the
+// in-memory writer (writePagedIndex) keeps them in arrays, the streaming build of `cli index --stream`
+// (src/cli/streamIndex.ts) in temporary files, so both write the same bytes.
 import { encodeStructured } from '../bundle/index.ts';
 import type { BundlePart } from '../bundle/index.ts';
 import { gzip } from '../bundle/index.ts';
 import { Sha256 } from '../bundle/index.ts';
+import type { ConceptTable } from '../graph/index.ts';
 import type { LexicalParts } from '../retrieval/index.ts';
 import { conceptChunkTf } from '../retrieval/index.ts';
+import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { ByteWriter } from './bytes.ts';
 import {
   PAGES_FORMAT,
@@ -26,9 +31,9 @@ import {
  * 4 KiB: a question reads many small scattered pieces (concept lists, rows). With 16 KiB blocks the first question
  * of a 41 MB mixed library read 5.7 MB instead of 3.1 MB; the hash list is then 0.8% of the part.
  */
-const DEFAULT_BLOCK_SIZE = 4 * 1024;
+export const DEFAULT_BLOCK_SIZE = 4 * 1024;
 
-const GROUPS: GroupSizes = { records: 8, terms: 128, concepts: 128, rows: 32 };
+export const GROUPS: GroupSizes = { records: 8, terms: 128, concepts: 128, rows: 32 };
 
 export interface PagedDocument {
   title: string;
@@ -41,94 +46,150 @@ export interface WrittenPages {
   directory: PagesDirectory;
 }
 
-/** Groups of `size` items, each encoded by `encode`; returns the bytes and each group's start (plus the end). */
-async function grouped(
-  items: number,
-  size: number,
-  encode: (from: number, to: number) => Promise<Uint8Array> | Uint8Array,
-): Promise<{ bytes: Uint8Array[]; offsets: Float64Array; length: number }> {
-  const groups = Math.ceil(items / size);
-  const offsets = new Float64Array(groups + 1);
-  const bytes: Uint8Array[] = [];
-  let length = 0;
-  for (let g = 0; g < groups; g++) {
-    const b = await encode(g * size, Math.min(items, (g + 1) * size));
-    bytes.push(b);
-    length += b.length;
-    offsets[g + 1] = length;
+/** Where a section's bytes go, in order; `length` is what was written so far (offsets are relative to it). */
+export interface SectionSink {
+  readonly length: number;
+  write(bytes: Uint8Array): Promise<void> | void;
+}
+
+/** A sink that keeps the bytes in memory. */
+export class MemorySink implements SectionSink {
+  readonly chunks: Uint8Array[] = [];
+  length = 0;
+  write(bytes: Uint8Array): void {
+    this.chunks.push(bytes);
+    this.length += bytes.length;
   }
-  return { bytes, offsets, length };
 }
 
 const encoder = new TextEncoder();
 const json = (value: unknown): Promise<Uint8Array> => gzip(encoder.encode(JSON.stringify(value)));
 
-export async function writePagedIndex(
-  parts: LexicalParts,
-  documentOf: (docId: string) => PagedDocument,
-  blockSize = DEFAULT_BLOCK_SIZE,
-): Promise<WrittenPages> {
-  const { layout, bm25, headings, table, shares, degrees, params } = parts;
-  const n = layout.chunks.length;
-  const nc = table.terms.length;
+/** A chunk's record as the evidence reads it, from the layout's chunk, its document and its sentences' offsets. */
+export function pagedRecord(
+  c: RetrievalChunkInput,
+  doc: PagedDocument,
+  sentences: number[],
+): PagedChunkRecord {
+  return {
+    id: c.id,
+    docId: c.docId,
+    title: doc.title,
+    ...(doc.pageStarts ? { pageStarts: doc.pageStarts } : {}),
+    text: c.text,
+    tokens: c.tokens,
+    start: c.start,
+    ...(c.path ? { path: [...c.path] } : {}),
+    ...(c.pageStart !== undefined ? { pageStart: c.pageStart, pageEnd: c.pageEnd } : {}),
+    sentences,
+  };
+}
 
-  // Records: what evidence shows and the Ask view maps back to its document.
-  const records = await grouped(n, GROUPS.records, (from, to) => {
-    const out: PagedChunkRecord[] = [];
-    for (let k = from; k < to; k++) {
-      const c = layout.chunks[k];
-      const doc = documentOf(c.docId);
-      const sentences: number[] = [];
-      for (let s = layout.sentenceOffsets[k]; s < layout.sentenceOffsets[k + 1]; s++)
-        sentences.push(layout.sentences[s].start, layout.sentences[s].end);
-      out.push({
-        id: c.id,
-        docId: c.docId,
-        title: doc.title,
-        ...(doc.pageStarts ? { pageStarts: doc.pageStarts } : {}),
-        text: c.text,
-        tokens: c.tokens,
-        start: c.start,
-        ...(c.path ? { path: [...c.path] } : {}),
-        ...(c.pageStart !== undefined ? { pageStart: c.pageStart, pageEnd: c.pageEnd } : {}),
-        sentences,
-      });
-    }
-    return json(out);
-  });
+/** The `records` section: records in chunk order, GROUPS.records to a gzip'd JSON group. */
+export class RecordGroupWriter {
+  private pending: PagedChunkRecord[] = [];
+  private readonly offsets: number[] = [0];
 
-  // Words: a sorted dictionary over the text's and the headings' terms, postings as varint (chunk delta, tf).
-  const headingIndex = headings?.headings;
-  const vocabulary = new Set(bm25.terms());
-  if (headingIndex) for (const t of headingIndex.terms()) vocabulary.add(t);
-  const terms = [...vocabulary].sort();
+  constructor(private readonly sink: SectionSink) {}
+
+  async add(record: PagedChunkRecord): Promise<void> {
+    this.pending.push(record);
+    if (this.pending.length === GROUPS.records) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const bytes = await json(this.pending);
+    this.pending = [];
+    await this.sink.write(bytes);
+    this.offsets.push(this.sink.length);
+  }
+
+  /** Each group's start in the section, plus the section's end. */
+  async finish(): Promise<Float64Array> {
+    await this.flush();
+    return Float64Array.from(this.offsets);
+  }
+}
+
+/** A term's postings as the word indexes hold them: ascending chunk numbers and the term's count in each. */
+export interface PostingList {
+  chunks: Uint32Array;
+  freqs: Uint16Array;
+}
+
+/**
+ * The `terms` and `postings` sections: a sorted dictionary over the text's and the headings' terms, postings as
+ * varint (chunk delta, tf). `postingsOf` gives a term's text and heading lists. Returns the term groups' offsets.
+ */
+export async function writeTermSections(
+  terms: readonly string[],
+  postingsOf: (term: string) => [PostingList | undefined, PostingList | undefined],
+  termSink: SectionSink,
+  postingSink: SectionSink,
+): Promise<Float64Array> {
   const postings = new ByteWriter();
-  const entries: TermEntry[] = [];
-  const writeList = (list: { chunks: Uint32Array; freqs: Uint16Array } | undefined): [number, number] => {
+  let flushed = postingSink.length;
+  const writeList = (list: PostingList | undefined): [number, number] => {
     if (!list) return [0, 0];
-    const from = postings.length;
+    const from = flushed + postings.length;
     let previous = 0;
     for (let i = 0; i < list.chunks.length; i++) {
       postings.varint(list.chunks[i] - previous);
       previous = list.chunks[i];
       postings.varint(list.freqs[i]);
     }
-    return [from, postings.length - from];
+    return [from, flushed + postings.length - from];
   };
-  for (const t of terms) {
-    const [textAt, textBytes] = writeList(bm25.postingsOf(t));
-    const [headAt, headBytes] = writeList(headingIndex?.postingsOf(t));
-    entries.push([t, textAt, textBytes, headAt, headBytes]);
+  const offsets = new Float64Array(Math.ceil(terms.length / GROUPS.terms) + 1);
+  const base = termSink.length;
+  for (let g = 0; g * GROUPS.terms < terms.length; g++) {
+    const entries: TermEntry[] = [];
+    for (let i = g * GROUPS.terms; i < Math.min(terms.length, (g + 1) * GROUPS.terms); i++) {
+      const [text, head] = postingsOf(terms[i]);
+      const [textAt, textBytes] = writeList(text);
+      const [headAt, headBytes] = writeList(head);
+      entries.push([terms[i], textAt, textBytes, headAt, headBytes]);
+    }
+    await termSink.write(await json(entries));
+    offsets[g + 1] = termSink.length - base;
+    // Postings leave memory a group at a time (a gigabyte of text has hundreds of MB of them).
+    flushed += postings.length;
+    await postingSink.write(postings.take());
   }
-  const postingBytes = postings.take();
-  const termGroups = await grouped(terms.length, GROUPS.terms, (from, to) => json(entries.slice(from, to)));
+  return offsets;
+}
 
-  // Concepts: the dictionary (ids are the sorted order), each concept's chunks with tf and shares, each chunk's row.
-  const conceptGroups = await grouped(nc, GROUPS.concepts, (from, to) => json(table.terms.slice(from, to)));
+/**
+ * The `concepts`, `lists` and `rows` sections from a concept table and its shares: the dictionary (ids are the
+ * sorted order), each concept's chunks with tf and shares, each chunk's row.
+ */
+export async function writeConceptSections(
+  table: ConceptTable,
+  shares: Float32Array,
+  conceptSink: SectionSink,
+  listSink: SectionSink,
+  rowSink: SectionSink,
+): Promise<{
+  conceptGroups: Float64Array;
+  listOffsets: Float64Array;
+  df: Uint32Array;
+  rowGroups: Float64Array;
+}> {
+  const nc = table.terms.length;
+  const n = table.chunkCount;
+  const conceptGroups = new Float64Array(Math.ceil(nc / GROUPS.concepts) + 1);
+  for (let g = 0; g * GROUPS.concepts < nc; g++) {
+    await conceptSink.write(
+      await json(table.terms.slice(g * GROUPS.concepts, Math.min(nc, (g + 1) * GROUPS.concepts))),
+    );
+    conceptGroups[g + 1] = conceptSink.length;
+  }
   const tf = conceptChunkTf(table);
   const lists = new ByteWriter();
   const listOffsets = new Float64Array(nc + 1);
   const df = new Uint32Array(nc);
+  let flushed = 0;
   for (let c = 0; c < nc; c++) {
     const a = table.conceptChunkOffsets[c];
     const b = table.conceptChunkOffsets[c + 1];
@@ -140,91 +201,232 @@ export async function writePagedIndex(
     }
     for (let i = a; i < b; i++) lists.varint(tf[i]);
     for (let i = a; i < b; i++) lists.f32(shares[i]);
-    listOffsets[c + 1] = lists.length;
+    listOffsets[c + 1] = flushed + lists.length;
+    if (lists.length >= 1 << 20) {
+      flushed += lists.length;
+      await listSink.write(lists.take());
+    }
   }
-  const listBytes = lists.take();
+  if (lists.length > 0) await listSink.write(lists.take());
   const rowWriter = new ByteWriter();
-  const rows = await grouped(n, GROUPS.rows, (from, to) => {
-    for (let k = from; k < to; k++) {
+  const rowGroups = new Float64Array(Math.ceil(n / GROUPS.rows) + 1);
+  for (let g = 0; g * GROUPS.rows < n; g++) {
+    for (let k = g * GROUPS.rows; k < Math.min(n, (g + 1) * GROUPS.rows); k++) {
       let previous = 0;
       for (let j = table.chunkConceptOffsets[k]; j < table.chunkConceptOffsets[k + 1]; j++) {
         rowWriter.varint(table.chunkConcepts[j] - previous);
         previous = table.chunkConcepts[j];
       }
     }
-    return rowWriter.take();
-  });
+    await rowSink.write(rowWriter.take());
+    rowGroups[g + 1] = rowSink.length;
+  }
+  return { conceptGroups, listOffsets, df, rowGroups };
+}
 
-  const docChunks = new Map<string, number>();
-  for (const c of layout.chunks) docChunks.set(c.docId, (docChunks.get(c.docId) ?? 0) + 1);
-  const open: PagesOpen = {
-    textLengths: Float32Array.from({ length: n }, (_, k) => bm25.lengthOf(k)),
-    headingLengths: Float32Array.from({ length: n }, (_, k) => headingIndex?.lengthOf(k) ?? 0),
+/** First key of every dictionary group. */
+export function groupFirsts(keys: readonly string[], size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < keys.length; i += size) out.push(keys[i]);
+  return out;
+}
+
+/** What the `open` section is made of (see pagesOpen). */
+export interface OpenInput {
+  /** Per chunk: BM25 length of its text and of its heading path, its tokens, its document's chunk count. */
+  textLengths: Float32Array;
+  headingLengths: Float32Array;
+  tokens: Uint32Array;
+  documentChunks: Uint32Array;
+  table: ConceptTable;
+  degrees: ArrayLike<number>;
+  concepts: Awaited<ReturnType<typeof writeConceptSections>>;
+  recordGroups: Float64Array;
+  termGroups: Float64Array;
+  /** The word dictionary, sorted. */
+  terms: readonly string[];
+}
+
+/** The `open` section's value. */
+export function pagesOpen(input: OpenInput): PagesOpen {
+  const { table, concepts } = input;
+  const n = table.chunkCount;
+  return {
+    textLengths: input.textLengths,
+    headingLengths: input.headingLengths,
     conceptCounts: Uint32Array.from(
       { length: n },
       (_, k) => table.chunkConceptOffsets[k + 1] - table.chunkConceptOffsets[k],
     ),
-    tokens: Uint32Array.from(layout.chunks, (c) => c.tokens),
-    documentChunks: Uint32Array.from(layout.chunks, (c) => docChunks.get(c.docId)!),
-    df,
+    tokens: input.tokens,
+    documentChunks: input.documentChunks,
+    df: concepts.df,
     idf: Float32Array.from(table.idf),
-    degrees: Float64Array.from(degrees),
-    listOffsets,
-    recordGroups: records.offsets,
-    termGroups: termGroups.offsets,
-    conceptGroups: conceptGroups.offsets,
-    rowGroups: rows.offsets,
-    termFirst: terms.filter((_, i) => i % GROUPS.terms === 0),
-    conceptFirst: table.terms.filter((_, i) => i % GROUPS.concepts === 0),
+    degrees: Float64Array.from(input.degrees),
+    listOffsets: concepts.listOffsets,
+    recordGroups: input.recordGroups,
+    termGroups: input.termGroups,
+    conceptGroups: concepts.conceptGroups,
+    rowGroups: concepts.rowGroups,
+    termFirst: groupFirsts(input.terms, GROUPS.terms),
+    conceptFirst: groupFirsts(table.terms, GROUPS.concepts),
   };
+}
 
-  const sectionBytes: Record<SectionName, Uint8Array[]> = {
-    open: [await gzip(encodeStructured(open))],
-    records: records.bytes,
-    terms: termGroups.bytes,
-    postings: [postingBytes],
-    concepts: conceptGroups.bytes,
-    lists: [listBytes],
-    rows: rows.bytes,
-  };
+/** The `open` section's bytes. */
+export function encodeOpen(open: PagesOpen): Promise<Uint8Array> {
+  return gzip(encodeStructured(open));
+}
+
+/** Section bytes laid out in file order: each section's [offset, length] and the part's total length. */
+export function sectionTable(lengths: Record<SectionName, number>): {
+  sections: Record<SectionName, [number, number]>;
+  total: number;
+} {
   const sections = {} as Record<SectionName, [number, number]>;
   let total = 0;
   for (const name of SECTIONS) {
-    const length = sectionBytes[name].reduce((a, b) => a + b.length, 0);
-    sections[name] = [total, length];
-    total += length;
+    sections[name] = [total, lengths[name]];
+    total += lengths[name];
   }
+  return { sections, total };
+}
+
+/** The directory (the part's meta) of a written library. */
+export function pagesDirectory(
+  fields: Omit<PagesDirectory, 'format' | 'version' | 'groups'>,
+): PagesDirectory {
+  return {
+    format: PAGES_FORMAT,
+    version: PAGES_VERSION,
+    blockSize: fields.blockSize,
+    chunkCount: fields.chunkCount,
+    conceptCount: fields.conceptCount,
+    termCount: fields.termCount,
+    headingCopies: fields.headingCopies,
+    thetaCo: fields.thetaCo,
+    groups: GROUPS,
+    sections: fields.sections,
+  };
+}
+
+/** The SHA-256 of every `blockSize` bytes, fed in pieces of any size (the last block may be short). */
+export class BlockHasher {
+  private current = new Sha256();
+  private filled = 0;
+  private readonly out: Uint8Array[] = [];
+
+  constructor(private readonly blockSize: number) {}
+
+  update(bytes: Uint8Array): void {
+    let at = 0;
+    while (at < bytes.length) {
+      const take = Math.min(this.blockSize - this.filled, bytes.length - at);
+      this.current.update(bytes.subarray(at, at + take));
+      this.filled += take;
+      at += take;
+      if (this.filled === this.blockSize) {
+        this.out.push(this.current.digest());
+        this.current = new Sha256();
+        this.filled = 0;
+      }
+    }
+  }
+
+  /** Every block's hash, 32 bytes each. */
+  finish(): Uint8Array {
+    if (this.filled > 0) this.out.push(this.current.digest());
+    this.filled = 0;
+    const hashes = new Uint8Array(this.out.length * 32);
+    this.out.forEach((h, i) => hashes.set(h, i * 32));
+    return hashes;
+  }
+}
+
+export async function writePagedIndex(
+  parts: LexicalParts,
+  documentOf: (docId: string) => PagedDocument,
+  blockSize = DEFAULT_BLOCK_SIZE,
+): Promise<WrittenPages> {
+  const { layout, bm25, headings, table, shares, degrees, params } = parts;
+  const n = layout.chunks.length;
+  const nc = table.terms.length;
+  const sinks = Object.fromEntries(SECTIONS.map((name) => [name, new MemorySink()])) as Record<
+    SectionName,
+    MemorySink
+  >;
+
+  // Records: what evidence shows and the Ask view maps back to its document.
+  const records = new RecordGroupWriter(sinks.records);
+  for (let k = 0; k < n; k++) {
+    const c = layout.chunks[k];
+    const sentences: number[] = [];
+    for (let s = layout.sentenceOffsets[k]; s < layout.sentenceOffsets[k + 1]; s++)
+      sentences.push(layout.sentences[s].start, layout.sentences[s].end);
+    await records.add(pagedRecord(c, documentOf(c.docId), sentences));
+  }
+  const recordGroups = await records.finish();
+
+  // Words: a sorted dictionary over the text's and the headings' terms.
+  const headingIndex = headings?.headings;
+  const vocabulary = new Set(bm25.terms());
+  if (headingIndex) for (const t of headingIndex.terms()) vocabulary.add(t);
+  const terms = [...vocabulary].sort();
+  const termGroups = await writeTermSections(
+    terms,
+    (t) => [bm25.postingsOf(t), headingIndex?.postingsOf(t)],
+    sinks.terms,
+    sinks.postings,
+  );
+
+  // Concepts: the dictionary, each concept's chunks with tf and shares, each chunk's row.
+  const concepts = await writeConceptSections(table, shares, sinks.concepts, sinks.lists, sinks.rows);
+
+  const docChunks = new Map<string, number>();
+  for (const c of layout.chunks) docChunks.set(c.docId, (docChunks.get(c.docId) ?? 0) + 1);
+  const open = pagesOpen({
+    textLengths: Float32Array.from({ length: n }, (_, k) => bm25.lengthOf(k)),
+    headingLengths: Float32Array.from({ length: n }, (_, k) => headingIndex?.lengthOf(k) ?? 0),
+    tokens: Uint32Array.from(layout.chunks, (c) => c.tokens),
+    documentChunks: Uint32Array.from(layout.chunks, (c) => docChunks.get(c.docId)!),
+    table,
+    degrees,
+    concepts,
+    recordGroups,
+    termGroups,
+    terms,
+  });
+  sinks.open.write(await encodeOpen(open));
+
+  const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
+    SectionName,
+    number
+  >;
+  const { sections, total } = sectionTable(lengths);
   const data = new Uint8Array(total);
+  const hasher = new BlockHasher(blockSize);
   let at = 0;
   for (const name of SECTIONS) {
-    for (const b of sectionBytes[name]) {
+    for (const b of sinks[name].chunks) {
       data.set(b, at);
+      hasher.update(b);
       at += b.length;
     }
   }
-  const blocks = Math.ceil(total / blockSize);
-  const hashes = new Uint8Array(blocks * 32);
-  for (let i = 0; i < blocks; i++) {
-    hashes.set(new Sha256().update(data.subarray(i * blockSize, (i + 1) * blockSize)).digest(), i * 32);
-  }
   return {
     data,
-    hashes,
-    directory: {
-      format: PAGES_FORMAT,
-      version: PAGES_VERSION,
+    hashes: hasher.finish(),
+    directory: pagesDirectory({
       blockSize,
       chunkCount: n,
       conceptCount: nc,
       termCount: terms.length,
       headingCopies: headings ? headings.copies : 0,
       thetaCo: params.thetaCo,
-      groups: GROUPS,
       sections,
-    },
+    }),
   };
 }
-
 /** The two bundle parts of a written library: the pages (stored as is, to be read by ranges) and their hashes. */
 export function pagesParts(written: WrittenPages): BundlePart[] {
   return [

@@ -4,8 +4,10 @@ import {
   buildCooccurrenceGraph,
   filterEdges,
   findEdge,
+  weightedDegreesFromTable,
   type ConceptGraph,
 } from '../../../src/core/graph/cooccurrence.ts';
+import { weightedDegrees } from '../../../src/core/graph/pagerank.ts';
 import { fastEdgeCosines } from '../../../src/core/graph/semanticEdges.ts';
 import { computeConceptVectors } from '../../../src/core/graph/conceptVectors.ts';
 
@@ -102,5 +104,32 @@ describe('computeConceptVectors', () => {
         2,
       ),
     ).toThrow(/floats/);
+  });
+});
+
+describe('weightedDegreesFromTable', () => {
+  // A seeded table of 300 chunks over 120 terms, each chunk 3–14 draws (repeats make tf > 1).
+  function randomTable(seed: number) {
+    let s = seed;
+    const next = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const chunks = Array.from({ length: 300 }, () =>
+      Array.from({ length: 3 + Math.floor(next() * 12) }, () => `t${Math.floor(next() ** 2 * 120)}`),
+    );
+    return extractConcepts(chunks, { conceptsPerChunk: 0, maxDfFraction: 0.3 });
+  }
+
+  it('equals the weighted degrees of the built graph, bit for bit, at θco 1, 2 and 3', () => {
+    for (const seed of [1, 7, 25]) {
+      const t = randomTable(seed);
+      for (const theta of [1, 2, 3]) {
+        const expected = weightedDegrees(buildCooccurrenceGraph(t, theta));
+        const actual = weightedDegreesFromTable(t, theta);
+        expect(actual.length).toBe(expected.length);
+        const differing = [...actual.keys()].filter((u) => actual[u] !== expected[u]);
+        expect(differing).toEqual([]);
+      }
+    }
+    // The five-concept table above: a's row is b (0.8) and c (0.5).
+    expect(weightedDegreesFromTable(table, 1)[0]).toBe(Math.fround(0.8) + Math.fround(0.5));
   });
 });

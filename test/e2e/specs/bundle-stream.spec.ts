@@ -1,0 +1,60 @@
+// Spec (a pages-only bundle): a bundle written by `cli index --stream` holds only the library read by ranges. Opened
+// with ?bundle= it is read by ranges and answers with evidence; imported with Import bundle… it is refused by name,
+// and nothing is stored.
+import { spawnSync } from 'node:child_process';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test } from '../lib/fixtures.ts';
+
+test.setTimeout(300_000);
+
+test('a --stream bundle: read by ranges with evidence by ?bundle=, refused by name by Import bundle…', async ({
+  page,
+  origin,
+  dist,
+}) => {
+  const scratch = join(dist, `e2e-stream-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    const bundle = join(scratch, 'docs.bundle');
+    const made = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'index',
+        'docs',
+        '--out',
+        bundle,
+        '--embedder',
+        'none',
+        '--stream',
+        '--quiet',
+      ],
+      { encoding: 'utf8' },
+    );
+    if (made.status !== 0) throw new Error(`cli index --stream failed: ${made.stderr}`);
+
+    await page.goto(`${origin}/?bundle=/e2e-stream-${process.pid}/docs.bundle#library`);
+    await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', 'How is a bundle read by ranges checked against damage?');
+    await page.click('[data-testid="ask"]');
+    await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
+    const cards = await page.$$eval('[data-testid="evidence"]', (c) => c.map((e) => e.textContent ?? ''));
+    expect(cards.length).toBeGreaterThan(0);
+
+    // Imported, it is refused by name before anything is stored.
+    await page.goto(`${origin}/#library`);
+    const documents = page.locator('[data-count="documents"]');
+    await expect(documents).toHaveText('0', { timeout: 60_000 });
+    await page.setInputFiles('[data-testid="bundle-input"]', bundle);
+    await expect(page.getByText(/holds only a library read by ranges/)).toBeVisible({ timeout: 60_000 });
+    await page.reload();
+    await page.click('a[href="#library"]');
+    await expect(documents).toHaveText('0', { timeout: 60_000 });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,149 @@
+// `cli index --stream` (src/cli/streamIndex.ts) writes the same library read by ranges as the in-memory build
+// (snapshotFromFiles → buildEngine → writePagedIndex): pages.bin and pages.sha256 byte for byte, and the same
+// directory, on this repository's docs (Markdown with headings: BM25F), the Vue docs and MuSiQue passages as files
+// (when ../shared is present). Its bundle answers `cli ask`'s way by ranges, is refused by name by every whole read,
+// and its temporary files are gone after a build, a failed one included.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { attachGraph, collectFiles, snapshotFromFiles } from '../../../src/cli/index.ts';
+import { streamBuild } from '../../../src/cli/streamIndex.ts';
+import { readBundle, type BundleManifest } from '../../../src/core/bundle/index.ts';
+import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { createTermAnalyzer } from '../../../src/core/text/index.ts';
+import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'stream-build-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A part's stored bytes and manifest entry, found through a version 3 bundle's locator. */
+function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: unknown } {
+  const view = new DataView(bundle.buffer, bundle.byteOffset, bundle.byteLength);
+  const at = view.getUint32(bundle.length - 12, true) + view.getUint32(bundle.length - 8, true) * 2 ** 32;
+  const length = view.getUint32(at + 4, true);
+  const manifest = JSON.parse(
+    new TextDecoder().decode(bundle.subarray(at + 12, at + 12 + length)),
+  ) as BundleManifest;
+  const entry = manifest.parts.find((p) => p.name === name);
+  if (!entry) throw new Error(`no part ${name}`);
+  return { bytes: bundle.subarray(entry.offset!, entry.offset! + entry.length), meta: entry.meta };
+}
+
+/** The in-memory build's pages parts for these inputs, as `cli index --pages` makes them. */
+async function inMemoryPages(inputs: string[]) {
+  const files = await collectFiles(inputs);
+  const { snapshot } = await snapshotFromFiles(files, { embedder: null, maxChunkTokens: 1200 });
+  const { pages } = await attachGraph(snapshot, true);
+  const [data, hashes] = pages!;
+  return { data: data.data, hashes: hashes.data, meta: data.meta, documents: snapshot.documents.length };
+}
+
+async function streamed(inputs: string[], name: string, blockSize?: number) {
+  const files = await collectFiles(inputs);
+  const out = join(work, `${name}.bundle`);
+  const result = await streamBuild(files, out, {
+    maxChunkTokens: 1200,
+    appVersion: 'test',
+    tempDir: work,
+    blockSize,
+  });
+  return { result, bundle: new Uint8Array(readFileSync(out)) };
+}
+
+/** Equal bytes, with the first differing offset in the failure (a whole-array diff of MBs says nothing). */
+function expectSameBytes(actual: Uint8Array, expected: Uint8Array, what: string): void {
+  let first = -1;
+  const n = Math.min(actual.length, expected.length);
+  for (let i = 0; i < n && first < 0; i++) if (actual[i] !== expected[i]) first = i;
+  expect({ what, length: actual.length, firstDifference: first }).toEqual({
+    what,
+    length: expected.length,
+    firstDifference: -1,
+  });
+}
+
+async function expectSameAsInMemory(inputs: string[], name: string): Promise<Uint8Array> {
+  const memory = await inMemoryPages(inputs);
+  const { result, bundle } = await streamed(inputs, name);
+  expect(result.documents).toBe(memory.documents);
+  const pages = partOf(bundle, 'pages.bin');
+  expectSameBytes(pages.bytes, memory.data, `${name} pages.bin`);
+  expectSameBytes(partOf(bundle, 'pages.sha256').bytes, memory.hashes, `${name} pages.sha256`);
+  expect(pages.meta).toEqual(memory.meta);
+  return bundle;
+}
+
+describe('cli index --stream', () => {
+  it('writes the in-memory build pages byte for byte (this repository docs: headings, BM25F)', async () => {
+    const bundle = await expectSameAsInMemory(['docs'], 'docs');
+    // Opened by ranges, it answers with evidence (cli ask's path), and no temporary file is left behind.
+    const opened = await openPagedBundle(new MemoryRangeSource(bundle, 'docs.bundle'), createTermAnalyzer());
+    expect(opened).toBeDefined();
+    const answer = await opened!.library.search('How do I open a bundle from a URL?', 'ppr', 2000);
+    expect(answer.hits.length).toBeGreaterThan(0);
+    expect(answer.records.size).toBeGreaterThan(0);
+    expect(readdirSync(work).filter((f) => f.includes('.stream-'))).toEqual([]);
+  }, 300_000);
+
+  const vue = `${BENCH_DIR}/vuedocs/docs`;
+  const skipVue = missingSharedData(vue, 'the Vue docs stream build');
+  it.skipIf(skipVue !== null)(
+    'writes the same bytes on the Vue docs',
+    async () => {
+      await expectSameAsInMemory([vue], 'vue');
+    },
+    300_000,
+  );
+
+  const musique = `${BENCH_DIR}/musique/corpus.jsonl`;
+  const skipMusique = missingSharedData(musique, 'the MuSiQue passages stream build');
+  it.skipIf(skipMusique !== null)(
+    'writes the same bytes on 3,000 MuSiQue passages as files',
+    async () => {
+      const folder = join(work, 'musique');
+      rmSync(folder, { recursive: true, force: true });
+      const lines = readFileSync(musique, 'utf8').split('\n').filter(Boolean).slice(0, 3000);
+      const passages = lines.map((l) => JSON.parse(l) as { id: string; title: string; text: string });
+      // Mostly one passage a file (each its own document), a few files of 8 (sections of one document).
+      mkdirSync(folder);
+      for (let i = 0; i < 2000; i++) writeFileSync(join(folder, `${passages[i].id}.txt`), passages[i].text);
+      for (let i = 2000; i < 3000; i += 8) {
+        const body = passages
+          .slice(i, i + 8)
+          .map((p) => `## ${p.title || p.id}\n\n${p.text}\n`)
+          .join('\n');
+        writeFileSync(join(folder, `group-${i}.md`), body);
+      }
+      await expectSameAsInMemory([folder], 'musique');
+    },
+    600_000,
+  );
+
+  it('skips a bad file with its name, and every whole read refuses the bundle by name', async () => {
+    const folder = join(work, 'bad');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'good.md'),
+      '# Canals\n\nThe canal links the two rivers through the old town.\n',
+    );
+    writeFileSync(join(folder, 'broken.pdf'), 'not a pdf at all');
+    const { result, bundle } = await streamed([folder], 'bad');
+    expect(result.documents).toBe(1);
+    expect(result.errors.map((e) => e.file)).toEqual(['broken.pdf']);
+    await expect(readBundle(bundle)).rejects.toThrow(
+      /holds only a library read by ranges.*cli index --stream/,
+    );
+  }, 120_000);
+
+  it('leaves no temporary file when the build fails', async () => {
+    const folder = join(work, 'empty');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'broken.pdf'), 'not a pdf at all');
+    await expect(streamed([folder], 'empty')).rejects.toThrow(/no document could be indexed/);
+    expect(readdirSync(work).filter((f) => f.includes('.stream-') || f.startsWith('empty.bundle'))).toEqual(
+      [],
+    );
+  }, 120_000);
+});
