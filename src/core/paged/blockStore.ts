@@ -14,6 +14,13 @@ import type { RangeSource } from './rangeSource.ts';
  * needs and fetch it again, round after round.
  */
 const MAX_DECODED = 20_000;
+/**
+ * Wanted blocks at most this many blocks apart are read in one range request, with the blocks between them: 32 KiB
+ * costs less than a request's round trip on any link (about 5 ms at 50 Mbit/s; a round trip is 20–100 ms), and a
+ * browser sends at most 6 requests to a host at once over HTTP/1.1. On the 1 GiB bundle the first four questions
+ * sent 4,274 requests instead of 15,083 for 116 MB instead of 109 MB (docs/results/ranges.md).
+ */
+const GAP_BLOCKS = 8;
 const MAX_BLOCKS = 65_536;
 
 export class PagesError extends Error {
@@ -129,12 +136,7 @@ export class BlockStore {
   /** Reads runs of adjacent blocks, one range each, a few at a time, and checks every block's digest. */
   private async fetchBlocks(wanted: number[]): Promise<void> {
     if (wanted.length === 0) return;
-    const runs: Array<[number, number]> = [];
-    for (const b of wanted) {
-      const run = runs.at(-1);
-      if (run && run[1] === b - 1) run[1] = b;
-      else runs.push([b, b]);
-    }
+    const runs = mergedRuns(wanted, GAP_BLOCKS);
     const fetchRun = async ([first, last]: [number, number]): Promise<void> => {
       const from = first * this.blockSize;
       const to = Math.min(this.length, (last + 1) * this.blockSize);
@@ -190,4 +192,18 @@ export function gzipSize(bytes: Uint8Array): number {
   const size = view.getUint32(bytes.length - 4, true);
   if (size > bytes.length * 64 + 1024 * 1024) throw new Error(`declares ${size} bytes inflated`);
   return size;
+}
+
+/**
+ * The wanted blocks (ascending) as runs, one range request each: adjacent blocks, and blocks at most `maxGap`
+ * blocks apart with the ones between them (read and checked too, and kept).
+ */
+export function mergedRuns(wanted: readonly number[], maxGap: number): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const b of wanted) {
+    const run = runs.at(-1);
+    if (run && b - run[1] - 1 <= maxGap) run[1] = b;
+    else runs.push([b, b]);
+  }
+  return runs;
 }

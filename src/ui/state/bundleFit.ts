@@ -5,7 +5,7 @@
 // end of the file, as a library read by ranges opens it), before anything is decoded or stored. A bundle with pages
 // (`cli index --pages`) can still answer: read by ranges, it holds only the blocks its questions read.
 import { PAGES_PART, readManifestByRanges } from '../../core/paged/index.ts';
-import type { BundleManifest } from '../../core/bundle/index.ts';
+import { isPagesOnly, type BundleManifest } from '../../core/bundle/index.ts';
 import { BlobRangeSource } from '../../services/library/rangeSources.ts';
 import { formatBytes } from '../format.ts';
 import { HEAP_MODEL, TEXT_BYTES_PER_SENTENCE, type HeapLine, type MemoryBudget } from './memoryEstimate.ts';
@@ -21,6 +21,8 @@ export interface BundleFacts {
   vectors: boolean;
   /** Whether it has pages, so that it can be read by ranges (Open bundle read-only…). */
   pages: boolean;
+  /** Pages and nothing else (`cli index --stream`): it cannot be imported at all, only read by ranges. */
+  pagesOnly: boolean;
 }
 
 /** A bundle the tab will likely not hold once imported, as the Library view shows it before the import. */
@@ -34,13 +36,16 @@ export interface BundleShortfall {
 
 /** The facts of a version 3 bundle manifest; null when they cannot be told (then the import decides alone). */
 function bundleFacts(name: string, manifest: BundleManifest): BundleFacts | null {
+  const pages = manifest.parts.some((p) => p.name === PAGES_PART);
+  if (isPagesOnly(manifest)) return { name, textBytes: 0, vectors: false, pages, pagesOnly: true };
   const documents = manifest.parts.find((p) => p.name === 'documents.jsonl');
   if (!documents || !(documents.rawLength >= 0)) return null;
   return {
     name,
     textBytes: documents.rawLength,
     vectors: manifest.embedder !== null,
-    pages: manifest.parts.some((p) => p.name === PAGES_PART),
+    pages,
+    pagesOnly: false,
   };
 }
 
@@ -60,7 +65,8 @@ export async function readBundleFacts(file: File): Promise<BundleFacts | null> {
 const atText = (line: HeapLine, textBytes: number) => (line.baseMB + (line.perTextMB * textBytes) / MB) * MB;
 
 /**
- * Compares the library after the import with the budget: the query worker's line of the heap model (what holding a
+ * A bundle of pages only cannot be imported whatever the tab holds: it is offered read-only. Otherwise compares the
+ * library after the import with the budget: the query worker's line of the heap model (what holding a
  * library for questions was measured to take, memoryEstimate.ts) at the text already stored plus the bundle's. Null
  * when it fits.
  */
@@ -69,6 +75,12 @@ export function checkBundleFit(
   opts: { storedSentences: number; budget: MemoryBudget },
 ): BundleShortfall | null {
   const { budget } = opts;
+  if (facts.pagesOnly) {
+    const message =
+      `${facts.name} holds only a library read by ranges (built by cli index --stream): it cannot be imported. ` +
+      'Opened read-only, each question reads only the parts it needs (the default mode and bm25).';
+    return { facts, need: 0, budget, message };
+  }
   const libraryText = facts.textBytes + opts.storedSentences * TEXT_BYTES_PER_SENTENCE;
   const line = facts.vectors ? HEAP_MODEL.semantic.query : HEAP_MODEL.lexical.query;
   const need = atText(line, libraryText);

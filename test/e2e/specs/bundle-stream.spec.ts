@@ -1,6 +1,6 @@
 // Spec (a pages-only bundle): a bundle written by `cli index --stream` holds only the library read by ranges. Opened
-// with ?bundle= it is read by ranges and answers with evidence; imported with Import bundle… it is refused by name,
-// and nothing is stored.
+// with ?bundle= it is read by ranges and answers with evidence; Import bundle… says it can only be opened read-only
+// and opens it so, and nothing is stored.
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(300_000);
 
-test('a --stream bundle: read by ranges with evidence by ?bundle=, refused by name by Import bundle…', async ({
+test('a --stream bundle: read by ranges with evidence by ?bundle=, offered read-only by Import bundle…, nothing stored', async ({
   page,
   origin,
   dist,
@@ -45,12 +45,20 @@ test('a --stream bundle: read by ranges with evidence by ?bundle=, refused by na
     const cards = await page.$$eval('[data-testid="evidence"]', (c) => c.map((e) => e.textContent ?? ''));
     expect(cards.length).toBeGreaterThan(0);
 
-    // Imported, it is refused by name before anything is stored.
+    // Import bundle… says before anything is read that it can only be opened read-only (no "Import anyway").
     await page.goto(`${origin}/#library`);
     const documents = page.locator('[data-count="documents"]');
     await expect(documents).toHaveText('0', { timeout: 60_000 });
     await page.setInputFiles('[data-testid="bundle-input"]', bundle);
-    await expect(page.getByText(/holds only a library read by ranges/)).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByTestId('bundle-check-message')).toContainText(
+      'holds only a library read by ranges',
+      {
+        timeout: 60_000,
+      },
+    );
+    await expect(page.getByTestId('bundle-import')).toHaveCount(0);
+    await page.click('[data-testid="bundle-read-only"]');
+    await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });
     await page.reload();
     await page.click('a[href="#library"]');
     await expect(documents).toHaveText('0', { timeout: 60_000 });

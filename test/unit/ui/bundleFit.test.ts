@@ -17,6 +17,7 @@ describe('bundle fit', () => {
     textBytes: 100 * MB,
     vectors: false,
     pages: true,
+    pagesOnly: false,
     ...over,
   });
 
@@ -64,12 +65,13 @@ describe('bundle facts from a file', () => {
     );
     await writeFile(join(dir, 'b.md'), '# Winds\n\nTrade winds blow from the east across the tropics.\n');
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    for (const [out, pages] of [
-      ['pages.bundle', true],
-      ['whole.bundle', false],
+    for (const [out, flag] of [
+      ['pages.bundle', '--pages'],
+      ['whole.bundle', null],
+      ['stream.bundle', '--stream'],
     ] as const) {
       const args = [join(dir, 'a.md'), join(dir, 'b.md'), '--out', join(dir, out), '--embedder', 'none'];
-      expect(await index([...args, ...(pages ? ['--pages'] : []), '--quiet'])).toBe(0);
+      expect(await index([...args, ...(flag ? [flag] : []), '--quiet'])).toBe(0);
     }
     vi.restoreAllMocks();
   }, 120_000);
@@ -85,7 +87,20 @@ describe('bundle facts from a file', () => {
       (await readFile(join(dir, 'a.md'), 'utf8')).length + (await readFile(join(dir, 'b.md'), 'utf8')).length;
     expect(withPages!.textBytes).toBeGreaterThanOrEqual(texts * 0.8);
     expect(withPages!.textBytes).toBeLessThan(texts * 4);
-    expect(await readBundleFacts(await fileOf('whole.bundle'))).toMatchObject({ pages: false });
+    expect(await readBundleFacts(await fileOf('whole.bundle'))).toMatchObject({
+      pages: false,
+      pagesOnly: false,
+    });
+  });
+
+  it('offers a bundle of pages only (cli index --stream) read-only whatever the tab holds: it cannot be imported', async () => {
+    const facts = await readBundleFacts(await fileOf('stream.bundle'));
+    expect(facts).toMatchObject({ name: 'stream.bundle', pages: true, pagesOnly: true });
+    const check = checkBundleFit(facts!, {
+      storedSentences: 0,
+      budget: memoryBudget({ overrideMB: 64 * 1024 }),
+    });
+    expect(check?.message).toContain('stream.bundle holds only a library read by ranges');
   });
 
   it('tells nothing about a file that is not a bundle (the import then refuses it by name)', async () => {
