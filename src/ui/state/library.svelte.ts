@@ -20,6 +20,7 @@ import {
   readGroup,
   screenFiles,
   withOutcomes,
+  boundedOutcomes,
   type PickedFile,
   type Screened,
 } from '../intake.ts';
@@ -103,6 +104,8 @@ export class LibraryState {
   /** Files waiting in the queue (queued, or interrupted by a reload). */
   waiting = $state(0);
   outcomes = $state<FileOutcome[]>([]);
+  /** Indexed files no longer listed in `outcomes` (src/ui/intake.ts INDEXED_OUTCOMES_SHOWN). */
+  outcomesHidden = $state(0);
   running = $state(false);
   message = $state<string | null>(null);
   layers = $state<{ lexical: boolean; semantic: boolean; embedderId: string | null }>({
@@ -240,7 +243,7 @@ export class LibraryState {
         break;
       }
       case 'file':
-        this.outcomes = [event.outcome, ...this.outcomes.filter((o) => o.file !== event.outcome.file)];
+        this.showOutcomes(withOutcomes([event.outcome], this.outcomes));
         this.listStale = true;
         this.tally?.fileDone(event.outcome.file, performance.now());
         this.updateDrop();
@@ -695,7 +698,7 @@ export class LibraryState {
             reason: r.reason,
           };
           await repo.markPending(r.item.id, 'failed', r.reason);
-          this.outcomes = [outcome, ...this.outcomes];
+          this.showOutcomes([outcome, ...this.outcomes]);
           this.tally?.fileDone(r.item.name, performance.now());
         }
       }
@@ -849,6 +852,13 @@ export class LibraryState {
   async remove(docId: string): Promise<void> {
     await ingestWorker().removeDocument(docId);
     await this.refresh();
+  }
+
+  /** Lists these outcomes, the indexed ones beyond the newest INDEXED_OUTCOMES_SHOWN counted, not listed. */
+  private showOutcomes(list: FileOutcome[]): void {
+    const { outcomes, hidden } = boundedOutcomes(list);
+    this.outcomes = outcomes;
+    this.outcomesHidden += hidden;
   }
 
   async clearFailed(): Promise<void> {
