@@ -48,6 +48,12 @@ export const GRAPH_REFRESH_SPACING = 4;
  * dropped while a large library is being embedded becomes searchable within a round (about 10–20 s of USE-lite).
  */
 const EMBED_ROUND_SENTENCES = 1024;
+/**
+ * While files are stored, the page hears the layers' counts at most this often (and always after a graph
+ * refresh): the counts are IndexedDB count()s, which Chromium answers by walking the store, so a count per batch
+ * cost more with every document of a large drop.
+ */
+const STORED_COVERAGE_MS = 2000;
 /** Documents per store transaction when a file holds many (a .jsonl of passages). */
 const STORE_SLICE_DOCUMENTS = 256;
 /**
@@ -163,6 +169,8 @@ export class IngestPipeline {
   private wake = false;
   /** When the graph was last rebuilt during the current drain (the clock's ms). */
   private lastGraph = 0;
+  /** When the counts were last reported after a store write (the clock's ms). */
+  private lastStoredCoverage = Number.NEGATIVE_INFINITY;
   /** How long the last graph refresh took (ms): the next one during a drop waits GRAPH_REFRESH_SPACING times as long. */
   private lastGraphCost = 0;
   /** Documents were stored since the graph was last rebuilt (it does not cover them yet). */
@@ -311,6 +319,14 @@ export class IngestPipeline {
     this.emit({ type: 'coverage', coverage });
   }
 
+  /** After a store write: the counts, at most every STORED_COVERAGE_MS. */
+  private async reportStoredCoverage(): Promise<void> {
+    const now = this.now();
+    if (now - this.lastStoredCoverage < STORED_COVERAGE_MS) return;
+    this.lastStoredCoverage = now;
+    await this.reportCoverage();
+  }
+
   /**
    * Parses one file and stores its documents without vectors (the lexical layer), a slice of documents per
    * transaction; embedding comes later from the store.
@@ -367,7 +383,7 @@ export class IngestPipeline {
       }
       storeMeter.report(stored + duplicates, slice.at(-1)?.doc.title);
       this.emit({ type: 'changed' });
-      await this.reportCoverage();
+      await this.reportStoredCoverage();
     }
     return fileOutcome(name, stored, duplicates, errors);
   }
@@ -668,7 +684,7 @@ export class IngestPipeline {
       storeMeter.report(storedDocs, files.at(-1)?.documents.at(-1)?.doc.title);
       for (const outcome of outcomes) this.emit({ type: 'file', outcome });
       this.emit({ type: 'changed' });
-      await this.reportCoverage();
+      await this.reportStoredCoverage();
     }
   }
 

@@ -76,6 +76,8 @@ interface StorageStop {
 
 /** Files whose names carry a directory (folder picks) keep it, so two "notes.md" stay apart. */
 const DOCUMENT_LIST_LIMIT = 500;
+/** How often the page re-reads the store while files are being indexed (see scheduleRefresh). */
+const RUNNING_REFRESH_MS = 3000;
 
 const EMPTY_COUNTS: StoreCounts = {
   documents: 0,
@@ -393,8 +395,10 @@ export class LibraryState {
   }
 
   /**
-   * Re-reads the store at most twice a second while indexing (the page must not compete with the worker for the
-   * two cores), and the document list only when a file finished or indexing stopped.
+   * Re-reads the store at most every RUNNING_REFRESH_MS while indexing (the page must not compete with the worker
+   * for the two cores, nor for the store: its counts are count()s that Chromium answers by walking each store, so at
+   * twice a second they took more of a large drop's time with every document; the drop's progress comes from the
+   * worker's events meanwhile), and the document list only when a file finished or indexing stopped.
    */
   private scheduleRefresh(): void {
     if (this.refreshTimer) return;
@@ -404,7 +408,7 @@ export class LibraryState {
         void this.refresh(!this.running || this.listStale);
       },
       // Another tab's run sends a change per stored batch: the same pace as this tab's own.
-      this.running || crossTab.elsewhere.ingest ? 500 : 100,
+      this.running || crossTab.elsewhere.ingest ? RUNNING_REFRESH_MS : 100,
     );
   }
 
