@@ -160,7 +160,10 @@ export class IncrementalGraphRefresh {
     return true;
   }
 
-  /** Removes the chunks gone and adds the new ones (each new document's chunks together: keyphrases are chosen within the document). */
+  /**
+   * Removes the chunks gone and adds the new ones. A document's chunks are stored together, so `added` holds every
+   * chunk of each new document (keyphrases are chosen within the document).
+   */
   private update(
     graph: IncrementalConceptGraph,
     gone: string[],

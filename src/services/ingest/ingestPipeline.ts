@@ -35,12 +35,12 @@ export const EMBED_BATCH = 128;
  */
 const GRAPH_REFRESH_MS = 60_000;
 /**
- * A refresh during a drop reads and re-snapshots the whole library, so its cost grows with the library: at a fixed
- * interval a large drop spent most of its time refreshing (10 MiB in the tab: 7 documents per second at first, 1
- * past 1,500 documents; docs/results/tab-scale.md). The next refresh therefore also waits this many times as long
- * as the last one took: refreshes take at most a quarter of a drop’s time, their number grows with the logarithm of
- * the drop's length, and the drop's time stays linear in its text. The graph lags the store by at most a few
- * refresh times (the page shows how many documents are searchable).
+ * A refresh during a drop re-snapshots the whole graph (and, with vectors, reads the whole library), so its cost
+ * grows with the library: at a fixed interval a large drop spent most of its time refreshing (10 MiB in the tab: 7
+ * documents per second at first, 1 past 1,500 documents; docs/results/tab-scale.md). The next refresh therefore
+ * also waits this many times as long as the last one took: refreshes take at most a quarter of a drop's time,
+ * their number grows with the logarithm of the drop's length, and the drop's time stays linear in its text. The
+ * graph lags the store by at most a few refresh times (the page shows how many documents are searchable).
  */
 export const GRAPH_REFRESH_SPACING = 4;
 /**
