@@ -134,6 +134,42 @@ export class LibraryRepo {
     );
   }
 
+  /** Every stored chunk's id, in id order (the keys only: no record is read). */
+  async chunkIds(): Promise<string[]> {
+    return (await this.db.chunks.toCollection().primaryKeys()) as string[];
+  }
+
+  /** Whether any document has its sentence vectors stored (one key read at most). */
+  async hasVectors(): Promise<boolean> {
+    return (await this.db.vectors.limit(1).primaryKeys()).length > 0;
+  }
+
+  /**
+   * The chunks of these ids with their documents and those documents' sections (texts sliced back; chunks in id
+   * order, as loadCorpus gives them): what a graph refresh analyses of the documents stored since the last one,
+   * without reading the rest of the library.
+   */
+  async loadChunks(ids: string[]): Promise<Pick<LoadedCorpus, 'documents' | 'sections' | 'chunks'>> {
+    const db = this.db;
+    return db.transaction('r', [db.documents, db.sections, db.chunks], async () => {
+      const chunkRecords = (await db.chunks.bulkGet(ids)).filter((c) => c !== undefined);
+      const docIds = [...new Set(chunkRecords.map((c) => c.docId))];
+      const [documents, sections] = await Promise.all([
+        db.documents.bulkGet(docIds),
+        // One indexed read per document, all asked at once (anyOf over many keys is far slower in fake-indexeddb).
+        Promise.all(docIds.map((id) => db.sections.where('docId').equals(id).toArray())).then((l) =>
+          l.flat(),
+        ),
+      ]);
+      const present = documents.filter((d) => d !== undefined);
+      const texts = new Map(present.map((d) => [d.id, d.text]));
+      const chunks = chunkRecords
+        .map((c) => loadedChunk(c, texts.get(c.docId)))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return { documents: present, sections, chunks };
+    });
+  }
+
   /** Empties the library (documents and everything derived); keeps settings and the pending queue. */
   async clearLibrary(): Promise<void> {
     const db = this.db;

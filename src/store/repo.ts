@@ -186,6 +186,15 @@ export class Repo {
   layerCounts() {
     return this.library.layerCounts();
   }
+  chunkIds() {
+    return this.library.chunkIds();
+  }
+  hasVectors() {
+    return this.library.hasVectors();
+  }
+  loadChunks(ids: string[]) {
+    return this.library.loadChunks(ids);
+  }
   loadCorpus(...args: Parameters<LibraryRepo['loadCorpus']>) {
     return this.library.loadCorpus(...args);
   }

@@ -106,3 +106,25 @@ export function withOutcomes(added: FileOutcome[], previous: FileOutcome[]): Fil
   const names = new Set(added.map((o) => o.file));
   return [...added, ...previous.filter((o) => !names.has(o.file))];
 }
+
+/**
+ * The Library view lists at most this many indexed files, the newest first; every failed or duplicate file stays
+ * listed. A 20,000-file drop re-copied and re-rendered a list of every file at each file's verdict: work on the
+ * page's thread that grew with the drop and took a core from indexing. The drop's progress counts every file.
+ */
+export const INDEXED_OUTCOMES_SHOWN = 500;
+
+/** The outcomes to list (newest first, at most `indexedShown` indexed ones) and how many indexed ones were left out. */
+export function boundedOutcomes(
+  outcomes: FileOutcome[],
+  indexedShown = INDEXED_OUTCOMES_SHOWN,
+): { outcomes: FileOutcome[]; hidden: number } {
+  let indexed = 0;
+  let hidden = 0;
+  const kept = outcomes.filter((o) => {
+    if (o.status !== 'indexed' || ++indexed <= indexedShown) return true;
+    hidden += 1;
+    return false;
+  });
+  return { outcomes: hidden > 0 ? kept : outcomes, hidden };
+}

@@ -324,6 +324,19 @@ async function main(): Promise<void> {
     });
     result.filesPickedSeconds = round(since());
     console.log(`the folder's ${size.files} files handed to the page after ${since().toFixed(1)} s`);
+    // A folder the Library view's memory (or space) estimate says will not fit asks before anything is queued:
+    // the bench answers "Index here anyway" (sentence vectors are already off) and records what was asked.
+    const question = page.locator('[data-testid="memory-full"], [data-testid="space-full"]').first();
+    void question
+      .waitFor({ state: 'visible', timeout: 120_000 })
+      .then(async () => {
+        const asked = await question.locator('xpath=ancestor::section[1]').innerText();
+        result.askedBeforeDrop = asked.replace(/\s+/g, ' ').trim();
+        console.log(`  the page asked before queuing: ${result.askedBeforeDrop}`);
+        await question.click();
+        console.log('  answered "Index here anyway"');
+      })
+      .catch(() => undefined);
     let last: LibraryProbe | null = null;
     let lastLog = 0;
     let searchable: number | null = null;

@@ -75,10 +75,22 @@ export class IncrementalGraphRefresh {
   readonly rebuild = (repo: Repo, signal: AbortSignal): Promise<void> => this.run(repo, signal, true);
 
   private async run(repo: Repo, signal: AbortSignal, full: boolean): Promise<void> {
-    let corpus = await repo.loadCorpus();
-    signal.throwIfAborted();
     if (repo !== this.repo) this.forget();
     this.repo = repo;
+    // The lexical layer needs only the chunks stored since the last refresh (and the ids of all, for the diff):
+    // reading the whole library at every refresh of a drop made each cost more than the last, and held the whole
+    // corpus in this worker's memory beside the graph. The semantic layer (any vectors stored) reads it all.
+    if (!full && !(await repo.hasVectors())) {
+      const ids = await repo.chunkIds();
+      signal.throwIfAborted();
+      if (ids.length === 0) {
+        this.forget();
+        return;
+      }
+      if (await this.refreshLexical(repo, ids, signal)) return;
+    }
+    let corpus = await repo.loadCorpus();
+    signal.throwIfAborted();
     if (corpus.chunks.length === 0) {
       this.forget();
       return;
@@ -100,27 +112,77 @@ export class IncrementalGraphRefresh {
     // MuSiQue), as the session does (takeRetrievalInput).
     corpus = { ...corpus, vectors: new Map() };
     const analyzer = termAnalyzer();
-    if (gone.length > 0) graph.removeChunks(gone);
-    // A document's chunks are stored together, so `added` holds every chunk of each new document (keyphrases are
-    // chosen within the document).
-    const addedTerms = chunkConceptLists(analyzer, added, params);
-    graph.addChunks(added.map((c, i) => ({ id: c.id, docId: c.docId, terms: addedTerms[i] })));
-    for (const id of gone) this.ids.delete(id);
-    for (const c of added) this.ids.add(c.id);
+    this.update(graph, gone, added, params);
     const snapshot = graph.snapshot();
     signal.throwIfAborted();
     if (input.sentenceVectors) {
       // Only what the store keeps (the keep-mask and the table): no engine, no edge cosines, no walk graph.
       const { graph: compact, keptEdges } = semanticCompactGraph(input, analyzer, snapshot);
       await repo.putGraph(compact, { concepts: compact.concepts, edges: keptEdges });
-    } else {
-      await repo.putGraph(serializeGraph(snapshot), {
-        concepts: snapshot.table.terms.length,
-        edges: snapshot.graph.targets.length / 2,
-      });
-    }
-    this.lastSnapshot = snapshot;
+      this.lastSnapshot = snapshot;
+    } else await this.storeLexical(repo, snapshot);
     await repo.putGraphState(graph.toJSON());
+  }
+
+  /**
+   * The lexical refresh from the chunk ids alone: the chunks new since the last refresh are read and analysed,
+   * the ones gone removed. False when it cannot be done so (no usable state, or a restored one too far from the
+   * store): the caller reads the library and builds in full.
+   */
+  private async refreshLexical(repo: Repo, ids: string[], signal: AbortSignal): Promise<boolean> {
+    const params = resolveParams();
+    const restored = this.graph === null;
+    this.graph ??= await this.restore(repo, params);
+    const graph = this.graph;
+    if (!graph) return false;
+    const stored = new Set(ids);
+    const gone = [...this.ids].filter((id) => !stored.has(id));
+    const addedIds = ids.filter((id) => !this.ids.has(id));
+    if (restored && gone.length + addedIds.length > STALE_SHARE * ids.length) {
+      // The caller restores it again and finds it stale too: a full build.
+      this.forget();
+      return false;
+    }
+    const fresh = await repo.loadChunks(addedIds);
+    signal.throwIfAborted();
+    const added = retrievalInput({
+      meta: undefined,
+      ...fresh,
+      sentences: [],
+      vectors: new Map(),
+      graph: undefined,
+    }).chunks;
+    this.update(graph, gone, added, params);
+    const snapshot = graph.snapshot();
+    signal.throwIfAborted();
+    await this.storeLexical(repo, snapshot);
+    await repo.putGraphState(graph.toJSON());
+    return true;
+  }
+
+  /**
+   * Removes the chunks gone and adds the new ones. A document's chunks are stored together, so `added` holds every
+   * chunk of each new document (keyphrases are chosen within the document).
+   */
+  private update(
+    graph: IncrementalConceptGraph,
+    gone: string[],
+    added: ReturnType<typeof retrievalInput>['chunks'],
+    params: RetrievalParams,
+  ): void {
+    if (gone.length > 0) graph.removeChunks(gone);
+    const addedTerms = chunkConceptLists(termAnalyzer(), added, params);
+    graph.addChunks(added.map((c, i) => ({ id: c.id, docId: c.docId, terms: addedTerms[i] })));
+    for (const id of gone) this.ids.delete(id);
+    for (const c of added) this.ids.add(c.id);
+  }
+
+  private async storeLexical(repo: Repo, snapshot: ConceptGraphIndex): Promise<void> {
+    await repo.putGraph(serializeGraph(snapshot), {
+      concepts: snapshot.table.terms.length,
+      edges: snapshot.graph.targets.length / 2,
+    });
+    this.lastSnapshot = snapshot;
   }
 
   /**

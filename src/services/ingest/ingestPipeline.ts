@@ -29,16 +29,31 @@ export { MAX_FILE_BYTES } from './ingestProtocol.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
 export const EMBED_BATCH = 128;
 /**
- * While files keep arriving the lexical graph is refreshed at least this often (and always once the queue's
- * files are stored), so questions are answered from the documents stored so far; a rebuild takes seconds even
- * for thousands of passages. The graph is rebuilt once more when every document has its vectors.
+ * While files keep arriving the lexical graph is refreshed at most this often (and always once the queue's
+ * files are stored), so questions are answered from the documents stored so far. The graph is rebuilt once more
+ * when every document has its vectors.
  */
 const GRAPH_REFRESH_MS = 60_000;
+/**
+ * A refresh during a drop re-snapshots the whole graph (and, with vectors, reads the whole library), so its cost
+ * grows with the library: at a fixed interval a large drop spent most of its time refreshing (10 MiB in the tab: 7
+ * documents per second at first, 1 past 1,500 documents; docs/results/tab-scale.md). The next refresh therefore
+ * also waits this many times as long as the last one took: refreshes take at most a quarter of a drop's time,
+ * their number grows with the logarithm of the drop's length, and the drop's time stays linear in its text. The
+ * graph lags the store by at most a few refresh times (the page shows how many documents are searchable).
+ */
+export const GRAPH_REFRESH_SPACING = 4;
 /**
  * Sentences per embedding round. Between rounds newly queued files are parsed and stored first, so a file
  * dropped while a large library is being embedded becomes searchable within a round (about 10–20 s of USE-lite).
  */
 const EMBED_ROUND_SENTENCES = 1024;
+/**
+ * While files are stored, the page hears the layers' counts at most this often (and always after a graph
+ * refresh): the counts are IndexedDB count()s, which Chromium answers by walking the store, so a count per batch
+ * cost more with every document of a large drop.
+ */
+const STORED_COVERAGE_MS = 2000;
 /** Documents per store transaction when a file holds many (a .jsonl of passages). */
 const STORE_SLICE_DOCUMENTS = 256;
 /**
@@ -94,6 +109,8 @@ export interface IngestDeps {
   parseTimeoutMs?: number;
   /** Time limit of one store write (default STORE_TIMEOUT_MS). */
   storeTimeoutMs?: number;
+  /** The clock the graph refresh is scheduled by, in ms (default performance.now; tests give their own). */
+  now?: () => number;
 }
 
 /** Tracks done/total and the rate of one stage since it started. */
@@ -150,8 +167,12 @@ export class IngestPipeline {
   private controller: AbortController | null = null;
   /** Set by enqueue(): files may have arrived after the running drain last read an empty queue. */
   private wake = false;
-  /** When the graph was last rebuilt during the current drain (performance.now()). */
+  /** When the graph was last rebuilt during the current drain (the clock's ms). */
   private lastGraph = 0;
+  /** When the counts were last reported after a store write (the clock's ms). */
+  private lastStoredCoverage = Number.NEGATIVE_INFINITY;
+  /** How long the last graph refresh took (ms): the next one during a drop waits GRAPH_REFRESH_SPACING times as long. */
+  private lastGraphCost = 0;
   /** Documents were stored since the graph was last rebuilt (it does not cover them yet). */
   private storedSinceGraph = false;
   /** Vectors were stored since the graph was last rebuilt (its semantic layer may be missing them). */
@@ -298,6 +319,14 @@ export class IngestPipeline {
     this.emit({ type: 'coverage', coverage });
   }
 
+  /** After a store write: the counts, at most every STORED_COVERAGE_MS. */
+  private async reportStoredCoverage(): Promise<void> {
+    const now = this.now();
+    if (now - this.lastStoredCoverage < STORED_COVERAGE_MS) return;
+    this.lastStoredCoverage = now;
+    await this.reportCoverage();
+  }
+
   /**
    * Parses one file and stores its documents without vectors (the lexical layer), a slice of documents per
    * transaction; embedding comes later from the store.
@@ -354,7 +383,7 @@ export class IngestPipeline {
       }
       storeMeter.report(stored + duplicates, slice.at(-1)?.doc.title);
       this.emit({ type: 'changed' });
-      await this.reportCoverage();
+      await this.reportStoredCoverage();
     }
     return fileOutcome(name, stored, duplicates, errors);
   }
@@ -402,7 +431,8 @@ export class IngestPipeline {
     const { repo } = this.deps;
     this.controller = new AbortController();
     const { signal } = this.controller;
-    this.lastGraph = performance.now();
+    this.lastGraph = this.now();
+    this.lastGraphCost = 0;
     this.storedSinceGraph = false;
     this.embeddedSinceGraph = false;
     this.embedder = null;
@@ -497,11 +527,19 @@ export class IngestPipeline {
     fileMeter.report(queue.length);
   }
 
-  /** The lexical graph is refreshed at least every graphRefreshMs while files keep being stored. */
+  /**
+   * While files keep being stored the lexical graph is refreshed every graphRefreshMs, or GRAPH_REFRESH_SPACING
+   * times as long as the last refresh took, whichever is longer.
+   */
   private async refreshIfDue(signal: AbortSignal): Promise<void> {
-    if (this.storedSinceGraph && performance.now() - this.lastGraph >= this.graphRefreshMs) {
+    const wait = Math.max(this.graphRefreshMs, GRAPH_REFRESH_SPACING * this.lastGraphCost);
+    if (this.storedSinceGraph && this.now() - this.lastGraph >= wait) {
       await this.rebuildGraph(signal);
     }
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? performance.now();
   }
 
   /** One file: parsed in a call of its own, its documents stored a slice per transaction, then its queue record. */
@@ -646,7 +684,7 @@ export class IngestPipeline {
       storeMeter.report(storedDocs, files.at(-1)?.documents.at(-1)?.doc.title);
       for (const outcome of outcomes) this.emit({ type: 'file', outcome });
       this.emit({ type: 'changed' });
-      await this.reportCoverage();
+      await this.reportStoredCoverage();
     }
   }
 
@@ -764,7 +802,8 @@ export class IngestPipeline {
   }
 
   private async rebuildGraph(signal: AbortSignal): Promise<void> {
-    this.lastGraph = performance.now();
+    const started = this.now();
+    this.lastGraph = started;
     // What the rebuild reads: documents stored during it are covered by the next one.
     const counts = await this.deps.repo.layerCounts();
     this.storedSinceGraph = false;
@@ -777,6 +816,8 @@ export class IngestPipeline {
       { subject: 'the concept graph' },
       Infinity,
     );
+    // Counted from the start: the spacing is measured from it too (lastGraph), so the rule bounds the share.
+    this.lastGraphCost = this.now() - started;
     this.searchable = { documents: counts.documents, sentences: counts.sentences };
     meter.report(1);
     this.emit({ type: 'changed' });

@@ -20,6 +20,7 @@ import {
   readGroup,
   screenFiles,
   withOutcomes,
+  boundedOutcomes,
   type PickedFile,
   type Screened,
 } from '../intake.ts';
@@ -78,6 +79,8 @@ interface StorageStop {
 
 /** Files whose names carry a directory (folder picks) keep it, so two "notes.md" stay apart. */
 const DOCUMENT_LIST_LIMIT = 500;
+/** How often the page re-reads the store while files are being indexed (see scheduleRefresh). */
+const RUNNING_REFRESH_MS = 3000;
 
 const EMPTY_COUNTS: StoreCounts = {
   documents: 0,
@@ -106,6 +109,8 @@ export class LibraryState {
   /** Files waiting in the queue (queued, or interrupted by a reload). */
   waiting = $state(0);
   outcomes = $state<FileOutcome[]>([]);
+  /** Indexed files no longer listed in `outcomes` (src/ui/intake.ts INDEXED_OUTCOMES_SHOWN). */
+  outcomesHidden = $state(0);
   running = $state(false);
   message = $state<string | null>(null);
   layers = $state<{ lexical: boolean; semantic: boolean; embedderId: string | null }>({
@@ -246,7 +251,7 @@ export class LibraryState {
         break;
       }
       case 'file':
-        this.outcomes = [event.outcome, ...this.outcomes.filter((o) => o.file !== event.outcome.file)];
+        this.showOutcomes(withOutcomes([event.outcome], this.outcomes));
         this.listStale = true;
         this.tally?.fileDone(event.outcome.file, performance.now());
         this.updateDrop();
@@ -409,8 +414,10 @@ export class LibraryState {
   }
 
   /**
-   * Re-reads the store at most twice a second while indexing (the page must not compete with the worker for the
-   * two cores), and the document list only when a file finished or indexing stopped.
+   * Re-reads the store at most every RUNNING_REFRESH_MS while indexing (the page must not compete with the worker
+   * for the two cores, nor for the store: its counts are count()s that Chromium answers by walking each store, so at
+   * twice a second they took more of a large drop's time with every document; the drop's progress comes from the
+   * worker's events meanwhile), and the document list only when a file finished or indexing stopped.
    */
   private scheduleRefresh(): void {
     if (this.refreshTimer) return;
@@ -420,7 +427,7 @@ export class LibraryState {
         void this.refresh(!this.running || this.listStale);
       },
       // Another tab's run sends a change per stored batch: the same pace as this tab's own.
-      this.running || crossTab.elsewhere.ingest ? 500 : 100,
+      this.running || crossTab.elsewhere.ingest ? RUNNING_REFRESH_MS : 100,
     );
   }
 
@@ -714,7 +721,7 @@ export class LibraryState {
             reason: r.reason,
           };
           await repo.markPending(r.item.id, 'failed', r.reason);
-          this.outcomes = [outcome, ...this.outcomes];
+          this.showOutcomes([outcome, ...this.outcomes]);
           this.tally?.fileDone(r.item.name, performance.now());
         }
       }
@@ -883,6 +890,13 @@ export class LibraryState {
   async remove(docId: string): Promise<void> {
     await ingestWorker().removeDocument(docId);
     await this.refresh();
+  }
+
+  /** Lists these outcomes, the indexed ones beyond the newest INDEXED_OUTCOMES_SHOWN counted, not listed. */
+  private showOutcomes(list: FileOutcome[]): void {
+    const { outcomes, hidden } = boundedOutcomes(list);
+    this.outcomes = outcomes;
+    this.outcomesHidden += hidden;
   }
 
   async clearFailed(): Promise<void> {

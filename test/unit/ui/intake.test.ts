@@ -1,8 +1,16 @@
 // The page's intake (src/ui/intake.ts): a dropped folder is screened by extension and size before any byte is
 // read, every refused file gets its verdict, and the accepted ones are read in groups bounded by bytes and files.
 import { describe, expect, it } from 'vitest';
-import { nextGroup, readGroup, screenFiles, withOutcomes, type PickedFile } from '../../../src/ui/intake.ts';
-import { MAX_FILE_BYTES } from '../../../src/services/ingest/ingestProtocol.ts';
+import {
+  INDEXED_OUTCOMES_SHOWN,
+  boundedOutcomes,
+  nextGroup,
+  readGroup,
+  screenFiles,
+  withOutcomes,
+  type PickedFile,
+} from '../../../src/ui/intake.ts';
+import { MAX_FILE_BYTES, type FileOutcome } from '../../../src/services/ingest/ingestProtocol.ts';
 
 /** A File stand-in that records reads, and how many were in progress at once. */
 function files(names: string[], size = 10) {
@@ -88,5 +96,46 @@ describe('intake of a dropped folder', () => {
     expect(withOutcomes([{ file: 'a', status: 'failed', documents: 0 }], old)).toEqual([
       { file: 'a', status: 'failed', documents: 0 },
     ]);
+  });
+});
+
+describe('boundedOutcomes (the Library view’s list of files)', () => {
+  const indexed = (file: string): FileOutcome => ({ file, status: 'indexed', documents: 1 });
+  const failed = (file: string): FileOutcome => ({ file, status: 'failed', documents: 0, reason: 'bad' });
+
+  it('keeps the newest indexed files up to the limit and every failed or duplicate one, in order', () => {
+    const list: FileOutcome[] = [
+      indexed('i5'),
+      failed('f1'),
+      indexed('i4'),
+      indexed('i3'),
+      { file: 'd1', status: 'duplicate', documents: 0 },
+      indexed('i2'),
+      failed('f0'),
+      indexed('i1'),
+    ];
+    const { outcomes, hidden } = boundedOutcomes(list, 3);
+    expect(outcomes.map((o) => o.file)).toEqual(['i5', 'f1', 'i4', 'i3', 'd1', 'f0']);
+    expect(hidden).toBe(2);
+  });
+
+  it('leaves a list within the limit as it is', () => {
+    const list = [indexed('a'), failed('b')];
+    expect(boundedOutcomes(list, 1)).toEqual({ outcomes: list, hidden: 0 });
+  });
+
+  it('stays bounded over a 20,000-file drop fed one verdict at a time', () => {
+    let shown: FileOutcome[] = [];
+    let hiddenTotal = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const next = i % 1000 === 0 ? failed(`f${i}`) : indexed(`f${i}`);
+      const { outcomes, hidden } = boundedOutcomes(withOutcomes([next], shown));
+      shown = outcomes;
+      hiddenTotal += hidden;
+    }
+    expect(shown.filter((o) => o.status === 'indexed')).toHaveLength(INDEXED_OUTCOMES_SHOWN);
+    expect(shown.filter((o) => o.status === 'failed')).toHaveLength(20);
+    expect(hiddenTotal + INDEXED_OUTCOMES_SHOWN).toBe(20_000 - 20);
+    expect(shown[0].file).toBe('f19999');
   });
 });

@@ -176,6 +176,54 @@ describe('ingest pipeline: incremental concept graph', () => {
     await expectFreshEquivalent(repo, refresh);
   });
 
+  it('lexical only: refreshes from the new chunks alone (no whole-library read) to the graph a fresh build gives', async () => {
+    const repo = new Repo(
+      openDatabase(`graph-incremental-${n++}`, { indexedDB: new IDBFactory(), IDBKeyRange }),
+    );
+    await repo.setSetting('sentenceVectors', false);
+    let builds = 0;
+    const refresh = new IncrementalGraphRefresh((corpus) => {
+      builds += 1;
+      return buildEngine(corpus);
+    });
+    const pipeline = pipelineOver(repo, refresh);
+    // Counts the refreshes' whole-library reads (the first refresh, over no state, builds in full and reads it).
+    let wholeReads = 0;
+    const loadCorpus = repo.loadCorpus.bind(repo);
+    repo.loadCorpus = (...args) => {
+      wholeReads += 1;
+      return loadCorpus(...args);
+    };
+    for (const [i, text] of BATCHES.entries()) {
+      await pipeline.enqueue([{ name: `batch-${i}.txt`, bytes: bytes(text) }]);
+      await pipeline.ensureRunning();
+    }
+    expect(await repo.hasVectors()).toBe(false);
+    expect({ builds, wholeReads }).toEqual({ builds: 1, wholeReads: 1 });
+    await expectFreshEquivalent(repo, refresh);
+
+    expect(await pipeline.removeDocument('d-gamma')).toBe(true);
+    wholeReads = 0;
+    await expectFreshEquivalent(repo, refresh);
+
+    // A restart continues from the stored state, reading only the new document's chunks.
+    const again = new IncrementalGraphRefresh((corpus) => {
+      builds += 1;
+      return buildEngine(corpus);
+    });
+    const restarted = pipelineOver(repo, again);
+    await restarted.enqueue([
+      {
+        name: 'late.txt',
+        bytes: bytes('eta: Prague is the capital of Czechia. The Vltava flows through Prague.'),
+      },
+    ]);
+    wholeReads = 0;
+    await restarted.ensureRunning();
+    expect({ builds, wholeReads }).toEqual({ builds: 1, wholeReads: 0 });
+    await expectFreshEquivalent(repo, again);
+  });
+
   it('builds from scratch when the stored state was made with other parameters', async () => {
     const repo = new Repo(
       openDatabase(`graph-incremental-${n++}`, { indexedDB: new IDBFactory(), IDBKeyRange }),
