@@ -33,7 +33,7 @@ import {
  */
 export const DEFAULT_BLOCK_SIZE = 4 * 1024;
 
-export const GROUPS: GroupSizes = { records: 8, terms: 128, concepts: 128, rows: 32 };
+const GROUPS: GroupSizes = { records: 8, terms: 128, concepts: 128, rows: 32 };
 
 export interface PagedDocument {
   title: string;
@@ -53,7 +53,7 @@ export interface SectionSink {
 }
 
 /** A sink that keeps the bytes in memory. */
-export class MemorySink implements SectionSink {
+class MemorySink implements SectionSink {
   readonly chunks: Uint8Array[] = [];
   length = 0;
   write(bytes: Uint8Array): void {
@@ -225,7 +225,7 @@ export async function writeConceptSections(
 }
 
 /** First key of every dictionary group. */
-export function groupFirsts(keys: readonly string[], size: number): string[] {
+function groupFirsts(keys: readonly string[], size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < keys.length; i += size) out.push(keys[i]);
   return out;
