@@ -14,6 +14,7 @@ import type { RangeSource } from './rangeSource.ts';
  * needs and fetch it again, round after round.
  */
 const MAX_DECODED = 20_000;
+const MAX_BLOCKS = 65_536;
 /**
  * Wanted blocks at most this many blocks apart are read in one range request, with the blocks between them: 32 KiB
  * costs less than a request's round trip on any link (about 5 ms at 50 Mbit/s; a round trip is 20–100 ms), and a
@@ -21,7 +22,6 @@ const MAX_DECODED = 20_000;
  * sent 4,274 requests instead of 15,083 for 116 MB instead of 109 MB (docs/results/ranges.md).
  */
 const GAP_BLOCKS = 8;
-const MAX_BLOCKS = 65_536;
 
 export class PagesError extends Error {
   constructor(message: string) {
@@ -133,7 +133,7 @@ export class BlockStore {
     }
   }
 
-  /** Reads runs of adjacent blocks, one range each, a few at a time, and checks every block's digest. */
+  /** Reads the wanted blocks in runs (mergedRuns), one range each, a few at a time, and checks every block's digest. */
   private async fetchBlocks(wanted: number[]): Promise<void> {
     if (wanted.length === 0) return;
     const runs = mergedRuns(wanted, GAP_BLOCKS);
