@@ -1,9 +1,9 @@
 // Spec (a library read by ranges): a bundle written by `cli index --pages` and opened with ?bundle= from a host that
 // honours HTTP Range requests (the app's own server does) is never downloaded whole: the page says it is read by
 // ranges, a question gets its evidence, and every request for the bundle is a range, together less than the file.
-import { spawnSync } from 'node:child_process';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(300_000);
@@ -19,24 +19,7 @@ test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evi
   try {
     // This repository's own documentation: Markdown with headings, always at hand.
     const bundle = join(scratch, 'docs.bundle');
-    const made = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'index',
-        'docs',
-        '--out',
-        bundle,
-        '--embedder',
-        'none',
-        '--pages',
-        '--quiet',
-      ],
-      { encoding: 'utf8' },
-    );
-    if (made.status !== 0) throw new Error(`cli index --pages failed: ${made.stderr}`);
+    cliIndexBundle('docs', bundle, ['--pages', '--quiet']);
     const size = (await stat(bundle)).size;
     const path = `/e2e-ranges-${process.pid}/docs.bundle`;
     const fetched: Array<{ status: number; bytes: number }> = [];
@@ -93,24 +76,7 @@ test('a bundle too large for the tab: Import bundle… says so before anything i
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'results.bundle');
-    const made = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'index',
-        'docs/results',
-        '--out',
-        bundle,
-        '--embedder',
-        'none',
-        '--pages',
-        '--quiet',
-      ],
-      { encoding: 'utf8' },
-    );
-    if (made.status !== 0) throw new Error(`cli index --pages failed: ${made.stderr}`);
+    cliIndexBundle('docs/results', bundle, ['--pages', '--quiet']);
     // A tab of 1 MB: any library is too large for it.
     await page.goto(`${origin}/?heapLimitMB=1#library`);
     const documents = page.locator('[data-count="documents"]');

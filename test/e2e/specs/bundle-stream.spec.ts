@@ -1,9 +1,9 @@
 // Spec (a pages-only bundle): a bundle written by `cli index --stream` holds only the library read by ranges. Opened
 // with ?bundle= it is read by ranges and answers with evidence; Import bundle… says it can only be opened read-only
 // and opens it so, and nothing is stored.
-import { spawnSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(300_000);
@@ -17,24 +17,7 @@ test('a --stream bundle: read by ranges with evidence by ?bundle=, offered read-
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'docs.bundle');
-    const made = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'index',
-        'docs',
-        '--out',
-        bundle,
-        '--embedder',
-        'none',
-        '--stream',
-        '--quiet',
-      ],
-      { encoding: 'utf8' },
-    );
-    if (made.status !== 0) throw new Error(`cli index --stream failed: ${made.stderr}`);
+    cliIndexBundle('docs', bundle, ['--stream', '--quiet']);
 
     await page.goto(`${origin}/?bundle=/e2e-stream-${process.pid}/docs.bundle#library`);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });

@@ -3,7 +3,6 @@
 // store was read and is empty. The store's open is held back on purpose (another page of the origin holds a
 // version upgrade open: IndexedDB queues every later open behind it, the app's as a slow disk would). A shared
 // index (?bundle=) shows the bytes downloaded so far, with Cancel, while it downloads over a throttled network.
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -11,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { importBundle, openApp } from '../lib/app.ts';
+import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(300_000);
@@ -20,16 +20,6 @@ const VUE_DOCS = [
   process.env.CONCEPTRAG_VUEDOCS ?? join(process.cwd(), '..', 'shared', 'bench', 'vuedocs', 'docs'),
   '/work/shared/bench/vuedocs/docs',
 ];
-
-/** A lexical bundle of a documentation folder, made with the CLI (no embedder: seconds, not minutes). */
-function makeBundle(input: string, out: string): void {
-  const made = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'index', input, '--out', out, '--embedder', 'none'],
-    { encoding: 'utf8' },
-  );
-  if (made.status !== 0) throw new Error(`cli index failed: ${made.stderr}`);
-}
 
 function vueDocs(): string {
   const dir = VUE_DOCS.find((d) => existsSync(d));
@@ -72,7 +62,7 @@ test('the store opened late: "Opening your library…" until it is read, never a
   log,
 }) => {
   const bundle = join(tmp, 'notes.bundle');
-  makeBundle(vueDocs(), bundle);
+  cliIndexBundle(vueDocs(), bundle);
   await openApp(page, origin);
   const imported = await importBundle(page, bundle, 120_000);
   log(imported);
@@ -150,7 +140,7 @@ test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library m
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'vue.bundle');
-    makeBundle(vueDocs(), bundle);
+    cliIndexBundle(vueDocs(), bundle);
     await watchEmptyStates(page);
     // A slow network: the bundle's URL (the app's own origin) is answered by a loopback server that sends it in
     // 8 KB pieces every 50 ms, with its length stated, so the download takes seconds.
