@@ -4,7 +4,7 @@
 // checks each block's SHA-256, and the search runs again, until a run needs nothing new. Only that last run's answer
 // is kept, so it is computed entirely from verified bytes.
 import { gunzip } from '../bundle/index.ts';
-import { Sha256 } from '../bundle/index.ts';
+import { blockDigests } from './blockDigest.ts';
 import type { RangeSource } from './rangeSource.ts';
 
 /**
@@ -141,12 +141,14 @@ export class BlockStore {
       const from = first * this.blockSize;
       const to = Math.min(this.length, (last + 1) * this.blockSize);
       const bytes = await this.source.read(this.base + from, to - from);
+      const blocks: Uint8Array[] = [];
       for (let b = first; b <= last; b++) {
-        const block = bytes.slice(
-          (b - first) * this.blockSize,
-          Math.min(to, (b + 1) * this.blockSize) - from,
-        );
-        const digest = new Sha256().update(block).digest();
+        blocks.push(bytes.slice((b - first) * this.blockSize, Math.min(to, (b + 1) * this.blockSize) - from));
+      }
+      const digests = await blockDigests(blocks);
+      for (let b = first; b <= last; b++) {
+        const block = blocks[b - first];
+        const digest = digests[b - first];
         const expected = this.hashes.subarray(b * 32, b * 32 + 32);
         for (let i = 0; i < 32; i++) {
           if (digest[i] !== expected[i]) {

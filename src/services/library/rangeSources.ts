@@ -2,6 +2,12 @@
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
 import type { RangeSource } from '../../core/paged/index.ts';
 
+/**
+ * The mode of every range request: the app opens same-origin bundles only, and the service worker sends requests of
+ * this mode (no other request of the app has it) to the network without its fetch event (src/sw/sw.ts).
+ */
+const SAME_ORIGIN: RequestMode = 'same-origin';
+
 /** A bundle URL answered by Range requests; open() says undefined when the host sends whole files only. */
 export class HttpRangeSource implements RangeSource {
   bytesRead = 0;
@@ -19,7 +25,7 @@ export class HttpRangeSource implements RangeSource {
   }
 
   static async open(url: string, fetcher: typeof fetch = fetch): Promise<HttpRangeSource | undefined> {
-    const response = await fetcher(url, { headers: { Range: 'bytes=0-11' } });
+    const response = await fetcher(url, { headers: { Range: 'bytes=0-11' }, mode: SAME_ORIGIN });
     if (response.status === 200) {
       // No range support: the caller downloads the whole file instead (this body is not read).
       await response.body?.cancel();
@@ -43,6 +49,7 @@ export class HttpRangeSource implements RangeSource {
     const get = this.fetcher;
     const response = await get(this.url, {
       headers: { Range: `bytes=${offset}-${offset + length - 1}` },
+      mode: SAME_ORIGIN,
     });
     if (response.status !== 206) {
       throw new Error(

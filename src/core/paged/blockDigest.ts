@@ -1,0 +1,25 @@
+// The SHA-256 of each block a question reads, checked before the block is used (blockStore.ts). The platform's
+// WebCrypto digests natively, off the calling thread in a browser; the pure-TypeScript Sha256 (which bundle reading
+// keeps because it must hash parts as they stream) did 20–37 MB/s on this machine's loaded cores, and the first
+// question on the 1 GiB bundle checks about 200 MB: seconds of a question's time went to hashing alone
+// (docs/results/ranges.md, "Hashing"). Without WebCrypto (a page served over plain HTTP from another host than
+// localhost is not a secure context and has no crypto.subtle) the pure one does the work.
+import { Sha256 } from '../bundle/index.ts';
+
+type Digest = (block: Uint8Array) => Promise<Uint8Array>;
+
+const subtle: SubtleCrypto | undefined = (globalThis as { crypto?: Crypto }).crypto?.subtle;
+
+const webDigest: Digest = async (block) =>
+  new Uint8Array(await subtle!.digest('SHA-256', block as Uint8Array<ArrayBuffer>));
+
+const pureDigest: Digest = (block) => Promise.resolve(new Sha256().update(block).digest());
+
+/** Digests every block, all at once (WebCrypto runs them in parallel where it can). */
+export function blockDigests(
+  blocks: readonly Uint8Array[],
+  useWebCrypto = subtle !== undefined,
+): Promise<Uint8Array[]> {
+  const digest = useWebCrypto ? webDigest : pureDigest;
+  return Promise.all(blocks.map(digest));
+}
