@@ -121,6 +121,7 @@ export class PagedLibrary {
       walker: this.walker,
       chunkScores: this.chunkScores,
       params: this.params,
+      incomplete: () => this.store.missing,
     };
     const fields = directory.headingCopies > 0;
     this.lexicon = {
@@ -278,7 +279,16 @@ export class PagedLibrary {
       this.section('terms') + offsets[g],
       offsets[g + 1] - offsets[g],
     );
-    if (!entries) return undefined;
+    if (!entries) {
+      // A word is looked up for its postings (BM25, its IDF): noted as soon as its entry has arrived.
+      this.store.after(() => {
+        const entry = this.termEntry(term);
+        if (!entry) return;
+        this.postingsOf(term, entry, false);
+        if (this.directory.headingCopies > 0) this.postingsOf(term, entry, true);
+      });
+      return undefined;
+    }
     let lo = 0;
     let hi = entries.length - 1;
     while (lo <= hi) {
@@ -352,11 +362,19 @@ export class PagedLibrary {
   // ---- concepts: the dictionary, each concept's chunks, each chunk's concepts, and the walk's rows
 
   private conceptLookup(): TermLookup {
-    const get = (term: string): number | undefined => {
+    const find = (term: string, then?: (c: number) => void): number | undefined => {
       const g = groupOf(this.open.conceptFirst, term);
       if (g < 0) return undefined;
       const terms = this.conceptGroup(g);
-      if (!terms) return undefined;
+      if (!terms) {
+        if (then) {
+          this.store.after(() => {
+            const c = find(term);
+            if (c !== undefined) then(c);
+          });
+        }
+        return undefined;
+      }
       let lo = 0;
       let hi = terms.length - 1;
       while (lo <= hi) {
@@ -367,7 +385,9 @@ export class PagedLibrary {
       }
       return undefined;
     };
-    return { get, has: (term) => get(term) !== undefined };
+    // A concept is got (not only checked for) to be a seed of the walk, which reads its chunk list first: noted as
+    // soon as its dictionary group has arrived.
+    return { get: (term) => find(term, (c) => this.chunksOf(c)), has: (term) => find(term) !== undefined };
   }
 
   private conceptGroup(g: number): string[] | undefined {
@@ -458,7 +478,13 @@ export class PagedLibrary {
     const cached = this.rowCache.get(u);
     if (cached) return cached;
     const list = this.chunksOf(u);
-    if (!list) return undefined;
+    if (!list) {
+      // The rows of the list's chunks are what this row needs next: noted as soon as the list has arrived.
+      this.store.after(() => {
+        for (const k of this.chunksOf(u)?.chunks ?? EMPTY_U32) this.conceptsOf(k);
+      });
+      return undefined;
+    }
     // Every chunk row first, noting all that are missing, so that one round fetches them all; counting waits for a
     // run that has them (a hub's partial counts would be thrown away).
     let complete = true;
