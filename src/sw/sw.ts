@@ -77,19 +77,23 @@ self.addEventListener('install', () => {
 
 /** The Static Routing API (Chromium 123+); absent elsewhere, where the fetch event below lets ranges pass. */
 interface RoutableInstallEvent extends ExtendableEvent {
-  addRoutes?(rules: { condition: { requestMode: RequestMode }; source: 'network' }): Promise<void>;
+  addRoutes?(rules: {
+    condition: { requestMode: RequestMode; requestDestination: RequestDestination };
+    source: 'network';
+  }): Promise<void>;
 }
 
-// A bundle read by ranges sends its range requests with mode 'same-origin' (rangeSources.ts), which nothing else in
-// the app uses: those go straight to the network without waking this worker. No route here caches a range, but the
-// fetch event still ran for each of them on this worker's thread, and a first question on a 1 GiB bundle sends
-// about two thousand (docs/results/ranges.md, "Service worker").
+// A bundle read by ranges sends its range requests from fetch() (destination '') with mode 'same-origin'
+// (rangeSources.ts), which no other fetch() of the app uses: those go straight to the network without waking this
+// worker. A worker's own script is fetched with mode 'same-origin' too, but its destination is 'worker', and it must
+// stay cached for offline use. No route here caches a range, but the fetch event still ran for each of them on this
+// worker's thread, and a first question on a 1 GiB bundle sends about two thousand (docs/results/ranges.md).
 self.addEventListener('install', (event) => {
   const routes = (event as RoutableInstallEvent).addRoutes?.({
-    condition: { requestMode: 'same-origin' },
+    condition: { requestMode: 'same-origin', requestDestination: '' },
     source: 'network',
   });
-  // A browser that knows the API but not this condition keeps the fetch event: the install must not fail for it.
+  // A browser that knows the API but not these conditions keeps the fetch event: the install must not fail for it.
   if (routes) event.waitUntil(routes.catch(() => undefined));
 });
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
