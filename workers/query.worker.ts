@@ -23,7 +23,7 @@ const service = new QueryService({
   atomicStore: new DexieAtomicStore(db),
   // The question model loads on another thread while this one reads the library and builds the engine.
   embedders: embedderInOwnWorker(),
-  openBundle: (url, onProgress) => openBundleReadOnly(url, self.location.origin, fetch, onProgress),
+  openBundle: (url, onProgress, fit) => openBundleReadOnly(url, self.location.origin, fetch, onProgress, fit),
   // A bundle with pages is read by ranges where the host serves them (any static host that honours Range).
   openPaged: async (url) => {
     const source = await HttpRangeSource.open(sameOriginBundleUrl(url, self.location.origin).href);

@@ -6,9 +6,11 @@ import {
   BundleError,
   readIndexBundle,
   snapshotCounts,
+  type BundleHead,
   type ByteInput,
   type EmbedderInfo,
   type IndexSnapshot,
+  type PartEntry,
 } from '../core/bundle/index.ts';
 import {
   kgChunkIds,
@@ -316,6 +318,17 @@ export interface ReadOnlyBundle {
 /** Bytes of a bundle downloaded so far, and its size when the server states it (else null). */
 export type DownloadProgress = (received: number, total: number | null) => void;
 
+/**
+ * Asked, before a bundle opened whole is read past its documents' header, whether the library it holds fits this
+ * tab: the page answers from its memory model (src/ui/state/bundleFit.ts) with the message to show, or null.
+ */
+export type WholeBundleFit = (library: {
+  /** The documents' text (the decoded size of documents.jsonl). */
+  textBytes: number;
+  /** Whether it carries sentence vectors. */
+  vectors: boolean;
+}) => Promise<string | null> | string | null;
+
 /** The body as it arrives, with each piece counted (the Library view shows "3.1 of 9.5 MB"). */
 function counted(body: ReadableStream<Uint8Array>, total: number | null, onProgress: DownloadProgress) {
   let received = 0;
@@ -352,6 +365,7 @@ export async function openBundleReadOnly(
   origin: string = globalThis.location?.origin ?? '',
   fetcher: typeof fetch = fetch,
   onProgress?: DownloadProgress,
+  fit?: WholeBundleFit,
 ): Promise<ReadOnlyBundle> {
   const resolved = sameOriginBundleUrl(url, origin);
   const response = await fetcher(resolved.href);
@@ -366,7 +380,14 @@ export async function openBundleReadOnly(
   const plain = !response.headers.get('content-encoding');
   const totalBytes = plain && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
   const body = onProgress ? counted(response.body, totalBytes ?? null, onProgress) : response.body;
-  const snapshot = await readIndexBundle(body, undefined, { totalBytes });
+  // The documents' header states their text before it is read: a library the tab cannot hold stops the download
+  // there, with the page's reason, instead of filling the tab until it reloads.
+  const onPart = async (entry: PartEntry, head: BundleHead): Promise<void> => {
+    if (!fit || entry.name !== 'documents.jsonl') return;
+    const refusal = await fit({ textBytes: entry.rawLength, vectors: head.embedder !== null });
+    if (refusal) throw new Error(refusal);
+  };
+  const snapshot = await readIndexBundle(body, undefined, { totalBytes, onPart });
   return {
     corpus: snapshotToCorpus(snapshot),
     tables: snapshot.tables,

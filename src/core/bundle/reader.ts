@@ -40,6 +40,11 @@ export interface ReadOptions {
   totalBytes?: number;
   /** Overrides of BUNDLE_LIMITS (tests use small ones). */
   limits?: Partial<BundleLimits>;
+  /**
+   * Called with each part's header, once its declared sizes are checked and before its bytes are read: throwing
+   * stops the read there (a bundle opened whole whose text would not fit the tab is refused before it is read).
+   */
+  onPart?: (entry: PartEntry, head: BundleHead) => void | Promise<void>;
 }
 
 /**
@@ -426,6 +431,7 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
           );
         }
         checkDeclaredSizes(entry, limits, left(), totals);
+        await options.onPart?.(entry, head);
         offsets.push(src.offset);
         stored.set(entry.name, await readPartData(src, entry));
         entries.push(entry);

@@ -10,7 +10,7 @@ import { isCompactGraph } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
-import type { DownloadProgress, ReadOnlyBundle } from '../../store/bundleImport.ts';
+import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../../store/bundleImport.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
 import { engineLoaded, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
@@ -35,7 +35,7 @@ export interface LibrarySessionDeps {
   /** The library's atomic questions (DexieAtomicStore); absent: the library has no atomic layer. */
   atomicStore?: { questions(): Promise<AtomicQuestion[]> };
   /** Fetches and validates a same-origin bundle without writing anything (openBundleReadOnly). */
-  openBundle(url: string, onProgress?: DownloadProgress): Promise<ReadOnlyBundle>;
+  openBundle(url: string, onProgress?: DownloadProgress, fit?: WholeBundleFit): Promise<ReadOnlyBundle>;
   /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
   /**
@@ -96,8 +96,13 @@ export class LibrarySession {
    * Opens a bundle read-only: from this call on (before it has arrived) the library is the bundle's. Resolves
    * with the bundle once its engine is built; `mark` notes when each step ended (openTimings).
    */
-  openBundle(url: string, onProgress: DownloadProgress | undefined, mark: (step: string) => void) {
-    const opening = this.deps.openBundle(url, onProgress);
+  openBundle(
+    url: string,
+    onProgress: DownloadProgress | undefined,
+    mark: (step: string) => void,
+    fit?: WholeBundleFit,
+  ) {
+    const opening = this.deps.openBundle(url, onProgress, fit);
     const library = track(
       opening.then((bundle) => {
         mark('bundleRead');

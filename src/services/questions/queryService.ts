@@ -5,7 +5,7 @@
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
-import type { DownloadProgress } from '../../store/bundleImport.ts';
+import type { DownloadProgress, WholeBundleFit } from '../../store/bundleImport.ts';
 import type { SettingsReader } from '../embed/embedderChoice.ts';
 import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
@@ -88,6 +88,8 @@ export class QueryService {
     url: string,
     /** Bytes downloaded so far (a Comlink proxy from the page, which shows them). */
     onProgress?: DownloadProgress,
+    /** Read whole, does its library fit this tab (a Comlink proxy from the page, which knows its memory)? */
+    fit?: WholeBundleFit,
   ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null; byRanges?: boolean }> {
     const t0 = performance.now();
     const marks: Record<string, number> = {};
@@ -103,7 +105,7 @@ export class QueryService {
       this.paged = paged;
       return { url, counts: paged.manifest.counts, embedderId: null, byRanges: true };
     }
-    const opened = this.session.openBundle(url, onProgress, mark);
+    const opened = this.session.openBundle(url, onProgress, mark, fit);
     void this.embedder.warm(mark);
     const bundle = await opened;
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };

@@ -97,3 +97,28 @@ export function checkBundleFit(
         '`npm run cli -- ask library.bundle "<question>"`.');
   return { facts, need, budget, message };
 }
+
+/**
+ * A shared index opened whole (?bundle= of a bundle without pages, or from a host that does not answer range
+ * requests) replaces this browser's library for the session: the message that stops its download when the library
+ * it holds would not fit the tab, or null. Asked by the query worker once the bundle's documents header has
+ * arrived (openBundleReadOnly), before their text is read.
+ */
+export function wholeBundleRefusal(
+  name: string,
+  library: { textBytes: number; vectors: boolean },
+  budget: MemoryBudget,
+): string | null {
+  const facts: BundleFacts = { name, ...library, pages: false, pagesOnly: false };
+  const shortfall = checkBundleFit(facts, { storedSentences: 0, budget });
+  if (!shortfall) return null;
+  return (
+    `${name} holds about ${formatBytes(library.textBytes)} of text${library.vectors ? ' with sentence vectors' : ''} ` +
+    `and is read whole here (it has no pages, or its host does not answer HTTP Range requests). Opened, it would ` +
+    `need about ${formatBytes(shortfall.need)} of memory for questions; this tab can use about ` +
+    `${formatBytes(budget.bytes)} (${budget.source}), so it was not opened. A bundle built with ` +
+    '`npm run cli -- index <folder> --out library.bundle --embedder none --pages` and served by a host that answers ' +
+    'Range requests (most static hosts do) is read by ranges instead; or ask it from the command line with ' +
+    '`npm run cli -- ask library.bundle "<question>"`.'
+  );
+}

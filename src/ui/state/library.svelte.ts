@@ -42,7 +42,7 @@ import { kgApi } from './kg.ts';
 import { DropTally, type DropRow } from './dropProgress.ts';
 import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
 import { browserMemoryBudget, checkMemory, droppedFolder, type MemoryShortfall } from './memoryEstimate.ts';
-import { checkBundleFit, readBundleFacts, type BundleShortfall } from './bundleFit.ts';
+import { checkBundleFit, readBundleFacts, wholeBundleRefusal, type BundleShortfall } from './bundleFit.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
 import { storageSplit, type StorageSplit } from './storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
@@ -785,8 +785,11 @@ export class LibraryState {
     try {
       // Both workers are told in this same task, before any question can be asked, so neither ever answers
       // from the local library (a question asked while the bundle downloads waits for it).
+      // Read whole, the bundle's documents header is checked against this tab's memory before their text is read.
+      const fit = (library: { textBytes: number; vectors: boolean }) =>
+        wholeBundleRefusal(url, library, browserMemoryBudget());
       const [opened] = await Promise.all([
-        queryWorker().openBundle(url, proxy(onProgress)),
+        queryWorker().openBundle(url, proxy(onProgress), proxy(fit)),
         kgApi().useBundle(),
       ]);
       this.readOnly = opened;

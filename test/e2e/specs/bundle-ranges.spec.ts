@@ -105,3 +105,36 @@ test('a bundle too large for the tab: Import bundle… says so before anything i
     await rm(scratch, { recursive: true, force: true });
   }
 });
+
+test('a shared index read whole that the tab cannot hold: ?bundle= stops at its documents header and says why', async ({
+  page,
+  origin,
+  dist,
+  log,
+}) => {
+  const scratch = join(dist, `e2e-whole-fit-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    // No pages: a ?bundle= of it is downloaded and read whole.
+    const bundle = join(scratch, 'whole.bundle');
+    cliIndexBundle('docs/results', bundle, ['--quiet']);
+    const size = (await stat(bundle)).size;
+    const path = `/e2e-whole-fit-${process.pid}/whole.bundle`;
+    // A tab of 1 MB: no library fits it.
+    await page.goto(`${origin}/?bundle=${path}&heapLimitMB=1#library`);
+    const error = page.getByTestId('bundle-error');
+    await expect(error).toBeVisible({ timeout: 120_000 });
+    const message = (await error.textContent()) ?? '';
+    log(`bundle ${size} bytes: ${message}`);
+    expect(message).toContain(`${path} holds about`);
+    expect(message).toContain('is read whole here');
+    expect(message).toContain('the heapLimitMB parameter');
+    expect(message).toContain('so it was not opened');
+    expect(message).toContain('--pages');
+    // Nothing was opened or stored: the browser's own library is still empty.
+    await page.getByRole('button', { name: 'Open your own library instead' }).click();
+    await expect(page.locator('[data-count="documents"]')).toHaveText('0', { timeout: 60_000 });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+});

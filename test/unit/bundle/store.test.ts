@@ -3,7 +3,7 @@
 // and ?bundle= opens only same-origin bundles.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { BundleError, type BundleErrorKind } from '../../../src/core/bundle/index.ts';
+import { BundleError, readBundle, type BundleErrorKind } from '../../../src/core/bundle/index.ts';
 import { exportLibraryBlob, librarySnapshot } from '../../../src/store/bundleExport.ts';
 import { importBundle, openBundleReadOnly } from '../../../src/store/bundleImport.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
@@ -241,5 +241,49 @@ describe('openBundleReadOnly', () => {
       'open bundle: https://evil.example/x.bundle is not on this site (http://127.0.0.1:4173); only same-origin bundles open',
     );
     expect(requested).toHaveLength(1);
+  });
+
+  it('asks whether the library fits before reading the documents, and stops the download when it does not', async () => {
+    const bytes = await bytesOf(await exportLibraryBlob(await library(), { appVersion: '0.1.0' }));
+    // The body arrives in pieces of 64 bytes, so what was read before the refusal can be told from the whole.
+    let sent = 0;
+    let cancelled = false;
+    const fetcher = (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent >= bytes.length) return controller.close();
+            controller.enqueue(bytes.slice(sent, sent + 64));
+            sent += 64;
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }),
+      )) as unknown as typeof fetch;
+    const asked: Array<{ textBytes: number; vectors: boolean }> = [];
+    const refuse = (library: { textBytes: number; vectors: boolean }) => {
+      asked.push(library);
+      return 'index.bundle would not fit this tab';
+    };
+    await expect(
+      openBundleReadOnly('/shared/index.bundle', 'http://127.0.0.1:4173', fetcher, undefined, refuse),
+    ).rejects.toThrow('index.bundle would not fit this tab');
+    // Asked once, with the decoded size of the documents part (as the whole read of the same bytes decodes it).
+    const documents = (await readBundle(bytes)).parts.get('documents.jsonl')!;
+    expect(asked).toEqual([{ textBytes: documents.length, vectors: true }]);
+    expect(cancelled).toBe(true);
+    expect(sent).toBeLessThan(bytes.length);
+
+    // A library that fits opens as before.
+    sent = 0;
+    const opened = await openBundleReadOnly(
+      '/shared/index.bundle',
+      'http://127.0.0.1:4173',
+      fetcher,
+      undefined,
+      () => null,
+    );
+    expect(opened.counts).toMatchObject({ documents: 3, chunks: 3 });
   });
 });

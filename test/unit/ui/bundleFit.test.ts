@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as index } from '../../../src/cli/index.ts';
-import { checkBundleFit, readBundleFacts, type BundleFacts } from '../../../src/ui/state/bundleFit.ts';
+import {
+  checkBundleFit,
+  readBundleFacts,
+  wholeBundleRefusal,
+  type BundleFacts,
+} from '../../../src/ui/state/bundleFit.ts';
 import { memoryBudget } from '../../../src/ui/state/memoryEstimate.ts';
 
 const MB = 1024 * 1024;
@@ -52,6 +57,25 @@ describe('bundle fit', () => {
     expect(crowded).not.toBeNull();
     expect(crowded!.message).toContain('It has no pages');
     expect(crowded!.message).toContain('--embedder none --pages');
+  });
+
+  it('refuses a shared index read whole (?bundle=) when its library alone would not fit, with the numbers', () => {
+    const budget = memoryBudget({ overrideMB: 512 });
+    // 10 MB of text, lexical: 26 + 217 = 243 MB, under 512 MB: opened.
+    expect(wholeBundleRefusal('/team.bundle', { textBytes: 10 * MB, vectors: false }, budget)).toBeNull();
+    // 30 MB: 26 + 651 = 677 MB, over it: refused before the text is read, saying what to do instead.
+    const refusal = wholeBundleRefusal('/team.bundle', { textBytes: 30 * MB, vectors: false }, budget);
+    expect(refusal).toMatch(/^\/team\.bundle holds about 30(\.0)? MB of text and is read whole here/);
+    expect(refusal).toMatch(
+      /need about 677(\.\d)? MB of memory for questions; this tab can use about 512(\.0)? MB/,
+    );
+    expect(refusal).toContain('so it was not opened');
+    expect(refusal).toContain('--embedder none --pages');
+    // With vectors the line is the semantic one: 5 MB of text (51 + 423 = 474 MB) fits, 6 MB (559 MB) does not.
+    expect(wholeBundleRefusal('/v.bundle', { textBytes: 5 * MB, vectors: true }, budget)).toBeNull();
+    expect(wholeBundleRefusal('/v.bundle', { textBytes: 6 * MB, vectors: true }, budget)).toContain(
+      'of text with sentence vectors',
+    );
   });
 });
 
