@@ -121,7 +121,6 @@ export class PagedLibrary {
       walker: this.walker,
       chunkScores: this.chunkScores,
       params: this.params,
-      incomplete: () => this.store.missing,
     };
     const fields = directory.headingCopies > 0;
     this.lexicon = {

@@ -24,11 +24,6 @@ export interface PprContext {
   graph?: ConceptGraphIndex;
   /** Share of each concept's mass per chunk, aligned with graph.table.conceptChunks (see conceptChunkShares). */
   shares?: Float32Array;
-  /**
-   * True once something this run read was missing (a library read by ranges, library.ts): its answer is thrown
-   * away, so the walk after the feedback walk is not run. Absent: everything is in memory.
-   */
-  incomplete?: () => boolean;
 }
 
 /** Personalized PageRank from a restart distribution: the touched concepts and their mass (by concept id). */
@@ -257,8 +252,6 @@ export function pprSearch(
       params.feedbackChunks,
       scaled(params.lexicalFeedbackWeight),
     );
-    // Seeds from an incomplete feedback walk are not the question's: the final walk waits for the next run.
-    if (ctx.incomplete?.()) return [];
     const feedback = new Map<number, number>();
     for (const { chunk } of first) {
       for (const c of t.conceptsOf(chunk)) {
