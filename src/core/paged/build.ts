@@ -104,16 +104,11 @@ export interface PagesSourceInput {
   sentences: ReadonlyArray<{ chunkId: string; index: number; start: number; end: number }>;
 }
 
-/**
- * One document for the builder: its chunks in id order with their heading paths as records, and each chunk's
- * keyphrases (chosen within the document, as the engine chooses them) as (candidate id, tf) pairs.
- */
-export function pagesDocument(
-  d: PagesSourceInput,
-  analyzer: TermAnalyzer,
-  params: RetrievalParams,
-  candidates: ConceptCandidates,
-): PagesDocument {
+/** A document's chunks in id order with their heading paths, and their records (what evidence shows). */
+export function pagesRecords(d: PagesSourceInput): {
+  chunks: Array<ChunkRecord & { path: string[] }>;
+  records: PagedChunkRecord[];
+} {
   const chunks = withSectionPaths([d.doc], d.sections, d.chunks).sort((a, b) =>
     a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
   );
@@ -130,6 +125,20 @@ export function pagesDocument(
       offsets.push(s.start, s.end);
     return pagedRecord(c, doc, offsets);
   });
+  return { chunks, records };
+}
+
+/**
+ * One document for the builder: its records (pagesRecords), and each chunk's keyphrases (chosen within the
+ * document, as the engine chooses them) as (candidate id, tf) pairs.
+ */
+export function pagesDocument(
+  d: PagesSourceInput,
+  analyzer: TermAnalyzer,
+  params: RetrievalParams,
+  candidates: ConceptCandidates,
+): PagesDocument {
+  const { chunks, records } = pagesRecords(d);
   const concepts = chunkConceptLists(analyzer, chunks, params).map((list) => {
     const counts = new Map<number, number>();
     for (const t of list) {

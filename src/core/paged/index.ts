@@ -6,6 +6,7 @@ export {
   duration,
   PagesBuildEmpty,
   pagesDocument,
+  pagesRecords,
   type BuiltPages,
   type PagesDocument,
   type PagesSourceInput,
