@@ -90,17 +90,26 @@ export class QueryService {
 
   /**
    * The library's stored pages if they index it as it is now (a large library: src/services/ingest/pagesWrite.ts),
-   * opened once; undefined when it has none, or when a bundle replaced the library.
+   * opened once; undefined when it has none, or when a bundle replaced the library. "None" is not remembered: pages
+   * written at the end of a drop are found by the next question, and the library in memory is then let go.
    */
   private localPages(): Promise<StoredPages | undefined> {
     if (!this.deps.storedPages || this.byRanges || this.session.readOnlyBundle)
       return Promise.resolve(undefined);
     const current = (this.local ??= this.deps.storedPages());
-    // A failed open (a damaged record) is forgotten: the next question loads the library into memory instead.
-    return current.catch(() => {
-      if (this.local === current) this.local = null;
-      return undefined;
-    });
+    return current.then(
+      (pages) => {
+        if (!pages && this.local === current) this.local = null;
+        // Found: the library loaded into memory before they were written is no longer needed.
+        if (pages) this.session.release();
+        return pages;
+      },
+      // A failed open (a damaged record) is forgotten: the library is loaded into memory instead.
+      () => {
+        if (this.local === current) this.local = null;
+        return undefined;
+      },
+    );
   }
 
   /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
