@@ -70,7 +70,7 @@ export class PagesRepo {
 
   /**
    * Every stored document with its sections, chunks (text sliced back) and sentences, in id order, DOCUMENTS_PER_READ
-   * documents a transaction: the text of the whole library is never held at once. `after` resumes after an id.
+   * documents a transaction: the text of the whole library is never held at once.
    */
   async *documents(): AsyncGenerator<PagesSourceInput> {
     const db = this.db;

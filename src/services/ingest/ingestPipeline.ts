@@ -309,6 +309,8 @@ export class IngestPipeline {
       // A running batch rebuilds the graph when it ends; an empty library has none.
       if (removed && !this.running && (await repo.counts()).documents > 0) {
         await this.rebuildGraph(new AbortController().signal);
+        // The removal took the pages with it: a large library gets its own again (a drain of its own, after this).
+        void this.resumePages();
       }
       this.emit({ type: 'changed' });
       return removed;

@@ -262,10 +262,17 @@ describe('the library pages in the store', () => {
     await expectStoredEqualsCli(reopened.db, await cliBundle(all, 'all'), 'new pages');
     expect(await openStoredPages(reopened.db)).toBeDefined();
 
-    // Removing a document takes the pages with it (they index it); the next drain writes them again.
-    const [doc] = await reopened.db.documents.limit(1).toArray();
-    await reopened.removeDocument(doc.id);
+    // Removing a document takes the pages with it (they index it), in the same transaction.
+    const [doc, other] = await reopened.db.documents.limit(2).toArray();
+    expect(await reopened.removeDocument(doc.id)).toBe(true);
     expect(await reopened.db.pages.count()).toBe(0);
     expect(await pagesDue(reopened)).toBe(true);
+    // A removal through the pipeline writes the library's pages again afterwards.
+    const pipeline = pipelineOf(reopened);
+    expect(await pipeline.removeDocument(other.id)).toBe(true);
+    await pipeline.ensureRunning();
+    const rewritten = await openStoredPages(reopened.db);
+    expect(rewritten).toMatchObject({ documents: (await reopened.counts()).documents });
+    expect(await pagesDue(reopened)).toBe(false);
   }, 300_000);
 });
