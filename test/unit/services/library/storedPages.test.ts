@@ -22,7 +22,7 @@ import {
   type IngestEvent,
 } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { pagesDue, PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/ingest/pagesWrite.ts';
-import { openStoredPages, PrefetchedBlobSource } from '../../../../src/services/library/storedPages.ts';
+import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
@@ -144,15 +144,6 @@ describe('the library pages in the store', () => {
       }
     }
 
-    // Once the whole pages are in memory (read in the background), questions read them there: the same answers.
-    await stored!.source.prefetched;
-    const before = stored!.source.bytesRead;
-    const again = await askPaged(stored!.library, { question: QUESTIONS[1], mode: 'ppr', budget: 1500 });
-    expect(again.evidence).toEqual(
-      (await askPaged(cli!.library, { question: QUESTIONS[1], mode: 'ppr', budget: 1500 })).evidence,
-    );
-    expect(stored!.source.bytesRead).toBeGreaterThanOrEqual(before);
-
     // The query service answers from the pages without ever reading the corpus, and says so; a mode that needs
     // the library in memory is refused with the reason.
     let corpusLoads = 0;
@@ -191,18 +182,6 @@ describe('the library pages in the store', () => {
     expect(corpusLoads, 'the corpus was read').toBe(0);
     expect(await service.answeredFromPages()).toMatchObject({ documents, chunks: stored!.chunks });
   }, 300_000);
-
-  it('a prefetched source gives the bytes the Blob holds, before and after its whole read, and refuses past its end', async () => {
-    const bytes = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 7) % 251);
-    const source = new PrefetchedBlobSource(new Blob([bytes]), 'test pages', true);
-    const early = await source.read(1234, 500);
-    await source.prefetched;
-    expect(early).toEqual(bytes.subarray(1234, 1734));
-    expect(await source.read(1234, 500)).toEqual(bytes.subarray(1234, 1734));
-    expect(await source.read(9_990, 10)).toEqual(bytes.subarray(9_990));
-    await expect(source.read(9_995, 10)).rejects.toThrow(/test pages: 10 bytes at 9995 are past its end/);
-    expect(source.bytesRead).toBe(1010);
-  });
 
   it('a small library gets none, below the threshold', async () => {
     const repo = newRepo('small');
