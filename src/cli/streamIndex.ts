@@ -7,12 +7,12 @@
 // its document (keyphrases.ts: they depend on the document alone), counts every keyphrase's document frequency over
 // chunks, and spools each document's records (text, heading path, sentence offsets) and keyphrase counts to a
 // temporary file. The chunk order of every index is the chunk ids' order, which is the document ids' order (a chunk
-// id is `${docId}#…`), so pass 2 reads the spooled documents back sorted by id: the records go into their groups,
-// the text and headings into BM25's compact builders, and each chunk keeps its concepts by the same selection as
-// extractConcepts. The concept table, shares and walk degrees follow from typed arrays (the degrees a row at a
-// time, without the graph), the sections are written by the same pieces as writePagedIndex into temporary files,
-// and the bundle is written from them: the same pages.bin, byte for byte, as the in-memory build's
-// (test/unit/paged/streamBuild.test.ts).
+// id is `${docId}#…`), so pass 2 (src/core/paged/build.ts, shared with the app's pages written from IndexedDB)
+// reads the spooled documents back sorted by id: the records go into their groups, the text and headings into
+// BM25's compact builders, and each chunk keeps its concepts by the same selection as extractConcepts. The concept
+// table, shares and walk degrees follow from typed arrays (the degrees a row at a time, without the graph), the
+// sections are written by the same pieces as writePagedIndex into temporary files, and the bundle is written from
+// them: the same pages.bin, byte for byte, as the in-memory build's (test/unit/paged/streamBuild.test.ts).
 //
 // The bundle holds the pages only (no documents, chunks or sentences parts, which need the whole text at once to be
 // written as the whole-read layers are): `cli ask` and the app read it by ranges; reading it whole (import,
