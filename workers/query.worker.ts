@@ -12,6 +12,7 @@ import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
 import { embedderInOwnWorker } from '../src/services/embed/embedders.ts';
 import { prebuildInWorker } from '../src/services/library/graphPrebuild.ts';
+import { openStoredPages } from '../src/services/library/storedPages.ts';
 import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledger.ts';
 import { QueryService } from '../src/services/questions/queryService.ts';
 
@@ -29,6 +30,8 @@ const service = new QueryService({
     const source = await HttpRangeSource.open(sameOriginBundleUrl(url, self.location.origin).href);
     return source && openPagedBundle(source, createTermAnalyzer());
   },
+  // A large library is answered by ranges over its stored pages (written by the ingest worker), not loaded.
+  storedPages: () => openStoredPages(db),
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.
   prebuildGraph: prebuildInWorker,
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).

@@ -97,7 +97,18 @@ export interface Embedder {
 }
 
 export type Stage =
-  'read' | 'parse' | 'chunk' | 'embed' | 'store' | 'concepts' | 'graph' | 'pagerank' | 'kg' | 'bundle';
+  | 'read'
+  | 'parse'
+  | 'chunk'
+  | 'embed'
+  | 'store'
+  | 'concepts'
+  | 'graph'
+  | 'pagerank'
+  | 'kg'
+  | 'bundle'
+  /** A large library's pages written into the store (src/services/ingest/pagesWrite.ts). */
+  | 'pages';
 
 /** Progress of a long operation. `rate` is items per second over the stage so far. */
 export interface Progress {

@@ -5,6 +5,8 @@
 // document text and are not stored, sentence vectors are int8 with a per-row scale (the bundle codec), and the
 // concept graph is kept only as its θsem keep-mask (the lexical graph is rebuilt from the text on load).
 // Version 3 adds PIKE-RAG's atomic layer: the atomic questions of chunks and each chunk's atomizing state.
+// Version 4 adds the library's pages (src/store/pagesRepo.ts): a large library's lexical index as one Blob the query
+// worker reads by ranges instead of loading the corpus.
 import Dexie, { type EntityTable, type Table } from 'dexie';
 import type { DocumentRecord, SectionRecord } from '../core/types.ts';
 import type {
@@ -15,6 +17,7 @@ import type {
   KgChunkRecord,
   KgEntityRecord,
   KgRelationRecord,
+  PagesRecord,
   PendingRecord,
   SettingRecord,
   StoredChunk,
@@ -27,7 +30,7 @@ import { upgradeToV2 } from './upgradeV2.ts';
 export type * from './records.ts';
 
 const DB_NAME = 'conceptrag';
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** A Dexie database; constructed through openDatabase(). */
 export type ConceptDb = Dexie & {
@@ -45,6 +48,7 @@ export type ConceptDb = Dexie & {
   kgRelations: EntityTable<KgRelationRecord, 'id'>;
   atomicQuestions: EntityTable<AtomicQuestionRecord, 'id'>;
   atomicChunks: EntityTable<AtomicChunkRecord, 'chunkId'>;
+  pages: EntityTable<PagesRecord, 'id'>;
 };
 
 /** Injected storage for Node tests (fake-indexeddb); the browser's globals are used when absent. */
@@ -85,6 +89,9 @@ export const SCHEMA_V3 = {
   atomicChunks: 'chunkId, docId, status',
 } as const;
 
+/** Schema version 4: the library's pages, one record (written whole in one put: never half written). */
+export const SCHEMA_V4 = { ...SCHEMA_V3, pages: 'id' } as const;
+
 /** Every table that holds index content (what a reset or a bundle import replaces). */
 export const CONTENT_TABLES = [
   'documents',
@@ -99,6 +106,7 @@ export const CONTENT_TABLES = [
   'kgRelations',
   'atomicQuestions',
   'atomicChunks',
+  'pages',
 ] as const;
 
 export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): ConceptDb {
@@ -107,5 +115,6 @@ export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): Concep
   db.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
   // New tables only: nothing to convert.
   db.version(3).stores(SCHEMA_V3);
+  db.version(4).stores(SCHEMA_V4);
   return db;
 }

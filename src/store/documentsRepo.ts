@@ -156,10 +156,13 @@ export class DocumentsRepo {
         db.kgRelations,
         db.atomicQuestions,
         db.atomicChunks,
+        db.pages,
       ],
       async () => {
         const doc = await db.documents.get(docId);
         if (!doc) return false;
+        // The pages index this document: they go with it (the next drain writes the library's again).
+        await db.pages.clear();
         const chunkIds = (await db.chunks.where('docId').equals(docId).primaryKeys()) as string[];
         const vector = await db.vectors.get(docId);
 

@@ -4,6 +4,7 @@
 import type { CompactGraph, ConceptTableGraph, SerializedGraph } from '../core/graph/index.ts';
 import type { AtomicChunkState, AtomicQuestion } from '../core/atomic/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
+import type { PagesDirectory } from '../core/paged/index.ts';
 import type { ChunkRecord, IndexParams, SentenceRecord } from '../core/types.ts';
 
 /**
@@ -109,3 +110,21 @@ export type AtomicQuestionRecord = Omit<AtomicQuestion, 'vector'> & { vector?: A
 
 /** A chunk's atomizing state (done with its question count, or failed with the reason). */
 export type AtomicChunkRecord = AtomicChunkState;
+
+/**
+ * The library's pages (src/core/paged/format.ts): its lexical index as the part a bundle's `pages.bin` holds, read by
+ * ranges. One record, replaced whole by one put, so a reload or crash while new pages are written leaves the old
+ * record (or none), never half of one. `stamp` names the library it was built from (pagesRepo.ts: libraryStamp);
+ * pages of another stamp are not read.
+ */
+export interface PagesRecord {
+  id: 'library';
+  stamp: string;
+  builtAt: number;
+  documents: number;
+  chunks: number;
+  directory: PagesDirectory;
+  /** SHA-256 of every block of `data`, 32 bytes each. */
+  hashes: Uint8Array;
+  data: Blob;
+}

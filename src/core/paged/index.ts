@@ -1,5 +1,18 @@
 // A library read by ranges (format.ts): written by `cli index --pages`, opened from a file, a dropped File or a URL.
 export { PagedLibrary } from './library.ts';
+export {
+  buildPages,
+  ConceptCandidates,
+  duration,
+  PagesBuildEmpty,
+  pagesDocument,
+  pagesRecords,
+  type BuiltPages,
+  type PagesDocument,
+  type PagesSourceInput,
+  type SectionSpool,
+  type SpoolSink,
+} from './build.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { type RangeSource } from './rangeSource.ts';
 export {
@@ -22,5 +35,6 @@ export {
   PAGES_PART,
   SECTIONS,
   type PagedChunkRecord,
+  type PagesDirectory,
   type SectionName,
 } from './format.ts';

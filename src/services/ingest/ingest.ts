@@ -61,6 +61,8 @@ export function createIngestService(deps: IngestServiceDeps) {
     /** Receives every event (a Comlink proxy of a page callback). */
     subscribe(callback: IngestListener): void {
       listener = callback;
+      // Pages left unwritten by a reload (or by an app before them) are written now, with their progress shown.
+      void pipeline.resumePages();
     },
     /** Queues files (their buffers are transferred) and starts indexing. */
     async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {

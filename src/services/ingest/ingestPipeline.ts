@@ -24,6 +24,7 @@ import {
 } from './ingestProtocol.ts';
 import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
 import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
+import { pagesDue, writeLibraryPages } from './pagesWrite.ts';
 
 export { MAX_FILE_BYTES } from './ingestProtocol.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
@@ -111,7 +112,12 @@ export interface IngestDeps {
   storeTimeoutMs?: number;
   /** The clock the graph refresh is scheduled by, in ms (default performance.now; tests give their own). */
   now?: () => number;
+  /** Writes a large library's pages at the end of a drain (default src/services/ingest/pagesWrite.ts). */
+  pages?: { due: typeof pagesDue; write: typeof writeLibraryPages };
 }
+
+/** The progress of writing the pages reaches the page at most this often (a document takes well under 1 ms). */
+const PAGES_PROGRESS_MS = 250;
 
 /** Tracks done/total and the rate of one stage since it started. */
 class StageMeter {
@@ -189,6 +195,8 @@ export class IngestPipeline {
   private lockWait: AbortController | null = null;
   /** Another tab holds the lock: this one waits while that tab drains the shared queue. */
   private waitingElsewhere = false;
+  /** The library may need its pages (re)written: set when a drain starts and after every graph refresh. */
+  private pagesToCheck = false;
 
   constructor(
     private readonly deps: IngestDeps,
@@ -231,6 +239,16 @@ export class IngestPipeline {
     this.emit({ type: 'changed' });
     void this.ensureRunning();
     if (this.waitingElsewhere) this.emit({ type: 'waiting' });
+  }
+
+  /**
+   * Starts a drain when the library's pages are due (a large library without pages of its present documents: a
+   * reload in the middle of writing them, or an older app's library): called when the worker starts.
+   */
+  async resumePages(): Promise<void> {
+    if (this.running) return;
+    const pages = this.deps.pages ?? { due: pagesDue, write: writeLibraryPages };
+    if (await pages.due(this.deps.repo).catch(() => false)) await this.ensureRunning();
   }
 
   /** Runs the queue (including files left by a reload) until it is empty. */
@@ -291,6 +309,8 @@ export class IngestPipeline {
       // A running batch rebuilds the graph when it ends; an empty library has none.
       if (removed && !this.running && (await repo.counts()).documents > 0) {
         await this.rebuildGraph(new AbortController().signal);
+        // The removal took the pages with it: a large library gets its own again (a drain of its own, after this).
+        void this.resumePages();
       }
       this.emit({ type: 'changed' });
       return removed;
@@ -438,6 +458,7 @@ export class IngestPipeline {
     this.embedder = null;
     this.embedStopped = false;
     this.embedMeter = null;
+    this.pagesToCheck = true;
     let cancelled = false;
     try {
       // What is stored already is in the library the query worker loads: searchable.
@@ -458,6 +479,12 @@ export class IngestPipeline {
         // file: the page queues picked files one at a time (src/ui/intake.ts).
         if (this.storedSinceGraph) {
           await this.rebuildGraph(signal);
+          continue;
+        }
+        // A large library gets its pages before embedding starts: a reload then answers from them at once.
+        if (this.pagesToCheck) {
+          this.pagesToCheck = false;
+          await this.writePagesIfDue(signal);
           continue;
         }
         if (!this.embedStopped && (await this.embedRound(signal))) continue;
@@ -818,9 +845,38 @@ export class IngestPipeline {
     );
     // Counted from the start: the spacing is measured from it too (lastGraph), so the rule bounds the share.
     this.lastGraphCost = this.now() - started;
+    this.pagesToCheck = true;
     this.searchable = { documents: counts.documents, sentences: counts.sentences };
     meter.report(1);
     this.emit({ type: 'changed' });
     await this.reportCoverage();
+  }
+
+  /**
+   * Writes the library's pages when they are due (pagesWrite.ts: a library of PAGES_MIN_CHUNKS chunks or more,
+   * lexical only, without pages of its present documents), showing "writing pages n/N" (documents, both passes).
+   * Cancel stops it and stores nothing; the old pages (of another stamp) are then never read.
+   */
+  private async writePagesIfDue(signal: AbortSignal): Promise<void> {
+    const { repo } = this.deps;
+    const pages = this.deps.pages ?? { due: pagesDue, write: writeLibraryPages };
+    if (!(await pages.due(repo))) return;
+    const meter = this.meter('pages', 0);
+    let last = Number.NEGATIVE_INFINITY;
+    const report = (done: number, total: number): void => {
+      const now = this.now();
+      if (done < total && now - last < PAGES_PROGRESS_MS) return;
+      last = now;
+      meter.total = total;
+      meter.report(done, `${done}/${total}`);
+    };
+    report(0, 0);
+    // Quota only: the build computes for seconds (minutes for a large library) before its one write.
+    await guardWrite(
+      () => pages.write(repo, { signal, onProgress: report }),
+      { subject: "the library's pages" },
+      Infinity,
+    );
+    this.emit({ type: 'changed' });
   }
 }

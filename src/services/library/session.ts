@@ -129,6 +129,11 @@ export class LibrarySession {
     });
   }
 
+  /** Whether a bundle opened read-only replaced the library in IndexedDB (its pages are then not read either). */
+  get readOnlyBundle(): boolean {
+    return this.readOnly !== null;
+  }
+
   /** Whether a library is loaded right now (a question then need not wait for one). */
   get ready(): boolean {
     return Boolean(this.loaded?.done);

@@ -65,6 +65,8 @@ export interface AskResult {
   stale?: boolean;
   /** On a result that followed early evidence: whether it ranks other chunks, or in another order. */
   rankingChanged?: boolean;
+  /** `pages`: answered by ranges from the library's stored pages (a large library), not from memory. */
+  from?: 'pages';
   /** KG modes: the entities and relations that matched (relations become facts for the written answer). */
   kg?: { entities: EntityHit[]; relations: RelationHit[] };
   /** Reasoning modes: every event of the run, in order (also streamed to `onTrace` as it happens). */

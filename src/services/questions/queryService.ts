@@ -16,6 +16,7 @@ import { askPaged } from './askPaged.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
+import type { StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
@@ -43,6 +44,11 @@ export interface QueryDeps extends LibrarySessionDeps {
    * files only; then it is downloaded whole. Absent: always whole.
    */
   openPaged?(url: string): Promise<PagedBundle | undefined>;
+  /**
+   * The library's stored pages when they index the library as it is now (src/services/library/storedPages.ts):
+   * a large library is then answered by ranges over them, never loaded into memory. Absent: always in memory.
+   */
+  storedPages?(): Promise<StoredPages | undefined>;
 }
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
@@ -65,6 +71,8 @@ export class QueryService {
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
    */
   private byRanges: Promise<PagedBundle | undefined> | null = null;
+  /** The library's own pages, looked for once per library (forgotten when it changes); undefined: none usable. */
+  private local: Promise<StoredPages | undefined> | null = null;
 
   constructor(private readonly deps: QueryDeps) {
     this.session = new LibrarySession(deps);
@@ -77,6 +85,43 @@ export class QueryService {
    */
   invalidate(what: 'library' | 'kg' = 'library'): void {
     this.session.invalidate(what);
+    if (what === 'library') this.local = null;
+  }
+
+  /**
+   * The library's stored pages if they index it as it is now (a large library: src/services/ingest/pagesWrite.ts),
+   * opened once; undefined when it has none, or when a bundle replaced the library. "None" is not remembered: pages
+   * written at the end of a drop are found by the next question, and the library in memory is then let go.
+   */
+  private localPages(): Promise<StoredPages | undefined> {
+    if (!this.deps.storedPages || this.byRanges || this.session.readOnlyBundle)
+      return Promise.resolve(undefined);
+    const current = (this.local ??= this.deps.storedPages());
+    return current.then(
+      (pages) => {
+        if (!pages && this.local === current) this.local = null;
+        // Found: the library loaded into memory before they were written is no longer needed.
+        if (pages) this.session.release();
+        return pages;
+      },
+      // A failed open (a damaged record) is forgotten: the library is loaded into memory instead.
+      () => {
+        if (this.local === current) this.local = null;
+        return undefined;
+      },
+    );
+  }
+
+  /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
+  async answeredFromPages(): Promise<{ chunks: number; documents: number; bytes: number } | null> {
+    const local = await this.localPages();
+    return local ? { chunks: local.chunks, documents: local.documents, bytes: local.bytes } : null;
+  }
+
+  /** What a library answered from its pages does not hold in memory, refused by name. */
+  private async refuseFromPages(what: string): Promise<void> {
+    const local = await this.localPages();
+    if (local) throw fromPagesError(what, local);
   }
 
   /**
@@ -155,6 +200,8 @@ export class QueryService {
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
     if (this.paged) return;
+    // A large library's pages open in a few small reads: nothing else to load (it has no vectors).
+    if (await this.localPages()) return;
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
@@ -179,6 +226,14 @@ export class QueryService {
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const paged = this.byRanges ? await this.byRanges : undefined;
     if (paged) return askPaged(paged.library, request);
+    const local = await this.localPages();
+    if (local) {
+      const { name } = parseQuestionMode(request.mode, { allowDefault: true });
+      if (name !== 'ppr' && name !== 'bm25') throw fromPagesError(`mode ${request.mode}`, local);
+      const started = performance.now();
+      const result = await askPaged(local.library, request);
+      return { ...result, from: 'pages', milliseconds: performance.now() - started };
+    }
     const started = performance.now();
     // An unknown mode is refused before anything loads. Only a mode that ranks without the question vector
     // sends early evidence (`dense` cannot, the KG and reasoning modes are not staged).
@@ -239,6 +294,7 @@ export class QueryService {
    */
   async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
     this.refuseByRanges('the concept graph of a question');
+    await this.refuseFromPages('the concept graph of a question');
     const loaded = await this.session.library();
     const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
     const vector = wantsVector ? await this.embedder.vector(loaded, question) : undefined;
@@ -248,6 +304,7 @@ export class QueryService {
   /** The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts). */
   async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
     this.refuseByRanges('the concept graph');
+    await this.refuseFromPages('the concept graph');
     return libraryGraph(await this.session.library(), options);
   }
 
@@ -257,7 +314,8 @@ export class QueryService {
    */
   async answer(request: AnswerRequest, onDelta?: (delta: string) => void): Promise<AnswerOut> {
     const settings = await readLlmSettings(this.deps.library);
-    const library = await this.session.library().catch(() => null);
+    // A library answered from its pages is not loaded for the answer: citations then carry no sentence offsets.
+    const library = (await this.localPages()) ? null : await this.session.library().catch(() => null);
     this.answerStop?.abort();
     const stop = new AbortController();
     this.answerStop = stop;
@@ -296,6 +354,7 @@ export class QueryService {
    * returned.
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
+    await this.refuseFromPages('an evaluation');
     const library = await this.session.library();
     const wantsVector = library.layers.semantic && library.embedderId !== null;
     this.evalStop?.abort();
@@ -340,6 +399,14 @@ export class QueryService {
   openTimings(): Record<string, number> | null {
     return this.opened && { ...this.opened };
   }
+}
+
+/** Why a large library answered from its pages cannot do `what`. */
+function fromPagesError(what: string, pages: StoredPages): Error {
+  return new Error(
+    `${what} needs the library in memory; this library (${pages.chunks.toLocaleString('en')} chunks) is answered ` +
+      'from its pages to stay within the tab’s memory, which answer the default mode and bm25',
+  );
 }
 
 /** Same chunks in the same order. */

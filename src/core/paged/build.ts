@@ -1,0 +1,400 @@
+// Builds a library read by ranges (format.ts) from documents given one at a time, in memory bounded by the index's
+// compact arrays rather than by the text: the build of `cli index --stream` (src/cli/streamIndex.ts, which reads the
+// documents from files and spools them to disk) and of the app's pages (src/services/library/storedPages.ts, which
+// reads them from IndexedDB). Platform-neutral: the documents come from an async iterable, the sections' bytes go to
+// sinks the caller gives (temporary files, Blob pieces, memory) and are read back from them for the hashes.
+//
+// Two passes over the documents. The first (the caller's, with `pagesDocument` and `ConceptCandidates`) chooses each
+// chunk's keyphrases within its document (they depend on the document alone) and counts every keyphrase's document
+// frequency over chunks. The second (`buildPages`) takes the documents in id order (= chunk order: a chunk id is
+// `${docId}#…`): the records go into their groups, the text and headings into BM25's compact builders, and each chunk
+// keeps its concepts by the same selection as extractConcepts. The concept table, shares and walk degrees follow
+// from typed arrays (the degrees a row at a time, without the graph), and the sections are written by the same
+// pieces as writePagedIndex: the same pages, byte for byte, as the in-memory build's
+// (test/unit/paged/streamBuild.test.ts).
+import {
+  chunkConceptLists,
+  conceptIdf,
+  conceptTableFromChunks,
+  dfCap,
+  selectChunkConcepts,
+  weightedDegreesFromTable,
+  type TermAnalyzer,
+} from '../graph/index.ts';
+import { Sha256 } from '../bundle/index.ts';
+import {
+  Bm25Builder,
+  Bm25Index,
+  conceptChunkShares,
+  HeadingFieldBm25,
+  withSectionPaths,
+  type RetrievalParams,
+} from '../retrieval/index.ts';
+import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
+import { SECTIONS, type PagedChunkRecord, type PagesDirectory, type SectionName } from './format.ts';
+import {
+  BlockHasher,
+  DEFAULT_BLOCK_SIZE,
+  encodeOpen,
+  pagedRecord,
+  pagesDirectory,
+  pagesOpen,
+  RecordGroupWriter,
+  sectionTable,
+  writeConceptSections,
+  writeTermSections,
+  type SectionSink,
+} from './write.ts';
+
+/** A growing typed array (the chunk → concept rows before the table is made). */
+class Grow<T extends Uint32Array | Float32Array | Float64Array> {
+  length = 0;
+  constructor(public data: T) {}
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const next = new (this.data.constructor as new (n: number) => T)(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
+/**
+ * One document as the second pass takes it: its chunks' records in id order, and each chunk's keyphrases (chosen
+ * within the document) as flat (candidate id, tf) pairs.
+ */
+export interface PagesDocument {
+  records: PagedChunkRecord[];
+  concepts: ArrayLike<number>[];
+}
+
+/** Every keyphrase met in the first pass: its candidate id (order of first sight) and its df over chunks. */
+export class ConceptCandidates {
+  readonly ids = new Map<string, number>();
+  readonly terms: string[] = [];
+  private readonly df = new Grow(new Uint32Array(1 << 16));
+
+  idOf(term: string): number {
+    let id = this.ids.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.ids.set(term, id);
+      this.terms.push(term);
+      this.df.push(0);
+    }
+    return id;
+  }
+
+  /** Counts a document's chunks into the df (each chunk's list names a candidate once). */
+  count(document: PagesDocument): void {
+    for (const list of document.concepts) for (let i = 0; i < list.length; i += 2) this.df.data[list[i]]++;
+  }
+
+  dfOf(id: number): number {
+    return this.df.data[id];
+  }
+}
+
+/** A document with its parts, as the parser gives it and as the store gives it back (chunk text sliced). */
+export interface PagesSourceInput {
+  doc: Pick<DocumentRecord, 'id' | 'title' | 'pageStarts'>;
+  sections: SectionRecord[];
+  chunks: ChunkRecord[];
+  sentences: ReadonlyArray<{ chunkId: string; index: number; start: number; end: number }>;
+}
+
+/** A document's chunks in id order with their heading paths, and their records (what evidence shows). */
+export function pagesRecords(d: PagesSourceInput): {
+  chunks: Array<ChunkRecord & { path: string[] }>;
+  records: PagedChunkRecord[];
+} {
+  const chunks = withSectionPaths([d.doc], d.sections, d.chunks).sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
+  const sentences = new Map<string, Array<{ index: number; start: number; end: number }>>();
+  for (const s of d.sentences) {
+    let list = sentences.get(s.chunkId);
+    if (!list) sentences.set(s.chunkId, (list = []));
+    list.push(s);
+  }
+  const doc = { title: d.doc.title, ...(d.doc.pageStarts ? { pageStarts: d.doc.pageStarts } : {}) };
+  const records = chunks.map((c) => {
+    const offsets: number[] = [];
+    for (const s of (sentences.get(c.id) ?? []).sort((a, b) => a.index - b.index))
+      offsets.push(s.start, s.end);
+    return pagedRecord(c, doc, offsets);
+  });
+  return { chunks, records };
+}
+
+/**
+ * One document for the builder: its records (pagesRecords), and each chunk's keyphrases (chosen within the
+ * document, as the engine chooses them) as (candidate id, tf) pairs.
+ */
+export function pagesDocument(
+  d: PagesSourceInput,
+  analyzer: TermAnalyzer,
+  params: RetrievalParams,
+  candidates: ConceptCandidates,
+): PagesDocument {
+  const { chunks, records } = pagesRecords(d);
+  const concepts = chunkConceptLists(analyzer, chunks, params).map((list) => {
+    const counts = new Map<number, number>();
+    for (const t of list) {
+      const id = candidates.idOf(t);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    const flat: number[] = [];
+    for (const [id, tf] of counts) flat.push(id, tf);
+    return flat;
+  });
+  return { records, concepts };
+}
+
+/** A section's temporary bytes: written in order, read back in order once closed. */
+export interface SpoolSink extends SectionSink {
+  close(): void | Promise<void>;
+}
+
+/** Where the sections' bytes wait until the pages are put together (files in the CLI, Blob pieces in the app). */
+export interface SectionSpool {
+  create(name: SectionName): SpoolSink;
+  /** The closed section's bytes, in order, in pieces of any size. */
+  read(name: SectionName): AsyncIterable<Uint8Array>;
+}
+
+export interface PagesBuildOptions {
+  params: RetrievalParams;
+  analyzer: TermAnalyzer;
+  /** Bytes per checked block (tests use small ones). */
+  blockSize?: number;
+  log?: (line: string) => void;
+  /** Called after each document of the second pass. */
+  onDocument?: (done: number) => void;
+  /** Checked between documents: an aborted build throws its reason. */
+  signal?: AbortSignal;
+}
+
+export interface BuiltPages {
+  directory: PagesDirectory;
+  /** SHA-256 of every block, 32 bytes each. */
+  hashes: Uint8Array;
+  /** SHA-256 of the whole part. */
+  sha256: Uint8Array;
+  length: number;
+  chunks: number;
+  concepts: number;
+  terms: number;
+  /** The part's bytes in order (from the spool). */
+  bytes(): AsyncGenerator<Uint8Array>;
+}
+
+/** No document had a chunk. */
+export class PagesBuildEmpty extends Error {
+  constructor() {
+    super('pages: no document could be indexed');
+  }
+}
+
+/** Seconds as "1 h 02 min", "3 min 05 s" or "12 s". */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s >= 3600)
+    return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+  if (s >= 60) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${s} s`;
+}
+
+/**
+ * The second pass: `documents` in id order (each counted into `candidates` by the first pass), `chunkCount` chunks
+ * in all, `documentCount` documents (for the log). Writes every section to `spool`, then hashes the part from it.
+ */
+export async function buildPages(
+  input: {
+    documents: AsyncIterable<PagesDocument>;
+    documentCount: number;
+    chunkCount: number;
+    candidates: ConceptCandidates;
+  },
+  spool: SectionSpool,
+  options: PagesBuildOptions,
+): Promise<BuiltPages> {
+  const { params, analyzer, candidates } = { ...options, candidates: input.candidates };
+  const log = options.log ?? (() => {});
+  const n = input.chunkCount;
+  if (n === 0) throw new PagesBuildEmpty();
+  const t2 = performance.now();
+  // As extractConcepts gets it from buildLexicalGraph: the retrieval parameters have no minDfCap of their own.
+  const maxDf = dfCap(params.maxDfFraction, n);
+  const sinks = Object.fromEntries(SECTIONS.map((name) => [name, spool.create(name)])) as Record<
+    SectionName,
+    SpoolSink
+  >;
+  const records = new RecordGroupWriter(sinks.records);
+  const text = new Bm25Builder();
+  const headings = new Bm25Builder();
+  let anyPath = false;
+  const tokens = new Uint32Array(n);
+  const documentChunks = new Uint32Array(n);
+  const rowOffsets = new Uint32Array(n + 1);
+  const rowCandidates = new Grow(new Uint32Array(1 << 16));
+  const rowWeights = new Grow(new Float32Array(1 << 16));
+  const keptCandidate = new Uint8Array(candidates.terms.length);
+  const dfOf = (term: string): number => candidates.dfOf(candidates.ids.get(term)!);
+  let k = 0;
+  let i = 0;
+  let lastLog = performance.now();
+  for await (const entry of input.documents) {
+    options.signal?.throwIfAborted();
+    for (let j = 0; j < entry.records.length; j++) {
+      if (k >= n) throw new Error(`pages: the documents hold more than the ${n} chunks counted`);
+      const record = entry.records[j];
+      await records.add(record);
+      text.add(analyzer.terms(record.text));
+      const path = record.path ?? [];
+      if (path.length) anyPath = true;
+      headings.add(path.length ? analyzer.terms(path.join('\n')) : []);
+      tokens[k] = record.tokens;
+      documentChunks[k] = entry.records.length;
+      const list = entry.concepts[j];
+      const counts: Array<[string, number]> = [];
+      for (let p = 0; p < list.length; p += 2) counts.push([candidates.terms[list[p]], list[p + 1]]);
+      for (const [term, w] of selectChunkConcepts(counts, dfOf, n, maxDf, params.conceptsPerChunk)) {
+        const id = candidates.ids.get(term)!;
+        keptCandidate[id] = 1;
+        rowCandidates.push(id);
+        rowWeights.push(w);
+      }
+      rowOffsets[++k] = rowCandidates.length;
+    }
+    i++;
+    options.onDocument?.(i);
+    const now = performance.now();
+    if (now - lastLog > 2000 || i === input.documentCount) {
+      lastLog = now;
+      const seconds = (now - t2) / 1000;
+      const left = ((input.documentCount - i) * seconds) / i;
+      log(
+        `indexed ${i}/${input.documentCount} documents, ${k} chunks (${duration(seconds)}, about ${duration(left)} left)`,
+      );
+    }
+  }
+  if (k !== n) throw new Error(`pages: the documents held ${k} chunks, ${n} were counted`);
+  const recordGroups = await records.finish();
+
+  // ---- the concept table (ids are the sorted terms), shares, degrees
+  const t3 = performance.now();
+  const keptIds: number[] = [];
+  for (let c = 0; c < candidates.terms.length; c++) if (keptCandidate[c]) keptIds.push(c);
+  const all = candidates.terms;
+  keptIds.sort((a, b) => (all[a] < all[b] ? -1 : all[a] > all[b] ? 1 : 0));
+  const conceptOf = new Int32Array(all.length).fill(-1);
+  keptIds.forEach((c, x) => (conceptOf[c] = x));
+  const terms = keptIds.map((c) => all[c]);
+  const idf = Float32Array.from(keptIds, (c) => conceptIdf(n, candidates.dfOf(c)));
+  const total = rowOffsets[n];
+  const chunkConcepts = new Uint32Array(total);
+  const chunkConceptWeights = new Float32Array(total);
+  for (let kk = 0; kk < n; kk++) {
+    const pairs: Array<[number, number]> = [];
+    for (let o = rowOffsets[kk]; o < rowOffsets[kk + 1]; o++)
+      pairs.push([conceptOf[rowCandidates.data[o]], rowWeights.data[o]]);
+    pairs.sort((a, b) => a[0] - b[0]);
+    let o = rowOffsets[kk];
+    for (const [c, w] of pairs) {
+      chunkConcepts[o] = c;
+      chunkConceptWeights[o++] = w;
+    }
+  }
+  const table = conceptTableFromChunks({
+    chunkCount: n,
+    terms,
+    idf,
+    chunkConceptOffsets: rowOffsets,
+    chunkConcepts,
+    chunkConceptWeights,
+  });
+  const shares = conceptChunkShares(table, params.tfSpread, params.chunkScorePower);
+  log(
+    `concept table: ${terms.length} concepts, ${total} chunk links (${duration((performance.now() - t3) / 1000)})`,
+  );
+  options.signal?.throwIfAborted();
+  const t4 = performance.now();
+  const degrees = weightedDegreesFromTable(table, params.thetaCo, (u) => {
+    if (u > 0)
+      log(`walk degrees: ${u}/${terms.length} concepts (${duration((performance.now() - t4) / 1000)})`);
+  });
+  log(`walk degrees in ${duration((performance.now() - t4) / 1000)}`);
+  options.signal?.throwIfAborted();
+
+  // ---- the word indexes and the sections
+  const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
+  const copies = Math.round(params.headingWeight);
+  const field =
+    copies > 0 && anyPath
+      ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
+      : undefined;
+  const headingIndex = field?.headings;
+  const vocabulary = new Set(bm25.terms());
+  if (headingIndex) for (const t of headingIndex.terms()) vocabulary.add(t);
+  const words = [...vocabulary].sort();
+  vocabulary.clear();
+  const termGroups = await writeTermSections(
+    words,
+    (t) => [bm25.postingsOf(t), headingIndex?.postingsOf(t)],
+    sinks.terms,
+    sinks.postings,
+  );
+  const concepts = await writeConceptSections(table, shares, sinks.concepts, sinks.lists, sinks.rows);
+  const open = pagesOpen({
+    textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
+    headingLengths: Float32Array.from({ length: n }, (_, c) => headingIndex?.lengthOf(c) ?? 0),
+    tokens,
+    documentChunks,
+    table,
+    degrees,
+    concepts,
+    recordGroups,
+    termGroups,
+    terms: words,
+  });
+  await sinks.open.write(await encodeOpen(open));
+  for (const name of SECTIONS) await sinks[name].close();
+
+  // ---- the part's hashes (per block and whole)
+  const blockSize = options.blockSize ?? DEFAULT_BLOCK_SIZE;
+  const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
+    SectionName,
+    number
+  >;
+  const { sections, total: length } = sectionTable(lengths);
+  const bytes = async function* (): AsyncGenerator<Uint8Array> {
+    for (const name of SECTIONS) yield* spool.read(name);
+  };
+  const blocks = new BlockHasher(blockSize);
+  const whole = new Sha256();
+  for await (const c of bytes()) {
+    blocks.update(c);
+    whole.update(c);
+  }
+  const directory = pagesDirectory({
+    blockSize,
+    chunkCount: n,
+    conceptCount: terms.length,
+    termCount: words.length,
+    headingCopies: field ? field.copies : 0,
+    thetaCo: params.thetaCo,
+    sections,
+  });
+  return {
+    directory,
+    hashes: blocks.finish(),
+    sha256: whole.digest(),
+    length,
+    chunks: n,
+    concepts: terms.length,
+    terms: words.length,
+    bytes,
+  };
+}

@@ -1,0 +1,122 @@
+// A large library is answered from its pages after a reload (issue 25: reopen ≤ 5 s in the tab): the ingest worker
+// writes the library's pages into IndexedDB at the end of the drop, and after a reload the query worker answers the
+// default mode and bm25 by ranges over them instead of loading the corpus. The threshold (3,000 chunks) is lowered
+// by the pagesMinChunks setting so a small folder gets pages; vectors are off (the pages hold the lexical index).
+// Every wait is on the app's state.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { expect, test } from '../lib/fixtures.ts';
+
+/** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
+const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
+
+test.setTimeout(300_000);
+
+/** Writes settings straight into the app's settings store (the app has created it: openApp waited for it). */
+async function putSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
+  await page.evaluate(async (entries) => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('conceptrag');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    try {
+      const tx = db.transaction('settings', 'readwrite');
+      for (const [key, value] of entries) tx.objectStore('settings').put({ key, value });
+      await new Promise<void>((resolve, reject) => {
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+      });
+    } finally {
+      db.close();
+    }
+  }, Object.entries(settings));
+}
+
+/** The stored pages' stamp, documents, chunks and size (null when there are none). */
+async function storedPages(
+  page: Page,
+): Promise<{ stamp: string; documents: number; chunks: number; bytes: number } | null> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('conceptrag');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    try {
+      if (!db.objectStoreNames.contains('pages')) return null;
+      const record = await new Promise<
+        { stamp: string; documents: number; chunks: number; data: Blob } | undefined
+      >((resolve, reject) => {
+        const r = db.transaction('pages').objectStore('pages').get('library');
+        r.onsuccess = () => resolve(r.result as never);
+        r.onerror = () => reject(r.error);
+      });
+      return record
+        ? { stamp: record.stamp, documents: record.documents, chunks: record.chunks, bytes: record.data.size }
+        : null;
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/** Asks in the Ask view and waits for the result (not the early evidence). */
+async function ask(page: Page, question: string, mode: string): Promise<void> {
+  await page.fill('[data-testid="question"]', question);
+  await page.selectOption('[data-testid="mode"]', mode);
+  await page.click('[data-testid="ask"]');
+}
+
+test('a library with pages is answered from them after a reload, and the Library view lists its documents', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
+  const path = join(tmp, 'passages.jsonl');
+  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
+  const first = JSON.parse(lines[0]) as { title: string; text: string };
+
+  await openApp(page, origin);
+  await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
+  await addFiles(page, [path]);
+  await waitIdle(page);
+  const counts = await readCounts(page);
+  expect(counts.documents).toBe(200);
+  const pages = await storedPages(page);
+  log(`pages: ${JSON.stringify(pages)}`);
+  expect(pages, 'the drop wrote the library pages').not.toBeNull();
+  expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
+  expect(pages!.bytes).toBeGreaterThan(0);
+
+  // Reopened: the question is answered from the pages (the results say so), with the passage it asks about.
+  await page.reload();
+  await openApp(page, origin, 'ask');
+  const question = first.text.split(/\s+/).slice(0, 12).join(' ');
+  await ask(page, question, 'ppr');
+  const results = page.locator('[data-testid="results"][data-stage="result"]');
+  await expect(results).toHaveAttribute('data-from', 'pages');
+  await expect(page.getByTestId('evidence').first()).toBeVisible();
+  await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
+  // bm25 too; a mode that needs the library in memory says why not.
+  await ask(page, question, 'bm25');
+  await expect(results).toHaveAttribute('data-from', 'pages');
+  await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
+  await ask(page, question, 'concept');
+  await expect(page.getByTestId('ask-error')).toContainText('needs the library in memory');
+
+  // The evidence's document opens from IndexedDB (the viewer reads the one document).
+  await ask(page, question, 'ppr');
+  await expect(results).toHaveAttribute('data-from', 'pages');
+  await page.getByTestId('evidence-doc').filter({ hasText: first.title }).first().click();
+  await expect(page.getByTestId('viewer')).toContainText(first.title);
+
+  // The Library view lists the documents.
+  await openApp(page, origin, 'library');
+  await expect(page.locator('[data-testid="documents"] tbody tr')).toHaveCount(counts.documents);
+});

@@ -1,0 +1,257 @@
+// A large library's pages written into the store by the ingest pipeline (src/services/ingest/pagesWrite.ts) are the
+// pages `cli index --stream` writes for the same files, byte for byte, and the query side opens them by ranges
+// (src/services/library/storedPages.ts) with the CLI bundle's answers. New pages replace the old in one put: a run
+// stopped in the middle of writing them leaves the old record whole (of the old library, so it is not read), and the
+// next start of the worker writes the library's own. Removing a document removes the pages with it.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { collectFiles } from '../../../../src/cli/index.ts';
+import { streamBuild } from '../../../../src/cli/streamIndex.ts';
+import type { BundleManifest } from '../../../../src/core/bundle/index.ts';
+import { openPagedBundle } from '../../../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource } from '../../../../src/core/paged/rangeSource.ts';
+import { prepareFile } from '../../../../src/core/prepare.ts';
+import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
+import type { Progress } from '../../../../src/core/types.ts';
+import { IngestPipeline, type PrepareFn } from '../../../../src/services/ingest/ingestPipeline.ts';
+import {
+  SENTENCE_VECTORS_SETTING,
+  type IngestEvent,
+} from '../../../../src/services/ingest/ingestProtocol.ts';
+import { pagesDue, PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/ingest/pagesWrite.ts';
+import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
+import { askPaged } from '../../../../src/services/questions/askPaged.ts';
+import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { DexieKgStore } from '../../../../src/store/kgStore.ts';
+import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
+import { Repo } from '../../../../src/store/repo.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'stored-pages-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The real parser, as the parse worker runs it. */
+const prepare: PrepareFn = (name, bytes, options) =>
+  prepareFile(name, bytes, { maxChunkTokens: options.maxChunkTokens });
+
+/** A part's stored bytes and manifest entry, found through a version 3 bundle's locator. */
+function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: unknown } {
+  const view = new DataView(bundle.buffer, bundle.byteOffset, bundle.byteLength);
+  const at = view.getUint32(bundle.length - 12, true) + view.getUint32(bundle.length - 8, true) * 2 ** 32;
+  const length = view.getUint32(at + 4, true);
+  const manifest = JSON.parse(
+    new TextDecoder().decode(bundle.subarray(at + 12, at + 12 + length)),
+  ) as BundleManifest;
+  const entry = manifest.parts.find((p) => p.name === name);
+  if (!entry) throw new Error(`no part ${name}`);
+  return { bytes: bundle.subarray(entry.offset!, entry.offset! + entry.length), meta: entry.meta };
+}
+
+/** The CLI's streamed bundle of these files. */
+async function cliBundle(files: string[], name: string): Promise<Uint8Array> {
+  const out = join(work, `${name}.bundle`);
+  await streamBuild(files, out, { maxChunkTokens: 1200, appVersion: 'test', tempDir: work });
+  return new Uint8Array(readFileSync(out));
+}
+
+/** Equal bytes, with the first differing offset in the failure (a whole-array diff of MBs says nothing). */
+function expectSameBytes(actual: Uint8Array, expected: Uint8Array, what: string): void {
+  let first = -1;
+  const n = Math.min(actual.length, expected.length);
+  for (let i = 0; i < n && first < 0; i++) if (actual[i] !== expected[i]) first = i;
+  expect({ what, length: actual.length, firstDifference: first }).toEqual({
+    what,
+    length: expected.length,
+    firstDifference: -1,
+  });
+}
+
+/** The stored pages equal the CLI bundle's pages part, its block hashes and its directory. */
+async function expectStoredEqualsCli(db: ConceptDb, bundle: Uint8Array, what: string): Promise<void> {
+  const record = await db.pages.get('library');
+  expect(record, `${what}: no pages stored`).toBeDefined();
+  const pages = partOf(bundle, 'pages.bin');
+  expectSameBytes(new Uint8Array(await record!.data.arrayBuffer()), pages.bytes, `${what} pages`);
+  expectSameBytes(record!.hashes, partOf(bundle, 'pages.sha256').bytes, `${what} hashes`);
+  expect(record!.directory).toEqual(pages.meta);
+}
+
+const QUESTIONS = [
+  'How do I open a bundle from a URL?',
+  'What limits the size of a library in the browser tab?',
+  'How are sentence vectors quantized in the store?',
+  'Which retrieval modes does the app answer?',
+];
+
+function newRepo(name: string, indexedDB = new IDBFactory()): Repo {
+  return new Repo(openDatabase(name, { indexedDB, IDBKeyRange }));
+}
+
+function pipelineOf(repo: Repo, events: IngestEvent[] = []): IngestPipeline {
+  return new IngestPipeline({
+    repo,
+    prepare,
+    embedder: async () => {
+      throw new Error('no embedder: the library is lexical only');
+    },
+    // The concept graph is not what the pages are built from (they read the stored documents).
+    rebuildGraph: async () => undefined,
+    emit: (e) => events.push(e),
+  });
+}
+
+async function enqueueFiles(pipeline: IngestPipeline, files: string[]): Promise<void> {
+  await pipeline.enqueue(
+    files.map((f) => ({ name: basename(f), bytes: new Uint8Array(readFileSync(f)).buffer as ArrayBuffer })),
+  );
+  await pipeline.ensureRunning();
+}
+
+describe('the library pages in the store', () => {
+  it('are the pages cli index --stream writes for the same files, and answer as its bundle does', async () => {
+    const files = await collectFiles(['docs']);
+    const repo = newRepo('equal');
+    await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
+    await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
+    const events: IngestEvent[] = [];
+    await enqueueFiles(pipelineOf(repo, events), files);
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+
+    const bundle = await cliBundle(files, 'docs');
+    await expectStoredEqualsCli(repo.db, bundle, 'docs');
+
+    // "writing pages n/N": both passes over every document, the last report complete.
+    const progress = events
+      .filter((e): e is { type: 'progress'; progress: Progress } => e.type === 'progress')
+      .map((e) => e.progress)
+      .filter((p) => p.stage === 'pages');
+    const documents = (await repo.counts()).documents;
+    expect(progress.at(-1)).toMatchObject({ done: 2 * documents, total: 2 * documents });
+    expect(await pagesDue(repo)).toBe(false);
+
+    const stored = await openStoredPages(repo.db);
+    expect(stored).toMatchObject({ documents, chunks: (await repo.counts()).chunks });
+    const cli = await openPagedBundle(new MemoryRangeSource(bundle, 'docs.bundle'), createTermAnalyzer());
+    for (const question of QUESTIONS) {
+      for (const mode of ['ppr', 'bm25'] as const) {
+        const request = { question, mode, budget: 1500 };
+        const fromStore = await askPaged(stored!.library, request);
+        const fromCli = await askPaged(cli!.library, request);
+        expect(fromStore.evidence.length, question).toBeGreaterThan(0);
+        expect(fromStore.evidence, `${mode}: ${question}`).toEqual(fromCli.evidence);
+      }
+    }
+
+    // The query service answers from the pages without ever reading the corpus, and says so; a mode that needs
+    // the library in memory is refused with the reason.
+    let corpusLoads = 0;
+    const service = new QueryService({
+      library: {
+        loadCorpus: () => {
+          corpusLoads += 1;
+          return repo.loadCorpus();
+        },
+        getSetting: (key) => repo.getSetting(key),
+        getMeta: () => repo.getMeta(),
+      },
+      kgStore: new DexieKgStore(repo.db),
+      embedders: {
+        get: () => Promise.reject(new Error('no embedder in this test')),
+        dispose: async () => undefined,
+      } as never,
+      openBundle: () => Promise.reject(new Error('no bundle in this test')),
+      llmClient: () => {
+        throw new Error('no LLM in this test');
+      },
+      storedPages: () => openStoredPages(repo.db),
+    });
+    await service.warmUp();
+    const asked = await service.ask({ question: QUESTIONS[0], mode: 'ppr', budget: 1500 });
+    expect(asked.from).toBe('pages');
+    expect(asked.evidence.map((e) => e.chunkId)).toEqual(
+      (await askPaged(cli!.library, { question: QUESTIONS[0], mode: 'ppr', budget: 1500 })).evidence.map(
+        (e) => e.chunkId,
+      ),
+    );
+    await expect(service.ask({ question: QUESTIONS[0], mode: 'dense', budget: 1500 })).rejects.toThrow(
+      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages/,
+    );
+    await expect(service.topConcepts()).rejects.toThrow(/the concept graph needs the library in memory/);
+    expect(corpusLoads, 'the corpus was read').toBe(0);
+    expect(await service.answeredFromPages()).toMatchObject({ documents, chunks: stored!.chunks });
+  }, 300_000);
+
+  it('a small library gets none, below the threshold', async () => {
+    const repo = newRepo('small');
+    await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
+    await enqueueFiles(pipelineOf(repo), (await collectFiles(['docs'])).slice(0, 3));
+    expect((await repo.counts()).chunks).toBeGreaterThan(0);
+    expect(await repo.db.pages.count()).toBe(0);
+    expect(await openStoredPages(repo.db)).toBeUndefined();
+  }, 120_000);
+
+  it('a run stopped while writing new pages leaves the old record whole and unread; the next start writes them', async () => {
+    const all = await collectFiles(['docs']);
+    const first = all.slice(0, 12);
+    const indexedDB = new IDBFactory();
+    const repo = newRepo('reload', indexedDB);
+    await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
+    await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
+    await enqueueFiles(pipelineOf(repo), first);
+    const old = await repo.db.pages.get('library');
+    expect(old).toBeDefined();
+
+    // More files; the run is stopped as soon as it starts writing the new pages.
+    const events: IngestEvent[] = [];
+    let stopping: Promise<void> | undefined;
+    const stopAtPages = new IngestPipeline({
+      repo,
+      prepare,
+      embedder: async () => {
+        throw new Error('no embedder');
+      },
+      rebuildGraph: async () => undefined,
+      emit: (e) => {
+        events.push(e);
+        if (e.type === 'progress' && e.progress.stage === 'pages' && e.progress.done > 0)
+          stopping ??= stopAtPages.cancel();
+      },
+    });
+    await stopAtPages.enqueue(
+      all
+        .slice(12)
+        .map((f) => ({ name: basename(f), bytes: new Uint8Array(readFileSync(f)).buffer as ArrayBuffer })),
+    );
+    await stopAtPages.ensureRunning();
+    await stopping;
+    expect(stopping, 'the run reached the pages').toBeDefined();
+    expect(events.some((e) => e.type === 'idle' && e.cancelled)).toBe(true);
+
+    // The old record is whole (the pages of the first files, byte for byte) and, indexing another library, unread.
+    await expectStoredEqualsCli(repo.db, await cliBundle(first, 'first'), 'old pages');
+    expect(await openStoredPages(repo.db)).toBeUndefined();
+    expect(await pagesDue(repo)).toBe(true);
+
+    // A reload: a new connection and a new pipeline; the worker's start writes the library's pages.
+    repo.db.close();
+    const reopened = newRepo('reload', indexedDB);
+    await pipelineOf(reopened).resumePages();
+    await expectStoredEqualsCli(reopened.db, await cliBundle(all, 'all'), 'new pages');
+    expect(await openStoredPages(reopened.db)).toBeDefined();
+
+    // Removing a document takes the pages with it (they index it), in the same transaction.
+    const [doc, other] = await reopened.db.documents.limit(2).toArray();
+    expect(await reopened.removeDocument(doc.id)).toBe(true);
+    expect(await reopened.db.pages.count()).toBe(0);
+    expect(await pagesDue(reopened)).toBe(true);
+    // A removal through the pipeline writes the library's pages again afterwards.
+    const pipeline = pipelineOf(reopened);
+    expect(await pipeline.removeDocument(other.id)).toBe(true);
+    await pipeline.ensureRunning();
+    const rewritten = await openStoredPages(reopened.db);
+    expect(rewritten).toMatchObject({ documents: (await reopened.counts()).documents });
+    expect(await pagesDue(reopened)).toBe(false);
+  }, 300_000);
+});
