@@ -15,6 +15,7 @@ import type {
   KgChunkRecord,
   KgEntityRecord,
   KgRelationRecord,
+  PendingBytesRecord,
   PendingRecord,
   SettingRecord,
   StoredChunk,
@@ -38,6 +39,7 @@ export type ConceptDb = Dexie & {
   vectors: EntityTable<VectorRecord, 'docId'>;
   meta: Table<IndexMeta, 'index'>;
   pending: EntityTable<PendingRecord, 'id'>;
+  pendingBytes: EntityTable<PendingBytesRecord, 'id'>;
   graph: EntityTable<GraphRecord, 'id'>;
   settings: EntityTable<SettingRecord, 'key'>;
   kgChunks: EntityTable<KgChunkRecord, 'chunkId'>;
@@ -85,6 +87,14 @@ export const SCHEMA_V3 = {
   atomicChunks: 'chunkId, docId, status',
 } as const;
 
+/**
+ * Schema version 4 (intake): a queued file's bytes in a table of their own, keyed by its pending id. The pending
+ * records stay small, so marking a file working (its start counted) or failed rewrites the record, not the file:
+ * a 100 MB drop's queue was written twice, once when stored and again when its files were marked working. Records
+ * queued before v4 keep their bytes inline and are read as they are (QueueRepo.pendingFile): no upgrade step.
+ */
+export const SCHEMA_V4 = { ...SCHEMA_V3, pendingBytes: 'id' } as const;
+
 /** Every table that holds index content (what a reset or a bundle import replaces). */
 export const CONTENT_TABLES = [
   'documents',
@@ -107,5 +117,7 @@ export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): Concep
   db.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
   // New tables only: nothing to convert.
   db.version(3).stores(SCHEMA_V3);
+  // A new table only (pending records of v3 keep their bytes inline and are read as they are).
+  db.version(4).stores(SCHEMA_V4);
   return db;
 }

@@ -54,6 +54,11 @@ export interface PendingRecord {
   id: string;
   name: string;
   size: number;
+  /**
+   * The file's bytes. Stored empty since schema v4: they are in the pendingBytes table (PendingBytesRecord), so
+   * that marking a file working, failed or queued again rewrites a small record, not the file; a record queued
+   * before v4 still holds them here, and QueueRepo.pendingFile reads either.
+   */
   bytes: ArrayBuffer;
   addedAt: number;
   status: PendingStatus;
@@ -65,6 +70,12 @@ export interface PendingRecord {
    * schema change; older records without it count as 0.
    */
   attempts?: number;
+}
+
+/** A queued file's bytes (schema v4), keyed by its pending record's id; removed with the record. */
+export interface PendingBytesRecord {
+  id: string;
+  bytes: ArrayBuffer;
 }
 
 /**

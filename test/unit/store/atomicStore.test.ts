@@ -6,7 +6,7 @@ import Dexie from 'dexie';
 import { describe, expect, it } from 'vitest';
 import type { PreparedDocument } from '../../../src/core/types.ts';
 import { DexieAtomicStore } from '../../../src/store/atomicStore.ts';
-import { openDatabase, SCHEMA_V2, SCHEMA_V3 } from '../../../src/store/db.ts';
+import { openDatabase, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4 } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 
 function prepared(id: string): PreparedDocument {
@@ -53,13 +53,14 @@ describe('atomic store', () => {
   it('schema v3 adds the atomic tables to v2', async () => {
     const db = openDatabase('v3', { indexedDB: new IDBFactory(), IDBKeyRange });
     await db.open();
-    expect(db.verno).toBe(3);
+    expect(db.verno).toBe(4);
     expect(SCHEMA_V3).toEqual({
       ...SCHEMA_V2,
       atomicQuestions: 'id, chunkId, docId',
       atomicChunks: 'chunkId, docId, status',
     });
-    expect(db.tables.map((t) => t.name).sort()).toEqual(Object.keys(SCHEMA_V3).sort());
+    // Version 4 (the queue's bytes in a table of their own) follows at once.
+    expect(db.tables.map((t) => t.name).sort()).toEqual(Object.keys(SCHEMA_V4).sort());
     db.close();
   });
 
@@ -72,7 +73,7 @@ describe('atomic store', () => {
     old.close();
     const db = openDatabase('upgrade', deps);
     await db.open();
-    expect(db.verno).toBe(3);
+    expect(db.verno).toBe(4);
     expect(await db.settings.get('k')).toEqual({ key: 'k', value: 1 });
     expect(await db.atomicQuestions.count()).toBe(0);
     db.close();

@@ -1,10 +1,10 @@
-// The schema as IndexedDB sees it: every store and index of the current version (3) exists, and data written by
+// The schema as IndexedDB sees it: every store and index of the current version (4) exists, and data written by
 // one connection is read back by a new one (what a reload does). Opening a v1 database: upgradeV2.test.ts.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_TABLES, openDatabase, SCHEMA_V3 } from '../../../src/store/db.ts';
+import { CONTENT_TABLES, openDatabase, SCHEMA_V4 } from '../../../src/store/db.ts';
 
-describe('schema v3', () => {
+describe('schema v4', () => {
   it('creates every store with its primary key and indexes', async () => {
     const indexedDB = new IDBFactory();
     const db = openDatabase('schema', { indexedDB, IDBKeyRange });
@@ -15,9 +15,9 @@ describe('schema v3', () => {
         [t.schema.primKey.src, ...t.schema.indexes.map((i) => i.src)].join(', '),
       ]),
     );
-    expect(stores).toEqual(SCHEMA_V3);
-    expect(db.verno).toBe(3);
-    for (const name of CONTENT_TABLES) expect(Object.keys(SCHEMA_V3)).toContain(name);
+    expect(stores).toEqual(SCHEMA_V4);
+    expect(db.verno).toBe(4);
+    for (const name of CONTENT_TABLES) expect(Object.keys(SCHEMA_V4)).toContain(name);
     db.close();
   });
 
