@@ -90,6 +90,11 @@ const RUNNING_REFRESH_MS = 3000;
  */
 const RUNNING_COUNTS_MS = 30_000;
 const COUNT_SPACING = 20;
+/**
+ * The worker's per-file events (a verdict and a progress report per file) reach the view at most this often: a
+ * 20,000-file drop re-rendered the progress rows and the list of outcomes for every one of them.
+ */
+const EVENT_FLUSH_MS = 250;
 
 const EMPTY_COUNTS: StoreCounts = {
   documents: 0,
@@ -249,21 +254,49 @@ export class LibraryState {
     }
   }
 
+  /** Verdicts and the latest activity heard since the view was last updated (flushEvents), newest last. */
+  private heard: { outcomes: FileOutcome[]; activity: { stage: Stage; item?: string } | null } = {
+    outcomes: [],
+    activity: null,
+  };
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Updates the view with what the worker reported since the last flush, at most every EVENT_FLUSH_MS. */
+  private scheduleFlush(): void {
+    this.flushTimer ??= setTimeout(() => this.flushEvents(), EVENT_FLUSH_MS);
+  }
+
+  private flushEvents(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const { outcomes, activity } = this.heard;
+    this.heard = { outcomes: [], activity: null };
+    if (outcomes.length > 0) {
+      // Newest first, a file named twice once (its latest verdict), as one event at a time would leave it.
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this flush, never state
+      const named = new Set<string>();
+      const newest = outcomes.reverse().filter((o) => !named.has(o.file) && Boolean(named.add(o.file)));
+      this.showOutcomes(withOutcomes(newest, this.outcomes));
+    }
+    if (activity) this.activity = activity;
+    this.updateDrop();
+  }
+
   private onEvent(event: IngestEvent): void {
     switch (event.type) {
       case 'progress': {
         const p = event.progress;
         this.running = true;
         this.watchdog.progress(p.stage, p.done);
-        this.activity = { stage: p.stage, item: p.item };
-        this.updateDrop();
+        this.heard.activity = { stage: p.stage, item: p.item };
+        this.scheduleFlush();
         break;
       }
       case 'file':
-        this.showOutcomes(withOutcomes([event.outcome], this.outcomes));
+        this.heard.outcomes.push(event.outcome);
         this.listStale = true;
         this.tally?.fileDone(event.outcome.file, performance.now());
-        this.updateDrop();
+        this.scheduleFlush();
         break;
       case 'coverage':
         // Stored vectors are announced by coverage alone, not 'changed' (a refresh bumps `version`, and the Ask
@@ -295,6 +328,8 @@ export class LibraryState {
         this.watchdog.stop();
         break;
       case 'idle':
+        // Every verdict is shown before the library says idle.
+        this.flushEvents();
         // A drop still being recorded keeps the library busy: its files are not all in the queue yet.
         this.running = this.feeding > 0;
         if (!this.running) sharedProgress.publish(this.dropRows, false);
