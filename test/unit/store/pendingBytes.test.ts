@@ -3,8 +3,8 @@
 // The bytes leave with their record (stored, failed, removed, cancelled), and a record queued under v3 with its
 // bytes inline is still read and drained after the upgrade.
 import Dexie from 'dexie';
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { describe, expect, it } from 'vitest';
+import { IDBFactory, IDBIndex, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it, vi } from 'vitest';
 import { IngestPipeline } from '../../../src/services/ingest/ingestPipeline.ts';
 import { openDatabase, SCHEMA_V3 } from '../../../src/store/db.ts';
 import { announceFiles, recordBytes } from '../../../src/store/intakeStore.ts';
@@ -98,6 +98,28 @@ describe('pending bytes in their own table', () => {
     // The stored files left the queue with their bytes; the one that failed keeps its name, not its bytes.
     expect(await repo.db.pendingBytes.count()).toBe(0);
     expect((await repo.pendingSummary()).map((p) => [p.name, p.status])).toEqual([['f2.txt', 'failed']]);
+  });
+
+  it('counts the files waiting with one request, not a cursor step per file', async () => {
+    const repo = new Repo(openDatabase(`pb-${n++}`, deps()));
+    const ids = await repo.enqueue(
+      Array.from({ length: 40 }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(`f${i}: F one.`) })),
+    );
+    await repo.queue.startPendingMany(ids.slice(0, 5));
+    await repo.markPending(ids[5], 'failed', 'broken');
+    await announceFiles(repo.db, [{ name: 'late.txt', size: 3 }]);
+    const cursors = [
+      vi.spyOn(IDBIndex.prototype, 'openCursor'),
+      vi.spyOn(IDBIndex.prototype, 'openKeyCursor'),
+    ];
+    try {
+      // 5 working and 34 queued; the failed and the announced files are not waiting.
+      expect(await repo.waitingCount()).toBe(39);
+      expect((await repo.counts()).pending).toBe(39);
+      for (const spy of cursors) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of cursors) spy.mockRestore();
+    }
   });
 
   it('reads and drains a file queued under schema v3 with its bytes inline', async () => {
