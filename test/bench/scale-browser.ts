@@ -227,7 +227,7 @@ async function storageSnapshot(page: Page, cdp: CDPSession, origin: string, prof
     estimateIndexedDbMB: estimate.indexedDB === null ? null : round(estimate.indexedDB / MiB),
     estimateUsageMB: estimate.usage === null ? null : round(estimate.usage / MiB),
     profileIndexedDbFolderMB: round(profileIdbBytes(profile) / MiB),
-    counts: await page.evaluate(probeLibrary),
+    counts: await page.evaluate(probeLibrary, false),
   };
 }
 
@@ -344,7 +344,7 @@ async function main(): Promise<void> {
     if (!(await page.evaluate(() => crossOriginIsolated)))
       throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
     // Lexical only: the setting the app stores when the user picks "lexical layer only"; read at every run.
-    while (!(await page.evaluate(probeLibrary)).ready) {
+    while (!(await page.evaluate(probeLibrary, false)).ready) {
       check();
       await sleep(200);
     }
@@ -398,10 +398,10 @@ async function main(): Promise<void> {
     let threadsAtLog = threadCpu(profile);
     /** Wall seconds spent in the bench's store probes (the heap sampler counts its own). */
     let probeSeconds = 0;
-    const probe = async (): Promise<LibraryProbe> => {
+    const probe = async (light: boolean): Promise<LibraryProbe> => {
       const t = performance.now();
       try {
-        return await page.evaluate(probeLibrary);
+        return await page.evaluate(probeLibrary, light);
       } finally {
         probeSeconds += (performance.now() - t) / 1000;
       }
@@ -431,8 +431,9 @@ async function main(): Promise<void> {
     result.stalls = stalls;
     while (searchable === null) {
       check();
-      const p = await probe();
-      last = p;
+      // Light between the log lines (documents and the queue only), full for each line.
+      const p = await probe(since() - lastLog < logEverySeconds);
+      if (p.chunks >= 0) last = p;
       const at = since();
       const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
       if (p.documents >= size.files && (await page.evaluate(documentsWithChunks)) >= size.files) {
@@ -567,7 +568,7 @@ async function main(): Promise<void> {
     phase = 'idle after the drop';
     while (true) {
       check();
-      const p = await page.evaluate(probeLibrary);
+      const p = await page.evaluate(probeLibrary, false);
       if (p.indexing === 'idle' && p.pendingWaiting === 0) break;
       await sleep(1000);
     }
