@@ -1,7 +1,7 @@
 // A drop is recorded before anything is parsed: first every accepted file's name and size, in one transaction
 // (an 'announced' pending record with no bytes), then the files' bytes (table pendingBytes), a large group per
-// transaction, each record turning 'queued' as its bytes land. The ingest worker drains only queued records, so it never sees a
-// file without its bytes. A page closed or reloaded before the bytes were stored leaves the announced records:
+// transaction, each record turning 'queued' as its bytes land. The ingest worker drains only queued records, so
+// it never sees a file without its bytes. A page closed or reloaded before the bytes were stored leaves the announced records:
 // the Library view names those files and asks for them again (a later drop of the same name and size fills them).
 import type { ConceptDb, PendingBytesRecord, PendingRecord } from './db.ts';
 
