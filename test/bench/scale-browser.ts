@@ -432,7 +432,8 @@ async function main(): Promise<void> {
     while (searchable === null) {
       check();
       // Light between the log lines (documents and the queue only), full for each line.
-      const p = await probe(since() - lastLog < logEverySeconds);
+      const logLine = since() - lastLog >= logEverySeconds;
+      const p = await probe(!logLine);
       if (p.chunks >= 0) last = p;
       const at = since();
       const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
@@ -512,7 +513,7 @@ async function main(): Promise<void> {
         profiling = null;
         profiled = true;
       }
-      if (at - lastLog >= logEverySeconds) {
+      if (logLine) {
         const threadsNow = threadCpu(profile);
         const delta = threadDelta(threadsAtLog, threadsNow, 0);
         const threads = threadLine(delta);
