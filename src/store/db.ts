@@ -18,6 +18,7 @@ import type {
   KgEntityRecord,
   KgRelationRecord,
   PagesRecord,
+  PendingBytesRecord,
   PendingRecord,
   SettingRecord,
   StoredChunk,
@@ -30,7 +31,7 @@ import { upgradeToV2 } from './upgradeV2.ts';
 export type * from './records.ts';
 
 const DB_NAME = 'conceptrag';
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** A Dexie database; constructed through openDatabase(). */
 export type ConceptDb = Dexie & {
@@ -41,6 +42,7 @@ export type ConceptDb = Dexie & {
   vectors: EntityTable<VectorRecord, 'docId'>;
   meta: Table<IndexMeta, 'index'>;
   pending: EntityTable<PendingRecord, 'id'>;
+  pendingBytes: EntityTable<PendingBytesRecord, 'id'>;
   graph: EntityTable<GraphRecord, 'id'>;
   settings: EntityTable<SettingRecord, 'key'>;
   kgChunks: EntityTable<KgChunkRecord, 'chunkId'>;
@@ -92,6 +94,14 @@ export const SCHEMA_V3 = {
 /** Schema version 4: the library's pages, one record (written whole in one put: never half written). */
 export const SCHEMA_V4 = { ...SCHEMA_V3, pages: 'id' } as const;
 
+/**
+ * Schema version 5 (intake): a queued file's bytes in a table of their own, keyed by its pending id. The pending
+ * records stay small, so marking a file working (its start counted) or failed rewrites the record, not the file:
+ * a 100 MB drop's queue was written twice, once when stored and again when its files were marked working. Records
+ * queued before v5 keep their bytes inline and are read as they are (QueueRepo.pendingFile): no upgrade step.
+ */
+export const SCHEMA_V5 = { ...SCHEMA_V4, pendingBytes: 'id' } as const;
+
 /** Every table that holds index content (what a reset or a bundle import replaces). */
 export const CONTENT_TABLES = [
   'documents',
@@ -115,6 +125,8 @@ export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): Concep
   db.version(2).stores(SCHEMA_V2).upgrade(upgradeToV2);
   // New tables only: nothing to convert.
   db.version(3).stores(SCHEMA_V3);
+  // New tables only (pending records of v4 keep their bytes inline and are read as they are).
   db.version(4).stores(SCHEMA_V4);
+  db.version(5).stores(SCHEMA_V5);
   return db;
 }

@@ -1,9 +1,9 @@
 // A drop is recorded before anything is parsed: first every accepted file's name and size, in one transaction
-// (an 'announced' pending record with no bytes), then the files' bytes, a large group per transaction, each
-// record turning 'queued' as its bytes land. The ingest worker drains only queued records, so it never sees a
-// file without its bytes. A page closed or reloaded before the bytes were stored leaves the announced records:
+// (an 'announced' pending record with no bytes), then the files' bytes (table pendingBytes), a large group per
+// transaction, each record turning 'queued' as its bytes land. The ingest worker drains only queued records, so
+// it never sees a file without its bytes. A page closed or reloaded before the bytes were stored leaves the announced records:
 // the Library view names those files and asks for them again (a later drop of the same name and size fills them).
-import type { ConceptDb, PendingRecord } from './db.ts';
+import type { ConceptDb, PendingBytesRecord, PendingRecord } from './db.ts';
 
 /** A dropped file whose name and size are recorded but whose bytes are not (yet) in the store. */
 export type AnnouncedFile = Pick<PendingRecord, 'id' | 'name' | 'size' | 'addedAt'>;
@@ -40,14 +40,17 @@ export async function recordBytes(
   db: ConceptDb,
   items: readonly { id: string; bytes: ArrayBuffer }[],
 ): Promise<string[]> {
-  return db.transaction('rw', db.pending, async () => {
+  return db.transaction('rw', db.pending, db.pendingBytes, async () => {
     const records = await db.pending.bulkGet(items.map((i) => i.id));
     const filled: PendingRecord[] = [];
+    const bytes: PendingBytesRecord[] = [];
     items.forEach((item, k) => {
       const record = records[k];
       if (record?.status !== 'announced') return;
-      filled.push({ ...record, bytes: item.bytes, size: item.bytes.byteLength, status: 'queued' });
+      filled.push({ ...record, size: item.bytes.byteLength, status: 'queued' });
+      bytes.push({ id: item.id, bytes: item.bytes });
     });
+    await db.pendingBytes.bulkPut(bytes);
     await db.pending.bulkPut(filled);
     return filled.map((r) => r.id);
   });

@@ -2,6 +2,7 @@
 // query worker, and emptying it. Reads span every content table; writes of single tables are the other repos'.
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../core/types.ts';
 import { CONTENT_TABLES, type ConceptDb } from './db.ts';
+import { WAITING_STATUSES } from './queueRepo.ts';
 import type { GraphRecord, IndexMeta } from './records.ts';
 import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
 
@@ -68,7 +69,10 @@ export class LibraryRepo {
           embeddedDocuments: await db.vectors.count(),
           concepts: meta?.concepts ?? 0,
           edges: meta?.edges ?? 0,
-          pending: await db.pending.where('status').anyOf('queued', 'working').count(),
+          pending: await db.pending
+            .where('status')
+            .between(...WAITING_STATUSES, true, true)
+            .count(),
           kgEntities: await db.kgEntities.count(),
           kgRelations: await db.kgRelations.count(),
         };

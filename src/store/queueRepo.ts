@@ -1,4 +1,5 @@
-// The pending queue over IndexedDB (table pending): dropped files with their bytes, so a reload resumes indexing.
+// The pending queue over IndexedDB: dropped files (table pending) with their bytes (table pendingBytes, schema v5:
+// the records stay small, so a file's status changes never rewrite its bytes), so a reload resumes indexing.
 // A file is 'queued' until the ingest worker starts it ('working', its starts counted so a file that crashes the
 // page twice is failed instead of retried forever), and leaves the queue in the transaction that stores its
 // documents (Repo.putParsedFiles). 'announced' files (name and size, bytes not yet stored) are the page's, written
@@ -9,6 +10,17 @@ import type { PendingRecord } from './records.ts';
 /** A pending file as listed: everything but its bytes. */
 export type PendingEntry = Omit<PendingRecord, 'bytes'>;
 
+/**
+ * The statuses of files still to index, 'queued' and 'working', as one key range of the status index: the statuses
+ * sort announced < failed < queued < working. Dexie counts a range with one request; `anyOf('queued', 'working')`
+ * it counted by stepping a cursor through every waiting file, on the page's thread and the store's, every few
+ * seconds of a 20,000-file drop.
+ */
+export const WAITING_STATUSES = ['queued', 'working'] as const;
+
+/** A pending record as stored since schema v5: its bytes are in pendingBytes. */
+const NO_BYTES = new ArrayBuffer(0);
+
 export class QueueRepo {
   constructor(private readonly db: ConceptDb) {}
 
@@ -18,18 +30,25 @@ export class QueueRepo {
       id: `${now.toString(36)}-${i.toString().padStart(5, '0')}-${Math.random().toString(36).slice(2, 8)}`,
       name: f.name,
       size: f.bytes.byteLength,
-      bytes: f.bytes,
+      bytes: NO_BYTES,
       addedAt: now + i,
       status: 'queued',
     }));
-    await this.db.pending.bulkAdd(records);
+    await this.db.transaction('rw', this.db.pending, this.db.pendingBytes, async () => {
+      await this.db.pending.bulkAdd(records);
+      await this.db.pendingBytes.bulkAdd(records.map((r, i) => ({ id: r.id, bytes: files[i].bytes })));
+    });
     return records.map((r) => r.id);
   }
 
   /** Files still to index, oldest first ('working' ones were interrupted by a reload and run again). */
   async pendingQueue(): Promise<PendingRecord[]> {
-    const all = await this.db.pending.orderBy('addedAt').toArray();
-    return all.filter((p) => p.status === 'queued' || p.status === 'working');
+    return this.db.transaction('r', this.db.pending, this.db.pendingBytes, async () => {
+      const all = await this.db.pending.orderBy('addedAt').toArray();
+      const waiting = all.filter((p) => p.status === 'queued' || p.status === 'working');
+      const bytes = await this.db.pendingBytes.bulkGet(waiting.map((p) => p.id));
+      return waiting.map((p, i) => ({ ...p, bytes: bytes[i]?.bytes ?? p.bytes }));
+    });
   }
 
   /**
@@ -43,9 +62,15 @@ export class QueueRepo {
     return ids.filter((id) => !skipped.has(id));
   }
 
-  /** One pending file with its bytes (undefined when it is gone, e.g. after a cancel). */
+  /**
+   * One pending file with its bytes (undefined when it is gone, e.g. after a cancel): from pendingBytes, or
+   * inline for a record queued before schema v5.
+   */
   async pendingFile(id: string): Promise<PendingRecord | undefined> {
-    return this.db.pending.get(id);
+    return this.db.transaction('r', this.db.pending, this.db.pendingBytes, async () => {
+      const [record, stored] = await Promise.all([this.db.pending.get(id), this.db.pendingBytes.get(id)]);
+      return record && { ...record, bytes: stored?.bytes ?? record.bytes };
+    });
   }
 
   /**
@@ -53,11 +78,15 @@ export class QueueRepo {
    * reason. Runs inside the transaction that stores the files' documents (Repo.putParsedFiles).
    */
   async settleParsed(storedIds: string[], failed: { pendingId: string; reason: string }[]): Promise<void> {
-    for (const id of storedIds) await this.db.pending.delete(id);
+    await this.db.pending.bulkDelete(storedIds);
+    await this.db.pendingBytes.bulkDelete(storedIds);
     for (const f of failed) await this.markPending(f.pendingId, 'failed', f.reason);
   }
 
-  /** Marks several files 'working' and counts their starts, in one transaction (see startPending). */
+  /**
+   * Marks several files 'working' and counts their starts, in one transaction (see startPending). The records are
+   * small (the bytes are in pendingBytes): this rewrites no file.
+   */
   async startPendingMany(ids: readonly string[]): Promise<number[]> {
     return this.db.transaction('rw', this.db.pending, async () => {
       const records = await this.db.pending.bulkGet([...ids]);
@@ -92,7 +121,14 @@ export class QueueRepo {
    * (bytes not stored) are the page's to forget (src/store/intakeStore.ts).
    */
   async clearWaitingPending(): Promise<void> {
-    await this.db.pending.where('status').anyOf('queued', 'working').delete();
+    await this.db.transaction('rw', this.db.pending, this.db.pendingBytes, async () => {
+      const ids = await this.db.pending
+        .where('status')
+        .between(...WAITING_STATUSES, true, true)
+        .primaryKeys();
+      await this.db.pending.bulkDelete(ids);
+      await this.db.pendingBytes.bulkDelete(ids);
+    });
   }
 
   /** Name/size/status of every pending file, without their bytes. */
@@ -126,18 +162,31 @@ export class QueueRepo {
 
   /** Files still waiting or interrupted (a count: reads no bytes). */
   async waitingCount(): Promise<number> {
-    return this.db.pending.where('status').anyOf('queued', 'working').count();
+    return this.db.pending
+      .where('status')
+      .between(...WAITING_STATUSES, true, true)
+      .count();
   }
 
   /** Marks a pending file; a failed file keeps its name and reason but drops its bytes (they are not needed). */
   async markPending(id: string, status: PendingRecord['status'], reason?: string): Promise<void> {
     const changes: Partial<PendingRecord> = { status, reason };
-    if (status === 'failed') changes.bytes = new ArrayBuffer(0);
-    await this.db.pending.update(id, changes);
+    if (status !== 'failed') {
+      await this.db.pending.update(id, changes);
+      return;
+    }
+    changes.bytes = NO_BYTES;
+    await this.db.transaction('rw', this.db.pending, this.db.pendingBytes, async () => {
+      await this.db.pending.update(id, changes);
+      await this.db.pendingBytes.delete(id);
+    });
   }
 
   async removePending(id: string): Promise<void> {
-    await this.db.pending.delete(id);
+    await this.db.transaction('rw', this.db.pending, this.db.pendingBytes, async () => {
+      await this.db.pending.delete(id);
+      await this.db.pendingBytes.delete(id);
+    });
   }
 
   async clearFailedPending(): Promise<void> {

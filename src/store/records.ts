@@ -55,6 +55,11 @@ export interface PendingRecord {
   id: string;
   name: string;
   size: number;
+  /**
+   * The file's bytes. Stored empty since schema v5: they are in the pendingBytes table (PendingBytesRecord), so
+   * that marking a file working, failed or queued again rewrites a small record, not the file; a record queued
+   * before v5 still holds them here, and QueueRepo.pendingFile reads either.
+   */
   bytes: ArrayBuffer;
   addedAt: number;
   status: PendingStatus;
@@ -66,6 +71,12 @@ export interface PendingRecord {
    * schema change; older records without it count as 0.
    */
   attempts?: number;
+}
+
+/** A queued file's bytes (schema v5), keyed by its pending record's id; removed with the record. */
+export interface PendingBytesRecord {
+  id: string;
+  bytes: ArrayBuffer;
 }
 
 /**

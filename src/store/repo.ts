@@ -110,7 +110,16 @@ export class Repo {
     params: IndexParams = DEFAULT_INDEX_PARAMS,
   ): Promise<PutResult[][]> {
     const db = this.db;
-    const tables = [db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.meta, db.pending];
+    const tables = [
+      db.documents,
+      db.sections,
+      db.chunks,
+      db.sentences,
+      db.vectors,
+      db.meta,
+      db.pending,
+      db.pendingBytes,
+    ];
     return db.transaction('rw', tables, async () => {
       const items = files.flatMap((f) => f.documents.map((prepared) => ({ prepared })));
       const results = await this.putPreparedDocuments(items, null, params);

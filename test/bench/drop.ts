@@ -416,7 +416,7 @@ async function main(): Promise<void> {
           (opts.until === 'embedded' && embeddedSeconds === null))
       ) {
         try {
-          const p = await page.evaluate(probeLibrary);
+          const p = await page.evaluate(probeLibrary, false);
           const at = since();
           last = p;
           const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
@@ -542,7 +542,7 @@ async function main(): Promise<void> {
       return e.usageDetails?.indexedDB ?? null;
     });
     const text = await page.evaluate(storedTextBytes);
-    const counts = await page.evaluate(probeLibrary);
+    const counts = await page.evaluate(probeLibrary, false);
     const vectors = await page.evaluate(vectorRows);
     await sampler.stop();
     const s = sampler;

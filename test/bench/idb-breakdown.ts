@@ -175,7 +175,7 @@ async function main(): Promise<void> {
         if (!stamps.has(id)) stamps.set(id, new Set());
         stamps.get(id)?.add(at);
       }
-      const p = await page.evaluate(probeLibrary);
+      const p = await page.evaluate(probeLibrary, false);
       const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0 && p.documents > 0;
       let done = idle;
       if (done && until === 'embedded') {

@@ -19,6 +19,14 @@
 //   and a screenshot, and the page is reloaded (a page that starts resumes the queue it finds), at most
 //   --max-reloads times; the stalls are in the result, and the searchable time includes them.
 //   Builds the app into E2E_DIST (default dist/) unless --no-build; CHROMIUM_PATH (default /usr/bin/chromium).
+// The bench's own cost: it reads the store's counts every --probe-every seconds (default 5: count()s that Chromium
+// answers by walking each store, on the browser's IndexedDB thread) and every realm's heap every --heap-every
+// seconds (default 5: with ForceEagerMeasureMemory each measurement collects garbage in every realm); each log line
+// (every --log-every seconds) prints the wall seconds both spent so far, the documents per second since the line
+// before, and the CPU seconds of each busy browser thread meanwhile (lib/threadCpu.ts). --cpu-profile <out> records
+// the page's main thread with CDP's Profiler for --profile-seconds (30) once --profile-at (2000) documents
+// are stored, writes the .cpuprofile and prints the functions with the most self time (with the CPU seconds of
+// every browser thread over the same window: the browser's IndexedDB threads do not show in the page's profile).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -39,11 +47,14 @@ import {
 } from './lib/dropProbes.ts';
 import { browserCpuSeconds } from './lib/cpuTime.ts';
 import { startHeapSampler, type HeapPeaks, type HeapSampler } from './lib/heapSampler.ts';
+import { threadCpu, threadDelta, threadLine, type ThreadCpu } from './lib/threadCpu.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: node --import tsx test/bench/scale-browser.ts --folder <folder> [--questions <qa.jsonl>] ' +
-  '[--ask-count 30] [--timeout-minutes 90] [--stall-seconds 60] [--max-reloads 3] [--no-build] [--json <out.json>]';
+  '[--ask-count 30] [--timeout-minutes 90] [--stall-seconds 60] [--max-reloads 3] [--no-build] [--json <out.json>] ' +
+  '[--probe-every 5] [--heap-every 5] [--log-every 30] [--cpu-profile <out.cpuprofile> [--profile-at 2000] ' +
+  '[--profile-seconds 30]]';
 const MiB = 1024 * 1024;
 /** The drop bench's flags (test/bench/drop.ts): eager memory measurement, no network of Chromium's own. */
 const CHROMIUM_ARGS = [
@@ -76,6 +87,12 @@ const { values: opts } = parseArgs({
     'stall-seconds': { type: 'string', default: '60' },
     'max-reloads': { type: 'string', default: '3' },
     json: { type: 'string' },
+    'probe-every': { type: 'string', default: '5' },
+    'heap-every': { type: 'string', default: '5' },
+    'log-every': { type: 'string', default: '30' },
+    'cpu-profile': { type: 'string' },
+    'profile-at': { type: 'string', default: '2000' },
+    'profile-seconds': { type: 'string', default: '30' },
   },
 });
 if (!opts.folder) fail('--folder is required');
@@ -89,6 +106,16 @@ const stallSeconds = Number(opts['stall-seconds']);
 const maxReloads = Number(opts['max-reloads']);
 if (!(stallSeconds > 0)) fail('--stall-seconds must be a positive number');
 if (!Number.isInteger(maxReloads) || maxReloads < 0) fail('--max-reloads must be an integer ≥ 0');
+const probeEverySeconds = Number(opts['probe-every']);
+const heapEverySeconds = Number(opts['heap-every']);
+const logEverySeconds = Number(opts['log-every']);
+const profileAt = Number(opts['profile-at']);
+const profileSeconds = Number(opts['profile-seconds']);
+if (!(probeEverySeconds > 0)) fail('--probe-every must be a positive number of seconds');
+if (!(heapEverySeconds > 0)) fail('--heap-every must be a positive number of seconds');
+if (!(logEverySeconds > 0)) fail('--log-every must be a positive number of seconds');
+if (!(profileAt >= 0)) fail('--profile-at must be a number of documents ≥ 0');
+if (!(profileSeconds > 0)) fail('--profile-seconds must be a positive number');
 const questionsPath = resolve(opts.questions ?? `${folder}.questions.jsonl`);
 
 interface Question {
@@ -200,8 +227,36 @@ async function storageSnapshot(page: Page, cdp: CDPSession, origin: string, prof
     estimateIndexedDbMB: estimate.indexedDB === null ? null : round(estimate.indexedDB / MiB),
     estimateUsageMB: estimate.usage === null ? null : round(estimate.usage / MiB),
     profileIndexedDbFolderMB: round(profileIdbBytes(profile) / MiB),
-    counts: await page.evaluate(probeLibrary),
+    counts: await page.evaluate(probeLibrary, false),
   };
+}
+
+interface CpuProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** The functions with the most self time in a CDP CPU profile (samples × their intervals). */
+function topSelf(
+  profile: { nodes: CpuProfileNode[]; samples?: number[]; timeDeltas?: number[] },
+  n: number,
+): { fn: string; selfSeconds: number }[] {
+  const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  samples.forEach((id, i) => {
+    const frame = byNode.get(id)?.callFrame;
+    if (!frame) return;
+    const file = frame.url.split('/').pop() ?? '';
+    const key = `${frame.functionName || '(anonymous)'} ${file}${file ? `:${frame.lineNumber + 1}` : ''}`;
+    self.set(key, (self.get(key) ?? 0) + (deltas[i + 1] ?? deltas[i] ?? 0) / 1e6);
+  });
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([fn, s]) => ({ fn, selfSeconds: round(s, 2) }));
 }
 
 async function askOnce(page: Page, q: Question): Promise<{ ms: number; evidence: number; gold: number }> {
@@ -289,7 +344,7 @@ async function main(): Promise<void> {
     if (!(await page.evaluate(() => crossOriginIsolated)))
       throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
     // Lexical only: the setting the app stores when the user picks "lexical layer only"; read at every run.
-    while (!(await page.evaluate(probeLibrary)).ready) {
+    while (!(await page.evaluate(probeLibrary, false)).ready) {
       check();
       await sleep(200);
     }
@@ -311,7 +366,7 @@ async function main(): Promise<void> {
     await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
-    sampler = startHeapSampler(page, cdp);
+    sampler = startHeapSampler(page, cdp, heapEverySeconds * 1000);
     live = { page, cdp };
 
     phase = 'drop';
@@ -339,6 +394,29 @@ async function main(): Promise<void> {
       .catch(() => undefined);
     let last: LibraryProbe | null = null;
     let lastLog = 0;
+    let lastLogDocuments = 0;
+    let threadsAtLog = threadCpu(profile);
+    /** Wall seconds spent in the bench's store probes (the heap sampler counts its own). */
+    let probeSeconds = 0;
+    const probe = async (light: boolean): Promise<LibraryProbe> => {
+      const t = performance.now();
+      try {
+        return await page.evaluate(probeLibrary, light);
+      } finally {
+        probeSeconds += (performance.now() - t) / 1000;
+      }
+    };
+    const stretches: {
+      atSeconds: number;
+      documents: number;
+      perSecond: number;
+      cpuSeconds: number;
+      cpuMsPerDocument: number;
+      threads: string;
+    }[] = [];
+    result.stretches = stretches;
+    let profiling: { from: number; documents: number; threads: ThreadCpu } | null = null;
+    let profiled = !opts['cpu-profile'];
     let searchable: number | null = null;
     let signal = '';
     /** Since when the app has said idle with files still waiting (a stalled queue), or null. */
@@ -353,8 +431,10 @@ async function main(): Promise<void> {
     result.stalls = stalls;
     while (searchable === null) {
       check();
-      const p = await page.evaluate(probeLibrary);
-      last = p;
+      // Light between the log lines (documents and the queue only), full for each line.
+      const logLine = since() - lastLog >= logEverySeconds;
+      const p = await probe(!logLine);
+      if (p.chunks >= 0) last = p;
       const at = since();
       const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
       if (p.documents >= size.files && (await page.evaluate(documentsWithChunks)) >= size.files) {
@@ -403,16 +483,72 @@ async function main(): Promise<void> {
         await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
         stalledSince = null;
       }
-      if (at - lastLog >= 30) {
-        lastLog = at;
+      if (!profiled && !profiling && p.documents >= profileAt) {
+        if (opts['cpu-profile']) {
+          await cdp.send('Profiler.enable');
+          await cdp.send('Profiler.start');
+        }
+        profiling = { from: at, documents: p.documents, threads: threadCpu(profile) };
+        console.log(`  ${at.toFixed(0)} s: profiling starts (${p.documents} documents)`);
+      } else if (profiling && at - profiling.from >= profileSeconds) {
+        const threads = threadDelta(profiling.threads, threadCpu(profile));
+        const window = {
+          fromSeconds: round(profiling.from),
+          seconds: round(at - profiling.from),
+          documents: [profiling.documents, p.documents],
+          threads,
+        };
         console.log(
-          `  ${at.toFixed(0)} s: ${p.documents} documents, ${p.chunks} chunks, ${p.pendingWaiting} files waiting, ` +
-            `${p.pendingFailed} failed, indexing ${p.indexing}; heap so far ${sampler.peaks().peakJsMB} MB; load ${load()}`,
+          `  profiled ${(at - profiling.from).toFixed(0)} s, ${profiling.documents} → ${p.documents} documents; ` +
+            `threads meanwhile: ${threadLine(threads, 12)}`,
         );
+        if (opts['cpu-profile']) {
+          const { profile: cpuProfile } = await cdp.send('Profiler.stop');
+          const out = resolve(opts['cpu-profile']);
+          writeFileSync(out, JSON.stringify(cpuProfile));
+          result.cpuProfile = { ...window, file: out, topSelf: topSelf(cpuProfile, 25) };
+          console.log(`  the page's main thread (${out}), self time:`);
+          for (const f of topSelf(cpuProfile, 25)) console.log(`    ${f.selfSeconds.toFixed(2)} s  ${f.fn}`);
+        }
+        profiling = null;
+        profiled = true;
       }
-      if (searchable === null) await sleep(1000);
+      if (logLine) {
+        const threadsNow = threadCpu(profile);
+        const delta = threadDelta(threadsAtLog, threadsNow, 0);
+        const threads = threadLine(delta);
+        const cpuSeconds = delta.reduce((sum, t) => sum + t.seconds, 0);
+        const perSecond =
+          lastLog === 0 ? p.documents / at : (p.documents - lastLogDocuments) / (at - lastLog);
+        const cpuPerDocument = cpuSeconds / Math.max(1, p.documents - lastLogDocuments);
+        stretches.push({
+          atSeconds: round(at),
+          documents: p.documents,
+          perSecond: round(perSecond, 2),
+          cpuSeconds: round(cpuSeconds),
+          cpuMsPerDocument: Math.round(cpuPerDocument * 1000),
+          threads,
+        });
+        console.log(
+          `  ${at.toFixed(0)} s: ${p.documents} documents (${perSecond.toFixed(1)}/s), ${p.chunks} chunks, ` +
+            `${p.pendingWaiting} files waiting, ${p.pendingFailed} failed, indexing ${p.indexing}; heap so far ` +
+            `${sampler.peaks().peakJsMB} MB; the bench's probes so far ${probeSeconds.toFixed(1)} s, its heap ` +
+            `sampling ${sampler.peaks().busySeconds} s; load ${load()}\n    the browser's CPU since the line before: ` +
+            `${cpuSeconds.toFixed(1)} s (${Math.round(cpuPerDocument * 1000)} ms a document): ${threads}`,
+        );
+        lastLog = at;
+        lastLogDocuments = p.documents;
+        threadsAtLog = threadsNow;
+      }
+      if (searchable === null) await sleep(probeEverySeconds * 1000);
     }
     const dropPeaks = sampler.peaks();
+    result.benchOverhead = {
+      probeEverySeconds,
+      heapEverySeconds,
+      probeSeconds: round(probeSeconds),
+      heapSamplingSeconds: dropPeaks.busySeconds,
+    };
     Object.assign(result, {
       searchableSeconds: round(searchable),
       searchableSignal: signal,
@@ -433,7 +569,7 @@ async function main(): Promise<void> {
     phase = 'idle after the drop';
     while (true) {
       check();
-      const p = await page.evaluate(probeLibrary);
+      const p = await page.evaluate(probeLibrary, false);
       if (p.indexing === 'idle' && p.pendingWaiting === 0) break;
       await sleep(1000);
     }
@@ -465,7 +601,7 @@ async function main(): Promise<void> {
     const cdp2 = await context.newCDPSession(again);
     await cdp2.send('Performance.enable');
     await again.goto(`${server.origin}/#ask`, { waitUntil: 'commit' });
-    sampler = startHeapSampler(again, cdp2);
+    sampler = startHeapSampler(again, cdp2, heapEverySeconds * 1000);
     live = { page: again, cdp: cdp2 };
     await again.fill('[data-testid="question"]', picked[0].question, { timeout: 5 * 60_000 });
     await again.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: 10 * 60_000 });

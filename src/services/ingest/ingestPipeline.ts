@@ -51,10 +51,28 @@ export const GRAPH_REFRESH_SPACING = 4;
 const EMBED_ROUND_SENTENCES = 1024;
 /**
  * While files are stored, the page hears the layers' counts at most this often (and always after a graph
- * refresh): the counts are IndexedDB count()s, which Chromium answers by walking the store, so a count per batch
- * cost more with every document of a large drop.
+ * refresh). They are the counts the drain keeps itself (KeptCounts), not IndexedDB count()s: Chromium answers a
+ * count() by walking the store, so a count every 2 s took more of a large drop's time with every document.
  */
 const STORED_COVERAGE_MS = 2000;
+
+/** The layers' counts as IndexedDB last gave them, plus what this drain stored since. */
+type KeptCounts = Awaited<ReturnType<Repo['layerCounts']>>;
+
+/** Documents and sentences a store write added (duplicates are not stored). */
+function storedCounts(
+  documents: readonly PreparedDocument[],
+  results: readonly PutResult[],
+): { documents: number; sentences: number } {
+  let stored = 0;
+  let sentences = 0;
+  results.forEach((r, i) => {
+    if (!r.stored) return;
+    stored += 1;
+    sentences += documents[i]?.sentences.length ?? 0;
+  });
+  return { documents: stored, sentences };
+}
 /** Documents per store transaction when a file holds many (a .jsonl of passages). */
 const STORE_SLICE_DOCUMENTS = 256;
 /**
@@ -185,6 +203,11 @@ export class IngestPipeline {
   private embeddedSinceGraph = false;
   /** What the graph as last rebuilt covers: the page's "searchable" counts. */
   private searchable = { documents: 0, sentences: 0 };
+  /**
+   * The layers' counts kept by the drain (counted once, then added to as it stores documents), or null when
+   * something else changed the store (a removal) and they must be counted again.
+   */
+  private kept: KeptCounts | null = null;
   /** The embedder of the current drain, loaded once, while the first files are parsed. */
   private embedder: Promise<Embedder> | null = null;
   /** Embedding cannot go on in this drain (no embedder, another embedder's library, an endpoint error). */
@@ -306,6 +329,7 @@ export class IngestPipeline {
     const { repo, lock } = this.deps;
     const remove = async () => {
       const removed = await repo.removeDocument(docId);
+      this.kept = null;
       // A running batch rebuilds the graph when it ends; an empty library has none.
       if (removed && !this.running && (await repo.counts()).documents > 0) {
         await this.rebuildGraph(new AbortController().signal);
@@ -326,8 +350,9 @@ export class IngestPipeline {
   }
 
   /** Tells the page how far each layer reaches (after a store write or a graph refresh). */
-  private async reportCoverage(): Promise<void> {
-    const counts = await this.deps.repo.layerCounts();
+  private async reportCoverage(counted?: KeptCounts): Promise<void> {
+    const counts = counted ?? (await this.deps.repo.layerCounts());
+    this.kept = { ...counts };
     const coverage: LibraryCoverage = {
       documents: counts.documents,
       sentences: counts.sentences,
@@ -339,12 +364,20 @@ export class IngestPipeline {
     this.emit({ type: 'coverage', coverage });
   }
 
-  /** After a store write: the counts, at most every STORED_COVERAGE_MS. */
+  /** After a store write: the counts (kept, see KeptCounts), at most every STORED_COVERAGE_MS. */
   private async reportStoredCoverage(): Promise<void> {
     const now = this.now();
     if (now - this.lastStoredCoverage < STORED_COVERAGE_MS) return;
     this.lastStoredCoverage = now;
-    await this.reportCoverage();
+    await this.reportCoverage(this.kept ?? undefined);
+  }
+
+  /** A store write of this drain added these documents: the kept counts follow without a count(). */
+  private keepStored(documents: readonly PreparedDocument[], results: readonly PutResult[]): void {
+    if (!this.kept) return;
+    const added = storedCounts(documents, results);
+    this.kept.documents += added.documents;
+    this.kept.sentences += added.sentences;
   }
 
   /**
@@ -397,6 +430,7 @@ export class IngestPipeline {
         if (r.stored) stored += 1;
         else duplicates += 1;
       }
+      this.keepStored(slice, results);
       if (results.some((r) => r.stored)) {
         this.storedSinceGraph = true;
         this.embedMeter = null;
@@ -463,6 +497,7 @@ export class IngestPipeline {
     try {
       // What is stored already is in the library the query worker loads: searchable.
       const before = await repo.layerCounts();
+      this.kept = { ...before };
       this.searchable = { documents: before.documents, sentences: before.sentences };
       for (;;) {
         this.wake = false;
@@ -700,7 +735,9 @@ export class IngestPipeline {
       const outcomes: FileOutcome[] = group.map((p) => {
         unsettled.delete(p.q.file.id);
         if (!p.documents) return { file: p.q.file.name, status: 'failed', documents: 0, reason: p.reason };
-        const stored = results[k++].filter((x) => x.stored).length;
+        const put = results[k++];
+        this.keepStored(p.documents, put);
+        const stored = put.filter((x) => x.stored).length;
         if (stored > 0) {
           this.storedSinceGraph = true;
           this.embedMeter = null;
@@ -831,7 +868,8 @@ export class IngestPipeline {
   private async rebuildGraph(signal: AbortSignal): Promise<void> {
     const started = this.now();
     this.lastGraph = started;
-    // What the rebuild reads: documents stored during it are covered by the next one.
+    // What the rebuild reads: documents stored during it are covered by the next one. Counted, not kept: a
+    // refresh is spaced by its own cost, and this count sets the kept counts right again.
     const counts = await this.deps.repo.layerCounts();
     this.storedSinceGraph = false;
     this.embeddedSinceGraph = false;

@@ -81,6 +81,20 @@ interface StorageStop {
 const DOCUMENT_LIST_LIMIT = 500;
 /** How often the page re-reads the store while files are being indexed (see scheduleRefresh). */
 const RUNNING_REFRESH_MS = 3000;
+/**
+ * While this tab indexes, the store's counts (count()s, which Chromium answers by walking each store, so each costs
+ * more with every document stored) are read at most this often, and at most once per COUNT_SPACING times as long
+ * as the last read took: a 100 MB drop spent a growing share of its time counting. Meanwhile the documents and
+ * sentences come from the worker's coverage (counts it keeps as it stores), and the counts are read in full again
+ * when the run ends.
+ */
+const RUNNING_COUNTS_MS = 30_000;
+const COUNT_SPACING = 20;
+/**
+ * The worker's per-file events (a verdict and a progress report per file) reach the view at most this often: a
+ * 20,000-file drop re-rendered the progress rows and the list of outcomes for every one of them.
+ */
+const EVENT_FLUSH_MS = 250;
 
 const EMPTY_COUNTS: StoreCounts = {
   documents: 0,
@@ -240,25 +254,59 @@ export class LibraryState {
     }
   }
 
+  /** Verdicts and the latest activity heard since the view was last updated (flushEvents), newest last. */
+  private heard: { outcomes: FileOutcome[]; activity: { stage: Stage; item?: string } | null } = {
+    outcomes: [],
+    activity: null,
+  };
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Updates the view with what the worker reported since the last flush, at most every EVENT_FLUSH_MS. */
+  private scheduleFlush(): void {
+    this.flushTimer ??= setTimeout(() => this.flushEvents(), EVENT_FLUSH_MS);
+  }
+
+  private flushEvents(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const { outcomes, activity } = this.heard;
+    this.heard = { outcomes: [], activity: null };
+    if (outcomes.length > 0) {
+      // Newest first, a file named twice once (its latest verdict), as one event at a time would leave it.
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this flush, never state
+      const named = new Set<string>();
+      const newest = outcomes.reverse().filter((o) => !named.has(o.file) && Boolean(named.add(o.file)));
+      this.showOutcomes(withOutcomes(newest, this.outcomes));
+    }
+    if (activity) this.activity = activity;
+    this.updateDrop();
+  }
+
   private onEvent(event: IngestEvent): void {
     switch (event.type) {
       case 'progress': {
         const p = event.progress;
         this.running = true;
         this.watchdog.progress(p.stage, p.done);
-        this.activity = { stage: p.stage, item: p.item };
-        this.updateDrop();
+        this.heard.activity = { stage: p.stage, item: p.item };
+        this.scheduleFlush();
         break;
       }
       case 'file':
-        this.showOutcomes(withOutcomes([event.outcome], this.outcomes));
+        this.heard.outcomes.push(event.outcome);
         this.listStale = true;
         this.tally?.fileDone(event.outcome.file, performance.now());
-        this.updateDrop();
+        this.scheduleFlush();
         break;
       case 'coverage':
         // Stored vectors are announced by coverage alone, not 'changed' (a refresh bumps `version`, and the Ask
         // view would reload its library every batch): the counts come from the event, the list's flags from keys.
+        // Between the store's counts read while this tab indexes (RUNNING_COUNTS_MS), the worker's.
+        if (this.running) {
+          const { documents, sentences } = event.coverage;
+          if (documents !== this.counts.documents || sentences !== this.counts.sentences)
+            this.counts = { ...this.counts, documents, sentences };
+        }
         if (event.coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) {
           this.counts = {
             ...this.counts,
@@ -280,6 +328,8 @@ export class LibraryState {
         this.watchdog.stop();
         break;
       case 'idle':
+        // Every verdict is shown before the library says idle.
+        this.flushEvents();
         // A drop still being recorded keeps the library busy: its files are not all in the queue yet.
         this.running = this.feeding > 0;
         if (!this.running) sharedProgress.publish(this.dropRows, false);
@@ -424,7 +474,8 @@ export class LibraryState {
     this.refreshTimer = setTimeout(
       () => {
         this.refreshTimer = null;
-        void this.refresh(!this.running || this.listStale);
+        // While this tab indexes, documents are only added: the list reads the new ones (see readList).
+        void this.refresh(!this.running || this.listStale, this.running);
       },
       // Another tab's run sends a change per stored batch: the same pace as this tab's own.
       this.running || crossTab.elsewhere.ingest ? RUNNING_REFRESH_MS : 100,
@@ -432,6 +483,9 @@ export class LibraryState {
   }
 
   private listStale = true;
+  /** When the store's counts were last read (performance.now()), and how long that took (ms). */
+  private lastCounted = Number.NEGATIVE_INFINITY;
+  private lastCountCost = 0;
   private flagsTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** Re-reads which listed documents have vectors, at most once a second, without a full refresh. */
@@ -506,10 +560,21 @@ export class LibraryState {
    * Reads the store: first the counts, the queue and the index record (small reads: once they are in, the views
    * show the library, never the empty state before), then the document list and its vector flags.
    */
-  async refresh(withList = true): Promise<void> {
+  async refresh(withList = true, whileRunning = false): Promise<void> {
     const repo = pageRepo();
-    const [counts, storage, meta, failed, waiting, announced, vectorsSetting, newest] = await Promise.all([
-      repo.counts(),
+    const started = performance.now();
+    const counting =
+      !whileRunning ||
+      started - this.lastCounted >= Math.max(RUNNING_COUNTS_MS, COUNT_SPACING * this.lastCountCost);
+    const timedCounts = async (): Promise<StoreCounts> => {
+      const counts = await repo.counts();
+      this.lastCounted = started;
+      this.lastCountCost = performance.now() - started;
+      return counts;
+    };
+    const [read, storage, meta, failed, waiting, announced, vectorsSetting, newest] = await Promise.all([
+      // Between two reads while this tab indexes, the counts as the worker's coverage last patched them.
+      counting ? timedCounts() : null,
       storageSplit().catch(() => null),
       repo.getMeta(),
       repo.failedPending(),
@@ -519,7 +584,8 @@ export class LibraryState {
       repo.db.documents.orderBy('addedAt').lastKey(),
     ]);
     this.vectorsOff = vectorsSetting === false;
-    this.counts = counts;
+    if (read) this.counts = read;
+    const counts = this.counts;
     this.storage = storage;
     this.failed = failed;
     this.waiting = waiting;
@@ -541,9 +607,7 @@ export class LibraryState {
     this.stamp = stamp;
     this.read = true;
 
-    const docs = withList
-      ? await repo.db.documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray()
-      : null;
+    const docs = withList ? await this.readList(whileRunning) : null;
     // Keys only: which of the listed documents have their vectors (the records hold the vectors themselves);
     // while embedding runs, the flags of the list already shown are read again the same way.
     const listed = docs ?? (this.vectorsStale ? this.documents : null);
@@ -573,6 +637,31 @@ export class LibraryState {
     } else if (embedded) {
       this.documents = this.documents.map((d) => ({ ...d, vectors: embedded.has(d.id) }));
     }
+  }
+
+  /**
+   * The newest DOCUMENT_LIST_LIMIT documents, newest first. While this tab indexes, documents are only added (a
+   * removal refreshes in full): only those added since the newest listed are read, and the rest of the list is
+   * kept. Reading the whole list every few seconds read 500 documents with their text each time, one cursor step
+   * each, on the page's thread and the store's.
+   */
+  private async readList(
+    whileRunning: boolean,
+  ): Promise<Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'>[]> {
+    const documents = pageRepo().db.documents;
+    const top = this.documents[0];
+    if (!whileRunning || !top)
+      return documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray();
+    // From the newest listed one's time on (documents stored in one batch may share it), newest first.
+    const added = await documents
+      .where('addedAt')
+      .aboveOrEqual(top.addedAt)
+      .reverse()
+      .limit(DOCUMENT_LIST_LIMIT)
+      .toArray();
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this read, never state
+    const fresh = new Set(added.map((d) => d.id));
+    return [...added, ...this.documents.filter((d) => !fresh.has(d.id))].slice(0, DOCUMENT_LIST_LIMIT);
   }
 
   /**

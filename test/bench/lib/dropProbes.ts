@@ -6,6 +6,7 @@ export interface LibraryProbe {
   /** False until the app has created its stores (nothing is counted before, and no connection stays open). */
   ready: boolean;
   documents: number;
+  /** -1 when not counted (a light probe). */
   chunks: number;
   sentences: number;
   /** Files still queued or being indexed (the pending store's status index). */
@@ -15,8 +16,13 @@ export interface LibraryProbe {
   indexing: string;
 }
 
-/** Counts in IndexedDB plus the app's indexing flag. Opens the database only once it exists. */
-export async function probeLibrary(): Promise<LibraryProbe> {
+/**
+ * Counts in IndexedDB plus the app's indexing flag. Opens the database only once it exists. A light probe counts
+ * the documents by their addedAt index (small entries, not the records with their text) and leaves chunks and
+ * sentences uncounted (-1): a store's count() walks it, and while it does the app's writes to it wait, so a full
+ * probe every few seconds of a 100 MB drop took a growing share of the drop's time.
+ */
+export async function probeLibrary(light = false): Promise<LibraryProbe> {
   const indexing = document.querySelector('[data-indexing]')?.getAttribute('data-indexing') ?? '';
   const empty = {
     ready: false,
@@ -42,12 +48,16 @@ export async function probeLibrary(): Promise<LibraryProbe> {
         r.onsuccess = () => resolve(r.result);
         r.onerror = () => reject(r.error);
       });
-    const tx = db.transaction(['documents', 'chunks', 'sentences', 'pending']);
+    const tx = db.transaction(
+      light ? ['documents', 'pending'] : ['documents', 'chunks', 'sentences', 'pending'],
+    );
     const status = tx.objectStore('pending').index('status');
     const [documents, chunks, sentences, pendingWaiting, pendingFailed] = await Promise.all([
-      request(tx.objectStore('documents').count()),
-      request(tx.objectStore('chunks').count()),
-      request(tx.objectStore('sentences').count()),
+      request(
+        light ? tx.objectStore('documents').index('addedAt').count() : tx.objectStore('documents').count(),
+      ),
+      light ? -1 : request(tx.objectStore('chunks').count()),
+      light ? -1 : request(tx.objectStore('sentences').count()),
       request(status.count(IDBKeyRange.bound('queued', 'working'))),
       request(status.count(IDBKeyRange.only('failed'))),
     ]);

@@ -21,6 +21,9 @@ export interface HeapPeaks {
   /** The last sample's per-realm MiB and when (seconds since the sampler started): what a crash cut short. */
   last: { s: number; MB: Record<string, number> } | null;
   samples: number;
+  /** Wall seconds the sampler spent measuring (its share of the bench's own cost: with ForceEagerMeasureMemory each
+   * measurement collects garbage in every realm). */
+  busySeconds: number;
 }
 
 export interface HeapSampler {
@@ -38,6 +41,7 @@ export function startHeapSampler(page: Page, cdp: CDPSession, everyMs = 1000): H
   let atPeak: HeapPeaks['atPeak'] = [];
   let last: HeapPeaks['last'] = null;
   let samples = 0;
+  let busyMs = 0;
   let uasm = true;
   const realmPeaks = new Map<string, number>();
   const started = Date.now();
@@ -67,6 +71,7 @@ export function startHeapSampler(page: Page, cdp: CDPSession, everyMs = 1000): H
       } catch {
         // The page navigated, closed or crashed: the next sample (if any) counts.
       }
+      busyMs += Date.now() - t;
       await sleep(Math.max(0, everyMs - (Date.now() - t)));
     }
   })();
@@ -80,6 +85,7 @@ export function startHeapSampler(page: Page, cdp: CDPSession, everyMs = 1000): H
       ),
       last,
       samples,
+      busySeconds: Number((busyMs / 1000).toFixed(1)),
     }),
     stop: async () => {
       running = false;

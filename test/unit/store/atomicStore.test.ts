@@ -53,14 +53,16 @@ describe('atomic store', () => {
   it('schema v3 adds the atomic tables to v2', async () => {
     const db = openDatabase('v3', { indexedDB: new IDBFactory(), IDBKeyRange });
     await db.open();
-    // Version 4 (the library's pages) follows at once: a new table only.
-    expect(db.verno).toBe(4);
+    // Versions 4 (the library's pages) and 5 (the queue's bytes apart) follow at once: new tables only.
+    expect(db.verno).toBe(5);
     expect(SCHEMA_V3).toEqual({
       ...SCHEMA_V2,
       atomicQuestions: 'id, chunkId, docId',
       atomicChunks: 'chunkId, docId, status',
     });
-    expect(db.tables.map((t) => t.name).sort()).toEqual([...Object.keys(SCHEMA_V3), 'pages'].sort());
+    expect(db.tables.map((t) => t.name).sort()).toEqual(
+      [...Object.keys(SCHEMA_V3), 'pages', 'pendingBytes'].sort(),
+    );
     db.close();
   });
 
@@ -73,7 +75,7 @@ describe('atomic store', () => {
     old.close();
     const db = openDatabase('upgrade', deps);
     await db.open();
-    expect(db.verno).toBe(4);
+    expect(db.verno).toBe(5);
     expect(await db.settings.get('k')).toEqual({ key: 'k', value: 1 });
     expect(await db.atomicQuestions.count()).toBe(0);
     db.close();

@@ -1,10 +1,10 @@
-// The schema as IndexedDB sees it: every store and index of the current version (4) exists, and data written by
+// The schema as IndexedDB sees it: every store and index of the current version (5) exists, and data written by
 // one connection is read back by a new one (what a reload does). Opening a v1 database: upgradeV2.test.ts.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_TABLES, openDatabase, SCHEMA_V3, SCHEMA_V4 } from '../../../src/store/db.ts';
+import { CONTENT_TABLES, openDatabase, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5 } from '../../../src/store/db.ts';
 
-describe('schema v4', () => {
+describe('schema v5', () => {
   it('creates every store with its primary key and indexes', async () => {
     const indexedDB = new IDBFactory();
     const db = openDatabase('schema', { indexedDB, IDBKeyRange });
@@ -15,10 +15,11 @@ describe('schema v4', () => {
         [t.schema.primKey.src, ...t.schema.indexes.map((i) => i.src)].join(', '),
       ]),
     );
-    expect(stores).toEqual(SCHEMA_V4);
+    expect(stores).toEqual(SCHEMA_V5);
     expect(SCHEMA_V4).toEqual({ ...SCHEMA_V3, pages: 'id' });
-    expect(db.verno).toBe(4);
-    for (const name of CONTENT_TABLES) expect(Object.keys(SCHEMA_V4)).toContain(name);
+    expect(SCHEMA_V5).toEqual({ ...SCHEMA_V4, pendingBytes: 'id' });
+    expect(db.verno).toBe(5);
+    for (const name of CONTENT_TABLES) expect(Object.keys(SCHEMA_V5)).toContain(name);
     db.close();
   });
 

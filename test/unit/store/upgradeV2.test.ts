@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isCompactGraph } from '../../../src/core/graph/compactGraph.ts';
 import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
 import { buildEngine, loadEngine } from '../../../src/services/library/engine.ts';
-import { openDatabase, SCHEMA_V1, SCHEMA_V4, type IndexMeta } from '../../../src/store/db.ts';
+import { openDatabase, SCHEMA_V1, SCHEMA_V5, type IndexMeta } from '../../../src/store/db.ts';
 import { Repo, type LoadedCorpus } from '../../../src/store/repo.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared } from '../bundle/fixtures.ts';
 
@@ -89,15 +89,16 @@ describe('schema v1 → v2', () => {
 
     const db = openDatabase('upgrade', deps);
     await db.open();
-    // Versions 3 (the atomic layer) and 4 (the library's pages) follow at once: new tables only.
-    expect(db.verno).toBe(4);
+    // Versions 3 (the atomic layer), 4 (the library's pages) and 5 (the queue's bytes apart) follow at once: new
+    // tables only.
+    expect(db.verno).toBe(5);
     const stores = Object.fromEntries(
       db.tables.map((t) => [
         t.name,
         [t.schema.primKey.src, ...t.schema.indexes.map((i) => i.src)].join(', '),
       ]),
     );
-    expect(stores).toEqual(SCHEMA_V4);
+    expect(stores).toEqual(SCHEMA_V5);
 
     // Stored once: text only in the documents, int8 codes plus a scale per row, the graph as its keep-mask.
     expect((await db.chunks.toArray()).every((c) => c.text === undefined)).toBe(true);
