@@ -191,7 +191,7 @@ export interface BuiltPages {
 }
 
 /** No document had a chunk. */
-export class PagesBuildEmpty extends Error {
+class PagesBuildEmpty extends Error {
   constructor() {
     super('pages: no document could be indexed');
   }

@@ -4,10 +4,8 @@ export {
   buildPages,
   ConceptCandidates,
   duration,
-  PagesBuildEmpty,
   pagesDocument,
   pagesRecords,
-  type BuiltPages,
   type PagesDocument,
   type PagesSourceInput,
   type SectionSpool,
@@ -15,26 +13,5 @@ export {
 } from './build.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { type RangeSource } from './rangeSource.ts';
-export {
-  BlockHasher,
-  DEFAULT_BLOCK_SIZE,
-  encodeOpen,
-  pagedRecord,
-  pagesDirectory,
-  pagesOpen,
-  pagesParts,
-  RecordGroupWriter,
-  sectionTable,
-  writeConceptSections,
-  writePagedIndex,
-  writeTermSections,
-  type SectionSink,
-} from './write.ts';
-export {
-  PAGES_HASHES_PART,
-  PAGES_PART,
-  SECTIONS,
-  type PagedChunkRecord,
-  type PagesDirectory,
-  type SectionName,
-} from './format.ts';
+export { pagesParts, writePagedIndex } from './write.ts';
+export { PAGES_HASHES_PART, PAGES_PART, SECTIONS, type PagesDirectory, type SectionName } from './format.ts';

@@ -25,13 +25,13 @@ import { termAnalyzer } from '../library/engine.ts';
  * tab (10,227 chunks of the 10 MiB folder: 9.9 s, tab-scale.md), so 3,000 chunks (about 3 MiB of text) is where the
  * first question after a reload would wait more than ~3 s; below it the engine in memory is faster (ask p50 43 ms).
  */
-export const PAGES_MIN_CHUNKS = 3_000;
+const PAGES_MIN_CHUNKS = 3_000;
 
 /** Setting that lowers (or raises) PAGES_MIN_CHUNKS: the end-to-end tests write pages for a small folder with it. */
 export const PAGES_MIN_CHUNKS_SETTING = 'pagesMinChunks';
 
 /** The chunk count from which a library gets pages (the setting, when a number, else PAGES_MIN_CHUNKS). */
-export async function pagesMinChunks(repo: Pick<Repo, 'getSetting'>): Promise<number> {
+async function pagesMinChunks(repo: Pick<Repo, 'getSetting'>): Promise<number> {
   const value = await repo.getSetting<unknown>(PAGES_MIN_CHUNKS_SETTING);
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : PAGES_MIN_CHUNKS;
 }
@@ -78,7 +78,7 @@ class BlobSink implements SpoolSink {
 }
 
 /** The sections' temporary bytes as Blob pieces (the app's spool; the CLI's is temporary files). */
-export class BlobSpool implements SectionSpool {
+class BlobSpool implements SectionSpool {
   private readonly sinks = new Map<SectionName, BlobSink>();
 
   create(name: SectionName): BlobSink {
