@@ -1,6 +1,6 @@
 // The SHA-256 of each block a question reads, checked before the block is used (blockStore.ts). The platform's
 // WebCrypto digests natively, off the calling thread in a browser; the pure-TypeScript Sha256 (which bundle reading
-// keeps because it must hash parts as they stream) did 20–37 MB/s on this machine's loaded cores, and the first
+// keeps because it must hash parts as they stream) did 13–37 MB/s on this machine's loaded cores, and the first
 // question on the 1 GiB bundle checks about 200 MB: seconds of a question's time went to hashing alone
 // (docs/results/ranges.md, "Hashing"). Without WebCrypto (a page served over plain HTTP from another host than
 // localhost is not a secure context and has no crypto.subtle) the pure one does the work.

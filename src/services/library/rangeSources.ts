@@ -3,8 +3,8 @@
 import type { RangeSource } from '../../core/paged/index.ts';
 
 /**
- * The mode of every range request: the app opens same-origin bundles only, and the service worker sends requests of
- * this mode (no other request of the app has it) to the network without its fetch event (src/sw/sw.ts).
+ * The mode of every range request: the app opens same-origin bundles only, and the service worker sends fetch()es of
+ * this mode (no other fetch() of the app has it) to the network without its fetch event (src/sw/sw.ts).
  */
 const SAME_ORIGIN: RequestMode = 'same-origin';
 
