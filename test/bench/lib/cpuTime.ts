@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
-interface Proc {
+export interface Proc {
   pid: number;
   ppid: number;
   cpuTicks: number;
@@ -25,15 +25,18 @@ function readProc(pid: number): Proc | null {
   }
 }
 
-/** CPU seconds (user + system) of the browser whose command line names `profile`, and its descendants. */
-export function browserCpuSeconds(profile: string): number | null {
+/**
+ * The processes of the browser whose command line names `profile`: its main process and every process below it
+ * (threadCpu.ts reads their threads). Empty when there is none (or no /proc).
+ */
+export function browserProcesses(profile: string): Proc[] {
   let pids: number[];
   try {
     pids = readdirSync('/proc')
       .filter((n) => /^\d+$/.test(n))
       .map(Number);
   } catch {
-    return null;
+    return [];
   }
   const procs = pids.map(readProc).filter((p): p is Proc => p !== null);
   const roots = procs.filter((p) => {
@@ -43,17 +46,21 @@ export function browserCpuSeconds(profile: string): number | null {
       return false;
     }
   });
-  if (roots.length === 0) return null;
   const children = new Map<number, Proc[]>();
   for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
-  const seen = new Set<number>();
-  let ticks = 0;
+  const seen = new Map<number, Proc>();
   const walk = (p: Proc) => {
     if (seen.has(p.pid)) return;
-    seen.add(p.pid);
-    ticks += p.cpuTicks;
+    seen.set(p.pid, p);
     for (const c of children.get(p.pid) ?? []) walk(c);
   };
   roots.forEach(walk);
-  return ticks / TICKS_PER_SECOND;
+  return [...seen.values()];
+}
+
+/** CPU seconds (user + system) of the browser whose command line names `profile`, and its descendants. */
+export function browserCpuSeconds(profile: string): number | null {
+  const procs = browserProcesses(profile);
+  if (procs.length === 0) return null;
+  return procs.reduce((ticks, p) => ticks + p.cpuTicks, 0) / TICKS_PER_SECOND;
 }

@@ -4,6 +4,7 @@
 // the thread's own name (comm: CrBrowserMain, CrRendererMain, DedicatedWorker thread, IndexedDB, …). Two threads
 // of one name in one role are told apart by their thread id.
 import { readdirSync, readFileSync } from 'node:fs';
+import { browserProcesses } from './cpuTime.ts';
 
 const TICKS_PER_SECOND = 100;
 
@@ -27,33 +28,8 @@ function role(cmdline: string): string {
 /** Every thread's CPU seconds of the browser whose command line names `profile`, and of its descendants. */
 export function threadCpu(profile: string): ThreadCpu {
   const out: ThreadCpu = new Map();
-  let pids: number[];
-  try {
-    pids = readdirSync('/proc')
-      .filter((n) => /^\d+$/.test(n))
-      .map(Number);
-  } catch {
-    return out;
-  }
-  const parent = new Map<number, number>();
-  const cmd = new Map<number, string>();
-  for (const pid of pids) {
-    const stat = read(`/proc/${pid}/stat`);
-    if (!stat) continue;
-    parent.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    cmd.set(pid, (read(`/proc/${pid}/cmdline`) ?? '').replaceAll('\0', ' '));
-  }
-  const ours = new Set<number>();
-  const isOurs = (pid: number, depth = 0): boolean => {
-    if (ours.has(pid)) return true;
-    if (depth > 8 || !cmd.has(pid)) return false;
-    if (cmd.get(pid)!.includes(profile)) return true;
-    const p = parent.get(pid);
-    return p !== undefined && p > 1 && isOurs(p, depth + 1);
-  };
-  for (const pid of cmd.keys()) if (isOurs(pid)) ours.add(pid);
-  for (const pid of ours) {
-    const r = role(cmd.get(pid) ?? '');
+  for (const { pid } of browserProcesses(profile)) {
+    const r = role((read(`/proc/${pid}/cmdline`) ?? '').replaceAll('\0', ' '));
     let tids: string[];
     try {
       tids = readdirSync(`/proc/${pid}/task`);
