@@ -50,6 +50,11 @@ export interface PagedAnswer {
 }
 
 const EMPTY_U32 = new Uint32Array(0);
+/** A decoded group of the `rows` section: chunk i's concepts are ids[starts[i]..starts[i + 1]). */
+interface RowGroup {
+  starts: Uint32Array;
+  ids: Uint32Array;
+}
 const EMPTY_CHUNKS: ConceptChunks = {
   chunks: EMPTY_U32,
   tf: new Float32Array(0),
@@ -223,9 +228,18 @@ export class PagedLibrary {
     }
     this.store.trim();
     const before = this.source.bytesRead;
+    // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
+    // passages, so it is kept rather than computed again (the same chunks and scores either way).
+    let ranked: Candidate[] | undefined;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       signal?.throwIfAborted();
-      const hits = this.attempt(text, mode, budgetTokens);
+      if (!ranked) {
+        const candidates = this.rank(text, mode);
+        // A ranking that met a missing block is not the answer: reading the records of its chunks would fetch
+        // passages the next run may not show.
+        if (!this.store.missing) ranked = candidates;
+      }
+      const hits = ranked ? this.evidenceOf(text, mode, ranked, budgetTokens) : [];
       const records = new Map<string, PagedChunkRecord>();
       for (const h of hits) {
         const k = this.chunkIndex.get(h.chunkId);
@@ -240,14 +254,18 @@ export class PagedLibrary {
   /** Chunk id → index of the chunks this library has shown (records know their index only by position). */
   private readonly chunkIndex = new Map<string, number>();
 
-  private attempt(text: string, mode: string, budgetTokens: number): RetrievedChunk[] {
-    const ranked: Candidate[] =
-      mode === 'bm25'
-        ? this.bm25(this.analyzer.terms(text), this.params.candidates, false)
-        : rankPpr(this.ctx, this.lexicon, text, undefined, this.params.candidates);
-    // A ranking that met a missing block is not the answer: reading the records of its chunks would fetch passages
-    // the next run may not show.
-    if (this.store.missing) return [];
+  private rank(text: string, mode: string): Candidate[] {
+    return mode === 'bm25'
+      ? this.bm25(this.analyzer.terms(text), this.params.candidates, false)
+      : rankPpr(this.ctx, this.lexicon, text, undefined, this.params.candidates);
+  }
+
+  private evidenceOf(
+    text: string,
+    mode: string,
+    ranked: Candidate[],
+    budgetTokens: number,
+  ): RetrievedChunk[] {
     return rankedEvidence(this.evidence, ranked, {
       mode,
       query: sentenceQuery(
@@ -427,9 +445,18 @@ export class PagedLibrary {
   private conceptsOf(k: number): Uint32Array | undefined {
     const size = this.directory.groups.rows;
     const g = Math.floor(k / size);
+    const group = this.rowGroup(g);
+    if (!group) return undefined;
+    const i = k - g * size;
+    return group.ids.subarray(group.starts[i], group.starts[i + 1]);
+  }
+
+  /** Row group g: the concepts of its chunks, ids[starts[i]..starts[i + 1]) for its i-th chunk. */
+  private rowGroup(g: number): RowGroup | undefined {
+    const size = this.directory.groups.rows;
     const offsets = this.open.rowGroups;
     const counts = this.open.conceptCounts;
-    const group = this.store.group<{ starts: Uint32Array; ids: Uint32Array }>(
+    return this.store.group<RowGroup>(
       `r${g}`,
       this.section('rows') + offsets[g],
       offsets[g + 1] - offsets[g],
@@ -447,9 +474,6 @@ export class PagedLibrary {
         return { starts, ids };
       },
     );
-    if (!group) return undefined;
-    const i = k - g * size;
-    return group.ids.subarray(group.starts[i], group.starts[i + 1]);
   }
 
   private conceptAccess(): ConceptAccess {
@@ -485,15 +509,30 @@ export class PagedLibrary {
       return undefined;
     }
     // Every chunk row first, noting all that are missing, so that one round fetches them all; counting waits for a
-    // run that has them (a hub's partial counts would be thrown away).
+    // run that has them (a hub's partial counts would be thrown away). The list is ascending, so its chunks' row
+    // groups come in order: each is looked up once, not once per chunk (a hub is in thousands of chunks).
+    const size = this.directory.groups.rows;
     let complete = true;
-    for (const k of list.chunks) if (!this.conceptsOf(k)) complete = false;
+    for (let i = 0, g = -1; i < list.chunks.length; i++) {
+      const gk = Math.floor(list.chunks[i] / size);
+      if (gk === g) continue;
+      g = gk;
+      if (!this.rowGroup(g)) complete = false;
+    }
     if (!complete) return undefined;
     // Co-occurrence counts in a scratch array (zeroed again after), as buildCooccurrenceGraph counts them.
     const counts = (this.coCounts ??= new Uint32Array(this.directory.conceptCount));
     const found: number[] = [];
-    for (const k of list.chunks) {
-      for (const v of this.conceptsOf(k)!) if (v !== u && counts[v]++ === 0) found.push(v);
+    let group: RowGroup | undefined;
+    for (let i = 0, g = -1; i < list.chunks.length; i++) {
+      const k = list.chunks[i];
+      const gk = Math.floor(k / size);
+      if (gk !== g) group = this.rowGroup((g = gk));
+      const { starts, ids } = group!;
+      for (let j = starts[k - g * size], end = starts[k - g * size + 1]; j < end; j++) {
+        const v = ids[j];
+        if (v !== u && counts[v]++ === 0) found.push(v);
+      }
     }
     const seen = Uint32Array.from(found).sort();
     const theta = this.directory.thetaCo;
