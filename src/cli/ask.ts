@@ -433,7 +433,8 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
       const result = await askPaged(opened.library, { question, mode: plan.mode, budget: plan.budget });
       if (plan.stats) {
         process.stderr.write(
-          `ask: read ${result.bytesRead} bytes in ${result.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
+          `ask: read ${result.reads.bytes} bytes in ${result.reads.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
+            `(${result.reads.waitMs.toFixed(0)} ms waiting on reads) ` +
             `(${source.bytesRead} bytes of ${source.size} since the bundle was opened)\n`,
         );
       }

@@ -19,7 +19,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
-import { timedAsk, watchEvidence } from './lib/dropProbes.ts';
+import { timedAsk, watchEvidence, workerShare, type AskProbe } from './lib/dropProbes.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { arg, positional } from './lib/args.ts';
 
@@ -74,8 +74,9 @@ async function askSeries(
   page: Page,
   questions: string[],
   servedBytes: () => number,
-): Promise<{ times: number[]; bytes: number[] }> {
+): Promise<{ times: number[]; bytes: number[]; workers: Array<AskProbe['worker']> }> {
   const times: number[] = [];
+  const workers: Array<AskProbe['worker']> = [];
   const bytes: number[] = [];
   for (const q of questions) {
     await page.fill('[data-testid="question"]', q);
@@ -83,9 +84,10 @@ async function askSeries(
     const r = await page.evaluate(timedAsk, STEP_TIMEOUT_MS);
     if (r.error) throw new Error(`bundle-open bench: "${q}" failed: ${r.error}`);
     times.push(r.ms);
+    workers.push(r.worker);
     bytes.push(servedBytes() - before);
   }
-  return { times, bytes };
+  return { times, bytes, workers };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -152,7 +154,7 @@ async function main(): Promise<void> {
         .map((l) => String((JSON.parse(l) as { question: unknown }).question))
         .slice(0, count);
       const load = loadavg().map((x) => x.toFixed(2));
-      const { times, bytes } = await askSeries(harness.page, questions, servedBytes);
+      const { times, bytes, workers } = await askSeries(harness.page, questions, servedBytes);
       const sorted = [...times].sort((a, b) => a - b);
       series = {
         n: times.length,
@@ -175,6 +177,7 @@ async function main(): Promise<void> {
             .map((x) => x.toFixed(2))
             .join(' ')}`,
       );
+      console.log(`  ${workerShare(workers)}`);
     }
     harness.assertPrivate('bundle-open bench');
   } finally {

@@ -120,7 +120,7 @@ const opened = await measured(async () => {
 });
 console.log(
   `reopen from the pages: opened and first question answered in ${opened.wall.toFixed(2)} s ` +
-    `(${opened.value.answer.evidence.length} evidence, ${(opened.value.answer.bytesRead / 1024).toFixed(0)} KiB read); load ${load()}`,
+    `(${opened.value.answer.evidence.length} evidence, ${(opened.value.answer.reads.bytes / 1024).toFixed(0)} KiB read); load ${load()}`,
 );
 
 global.gc?.();

@@ -42,6 +42,8 @@ import {
   documentsWithChunks,
   probeLibrary,
   timedAsk,
+  workerShare,
+  type AskProbe,
   watchEvidence,
   type LibraryProbe,
 } from './lib/dropProbes.ts';
@@ -259,7 +261,10 @@ function topSelf(
     .map(([fn, s]) => ({ fn, selfSeconds: round(s, 2) }));
 }
 
-async function askOnce(page: Page, q: Question): Promise<{ ms: number; evidence: number; gold: number }> {
+async function askOnce(
+  page: Page,
+  q: Question,
+): Promise<{ ms: number; evidence: number; gold: number; worker: AskProbe['worker'] }> {
   await page.fill('[data-testid="question"]', q.question);
   const r = await page.evaluate(timedAsk, Math.max(1000, deadline - Date.now()));
   if (r.error) throw new BenchError(`the app answered with an error: ${r.error}`);
@@ -269,7 +274,7 @@ async function askOnce(page: Page, q: Question): Promise<{ ms: number; evidence:
     ),
   );
   const gold = (q.supporting_titles ?? []).filter((t) => t && cards.some((c) => c.includes(t))).length;
-  return { ms: r.ms, evidence: r.evidence, gold };
+  return { ms: r.ms, evidence: r.evidence, gold, worker: r.worker };
 }
 
 async function main(): Promise<void> {
@@ -624,6 +629,7 @@ async function main(): Promise<void> {
 
     phase = 'questions';
     const times: number[] = [];
+    const workers: Array<AskProbe['worker']> = [];
     let goldFound = 0;
     let goldAll = 0;
     let noEvidence = 0;
@@ -631,6 +637,7 @@ async function main(): Promise<void> {
       check();
       const r = await askOnce(again, q);
       times.push(r.ms);
+      workers.push(r.worker);
       goldFound += r.gold;
       goldAll += q.supporting_titles?.length ?? 0;
       if (r.evidence === 0) noEvidence += 1;
@@ -643,6 +650,7 @@ async function main(): Promise<void> {
       maxMs: Math.round(times.at(-1) ?? NaN),
       noEvidence,
       goldTitlesShown: `${goldFound}/${goldAll}`,
+      worker: workerShare(workers),
     };
     const afterPeaks = sampler.peaks();
     result.reopenHeap = afterPeaks;
@@ -650,6 +658,7 @@ async function main(): Promise<void> {
       `${times.length} questions: p50 ${percentile(times, 50)?.toFixed(0)} ms, p95 ${percentile(times, 95)?.toFixed(0)} ` +
         `ms; ${noEvidence} without evidence; gold titles in the evidence cards ${goldFound}/${goldAll}; load ${load()}`,
     );
+    console.log(`  ${workerShare(workers)}`);
     console.log(`  after reopening: ${heapLine(afterPeaks)}`);
     phase = 'done';
     finish(null);

@@ -44,9 +44,10 @@ export interface PagedAnswer {
   hits: RetrievedChunk[];
   /** The records of the chunks shown (title, document offsets, pages). */
   records: Map<string, PagedChunkRecord>;
-  /** Bytes this question read from the source, and the rounds it took. */
+  /** Bytes this question read from the source, the rounds it took, and the milliseconds it waited on them. */
   bytes: number;
   rounds: number;
+  waitMs: number;
 }
 
 const EMPTY_U32 = new Uint32Array(0);
@@ -231,6 +232,7 @@ export class PagedLibrary {
     // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
     // passages, so it is kept rather than computed again (the same chunks and scores either way).
     let ranked: Candidate[] | undefined;
+    let waitMs = 0;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       signal?.throwIfAborted();
       if (!ranked) {
@@ -246,8 +248,12 @@ export class PagedLibrary {
         const r = k === undefined ? undefined : this.record(k);
         if (r) records.set(r.id, r);
       }
-      if (!this.store.missing) return { hits, records, bytes: this.source.bytesRead - before, rounds: round };
+      if (!this.store.missing) {
+        return { hits, records, bytes: this.source.bytesRead - before, rounds: round, waitMs };
+      }
+      const waited = performance.now();
       await this.store.load();
+      waitMs += performance.now() - waited;
     }
     throw new Error(`${this.source.name}: a question needed more than ${MAX_ROUNDS} rounds of reads`);
   }

@@ -4,12 +4,10 @@ import type { PagedLibrary } from '../../core/paged/index.ts';
 import { rateEvidence } from '../../core/retrieval/index.ts';
 import { shownEvidence } from './askLibrary.ts';
 import { parseQuestionMode } from './modeRegistry.ts';
-import type { AskRequest, AskResult } from './queryProtocol.ts';
+import type { AskRequest, AskResult, PagedReads } from './queryProtocol.ts';
 
 export interface PagedAskResult extends AskResult {
-  /** Bytes this question read from the bundle, and the rounds of reads it took. */
-  bytesRead: number;
-  rounds: number;
+  reads: PagedReads;
 }
 
 /** The engine mode of a request a paged library answers, or an error naming what it cannot. */
@@ -44,7 +42,6 @@ export async function askPaged(
     layers: { lexical: true, semantic: false },
     layer: 'lexical',
     milliseconds: performance.now() - started,
-    bytesRead: answer.bytes,
-    rounds: answer.rounds,
+    reads: { bytes: answer.bytes, rounds: answer.rounds, waitMs: answer.waitMs },
   };
 }

@@ -45,6 +45,12 @@ export interface Evidence {
   relevance?: Relevance;
 }
 
+export interface PagedReads {
+  bytes: number;
+  rounds: number;
+  waitMs: number;
+}
+
 export interface AskResult {
   question: string;
   mode: QuestionMode;
@@ -67,6 +73,11 @@ export interface AskResult {
   rankingChanged?: boolean;
   /** `pages`: answered by ranges from the library's stored pages (a large library), not from memory. */
   from?: 'pages';
+  /**
+   * A library read by ranges (its stored pages, or a bundle opened by its address): what the question read, in how
+   * many rounds, and how long it waited on those reads (the rest of `milliseconds` is ranking and evidence).
+   */
+  reads?: PagedReads;
   /** KG modes: the entities and relations that matched (relations become facts for the written answer). */
   kg?: { entities: EntityHit[]; relations: RelationHit[] };
   /** Reasoning modes: every event of the run, in order (also streamed to `onTrace` as it happens). */

@@ -167,6 +167,11 @@ export interface AskProbe {
   error: string | null;
   /** Nothing was asked: the Ask view says the library is empty, or the button is disabled. */
   empty: boolean;
+  /**
+   * The query worker's own time for the result (its `milliseconds`), and for a library read by ranges the part of
+   * it spent waiting on reads and the rounds of reads; null where the app does not say.
+   */
+  worker: { ms: number; waitMs: number | null; rounds: number | null } | null;
 }
 
 /**
@@ -179,7 +184,15 @@ export async function timedAsk(timeoutMs: number): Promise<AskProbe> {
   const form = button.closest('form');
   const empty = Boolean(form && /library is empty/i.test(form.textContent ?? ''));
   if (empty || button.disabled) {
-    return { ms: 0, firstEvidenceMs: 0, firstEvidenceStage: 'none', evidence: 0, error: null, empty: true };
+    return {
+      ms: 0,
+      firstEvidenceMs: 0,
+      firstEvidenceStage: 'none',
+      evidence: 0,
+      error: null,
+      empty: true,
+      worker: null,
+    };
   }
   const t0 = performance.now();
   button.click();
@@ -201,8 +214,18 @@ export async function timedAsk(timeoutMs: number): Promise<AskProbe> {
     const results = document.querySelector('[data-testid="results"]');
     if (!results && !alert) return null;
     const ms = performance.now() - t0;
+    const number = (el: Element | null, name: string): number | null => {
+      const v = el?.getAttribute(name);
+      return v == null || v === '' ? null : Number(v);
+    };
+    const workerMs = number(results, 'data-ms');
+    const reads = document.querySelector('[data-testid="results"] [data-testid="reads"]');
     return {
       ms,
+      worker:
+        workerMs === null
+          ? null
+          : { ms: workerMs, waitMs: number(reads, 'data-wait-ms'), rounds: number(reads, 'data-rounds') },
       firstEvidenceMs: first?.ms ?? ms,
       firstEvidenceStage: first?.stage ?? ('none' as const),
       evidence: document.querySelectorAll('[data-testid="results"] [data-testid="evidence"]').length,
@@ -375,4 +398,24 @@ export async function putSetting(setting: { key: string; value: unknown }): Prom
   } finally {
     db.close();
   }
+}
+
+/**
+ * The query worker's share of a series of questions (AskProbe.worker): its p50 time and, for a library read by ranges,
+ * the p50 of its wait on reads and of its rounds; the rest of the click-to-result time is the page and the messages.
+ */
+export function workerShare(probes: ReadonlyArray<AskProbe['worker']>): string {
+  const p50 = (xs: number[]): string => {
+    if (xs.length === 0) return '–';
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted[Math.ceil(sorted.length / 2) - 1].toFixed(0);
+  };
+  const given = probes.filter((w): w is NonNullable<AskProbe['worker']> => w !== null);
+  if (given.length === 0) return 'the app did not say its worker time';
+  const waits = given.flatMap((w) => (w.waitMs === null ? [] : [w.waitMs]));
+  const rounds = given.flatMap((w) => (w.rounds === null ? [] : [w.rounds]));
+  return (
+    `in the query worker p50 ${p50(given.map((w) => w.ms))} ms` +
+    (waits.length > 0 ? `, of which waiting on reads p50 ${p50(waits)} ms, rounds p50 ${p50(rounds)}` : '')
+  );
 }

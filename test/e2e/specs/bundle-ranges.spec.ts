@@ -47,6 +47,13 @@ test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evi
     expect(fetched.every((f) => f.status === 206)).toBe(true);
     // Never the whole file (on a library this small one question reads half of it; see the bench for a large one).
     expect(total).toBeLessThan(size);
+    // The results say what the question itself read: part of what was fetched (the opening read the rest).
+    const reads = page.getByTestId('reads');
+    await expect(reads).toContainText('read');
+    const readBytes = Number(await reads.getAttribute('data-bytes'));
+    expect(readBytes).toBeGreaterThan(0);
+    expect(readBytes).toBeLessThanOrEqual(total);
+    expect(Number(await reads.getAttribute('data-rounds'))).toBeGreaterThanOrEqual(1);
 
     // The same file picked from disk ("Open bundle read-only…"): read by slices of the File, nothing imported.
     await page.goto(`${origin}/#library`);

@@ -102,6 +102,8 @@ test('a library with pages is answered from them after a reload, and the Library
   const results = page.locator('[data-testid="results"][data-stage="result"]');
   await expect(results).toHaveAttribute('data-from', 'pages');
   await expect(page.getByTestId('evidence').first()).toBeVisible();
+  // The first question after the reload read its blocks from the stored pages, and says so.
+  expect(Number(await page.getByTestId('reads').getAttribute('data-bytes'))).toBeGreaterThan(0);
   await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
   // bm25 too; a mode that needs the library in memory says why not.
   await ask(page, question, 'bm25');
