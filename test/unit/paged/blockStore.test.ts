@@ -1,6 +1,7 @@
 // The block store's follow-ups: what a follow-up notes once the bytes it waited for have arrived is read in the same
 // load(), and a corrupted block is refused whichever stage reads it.
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
@@ -68,5 +69,39 @@ describe('BlockStore follow-ups', () => {
     s.bytes(0, 1);
     s.after(() => s.bytes(33 * BLOCK, 1));
     await expect(s.load()).rejects.toThrow(/SHA-256 mismatch in block 33 of part pages\.bin/);
+  });
+});
+
+describe('BlockStore groups', () => {
+  /** A part holding one gzip'd JSON group at offset 0, its trailer's declared size optionally rewritten. */
+  function groupPart(value: unknown, declared?: number): { s: BlockStore; length: number } {
+    const gz = gzipSync(new TextEncoder().encode(JSON.stringify(value)));
+    if (declared !== undefined) new DataView(gz.buffer).setUint32(gz.length - 4, declared, true);
+    const bytes = new Uint8Array(4 * BLOCK);
+    bytes.set(gz);
+    const source = new MemoryRangeSource(bytes, 'groups.bin');
+    return {
+      s: new BlockStore(source, 0, bytes.length, BLOCK, hashes(bytes), 'pages.bin'),
+      length: gz.length,
+    };
+  }
+  const words = Array.from({ length: 200 }, (_, i) => `word${i}`);
+
+  it('decodes a gzip JSON group once its blocks have loaded', async () => {
+    const { s, length } = groupPart(words);
+    expect(s.group('t0', 0, length)).toBeUndefined();
+    await s.load();
+    expect(s.group('t0', 0, length)).toEqual(words);
+  });
+
+  it('refuses a group that inflates past the size it declares, and one that declares too much', async () => {
+    const short = groupPart(words, 100);
+    short.s.group('t0', 0, short.length);
+    await expect(short.s.load()).rejects.toThrow(/group t0 does not decode/);
+    const huge = groupPart(words, 2 ** 31);
+    huge.s.group('t0', 0, huge.length);
+    await expect(huge.s.load()).rejects.toThrow(
+      /group t0 does not decode \(declares 2147483648 bytes inflated\)/,
+    );
   });
 });
