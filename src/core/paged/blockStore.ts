@@ -55,6 +55,11 @@ export class BlockStore {
     }
   }
 
+  /** How many blocks and groups the last run noted missing. */
+  get noted(): number {
+    return this.wantedBlocks.size + this.wantedGroups.size;
+  }
+
   /** Whether the last run noted anything missing. */
   get missing(): boolean {
     return this.wantedBlocks.size > 0 || this.wantedGroups.size > 0;
