@@ -9,7 +9,8 @@ import type { RangeSource } from './rangeSource.ts';
 
 /**
  * Decoded groups (records, dictionary groups, rows) and raw blocks (4 KiB each) kept between questions at most:
- * past either, trim() forgets them all before the next question. Never during one: a question that needs more
+ * past the first, trim() sets the decoded groups aside for one more question; past the second it forgets the blocks
+ * before the next question. Never during one: a question that needs more
  * (a walk through the hubs of a gigabyte library reads tens of thousands of rows) would forget what its next run
  * needs and fetch it again, round after round.
  */
@@ -35,7 +36,9 @@ export class PagesError extends Error {
 export class BlockStore {
   private readonly blocks = new Map<number, Uint8Array>();
   private readonly wantedBlocks = new Set<number>();
-  private readonly decoded = new Map<string, unknown>();
+  private decoded = new Map<string, unknown>();
+  /** The groups decoded before the last trim: one a question uses again moves back to `decoded`. */
+  private previous = new Map<string, unknown>();
   private readonly wantedGroups = new Map<string, { offset: number; length: number; decode: Decode }>();
   private readonly followUps: Array<() => void> = [];
 
@@ -106,14 +109,27 @@ export class BlockStore {
    */
   group<T>(key: string, offset: number, length: number, decode: Decode = decodeJson): T | undefined {
     if (this.decoded.has(key)) return this.decoded.get(key) as T;
+    if (this.previous.has(key)) {
+      const value = this.previous.get(key);
+      this.previous.delete(key);
+      this.decoded.set(key, value);
+      return value as T;
+    }
     this.wantedGroups.set(key, { offset, length, decode });
     return undefined;
   }
 
-  /** Between questions: forgets every block and decoded group when they have grown past their bounds. */
+  /**
+   * Between questions: forgets every block when they have grown past their bound, and the decoded groups no question
+   * has used since the trim before (two generations: a walk through a gigabyte library's hubs uses tens of thousands
+   * of row groups, question after question; forgetting them all made each question decode them again).
+   */
   trim(): void {
     if (this.blocks.size > MAX_BLOCKS) this.blocks.clear();
-    if (this.decoded.size > MAX_DECODED) this.decoded.clear();
+    if (this.decoded.size > MAX_DECODED) {
+      this.previous = this.decoded;
+      this.decoded = new Map();
+    }
   }
 
   /**

@@ -447,9 +447,11 @@ export class PagedLibrary {
     const chunks = new Uint32Array(df);
     const tf = new Float32Array(df);
     const shares = new Float32Array(df);
-    let k = 0;
-    for (let i = 0; i < df; i++) chunks[i] = k += r.varint();
-    for (let i = 0; i < df; i++) tf[i] = r.varint();
+    r.varints(chunks, df);
+    for (let i = 0, k = 0; i < df; i++) chunks[i] = k += chunks[i];
+    const counts = new Uint32Array(df);
+    r.varints(counts, df);
+    tf.set(counts);
     for (let i = 0; i < df; i++) shares[i] = r.f32();
     const list = { chunks, tf, shares };
     if (this.lists.size >= MAX_CACHED) this.lists.clear();
@@ -468,27 +470,30 @@ export class PagedLibrary {
 
   /** Row group g: the concepts of its chunks, ids[starts[i]..starts[i + 1]) for its i-th chunk. */
   private rowGroup(g: number): RowGroup | undefined {
-    const size = this.directory.groups.rows;
     const offsets = this.open.rowGroups;
-    const counts = this.open.conceptCounts;
     return this.store.group<RowGroup>(
       `r${g}`,
       this.section('rows') + offsets[g],
       offsets[g + 1] - offsets[g],
-      (bytes) => {
-        const from = g * size;
-        const to = Math.min(this.chunkCount, from + size);
-        const starts = new Uint32Array(to - from + 1);
-        for (let i = from; i < to; i++) starts[i - from + 1] = starts[i - from] + counts[i];
-        const ids = new Uint32Array(starts[to - from]);
-        const r = new ByteReader(bytes);
-        for (let i = from; i < to; i++) {
-          let c = 0;
-          for (let j = starts[i - from]; j < starts[i - from + 1]; j++) ids[j] = c += r.varint();
-        }
-        return { starts, ids };
-      },
+      (bytes) => this.decodeRowGroup(g, bytes),
     );
+  }
+
+  private decodeRowGroup(g: number, bytes: Uint8Array): RowGroup {
+    const size = this.directory.groups.rows;
+    const counts = this.open.conceptCounts;
+    const from = g * size;
+    const to = Math.min(this.chunkCount, from + size);
+    const starts = new Uint32Array(to - from + 1);
+    for (let i = from; i < to; i++) starts[i - from + 1] = starts[i - from] + counts[i];
+    const ids = new Uint32Array(starts[to - from]);
+    new ByteReader(bytes).varints(ids, ids.length);
+    // Each chunk's ids are stored as gaps from the one before (from 0 at its first).
+    for (let i = 0; i < to - from; i++) {
+      let c = 0;
+      for (let j = starts[i]; j < starts[i + 1]; j++) ids[j] = c += ids[j];
+    }
+    return { starts, ids };
   }
 
   private conceptAccess(): ConceptAccess {
