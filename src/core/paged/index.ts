@@ -12,6 +12,6 @@ export {
   type SpoolSink,
 } from './build.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
-export { type RangeSource } from './rangeSource.ts';
+export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
 export { pagesParts, writePagedIndex } from './write.ts';
 export { PAGES_HASHES_PART, PAGES_PART, SECTIONS, type PagesDirectory, type SectionName } from './format.ts';
