@@ -4,7 +4,8 @@
 // turns them into the version 2 pages the writer makes directly, byte for byte.
 import { describe, expect, it } from 'vitest';
 import { prepareCorpus } from '../../../src/cli/benchData.ts';
-import { bundleBytes, writeBundle } from '../../../src/core/bundle/index.ts';
+import { bundleBytes, readBundle, writeBundle } from '../../../src/core/bundle/index.ts';
+import { jsonlPart } from '../../../src/core/bundle/codecs.ts';
 import {
   PersonalizedPageRank,
   weightedDegrees,
@@ -266,8 +267,14 @@ describe('version 2 pages', () => {
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
     const base = { appVersion: 'test', embedder: null, createdAt: '2026-11-27T00:00:00.000Z' };
-    const v1 = await bundleBytes(writeBundle(pagesParts(await writePagedIndex(parts, doc, 4096, 1)), base));
-    const v2 = await bundleBytes(writeBundle(pagesParts(await writePagedIndex(parts, doc, 4096)), base));
+    // A gzip'd part beside the pages is copied as stored.
+    const notes = jsonlPart('notes.jsonl', [{ note: 'kept as it was' }, { note: 'and this' }]);
+    const v1 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, 1))], base),
+    );
+    const v2 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096))], base),
+    );
 
     const upgrade = async (bytes: Uint8Array) => {
       const source = new MemoryRangeSource(bytes, 'old.bundle');
@@ -279,6 +286,9 @@ describe('version 2 pages', () => {
     expect([upgraded.from, upgraded.to]).toEqual([1, 2]);
     expect(bytes.length).toBe(v2.length);
     expect(Buffer.from(bytes).equals(Buffer.from(v2))).toBe(true);
+    expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
+      (await readBundle(v1)).parts.get('notes.jsonl'),
+    );
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
