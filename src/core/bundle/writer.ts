@@ -63,6 +63,9 @@ export interface StreamedPart {
   length: number;
   sha256: Uint8Array;
   meta?: Record<string, unknown>;
+  /** A stored part copied from another bundle as is (its encoding and decoded length); else identity. */
+  encoding?: PartEntry['encoding'];
+  rawLength?: number;
   chunks(): AsyncIterable<Uint8Array>;
 }
 
@@ -109,10 +112,10 @@ export async function* writeBundle(
       const entry: PartEntry = {
         name: part.name,
         kind: part.kind,
-        encoding: 'identity',
+        encoding: part.encoding ?? 'identity',
         count: part.count,
         length: part.length,
-        rawLength: part.length,
+        rawLength: part.rawLength ?? part.length,
         sha256: toHex(part.sha256),
         ...(part.meta ? { meta: part.meta } : {}),
       };

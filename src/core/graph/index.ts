@@ -47,4 +47,4 @@ export { IncrementalConceptGraph } from './incremental.ts';
 export type { IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
 export { PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
-export type { RowSource } from './pagerank.ts';
+export type { RowSource, WalkDegrees } from './pagerank.ts';

@@ -80,13 +80,40 @@ function checkDamping(damping: number): void {
  */
 export interface RowSource {
   readonly nodeCount: number;
-  row(u: number): { targets: ArrayLike<number>; weights: ArrayLike<number> } | undefined;
+  /** A row's `degree`, when given, is the f64 sum of its weights in order (its weighted degree). */
+  row(u: number): { targets: ArrayLike<number>; weights: ArrayLike<number>; degree?: number } | undefined;
+}
+
+/**
+ * The weighted degrees of a graph read by rows, where only a bracket of each is at hand (a library read by ranges
+ * keeps one byte a concept, src/core/paged/compactOpen.ts): lower(u) ≤ degree(u) ≤ upper(u), both 0 exactly when u
+ * has no edge. The walk's every test `r ≥ ε·max(degree, 1)` is decided by the bracket when r lies outside it, and
+ * asks `exact` only when it lies inside; undefined there means not at hand yet (the caller runs the walk again once
+ * it is, as for a missing row).
+ */
+export interface WalkDegrees {
+  lower(u: number): number;
+  upper(u: number): number;
+  exact(u: number): number | undefined;
+}
+
+/** Exact degrees as brackets of width 0. */
+function exactDegrees(degrees: Float64Array): WalkDegrees {
+  return { lower: (u) => degrees[u], upper: (u) => degrees[u], exact: (u) => degrees[u] };
 }
 
 /** The weighted degrees of a graph in memory; a RowSource's are given with it (they need every row). */
 function degreesOf(graph: ConceptGraph | RowSource): Float64Array {
   if ('row' in graph) throw new Error('personalized pagerank: a graph read by rows needs its degrees');
   return weightedDegrees(graph);
+}
+
+/** The f64 sum of a row's weights, in order (as weightedDegrees sums them). */
+function rowDegree(row: { weights: ArrayLike<number>; degree?: number }): number {
+  if (row.degree !== undefined) return row.degree;
+  let s = 0;
+  for (let e = 0; e < row.weights.length; e++) s += row.weights[e];
+  return s;
 }
 
 /** Reusable scratch space for personalized PageRank queries on one graph (avoids allocating per query). */
@@ -98,11 +125,19 @@ export class PersonalizedPageRank {
   private touched: Uint32Array;
   private touchedCount = 0;
   private queue: Uint32Array;
+  /** The degrees of a graph in memory (and of a RowSource given them whole). */
+  private readonly degrees: Float64Array | undefined;
+  /** The degrees of a RowSource. */
+  private readonly walkDegrees: WalkDegrees | undefined;
 
   constructor(
     private readonly graph: ConceptGraph | RowSource,
-    private readonly degrees: Float64Array = degreesOf(graph),
+    degrees: Float64Array | WalkDegrees = degreesOf(graph),
   ) {
+    if (degrees instanceof Float64Array) this.degrees = degrees;
+    if ('row' in graph) this.walkDegrees = degrees instanceof Float64Array ? exactDegrees(degrees) : degrees;
+    else if (!this.degrees)
+      throw new Error('personalized pagerank: a graph in memory takes its degrees whole');
     const n = graph.nodeCount;
     this.p = new Float64Array(n);
     this.r = new Float64Array(n);
@@ -126,7 +161,7 @@ export class PersonalizedPageRank {
   ): { nodes: Uint32Array; scores: Float64Array } {
     checkDamping(damping);
     if (!(epsilon > 0)) throw new Error(`personalized pagerank: epsilon must be > 0, got ${epsilon}`);
-    const { graph, degrees: deg, p, r, inQueue } = this;
+    const { graph, p, r, inQueue } = this;
     this.reset();
     let total = 0;
     for (const [node, w] of seeds) {
@@ -158,6 +193,66 @@ export class PersonalizedPageRank {
       push(seedNodes[i]);
     }
     const restart = 1 - damping;
+    if ('row' in graph) {
+      // A graph read by rows: the same steps, with its rows found on demand and its degrees in brackets.
+      const deg = this.walkDegrees!;
+      // r[v] ≥ ε·max(deg(v), 1), told by v's bracket when it can be, else by v's exact degree. Asked only of a v not
+      // in the queue (push would do nothing), so that a residual growing in the queue asks for no degree.
+      const reaches = (v: number): boolean => {
+        if (inQueue[v]) return false;
+        const rv = r[v];
+        if (rv < epsilon * Math.max(deg.lower(v), 1)) return false;
+        if (rv >= epsilon * Math.max(deg.upper(v), 1)) return true;
+        const d = deg.exact(v);
+        return d !== undefined && rv >= epsilon * Math.max(d, 1);
+      };
+      while (size > 0) {
+        const u = this.queue[head];
+        head = (head + 1) % cap;
+        size--;
+        inQueue[u] = 0;
+        const ru = r[u];
+        const lower = deg.lower(u);
+        if (ru < epsilon * Math.max(lower, 1)) continue;
+        const upper = deg.upper(u);
+        let row: ReturnType<RowSource['row']>;
+        let du: number;
+        if (lower === upper) du = upper;
+        else if (ru >= epsilon * Math.max(upper, 1)) {
+          // Pushed whatever its degree: the row it is pushed along gives the degree.
+          row = graph.row(u);
+          if (!row) continue;
+          du = rowDegree(row);
+        } else {
+          const d = deg.exact(u);
+          if (d === undefined) continue;
+          du = d;
+          if (ru < epsilon * Math.max(du, 1)) continue;
+        }
+        r[u] = 0;
+        p[u] += restart * ru;
+        const spread = damping * ru;
+        if (du === 0) {
+          for (let i = 0; i < seedNodes.length; i++) {
+            const v = seedNodes[i];
+            r[v] += spread * seedWeights[i];
+            if (reaches(v)) push(v);
+          }
+          continue;
+        }
+        row ??= graph.row(u);
+        if (!row) continue;
+        const share = spread / du;
+        for (let e = 0; e < row.targets.length; e++) {
+          const v = row.targets[e];
+          this.touch(v);
+          r[v] += share * row.weights[e];
+          if (reaches(v)) push(v);
+        }
+      }
+      return { nodes: this.touched.subarray(0, this.touchedCount), scores: p };
+    }
+    const deg = this.degrees!;
     while (size > 0) {
       const u = this.queue[head];
       head = (head + 1) % cap;
@@ -179,18 +274,6 @@ export class PersonalizedPageRank {
         continue;
       }
       const share = spread / du;
-      if ('row' in graph) {
-        // The same steps over a row found on demand (see RowSource).
-        const row = graph.row(u);
-        if (!row) continue;
-        for (let e = 0; e < row.targets.length; e++) {
-          const v = row.targets[e];
-          this.touch(v);
-          r[v] += share * row.weights[e];
-          if (r[v] >= epsilon * Math.max(deg[v], 1)) push(v);
-        }
-        continue;
-      }
       for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
         const v = graph.targets[e];
         this.touch(v);

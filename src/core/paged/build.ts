@@ -35,7 +35,7 @@ import { SECTIONS, type PagedChunkRecord, type PagesDirectory, type SectionName 
 import {
   BlockHasher,
   DEFAULT_BLOCK_SIZE,
-  encodeOpen,
+  openSections,
   pagedRecord,
   pagesDirectory,
   pagesOpen,
@@ -347,7 +347,7 @@ export async function buildPages(
     sinks.postings,
   );
   const concepts = await writeConceptSections(table, shares, sinks.concepts, sinks.lists, sinks.rows);
-  const open = pagesOpen({
+  const full = pagesOpen({
     textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
     headingLengths: Float32Array.from({ length: n }, (_, c) => headingIndex?.lengthOf(c) ?? 0),
     tokens,
@@ -359,7 +359,9 @@ export async function buildPages(
     termGroups,
     terms: words,
   });
-  await sinks.open.write(await encodeOpen(open));
+  const written = await openSections(full, n);
+  await sinks.open.write(written.open);
+  await sinks.degrees.write(written.degrees);
   for (const name of SECTIONS) await sinks[name].close();
 
   // ---- the part's hashes (per block and whole)

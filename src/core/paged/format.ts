@@ -4,15 +4,38 @@
 // starts), then, per question, the dictionary groups of its words, their postings, the chunk lists of the concepts
 // its walk reaches, the chunk rows those lists name, and the records of the chunks it shows. Every byte is read in
 // blocks of `blockSize`, each checked against its SHA-256 in the part `pages.sha256` before it is used.
+//
+// Version 2 keeps `open` small (compactOpen.ts): a one-byte bound of each concept's walk degree instead of the f64
+// (the exact degrees move to a section of their own, read for the few concepts whose bound cannot decide a step of
+// the walk), list sizes as varints instead of f64 offsets, and no IDF (it follows from a df stored beside it).
+// Version 1 pages are still read (PAGES_VERSIONS_READ).
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 1;
+export const PAGES_VERSION = 2;
+/** The versions this app reads. */
+export const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
-/** The sections of pages.bin, in file order. */
-export const SECTIONS = ['open', 'records', 'terms', 'postings', 'concepts', 'lists', 'rows'] as const;
+/** The sections of pages.bin (version 2), in file order. */
+export const SECTIONS = [
+  'open',
+  'records',
+  'terms',
+  'postings',
+  'concepts',
+  'lists',
+  'rows',
+  'degrees',
+] as const;
 export type SectionName = (typeof SECTIONS)[number];
+/** The sections of a version 1 pages.bin (no `degrees`: they were in `open`). */
+export const SECTIONS_V1: readonly SectionName[] = SECTIONS.slice(0, 7);
+
+/** The sections of a pages part of the given version, in file order. */
+export function sectionsOf(version: number): readonly SectionName[] {
+  return version === 1 ? SECTIONS_V1 : SECTIONS;
+}
 
 /** Items per group of the grouped sections. */
 export interface GroupSizes {
@@ -44,8 +67,8 @@ export interface PagesDirectory {
   sections: Record<SectionName, [number, number]>;
 }
 
-/** What `open` holds: a structured value (src/core/bundle/codecs.ts), gzip'd. */
-export interface PagesOpen {
+/** What a version 1 `open` holds: a structured value (src/core/bundle/codecs.ts), gzip'd. */
+export interface PagesOpenV1 {
   /** Per chunk: BM25 length of its text, of its heading path, its concept count, cl100k tokens, its document's chunks. */
   textLengths: Float32Array;
   headingLengths: Float32Array;
@@ -65,6 +88,28 @@ export interface PagesOpen {
   /** First key of every dictionary group (binary search picks the group a word is in). */
   termFirst: string[];
   conceptFirst: string[];
+}
+
+/**
+ * What a version 2 `open` holds (gzip'd structured value): version 1's per-chunk arrays, df, group offsets and
+ * first keys, and in place of its idf, degrees and listOffsets (compactOpen.ts):
+ */
+export interface PagesOpenV2 extends Omit<PagesOpenV1, 'idf' | 'degrees' | 'listOffsets'> {
+  /** Per concept, varints: the df its IDF was computed with (over the chunks it is a candidate in) minus df. */
+  idfDf?: Uint8Array;
+  /** Per concept, the IDF itself (f32), only when idfDf cannot give it exactly. */
+  idf?: Float32Array;
+  /** Per concept, one byte: 0 for no edge, else the bracket of its walk degree (compactOpen.ts, degreeBounds). */
+  degreeCodes: Uint8Array;
+  /** Per concept, varints: its chunk list's bytes minus 6·df (each chunk takes at least 1 + 1 + 4 bytes). */
+  listSizes: Uint8Array;
+}
+
+/** The `open` arrays a library reads, whatever the version (compactOpen.ts, expandOpen). */
+export interface OpenTables extends Omit<PagesOpenV1, 'degrees'> {
+  /** Version 1: the exact degrees; version 2: undefined (degreeCodes, and the `degrees` section). */
+  degrees?: Float64Array;
+  degreeCodes?: Uint8Array;
 }
 
 /** A chunk as the evidence and the Ask view read it. */

@@ -4,7 +4,7 @@
 // fetched, and the question runs again (blockStore.ts). The last run read nothing missing, so its answer is the one
 // the engine in memory gives for the same index: the same chunks, scores and evidence (library.test.ts).
 import { decodeStructured, gunzip } from '../bundle/index.ts';
-import { PersonalizedPageRank, type RowSource, type TermAnalyzer } from '../graph/index.ts';
+import { PersonalizedPageRank, type RowSource, type TermAnalyzer, type WalkDegrees } from '../graph/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
 import type { RetrievalChunkInput, RetrievalSentenceInput } from '../retrieval/index.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
@@ -14,13 +14,17 @@ import { addFieldTermScores, topK } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader } from './bytes.ts';
+import { degreeLower, degreeUpper, expandOpen } from './compactOpen.ts';
 import {
   PAGES_FORMAT,
-  PAGES_VERSION,
-  SECTIONS,
+  PAGES_VERSIONS_READ,
+  sectionsOf,
+  type OpenTables,
   type PagedChunkRecord,
   type PagesDirectory,
-  type PagesOpen,
+  type PagesOpenV1,
+  type PagesOpenV2,
+  type SectionName,
   type TermEntry,
 } from './format.ts';
 import type { RangeSource } from './rangeSource.ts';
@@ -69,27 +73,33 @@ const EMPTY_CHUNKS: ConceptChunks = {
   shares: new Float32Array(0),
 };
 
-/** Checks a directory read from a bundle's manifest before anything is read by it. */
-function checkDirectory(value: unknown, partLength: number): PagesDirectory {
+/**
+ * Checks a directory read from a bundle's manifest before anything is read by it. A version 1 directory comes back
+ * with an empty `degrees` section at the part's end (its degrees are in `open`).
+ */
+export function checkDirectory(value: unknown, partLength: number): PagesDirectory {
   const d = value as PagesDirectory;
   const fail = (why: string): never => {
     throw new PagesError(`the pages part's directory ${why}`);
   };
   if (!d || typeof d !== 'object' || d.format !== PAGES_FORMAT) fail('is missing or of another format');
-  if (d.version !== PAGES_VERSION) fail(`has version ${String(d.version)} (this app reads ${PAGES_VERSION})`);
+  if (!PAGES_VERSIONS_READ.includes(d.version))
+    fail(`has version ${String(d.version)} (this app reads ${PAGES_VERSIONS_READ.join(' and ')})`);
   const counts = [d.blockSize, d.chunkCount, d.conceptCount, d.termCount, d.headingCopies, d.thetaCo];
   if (!counts.every((x) => Number.isSafeInteger(x) && x >= 0) || d.blockSize < 512) fail('has a bad count');
   const g = d.groups;
   if (!g || ![g.records, g.terms, g.concepts, g.rows].every((x) => Number.isSafeInteger(x) && x > 0))
     fail('has bad group sizes');
   let end = 0;
-  for (const name of SECTIONS) {
+  for (const name of sectionsOf(d.version)) {
     const s = d.sections?.[name];
     if (!Array.isArray(s) || s[0] !== end || !(Number.isSafeInteger(s[1]) && s[1] >= 0))
       fail(`has a bad section ${name}`);
     end += s[1];
   }
   if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
+  if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
+  if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
   return d;
 }
 
@@ -97,7 +107,10 @@ export class PagedLibrary {
   private readonly params: RetrievalParams;
   private readonly lists = new Map<number, ConceptChunks>();
   private readonly postings = new Map<string, { chunks: Uint32Array; freqs: Uint16Array }>();
-  private readonly rowCache = new Map<number, { targets: Uint32Array; weights: Float32Array }>();
+  private readonly rowCache = new Map<
+    number,
+    { targets: Uint32Array; weights: Float32Array; degree: number }
+  >();
   private readonly walker: PersonalizedPageRank;
   private readonly chunkScores: Float64Array;
   private readonly wordScores: Float32Array;
@@ -113,7 +126,7 @@ export class PagedLibrary {
     private readonly source: RangeSource,
     private readonly store: BlockStore,
     readonly directory: PagesDirectory,
-    private readonly open: PagesOpen,
+    private readonly open: OpenTables,
     readonly analyzer: TermAnalyzer,
   ) {
     this.params = resolveParams();
@@ -127,7 +140,7 @@ export class PagedLibrary {
     this.fieldAvg = mean(this.fieldLengths);
     this.termCache = new SentenceTermCache(analyzer);
     const rows: RowSource = { nodeCount: directory.conceptCount, row: (u) => this.walkRow(u) };
-    this.walker = new PersonalizedPageRank(rows, open.degrees);
+    this.walker = new PersonalizedPageRank(rows, open.degrees ?? this.walkDegrees(open.degreeCodes!));
     this.ctx = {
       concepts: this.conceptAccess(),
       conceptIds: this.conceptLookup(),
@@ -169,17 +182,26 @@ export class PagedLibrary {
       'pages.bin',
     );
     const [at, length] = d.sections.open;
-    let open: PagesOpen | undefined;
+    let stored: PagesOpenV1 | PagesOpenV2 | undefined;
     const read = () =>
-      store.group<PagesOpen>('open', at, length, async (bytes) =>
-        decodeStructured<PagesOpen>(await gunzip(bytes, gzipSize(bytes)), 'pages.bin (open)'),
+      store.group<PagesOpenV1 | PagesOpenV2>('open', at, length, async (bytes) =>
+        decodeStructured<PagesOpenV1 | PagesOpenV2>(await gunzip(bytes, gzipSize(bytes)), 'pages.bin (open)'),
       );
-    if (!(open = read())) {
+    if (!(stored = read())) {
       await store.load();
-      open = read()!;
+      stored = read()!;
     }
     const n = d.chunkCount;
     const nc = d.conceptCount;
+    let open: OpenTables;
+    try {
+      if (stored.df?.length !== nc)
+        throw new PagesError(`pages.bin (open) has ${stored.df?.length ?? 'no'} df, expected ${nc}`);
+      open = expandOpen(stored, d.version, n);
+    } catch (error) {
+      if (error instanceof PagesError) throw new PagesError(`${source.name}: ${error.message}`);
+      throw error;
+    }
     const sized: Array<[string, { length: number } | undefined, number]> = [
       ['textLengths', open.textLengths, n],
       ['headingLengths', open.headingLengths, n],
@@ -188,7 +210,7 @@ export class PagedLibrary {
       ['documentChunks', open.documentChunks, n],
       ['df', open.df, nc],
       ['idf', open.idf, nc],
-      ['degrees', open.degrees, nc],
+      [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
       ['listOffsets', open.listOffsets, nc + 1],
       ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
       ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
@@ -298,7 +320,7 @@ export class PagedLibrary {
 
   // ---- words: BM25 over the text, BM25F over text + heading copies (the arithmetic of bm25.ts and fieldBm25.ts)
 
-  private section(name: (typeof SECTIONS)[number]): number {
+  private section(name: SectionName): number {
     return this.directory.sections[name][0];
   }
 
@@ -513,11 +535,30 @@ export class PagedLibrary {
   }
 
   /**
+   * A version 2 library's walk degrees: the bracket of each from `open`, the exact one from the row when it is
+   * cached, else from the `degrees` section (8 bytes a concept, f64), read only for a concept whose residual falls
+   * inside its bracket (PersonalizedPageRank).
+   */
+  private walkDegrees(codes: Uint8Array): WalkDegrees {
+    const at = this.section('degrees');
+    return {
+      lower: (u) => degreeLower(codes[u]),
+      upper: (u) => degreeUpper(codes[u]),
+      exact: (u) => {
+        const row = this.rowCache.get(u);
+        if (row) return row.degree;
+        const bytes = this.store.bytes(at + u * 8, 8);
+        return bytes && new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+      },
+    };
+  }
+
+  /**
    * Concept u's row of the walk graph, computed from the table as buildCooccurrenceGraph computes it: every
    * concept sharing a chunk with u (at least θco of them), ascending, with the Dice weight 2·Co / (|T(u)| + |T(v)|)
    * as a float32. Undefined (and noted) while u's chunk list or one of those chunks' rows is not loaded.
    */
-  private walkRow(u: number): { targets: Uint32Array; weights: Float32Array } | undefined {
+  private walkRow(u: number): { targets: Uint32Array; weights: Float32Array; degree: number } | undefined {
     const cached = this.rowCache.get(u);
     if (cached) return cached;
     const list = this.chunksOf(u);
@@ -569,7 +610,10 @@ export class PagedLibrary {
       }
       counts[v] = 0;
     }
-    const row = { targets, weights };
+    // Its weighted degree, summed as weightedDegreesFromTable sums it: the walk pushes along a row by it.
+    let degree = 0;
+    for (let i = 0; i < kept; i++) degree += weights[i];
+    const row = { targets, weights, degree };
     if (this.rowCache.size >= MAX_CACHED) this.rowCache.clear();
     this.rowCache.set(u, row);
     return row;

@@ -1,6 +1,7 @@
 // Writes an engine's lexical layer as a library read by ranges (format.ts): the part `pages.bin` and the SHA-256 of
 // each of its blocks (`pages.sha256`). Every number a question reads is stored as the engine holds it (Float32
-// lengths and shares, Float64 degrees, the table's Float32 IDF), so the paged library ranks exactly as the engine.
+// lengths and shares, Float64 degrees, the table's Float32 IDF, or what gives it exactly: compactOpen.ts), so the
+// paged library ranks exactly as the engine.
 // The sections are written by pieces that take their input item by item and put their bytes into a sink: the
 // in-memory writer (writePagedIndex) keeps them in arrays, the streaming build of `cli index --stream`
 // (src/cli/streamIndex.ts) in temporary files, so both write the same bytes.
@@ -13,16 +14,19 @@ import type { LexicalParts } from '../retrieval/index.ts';
 import { conceptChunkTf } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { ByteWriter } from './bytes.ts';
+import { compactOpen } from './compactOpen.ts';
 import {
   PAGES_FORMAT,
   PAGES_HASHES_PART,
   PAGES_PART,
   PAGES_VERSION,
   SECTIONS,
+  sectionsOf,
   type GroupSizes,
   type PagedChunkRecord,
   type PagesDirectory,
-  type PagesOpen,
+  type PagesOpenV1,
+  type PagesOpenV2,
   type SectionName,
   type TermEntry,
 } from './format.ts';
@@ -247,8 +251,8 @@ export interface OpenInput {
   terms: readonly string[];
 }
 
-/** The `open` section's value. */
-export function pagesOpen(input: OpenInput): PagesOpen {
+/** The `open` section's value as version 1 holds it (version 2 is made from it: openSections). */
+export function pagesOpen(input: OpenInput): PagesOpenV1 {
   const { table, concepts } = input;
   const n = table.chunkCount;
   return {
@@ -274,18 +278,35 @@ export function pagesOpen(input: OpenInput): PagesOpen {
 }
 
 /** The `open` section's bytes. */
-export function encodeOpen(open: PagesOpen): Promise<Uint8Array> {
+export function encodeOpen(open: PagesOpenV1 | PagesOpenV2): Promise<Uint8Array> {
   return gzip(encodeStructured(open));
 }
 
+/**
+ * The bytes of the `open` section and, from version 2, of the `degrees` section, from version 1's `open` value of
+ * n chunks (the writers and the upgrade of a version 1 part all go through here).
+ */
+export async function openSections(
+  full: PagesOpenV1,
+  n: number,
+  version = PAGES_VERSION,
+): Promise<{ open: Uint8Array; degrees: Uint8Array }> {
+  if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
+  const compact = compactOpen(full, n);
+  return { open: await encodeOpen(compact.open), degrees: compact.degrees };
+}
+
 /** Section bytes laid out in file order: each section's [offset, length] and the part's total length. */
-export function sectionTable(lengths: Record<SectionName, number>): {
+export function sectionTable(
+  lengths: Record<SectionName, number>,
+  version = PAGES_VERSION,
+): {
   sections: Record<SectionName, [number, number]>;
   total: number;
 } {
   const sections = {} as Record<SectionName, [number, number]>;
   let total = 0;
-  for (const name of SECTIONS) {
+  for (const name of sectionsOf(version)) {
     sections[name] = [total, lengths[name]];
     total += lengths[name];
   }
@@ -295,10 +316,11 @@ export function sectionTable(lengths: Record<SectionName, number>): {
 /** The directory (the part's meta) of a written library. */
 export function pagesDirectory(
   fields: Omit<PagesDirectory, 'format' | 'version' | 'groups'>,
+  version = PAGES_VERSION,
 ): PagesDirectory {
   return {
     format: PAGES_FORMAT,
-    version: PAGES_VERSION,
+    version,
     blockSize: fields.blockSize,
     chunkCount: fields.chunkCount,
     conceptCount: fields.conceptCount,
@@ -343,10 +365,15 @@ export class BlockHasher {
   }
 }
 
+/**
+ * Writes the pages of an engine's lexical layer. `version` 1 writes the old format (tests of the reader and of the
+ * upgrade of version 1 parts).
+ */
 export async function writePagedIndex(
   parts: LexicalParts,
   documentOf: (docId: string) => PagedDocument,
   blockSize = DEFAULT_BLOCK_SIZE,
+  version = PAGES_VERSION,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params } = parts;
   const n = layout.chunks.length;
@@ -384,7 +411,7 @@ export async function writePagedIndex(
 
   const docChunks = new Map<string, number>();
   for (const c of layout.chunks) docChunks.set(c.docId, (docChunks.get(c.docId) ?? 0) + 1);
-  const open = pagesOpen({
+  const full = pagesOpen({
     textLengths: Float32Array.from({ length: n }, (_, k) => bm25.lengthOf(k)),
     headingLengths: Float32Array.from({ length: n }, (_, k) => headingIndex?.lengthOf(k) ?? 0),
     tokens: Uint32Array.from(layout.chunks, (c) => c.tokens),
@@ -396,17 +423,19 @@ export async function writePagedIndex(
     termGroups,
     terms,
   });
-  sinks.open.write(await encodeOpen(open));
+  const written = await openSections(full, n, version);
+  sinks.open.write(written.open);
+  sinks.degrees.write(written.degrees);
 
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
     SectionName,
     number
   >;
-  const { sections, total } = sectionTable(lengths);
+  const { sections, total } = sectionTable(lengths, version);
   const data = new Uint8Array(total);
   const hasher = new BlockHasher(blockSize);
   let at = 0;
-  for (const name of SECTIONS) {
+  for (const name of sectionsOf(version)) {
     for (const b of sinks[name].chunks) {
       data.set(b, at);
       hasher.update(b);
@@ -416,15 +445,18 @@ export async function writePagedIndex(
   return {
     data,
     hashes: hasher.finish(),
-    directory: pagesDirectory({
-      blockSize,
-      chunkCount: n,
-      conceptCount: nc,
-      termCount: terms.length,
-      headingCopies: headings ? headings.copies : 0,
-      thetaCo: params.thetaCo,
-      sections,
-    }),
+    directory: pagesDirectory(
+      {
+        blockSize,
+        chunkCount: n,
+        conceptCount: nc,
+        termCount: terms.length,
+        headingCopies: headings ? headings.copies : 0,
+        thetaCo: params.thetaCo,
+        sections,
+      },
+      version,
+    ),
   };
 }
 /** The two bundle parts of a written library: the pages (stored as is, to be read by ranges) and their hashes. */

@@ -1,0 +1,49 @@
+// `npm run cli -- upgrade <in.bundle> --out <out.bundle>`: rewrites a bundle's version 1 pages (src/core/paged) as
+// version 2, whose `open` section (what `?bundle=` and `cli ask` read before a question) is about a quarter of
+// version 1's, without the corpus: src/core/paged/upgrade.ts. Every other part is copied as stored. The output is
+// written through a temporary file and renamed into place; the input is never changed.
+import { resolve } from 'node:path';
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { writeBundle } from '../core/bundle/index.ts';
+import { readManifestByRanges, upgradeBundleParts } from '../core/paged/index.ts';
+import { formatBytes, writeBundleFile } from './bundleIo.ts';
+import { FileRangeSource } from './fileRangeSource.ts';
+
+const USAGE = 'usage: npm run cli -- upgrade <in.bundle> --out <out.bundle>\n';
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1 || !values.out) {
+    process.stderr.write(`upgrade: expected one bundle file and --out\n${USAGE}`);
+    return 2;
+  }
+  const input = positionals[0];
+  if (resolve(input) === resolve(values.out)) {
+    process.stderr.write('upgrade: --out must be another file than the input (the input is kept)\n');
+    return 2;
+  }
+  const started = performance.now();
+  const source = await FileRangeSource.open(input);
+  try {
+    const manifest = await readManifestByRanges(source);
+    if (!manifest) throw new Error(`${input} is not a bundle with pages`);
+    const { parts, base, from, to } = await upgradeBundleParts(source, manifest);
+    const bytes = await writeBundleFile(values.out, writeBundle(parts, base));
+    process.stdout.write(
+      `upgrade: ${input} (pages version ${from}) → ${values.out} (pages version ${to}), ` +
+        `${formatBytes(source.size)} → ${formatBytes(bytes)} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    return 0;
+  } finally {
+    await source.close();
+  }
+}

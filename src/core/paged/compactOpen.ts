@@ -1,0 +1,152 @@
+// The version 2 `open` section (format.ts, PagesOpenV2): what every question reads before its first block, made
+// small. On the 1 GiB scale bundle version 1's `open` was 48.5 MB gzip'd, 31.0 MB of it the walk degrees (f64 sums of
+// float32 Dice weights: incompressible), 8.1 MB the f64 list offsets and 1.9 MB the IDF. Version 2 keeps:
+// - a one-byte bracket of each degree (degreeCode): the walk's tests `r(u) ≥ ε·max(deg(u), 1)` are decided by the
+//   bracket unless r(u) falls inside it, and only then is the exact degree read from the `degrees` section
+//   (PersonalizedPageRank, WalkDegrees);
+// - each chunk list's size beyond its 6 bytes a chunk (varints), from which the offsets are summed at open;
+// - the df the IDF was computed with, as its difference to the list's df (varints), from which the IDF is
+//   recomputed exactly as the engine computes it (Math.fround(conceptIdf(n, df))). That df counts the chunks a
+//   keyphrase is a candidate in, before each chunk keeps its best few, so it is not the list's df; it is found from
+//   the stored IDF (idfDfOf), and a table where that fails keeps its IDF as is.
+// The writers (write.ts, build.ts) and the upgrade of a version 1 part (upgrade.ts) make version 2 from the same
+// version 1 value with compactOpen, so an upgraded part is byte for byte the one built directly.
+import { conceptIdf } from '../graph/index.ts';
+import { PagesError } from './blockStore.ts';
+import { ByteReader, ByteWriter } from './bytes.ts';
+import type { OpenTables, PagesOpenV1, PagesOpenV2 } from './format.ts';
+
+/**
+ * Upper ends of the degree brackets: code 0 is a degree of exactly 0 (no edge), code 1 is (0, 1] (the walk's test
+ * takes max(degree, 1), so below 1 nothing needs telling apart), codes 2–254 split every octave from 1 to 2^15.9 in
+ * 16 (a bracket is at most 6.25% wide), and code 255 is everything above. The bounds are exact dyadic numbers (no
+ * Math.pow), the same in every engine. A concept's degree is at most twice the concepts a chunk keeps (each Dice
+ * weight 2·co/(|T(u)|+|T(v)|) ≤ 2·co/|T(u)|), far below the top bracket.
+ */
+const DEGREE_UPPER = (() => {
+  const upper = new Float64Array(256);
+  upper[1] = 1;
+  for (let code = 2; code < 255; code++) {
+    const j = code - 1;
+    upper[code] = ((16 + (j & 15)) / 16) * 2 ** (j >> 4);
+  }
+  upper[255] = Infinity;
+  return upper;
+})();
+
+/** The bracket of a degree: the smallest code whose upper end is ≥ it (0 only for 0). */
+export function degreeCode(degree: number): number {
+  if (!(degree >= 0)) throw new Error(`pages: a walk degree must be ≥ 0, got ${degree}`);
+  if (degree === 0) return 0;
+  let lo = 1;
+  let hi = 255;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (DEGREE_UPPER[mid] >= degree) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** lower ≤ degree ≤ upper for a degree of this code (0, 0 for code 0). */
+export function degreeLower(code: number): number {
+  return code === 0 ? 0 : DEGREE_UPPER[code - 1];
+}
+export function degreeUpper(code: number): number {
+  return DEGREE_UPPER[code];
+}
+
+/** Bytes a chunk takes in a concept's list at least: a varint chunk delta, a varint tf, an f32 share. */
+const MIN_LIST_BYTES = 6;
+
+function varints(count: number, value: (i: number) => number): Uint8Array {
+  const out = new ByteWriter();
+  for (let i = 0; i < count; i++) out.varint(value(i));
+  return out.take();
+}
+
+function readVarints(bytes: Uint8Array, count: number, name: string): Float64Array {
+  const out = new Float64Array(count);
+  const r = new ByteReader(bytes);
+  try {
+    for (let i = 0; i < count; i++) out[i] = r.varint();
+  } catch {
+    throw new PagesError(`pages.bin (open) ${name} hold fewer than ${count} values`);
+  }
+  if (r.at !== bytes.length) throw new PagesError(`pages.bin (open) ${name} hold more than ${count} values`);
+  return out;
+}
+
+/** The IDF as the engine computes it from a df over n chunks (a float32). */
+function idfOf(n: number, df: number): number {
+  return Math.fround(conceptIdf(n, df));
+}
+
+/**
+ * The smallest df ≥ listDf from which the engine's IDF is exactly `idf`, or undefined. IDF = ln(n / df), so df is
+ * about n / e^IDF; the few integers around that are tried.
+ */
+export function idfDfOf(n: number, idf: number, listDf: number): number | undefined {
+  const guess = Math.round(n / Math.exp(idf));
+  for (let d = Math.max(1, listDf, guess - 3); d <= Math.max(guess + 3, listDf); d++)
+    if (idfOf(n, d) === idf) return d;
+  return undefined;
+}
+
+/** Version 2's `open` value and `degrees` section from version 1's `open` (n chunks). */
+export function compactOpen(full: PagesOpenV1, n: number): { open: PagesOpenV2; degrees: Uint8Array } {
+  const { idf, degrees, listOffsets, ...rest } = full;
+  const nc = full.df.length;
+  const idfDf = new Float64Array(nc);
+  let exact = true;
+  for (let c = 0; c < nc && exact; c++) {
+    const d = idfDfOf(n, idf[c], full.df[c]);
+    if (d === undefined) exact = false;
+    else idfDf[c] = d - full.df[c];
+  }
+  const listSizes = varints(nc, (c) => {
+    const extra = listOffsets[c + 1] - listOffsets[c] - MIN_LIST_BYTES * full.df[c];
+    if (!(extra >= 0)) throw new Error(`pages: concept ${c}'s list is shorter than its ${full.df[c]} chunks`);
+    return extra;
+  });
+  const open: PagesOpenV2 = {
+    ...rest,
+    ...(exact ? { idfDf: varints(nc, (c) => idfDf[c]) } : { idf }),
+    degreeCodes: Uint8Array.from(degrees, degreeCode),
+    listSizes,
+  };
+  const section = new Uint8Array(nc * 8);
+  const view = new DataView(section.buffer);
+  for (let c = 0; c < nc; c++) view.setFloat64(c * 8, degrees[c], true);
+  return { open, degrees: section };
+}
+
+/** The arrays a library reads from either version's `open` (n chunks, nc concepts). */
+export function expandOpen(open: PagesOpenV1 | PagesOpenV2, version: number, n: number): OpenTables {
+  if (version === 1) return open as PagesOpenV1;
+  const v2 = open as PagesOpenV2;
+  const nc = v2.df?.length ?? 0;
+  const check = (name: string, value: { length: number } | undefined, expected: number): void => {
+    if (!value || value.length !== expected)
+      throw new PagesError(`pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`);
+  };
+  check('degreeCodes', v2.degreeCodes, nc);
+  if (!(v2.listSizes instanceof Uint8Array)) throw new PagesError('pages.bin (open) has no listSizes');
+  const sizes = readVarints(v2.listSizes, nc, 'listSizes');
+  const listOffsets = new Float64Array(nc + 1);
+  for (let c = 0; c < nc; c++) listOffsets[c + 1] = listOffsets[c] + sizes[c] + MIN_LIST_BYTES * v2.df[c];
+  let idf: Float32Array;
+  if (v2.idf) idf = v2.idf;
+  else {
+    if (!(v2.idfDf instanceof Uint8Array)) throw new PagesError('pages.bin (open) has neither idf nor idfDf');
+    const extra = readVarints(v2.idfDf, nc, 'idfDf');
+    idf = new Float32Array(nc);
+    for (let c = 0; c < nc; c++) {
+      const d = v2.df[c] + extra[c];
+      if (!(d >= 1 && d <= n)) throw new PagesError(`pages.bin (open) gives concept ${c} a df of ${d}`);
+      idf[c] = idfOf(n, d);
+    }
+  }
+  const { idfDf: _idfDf, listSizes: _listSizes, ...rest } = v2;
+  return { ...rest, idf, listOffsets, degreeCodes: v2.degreeCodes };
+}

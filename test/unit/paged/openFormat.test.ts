@@ -1,0 +1,330 @@
+// Version 2 pages (format.ts, compactOpen.ts): a smaller `open` section that answers exactly as version 1 and as the
+// engine in memory. The walk decides its pushes from one-byte degree brackets and reads an exact degree only inside
+// a bracket; the IDF and the list offsets are recomputed at open; version 1 pages are still read, and `cli upgrade`
+// turns them into the version 2 pages the writer makes directly, byte for byte.
+import { describe, expect, it } from 'vitest';
+import { prepareCorpus } from '../../../src/cli/benchData.ts';
+import { bundleBytes, readBundle, writeBundle } from '../../../src/core/bundle/index.ts';
+import { jsonlPart } from '../../../src/core/bundle/codecs.ts';
+import {
+  PersonalizedPageRank,
+  weightedDegrees,
+  type RowSource,
+  type WalkDegrees,
+} from '../../../src/core/graph/index.ts';
+import type { ConceptGraph } from '../../../src/core/graph/cooccurrence.ts';
+import { degreeCode, degreeLower, degreeUpper, idfDfOf } from '../../../src/core/paged/compactOpen.ts';
+import { PagedLibrary } from '../../../src/core/paged/library.ts';
+import { openPagedBundle, readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource, type RangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { upgradeBundleParts } from '../../../src/core/paged/upgrade.ts';
+import { pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
+import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
+import { createTermAnalyzer } from '../../../src/core/text/index.ts';
+
+/** A random graph with float32 weights, some nodes without edges, rows ascending (a deterministic LCG). */
+function randomGraph(n: number, seed: number): ConceptGraph {
+  let x = seed;
+  const next = (): number => (x = (x * 48271) % 2147483647) / 2147483647;
+  const rows: Array<Map<number, number>> = Array.from({ length: n }, () => new Map());
+  for (let u = 0; u < n; u++) {
+    if (u % 7 === 3) continue;
+    const edges = 1 + Math.floor(next() * 12);
+    for (let i = 0; i < edges; i++) {
+      const v = Math.floor(next() * n);
+      if (v === u || v % 7 === 3) continue;
+      const w = Math.fround(0.02 + next() * 1.5);
+      rows[u].set(v, w);
+      rows[v].set(u, w);
+    }
+  }
+  const offsets = new Uint32Array(n + 1);
+  const targets: number[] = [];
+  const weights: number[] = [];
+  for (let u = 0; u < n; u++) {
+    for (const v of [...rows[u].keys()].sort((a, b) => a - b)) {
+      targets.push(v);
+      weights.push(rows[u].get(v)!);
+    }
+    offsets[u + 1] = targets.length;
+  }
+  return {
+    nodeCount: n,
+    offsets,
+    targets: Uint32Array.from(targets),
+    co: new Uint32Array(targets.length).fill(1),
+    weights: Float32Array.from(weights),
+  };
+}
+
+function rowsOf(graph: ConceptGraph, withDegree: boolean): RowSource {
+  return {
+    nodeCount: graph.nodeCount,
+    row: (u) => {
+      const targets = graph.targets.subarray(graph.offsets[u], graph.offsets[u + 1]);
+      const weights = graph.weights.subarray(graph.offsets[u], graph.offsets[u + 1]);
+      if (!withDegree) return { targets, weights };
+      let degree = 0;
+      for (const w of weights) degree += w;
+      return { targets, weights, degree };
+    },
+  };
+}
+
+describe('degree brackets', () => {
+  it('hold every degree, are 0 only for 0, and are at most 6.25% wide from 1 to 2^15', () => {
+    const values = [
+      0,
+      1e-9,
+      0.001,
+      0.5,
+      1,
+      1 + 1e-12,
+      1.0625,
+      1.07,
+      2,
+      3.999,
+      4,
+      100.5,
+      169.006,
+      30000,
+      61440,
+      1e6,
+    ];
+    let x = 7;
+    for (let i = 0; i < 5000; i++) values.push((x = (x * 48271) % 2147483647) / 2 ** 21);
+    for (const d of values) {
+      const code = degreeCode(d);
+      expect(code >= 0 && code <= 255 && Number.isInteger(code)).toBe(true);
+      expect(code === 0).toBe(d === 0);
+      expect(degreeUpper(code)).toBeGreaterThanOrEqual(d);
+      if (code > 0) expect(degreeLower(code)).toBeLessThan(d);
+      else expect(degreeLower(code)).toBe(0);
+      if (d > 1 && d < 2 ** 15) expect(degreeUpper(code) / degreeLower(code)).toBeLessThanOrEqual(1.0625);
+    }
+    expect(() => degreeCode(-1)).toThrow('≥ 0');
+    expect(() => degreeCode(Number.NaN)).toThrow('≥ 0');
+  });
+});
+
+describe('the IDF from its df', () => {
+  it('finds a df that gives the stored float32 IDF exactly', () => {
+    for (const n of [7, 1000, 1_021_511]) {
+      for (const d of [1, 2, 3, Math.floor(n / 3), Math.floor(n / 2), n - 1, n]) {
+        if (d < 1 || d > n) continue;
+        const idf = Math.fround(Math.log(n / d));
+        const found = idfDfOf(n, idf, 1);
+        expect(found).toBeDefined();
+        expect(Math.fround(Math.log(n / found!))).toBe(idf);
+      }
+    }
+    // No df gives an IDF the engine cannot compute.
+    expect(idfDfOf(1000, Math.fround(Math.log(1000 / 3.5)), 1)).toBeUndefined();
+  });
+});
+
+describe('the walk over degree brackets', () => {
+  it('scores as the walk with exact degrees, whatever the brackets, asking exact degrees only inside them', () => {
+    const graph = randomGraph(3000, 42);
+    const degrees = weightedDegrees(graph);
+    const inMemory = new PersonalizedPageRank(graph);
+    const brackets = (lower: (u: number) => number, upper: (u: number) => number) => {
+      let asked = 0;
+      const walk: WalkDegrees = {
+        lower,
+        upper,
+        exact: (u) => {
+          asked++;
+          return degrees[u];
+        },
+      };
+      return { walk, asked: () => asked };
+    };
+    const coded = brackets(
+      (u) => degreeLower(degreeCode(degrees[u])),
+      (u) => degreeUpper(degreeCode(degrees[u])),
+    );
+    const open = brackets(
+      (u) => (degrees[u] === 0 ? 0 : Number.MIN_VALUE),
+      (u) => (degrees[u] === 0 ? 0 : Infinity),
+    );
+    const walkers = [
+      new PersonalizedPageRank(rowsOf(graph, false), degrees),
+      new PersonalizedPageRank(rowsOf(graph, false), coded.walk),
+      new PersonalizedPageRank(rowsOf(graph, true), coded.walk),
+      new PersonalizedPageRank(rowsOf(graph, true), open.walk),
+    ];
+    for (const seeds of [
+      new Map([[0, 1]]),
+      new Map([
+        [5, 2],
+        [17, 1],
+        [3, 1],
+      ]),
+      new Map([[11, 1]]),
+    ]) {
+      for (const epsilon of [1e-3, 1e-5]) {
+        const expected = inMemory.run(seeds, 0.85, epsilon);
+        const nodes = [...expected.nodes];
+        const scores = nodes.map((v) => expected.scores[v]);
+        expect(nodes.length).toBeGreaterThan(20);
+        for (const walker of walkers) {
+          const got = walker.run(seeds, 0.85, epsilon);
+          expect([...got.nodes]).toEqual(nodes);
+          expect(nodes.map((v) => got.scores[v])).toEqual(scores);
+        }
+      }
+    }
+    // The brackets decide most tests: exact degrees are asked far less often than with no bracket at all.
+    expect(coded.asked()).toBeGreaterThan(0);
+    expect(coded.asked() * 5).toBeLessThan(open.asked());
+  });
+});
+
+async function engineOf(path: string) {
+  const corpus = await prepareCorpus(path, 1200);
+  const analyzer = createTermAnalyzer();
+  return {
+    engine: RetrievalEngine.build({ chunks: corpus.retrievalChunks, sentences: corpus.sentences }, analyzer),
+    analyzer,
+  };
+}
+
+/** A source that counts the bytes read inside [from, to). */
+class WatchedSource implements RangeSource {
+  inside = 0;
+  constructor(
+    private readonly inner: RangeSource,
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+  get name(): string {
+    return this.inner.name;
+  }
+  get size(): number {
+    return this.inner.size;
+  }
+  get bytesRead(): number {
+    return this.inner.bytesRead;
+  }
+  read(offset: number, length: number): Promise<Uint8Array> {
+    this.inside += Math.max(0, Math.min(offset + length, this.to) - Math.max(offset, this.from));
+    return this.inner.read(offset, length);
+  }
+}
+
+const QUESTIONS = [
+  'How do I open a bundle from a URL?',
+  'What does the keep-mask store for the concept graph?',
+  'Which parts of a bundle are gzip compressed and why?',
+  'What limits protect the reader from a hostile bundle?',
+];
+
+describe('version 2 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section', async () => {
+    const { engine, analyzer } = await engineOf('docs');
+    const parts = engine.lexicalParts();
+    const doc = (docId: string) => ({ title: `title of ${docId}` });
+    const v1 = await writePagedIndex(parts, doc, 1024, 1);
+    const v2 = await writePagedIndex(parts, doc, 1024);
+    expect(v1.directory.version).toBe(1);
+    expect(v2.directory.version).toBe(2);
+    expect('degrees' in v1.directory.sections).toBe(false);
+    expect(v2.directory.sections.degrees[1]).toBe(v2.directory.conceptCount * 8);
+    expect(v2.directory.sections.open[1] * 2).toBeLessThan(v1.directory.sections.open[1]);
+
+    const open = async (written: typeof v1, source: RangeSource) =>
+      PagedLibrary.open(
+        source,
+        { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+        analyzer,
+      );
+    const lib1 = await open(v1, new MemoryRangeSource(v1.data, 'v1'));
+    const [degreesAt, degreesLength] = v2.directory.sections.degrees;
+    const watched = new WatchedSource(
+      new MemoryRangeSource(v2.data, 'v2'),
+      degreesAt,
+      degreesAt + degreesLength,
+    );
+    const lib2 = await open(v2, watched);
+    for (const q of QUESTIONS) {
+      for (const [mode, budget] of [
+        ['ppr', 1000],
+        ['bm25', 2000],
+      ] as const) {
+        const expected = engine.search({ text: q }, mode, budget);
+        expect(expected.length).toBeGreaterThan(0);
+        expect((await lib1.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib2.search(q, mode, budget)).hits).toEqual(expected);
+      }
+    }
+    // Some walk step fell inside a bracket and read an exact degree.
+    expect(watched.inside).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('are what `cli upgrade` makes of version 1 pages, byte for byte, and a damaged block is named', async () => {
+    const { engine, analyzer } = await engineOf('docs/results');
+    const parts = engine.lexicalParts();
+    const doc = (docId: string) => ({ title: docId });
+    const base = { appVersion: 'test', embedder: null, createdAt: '2026-11-27T00:00:00.000Z' };
+    // A gzip'd part beside the pages is copied as stored.
+    const notes = jsonlPart('notes.jsonl', [{ note: 'kept as it was' }, { note: 'and this' }]);
+    const v1 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, 1))], base),
+    );
+    const v2 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096))], base),
+    );
+
+    const upgrade = async (bytes: Uint8Array) => {
+      const source = new MemoryRangeSource(bytes, 'old.bundle');
+      const manifest = (await readManifestByRanges(source))!;
+      const upgraded = await upgradeBundleParts(source, manifest);
+      return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
+    };
+    const { upgraded, bytes } = await upgrade(v1);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 2]);
+    expect(bytes.length).toBe(v2.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v2))).toBe(true);
+    expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
+      (await readBundle(v1)).parts.get('notes.jsonl'),
+    );
+
+    const q = 'What did the heap measurements show?';
+    const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
+    expect(opened!.library.directory.version).toBe(2);
+    expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
+      engine.search({ text: q }, 'ppr', 1000),
+    );
+
+    // Version 2 pages are not upgraded again.
+    await expect(upgrade(v2)).rejects.toThrow('its pages are version 2 already');
+    // A byte changed in the old part's lists: its block is named, and nothing is written.
+    const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
+    const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
+    const directory = entry.meta as { sections: Record<string, [number, number]>; blockSize: number };
+    const at = directory.sections.lists[0] + 3;
+    const damaged = v1.slice();
+    damaged[entry.offset! + at] ^= 0xff;
+    await expect(upgrade(damaged)).rejects.toThrow(
+      `old.bundle: corrupted (SHA-256 mismatch in block ${Math.floor(at / directory.blockSize)} of part pages.bin)`,
+    );
+  }, 240_000);
+
+  it('refuses a pages version this app does not read', async () => {
+    const { engine, analyzer } = await engineOf('docs/results');
+    const written = await writePagedIndex(engine.lexicalParts(), (docId) => ({ title: docId }));
+    await expect(
+      PagedLibrary.open(
+        new MemoryRangeSource(written.data, 'p'),
+        {
+          base: 0,
+          length: written.data.length,
+          directory: { ...written.directory, version: 3 },
+          hashes: written.hashes,
+        },
+        analyzer,
+      ),
+    ).rejects.toThrow("the pages part's directory has version 3 (this app reads 1 and 2)");
+  }, 240_000);
+});
