@@ -30,7 +30,7 @@ export const SECTIONS = [
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 /** The sections of a version 1 pages.bin (no `degrees`: they were in `open`). */
-export const SECTIONS_V1: readonly SectionName[] = SECTIONS.slice(0, 7);
+const SECTIONS_V1: readonly SectionName[] = SECTIONS.slice(0, 7);
 
 /** The sections of a pages part of the given version, in file order. */
 export function sectionsOf(version: number): readonly SectionName[] {

@@ -14,5 +14,5 @@ export {
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
 export { pagesParts, writePagedIndex } from './write.ts';
-export { upgradeBundleParts, upgradePages } from './upgrade.ts';
+export { upgradeBundleParts } from './upgrade.ts';
 export { PAGES_HASHES_PART, PAGES_PART, SECTIONS, type PagesDirectory, type SectionName } from './format.ts';

@@ -23,7 +23,7 @@ import { BlockHasher, openSections, pagesDirectory, sectionTable } from './write
 /** Bytes read from the source at a time while copying. */
 const PIECE = 4 << 20;
 
-export interface UpgradedPages {
+interface UpgradedPages {
   directory: PagesDirectory;
   hashes: Uint8Array;
   sha256: Uint8Array;
@@ -52,7 +52,7 @@ function checkHashes(got: Uint8Array, expected: Uint8Array, upTo: number, name: 
  * version 2. Reads the part twice: once to check every block against its hash while hashing the new part, once
  * when `bytes()` is read.
  */
-export async function upgradePages(
+async function upgradePages(
   source: RangeSource,
   location: { base: number; length: number; directory: unknown; hashes: Uint8Array },
 ): Promise<UpgradedPages> {

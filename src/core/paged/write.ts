@@ -278,7 +278,7 @@ export function pagesOpen(input: OpenInput): PagesOpenV1 {
 }
 
 /** The `open` section's bytes. */
-export function encodeOpen(open: PagesOpenV1 | PagesOpenV2): Promise<Uint8Array> {
+function encodeOpen(open: PagesOpenV1 | PagesOpenV2): Promise<Uint8Array> {
   return gzip(encodeStructured(open));
 }
 

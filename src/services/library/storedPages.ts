@@ -14,7 +14,7 @@ import { BlobRangeSource } from './rangeSources.ts';
  * while a slice costs about 0.5 ms (at most ~2,000 a second, all through the browser's blob storage) and a question
  * at 100 MiB reads hundreds of them in 4–5 rounds (docs/results/ranges.md, "Reads in the browser").
  */
-export const HELD_PAGES_MAX_BYTES = 256 * 1024 * 1024;
+const HELD_PAGES_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The pages a question reads, with what they index. */
 export interface StoredPages {
