@@ -25,7 +25,7 @@ import {
 import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
 import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
 import { pagesDue, writeLibraryPages } from './pagesWrite.ts';
-import { answeredFromPages } from '../library/pagesThreshold.ts';
+import { pagesLibrary } from '../library/pagesThreshold.ts';
 
 export { MAX_FILE_BYTES } from './ingestProtocol.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
@@ -511,7 +511,7 @@ export class IngestPipeline {
       const before = await repo.layerCounts();
       this.kept = { ...before };
       this.searchable = { documents: before.documents, sentences: before.sentences };
-      this.searchableFromPages = (await answeredFromPages(repo.db)).pages;
+      this.searchableFromPages = (await pagesLibrary(repo.db)).pages;
       for (;;) {
         this.wake = false;
         // Ids only: each file's bytes are read from the store when its turn comes, not the whole queue at once.
@@ -893,7 +893,7 @@ export class IngestPipeline {
     // What the rebuild reads: documents stored during it are covered by the next one. Counted, not kept: a
     // refresh is spaced by its own cost, and this count sets the kept counts right again.
     const counts = await this.deps.repo.layerCounts();
-    const byPages = after === 'stored' && (await answeredFromPages(this.deps.repo.db)).pages;
+    const byPages = after === 'stored' && (await pagesLibrary(this.deps.repo.db)).pages;
     this.storedSinceGraph = false;
     this.searchableFromPages = byPages;
     if (byPages) {

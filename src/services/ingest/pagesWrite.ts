@@ -19,7 +19,7 @@ import { resolveParams } from '../../core/retrieval/index.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import type { Repo } from '../../store/repo.ts';
 import { termAnalyzer } from '../library/engine.ts';
-import { answeredFromPages } from '../library/pagesThreshold.ts';
+import { pagesLibrary } from '../library/pagesThreshold.ts';
 
 export { PAGES_MIN_CHUNKS_SETTING } from '../library/pagesThreshold.ts';
 
@@ -29,7 +29,7 @@ export { PAGES_MIN_CHUNKS_SETTING } from '../library/pagesThreshold.ts';
  */
 export async function pagesDue(repo: Repo): Promise<boolean> {
   const pages = new PagesRepo(repo.db);
-  if (!(await answeredFromPages(repo.db)).pages) return false;
+  if (!(await pagesLibrary(repo.db)).pages) return false;
   const [stamp, stored] = await Promise.all([pages.libraryStamp(), pages.storedStamp()]);
   return stamp.stamp !== stored;
 }

@@ -28,7 +28,7 @@ export async function pagesMinChunks(db: ConceptDb): Promise<number> {
  * hold the lexical index; a library with sentence vectors is answered in memory). One count() of the chunks (the
  * callers ask once per graph refresh, or once per library change), no record read.
  */
-export async function answeredFromPages(db: ConceptDb): Promise<{ pages: boolean; chunks: number }> {
+export async function pagesLibrary(db: ConceptDb): Promise<{ pages: boolean; chunks: number }> {
   const [min, chunks, meta] = await Promise.all([
     pagesMinChunks(db),
     db.chunks.count(),

@@ -9,7 +9,7 @@ import { PagedLibrary } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
-import { answeredFromPages } from './pagesThreshold.ts';
+import { pagesLibrary } from './pagesThreshold.ts';
 import { BlobRangeSource } from './rangeSources.ts';
 
 /** The pages a question reads, with what they index. */
@@ -46,13 +46,13 @@ export async function openStoredPages(
   const [record, meta] = await Promise.all([pages.get(), db.meta.get('index')]);
   if (meta?.layers.semantic) return undefined;
   if (!record) {
-    const large = await answeredFromPages(db);
+    const large = await pagesLibrary(db);
     return large.pages ? { awaiting: true, chunks: large.chunks } : undefined;
   }
   const now = await pages.libraryStamp();
   const lagging = now.stamp !== record.stamp;
   // Lagging pages of a library no longer large (the threshold setting raised): the library is loaded instead.
-  if (lagging && !(await answeredFromPages(db)).pages) return undefined;
+  if (lagging && !(await pagesLibrary(db)).pages) return undefined;
   if (reuse && reuse.stamp === record.stamp && reuse.builtAt === record.builtAt) return { ...reuse, lagging };
   const library = await PagedLibrary.open(
     new BlobRangeSource(record.data, "the library's pages"),

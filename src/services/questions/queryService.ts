@@ -95,8 +95,9 @@ export class QueryService {
   /**
    * The library's stored pages if it is answered from them (a large library: src/services/library/pagesThreshold.ts),
    * opened once per library version (and not again while the same pages are stored); `awaiting` when it is large
-   * and has none yet; undefined when it is loaded into memory, or when a bundle replaced the library. Only found
-   * pages are remembered: pages written during or at the end of a drop are found by the next question.
+   * and has none yet; undefined when it is loaded into memory, or when a bundle replaced the library. Remembered
+   * until the library changes (invalidate: the page does so after every store write, the pages' included), except
+   * `awaiting`, looked at again by the next question (its first pages may be stored meanwhile).
    */
   private pagesState(): Promise<StoredPages | PagesAwaited | undefined> {
     if (!this.deps.storedPages || this.byRanges || this.session.readOnlyBundle)
@@ -104,7 +105,7 @@ export class QueryService {
     const current = (this.local ??= this.deps.storedPages(this.lastPages));
     return current.then(
       (state) => {
-        if ((!state || 'awaiting' in state) && this.local === current) this.local = null;
+        if (state && 'awaiting' in state && this.local === current) this.local = null;
         // A library answered from its pages (or about to be) is not held in memory: the one loaded before it grew
         // past the threshold is let go.
         if (state) this.session.release();
