@@ -31,7 +31,7 @@ const service = new QueryService({
     return source && openPagedBundle(source, createTermAnalyzer());
   },
   // A large library is answered by ranges over its stored pages (written by the ingest worker), not loaded.
-  storedPages: () => openStoredPages(db),
+  storedPages: (reuse) => openStoredPages(db, reuse),
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.
   prebuildGraph: prebuildInWorker,
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).

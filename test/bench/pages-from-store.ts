@@ -114,7 +114,7 @@ const question = opts.questions
   : 'What is the capital of the region?';
 const opened = await measured(async () => {
   const pages = await openStoredPages(repo.db);
-  if (!pages) throw new Error('the stored pages do not open');
+  if (!pages || 'awaiting' in pages) throw new Error('the stored pages do not open');
   const answer = await askPaged(pages.library, { question, mode: 'ppr', budget: 2000 });
   return { pages, answer };
 });

@@ -68,6 +68,11 @@ export class IncrementalGraphRefresh {
   /** The snapshot of the last refresh (lexical layer), for tests and benchmarks. */
   lastSnapshot: ConceptGraphIndex | null = null;
 
+  /** Whether an incremental graph is held in memory (between the refreshes of a drain), for tests and benchmarks. */
+  get held(): boolean {
+    return this.graph !== null;
+  }
+
   /** The pipeline's `rebuildGraph` dependency. */
   readonly refresh = (repo: Repo, signal: AbortSignal): Promise<void> => this.run(repo, signal, false);
 

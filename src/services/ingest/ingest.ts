@@ -44,6 +44,8 @@ export function createIngestService(deps: IngestServiceDeps) {
     embedder: (choice) => embedders.get(choice),
     releaseEmbedder: () => embedders.dispose(),
     rebuildGraph: graph.refresh,
+    // A library answered from its pages has them refreshed during a drop instead of the graph: the graph goes.
+    releaseGraph: () => graph.release(),
     lock,
     emit: (event) => {
       if (event.type === 'changed') lock.changed();

@@ -25,6 +25,7 @@ import {
 import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
 import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
 import { pagesDue, writeLibraryPages } from './pagesWrite.ts';
+import { pagesLibrary } from '../library/pagesThreshold.ts';
 
 export { MAX_FILE_BYTES } from './ingestProtocol.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
@@ -121,6 +122,11 @@ export interface IngestDeps {
    */
   releaseEmbedder?(): Promise<void>;
   rebuildGraph(repo: Repo, signal: AbortSignal): Promise<void>;
+  /**
+   * Lets go of what `rebuildGraph` keeps in memory between refreshes (IncrementalGraphRefresh.release): called when
+   * a library answered from its pages gets its pages refreshed instead of the graph.
+   */
+  releaseGraph?(): void;
   emit(event: IngestEvent): void;
   /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
   lock?: Pick<CrossTabLock, 'run'>;
@@ -220,6 +226,11 @@ export class IngestPipeline {
   private waitingElsewhere = false;
   /** The library may need its pages (re)written: set when a drain starts and after every graph refresh. */
   private pagesToCheck = false;
+  /**
+   * The library is answered from its pages (pagesThreshold.ts), so a refresh during the drop writes its pages, not
+   * the graph: the page's status says "searchable (from the library's pages)".
+   */
+  private searchableFromPages = false;
 
   constructor(
     private readonly deps: IngestDeps,
@@ -360,6 +371,7 @@ export class IngestPipeline {
       searchableSentences: Math.min(this.searchable.sentences, counts.sentences),
       embeddedDocuments: counts.embeddedDocuments,
       embeddedSentences: counts.embeddedSentences,
+      ...(this.searchableFromPages ? { searchableFrom: 'pages' as const } : {}),
     };
     this.emit({ type: 'coverage', coverage });
   }
@@ -499,6 +511,7 @@ export class IngestPipeline {
       const before = await repo.layerCounts();
       this.kept = { ...before };
       this.searchable = { documents: before.documents, sentences: before.sentences };
+      this.searchableFromPages = (await pagesLibrary(repo.db)).pages;
       for (;;) {
         this.wake = false;
         // Ids only: each file's bytes are read from the store when its turn comes, not the whole queue at once.
@@ -526,7 +539,7 @@ export class IngestPipeline {
         await this.releaseEmbedder();
         // Every document has its vectors (or embedding cannot go on): the graph gains its semantic layer.
         if (this.embeddedSinceGraph) {
-          await this.rebuildGraph(signal);
+          await this.rebuildGraph(signal, 'embedded');
           continue;
         }
         // Files queued since the queue was last read (notifyQueued): this drain takes them rather than end
@@ -865,27 +878,45 @@ export class IngestPipeline {
     });
   }
 
-  private async rebuildGraph(signal: AbortSignal): Promise<void> {
+  /**
+   * Brings what answers questions up to the store: the concept graph (IncrementalGraphRefresh), or, for a library
+   * answered from its pages (pagesThreshold.ts: from PAGES_MIN_CHUNKS chunks, lexical only), its pages. Such a library
+   * is never loaded by the query worker, so refreshing its incremental graph during a drop only cost memory (3.3 GB
+   * of the ingest worker's heap at 100 MiB, docs/results/tab-pages.md): the graph is let go and the pages written
+   * in its place, spaced by their own cost as the graph was (~15 CPU s per 10 MiB). Decided at every refresh from
+   * the chunks stored so far: a drop that passes the threshold switches at its first refresh past it. The rebuild
+   * after embedding (`embedded`) builds the graph's semantic layer and always takes the graph path.
+   */
+  private async rebuildGraph(signal: AbortSignal, after: 'stored' | 'embedded' = 'stored'): Promise<void> {
     const started = this.now();
     this.lastGraph = started;
     // What the rebuild reads: documents stored during it are covered by the next one. Counted, not kept: a
     // refresh is spaced by its own cost, and this count sets the kept counts right again.
     const counts = await this.deps.repo.layerCounts();
+    const byPages = after === 'stored' && (await pagesLibrary(this.deps.repo.db)).pages;
     this.storedSinceGraph = false;
-    this.embeddedSinceGraph = false;
-    const meter = this.meter('graph', 1);
-    meter.report(0);
-    // Quota only: a rebuild computes for seconds (minutes on a slow machine) before its one write.
-    await guardWrite(
-      () => this.deps.rebuildGraph(this.deps.repo, signal),
-      { subject: 'the concept graph' },
-      Infinity,
-    );
+    this.searchableFromPages = byPages;
+    if (byPages) {
+      // The vectors stored meanwhile still wait for the semantic layer's rebuild (not done by pages).
+      this.deps.releaseGraph?.();
+      await this.writePagesIfDue(signal);
+      this.pagesToCheck = false;
+    } else {
+      this.embeddedSinceGraph = false;
+      const meter = this.meter('graph', 1);
+      meter.report(0);
+      // Quota only: a rebuild computes for seconds (minutes on a slow machine) before its one write.
+      await guardWrite(
+        () => this.deps.rebuildGraph(this.deps.repo, signal),
+        { subject: 'the concept graph' },
+        Infinity,
+      );
+      this.pagesToCheck = true;
+      meter.report(1);
+    }
     // Counted from the start: the spacing is measured from it too (lastGraph), so the rule bounds the share.
     this.lastGraphCost = this.now() - started;
-    this.pagesToCheck = true;
     this.searchable = { documents: counts.documents, sentences: counts.sentences };
-    meter.report(1);
     this.emit({ type: 'changed' });
     await this.reportCoverage();
   }

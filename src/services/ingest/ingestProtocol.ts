@@ -25,6 +25,11 @@ export interface LibraryCoverage {
   /** Covered by the concept graph as last refreshed: what `ppr` and `bm25` search. */
   searchableDocuments: number;
   searchableSentences: number;
+  /**
+   * 'pages': a large library answered from its pages (refreshed during a drop in place of the graph), so the
+   * searchable documents are the ones its latest pages hold. Absent: the concept graph.
+   */
+  searchableFrom?: 'pages';
   /** With their sentence vectors stored (the semantic layer is built once every document has them). */
   embeddedDocuments: number;
   embeddedSentences: number;

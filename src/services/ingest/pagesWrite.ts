@@ -19,24 +19,9 @@ import { resolveParams } from '../../core/retrieval/index.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import type { Repo } from '../../store/repo.ts';
 import { termAnalyzer } from '../library/engine.ts';
+import { pagesLibrary } from '../library/pagesThreshold.ts';
 
-/**
- * From this many chunks on, a library gets pages. Loading the corpus into the engine costs about 1 ms a chunk in the
- * tab (10,227 chunks of the 10 MiB folder: 9.9 s and 210 MB of query-worker heap, tab-scale.md); but a library
- * answered from its pages loses what needs it in memory (the Graph view, Evaluate, the other modes). So pages only
- * from 10,000 chunks (about 10 MiB of text), where the reload's wait and the heap become the larger cost. At 3,000
- * the in-app evaluation of a 3,199-passage library was refused (the in-app-eval e2e spec waited for it).
- */
-const PAGES_MIN_CHUNKS = 10_000;
-
-/** Setting that lowers (or raises) PAGES_MIN_CHUNKS: the end-to-end tests write pages for a small folder with it. */
-export const PAGES_MIN_CHUNKS_SETTING = 'pagesMinChunks';
-
-/** The chunk count from which a library gets pages (the setting, when a number, else PAGES_MIN_CHUNKS). */
-async function pagesMinChunks(repo: Pick<Repo, 'getSetting'>): Promise<number> {
-  const value = await repo.getSetting<unknown>(PAGES_MIN_CHUNKS_SETTING);
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : PAGES_MIN_CHUNKS;
-}
+export { PAGES_MIN_CHUNKS_SETTING } from '../library/pagesThreshold.ts';
 
 /**
  * Whether the library should get (new) pages: it has at least the threshold's chunks, no semantic layer (the pages
@@ -44,8 +29,7 @@ async function pagesMinChunks(repo: Pick<Repo, 'getSetting'>): Promise<number> {
  */
 export async function pagesDue(repo: Repo): Promise<boolean> {
   const pages = new PagesRepo(repo.db);
-  const [min, chunks, meta] = await Promise.all([pagesMinChunks(repo), pages.chunkCount(), repo.getMeta()]);
-  if (chunks === 0 || chunks < min || meta?.layers.semantic) return false;
+  if (!(await pagesLibrary(repo.db)).pages) return false;
   const [stamp, stored] = await Promise.all([pages.libraryStamp(), pages.storedStamp()]);
   return stamp.stamp !== stored;
 }

@@ -1,11 +1,15 @@
 // Opens the library's stored pages (src/store/pagesRepo.ts) for the query worker: a large library is answered by
 // ranges over the stored Blob (the default mode and bm25, src/services/questions/askPaged.ts) instead of loading
-// the corpus into an engine. Only pages of the library as it is now are opened (their stamp is the library's), and
-// only for a library without a semantic layer (the pages hold the lexical index).
+// the corpus into an engine, and only for a library without a semantic layer (the pages hold the lexical index).
+// Pages of the library as it is now are current; pages of an earlier state of a large library (a drop goes on, and
+// refreshes them every few minutes) are opened too, as lagging: they hold a part of the library (a removal takes
+// the pages with it, so older pages only ever miss documents added since), and loading the library into memory
+// instead is what a large library must not do (2.4 GB of heap at 100 MiB, docs/results/tab-pages.md).
 import { MemoryRangeSource, PagedLibrary, type RangeSource } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
+import { pagesLibrary } from './pagesThreshold.ts';
 import { BlobRangeSource } from './rangeSources.ts';
 
 /**
@@ -20,19 +24,44 @@ const HELD_PAGES_MAX_BYTES = 256 * 1024 * 1024;
 export interface StoredPages {
   library: PagedLibrary;
   stamp: string;
+  /** When they were written (with the stamp, names one write: an open is reused while they are the stored ones). */
+  builtAt: number;
   documents: number;
   chunks: number;
   /** The pages' size in bytes. */
   bytes: number;
+  /** They index the library as it was before its latest documents (a drop goes on): false when current. */
+  lagging: boolean;
 }
 
-/** The stored pages when they index the library as it is now (else undefined: it is loaded into memory). */
-export async function openStoredPages(db: ConceptDb): Promise<StoredPages | undefined> {
+/** A large library whose pages are not written yet: it is not loaded into memory meanwhile. */
+export interface PagesAwaited {
+  awaiting: true;
+  chunks: number;
+}
+
+/**
+ * The stored pages when they index the library as it is now, or an earlier state of it if it is large; `awaiting`
+ * when the library is large and has none yet; undefined when it is loaded into memory (a small library, or one with
+ * sentence vectors). `reuse`: the pages opened before, returned again when they are still the stored ones (a drop
+ * changes the library every few seconds; opening reads the pages' `open` section).
+ */
+export async function openStoredPages(
+  db: ConceptDb,
+  reuse?: StoredPages,
+): Promise<StoredPages | PagesAwaited | undefined> {
   const pages = new PagesRepo(db);
   const [record, meta] = await Promise.all([pages.get(), db.meta.get('index')]);
-  if (!record || meta?.layers.semantic) return undefined;
+  if (meta?.layers.semantic) return undefined;
+  if (!record) {
+    const large = await pagesLibrary(db);
+    return large.pages ? { awaiting: true, chunks: large.chunks } : undefined;
+  }
   const now = await pages.libraryStamp();
-  if (now.stamp !== record.stamp) return undefined;
+  const lagging = now.stamp !== record.stamp;
+  // Lagging pages of a library no longer large (the threshold setting raised): the library is loaded instead.
+  if (lagging && !(await pagesLibrary(db)).pages) return undefined;
+  if (reuse && reuse.stamp === record.stamp && reuse.builtAt === record.builtAt) return { ...reuse, lagging };
   const name = "the library's pages";
   const source: RangeSource =
     record.data.size <= HELD_PAGES_MAX_BYTES
@@ -46,8 +75,10 @@ export async function openStoredPages(db: ConceptDb): Promise<StoredPages | unde
   return {
     library,
     stamp: record.stamp,
+    builtAt: record.builtAt,
     documents: record.documents,
     chunks: record.chunks,
     bytes: record.data.size,
+    lagging,
   };
 }

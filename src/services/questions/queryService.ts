@@ -16,7 +16,7 @@ import { askPaged } from './askPaged.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
-import type { StoredPages } from '../library/storedPages.ts';
+import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
@@ -45,10 +45,12 @@ export interface QueryDeps extends LibrarySessionDeps {
    */
   openPaged?(url: string): Promise<PagedBundle | undefined>;
   /**
-   * The library's stored pages when they index the library as it is now (src/services/library/storedPages.ts):
-   * a large library is then answered by ranges over them, never loaded into memory. Absent: always in memory.
+   * The library's stored pages when it is answered from them (src/services/library/storedPages.ts): a large library
+   * is then answered by ranges over them, never loaded into memory; `awaiting` when it is large and its first pages
+   * are not written yet (nor is it loaded then). `reuse`: the pages opened before, returned again while they are
+   * the stored ones. Absent: always in memory.
    */
-  storedPages?(): Promise<StoredPages | undefined>;
+  storedPages?(reuse?: StoredPages): Promise<StoredPages | PagesAwaited | undefined>;
 }
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
@@ -72,7 +74,9 @@ export class QueryService {
    */
   private byRanges: Promise<PagedBundle | undefined> | null = null;
   /** The library's own pages, looked for once per library (forgotten when it changes); undefined: none usable. */
-  private local: Promise<StoredPages | undefined> | null = null;
+  private local: Promise<StoredPages | PagesAwaited | undefined> | null = null;
+  /** The pages last opened, kept across library changes: reopened only when new ones are stored. */
+  private lastPages: StoredPages | undefined;
 
   constructor(private readonly deps: QueryDeps) {
     this.session = new LibrarySession(deps);
@@ -89,20 +93,24 @@ export class QueryService {
   }
 
   /**
-   * The library's stored pages if they index it as it is now (a large library: src/services/ingest/pagesWrite.ts),
-   * opened once; undefined when it has none, or when a bundle replaced the library. "None" is not remembered: pages
-   * written at the end of a drop are found by the next question, and the library in memory is then let go.
+   * The library's stored pages if it is answered from them (a large library: src/services/library/pagesThreshold.ts),
+   * opened once per library version (and not again while the same pages are stored); `awaiting` when it is large
+   * and has none yet; undefined when it is loaded into memory, or when a bundle replaced the library. Remembered
+   * until the library changes (invalidate: the page does so after every store write, the pages' included), except
+   * `awaiting`, looked at again by the next question (its first pages may be stored meanwhile).
    */
-  private localPages(): Promise<StoredPages | undefined> {
+  private pagesState(): Promise<StoredPages | PagesAwaited | undefined> {
     if (!this.deps.storedPages || this.byRanges || this.session.readOnlyBundle)
       return Promise.resolve(undefined);
-    const current = (this.local ??= this.deps.storedPages());
+    const current = (this.local ??= this.deps.storedPages(this.lastPages));
     return current.then(
-      (pages) => {
-        if (!pages && this.local === current) this.local = null;
-        // Found: the library loaded into memory before they were written is no longer needed.
-        if (pages) this.session.release();
-        return pages;
+      (state) => {
+        if (state && 'awaiting' in state && this.local === current) this.local = null;
+        // A library answered from its pages (or about to be) is not held in memory: the one loaded before it grew
+        // past the threshold is let go.
+        if (state) this.session.release();
+        if (state && !('awaiting' in state)) this.lastPages = state;
+        return state;
       },
       // A failed open (a damaged record) is forgotten: the library is loaded into memory instead.
       () => {
@@ -112,16 +120,29 @@ export class QueryService {
     );
   }
 
-  /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
-  async answeredFromPages(): Promise<{ chunks: number; documents: number; bytes: number } | null> {
-    const local = await this.localPages();
-    return local ? { chunks: local.chunks, documents: local.documents, bytes: local.bytes } : null;
+  /** The stored pages questions are answered from, or undefined (see pagesState). */
+  private async localPages(): Promise<StoredPages | undefined> {
+    const state = await this.pagesState();
+    return state && !('awaiting' in state) ? state : undefined;
   }
 
-  /** What a library answered from its pages does not hold in memory, refused by name. */
-  private async refuseFromPages(what: string): Promise<void> {
+  /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
+  async answeredFromPages(): Promise<{
+    chunks: number;
+    documents: number;
+    bytes: number;
+    lagging: boolean;
+  } | null> {
     const local = await this.localPages();
-    if (local) throw fromPagesError(what, local);
+    return local
+      ? { chunks: local.chunks, documents: local.documents, bytes: local.bytes, lagging: local.lagging }
+      : null;
+  }
+
+  /** What a library answered from its pages (or waiting for its first) does not hold in memory, refused by name. */
+  private async refuseFromPages(what: string): Promise<void> {
+    const state = await this.pagesState();
+    if (state) throw fromPagesError(what, state);
   }
 
   /**
@@ -200,8 +221,9 @@ export class QueryService {
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
     if (this.paged) return;
-    // A large library's pages open in a few small reads: nothing else to load (it has no vectors).
-    if (await this.localPages()) return;
+    // A large library's pages open in a few small reads: nothing else to load (it has no vectors). One whose pages
+    // are not written yet is not loaded either: they come at the drop's next refresh.
+    if (await this.pagesState()) return;
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
@@ -226,7 +248,8 @@ export class QueryService {
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const paged = this.byRanges ? await this.byRanges : undefined;
     if (paged) return askPaged(paged.library, request);
-    const local = await this.localPages();
+    const local = await this.pagesState();
+    if (local && 'awaiting' in local) throw awaitingPagesError(local);
     if (local) {
       const { name } = parseQuestionMode(request.mode, { allowDefault: true });
       if (name !== 'ppr' && name !== 'bm25') throw fromPagesError(`mode ${request.mode}`, local);
@@ -315,7 +338,7 @@ export class QueryService {
   async answer(request: AnswerRequest, onDelta?: (delta: string) => void): Promise<AnswerOut> {
     const settings = await readLlmSettings(this.deps.library);
     // A library answered from its pages is not loaded for the answer: citations then carry no sentence offsets.
-    const library = (await this.localPages()) ? null : await this.session.library().catch(() => null);
+    const library = (await this.pagesState()) ? null : await this.session.library().catch(() => null);
     this.answerStop?.abort();
     const stop = new AbortController();
     this.answerStop = stop;
@@ -402,10 +425,20 @@ export class QueryService {
 }
 
 /** Why a large library answered from its pages cannot do `what`. */
-function fromPagesError(what: string, pages: StoredPages): Error {
+function fromPagesError(what: string, pages: StoredPages | PagesAwaited): Error {
+  if ('awaiting' in pages) return awaitingPagesError(pages);
   return new Error(
     `${what} needs the library in memory; this library (${pages.chunks.toLocaleString('en')} chunks) is answered ` +
       'from its pages to stay within the tab’s memory, which answer the default mode and bm25',
+  );
+}
+
+/** A large library before its first pages: it is not loaded into memory, and says so. */
+function awaitingPagesError(pages: PagesAwaited): Error {
+  return new Error(
+    `this library (${pages.chunks.toLocaleString('en')} chunks) is answered from its pages to stay within the ` +
+      'tab’s memory, and they are not written yet: they are written while the drop goes on ("writing pages" in ' +
+      'its progress); ask again once they are',
   );
 }
 

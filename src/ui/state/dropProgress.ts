@@ -244,7 +244,10 @@ export class DropTally {
       },
       {
         key: 'searchable',
-        label: 'Documents searchable',
+        // A large library is searched through its pages, written during the drop in place of the graph: the
+        // documents its latest pages hold are the searchable ones.
+        label:
+          c.searchableFrom === 'pages' ? 'Documents searchable (from the pages)' : 'Documents searchable',
         done: searchableDone,
         total: p.documents,
         approximate,

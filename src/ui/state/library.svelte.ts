@@ -572,17 +572,20 @@ export class LibraryState {
       this.lastCountCost = performance.now() - started;
       return counts;
     };
-    const [read, storage, meta, failed, waiting, announced, vectorsSetting, newest] = await Promise.all([
-      // Between two reads while this tab indexes, the counts as the worker's coverage last patched them.
-      counting ? timedCounts() : null,
-      storageSplit().catch(() => null),
-      repo.getMeta(),
-      repo.failedPending(),
-      repo.waitingCount(),
-      announcedFiles(repo.db),
-      repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING),
-      repo.db.documents.orderBy('addedAt').lastKey(),
-    ]);
+    const [read, storage, meta, failed, waiting, announced, vectorsSetting, newest, pages] =
+      await Promise.all([
+        // Between two reads while this tab indexes, the counts as the worker's coverage last patched them.
+        counting ? timedCounts() : null,
+        storageSplit().catch(() => null),
+        repo.getMeta(),
+        repo.failedPending(),
+        repo.waitingCount(),
+        announcedFiles(repo.db),
+        repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING),
+        repo.db.documents.orderBy('addedAt').lastKey(),
+        // The pages a large library is answered from: written during and after a drop without changing any count.
+        repo.db.pages.get('library').then((r) => (r ? `${r.stamp}@${r.builtAt}` : null)),
+      ]);
     this.vectorsOff = vectorsSetting === false;
     if (read) this.counts = read;
     const counts = this.counts;
@@ -602,7 +605,7 @@ export class LibraryState {
       this.tally?.coverage(this.coverage, performance.now());
       this.updateDrop();
     }
-    const stamp = libraryStamp(counts, meta, newest);
+    const stamp = libraryStamp(counts, meta, newest, pages);
     if (this.stamp !== null && stamp !== this.stamp) this.version += 1;
     this.stamp = stamp;
     this.read = true;

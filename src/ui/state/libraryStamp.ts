@@ -7,12 +7,14 @@ import type { StoreCounts } from '../../store/libraryRepo.ts';
 /**
  * Counts change with any document stored or removed, any vector stored, and any graph written (its concept and
  * edge counts, with the layer it has); the newest document's time tells apart a document replaced by another of
- * the same size.
+ * the same size. `pages` names the stored pages (their stamp and time): a large library's questions read them, and
+ * new pages change no count (the query worker then opens them for the next question).
  */
 export function libraryStamp(
   counts: Pick<StoreCounts, 'documents' | 'chunks' | 'sentences' | 'vectors' | 'embeddedDocuments'>,
   meta: Pick<IndexMeta, 'concepts' | 'edges' | 'layers' | 'embedderId'> | undefined,
   newestAddedAt: unknown,
+  pages: string | null = null,
 ): string {
   return JSON.stringify([
     counts.documents,
@@ -25,5 +27,6 @@ export function libraryStamp(
     meta?.layers.semantic ?? false,
     meta?.embedderId ?? null,
     typeof newestAddedAt === 'number' ? newestAddedAt : null,
+    pages,
   ]);
 }

@@ -25,6 +25,13 @@ describe('libraryStamp (when the Ask view reloads its library)', () => {
     expect(libraryStamp(counts, { ...meta, embedderId: 'minilm' }, 1700)).not.toBe(before);
   });
 
+  it('changes when new pages are stored, with no count changed (a large library is answered from them)', () => {
+    const lagging = libraryStamp(counts, meta, 1700, 'stamp-a@1000');
+    expect(lagging).not.toBe(libraryStamp(counts, meta, 1700, null));
+    expect(libraryStamp(counts, meta, 1700, 'stamp-b@2000')).not.toBe(lagging);
+    expect(libraryStamp(counts, meta, 1700, 'stamp-a@1000')).toBe(lagging);
+  });
+
   it('tells apart a document replaced by another of the same size (its time added)', () => {
     expect(libraryStamp(counts, meta, 1701)).not.toBe(libraryStamp(counts, meta, 1700));
   });

@@ -1,8 +1,9 @@
 // A large library's pages written into the store by the ingest pipeline (src/services/ingest/pagesWrite.ts) are the
 // pages `cli index --stream` writes for the same files, byte for byte, and the query side opens them by ranges
 // (src/services/library/storedPages.ts) with the CLI bundle's answers. New pages replace the old in one put: a run
-// stopped in the middle of writing them leaves the old record whole (of the old library, so it is not read), and the
-// next start of the worker writes the library's own. Removing a document removes the pages with it.
+// stopped in the middle of writing them leaves the old record whole (of an earlier state of the library: opened as
+// lagging, the library is not loaded instead), and the next start of the worker writes the library's own. Removing a
+// document removes the pages with it.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import {
   type IngestEvent,
 } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { pagesDue, PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/ingest/pagesWrite.ts';
-import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
+import { openStoredPages, type StoredPages } from '../../../../src/services/library/storedPages.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
@@ -85,6 +86,13 @@ const QUESTIONS = [
   'Which retrieval modes does the app answer?',
 ];
 
+/** The stored pages opened (not awaited, nor absent). */
+async function openedPages(db: ConceptDb): Promise<StoredPages> {
+  const state = await openStoredPages(db);
+  if (!state || 'awaiting' in state) throw new Error(`no pages opened: ${JSON.stringify(state)}`);
+  return state;
+}
+
 function newRepo(name: string, indexedDB = new IDBFactory()): Repo {
   return new Repo(openDatabase(name, { indexedDB, IDBKeyRange }));
 }
@@ -131,8 +139,8 @@ describe('the library pages in the store', () => {
     expect(progress.at(-1)).toMatchObject({ done: 2 * documents, total: 2 * documents });
     expect(await pagesDue(repo)).toBe(false);
 
-    const stored = await openStoredPages(repo.db);
-    expect(stored).toMatchObject({ documents, chunks: (await repo.counts()).chunks });
+    const stored = await openedPages(repo.db);
+    expect(stored).toMatchObject({ documents, chunks: (await repo.counts()).chunks, lagging: false });
     const cli = await openPagedBundle(new MemoryRangeSource(bundle, 'docs.bundle'), createTermAnalyzer());
     for (const question of QUESTIONS) {
       for (const mode of ['ppr', 'bm25'] as const) {
@@ -190,9 +198,15 @@ describe('the library pages in the store', () => {
     expect((await repo.counts()).chunks).toBeGreaterThan(0);
     expect(await repo.db.pages.count()).toBe(0);
     expect(await openStoredPages(repo.db)).toBeUndefined();
+    // Past the threshold (lowered) without pages yet: awaited, not loaded.
+    await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
+    expect(await openStoredPages(repo.db)).toEqual({
+      awaiting: true,
+      chunks: (await repo.counts()).chunks,
+    });
   }, 120_000);
 
-  it('a run stopped while writing new pages leaves the old record whole and unread; the next start writes them', async () => {
+  it('a run stopped while writing new pages leaves the old record whole, read as lagging; the next start writes them', async () => {
     const all = await collectFiles(['docs']);
     const first = all.slice(0, 12);
     const indexedDB = new IDBFactory();
@@ -229,9 +243,12 @@ describe('the library pages in the store', () => {
     expect(stopping, 'the run reached the pages').toBeDefined();
     expect(events.some((e) => e.type === 'idle' && e.cancelled)).toBe(true);
 
-    // The old record is whole (the pages of the first files, byte for byte) and, indexing another library, unread.
+    // The old record is whole (the pages of the first files, byte for byte); it indexes an earlier state of the
+    // library, so it is opened as lagging (the library is not loaded into memory meanwhile).
     await expectStoredEqualsCli(repo.db, await cliBundle(first, 'first'), 'old pages');
-    expect(await openStoredPages(repo.db)).toBeUndefined();
+    const lagging = await openedPages(repo.db);
+    expect(lagging).toMatchObject({ lagging: true, documents: old!.documents, chunks: old!.chunks });
+    expect(old!.documents).toBeLessThan((await repo.counts()).documents);
     expect(await pagesDue(repo)).toBe(true);
 
     // A reload: a new connection and a new pipeline; the worker's start writes the library's pages.
@@ -239,7 +256,7 @@ describe('the library pages in the store', () => {
     const reopened = newRepo('reload', indexedDB);
     await pipelineOf(reopened).resumePages();
     await expectStoredEqualsCli(reopened.db, await cliBundle(all, 'all'), 'new pages');
-    expect(await openStoredPages(reopened.db)).toBeDefined();
+    expect(await openedPages(reopened.db)).toMatchObject({ lagging: false });
 
     // Removing a document takes the pages with it (they index it), in the same transaction.
     const [doc, other] = await reopened.db.documents.limit(2).toArray();
@@ -250,7 +267,7 @@ describe('the library pages in the store', () => {
     const pipeline = pipelineOf(reopened);
     expect(await pipeline.removeDocument(other.id)).toBe(true);
     await pipeline.ensureRunning();
-    const rewritten = await openStoredPages(reopened.db);
+    const rewritten = await openedPages(reopened.db);
     expect(rewritten).toMatchObject({ documents: (await reopened.counts()).documents });
     expect(await pagesDue(reopened)).toBe(false);
   }, 300_000);

@@ -1,0 +1,38 @@
+// Which libraries are answered from their pages (src/core/paged, stored by src/store/pagesRepo.ts): the rule the
+// ingest worker writes them by (src/services/ingest/pagesWrite.ts, and during a drop instead of the incremental
+// graph) and the query worker reads them by (src/services/library/storedPages.ts), kept in one place so the two
+// workers agree on it.
+import type { ConceptDb } from '../../store/db.ts';
+import { SettingsRepo } from '../../store/settingsRepo.ts';
+
+/**
+ * From this many chunks on, a library gets pages. Loading the corpus into the engine costs about 1 ms a chunk in the
+ * tab (10,227 chunks of the 10 MiB folder: 9.9 s and 210 MB of query-worker heap, tab-scale.md); but a library
+ * answered from its pages loses what needs it in memory (the Graph view, Evaluate, the other modes). So pages only
+ * from 10,000 chunks (about 10 MiB of text), where the reload's wait and the heap become the larger cost. At 3,000
+ * the in-app evaluation of a 3,199-passage library was refused (the in-app-eval e2e spec waited for it).
+ */
+export const PAGES_MIN_CHUNKS = 10_000;
+
+/** Setting that lowers (or raises) PAGES_MIN_CHUNKS: the end-to-end tests write pages for a small folder with it. */
+export const PAGES_MIN_CHUNKS_SETTING = 'pagesMinChunks';
+
+/** The chunk count from which a library gets pages (the setting, when a number, else PAGES_MIN_CHUNKS). */
+export async function pagesMinChunks(db: ConceptDb): Promise<number> {
+  const value = await new SettingsRepo(db).getSetting<unknown>(PAGES_MIN_CHUNKS_SETTING);
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : PAGES_MIN_CHUNKS;
+}
+
+/**
+ * Whether the library is one that pages answer: at least the threshold's chunks and no semantic layer (the pages
+ * hold the lexical index; a library with sentence vectors is answered in memory). One count() of the chunks (the
+ * callers ask once per graph refresh, or once per library change), no record read.
+ */
+export async function pagesLibrary(db: ConceptDb): Promise<{ pages: boolean; chunks: number }> {
+  const [min, chunks, meta] = await Promise.all([
+    pagesMinChunks(db),
+    db.chunks.count(),
+    db.meta.get('index'),
+  ]);
+  return { pages: chunks > 0 && chunks >= min && !meta?.layers.semantic, chunks };
+}
