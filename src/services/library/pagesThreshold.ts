@@ -12,13 +12,13 @@ import { SettingsRepo } from '../../store/settingsRepo.ts';
  * from 10,000 chunks (about 10 MiB of text), where the reload's wait and the heap become the larger cost. At 3,000
  * the in-app evaluation of a 3,199-passage library was refused (the in-app-eval e2e spec waited for it).
  */
-export const PAGES_MIN_CHUNKS = 10_000;
+const PAGES_MIN_CHUNKS = 10_000;
 
 /** Setting that lowers (or raises) PAGES_MIN_CHUNKS: the end-to-end tests write pages for a small folder with it. */
 export const PAGES_MIN_CHUNKS_SETTING = 'pagesMinChunks';
 
 /** The chunk count from which a library gets pages (the setting, when a number, else PAGES_MIN_CHUNKS). */
-export async function pagesMinChunks(db: ConceptDb): Promise<number> {
+async function pagesMinChunks(db: ConceptDb): Promise<number> {
   const value = await new SettingsRepo(db).getSetting<unknown>(PAGES_MIN_CHUNKS_SETTING);
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : PAGES_MIN_CHUNKS;
 }
