@@ -45,6 +45,15 @@ export const HEAP_MODEL = {
 } as const satisfies Record<'lexical' | 'semantic', Record<'total' | 'query', HeapLine>>;
 
 /**
+ * Text past which a drop without sentence vectors stops growing its peak: from 10,000 chunks the library is answered
+ * from its pages (src/services/library/pagesThreshold.ts), and a drop then writes pages instead of growing the
+ * concept graph, which the query worker never loads (docs/results/drop-heap.md: 100 MiB of text peaked at 495 MB,
+ * 30 MiB at 224 MB). 10,000 chunks are 5–10 MB of text in the bench's folders (MuSiQue 0.5 KB a chunk, the scale
+ * folders 1.0 KB); 15 MB leaves room for longer chunks, and the line there (930 MB) lies above both runs.
+ */
+export const LEXICAL_PAGES_TEXT_MB = 15;
+
+/**
  * Bytes of text per stored sentence, to count the library already stored (its sentence count is at hand; its
  * text is not, and reading it for a check would itself cost memory): above the most of the bench's drops (139 on
  * MuSiQue; 47–99 on the others, docs/results/limits.md), so the stored library is not under-counted.
@@ -134,7 +143,7 @@ export function estimateMemory(drop: DropEstimate, storedSentences: number): Mem
     dropTextBytes: drop.textBytes,
     libraryTextBytes,
     semanticPeak: atText(HEAP_MODEL.semantic.total, libraryTextBytes),
-    lexicalPeak: atText(HEAP_MODEL.lexical.total, libraryTextBytes),
+    lexicalPeak: atText(HEAP_MODEL.lexical.total, Math.min(libraryTextBytes, LEXICAL_PAGES_TEXT_MB * MB)),
     semanticOpen: atText(HEAP_MODEL.semantic.query, libraryTextBytes),
     lexicalOpen: atText(HEAP_MODEL.lexical.query, libraryTextBytes),
   };

@@ -8,6 +8,7 @@ import {
   droppedFolder,
   estimateMemory,
   HEAP_MODEL,
+  LEXICAL_PAGES_TEXT_MB,
   memoryBudget,
   TEXT_BYTES_PER_SENTENCE,
   type MemoryBudget,
@@ -37,6 +38,23 @@ describe('memory budget', () => {
 });
 
 describe('memory estimate', () => {
+  it('stops growing the lexical peak where a library gets pages, and keeps the measured 100 MiB drop under it', () => {
+    const large = estimateMemory(estimateDrop([{ name: 'corpus.jsonl', size: 101 * MB }]), 0);
+    const atPages = estimateMemory(
+      estimateDrop([{ name: 'corpus.jsonl', size: LEXICAL_PAGES_TEXT_MB * MB }]),
+      0,
+    );
+    expect(large.lexicalPeak).toBe(atPages.lexicalPeak);
+    // docs/results/drop-heap.md: 101 MB of text dropped without vectors peaked at 495.4 MB of JS heap.
+    expect(large.lexicalPeak).toBeGreaterThanOrEqual(495.4 * MB);
+    // With sentence vectors there are no pages: the line goes on.
+    expect(large.semanticPeak).toBeGreaterThan(atPages.semanticPeak * 5);
+    // A 101 MB lexical drop fits Chromium's 4 GB heap; the same with vectors does not.
+    const budget = { bytes: 4096 * MB, source: 'test' };
+    expect(large.lexicalPeak).toBeLessThan(budget.bytes);
+    expect(large.semanticPeak).toBeGreaterThan(budget.bytes);
+  });
+
   it('grows with the library’s text: the drop’s, plus the stored sentences’', () => {
     const drop = estimateDrop([{ name: 'corpus.jsonl', size: 10 * MB }]);
     const alone = estimateMemory(drop, 0);
