@@ -56,7 +56,7 @@ const USAGE =
   'usage: node --import tsx test/bench/scale-browser.ts --folder <folder> [--questions <qa.jsonl>] ' +
   '[--ask-count 30] [--timeout-minutes 90] [--stall-seconds 60] [--max-reloads 3] [--no-build] [--json <out.json>] ' +
   '[--probe-every 5] [--heap-every 5] [--log-every 30] [--cpu-profile <out.cpuprofile> [--profile-at 2000] ' +
-  '[--profile-seconds 30]]';
+  '[--profile-seconds 30]] [--profile <dir> [--port 41731] [--reopen-only]]';
 const MiB = 1024 * 1024;
 /** The drop bench's flags (test/bench/drop.ts): eager memory measurement, no network of Chromium's own. */
 const CHROMIUM_ARGS = [
@@ -95,6 +95,9 @@ const { values: opts } = parseArgs({
     'cpu-profile': { type: 'string' },
     'profile-at': { type: 'string', default: '2000' },
     'profile-seconds': { type: 'string', default: '30' },
+    profile: { type: 'string' },
+    port: { type: 'string', default: '41731' },
+    'reopen-only': { type: 'boolean', default: false },
   },
 });
 if (!opts.folder) fail('--folder is required');
@@ -118,6 +121,10 @@ if (!(heapEverySeconds > 0)) fail('--heap-every must be a positive number of sec
 if (!(logEverySeconds > 0)) fail('--log-every must be a positive number of seconds');
 if (!(profileAt >= 0)) fail('--profile-at must be a number of documents ≥ 0');
 if (!(profileSeconds > 0)) fail('--profile-seconds must be a positive number');
+const keptProfile = opts.profile ? resolve(opts.profile) : null;
+const reopenOnly = opts['reopen-only'];
+if (reopenOnly && !keptProfile) fail('--reopen-only needs --profile <dir> (a profile a drop was kept in)');
+if (reopenOnly && !existsSync(keptProfile!)) fail(`--profile ${keptProfile!} does not exist`);
 const questionsPath = resolve(opts.questions ?? `${folder}.questions.jsonl`);
 
 interface Question {
@@ -313,8 +320,11 @@ async function main(): Promise<void> {
   if (!existsSync(join(dist, 'index.html')))
     throw new BenchError(`no built app at ${dist} (drop --no-build)`);
 
-  const server = await serveStatic(dist);
-  const profile = await mkdtemp(join(tmpdir(), 'conceptrag-scale-profile-'));
+  // A kept profile is served from a fixed port: its IndexedDB belongs to that origin.
+  const server = await serveStatic(dist, keptProfile ? { port: Number(opts.port) } : {});
+  const profile = keptProfile ?? (await mkdtemp(join(tmpdir(), 'conceptrag-scale-profile-')));
+  const removeProfile = () =>
+    keptProfile ? Promise.resolve() : rm(profile, { recursive: true, force: true });
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
@@ -331,7 +341,7 @@ async function main(): Promise<void> {
       void context
         .close()
         .catch(() => undefined)
-        .then(() => rm(profile, { recursive: true, force: true }))
+        .then(removeProfile)
         .finally(() => process.exit(130));
     });
   deadline = Date.now() + timeoutMs;
@@ -341,268 +351,274 @@ async function main(): Promise<void> {
   /** The page being measured and its CDP session, for what the stop path can still read. */
   let live: { page: Page; cdp: CDPSession } | null = null;
   try {
-    phase = 'open';
-    const page = await openPage(context, since);
-    for (const p of context.pages()) if (p !== page) await p.close();
-    await page.goto(`${server.origin}/#library`);
-    await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
-    if (!(await page.evaluate(() => crossOriginIsolated)))
-      throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
-    // Lexical only: the setting the app stores when the user picks "lexical layer only"; read at every run.
-    while (!(await page.evaluate(probeLibrary, false)).ready) {
-      check();
-      await sleep(200);
-    }
-    await page.evaluate(async (key) => {
-      const db = await new Promise<IDBDatabase>((res, rej) => {
-        const r = indexedDB.open('conceptrag');
-        r.onsuccess = () => res(r.result);
-        r.onerror = () => rej(r.error);
-      });
-      await new Promise<void>((res, rej) => {
-        const tx = db.transaction('settings', 'readwrite');
-        tx.objectStore('settings').put({ key, value: false });
-        tx.oncomplete = () => res();
-        tx.onerror = () => rej(tx.error);
-      });
-      db.close();
-    }, SENTENCE_VECTORS_SETTING);
-    await page.reload();
-    await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Performance.enable');
-    sampler = startHeapSampler(page, cdp, heapEverySeconds * 1000);
-    live = { page, cdp };
+    // --reopen-only: the library a kept profile holds is measured from its reopening on.
+    if (!reopenOnly) {
+      phase = 'open';
+      const page = await openPage(context, since);
+      for (const p of context.pages()) if (p !== page) await p.close();
+      await page.goto(`${server.origin}/#library`);
+      await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+      if (!(await page.evaluate(() => crossOriginIsolated)))
+        throw new BenchError('the page is not cross-origin isolated (COOP/COEP headers missing)');
+      // Lexical only: the setting the app stores when the user picks "lexical layer only"; read at every run.
+      while (!(await page.evaluate(probeLibrary, false)).ready) {
+        check();
+        await sleep(200);
+      }
+      await page.evaluate(async (key) => {
+        const db = await new Promise<IDBDatabase>((res, rej) => {
+          const r = indexedDB.open('conceptrag');
+          r.onsuccess = () => res(r.result);
+          r.onerror = () => rej(r.error);
+        });
+        await new Promise<void>((res, rej) => {
+          const tx = db.transaction('settings', 'readwrite');
+          tx.objectStore('settings').put({ key, value: false });
+          tx.oncomplete = () => res();
+          tx.onerror = () => rej(tx.error);
+        });
+        db.close();
+      }, SENTENCE_VECTORS_SETTING);
+      await page.reload();
+      await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Performance.enable');
+      sampler = startHeapSampler(page, cdp, heapEverySeconds * 1000);
+      live = { page, cdp };
 
-    phase = 'drop';
-    t0 = performance.now();
-    // The browser's own CPU seconds from the drop on (lib/cpuTime.ts): on a shared machine the wall time grows with
-    // the load, the CPU seconds with the work.
-    const cpu0 = browserCpuSeconds(profile);
-    await page.setInputFiles('input[type="file"][webkitdirectory]', folder, {
-      timeout: Math.max(1000, deadline - Date.now()),
-    });
-    result.filesPickedSeconds = round(since());
-    console.log(`the folder's ${size.files} files handed to the page after ${since().toFixed(1)} s`);
-    // A folder the Library view's memory (or space) estimate says will not fit asks before anything is queued:
-    // the bench answers "Index here anyway" (sentence vectors are already off) and records what was asked.
-    const question = page.locator('[data-testid="memory-full"], [data-testid="space-full"]').first();
-    void question
-      .waitFor({ state: 'visible', timeout: 120_000 })
-      .then(async () => {
-        const asked = await question.locator('xpath=ancestor::section[1]').innerText();
-        result.askedBeforeDrop = asked.replace(/\s+/g, ' ').trim();
-        console.log(`  the page asked before queuing: ${result.askedBeforeDrop}`);
-        await question.click();
-        console.log('  answered "Index here anyway"');
-      })
-      .catch(() => undefined);
-    let last: LibraryProbe | null = null;
-    let lastLog = 0;
-    let lastLogDocuments = 0;
-    let threadsAtLog = threadCpu(profile);
-    /** Wall seconds spent in the bench's store probes (the heap sampler counts its own). */
-    let probeSeconds = 0;
-    const probe = async (light: boolean): Promise<LibraryProbe> => {
-      const t = performance.now();
-      try {
-        return await page.evaluate(probeLibrary, light);
-      } finally {
-        probeSeconds += (performance.now() - t) / 1000;
-      }
-    };
-    const stretches: {
-      atSeconds: number;
-      documents: number;
-      perSecond: number;
-      cpuSeconds: number;
-      cpuMsPerDocument: number;
-      threads: string;
-    }[] = [];
-    result.stretches = stretches;
-    let profiling: { from: number; documents: number; threads: ThreadCpu } | null = null;
-    let profiled = !opts['cpu-profile'];
-    let searchable: number | null = null;
-    let signal = '';
-    /** Since when the app has said idle with files still waiting (a stalled queue), or null. */
-    let stalledSince: number | null = null;
-    const stalls: {
-      atSeconds: number;
-      documents: number;
-      waiting: number;
-      shown: string[];
-      screenshot: string;
-    }[] = [];
-    result.stalls = stalls;
-    while (searchable === null) {
-      check();
-      // Light between the log lines (documents and the queue only), full for each line.
-      const logLine = since() - lastLog >= logEverySeconds;
-      const p = await probe(!logLine);
-      if (p.chunks >= 0) last = p;
-      const at = since();
-      const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
-      if (p.documents >= size.files && (await page.evaluate(documentsWithChunks)) >= size.files) {
-        searchable = at;
-        signal = `IndexedDB: ${p.documents} documents, all with chunks`;
-      } else if (idle && at > 5 && p.documents > 0) {
-        searchable = at;
-        signal = `app idle, nothing waiting (${p.documents} of ${size.files} documents; ${p.pendingFailed} failed)`;
-      } else if (idle && at > 60 && p.documents === 0) {
-        throw new BenchError(`the app is idle ${at.toFixed(0)} s after the drop with no document stored`);
-      }
-      // The app idle while files wait: its queue stopped. After --stall-seconds the bench records what the page
-      // shows and reloads it, as a person would (a page that starts resumes a queue it finds).
-      const stalled = p.ready && p.indexing === 'idle' && p.pendingWaiting > 0;
-      stalledSince = stalled ? (stalledSince ?? at) : null;
-      if (stalledSince !== null && at - stalledSince >= stallSeconds) {
-        if (stalls.length >= maxReloads)
-          throw new BenchError(
-            `the queue stalled again (${p.documents} documents, ${p.pendingWaiting} files waiting, app idle) ` +
-              `after ${stalls.length} reload(s)`,
+      phase = 'drop';
+      t0 = performance.now();
+      // The browser's own CPU seconds from the drop on (lib/cpuTime.ts): on a shared machine the wall time grows with
+      // the load, the CPU seconds with the work.
+      const cpu0 = browserCpuSeconds(profile);
+      await page.setInputFiles('input[type="file"][webkitdirectory]', folder, {
+        timeout: Math.max(1000, deadline - Date.now()),
+      });
+      result.filesPickedSeconds = round(since());
+      console.log(`the folder's ${size.files} files handed to the page after ${since().toFixed(1)} s`);
+      // A folder the Library view's memory (or space) estimate says will not fit asks before anything is queued:
+      // the bench answers "Index here anyway" (sentence vectors are already off) and records what was asked.
+      const question = page.locator('[data-testid="memory-full"], [data-testid="space-full"]').first();
+      void question
+        .waitFor({ state: 'visible', timeout: 120_000 })
+        .then(async () => {
+          const asked = await question.locator('xpath=ancestor::section[1]').innerText();
+          result.askedBeforeDrop = asked.replace(/\s+/g, ' ').trim();
+          console.log(`  the page asked before queuing: ${result.askedBeforeDrop}`);
+          await question.click();
+          console.log('  answered "Index here anyway"');
+        })
+        .catch(() => undefined);
+      let last: LibraryProbe | null = null;
+      let lastLog = 0;
+      let lastLogDocuments = 0;
+      let threadsAtLog = threadCpu(profile);
+      /** Wall seconds spent in the bench's store probes (the heap sampler counts its own). */
+      let probeSeconds = 0;
+      const probe = async (light: boolean): Promise<LibraryProbe> => {
+        const t = performance.now();
+        try {
+          return await page.evaluate(probeLibrary, light);
+        } finally {
+          probeSeconds += (performance.now() - t) / 1000;
+        }
+      };
+      const stretches: {
+        atSeconds: number;
+        documents: number;
+        perSecond: number;
+        cpuSeconds: number;
+        cpuMsPerDocument: number;
+        threads: string;
+      }[] = [];
+      result.stretches = stretches;
+      let profiling: { from: number; documents: number; threads: ThreadCpu } | null = null;
+      let profiled = !opts['cpu-profile'];
+      let searchable: number | null = null;
+      let signal = '';
+      /** Since when the app has said idle with files still waiting (a stalled queue), or null. */
+      let stalledSince: number | null = null;
+      const stalls: {
+        atSeconds: number;
+        documents: number;
+        waiting: number;
+        shown: string[];
+        screenshot: string;
+      }[] = [];
+      result.stalls = stalls;
+      while (searchable === null) {
+        check();
+        // Light between the log lines (documents and the queue only), full for each line.
+        const logLine = since() - lastLog >= logEverySeconds;
+        const p = await probe(!logLine);
+        if (p.chunks >= 0) last = p;
+        const at = since();
+        const idle = p.ready && p.indexing === 'idle' && p.pendingWaiting === 0;
+        if (p.documents >= size.files && (await page.evaluate(documentsWithChunks)) >= size.files) {
+          searchable = at;
+          signal = `IndexedDB: ${p.documents} documents, all with chunks`;
+        } else if (idle && at > 5 && p.documents > 0) {
+          searchable = at;
+          signal = `app idle, nothing waiting (${p.documents} of ${size.files} documents; ${p.pendingFailed} failed)`;
+        } else if (idle && at > 60 && p.documents === 0) {
+          throw new BenchError(`the app is idle ${at.toFixed(0)} s after the drop with no document stored`);
+        }
+        // The app idle while files wait: its queue stopped. After --stall-seconds the bench records what the page
+        // shows and reloads it, as a person would (a page that starts resumes a queue it finds).
+        const stalled = p.ready && p.indexing === 'idle' && p.pendingWaiting > 0;
+        stalledSince = stalled ? (stalledSince ?? at) : null;
+        if (stalledSince !== null && at - stalledSince >= stallSeconds) {
+          if (stalls.length >= maxReloads)
+            throw new BenchError(
+              `the queue stalled again (${p.documents} documents, ${p.pendingWaiting} files waiting, app idle) ` +
+                `after ${stalls.length} reload(s)`,
+            );
+          const shown = await page.evaluate(() =>
+            [
+              ...document.querySelectorAll(
+                '[role="alert"], [role="status"], .message, [data-testid$="message"]',
+              ),
+            ]
+              .map((e) => (e.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 300))
+              .filter(Boolean),
           );
-        const shown = await page.evaluate(() =>
-          [
-            ...document.querySelectorAll(
-              '[role="alert"], [role="status"], .message, [data-testid$="message"]',
-            ),
-          ]
-            .map((e) => (e.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 300))
-            .filter(Boolean),
-        );
-        const screenshot = `${opts.json ? resolve(opts.json) : join(tmpdir(), 'scale-browser')}.stall-${stalls.length + 1}.png`;
-        await page.screenshot({ path: screenshot, fullPage: true }).catch(() => undefined);
-        stalls.push({
-          atSeconds: round(at),
-          documents: p.documents,
-          waiting: p.pendingWaiting,
-          shown,
-          screenshot,
-        });
-        console.log(
-          `  stalled: app idle for ${(at - stalledSince).toFixed(0)} s with ${p.pendingWaiting} files waiting and ` +
-            `${p.documents} documents stored; the page shows ${JSON.stringify(shown)}; screenshot ${screenshot}; ` +
-            'reloading the page',
-        );
-        await page.reload();
-        await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
-        stalledSince = null;
-      }
-      if (!profiled && !profiling && p.documents >= profileAt) {
-        if (opts['cpu-profile']) {
-          await cdp.send('Profiler.enable');
-          await cdp.send('Profiler.start');
+          const screenshot = `${opts.json ? resolve(opts.json) : join(tmpdir(), 'scale-browser')}.stall-${stalls.length + 1}.png`;
+          await page.screenshot({ path: screenshot, fullPage: true }).catch(() => undefined);
+          stalls.push({
+            atSeconds: round(at),
+            documents: p.documents,
+            waiting: p.pendingWaiting,
+            shown,
+            screenshot,
+          });
+          console.log(
+            `  stalled: app idle for ${(at - stalledSince).toFixed(0)} s with ${p.pendingWaiting} files waiting and ` +
+              `${p.documents} documents stored; the page shows ${JSON.stringify(shown)}; screenshot ${screenshot}; ` +
+              'reloading the page',
+          );
+          await page.reload();
+          await page.waitForSelector('[data-indexing]', { timeout: 60_000 });
+          stalledSince = null;
         }
-        profiling = { from: at, documents: p.documents, threads: threadCpu(profile) };
-        console.log(`  ${at.toFixed(0)} s: profiling starts (${p.documents} documents)`);
-      } else if (profiling && at - profiling.from >= profileSeconds) {
-        const threads = threadDelta(profiling.threads, threadCpu(profile));
-        const window = {
-          fromSeconds: round(profiling.from),
-          seconds: round(at - profiling.from),
-          documents: [profiling.documents, p.documents],
-          threads,
-        };
-        console.log(
-          `  profiled ${(at - profiling.from).toFixed(0)} s, ${profiling.documents} → ${p.documents} documents; ` +
-            `threads meanwhile: ${threadLine(threads, 12)}`,
-        );
-        if (opts['cpu-profile']) {
-          const { profile: cpuProfile } = await cdp.send('Profiler.stop');
-          const out = resolve(opts['cpu-profile']);
-          writeFileSync(out, JSON.stringify(cpuProfile));
-          result.cpuProfile = { ...window, file: out, topSelf: topSelf(cpuProfile, 25) };
-          console.log(`  the page's main thread (${out}), self time:`);
-          for (const f of topSelf(cpuProfile, 25)) console.log(`    ${f.selfSeconds.toFixed(2)} s  ${f.fn}`);
+        if (!profiled && !profiling && p.documents >= profileAt) {
+          if (opts['cpu-profile']) {
+            await cdp.send('Profiler.enable');
+            await cdp.send('Profiler.start');
+          }
+          profiling = { from: at, documents: p.documents, threads: threadCpu(profile) };
+          console.log(`  ${at.toFixed(0)} s: profiling starts (${p.documents} documents)`);
+        } else if (profiling && at - profiling.from >= profileSeconds) {
+          const threads = threadDelta(profiling.threads, threadCpu(profile));
+          const window = {
+            fromSeconds: round(profiling.from),
+            seconds: round(at - profiling.from),
+            documents: [profiling.documents, p.documents],
+            threads,
+          };
+          console.log(
+            `  profiled ${(at - profiling.from).toFixed(0)} s, ${profiling.documents} → ${p.documents} documents; ` +
+              `threads meanwhile: ${threadLine(threads, 12)}`,
+          );
+          if (opts['cpu-profile']) {
+            const { profile: cpuProfile } = await cdp.send('Profiler.stop');
+            const out = resolve(opts['cpu-profile']);
+            writeFileSync(out, JSON.stringify(cpuProfile));
+            result.cpuProfile = { ...window, file: out, topSelf: topSelf(cpuProfile, 25) };
+            console.log(`  the page's main thread (${out}), self time:`);
+            for (const f of topSelf(cpuProfile, 25))
+              console.log(`    ${f.selfSeconds.toFixed(2)} s  ${f.fn}`);
+          }
+          profiling = null;
+          profiled = true;
         }
-        profiling = null;
-        profiled = true;
+        if (logLine) {
+          const threadsNow = threadCpu(profile);
+          const delta = threadDelta(threadsAtLog, threadsNow, 0);
+          const threads = threadLine(delta);
+          const cpuSeconds = delta.reduce((sum, t) => sum + t.seconds, 0);
+          const perSecond =
+            lastLog === 0 ? p.documents / at : (p.documents - lastLogDocuments) / (at - lastLog);
+          const cpuPerDocument = cpuSeconds / Math.max(1, p.documents - lastLogDocuments);
+          stretches.push({
+            atSeconds: round(at),
+            documents: p.documents,
+            perSecond: round(perSecond, 2),
+            cpuSeconds: round(cpuSeconds),
+            cpuMsPerDocument: Math.round(cpuPerDocument * 1000),
+            threads,
+          });
+          console.log(
+            `  ${at.toFixed(0)} s: ${p.documents} documents (${perSecond.toFixed(1)}/s), ${p.chunks} chunks, ` +
+              `${p.pendingWaiting} files waiting, ${p.pendingFailed} failed, indexing ${p.indexing}; heap so far ` +
+              `${sampler.peaks().peakJsMB} MB; the bench's probes so far ${probeSeconds.toFixed(1)} s, its heap ` +
+              `sampling ${sampler.peaks().busySeconds} s; load ${load()}\n    the browser's CPU since the line before: ` +
+              `${cpuSeconds.toFixed(1)} s (${Math.round(cpuPerDocument * 1000)} ms a document): ${threads}`,
+          );
+          lastLog = at;
+          lastLogDocuments = p.documents;
+          threadsAtLog = threadsNow;
+        }
+        if (searchable === null) await sleep(probeEverySeconds * 1000);
       }
-      if (logLine) {
-        const threadsNow = threadCpu(profile);
-        const delta = threadDelta(threadsAtLog, threadsNow, 0);
-        const threads = threadLine(delta);
-        const cpuSeconds = delta.reduce((sum, t) => sum + t.seconds, 0);
-        const perSecond =
-          lastLog === 0 ? p.documents / at : (p.documents - lastLogDocuments) / (at - lastLog);
-        const cpuPerDocument = cpuSeconds / Math.max(1, p.documents - lastLogDocuments);
-        stretches.push({
-          atSeconds: round(at),
-          documents: p.documents,
-          perSecond: round(perSecond, 2),
-          cpuSeconds: round(cpuSeconds),
-          cpuMsPerDocument: Math.round(cpuPerDocument * 1000),
-          threads,
-        });
-        console.log(
-          `  ${at.toFixed(0)} s: ${p.documents} documents (${perSecond.toFixed(1)}/s), ${p.chunks} chunks, ` +
-            `${p.pendingWaiting} files waiting, ${p.pendingFailed} failed, indexing ${p.indexing}; heap so far ` +
-            `${sampler.peaks().peakJsMB} MB; the bench's probes so far ${probeSeconds.toFixed(1)} s, its heap ` +
-            `sampling ${sampler.peaks().busySeconds} s; load ${load()}\n    the browser's CPU since the line before: ` +
-            `${cpuSeconds.toFixed(1)} s (${Math.round(cpuPerDocument * 1000)} ms a document): ${threads}`,
-        );
-        lastLog = at;
-        lastLogDocuments = p.documents;
-        threadsAtLog = threadsNow;
+      const dropPeaks = sampler.peaks();
+      result.benchOverhead = {
+        probeEverySeconds,
+        heapEverySeconds,
+        probeSeconds: round(probeSeconds),
+        heapSamplingSeconds: dropPeaks.busySeconds,
+      };
+      Object.assign(result, {
+        searchableSeconds: round(searchable),
+        searchableSignal: signal,
+        searchableCpuSeconds: (() => {
+          const now = browserCpuSeconds(profile);
+          return now === null || cpu0 === null ? null : round(now - cpu0);
+        })(),
+        counts: last,
+        dropHeap: dropPeaks,
+        loadAtSearchable: load(),
+      });
+      console.log(
+        `searchable after ${searchable.toFixed(1)} s (${signal}); the browser used ` +
+          `${String(result.searchableCpuSeconds ?? '–')} CPU s meanwhile; load ${load()}`,
+      );
+      console.log(`  over the drop: ${heapLine(dropPeaks)}`);
+
+      phase = 'idle after the drop';
+      while (true) {
+        check();
+        const p = await page.evaluate(probeLibrary, false);
+        if (p.indexing === 'idle' && p.pendingWaiting === 0) break;
+        await sleep(1000);
       }
-      if (searchable === null) await sleep(probeEverySeconds * 1000);
+      result.idleSeconds = round(since());
+
+      phase = 'storage';
+      const storage = await storageSnapshot(page, cdp, server.origin, profile);
+      result.storage = storage;
+      console.log(
+        `IndexedDB: ${storage.cdpIndexedDbMB} MB (CDP usage), ${storage.estimateIndexedDbMB} MB ` +
+          `(navigator.storage.estimate), ${storage.profileIndexedDbFolderMB} MB on disk; ${JSON.stringify(storage.counts)}`,
+      );
+
+      phase = 'first question';
+      await page.click('a[href="#ask"]');
+      await page.waitForSelector('[data-testid="question"]', { timeout: 60_000 });
+      const first = await askOnce(page, picked[0]);
+      result.firstAskAfterDrop = { ...first, ms: Math.round(first.ms) };
+      console.log(
+        `first question after the drop: ${first.ms.toFixed(0)} ms, ${first.evidence} passages (the query worker ` +
+          `loads the library first); load ${load()}`,
+      );
+      await sampler.stop();
+      sampler = null;
+
+      await page.close();
     }
-    const dropPeaks = sampler.peaks();
-    result.benchOverhead = {
-      probeEverySeconds,
-      heapEverySeconds,
-      probeSeconds: round(probeSeconds),
-      heapSamplingSeconds: dropPeaks.busySeconds,
-    };
-    Object.assign(result, {
-      searchableSeconds: round(searchable),
-      searchableSignal: signal,
-      searchableCpuSeconds: (() => {
-        const now = browserCpuSeconds(profile);
-        return now === null || cpu0 === null ? null : round(now - cpu0);
-      })(),
-      counts: last,
-      dropHeap: dropPeaks,
-      loadAtSearchable: load(),
-    });
-    console.log(
-      `searchable after ${searchable.toFixed(1)} s (${signal}); the browser used ` +
-        `${String(result.searchableCpuSeconds ?? '–')} CPU s meanwhile; load ${load()}`,
-    );
-    console.log(`  over the drop: ${heapLine(dropPeaks)}`);
-
-    phase = 'idle after the drop';
-    while (true) {
-      check();
-      const p = await page.evaluate(probeLibrary, false);
-      if (p.indexing === 'idle' && p.pendingWaiting === 0) break;
-      await sleep(1000);
-    }
-    result.idleSeconds = round(since());
-
-    phase = 'storage';
-    const storage = await storageSnapshot(page, cdp, server.origin, profile);
-    result.storage = storage;
-    console.log(
-      `IndexedDB: ${storage.cdpIndexedDbMB} MB (CDP usage), ${storage.estimateIndexedDbMB} MB ` +
-        `(navigator.storage.estimate), ${storage.profileIndexedDbFolderMB} MB on disk; ${JSON.stringify(storage.counts)}`,
-    );
-
-    phase = 'first question';
-    await page.click('a[href="#ask"]');
-    await page.waitForSelector('[data-testid="question"]', { timeout: 60_000 });
-    const first = await askOnce(page, picked[0]);
-    result.firstAskAfterDrop = { ...first, ms: Math.round(first.ms) };
-    console.log(
-      `first question after the drop: ${first.ms.toFixed(0)} ms, ${first.evidence} passages (the query worker ` +
-        `loads the library first); load ${load()}`,
-    );
-    await sampler.stop();
-    sampler = null;
 
     phase = 'reopen';
-    await page.close();
     const again = await openPage(context, since);
+    for (const p of context.pages()) if (p !== again) await p.close();
     const cdp2 = await context.newCDPSession(again);
     await cdp2.send('Performance.enable');
     await again.goto(`${server.origin}/#ask`, { waitUntil: 'commit' });
@@ -683,7 +699,7 @@ async function main(): Promise<void> {
     await sampler?.stop().catch(() => undefined);
     await context.close().catch(() => undefined);
     await server.close();
-    await rm(profile, { recursive: true, force: true });
+    await removeProfile();
   }
 }
 

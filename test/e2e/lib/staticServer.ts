@@ -38,6 +38,9 @@ export interface ServeOptions {
    * pages is then read by ranges. Off: every file is sent whole (a host without range support).
    */
   ranges?: boolean;
+  /** A fixed loopback port (default: a free one). IndexedDB is per origin, port included: a bench that reopens a
+   * kept browser profile needs the origin it stored the library under. */
+  port?: number;
 }
 
 /** One `bytes=a-b` (or `a-`, `-n`) range of a file of `size` bytes, or null when the header is not one. */
@@ -99,7 +102,7 @@ export async function serveStatic(
       res.writeHead(500).end(String(error));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     served,
