@@ -39,8 +39,13 @@ export class BlockStore {
   private decoded = new Map<string, unknown>();
   /** The groups decoded before the last trim: one a question uses again moves back to `decoded`. */
   private previous = new Map<string, unknown>();
-  private readonly wantedGroups = new Map<string, { offset: number; length: number; decode: Decode }>();
+  private readonly wantedGroups = new Map<
+    string,
+    { offset: number; length: number; decode: Decode; pending?: PromiseLike<unknown> }
+  >();
   private readonly followUps: Array<() => void> = [];
+  /** Bytes of held pages that questions have touched (each block counted once until a trim forgets it). */
+  private touchedBytes = 0;
 
   constructor(
     private readonly source: RangeSource,
@@ -50,6 +55,14 @@ export class BlockStore {
     private readonly blockSize: number,
     private readonly hashes: Uint8Array,
     private readonly partName: string,
+    /**
+     * The part's bytes, when they are held whole in memory and trusted: the library's own pages, written by this
+     * app into its IndexedDB (src/services/library/storedPages.ts), which are no more in doubt than every other
+     * record a library loads from there unchecked. Block hashes guard bytes that come from elsewhere (a bundle's
+     * file, a host). Held pages are read in the run that asks for them: a question is one run, not 5–7 rounds
+     * of the same walk over a growing set of blocks (docs/results/ranges.md, "Pages held in memory").
+     */
+    private readonly held?: Uint8Array,
   ) {
     if (hashes.length !== Math.ceil(length / blockSize) * 32) {
       throw new PagesError(
@@ -61,6 +74,11 @@ export class BlockStore {
   /** How many blocks and groups the last run noted missing. */
   get noted(): number {
     return this.wantedBlocks.size + this.wantedGroups.size;
+  }
+
+  /** Bytes read from the source so far, and of held pages the bytes questions touched (what a question cost). */
+  get bytesRead(): number {
+    return this.source.bytesRead + this.touchedBytes;
   }
 
   /** Whether the last run noted anything missing. */
@@ -78,6 +96,14 @@ export class BlockStore {
     if (length === 0) return new Uint8Array(0);
     const first = Math.floor(offset / this.blockSize);
     const last = Math.floor((offset + length - 1) / this.blockSize);
+    if (this.held) {
+      for (let b = first; b <= last; b++) {
+        if (this.blocks.has(b)) continue;
+        this.blocks.set(b, EMPTY);
+        this.touchedBytes += Math.min(this.blockSize, this.length - b * this.blockSize);
+      }
+      return this.held.subarray(offset, offset + length);
+    }
     let complete = true;
     for (let b = first; b <= last; b++) {
       if (!this.blocks.has(b)) {
@@ -115,8 +141,34 @@ export class BlockStore {
       this.decoded.set(key, value);
       return value as T;
     }
+    if (this.held && length > 0) {
+      const value = this.decodeGroup(key, this.bytes(offset, length)!, decode);
+      // An asynchronous decoder (the `open` section's) is awaited in load(), as for pages read by ranges.
+      if (!isThenable(value)) {
+        this.decoded.set(key, value);
+        return value as T;
+      }
+      void Promise.resolve(value).catch(() => undefined); // rejected, it fails the load() that awaits it
+      this.wantedGroups.set(key, { offset, length, decode, pending: value });
+      return undefined;
+    }
     this.wantedGroups.set(key, { offset, length, decode });
     return undefined;
+  }
+
+  /** A group's decoder run over its bytes; what it throws names the group. */
+  private decodeGroup(key: string, raw: Uint8Array, decode: Decode): unknown {
+    const fail = (e: unknown): never => {
+      throw new PagesError(
+        `${this.source.name}: ${this.partName} group ${key} does not decode (${e instanceof Error ? e.message : String(e)})`,
+      );
+    };
+    try {
+      const value = decode(raw);
+      return isThenable(value) ? Promise.resolve(value).catch(fail) : value;
+    } catch (e) {
+      return fail(e);
+    }
   }
 
   /**
@@ -138,6 +190,8 @@ export class BlockStore {
    * read in the same round, a layer of the walk costs one round of reads instead of two.
    */
   after(then: () => void): void {
+    // Held pages are never missing: nothing waits for a round.
+    if (this.held) return;
     this.followUps.push(then);
   }
 
@@ -164,18 +218,12 @@ export class BlockStore {
       const last = Math.floor((g.offset + g.length - 1) / this.blockSize);
       for (let b = first; b <= last; b++) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
     }
-    await this.fetchBlocks([...this.wantedBlocks].sort((a, b) => a - b));
+    if (!this.held) await this.fetchBlocks([...this.wantedBlocks].sort((a, b) => a - b));
     this.wantedBlocks.clear();
     for (const [key, g] of groups) {
       const raw = this.bytes(g.offset, g.length);
       if (!raw) throw new PagesError(`${this.source.name}: blocks of ${key} did not load`);
-      try {
-        this.decoded.set(key, await g.decode(raw));
-      } catch (e) {
-        throw new PagesError(
-          `${this.source.name}: ${this.partName} group ${key} does not decode (${e instanceof Error ? e.message : String(e)})`,
-        );
-      }
+      this.decoded.set(key, await (g.pending ?? this.decodeGroup(key, raw, g.decode)));
     }
   }
 
@@ -217,6 +265,12 @@ export class BlockStore {
 }
 
 type Decode = (bytes: Uint8Array) => Promise<unknown> | unknown;
+
+const EMPTY = new Uint8Array(0);
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
 
 const decoder = new TextDecoder();
 

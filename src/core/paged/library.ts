@@ -49,6 +49,11 @@ export interface PagesLocation {
   length: number;
   directory: PagesDirectory;
   hashes: Uint8Array;
+  /**
+   * The part's bytes, when the caller holds them whole and trusts them (the library's own stored pages): read at
+   * once, without hash checks or rounds (BlockStore).
+   */
+  held?: Uint8Array;
 }
 
 export interface PagedAnswer {
@@ -180,6 +185,7 @@ export class PagedLibrary {
       d.blockSize,
       location.hashes,
       'pages.bin',
+      location.held,
     );
     const [at, length] = d.sections.open;
     let stored: PagesOpenV1 | PagesOpenV2 | undefined;
@@ -257,7 +263,7 @@ export class PagedLibrary {
       throw new Error(`a library read by ranges answers the default mode and bm25, not ${mode}`);
     }
     this.store.trim();
-    const before = this.source.bytesRead;
+    const before = this.store.bytesRead;
     // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
     // passages, so it is kept rather than computed again (the same chunks and scores either way).
     let ranked: Candidate[] | undefined;
@@ -280,7 +286,7 @@ export class PagedLibrary {
         if (r) records.set(r.id, r);
       }
       if (!this.store.missing) {
-        return { hits, records, bytes: this.source.bytesRead - before, rounds: round, waitMs };
+        return { hits, records, bytes: this.store.bytesRead - before, rounds: round, waitMs };
       }
       const waited = performance.now();
       await this.store.load();

@@ -14,7 +14,7 @@ import { BlobRangeSource } from './rangeSources.ts';
 
 /**
  * Pages up to this size are read whole into the query worker when they are opened, and questions read them from
- * memory; larger ones by slices of the Blob. In Chromium a 120 MB Blob from IndexedDB reads whole in 0.11–0.16 s,
+ * memory in one run each (no rounds of reads); larger ones by slices of the Blob. In Chromium a 120 MB Blob from IndexedDB reads whole in 0.11–0.16 s,
  * while a slice costs about 0.5 ms (at most ~2,000 a second, all through the browser's blob storage) and a question
  * at 100 MiB reads hundreds of them in 4–5 rounds (docs/results/ranges.md, "Reads in the browser").
  */
@@ -63,13 +63,15 @@ export async function openStoredPages(
   if (lagging && !(await pagesLibrary(db)).pages) return undefined;
   if (reuse && reuse.stamp === record.stamp && reuse.builtAt === record.builtAt) return { ...reuse, lagging };
   const name = "the library's pages";
-  const source: RangeSource =
-    record.data.size <= HELD_PAGES_MAX_BYTES
-      ? new MemoryRangeSource(new Uint8Array(await record.data.arrayBuffer()), name)
-      : new BlobRangeSource(record.data, name);
+  const held =
+    record.data.size <= HELD_PAGES_MAX_BYTES ? new Uint8Array(await record.data.arrayBuffer()) : undefined;
+  const source: RangeSource = held
+    ? new MemoryRangeSource(held, name)
+    : new BlobRangeSource(record.data, name);
+  // Held, they are read without rounds or hash checks: this app wrote them into the library's own IndexedDB.
   const library = await PagedLibrary.open(
     source,
-    { base: 0, length: record.data.size, directory: record.directory, hashes: record.hashes },
+    { base: 0, length: record.data.size, directory: record.directory, hashes: record.hashes, held },
     createTermAnalyzer(),
   );
   return {

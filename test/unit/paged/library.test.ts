@@ -84,6 +84,55 @@ describe('a library read by ranges', () => {
     expect(source.bytesRead).toBeLessThan(written.data.length);
   }, 240_000);
 
+  it('answers from pages held in memory in one run, as the engine does, without reading the source', async () => {
+    const { engine, analyzer } = await engineOf('docs');
+    const written = await writePagedIndex(
+      engine.lexicalParts(),
+      (docId) => ({ title: `title of ${docId}` }),
+      4096,
+    );
+    const source = new MemoryRangeSource(written.data, 'held pages');
+    const held = await PagedLibrary.open(
+      source,
+      {
+        base: 0,
+        length: written.data.length,
+        directory: written.directory,
+        hashes: written.hashes,
+        held: written.data,
+      },
+      analyzer,
+    );
+    for (const q of DOC_QUESTIONS) {
+      for (const [mode, budget] of [
+        ['ppr', 1000],
+        ['bm25', 2000],
+      ] as const) {
+        const answer = await held.search(q, mode, budget);
+        expect(answer.hits).toEqual(engine.search({ text: q }, mode, budget));
+        expect(answer.rounds).toBe(1);
+        expect(answer.waitMs).toBe(0);
+      }
+    }
+    // Held pages are read in place: the source is never asked, and what a question touched is still counted.
+    expect(source.bytesRead).toBe(0);
+    const fresh = await PagedLibrary.open(
+      source,
+      {
+        base: 0,
+        length: written.data.length,
+        directory: written.directory,
+        hashes: written.hashes,
+        held: written.data,
+      },
+      analyzer,
+    );
+    const first = await fresh.search(DOC_QUESTIONS[1], 'ppr', 1000);
+    expect(first.bytes).toBeGreaterThan(0);
+    expect(first.bytes).toBeLessThan(written.data.length);
+    expect((await fresh.search(DOC_QUESTIONS[1], 'ppr', 1000)).bytes).toBe(0);
+  }, 240_000);
+
   const musique = `${BENCH_DIR}/musique/corpus.jsonl`;
   const skip = missingSharedData(musique, 'the paged walk on MuSiQue');
   it.skipIf(skip !== null)(
