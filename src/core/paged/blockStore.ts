@@ -81,6 +81,12 @@ export class BlockStore {
     return this.source.bytesRead + this.touchedBytes;
   }
 
+  /** How many reads have found their bytes missing so far (a run that leaves it unchanged read only what is here). */
+  get misses(): number {
+    return this.missCount;
+  }
+  private missCount = 0;
+
   /** Whether the last run noted anything missing. */
   get missing(): boolean {
     return this.wantedBlocks.size > 0 || this.wantedGroups.size > 0;
@@ -111,7 +117,10 @@ export class BlockStore {
         complete = false;
       }
     }
-    if (!complete) return undefined;
+    if (!complete) {
+      this.missCount++;
+      return undefined;
+    }
     if (first === last) {
       const block = this.blocks.get(first)!;
       const from = offset - first * this.blockSize;
@@ -150,9 +159,11 @@ export class BlockStore {
       }
       void Promise.resolve(value).catch(() => undefined); // rejected, it fails the load() that awaits it
       this.wantedGroups.set(key, { offset, length, decode, pending: value });
+      this.missCount++;
       return undefined;
     }
     this.wantedGroups.set(key, { offset, length, decode });
+    this.missCount++;
     return undefined;
   }
 

@@ -12,7 +12,7 @@ import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
-import { askPaged } from './askPaged.ts';
+import { askPaged, sameChunks } from './askPaged.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
@@ -247,14 +247,17 @@ export class QueryService {
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const paged = this.byRanges ? await this.byRanges : undefined;
-    if (paged) return askPaged(paged.library, request);
+    if (paged) return askPaged(paged.library, request, undefined, onEarly);
     const local = await this.pagesState();
     if (local && 'awaiting' in local) throw awaitingPagesError(local);
     if (local) {
       const { name } = parseQuestionMode(request.mode, { allowDefault: true });
       if (name !== 'ppr' && name !== 'bm25') throw fromPagesError(`mode ${request.mode}`, local);
       const started = performance.now();
-      const result = await askPaged(local.library, request);
+      // Held pages answer in one run, sent no early evidence; pages read by Blob slices may.
+      const result = await askPaged(local.library, request, undefined, (early) =>
+        onEarly?.({ ...early, from: 'pages' }),
+      );
       return { ...result, from: 'pages', milliseconds: performance.now() - started };
     }
     const started = performance.now();
@@ -305,7 +308,7 @@ export class QueryService {
     }
     return {
       ...result,
-      ...(sent ? { rankingChanged: !sameRanking(sent, result) } : {}),
+      ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
       // Loading the library and embedding the question count: that is what the user waited for.
       milliseconds: performance.now() - started,
     };
@@ -439,13 +442,6 @@ function awaitingPagesError(pages: PagesAwaited): Error {
     `this library (${pages.chunks.toLocaleString('en')} chunks) is answered from its pages to stay within the ` +
       'tab’s memory, and they are not written yet: they are written while the drop goes on ("writing pages" in ' +
       'its progress); ask again once they are',
-  );
-}
-
-/** Same chunks in the same order. */
-function sameRanking(a: AskResult, b: AskResult): boolean {
-  return (
-    a.evidence.length === b.evidence.length && a.evidence.every((e, i) => e.chunkId === b.evidence[i].chunkId)
   );
 }
 

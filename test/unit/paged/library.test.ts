@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareCorpus } from '../../../src/cli/benchData.ts';
 import { bundleBytes, writeBundle, readBundle } from '../../../src/core/bundle/index.ts';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
-import { PagedLibrary } from '../../../src/core/paged/library.ts';
+import { PagedLibrary, type PagedAnswer } from '../../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
@@ -82,6 +82,30 @@ describe('a library read by ranges', () => {
     expect(again.rounds).toBe(1);
     // What the open and the two questions read, and nothing else.
     expect(source.bytesRead).toBeLessThan(written.data.length);
+  }, 240_000);
+
+  it('shows the words’ evidence early while the walk still reads, and the walk’s answer is unchanged', async () => {
+    const { engine, analyzer } = await engineOf('docs');
+    const { library } = await pagedOf(engine, analyzer);
+    let earlySent = 0;
+    for (const q of DOC_QUESTIONS) {
+      const early: PagedAnswer[] = [];
+      const answer = await library.search(q, 'ppr', 1000, undefined, (a) => early.push(a));
+      expect(answer.hits).toEqual(engine.search({ text: q }, 'ppr', 1000));
+      expect(early.length).toBeLessThanOrEqual(1);
+      if (early.length === 0) continue;
+      earlySent++;
+      // The words' ranking, bit for bit, read in fewer rounds than the walk, with the records it shows.
+      expect(early[0].hits).toEqual(engine.search({ text: q }, 'bm25', 1000));
+      expect(early[0].rounds).toBeLessThan(answer.rounds);
+      for (const h of early[0].hits) expect(early[0].records.get(h.chunkId)?.docId).toBe(h.docId);
+    }
+    // A fresh library's walk waits on rounds its words do not: at least one question shows them early.
+    expect(earlySent).toBeGreaterThan(0);
+    // bm25 itself is never staged.
+    const words: PagedAnswer[] = [];
+    await library.search(DOC_QUESTIONS[4], 'bm25', 1000, undefined, (a) => words.push(a));
+    expect(words).toEqual([]);
   }, 240_000);
 
   it('answers from pages held in memory in one run, as the engine does, without reading the source', async () => {
