@@ -39,10 +39,7 @@ export class BlockStore {
   private decoded = new Map<string, unknown>();
   /** The groups decoded before the last trim: one a question uses again moves back to `decoded`. */
   private previous = new Map<string, unknown>();
-  private readonly wantedGroups = new Map<
-    string,
-    { offset: number; length: number; decode: Decode; pending?: PromiseLike<unknown> }
-  >();
+  private readonly wantedGroups = new Map<string, WantedGroup>();
   private readonly followUps: Array<() => void> = [];
   /** Bytes of held pages that questions have touched (each block counted once until a trim forgets it). */
   private touchedBytes = 0;
@@ -196,6 +193,28 @@ export class BlockStore {
   }
 
   /**
+   * Takes what is noted so far (and its follow-ups) out of the next load(): a question that shows the words'
+   * evidence early loads what they need first, then restore()s the walk's notes (library.ts search).
+   */
+  setAside(): NotedReads {
+    const noted: NotedReads = {
+      blocks: [...this.wantedBlocks],
+      groups: [...this.wantedGroups],
+      followUps: this.followUps.splice(0),
+    };
+    this.wantedBlocks.clear();
+    this.wantedGroups.clear();
+    return noted;
+  }
+
+  /** Notes again what setAside() took, less what has been loaded since. */
+  restore(noted: NotedReads): void {
+    for (const b of noted.blocks) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
+    for (const [key, g] of noted.groups) if (!this.decoded.has(key)) this.wantedGroups.set(key, g);
+    this.followUps.push(...noted.followUps);
+  }
+
+  /**
    * Runs `then` once the next load() has brought what is noted now, in the same load: what it notes in turn is read
    * before load() returns. A walk that finds a concept's chunk list missing knows it will want those chunks' rows next;
    * read in the same round, a layer of the walk costs one round of reads instead of two.
@@ -276,6 +295,21 @@ export class BlockStore {
 }
 
 type Decode = (bytes: Uint8Array) => Promise<unknown> | unknown;
+
+interface WantedGroup {
+  offset: number;
+  length: number;
+  decode: Decode;
+  /** Held pages: the asynchronous decode already started. */
+  pending?: PromiseLike<unknown>;
+}
+
+/** What a run noted missing, set aside (BlockStore.setAside). */
+export interface NotedReads {
+  blocks: number[];
+  groups: Array<[string, WantedGroup]>;
+  followUps: Array<() => void>;
+}
 
 const EMPTY = new Uint8Array(0);
 

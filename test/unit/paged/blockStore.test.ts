@@ -105,3 +105,42 @@ describe('BlockStore groups', () => {
     );
   });
 });
+
+describe('BlockStore set aside', () => {
+  it('loads only what was noted after setAside(), then what was set aside, less what came meanwhile', async () => {
+    const { store: s, source } = store();
+    // The walk's notes: blocks 10 and 50, and a follow-up.
+    expect(s.bytes(10 * BLOCK, 4)).toBeUndefined();
+    expect(s.bytes(50 * BLOCK, 4)).toBeUndefined();
+    let followed = 0;
+    s.after(() => followed++);
+    const aside = s.setAside();
+    expect(s.missing).toBe(false);
+    // The words' notes: block 10 again and block 30, loaded alone.
+    expect(s.bytes(10 * BLOCK, 4)).toBeUndefined();
+    expect(s.bytes(30 * BLOCK, 4)).toBeUndefined();
+    await s.load();
+    expect(followed).toBe(0);
+    expect(source.bytesRead).toBe(2 * BLOCK);
+    expect(s.bytes(50 * BLOCK, 4)).toBeUndefined(); // not loaded yet (and noted again: harmless)
+    s.restore(aside);
+    await s.load();
+    // Block 50 only: block 10 came with the words' load.
+    expect(source.bytesRead).toBe(3 * BLOCK);
+    expect(followed).toBe(1);
+    expect(s.bytes(50 * BLOCK, 4)).toEqual(data.subarray(50 * BLOCK, 50 * BLOCK + 4));
+  });
+
+  it('reads held pages at once: nothing is missing, nothing is fetched, what was touched is counted', () => {
+    const source = new MemoryRangeSource(data, 'held.bin');
+    const s = new BlockStore(source, 0, data.length, BLOCK, hashes(data), 'pages.bin', data);
+    expect(s.bytes(3 * BLOCK - 2, 4)).toEqual(data.subarray(3 * BLOCK - 2, 3 * BLOCK + 2));
+    expect(s.missing).toBe(false);
+    expect(source.bytesRead).toBe(0);
+    expect(s.bytesRead).toBe(2 * BLOCK);
+    const group = gzipSync(new TextEncoder().encode('{"a":1}'));
+    const withGroup = new Uint8Array([...data.subarray(0, BLOCK), ...group]);
+    const h = new BlockStore(source, 0, withGroup.length, BLOCK, hashes(withGroup), 'pages.bin', withGroup);
+    expect(h.group('g', BLOCK, group.length)).toEqual({ a: 1 });
+  });
+});
