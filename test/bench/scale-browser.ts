@@ -616,6 +616,22 @@ async function main(): Promise<void> {
       await page.close();
     }
 
+    if (reopenOnly) {
+      // The kept profile's service worker holds the build it was made with: its caches go (the library in
+      // IndexedDB stays), and a first visit installs this build's, as the drop's own page did before the reopen.
+      phase = 'service worker';
+      const warm = await openPage(context, since);
+      const cdp = await context.newCDPSession(warm);
+      await cdp.send('Storage.clearDataForOrigin', {
+        origin: server.origin,
+        storageTypes: 'service_workers,cache_storage',
+      });
+      await warm.goto(`${server.origin}/#library`);
+      await warm.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      await warm.close();
+    }
     phase = 'reopen';
     const again = await openPage(context, since);
     for (const p of context.pages()) if (p !== again) await p.close();
