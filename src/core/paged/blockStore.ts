@@ -23,6 +23,13 @@ const MAX_BLOCKS = 65_536;
  * sent 4,274 requests instead of 15,083 for 116 MB instead of 109 MB (docs/results/ranges.md).
  */
 const GAP_BLOCKS = 8;
+/** Requests in flight at once (a browser sends at most 6 at a time to a host over HTTP/1.1). */
+const IN_FLIGHT = 6;
+/**
+ * Ranges in one multi-range request at most: Apache answers more than its MaxRanges (200 by default) with the whole
+ * file, and the header stays near 2 KB (a range of a gigabyte file is about 22 characters).
+ */
+const MAX_RANGES_A_REQUEST = 100;
 /** Reads in one load(): what was noted, then what its follow-ups noted, and so on (see after()). */
 const MAX_STAGES = 3;
 
@@ -179,41 +186,76 @@ export class BlockStore {
     }
   }
 
-  /** Reads the wanted blocks in runs (mergedRuns), one range each, a few at a time, and checks every block's digest. */
+  /**
+   * Reads the wanted blocks in runs (mergedRuns), a few requests in flight, and checks every block's digest. A source
+   * that reads several ranges at once (readRanges: a host answering multi-range requests) gets the runs in batches,
+   * one request each; any other source one range a run.
+   */
   private async fetchBlocks(wanted: number[]): Promise<void> {
     if (wanted.length === 0) return;
     const runs = mergedRuns(wanted, GAP_BLOCKS);
-    const fetchRun = async ([first, last]: [number, number]): Promise<void> => {
+    const range = ([first, last]: [number, number]): [number, number] => {
       const from = first * this.blockSize;
-      const to = Math.min(this.length, (last + 1) * this.blockSize);
-      const bytes = await this.source.read(this.base + from, to - from);
-      const blocks: Uint8Array[] = [];
-      for (let b = first; b <= last; b++) {
-        blocks.push(bytes.slice((b - first) * this.blockSize, Math.min(to, (b + 1) * this.blockSize) - from));
-      }
-      const digests = await blockDigests(blocks);
-      for (let b = first; b <= last; b++) {
-        const block = blocks[b - first];
-        const digest = digests[b - first];
-        const expected = this.hashes.subarray(b * 32, b * 32 + 32);
-        for (let i = 0; i < 32; i++) {
-          if (digest[i] !== expected[i]) {
-            throw new PagesError(
-              `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
-            );
-          }
-        }
-        this.blocks.set(b, block);
-      }
+      return [this.base + from, Math.min(this.length, (last + 1) * this.blockSize) - from];
+    };
+    const readRanges = this.source.readRanges?.bind(this.source);
+    const batches = readRanges ? batchesOf(runs, IN_FLIGHT, MAX_RANGES_A_REQUEST) : runs.map((r) => [r]);
+    const fetchBatch = async (batch: Array<[number, number]>): Promise<void> => {
+      const ranges = batch.map(range);
+      const read =
+        readRanges && batch.length > 1
+          ? await readRanges(ranges)
+          : [await this.source.read(ranges[0][0], ranges[0][1])];
+      for (let i = 0; i < batch.length; i++) await this.accept(batch[i][0], batch[i][1], read[i]);
     };
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
-    const queue = [...runs];
+    const queue = [...batches];
     await Promise.all(
-      Array.from({ length: Math.min(6, queue.length) }, async () => {
-        for (let run = queue.shift(); run; run = queue.shift()) await fetchRun(run);
+      Array.from({ length: Math.min(IN_FLIGHT, queue.length) }, async () => {
+        for (let batch = queue.shift(); batch; batch = queue.shift()) await fetchBatch(batch);
       }),
     );
   }
+
+  /** Blocks first..last from their bytes, each checked against its SHA-256 before it is kept. */
+  private async accept(first: number, last: number, bytes: Uint8Array): Promise<void> {
+    const from = first * this.blockSize;
+    const to = Math.min(this.length, (last + 1) * this.blockSize);
+    const blocks: Uint8Array[] = [];
+    for (let b = first; b <= last; b++) {
+      blocks.push(bytes.slice((b - first) * this.blockSize, Math.min(to, (b + 1) * this.blockSize) - from));
+    }
+    const digests = await blockDigests(blocks);
+    for (let b = first; b <= last; b++) {
+      const digest = digests[b - first];
+      const expected = this.hashes.subarray(b * 32, b * 32 + 32);
+      for (let i = 0; i < 32; i++) {
+        if (digest[i] !== expected[i]) {
+          throw new PagesError(
+            `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
+          );
+        }
+      }
+    }
+    for (let b = first; b <= last; b++) this.blocks.set(b, blocks[b - first]);
+  }
+}
+
+/**
+ * The runs of a round split into requests of several ranges each: as many requests as may be in flight (so that
+ * they travel in parallel), more when a request would carry over `maxRanges`; neighbouring runs share a request.
+ */
+export function batchesOf<T>(runs: readonly T[], inFlight: number, maxRanges: number): T[][] {
+  const count = Math.max(Math.min(inFlight, runs.length), Math.ceil(runs.length / maxRanges));
+  const out: T[][] = [];
+  for (let i = 0; i < count; i++) {
+    const batch = runs.slice(
+      Math.floor((i * runs.length) / count),
+      Math.floor(((i + 1) * runs.length) / count),
+    );
+    if (batch.length > 0) out.push(batch);
+  }
+  return out;
 }
 
 type Decode = (bytes: Uint8Array) => Promise<unknown> | unknown;
