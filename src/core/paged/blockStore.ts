@@ -202,10 +202,9 @@ export class BlockStore {
     const batches = readRanges ? batchesOf(runs, IN_FLIGHT, MAX_RANGES_A_REQUEST) : runs.map((r) => [r]);
     const fetchBatch = async (batch: Array<[number, number]>): Promise<void> => {
       const ranges = batch.map(range);
-      const read =
-        readRanges && batch.length > 1
-          ? await readRanges(ranges)
-          : [await this.source.read(ranges[0][0], ranges[0][1])];
+      const read = readRanges
+        ? await readRanges(ranges)
+        : [await this.source.read(ranges[0][0], ranges[0][1])];
       for (let i = 0; i < batch.length; i++) await this.accept(batch[i][0], batch[i][1], read[i]);
     };
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.

@@ -186,8 +186,9 @@ export async function serveStatic(
       };
       const header = req.headers.range;
       let ranges = options.ranges ? parseRanges(header, info.size) : null;
+      let entry: RangeLog | undefined;
       if (ranges && options.log) {
-        const entry: RangeLog = {
+        const logged: RangeLog = {
           path: url.pathname,
           start: performance.now(),
           end: 0,
@@ -195,16 +196,16 @@ export async function serveStatic(
           bytes: 0,
           status: 0,
         };
-        requests.push(entry);
+        entry = logged;
+        requests.push(logged);
         res.on('close', () => {
-          entry.end = performance.now();
-          entry.status = res.statusCode;
+          logged.end = performance.now();
+          logged.status = res.statusCode;
         });
       }
       const count = (bytes: number): void => {
         served.set(url.pathname, (served.get(url.pathname) ?? 0) + bytes);
-        const entry = options.log ? requests.at(-1) : undefined;
-        if (entry && entry.path === url.pathname && entry.bytes === 0) entry.bytes = bytes;
+        if (entry) entry.bytes = bytes;
       };
       if (ranges && (ranges.length === 0 || ranges.length > MAX_RANGES)) {
         res.writeHead(416, { ...common, 'Content-Range': `bytes */${info.size}` }).end();
