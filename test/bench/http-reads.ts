@@ -33,6 +33,12 @@ async function main(): Promise<void> {
     const opened = await openPagedBundle(source, createTermAnalyzer());
     if (!opened) throw new Error(`http-reads: ${bundle} has no pages`);
     const library = opened.library;
+    // The block store's own account of where load() spent its time (a private field: this bench only reads it).
+    const spent = (library as unknown as { store: { spent: Record<string, number> } }).store.spent;
+    const spentLine = (before: Record<string, number>): string =>
+      Object.entries(spent)
+        .map(([k, v]) => `${k} ${(v - (before[k] ?? 0)).toFixed(0)}`)
+        .join(', ');
     const questions = (await readFile(qa, 'utf8'))
       .trim()
       .split('\n')
@@ -48,11 +54,15 @@ async function main(): Promise<void> {
       const asked = server.requests.slice(ranges).reduce((s, r) => s + r.ranges, 0);
       return { a, ms: performance.now() - t, requests: source.requests - requests, ranges: asked };
     };
+    const atFirst = { ...spent };
     const first = await ask(questions[0]);
     console.log(
       `first question: ${first.ms.toFixed(0)} ms, ${first.a.rounds} rounds, ${(first.a.bytes / 1e6).toFixed(2)} MB, ` +
-        `${first.requests} requests (${first.ranges} ranges)`,
+        `${first.requests} requests (${first.ranges} ranges), waited ${first.a.waitMs.toFixed(0)} ms ` +
+        `(${spentLine(atFirst)})`,
     );
+    const atMore = { ...spent };
+    let waited = 0;
     const hits: string[] = [];
     let rounds = 0;
     let bytes = 0;
@@ -67,11 +77,13 @@ async function main(): Promise<void> {
       requests += r.requests;
       ranges += r.ranges;
       ms += r.ms;
+      waited += r.a.waitMs;
     }
     console.log(
       `${count - 1} more: ${ms.toFixed(0)} ms, ${rounds} rounds, ${(bytes / 1e6).toFixed(2)} MB, ${requests} requests ` +
         `(${ranges} ranges); several ranges a request: ${multiRange}; hits ` +
-        `${createHash('sha256').update(hits.join('|')).digest('hex').slice(0, 12)}; load ${load}`,
+        `${createHash('sha256').update(hits.join('|')).digest('hex').slice(0, 12)}; waited ${waited.toFixed(0)} ms ` +
+        `(${spentLine(atMore)}); load ${load}`,
     );
   } finally {
     await server.close();

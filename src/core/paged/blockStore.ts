@@ -48,6 +48,12 @@ export class BlockStore {
   private previous = new Map<string, unknown>();
   private readonly wantedGroups = new Map<string, { offset: number; length: number; decode: Decode }>();
   private readonly followUps: Array<() => void> = [];
+  /**
+   * Milliseconds spent in load() so far, by kind: reading blocks (requests and their digests), the digests alone
+   * (summed over batches in flight, so they may overlap the reads), decoding groups, and follow-ups. Benches read it
+   * to tell a question's wait on the network from its work between responses.
+   */
+  readonly spent = { readMs: 0, hashMs: 0, decodeMs: 0, followUpMs: 0 };
 
   constructor(
     private readonly source: RangeSource,
@@ -156,7 +162,9 @@ export class BlockStore {
     for (let stage = 0; stage < MAX_STAGES && this.missing; stage++) {
       await this.loadNoted();
       const followUps = this.followUps.splice(0);
+      const started = performance.now();
       for (const then of followUps) then();
+      this.spent.followUpMs += performance.now() - started;
     }
     // Follow-ups left (the last stage's) are dropped: the next run notes whatever it still lacks.
     this.followUps.length = 0;
@@ -171,8 +179,11 @@ export class BlockStore {
       const last = Math.floor((g.offset + g.length - 1) / this.blockSize);
       for (let b = first; b <= last; b++) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
     }
+    const reading = performance.now();
     await this.fetchBlocks([...this.wantedBlocks].sort((a, b) => a - b));
+    this.spent.readMs += performance.now() - reading;
     this.wantedBlocks.clear();
+    const decoding = performance.now();
     for (const [key, g] of groups) {
       const raw = this.bytes(g.offset, g.length);
       if (!raw) throw new PagesError(`${this.source.name}: blocks of ${key} did not load`);
@@ -184,6 +195,7 @@ export class BlockStore {
         );
       }
     }
+    this.spent.decodeMs += performance.now() - decoding;
   }
 
   /**
@@ -233,7 +245,9 @@ export class BlockStore {
         numbers.push(b);
       }
     });
+    const hashing = performance.now();
     const digests = await blockDigests(blocks);
+    this.spent.hashMs += performance.now() - hashing;
     numbers.forEach((b, k) => {
       const digest = digests[k];
       const expected = this.hashes.subarray(b * 32, b * 32 + 32);
