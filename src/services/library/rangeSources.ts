@@ -123,9 +123,10 @@ export class HttpRangeSource implements RangeSource {
       return part?.bytes.subarray(offset - part.start, offset - part.start + length);
     });
     const left = ranges.filter((_, i) => !out[i]);
-    // Parts it sent and every range covered: the host answers several ranges. One range back: it does not.
+    // Parts it sent and every range covered: the host answers several ranges. One range back that left some out: it
+    // does not (one that merged them all into one range answered them all, and is asked again).
     if (boundary && left.length === 0) this.multiRange = true;
-    else if (!boundary) this.multiRange = false;
+    else if (!boundary && left.length > 0) this.multiRange = false;
     for (let i = 0; i < ranges.length; i++) if (out[i]) this.bytesRead += ranges[i][1];
     const rest = await this.readEach(left);
     let r = 0;
