@@ -10,7 +10,14 @@
 //   other in the same page (warm), each timed from the click on Ask to the result on screen (as bench:drop's
 //   askMs): p50 and p95 are printed.
 //   With --ranges the server answers HTTP Range requests (as static hosts do): a bundle with pages (cli index --pages)
-//   is then read by ranges, and the bench prints the bytes of the bundle each run and each question fetched.
+//   is then read by ranges, and the bench prints the bytes of the bundle each run and each question fetched, and per
+//   later question its range requests as the server saw them: how many, the ranges they asked, their bursts (a burst
+//   is requests overlapping in time: one round of reads, or one stage of a round) and the time the network was busy
+//   (first request to last response of each burst, summed) beside the worker's own wait on reads. --timeline N prints
+//   question N's bursts one by one. --multi-range <multipart|first|whole|refuse> sets how the server answers a
+//   request for several ranges (multipart, as nginx, by default; 'first' is a host that honours one range a request).
+//   --http2 serves over HTTP/2 with TLS (a self-signed certificate Chromium is told to accept), as real static hosts
+//   speak; HTTP/1.1 by default.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
 import { access, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -20,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { timedAsk, watchEvidence, workerShare, type AskProbe } from './lib/dropProbes.ts';
-import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { certificateArgs, serveStatic, type MultiRangeMode, type RangeLog } from '../e2e/lib/staticServer.ts';
 import { arg, positional } from './lib/args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -29,7 +36,8 @@ const DEFAULT_QUESTION =
   'invasion of the eastern Roman Empire took place?';
 const USAGE =
   'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] ' +
-  '[--questions qa.jsonl [--ask-count 50]] [--ranges] [--json out.json]';
+  '[--questions qa.jsonl [--ask-count 50]] [--ranges [--multi-range multipart|first|whole|refuse] [--timeline N]] ' +
+  '[--http2] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface OpenRun {
@@ -74,20 +82,85 @@ async function askSeries(
   page: Page,
   questions: string[],
   servedBytes: () => number,
-): Promise<{ times: number[]; bytes: number[]; workers: Array<AskProbe['worker']> }> {
+  requests: RangeLog[],
+): Promise<{
+  times: number[];
+  bytes: number[];
+  workers: Array<AskProbe['worker']>;
+  reads: RangeLog[][];
+}> {
   const times: number[] = [];
   const workers: Array<AskProbe['worker']> = [];
   const bytes: number[] = [];
+  const reads: RangeLog[][] = [];
   for (const q of questions) {
     await page.fill('[data-testid="question"]', q);
     const before = servedBytes();
+    const first = requests.length;
     const r = await page.evaluate(timedAsk, STEP_TIMEOUT_MS);
     if (r.error) throw new Error(`bundle-open bench: "${q}" failed: ${r.error}`);
     times.push(r.ms);
     workers.push(r.worker);
     bytes.push(servedBytes() - before);
+    reads.push(requests.slice(first));
   }
-  return { times, bytes, workers };
+  return { times, bytes, workers, reads };
+}
+
+/** Requests overlapping in time, in order: a burst starts when a request arrives with none in flight. */
+function bursts(log: readonly RangeLog[]): RangeLog[][] {
+  const out: RangeLog[][] = [];
+  let busyUntil = -Infinity;
+  for (const r of [...log].sort((a, b) => a.start - b.start)) {
+    if (r.start > busyUntil) out.push([]);
+    out.at(-1)!.push(r);
+    busyUntil = Math.max(busyUntil, r.end);
+  }
+  return out;
+}
+
+/** Requests in flight at once at most (the server's view: over HTTP/1.1 a browser opens at most 6 a host). */
+function maxInFlight(log: readonly RangeLog[]): number {
+  const events = log.flatMap((r) => [
+    [r.start, 1],
+    [r.end, -1],
+  ]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let max = 0;
+  for (const [, d] of events) max = Math.max(max, (now += d));
+  return max;
+}
+
+/** One question's range requests as the server saw them. */
+function readsLine(log: readonly RangeLog[], wait: number | null): string {
+  const b = bursts(log);
+  const busy = b.reduce((n, x) => n + Math.max(...x.map((r) => r.end)) - x[0].start, 0);
+  const ranges = log.reduce((n, r) => n + r.ranges, 0);
+  const bytes = log.reduce((n, r) => n + r.bytes, 0);
+  return (
+    `${log.length} requests (${ranges} ranges, ${(bytes / 1e6).toFixed(2)} MB) in ${b.length} bursts, ` +
+    `network busy ${busy.toFixed(0)} ms, worker waited ${wait === null ? '–' : wait.toFixed(0)} ms, ` +
+    `at most ${maxInFlight(log)} in flight`
+  );
+}
+
+/** A question's bursts one by one: when each began (after the first request), its requests, bytes and duration. */
+function timeline(log: readonly RangeLog[]): string[] {
+  const b = bursts(log);
+  const t0 = b[0]?.[0].start ?? 0;
+  let lastEnd = t0;
+  return b.map((x, i) => {
+    const end = Math.max(...x.map((r) => r.end));
+    const sizes = x.map((r) => r.bytes).sort((p, q) => p - q);
+    const line =
+      `  burst ${i + 1}: at ${(x[0].start - t0).toFixed(0)} ms (${(x[0].start - lastEnd).toFixed(0)} ms after ` +
+      `the last), ${x.length} requests, ${x.reduce((n, r) => n + r.ranges, 0)} ranges, ` +
+      `${(x.reduce((n, r) => n + r.bytes, 0) / 1e3).toFixed(0)} kB (median request ${sizes[sizes.length >> 1]} B), ` +
+      `${(end - x[0].start).toFixed(0)} ms first request to last response, ${maxInFlight(x)} in flight at most`;
+    lastEnd = end;
+    return line;
+  });
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -111,11 +184,22 @@ async function main(): Promise<void> {
   const name = `bench-open-${process.pid}.bundle`;
   await symlink(bundle, join(dist, name));
   const ranges = process.argv.includes('--ranges');
-  const server = await serveStatic(dist, { ranges });
+  const http2 = process.argv.includes('--http2');
+  const multiRange = arg('multi-range', 'multipart') as MultiRangeMode;
+  if (!['multipart', 'first', 'whole', 'refuse'].includes(multiRange)) {
+    throw new Error(`bundle-open bench: --multi-range must be multipart, first, whole or refuse`);
+  }
+  const server = await serveStatic(dist, { ranges, multiRange, http2, log: ranges });
   const servedBytes = (): number => server.served.get(`/${name}`) ?? 0;
   // Requests are watched, not intercepted: a question read by ranges sends hundreds to thousands of them, and
   // routing each through Playwright would time the test runner rather than the app.
-  const { harness, close } = await openHarness(server.origin, dist, 'bundle-open', false);
+  const { harness, close } = await openHarness(
+    server.origin,
+    dist,
+    'bundle-open',
+    false,
+    certificateArgs(server),
+  );
   const results: OpenRun[] = [];
   let series: {
     n: number;
@@ -126,14 +210,22 @@ async function main(): Promise<void> {
     load: string[];
   } | null = null;
   try {
-    console.log(`bundle ${bundle}: ${(info.size / 1048576).toFixed(2)} MB; app from ${dist}`);
+    console.log(
+      `bundle ${bundle}: ${(info.size / 1048576).toFixed(2)} MB; app from ${dist}; ` +
+        `${http2 ? 'HTTP/2 (TLS)' : 'HTTP/1.1'}${ranges ? `, ranges on, several a request: ${multiRange}` : ''}`,
+    );
     for (let run = 1; run <= runs; run++) {
       // A new query string each run: the same URL with a hash would not load the page again.
       const url = `${server.origin}/?bundle=/${name}&run=${run}#ask`;
       const before = servedBytes();
+      const firstRequest = server.requests.length;
       const r = await openOnce(harness.page, url, question, run);
       results.push(r);
       const fetched = servedBytes() - before;
+      if (ranges) {
+        const log = server.requests.slice(firstRequest).filter((x) => x.path === `/${name}`);
+        console.log(`run ${run}: ${readsLine(log, null)}`);
+      }
       console.log(
         `run ${run}: the server sent ${fetched} bytes of the bundle ` +
           `(${((100 * fetched) / info.size).toFixed(1)}% of ${info.size})${ranges ? ' (ranges on)' : ''}`,
@@ -154,7 +246,21 @@ async function main(): Promise<void> {
         .map((l) => String((JSON.parse(l) as { question: unknown }).question))
         .slice(0, count);
       const load = loadavg().map((x) => x.toFixed(2));
-      const { times, bytes, workers } = await askSeries(harness.page, questions, servedBytes);
+      const { times, bytes, workers, reads } = await askSeries(
+        harness.page,
+        questions,
+        servedBytes,
+        server.requests,
+      );
+      if (ranges) {
+        const detail = Number(arg('timeline', '0'));
+        reads.forEach((log, i) => {
+          console.log(
+            `question ${i + 1}: ${times[i].toFixed(0)} ms; ${readsLine(log, workers[i]?.waitMs ?? null)}`,
+          );
+          if (i + 1 === detail) for (const line of timeline(log)) console.log(line);
+        });
+      }
       const sorted = [...times].sort((a, b) => a - b);
       series = {
         n: times.length,

@@ -23,6 +23,13 @@ const MAX_BLOCKS = 65_536;
  * sent 4,274 requests instead of 15,083 for 116 MB instead of 109 MB (docs/results/ranges.md).
  */
 const GAP_BLOCKS = 8;
+/** Requests in flight at once (a browser sends at most 6 at a time to a host over HTTP/1.1). */
+const IN_FLIGHT = 6;
+/**
+ * Ranges in one multi-range request at most: Apache answers more than its MaxRanges (200 by default) with the whole
+ * file, and the header stays near 2 KB (a range of a gigabyte file is about 22 characters).
+ */
+const MAX_RANGES_A_REQUEST = 100;
 /** Reads in one load(): what was noted, then what its follow-ups noted, and so on (see after()). */
 const MAX_STAGES = 3;
 
@@ -43,6 +50,12 @@ export class BlockStore {
   private readonly followUps: Array<() => void> = [];
   /** Bytes of held pages that questions have touched (each block counted once until a trim forgets it). */
   private touchedBytes = 0;
+  /**
+   * Milliseconds spent in load() so far, by kind: reading blocks (requests and their digests), the digests alone
+   * (summed over batches in flight, so they may overlap the reads), decoding groups, and follow-ups. Benches read it
+   * to tell a question's wait on the network from its work between responses.
+   */
+  readonly spent = { readMs: 0, hashMs: 0, decodeMs: 0, followUpMs: 0 };
 
   constructor(
     private readonly source: RangeSource,
@@ -233,7 +246,9 @@ export class BlockStore {
     for (let stage = 0; stage < MAX_STAGES && this.missing; stage++) {
       await this.loadNoted();
       const followUps = this.followUps.splice(0);
+      const started = performance.now();
       for (const then of followUps) then();
+      this.spent.followUpMs += performance.now() - started;
     }
     // Follow-ups left (the last stage's) are dropped: the next run notes whatever it still lacks.
     this.followUps.length = 0;
@@ -248,50 +263,99 @@ export class BlockStore {
       const last = Math.floor((g.offset + g.length - 1) / this.blockSize);
       for (let b = first; b <= last; b++) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
     }
+    const reading = performance.now();
     if (!this.held) await this.fetchBlocks([...this.wantedBlocks].sort((a, b) => a - b));
+    this.spent.readMs += performance.now() - reading;
     this.wantedBlocks.clear();
+    const decoding = performance.now();
     for (const [key, g] of groups) {
       const raw = this.bytes(g.offset, g.length);
       if (!raw) throw new PagesError(`${this.source.name}: blocks of ${key} did not load`);
       this.decoded.set(key, await (g.pending ?? this.decodeGroup(key, raw, g.decode)));
     }
+    this.spent.decodeMs += performance.now() - decoding;
   }
 
-  /** Reads the wanted blocks in runs (mergedRuns), one range each, a few at a time, and checks every block's digest. */
+  /**
+   * Reads the wanted blocks in runs (mergedRuns), a few requests in flight, and checks every block's digest. A source
+   * that reads several ranges at once (readRanges: a host answering multi-range requests) gets the runs in batches,
+   * one request each; any other source one range a run.
+   */
   private async fetchBlocks(wanted: number[]): Promise<void> {
     if (wanted.length === 0) return;
     const runs = mergedRuns(wanted, GAP_BLOCKS);
-    const fetchRun = async ([first, last]: [number, number]): Promise<void> => {
+    const range = ([first, last]: [number, number]): [number, number] => {
       const from = first * this.blockSize;
-      const to = Math.min(this.length, (last + 1) * this.blockSize);
-      const bytes = await this.source.read(this.base + from, to - from);
-      const blocks: Uint8Array[] = [];
-      for (let b = first; b <= last; b++) {
-        blocks.push(bytes.slice((b - first) * this.blockSize, Math.min(to, (b + 1) * this.blockSize) - from));
-      }
-      const digests = await blockDigests(blocks);
-      for (let b = first; b <= last; b++) {
-        const block = blocks[b - first];
-        const digest = digests[b - first];
-        const expected = this.hashes.subarray(b * 32, b * 32 + 32);
-        for (let i = 0; i < 32; i++) {
-          if (digest[i] !== expected[i]) {
-            throw new PagesError(
-              `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
-            );
-          }
-        }
-        this.blocks.set(b, block);
-      }
+      return [this.base + from, Math.min(this.length, (last + 1) * this.blockSize) - from];
+    };
+    const readRanges = this.source.readRanges?.bind(this.source);
+    const batches = readRanges ? batchesOf(runs, IN_FLIGHT, MAX_RANGES_A_REQUEST) : runs.map((r) => [r]);
+    const fetchBatch = async (batch: Array<[number, number]>): Promise<void> => {
+      const ranges = batch.map(range);
+      const read = readRanges
+        ? await readRanges(ranges)
+        : [await this.source.read(ranges[0][0], ranges[0][1])];
+      await this.accept(batch, read);
     };
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
-    const queue = [...runs];
+    const queue = [...batches];
     await Promise.all(
-      Array.from({ length: Math.min(6, queue.length) }, async () => {
-        for (let run = queue.shift(); run; run = queue.shift()) await fetchRun(run);
+      Array.from({ length: Math.min(IN_FLIGHT, queue.length) }, async () => {
+        for (let batch = queue.shift(); batch; batch = queue.shift()) await fetchBatch(batch);
       }),
     );
   }
+
+  /**
+   * The blocks of each run from its bytes, each checked against its SHA-256 before any is kept. A batch's blocks are
+   * digested in one go: awaited run by run, a request of 100 ranges waited on 100 turns of WebCrypto.
+   */
+  private async accept(runs: ReadonlyArray<[number, number]>, bytes: readonly Uint8Array[]): Promise<void> {
+    const blocks: Uint8Array[] = [];
+    const numbers: number[] = [];
+    runs.forEach(([first, last], i) => {
+      const from = first * this.blockSize;
+      const to = Math.min(this.length, (last + 1) * this.blockSize);
+      for (let b = first; b <= last; b++) {
+        blocks.push(
+          bytes[i].slice((b - first) * this.blockSize, Math.min(to, (b + 1) * this.blockSize) - from),
+        );
+        numbers.push(b);
+      }
+    });
+    const hashing = performance.now();
+    const digests = await blockDigests(blocks);
+    this.spent.hashMs += performance.now() - hashing;
+    numbers.forEach((b, k) => {
+      const digest = digests[k];
+      const expected = this.hashes.subarray(b * 32, b * 32 + 32);
+      for (let i = 0; i < 32; i++) {
+        if (digest[i] !== expected[i]) {
+          throw new PagesError(
+            `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
+          );
+        }
+      }
+    });
+    numbers.forEach((b, k) => this.blocks.set(b, blocks[k]));
+  }
+}
+
+/**
+ * The runs of a round split into requests of several ranges each: as many requests as may be in flight (so that
+ * they travel in parallel), more when a request would carry over `maxRanges`; neighbouring runs share a request.
+ */
+export function batchesOf<T>(runs: readonly T[], inFlight: number, maxRanges: number): T[][] {
+  const count = Math.max(Math.min(inFlight, runs.length), Math.ceil(runs.length / maxRanges));
+  const out: T[][] = [];
+  for (let i = 0; i < count; i++) {
+    const batch = runs.slice(
+      Math.floor((i * runs.length) / count),
+      Math.floor(((i + 1) * runs.length) / count),
+    );
+    if (batch.length > 0) out.push(batch);
+  }
+  return out;
 }
 
 type Decode = (bytes: Uint8Array) => Promise<unknown> | unknown;

@@ -11,6 +11,11 @@ export interface RangeSource {
   read(offset: number, length: number): Promise<Uint8Array>;
   /** Bytes read so far (what a question cost). */
   readonly bytesRead: number;
+  /**
+   * Several [offset, length] ranges at once, each exactly as read() gives it. A URL reads them in one request
+   * (`Range: bytes=a-b, c-d, …`) where the host answers that; a source without it is read() range by range.
+   */
+  readRanges?(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]>;
 }
 
 export class MemoryRangeSource implements RangeSource {

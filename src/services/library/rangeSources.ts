@@ -1,6 +1,7 @@
 // Where the page reads a bundle by ranges (src/core/paged): a URL of the app's own origin with HTTP Range requests
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
 import type { RangeSource } from '../../core/paged/index.ts';
+import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
 
 /**
  * The mode of every range request: the app opens same-origin bundles only, and the service worker sends fetch()es of
@@ -11,6 +12,14 @@ const SAME_ORIGIN: RequestMode = 'same-origin';
 /** A bundle URL answered by Range requests; open() says undefined when the host sends whole files only. */
 export class HttpRangeSource implements RangeSource {
   bytesRead = 0;
+  /** Range requests sent (a question's cost over HTTP is their count more than their bytes). */
+  requests = 0;
+  /**
+   * Whether the host answers several ranges in one request with their parts (206 multipart/byteranges): unknown
+   * until the first such request, then remembered. A host that answers one range of them, the whole file (200) or
+   * 416 is read one range a request from then on.
+   */
+  multiRange: boolean | undefined = undefined;
 
   private constructor(
     private readonly url: string,
@@ -44,28 +53,114 @@ export class HttpRangeSource implements RangeSource {
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {
+    return this.readOne(offset, length, 'default');
+  }
+
+  private async readOne(offset: number, length: number, cache: RequestCache): Promise<Uint8Array> {
     if (length === 0) return new Uint8Array(0);
-    // Called unbound: a browser's fetch refuses to run as a method of another object.
-    const get = this.fetcher;
-    const response = await get(this.url, {
-      headers: { Range: `bytes=${offset}-${offset + length - 1}` },
-      mode: SAME_ORIGIN,
-    });
+    const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, undefined, cache);
     if (response.status !== 206) {
+      await response.body?.cancel();
       throw new Error(
         `${this.url}: a range request answered ${response.status} (the host stopped serving ranges)`,
       );
     }
-    const version = response.headers.get('etag') ?? response.headers.get('last-modified');
-    if (this.version && version && version !== this.version) {
-      throw new Error(`${this.url}: the bundle changed on the server since it was opened; reload the page`);
-    }
+    this.checkVersion(response);
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (bytes.length !== length) {
       throw new Error(`${this.url}: asked for ${length} bytes at ${offset}, got ${bytes.length}`);
     }
     this.bytesRead += length;
     return bytes;
+  }
+
+  /**
+   * Several ranges in one request where the host answers them as multipart/byteranges. What a host leaves out (it
+   * answered one range, or merged some) is read range by range; a host that answers the whole file (200) has the
+   * download stopped at once, before its body, and is read range by range from then on.
+   */
+  async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
+    if (ranges.length <= 1 || this.multiRange === false) return this.readEach(ranges);
+    // A multi-range request never goes through Chromium's HTTP cache (it caches single ranges only); no-store says so.
+    const abort = new AbortController();
+    const response = await this.fetchRange(
+      `bytes=${ranges.map(([offset, length]) => `${offset}-${offset + length - 1}`).join(',')}`,
+      abort.signal,
+    );
+    if (response.status === 200 || response.status === 416) {
+      // 200: the host ignored the ranges and sends the whole bundle (up to gigabytes): stop it now.
+      abort.abort();
+      await response.body?.cancel().catch(() => undefined);
+      this.multiRange = false;
+      return this.readEach(ranges);
+    }
+    if (response.status !== 206) {
+      abort.abort();
+      throw new Error(
+        `${this.url}: a range request answered ${response.status} (the host stopped serving ranges)`,
+      );
+    }
+    this.checkVersion(response);
+    const boundary = byterangesBoundary(response.headers.get('content-type'));
+    const body = new Uint8Array(await response.arrayBuffer());
+    let parts: BytePart[];
+    if (boundary) {
+      try {
+        parts = parseByteranges(body, boundary);
+      } catch (e) {
+        throw new Error(`${this.url}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    } else {
+      // One range in answer to several: the host honours one a request (or merged them all into one).
+      const range = parseContentRange(response.headers.get('content-range'));
+      if (!range || body.length !== range[1] - range[0] + 1) {
+        throw new Error(`${this.url}: a range answer does not match its Content-Range`);
+      }
+      parts = [{ start: range[0], end: range[1], bytes: body }];
+    }
+    const out: Array<Uint8Array | undefined> = ranges.map(([offset, length]) => {
+      const part = parts.find((p) => p.start <= offset && offset + length - 1 <= p.end);
+      return part?.bytes.subarray(offset - part.start, offset - part.start + length);
+    });
+    const left = ranges.filter((_, i) => !out[i]);
+    // Parts it sent and every range covered: the host answers several ranges. One range back that left some out: it
+    // does not (one that merged them all into one range answered them all, and is asked again).
+    if (boundary && left.length === 0) this.multiRange = true;
+    else if (!boundary && left.length > 0) this.multiRange = false;
+    for (let i = 0; i < ranges.length; i++) if (out[i]) this.bytesRead += ranges[i][1];
+    const rest = await this.readEach(left);
+    let r = 0;
+    return out.map((bytes) => bytes ?? rest[r++]);
+  }
+
+  /**
+   * One request a range, one after the other (the caller keeps a few batches in flight), past the HTTP cache: in
+   * Chromium, requests for ranges of one URL that go through the cache wait for each other (one cache entry, one
+   * writer), so the 6 requests a round keeps in flight were answered one at a time, 300 of them a question
+   * (docs/results/http-reads.md). The blocks are checked by their SHA-256 and kept by the block store instead.
+   */
+  private async readEach(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    for (const [offset, length] of ranges) out.push(await this.readOne(offset, length, 'no-store'));
+    return out;
+  }
+
+  private fetchRange(
+    range: string,
+    signal?: AbortSignal,
+    cache: RequestCache = 'no-store',
+  ): Promise<Response> {
+    this.requests++;
+    // Called unbound: a browser's fetch refuses to run as a method of another object.
+    const get = this.fetcher;
+    return get(this.url, { headers: { Range: range }, mode: SAME_ORIGIN, signal, cache });
+  }
+
+  private checkVersion(response: Response): void {
+    const version = response.headers.get('etag') ?? response.headers.get('last-modified');
+    if (this.version && version && version !== this.version) {
+      throw new Error(`${this.url}: the bundle changed on the server since it was opened; reload the page`);
+    }
   }
 }
 

@@ -30,13 +30,15 @@ export async function openHarness(
   name: string,
   /** false: requests to other origins are recorded (and fail the run at its end) but not stopped (browser.ts). */
   block = true,
+  /** More Chromium flags (a bench's HTTP/2 server: certificateArgs). */
+  extraArgs: readonly string[] = [],
 ): Promise<{ harness: Harness; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
   const tmp = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-files-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
     viewport: { width: 1200, height: 900 },
   });
   const guard = new RequestGuard(origin);

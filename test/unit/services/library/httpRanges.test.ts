@@ -1,0 +1,177 @@
+// A bundle read over HTTP by ranges (src/services/library/rangeSources.ts) against the loopback static server
+// (test/e2e/lib/staticServer.ts) in each of its ways of answering a request for several ranges: as nginx and Apache
+// do (206 multipart/byteranges), one range only, the whole file (200, as a host that ignores the header), 416.
+// Every way gives the bytes single-range reads give; a host without multi-range is remembered and read one range a
+// request; a whole-file answer is aborted before its body is downloaded. The block store's reads over it take one
+// request a batch of runs and check every block.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { BlockStore, PagesError } from '../../../../src/core/paged/blockStore.ts';
+import { HttpRangeSource } from '../../../../src/services/library/rangeSources.ts';
+import { serveStatic, type MultiRangeMode } from '../../../e2e/lib/staticServer.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'conceptrag-http-ranges-'));
+// 24 MiB: a whole-file answer that were read to its end would take far longer than the abort.
+const SIZE = 24 << 20;
+const data = new Uint8Array(SIZE);
+for (let i = 0; i < SIZE; i++) data[i] = (i * 31 + (i >> 11)) & 0xff;
+writeFileSync(join(root, 'lib.bundle'), data);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Scattered ranges, the last one far larger than a block. */
+const RANGES: Array<[number, number]> = [
+  [0, 12],
+  [4096, 4096],
+  [1_000_003, 777],
+  [SIZE - 5000, 5000],
+  [12_345_678, 65_536],
+];
+
+async function opened(mode: MultiRangeMode) {
+  const server = await serveStatic(root, { ranges: true, multiRange: mode, log: true });
+  const source = await HttpRangeSource.open(`${server.origin}/lib.bundle`);
+  if (!source) throw new Error('the server did not answer a range');
+  return { server, source };
+}
+
+function expected([offset, length]: [number, number]): Uint8Array {
+  return data.subarray(offset, offset + length);
+}
+
+describe('HttpRangeSource.readRanges', () => {
+  it('reads several ranges in one multipart request, the same bytes as single reads', async () => {
+    const { server, source } = await opened('multipart');
+    try {
+      const before = source.requests;
+      const many = await source.readRanges(RANGES);
+      expect(source.requests - before).toBe(1);
+      expect(source.multiRange).toBe(true);
+      const single = await Promise.all(RANGES.map(([o, l]) => source.read(o, l)));
+      for (let i = 0; i < RANGES.length; i++) {
+        expect(many[i]).toEqual(expected(RANGES[i]));
+        expect(many[i]).toEqual(single[i]);
+      }
+      expect(server.requests.filter((r) => r.ranges === RANGES.length).map((r) => r.status)).toEqual([206]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('falls back to one range a request when the host answers only the first, and remembers it', async () => {
+    const { server, source } = await opened('first');
+    try {
+      const before = source.requests;
+      const many = await source.readRanges(RANGES);
+      many.forEach((bytes, i) => expect(bytes).toEqual(expected(RANGES[i])));
+      // The first range came with the multi-range answer, the others one a request.
+      expect(source.requests - before).toBe(RANGES.length);
+      expect(source.multiRange).toBe(false);
+      const again = source.requests;
+      await source.readRanges(RANGES.slice(0, 2));
+      expect(source.requests - again).toBe(2);
+      expect(server.requests.filter((r) => r.ranges > 1)).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('aborts a whole-file (200) answer before downloading it, then reads one range a request', async () => {
+    const { server, source } = await opened('whole');
+    try {
+      const many = await source.readRanges(RANGES);
+      many.forEach((bytes, i) => expect(bytes).toEqual(expected(RANGES[i])));
+      expect(source.multiRange).toBe(false);
+      // The server sees the whole-file response closed before its end.
+      await vi.waitFor(() => expect(server.aborted).toBe(1), { timeout: 10_000 });
+      const whole = server.requests.find((r) => r.status === 200);
+      expect(whole?.ranges).toBe(RANGES.length);
+      expect(source.bytesRead).toBe(RANGES.reduce((n, [, l]) => n + l, 0));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('falls back when the host refuses several ranges (416)', async () => {
+    const { server, source } = await opened('refuse');
+    try {
+      const many = await source.readRanges(RANGES);
+      many.forEach((bytes, i) => expect(bytes).toEqual(expected(RANGES[i])));
+      expect(source.multiRange).toBe(false);
+      expect(server.requests.map((r) => r.status)).toEqual([206, 416, 206, 206, 206, 206, 206]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('BlockStore over HTTP', () => {
+  const BLOCK = 4096;
+  const BASE = 8192;
+  const LENGTH = 16 << 20;
+  const hashes = new Uint8Array((LENGTH / BLOCK) * 32);
+  for (let b = 0; b < LENGTH / BLOCK; b++) {
+    const at = BASE + b * BLOCK;
+    hashes.set(
+      createHash('sha256')
+        .update(data.subarray(at, at + BLOCK))
+        .digest(),
+      b * 32,
+    );
+  }
+  // 300 blocks 11 apart, too far to merge (8): 300 runs.
+  const distinct = Array.from({ length: 300 }, (_, i) => i * 12);
+
+  it('reads a round of scattered blocks in a few multi-range requests, every block checked', async () => {
+    const { server, source } = await opened('multipart');
+    try {
+      const store = new BlockStore(source, BASE, LENGTH, BLOCK, hashes, 'pages.bin');
+      for (const b of distinct) expect(store.bytes(b * BLOCK + 5, 10)).toBeUndefined();
+      const before = source.requests;
+      await store.load();
+      // 300 runs, at most 100 ranges a request and 6 in flight: 6 requests.
+      expect(source.requests - before).toBe(6);
+      for (const b of distinct) {
+        expect(store.bytes(b * BLOCK + 5, 10)).toEqual(
+          data.subarray(BASE + b * BLOCK + 5, BASE + b * BLOCK + 15),
+        );
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads the same blocks one range a request from a host without multi-range', async () => {
+    const { server, source } = await opened('first');
+    try {
+      const store = new BlockStore(source, BASE, LENGTH, BLOCK, hashes, 'pages.bin');
+      for (const b of distinct) expect(store.bytes(b * BLOCK, 4)).toBeUndefined();
+      await store.load();
+      for (const b of distinct) {
+        expect(store.bytes(b * BLOCK, 4)).toEqual(data.subarray(BASE + b * BLOCK, BASE + b * BLOCK + 4));
+      }
+      expect(source.multiRange).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a block whose bytes do not match its hash', async () => {
+    const { server, source } = await opened('multipart');
+    try {
+      const bad = hashes.slice();
+      bad[distinct[100] * 32] ^= 1;
+      const store = new BlockStore(source, BASE, LENGTH, BLOCK, bad, 'pages.bin');
+      for (const b of distinct) store.bytes(b * BLOCK, 4);
+      const failed = store.load();
+      await expect(failed).rejects.toThrow(PagesError);
+      await expect(failed).rejects.toThrow(`SHA-256 mismatch in block ${distinct[100]} of part pages.bin`);
+      // Nothing of the run that failed is kept.
+      expect(store.bytes(distinct[100] * BLOCK, 4)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+});
