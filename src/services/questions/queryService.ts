@@ -12,8 +12,8 @@ import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
-import { askPaged } from './askPaged.ts';
-import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
+import { askPaged, PAGED_MODES } from './askPaged.ts';
+import { openPagedBundle, type PagedBundle, type PagedLibrary } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
@@ -21,7 +21,7 @@ import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
-import { parseQuestionMode } from './modeRegistry.ts';
+import { ASK_MODES, parseQuestionMode } from './modeRegistry.ts';
 import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
 import {
   type AnswerOut,
@@ -51,6 +51,11 @@ export interface QueryDeps extends LibrarySessionDeps {
    * the stored ones. Absent: always in memory.
    */
   storedPages?(reuse?: StoredPages): Promise<StoredPages | PagesAwaited | undefined>;
+  /**
+   * The names a QA set gives the library's documents (evaluate.ts, documentExternalId), by id, read from IndexedDB
+   * (src/services/library/documentNames.ts): an evaluation over the stored pages scores recall@k with them.
+   */
+  documentNames?(docIds: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
@@ -377,24 +382,62 @@ export class QueryService {
    * returned.
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
-    await this.refuseFromPages('an evaluation');
-    const library = await this.session.library();
-    const wantsVector = library.layers.semantic && library.embedderId !== null;
+    const llm = async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation');
+    // A library answered from its pages is evaluated over them (the modes they answer), never loaded.
+    const paged = await this.pagedLibrary();
     this.evalStop?.abort();
     const stop = new AbortController();
     this.evalStop = stop;
     try {
+      if (paged) {
+        return await evaluateSet(request, {
+          paged: paged.library,
+          ...(paged.stored && this.deps.documentNames ? { documentNames: this.deps.documentNames } : {}),
+          llm,
+          signal: stop.signal,
+          onProgress,
+        });
+      }
+      const library = await this.session.library();
+      const wantsVector = library.layers.semantic && library.embedderId !== null;
       return await evaluateSet(request, {
         library,
         vector: wantsVector ? (text) => this.embedder.vector(library, text) : undefined,
         kg: () => this.session.kg(),
-        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation'),
+        llm,
         signal: stop.signal,
         onProgress,
       });
     } finally {
       if (this.evalStop === stop) this.evalStop = null;
     }
+  }
+
+  /**
+   * The library questions are answered from by ranges, if they are: a bundle read by ranges, or the library's stored
+   * pages (`stored`). A large library still waiting for its first pages is refused (it is not loaded meanwhile).
+   */
+  private async pagedLibrary(): Promise<{ library: PagedLibrary; stored: boolean } | undefined> {
+    const bundle = this.byRanges ? await this.byRanges : undefined;
+    if (bundle) return { library: bundle.library, stored: false };
+    const local = await this.pagesState();
+    if (local && 'awaiting' in local) throw awaitingPagesError(local);
+    return local ? { library: local.library, stored: true } : undefined;
+  }
+
+  /**
+   * The modes the Evaluate view offers for this library: every mode for a library in memory; the default and bm25
+   * for one answered from its pages, with the reason the view shows in one line.
+   */
+  async evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
+    const paged = await this.pagedLibrary().catch(() => undefined);
+    if (!paged) return { modes: [...ASK_MODES] };
+    return {
+      modes: [...PAGED_MODES],
+      reason: paged.stored
+        ? 'This library is answered from its pages to stay within the tab’s memory: they answer the default mode and bm25.'
+        : 'This bundle is read by ranges: it answers the default mode and bm25, and names its documents by id only, so recall@k is not scored.',
+    };
   }
 
   /** Stops the evaluation at its next question (or LLM call). */
