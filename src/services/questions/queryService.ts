@@ -19,7 +19,7 @@ import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
-import { libraryGraph, questionGraph } from './graphView.ts';
+import { libraryGraph, pagedLibraryGraph, pagedQuestionGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
 import { ASK_MODES, parseQuestionMode } from './modeRegistry.ts';
 import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
@@ -142,12 +142,6 @@ export class QueryService {
     return local
       ? { chunks: local.chunks, documents: local.documents, bytes: local.bytes, lagging: local.lagging }
       : null;
-  }
-
-  /** What a library answered from its pages (or waiting for its first) does not hold in memory, refused by name. */
-  private async refuseFromPages(what: string): Promise<void> {
-    const state = await this.pagesState();
-    if (state) throw fromPagesError(what, state);
   }
 
   /**
@@ -318,21 +312,25 @@ export class QueryService {
 
   /**
    * The concept-graph view of a question: the `ppr` walk's bounded neighbourhood over the same library and question
-   * vector as `ask` (src/services/questions/graphView.ts).
+   * vector as `ask` (src/services/questions/graphView.ts); over a library answered from its pages, its own walk
+   * (the same view, read by blocks).
    */
   async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
-    this.refuseByRanges('the concept graph of a question');
-    await this.refuseFromPages('the concept graph of a question');
+    const paged = await this.pagedLibrary();
+    if (paged) return pagedQuestionGraph(paged.library, question, caps);
     const loaded = await this.session.library();
     const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
     const vector = wantsVector ? await this.embedder.vector(loaded, question) : undefined;
     return questionGraph(loaded, question, vector, caps);
   }
 
-  /** The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts). */
+  /**
+   * The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts); over a
+   * library answered from its pages, the top concepts by weighted degree (`measure` says which).
+   */
   async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
-    this.refuseByRanges('the concept graph');
-    await this.refuseFromPages('the concept graph');
+    const paged = await this.pagedLibrary();
+    if (paged) return pagedLibraryGraph(paged.library, options);
     return libraryGraph(await this.session.library(), options);
   }
 

@@ -188,7 +188,15 @@ describe('the library pages in the store', () => {
     await expect(service.ask({ question: QUESTIONS[0], mode: 'dense', budget: 1500 })).rejects.toThrow(
       /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages/,
     );
-    await expect(service.topConcepts()).rejects.toThrow(/the concept graph needs the library in memory/);
+    // The Graph view draws from the pages too: the question's walk, and the top concepts by weighted degree.
+    const walk = await service.graphForQuestion(QUESTIONS[0]);
+    expect(walk.seeds.length).toBeGreaterThan(0);
+    expect(walk.reads!.bytes).toBeGreaterThan(0);
+    const top = await service.topConcepts();
+    expect(top.measure).toBe('degree');
+    expect(top.nodes.length).toBeGreaterThan(0);
+    const searched = await service.topConcepts({ search: top.nodes[0].term });
+    expect(searched.focus).toBe(top.nodes[0].id);
     // Evaluate runs over the pages in the modes they answer, naming the ranked documents as a QA set does (the
     // file names without their extension, read from IndexedDB), without loading the library.
     expect(await service.evaluationModes()).toMatchObject({ modes: ['ppr', 'bm25'] });

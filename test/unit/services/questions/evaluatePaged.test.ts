@@ -7,65 +7,17 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prepareCorpus } from '../../../../src/cli/benchData.ts';
-import { PagedLibrary } from '../../../../src/core/paged/library.ts';
-import { MemoryRangeSource } from '../../../../src/core/paged/rangeSource.ts';
-import { writePagedIndex } from '../../../../src/core/paged/write.ts';
-import { RetrievalEngine } from '../../../../src/core/retrieval/engine.ts';
-import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
-import { openLibrary, type QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import type { EvalProgress, EvalResult, QaItem } from '../../../../src/services/questions/evalProtocol.ts';
 import {
   documentExternalId,
   evaluateSet,
   NO_DOCUMENT_NAMES,
 } from '../../../../src/services/questions/evaluate.ts';
+import { bothLibraries } from '../../../support/pagedLibraries.ts';
 import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'eval-paged-'));
 afterAll(() => rm(work, { recursive: true, force: true }));
-
-/** A library in memory and the same library read from its pages (as the ingest worker writes them). */
-async function bothOf(corpusPath: string, limit?: number) {
-  const corpus = await prepareCorpus(corpusPath, 1200);
-  const keep = limit ? new Set(corpus.retrievalChunks.slice(0, limit).map((c) => c.id)) : undefined;
-  const chunks = keep ? corpus.chunks.filter((c) => keep.has(c.id)) : corpus.chunks;
-  const retrievalChunks = keep
-    ? corpus.retrievalChunks.filter((c) => keep.has(c.id))
-    : corpus.retrievalChunks;
-  const sentences = keep ? corpus.sentences.filter((s) => keep.has(s.chunkId)) : corpus.sentences;
-  const analyzer = createTermAnalyzer();
-  const engine = RetrievalEngine.build({ chunks: retrievalChunks, sentences }, analyzer);
-  const docs = corpus.documents.map((d) => d.doc);
-  const library: QuestionLibrary = openLibrary(
-    {
-      meta: undefined,
-      documents: docs,
-      sections: corpus.documents.flatMap((d) => d.sections),
-      chunks,
-      sentences,
-      vectors: new Map(),
-      graph: undefined,
-    },
-    () => engine,
-  );
-  const byId = new Map(docs.map((d) => [d.id, d]));
-  const written = await writePagedIndex(engine.lexicalParts(), (docId) => {
-    const d = byId.get(docId)!;
-    return { title: d.title, ...(d.pageStarts ? { pageStarts: d.pageStarts } : {}) };
-  });
-  const paged = await PagedLibrary.open(
-    new MemoryRangeSource(written.data, 'pages'),
-    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
-    analyzer,
-  );
-  // What IndexedDB answers for a stored library (src/services/library/documentNames.ts).
-  const documentNames = (ids: readonly string[]) =>
-    Promise.resolve(
-      new Map(ids.flatMap((id) => (byId.has(id) ? [[id, documentExternalId(byId.get(id)!)] as const] : []))),
-    );
-  return { library, paged, documentNames };
-}
 
 const noLlm = () => Promise.reject(new Error('no endpoint'));
 
@@ -133,7 +85,7 @@ describe('an evaluation over a library answered from its pages', () => {
       file,
       PASSAGES.map(([id, title, text]) => JSON.stringify({ id, title, text })).join('\n'),
     );
-    const { library, paged, documentNames } = await bothOf(file);
+    const { library, paged, documentNames } = await bothLibraries(file);
     const request = { set: { name: 'set', items: ITEMS }, modes: ['ppr', 'bm25'], budgets: [8, 30, 1000] };
     const signal = new AbortController().signal;
     const kg = () => Promise.reject(new Error('no KG'));
@@ -178,7 +130,7 @@ describe('an evaluation over a library answered from its pages', () => {
   it.skipIf(skip !== null)(
     'scores as the library in memory does where the walk decides (MuSiQue passages)',
     async () => {
-      const { library, paged, documentNames } = await bothOf(`${musique}/corpus.jsonl`, 1500);
+      const { library, paged, documentNames } = await bothLibraries(`${musique}/corpus.jsonl`, 1500);
       const kept = new Set([...library.documents.values()].map((d) => documentExternalId(d)));
       // Questions whose supporting passages are all in the kept part of the corpus.
       const items = (await readFile(`${musique}/questions.jsonl`, 'utf8'))
