@@ -191,7 +191,7 @@ describe('the library pages in the store', () => {
     // The Graph view draws from the pages too: the question's walk, and the top concepts by weighted degree.
     const walk = await service.graphForQuestion(QUESTIONS[0]);
     expect(walk.seeds.length).toBeGreaterThan(0);
-    expect(walk.reads!.bytes).toBeGreaterThan(0);
+    expect(walk.reads!.rounds).toBeGreaterThanOrEqual(1);
     const top = await service.topConcepts();
     expect(top.measure).toBe('degree');
     expect(top.nodes.length).toBeGreaterThan(0);
