@@ -13,6 +13,9 @@ import {
   evaluateSet,
   NO_DOCUMENT_NAMES,
 } from '../../../../src/services/questions/evaluate.ts';
+import { bundleBytes, writeBundle } from '../../../../src/core/bundle/index.ts';
+import { pagesParts, writePagedIndex } from '../../../../src/core/paged/write.ts';
+import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { bothLibraries } from '../../../support/pagedLibraries.ts';
 import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
 
@@ -123,6 +126,43 @@ describe('an evaluation over a library answered from its pages', () => {
       ),
     ).rejects.toThrow(/mode dense needs the library in memory; .* answers ppr and bm25/);
     expect(progress.length).toBe(before);
+  });
+
+  it('runs from the query service over a bundle read by ranges, offering the modes it answers', async () => {
+    const file = join(work, 'corpus-b.jsonl');
+    await writeFile(
+      file,
+      PASSAGES.map(([id, title, text]) => JSON.stringify({ id, title, text })).join('\n'),
+    );
+    const { engine, library } = await bothLibraries(file);
+    const written = await writePagedIndex(engine.lexicalParts(), (docId) => ({
+      title: library.documents.get(docId)!.title,
+    }));
+    const bytes = await bundleBytes(writeBundle(pagesParts(written), { appVersion: 'test', embedder: null }));
+    const refuse = () => Promise.reject(new Error('the library is never read in this test'));
+    const service = new QueryService({
+      library: { loadCorpus: refuse, getSetting: () => Promise.resolve(undefined) },
+      kgStore: { entities: refuse, relations: refuse },
+      embedders: { get: refuse, dispose: async () => undefined } as never,
+      openBundle: refuse,
+      llmClient: () => {
+        throw new Error('no LLM in this test');
+      },
+    });
+    await service.openBundleFile(new Blob([bytes as Uint8Array<ArrayBuffer>]), 'passages.bundle');
+    const modes = await service.evaluationModes();
+    expect(modes.modes).toEqual(['ppr', 'bm25']);
+    expect(modes.reason).toMatch(/read by ranges/);
+    const request = { set: { name: 'set', items: ITEMS }, modes: ['ppr', 'bm25'], budgets: [8, 30, 1000] };
+    const signal = new AbortController().signal;
+    const kg = () => Promise.reject(new Error('no KG'));
+    const expected = await evaluateSet(request, { library, kg, llm: noLlm, signal });
+    const fromBundle = await service.evaluate(request);
+    expect(fromBundle.recallNote).toBe(NO_DOCUMENT_NAMES);
+    for (const m of request.modes) expect(fromBundle.summary[m].cr).toEqual(expected.summary[m].cr);
+    await expect(service.evaluate({ ...request, modes: ['concept'] })).rejects.toThrow(
+      /mode concept needs the library in memory/,
+    );
   });
 
   const musique = `${BENCH_DIR}/musique`;
