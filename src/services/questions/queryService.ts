@@ -430,7 +430,13 @@ export class QueryService {
    * for one answered from its pages, with the reason the view shows in one line.
    */
   async evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
-    const paged = await this.pagedLibrary().catch(() => undefined);
+    let paged: Awaited<ReturnType<QueryService['pagedLibrary']>>;
+    try {
+      paged = await this.pagedLibrary();
+    } catch (error) {
+      // A large library whose first pages are not written yet: those modes, once they are.
+      return { modes: [...PAGED_MODES], reason: error instanceof Error ? error.message : String(error) };
+    }
     if (!paged) return { modes: [...ASK_MODES] };
     return {
       modes: [...PAGED_MODES],
