@@ -13,6 +13,7 @@ import { Repo } from '../src/store/repo.ts';
 import { embedderInOwnWorker } from '../src/services/embed/embedders.ts';
 import { prebuildInWorker } from '../src/services/library/graphPrebuild.ts';
 import { openStoredPages } from '../src/services/library/storedPages.ts';
+import { documentNames } from '../src/services/library/documentNames.ts';
 import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledger.ts';
 import { QueryService } from '../src/services/questions/queryService.ts';
 
@@ -32,6 +33,8 @@ const service = new QueryService({
   },
   // A large library is answered by ranges over its stored pages (written by the ingest worker), not loaded.
   storedPages: (reuse) => openStoredPages(db, reuse),
+  // An evaluation over those pages names the documents a question ranked as its QA set does (recall@k).
+  documentNames: (ids) => documentNames(db, ids),
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.
   prebuildGraph: prebuildInWorker,
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).

@@ -15,4 +15,11 @@ export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openB
 export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
 export { pagesParts, writePagedIndex } from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';
-export { PAGES_HASHES_PART, PAGES_PART, SECTIONS, type PagesDirectory, type SectionName } from './format.ts';
+export {
+  PAGES_HASHES_PART,
+  PAGES_PART,
+  SECTIONS,
+  type PagedChunkRecord,
+  type PagesDirectory,
+  type SectionName,
+} from './format.ts';

@@ -11,6 +11,8 @@ import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource }
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { addFieldTermScores, topK } from '../retrieval/index.ts';
+import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
+import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader } from './bytes.ts';
@@ -69,6 +71,25 @@ export interface PagedAnswer {
 }
 
 const EMPTY_U32 = new Uint32Array(0);
+const EMPTY_ROW = { targets: EMPTY_U32, weights: new Float32Array(0), degree: 0 };
+/** Dictionary groups a concept search reads past its place for the terms starting with it (128 terms a group). */
+const PREFIX_GROUPS = 8;
+
+/** What a read of the Graph view returns: its value, and the bytes, rounds and waiting it took. */
+export interface PagedRead<T> {
+  value: T;
+  bytes: number;
+  rounds: number;
+  waitMs: number;
+}
+
+/** conceptMap's result over the pages: each concept's weighted degree in the walk graph in place of its PageRank. */
+export interface PagedConceptMap {
+  focus?: number;
+  nodes: Array<{ concept: number; term: string; degree: number; chunks: number }>;
+  edges: Array<{ source: number; target: number; weight: number }>;
+  matches: string[];
+}
 /** A decoded group of the `rows` section: chunk i's concepts are ids[starts[i]..starts[i + 1]). */
 interface RowGroup {
   starts: Uint32Array;
@@ -726,6 +747,225 @@ export class PagedLibrary {
       }
     }
     return { first: k * SENTENCES_PER_CHUNK, list };
+  }
+  // ---- the Graph view (src/services/questions/graphView.ts): read as a question is, re-run until complete
+
+  /**
+   * The Graph view of a question: the neighbourhood of this library's own `ppr` walk, bounded by the caps, built by
+   * the code that draws the engine's (walkView.ts), so it is the engine's view (the same seeds, mass, edges, chunks
+   * and scores), with the records of the chunks drawn (where each opens).
+   */
+  async walkNeighbourhood(
+    text: string,
+    caps: Partial<WalkViewCaps> = {},
+    signal?: AbortSignal,
+  ): Promise<PagedRead<{ view: WalkView; records: Map<number, PagedChunkRecord> }>> {
+    const cap = withCaps(caps);
+    const graph: WalkViewGraph = {
+      term: (c) => this.conceptTerm(c),
+      conceptsOf: (k) => this.conceptsOf(k) ?? EMPTY_U32,
+      chunksOf: (c) => this.chunksOf(c) ?? EMPTY_CHUNKS,
+      row: (u) => this.walkRow(u) ?? EMPTY_ROW,
+      chunkId: (k) => this.record(k)?.id ?? '',
+    };
+    return this.readUntilComplete(() => {
+      let view: WalkView | undefined;
+      const ranked = rankPpr(this.ctx, this.lexicon, text, undefined, Math.max(1, cap.evidence), (walk) => {
+        view = buildWalkView(walk, cap, graph);
+      });
+      view ??= wordsOnlyView(ranked, cap.evidence, graph.chunkId);
+      const records = new Map<number, PagedChunkRecord>();
+      for (const ch of view.chunks) {
+        const r = this.record(ch.chunk);
+        if (r) records.set(ch.chunk, r);
+      }
+      return { view, records };
+    }, signal);
+  }
+
+  /**
+   * The library-wide side of the Graph view, as conceptMap draws it in memory but by a measure the pages hold: the
+   * concepts of highest weighted degree in the walk graph (the global PageRank is not in the pages, and computing it
+   * reads every row; on this undirected graph a random walk's stationary mass is proportional to the weighted
+   * degree), or the concept a search names with its heaviest neighbours (its walk row) and the edges among them.
+   * A search is looked up in the sorted dictionary: the exact term, else the terms starting with it (the first
+   * PREFIX_GROUPS groups of them), heaviest first; the terms merely containing it would take the whole dictionary.
+   */
+  async conceptNeighbourhood(
+    options: { search?: string; limit?: number; edges?: number; matches?: number } = {},
+    signal?: AbortSignal,
+  ): Promise<PagedRead<PagedConceptMap>> {
+    const limit = Math.max(1, options.limit ?? 120);
+    const edgeCap = Math.max(0, options.edges ?? 400);
+    const matchCap = options.matches ?? 8;
+    const search = (options.search ?? '').toLowerCase().replace(/\s+/g, ' ').trim();
+    const df = this.open.df;
+    return this.readUntilComplete((): PagedConceptMap => {
+      const node = (c: number, degree: number) => ({
+        concept: c,
+        term: this.conceptTerm(c),
+        degree,
+        chunks: df[c],
+      });
+      if (!search) {
+        const { ids, degrees } = this.topByDegree(limit);
+        return {
+          nodes: ids.map((c, i) => node(c, degrees[i])),
+          edges: this.edgesAmongLists(ids, edgeCap),
+          matches: [],
+        };
+      }
+      const found = this.conceptsNamed(search, matchCap + 1);
+      if (found.length === 0) return { nodes: [], edges: [], matches: [] };
+      const focus = found[0];
+      // The focus's neighbours by edge weight, as conceptMap picks them from the walk graph's row.
+      const row = this.walkRow(focus) ?? EMPTY_ROW;
+      const weights = Float64Array.from(row.weights);
+      const picked = topK(weights, limit - 1);
+      const neighbours = picked.map((i) => row.targets[i]);
+      const star = picked
+        .map((i, j) => ({
+          source: Math.min(focus, neighbours[j]),
+          target: Math.max(focus, neighbours[j]),
+          weight: weights[i],
+        }))
+        .slice(0, edgeCap);
+      const rest = this.edgesAmongLists(neighbours, Math.max(0, edgeCap - star.length));
+      return {
+        focus,
+        nodes: [focus, ...neighbours].map((c) => node(c, this.weightedDegree(c) ?? 0)),
+        edges: [...star, ...rest].sort(
+          (a, b) => b.weight - a.weight || a.source - b.source || a.target - b.target,
+        ),
+        matches: found.slice(1).map((c) => this.conceptTerm(c)),
+      };
+    }, signal);
+  }
+
+  /** Runs `run` over what is loaded until a run reads nothing missing (as search does), counting what it read. */
+  private async readUntilComplete<T>(run: () => T, signal?: AbortSignal): Promise<PagedRead<T>> {
+    this.store.trim();
+    const before = this.source.bytesRead;
+    let waitMs = 0;
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      signal?.throwIfAborted();
+      const value = run();
+      if (!this.store.missing) return { value, bytes: this.source.bytesRead - before, rounds: round, waitMs };
+      const waited = performance.now();
+      await this.store.load();
+      waitMs += performance.now() - waited;
+    }
+    throw new Error(`${this.source.name}: the graph view needed more than ${MAX_ROUNDS} rounds of reads`);
+  }
+
+  /** Concept c's weighted degree in the walk graph (version 2: from the `degrees` section), undefined while unread. */
+  private weightedDegree(c: number): number | undefined {
+    if (this.open.degrees) return this.open.degrees[c];
+    if (this.open.degreeCodes![c] === 0) return 0;
+    const bytes = this.store.bytes(this.section('degrees') + c * 8, 8);
+    return bytes && new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+  }
+
+  /**
+   * The `limit` concepts of highest weighted degree (ties by id), heaviest first. Version 2 keeps a bracket of each
+   * degree in `open`: only the concepts whose bracket reaches the limit-th highest lower bound have their exact
+   * degree read (8 bytes each).
+   */
+  private topByDegree(limit: number): { ids: number[]; degrees: number[] } {
+    const nc = this.directory.conceptCount;
+    let exact: Float64Array;
+    let candidates: number[] | undefined;
+    if (this.open.degrees) exact = this.open.degrees;
+    else {
+      const codes = this.open.degreeCodes!;
+      const lower = new Float64Array(nc);
+      for (let c = 0; c < nc; c++) lower[c] = degreeLower(codes[c]);
+      const best = topK(lower, limit);
+      const bar = best.length < limit ? 0 : lower[best[best.length - 1]];
+      candidates = [];
+      exact = new Float64Array(nc);
+      for (let c = 0; c < nc; c++) {
+        if (codes[c] === 0 || degreeUpper(codes[c]) < bar) continue;
+        candidates.push(c);
+        exact[c] = this.weightedDegree(c) ?? 0;
+      }
+    }
+    const ids = topK(exact, limit, candidates);
+    return { ids, degrees: ids.map((c) => exact[c]) };
+  }
+
+  /**
+   * Concepts a search names: the exact term, then the terms starting with it, heaviest first (at most `limit`, from
+   * the first PREFIX_GROUPS dictionary groups at or after it).
+   */
+  private conceptsNamed(search: string, limit: number): number[] {
+    const size = this.directory.groups.concepts;
+    const groups = this.open.conceptFirst.length;
+    let exact: number | undefined;
+    const prefix: number[] = [];
+    let g = Math.max(0, groupOf(this.open.conceptFirst, search));
+    for (let read = 0; g < groups && read < PREFIX_GROUPS; g++, read++) {
+      const terms = this.conceptGroup(g);
+      if (!terms) return [];
+      let past = false;
+      for (let i = 0; i < terms.length; i++) {
+        const t = terms[i];
+        if (t < search) continue;
+        if (t === search) exact = g * size + i;
+        else if (t.startsWith(search)) prefix.push(g * size + i);
+        else {
+          past = true;
+          break;
+        }
+      }
+      if (past) break;
+    }
+    const degree = new Map(prefix.map((c) => [c, this.weightedDegree(c) ?? 0]));
+    prefix.sort((a, b) => degree.get(b)! - degree.get(a)! || a - b);
+    return [...(exact === undefined ? [] : [exact]), ...prefix].slice(0, limit);
+  }
+
+  /**
+   * The walk-graph edges among a set of concepts (each once, source < target, heaviest first, at most `limit`),
+   * counted from their chunk lists rather than their rows: an edge u–v is there when they share at least θco chunks,
+   * weighted 2·Co / (|T(u)| + |T(v)|) as a float32, as walkRow computes it. A row reads every chunk of its concept's
+   * list; the lists alone are far fewer bytes for the hubs a library's top concepts are.
+   */
+  private edgesAmongLists(
+    ids: readonly number[],
+    limit: number,
+  ): Array<{ source: number; target: number; weight: number }> {
+    const set = [...new Set(ids)].sort((a, b) => a - b);
+    const m = set.length;
+    const holders = new Map<number, number[]>();
+    for (let i = 0; i < m; i++) {
+      const list = this.chunksOf(set[i]);
+      if (!list) continue;
+      for (const k of list.chunks) {
+        const at = holders.get(k);
+        if (at) at.push(i);
+        else holders.set(k, [i]);
+      }
+    }
+    if (this.store.missing) return [];
+    const co = new Uint32Array(m * m);
+    for (const at of holders.values()) {
+      for (let a = 0; a < at.length; a++) for (let b = a + 1; b < at.length; b++) co[at[a] * m + at[b]]++;
+    }
+    const theta = this.directory.thetaCo;
+    const df = this.open.df;
+    const out: Array<{ source: number; target: number; weight: number }> = [];
+    for (let a = 0; a < m; a++) {
+      for (let b = a + 1; b < m; b++) {
+        const n = co[a * m + b];
+        if (n === 0 || n < theta) continue;
+        const u = set[a];
+        const v = set[b];
+        out.push({ source: u, target: v, weight: Math.fround((2 * n) / (df[u] + df[v])) });
+      }
+    }
+    out.sort((x, y) => y.weight - x.weight || x.source - y.source || x.target - y.target);
+    return out.slice(0, limit);
   }
 }
 

@@ -114,12 +114,29 @@ export function edgesAmong(
   limit: number,
 ): Array<{ source: number; target: number; weight: number }> {
   const g = graph.graph;
+  return edgesAmongRows(
+    (u) => ({
+      targets: g.targets.subarray(g.offsets[u], g.offsets[u + 1]),
+      weights: g.weights.subarray(g.offsets[u], g.offsets[u + 1]),
+    }),
+    ids,
+    limit,
+  );
+}
+
+/** edgesAmong over rows read one concept at a time (in memory, or by ranges: src/core/paged). */
+export function edgesAmongRows(
+  row: (u: number) => { targets: ArrayLike<number>; weights: ArrayLike<number> },
+  ids: Iterable<number>,
+  limit: number,
+): Array<{ source: number; target: number; weight: number }> {
   const set = new Set(ids);
   const out: Array<{ source: number; target: number; weight: number }> = [];
   for (const u of set) {
-    for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
-      const v = g.targets[e];
-      if (v > u && set.has(v)) out.push({ source: u, target: v, weight: g.weights[e] });
+    const { targets, weights } = row(u);
+    for (let e = 0; e < targets.length; e++) {
+      const v = targets[e];
+      if (v > u && set.has(v)) out.push({ source: u, target: v, weight: weights[e] });
     }
   }
   out.sort((a, b) => b.weight - a.weight || a.source - b.source || a.target - b.target);

@@ -1,7 +1,7 @@
 // The public API of src/core/retrieval: what the services, the store, the CLI, the UI and other core folders use.
 // Modules not listed here are this folder's own; tests may still reach them directly.
 export { cutToBudget } from './budget.ts';
-export { conceptMap } from './conceptMap.ts';
+export { conceptMap, edgesAmongRows } from './conceptMap.ts';
 export type { ConceptMapOptions } from './conceptMap.ts';
 export { layoutCorpus } from './corpusLayout.ts';
 export type { RetrievalChunkInput } from './corpusLayout.ts';
@@ -17,8 +17,8 @@ export { semanticCompactGraph } from './semanticMask.ts';
 export { looksLikeCode } from './sentencePick.ts';
 export { DEFAULT_MODE, parseMode } from './types.ts';
 export type { Provenance, RetrievedChunk, SentenceHit } from './types.ts';
-export { walkView } from './walkView.ts';
-export type { WalkViewCaps } from './walkView.ts';
+export { buildWalkView, walkView, withCaps, wordsOnlyView } from './walkView.ts';
+export type { WalkView, WalkViewCaps, WalkViewGraph } from './walkView.ts';
 export type { LexicalParts } from './engine.ts';
 export { conceptChunkShares, conceptChunkTf } from './conceptAccess.ts';
 export { Bm25Builder, Bm25Index } from './bm25.ts';

@@ -2,11 +2,12 @@
 // engine's own (RetrievalEngine.pprWithWalk), so the evidence drawn is the evidence the Ask view ranks. On a large
 // library the walk touches tens of thousands of concepts; the view keeps the question's seeds, the concepts that
 // carried the most mass, the strongest edges among them and the chunks they led to, each under a cap.
-import { edgesAmong } from './conceptMap.ts';
+import type { ConceptGraphIndex } from '../graph/index.ts';
+import { edgesAmongRows } from './conceptMap.ts';
 import type { RetrievalEngine } from './engine.ts';
 import type { FinalWalk } from './pprSearch.ts';
 import { topK } from './topk.ts';
-import type { Query } from './types.ts';
+import type { Candidate, Query } from './types.ts';
 
 /** Caps on what is drawn: the view never grows with the library. */
 export interface WalkViewCaps {
@@ -83,20 +84,79 @@ export interface WalkView {
  * drawn brings in its strongest concept (a bridge), so every piece of evidence has a path back to the walk.
  */
 export function walkView(engine: RetrievalEngine, query: Query, caps: Partial<WalkViewCaps> = {}): WalkView {
-  const cap = { ...WALK_VIEW_CAPS, ...caps };
+  const cap = withCaps(caps);
   let view: WalkView | undefined;
   const ranked = engine.pprWithWalk(query, Math.max(1, cap.evidence), (walk) => {
-    view = buildView(walk, cap, engine.chunkIds);
+    const { graph, shares } = walk.ctx;
+    // The view is drawn from an engine in memory here (a library read by ranges draws its own: src/core/paged).
+    if (!graph || !shares) throw new Error('graph view: this engine has no graph in memory');
+    view = buildWalkView(walk, cap, memoryWalkGraph(graph, shares, engine.chunkIds));
   });
-  if (view) return view;
   // No concept of the question is in the graph: the ranking came from the words alone, and there was no walk.
+  return view ?? wordsOnlyView(ranked, cap.evidence, (k) => engine.chunkIds[k]);
+}
+
+/** The view's caps: the defaults, with those given. */
+export function withCaps(caps: Partial<WalkViewCaps> = {}): WalkViewCaps {
+  return { ...WALK_VIEW_CAPS, ...caps };
+}
+
+/**
+ * What the view reads of the library beside the walk: concept terms, the concept table both ways with the walk's
+ * mass shares, the walk graph's rows and chunk ids. In memory (memoryWalkGraph) or read by ranges (the paged
+ * library's accessors, src/core/paged/library.ts): the same arithmetic over either gives the same view.
+ */
+export interface WalkViewGraph {
+  term(concept: number): string;
+  /** Chunk k's concepts. */
+  conceptsOf(chunk: number): ArrayLike<number>;
+  /** Concept c's chunks, ascending, and the share of its mass each gets (aligned). */
+  chunksOf(concept: number): { chunks: ArrayLike<number>; shares: ArrayLike<number> };
+  /** Concept u's row of the walk graph (targets ascending, float32 weights). */
+  row(concept: number): { targets: ArrayLike<number>; weights: ArrayLike<number> };
+  chunkId(chunk: number): string;
+}
+
+/** The view's reads over an engine in memory. */
+function memoryWalkGraph(
+  graph: ConceptGraphIndex,
+  shares: Float32Array,
+  chunkIds: readonly string[],
+): WalkViewGraph {
+  const t = graph.table;
+  const g = graph.graph;
+  return {
+    term: (c) => t.terms[c],
+    conceptsOf: (k) => t.chunkConcepts.subarray(t.chunkConceptOffsets[k], t.chunkConceptOffsets[k + 1]),
+    chunksOf: (c) => {
+      const a = t.conceptChunkOffsets[c];
+      const b = t.conceptChunkOffsets[c + 1];
+      return { chunks: t.conceptChunks.subarray(a, b), shares: shares.subarray(a, b) };
+    },
+    row: (u) => ({
+      targets: g.targets.subarray(g.offsets[u], g.offsets[u + 1]),
+      weights: g.weights.subarray(g.offsets[u], g.offsets[u + 1]),
+    }),
+    chunkId: (k) => chunkIds[k],
+  };
+}
+
+/**
+ * The ranking of a question whose words name no concept of the graph: no walk, the words' chunks alone (what
+ * walkView and a library read by ranges draw then).
+ */
+export function wordsOnlyView(
+  ranked: readonly Candidate[],
+  evidence: number,
+  chunkId: (chunk: number) => string,
+): WalkView {
   return {
     seeds: [],
     concepts: [],
     edges: [],
-    chunks: ranked.slice(0, cap.evidence).map((c, rank) => ({
+    chunks: ranked.slice(0, evidence).map((c, rank) => ({
       chunk: c.chunk,
-      chunkId: engine.chunkIds[c.chunk],
+      chunkId: chunkId(c.chunk),
       rank,
       score: c.score,
       words: c.score,
@@ -106,18 +166,14 @@ export function walkView(engine: RetrievalEngine, query: Query, caps: Partial<Wa
   };
 }
 
-function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string[]): WalkView {
+/** The view of a final walk (walkView; a library read by ranges calls it from its own walk). */
+export function buildWalkView(walk: FinalWalk, cap: WalkViewCaps, g: WalkViewGraph): WalkView {
   const { ctx, nodes, scores, questionSeeds, seeds: restart } = walk;
-  const graph = ctx.graph;
-  const shares = ctx.shares;
-  // The view is drawn from an engine in memory (a library read by ranges answers questions, not the Graph view).
-  if (!graph || !shares)
-    throw new Error('graph view: this library is read by ranges and has no graph in memory');
-  const t = graph.table;
   const power = ctx.params.chunkLengthPower;
-  const contribution = (c: number, j: number, k: number): number => {
-    const size = t.chunkConceptOffsets[k + 1] - t.chunkConceptOffsets[k];
-    return (scores[c] * shares[j]) / (power !== 0 ? Math.pow(Math.max(1, size), power) : 1);
+  /** Concept c's mass given to chunk k, its share in c's list being `share`. */
+  const contribution = (c: number, share: number, k: number): number => {
+    const size = g.conceptsOf(k).length;
+    return (scores[c] * share) / (power !== 0 ? Math.pow(Math.max(1, size), power) : 1);
   };
 
   const words = new Set(walk.questionTerms);
@@ -127,10 +183,10 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
     .slice(0, cap.seeds)
     .map(([concept, weight]) => ({
       concept,
-      term: t.terms[concept],
+      term: g.term(concept),
       mass: scores[concept],
       weight,
-      fromWords: words.has(t.terms[concept]),
+      fromWords: words.has(g.term(concept)),
     }));
   const drawn = new Set(seedList.map((s) => s.concept));
 
@@ -139,7 +195,7 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
   const massIds = topK(scores, cap.concepts, nonSeeds);
   const concepts = massIds.map((c) => ({
     concept: c,
-    term: t.terms[c],
+    term: g.term(c),
     mass: scores[c],
     feedback: restart.has(c),
   }));
@@ -148,7 +204,7 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
   const evidence = walk.ranked.slice(0, cap.evidence);
   const chunks: WalkViewChunk[] = evidence.map((k, rank) => ({
     chunk: k,
-    chunkId: chunkIds[k],
+    chunkId: g.chunkId(k),
     rank,
     score: walk.chunkScore(k),
     words: walk.words.get(k) ?? 0,
@@ -161,8 +217,9 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
     let bestConcept = -1;
     let best = 0;
     let linked = false;
-    for (let j = t.chunkConceptOffsets[k]; j < t.chunkConceptOffsets[k + 1]; j++) {
-      const c = t.chunkConcepts[j];
+    const own = g.conceptsOf(k);
+    for (let j = 0; j < own.length; j++) {
+      const c = own[j];
       if (!(scores[c] > 0)) continue;
       const w = contributionOf(c, k);
       if (drawn.has(c)) linked = true;
@@ -172,7 +229,7 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
       drawn.add(bestConcept);
       concepts.push({
         concept: bestConcept,
-        term: t.terms[bestConcept],
+        term: g.term(bestConcept),
         mass: scores[bestConcept],
         feedback: restart.has(bestConcept),
       });
@@ -182,9 +239,10 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
   // Per drawn concept: its strongest chunks (listed), and a link to every evidence chunk it holds (drawn).
   for (const c of drawn) {
     const own: Array<[number, number]> = [];
-    for (let j = t.conceptChunkOffsets[c]; j < t.conceptChunkOffsets[c + 1]; j++) {
-      const k = t.conceptChunks[j];
-      own.push([k, contribution(c, j, k)]);
+    const list = g.chunksOf(c);
+    for (let i = 0; i < list.chunks.length; i++) {
+      const k = list.chunks[i];
+      own.push([k, contribution(c, list.shares[i], k)]);
     }
     own.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     const listed = own.slice(0, cap.chunksPerConcept);
@@ -193,7 +251,7 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
       if (!chunkIndex.has(k)) {
         chunkIndex.set(k, chunks.length);
         const words = walk.words.get(k) ?? 0;
-        chunks.push({ chunk: k, chunkId: chunkIds[k], rank: -1, score: walk.chunkScore(k), words });
+        chunks.push({ chunk: k, chunkId: g.chunkId(k), rank: -1, score: walk.chunkScore(k), words });
       }
       links.push({ concept: c, chunk: k, contribution: gave });
     }
@@ -203,7 +261,7 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
   return {
     seeds: seedList,
     concepts,
-    edges: edgesAmong(graph, drawn, cap.edges),
+    edges: edgesAmongRows((u) => g.row(u), drawn, cap.edges),
     chunks,
     links,
     touched: nodes.length,
@@ -211,12 +269,13 @@ function buildView(walk: FinalWalk, cap: WalkViewCaps, chunkIds: readonly string
 
   function contributionOf(c: number, k: number): number {
     // T(c) is ascending (chunks are added in index order), so the share's slot is found by binary search.
-    let lo = t.conceptChunkOffsets[c];
-    let hi = t.conceptChunkOffsets[c + 1] - 1;
+    const { chunks: list, shares } = g.chunksOf(c);
+    let lo = 0;
+    let hi = list.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const v = t.conceptChunks[mid];
-      if (v === k) return contribution(c, mid, k);
+      const v = list[mid];
+      if (v === k) return contribution(c, shares[mid], k);
       if (v < k) lo = mid + 1;
       else hi = mid - 1;
     }

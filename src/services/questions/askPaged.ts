@@ -10,6 +10,9 @@ export interface PagedAskResult extends AskResult {
   reads: PagedReads;
 }
 
+/** The modes a library read by ranges (or from its stored pages) answers. */
+export const PAGED_MODES = ['ppr', 'bm25'] as const;
+
 /** The engine mode of a request a paged library answers, or an error naming what it cannot. */
 function engineMode(mode: string): 'ppr' | 'bm25' {
   const { name } = parseQuestionMode(mode, { allowDefault: true });

@@ -106,6 +106,8 @@ export interface EvalResult {
   budgets: number[];
   ks: number[];
   answerBudget?: number;
+  /** Why recall@k was not scored although the set names supporting documents (a bundle read by ranges). */
+  recallNote?: string;
   /** Questions run per mode (fewer than the set's when cancelled). */
   questions: number;
   cancelled: boolean;

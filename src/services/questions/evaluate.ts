@@ -3,6 +3,9 @@
 // (scoreQaItem: context recall at each budget, supporting-passage recall@k; scoreAnswerText: EM/F1), averaged as
 // the bench averages. With an endpoint it also writes an answer over each mode's context and has the LLM judge
 // it against the gold answers (JUDGE_PROMPT below, a JSON step with one repair). Cancelling keeps what was scored.
+// A large library answered from its pages (stored pages, or a bundle read by ranges) is evaluated the same way in the
+// modes it answers (the default and bm25), each question through askPaged as the Ask view asks it: its answers are
+// the engine's, so its scores are those of the library in memory (test/unit/services/questions/evaluatePaged.test.ts).
 import { answerQuestion } from '../../core/answer/index.ts';
 import type { KgIndex } from '../../core/kg/index.ts';
 import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
@@ -21,6 +24,9 @@ import {
 } from './evalProtocol.ts';
 import { askLibrary } from './askLibrary.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
+import type { PagedLibrary } from '../../core/paged/index.ts';
+import type { DocumentRecord } from '../../core/types.ts';
+import { askPaged, PAGED_MODES } from './askPaged.ts';
 import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
 import type { Evidence } from './queryProtocol.ts';
 import { countFailures, messageOf } from './stepFailures.ts';
@@ -100,6 +106,69 @@ export interface EvalContext {
   onProgress?: (progress: EvalProgress) => void;
 }
 
+/** A library answered from its pages (never loaded into memory): the evaluation asks it as the Ask view does. */
+export interface PagedEvalContext {
+  paged: PagedLibrary;
+  /**
+   * The names the QA set gives the documents a question ranked (documentExternalId), by document id: IndexedDB
+   * still holds a stored library's documents. Absent (a bundle read by ranges: its pages name documents by id and
+   * title only): recall@k is not scored, and the result says why.
+   */
+  documentNames?: (docIds: readonly string[]) => Promise<Map<string, string>>;
+  /** The configured endpoint's client (rejects when none is configured). */
+  llm: () => Promise<LlmClient>;
+  signal: AbortSignal;
+  onProgress?: (progress: EvalProgress) => void;
+}
+
+/** Why recall@k is left out over a library read by ranges (EvalResult.recallNote). */
+export const NO_DOCUMENT_NAMES =
+  'recall@k is not scored: this bundle is read by ranges, and its pages name documents by id, not by the ' +
+  'names a QA set uses (context recall is)';
+
+/** How a library names a question's documents, and asks a question in a mode at a budget. */
+interface EvalSource {
+  ask(question: string, mode: string, budget: number, i: number): Promise<Evidence[]>;
+  /** The QA set's name of each document (its id where none is known); undefined: recall@k is not scored. */
+  names(docIds: readonly string[]): Promise<((docId: string) => string) | undefined>;
+}
+
+function sourceOf(context: EvalContext | PagedEvalContext, items: readonly QaItem[]): EvalSource {
+  const { signal } = context;
+  if ('paged' in context) {
+    const { paged, documentNames } = context;
+    const known = new Map<string, string>();
+    return {
+      ask: async (question, mode, budget) =>
+        (await askPaged(paged, { question, mode: mode as QuestionMode, budget }, signal)).evidence,
+      names: async (docIds) => {
+        if (!documentNames) return undefined;
+        const wanted = [...new Set(docIds)].filter((d) => !known.has(d));
+        if (wanted.length) for (const [d, name] of await documentNames(wanted)) known.set(d, name);
+        return (docId) => known.get(docId) ?? docId;
+      },
+    };
+  }
+  const { library } = context;
+  const vectors = new Map<number, Float32Array | undefined>();
+  const vectorOf = async (i: number) => {
+    if (!context.vector) return undefined;
+    if (!vectors.has(i)) vectors.set(i, await context.vector(items[i].question));
+    return vectors.get(i);
+  };
+  return {
+    ask: async (question, mode, budget, i) =>
+      (
+        await askLibrary(
+          library,
+          { question, mode: mode as QuestionMode, budget },
+          { vector: await vectorOf(i), kg: context.kg, llm: context.llm, signal },
+        )
+      ).evidence,
+    names: () => Promise.resolve((docId) => externalIdOf(library, docId)),
+  };
+}
+
 /** Resolves after the event loop has run once more (a message channel: no timer clamping). */
 function nextTask(): Promise<void> {
   return new Promise((resolve) => {
@@ -124,7 +193,11 @@ function fileStem(name: string): string {
  */
 function externalIdOf(library: QuestionLibrary, docId: string): string {
   const doc = library.documents.get(docId);
-  if (!doc) return docId;
+  return doc ? documentExternalId(doc) : docId;
+}
+
+/** A document's name in a QA set: its source's own id, else its file name without the extension. */
+export function documentExternalId(doc: Pick<DocumentRecord, 'externalId' | 'sourceName'>): string {
   return doc.externalId ?? fileStem(doc.sourceName.split('#')[0]);
 }
 
@@ -149,12 +222,32 @@ function validate(request: EvalRequest): number[] {
   return ks;
 }
 
-/** Runs the QA set in every mode; on cancel, returns what was scored so far with `cancelled: true`. */
-export async function evaluateSet(request: EvalRequest, context: EvalContext): Promise<EvalResult> {
+/**
+ * Runs the QA set in every mode; on cancel, returns what was scored so far with `cancelled: true`. Over a library
+ * answered from its pages, a mode it does not answer is refused before anything runs.
+ */
+export async function evaluateSet(
+  request: EvalRequest,
+  context: EvalContext | PagedEvalContext,
+): Promise<EvalResult> {
   const ks = validate(request);
   const { budgets, modes } = request;
   const items = request.set.items;
-  const { library, signal } = context;
+  const { signal } = context;
+  if ('paged' in context) {
+    const answered: readonly string[] = PAGED_MODES;
+    const refused = modes.filter(
+      (m) => !answered.includes(parseQuestionMode(m, { allowDefault: true }).name),
+    );
+    if (refused.length) {
+      throw new Error(
+        `evaluate: mode ${refused.join(', ')} needs the library in memory; a library answered from its pages ` +
+          `answers ${PAGED_MODES.join(' and ')}`,
+      );
+    }
+  }
+  const source = sourceOf(context, items);
+  const unnamed = 'paged' in context && !context.documentNames;
   const started = performance.now();
   const maxBudget = Math.max(...budgets);
   const maxK = Math.max(...ks);
@@ -166,12 +259,6 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
     ...(q.type ? { type: q.type } : {}),
     modes: {},
   }));
-  const vectors = new Map<number, Float32Array | undefined>();
-  const vectorOf = async (i: number) => {
-    if (!context.vector) return undefined;
-    if (!vectors.has(i)) vectors.set(i, await context.vector(items[i].question));
-    return vectors.get(i);
-  };
   const client = request.answers ? await context.llm() : undefined;
   const total = items.length * modes.length;
   let done = 0;
@@ -179,14 +266,7 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
   const summary: Record<string, ModeSummary> = {};
   let ranQuestions = items.length;
   for (const mode of modes) {
-    const ask = async (i: number, budget: number) =>
-      (
-        await askLibrary(
-          library,
-          { question: items[i].question, mode: mode as QuestionMode, budget },
-          { vector: await vectorOf(i), kg: context.kg, llm: context.llm, signal },
-        )
-      ).evidence;
+    const ask = (i: number, budget: number) => source.ask(items[i].question, mode, budget, i);
     let ran = 0;
     for (let i = 0; i < items.length; i++) {
       // A retrieval mode answers without leaving the microtask queue: let the worker take its messages (a
@@ -203,7 +283,7 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
           ks,
           maxBudget,
           maxK,
-          library,
+          names: source.names,
           client,
           request,
           signal,
@@ -232,6 +312,7 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
     budgets,
     ks,
     ...(request.answers ? { answerBudget: request.answers.budget } : {}),
+    ...(unnamed ? { recallNote: NO_DOCUMENT_NAMES } : {}),
     questions: ranQuestions,
     cancelled,
     startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
@@ -249,7 +330,7 @@ interface RunOptions {
   ks: number[];
   maxBudget: number;
   maxK: number;
-  library: QuestionLibrary;
+  names: EvalSource['names'];
   client?: LlmClient;
   request: EvalRequest;
   signal: AbortSignal;
@@ -285,14 +366,16 @@ async function runOne(
   if (parseQuestionMode(mode).excerpts) {
     for (const b of o.budgets) if (needsSearchAtBudget(hits, b)) smaller.set(b, await ask(i, b));
   }
-  const externalId = (docId: string) => externalIdOf(o.library, docId);
-  const score = scoreQaItem(item, hits, {
+  const named = await o.names(hits.map((h) => h.docId));
+  const externalId = named ?? ((docId: string) => docId);
+  // Without the documents' names, recall@k cannot be scored: the item counts as naming no supporting document.
+  const score = scoreQaItem(named ? item : { ...item, supporting: [] }, hits, {
     budgets: o.budgets,
     ks: o.ks,
     externalId,
     ...(smaller.size ? { searchAt: (b: number) => smaller.get(b) ?? [] } : {}),
   });
-  const gold = new Set(item.supporting);
+  const gold = new Set(named ? item.supporting : []);
   const ranked: RankedDoc[] = [];
   for (const h of hits) {
     if (ranked.length >= o.maxK) break;

@@ -61,12 +61,14 @@ export interface QuestionGraph {
   touched: number;
   libraryConcepts: number;
   milliseconds: number;
+  /** Read from pages: the bytes and rounds of reads it took. */
+  reads?: { bytes: number; rounds: number };
 }
 
 interface LibraryConcept {
   id: number;
   term: string;
-  /** Global PageRank. */
+  /** The concept's weight by the graph's `measure`: its global PageRank, or its weighted degree in the walk graph. */
   rank: number;
   /** Chunks the concept was kept for. */
   chunks: number;
@@ -74,6 +76,11 @@ interface LibraryConcept {
 
 export interface LibraryGraph {
   search: string;
+  /**
+   * What `rank` is and the top concepts are chosen by: the global PageRank (a library in memory), or the weighted
+   * degree in the walk graph (a library answered from its pages, which do not hold the PageRank).
+   */
+  measure: 'pagerank' | 'degree';
   /** The concept the search found (absent: the library's top concepts). */
   focus?: number;
   nodes: LibraryConcept[];
@@ -82,6 +89,8 @@ export interface LibraryGraph {
   matches: string[];
   libraryConcepts: number;
   milliseconds: number;
+  /** Read from pages: the bytes and rounds of reads it took. */
+  reads?: { bytes: number; rounds: number };
 }
 
 /** Caps of the question view (see WalkViewCaps in src/core/retrieval/walkView.ts). */

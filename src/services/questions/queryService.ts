@@ -19,9 +19,11 @@ import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
-import { libraryGraph, questionGraph } from './graphView.ts';
+import { PAGED_MODES } from './askPaged.ts';
+import type { PagedLibrary } from '../../core/paged/index.ts';
+import { libraryGraph, pagedLibraryGraph, pagedQuestionGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
-import { parseQuestionMode } from './modeRegistry.ts';
+import { ASK_MODES, parseQuestionMode } from './modeRegistry.ts';
 import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
 import {
   type AnswerOut,
@@ -51,6 +53,11 @@ export interface QueryDeps extends LibrarySessionDeps {
    * the stored ones. Absent: always in memory.
    */
   storedPages?(reuse?: StoredPages): Promise<StoredPages | PagesAwaited | undefined>;
+  /**
+   * The names a QA set gives the library's documents (evaluate.ts, documentExternalId), by id, read from IndexedDB
+   * (src/services/library/documentNames.ts): an evaluation over the stored pages scores recall@k with them.
+   */
+  documentNames?(docIds: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
@@ -137,12 +144,6 @@ export class QueryService {
     return local
       ? { chunks: local.chunks, documents: local.documents, bytes: local.bytes, lagging: local.lagging }
       : null;
-  }
-
-  /** What a library answered from its pages (or waiting for its first) does not hold in memory, refused by name. */
-  private async refuseFromPages(what: string): Promise<void> {
-    const state = await this.pagesState();
-    if (state) throw fromPagesError(what, state);
   }
 
   /**
@@ -316,21 +317,25 @@ export class QueryService {
 
   /**
    * The concept-graph view of a question: the `ppr` walk's bounded neighbourhood over the same library and question
-   * vector as `ask` (src/services/questions/graphView.ts).
+   * vector as `ask` (src/services/questions/graphView.ts); over a library answered from its pages, its own walk
+   * (the same view, read by blocks).
    */
   async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
-    this.refuseByRanges('the concept graph of a question');
-    await this.refuseFromPages('the concept graph of a question');
+    const paged = await this.pagedLibrary();
+    if (paged) return pagedQuestionGraph(paged.library, question, caps);
     const loaded = await this.session.library();
     const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
     const vector = wantsVector ? await this.embedder.vector(loaded, question) : undefined;
     return questionGraph(loaded, question, vector, caps);
   }
 
-  /** The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts). */
+  /**
+   * The library's top concepts by PageRank, or the concept a search finds and its neighbours (graphView.ts); over a
+   * library answered from its pages, the top concepts by weighted degree (`measure` says which).
+   */
   async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
-    this.refuseByRanges('the concept graph');
-    await this.refuseFromPages('the concept graph');
+    const paged = await this.pagedLibrary();
+    if (paged) return pagedLibraryGraph(paged.library, options);
     return libraryGraph(await this.session.library(), options);
   }
 
@@ -380,24 +385,68 @@ export class QueryService {
    * returned.
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
-    await this.refuseFromPages('an evaluation');
-    const library = await this.session.library();
-    const wantsVector = library.layers.semantic && library.embedderId !== null;
+    const llm = async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation');
+    // A library answered from its pages is evaluated over them (the modes they answer), never loaded.
+    const paged = await this.pagedLibrary();
     this.evalStop?.abort();
     const stop = new AbortController();
     this.evalStop = stop;
     try {
+      if (paged) {
+        return await evaluateSet(request, {
+          paged: paged.library,
+          ...(paged.stored && this.deps.documentNames ? { documentNames: this.deps.documentNames } : {}),
+          llm,
+          signal: stop.signal,
+          onProgress,
+        });
+      }
+      const library = await this.session.library();
+      const wantsVector = library.layers.semantic && library.embedderId !== null;
       return await evaluateSet(request, {
         library,
         vector: wantsVector ? (text) => this.embedder.vector(library, text) : undefined,
         kg: () => this.session.kg(),
-        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation'),
+        llm,
         signal: stop.signal,
         onProgress,
       });
     } finally {
       if (this.evalStop === stop) this.evalStop = null;
     }
+  }
+
+  /**
+   * The library questions are answered from by ranges, if they are: a bundle read by ranges, or the library's stored
+   * pages (`stored`). A large library still waiting for its first pages is refused (it is not loaded meanwhile).
+   */
+  private async pagedLibrary(): Promise<{ library: PagedLibrary; stored: boolean } | undefined> {
+    const bundle = this.byRanges ? await this.byRanges : undefined;
+    if (bundle) return { library: bundle.library, stored: false };
+    const local = await this.pagesState();
+    if (local && 'awaiting' in local) throw awaitingPagesError(local);
+    return local ? { library: local.library, stored: true } : undefined;
+  }
+
+  /**
+   * The modes the Evaluate view offers for this library: every mode for a library in memory; the default and bm25
+   * for one answered from its pages, with the reason the view shows in one line.
+   */
+  async evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
+    let paged: Awaited<ReturnType<QueryService['pagedLibrary']>>;
+    try {
+      paged = await this.pagedLibrary();
+    } catch (error) {
+      // A large library whose first pages are not written yet: those modes, once they are.
+      return { modes: [...PAGED_MODES], reason: error instanceof Error ? error.message : String(error) };
+    }
+    if (!paged) return { modes: [...ASK_MODES] };
+    return {
+      modes: [...PAGED_MODES],
+      reason: paged.stored
+        ? 'This library is answered from its pages to stay within the tab’s memory: they answer the default mode and bm25.'
+        : 'This bundle is read by ranges: it answers the default mode and bm25, and names its documents by id only, so recall@k is not scored.',
+    };
   }
 
   /** Stops the evaluation at its next question (or LLM call). */

@@ -17,6 +17,9 @@ class EvalState {
   /** Run only the first N questions (0: all). */
   limit = $state(0);
   modes = $state<string[]>(['ppr', 'bm25']);
+  /** The modes this library is evaluated in (a library answered from its pages: the default and bm25), and why. */
+  available = $state<readonly string[]>(EVAL_MODES);
+  availableReason = $state<string | null>(null);
   budgets = $state('1000,3000,12000');
   withAnswers = $state(false);
   judge = $state(true);
@@ -49,6 +52,14 @@ class EvalState {
     return out.filter((b, i) => out.indexOf(b) === i).sort((a, b) => a - b);
   }
 
+  /** Asks the query worker which modes this library answers (the view offers only those). */
+  async loadModes(libraryVersion: number): Promise<void> {
+    const worker = await currentQueryWorker(libraryVersion);
+    const { modes, reason } = await worker.evaluationModes();
+    this.available = EVAL_MODES.filter((m) => modes.includes(m));
+    this.availableReason = reason ?? null;
+  }
+
   async run(libraryVersion: number): Promise<void> {
     const budgets = this.parsedBudgets();
     if (!this.set || this.running) return;
@@ -56,7 +67,8 @@ class EvalState {
       this.error = budgets;
       return;
     }
-    if (this.modes.length === 0) {
+    const modes = this.available.filter((m) => this.modes.includes(m));
+    if (modes.length === 0) {
       this.error = 'Choose at least one mode.';
       return;
     }
@@ -64,13 +76,13 @@ class EvalState {
     this.running = true;
     this.result = null;
     const items = this.limit > 0 ? this.set.items.slice(0, this.limit) : this.set.items;
-    this.progress = { done: 0, total: items.length * this.modes.length, mode: this.modes[0], question: 0 };
+    this.progress = { done: 0, total: items.length * modes.length, mode: modes[0], question: 0 };
     try {
       const worker = await currentQueryWorker(libraryVersion);
       this.result = await worker.evaluate(
         {
           set: { name: this.set.name, items: $state.snapshot(items) },
-          modes: EVAL_MODES.filter((m) => this.modes.includes(m)),
+          modes,
           budgets,
           ...(this.withAnswers ? { answers: { budget: this.answerBudget, judge: this.judge } } : {}),
         },

@@ -153,7 +153,8 @@ function hopsFromSeeds(data: QuestionGraph): Map<number, number> {
 /** The library map: top concepts (or a concept and its neighbours), force-laid out. */
 export function libraryLayout(data: LibraryGraph): Graph<NodeAttributes, EdgeAttributes> {
   const graph = new Graph<NodeAttributes, EdgeAttributes>({ type: 'undirected', multi: false });
-  // Sizes spread over the drawn concepts' own range of PageRank (the top 120 of a large library are close).
+  // Sizes spread over the drawn concepts' own range of PageRank, or of weighted degree over pages (the top 120 of
+  // a large library are close).
   const ranks = data.nodes.map((n) => n.rank);
   const low = Math.min(...ranks);
   const span = Math.max(1e-12, Math.max(...ranks) - low);

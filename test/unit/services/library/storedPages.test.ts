@@ -24,6 +24,7 @@ import {
 } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { pagesDue, PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/ingest/pagesWrite.ts';
 import { openStoredPages, type StoredPages } from '../../../../src/services/library/storedPages.ts';
+import { documentNames } from '../../../../src/services/library/documentNames.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
@@ -174,6 +175,7 @@ describe('the library pages in the store', () => {
         throw new Error('no LLM in this test');
       },
       storedPages: () => openStoredPages(repo.db),
+      documentNames: (ids) => documentNames(repo.db, ids),
     });
     await service.warmUp();
     const asked = await service.ask({ question: QUESTIONS[0], mode: 'ppr', budget: 1500 });
@@ -186,7 +188,46 @@ describe('the library pages in the store', () => {
     await expect(service.ask({ question: QUESTIONS[0], mode: 'dense', budget: 1500 })).rejects.toThrow(
       /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages/,
     );
-    await expect(service.topConcepts()).rejects.toThrow(/the concept graph needs the library in memory/);
+    // The Graph view draws from the pages too: the question's walk, and the top concepts by weighted degree.
+    const walk = await service.graphForQuestion(QUESTIONS[0]);
+    expect(walk.seeds.length).toBeGreaterThan(0);
+    expect(walk.reads!.rounds).toBeGreaterThanOrEqual(1);
+    const top = await service.topConcepts();
+    expect(top.measure).toBe('degree');
+    expect(top.nodes.length).toBeGreaterThan(0);
+    const searched = await service.topConcepts({ search: top.nodes[0].term });
+    expect(searched.focus).toBe(top.nodes[0].id);
+    // Evaluate runs over the pages in the modes they answer, naming the ranked documents as a QA set does (the
+    // file names without their extension, read from IndexedDB), without loading the library.
+    expect(await service.evaluationModes()).toMatchObject({ modes: ['ppr', 'bm25'] });
+    const stems = new Set(files.map((f) => basename(f).replace(/\.[^.]+$/, '')));
+    const evaluated = await service.evaluate({
+      set: {
+        name: 'docs',
+        items: QUESTIONS.map((question, i) => ({
+          id: String(i),
+          question,
+          answers: ['bundle'],
+          supporting: ['ranges'],
+          line: i + 1,
+        })),
+      },
+      modes: ['ppr', 'bm25'],
+      budgets: [1000],
+    });
+    expect(evaluated).toMatchObject({
+      questions: QUESTIONS.length,
+      cancelled: false,
+      modes: ['ppr', 'bm25'],
+    });
+    expect(evaluated.recallNote).toBeUndefined();
+    const ranked = evaluated.items.flatMap((q) => q.modes.ppr.ranked.map((r) => r.externalId));
+    expect(ranked.length).toBeGreaterThan(0);
+    expect(ranked.filter((id) => !stems.has(id))).toEqual([]);
+    const one = { id: '0', question: QUESTIONS[0], answers: ['bundle'], supporting: [], line: 1 };
+    await expect(
+      service.evaluate({ set: { name: 'one', items: [one] }, modes: ['dense'], budgets: [1000] }),
+    ).rejects.toThrow(/mode dense needs the library in memory/);
     expect(corpusLoads, 'the corpus was read').toBe(0);
     expect(await service.answeredFromPages()).toMatchObject({ documents, chunks: stored!.chunks });
   }, 300_000);

@@ -1,0 +1,60 @@
+// One corpus opened twice, as the query worker holds a library: in memory (an engine over the corpus the app's parser
+// makes) and answered from its pages (written by the code that writes a bundle's or the store's pages, read by
+// blocks). The tests of what a paged library answers compare the two.
+import { prepareCorpus } from '../../src/cli/benchData.ts';
+import { PagedLibrary } from '../../src/core/paged/library.ts';
+import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
+import { writePagedIndex } from '../../src/core/paged/write.ts';
+import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
+import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { openLibrary, type QuestionLibrary } from '../../src/services/library/questionLibrary.ts';
+import { documentExternalId } from '../../src/services/questions/evaluate.ts';
+
+export interface BothLibraries {
+  engine: RetrievalEngine;
+  library: QuestionLibrary;
+  paged: PagedLibrary;
+  /** What IndexedDB answers for a stored library (src/services/library/documentNames.ts). */
+  documentNames: (ids: readonly string[]) => Promise<Map<string, string>>;
+}
+
+/** The corpus at `path` (a folder or a .jsonl), its first `limit` chunks when given. */
+export async function bothLibraries(path: string, limit?: number): Promise<BothLibraries> {
+  const corpus = await prepareCorpus(path, 1200);
+  const keep = limit ? new Set(corpus.retrievalChunks.slice(0, limit).map((c) => c.id)) : undefined;
+  const chunks = keep ? corpus.chunks.filter((c) => keep.has(c.id)) : corpus.chunks;
+  const retrievalChunks = keep
+    ? corpus.retrievalChunks.filter((c) => keep.has(c.id))
+    : corpus.retrievalChunks;
+  const sentences = keep ? corpus.sentences.filter((s) => keep.has(s.chunkId)) : corpus.sentences;
+  const analyzer = createTermAnalyzer();
+  const engine = RetrievalEngine.build({ chunks: retrievalChunks, sentences }, analyzer);
+  const docs = corpus.documents.map((d) => d.doc);
+  const library = openLibrary(
+    {
+      meta: undefined,
+      documents: docs,
+      sections: corpus.documents.flatMap((d) => d.sections),
+      chunks,
+      sentences,
+      vectors: new Map(),
+      graph: undefined,
+    },
+    () => engine,
+  );
+  const byId = new Map(docs.map((d) => [d.id, d]));
+  const written = await writePagedIndex(engine.lexicalParts(), (docId) => {
+    const d = byId.get(docId)!;
+    return { title: d.title, ...(d.pageStarts ? { pageStarts: d.pageStarts } : {}) };
+  });
+  const paged = await PagedLibrary.open(
+    new MemoryRangeSource(written.data, 'pages'),
+    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+    analyzer,
+  );
+  const documentNames = (ids: readonly string[]) =>
+    Promise.resolve(
+      new Map(ids.flatMap((id) => (byId.has(id) ? [[id, documentExternalId(byId.get(id)!)] as const] : []))),
+    );
+  return { engine, library, paged, documentNames };
+}
