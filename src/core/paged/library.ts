@@ -845,12 +845,12 @@ export class PagedLibrary {
   /** Runs `run` over what is loaded until a run reads nothing missing (as search does), counting what it read. */
   private async readUntilComplete<T>(run: () => T, signal?: AbortSignal): Promise<PagedRead<T>> {
     this.store.trim();
-    const before = this.source.bytesRead;
+    const before = this.store.bytesRead;
     let waitMs = 0;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       signal?.throwIfAborted();
       const value = run();
-      if (!this.store.missing) return { value, bytes: this.source.bytesRead - before, rounds: round, waitMs };
+      if (!this.store.missing) return { value, bytes: this.store.bytesRead - before, rounds: round, waitMs };
       const waited = performance.now();
       await this.store.load();
       waitMs += performance.now() - waited;
