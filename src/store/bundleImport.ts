@@ -256,6 +256,13 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
       concepts: graphStale ? 0 : counts.concepts,
       edges: graphStale ? 0 : counts.edges,
     };
+    // The sentence tally (IndexMeta), from the library's own when it has one: what this import added, on top.
+    const tally = mode === 'new' ? { documents: 0, sentences: 0 } : meta?.sentenceTally;
+    if (tally)
+      nextMeta.sentenceTally = {
+        documents: tally.documents + documents.length,
+        sentences: tally.sentences + sentences.length,
+      };
     if (merge.fresh.size > 0 || !meta) await db.meta.put(nextMeta);
     return {
       mode,

@@ -53,7 +53,10 @@ export class DocumentsRepo {
       'rw',
       [db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.meta],
       async (): Promise<PutResult[]> => {
-        const meta = (await db.meta.get('index')) ?? emptyMeta(params);
+        const stored = await db.meta.get('index');
+        const meta = stored ?? emptyMeta(params);
+        // A new library starts its sentence tally at nothing; one without a tally keeps none (IndexMeta).
+        const tally = stored ? stored.sentenceTally : { documents: 0, sentences: 0 };
         if (embedderId !== null && withVectors.length > 0) {
           checkEmbedder(meta, embedderId, dimension, withVectors[0].prepared.doc.sourceName);
         }
@@ -98,8 +101,13 @@ export class DocumentsRepo {
           );
         }
         const rows = embedded.reduce((n, i) => n + i.prepared.sentences.length, 0);
+        const sentences = fresh.reduce((n, i) => n + i.prepared.sentences.length, 0);
         await db.meta.put({
           ...meta,
+          sentenceTally: tally && {
+            documents: tally.documents + fresh.length,
+            sentences: tally.sentences + sentences,
+          },
           embedderId: embedded.length > 0 ? embedderId : meta.embedderId,
           dimension: dimension || meta.dimension,
           schemaVersion: SCHEMA_VERSION,
@@ -166,6 +174,7 @@ export class DocumentsRepo {
         const chunkIds = (await db.chunks.where('docId').equals(docId).primaryKeys()) as string[];
         const vector = await db.vectors.get(docId);
 
+        const sentences = await db.sentences.where('docId').equals(docId).count();
         await db.documents.delete(docId);
         await db.sections.where('docId').equals(docId).delete();
         await db.chunks.where('docId').equals(docId).delete();
@@ -187,6 +196,10 @@ export class DocumentsRepo {
               ...meta,
               layers: { lexical: true, semantic: await allEmbedded(db) },
               vectorRows: Math.max(0, (meta.vectorRows ?? 0) - (vector?.count ?? 0)),
+              sentenceTally: meta.sentenceTally && {
+                documents: meta.sentenceTally.documents - 1,
+                sentences: meta.sentenceTally.sentences - sentences,
+              },
             });
         }
         return true;

@@ -60,11 +60,12 @@ export class LibraryRepo {
       ],
       async () => {
         const meta = await db.meta.get('index');
+        const documents = await db.documents.count();
         return {
-          documents: await db.documents.count(),
+          documents,
           sections: await db.sections.count(),
           chunks: await db.chunks.count(),
-          sentences: await db.sentences.count(),
+          sentences: await sentenceCount(db, meta, documents),
           vectors: meta?.vectorRows ?? 0,
           embeddedDocuments: await db.vectors.count(),
           concepts: meta?.concepts ?? 0,
@@ -88,12 +89,31 @@ export class LibraryRepo {
     embeddedSentences: number;
   }> {
     const db = this.db;
-    return db.transaction('r', [db.documents, db.sentences, db.vectors, db.meta], async () => ({
-      documents: await db.documents.count(),
-      sentences: await db.sentences.count(),
-      embeddedDocuments: await db.vectors.count(),
-      embeddedSentences: (await db.meta.get('index'))?.vectorRows ?? 0,
-    }));
+    return db.transaction('r', [db.documents, db.sentences, db.vectors, db.meta], async () => {
+      const meta = await db.meta.get('index');
+      const documents = await db.documents.count();
+      return {
+        documents,
+        sentences: await sentenceCount(db, meta, documents),
+        embeddedDocuments: await db.vectors.count(),
+        embeddedSentences: meta?.vectorRows ?? 0,
+      };
+    });
+  }
+
+  /**
+   * Counts the sentences once into the index record's tally where it has none (or one that no longer matches the
+   * documents): a library from before the tally, or an import. Later writes keep it (documentsRepo.ts).
+   */
+  async tallySentences(): Promise<void> {
+    const db = this.db;
+    await db.transaction('rw', [db.documents, db.sentences, db.meta], async () => {
+      const meta = await db.meta.get('index');
+      if (!meta) return;
+      const documents = await db.documents.count();
+      if (meta.sentenceTally?.documents === documents) return;
+      await db.meta.put({ ...meta, sentenceTally: { documents, sentences: await db.sentences.count() } });
+    });
   }
 
   /**
@@ -182,4 +202,10 @@ export class LibraryRepo {
       for (const t of tables) await t.clear();
     });
   }
+}
+
+/** The sentences stored: the index record's tally while it matches the documents, else counted (IndexMeta). */
+async function sentenceCount(db: ConceptDb, meta: IndexMeta | undefined, documents: number): Promise<number> {
+  const tally = meta?.sentenceTally;
+  return tally && tally.documents === documents ? tally.sentences : db.sentences.count();
 }

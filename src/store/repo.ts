@@ -192,6 +192,9 @@ export class Repo {
   counts() {
     return this.library.counts();
   }
+  tallySentences() {
+    return this.library.tallySentences();
+  }
   layerCounts() {
     return this.library.layerCounts();
   }

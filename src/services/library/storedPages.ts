@@ -5,16 +5,19 @@
 // refreshes them every few minutes) are opened too, as lagging: they hold a part of the library (a removal takes
 // the pages with it, so older pages only ever miss documents added since), and loading the library into memory
 // instead is what a large library must not do (2.4 GB of heap at 100 MiB, docs/results/tab-pages.md).
-import { MemoryRangeSource, PagedLibrary, type RangeSource } from '../../core/paged/index.ts';
+import { MemoryRangeSource, PagedLibrary, type PagesLocation } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
+import type { PagesRecord } from '../../store/records.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import { pagesLibrary } from './pagesThreshold.ts';
 import { BlobRangeSource } from './rangeSources.ts';
 
 /**
- * Pages up to this size are read whole into the query worker when they are opened, and questions read them from
- * memory in one run each (no rounds of reads); larger ones by slices of the Blob. In Chromium a 120 MB Blob from IndexedDB reads whole in 0.11–0.16 s,
+ * Pages up to this size are read whole into the query worker once they are opened (questions meanwhile read slices),
+ * and questions then read them from memory in one run each (no rounds of reads); larger ones stay read by slices.
+ * Read whole first, the 120 MB of a 100 MiB library took 3.5 s after a browser restart before the first question
+ * could start (docs/results/ranges.md, "Reopening"). In Chromium a 120 MB Blob from IndexedDB reads whole in 0.11–0.16 s,
  * while a slice costs about 0.5 ms (at most ~2,000 a second, all through the browser's blob storage) and a question
  * at 100 MiB reads hundreds of them in 4–5 rounds (docs/results/ranges.md, "Reads in the browser").
  */
@@ -22,6 +25,7 @@ const HELD_PAGES_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The pages a question reads, with what they index. */
 export interface StoredPages {
+  /** By slices of the Blob at first; pages up to HELD_PAGES_MAX_BYTES are swapped for the same pages held whole. */
   library: PagedLibrary;
   stamp: string;
   /** When they were written (with the stamp, names one write: an open is reused while they are the stored ones). */
@@ -32,6 +36,8 @@ export interface StoredPages {
   bytes: number;
   /** They index the library as it was before its latest documents (a drop goes on): false when current. */
   lagging: boolean;
+  /** Starts reading the pages whole, to be held (once; a no-op for pages too large to hold). */
+  hold?: () => void;
 }
 
 /** A large library whose pages are not written yet: it is not loaded into memory meanwhile. */
@@ -51,31 +57,28 @@ export async function openStoredPages(
   reuse?: StoredPages,
 ): Promise<StoredPages | PagesAwaited | undefined> {
   const pages = new PagesRepo(db);
+  const analyzer = createTermAnalyzer();
   const [record, meta] = await Promise.all([pages.get(), db.meta.get('index')]);
   if (meta?.layers.semantic) return undefined;
   if (!record) {
     const large = await pagesLibrary(db);
     return large.pages ? { awaiting: true, chunks: large.chunks } : undefined;
   }
-  const now = await pages.libraryStamp();
+  // The stamp (every document's id) is read while the pages open: neither waits for the other.
+  const stamp = pages.libraryStamp();
+  const fresh =
+    reuse && reuse.stamp === record.stamp && reuse.builtAt === record.builtAt ? undefined : record;
+  const opening = fresh
+    ? PagedLibrary.open(new BlobRangeSource(fresh.data, NAME), location(fresh), analyzer)
+    : null;
+  opening?.catch(() => undefined);
+  const now = await stamp;
   const lagging = now.stamp !== record.stamp;
   // Lagging pages of a library no longer large (the threshold setting raised): the library is loaded instead.
   if (lagging && !(await pagesLibrary(db)).pages) return undefined;
-  if (reuse && reuse.stamp === record.stamp && reuse.builtAt === record.builtAt) return { ...reuse, lagging };
-  const name = "the library's pages";
-  const held =
-    record.data.size <= HELD_PAGES_MAX_BYTES ? new Uint8Array(await record.data.arrayBuffer()) : undefined;
-  const source: RangeSource = held
-    ? new MemoryRangeSource(held, name)
-    : new BlobRangeSource(record.data, name);
-  // Held, they are read without rounds or hash checks: this app wrote them into the library's own IndexedDB.
-  const library = await PagedLibrary.open(
-    source,
-    { base: 0, length: record.data.size, directory: record.directory, hashes: record.hashes, held },
-    createTermAnalyzer(),
-  );
-  return {
-    library,
+  if (!opening) return Object.assign(reuse!, { lagging });
+  const opened: StoredPages = {
+    library: await opening,
     stamp: record.stamp,
     builtAt: record.builtAt,
     documents: record.documents,
@@ -83,4 +86,35 @@ export async function openStoredPages(
     bytes: record.data.size,
     lagging,
   };
+  // Questions go by slices of the Blob until the pages are held whole, then in one run each from memory. The whole
+  // read waits for the first question to be answered: read beside it, it held the question's slices back.
+  if (record.data.size <= HELD_PAGES_MAX_BYTES) {
+    let holding = false;
+    opened.hold = () => {
+      if (holding) return;
+      holding = true;
+      void record.data
+        .arrayBuffer()
+        .then((buffer) => {
+          const held = new Uint8Array(buffer);
+          return PagedLibrary.open(
+            new MemoryRangeSource(held, NAME),
+            { ...location(record), held },
+            analyzer,
+          );
+        })
+        .then(
+          (library) => (opened.library = library),
+          () => undefined, // a failed read leaves the pages read by slices, which answer the same
+        );
+    };
+  }
+  return opened;
+}
+
+const NAME = "the library's pages";
+
+/** Where a stored record's pages are: the whole Blob, with the directory and block hashes stored beside it. */
+function location(record: PagesRecord): PagesLocation {
+  return { base: 0, length: record.data.size, directory: record.directory, hashes: record.hashes };
 }

@@ -259,6 +259,7 @@ export class QueryService {
       const result = await askPaged(local.library, request, undefined, (early) =>
         onEarly?.({ ...early, from: 'pages' }),
       );
+      local.hold?.();
       return { ...result, from: 'pages', milliseconds: performance.now() - started };
     }
     const started = performance.now();

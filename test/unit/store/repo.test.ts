@@ -313,3 +313,37 @@ describe('Repo corpus, graph and queue', () => {
     expect(await repo.getSetting('embedder')).toEqual({ kind: 'use' });
   });
 });
+
+describe('the sentence tally', () => {
+  it('is kept by every write and removal, so counting never walks the sentences; an old library gets it once', async () => {
+    const { db, repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await repo.putPreparedDocuments(
+      [
+        { prepared: prepared('d2'), vectors: vectors() },
+        { prepared: prepared('d1'), vectors: vectors() }, // a duplicate adds nothing
+      ],
+      'e',
+    );
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 6 });
+    await repo.removeDocument('d1');
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3 });
+    // The counts use it: a sentence written behind the repository's back is not counted while the tally matches.
+    const stray = { ...prepared('d2').sentences[0], id: 'stray', docId: 'd2' };
+    await db.sentences.add(stray);
+    expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 3 });
+    expect(await repo.layerCounts()).toMatchObject({ documents: 1, sentences: 3 });
+    // A library from before the tally counts its sentences, until the ingest worker tallies them once.
+    const meta = (await repo.getMeta())!;
+    delete meta.sentenceTally;
+    await db.meta.put(meta);
+    expect(await repo.counts()).toMatchObject({ sentences: 4 });
+    await repo.putPreparedDocument(prepared('d3'), vectors(), 'e');
+    expect((await repo.getMeta())?.sentenceTally).toBeUndefined();
+    await repo.tallySentences();
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 7 });
+    // A tally that no longer matches the documents is not trusted.
+    await db.documents.delete('d3');
+    expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 7 });
+  });
+});

@@ -152,6 +152,25 @@ describe('the library pages in the store', () => {
         expect(fromStore.evidence, `${mode}: ${question}`).toEqual(fromCli.evidence);
       }
     }
+    // Opened, they are read by slices of the Blob, in rounds; held once asked to, they answer the same in one run.
+    const fresh = {
+      question: 'Which parts of a bundle are stored as is, and why?',
+      mode: 'ppr',
+      budget: 1500,
+    } as const;
+    const bySlices = (await openedPages(repo.db))!;
+    expect((await askPaged(bySlices.library, fresh)).reads.rounds).toBeGreaterThan(1);
+    const before = bySlices.library;
+    bySlices.hold!();
+    await expect.poll(() => bySlices.library !== before).toBe(true);
+    const held = await askPaged(bySlices.library, {
+      ...fresh,
+      question: `${fresh.question} Which are gzip'd?`,
+    });
+    expect(held.reads.rounds).toBe(1);
+    expect(held.evidence).toEqual(
+      (await askPaged(cli!.library, { ...fresh, question: `${fresh.question} Which are gzip'd?` })).evidence,
+    );
 
     // The query service answers from the pages without ever reading the corpus, and says so; a mode that needs
     // the library in memory is refused with the reason.
