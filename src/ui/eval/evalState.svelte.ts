@@ -9,7 +9,7 @@ import { ASK_MODES } from '../../services/questions/modeRegistry.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
 
 /** Every mode the query worker answers, in the order the view lists them (the Ask view's). */
-export const EVAL_MODES: readonly string[] = ASK_MODES;
+const EVAL_MODES: readonly string[] = ASK_MODES;
 
 class EvalState {
   set = $state<QaSet | null>(null);

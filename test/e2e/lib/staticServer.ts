@@ -98,7 +98,7 @@ const MAX_RANGES = 1000;
  * The ranges of a `bytes=a-b, c-d, …` header (each `a-b`, `a-` or `-n`) of a file of `size` bytes, in the order
  * asked; null when the header is not one, and [] when no range of it is satisfiable.
  */
-export function parseRanges(header: string | undefined, size: number): Array<[number, number]> | null {
+function parseRanges(header: string | undefined, size: number): Array<[number, number]> | null {
   const m = header ? /^bytes=(.+)$/.exec(header.trim()) : null;
   if (!m) return null;
   const out: Array<[number, number]> = [];
