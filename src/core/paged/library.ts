@@ -10,6 +10,7 @@ import type { RetrievalChunkInput, RetrievalSentenceInput } from '../retrieval/i
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
+import { starEdges } from '../retrieval/index.ts';
 import { addFieldTermScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
@@ -823,13 +824,7 @@ export class PagedLibrary {
       const weights = Float64Array.from(row.weights);
       const picked = topK(weights, limit - 1);
       const neighbours = picked.map((i) => row.targets[i]);
-      const star = picked
-        .map((i, j) => ({
-          source: Math.min(focus, neighbours[j]),
-          target: Math.max(focus, neighbours[j]),
-          weight: weights[i],
-        }))
-        .slice(0, edgeCap);
+      const star = starEdges(focus, neighbours, picked, weights, edgeCap);
       const rest = this.edgesAmongLists(neighbours, Math.max(0, edgeCap - star.length));
       return {
         focus,

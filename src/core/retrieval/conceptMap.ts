@@ -65,13 +65,7 @@ export function conceptMap(graph: ConceptGraphIndex, options: ConceptMapOptions 
   const neighbours = picked.map((i) => g.targets[g.offsets[focus] + i]);
   const ids = [focus, ...neighbours];
   // The focus's own edges always (they are why its neighbours are drawn), then the heaviest among the neighbours.
-  const star = picked
-    .map((i, j) => ({
-      source: Math.min(focus, neighbours[j]),
-      target: Math.max(focus, neighbours[j]),
-      weight: weights[i],
-    }))
-    .slice(0, edgeCap);
+  const star = starEdges(focus, neighbours, picked, weights, edgeCap);
   const rest = edgesAmong(graph, neighbours, Math.max(0, edgeCap - star.length));
   return {
     focus,
@@ -141,4 +135,21 @@ export function edgesAmongRows(
   }
   out.sort((a, b) => b.weight - a.weight || a.source - b.source || a.target - b.target);
   return out.slice(0, limit);
+}
+
+/** The focus's edges to its picked neighbours (row positions `picked`), at most `cap`, lower id first. */
+export function starEdges(
+  focus: number,
+  neighbours: readonly number[],
+  picked: readonly number[],
+  weights: ArrayLike<number>,
+  cap: number,
+): Array<{ source: number; target: number; weight: number }> {
+  return picked
+    .map((i, j) => ({
+      source: Math.min(focus, neighbours[j]),
+      target: Math.max(focus, neighbours[j]),
+      weight: weights[i],
+    }))
+    .slice(0, cap);
 }

@@ -1,7 +1,7 @@
 // The public API of src/core/retrieval: what the services, the store, the CLI, the UI and other core folders use.
 // Modules not listed here are this folder's own; tests may still reach them directly.
 export { cutToBudget } from './budget.ts';
-export { conceptMap } from './conceptMap.ts';
+export { conceptMap, starEdges } from './conceptMap.ts';
 export type { ConceptMapOptions } from './conceptMap.ts';
 export { layoutCorpus } from './corpusLayout.ts';
 export type { RetrievalChunkInput } from './corpusLayout.ts';

@@ -119,17 +119,19 @@ describe('a library read by ranges', () => {
       4096,
     );
     const source = new MemoryRangeSource(written.data, 'held pages');
-    const held = await PagedLibrary.open(
-      source,
-      {
-        base: 0,
-        length: written.data.length,
-        directory: written.directory,
-        hashes: written.hashes,
-        held: written.data,
-      },
-      analyzer,
-    );
+    const openHeld = () =>
+      PagedLibrary.open(
+        source,
+        {
+          base: 0,
+          length: written.data.length,
+          directory: written.directory,
+          hashes: written.hashes,
+          held: written.data,
+        },
+        analyzer,
+      );
+    const held = await openHeld();
     for (const q of DOC_QUESTIONS) {
       for (const [mode, budget] of [
         ['ppr', 1000],
@@ -143,17 +145,7 @@ describe('a library read by ranges', () => {
     }
     // Held pages are read in place: the source is never asked, and what a question touched is still counted.
     expect(source.bytesRead).toBe(0);
-    const fresh = await PagedLibrary.open(
-      source,
-      {
-        base: 0,
-        length: written.data.length,
-        directory: written.directory,
-        hashes: written.hashes,
-        held: written.data,
-      },
-      analyzer,
-    );
+    const fresh = await openHeld();
     const first = await fresh.search(DOC_QUESTIONS[1], 'ppr', 1000);
     expect(first.bytes).toBeGreaterThan(0);
     expect(first.bytes).toBeLessThan(written.data.length);
