@@ -80,8 +80,9 @@ test('ask: samples loaded with one click, evidence highlighted, sentence link op
   await page.click('a[href="#ask"]');
   await page.fill('[data-testid="question"]', 'Why did the fox say the grapes were sour?');
   await page.click('[data-testid="ask"]');
+  // The settled cards only: early cards (by words, while the question is refined) carry paths too.
   await page.waitForFunction(() =>
-    [...document.querySelectorAll('[data-testid="evidence-path"]')].some((p) =>
+    [...document.querySelectorAll('[data-testid="evidence"] [data-testid="evidence-path"]')].some((p) =>
       p.textContent?.includes('The Fox and the Grapes'),
     ),
   );
@@ -106,7 +107,7 @@ test('ask: samples loaded with one click, evidence highlighted, sentence link op
     'How tall was the Lighthouse of Alexandria on the island of Pharos?',
   );
   await page.click('[data-testid="ask"]');
-  await page.waitForSelector('[data-testid="excerpt"]');
+  await page.waitForSelector('[data-testid="results"][data-stage="result"] [data-testid="excerpt"]');
   const summary = (await page.textContent('[data-testid="results"] .summary')) ?? '';
   const used = Number(/(\d+) of 100 tokens/.exec(summary)?.[1] ?? NaN);
   log(`budget 100: ${summary.replace(/\s+/g, ' ').trim()}`);
