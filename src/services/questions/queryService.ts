@@ -102,17 +102,23 @@ export class QueryService {
   /**
    * The library's stored pages if it is answered from them (a large library: src/services/library/pagesThreshold.ts),
    * opened once per library version (and not again while the same pages are stored); `awaiting` when it is large
-   * and has none yet; undefined when it is loaded into memory, or when a bundle replaced the library. Remembered
-   * until the library changes (invalidate: the page does so after every store write, the pages' included), except
-   * `awaiting`, looked at again by the next question (its first pages may be stored meanwhile).
+   * and has none yet; undefined when it is loaded into memory, or when a bundle replaced the library. Pages are
+   * remembered until the library changes (invalidate: the page does so after every store write, the pages'
+   * included); `awaiting` and undefined are looked at again by the next question.
    */
   private pagesState(): Promise<StoredPages | PagesAwaited | undefined> {
     if (!this.deps.storedPages || this.byRanges || this.session.readOnlyBundle)
       return Promise.resolve(undefined);
-    const current = (this.local ??= this.deps.storedPages(this.lastPages));
+    const open = () => this.deps.storedPages!(this.lastPages);
+    // One more try before a failed open falls back to memory: the record read may have been replaced by newer pages
+    // (a drop refreshes them) between reading it and reading its Blob.
+    const current = (this.local ??= open().catch(open));
     return current.then(
       (state) => {
-        if (state && 'awaiting' in state && this.local === current) this.local = null;
+        // Only pages are remembered: "not from pages" (a small library) and `awaiting` are looked at again by the
+        // next question, so that a library that grew is never answered from memory on a stale answer (a few ms of
+        // IndexedDB reads a question).
+        if ((!state || 'awaiting' in state) && this.local === current) this.local = null;
         // A library answered from its pages (or about to be) is not held in memory: the one loaded before it grew
         // past the threshold is let go.
         if (state) this.session.release();
