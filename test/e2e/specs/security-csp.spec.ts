@@ -96,6 +96,12 @@ test('csp: page policy in meta and header (frame-ancestors none), no request to 
     await page.fill('[data-testid="question"]', 'When did the Erie Canal open?');
     await page.click('[data-testid="ask"]');
     await page.waitForSelector('[data-testid="evidence"]');
+    // The layers line is read from the store after the run ends, which on a busy machine can come after the
+    // answer (CI at load ~5 read "semantic —" there): wait on the store's state, not on the moment. A model that
+    // cannot run under the policy never writes the semantic layer, and the test times out on this line.
+    await page.waitForFunction(() =>
+      /semantic ready/.test(document.querySelector('[data-testid="layers"]')?.textContent ?? ''),
+    );
     const semantic = await page.textContent('[data-testid="layers"]');
     expect(semantic ?? '', `no semantic layer under the CSP: ${semantic}`).toMatch(/semantic ready/);
   } finally {
