@@ -29,7 +29,7 @@ import { readBundleFile } from './bundleIo.ts';
 import { FileRangeSource } from './fileRangeSource.ts';
 import { openPagedBundle } from '../core/paged/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
-import { askPaged } from '../services/questions/askPaged.ts';
+import { askPaged, pagedAnswers } from '../services/questions/askPaged.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
 import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
@@ -48,7 +48,7 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
                     (a bundle names its embedder, but it never chooses a model URL or endpoint for you)
   --embed-key-file <f> the key of an openai: embedder (else env ${EMBEDDINGS_KEY_ENV})
   --whole           read the whole bundle even when it has pages (a bundle from cli index --pages answers
-                    the default mode and bm25 by reading only the blocks a question needs)
+                    the default mode, bm25, decompose and logical by reading only the blocks a question needs)
   --stats           print the bytes and rounds of reads each question took (a bundle with pages)
   --json            print {"answer"?: string, "context": [{"chunkId","docTitle","path","text","score"}]}
   --llm-base-url <u> an OpenAI-compatible endpoint: the context and question go there for a cited answer
@@ -373,20 +373,14 @@ export async function run(args: string[]): Promise<number> {
     return plan.code;
   }
   const { mode, budget, top, json } = plan;
-  // A bundle with pages answers the default mode and bm25 by ranges: no whole read, whatever its size.
-  if ((mode === 'ppr' || mode === 'bm25') && !plan.llmBaseUrl && !plan.whole) {
+  // A bundle with pages answers the default mode, bm25 and the reasoning modes that need only chunks by ranges: no
+  // whole read, whatever its size.
+  if (pagedAnswers(mode) && !plan.whole) {
     const answered = await askByRanges(plan);
     if (answered !== undefined) return answered;
   }
   const snapshot = await readBundleFile(plan.bundle);
-  const client = plan.llmBaseUrl
-    ? new LlmClient({
-        ...DEFAULT_LLM_SETTINGS,
-        baseUrl: plan.llmBaseUrl,
-        model: plan.llmModel ?? DEFAULT_LLM_SETTINGS.model,
-        apiKey: await readApiKey({ file: plan.llmKeyFile, env: LLM_KEY_ENV }),
-      })
-    : undefined;
+  const client = await llmClientOf(plan);
   // Lexical modes need no question vector: skip loading the model for them. One embedder and one library serve
   // every question of the run (and a reasoning mode's sub-questions).
   const embedder =
@@ -405,9 +399,7 @@ export async function run(args: string[]): Promise<number> {
         library,
         ...(embedder && needsLlm(mode) ? { embed: embedder.embed } : {}),
         // Without --json the run's steps are shown as they happen.
-        onTrace: json
-          ? undefined
-          : (e) => process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`),
+        onTrace: json ? undefined : printTrace,
       });
       await printAnswer(question, asked, { top, json, many, client });
     }
@@ -415,6 +407,25 @@ export async function run(args: string[]): Promise<number> {
     await embedder?.dispose();
   }
   return 0;
+}
+
+/** The parts of a bundle that the reasoning modes search before the chunks (built in the app with an endpoint). */
+const LLM_LAYERS = ['kgEntities', 'atomicQuestions'];
+
+/** The client of --llm-base-url, with the key from --llm-key-file or the environment; undefined without it. */
+async function llmClientOf(plan: AskPlan): Promise<LlmClient | undefined> {
+  if (!plan.llmBaseUrl) return undefined;
+  return new LlmClient({
+    ...DEFAULT_LLM_SETTINGS,
+    baseUrl: plan.llmBaseUrl,
+    model: plan.llmModel ?? DEFAULT_LLM_SETTINGS.model,
+    apiKey: await readApiKey({ file: plan.llmKeyFile, env: LLM_KEY_ENV }),
+  });
+}
+
+/** A reasoning mode's step, shown on stderr as it happens (without --json). */
+function printTrace(e: TraceEvent): void {
+  process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`);
 }
 
 /**
@@ -427,10 +438,21 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
     // A bundle older than version 3, or one without pages, is read whole, as before.
     const opened = await openPagedBundle(source, createTermAnalyzer());
     if (!opened) return undefined;
+    // A reasoning mode over a bundle that also holds a KG or atomic questions is run whole: it searches those first.
+    if (needsLlm(plan.mode) && LLM_LAYERS.some((table) => (opened.manifest.counts[table] ?? 0) > 0))
+      return undefined;
+    const client = await llmClientOf(plan);
     const many = plan.questions.length > 1;
     for (const [i, question] of plan.questions.entries()) {
       if (many && !plan.json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
-      const result = await askPaged(opened.library, { question, mode: plan.mode, budget: plan.budget });
+      const result = await askPaged(
+        opened.library,
+        { question, mode: plan.mode, budget: plan.budget },
+        {
+          ...(client ? { llm: () => Promise.resolve(client) } : {}),
+          onTrace: plan.json ? undefined : printTrace,
+        },
+      );
       if (plan.stats) {
         process.stderr.write(
           `ask: read ${result.reads.bytes} bytes in ${result.reads.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
@@ -447,8 +469,11 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
           text: e.text,
           score: e.score,
         })),
+        ...(result.trace ? { trace: result.trace } : {}),
+        ...(result.facts ? { facts: result.facts } : {}),
+        ...(result.usage ? { usage: result.usage } : {}),
       };
-      await printAnswer(question, { evidence: result.evidence, output }, { ...plan, many });
+      await printAnswer(question, { evidence: result.evidence, output }, { ...plan, many, client });
     }
     return 0;
   } finally {

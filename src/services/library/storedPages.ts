@@ -36,8 +36,11 @@ export interface StoredPages {
   bytes: number;
   /** They index the library as it was before its latest documents (a drop goes on): false when current. */
   lagging: boolean;
-  /** Starts reading the pages whole, to be held (once; a no-op for pages too large to hold). */
-  hold?: () => void;
+  /**
+   * Starts reading the pages whole, to be held (once; a no-op for pages too large to hold). Resolves when `library`
+   * is the held one, or stays read by slices after a failed read.
+   */
+  hold?: () => Promise<void>;
 }
 
 /** A large library whose pages are not written yet: it is not loaded into memory meanwhile. */
@@ -89,11 +92,9 @@ export async function openStoredPages(
   // Questions go by slices of the Blob until the pages are held whole, then in one run each from memory. The whole
   // read waits for the first question to be answered: read beside it, it held the question's slices back.
   if (record.data.size <= HELD_PAGES_MAX_BYTES) {
-    let holding = false;
-    opened.hold = () => {
-      if (holding) return;
-      holding = true;
-      void record.data
+    let holding: Promise<void> | undefined;
+    opened.hold = () =>
+      (holding ??= record.data
         .arrayBuffer()
         .then((buffer) => {
           const held = new Uint8Array(buffer);
@@ -104,10 +105,11 @@ export async function openStoredPages(
           );
         })
         .then(
-          (library) => (opened.library = library),
+          (library) => {
+            opened.library = library;
+          },
           () => undefined, // a failed read leaves the pages read by slices, which answer the same
-        );
-    };
+        ));
   }
   return opened;
 }

@@ -9,6 +9,7 @@ import { toEvidence } from './evidence.ts';
 import { DEFAULT_LAMBDA, modeHandler } from './modes.ts';
 import { sentencesWithin, type QuestionLibrary } from '../library/questionLibrary.ts';
 import type { AskRequest, AskResult, Evidence, TraceListener } from './queryProtocol.ts';
+import type { ModeResult } from './modeTypes.ts';
 
 /** What askLibrary needs beyond the library and the request. */
 export interface AskOptions {
@@ -37,31 +38,20 @@ export async function askLibrary(
 ): Promise<AskResult> {
   const started = performance.now();
   const budget = Math.max(1, Math.floor(request.budget));
-  const trace: TraceEvent[] = [];
+  const run = modeRun(request, started, options);
   const found = await modeHandler(request.mode)({
     question: request.question,
     vector: options.vector,
     budget,
     lambda: request.lambda ?? DEFAULT_LAMBDA,
-    engine: library.engine,
+    search: async (query, mode, b) => library.engine.search(query, mode, b),
     chunkView: (chunkId) => chunkView(library, chunkId),
     kg: options.kg,
     atomic: options.atomic ?? (() => Promise.resolve(null)),
     reasoning: request.reasoning ?? {},
-    llm:
-      options.llm ??
-      (() =>
-        Promise.reject(
-          new Error(
-            `mode ${request.mode} needs an LLM endpoint: set its base URL and model in Settings first`,
-          ),
-        )),
+    llm: run.llm,
     embed: options.embed ?? (() => Promise.resolve(undefined)),
-    trace: (event) => {
-      const full: TraceEvent = { ...event, mode: request.mode, at: Math.round(performance.now() - started) };
-      trace.push(full);
-      options.onTrace?.(full);
-    },
+    trace: run.trace,
     signal: options.signal ?? new AbortController().signal,
   });
   const shown = found.hits.map((hit) => evidence(library, hit));
@@ -77,10 +67,42 @@ export async function askLibrary(
     layers: library.layers,
     layer: options.vector ? 'semantic' : 'lexical',
     ...(found.kg ? { kg: found.kg } : {}),
-    ...(trace.length ? { trace } : {}),
-    ...(found.facts ? { facts: found.facts } : {}),
-    ...(found.usage ? { usage: { ...found.usage } } : {}),
+    ...run.result(found),
     milliseconds: performance.now() - started,
+  };
+}
+
+/**
+ * What a mode's run needs that does not depend on the library, whichever library it searches (askPaged runs the
+ * reasoning modes over pages with it): the endpoint's client, or the refusal naming the mode; the trace, streamed
+ * and kept; and the run's own part of the result.
+ */
+export function modeRun(
+  request: AskRequest,
+  started: number,
+  options: { llm?: () => Promise<LlmClient>; onTrace?: TraceListener },
+) {
+  const events: TraceEvent[] = [];
+  return {
+    llm:
+      options.llm ??
+      (() =>
+        Promise.reject(
+          new Error(
+            `mode ${request.mode} needs an LLM endpoint: set its base URL and model in Settings first`,
+          ),
+        )),
+    trace: (event: Omit<TraceEvent, 'mode' | 'at'>): void => {
+      const full: TraceEvent = { ...event, mode: request.mode, at: Math.round(performance.now() - started) };
+      events.push(full);
+      options.onTrace?.(full);
+    },
+    /** The trace, facts and LLM calls of the run, as AskResult carries them. */
+    result: (found: ModeResult): Pick<AskResult, 'trace' | 'facts' | 'usage'> => ({
+      ...(events.length ? { trace: events } : {}),
+      ...(found.facts ? { facts: found.facts } : {}),
+      ...(found.usage ? { usage: { ...found.usage } } : {}),
+    }),
   };
 }
 

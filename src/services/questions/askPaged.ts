@@ -1,40 +1,75 @@
 // A question to a library read by ranges (src/core/paged): the default mode or bm25, its evidence shown as
 // askLibrary shows a library in memory (the same mapping, the same relevance scale), with what the question read.
-import type { PagedAnswer, PagedLibrary } from '../../core/paged/index.ts';
-import { rateEvidence } from '../../core/retrieval/index.ts';
-import { shownEvidence } from './askLibrary.ts';
+// The reasoning modes that need no layer but the chunks (PIKE-RAG's decomposition without an atomic layer, KAG's
+// logical solver without a KG) run their handlers over the same reads: each sub-question is a paged search.
+import type { KgChunkView } from '../../core/kg/index.ts';
+import type { LlmClient } from '../../core/llm/index.ts';
+import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
+import { DEFAULT_MODE, rateEvidence, type RetrievedChunk } from '../../core/retrieval/index.ts';
+import { modeRun, shownEvidence } from './askLibrary.ts';
+import { DEFAULT_LAMBDA, modeHandler } from './modes.ts';
 import { parseQuestionMode } from './modeRegistry.ts';
-import type { AskRequest, AskResult, PagedReads } from './queryProtocol.ts';
+import type { AskRequest, AskResult, PagedReads, TraceListener } from './queryProtocol.ts';
 
 export interface PagedAskResult extends AskResult {
   reads: PagedReads;
 }
 
-/** The modes a library read by ranges (or from its stored pages) answers. */
+/** The retrieval modes a library read by ranges (or from its stored pages) answers. */
 export const PAGED_MODES = ['ppr', 'bm25'] as const;
 
-/** The engine mode of a request a paged library answers, or an error naming what it cannot. */
-function engineMode(mode: string): 'ppr' | 'bm25' {
+/**
+ * The reasoning modes it answers too: they search in the default mode and need no layer the pages lack (decompose
+ * searches chunks where there is no atomic layer; logical reads passages where there is no KG, and says so).
+ */
+export const PAGED_REASONING_MODES = ['decompose', 'logical'] as const;
+
+/** Every mode a paged library answers, for a message that names them. */
+export const PAGED_MODES_TEXT = 'the default mode, bm25, decompose and logical';
+
+export interface PagedAskOptions {
+  signal?: AbortSignal;
+  /**
+   * A default-mode question that waits on reads first shows the words' evidence (bm25, read in the same rounds:
+   * PagedLibrary.search), marked early; the result then says whether the walk ranks otherwise.
+   */
+  onEarly?: (early: AskResult) => void;
+  /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
+  llm?: () => Promise<LlmClient>;
+  onTrace?: TraceListener;
+}
+
+/** What a paged library runs a request as: an engine mode, or a reasoning mode over paged searches. */
+function pagedMode(mode: string): { engine: 'ppr' | 'bm25' } | { reasoning: string } {
   const { name } = parseQuestionMode(mode, { allowDefault: true });
-  if (name === 'ppr' || name === 'bm25') return name;
+  if (name === 'ppr' || name === 'bm25') return { engine: name };
+  if ((PAGED_REASONING_MODES as readonly string[]).includes(name)) return { reasoning: name };
   throw new Error(
-    `mode ${mode} needs the library in memory; a library read by ranges answers the default mode and bm25`,
+    `mode ${mode} needs the library in memory; a library read by ranges answers ${PAGED_MODES_TEXT}`,
   );
 }
 
-/**
- * Answers from a paged library. With `onEarly`, a default-mode question that waits on reads first shows the words'
- * evidence (bm25, read in the same rounds: PagedLibrary.search), marked early; the result then says whether the
- * walk ranks otherwise.
- */
+/** Whether a paged library answers a mode (the query service asks before it opens anything else). */
+export function pagedAnswers(mode: string): boolean {
+  try {
+    pagedMode(mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Answers from a paged library. */
 export async function askPaged(
   library: PagedLibrary,
   request: AskRequest,
-  signal?: AbortSignal,
-  onEarly?: (early: AskResult) => void,
+  options: PagedAskOptions = {},
 ): Promise<PagedAskResult> {
   const started = performance.now();
   const budget = Math.max(1, Math.floor(request.budget));
+  const mode = pagedMode(request.mode);
+  if ('reasoning' in mode) return reasonPaged(library, request, budget, options, started);
+  const { onEarly, signal } = options;
   let sent: AskResult | undefined;
   const early = onEarly
     ? (answer: PagedAnswer) => {
@@ -42,9 +77,64 @@ export async function askPaged(
         onEarly(sent);
       }
     : undefined;
-  const answer = await library.search(request.question, engineMode(request.mode), budget, signal, early);
+  const answer = await library.search(request.question, mode.engine, budget, signal, early);
   const result = shownAnswer(library, request, budget, answer, started);
   return sent ? { ...result, rankingChanged: !sameChunks(sent, result) } : result;
+}
+
+/**
+ * A reasoning mode over a paged library: its handler (modes.ts) searches through the pages, and reads the chunks it
+ * was shown from the records those searches brought (a handler only ever reads chunks a search returned). The
+ * reads of every search are summed.
+ */
+async function reasonPaged(
+  library: PagedLibrary,
+  request: AskRequest,
+  budget: number,
+  options: PagedAskOptions,
+  started: number,
+): Promise<PagedAskResult> {
+  const records = new Map<string, PagedChunkRecord>();
+  const reads = { bytes: 0, rounds: 0, waitMs: 0 };
+  const run = modeRun(request, started, options);
+  const signal = options.signal ?? new AbortController().signal;
+  const search = async (query: { text: string }, mode: string, size: number): Promise<RetrievedChunk[]> => {
+    const answer = await library.search(query.text, mode === DEFAULT_MODE ? 'ppr' : mode, size, signal);
+    for (const [id, record] of answer.records) records.set(id, record);
+    reads.bytes += answer.bytes;
+    reads.rounds += answer.rounds;
+    reads.waitMs += answer.waitMs;
+    return answer.hits;
+  };
+  const found = await modeHandler(request.mode)({
+    question: request.question,
+    vector: undefined,
+    budget,
+    lambda: request.lambda ?? DEFAULT_LAMBDA,
+    search,
+    chunkView: (id) => chunkView(records.get(id)),
+    kg: () => Promise.reject(new Error('a library read by ranges has no knowledge graph')),
+    atomic: () => Promise.resolve(null),
+    reasoning: request.reasoning ?? {},
+    llm: run.llm,
+    embed: () => Promise.resolve(undefined),
+    trace: run.trace,
+    signal,
+  });
+  const shown = shownAnswer(library, request, budget, { hits: found.hits, records, ...reads }, started);
+  return { ...shown, ...run.result(found) };
+}
+
+/** A chunk record as the reasoning modes read a chunk: its sentences as offsets into its own text. */
+function chunkView(record: PagedChunkRecord | undefined): KgChunkView | undefined {
+  if (!record) return undefined;
+  const sentences: Array<{ start: number; end: number }> = [];
+  for (let i = 0; i + 1 < record.sentences.length; i += 2) {
+    const start = record.sentences[i] - record.start;
+    const end = record.sentences[i + 1] - record.start;
+    if (start >= 0 && end <= record.text.length) sentences.push({ start, end });
+  }
+  return { docId: record.docId, text: record.text, tokens: record.tokens, sentences };
 }
 
 /** A paged answer as the Ask view shows it (askLibrary's mapping and relevance scale). */

@@ -26,7 +26,7 @@ import { askLibrary } from './askLibrary.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import type { PagedLibrary } from '../../core/paged/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
-import { askPaged, PAGED_MODES } from './askPaged.ts';
+import { askPaged, pagedAnswers, PAGED_MODES_TEXT } from './askPaged.ts';
 import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
 import type { Evidence } from './queryProtocol.ts';
 import { countFailures, messageOf } from './stepFailures.ts';
@@ -140,7 +140,13 @@ function sourceOf(context: EvalContext | PagedEvalContext, items: readonly QaIte
     const known = new Map<string, string>();
     return {
       ask: async (question, mode, budget) =>
-        (await askPaged(paged, { question, mode: mode as QuestionMode, budget }, signal)).evidence,
+        (
+          await askPaged(
+            paged,
+            { question, mode: mode as QuestionMode, budget },
+            { signal, llm: context.llm },
+          )
+        ).evidence,
       names: async (docIds) => {
         if (!documentNames) return undefined;
         const wanted = [...new Set(docIds)].filter((d) => !known.has(d));
@@ -235,14 +241,11 @@ export async function evaluateSet(
   const items = request.set.items;
   const { signal } = context;
   if ('paged' in context) {
-    const answered: readonly string[] = PAGED_MODES;
-    const refused = modes.filter(
-      (m) => !answered.includes(parseQuestionMode(m, { allowDefault: true }).name),
-    );
+    const refused = modes.filter((m) => !pagedAnswers(m));
     if (refused.length) {
       throw new Error(
         `evaluate: mode ${refused.join(', ')} needs the library in memory; a library answered from its pages ` +
-          `answers ${PAGED_MODES.join(' and ')}`,
+          `answers ${PAGED_MODES_TEXT}`,
       );
     }
   }

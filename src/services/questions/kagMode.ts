@@ -44,7 +44,7 @@ export const logicalMode: ModeHandler = async (ctx) => {
   const read = new Map<string, RetrievedChunk>();
   const passages = async (question: string): Promise<Passage[]> => {
     const vector = await ctx.embed(question);
-    const hits = ctx.engine.search({ text: question, vector }, 'ppr', FALLBACK_BUDGET);
+    const hits = await ctx.search({ text: question, vector }, 'ppr', FALLBACK_BUDGET);
     for (const h of hits) if (!read.has(h.chunkId)) read.set(h.chunkId, h);
     return hits.map((h) => ({ chunkId: h.chunkId, text: h.text }));
   };

@@ -5,10 +5,10 @@
 import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { EntityHit, KgChunkView, KgIndex, RelationHit } from '../../core/kg/index.ts';
 import type { LlmClient, StepUsage, TraceEvent } from '../../core/llm/index.ts';
-import type { RetrievalEngine, RetrievedChunk } from '../../core/retrieval/index.ts';
+import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { ReasoningOptions } from './queryProtocol.ts';
 
-/** What every mode may use: the question, the library's engine and chunks, and the KG index on demand. */
+/** What every mode may use: the question, the library's search and chunks, and the KG index on demand. */
 export interface ModeContext {
   question: string;
   /** The question embedded by the library's embedder; absent when the library has no semantic layer. */
@@ -16,7 +16,15 @@ export interface ModeContext {
   budget: number;
   /** Share of the budget given to the KG path in `hybrid`. */
   lambda: number;
-  engine: RetrievalEngine;
+  /**
+   * Ranked chunks for a text in a retrieval mode: the engine of a library in memory, or a library read by ranges
+   * (the default mode and bm25, reading what they need: src/services/questions/askPaged.ts).
+   */
+  search(
+    query: { text: string; vector?: Float32Array },
+    mode: string,
+    budget: number,
+  ): Promise<RetrievedChunk[]>;
   /** A chunk as the KG search reads it (sentence offsets into its text). */
   chunkView(chunkId: string): KgChunkView | undefined;
   /** The KG index, loaded on first use (only the KG modes pay for it). */
@@ -38,7 +46,7 @@ export interface ModeContext {
   signal: AbortSignal;
 }
 
-interface ModeResult {
+export interface ModeResult {
   hits: RetrievedChunk[];
   /** The entities and relations that matched, for the modes that search the KG. */
   kg?: { entities: EntityHit[]; relations: RelationHit[] };

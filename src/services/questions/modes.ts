@@ -12,7 +12,7 @@ import type { ModeContext, ModeHandler } from './modeTypes.ts';
 import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
 
 function retrieval(mode: string): ModeHandler {
-  return async (c) => ({ hits: c.engine.search({ text: c.question, vector: c.vector }, mode, c.budget) });
+  return async (c) => ({ hits: await c.search({ text: c.question, vector: c.vector }, mode, c.budget) });
 }
 
 async function kgSearch(c: ModeContext) {
@@ -32,7 +32,7 @@ export const QUESTION_MODES: Record<QuestionMode, ModeHandler> = {
   },
   hybrid: async (c) => {
     const found = await kgSearch(c);
-    const concept = c.engine.search({ text: c.question, vector: c.vector }, DEFAULT_MODE, c.budget);
+    const concept = await c.search({ text: c.question, vector: c.vector }, DEFAULT_MODE, c.budget);
     return {
       hits: hybrid(concept, found.chunks, c.budget, c.lambda),
       kg: { entities: found.entities, relations: found.relations },

@@ -61,7 +61,7 @@ async function atomicLayer(c: ModeContext, mode: string): Promise<AtomicIndex> {
 
 export const atomicMode: ModeHandler = async (c) => {
   const index = await atomicLayer(c, 'atomic');
-  const direct = c.engine.search({ text: c.question, vector: c.vector }, DEFAULT_MODE, c.budget);
+  const direct = await c.search({ text: c.question, vector: c.vector }, DEFAULT_MODE, c.budget);
   const found = index.search(
     { text: c.question, vector: c.vector },
     { topK: c.reasoning.topK ?? ATOMIC_PATH_TOP_K, delta: c.reasoning.delta ?? DEFAULT_DELTA },
@@ -106,8 +106,7 @@ export const decomposeMode: ModeHandler = async (c) => {
         .map((h) => ({ text: h.question.text, chunkId: h.question.chunkId, score: h.score, proposal }));
     }
     // No atomic layer: the sub-query's top K chunks by ppr, each shown to the model by its best sentence.
-    return c.engine
-      .search({ text: proposal, vector }, DEFAULT_MODE, c.budget)
+    return (await c.search({ text: proposal, vector }, DEFAULT_MODE, c.budget))
       .filter((h) => !exclude.has(h.chunkId))
       .slice(0, topK)
       .map((h) => {

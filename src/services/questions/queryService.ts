@@ -12,14 +12,14 @@ import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
-import { askPaged, sameChunks } from './askPaged.ts';
+import { askPaged, pagedAnswers, PAGED_MODES_TEXT, sameChunks } from './askPaged.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
-import { PAGED_MODES } from './askPaged.ts';
+import { PAGED_MODES, PAGED_REASONING_MODES } from './askPaged.ts';
 import type { PagedLibrary } from '../../core/paged/index.ts';
 import { libraryGraph, pagedLibraryGraph, pagedQuestionGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
@@ -33,6 +33,11 @@ import {
   type TraceListener,
 } from './queryProtocol.ts';
 import { writeAnswer } from './writtenAnswer.ts';
+
+/** The modes the Evaluate view offers for a paged library, in the Ask view's order. */
+const PAGED_ASK_MODES = ASK_MODES.filter((m) =>
+  ([...PAGED_MODES, ...PAGED_REASONING_MODES] as readonly string[]).includes(m),
+);
 
 export interface QueryDeps extends LibrarySessionDeps {
   /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
@@ -254,18 +259,20 @@ export class QueryService {
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const paged = this.byRanges ? await this.byRanges : undefined;
-    if (paged) return askPaged(paged.library, request, undefined, onEarly);
+    if (paged) return this.askOverPages(paged.library, request, onEarly, onTrace);
     const local = await this.pagesState();
     if (local && 'awaiting' in local) throw awaitingPagesError(local);
     if (local) {
-      const { name } = parseQuestionMode(request.mode, { allowDefault: true });
-      if (name !== 'ppr' && name !== 'bm25') throw fromPagesError(`mode ${request.mode}`, local);
+      if (!pagedAnswers(request.mode)) throw fromPagesError(`mode ${request.mode}`, local);
       const started = performance.now();
       // Held pages answer in one run, sent no early evidence; pages read by Blob slices may.
-      const result = await askPaged(local.library, request, undefined, (early) =>
-        onEarly?.({ ...early, from: 'pages' }),
+      const result = await this.askOverPages(
+        local.library,
+        request,
+        onEarly && ((early) => onEarly({ ...early, from: 'pages' })),
+        onTrace,
       );
-      local.hold?.();
+      void local.hold?.();
       return { ...result, from: 'pages', milliseconds: performance.now() - started };
     }
     const started = performance.now();
@@ -306,7 +313,7 @@ export class QueryService {
         vector,
         kg: () => this.session.kg(),
         atomic: () => this.session.atomic(),
-        llm: async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'question modes'),
+        llm: () => this.questionLlm(),
         embed: wantsVector ? (text) => this.embedder.vector(loaded, text) : undefined,
         onTrace,
         signal: stop.signal,
@@ -320,6 +327,36 @@ export class QueryService {
       // Loading the library and embedding the question count: that is what the user waited for.
       milliseconds: performance.now() - started,
     };
+  }
+
+  /**
+   * A question to a paged library (a bundle read by ranges, or the library's stored pages): cancelled by the next
+   * question as one in memory is; the reasoning modes get the configured endpoint.
+   */
+  private async askOverPages(
+    library: PagedLibrary,
+    request: AskRequest,
+    onEarly?: EarlyEvidence,
+    onTrace?: TraceListener,
+  ): Promise<AskResult> {
+    this.askStop?.abort();
+    const stop = new AbortController();
+    this.askStop = stop;
+    try {
+      return await askPaged(library, request, {
+        signal: stop.signal,
+        onEarly,
+        onTrace,
+        llm: () => this.questionLlm(),
+      });
+    } finally {
+      if (this.askStop === stop) this.askStop = null;
+    }
+  }
+
+  /** The client of the configured endpoint, for the modes that reason at question time. */
+  private async questionLlm(): Promise<LlmClient> {
+    return this.deps.llmClient(await readLlmSettings(this.deps.library), 'question modes');
   }
 
   /**
@@ -393,8 +430,10 @@ export class QueryService {
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
     const llm = async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation');
-    // A library answered from its pages is evaluated over them (the modes they answer), never loaded.
-    const paged = await this.pagedLibrary();
+    // A library answered from its pages is evaluated over them (the modes they answer), never loaded; stored pages
+    // small enough to hold are read whole first (once), so that every question runs in one pass from memory
+    // instead of rounds of Blob slices.
+    const paged = await this.pagedLibrary({ held: true });
     this.evalStop?.abort();
     const stop = new AbortController();
     this.evalStop = stop;
@@ -427,11 +466,14 @@ export class QueryService {
    * The library questions are answered from by ranges, if they are: a bundle read by ranges, or the library's stored
    * pages (`stored`). A large library still waiting for its first pages is refused (it is not loaded meanwhile).
    */
-  private async pagedLibrary(): Promise<{ library: PagedLibrary; stored: boolean } | undefined> {
+  private async pagedLibrary(
+    options: { held?: boolean } = {},
+  ): Promise<{ library: PagedLibrary; stored: boolean } | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
     if (bundle) return { library: bundle.library, stored: false };
     const local = await this.pagesState();
     if (local && 'awaiting' in local) throw awaitingPagesError(local);
+    if (local && options.held) await local.hold?.();
     return local ? { library: local.library, stored: true } : undefined;
   }
 
@@ -445,14 +487,14 @@ export class QueryService {
       paged = await this.pagedLibrary();
     } catch (error) {
       // A large library whose first pages are not written yet: those modes, once they are.
-      return { modes: [...PAGED_MODES], reason: error instanceof Error ? error.message : String(error) };
+      return { modes: [...PAGED_ASK_MODES], reason: error instanceof Error ? error.message : String(error) };
     }
     if (!paged) return { modes: [...ASK_MODES] };
     return {
-      modes: [...PAGED_MODES],
+      modes: [...PAGED_ASK_MODES],
       reason: paged.stored
-        ? 'This library is answered from its pages to stay within the tab’s memory: they answer the default mode and bm25.'
-        : 'This bundle is read by ranges: it answers the default mode and bm25, and names its documents by id only, so recall@k is not scored.',
+        ? `This library is answered from its pages to stay within the tab’s memory: they answer ${PAGED_MODES_TEXT}.`
+        : `This bundle is read by ranges: it answers ${PAGED_MODES_TEXT}, and names its documents by id only, so recall@k is not scored.`,
     };
   }
 
@@ -488,7 +530,7 @@ function fromPagesError(what: string, pages: StoredPages | PagesAwaited): Error 
   if ('awaiting' in pages) return awaitingPagesError(pages);
   return new Error(
     `${what} needs the library in memory; this library (${pages.chunks.toLocaleString('en')} chunks) is answered ` +
-      'from its pages to stay within the tab’s memory, which answer the default mode and bm25',
+      `from its pages to stay within the tab’s memory, which answer ${PAGED_MODES_TEXT}`,
   );
 }
 

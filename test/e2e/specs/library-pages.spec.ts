@@ -1,16 +1,19 @@
 // A large library is answered from its pages (issue 25: reopen ≤ 5 s, ≤ 2 GB of heap over a drop in the tab): the
 // ingest worker writes the library's pages into IndexedDB during and at the end of the drop (in place of the
-// incremental concept graph), and the query worker answers the default mode and bm25 by ranges over them instead of
-// loading the corpus, before and after a reload. The threshold (10,000 chunks) is lowered by the pagesMinChunks
-// setting so a small folder gets pages; vectors are off (the pages hold the lexical index). Every wait is on the
-// app's state.
+// incremental concept graph), and the query worker answers the default mode, bm25 and the reasoning modes
+// (decompose, logical) by ranges over them instead of loading the corpus, before and after a reload. The threshold
+// (10,000 chunks) is lowered by the pagesMinChunks setting so a small folder gets pages; vectors are off (the pages
+// hold the lexical index). Every wait is on the app's state.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { Diagnostics } from '../../../src/ui/workers.ts';
+import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { saveEndpoint } from '../lib/llmPanels.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
 const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
@@ -229,7 +232,8 @@ test('Evaluate runs over the pages in the modes they answer, naming the document
   await openApp(page, origin, 'evaluate');
   // Only the modes the pages answer are offered, with the reason in one line.
   await expect(page.getByTestId('eval-modes-reason')).toContainText('answered from its pages');
-  await expect(page.locator('[name="eval-mode"]')).toHaveCount(2);
+  await expect(page.locator('[name="eval-mode"]')).toHaveCount(4);
+  await expect(page.getByTestId('eval-mode-decompose')).toHaveCount(1);
   await expect(page.getByTestId('eval-mode-dense')).toHaveCount(0);
   await page.setInputFiles('[data-testid="eval-file"]', set);
   await expect(page.getByTestId('eval-set')).toHaveAttribute('data-questions', String(passages.length));
@@ -307,4 +311,57 @@ test('the Graph view draws a question’s walk and the top concepts from the pag
   await page.click('[data-testid="graph-find"]');
   await expect(page.locator('[data-testid="graph-summary"]')).toContainText(`“${seed}”`);
   await expect(page.locator('[data-kind="library"] button[aria-pressed="true"]')).toHaveText(seed);
+});
+
+test('a reasoning mode runs over the pages: decompose with its live trace and a written answer', async ({
+  page,
+  origin,
+  tmp,
+  privacy,
+  log,
+}) => {
+  const server = await startScriptedLlmServer({ responders: [scriptedPike()], latencyMs: 20 });
+  privacy.allowOrigin(server.url);
+  try {
+    const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
+    const path = join(tmp, 'passages.jsonl');
+    await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
+    const first = JSON.parse(lines[0]) as { title: string; text: string };
+
+    await openApp(page, origin);
+    await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
+    // As above: the warm start has loaded the (empty) library before the drop.
+    await expect.poll(() => lastLibraryLoad(page), { intervals: [250] }).not.toBeNull();
+    const atOpen = await lastLibraryLoad(page);
+    await addFiles(page, [path]);
+    await waitIdle(page);
+    expect(await storedPages(page), 'the drop wrote the library pages').not.toBeNull();
+    await saveEndpoint(page, origin, server.baseUrl);
+
+    // Decompose (no atomic layer: it searches chunks through the pages), its rounds shown as they happen, then the
+    // answer written from the chunks it selected.
+    await openApp(page, origin, 'ask');
+    const question = first.text.split(/\s+/).slice(0, 12).join(' ');
+    await ask(page, question, 'decompose');
+    await page.waitForSelector('[data-testid="trace-event"][data-kind="select"]');
+    await expect(page.locator('[data-testid="results"][data-stage="result"]')).toHaveAttribute(
+      'data-from',
+      'pages',
+    );
+    const kinds = await page.$$eval('[data-testid="trace-event"]', (els) =>
+      els.map((e) => `${e.getAttribute('data-round')}:${e.getAttribute('data-kind')}`),
+    );
+    log(`trace over the pages: ${kinds.join(' ')}`);
+    expect(kinds.slice(0, 3)).toEqual(['1:propose', '1:search', '1:select']);
+    await expect(page.getByTestId('trace-event').filter({ hasText: 'chunks by ppr' })).not.toHaveCount(0);
+    await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
+    await page.waitForSelector('[data-testid="answer"][data-done="true"]');
+    const answer = (await page.textContent('[data-testid="answer"]'))?.trim() ?? '';
+    log(`answer: ${answer.slice(0, 160)}`);
+    expect(answer.length).toBeGreaterThan(0);
+    // The library was not loaded into memory for any of it.
+    expect(await lastLibraryLoad(page)).toBe(atOpen);
+  } finally {
+    await server.close();
+  }
 });

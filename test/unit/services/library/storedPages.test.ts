@@ -161,8 +161,8 @@ describe('the library pages in the store', () => {
     const bySlices = (await openedPages(repo.db))!;
     expect((await askPaged(bySlices.library, fresh)).reads.rounds).toBeGreaterThan(1);
     const before = bySlices.library;
-    bySlices.hold!();
-    await expect.poll(() => bySlices.library !== before).toBe(true);
+    await bySlices.hold!();
+    expect(bySlices.library).not.toBe(before);
     const held = await askPaged(bySlices.library, {
       ...fresh,
       question: `${fresh.question} Which are gzip'd?`,
@@ -205,7 +205,15 @@ describe('the library pages in the store', () => {
       ),
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'dense', budget: 1500 })).rejects.toThrow(
-      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages/,
+      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages .*, which answer the default mode, bm25, decompose and logical/,
+    );
+    await expect(service.ask({ question: QUESTIONS[0], mode: 'kg', budget: 1500 })).rejects.toThrow(
+      /mode kg needs the library in memory/,
+    );
+    // The reasoning modes run over the pages (not refused as needing memory): this one got as far as asking for
+    // the endpoint, which this library has none of.
+    await expect(service.ask({ question: QUESTIONS[0], mode: 'decompose', budget: 1500 })).rejects.toThrow(
+      /^LLM: no endpoint configured/,
     );
     // The Graph view draws from the pages too: the question's walk, and the top concepts by weighted degree.
     const walk = await service.graphForQuestion(QUESTIONS[0]);
@@ -218,7 +226,7 @@ describe('the library pages in the store', () => {
     expect(searched.focus).toBe(top.nodes[0].id);
     // Evaluate runs over the pages in the modes they answer, naming the ranked documents as a QA set does (the
     // file names without their extension, read from IndexedDB), without loading the library.
-    expect(await service.evaluationModes()).toMatchObject({ modes: ['ppr', 'bm25'] });
+    expect(await service.evaluationModes()).toMatchObject({ modes: ['ppr', 'bm25', 'decompose', 'logical'] });
     const stems = new Set(files.map((f) => basename(f).replace(/\.[^.]+$/, '')));
     const evaluated = await service.evaluate({
       set: {
@@ -249,6 +257,34 @@ describe('the library pages in the store', () => {
     ).rejects.toThrow(/mode dense needs the library in memory/);
     expect(corpusLoads, 'the corpus was read').toBe(0);
     expect(await service.answeredFromPages()).toMatchObject({ documents, chunks: stored!.chunks });
+
+    // An evaluation that comes first (no question held the pages yet) reads them whole before its first question.
+    let wholeRead = false;
+    const evaluating = new QueryService({
+      library: {
+        loadCorpus: () => Promise.reject(new Error('not read')),
+        getSetting: (k) => repo.getSetting(k),
+      },
+      kgStore: new DexieKgStore(repo.db),
+      embedders: { get: () => Promise.reject(new Error('none')), dispose: async () => undefined } as never,
+      openBundle: () => Promise.reject(new Error('no bundle in this test')),
+      llmClient: () => {
+        throw new Error('no LLM in this test');
+      },
+      storedPages: async (reuse) => {
+        const state = await openStoredPages(repo.db, reuse);
+        const hold = state && !('awaiting' in state) ? state.hold : undefined;
+        if (state && !('awaiting' in state) && hold)
+          state.hold = () => hold().then(() => void (wholeRead = true));
+        return state;
+      },
+    });
+    const heldAtFirst: boolean[] = [];
+    await evaluating.evaluate({ set: { name: 'one', items: [one] }, modes: ['ppr'], budgets: [1000] }, () =>
+      heldAtFirst.push(wholeRead),
+    );
+    expect(heldAtFirst.length).toBeGreaterThan(0);
+    expect(heldAtFirst.every(Boolean), 'a question ran before the pages were held').toBe(true);
   }, 300_000);
 
   it('a small library gets none, below the threshold', async () => {

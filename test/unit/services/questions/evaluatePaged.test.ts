@@ -124,7 +124,9 @@ describe('an evaluation over a library answered from its pages', () => {
         { ...request, modes: ['ppr', 'dense'] },
         { paged, llm: noLlm, signal, onProgress: (p) => progress.push(p) },
       ),
-    ).rejects.toThrow(/mode dense needs the library in memory; .* answers ppr and bm25/);
+    ).rejects.toThrow(
+      /mode dense needs the library in memory; .* answers the default mode, bm25, decompose and logical/,
+    );
     expect(progress.length).toBe(before);
   });
 
@@ -151,7 +153,8 @@ describe('an evaluation over a library answered from its pages', () => {
     });
     await service.openBundleFile(new Blob([bytes as Uint8Array<ArrayBuffer>]), 'passages.bundle');
     const modes = await service.evaluationModes();
-    expect(modes.modes).toEqual(['ppr', 'bm25']);
+    // The retrieval modes the pages answer, and the reasoning modes that run over them.
+    expect(modes.modes).toEqual(['ppr', 'bm25', 'decompose', 'logical']);
     expect(modes.reason).toMatch(/read by ranges/);
     const request = { set: { name: 'set', items: ITEMS }, modes: ['ppr', 'bm25'], budgets: [8, 30, 1000] };
     const signal = new AbortController().signal;

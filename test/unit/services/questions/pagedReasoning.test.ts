@@ -1,0 +1,204 @@
+// The reasoning modes over a library read by ranges (src/services/questions/askPaged.ts): PIKE-RAG's decomposition
+// (no atomic layer: it searches chunks) and KAG's logical solver (no KG: it reads passages) run their handlers over
+// paged searches, against the scripted server on loopback. A paged search answers as the engine does, bit for bit,
+// so the run (its trace, LLM calls, facts) and the evidence (chunks, best sentences, offsets) equal the same run over
+// the library in memory: the expected values are computed here by the in-memory path, never copied from output.
+// The modes that need a layer the pages lack (the KG, the atomic questions) or the library in memory are refused by
+// name; a reasoning mode without an endpoint says so.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LlmClient, TraceEvent } from '../../../../src/core/llm/index.ts';
+import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
+import { askPaged } from '../../../../src/services/questions/askPaged.ts';
+import type { AskRequest, AskResult } from '../../../../src/services/questions/queryProtocol.ts';
+import { bothLibraries, type BothLibraries } from '../../../support/pagedLibraries.ts';
+import { LOTHAIR_PASSAGES, type Passage } from '../../../support/passages.ts';
+import { scriptedClient } from '../../../support/scriptedClient.ts';
+import { kagResponder } from '../../../support/scriptedKag.ts';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
+import { scriptedPike, type ScriptedPikeOptions } from '../../../support/scriptedPike.ts';
+import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
+
+const FILMS: Passage[] = [
+  {
+    id: 'f1',
+    title: 'Alpha Dawn',
+    text: 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
+  },
+  {
+    id: 'f2',
+    title: 'Beta Storm',
+    text: 'Beta Storm is a film released on 5 June 1990. Its director is Bo Kim.',
+  },
+  { id: 'f3', title: 'Ann Lee', text: 'Ann Lee was born on 14 April 1950 in Springfield.' },
+];
+
+let work = '';
+let server: ScriptedLlmServer;
+let llm: LlmClient;
+let small: BothLibraries;
+let pike: ScriptedPikeOptions = {};
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'paged-reasoning-'));
+  server = await startScriptedLlmServer({
+    responders: [
+      kagResponder(),
+      scriptedPike({
+        propose: (v) => (pike.propose ? pike.propose(v) : v.context.length ? [] : [v.question]),
+        select: (v) =>
+          pike.select ? pike.select(v) : { choice: v.candidates.length ? 1 : null, sufficient: false },
+      }),
+    ],
+  });
+  llm = scriptedClient(server);
+  const file = join(work, 'passages.jsonl');
+  await writeFile(file, [...LOTHAIR_PASSAGES, ...FILMS].map((p) => JSON.stringify(p)).join('\n'));
+  small = await bothLibraries(file);
+});
+afterAll(async () => {
+  await server.close();
+  await rm(work, { recursive: true, force: true });
+});
+beforeEach(() => {
+  server.reset();
+  pike = {};
+});
+
+/** What must be equal between the two runs: the evidence as the Ask view gets it, the run's steps and calls. */
+function comparable(result: AskResult) {
+  return {
+    evidence: result.evidence.map((e) => ({
+      chunkId: e.chunkId,
+      docId: e.docId,
+      chunkStart: e.chunkStart,
+      text: e.text,
+      bestSentences: e.bestSentences,
+      provenance: e.provenance,
+      relevance: e.relevance,
+    })),
+    trace: (result.trace ?? []).map((e) => ({
+      round: e.round,
+      kind: e.kind,
+      title: e.title,
+      items: e.items,
+    })),
+    facts: result.facts,
+    calls: result.usage?.calls,
+    chatRequests: 0,
+  };
+}
+
+/** One request over both libraries: the in-memory run first, then the paged one, each with its LLM calls counted. */
+async function both(libraries: BothLibraries, request: AskRequest) {
+  const chats = () => server.requests.filter((r) => r.path === '/v1/chat/completions').length;
+  const noKg = () => Promise.reject(new Error('no knowledge graph in this library'));
+  const before = chats();
+  const memory = await askLibrary(libraries.library, request, { kg: noKg, llm: async () => llm });
+  const between = chats();
+  const events: TraceEvent[] = [];
+  const paged = await askPaged(libraries.paged, request, {
+    llm: async () => llm,
+    onTrace: (e) => events.push(e),
+  });
+  const after = chats();
+  return {
+    memory: { ...comparable(memory), chatRequests: between - before },
+    paged: { ...comparable(paged), chatRequests: after - between },
+    pagedResult: paged,
+    events,
+  };
+}
+
+describe('reasoning modes over pages', () => {
+  it('decompose follows the hops over paged searches, as over the library in memory', async () => {
+    // A model that reads the context: after the first hop it asks about the mother the passage names.
+    pike.propose = (v) =>
+      v.context.length === 0
+        ? ['Who was the mother of Lothair II']
+        : v.context.some((c) => c.includes('Ermengarde of Tours')) && v.context.length < 2
+          ? ['When did Ermengarde of Tours die']
+          : [];
+    const run = await both(small, {
+      question: 'When did the mother of Lothair II die?',
+      mode: 'decompose',
+      budget: 4000,
+    });
+    expect(run.paged).toEqual(run.memory);
+    // The hops were followed: Lothair II's passage, then his mother's (the in-memory run says what is right; this
+    // says the run did something worth comparing).
+    const texts = run.pagedResult.evidence.map((e) => e.text);
+    expect(texts.some((t) => t.includes('His mother was Ermengarde of Tours'))).toBe(true);
+    expect(texts.some((t) => t.includes('died on 20 March 851'))).toBe(true);
+    expect(run.pagedResult.trace![1].title).toMatch(/chunks by ppr/);
+    // The run's steps were streamed as they happened, and its searches' reads summed.
+    expect(run.events.map((e) => e.kind)).toEqual(run.pagedResult.trace!.map((e) => e.kind));
+    expect(run.pagedResult.reads.rounds).toBeGreaterThan(0);
+  });
+
+  it('logical reads passages (the pages hold no KG) and establishes the answer from them', async () => {
+    const run = await both(small, {
+      question: 'Which film came out first, Alpha Dawn or Beta Storm?',
+      mode: 'logical',
+      budget: 3000,
+    });
+    expect(run.paged).toEqual(run.memory);
+    expect(run.pagedResult.trace![0]).toMatchObject({
+      kind: 'kg',
+      title: 'No knowledge graph: every retrieval step reads passages',
+    });
+    expect(run.pagedResult.facts?.[0]).toBe('Answer established by the logical-form solver: Beta Storm');
+    // The passages the steps read are the evidence: both films', which state the dates.
+    expect(run.pagedResult.evidence.map((e) => e.docTitle).sort()).toEqual(['Alpha Dawn', 'Beta Storm']);
+    expect(run.pagedResult.evidence.every((e) => e.provenance.via === 'passage read for a step')).toBe(true);
+  });
+
+  it('refuses the modes that need what pages lack, and a reasoning mode without an endpoint', async () => {
+    const ask = (mode: AskRequest['mode']) =>
+      askPaged(small.paged, { question: 'When did the mother of Lothair II die?', mode, budget: 2000 });
+    for (const mode of ['kg', 'hybrid', 'atomic', 'dense', 'concept'] as const)
+      await expect(ask(mode), mode).rejects.toThrow(
+        `mode ${mode} needs the library in memory; a library read by ranges answers the default mode, bm25, decompose and logical`,
+      );
+    await expect(ask('decompose')).rejects.toThrow('mode decompose needs an LLM endpoint');
+    expect(server.requests).toEqual([]);
+  });
+
+  it('decompose over this repository’s docs (chunks deep in long documents): the same run as in memory', async () => {
+    const docs = await bothLibraries('docs');
+    pike.propose = (v) =>
+      v.context.length === 0 ? ['How is a bundle read by ranges?'] : ['Which blocks does a question read?'];
+    const run = await both(docs, {
+      question: 'How does the app open a bundle by HTTP ranges, and what does a question read?',
+      mode: 'decompose',
+      budget: 6000,
+      reasoning: { maxRounds: 2 },
+    });
+    expect(run.paged).toEqual(run.memory);
+    // Chunks past the start of their document, so the sentences' offsets into the chunk text are checked.
+    expect(run.paged.evidence.filter((e) => e.chunkStart > 0).length).toBeGreaterThan(0);
+    expect(run.paged.evidence.every((e) => e.bestSentences.length > 0)).toBe(true);
+  }, 120_000);
+
+  const musique = `${BENCH_DIR}/musique/corpus.jsonl`;
+  const skip = missingSharedData(musique, 'decompose over 1,500 MuSiQue passages by pages');
+  it.skipIf(skip !== null)(
+    'decompose over 1,500 MuSiQue passages: the same run from the pages as in memory',
+    async () => {
+      const large = await bothLibraries(musique, 1500);
+      // The scripted model's default: the question itself, then one proposal per new name of the context.
+      pike.propose = undefined;
+      const run = await both(large, {
+        question: 'Who is the spouse of the performer of the song that was released in 1957?',
+        mode: 'decompose',
+        budget: 6000,
+        reasoning: { maxRounds: 3 },
+      });
+      expect(run.paged).toEqual(run.memory);
+      expect(run.paged.evidence.length).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+});
