@@ -56,9 +56,20 @@ function words(text: string): Set<string> {
   );
 }
 
-/** The claim a marker supports: the answer text from the previous sentence end (or marker) up to the marker. */
+/**
+ * The claim a marker supports: the answer text from the previous sentence end (or marker) up to the marker. The
+ * full stop and the markers right before it belong to the same claim ("Claim. [1]", "Claim [1][2]."): without
+ * that, such a marker's claim was empty and it cited its chunk's first sentence, whatever the claim said.
+ */
 function claimBefore(answer: string, markerStart: number): string {
-  const before = answer.slice(0, markerStart);
+  let before = answer.slice(0, markerStart);
+  for (let previous = ''; previous !== before;) {
+    previous = before;
+    before = before
+      .trimEnd()
+      .replace(/[.!?;:]+$/, '')
+      .replace(/\[[\d,;\s–-]*\]$/, '');
+  }
   const cut = Math.max(before.lastIndexOf('. '), before.lastIndexOf(']'), before.lastIndexOf('\n'));
   return before.slice(cut + 1);
 }

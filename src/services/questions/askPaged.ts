@@ -37,6 +37,11 @@ export interface PagedAskOptions {
   /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
   llm?: () => Promise<LlmClient>;
   onTrace?: TraceListener;
+  /**
+   * Filled with the records of the chunks shown (their sentences and pages): what a written answer over this
+   * evidence cites (writtenAnswer.ts, recordCitations), kept by the caller rather than sent to the page.
+   */
+  shownRecords?: Map<string, PagedChunkRecord>;
 }
 
 /** What a paged library runs a request as: an engine mode, or a reasoning mode over paged searches. */
@@ -78,6 +83,7 @@ export async function askPaged(
       }
     : undefined;
   const answer = await library.search(request.question, mode.engine, budget, signal, early);
+  keepShown(options.shownRecords, answer.hits, answer.records);
   const result = shownAnswer(library, request, budget, answer, started);
   return sent ? { ...result, rankingChanged: !sameChunks(sent, result) } : result;
 }
@@ -121,20 +127,45 @@ async function reasonPaged(
     trace: run.trace,
     signal,
   });
+  keepShown(options.shownRecords, found.hits, records);
   const shown = shownAnswer(library, request, budget, { hits: found.hits, records, ...reads }, started);
   return { ...shown, ...run.result(found) };
 }
 
-/** A chunk record as the reasoning modes read a chunk: its sentences as offsets into its own text. */
+/** Puts the records of the chunks shown into `into` (when the caller keeps them). */
+function keepShown(
+  into: Map<string, PagedChunkRecord> | undefined,
+  hits: readonly RetrievedChunk[],
+  records: ReadonlyMap<string, PagedChunkRecord>,
+): void {
+  if (!into) return;
+  for (const hit of hits) {
+    const record = records.get(hit.chunkId);
+    if (record) into.set(hit.chunkId, record);
+  }
+}
+
+/** A chunk record as the reasoning modes read a chunk. */
 function chunkView(record: PagedChunkRecord | undefined): KgChunkView | undefined {
-  if (!record) return undefined;
+  return (
+    record && {
+      docId: record.docId,
+      text: record.text,
+      tokens: record.tokens,
+      sentences: recordSentences(record),
+    }
+  );
+}
+
+/** A chunk record's sentences as offsets into its own text (the record keeps document offsets). */
+export function recordSentences(record: PagedChunkRecord): Array<{ start: number; end: number }> {
   const sentences: Array<{ start: number; end: number }> = [];
   for (let i = 0; i + 1 < record.sentences.length; i += 2) {
     const start = record.sentences[i] - record.start;
     const end = record.sentences[i + 1] - record.start;
     if (start >= 0 && end <= record.text.length) sentences.push({ start, end });
   }
-  return { docId: record.docId, text: record.text, tokens: record.tokens, sentences };
+  return sentences;
 }
 
 /** A paged answer as the Ask view shows it (askLibrary's mapping and relevance scale). */

@@ -20,7 +20,7 @@ import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { PAGED_MODES, PAGED_REASONING_MODES } from './askPaged.ts';
-import type { PagedLibrary } from '../../core/paged/index.ts';
+import type { PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import { libraryGraph, pagedLibraryGraph, pagedQuestionGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
 import { ASK_MODES, parseQuestionMode } from './modeRegistry.ts';
@@ -32,7 +32,7 @@ import {
   type AskResult,
   type TraceListener,
 } from './queryProtocol.ts';
-import { writeAnswer } from './writtenAnswer.ts';
+import { libraryCitations, recordCitations, writeAnswer } from './writtenAnswer.ts';
 
 /** The modes the Evaluate view offers for a paged library, in the Ask view's order. */
 const PAGED_ASK_MODES = ASK_MODES.filter((m) =>
@@ -84,6 +84,8 @@ export class QueryService {
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
    */
+  /** The records of the chunks the last question over pages showed: the sentences and pages its answer cites. */
+  private shownRecords = new Map<string, PagedChunkRecord>();
   private byRanges: Promise<PagedBundle | undefined> | null = null;
   /** The library's own pages, looked for once per library (forgotten when it changes); undefined: none usable. */
   private local: Promise<StoredPages | PagesAwaited | undefined> | null = null;
@@ -342,13 +344,17 @@ export class QueryService {
     this.askStop?.abort();
     const stop = new AbortController();
     this.askStop = stop;
+    const shownRecords = new Map<string, PagedChunkRecord>();
     try {
-      return await askPaged(library, request, {
+      const result = await askPaged(library, request, {
         signal: stop.signal,
         onEarly,
         onTrace,
         llm: () => this.questionLlm(),
+        shownRecords,
       });
+      this.shownRecords = shownRecords;
+      return result;
     } finally {
       if (this.askStop === stop) this.askStop = null;
     }
@@ -389,15 +395,19 @@ export class QueryService {
    */
   async answer(request: AnswerRequest, onDelta?: (delta: string) => void): Promise<AnswerOut> {
     const settings = await readLlmSettings(this.deps.library);
-    // A library answered from its pages is not loaded for the answer: citations then carry no sentence offsets.
-    const library = (await this.pagesState()) ? null : await this.session.library().catch(() => null);
+    // A library answered from its pages is not loaded for the answer: its citations come from the records of the
+    // chunks the last question showed (the evidence being answered over).
+    const paged = this.byRanges || (await this.pagesState());
+    const citations = paged
+      ? recordCitations(this.shownRecords)
+      : libraryCitations(await this.session.library().catch(() => null));
     this.answerStop?.abort();
     const stop = new AbortController();
     this.answerStop = stop;
     try {
       return await writeAnswer(
         this.deps.llmClient(settings, 'answer'),
-        library,
+        citations,
         request,
         onDelta,
         stop.signal,

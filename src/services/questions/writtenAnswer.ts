@@ -2,14 +2,51 @@
 // library (the cited sentence's offsets in its document, and its own pages where the document's are known).
 import { answerQuestion } from '../../core/answer/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
+import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import { pageRange } from '../../core/pages.ts';
 import { sentencesWithin, type QuestionLibrary } from '../library/questionLibrary.ts';
+import { recordSentences } from './askPaged.ts';
 import type { AnswerOut, AnswerRequest } from './queryProtocol.ts';
 
-/** Streams the answer to `onDelta`; `library` (null: none loaded) gives the sentences and pages of citations. */
+/**
+ * Where a citation's sentence and pages come from: the library in memory, or the chunk records a question over
+ * pages read (a library too large to load, or a bundle read by ranges).
+ */
+export interface CitationSource {
+  /** A chunk's sentences as offsets into its text; undefined when unknown (the citation is then the passage). */
+  sentences(
+    chunkId: string,
+    chunkStart: number,
+    textLength: number,
+  ): Array<{ start: number; end: number }> | undefined;
+  /** A document's page starts (PDFs), when known. */
+  pageStarts(docId: string): readonly number[] | undefined;
+}
+
+/** Citations from the library in memory (null: none loaded, the citations are the passages). */
+export function libraryCitations(library: QuestionLibrary | null): CitationSource {
+  return {
+    sentences: (chunkId, chunkStart, textLength) => sentencesWithin(library, chunkId, chunkStart, textLength),
+    pageStarts: (docId) => library?.documents.get(docId)?.pageStarts,
+  };
+}
+
+/** Citations from the records of the chunks a question over pages showed (askPaged's `records`). */
+export function recordCitations(records: ReadonlyMap<string, PagedChunkRecord>): CitationSource {
+  const byDoc = new Map([...records.values()].map((r) => [r.docId, r.pageStarts]));
+  return {
+    sentences: (chunkId) => {
+      const record = records.get(chunkId);
+      return record && recordSentences(record);
+    },
+    pageStarts: (docId) => byDoc.get(docId),
+  };
+}
+
+/** Streams the answer to `onDelta`; `source` gives the sentences and pages of citations. */
 export async function writeAnswer(
   client: LlmClient,
-  library: QuestionLibrary | null,
+  source: CitationSource,
   request: AnswerRequest,
   onDelta: ((delta: string) => void) | undefined,
   signal: AbortSignal,
@@ -19,7 +56,7 @@ export async function writeAnswer(
     title: e.docTitle,
     heading: e.heading,
     text: e.text,
-    sentences: sentencesWithin(library, e.chunkId, e.chunkStart, e.text.length),
+    sentences: source.sentences(e.chunkId, e.chunkStart, e.text.length),
     pageStart: e.pageStart,
     pageEnd: e.pageEnd,
   }));
@@ -37,7 +74,7 @@ export async function writeAnswer(
       const start = e.chunkStart + (cit.sentence?.start ?? 0);
       const end = e.chunkStart + (cit.sentence?.end ?? e.text.length);
       // The cited sentence's own pages where the document's pages are known, else the passage's.
-      const pageStarts = library?.documents.get(e.docId)?.pageStarts;
+      const pageStarts = source.pageStarts(e.docId);
       const pages = pageStarts?.length
         ? pageRange(pageStarts, start, end)
         : cit.pageStart !== undefined

@@ -55,6 +55,16 @@ describe('parseCitations', () => {
     expect(answer.slice(c[0].markerStart, c[0].markerEnd)).toBe('[1]');
     expect(parseCitations('see [1-2]', context).map((x) => x.n)).toEqual([1, 2]);
   });
+  it('a marker after the claim’s full stop, or after another marker, cites the claim’s sentence', () => {
+    // The second sentence of each chunk is the claim: a first-sentence pick would be wrong in every case.
+    const lies = 'Paris lies on the Seine';
+    for (const answer of [`${lies}. [1]`, `${lies}.[1]`, `${lies} [2][1].`, `${lies}. [2] [1]`]) {
+      const cited = parseCitations(answer, context).find((c) => c.n === 1);
+      expect(cited?.sentence?.text, answer).toBe('It lies on the Seine.');
+    }
+    const many = parseCitations('Many tourists visit the city. [2]', context)[0];
+    expect(many.sentence?.text).toBe('Many tourists visit.');
+  });
   it('recognizes the no-answer reply', () => {
     expect(isNoAnswer(NO_ANSWER)).toBe(true);
     expect(isNoAnswer('the documents do not contain the answer')).toBe(true);
