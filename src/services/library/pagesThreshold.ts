@@ -3,6 +3,7 @@
 // graph) and the query worker reads them by (src/services/library/storedPages.ts), kept in one place so the two
 // workers agree on it.
 import type { ConceptDb } from '../../store/db.ts';
+import type { IndexMeta } from '../../store/records.ts';
 import { SettingsRepo } from '../../store/settingsRepo.ts';
 
 /**
@@ -25,14 +26,17 @@ async function pagesMinChunks(db: ConceptDb): Promise<number> {
 
 /**
  * Whether the library is one that pages answer: at least the threshold's chunks and no semantic layer (the pages
- * hold the lexical index; a library with sentence vectors is answered in memory). One count() of the chunks (the
- * callers ask once per graph refresh, or once per library change), no record read.
+ * hold the lexical index; a library with sentence vectors is answered in memory). Two small reads, the setting and
+ * the index record, whose tally gives the chunks (IndexMeta.sentenceTally): the query worker asks at every question
+ * of a library in memory whether it grew past the threshold, and a count() walks the store (7–12 ms a question at
+ * 9,000 chunks, docs/results/ranges.md). A library without the tally is counted until the ingest worker tallies it.
+ * `read`: the index record as the caller has just read it.
  */
-export async function pagesLibrary(db: ConceptDb): Promise<{ pages: boolean; chunks: number }> {
-  const [min, chunks, meta] = await Promise.all([
-    pagesMinChunks(db),
-    db.chunks.count(),
-    db.meta.get('index'),
-  ]);
+export async function pagesLibrary(
+  db: ConceptDb,
+  read?: { meta: IndexMeta | undefined },
+): Promise<{ pages: boolean; chunks: number }> {
+  const [min, meta] = await Promise.all([pagesMinChunks(db), read ? read.meta : db.meta.get('index')]);
+  const chunks = meta?.sentenceTally?.chunks ?? (await db.chunks.count());
   return { pages: chunks > 0 && chunks >= min && !meta?.layers.semantic, chunks };
 }

@@ -57,13 +57,14 @@ export async function openStoredPages(
   reuse?: StoredPages,
 ): Promise<StoredPages | PagesAwaited | undefined> {
   const pages = new PagesRepo(db);
-  const analyzer = createTermAnalyzer();
   const [record, meta] = await Promise.all([pages.get(), db.meta.get('index')]);
   if (meta?.layers.semantic) return undefined;
   if (!record) {
-    const large = await pagesLibrary(db);
+    // Asked again at every question of a library in memory: the setting is the one more read (no count).
+    const large = await pagesLibrary(db, { meta });
     return large.pages ? { awaiting: true, chunks: large.chunks } : undefined;
   }
+  const analyzer = createTermAnalyzer();
   // The stamp (every document's id) is read while the pages open: neither waits for the other.
   const stamp = pages.libraryStamp();
   const fresh =
