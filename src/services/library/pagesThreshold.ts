@@ -19,7 +19,7 @@ const PAGES_MIN_CHUNKS = 10_000;
 export const PAGES_MIN_CHUNKS_SETTING = 'pagesMinChunks';
 
 /** The chunk count from which a library gets pages (the setting, when a number, else PAGES_MIN_CHUNKS). */
-async function pagesMinChunks(db: ConceptDb): Promise<number> {
+export async function pagesMinChunks(db: ConceptDb): Promise<number> {
   const value = await new SettingsRepo(db).getSetting<unknown>(PAGES_MIN_CHUNKS_SETTING);
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : PAGES_MIN_CHUNKS;
 }
@@ -30,13 +30,15 @@ async function pagesMinChunks(db: ConceptDb): Promise<number> {
  * the index record, whose tally gives the chunks (IndexMeta.sentenceTally): the query worker asks at every question
  * of a library in memory whether it grew past the threshold, and a count() walks the store (7–12 ms a question at
  * 9,000 chunks, docs/results/ranges.md). A library without the tally is counted until the ingest worker tallies it.
- * `read`: the index record as the caller has just read it.
+ * `read`: the index record and the threshold as the caller has just read them.
  */
 export async function pagesLibrary(
   db: ConceptDb,
-  read?: { meta: IndexMeta | undefined },
+  read?: { meta: IndexMeta | undefined; min: number },
 ): Promise<{ pages: boolean; chunks: number }> {
-  const [min, meta] = await Promise.all([pagesMinChunks(db), read ? read.meta : db.meta.get('index')]);
+  const [min, meta] = read
+    ? [read.min, read.meta]
+    : await Promise.all([pagesMinChunks(db), db.meta.get('index')]);
   const chunks = meta?.sentenceTally?.chunks ?? (await db.chunks.count());
   return { pages: chunks > 0 && chunks >= min && !meta?.layers.semantic, chunks };
 }
