@@ -1,8 +1,8 @@
 // The query worker looks again at every question of a library answered in memory whether it is now answered from its
-// pages (QueryService.pagesState over src/services/library/storedPages.ts): nothing tells it when a drop takes the
-// library past the threshold before the page's next refresh, and CI on e2d441e answered such a question from memory
-// on a verdict kept from before (9f1cc07). The re-check reads the index record's tally of chunks, never a count() of
-// them (in Chromium a count() walks the store: 7–12 ms a question at 9,000 chunks, docs/results/ranges.md). Real
+// pages (QueryService.pagesState over src/services/library/storedPages.ts): the page invalidates it only once its own
+// refresh has seen the library change, and CI on e2d441e answered a question past the threshold from memory on a
+// verdict kept from before (9f1cc07). The re-check reads the index record's tally of chunks, never a count() of
+// them (in Chromium a count() walks the store: 13–15 ms a question at 9,002 chunks, docs/results/ranges.md). Real
 // store (fake-indexeddb), real pages writer, real query service; the library is never invalidated between questions.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
