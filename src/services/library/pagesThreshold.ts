@@ -29,8 +29,9 @@ export async function pagesMinChunks(db: ConceptDb): Promise<number> {
  * hold the lexical index; a library with sentence vectors is answered in memory). Two small reads, the setting and
  * the index record, whose tally gives the chunks (IndexMeta.sentenceTally): the query worker asks at every question
  * of a library in memory whether it grew past the threshold, and a count() walks the store (13–15 ms of the query
- * worker's time a question at 9,002 chunks in Chromium, load 11: docs/results/ranges.md). A library without the tally is counted until the ingest worker tallies it.
- * `read`: the index record and the threshold as the caller has just read them.
+ * worker's time a question at 9,002 chunks in Chromium, load 11: docs/results/ranges.md). A library without the
+ * tally is counted until the ingest worker tallies it. `read`: the index record and the threshold as the caller has
+ * just read them.
  */
 export async function pagesLibrary(
   db: ConceptDb,
