@@ -34,6 +34,7 @@ import type { SerializedGraph } from '../core/graph/index.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
 import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';
+import { EMPTY_TALLY, talliedAfter } from './indexMeta.ts';
 import type { LoadedCorpus } from './libraryRepo.ts';
 import { loadedChunk, vectorRecord as storedVectors, withoutText } from './storedForm.ts';
 
@@ -256,13 +257,13 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
       concepts: graphStale ? 0 : counts.concepts,
       edges: graphStale ? 0 : counts.edges,
     };
-    // The sentence tally (IndexMeta), from the library's own when it has one: what this import added, on top.
-    const tally = mode === 'new' ? { documents: 0, sentences: 0 } : meta?.sentenceTally;
-    if (tally)
-      nextMeta.sentenceTally = {
-        documents: tally.documents + documents.length,
-        sentences: tally.sentences + sentences.length,
-      };
+    // The tally (IndexMeta), from the library's own when it has one: what this import added, on top.
+    const tally = talliedAfter(mode === 'new' ? EMPTY_TALLY : meta?.sentenceTally, {
+      documents: documents.length,
+      sentences: sentences.length,
+      chunks: chunks.length,
+    });
+    if (tally) nextMeta.sentenceTally = tally;
     if (merge.fresh.size > 0 || !meta) await db.meta.put(nextMeta);
     return {
       mode,

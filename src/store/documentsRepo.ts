@@ -6,7 +6,7 @@ import type { IndexParams, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { removeAtomicDocument } from './atomicStore.ts';
 import { SCHEMA_VERSION, type ConceptDb } from './db.ts';
-import { allEmbedded, emptyMeta } from './indexMeta.ts';
+import { allEmbedded, EMPTY_TALLY, emptyMeta, talliedAfter } from './indexMeta.ts';
 import { removeKgChunks } from './kgStore.ts';
 import { loadedChunk, loadedSentence, vectorRecord, withoutText } from './storedForm.ts';
 import { batchDimension, checkEmbedder } from './vectorChecks.ts';
@@ -55,8 +55,8 @@ export class DocumentsRepo {
       async (): Promise<PutResult[]> => {
         const stored = await db.meta.get('index');
         const meta = stored ?? emptyMeta(params);
-        // A new library starts its sentence tally at nothing; one without a tally keeps none (IndexMeta).
-        const tally = stored ? stored.sentenceTally : { documents: 0, sentences: 0 };
+        // A new library starts its tally at nothing; one without a tally keeps none (IndexMeta).
+        const tally = stored ? stored.sentenceTally : EMPTY_TALLY;
         if (embedderId !== null && withVectors.length > 0) {
           checkEmbedder(meta, embedderId, dimension, withVectors[0].prepared.doc.sourceName);
         }
@@ -102,12 +102,10 @@ export class DocumentsRepo {
         }
         const rows = embedded.reduce((n, i) => n + i.prepared.sentences.length, 0);
         const sentences = fresh.reduce((n, i) => n + i.prepared.sentences.length, 0);
+        const chunks = fresh.reduce((n, i) => n + i.prepared.chunks.length, 0);
         await db.meta.put({
           ...meta,
-          sentenceTally: tally && {
-            documents: tally.documents + fresh.length,
-            sentences: tally.sentences + sentences,
-          },
+          sentenceTally: talliedAfter(tally, { documents: fresh.length, sentences, chunks }),
           embedderId: embedded.length > 0 ? embedderId : meta.embedderId,
           dimension: dimension || meta.dimension,
           schemaVersion: SCHEMA_VERSION,
@@ -196,10 +194,11 @@ export class DocumentsRepo {
               ...meta,
               layers: { lexical: true, semantic: await allEmbedded(db) },
               vectorRows: Math.max(0, (meta.vectorRows ?? 0) - (vector?.count ?? 0)),
-              sentenceTally: meta.sentenceTally && {
-                documents: meta.sentenceTally.documents - 1,
-                sentences: meta.sentenceTally.sentences - sentences,
-              },
+              sentenceTally: talliedAfter(meta.sentenceTally, {
+                documents: -1,
+                sentences: -sentences,
+                chunks: -chunkIds.length,
+              }),
             });
         }
         return true;

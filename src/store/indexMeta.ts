@@ -20,6 +20,25 @@ export function emptyMeta(params: IndexParams): IndexMeta {
   };
 }
 
+/** The tally of a library with no documents yet (IndexMeta.sentenceTally). */
+export const EMPTY_TALLY = { documents: 0, sentences: 0, chunks: 0 } as const;
+
+/**
+ * The index record's tally after a write added these (negative: removed them), in the write's own transaction. No
+ * tally stays none; one without chunks (written by an app from before them) stays without, so they are counted.
+ */
+export function talliedAfter(
+  tally: IndexMeta['sentenceTally'],
+  change: { documents: number; sentences: number; chunks: number },
+): IndexMeta['sentenceTally'] {
+  if (!tally) return undefined;
+  const next = {
+    documents: tally.documents + change.documents,
+    sentences: tally.sentences + change.sentences,
+  };
+  return tally.chunks === undefined ? next : { ...next, chunks: tally.chunks + change.chunks };
+}
+
 /**
  * True when every document has its vectors: the semantic layer is complete. Must run inside a transaction over
  * documents and vectors, so the two counts describe one state.

@@ -102,17 +102,20 @@ export class LibraryRepo {
   }
 
   /**
-   * Counts the sentences once into the index record's tally where it has none (or one that no longer matches the
-   * documents): a library from before the tally, or an import. Later writes keep it (documentsRepo.ts).
+   * Counts the sentences and chunks once into the index record's tally where it has none (or one that no longer
+   * matches the documents, or lacks the chunks): a library from before the tally, or from an app that wrote it without
+   * the chunks. Later writes keep it (documentsRepo.ts, bundleImport.ts).
    */
-  async tallySentences(): Promise<void> {
+  async tallyCounts(): Promise<void> {
     const db = this.db;
-    await db.transaction('rw', [db.documents, db.sentences, db.meta], async () => {
+    await db.transaction('rw', [db.documents, db.chunks, db.sentences, db.meta], async () => {
       const meta = await db.meta.get('index');
       if (!meta) return;
       const documents = await db.documents.count();
-      if (meta.sentenceTally?.documents === documents) return;
-      await db.meta.put({ ...meta, sentenceTally: { documents, sentences: await db.sentences.count() } });
+      const tally = meta.sentenceTally;
+      if (tally?.documents === documents && tally.chunks !== undefined) return;
+      const [sentences, chunks] = await Promise.all([db.sentences.count(), db.chunks.count()]);
+      await db.meta.put({ ...meta, sentenceTally: { documents, sentences, chunks } });
     });
   }
 

@@ -192,8 +192,8 @@ export class Repo {
   counts() {
     return this.library.counts();
   }
-  tallySentences() {
-    return this.library.tallySentences();
+  tallyCounts() {
+    return this.library.tallyCounts();
   }
   layerCounts() {
     return this.library.layerCounts();

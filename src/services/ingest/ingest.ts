@@ -65,9 +65,9 @@ export function createIngestService(deps: IngestServiceDeps) {
       listener = callback;
       // Pages left unwritten by a reload (or by an app before them) are written now, with their progress shown.
       void pipeline.resumePages();
-      // A library stored before the sentence tally (or imported) gets it once, so that its counts stop walking
-      // every sentence on each load (IndexMeta.sentenceTally).
-      void repo.tallySentences().catch(() => undefined);
+      // A library stored before the tally (or imported) gets it once, so that neither its counts on each load walk
+      // every sentence nor the query worker's pages re-check at each question every chunk (IndexMeta.sentenceTally).
+      void repo.tallyCounts().catch(() => undefined);
     },
     /** Queues files (their buffers are transferred) and starts indexing. */
     async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {

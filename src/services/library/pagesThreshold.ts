@@ -3,6 +3,7 @@
 // graph) and the query worker reads them by (src/services/library/storedPages.ts), kept in one place so the two
 // workers agree on it.
 import type { ConceptDb } from '../../store/db.ts';
+import type { IndexMeta } from '../../store/records.ts';
 import { SettingsRepo } from '../../store/settingsRepo.ts';
 
 /**
@@ -18,21 +19,27 @@ const PAGES_MIN_CHUNKS = 10_000;
 export const PAGES_MIN_CHUNKS_SETTING = 'pagesMinChunks';
 
 /** The chunk count from which a library gets pages (the setting, when a number, else PAGES_MIN_CHUNKS). */
-async function pagesMinChunks(db: ConceptDb): Promise<number> {
+export async function pagesMinChunks(db: ConceptDb): Promise<number> {
   const value = await new SettingsRepo(db).getSetting<unknown>(PAGES_MIN_CHUNKS_SETTING);
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : PAGES_MIN_CHUNKS;
 }
 
 /**
  * Whether the library is one that pages answer: at least the threshold's chunks and no semantic layer (the pages
- * hold the lexical index; a library with sentence vectors is answered in memory). One count() of the chunks (the
- * callers ask once per graph refresh, or once per library change), no record read.
+ * hold the lexical index; a library with sentence vectors is answered in memory). Two small reads, the setting and
+ * the index record, whose tally gives the chunks (IndexMeta.sentenceTally): the query worker asks at every question
+ * of a library in memory whether it grew past the threshold, and a count() walks the store (13–15 ms of the query
+ * worker's time a question at 9,002 chunks in Chromium, load 11: docs/results/ranges.md). A library without the
+ * tally is counted until the ingest worker tallies it. `read`: the index record and the threshold as the caller has
+ * just read them.
  */
-export async function pagesLibrary(db: ConceptDb): Promise<{ pages: boolean; chunks: number }> {
-  const [min, chunks, meta] = await Promise.all([
-    pagesMinChunks(db),
-    db.chunks.count(),
-    db.meta.get('index'),
-  ]);
+export async function pagesLibrary(
+  db: ConceptDb,
+  read?: { meta: IndexMeta | undefined; min: number },
+): Promise<{ pages: boolean; chunks: number }> {
+  const [min, meta] = read
+    ? [read.min, read.meta]
+    : await Promise.all([pagesMinChunks(db), db.meta.get('index')]);
+  const chunks = meta?.sentenceTally?.chunks ?? (await db.chunks.count());
   return { pages: chunks > 0 && chunks >= min && !meta?.layers.semantic, chunks };
 }

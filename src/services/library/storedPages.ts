@@ -10,7 +10,7 @@ import { createTermAnalyzer } from '../../core/text/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
 import type { PagesRecord } from '../../store/records.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
-import { pagesLibrary } from './pagesThreshold.ts';
+import { pagesLibrary, pagesMinChunks } from './pagesThreshold.ts';
 import { BlobRangeSource } from './rangeSources.ts';
 
 /**
@@ -60,13 +60,15 @@ export async function openStoredPages(
   reuse?: StoredPages,
 ): Promise<StoredPages | PagesAwaited | undefined> {
   const pages = new PagesRepo(db);
-  const analyzer = createTermAnalyzer();
-  const [record, meta] = await Promise.all([pages.get(), db.meta.get('index')]);
+  // Asked again at every question of a library in memory: three small records read at once, one round of reads (the
+  // chunks are the index record's tally, not a count: pagesThreshold.ts).
+  const [record, meta, min] = await Promise.all([pages.get(), db.meta.get('index'), pagesMinChunks(db)]);
   if (meta?.layers.semantic) return undefined;
   if (!record) {
-    const large = await pagesLibrary(db);
+    const large = await pagesLibrary(db, { meta, min });
     return large.pages ? { awaiting: true, chunks: large.chunks } : undefined;
   }
+  const analyzer = createTermAnalyzer();
   // The stamp (every document's id) is read while the pages open: neither waits for the other.
   const stamp = pages.libraryStamp();
   const fresh =
@@ -78,7 +80,7 @@ export async function openStoredPages(
   const now = await stamp;
   const lagging = now.stamp !== record.stamp;
   // Lagging pages of a library no longer large (the threshold setting raised): the library is loaded instead.
-  if (lagging && !(await pagesLibrary(db)).pages) return undefined;
+  if (lagging && !(await pagesLibrary(db, { meta, min })).pages) return undefined;
   if (!opening) return Object.assign(reuse!, { lagging });
   const opened: StoredPages = {
     library: await opening,

@@ -123,8 +123,9 @@ export class QueryService {
     return current.then(
       (state) => {
         // Only pages are remembered: "not from pages" (a small library) and `awaiting` are looked at again by the
-        // next question, so that a library that grew is never answered from memory on a stale answer (a few ms of
-        // IndexedDB reads a question).
+        // next question, so that a library that grew is never answered from memory on a stale answer. That is three
+        // small records a question (the pages, the index record with its chunk tally, the threshold setting), never
+        // a count of the chunks (docs/results/ranges.md, "The pages re-check per question").
         if ((!state || 'awaiting' in state) && this.local === current) this.local = null;
         // A library answered from its pages (or about to be) is not held in memory: the one loaded before it grew
         // past the threshold is let go.

@@ -138,6 +138,12 @@ describe('library export → import', () => {
     expect(result.graphStale).toBe(true);
     expect(await target.documents.count()).toBe(3);
     expect(await target.graph.count()).toBe(0);
+    // The tally carries on from the library's own with what the import added: what counting the stores finds.
+    expect((await target.meta.get('index'))?.sentenceTally).toEqual({
+      documents: 3,
+      sentences: await target.sentences.count(),
+      chunks: await target.chunks.count(),
+    });
     const meta = await target.meta.get('index');
     expect(meta?.vectorRows).toBe(7);
     // Merged KG: the entity existed on both sides with the same chunk; still one record.

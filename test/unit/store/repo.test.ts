@@ -314,7 +314,7 @@ describe('Repo corpus, graph and queue', () => {
   });
 });
 
-describe('the sentence tally', () => {
+describe('the tally of sentences and chunks', () => {
   it('is kept by every write and removal, so counting never walks the sentences; an old library gets it once', async () => {
     const { db, repo } = freshRepo();
     await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
@@ -325,9 +325,10 @@ describe('the sentence tally', () => {
       ],
       'e',
     );
-    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 6 });
+    // Two documents of two chunks and three sentences each.
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 6, chunks: 4 });
     await repo.removeDocument('d1');
-    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3 });
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3, chunks: 2 });
     // The counts use it: a sentence written behind the repository's back is not counted while the tally matches.
     const stray = { ...prepared('d2').sentences[0], id: 'stray', docId: 'd2' };
     await db.sentences.add(stray);
@@ -340,10 +341,26 @@ describe('the sentence tally', () => {
     expect(await repo.counts()).toMatchObject({ sentences: 4 });
     await repo.putPreparedDocument(prepared('d3'), vectors(), 'e');
     expect((await repo.getMeta())?.sentenceTally).toBeUndefined();
-    await repo.tallySentences();
-    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 7 });
+    await repo.tallyCounts();
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 7, chunks: 4 });
     // A tally that no longer matches the documents is not trusted.
     await db.documents.delete('d3');
     expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 7 });
+  });
+
+  it('a tally written without the chunks (an app from before them) keeps none, until they are counted once', async () => {
+    const { db, repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    const meta = (await repo.getMeta())!;
+    meta.sentenceTally = { documents: 1, sentences: 3 };
+    await db.meta.put(meta);
+    // Added to and removed from, it stays without chunks: a number carried on from nothing would be wrong.
+    await repo.putPreparedDocument(prepared('d2'), vectors(), 'e');
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 6 });
+    await repo.removeDocument('d1');
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3 });
+    // The documents match, but the chunks are missing: tallied once more.
+    await repo.tallyCounts();
+    expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3, chunks: 2 });
   });
 });
