@@ -34,8 +34,10 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   await writeFile(file, passages(150));
   await openApp(page, origin);
   const usage = await settledUsage(page);
-  // 400 KB above what the app uses: the file's lexical layer fits, its full index (estimated) does not.
-  const cdp = await lowerQuota(page, origin, usage + 400 * 1024);
+  // 450 KB above what the app uses: the file's full index (estimated 614 KB) does not fit, its lexical layer (276 KB)
+  // does, with room for what IndexedDB counts beyond the records (its log, deletions not yet compacted). A clean-clone
+  // CI at load ~10 ran out at 400 KB with nothing stored; the cause was not found.
+  const cdp = await lowerQuota(page, origin, usage + 450 * 1024);
 
   await addFiles(page, [file]);
   const check = page.getByTestId('space-check');
@@ -43,7 +45,7 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   const message = (await page.getByTestId('space-message').textContent()) ?? '';
   log(`shown before indexing: ${message}`);
   expect(message).toMatch(
-    /^This file needs about [\d.]+ KB of storage to index; this browser offers 400 KB here \(a private window gives less\)\./,
+    /^This file needs about [\d.]+ KB of storage to index; this browser offers 450 KB here \(a private window gives less\)\./,
   );
   expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
   // Nothing is queued while the question is open: the app waits for the person. (It says it is busy meanwhile: a
