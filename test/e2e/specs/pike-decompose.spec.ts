@@ -113,11 +113,12 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
     const firstCite = page.locator('[data-testid="answer"] [data-cite="1"]').first();
     expect(await firstCite.count(), `the answer has no [1] citation: "${answerText}"`).toBeGreaterThan(0);
     const marked = await openCitation(page, firstCite);
-    // The scripted server answers with the first sentence of passage [1], then " [1]".
+    // The scripted server answers with the first sentence of passage [1], then " [1]"; that "sentence" may begin
+    // with the passage's heading line, which the highlighted sentence does not.
     const claimed = answerText.split('[1]')[0].trim();
     const message = `citation [1] highlights "${marked}", the answer claimed "${claimed}"`;
     expect(marked, message).not.toBe('');
-    expect(claimed.startsWith(marked.slice(0, Math.min(marked.length, 30))), message).toBe(true);
+    expect(claimed.includes(marked.slice(0, Math.min(marked.length, 30))), message).toBe(true);
 
     // 4. The limits: the default shown, a value out of range refused (next to the input, and by the Ask button),
     // then at most one round.

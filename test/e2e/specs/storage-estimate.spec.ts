@@ -34,10 +34,11 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   await writeFile(file, passages(150));
   await openApp(page, origin);
   const usage = await settledUsage(page);
-  // 450 KB above what the app uses: the file's full index (estimated 614 KB) does not fit, its lexical layer (276 KB)
-  // does, with room for what IndexedDB counts beyond the records (its log, deletions not yet compacted). A clean-clone
-  // CI at load ~10 ran out at 400 KB with nothing stored; the cause was not found.
-  const cdp = await lowerQuota(page, origin, usage + 450 * 1024);
+  // 560 KB above what the app uses: the file's full index (estimated 614 KB) does not fit, its lexical layer (276 KB)
+  // does, with as much again for what IndexedDB counts beyond the records (its log, deletions not yet compacted).
+  // Two clean-clone CIs at load 6–10 ran out at 400 and 450 KB with nothing stored, and so did 2 of 4 runs alone at
+  // load 9 (at load 2 it passed); the cause was not found.
+  const cdp = await lowerQuota(page, origin, usage + 560 * 1024);
 
   await addFiles(page, [file]);
   const check = page.getByTestId('space-check');
@@ -45,7 +46,7 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   const message = (await page.getByTestId('space-message').textContent()) ?? '';
   log(`shown before indexing: ${message}`);
   expect(message).toMatch(
-    /^This file needs about [\d.]+ KB of storage to index; this browser offers 450 KB here \(a private window gives less\)\./,
+    /^This file needs about [\d.]+ KB of storage to index; this browser offers 560 KB here \(a private window gives less\)\./,
   );
   expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
   // Nothing is queued while the question is open: the app waits for the person. (It says it is busy meanwhile: a
