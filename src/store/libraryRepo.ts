@@ -120,6 +120,22 @@ export class LibraryRepo {
   }
 
   /**
+   * Writes the index record's projected chunks (IndexMeta.projectedChunks; undefined: nothing waits), when they
+   * changed. A library without an index record (nothing stored yet) has nothing to project onto: the first refresh
+   * of a drop comes after its first documents. Returns whether the record changed.
+   */
+  async projectChunks(projected: number | undefined): Promise<boolean> {
+    const db = this.db;
+    return db.transaction('rw', db.meta, async () => {
+      const meta = await db.meta.get('index');
+      if (!meta || meta.projectedChunks === projected) return false;
+      const { projectedChunks: _old, ...rest } = meta;
+      await db.meta.put(projected === undefined ? rest : { ...rest, projectedChunks: projected });
+      return true;
+    });
+  }
+
+  /**
    * Loads the whole corpus for the query worker, records whole (texts sliced back, vectors as Float32). `mark` is
    * called as each table arrives, with its name (the first-question bench times them). Every read is asked for at
    * once: the browser reads them in order while this thread decodes each as it comes.

@@ -168,6 +168,25 @@ export class QueueRepo {
       .count();
   }
 
+  /**
+   * The bytes of the files still to index (queued or interrupted) and of the announced ones whose bytes are on their
+   * way (intakeStore.ts), from their records' sizes: what a drop will still store (src/services/ingest/dropProjection.ts).
+   * The records are small since schema v5 (the bytes are in pendingBytes); a read of 20,000 of them is one range each.
+   */
+  async queuedBytes(): Promise<{ waiting: number; announced: number }> {
+    const sum = (records: PendingRecord[]): number => records.reduce((n, r) => n + (r.size ?? 0), 0);
+    return this.db.transaction('r', this.db.pending, async () => {
+      const [waiting, announced] = await Promise.all([
+        this.db.pending
+          .where('status')
+          .between(...WAITING_STATUSES, true, true)
+          .toArray(),
+        this.db.pending.where('status').equals('announced').toArray(),
+      ]);
+      return { waiting: sum(waiting), announced: sum(announced) };
+    });
+  }
+
   /** Marks a pending file; a failed file keeps its name and reason but drops its bytes (they are not needed). */
   async markPending(id: string, status: PendingRecord['status'], reason?: string): Promise<void> {
     const changes: Partial<PendingRecord> = { status, reason };

@@ -54,6 +54,15 @@ export interface IndexMeta {
    * tally, left open in another tab, would keep it as it was).
    */
   sentenceTally?: { documents: number; sentences: number; chunks?: number };
+  /**
+   * The chunks the library will hold once the ingest worker's queue is stored: the chunks stored plus the queued
+   * files' bytes at the drop's own bytes per chunk (src/services/ingest/dropProjection.ts). Written by the ingest
+   * worker at each refresh of a drop, absent once nothing waits (the drop ended or was cancelled). The pages
+   * threshold compares the larger of it and the chunks stored (pagesThreshold.ts): a drop that will be large is
+   * answered from its pages from its first refresh on, and the query worker, which cannot see the queue, learns
+   * it here.
+   */
+  projectedChunks?: number;
 }
 
 /**

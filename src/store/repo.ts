@@ -165,6 +165,9 @@ export class Repo {
   waitingCount() {
     return this.queue.waitingCount();
   }
+  queuedBytes() {
+    return this.queue.queuedBytes();
+  }
   markPending(...args: Parameters<QueueRepo['markPending']>) {
     return this.queue.markPending(...args);
   }
@@ -194,6 +197,9 @@ export class Repo {
   }
   tallyCounts() {
     return this.library.tallyCounts();
+  }
+  projectChunks(...args: Parameters<LibraryRepo['projectChunks']>) {
+    return this.library.projectChunks(...args);
   }
   layerCounts() {
     return this.library.layerCounts();

@@ -19,6 +19,10 @@
 //   and a screenshot, and the page is reloaded (a page that starts resumes the queue it finds), at most
 //   --max-reloads times; the stalls are in the result, and the searchable time includes them.
 //   Builds the app into E2E_DIST (default dist/) unless --no-build; CHROMIUM_PATH (default /usr/bin/chromium).
+//   --ask-during <s>: from 30 s after the drop, the bench goes to the Ask view (the drop goes on) and asks a question
+//   every <s> seconds until the library is searchable: each one's time, evidence, where it was answered from (the
+//   results' data-from: 'pages', or memory) or the app's refusal (issue 25: no question of a drop is refused); the
+//   drop's heap peaks then include the query worker's answering.
 // The bench's own cost: it reads the store's counts every --probe-every seconds (default 5: count()s that Chromium
 // answers by walking each store, on the browser's IndexedDB thread) and every realm's heap every --heap-every
 // seconds (default 5: with ForceEagerMeasureMemory each measurement collects garbage in every realm); each log line
@@ -98,6 +102,7 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
     port: { type: 'string', default: '41731' },
     'reopen-only': { type: 'boolean', default: false },
+    'ask-during': { type: 'string', default: '0' },
   },
 });
 if (!opts.folder) fail('--folder is required');
@@ -121,6 +126,9 @@ if (!(heapEverySeconds > 0)) fail('--heap-every must be a positive number of sec
 if (!(logEverySeconds > 0)) fail('--log-every must be a positive number of seconds');
 if (!(profileAt >= 0)) fail('--profile-at must be a number of documents ≥ 0');
 if (!(profileSeconds > 0)) fail('--profile-seconds must be a positive number');
+const askDuringSeconds = Number(opts['ask-during']);
+if (!(askDuringSeconds >= 0))
+  fail('--ask-during must be a number of seconds ≥ 0 (0: no question during the drop)');
 const keptProfile = opts.profile ? resolve(opts.profile) : null;
 const reopenOnly = opts['reopen-only'];
 if (reopenOnly && !keptProfile) fail('--reopen-only needs --profile <dir> (a profile a drop was kept in)');
@@ -436,6 +444,18 @@ async function main(): Promise<void> {
       let profiled = !opts['cpu-profile'];
       let searchable: number | null = null;
       let signal = '';
+      /** Questions asked during the drop (--ask-during). */
+      const during: {
+        atSeconds: number;
+        documents: number;
+        chunks: number;
+        ms: number;
+        evidence: number;
+        from: string | null;
+        refused: string | null;
+      }[] = [];
+      if (askDuringSeconds > 0) result.askedDuringDrop = during;
+      let nextAskAt = 30;
       /** Since when the app has said idle with files still waiting (a stalled queue), or null. */
       let stalledSince: number | null = null;
       const stalls: {
@@ -558,8 +578,43 @@ async function main(): Promise<void> {
           lastLogDocuments = p.documents;
           threadsAtLog = threadsNow;
         }
+        if (askDuringSeconds > 0 && searchable === null && at >= nextAskAt && p.documents > 0) {
+          nextAskAt = at + askDuringSeconds;
+          if (during.length === 0) {
+            await page.click('a[href="#ask"]');
+            await page.waitForSelector('[data-testid="question"]', { timeout: 60_000 });
+          }
+          const q = picked[during.length % Math.max(1, picked.length)];
+          await page.fill('[data-testid="question"]', q?.question ?? 'Where is the library?');
+          const r = await page.evaluate(timedAsk, Math.max(1000, Math.min(300_000, deadline - Date.now())));
+          const from = await page.evaluate(
+            () => document.querySelector('[data-testid="results"]')?.getAttribute('data-from') ?? null,
+          );
+          during.push({
+            atSeconds: round(at),
+            documents: p.documents,
+            chunks: p.chunks,
+            ms: Math.round(r.ms),
+            evidence: r.evidence,
+            from: r.error ? null : (from ?? 'memory'),
+            refused: r.error,
+          });
+          console.log(
+            `  asked at ${at.toFixed(0)} s (${p.documents} documents stored): ` +
+              (r.error
+                ? `REFUSED: ${r.error}`
+                : `${r.evidence} passages from ${from ?? 'memory'} in ${r.ms.toFixed(0)} ms`) +
+              `; heap so far ${sampler.peaks().peakJsMB} MB; load ${load()}`,
+          );
+        }
         if (searchable === null) await sleep(probeEverySeconds * 1000);
       }
+      if (during.length > 0)
+        console.log(
+          `questions during the drop: ${during.length}, refused ${during.filter((d) => d.refused).length}, ` +
+            `from pages ${during.filter((d) => d.from === 'pages').length}, from memory ` +
+            `${during.filter((d) => d.from === 'memory').length}`,
+        );
       const dropPeaks = sampler.peaks();
       result.benchOverhead = {
         probeEverySeconds,

@@ -26,6 +26,8 @@ import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice
 import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
 import { pagesDue, writeLibraryPages } from './pagesWrite.ts';
 import { pagesLibrary } from '../library/pagesThreshold.ts';
+import { PagesRepo } from '../../store/pagesRepo.ts';
+import { DropProjection } from './dropProjection.ts';
 
 export { MAX_FILE_BYTES } from './ingestProtocol.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
@@ -60,20 +62,30 @@ const STORED_COVERAGE_MS = 2000;
 /** The layers' counts as IndexedDB last gave them, plus what this drain stored since. */
 type KeptCounts = Awaited<ReturnType<Repo['layerCounts']>>;
 
-/** Documents and sentences a store write added (duplicates are not stored). */
+/** Documents, sentences and chunks a store write added (duplicates are not stored). */
 function storedCounts(
   documents: readonly PreparedDocument[],
   results: readonly PutResult[],
-): { documents: number; sentences: number } {
+): { documents: number; sentences: number; chunks: number } {
   let stored = 0;
   let sentences = 0;
+  let chunks = 0;
   results.forEach((r, i) => {
     if (!r.stored) return;
     stored += 1;
     sentences += documents[i]?.sentences.length ?? 0;
+    chunks += documents[i]?.chunks.length ?? 0;
   });
-  return { documents: stored, sentences };
+  return { documents: stored, sentences, chunks };
 }
+
+/**
+ * A drop projected past the pages threshold writes its first pages by the time it has stored this share of the
+ * threshold's chunks, even before its first refresh is due: storing waits while pages are written, so the library
+ * cannot pass the threshold without pages, where the query worker would no longer load it and would have to refuse
+ * a question until they are written (storedPages.ts `PagesAwaited`).
+ */
+const FIRST_PAGES_SHARE = 0.5;
 /** Documents per store transaction when a file holds many (a .jsonl of passages). */
 const STORE_SLICE_DOCUMENTS = 256;
 /**
@@ -231,6 +243,18 @@ export class IngestPipeline {
    * the graph: the page's status says "searchable (from the library's pages)".
    */
   private searchableFromPages = false;
+  /** The drain's bytes per chunk and what its queue will add (dropProjection.ts). */
+  private projection = new DropProjection();
+  /**
+   * Stored chunks at which the first pages of a drop projected past the threshold are due, whatever the refresh
+   * spacing (FIRST_PAGES_SHARE), or null: not projected past it, or pages are stored already.
+   */
+  private firstPagesAt: number | null = null;
+  /** The library's chunks when the projection was last written (the drain adds projection.storedChunks since). */
+  private chunksAtProjection = 0;
+  private chunksStoredAtProjection = 0;
+  /** The index record holds this drain's projection (IndexMeta.projectedChunks), to be cleared once nothing waits. */
+  private projecting = false;
 
   constructor(
     private readonly deps: IngestDeps,
@@ -333,6 +357,9 @@ export class IngestPipeline {
     await this.running;
     if (onlyWaiting) return;
     await this.deps.repo.clearWaitingPending();
+    // Nothing waits now: a library that the queue projected past the threshold but that is small goes back to
+    // memory, with every mode (its pages of the refreshes so far are no longer read, pagesThreshold.ts).
+    await this.deps.repo.projectChunks(undefined);
     this.emit({ type: 'changed' });
   }
 
@@ -386,8 +413,9 @@ export class IngestPipeline {
 
   /** A store write of this drain added these documents: the kept counts follow without a count(). */
   private keepStored(documents: readonly PreparedDocument[], results: readonly PutResult[]): void {
-    if (!this.kept) return;
     const added = storedCounts(documents, results);
+    this.projection.chunksStored(added.chunks);
+    if (!this.kept) return;
     this.kept.documents += added.documents;
     this.kept.sentences += added.sentences;
   }
@@ -505,13 +533,16 @@ export class IngestPipeline {
     this.embedStopped = false;
     this.embedMeter = null;
     this.pagesToCheck = true;
+    this.projection = new DropProjection();
     let cancelled = false;
     try {
       // What is stored already is in the library the query worker loads: searchable.
       const before = await repo.layerCounts();
       this.kept = { ...before };
       this.searchable = { documents: before.documents, sentences: before.sentences };
-      this.searchableFromPages = (await pagesLibrary(repo.db)).pages;
+      // The queue is known from the start: a drop that will pass the threshold writes pages from its first refresh.
+      const rule = await this.project();
+      this.searchableFromPages = rule.pages && (await new PagesRepo(repo.db).storedStamp()) !== undefined;
       for (;;) {
         this.wake = false;
         // Ids only: each file's bytes are read from the store when its turn comes, not the whole queue at once.
@@ -523,6 +554,12 @@ export class IngestPipeline {
           continue;
         }
         if (this.wake) continue;
+        // Nothing waits: the projection is the store itself. A library refreshed by its pages that ends under the
+        // threshold after all (its last files failed, or were duplicates) gets its graph now, and every mode.
+        if (this.projecting) {
+          const rule = await this.project();
+          if (this.searchableFromPages && !rule.pages) this.storedSinceGraph = true;
+        }
         // The queue's files are stored: the lexical graph covers them before any embedding starts. Once, not per
         // file: the page queues picked files one at a time (src/ui/intake.ts).
         if (this.storedSinceGraph) {
@@ -608,9 +645,36 @@ export class IngestPipeline {
    */
   private async refreshIfDue(signal: AbortSignal): Promise<void> {
     const wait = Math.max(this.graphRefreshMs, GRAPH_REFRESH_SPACING * this.lastGraphCost);
-    if (this.storedSinceGraph && this.now() - this.lastGraph >= wait) {
+    const firstPages = this.firstPagesAt !== null && this.chunksNow() >= this.firstPagesAt;
+    if (this.storedSinceGraph && (firstPages || this.now() - this.lastGraph >= wait)) {
       await this.rebuildGraph(signal);
     }
+  }
+
+  /** The library's chunks now: as read at the last projection, plus what this drain stored since. */
+  private chunksNow(): number {
+    return this.chunksAtProjection + this.projection.storedChunks - this.chunksStoredAtProjection;
+  }
+
+  /**
+   * Projects what the drop will store (dropProjection.ts) into the index record, where both workers' rule reads it
+   * (pagesLibrary), and returns the rule's answer. One read of the queue's record sizes (no bytes).
+   */
+  private async project(): Promise<Awaited<ReturnType<typeof pagesLibrary>>> {
+    const { repo } = this.deps;
+    const before = await pagesLibrary(repo.db);
+    const projected = this.projection.project(before.chunks, await repo.queuedBytes());
+    this.projecting = projected !== undefined && projected > before.chunks;
+    await repo.projectChunks(this.projecting ? projected : undefined);
+    const rule = await pagesLibrary(repo.db);
+    this.chunksAtProjection = rule.chunks;
+    this.chunksStoredAtProjection = this.projection.storedChunks;
+    const noPages = (await new PagesRepo(repo.db).storedStamp()) === undefined;
+    // A library with nothing stored yet has no index record to hold the projection, nor pages by the rule, but the
+    // first pages of a drop that will be large are due all the same.
+    const headed = rule.pages || (rule.chunks === 0 && (projected ?? 0) >= rule.min);
+    this.firstPagesAt = headed && noPages ? Math.floor(rule.min * FIRST_PAGES_SHARE) : null;
+    return rule;
   }
 
   private now(): number {
@@ -653,6 +717,7 @@ export class IngestPipeline {
     if (outcome.status === 'failed') {
       await this.write(file.name, () => repo.markPending(file.id, 'failed', outcome.reason));
     } else await this.write(file.name, () => repo.removePending(file.id));
+    this.projection.fileSettled(file.size);
     this.emit({ type: 'file', outcome });
     this.emit({ type: 'changed' });
   }
@@ -747,6 +812,7 @@ export class IngestPipeline {
       let k = 0;
       const outcomes: FileOutcome[] = group.map((p) => {
         unsettled.delete(p.q.file.id);
+        this.projection.fileSettled(p.q.file.size);
         if (!p.documents) return { file: p.q.file.name, status: 'failed', documents: 0, reason: p.reason };
         const put = results[k++];
         this.keepStored(p.documents, put);
@@ -893,7 +959,9 @@ export class IngestPipeline {
     // What the rebuild reads: documents stored during it are covered by the next one. Counted, not kept: a
     // refresh is spaced by its own cost, and this count sets the kept counts right again.
     const counts = await this.deps.repo.layerCounts();
-    const byPages = after === 'stored' && (await pagesLibrary(this.deps.repo.db)).pages;
+    // Decided from what the drop will store (the projection, written for the query worker too), not only from what
+    // it has stored: a drop that will pass the threshold never builds the incremental graph.
+    const byPages = after === 'stored' && (await this.project()).pages;
     this.storedSinceGraph = false;
     this.searchableFromPages = byPages;
     if (byPages) {
@@ -901,6 +969,7 @@ export class IngestPipeline {
       this.deps.releaseGraph?.();
       await this.writePagesIfDue(signal);
       this.pagesToCheck = false;
+      this.firstPagesAt = null;
     } else {
       this.embeddedSinceGraph = false;
       const meter = this.meter('graph', 1);

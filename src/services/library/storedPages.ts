@@ -2,7 +2,8 @@
 // ranges over the stored Blob (the default mode and bm25, src/services/questions/askPaged.ts) instead of loading
 // the corpus into an engine, and only for a library without a semantic layer (the pages hold the lexical index).
 // Pages of the library as it is now are current; pages of an earlier state of a large library (a drop goes on, and
-// refreshes them every few minutes) are opened too, as lagging: they hold a part of the library (a removal takes
+// refreshes them every few minutes; large also when the drop's queue projects it past the threshold) are opened too,
+// as lagging: they hold a part of the library (a removal takes
 // the pages with it, so older pages only ever miss documents added since), and loading the library into memory
 // instead is what a large library must not do (2.4 GB of heap at 100 MiB, docs/results/tab-pages.md).
 import { MemoryRangeSource, PagedLibrary, type PagesLocation } from '../../core/paged/index.ts';
@@ -64,10 +65,17 @@ export async function openStoredPages(
   // chunks are the index record's tally, not a count: pagesThreshold.ts).
   const [record, meta, min] = await Promise.all([pages.get(), db.meta.get('index'), pagesMinChunks(db)]);
   if (meta?.layers.semantic) return undefined;
+  const large = await pagesLibrary(db, { meta, min });
   if (!record) {
-    const large = await pagesLibrary(db, { meta, min });
-    return large.pages ? { awaiting: true, chunks: large.chunks } : undefined;
+    // Large by its projection only: its first pages come at the drop's first refresh, before it has stored half
+    // the threshold's chunks (IngestPipeline), and meanwhile it is small enough to be loaded, so no question of the
+    // drop is refused.
+    return large.pages && !large.projected ? { awaiting: true, chunks: large.chunks } : undefined;
   }
+  // Pages of a library no longer large (the threshold setting raised, or a drop projected large that ended small:
+  // cancelled, perhaps just after its first pages, or its files failed): the library is loaded instead, with every
+  // mode.
+  if (!large.pages) return undefined;
   const analyzer = createTermAnalyzer();
   // The stamp (every document's id) is read while the pages open: neither waits for the other.
   const stamp = pages.libraryStamp();
@@ -79,8 +87,6 @@ export async function openStoredPages(
   opening?.catch(() => undefined);
   const now = await stamp;
   const lagging = now.stamp !== record.stamp;
-  // Lagging pages of a library no longer large (the threshold setting raised): the library is loaded instead.
-  if (lagging && !(await pagesLibrary(db, { meta, min })).pages) return undefined;
   if (!opening) return Object.assign(reuse!, { lagging });
   const opened: StoredPages = {
     library: await opening,

@@ -8,11 +8,13 @@ import type { StoreCounts } from '../../store/libraryRepo.ts';
  * Counts change with any document stored or removed, any vector stored, and any graph written (its concept and
  * edge counts, with the layer it has); the newest document's time tells apart a document replaced by another of
  * the same size. `pages` names the stored pages (their stamp and time): a large library's questions read them, and
- * new pages change no count (the query worker then opens them for the next question).
+ * new pages change no count (the query worker then opens them for the next question). Whether a drop projects the
+ * library past its stored chunks (IndexMeta.projectedChunks): a cancelled drop changes no count either, but its
+ * library, small after all, is answered in memory again rather than from the pages of its refreshes.
  */
 export function libraryStamp(
   counts: Pick<StoreCounts, 'documents' | 'chunks' | 'sentences' | 'vectors' | 'embeddedDocuments'>,
-  meta: Pick<IndexMeta, 'concepts' | 'edges' | 'layers' | 'embedderId'> | undefined,
+  meta: Pick<IndexMeta, 'concepts' | 'edges' | 'layers' | 'embedderId' | 'projectedChunks'> | undefined,
   newestAddedAt: unknown,
   pages: string | null = null,
 ): string {
@@ -28,5 +30,6 @@ export function libraryStamp(
     meta?.embedderId ?? null,
     typeof newestAddedAt === 'number' ? newestAddedAt : null,
     pages,
+    meta?.projectedChunks !== undefined,
   ]);
 }

@@ -32,6 +32,13 @@ describe('libraryStamp (when the Ask view reloads its library)', () => {
     expect(libraryStamp(counts, meta, 1700, 'stamp-a@1000')).toBe(lagging);
   });
 
+  it('changes when a drop stops projecting the library past its chunks (cancelled: answered in memory again)', () => {
+    const projected = libraryStamp(counts, { ...meta, projectedChunks: 20_000 }, 1700, 'stamp-a@1000');
+    expect(libraryStamp(counts, meta, 1700, 'stamp-a@1000')).not.toBe(projected);
+    // Another projection of the same drop changes nothing the query worker reads.
+    expect(libraryStamp(counts, { ...meta, projectedChunks: 21_000 }, 1700, 'stamp-a@1000')).toBe(projected);
+  });
+
   it('tells apart a document replaced by another of the same size (its time added)', () => {
     expect(libraryStamp(counts, meta, 1701)).not.toBe(libraryStamp(counts, meta, 1700));
   });

@@ -32,9 +32,15 @@ const THRESHOLD = 20;
 
 /** Words that make each document findable by its own name. */
 const PLACES = ['Arden', 'Brisk', 'Corran', 'Dunmore', 'Elsby', 'Fenwick', 'Garth', 'Holm', 'Ivel', 'Jarrow'];
-function text(i: number): string {
+function text(i: number, size: 'small' | 'bench'): string {
   const place = `${PLACES[i % PLACES.length]}${String.fromCharCode(97 + Math.floor(i / PLACES.length))}ville`;
-  return `doc${i}: The river mill of ${place} grinds barley. Farmers of ${place} sell flour at the market.`;
+  const line = `doc${i}: The river mill of ${place} grinds barley. Farmers of ${place} sell flour at the market.`;
+  // 'bench': about the scale corpus's bytes per chunk (dropProjection.ts BENCH_BYTES_PER_CHUNK), so the queue of a
+  // drop projects its chunks; 'small': a tenth of it, so the queue projects far fewer chunks than it will store.
+  if (size === 'small') return line;
+  return (
+    line + ` The ledger of ${place} notes the weather, the tolls and the dates of the harvest.`.repeat(11)
+  );
 }
 
 interface Refresh {
@@ -44,9 +50,25 @@ interface Refresh {
   chunks: number;
   /** The incremental graph was held when the refresh started. */
   graphHeld: boolean;
+  /** The index record's projected chunks when the refresh started. */
+  projected?: number;
 }
 
-async function drop(threshold: number | undefined) {
+interface DropOptions {
+  /** The files' size per chunk (see text). */
+  size?: 'small' | 'bench';
+  /** Files from this index on fail to parse. */
+  failFrom?: number;
+  /** Cancel the drop once this many pages writes are stored. */
+  cancelAfterPages?: number;
+  /** Ask a question every this many files parsed (besides before and after each pages write). */
+  askEvery?: number;
+  /** The pipeline's refresh interval (ms of the scripted clock). */
+  refreshMs?: number;
+}
+
+async function drop(threshold: number | undefined, options: DropOptions = {}) {
+  const size = options.size ?? 'small';
   const repo = new Repo(openDatabase('drop-pages', { indexedDB: new IDBFactory(), IDBKeyRange }));
   await repo.setSetting('sentenceVectors', false);
   if (threshold !== undefined) await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, threshold);
@@ -75,26 +97,41 @@ async function drop(threshold: number | undefined) {
     },
     storedPages: (reuse) => openStoredPages(repo.db, reuse),
   });
-  /** Questions asked during the drop: before the first pages (refused) and after each write (answered). */
-  const asked: Array<{ pagesDocuments: number; result?: AskResult; refused?: string }> = [];
-  const ask = async (pagesDocuments: number): Promise<void> => {
+  /**
+   * Questions asked during the drop: before the first pages and after each write, and every `askEvery` files.
+   * `pagesDocuments`: the documents of the latest pages (0: none yet); `stored`: the documents stored when asked.
+   */
+  const asked: Array<{ pagesDocuments: number; stored: number; result?: AskResult; refused?: string }> = [];
+  let pagesDocuments = 0;
+  const ask = async (): Promise<void> => {
+    const stored = (await repo.counts()).documents;
     service.invalidate('library');
     await service.warmUp();
     try {
       asked.push({
         pagesDocuments,
+        stored,
         result: await service.ask({ question: 'Where is barley ground?', mode: 'ppr', budget: 400 }),
       });
     } catch (error) {
-      asked.push({ pagesDocuments, refused: (error as Error).message });
+      asked.push({ pagesDocuments, stored, refused: (error as Error).message });
     }
   };
-  const pipeline = new IngestPipeline(
+  let parsed = 0;
+  let pagesWrites = 0;
+  let cancelling: Promise<void> | undefined;
+  const pipeline: IngestPipeline = new IngestPipeline(
     {
       repo,
-      prepare: async (name, data, options) => {
+      prepare: async (name, data, prepareOptions) => {
         clock += PARSE_MS;
-        return prepare(name, data, options);
+        parsed += 1;
+        if (options.askEvery && parsed % options.askEvery === 0 && (await repo.counts()).documents > 0)
+          await ask();
+        const index = Number(name.slice(1, -4));
+        if (options.failFrom !== undefined && index >= options.failFrom)
+          return prepare(name, new TextEncoder().encode(`BAD ${name}`), prepareOptions);
+        return prepare(name, data, prepareOptions);
       },
       batchFiles: 1,
       embedder: async () => fakeEmbedder(),
@@ -106,34 +143,49 @@ async function drop(threshold: number | undefined) {
       releaseGraph: () => graph.release(),
       pages: {
         due: pagesDue,
-        write: async (r, options) => {
+        write: async (r, writeOptions) => {
           const { chunks, documents } = await r.counts();
           const first = (await r.db.pages.count()) === 0;
-          if (first) await ask(0);
-          refreshes.push({ kind: 'pages', start: clock, cost: 0, chunks, graphHeld: graph.held });
-          const written = await writeLibraryPages(r, options);
+          if (first) await ask();
+          const projected = (await r.getMeta())?.projectedChunks;
+          refreshes.push({ kind: 'pages', start: clock, cost: 0, chunks, graphHeld: graph.held, projected });
+          const written = await writeLibraryPages(r, writeOptions);
           const cost = PAGES_MS_PER_DOCUMENT * documents;
           refreshes.at(-1)!.cost = cost;
           clock += cost;
-          await ask(written.documents);
+          pagesDocuments = written.documents;
+          await ask();
+          pagesWrites += 1;
+          if (pagesWrites === options.cancelAfterPages) cancelling = pipeline.cancel();
           return written;
         },
       },
       emit: (e) => events.push(e),
       now: () => clock,
     },
-    5000,
+    options.refreshMs ?? 5000,
   );
   await pipeline.enqueue(
-    Array.from({ length: FILES }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(text(i)) })),
+    Array.from({ length: FILES }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(text(i, size)) })),
   );
   await pipeline.ensureRunning();
+  await cancelling;
   const coverage = events.flatMap((e) => (e.type === 'coverage' ? [e.coverage] : []));
-  return { repo, graph, refreshes, asked, corpusLoads: () => corpusLoads, coverage, events, service };
+  return {
+    repo,
+    graph,
+    refreshes,
+    asked,
+    corpusLoads: () => corpusLoads,
+    coverage,
+    events,
+    service,
+    pipeline,
+  };
 }
 
 describe('a drop past the pages threshold', () => {
-  it('writes pages during the drop in place of the incremental graph, and answers from them', async () => {
+  it('whose queue does not project past it: the graph until the refresh past it, then pages', async () => {
     const { repo, graph, refreshes, asked, corpusLoads, coverage } = await drop(THRESHOLD);
     const graphs = refreshes.filter((r) => r.kind === 'graph');
     const pages = refreshes.filter((r) => r.kind === 'pages');
@@ -176,6 +228,19 @@ describe('a drop past the pages threshold', () => {
   }, 120_000);
 
   it('a small library keeps the incremental graph and gets no pages', async () => {
+    // The queue projects 60 chunks at the bench's bytes per chunk: far under the default threshold.
+    const { repo, graph, refreshes, events, coverage } = await drop(undefined, { size: 'bench' });
+    expect(refreshes.every((r) => r.kind === 'graph')).toBe(true);
+    expect(refreshes.length).toBeGreaterThanOrEqual(3);
+    expect(refreshes.slice(1).every((r) => r.graphHeld)).toBe(true);
+    expect(graph.lastSnapshot?.chunkIds.length).toBe(FILES);
+    expect(await repo.db.pages.count()).toBe(0);
+    expect((await repo.getMeta())?.projectedChunks).toBeUndefined();
+    expect(events.some((e) => e.type === 'progress' && e.progress.stage === 'pages')).toBe(false);
+    expect(coverage.at(-1)?.searchableFrom).toBeUndefined();
+  }, 120_000);
+
+  it('a small library of small files keeps the incremental graph and gets no pages', async () => {
     const { repo, graph, refreshes, events, coverage } = await drop(undefined);
     expect(refreshes.every((r) => r.kind === 'graph')).toBe(true);
     expect(refreshes.length).toBeGreaterThanOrEqual(3);
@@ -186,5 +251,86 @@ describe('a drop past the pages threshold', () => {
     expect(events.some((e) => e.type === 'progress' && e.progress.stage === 'pages')).toBe(false);
     expect(coverage.at(-1)?.searchableFrom).toBeUndefined();
     expect(coverage.at(-1)?.searchableDocuments).toBe(FILES);
+  }, 120_000);
+});
+
+/** Asks in every mode a lexical library answers in memory; each must answer from memory, with evidence. */
+async function answersInMemory(service: QueryService): Promise<void> {
+  service.invalidate('library');
+  for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+    // A place of one document (doc1): a concept walk needs a keyphrase that is not in every passage.
+    const question = 'Where do the farmers of Briskaville sell flour?';
+    const result = await service.ask({ question, mode, budget: 400 });
+    expect(result.from, `mode ${mode}`).toBeUndefined();
+    expect(result.evidence.length, `mode ${mode}`).toBeGreaterThan(0);
+  }
+  // The Graph view ranks by PageRank: the library's concept graph in memory, not its pages.
+  expect((await service.topConcepts({ limit: 5 })).measure).toBe('pagerank');
+}
+
+describe('a drop whose queue projects past the pages threshold', () => {
+  it('writes pages from its first refresh, never builds the graph, and refuses no question', async () => {
+    const { repo, graph, refreshes, asked, coverage } = await drop(THRESHOLD, { size: 'bench', askEvery: 3 });
+    expect(refreshes.length).toBeGreaterThanOrEqual(3);
+    expect(refreshes.map((r) => r.kind)).toEqual(refreshes.map(() => 'pages'));
+    // The first pages come while the library is still under the threshold: decided from the queue's projection.
+    expect(refreshes[0].chunks).toBeLessThan(THRESHOLD);
+    expect(refreshes[0].projected).toBeGreaterThanOrEqual(THRESHOLD);
+    expect(refreshes.every((r) => !r.graphHeld)).toBe(true);
+    expect(graph.lastSnapshot, 'no incremental graph built').toBeNull();
+    expect(await repo.db.graph.count()).toBe(0);
+    // Every question of the drop is answered: in memory before the first pages, from the latest pages after.
+    expect(asked.length).toBeGreaterThanOrEqual(FILES / 3);
+    for (const a of asked) {
+      const when = `asked with ${a.stored} documents stored, pages of ${a.pagesDocuments}`;
+      expect(a.refused, when).toBeUndefined();
+      expect(a.result!.evidence.length, when).toBeGreaterThan(0);
+      expect(a.result!.from, when).toBe(a.pagesDocuments > 0 ? 'pages' : undefined);
+      if (a.pagesDocuments > 0)
+        for (const e of a.result!.evidence)
+          expect(Number(e.docTitle?.slice(3))).toBeLessThan(a.pagesDocuments);
+    }
+    expect(asked.some((a) => a.pagesDocuments === 0)).toBe(true);
+    // The drop is over: nothing is projected, and the last pages hold every document.
+    expect((await repo.getMeta())?.projectedChunks).toBeUndefined();
+    expect(await openStoredPages(repo.db)).toMatchObject({ documents: FILES, chunks: FILES, lagging: false });
+    expect(coverage.at(-1)).toMatchObject<Partial<LibraryCoverage>>({
+      searchableFrom: 'pages',
+      searchableDocuments: FILES,
+    });
+  }, 120_000);
+
+  it('writes its first pages by half the threshold even before the first refresh is due', async () => {
+    const { refreshes, asked } = await drop(THRESHOLD, { size: 'bench', askEvery: 1, refreshMs: 600_000 });
+    expect(refreshes[0]).toMatchObject({ kind: 'pages', chunks: THRESHOLD / 2 });
+    expect(refreshes.every((r) => r.kind === 'pages')).toBe(true);
+    // The library never passes the threshold without pages: no question is refused.
+    expect(asked.filter((a) => a.refused)).toEqual([]);
+    expect(asked.filter((a) => a.stored >= THRESHOLD).every((a) => a.result?.from === 'pages')).toBe(true);
+  }, 120_000);
+
+  it('cancelled after its first pages, small after all: answered in memory with every mode', async () => {
+    const { repo, refreshes, service } = await drop(THRESHOLD, { size: 'bench', cancelAfterPages: 1 });
+    expect(refreshes.map((r) => r.kind)).toEqual(['pages']);
+    const { documents } = await repo.counts();
+    expect(documents).toBeGreaterThan(0);
+    expect(documents).toBeLessThan(THRESHOLD);
+    expect(await repo.waitingCount()).toBe(0);
+    expect((await repo.getMeta())?.projectedChunks).toBeUndefined();
+    // Its pages stay stored but are not read: the library is small.
+    expect(await repo.db.pages.count()).toBe(1);
+    expect(await openStoredPages(repo.db)).toBeUndefined();
+    await answersInMemory(service);
+  }, 120_000);
+
+  it('whose files fail, small after all: the graph at its last refresh, answered in memory', async () => {
+    const { repo, graph, refreshes, service } = await drop(THRESHOLD, { size: 'bench', failFrom: 8 });
+    expect(refreshes[0].kind).toBe('pages');
+    expect(refreshes.at(-1)!.kind).toBe('graph');
+    expect(graph.lastSnapshot?.chunkIds.length).toBe(8);
+    expect((await repo.counts()).documents).toBe(8);
+    expect((await repo.getMeta())?.projectedChunks).toBeUndefined();
+    expect(await openStoredPages(repo.db)).toBeUndefined();
+    await answersInMemory(service);
   }, 120_000);
 });
