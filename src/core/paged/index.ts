@@ -12,7 +12,6 @@ export {
   type SpoolSink,
 } from './build.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
-export type { LayerTables } from './layerTables.ts';
 export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
 export { pagesParts, writePagedIndex } from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';
