@@ -16,7 +16,11 @@ import { run as index } from '../../../../src/cli/index.ts';
 import type { IndexSnapshot } from '../../../../src/core/bundle/index.ts';
 import { MemoryRangeSource, openPagedBundle, type PagedBundle } from '../../../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
-import { pagedKgLoader } from '../../../../src/services/library/readOnlyBundle.ts';
+import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
+import { bundleKgIndex, pagedKgLoader } from '../../../../src/services/library/readOnlyBundle.ts';
+import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
+import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import type { QuestionMode } from '../../../../src/services/questions/modeRegistry.ts';
 import type { Evidence } from '../../../../src/services/questions/queryProtocol.ts';
@@ -157,6 +161,50 @@ describe('the KG modes over a bundle read by ranges', () => {
     } finally {
       await source.close();
     }
+  });
+
+  it('the query worker (Open bundle read-only…) answers kg and hybrid over the pages, and evaluates them', async () => {
+    const refuse = () => Promise.reject(new Error('not in this test'));
+    const service = new QueryService({
+      library: { loadCorpus: refuse, getSetting: () => Promise.resolve(undefined) },
+      kgStore: { entities: refuse, relations: refuse },
+      embedders: { get: refuse, dispose: async () => undefined } as never,
+      openBundle: refuse,
+      llmClient: () => {
+        throw new Error('no LLM in this test');
+      },
+    });
+    const bytes = await readFile(join(work, 'docs.bundle'));
+    const opened = await service.openBundleFile(new Blob([bytes]), 'docs.bundle');
+    expect(opened.byRanges).toBe(true);
+    for (const mode of ['kg', 'hybrid'] as const) {
+      const memory = await askSnapshot(docs.whole, questions[0], { mode, budget: 3000 });
+      const asked = await service.ask({ question: questions[0], mode, budget: 3000 });
+      expect(comparable(asked.evidence)).toEqual(comparable(memory.evidence));
+    }
+    const modes = await service.evaluationModes();
+    expect(modes.modes).toEqual(['ppr', 'bm25', 'hybrid', 'kg', 'decompose', 'logical']);
+    expect(modes.reason).toMatch(/it answers the default mode, bm25, kg, hybrid, decompose and logical/);
+    // Evaluate over the pages scores kg as the library in memory does (context recall per question).
+    const items = questions.map((question, i) => ({
+      id: `q${i}`,
+      question,
+      answers: ['PageRank', 'Chromium'],
+      supporting: [],
+      line: i + 1,
+    }));
+    const request = { set: { name: 'set', items }, modes: ['kg', 'hybrid'], budgets: [500, 3000] };
+    const library = openLibrary(snapshotToCorpus(docs.whole));
+    const signal = new AbortController().signal;
+    const expected = await evaluateSet(request, {
+      library,
+      kg: async () => bundleKgIndex(docs.whole.tables),
+      llm: refuse,
+      signal,
+    });
+    const fromPages = await service.evaluate(request);
+    for (const m of request.modes) expect(fromPages.summary[m].cr, m).toEqual(expected.summary[m].cr);
+    expect(Object.values(expected.summary.kg.cr).some((cr) => cr > 0)).toBe(true);
   });
 
   it('cli ask answers kg and hybrid by ranges as it does with --whole', async () => {
