@@ -2,8 +2,8 @@
 // askLibrary shows a library in memory (the same mapping, the same relevance scale), with what the question read.
 // The reasoning modes that need no layer but the chunks (PIKE-RAG's decomposition without an atomic layer, KAG's
 // logical solver) run their handlers over the same reads: each sub-question is a paged search. A bundle that holds
-// a KG also answers `kg` and `hybrid`, and `logical` searches its KG first, as in memory: the KG is read whole
-// (small: it covers the core chunks only) and the records of the chunks it names are found by id in the pages.
+// a KG also answers `kg` and `hybrid`, and `logical` searches its KG first, as in memory: the KG is read whole once
+// (by the caller's loader) and the records of the chunks it names are found by id in the pages.
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
@@ -141,10 +141,9 @@ async function handlerPaged(
   };
   const readChunks = async (ids: readonly string[], cut?: number): Promise<void> => {
     const read = async (batch: readonly string[]) => {
-      const found = await library.recordsById(
-        batch.filter((id) => !records.has(id)),
-        signal,
-      );
+      const wanted = batch.filter((id) => !records.has(id));
+      if (wanted.length === 0) return;
+      const found = await library.recordsById(wanted, signal);
       for (const [id, record] of found.value) records.set(id, record);
       reads.bytes += found.bytes;
       reads.rounds += found.rounds;
