@@ -15,10 +15,16 @@ import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { askLibrary } from '../services/questions/askLibrary.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
-import { bundleAtomicIndex, bundleKgIndex } from '../services/library/readOnlyBundle.ts';
+import {
+  bundleAtomicIndex,
+  bundleKgIndex,
+  holdsKg,
+  pagedKgLoader,
+} from '../services/library/readOnlyBundle.ts';
 import {
   ASK_MODES,
   DEFAULT_MODE_NAME,
+  modeFamily,
   needsLlm,
   parseQuestionMode,
   type QuestionMode,
@@ -48,7 +54,8 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
                     (a bundle names its embedder, but it never chooses a model URL or endpoint for you)
   --embed-key-file <f> the key of an openai: embedder (else env ${EMBEDDINGS_KEY_ENV})
   --whole           read the whole bundle even when it has pages (a bundle from cli index --pages answers
-                    the default mode, bm25, decompose and logical by reading only the blocks a question needs)
+                    the default mode, bm25, decompose and logical by reading only the blocks a question needs,
+                    and kg and hybrid when it holds a KG, which is then read whole on the first KG question)
   --stats           print the bytes and rounds of reads each question took (a bundle with pages)
   --json            print {"answer"?: string, "context": [{"chunkId","docTitle","path","text","score"}]}
   --llm-base-url <u> an OpenAI-compatible endpoint: the context and question go there for a cited answer
@@ -177,11 +184,7 @@ export async function askSnapshot(
       vector: options.vector,
       // Asked for only by the modes that search the KG.
       kg: async () => {
-        if ((snapshot.tables.kgEntities ?? []).length === 0) {
-          throw new Error(
-            `ask: mode ${options.mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`,
-          );
-        }
+        if ((snapshot.tables.kgEntities ?? []).length === 0) throw new Error(noKgMessage(options.mode));
         return bundleKgIndex(snapshot.tables);
       },
       // The atomic layer of a format-2 bundle that has one (atomic needs it; decompose searches chunks without).
@@ -207,6 +210,11 @@ export async function askSnapshot(
       ...(usage ? { usage } : {}),
     },
   };
+}
+
+/** Why a KG mode cannot answer from a bundle without a KG. */
+function noKgMessage(mode: string): string {
+  return `ask: mode ${mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`;
 }
 
 function snippet(e: Evidence): string {
@@ -373,9 +381,9 @@ export async function run(args: string[]): Promise<number> {
     return plan.code;
   }
   const { mode, budget, top, json } = plan;
-  // A bundle with pages answers the default mode, bm25 and the reasoning modes that need only chunks by ranges: no
-  // whole read, whatever its size.
-  if (pagedAnswers(mode) && !plan.whole) {
+  // A bundle with pages answers the default mode, bm25, the reasoning modes and (with a KG) the KG modes by ranges:
+  // no whole read, whatever its size.
+  if (pagedAnswers(mode, true) && !plan.whole) {
     const answered = await askByRanges(plan);
     if (answered !== undefined) return answered;
   }
@@ -409,9 +417,6 @@ export async function run(args: string[]): Promise<number> {
   return 0;
 }
 
-/** The parts of a bundle that the reasoning modes search before the chunks (built in the app with an endpoint). */
-const LLM_LAYERS = ['kgEntities', 'atomicQuestions'];
-
 /** The client of --llm-base-url, with the key from --llm-key-file or the environment; undefined without it. */
 async function llmClientOf(plan: AskPlan): Promise<LlmClient | undefined> {
   if (!plan.llmBaseUrl) return undefined;
@@ -438,10 +443,16 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
     // A bundle older than version 3, or one without pages, is read whole, as before.
     const opened = await openPagedBundle(source, createTermAnalyzer());
     if (!opened) return undefined;
-    // A reasoning mode over a bundle that also holds a KG or atomic questions is run whole: it searches those first.
-    if (needsLlm(plan.mode) && LLM_LAYERS.some((table) => (opened.manifest.counts[table] ?? 0) > 0))
-      return undefined;
+    const { manifest } = opened;
+    const kg = holdsKg(manifest.counts);
+    if (!pagedAnswers(plan.mode, kg)) throw new Error(noKgMessage(plan.mode));
+    // decompose searches a bundle's atomic questions first: those are not read by ranges, so it is run whole.
+    if (plan.mode === 'decompose' && (manifest.counts.atomicQuestions ?? 0) > 0) return undefined;
+    // A KG whose entities carry vectors is searched with the question's: pages are written for lexical bundles
+    // only, but one that names an embedder is run whole, where the question is embedded.
+    if (kg && manifest.embedder && modeFamily(plan.mode) !== 'retrieval') return undefined;
     const client = await llmClientOf(plan);
+    const kgLoader = pagedKgLoader(opened);
     const many = plan.questions.length > 1;
     for (const [i, question] of plan.questions.entries()) {
       if (many && !plan.json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
@@ -450,6 +461,7 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
         { question, mode: plan.mode, budget: plan.budget },
         {
           ...(client ? { llm: () => Promise.resolve(client) } : {}),
+          ...(kgLoader ? { kg: kgLoader } : {}),
           onTrace: plan.json ? undefined : printTrace,
         },
       );

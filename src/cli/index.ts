@@ -21,7 +21,10 @@ import { buildEngine } from '../services/library/engine.ts';
 import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
-import { EMBEDDINGS_KEY_ENV, readApiKey } from './keys.ts';
+import { EMBEDDINGS_KEY_ENV, LLM_KEY_ENV, readApiKey } from './keys.ts';
+import { withCoreKg } from './indexKg.ts';
+import { DEFAULT_KAPPA } from '../core/kg/index.ts';
+import { DEFAULT_LLM_SETTINGS, LlmClient } from '../core/llm/index.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
 import { throttled } from './embedProgress.ts';
 import {
@@ -51,6 +54,10 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              (1 GB of text fits in a few GB). The bundle holds the pages only: \`ask\` and the app
                              read it by ranges; importing it, \`ask --whole\` and \`info\` refuse it by name.
                              Progress (files, MB, rate, time left) goes to stderr; temporary files go beside --out
+  --kg                       also build the core KG (modes kg, hybrid; logical searches it first) into the bundle:
+                             one extraction call per core chunk to --llm-base-url (--llm-model, key from
+                             --llm-key-file or env ${LLM_KEY_ENV}), the top --kappa of the chunks by PageRank
+                             (default ${DEFAULT_KAPPA}); with --pages, ask reads it whole beside the pages
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
   --concurrency <n>          openai: requests in flight at most (default ${DEFAULT_CONCURRENCY}). Each batch is kept in
@@ -200,6 +207,11 @@ export async function run(args: string[]): Promise<number> {
       'no-cache': { type: 'boolean', default: false },
       concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) },
       batch: { type: 'string', default: String(DEFAULT_BATCH) },
+      kg: { type: 'boolean', default: false },
+      kappa: { type: 'string', default: String(DEFAULT_KAPPA) },
+      'llm-base-url': { type: 'string' },
+      'llm-model': { type: 'string' },
+      'llm-key-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -228,6 +240,11 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`index: --concurrency and --batch must be whole numbers ≥ 1\n`);
     return 2;
   }
+  const kappa = Number(values.kappa);
+  if (values.kg && (!values['llm-base-url'] || !(kappa > 0 && kappa <= 1))) {
+    process.stderr.write('index: --kg needs --llm-base-url (and --llm-model), and --kappa in (0, 1]\n');
+    return 2;
+  }
   const log = values.quiet ? () => {} : (line: string) => process.stderr.write(`index: ${line}\n`);
   const started = performance.now();
 
@@ -242,6 +259,10 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(
       'index: --pages writes a library read by ranges, which holds the lexical layer only: add --embedder none\n',
     );
+    return 2;
+  }
+  if (values.stream && values.kg) {
+    process.stderr.write('index: --kg needs the chunks in the bundle: use --pages, not --stream\n');
     return 2;
   }
   if (values.stream) {
@@ -307,6 +328,17 @@ export async function run(args: string[]): Promise<number> {
     if (result.documents.length === 0) {
       process.stderr.write('index: no document could be indexed\n');
       return 1;
+    }
+    if (values.kg) {
+      const client = new LlmClient({
+        ...DEFAULT_LLM_SETTINGS,
+        baseUrl: values['llm-base-url']!,
+        model: values['llm-model'] ?? DEFAULT_LLM_SETTINGS.model,
+        apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
+      });
+      const t = performance.now();
+      result = await withCoreKg(result, { client, kappa, embedder, concurrency, log });
+      log(`KG built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
     // The concept table spares every opener the keyphrase choice (half of a cold question's time); with vectors
     // the keep-mask spares the edge cosines too.

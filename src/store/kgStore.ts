@@ -37,7 +37,7 @@ export function relationFromRecord(r: StoredRelation): KgRelation | null {
   return relationFromMentions(r.id, r.source, r.target, relationMentions(r), previous);
 }
 
-function entityRecord(e: KgEntity): StoredEntity {
+export function entityRecord(e: KgEntity): StoredEntity {
   return {
     id: e.id,
     name: e.name,
@@ -52,7 +52,7 @@ function entityRecord(e: KgEntity): StoredEntity {
   };
 }
 
-function relationRecord(r: KgRelation): StoredRelation {
+export function relationRecord(r: KgRelation): StoredRelation {
   return {
     id: r.id,
     source: r.source,

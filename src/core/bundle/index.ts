@@ -16,11 +16,18 @@ import {
 import { writeBundle } from './writer.ts';
 
 export * from './format.ts';
-export { readBundle, type ReadOptions } from './reader.ts';
+export { checkLocatedParts, readBundle, type ReadOptions } from './reader.ts';
 export { writeBundle, bundleStream, bundleBytes, type StreamedPart } from './writer.ts';
 export { mergeSnapshots } from './merge.ts';
 export type { ByteInput } from './byteSource.ts';
-export { snapshotCounts, snapshotFromBundle, type ExportOptions, type IndexSnapshot } from './snapshot.ts';
+export {
+  decodeTablePart,
+  snapshotCounts,
+  snapshotFromBundle,
+  tablePartName,
+  type ExportOptions,
+  type IndexSnapshot,
+} from './snapshot.ts';
 
 /** Streams an index (read layer by layer from `source`) as bundle bytes. */
 function writeIndexBundle(

@@ -321,6 +321,20 @@ function checkDeclaredSizes(entry: PartEntry, limits: BundleLimits, left: number
   totals.gzipRaw = gzipRaw;
 }
 
+/**
+ * Refuses parts read by ranges (without the stream reader: a library's KG tables beside its pages) whose declared
+ * sizes exceed the limits the whole read applies, or lie past the file, before a byte is allocated for them.
+ */
+export function checkLocatedParts(entries: readonly PartEntry[], fileSize: number): void {
+  const totals: Totals = { stored: 0, raw: 0, gzipStored: 0, gzipRaw: 0 };
+  for (const entry of entries) {
+    const offset = entry.offset;
+    if (!Number.isSafeInteger(offset) || offset! < 0 || offset! > fileSize)
+      throw new BundleError('corrupted', `corrupted (part ${entry.name} lies outside the file)`, entry.name);
+    checkDeclaredSizes(entry, BUNDLE_LIMITS, fileSize - offset!, totals);
+  }
+}
+
 function sameEntry(a: PartEntry, b: PartEntry): boolean {
   return (
     a.name === b.name &&

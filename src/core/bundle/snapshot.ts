@@ -491,12 +491,7 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name) || name in Object.prototype) {
       throw invalid(`part ${entry.name} does not name a table`, entry.name);
     }
-    const records = decodeStructured<unknown[]>(read.parts.get(entry.name)!, entry.name);
-    if (!Array.isArray(records) || records.length !== entry.count) {
-      throw invalid(`part ${entry.name} does not hold ${entry.count} records`, entry.name);
-    }
-    checkTable(name, records, entry.name, manifest.embedder);
-    tables[name] = records;
+    tables[name] = decodeTablePart(name, entry, read.parts.get(entry.name)!, manifest.embedder);
   }
 
   return {
@@ -510,6 +505,29 @@ export function snapshotFromBundle(read: ReadBundle, expectEmbedder?: EmbedderIn
     graph,
     tables,
   };
+}
+
+/**
+ * A layer table's records from its part's decoded payload, checked as a whole read checks them (count, shapes,
+ * unique keys, vector sizes): the whole read and a library read by ranges (its KG beside its pages) share it.
+ */
+export function decodeTablePart(
+  name: string,
+  entry: PartEntry,
+  payload: Uint8Array,
+  embedder: EmbedderInfo | null,
+): unknown[] {
+  const records = decodeStructured<unknown[]>(payload, entry.name);
+  if (!Array.isArray(records) || records.length !== entry.count) {
+    throw invalid(`part ${entry.name} does not hold ${entry.count} records`, entry.name);
+  }
+  checkTable(name, records, entry.name, embedder);
+  return records;
+}
+
+/** The part that holds a layer table (`table.<name>.bin`). */
+export function tablePartName(name: string): string {
+  return `${PART.tablePrefix}${name}.bin`;
 }
 
 /** Record counts of a snapshot (the manifest's counts and `info`). */

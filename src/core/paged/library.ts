@@ -17,6 +17,7 @@ import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.t
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader } from './bytes.ts';
+import { RecordSearch } from './recordSearch.ts';
 import { degreeLower, degreeUpper, expandOpen } from './compactOpen.ts';
 import {
   PAGES_FORMAT,
@@ -706,16 +707,48 @@ export class PagedLibrary {
   private record(k: number): PagedChunkRecord | undefined {
     const size = this.directory.groups.records;
     const g = Math.floor(k / size);
+    const r = this.recordGroup(g)?.[k - g * size];
+    if (r) this.chunkIndex.set(r.id, k);
+    return r;
+  }
+
+  /** Record group g (undefined, noted, while it is not loaded). */
+  private recordGroup(g: number): PagedChunkRecord[] | undefined {
     const offsets = this.open.recordGroups;
-    const group = this.store.group<PagedChunkRecord[]>(
+    return this.store.group<PagedChunkRecord[]>(
       `k${g}`,
       this.section('records') + offsets[g],
       offsets[g + 1] - offsets[g],
     );
-    const r = group?.[k - g * size];
-    if (r) this.chunkIndex.set(r.id, k);
-    return r;
   }
+
+  /**
+   * The records of chunks named by id, not by a search of these pages (the chunks a KG's entities point at):
+   * found by a binary search over the record groups (recordSearch.ts), all at once. An id the pages do not hold
+   * is left out, as a chunk removed after the KG was built is by a library in memory.
+   */
+  async recordsById(
+    ids: Iterable<string>,
+    signal?: AbortSignal,
+  ): Promise<PagedRead<Map<string, PagedChunkRecord>>> {
+    const size = this.directory.groups.records;
+    const search = new RecordSearch(
+      ids,
+      { count: this.open.recordGroups.length - 1, group: (g) => this.recordGroup(g) },
+      (id) => {
+        const k = this.chunkIndex.get(id);
+        return k === undefined ? this.groupOfId.get(id) : Math.floor(k / size);
+      },
+    );
+    const read = await this.readUntilComplete(() => {
+      search.step();
+      return search.found;
+    }, signal);
+    for (const [id, g] of search.groupOf) this.groupOfId.set(id, g);
+    return read;
+  }
+  /** The record group of chunks found by id before (recordsById). */
+  private readonly groupOfId = new Map<string, number>();
 
   private chunkInput(k: number): RetrievalChunkInput {
     const r = this.record(k);

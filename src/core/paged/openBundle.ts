@@ -13,6 +13,7 @@ import {
 import { Sha256, toHex } from '../bundle/index.ts';
 import type { TermAnalyzer } from '../graph/index.ts';
 import { PAGES_HASHES_PART, PAGES_PART } from './format.ts';
+import { readLayerTables, type LayerTables } from './layerTables.ts';
 import { PagedLibrary } from './library.ts';
 import type { RangeSource } from './rangeSource.ts';
 
@@ -21,6 +22,8 @@ const decoder = new TextDecoder();
 export interface PagedBundle {
   manifest: BundleManifest;
   library: PagedLibrary;
+  /** The named layer tables (the KG's), each read whole by ranges and checked (layerTables.ts). */
+  layerTables(names: readonly string[]): Promise<LayerTables>;
 }
 
 /**
@@ -116,5 +119,5 @@ export async function openPagedBundle(
     { base: pages.offset!, length: pages.length, directory: pages.meta as never, hashes },
     analyzer,
   );
-  return { manifest, library };
+  return { manifest, library, layerTables: (names) => readLayerTables(source, manifest, names) };
 }

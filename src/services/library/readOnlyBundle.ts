@@ -2,6 +2,7 @@
 // from the records as the store keeps them (read through the store's own mappings).
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
+import type { PagedBundle } from '../../core/paged/index.ts';
 import { questionFromRecord } from '../../store/atomicStore.ts';
 import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../../store/kgStore.ts';
@@ -20,4 +21,31 @@ export function bundleKgIndex(tables: Record<string, unknown[]>): KgIndex {
 export function bundleAtomicIndex(tables: Record<string, unknown[]>): AtomicIndex | null {
   const records = (tables.atomicQuestions ?? []) as AtomicQuestionRecord[];
   return records.length ? new AtomicIndex(records.map(questionFromRecord)) : null;
+}
+
+/** The tables the KG search reads (kgChunks, the build state, is not needed to answer). */
+const KG_SEARCH_TABLES = ['kgEntities', 'kgRelations'];
+
+/** Whether a bundle's manifest counts a KG. */
+export function holdsKg(counts: Record<string, number>): boolean {
+  return (counts.kgEntities ?? 0) > 0;
+}
+
+/**
+ * The KG of a bundle read by ranges, as its KG modes search it: its tables read whole on first use (checked as the
+ * whole read checks them) and kept for every later question; a failed read is tried again by the next question.
+ * Undefined when the bundle holds no KG.
+ */
+export function pagedKgLoader(bundle: PagedBundle): (() => Promise<KgIndex>) | undefined {
+  if (!holdsKg(bundle.manifest.counts)) return undefined;
+  let loading: Promise<KgIndex> | undefined;
+  return () => {
+    const current = (loading ??= bundle
+      .layerTables(KG_SEARCH_TABLES)
+      .then(({ tables }) => bundleKgIndex(tables)));
+    current.catch(() => {
+      if (loading === current) loading = undefined;
+    });
+    return current;
+  };
 }

@@ -1,8 +1,10 @@
 // A question to a library read by ranges (src/core/paged): the default mode or bm25, its evidence shown as
 // askLibrary shows a library in memory (the same mapping, the same relevance scale), with what the question read.
 // The reasoning modes that need no layer but the chunks (PIKE-RAG's decomposition without an atomic layer, KAG's
-// logical solver without a KG) run their handlers over the same reads: each sub-question is a paged search.
-import type { KgChunkView } from '../../core/kg/index.ts';
+// logical solver) run their handlers over the same reads: each sub-question is a paged search. A bundle that holds
+// a KG also answers `kg` and `hybrid`, and `logical` searches its KG first, as in memory: the KG is read whole once
+// (by the caller's loader) and the records of the chunks it names are found by id in the pages.
+import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import { DEFAULT_MODE, rateEvidence, type RetrievedChunk } from '../../core/retrieval/index.ts';
@@ -24,8 +26,16 @@ export const PAGED_MODES = ['ppr', 'bm25'] as const;
  */
 export const PAGED_REASONING_MODES = ['decompose', 'logical'] as const;
 
+/** The modes it answers when its bundle holds a KG (read whole beside the pages). */
+export const PAGED_KG_MODES = ['kg', 'hybrid'] as const;
+
 /** Every mode a paged library answers, for a message that names them. */
 export const PAGED_MODES_TEXT = 'the default mode, bm25, decompose and logical';
+
+/** The modes a paged library answers, with or without a KG, for a message that names them. */
+export function pagedModesText(kg: boolean): string {
+  return kg ? 'the default mode, bm25, kg, hybrid, decompose and logical' : PAGED_MODES_TEXT;
+}
 
 export interface PagedAskOptions {
   signal?: AbortSignal;
@@ -36,6 +46,16 @@ export interface PagedAskOptions {
   onEarly?: (early: AskResult) => void;
   /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
   llm?: () => Promise<LlmClient>;
+  /**
+   * The bundle's KG, read on first use (absent: the bundle holds none; `kg` and `hybrid` are refused and `logical`
+   * reads passages).
+   */
+  kg?: () => Promise<KgIndex>;
+  /**
+   * The question embedded with the bundle's embedder, for the KG's entity similarities (absent: pages are written
+   * for lexical libraries, and a library in memory without vectors searches its KG by names alone too).
+   */
+  vector?: Float32Array;
   onTrace?: TraceListener;
   /**
    * Filled with the records of the chunks shown (their sentences and pages): what a written answer over this
@@ -44,20 +64,27 @@ export interface PagedAskOptions {
   shownRecords?: Map<string, PagedChunkRecord>;
 }
 
-/** What a paged library runs a request as: an engine mode, or a reasoning mode over paged searches. */
-function pagedMode(mode: string): { engine: 'ppr' | 'bm25' } | { reasoning: string } {
+/**
+ * What a paged library runs a request as: an engine mode, or a mode's handler over paged searches (the reasoning
+ * modes, and the KG modes when there is a KG).
+ */
+function pagedMode(mode: string, kg: boolean): { engine: 'ppr' | 'bm25' } | { handler: string } {
   const { name } = parseQuestionMode(mode, { allowDefault: true });
   if (name === 'ppr' || name === 'bm25') return { engine: name };
-  if ((PAGED_REASONING_MODES as readonly string[]).includes(name)) return { reasoning: name };
+  if ((PAGED_REASONING_MODES as readonly string[]).includes(name)) return { handler: name };
+  if (kg && (PAGED_KG_MODES as readonly string[]).includes(name)) return { handler: name };
   throw new Error(
-    `mode ${mode} needs the library in memory; a library read by ranges answers ${PAGED_MODES_TEXT}`,
+    `mode ${mode} needs the library in memory; a library read by ranges answers ${pagedModesText(kg)}`,
   );
 }
 
-/** Whether a paged library answers a mode (the query service asks before it opens anything else). */
-export function pagedAnswers(mode: string): boolean {
+/**
+ * Whether a paged library answers a mode (the query service asks before it opens anything else); `kg`: its bundle
+ * holds a KG.
+ */
+export function pagedAnswers(mode: string, kg = false): boolean {
   try {
-    pagedMode(mode);
+    pagedMode(mode, kg);
     return true;
   } catch {
     return false;
@@ -72,8 +99,8 @@ export async function askPaged(
 ): Promise<PagedAskResult> {
   const started = performance.now();
   const budget = Math.max(1, Math.floor(request.budget));
-  const mode = pagedMode(request.mode);
-  if ('reasoning' in mode) return reasonPaged(library, request, budget, options, started);
+  const mode = pagedMode(request.mode, options.kg !== undefined);
+  if ('handler' in mode) return handlerPaged(library, request, budget, options, started);
   const { onEarly, signal } = options;
   let sent: AskResult | undefined;
   const early = onEarly
@@ -89,11 +116,11 @@ export async function askPaged(
 }
 
 /**
- * A reasoning mode over a paged library: its handler (modes.ts) searches through the pages, and reads the chunks it
- * was shown from the records those searches brought (a handler only ever reads chunks a search returned). The
- * reads of every search are summed.
+ * A mode's handler (modes.ts) over a paged library: it searches through the pages, and reads the chunks it was
+ * shown from the records those searches brought, or, for the chunks the KG names, from the records it found by id
+ * (readChunks). The reads of every search and lookup are summed.
  */
-async function reasonPaged(
+async function handlerPaged(
   library: PagedLibrary,
   request: AskRequest,
   budget: number,
@@ -112,14 +139,43 @@ async function reasonPaged(
     reads.waitMs += answer.waitMs;
     return answer.hits;
   };
+  const readChunks = async (ids: readonly string[], cut?: number): Promise<void> => {
+    const read = async (batch: readonly string[]) => {
+      const wanted = batch.filter((id) => !records.has(id));
+      if (wanted.length === 0) return;
+      const found = await library.recordsById(wanted, signal);
+      for (const [id, record] of found.value) records.set(id, record);
+      reads.bytes += found.bytes;
+      reads.rounds += found.rounds;
+      reads.waitMs += found.waitMs;
+    };
+    if (cut === undefined) return read(ids);
+    // As far as the budget cut over them goes (KgIndex.search's), in batches that double: the first batch covers
+    // a usual budget's chunks, and a question rarely needs a second.
+    let used = 0;
+    let batch = KG_FIRST_BATCH;
+    for (let at = 0; at < ids.length; batch *= 2) {
+      const next = ids.slice(at, at + batch);
+      await read(next);
+      for (const id of next) {
+        const record = records.get(id);
+        if (!record) continue;
+        if (used + record.tokens > cut) return;
+        used += record.tokens;
+      }
+      at += next.length;
+    }
+  };
   const found = await modeHandler(request.mode)({
     question: request.question,
-    vector: undefined,
+    vector: options.vector,
     budget,
     lambda: request.lambda ?? DEFAULT_LAMBDA,
     search,
     chunkView: (id) => chunkView(records.get(id)),
-    kg: () => Promise.reject(new Error('a library read by ranges has no knowledge graph')),
+    readChunks,
+    kg:
+      options.kg ?? (() => Promise.reject(new Error('this bundle read by ranges holds no knowledge graph'))),
     atomic: () => Promise.resolve(null),
     reasoning: request.reasoning ?? {},
     llm: run.llm,
@@ -131,6 +187,9 @@ async function reasonPaged(
   const shown = shownAnswer(library, request, budget, { hits: found.hits, records, ...reads }, started);
   return { ...shown, ...run.result(found) };
 }
+
+/** Records read at once for the KG's first chunks (a 12,000-token budget holds 20–60 passages). */
+const KG_FIRST_BATCH = 32;
 
 /** Puts the records of the chunks shown into `into` (when the caller keeps them). */
 function keepShown(

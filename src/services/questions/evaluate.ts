@@ -26,7 +26,7 @@ import { askLibrary } from './askLibrary.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import type { PagedLibrary } from '../../core/paged/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
-import { askPaged, pagedAnswers, PAGED_MODES_TEXT } from './askPaged.ts';
+import { askPaged, pagedAnswers, pagedModesText } from './askPaged.ts';
 import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
 import type { Evidence } from './queryProtocol.ts';
 import { countFailures, messageOf } from './stepFailures.ts';
@@ -115,6 +115,8 @@ export interface PagedEvalContext {
    * title only): recall@k is not scored, and the result says why.
    */
   documentNames?: (docIds: readonly string[]) => Promise<Map<string, string>>;
+  /** The bundle's KG (a bundle read by ranges that holds one): `kg` and `hybrid` are evaluated too. */
+  kg?: () => Promise<KgIndex>;
   /** The configured endpoint's client (rejects when none is configured). */
   llm: () => Promise<LlmClient>;
   signal: AbortSignal;
@@ -144,7 +146,7 @@ function sourceOf(context: EvalContext | PagedEvalContext, items: readonly QaIte
           await askPaged(
             paged,
             { question, mode: mode as QuestionMode, budget },
-            { signal, llm: context.llm },
+            { signal, llm: context.llm, ...(context.kg ? { kg: context.kg } : {}) },
           )
         ).evidence,
       names: async (docIds) => {
@@ -241,11 +243,12 @@ export async function evaluateSet(
   const items = request.set.items;
   const { signal } = context;
   if ('paged' in context) {
-    const refused = modes.filter((m) => !pagedAnswers(m));
+    const kg = context.kg !== undefined;
+    const refused = modes.filter((m) => !pagedAnswers(m, kg));
     if (refused.length) {
       throw new Error(
         `evaluate: mode ${refused.join(', ')} needs the library in memory; a library answered from its pages ` +
-          `answers ${PAGED_MODES_TEXT}`,
+          `answers ${pagedModesText(kg)}`,
       );
     }
   }

@@ -56,6 +56,8 @@ export const logicalMode: ModeHandler = async (ctx) => {
     maxRounds: ctx.reasoning.maxRounds ?? SOLVER_DEFAULTS.maxRounds,
     trace: (event) => ctx.trace(event),
   });
+  // Over a library read by ranges, the chunks the KG's triples came from are read before they are shown.
+  await ctx.readChunks?.(solution.evidence.flatMap((e) => (e.kind === 'triple' ? e.chunkIds : [e.chunkId])));
   return {
     hits: hitsOf(solution.evidence, read, ctx.chunkView, ctx.budget),
     facts: solution.facts,

@@ -27,6 +27,13 @@ export interface ModeContext {
   ): Promise<RetrievedChunk[]>;
   /** A chunk as the KG search reads it (sentence offsets into its text). */
   chunkView(chunkId: string): KgChunkView | undefined;
+  /**
+   * A library read by ranges only: reads the records of these chunks so that chunkView answers for them (a library
+   * in memory has every chunk at hand and leaves this out). With `budget`, the ids are in rank order and only as
+   * many are read as a budget cut over them takes (the KG search's: skip a chunk it lacks, stop at the first that
+   * does not fit).
+   */
+  readChunks?(chunkIds: readonly string[], budget?: number): Promise<void>;
   /** The KG index, loaded on first use (only the KG modes pay for it). */
   kg(): Promise<KgIndex>;
   /** The atomic-question index (PIKE-RAG's atomic layer), loaded on first use; null when the library has none. */

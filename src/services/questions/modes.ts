@@ -17,7 +17,15 @@ function retrieval(mode: string): ModeHandler {
 
 async function kgSearch(c: ModeContext) {
   const index = await c.kg();
-  return index.search({ text: c.question, vector: c.vector }, (id) => c.chunkView(id), c.budget);
+  const question = { text: c.question, vector: c.vector };
+  // A library read by ranges reads the records of the KG's chunks first: the search ranks its chunks without any
+  // (a view of undefined leaves a chunk out), then reads them in that order as far as the budget goes.
+  if (c.readChunks) {
+    const ranked: string[] = [];
+    index.search(question, (id) => void ranked.push(id), c.budget);
+    await c.readChunks(ranked, c.budget);
+  }
+  return index.search(question, (id) => c.chunkView(id), c.budget);
 }
 
 export const QUESTION_MODES: Record<QuestionMode, ModeHandler> = {

@@ -3,12 +3,14 @@
 // themselves are entries in modes.ts), sending lexical evidence early when the vector or the library is slow to
 // come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
+import type { KgIndex } from '../../core/kg/index.ts';
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
 import type { DownloadProgress, WholeBundleFit } from '../../store/bundleImport.ts';
 import type { SettingsReader } from '../embed/embedderChoice.ts';
 import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
+import { pagedKgLoader } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
@@ -19,7 +21,7 @@ import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
-import { PAGED_MODES, PAGED_REASONING_MODES } from './askPaged.ts';
+import { PAGED_KG_MODES, PAGED_MODES, PAGED_REASONING_MODES, pagedModesText } from './askPaged.ts';
 import type { PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import { libraryGraph, pagedLibraryGraph, pagedQuestionGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
@@ -34,10 +36,11 @@ import {
 } from './queryProtocol.ts';
 import { libraryCitations, recordCitations, writeAnswer } from './writtenAnswer.ts';
 
-/** The modes the Evaluate view offers for a paged library, in the Ask view's order. */
-const PAGED_ASK_MODES = ASK_MODES.filter((m) =>
-  ([...PAGED_MODES, ...PAGED_REASONING_MODES] as readonly string[]).includes(m),
-);
+/** The modes the Evaluate view offers for a paged library, in the Ask view's order (`kg`: its bundle holds a KG). */
+function pagedAskModes(kg: boolean): string[] {
+  const modes: readonly string[] = [...PAGED_MODES, ...PAGED_REASONING_MODES, ...(kg ? PAGED_KG_MODES : [])];
+  return ASK_MODES.filter((m) => modes.includes(m));
+}
 
 export interface QueryDeps extends LibrarySessionDeps {
   /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
@@ -80,6 +83,8 @@ export class QueryService {
   private opened: Record<string, number> | null = null;
   /** A bundle read by ranges (?bundle= of a bundle with pages): questions go to it, nothing is downloaded whole. */
   private paged: PagedBundle | null = null;
+  /** Each bundle read by ranges' KG loader (pagedKgLoader): its KG is read once, on its first KG question. */
+  private readonly kgLoaders = new WeakMap<PagedBundle, (() => Promise<KgIndex>) | undefined>();
   /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
@@ -262,7 +267,7 @@ export class QueryService {
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const paged = this.byRanges ? await this.byRanges : undefined;
-    if (paged) return this.askOverPages(paged.library, request, onEarly, onTrace);
+    if (paged) return this.askOverPages(paged.library, request, onEarly, onTrace, this.bundleKg(paged));
     const local = await this.pagesState();
     if (local && 'awaiting' in local) throw awaitingPagesError(local);
     if (local) {
@@ -341,6 +346,7 @@ export class QueryService {
     request: AskRequest,
     onEarly?: EarlyEvidence,
     onTrace?: TraceListener,
+    kg?: () => Promise<KgIndex>,
   ): Promise<AskResult> {
     this.askStop?.abort();
     const stop = new AbortController();
@@ -352,6 +358,7 @@ export class QueryService {
         onEarly,
         onTrace,
         llm: () => this.questionLlm(),
+        ...(kg ? { kg } : {}),
         shownRecords,
       });
       this.shownRecords = shownRecords;
@@ -359,6 +366,15 @@ export class QueryService {
     } finally {
       if (this.askStop === stop) this.askStop = null;
     }
+  }
+
+  /**
+   * The KG of a bundle read by ranges, read whole on its first KG question and kept while the bundle is open
+   * (undefined when it holds none).
+   */
+  private bundleKg(bundle: PagedBundle): (() => Promise<KgIndex>) | undefined {
+    if (!this.kgLoaders.has(bundle)) this.kgLoaders.set(bundle, pagedKgLoader(bundle));
+    return this.kgLoaders.get(bundle);
   }
 
   /** The client of the configured endpoint, for the modes that reason at question time. */
@@ -453,6 +469,7 @@ export class QueryService {
         return await evaluateSet(request, {
           paged: paged.library,
           ...(paged.stored && this.deps.documentNames ? { documentNames: this.deps.documentNames } : {}),
+          ...(paged.kg ? { kg: paged.kg } : {}),
           llm,
           signal: stop.signal,
           onProgress,
@@ -479,9 +496,12 @@ export class QueryService {
    */
   private async pagedLibrary(
     options: { held?: boolean } = {},
-  ): Promise<{ library: PagedLibrary; stored: boolean } | undefined> {
+  ): Promise<{ library: PagedLibrary; stored: boolean; kg?: () => Promise<KgIndex> } | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) return { library: bundle.library, stored: false };
+    if (bundle) {
+      const kg = this.bundleKg(bundle);
+      return { library: bundle.library, stored: false, ...(kg ? { kg } : {}) };
+    }
     const local = await this.pagesState();
     if (local && 'awaiting' in local) throw awaitingPagesError(local);
     if (local && options.held) await local.hold?.();
@@ -498,14 +518,15 @@ export class QueryService {
       paged = await this.pagedLibrary();
     } catch (error) {
       // A large library whose first pages are not written yet: those modes, once they are.
-      return { modes: [...PAGED_ASK_MODES], reason: error instanceof Error ? error.message : String(error) };
+      return { modes: pagedAskModes(false), reason: error instanceof Error ? error.message : String(error) };
     }
     if (!paged) return { modes: [...ASK_MODES] };
+    const kg = paged.kg !== undefined;
     return {
-      modes: [...PAGED_ASK_MODES],
+      modes: pagedAskModes(kg),
       reason: paged.stored
         ? `This library is answered from its pages to stay within the tab’s memory: they answer ${PAGED_MODES_TEXT}.`
-        : `This bundle is read by ranges: it answers ${PAGED_MODES_TEXT}, and names its documents by id only, so recall@k is not scored.`,
+        : `This bundle is read by ranges: it answers ${pagedModesText(kg)}, and names its documents by id only, so recall@k is not scored.`,
     };
   }
 

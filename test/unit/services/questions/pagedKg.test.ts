@@ -1,0 +1,309 @@
+// The KG modes over a bundle read by ranges (askPaged with the bundle's KG, src/services/library/readOnlyBundle.ts
+// pagedKgLoader): a bundle built by `cli index --pages --kg` against the scripted server on loopback (its extractor
+// takes capitalized word runs as entities) answers `kg` and `hybrid` from its pages, with its KG read whole and the
+// records of the KG's chunks found by id, exactly as the same bundle read whole answers them in memory (askSnapshot,
+// the engine `cli ask --whole` and ?bundle= use): the expected values are that in-memory answer, never copied from
+// output. `logical` searches the KG first over pages too. A damaged KG part is refused by its digest, and a bundle
+// without a KG refuses the KG modes, naming what it answers.
+import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askSnapshot } from '../../../../src/cli/ask.ts';
+import { readBundleFile } from '../../../../src/cli/bundleIo.ts';
+import { FileRangeSource } from '../../../../src/cli/fileRangeSource.ts';
+import { run as index } from '../../../../src/cli/index.ts';
+import type { IndexSnapshot } from '../../../../src/core/bundle/index.ts';
+import { MemoryRangeSource, openPagedBundle, type PagedBundle } from '../../../../src/core/paged/index.ts';
+import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
+import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
+import { bundleKgIndex, pagedKgLoader } from '../../../../src/services/library/readOnlyBundle.ts';
+import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
+import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
+import { askPaged } from '../../../../src/services/questions/askPaged.ts';
+import type { QuestionMode } from '../../../../src/services/questions/modeRegistry.ts';
+import type { Evidence } from '../../../../src/services/questions/queryProtocol.ts';
+import { captureCli as capture } from '../../../support/captureCli.ts';
+import { LOTHAIR_PASSAGES } from '../../../support/passages.ts';
+import { scriptedClient } from '../../../support/scriptedClient.ts';
+import { kagResponder } from '../../../support/scriptedKag.ts';
+import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
+
+const FILMS = [
+  {
+    id: 'f1',
+    title: 'Alpha Dawn',
+    text: 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
+  },
+  {
+    id: 'f2',
+    title: 'Beta Storm',
+    text: 'Beta Storm is a film released on 5 June 1990. Its director is Bo Kim.',
+  },
+  { id: 'f3', title: 'Ann Lee', text: 'Ann Lee was born on 14 April 1950 in Springfield.' },
+];
+
+let work = '';
+let server: ScriptedLlmServer;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'paged-kg-'));
+  server = await startScriptedLlmServer({ responders: [kagResponder()] });
+});
+afterAll(async () => {
+  await server.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+/** `cli index <inputs> --pages --kg` (κ 1 unless given) into `name`. */
+async function kgBundle(name: string, inputs: string[], ...extra: string[]): Promise<string> {
+  const out = join(work, name);
+  const built = await capture(() =>
+    index([
+      ...[...inputs, '--out', out, '--embedder', 'none', '--pages', '--quiet'],
+      ...[
+        '--kg',
+        '--kappa',
+        '1',
+        '--llm-base-url',
+        server.baseUrl,
+        '--llm-model',
+        'scripted-model',
+        ...extra,
+      ],
+    ]),
+  );
+  expect(built.code, built.err).toBe(0);
+  return out;
+}
+
+/** What must be equal between the two answers: the evidence as the Ask view gets it. */
+function comparable(evidence: readonly Evidence[]) {
+  return evidence.map((e) => ({
+    chunkId: e.chunkId,
+    docId: e.docId,
+    chunkStart: e.chunkStart,
+    text: e.text,
+    score: e.score,
+    bestSentences: e.bestSentences,
+    provenance: e.provenance,
+    relevance: e.relevance,
+  }));
+}
+
+interface Opened {
+  whole: IndexSnapshot;
+  paged: PagedBundle;
+  source: FileRangeSource;
+}
+
+async function openBoth(bundle: string): Promise<Opened> {
+  const whole = await readBundleFile(bundle);
+  const source = await FileRangeSource.open(bundle);
+  const paged = await openPagedBundle(source, createTermAnalyzer());
+  if (!paged) throw new Error(`${bundle} has no pages`);
+  return { whole, paged, source };
+}
+
+describe('the KG modes over a bundle read by ranges', () => {
+  let docs: Opened;
+  let kg: () => ReturnType<NonNullable<ReturnType<typeof pagedKgLoader>>>;
+  beforeAll(async () => {
+    // This repository's docs: hundreds of chunks in many record groups, chunks deep in long documents.
+    docs = await openBoth(await kgBundle('docs.bundle', ['docs']));
+    kg = pagedKgLoader(docs.paged)!;
+  }, 180_000);
+  afterAll(() => docs.source.close());
+
+  const questions = [
+    'How does ConceptRAG open a bundle in Chromium?',
+    'What does PageRank select for the KG?',
+    'Which tests use the scripted server and Playwright?',
+    'What does MuSiQue measure with HotpotQA?',
+  ];
+  for (const mode of ['kg', 'hybrid'] as const)
+    for (const budget of [1500, 6000])
+      it(`${mode} at ${budget} tokens: the same evidence as the bundle read whole`, async () => {
+        let shown = 0;
+        let deep = 0;
+        for (const question of questions) {
+          const memory = await askSnapshot(docs.whole, question, { mode, budget });
+          const paged = await askPaged(docs.paged.library, { question, mode, budget }, { kg });
+          expect(comparable(paged.evidence), question).toEqual(comparable(memory.evidence));
+          shown += paged.evidence.length;
+          deep += paged.evidence.filter((e) => e.chunkStart > 0).length;
+          if (mode === 'kg') expect(paged.evidence.every((e) => e.provenance.mode === 'kg')).toBe(true);
+        }
+        // The questions found KG evidence worth comparing, some of it past the start of its document.
+        expect(shown).toBeGreaterThan(questions.length);
+        expect(deep).toBeGreaterThan(0);
+      });
+
+  it('reads the KG once, on its first question, and then only the records a question lacks', async () => {
+    const source = await FileRangeSource.open(join(work, 'docs.bundle'));
+    try {
+      const paged = (await openPagedBundle(source, createTermAnalyzer()))!;
+      const opened = source.bytesRead;
+      const loader = pagedKgLoader(paged)!;
+      const question = { question: questions[0], mode: 'kg' as QuestionMode, budget: 6000 };
+      const first = await askPaged(paged.library, question, { kg: loader });
+      const kgParts = paged.manifest.parts
+        .filter((p) => p.name === 'table.kgEntities.bin' || p.name === 'table.kgRelations.bin')
+        .reduce((sum, p) => sum + p.length, 0);
+      // The two KG parts whole, and the records the question showed (its own reads).
+      expect(source.bytesRead - opened).toBe(kgParts + first.reads.bytes);
+      expect(first.reads.bytes).toBeGreaterThan(0);
+      const again = source.bytesRead;
+      const second = await askPaged(paged.library, question, { kg: loader });
+      expect(second.evidence.map((e) => e.chunkId)).toEqual(first.evidence.map((e) => e.chunkId));
+      expect(source.bytesRead).toBe(again);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('the query worker (Open bundle read-only…) answers kg and hybrid over the pages, and evaluates them', async () => {
+    const refuse = () => Promise.reject(new Error('not in this test'));
+    const service = new QueryService({
+      library: { loadCorpus: refuse, getSetting: () => Promise.resolve(undefined) },
+      kgStore: { entities: refuse, relations: refuse },
+      embedders: { get: refuse, dispose: async () => undefined } as never,
+      openBundle: refuse,
+      llmClient: () => {
+        throw new Error('no LLM in this test');
+      },
+    });
+    const bytes = await readFile(join(work, 'docs.bundle'));
+    const opened = await service.openBundleFile(new Blob([bytes]), 'docs.bundle');
+    expect(opened.byRanges).toBe(true);
+    for (const mode of ['kg', 'hybrid'] as const) {
+      const memory = await askSnapshot(docs.whole, questions[0], { mode, budget: 3000 });
+      const asked = await service.ask({ question: questions[0], mode, budget: 3000 });
+      expect(comparable(asked.evidence)).toEqual(comparable(memory.evidence));
+    }
+    const modes = await service.evaluationModes();
+    expect(modes.modes).toEqual(['ppr', 'bm25', 'hybrid', 'kg', 'decompose', 'logical']);
+    expect(modes.reason).toMatch(/it answers the default mode, bm25, kg, hybrid, decompose and logical/);
+    // Evaluate over the pages scores kg as the library in memory does (context recall per question).
+    const items = questions.map((question, i) => ({
+      id: `q${i}`,
+      question,
+      answers: ['PageRank', 'Chromium'],
+      supporting: [],
+      line: i + 1,
+    }));
+    const request = { set: { name: 'set', items }, modes: ['kg', 'hybrid'], budgets: [500, 3000] };
+    const library = openLibrary(snapshotToCorpus(docs.whole));
+    const signal = new AbortController().signal;
+    const expected = await evaluateSet(request, {
+      library,
+      kg: async () => bundleKgIndex(docs.whole.tables),
+      llm: refuse,
+      signal,
+    });
+    const fromPages = await service.evaluate(request);
+    for (const m of request.modes) expect(fromPages.summary[m].cr, m).toEqual(expected.summary[m].cr);
+    expect(Object.values(expected.summary.kg.cr).some((cr) => cr > 0)).toBe(true);
+  });
+
+  it('cli ask answers kg and hybrid by ranges as it does with --whole', async () => {
+    const bundle = join(work, 'docs.bundle');
+    for (const mode of ['kg', 'hybrid']) {
+      const ask = async (...extra: string[]) => {
+        const { run } = await import('../../../../src/cli/ask.ts');
+        const r = await capture(() => run([bundle, questions[1], '--mode', mode, '--json', ...extra]));
+        expect(r.code, r.err).toBe(0);
+        return { out: JSON.parse(r.out) as { context: unknown[] }, err: r.err };
+      };
+      const ranges = await ask('--stats');
+      const whole = await ask('--whole');
+      expect(ranges.err).toMatch(/^ask: read \d+ bytes in \d+ rounds/m);
+      expect(ranges.out.context.length).toBeGreaterThan(0);
+      expect(ranges.out.context).toEqual(whole.out.context);
+    }
+  });
+});
+
+describe('logical over pages searches the KG first', () => {
+  it('the same run as over the bundle read whole, from the KG’s triples', async () => {
+    // The films beside the Lothair passages (the scripted extraction makes their release dates attributes).
+    const file = join(work, 'films.jsonl');
+    await writeFile(file, [...LOTHAIR_PASSAGES, ...FILMS].map((p) => JSON.stringify(p)).join('\n'));
+    const both = await openBoth(await kgBundle('films.bundle', [file]));
+    try {
+      const llm = scriptedClient(server);
+      const question = 'Which film came out first, Alpha Dawn or Beta Storm?';
+      const chats = () => server.requests.filter((r) => r.path === '/v1/chat/completions').length;
+      server.reset();
+      const memory = await askSnapshot(both.whole, question, { mode: 'logical', budget: 3000, llm });
+      const memoryCalls = chats();
+      server.reset();
+      const paged = await askPaged(
+        both.paged.library,
+        { question, mode: 'logical', budget: 3000 },
+        { kg: pagedKgLoader(both.paged)!, llm: async () => llm },
+      );
+      expect(chats()).toBe(memoryCalls);
+      const steps = (trace: Array<{ round: number; kind: string; title: string }> | undefined) =>
+        (trace ?? []).map((e) => `${e.round}:${e.kind}:${e.title}`);
+      expect(steps(paged.trace)).toEqual(steps(memory.output.trace));
+      expect(paged.facts).toEqual(memory.output.facts);
+      expect(comparable(paged.evidence)).toEqual(comparable(memory.evidence));
+      // It had a KG to search: the trace does not say it read passages for want of one.
+      expect(steps(paged.trace).some((s) => s.includes('No knowledge graph'))).toBe(false);
+      // The answer came from the KG's attributes, and the chunks behind its triples were read by id.
+      expect(paged.facts?.[0]).toBe('Answer established by the logical-form solver: Beta Storm');
+      expect(paged.evidence[0].provenance.via).toBe('triple (Alpha Dawn, release date, 1994-03-12)');
+    } finally {
+      await both.source.close();
+    }
+  }, 60_000);
+});
+
+describe('refusals', () => {
+  it('a damaged KG part is refused by its digest when the first KG question reads it', async () => {
+    const bundle = await kgBundle('small.bundle', ['docs/results/ranges.md']);
+    const bytes = new Uint8Array(await readFile(bundle));
+    const healthy = (await openPagedBundle(new MemoryRangeSource(bytes), createTermAnalyzer()))!;
+    const part = healthy.manifest.parts.find((p) => p.name === 'table.kgEntities.bin')!;
+    bytes[part.offset! + Math.floor(part.length / 2)] ^= 0xff;
+    const damaged = (await openPagedBundle(new MemoryRangeSource(bytes), createTermAnalyzer()))!;
+    const ask = (mode: QuestionMode) =>
+      askPaged(
+        damaged.library,
+        { question: 'What does ConceptRAG read by ranges?', mode, budget: 2000 },
+        { kg: pagedKgLoader(damaged)! },
+      );
+    await expect(ask('kg')).rejects.toThrow('corrupted (SHA-256 mismatch in part table.kgEntities.bin)');
+    // The pages themselves are sound: the default mode still answers.
+    expect((await ask('ppr')).evidence.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a bundle without a KG refuses the KG modes, naming what it answers; one with a KG names kg and hybrid', async () => {
+    const plain = join(work, 'plain.bundle');
+    const built = await capture(() =>
+      index(['docs/results/ranges.md', '--out', plain, '--embedder', 'none', '--pages', '--quiet']),
+    );
+    expect(built.code, built.err).toBe(0);
+    const source = await FileRangeSource.open(plain);
+    try {
+      const paged = (await openPagedBundle(source, createTermAnalyzer()))!;
+      expect(pagedKgLoader(paged)).toBeUndefined();
+      const ask = (mode: QuestionMode, kg?: ReturnType<typeof pagedKgLoader>) =>
+        askPaged(paged.library, { question: 'ranges', mode, budget: 2000 }, kg ? { kg } : {});
+      await expect(ask('kg')).rejects.toThrow(
+        'mode kg needs the library in memory; a library read by ranges answers the default mode, bm25, decompose and logical',
+      );
+      await expect(ask('atomic', () => Promise.reject(new Error('unused')))).rejects.toThrow(
+        'a library read by ranges answers the default mode, bm25, kg, hybrid, decompose and logical',
+      );
+      const { run } = await import('../../../../src/cli/ask.ts');
+      await expect(run([plain, 'ranges', '--mode', 'hybrid'])).rejects.toThrow(
+        'ask: mode hybrid needs a KG in the bundle',
+      );
+    } finally {
+      await source.close();
+    }
+  });
+});
