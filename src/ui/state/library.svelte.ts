@@ -33,6 +33,7 @@ import {
   type AnnouncedFile,
 } from '../../store/intakeStore.ts';
 import { isQuotaError } from '../../services/ingest/storageGuard.ts';
+import { pagesLibrary } from '../../services/library/pagesThreshold.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
@@ -115,6 +116,13 @@ const EMPTY_COUNTS: StoreCounts = {
  */
 export class LibraryState {
   counts = $state<StoreCounts>({ ...EMPTY_COUNTS });
+  /**
+   * The concepts of the pages a large library is answered from (pagesThreshold.ts), or null when it is answered in
+   * memory. Such a library builds no concept graph after its first pages (a drop that will be large, none at all), so
+   * the index record's concept and edge counts are not its own: the Library view shows the pages' concepts, and no
+   * edge count (the walk graph's edges are counted from the pages per question, never stored).
+   */
+  pagesConcepts = $state<number | null>(null);
   /** What this site keeps in the browser: the library (IndexedDB) apart from the app's offline copy. */
   storage = $state<StorageSplit | null>(null);
   documents = $state<DocumentSummary[]>([]);
@@ -572,7 +580,7 @@ export class LibraryState {
       this.lastCountCost = performance.now() - started;
       return counts;
     };
-    const [read, storage, meta, failed, waiting, announced, vectorsSetting, newest, pages] =
+    const [read, storage, meta, failed, waiting, announced, vectorsSetting, newest, pages, byPages] =
       await Promise.all([
         // Between two reads while this tab indexes, the counts as the worker's coverage last patched them.
         counting ? timedCounts() : null,
@@ -584,7 +592,10 @@ export class LibraryState {
         repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING),
         repo.db.documents.orderBy('addedAt').lastKey(),
         // The pages a large library is answered from: written during and after a drop without changing any count.
-        repo.db.pages.get('library').then((r) => (r ? `${r.stamp}@${r.builtAt}` : null)),
+        repo.db.pages
+          .get('library')
+          .then((r) => (r ? { stamp: `${r.stamp}@${r.builtAt}`, concepts: r.directory.conceptCount } : null)),
+        pagesLibrary(repo.db),
       ]);
     this.vectorsOff = vectorsSetting === false;
     if (read) this.counts = read;
@@ -605,7 +616,8 @@ export class LibraryState {
       this.tally?.coverage(this.coverage, performance.now());
       this.updateDrop();
     }
-    const stamp = libraryStamp(counts, meta, newest, pages);
+    this.pagesConcepts = pages && byPages.pages ? pages.concepts : null;
+    const stamp = libraryStamp(counts, meta, newest, pages?.stamp ?? null);
     if (this.stamp !== null && stamp !== this.stamp) this.version += 1;
     this.stamp = stamp;
     this.read = true;

@@ -41,10 +41,10 @@ async function putSettings(page: Page, settings: Record<string, unknown>): Promi
   }, Object.entries(settings));
 }
 
-/** The stored pages' stamp, documents, chunks and size (null when there are none). */
+/** The stored pages' stamp, documents, chunks, concepts and size (null when there are none). */
 async function storedPages(
   page: Page,
-): Promise<{ stamp: string; documents: number; chunks: number; bytes: number } | null> {
+): Promise<{ stamp: string; documents: number; chunks: number; concepts: number; bytes: number } | null> {
   return page.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const r = indexedDB.open('conceptrag');
@@ -54,14 +54,27 @@ async function storedPages(
     try {
       if (!db.objectStoreNames.contains('pages')) return null;
       const record = await new Promise<
-        { stamp: string; documents: number; chunks: number; data: Blob } | undefined
+        | {
+            stamp: string;
+            documents: number;
+            chunks: number;
+            directory: { conceptCount: number };
+            data: Blob;
+          }
+        | undefined
       >((resolve, reject) => {
         const r = db.transaction('pages').objectStore('pages').get('library');
         r.onsuccess = () => resolve(r.result as never);
         r.onerror = () => reject(r.error);
       });
       return record
-        ? { stamp: record.stamp, documents: record.documents, chunks: record.chunks, bytes: record.data.size }
+        ? {
+            stamp: record.stamp,
+            documents: record.documents,
+            chunks: record.chunks,
+            concepts: record.directory.conceptCount,
+            bytes: record.data.size,
+          }
         : null;
     } finally {
       db.close();
@@ -152,9 +165,13 @@ test('a library with pages is answered from them after a reload, and the Library
   await page.getByTestId('evidence-doc').filter({ hasText: first.title }).first().click();
   await expect(page.getByTestId('viewer')).toContainText(first.title);
 
-  // The Library view lists the documents.
+  // The Library view lists the documents, and counts the concepts of the pages that answer (the drop built no
+  // concept graph, so the index record's counts are not this library's), with no edge count (never stored).
   await openApp(page, origin, 'library');
   await expect(page.locator('[data-testid="documents"] tbody tr')).toHaveCount(counts.documents);
+  expect(pages!.concepts).toBeGreaterThan(0);
+  await expect(page.locator('[data-count="concepts"]')).toHaveText(pages!.concepts.toLocaleString('en-US'));
+  await expect(page.locator('[data-count="edges"]')).toHaveText('per question');
 });
 
 test('a drop past the threshold is answered from its pages before any reload, without loading the library', async ({
