@@ -6,7 +6,7 @@
 // concept table, degrees, sections, hashing, the Blob, the put), the peak heap during the write, and the load.
 // fake-indexeddb keeps the library in this process's heap, so the heap before the write is printed beside the peak.
 // Usage: node --expose-gc --max-old-space-size=8192 --import tsx test/bench/pages-write.ts
-//        --folder /work/scale-data/mb100 [--at 10000,30000,60000,90000] [--json out.json]
+//        --folder /work/scale-data/mb100 [--at 10000,30000,60000,90000] [--json out.json] [--cpu]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
@@ -26,6 +26,8 @@ const { values: opts } = parseArgs({
     folder: { type: 'string' },
     at: { type: 'string', default: '10000,30000,60000,90000' },
     json: { type: 'string' },
+    // Phases in the process's CPU time (every thread: GC helpers too) instead of wall time.
+    cpu: { type: 'boolean', default: false },
   },
 });
 if (!opts.folder) {
@@ -87,7 +89,12 @@ for (const f of files) {
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed / MiB);
   }, 50);
   const loadBefore = load();
-  const clock = new PhaseClock();
+  const clock = opts.cpu
+    ? new PhaseClock(() => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      })
+    : new PhaseClock();
   const cpu = process.cpuUsage();
   const written = await writeLibraryPages(repo, { clock });
   const used = process.cpuUsage(cpu);
@@ -111,6 +118,7 @@ for (const f of files) {
       `${(row.bytes / MiB).toFixed(1)} MiB in ${row.seconds.toFixed(1)} s wall, ${row.cpu.toFixed(1)} CPU s; heap ` +
       `${heapBefore.toFixed(0)} MiB before, peak ${peakHeap.toFixed(0)} MiB; load ${row.load[0]} → ${row.load[1]}`,
   );
+  console.log(`  phases in ${opts.cpu ? 'CPU' : 'wall'} seconds:`);
   for (const [phase, ms] of Object.entries(clock.ms))
     console.log(
       `  ${phase.padEnd(36)} ${(ms / 1000).toFixed(2).padStart(8)} s  ${((1e6 * ms) / 1000 / row.chunks).toFixed(1).padStart(7)} µs/chunk`,
