@@ -10,6 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -60,8 +61,16 @@ interface Row {
   heapBefore: number;
   peakHeap: number;
   phases: Record<string, number>;
+  /** Wall seconds of garbage-collector pauses during the write. */
+  gcSeconds: number;
   load: [string, string];
 }
+/** The garbage collector's pauses (ms) since the process started: each write's share is the difference. */
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
+
 const rows: Row[] = [];
 let chunks = 0;
 let next = 0;
@@ -89,6 +98,7 @@ for (const f of files) {
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed / MiB);
   }, 50);
   const loadBefore = load();
+  const gcBefore = gcMs;
   const clock = opts.cpu
     ? new PhaseClock(() => {
         const u = process.cpuUsage();
@@ -110,13 +120,15 @@ for (const f of files) {
     heapBefore,
     peakHeap,
     phases: clock.ms,
+    gcSeconds: (gcMs - gcBefore) / 1000,
     load: [loadBefore, load()],
   };
   rows.push(row);
   console.log(
     `\n${row.chunks} chunks, ${row.documents} documents (stored in ${storeSeconds.toFixed(0)} s so far): pages ` +
       `${(row.bytes / MiB).toFixed(1)} MiB in ${row.seconds.toFixed(1)} s wall, ${row.cpu.toFixed(1)} CPU s; heap ` +
-      `${heapBefore.toFixed(0)} MiB before, peak ${peakHeap.toFixed(0)} MiB; load ${row.load[0]} → ${row.load[1]}`,
+      `${heapBefore.toFixed(0)} MiB before, peak ${peakHeap.toFixed(0)} MiB; garbage collection ${row.gcSeconds.toFixed(1)} s; ` +
+      `load ${row.load[0]} → ${row.load[1]}`,
   );
   console.log(`  phases in ${opts.cpu ? 'CPU' : 'wall'} seconds:`);
   for (const [phase, ms] of Object.entries(clock.ms))

@@ -200,6 +200,27 @@ function profileBlobFilesMB(profile: string): number[] {
     .sort((a, b) => b - a);
 }
 
+/** The database's own files (LevelDB: its log, tables, manifest) with their sizes in MB, largest first. */
+function profileDatabaseFiles(profile: string): string[] {
+  const r = spawnSync(
+    'sh',
+    [
+      '-c',
+      'find "$1"/Default/IndexedDB -type f -not -path "*.blob/*" -printf "%s %f\\n" 2>/dev/null',
+      'sh',
+      profile,
+    ],
+    { encoding: 'utf8' },
+  );
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ') as [string, string])
+    .sort((a, b) => Number(b[0]) - Number(a[0]))
+    .filter(([bytes]) => Number(bytes) >= 64 * 1024)
+    .map(([bytes, name]) => `${name} ${round(Number(bytes) / MiB)}`);
+}
+
 const result: Record<string, unknown> = {};
 let phase = 'start';
 /** Why the page is gone, when it is: a tab crash, the browser closing. */
@@ -263,6 +284,7 @@ async function storageSnapshot(page: Page, cdp: CDPSession, origin: string, prof
     estimateUsageMB: estimate.usage === null ? null : round(estimate.usage / MiB),
     profileIndexedDbFolderMB: round(profileIdbBytes(profile) / MiB),
     blobFilesMB: profileBlobFilesMB(profile),
+    databaseFiles: profileDatabaseFiles(profile),
     counts: await page.evaluate(probeLibrary, false),
   };
 }
@@ -673,7 +695,8 @@ async function main(): Promise<void> {
       console.log(
         `IndexedDB: ${storage.cdpIndexedDbMB} MB (CDP usage), ${storage.estimateIndexedDbMB} MB ` +
           `(navigator.storage.estimate), ${storage.profileIndexedDbFolderMB} MB on disk (Blob files, MB: ` +
-          `${storage.blobFilesMB.join(', ')}); ${JSON.stringify(storage.counts)}`,
+          `${storage.blobFilesMB.join(', ')}; database files of 64 KiB or more, MB: ${storage.databaseFiles.join(', ')}); ` +
+          `${JSON.stringify(storage.counts)}`,
       );
 
       phase = 'first question';
@@ -774,7 +797,8 @@ async function main(): Promise<void> {
     console.log(
       `IndexedDB after reopening: ${reopenedStorage.cdpIndexedDbMB} MB (CDP usage), ` +
         `${reopenedStorage.estimateIndexedDbMB} MB (navigator.storage.estimate), ` +
-        `${reopenedStorage.profileIndexedDbFolderMB} MB on disk (Blob files, MB: ${reopenedStorage.blobFilesMB.join(', ')})`,
+        `${reopenedStorage.profileIndexedDbFolderMB} MB on disk (Blob files, MB: ${reopenedStorage.blobFilesMB.join(', ')}; ` +
+        `database files of 64 KiB or more, MB: ${reopenedStorage.databaseFiles.join(', ')})`,
     );
     phase = 'done';
     finish(null);
