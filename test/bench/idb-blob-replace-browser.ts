@@ -6,7 +6,9 @@
 // pages it answers from) at each replace; the held Blob let go and garbage-collected; a wait; the browser closed and
 // the profile reopened. After each step: navigator.storage.estimate's IndexedDB usage, and the profile's IndexedDB
 // folders on disk (the database's own files, and its blob folder: file count and bytes).
-// Usage: node --import tsx test/bench/idb-blob-replace-browser.ts [--mb 20] [--puts 5] [--wait 30]
+// --inline: what stays of records deleted after being stored inline (a drop's queued files' bytes, 5 KB each, put
+// and then deleted as each file is stored): the same sizes after the puts, after the deletes, a wait, and a reopening.
+// Usage: node --import tsx test/bench/idb-blob-replace-browser.ts [--mb 20] [--puts 5] [--wait 30] [--inline]
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -24,6 +26,8 @@ const { values: opts } = parseArgs({
     puts: { type: 'string', default: '5' },
     wait: { type: 'string', default: '30' },
     list: { type: 'boolean', default: false },
+    // Instead: --mb MB of 5 KB ArrayBuffers stored inline (as a drop's queued files, pendingBytes) and deleted.
+    inline: { type: 'boolean', default: false },
   },
 });
 const mb = Number(opts.mb);
@@ -123,8 +127,63 @@ async function put(page: Page, hold: boolean): Promise<void> {
   );
 }
 
-console.log(`idb-blob-replace: ${mb} MB Blob, ${puts} puts per step; ${url}; load ${load()}`);
+/** Puts (or deletes) `mb` MB of 5 KB ArrayBuffers under their own keys, 200 a transaction. */
+async function inline(page: Page, remove: boolean): Promise<void> {
+  await page.evaluate(
+    async ({ mb, remove }) => {
+      const db = await new Promise<IDBDatabase>((ok, no) => {
+        const r = indexedDB.open('inline-test', 1);
+        r.onupgradeneeded = () => r.result.createObjectStore('pendingBytes');
+        r.onsuccess = () => ok(r.result);
+        r.onerror = () => no(r.error);
+      });
+      const n = Math.round((mb * 1e6) / 5000);
+      for (let at = 0; at < n; at += 200) {
+        await new Promise<void>((ok, no) => {
+          const t = db.transaction('pendingBytes', 'readwrite');
+          for (let i = at; i < Math.min(n, at + 200); i++) {
+            if (remove) t.objectStore('pendingBytes').delete(`f${i}`);
+            else {
+              const bytes = new Uint8Array(5000);
+              crypto.getRandomValues(bytes);
+              t.objectStore('pendingBytes').put(bytes.buffer, `f${i}`);
+            }
+          }
+          t.oncomplete = () => ok();
+          t.onerror = () => no(t.error);
+        });
+      }
+      db.close();
+    },
+    { mb, remove },
+  );
+}
+
+console.log(`idb-blob-replace: ${mb} MB ${opts.inline ? 'of 5 KB records' : 'Blob'}; ${url}; load ${load()}`);
 let { context, page } = await open();
+if (opts.inline) {
+  try {
+    await inline(page, false);
+    await report(page, `${mb} MB of 5 KB records put`);
+    await inline(page, true);
+    await report(page, 'all deleted');
+    await new Promise((ok) => setTimeout(ok, waitSeconds * 1000));
+    await report(page, `${waitSeconds} s later`);
+    await page.goto('about:blank');
+    await new Promise((ok) => setTimeout(ok, 5000));
+    await page.goto(url);
+    await report(page, 'page left for 5 s and opened again');
+    await context.close();
+    ({ context, page } = await open());
+    await page.evaluate(() => new Promise((ok) => (indexedDB.open('inline-test', 1).onsuccess = ok)));
+    await report(page, 'browser closed and reopened, database opened');
+  } finally {
+    await context.close();
+    server.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 try {
   for (let i = 1; i <= puts; i++) {
     await put(page, false);
