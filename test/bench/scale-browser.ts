@@ -182,6 +182,45 @@ function profileIdbBytes(profile: string): number {
   return Number(r.stdout.trim()) || 0;
 }
 
+/**
+ * The sizes (MB, largest first) of the files in the profile's IndexedDB blob folders: Chromium keeps each stored Blob
+ * (the library's pages) as one file there, and a replaced one until no realm holds a handle to it
+ * (test/bench/idb-blob-replace-browser.ts).
+ */
+function profileBlobFilesMB(profile: string): number[] {
+  const r = spawnSync(
+    'sh',
+    ['-c', 'find "$1"/Default/IndexedDB -path "*.blob/*" -type f -printf "%s\\n" 2>/dev/null', 'sh', profile],
+    { encoding: 'utf8' },
+  );
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((b) => round(Number(b) / MiB))
+    .sort((a, b) => b - a);
+}
+
+/** The database's own files (LevelDB: its log, tables, manifest) with their sizes in MB, largest first. */
+function profileDatabaseFiles(profile: string): string[] {
+  const r = spawnSync(
+    'sh',
+    [
+      '-c',
+      'find "$1"/Default/IndexedDB -type f -not -path "*.blob/*" -printf "%s %f\\n" 2>/dev/null',
+      'sh',
+      profile,
+    ],
+    { encoding: 'utf8' },
+  );
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ') as [string, string])
+    .sort((a, b) => Number(b[0]) - Number(a[0]))
+    .filter(([bytes]) => Number(bytes) >= 64 * 1024)
+    .map(([bytes, name]) => `${name} ${round(Number(bytes) / MiB)}`);
+}
+
 const result: Record<string, unknown> = {};
 let phase = 'start';
 /** Why the page is gone, when it is: a tab crash, the browser closing. */
@@ -244,6 +283,8 @@ async function storageSnapshot(page: Page, cdp: CDPSession, origin: string, prof
     estimateIndexedDbMB: estimate.indexedDB === null ? null : round(estimate.indexedDB / MiB),
     estimateUsageMB: estimate.usage === null ? null : round(estimate.usage / MiB),
     profileIndexedDbFolderMB: round(profileIdbBytes(profile) / MiB),
+    blobFilesMB: profileBlobFilesMB(profile),
+    databaseFiles: profileDatabaseFiles(profile),
     counts: await page.evaluate(probeLibrary, false),
   };
 }
@@ -653,7 +694,9 @@ async function main(): Promise<void> {
       result.storage = storage;
       console.log(
         `IndexedDB: ${storage.cdpIndexedDbMB} MB (CDP usage), ${storage.estimateIndexedDbMB} MB ` +
-          `(navigator.storage.estimate), ${storage.profileIndexedDbFolderMB} MB on disk; ${JSON.stringify(storage.counts)}`,
+          `(navigator.storage.estimate), ${storage.profileIndexedDbFolderMB} MB on disk (Blob files, MB: ` +
+          `${storage.blobFilesMB.join(', ')}; database files of 64 KiB or more, MB: ${storage.databaseFiles.join(', ')}); ` +
+          `${JSON.stringify(storage.counts)}`,
       );
 
       phase = 'first question';
@@ -747,6 +790,16 @@ async function main(): Promise<void> {
     );
     console.log(`  ${workerShare(workers)}`);
     console.log(`  after reopening: ${heapLine(afterPeaks)}`);
+    // Again after the reopening: the drop's page and its workers are gone, so no realm holds a replaced pages Blob.
+    phase = 'storage after reopening';
+    const reopenedStorage = await storageSnapshot(again, cdp2, server.origin, profile);
+    result.storageAfterReopen = reopenedStorage;
+    console.log(
+      `IndexedDB after reopening: ${reopenedStorage.cdpIndexedDbMB} MB (CDP usage), ` +
+        `${reopenedStorage.estimateIndexedDbMB} MB (navigator.storage.estimate), ` +
+        `${reopenedStorage.profileIndexedDbFolderMB} MB on disk (Blob files, MB: ${reopenedStorage.blobFilesMB.join(', ')}; ` +
+        `database files of 64 KiB or more, MB: ${reopenedStorage.databaseFiles.join(', ')})`,
+    );
     phase = 'done';
     finish(null);
   } catch (error) {

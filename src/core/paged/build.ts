@@ -45,6 +45,7 @@ import {
   writeTermSections,
   type SectionSink,
 } from './write.ts';
+import type { PhaseClock } from './phaseClock.ts';
 
 /** A growing typed array (the chunk → concept rows before the table is made). */
 class Grow<T extends Uint32Array | Float32Array | Float64Array> {
@@ -174,6 +175,8 @@ export interface PagesBuildOptions {
   onDocument?: (done: number) => void;
   /** Checked between documents: an aborted build throws its reason. */
   signal?: AbortSignal;
+  /** Charged with each phase's time (test/bench/pages-write.ts). */
+  clock?: PhaseClock;
 }
 
 export interface BuiltPages {
@@ -222,6 +225,7 @@ export async function buildPages(
 ): Promise<BuiltPages> {
   const { params, analyzer, candidates } = { ...options, candidates: input.candidates };
   const log = options.log ?? (() => {});
+  const mark = (phase: string): void => options.clock?.mark(phase);
   const n = input.chunkCount;
   if (n === 0) throw new PagesBuildEmpty();
   const t2 = performance.now();
@@ -246,15 +250,18 @@ export async function buildPages(
   let i = 0;
   let lastLog = performance.now();
   for await (const entry of input.documents) {
+    mark('pass 2: documents');
     options.signal?.throwIfAborted();
     for (let j = 0; j < entry.records.length; j++) {
       if (k >= n) throw new Error(`pages: the documents hold more than the ${n} chunks counted`);
       const record = entry.records[j];
       await records.add(record);
+      mark('pass 2: records gzip');
       text.add(analyzer.terms(record.text));
       const path = record.path ?? [];
       if (path.length) anyPath = true;
       headings.add(path.length ? analyzer.terms(path.join('\n')) : []);
+      mark('pass 2: word terms');
       tokens[k] = record.tokens;
       documentChunks[k] = entry.records.length;
       const list = entry.concepts[j];
@@ -267,6 +274,7 @@ export async function buildPages(
         rowWeights.push(w);
       }
       rowOffsets[++k] = rowCandidates.length;
+      mark('pass 2: chunk concepts');
     }
     i++;
     options.onDocument?.(i);
@@ -282,6 +290,7 @@ export async function buildPages(
   }
   if (k !== n) throw new Error(`pages: the documents held ${k} chunks, ${n} were counted`);
   const recordGroups = await records.finish();
+  mark('pass 2: records gzip');
 
   // ---- the concept table (ids are the sorted terms), shares, degrees
   const t3 = performance.now();
@@ -319,6 +328,7 @@ export async function buildPages(
   log(
     `concept table: ${terms.length} concepts, ${total} chunk links (${duration((performance.now() - t3) / 1000)})`,
   );
+  mark('concept table');
   options.signal?.throwIfAborted();
   const t4 = performance.now();
   const degrees = weightedDegreesFromTable(table, params.thetaCo, (u) => {
@@ -326,6 +336,7 @@ export async function buildPages(
       log(`walk degrees: ${u}/${terms.length} concepts (${duration((performance.now() - t4) / 1000)})`);
   });
   log(`walk degrees in ${duration((performance.now() - t4) / 1000)}`);
+  mark('walk degrees');
   options.signal?.throwIfAborted();
 
   // ---- the word indexes and the sections
@@ -340,13 +351,16 @@ export async function buildPages(
   if (headingIndex) for (const t of headingIndex.terms()) vocabulary.add(t);
   const words = [...vocabulary].sort();
   vocabulary.clear();
+  mark('word index');
   const termGroups = await writeTermSections(
     words,
     (t) => [bm25.postingsOf(t), headingIndex?.postingsOf(t)],
     sinks.terms,
     sinks.postings,
   );
+  mark('terms + postings sections');
   const concepts = await writeConceptSections(table, shares, sinks.concepts, sinks.lists, sinks.rows);
+  mark('concepts + lists + rows sections');
   const full = pagesOpen({
     textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
     headingLengths: Float32Array.from({ length: n }, (_, c) => headingIndex?.lengthOf(c) ?? 0),
@@ -363,6 +377,7 @@ export async function buildPages(
   await sinks.open.write(written.open);
   await sinks.degrees.write(written.degrees);
   for (const name of SECTIONS) await sinks[name].close();
+  mark('open section');
 
   // ---- the part's hashes (per block and whole)
   const blockSize = options.blockSize ?? DEFAULT_BLOCK_SIZE;
@@ -377,8 +392,10 @@ export async function buildPages(
   const blocks = new BlockHasher(blockSize);
   const whole = new Sha256();
   for await (const c of bytes()) {
+    mark('hashes: spool read');
     blocks.update(c);
     whole.update(c);
+    mark('hashes: sha-256');
   }
   const directory = pagesDirectory({
     blockSize,

@@ -11,6 +11,7 @@ export {
   type SectionSpool,
   type SpoolSink,
 } from './build.ts';
+export { PhaseClock } from './phaseClock.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
 export { pagesParts, writePagedIndex } from './write.ts';

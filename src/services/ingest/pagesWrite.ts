@@ -9,6 +9,7 @@ import {
   ConceptCandidates,
   pagesDocument,
   pagesRecords,
+  PhaseClock,
   SECTIONS,
   type PagesDocument,
   type SectionName,
@@ -104,11 +105,15 @@ export async function writeLibraryPages(
     onProgress?: (done: number, total: number) => void;
     blockSize?: number;
     log?: (line: string) => void;
+    /** Charged with each phase's time (test/bench/pages-write.ts). */
+    clock?: PhaseClock;
   } = {},
 ): Promise<PagesWriteResult> {
   const started = performance.now();
+  const mark = (phase: string): void => options.clock?.mark(phase);
   const pages = new PagesRepo(repo.db);
   const stamp = await pages.libraryStamp();
+  mark('library stamp');
   const params = resolveParams();
   const analyzer = termAnalyzer();
   const candidates = new ConceptCandidates();
@@ -122,9 +127,11 @@ export async function writeLibraryPages(
   let chunkCount = 0;
   let done = 0;
   for await (const d of pages.documents()) {
+    mark('pass 1: store read');
     options.signal?.throwIfAborted();
     const doc = pagesDocument(d, analyzer, params, candidates);
     candidates.count(doc);
+    mark('pass 1: keyphrases');
     const offsets = new Uint32Array(doc.concepts.length + 1);
     doc.concepts.forEach((list, j) => (offsets[j + 1] = offsets[j] + list.length));
     const flat = new Uint32Array(offsets[doc.concepts.length]);
@@ -141,8 +148,10 @@ export async function writeLibraryPages(
   const second = async function* (): AsyncGenerator<PagesDocument> {
     let i = 0;
     for await (const d of pages.documents()) {
+      mark('pass 2: store read');
       if (i >= kept.length) throw new Error('pages: a document was added while the pages were built');
       const { records } = pagesRecords(d);
+      mark('pass 2: records');
       const flat = kept[i];
       const offsets = keptOffsets[i];
       kept[i] = EMPTY;
@@ -163,14 +172,17 @@ export async function writeLibraryPages(
       blockSize: options.blockSize,
       log: options.log,
       signal: options.signal,
+      clock: options.clock,
       onDocument: (n) => report(stamp.documents + n, total),
     },
   );
   const data = spool.blob(SECTIONS);
+  mark('one Blob');
   if (data.size !== built.length) throw new Error(`pages: ${data.size} bytes spooled, ${built.length} built`);
   options.signal?.throwIfAborted();
   // Stored only if they index the library as it is now (a removal during the build changes the stamp).
   const now = await pages.libraryStamp();
+  mark('library stamp');
   if (now.stamp !== stamp.stamp)
     return { stored: false, documents: stamp.documents, chunks: chunkCount, bytes: 0, seconds: 0 };
   await pages.put({
@@ -182,6 +194,7 @@ export async function writeLibraryPages(
     hashes: built.hashes,
     data,
   });
+  mark('put');
   return {
     stored: true,
     documents: stamp.documents,
