@@ -73,6 +73,14 @@ export class PagesRepo {
    * documents a transaction: the text of the whole library is never held at once.
    */
   async *documents(): AsyncGenerator<PagesSourceInput> {
+    for await (const batch of this.documentBatches()) yield* batch;
+  }
+
+  /**
+   * The same documents as documents(), as the batches they are read in (`perRead` documents a transaction): a
+   * question scored over the stored chunks (src/services/questions/askByWords.ts) holds one batch at a time.
+   */
+  async *documentBatches(perRead = DOCUMENTS_PER_READ): AsyncGenerator<PagesSourceInput[]> {
     const db = this.db;
     let after: string | undefined;
     for (;;) {
@@ -83,7 +91,7 @@ export class PagesRepo {
           const docs = await (
             after === undefined ? db.documents.orderBy(':id') : db.documents.where(':id').above(after)
           )
-            .limit(DOCUMENTS_PER_READ)
+            .limit(perRead)
             .toArray();
           // One indexed read per document and table, all asked at once (anyOf over many keys is far slower in
           // fake-indexeddb).
@@ -110,8 +118,8 @@ export class PagesRepo {
       );
       if (page.length === 0) return;
       after = page[page.length - 1].doc.id;
-      yield* page;
-      if (page.length < DOCUMENTS_PER_READ) return;
+      yield page;
+      if (page.length < perRead) return;
     }
   }
 }
