@@ -74,7 +74,11 @@ export async function searchByBatches<T>(
   for await (const batch of batches()) {
     signal?.throwIfAborted();
     const { scores, touched } = scoreBatch(batch.map(termsOf), matched, stats, avg || 1, options);
-    const top = topK(scores, limit, touched).map((k) => ({ item: batch[k], score: scores[k], order: order + k }));
+    const top = topK(scores, limit, touched).map((k) => ({
+      item: batch[k],
+      score: scores[k],
+      order: order + k,
+    }));
     best = mergeBest(best, top, limit);
     order += batch.length;
     options.onBatch?.(batch.length, best.length);

@@ -23,7 +23,7 @@ import { parseQuestionMode } from './modeRegistry.ts';
 import type { AskRequest, AskResult } from './queryProtocol.ts';
 
 /** The modes answered by words while the pages are awaited: the default mode (its words) and bm25. */
-export const WORDS_MODES = ['ppr', 'bm25'] as const;
+const WORDS_MODES = ['ppr', 'bm25'] as const;
 
 /** Whether a mode is answered by words while the pages are awaited. */
 export function wordsAnswer(mode: string): boolean {
@@ -114,7 +114,8 @@ export async function askByWords(
     },
   );
   const records = new Map<string, PagedChunkRecord>();
-  for (const { record } of kept) if (hits.some((h) => h.chunkId === record.id)) records.set(record.id, record);
+  for (const { record } of kept)
+    if (hits.some((h) => h.chunkId === record.id)) records.set(record.id, record);
   const answer = { hits, records, bytes: 0, rounds: 0, waitMs: 0 };
   const { reads: _reads, ...shown } = shownAnswer(analyzer, request, budget, answer, started);
   return { result: { ...shown, from: 'words' }, records };
@@ -140,12 +141,21 @@ const SENTENCES_PER_CHUNK = 1 << 16;
 function sentencesOf(
   r: PagedChunkRecord,
   k: number,
-): { first: number; list: Array<{ chunkId: string; index: number; start: number; end: number; text: string }> } {
+): {
+  first: number;
+  list: Array<{ chunkId: string; index: number; start: number; end: number; text: string }>;
+} {
   const list = [];
   for (let i = 0; i + 1 < r.sentences.length; i += 2) {
     const start = r.sentences[i];
     const end = r.sentences[i + 1];
-    list.push({ chunkId: r.id, index: i / 2, start, end, text: r.text.slice(start - r.start, end - r.start) });
+    list.push({
+      chunkId: r.id,
+      index: i / 2,
+      start,
+      end,
+      text: r.text.slice(start - r.start, end - r.start),
+    });
   }
   return { first: k * SENTENCES_PER_CHUNK, list };
 }

@@ -18,7 +18,11 @@ function random(seed: number): () => number {
 }
 
 /** Zipf-like words (some in most chunks, some in one); a third of the chunks without a heading. */
-function corpus(seed: number, chunks: number, vocabulary: number): { chunks: ChunkTerms[]; word: () => string } {
+function corpus(
+  seed: number,
+  chunks: number,
+  vocabulary: number,
+): { chunks: ChunkTerms[]; word: () => string } {
   const r = random(seed);
   const word = () => `w${Math.floor(vocabulary * r() * r())}`;
   const list = Array.from({ length: chunks }, (): ChunkTerms => {

@@ -190,7 +190,8 @@ async function drop(threshold: number | undefined, options: DropOptions = {}) {
     options.refreshMs ?? 5000,
   );
   const files =
-    options.files ?? Array.from({ length: FILES }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(text(i, size)) }));
+    options.files ??
+    Array.from({ length: FILES }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(text(i, size)) }));
   for (const batch of options.oneAtATime ? files.map((f) => [f]) : [files]) {
     await pipeline.enqueue(batch);
     await pipeline.ensureRunning();
@@ -409,7 +410,8 @@ describe('a library past the threshold before its first pages is answered by wor
     );
     // Read a few documents at a time: no batch holds more than it was given, nor the answer more than its candidates.
     const awaited = await openStoredPages(repo.db);
-    if (!awaited || !('awaiting' in awaited)) throw new Error(`not awaiting pages: ${JSON.stringify(awaited)}`);
+    if (!awaited || !('awaiting' in awaited))
+      throw new Error(`not awaiting pages: ${JSON.stringify(awaited)}`);
     const batches: number[] = [];
     const kept: number[] = [];
     const small = await askByWords(

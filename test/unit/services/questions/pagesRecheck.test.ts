@@ -108,7 +108,9 @@ describe('the pages re-check at every question', () => {
     await store(repo, [3, 4]);
     counted.mockClear();
     const concept = { ...question(3), mode: 'concept' as const };
-    await expect(service.ask(concept)).rejects.toThrow(/this library \(5 chunks\) is answered from its pages/);
+    await expect(service.ask(concept)).rejects.toThrow(
+      /this library \(5 chunks\) is answered from its pages/,
+    );
     expect(counted).toHaveBeenCalled();
     // Tallied once (the ingest worker does at its start): counted no more.
     await repo.tallyCounts();
