@@ -78,10 +78,16 @@ export class PagesRepo {
 
   /**
    * The same documents as documents(), as the batches they are read in (`perRead` documents a transaction): a
-   * question scored over the stored chunks (src/services/questions/askByWords.ts) holds one batch at a time.
+   * question scored over the stored chunks (src/services/questions/askByWords.ts) holds one batch at a time, and
+   * reads them without their sentences (`sentences: false`), which only the evidence shown needs (sentencesOf):
+   * they are most of the records read.
    */
-  async *documentBatches(perRead = DOCUMENTS_PER_READ): AsyncGenerator<PagesSourceInput[]> {
+  async *documentBatches(
+    perRead = DOCUMENTS_PER_READ,
+    options: { sentences?: boolean } = {},
+  ): AsyncGenerator<PagesSourceInput[]> {
     const db = this.db;
+    const withSentences = options.sentences ?? true;
     let after: string | undefined;
     for (;;) {
       const page = await db.transaction(
@@ -100,7 +106,7 @@ export class PagesRepo {
               Promise.all([
                 db.sections.where('docId').equals(d.id).toArray(),
                 db.chunks.where('docId').equals(d.id).toArray(),
-                db.sentences.where('docId').equals(d.id).toArray(),
+                withSentences ? db.sentences.where('docId').equals(d.id).toArray() : [],
               ]),
             ),
           );
@@ -121,5 +127,15 @@ export class PagesRepo {
       yield page;
       if (page.length < perRead) return;
     }
+  }
+
+  /** The sentences of these documents (offsets only), by document id. */
+  async sentencesOf(docIds: readonly string[]): Promise<Map<string, PagesSourceInput['sentences']>> {
+    const db = this.db;
+    const unique = [...new Set(docIds)];
+    const lists = await db.transaction('r', db.sentences, () =>
+      Promise.all(unique.map((id) => db.sentences.where('docId').equals(id).toArray())),
+    );
+    return new Map(unique.map((id, i) => [id, lists[i]]));
   }
 }

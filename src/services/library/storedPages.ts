@@ -57,7 +57,9 @@ export interface PagesAwaited {
   awaiting: true;
   chunks: number;
   /** The stored documents in id order, `perRead` a transaction (PagesRepo.documentBatches). */
-  documentBatches(perRead?: number): AsyncIterable<PagesSourceInput[]>;
+  documentBatches(perRead?: number, options?: { sentences?: boolean }): AsyncIterable<PagesSourceInput[]>;
+  /** Some documents' sentences, by document id (PagesRepo.sentencesOf). */
+  sentencesOf(docIds: readonly string[]): Promise<Map<string, PagesSourceInput['sentences']>>;
 }
 
 /**
@@ -81,7 +83,12 @@ export async function openStoredPages(
     // the threshold's chunks (IngestPipeline), and meanwhile it is small enough to be loaded, so no question of the
     // drop is refused.
     return large.pages && !large.projected
-      ? { awaiting: true, chunks: large.chunks, documentBatches: (perRead) => pages.documentBatches(perRead) }
+      ? {
+          awaiting: true,
+          chunks: large.chunks,
+          documentBatches: (perRead, options) => pages.documentBatches(perRead, options),
+          sentencesOf: (docIds) => pages.sentencesOf(docIds),
+        }
       : undefined;
   }
   // Pages of a library no longer large (the threshold setting raised, or a drop projected large that ended small:

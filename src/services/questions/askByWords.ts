@@ -5,7 +5,7 @@
 // (src/core/retrieval/batchBm25.ts): the default mode's words (BM25F with the heading copies), or bm25. Only the best
 // candidates' records are kept, so memory is bounded by the batch and the answer, not the library. The evidence is
 // shown as a paged answer is (askPaged.ts), marked `from: 'words'`; the concept walk answers once the pages are there.
-import type { PagedChunkRecord, PagesSourceInput } from '../../core/paged/index.ts';
+import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import { pagesRecords } from '../../core/paged/index.ts';
 import {
   rankedEvidence,
@@ -18,6 +18,7 @@ import {
   type RetrievalChunkInput,
 } from '../../core/retrieval/index.ts';
 import { termAnalyzer } from '../library/engine.ts';
+import type { PagesAwaited } from '../library/storedPages.ts';
 import { shownAnswer } from './askPaged.ts';
 import { parseQuestionMode } from './modeRegistry.ts';
 import type { AskRequest, AskResult } from './queryProtocol.ts';
@@ -49,12 +50,15 @@ interface Kept {
   documentChunks: number;
 }
 
+/** The stored library, as storedPages.ts gives it to a question while the pages are awaited (PagesAwaited). */
+export type StoredDocuments = Pick<PagesAwaited, 'documentBatches' | 'sentencesOf'>;
+
 /**
- * Answers `request` (the default mode or bm25) by words over the stored documents `batches` gives, with the records
- * of the chunks shown (what a written answer over this evidence cites).
+ * Answers `request` (the default mode or bm25) by words over the stored documents, with the records of the chunks
+ * shown (what a written answer over this evidence cites).
  */
 export async function askByWords(
-  batches: (perRead?: number) => AsyncIterable<PagesSourceInput[]>,
+  stored: StoredDocuments,
   request: AskRequest,
   options: ByWordsOptions = {},
 ): Promise<{ result: AskResult; records: Map<string, PagedChunkRecord> }> {
@@ -67,8 +71,9 @@ export async function askByWords(
   // The default mode's words are BM25F over the text and its heading copies (as the pages' and the engine's);
   // bm25 is the text alone.
   const copies = name === 'bm25' ? 0 : Math.round(params.headingWeight);
+  // Read without their sentences (most of the records): only the evidence shown needs them, read after the ranking.
   const chunkBatches = async function* (): AsyncGenerator<Kept[]> {
-    for await (const documents of batches(options.documentsPerRead)) {
+    for await (const documents of stored.documentBatches(options.documentsPerRead, { sentences: false })) {
       yield documents.flatMap((d) => {
         const { records } = pagesRecords(d);
         return records.map((record) => ({ record, documentChunks: records.length }));
@@ -87,6 +92,7 @@ export async function askByWords(
     { copies, k1: params.bm25K1, b: params.bm25B, signal: options.signal, onBatch: options.onBatch },
   );
   const kept = best.map((b) => b.item);
+  await readSentences(stored, kept);
   const termCache = new SentenceTermCache(analyzer);
   const source: EvidenceSource = {
     analyzer,
@@ -119,6 +125,17 @@ export async function askByWords(
   const answer = { hits, records, bytes: 0, rounds: 0, waitMs: 0 };
   const { reads: _reads, ...shown } = shownAnswer(analyzer, request, budget, answer, started);
   return { result: { ...shown, from: 'words' }, records };
+}
+
+/** Fills the kept records' sentences (document offsets, in order), as pagesRecords does from a whole document. */
+async function readSentences(stored: StoredDocuments, kept: readonly Kept[]): Promise<void> {
+  const byDocument = await stored.sentencesOf(kept.map((k) => k.record.docId));
+  for (const { record } of kept) {
+    const offsets: number[] = [];
+    const list = (byDocument.get(record.docId) ?? []).filter((s) => s.chunkId === record.id);
+    for (const s of list.sort((a, b) => a.index - b.index)) offsets.push(s.start, s.end);
+    record.sentences = offsets;
+  }
 }
 
 /** A record as evidence reads a chunk. */

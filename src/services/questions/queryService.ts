@@ -349,9 +349,7 @@ export class QueryService {
     const stop = new AbortController();
     this.askStop = stop;
     try {
-      const { result, records } = await askByWords((perRead) => awaited.documentBatches(perRead), request, {
-        signal: stop.signal,
-      });
+      const { result, records } = await askByWords(awaited, request, { signal: stop.signal });
       this.shownRecords = records;
       return result;
     } finally {

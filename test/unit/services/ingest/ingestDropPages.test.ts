@@ -55,6 +55,11 @@ function expectByWords(result: AskResult | undefined, when: string): void {
   expect(result?.from, when).toBe('words');
   expect(result!.evidence[0]?.docTitle, when).toBe('doc7');
   expect(result!.evidence[0]?.text, when).toContain('tannery');
+  // Its sentences are read for the evidence shown only: the best one is the tannery's.
+  const { bestSentences, text: shown, chunkStart } = result!.evidence[0];
+  expect(bestSentences[0], when).toBeDefined();
+  const best = shown.slice(bestSentences[0].start - chunkStart, bestSentences[0].end - chunkStart);
+  expect(best, when).toContain('tannery');
 }
 
 interface Refresh {
@@ -415,7 +420,7 @@ describe('a library past the threshold before its first pages is answered by wor
     const batches: number[] = [];
     const kept: number[] = [];
     const small = await askByWords(
-      (perRead) => awaited.documentBatches(perRead),
+      awaited,
       { question: TANNERY, mode: 'ppr', budget: 400 },
       {
         documentsPerRead: 4,
