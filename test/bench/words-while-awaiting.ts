@@ -3,8 +3,9 @@
 // lexical layer (as the ingest pipeline stores them, as pages-from-store.ts does), the pages threshold is set under
 // the library's chunks with no pages written, and each question is scored over the stored chunks read a batch of
 // documents at a time. Prints the wall and CPU time of each question, the process's peak heap over the questions
-// (fake-indexeddb holds the whole library in this same heap: the browser's IndexedDB does not), and the load.
-// Usage: node --import tsx test/bench/words-while-awaiting.ts --folder /work/scale-data/mb30/copy-000
+// (fake-indexeddb holds the whole library in this same heap: the browser's IndexedDB does not), what a question
+// holds (with --expose-gc: the heap collected at each batch), and the load.
+// Usage: node --expose-gc --import tsx test/bench/words-while-awaiting.ts --folder /work/scale-data/mb30/copy-000
 //        [--limit <files>] [--questions <qa.jsonl>] [--count 5] [--mode ppr|bm25]
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -100,6 +101,27 @@ for (const question of questions.slice(0, Number(opts.count))) {
   );
 }
 clearInterval(sampler);
+// The peak above counts garbage not yet collected (each batch read from fake-indexeddb is new objects). What a
+// question holds: one more question, the heap collected at each batch of its scoring pass, against before it.
+let retained = 0;
+if (global.gc) {
+  global.gc();
+  const base = process.memoryUsage().heapUsed;
+  await askByWords(
+    state,
+    { question: questions[0], mode: opts.mode as 'ppr', budget: 2000 },
+    {
+      onBatch: () => {
+        global.gc!();
+        retained = Math.max(retained, process.memoryUsage().heapUsed - base);
+      },
+    },
+  );
+  console.log(
+    `held by a question (heap after a collection at each batch of its scoring pass, less before): at most ` +
+      `${(retained / MiB).toFixed(1)} MiB; load ${load()}`,
+  );
+}
 walls.sort((a, b) => a - b);
 console.log(
   `by words over ${counts.chunks} chunks (${opts.mode}): median ${walls[walls.length >> 1].toFixed(2)} s, ` +

@@ -39,8 +39,9 @@ export interface LibraryWordStats {
 }
 
 /**
- * The best `limit` items of the library for the question's terms, best first, read twice through `batches` (which
- * must give the same items in the same order both times). `termsOf` analyses an item (called once per pass).
+ * The best `limit` items of the library for the question's terms, best first, read twice through `batches` (the
+ * same items in the same order both times give the whole index's ranking; a drop that stores documents between the
+ * passes only has them scored with the first pass's counts). `termsOf` analyses an item (called once per pass).
  */
 export async function searchByBatches<T>(
   batches: () => AsyncIterable<readonly T[]>,
