@@ -594,7 +594,8 @@ function awaitingPagesError(pages: PagesAwaited, what = 'this view'): Error {
   return new Error(
     `${what} needs the library's pages: this library (${pages.chunks.toLocaleString('en')} chunks) is answered ` +
       'from its pages to stay within the tab’s memory, and they are being written ("writing pages" in the ' +
-      'Library view); the default mode and bm25 answer by words meanwhile, the rest once they are written',
+      'Library view); questions in the default mode and bm25 are answered by words meanwhile, the rest once ' +
+      'they are written',
   );
 }
 
