@@ -7,7 +7,6 @@
 // Usage: node --import tsx test/bench/paged-kg.ts <pages+kg.bundle> --questions <qa.jsonl> [--count 20]
 //        [--budget 6000] [--modes kg,hybrid,ppr] [--whole]
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
@@ -17,6 +16,7 @@ import { pagedKgLoader } from '../../src/services/library/readOnlyBundle.ts';
 import { askPaged } from '../../src/services/questions/askPaged.ts';
 import { parseQuestionMode, type QuestionMode } from '../../src/services/questions/modeRegistry.ts';
 import { parseQaSet } from '../../src/services/questions/qaSet.ts';
+import { loadText, megabytes, quantile } from './lib/report.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/paged-kg.ts <pages+kg.bundle> --questions <qa.jsonl> [--count 20] ' +
@@ -41,15 +41,8 @@ const modes = values.modes
   .split(',')
   .map((m) => parseQuestionMode(m, { allowDefault: true }).name as QuestionMode);
 const bundle = positionals[0];
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
-const mb = (bytes: number) => (bytes / 1e6).toFixed(3);
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
+const load = loadText;
+const mb = (bytes: number) => megabytes(bytes, 3);
 const items = parseQaSet(values.questions, readFileSync(values.questions, 'utf8')).items.slice(0, count);
 
 process.stdout.write(`${bundle}, ${items.length} questions, budget ${budget}; load ${load()}\n`);

@@ -11,7 +11,7 @@
 //        [--modes ppr,decompose,logical] [--budget 6000] [--rounds 3] [--http]
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -27,6 +27,7 @@ import { scriptedClient } from '../support/scriptedClient.ts';
 import { kagResponder } from '../support/scriptedKag.ts';
 import { startScriptedLlmServer } from '../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../support/scriptedPike.ts';
+import { loadText, megabytes, quantile } from './lib/report.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/paged-reasoning.ts <pages.bundle> --questions <qa.jsonl> [--count 10] ' +
@@ -53,15 +54,8 @@ const modes = values.modes
   .split(',')
   .map((m) => parseQuestionMode(m, { allowDefault: true }).name as QuestionMode);
 const bundle = positionals[0];
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
-const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
+const load = loadText;
+const mb = (bytes: number) => megabytes(bytes, 2);
 const items = parseQaSet(values.questions, readFileSync(values.questions, 'utf8')).items.slice(0, count);
 
 const server = await startScriptedLlmServer({ responders: [kagResponder(), scriptedPike()] });

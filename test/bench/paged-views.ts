@@ -9,7 +9,6 @@
 //        [--modes ppr,bm25] [--budgets 1000,3000,12000] [--graphs 5] [--search <term>] [--held]
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { loadavg } from 'node:os';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
@@ -23,6 +22,7 @@ import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { parseQaSet } from '../../src/services/questions/qaSet.ts';
 import { evaluateSet } from '../../src/services/questions/evaluate.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../../src/services/questions/graphView.ts';
+import { loadText, megabytes } from './lib/report.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/paged-views.ts <pages.bundle> --questions <qa.jsonl> [--count 30] ' +
@@ -47,11 +47,8 @@ if (positionals.length !== 1 || !values.questions || !(count >= 1) || !(graphs >
   process.exit(2);
 }
 const bundle = positionals[0];
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
-const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
+const load = loadText;
+const mb = (bytes: number) => megabytes(bytes, 2);
 const set = parseQaSet(values.questions, readFileSync(values.questions, 'utf8'));
 const items = set.items.slice(0, count);
 

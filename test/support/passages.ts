@@ -21,6 +21,21 @@ export const LOTHAIR_PASSAGES: Passage[] = [
   { id: 'p4', title: 'Teutberga', text: 'Teutberga was a queen of Lotharingia and the wife of Lothair II.' },
 ];
 
+/** Two films and one director's birth: a comparison and a bridge question for the reasoning modes. */
+export const FILM_PASSAGES: Passage[] = [
+  {
+    id: 'f1',
+    title: 'Alpha Dawn',
+    text: 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
+  },
+  {
+    id: 'f2',
+    title: 'Beta Storm',
+    text: 'Beta Storm is a film released on 5 June 1990. Its director is Bo Kim.',
+  },
+  { id: 'f3', title: 'Ann Lee', text: 'Ann Lee was born on 14 April 1950 in Springfield.' },
+];
+
 /** The passages parsed as `passages.jsonl`. */
 export async function preparePassages(passages: readonly Passage[]) {
   const bytes = new TextEncoder().encode(passages.map((p) => JSON.stringify(p)).join('\n'));

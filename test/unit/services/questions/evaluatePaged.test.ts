@@ -15,9 +15,9 @@ import {
 } from '../../../../src/services/questions/evaluate.ts';
 import { bundleBytes, writeBundle } from '../../../../src/core/bundle/index.ts';
 import { pagesParts, writePagedIndex } from '../../../../src/core/paged/write.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { bothLibraries } from '../../../support/pagedLibraries.ts';
 import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
+import { bundleOnlyQueryService } from '../../../support/bundleOnlyQueryService.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'eval-paged-'));
 afterAll(() => rm(work, { recursive: true, force: true }));
@@ -141,16 +141,7 @@ describe('an evaluation over a library answered from its pages', () => {
       title: library.documents.get(docId)!.title,
     }));
     const bytes = await bundleBytes(writeBundle(pagesParts(written), { appVersion: 'test', embedder: null }));
-    const refuse = () => Promise.reject(new Error('the library is never read in this test'));
-    const service = new QueryService({
-      library: { loadCorpus: refuse, getSetting: () => Promise.resolve(undefined) },
-      kgStore: { entities: refuse, relations: refuse },
-      embedders: { get: refuse, dispose: async () => undefined } as never,
-      openBundle: refuse,
-      llmClient: () => {
-        throw new Error('no LLM in this test');
-      },
-    });
+    const service = bundleOnlyQueryService();
     await service.openBundleFile(new Blob([bytes as Uint8Array<ArrayBuffer>]), 'passages.bundle');
     const modes = await service.evaluationModes();
     // The retrieval modes the pages answer, and the reasoning modes that run over them.

@@ -19,30 +19,16 @@ import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { bundleKgIndex, pagedKgLoader } from '../../../../src/services/library/readOnlyBundle.ts';
 import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import type { QuestionMode } from '../../../../src/services/questions/modeRegistry.ts';
 import type { Evidence } from '../../../../src/services/questions/queryProtocol.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
-import { LOTHAIR_PASSAGES } from '../../../support/passages.ts';
+import { FILM_PASSAGES, LOTHAIR_PASSAGES } from '../../../support/passages.ts';
 import { scriptedClient } from '../../../support/scriptedClient.ts';
 import { kagResponder } from '../../../support/scriptedKag.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
-
-const FILMS = [
-  {
-    id: 'f1',
-    title: 'Alpha Dawn',
-    text: 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
-  },
-  {
-    id: 'f2',
-    title: 'Beta Storm',
-    text: 'Beta Storm is a film released on 5 June 1990. Its director is Bo Kim.',
-  },
-  { id: 'f3', title: 'Ann Lee', text: 'Ann Lee was born on 14 April 1950 in Springfield.' },
-];
+import { bundleOnlyQueryService } from '../../../support/bundleOnlyQueryService.ts';
 
 let work = '';
 let server: ScriptedLlmServer;
@@ -164,16 +150,7 @@ describe('the KG modes over a bundle read by ranges', () => {
   });
 
   it('the query worker (Open bundle read-only…) answers kg and hybrid over the pages, and evaluates them', async () => {
-    const refuse = () => Promise.reject(new Error('not in this test'));
-    const service = new QueryService({
-      library: { loadCorpus: refuse, getSetting: () => Promise.resolve(undefined) },
-      kgStore: { entities: refuse, relations: refuse },
-      embedders: { get: refuse, dispose: async () => undefined } as never,
-      openBundle: refuse,
-      llmClient: () => {
-        throw new Error('no LLM in this test');
-      },
-    });
+    const service = bundleOnlyQueryService();
     const bytes = await readFile(join(work, 'docs.bundle'));
     const opened = await service.openBundleFile(new Blob([bytes]), 'docs.bundle');
     expect(opened.byRanges).toBe(true);
@@ -199,7 +176,7 @@ describe('the KG modes over a bundle read by ranges', () => {
     const expected = await evaluateSet(request, {
       library,
       kg: async () => bundleKgIndex(docs.whole.tables),
-      llm: refuse,
+      llm: () => Promise.reject(new Error('no LLM in this test')),
       signal,
     });
     const fromPages = await service.evaluate(request);
@@ -229,7 +206,7 @@ describe('logical over pages searches the KG first', () => {
   it('the same run as over the bundle read whole, from the KG’s triples', async () => {
     // The films beside the Lothair passages (the scripted extraction makes their release dates attributes).
     const file = join(work, 'films.jsonl');
-    await writeFile(file, [...LOTHAIR_PASSAGES, ...FILMS].map((p) => JSON.stringify(p)).join('\n'));
+    await writeFile(file, [...LOTHAIR_PASSAGES, ...FILM_PASSAGES].map((p) => JSON.stringify(p)).join('\n'));
     const both = await openBoth(await kgBundle('films.bundle', [file]));
     try {
       const llm = scriptedClient(server);

@@ -14,26 +14,12 @@ import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import type { AskRequest, AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { bothLibraries, type BothLibraries } from '../../../support/pagedLibraries.ts';
-import { LOTHAIR_PASSAGES, type Passage } from '../../../support/passages.ts';
+import { FILM_PASSAGES, LOTHAIR_PASSAGES } from '../../../support/passages.ts';
 import { scriptedClient } from '../../../support/scriptedClient.ts';
 import { kagResponder } from '../../../support/scriptedKag.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { scriptedPike, type ScriptedPikeOptions } from '../../../support/scriptedPike.ts';
 import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
-
-const FILMS: Passage[] = [
-  {
-    id: 'f1',
-    title: 'Alpha Dawn',
-    text: 'Alpha Dawn is a film released on 12 March 1994. Its director is Ann Lee.',
-  },
-  {
-    id: 'f2',
-    title: 'Beta Storm',
-    text: 'Beta Storm is a film released on 5 June 1990. Its director is Bo Kim.',
-  },
-  { id: 'f3', title: 'Ann Lee', text: 'Ann Lee was born on 14 April 1950 in Springfield.' },
-];
 
 let work = '';
 let server: ScriptedLlmServer;
@@ -55,7 +41,7 @@ beforeAll(async () => {
   });
   llm = scriptedClient(server);
   const file = join(work, 'passages.jsonl');
-  await writeFile(file, [...LOTHAIR_PASSAGES, ...FILMS].map((p) => JSON.stringify(p)).join('\n'));
+  await writeFile(file, [...LOTHAIR_PASSAGES, ...FILM_PASSAGES].map((p) => JSON.stringify(p)).join('\n'));
   small = await bothLibraries(file);
 });
 afterAll(async () => {
