@@ -9,7 +9,7 @@
 //        [--limit <files>] [--questions <qa.jsonl>] [--count 5] [--mode ppr|bm25]
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -21,6 +21,7 @@ import { openStoredPages } from '../../src/services/library/storedPages.ts';
 import { askByWords } from '../../src/services/questions/askByWords.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
+import { loadText as load, quantile } from './lib/report.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -40,10 +41,6 @@ if (!opts.folder) {
 }
 
 const MiB = 1024 * 1024;
-const load = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 
 const files = (await collectFiles([opts.folder])).slice(0, opts.limit ? Number(opts.limit) : undefined);
 const repo = new Repo(openDatabase('words-bench', { indexedDB: new IDBFactory(), IDBKeyRange }));
@@ -122,9 +119,8 @@ if (global.gc) {
       `${(retained / MiB).toFixed(1)} MiB; load ${load()}`,
   );
 }
-walls.sort((a, b) => a - b);
 console.log(
-  `by words over ${counts.chunks} chunks (${opts.mode}): median ${walls[walls.length >> 1].toFixed(2)} s, ` +
-    `max ${walls.at(-1)!.toFixed(2)} s over ${walls.length} questions; heap ${(heapBefore / MiB).toFixed(0)} MiB ` +
+  `by words over ${counts.chunks} chunks (${opts.mode}): median ${quantile(walls, 0.5).toFixed(2)} s, ` +
+    `max ${Math.max(...walls).toFixed(2)} s over ${walls.length} questions; heap ${(heapBefore / MiB).toFixed(0)} MiB ` +
     `before (the library in fake-indexeddb), peak ${(peakHeap / MiB).toFixed(0)} MiB during; load ${load()}`,
 );
