@@ -73,7 +73,21 @@ export class PagesRepo {
    * documents a transaction: the text of the whole library is never held at once.
    */
   async *documents(): AsyncGenerator<PagesSourceInput> {
+    for await (const batch of this.documentBatches()) yield* batch;
+  }
+
+  /**
+   * The same documents as documents(), as the batches they are read in (`perRead` documents a transaction): a
+   * question scored over the stored chunks (src/services/questions/askByWords.ts) holds one batch at a time, and
+   * reads them without their sentences (`sentences: false`), which only the evidence shown needs (sentencesOf):
+   * they are most of the records read.
+   */
+  async *documentBatches(
+    perRead = DOCUMENTS_PER_READ,
+    options: { sentences?: boolean } = {},
+  ): AsyncGenerator<PagesSourceInput[]> {
     const db = this.db;
+    const withSentences = options.sentences ?? true;
     let after: string | undefined;
     for (;;) {
       const page = await db.transaction(
@@ -83,7 +97,7 @@ export class PagesRepo {
           const docs = await (
             after === undefined ? db.documents.orderBy(':id') : db.documents.where(':id').above(after)
           )
-            .limit(DOCUMENTS_PER_READ)
+            .limit(perRead)
             .toArray();
           // One indexed read per document and table, all asked at once (anyOf over many keys is far slower in
           // fake-indexeddb).
@@ -92,7 +106,7 @@ export class PagesRepo {
               Promise.all([
                 db.sections.where('docId').equals(d.id).toArray(),
                 db.chunks.where('docId').equals(d.id).toArray(),
-                db.sentences.where('docId').equals(d.id).toArray(),
+                withSentences ? db.sentences.where('docId').equals(d.id).toArray() : [],
               ]),
             ),
           );
@@ -110,8 +124,18 @@ export class PagesRepo {
       );
       if (page.length === 0) return;
       after = page[page.length - 1].doc.id;
-      yield* page;
-      if (page.length < DOCUMENTS_PER_READ) return;
+      yield page;
+      if (page.length < perRead) return;
     }
+  }
+
+  /** The sentences of these documents (offsets only), by document id. */
+  async sentencesOf(docIds: readonly string[]): Promise<Map<string, PagesSourceInput['sentences']>> {
+    const db = this.db;
+    const unique = [...new Set(docIds)];
+    const lists = await db.transaction('r', db.sentences, () =>
+      Promise.all(unique.map((id) => db.sentences.where('docId').equals(id).toArray())),
+    );
+    return new Map(unique.map((id, i) => [id, lists[i]]));
   }
 }

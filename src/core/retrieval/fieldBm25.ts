@@ -74,8 +74,10 @@ export interface FieldScoring {
 
 /**
  * Adds one query term's BM25F score to every chunk whose text or heading holds it, noting each chunk scored for the
- * first time in `touched`. Shared by the engine (HeadingFieldBm25) and the library read by ranges (paged/library.ts),
- * so both rank to the last bit.
+ * first time in `touched`. Shared by the engine (HeadingFieldBm25), the library read by ranges (paged/library.ts)
+ * and the stored chunks scored batch by batch (batchBm25.ts), so all three rank to the last bit. `libraryDf`: the
+ * term's document frequency over the whole library when the postings given are one batch of it (the IDF is the
+ * library's, not the batch's); absent, the postings are the whole library's and give it.
  */
 export function addFieldTermScores(
   inText: PostingList | undefined,
@@ -83,6 +85,7 @@ export function addFieldTermScores(
   { copies, n, lengths, norm, k1, b }: FieldScoring,
   scores: Float32Array,
   touched: number[],
+  libraryDf?: number,
 ): void {
   if (!inText && !inHeading) return;
   // The union of the two ascending posting lists: its size is the term's document frequency in the fields.
@@ -100,9 +103,9 @@ export function addFieldTermScores(
     chunks.push(k);
     tfs.push(Math.min(tf, 65535));
   }
-  const df = chunks.length;
+  const df = libraryDf ?? chunks.length;
   const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  for (let x = 0; x < df; x++) {
+  for (let x = 0; x < chunks.length; x++) {
     const k = chunks[x];
     const tf = tfs[x];
     if (scores[k] === 0) touched.push(k);

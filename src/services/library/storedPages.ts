@@ -6,7 +6,12 @@
 // as lagging: they hold a part of the library (a removal takes
 // the pages with it, so older pages only ever miss documents added since), and loading the library into memory
 // instead is what a large library must not do (2.4 GB of heap at 100 MiB, docs/results/tab-pages.md).
-import { MemoryRangeSource, PagedLibrary, type PagesLocation } from '../../core/paged/index.ts';
+import {
+  MemoryRangeSource,
+  PagedLibrary,
+  type PagesLocation,
+  type PagesSourceInput,
+} from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
 import type { PagesRecord } from '../../store/records.ts';
@@ -44,10 +49,17 @@ export interface StoredPages {
   hold?: () => Promise<void>;
 }
 
-/** A large library whose pages are not written yet: it is not loaded into memory meanwhile. */
+/**
+ * A large library whose pages are not written yet: it is not loaded into memory meanwhile, and a question is scored
+ * by words over its stored documents, read a batch at a time (src/services/questions/askByWords.ts).
+ */
 export interface PagesAwaited {
   awaiting: true;
   chunks: number;
+  /** The stored documents in id order, `perRead` a transaction (PagesRepo.documentBatches). */
+  documentBatches(perRead?: number, options?: { sentences?: boolean }): AsyncIterable<PagesSourceInput[]>;
+  /** Some documents' sentences, by document id (PagesRepo.sentencesOf). */
+  sentencesOf(docIds: readonly string[]): Promise<Map<string, PagesSourceInput['sentences']>>;
 }
 
 /**
@@ -70,7 +82,14 @@ export async function openStoredPages(
     // Large by its projection only: its first pages come at the drop's first refresh, before it has stored half
     // the threshold's chunks (IngestPipeline), and meanwhile it is small enough to be loaded, so no question of the
     // drop is refused.
-    return large.pages && !large.projected ? { awaiting: true, chunks: large.chunks } : undefined;
+    return large.pages && !large.projected
+      ? {
+          awaiting: true,
+          chunks: large.chunks,
+          documentBatches: (perRead, options) => pages.documentBatches(perRead, options),
+          sentencesOf: (docIds) => pages.sentencesOf(docIds),
+        }
+      : undefined;
   }
   // Pages of a library no longer large (the threshold setting raised, or a drop projected large that ended small:
   // cancelled, perhaps just after its first pages, or its files failed): the library is loaded instead, with every

@@ -227,9 +227,12 @@ export function recordSentences(record: PagedChunkRecord): Array<{ start: number
   return sentences;
 }
 
-/** A paged answer as the Ask view shows it (askLibrary's mapping and relevance scale). */
-function shownAnswer(
-  library: PagedLibrary,
+/**
+ * A paged answer as the Ask view shows it (askLibrary's mapping and relevance scale); `library`: what analyses the
+ * question's words for the relevance (the paged library, or the analyser of chunks scored by words: askByWords.ts).
+ */
+export function shownAnswer(
+  library: Pick<PagedLibrary, 'terms'>,
   request: AskRequest,
   budget: number,
   answer: PagedAnswer,

@@ -71,8 +71,12 @@ export interface AskResult {
   stale?: boolean;
   /** On a result that followed early evidence: whether it ranks other chunks, or in another order. */
   rankingChanged?: boolean;
-  /** `pages`: answered by ranges from the library's stored pages (a large library), not from memory. */
-  from?: 'pages';
+  /**
+   * `pages`: answered by ranges from the library's stored pages (a large library), not from memory. `words`: a large
+   * library whose pages are not written yet, answered by words (BM25) over its stored chunks read a batch at a time
+   * (askByWords.ts); the concept walk and the reasoning modes answer once the pages are written.
+   */
+  from?: 'pages' | 'words';
   /**
    * A library read by ranges (its stored pages, or a bundle opened by its address): what the question read, in how
    * many rounds, and how long it waited on those reads (the rest of `milliseconds` is ranking and evidence).

@@ -14,6 +14,7 @@ import { pagedKgLoader } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
+import { askByWords, wordsAnswer } from './askByWords.ts';
 import { askPaged, pagedAnswers, PAGED_MODES_TEXT, sameChunks } from './askPaged.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
@@ -269,7 +270,7 @@ export class QueryService {
     const paged = this.byRanges ? await this.byRanges : undefined;
     if (paged) return this.askOverPages(paged.library, request, onEarly, onTrace, this.bundleKg(paged));
     const local = await this.pagesState();
-    if (local && 'awaiting' in local) throw awaitingPagesError(local);
+    if (local && 'awaiting' in local) return this.askByWords(local, request);
     if (local) {
       if (!pagedAnswers(request.mode)) throw fromPagesError(`mode ${request.mode}`, local);
       const started = performance.now();
@@ -335,6 +336,25 @@ export class QueryService {
       // Loading the library and embedding the question count: that is what the user waited for.
       milliseconds: performance.now() - started,
     };
+  }
+
+  /**
+   * A question to a large library whose pages are not written yet: the default mode and bm25 by words over the
+   * stored chunks (askByWords.ts), cancelled by the next question; the other modes are refused by name, the
+   * reasoning modes too (each sub-question would read the whole library again).
+   */
+  private async askByWords(awaited: PagesAwaited, request: AskRequest): Promise<AskResult> {
+    if (!wordsAnswer(request.mode)) throw awaitingPagesError(awaited, `mode ${request.mode}`);
+    this.askStop?.abort();
+    const stop = new AbortController();
+    this.askStop = stop;
+    try {
+      const { result, records } = await askByWords(awaited, request, { signal: stop.signal });
+      this.shownRecords = records;
+      return result;
+    } finally {
+      if (this.askStop === stop) this.askStop = null;
+    }
   }
 
   /**
@@ -566,12 +586,16 @@ function fromPagesError(what: string, pages: StoredPages | PagesAwaited): Error 
   );
 }
 
-/** A large library before its first pages: it is not loaded into memory, and says so. */
-function awaitingPagesError(pages: PagesAwaited): Error {
+/**
+ * A large library before its first pages: it is not loaded into memory, and says so; `what` (a mode, a view) needs
+ * the pages, where the default mode and bm25 are answered by words meanwhile.
+ */
+function awaitingPagesError(pages: PagesAwaited, what = 'this view'): Error {
   return new Error(
-    `this library (${pages.chunks.toLocaleString('en')} chunks) is answered from its pages to stay within the ` +
-      'tab’s memory, and they are not written yet: they are written while the drop goes on ("writing pages" in ' +
-      'its progress); ask again once they are',
+    `${what} needs the library's pages: this library (${pages.chunks.toLocaleString('en')} chunks) is answered ` +
+      'from its pages to stay within the tab’s memory, and they are being written ("writing pages" in the ' +
+      'Library view); questions in the default mode and bm25 are answered by words meanwhile, the rest once ' +
+      'they are written',
   );
 }
 

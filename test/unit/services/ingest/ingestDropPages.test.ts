@@ -17,6 +17,8 @@ import {
   writeLibraryPages,
 } from '../../../../src/services/ingest/pagesWrite.ts';
 import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
+import { resolveParams } from '../../../../src/core/retrieval/index.ts';
+import { askByWords } from '../../../../src/services/questions/askByWords.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
@@ -34,13 +36,30 @@ const THRESHOLD = 20;
 const PLACES = ['Arden', 'Brisk', 'Corran', 'Dunmore', 'Elsby', 'Fenwick', 'Garth', 'Holm', 'Ivel', 'Jarrow'];
 function text(i: number, size: 'small' | 'bench'): string {
   const place = `${PLACES[i % PLACES.length]}${String.fromCharCode(97 + Math.floor(i / PLACES.length))}ville`;
-  const line = `doc${i}: The river mill of ${place} grinds barley. Farmers of ${place} sell flour at the market.`;
+  // doc7 alone has a tannery: the gold passage of TANNERY.
+  const tannery = i === 7 ? ' The tannery by the weir cures hides.' : '';
+  const line = `doc${i}: The river mill of ${place} grinds barley. Farmers of ${place} sell flour at the market.${tannery}`;
   // 'bench': about the scale corpus's bytes per chunk (dropProjection.ts BENCH_BYTES_PER_CHUNK), so the queue of a
   // drop projects its chunks; 'small': a tenth of it, so the queue projects far fewer chunks than it will store.
   if (size === 'small') return line;
   return (
     line + ` The ledger of ${place} notes the weather, the tolls and the dates of the harvest.`.repeat(11)
   );
+}
+
+/** A question one document answers (doc7), for the questions answered by words before the first pages. */
+const TANNERY = 'Which town has a tannery?';
+
+/** A question asked while the library waits for its first pages: answered by words, its gold passage first. */
+function expectByWords(result: AskResult | undefined, when: string): void {
+  expect(result?.from, when).toBe('words');
+  expect(result!.evidence[0]?.docTitle, when).toBe('doc7');
+  expect(result!.evidence[0]?.text, when).toContain('tannery');
+  // Its sentences are read for the evidence shown only: the best one is the tannery's.
+  const { bestSentences, text: shown, chunkStart } = result!.evidence[0];
+  expect(bestSentences[0], when).toBeDefined();
+  const best = shown.slice(bestSentences[0].start - chunkStart, bestSentences[0].end - chunkStart);
+  expect(best, when).toContain('tannery');
 }
 
 interface Refresh {
@@ -65,6 +84,12 @@ interface DropOptions {
   askEvery?: number;
   /** The pipeline's refresh interval (ms of the scripted clock). */
   refreshMs?: number;
+  /** The question asked (default: one every document answers). */
+  question?: string;
+  /** Each file in a drop of its own (the next queued once the last drain is over). */
+  oneAtATime?: boolean;
+  /** The files dropped (default: FILES files of one document each). */
+  files?: Array<{ name: string; bytes: ArrayBuffer }>;
 }
 
 async function drop(threshold: number | undefined, options: DropOptions = {}) {
@@ -111,7 +136,11 @@ async function drop(threshold: number | undefined, options: DropOptions = {}) {
       asked.push({
         pagesDocuments,
         stored,
-        result: await service.ask({ question: 'Where is barley ground?', mode: 'ppr', budget: 400 }),
+        result: await service.ask({
+          question: options.question ?? 'Where is barley ground?',
+          mode: 'ppr',
+          budget: 400,
+        }),
       });
     } catch (error) {
       asked.push({ pagesDocuments, stored, refused: (error as Error).message });
@@ -165,10 +194,13 @@ async function drop(threshold: number | undefined, options: DropOptions = {}) {
     },
     options.refreshMs ?? 5000,
   );
-  await pipeline.enqueue(
-    Array.from({ length: FILES }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(text(i, size)) })),
-  );
-  await pipeline.ensureRunning();
+  const files =
+    options.files ??
+    Array.from({ length: FILES }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(text(i, size)) }));
+  for (const batch of options.oneAtATime ? files.map((f) => [f]) : [files]) {
+    await pipeline.enqueue(batch);
+    await pipeline.ensureRunning();
+  }
   await cancelling;
   const coverage = events.flatMap((e) => (e.type === 'coverage' ? [e.coverage] : []));
   return {
@@ -186,7 +218,9 @@ async function drop(threshold: number | undefined, options: DropOptions = {}) {
 
 describe('a drop past the pages threshold', () => {
   it('whose queue does not project past it: the graph until the refresh past it, then pages', async () => {
-    const { repo, graph, refreshes, asked, corpusLoads, coverage } = await drop(THRESHOLD);
+    const { repo, graph, refreshes, asked, corpusLoads, coverage } = await drop(THRESHOLD, {
+      question: TANNERY,
+    });
     const graphs = refreshes.filter((r) => r.kind === 'graph');
     const pages = refreshes.filter((r) => r.kind === 'pages');
     // Below the threshold the graph is refreshed (and held between refreshes); past it, pages instead.
@@ -211,8 +245,10 @@ describe('a drop past the pages threshold', () => {
     const during = pages.slice(0, -1);
     expect(during.length).toBeGreaterThanOrEqual(2);
     expect(during[0].chunks).toBeLessThan(FILES);
-    // Before the first pages the library (past the threshold) is not loaded: the question is refused plainly.
-    expect(asked[0].refused).toMatch(/answered from its pages .* not written yet/);
+    // Before the first pages the library (past the threshold) is not loaded: the question is answered by words
+    // over its stored chunks (refused on main: "they are not written yet").
+    expect(asked[0].refused).toBeUndefined();
+    expectByWords(asked[0].result, 'asked before the first pages');
     for (const a of asked.slice(1)) {
       expect(a.result?.from, `asked after pages of ${a.pagesDocuments} documents`).toBe('pages');
       expect(a.result!.evidence.length).toBeGreaterThan(0);
@@ -332,5 +368,82 @@ describe('a drop whose queue projects past the pages threshold', () => {
     expect((await repo.getMeta())?.projectedChunks).toBeUndefined();
     expect(await openStoredPages(repo.db)).toBeUndefined();
     await answersInMemory(service);
+  }, 120_000);
+});
+
+describe('a library past the threshold before its first pages is answered by words, never refused', () => {
+  it('files added one at a time, each drop projecting under the threshold', async () => {
+    const { refreshes, asked } = await drop(THRESHOLD, { question: TANNERY, oneAtATime: true });
+    // Each one-file drop projects one file's chunks: the graph until the library passes the threshold.
+    expect(refreshes[0].kind).toBe('graph');
+    const first = refreshes.findIndex((r) => r.kind === 'pages');
+    expect(refreshes[first].chunks).toBe(THRESHOLD);
+    // Asked as the first pages were about to be written: past the threshold, no pages, no drop left to project.
+    expect(asked[0].pagesDocuments).toBe(0);
+    expect(asked[0].refused).toBeUndefined();
+    expectByWords(asked[0].result, 'asked before the first pages');
+    for (const a of asked.slice(1)) expect(a.result?.from).toBe('pages');
+  }, 120_000);
+
+  it('one file of more documents than half the threshold (a .jsonl of passages)', async () => {
+    // 30 one-passage documents in one file: the library passes the threshold of 20 at once.
+    const lines = Array.from({ length: 30 }, (_, i) => text(i, 'small')).join('\n');
+    const { refreshes, asked } = await drop(THRESHOLD, {
+      question: TANNERY,
+      files: [{ name: 'f0.txt', bytes: bytes(lines) }],
+    });
+    expect(refreshes.map((r) => r.kind)).toEqual(['pages']);
+    expect(refreshes[0].chunks).toBe(30);
+    expect(asked.map((a) => a.pagesDocuments)).toEqual([0, 30]);
+    expect(asked.filter((a) => a.refused)).toEqual([]);
+    expectByWords(asked[0].result, 'asked before the first pages');
+    expect(asked[1].result?.from).toBe('pages');
+  }, 120_000);
+
+  it('a stored library without pages (an older app’s): by words, in bounded batches, until resumePages writes them', async () => {
+    // Stored under the default threshold (the graph, no pages), then the threshold lowered: large, without pages,
+    // and no drop running, as an older app's library of 10,000 chunks opens.
+    const { repo, service, pipeline, asked } = await drop(undefined, { question: TANNERY });
+    expect(await repo.db.pages.count()).toBe(0);
+    await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, THRESHOLD);
+    service.invalidate('library');
+    const result = await service.ask({ question: TANNERY, mode: 'bm25', budget: 400 });
+    expectByWords(result, 'bm25 before resumePages');
+    expectByWords(
+      await service.ask({ question: TANNERY, mode: 'ppr', budget: 400 }),
+      'the default mode before resumePages',
+    );
+    // Read a few documents at a time: no batch holds more than it was given, nor the answer more than its candidates.
+    const awaited = await openStoredPages(repo.db);
+    if (!awaited || !('awaiting' in awaited))
+      throw new Error(`not awaiting pages: ${JSON.stringify(awaited)}`);
+    const batches: number[] = [];
+    const kept: number[] = [];
+    const small = await askByWords(
+      awaited,
+      { question: TANNERY, mode: 'ppr', budget: 400 },
+      {
+        documentsPerRead: 4,
+        onBatch: (chunks, k) => {
+          batches.push(chunks);
+          kept.push(k);
+        },
+      },
+    );
+    expect(batches.reduce((n, b) => n + b, 0)).toBe(FILES);
+    expect(Math.max(...batches)).toBe(4);
+    expect(Math.max(...kept)).toBeLessThanOrEqual(resolveParams().candidates);
+    expect(small.result.evidence.map((e) => e.chunkId)).toEqual(result.evidence.map((e) => e.chunkId));
+    // The ingest worker's start (resumePages) writes the pages; a question during the write is answered by words
+    // (the harness asks before the first pages), the next one from the pages.
+    const before = asked.length;
+    await pipeline.resumePages();
+    expect(await openStoredPages(repo.db)).toMatchObject({ documents: FILES, lagging: false });
+    expect(asked.length).toBe(before + 2);
+    expectByWords(asked[before].result, 'asked while resumePages wrote the pages');
+    service.invalidate('library');
+    const paged = await service.ask({ question: TANNERY, mode: 'ppr', budget: 400 });
+    expect(paged.from).toBe('pages');
+    expect(paged.evidence[0]?.docTitle).toBe('doc7');
   }, 120_000);
 });

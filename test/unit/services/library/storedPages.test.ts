@@ -296,7 +296,7 @@ describe('the library pages in the store', () => {
     expect(await openStoredPages(repo.db)).toBeUndefined();
     // Past the threshold (lowered) without pages yet: awaited, not loaded.
     await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
-    expect(await openStoredPages(repo.db)).toEqual({
+    expect(await openStoredPages(repo.db)).toMatchObject({
       awaiting: true,
       chunks: (await repo.counts()).chunks,
     });

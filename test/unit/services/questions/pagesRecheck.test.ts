@@ -65,7 +65,7 @@ async function setUp() {
 }
 
 describe('the pages re-check at every question', () => {
-  it('a library that grows past the threshold between two questions is refused, then answered from its pages, never from memory', async () => {
+  it('a library that grows past the threshold between two questions is answered by words, then from its pages, never from memory', async () => {
     const { repo, service, counted, corpusLoads } = await setUp();
     const first = await service.ask(question(0));
     expect(first.from, 'a small library is answered in memory').toBeUndefined();
@@ -78,10 +78,15 @@ describe('the pages re-check at every question', () => {
 
     // A drop stores three more documents: past the threshold, and nobody tells the query service (no invalidate).
     await store(repo, [3, 4, 5]);
-    await expect(service.ask(question(4)), 'answered from memory').rejects.toThrow(
-      /this library \(6 chunks\) is answered from its pages .* not written yet/,
-    );
+    // Its pages are not written yet: answered by words over the stored chunks, not loaded into memory.
+    const byWords = await service.ask(question(4));
+    expect(byWords.from, 'answered from memory').toBe('words');
+    expect(byWords.evidence[0]?.docTitle).toBe('Elsby');
     expect(counted, 'a question counted the chunks').not.toHaveBeenCalled();
+    // A mode that needs the pages (or the library in memory) is refused by name meanwhile.
+    await expect(service.ask({ ...question(4), mode: 'concept' })).rejects.toThrow(
+      /mode concept needs the library's pages: this library \(6 chunks\) .* being written/,
+    );
     // The pages are written (the drop's refresh): the next question reads them, with the new documents.
     await writeLibraryPages(repo);
     const paged = await service.ask(question(4));
@@ -102,14 +107,15 @@ describe('the pages re-check at every question', () => {
     await repo.db.meta.put(meta);
     await store(repo, [3, 4]);
     counted.mockClear();
-    await expect(service.ask(question(3))).rejects.toThrow(
+    const concept = { ...question(3), mode: 'concept' as const };
+    await expect(service.ask(concept)).rejects.toThrow(
       /this library \(5 chunks\) is answered from its pages/,
     );
     expect(counted).toHaveBeenCalled();
     // Tallied once (the ingest worker does at its start): counted no more.
     await repo.tallyCounts();
     counted.mockClear();
-    await expect(service.ask(question(3))).rejects.toThrow(/this library \(5 chunks\)/);
+    await expect(service.ask(concept)).rejects.toThrow(/this library \(5 chunks\)/);
     expect(counted).not.toHaveBeenCalled();
   }, 60_000);
 
@@ -117,6 +123,8 @@ describe('the pages re-check at every question', () => {
     const { repo, service } = await setUp();
     expect((await service.ask(question(2))).from).toBeUndefined();
     await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 3);
-    await expect(service.ask(question(2))).rejects.toThrow(/this library \(3 chunks\) .* not written yet/);
+    const byWords = await service.ask(question(2));
+    expect(byWords.from).toBe('words');
+    expect(byWords.evidence[0]?.docTitle).toBe('Corran');
   }, 60_000);
 });

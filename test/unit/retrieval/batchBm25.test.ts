@@ -1,0 +1,125 @@
+// BM25 and BM25F of a library read batch by batch (searchByBatches): the same chunks, order and scores, to the last
+// bit, as the whole library's index (Bm25Index, HeadingFieldBm25), whatever the batch size; and no batch holds more
+// than it was given.
+import { describe, expect, it } from 'vitest';
+import { searchByBatches, type ChunkTerms } from '../../../src/core/retrieval/batchBm25.ts';
+import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
+import { HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
+
+/** A seeded generator (mulberry32): the same random corpora on every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Zipf-like words (some in most chunks, some in one); a third of the chunks without a heading. */
+function corpus(
+  seed: number,
+  chunks: number,
+  vocabulary: number,
+): { chunks: ChunkTerms[]; word: () => string } {
+  const r = random(seed);
+  const word = () => `w${Math.floor(vocabulary * r() * r())}`;
+  const list = Array.from({ length: chunks }, (): ChunkTerms => {
+    const text = Array.from({ length: 1 + Math.floor(r() * 60) }, word);
+    const heading =
+      r() < 0.33 ? [] : Array.from({ length: 1 + Math.floor(r() * 5) }, () => (r() < 0.5 ? text[0] : word()));
+    return { text, heading };
+  });
+  return { chunks: list, word };
+}
+
+/** The corpus in batches of `size`, counting the largest batch handed out. */
+function batched(chunks: readonly ChunkTerms[], size: number) {
+  const seen = { largest: 0, passes: 0 };
+  const batches = async function* (): AsyncGenerator<ChunkTerms[]> {
+    seen.passes++;
+    for (let at = 0; at < chunks.length; at += size) {
+      const batch = chunks.slice(at, at + size);
+      seen.largest = Math.max(seen.largest, batch.length);
+      yield batch;
+    }
+  };
+  return { batches, seen };
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+describe('searchByBatches', () => {
+  for (const [seed, size, copies] of [
+    [1, 7, 0],
+    [2, 64, 0],
+    [3, 13, 1],
+    [4, 1, 2],
+  ]) {
+    it(`ranks as the whole library's index (seed ${seed}, batches of ${size}, ${copies} heading copies)`, async () => {
+      const { chunks, word } = corpus(seed, 500, 300);
+      const text = new Bm25Index(
+        chunks.map((c) => c.text),
+        K1,
+        B,
+      );
+      const whole =
+        copies === 0
+          ? text
+          : new HeadingFieldBm25(
+              text,
+              new Bm25Index(
+                chunks.map((c) => c.heading),
+                K1,
+                B,
+              ),
+              copies,
+              K1,
+              B,
+            );
+      for (let q = 0; q < 20; q++) {
+        const query = [word(), word(), word(), `absent${q}`];
+        const expected = whole.search(query, 30);
+        expect(expected.length, 'the query matches something').toBeGreaterThan(0);
+        const { batches, seen } = batched(chunks, size);
+        const kept: number[] = [];
+        const { best } = await searchByBatches(batches, (c) => c, query, 30, {
+          copies,
+          k1: K1,
+          b: B,
+          onBatch: (_, k) => kept.push(k),
+        });
+        expect(best.map((b) => chunks.indexOf(b.item))).toEqual(expected.map((e) => e.chunk));
+        expect(best.map((b) => b.score)).toEqual(expected.map((e) => e.score));
+        expect(seen.passes).toBe(2);
+        expect(seen.largest).toBeLessThanOrEqual(size);
+        expect(Math.max(...kept), 'candidates kept').toBeLessThanOrEqual(30);
+      }
+    });
+  }
+
+  it('a question none of whose words the library holds reads it once and finds nothing', async () => {
+    const { chunks } = corpus(5, 100, 50);
+    const { batches, seen } = batched(chunks, 10);
+    const { best, stats } = await searchByBatches(batches, (c) => c, ['nowhere'], 10, {
+      copies: 1,
+      k1: K1,
+      b: B,
+    });
+    expect(best).toEqual([]);
+    expect(stats.chunks).toBe(100);
+    expect(seen.passes).toBe(1);
+  });
+
+  it('stops at the next batch when its signal aborts', async () => {
+    const { chunks, word } = corpus(6, 100, 50);
+    const stop = new AbortController();
+    stop.abort(new Error('a newer question'));
+    const { batches } = batched(chunks, 10);
+    await expect(
+      searchByBatches(batches, (c) => c, [word()], 10, { copies: 0, k1: K1, b: B, signal: stop.signal }),
+    ).rejects.toThrow('a newer question');
+  });
+});
