@@ -222,13 +222,15 @@ describe('a write the browser refuses or never finishes', () => {
     const putVectors = repo.putDocumentVectors.bind(repo);
     repo.putDocumentVectors = () => new Promise<string[]>(() => {});
     const first = countingEmbedder();
-    const run = pipelineOver(repo, first.embedder, [], 50);
+    // 3 s: the hung vector write reaches it, the document writes before it never do, even on a busy machine (at
+    // 50 ms a loaded CI could time out the documents' write instead).
+    const run = pipelineOver(repo, first.embedder, [], 3_000);
     await run.pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1. A2.\nb: B1.') }]);
     await run.pipeline.ensureRunning();
     const error = run.events.find((e) => e.type === 'error');
     expect(error).toMatchObject({ type: 'error', cause: 'storage-timeout', file: 'one.txt' });
     expect(error?.type === 'error' && error.message).toContain(
-      'the browser did not finish storing the vectors of "one.txt" within 50 ms',
+      'the browser did not finish storing the vectors of "one.txt" within 3 s',
     );
     expect(await repo.counts()).toMatchObject({ documents: 2, sentences: 3, vectors: 0, pending: 0 });
 
