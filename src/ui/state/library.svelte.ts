@@ -151,6 +151,11 @@ export class LibraryState {
   private stamp: string | null = null;
   /** The store has been read once: until then `layers` and `counts` are the empty defaults, not the library's. */
   read = $state(false);
+  /**
+   * start() has finished: this tab's worker is connected and a queue left in the store was resumed (or is waiting for
+   * another tab). A spec that drops files in another tab waits for it, so the two starts do not race.
+   */
+  connected = $state(false);
   /** How far each layer reaches, as the worker last reported (null until it reports, or from another tab). */
   coverage = $state<LibraryCoverage | null>(null);
   /** The current drop as a whole: files, sentences, searchable documents, documents with vectors. */
@@ -260,6 +265,7 @@ export class LibraryState {
       }
       void worker.resume();
     }
+    this.connected = true;
   }
 
   /** Verdicts and the latest activity heard since the view was last updated (flushEvents), newest last. */

@@ -60,6 +60,10 @@ test('two tabs: one indexes, the other waits and says so, the library equals a o
   b.on('pageerror', (error) => log(`tab B page error: ${error.message}`));
   await b.addInitScript({ content: RECORD_STATES });
   await openApp(b, origin);
+  // Both tabs' starts over before A's drop: a start that reads the store while A records its drop finds A's queue
+  // and resumes it, racing A's worker for the lock (B then shows "running" until it hears A won).
+  await a.waitForSelector('[data-connected="true"]');
+  await b.waitForSelector('[data-connected="true"]');
 
   await addFiles(a, [file]);
   // B hears of A's run over the BroadcastChannel.
