@@ -7,20 +7,19 @@
 // fake-indexeddb keeps the library in this process's heap, so the heap before the write is printed beside the peak.
 // Usage: node --expose-gc --max-old-space-size=8192 --import tsx test/bench/pages-write.ts
 //        --folder /work/scale-data/mb100 [--at 10000,30000,60000,90000] [--json out.json] [--cpu]
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
-import { cpus, loadavg } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { collectFiles } from '../../src/cli/index.ts';
 import { PhaseClock } from '../../src/core/paged/index.ts';
-import { prepareFile } from '../../src/core/prepare.ts';
-import { DEFAULT_INDEX_PARAMS } from '../../src/core/types.ts';
 import { writeLibraryPages } from '../../src/services/ingest/pagesWrite.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
+import { loadText as load } from './lib/report.ts';
+import { storeFile } from './lib/storeFile.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -39,10 +38,6 @@ if (!opts.folder) {
 }
 
 const MiB = 1024 * 1024;
-const load = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 const targets = opts.at.split(',').map(Number);
 
 const files = await collectFiles([opts.folder]);
@@ -78,17 +73,8 @@ let storeSeconds = 0;
 for (const f of files) {
   if (next >= targets.length) break;
   const t = performance.now();
-  const { documents } = await prepareFile(basename(f), new Uint8Array(readFileSync(f)), {
-    maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
-  });
-  if (documents.length)
-    await repo.putPreparedDocuments(
-      documents.map((prepared) => ({ prepared })),
-      null,
-      DEFAULT_INDEX_PARAMS,
-    );
+  chunks += (await storeFile(repo, f)).chunks;
   storeSeconds += (performance.now() - t) / 1000;
-  for (const d of documents) chunks += d.chunks.length;
   if (chunks < targets[next]) continue;
   next++;
   global.gc?.();

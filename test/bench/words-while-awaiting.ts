@@ -8,20 +8,18 @@
 // Usage: node --expose-gc --import tsx test/bench/words-while-awaiting.ts --folder /work/scale-data/mb30/copy-000
 //        [--limit <files>] [--questions <qa.jsonl>] [--count 5] [--mode ppr|bm25]
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
 import { cpus } from 'node:os';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { collectFiles } from '../../src/cli/index.ts';
-import { prepareFile } from '../../src/core/prepare.ts';
-import { DEFAULT_INDEX_PARAMS } from '../../src/core/types.ts';
 import { PAGES_MIN_CHUNKS_SETTING } from '../../src/services/ingest/pagesWrite.ts';
 import { openStoredPages } from '../../src/services/library/storedPages.ts';
 import { askByWords } from '../../src/services/questions/askByWords.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
 import { loadText as load, quantile } from './lib/report.ts';
+import { storeFile } from './lib/storeFile.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -50,15 +48,7 @@ console.log(
 );
 const t0 = performance.now();
 for (const f of files) {
-  const { documents } = await prepareFile(basename(f), new Uint8Array(readFileSync(f)), {
-    maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
-  });
-  if (documents.length)
-    await repo.putPreparedDocuments(
-      documents.map((prepared) => ({ prepared })),
-      null,
-      DEFAULT_INDEX_PARAMS,
-    );
+  await storeFile(repo, f);
 }
 const counts = await repo.counts();
 console.log(

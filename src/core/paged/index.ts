@@ -12,6 +12,7 @@ export {
   type SpoolSink,
 } from './build.ts';
 export { PhaseClock } from './phaseClock.ts';
+export { recordChunk, recordSentences } from './recordEvidence.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
 export { pagesParts, writePagedIndex } from './write.ts';

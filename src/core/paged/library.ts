@@ -6,7 +6,7 @@
 import { decodeStructured, gunzip } from '../bundle/index.ts';
 import { PersonalizedPageRank, type RowSource, type TermAnalyzer, type WalkDegrees } from '../graph/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
-import type { RetrievalChunkInput, RetrievalSentenceInput } from '../retrieval/index.ts';
+import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
@@ -17,6 +17,7 @@ import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.t
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader } from './bytes.ts';
+import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { RecordSearch } from './recordSearch.ts';
 import { degreeLower, degreeUpper, expandOpen } from './compactOpen.ts';
 import {
@@ -46,8 +47,6 @@ const PREFETCH_NOTED = 32;
 const EARLY_STEPS = 3;
 /** Decoded posting lists, concept lists and walk rows kept between questions. */
 const MAX_CACHED = 50_000;
-/** Sentence numbers of a chunk in the term cache (no chunk has this many sentences). */
-const SENTENCES_PER_CHUNK = 1 << 16;
 
 export interface PagesLocation {
   /** Offset of the pages part's payload in the source, and the part's directory and block hashes. */
@@ -188,7 +187,7 @@ export class PagedLibrary {
     this.evidence = {
       analyzer,
       chunk: (k) => this.chunkInput(k),
-      sentences: (k) => this.sentencesOf(k),
+      sentences: (k) => recordSentences(this.record(k), k),
       documentChunks: (k) => open.documentChunks[k],
       conceptTerm: (c) => this.conceptTerm(c),
       dimension: 0,
@@ -752,36 +751,9 @@ export class PagedLibrary {
 
   private chunkInput(k: number): RetrievalChunkInput {
     const r = this.record(k);
-    if (!r) return { id: '', docId: '', text: '', tokens: this.open.tokens[k], start: 0 };
-    return {
-      id: r.id,
-      docId: r.docId,
-      text: r.text,
-      tokens: r.tokens,
-      start: r.start,
-      ...(r.path ? { path: r.path } : {}),
-      ...(r.pageStart !== undefined ? { pageStart: r.pageStart, pageEnd: r.pageEnd } : {}),
-    };
+    return r ? recordChunk(r) : { id: '', docId: '', text: '', tokens: this.open.tokens[k], start: 0 };
   }
 
-  private sentencesOf(k: number): { first: number; list: RetrievalSentenceInput[] } {
-    const r = this.record(k);
-    const list: RetrievalSentenceInput[] = [];
-    if (r) {
-      for (let i = 0; i + 1 < r.sentences.length; i += 2) {
-        const start = r.sentences[i];
-        const end = r.sentences[i + 1];
-        list.push({
-          chunkId: r.id,
-          index: i / 2,
-          start,
-          end,
-          text: r.text.slice(start - r.start, end - r.start),
-        });
-      }
-    }
-    return { first: k * SENTENCES_PER_CHUNK, list };
-  }
   // ---- the Graph view (src/services/questions/graphView.ts): read as a question is, re-run until complete
 
   /**

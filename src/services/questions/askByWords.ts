@@ -6,7 +6,7 @@
 // candidates' records are kept, so memory is bounded by the batch and the answer, not the library. The evidence is
 // shown as a paged answer is (askPaged.ts), marked `from: 'words'`; the concept walk answers once the pages are there.
 import type { PagedChunkRecord } from '../../core/paged/index.ts';
-import { pagesRecords } from '../../core/paged/index.ts';
+import { pagesRecords, recordChunk, recordSentences } from '../../core/paged/index.ts';
 import {
   rankedEvidence,
   resolveParams,
@@ -15,7 +15,6 @@ import {
   sentenceQuery,
   type ChunkTerms,
   type EvidenceSource,
-  type RetrievalChunkInput,
 } from '../../core/retrieval/index.ts';
 import { termAnalyzer } from '../library/engine.ts';
 import type { PagesAwaited } from '../library/storedPages.ts';
@@ -96,8 +95,8 @@ export async function askByWords(
   const termCache = new SentenceTermCache(analyzer);
   const source: EvidenceSource = {
     analyzer,
-    chunk: (k) => chunkInput(kept[k].record),
-    sentences: (k) => sentencesOf(kept[k].record, k),
+    chunk: (k) => recordChunk(kept[k].record),
+    sentences: (k) => recordSentences(kept[k].record, k),
     documentChunks: (k) => kept[k].documentChunks,
     conceptTerm: () => '',
     dimension: 0,
@@ -136,43 +135,4 @@ async function readSentences(stored: StoredDocuments, kept: readonly Kept[]): Pr
     for (const s of list.sort((a, b) => a.index - b.index)) offsets.push(s.start, s.end);
     record.sentences = offsets;
   }
-}
-
-/** A record as evidence reads a chunk. */
-function chunkInput(r: PagedChunkRecord): RetrievalChunkInput {
-  return {
-    id: r.id,
-    docId: r.docId,
-    text: r.text,
-    tokens: r.tokens,
-    start: r.start,
-    ...(r.path ? { path: r.path } : {}),
-    ...(r.pageStart !== undefined ? { pageStart: r.pageStart, pageEnd: r.pageEnd } : {}),
-  };
-}
-
-/** Sentences per kept chunk in the term cache's numbering (a chunk's sentences never reach this many). */
-const SENTENCES_PER_CHUNK = 1 << 16;
-
-/** A record's sentences (document offsets) with their text. */
-function sentencesOf(
-  r: PagedChunkRecord,
-  k: number,
-): {
-  first: number;
-  list: Array<{ chunkId: string; index: number; start: number; end: number; text: string }>;
-} {
-  const list = [];
-  for (let i = 0; i + 1 < r.sentences.length; i += 2) {
-    const start = r.sentences[i];
-    const end = r.sentences[i + 1];
-    list.push({
-      chunkId: r.id,
-      index: i / 2,
-      start,
-      end,
-      text: r.text.slice(start - r.start, end - r.start),
-    });
-  }
-  return { first: k * SENTENCES_PER_CHUNK, list };
 }

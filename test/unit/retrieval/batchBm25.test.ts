@@ -5,17 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { searchByBatches, type ChunkTerms } from '../../../src/core/retrieval/batchBm25.ts';
 import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
 import { HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
-
-/** A seeded generator (mulberry32): the same random corpora on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../support/seededRandom.ts';
 
 /** Zipf-like words (some in most chunks, some in one); a third of the chunks without a heading. */
 function corpus(
@@ -23,7 +13,7 @@ function corpus(
   chunks: number,
   vocabulary: number,
 ): { chunks: ChunkTerms[]; word: () => string } {
-  const r = random(seed);
+  const r = seededRandom(seed);
   const word = () => `w${Math.floor(vocabulary * r() * r())}`;
   const list = Array.from({ length: chunks }, (): ChunkTerms => {
     const text = Array.from({ length: 1 + Math.floor(r() * 60) }, word);

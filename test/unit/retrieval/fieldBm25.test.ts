@@ -3,20 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
 import { HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
-
-/** A seeded generator (mulberry32): the same random corpora on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../support/seededRandom.ts';
 
 function corpus(seed: number, chunks: number, vocabulary: number) {
-  const r = random(seed);
+  const r = seededRandom(seed);
   // Zipf-like: low word numbers are common, so some terms are in most chunks and some in one.
   const word = () => `w${Math.floor(vocabulary * r() * r())}`;
   const texts = Array.from({ length: chunks }, () => Array.from({ length: 1 + Math.floor(r() * 60) }, word));
