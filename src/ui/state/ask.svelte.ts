@@ -57,8 +57,12 @@ class AskState {
   answerError = $state<string | null>(null);
   /** The reasoning modes' limits (rounds, candidates, threshold), kept while the page lives. */
   limits = $state<LimitsByMode>(defaultLimits());
+  /** The answer on screen replaced an answer by words once the library's pages were written (replaceWords). */
+  replacedWords = $state(false);
   /** Questions asked so far: early evidence of an earlier question is never shown for a later one. */
   private asked = 0;
+  /** The library version the answer on screen was asked at. */
+  private resultVersion = -1;
 
   /** Early lexical evidence is on screen; the refined result is on its way. */
   get early(): boolean {
@@ -102,11 +106,35 @@ class AskState {
   async ask(libraryVersion: number): Promise<void> {
     const question = this.question.trim();
     if (!question || this.busy || this.refusal(this.mode)) return;
+    await this.run(question, this.mode, libraryVersion, false);
+  }
+
+  /**
+   * Asks again the question whose answer by words is on screen (a large library waiting for its pages:
+   * askByWords.ts), now that the pages are written: the concept walk's answer replaces it without the reader
+   * asking again. The question and mode are those of the answer shown, not what the box holds now. At most once
+   * per library version: pages the query worker cannot open yet give words again, and are not asked about twice.
+   */
+  async replaceWords(libraryVersion: number): Promise<void> {
+    const shown = this.result;
+    if (!shown || shown.from !== 'words' || this.busy || this.resultVersion === libraryVersion) return;
+    await this.run(shown.question, shown.mode, libraryVersion, true);
+  }
+
+  private async run(
+    question: string,
+    mode: QuestionMode,
+    libraryVersion: number,
+    replacing: boolean,
+  ): Promise<void> {
     const id = ++this.asked;
     this.busy = true;
     this.error = null;
-    // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such).
-    this.result = null;
+    this.replacedWords = replacing;
+    this.resultVersion = libraryVersion;
+    // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such);
+    // the answer by words being replaced is the same question's, and stays until the walk's arrives.
+    if (!replacing) this.result = null;
     this.trace = [];
     this.streamed = '';
     this.answer = null;
@@ -120,8 +148,8 @@ class AskState {
     let result: AskResult | null = null;
     try {
       const worker = await currentQueryWorker(libraryVersion);
-      const request = this.withLimits({ question, mode: this.mode, budget: this.budget });
-      result = await worker.ask(request, onEarly, needsLlm(this.mode) ? onTrace : undefined);
+      const request = this.withLimits({ question, mode, budget: this.budget });
+      result = await worker.ask(request, onEarly, needsLlm(mode) ? onTrace : undefined);
       if (id === this.asked) this.result = result;
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
@@ -208,8 +236,24 @@ function warmAtOpen(): void {
   ask.warmUp(0, false).catch(() => undefined);
 }
 
+/**
+ * An answer by words on screen (a large library whose pages were not written yet) is asked again once the library
+ * has pages (`pagesConcepts`, set when the page reads a library answered from its pages): the walk's answer
+ * replaces it, and the view says so.
+ */
+function replaceWordsWhenPaged(): void {
+  $effect.root(() => {
+    $effect(() => {
+      const version = library.version;
+      if (ask.result?.from !== 'words' || ask.busy || library.pagesConcepts === null) return;
+      ask.replaceWords(version).catch(() => undefined);
+    });
+  });
+}
+
 // Started with the page (App imports the Ask view, which imports this module), not when the Ask view opens.
 if (typeof window !== 'undefined' && typeof Worker !== 'undefined') {
   warmAtOpen();
   warmStart();
+  replaceWordsWhenPaged();
 }

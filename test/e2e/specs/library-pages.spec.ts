@@ -382,3 +382,67 @@ test('a reasoning mode runs over the pages: decompose with its live trace and a 
     await server.close();
   }
 });
+
+test('a large library waiting for its pages answers by words, and the walk’s answer replaces it once they are written', async ({
+  page,
+  context,
+  origin,
+  tmp,
+  log,
+}) => {
+  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
+  const path = join(tmp, 'passages.jsonl');
+  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
+  const first = JSON.parse(lines[0]) as { title: string; text: string };
+
+  // Stored small (the default threshold): the concept graph, no pages.
+  await openApp(page, origin);
+  await putSettings(page, { sentenceVectors: false });
+  await addFiles(page, [path]);
+  await waitIdle(page);
+  expect(await storedPages(page)).toBeNull();
+  // The threshold lowered under the library's chunks: it is now large, without pages. Its pages are written at
+  // the next start, under the library's cross-tab lock; another tab of the site holds that lock (as a tab in the
+  // middle of a drop does), so this one waits for it and the window before the first pages stays open.
+  await putSettings(page, { pagesMinChunks: 1 });
+  const holder = await context.newPage();
+  await holder.goto(`${origin}/holds-the-ingest-lock`);
+  await holder.evaluate(() => {
+    const w = window as unknown as { releaseLock: () => void; lockHeld: Promise<void> };
+    w.lockHeld = new Promise<void>((held) => {
+      void navigator.locks.request(
+        'conceptrag:ingest',
+        () =>
+          new Promise<void>((release) => {
+            w.releaseLock = release;
+            held();
+          }),
+      );
+    });
+    return w.lockHeld;
+  });
+  await page.reload();
+  await openApp(page, origin, 'ask');
+  const question = first.text.split(/\s+/).slice(0, 12).join(' ');
+  await ask(page, question, 'ppr');
+  const results = page.locator('[data-testid="results"][data-stage="result"]');
+  await expect(results).toHaveAttribute('data-from', 'words');
+  await expect(page.getByTestId('by-words')).toBeVisible();
+  await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
+  expect(await storedPages(page), 'pages written while another tab held the lock').toBeNull();
+  // The reader starts typing another question; the answer on screen is still the first one's.
+  await page.fill('[data-testid="question"]', 'a question not asked yet');
+
+  // The other tab lets go: this tab writes the pages, and the answer by words is replaced, with no click.
+  await holder.evaluate(() => (window as unknown as { releaseLock: () => void }).releaseLock());
+  await expect(results).toHaveAttribute('data-from', 'pages');
+  await expect(results).toHaveAttribute('data-question', question);
+  await expect(page.getByTestId('replaced-words')).toBeVisible();
+  await expect(page.getByTestId('by-words')).toHaveCount(0);
+  await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
+  const pages = await storedPages(page);
+  log(`pages after the lock was let go: ${JSON.stringify(pages)}`);
+  expect(pages).toMatchObject({ documents: 200 });
+  expect(await page.inputValue('[data-testid="question"]')).toBe('a question not asked yet');
+  await holder.close();
+});
