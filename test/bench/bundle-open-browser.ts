@@ -16,6 +16,8 @@
 //   (first request to last response of each burst, summed) beside the worker's own wait on reads. --timeline N prints
 //   question N's bursts one by one. --multi-range <multipart|first|whole|refuse> sets how the server answers a
 //   request for several ranges (multipart, as nginx, by default; 'first' is a host that honours one range a request).
+//   --latency-ms N and --mbps M make the server a static host farther away: every response waits N ms before its
+//   headers, and all bodies share M Mbit/s (staticServer.ts, link).
 //   --http2 serves over HTTP/2 with TLS (a self-signed certificate Chromium is told to accept), as real static hosts
 //   speak; HTTP/1.1 by default.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
@@ -37,7 +39,7 @@ const DEFAULT_QUESTION =
 const USAGE =
   'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] ' +
   '[--questions qa.jsonl [--ask-count 50]] [--ranges [--multi-range multipart|first|whole|refuse] [--timeline N]] ' +
-  '[--http2] [--json out.json]';
+  '[--http2] [--latency-ms N] [--mbps M] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface OpenRun {
@@ -189,7 +191,14 @@ async function main(): Promise<void> {
   if (!['multipart', 'first', 'whole', 'refuse'].includes(multiRange)) {
     throw new Error(`bundle-open bench: --multi-range must be multipart, first, whole or refuse`);
   }
-  const server = await serveStatic(dist, { ranges, multiRange, http2, log: ranges });
+  // A static host farther than loopback: --latency-ms a response (its round trip), --mbps for every body together.
+  const latencyMs = Number(arg('latency-ms', '0'));
+  const mbps = Number(arg('mbps', '0'));
+  if (!(latencyMs >= 0) || !(mbps >= 0))
+    throw new Error('bundle-open bench: --latency-ms and --mbps must be ≥ 0');
+  const link = latencyMs > 0 || mbps > 0 ? { latencyMs, mbps: mbps || 1e6 } : undefined;
+  if (link) console.log(`bundle-open bench: a link of ${latencyMs} ms a response and ${mbps || '∞'} Mbit/s`);
+  const server = await serveStatic(dist, { ranges, multiRange, http2, log: ranges, link });
   const servedBytes = (): number => server.served.get(`/${name}`) ?? 0;
   // Requests are watched, not intercepted: a question read by ranges sends hundreds to thousands of them, and
   // routing each through Playwright would time the test runner rather than the app.

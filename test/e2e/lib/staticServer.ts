@@ -89,6 +89,47 @@ export interface ServeOptions {
   http2?: boolean;
   /** Keep a RangeLog of every range request (requests). */
   log?: boolean;
+  /**
+   * A link slower than loopback (the benches' static host far away): each response waits `latencyMs` (its round
+   * trip) before its headers, and the bodies of all responses share `mbps` megabits a second, sent in 16 KiB
+   * pieces. Done here rather than by Chromium's network emulation, which is set per target and is not known to
+   * reach the query worker's reads through the service worker.
+   */
+  link?: { latencyMs: number; mbps: number };
+}
+
+/** Paces writes at `mbps` shared by every response: each piece waits until the link is free for it. */
+function linkPacer(mbps: number): (bytes: number) => Promise<void> {
+  let free = 0;
+  return async (bytes) => {
+    const now = performance.now();
+    free = Math.max(free, now) + (bytes * 8) / (mbps * 1000);
+    if (free > now) await new Promise((resolve) => setTimeout(resolve, free - now));
+  };
+}
+
+/** Writes `pieces` to `res` through the link's pace, ending it; stops when the client has gone. */
+async function sendPaced(
+  res: ServerResponse | Http2ServerResponse,
+  pieces: AsyncIterable<Buffer> | Iterable<Buffer>,
+  pace: (bytes: number) => Promise<void>,
+): Promise<void> {
+  try {
+    for await (const piece of pieces) {
+      for (let at = 0; at < piece.length; at += 16_384) {
+        const part = piece.subarray(at, at + 16_384);
+        await pace(part.length);
+        if (res.destroyed) return;
+        if (!(res as ServerResponse).write(part))
+          await new Promise((resolve) => (res as ServerResponse).once('drain', resolve));
+      }
+    }
+  } catch (error) {
+    // The file stream is destroyed when the client goes: nothing is left to answer.
+    if (res.destroyed) return;
+    throw error;
+  }
+  res.end();
 }
 
 /** At most this many ranges a request (Apache's MaxRanges default is 200); more is answered as 'refuse'. */
@@ -149,6 +190,8 @@ export async function serveStatic(
   const requests: RangeLog[] = [];
   let aborted = 0;
   const multiRange = options.multiRange ?? 'multipart';
+  const link = options.link;
+  const pace = link ? linkPacer(link.mbps) : null;
   const handle = (
     req: IncomingMessage | Http2ServerRequest,
     res: ServerResponse | Http2ServerResponse,
@@ -172,6 +215,7 @@ export async function serveStatic(
         path = join(path, 'index.html');
         info = await stat(path).catch(() => null);
       }
+      if (link) await new Promise((resolve) => setTimeout(resolve, link.latencyMs));
       if (!info?.isFile()) {
         res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
         return;
@@ -234,7 +278,8 @@ export async function serveStatic(
             return;
           }
           count(body.length);
-          res.end(body);
+          if (pace) await sendPaced(res, [body], pace);
+          else res.end(body);
           return;
         }
       }
@@ -255,7 +300,8 @@ export async function serveStatic(
       const stream = createReadStream(path, { start, end });
       // A client that stops reading (an aborted download) must not leave the file open.
       res.on('close', () => stream.destroy());
-      stream.pipe(res as NodeJS.WritableStream);
+      if (pace) await sendPaced(res, stream, pace);
+      else stream.pipe(res as NodeJS.WritableStream);
     })().catch((error: unknown) => {
       res.writeHead(500).end(String(error));
     });
