@@ -16,6 +16,7 @@
 //   (first request to last response of each burst, summed) beside the worker's own wait on reads. --timeline N prints
 //   question N's bursts one by one. --multi-range <multipart|first|whole|refuse> sets how the server answers a
 //   request for several ranges (multipart, as nginx, by default; 'first' is a host that honours one range a request).
+//   --mode M asks every question in mode M (default ppr; kg and hybrid need a bundle built with --kg).
 //   --latency-ms N and --mbps M make the server a static host farther away: every response waits N ms before its
 //   headers, and all bodies share M Mbit/s (staticServer.ts, link).
 //   --http2 serves over HTTP/2 with TLS (a self-signed certificate Chromium is told to accept), as real static hosts
@@ -39,7 +40,7 @@ const DEFAULT_QUESTION =
 const USAGE =
   'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] ' +
   '[--questions qa.jsonl [--ask-count 50]] [--ranges [--multi-range multipart|first|whole|refuse] [--timeline N]] ' +
-  '[--http2] [--latency-ms N] [--mbps M] [--json out.json]';
+  '[--http2] [--latency-ms N] [--mbps M] [--mode ppr|bm25|kg|hybrid|…] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface OpenRun {
@@ -58,10 +59,18 @@ interface OpenRun {
   load: number[];
 }
 
-async function openOnce(page: Page, url: string, question: string, run: number): Promise<OpenRun> {
+async function openOnce(
+  page: Page,
+  url: string,
+  question: string,
+  run: number,
+  mode: string,
+): Promise<OpenRun> {
   const load = loadavg().map((x) => Math.round(x * 100) / 100);
   await page.goto(url, { waitUntil: 'commit' });
   await page.fill('[data-testid="question"]', question, { timeout: STEP_TIMEOUT_MS });
+  // The mode list keeps its choice for the page's life: later questions are asked in the same mode.
+  if (mode !== 'ppr') await page.selectOption('[data-testid="mode"]', mode, { timeout: STEP_TIMEOUT_MS });
   const askable = await page.evaluate(() => performance.now());
   // The click goes in as soon as the button takes it: a question asked while the bundle downloads waits for it.
   await page.click('[data-testid="ask"]', { timeout: STEP_TIMEOUT_MS });
@@ -182,6 +191,8 @@ async function main(): Promise<void> {
   const runs = Number(arg('runs', '2'));
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`bundle-open bench: --runs must be ≥ 1`);
   const question = arg('question', DEFAULT_QUESTION);
+  // The mode the questions are asked in (the mode list's value): kg and hybrid for a bundle built with --kg.
+  const mode = arg('mode', 'ppr');
   // Served from the app's own origin (only same-origin bundles open): a link in dist/, removed afterwards.
   const name = `bench-open-${process.pid}.bundle`;
   await symlink(bundle, join(dist, name));
@@ -228,7 +239,7 @@ async function main(): Promise<void> {
       const url = `${server.origin}/?bundle=/${name}&run=${run}#ask`;
       const before = servedBytes();
       const firstRequest = server.requests.length;
-      const r = await openOnce(harness.page, url, question, run);
+      const r = await openOnce(harness.page, url, question, run, mode);
       results.push(r);
       const fetched = servedBytes() - before;
       if (ranges) {
