@@ -32,7 +32,7 @@ const service = new QueryService({
     return source && openPagedBundle(source, createTermAnalyzer());
   },
   // A large library is answered by ranges over its stored pages (written by the ingest worker), not loaded.
-  storedPages: (reuse) => openStoredPages(db, reuse),
+  storedPages: (reuse, mark) => openStoredPages(db, reuse, mark),
   // An evaluation over those pages names the documents a question ranked as its QA set does (recall@k).
   documentNames: (ids) => documentNames(db, ids),
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.

@@ -40,6 +40,18 @@ export function talliedAfter(
 }
 
 /**
+ * The chunks stored, from the index record's tally while it is the tally of these `documents` (it is kept in the
+ * documents' own transactions); undefined when it cannot say (no tally, one without chunks, or another count of
+ * documents), and the caller counts. A count() in Chromium walks every record of the store: at 100 MiB (102,310
+ * chunks) the page's counts and the pages' stamp each spent seconds of the reopening on it
+ * (docs/results/drop-projected.md).
+ */
+export function talliedChunks(meta: IndexMeta | undefined, documents: number): number | undefined {
+  const tally = meta?.sentenceTally;
+  return tally?.documents === documents ? tally.chunks : undefined;
+}
+
+/**
  * True when every document has its vectors: the semantic layer is complete. Must run inside a transaction over
  * documents and vectors, so the two counts describe one state.
  */

@@ -3,6 +3,7 @@
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../core/types.ts';
 import { CONTENT_TABLES, type ConceptDb } from './db.ts';
 import { WAITING_STATUSES } from './queueRepo.ts';
+import { talliedChunks } from './indexMeta.ts';
 import type { GraphRecord, IndexMeta } from './records.ts';
 import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
 
@@ -64,7 +65,7 @@ export class LibraryRepo {
         return {
           documents,
           sections: await db.sections.count(),
-          chunks: await db.chunks.count(),
+          chunks: talliedChunks(meta, documents) ?? (await db.chunks.count()),
           sentences: await sentenceCount(db, meta, documents),
           vectors: meta?.vectorRows ?? 0,
           embeddedDocuments: await db.vectors.count(),
@@ -108,6 +109,13 @@ export class LibraryRepo {
    */
   async tallyCounts(): Promise<void> {
     const db = this.db;
+    // Looked at read-only first: it runs as every app starts, beside the page's and the query worker's first reads,
+    // which a read-write transaction over these stores would hold back while it counts (docs/results/drop-projected.md).
+    const current = await db.transaction('r', [db.documents, db.meta], async () => {
+      const meta = await db.meta.get('index');
+      return !meta || talliedChunks(meta, await db.documents.count()) !== undefined;
+    });
+    if (current) return;
     await db.transaction('rw', [db.documents, db.chunks, db.sentences, db.meta], async () => {
       const meta = await db.meta.get('index');
       if (!meta) return;

@@ -6,6 +6,7 @@
 import { Sha256, toHex } from '../core/bundle/index.ts';
 import type { PagesSourceInput } from '../core/paged/index.ts';
 import type { ConceptDb } from './db.ts';
+import { talliedChunks } from './indexMeta.ts';
 import type { PagesRecord } from './records.ts';
 import { loadedChunk } from './storedForm.ts';
 
@@ -25,16 +26,19 @@ export class PagesRepo {
   constructor(private readonly db: ConceptDb) {}
 
   /**
-   * The library's stamp: a hash of its document ids (keys only, no record read) and its chunk count. Any document
-   * added or removed changes it; a document's content never changes under its id (the id is a hash of the text).
+   * The library's stamp: a hash of its document ids (keys only, no record read) and its chunk count (the tally's,
+   * else counted). Any document added or removed changes it; a document's content never changes under its id (the
+   * id is a hash of the text).
    */
   async libraryStamp(): Promise<LibraryStamp> {
     const db = this.db;
-    return db.transaction('r', [db.documents, db.chunks], async () => {
-      const [ids, chunks] = await Promise.all([
+    return db.transaction('r', [db.documents, db.chunks, db.meta], async () => {
+      const [ids, meta] = await Promise.all([
         db.documents.toCollection().primaryKeys() as Promise<string[]>,
-        db.chunks.count(),
+        db.meta.get('index'),
       ]);
+      // The same number as a count() (talliedChunks), so pages stamped before are still current.
+      const chunks = talliedChunks(meta, ids.length) ?? (await db.chunks.count());
       const hash = new Sha256();
       for (const id of ids) hash.update(encoder.encode(`${id}\n`));
       return { stamp: `${ids.length}:${chunks}:${toHex(hash.digest())}`, documents: ids.length, chunks };

@@ -756,6 +756,31 @@ async function main(): Promise<void> {
         `(${reopened.firstEvidenceStage}), result ${(reopened.resultMs / 1000).toFixed(1)} s, Ask clicked at ` +
         `${(clickedAt / 1000).toFixed(1)} s; load ${load()}`,
     );
+    // Where the query worker's time went (src/services/questions/queryService.ts pagesTimings), in ms after the
+    // navigation: an app built before it gives nothing.
+    const steps = (await again.evaluate(async () => {
+      const d = (
+        globalThis as { conceptragDiagnostics?: { pagesTimings?(): Promise<Record<string, number> | null> } }
+      ).conceptragDiagnostics;
+      const marks = typeof d?.pagesTimings === 'function' ? await d.pagesTimings() : null;
+      if (!marks) return null;
+      const began = marks.beganAtEpochMs - performance.timeOrigin;
+      return Object.fromEntries(
+        Object.entries(marks)
+          .filter(([k]) => k !== 'beganAtEpochMs')
+          .map(([k, v]) => [k, Math.round(began + v)])
+          .concat([['began', Math.round(began)]]),
+      );
+    })) as Record<string, number> | null;
+    if (steps) {
+      (result.reopen as Record<string, unknown>).pagesSteps = steps;
+      console.log(
+        `  the stored pages, ms after navigation: ${Object.entries(steps)
+          .sort((x, y) => x[1] - y[1])
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      );
+    }
 
     phase = 'questions';
     const times: number[] = [];

@@ -5,7 +5,7 @@ import type { RetrievalChunkInput, RetrievalSentenceInput } from '../retrieval/i
 import type { PagedChunkRecord } from './format.ts';
 
 /** Sentence numbers of a chunk in the term cache (no chunk has this many sentences). */
-export const SENTENCES_PER_CHUNK = 1 << 16;
+const SENTENCES_PER_CHUNK = 1 << 16;
 
 /** A record as evidence reads a chunk. */
 export function recordChunk(r: PagedChunkRecord): RetrievalChunkInput {

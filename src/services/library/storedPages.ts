@@ -71,13 +71,17 @@ export interface PagesAwaited {
 export async function openStoredPages(
   db: ConceptDb,
   reuse?: StoredPages,
+  /** Notes when each step ended (the query service's pagesTimings, for the benches). */
+  mark: (step: string) => void = () => undefined,
 ): Promise<StoredPages | PagesAwaited | undefined> {
   const pages = new PagesRepo(db);
   // Asked again at every question of a library in memory: three small records read at once, one round of reads (the
   // chunks are the index record's tally, not a count: pagesThreshold.ts).
   const [record, meta, min] = await Promise.all([pages.get(), db.meta.get('index'), pagesMinChunks(db)]);
+  mark('recordRead');
   if (meta?.layers.semantic) return undefined;
   const large = await pagesLibrary(db, { meta, min });
+  mark('ruleRead');
   if (!record) {
     // Large by its projection only: its first pages come at the drop's first refresh, before it has stored half
     // the threshold's chunks (IngestPipeline), and meanwhile it is small enough to be loaded, so no question of the
@@ -104,7 +108,9 @@ export async function openStoredPages(
     ? PagedLibrary.open(new BlobRangeSource(fresh.data, NAME), location(fresh), analyzer)
     : null;
   opening?.catch(() => undefined);
+  void opening?.then(() => mark('pagesOpened'));
   const now = await stamp;
+  mark('stampRead');
   const lagging = now.stamp !== record.stamp;
   if (!opening) return Object.assign(reuse!, { lagging });
   const opened: StoredPages = {

@@ -61,7 +61,10 @@ export interface QueryDeps extends LibrarySessionDeps {
    * are not written yet (nor is it loaded then). `reuse`: the pages opened before, returned again while they are
    * the stored ones. Absent: always in memory.
    */
-  storedPages?(reuse?: StoredPages): Promise<StoredPages | PagesAwaited | undefined>;
+  storedPages?(
+    reuse?: StoredPages,
+    mark?: (step: string) => void,
+  ): Promise<StoredPages | PagesAwaited | undefined>;
   /**
    * The names a QA set gives the library's documents (evaluate.ts, documentExternalId), by id, read from IndexedDB
    * (src/services/library/documentNames.ts): an evaluation over the stored pages scores recall@k with them.
@@ -82,6 +85,8 @@ export class QueryService {
   private evalStop: AbortController | null = null;
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
+  /** Where the time went opening the stored pages, last time (pagesTimings). */
+  private pagesMarks: Record<string, number> | null = null;
   /** A bundle read by ranges (?bundle= of a bundle with pages): questions go to it, nothing is downloaded whole. */
   private paged: PagedBundle | null = null;
   /** Each bundle read by ranges' KG loader (pagedKgLoader): its KG is read once, on its first KG question. */
@@ -122,7 +127,7 @@ export class QueryService {
   private pagesState(): Promise<StoredPages | PagesAwaited | undefined> {
     if (!this.deps.storedPages || this.byRanges || this.session.readOnlyBundle)
       return Promise.resolve(undefined);
-    const open = () => this.deps.storedPages!(this.lastPages);
+    const open = () => this.deps.storedPages!(this.lastPages, this.pagesMark());
     // One more try before a failed open falls back to memory: the record read may have been replaced by newer pages
     // (a drop refreshes them) between reading it and reading its Blob.
     const current = (this.local ??= open().catch(open));
@@ -145,6 +150,17 @@ export class QueryService {
         return undefined;
       },
     );
+  }
+
+  /**
+   * A new record of where the time goes from opening the stored pages to the first answer from them (pagesTimings):
+   * ms after the open began, and when it began on the wall clock (a bench compares it with the page's navigation).
+   */
+  private pagesMark(): (step: string) => void {
+    const t0 = performance.now();
+    const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
+    this.pagesMarks = marks;
+    return (step) => (marks[step] ??= Math.round(performance.now() - t0));
   }
 
   /** The stored pages questions are answered from, or undefined (see pagesState). */
@@ -282,6 +298,9 @@ export class QueryService {
         onTrace,
       );
       void local.hold?.();
+      const marks = this.pagesMarks;
+      if (marks && marks.firstAnswer === undefined)
+        marks.firstAnswer = Math.round(performance.timeOrigin + performance.now() - marks.beganAtEpochMs);
       return { ...result, from: 'pages', milliseconds: performance.now() - started };
     }
     const started = performance.now();
@@ -569,6 +588,15 @@ export class QueryService {
    */
   loadTimings(): Record<string, number> | null {
     return this.session.loadTimings();
+  }
+
+  /**
+   * Where the time went when the library's stored pages were last opened (null before any): ms after the open began
+   * until their record, the threshold rule, the stamp, the pages' `open` section, and the first answer from them.
+   * For benchmarks (scale-browser.ts prints it after reopening).
+   */
+  pagesTimings(): Record<string, number> | null {
+    return this.pagesMarks && { ...this.pagesMarks };
   }
 
   /** Where the time went when the read-only bundle was opened (null before any): for benchmarks. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
 import type { PreparedDocument } from '../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
+import { PagesRepo } from '../../../src/store/pagesRepo.ts';
 import { EmbedderMismatchError, Repo } from '../../../src/store/repo.ts';
 
 function freshRepo(): { db: ConceptDb; repo: Repo } {
@@ -346,6 +347,38 @@ describe('the tally of sentences and chunks', () => {
     // A tally that no longer matches the documents is not trusted.
     await db.documents.delete('d3');
     expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 7 });
+  });
+
+  it('gives the chunks to the counts and the pages’ stamp while it matches, the same stamp as counted', async () => {
+    const { db, repo } = freshRepo();
+    const pages = new PagesRepo(db);
+    await repo.putPreparedDocuments(
+      [
+        { prepared: prepared('d1'), vectors: vectors() },
+        { prepared: prepared('d2'), vectors: vectors() },
+      ],
+      'e',
+    );
+    const stamped = await pages.libraryStamp();
+    expect(stamped).toMatchObject({ documents: 2, chunks: 4 });
+    // A chunk written behind the repository's back is not counted while the tally matches the documents: neither
+    // count walks the chunks (in Chromium a count() reads every record of the store).
+    const stray = { ...prepared('d2').chunks[0], id: 'stray-chunk', docId: 'd2' };
+    await db.chunks.add(stray);
+    expect(await repo.counts()).toMatchObject({ documents: 2, chunks: 4 });
+    expect(await pages.libraryStamp()).toEqual(stamped);
+    await db.chunks.delete('stray-chunk');
+    // Without the tally the chunks are counted, and the stamp is the same string: pages stamped either way match.
+    const meta = (await repo.getMeta())!;
+    const tally = meta.sentenceTally;
+    delete meta.sentenceTally;
+    await db.meta.put(meta);
+    expect(await pages.libraryStamp()).toEqual(stamped);
+    // A tally of other documents is not trusted: the chunks are counted.
+    await db.meta.put({ ...meta, sentenceTally: { ...tally!, documents: 5, chunks: 99 } });
+    await db.chunks.add(stray);
+    expect(await repo.counts()).toMatchObject({ chunks: 5 });
+    expect((await pages.libraryStamp()).chunks).toBe(5);
   });
 
   it('a tally written without the chunks (an app from before them) keeps none, until they are counted once', async () => {
