@@ -103,19 +103,17 @@ export class LibraryRepo {
   }
 
   /**
-   * Counts the sentences and chunks once into the index record's tally where it has none (or one that no longer
-   * matches the documents, or lacks the chunks): a library from before the tally, or from an app that wrote it without
-   * the chunks. Later writes keep it (documentsRepo.ts, bundleImport.ts).
+   * Counts the sentences and chunks once into the index record's tally where it has none or one without the chunks:
+   * a library from before the tally, or from an app that wrote it without the chunks. Later writes keep it
+   * (documentsRepo.ts, bundleImport.ts).
    */
   async tallyCounts(): Promise<void> {
     const db = this.db;
-    // Looked at read-only first: it runs as every app starts, beside the page's and the query worker's first reads,
-    // which a read-write transaction over these stores would hold back while it counts (docs/results/drop-projected.md).
-    const current = await db.transaction('r', [db.documents, db.meta], async () => {
-      const meta = await db.meta.get('index');
-      return !meta || talliedChunks(meta, await db.documents.count()) !== undefined;
-    });
-    if (current) return;
+    // A tally with the chunks is this app's, kept by every write since: not counted again. It runs as every app
+    // starts, beside the page's and the query worker's first reads, and a count() in Chromium walks every record of
+    // the store (docs/results/drop-projected.md). One an older app left behind its documents is not trusted by the
+    // counts (talliedChunks, sentenceCount), which count instead.
+    if ((await db.meta.get('index'))?.sentenceTally?.chunks !== undefined) return;
     await db.transaction('rw', [db.documents, db.chunks, db.sentences, db.meta], async () => {
       const meta = await db.meta.get('index');
       if (!meta) return;

@@ -178,7 +178,12 @@ export class QueryService {
   } | null> {
     const local = await this.localPages();
     return local
-      ? { chunks: local.chunks, documents: local.documents, bytes: local.bytes, lagging: local.lagging }
+      ? {
+          chunks: local.chunks,
+          documents: local.documents,
+          bytes: local.bytes,
+          lagging: await local.lagging.catch(() => false),
+        }
       : null;
   }
 
