@@ -43,7 +43,7 @@ export interface StoredPages {
   /**
    * They index the library as it was before its latest documents (a drop goes on): false when current. Known once
    * the library's stamp is read (every document id: a walk of the documents store), which questions do not wait
-   * for: at 100 MiB it held the first answer after a reopening back by 0.3–2.7 s (docs/results/drop-projected.md).
+   * for: at 100 MiB it ended 0.3–2.2 s after the pages opened, at a reopening (docs/results/drop-projected.md).
    */
   lagging: Promise<boolean>;
   /**
