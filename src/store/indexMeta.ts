@@ -52,6 +52,20 @@ export function talliedChunks(meta: IndexMeta | undefined, documents: number): n
 }
 
 /**
+ * The index record's tally with its chunks: this app's, kept by every write of documents since, and so what the
+ * counts show without counting. A count() of the documents walks their text (0.5–1.4 s at 100 MiB, on the browser's
+ * IndexedDB thread, which the query worker's first reads of a reopened library then wait behind:
+ * docs/results/drop-projected.md, "Start-up reads after the first question"). A tally an app from before it left
+ * behind its documents is set right by the ingest worker's check, seconds after each start (LibraryRepo.checkTally).
+ */
+export function keptTally(
+  meta: IndexMeta | undefined,
+): { documents: number; sentences: number; chunks: number } | undefined {
+  const tally = meta?.sentenceTally;
+  return tally?.chunks === undefined ? undefined : { ...tally, chunks: tally.chunks };
+}
+
+/**
  * True when every document has its vectors: the semantic layer is complete. Must run inside a transaction over
  * documents and vectors, so the two counts describe one state.
  */

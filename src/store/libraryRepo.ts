@@ -3,14 +3,13 @@
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../core/types.ts';
 import { CONTENT_TABLES, type ConceptDb } from './db.ts';
 import { WAITING_STATUSES } from './queueRepo.ts';
-import { talliedChunks } from './indexMeta.ts';
+import { keptTally } from './indexMeta.ts';
 import type { GraphRecord, IndexMeta } from './records.ts';
 import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
 
 /** Counts shown in the Library view (and checked by the end-to-end tests). */
 export interface StoreCounts {
   documents: number;
-  sections: number;
   chunks: number;
   sentences: number;
   /** Sentence vectors stored (rows, not documents). */
@@ -48,25 +47,14 @@ export class LibraryRepo {
     const db = this.db;
     return db.transaction(
       'r',
-      [
-        db.documents,
-        db.sections,
-        db.chunks,
-        db.sentences,
-        db.vectors,
-        db.meta,
-        db.pending,
-        db.kgEntities,
-        db.kgRelations,
-      ],
+      [db.documents, db.chunks, db.sentences, db.vectors, db.meta, db.pending, db.kgEntities, db.kgRelations],
       async () => {
         const meta = await db.meta.get('index');
-        const documents = await db.documents.count();
+        const { documents, chunks, sentences } = await documentCounts(db, meta);
         return {
           documents,
-          sections: await db.sections.count(),
-          chunks: talliedChunks(meta, documents) ?? (await db.chunks.count()),
-          sentences: await sentenceCount(db, meta, documents),
+          chunks,
+          sentences,
           vectors: meta?.vectorRows ?? 0,
           embeddedDocuments: await db.vectors.count(),
           concepts: meta?.concepts ?? 0,
@@ -90,12 +78,12 @@ export class LibraryRepo {
     embeddedSentences: number;
   }> {
     const db = this.db;
-    return db.transaction('r', [db.documents, db.sentences, db.vectors, db.meta], async () => {
+    return db.transaction('r', [db.documents, db.chunks, db.sentences, db.vectors, db.meta], async () => {
       const meta = await db.meta.get('index');
-      const documents = await db.documents.count();
+      const { documents, sentences } = await documentCounts(db, meta);
       return {
         documents,
-        sentences: await sentenceCount(db, meta, documents),
+        sentences,
         embeddedDocuments: await db.vectors.count(),
         embeddedSentences: meta?.vectorRows ?? 0,
       };
@@ -103,25 +91,23 @@ export class LibraryRepo {
   }
 
   /**
-   * Counts the sentences and chunks once into the index record's tally where it has none or one without the chunks:
-   * a library from before the tally, or from an app that wrote it without the chunks. Later writes keep it
-   * (documentsRepo.ts, bundleImport.ts).
+   * Sets the index record's tally right, counting the documents, sentences and chunks where it has none, one without
+   * the chunks (a library from before them, or imported by an app from before them), or one of other documents (an
+   * app from before the tally wrote or removed documents behind it). The counts trust a tally with its chunks
+   * (keptTally) and never count: this is the check, run by the ingest worker seconds after it starts, once the first
+   * question had the store to itself (ingest.ts). Returns whether the tally changed.
    */
-  async tallyCounts(): Promise<void> {
+  async checkTally(): Promise<boolean> {
     const db = this.db;
-    // A tally with the chunks is this app's, kept by every write since: not counted again. It runs as every app
-    // starts, beside the page's and the query worker's first reads, and a count() in Chromium walks every record of
-    // the store (docs/results/drop-projected.md). One an older app left behind its documents is not trusted by the
-    // counts (talliedChunks, sentenceCount), which count instead.
-    if ((await db.meta.get('index'))?.sentenceTally?.chunks !== undefined) return;
-    await db.transaction('rw', [db.documents, db.chunks, db.sentences, db.meta], async () => {
+    return db.transaction('rw', [db.documents, db.chunks, db.sentences, db.meta], async () => {
       const meta = await db.meta.get('index');
-      if (!meta) return;
+      if (!meta) return false;
       const documents = await db.documents.count();
       const tally = meta.sentenceTally;
-      if (tally?.documents === documents && tally.chunks !== undefined) return;
+      if (tally?.documents === documents && tally.chunks !== undefined) return false;
       const [sentences, chunks] = await Promise.all([db.sentences.count(), db.chunks.count()]);
       await db.meta.put({ ...meta, sentenceTally: { documents, sentences, chunks } });
+      return true;
     });
   }
 
@@ -229,8 +215,22 @@ export class LibraryRepo {
   }
 }
 
-/** The sentences stored: the index record's tally while it matches the documents, else counted (IndexMeta). */
-async function sentenceCount(db: ConceptDb, meta: IndexMeta | undefined, documents: number): Promise<number> {
+/**
+ * The documents, chunks and sentences stored: the index record's tally when it has the chunks (keptTally), else
+ * counted, with the sentences of a tally from before the chunks while its documents match (IndexMeta.sentenceTally).
+ * Inside a transaction over documents, chunks, sentences and meta.
+ */
+async function documentCounts(
+  db: ConceptDb,
+  meta: IndexMeta | undefined,
+): Promise<{ documents: number; chunks: number; sentences: number }> {
+  const kept = keptTally(meta);
+  if (kept) return kept;
+  const documents = await db.documents.count();
   const tally = meta?.sentenceTally;
-  return tally && tally.documents === documents ? tally.sentences : db.sentences.count();
+  return {
+    documents,
+    chunks: await db.chunks.count(),
+    sentences: tally?.documents === documents ? tally.sentences : await db.sentences.count(),
+  };
 }

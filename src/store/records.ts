@@ -44,14 +44,15 @@ export interface IndexMeta {
   /**
    * The sentences stored, kept by every write of documents, with the documents counted at the same time: counting a
    * large library's sentences walks the store (1.4 s for 1.2 M at 100 MiB, on the browser's IndexedDB thread, which
-   * every read of the page and both workers then waits behind). Trusted only while `documents` is the documents'
-   * count; absent (an import, a library from before it) until the ingest worker counts it once (tallyCounts).
+   * every read of the page and both workers then waits behind); absent (an import, a library from before it) until
+   * the ingest worker counts it (LibraryRepo.checkTally).
    * `chunks`: the chunks stored, kept by the same writes. The query worker asks at every question of a library in
    * memory whether it has grown past the pages threshold (pagesThreshold.ts), and a count() of 9,002 chunks walked
    * the store for 13–15 ms of its time each time (docs/results/ranges.md, "The pages re-check per question").
-   * Trusted whenever present: a write by an app from the sentence tally on but before the chunks rebuilds the tally
-   * without them, which are then counted until the ingest worker tallies once more (an app from before the sentence
-   * tally, left open in another tab, would keep it as it was).
+   * A tally with its chunks is trusted by every count (keptTally), the documents' own included: a write by an app
+   * from the sentence tally on but before the chunks rebuilds the tally without them, and the layers are then
+   * counted. An app from before the sentence tally, left open in another tab, keeps it as it was: the ingest worker
+   * checks it against a count of the documents seconds after each start, and counts again where it is wrong.
    */
   sentenceTally?: { documents: number; sentences: number; chunks?: number };
   /**

@@ -195,8 +195,8 @@ export class Repo {
   counts() {
     return this.library.counts();
   }
-  tallyCounts() {
-    return this.library.tallyCounts();
+  checkTally() {
+    return this.library.checkTally();
   }
   projectChunks(...args: Parameters<LibraryRepo['projectChunks']>) {
     return this.library.projectChunks(...args);

@@ -32,9 +32,31 @@ export interface IngestServiceDeps {
   appVersion: string;
 }
 
+/**
+ * How long after the worker starts it checks the store: the tally against a count of the documents, then whether
+ * pages are due (every document id). Each walks the documents' text (about 100 MB at 100 MiB), and the browser's
+ * IndexedDB thread serves an origin's reads one after another, the query worker's Blob slices among them: run at
+ * once, these walks and the page's counts held a reopened 100 MiB library's first evidence back to 6.4–6.8 s; without
+ * them it came in 2.4–2.5 s (docs/results/drop-projected.md, "Start-up reads after the first question"). Ten seconds
+ * cover the first question of a reader who asks at once; nothing waits on these checks meanwhile (the counts trust
+ * the tally, and questions are answered from the pages stored, or by words until there are some).
+ */
+const STARTUP_CHECKS_DELAY_MS = 10_000;
+
 export function createIngestService(deps: IngestServiceDeps) {
   const { repo, embedders, lock } = deps;
   let listener: IngestListener | null = null;
+  let startupChecks: ReturnType<typeof setTimeout> | undefined;
+  const checkAtStart = async (): Promise<void> => {
+    // A library stored before the tally (or imported by an app from before it), or one an older app wrote to behind
+    // it, gets it counted, and the page reads the counts again (IndexMeta.sentenceTally).
+    if (await repo.checkTally().catch(() => false)) {
+      lock.changed();
+      listener?.({ type: 'changed' });
+    }
+    // Pages left unwritten by a reload (or by an app before them) are written now, with their progress shown.
+    await pipeline.resumePages();
+  };
   // One incremental concept graph for the library, kept between refreshes (and stored, for a reload).
   const graph = new IncrementalGraphRefresh();
   const pipeline = new IngestPipeline({
@@ -63,11 +85,7 @@ export function createIngestService(deps: IngestServiceDeps) {
     /** Receives every event (a Comlink proxy of a page callback). */
     subscribe(callback: IngestListener): void {
       listener = callback;
-      // Pages left unwritten by a reload (or by an app before them) are written now, with their progress shown.
-      void pipeline.resumePages();
-      // A library stored before the tally (or imported) gets it once, so that neither its counts on each load walk
-      // every sentence nor the query worker's pages re-check at each question every chunk (IndexMeta.sentenceTally).
-      void repo.tallyCounts().catch(() => undefined);
+      startupChecks ??= setTimeout(() => void checkAtStart(), STARTUP_CHECKS_DELAY_MS);
     },
     /** Queues files (their buffers are transferred) and starts indexing. */
     async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {

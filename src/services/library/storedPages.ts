@@ -41,11 +41,13 @@ export interface StoredPages {
   /** The pages' size in bytes. */
   bytes: number;
   /**
-   * They index the library as it was before its latest documents (a drop goes on): false when current. Known once
-   * the library's stamp is read (every document id: a walk of the documents store), which questions do not wait
-   * for: at 100 MiB it ended 0.3–2.2 s after the pages opened, at a reopening (docs/results/drop-projected.md).
+   * Whether they index the library as it was before its latest documents (a drop goes on): false when current.
+   * Known once the library's stamp is read (every document id: a walk of the documents store), which is read only
+   * when asked, never on a question's path: at a reopening of 100 MiB, read beside the pages' first reads, it and
+   * the other start-up walks of the store held the first evidence back from 2.4 to 6.4 s
+   * (docs/results/drop-projected.md, "Start-up reads after the first question").
    */
-  lagging: Promise<boolean>;
+  lagging(): Promise<boolean>;
   /**
    * Starts reading the pages whole, to be held (once; a no-op for pages too large to hold). Resolves when `library`
    * is the held one, or stays read by slices after a failed read.
@@ -104,8 +106,6 @@ export async function openStoredPages(
   // mode.
   if (!large.pages) return undefined;
   const analyzer = createTermAnalyzer();
-  // The stamp (every document's id) is read while the pages open: neither waits for the other.
-  const stamp = pages.libraryStamp();
   const fresh =
     reuse && reuse.stamp === record.stamp && reuse.builtAt === record.builtAt ? undefined : record;
   const opening = fresh
@@ -113,11 +113,12 @@ export async function openStoredPages(
     : null;
   opening?.catch(() => undefined);
   void opening?.then(() => mark('pagesOpened'));
-  const lagging = stamp.then((now) => {
-    mark('stampRead');
-    return now.stamp !== record.stamp;
-  });
-  lagging.catch(() => undefined);
+  let stamp: Promise<boolean> | undefined;
+  const lagging = () =>
+    (stamp ??= pages.libraryStamp().then((now) => {
+      mark('stampRead');
+      return now.stamp !== record.stamp;
+    }));
   if (!opening) return Object.assign(reuse!, { lagging });
   const opened: StoredPages = {
     library: await opening,

@@ -182,7 +182,7 @@ export class QueryService {
           chunks: local.chunks,
           documents: local.documents,
           bytes: local.bytes,
-          lagging: await local.lagging.catch(() => false),
+          lagging: await local.lagging().catch(() => false),
         }
       : null;
   }

@@ -99,7 +99,6 @@ const EVENT_FLUSH_MS = 250;
 
 const EMPTY_COUNTS: StoreCounts = {
   documents: 0,
-  sections: 0,
   chunks: 0,
   sentences: 0,
   vectors: 0,

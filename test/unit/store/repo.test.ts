@@ -69,15 +69,26 @@ function prepared(id: string, hash = `${id}-hash`): PreparedDocument {
 /** 3 sentences × dimension 2. */
 const vectors = (): Float32Array => new Float32Array([1, 0, 0, 1, 0.6, 0.8]);
 
+/** The rows each layer's store holds, counted (the repository's counts trust the index record's tally). */
+async function storedRows(db: ConceptDb) {
+  const [documents, sections, chunks, sentences] = await Promise.all([
+    db.documents.count(),
+    db.sections.count(),
+    db.chunks.count(),
+    db.sentences.count(),
+  ]);
+  return { documents, sections, chunks, sentences };
+}
+
 describe('Repo.putPreparedDocument', () => {
   it('stores a document with its sections, chunks, sentences and vectors, and counts them', async () => {
-    const { repo } = freshRepo();
+    const { db, repo } = freshRepo();
     const result = await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
     expect(result).toEqual({ stored: true, docId: 'd1' });
+    expect(await storedRows(db)).toEqual({ documents: 1, sections: 1, chunks: 2, sentences: 3 });
     const counts = await repo.counts();
     expect(counts).toMatchObject({
       documents: 1,
-      sections: 1,
       chunks: 2,
       sentences: 3,
       vectors: 3,
@@ -92,14 +103,14 @@ describe('Repo.putPreparedDocument', () => {
   });
 
   it('leaves nothing behind when a write inside the transaction fails', async () => {
-    const { repo } = freshRepo();
+    const { db, repo } = freshRepo();
     const bad = prepared('d1');
     // Two sentences with the same primary key: the third bulkAdd fails after document, sections and chunks.
     bad.sentences[2] = { ...bad.sentences[2], id: bad.sentences[1].id };
     await expect(repo.putPreparedDocument(bad, vectors(), 'use-lite@1')).rejects.toThrow();
+    expect(await storedRows(db)).toEqual({ documents: 0, sections: 0, chunks: 0, sentences: 0 });
     expect(await repo.counts()).toMatchObject({
       documents: 0,
-      sections: 0,
       chunks: 0,
       sentences: 0,
       vectors: 0,
@@ -213,9 +224,9 @@ describe('Repo.removeDocument', () => {
     ]);
 
     expect(await repo.removeDocument('d1')).toBe(true);
+    expect(await storedRows(db)).toEqual({ documents: 1, sections: 1, chunks: 2, sentences: 3 });
     expect(await repo.counts()).toMatchObject({
       documents: 1,
-      sections: 1,
       chunks: 2,
       sentences: 3,
       vectors: 3,
@@ -342,11 +353,15 @@ describe('the tally of sentences and chunks', () => {
     expect(await repo.counts()).toMatchObject({ sentences: 4 });
     await repo.putPreparedDocument(prepared('d3'), vectors(), 'e');
     expect((await repo.getMeta())?.sentenceTally).toBeUndefined();
-    await repo.tallyCounts();
+    expect(await repo.checkTally()).toBe(true);
     expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 7, chunks: 4 });
-    // A tally that no longer matches the documents is not trusted.
+    expect(await repo.checkTally()).toBe(false);
+    // A document removed behind the tally (by an app from before it): the counts show the tally, with nothing
+    // counted, until the ingest worker's check at its start counts again (the sentences of d3 stay behind).
     await db.documents.delete('d3');
-    expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 7 });
+    expect(await repo.counts()).toMatchObject({ documents: 2, sentences: 7 });
+    expect(await repo.checkTally()).toBe(true);
+    expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 7, chunks: 4 });
   });
 
   it('gives the chunks to the counts and the pages’ stamp while it matches, the same stamp as counted', async () => {
@@ -374,11 +389,14 @@ describe('the tally of sentences and chunks', () => {
     delete meta.sentenceTally;
     await db.meta.put(meta);
     expect(await pages.libraryStamp()).toEqual(stamped);
-    // A tally of other documents is not trusted: the chunks are counted.
+    // A tally of other documents: the stamp, which reads every document id, does not trust it and counts the chunks;
+    // the counts show it until the ingest worker's check counts the library again.
     await db.meta.put({ ...meta, sentenceTally: { ...tally!, documents: 5, chunks: 99 } });
     await db.chunks.add(stray);
-    expect(await repo.counts()).toMatchObject({ chunks: 5 });
     expect((await pages.libraryStamp()).chunks).toBe(5);
+    expect(await repo.counts()).toMatchObject({ documents: 5, chunks: 99 });
+    expect(await repo.checkTally()).toBe(true);
+    expect(await repo.counts()).toMatchObject({ documents: 2, chunks: 5 });
   });
 
   it('a tally written without the chunks (an app from before them) keeps none, until they are counted once', async () => {
@@ -392,8 +410,12 @@ describe('the tally of sentences and chunks', () => {
     expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 6 });
     await repo.removeDocument('d1');
     expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3 });
+    // Without its chunks the tally is not the counts': the layers are counted.
+    await db.chunks.add({ ...prepared('d2').chunks[0], id: 'stray-chunk', docId: 'd2' });
+    expect(await repo.counts()).toMatchObject({ documents: 1, sentences: 3, chunks: 3 });
+    await db.chunks.delete('stray-chunk');
     // The documents match, but the chunks are missing: tallied once more.
-    await repo.tallyCounts();
+    expect(await repo.checkTally()).toBe(true);
     expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3, chunks: 2 });
   });
 });

@@ -29,7 +29,7 @@ import { bytes, fakeEmbedder, prepare } from './ingestFixtures.ts';
 /** The stored pages as they open, with whether they lag the library once the stamp says (StoredPages.lagging). */
 async function settledPages(db: ConceptDb): Promise<object | undefined> {
   const state = await openStoredPages(db);
-  return state && !('awaiting' in state) ? { ...state, lagging: await state.lagging } : state;
+  return state && !('awaiting' in state) ? { ...state, lagging: await state.lagging() } : state;
 }
 
 const PARSE_MS = 1000;

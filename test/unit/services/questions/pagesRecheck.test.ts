@@ -112,8 +112,8 @@ describe('the pages re-check at every question', () => {
       /this library \(5 chunks\) is answered from its pages/,
     );
     expect(counted).toHaveBeenCalled();
-    // Tallied once (the ingest worker does at its start): counted no more.
-    await repo.tallyCounts();
+    // Tallied once (the ingest worker checks the tally seconds after its start): counted no more.
+    expect(await repo.checkTally()).toBe(true);
     counted.mockClear();
     await expect(service.ask(concept)).rejects.toThrow(/this library \(5 chunks\)/);
     expect(counted).not.toHaveBeenCalled();
