@@ -5,6 +5,7 @@
 // removed document takes them with it (documentsRepo.ts), clearing the library too (CONTENT_TABLES).
 import { Sha256, toHex } from '../core/bundle/index.ts';
 import type { PagesSourceInput } from '../core/paged/index.ts';
+import type { DocumentRecord } from '../core/types.ts';
 import type { ConceptDb } from './db.ts';
 import { talliedChunks } from './indexMeta.ts';
 import type { PagesRecord } from './records.ts';
@@ -83,7 +84,7 @@ export class PagesRepo {
   /**
    * The same documents as documents(), as the batches they are read in (`perRead` documents a transaction): a
    * question scored over the stored chunks (src/services/questions/askByWords.ts) holds one batch at a time, and
-   * reads them without their sentences (`sentences: false`), which only the evidence shown needs (sentencesOf):
+   * reads them without their sentences (`sentences: false`), which only the evidence shown needs (documentsOf):
    * they are most of the records read.
    */
   async *documentBatches(
@@ -103,27 +104,7 @@ export class PagesRepo {
           )
             .limit(perRead)
             .toArray();
-          // One indexed read per document and table, all asked at once (anyOf over many keys is far slower in
-          // fake-indexeddb).
-          const parts = await Promise.all(
-            docs.map((d) =>
-              Promise.all([
-                db.sections.where('docId').equals(d.id).toArray(),
-                db.chunks.where('docId').equals(d.id).toArray(),
-                withSentences ? db.sentences.where('docId').equals(d.id).toArray() : [],
-              ]),
-            ),
-          );
-          return docs.map((doc, i): PagesSourceInput => {
-            const [sections, chunks, sentences] = parts[i];
-            return {
-              doc,
-              sections,
-              chunks: chunks.map((c) => loadedChunk(c, doc.text)),
-              // Offsets only: the records keep sentences as [start, end] pairs into the chunk's document.
-              sentences,
-            };
-          });
+          return this.withParts(docs, withSentences);
         },
       );
       if (page.length === 0) return;
@@ -133,13 +114,44 @@ export class PagesRepo {
     }
   }
 
-  /** The sentences of these documents (offsets only), by document id. */
-  async sentencesOf(docIds: readonly string[]): Promise<Map<string, PagesSourceInput['sentences']>> {
+  /**
+   * These documents with their sections, chunks and sentences, in one transaction; a document no longer stored is
+   * left out. A question scored by words reads the documents of its best chunks again this way (askByWords.ts).
+   */
+  async documentsOf(docIds: readonly string[]): Promise<PagesSourceInput[]> {
     const db = this.db;
-    const unique = [...new Set(docIds)];
-    const lists = await db.transaction('r', db.sentences, () =>
-      Promise.all(unique.map((id) => db.sentences.where('docId').equals(id).toArray())),
+    return db.transaction('r', [db.documents, db.sections, db.chunks, db.sentences], async () => {
+      const docs = await db.documents.bulkGet([...new Set(docIds)]);
+      return this.withParts(
+        docs.filter((d) => d !== undefined),
+        true,
+      );
+    });
+  }
+
+  /** The documents' sections, chunks (text sliced back) and sentences, inside the caller's transaction. */
+  private async withParts(docs: DocumentRecord[], withSentences: boolean): Promise<PagesSourceInput[]> {
+    const db = this.db;
+    // One indexed read per document and table, all asked at once (anyOf over many keys is far slower in
+    // fake-indexeddb).
+    const parts = await Promise.all(
+      docs.map((d) =>
+        Promise.all([
+          db.sections.where('docId').equals(d.id).toArray(),
+          db.chunks.where('docId').equals(d.id).toArray(),
+          withSentences ? db.sentences.where('docId').equals(d.id).toArray() : [],
+        ]),
+      ),
     );
-    return new Map(unique.map((id, i) => [id, lists[i]]));
+    return docs.map((doc, i): PagesSourceInput => {
+      const [sections, chunks, sentences] = parts[i];
+      return {
+        doc,
+        sections,
+        chunks: chunks.map((c) => loadedChunk(c, doc.text)),
+        // Offsets only: the records keep sentences as [start, end] pairs into the chunk's document.
+        sentences,
+      };
+    });
   }
 }

@@ -1,10 +1,13 @@
 // BM25 (and BM25F over the text and its heading copies) of a library read batch by batch, in memory bounded by the
-// batch and the answer's length: a large library whose pages are not written yet is not loaded into memory
-// (src/services/library/storedPages.ts), so a question meanwhile is scored over its stored chunks as they stream by.
-// A first pass counts what the IDF and the length norm need (the chunks, their lengths, the question terms'
-// document frequencies); a second scores each batch through addFieldTermScores (the engine's and the pages' own
-// arithmetic, given the library's document frequencies) and keeps the best `limit`, so the ranking is the one the
-// whole library's index gives, to the last bit (batchBm25.test.ts).
+// batch and the chunks that hold a question word: a large library whose pages are not written yet is not loaded into
+// memory (src/services/library/storedPages.ts), so a question meanwhile is scored over its stored chunks as they
+// stream by. One pass counts what the IDF and the length norm need (the chunks, their lengths, the question terms'
+// document frequencies) and keeps, for each chunk holding a question word, a key, its length and those words' counts;
+// then those chunks are scored through addFieldTermScores (the engine's and the pages' own arithmetic, given the
+// library's document frequencies) and the best `limit` are kept, so the ranking is the one the whole library's index
+// gives, to the last bit (batchBm25.test.ts). The caller reads the records of the best again by their keys: a second
+// pass over the library, to score it with the first one's counts, cost 2.1x the time in Node and 52-61 s against
+// 45-51 s a question in Chromium at 100 MiB (docs/results/words-awaiting.md, "One pass over the library").
 import { addFieldTermScores, type FieldScoring, type PostingList } from './fieldBm25.ts';
 import { topK } from './topk.ts';
 
@@ -20,115 +23,128 @@ export interface BatchBm25Options {
   k1: number;
   b: number;
   signal?: AbortSignal;
-  /** Called with each batch's size and the items kept so far, as the second pass reads them (for tests). */
+  /** Called with each batch's size and how many items so far hold a question word (their keys are kept). */
   onBatch?: (batch: number, kept: number) => void;
 }
 
-/** An item of the library with its score, and its place in the reading order (ties go to the earlier, as topK). */
-export interface Scored<T> {
-  item: T;
+/** A kept key of the library with its score, and its place in the reading order (ties go to the earlier, as topK). */
+export interface Scored<K> {
+  item: K;
   score: number;
   order: number;
 }
 
-/** What the first pass counts: the library's chunks, their total length, and each question term's chunks. */
+/** What the pass counts: the library's chunks, their total length, and each question term's chunks. */
 export interface LibraryWordStats {
   chunks: number;
   totalLength: number;
   df: Map<string, number>;
 }
 
+/** A question term's counts in the chunks that hold it: their places among the matched chunks, ascending. */
+interface TermCounts {
+  text: { at: number[]; tf: number[] };
+  heading: { at: number[]; tf: number[] };
+}
+
 /**
- * The best `limit` items of the library for the question's terms, best first, read twice through `batches` (the
- * same items in the same order both times give the whole index's ranking; a drop that stores documents between the
- * passes only has them scored with the first pass's counts). `termsOf` analyses an item (called once per pass).
+ * The best `limit` items of the library for the question's terms, best first, read once through `batches` and
+ * given by `keyOf` (what the caller needs to read the item again; it is kept for every item that holds a question
+ * word, the items themselves only while their batch is read). `termsOf` analyses an item.
  */
-export async function searchByBatches<T>(
+export async function searchByBatches<T, K>(
   batches: () => AsyncIterable<readonly T[]>,
   termsOf: (item: T) => ChunkTerms,
+  keyOf: (item: T) => K,
   queryTerms: readonly string[],
   limit: number,
   options: BatchBm25Options,
-): Promise<{ best: Scored<T>[]; stats: LibraryWordStats }> {
+): Promise<{ best: Scored<K>[]; stats: LibraryWordStats }> {
   const terms = [...new Set(queryTerms)];
-  const wanted = new Set(terms);
+  const slot = new Map(terms.map((t, j) => [t, j]));
   const { copies, signal } = options;
   const stats: LibraryWordStats = { chunks: 0, totalLength: 0, df: new Map(terms.map((t) => [t, 0])) };
+  const counts: TermCounts[] = terms.map(() => ({ text: { at: [], tf: [] }, heading: { at: [], tf: [] } }));
+  const keys: K[] = [];
+  const orders: number[] = [];
+  const lengths: number[] = [];
+  const textTf = new Array<number>(terms.length).fill(0);
+  const headingTf = new Array<number>(terms.length).fill(0);
   for await (const batch of batches()) {
     signal?.throwIfAborted();
     for (const item of batch) {
       const { text, heading } = termsOf(item);
-      stats.chunks++;
-      stats.totalLength += text.length + copies * heading.length;
-      // A chunk counts once for a term in its text or (with copies) its heading: the union addFieldTermScores counts.
-      const seen = new Set<string>();
-      for (const t of text) if (wanted.has(t)) seen.add(t);
-      if (copies > 0) for (const t of heading) if (wanted.has(t)) seen.add(t);
-      for (const t of seen) stats.df.set(t, stats.df.get(t)! + 1);
+      const order = stats.chunks++;
+      const length = text.length + copies * heading.length;
+      stats.totalLength += length;
+      let any = false;
+      for (const t of text) {
+        const j = slot.get(t);
+        if (j === undefined) continue;
+        textTf[j]++;
+        any = true;
+      }
+      if (copies > 0)
+        for (const t of heading) {
+          const j = slot.get(t);
+          if (j === undefined) continue;
+          headingTf[j]++;
+          any = true;
+        }
+      if (!any) continue;
+      const at = keys.length;
+      keys.push(keyOf(item));
+      orders.push(order);
+      lengths.push(length);
+      for (let j = 0; j < terms.length; j++) {
+        // A chunk counts once for a term in its text or (with copies) its heading: the union addFieldTermScores counts.
+        if (textTf[j] > 0 || headingTf[j] > 0) stats.df.set(terms[j], stats.df.get(terms[j])! + 1);
+        note(counts[j].text, at, textTf[j]);
+        note(counts[j].heading, at, headingTf[j]);
+        textTf[j] = 0;
+        headingTf[j] = 0;
+      }
     }
+    options.onBatch?.(batch.length, keys.length);
   }
-  const matched = terms.filter((t) => stats.df.get(t)! > 0);
-  let best: Scored<T>[] = [];
-  if (matched.length === 0 || limit <= 0) return { best, stats };
-  const avg = stats.chunks ? stats.totalLength / stats.chunks : 0;
-  let order = 0;
-  for await (const batch of batches()) {
-    signal?.throwIfAborted();
-    const { scores, touched } = scoreBatch(batch.map(termsOf), matched, stats, avg || 1, options);
-    const top = topK(scores, limit, touched).map((k) => ({
-      item: batch[k],
-      score: scores[k],
-      order: order + k,
-    }));
-    best = mergeBest(best, top, limit);
-    order += batch.length;
-    options.onBatch?.(batch.length, best.length);
-  }
+  if (keys.length === 0 || limit <= 0) return { best: [], stats };
+  const avg = stats.totalLength / stats.chunks;
+  const scoring: FieldScoring = {
+    copies,
+    n: stats.chunks,
+    lengths: Float32Array.from(lengths),
+    norm: avg || 1,
+    k1: options.k1,
+    b: options.b,
+  };
+  const scores = new Float32Array(keys.length);
+  const touched: number[] = [];
+  terms.forEach((term, j) =>
+    addFieldTermScores(
+      postingList(counts[j].text),
+      copies > 0 ? postingList(counts[j].heading) : undefined,
+      scoring,
+      scores,
+      touched,
+      stats.df.get(term),
+    ),
+  );
+  const best = topK(scores, limit, touched).map((k) => ({
+    item: keys[k],
+    score: scores[k],
+    order: orders[k],
+  }));
   return { best, stats };
 }
 
-/** One batch's scores (by place in the batch) with the library's statistics. */
-function scoreBatch(
-  chunks: readonly ChunkTerms[],
-  terms: readonly string[],
-  stats: LibraryWordStats,
-  norm: number,
-  { copies, k1, b }: BatchBm25Options,
-): { scores: Float32Array; touched: number[] } {
-  const n = chunks.length;
-  const lengths = new Float32Array(n);
-  chunks.forEach((c, k) => (lengths[k] = c.text.length + copies * c.heading.length));
-  const scoring: FieldScoring = { copies, n: stats.chunks, lengths, norm, k1, b };
-  const scores = new Float32Array(n);
-  const touched: number[] = [];
-  for (const term of terms) {
-    const inText = postings(chunks, term, (c) => c.text);
-    const inHeading = copies > 0 ? postings(chunks, term, (c) => c.heading) : undefined;
-    addFieldTermScores(inText, inHeading, scoring, scores, touched, stats.df.get(term));
-  }
-  return { scores, touched };
+/** A matched chunk's count of a term, when it holds the term. */
+function note(list: { at: number[]; tf: number[] }, at: number, tf: number): void {
+  if (tf === 0) return;
+  list.at.push(at);
+  list.tf.push(Math.min(tf, 65535));
 }
 
-/** A term's postings within the batch (ascending places, counts), or undefined when no chunk of it holds the term. */
-function postings(
-  chunks: readonly ChunkTerms[],
-  term: string,
-  field: (c: ChunkTerms) => readonly string[],
-): PostingList | undefined {
-  const at: number[] = [];
-  const freqs: number[] = [];
-  chunks.forEach((c, k) => {
-    let tf = 0;
-    for (const t of field(c)) if (t === term) tf++;
-    if (tf > 0) {
-      at.push(k);
-      freqs.push(Math.min(tf, 65535));
-    }
-  });
-  return at.length ? { chunks: Uint32Array.from(at), freqs: Uint16Array.from(freqs) } : undefined;
-}
-
-/** The best `limit` of two lists sorted best first (ties: the earlier in the library first). */
-function mergeBest<T>(a: readonly Scored<T>[], b: readonly Scored<T>[], limit: number): Scored<T>[] {
-  return [...a, ...b].sort((x, y) => y.score - x.score || x.order - y.order).slice(0, limit);
+/** A term's counts as a posting list over the matched chunks, or undefined when none holds it. */
+function postingList({ at, tf }: { at: number[]; tf: number[] }): PostingList | undefined {
+  return at.length ? { chunks: Uint32Array.from(at), freqs: Uint16Array.from(tf) } : undefined;
 }

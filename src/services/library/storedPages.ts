@@ -64,8 +64,8 @@ export interface PagesAwaited {
   chunks: number;
   /** The stored documents in id order, `perRead` a transaction (PagesRepo.documentBatches). */
   documentBatches(perRead?: number, options?: { sentences?: boolean }): AsyncIterable<PagesSourceInput[]>;
-  /** Some documents' sentences, by document id (PagesRepo.sentencesOf). */
-  sentencesOf(docIds: readonly string[]): Promise<Map<string, PagesSourceInput['sentences']>>;
+  /** Some documents with their sections, chunks and sentences (PagesRepo.documentsOf). */
+  documentsOf(docIds: readonly string[]): Promise<PagesSourceInput[]>;
 }
 
 /**
@@ -97,7 +97,7 @@ export async function openStoredPages(
           awaiting: true,
           chunks: large.chunks,
           documentBatches: (perRead, options) => pages.documentBatches(perRead, options),
-          sentencesOf: (docIds) => pages.sentencesOf(docIds),
+          documentsOf: (docIds) => pages.documentsOf(docIds),
         }
       : undefined;
   }

@@ -1,10 +1,12 @@
 // A question to a large library whose pages are not written yet (an older app's library, pages a removal cleared, a
 // drop that passed the threshold before its first pages): such a library is not loaded into memory
 // (src/services/library/storedPages.ts), so instead of refusing, the default mode and bm25 are answered by words over
-// its stored chunks, read a batch of documents at a time and scored by the engine's own BM25 arithmetic
-// (src/core/retrieval/batchBm25.ts): the default mode's words (BM25F with the heading copies), or bm25. Only the best
-// candidates' records are kept, so memory is bounded by the batch and the answer, not the library. The evidence is
-// shown as a paged answer is (askPaged.ts), marked `from: 'words'`; the concept walk answers once the pages are there.
+// its stored chunks, read once, a batch of documents at a time, and scored by the engine's own BM25 arithmetic
+// (src/core/retrieval/batchBm25.ts): the default mode's words (BM25F with the heading copies), or bm25. Past its batch
+// a chunk is kept only as a key and its question words' counts, and only when it holds one; the best candidates'
+// documents are then read again by id, so memory is bounded by the batch and the answer, not the library. The
+// evidence is shown as a paged answer is (askPaged.ts), marked `from: 'words'`; the concept walk answers once the
+// pages are there.
 import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import { pagesRecords, recordChunk, recordSentences } from '../../core/paged/index.ts';
 import {
@@ -39,7 +41,7 @@ export interface ByWordsOptions {
   signal?: AbortSignal;
   /** Documents read per transaction (PagesRepo's default when absent). */
   documentsPerRead?: number;
-  /** Each batch's chunks and the candidates kept, as the scoring pass reads them (for tests). */
+  /** Each batch's chunks and how many chunks so far hold a question word (their keys are kept), as they are read. */
   onBatch?: (chunks: number, kept: number) => void;
 }
 
@@ -50,7 +52,7 @@ interface Kept {
 }
 
 /** The stored library, as storedPages.ts gives it to a question while the pages are awaited (PagesAwaited). */
-export type StoredDocuments = Pick<PagesAwaited, 'documentBatches' | 'sentencesOf'>;
+export type StoredDocuments = Pick<PagesAwaited, 'documentBatches' | 'documentsOf'>;
 
 /**
  * Answers `request` (the default mode or bm25) by words over the stored documents, with the records of the chunks
@@ -71,27 +73,30 @@ export async function askByWords(
   // bm25 is the text alone.
   const copies = name === 'bm25' ? 0 : Math.round(params.headingWeight);
   // Read without their sentences (most of the records): only the evidence shown needs them, read after the ranking.
-  const chunkBatches = async function* (): AsyncGenerator<Kept[]> {
+  const chunkBatches = async function* (): AsyncGenerator<PagedChunkRecord[]> {
     for await (const documents of stored.documentBatches(options.documentsPerRead, { sentences: false })) {
-      yield documents.flatMap((d) => {
-        const { records } = pagesRecords(d);
-        return records.map((record) => ({ record, documentChunks: records.length }));
-      });
+      yield documents.flatMap((d) => pagesRecords(d).records);
     }
   };
-  const termsOf = ({ record }: Kept): ChunkTerms => ({
+  const termsOf = (record: PagedChunkRecord): ChunkTerms => ({
     text: analyzer.terms(record.text),
     heading: record.path?.length ? analyzer.terms(record.path.join('\n')) : [],
   });
-  const { best, stats } = await searchByBatches(
+  const { best: ranked, stats } = await searchByBatches(
     chunkBatches,
     termsOf,
+    (record) => ({ id: record.id, docId: record.docId }),
     analyzer.terms(request.question),
     params.candidates,
     { copies, k1: params.bm25K1, b: params.bm25B, signal: options.signal, onBatch: options.onBatch },
   );
-  const kept = best.map((b) => b.item);
-  await readSentences(stored, kept);
+  const byId = await keptRecords(
+    stored,
+    ranked.map((r) => r.item.docId),
+  );
+  // A document removed since it was read (a removal during the question) leaves its chunks out.
+  const best = ranked.filter((r) => byId.has(r.item.id));
+  const kept = best.map((r) => byId.get(r.item.id)!);
   const termCache = new SentenceTermCache(analyzer);
   const source: EvidenceSource = {
     analyzer,
@@ -126,13 +131,12 @@ export async function askByWords(
   return { result: { ...shown, from: 'words' }, records };
 }
 
-/** Fills the kept records' sentences (document offsets, in order), as pagesRecords does from a whole document. */
-async function readSentences(stored: StoredDocuments, kept: readonly Kept[]): Promise<void> {
-  const byDocument = await stored.sentencesOf(kept.map((k) => k.record.docId));
-  for (const { record } of kept) {
-    const offsets: number[] = [];
-    const list = (byDocument.get(record.docId) ?? []).filter((s) => s.chunkId === record.id);
-    for (const s of list.sort((a, b) => a.index - b.index)) offsets.push(s.start, s.end);
-    record.sentences = offsets;
+/** The records, sentences included, of every chunk of these documents, by chunk id, with their documents' sizes. */
+async function keptRecords(stored: StoredDocuments, docIds: readonly string[]): Promise<Map<string, Kept>> {
+  const byId = new Map<string, Kept>();
+  for (const d of await stored.documentsOf(docIds)) {
+    const { records } = pagesRecords(d);
+    for (const record of records) byId.set(record.id, { record, documentChunks: records.length });
   }
+  return byId;
 }

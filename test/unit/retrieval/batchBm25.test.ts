@@ -1,6 +1,6 @@
 // BM25 and BM25F of a library read batch by batch (searchByBatches): the same chunks, order and scores, to the last
-// bit, as the whole library's index (Bm25Index, HeadingFieldBm25), whatever the batch size; and no batch holds more
-// than it was given.
+// bit, as the whole library's index (Bm25Index, HeadingFieldBm25), whatever the batch size, in one pass; no batch
+// holds more than it was given, and past its batch only the chunks holding a question word are kept (as keys).
 import { describe, expect, it } from 'vitest';
 import { searchByBatches, type ChunkTerms } from '../../../src/core/retrieval/batchBm25.ts';
 import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
@@ -75,17 +75,22 @@ describe('searchByBatches', () => {
         expect(expected.length, 'the query matches something').toBeGreaterThan(0);
         const { batches, seen } = batched(chunks, size);
         const kept: number[] = [];
-        const { best } = await searchByBatches(batches, (c) => c, query, 30, {
-          copies,
-          k1: K1,
-          b: B,
-          onBatch: (_, k) => kept.push(k),
-        });
-        expect(best.map((b) => chunks.indexOf(b.item))).toEqual(expected.map((e) => e.chunk));
+        const { best } = await searchByBatches(
+          batches,
+          (c) => c,
+          (c) => chunks.indexOf(c),
+          query,
+          30,
+          { copies, k1: K1, b: B, onBatch: (_, k) => kept.push(k) },
+        );
+        expect(best.map((b) => b.item)).toEqual(expected.map((e) => e.chunk));
         expect(best.map((b) => b.score)).toEqual(expected.map((e) => e.score));
-        expect(seen.passes).toBe(2);
+        expect(seen.passes).toBe(1);
         expect(seen.largest).toBeLessThanOrEqual(size);
-        expect(Math.max(...kept), 'candidates kept').toBeLessThanOrEqual(30);
+        const holding = chunks.filter((c) =>
+          [...c.text, ...(copies > 0 ? c.heading : [])].some((t) => query.includes(t)),
+        ).length;
+        expect(kept.at(-1), 'keys kept: the chunks holding a question word').toBe(holding);
       }
     });
   }
@@ -93,11 +98,18 @@ describe('searchByBatches', () => {
   it('a question none of whose words the library holds reads it once and finds nothing', async () => {
     const { chunks } = corpus(5, 100, 50);
     const { batches, seen } = batched(chunks, 10);
-    const { best, stats } = await searchByBatches(batches, (c) => c, ['nowhere'], 10, {
-      copies: 1,
-      k1: K1,
-      b: B,
-    });
+    const { best, stats } = await searchByBatches(
+      batches,
+      (c) => c,
+      (c) => c,
+      ['nowhere'],
+      10,
+      {
+        copies: 1,
+        k1: K1,
+        b: B,
+      },
+    );
     expect(best).toEqual([]);
     expect(stats.chunks).toBe(100);
     expect(seen.passes).toBe(1);
@@ -109,7 +121,19 @@ describe('searchByBatches', () => {
     stop.abort(new Error('a newer question'));
     const { batches } = batched(chunks, 10);
     await expect(
-      searchByBatches(batches, (c) => c, [word()], 10, { copies: 0, k1: K1, b: B, signal: stop.signal }),
+      searchByBatches(
+        batches,
+        (c) => c,
+        (c) => c,
+        [word()],
+        10,
+        {
+          copies: 0,
+          k1: K1,
+          b: B,
+          signal: stop.signal,
+        },
+      ),
     ).rejects.toThrow('a newer question');
   });
 });

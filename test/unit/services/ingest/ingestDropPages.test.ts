@@ -419,7 +419,8 @@ describe('a library past the threshold before its first pages is answered by wor
       await service.ask({ question: TANNERY, mode: 'ppr', budget: 400 }),
       'the default mode before resumePages',
     );
-    // Read a few documents at a time: no batch holds more than it was given, nor the answer more than its candidates.
+    // Read a few documents at a time: no batch holds more than it was given; past it, only the chunks holding a
+    // question word are kept, as keys (here fewer than the candidates).
     const awaited = await openStoredPages(repo.db);
     if (!awaited || !('awaiting' in awaited))
       throw new Error(`not awaiting pages: ${JSON.stringify(awaited)}`);
