@@ -20,6 +20,16 @@ const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', 
 
 test.setTimeout(300_000);
 
+/** The first 200 passages as a .jsonl file to drop, with the corpus's lines and its first passage. */
+async function passagesFile(
+  tmp: string,
+): Promise<{ path: string; lines: string[]; first: { title: string; text: string } }> {
+  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
+  const path = join(tmp, 'passages.jsonl');
+  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
+  return { path, lines, first: JSON.parse(lines[0]) as { title: string; text: string } };
+}
+
 /** Writes settings straight into the app's settings store (the app has created it: openApp waited for it). */
 async function putSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
   await page.evaluate(async (entries) => {
@@ -124,10 +134,7 @@ test('a library with pages is answered from them after a reload, and the Library
   tmp,
   log,
 }) => {
-  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
-  const path = join(tmp, 'passages.jsonl');
-  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
-  const first = JSON.parse(lines[0]) as { title: string; text: string };
+  const { path, first } = await passagesFile(tmp);
 
   await openApp(page, origin);
   await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
@@ -180,10 +187,7 @@ test('a drop past the threshold is answered from its pages before any reload, wi
   tmp,
   log,
 }) => {
-  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
-  const path = join(tmp, 'passages.jsonl');
-  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
-  const first = JSON.parse(lines[0]) as { title: string; text: string };
+  const { path, first } = await passagesFile(tmp);
 
   await openApp(page, origin);
   await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
@@ -220,9 +224,7 @@ test('Evaluate runs over the pages in the modes they answer, naming the document
   tmp,
   log,
 }) => {
-  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
-  const path = join(tmp, 'passages.jsonl');
-  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
+  const { path, lines } = await passagesFile(tmp);
   // A QA set asking with each of six passages' own first words, its id the supporting document: the words find it.
   const passages = lines.slice(0, 6).map((l) => JSON.parse(l) as { id: string; text: string });
   const set = join(tmp, 'set.jsonl');
@@ -281,10 +283,7 @@ test('the Graph view draws a question’s walk and the top concepts from the pag
   tmp,
   log,
 }) => {
-  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
-  const path = join(tmp, 'passages.jsonl');
-  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
-  const first = JSON.parse(lines[0]) as { title: string; text: string };
+  const { path, first } = await passagesFile(tmp);
 
   await openApp(page, origin);
   await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
@@ -340,10 +339,7 @@ test('a reasoning mode runs over the pages: decompose with its live trace and a 
   const server = await startScriptedLlmServer({ responders: [scriptedPike()], latencyMs: 20 });
   privacy.allowOrigin(server.url);
   try {
-    const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
-    const path = join(tmp, 'passages.jsonl');
-    await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
-    const first = JSON.parse(lines[0]) as { title: string; text: string };
+    const { path, first } = await passagesFile(tmp);
 
     await openApp(page, origin);
     await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
@@ -390,10 +386,7 @@ test('a large library waiting for its pages answers by words, and the walk’s a
   tmp,
   log,
 }) => {
-  const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
-  const path = join(tmp, 'passages.jsonl');
-  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
-  const first = JSON.parse(lines[0]) as { title: string; text: string };
+  const { path, first } = await passagesFile(tmp);
 
   // Stored small (the default threshold): the concept graph, no pages.
   await openApp(page, origin);
