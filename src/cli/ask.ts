@@ -20,7 +20,9 @@ import { openLibrary, type QuestionLibrary } from '../services/library/questionL
 import {
   bundleAtomicIndex,
   bundleKgIndex,
+  holdsAtomic,
   holdsKg,
+  pagedAtomicLoader,
   pagedKgLoader,
 } from '../services/library/readOnlyBundle.ts';
 import {
@@ -235,6 +237,12 @@ function noKgMessage(mode: string): string {
   return `ask: mode ${mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`;
 }
 
+/** Why a mode cannot answer from a bundle read by ranges that lacks its layer (a KG, atomic questions). */
+function noLayerMessage(mode: string): string {
+  if (modeFamily(mode) !== 'atomic') return noKgMessage(mode);
+  return `ask: mode ${mode} needs atomic questions in the bundle (atomize it in the app with an LLM endpoint, then export)`;
+}
+
 function snippet(e: Evidence): string {
   const best = e.bestSentences[0];
   // Best sentences are offsets into the document; the passage starts at chunkStart.
@@ -401,7 +409,7 @@ export async function run(args: string[]): Promise<number> {
   const { mode, budget, top, json } = plan;
   // A bundle with pages answers the default mode, bm25, the reasoning modes and (with a KG) the KG modes by ranges:
   // no whole read, whatever its size.
-  if (pagedAnswers(mode, true) && !plan.whole) {
+  if (pagedAnswers(mode, { kg: true, atomic: true }) && !plan.whole) {
     const answered = await askByRanges(plan);
     if (answered !== undefined) return answered;
   }
@@ -463,14 +471,14 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
     if (!opened) return undefined;
     const { manifest } = opened;
     const kg = holdsKg(manifest.counts);
-    if (!pagedAnswers(plan.mode, kg)) throw new Error(noKgMessage(plan.mode));
-    // decompose searches a bundle's atomic questions first: those are not read by ranges, so it is run whole.
-    if (plan.mode === 'decompose' && (manifest.counts.atomicQuestions ?? 0) > 0) return undefined;
-    // A KG whose entities carry vectors is searched with the question's: pages are written for lexical bundles
+    const atomic = holdsAtomic(manifest.counts);
+    if (!pagedAnswers(plan.mode, { kg, atomic })) throw new Error(noLayerMessage(plan.mode));
+    // A KG or atomic questions with vectors are searched with the question's: pages are written for lexical bundles
     // only, but one that names an embedder is run whole, where the question is embedded.
-    if (kg && manifest.embedder && modeFamily(plan.mode) !== 'retrieval') return undefined;
+    if ((kg || atomic) && manifest.embedder && modeFamily(plan.mode) !== 'retrieval') return undefined;
     const client = await llmClientOf(plan);
     const kgLoader = pagedKgLoader(opened);
+    const atomicLoader = pagedAtomicLoader(opened);
     const many = plan.questions.length > 1;
     for (const [i, question] of plan.questions.entries()) {
       if (many && !plan.json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
@@ -480,6 +488,7 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
         {
           ...(client ? { llm: () => Promise.resolve(client) } : {}),
           ...(kgLoader ? { kg: kgLoader } : {}),
+          ...(atomicLoader ? { atomic: atomicLoader } : {}),
           onTrace: plan.json ? undefined : printTrace,
         },
       );

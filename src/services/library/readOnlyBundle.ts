@@ -38,11 +38,32 @@ export function holdsKg(counts: Record<string, number>): boolean {
  */
 export function pagedKgLoader(bundle: PagedBundle): (() => Promise<KgIndex>) | undefined {
   if (!holdsKg(bundle.manifest.counts)) return undefined;
-  let loading: Promise<KgIndex> | undefined;
+  return layerLoader(bundle, KG_SEARCH_TABLES, bundleKgIndex);
+}
+
+/**
+ * The atomic questions of a bundle read by ranges, as `atomic` and `decompose` search them: read whole on first use,
+ * as the KG is (pagedKgLoader). Undefined when the bundle holds none.
+ */
+export function pagedAtomicLoader(bundle: PagedBundle): (() => Promise<AtomicIndex | null>) | undefined {
+  if (!holdsAtomic(bundle.manifest.counts)) return undefined;
+  return layerLoader(bundle, ['atomicQuestions'], bundleAtomicIndex);
+}
+
+/** Whether a bundle's manifest counts atomic questions. */
+export function holdsAtomic(counts: Record<string, number>): boolean {
+  return (counts.atomicQuestions ?? 0) > 0;
+}
+
+/** A layer's tables read once, on first use, into its index; a failed read is tried again by the next call. */
+function layerLoader<T>(
+  bundle: PagedBundle,
+  tables: readonly string[],
+  index: (tables: Record<string, unknown[]>) => T,
+): () => Promise<T> {
+  let loading: Promise<T> | undefined;
   return () => {
-    const current = (loading ??= bundle
-      .layerTables(KG_SEARCH_TABLES)
-      .then(({ tables }) => bundleKgIndex(tables)));
+    const current = (loading ??= bundle.layerTables(tables).then((read) => index(read.tables)));
     current.catch(() => {
       if (loading === current) loading = undefined;
     });

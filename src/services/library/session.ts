@@ -244,10 +244,19 @@ export class LibrarySession {
   /** Forgets the loaded library and its indexes (loaded again lazily); a read-only bundle is kept. */
   release(): void {
     if (this.readOnly) return;
-    this.loaded = null;
-    this.previous = null;
+    this.releaseLibrary();
     this.kgIndex = null;
     this.atomicIndex = null;
+  }
+
+  /**
+   * Forgets the loaded library but keeps its KG and atomic indexes: a library answered from its pages reads those
+   * beside them (they are read again after a build or a change of the library: invalidate).
+   */
+  releaseLibrary(): void {
+    if (this.readOnly) return;
+    this.loaded = null;
+    this.previous = null;
   }
 
   /**

@@ -2,8 +2,11 @@
 // askLibrary shows a library in memory (the same mapping, the same relevance scale), with what the question read.
 // The reasoning modes that need no layer but the chunks (PIKE-RAG's decomposition without an atomic layer, KAG's
 // logical solver) run their handlers over the same reads: each sub-question is a paged search. A bundle that holds
-// a KG also answers `kg` and `hybrid`, and `logical` searches its KG first, as in memory: the KG is read whole once
-// (by the caller's loader) and the records of the chunks it names are found by id in the pages.
+// a KG also answers `kg` and `hybrid`, and `logical` searches its KG first, as in memory; one with atomic questions
+// answers `atomic`, and `decompose` searches them first. A layer is read whole once (by the caller's loader: a
+// bundle's part, or the tab's own KG and atomic stores) and the records of the chunks it names are found by id in
+// the pages.
+import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
@@ -26,16 +29,36 @@ export const PAGED_MODES = ['ppr', 'bm25'] as const;
  */
 export const PAGED_REASONING_MODES = ['decompose', 'logical'] as const;
 
-/** The modes it answers when its bundle holds a KG (read whole beside the pages). */
+/** The modes it answers when it has a KG (read whole beside the pages). */
 export const PAGED_KG_MODES = ['kg', 'hybrid'] as const;
 
-/** Every mode a paged library answers, for a message that names them. */
-export const PAGED_MODES_TEXT = 'the default mode, bm25, decompose and logical';
+/** The modes it answers when it has atomic questions (read whole beside the pages). */
+export const PAGED_ATOMIC_MODES = ['atomic'] as const;
 
-/** The modes a paged library answers, with or without a KG, for a message that names them. */
-export function pagedModesText(kg: boolean): string {
-  return kg ? 'the default mode, bm25, kg, hybrid, decompose and logical' : PAGED_MODES_TEXT;
+/** The layers a paged library has beside its pages (each read whole on first use): which modes it answers. */
+export interface PagedLayers {
+  kg?: boolean;
+  atomic?: boolean;
 }
+
+/** The modes a paged library answers with these layers, in the Ask view's order of families. */
+export function pagedModeNames(layers: PagedLayers = {}): string[] {
+  return [
+    ...PAGED_MODES,
+    ...(layers.kg ? PAGED_KG_MODES : []),
+    ...(layers.atomic ? PAGED_ATOMIC_MODES : []),
+    ...PAGED_REASONING_MODES,
+  ];
+}
+
+/** The modes a paged library answers with these layers, for a message that names them. */
+export function pagedModesText(layers: PagedLayers = {}): string {
+  const names = pagedModeNames(layers).map((m) => (m === 'ppr' ? 'the default mode' : m));
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** Every mode a paged library without a KG or atomic questions answers, for a message that names them. */
+export const PAGED_MODES_TEXT = pagedModesText();
 
 export interface PagedAskOptions {
   signal?: AbortSignal;
@@ -47,10 +70,15 @@ export interface PagedAskOptions {
   /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
   llm?: () => Promise<LlmClient>;
   /**
-   * The bundle's KG, read on first use (absent: the bundle holds none; `kg` and `hybrid` are refused and `logical`
-   * reads passages).
+   * The library's KG, read on first use (absent: it has none; `kg` and `hybrid` are refused and `logical` reads
+   * passages).
    */
   kg?: () => Promise<KgIndex>;
+  /**
+   * The library's atomic questions, read on first use (absent: it has none; `atomic` is refused and `decompose`
+   * searches chunks).
+   */
+  atomic?: () => Promise<AtomicIndex | null>;
   /**
    * The question embedded with the bundle's embedder, for the KG's entity similarities (absent: pages are written
    * for lexical libraries, and a library in memory without vectors searches its KG by names alone too).
@@ -68,23 +96,30 @@ export interface PagedAskOptions {
  * What a paged library runs a request as: an engine mode, or a mode's handler over paged searches (the reasoning
  * modes, and the KG modes when there is a KG).
  */
-function pagedMode(mode: string, kg: boolean): { engine: 'ppr' | 'bm25' } | { handler: string } {
+function pagedMode(mode: string, layers: PagedLayers): { engine: 'ppr' | 'bm25' } | { handler: string } {
   const { name } = parseQuestionMode(mode, { allowDefault: true });
   if (name === 'ppr' || name === 'bm25') return { engine: name };
-  if ((PAGED_REASONING_MODES as readonly string[]).includes(name)) return { handler: name };
-  if (kg && (PAGED_KG_MODES as readonly string[]).includes(name)) return { handler: name };
-  throw new Error(
-    `mode ${mode} needs the library in memory; a library read by ranges answers ${pagedModesText(kg)}`,
-  );
+  if (pagedModeNames(layers).includes(name)) return { handler: name };
+  throw new Error(`mode ${mode} needs ${pagedNeeds(mode)}; a library read by ranges answers ${pagedModesText(layers)}`);
 }
 
 /**
- * Whether a paged library answers a mode (the query service asks before it opens anything else); `kg`: its bundle
- * holds a KG.
+ * What a mode a paged library refuses needs: a layer it lacks (a KG, atomic questions: built, they are read beside
+ * the pages), or the library in memory (the modes that need sentence vectors, which libraries with pages have not).
  */
-export function pagedAnswers(mode: string, kg = false): boolean {
+export function pagedNeeds(mode: string): string {
+  if ((PAGED_KG_MODES as readonly string[]).includes(mode)) return 'a knowledge graph, which this library has not';
+  if ((PAGED_ATOMIC_MODES as readonly string[]).includes(mode)) return 'atomic questions, which this library has not';
+  return 'the library in memory';
+}
+
+/**
+ * Whether a paged library answers a mode (the query service asks before it opens anything else); `layers`: what it
+ * has beside its pages.
+ */
+export function pagedAnswers(mode: string, layers: PagedLayers = {}): boolean {
   try {
-    pagedMode(mode, kg);
+    pagedMode(mode, layers);
     return true;
   } catch {
     return false;
@@ -99,7 +134,7 @@ export async function askPaged(
 ): Promise<PagedAskResult> {
   const started = performance.now();
   const budget = Math.max(1, Math.floor(request.budget));
-  const mode = pagedMode(request.mode, options.kg !== undefined);
+  const mode = pagedMode(request.mode, { kg: options.kg !== undefined, atomic: options.atomic !== undefined });
   if ('handler' in mode) return handlerPaged(library, request, budget, options, started);
   const { onEarly, signal } = options;
   let sent: AskResult | undefined;
@@ -175,8 +210,8 @@ async function handlerPaged(
     chunkView: (id) => chunkView(records.get(id)),
     readChunks,
     kg:
-      options.kg ?? (() => Promise.reject(new Error('this bundle read by ranges holds no knowledge graph'))),
-    atomic: () => Promise.resolve(null),
+      options.kg ?? (() => Promise.reject(new Error('this library read by ranges has no knowledge graph'))),
+    atomic: options.atomic ?? (() => Promise.resolve(null)),
     reasoning: request.reasoning ?? {},
     llm: run.llm,
     embed: () => Promise.resolve(undefined),
@@ -185,7 +220,8 @@ async function handlerPaged(
   });
   keepShown(options.shownRecords, found.hits, records);
   const shown = shownAnswer(library, request, budget, { hits: found.hits, records, ...reads }, started);
-  return { ...shown, ...run.result(found) };
+  // A KG mode's entities and relations, as askLibrary returns them: the relations are facts for the written answer.
+  return { ...shown, ...(found.kg ? { kg: found.kg } : {}), ...run.result(found) };
 }
 
 /** Records read at once for the KG's first chunks (a 12,000-token budget holds 20–60 passages). */

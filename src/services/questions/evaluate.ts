@@ -7,6 +7,7 @@
 // modes it answers (the default and bm25), each question through askPaged as the Ask view asks it: its answers are
 // the engine's, so its scores are those of the library in memory (test/unit/services/questions/evaluatePaged.test.ts).
 import { answerQuestion } from '../../core/answer/index.ts';
+import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgIndex } from '../../core/kg/index.ts';
 import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
 import { needsSearchAtBudget, scoreAnswerText, scoreQaItem, type ScoredContext } from '../../core/metrics.ts';
@@ -26,7 +27,7 @@ import { askLibrary } from './askLibrary.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import type { PagedLibrary } from '../../core/paged/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
-import { askPaged, pagedAnswers, pagedModesText } from './askPaged.ts';
+import { askPaged, pagedAnswers, pagedModesText, pagedNeeds } from './askPaged.ts';
 import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
 import type { Evidence } from './queryProtocol.ts';
 import { countFailures, messageOf } from './stepFailures.ts';
@@ -115,8 +116,10 @@ export interface PagedEvalContext {
    * title only): recall@k is not scored, and the result says why.
    */
   documentNames?: (docIds: readonly string[]) => Promise<Map<string, string>>;
-  /** The bundle's KG (a bundle read by ranges that holds one): `kg` and `hybrid` are evaluated too. */
+  /** The library's KG, when it has one: `kg` and `hybrid` are evaluated too. */
   kg?: () => Promise<KgIndex>;
+  /** The library's atomic questions, when it has them: `atomic` is evaluated too, and `decompose` searches them. */
+  atomic?: () => Promise<AtomicIndex | null>;
   /** The configured endpoint's client (rejects when none is configured). */
   llm: () => Promise<LlmClient>;
   signal: AbortSignal;
@@ -146,7 +149,12 @@ function sourceOf(context: EvalContext | PagedEvalContext, items: readonly QaIte
           await askPaged(
             paged,
             { question, mode: mode as QuestionMode, budget },
-            { signal, llm: context.llm, ...(context.kg ? { kg: context.kg } : {}) },
+            {
+              signal,
+              llm: context.llm,
+              ...(context.kg ? { kg: context.kg } : {}),
+              ...(context.atomic ? { atomic: context.atomic } : {}),
+            },
           )
         ).evidence,
       names: async (docIds) => {
@@ -243,12 +251,12 @@ export async function evaluateSet(
   const items = request.set.items;
   const { signal } = context;
   if ('paged' in context) {
-    const kg = context.kg !== undefined;
-    const refused = modes.filter((m) => !pagedAnswers(m, kg));
+    const layers = { kg: context.kg !== undefined, atomic: context.atomic !== undefined };
+    const refused = modes.filter((m) => !pagedAnswers(m, layers));
     if (refused.length) {
       throw new Error(
-        `evaluate: mode ${refused.join(', ')} needs the library in memory; a library answered from its pages ` +
-          `answers ${pagedModesText(kg)}`,
+        `evaluate: mode ${refused.join(', ')} needs ${[...new Set(refused.map(pagedNeeds))].join(' or ')}; a library answered ` +
+          `from its pages answers ${pagedModesText(layers)}`,
       );
     }
   }

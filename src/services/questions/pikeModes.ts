@@ -73,6 +73,9 @@ export const atomicMode: ModeHandler = async (c) => {
       viaAtomic.set(h.question.chunkId, { via: h.question.text, score: h.score });
   }
   const directIds = new Set(direct.map((h) => h.chunkId));
+  // A library read by ranges reads the records of the chunks only the atomic path found (the search brought the
+  // others').
+  await c.readChunks?.([...viaAtomic.keys()].filter((id) => !directIds.has(id)));
   // Found by both paths first (in ppr's order), then the two paths alternately.
   const both = direct.filter((h) => viaAtomic.has(h.chunkId));
   const onlyDirect = direct.filter((h) => !viaAtomic.has(h.chunkId));
@@ -101,9 +104,10 @@ export const decomposeMode: ModeHandler = async (c) => {
   const search = async (proposal: string, exclude: ReadonlySet<string>): Promise<DecomposeCandidate[]> => {
     const vector = await c.embed(proposal);
     if (layered) {
-      return index
-        .search({ text: proposal, vector }, { topK, delta, exclude })
-        .map((h) => ({ text: h.question.text, chunkId: h.question.chunkId, score: h.score, proposal }));
+      const found = index.search({ text: proposal, vector }, { topK, delta, exclude });
+      // A library read by ranges reads the candidates' records now: the one the model picks is read as context.
+      await c.readChunks?.(found.map((h) => h.question.chunkId));
+      return found.map((h) => ({ text: h.question.text, chunkId: h.question.chunkId, score: h.score, proposal }));
     }
     // No atomic layer: the sub-query's top K chunks by ppr, each shown to the model by its best sentence.
     return (await c.search({ text: proposal, vector }, DEFAULT_MODE, c.budget))

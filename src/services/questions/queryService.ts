@@ -10,19 +10,20 @@ import type { DownloadProgress, WholeBundleFit } from '../../store/bundleImport.
 import type { SettingsReader } from '../embed/embedderChoice.ts';
 import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import { pagedKgLoader } from '../library/readOnlyBundle.ts';
+import { pagedAtomicLoader, pagedKgLoader } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { askLibrary } from './askLibrary.ts';
 import { askByWords, wordsAnswer } from './askByWords.ts';
-import { askPaged, pagedAnswers, PAGED_MODES_TEXT, sameChunks } from './askPaged.ts';
+import { askPaged, pagedAnswers, pagedModeNames, pagedNeeds, sameChunks } from './askPaged.ts';
+import type { PagedAskOptions, PagedLayers } from './askPaged.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
-import { PAGED_KG_MODES, PAGED_MODES, PAGED_REASONING_MODES, pagedModesText } from './askPaged.ts';
+import { PAGED_MODES, pagedModesText } from './askPaged.ts';
 import type { PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import { libraryGraph, pagedLibraryGraph, pagedQuestionGraph, questionGraph } from './graphView.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
@@ -37,10 +38,18 @@ import {
 } from './queryProtocol.ts';
 import { libraryCitations, recordCitations, writeAnswer } from './writtenAnswer.ts';
 
-/** The modes the Evaluate view offers for a paged library, in the Ask view's order (`kg`: its bundle holds a KG). */
-function pagedAskModes(kg: boolean): string[] {
-  const modes: readonly string[] = [...PAGED_MODES, ...PAGED_REASONING_MODES, ...(kg ? PAGED_KG_MODES : [])];
+/** The modes the Evaluate view offers for a paged library with these layers, in the Ask view's order. */
+function pagedAskModes(layers: PagedLayers): string[] {
+  const modes = pagedModeNames(layers);
   return ASK_MODES.filter((m) => modes.includes(m));
+}
+
+/** The layers beside a paged library's pages (each read whole on first use), as askPaged takes them. */
+type LayerLoaders = Pick<PagedAskOptions, 'kg' | 'atomic'>;
+
+/** Which layers the loaders give (what a paged library answers with them). */
+function layersOf(loaders: LayerLoaders): PagedLayers {
+  return { kg: loaders.kg !== undefined, atomic: loaders.atomic !== undefined };
 }
 
 export interface QueryDeps extends LibrarySessionDeps {
@@ -89,8 +98,11 @@ export class QueryService {
   private pagesMarks: Record<string, number> | null = null;
   /** A bundle read by ranges (?bundle= of a bundle with pages): questions go to it, nothing is downloaded whole. */
   private paged: PagedBundle | null = null;
-  /** Each bundle read by ranges' KG loader (pagedKgLoader): its KG is read once, on its first KG question. */
-  private readonly kgLoaders = new WeakMap<PagedBundle, (() => Promise<KgIndex>) | undefined>();
+  /**
+   * Each bundle read by ranges' layer loaders (pagedKgLoader, pagedAtomicLoader): its KG and atomic questions are
+   * read once, on the first question that needs them.
+   */
+  private readonly layerLoaders = new WeakMap<PagedBundle, LayerLoaders>();
   /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
@@ -139,8 +151,8 @@ export class QueryService {
         // a count of the chunks (docs/results/ranges.md, "The pages re-check per question").
         if ((!state || 'awaiting' in state) && this.local === current) this.local = null;
         // A library answered from its pages (or about to be) is not held in memory: the one loaded before it grew
-        // past the threshold is let go.
-        if (state) this.session.release();
+        // past the threshold is let go (not its KG and atomic questions, which the pages' questions read).
+        if (state) this.session.releaseLibrary();
         if (state && !('awaiting' in state)) this.lastPages = state;
         return state;
       },
@@ -289,11 +301,16 @@ export class QueryService {
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     const paged = this.byRanges ? await this.byRanges : undefined;
-    if (paged) return this.askOverPages(paged.library, request, onEarly, onTrace, this.bundleKg(paged));
+    if (paged) return this.askOverPages(paged.library, request, onEarly, onTrace, this.bundleLayers(paged));
     const local = await this.pagesState();
     if (local && 'awaiting' in local) return this.askByWords(local, request);
     if (local) {
-      if (!pagedAnswers(request.mode)) throw fromPagesError(`mode ${request.mode}`, local);
+      // The default mode and bm25 read the pages alone; any other mode reads the library's KG and atomic questions
+      // where it has them, as in memory (decompose and logical search them first).
+      const { name } = parseQuestionMode(request.mode, { allowDefault: true });
+      const layers = (PAGED_MODES as readonly string[]).includes(name) ? {} : await this.storedLayers();
+      if (!pagedAnswers(request.mode, layersOf(layers)))
+        throw fromPagesError(request.mode, local, layersOf(layers));
       const started = performance.now();
       // Held pages answer in one run, sent no early evidence; pages read by Blob slices may.
       const result = await this.askOverPages(
@@ -301,6 +318,7 @@ export class QueryService {
         request,
         onEarly && ((early) => onEarly({ ...early, from: 'pages' })),
         onTrace,
+        layers,
       );
       void local.hold?.();
       const marks = this.pagesMarks;
@@ -390,7 +408,7 @@ export class QueryService {
     request: AskRequest,
     onEarly?: EarlyEvidence,
     onTrace?: TraceListener,
-    kg?: () => Promise<KgIndex>,
+    layers: LayerLoaders = {},
   ): Promise<AskResult> {
     this.askStop?.abort();
     const stop = new AbortController();
@@ -402,7 +420,7 @@ export class QueryService {
         onEarly,
         onTrace,
         llm: () => this.questionLlm(),
-        ...(kg ? { kg } : {}),
+        ...layers,
         shownRecords,
       });
       this.shownRecords = shownRecords;
@@ -413,12 +431,30 @@ export class QueryService {
   }
 
   /**
-   * The KG of a bundle read by ranges, read whole on its first KG question and kept while the bundle is open
-   * (undefined when it holds none).
+   * The KG and atomic questions of a bundle read by ranges, each read whole on its first question that needs it and
+   * kept while the bundle is open (only those it holds).
    */
-  private bundleKg(bundle: PagedBundle): (() => Promise<KgIndex>) | undefined {
-    if (!this.kgLoaders.has(bundle)) this.kgLoaders.set(bundle, pagedKgLoader(bundle));
-    return this.kgLoaders.get(bundle);
+  private bundleLayers(bundle: PagedBundle): LayerLoaders {
+    let loaders = this.layerLoaders.get(bundle);
+    if (!loaders) {
+      const kg = pagedKgLoader(bundle);
+      const atomic = pagedAtomicLoader(bundle);
+      loaders = { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) };
+      this.layerLoaders.set(bundle, loaders);
+    }
+    return loaders;
+  }
+
+  /**
+   * The library's own KG and atomic questions beside its stored pages, loaded whole from IndexedDB on first use as
+   * for a library in memory (LibrarySession.kg and .atomic, reloaded after a build): only those it has.
+   */
+  private async storedLayers(): Promise<LayerLoaders> {
+    const [kg, atomic] = await Promise.all([this.session.kg(), this.session.atomic()]);
+    return {
+      ...(kg.size > 0 ? { kg: () => this.session.kg() } : {}),
+      ...(atomic && atomic.size > 0 ? { atomic: () => this.session.atomic() } : {}),
+    };
   }
 
   /** The client of the configured endpoint, for the modes that reason at question time. */
@@ -504,7 +540,7 @@ export class QueryService {
     // A library answered from its pages is evaluated over them (the modes they answer), never loaded; stored pages
     // small enough to hold are read whole first (once), so that every question runs in one pass from memory
     // instead of rounds of Blob slices.
-    const paged = await this.pagedLibrary({ held: true });
+    const paged = await this.pagedLibrary({ held: true, layers: true });
     this.evalStop?.abort();
     const stop = new AbortController();
     this.evalStop = stop;
@@ -513,7 +549,7 @@ export class QueryService {
         return await evaluateSet(request, {
           paged: paged.library,
           ...(paged.stored && this.deps.documentNames ? { documentNames: this.deps.documentNames } : {}),
-          ...(paged.kg ? { kg: paged.kg } : {}),
+          ...paged.layers,
           llm,
           signal: stop.signal,
           onProgress,
@@ -536,20 +572,19 @@ export class QueryService {
 
   /**
    * The library questions are answered from by ranges, if they are: a bundle read by ranges, or the library's stored
-   * pages (`stored`). A large library still waiting for its first pages is refused (it is not loaded meanwhile).
+   * pages (`stored`); with `layers`, the layers beside them (the stored ones are read from IndexedDB to know). A large
+   * library still waiting for its first pages is refused (it is not loaded meanwhile).
    */
   private async pagedLibrary(
-    options: { held?: boolean } = {},
-  ): Promise<{ library: PagedLibrary; stored: boolean; kg?: () => Promise<KgIndex> } | undefined> {
+    options: { held?: boolean; layers?: boolean } = {},
+  ): Promise<{ library: PagedLibrary; stored: boolean; layers: LayerLoaders } | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) {
-      const kg = this.bundleKg(bundle);
-      return { library: bundle.library, stored: false, ...(kg ? { kg } : {}) };
-    }
+    if (bundle) return { library: bundle.library, stored: false, layers: this.bundleLayers(bundle) };
     const local = await this.pagesState();
     if (local && 'awaiting' in local) throw awaitingPagesError(local);
     if (local && options.held) await local.hold?.();
-    return local ? { library: local.library, stored: true } : undefined;
+    if (!local) return undefined;
+    return { library: local.library, stored: true, layers: options.layers ? await this.storedLayers() : {} };
   }
 
   /**
@@ -559,18 +594,18 @@ export class QueryService {
   async evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
     let paged: Awaited<ReturnType<QueryService['pagedLibrary']>>;
     try {
-      paged = await this.pagedLibrary();
+      paged = await this.pagedLibrary({ layers: true });
     } catch (error) {
       // A large library whose first pages are not written yet: those modes, once they are.
-      return { modes: pagedAskModes(false), reason: error instanceof Error ? error.message : String(error) };
+      return { modes: pagedAskModes({}), reason: error instanceof Error ? error.message : String(error) };
     }
     if (!paged) return { modes: [...ASK_MODES] };
-    const kg = paged.kg !== undefined;
+    const layers = layersOf(paged.layers);
     return {
-      modes: pagedAskModes(kg),
+      modes: pagedAskModes(layers),
       reason: paged.stored
-        ? `This library is answered from its pages to stay within the tab’s memory: they answer ${PAGED_MODES_TEXT}.`
-        : `This bundle is read by ranges: it answers ${pagedModesText(kg)}, and names its documents by id only, so recall@k is not scored.`,
+        ? `This library is answered from its pages to stay within the tab’s memory: they answer ${pagedModesText(layers)}.`
+        : `This bundle is read by ranges: it answers ${pagedModesText(layers)}, and names its documents by id only, so recall@k is not scored.`,
     };
   }
 
@@ -610,12 +645,12 @@ export class QueryService {
   }
 }
 
-/** Why a large library answered from its pages cannot do `what`. */
-function fromPagesError(what: string, pages: StoredPages | PagesAwaited): Error {
+/** Why a large library answered from its pages, with these layers beside them, cannot answer in `mode`. */
+function fromPagesError(mode: string, pages: StoredPages | PagesAwaited, layers: PagedLayers): Error {
   if ('awaiting' in pages) return awaitingPagesError(pages);
   return new Error(
-    `${what} needs the library in memory; this library (${pages.chunks.toLocaleString('en')} chunks) is answered ` +
-      `from its pages to stay within the tab’s memory, which answer ${PAGED_MODES_TEXT}`,
+    `mode ${mode} needs ${pagedNeeds(mode)}; this library (${pages.chunks.toLocaleString('en')} chunks) is ` +
+      `answered from its pages to stay within the tab’s memory, which answer ${pagedModesText(layers)}`,
   );
 }
 

@@ -28,6 +28,10 @@ import { documentNames } from '../../../../src/services/library/documentNames.ts
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
+import { DexieAtomicStore } from '../../../../src/store/atomicStore.ts';
+import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
+import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
+import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 
@@ -86,6 +90,11 @@ const QUESTIONS = [
   'How are sentence vectors quantized in the store?',
   'Which retrieval modes does the app answer?',
 ];
+
+/** The entities a KG answer names. */
+function fromPagesKg(result: AskResult): string[] {
+  return (result.kg?.entities ?? []).map((e) => e.name);
+}
 
 /** The stored pages opened (not awaited, nor absent). */
 async function openedPages(db: ConceptDb): Promise<StoredPages> {
@@ -209,7 +218,7 @@ describe('the library pages in the store', () => {
       /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages .*, which answer the default mode, bm25, decompose and logical/,
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'kg', budget: 1500 })).rejects.toThrow(
-      /mode kg needs the library in memory/,
+      /mode kg needs a knowledge graph, which this library has not; this library \([\d,]+ chunks\) is answered from its pages/,
     );
     // The reasoning modes run over the pages (not refused as needing memory): this one got as far as asking for
     // the endpoint, which this library has none of.
@@ -287,6 +296,107 @@ describe('the library pages in the store', () => {
     expect(heldAtFirst.length).toBeGreaterThan(0);
     expect(heldAtFirst.every(Boolean), 'a question ran before the pages were held').toBe(true);
   }, 300_000);
+
+  it('its own KG and atomic questions are read beside its pages: kg, hybrid and atomic answer as in memory', async () => {
+    const repo = newRepo('layers');
+    await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
+    await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
+    await enqueueFiles(pipelineOf(repo), (await collectFiles(['docs'])).slice(0, 4));
+    await openedPages(repo.db);
+    const kgStore = new DexieKgStore(repo.db);
+    const atomicStore = new DexieAtomicStore(repo.db);
+    const deps = (loadCorpus: () => ReturnType<Repo['loadCorpus']>) =>
+      new QueryService({
+        library: { loadCorpus, getSetting: (k) => repo.getSetting(k), getMeta: () => repo.getMeta() },
+        kgStore,
+        atomicStore,
+        embedders: { get: () => Promise.reject(new Error('none')), dispose: async () => undefined } as never,
+        openBundle: () => Promise.reject(new Error('no bundle in this test')),
+        llmClient: () => {
+          throw new Error('no LLM in this test');
+        },
+        storedPages: () => openStoredPages(repo.db),
+      });
+    let corpusLoads = 0;
+    const service = deps(() => {
+      corpusLoads += 1;
+      return repo.loadCorpus();
+    });
+    const question = 'What does the Range Reader fetch for a Question?';
+    // No layer yet: each mode names what it needs.
+    expect((await service.evaluationModes()).modes).toEqual(['ppr', 'bm25', 'decompose', 'logical']);
+    await expect(service.ask({ question, mode: 'atomic', budget: 1500 })).rejects.toThrow(
+      /mode atomic needs atomic questions, which this library has not; .*which answer the default mode, bm25, decompose and logical/,
+    );
+
+    // What a KG build and atomizing write (one chunk each, as the build service commits them), in words the
+    // chunks need not hold.
+    const { chunks } = await repo.loadCorpus();
+    const [first, second] = [chunks[0], chunks[Math.floor(chunks.length / 2)]];
+    const spend = { attempts: 1, inputTokens: 10, outputTokens: 5, cost: 0 };
+    await kgStore.commit(first.id, {
+      status: 'done',
+      extraction: {
+        entities: [
+          { name: 'Range Reader', type: 'component', description: 'fetches the blocks a question needs' },
+          { name: 'Question', type: 'concept', description: 'what the user asks' },
+        ],
+        relations: [{ source: 'Range Reader', target: 'Question', description: 'fetches blocks for', weight: 8 }],
+      },
+      ...spend,
+    });
+    await atomicStore.commit(second, {
+      status: 'done',
+      questions: ['What does the Range Reader fetch for a Question?'],
+      ...spend,
+    });
+    // The page tells the query worker after a build (kgChanged): the layers are read again.
+    await service.invalidate('kg');
+    expect((await service.evaluationModes()).modes).toEqual([
+      'ppr',
+      'bm25',
+      'hybrid',
+      'kg',
+      'atomic',
+      'decompose',
+      'logical',
+    ]);
+
+    // The same library in memory, with the same layers, says what each mode answers.
+    const memory = openLibrary(await repo.loadCorpus());
+    const layers = {
+      kg: async () => {
+        const { KgIndex } = await import('../../../../src/core/kg/index.ts');
+        return new KgIndex(await kgStore.entities(), await kgStore.relations());
+      },
+      atomic: async () => {
+        const { AtomicIndex } = await import('../../../../src/core/atomic/index.ts');
+        return new AtomicIndex(await atomicStore.questions());
+      },
+    };
+    const shown = (r: AskResult) =>
+      r.evidence.map((e) => ({ chunkId: e.chunkId, text: e.text, provenance: e.provenance, score: e.score }));
+    const loadsBefore = corpusLoads;
+    for (const mode of ['kg', 'hybrid', 'atomic'] as const) {
+      const fromPages = await service.ask({ question, mode, budget: 1500 });
+      const inMemory = await askLibrary(memory, { question, mode, budget: 1500 }, layers);
+      expect(fromPages.from, mode).toBe('pages');
+      expect(shown(fromPages), mode).toEqual(shown(inMemory));
+      // A KG mode's entities and relations too: the relations are facts for the written answer.
+      expect(fromPages.kg, mode).toEqual(inMemory.kg);
+      // The layer's chunk is in the evidence, found through it.
+      const layerChunk = mode === 'atomic' ? second.id : first.id;
+      expect(
+        fromPages.evidence.some((e) => e.chunkId === layerChunk && e.provenance.mode !== 'ppr'),
+        mode,
+      ).toBe(true);
+    }
+    expect(fromPagesKg(await service.ask({ question, mode: 'kg', budget: 1500 })).sort()).toEqual([
+      'Question',
+      'Range Reader',
+    ]);
+    expect(corpusLoads - loadsBefore, 'the corpus was read').toBe(0);
+  }, 120_000);
 
   it('a small library gets none, below the threshold', async () => {
     const repo = newRepo('small');

@@ -270,10 +270,13 @@ describe('refusals', () => {
       const ask = (mode: QuestionMode, kg?: ReturnType<typeof pagedKgLoader>) =>
         askPaged(paged.library, { question: 'ranges', mode, budget: 2000 }, kg ? { kg } : {});
       await expect(ask('kg')).rejects.toThrow(
-        'mode kg needs the library in memory; a library read by ranges answers the default mode, bm25, decompose and logical',
+        'mode kg needs a knowledge graph, which this library has not; a library read by ranges answers the default mode, bm25, decompose and logical',
       );
       await expect(ask('atomic', () => Promise.reject(new Error('unused')))).rejects.toThrow(
-        'a library read by ranges answers the default mode, bm25, kg, hybrid, decompose and logical',
+        'mode atomic needs atomic questions, which this library has not; a library read by ranges answers the default mode, bm25, kg, hybrid, decompose and logical',
+      );
+      await expect(ask('dense', () => Promise.reject(new Error('unused')))).rejects.toThrow(
+        'mode dense needs the library in memory; a library read by ranges answers the default mode, bm25, kg, hybrid, decompose and logical',
       );
       const { run } = await import('../../../../src/cli/ask.ts');
       await expect(run([plain, 'ranges', '--mode', 'hybrid'])).rejects.toThrow(

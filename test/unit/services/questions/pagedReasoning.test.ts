@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AtomicIndex } from '../../../../src/core/atomic/index.ts';
 import type { LlmClient, TraceEvent } from '../../../../src/core/llm/index.ts';
 import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
@@ -77,17 +78,22 @@ function comparable(result: AskResult) {
   };
 }
 
-/** One request over both libraries: the in-memory run first, then the paged one, each with its LLM calls counted. */
-async function both(libraries: BothLibraries, request: AskRequest) {
+/**
+ * One request over both libraries: the in-memory run first, then the paged one, each with its LLM calls counted;
+ * `atomic`: the library's atomic questions, given to both (as the query worker gives the tab's own).
+ */
+async function both(libraries: BothLibraries, request: AskRequest, atomic?: AtomicIndex) {
   const chats = () => server.requests.filter((r) => r.path === '/v1/chat/completions').length;
   const noKg = () => Promise.reject(new Error('no knowledge graph in this library'));
+  const layer = atomic ? { atomic: () => Promise.resolve(atomic) } : {};
   const before = chats();
-  const memory = await askLibrary(libraries.library, request, { kg: noKg, llm: async () => llm });
+  const memory = await askLibrary(libraries.library, request, { kg: noKg, llm: async () => llm, ...layer });
   const between = chats();
   const events: TraceEvent[] = [];
   const paged = await askPaged(libraries.paged, request, {
     llm: async () => llm,
     onTrace: (e) => events.push(e),
+    ...layer,
   });
   const after = chats();
   return {
@@ -141,12 +147,69 @@ describe('reasoning modes over pages', () => {
     expect(run.pagedResult.evidence.every((e) => e.provenance.via === 'passage read for a step')).toBe(true);
   });
 
+  it('atomic and decompose read the atomic questions beside the pages, as in memory', async () => {
+    // Atomic questions as the atomizer writes them: about a chunk, in words the chunk need not contain.
+    const chunkOf = (words: string) =>
+      [...small.library.chunks.values()].find((c) => small.library.documents.get(c.docId)?.title === words)!;
+    const questions = [
+      ['Lothair II', 'Who was the mother of the king Lothair II?'],
+      ['Ermengarde of Tours', 'When did the queen mother Ermengarde die?'],
+      ['Port of Spain', 'Which harbour town hosts the parliament of the island nation?'],
+      ['Ann Lee', 'Where and when was the film director Ann Lee born?'],
+    ].map(([title, text], i) => {
+      const chunk = chunkOf(title);
+      return { id: `q${i}`, chunkId: chunk.id, docId: chunk.docId, text };
+    });
+    const atomic = new AtomicIndex(questions);
+    const run = await both(
+      small,
+      { question: 'Which harbour town hosts the parliament of the island nation?', mode: 'atomic', budget: 60 },
+      atomic,
+    );
+    expect(run.paged).toEqual(run.memory);
+    // The atomic path brought a chunk the direct search did not (read by id from the pages): it names its question.
+    const direct = await askPaged(small.paged, {
+      question: 'Which harbour town hosts the parliament of the island nation?',
+      mode: 'ppr',
+      budget: 60,
+    });
+    const viaAtomic = run.pagedResult.evidence.filter(
+      (e) => e.provenance.mode === 'atomic' && !direct.evidence.some((d) => d.chunkId === e.chunkId),
+    );
+    expect(viaAtomic.map((e) => [e.docTitle, e.provenance.via])).toEqual([
+      ['Port of Spain', 'Which harbour town hosts the parliament of the island nation?'],
+    ]);
+
+    // decompose searches the atomic questions, and its context is the chunks of those the model picked.
+    pike.propose = (v) =>
+      v.context.length === 0
+        ? ['Who was the mother of the king Lothair II']
+        : v.context.length < 2
+          ? ['When did the queen mother Ermengarde die']
+          : [];
+    const hops = await both(
+      small,
+      { question: 'When did the mother of Lothair II die?', mode: 'decompose', budget: 4000 },
+      atomic,
+    );
+    expect(hops.paged).toEqual(hops.memory);
+    expect(hops.pagedResult.trace![1].title).toMatch(/atomic questions/);
+    expect(hops.pagedResult.evidence.map((e) => e.docTitle)).toEqual(['Lothair II', 'Ermengarde of Tours']);
+  });
+
   it('refuses the modes that need what pages lack, and a reasoning mode without an endpoint', async () => {
     const ask = (mode: AskRequest['mode']) =>
       askPaged(small.paged, { question: 'When did the mother of Lothair II die?', mode, budget: 2000 });
-    for (const mode of ['kg', 'hybrid', 'atomic', 'dense', 'concept'] as const)
-      await expect(ask(mode), mode).rejects.toThrow(
-        `mode ${mode} needs the library in memory; a library read by ranges answers the default mode, bm25, decompose and logical`,
+    const needs = {
+      kg: 'a knowledge graph, which this library has not',
+      hybrid: 'a knowledge graph, which this library has not',
+      atomic: 'atomic questions, which this library has not',
+      dense: 'the library in memory',
+      concept: 'the library in memory',
+    };
+    for (const [mode, need] of Object.entries(needs))
+      await expect(ask(mode as AskRequest['mode']), mode).rejects.toThrow(
+        `mode ${mode} needs ${need}; a library read by ranges answers the default mode, bm25, decompose and logical`,
       );
     await expect(ask('decompose')).rejects.toThrow('mode decompose needs an LLM endpoint');
     expect(server.requests).toEqual([]);
