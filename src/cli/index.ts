@@ -22,7 +22,7 @@ import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, LLM_KEY_ENV, readApiKey } from './keys.ts';
-import { withCoreKg } from './indexKg.ts';
+import { withCoreLayers } from './indexKg.ts';
 import { DEFAULT_KAPPA } from '../core/kg/index.ts';
 import { DEFAULT_LLM_SETTINGS, LlmClient } from '../core/llm/index.ts';
 import { cachedEmbedder } from './embeddingCache.ts';
@@ -58,6 +58,9 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              one extraction call per core chunk to --llm-base-url (--llm-model, key from
                              --llm-key-file or env ${LLM_KEY_ENV}), the top --kappa of the chunks by PageRank
                              (default ${DEFAULT_KAPPA}); with --pages, ask reads it whole beside the pages
+  --atomic                   also write PIKE-RAG's atomic questions of the same core chunks (mode atomic;
+                             decompose searches them first), from the same endpoint: with --kg, one call a
+                             chunk for both
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
   --concurrency <n>          openai: requests in flight at most (default ${DEFAULT_CONCURRENCY}). Each batch is kept in
@@ -208,6 +211,7 @@ export async function run(args: string[]): Promise<number> {
       concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) },
       batch: { type: 'string', default: String(DEFAULT_BATCH) },
       kg: { type: 'boolean', default: false },
+      atomic: { type: 'boolean', default: false },
       kappa: { type: 'string', default: String(DEFAULT_KAPPA) },
       'llm-base-url': { type: 'string' },
       'llm-model': { type: 'string' },
@@ -241,8 +245,13 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const kappa = Number(values.kappa);
-  if (values.kg && (!values['llm-base-url'] || !(kappa > 0 && kappa <= 1))) {
-    process.stderr.write('index: --kg needs --llm-base-url (and --llm-model), and --kappa in (0, 1]\n');
+  const layers = { kg: values.kg === true, atomic: values.atomic === true };
+  const layerFlags = [layers.kg ? '--kg' : '', layers.atomic ? '--atomic' : ''].filter(Boolean).join(' and ');
+  const need = layers.kg && layers.atomic ? 'need' : 'needs';
+  if (layerFlags && (!values['llm-base-url'] || !(kappa > 0 && kappa <= 1))) {
+    process.stderr.write(
+      `index: ${layerFlags} ${need} --llm-base-url (and --llm-model), and --kappa in (0, 1]\n`,
+    );
     return 2;
   }
   const log = values.quiet ? () => {} : (line: string) => process.stderr.write(`index: ${line}\n`);
@@ -261,8 +270,10 @@ export async function run(args: string[]): Promise<number> {
     );
     return 2;
   }
-  if (values.stream && values.kg) {
-    process.stderr.write('index: --kg needs the chunks in the bundle: use --pages, not --stream\n');
+  if (values.stream && layerFlags) {
+    process.stderr.write(
+      `index: ${layerFlags} ${need} the chunks in the bundle: use --pages, not --stream\n`,
+    );
     return 2;
   }
   if (values.stream) {
@@ -329,7 +340,7 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write('index: no document could be indexed\n');
       return 1;
     }
-    if (values.kg) {
+    if (layerFlags) {
       const client = new LlmClient({
         ...DEFAULT_LLM_SETTINGS,
         baseUrl: values['llm-base-url']!,
@@ -337,8 +348,8 @@ export async function run(args: string[]): Promise<number> {
         apiKey: await readApiKey({ file: values['llm-key-file'], env: LLM_KEY_ENV }),
       });
       const t = performance.now();
-      result = await withCoreKg(result, { client, kappa, embedder, concurrency, log });
-      log(`KG built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      result = await withCoreLayers(result, { client, kappa, parts: layers, embedder, concurrency, log });
+      log(`${layerFlags.replace(/--/g, '')} built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
     // The concept table spares every opener the keyphrase choice (half of a cold question's time); with vectors
     // the keep-mask spares the edge cosines too.

@@ -12,7 +12,7 @@ export function questionFromRecord(r: AtomicQuestionRecord): AtomicQuestion {
   return vector ? { ...rest, vector: new Float32Array(vector.slice(0)) } : rest;
 }
 
-function questionRecord(q: AtomicQuestion): AtomicQuestionRecord {
+export function questionRecord(q: AtomicQuestion): AtomicQuestionRecord {
   const { vector, ...rest } = q;
   return vector ? { ...rest, vector: Float32Array.from(vector).buffer } : rest;
 }

@@ -27,13 +27,13 @@ export const PAGED_MODES = ['ppr', 'bm25'] as const;
  * The reasoning modes it answers too: they search in the default mode and need no layer the pages lack (decompose
  * searches chunks where there is no atomic layer; logical reads passages where there is no KG, and says so).
  */
-export const PAGED_REASONING_MODES = ['decompose', 'logical'] as const;
+const PAGED_REASONING_MODES = ['decompose', 'logical'] as const;
 
 /** The modes it answers when it has a KG (read whole beside the pages). */
-export const PAGED_KG_MODES = ['kg', 'hybrid'] as const;
+const PAGED_KG_MODES = ['kg', 'hybrid'] as const;
 
 /** The modes it answers when it has atomic questions (read whole beside the pages). */
-export const PAGED_ATOMIC_MODES = ['atomic'] as const;
+const PAGED_ATOMIC_MODES = ['atomic'] as const;
 
 /** The layers a paged library has beside its pages (each read whole on first use): which modes it answers. */
 export interface PagedLayers {
@@ -56,9 +56,6 @@ export function pagedModesText(layers: PagedLayers = {}): string {
   const names = pagedModeNames(layers).map((m) => (m === 'ppr' ? 'the default mode' : m));
   return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
-
-/** Every mode a paged library without a KG or atomic questions answers, for a message that names them. */
-export const PAGED_MODES_TEXT = pagedModesText();
 
 export interface PagedAskOptions {
   signal?: AbortSignal;
@@ -100,7 +97,9 @@ function pagedMode(mode: string, layers: PagedLayers): { engine: 'ppr' | 'bm25' 
   const { name } = parseQuestionMode(mode, { allowDefault: true });
   if (name === 'ppr' || name === 'bm25') return { engine: name };
   if (pagedModeNames(layers).includes(name)) return { handler: name };
-  throw new Error(`mode ${mode} needs ${pagedNeeds(mode)}; a library read by ranges answers ${pagedModesText(layers)}`);
+  throw new Error(
+    `mode ${mode} needs ${pagedNeeds(mode)}; a library read by ranges answers ${pagedModesText(layers)}`,
+  );
 }
 
 /**
@@ -108,8 +107,10 @@ function pagedMode(mode: string, layers: PagedLayers): { engine: 'ppr' | 'bm25' 
  * the pages), or the library in memory (the modes that need sentence vectors, which libraries with pages have not).
  */
 export function pagedNeeds(mode: string): string {
-  if ((PAGED_KG_MODES as readonly string[]).includes(mode)) return 'a knowledge graph, which this library has not';
-  if ((PAGED_ATOMIC_MODES as readonly string[]).includes(mode)) return 'atomic questions, which this library has not';
+  if ((PAGED_KG_MODES as readonly string[]).includes(mode))
+    return 'a knowledge graph, which this library has not';
+  if ((PAGED_ATOMIC_MODES as readonly string[]).includes(mode))
+    return 'atomic questions, which this library has not';
   return 'the library in memory';
 }
 
@@ -134,7 +135,10 @@ export async function askPaged(
 ): Promise<PagedAskResult> {
   const started = performance.now();
   const budget = Math.max(1, Math.floor(request.budget));
-  const mode = pagedMode(request.mode, { kg: options.kg !== undefined, atomic: options.atomic !== undefined });
+  const mode = pagedMode(request.mode, {
+    kg: options.kg !== undefined,
+    atomic: options.atomic !== undefined,
+  });
   if ('handler' in mode) return handlerPaged(library, request, budget, options, started);
   const { onEarly, signal } = options;
   let sent: AskResult | undefined;
@@ -209,8 +213,7 @@ async function handlerPaged(
     search,
     chunkView: (id) => chunkView(records.get(id)),
     readChunks,
-    kg:
-      options.kg ?? (() => Promise.reject(new Error('this library read by ranges has no knowledge graph'))),
+    kg: options.kg ?? (() => Promise.reject(new Error('this library read by ranges has no knowledge graph'))),
     atomic: options.atomic ?? (() => Promise.resolve(null)),
     reasoning: request.reasoning ?? {},
     llm: run.llm,

@@ -107,7 +107,12 @@ export const decomposeMode: ModeHandler = async (c) => {
       const found = index.search({ text: proposal, vector }, { topK, delta, exclude });
       // A library read by ranges reads the candidates' records now: the one the model picks is read as context.
       await c.readChunks?.(found.map((h) => h.question.chunkId));
-      return found.map((h) => ({ text: h.question.text, chunkId: h.question.chunkId, score: h.score, proposal }));
+      return found.map((h) => ({
+        text: h.question.text,
+        chunkId: h.question.chunkId,
+        score: h.score,
+        proposal,
+      }));
     }
     // No atomic layer: the sub-query's top K chunks by ppr, each shown to the model by its best sentence.
     return (await c.search({ text: proposal, vector }, DEFAULT_MODE, c.budget))

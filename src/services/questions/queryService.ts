@@ -3,7 +3,6 @@
 // themselves are entries in modes.ts), sending lexical evidence early when the vector or the library is slow to
 // come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
-import type { KgIndex } from '../../core/kg/index.ts';
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
 import type { DownloadProgress, WholeBundleFit } from '../../store/bundleImport.ts';

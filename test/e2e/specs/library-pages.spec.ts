@@ -1,7 +1,8 @@
 // A large library is answered from its pages (issue 25: reopen ≤ 5 s, ≤ 2 GB of heap over a drop in the tab): the
 // ingest worker writes the library's pages into IndexedDB during and at the end of the drop (in place of the
 // incremental concept graph), and the query worker answers the default mode, bm25 and the reasoning modes
-// (decompose, logical) by ranges over them instead of loading the corpus, before and after a reload. The threshold
+// (decompose, logical) by ranges over them instead of loading the corpus, before and after a reload; with the KG and
+// atomic questions built in the tab, kg, hybrid and atomic too. The threshold
 // (10,000 chunks) is lowered by the pagesMinChunks setting so a small folder gets pages; vectors are off (the pages
 // hold the lexical index). Every wait is on the app's state.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { saveEndpoint } from '../lib/llmPanels.ts';
+import { confirmBuild, estimateBuild, saveEndpoint } from '../lib/llmPanels.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
 const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
@@ -329,7 +330,7 @@ test('the Graph view draws a question’s walk and the top concepts from the pag
   await expect(page.locator('[data-kind="library"] button[aria-pressed="true"]')).toHaveText(seed);
 });
 
-test('a reasoning mode runs over the pages: decompose with its live trace and a written answer', async ({
+test('a reasoning mode runs over the pages: decompose with its live trace and a written answer; then the KG and atomic questions built here', async ({
   page,
   origin,
   tmp,
@@ -372,6 +373,21 @@ test('a reasoning mode runs over the pages: decompose with its live trace and a 
     const answer = (await page.textContent('[data-testid="answer"]'))?.trim() ?? '';
     log(`answer: ${answer.slice(0, 160)}`);
     expect(answer.length).toBeGreaterThan(0);
+
+    // The library's own KG and atomic questions, built here in one pass over its chunks, are read beside the pages:
+    // kg answers from the KG's entities and atomic through the questions, from the pages, the library not loaded.
+    await estimateBuild(page, origin, { kappa: 1, kg: true, atomic: true });
+    await confirmBuild(page);
+    await openApp(page, origin, 'ask');
+    for (const [mode, shows] of [
+      ['kg', 'found by kg'],
+      ['atomic', 'via What about'],
+    ]) {
+      await ask(page, question, mode);
+      const results = page.locator(`[data-testid="results"][data-mode="${mode}"][data-stage="result"]`);
+      await expect(results).toHaveAttribute('data-from', 'pages');
+      await expect(page.getByTestId('evidence').filter({ hasText: shows }), mode).not.toHaveCount(0);
+    }
     // The library was not loaded into memory for any of it.
     expect(await lastLibraryLoad(page)).toBe(atOpen);
   } finally {

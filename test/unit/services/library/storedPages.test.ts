@@ -341,7 +341,9 @@ describe('the library pages in the store', () => {
           { name: 'Range Reader', type: 'component', description: 'fetches the blocks a question needs' },
           { name: 'Question', type: 'concept', description: 'what the user asks' },
         ],
-        relations: [{ source: 'Range Reader', target: 'Question', description: 'fetches blocks for', weight: 8 }],
+        relations: [
+          { source: 'Range Reader', target: 'Question', description: 'fetches blocks for', weight: 8 },
+        ],
       },
       ...spend,
     });

@@ -17,7 +17,11 @@ import type { IndexSnapshot } from '../../../../src/core/bundle/index.ts';
 import { MemoryRangeSource, openPagedBundle, type PagedBundle } from '../../../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
-import { bundleKgIndex, pagedKgLoader } from '../../../../src/services/library/readOnlyBundle.ts';
+import {
+  bundleKgIndex,
+  pagedAtomicLoader,
+  pagedKgLoader,
+} from '../../../../src/services/library/readOnlyBundle.ts';
 import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
 import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
 import { askPaged } from '../../../../src/services/questions/askPaged.ts';
@@ -27,6 +31,7 @@ import { captureCli as capture } from '../../../support/captureCli.ts';
 import { FILM_PASSAGES, LOTHAIR_PASSAGES } from '../../../support/passages.ts';
 import { scriptedClient } from '../../../support/scriptedClient.ts';
 import { kagResponder } from '../../../support/scriptedKag.ts';
+import { scriptedPike } from '../../../support/scriptedPike.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { bundleOnlyQueryService } from '../../../support/bundleOnlyQueryService.ts';
 
@@ -35,7 +40,7 @@ let server: ScriptedLlmServer;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'paged-kg-'));
-  server = await startScriptedLlmServer({ responders: [kagResponder()] });
+  server = await startScriptedLlmServer({ responders: [kagResponder(), scriptedPike()] });
 });
 afterAll(async () => {
   await server.close();
@@ -232,6 +237,81 @@ describe('logical over pages searches the KG first', () => {
       // The answer came from the KG's attributes, and the chunks behind its triples were read by id.
       expect(paged.facts?.[0]).toBe('Answer established by the logical-form solver: Beta Storm');
       expect(paged.evidence[0].provenance.via).toBe('triple (Alpha Dawn, release date, 1994-03-12)');
+    } finally {
+      await both.source.close();
+    }
+  }, 60_000);
+});
+
+describe('atomic questions in a bundle read by ranges (cli index --kg --atomic)', () => {
+  it('answers atomic, and decompose searches them, as the bundle read whole; the query worker offers atomic', async () => {
+    const file = join(work, 'lothair.jsonl');
+    await writeFile(file, [...LOTHAIR_PASSAGES, ...FILM_PASSAGES].map((p) => JSON.stringify(p)).join('\n'));
+    server.reset();
+    const bundle = await kgBundle('atomic.bundle', [file], '--atomic');
+    // One call a chunk for both layers (the app's one pass).
+    const calls = server.requests.filter((r) => r.path === '/v1/chat/completions').length;
+    expect(calls).toBe(LOTHAIR_PASSAGES.length + FILM_PASSAGES.length);
+    const both = await openBoth(bundle);
+    try {
+      expect(both.paged.manifest.counts.atomicQuestions).toBeGreaterThan(0);
+      const atomic = pagedAtomicLoader(both.paged)!;
+      const questions = [
+        'When did the mother of Lothair II die?',
+        'Where was the director of Alpha Dawn born?',
+      ];
+      for (const question of questions) {
+        const memory = await askSnapshot(both.whole, question, { mode: 'atomic', budget: 60 });
+        const paged = await askPaged(
+          both.paged.library,
+          { question, mode: 'atomic', budget: 60 },
+          { atomic },
+        );
+        expect(comparable(paged.evidence), question).toEqual(comparable(memory.evidence));
+        expect(
+          paged.evidence.some((e) => e.provenance.via?.startsWith('What about')),
+          question,
+        ).toBe(true);
+      }
+      // decompose picks among the atomic questions (the scripted model: the question, then a name of the context).
+      const llm = scriptedClient(server);
+      const question = 'When did the mother of Lothair II die?';
+      const memory = await askSnapshot(both.whole, question, { mode: 'decompose', budget: 3000, llm });
+      const paged = await askPaged(
+        both.paged.library,
+        { question, mode: 'decompose', budget: 3000 },
+        { atomic, llm: async () => llm },
+      );
+      expect(comparable(paged.evidence)).toEqual(comparable(memory.evidence));
+      expect(paged.trace?.[1].title).toMatch(/\(atomic questions, top/);
+      expect(paged.evidence.length).toBeGreaterThan(0);
+
+      // The query worker (Open bundle read-only…) answers atomic over the pages too.
+      const service = bundleOnlyQueryService();
+      await service.openBundleFile(new Blob([await readFile(bundle)]), 'atomic.bundle');
+      expect((await service.evaluationModes()).modes).toEqual([
+        'ppr',
+        'bm25',
+        'hybrid',
+        'kg',
+        'atomic',
+        'decompose',
+        'logical',
+      ]);
+      const asked = await service.ask({ question: questions[1], mode: 'atomic', budget: 60 });
+      expect(comparable(asked.evidence)).toEqual(
+        comparable((await askSnapshot(both.whole, questions[1], { mode: 'atomic', budget: 60 })).evidence),
+      );
+      // And cli ask by ranges, as with --whole.
+      const { run } = await import('../../../../src/cli/ask.ts');
+      const ask = async (...extra: string[]) => {
+        const r = await capture(() => run([bundle, questions[0], '--mode', 'atomic', '--json', ...extra]));
+        expect(r.code, r.err).toBe(0);
+        return { out: JSON.parse(r.out) as { context: unknown[] }, err: r.err };
+      };
+      const ranges = await ask('--stats');
+      expect(ranges.err).toMatch(/^ask: read \d+ bytes in \d+ rounds/m);
+      expect(ranges.out.context).toEqual((await ask('--whole')).out.context);
     } finally {
       await both.source.close();
     }

@@ -163,7 +163,11 @@ describe('reasoning modes over pages', () => {
     const atomic = new AtomicIndex(questions);
     const run = await both(
       small,
-      { question: 'Which harbour town hosts the parliament of the island nation?', mode: 'atomic', budget: 60 },
+      {
+        question: 'Which harbour town hosts the parliament of the island nation?',
+        mode: 'atomic',
+        budget: 60,
+      },
       atomic,
     );
     expect(run.paged).toEqual(run.memory);
