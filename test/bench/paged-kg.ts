@@ -1,18 +1,19 @@
-// The KG modes over a bundle's pages read by ranges from a file (what ?bundle= and Open bundle read-only… do in the
-// tab, here in Node): the bundle (cli index --pages --kg) is opened, its KG read whole (the two table parts), then
-// each question is asked in `kg`, `hybrid` and the default mode, each mode over a freshly opened bundle. Printed:
-// the bytes and time of the KG read, and per question the bytes, rounds of reads and wall time, with the load
-// average. The KG's replies were scripted when the bundle was built, so this measures reading, not answers.
+// The KG and atomic modes over a bundle's pages read by ranges from a file (what ?bundle= and Open bundle
+// read-only… do in the tab, here in Node): the bundle (cli index --pages --kg [--atomic]) is opened, the layer a mode
+// reads is read whole (the KG's two table parts, or the atomic questions' one), then each question is asked in `kg`,
+// `hybrid`, `atomic` and the default mode, each mode over a freshly opened bundle. Printed: the bytes and time of
+// the layer's read, and per question the bytes, rounds of reads and wall time, with the load average. The layers'
+// replies were scripted when the bundle was built, so this measures reading, not answers.
 // With --whole, the same questions over the bundle read whole (cli ask --whole's path), for comparison.
 // Usage: node --import tsx test/bench/paged-kg.ts <pages+kg.bundle> --questions <qa.jsonl> [--count 20]
-//        [--budget 6000] [--modes kg,hybrid,ppr] [--whole]
+//        [--budget 6000] [--modes kg,hybrid,atomic,ppr] [--whole]
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { pagedKgLoader } from '../../src/services/library/readOnlyBundle.ts';
+import { pagedAtomicLoader, pagedKgLoader } from '../../src/services/library/readOnlyBundle.ts';
 import { askPaged } from '../../src/services/questions/askPaged.ts';
 import { parseQuestionMode, type QuestionMode } from '../../src/services/questions/modeRegistry.ts';
 import { parseQaSet } from '../../src/services/questions/qaSet.ts';
@@ -20,7 +21,7 @@ import { loadText, megabytes, quantile } from './lib/report.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/paged-kg.ts <pages+kg.bundle> --questions <qa.jsonl> [--count 20] ' +
-  '[--budget 6000] [--modes kg,hybrid,ppr]';
+  '[--budget 6000] [--modes kg,hybrid,atomic,ppr]';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
@@ -54,10 +55,26 @@ for (const mode of modes) {
     if (!paged) throw new Error(`${bundle} has no pages to read by ranges`);
     const opening = source.bytesRead;
     const openMs = performance.now() - t0;
-    const kgMode = mode !== 'ppr' && mode !== 'bm25';
+    const kgMode = mode === 'kg' || mode === 'hybrid';
     const kg = kgMode ? pagedKgLoader(paged) : undefined;
     if (kgMode && !kg) throw new Error(`${bundle} holds no KG`);
+    const atomic = mode === 'atomic' ? pagedAtomicLoader(paged) : undefined;
+    if (mode === 'atomic' && !atomic) throw new Error(`${bundle} holds no atomic questions`);
     let kgLine = '';
+    if (atomic) {
+      // The atomic questions' part read, checked and decoded, then the loader's own read and index.
+      const before = source.bytesRead;
+      const t = performance.now();
+      await paged.layerTables(['atomicQuestions']);
+      const readMs = performance.now() - t;
+      const bytes = source.bytesRead - before;
+      const t2 = performance.now();
+      const index = await atomic();
+      kgLine =
+        `atomic questions read ${mb(bytes)} MB (${((100 * bytes) / source.size).toFixed(2)}% of the bundle) and ` +
+        `decoded in ${readMs.toFixed(0)} ms; read and indexed by the loader in ${(performance.now() - t2).toFixed(0)} ` +
+        `ms, ${index?.size ?? 0} questions`;
+    }
     if (kg) {
       // The KG's two parts read, checked and decoded (as pagedKgLoader reads them), then the loader's own read and
       // index, as the first KG question pays for it.
@@ -83,7 +100,7 @@ for (const mode of modes) {
       const result = await askPaged(
         paged.library,
         { question: item.question, mode, budget },
-        kg ? { kg } : {},
+        { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) },
       );
       rows.push({
         ms: performance.now() - t,

@@ -33,7 +33,7 @@ export interface DistillCostOptions {
 
 /** Cost of distilling the given chunks (ordered by rank) at each κ. */
 export function estimateDistillCost(
-  rankedChunks: ReadonlyArray<{ text: string }>,
+  rankedChunks: ReadonlyArray<{ text: string } | { tokens: number }>,
   kappas: readonly number[],
   options: DistillCostOptions,
 ): DistillCostEstimate[] {
@@ -48,7 +48,8 @@ export function estimateDistillCost(
   const { kg, atomic } = options.kinds;
   const one = kg && atomic && options.onePass;
   const perChunk = rankedChunks.map((c) => {
-    const t = countTokens(c.text);
+    // A chunk's tokens as the chunker counted them (cl100k, as countTokens counts its text) where it has them.
+    const t = 'tokens' in c ? c.tokens : countTokens(c.text);
     const kgOut = Math.min(EXTRACTION_MAX_TOKENS, Math.round((kgFrame + t) * ratio));
     if (one) return { calls: 1, input: oneFrame + t, output: kgOut + atomOut };
     return {

@@ -19,17 +19,18 @@ import {
   type DistillOutcome,
 } from '../../core/atomic/index.ts';
 import { embedKg } from '../../core/kg/index.ts';
-import { DEFAULT_KAPPA, rankOrder, selectCoreChunks } from '../../core/kg/index.ts';
+import { coreCount, DEFAULT_KAPPA, rankOrder, selectCoreChunks } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { LlmSettings } from '../../core/llm/index.ts';
 import { testConnection, type ConnectionDiagnosis } from '../../core/llm/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
-import type { ChunkRecord, Embedder, ProgressCallback } from '../../core/types.ts';
+import type { Embedder, ProgressCallback } from '../../core/types.ts';
 import { DexieAtomicStore } from '../../store/atomicStore.ts';
 import type { DexieKgStore } from '../../store/kgStore.ts';
 import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
 import { loadEngine } from '../library/engine.ts';
+import { openStoredPages } from '../library/storedPages.ts';
 import { readEmbedderChoice } from '../embed/embedderChoice.ts';
 import type { EmbedderChoice } from '../embed/embedderChoice.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
@@ -127,9 +128,13 @@ export interface KgBuildDeps {
 interface Ranked {
   /** Documents and chunks counted when it was made: documents added or removed since make it stale. */
   signature: string;
-  byId: Map<string, ChunkRecord>;
-  /** Chunk ids by concept-graph chunk rank, highest first. */
-  ids: string[];
+  /**
+   * Each chunk's text or tokens, in build order (by concept-graph chunk rank, highest first): what the estimate
+   * counts (a library read from its pages gives the tokens its chunker counted, without reading every text).
+   */
+  sizes: ReadonlyArray<{ text: string } | { tokens: number }>;
+  /** The top κ of the chunks in build order (the core chunks), with their documents and texts. */
+  core(kappa: number): Promise<DistillChunkInput[]>;
   embedderId: string | null;
 }
 
@@ -187,7 +192,7 @@ export class KgBuildService {
     checkParts(parts);
     const ranked = await this.ranking();
     const settings = await this.deps.repo.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
-    const chunks = ranked.ids.map((id) => ranked.byId.get(id)!);
+    const chunks = ranked.sizes;
     const options = {
       kinds: { kg: parts.kg, atomic: parts.atomic },
       onePass: parts.onePass ?? true,
@@ -197,7 +202,7 @@ export class KgBuildService {
     };
     const [selected, full] = estimateDistillCost(chunks, [kappa, 1], options);
     const both = parts.kg && parts.atomic;
-    const core = coreChunks(ranked, kappa);
+    const core = (await ranked.core(kappa)).map((c) => c.id);
     const pending = await this.pending(core, parts);
     const notes = [
       parts.kg ? 'KG output tokens estimated as 0.35 × input tokens' : '',
@@ -316,10 +321,7 @@ export class KgBuildService {
       const settings = await readLlmSettings(this.deps.repo);
       const ranked = await this.ranking();
       const summary = await buildDistilled({
-        chunks: coreChunks(ranked, request.kappa).map((id) => {
-          const chunk = ranked.byId.get(id)!;
-          return { id, docId: chunk.docId, text: chunk.text };
-        }),
+        chunks: await ranked.core(request.kappa),
         kinds: { kg: parts.kg, atomic: parts.atomic },
         onePass: parts.onePass ?? true,
         maxQuestions: parts.maxQuestions ?? DEFAULT_MAX_QUESTIONS,
@@ -380,23 +382,16 @@ export class KgBuildService {
 
   /**
    * The library's chunks by concept-graph rank, computed once per library state. The engine that ranks them is
-   * dropped at once: questions have their own in the query worker, and a KG build needs only the order.
+   * dropped at once: questions have their own in the query worker, and a KG build needs only the order. A large
+   * library answered from its pages is ranked from them instead, never loaded (it may not fit this worker's memory:
+   * about 1 ms and 20 MB a thousand chunks loaded, docs/results/tab-scale.md).
    */
   private async ranking(): Promise<Ranked> {
     const { db } = this.deps.repo;
     const signature = `${await db.documents.count()}:${await db.chunks.count()}`;
     const cached = await this.ranked?.catch(() => null);
     if (!cached || cached.signature !== signature) {
-      this.ranked = this.deps.repo.loadCorpus().then((corpus) => {
-        if (corpus.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
-        const { chunkIds, chunkRank } = (this.deps.loadEngine ?? loadEngine)(corpus).graph;
-        return {
-          signature,
-          byId: new Map(corpus.chunks.map((c) => [c.id, c])),
-          ids: rankOrder(chunkIds.map((chunkId, i) => ({ chunkId, rank: chunkRank[i] }))),
-          embedderId: corpus.meta?.embedderId ?? null,
-        };
-      });
+      this.ranked = this.rankFromPages(signature).then((paged) => paged ?? this.rankInMemory(signature));
     }
     try {
       return await this.ranked!;
@@ -404,6 +399,55 @@ export class KgBuildService {
       this.ranked = null;
       throw error;
     }
+  }
+
+  /** The library loaded and ranked by its concept graph's PageRank (a library answered in memory). */
+  private async rankInMemory(signature: string): Promise<Ranked> {
+    const corpus = await this.deps.repo.loadCorpus();
+    if (corpus.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
+    const { chunkIds, chunkRank } = (this.deps.loadEngine ?? loadEngine)(corpus).graph;
+    const byId = new Map(corpus.chunks.map((c) => [c.id, c]));
+    const ids = rankOrder(chunkIds.map((chunkId, i) => ({ chunkId, rank: chunkRank[i] })));
+    return {
+      signature,
+      sizes: ids.map((id) => ({ text: byId.get(id)!.text })),
+      core: (kappa) =>
+        Promise.resolve(
+          selectCoreChunks(
+            ids.map((chunkId, i) => ({ chunkId, rank: -i })),
+            kappa,
+          ).map((id) => {
+            const chunk = byId.get(id)!;
+            return { id, docId: chunk.docId, text: chunk.text };
+          }),
+        ),
+      embedderId: corpus.meta?.embedderId ?? null,
+    };
+  }
+
+  /**
+   * A library answered from its pages, ranked from them (PagedLibrary.buildOrder: the concepts' weighted degree in
+   * place of PageRank); the core chunks' records are read from the pages when asked. Undefined when the library is
+   * answered in memory, or its pages lag behind it (a drop goes on): it is then loaded and ranked in memory.
+   */
+  private async rankFromPages(signature: string): Promise<Ranked | undefined> {
+    const { db } = this.deps.repo;
+    const stored = await openStoredPages(db);
+    if (!stored || 'awaiting' in stored || (await stored.lagging())) return undefined;
+    const { library } = stored;
+    const { order, tokens } = await library.buildOrder();
+    const meta = await db.meta.get('index');
+    return {
+      signature,
+      sizes: Array.from(order, (k) => ({ tokens: tokens[k] })),
+      core: async (kappa) =>
+        (await library.recordsAt(Array.from(order.subarray(0, coreCount(order.length, kappa))))).map((r) => ({
+          id: r.id,
+          docId: r.docId,
+          text: r.text,
+        })),
+      embedderId: meta?.embedderId ?? null,
+    };
   }
 
   private async libraryEmbedder(embedderId: string | null): Promise<Embedder | undefined> {
@@ -434,14 +478,6 @@ function checkParts(parts: DistillParts): void {
   const t = parts.temperature ?? DEFAULT_ATOMIZE_TEMPERATURE;
   if (!(t >= 0 && t <= 2))
     throw new Error(`KG: the atomizing temperature must be from 0 to 2, got ${String(t)}`);
-}
-
-/** The top κ of the ranked chunks. */
-function coreChunks(ranked: Ranked, kappa: number): string[] {
-  return selectCoreChunks(
-    ranked.ids.map((chunkId, i) => ({ chunkId, rank: -i })),
-    kappa,
-  );
 }
 
 /** The KG worker's API as the page calls it (workers/kg.worker.ts only exposes this service). */
