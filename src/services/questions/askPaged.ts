@@ -91,7 +91,7 @@ export interface PagedAskOptions {
 
 /**
  * What a paged library runs a request as: an engine mode, or a mode's handler over paged searches (the reasoning
- * modes, and the KG modes when there is a KG).
+ * modes, the KG modes when it has a KG, `atomic` when it has atomic questions).
  */
 function pagedMode(mode: string, layers: PagedLayers): { engine: 'ppr' | 'bm25' } | { handler: string } {
   const { name } = parseQuestionMode(mode, { allowDefault: true });

@@ -587,8 +587,8 @@ export class QueryService {
   }
 
   /**
-   * The modes the Evaluate view offers for this library: every mode for a library in memory; the default and bm25
-   * for one answered from its pages, with the reason the view shows in one line.
+   * The modes the Evaluate view offers for this library: every mode for a library in memory; for one answered from
+   * its pages, those its pages and layers answer, with the reason the view shows in one line.
    */
   async evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
     let paged: Awaited<ReturnType<QueryService['pagedLibrary']>>;
