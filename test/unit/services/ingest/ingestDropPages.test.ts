@@ -21,10 +21,10 @@ import { resolveParams } from '../../../../src/core/retrieval/index.ts';
 import { askByWords } from '../../../../src/services/questions/askByWords.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
-import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { bytes, fakeEmbedder, prepare } from './ingestFixtures.ts';
+import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';
 
 /** The stored pages as they open, with whether they lag the library once the stamp says (StoredPages.lagging). */
 async function settledPages(db: ConceptDb): Promise<object | undefined> {
@@ -108,25 +108,11 @@ async function drop(threshold: number | undefined, options: DropOptions = {}) {
   const refreshes: Refresh[] = [];
   const events: IngestEvent[] = [];
   let corpusLoads = 0;
-  const service = new QueryService({
-    library: {
-      loadCorpus: () => {
-        corpusLoads += 1;
-        return repo.loadCorpus();
-      },
-      getSetting: (key) => repo.getSetting(key),
-      getMeta: () => repo.getMeta(),
+  const service = storedPagesQueryService(repo, {
+    loadCorpus: () => {
+      corpusLoads += 1;
+      return repo.loadCorpus();
     },
-    kgStore: new DexieKgStore(repo.db),
-    embedders: {
-      get: () => Promise.reject(new Error('no embedder in this test')),
-      dispose: async () => undefined,
-    } as never,
-    openBundle: () => Promise.reject(new Error('no bundle in this test')),
-    llmClient: () => {
-      throw new Error('no LLM in this test');
-    },
-    storedPages: (reuse) => openStoredPages(repo.db, reuse),
   });
   /**
    * Questions asked during the drop: before the first pages and after each write, and every `askEvery` files.

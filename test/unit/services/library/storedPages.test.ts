@@ -29,6 +29,7 @@ import { askPaged } from '../../../../src/services/questions/askPaged.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { DexieAtomicStore } from '../../../../src/store/atomicStore.ts';
+import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';
 import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
@@ -185,26 +186,12 @@ describe('the library pages in the store', () => {
     // The query service answers from the pages without ever reading the corpus, and says so; a mode that needs
     // the library in memory is refused with the reason.
     let corpusLoads = 0;
-    const service = new QueryService({
-      library: {
-        loadCorpus: () => {
-          corpusLoads += 1;
-          return repo.loadCorpus();
-        },
-        getSetting: (key) => repo.getSetting(key),
-        getMeta: () => repo.getMeta(),
+    const service = storedPagesQueryService(repo, {
+      loadCorpus: () => {
+        corpusLoads += 1;
+        return repo.loadCorpus();
       },
-      kgStore: new DexieKgStore(repo.db),
-      embedders: {
-        get: () => Promise.reject(new Error('no embedder in this test')),
-        dispose: async () => undefined,
-      } as never,
-      openBundle: () => Promise.reject(new Error('no bundle in this test')),
-      llmClient: () => {
-        throw new Error('no LLM in this test');
-      },
-      storedPages: () => openStoredPages(repo.db),
-      documentNames: (ids) => documentNames(repo.db, ids),
+      extra: { documentNames: (ids) => documentNames(repo.db, ids) },
     });
     await service.warmUp();
     const asked = await service.ask({ question: QUESTIONS[0], mode: 'ppr', budget: 1500 });
@@ -305,22 +292,14 @@ describe('the library pages in the store', () => {
     await openedPages(repo.db);
     const kgStore = new DexieKgStore(repo.db);
     const atomicStore = new DexieAtomicStore(repo.db);
-    const deps = (loadCorpus: () => ReturnType<Repo['loadCorpus']>) =>
-      new QueryService({
-        library: { loadCorpus, getSetting: (k) => repo.getSetting(k), getMeta: () => repo.getMeta() },
-        kgStore,
-        atomicStore,
-        embedders: { get: () => Promise.reject(new Error('none')), dispose: async () => undefined } as never,
-        openBundle: () => Promise.reject(new Error('no bundle in this test')),
-        llmClient: () => {
-          throw new Error('no LLM in this test');
-        },
-        storedPages: () => openStoredPages(repo.db),
-      });
     let corpusLoads = 0;
-    const service = deps(() => {
-      corpusLoads += 1;
-      return repo.loadCorpus();
+    const service = storedPagesQueryService(repo, {
+      kgStore,
+      atomicStore,
+      loadCorpus: () => {
+        corpusLoads += 1;
+        return repo.loadCorpus();
+      },
     });
     const question = 'What does the Range Reader fetch for a Question?';
     // No layer yet: each mode names what it needs.

@@ -19,13 +19,13 @@ import { loadEngine } from '../../../../src/services/library/engine.ts';
 import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
 import { KgBuildService } from '../../../../src/services/llm/kgBuild.ts';
 import { LLM_SETTINGS_KEY } from '../../../../src/services/llm/llmSettings.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { DexieAtomicStore } from '../../../../src/store/atomicStore.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../../support/scriptedPike.ts';
+import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench. */
 const CORPUS = fileURLToPath(new URL('../../../fixtures/musique-300/corpus.jsonl', import.meta.url));
@@ -137,20 +137,10 @@ describe('the KG build of a library answered from its pages', () => {
     expect(corpusLoads, 'the KG build loaded the library').toBe(0);
 
     // Asked from the pages: kg through the entities it wrote, atomic through its questions.
-    const service = new QueryService({
-      library: {
-        loadCorpus: repo.loadCorpus,
-        getSetting: (k) => repo.getSetting(k),
-        getMeta: () => repo.getMeta(),
-      },
+    const service = storedPagesQueryService(repo, {
       kgStore: store,
       atomicStore,
-      embedders: { get: () => Promise.reject(new Error('none')), dispose: async () => undefined } as never,
-      openBundle: () => Promise.reject(new Error('no bundle in this test')),
-      llmClient: () => {
-        throw new Error('no LLM in this test');
-      },
-      storedPages: () => openStoredPages(repo.db),
+      loadCorpus: repo.loadCorpus,
     });
     const first = byId.get(expected[0])!;
     const question = first.text.split(/\s+/).slice(0, 12).join(' ');

@@ -7,12 +7,10 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
 import { PAGES_MIN_CHUNKS_SETTING, writeLibraryPages } from '../../../../src/services/ingest/pagesWrite.ts';
-import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
-import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { bytes, prepare } from '../ingest/ingestFixtures.ts';
+import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';
 
 /** Below it with the first three documents (one chunk each), past it with the next three. */
 const THRESHOLD = 5;
@@ -39,25 +37,11 @@ async function setUp() {
   await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, THRESHOLD);
   await store(repo, [0, 1, 2]);
   let corpusLoads = 0;
-  const service = new QueryService({
-    library: {
-      loadCorpus: () => {
-        corpusLoads += 1;
-        return repo.loadCorpus();
-      },
-      getSetting: (key) => repo.getSetting(key),
-      getMeta: () => repo.getMeta(),
+  const service = storedPagesQueryService(repo, {
+    loadCorpus: () => {
+      corpusLoads += 1;
+      return repo.loadCorpus();
     },
-    kgStore: new DexieKgStore(repo.db),
-    embedders: {
-      get: () => Promise.reject(new Error('no embedder in this test')),
-      dispose: async () => undefined,
-    } as never,
-    openBundle: () => Promise.reject(new Error('no bundle in this test')),
-    llmClient: () => {
-      throw new Error('no LLM in this test');
-    },
-    storedPages: (reuse) => openStoredPages(repo.db, reuse),
   });
   // Every count() of the chunks, whoever asks it.
   const counted = vi.spyOn(repo.db.chunks, 'count');
