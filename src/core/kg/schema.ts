@@ -6,6 +6,8 @@ import type { Extraction, KgAttribute, RawEntity, RawRelation } from './types.ts
 const MAX_ENTITIES_PER_CHUNK = 200;
 const MAX_RELATIONS_PER_CHUNK = 400;
 const MAX_ATTRIBUTES_PER_ENTITY = 40;
+/** Entries an entity's attributes may list, repeats included (a model repeats a date it met in several sentences). */
+const RAW_ATTRIBUTES_PER_ENTITY = 10 * MAX_ATTRIBUTES_PER_ENTITY;
 
 /** An entity's optional "attributes": [{key, value}] with string or number values, normalized (dates ISO…). */
 function attributesOf(value: unknown, where: string, errors: string[]): KgAttribute[] | undefined {
@@ -14,8 +16,9 @@ function attributesOf(value: unknown, where: string, errors: string[]): KgAttrib
     errors.push(`${where}.attributes must be an array of {"key", "value"} objects`);
     return undefined;
   }
-  if (value.length > MAX_ATTRIBUTES_PER_ENTITY) {
-    errors.push(`${where}.attributes: too many (${value.length} > ${MAX_ATTRIBUTES_PER_ENTITY})`);
+  // Repeats are allowed (below), but not without end: each entry is compared with those kept.
+  if (value.length > RAW_ATTRIBUTES_PER_ENTITY) {
+    errors.push(`${where}.attributes: too many (${value.length} > ${RAW_ATTRIBUTES_PER_ENTITY} entries)`);
     return undefined;
   }
   const out: KgAttribute[] = [];
@@ -34,6 +37,11 @@ function attributesOf(value: unknown, where: string, errors: string[]): KgAttrib
       if (!out.some((x) => x.key === key && x.value === normalized.value)) out.push({ key, ...normalized });
     }
   });
+  // The cap is on what is kept: a fact repeated (the same key and value, as normalized) counts once.
+  if (out.length > MAX_ATTRIBUTES_PER_ENTITY) {
+    errors.push(`${where}.attributes: too many (${out.length} > ${MAX_ATTRIBUTES_PER_ENTITY})`);
+    return undefined;
+  }
   return out;
 }
 

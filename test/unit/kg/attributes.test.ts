@@ -86,6 +86,25 @@ describe('attribute values', () => {
       );
     }
   });
+
+  it('caps the distinct attributes of an entity, not repeats of the same fact', () => {
+    const year = (i: number) => ({ key: 'date', value: String(1900 + i) });
+    // 92 entries, 36 distinct (a chunk of the 100 MiB bench library, as the scripted server extracts it).
+    const repeated = Array.from({ length: 92 }, (_, i) => year(i % 36));
+    const kept = validateExtraction({ entities: [{ name: 'X', attributes: repeated }] });
+    expect(kept.ok).toBe(true);
+    if (kept.ok) expect(kept.value.entities[0].attributes).toHaveLength(36);
+    const many = validateExtraction({
+      entities: [{ name: 'X', attributes: Array.from({ length: 41 }, (_, i) => year(i)) }],
+    });
+    expect(many.ok).toBe(false);
+    if (!many.ok) expect(many.errors).toEqual(['entities[0].attributes: too many (41 > 40)']);
+    const endless = validateExtraction({
+      entities: [{ name: 'X', attributes: Array.from({ length: 401 }, () => year(0)) }],
+    });
+    expect(endless.ok).toBe(false);
+    if (!endless.ok) expect(endless.errors).toEqual(['entities[0].attributes: too many (401 > 400 entries)']);
+  });
 });
 
 describe('attributes kept per chunk', () => {
