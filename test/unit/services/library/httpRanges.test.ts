@@ -94,6 +94,26 @@ describe('HttpRangeSource.readRanges', () => {
     }
   });
 
+  it('a host without ranges: open() says so, its probe stopped and sent past the HTTP cache', async () => {
+    const server = await serveStatic(root, { ranges: false });
+    const inits: RequestInit[] = [];
+    const spy: typeof fetch = (input, init) => {
+      inits.push(init ?? {});
+      return fetch(input, init);
+    };
+    try {
+      expect(await HttpRangeSource.open(`${server.origin}/lib.bundle`, spy)).toBeUndefined();
+      await vi.waitFor(() => expect(server.aborted).toBe(1), { timeout: 10_000 });
+      // In a browser the whole-file answer's start would be cached as a partial entry, and the download that follows
+      // sent as a range to complete it: the probe must not be kept.
+      expect(inits).toHaveLength(1);
+      expect(inits[0].cache).toBe('no-store');
+      expect(new Headers(inits[0].headers).get('range')).toBe('bytes=0-11');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('falls back when the host refuses several ranges (416)', async () => {
     const { server, source } = await opened('refuse');
     try {
