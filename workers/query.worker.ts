@@ -3,9 +3,7 @@
 import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
 import { openBundleReadOnly, sameOriginBundleUrl } from '../src/store/bundleImport.ts';
-import { openPagedBundle } from '../src/core/paged/index.ts';
-import { createTermAnalyzer } from '../src/core/text/index.ts';
-import { HttpRangeSource } from '../src/services/library/rangeSources.ts';
+import { BundleAtUrl } from '../src/services/library/bundleAtUrl.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
@@ -18,6 +16,7 @@ import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledge
 import { QueryService } from '../src/services/questions/queryService.ts';
 
 const db = openDatabase();
+const bundles = new BundleAtUrl();
 
 const service = new QueryService({
   library: new Repo(db),
@@ -25,12 +24,12 @@ const service = new QueryService({
   atomicStore: new DexieAtomicStore(db),
   // The question model loads on another thread while this one reads the library and builds the engine.
   embedders: embedderInOwnWorker(),
-  openBundle: (url, onProgress, fit) => openBundleReadOnly(url, self.location.origin, fetch, onProgress, fit),
-  // A bundle with pages is read by ranges where the host serves them (any static host that honours Range).
-  openPaged: async (url) => {
-    const source = await HttpRangeSource.open(sameOriginBundleUrl(url, self.location.origin).href);
-    return source && openPagedBundle(source, createTermAnalyzer());
-  },
+  // Read whole: from the download openPaged made where the host sends whole files only, else from the network.
+  openBundle: (url, onProgress, fit) =>
+    openBundleReadOnly(url, self.location.origin, bundles.fetch, onProgress, fit),
+  // A bundle with pages is read by ranges where the host serves them (any static host that honours Range), else by
+  // slices of its one whole download.
+  openPaged: (url, onProgress) => bundles.pages(sameOriginBundleUrl(url, self.location.origin).href, onProgress),
   // A large library is answered by ranges over its stored pages (written by the ingest worker), not loaded.
   storedPages: (reuse, mark) => openStoredPages(db, reuse, mark),
   // An evaluation over those pages names the documents a question ranked as its QA set does (recall@k).

@@ -59,10 +59,11 @@ export interface QueryDeps extends LibrarySessionDeps {
   /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
   llmClient(settings: LlmSettings, purpose?: LedgerPurpose): LlmClient;
   /**
-   * Opens a bundle's pages by ranges (src/core/paged): undefined when the bundle has none or its host sends whole
-   * files only; then it is downloaded whole. Absent: always whole.
+   * Opens a bundle's pages (src/core/paged) by ranges, or by slices of its whole download where the host sends whole
+   * files only (its bytes so far to `onProgress`): undefined when the bundle has none; then it is read whole. Absent:
+   * always whole.
    */
-  openPaged?(url: string): Promise<PagedBundle | undefined>;
+  openPaged?(url: string, onProgress?: DownloadProgress): Promise<PagedBundle | undefined>;
   /**
    * The library's stored pages when it is answered from them (src/services/library/storedPages.ts): a large library
    * is then answered by ranges over them, never loaded into memory; `awaiting` when it is large and its first pages
@@ -214,7 +215,7 @@ export class QueryService {
     const marks: Record<string, number> = {};
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
-    const paging = this.deps.openPaged?.(url) ?? Promise.resolve(undefined);
+    const paging = this.deps.openPaged?.(url, onProgress) ?? Promise.resolve(undefined);
     this.byRanges = paging;
     // The whole-download path below starts in this continuation, which runs before that of a question awaiting
     // byRanges (registered later): such a question then finds the session already reading the bundle.

@@ -1,0 +1,69 @@
+// Where `?bundle=<url>` gets its bytes. By HTTP Range requests where the host answers them (rangeSources.ts). Else
+// the bundle is downloaded once, whole, to a Blob, which the browser keeps out of the JS heap (on disk when large). A
+// bundle with pages is then read by slices of that Blob, as a file picked from disk is, and one without is read whole
+// from it, not downloaded again. Before, a host without ranges (`python3 -m http.server`, what people type to share a
+// folder) could not open a pages-only bundle (`cli index --stream`) at all, and a bundle with pages and documents was
+// read whole into the tab (docs/results/real-hosts.md).
+import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
+import { createTermAnalyzer } from '../../core/text/index.ts';
+import type { DownloadProgress } from '../../store/bundleImport.ts';
+import { BlobRangeSource, HttpRangeSource } from './rangeSources.ts';
+
+export class BundleAtUrl {
+  /** Whole downloads without pages, by URL, each taken once by the whole reader (fetch below). */
+  private readonly downloads = new Map<string, Blob>();
+
+  constructor(private readonly fetcher: typeof fetch = fetch) {}
+
+  /**
+   * The bundle's pages, read by ranges from its host or by slices of its whole download; undefined when it has none
+   * (then `fetch` gives the whole reader that download, where there was one).
+   */
+  async pages(url: string, onProgress?: DownloadProgress): Promise<PagedBundle | undefined> {
+    const byRanges = await HttpRangeSource.open(url, this.fetcher);
+    if (byRanges) return openPagedBundle(byRanges, createTermAnalyzer());
+    const whole = await this.download(url, onProgress);
+    const paged = await openPagedBundle(new BlobRangeSource(whole, url), createTermAnalyzer());
+    if (!paged) this.downloads.set(url, whole);
+    return paged;
+  }
+
+  /**
+   * fetch() for the whole reader (openBundleReadOnly): a URL this downloaded whole is answered from its Blob, once,
+   * and forgotten; any other request goes to the network.
+   */
+  readonly fetch: typeof fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const whole = this.downloads.get(url);
+    // Called unbound: a browser's fetch refuses to run as a method of another object.
+    const get = this.fetcher;
+    if (!whole) return get(input, init);
+    this.downloads.delete(url);
+    return new Response(whole, { headers: { 'content-length': String(whole.size) } });
+  };
+
+  /** The whole file to a Blob, its bytes counted on the way (they pass through the heap a chunk at a time). */
+  private async download(url: string, onProgress?: DownloadProgress): Promise<Blob> {
+    // Through the service worker, as the whole reader's download is: it keeps the bundle for offline use.
+    const get = this.fetcher;
+    const response = await get(url);
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());
+    }
+    const length = Number(response.headers.get('content-length') ?? NaN);
+    const total = !response.headers.get('content-encoding') && Number.isSafeInteger(length) ? length : null;
+    let received = 0;
+    onProgress?.(0, total);
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          received += chunk.byteLength;
+          onProgress?.(received, total);
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted).blob();
+  }
+}

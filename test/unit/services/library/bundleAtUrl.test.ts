@@ -1,0 +1,109 @@
+// `?bundle=<url>` from a host that sends whole files only (the loopback static server with ranges off, as
+// `python3 -m http.server`): a bundle with pages, a pages-only one (`cli index --stream`) among them, is downloaded
+// once and read by slices of that download, answering as the file read by ranges does; one without pages is read
+// whole from that same download, never fetched again. A host with ranges is still read by ranges.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileRangeSource } from '../../../../src/cli/fileRangeSource.ts';
+import { run as index } from '../../../../src/cli/index.ts';
+import { openPagedBundle, type PagedBundle } from '../../../../src/core/paged/index.ts';
+import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
+import { BundleAtUrl } from '../../../../src/services/library/bundleAtUrl.ts';
+import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
+import { captureCli as capture } from '../../../support/captureCli.ts';
+import { serveStatic, type StaticServer } from '../../../e2e/lib/staticServer.ts';
+
+const QUESTIONS = ['How is a bundle read by ranges checked against damage?', 'Which host answers several ranges?'];
+let work = '';
+
+async function bundle(name: string, ...flags: string[]): Promise<string> {
+  const out = join(work, name);
+  const built = await capture(() =>
+    index(['docs/results/ranges.md', '--out', out, '--embedder', 'none', '--quiet', ...flags]),
+  );
+  if (built.code !== 0) throw new Error(`cli index ${name}: ${built.err}`);
+  return out;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bundle-at-url-'));
+  await bundle('pages.bundle', '--pages');
+  await bundle('stream.bundle', '--stream');
+  await bundle('whole.bundle');
+}, 120_000);
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+/** The hits of QUESTIONS over a library's pages (ids and scores, in order). */
+async function answers(paged: PagedBundle): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const q of QUESTIONS) {
+    for (const mode of ['ppr', 'bm25']) {
+      const { hits } = await paged.library.search(q, mode, 800);
+      out.push(hits.map((h) => `${h.chunkId} ${h.score.toFixed(6)}`));
+    }
+  }
+  return out;
+}
+
+async function fromFile(name: string): Promise<string[][]> {
+  const source = await FileRangeSource.open(join(work, name));
+  try {
+    return await answers((await openPagedBundle(source, createTermAnalyzer()))!);
+  } finally {
+    await source.close();
+  }
+}
+
+describe('a bundle URL on a host without ranges', () => {
+  let server: StaticServer;
+  beforeAll(async () => {
+    server = await serveStatic(work, { ranges: false });
+  });
+  afterAll(() => server.close());
+
+  for (const name of ['pages.bundle', 'stream.bundle']) {
+    it(`${name}: downloaded once, read by slices of the download, the answers of the file`, async () => {
+      const size = (await stat(join(work, name))).size;
+      const before = { served: server.served.get(`/${name}`) ?? 0 };
+      const progress: number[] = [];
+      const paged = await new BundleAtUrl().pages(`${server.origin}/${name}`, (received) =>
+        progress.push(received),
+      );
+      expect(paged).toBeDefined();
+      expect(await answers(paged!)).toEqual(await fromFile(name));
+      // The probe for a range, answered whole (and stopped, if it was still sending), then the one download: nothing
+      // more for the questions.
+      expect((server.served.get(`/${name}`) ?? 0) - before.served).toBe(2 * size);
+      expect(progress.at(-1)).toBe(size);
+    });
+  }
+
+  it('whole.bundle (no pages): read whole from the same download, not fetched again', async () => {
+    const url = `${server.origin}/whole.bundle`;
+    const size = (await stat(join(work, 'whole.bundle'))).size;
+    const before = server.served.get('/whole.bundle') ?? 0;
+    const bundles = new BundleAtUrl();
+    expect(await bundles.pages(url)).toBeUndefined();
+    const opened = await openBundleReadOnly(url, server.origin, bundles.fetch);
+    expect(opened.counts.documents).toBe(1);
+    expect(opened.corpus.chunks.length).toBeGreaterThan(0);
+    expect((server.served.get('/whole.bundle') ?? 0) - before).toBe(2 * size);
+    // Taken once: a second open goes to the network again.
+    await openBundleReadOnly(url, server.origin, bundles.fetch);
+    expect((server.served.get('/whole.bundle') ?? 0) - before).toBe(3 * size);
+  });
+});
+
+it('a host with ranges: read by ranges, never downloaded whole', async () => {
+  const server = await serveStatic(work, { ranges: true });
+  try {
+    const size = (await stat(join(work, 'pages.bundle'))).size;
+    const paged = await new BundleAtUrl().pages(`${server.origin}/pages.bundle`);
+    expect(await answers(paged!)).toEqual(await fromFile('pages.bundle'));
+    expect(server.served.get('/pages.bundle')).toBeLessThan(size);
+  } finally {
+    await server.close();
+  }
+});
