@@ -21,6 +21,10 @@
 //   headers, and all bodies share M Mbit/s (staticServer.ts, link).
 //   --http2 serves over HTTP/2 with TLS (a self-signed certificate Chromium is told to accept), as real static hosts
 //   speak; HTTP/1.1 by default.
+//   --host nginx|nginx-bare|python serves the app and the bundle from a real static host instead of our test server
+//   (lib/realHosts.ts): nginx with the README's headers, nginx sending none of its own (as GitHub Pages), or
+//   `python3 -m http.server` (no ranges: the whole bundle is downloaded). Ranges are then the host's own (--ranges,
+//   --multi-range, --latency-ms and --mbps are our server's); what it sent is read from its log.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
 import { access, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -32,6 +36,7 @@ import { openHarness } from '../e2e/lib/harness.ts';
 import { timedAsk, watchEvidence, workerShare, type AskProbe } from './lib/dropProbes.ts';
 import { certificateArgs, serveStatic, type MultiRangeMode, type RangeLog } from '../e2e/lib/staticServer.ts';
 import { arg, positional } from './lib/args.ts';
+import { serveWithHost, type RealHost } from './lib/realHosts.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DEFAULT_QUESTION =
@@ -40,7 +45,7 @@ const DEFAULT_QUESTION =
 const USAGE =
   'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] ' +
   '[--questions qa.jsonl [--ask-count 50]] [--ranges [--multi-range multipart|first|whole|refuse] [--timeline N]] ' +
-  '[--http2] [--latency-ms N] [--mbps M] [--mode ppr|bm25|kg|hybrid|…] [--json out.json]';
+  '[--http2] [--host nginx|nginx-bare|python] [--latency-ms N] [--mbps M] [--mode ppr|bm25|kg|hybrid|…] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface OpenRun {
@@ -196,7 +201,12 @@ async function main(): Promise<void> {
   // Served from the app's own origin (only same-origin bundles open): a link in dist/, removed afterwards.
   const name = `bench-open-${process.pid}.bundle`;
   await symlink(bundle, join(dist, name));
-  const ranges = process.argv.includes('--ranges');
+  const host = process.argv.includes('--host') ? (arg('host', '') as RealHost) : undefined;
+  if (host && !['nginx', 'nginx-bare', 'python'].includes(host)) {
+    throw new Error(`bundle-open bench: --host must be nginx, nginx-bare or python`);
+  }
+  // A real host's ranges are its own: nginx answers them (several a request as multipart), Python's server does not.
+  const ranges = host ? host !== 'python' : process.argv.includes('--ranges');
   const http2 = process.argv.includes('--http2');
   const multiRange = arg('multi-range', 'multipart') as MultiRangeMode;
   if (!['multipart', 'first', 'whole', 'refuse'].includes(multiRange)) {
@@ -208,8 +218,11 @@ async function main(): Promise<void> {
   if (!(latencyMs >= 0) || !(mbps >= 0))
     throw new Error('bundle-open bench: --latency-ms and --mbps must be ≥ 0');
   const link = latencyMs > 0 || mbps > 0 ? { latencyMs, mbps: mbps || 1e6 } : undefined;
+  if (host && link) throw new Error('bundle-open bench: --latency-ms and --mbps are our server\'s, not --host\'s');
   if (link) console.log(`bundle-open bench: a link of ${latencyMs} ms a response and ${mbps || '∞'} Mbit/s`);
-  const server = await serveStatic(dist, { ranges, multiRange, http2, log: ranges, link });
+  const server = host
+    ? await serveWithHost(host, dist, { http2 })
+    : await serveStatic(dist, { ranges, multiRange, http2, log: ranges, link });
   const servedBytes = (): number => server.served.get(`/${name}`) ?? 0;
   // Requests are watched, not intercepted: a question read by ranges sends hundreds to thousands of them, and
   // routing each through Playwright would time the test runner rather than the app.
@@ -232,13 +245,19 @@ async function main(): Promise<void> {
   try {
     console.log(
       `bundle ${bundle}: ${(info.size / 1048576).toFixed(2)} MB; app from ${dist}; ` +
-        `${http2 ? 'HTTP/2 (TLS)' : 'HTTP/1.1'}${ranges ? `, ranges on, several a request: ${multiRange}` : ''}`,
+        `${http2 ? 'HTTP/2 (TLS)' : 'HTTP/1.1'}` +
+        (host
+          ? `, served by ${host}${ranges ? ' (its own ranges)' : ' (no ranges)'}`
+          : ranges
+            ? `, ranges on, several a request: ${multiRange}`
+            : ''),
     );
     for (let run = 1; run <= runs; run++) {
       // A new query string each run: the same URL with a hash would not load the page again.
       const url = `${server.origin}/?bundle=/${name}&run=${run}#ask`;
       const before = servedBytes();
       const firstRequest = server.requests.length;
+      const abortedBefore = server.aborted;
       const r = await openOnce(harness.page, url, question, run, mode);
       results.push(r);
       const fetched = servedBytes() - before;
@@ -246,9 +265,11 @@ async function main(): Promise<void> {
         const log = server.requests.slice(firstRequest).filter((x) => x.path === `/${name}`);
         console.log(`run ${run}: ${readsLine(log, null)}`);
       }
+      const aborted = server.aborted - abortedBefore;
       console.log(
         `run ${run}: the server sent ${fetched} bytes of the bundle ` +
-          `(${((100 * fetched) / info.size).toFixed(1)}% of ${info.size})${ranges ? ' (ranges on)' : ''}`,
+          `(${((100 * fetched) / info.size).toFixed(1)}% of ${info.size})${ranges ? ' (ranges on)' : ''}` +
+          (aborted > 0 ? `, counting ${aborted} responses the browser closed before their end` : ''),
       );
       console.log(
         `run ${run}${run === 1 ? ' (fresh profile)' : ' (same profile, reloaded)'}: first evidence ` +

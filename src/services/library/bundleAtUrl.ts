@@ -9,6 +9,12 @@ import { createTermAnalyzer } from '../../core/text/index.ts';
 import type { DownloadProgress } from '../../store/bundleImport.ts';
 import { BlobRangeSource, HttpRangeSource } from './rangeSources.ts';
 
+/** A bundle's pages, and whether they are read from its whole download (the host sent no ranges). */
+export interface PagesAtUrl {
+  bundle: PagedBundle;
+  downloaded: boolean;
+}
+
 export class BundleAtUrl {
   /** Whole downloads without pages, by URL, each taken once by the whole reader (fetch below). */
   private readonly downloads = new Map<string, Blob>();
@@ -19,13 +25,16 @@ export class BundleAtUrl {
    * The bundle's pages, read by ranges from its host or by slices of its whole download; undefined when it has none
    * (then `fetch` gives the whole reader that download, where there was one).
    */
-  async pages(url: string, onProgress?: DownloadProgress): Promise<PagedBundle | undefined> {
+  async pages(url: string, onProgress?: DownloadProgress): Promise<PagesAtUrl | undefined> {
     const byRanges = await HttpRangeSource.open(url, this.fetcher);
-    if (byRanges) return openPagedBundle(byRanges, createTermAnalyzer());
+    if (byRanges) {
+      const bundle = await openPagedBundle(byRanges, createTermAnalyzer());
+      return bundle && { bundle, downloaded: false };
+    }
     const whole = await this.download(url, onProgress);
-    const paged = await openPagedBundle(new BlobRangeSource(whole, url), createTermAnalyzer());
-    if (!paged) this.downloads.set(url, whole);
-    return paged;
+    const bundle = await openPagedBundle(new BlobRangeSource(whole, url), createTermAnalyzer());
+    if (!bundle) this.downloads.set(url, whole);
+    return bundle && { bundle, downloaded: true };
   }
 
   /**

@@ -63,7 +63,10 @@ export interface QueryDeps extends LibrarySessionDeps {
    * files only (its bytes so far to `onProgress`): undefined when the bundle has none; then it is read whole. Absent:
    * always whole.
    */
-  openPaged?(url: string, onProgress?: DownloadProgress): Promise<PagedBundle | undefined>;
+  openPaged?(
+    url: string,
+    onProgress?: DownloadProgress,
+  ): Promise<{ bundle: PagedBundle; downloaded: boolean } | undefined>;
   /**
    * The library's stored pages when it is answered from them (src/services/library/storedPages.ts): a large library
    * is then answered by ranges over them, never loaded into memory; `awaiting` when it is large and its first pages
@@ -210,20 +213,29 @@ export class QueryService {
     onProgress?: DownloadProgress,
     /** Read whole, does its library fit this tab (a Comlink proxy from the page, which knows its memory)? */
     fit?: WholeBundleFit,
-  ): Promise<{ url: string; counts: Record<string, number>; embedderId: string | null; byRanges?: boolean }> {
+  ): Promise<{
+    url: string;
+    counts: Record<string, number>;
+    embedderId: string | null;
+    byRanges?: boolean;
+    /** Its pages are read from its one whole download: the host sent no ranges. */
+    downloaded?: boolean;
+  }> {
     const t0 = performance.now();
     const marks: Record<string, number> = {};
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
-    const paging = this.deps.openPaged?.(url, onProgress) ?? Promise.resolve(undefined);
+    const opening = this.deps.openPaged?.(url, onProgress) ?? Promise.resolve(undefined);
+    const paging = opening.then((at) => at?.bundle);
     this.byRanges = paging;
     // The whole-download path below starts in this continuation, which runs before that of a question awaiting
     // byRanges (registered later): such a question then finds the session already reading the bundle.
-    const paged = await paging;
-    if (paged) {
+    const at = await opening;
+    if (at) {
       mark('pages');
-      this.paged = paged;
-      return { url, counts: paged.manifest.counts, embedderId: null, byRanges: true };
+      this.paged = at.bundle;
+      const { counts } = at.bundle.manifest;
+      return { url, counts, embedderId: null, byRanges: true, downloaded: at.downloaded };
     }
     const opened = this.session.openBundle(url, onProgress, mark, fit);
     void this.embedder.warm(mark);

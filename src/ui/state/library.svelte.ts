@@ -180,6 +180,8 @@ export class LibraryState {
     embedderId: string | null;
     /** Read by HTTP ranges (a bundle with pages): each question fetches only the blocks it needs. */
     byRanges?: boolean;
+    /** Its pages are read from one whole download kept out of the tab's memory (its host sent no ranges). */
+    downloaded?: boolean;
   } | null>(null);
   /** Export/import in progress, with what it is doing. */
   bundleBusy = $state<string | null>(null);

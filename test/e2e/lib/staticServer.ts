@@ -344,7 +344,7 @@ export async function serveStatic(
  * A key and certificate for 127.0.0.1, made by the openssl command for this server's life (Node has no API that
  * writes an X.509 certificate; a browser speaks HTTP/2 over TLS only).
  */
-async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
+export async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'conceptrag-h2-'));
   try {
     await promisify(execFile)('openssl', [

@@ -68,11 +68,11 @@ describe('a bundle URL on a host without ranges', () => {
       const size = (await stat(join(work, name))).size;
       const before = { served: server.served.get(`/${name}`) ?? 0 };
       const progress: number[] = [];
-      const paged = await new BundleAtUrl().pages(`${server.origin}/${name}`, (received) =>
+      const at = await new BundleAtUrl().pages(`${server.origin}/${name}`, (received) =>
         progress.push(received),
       );
-      expect(paged).toBeDefined();
-      expect(await answers(paged!)).toEqual(await fromFile(name));
+      expect(at?.downloaded).toBe(true);
+      expect(await answers(at!.bundle)).toEqual(await fromFile(name));
       // The probe for a range, answered whole (and stopped, if it was still sending), then the one download: nothing
       // more for the questions.
       expect((server.served.get(`/${name}`) ?? 0) - before.served).toBe(2 * size);
@@ -100,8 +100,9 @@ it('a host with ranges: read by ranges, never downloaded whole', async () => {
   const server = await serveStatic(work, { ranges: true });
   try {
     const size = (await stat(join(work, 'pages.bundle'))).size;
-    const paged = await new BundleAtUrl().pages(`${server.origin}/pages.bundle`);
-    expect(await answers(paged!)).toEqual(await fromFile('pages.bundle'));
+    const at = await new BundleAtUrl().pages(`${server.origin}/pages.bundle`);
+    expect(at?.downloaded).toBe(false);
+    expect(await answers(at!.bundle)).toEqual(await fromFile('pages.bundle'));
     expect(server.served.get('/pages.bundle')).toBeLessThan(size);
   } finally {
     await server.close();
