@@ -114,11 +114,12 @@ export function wholeBundleRefusal(
   if (!shortfall) return null;
   return (
     `${name} holds about ${formatBytes(library.textBytes)} of text${library.vectors ? ' with sentence vectors' : ''} ` +
-    `and is read whole here (it has no pages, or its host does not answer HTTP Range requests). Opened, it would ` +
+    `and is read whole here (it has no pages). Opened, it would ` +
     `need about ${formatBytes(shortfall.need)} of memory for questions; this tab can use about ` +
     `${formatBytes(budget.bytes)} (${budget.source}), so it was not opened. A bundle built with ` +
-    '`npm run cli -- index <folder> --out library.bundle --embedder none --pages` and served by a host that answers ' +
-    'Range requests (most static hosts do) is read by ranges instead; or ask it from the command line with ' +
+    '`npm run cli -- index <folder> --out library.bundle --embedder none --pages` is read by ranges instead (or, ' +
+    'from a host that sends whole files only, from one download kept out of the tab); or ask it from the command ' +
+    'line with ' +
     '`npm run cli -- ask library.bundle "<question>"`.'
   );
 }

@@ -4,6 +4,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
+import { serveStatic } from '../lib/staticServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(300_000);
@@ -145,3 +146,48 @@ test('a shared index read whole that the tab cannot hold: ?bundle= stops at its 
     await rm(scratch, { recursive: true, force: true });
   }
 });
+
+// The app served by a host that sends whole files only (our static server with ranges off, as `python3 -m
+// http.server`): its own origin for this test, so that the privacy guard allows it and nothing else.
+const wholeFilesHost = test.extend({
+  origin: async ({ dist }, use) => {
+    const server = await serveStatic(dist, { ranges: false });
+    await use(server.origin);
+    await server.close();
+  },
+});
+
+wholeFilesHost(
+  'a pages-only bundle from a host without ranges: downloaded once, read from that copy, evidence',
+  async ({ page, origin, dist, log }) => {
+    const scratch = join(dist, `e2e-no-ranges-${process.pid}`);
+    await mkdir(scratch, { recursive: true });
+    try {
+      // Pages only (the CLI's streaming build): before, this host could not open it at all.
+      const bundle = join(scratch, 'stream.bundle');
+      cliIndexBundle('docs', bundle, ['--stream', '--quiet']);
+      const size = (await stat(bundle)).size;
+      const path = `/e2e-no-ranges-${process.pid}/stream.bundle`;
+      const statuses: number[] = [];
+      page.on('response', (response) => {
+        if (new URL(response.url()).pathname === path) statuses.push(response.status());
+      });
+      await page.goto(`${origin}/?bundle=${path}#library`);
+      const note = page.getByTestId('read-by-ranges');
+      await expect(note).toBeVisible({ timeout: 120_000 });
+      await expect(note).toContainText('Read from one download');
+      await page.click('a[href="#ask"]');
+      await page.fill('[data-testid="question"]', 'How is a bundle read by ranges checked against damage?');
+      await page.click('[data-testid="ask"]');
+      await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
+      const cards = await page.$$eval('[data-testid="evidence"]', (c) => c.map((e) => e.textContent ?? ''));
+      expect(cards.length).toBeGreaterThan(0);
+      log(`bundle ${size} bytes from a host without ranges: responses ${statuses.join(', ')}`);
+      // The probe for a range and the one download, both answered whole; the question fetched nothing more.
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      expect(statuses.length).toBeLessThanOrEqual(2);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  },
+);
