@@ -29,7 +29,8 @@ const service = new QueryService({
     openBundleReadOnly(url, self.location.origin, bundles.fetch, onProgress, fit),
   // A bundle with pages is read by ranges where the host serves them (any static host that honours Range), else by
   // slices of its one whole download.
-  openPaged: (url, onProgress) => bundles.pages(sameOriginBundleUrl(url, self.location.origin).href, onProgress),
+  openPaged: (url, onProgress) =>
+    bundles.pages(sameOriginBundleUrl(url, self.location.origin).href, onProgress),
   // A large library is answered by ranges over its stored pages (written by the ingest worker), not loaded.
   storedPages: (reuse, mark) => openStoredPages(db, reuse, mark),
   // An evaluation over those pages names the documents a question ranked as its QA set does (recall@k).

@@ -218,7 +218,8 @@ async function main(): Promise<void> {
   if (!(latencyMs >= 0) || !(mbps >= 0))
     throw new Error('bundle-open bench: --latency-ms and --mbps must be ≥ 0');
   const link = latencyMs > 0 || mbps > 0 ? { latencyMs, mbps: mbps || 1e6 } : undefined;
-  if (host && link) throw new Error('bundle-open bench: --latency-ms and --mbps are our server\'s, not --host\'s');
+  if (host && link)
+    throw new Error("bundle-open bench: --latency-ms and --mbps are our server's, not --host's");
   if (link) console.log(`bundle-open bench: a link of ${latencyMs} ms a response and ${mbps || '∞'} Mbit/s`);
   const server = host
     ? await serveWithHost(host, dist, { http2 })

@@ -63,7 +63,7 @@ function headerLines(headers: Record<string, string>): string {
  * deployer can set no header, as on GitHub Pages). Ranges, several a request as multipart/byteranges, are nginx's
  * own defaults. HTTP/2 over TLS with a self-signed certificate where `http2`.
  */
-export async function serveWithNginx(
+async function serveWithNginx(
   root: string,
   options: { bare?: boolean; http2?: boolean } = {},
 ): Promise<StaticServer> {
@@ -183,7 +183,7 @@ http {
  * is the size of each file it answered with 200, from the lines it logs to stderr (what it set out to send, as our
  * server counts it: a response closed early is counted whole, and counted as aborted).
  */
-export async function serveWithPython(root: string): Promise<StaticServer> {
+async function serveWithPython(root: string): Promise<StaticServer> {
   const port = await freePort();
   const child = spawn(
     'python3',

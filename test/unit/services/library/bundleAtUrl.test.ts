@@ -15,7 +15,10 @@ import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
 import { serveStatic, type StaticServer } from '../../../e2e/lib/staticServer.ts';
 
-const QUESTIONS = ['How is a bundle read by ranges checked against damage?', 'Which host answers several ranges?'];
+const QUESTIONS = [
+  'How is a bundle read by ranges checked against damage?',
+  'Which host answers several ranges?',
+];
 let work = '';
 
 async function bundle(name: string, ...flags: string[]): Promise<string> {
