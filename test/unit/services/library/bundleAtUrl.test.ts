@@ -11,6 +11,7 @@ import { run as index } from '../../../../src/cli/index.ts';
 import { openPagedBundle, type PagedBundle } from '../../../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import { BundleAtUrl } from '../../../../src/services/library/bundleAtUrl.ts';
+import { BlobRangeSource } from '../../../../src/services/library/rangeSources.ts';
 import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
 import { serveStatic, type StaticServer } from '../../../e2e/lib/staticServer.ts';
@@ -97,6 +98,20 @@ describe('a bundle URL on a host without ranges', () => {
     await openBundleReadOnly(url, server.origin, bundles.fetch);
     expect((server.served.get('/whole.bundle') ?? 0) - before).toBe(3 * size);
   });
+});
+
+it('a Blob read several ranges at once gives the bytes read one at a time, and counts them', async () => {
+  const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7) & 0xff);
+  const source = new BlobRangeSource(new Blob([bytes]), 'x.bundle');
+  const ranges: Array<[number, number]> = [
+    [0, 12],
+    [4096, 8192],
+    [99_000, 1000],
+  ];
+  const many = await source.readRanges(ranges);
+  expect(many).toEqual(ranges.map(([o, l]) => bytes.subarray(o, o + l)));
+  expect(source.bytesRead).toBe(12 + 8192 + 1000);
+  await expect(source.readRanges([[99_500, 1000]])).rejects.toThrow('x.bundle: 1000 bytes at 99500');
 });
 
 it('a host with ranges: read by ranges, never downloaded whole', async () => {
