@@ -791,6 +791,12 @@ export class PagedLibrary {
     return { order, tokens: Uint32Array.from(this.open.tokens) };
   }
 
+  /** Lets go of what reads decoded and the blocks they read (BlockStore.forget). Not during a read. */
+  forget(): void {
+    this.store.forget();
+    this.rowCache.clear();
+  }
+
   /** The records of the chunks at these places of the pages (the KG build's core chunks), in that order. */
   async recordsAt(places: readonly number[], signal?: AbortSignal): Promise<PagedChunkRecord[]> {
     const read = await this.readUntilComplete(

@@ -19,7 +19,7 @@ import {
   type DistillOutcome,
 } from '../../core/atomic/index.ts';
 import { embedKg } from '../../core/kg/index.ts';
-import { coreCount, DEFAULT_KAPPA, rankOrder, selectCoreChunks } from '../../core/kg/index.ts';
+import { DEFAULT_KAPPA, rankOrder, selectCoreChunks } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { LlmSettings } from '../../core/llm/index.ts';
 import { testConnection, type ConnectionDiagnosis } from '../../core/llm/index.ts';
@@ -31,6 +31,7 @@ import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
 import { loadEngine } from '../library/engine.ts';
 import { openStoredPages } from '../library/storedPages.ts';
+import { pagedCore } from './pagedCore.ts';
 import { readEmbedderChoice } from '../embed/embedderChoice.ts';
 import type { EmbedderChoice } from '../embed/embedderChoice.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
@@ -133,10 +134,14 @@ interface Ranked {
    * counts (a library read from its pages gives the tokens its chunker counted, without reading every text).
    */
   sizes: ReadonlyArray<{ text: string } | { tokens: number }>;
-  /** The top κ of the chunks in build order (the core chunks), with their documents and texts. */
+  /** The top κ of the chunks in build order (the core chunks), with their documents, and texts unless `texts`. */
   core(kappa: number): Promise<DistillChunkInput[]>;
+  /** The texts of core chunks given without one (a library read from its pages), read as the build reaches them. */
+  texts?(chunks: readonly DistillChunkInput[]): Promise<string[]>;
   embedderId: string | null;
 }
+
+
 
 export class KgBuildService {
   private buildStop: AbortController | null = null;
@@ -322,6 +327,7 @@ export class KgBuildService {
       const ranked = await this.ranking();
       const summary = await buildDistilled({
         chunks: await ranked.core(request.kappa),
+        texts: ranked.texts,
         kinds: { kg: parts.kg, atomic: parts.atomic },
         onePass: parts.onePass ?? true,
         maxQuestions: parts.maxQuestions ?? DEFAULT_MAX_QUESTIONS,
@@ -427,8 +433,9 @@ export class KgBuildService {
 
   /**
    * A library answered from its pages, ranked from them (PagedLibrary.buildOrder: the concepts' weighted degree in
-   * place of PageRank); the core chunks' records are read from the pages when asked. Undefined when the library is
-   * answered in memory, or its pages lag behind it (a drop goes on): it is then loaded and ranked in memory.
+   * place of PageRank); its core chunks and their texts are read from them as the build needs them (pagedCore.ts).
+   * Undefined when the library is answered in memory, or its pages lag behind it (a drop goes on): it is then loaded
+   * and ranked in memory.
    */
   private async rankFromPages(signature: string): Promise<Ranked | undefined> {
     const { db } = this.deps.repo;
@@ -436,16 +443,12 @@ export class KgBuildService {
     if (!stored || 'awaiting' in stored || (await stored.lagging())) return undefined;
     const { library } = stored;
     const { order, tokens } = await library.buildOrder();
+    library.forget();
     const meta = await db.meta.get('index');
     return {
       signature,
       sizes: Array.from(order, (k) => ({ tokens: tokens[k] })),
-      core: async (kappa) =>
-        (await library.recordsAt(Array.from(order.subarray(0, coreCount(order.length, kappa))))).map((r) => ({
-          id: r.id,
-          docId: r.docId,
-          text: r.text,
-        })),
+      ...pagedCore(library, order),
       embedderId: meta?.embedderId ?? null,
     };
   }

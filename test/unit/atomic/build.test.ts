@@ -186,3 +186,67 @@ describe('atomizing', () => {
     expect((await atomic.getStates(['d4#0'])).get('d4#0')?.status).toBe('failed');
   });
 });
+
+describe('chunks given without their text', () => {
+  // 150 chunks, each with its own sentence: more than two batches of texts.
+  const many = Array.from({ length: 150 }, (_, i) => ({ id: `m${i}#0`, docId: `m${i}` }));
+  const textOf = (id: string) => `Harbour ${id.replace('#0', '')} was built in the year ${1700 + id.length}.`;
+
+  it('reads their texts a batch at a time as the lanes reach them, never all at once, and sends each once', async () => {
+    const asked: string[][] = [];
+    // Chunks finished when each batch was asked for: a batch is read when the lanes reach the one before it.
+    const finishedAtAsk: number[] = [];
+    let finished = 0;
+    const store = new MemoryAtomicStore();
+    const s = await buildDistilled({
+      chunks: many,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      concurrency: 4,
+      texts: (part) => {
+        asked.push(part.map((c) => c.id));
+        finishedAtAsk.push(finished);
+        return Promise.resolve(part.map((c) => textOf(c.id)));
+      },
+      onProgress: ({ done }) => (finished = done),
+    });
+    expect(s).toMatchObject({ selected: 150, finished: 150, calls: 150 });
+    expect(asked.map((a) => a.length)).toEqual([64, 64, 22]);
+    expect(asked.flat()).toEqual(many.map((c) => c.id));
+    // The first two at the start; the third once a lane took a chunk of the second (4 lanes: 60 finished at least).
+    expect(finishedAtAsk.slice(0, 2)).toEqual([0, 0]);
+    expect(finishedAtAsk[2]).toBeGreaterThanOrEqual(64 - 4);
+    const sent = atomizeRequests().map((r) => r.body?.messages?.at(-1)?.content ?? '');
+    for (const c of many) expect(sent.filter((m) => m.includes(textOf(c.id)))).toHaveLength(1);
+  });
+
+  it('a failed read of texts stops the build with its reason; what was sent is kept', async () => {
+    const store = new MemoryAtomicStore();
+    const s = await buildDistilled({
+      chunks: many,
+      kinds: { kg: false, atomic: true },
+      atomic: store,
+      client: client(),
+      concurrency: 1,
+      texts: (part) =>
+        part[0].id === 'm64#0'
+          ? Promise.reject(new Error('the pages could not be read'))
+          : Promise.resolve(part.map((c) => textOf(c.id))),
+    });
+    expect(s.error).toBe('the pages could not be read');
+    expect(s.finished).toBe(64);
+    expect((await store.states()).length).toBe(64);
+  });
+
+  it('without a reader, a chunk without text stops the build and names the chunk', async () => {
+    const s = await buildDistilled({
+      chunks: many.slice(0, 3),
+      kinds: { kg: false, atomic: true },
+      atomic: new MemoryAtomicStore(),
+      client: client(),
+    });
+    expect(s.error).toBe('distillation: chunk m0#0 has no text, and none is read');
+    expect(atomizeRequests()).toHaveLength(0);
+  });
+});

@@ -13,7 +13,7 @@ import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/sc
 let server: ScriptedLlmServer;
 let db: ConceptDb;
 const client = () => scriptedClient(server);
-const chunks: DistillChunkInput[] = [
+const chunks: Array<Required<DistillChunkInput>> = [
   { id: 'da#0000#0000', docId: 'da', text: 'Ada Lovelace met Charles Babbage.' },
   { id: 'da#0000#0001', docId: 'da', text: 'Ada Lovelace wrote Notes.' },
   { id: 'db#0000#0000', docId: 'db', text: 'Charles Babbage lived in London.' },

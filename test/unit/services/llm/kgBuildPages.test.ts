@@ -158,5 +158,19 @@ describe('the KG build of a library answered from its pages', () => {
       atomicAnswer.evidence.some((e) => e.chunkId === first.id && e.provenance.via?.startsWith('What about')),
     ).toBe(true);
     expect(corpusLoads, 'the query service loaded the library').toBe(0);
+
+    // Built on to κ 0.6: 120 more core chunks, whose texts the pages give a batch at a time as the build reaches
+    // them (two batches), each sent once, none of the κ 0.2 chunks again.
+    server.reset();
+    const wider = coreCount(expected.length, 0.6);
+    const more = await kg.build({ kappa: 0.6, parts: { kg: true, atomic: true } });
+    expect(more).toMatchObject({ selected: wider, skipped: core, done: wider - core, calls: wider - core });
+    const sentMore = server.requests.map((r) => r.body?.messages?.at(-1)?.content ?? '');
+    for (const id of expected.slice(0, wider))
+      expect(
+        sentMore.filter((m) => m.includes(byId.get(id)!.text)),
+        id,
+      ).toHaveLength(coreIds.has(id) ? 0 : 1);
+    expect(corpusLoads, 'the KG build loaded the library').toBe(0);
   }, 120_000);
 });
