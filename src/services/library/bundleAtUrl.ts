@@ -26,7 +26,12 @@ export class BundleAtUrl {
    * (then `fetch` gives the whole reader that download, where there was one).
    */
   async pages(url: string, onProgress?: DownloadProgress): Promise<PagesAtUrl | undefined> {
-    const byRanges = await HttpRangeSource.open(url, this.fetcher);
+    const byRanges = await HttpRangeSource.open(url, this.fetcher).catch((error: unknown) => {
+      // No answer at all (offline): a range never goes through the service worker, but the whole download does, and
+      // it keeps a copy of each bundle opened whole. A host that answered, however badly, is reported as it was.
+      if (error instanceof TypeError) return undefined;
+      throw error;
+    });
     if (byRanges) {
       const bundle = await openPagedBundle(byRanges, createTermAnalyzer());
       return bundle && { bundle, downloaded: false };

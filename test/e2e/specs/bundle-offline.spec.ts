@@ -1,7 +1,10 @@
 // Offline: load the app once (the service worker caches the shell, the built assets and the model files), go
 // offline, reload, ask a question about the sample documents, and get evidence — with no request leaving the
 // origin. Needs the app to register its service worker at start-up (src/sw/register.svelte.ts).
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { addSamples, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
@@ -74,5 +77,49 @@ test('offline: after one visit the app reloads and answers with the network off'
     expect(offline[0], `offline top passage ${offline[0]} differs from online ${online[0]}`).toBe(online[0]);
   } finally {
     await context.setOffline(false);
+  }
+});
+
+test('offline: a shared bundle opened once by ?bundle= opens again with the network off', async ({
+  page,
+  context,
+  origin,
+  dist,
+  log,
+}) => {
+  const scratch = join(dist, `e2e-offline-bundle-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    // A bundle without pages, as most shared ones are: read whole, and kept by the service worker when opened.
+    cliIndexBundle('docs/results/bundles.md', join(scratch, 'shared.bundle'), ['--quiet']);
+    // The app visited once before (its service worker in control), then the bundle's link opened.
+    await openApp(page, origin);
+    await waitOfflineReady(page);
+    const url = `${origin}/?bundle=/e2e-offline-bundle-${process.pid}/shared.bundle#library`;
+    await page.goto(url);
+    await page.waitForSelector('[data-testid="read-only"]');
+    const question = 'How large is a bundle with int8 vectors?';
+    const online = await ask(page, question);
+    const cached = await waitOfflineReady(page);
+    expect(
+      cached.some((p) => p.endsWith('/shared.bundle')),
+      'the service worker kept the bundle',
+    ).toBe(true);
+    log(`online: ${online.length} passages; ${cached.length} files cached`);
+
+    await context.setOffline(true);
+    try {
+      await page.goto(url.replace('#library', '&again=1#library'));
+      await page.waitForSelector('[data-testid="read-only"], [data-testid="bundle-error"]');
+      const error = await page.$('[data-testid="bundle-error"]');
+      expect(error && (await error.textContent()), 'the bundle did not open offline').toBeNull();
+      const offline = await ask(page, question);
+      log(`offline: ${offline.length} passages`);
+      expect(offline[0], 'the top passage offline').toBe(online[0]);
+    } finally {
+      await context.setOffline(false);
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
 });

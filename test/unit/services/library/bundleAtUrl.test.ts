@@ -114,6 +114,25 @@ it('a Blob read several ranges at once gives the bytes read one at a time, and c
   await expect(source.readRanges([[99_500, 1000]])).rejects.toThrow('x.bundle: 1000 bytes at 99500');
 });
 
+it('no answer to the probe (offline): read from the whole download, which a service worker can answer', async () => {
+  const server = await serveStatic(work, { ranges: true });
+  try {
+    // The network as a page offline sees it: a range request (which bypasses the service worker) fails, the
+    // download (which the service worker answers from its copy) does not.
+    const offline: typeof fetch = (input, init) =>
+      new Headers(init?.headers).has('range')
+        ? Promise.reject(new TypeError('Failed to fetch'))
+        : fetch(input, init);
+    const at = await new BundleAtUrl(offline).pages(`${server.origin}/pages.bundle`);
+    expect(at?.downloaded).toBe(true);
+    expect(await answers(at!.bundle)).toEqual(await fromFile('pages.bundle'));
+    // A host that answered, however badly, is reported as it answered.
+    await expect(new BundleAtUrl().pages(`${server.origin}/missing.bundle`)).rejects.toThrow('answered 404');
+  } finally {
+    await server.close();
+  }
+});
+
 it('a host with ranges: read by ranges, never downloaded whole', async () => {
   const server = await serveStatic(work, { ranges: true });
   try {
