@@ -226,9 +226,14 @@ export function decodeStructured<T = unknown>(bytes: Uint8Array, partName = 'str
     fail(`its JSON nests deeper than ${MAX_JSON_DEPTH} levels, which no record of this app does`);
   }
   const claimed = new ClaimedRanges();
+  const text = decoder.decode(jsonBytes);
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(jsonBytes), (_key, v: unknown) => {
+    // A part without typed arrays is parsed without the reviver, which V8 calls for every value: MuSiQue's KG at
+    // κ 0.8 (36.6 MB of entities' JSON) parses in 270 ms without it, 483 ms with it. No key can read "$typed" unless
+    // the text holds it, or a \u escape that could spell it.
+    if (!text.includes('$typed') && !text.includes('\\u')) return JSON.parse(text) as T;
+    value = JSON.parse(text, (_key, v: unknown) => {
       if (typeof v !== 'object' || v === null || !('$typed' in v)) return v;
       const ref = v as { $typed: unknown; offset: unknown; length: unknown };
       // Own keys only: "$typed": "constructor" must not find Object through the prototype.

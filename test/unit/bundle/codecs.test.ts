@@ -97,6 +97,30 @@ describe('structured codec', () => {
     expect(decodeStructured(shifted.subarray(3))).toEqual(value);
   });
 
+  it('reads a typed array reference spelled with \\u escapes, as with "$typed" (and none without either)', () => {
+    /** A part of this JSON and binary section, laid out as encodeStructured lays it out. */
+    const part = (json: string, binary: Uint8Array): Uint8Array => {
+      const text = new TextEncoder().encode(json);
+      const start = Math.ceil((4 + text.length) / 8) * 8;
+      const out = new Uint8Array(start + binary.length);
+      new DataView(out.buffer).setUint32(0, text.length, true);
+      out.set(text, 4);
+      out.set(binary, start);
+      return out;
+    };
+    const floats = new Uint8Array(new Float32Array([1.5, -2]).buffer);
+    const escaped = '{"a":{"\\u0024typed":"Float32Array","offset":0,"length":2}}';
+    expect(decodeStructured(part(escaped, floats))).toEqual({ a: new Float32Array([1.5, -2]) });
+    const spelled = '{"a":{"$t\\u0079ped":"Float32Array","offset":0,"length":2}}';
+    expect(decodeStructured(part(spelled, floats))).toEqual({ a: new Float32Array([1.5, -2]) });
+    // Without typed arrays, the plain records, escapes of other characters and all.
+    const plain = '{"a":[1,"x\\ny",{"b":null}],"c":"é"}';
+    expect(decodeStructured(part(plain, new Uint8Array(0)))).toEqual({ a: [1, 'x\ny', { b: null }], c: 'é' });
+    expect(() => decodeStructured(part('{"a":', new Uint8Array(0)), 'g.bin')).toThrow(
+      'bundle: part g.bin: JSON section is not valid',
+    );
+  });
+
   it('refuses a typed array reference beyond the part', () => {
     const bytes = encodeStructured({ a: new Float32Array(4) });
     expect(() => decodeStructured(bytes.subarray(0, bytes.length - 4), 'graph.bin')).toThrow(
