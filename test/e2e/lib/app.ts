@@ -25,6 +25,16 @@ export async function openApp(page: Page, origin: string, view = 'library'): Pro
   await page.waitForSelector('[data-indexing]');
 }
 
+/** Asks `question` in the Ask view (in the default mode) and returns the texts of the evidence cards it shows. */
+export async function askForEvidence(page: Page, question: string): Promise<string[]> {
+  await page.click('a[href="#ask"]');
+  await page.fill('[data-testid="question"]', question);
+  await page.click('[data-testid="ask"]');
+  // No time limit of its own, as above.
+  await page.waitForSelector('[data-testid="evidence"]', { timeout: 0 });
+  return page.$$eval('[data-testid="evidence"]', (cards) => cards.map((c) => c.textContent ?? ''));
+}
+
 /**
  * Imports a bundle file through the Library view's bundle input and waits for the app's verdict: returns its
  * "Imported …" message, or throws with the app's reason when it refused the file.

@@ -3,6 +3,7 @@
 // ranges, a question gets its evidence, and every request for the bundle is a range, together less than the file.
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { askForEvidence } from '../lib/app.ts';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { serveStatic } from '../lib/staticServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
@@ -34,11 +35,7 @@ test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evi
 
     await page.goto(`${origin}/?bundle=${path}#library`);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });
-    await page.click('a[href="#ask"]');
-    await page.fill('[data-testid="question"]', 'How is a bundle read by ranges checked against damage?');
-    await page.click('[data-testid="ask"]');
-    await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
-    const cards = await page.$$eval('[data-testid="evidence"]', (c) => c.map((e) => e.textContent ?? ''));
+    const cards = await askForEvidence(page, 'How is a bundle read by ranges checked against damage?');
     expect(cards.length).toBeGreaterThan(0);
 
     // The worker's requests reach the page's response events; wait for their bodies to be counted.
@@ -176,11 +173,7 @@ wholeFilesHost(
       const note = page.getByTestId('read-by-ranges');
       await expect(note).toBeVisible({ timeout: 120_000 });
       await expect(note).toContainText('Read from one download');
-      await page.click('a[href="#ask"]');
-      await page.fill('[data-testid="question"]', 'How is a bundle read by ranges checked against damage?');
-      await page.click('[data-testid="ask"]');
-      await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
-      const cards = await page.$$eval('[data-testid="evidence"]', (c) => c.map((e) => e.textContent ?? ''));
+      const cards = await askForEvidence(page, 'How is a bundle read by ranges checked against damage?');
       expect(cards.length).toBeGreaterThan(0);
       log(`bundle ${size} bytes from a host without ranges: responses ${statuses.join(', ')}`);
       // The probe for a range and the one download, both answered whole; the question fetched nothing more.

@@ -3,6 +3,7 @@
 // and opens it so, and nothing is stored.
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { askForEvidence } from '../lib/app.ts';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
@@ -21,11 +22,7 @@ test('a --stream bundle: read by ranges with evidence by ?bundle=, offered read-
 
     await page.goto(`${origin}/?bundle=/e2e-stream-${process.pid}/docs.bundle#library`);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });
-    await page.click('a[href="#ask"]');
-    await page.fill('[data-testid="question"]', 'How is a bundle read by ranges checked against damage?');
-    await page.click('[data-testid="ask"]');
-    await page.waitForSelector('[data-testid="evidence"]', { timeout: 120_000 });
-    const cards = await page.$$eval('[data-testid="evidence"]', (c) => c.map((e) => e.textContent ?? ''));
+    const cards = await askForEvidence(page, 'How is a bundle read by ranges checked against damage?');
     expect(cards.length).toBeGreaterThan(0);
 
     // Import bundle… says before anything is read that it can only be opened read-only (no "Import anyway").
