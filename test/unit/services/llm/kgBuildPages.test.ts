@@ -36,20 +36,68 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** The 300 passages stored as the ingest worker stores them, with their pages written (threshold lowered to 1). */
-async function pagedRepo(): Promise<Repo> {
+/**
+ * The 300 passages stored as the ingest worker stores them (threshold lowered to 1), with their pages written after
+ * the first `paged` of them (all by default; none: a large library awaiting its first pages).
+ */
+async function pagedRepo(paged = Infinity): Promise<Repo> {
   const repo = new Repo(openDatabase('kg-pages', { indexedDB: new IDBFactory(), IDBKeyRange }));
   await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
   await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
   const prepared = await prepareFile('passages.jsonl', new Uint8Array(readFileSync(CORPUS)), {
     maxChunkTokens: 1200,
   });
-  await repo.putPreparedDocuments(prepared.documents.map((p) => ({ prepared: p })));
-  expect((await writeLibraryPages(repo)).stored).toBe(true);
+  const documents = prepared.documents.map((p) => ({ prepared: p }));
+  await repo.putPreparedDocuments(documents.slice(0, paged));
+  if (paged > 0) expect((await writeLibraryPages(repo)).stored).toBe(true);
+  if (paged < documents.length) await repo.putPreparedDocuments(documents.slice(paged));
   return repo;
 }
 
+/** The KG build service over `repo`, counting the times it loads the library. */
+function kgService(repo: Repo): { kg: KgBuildService; loads: () => number } {
+  let loads = 0;
+  const loadCorpus = repo.loadCorpus.bind(repo);
+  repo.loadCorpus = () => {
+    loads += 1;
+    return loadCorpus();
+  };
+  const kg = new KgBuildService({
+    repo,
+    store: new DexieKgStore(repo.db),
+    atomicStore: new DexieAtomicStore(repo.db),
+    embedders: {
+      get: () => Promise.reject(new Error('no embedder in this test')),
+      dispose: () => Promise.resolve(),
+    },
+    llmClient: (s) => new LlmClient(s, { backoff: { baseMs: 5, maxMs: 20 } }),
+    lock: { tryRun: async (run) => ({ ran: true as const, value: await run() }) },
+  });
+  return { kg, loads: () => loads };
+}
+
 describe('the KG build of a library answered from its pages', () => {
+  it('pages that lag behind the library (a drop goes on) are ranked as they are; none yet is refused, not loaded', async () => {
+    // 250 passages paged, 50 added since: the estimate ranks the pages' chunks.
+    const lagging = await pagedRepo(250);
+    const stored = await openStoredPages(lagging.db);
+    if (!stored || 'awaiting' in stored) throw new Error('no pages');
+    expect(await stored.lagging()).toBe(true);
+    const paged = kgService(lagging);
+    const estimate = await paged.kg.estimate(0.2, { kg: true, atomic: false });
+    expect(estimate.selected.chunks).toBe(coreCount(stored.chunks, 0.2));
+    expect(stored.chunks).toBeLessThan(await lagging.db.chunks.count());
+    expect(paged.loads(), 'the estimate loaded the library').toBe(0);
+
+    // A large library whose first pages are not written: refused with the reason, never loaded.
+    const awaiting = kgService(await pagedRepo(0));
+    await expect(awaiting.kg.estimate(0.2, { kg: true, atomic: false })).rejects.toThrow(
+      /its first pages are being written \("writing pages" in the Library view\)/,
+    );
+    expect(awaiting.loads(), 'the estimate loaded the library').toBe(0);
+    expect(server.requests).toHaveLength(0);
+  }, 120_000);
+
   it('ranks and reads its core chunks from the pages, never loading the library, and kg and atomic answer', async () => {
     const repo = await pagedRepo();
     let corpusLoads = 0;
