@@ -141,8 +141,6 @@ interface Ranked {
   embedderId: string | null;
 }
 
-
-
 export class KgBuildService {
   private buildStop: AbortController | null = null;
   private ranked: Promise<Ranked> | null = null;
