@@ -193,11 +193,6 @@ export class BlockStore {
   }
 
   /**
-   * Between questions: forgets every block when they have grown past their bound, and the decoded groups no question
-   * has used since the trim before (two generations: a walk through a gigabyte library's hubs uses tens of thousands
-   * of row groups, question after question; forgetting them all made each question decode them again).
-   */
-  /**
    * Forgets every decoded group and every block read: for a caller that has taken what it read and will not ask
    * again soon (the KG build reads its core chunks' records once for their ids, then a batch at a time for their
    * texts), whose reads would otherwise stay decoded for the library's life. Not during a read.
@@ -208,6 +203,11 @@ export class BlockStore {
     this.blocks.clear();
   }
 
+  /**
+   * Between questions: forgets every block when they have grown past their bound, and the decoded groups no question
+   * has used since the trim before (two generations: a walk through a gigabyte library's hubs uses tens of thousands
+   * of row groups, question after question; forgetting them all made each question decode them again).
+   */
   trim(): void {
     if (this.blocks.size > MAX_BLOCKS) this.blocks.clear();
     if (this.decoded.size > MAX_DECODED) {

@@ -36,7 +36,7 @@ export class HttpRangeSource implements RangeSource {
   static async open(url: string, fetcher: typeof fetch = fetch): Promise<HttpRangeSource | undefined> {
     // Past the HTTP cache: a host without ranges answers the whole file, whose start Chromium would keep as a partial
     // entry, and the download that follows was then sent as a range to complete it (`bytes=265872-265872`) and
-    // answered whole again: two or three times the bundle set out for one open (docs/results/http-reads.md).
+    // answered whole again: two or three times the bundle set out for one open (docs/results/real-hosts.md).
     const response = await fetcher(url, {
       headers: { Range: 'bytes=0-11' },
       mode: SAME_ORIGIN,
