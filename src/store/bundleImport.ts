@@ -338,7 +338,22 @@ export type WholeBundleFit = (library: {
 }) => Promise<string | null> | string | null;
 
 /** The body as it arrives, with each piece counted (the Library view shows "3.1 of 9.5 MB"). */
-function counted(body: ReadableStream<Uint8Array>, total: number | null, onProgress: DownloadProgress) {
+/**
+ * The body's size, when the server states it for the bytes we read (not for a compressed transfer): every length the
+ * bundle declares is then checked against it before anything is allocated.
+ */
+export function statedLength(response: Response): number | undefined {
+  const length = Number(response.headers.get('content-length') ?? NaN);
+  const plain = !response.headers.get('content-encoding');
+  return plain && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/** The body, its bytes so far told to `onProgress` as they pass. */
+export function counted(
+  body: ReadableStream<Uint8Array>,
+  total: number | null,
+  onProgress: DownloadProgress,
+): ReadableStream<Uint8Array> {
   let received = 0;
   onProgress(0, total);
   return body.pipeThrough(
@@ -382,11 +397,7 @@ export async function openBundleReadOnly(
       `open bundle: ${resolved.href} answered ${response.status} ${response.statusText}`.trim(),
     );
   }
-  // The body's size, when the server states it for the bytes we read (not for a compressed transfer): every
-  // length the bundle declares is then checked against it before anything is allocated.
-  const length = Number(response.headers.get('content-length') ?? NaN);
-  const plain = !response.headers.get('content-encoding');
-  const totalBytes = plain && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+  const totalBytes = statedLength(response);
   const body = onProgress ? counted(response.body, totalBytes ?? null, onProgress) : response.body;
   // The documents' header states their text before it is read: a library the tab cannot hold stops the download
   // there, with the page's reason, instead of filling the tab until it reloads.

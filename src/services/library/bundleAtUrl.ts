@@ -6,7 +6,7 @@
 // read whole into the tab (docs/results/real-hosts.md).
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
-import type { DownloadProgress } from '../../store/bundleImport.ts';
+import { counted, statedLength, type DownloadProgress } from '../../store/bundleImport.ts';
 import { BlobRangeSource, HttpRangeSource } from './rangeSources.ts';
 
 /** A bundle's pages, and whether they are read from its whole download (the host sent no ranges). */
@@ -65,19 +65,9 @@ export class BundleAtUrl {
       await response.body?.cancel();
       throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());
     }
-    const length = Number(response.headers.get('content-length') ?? NaN);
-    const total = !response.headers.get('content-encoding') && Number.isSafeInteger(length) ? length : null;
-    let received = 0;
-    onProgress?.(0, total);
-    const counted = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          received += chunk.byteLength;
-          onProgress?.(received, total);
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted).blob();
+    const body = onProgress
+      ? counted(response.body, statedLength(response) ?? null, onProgress)
+      : response.body;
+    return new Response(body).blob();
   }
 }

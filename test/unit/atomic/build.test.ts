@@ -30,10 +30,10 @@ beforeEach(() => {
   server.setLatency(0);
 });
 
-/** Atomizes every chunk into `store` (atomic questions only, no KG). */
+/** Atomizes every chunk (the four above unless `more` names others) into `store`: atomic questions only, no KG. */
 const atomizeInto = (
   store: MemoryAtomicStore,
-  more: Partial<Omit<DistillBuildOptions, 'chunks' | 'kinds' | 'atomic' | 'client'>> = {},
+  more: Partial<Omit<DistillBuildOptions, 'kinds' | 'atomic' | 'client'>> = {},
 ) => buildDistilled({ chunks, kinds: { kg: false, atomic: true }, atomic: store, client: client(), ...more });
 
 const atomizeRequests = () =>
@@ -198,11 +198,8 @@ describe('chunks given without their text', () => {
     const finishedAtAsk: number[] = [];
     let finished = 0;
     const store = new MemoryAtomicStore();
-    const s = await buildDistilled({
+    const s = await atomizeInto(store, {
       chunks: many,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
       concurrency: 4,
       texts: (part) => {
         asked.push(part.map((c) => c.id));
@@ -223,11 +220,8 @@ describe('chunks given without their text', () => {
 
   it('a failed read of texts stops the build with its reason; what was sent is kept', async () => {
     const store = new MemoryAtomicStore();
-    const s = await buildDistilled({
+    const s = await atomizeInto(store, {
       chunks: many,
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: client(),
       concurrency: 1,
       texts: (part) =>
         part[0].id === 'm64#0'
@@ -240,12 +234,7 @@ describe('chunks given without their text', () => {
   });
 
   it('without a reader, a chunk without text stops the build and names the chunk', async () => {
-    const s = await buildDistilled({
-      chunks: many.slice(0, 3),
-      kinds: { kg: false, atomic: true },
-      atomic: new MemoryAtomicStore(),
-      client: client(),
-    });
+    const s = await atomizeInto(new MemoryAtomicStore(), { chunks: many.slice(0, 3) });
     expect(s.error).toBe('distillation: chunk m0#0 has no text, and none is read');
     expect(atomizeRequests()).toHaveLength(0);
   });

@@ -54,18 +54,23 @@ async function pagedRepo(paged = Infinity): Promise<Repo> {
   return repo;
 }
 
-/** The KG build service over `repo`, counting the times it loads the library. */
-function kgService(repo: Repo): { kg: KgBuildService; loads: () => number } {
+/**
+ * The KG build service over `repo`, its stores, and the times it loaded the library (`loadCorpus` loads it without
+ * being counted).
+ */
+function kgService(repo: Repo) {
   let loads = 0;
   const loadCorpus = repo.loadCorpus.bind(repo);
   repo.loadCorpus = () => {
     loads += 1;
     return loadCorpus();
   };
+  const store = new DexieKgStore(repo.db);
+  const atomicStore = new DexieAtomicStore(repo.db);
   const kg = new KgBuildService({
     repo,
-    store: new DexieKgStore(repo.db),
-    atomicStore: new DexieAtomicStore(repo.db),
+    store,
+    atomicStore,
     embedders: {
       get: () => Promise.reject(new Error('no embedder in this test')),
       dispose: () => Promise.resolve(),
@@ -73,7 +78,7 @@ function kgService(repo: Repo): { kg: KgBuildService; loads: () => number } {
     llmClient: (s) => new LlmClient(s, { backoff: { baseMs: 5, maxMs: 20 } }),
     lock: { tryRun: async (run) => ({ ran: true as const, value: await run() }) },
   });
-  return { kg, loads: () => loads };
+  return { kg, store, atomicStore, loadCorpus, loads: () => loads };
 }
 
 describe('the KG build of a library answered from its pages', () => {
@@ -100,12 +105,7 @@ describe('the KG build of a library answered from its pages', () => {
 
   it('ranks and reads its core chunks from the pages, never loading the library, and kg and atomic answer', async () => {
     const repo = await pagedRepo();
-    let corpusLoads = 0;
-    const loadCorpus = repo.loadCorpus.bind(repo);
-    repo.loadCorpus = () => {
-      corpusLoads += 1;
-      return loadCorpus();
-    };
+    const { kg, store, atomicStore, loadCorpus, loads } = kgService(repo);
     await repo.setSetting(LLM_SETTINGS_KEY, {
       baseUrl: server.baseUrl,
       model: 'scripted-model',
@@ -113,19 +113,6 @@ describe('the KG build of a library answered from its pages', () => {
       priceInPerM: 1,
       priceOutPerM: 2,
       concurrency: 2,
-    });
-    const store = new DexieKgStore(repo.db);
-    const atomicStore = new DexieAtomicStore(repo.db);
-    const kg = new KgBuildService({
-      repo,
-      store,
-      atomicStore,
-      embedders: {
-        get: () => Promise.reject(new Error('no embedder in this test')),
-        dispose: () => Promise.resolve(),
-      },
-      llmClient: (s) => new LlmClient(s, { backoff: { baseMs: 5, maxMs: 20 } }),
-      lock: { tryRun: async (run) => ({ ran: true as const, value: await run() }) },
     });
 
     // What the order must be: the engine's table over the same stored library, each chunk's concepts' weighted
@@ -182,7 +169,7 @@ describe('the KG build of a library answered from its pages', () => {
         id,
       ).toHaveLength(1);
     expect((await store.states()).map((s) => s.chunkId).sort()).toEqual(expected.slice(0, core).sort());
-    expect(corpusLoads, 'the KG build loaded the library').toBe(0);
+    expect(loads(), 'the KG build loaded the library').toBe(0);
 
     // Asked from the pages: kg through the entities it wrote, atomic through its questions.
     const service = storedPagesQueryService(repo, {
@@ -205,7 +192,7 @@ describe('the KG build of a library answered from its pages', () => {
     expect(
       atomicAnswer.evidence.some((e) => e.chunkId === first.id && e.provenance.via?.startsWith('What about')),
     ).toBe(true);
-    expect(corpusLoads, 'the query service loaded the library').toBe(0);
+    expect(loads(), 'the query service loaded the library').toBe(0);
 
     // Built on to κ 0.6: 120 more core chunks, whose texts the pages give a batch at a time as the build reaches
     // them (two batches), each sent once, none of the κ 0.2 chunks again.
@@ -219,6 +206,6 @@ describe('the KG build of a library answered from its pages', () => {
         sentMore.filter((m) => m.includes(byId.get(id)!.text)),
         id,
       ).toHaveLength(coreIds.has(id) ? 0 : 1);
-    expect(corpusLoads, 'the KG build loaded the library').toBe(0);
+    expect(loads(), 'the KG build loaded the library').toBe(0);
   }, 120_000);
 });
