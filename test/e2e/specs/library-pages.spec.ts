@@ -410,10 +410,11 @@ test('a large library waiting for its pages answers by words, and the walk’s a
   await addFiles(page, [path]);
   await waitIdle(page);
   expect(await storedPages(page)).toBeNull();
-  // The threshold lowered under the library's chunks: it is now large, without pages. Its pages are written at
-  // the next start, under the library's cross-tab lock; another tab of the site holds that lock (as a tab in the
-  // middle of a drop does), so this one waits for it and the window before the first pages stays open.
-  await putSettings(page, { pagesMinChunks: 1 });
+  // Another tab of the site takes the library's cross-tab lock (as a tab in the middle of a drop does). Then the
+  // threshold is lowered under the library's chunks: it is now large, without pages. Its pages are written under
+  // that lock, so this tab waits for it and the window before the first pages stays open. The lock first: a refresh
+  // of this tab still running after the drop (under a busy machine's load) would otherwise write the pages the
+  // moment the threshold changed.
   const holder = await context.newPage();
   await holder.goto(`${origin}/holds-the-ingest-lock`);
   await holder.evaluate(() => {
@@ -430,6 +431,7 @@ test('a large library waiting for its pages answers by words, and the walk’s a
     });
     return w.lockHeld;
   });
+  await putSettings(page, { pagesMinChunks: 1 });
   await page.reload();
   await openApp(page, origin, 'ask');
   const question = first.text.split(/\s+/).slice(0, 12).join(' ');
