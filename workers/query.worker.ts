@@ -4,6 +4,7 @@ import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
 import { openBundleReadOnly, sameOriginBundleUrl } from '../src/store/bundleImport.ts';
 import { BundleAtUrl } from '../src/services/library/bundleAtUrl.ts';
+import { cacheStorageParts, KeptBundles } from '../src/services/library/keptBundles.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
@@ -16,7 +17,8 @@ import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledge
 import { QueryService } from '../src/services/questions/queryService.ts';
 
 const db = openDatabase();
-const bundles = new BundleAtUrl();
+// A bundle read by ranges that the Library view kept for offline use is read from that copy when its host cannot be.
+const bundles = new BundleAtUrl(fetch, new KeptBundles(cacheStorageParts()));
 
 const service = new QueryService({
   library: new Repo(db),

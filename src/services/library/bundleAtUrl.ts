@@ -7,36 +7,65 @@
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { counted, statedLength, type DownloadProgress } from '../../store/bundleImport.ts';
+import type { KeptBundles, KeptStatus } from './keptBundles.ts';
 import { BlobRangeSource, HttpRangeSource } from './rangeSources.ts';
 
 /** A bundle's pages, and whether they are read from its whole download (the host sent no ranges). */
 export interface PagesAtUrl {
   bundle: PagedBundle;
   downloaded: boolean;
+  /** Read by ranges: what this browser keeps of it for offline use, and whether it is read from that copy. */
+  offlineCopy?: KeptStatus;
+  fromOfflineCopy?: boolean;
 }
 
 export class BundleAtUrl {
   /** Whole downloads without pages, by URL, each taken once by the whole reader (fetch below). */
   private readonly downloads = new Map<string, Blob>();
 
-  constructor(private readonly fetcher: typeof fetch = fetch) {}
+  constructor(
+    private readonly fetcher: typeof fetch = fetch,
+    /** The copies kept for offline use (keptBundles.ts): read when the host cannot be reached. */
+    private readonly kept?: KeptBundles,
+  ) {}
 
   /**
    * The bundle's pages, read by ranges from its host or by slices of its whole download; undefined when it has none
    * (then `fetch` gives the whole reader that download, where there was one).
    */
   async pages(url: string, onProgress?: DownloadProgress): Promise<PagesAtUrl | undefined> {
+    let unreachable = false;
     const byRanges = await HttpRangeSource.open(url, this.fetcher).catch((error: unknown) => {
       // No answer at all (offline): a range never goes through the service worker, but the whole download does, and
       // it keeps a copy of each bundle opened whole. A host that answered, however badly, is reported as it was.
-      if (error instanceof TypeError) return undefined;
+      if (error instanceof TypeError) {
+        unreachable = true;
+        return undefined;
+      }
       throw error;
     });
     if (byRanges) {
       const bundle = await openPagedBundle(byRanges, createTermAnalyzer());
-      return bundle && { bundle, downloaded: false };
+      if (!bundle) return undefined;
+      const offlineCopy = await this.kept?.status(url, byRanges);
+      return { bundle, downloaded: false, offlineCopy };
     }
-    const whole = await this.download(url, onProgress);
+    // Kept for offline use by the Library view: read from that copy, as a file picked from disk is.
+    const copy = unreachable ? await this.kept?.source(url) : undefined;
+    const fromCopy = copy && (await openPagedBundle(copy, createTermAnalyzer()));
+    if (fromCopy) {
+      const offlineCopy = await this.kept!.status(url);
+      return { bundle: fromCopy, downloaded: false, offlineCopy, fromOfflineCopy: true };
+    }
+    const whole = await this.download(url, onProgress).catch((error: unknown) => {
+      if (unreachable && error instanceof TypeError) {
+        throw new Error(
+          `${url} cannot be reached (is the network off?), and this browser keeps no copy of it: open it once ` +
+            `online and choose "Keep for offline use" in the Library view`,
+        );
+      }
+      throw error;
+    });
     const bundle = await openPagedBundle(new BlobRangeSource(whole, url), createTermAnalyzer());
     if (!bundle) this.downloads.set(url, whole);
     return bundle && { bundle, downloaded: true };

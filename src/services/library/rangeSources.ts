@@ -26,7 +26,7 @@ export class HttpRangeSource implements RangeSource {
     readonly size: number,
     private readonly fetcher: typeof fetch,
     /** ETag or Last-Modified of the first answer: a bundle replaced meanwhile is refused, not mixed. */
-    private readonly version: string | null,
+    readonly version: string | null,
   ) {}
 
   get name(): string {
@@ -61,6 +61,11 @@ export class HttpRangeSource implements RangeSource {
 
   async read(offset: number, length: number): Promise<Uint8Array> {
     return this.readOne(offset, length, 'default');
+  }
+
+  /** As read(), past the HTTP cache: the offline copy's parts (keptBundles.ts) are kept once, by the app. */
+  readUncached(offset: number, length: number): Promise<Uint8Array> {
+    return this.readOne(offset, length, 'no-store');
   }
 
   private async readOne(offset: number, length: number, cache: RequestCache): Promise<Uint8Array> {

@@ -8,6 +8,8 @@ import type { DocumentRecord } from '../../core/types.ts';
 import type { DownloadProgress, WholeBundleFit } from '../../store/bundleImport.ts';
 import type { SettingsReader } from '../embed/embedderChoice.ts';
 import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
+import type { PagesAtUrl } from '../library/bundleAtUrl.ts';
+import type { KeptStatus } from '../library/keptBundles.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { pagedAtomicLoader, pagedKgLoader } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
@@ -63,10 +65,7 @@ export interface QueryDeps extends LibrarySessionDeps {
    * files only (its bytes so far to `onProgress`): undefined when the bundle has none; then it is read whole. Absent:
    * always whole.
    */
-  openPaged?(
-    url: string,
-    onProgress?: DownloadProgress,
-  ): Promise<{ bundle: PagedBundle; downloaded: boolean } | undefined>;
+  openPaged?(url: string, onProgress?: DownloadProgress): Promise<PagesAtUrl | undefined>;
   /**
    * The library's stored pages when it is answered from them (src/services/library/storedPages.ts): a large library
    * is then answered by ranges over them, never loaded into memory; `awaiting` when it is large and its first pages
@@ -220,6 +219,9 @@ export class QueryService {
     byRanges?: boolean;
     /** Its pages are read from its one whole download: the host sent no ranges. */
     downloaded?: boolean;
+    /** Read by ranges: what this browser keeps of it for offline use, and whether it is read from that copy. */
+    offlineCopy?: KeptStatus;
+    fromOfflineCopy?: boolean;
   }> {
     const t0 = performance.now();
     const marks: Record<string, number> = {};
@@ -235,7 +237,8 @@ export class QueryService {
       mark('pages');
       this.paged = at.bundle;
       const { counts } = at.bundle.manifest;
-      return { url, counts, embedderId: null, byRanges: true, downloaded: at.downloaded };
+      const { downloaded, offlineCopy, fromOfflineCopy } = at;
+      return { url, counts, embedderId: null, byRanges: true, downloaded, offlineCopy, fromOfflineCopy };
     }
     const opened = this.session.openBundle(url, onProgress, mark, fit);
     void this.embedder.warm(mark);

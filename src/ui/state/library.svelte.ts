@@ -37,6 +37,7 @@ import { pagesLibrary } from '../../services/library/pagesThreshold.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
+import { offlineCopy } from './offlineCopy.svelte.ts';
 import { sharedProgress } from './sharedProgress.svelte.ts';
 import { pageRepo } from './db.ts';
 import { kgApi } from './kg.ts';
@@ -904,6 +905,7 @@ export class LibraryState {
         kgApi().useBundle(),
       ]);
       this.readOnly = opened;
+      offlineCopy.opened(url, opened.offlineCopy, opened.fromOfflineCopy);
       const c = opened.counts;
       this.counts = { ...this.counts, ...c, vectors: c.vectors ?? 0, pending: 0 };
       this.layers = { lexical: true, semantic: (c.vectors ?? 0) > 0, embedderId: opened.embedderId };

@@ -123,3 +123,64 @@ test('offline: a shared bundle opened once by ?bundle= opens again with the netw
     await rm(scratch, { recursive: true, force: true });
   }
 });
+
+test('offline: a shared bundle read by ranges, kept for offline use, opens and answers with the network off', async ({
+  page,
+  context,
+  origin,
+  dist,
+  log,
+}) => {
+  const scratch = join(dist, `e2e-offline-kept-${process.pid}`);
+  await mkdir(scratch, { recursive: true });
+  try {
+    // A bundle with pages: read by ranges, which the service worker never keeps.
+    cliIndexBundle('docs/results/bundles.md', join(scratch, 'shared.bundle'), ['--pages', '--quiet']);
+    await openApp(page, origin);
+    await waitOfflineReady(page);
+    const url = `${origin}/?bundle=/e2e-offline-kept-${process.pid}/shared.bundle#library`;
+    await page.goto(url);
+    await expect(page.getByTestId('read-by-ranges')).toBeVisible();
+    const copy = page.getByTestId('offline-copy');
+    await expect(copy).toHaveAttribute('data-state', 'none');
+    await page.getByTestId('offline-keep').click();
+    await expect(copy).toHaveAttribute('data-state', 'kept');
+    await expect(copy).toContainText('Kept for offline use');
+    const question = 'How large is a bundle with int8 vectors?';
+    const online = await ask(page, question);
+    log(`online: ${online.length} passages`);
+
+    await context.setOffline(true);
+    try {
+      await page.goto(url.replace('#library', '&again=1#library'));
+      await page.waitForSelector('[data-testid="read-only"], [data-testid="bundle-error"]');
+      const error = await page.$('[data-testid="bundle-error"]');
+      expect(error && (await error.textContent()), 'the kept bundle did not open offline').toBeNull();
+      await expect(page.getByTestId('offline-read')).toBeVisible();
+      const offline = await ask(page, question);
+      log(`offline: ${offline.length} passages`);
+      expect(offline, 'the passages offline').toEqual(online);
+    } finally {
+      await context.setOffline(false);
+    }
+
+    // Back online: read from the host again, the copy can be removed, and then nothing of it is kept.
+    await page.goto(url.replace('#library', '&again=2#library'));
+    await expect(copy).toHaveAttribute('data-state', 'kept');
+    await page.getByTestId('offline-remove').click();
+    await expect(copy).toHaveAttribute('data-state', 'none');
+    const left = await page.evaluate(
+      async () => (await (await caches.open('conceptrag-kept-bundles')).keys()).length,
+    );
+    expect(left, 'entries left in the offline copies cache').toBe(0);
+    await context.setOffline(true);
+    try {
+      await page.goto(url.replace('#library', '&again=3#library'));
+      await expect(page.getByTestId('bundle-error')).toContainText('keeps no copy of it');
+    } finally {
+      await context.setOffline(false);
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+});
