@@ -25,6 +25,9 @@
 //   (lib/realHosts.ts): nginx with the README's headers, nginx sending none of its own (as GitHub Pages), or
 //   `python3 -m http.server` (no ranges: the whole bundle is downloaded). Ranges are then the host's own (--ranges,
 //   --multi-range, --latency-ms and --mbps are our server's); what it sent is read from its log.
+//   --offline-copy (with ranges): after run 1 the bundle is kept for offline use (the Library view's "Keep for
+//   offline use", timed to its end), the browser goes offline, and the later runs and the questions are read from
+//   that copy (the server sends nothing).
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
 import { access, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -45,7 +48,8 @@ const DEFAULT_QUESTION =
 const USAGE =
   'usage: node --import tsx test/bench/bundle-open-browser.ts <x.bundle> [--question "<text>"] [--runs 2] ' +
   '[--questions qa.jsonl [--ask-count 50]] [--ranges [--multi-range multipart|first|whole|refuse] [--timeline N]] ' +
-  '[--http2] [--host nginx|nginx-bare|python] [--latency-ms N] [--mbps M] [--mode ppr|bm25|kg|hybrid|…] [--json out.json]';
+  '[--http2] [--host nginx|nginx-bare|python] [--latency-ms N] [--mbps M] [--mode ppr|bm25|kg|hybrid|…] ' +
+  '[--offline-copy] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface OpenRun {
@@ -179,6 +183,18 @@ function timeline(log: readonly RangeLog[]): string[] {
   });
 }
 
+/** The Library view's "Keep for offline use", clicked and waited for: its time and the bundle bytes sent for it. */
+async function keepOffline(page: Page, servedBytes: () => number): Promise<{ ms: number; bytes: number }> {
+  await page.click('a[href="#library"]');
+  const before = servedBytes();
+  const t0 = Date.now();
+  await page.click('[data-testid="offline-keep"]', { timeout: STEP_TIMEOUT_MS });
+  await page.waitForSelector('[data-testid="offline-copy"][data-state="kept"]', { timeout: STEP_TIMEOUT_MS });
+  const ms = Date.now() - t0;
+  await page.click('a[href="#ask"]');
+  return { ms, bytes: servedBytes() - before };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -234,6 +250,10 @@ async function main(): Promise<void> {
     false,
     certificateArgs(server),
   );
+  const offlineCopy = process.argv.includes('--offline-copy');
+  if (offlineCopy && !ranges)
+    throw new Error('bundle-open bench: --offline-copy keeps a bundle read by ranges');
+  let kept: { ms: number; bytes: number } | null = null;
   const results: OpenRun[] = [];
   let series: {
     n: number;
@@ -278,6 +298,17 @@ async function main(): Promise<void> {
           `(${r.evidence} passages, ${r.layer}); question typed at ${r.askableMs.toFixed(0)} ms; worker ` +
           `${JSON.stringify(r.worker)}; load ${r.load.join(' ')}`,
       );
+      if (offlineCopy && run === 1) {
+        kept = await keepOffline(harness.page, servedBytes);
+        console.log(
+          `kept for offline use: ${kept.bytes} bytes sent for it in ${kept.ms.toFixed(0)} ms ` +
+            `(${(kept.bytes / 1e6 / (kept.ms / 1000)).toFixed(1)} MB/s); offline from here on; load ` +
+            loadavg()
+              .map((x) => x.toFixed(2))
+              .join(' '),
+        );
+        await harness.page.context().setOffline(true);
+      }
     }
     const qa = process.argv.includes('--questions') ? arg('questions', '') : '';
     if (qa) {
@@ -337,7 +368,8 @@ async function main(): Promise<void> {
   if (out) {
     await writeFile(
       out,
-      JSON.stringify({ bundle, bytes: info.size, question, runs: results, askMs: series }, null, 2) + '\n',
+      JSON.stringify({ bundle, bytes: info.size, question, runs: results, kept, askMs: series }, null, 2) +
+        '\n',
     );
     console.log(`bundle-open bench: wrote ${out}`);
   }
