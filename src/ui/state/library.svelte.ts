@@ -183,6 +183,8 @@ export class LibraryState {
     byRanges?: boolean;
     /** Its pages are read from one whole download kept out of the tab's memory (its host sent no ranges). */
     downloaded?: boolean;
+    /** Read by ranges from the copy kept for offline use (its host could not be reached). */
+    fromOfflineCopy?: boolean;
   } | null>(null);
   /** Export/import in progress, with what it is doing. */
   bundleBusy = $state<string | null>(null);

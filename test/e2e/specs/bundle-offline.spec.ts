@@ -157,6 +157,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
       const error = await page.$('[data-testid="bundle-error"]');
       expect(error && (await error.textContent()), 'the kept bundle did not open offline').toBeNull();
       await expect(page.getByTestId('offline-read')).toBeVisible();
+      await expect(page.getByTestId('read-by-ranges')).toContainText("Read from this browser's offline copy");
       const offline = await ask(page, question);
       log(`offline: ${offline.length} passages`);
       expect(offline, 'the passages offline').toEqual(online);
