@@ -45,12 +45,19 @@ export class BundleAtUrl {
       throw error;
     });
     if (byRanges) {
-      const bundle = await openPagedBundle(byRanges, createTermAnalyzer());
-      if (!bundle) return undefined;
       const offlineCopy = await this.kept?.status(url, byRanges);
-      return { bundle, downloaded: false, offlineCopy };
+      // A copy kept of the version the host serves now: read from disk, the questions send nothing to the host,
+      // which would otherwise see which parts of the index each one reads (its words' dictionary groups among them).
+      if (offlineCopy?.state === 'kept' && offlineCopy.current) {
+        const copy = await this.kept!.source(url);
+        const fromCopy = copy && (await openPagedBundle(copy, createTermAnalyzer()));
+        if (fromCopy) return { bundle: fromCopy, downloaded: false, offlineCopy, fromOfflineCopy: true };
+      }
+      const bundle = await openPagedBundle(byRanges, createTermAnalyzer());
+      return bundle && { bundle, downloaded: false, offlineCopy };
     }
-    // Kept for offline use by the Library view: read from that copy, as a file picked from disk is.
+    // Kept for offline use by the Library view: read from that copy, as a file picked from disk is, whatever the
+    // version the host would serve.
     const copy = unreachable ? await this.kept?.source(url) : undefined;
     const fromCopy = copy && (await openPagedBundle(copy, createTermAnalyzer()));
     if (fromCopy) {

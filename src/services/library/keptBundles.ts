@@ -4,7 +4,8 @@
 // parts, each stored as it arrives: a keep stopped by a reload or a dropped connection goes on from the first part
 // missing instead of from the start (a gigabyte is 147 parts). Offline, the copy is read by slices of those parts
 // (Blobs the browser keeps on disk), as a file picked from disk is, and its blocks are checked against their hashes
-// as any range is. Online the host is read, as before: the copy is for when it cannot be reached.
+// as any range is. Online, a copy of the version the host serves (its size and ETag or Last-Modified) is read too:
+// nothing of a question then goes over the network; any other copy waits for the host to be unreachable.
 import type { RangeSource } from '../../core/paged/index.ts';
 
 /** Bytes a part: small enough to hold one in memory on the way, large enough that a gigabyte is ~150 stores. */

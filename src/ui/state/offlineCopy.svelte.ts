@@ -22,7 +22,7 @@ function keepShortfall(need: number, storage: { usage: number; quota: number } |
 class OfflineCopyState {
   /** What is kept of the open bundle; null when it is not read by ranges from a host (nothing to keep). */
   status = $state<KeptStatus | null>(null);
-  /** The open bundle is read from its offline copy (the host could not be reached). */
+  /** The open bundle is read from its offline copy (the host could not be reached, or serves the same version). */
   fromCopy = $state(false);
   /** A keep running: bytes stored so far of the bundle's size. */
   keeping = $state<{ stored: number; size: number } | null>(null);
@@ -85,12 +85,16 @@ class OfflineCopyState {
     this.stop?.abort(new Error('cancelled'));
   }
 
-  /** Deletes the offline copy (offered while the bundle is read from its host, not from the copy). */
+  /**
+   * Deletes the offline copy; one the page reads (the host serves the same version) is deleted, then the page is
+   * loaded again to read the host. Not offered with the host unreachable: the copy is then all there is.
+   */
   async remove(): Promise<void> {
     const { url, kept } = this;
-    if (!url || !kept || this.fromCopy || this.keeping) return;
+    if (!url || !kept || this.keeping) return;
     await kept.remove(url);
     this.status = { state: 'none' };
+    if (this.fromCopy) location.reload();
   }
 }
 

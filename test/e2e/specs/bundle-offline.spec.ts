@@ -165,10 +165,26 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
       await context.setOffline(false);
     }
 
-    // Back online: read from the host again, the copy can be removed, and then nothing of it is kept.
+    // Back online, the host serving the version kept: the copy is read, and the host gets only the opening's probe.
+    const path = `/e2e-offline-kept-${process.pid}/shared.bundle`;
+    const sent: number[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname !== path) return;
+      void response.body().then(
+        (body) => sent.push(body.length),
+        () => sent.push(-1),
+      );
+    });
     await page.goto(url.replace('#library', '&again=2#library'));
     await expect(copy).toHaveAttribute('data-state', 'kept');
+    await expect(page.getByTestId('offline-read')).toContainText('nothing of them goes over the network');
+    expect(await ask(page, question), 'the passages read from the copy online').toEqual(online);
+    await expect.poll(() => sent.length).toBeGreaterThan(0);
+    expect(sent, 'bytes of the bundle its host sent').toEqual([12]);
+    // Removed, the page reads the host again, and nothing of the copy is left.
+    await page.click('a[href="#library"]');
     await page.getByTestId('offline-remove').click();
+    await expect(page.getByTestId('offline-read')).toHaveCount(0);
     await expect(copy).toHaveAttribute('data-state', 'none');
     const left = await page.evaluate(
       async () => (await (await caches.open('conceptrag-kept-bundles')).keys()).length,

@@ -1,7 +1,7 @@
 // A shared index read by ranges, kept for offline use (src/services/library/keptBundles.ts): kept part by part, a
 // keep stopped half-way goes on from the parts it stored, a newer version replaces the copy only once complete, a
 // cancelled keep leaves nothing, and with the host unreachable `?bundle=` opens the copy and answers as the file.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -218,7 +218,7 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
     return out;
   }
 
-  it('opens from the copy kept from its host by ranges and answers as the file; unkept, it says so', async () => {
+  it('reads the copy kept from its host by ranges while current, and whenever the host is unreachable; unkept, it says so', async () => {
     const server = await serveStatic(work, { ranges: true });
     try {
       const url = `${server.origin}/pages.bundle`;
@@ -235,6 +235,13 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
       });
       expect(store.parts().length).toBeGreaterThan(1);
 
+      // Online, the host serving the version kept: read from the copy, the host sent only the probe's 12 bytes.
+      const servedBefore = server.served.get('/pages.bundle') ?? 0;
+      const current = (await new BundleAtUrl(fetch, kept).pages(url))!;
+      expect(current).toMatchObject({ fromOfflineCopy: true, offlineCopy: { state: 'kept', current: true } });
+      await answers(current.bundle);
+      expect((server.served.get('/pages.bundle') ?? 0) - servedBefore).toBe(12);
+
       // Offline: no request gets an answer (the service worker has no copy of a bundle read by ranges).
       const offline: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
       const served = server.served.get('/pages.bundle');
@@ -248,6 +255,14 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
         await file.close();
       }
       expect(server.served.get('/pages.bundle')).toBe(served);
+      // The host's file changes (its Last-Modified): online, the host is read and the copy is of an older version;
+      // offline, the copy still answers.
+      const later = new Date(Date.now() + 60_000);
+      await utimes(join(work, 'pages.bundle'), later, later);
+      const changed = (await new BundleAtUrl(fetch, kept).pages(url))!;
+      expect(changed.fromOfflineCopy).toBeUndefined();
+      expect(changed.offlineCopy).toMatchObject({ state: 'kept', current: false });
+      expect(await new BundleAtUrl(offline, kept).pages(url)).toMatchObject({ fromOfflineCopy: true });
       // Not kept: the whole download is tried (a service worker's copy), and fails as the network does.
       await kept.remove(url);
       await expect(new BundleAtUrl(offline, kept).pages(url)).rejects.toThrow(
