@@ -48,7 +48,8 @@ export type KeptStatus =
 export interface KeepSource {
   readonly size: number;
   readonly version: string | null;
-  read(offset: number, length: number): Promise<Uint8Array>;
+  /** `signal`: the keep's, so that Cancel stops the part on its way too. */
+  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
 }
 
 export interface KeepOptions {
@@ -132,7 +133,7 @@ export class KeptBundles {
       if (await this.store.get(partKey(url, copy.token, part))) continue;
       options.signal?.throwIfAborted();
       const length = partLength(copy, part);
-      const bytes = await source.read(part * copy.partSize, length);
+      const bytes = await source.read(part * copy.partSize, length, options.signal);
       if (bytes.length !== length) {
         throw new Error(
           `${url}: part ${part} of the offline copy came back with ${bytes.length} of ${length} bytes`,

@@ -64,13 +64,18 @@ export class HttpRangeSource implements RangeSource {
   }
 
   /** As read(), past the HTTP cache: the offline copy's parts (keptBundles.ts) are kept once, by the app. */
-  readUncached(offset: number, length: number): Promise<Uint8Array> {
-    return this.readOne(offset, length, 'no-store');
+  readUncached(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
+    return this.readOne(offset, length, 'no-store', signal);
   }
 
-  private async readOne(offset: number, length: number, cache: RequestCache): Promise<Uint8Array> {
+  private async readOne(
+    offset: number,
+    length: number,
+    cache: RequestCache,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array> {
     if (length === 0) return new Uint8Array(0);
-    const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, undefined, cache);
+    const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, signal, cache);
     if (response.status !== 206) {
       await response.body?.cancel();
       throw new Error(

@@ -62,7 +62,8 @@ class OfflineCopyState {
       const source = {
         size: host.size,
         version: host.version,
-        read: (offset: number, length: number) => host.readUncached(offset, length),
+        read: (offset: number, length: number, signal?: AbortSignal) =>
+          host.readUncached(offset, length, signal),
       };
       this.status = await kept.keep(url, source, {
         signal: stop.signal,

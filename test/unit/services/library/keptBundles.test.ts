@@ -169,6 +169,23 @@ describe('KeptBundles', () => {
     expect(await kept.source(URL_A)).toBeUndefined();
   });
 
+  it('Cancel stops the part on its way, not only the parts after it', async () => {
+    const kept = new KeptBundles(new MapParts(), 1000);
+    const stop = new AbortController();
+    // A host that never answers, cancelled once the first part is asked for: only the signal ends that read.
+    const silent: KeepSource = {
+      size: 3000,
+      version: null,
+      read: (_offset, _length, signal) => {
+        setTimeout(() => stop.abort(new Error('cancelled')), 0);
+        return new Promise((_, reject) =>
+          signal?.addEventListener('abort', () => reject(signal.reason as Error)),
+        );
+      },
+    };
+    await expect(kept.keep(URL_A, silent, { signal: stop.signal })).rejects.toThrow('cancelled');
+  });
+
   it('a part the browser lost: the copy does not open (it is not read short)', async () => {
     const bytes = randomBytes(3_000, 6);
     const store = new MapParts();
