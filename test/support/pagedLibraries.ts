@@ -58,3 +58,15 @@ export async function bothLibraries(path: string, limit?: number): Promise<BothL
     );
   return { engine, library, paged, documentNames };
 }
+
+/** The hits of each question over a library's pages in the walk's mode and bm25 (ids and scores, in order). */
+export async function pagedHits(paged: PagedLibrary, questions: readonly string[]): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const q of questions) {
+    for (const mode of ['ppr', 'bm25']) {
+      const { hits } = await paged.search(q, mode, 800);
+      out.push(hits.map((h) => `${h.chunkId} ${h.score.toFixed(6)}`));
+    }
+  }
+  return out;
+}

@@ -80,6 +80,36 @@ test('offline: after one visit the app reloads and answers with the network off'
   }
 });
 
+/**
+ * `cli index` of bundles.md with `flags`, into the served folder; `use` gets its `?bundle=` link (#library), after one
+ * visit to the app (its service worker in control). The bundle is removed when `use` ends.
+ */
+async function withSharedBundle(
+  { page, origin, dist }: { page: Page; origin: string; dist: string },
+  name: string,
+  flags: string[],
+  use: (url: string) => Promise<void>,
+): Promise<void> {
+  const folder = `${name}-${process.pid}`;
+  await mkdir(join(dist, folder), { recursive: true });
+  try {
+    cliIndexBundle('docs/results/bundles.md', join(dist, folder, 'shared.bundle'), [...flags, '--quiet']);
+    await openApp(page, origin);
+    await waitOfflineReady(page);
+    await use(`${origin}/?bundle=/${folder}/shared.bundle#library`);
+  } finally {
+    await rm(join(dist, folder), { recursive: true, force: true });
+  }
+}
+
+/** The link opened again (a new query string, so that the page loads), checked to have opened, not failed. */
+async function reopen(page: Page, url: string, again: number): Promise<void> {
+  await page.goto(url.replace('#library', `&again=${again}#library`));
+  await page.waitForSelector('[data-testid="read-only"], [data-testid="bundle-error"]');
+  const error = await page.$('[data-testid="bundle-error"]');
+  expect(error && (await error.textContent()), 'the bundle did not open').toBeNull();
+}
+
 test('offline: a shared bundle opened once by ?bundle= opens again with the network off', async ({
   page,
   context,
@@ -87,15 +117,8 @@ test('offline: a shared bundle opened once by ?bundle= opens again with the netw
   dist,
   log,
 }) => {
-  const scratch = join(dist, `e2e-offline-bundle-${process.pid}`);
-  await mkdir(scratch, { recursive: true });
-  try {
-    // A bundle without pages, as most shared ones are: read whole, and kept by the service worker when opened.
-    cliIndexBundle('docs/results/bundles.md', join(scratch, 'shared.bundle'), ['--quiet']);
-    // The app visited once before (its service worker in control), then the bundle's link opened.
-    await openApp(page, origin);
-    await waitOfflineReady(page);
-    const url = `${origin}/?bundle=/e2e-offline-bundle-${process.pid}/shared.bundle#library`;
+  // A bundle without pages, as most shared ones are: read whole, and kept by the service worker when opened.
+  await withSharedBundle({ page, origin, dist }, 'e2e-offline-bundle', [], async (url) => {
     await page.goto(url);
     await page.waitForSelector('[data-testid="read-only"]');
     const question = 'How large is a bundle with int8 vectors?';
@@ -109,19 +132,14 @@ test('offline: a shared bundle opened once by ?bundle= opens again with the netw
 
     await context.setOffline(true);
     try {
-      await page.goto(url.replace('#library', '&again=1#library'));
-      await page.waitForSelector('[data-testid="read-only"], [data-testid="bundle-error"]');
-      const error = await page.$('[data-testid="bundle-error"]');
-      expect(error && (await error.textContent()), 'the bundle did not open offline').toBeNull();
+      await reopen(page, url, 1);
       const offline = await ask(page, question);
       log(`offline: ${offline.length} passages`);
       expect(offline[0], 'the top passage offline').toBe(online[0]);
     } finally {
       await context.setOffline(false);
     }
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  });
 });
 
 test('offline: a shared bundle read by ranges, kept for offline use, opens and answers with the network off', async ({
@@ -131,14 +149,8 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
   dist,
   log,
 }) => {
-  const scratch = join(dist, `e2e-offline-kept-${process.pid}`);
-  await mkdir(scratch, { recursive: true });
-  try {
-    // A bundle with pages: read by ranges, which the service worker never keeps.
-    cliIndexBundle('docs/results/bundles.md', join(scratch, 'shared.bundle'), ['--pages', '--quiet']);
-    await openApp(page, origin);
-    await waitOfflineReady(page);
-    const url = `${origin}/?bundle=/e2e-offline-kept-${process.pid}/shared.bundle#library`;
+  // A bundle with pages: read by ranges, which the service worker never keeps.
+  await withSharedBundle({ page, origin, dist }, 'e2e-offline-kept', ['--pages'], async (url) => {
     await page.goto(url);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible();
     const copy = page.getByTestId('offline-copy');
@@ -152,10 +164,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
 
     await context.setOffline(true);
     try {
-      await page.goto(url.replace('#library', '&again=1#library'));
-      await page.waitForSelector('[data-testid="read-only"], [data-testid="bundle-error"]');
-      const error = await page.$('[data-testid="bundle-error"]');
-      expect(error && (await error.textContent()), 'the kept bundle did not open offline').toBeNull();
+      await reopen(page, url, 1);
       await expect(page.getByTestId('offline-read')).toBeVisible();
       await expect(page.getByTestId('read-by-ranges')).toContainText("Read from this browser's offline copy");
       const offline = await ask(page, question);
@@ -166,7 +175,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
     }
 
     // Back online, the host serving the version kept: the copy is read, and the host gets only the opening's probe.
-    const path = `/e2e-offline-kept-${process.pid}/shared.bundle`;
+    const path = new URL(url).searchParams.get('bundle');
     const sent: number[] = [];
     page.on('response', (response) => {
       if (new URL(response.url()).pathname !== path) return;
@@ -175,7 +184,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
         () => sent.push(-1),
       );
     });
-    await page.goto(url.replace('#library', '&again=2#library'));
+    await reopen(page, url, 2);
     await expect(copy).toHaveAttribute('data-state', 'kept');
     await expect(page.getByTestId('offline-read')).toContainText('nothing of them goes over the network');
     expect(await ask(page, question), 'the passages read from the copy online').toEqual(online);
@@ -197,7 +206,5 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
     } finally {
       await context.setOffline(false);
     }
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  });
 });

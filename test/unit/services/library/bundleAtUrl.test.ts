@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileRangeSource } from '../../../../src/cli/fileRangeSource.ts';
 import { run as index } from '../../../../src/cli/index.ts';
-import { openPagedBundle, type PagedBundle } from '../../../../src/core/paged/index.ts';
+import { openPagedBundle } from '../../../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import { BundleAtUrl } from '../../../../src/services/library/bundleAtUrl.ts';
 import { BlobRangeSource } from '../../../../src/services/library/rangeSources.ts';
 import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
+import { pagedHits } from '../../../support/pagedLibraries.ts';
 import { serveStatic, type StaticServer } from '../../../e2e/lib/staticServer.ts';
 
 const QUESTIONS = [
@@ -39,22 +40,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-/** The hits of QUESTIONS over a library's pages (ids and scores, in order). */
-async function answers(paged: PagedBundle): Promise<string[][]> {
-  const out: string[][] = [];
-  for (const q of QUESTIONS) {
-    for (const mode of ['ppr', 'bm25']) {
-      const { hits } = await paged.library.search(q, mode, 800);
-      out.push(hits.map((h) => `${h.chunkId} ${h.score.toFixed(6)}`));
-    }
-  }
-  return out;
-}
-
 async function fromFile(name: string): Promise<string[][]> {
   const source = await FileRangeSource.open(join(work, name));
   try {
-    return await answers((await openPagedBundle(source, createTermAnalyzer()))!);
+    return await pagedHits((await openPagedBundle(source, createTermAnalyzer()))!.library, QUESTIONS);
   } finally {
     await source.close();
   }
@@ -76,7 +65,7 @@ describe('a bundle URL on a host without ranges', () => {
         progress.push(received),
       );
       expect(at?.downloaded).toBe(true);
-      expect(await answers(at!.bundle)).toEqual(await fromFile(name));
+      expect(await pagedHits(at!.bundle.library, QUESTIONS)).toEqual(await fromFile(name));
       // The probe for a range, answered whole (and stopped, if it was still sending), then the one download: nothing
       // more for the questions.
       expect((server.served.get(`/${name}`) ?? 0) - before.served).toBe(2 * size);
@@ -125,7 +114,7 @@ it('no answer to the probe (offline): read from the whole download, which a serv
         : fetch(input, init);
     const at = await new BundleAtUrl(offline).pages(`${server.origin}/pages.bundle`);
     expect(at?.downloaded).toBe(true);
-    expect(await answers(at!.bundle)).toEqual(await fromFile('pages.bundle'));
+    expect(await pagedHits(at!.bundle.library, QUESTIONS)).toEqual(await fromFile('pages.bundle'));
     // A host that answered, however badly, is reported as it answered.
     await expect(new BundleAtUrl().pages(`${server.origin}/missing.bundle`)).rejects.toThrow('answered 404');
   } finally {
@@ -139,7 +128,7 @@ it('a host with ranges: read by ranges, never downloaded whole', async () => {
     const size = (await stat(join(work, 'pages.bundle'))).size;
     const at = await new BundleAtUrl().pages(`${server.origin}/pages.bundle`);
     expect(at?.downloaded).toBe(false);
-    expect(await answers(at!.bundle)).toEqual(await fromFile('pages.bundle'));
+    expect(await pagedHits(at!.bundle.library, QUESTIONS)).toEqual(await fromFile('pages.bundle'));
     expect(server.served.get('/pages.bundle')).toBeLessThan(size);
   } finally {
     await server.close();

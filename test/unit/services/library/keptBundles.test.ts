@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileRangeSource } from '../../../../src/cli/fileRangeSource.ts';
 import { run as index } from '../../../../src/cli/index.ts';
-import { openPagedBundle, type PagedBundle } from '../../../../src/core/paged/index.ts';
+import { openPagedBundle } from '../../../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import { BundleAtUrl } from '../../../../src/services/library/bundleAtUrl.ts';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../../../../src/services/library/keptBundles.ts';
 import { HttpRangeSource } from '../../../../src/services/library/rangeSources.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
+import { pagedHits } from '../../../support/pagedLibraries.ts';
 import { serveStatic } from '../../../e2e/lib/staticServer.ts';
 
 /** Parts in memory, as Cache Storage holds them in the browser; counts what is asked of it. */
@@ -224,16 +225,6 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
     'How is a bundle read by ranges checked against damage?',
     'Which host answers several ranges?',
   ];
-  async function answers(paged: PagedBundle): Promise<string[][]> {
-    const out: string[][] = [];
-    for (const q of QUESTIONS) {
-      for (const mode of ['ppr', 'bm25']) {
-        const { hits } = await paged.library.search(q, mode, 800);
-        out.push(hits.map((h) => `${h.chunkId} ${h.score.toFixed(6)}`));
-      }
-    }
-    return out;
-  }
 
   it('reads the copy kept from its host by ranges while current, and whenever the host is unreachable; unkept, it says so', async () => {
     const server = await serveStatic(work, { ranges: true });
@@ -256,7 +247,7 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
       const servedBefore = server.served.get('/pages.bundle') ?? 0;
       const current = (await new BundleAtUrl(fetch, kept).pages(url))!;
       expect(current).toMatchObject({ fromOfflineCopy: true, offlineCopy: { state: 'kept', current: true } });
-      await answers(current.bundle);
+      await pagedHits(current.bundle.library, QUESTIONS);
       expect((server.served.get('/pages.bundle') ?? 0) - servedBefore).toBe(12);
 
       // Offline: no request gets an answer (the service worker has no copy of a bundle read by ranges).
@@ -266,8 +257,11 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
       expect(at).toMatchObject({ downloaded: false, fromOfflineCopy: true, offlineCopy: { state: 'kept' } });
       const file = await FileRangeSource.open(join(work, 'pages.bundle'));
       try {
-        const fromFile = await answers((await openPagedBundle(file, createTermAnalyzer()))!);
-        expect(await answers(at.bundle)).toEqual(fromFile);
+        const fromFile = await pagedHits(
+          (await openPagedBundle(file, createTermAnalyzer()))!.library,
+          QUESTIONS,
+        );
+        expect(await pagedHits(at.bundle.library, QUESTIONS)).toEqual(fromFile);
       } finally {
         await file.close();
       }
