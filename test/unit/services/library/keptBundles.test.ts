@@ -18,6 +18,7 @@ import {
 import { HttpRangeSource } from '../../../../src/services/library/rangeSources.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
 import { pagedHits } from '../../../support/pagedLibraries.ts';
+import { seededRandom } from '../../../support/seededRandom.ts';
 import { serveStatic } from '../../../e2e/lib/staticServer.ts';
 
 /** Parts in memory, as Cache Storage holds them in the browser; counts what is asked of it. */
@@ -58,13 +59,8 @@ function host(bytes: Uint8Array, version: string | null, failAt?: number): KeepS
 }
 
 function randomBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed;
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
+  const random = seededRandom(seed);
+  return Uint8Array.from({ length: n }, () => Math.floor(random() * 256));
 }
 
 const URL_A = 'https://example.test/team/shared.bundle';
