@@ -69,7 +69,7 @@ function partLength(copy: Pick<KeptCopy, 'size' | 'partSize'>, part: number): nu
   return Math.min(copy.partSize, copy.size - part * copy.partSize);
 }
 
-/** The same bundle as the host states it: its size, and its version where either side has none. */
+/** The bundle the host states: the same size and version (ETag or Last-Modified; none equals none). */
 function sameAs(copy: KeptCopy, host: { size: number; version: string | null }): boolean {
   return copy.size === host.size && copy.version === host.version;
 }

@@ -45,7 +45,8 @@ class OfflineCopyState {
   /** Keeps the open bundle for offline use, from the first part not yet stored. */
   async keep(): Promise<void> {
     const { url, kept } = this;
-    if (!url || !kept || this.keeping) return;
+    // `stop` is set before the first await: a second click meanwhile starts nothing.
+    if (!url || !kept || this.stop) return;
     this.error = null;
     const stop = new AbortController();
     this.stop = stop;
@@ -92,7 +93,7 @@ class OfflineCopyState {
    */
   async remove(): Promise<void> {
     const { url, kept } = this;
-    if (!url || !kept || this.keeping) return;
+    if (!url || !kept || this.stop) return;
     await kept.remove(url);
     this.status = { state: 'none' };
     if (this.fromCopy) location.reload();
