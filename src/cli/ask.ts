@@ -15,31 +15,30 @@ import { DEFAULT_LLM_SETTINGS } from '../core/llm/index.ts';
 import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { askLibrary } from '../services/questions/askLibrary.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
 import {
   bundleAtomicIndex,
   bundleKgIndex,
-  holdsAtomic,
-  holdsKg,
   pagedAtomicLoader,
   pagedKgLoader,
 } from '../services/library/readOnlyBundle.ts';
 import {
+  answers,
   ASK_MODES,
   DEFAULT_MODE_NAME,
-  modeFamily,
-  needsLlm,
+  missing,
   parseQuestionMode,
+  type ParsedMode,
   type QuestionMode,
 } from '../services/questions/modeRegistry.ts';
+import { ask } from '../services/source/ask.ts';
+import { openSource } from '../services/source/openSource.ts';
 import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { FileRangeSource } from './fileRangeSource.ts';
 import { openPagedBundle } from '../core/paged/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
-import { askPaged, pagedAnswers } from '../services/questions/askPaged.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
 import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
@@ -180,19 +179,20 @@ export async function askSnapshot(
 ): Promise<{ evidence: Evidence[]; output: AskOutput }> {
   const library = options.library ?? openLibrary(snapshotToCorpus(snapshot));
   const llm = options.llm;
-  const { evidence, trace, facts, usage } = await askLibrary(
+  const hasKg = (snapshot.tables.kgEntities ?? []).length > 0;
+  const source = openSource({
     library,
-    // Any fusion the engine knows (rrf:dense+bm25) is accepted; askLibrary refuses an unknown mode by name.
+    name: 'this bundle',
+    ...(hasKg ? { kg: () => Promise.resolve(snapshotKg(snapshot)) } : {}),
+    // The atomic layer of a format-2 bundle that has one (atomic needs it; decompose searches chunks without).
+    atomic: () => Promise.resolve(snapshotAtomic(snapshot)),
+  });
+  // Any fusion the engine knows (rrf:dense+bm25) is accepted; ask() refuses an unknown mode by name.
+  const { evidence, trace, facts, usage } = await ask(
+    source,
     { question, mode: options.mode as QuestionMode, budget: options.budget },
     {
       vector: options.vector,
-      // Asked for only by the modes that search the KG.
-      kg: async () => {
-        if ((snapshot.tables.kgEntities ?? []).length === 0) throw new Error(noKgMessage(options.mode));
-        return snapshotKg(snapshot);
-      },
-      // The atomic layer of a format-2 bundle that has one (atomic needs it; decompose searches chunks without).
-      atomic: () => Promise.resolve(snapshotAtomic(snapshot)),
       ...(llm ? { llm: () => Promise.resolve(llm) } : {}),
       ...(options.embed ? { embed: options.embed } : {}),
       onTrace: options.onTrace,
@@ -230,17 +230,6 @@ function snapshotKg(snapshot: IndexSnapshot): KgIndex {
 function snapshotAtomic(snapshot: IndexSnapshot): AtomicIndex | null {
   if (!atomicOfSnapshot.has(snapshot)) atomicOfSnapshot.set(snapshot, bundleAtomicIndex(snapshot.tables));
   return atomicOfSnapshot.get(snapshot) ?? null;
-}
-
-/** Why a KG mode cannot answer from a bundle without a KG. */
-function noKgMessage(mode: string): string {
-  return `ask: mode ${mode} needs a KG in the bundle (build it in the app with an LLM endpoint, then export)`;
-}
-
-/** Why a mode cannot answer from a bundle read by ranges that lacks its layer (a KG, atomic questions). */
-function noLayerMessage(mode: string): string {
-  if (modeFamily(mode) !== 'atomic') return noKgMessage(mode);
-  return `ask: mode ${mode} needs atomic questions in the bundle (atomize it in the app with an LLM endpoint, then export)`;
 }
 
 function snippet(e: Evidence): string {
@@ -290,7 +279,8 @@ export function resolveMode(name: string): QuestionMode {
 interface AskPlan {
   bundle: string;
   questions: string[];
-  mode: QuestionMode;
+  /** The mode, read once for every question of the run. */
+  mode: ParsedMode;
   budget: number;
   top: number;
   json: boolean;
@@ -340,9 +330,9 @@ export async function checkArgs(args: string[]): Promise<AskPlan | { code: numbe
   if (values['llm-key'] !== undefined) {
     return { code: 2, message: keyInArgvMessage('ask', '--llm-key', LLM_KEY_ENV, '--llm-key-file') };
   }
-  let mode: QuestionMode;
+  let mode: ParsedMode;
   try {
-    mode = resolveMode(values.mode);
+    mode = parseQuestionMode(values.mode, { allowDefault: true });
   } catch (error) {
     return { code: 2, message: (error as Error).message };
   }
@@ -352,8 +342,8 @@ export async function checkArgs(args: string[]): Promise<AskPlan | { code: numbe
   }
   const top = values.top === undefined ? Infinity : Number(values.top);
   if (!(top > 0)) return { code: 2, message: `ask: --top must be a positive integer, got ${values.top}` };
-  if (needsLlm(mode) && !values['llm-base-url']) {
-    return { code: 2, message: `ask: mode ${mode} needs an LLM endpoint (--llm-base-url, --llm-model)` };
+  if (mode.needsLlm && !values['llm-base-url']) {
+    return { code: 2, message: `ask: mode ${mode.name} needs an LLM endpoint (--llm-base-url, --llm-model)` };
   }
   const file = values.questions;
   const wanted = file === undefined ? 2 : 1;
@@ -407,9 +397,9 @@ export async function run(args: string[]): Promise<number> {
     return plan.code;
   }
   const { mode, budget, top, json } = plan;
-  // A bundle with pages answers the default mode, bm25, the reasoning modes and (with a KG) the KG modes by ranges:
-  // no whole read, whatever its size.
-  if (pagedAnswers(mode, { kg: true, atomic: true }) && !plan.whole) {
+  // A bundle with pages answers by ranges every mode its pages and layers have what it needs for: no whole read,
+  // whatever its size.
+  if (!plan.whole) {
     const answered = await askByRanges(plan);
     if (answered !== undefined) return answered;
   }
@@ -418,7 +408,7 @@ export async function run(args: string[]): Promise<number> {
   // Lexical modes need no question vector: skip loading the model for them. One embedder and one library serve
   // every question of the run (and a reasoning mode's sub-questions).
   const embedder =
-    mode === 'bm25' ? undefined : await questionEmbedder(snapshot, plan.embedder, plan.embedKeyFile);
+    mode.name === 'bm25' ? undefined : await questionEmbedder(snapshot, plan.embedder, plan.embedKeyFile);
   try {
     const library = openLibrary(snapshotToCorpus(snapshot));
     const many = plan.questions.length > 1;
@@ -426,12 +416,12 @@ export async function run(args: string[]): Promise<number> {
       if (many && !json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
       const vector = embedder ? await embedder.embed(question) : undefined;
       const asked = await askSnapshot(snapshot, question, {
-        mode,
+        mode: mode.name,
         budget,
         vector,
         llm: client,
         library,
-        ...(embedder && needsLlm(mode) ? { embed: embedder.embed } : {}),
+        ...(embedder && mode.needsLlm ? { embed: embedder.embed } : {}),
         // Without --json the run's steps are shown as they happen.
         onTrace: json ? undefined : printTrace,
       });
@@ -464,39 +454,47 @@ function printTrace(e: TraceEvent): void {
  * has none (it is then read whole). `--stats` prints what each question read.
  */
 async function askByRanges(plan: AskPlan): Promise<number | undefined> {
-  const source = await FileRangeSource.open(plan.bundle);
+  const file = await FileRangeSource.open(plan.bundle);
   try {
     // A bundle older than version 3, or one without pages, is read whole, as before.
-    const opened = await openPagedBundle(source, createTermAnalyzer());
+    const opened = await openPagedBundle(file, createTermAnalyzer());
     if (!opened) return undefined;
     const { manifest } = opened;
-    const kg = holdsKg(manifest.counts);
-    const atomic = holdsAtomic(manifest.counts);
-    if (!pagedAnswers(plan.mode, { kg, atomic })) throw new Error(noLayerMessage(plan.mode));
+    const kg = pagedKgLoader(opened);
+    const atomic = pagedAtomicLoader(opened);
+    const source = openSource({
+      paged: opened.library,
+      ...(kg ? { kg } : {}),
+      ...(atomic ? { atomic } : {}),
+    });
+    if (!answers(source, plan.mode)) {
+      // A layer the bundle lacks is lacking read whole too; what only a library in memory has is read whole.
+      if (plan.mode.needs.some((n) => (n === 'kg' || n === 'atomic') && !source.has.has(n)))
+        throw new Error(`ask: ${missing(source, plan.mode)}`);
+      return undefined;
+    }
     // A KG or atomic questions with vectors are searched with the question's: pages are written for lexical bundles
     // only, but one that names an embedder is run whole, where the question is embedded.
-    if ((kg || atomic) && manifest.embedder && modeFamily(plan.mode) !== 'retrieval') return undefined;
+    if ((kg || atomic) && manifest.embedder && plan.mode.family !== 'retrieval') return undefined;
     const client = await llmClientOf(plan);
-    const kgLoader = pagedKgLoader(opened);
-    const atomicLoader = pagedAtomicLoader(opened);
     const many = plan.questions.length > 1;
     for (const [i, question] of plan.questions.entries()) {
       if (many && !plan.json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
-      const result = await askPaged(
-        opened.library,
-        { question, mode: plan.mode, budget: plan.budget },
+      const result = await ask(
+        source,
+        { question, mode: plan.mode.name, budget: plan.budget },
         {
+          parsed: plan.mode,
           ...(client ? { llm: () => Promise.resolve(client) } : {}),
-          ...(kgLoader ? { kg: kgLoader } : {}),
-          ...(atomicLoader ? { atomic: atomicLoader } : {}),
           onTrace: plan.json ? undefined : printTrace,
         },
       );
+      const reads = result.reads ?? { bytes: 0, rounds: 0, waitMs: 0 };
       if (plan.stats) {
         process.stderr.write(
-          `ask: read ${result.reads.bytes} bytes in ${result.reads.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
-            `(${result.reads.waitMs.toFixed(0)} ms waiting on reads) ` +
-            `(${source.bytesRead} bytes of ${source.size} since the bundle was opened)\n`,
+          `ask: read ${reads.bytes} bytes in ${reads.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
+            `(${reads.waitMs.toFixed(0)} ms waiting on reads) ` +
+            `(${file.bytesRead} bytes of ${file.size} since the bundle was opened)\n`,
         );
       }
       const output: AskOutput = {
@@ -516,7 +514,7 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
     }
     return 0;
   } finally {
-    await source.close();
+    await file.close();
   }
 }
 

@@ -18,9 +18,12 @@ import { LlmClient } from '../core/llm/index.ts';
 import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
 import type { Embedder } from '../core/types.ts';
-import { askLibrary, type AskOptions } from '../services/questions/askLibrary.ts';
+import { ask, type AskOptions } from '../services/source/ask.ts';
+import type { AtomicIndex } from '../core/atomic/index.ts';
+import type { KgIndex } from '../core/kg/index.ts';
+import { openSource } from '../services/source/openSource.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
-import { modeFamily, type QuestionMode } from '../services/questions/modeRegistry.ts';
+import { modeFamily, parseQuestionMode } from '../services/questions/modeRegistry.ts';
 import { countFailures, messageOf } from '../services/questions/stepFailures.ts';
 import {
   embedWithProgress,
@@ -33,12 +36,10 @@ import {
   BenchAtomic,
   BenchKg,
   failedAnswer,
-  KG_MODES,
   llmSettingsFromFlags,
   NEEDS_ENDPOINT,
   scoreAnswer,
   type AnswerScore,
-  type KgBenchMode,
 } from './benchLlm.ts';
 import { compareVoy } from './benchVoy.ts';
 import { keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
@@ -119,11 +120,11 @@ interface LlmRun {
   concurrency: number;
   /** The corpus's embedder, kept for sub-questions of the question-time modes (absent: they search lexically). */
   embedder?: Embedder;
-  /** More of what askLibrary reads (the atomic layer), for the question-time modes. */
-  askExtras?: Partial<AskOptions>;
+  /** The atomic layer, atomized on first use, for the question-time modes. */
+  atomic?: () => Promise<AtomicIndex | null>;
 }
 
-/** One question answered through askLibrary: its context as ranked chunks, the facts, the mode's LLM calls. */
+/** One question answered through ask(): its context as ranked chunks, the facts, the mode's LLM calls. */
 interface Asked {
   hits: RetrievedChunk[];
   facts?: string[];
@@ -133,7 +134,7 @@ interface Asked {
   error?: string;
 }
 
-/** Every question of a question-time mode through askLibrary, a few at a time; in question order. */
+/** Every question of a mode that runs as the app runs it, through ask(), a few at a time; in question order. */
 async function askAll(
   library: QuestionLibrary,
   mode: string,
@@ -144,22 +145,27 @@ async function askAll(
 ): Promise<Asked[]> {
   const out: Asked[] = new Array<Asked>(questions.length);
   const embedder = llm.embedder;
+  const parsed = parseQuestionMode(mode);
+  const source = openSource({
+    library,
+    kg: async (): Promise<KgIndex> => (await llm.ensureKg()).index,
+    ...(llm.atomic ? { atomic: llm.atomic } : {}),
+  });
   const options: Omit<AskOptions, 'vector'> = {
-    kg: async () => (await llm.ensureKg()).index,
+    parsed,
     llm: () => Promise.resolve(llm.client),
     ...(embedder ? { embed: async (text: string) => embedder.embed([text]) } : {}),
-    ...llm.askExtras,
   };
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < questions.length) {
       const i = next++;
       const t = performance.now();
-      let r: Awaited<ReturnType<typeof askLibrary>>;
+      let r: Awaited<ReturnType<typeof ask>>;
       try {
-        r = await askLibrary(
-          library,
-          { question: questions[i].question, mode: mode as QuestionMode, budget },
+        r = await ask(
+          source,
+          { question: questions[i].question, mode: parsed.name, budget },
           { ...options, vector: vectorOf(i) },
         );
       } catch (error) {
@@ -194,15 +200,22 @@ async function askAll(
   return out;
 }
 
-function isKgMode(mode: string): mode is KgBenchMode {
-  return (KG_MODES as readonly string[]).includes(mode);
+function isKgMode(mode: string): boolean {
+  return modeFamily(mode) === 'kg';
 }
 
 /**
- * Modes answered through askLibrary, as the app answers them: those that call the LLM at question time, and
- * `atomic`, which needs the atomic layer the endpoint writes.
+ * Modes answered through ask(), as the app answers them: those over the layers the endpoint writes (the KG, the
+ * atomic questions) and those that call the LLM at question time. The engine's modes are searched directly, so that
+ * their latency is the engine's.
  */
 export function runsThroughAsk(mode: string): boolean {
+  const family = modeFamily(mode);
+  return family === 'kg' || family === 'reasoning' || family === 'atomic';
+}
+
+/** The question-time modes: their LLM calls and tokens are reported per question. */
+function reasonsAtQuestionTime(mode: string): boolean {
   const family = modeFamily(mode);
   return family === 'reasoning' || family === 'atomic';
 }
@@ -281,8 +294,7 @@ export async function run(args: string[]): Promise<number> {
   const reportDefault = opts.modes.split(',').some((m) => m.trim() === 'default');
   requested.filter((m) => !isKgMode(m) && !runsThroughAsk(m)).forEach((m) => parseMode(m));
   const kgModes = requested.filter(isKgMode);
-  const askModes = requested.filter(runsThroughAsk);
-  const endpointModes = [...kgModes, ...askModes];
+  const endpointModes = [...kgModes, ...requested.filter(reasonsAtQuestionTime)];
   if (opts['llm-key'] !== undefined) {
     process.stderr.write(keyInArgvMessage('bench', '--llm-key', LLM_KEY_ENV, '--llm-key-file') + '\n');
     return 2;
@@ -396,14 +408,13 @@ export async function run(args: string[]): Promise<number> {
         atomicSeconds: 0,
         concurrency: Math.max(1, settings.concurrency),
         embedder: kgEmbedder,
-        askExtras: { atomic: async () => (await ensureAtomic(llm!.client)).index },
+        atomic: async () => (await ensureAtomic(llm!.client)).index,
         ensureKg: () =>
           (kgBuilding ??= (async () => {
             // Once per run: the core chunks come from the first engine's concept-graph chunk ranks.
             const t = performance.now();
             const kg = await BenchKg.build({
               chunks: corpus.chunks,
-              sentences: corpus.sentences,
               chunkIds: engineForKg!.graph.chunkIds,
               chunkRank: engineForKg!.graph.chunkRank,
               kappa,
@@ -503,17 +514,11 @@ async function runOnce(
   const result: BenchResult = { questions: questions.length, modes: {} };
   let library: QuestionLibrary | undefined;
   if (llm) result.answerBudget = llm.answerBudget;
-  // hybrid fuses the concept path (ppr) with the KG path, so its latency includes both searches.
   const search = (
     mode: string,
     query: { text: string; vector?: Float32Array },
     budget: number,
-  ): RetrievedChunk[] => {
-    if (!isKgMode(mode)) return engine.search(query, mode, budget);
-    if (!llm?.kg) throw new Error(`bench: mode ${mode} needs the KG, which was not built`);
-    const concept = mode === 'hybrid' ? engine.search(query, 'ppr', budget) : [];
-    return llm.kg.search(mode, query, budget, concept);
-  };
+  ): RetrievedChunk[] => engine.search(query, mode, budget);
   for (const mode of modes) {
     // Sums per question type; "" holds every question.
     const sums = new Map<string, { n: number; labelled: number; cr: number[]; recall: number[] }>();
@@ -526,7 +531,8 @@ async function runOnce(
     const times: number[] = [];
     const scores: Array<Promise<AnswerScore>> = [];
     const vectorOf = (i: number) => questionVectors?.subarray(i * dimension, (i + 1) * dimension);
-    // Question-time modes: every question through askLibrary first (one budget wide enough for every cut).
+    // The KG and question-time modes: every question through ask() first (one budget wide enough for every cut);
+    // hybrid fuses the concept path (ppr) with the KG path, so its latency includes both searches.
     const asked =
       llm && runsThroughAsk(mode)
         ? await askAll(
@@ -570,7 +576,7 @@ async function runOnce(
         budgets,
         ks: RECALL_KS,
         externalId: (docId) => corpus.externalIds.get(docId) ?? docId,
-        searchAt: !isKgMode(mode) && !asked ? (b) => search(mode, query, b) : undefined,
+        searchAt: !asked ? (b) => search(mode, query, b) : undefined,
       });
       score.cr.forEach((found, j) => {
         for (const g of groups) g.cr[j] += found;
@@ -628,7 +634,7 @@ async function runOnce(
             ')\n',
         );
       }
-      if (asked) {
+      if (asked && reasonsAtQuestionTime(mode)) {
         const sum = (f: (a: Asked, s: AnswerScore) => number) =>
           round(asked.reduce((t, a, i) => t + f(a, done[i]), 0) / n, 2);
         result.modes[mode].perQuestion = {
@@ -657,7 +663,7 @@ function indexSecondsOf(
   if (mode === 'atomic' || mode === 'decompose') {
     return corpusSeconds + modeIndexMs('ppr', t) / 1000 + atomicSeconds;
   }
-  if (runsThroughAsk(mode)) return corpusSeconds + modeIndexMs('ppr', t) / 1000;
+  if (reasonsAtQuestionTime(mode)) return corpusSeconds + modeIndexMs('ppr', t) / 1000;
   if (mode === 'kg') return corpusSeconds + kgSeconds;
   if (mode === 'hybrid') return corpusSeconds + kgSeconds + modeIndexMs('ppr', t) / 1000;
   return corpusSeconds + modeIndexMs(mode, t) / 1000;

@@ -11,25 +11,11 @@ import {
   type DistillBuildSummary,
   type DistillChunkInput,
 } from '../core/atomic/index.ts';
-import {
-  DEFAULT_LAMBDA,
-  embedKg,
-  hybrid,
-  KgIndex,
-  MemoryKgStore,
-  rankOrder,
-  selectCoreChunks,
-  type KgChunkView,
-} from '../core/kg/index.ts';
+import { embedKg, KgIndex, MemoryKgStore, rankOrder, selectCoreChunks } from '../core/kg/index.ts';
 import { DEFAULT_LLM_SETTINGS, LlmClient, validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
 import { scoreAnswerText, stripCitations } from '../core/metrics.ts';
 import type { RetrievedChunk } from '../core/retrieval/index.ts';
-import type { ChunkRecord, Embedder, ProgressCallback, SentenceRecord } from '../core/types.ts';
-import { KG_MODES, type KgMode } from '../services/questions/modeRegistry.ts';
-
-/** The modes the bench answers over the KG it builds (the registry's KG modes). */
-export { KG_MODES };
-export type KgBenchMode = KgMode;
+import type { ChunkRecord, Embedder, ProgressCallback } from '../core/types.ts';
 
 export const NEEDS_ENDPOINT =
   'modes kg, hybrid, atomic and the reasoning modes, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model; key in CONCEPTRAG_LLM_API_KEY or --llm-key-file)';
@@ -113,18 +99,16 @@ function coreChunks(opts: {
   ).map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text }));
 }
 
-/** A core KG built for one bench run, searchable in modes kg and hybrid. */
+/** A core KG built for one bench run: `kg` and `hybrid` search its index through ask(), as the app does. */
 export class BenchKg {
   private constructor(
-    /** The KG as the question modes search it (askLibrary's `kg` loader in the bench's reasoning path). */
+    /** The KG as the question modes search it (the `kg` loader of the bench's library). */
     readonly index: KgIndex,
-    private readonly views: Map<string, KgChunkView>,
     readonly summary: DistillBuildSummary,
   ) {}
 
   static async build(opts: {
     chunks: readonly ChunkRecord[];
-    sentences: readonly SentenceRecord[];
     /** Chunk ids and ranks from the concept graph (engine.graph.chunkIds / chunkRank). */
     chunkIds: readonly string[];
     chunkRank: ArrayLike<number>;
@@ -146,30 +130,7 @@ export class BenchKg {
     });
     if (summary.error) throw new Error(`bench: KG build stopped: ${summary.error}`);
     if (opts.embedder) await embedKg(store, opts.embedder);
-    const views = new Map<
-      string,
-      KgChunkView & { start: number; sentences: Array<{ start: number; end: number }> }
-    >();
-    for (const c of opts.chunks) {
-      views.set(c.id, { docId: c.docId, text: c.text, tokens: c.tokens, start: c.start, sentences: [] });
-    }
-    for (const s of opts.sentences) {
-      const v = views.get(s.chunkId);
-      if (v) v.sentences.push({ start: s.start - v.start, end: s.end - v.start });
-    }
-    return new BenchKg(new KgIndex(await store.entities(), await store.relations()), views, summary);
-  }
-
-  /** Ranked chunks for `kg`, or `hybrid` given the concept path's results (ppr) for the same question. */
-  search(
-    mode: KgBenchMode,
-    query: { text: string; vector?: Float32Array },
-    budget: number,
-    conceptHits: readonly RetrievedChunk[] = [],
-    lambda: number = DEFAULT_LAMBDA,
-  ): RetrievedChunk[] {
-    const kg = this.index.search(query, (id) => this.views.get(id), budget).chunks;
-    return mode === 'kg' ? kg : hybrid(conceptHits, kg, budget, lambda);
+    return new BenchKg(new KgIndex(await store.entities(), await store.relations()), summary);
   }
 }
 

@@ -14,7 +14,7 @@ import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { pagedAtomicLoader, pagedKgLoader } from '../../src/services/library/readOnlyBundle.ts';
-import { askPaged } from '../../src/services/questions/askPaged.ts';
+import { askPaged } from '../support/askOver.ts';
 import { parseQuestionMode, type QuestionMode } from '../../src/services/questions/modeRegistry.ts';
 import { parseQaSet } from '../../src/services/questions/qaSet.ts';
 import { loadText, megabytes, quantile } from './lib/report.ts';

@@ -19,7 +19,7 @@ import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
 import { openPagedBundle, type RangeSource } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { HttpRangeSource } from '../../src/services/library/rangeSources.ts';
-import { askPaged } from '../../src/services/questions/askPaged.ts';
+import { askPaged } from '../support/askOver.ts';
 import { parseQuestionMode, type QuestionMode } from '../../src/services/questions/modeRegistry.ts';
 import { parseQaSet } from '../../src/services/questions/qaSet.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';

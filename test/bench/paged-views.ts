@@ -23,6 +23,7 @@ import { parseQaSet } from '../../src/services/questions/qaSet.ts';
 import { evaluateSet } from '../../src/services/questions/evaluate.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../../src/services/questions/graphView.ts';
 import { loadText, megabytes } from './lib/report.ts';
+import { byRanges } from '../support/askOver.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/paged-views.ts <pages.bundle> --questions <qa.jsonl> [--count 30] ' +
@@ -94,7 +95,7 @@ for (const mode of values.modes.split(',')) {
       const r = await evaluateSet(
         { set: { name: set.name, items }, modes: [mode], budgets },
         {
-          paged: library,
+          source: byRanges(library),
           llm: () => Promise.reject(new Error('no endpoint')),
           signal: new AbortController().signal,
         },

@@ -14,7 +14,7 @@ import { collectFiles } from '../../src/cli/index.ts';
 import { PAGES_MIN_CHUNKS_SETTING, writeLibraryPages } from '../../src/services/ingest/pagesWrite.ts';
 import { loadEngine } from '../../src/services/library/engine.ts';
 import { openStoredPages } from '../../src/services/library/storedPages.ts';
-import { askPaged } from '../../src/services/questions/askPaged.ts';
+import { askPaged } from '../support/askOver.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
 import { loadText as load } from './lib/report.ts';

@@ -15,7 +15,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { collectFiles } from '../../src/cli/index.ts';
 import { PAGES_MIN_CHUNKS_SETTING } from '../../src/services/ingest/pagesWrite.ts';
 import { openStoredPages } from '../../src/services/library/storedPages.ts';
-import { askByWords } from '../../src/services/questions/askByWords.ts';
+import { askByWords } from '../support/askOver.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
 import { loadText as load, quantile } from './lib/report.ts';

@@ -10,7 +10,7 @@ import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
-import { starEdges } from '../retrieval/index.ts';
+import { parseMode, reciprocalRankFusion, starEdges } from '../retrieval/index.ts';
 import { addFieldTermScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
@@ -69,6 +69,18 @@ export interface PagedAnswer {
   bytes: number;
   rounds: number;
   waitMs: number;
+}
+
+/** Whether a paged library ranks a mode: the walk, the words, or a fusion of the two. */
+function pagedRanks(mode: string): boolean {
+  let parsed: ReturnType<typeof parseMode>;
+  try {
+    parsed = parseMode(mode);
+  } catch {
+    return false;
+  }
+  const parts = 'base' in parsed ? [parsed.base] : parsed.fuse;
+  return parts.every((part) => part === 'ppr' || part === 'bm25');
 }
 
 const EMPTY_U32 = new Uint32Array(0);
@@ -294,8 +306,10 @@ export class PagedLibrary {
     signal?: AbortSignal,
     early?: (answer: PagedAnswer) => void,
   ): Promise<PagedAnswer> {
-    if (mode !== 'ppr' && mode !== 'bm25') {
-      throw new Error(`a library read by ranges answers the default mode and bm25, not ${mode}`);
+    if (!pagedRanks(mode)) {
+      throw new Error(
+        `a library read by ranges answers the default mode, bm25 and their fusion, not ${mode}`,
+      );
     }
     this.store.trim();
     const before = this.store.bytesRead;
@@ -372,6 +386,12 @@ export class PagedLibrary {
   private readonly chunkIndex = new Map<string, number>();
 
   private rank(text: string, mode: string): Candidate[] {
+    // A fusion of its two modes, as the engine fuses them (RetrievalEngine.rank): the same candidates, fused alike.
+    const parsed = parseMode(mode);
+    if ('fuse' in parsed) {
+      const [a, b] = parsed.fuse;
+      return reciprocalRankFusion([this.rank(text, a), this.rank(text, b)], this.params.rrfK, [a, b]);
+    }
     return mode === 'bm25'
       ? this.bm25(this.analyzer.terms(text), this.params.candidates, false)
       : rankPpr(this.ctx, this.lexicon, text, undefined, this.params.candidates);

@@ -2,6 +2,7 @@
 // Modules not listed here are this folder's own; tests may still reach them directly.
 export { cutToBudget } from './budget.ts';
 export { conceptMap, starEdges } from './conceptMap.ts';
+export { reciprocalRankFusion } from './fusion.ts';
 export type { ConceptMapOptions } from './conceptMap.ts';
 export { layoutCorpus } from './corpusLayout.ts';
 export type { RetrievalChunkInput } from './corpusLayout.ts';

@@ -27,7 +27,7 @@ export function bundleAtomicIndex(tables: Record<string, unknown[]>): AtomicInde
 const KG_SEARCH_TABLES = ['kgEntities', 'kgRelations'];
 
 /** Whether a bundle's manifest counts a KG. */
-export function holdsKg(counts: Record<string, number>): boolean {
+function holdsKg(counts: Record<string, number>): boolean {
   return (counts.kgEntities ?? 0) > 0;
 }
 
@@ -51,7 +51,7 @@ export function pagedAtomicLoader(bundle: PagedBundle): (() => Promise<AtomicInd
 }
 
 /** Whether a bundle's manifest counts atomic questions. */
-export function holdsAtomic(counts: Record<string, number>): boolean {
+function holdsAtomic(counts: Record<string, number>): boolean {
   return (counts.atomicQuestions ?? 0) > 0;
 }
 

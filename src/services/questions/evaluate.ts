@@ -1,14 +1,11 @@
-// The in-app evaluation, run in the query worker over the loaded library: every question of a QA set in every
-// chosen mode through askLibrary (as the Ask view answers it), scored with the CLI bench's own scoring
+// The in-app evaluation, run in the query worker over the library: every question of a QA set in every
+// chosen mode through ask() (as the Ask view answers it), scored with the CLI bench's own scoring
 // (scoreQaItem: context recall at each budget, supporting-passage recall@k; scoreAnswerText: EM/F1), averaged as
 // the bench averages. With an endpoint it also writes an answer over each mode's context and has the LLM judge
 // it against the gold answers (JUDGE_PROMPT below, a JSON step with one repair). Cancelling keeps what was scored.
-// A large library answered from its pages (stored pages, or a bundle read by ranges) is evaluated the same way in the
-// modes it answers (the default and bm25), each question through askPaged as the Ask view asks it: its answers are
-// the engine's, so its scores are those of the library in memory (test/unit/services/questions/evaluatePaged.test.ts).
+// Every library is evaluated through its LibrarySource and the one ask() (src/services/source/ask.ts), in the modes
+// it answers: over pages the answers are the engine's, so the scores are those of the library in memory.
 import { answerQuestion } from '../../core/answer/index.ts';
-import type { AtomicIndex } from '../../core/atomic/index.ts';
-import type { KgIndex } from '../../core/kg/index.ts';
 import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
 import { needsSearchAtBudget, scoreAnswerText, scoreQaItem, type ScoredContext } from '../../core/metrics.ts';
 import { cutToBudget } from '../../core/retrieval/index.ts';
@@ -23,12 +20,11 @@ import {
   type QuestionResult,
   type RankedDoc,
 } from './evalProtocol.ts';
-import { askLibrary } from './askLibrary.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import type { PagedLibrary } from '../../core/paged/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
-import { askPaged, pagedAnswers, pagedModesText, pagedNeeds } from './askPaged.ts';
-import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
+import { ask } from '../source/ask.ts';
+import type { LibrarySource } from '../source/librarySource.ts';
+import { answers, missing, parseQuestionMode, type ParsedMode } from './modeRegistry.ts';
 import type { Evidence } from './queryProtocol.ts';
 import { countFailures, messageOf } from './stepFailures.ts';
 
@@ -95,31 +91,18 @@ async function judgeAnswer(
     : { error: outcome.reason, usage: outcome.usage };
 }
 
-/** What the evaluation needs from the query service: the loaded library and its question-time helpers. */
+/** What the evaluation needs from the query service: the library's source and its question-time helpers. */
 export interface EvalContext {
-  library: QuestionLibrary;
+  /** Where the questions are asked (the library in memory, its pages, a bundle read by ranges). */
+  source: LibrarySource;
   /** The question embedded by the library's embedder (absent: lexical). */
   vector?: (text: string) => Promise<Float32Array | undefined>;
-  kg: () => Promise<KgIndex>;
-  /** The configured endpoint's client (rejects when none is configured). */
-  llm: () => Promise<LlmClient>;
-  signal: AbortSignal;
-  onProgress?: (progress: EvalProgress) => void;
-}
-
-/** A library answered from its pages (never loaded into memory): the evaluation asks it as the Ask view does. */
-export interface PagedEvalContext {
-  paged: PagedLibrary;
   /**
-   * The names the QA set gives the documents a question ranked (documentExternalId), by document id: IndexedDB
-   * still holds a stored library's documents. Absent (a bundle read by ranges: its pages name documents by id and
-   * title only): recall@k is not scored, and the result says why.
+   * The names the QA set gives the documents a question ranked (documentExternalId), by document id. Absent (a
+   * bundle read by ranges: its pages name documents by id and title only): recall@k is not scored, and the result
+   * says why.
    */
   documentNames?: (docIds: readonly string[]) => Promise<Map<string, string>>;
-  /** The library's KG, when it has one: `kg` and `hybrid` are evaluated too. */
-  kg?: () => Promise<KgIndex>;
-  /** The library's atomic questions, when it has them: `atomic` is evaluated too, and `decompose` searches them. */
-  atomic?: () => Promise<AtomicIndex | null>;
   /** The configured endpoint's client (rejects when none is configured). */
   llm: () => Promise<LlmClient>;
   signal: AbortSignal;
@@ -133,39 +116,14 @@ export const NO_DOCUMENT_NAMES =
 
 /** How a library names a question's documents, and asks a question in a mode at a budget. */
 interface EvalSource {
-  ask(question: string, mode: string, budget: number, i: number): Promise<Evidence[]>;
+  ask(question: string, mode: ParsedMode, budget: number, i: number): Promise<Evidence[]>;
   /** The QA set's name of each document (its id where none is known); undefined: recall@k is not scored. */
   names(docIds: readonly string[]): Promise<((docId: string) => string) | undefined>;
 }
 
-function sourceOf(context: EvalContext | PagedEvalContext, items: readonly QaItem[]): EvalSource {
-  const { signal } = context;
-  if ('paged' in context) {
-    const { paged, documentNames } = context;
-    const known = new Map<string, string>();
-    return {
-      ask: async (question, mode, budget) =>
-        (
-          await askPaged(
-            paged,
-            { question, mode: mode as QuestionMode, budget },
-            {
-              signal,
-              llm: context.llm,
-              ...(context.kg ? { kg: context.kg } : {}),
-              ...(context.atomic ? { atomic: context.atomic } : {}),
-            },
-          )
-        ).evidence,
-      names: async (docIds) => {
-        if (!documentNames) return undefined;
-        const wanted = [...new Set(docIds)].filter((d) => !known.has(d));
-        if (wanted.length) for (const [d, name] of await documentNames(wanted)) known.set(d, name);
-        return (docId) => known.get(docId) ?? docId;
-      },
-    };
-  }
-  const { library } = context;
+function sourceOf(context: EvalContext, items: readonly QaItem[]): EvalSource {
+  const { signal, source, documentNames } = context;
+  const known = new Map<string, string>();
   const vectors = new Map<number, Float32Array | undefined>();
   const vectorOf = async (i: number) => {
     if (!context.vector) return undefined;
@@ -175,13 +133,18 @@ function sourceOf(context: EvalContext | PagedEvalContext, items: readonly QaIte
   return {
     ask: async (question, mode, budget, i) =>
       (
-        await askLibrary(
-          library,
-          { question, mode: mode as QuestionMode, budget },
-          { vector: await vectorOf(i), kg: context.kg, llm: context.llm, signal },
+        await ask(
+          source,
+          { question, mode: mode.name, budget },
+          { vector: await vectorOf(i), llm: context.llm, signal, parsed: mode },
         )
       ).evidence,
-    names: () => Promise.resolve((docId) => externalIdOf(library, docId)),
+    names: async (docIds) => {
+      if (!documentNames) return undefined;
+      const wanted = [...new Set(docIds)].filter((d) => !known.has(d));
+      if (wanted.length) for (const [d, name] of await documentNames(wanted)) known.set(d, name);
+      return (docId) => known.get(docId) ?? docId;
+    },
   };
 }
 
@@ -204,12 +167,21 @@ function fileStem(name: string): string {
 }
 
 /**
- * The id a QA set names a document by: the source's own id (a .jsonl line's "id"), else the file name without
- * its extension, as `cli bench` names the documents of a folder corpus.
+ * The names a QA set gives a loaded library's documents: the source's own id (a .jsonl line's "id"), else the file
+ * name without its extension, as `cli bench` names the documents of a folder corpus.
  */
-function externalIdOf(library: QuestionLibrary, docId: string): string {
-  const doc = library.documents.get(docId);
-  return doc ? documentExternalId(doc) : docId;
+export function libraryDocumentNames(
+  library: QuestionLibrary,
+): (docIds: readonly string[]) => Promise<Map<string, string>> {
+  return (docIds) =>
+    Promise.resolve(
+      new Map(
+        docIds.map((id) => {
+          const doc = library.documents.get(id);
+          return [id, doc ? documentExternalId(doc) : id];
+        }),
+      ),
+    );
 }
 
 /** A document's name in a QA set: its source's own id, else its file name without the extension. */
@@ -242,26 +214,17 @@ function validate(request: EvalRequest): number[] {
  * Runs the QA set in every mode; on cancel, returns what was scored so far with `cancelled: true`. Over a library
  * answered from its pages, a mode it does not answer is refused before anything runs.
  */
-export async function evaluateSet(
-  request: EvalRequest,
-  context: EvalContext | PagedEvalContext,
-): Promise<EvalResult> {
+export async function evaluateSet(request: EvalRequest, context: EvalContext): Promise<EvalResult> {
   const ks = validate(request);
   const { budgets, modes } = request;
   const items = request.set.items;
   const { signal } = context;
-  if ('paged' in context) {
-    const layers = { kg: context.kg !== undefined, atomic: context.atomic !== undefined };
-    const refused = modes.filter((m) => !pagedAnswers(m, layers));
-    if (refused.length) {
-      throw new Error(
-        `evaluate: mode ${refused.join(', ')} needs ${[...new Set(refused.map(pagedNeeds))].join(' or ')}; a library answered ` +
-          `from its pages answers ${pagedModesText(layers)}`,
-      );
-    }
-  }
+  // Every mode read once, and one the library does not answer refused before anything runs.
+  const parsed = modes.map((m) => parseQuestionMode(m, { allowDefault: true }));
+  const refused = parsed.find((m) => !answers(context.source, m));
+  if (refused) throw new Error(`evaluate: ${missing(context.source, refused)}`);
   const source = sourceOf(context, items);
-  const unnamed = 'paged' in context && !context.documentNames;
+  const unnamed = !context.documentNames;
   const started = performance.now();
   const maxBudget = Math.max(...budgets);
   const maxK = Math.max(...ks);
@@ -279,8 +242,8 @@ export async function evaluateSet(
   let cancelled = false;
   const summary: Record<string, ModeSummary> = {};
   let ranQuestions = items.length;
-  for (const mode of modes) {
-    const ask = (i: number, budget: number) => source.ask(items[i].question, mode, budget, i);
+  for (const [m, mode] of modes.entries()) {
+    const ask = (i: number, budget: number) => source.ask(items[i].question, parsed[m], budget, i);
     let ran = 0;
     for (let i = 0; i < items.length; i++) {
       // A retrieval mode answers without leaving the microtask queue: let the worker take its messages (a
@@ -292,7 +255,7 @@ export async function evaluateSet(
       }
       context.onProgress?.({ done, total, mode, question: i + 1 });
       try {
-        results[i].modes[mode] = await runOne(items[i], i, mode, ask, {
+        results[i].modes[mode] = await runOne(items[i], i, parsed[m], ask, {
           budgets,
           ks,
           maxBudget,
@@ -354,7 +317,7 @@ interface RunOptions {
 async function runOne(
   item: QaItem,
   i: number,
-  mode: string,
+  mode: ParsedMode,
   ask: (i: number, budget: number) => Promise<Evidence[]>,
   o: RunOptions,
 ): Promise<ModeOnQuestion> {
@@ -374,10 +337,10 @@ async function runOne(
   }
   const ms = performance.now() - t;
   // The bench searches again at a budget the first chunk does not fit (scoreQaItem's searchAt): do those
-  // searches here, as askLibrary is asynchronous, and hand them over.
+  // searches here, as ask() is asynchronous, and hand them over.
   const smaller = new Map<number, ScoredContext[]>();
   // Small budgets get the best sentences of a too-large first chunk (the CLI's `searchAt` rule).
-  if (parseQuestionMode(mode).excerpts) {
+  if (mode.excerpts) {
     for (const b of o.budgets) if (needsSearchAtBudget(hits, b)) smaller.set(b, await ask(i, b));
   }
   const named = await o.names(hits.map((h) => h.docId));

@@ -1,7 +1,7 @@
 // A ranked chunk as the page shows it, for every question mode of the query service: offsets moved from the chunk
 // (or its excerpt) into the source document, so a sentence opens the viewer at the right place.
 import { pageRange } from '../../core/pages.ts';
-import type { RetrievedChunk } from '../../core/retrieval/index.ts';
+import { cleanHeading, type RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { Evidence } from './queryProtocol.ts';
 
 /**
@@ -37,5 +37,27 @@ export function toEvidence(
       end: s.end + start,
       score: s.score,
     })),
+  };
+}
+
+/** A hit as the page shows it, whichever source it came from (src/services/source), with the fields the page shows. */
+export function shownEvidence(
+  hit: RetrievedChunk,
+  chunkStart: number,
+  title: string,
+  pageStarts?: readonly number[],
+): Evidence {
+  const p = hit.provenance as Evidence['provenance'];
+  return {
+    ...toEvidence(hit, chunkStart, cleanHeading(title), pageStarts),
+    // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.
+    provenance: {
+      mode: p.mode,
+      concepts: p.concepts,
+      hop: p.hop,
+      entities: p.entities,
+      paths: p.paths,
+      via: p.via,
+    },
   };
 }

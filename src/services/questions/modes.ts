@@ -1,15 +1,16 @@
 // The question modes, one entry each: how a mode turns a question (its text, its vector, the budget) into ranked
 // chunks over the loaded library. The retrieval modes ask the RetrievalEngine; `kg` searches the KG index; `hybrid`
 // merges the concept-graph path with the KG path; `atomic` and `decompose` (PIKE-RAG) live in pikeModes.ts,
-// `logical` (KAG) in kagMode.ts. A new mode is one more name in modeRegistry.ts and one more entry here: the query
-// service loads the library, embeds the question, hands the reasoning modes the LLM client and the trace, and maps
-// the hits to evidence for every mode alike.
+// `logical` (KAG) in kagMode.ts. A new mode is one more name in modeRegistry.ts (with what it needs) and one more
+// entry here: the one ask() (src/services/source/ask.ts) checks the source has what it needs, hands the handler the
+// source's searches and chunks (and the reasoning modes the LLM client and the trace), and maps the hits to
+// evidence for every mode alike.
 import { hybrid, DEFAULT_LAMBDA } from '../../core/kg/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { logicalMode } from './kagMode.ts';
 import { atomicMode, decomposeMode } from './pikeModes.ts';
 import type { ModeContext, ModeHandler } from './modeTypes.ts';
-import { parseQuestionMode, type QuestionMode } from './modeRegistry.ts';
+import type { QuestionMode } from './modeRegistry.ts';
 
 function retrieval(mode: string): ModeHandler {
   return async (c) => ({ hits: await c.search({ text: c.question, vector: c.vector }, mode, c.budget) });
@@ -53,11 +54,7 @@ export const QUESTION_MODES: Record<QuestionMode, ModeHandler> = {
 
 export { DEFAULT_LAMBDA };
 
-/**
- * The handler of a mode: a registered one, or any other fusion the engine understands (`rrf:dense+bm25`, which
- * the CLI may ask for); an unknown name is refused with the list of modes (modeRegistry.ts).
- */
-export function modeHandler(mode: string): ModeHandler {
-  const { name } = parseQuestionMode(mode);
-  return Object.hasOwn(QUESTION_MODES, name) ? QUESTION_MODES[name as QuestionMode] : retrieval(name);
+/** The handler of a mode read by parseQuestionMode: a registered one, or any other fusion the engine understands. */
+export function modeHandler(name: QuestionMode): ModeHandler {
+  return Object.hasOwn(QUESTION_MODES, name) ? QUESTION_MODES[name] : retrieval(name);
 }

@@ -14,21 +14,25 @@ import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { pagedAtomicLoader, pagedKgLoader } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
-import { askLibrary } from './askLibrary.ts';
-import { askByWords, wordsAnswer } from './askByWords.ts';
-import { askPaged, pagedAnswers, pagedModeNames, pagedNeeds, sameChunks } from './askPaged.ts';
-import type { PagedAskOptions, PagedLayers } from './askPaged.ts';
+import { ask, sameChunks } from '../source/ask.ts';
+import type { LibrarySource } from '../source/librarySource.ts';
+import type { AskOptions } from '../source/ask.ts';
+import { openSource, type SourceLayers } from '../source/openSource.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
-import { evaluateSet } from './evaluate.ts';
-import { PAGED_MODES, pagedModesText } from './askPaged.ts';
-import type { PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
-import { libraryGraph, pagedLibraryGraph, pagedQuestionGraph, questionGraph } from './graphView.ts';
+import { evaluateSet, libraryDocumentNames } from './evaluate.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
-import { ASK_MODES, parseQuestionMode } from './modeRegistry.ts';
+import {
+  answeredModes,
+  ASK_MODES,
+  lacking,
+  modesText,
+  parseQuestionMode,
+  type ParsedMode,
+} from './modeRegistry.ts';
 import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
 import {
   type AnswerOut,
@@ -37,20 +41,21 @@ import {
   type AskResult,
   type TraceListener,
 } from './queryProtocol.ts';
-import { libraryCitations, recordCitations, writeAnswer } from './writtenAnswer.ts';
+import { libraryCitations, writeAnswer } from './writtenAnswer.ts';
 
-/** The modes the Evaluate view offers for a paged library with these layers, in the Ask view's order. */
-function pagedAskModes(layers: PagedLayers): string[] {
-  const modes = pagedModeNames(layers);
-  return ASK_MODES.filter((m) => modes.includes(m));
-}
+/** The layers beside a paged library's pages (each read whole on first use). */
+type LayerLoaders = SourceLayers;
 
-/** The layers beside a paged library's pages (each read whole on first use), as askPaged takes them. */
-type LayerLoaders = Pick<PagedAskOptions, 'kg' | 'atomic'>;
-
-/** Which layers the loaders give (what a paged library answers with them). */
-function layersOf(loaders: LayerLoaders): PagedLayers {
-  return { kg: loaders.kg !== undefined, atomic: loaders.atomic !== undefined };
+/**
+ * Where questions read the library now, when not from memory: the source, what else a caller may do with it (the
+ * stored pages are read whole after a question, the evaluation names their documents from IndexedDB).
+ */
+interface Elsewhere {
+  source: LibrarySource;
+  /** After a question: the stored pages start being held and the first answer is marked (pagesTimings). */
+  answered?: () => void;
+  /** The stored pages' documents named as a QA set names them (recall@k); absent for a bundle read by ranges. */
+  documentNames?: (docIds: readonly string[]) => Promise<Map<string, string>>;
 }
 
 export interface QueryDeps extends LibrarySessionDeps {
@@ -109,8 +114,8 @@ export class QueryService {
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
    */
-  /** The records of the chunks the last question over pages showed: the sentences and pages its answer cites. */
-  private shownRecords = new Map<string, PagedChunkRecord>();
+  /** Where the last question was answered from: the sentences and pages its written answer cites. */
+  private asked: LibrarySource | null = null;
   private byRanges: Promise<PagedBundle | undefined> | null = null;
   /** The library's own pages, looked for once per library (forgotten when it changes); undefined: none usable. */
   private local: Promise<StoredPages | PagesAwaited | undefined> | null = null;
@@ -246,15 +251,6 @@ export class QueryService {
     return { url: bundle.url, counts: bundle.counts, embedderId: bundle.embedder?.id ?? null };
   }
 
-  /** What a library read by ranges does not hold in memory, refused by name. */
-  private refuseByRanges(what: string): void {
-    if (this.paged) {
-      throw new Error(
-        `${what} needs the library in memory; this bundle is read by ranges (it answers the default mode and bm25)`,
-      );
-    }
-  }
-
   /**
    * Opens a bundle file from disk read by ranges (File.slice): questions go to it and nothing of it is held but the
    * blocks they read, so a bundle larger than the tab's memory answers. Refused, naming the file, when it has no
@@ -302,7 +298,10 @@ export class QueryService {
 
   /** One source document (for the viewer when the library is a read-only bundle). */
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
-    this.refuseByRanges('a whole document');
+    if (this.paged) {
+      const source = openSource({ paged: this.paged.library, ...this.bundleLayers(this.paged) });
+      throw new Error(lacking(source, 'a whole document', ['documents']));
+    }
     return (await this.session.library()).documents.get(docId);
   }
 
@@ -315,43 +314,39 @@ export class QueryService {
    * `onEarly`); `rankingChanged` says whether it ranks otherwise than the early evidence did.
    */
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
-    const paged = this.byRanges ? await this.byRanges : undefined;
-    if (paged) return this.askOverPages(paged.library, request, onEarly, onTrace, this.bundleLayers(paged));
-    const local = await this.pagesState();
-    if (local && 'awaiting' in local) return this.askByWords(local, request);
-    if (local) {
-      // The default mode and bm25 read the pages alone; any other mode reads the library's KG and atomic questions
-      // where it has them, as in memory (decompose and logical search them first).
-      const { name } = parseQuestionMode(request.mode, { allowDefault: true });
-      const layers = (PAGED_MODES as readonly string[]).includes(name) ? {} : await this.storedLayers();
-      if (!pagedAnswers(request.mode, layersOf(layers)))
-        throw fromPagesError(request.mode, local, layersOf(layers));
-      const started = performance.now();
-      // Held pages answer in one run, sent no early evidence; pages read by Blob slices may.
-      const result = await this.askOverPages(
-        local.library,
-        request,
-        onEarly && ((early) => onEarly({ ...early, from: 'pages' })),
-        onTrace,
-        layers,
-      );
-      void local.hold?.();
-      const marks = this.pagesMarks;
-      if (marks && marks.firstAnswer === undefined)
-        marks.firstAnswer = Math.round(performance.timeOrigin + performance.now() - marks.beganAtEpochMs);
-      return { ...result, from: 'pages', milliseconds: performance.now() - started };
+    // An unknown mode is refused before anything loads; the mode is read once for the whole question.
+    const mode = parseQuestionMode(request.mode, { allowDefault: true });
+    // The stored pages' KG and atomic questions are read (whole, from IndexedDB) only for a mode that may read them:
+    // the walk and the words read the pages alone.
+    const elsewhere = await this.elsewhere({ layers: mode.needs.some((n) => n !== 'walk' && n !== 'bm25') });
+    if (elsewhere) {
+      const result = await this.run(elsewhere.source, request, mode, { early: onEarly, onTrace });
+      elsewhere.answered?.();
+      return result;
     }
+    return this.askInMemory(request, mode, onEarly, onTrace);
+  }
+
+  /**
+   * A question to the library in memory: a mode that ranks without the question vector first sends its lexical
+   * evidence when waiting for the vector would be slow (see ask).
+   */
+  private async askInMemory(
+    request: AskRequest,
+    mode: ParsedMode,
+    onEarly?: EarlyEvidence,
+    onTrace?: TraceListener,
+  ): Promise<AskResult> {
     const started = performance.now();
-    // An unknown mode is refused before anything loads. Only a mode that ranks without the question vector
-    // sends early evidence (`dense` cannot, the KG and reasoning modes are not staged).
-    const mode = parseQuestionMode(request.mode);
+    // Only a mode that ranks without the question vector sends early evidence (`dense` cannot, the KG and
+    // reasoning modes are not staged).
     await this.session.reloadIfGraphChanged();
     const library = this.session.library();
     library.catch(() => undefined);
     const early = onEarly && mode.lexical ? onEarly : undefined;
     let sent: AskResult | undefined;
     const sendEarly = async (from: QuestionLibrary, stale: boolean): Promise<void> => {
-      const result = await askLibrary(from, request, { kg: () => this.session.kg() });
+      const result = await ask(this.inMemory(from), request, { parsed: mode });
       sent = { ...result, stage: 'early', stale, milliseconds: performance.now() - started };
       early?.(sent);
     };
@@ -370,23 +365,11 @@ export class QueryService {
     // result (measured with ?bundle=: the first evidence about 2 s sooner than waiting for the result).
     if (early && !sent && wantsVector && !loaded.engine.semanticReady) await sendEarly(loaded, false);
     const vector = wantsVector ? await this.embedder.vector(loaded, request.question) : undefined;
-    this.askStop?.abort();
-    const stop = new AbortController();
-    this.askStop = stop;
-    let result: AskResult;
-    try {
-      result = await askLibrary(loaded, request, {
-        vector,
-        kg: () => this.session.kg(),
-        atomic: () => this.session.atomic(),
-        llm: () => this.questionLlm(),
-        embed: wantsVector ? (text) => this.embedder.vector(loaded, text) : undefined,
-        onTrace,
-        signal: stop.signal,
-      });
-    } finally {
-      if (this.askStop === stop) this.askStop = null;
-    }
+    const result = await this.run(this.inMemory(loaded), request, mode, {
+      vector,
+      embed: wantsVector ? (text) => this.embedder.vector(loaded, text) : undefined,
+      onTrace,
+    });
     return {
       ...result,
       ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
@@ -395,54 +378,33 @@ export class QueryService {
     };
   }
 
-  /**
-   * A question to a large library whose pages are not written yet: the default mode and bm25 by words over the
-   * stored chunks (askByWords.ts), cancelled by the next question; the other modes are refused by name, the
-   * reasoning modes too (each sub-question would read the whole library again).
-   */
-  private async askByWords(awaited: PagesAwaited, request: AskRequest): Promise<AskResult> {
-    if (!wordsAnswer(request.mode)) throw awaitingPagesError(awaited, `mode ${request.mode}`);
+  /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */
+  private async run(
+    source: LibrarySource,
+    request: AskRequest,
+    mode: ParsedMode,
+    options: Pick<AskOptions, 'vector' | 'embed' | 'early' | 'onTrace'>,
+  ): Promise<AskResult> {
     this.askStop?.abort();
     const stop = new AbortController();
     this.askStop = stop;
     try {
-      const { result, records } = await askByWords(awaited, request, { signal: stop.signal });
-      this.shownRecords = records;
+      const result = await ask(source, request, {
+        ...options,
+        parsed: mode,
+        llm: () => this.questionLlm(),
+        signal: stop.signal,
+      });
+      this.asked = source;
       return result;
     } finally {
       if (this.askStop === stop) this.askStop = null;
     }
   }
 
-  /**
-   * A question to a paged library (a bundle read by ranges, or the library's stored pages): cancelled by the next
-   * question as one in memory is; the reasoning modes get the configured endpoint.
-   */
-  private async askOverPages(
-    library: PagedLibrary,
-    request: AskRequest,
-    onEarly?: EarlyEvidence,
-    onTrace?: TraceListener,
-    layers: LayerLoaders = {},
-  ): Promise<AskResult> {
-    this.askStop?.abort();
-    const stop = new AbortController();
-    this.askStop = stop;
-    const shownRecords = new Map<string, PagedChunkRecord>();
-    try {
-      const result = await askPaged(library, request, {
-        signal: stop.signal,
-        onEarly,
-        onTrace,
-        llm: () => this.questionLlm(),
-        ...layers,
-        shownRecords,
-      });
-      this.shownRecords = shownRecords;
-      return result;
-    } finally {
-      if (this.askStop === stop) this.askStop = null;
-    }
+  /** The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build). */
+  private inMemory(library: QuestionLibrary): LibrarySource {
+    return openSource({ library, kg: () => this.session.kg(), atomic: () => this.session.atomic() });
   }
 
   /**
@@ -479,16 +441,11 @@ export class QueryService {
 
   /**
    * The concept-graph view of a question: the `ppr` walk's bounded neighbourhood over the same library and question
-   * vector as `ask` (src/services/questions/graphView.ts); over a library answered from its pages, its own walk
-   * (the same view, read by blocks).
+   * vector as `ask` (src/services/questions/graphView.ts), from whichever source questions read.
    */
   async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
-    const paged = await this.pagedLibrary();
-    if (paged) return pagedQuestionGraph(paged.library, question, caps);
-    const loaded = await this.session.library();
-    const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
-    const vector = wantsVector ? await this.embedder.vector(loaded, question) : undefined;
-    return questionGraph(loaded, question, vector, caps);
+    const { source, vector } = await this.current({ view: true });
+    return source.questionGraph(question, await vector?.(question), caps);
   }
 
   /**
@@ -496,9 +453,8 @@ export class QueryService {
    * library answered from its pages, the top concepts by weighted degree (`measure` says which).
    */
   async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
-    const paged = await this.pagedLibrary();
-    if (paged) return pagedLibraryGraph(paged.library, options);
-    return libraryGraph(await this.session.library(), options);
+    const { source } = await this.current({ view: true });
+    return source.libraryGraph(options);
   }
 
   /**
@@ -507,12 +463,10 @@ export class QueryService {
    */
   async answer(request: AnswerRequest, onDelta?: (delta: string) => void): Promise<AnswerOut> {
     const settings = await readLlmSettings(this.deps.library);
-    // A library answered from its pages is not loaded for the answer: its citations come from the records of the
-    // chunks the last question showed (the evidence being answered over).
-    const paged = this.byRanges || (await this.pagesState());
-    const citations = paged
-      ? recordCitations(this.shownRecords)
-      : libraryCitations(await this.session.library().catch(() => null));
+    // The citations come from where the evidence being answered over came from (a paged index: the records of the
+    // chunks the last question showed).
+    const citations =
+      this.asked?.citations() ?? libraryCitations(await this.session.library().catch(() => null));
     this.answerStop?.abort();
     const stop = new AbortController();
     this.answerStop = stop;
@@ -546,36 +500,22 @@ export class QueryService {
   }
 
   /**
-   * Runs a QA set in the given modes and budgets over the loaded library (src/services/questions/evaluate.ts),
-   * reporting progress through `onProgress` (a Comlink proxy). cancelEvaluation() stops it; what was scored is
-   * returned.
+   * Runs a QA set in the given modes and budgets over the library (src/services/questions/evaluate.ts), reporting
+   * progress through `onProgress` (a Comlink proxy). cancelEvaluation() stops it; what was scored is returned.
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
     const llm = async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation');
-    // A library answered from its pages is evaluated over them (the modes they answer), never loaded; stored pages
-    // small enough to hold are read whole first (once), so that every question runs in one pass from memory
-    // instead of rounds of Blob slices.
-    const paged = await this.pagedLibrary({ held: true, layers: true });
+    // A library answered from its pages is evaluated over them, never loaded; stored pages small enough to hold are
+    // read whole first (once), so that every question runs in one pass from memory instead of rounds of Blob slices.
+    const { source, vector, documentNames } = await this.current({ view: true, held: true, layers: true });
     this.evalStop?.abort();
     const stop = new AbortController();
     this.evalStop = stop;
     try {
-      if (paged) {
-        return await evaluateSet(request, {
-          paged: paged.library,
-          ...(paged.stored && this.deps.documentNames ? { documentNames: this.deps.documentNames } : {}),
-          ...paged.layers,
-          llm,
-          signal: stop.signal,
-          onProgress,
-        });
-      }
-      const library = await this.session.library();
-      const wantsVector = library.layers.semantic && library.embedderId !== null;
       return await evaluateSet(request, {
-        library,
-        vector: wantsVector ? (text) => this.embedder.vector(library, text) : undefined,
-        kg: () => this.session.kg(),
+        source,
+        ...(vector ? { vector } : {}),
+        ...(documentNames ? { documentNames } : {}),
         llm,
         signal: stop.signal,
         onProgress,
@@ -586,20 +526,51 @@ export class QueryService {
   }
 
   /**
-   * The library questions are answered from by ranges, if they are: a bundle read by ranges, or the library's stored
-   * pages (`stored`); with `layers`, the layers beside them (the stored ones are read from IndexedDB to know). A large
-   * library still waiting for its first pages is refused (it is not loaded meanwhile).
+   * Where questions read the library when not from memory (undefined: from memory), the one choice of a source: a
+   * bundle read by ranges, the library's stored pages, or its stored chunks by words while the pages are awaited.
+   * With `layers`, the stored pages' KG and atomic questions are read from IndexedDB to know whether they exist; with
+   * `held`, stored pages small enough are read whole first; with `view` (the Graph view, Evaluate), a library still
+   * waiting for its pages is refused: each would read the whole library by words, again and again.
    */
-  private async pagedLibrary(
-    options: { held?: boolean; layers?: boolean } = {},
-  ): Promise<{ library: PagedLibrary; stored: boolean; layers: LayerLoaders } | undefined> {
+  private async elsewhere(
+    options: { held?: boolean; layers?: boolean; view?: boolean } = {},
+  ): Promise<Elsewhere | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) return { library: bundle.library, stored: false, layers: this.bundleLayers(bundle) };
+    if (bundle) return { source: openSource({ paged: bundle.library, ...this.bundleLayers(bundle) }) };
     const local = await this.pagesState();
-    if (local && 'awaiting' in local) throw awaitingPagesError(local);
-    if (local && options.held) await local.hold?.();
     if (!local) return undefined;
-    return { library: local.library, stored: true, layers: options.layers ? await this.storedLayers() : {} };
+    if ('awaiting' in local) {
+      const source = openSource({ awaited: local });
+      if (options.view) throw new Error(lacking(source, 'this view', ['chunks']));
+      return { source };
+    }
+    if (options.held) await local.hold?.();
+    const layers = options.layers ? await this.storedLayers() : {};
+    return {
+      source: openSource({ stored: local.library, chunks: local.chunks, ...layers }),
+      answered: () => {
+        void local.hold?.();
+        const marks = this.pagesMarks;
+        if (marks && marks.firstAnswer === undefined)
+          marks.firstAnswer = Math.round(performance.timeOrigin + performance.now() - marks.beganAtEpochMs);
+      },
+      ...(this.deps.documentNames ? { documentNames: this.deps.documentNames } : {}),
+    };
+  }
+
+  /** The source questions read now (the library in memory is loaded), with the question vector where it has one. */
+  private async current(
+    options: { held?: boolean; layers?: boolean; view?: boolean } = {},
+  ): Promise<Elsewhere & { vector?: (text: string) => Promise<Float32Array | undefined> }> {
+    const elsewhere = await this.elsewhere(options);
+    if (elsewhere) return elsewhere;
+    const library = await this.session.library();
+    const wantsVector = library.layers.semantic && library.embedderId !== null;
+    return {
+      source: this.inMemory(library),
+      ...(wantsVector ? { vector: (text: string) => this.embedder.vector(library, text) } : {}),
+      documentNames: libraryDocumentNames(library),
+    };
   }
 
   /**
@@ -607,20 +578,23 @@ export class QueryService {
    * its pages, those its pages and layers answer, with the reason the view shows in one line.
    */
   async evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
-    let paged: Awaited<ReturnType<QueryService['pagedLibrary']>>;
+    let elsewhere: Elsewhere | undefined;
     try {
-      paged = await this.pagedLibrary({ layers: true });
+      elsewhere = await this.elsewhere({ layers: true, view: true });
     } catch (error) {
-      // A large library whose first pages are not written yet: those modes, once they are.
-      return { modes: pagedAskModes({}), reason: error instanceof Error ? error.message : String(error) };
+      // A large library whose first pages are not written yet: the modes its words answer meanwhile.
+      const state = await this.pagesState();
+      const modes = state && 'awaiting' in state ? answeredModes(openSource({ awaited: state })) : [];
+      return { modes, reason: error instanceof Error ? error.message : String(error) };
     }
-    if (!paged) return { modes: [...ASK_MODES] };
-    const layers = layersOf(paged.layers);
+    if (!elsewhere) return { modes: [...ASK_MODES] };
+    const { source, documentNames } = elsewhere;
+    const answering = source.answering(modesText(source));
     return {
-      modes: pagedAskModes(layers),
-      reason: paged.stored
-        ? `This library is answered from its pages to stay within the tab’s memory: they answer ${pagedModesText(layers)}.`
-        : `This bundle is read by ranges: it answers ${pagedModesText(layers)}, and names its documents by id only, so recall@k is not scored.`,
+      modes: answeredModes(source),
+      reason: documentNames
+        ? `${answering[0].toUpperCase()}${answering.slice(1)}.`
+        : `${answering[0].toUpperCase()}${answering.slice(1)}, and names its documents by id only, so recall@k is not scored.`,
     };
   }
 
@@ -658,28 +632,6 @@ export class QueryService {
   openTimings(): Record<string, number> | null {
     return this.opened && { ...this.opened };
   }
-}
-
-/** Why a large library answered from its pages, with these layers beside them, cannot answer in `mode`. */
-function fromPagesError(mode: string, pages: StoredPages | PagesAwaited, layers: PagedLayers): Error {
-  if ('awaiting' in pages) return awaitingPagesError(pages);
-  return new Error(
-    `mode ${mode} needs ${pagedNeeds(mode)}; this library (${pages.chunks.toLocaleString('en')} chunks) is ` +
-      `answered from its pages to stay within the tab’s memory, which answer ${pagedModesText(layers)}`,
-  );
-}
-
-/**
- * A large library before its first pages: it is not loaded into memory, and says so; `what` (a mode, a view) needs
- * the pages, where the default mode and bm25 are answered by words meanwhile.
- */
-function awaitingPagesError(pages: PagesAwaited, what = 'this view'): Error {
-  return new Error(
-    `${what} needs the library's pages: this library (${pages.chunks.toLocaleString('en')} chunks) is answered ` +
-      'from its pages to stay within the tab’s memory, and they are being written ("writing pages" in the ' +
-      'Library view); questions in the default mode and bm25 are answered by words meanwhile, the rest once ' +
-      'they are written',
-  );
 }
 
 /** The query worker's API as the page calls it (workers/query.worker.ts only exposes this service). */

@@ -5,7 +5,6 @@ import type { LlmClient } from '../../core/llm/index.ts';
 import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import { pageRange } from '../../core/pages.ts';
 import { sentencesWithin, type QuestionLibrary } from '../library/questionLibrary.ts';
-import { recordSentences } from './askPaged.ts';
 import type { AnswerOut, AnswerRequest } from './queryProtocol.ts';
 
 /**
@@ -31,7 +30,7 @@ export function libraryCitations(library: QuestionLibrary | null): CitationSourc
   };
 }
 
-/** Citations from the records of the chunks a question over pages showed (askPaged's `records`). */
+/** Citations from the records of the chunks a question over a paged index showed (src/services/source/pagedSource.ts). */
 export function recordCitations(records: ReadonlyMap<string, PagedChunkRecord>): CitationSource {
   const byDoc = new Map([...records.values()].map((r) => [r.docId, r.pageStarts]));
   return {
@@ -94,4 +93,15 @@ export async function writeAnswer(
     outputTokens: a.usage.outputTokens,
     cost: a.usage.cost,
   };
+}
+
+/** A chunk record's sentences as offsets into its own text (the record keeps document offsets). */
+export function recordSentences(record: PagedChunkRecord): Array<{ start: number; end: number }> {
+  const sentences: Array<{ start: number; end: number }> = [];
+  for (let i = 0; i + 1 < record.sentences.length; i += 2) {
+    const start = record.sentences[i] - record.start;
+    const end = record.sentences[i + 1] - record.start;
+    if (start >= 0 && end <= record.text.length) sentences.push({ start, end });
+  }
+  return sentences;
 }

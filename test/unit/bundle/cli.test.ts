@@ -112,7 +112,7 @@ describe('cli ask', () => {
     );
     await expect(
       askSnapshot(await readBundleFile(bare), 'Lothair', { mode: 'kg', budget: 1000 }),
-    ).rejects.toThrow('ask: mode kg needs a KG in the bundle');
+    ).rejects.toThrow('mode kg needs a knowledge graph, which this library has not; this bundle answers');
   });
 
   it('refuses a question embedder it cannot build, with a hint', async () => {

@@ -68,7 +68,7 @@ describe('cli ask: arguments are checked before the bundle is read', () => {
 
   it('takes `default` as the app default mode, and every mode the Ask view lists', async () => {
     const plan = await checkArgs([missing, 'q', '--mode', 'default']);
-    expect(plan).toMatchObject({ mode: DEFAULT_MODE, questions: ['q'] });
+    expect(plan).toMatchObject({ mode: { name: DEFAULT_MODE }, questions: ['q'] });
     // With default accepted, the only thing wrong is the bundle itself, found when it is read.
     await expect(capture(() => ask([missing, 'q', '--mode', 'default']))).rejects.toThrow(
       /no-such\.bundle does not exist/,
@@ -82,7 +82,7 @@ describe('cli ask: arguments are checked before the bundle is read', () => {
         '--llm-base-url',
         'http://127.0.0.1:9/v1',
       ]);
-      expect(checked, mode).toMatchObject({ mode });
+      expect(checked, mode).toMatchObject({ mode: { name: mode } });
     }
   });
 });

@@ -3,6 +3,8 @@ import { BenchKg, llmSettingsFromFlags, scoreAnswer, stripCitations } from '../.
 import { LlmClient } from '../../../src/core/llm/client.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
+import { openLibrary } from '../../../src/services/library/questionLibrary.ts';
+import { askLibrary } from '../../support/askOver.ts';
 import type { ChunkRecord, SentenceRecord } from '../../../src/core/types.ts';
 import {
   scriptedExtraction,
@@ -64,7 +66,7 @@ describe('bench LLM helpers', () => {
   it('builds a core KG over the top κ chunks by rank and searches it in kg and hybrid modes', async () => {
     const engine = RetrievalEngine.build({ chunks, sentences }, createTermAnalyzer());
     const { chunkIds, chunkRank } = engine.graph;
-    const kg = await BenchKg.build({ chunks, sentences, chunkIds, chunkRank, kappa: 0.5, client });
+    const kg = await BenchKg.build({ chunks, chunkIds, chunkRank, kappa: 0.5, client });
     expect(kg.summary.kg).toEqual({ done: 2, failed: 0 });
     expect(kg.summary.calls).toBe(2);
     // Exactly the two best-ranked chunks were sent.
@@ -76,11 +78,25 @@ describe('bench LLM helpers', () => {
     // Ask about an entity of the best-ranked chunk: the KG path must return that chunk first.
     const name = scriptedExtraction(top2[0]).entities.at(-1)!.name;
     const question = `What is known about ${name}?`;
-    const hits = kg.search('kg', { text: question }, 100);
+    // Searched as the bench searches it: kg and hybrid through ask(), over the library of the same chunks.
+    const library = openLibrary(
+      {
+        meta: undefined,
+        documents: [],
+        sections: [],
+        chunks,
+        sentences,
+        vectors: new Map(),
+        graph: undefined,
+      },
+      () => engine,
+    );
+    const asked = (mode: 'kg' | 'hybrid') =>
+      askLibrary(library, { question, mode, budget: 100 }, { kg: () => Promise.resolve(kg.index) });
+    const hits = (await asked('kg')).evidence;
     expect(hits.map((h) => h.text)).toContain(top2[0]);
     expect(hits.every((h) => h.provenance.mode === 'kg')).toBe(true);
-    const concept = engine.search({ text: question }, 'ppr', 100);
-    const mixed = kg.search('hybrid', { text: question }, 100, concept);
+    const mixed = (await asked('hybrid')).evidence;
     expect(mixed.map((h) => h.provenance.mode)).toContain('hybrid');
     expect(mixed.reduce((s, h) => s + h.tokens, 0)).toBeLessThanOrEqual(100);
   });

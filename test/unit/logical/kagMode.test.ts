@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KgIndex, MemoryKgStore } from '../../../src/core/kg/index.ts';
 import type { LlmClient } from '../../../src/core/llm/index.ts';
-import { askLibrary } from '../../../src/services/questions/askLibrary.ts';
+import { askLibrary } from '../../support/askOver.ts';
 import type { QuestionLibrary } from '../../../src/services/library/questionLibrary.ts';
 import { buildKgOnly } from '../../support/buildKgOnly.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';

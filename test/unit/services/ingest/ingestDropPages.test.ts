@@ -18,7 +18,7 @@ import {
 } from '../../../../src/services/ingest/pagesWrite.ts';
 import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
 import { resolveParams } from '../../../../src/core/retrieval/index.ts';
-import { askByWords } from '../../../../src/services/questions/askByWords.ts';
+import { askByWords } from '../../../support/askOver.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';

@@ -25,13 +25,13 @@ import {
 import { pagesDue, PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/ingest/pagesWrite.ts';
 import { openStoredPages, type StoredPages } from '../../../../src/services/library/storedPages.ts';
 import { documentNames } from '../../../../src/services/library/documentNames.ts';
-import { askPaged } from '../../../../src/services/questions/askPaged.ts';
+import { askPaged } from '../../../support/askOver.ts';
 import { QueryService } from '../../../../src/services/questions/queryService.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { DexieAtomicStore } from '../../../../src/store/atomicStore.ts';
 import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';
 import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
-import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
+import { askLibrary } from '../../../support/askOver.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
@@ -202,7 +202,7 @@ describe('the library pages in the store', () => {
       ),
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'dense', budget: 1500 })).rejects.toThrow(
-      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages .*, which answer the default mode, bm25, decompose and logical/,
+      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages .*, which answer the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'kg', budget: 1500 })).rejects.toThrow(
       /mode kg needs a knowledge graph, which this library has not; this library \([\d,]+ chunks\) is answered from its pages/,
@@ -223,7 +223,9 @@ describe('the library pages in the store', () => {
     expect(searched.focus).toBe(top.nodes[0].id);
     // Evaluate runs over the pages in the modes they answer, naming the ranked documents as a QA set does (the
     // file names without their extension, read from IndexedDB), without loading the library.
-    expect(await service.evaluationModes()).toMatchObject({ modes: ['ppr', 'bm25', 'decompose', 'logical'] });
+    expect(await service.evaluationModes()).toMatchObject({
+      modes: ['ppr', 'bm25', 'rrf:ppr+bm25', 'decompose', 'logical'],
+    });
     const stems = new Set(files.map((f) => basename(f).replace(/\.[^.]+$/, '')));
     const evaluated = await service.evaluate({
       set: {
@@ -303,9 +305,15 @@ describe('the library pages in the store', () => {
     });
     const question = 'What does the Range Reader fetch for a Question?';
     // No layer yet: each mode names what it needs.
-    expect((await service.evaluationModes()).modes).toEqual(['ppr', 'bm25', 'decompose', 'logical']);
+    expect((await service.evaluationModes()).modes).toEqual([
+      'ppr',
+      'bm25',
+      'rrf:ppr+bm25',
+      'decompose',
+      'logical',
+    ]);
     await expect(service.ask({ question, mode: 'atomic', budget: 1500 })).rejects.toThrow(
-      /mode atomic needs atomic questions, which this library has not; .*which answer the default mode, bm25, decompose and logical/,
+      /mode atomic needs atomic questions, which this library has not; .*which answer the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
 
     // What a KG build and atomizing write (one chunk each, as the build service commits them), in words the
@@ -336,6 +344,7 @@ describe('the library pages in the store', () => {
     expect((await service.evaluationModes()).modes).toEqual([
       'ppr',
       'bm25',
+      'rrf:ppr+bm25',
       'hybrid',
       'kg',
       'atomic',

@@ -1,19 +1,16 @@
 // A written answer over evidence from pages (a library too large to load, or a bundle read by ranges) cites the
 // sentence it used and that sentence's own pages, as over the library in memory: the citations come from the records
-// of the chunks the question showed (askPaged's shownRecords, writtenAnswer.ts's recordCitations). The expected
+// of the chunks the question showed (the paged LibrarySource's citations(), writtenAnswer.ts's recordCitations). The expected
 // citations are the in-memory library's, computed here, never copied from output; without either source a citation
 // has its chunk's whole page range (what answers over pages cited before).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PagedChunkRecord } from '../../../../src/core/paged/index.ts';
-import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
-import { askPaged } from '../../../../src/services/questions/askPaged.ts';
+import { askLibrary, askPaged } from '../../../support/askOver.ts';
 import type { AnswerOut, AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import {
   libraryCitations,
-  recordCitations,
   writeAnswer,
   type CitationSource,
 } from '../../../../src/services/questions/writtenAnswer.ts';
@@ -72,13 +69,11 @@ describe('a written answer over evidence from pages', () => {
     const memory = await askLibrary(both.library, request, {
       kg: () => Promise.reject(new Error('no KG')),
     });
-    const shownRecords = new Map<string, PagedChunkRecord>();
-    const paged = await askPaged(both.paged, request, { shownRecords });
+    const paged = await askPaged(both.paged, request);
     expect(paged.evidence.map((e) => e.chunkId)).toEqual(memory.evidence.map((e) => e.chunkId));
-    expect([...shownRecords.keys()]).toEqual(paged.evidence.map((e) => e.chunkId));
 
     const expected = await answer(libraryCitations(both.library), memory);
-    const fromPages = await answer(recordCitations(shownRecords), paged);
+    const fromPages = await answer(paged.citations, paged);
     expect(fromPages.citations).toEqual(expected.citations);
     expect(fromPages.text).toBe(expected.text);
     const [cited] = fromPages.citations;

@@ -16,6 +16,7 @@ import { LlmClient } from '../../../../src/core/llm/client.ts';
 import { parseQaSet } from '../../../../src/services/questions/qaSet.ts';
 import { startScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { openLibrary, type QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
+import { inMemory } from '../../../support/askOver.ts';
 
 const PASSAGES = [
   [
@@ -128,8 +129,7 @@ afterAll(async () => {
 });
 
 const context = (signal = new AbortController().signal, onProgress?: (p: EvalProgress) => void) => ({
-  library,
-  kg: () => Promise.reject(new Error('no KG')),
+  ...inMemory(library, () => Promise.reject(new Error('no KG'))),
   llm: () => Promise.reject(new Error('no endpoint')),
   signal,
   onProgress,

@@ -14,6 +14,7 @@ import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
 import { openLibrary, type QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { kagResponder } from '../../../support/scriptedKag.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
+import { inMemory } from '../../../support/askOver.ts';
 
 const PASSAGES = [
   ['p0', 'Phoolwari', 'Phoolwari is a 1946 Indian film directed by Chaturbhuj Doshi.'],
@@ -73,8 +74,7 @@ afterAll(async () => {
 });
 
 const context = () => ({
-  library,
-  kg: () => Promise.reject(new Error('no KG')),
+  ...inMemory(library, () => Promise.reject(new Error('no KG'))),
   llm: () => Promise.resolve(client),
   signal: new AbortController().signal,
 });

@@ -18,6 +18,7 @@ import { pagesParts, writePagedIndex } from '../../../../src/core/paged/write.ts
 import { bothLibraries } from '../../../support/pagedLibraries.ts';
 import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
 import { bundleOnlyQueryService } from '../../../support/bundleOnlyQueryService.ts';
+import { byRanges, inMemory } from '../../../support/askOver.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'eval-paged-'));
 afterAll(() => rm(work, { recursive: true, force: true }));
@@ -92,10 +93,10 @@ describe('an evaluation over a library answered from its pages', () => {
     const request = { set: { name: 'set', items: ITEMS }, modes: ['ppr', 'bm25'], budgets: [8, 30, 1000] };
     const signal = new AbortController().signal;
     const kg = () => Promise.reject(new Error('no KG'));
-    const expected = await evaluateSet(request, { library, kg, llm: noLlm, signal });
+    const expected = await evaluateSet(request, { ...inMemory(library, kg), llm: noLlm, signal });
     const progress: EvalProgress[] = [];
     const fromPages = await evaluateSet(request, {
-      paged,
+      source: byRanges(paged),
       documentNames,
       llm: noLlm,
       signal,
@@ -109,7 +110,7 @@ describe('an evaluation over a library answered from its pages', () => {
     expect(progress.at(-1)).toMatchObject({ done: 2 * ITEMS.length, total: 2 * ITEMS.length });
 
     // A bundle read by ranges names no document as the QA set does: the same context recall, no recall@k.
-    const unnamed = await evaluateSet(request, { paged, llm: noLlm, signal });
+    const unnamed = await evaluateSet(request, { source: byRanges(paged), llm: noLlm, signal });
     expect(unnamed.recallNote).toBe(NO_DOCUMENT_NAMES);
     for (const m of request.modes) {
       expect(unnamed.summary[m].cr).toEqual(expected.summary[m].cr);
@@ -122,10 +123,10 @@ describe('an evaluation over a library answered from its pages', () => {
     await expect(
       evaluateSet(
         { ...request, modes: ['ppr', 'dense'] },
-        { paged, llm: noLlm, signal, onProgress: (p) => progress.push(p) },
+        { source: byRanges(paged), llm: noLlm, signal, onProgress: (p) => progress.push(p) },
       ),
     ).rejects.toThrow(
-      /mode dense needs the library in memory; .* answers the default mode, bm25, decompose and logical/,
+      /mode dense needs the library in memory; .* answers the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
     expect(progress.length).toBe(before);
   });
@@ -145,12 +146,12 @@ describe('an evaluation over a library answered from its pages', () => {
     await service.openBundleFile(new Blob([bytes as Uint8Array<ArrayBuffer>]), 'passages.bundle');
     const modes = await service.evaluationModes();
     // The retrieval modes the pages answer, and the reasoning modes that run over them.
-    expect(modes.modes).toEqual(['ppr', 'bm25', 'decompose', 'logical']);
+    expect(modes.modes).toEqual(['ppr', 'bm25', 'rrf:ppr+bm25', 'decompose', 'logical']);
     expect(modes.reason).toMatch(/read by ranges/);
     const request = { set: { name: 'set', items: ITEMS }, modes: ['ppr', 'bm25'], budgets: [8, 30, 1000] };
     const signal = new AbortController().signal;
     const kg = () => Promise.reject(new Error('no KG'));
-    const expected = await evaluateSet(request, { library, kg, llm: noLlm, signal });
+    const expected = await evaluateSet(request, { ...inMemory(library, kg), llm: noLlm, signal });
     const fromBundle = await service.evaluate(request);
     expect(fromBundle.recallNote).toBe(NO_DOCUMENT_NAMES);
     for (const m of request.modes) expect(fromBundle.summary[m].cr).toEqual(expected.summary[m].cr);
@@ -177,8 +178,13 @@ describe('an evaluation over a library answered from its pages', () => {
       const request = { set: { name: 'musique', items }, modes: ['ppr', 'bm25'], budgets: [100, 1000, 3000] };
       const signal = new AbortController().signal;
       const kg = () => Promise.reject(new Error('no KG'));
-      const expected = await evaluateSet(request, { library, kg, llm: noLlm, signal });
-      const fromPages = await evaluateSet(request, { paged, documentNames, llm: noLlm, signal });
+      const expected = await evaluateSet(request, { ...inMemory(library, kg), llm: noLlm, signal });
+      const fromPages = await evaluateSet(request, {
+        source: byRanges(paged),
+        documentNames,
+        llm: noLlm,
+        signal,
+      });
       expect(scores(fromPages)).toEqual(scores(expected));
       expect(Object.values(expected.summary.ppr.recall).some((x) => x !== null && x > 0)).toBe(true);
     },

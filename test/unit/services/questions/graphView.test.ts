@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../../src/core/prepare.ts';
 import { libraryGraph, questionGraph } from '../../../../src/services/questions/graphView.ts';
-import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
+import { askLibrary } from '../../../support/askOver.ts';
 import { openLibrary, type QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 
 const PASSAGES = [

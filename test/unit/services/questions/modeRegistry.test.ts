@@ -46,7 +46,11 @@ describe('mode registry', () => {
       needsLlm: false,
       lexical: true,
       excerpts: true,
+      needs: ['walk'],
     });
+    // A fusion needs its parts' needs and the fusion itself; a mode over a layer names it.
+    expect(parseQuestionMode('rrf:dense+bm25').needs).toEqual(['fusion', 'vectors', 'bm25']);
+    expect(parseQuestionMode('hybrid').needs).toEqual(['kg', 'walk', 'chunks']);
     // dense needs the question vector: no early evidence; a fusion with dense neither.
     expect(parseQuestionMode('dense')).toMatchObject({ lexical: false, excerpts: true });
     expect(parseQuestionMode('rrf:dense+bm25')).toMatchObject({ family: 'retrieval', lexical: false });

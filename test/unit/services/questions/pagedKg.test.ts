@@ -24,7 +24,7 @@ import {
 } from '../../../../src/services/library/readOnlyBundle.ts';
 import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
 import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
-import { askPaged } from '../../../../src/services/questions/askPaged.ts';
+import { askPaged, inMemory } from '../../../support/askOver.ts';
 import type { QuestionMode } from '../../../../src/services/questions/modeRegistry.ts';
 import type { Evidence } from '../../../../src/services/questions/queryProtocol.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
@@ -165,8 +165,10 @@ describe('the KG modes over a bundle read by ranges', () => {
       expect(comparable(asked.evidence)).toEqual(comparable(memory.evidence));
     }
     const modes = await service.evaluationModes();
-    expect(modes.modes).toEqual(['ppr', 'bm25', 'hybrid', 'kg', 'decompose', 'logical']);
-    expect(modes.reason).toMatch(/it answers the default mode, bm25, kg, hybrid, decompose and logical/);
+    expect(modes.modes).toEqual(['ppr', 'bm25', 'rrf:ppr+bm25', 'hybrid', 'kg', 'decompose', 'logical']);
+    expect(modes.reason).toMatch(
+      /A library read by ranges answers the default mode, bm25, rrf:ppr\+bm25, hybrid, kg, decompose and logical, and names its documents by id only/,
+    );
     // Evaluate over the pages scores kg as the library in memory does (context recall per question).
     const items = questions.map((question, i) => ({
       id: `q${i}`,
@@ -179,8 +181,7 @@ describe('the KG modes over a bundle read by ranges', () => {
     const library = openLibrary(snapshotToCorpus(docs.whole));
     const signal = new AbortController().signal;
     const expected = await evaluateSet(request, {
-      library,
-      kg: async () => bundleKgIndex(docs.whole.tables),
+      ...inMemory(library, async () => bundleKgIndex(docs.whole.tables)),
       llm: () => Promise.reject(new Error('no LLM in this test')),
       signal,
     });
@@ -292,6 +293,7 @@ describe('atomic questions in a bundle read by ranges (cli index --kg --atomic)'
       expect((await service.evaluationModes()).modes).toEqual([
         'ppr',
         'bm25',
+        'rrf:ppr+bm25',
         'hybrid',
         'kg',
         'atomic',
@@ -350,17 +352,17 @@ describe('refusals', () => {
       const ask = (mode: QuestionMode, kg?: ReturnType<typeof pagedKgLoader>) =>
         askPaged(paged.library, { question: 'ranges', mode, budget: 2000 }, kg ? { kg } : {});
       await expect(ask('kg')).rejects.toThrow(
-        'mode kg needs a knowledge graph, which this library has not; a library read by ranges answers the default mode, bm25, decompose and logical',
+        'mode kg needs a knowledge graph, which this library has not; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, decompose and logical',
       );
       await expect(ask('atomic', () => Promise.reject(new Error('unused')))).rejects.toThrow(
-        'mode atomic needs atomic questions, which this library has not; a library read by ranges answers the default mode, bm25, kg, hybrid, decompose and logical',
+        'mode atomic needs atomic questions, which this library has not; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, hybrid, kg, decompose and logical',
       );
       await expect(ask('dense', () => Promise.reject(new Error('unused')))).rejects.toThrow(
-        'mode dense needs the library in memory; a library read by ranges answers the default mode, bm25, kg, hybrid, decompose and logical',
+        'mode dense needs the library in memory; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, hybrid, kg, decompose and logical',
       );
       const { run } = await import('../../../../src/cli/ask.ts');
       await expect(run([plain, 'ranges', '--mode', 'hybrid'])).rejects.toThrow(
-        'ask: mode hybrid needs a KG in the bundle',
+        'ask: mode hybrid needs a knowledge graph, which this library has not; a library read by ranges answers',
       );
     } finally {
       await source.close();

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AtomicIndex } from '../../../../src/core/atomic/index.ts';
 import type { LlmClient, TraceEvent } from '../../../../src/core/llm/index.ts';
-import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
-import { askPaged } from '../../../../src/services/questions/askPaged.ts';
+import { askLibrary } from '../../../support/askOver.ts';
+import { askPaged } from '../../../support/askOver.ts';
 import type { AskRequest, AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { bothLibraries, type BothLibraries } from '../../../support/pagedLibraries.ts';
 import { FILM_PASSAGES, LOTHAIR_PASSAGES } from '../../../support/passages.ts';
@@ -213,7 +213,7 @@ describe('reasoning modes over pages', () => {
     };
     for (const [mode, need] of Object.entries(needs))
       await expect(ask(mode as AskRequest['mode']), mode).rejects.toThrow(
-        `mode ${mode} needs ${need}; a library read by ranges answers the default mode, bm25, decompose and logical`,
+        `mode ${mode} needs ${need}; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, decompose and logical`,
       );
     await expect(ask('decompose')).rejects.toThrow('mode decompose needs an LLM endpoint');
     expect(server.requests).toEqual([]);

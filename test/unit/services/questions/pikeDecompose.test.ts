@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AtomicIndex } from '../../../../src/core/atomic/index.ts';
 import { KgIndex } from '../../../../src/core/kg/index.ts';
 import type { TraceEvent } from '../../../../src/core/llm/index.ts';
-import { askLibrary } from '../../../../src/services/questions/askLibrary.ts';
+import { askLibrary } from '../../../support/askOver.ts';
 import type { QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import type { AskRequest } from '../../../../src/services/questions/queryProtocol.ts';
 import { libraryOf, LOTHAIR_PASSAGES, preparePassages } from '../../../support/passages.ts';

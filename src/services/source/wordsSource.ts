@@ -1,15 +1,16 @@
-// A question to a large library whose pages are not written yet (an older app's library, pages a removal cleared, a
-// drop that passed the threshold before its first pages): such a library is not loaded into memory
+// A large library whose pages are not written yet (an older app's library, pages a removal cleared, a drop that
+// passed the threshold before its first pages) as a LibrarySource: such a library is not loaded into memory
 // (src/services/library/storedPages.ts), so instead of refusing, the default mode and bm25 are answered by words over
 // its stored chunks, read once, a batch of documents at a time, and scored by the engine's own BM25 arithmetic
 // (src/core/retrieval/batchBm25.ts): the default mode's words (BM25F with the heading copies), or bm25. Past its batch
 // a chunk is kept only as a key and its question words' counts, and only when it holds one; the best candidates'
-// documents are then read again by id, so memory is bounded by the batch and the answer, not the library. The
-// evidence is shown as a paged answer is (askPaged.ts), marked `from: 'words'`; the concept walk answers once the
-// pages are there.
+// documents are then read again by id, so memory is bounded by the batch and the answer, not the library. Its `walk`
+// is that stand-in: the evidence is marked `from: 'words'`, and the concept walk answers once the pages are there.
+// It reads no chunk by id, so every mode that names chunks (the KG, atomic and reasoning modes) waits for the pages.
 import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import { pagesRecords, recordChunk, recordSentences } from '../../core/paged/index.ts';
 import {
+  DEFAULT_MODE,
   rankedEvidence,
   resolveParams,
   searchByBatches,
@@ -17,32 +18,25 @@ import {
   sentenceQuery,
   type ChunkTerms,
   type EvidenceSource,
+  type RetrievedChunk,
 } from '../../core/retrieval/index.ts';
 import { termAnalyzer } from '../library/engine.ts';
 import type { PagesAwaited } from '../library/storedPages.ts';
-import { shownAnswer } from './askPaged.ts';
-import { parseQuestionMode } from './modeRegistry.ts';
-import type { AskRequest, AskResult } from './queryProtocol.ts';
+import { shownEvidence } from '../questions/evidence.ts';
+import type { Capability } from '../questions/modeRegistry.ts';
+import { recordCitations } from '../questions/writtenAnswer.ts';
+import type { LibrarySource } from './librarySource.ts';
 
-/** The modes answered by words while the pages are awaited: the default mode (its words) and bm25. */
-const WORDS_MODES = ['ppr', 'bm25'] as const;
+/** The stored library, as storedPages.ts gives it to a question while the pages are awaited (PagesAwaited). */
+export type StoredDocuments = Pick<PagesAwaited, 'documentBatches' | 'documentsOf'>;
 
-/** Whether a mode is answered by words while the pages are awaited. */
-export function wordsAnswer(mode: string): boolean {
-  try {
-    const { name } = parseQuestionMode(mode, { allowDefault: true });
-    return (WORDS_MODES as readonly string[]).includes(name);
-  } catch {
-    return false;
-  }
-}
-
-export interface ByWordsOptions {
-  signal?: AbortSignal;
+export interface WordsOptions {
   /** Documents read per transaction (PagesRepo's default when absent). */
   documentsPerRead?: number;
   /** Each batch's chunks and how many chunks so far hold a question word (their keys are kept), as they are read. */
   onBatch?: (chunks: number, kept: number) => void;
+  /** The library's chunk count, for the refusal of what waits for the pages. */
+  chunks?: number;
 }
 
 /** A chunk's record with its document's chunk count (what evidence reads of it). */
@@ -51,27 +45,61 @@ interface Kept {
   documentChunks: number;
 }
 
-/** The stored library, as storedPages.ts gives it to a question while the pages are awaited (PagesAwaited). */
-export type StoredDocuments = Pick<PagesAwaited, 'documentBatches' | 'documentsOf'>;
+export function wordsSource(stored: StoredDocuments, options: WordsOptions = {}): LibrarySource {
+  const has = new Set<Capability>(['walk', 'bm25']);
+  const analyzer = termAnalyzer();
+  let shown = new Map<string, PagedChunkRecord>();
+  const awaiting = (what: string) =>
+    `${what}: this library${options.chunks === undefined ? '' : ` (${options.chunks.toLocaleString('en')} chunks)`} ` +
+    'is answered from its pages to stay within the tab’s memory, and they are being written ("writing pages" in ' +
+    'the Library view)';
+  const source: LibrarySource = {
+    kind: 'words',
+    from: 'words',
+    has,
+    layers: { lexical: true, semantic: false },
+    lacking: () => awaiting("the library's pages"),
+    answering: (modes) =>
+      `questions in ${modes} are answered by words meanwhile, the rest once they are written`,
+    question: (signal) => {
+      const records = new Map<string, PagedChunkRecord>();
+      return {
+        search: async (query, mode, budget) => {
+          const found = await byWords(stored, query.text, mode, budget, { ...options, signal });
+          for (const [id, record] of found.records) records.set(id, record);
+          return found.hits;
+        },
+        chunk: () => undefined,
+        evidence: (hit) => {
+          const record = records.get(hit.chunkId);
+          return shownEvidence(hit, record?.start ?? 0, record?.title ?? hit.docId, record?.pageStarts);
+        },
+        show: () => (shown = records),
+      };
+    },
+    terms: (text) => analyzer.terms(text),
+    kg: () => Promise.reject(new Error(source.lacking('kg'))),
+    atomic: () => Promise.resolve(null),
+    citations: () => recordCitations(shown),
+    questionGraph: () => Promise.reject(new Error(`the Graph view needs ${source.lacking('walk')}`)),
+    libraryGraph: () => Promise.reject(new Error(`the Graph view needs ${source.lacking('walk')}`)),
+  };
+  return source;
+}
 
-/**
- * Answers `request` (the default mode or bm25) by words over the stored documents, with the records of the chunks
- * shown (what a written answer over this evidence cites).
- */
-export async function askByWords(
+/** The default mode's words or bm25 over the stored documents, with the records of the chunks shown. */
+async function byWords(
   stored: StoredDocuments,
-  request: AskRequest,
-  options: ByWordsOptions = {},
-): Promise<{ result: AskResult; records: Map<string, PagedChunkRecord> }> {
-  const started = performance.now();
-  const { name } = parseQuestionMode(request.mode, { allowDefault: true });
-  if (!wordsAnswer(name)) throw new Error(`askByWords: mode ${request.mode} is not answered by words`);
-  const budget = Math.max(1, Math.floor(request.budget));
+  question: string,
+  mode: string,
+  budget: number,
+  options: WordsOptions & { signal: AbortSignal },
+): Promise<{ hits: RetrievedChunk[]; records: Map<string, PagedChunkRecord> }> {
   const params = resolveParams();
   const analyzer = termAnalyzer();
   // The default mode's words are BM25F over the text and its heading copies (as the pages' and the engine's);
   // bm25 is the text alone.
-  const copies = name === 'bm25' ? 0 : Math.round(params.headingWeight);
+  const copies = mode === DEFAULT_MODE ? Math.round(params.headingWeight) : 0;
   // Read without their sentences (most of the records): only the evidence shown needs them, read after the ranking.
   const chunkBatches = async function* (): AsyncGenerator<PagedChunkRecord[]> {
     for await (const documents of stored.documentBatches(options.documentsPerRead, { sentences: false })) {
@@ -86,7 +114,7 @@ export async function askByWords(
     chunkBatches,
     termsOf,
     (record) => ({ id: record.id, docId: record.docId }),
-    analyzer.terms(request.question),
+    analyzer.terms(question),
     params.candidates,
     { copies, k1: params.bm25K1, b: params.bm25B, signal: options.signal, onBatch: options.onBatch },
   );
@@ -117,7 +145,7 @@ export async function askByWords(
     best.map((b, k) => ({ chunk: k, score: b.score })),
     {
       mode: 'bm25',
-      query: sentenceQuery(analyzer, request.question, idf, noConcepts, () => 0),
+      query: sentenceQuery(analyzer, question, idf, noConcepts, () => 0),
       budgetTokens: budget,
       window: params.evidenceTokens,
       slack: params.evidenceSlack,
@@ -126,9 +154,7 @@ export async function askByWords(
   const records = new Map<string, PagedChunkRecord>();
   for (const { record } of kept)
     if (hits.some((h) => h.chunkId === record.id)) records.set(record.id, record);
-  const answer = { hits, records, bytes: 0, rounds: 0, waitMs: 0 };
-  const { reads: _reads, ...shown } = shownAnswer(analyzer, request, budget, answer, started);
-  return { result: { ...shown, from: 'words' }, records };
+  return { hits, records };
 }
 
 /** The records, sentences included, of every chunk of these documents, by chunk id, with their documents' sizes. */

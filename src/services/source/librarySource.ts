@@ -1,0 +1,90 @@
+// What a question can read of a library, wherever its bytes are: the one interface the one `ask()` (ask.ts), the
+// Graph view, the written answer's citations and Evaluate read. Three sources implement it: the library in memory
+// (memorySource.ts), a paged index over any RangeSource or the library's stored pages (pagedSource.ts), and the
+// library's stored chunks scored by words while its pages are awaited (wordsSource.ts). `has` says what each can
+// read; a mode names what it needs in the registry (modeRegistry.ts), and `answers` / `missing` there compare the
+// two. openSource.ts is the one place that chooses a source; nothing else branches on where the bytes are.
+import type { AtomicIndex } from '../../core/atomic/index.ts';
+import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
+import type { ConceptMapOptions, RetrievedChunk } from '../../core/retrieval/index.ts';
+import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from '../questions/graphViewProtocol.ts';
+import type { Capable } from '../questions/modeRegistry.ts';
+import type { Evidence, PagedReads } from '../questions/queryProtocol.ts';
+import type { CitationSource } from '../questions/writtenAnswer.ts';
+
+/** A question's text and, where the library has vectors, its vector. */
+interface SourceQuery {
+  text: string;
+  vector?: Float32Array;
+}
+
+interface SearchOptions {
+  /**
+   * The default mode over a paged index that waits on reads: the words' hits (bm25, read in the same rounds) as
+   * soon as they are complete, with what they read, while the walk still reads (PagedLibrary.search).
+   */
+  early?: (hits: RetrievedChunk[], reads: PagedReads) => void;
+}
+
+/**
+ * One question's reads of a source: its searches (a reasoning mode makes several), the chunks they brought, and what
+ * it read. A library in memory has every chunk at hand; a paged index keeps the records its searches and lookups
+ * read, so the evidence and the citations of this question read them.
+ */
+export interface SourceQuestion {
+  /** Ranked chunks for a text in an engine mode (the default, bm25, a fusion…), cut to `budget` tokens. */
+  search(
+    query: SourceQuery,
+    mode: string,
+    budget: number,
+    options?: SearchOptions,
+  ): Promise<RetrievedChunk[]>;
+  /** A chunk as the KG search and the reasoning modes read it (sentence offsets into its text). */
+  chunk(chunkId: string): KgChunkView | undefined;
+  /**
+   * Reads the records of these chunks so that `chunk` answers for them (absent: every chunk is at hand). With
+   * `budget`, the ids are in rank order and only as many are read as a budget cut over them takes.
+   */
+  readChunks?(chunkIds: readonly string[], budget?: number): Promise<void>;
+  /** A hit as the page shows it (its document's title, offsets, pages). */
+  evidence(hit: RetrievedChunk): Evidence;
+  /** Marks these hits as the ones shown: the written answer over them cites their sentences (citations()). */
+  show(hits: readonly RetrievedChunk[]): void;
+  /** What the question read so far (a paged index only). */
+  readonly reads?: PagedReads;
+}
+
+export interface LibrarySource extends Capable {
+  /** Where the bytes are, for a result to say (`from`) and a test to name; never a reason to branch. */
+  readonly kind: 'memory' | 'pages' | 'words';
+  /** What a result from it says it was answered from (AskResult.from). */
+  readonly from?: 'pages' | 'words';
+  /** The library's layers (AskResult.layers). */
+  readonly layers: { lexical: boolean; semantic: boolean };
+  /** Starts a question: its searches and chunk reads, stopped by `signal`. */
+  question(signal: AbortSignal): SourceQuestion;
+  /** The library analyser's terms of a text: what the relevance scale compares the question's words by. */
+  terms(text: string): string[];
+  /** The KG index, read on first use; rejects with the refusal when the library has none. */
+  kg(): Promise<KgIndex>;
+  /** The atomic-question index, read on first use; null when the library has none. */
+  atomic(): Promise<AtomicIndex | null>;
+  /** The sentences and pages the written answer over the last question's evidence cites. */
+  citations(): CitationSource;
+  /** The concept walk of a question, bounded for drawing (the Graph view). */
+  questionGraph(
+    question: string,
+    vector: Float32Array | undefined,
+    caps: QuestionGraphCaps,
+    signal?: AbortSignal,
+  ): Promise<QuestionGraph>;
+  /** The library's top concepts, or a searched concept and its neighbours (the Graph view). */
+  libraryGraph(options: ConceptMapOptions, signal?: AbortSignal): Promise<LibraryGraph>;
+}
+
+/** What a layer a library lacks needs, as every source words it. */
+export function layerLacking(capability: 'kg' | 'atomic'): string {
+  return capability === 'kg'
+    ? 'a knowledge graph, which this library has not'
+    : 'atomic questions, which this library has not';
+}

@@ -1,0 +1,81 @@
+// A library loaded into memory (IndexedDB's corpus, a bundle read whole, the bench's corpus) as a LibrarySource: its
+// RetrievalEngine answers every engine mode, every chunk is at hand, and the Graph view reads its concept graph.
+import type { AtomicIndex } from '../../core/atomic/index.ts';
+import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
+import type { RetrievedChunk } from '../../core/retrieval/index.ts';
+import { sentencesWithin, type QuestionLibrary } from '../library/questionLibrary.ts';
+import { shownEvidence } from '../questions/evidence.ts';
+import { libraryGraph, questionGraph } from '../questions/graphView.ts';
+import type { Capability } from '../questions/modeRegistry.ts';
+import type { Evidence } from '../questions/queryProtocol.ts';
+import { libraryCitations } from '../questions/writtenAnswer.ts';
+import { layerLacking, type LibrarySource } from './librarySource.ts';
+
+export interface MemoryLayers {
+  /** The KG index, loaded on demand (absent: the library has none, and the KG modes are refused). */
+  kg?: () => Promise<KgIndex>;
+  /** The atomic-question index, loaded on demand (null: none yet; `atomic` says how to build it). */
+  atomic?: () => Promise<AtomicIndex | null>;
+  /** How this library is named in a refusal (default "this library"). */
+  name?: string;
+}
+
+export function memorySource(library: QuestionLibrary, layers: MemoryLayers = {}): LibrarySource {
+  // A lexical library's engine refuses `dense` itself, naming what it lacks; a library without atomic questions
+  // answers `atomic` with how to build them (pikeModes.ts).
+  const has = new Set<Capability>([
+    'walk',
+    'bm25',
+    'vectors',
+    'concepts',
+    'fusion',
+    'chunks',
+    'documents',
+    'atomic',
+  ]);
+  if (layers.kg) has.add('kg');
+  const name = layers.name ?? 'this library';
+  const source: LibrarySource = {
+    kind: 'memory',
+    has,
+    layers: library.layers,
+    lacking: (capability) => layerLacking(capability === 'atomic' ? 'atomic' : 'kg'),
+    answering: (modes) => `${name} answers ${modes}`,
+    question: () => ({
+      search: async (query, mode, budget) => library.engine.search(query, mode, budget),
+      chunk: (chunkId) => chunkView(library, chunkId),
+      evidence: (hit) => evidence(library, hit),
+      show: () => undefined,
+    }),
+    terms: (text) => library.engine.terms(text),
+    kg: layers.kg ?? (() => Promise.reject(new Error(source.lacking('kg')))),
+    atomic: layers.atomic ?? (() => Promise.resolve(null)),
+    citations: () => libraryCitations(library),
+    questionGraph: (question, vector, caps) =>
+      Promise.resolve(questionGraph(library, question, vector, caps)),
+    libraryGraph: (options) => Promise.resolve(libraryGraph(library, options)),
+  };
+  return source;
+}
+
+function chunkView(library: QuestionLibrary, chunkId: string): KgChunkView | undefined {
+  const chunk = library.chunks.get(chunkId);
+  return (
+    chunk && {
+      docId: chunk.docId,
+      text: chunk.text,
+      tokens: chunk.tokens,
+      sentences: sentencesWithin(library, chunkId, chunk.start, chunk.text.length),
+    }
+  );
+}
+
+function evidence(library: QuestionLibrary, hit: RetrievedChunk): Evidence {
+  const doc = library.documents.get(hit.docId);
+  return shownEvidence(
+    hit,
+    library.chunks.get(hit.chunkId)?.start ?? 0,
+    doc?.title ?? hit.docId,
+    doc?.pageStarts,
+  );
+}

@@ -1,0 +1,149 @@
+// A paged index (src/core/paged) as a LibrarySource: a bundle read by ranges over any RangeSource, or the library's
+// own stored pages. It answers the walk and the words by reading only the blocks a question needs, and reads a
+// chunk by id from the records of its pages, so the KG and reasoning modes run over it as over memory. Its KG and
+// atomic questions, where it has them, are read whole once by the caller's loader (a bundle's part, or the tab's
+// own stores). A question keeps the records its searches and lookups read: its evidence and citations read them.
+import type { AtomicIndex } from '../../core/atomic/index.ts';
+import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
+import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
+import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
+import { shownEvidence } from '../questions/evidence.ts';
+import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
+import type { Capability } from '../questions/modeRegistry.ts';
+import type { PagedReads } from '../questions/queryProtocol.ts';
+import { recordCitations, recordSentences } from '../questions/writtenAnswer.ts';
+import { layerLacking, type LibrarySource, type SourceQuestion } from './librarySource.ts';
+
+export interface PagedLayers {
+  /** The library's KG, read on first use (absent: it has none; `kg` and `hybrid` are refused, `logical` reads passages). */
+  kg?: () => Promise<KgIndex>;
+  /** Its atomic questions, read on first use (absent: none; `atomic` is refused, `decompose` searches chunks). */
+  atomic?: () => Promise<AtomicIndex | null>;
+  /**
+   * How a refusal names this library and the modes it answers (default: "a library read by ranges answers …");
+   * the library's own stored pages say why it is answered from them.
+   */
+  answering?: (modes: string) => string;
+  /** What a result says it was answered from (the stored pages: `pages`). */
+  from?: 'pages';
+}
+
+/** Records read at once for the KG's first chunks (a 12,000-token budget holds 20–60 passages). */
+const KG_FIRST_BATCH = 32;
+
+export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): LibrarySource {
+  const has = new Set<Capability>(['walk', 'bm25', 'fusion', 'chunks']);
+  if (layers.kg) has.add('kg');
+  if (layers.atomic) has.add('atomic');
+  /** The records of the chunks the last question showed: the sentences and pages its written answer cites. */
+  let shown = new Map<string, PagedChunkRecord>();
+  const source: LibrarySource = {
+    kind: 'pages',
+    has,
+    ...(layers.from ? { from: layers.from } : {}),
+    layers: { lexical: true, semantic: false },
+    lacking: (capability) =>
+      capability === 'kg' || capability === 'atomic' ? layerLacking(capability) : 'the library in memory',
+    answering: layers.answering ?? ((modes) => `a library read by ranges answers ${modes}`),
+    question: (signal) => {
+      const question = pagedQuestion(library, signal);
+      return { ...question, show: (hits) => (shown = question.records(hits)) };
+    },
+    terms: (text) => library.terms(text),
+    kg: layers.kg ?? (() => Promise.reject(new Error(source.lacking('kg')))),
+    atomic: layers.atomic ?? (() => Promise.resolve(null)),
+    citations: () => recordCitations(shown),
+    questionGraph: (question, _vector, caps, signal) => pagedQuestionGraph(library, question, caps, signal),
+    libraryGraph: (options, signal) => pagedLibraryGraph(library, options, signal),
+  };
+  return source;
+}
+
+/**
+ * One question's reads of a paged library: every search and lookup adds its records and its reads; `records(hits)`
+ * gives the records of the chunks shown.
+ */
+function pagedQuestion(
+  library: PagedLibrary,
+  signal: AbortSignal,
+): Omit<SourceQuestion, 'show'> & {
+  records(hits: readonly { chunkId: string }[]): Map<string, PagedChunkRecord>;
+} {
+  const records = new Map<string, PagedChunkRecord>();
+  const reads: PagedReads = { bytes: 0, rounds: 0, waitMs: 0 };
+  const add = (read: { bytes: number; rounds: number; waitMs: number }) => {
+    reads.bytes += read.bytes;
+    reads.rounds += read.rounds;
+    reads.waitMs += read.waitMs;
+  };
+  const read = async (batch: readonly string[]) => {
+    const wanted = batch.filter((id) => !records.has(id));
+    if (wanted.length === 0) return;
+    const found = await library.recordsById(wanted, signal);
+    for (const [id, record] of found.value) records.set(id, record);
+    add(found);
+  };
+  return {
+    reads,
+    search: async (query, mode, budget, options = {}) => {
+      const { early } = options;
+      const answer = await library.search(
+        query.text,
+        mode === DEFAULT_MODE ? 'ppr' : mode,
+        budget,
+        signal,
+        early &&
+          ((words: PagedAnswer) => {
+            for (const [id, record] of words.records) records.set(id, record);
+            early(words.hits, { bytes: words.bytes, rounds: words.rounds, waitMs: words.waitMs });
+          }),
+      );
+      for (const [id, record] of answer.records) records.set(id, record);
+      add(answer);
+      return answer.hits;
+    },
+    chunk: (id) => chunkView(records.get(id)),
+    readChunks: async (ids, cut) => {
+      if (cut === undefined) return read(ids);
+      // As far as the budget cut over them goes (KgIndex.search's), in batches that double: the first batch covers
+      // a usual budget's chunks, and a question rarely needs a second.
+      let used = 0;
+      let batch = KG_FIRST_BATCH;
+      for (let at = 0; at < ids.length; batch *= 2) {
+        const next = ids.slice(at, at + batch);
+        await read(next);
+        for (const id of next) {
+          const record = records.get(id);
+          if (!record) continue;
+          if (used + record.tokens > cut) return;
+          used += record.tokens;
+        }
+        at += next.length;
+      }
+    },
+    evidence: (hit) => {
+      const record = records.get(hit.chunkId);
+      return shownEvidence(hit, record?.start ?? 0, record?.title ?? hit.docId, record?.pageStarts);
+    },
+    records: (hits) => {
+      const kept = new Map<string, PagedChunkRecord>();
+      for (const hit of hits) {
+        const record = records.get(hit.chunkId);
+        if (record) kept.set(hit.chunkId, record);
+      }
+      return kept;
+    },
+  };
+}
+
+/** A chunk record as the reasoning modes read a chunk. */
+function chunkView(record: PagedChunkRecord | undefined): KgChunkView | undefined {
+  return (
+    record && {
+      docId: record.docId,
+      text: record.text,
+      tokens: record.tokens,
+      sentences: recordSentences(record),
+    }
+  );
+}
