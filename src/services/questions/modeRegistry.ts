@@ -132,7 +132,8 @@ export function parseQuestionMode(text: string, options: { allowDefault?: boolea
     name: name as QuestionMode,
     family,
     needsLlm: family === 'reasoning',
-    lexical: family === 'retrieval' && !usesVector(name),
+    // Ranks without the question vector unless it needs vectors (`dense`, or a fusion with it).
+    lexical: family === 'retrieval' && !needs.includes('vectors'),
     excerpts: family === 'retrieval',
     needs,
   };
@@ -150,12 +151,6 @@ function engineFusion(mode: string): ModeEntry | undefined {
   const needs = new Set<Capability>('base' in parsed ? [] : ['fusion']);
   for (const part of parts) for (const need of BASE_NEEDS[part]) needs.add(need);
   return { family: 'retrieval', needs: [...needs] };
-}
-
-/** Whether a retrieval mode needs the question vector to rank (`dense`, or a fusion with it). */
-function usesVector(mode: string): boolean {
-  const parsed = parseMode(mode);
-  return 'base' in parsed ? parsed.base === 'dense' : parsed.fuse.includes('dense');
 }
 
 /** What a library can read, and how it words what it cannot (each source says it of itself). */
