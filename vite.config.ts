@@ -50,7 +50,8 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, ...(SCALE_TIER ? [] : ['test/unit/**/*.scale.test.ts'])],
     testTimeout: 60_000,
     pool: 'forks',
-    // Both cores: vitest's default on a 2-core machine is one fork, and most files wait on one thread.
-    maxWorkers: 2,
+    // One fork on a 2-core machine (vitest's default, cores − 1): `npm test` runs the static checks and the build
+    // beside it on the other core. Two forks were tried: on a busy machine each test then takes twice as long and
+    // runs past its own time-out (openCompact's 60 s, at load 25–30), where one fork's total time is no longer.
   },
 });
