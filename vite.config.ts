@@ -51,7 +51,7 @@ export default defineConfig({
     testTimeout: 60_000,
     pool: 'forks',
     // One fork on a 2-core machine (vitest's default, cores − 1): `npm test` runs the static checks and the build
-    // beside it on the other core. Two forks were tried: on a busy machine each test then takes twice as long and
-    // runs past its own time-out (openCompact's 60 s, at load 25–30), where one fork's total time is no longer.
+    // beside it on the other core. Two forks were tried: with the cores busy, each CPU-bound test then takes about
+    // twice as long, and one ran past its own 60 s time-out (openCompact, at load 25–30).
   },
 });
