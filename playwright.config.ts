@@ -11,9 +11,15 @@ if (!existsSync(CHROMIUM_PATH)) {
   );
 }
 
+// Two tiers (README, "How the tests are checked"): a test with `@scale` in its title is the scale tier's — a long
+// scale or hostile case of which a smaller case in the default tier checks every behaviour. `npm test` leaves them
+// out; `npm run test:scale` (TEST_TIER=scale) runs only them.
+const SCALE_TIER = process.env.TEST_TIER === 'scale';
+
 export default defineConfig({
   testDir: 'test/e2e/specs',
   testMatch: '*.spec.ts',
+  ...(SCALE_TIER ? { grep: /@scale/ } : { grepInvert: /@scale/ }),
   // Out of the source tree's way: .cache/ is ignored by git, eslint and prettier.
   outputDir: '.cache/e2e/results',
   reporter: [['list'], ['html', { open: 'never', outputFolder: '.cache/e2e/report' }]],

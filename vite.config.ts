@@ -1,6 +1,6 @@
-/// <reference types="vitest/config" />
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
+import { configDefaults } from 'vitest/config';
 import { VitePWA } from 'vite-plugin-pwa';
 import wasm from 'vite-plugin-wasm';
 import { securityHeadersPlugin } from './src/tools/csp.ts';
@@ -10,6 +10,9 @@ const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
+
+/** `TEST_TIER=scale`: the unit tests of the scale tier (`npm run test:scale`), not the default tier. */
+const SCALE_TIER = process.env.TEST_TIER === 'scale';
 
 // The offline service worker (src/sw/sw.ts): vite-plugin-pwa builds it with the Workbox modules bundled in (never
 // a CDN) and injects the precache manifest of this build — every file with its hash or content revision.
@@ -40,8 +43,15 @@ export default defineConfig({
   preview: { headers: isolation, host: '127.0.0.1', port: 4173 },
   build: { target: 'es2022', chunkSizeWarningLimit: 8000 },
   test: {
-    include: ['test/unit/**/*.test.ts'],
+    // Two tiers (README, "How the tests are checked"): `npm test` runs every test/unit file but the scale tier's,
+    // `npm run test:scale` (TEST_TIER=scale) runs only those — *.scale.test.ts, the long scale and hostile cases,
+    // each behaviour of which a smaller case of the default tier also checks.
+    include: [SCALE_TIER ? 'test/unit/**/*.scale.test.ts' : 'test/unit/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...(SCALE_TIER ? [] : ['test/unit/**/*.scale.test.ts'])],
     testTimeout: 60_000,
     pool: 'forks',
+    // One fork on a 2-core machine (vitest's default, cores − 1): `npm test` runs the static checks and the build
+    // beside it on the other core. Two forks were tried: with the cores busy, each CPU-bound test then takes about
+    // twice as long, and one ran past its own 60 s time-out (openCompact, at load 25–30).
   },
 });

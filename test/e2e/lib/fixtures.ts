@@ -2,7 +2,7 @@
 // served by `vite preview` (playwright.config.ts's webServer), a fresh Chromium profile on disk for each test, a
 // temp dir for the files it generates, and the privacy guard — a request from any page or worker to another origin
 // than the app's, or a loopback server the test started and allowed, is blocked and fails the test.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
@@ -24,8 +24,12 @@ export interface E2eFixtures {
   tmp: string;
   /** The privacy guard of every profile the test opens; checked when the test ends. */
   privacy: RequestGuard;
-  /** Opens one more fresh profile (an empty browser on the same app), closed when the test ends. */
-  openProfile: () => Promise<Profile>;
+  /**
+   * Opens one more profile, closed when the test ends: a fresh one (an empty browser on the same app), or with
+   * `copyOf` a copy of a closed profile's folder — a library a worker fixture built once, which this test may change
+   * (library-pages.spec.ts).
+   */
+  openProfile: (options?: { copyOf?: string }) => Promise<Profile>;
   /** Prints a line under the test's name: what the spec measured, for the CI log. */
   log: (message: string) => void;
   /** Multiplies the test's time-out by E2E_TIMEOUT_SCALE (default 1); applied to every test. */
@@ -77,10 +81,11 @@ export const test = base.extend<E2eFixtures>({
   },
   openProfile: async ({ playwright, launchOptions, viewport, privacy, log }, use) => {
     const opened: { context: BrowserContext; dir: string }[] = [];
-    await use(async () => {
+    await use(async (options = {}) => {
       // A persistent profile on disk, as a user's browser has: IndexedDB and Cache Storage get the real quota
       // (an incognito context keeps them in memory, too small for the hostile-input and 50 MB files).
       const dir = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
+      if (options.copyOf) await cp(options.copyOf, dir, { recursive: true });
       const context = await playwright.chromium.launchPersistentContext(dir, {
         ...launchOptions,
         viewport,

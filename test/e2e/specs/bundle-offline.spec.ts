@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { addSamples, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { BUNDLES_PAGE } from '../../support/repoDocs.ts';
 
 /** Waits until the service worker controls the page and holds the shell and the USE model files. */
 async function waitOfflineReady(page: Page, timeoutMs = Infinity): Promise<string[]> {
@@ -93,7 +94,7 @@ async function withSharedBundle(
   const folder = `${name}-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });
   try {
-    cliIndexBundle('docs/results/bundles.md', join(dist, folder, 'shared.bundle'), [...flags, '--quiet']);
+    cliIndexBundle(BUNDLES_PAGE, join(dist, folder, 'shared.bundle'), [...flags, '--quiet']);
     await openApp(page, origin);
     await waitOfflineReady(page);
     await use(`${origin}/?bundle=/${folder}/shared.bundle#library`);

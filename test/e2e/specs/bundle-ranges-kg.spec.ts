@@ -10,9 +10,11 @@ import { readBundleFile } from '../../../src/cli/bundleIo.ts';
 import { run as indexCli } from '../../../src/cli/index.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { REPO_RESULTS } from '../../support/repoDocs.ts';
 
 const BUDGET = 3000;
-// Questions naming things the scripted extractor makes entities of (capitalized runs) in this repository's docs.
+// Questions naming things the scripted extractor makes entities of (capitalized runs) in the frozen copy of this repository's docs
+// (test/fixtures/repo-docs).
 const QUESTIONS = ['What does the KG hold for MuSiQue?', 'How does Chromium read a bundle by ranges?'];
 
 /** The ranked chunk ids of the Ask view's answer to a question in a mode (every passage, in rank order). */
@@ -52,7 +54,7 @@ test('a bundle with pages and a KG by ?bundle=: kg and hybrid answer by ranges a
   try {
     const bundle = join(scratch, 'results.bundle');
     const code = await indexCli([
-      ...['docs/results', '--out', bundle, '--embedder', 'none', '--pages', '--quiet'],
+      ...[REPO_RESULTS, '--out', bundle, '--embedder', 'none', '--pages', '--quiet'],
       ...['--kg', '--kappa', '0.3', '--llm-base-url', server.baseUrl, '--llm-model', 'scripted-model'],
     ]);
     expect(code, `cli index exited ${code}`).toBe(0);

@@ -7,6 +7,7 @@ import { askForEvidence } from '../lib/app.ts';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { serveStatic } from '../lib/staticServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
 
 test.setTimeout(300_000);
 
@@ -19,9 +20,9 @@ test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evi
   const scratch = join(dist, `e2e-ranges-${process.pid}`);
   await mkdir(scratch, { recursive: true });
   try {
-    // This repository's own documentation: Markdown with headings, always at hand.
+    // A frozen copy of this repository's documentation: Markdown with headings.
     const bundle = join(scratch, 'docs.bundle');
-    cliIndexBundle('docs', bundle, ['--pages', '--quiet']);
+    cliIndexBundle(REPO_DOCS, bundle, ['--pages', '--quiet']);
     const size = (await stat(bundle)).size;
     const path = `/e2e-ranges-${process.pid}/docs.bundle`;
     const fetched: Array<{ status: number; bytes: number }> = [];
@@ -81,7 +82,7 @@ test('a bundle too large for the tab: Import bundle… says so before anything i
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'results.bundle');
-    cliIndexBundle('docs/results', bundle, ['--pages', '--quiet']);
+    cliIndexBundle(REPO_RESULTS, bundle, ['--pages', '--quiet']);
     // A tab of 1 MB: any library is too large for it.
     await page.goto(`${origin}/?heapLimitMB=1#library`);
     const documents = page.locator('[data-count="documents"]');
@@ -122,7 +123,7 @@ test('a shared index read whole that the tab cannot hold: ?bundle= stops at its 
   try {
     // No pages: a ?bundle= of it is downloaded and read whole.
     const bundle = join(scratch, 'whole.bundle');
-    cliIndexBundle('docs/results', bundle, ['--quiet']);
+    cliIndexBundle(REPO_RESULTS, bundle, ['--quiet']);
     const size = (await stat(bundle)).size;
     const path = `/e2e-whole-fit-${process.pid}/whole.bundle`;
     // A tab of 1 MB: no library fits it.
@@ -162,7 +163,7 @@ wholeFilesHost(
     try {
       // Pages only (the CLI's streaming build): before, this host could not open it at all.
       const bundle = join(scratch, 'stream.bundle');
-      cliIndexBundle('docs', bundle, ['--stream', '--quiet']);
+      cliIndexBundle(REPO_DOCS, bundle, ['--stream', '--quiet']);
       const size = (await stat(bundle)).size;
       const path = `/e2e-no-ranges-${process.pid}/stream.bundle`;
       const statuses: number[] = [];

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { askForEvidence } from '../lib/app.ts';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { REPO_DOCS } from '../../support/repoDocs.ts';
 
 test.setTimeout(300_000);
 
@@ -18,7 +19,7 @@ test('a --stream bundle: read by ranges with evidence by ?bundle=, offered read-
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'docs.bundle');
-    cliIndexBundle('docs', bundle, ['--stream', '--quiet']);
+    cliIndexBundle(REPO_DOCS, bundle, ['--stream', '--quiet']);
 
     await page.goto(`${origin}/?bundle=/e2e-stream-${process.pid}/docs.bundle#library`);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });

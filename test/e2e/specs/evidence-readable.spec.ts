@@ -6,7 +6,6 @@
 // The one Ask flow says where an endpoint would add a written answer. Keyboard only: Tab to the question, Enter
 // asks, Enter on a highlight opens the viewer, Escape closes it. axe-core finds no serious or critical
 // violation on the Library and Ask views, and at 390 px neither view scrolls sideways.
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
@@ -14,6 +13,7 @@ import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { docsScreenshot, keepScreenshot } from '../lib/screenshots.ts';
 
 const PAGES = join(import.meta.dirname, '../../fixtures/vuedocs/pages');
 const FILES = [
@@ -31,7 +31,6 @@ const FILES = [
  * highlights the sentence that motivates eager watchers in the same card: see docs/results/evidence.md.)
  */
 const WATCHER_QUESTION = 'How do I make a watcher run immediately when the component is created?';
-const SCREENSHOTS = join(import.meta.dirname, '../../../docs/screenshots');
 
 test.setTimeout(600_000);
 
@@ -161,8 +160,7 @@ test('evidence: the best passages with "more", the answering sentence highlighte
   await expect(page.locator('[data-testid="viewer"]')).toHaveCount(0);
 
   expect(await seriousViolations(page), 'axe-core on the Ask view with evidence').toEqual([]);
-  await mkdir(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, 'ask-evidence.png'), fullPage: false });
+  await keepScreenshot(page, docsScreenshot('ask-evidence.png'));
 
   // "more" shows the next passages.
   await more.click();
@@ -176,7 +174,7 @@ test('evidence: the best passages with "more", the answering sentence highlighte
   await page.setViewportSize({ width: 390, height: 844 });
   await askByKeyboard(page, WATCHER_QUESTION);
   const ask = await overflow(page);
-  await page.screenshot({ path: join(SCREENSHOTS, 'ask-390.png'), fullPage: true });
+  await keepScreenshot(page, docsScreenshot('ask-390.png'), { fullPage: true });
   log(`Ask view at 390 px: scrollWidth ${ask.scrollWidth}, clientWidth ${ask.clientWidth}`);
   expect(ask.scrollWidth).toBeLessThanOrEqual(ask.clientWidth);
   await page.goto(`${origin}/#library`);
@@ -211,7 +209,7 @@ test('evidence: the best passages with "more", the answering sentence highlighte
       0,
     );
     await answer.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SCREENSHOTS, 'ask-answer.png'), fullPage: false });
+    await keepScreenshot(page, docsScreenshot('ask-answer.png'));
   } finally {
     await server.close();
   }

@@ -3,15 +3,12 @@
 // concepts that carried the walk and the passages they led to, listed beside it; the first passage is the Ask view's
 // first evidence (the same ranking); a click on a passage on the canvas opens the document at its sentence; a click on
 // a concept lists its passages; the library side draws the top concepts and finds a concept by a typed word.
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { addSamples, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { keepScreenshot, publicScreenshot } from '../lib/screenshots.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** Set E2E_SCREENSHOT=1 to refresh the README's screenshot. */
-const SCREENSHOT = join(root, 'public', 'screenshots', 'graph-view.png');
+/** The README's screenshot, refreshed with SCREENSHOTS=1 (test/e2e/lib/screenshots.ts). */
+const SCREENSHOT = publicScreenshot('graph-view.png');
 
 // A question naming a sample's concepts (Erie, canal): it has a walk to show.
 const QUESTION = 'Who dug the Erie Canal, and when did the canal open?';
@@ -61,11 +58,7 @@ test('graph view: a question’s walk on the samples, a click on a passage opens
   const first = page.locator('[data-testid="graph-nodes"] li[data-kind="chunk"]').first();
   expect(await first.getAttribute('data-chunk')).toBe(askFirst);
 
-  if (process.env.E2E_SCREENSHOT) {
-    await mkdir(dirname(SCREENSHOT), { recursive: true });
-    await page.locator('main').screenshot({ path: SCREENSHOT });
-    log(`screenshot: ${SCREENSHOT}`);
-  }
+  await keepScreenshot(page.locator('main'), SCREENSHOT);
 
   // A click on the first passage, on the canvas itself (where sigma placed it), opens the document at its sentence.
   await expect(first).toHaveAttribute('data-x', /\d/);

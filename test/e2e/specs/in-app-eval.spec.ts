@@ -8,11 +8,11 @@
 // of the view is saved for the README, and a run over the whole set is cancelled midway.
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { run as runBench } from '../../../src/cli/bench.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
+import { keepScreenshot, publicScreenshot } from '../lib/screenshots.ts';
 
 /** 2Wiki in ../shared/bench next to the repo (BENCH_DIR elsewhere), as the benches read it. */
 const BENCH = join(BENCH_DIR, '2wikimultihopqa');
@@ -21,7 +21,8 @@ test.skip(benchMissing !== null, benchMissing ?? '');
 const SLICE = 20;
 const MODES = ['ppr', 'bm25'];
 const BUDGETS = [1000, 3000, 12000];
-const SCREENSHOT = fileURLToPath(new URL('../../../public/screenshots/evaluate.png', import.meta.url));
+/** The README's screenshot, refreshed with SCREENSHOTS=1 (test/e2e/lib/screenshots.ts). */
+const SCREENSHOT = publicScreenshot('evaluate.png');
 
 test.setTimeout(900_000);
 
@@ -144,7 +145,7 @@ test('evaluate: a 20-question 2Wiki slice in ppr and bm25 gives the CLI bench’
   await expect(page.locator('[data-testid="eval-questions"] tbody tr')).toHaveCount(SLICE);
   // The README's screenshot: the results (table and plots) at the top of the window.
   await page.evaluate(() => document.querySelector('[data-testid="eval-result"]')?.scrollIntoView());
-  await page.screenshot({ path: SCREENSHOT, fullPage: false });
+  await keepScreenshot(page, SCREENSHOT);
   const supporting = page.locator('[data-testid="eval-doc"][data-supporting="true"]').first();
   const title = (await supporting.textContent())?.replace('✓', '').trim() ?? '';
   await supporting.click();

@@ -4,8 +4,11 @@
 // (decompose, logical) by ranges over them instead of loading the corpus, before and after a reload; with the KG and
 // atomic questions built in the tab, kg, hybrid and atomic too. The threshold
 // (10,000 chunks) is lowered by the pagesMinChunks setting so a small folder gets pages; vectors are off (the pages
-// hold the lexical index). Every wait is on the app's state.
-import { readFile, writeFile } from 'node:fs/promises';
+// hold the lexical index). Every wait is on the app's state. The drop that the reading tests share is made once per
+// worker (builtLibrary) and each of them opens a copy of its profile; the tests of what a drop itself does make
+// their own.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -13,13 +16,14 @@ import type { Diagnostics } from '../../../src/ui/workers.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { RequestGuard } from '../lib/browser.ts';
+import { expect, test as base } from '../lib/fixtures.ts';
 import { confirmBuild, estimateBuild, saveEndpoint } from '../lib/llmPanels.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
 const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
 
-test.setTimeout(300_000);
+const TIMEOUT_MS = 300_000;
 
 /** The first 200 passages as a .jsonl file to drop, with the corpus's lines and its first passage. */
 async function passagesFile(
@@ -129,25 +133,72 @@ async function ask(page: Page, question: string, mode: string): Promise<void> {
   await page.click('[data-testid="ask"]');
 }
 
-test('a library with pages is answered from them after a reload, and the Library view lists its documents', async ({
-  page,
-  origin,
-  tmp,
-  log,
-}) => {
-  const { path, first } = await passagesFile(tmp);
+/** The library the reading tests share: the 200 passages dropped with pages on, in a closed browser profile. */
+interface BuiltLibrary {
+  /** The closed profile's folder; a test opens a copy (openProfile({ copyOf })), so it may change the library. */
+  profile: string;
+  /** The documents and chunks IndexedDB holds after the drop. */
+  counts: { documents: number; chunks: number };
+  /** The stored pages' record (storedPages). */
+  pages: NonNullable<Awaited<ReturnType<typeof storedPages>>>;
+  /** The corpus's lines and its first passage (passagesFile). */
+  lines: string[];
+  first: { title: string; text: string };
+}
 
+const test = base.extend<object, { builtLibrary: BuiltLibrary }>({
+  // Built once per worker, as a test's own drop would be (the same fixtures' Chromium, profile on disk and privacy
+  // guard); the drop's own checks are made here, and fail every test that uses it.
+  builtLibrary: [
+    async ({ playwright, launchOptions }, use) => {
+      const origin = (process.env.E2E_ORIGIN ?? '').replace(/\/$/, '');
+      const files = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-files-'));
+      const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
+      const guard = new RequestGuard(origin);
+      const context = await playwright.chromium.launchPersistentContext(profile, {
+        ...launchOptions,
+        viewport: { width: 1200, height: 900 },
+      });
+      try {
+        await guard.watch(context);
+        const page = context.pages()[0] ?? (await context.newPage());
+        const { path, lines, first } = await passagesFile(files);
+        await openApp(page, origin);
+        await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
+        await addFiles(page, [path]);
+        await waitIdle(page);
+        const counts = await readCounts(page);
+        expect(counts.documents).toBe(200);
+        const pages = await storedPages(page);
+        console.log(`    [library-pages] the shared drop's pages: ${JSON.stringify(pages)}`);
+        expect(pages, 'the drop wrote the library pages').not.toBeNull();
+        expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
+        expect(pages!.bytes).toBeGreaterThan(0);
+        // Closed before it is copied: the profile's folder is whole and no browser holds it.
+        await context.close();
+        guard.check();
+        await use({ profile, counts, pages: pages!, lines, first });
+      } finally {
+        await context.close().catch(() => undefined);
+        await rm(profile, { recursive: true, force: true });
+        await rm(files, { recursive: true, force: true });
+      }
+    },
+    { scope: 'worker', timeout: TIMEOUT_MS * Number(process.env.E2E_TIMEOUT_SCALE ?? 1) },
+  ],
+});
+
+test.setTimeout(TIMEOUT_MS);
+
+test('a library with pages is answered from them after a reload, and the Library view lists its documents', async ({
+  builtLibrary,
+  openProfile,
+  origin,
+}) => {
+  const { counts, pages, first } = builtLibrary;
+  const { page } = await openProfile({ copyOf: builtLibrary.profile });
   await openApp(page, origin);
-  await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
-  await addFiles(page, [path]);
-  await waitIdle(page);
-  const counts = await readCounts(page);
-  expect(counts.documents).toBe(200);
-  const pages = await storedPages(page);
-  log(`pages: ${JSON.stringify(pages)}`);
-  expect(pages, 'the drop wrote the library pages').not.toBeNull();
-  expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
-  expect(pages!.bytes).toBeGreaterThan(0);
+  expect(await readCounts(page)).toMatchObject(counts);
 
   // Reopened: the question is answered from the pages (the results say so), with the passage it asks about.
   await page.reload();
@@ -177,8 +228,8 @@ test('a library with pages is answered from them after a reload, and the Library
   // concept graph, so the index record's counts are not this library's), with no edge count (never stored).
   await openApp(page, origin, 'library');
   await expect(page.locator('[data-testid="documents"] tbody tr')).toHaveCount(counts.documents);
-  expect(pages!.concepts).toBeGreaterThan(0);
-  await expect(page.locator('[data-count="concepts"]')).toHaveText(pages!.concepts.toLocaleString('en-US'));
+  expect(pages.concepts).toBeGreaterThan(0);
+  await expect(page.locator('[data-count="concepts"]')).toHaveText(pages.concepts.toLocaleString('en-US'));
   await expect(page.locator('[data-count="edges"]')).toHaveText('per question');
 });
 
@@ -220,12 +271,13 @@ test('a drop past the threshold is answered from its pages before any reload, wi
 });
 
 test('Evaluate runs over the pages in the modes they answer, naming the documents as the QA set does', async ({
-  page,
+  builtLibrary,
+  openProfile,
   origin,
   tmp,
   log,
 }) => {
-  const { path, lines } = await passagesFile(tmp);
+  const { lines } = builtLibrary;
   // A QA set asking with each of six passages' own first words, its id the supporting document: the words find it.
   const passages = lines.slice(0, 6).map((l) => JSON.parse(l) as { id: string; text: string });
   const set = join(tmp, 'set.jsonl');
@@ -243,12 +295,7 @@ test('Evaluate runs over the pages in the modes they answer, naming the document
       .join('\n') + '\n',
   );
 
-  await openApp(page, origin);
-  await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
-  await addFiles(page, [path]);
-  await waitIdle(page);
-  expect(await storedPages(page), 'the drop wrote the library pages').not.toBeNull();
-
+  const { page } = await openProfile({ copyOf: builtLibrary.profile });
   await openApp(page, origin, 'evaluate');
   // Only the modes the pages answer are offered, with the reason in one line.
   await expect(page.getByTestId('eval-modes-reason')).toContainText('answered from its pages');
@@ -279,21 +326,13 @@ test('Evaluate runs over the pages in the modes they answer, naming the document
 });
 
 test('the Graph view draws a question’s walk and the top concepts from the pages', async ({
-  page,
+  builtLibrary,
+  openProfile,
   origin,
-  tmp,
   log,
 }) => {
-  const { path, first } = await passagesFile(tmp);
-
-  await openApp(page, origin);
-  await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
-  // As above: the warm start at the page's opening has loaded the (empty) library before the drop. (Without this
-  // wait, one run's question right after the drop was answered from the library in memory, not the pages.)
-  await expect.poll(() => lastLibraryLoad(page), { intervals: [250] }).not.toBeNull();
-  await addFiles(page, [path]);
-  await waitIdle(page);
-  expect(await storedPages(page), 'the drop wrote the library pages').not.toBeNull();
+  const { first } = builtLibrary;
+  const { page } = await openProfile({ copyOf: builtLibrary.profile });
 
   // Asked from the pages, then shown in the graph: the walk drawn from the pages' own walk, its first passage the
   // Ask view's first evidence.

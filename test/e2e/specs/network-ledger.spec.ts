@@ -7,7 +7,6 @@
 // are counted apart. Requests may go only to the app's origin and the loopback server (checked by the runner).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import {
   startScriptedLlmServer,
@@ -16,10 +15,12 @@ import {
 } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { keepScreenshot, publicScreenshot } from '../lib/screenshots.ts';
 
 const VIEWS = ['library', 'ask', 'settings'];
 const KEY = 'sk-e2e-ledger-key-424242';
-const SCREENSHOT = fileURLToPath(new URL('../../../public/screenshots/network-ledger.png', import.meta.url));
+/** The README's screenshot, refreshed with SCREENSHOTS=1 (test/e2e/lib/screenshots.ts). */
+const SCREENSHOT = publicScreenshot('network-ledger.png');
 
 /** Goes to whichever view holds the element (the UI decides where the panels live). */
 async function goToPanel(page: Page, origin: string, testId: string): Promise<void> {
@@ -187,7 +188,7 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
     const assets = Number(await page.getByTestId('ledger-assets').getAttribute('data-requests'));
     log(`own-origin requests counted apart: ${assets}`);
     expect(assets).toBeGreaterThan(0);
-    await page.screenshot({ path: SCREENSHOT, fullPage: false });
+    await keepScreenshot(page, SCREENSHOT);
 
     // 6. Persisted: the same entries after a reload.
     await page.reload();

@@ -10,6 +10,7 @@ import { tinyPdf, type TinyLine } from '../../support/tinyPdf.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { docsScreenshot, keepScreenshot } from '../lib/screenshots.ts';
 
 const PAGES = 24;
 const TARGET_PAGE = 13;
@@ -132,9 +133,7 @@ test('pdf: evidence and citation show the page, the viewer draws it, the running
     log(`citation [1] → ${citedPage}; evidence [1]: ${firstEvidence.replace(/\s+/g, ' ').slice(0, 120)}`);
     expect(firstEvidence, 'the fact is not the first passage of the answer').toContain('Port Ellen');
     expect(citedPage).toBe(`p. ${TARGET_PAGE}`);
-    if (process.env.SCREENSHOTS) {
-      await page.locator('section.answer').screenshot({ path: 'docs/screenshots/pdf-citation.png' });
-    }
+    await keepScreenshot(page.locator('section.answer'), docsScreenshot('pdf-citation.png'));
     await cite.click();
     await page.waitForSelector('[data-testid="viewer"]');
     await expect(page.locator('[data-testid="viewer"] [data-testid="page-label"]')).toHaveText(
@@ -161,9 +160,7 @@ test('pdf: evidence and citation show the page, the viewer draws it, the running
     log(`page ${TARGET_PAGE} drawn: ${ink.width} px wide, ${ink.dark} dark pixels`);
     expect(ink.dark, 'the PDF page canvas is blank').toBeGreaterThan(100);
     await expect(page.locator('[data-testid="viewer"] [role="alert"]')).toHaveCount(0);
-    if (process.env.SCREENSHOTS) {
-      await page.locator('[data-testid="viewer"]').screenshot({ path: 'docs/screenshots/pdf-page.png' });
-    }
+    await keepScreenshot(page.locator('[data-testid="viewer"]'), docsScreenshot('pdf-page.png'));
   } finally {
     await server.close();
   }

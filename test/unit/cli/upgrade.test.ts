@@ -12,13 +12,14 @@ import { openPagedBundle, pagesParts, writePagedIndex } from '../../../src/core/
 import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { captureCli } from '../../support/captureCli.ts';
+import { REPO_RESULTS } from '../../support/repoDocs.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'cli-upgrade-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('cli upgrade', () => {
   it('writes version 2 pages into --out, answering as the version 1 input', async () => {
-    const corpus = await prepareCorpus('docs/results', 1200);
+    const corpus = await prepareCorpus(REPO_RESULTS, 1200);
     const analyzer = createTermAnalyzer();
     const engine = RetrievalEngine.build(
       { chunks: corpus.retrievalChunks, sentences: corpus.sentences },

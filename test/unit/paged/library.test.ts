@@ -14,6 +14,7 @@ import { pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
+import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
 
 async function engineOf(path: string, limit?: number) {
   const corpus = await prepareCorpus(path, 1200);
@@ -53,7 +54,7 @@ const DOC_QUESTIONS = [
 
 describe('a library read by ranges', () => {
   it('ranks and shows what the engine in memory does (Markdown with headings)', async () => {
-    const { engine, analyzer } = await engineOf('docs');
+    const { engine, analyzer } = await engineOf(REPO_DOCS);
     const { library, written } = await pagedOf(engine, analyzer);
     expect(written.directory.headingCopies).toBeGreaterThan(0);
     for (const q of DOC_QUESTIONS) {
@@ -72,7 +73,7 @@ describe('a library read by ranges', () => {
   }, 240_000);
 
   it('reads a small share of the part for a question, and nothing again for the same question', async () => {
-    const { engine, analyzer } = await engineOf('docs');
+    const { engine, analyzer } = await engineOf(REPO_DOCS);
     const { library, source, written } = await pagedOf(engine, analyzer);
     const first = await library.search(DOC_QUESTIONS[0], 'ppr', 1000);
     expect(first.bytes).toBeGreaterThan(0);
@@ -85,7 +86,7 @@ describe('a library read by ranges', () => {
   }, 240_000);
 
   it('shows the words’ evidence early while the walk still reads, and the walk’s answer is unchanged in no more rounds', async () => {
-    const { engine, analyzer } = await engineOf('docs');
+    const { engine, analyzer } = await engineOf(REPO_DOCS);
     const { library } = await pagedOf(engine, analyzer);
     const { library: plain } = await pagedOf(engine, analyzer);
     let earlySent = 0;
@@ -112,7 +113,7 @@ describe('a library read by ranges', () => {
   }, 240_000);
 
   it('answers from pages held in memory in one run, as the engine does, without reading the source', async () => {
-    const { engine, analyzer } = await engineOf('docs');
+    const { engine, analyzer } = await engineOf(REPO_DOCS);
     const written = await writePagedIndex(
       engine.lexicalParts(),
       (docId) => ({ title: `title of ${docId}` }),
@@ -175,7 +176,7 @@ describe('a library read by ranges', () => {
 
 describe('a version 3 bundle with pages', () => {
   it('opens by ranges, still reads whole, and names a damaged block', async () => {
-    const { engine, analyzer } = await engineOf('docs/results');
+    const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const written = await writePagedIndex(engine.lexicalParts(), (docId) => ({ title: docId }));
     const bytes = await bundleBytes(writeBundle(pagesParts(written), { appVersion: 'test', embedder: null }));
     const whole = await readBundle(bytes);

@@ -21,6 +21,7 @@ import { upgradeBundleParts } from '../../../src/core/paged/upgrade.ts';
 import { pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
+import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
 
 /** A random graph with float32 weights, some nodes without edges, rows ascending (a deterministic LCG). */
 function randomGraph(n: number, seed: number): ConceptGraph {
@@ -222,7 +223,7 @@ const QUESTIONS = [
 
 describe('version 2 pages', () => {
   it('answer as version 1 and the engine, from a smaller open section', async () => {
-    const { engine, analyzer } = await engineOf('docs');
+    const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
     const v1 = await writePagedIndex(parts, doc, 1024, 1);
@@ -263,7 +264,7 @@ describe('version 2 pages', () => {
   }, 240_000);
 
   it('are what `cli upgrade` makes of version 1 pages, byte for byte, and a damaged block is named', async () => {
-    const { engine, analyzer } = await engineOf('docs/results');
+    const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
     const base = { appVersion: 'test', embedder: null, createdAt: '2026-11-27T00:00:00.000Z' };
@@ -312,7 +313,7 @@ describe('version 2 pages', () => {
   }, 240_000);
 
   it('refuses a pages version this app does not read', async () => {
-    const { engine, analyzer } = await engineOf('docs/results');
+    const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const written = await writePagedIndex(engine.lexicalParts(), (docId) => ({ title: docId }));
     await expect(
       PagedLibrary.open(

@@ -1,6 +1,6 @@
 // `cli index --stream` (src/cli/streamIndex.ts) writes the same library read by ranges as the in-memory build
 // (snapshotFromFiles → buildEngine → writePagedIndex): pages.bin and pages.sha256 byte for byte, and the same
-// directory, on this repository's docs (Markdown with headings: BM25F), the Vue docs and MuSiQue passages as files
+// directory, on the frozen copy of this repository's docs (Markdown with headings: BM25F), the Vue docs and MuSiQue passages as files
 // (when ../shared is present). Its bundle answers `cli ask`'s way by ranges, is refused by name by every whole read,
 // and its temporary files are gone after a build, a failed one included.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
+import { REPO_DOCS } from '../../support/repoDocs.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stream-build-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -76,8 +77,8 @@ async function expectSameAsInMemory(inputs: string[], name: string): Promise<Uin
 }
 
 describe('cli index --stream', () => {
-  it('writes the in-memory build pages byte for byte (this repository docs: headings, BM25F)', async () => {
-    const bundle = await expectSameAsInMemory(['docs'], 'docs');
+  it('writes the in-memory build pages byte for byte (the frozen repository docs: headings, BM25F)', async () => {
+    const bundle = await expectSameAsInMemory([REPO_DOCS], 'docs');
     // Opened by ranges, it answers with evidence (cli ask's path), and no temporary file is left behind.
     const opened = await openPagedBundle(new MemoryRangeSource(bundle, 'docs.bundle'), createTermAnalyzer());
     expect(opened).toBeDefined();

@@ -16,6 +16,7 @@ import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
 import { pagedHits } from '../../../support/pagedLibraries.ts';
 import { serveStatic, type StaticServer } from '../../../e2e/lib/staticServer.ts';
+import { RANGES_PAGE } from '../../../support/repoDocs.ts';
 
 const QUESTIONS = [
   'How is a bundle read by ranges checked against damage?',
@@ -26,7 +27,7 @@ let work = '';
 async function bundle(name: string, ...flags: string[]): Promise<string> {
   const out = join(work, name);
   const built = await capture(() =>
-    index(['docs/results/ranges.md', '--out', out, '--embedder', 'none', '--quiet', ...flags]),
+    index([RANGES_PAGE, '--out', out, '--embedder', 'none', '--quiet', ...flags]),
   );
   if (built.code !== 0) throw new Error(`cli index ${name}: ${built.err}`);
   return out;

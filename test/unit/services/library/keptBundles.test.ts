@@ -20,6 +20,7 @@ import { captureCli as capture } from '../../../support/captureCli.ts';
 import { pagedHits } from '../../../support/pagedLibraries.ts';
 import { seededRandom } from '../../../support/seededRandom.ts';
 import { serveStatic } from '../../../e2e/lib/staticServer.ts';
+import { RANGES_PAGE } from '../../../support/repoDocs.ts';
 
 /** Parts in memory, as Cache Storage holds them in the browser; counts what is asked of it. */
 class MapParts implements PartStore {
@@ -203,15 +204,7 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'kept-bundles-'));
     const built = await capture(() =>
-      index([
-        'docs/results/ranges.md',
-        '--out',
-        join(work, 'pages.bundle'),
-        '--embedder',
-        'none',
-        '--pages',
-        '--quiet',
-      ]),
+      index([RANGES_PAGE, '--out', join(work, 'pages.bundle'), '--embedder', 'none', '--pages', '--quiet']),
     );
     if (built.code !== 0) throw new Error(`cli index: ${built.err}`);
   }, 120_000);

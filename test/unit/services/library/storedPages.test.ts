@@ -35,6 +35,7 @@ import { askLibrary } from '../../../support/askOver.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
+import { REPO_DOCS } from '../../../support/repoDocs.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stored-pages-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -130,7 +131,7 @@ async function enqueueFiles(pipeline: IngestPipeline, files: string[]): Promise<
 
 describe('the library pages in the store', () => {
   it('are the pages cli index --stream writes for the same files, and answer as its bundle does', async () => {
-    const files = await collectFiles(['docs']);
+    const files = await collectFiles([REPO_DOCS]);
     const repo = newRepo('equal');
     await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
     await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
@@ -290,7 +291,7 @@ describe('the library pages in the store', () => {
     const repo = newRepo('layers');
     await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
     await repo.setSetting(PAGES_MIN_CHUNKS_SETTING, 1);
-    await enqueueFiles(pipelineOf(repo), (await collectFiles(['docs'])).slice(0, 4));
+    await enqueueFiles(pipelineOf(repo), (await collectFiles([REPO_DOCS])).slice(0, 4));
     await openedPages(repo.db);
     const kgStore = new DexieKgStore(repo.db);
     const atomicStore = new DexieAtomicStore(repo.db);
@@ -391,7 +392,7 @@ describe('the library pages in the store', () => {
   it('a small library gets none, below the threshold', async () => {
     const repo = newRepo('small');
     await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
-    await enqueueFiles(pipelineOf(repo), (await collectFiles(['docs'])).slice(0, 3));
+    await enqueueFiles(pipelineOf(repo), (await collectFiles([REPO_DOCS])).slice(0, 3));
     expect((await repo.counts()).chunks).toBeGreaterThan(0);
     expect(await repo.db.pages.count()).toBe(0);
     expect(await openStoredPages(repo.db)).toBeUndefined();
@@ -404,8 +405,8 @@ describe('the library pages in the store', () => {
   }, 120_000);
 
   it('a run stopped while writing new pages leaves the old record whole, read as lagging; the next start writes them', async () => {
-    const all = await collectFiles(['docs']);
-    const first = all.slice(0, 12);
+    const all = await collectFiles([REPO_DOCS]);
+    const first = all.slice(0, 10);
     const indexedDB = new IDBFactory();
     const repo = newRepo('reload', indexedDB);
     await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
@@ -432,7 +433,7 @@ describe('the library pages in the store', () => {
     });
     await stopAtPages.enqueue(
       all
-        .slice(12)
+        .slice(10)
         .map((f) => ({ name: basename(f), bytes: new Uint8Array(readFileSync(f)).buffer as ArrayBuffer })),
     );
     await stopAtPages.ensureRunning();

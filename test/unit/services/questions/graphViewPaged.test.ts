@@ -16,6 +16,7 @@ import {
 } from '../../../../src/services/questions/graphView.ts';
 import { bothLibraries } from '../../../support/pagedLibraries.ts';
 import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
+import { REPO_DOCS } from '../../../support/repoDocs.ts';
 
 /** A view without what differs by nature (its time, what it read). */
 function drawn(graph: QuestionGraph): Omit<QuestionGraph, 'milliseconds' | 'reads'> {
@@ -42,7 +43,7 @@ const DOC_QUESTIONS = [
 
 describe('the Graph view over a library answered from its pages', () => {
   it('draws a question’s walk as the engine in memory does, under the same caps', async () => {
-    const { library, paged } = await bothLibraries('docs');
+    const { library, paged } = await bothLibraries(REPO_DOCS);
     let edges = 0;
     let read = 0;
     for (const q of DOC_QUESTIONS) {
@@ -68,7 +69,7 @@ describe('the Graph view over a library answered from its pages', () => {
   }, 240_000);
 
   it('finds a searched concept with the neighbours and edges the library in memory draws', async () => {
-    const { engine, library, paged } = await bothLibraries('docs');
+    const { engine, library, paged } = await bothLibraries(REPO_DOCS);
     const graph = engine.graph;
     const degrees = weightedDegrees(graph.graph);
     const terms = graph.table.terms;
@@ -103,7 +104,7 @@ describe('the Graph view over a library answered from its pages', () => {
   }, 240_000);
 
   it('shows the concepts of highest weighted degree, with the walk graph’s edges among them', async () => {
-    const { engine, paged } = await bothLibraries('docs');
+    const { engine, paged } = await bothLibraries(REPO_DOCS);
     const degrees = weightedDegrees(engine.graph.graph);
     for (const limit of [120, 10]) {
       const ids = topK(degrees, limit);

@@ -34,6 +34,7 @@ import { kagResponder } from '../../../support/scriptedKag.ts';
 import { scriptedPike } from '../../../support/scriptedPike.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { bundleOnlyQueryService } from '../../../support/bundleOnlyQueryService.ts';
+import { RANGES_PAGE, REPO_DOCS } from '../../../support/repoDocs.ts';
 
 let work = '';
 let server: ScriptedLlmServer;
@@ -101,8 +102,8 @@ describe('the KG modes over a bundle read by ranges', () => {
   let docs: Opened;
   let kg: () => ReturnType<NonNullable<ReturnType<typeof pagedKgLoader>>>;
   beforeAll(async () => {
-    // This repository's docs: hundreds of chunks in many record groups, chunks deep in long documents.
-    docs = await openBoth(await kgBundle('docs.bundle', ['docs']));
+    // The frozen copy of this repository's docs (test/fixtures/repo-docs): hundreds of chunks in many record groups, chunks deep in long documents.
+    docs = await openBoth(await kgBundle('docs.bundle', [REPO_DOCS]));
     kg = pagedKgLoader(docs.paged)!;
   }, 180_000);
   afterAll(() => docs.source.close());
@@ -322,7 +323,7 @@ describe('atomic questions in a bundle read by ranges (cli index --kg --atomic)'
 
 describe('refusals', () => {
   it('a damaged KG part is refused by its digest when the first KG question reads it', async () => {
-    const bundle = await kgBundle('small.bundle', ['docs/results/ranges.md']);
+    const bundle = await kgBundle('small.bundle', [RANGES_PAGE]);
     const bytes = new Uint8Array(await readFile(bundle));
     const healthy = (await openPagedBundle(new MemoryRangeSource(bytes), createTermAnalyzer()))!;
     const part = healthy.manifest.parts.find((p) => p.name === 'table.kgEntities.bin')!;
@@ -342,7 +343,7 @@ describe('refusals', () => {
   it('a bundle without a KG refuses the KG modes, naming what it answers; one with a KG names kg and hybrid', async () => {
     const plain = join(work, 'plain.bundle');
     const built = await capture(() =>
-      index(['docs/results/ranges.md', '--out', plain, '--embedder', 'none', '--pages', '--quiet']),
+      index([RANGES_PAGE, '--out', plain, '--embedder', 'none', '--pages', '--quiet']),
     );
     expect(built.code, built.err).toBe(0);
     const source = await FileRangeSource.open(plain);

@@ -21,6 +21,7 @@ import { kagResponder } from '../../../support/scriptedKag.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { scriptedPike, type ScriptedPikeOptions } from '../../../support/scriptedPike.ts';
 import { BENCH_DIR, missingSharedData } from '../../../support/sharedData.ts';
+import { REPO_DOCS } from '../../../support/repoDocs.ts';
 
 let work = '';
 let server: ScriptedLlmServer;
@@ -219,8 +220,8 @@ describe('reasoning modes over pages', () => {
     expect(server.requests).toEqual([]);
   });
 
-  it('decompose over this repository’s docs (chunks deep in long documents): the same run as in memory', async () => {
-    const docs = await bothLibraries('docs');
+  it('decompose over the frozen copy of this repository’s docs (chunks deep in long documents): the same run as in memory', async () => {
+    const docs = await bothLibraries(REPO_DOCS);
     pike.propose = (v) =>
       v.context.length === 0 ? ['How is a bundle read by ranges?'] : ['Which blocks does a question read?'];
     const run = await both(docs, {
