@@ -4,7 +4,8 @@
 // fetched, and the question runs again (blockStore.ts). The last run read nothing missing, so its answer is the one
 // the engine in memory gives for the same index: the same chunks, scores and evidence (library.test.ts).
 import { decodeStructured, gunzip } from '../bundle/index.ts';
-import { PersonalizedPageRank, type RowSource, type TermAnalyzer, type WalkDegrees } from '../graph/index.ts';
+import { exactDegrees, PersonalizedPageRank, type RowSource, type TermAnalyzer } from '../graph/index.ts';
+import type { WalkDegrees } from '../graph/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
@@ -169,7 +170,16 @@ export class PagedLibrary {
     this.fieldAvg = mean(this.fieldLengths);
     this.termCache = new SentenceTermCache(analyzer);
     const rows: RowSource = { nodeCount: directory.conceptCount, row: (u) => this.walkRow(u) };
-    this.walker = new PersonalizedPageRank(rows, open.degrees ?? this.walkDegrees(open.degreeCodes!));
+    const differs = (u: number, stored: string, computed: number): never => {
+      throw new PagesError(
+        `${source.name}: pages.bin stores the walk degree of concept ${u} as ${stored}, but its row sums to ` +
+          `${computed} (the pages are damaged or forged)`,
+      );
+    };
+    this.walker = new PersonalizedPageRank(
+      rows,
+      open.degrees ? exactDegrees(open.degrees, differs) : this.walkDegrees(open.degreeCodes!, differs),
+    );
     this.ctx = {
       concepts: this.conceptAccess(),
       conceptIds: this.conceptLookup(),
@@ -255,6 +265,10 @@ export class PagedLibrary {
           `${source.name}: pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`,
         );
     }
+    if (open.degrees && !open.degrees.every((x) => x >= 0 && x < Infinity))
+      throw new PagesError(
+        `${source.name}: pages.bin (open) has a walk degree that is not a finite number ≥ 0`,
+      );
     const ends: Array<[string, Float64Array, number]> = [
       ['recordGroups', open.recordGroups, d.sections.records[1]],
       ['termGroups', open.termGroups, d.sections.terms[1]],
@@ -619,7 +633,7 @@ export class PagedLibrary {
    * cached, else from the `degrees` section (8 bytes a concept, f64), read only for a concept whose residual falls
    * inside its bracket (PersonalizedPageRank).
    */
-  private walkDegrees(codes: Uint8Array): WalkDegrees {
+  private walkDegrees(codes: Uint8Array, differs: NonNullable<WalkDegrees['differs']>): WalkDegrees {
     const at = this.section('degrees');
     return {
       lower: (u) => degreeLower(codes[u]),
@@ -628,8 +642,17 @@ export class PagedLibrary {
         const row = this.rowCache.get(u);
         if (row) return row.degree;
         const bytes = this.store.bytes(at + u * 8, 8);
-        return bytes && new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+        if (!bytes) return undefined;
+        const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+        // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
+        if (!(d > degreeLower(codes[u]) && d <= degreeUpper(codes[u])))
+          throw new PagesError(
+            `${this.source.name}: pages.bin's degrees section gives concept ${u} a walk degree of ${d}, outside ` +
+              `its bracket in open (${degreeLower(codes[u])} to ${degreeUpper(codes[u])})`,
+          );
+        return d;
       },
+      differs,
     };
   }
 
