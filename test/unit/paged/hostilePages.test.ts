@@ -40,4 +40,24 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
     expect(run.outcome).toBe('error');
     if (run.outcome === 'error') expect(run.message).toMatch(/crafted\.bundle: .*walk degree of concept \d+/);
   });
+
+  it('a chunk concept count of 2^32−1 is refused at open, against the rows section it would need', async () => {
+    // Before: decodeRowGroup looped 4.3 billion times.
+    const run = await ask('hugeCount');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin \(open\) gives chunk 0 4294967295 concepts of \d+/,
+      );
+  });
+
+  it('a record whose "sentences" claims 2e9 entries is refused when its group is decoded', async () => {
+    // Before: recordSentences looped over the claimed length, allocating as it went (2.5 GB in 33 s in the CLI).
+    const run = await ask('hugeSentences');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin group k0 does not decode \(its records 0 has "sentences" that are not a list/,
+      );
+  });
 });
