@@ -211,3 +211,62 @@ export async function hugeSentencesPages(length = 2e9): Promise<WrittenPagesLike
 
 /** A question every fixture passage's library answers from its walk (words the corpus holds). */
 export const PAGES_QUESTION = 'Which film came out first, and who directed it?';
+
+/** A version 1 bundle whose `open` was changed by `change` (for `cli upgrade`). */
+export async function changedV1Bundle(change: (p: PagesPieces) => void): Promise<Uint8Array> {
+  const p = await honestPieces(1);
+  change(p);
+  return pagesBundle(assemble(p));
+}
+
+/** The MED findings on `cli upgrade`: a negative IDF (idfDfOf looped) and a list offset of Infinity (varint looped). */
+export const negativeIdfBundle = (): Promise<Uint8Array> =>
+  changedV1Bundle((p) => {
+    p.open.idf[0] = -1000;
+  });
+export const infiniteOffsetBundle = (): Promise<Uint8Array> =>
+  changedV1Bundle((p) => {
+    p.open.listOffsets[1] = Infinity;
+  });
+
+const utf8 = new TextEncoder();
+
+/**
+ * A bundle whose manifest (found by the locator) lists `copies` more entries that all point at the pages part's
+ * bytes under other names, every entry's digest right. Before the fix `cli upgrade` wrote each of them out: 1.14 MB
+ * in, 301 MB out.
+ */
+export async function aliasedManifestBundle(copies = 200): Promise<Uint8Array> {
+  const bytes = await pagesBundle(await honestPages(1));
+  const tail = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 12, 12);
+  const at = tail.getUint32(0, true) + tail.getUint32(4, true) * 2 ** 32;
+  const length = new DataView(bytes.buffer, bytes.byteOffset + at + 4, 4).getUint32(0, true);
+  const manifest = JSON.parse(new TextDecoder().decode(bytes.subarray(at + 12, at + 12 + length))) as {
+    parts: Array<Record<string, unknown>>;
+    counts: Record<string, number>;
+  };
+  const pages = manifest.parts.find((e) => e.name === 'pages.bin')!;
+  for (let i = 0; i < copies; i++) {
+    const name = `table.alias${i}.bin`;
+    manifest.parts.push({ ...pages, name, kind: 'binary', meta: undefined });
+    manifest.counts[name] = 1;
+  }
+  const body = utf8.encode(JSON.stringify(manifest));
+  const frame = new Uint8Array(12 + body.length + 32);
+  frame.set(utf8.encode('MNFT'), 0);
+  const fv = new DataView(frame.buffer);
+  fv.setUint32(4, body.length, true);
+  fv.setUint32(8, ~body.length >>> 0, true);
+  frame.set(body, 12);
+  const { Sha256 } = await import('../../src/core/bundle/sha256.ts');
+  frame.set(new Sha256().update(body).digest(), 12 + body.length);
+  const start = bytes.length - 12;
+  const out = new Uint8Array(start + frame.length + 12);
+  out.set(bytes.subarray(0, start), 0);
+  out.set(frame, start);
+  const ov = new DataView(out.buffer, start + frame.length, 12);
+  ov.setUint32(0, start % 2 ** 32, true);
+  ov.setUint32(4, Math.floor(start / 2 ** 32), true);
+  out.set(utf8.encode('END.'), start + frame.length + 8);
+  return out;
+}

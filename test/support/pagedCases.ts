@@ -4,7 +4,10 @@ import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import {
+  aliasedManifestBundle,
   bracketedDegreePages,
+  infiniteOffsetBundle,
+  negativeIdfBundle,
   honestPages,
   hugeCountPages,
   hugeSentencesPages,
@@ -41,4 +44,25 @@ export async function askPages(
 /** askPages over the crafted index of that name. */
 export async function askCrafted(name: keyof typeof CRAFTED, mode = 'ppr'): Promise<string[]> {
   return askPages(await CRAFTED[name](), PAGES_QUESTION, mode);
+}
+
+/**
+ * `cli upgrade`'s work on a crafted bundle, in memory: the bytes it would write (counted, not kept), or its refusal.
+ */
+export async function upgradeCrafted(
+  name: 'negativeIdf' | 'infiniteOffset' | 'aliasedManifest',
+): Promise<number> {
+  const { readManifestByRanges, upgradeBundleParts } = await import('../../src/core/paged/index.ts');
+  const { writeBundle } = await import('../../src/core/bundle/index.ts');
+  const make = {
+    negativeIdf: negativeIdfBundle,
+    infiniteOffset: infiniteOffsetBundle,
+    aliasedManifest: aliasedManifestBundle,
+  };
+  const source = new MemoryRangeSource(await make[name](), 'crafted.bundle');
+  const manifest = await readManifestByRanges(source);
+  const { parts, base } = await upgradeBundleParts(source, manifest!);
+  let bytes = 0;
+  for await (const piece of writeBundle(parts, base)) bytes += piece.length;
+  return bytes;
 }

@@ -243,48 +243,7 @@ export class PagedLibrary {
       if (error instanceof PagesError) throw new PagesError(`${source.name}: ${error.message}`);
       throw error;
     }
-    const sized: Array<[string, { length: number } | undefined, number]> = [
-      ['textLengths', open.textLengths, n],
-      ['headingLengths', open.headingLengths, n],
-      ['conceptCounts', open.conceptCounts, n],
-      ['tokens', open.tokens, n],
-      ['documentChunks', open.documentChunks, n],
-      ['df', open.df, nc],
-      ['idf', open.idf, nc],
-      [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
-      ['listOffsets', open.listOffsets, nc + 1],
-      ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
-      ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
-      ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
-      ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
-      ['termFirst', open.termFirst, Math.ceil(d.termCount / d.groups.terms)],
-      ['conceptFirst', open.conceptFirst, Math.ceil(nc / d.groups.concepts)],
-    ];
-    for (const [name, value, expected] of sized) {
-      if (!value || value.length !== expected)
-        throw new PagesError(
-          `${source.name}: pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`,
-        );
-    }
-    checkOpenCounts(source.name, d, open);
-    if (open.degrees && !open.degrees.every((x) => x >= 0 && x < Infinity))
-      throw new PagesError(
-        `${source.name}: pages.bin (open) has a walk degree that is not a finite number ≥ 0`,
-      );
-    const ends: Array<[string, Float64Array, number]> = [
-      ['recordGroups', open.recordGroups, d.sections.records[1]],
-      ['termGroups', open.termGroups, d.sections.terms[1]],
-      ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
-      ['rowGroups', open.rowGroups, d.sections.rows[1]],
-      ['listOffsets', open.listOffsets, d.sections.lists[1]],
-    ];
-    for (const [name, offsets, end] of ends) {
-      for (let i = 0; i < offsets.length; i++)
-        if (!Number.isSafeInteger(offsets[i]) || (i > 0 && !(offsets[i] >= offsets[i - 1])))
-          throw new PagesError(`${source.name}: pages.bin ${name} go backwards or are not byte offsets`);
-      if (offsets[0] !== 0 || offsets[offsets.length - 1] !== end)
-        throw new PagesError(`${source.name}: pages.bin ${name} do not cover their section`);
-    }
+    checkOpen(source.name, d, open);
     return new PagedLibrary(source, store, d, open, analyzer);
   }
 
@@ -1143,6 +1102,56 @@ function mean(values: Float32Array): number {
   let total = 0;
   for (const v of values) total += v;
   return values.length ? total / values.length : 0;
+}
+
+/**
+ * The `open` arrays of a pages part checked against its directory before anything reads by them (a library's
+ * open, and `cli upgrade`): each array's length, the counts against the bytes that hold what they count, the group
+ * and list offsets as byte offsets that ascend and cover their sections, the degrees finite. `name` names the source.
+ */
+export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): void {
+  const n = d.chunkCount;
+  const nc = d.conceptCount;
+  const sized: Array<[string, { length: number } | undefined, number]> = [
+    ['textLengths', open.textLengths, n],
+    ['headingLengths', open.headingLengths, n],
+    ['conceptCounts', open.conceptCounts, n],
+    ['tokens', open.tokens, n],
+    ['documentChunks', open.documentChunks, n],
+    ['df', open.df, nc],
+    ['idf', open.idf, nc],
+    [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
+    ['listOffsets', open.listOffsets, nc + 1],
+    ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
+    ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
+    ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
+    ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
+    ['termFirst', open.termFirst, Math.ceil(d.termCount / d.groups.terms)],
+    ['conceptFirst', open.conceptFirst, Math.ceil(nc / d.groups.concepts)],
+  ];
+  for (const [array, value, expected] of sized) {
+    if (!value || value.length !== expected)
+      throw new PagesError(
+        `${name}: pages.bin (open) has ${value?.length ?? 'no'} ${array}, expected ${expected}`,
+      );
+  }
+  checkOpenCounts(name, d, open);
+  if (open.degrees && !open.degrees.every((x) => x >= 0 && x < Infinity))
+    throw new PagesError(`${name}: pages.bin (open) has a walk degree that is not a finite number ≥ 0`);
+  const ends: Array<[string, Float64Array, number]> = [
+    ['recordGroups', open.recordGroups, d.sections.records[1]],
+    ['termGroups', open.termGroups, d.sections.terms[1]],
+    ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
+    ['rowGroups', open.rowGroups, d.sections.rows[1]],
+    ['listOffsets', open.listOffsets, d.sections.lists[1]],
+  ];
+  for (const [array, offsets, end] of ends) {
+    for (let i = 0; i < offsets.length; i++)
+      if (!Number.isSafeInteger(offsets[i]) || (i > 0 && !(offsets[i] >= offsets[i - 1])))
+        throw new PagesError(`${name}: pages.bin ${array} go backwards or are not byte offsets`);
+    if (offsets[0] !== 0 || offsets[offsets.length - 1] !== end)
+      throw new PagesError(`${name}: pages.bin ${array} do not cover their section`);
+  }
 }
 
 /**
