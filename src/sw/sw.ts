@@ -12,7 +12,7 @@ import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from
 import { ExpirationPlugin } from 'workbox-expiration';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
-import { lazyCacheName, splitManifest, LAZY_CACHE_PREFIX, RUNTIME_CACHE } from './manifest.ts';
+import { lazyCacheName, ownAnswer, splitManifest, LAZY_CACHE_PREFIX, RUNTIME_CACHE } from './manifest.ts';
 
 declare const self: ServiceWorkerGlobalScope & {
   __WB_MANIFEST: Array<{ url: string; revision: string | null }>;
@@ -38,6 +38,13 @@ registerRoute(
 
 const sameOrigin = (url: URL): boolean => url.origin === self.location.origin;
 
+/** A whole (200), plain answer of this origin: neither opaque, nor redirected to another origin. */
+function ownAnswer(response: Response): boolean {
+  if (response.status !== 200 || response.type === 'opaque' || response.type === 'opaqueredirect')
+    return false;
+  return !response.url || sameOrigin(new URL(response.url));
+}
+
 registerRoute(
   ({ url }) => sameOrigin(url) && lazy.some((e) => url.pathname.endsWith(`/${e.url}`)),
   new CacheFirst({ cacheName: lazyCache }),
@@ -48,6 +55,12 @@ registerRoute(
   new NetworkFirst({
     cacheName: RUNTIME_CACHE,
     plugins: [
+      // Kept only when it came from this origin: a same-origin URL that redirects elsewhere (a bundle link answering
+      // 302 to a stranger's host) must not have the stranger's answer served under the app's own address.
+      {
+        cacheWillUpdate: ({ response }) =>
+          Promise.resolve(ownAnswer(response, self.location.origin) ? response : null),
+      },
       new ExpirationPlugin({ maxEntries: 50, maxAgeSeconds: 30 * 24 * 3600, purgeOnQuotaError: true }),
     ],
   }),

@@ -1,6 +1,7 @@
 // Where the page reads a bundle by ranges (src/core/paged): a URL of the app's own origin with HTTP Range requests
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
 import type { RangeSource } from '../../core/paged/index.ts';
+import { checkAnsweredFrom } from '../../store/bundleImport.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
 
 /**
@@ -42,6 +43,7 @@ export class HttpRangeSource implements RangeSource {
       mode: SAME_ORIGIN,
       cache: 'no-store',
     });
+    checkAnsweredFrom(url, response);
     if (response.status === 200) {
       // No range support: the caller downloads the whole file instead (this body is not read).
       await response.body?.cancel();
@@ -162,7 +164,7 @@ export class HttpRangeSource implements RangeSource {
     return out;
   }
 
-  private fetchRange(
+  private async fetchRange(
     range: string,
     signal?: AbortSignal,
     cache: RequestCache = 'no-store',
@@ -170,7 +172,9 @@ export class HttpRangeSource implements RangeSource {
     this.requests++;
     // Called unbound: a browser's fetch refuses to run as a method of another object.
     const get = this.fetcher;
-    return get(this.url, { headers: { Range: range }, mode: SAME_ORIGIN, signal, cache });
+    const response = await get(this.url, { headers: { Range: range }, mode: SAME_ORIGIN, signal, cache });
+    checkAnsweredFrom(this.url, response);
+    return response;
   }
 
   private checkVersion(response: Response): void {
