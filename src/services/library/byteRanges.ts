@@ -14,8 +14,17 @@ export interface BytePart {
 export function byterangesBoundary(contentType: string | null): string | undefined {
   if (!contentType || !/^\s*multipart\/byteranges\s*;/i.test(contentType)) return undefined;
   const m = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
-  return m?.[1] ?? m?.[2];
+  const boundary = m?.[1] ?? m?.[2];
+  // RFC 2046 §5.1.1: 1 to 70 characters. A longer one would make every search for it cost its length a byte.
+  if (boundary !== undefined && boundary.length > MAX_BOUNDARY)
+    throw new Error(
+      `multipart/byteranges: a boundary of ${boundary.length} characters (at most ${MAX_BOUNDARY})`,
+    );
+  return boundary;
 }
+
+/** The longest multipart boundary RFC 2046 allows. */
+export const MAX_BOUNDARY = 70;
 
 /** `bytes a-b/size` (or `bytes a-b/*`) → [a, b, size or NaN], or undefined when it is not one. */
 export function parseContentRange(value: string | null): [number, number, number] | undefined {
