@@ -95,7 +95,9 @@ export function assemble(
     table[name] = [at, sections[name].length];
     at += sections[name].length;
   }
-  const hasher = new BlockHasher(p.directory.blockSize);
+  // Hashed in the directory's blocks when they are a size at all (a fuzzed blockSize of 1e-300 would never end).
+  const blockSize = p.directory.blockSize;
+  const hasher = new BlockHasher(Number.isSafeInteger(blockSize) && blockSize >= 512 ? blockSize : 4096);
   hasher.update(data);
   const directory: PagesDirectory = options.keepSections
     ? p.directory

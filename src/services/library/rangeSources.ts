@@ -39,14 +39,24 @@ export class HttpRangeSource implements RangeSource {
     return this.url;
   }
 
-  static async open(url: string, fetcher: typeof fetch = fetch): Promise<HttpRangeSource | undefined> {
+  static async open(
+    url: string,
+    fetcher: typeof fetch = fetch,
+    timeLimitMs = RANGE_TIME_LIMIT_MS,
+  ): Promise<HttpRangeSource | undefined> {
     // Past the HTTP cache: a host without ranges answers the whole file, whose start Chromium would keep as a partial
     // entry, and the download that follows was then sent as a range to complete it (`bytes=265872-265872`) and
     // answered whole again: two or three times the bundle set out for one open (docs/results/real-hosts.md).
+    // With a time limit: a host that never answers would leave the bundle opening forever.
+    const limit = AbortSignal.timeout(timeLimitMs);
     const response = await fetcher(url, {
       headers: { Range: 'bytes=0-11' },
       mode: SAME_ORIGIN,
       cache: 'no-store',
+      signal: limit,
+    }).catch((error: unknown) => {
+      if (limit.aborted) throw new Error(`open bundle: ${url} did not answer in ${timeLimitMs / 1000} s`);
+      throw error;
     });
     checkAnsweredFrom(url, response);
     if (response.status === 200) {
@@ -64,7 +74,9 @@ export class HttpRangeSource implements RangeSource {
       throw new Error(`open bundle: ${url} answered a range without the file's size (Content-Range)`);
     }
     const version = response.headers.get('etag') ?? response.headers.get('last-modified');
-    return new HttpRangeSource(url, size, fetcher, version);
+    const source = new HttpRangeSource(url, size, fetcher, version);
+    source.timeLimitMs = timeLimitMs;
+    return source;
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {
@@ -203,9 +215,16 @@ export class HttpRangeSource implements RangeSource {
       signal: signal ? AbortSignal.any([signal, limit]) : limit,
       cache,
     }).catch((error: unknown) => {
-      if (limit.aborted && !signal?.aborted)
+      if (signal?.aborted) throw error;
+      if (limit.aborted)
         throw new Error(`${this.url}: no answer to a range request in ${this.timeLimitMs / 1000} s`);
-      throw error;
+      // A network failure (the host went away, or redirected where this origin's requests may not go): named.
+      throw new Error(
+        `${this.url}: a range request failed (${error instanceof Error ? error.message : String(error)})`,
+        {
+          cause: error,
+        },
+      );
     });
     checkAnsweredFrom(this.url, response);
     this.limits.set(response, limit);
