@@ -56,6 +56,13 @@ export class HttpRangeSource implements RangeSource {
       signal: limit,
     }).catch((error: unknown) => {
       if (limit.aborted) throw new Error(`open bundle: ${url} did not answer in ${timeLimitMs / 1000} s`);
+      // Still a TypeError (no answer: BundleAtUrl then looks for a kept copy), now naming the URL.
+      if (error instanceof TypeError)
+        throw new TypeError(
+          `open bundle: ${url} could not be fetched (${error.message}): the host is unreachable, or it ` +
+            'redirected to another origin',
+          { cause: error },
+        );
       throw error;
     });
     checkAnsweredFrom(url, response);
