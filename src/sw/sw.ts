@@ -38,13 +38,6 @@ registerRoute(
 
 const sameOrigin = (url: URL): boolean => url.origin === self.location.origin;
 
-/** A whole (200), plain answer of this origin: neither opaque, nor redirected to another origin. */
-function ownAnswer(response: Response): boolean {
-  if (response.status !== 200 || response.type === 'opaque' || response.type === 'opaqueredirect')
-    return false;
-  return !response.url || sameOrigin(new URL(response.url));
-}
-
 registerRoute(
   ({ url }) => sameOrigin(url) && lazy.some((e) => url.pathname.endsWith(`/${e.url}`)),
   new CacheFirst({ cacheName: lazyCache }),
