@@ -129,7 +129,7 @@ function sameDegree(stored: number, computed: number): boolean {
  * so an honest walk makes at most 1 / ((1 − damping)·ε) pushes (Andersen, Chung & Lang 2006); twice that, plus one
  * for each node, leaves room for rounding. A walk past it met degrees or weights that do not add up.
  */
-export function maxPushes(damping: number, epsilon: number, nodeCount: number): number {
+function maxPushes(damping: number, epsilon: number, nodeCount: number): number {
   return Math.ceil(2 / ((1 - damping) * epsilon)) + nodeCount;
 }
 

@@ -29,7 +29,7 @@ function groupOf<T>(
 }
 
 /** Why a stored chunk record does not have PagedChunkRecord's shape, or undefined when it does. */
-export function recordFault(r: unknown): string | undefined {
+function recordFault(r: unknown): string | undefined {
   if (typeof r !== 'object' || r === null || Array.isArray(r)) return 'is not an object';
   const x = r as Record<string, unknown>;
   for (const key of ['id', 'docId', 'title', 'text'] as const)

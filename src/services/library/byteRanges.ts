@@ -10,6 +10,9 @@ export interface BytePart {
   bytes: Uint8Array;
 }
 
+/** The longest multipart boundary RFC 2046 allows. */
+const MAX_BOUNDARY = 70;
+
 /** The boundary of a `multipart/byteranges; boundary=…` content type, or undefined for any other type. */
 export function byterangesBoundary(contentType: string | null): string | undefined {
   if (!contentType || !/^\s*multipart\/byteranges\s*;/i.test(contentType)) return undefined;
@@ -22,9 +25,6 @@ export function byterangesBoundary(contentType: string | null): string | undefin
     );
   return boundary;
 }
-
-/** The longest multipart boundary RFC 2046 allows. */
-export const MAX_BOUNDARY = 70;
 
 /** `bytes a-b/size` (or `bytes a-b/*`) → [a, b, size or NaN], or undefined when it is not one. */
 export function parseContentRange(value: string | null): [number, number, number] | undefined {
