@@ -6,16 +6,26 @@ import { once } from 'node:events';
 import process from 'node:process';
 import { readIndexBundle, type EmbedderInfo, type IndexSnapshot } from '../core/bundle/index.ts';
 
+/**
+ * The size of a bundle file, which must be a regular file: opening a FIFO waits for a writer that never comes (`cli
+ * ask`, `info` and `upgrade` hung on one), and a device or a folder is no bundle either.
+ */
+export async function bundleFileSize(path: string): Promise<number> {
+  const found = await stat(path).catch(() => {
+    throw new Error(`bundle file ${path} does not exist or cannot be read`);
+  });
+  if (!found.isFile())
+    throw new Error(
+      `bundle file ${path} is not a regular file (a pipe, device or folder is not read as a bundle)`,
+    );
+  return found.size;
+}
+
 export async function readBundleFile(
   path: string,
   expectEmbedder?: EmbedderInfo | null,
 ): Promise<IndexSnapshot> {
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch {
-    throw new Error(`bundle file ${path} does not exist or cannot be read`);
-  }
+  const size = await bundleFileSize(path);
   // A Node file stream is an async iterable of Buffers (Uint8Array views): read in 1 MB chunks. The file's size
   // bounds every length the bundle declares.
   return readIndexBundle(createReadStream(path, { highWaterMark: 1 << 20 }), expectEmbedder, {

@@ -1,5 +1,7 @@
 // A bundle file on disk as a RangeSource: `ask` on a bundle with pages reads only the blocks its questions need.
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import { bundleFileSize } from './bundleIo.ts';
 import { basename } from 'node:path';
 import type { RangeSource } from '../core/paged/index.ts';
 
@@ -13,11 +15,20 @@ export class FileRangeSource implements RangeSource {
   ) {}
 
   static async open(path: string): Promise<FileRangeSource> {
-    // The same message as a whole read of a missing bundle (bundleIo.ts).
-    const handle = await open(path, 'r').catch(() => {
+    // The same messages as a whole read (bundleIo.ts): a regular file only. Opened without blocking, and checked
+    // again once open, so that a pipe put in its place meanwhile does not hang the open either.
+    await bundleFileSize(path);
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => {
       throw new Error(`bundle file ${path} does not exist or cannot be read`);
     });
-    const { size } = await handle.stat();
+    const found = await handle.stat();
+    if (!found.isFile()) {
+      await handle.close();
+      throw new Error(
+        `bundle file ${path} is not a regular file (a pipe, device or folder is not read as a bundle)`,
+      );
+    }
+    const { size } = found;
     return new FileRangeSource(handle, basename(path), size);
   }
 

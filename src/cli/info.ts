@@ -3,14 +3,13 @@
 // parts. With --concepts N, the library's top N concepts by global PageRank and the chunks each was kept for: what
 // the library is about (the Graph view's first picture), as `{term, chunks}` objects with --json.
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { readBundle, snapshotFromBundle, isBundleError, type IndexSnapshot } from '../core/bundle/index.ts';
 import { conceptMap } from '../core/retrieval/index.ts';
 import { openLibrary } from '../services/library/questionLibrary.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { formatBytes } from './bundleIo.ts';
+import { bundleFileSize, formatBytes } from './bundleIo.ts';
 
 const USAGE = 'usage: npm run cli -- info <x.bundle> [--json] [--concepts N]\n';
 
@@ -48,12 +47,11 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   const path = positionals[0];
-  const size = await stat(path).then(
-    (s) => s.size,
-    () => -1,
-  );
-  if (size < 0) {
-    process.stderr.write(`info: ${path} does not exist or cannot be read\n`);
+  let size: number;
+  try {
+    size = await bundleFileSize(path);
+  } catch (e) {
+    process.stderr.write(`info: ${(e as Error).message.replace(/^bundle file /, '')}\n`);
     return 1;
   }
   const started = performance.now();

@@ -383,6 +383,26 @@ export function sameOriginBundleUrl(url: string, origin: string): URL {
   return resolved;
 }
 
+/**
+ * Refuses an answer that came from another origin than the bundle URL asked (a redirect the browser or Node
+ * followed): only the app's own origin serves its bundles, so a same-origin link that answers 302 to a stranger's host
+ * must not open that host's bundle under the link's name (nor have the service worker keep it). Checked on the URL the
+ * response came from, for the range probe, every range read and every whole download.
+ */
+export function checkAnsweredFrom(requested: string, response: Response): void {
+  if (response.type === 'opaqueredirect')
+    throw new Error(`open bundle: ${requested} answered with a redirect; link the bundle's own address`);
+  if (!response.url) return; // a response made in the page (a download kept in memory), not fetched
+  const from = new URL(response.url).origin;
+  if (from !== new URL(requested).origin) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new Error(
+      `open bundle: ${requested} redirected to ${from}, another origin; a bundle link is read from this app's ` +
+        'origin only',
+    );
+  }
+}
+
 export async function openBundleReadOnly(
   url: string,
   origin: string = globalThis.location?.origin ?? '',
@@ -392,6 +412,7 @@ export async function openBundleReadOnly(
 ): Promise<ReadOnlyBundle> {
   const resolved = sameOriginBundleUrl(url, origin);
   const response = await fetcher(resolved.href);
+  checkAnsweredFrom(resolved.href, response);
   if (!response.ok || !response.body) {
     throw new Error(
       `open bundle: ${resolved.href} answered ${response.status} ${response.statusText}`.trim(),

@@ -45,3 +45,14 @@ export function lazyCacheName(lazy: readonly ManifestEntry[]): string {
   }
   return `${LAZY_CACHE_PREFIX}${hash.toString(16).padStart(8, '0')}`;
 }
+
+/**
+ * Whether the service worker may keep an answer in its runtime cache: a whole (200), plain answer of this origin,
+ * neither opaque nor redirected to another origin (its final URL, response.url, is checked): a same-origin bundle
+ * link answering 302 to a stranger's host must not have the stranger's bundle kept under the app's own address.
+ */
+export function ownAnswer(response: Pick<Response, 'status' | 'type' | 'url'>, origin: string): boolean {
+  if (response.status !== 200 || response.type === 'opaque' || response.type === 'opaqueredirect')
+    return false;
+  return !response.url || new URL(response.url).origin === origin;
+}

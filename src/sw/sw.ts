@@ -12,7 +12,7 @@ import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from
 import { ExpirationPlugin } from 'workbox-expiration';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
-import { lazyCacheName, splitManifest, LAZY_CACHE_PREFIX, RUNTIME_CACHE } from './manifest.ts';
+import { lazyCacheName, ownAnswer, splitManifest, LAZY_CACHE_PREFIX, RUNTIME_CACHE } from './manifest.ts';
 
 declare const self: ServiceWorkerGlobalScope & {
   __WB_MANIFEST: Array<{ url: string; revision: string | null }>;
@@ -48,6 +48,12 @@ registerRoute(
   new NetworkFirst({
     cacheName: RUNTIME_CACHE,
     plugins: [
+      // Kept only when it came from this origin: a same-origin URL that redirects elsewhere (a bundle link answering
+      // 302 to a stranger's host) must not have the stranger's answer served under the app's own address.
+      {
+        cacheWillUpdate: ({ response }) =>
+          Promise.resolve(ownAnswer(response, self.location.origin) ? response : null),
+      },
       new ExpirationPlugin({ maxEntries: 50, maxAgeSeconds: 30 * 24 * 3600, purgeOnQuotaError: true }),
     ],
   }),

@@ -137,16 +137,44 @@ export async function aliasedBundle(refs = 8000, regionBytes = MB): Promise<Uint
     chunkId: `c${i}`,
     vector: { $typed: 'Uint8Array', offset: 0, length: regionBytes },
   }));
-  const json = enc.encode(JSON.stringify(records));
+  return tableBundle(structuredBytes(records, regionBytes), refs);
+}
+
+/** A structured part's bytes: u32 JSON length | JSON | padding | `binaryBytes` of zeros. */
+export function structuredBytes(value: unknown, binaryBytes: number): Uint8Array {
+  const json = enc.encode(JSON.stringify(value));
   const binaryStart = Math.ceil((4 + json.length) / 8) * 8;
-  const raw = new Uint8Array(binaryStart + regionBytes);
+  const raw = new Uint8Array(binaryStart + binaryBytes);
   new DataView(raw.buffer).setUint32(0, json.length, true);
   raw.set(json, 4);
+  return raw;
+}
+
+/**
+ * The MED finding on the overlap check: `refs` one-byte typed arrays, each its own byte, named in descending order
+ * (every reference sorts before all the ones before it). All valid; before the fix each was inserted at the front of
+ * a sorted list, O(refs²) in all (a 1 MB bundle: 63 s of CPU before `cli info` answered).
+ */
+export function descendingRefs(refs: number): Uint8Array {
+  const records = Array.from({ length: refs }, (_, i) => ({
+    $typed: 'Uint8Array',
+    offset: refs - 1 - i,
+    length: 1,
+  }));
+  return structuredBytes(records, refs);
+}
+
+/** descendingRefs as a bundle's KG table part, beside a real one-document library. */
+export async function descendingBundle(refs = 60_000): Promise<Uint8Array> {
+  return tableBundle(descendingRefs(refs), refs);
+}
+
+async function tableBundle(raw: Uint8Array, count: number): Promise<Uint8Array> {
   const part: RawPart = {
     name: 'table.kgChunks.bin',
     kind: 'structured',
     encoding: 'gzip',
-    count: refs,
+    count,
     rawLength: raw.length,
     stored: gzipSync(raw, { level: 9 }),
   };

@@ -48,3 +48,4 @@ export type { IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
 export { PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
 export type { RowSource, WalkDegrees } from './pagerank.ts';
+export { exactDegrees } from './pagerank.ts';

@@ -95,11 +95,42 @@ export interface WalkDegrees {
   lower(u: number): number;
   upper(u: number): number;
   exact(u: number): number | undefined;
+  /**
+   * Called when u's row, read to push along it, sums to a degree its stored one does not match (outside the bracket,
+   * or not the exact degree the walk was told): the stored degrees are damaged or forged, and the caller refuses them
+   * by name. Without it the walk throws a plain error.
+   */
+  differs?(u: number, stored: string, computed: number): never;
 }
 
 /** Exact degrees as brackets of width 0. */
-function exactDegrees(degrees: Float64Array): WalkDegrees {
-  return { lower: (u) => degrees[u], upper: (u) => degrees[u], exact: (u) => degrees[u] };
+export function exactDegrees(degrees: Float64Array, differs?: WalkDegrees['differs']): WalkDegrees {
+  return {
+    lower: (u) => degrees[u],
+    upper: (u) => degrees[u],
+    exact: (u) => degrees[u],
+    ...(differs ? { differs } : {}),
+  };
+}
+
+/**
+ * How far a row's summed degree may sit from the stored one and still be the same (both are f64 sums of the same
+ * float32 weights in the same order, so in practice they are equal; the brackets are 6.25% wide).
+ */
+const DEGREE_TOLERANCE = 1e-9;
+
+function sameDegree(stored: number, computed: number): boolean {
+  return Math.abs(stored - computed) <= DEGREE_TOLERANCE * Math.max(1, Math.abs(computed));
+}
+
+/**
+ * Pushes a walk may make before it is stopped as diverging. Every push moves at least (1 − damping)·ε of residual
+ * into the scores, and with each row's degree its weights' own sum the residuals and scores together never exceed 1,
+ * so an honest walk makes at most 1 / ((1 − damping)·ε) pushes (Andersen, Chung & Lang 2006); twice that, plus one
+ * for each node, leaves room for rounding. A walk past it met degrees or weights that do not add up.
+ */
+function maxPushes(damping: number, epsilon: number, nodeCount: number): number {
+  return Math.ceil(2 / ((1 - damping) * epsilon)) + nodeCount;
 }
 
 /** The weighted degrees of a graph in memory; a RowSource's are given with it (they need every row). */
@@ -193,6 +224,13 @@ export class PersonalizedPageRank {
       push(seedNodes[i]);
     }
     const restart = 1 - damping;
+    let pushes = 0;
+    const pushLimit = maxPushes(damping, epsilon, graph.nodeCount);
+    const diverged = (): never => {
+      throw new Error(
+        `personalized pagerank: the walk did not settle in ${pushLimit} pushes (its degrees or weights do not add up)`,
+      );
+    };
     if ('row' in graph) {
       // A graph read by rows: the same steps, with its rows found on demand and its degrees in brackets.
       const deg = this.walkDegrees!;
@@ -206,6 +244,12 @@ export class PersonalizedPageRank {
         const d = deg.exact(v);
         return d !== undefined && rv >= epsilon * Math.max(d, 1);
       };
+      const refuse = (u: number, stored: string, computed: number): never => {
+        if (deg.differs) return deg.differs(u, stored, computed);
+        throw new Error(
+          `personalized pagerank: node ${u}'s degree is stored as ${stored} but its row sums to ${computed}`,
+        );
+      };
       while (size > 0) {
         const u = this.queue[head];
         head = (head + 1) % cap;
@@ -215,24 +259,30 @@ export class PersonalizedPageRank {
         const lower = deg.lower(u);
         if (ru < epsilon * Math.max(lower, 1)) continue;
         const upper = deg.upper(u);
+        // The exact degree, when the bracket alone cannot tell whether u is pushed.
+        let told: number | undefined;
+        if (lower !== upper && ru < epsilon * Math.max(upper, 1)) {
+          told = deg.exact(u);
+          if (told === undefined || ru < epsilon * Math.max(told, 1)) continue;
+        }
+        // A push divides u's residual by its degree: always the sum of the row it is pushed along (computed from the
+        // data, never taken from what is stored), checked against the stored one. Only a degree stored as 0 reads no
+        // row (u has no edge: its mass goes back to the seeds, which keeps the walk's mass whatever the truth).
         let row: ReturnType<RowSource['row']>;
-        let du: number;
-        if (lower === upper) du = upper;
-        else if (ru >= epsilon * Math.max(upper, 1)) {
-          // Pushed whatever its degree: the row it is pushed along gives the degree.
+        let du = 0;
+        if (upper !== 0) {
           row = graph.row(u);
           if (!row) continue;
           du = rowDegree(row);
-        } else {
-          const d = deg.exact(u);
-          if (d === undefined) continue;
-          du = d;
-          if (ru < epsilon * Math.max(du, 1)) continue;
+          if (!(du >= lower * (1 - DEGREE_TOLERANCE) && du <= upper * (1 + DEGREE_TOLERANCE)))
+            refuse(u, lower === upper ? String(upper) : `between ${lower} and ${upper}`, du);
+          if (told !== undefined && !sameDegree(told, du)) refuse(u, String(told), du);
         }
+        if (++pushes > pushLimit) diverged();
         r[u] = 0;
         p[u] += restart * ru;
         const spread = damping * ru;
-        if (du === 0) {
+        if (!(du > 0)) {
           for (let i = 0; i < seedNodes.length; i++) {
             const v = seedNodes[i];
             r[v] += spread * seedWeights[i];
@@ -240,13 +290,11 @@ export class PersonalizedPageRank {
           }
           continue;
         }
-        row ??= graph.row(u);
-        if (!row) continue;
         const share = spread / du;
-        for (let e = 0; e < row.targets.length; e++) {
-          const v = row.targets[e];
+        for (let e = 0; e < row!.targets.length; e++) {
+          const v = row!.targets[e];
           this.touch(v);
-          r[v] += share * row.weights[e];
+          r[v] += share * row!.weights[e];
           if (reaches(v)) push(v);
         }
       }
@@ -261,6 +309,7 @@ export class PersonalizedPageRank {
       const ru = r[u];
       const du = deg[u];
       if (ru < epsilon * Math.max(du, 1)) continue;
+      if (++pushes > pushLimit) diverged();
       r[u] = 0;
       p[u] += restart * ru;
       const spread = damping * ru;

@@ -104,7 +104,13 @@ export class BlockStore {
 
   /** Bytes [offset, offset + length) of the part, or undefined (noted as wanted) when a block is not loaded. */
   bytes(offset: number, length: number): Uint8Array | undefined {
-    if (offset < 0 || length < 0 || offset + length > this.length) {
+    if (
+      !Number.isSafeInteger(offset) ||
+      !Number.isSafeInteger(length) ||
+      offset < 0 ||
+      length < 0 ||
+      offset + length > this.length
+    ) {
       throw new PagesError(
         `${this.source.name}: ${this.partName} has no bytes ${offset}..${offset + length}`,
       );
@@ -401,7 +407,7 @@ const decoder = new TextDecoder();
  * the platform's DecompressionStream: groups are a few KB, a question decodes 100–300 of them, and in Chromium a
  * stream costs 1.1–1.8 ms a group against 0.2–0.45 ms (200 groups of 2.3 KB, docs/results/ranges.md).
  */
-function decodeJson(bytes: Uint8Array): unknown {
+export function decodeJson(bytes: Uint8Array): unknown {
   const raw = gunzipSync(bytes, { out: new Uint8Array(gzipSize(bytes)) });
   return JSON.parse(decoder.decode(raw)) as unknown;
 }

@@ -18,6 +18,9 @@ export class ByteWriter {
   }
 
   varint(value: number): void {
+    // A value that is not a count would never shift down to one byte (Infinity) or write garbage (−1, 0.5).
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new Error(`paged library: ${value} is not a count to write`);
     this.room(10);
     let v = value;
     while (v >= 0x80) {

@@ -87,8 +87,11 @@ function idfOf(n: number, df: number): number {
  * about n / e^IDF; the few integers around that are tried.
  */
 export function idfDfOf(n: number, idf: number, listDf: number): number | undefined {
+  // A df is a count of at most n chunks: an IDF below 0 (or not a number) has none, and the few integers tried
+  // stay within 1..n (an IDF of −1000 made the guess Infinity, and the loop never ended).
+  if (!(idf >= 0 && idf < Infinity) || !Number.isSafeInteger(n) || listDf > n) return undefined;
   const guess = Math.round(n / Math.exp(idf));
-  for (let d = Math.max(1, listDf, guess - 3); d <= Math.max(guess + 3, listDf); d++)
+  for (let d = Math.max(1, listDf, guess - 3); d <= Math.min(n, Math.max(guess + 3, listDf)); d++)
     if (idfOf(n, d) === idf) return d;
   return undefined;
 }

@@ -4,7 +4,8 @@
 // fetched, and the question runs again (blockStore.ts). The last run read nothing missing, so its answer is the one
 // the engine in memory gives for the same index: the same chunks, scores and evidence (library.test.ts).
 import { decodeStructured, gunzip } from '../bundle/index.ts';
-import { PersonalizedPageRank, type RowSource, type TermAnalyzer, type WalkDegrees } from '../graph/index.ts';
+import { exactDegrees, PersonalizedPageRank, type RowSource, type TermAnalyzer } from '../graph/index.ts';
+import type { WalkDegrees } from '../graph/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
@@ -15,8 +16,9 @@ import { addFieldTermScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
-import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
-import { ByteReader } from './bytes.ts';
+import { BlockStore, decodeJson, gzipSize, PagesError } from './blockStore.ts';
+import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShapes.ts';
+import { ByteReader, readVarints } from './bytes.ts';
 import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { RecordSearch } from './recordSearch.ts';
 import { degreeLower, degreeUpper, expandOpen } from './compactOpen.ts';
@@ -181,7 +183,16 @@ export class PagedLibrary {
     this.fieldAvg = mean(this.fieldLengths);
     this.termCache = new SentenceTermCache(analyzer);
     const rows: RowSource = { nodeCount: directory.conceptCount, row: (u) => this.walkRow(u) };
-    this.walker = new PersonalizedPageRank(rows, open.degrees ?? this.walkDegrees(open.degreeCodes!));
+    const differs = (u: number, stored: string, computed: number): never => {
+      throw new PagesError(
+        `${source.name}: pages.bin stores the walk degree of concept ${u} as ${stored}, but its row sums to ` +
+          `${computed} (the pages are damaged or forged)`,
+      );
+    };
+    this.walker = new PersonalizedPageRank(
+      rows,
+      open.degrees ? exactDegrees(open.degrees, differs) : this.walkDegrees(open.degreeCodes!, differs),
+    );
     this.ctx = {
       concepts: this.conceptAccess(),
       conceptIds: this.conceptLookup(),
@@ -244,43 +255,7 @@ export class PagedLibrary {
       if (error instanceof PagesError) throw new PagesError(`${source.name}: ${error.message}`);
       throw error;
     }
-    const sized: Array<[string, { length: number } | undefined, number]> = [
-      ['textLengths', open.textLengths, n],
-      ['headingLengths', open.headingLengths, n],
-      ['conceptCounts', open.conceptCounts, n],
-      ['tokens', open.tokens, n],
-      ['documentChunks', open.documentChunks, n],
-      ['df', open.df, nc],
-      ['idf', open.idf, nc],
-      [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
-      ['listOffsets', open.listOffsets, nc + 1],
-      ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
-      ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
-      ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
-      ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
-      ['termFirst', open.termFirst, Math.ceil(d.termCount / d.groups.terms)],
-      ['conceptFirst', open.conceptFirst, Math.ceil(nc / d.groups.concepts)],
-    ];
-    for (const [name, value, expected] of sized) {
-      if (!value || value.length !== expected)
-        throw new PagesError(
-          `${source.name}: pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`,
-        );
-    }
-    const ends: Array<[string, Float64Array, number]> = [
-      ['recordGroups', open.recordGroups, d.sections.records[1]],
-      ['termGroups', open.termGroups, d.sections.terms[1]],
-      ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
-      ['rowGroups', open.rowGroups, d.sections.rows[1]],
-      ['listOffsets', open.listOffsets, d.sections.lists[1]],
-    ];
-    for (const [name, offsets, end] of ends) {
-      for (let i = 1; i < offsets.length; i++)
-        if (!(offsets[i] >= offsets[i - 1]))
-          throw new PagesError(`${source.name}: pages.bin ${name} go backwards`);
-      if (offsets[0] !== 0 || offsets[offsets.length - 1] !== end)
-        throw new PagesError(`${source.name}: pages.bin ${name} do not cover their section`);
-    }
+    checkOpen(source.name, d, open);
     return new PagedLibrary(source, store, d, open, analyzer);
   }
 
@@ -432,6 +407,12 @@ export class PagedLibrary {
       `t${g}`,
       this.section('terms') + offsets[g],
       offsets[g + 1] - offsets[g],
+      (bytes) =>
+        checkTermGroup(
+          decodeJson(bytes),
+          this.groupLength(g, this.directory.termCount, 'terms'),
+          this.directory.sections.postings[1],
+        ),
     );
     if (!entries) {
       // A word is looked up for its postings (BM25, its IDF): noted as soon as its entry has arrived.
@@ -473,7 +454,12 @@ export class PagedLibrary {
     const freqs: number[] = [];
     let k = 0;
     while (r.at < bytes.length) {
-      k += r.varint();
+      const gap = r.varint();
+      k += gap;
+      if ((chunks.length > 0 && gap === 0) || k >= this.chunkCount)
+        throw new PagesError(
+          `${this.source.name}: pages.bin's postings of "${term}" name chunk ${k} out of order or of ${this.chunkCount}`,
+        );
       chunks.push(k);
       freqs.push(r.varint());
     }
@@ -550,7 +536,15 @@ export class PagedLibrary {
       `c${g}`,
       this.section('concepts') + offsets[g],
       offsets[g + 1] - offsets[g],
+      (bytes) =>
+        checkConceptGroup(decodeJson(bytes), this.groupLength(g, this.directory.conceptCount, 'concepts')),
     );
+  }
+
+  /** How many items group g of a section grouped by `size` holds, of `count` in all (the last one may be short). */
+  private groupLength(g: number, count: number, groups: keyof PagesDirectory['groups']): number {
+    const size = this.directory.groups[groups];
+    return Math.min(size, count - g * size);
   }
 
   private conceptTerm(c: number): string {
@@ -564,21 +558,48 @@ export class PagedLibrary {
     const from = this.open.listOffsets[c];
     const bytes = this.store.bytes(this.section('lists') + from, this.open.listOffsets[c + 1] - from);
     if (!bytes) return undefined;
+    const list = this.decodeList(c, bytes);
+    if (this.lists.size >= MAX_CACHED) this.lists.clear();
+    this.lists.set(c, list);
+    return list;
+  }
+
+  /**
+   * Concept c's chunk list: df chunks (ascending, as gaps), their counts, their shares. Each chunk takes at least 6
+   * bytes, so df is checked against the list's bytes before anything is allocated, and the bytes must hold exactly
+   * the list; chunks are below the chunk count and shares finite.
+   */
+  private decodeList(c: number, bytes: Uint8Array): ConceptChunks {
     const df = this.open.df[c];
+    const fail = (why: string): never => {
+      throw new PagesError(`${this.source.name}: pages.bin's chunk list of concept ${c} ${why}`);
+    };
+    if (df * 6 > bytes.length) fail(`is ${bytes.length} bytes, too few for its ${df} chunks`);
     const r = new ByteReader(bytes);
     const chunks = new Uint32Array(df);
     const tf = new Float32Array(df);
     const shares = new Float32Array(df);
-    r.varints(chunks, df);
-    for (let i = 0, k = 0; i < df; i++) chunks[i] = k += chunks[i];
-    const counts = new Uint32Array(df);
-    r.varints(counts, df);
-    tf.set(counts);
-    for (let i = 0; i < df; i++) shares[i] = r.f32();
-    const list = { chunks, tf, shares };
-    if (this.lists.size >= MAX_CACHED) this.lists.clear();
-    this.lists.set(c, list);
-    return list;
+    const n = this.chunkCount;
+    try {
+      r.varints(chunks, df);
+      for (let i = 0, k = 0; i < df; i++) {
+        if (i > 0 && chunks[i] === 0) fail('names a chunk twice');
+        chunks[i] = k += chunks[i];
+        if (k >= n) fail(`names chunk ${k} of ${n}`);
+      }
+      const counts = new Uint32Array(df);
+      r.varints(counts, df);
+      tf.set(counts);
+      for (let i = 0; i < df; i++) {
+        shares[i] = r.f32();
+        if (!Number.isFinite(shares[i])) fail('has a share that is not a number');
+      }
+    } catch (e) {
+      if (e instanceof PagesError) throw e;
+      fail(`does not decode (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (r.at !== bytes.length) fail(`has ${bytes.length - r.at} bytes past its ${df} chunks`);
+    return { chunks, tf, shares };
   }
 
   private conceptsOf(k: number): Uint32Array | undefined {
@@ -601,19 +622,37 @@ export class PagedLibrary {
     );
   }
 
+  /**
+   * Row group g from its bytes: as many concept ids as `open`'s counts of its chunks say, each a varint of at least
+   * one byte, so the counts are checked against the bytes before anything is allocated or looped over, and the bytes
+   * must hold exactly that many. Each chunk's ids ascend (gaps from the one before) and name concepts the pages have.
+   */
   private decodeRowGroup(g: number, bytes: Uint8Array): RowGroup {
     const size = this.directory.groups.rows;
     const counts = this.open.conceptCounts;
+    const nc = this.directory.conceptCount;
     const from = g * size;
     const to = Math.min(this.chunkCount, from + size);
+    let total = 0;
+    for (let i = from; i < to; i++) total += counts[i];
+    if (total > bytes.length)
+      throw new PagesError(
+        `its chunks' concept counts sum to ${total}, more than its ${bytes.length} bytes hold`,
+      );
     const starts = new Uint32Array(to - from + 1);
     for (let i = from; i < to; i++) starts[i - from + 1] = starts[i - from] + counts[i];
-    const ids = new Uint32Array(starts[to - from]);
-    new ByteReader(bytes).varints(ids, ids.length);
+    const ids = new Uint32Array(total);
+    const end = readVarints(bytes, 0, ids, total);
+    if (end !== bytes.length)
+      throw new PagesError(`it holds ${bytes.length - end} bytes past its chunks' ${total} concept ids`);
     // Each chunk's ids are stored as gaps from the one before (from 0 at its first).
     for (let i = 0; i < to - from; i++) {
       let c = 0;
-      for (let j = starts[i]; j < starts[i + 1]; j++) ids[j] = c += ids[j];
+      for (let j = starts[i]; j < starts[i + 1]; j++) {
+        if (j > starts[i] && ids[j] === 0) throw new PagesError(`chunk ${from + i} names a concept twice`);
+        ids[j] = c += ids[j];
+        if (c >= nc) throw new PagesError(`chunk ${from + i} names concept ${c} of ${nc}`);
+      }
     }
     return { starts, ids };
   }
@@ -639,7 +678,7 @@ export class PagedLibrary {
    * cached, else from the `degrees` section (8 bytes a concept, f64), read only for a concept whose residual falls
    * inside its bracket (PersonalizedPageRank).
    */
-  private walkDegrees(codes: Uint8Array): WalkDegrees {
+  private walkDegrees(codes: Uint8Array, differs: NonNullable<WalkDegrees['differs']>): WalkDegrees {
     const at = this.section('degrees');
     return {
       lower: (u) => degreeLower(codes[u]),
@@ -648,8 +687,17 @@ export class PagedLibrary {
         const row = this.rowCache.get(u);
         if (row) return row.degree;
         const bytes = this.store.bytes(at + u * 8, 8);
-        return bytes && new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+        if (!bytes) return undefined;
+        const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+        // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
+        if (!(d > degreeLower(codes[u]) && d <= degreeUpper(codes[u])))
+          throw new PagesError(
+            `${this.source.name}: pages.bin's degrees section gives concept ${u} a walk degree of ${d}, outside ` +
+              `its bracket in open (${degreeLower(codes[u])} to ${degreeUpper(codes[u])})`,
+          );
+        return d;
       },
+      differs,
     };
   }
 
@@ -738,6 +786,7 @@ export class PagedLibrary {
       `k${g}`,
       this.section('records') + offsets[g],
       offsets[g + 1] - offsets[g],
+      (bytes) => checkRecordGroup(decodeJson(bytes), this.groupLength(g, this.chunkCount, 'records')),
     );
   }
 
@@ -1073,4 +1122,89 @@ function mean(values: Float32Array): number {
   let total = 0;
   for (const v of values) total += v;
   return values.length ? total / values.length : 0;
+}
+
+/**
+ * The `open` arrays of a pages part checked against its directory before anything reads by them (a library's
+ * open, and `cli upgrade`): each array's length, the counts against the bytes that hold what they count, the group
+ * and list offsets as byte offsets that ascend and cover their sections, the degrees finite. `name` names the source.
+ */
+export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): void {
+  const n = d.chunkCount;
+  const nc = d.conceptCount;
+  const sized: Array<[string, { length: number } | undefined, number]> = [
+    ['textLengths', open.textLengths, n],
+    ['headingLengths', open.headingLengths, n],
+    ['conceptCounts', open.conceptCounts, n],
+    ['tokens', open.tokens, n],
+    ['documentChunks', open.documentChunks, n],
+    ['df', open.df, nc],
+    ['idf', open.idf, nc],
+    [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
+    ['listOffsets', open.listOffsets, nc + 1],
+    ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
+    ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
+    ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
+    ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
+    ['termFirst', open.termFirst, Math.ceil(d.termCount / d.groups.terms)],
+    ['conceptFirst', open.conceptFirst, Math.ceil(nc / d.groups.concepts)],
+  ];
+  for (const [array, value, expected] of sized) {
+    if (!value || value.length !== expected)
+      throw new PagesError(
+        `${name}: pages.bin (open) has ${value?.length ?? 'no'} ${array}, expected ${expected}`,
+      );
+  }
+  checkOpenCounts(name, d, open);
+  if (open.degrees && !open.degrees.every((x) => x >= 0 && x < Infinity))
+    throw new PagesError(`${name}: pages.bin (open) has a walk degree that is not a finite number ≥ 0`);
+  const ends: Array<[string, Float64Array, number]> = [
+    ['recordGroups', open.recordGroups, d.sections.records[1]],
+    ['termGroups', open.termGroups, d.sections.terms[1]],
+    ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
+    ['rowGroups', open.rowGroups, d.sections.rows[1]],
+    ['listOffsets', open.listOffsets, d.sections.lists[1]],
+  ];
+  for (const [array, offsets, end] of ends) {
+    for (let i = 0; i < offsets.length; i++)
+      if (!Number.isSafeInteger(offsets[i]) || (i > 0 && !(offsets[i] >= offsets[i - 1])))
+        throw new PagesError(`${name}: pages.bin ${array} go backwards or are not byte offsets`);
+    if (offsets[0] !== 0 || offsets[offsets.length - 1] !== end)
+      throw new PagesError(`${name}: pages.bin ${array} do not cover their section`);
+  }
+}
+
+/**
+ * The per-chunk and per-concept counts of `open` against the bytes that hold what they count, before any of them
+ * drives a loop or an allocation: every concept id a chunk row names is a varint of at least one byte, every chunk of
+ * a concept's list at least six; a chunk names at most every concept once.
+ */
+function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): void {
+  const fail = (why: string): never => {
+    throw new PagesError(`${name}: pages.bin (open) ${why}`);
+  };
+  let ids = 0;
+  for (let k = 0; k < open.conceptCounts.length; k++) {
+    const count = open.conceptCounts[k];
+    if (count > d.conceptCount) fail(`gives chunk ${k} ${count} concepts of ${d.conceptCount}`);
+    ids += count;
+  }
+  if (ids > d.sections.rows[1])
+    fail(`gives the chunks ${ids} concepts, more than the ${d.sections.rows[1]}-byte rows section holds`);
+  let listed = 0;
+  for (let c = 0; c < open.df.length; c++) {
+    if (open.df[c] > d.chunkCount) fail(`gives concept ${c} ${open.df[c]} chunks of ${d.chunkCount}`);
+    listed += open.df[c];
+  }
+  if (listed * 6 > d.sections.lists[1])
+    fail(
+      `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,
+    );
+  for (const key of ['termFirst', 'conceptFirst'] as const)
+    if (!open[key].every((t) => typeof t === 'string')) fail(`has a ${key} that is not a string`);
+  for (const key of ['textLengths', 'headingLengths', 'idf'] as const)
+    if (!open[key].every((x) => Number.isFinite(x) && x >= 0)) fail(`has ${key} that are not numbers ≥ 0`);
+  for (let k = 0; k < open.documentChunks.length; k++)
+    if (open.documentChunks[k] > d.chunkCount || open.documentChunks[k] < 1)
+      fail(`gives chunk ${k} a document of ${open.documentChunks[k]} chunks`);
 }

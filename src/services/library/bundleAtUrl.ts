@@ -6,7 +6,7 @@
 // read whole into the tab (docs/results/real-hosts.md).
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
-import { counted, statedLength, type DownloadProgress } from '../../store/bundleImport.ts';
+import { checkAnsweredFrom, counted, statedLength, type DownloadProgress } from '../../store/bundleImport.ts';
 import type { KeptBundles, KeptStatus } from './keptBundles.ts';
 import { BlobRangeSource, HttpRangeSource } from './rangeSources.ts';
 
@@ -97,6 +97,7 @@ export class BundleAtUrl {
     // Through the service worker, as the whole reader's download is: it keeps the bundle for offline use.
     const get = this.fetcher;
     const response = await get(url);
+    checkAnsweredFrom(url, response);
     if (!response.ok || !response.body) {
       await response.body?.cancel();
       throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());

@@ -10,11 +10,20 @@ export interface BytePart {
   bytes: Uint8Array;
 }
 
+/** The longest multipart boundary RFC 2046 allows. */
+const MAX_BOUNDARY = 70;
+
 /** The boundary of a `multipart/byteranges; boundary=…` content type, or undefined for any other type. */
 export function byterangesBoundary(contentType: string | null): string | undefined {
   if (!contentType || !/^\s*multipart\/byteranges\s*;/i.test(contentType)) return undefined;
   const m = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
-  return m?.[1] ?? m?.[2];
+  const boundary = m?.[1] ?? m?.[2];
+  // RFC 2046 §5.1.1: 1 to 70 characters. A longer one would make every search for it cost its length a byte.
+  if (boundary !== undefined && boundary.length > MAX_BOUNDARY)
+    throw new Error(
+      `multipart/byteranges: a boundary of ${boundary.length} characters (at most ${MAX_BOUNDARY})`,
+    );
+  return boundary;
 }
 
 /** `bytes a-b/size` (or `bytes a-b/*`) → [a, b, size or NaN], or undefined when it is not one. */

@@ -1,6 +1,7 @@
 // Where the page reads a bundle by ranges (src/core/paged): a URL of the app's own origin with HTTP Range requests
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
 import type { RangeSource } from '../../core/paged/index.ts';
+import { checkAnsweredFrom } from '../../store/bundleImport.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
 
 /**
@@ -8,6 +9,11 @@ import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart }
  * this mode (no other fetch() of the app has it) to the network without its fetch event (src/sw/sw.ts).
  */
 const SAME_ORIGIN: RequestMode = 'same-origin';
+
+/** Milliseconds a range request may take, answer and body (a block run is at most a few hundred KB). */
+const RANGE_TIME_LIMIT_MS = 60_000;
+/** Bytes a part of a multipart answer adds to its data: its delimiter and headers (nginx: ~90). */
+const MULTIPART_OVERHEAD = 512;
 
 /** A bundle URL answered by Range requests; open() says undefined when the host sends whole files only. */
 export class HttpRangeSource implements RangeSource {
@@ -33,15 +39,33 @@ export class HttpRangeSource implements RangeSource {
     return this.url;
   }
 
-  static async open(url: string, fetcher: typeof fetch = fetch): Promise<HttpRangeSource | undefined> {
+  static async open(
+    url: string,
+    fetcher: typeof fetch = fetch,
+    timeLimitMs = RANGE_TIME_LIMIT_MS,
+  ): Promise<HttpRangeSource | undefined> {
     // Past the HTTP cache: a host without ranges answers the whole file, whose start Chromium would keep as a partial
     // entry, and the download that follows was then sent as a range to complete it (`bytes=265872-265872`) and
     // answered whole again: two or three times the bundle set out for one open (docs/results/real-hosts.md).
+    // With a time limit: a host that never answers would leave the bundle opening forever.
+    const limit = AbortSignal.timeout(timeLimitMs);
     const response = await fetcher(url, {
       headers: { Range: 'bytes=0-11' },
       mode: SAME_ORIGIN,
       cache: 'no-store',
+      signal: limit,
+    }).catch((error: unknown) => {
+      if (limit.aborted) throw new Error(`open bundle: ${url} did not answer in ${timeLimitMs / 1000} s`);
+      // Still a TypeError (no answer: BundleAtUrl then looks for a kept copy), now naming the URL.
+      if (error instanceof TypeError)
+        throw new TypeError(
+          `open bundle: ${url} could not be fetched (${error.message}): the host is unreachable, or it ` +
+            'redirected to another origin',
+          { cause: error },
+        );
+      throw error;
     });
+    checkAnsweredFrom(url, response);
     if (response.status === 200) {
       // No range support: the caller downloads the whole file instead (this body is not read).
       await response.body?.cancel();
@@ -51,16 +75,21 @@ export class HttpRangeSource implements RangeSource {
       throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());
     }
     const size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
-    await response.arrayBuffer();
+    // The 12 bytes asked for, no more: a probe answered with an endless body is stopped.
+    await response.body?.cancel().catch(() => undefined);
     if (!Number.isSafeInteger(size)) {
       throw new Error(`open bundle: ${url} answered a range without the file's size (Content-Range)`);
     }
     const version = response.headers.get('etag') ?? response.headers.get('last-modified');
-    return new HttpRangeSource(url, size, fetcher, version);
+    const source = new HttpRangeSource(url, size, fetcher, version);
+    source.timeLimitMs = timeLimitMs;
+    return source;
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {
-    return this.readOne(offset, length, 'default');
+    // Past the HTTP cache, as every range read: a cached range of a bundle the host has replaced since would fail the
+    // version check until the cache expired, and a reload could not help (the probe reads the host).
+    return this.readOne(offset, length, 'no-store');
   }
 
   /** As read(), past the HTTP cache: the offline copy's parts (keptBundles.ts) are kept once, by the app. */
@@ -83,7 +112,14 @@ export class HttpRangeSource implements RangeSource {
       );
     }
     this.checkVersion(response);
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const range = parseContentRange(response.headers.get('content-range'));
+    if (range && (range[0] !== offset || range[1] !== offset + length - 1)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(
+        `${this.url}: asked for bytes ${offset}-${offset + length - 1}, answered ${range[0]}-${range[1]}`,
+      );
+    }
+    const bytes = await this.body(response, length);
     if (bytes.length !== length) {
       throw new Error(`${this.url}: asked for ${length} bytes at ${offset}, got ${bytes.length}`);
     }
@@ -118,8 +154,16 @@ export class HttpRangeSource implements RangeSource {
       );
     }
     this.checkVersion(response);
-    const boundary = byterangesBoundary(response.headers.get('content-type'));
-    const body = new Uint8Array(await response.arrayBuffer());
+    let boundary: string | undefined;
+    try {
+      boundary = byterangesBoundary(response.headers.get('content-type'));
+    } catch (e) {
+      abort.abort();
+      throw new Error(`${this.url}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    // The parts' data and, for each, its headers and delimiter (a few hundred bytes at most).
+    const asked = ranges.reduce((n, [, length]) => n + length, 0);
+    const body = await this.body(response, asked + ranges.length * MULTIPART_OVERHEAD, abort);
     let parts: BytePart[];
     if (boundary) {
       try {
@@ -162,7 +206,7 @@ export class HttpRangeSource implements RangeSource {
     return out;
   }
 
-  private fetchRange(
+  private async fetchRange(
     range: string,
     signal?: AbortSignal,
     cache: RequestCache = 'no-store',
@@ -170,7 +214,72 @@ export class HttpRangeSource implements RangeSource {
     this.requests++;
     // Called unbound: a browser's fetch refuses to run as a method of another object.
     const get = this.fetcher;
-    return get(this.url, { headers: { Range: range }, mode: SAME_ORIGIN, signal, cache });
+    // Each request has a time limit (a host that never answers would hang the question), and the caller's Cancel.
+    const limit = AbortSignal.timeout(this.timeLimitMs);
+    const response = await get(this.url, {
+      headers: { Range: range },
+      mode: SAME_ORIGIN,
+      signal: signal ? AbortSignal.any([signal, limit]) : limit,
+      cache,
+    }).catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      if (limit.aborted)
+        throw new Error(`${this.url}: no answer to a range request in ${this.timeLimitMs / 1000} s`);
+      // A network failure (the host went away, or redirected where this origin's requests may not go): named.
+      throw new Error(
+        `${this.url}: a range request failed (${error instanceof Error ? error.message : String(error)})`,
+        {
+          cause: error,
+        },
+      );
+    });
+    checkAnsweredFrom(this.url, response);
+    this.limits.set(response, limit);
+    return response;
+  }
+
+  /** Each response's time limit, so that reading its body is stopped by it too (body()). */
+  private readonly limits = new WeakMap<Response, AbortSignal>();
+
+  /** Milliseconds a range request and its body may take. */
+  timeLimitMs = RANGE_TIME_LIMIT_MS;
+
+  /**
+   * A response's body, read until `max` bytes: a host that sends more than was asked (an endless 206, a gzip'd body
+   * that inflates past it) has the request stopped there, with its time limit as for the answer itself.
+   */
+  private async body(response: Response, max: number, abort?: AbortController): Promise<Uint8Array> {
+    const limit = this.limits.get(response);
+    const reader = response.body?.getReader();
+    if (!reader) return new Uint8Array(0);
+    const pieces: Uint8Array[] = [];
+    let total = 0;
+    const stop = (why: string): never => {
+      abort?.abort();
+      void reader.cancel().catch(() => undefined);
+      throw new Error(`${this.url}: ${why}`);
+    };
+    for (;;) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await reader.read();
+      } catch (error) {
+        if (limit?.aborted) stop(`a range answer did not arrive in ${this.timeLimitMs / 1000} s`);
+        throw error;
+      }
+      if (step.done) break;
+      total += step.value.length;
+      if (total > max) stop(`a range answer ran past the ${max} bytes asked`);
+      pieces.push(step.value);
+    }
+    if (pieces.length === 1) return pieces[0];
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const p of pieces) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
   }
 
   private checkVersion(response: Response): void {

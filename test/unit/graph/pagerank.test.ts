@@ -134,3 +134,50 @@ describe('PersonalizedPageRank (forward push)', () => {
     expect(walker.run(new Map(), 0.5, 1e-6).nodes.length).toBe(0);
   });
 });
+
+describe('PersonalizedPageRank over rows whose stored degrees lie (issue 43)', () => {
+  // A triangle, each edge 1: every degree is 2.
+  const rows = {
+    nodeCount: 3,
+    row: (u: number) => {
+      const targets = [0, 1, 2].filter((v) => v !== u);
+      return { targets, weights: [1, 1] };
+    },
+  };
+  const tiny = new Float64Array(3).fill(1e-300);
+
+  it('divides by the row it pushes along, and refuses a stored degree the row does not sum to', () => {
+    // Before: the push divided by the stored 1e-300, the residuals reached Infinity and the walk never ended.
+    const walker = new PersonalizedPageRank(rows, tiny);
+    expect(() => walker.run(new Map([[0, 1]]), 0.85, 1e-5)).toThrow(
+      /node 0's degree is stored as 1e-300 but its row sums to 2/,
+    );
+    const told: number[] = [];
+    const named = new PersonalizedPageRank(rows, {
+      lower: () => 0,
+      upper: () => 1,
+      exact: () => 0.5,
+      differs: (u, stored, computed) => {
+        told.push(u, computed);
+        throw new Error(`refused ${stored}`);
+      },
+    });
+    expect(() => named.run(new Map([[1, 1]]), 0.85, 1e-5)).toThrow('refused between 0 and 1');
+    expect(told).toEqual([1, 2]);
+  });
+
+  it('ends within its push bound on honest rows and matches the walk in memory', () => {
+    const honest = new PersonalizedPageRank(rows, new Float64Array(3).fill(2));
+    const inMemory = new PersonalizedPageRank(
+      csr(3, [
+        [0, 1, 1],
+        [1, 2, 1],
+        [0, 2, 1],
+      ]),
+    );
+    const a = honest.run(new Map([[0, 1]]), 0.85, 1e-6);
+    const scoresA = Array.from(a.nodes, (v) => a.scores[v]);
+    const b = inMemory.run(new Map([[0, 1]]), 0.85, 1e-6);
+    expect(scoresA).toEqual(Array.from(b.nodes, (v) => b.scores[v]));
+  });
+});

@@ -45,6 +45,27 @@ describe('redact', () => {
     expect(redact('Incorrect key sk-abcde*****345678', key)).not.toContain('345678');
     expect(redact('nothing here', '')).toBe('nothing here');
   });
+
+  it('removes partial echoes from the middle and encoded echoes (issue 43)', () => {
+    const key = 'sk-proj-Q7xv9+Lm/2Pa8Rt5Wz';
+    const leaks = [
+      'key ending in ...Lm/2Pa8Rt5Wz was rejected', // the tail, longer than before
+      'invalid key fragment Q7xv9+Lm/2 in request', // the middle
+      `invalid token ${encodeURIComponent(key)}`, // URL-encoded
+      `{"error":"bad key ${JSON.stringify(key).slice(1, -1)}"}`, // JSON-escaped
+      `Authorization: Basic ${btoa(key)}`, // base64
+      `${btoa(key).slice(4, 20)} is not a known key`, // part of the base64
+    ];
+    for (const text of leaks) {
+      const out = redact(text, key);
+      expect(out, text).toContain('***');
+      // No run of 6 characters of the key (or of an encoded form) survives.
+      for (const form of [key, encodeURIComponent(key), btoa(key)])
+        for (let i = 0; i + 6 <= form.length; i++) expect(out, text).not.toContain(form.slice(i, i + 6));
+    }
+    // Ordinary words are left alone.
+    expect(redact('the model was not found', key)).toBe('the model was not found');
+  });
 });
 
 describe('Semaphore', () => {

@@ -1,7 +1,7 @@
 // The service worker's split of the precache manifest (onnxruntime's WASM cached on first use, the rest at
 // install) and the lazily filled cache's versioned name.
 import { describe, expect, it } from 'vitest';
-import { LAZY_CACHE_PREFIX, lazyCacheName, splitManifest } from '../../../src/sw/manifest.ts';
+import { LAZY_CACHE_PREFIX, lazyCacheName, ownAnswer, splitManifest } from '../../../src/sw/manifest.ts';
 
 const entries = [
   { url: 'index.html', revision: 'a1' },
@@ -35,5 +35,18 @@ describe('lazyCacheName', () => {
     const changed = lazy.map((e) => (e.url === 'ort/ort-wasm.wasm' ? { ...e, revision: 'o1-new' } : e));
     expect(lazyCacheName(changed)).not.toBe(lazyCacheName(lazy));
     expect(lazyCacheName(lazy.slice(1))).not.toBe(lazyCacheName(lazy));
+  });
+});
+
+describe('ownAnswer (what the runtime cache keeps, issue 43)', () => {
+  const origin = 'https://app.example';
+  const answer = (url: string, status = 200, type: ResponseType = 'basic') => ({ url, status, type });
+  it('keeps a whole answer of this origin, not one redirected elsewhere, opaque, or partial', () => {
+    expect(ownAnswer(answer(`${origin}/lib.bundle`), origin)).toBe(true);
+    expect(ownAnswer(answer(''), origin)).toBe(true);
+    expect(ownAnswer(answer('https://stranger.example/lib.bundle', 200, 'cors'), origin)).toBe(false);
+    expect(ownAnswer(answer('', 0, 'opaque'), origin)).toBe(false);
+    expect(ownAnswer(answer('', 0, 'opaqueredirect'), origin)).toBe(false);
+    expect(ownAnswer(answer(`${origin}/lib.bundle`, 206), origin)).toBe(false);
   });
 });

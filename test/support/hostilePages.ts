@@ -1,0 +1,274 @@
+// Hostile paged indexes made on the fly (issue 43): an honest library's pages (written by the app's own writer from
+// a frozen fixture) taken apart into their sections and `open` value, changed, and put back together with every
+// offset, section table and block hash recomputed, so that the digest chain holds and only the reader's checks can
+// refuse what was changed. Used by test/unit/paged/hostilePages.test.ts, the fuzzer (test/unit/paged/fuzz*.ts),
+// test/bench/hostile-bundles.ts and the e2e spec hostile-bundles.spec.ts.
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { prepareCorpus } from '../../src/cli/benchData.ts';
+import { bundleBytes, decodeStructured, encodeStructured, writeBundle } from '../../src/core/bundle/index.ts';
+import {
+  sectionsOf,
+  type PagedChunkRecord,
+  type PagesDirectory,
+  type PagesOpenV1,
+  type PagesOpenV2,
+  type SectionName,
+} from '../../src/core/paged/format.ts';
+import { BlockHasher, pagesParts, writePagedIndex } from '../../src/core/paged/write.ts';
+import { RetrievalEngine } from '../../src/core/retrieval/index.ts';
+import { createTermAnalyzer } from '../../src/core/text/index.ts';
+
+/** The frozen corpus the honest pages are written from (20 Wikipedia-like passages, 32 KB). */
+export const PAGES_CORPUS = 'test/fixtures/2wiki-comparison-20/corpus.jsonl';
+
+export interface WrittenPagesLike {
+  data: Uint8Array;
+  hashes: Uint8Array;
+  directory: PagesDirectory;
+}
+
+/** A pages part taken apart: its directory, each section's bytes, and the decoded `open` value. */
+export interface PagesPieces {
+  directory: PagesDirectory;
+  sections: Record<SectionName, Uint8Array>;
+  open: PagesOpenV1 & PagesOpenV2;
+}
+
+const honest = new Map<string, Promise<WrittenPagesLike>>();
+
+/** The honest pages of the fixture corpus (version 1 or 2, blocks of `blockSize`), written once per process. */
+export function honestPages(version = 2, blockSize = 4096): Promise<WrittenPagesLike> {
+  const key = `${version}/${blockSize}`;
+  let made = honest.get(key);
+  if (!made) {
+    made = (async () => {
+      const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
+      const engine = RetrievalEngine.build(
+        { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
+        createTermAnalyzer(),
+      );
+      return writePagedIndex(
+        engine.lexicalParts(),
+        (docId) => ({ title: `title of ${docId}` }),
+        blockSize,
+        version,
+      );
+    })();
+    honest.set(key, made);
+  }
+  return made;
+}
+
+/** Takes written pages apart (copies: changing the pieces changes nothing else). */
+export function piecesOf(written: WrittenPagesLike): PagesPieces {
+  const d = written.directory;
+  const sections = {} as Record<SectionName, Uint8Array>;
+  for (const name of sectionsOf(d.version)) {
+    const [at, length] = d.sections[name];
+    sections[name] = written.data.slice(at, at + length);
+  }
+  if (d.version === 1) sections.degrees = new Uint8Array(0);
+  // A copy into a plain Uint8Array: a Buffer's slice() is a view, and decodeStructured copies arrays by slice().
+  const open = decodeStructured<PagesOpenV1 & PagesOpenV2>(new Uint8Array(gunzipSync(sections.open)), 'open');
+  return { directory: structuredClone(d), sections, open };
+}
+
+/**
+ * The pages of these pieces: `open` encoded again (unless `rawOpen` gives its bytes), sections laid out in order,
+ * the directory's section table and the block hashes recomputed (unless `keepSections` keeps the table as it is).
+ */
+export function assemble(
+  p: PagesPieces,
+  options: { rawOpen?: Uint8Array; keepSections?: boolean } = {},
+): WrittenPagesLike {
+  const sections = {
+    ...p.sections,
+    open: options.rawOpen ?? new Uint8Array(gzipSync(encodeStructured(p.open))),
+  };
+  const names = sectionsOf(p.directory.version);
+  const total = names.reduce((n, name) => n + sections[name].length, 0);
+  const data = new Uint8Array(total);
+  const table = {} as Record<SectionName, [number, number]>;
+  let at = 0;
+  for (const name of names) {
+    data.set(sections[name], at);
+    table[name] = [at, sections[name].length];
+    at += sections[name].length;
+  }
+  // Hashed in the directory's blocks when they are a size at all (a fuzzed blockSize of 1e-300 would never end).
+  const blockSize = p.directory.blockSize;
+  const hasher = new BlockHasher(Number.isSafeInteger(blockSize) && blockSize >= 512 ? blockSize : 4096);
+  hasher.update(data);
+  const directory: PagesDirectory = options.keepSections
+    ? p.directory
+    : { ...p.directory, sections: { ...p.directory.sections, ...table } };
+  if (directory.version === 1 && !options.keepSections) {
+    const { degrees: _degrees, ...v1 } = directory.sections;
+    directory.sections = v1 as PagesDirectory['sections'];
+  }
+  return { data, hashes: hasher.finish(), directory };
+}
+
+/** A grouped section's groups (by the `open` offsets that cut it). */
+function groupsOf(section: Uint8Array, offsets: ArrayLike<number>): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let g = 0; g + 1 < offsets.length; g++) out.push(section.slice(offsets[g], offsets[g + 1]));
+  return out;
+}
+
+function joinGroups(groups: Uint8Array[]): { section: Uint8Array; offsets: Float64Array } {
+  const offsets = new Float64Array(groups.length + 1);
+  groups.forEach((g, i) => (offsets[i + 1] = offsets[i] + g.length));
+  const section = new Uint8Array(offsets[groups.length]);
+  groups.forEach((g, i) => section.set(g, offsets[i]));
+  return { section, offsets };
+}
+
+/** Record group g as decoded JSON values (records, as stored: any shape). */
+export function recordGroup(p: PagesPieces, g: number): unknown[] {
+  const bytes = groupsOf(p.sections.records, p.open.recordGroups)[g];
+  return JSON.parse(gunzipSync(bytes).toString('utf8')) as unknown[];
+}
+
+/** Replaces record group g by these values (gzip'd JSON), moving the groups after it. */
+export function setRecordGroup(p: PagesPieces, g: number, records: unknown[]): void {
+  const groups = groupsOf(p.sections.records, p.open.recordGroups);
+  groups[g] = new Uint8Array(gzipSync(JSON.stringify(records)));
+  const joined = joinGroups(groups);
+  p.sections.records = joined.section;
+  p.open.recordGroups = joined.offsets;
+}
+
+/** Changes record `i` of group 0 (the first chunk's record by default). */
+export function changeRecord(
+  p: PagesPieces,
+  change: (r: PagedChunkRecord & Record<string, unknown>) => unknown,
+  i = 0,
+): void {
+  const records = recordGroup(p, 0) as Array<PagedChunkRecord & Record<string, unknown>>;
+  records[i] = change(records[i]) as PagedChunkRecord & Record<string, unknown>;
+  setRecordGroup(p, 0, records);
+}
+
+/** The pages as a version 3 bundle (the pages part and its hashes, written by the app's bundle writer). */
+export async function pagesBundle(written: WrittenPagesLike): Promise<Uint8Array> {
+  return bundleBytes(
+    writeBundle(pagesParts({ ...written, directory: written.directory }), {
+      appVersion: 'hostile',
+      embedder: null,
+    }),
+  );
+}
+
+/** Honest pieces of the fixture's pages (a fresh copy each call). */
+export async function honestPieces(version = 2): Promise<PagesPieces> {
+  return piecesOf(await honestPages(version));
+}
+
+/**
+ * The HIGH finding on the walk: every concept's stored walk degree made tiny (version 2: the exact degrees in the
+ * `degrees` section, each code the top bracket, which the exact degree is read inside of; version 1: the f64 degrees in `open`). A push divides a residual by
+ * the degree, so before the fix the residuals reached Infinity and the walk never ended.
+ */
+export async function tinyDegreePages(version = 2, degree = 1e-300): Promise<WrittenPagesLike> {
+  const p = await honestPieces(version);
+  if (version === 1) {
+    p.open.degrees = p.open.degrees.map((d) => (d > 0 ? degree : 0));
+  } else {
+    const view = new DataView(p.sections.degrees.buffer);
+    for (let c = 0; c < p.open.degreeCodes.length; c++) {
+      if (p.open.degreeCodes[c] === 0) continue;
+      // The top bracket (above 2^15.9): a seed's residual lies inside it, so the walk reads the exact degree.
+      p.open.degreeCodes[c] = 255;
+      view.setFloat64(c * 8, degree, true);
+    }
+  }
+  return assemble(p);
+}
+
+/**
+ * Version 2 brackets that lie: every concept's code says its degree is in (0, 1], the exact degrees left as they
+ * are. The bracket alone decides a push there, so only the row pushed along can tell.
+ */
+export async function bracketedDegreePages(): Promise<WrittenPagesLike> {
+  const p = await honestPieces(2);
+  for (let c = 0; c < p.open.degreeCodes.length; c++)
+    if (p.open.degreeCodes[c] > 1) p.open.degreeCodes[c] = 1;
+  return assemble(p);
+}
+
+/** The HIGH finding on the rows: the first chunk's concept count 2^32−1 (and its group's others as stored). */
+export async function hugeCountPages(count = 2 ** 32 - 1): Promise<WrittenPagesLike> {
+  const p = await honestPieces();
+  p.open.conceptCounts[0] = count;
+  return assemble(p);
+}
+
+/** The HIGH finding on the records: the first chunk's "sentences" an object claiming 2e9 entries. */
+export async function hugeSentencesPages(length = 2e9): Promise<WrittenPagesLike> {
+  const p = await honestPieces();
+  changeRecord(p, (r) => ({ ...r, sentences: { length } }));
+  return assemble(p);
+}
+
+/** A question every fixture passage's library answers from its walk (words the corpus holds). */
+export const PAGES_QUESTION = 'Which film came out first, and who directed it?';
+
+/** A version 1 bundle whose `open` was changed by `change` (for `cli upgrade`). */
+export async function changedV1Bundle(change: (p: PagesPieces) => void): Promise<Uint8Array> {
+  const p = await honestPieces(1);
+  change(p);
+  return pagesBundle(assemble(p));
+}
+
+/** The MED findings on `cli upgrade`: a negative IDF (idfDfOf looped) and a list offset of Infinity (varint looped). */
+export const negativeIdfBundle = (): Promise<Uint8Array> =>
+  changedV1Bundle((p) => {
+    p.open.idf[0] = -1000;
+  });
+export const infiniteOffsetBundle = (): Promise<Uint8Array> =>
+  changedV1Bundle((p) => {
+    p.open.listOffsets[1] = Infinity;
+  });
+
+const utf8 = new TextEncoder();
+
+/**
+ * A bundle whose manifest (found by the locator) lists `copies` more entries that all point at the pages part's
+ * bytes under other names, every entry's digest right. Before the fix `cli upgrade` wrote each of them out: 1.14 MB
+ * in, 301 MB out.
+ */
+export async function aliasedManifestBundle(copies = 200): Promise<Uint8Array> {
+  const bytes = await pagesBundle(await honestPages(1));
+  const tail = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 12, 12);
+  const at = tail.getUint32(0, true) + tail.getUint32(4, true) * 2 ** 32;
+  const length = new DataView(bytes.buffer, bytes.byteOffset + at + 4, 4).getUint32(0, true);
+  const manifest = JSON.parse(new TextDecoder().decode(bytes.subarray(at + 12, at + 12 + length))) as {
+    parts: Array<Record<string, unknown>>;
+    counts: Record<string, number>;
+  };
+  const pages = manifest.parts.find((e) => e.name === 'pages.bin')!;
+  for (let i = 0; i < copies; i++) {
+    const name = `table.alias${i}.bin`;
+    manifest.parts.push({ ...pages, name, kind: 'binary', meta: undefined });
+    manifest.counts[name] = 1;
+  }
+  const body = utf8.encode(JSON.stringify(manifest));
+  const frame = new Uint8Array(12 + body.length + 32);
+  frame.set(utf8.encode('MNFT'), 0);
+  const fv = new DataView(frame.buffer);
+  fv.setUint32(4, body.length, true);
+  fv.setUint32(8, ~body.length >>> 0, true);
+  frame.set(body, 12);
+  const { Sha256 } = await import('../../src/core/bundle/sha256.ts');
+  frame.set(new Sha256().update(body).digest(), 12 + body.length);
+  const start = bytes.length - 12;
+  const out = new Uint8Array(start + frame.length + 12);
+  out.set(bytes.subarray(0, start), 0);
+  out.set(frame, start);
+  const ov = new DataView(out.buffer, start + frame.length, 12);
+  ov.setUint32(0, start % 2 ** 32, true);
+  ov.setUint32(4, Math.floor(start / 2 ** 32), true);
+  out.set(utf8.encode('END.'), start + frame.length + 8);
+  return out;
+}

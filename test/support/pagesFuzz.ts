@@ -1,0 +1,391 @@
+// A structure-aware fuzzer for the paged format and the range reader (issue 43). Each case takes the fixture's honest
+// pages (hostilePages.ts) or its bundle, changes one field of the locator, the manifest, the directory, the block
+// table, the `open` arrays, a row group, a chunk list or a record (an extreme, off by one, two swapped, cut short),
+// keeps every digest right, and opens and asks as the app does; or reads the honest bundle by ranges from a loopback
+// host that lies (lyingHost.ts). The invariant: each case is answered (the pages' own answer) or refused with a
+// message naming the part, in bounded time, with memory bounded by the bytes present. Run in a worker under a time
+// limit (boundedRun.ts) by test/unit/paged/fuzzPages.test.ts and, with many more cases, fuzzPages.scale.test.ts.
+import { PagedLibrary } from '../../src/core/paged/library.ts';
+import { openPagedBundle } from '../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource, type RangeSource } from '../../src/core/paged/rangeSource.ts';
+import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { HttpRangeSource } from '../../src/services/library/rangeSources.ts';
+import {
+  assemble,
+  honestPages,
+  pagesBundle,
+  piecesOf,
+  recordGroup,
+  setRecordGroup,
+  type PagesPieces,
+  type WrittenPagesLike,
+} from './hostilePages.ts';
+import { lyingHost, type Lie } from './lyingHost.ts';
+import { seededRandom } from './seededRandom.ts';
+
+const QUESTIONS = ['Which film came out first, and who directed it?', 'Where was the director born?'];
+
+/** Values a field is set to: extremes, off-by-one around its own value, and values of the wrong kind. */
+function extremes(own: number): unknown[] {
+  return [
+    0,
+    1,
+    -1,
+    own - 1,
+    own + 1,
+    own * 2,
+    2 ** 31 - 1,
+    2 ** 32 - 1,
+    2 ** 53,
+    NaN,
+    Infinity,
+    -Infinity,
+    0.5,
+    1e-300,
+  ];
+}
+const WRONG_KINDS: unknown[] = [null, 'x', [], {}, true, { length: 2e9 }, [1, 2, 3], -1, 1e308];
+
+export interface FuzzReport {
+  cases: number;
+  answered: number;
+  refused: number;
+  /** Cases that broke the invariant: a message that names no part, or a crash of the wrong kind. */
+  bad: Array<{ name: string; outcome: string }>;
+  /** The slowest case and its milliseconds. */
+  slowest: { name: string; ms: number };
+  /** Peak of the process's heap and array buffers over the run, in MB. */
+  peakMB: number;
+  ms: number;
+}
+
+/** A message names the part it refuses: pages.bin, its hashes, the manifest, a part by name, or the host's URL. */
+const NAMES_A_PART =
+  /pages\.bin|pages\.sha256|manifest|part [\w.]+|bundle|directory|crafted|http:\/\/127\.0\.0\.1:\d+\/lib\.bundle/;
+
+const CRASH =
+  /Cannot read|is not a function|is not iterable|Invalid array length|Invalid typed array|call stack/;
+
+type Case = { name: string; run: () => Promise<unknown> };
+
+async function ask(library: PagedLibrary): Promise<string[]> {
+  const out: string[] = [];
+  for (const q of QUESTIONS)
+    for (const mode of ['ppr', 'bm25']) {
+      const { hits } = await library.search(q, mode, 800);
+      out.push(hits.map((h) => h.chunkId).join(' '));
+    }
+  return out;
+}
+
+async function openAndAsk(written: WrittenPagesLike): Promise<string[]> {
+  const library = await PagedLibrary.open(
+    new MemoryRangeSource(written.data, 'crafted.bundle'),
+    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+    createTermAnalyzer(),
+  );
+  return ask(library);
+}
+
+async function bundleAndAsk(source: RangeSource): Promise<string[]> {
+  const opened = await openPagedBundle(source, createTermAnalyzer());
+  if (!opened) throw new Error('crafted.bundle: no pages');
+  return ask(opened.library);
+}
+
+function pick<T>(random: () => number, list: readonly T[]): T {
+  return list[Math.floor(random() * list.length)];
+}
+
+/** One mutation of the pieces, named. */
+function mutatePieces(p: PagesPieces, random: () => number): { name: string; keepSections?: boolean } {
+  const kind = Math.floor(random() * 8);
+  const open = p.open as unknown as Record<string, unknown>;
+  if (kind === 0) {
+    // A directory field.
+    const d = p.directory as unknown as Record<string, unknown>;
+    const field = pick(random, [
+      'blockSize',
+      'chunkCount',
+      'conceptCount',
+      'termCount',
+      'headingCopies',
+      'thetaCo',
+    ]);
+    const value = pick(random, [...extremes(d[field] as number), ...WRONG_KINDS]);
+    d[field] = value;
+    return { name: `directory.${field} = ${String(value)}` };
+  }
+  if (kind === 1) {
+    const g = p.directory.groups as unknown as Record<string, unknown>;
+    const field = pick(random, ['records', 'terms', 'concepts', 'rows']);
+    const value = pick(random, extremes(g[field] as number));
+    g[field] = value;
+    return { name: `directory.groups.${field} = ${String(value)}` };
+  }
+  if (kind === 2) {
+    // A section's place in the directory (the block table as it is).
+    const section = pick(
+      random,
+      Object.keys(p.directory.sections),
+    ) as keyof PagesPieces['directory']['sections'];
+    const s = p.directory.sections[section];
+    const i = random() < 0.5 ? 0 : 1;
+    const value = pick(random, extremes(s[i]));
+    s[i] = value as number;
+    return { name: `directory.sections.${section}[${i}] = ${String(value)}`, keepSections: true };
+  }
+  const arrays = Object.keys(open).filter((k) => ArrayBuffer.isView(open[k]) || Array.isArray(open[k]));
+  if (kind === 3 || kind === 4) {
+    // An element of an `open` array: an extreme, or two swapped.
+    const key = pick(random, arrays);
+    const array = open[key] as unknown as { length: number; [i: number]: unknown };
+    if (array.length === 0) return { name: `open.${key} (empty, unchanged)` };
+    const i = Math.floor(random() * array.length);
+    if (kind === 4 && array.length > 1) {
+      const j = Math.floor(random() * array.length);
+      [array[i], array[j]] = [array[j], array[i]];
+      return { name: `open.${key}[${i}] ⇄ [${j}]` };
+    }
+    const value = pick(random, Array.isArray(array) ? WRONG_KINDS : extremes(Number(array[i])));
+    array[i] = value;
+    return { name: `open.${key}[${i}] = ${String(value)}` };
+  }
+  if (kind === 5) {
+    // An `open` array cut short or grown by one, or replaced by another kind.
+    const key = pick(random, arrays);
+    const array = open[key] as { slice(a: number, b?: number): unknown; length: number };
+    const how = Math.floor(random() * 3);
+    if (how === 0) open[key] = array.slice(0, Math.max(0, array.length - 1));
+    else if (how === 1) open[key] = pick(random, WRONG_KINDS);
+    else delete open[key];
+    return { name: `open.${key} ${['cut by one', 'of another kind', 'missing'][how]}` };
+  }
+  if (kind === 6) {
+    // A byte of a binary section (rows, lists, postings, degrees): flipped, or the section cut short.
+    const section = pick(random, ['rows', 'lists', 'postings', 'degrees'] as const);
+    const bytes = p.sections[section];
+    if (bytes.length === 0) return { name: `${section} (empty, unchanged)` };
+    if (random() < 0.2) {
+      p.sections[section] = bytes.slice(0, bytes.length - 1 - Math.floor(random() * 8));
+      return { name: `${section} cut short` };
+    }
+    const at = Math.floor(random() * bytes.length);
+    bytes[at] = pick(random, [0x00, 0xff, 0x80, 0x7f, bytes[at] ^ 1]);
+    return { name: `${section}[${at}] = ${bytes[at]}` };
+  }
+  // A field of a record.
+  const records = recordGroup(p, 0) as Array<Record<string, unknown>>;
+  const i = Math.floor(random() * records.length);
+  const field = pick(random, [
+    'id',
+    'docId',
+    'title',
+    'text',
+    'tokens',
+    'start',
+    'sentences',
+    'path',
+    'pageStarts',
+  ]);
+  const value = pick(random, [...WRONG_KINDS, ...extremes(0)]);
+  if (random() < 0.1) records.length = Math.max(0, records.length - 1);
+  else records[i] = { ...records[i], [field]: value };
+  setRecordGroup(p, 0, records);
+  return { name: `record ${i}.${field} = ${JSON.stringify(value)}` };
+}
+
+/** One mutation of a whole bundle's bytes: the locator, the manifest's frame or its JSON, the hashes part. */
+async function mutateBundle(
+  bytes: Uint8Array,
+  random: () => number,
+): Promise<{ name: string; bytes: Uint8Array }> {
+  const out = bytes.slice();
+  const view = new DataView(out.buffer);
+  const tail = out.length - 12;
+  const kind = Math.floor(random() * 4);
+  if (kind === 0) {
+    const at = view.getUint32(tail, true);
+    const value = pick(random, [0, 1, at - 1, at + 1, 2 ** 32 - 1, out.length]);
+    view.setUint32(tail, value >>> 0, true);
+    if (random() < 0.3) view.setUint32(tail + 4, 1, true);
+    return { name: `locator = ${value}`, bytes: out };
+  }
+  if (kind === 1) {
+    // The manifest JSON: a part's offset, length or meta, digest recomputed (a forged manifest, not a damaged one).
+    const at = view.getUint32(tail, true);
+    const length = view.getUint32(at + 4, true);
+    const manifest = JSON.parse(new TextDecoder().decode(out.subarray(at + 12, at + 12 + length))) as {
+      parts: Array<Record<string, unknown>>;
+    };
+    const part = pick(random, manifest.parts);
+    const field = pick(random, ['offset', 'length', 'meta', 'encoding', 'name']);
+    const value = pick(random, [...extremes(Number(part[field]) || 0), ...WRONG_KINDS]);
+    part[field] = value;
+    const { Sha256 } = await import('../../src/core/bundle/sha256.ts');
+    const body = new TextEncoder().encode(JSON.stringify(manifest));
+    const frame = new Uint8Array(12 + body.length + 32);
+    frame.set(new TextEncoder().encode('MNFT'));
+    new DataView(frame.buffer).setUint32(4, body.length, true);
+    new DataView(frame.buffer).setUint32(8, ~body.length >>> 0, true);
+    frame.set(body, 12);
+    frame.set(new Sha256().update(body).digest(), 12 + body.length);
+    const joined = new Uint8Array(tail + frame.length + 12);
+    joined.set(out.subarray(0, tail));
+    joined.set(frame, tail);
+    const jv = new DataView(joined.buffer);
+    jv.setUint32(tail + frame.length, tail, true);
+    joined.set(new TextEncoder().encode('END.'), tail + frame.length + 8);
+    return { name: `manifest ${String(part.name)}.${field} = ${JSON.stringify(value)}`, bytes: joined };
+  }
+  if (kind === 2) {
+    const at = Math.floor(random() * out.length);
+    out[at] ^= 0xff;
+    return { name: `byte ${at} flipped`, bytes: out };
+  }
+  const cut = Math.floor(random() * out.length);
+  return { name: `cut to ${cut} bytes`, bytes: out.subarray(0, cut) };
+}
+
+function casesOfPages(count: number, seed: number): Case[] {
+  const random = seededRandom(seed);
+  const cases: Case[] = [];
+  for (let i = 0; i < count; i++) {
+    const version = random() < 0.8 ? 2 : 1;
+    const caseSeed = Math.floor(random() * 2 ** 31);
+    cases.push({
+      name: `pages v${version} #${i}`,
+      run: async () => {
+        const r = seededRandom(caseSeed);
+        const p = piecesOf(await honestPages(version));
+        const { name, keepSections } = mutatePieces(p, r);
+        cases[i].name = `pages v${version} ${name}`;
+        if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);
+        return openAndAsk(assemble(p, { keepSections }));
+      },
+    });
+  }
+  return cases;
+}
+
+function casesOfBundles(count: number, seed: number): Case[] {
+  const random = seededRandom(seed);
+  const cases: Case[] = [];
+  for (let i = 0; i < count; i++) {
+    const caseSeed = Math.floor(random() * 2 ** 31);
+    cases.push({
+      name: `bundle #${i}`,
+      run: async () => {
+        const honest = await pagesBundle(await honestPages(2));
+        const { name, bytes } = await mutateBundle(honest, seededRandom(caseSeed));
+        cases[i].name = `bundle ${name}`;
+        if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);
+        return bundleAndAsk(new MemoryRangeSource(bytes, 'crafted.bundle'));
+      },
+    });
+  }
+  return cases;
+}
+
+const LIES: Lie[] = [
+  'wrong-range',
+  'short',
+  'endless',
+  'gzip-bomb',
+  'silent',
+  'redirect',
+  'long-boundary',
+  'changed',
+  'whole',
+];
+
+async function runCases(
+  cases: Case[],
+  expected: () => Promise<string[]>,
+  exact = false,
+): Promise<FuzzReport> {
+  const want = JSON.stringify(await expected());
+  const report: FuzzReport = {
+    cases: 0,
+    answered: 0,
+    refused: 0,
+    bad: [],
+    slowest: { name: '', ms: 0 },
+    peakMB: 0,
+    ms: 0,
+  };
+  const started = performance.now();
+  for (const c of cases) {
+    const t = performance.now();
+    try {
+      const value = await c.run();
+      if (process.env.FUZZ_LOG) process.stderr.write(`answered: ${c.name}\n`);
+      report.answered++;
+      // An answer is either the honest one or one from pages that still hold together (a change no check can see,
+      // as a swapped pair of lengths): it must at least be a list of answers, one per question and mode.
+      // Bytes read by ranges are checked against their hashes, so an answer from a lying host is the honest one.
+      if (
+        exact
+          ? JSON.stringify(value) !== want
+          : !Array.isArray(value) || value.length !== JSON.parse(want).length
+      )
+        report.bad.push({ name: c.name, outcome: `answered ${JSON.stringify(value).slice(0, 120)}` });
+    } catch (e) {
+      report.refused++;
+      const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      // A message that names no part, or a crash of the code's own (a property of undefined, an array too long).
+      if (!NAMES_A_PART.test(message) || CRASH.test(message))
+        report.bad.push({ name: c.name, outcome: message.slice(0, 200) });
+    }
+    const ms = performance.now() - t;
+    if (process.env.FUZZ_LOG) process.stderr.write(`${ms.toFixed(0).padStart(6)} ms  ${c.name}\n`);
+    if (ms > report.slowest.ms) report.slowest = { name: c.name, ms };
+    const m = process.memoryUsage();
+    report.peakMB = Math.max(report.peakMB, (m.heapUsed + m.arrayBuffers) / 2 ** 20);
+    report.cases++;
+  }
+  report.ms = performance.now() - started;
+  return report;
+}
+
+/** `count` cases of changed pages and bundles (four in five of pages, one in five of a whole bundle's bytes). */
+export function fuzzPages(count: number, seed = 43): Promise<FuzzReport> {
+  const pages = Math.round(count * 0.8);
+  return runCases([...casesOfPages(pages, seed), ...casesOfBundles(count - pages, seed + 1)], async () =>
+    openAndAsk(await honestPages(2)),
+  );
+}
+
+/** `count` cases of the honest bundle read by ranges from a host that lies, after a random number of honest answers. */
+export async function fuzzHost(count: number, seed = 43): Promise<FuzzReport> {
+  const bytes = await pagesBundle(await honestPages(2));
+  const host = await lyingHost(bytes);
+  const random = seededRandom(seed);
+  const url = `${host.origin}/lib.bundle`;
+  try {
+    const cases: Case[] = [];
+    for (let i = 0; i < count; i++) {
+      const lie = LIES[i % LIES.length];
+      const honest = Math.floor(random() * 12);
+      cases.push({
+        name: `host: ${lie} after ${honest} honest answers`,
+        run: async () => {
+          host.lie(lie, honest);
+          const source = await HttpRangeSource.open(url, fetch, 500);
+          if (!source) throw new Error(`${url}: no ranges (whole download)`);
+          return bundleAndAsk(source);
+        },
+      });
+    }
+    return await runCases(
+      cases,
+      async () => {
+        host.lie('none');
+        return bundleAndAsk(new MemoryRangeSource(bytes, 'crafted.bundle'));
+      },
+      true,
+    );
+  } finally {
+    await host.close();
+  }
+}

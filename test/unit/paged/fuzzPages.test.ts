@@ -1,0 +1,42 @@
+// The paged format's and the range reader's fuzzer in the default tier (issue 43): a few hundred cases of changed
+// pages, bundles and lying hosts, each answered or refused with a message naming the part (test/support/
+// pagesFuzz.ts). Run in a worker under a time limit, so that a case that never ends fails the test instead of
+// hanging it. Many thousands of cases: fuzzPages.scale.test.ts (`npm run test:scale`).
+import { describe, expect, it } from 'vitest';
+import { runBounded } from '../../support/boundedRun.ts';
+import type { FuzzReport } from '../../support/pagesFuzz.ts';
+
+/** Far above the ~20 s and ~10 s the two take (docs/results/hostile-round-three.md); a hang ends here. */
+const LIMIT_MS = 120_000;
+
+async function fuzz(fn: 'fuzzPages' | 'fuzzHost', count: number): Promise<FuzzReport> {
+  const run = await runBounded<FuzzReport>('test/support/pagesFuzz.ts', fn, [count], LIMIT_MS);
+  if (run.outcome !== 'value')
+    throw new Error(`${fn}: ${run.outcome} ${'message' in run ? run.message : ''}`);
+  console.log(
+    `${fn}: ${run.value.cases} cases, ${run.value.answered} answered, ${run.value.refused} refused in ` +
+      `${(run.value.ms / 1000).toFixed(1)} s; slowest ${run.value.slowest.ms.toFixed(0)} ms (${run.value.slowest.name}); ` +
+      `peak ${run.value.peakMB.toFixed(0)} MB`,
+  );
+  return run.value;
+}
+
+describe('fuzzing the paged format and the range reader', { timeout: LIMIT_MS + 10_000 }, () => {
+  it('changed pages and bundles: each answered or refused naming the part, memory bounded', async () => {
+    const report = await fuzz('fuzzPages', 300);
+    // Each case in bounded time: the slowest (a walk over a version 1 part, start-up included) took 1.8 s.
+    expect(report.slowest.ms).toBeLessThan(20_000);
+    expect(report.bad).toEqual([]);
+    expect(report.cases).toBe(300);
+    expect(report.refused).toBeGreaterThan(100);
+    expect(report.peakMB).toBeLessThan(300);
+  });
+
+  it('a host that lies: each read answered or refused naming the URL', async () => {
+    const report = await fuzz('fuzzHost', 45);
+    expect(report.slowest.ms).toBeLessThan(20_000);
+    expect(report.bad).toEqual([]);
+    expect(report.cases).toBe(45);
+    expect(report.peakMB).toBeLessThan(300);
+  });
+});

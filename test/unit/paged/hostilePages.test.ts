@@ -1,0 +1,63 @@
+// Hostile paged indexes (issue 43): pages whose every digest is right but whose counts, degrees or records lie. Each
+// is answered or refused with a message naming the part, in bounded time. Cases run in a worker under a time limit
+// (boundedRun.ts): before the fixes each of them never ended, and a synchronous loop cannot be stopped from the test.
+import { describe, expect, it } from 'vitest';
+import { runBounded } from '../../support/boundedRun.ts';
+
+const CASES = 'test/support/pagedCases.ts';
+/** Far above what a case takes (a few seconds, most of it the worker's start-up), far below "never ends". */
+const LIMIT_MS = 60_000;
+
+async function ask(name: string, mode = 'ppr') {
+  return runBounded<string[]>(CASES, 'askCrafted', [name, mode], LIMIT_MS);
+}
+
+describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
+  it('honest pages answer the question (the cases below change only what they name)', async () => {
+    const run = await ask('honest');
+    expect(run.outcome).toBe('value');
+    if (run.outcome === 'value') expect(run.value.length).toBeGreaterThan(0);
+  });
+
+  it('tiny stored walk degrees (version 2) are refused, naming the degree, and the walk ends', async () => {
+    const run = await ask('tinyDegrees');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(/crafted\.bundle: pages\.bin.* walk degree of 1e-300/);
+  });
+
+  it('walk degree brackets the rows do not sum into (version 2) are refused', async () => {
+    const run = await ask('wrongDegrees');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin stores the walk degree of concept \d+ as between 0 and 1, but its row sums to/,
+      );
+  });
+
+  it('tiny walk degrees in a version 1 `open` are refused, naming the degree', async () => {
+    const run = await ask('tinyDegreesV1');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error') expect(run.message).toMatch(/crafted\.bundle: .*walk degree of concept \d+/);
+  });
+
+  it('a chunk concept count of 2^32−1 is refused at open, against the rows section it would need', async () => {
+    // Before: decodeRowGroup looped 4.3 billion times.
+    const run = await ask('hugeCount');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin \(open\) gives chunk 0 4294967295 concepts of \d+/,
+      );
+  });
+
+  it('a record whose "sentences" claims 2e9 entries is refused when its group is decoded', async () => {
+    // Before: recordSentences looped over the claimed length, allocating as it went (2.5 GB in 33 s in the CLI).
+    const run = await ask('hugeSentences');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin group k0 does not decode \(its records 0 has "sentences" that are not a list/,
+      );
+  });
+});

@@ -1,0 +1,34 @@
+// `cli upgrade` on crafted version 1 bundles (issue 43, MED 5): every digest right, the values wrong. Before the fix
+// a negative IDF looped in idfDfOf, a list offset of Infinity looped in a varint, and a manifest whose entries alias
+// the pages' bytes was written out entry by entry (1.14 MB in, 301 MB out). Each runs in a worker under a time limit.
+import { describe, expect, it } from 'vitest';
+import { runBounded } from '../../support/boundedRun.ts';
+
+const LIMIT_MS = 60_000;
+const upgrade = (name: string) =>
+  runBounded<number>('test/support/pagedCases.ts', 'upgradeCrafted', [name], LIMIT_MS);
+
+describe('cli upgrade on crafted bundles', { timeout: LIMIT_MS + 10_000 }, () => {
+  it('refuses a negative IDF, naming it', async () => {
+    const run = await upgrade('negativeIdf');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(/crafted\.bundle: pages\.bin \(open\) has idf that are not numbers ≥ 0/);
+  });
+
+  it('refuses a list offset of Infinity, naming it', async () => {
+    const run = await upgrade('infiniteOffset');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin listOffsets go backwards or are not byte offsets/,
+      );
+  });
+
+  it('refuses manifest entries that share bytes, writing nothing', async () => {
+    const run = await upgrade('aliasedManifest');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(/crafted\.bundle: parts pages\.bin and table\.alias0\.bin share bytes/);
+  });
+});
