@@ -8,7 +8,8 @@ export { MAX_FILE_BYTES } from '../../core/parse/index.ts';
 /** Per-file outcome of indexing, shown in the Library view. */
 export interface FileOutcome {
   file: string;
-  status: 'indexed' | 'duplicate' | 'failed';
+  /** 'removed': the page's own note after the user removed the file's documents (never sent by the worker). */
+  status: 'indexed' | 'duplicate' | 'failed' | 'removed';
   /** Documents stored from this file (a .jsonl file holds many). */
   documents: number;
   reason?: string;
