@@ -410,6 +410,9 @@ export class IngestPipeline {
       searchableSentences: Math.min(this.searchable.sentences, counts.sentences),
       embeddedDocuments: counts.embeddedDocuments,
       embeddedSentences: counts.embeddedSentences,
+      chunks: counts.chunks,
+      concepts: counts.concepts,
+      edges: counts.edges,
       ...(this.searchableFromPages ? { searchableFrom: 'pages' as const } : {}),
     };
     this.emit({ type: 'coverage', coverage });
@@ -430,6 +433,7 @@ export class IngestPipeline {
     if (!this.kept) return;
     this.kept.documents += added.documents;
     this.kept.sentences += added.sentences;
+    this.kept.chunks += added.chunks;
   }
 
   /**

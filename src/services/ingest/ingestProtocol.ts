@@ -34,6 +34,13 @@ export interface LibraryCoverage {
   /** With their sentence vectors stored (the semantic layer is built once every document has them). */
   embeddedDocuments: number;
   embeddedSentences: number;
+  /**
+   * Chunks stored, and the concept graph's concepts and edges as last written: the Library view's counts follow
+   * them during a run (reading the store's counts then cost the drop time, so they are read seldom).
+   */
+  chunks?: number;
+  concepts?: number;
+  edges?: number;
 }
 
 /**

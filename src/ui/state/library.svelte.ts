@@ -325,8 +325,20 @@ export class LibraryState {
         // Between the store's counts read while this tab indexes (RUNNING_COUNTS_MS), the worker's.
         if (this.running) {
           const { documents, sentences } = event.coverage;
-          if (documents !== this.counts.documents || sentences !== this.counts.sentences)
-            this.counts = { ...this.counts, documents, sentences };
+          // Chunks, concepts and edges grow with the run too (they read 0 for a whole drop when only the
+          // store's seldom counts set them); a library answered from its pages shows its pages' concepts.
+          const chunks = event.coverage.chunks ?? this.counts.chunks;
+          const concepts = event.coverage.concepts ?? this.counts.concepts;
+          const edges = event.coverage.edges ?? this.counts.edges;
+          const c = this.counts;
+          if (
+            documents !== c.documents ||
+            sentences !== c.sentences ||
+            chunks !== c.chunks ||
+            concepts !== c.concepts ||
+            edges !== c.edges
+          )
+            this.counts = { ...c, documents, sentences, chunks, concepts, edges };
         }
         if (event.coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) {
           this.counts = {
@@ -558,6 +570,14 @@ export class LibraryState {
       c.embeddedDocuments < c.documents
     );
   });
+
+  /**
+   * The lexical layer answers: the one status the header and the views read (the header once said "lexical —"
+   * while the Ask view said it was ready). During a run, as soon as the graph or pages cover a document.
+   */
+  get lexicalReady(): boolean {
+    return this.layers.lexical || this.counts.chunks > 0 || (this.running && this.searchableDocuments > 0);
+  }
 
   /** How many documents (the oldest) the concept graph covers: searchable by their words and concepts. */
   get searchableDocuments(): number {

@@ -43,7 +43,7 @@ test('remove one, several and all documents: the app settles, no stall, controls
 
   // One: the Erie Canal sample (asked about below).
   const row = page.locator('[data-testid="documents"] tbody tr', { hasText: 'The Erie Canal' });
-  const source = ((await row.locator('td').nth(2).textContent()) ?? '').trim();
+  const source = ((await row.locator('td').nth(1).textContent()) ?? '').trim();
   await row.getByRole('button', { name: 'Remove The Erie Canal' }).click();
   await page.click('[data-testid="confirm-remove"]');
   await expectSettled(page, 'after removing one');
