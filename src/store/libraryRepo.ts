@@ -70,22 +70,31 @@ export class LibraryRepo {
     );
   }
 
-  /** Documents and sentences stored, and how many of them have their vectors (counts only, no records read). */
+  /**
+   * Documents, chunks and sentences stored, how many of them have their vectors, and the concept graph's counts as
+   * last written (counts only, no records read: the index record's tally).
+   */
   async layerCounts(): Promise<{
     documents: number;
+    chunks: number;
     sentences: number;
     embeddedDocuments: number;
     embeddedSentences: number;
+    concepts: number;
+    edges: number;
   }> {
     const db = this.db;
     return db.transaction('r', [db.documents, db.chunks, db.sentences, db.vectors, db.meta], async () => {
       const meta = await db.meta.get('index');
-      const { documents, sentences } = await documentCounts(db, meta);
+      const { documents, chunks, sentences } = await documentCounts(db, meta);
       return {
         documents,
+        chunks,
         sentences,
         embeddedDocuments: await db.vectors.count(),
         embeddedSentences: meta?.vectorRows ?? 0,
+        concepts: meta?.concepts ?? 0,
+        edges: meta?.edges ?? 0,
       };
     });
   }

@@ -108,6 +108,25 @@ export function withOutcomes(added: FileOutcome[], previous: FileOutcome[]): Fil
 }
 
 /**
+ * The Files list after a removal: `removed` counts the documents removed from each source file. A file whose
+ * listed documents are all gone reads "removed" (it said "indexed" while its documents were no longer there); one
+ * that keeps some lists how many are left.
+ */
+export function removedOutcomes(
+  outcomes: FileOutcome[],
+  removed: ReadonlyMap<string, number>,
+): FileOutcome[] {
+  return outcomes.map((o) => {
+    const gone = removed.get(o.file) ?? 0;
+    if (gone === 0 || o.status !== 'indexed') return o;
+    const left = o.documents - gone;
+    return left > 0
+      ? { ...o, documents: left }
+      : { file: o.file, status: 'removed', documents: 0, reason: 'removed from the library' };
+  });
+}
+
+/**
  * The Library view lists at most this many indexed files, the newest first; every failed or duplicate file stays
  * listed. A 20,000-file drop re-copied and re-rendered a list of every file at each file's verdict: work on the
  * page's thread that grew with the drop and took a core from indexing. The drop's progress counts every file.

@@ -11,7 +11,7 @@ export { REBUILD_PARAMS, RetrievalEngine } from './engine.ts';
 export type { EngineTimings, PreparedText, RetrievalInput } from './engine.ts';
 export { parseParamOverride, resolveParams } from './params.ts';
 export type { RetrievalParams } from './params.ts';
-export { passagesShown, rateEvidence } from './relevance.ts';
+export { passagesShown, rateEvidence, relevanceLabel } from './relevance.ts';
 export type { Relevance } from './relevance.ts';
 export { cleanHeading, withSectionPaths } from './sectionPath.ts';
 export { semanticCompactGraph } from './semanticMask.ts';

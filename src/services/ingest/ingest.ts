@@ -106,8 +106,9 @@ export function createIngestService(deps: IngestServiceDeps) {
     async cancel(): Promise<void> {
       await pipeline.cancel();
     },
-    async removeDocument(docId: string): Promise<boolean> {
-      return pipeline.removeDocument(docId);
+    /** Removes documents (resolves once they are gone; the graph's refresh follows as a run, ending 'idle'). */
+    async removeDocuments(docIds: string[]): Promise<number> {
+      return pipeline.removeDocuments(docIds);
     },
     async clearFailed(): Promise<void> {
       await repo.clearFailedPending();

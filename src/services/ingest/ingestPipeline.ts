@@ -217,6 +217,8 @@ export class IngestPipeline {
   private lastGraphCost = 0;
   /** Documents were stored since the graph was last rebuilt (it does not cover them yet). */
   private storedSinceGraph = false;
+  /** Documents were removed since the graph was last rebuilt: a drain that starts refreshes it first. */
+  private graphStale = false;
   /** Vectors were stored since the graph was last rebuilt (its semantic layer may be missing them). */
   private embeddedSinceGraph = false;
   /** What the graph as last rebuilt covers: the page's "searchable" counts. */
@@ -363,23 +365,33 @@ export class IngestPipeline {
     this.emit({ type: 'changed' });
   }
 
-  async removeDocument(docId: string): Promise<boolean> {
+  /**
+   * Removes documents and everything derived from them (each in one transaction, src/store/documentsRepo.ts), then
+   * lets a drain refresh the concept graph and the pages of what remains: the removal's work is a run like any
+   * other, with its progress and its 'idle' at the end (a rebuild reported outside a run left the page saying
+   * "indexing…" for good, and its watchdog "stalled"). Resolves with how many were removed, once they are gone
+   * from the store (the refresh goes on in the drain: the running one, or one started here).
+   */
+  async removeDocuments(docIds: readonly string[]): Promise<number> {
     const { repo, lock } = this.deps;
     const remove = async () => {
-      const removed = await repo.removeDocument(docId);
-      this.kept = null;
-      // A running batch rebuilds the graph when it ends; an empty library has none.
-      if (removed && !this.running && (await repo.counts()).documents > 0) {
-        await this.rebuildGraph(new AbortController().signal);
-        // The removal took the pages with it: a large library gets its own again (a drain of its own, after this).
-        void this.resumePages();
-      }
-      this.emit({ type: 'changed' });
+      let removed = 0;
+      for (const id of docIds) if (await repo.removeDocument(id)) removed += 1;
       return removed;
     };
-    // This tab's own drain holds the lock already (and rebuilds the graph when it ends); otherwise the removal
-    // and its graph rebuild wait for any other tab's work.
-    return lock && !this.controller ? lock.run(remove) : remove();
+    // This tab's own drain holds the lock already; otherwise the removal waits for any other tab's work.
+    const removed = lock && !this.controller ? await lock.run(remove) : await remove();
+    if (removed > 0) {
+      this.kept = null;
+      // The graph and pages no longer match the store: the running drain refreshes them before it ends, or the
+      // drain started here does (it starts from graphStale, see drain()).
+      this.graphStale = true;
+      this.storedSinceGraph = true;
+      this.wake = true;
+    }
+    this.emit({ type: 'changed' });
+    if (removed > 0) void this.ensureRunning();
+    return removed;
   }
 
   /** Runs one store write under the storage guard (quota, time limit); see src/services/ingest/storageGuard.ts. */
@@ -398,6 +410,9 @@ export class IngestPipeline {
       searchableSentences: Math.min(this.searchable.sentences, counts.sentences),
       embeddedDocuments: counts.embeddedDocuments,
       embeddedSentences: counts.embeddedSentences,
+      chunks: counts.chunks,
+      concepts: counts.concepts,
+      edges: counts.edges,
       ...(this.searchableFromPages ? { searchableFrom: 'pages' as const } : {}),
     };
     this.emit({ type: 'coverage', coverage });
@@ -418,6 +433,7 @@ export class IngestPipeline {
     if (!this.kept) return;
     this.kept.documents += added.documents;
     this.kept.sentences += added.sentences;
+    this.kept.chunks += added.chunks;
   }
 
   /**
@@ -527,7 +543,7 @@ export class IngestPipeline {
     const { signal } = this.controller;
     this.lastGraph = this.now();
     this.lastGraphCost = 0;
-    this.storedSinceGraph = false;
+    this.storedSinceGraph = this.graphStale;
     this.embeddedSinceGraph = false;
     this.embedder = null;
     this.embedStopped = false;
@@ -963,6 +979,7 @@ export class IngestPipeline {
     // it has stored: a drop that will pass the threshold never builds the incremental graph.
     const byPages = after === 'stored' && (await this.project()).pages;
     this.storedSinceGraph = false;
+    this.graphStale = false;
     this.searchableFromPages = byPages;
     if (byPages) {
       // The vectors stored meanwhile still wait for the semantic layer's rebuild (not done by pages).
@@ -973,7 +990,8 @@ export class IngestPipeline {
     } else {
       this.embeddedSinceGraph = false;
       const meter = this.meter('graph', 1);
-      meter.report(0);
+      // Named, so a stall says what it waited for.
+      meter.report(0, `${counts.documents.toLocaleString('en')} documents`);
       // Quota only: a rebuild computes for seconds (minutes on a slow machine) before its one write.
       await guardWrite(
         () => this.deps.rebuildGraph(this.deps.repo, signal),

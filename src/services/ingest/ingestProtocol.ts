@@ -8,7 +8,8 @@ export { MAX_FILE_BYTES } from '../../core/parse/index.ts';
 /** Per-file outcome of indexing, shown in the Library view. */
 export interface FileOutcome {
   file: string;
-  status: 'indexed' | 'duplicate' | 'failed';
+  /** 'removed': the page's own note after the user removed the file's documents (never sent by the worker). */
+  status: 'indexed' | 'duplicate' | 'failed' | 'removed';
   /** Documents stored from this file (a .jsonl file holds many). */
   documents: number;
   reason?: string;
@@ -33,6 +34,13 @@ export interface LibraryCoverage {
   /** With their sentence vectors stored (the semantic layer is built once every document has them). */
   embeddedDocuments: number;
   embeddedSentences: number;
+  /**
+   * Chunks stored, and the concept graph's concepts and edges as last written: the Library view's counts follow
+   * them during a run (reading the store's counts then cost the drop time, so they are read seldom).
+   */
+  chunks?: number;
+  concepts?: number;
+  edges?: number;
 }
 
 /**

@@ -13,9 +13,16 @@ import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { checkLimits, defaultLimits, type LimitsByMode } from '../reasoningLimits.ts';
 import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
+import { crossTab } from './crossTab.svelte.ts';
 import { library } from './library.svelte.ts';
 
 const DEFAULT_BUDGET = 12000;
+
+/**
+ * A question the worker found the library empty for while the page thought it searchable (the graph was written
+ * between the page's reads) is asked again after this pause.
+ */
+const EMPTY_RETRY_MS = 500;
 
 /**
  * Quiet time after the page opened or the library last changed before the query worker (re)loads: the page paints
@@ -35,6 +42,46 @@ export async function currentQueryWorker(libraryVersion: number): Promise<Remote
   }
   return worker;
 }
+
+/**
+ * Whether the library questions read can answer now: 'ready' (something is searchable, or a read-only bundle is
+ * open), 'filling' (nothing searchable yet, but a drop, a removal's refresh or another tab's run is under way: a
+ * question waits for it), 'empty' (nothing stored and nothing coming).
+ */
+function libraryReadiness(): 'ready' | 'filling' | 'empty' {
+  if (library.readOnly || library.bundleUrl) return 'ready';
+  const coming = stillComing();
+  // While a run goes on, what the graph covers is searchable (stored documents wait for the next refresh).
+  const searchable = library.running
+    ? Math.min(library.coverage?.searchableDocuments ?? 0, library.counts.documents) > 0
+    : library.counts.documents > 0;
+  if (library.read && searchable) return 'ready';
+  return coming || !library.read ? 'filling' : 'empty';
+}
+
+/** Documents are being added (or the library refreshed after a removal), in this tab or another. */
+function stillComing(): boolean {
+  return library.running || library.removing !== null || crossTab.elsewhere.ingest;
+}
+
+/** Resolves with the library's readiness once it is no longer 'filling' (at once when it is not). */
+function libraryNoLongerFilling(): Promise<'ready' | 'empty'> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const stop = $effect.root(() => {
+      $effect(() => {
+        const readiness = libraryReadiness();
+        if (readiness === 'filling' || settled) return;
+        settled = true;
+        resolve(readiness);
+        queueMicrotask(() => stop());
+      });
+    });
+  });
+}
+
+/** The query worker's refusal of a library with nothing in it (src/services/library/questionLibrary.ts). */
+const EMPTY_LIBRARY = /library is empty/;
 
 class AskState {
   question = $state('');
@@ -59,6 +106,11 @@ class AskState {
   limits = $state<LimitsByMode>(defaultLimits());
   /** The answer on screen replaced an answer by words once the library's pages were written (replaceWords). */
   replacedWords = $state(false);
+  /**
+   * The question was asked before anything was searchable, while documents are being added: it waits, says so, and
+   * runs as soon as the library can answer it.
+   */
+  waitingForLibrary = $state(false);
   /** Questions asked so far: early evidence of an earlier question is never shown for a later one. */
   private asked = 0;
   /** The library version the answer on screen was asked at. */
@@ -147,15 +199,42 @@ class AskState {
     });
     let result: AskResult | null = null;
     try {
-      const worker = await currentQueryWorker(libraryVersion);
       const request = this.withLimits({ question, mode, budget: this.budget });
-      result = await worker.ask(request, onEarly, needsLlm(mode) ? onTrace : undefined);
+      for (;;) {
+        // Asked before the first documents are searchable: wait for them rather than fail.
+        const waited = libraryReadiness() === 'filling';
+        if (waited) {
+          this.waitingForLibrary = true;
+          const readiness = await libraryNoLongerFilling();
+          this.waitingForLibrary = false;
+          if (readiness === 'empty') throw new Error('ask: the library is empty; add documents first');
+          libraryVersion = library.version;
+          // The worker may have loaded the library while it was still empty, at this same version (its refresh
+          // may not have been read yet): it loads it again.
+          loadedVersion = -1;
+        }
+        const worker = await currentQueryWorker(libraryVersion);
+        try {
+          result = await worker.ask(request, onEarly, needsLlm(mode) ? onTrace : undefined);
+        } catch (error) {
+          // The graph was written between two reads of the store: the worker still saw it empty. Wait again.
+          const message = error instanceof Error ? error.message : String(error);
+          if (EMPTY_LIBRARY.test(message) && stillComing() && id === this.asked) {
+            loadedVersion = -1;
+            await new Promise((resolve) => setTimeout(resolve, EMPTY_RETRY_MS));
+            continue;
+          }
+          throw error;
+        }
+        break;
+      }
       if (id === this.asked) this.result = result;
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
       // Early evidence stays on screen, marked early, with the error that stopped its refinement.
     } finally {
       this.busy = false;
+      this.waitingForLibrary = false;
     }
     if (!result || id !== this.asked || result.evidence.length === 0) return;
     // Read again now, not only when the view opened: the endpoint may have been saved since, and the worker may

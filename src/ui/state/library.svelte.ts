@@ -20,6 +20,7 @@ import {
   readGroup,
   screenFiles,
   withOutcomes,
+  removedOutcomes,
   boundedOutcomes,
   type PickedFile,
   type Screened,
@@ -134,6 +135,8 @@ export class LibraryState {
   /** Indexed files no longer listed in `outcomes` (src/ui/intake.ts INDEXED_OUTCOMES_SHOWN). */
   outcomesHidden = $state(0);
   running = $state(false);
+  /** Documents just removed: the worker refreshes the graph and pages of what remains (cleared on its idle). */
+  removing = $state<{ documents: number } | null>(null);
   message = $state<string | null>(null);
   layers = $state<{ lexical: boolean; semantic: boolean; embedderId: string | null }>({
     lexical: false,
@@ -305,7 +308,7 @@ export class LibraryState {
       case 'progress': {
         const p = event.progress;
         this.running = true;
-        this.watchdog.progress(p.stage, p.done);
+        this.watchdog.progress(p.stage, p.done, p.item);
         this.heard.activity = { stage: p.stage, item: p.item };
         this.scheduleFlush();
         break;
@@ -322,8 +325,20 @@ export class LibraryState {
         // Between the store's counts read while this tab indexes (RUNNING_COUNTS_MS), the worker's.
         if (this.running) {
           const { documents, sentences } = event.coverage;
-          if (documents !== this.counts.documents || sentences !== this.counts.sentences)
-            this.counts = { ...this.counts, documents, sentences };
+          // Chunks, concepts and edges grow with the run too (they read 0 for a whole drop when only the
+          // store's seldom counts set them); a library answered from its pages shows its pages' concepts.
+          const chunks = event.coverage.chunks ?? this.counts.chunks;
+          const concepts = event.coverage.concepts ?? this.counts.concepts;
+          const edges = event.coverage.edges ?? this.counts.edges;
+          const c = this.counts;
+          if (
+            documents !== c.documents ||
+            sentences !== c.sentences ||
+            chunks !== c.chunks ||
+            concepts !== c.concepts ||
+            edges !== c.edges
+          )
+            this.counts = { ...c, documents, sentences, chunks, concepts, edges };
         }
         if (event.coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) {
           this.counts = {
@@ -353,6 +368,7 @@ export class LibraryState {
         if (!this.running) sharedProgress.publish(this.dropRows, false);
         this.watchdog.stop();
         this.activity = null;
+        this.removing = null;
         if (event.cancelled) this.message = 'Indexing cancelled. Documents already stored are complete.';
         this.scheduleRefresh();
         break;
@@ -554,6 +570,14 @@ export class LibraryState {
       c.embeddedDocuments < c.documents
     );
   });
+
+  /**
+   * The lexical layer answers: the one status the header and the views read (the header once said "lexical —"
+   * while the Ask view said it was ready). During a run, as soon as the graph or pages cover a document.
+   */
+  get lexicalReady(): boolean {
+    return this.layers.lexical || this.counts.chunks > 0 || (this.running && this.searchableDocuments > 0);
+  }
 
   /** How many documents (the oldest) the concept graph covers: searchable by their words and concepts. */
   get searchableDocuments(): number {
@@ -1005,9 +1029,38 @@ export class LibraryState {
     await ingestWorker().cancel();
   }
 
-  async remove(docId: string): Promise<void> {
-    await ingestWorker().removeDocument(docId);
+  /**
+   * Removes documents and everything derived from them. The worker then refreshes the concept graph and pages of
+   * what remains as a run of its own (progress, then idle): the header says "updating…" meanwhile. The Files list
+   * follows: a file whose documents are all gone reads "removed", not "indexed".
+   */
+  async remove(docIds: readonly string[]): Promise<void> {
+    if (docIds.length === 0) return;
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this removal, never state
+    const ids = new Set(docIds);
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this removal, never state
+    const bySource = new Map<string, number>();
+    for (const d of this.documents)
+      if (ids.has(d.id)) bySource.set(d.sourceName, (bySource.get(d.sourceName) ?? 0) + 1);
+    this.removing = { documents: docIds.length };
+    // The last drop's bars describe a library that no longer is: the refresh shows its own stage.
+    this.tally = null;
+    this.dropRows = [];
+    try {
+      const removed = await ingestWorker().removeDocuments([...docIds]);
+      if (removed === 0) this.removing = null;
+    } catch (error) {
+      this.removing = null;
+      throw error;
+    }
+    this.outcomes = removedOutcomes(this.outcomes, bySource);
     await this.refresh();
+  }
+
+  /** Removes every document of the library (the Library view asks first). */
+  async removeAll(): Promise<void> {
+    const ids = (await pageRepo().db.documents.toCollection().primaryKeys()) as string[];
+    await this.remove(ids);
   }
 
   /** Lists these outcomes, the indexed ones beyond the newest INDEXED_OUTCOMES_SHOWN counted, not listed. */

@@ -14,9 +14,24 @@ class ViewerState {
     this.doc?.pageStarts?.length ? pageAt(this.doc.pageStarts, this.start) : undefined,
   );
 
+  /** Where keyboard focus goes back to when the viewer closes (what opened it, or what the opener named). */
+  private opener: HTMLElement | null = null;
+
+  /** The element focus returns to on close, instead of the one that had it when the viewer opened. */
+  returnFocusTo(element: HTMLElement | null): void {
+    this.opener = element;
+  }
+
   /** Opens a document; `fromBundle` reads it from the read-only bundle in the query worker, not IndexedDB. */
   async open(docId: string, start: number, end: number, fromBundle = false): Promise<void> {
     this.error = null;
+    if (
+      !this.doc &&
+      !this.opener &&
+      typeof document !== 'undefined' &&
+      document.activeElement instanceof HTMLElement
+    )
+      this.opener = document.activeElement;
     const doc = fromBundle
       ? await queryWorker().getDocument(docId)
       : await pageRepo().db.documents.get(docId);
@@ -31,7 +46,12 @@ class ViewerState {
   }
 
   close(): void {
+    if (!this.doc) return;
     this.doc = null;
+    const opener = this.opener;
+    this.opener = null;
+    // After the dialog has left the page: focus goes back where the reader was.
+    if (opener?.isConnected) queueMicrotask(() => opener.focus({ preventScroll: true }));
   }
 }
 

@@ -11,6 +11,8 @@ export interface Stall {
   stage: string;
   /** When it last reported progress (Date.now()). */
   since: number;
+  /** What the stage was working on when it went quiet (a file, a document's title), if it said. */
+  item?: string;
 }
 
 /**
@@ -22,6 +24,7 @@ export class StallWatchdog {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stage: string | null = null;
   private lastDone = Number.NaN;
+  private item: string | undefined;
   private stalled = false;
 
   constructor(
@@ -30,10 +33,11 @@ export class StallWatchdog {
   ) {}
 
   /** A stage reported `done` items: progress only when the stage or the count changed (a repeat is not). */
-  progress(stage: string, done: number): void {
+  progress(stage: string, done: number, item?: string): void {
     if (stage === this.stage && done === this.lastDone && this.timer !== null) return;
     this.stage = stage;
     this.lastDone = done;
+    this.item = item;
     this.arm();
   }
 
@@ -50,10 +54,11 @@ export class StallWatchdog {
     if (this.timer !== null) clearTimeout(this.timer);
     this.clear();
     const stage = this.stage ?? '';
+    const item = this.item;
     const since = Date.now();
     this.timer = setTimeout(() => {
       this.stalled = true;
-      this.onChange({ stage, since });
+      this.onChange(item ? { stage, since, item } : { stage, since });
     }, this.stallMs);
   }
 

@@ -3,7 +3,7 @@
 // "more", rated on one scale, and the highlight a reader sees in the top card is the prose that answers
 // ("We can force a watcher's callback to be executed immediately … immediate: true"), not a code line; no
 // title or section path carries `{#id}`; code is set in monospace; an off-topic question says "No good match".
-// The one Ask flow says where an endpoint would add a written answer. Keyboard only: Tab to the question, Enter
+// The one Ask flow says where an endpoint would add a written answer, and puts that answer above the evidence. Keyboard only: Tab to the question, Enter
 // asks, Enter on a highlight opens the viewer, Escape closes it. axe-core finds no serious or critical
 // violation on the Library and Ask views, and at 390 px neither view scrolls sideways.
 import { join } from 'node:path';
@@ -184,8 +184,8 @@ test('evidence: the best passages with "more", the answering sentence highlighte
   log(`Library view at 390 px: scrollWidth ${lib.scrollWidth}, clientWidth ${lib.clientWidth}`);
   expect(lib.scrollWidth).toBeLessThanOrEqual(lib.clientWidth);
 
-  // With an endpoint (the scripted server on loopback), the written answer comes under the evidence, in the same
-  // flow: no second question box.
+  // With an endpoint (the scripted server on loopback), the written answer comes first, above the evidence, in the
+  // same flow: no second question box (issue 44: it used to come ~3,400 px down, under every card).
   const server = await startScriptedLlmServer();
   privacy.allowOrigin(server.url);
   try {
@@ -198,11 +198,13 @@ test('evidence: the best passages with "more", the answering sentence highlighte
     await answer.waitFor({ timeout: 120_000 });
     expect(await page.locator('[data-testid="question"]').count(), 'more than one question box').toBe(1);
     expect(await page.locator('[data-testid="llm-hint"]').count()).toBe(0);
-    const [lastCard, answerBox] = await Promise.all([
-      page.locator('[data-testid="evidence"]').last().boundingBox(),
+    const [firstCard, answerBox] = await Promise.all([
+      page.locator('[data-testid="evidence"]').first().boundingBox(),
       answer.boundingBox(),
     ]);
-    expect(answerBox!.y, 'the answer is not under the evidence').toBeGreaterThan(lastCard!.y);
+    expect(answerBox!.y + answerBox!.height, 'the answer is not above the evidence').toBeLessThanOrEqual(
+      firstCard!.y,
+    );
     const text = (await answer.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
     log(`answer: ${text.slice(0, 160)}`);
     expect(await answer.locator('[data-cite="1"]').count(), `no [1] citation in "${text}"`).toBeGreaterThan(

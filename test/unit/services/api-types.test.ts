@@ -24,7 +24,7 @@ describe('worker API types', () => {
       [{ name: string; bytes: ArrayBuffer }[]]
     >();
     expectTypeOf<Remote<IngestApi>['subscribe']>().parameter(0).toExtend<IngestListener>();
-    expectTypeOf<Remote<IngestApi>['removeDocument']>().returns.resolves.toBeBoolean();
+    expectTypeOf<Remote<IngestApi>['removeDocuments']>().returns.resolves.toBeNumber();
     expectTypeOf<Remote<IngestApi>['importBundle']>().returns.resolves.toEqualTypeOf<ImportResult>();
     expectTypeOf<Remote<IngestApi>['cancel']>().returns.resolves.toEqualTypeOf<void>();
   });

@@ -6,6 +6,7 @@ import {
   boundedOutcomes,
   nextGroup,
   readGroup,
+  removedOutcomes,
   screenFiles,
   withOutcomes,
   type PickedFile,
@@ -137,5 +138,28 @@ describe('boundedOutcomes (the Library view’s list of files)', () => {
     expect(shown.filter((o) => o.status === 'failed')).toHaveLength(20);
     expect(hiddenTotal + INDEXED_OUTCOMES_SHOWN).toBe(20_000 - 20);
     expect(shown[0].file).toBe('f19999');
+  });
+});
+
+describe('removedOutcomes', () => {
+  it('marks a file whose documents are all removed, and counts what is left of one that keeps some', () => {
+    const list = [
+      { file: 'a.md', status: 'indexed' as const, documents: 1 },
+      { file: 'b.jsonl', status: 'indexed' as const, documents: 5 },
+      { file: 'c.pdf', status: 'failed' as const, documents: 0, reason: 'no text' },
+    ];
+    const after = removedOutcomes(
+      list,
+      new Map([
+        ['a.md', 1],
+        ['b.jsonl', 2],
+        ['c.pdf', 1],
+      ]),
+    );
+    expect(after).toEqual([
+      { file: 'a.md', status: 'removed', documents: 0, reason: 'removed from the library' },
+      { file: 'b.jsonl', status: 'indexed', documents: 3 },
+      list[2],
+    ]);
   });
 });

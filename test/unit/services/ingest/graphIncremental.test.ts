@@ -127,7 +127,8 @@ describe('ingest pipeline: incremental concept graph', () => {
     expect(await repo.getGraphState()).toBeDefined();
     await expectFreshEquivalent(repo, refresh);
 
-    expect(await pipeline.removeDocument('d-gamma')).toBe(true);
+    expect(await pipeline.removeDocuments(['d-gamma'])).toBe(1);
+    await pipeline.ensureRunning();
     expect(builds).toBe(1);
     expect((await repo.getGraphState())!.docIds).not.toContain('d-gamma');
     await expectFreshEquivalent(repo, refresh);
@@ -202,7 +203,8 @@ describe('ingest pipeline: incremental concept graph', () => {
     expect({ builds, wholeReads }).toEqual({ builds: 1, wholeReads: 1 });
     await expectFreshEquivalent(repo, refresh);
 
-    expect(await pipeline.removeDocument('d-gamma')).toBe(true);
+    expect(await pipeline.removeDocuments(['d-gamma'])).toBe(1);
+    await pipeline.ensureRunning();
     wholeReads = 0;
     await expectFreshEquivalent(repo, refresh);
 

@@ -314,12 +314,39 @@ describe('IngestPipeline', () => {
     expect(graphBuilds()).toBe(3);
   });
 
-  it('removes a document and rebuilds the graph of what remains', async () => {
-    const { repo, pipeline, graphBuilds } = setup();
+  it('removes a document and rebuilds the graph of what remains in a run that ends idle', async () => {
+    const { repo, events, pipeline, graphBuilds } = setup();
     await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.\nb: B1.') }]);
     await pipeline.ensureRunning();
-    expect(await pipeline.removeDocument('d-a')).toBe(true);
-    expect(graphBuilds()).toBe(3);
+    events.length = 0;
+    expect(await pipeline.removeDocuments(['d-a'])).toBe(1);
     expect(await repo.counts()).toMatchObject({ documents: 1, vectors: 1 });
+    await pipeline.ensureRunning();
+    expect(graphBuilds()).toBe(3);
+    // The refresh is a run of its own: its graph progress is followed by 'idle' (the page's "indexing…" ends).
+    const graph = events.findIndex((e) => e.type === 'progress' && e.progress.stage === 'graph');
+    expect(graph).toBeGreaterThanOrEqual(0);
+    expect(events.at(-1)).toEqual({ type: 'idle', cancelled: false });
+    expect(pipeline.isRunning).toBe(false);
+  });
+
+  it('removes several documents at once with one refresh, and an emptied library ends idle', async () => {
+    const { repo, events, pipeline, graphBuilds } = setup();
+    await pipeline.enqueue([{ name: 'one.txt', bytes: bytes('a: A1.\nb: B1.\nc: C1.') }]);
+    await pipeline.ensureRunning();
+    const before = graphBuilds();
+    expect(await pipeline.removeDocuments(['d-a', 'd-b', 'missing'])).toBe(2);
+    await pipeline.ensureRunning();
+    expect(graphBuilds()).toBe(before + 1);
+    events.length = 0;
+    expect(await pipeline.removeDocuments(['d-c'])).toBe(1);
+    await pipeline.ensureRunning();
+    expect(await repo.counts()).toMatchObject({ documents: 0, vectors: 0 });
+    expect(events.at(-1)).toEqual({ type: 'idle', cancelled: false });
+    // Nothing removed: no run.
+    events.length = 0;
+    expect(await pipeline.removeDocuments(['d-c'])).toBe(0);
+    expect(pipeline.isRunning).toBe(false);
+    expect(events.filter((e) => e.type === 'idle')).toEqual([]);
   });
 });

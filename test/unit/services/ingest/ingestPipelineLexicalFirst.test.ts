@@ -106,6 +106,10 @@ describe('lexical first', () => {
       searchableSentences: 6,
       embeddedDocuments: 3,
       embeddedSentences: 6,
+      // One chunk per document; this test's graph build stores no graph, so no concepts or edges are counted.
+      chunks: 3,
+      concepts: 0,
+      edges: 0,
     });
     expect(run.graphs()).toBe(2);
     expect((await repo.getMeta())?.layers).toEqual({ lexical: true, semantic: true });

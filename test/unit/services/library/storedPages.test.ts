@@ -464,7 +464,7 @@ describe('the library pages in the store', () => {
     expect(await pagesDue(reopened)).toBe(true);
     // A removal through the pipeline writes the library's pages again afterwards.
     const pipeline = pipelineOf(reopened);
-    expect(await pipeline.removeDocument(other.id)).toBe(true);
+    expect(await pipeline.removeDocuments([other.id])).toBe(1);
     await pipeline.ensureRunning();
     const rewritten = await openedPages(reopened.db);
     expect(rewritten).toMatchObject({ documents: (await reopened.counts()).documents });
