@@ -8,7 +8,7 @@
 // chunks are about, and the library-wide document-frequency cap (extractConcepts) is left to stop only the hubs.
 // "computed" in the Computed Properties page is in every chunk of that page, so its within-document IDF is low;
 // the page's heading keeps it as the subject of each of its chunks.
-import { candidatesOf, type TermAnalyzer } from './analyzer.ts';
+import { candidatesOf, plainTerms, type TermAnalyzer } from './analyzer.ts';
 
 export interface KeyphraseChunk {
   docId: string;
@@ -145,7 +145,8 @@ export function chunkConceptLists(
   chunks: readonly KeyphraseChunk[],
   options: ConceptListOptions,
 ): string[][] {
-  if (!options.phrases) return chunks.map((c) => analyzer.terms(c.text));
-  if (!options.keyphrases) return chunks.map((c) => [...analyzer.terms(c.text), ...analyzer.phrases(c.text)]);
+  if (!options.phrases) return chunks.map((c) => plainTerms(analyzer, c.text));
+  if (!options.keyphrases)
+    return chunks.map((c) => [...plainTerms(analyzer, c.text), ...analyzer.phrases(c.text)]);
   return chunkKeyphrases(analyzer, chunks, options);
 }
