@@ -28,6 +28,8 @@ export interface KeyphraseOptions {
 /** Weight of a candidate that names a heading of the chunk, and of a unit or recurring pair over a single word. */
 const HEADING_BOOST = 2;
 const UNIT_BOOST = 1.5;
+/** Candidates a document of one chunk keeps at least (all of them when it has fewer), see documentKeyphrases. */
+const SINGLE_CHUNK_KEEP = 100;
 
 /**
  * Concept terms of every chunk, with repetitions (tf), in the order given. Chunks are grouped by document; a
@@ -118,10 +120,18 @@ function documentKeyphrases(
     }
     // Ties broken by term so the result does not depend on the order of the text.
     scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    // A document of one chunk (an encyclopedia paragraph, a paragraph of a paper) has no other section to weigh
+    // its words against: every within-document IDF is the same, so a cap would keep the most repeated words and
+    // then cut the rest in alphabetical order. On Chinese prose, whose words mostly occur once per paragraph, that
+    // dropped the words a question names (docs/results/retrieval-stemming.md): such a chunk keeps its candidates,
+    // up to SINGLE_CHUNK_KEEP, so that a long page held in one chunk still links a bounded number of concepts.
+    const capped = Math.ceil(options.keyphraseScale * Math.sqrt(scored.length));
     const k =
-      options.keyphraseScale > 0
-        ? Math.ceil(options.keyphraseScale * Math.sqrt(scored.length))
-        : scored.length;
+      options.keyphraseScale <= 0
+        ? scored.length
+        : n > 1
+          ? capped
+          : Math.max(capped, Math.min(scored.length, SINGLE_CHUNK_KEEP));
     const out: string[] = [];
     scored.forEach(([term], rank) => {
       // Heading terms are always kept: they say what the chunk is about even when it is long.
