@@ -31,6 +31,24 @@ function stemmedTerms(text: string): string[] {
   return terms;
 }
 
+/**
+ * What a person never reads as a subject, blanked (same length) before concepts are picked from a text: include
+ * directives of documentation builders ({{#rustdoc_include ../listings/ch08/src/main.rs}}), numbered listing and
+ * figure labels ("Listing 8-1"), URLs, and file paths and names (src/main.rs, output.txt, Cargo.toml). They stay words
+ * for BM25: only the concept candidates leave them out (version 2).
+ */
+const NON_CONCEPTS = [
+  /\{\{#[^}]*\}\}/g,
+  /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi,
+  /\b(?:Listing|Figure|Table|Example)\s+\d+(?:[-.]\d+)*/g,
+  /(?<![\w@])(?:[\w.-]+\/)+[\w.-]*|\b[\w-]+\.(?:rs|toml|txt|md|json|js|mjs|cjs|ts|tsx|jsx|vue|html|css|py|sh|yml|yaml|lock|log|c|h|cpp|go|java|rb|xml|csv|png|jpg|svg|pdf)\b/g,
+];
+function withoutNonConcepts(text: string): string {
+  let out = text;
+  for (const pattern of NON_CONCEPTS) out = out.replace(pattern, (m) => ' '.repeat(m.length));
+  return out;
+}
+
 export function createTermAnalyzer(version: number = ANALYZER_VERSION): TermAnalyzer {
   if (!(VERSIONS as readonly number[]).includes(version)) {
     throw new Error(`text analyzer: version ${version} is unknown (this app knows ${VERSIONS.join(', ')})`);
@@ -41,7 +59,8 @@ export function createTermAnalyzer(version: number = ANALYZER_VERSION): TermAnal
     terms: version >= 2 ? stemmedTerms : (text) => indexTerms(text),
     phrases: (text) => capitalizedPhrases(text).map((phrase) => phrase.term),
     words: (text) => wordTokens(text).map((token) => token.term),
-    candidates: (text) => {
+    candidates: (raw) => {
+      const text = version >= 2 ? withoutNonConcepts(raw) : raw;
       const units = capitalizedPhrases(text).map((phrase) => phrase.term);
       // One tokenization for the words and the pairs.
       const tokens = wordTokens(text);
