@@ -66,9 +66,15 @@ describe('chunkKeyphrases', () => {
     expect(distinct(short).length).toBe(Math.ceil(3 * Math.sqrt(25)));
     expect(distinct(long).length).toBeLessThanOrEqual(Math.ceil(3 * Math.sqrt(402)) + 2);
     expect(long).toContain('ownership');
-    // One long chunk alone in its document keeps a bounded number (100), not its 400 words.
+    // An English chunk alone in its document is capped as well.
     const [alone] = chunkKeyphrases(analyzer, [{ docId: 'c', text: words }], { keyphraseScale: 3 });
-    expect(distinct(alone).length).toBe(100);
+    expect(distinct(alone).length).toBeLessThanOrEqual(Math.ceil(3 * Math.sqrt(400)));
+    // A long Chinese chunk alone in its document keeps a bounded number (100), not all of its words.
+    const han = Array.from({ length: 300 }, (_, i) =>
+      String.fromCodePoint(0x4e00 + 2 * i, 0x4e01 + 2 * i),
+    ).join('，');
+    const [chinese] = chunkKeyphrases(analyzer, [{ docId: 'z', text: han }], { keyphraseScale: 1 });
+    expect(distinct(chinese).length).toBe(100);
   });
 
   it("gives a document the same keyphrases whatever else the library holds (the incremental graph's premise)", () => {
