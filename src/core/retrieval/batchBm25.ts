@@ -3,7 +3,7 @@
 // memory (src/services/library/storedPages.ts), so a question meanwhile is scored over its stored chunks as they
 // stream by. One pass counts what the IDF and the length norm need (the chunks, their lengths, the question terms'
 // document frequencies) and keeps, for each chunk holding a question word, a key, its length and those words' counts;
-// then those chunks are scored through addFieldTermScores (the engine's and the pages' own arithmetic, given the
+// then those chunks are scored through addQueryScores (the engine's and the pages' own arithmetic, given the
 // library's document frequencies) and the best `limit` are kept, so the ranking is the one the whole library's index
 // gives, to the last bit (batchBm25.test.ts). The caller reads the records of the best again by their keys: a second
 // pass over the library, to score it with the first one's counts, cost 2.1x the time in Node and 52-61 s against

@@ -82,7 +82,7 @@ export interface FieldScoring {
  * term's document frequency over the whole library when the postings given are one batch of it (the IDF is the
  * library's, not the batch's); absent, the postings are the whole library's and give it.
  */
-export function addFieldTermScores(
+function addFieldTermScores(
   inText: PostingList | undefined,
   inHeading: PostingList | undefined,
   { copies, n, lengths, norm, k1, b }: FieldScoring,
@@ -125,7 +125,7 @@ export function addFieldTermScores(
  * for a question's "watchers"). Below 1 so that the question's own form ranks first; measured on the shared Vue
  * docs (docs/results/retrieval-stemming.md).
  */
-export const STEM_WEIGHT = 0.5;
+const STEM_WEIGHT = 0.5;
 
 /**
  * Adds a question's BM25(F) scores (its distinct terms, in order): a word as written as always; a stem (STEM_PREFIX,

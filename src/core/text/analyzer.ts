@@ -15,7 +15,7 @@ import { stemOf } from './stems.ts';
 import { capitalizedPhrases, indexTerms, isIndexTerm, wordTokens } from './words.ts';
 
 /** The analyser version new libraries are built with. */
-export const ANALYZER_VERSION = 2;
+const ANALYZER_VERSION = 2;
 /** The versions this app can question a library with (a library without a record was built with version 1). */
 const VERSIONS = [1, 2] as const;
 

@@ -25,7 +25,7 @@ const MAX_MEMO = 200_000;
 const memo = new Map<string, string>();
 
 /** The Snowball English stem of a lowercase plain word (memoized: text repeats its words constantly). */
-export function englishStem(word: string): string {
+function englishStem(word: string): string {
   let s = memo.get(word);
   if (s === undefined) {
     s = stem(word);
