@@ -27,7 +27,8 @@ export class AtomicIndex {
 
   constructor(
     readonly questions: readonly AtomicQuestion[],
-    terms: (text: string) => string[] = createTermAnalyzer().terms,
+    // Version 1 (no stems): this index scores every term alike, and the atomic layer was not measured with stems.
+    terms: (text: string) => string[] = createTermAnalyzer(1).terms,
   ) {
     this.terms = terms;
     this.lengths = new Float32Array(questions.length);

@@ -1,7 +1,20 @@
 // How text becomes concept terms. The graph and the retrieval modes take an analyser instead of importing the
 // tokenizer directly, so the algorithms are testable on hand-made term lists and the phrase option is one switch.
 
+/**
+ * Marks a stem among an analyser's terms ("~watcher"): a word as written never starts with it. A stem is matched
+ * only where its word is not (retrieval/fieldBm25.ts), and is never a concept.
+ */
+export const STEM_PREFIX = '~';
+
 export interface TermAnalyzer {
+  /**
+   * Which analysis this is (src/core/text/analyzer.ts says what each version does). A library read by ranges
+   * records the version its word index was built with; absent in hand-made analysers.
+   */
+  readonly version?: number;
+  /** The same analyser at another version, to question a library built with it (throws for an unknown one). */
+  atVersion?(version: number): TermAnalyzer;
   /** Index terms of a text, with repetitions: lowercased word tokens minus stop words (BM25 and concepts). */
   terms(text: string): string[];
   /** Multi-word capitalized phrases ("port of spain"): lowercased words joined by one space, with repetitions. */
@@ -26,11 +39,16 @@ export interface ConceptCandidates {
   pairs: string[];
 }
 
+/** An analyser's terms of `text` without its stems: words as written, what concepts are made of. */
+export function plainTerms(analyzer: TermAnalyzer, text: string): string[] {
+  return analyzer.terms(text).filter((t) => !t.startsWith(STEM_PREFIX));
+}
+
 /** The candidates of `text`, from the analyser's own method or from its terms and phrases. */
 export function candidatesOf(analyzer: TermAnalyzer, text: string): ConceptCandidates {
   return analyzer.candidates
     ? analyzer.candidates(text)
-    : { words: analyzer.terms(text), units: analyzer.phrases(text), pairs: [] };
+    : { words: plainTerms(analyzer, text), units: analyzer.phrases(text), pairs: [] };
 }
 
 /** Longest phrase (in words) looked up among a question's n-grams. */
@@ -45,7 +63,7 @@ export function questionTerms(
   text: string,
   known: { has(term: string): boolean },
 ): string[] {
-  const out = new Set([...analyzer.terms(text), ...analyzer.phrases(text)]);
+  const out = new Set([...plainTerms(analyzer, text), ...analyzer.phrases(text)]);
   // A possessive belongs to no name: "lothair ii's mother" must still match the phrase "lothair ii".
   const words = analyzer.words(text).map((w) => w.replace(/['’]s$/, ''));
   // Code identifiers and unspaced pairs (知识图谱) are not word n-grams: look them up as the passages give them.
@@ -68,7 +86,7 @@ export function questionTerms(
  * sentence names (the concept vectors average the sentences that name them). Without phrases, index terms only.
  */
 export function conceptTerms(analyzer: TermAnalyzer, text: string, phrases: boolean): string[] {
-  if (!phrases) return analyzer.terms(text);
+  if (!phrases) return plainTerms(analyzer, text);
   const c = candidatesOf(analyzer, text);
   return [...c.words, ...c.units, ...c.pairs];
 }

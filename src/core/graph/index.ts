@@ -1,6 +1,6 @@
 // The public API of src/core/graph: what the services, the store, the CLI, the UI and other core folders use.
 // Modules not listed here are this folder's own; tests may still reach them directly.
-export { conceptTerms, questionTerms } from './analyzer.ts';
+export { conceptTerms, questionTerms, STEM_PREFIX } from './analyzer.ts';
 export type { TermAnalyzer } from './analyzer.ts';
 export { chunkConceptLists } from './keyphrases.ts';
 export {

@@ -8,7 +8,7 @@
 // chunks are about, and the library-wide document-frequency cap (extractConcepts) is left to stop only the hubs.
 // "computed" in the Computed Properties page is in every chunk of that page, so its within-document IDF is low;
 // the page's heading keeps it as the subject of each of its chunks.
-import { candidatesOf, type TermAnalyzer } from './analyzer.ts';
+import { candidatesOf, plainTerms, type TermAnalyzer } from './analyzer.ts';
 
 export interface KeyphraseChunk {
   docId: string;
@@ -28,6 +28,17 @@ export interface KeyphraseOptions {
 /** Weight of a candidate that names a heading of the chunk, and of a unit or recurring pair over a single word. */
 const HEADING_BOOST = 2;
 const UNIT_BOOST = 1.5;
+/** Candidates a document of one chunk keeps at least (all of them when it has fewer), see documentKeyphrases. */
+const SINGLE_CHUNK_KEEP = 100;
+/** Words of scripts written without spaces, which the segmenter cuts by dictionary (Chinese, Japanese). */
+const UNSPACED = /\p{Script=Han}|\p{Script=Hiragana}|\p{Script=Katakana}/u;
+
+/** Whether most of a chunk's candidates are words of an unspaced script. */
+function mostlyUnspaced(scored: ReadonlyArray<[string, number]>): boolean {
+  let unspaced = 0;
+  for (const [term] of scored) if (UNSPACED.test(term)) unspaced++;
+  return 2 * unspaced > scored.length;
+}
 
 /**
  * Concept terms of every chunk, with repetitions (tf), in the order given. Chunks are grouped by document; a
@@ -118,10 +129,20 @@ function documentKeyphrases(
     }
     // Ties broken by term so the result does not depend on the order of the text.
     scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    // A document of one chunk (an encyclopedia paragraph, a paragraph of a paper) has no other section to weigh
+    // its words against: every within-document IDF is the same, so a cap keeps the most repeated words and then
+    // cuts the rest in alphabetical order. Chinese and Japanese prose, whose segmenter words mostly occur once per
+    // paragraph, lost the words a question names that way (default R@2 55 against bm25 75 on test/bench/heldout/
+    // zhprose): such a chunk keeps its candidates, up to SINGLE_CHUNK_KEEP, so a long page held in one chunk still
+    // links a bounded number of concepts. English paragraphs keep the cap: keeping all of theirs cost MuSiQue 2.7
+    // points of R@5 (docs/results/retrieval-stemming.md).
+    const capped = Math.ceil(options.keyphraseScale * Math.sqrt(scored.length));
     const k =
-      options.keyphraseScale > 0
-        ? Math.ceil(options.keyphraseScale * Math.sqrt(scored.length))
-        : scored.length;
+      options.keyphraseScale <= 0
+        ? scored.length
+        : n > 1 || !mostlyUnspaced(scored)
+          ? capped
+          : Math.max(capped, Math.min(scored.length, SINGLE_CHUNK_KEEP));
     const out: string[] = [];
     scored.forEach(([term], rank) => {
       // Heading terms are always kept: they say what the chunk is about even when it is long.
@@ -145,7 +166,8 @@ export function chunkConceptLists(
   chunks: readonly KeyphraseChunk[],
   options: ConceptListOptions,
 ): string[][] {
-  if (!options.phrases) return chunks.map((c) => analyzer.terms(c.text));
-  if (!options.keyphrases) return chunks.map((c) => [...analyzer.terms(c.text), ...analyzer.phrases(c.text)]);
+  if (!options.phrases) return chunks.map((c) => plainTerms(analyzer, c.text));
+  if (!options.keyphrases)
+    return chunks.map((c) => [...plainTerms(analyzer, c.text), ...analyzer.phrases(c.text)]);
   return chunkKeyphrases(analyzer, chunks, options);
 }

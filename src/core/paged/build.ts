@@ -404,6 +404,7 @@ export async function buildPages(
     termCount: words.length,
     headingCopies: field ? field.copies : 0,
     thetaCo: params.thetaCo,
+    analyzer: analyzer.version,
     sections,
   });
   return {

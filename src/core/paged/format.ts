@@ -62,6 +62,11 @@ export interface PagesDirectory {
   headingCopies: number;
   /** θco the walk graph was built with (its rows are recomputed from the concept table with it). */
   thetaCo: number;
+  /**
+   * The text analyser version the word index was built with (src/core/text/analyzer.ts); a question is analysed
+   * the same way. Absent in parts written before stemming: version 1.
+   */
+  analyzer?: number;
   groups: GroupSizes;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;

@@ -12,7 +12,7 @@ import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource }
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { parseMode, reciprocalRankFusion, starEdges } from '../retrieval/index.ts';
-import { addFieldTermScores, topK } from '../retrieval/index.ts';
+import { addQueryScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
@@ -130,6 +130,8 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
     fail(`has version ${String(d.version)} (this app reads ${PAGES_VERSIONS_READ.join(' and ')})`);
   const counts = [d.blockSize, d.chunkCount, d.conceptCount, d.termCount, d.headingCopies, d.thetaCo];
   if (!counts.every((x) => Number.isSafeInteger(x) && x >= 0) || d.blockSize < 512) fail('has a bad count');
+  if (d.analyzer !== undefined && !(Number.isSafeInteger(d.analyzer) && d.analyzer >= 1))
+    fail(`has a bad analyzer version ${String(d.analyzer)}`);
   const g = d.groups;
   if (!g || ![g.records, g.terms, g.concepts, g.rows].every((x) => Number.isSafeInteger(x) && x > 0))
     fail('has bad group sizes');
@@ -144,6 +146,21 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
   return d;
+}
+
+/**
+ * The analyser a library is questioned with: the one its word index was built with, so a library written before a
+ * change of analysis (stemming) keeps answering as built. Hand-made analysers (no version) are taken as given.
+ */
+function builtWith(analyzer: TermAnalyzer, version: number, name: string): TermAnalyzer {
+  if (analyzer.version === undefined || analyzer.version === version || !analyzer.atVersion) return analyzer;
+  try {
+    return analyzer.atVersion(version);
+  } catch {
+    throw new PagesError(
+      `${name}: pages.bin was built with text analyzer version ${version}, unknown to this app`,
+    );
+  }
 }
 
 export class PagedLibrary {
@@ -256,7 +273,7 @@ export class PagedLibrary {
       throw error;
     }
     checkOpen(source.name, d, open);
-    return new PagedLibrary(source, store, d, open, analyzer);
+    return new PagedLibrary(source, store, d, open, builtWith(analyzer, d.analyzer ?? 1, source.name));
   }
 
   get chunkCount(): number {
@@ -486,14 +503,18 @@ export class PagedLibrary {
     const copies = fields ? this.directory.headingCopies : 0;
     const scoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
-    for (const term of new Set(queryTerms)) {
-      const entry = this.termEntry(term);
-      if (!entry) continue;
-      const inText = this.postingsOf(term, entry, false);
-      const inHeading = fields ? this.postingsOf(term, entry, true) : undefined;
-      // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
-      addFieldTermScores(inText, inHeading, scoring, scores, touched);
-    }
+    // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
+    addQueryScores(
+      queryTerms,
+      (term) => {
+        const entry = this.termEntry(term);
+        if (!entry) return [undefined, undefined];
+        return [this.postingsOf(term, entry, false), fields ? this.postingsOf(term, entry, true) : undefined];
+      },
+      scoring,
+      scores,
+      touched,
+    );
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
     for (const k of touched) scores[k] = 0;
     return best;

@@ -118,6 +118,7 @@ async function upgradePages(
       termCount: d.termCount,
       headingCopies: d.headingCopies,
       thetaCo: d.thetaCo,
+      analyzer: d.analyzer,
       sections,
     }),
     hashes: newBlocks.finish(),

@@ -327,6 +327,7 @@ export function pagesDirectory(
     termCount: fields.termCount,
     headingCopies: fields.headingCopies,
     thetaCo: fields.thetaCo,
+    ...(fields.analyzer !== undefined ? { analyzer: fields.analyzer } : {}),
     groups: GROUPS,
     sections: fields.sections,
   };
@@ -375,7 +376,7 @@ export async function writePagedIndex(
   blockSize = DEFAULT_BLOCK_SIZE,
   version = PAGES_VERSION,
 ): Promise<WrittenPages> {
-  const { layout, bm25, headings, table, shares, degrees, params } = parts;
+  const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
   const n = layout.chunks.length;
   const nc = table.terms.length;
   const sinks = Object.fromEntries(SECTIONS.map((name) => [name, new MemorySink()])) as Record<
@@ -453,6 +454,7 @@ export async function writePagedIndex(
         termCount: terms.length,
         headingCopies: headings ? headings.copies : 0,
         thetaCo: params.thetaCo,
+        analyzer,
         sections,
       },
       version,

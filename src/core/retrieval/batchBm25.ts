@@ -3,12 +3,13 @@
 // memory (src/services/library/storedPages.ts), so a question meanwhile is scored over its stored chunks as they
 // stream by. One pass counts what the IDF and the length norm need (the chunks, their lengths, the question terms'
 // document frequencies) and keeps, for each chunk holding a question word, a key, its length and those words' counts;
-// then those chunks are scored through addFieldTermScores (the engine's and the pages' own arithmetic, given the
+// then those chunks are scored through addQueryScores (the engine's and the pages' own arithmetic, given the
 // library's document frequencies) and the best `limit` are kept, so the ranking is the one the whole library's index
 // gives, to the last bit (batchBm25.test.ts). The caller reads the records of the best again by their keys: a second
 // pass over the library, to score it with the first one's counts, cost 2.1x the time in Node and 52-61 s against
 // 45-51 s a question in Chromium at 100 MiB (docs/results/words-awaiting.md, "One pass over the library").
-import { addFieldTermScores, type FieldScoring, type PostingList } from './fieldBm25.ts';
+import { STEM_PREFIX } from '../graph/index.ts';
+import { addQueryScores, type FieldScoring, type PostingList } from './fieldBm25.ts';
 import { topK } from './topk.ts';
 
 /** One chunk's analysed terms: its text's and its heading path's (empty without headings). */
@@ -75,7 +76,8 @@ export async function searchByBatches<T, K>(
     for (const item of batch) {
       const { text, heading } = termsOf(item);
       const order = stats.chunks++;
-      const length = text.length + copies * heading.length;
+      // Lengths count words as written, not their stems (as Bm25Builder does).
+      const length = plainCount(text) + copies * plainCount(heading);
       stats.totalLength += length;
       let any = false;
       for (const t of text) {
@@ -119,15 +121,16 @@ export async function searchByBatches<T, K>(
   };
   const scores = new Float32Array(keys.length);
   const touched: number[] = [];
-  terms.forEach((term, j) =>
-    addFieldTermScores(
-      postingList(counts[j].text),
-      copies > 0 ? postingList(counts[j].heading) : undefined,
-      scoring,
-      scores,
-      touched,
-      stats.df.get(term),
-    ),
+  addQueryScores(
+    terms,
+    (term) => {
+      const j = slot.get(term)!;
+      return [postingList(counts[j].text), copies > 0 ? postingList(counts[j].heading) : undefined];
+    },
+    scoring,
+    scores,
+    touched,
+    (term) => stats.df.get(term),
   );
   const best = topK(scores, limit, touched).map((k) => ({
     item: keys[k],
@@ -135,6 +138,13 @@ export async function searchByBatches<T, K>(
     order: orders[k],
   }));
   return { best, stats };
+}
+
+/** The terms of a list that are words as written (not stems). */
+function plainCount(terms: readonly string[]): number {
+  let n = 0;
+  for (const t of terms) if (!t.startsWith(STEM_PREFIX)) n++;
+  return n;
 }
 
 /** A matched chunk's count of a term, when it holds the term. */

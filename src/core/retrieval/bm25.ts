@@ -1,5 +1,7 @@
 // Okapi BM25 over the analysed terms of every chunk (k1 = 1.2, b = 0.75 by default): the lexical baseline and a
 // fusion partner. Postings are CSR typed arrays; a query touches only its terms' postings.
+import { STEM_PREFIX } from '../graph/index.ts';
+import { addQueryScores } from './fieldBm25.ts';
 import type { Candidate } from './types.ts';
 import { topK } from './topk.ts';
 
@@ -22,7 +24,10 @@ export class Bm25Builder {
   /** Adds the next chunk's terms (chunks are numbered in the order they are added). */
   add(terms: readonly string[]): void {
     const { counts, termIds, df } = this;
-    this.lengths.push(terms.length);
+    // A chunk's length is its words as written: stems (analyser version 2) are a second reading of the same words.
+    let length = 0;
+    for (const t of terms) if (!t.startsWith(STEM_PREFIX)) length++;
+    this.lengths.push(length);
     for (const t of terms) {
       let id = termIds.get(t);
       if (id === undefined) {
@@ -144,6 +149,14 @@ export class Bm25Index {
   search(queryTerms: readonly string[], limit: number): Candidate[] {
     const { scores, offsets, postings, freqs, lengths, k1, b } = this;
     const touched: number[] = [];
+    if (queryTerms.some((t) => t.startsWith(STEM_PREFIX))) {
+      // Stems: scored where their word was not found (fieldBm25.ts), with the same arithmetic as below.
+      const scoring = { copies: 0, n: this.chunkCount, lengths, norm: this.avgLength || 1, k1, b };
+      addQueryScores(queryTerms, (t) => [this.postingsOf(t), undefined], scoring, scores, touched);
+      const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
+      for (const k of touched) scores[k] = 0;
+      return best;
+    }
     for (const term of new Set(queryTerms)) {
       const id = this.termIds.get(term);
       if (id === undefined) continue;

@@ -76,6 +76,8 @@ export interface LexicalParts {
   /** Weighted degree of every concept in the walk graph. */
   degrees: Float64Array;
   params: RetrievalParams;
+  /** The analyser version the word index was built with (absent for a hand-made analyser). */
+  analyzer?: number;
 }
 
 /** RetrievalEngine.prepareText's result: what opening an engine computes from the text alone. */
@@ -734,6 +736,7 @@ export class RetrievalEngine {
       shares: this.shares,
       degrees: weightedDegrees(this.graphIndex.graph),
       params: this.params,
+      analyzer: this.analyzer.version,
     };
   }
 

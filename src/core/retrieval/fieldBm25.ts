@@ -4,6 +4,7 @@
 // second time with its headings appended: that second index held all the text's postings and term map again, and
 // opening a library built it term by term (a cold `cli ask` on a 22.8 MB library peaked 28 MB lower without it).
 // Scores are those of one index over text + copies × headings, to the last bit (fieldBm25.test.ts).
+import { STEM_PREFIX } from '../graph/index.ts';
 import type { Bm25Index } from './bm25.ts';
 import { topK } from './topk.ts';
 import type { Candidate } from './types.ts';
@@ -41,11 +42,13 @@ export class HeadingFieldBm25 {
     const norm = this.avgLength || 1;
     const scoring: FieldScoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
-    for (const term of new Set(queryTerms)) {
-      const inText = this.text.postingsOf(term);
-      const inHeading = this.headings.postingsOf(term);
-      addFieldTermScores(inText, inHeading, scoring, scores, touched);
-    }
+    addQueryScores(
+      queryTerms,
+      (term) => [this.text.postingsOf(term), this.headings.postingsOf(term)],
+      scoring,
+      scores,
+      touched,
+    );
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
     for (const k of touched) scores[k] = 0;
     return best;
@@ -79,13 +82,15 @@ export interface FieldScoring {
  * term's document frequency over the whole library when the postings given are one batch of it (the IDF is the
  * library's, not the batch's); absent, the postings are the whole library's and give it.
  */
-export function addFieldTermScores(
+function addFieldTermScores(
   inText: PostingList | undefined,
   inHeading: PostingList | undefined,
   { copies, n, lengths, norm, k1, b }: FieldScoring,
   scores: Float32Array,
   touched: number[],
   libraryDf?: number,
+  weight = 1,
+  skip?: ReadonlySet<number>,
 ): void {
   if (!inText && !inHeading) return;
   // The union of the two ascending posting lists: its size is the term's document frequency in the fields.
@@ -107,8 +112,54 @@ export function addFieldTermScores(
   const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
   for (let x = 0; x < chunks.length; x++) {
     const k = chunks[x];
+    if (skip?.has(k)) continue;
     const tf = tfs[x];
     if (scores[k] === 0) touched.push(k);
-    scores[k] += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
+    const s = (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
+    scores[k] += weight === 1 ? s : weight * s;
   }
+}
+
+/**
+ * What a stem adds, relative to its word as written, for the passages that hold another form of it ("watcher"
+ * for a question's "watchers"). Below 1 so that the question's own form ranks first; measured on the shared Vue
+ * docs (docs/results/retrieval-stemming.md).
+ */
+const STEM_WEIGHT = 0.5;
+
+/**
+ * Adds a question's BM25(F) scores (its distinct terms, in order): a word as written as always; a stem (STEM_PREFIX,
+ * analyser version 2, right after its word) at STEM_WEIGHT and only for the chunks its word did not reach, so each
+ * question word counts once per chunk, fully where the chunk uses its very form. `lists` gives a term's text and
+ * heading postings; `dfOf` the library's document frequency where the postings are a batch of it (batchBm25.ts).
+ */
+export function addQueryScores(
+  queryTerms: readonly string[],
+  lists: (term: string) => [PostingList | undefined, PostingList | undefined],
+  scoring: FieldScoring,
+  scores: Float32Array,
+  touched: number[],
+  dfOf?: (term: string) => number | undefined,
+): void {
+  const terms = [...new Set(queryTerms)];
+  let reached: Set<number> | undefined;
+  terms.forEach((term, i) => {
+    const [inText, inHeading] = lists(term);
+    const isStem = term.startsWith(STEM_PREFIX);
+    addFieldTermScores(
+      inText,
+      inHeading,
+      scoring,
+      scores,
+      touched,
+      dfOf?.(term),
+      isStem ? STEM_WEIGHT : 1,
+      isStem ? reached : undefined,
+    );
+    reached = undefined;
+    if (!isStem && terms[i + 1]?.startsWith(STEM_PREFIX)) {
+      reached = new Set(inText?.chunks);
+      if (inHeading && scoring.copies > 0) for (const k of inHeading.chunks) reached.add(k);
+    }
+  });
 }

@@ -31,7 +31,7 @@ export type { EvidenceSource } from './evidence.ts';
 export { rankPpr } from './pprSearch.ts';
 export type { PprContext, PprLexicon } from './pprSearch.ts';
 export { topK } from './topk.ts';
-export { addFieldTermScores } from './fieldBm25.ts';
+export { addQueryScores } from './fieldBm25.ts';
 export type { Candidate } from './types.ts';
 export { searchByBatches } from './batchBm25.ts';
 export type { ChunkTerms } from './batchBm25.ts';

@@ -102,11 +102,12 @@ describe('bench with an LLM endpoint', () => {
     expect(answerRequests()).toHaveLength(questions.length * 4);
     // q2's answer "It is Port of Spain" is never exact; its F1 is 2·(3/5)·(3/3)/(3/5+3/3) = 0.75 in every mode.
     // q1 is answered (EM 1, F1 1) only when the context holds p2: so EM 0.5, F1 (1 + 0.75)/2 when it does …
+    // bm25 holds p2 too: its "died" meets the question's "die" through their stem (text analyzer version 2).
     expect(json.modes.ppr).toMatchObject({ em: 0.5, f1: 0.875 });
     expect(json.modes.hybrid).toMatchObject({ em: 0.5, f1: 0.875 });
-    // … and EM 0, F1 (0 + 0.75)/2 when it does not: bm25 shares no term with p2 ("die" ≠ "died"), and the KG path
-    // matches the entity "Lothair" of p1 only (the scripted extraction takes capitalized runs; "II" is not one).
-    expect(json.modes.bm25).toMatchObject({ em: 0, f1: 0.375 });
+    expect(json.modes.bm25).toMatchObject({ em: 0.5, f1: 0.875 });
+    // … and EM 0, F1 (0 + 0.75)/2 when it does not: the KG path matches the entity "Lothair" of p1 only (the
+    // scripted extraction takes capitalized runs; "II" is not one).
     expect(json.modes.kg).toMatchObject({ em: 0, f1: 0.375, recall: { '2': 0.75 } });
     expect(json.modes.kg.cr).toEqual({ '20': 0.5, '1000': 0.5 });
     expect(json.modes.hybrid.cr['1000']).toBe(1);

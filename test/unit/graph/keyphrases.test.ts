@@ -52,17 +52,29 @@ describe('chunkKeyphrases', () => {
 
   it('keeps fewer terms per word in a long chunk than in a short one, and at least its headings', () => {
     const words = Array.from({ length: 400 }, (_, i) => `term${i}x`).join(' ');
-    const [short, long] = chunkKeyphrases(
+    // Sections of documents of two chunks each (a document of one chunk keeps more: the next test).
+    const [short, , long] = chunkKeyphrases(
       analyzer,
       [
         { docId: 'a', text: words.split(' ').slice(0, 25).join(' ') },
+        { docId: 'a', text: 'other' },
         { docId: 'b', text: words, path: ['Ownership'] },
+        { docId: 'b', text: 'other' },
       ],
       { keyphraseScale: 3 },
     );
     expect(distinct(short).length).toBe(Math.ceil(3 * Math.sqrt(25)));
     expect(distinct(long).length).toBeLessThanOrEqual(Math.ceil(3 * Math.sqrt(402)) + 2);
     expect(long).toContain('ownership');
+    // An English chunk alone in its document is capped as well.
+    const [alone] = chunkKeyphrases(analyzer, [{ docId: 'c', text: words }], { keyphraseScale: 3 });
+    expect(distinct(alone).length).toBeLessThanOrEqual(Math.ceil(3 * Math.sqrt(400)));
+    // A long Chinese chunk alone in its document keeps a bounded number (100), not all of its words.
+    const han = Array.from({ length: 300 }, (_, i) =>
+      String.fromCodePoint(0x4e00 + 2 * i, 0x4e01 + 2 * i),
+    ).join('，');
+    const [chinese] = chunkKeyphrases(analyzer, [{ docId: 'z', text: han }], { keyphraseScale: 1 });
+    expect(distinct(chinese).length).toBe(100);
   });
 
   it("gives a document the same keyphrases whatever else the library holds (the incremental graph's premise)", () => {
@@ -75,5 +87,26 @@ describe('chunkKeyphrases', () => {
     const mixed = chunkKeyphrases(analyzer, [other, ...MANUAL], { keyphraseScale: 3 });
     expect(mixed.slice(1)).toEqual(alone);
     expect(distinct(mixed[0])).toContain('lothair ii');
+  });
+
+  it('keeps every candidate of a document that is one chunk (no other section to weigh its words against)', () => {
+    // A paragraph of Chinese prose: nearly every word occurs once, so a cap would keep the alphabetically first.
+    const text =
+      '为解决此问题，我们提出在句子级别构建概念语义嵌入。对于每个概念，我们首先识别与其关联的所有文本块，然后使用句子分割器将这些块分割为句子，得到包含该概念的所有句子集合。';
+    const c = analyzer.candidates!(text);
+    const all = distinct([...c.words, ...c.units]);
+    expect(all.length).toBeGreaterThan(15);
+    const [alone] = chunkKeyphrases(analyzer, [{ docId: 'p', text }], { keyphraseScale: 1 });
+    expect(distinct(alone)).toEqual(all);
+    // The same paragraph as one of two sections of a document is capped as before: ⌈1 · √candidates⌉ and headings.
+    const [capped] = chunkKeyphrases(
+      analyzer,
+      [
+        { docId: 'd', text },
+        { docId: 'd', text: '概念图的边由语义相关性与共现共同决定。' },
+      ],
+      { keyphraseScale: 1 },
+    );
+    expect(distinct(capped).length).toBeLessThan(all.length);
   });
 });

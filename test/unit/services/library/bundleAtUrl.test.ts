@@ -130,7 +130,10 @@ it('a host with ranges: read by ranges, never downloaded whole', async () => {
     const at = await new BundleAtUrl().pages(`${server.origin}/pages.bundle`);
     expect(at?.downloaded).toBe(false);
     expect(await pagedHits(at!.bundle.library, QUESTIONS)).toEqual(await fromFile('pages.bundle'));
-    expect(server.served.get('/pages.bundle')).toBeLessThan(size);
+    // Not the whole file at once; but two questions in two modes over this one-page, 100 KB bundle read about as many
+    // bytes as it holds (106 KB with some blocks read twice, since stems — text analyzer version 2 — add a second
+    // posting list per plain word; 100 MiB bundles: docs/results/ranges.md).
+    expect(server.served.get('/pages.bundle')).toBeLessThan(1.1 * size);
   } finally {
     await server.close();
   }
