@@ -4,7 +4,7 @@
 // until then, so a folder of small files pays its start-up once.
 import { Worker } from 'node:worker_threads';
 import { OCR_PAGE_TIMEOUT_MS, PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
-import type { OcrLanguageSetting, OcrProgress } from '../core/parse/ocr.ts';
+import { OCR_LANGUAGE_NAMES, type OcrLanguageSetting, type OcrProgress } from '../core/parse/ocr.ts';
 import type { PrepareResult } from '../core/prepare.ts';
 import type { ParseReply, ParseRequest } from './parseThread.ts';
 
@@ -35,6 +35,15 @@ function startThread(heapMb: number): Worker {
     `import(${JSON.stringify(tsx)})` +
     `.then((m) => { m.register(); return import(${JSON.stringify(body)}); })`;
   return new Worker(code, { eval: true, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+}
+
+/** A recognised page's progress line on stderr: "cli: scan.pdf: recognising page 12 of 40 (English)". */
+export function logOcrProgress(command: string): (file: string, progress: OcrProgress) => void {
+  return (file, { page, pages, language }) =>
+    process.stderr.write(
+      `${command}: ${file}: recognising page ${page} of ${pages}` +
+        `${language ? ` (${OCR_LANGUAGE_NAMES[language]})` : ' (telling the language)'}\n`,
+    );
 }
 
 export class ThreadParser {
