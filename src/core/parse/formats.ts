@@ -52,12 +52,12 @@ const FILE_FORMATS: readonly FileFormat[] = [
     label: 'Word',
   },
   { extension: '.jsonl', mime: 'application/jsonl', label: 'JSON Lines' },
+  { extension: '.ndjson', mime: 'application/jsonl', label: 'JSON Lines' },
   // Pictures of pages: one-page documents whose text is recognised (src/core/parse/image.ts).
   { extension: '.png', mime: 'image/png', label: 'picture of a page' },
   { extension: '.jpg', mime: 'image/jpeg', label: 'picture of a page' },
   { extension: '.jpeg', mime: 'image/jpeg', label: 'picture of a page' },
   { extension: '.webp', mime: 'image/webp', label: 'picture of a page' },
-  { extension: '.ndjson', mime: 'application/jsonl', label: 'JSON Lines' },
 ];
 
 const SUPPORTED_EXTENSIONS: readonly string[] = FILE_FORMATS.map((f) => f.extension);

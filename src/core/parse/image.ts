@@ -24,7 +24,8 @@ export async function parseImage(
       ocr,
     );
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // The recogniser rejects with its decoder's words, as a string already prefixed "Error: ".
+    const message = (error instanceof Error ? error.message : String(error)).replace(/^Error: /, '');
     throw new ParseError(file, `not a readable image (${message})`);
   }
   const page = result.results.get(1);

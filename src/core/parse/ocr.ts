@@ -46,6 +46,8 @@ export interface PageImage {
 export interface OcrPageStore {
   get(key: string): Promise<OcrPage | undefined>;
   put(key: string, page: OcrPage): Promise<void>;
+  /** Drops every entry whose key starts with `prefix` (a document whose pages are all recognised). */
+  forget?(prefix: string): Promise<void>;
 }
 
 export interface OcrProgress {
@@ -239,17 +241,19 @@ export async function recognisePages(
   }
   const chosen = language ?? 'eng';
   for (const [i, n] of pages.entries()) {
-    options.onProgress?.({ page: i + 1, pages: pages.length, language: chosen });
     const key = `${documentKey}/${chosen}/${n}`;
     let page = await store.get(key);
     if (!page) {
       const picture = await image(n);
+      // A page with a little text and no picture (a chapter's title page) keeps its text.
       if (!picture) continue;
+      options.onProgress?.({ page: i + 1, pages: pages.length, language: chosen });
       const lines = await (await recogniser()).recognize(picture.bytes, chosen);
       page = { width: picture.width, height: picture.height, lines };
       await store.put(key, page);
     }
     results.set(n, page);
   }
+  await options.store?.forget?.(`${documentKey}/`);
   return { language: chosen, results };
 }

@@ -32,6 +32,9 @@ export function tesseractEngine(paths: TesseractPaths): OcrEngine & { close(): P
           cacheMethod: 'none',
           gzip: true,
           workerBlobURL: false,
+          // A picture the decoder cannot read rejects its job; without a handler the library also throws it
+          // where nothing catches it, and the whole parse worker (or thread) would go down with it.
+          errorHandler: () => {},
         }),
       };
       await (await old?.catch(() => undefined))?.terminate();
