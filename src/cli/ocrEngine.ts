@@ -3,7 +3,7 @@
 // browser gets from the app's /tesseract/ folder). Nothing is fetched.
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type { OcrLanguage } from '../core/parse/ocr.ts';
+import type { OcrLanguage } from '../core/parse/index.ts';
 import { tesseractEngine } from '../services/ocr/tesseract.ts';
 
 const require = createRequire(import.meta.url);

@@ -2,7 +2,7 @@
 // browser's parse worker (workers/parse.worker.ts), so that a file that takes too long, or eats memory, is stopped
 // by terminating this thread (threadParser.ts starts a fresh one for the next file).
 import { parentPort } from 'node:worker_threads';
-import type { OcrLanguageSetting, OcrProgress } from '../core/parse/ocr.ts';
+import type { OcrLanguageSetting, OcrProgress } from '../core/parse/index.ts';
 import { prepareFile } from '../core/prepare.ts';
 import { nodeOcrEngine } from './ocrEngine.ts';
 

@@ -3,8 +3,13 @@
 // thread, the file gets a verdict in words, and the next file goes to a fresh thread. One thread serves every file
 // until then, so a folder of small files pays its start-up once.
 import { Worker } from 'node:worker_threads';
-import { OCR_PAGE_TIMEOUT_MS, PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
-import { OCR_LANGUAGE_NAMES, type OcrLanguageSetting, type OcrProgress } from '../core/parse/ocr.ts';
+import {
+  OCR_LANGUAGE_NAMES,
+  OCR_PAGE_TIMEOUT_MS,
+  PARSE_TIMEOUT_MS,
+  type OcrLanguageSetting,
+  type OcrProgress,
+} from '../core/parse/index.ts';
 import type { PrepareResult } from '../core/prepare.ts';
 import type { ParseReply, ParseRequest } from './parseThread.ts';
 

@@ -4,8 +4,7 @@
 import { chunkDocument } from './chunk.ts';
 import { sha256Hex } from './hash.ts';
 import { ParseError, parseFile } from './parse/index.ts';
-import type { ParsedDocument } from './parse/index.ts';
-import type { OcrOptions } from './parse/ocr.ts';
+import type { OcrOptions, ParsedDocument } from './parse/index.ts';
 import { DEFAULT_INDEX_PARAMS, type FileError, type PreparedDocument } from './types.ts';
 
 export interface PrepareOptions {

@@ -110,3 +110,15 @@ export {
   tooLargeReason,
   unsupportedReason,
 } from './formats.ts';
+
+export {
+  OCR_LANGUAGE_NAMES,
+  type OcrEngine,
+  type OcrLanguage,
+  type OcrLanguageSetting,
+  type OcrLine,
+  type OcrPageStore,
+  type OcrPage,
+  type OcrProgress,
+  type OcrOptions,
+} from './ocr.ts';

@@ -10,8 +10,13 @@
 // write that hangs stops the run with a clear message and keeps the rest of the queue.
 import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../core/types.ts';
-import { formatOf, OCR_PAGE_TIMEOUT_MS, PARSE_TIMEOUT_MS } from '../../core/parse/index.ts';
-import { OCR_LANGUAGE_NAMES, type OcrProgress } from '../../core/parse/ocr.ts';
+import {
+  formatOf,
+  OCR_LANGUAGE_NAMES,
+  OCR_PAGE_TIMEOUT_MS,
+  PARSE_TIMEOUT_MS,
+  type OcrProgress,
+} from '../../core/parse/index.ts';
 import { embedDocuments } from '../../core/pipeline/index.ts';
 import { EmbedderMismatchError, type PutResult, type Repo } from '../../store/repo.ts';
 import type { PendingRecord } from '../../store/db.ts';

@@ -1,7 +1,7 @@
 // The browser's recogniser and its page store, for the parse worker. Every file comes from the app's own origin
 // (public/tesseract, copied from node_modules by src/tools/copy-assets.mjs; the service worker keeps them for offline
 // use once fetched): tesseract.js's own worker is started from there as a Web Worker inside the parse worker.
-import type { OcrPage, OcrPageStore } from '../../core/parse/ocr.ts';
+import type { OcrPage, OcrPageStore } from '../../core/parse/index.ts';
 import { tesseractEngine } from './tesseract.ts';
 
 /** A path of the app's origin, from a worker whose script sits in /assets/ (built) or /workers/ (dev). */

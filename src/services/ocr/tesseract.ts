@@ -4,7 +4,7 @@
 // never from the library's default CDN: every path is set here, and the library's cache in IndexedDB is off (the
 // service worker keeps the files for offline use; the CLI reads them from disk).
 import { createWorker, OEM, type Worker as TesseractWorker } from 'tesseract.js';
-import type { OcrEngine, OcrLanguage, OcrLine } from '../../core/parse/ocr.ts';
+import type { OcrEngine, OcrLanguage, OcrLine } from '../../core/parse/index.ts';
 
 export interface TesseractPaths {
   /** tesseract.js's worker script (browser only; Node uses the package's own). */

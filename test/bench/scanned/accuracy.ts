@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { ThreadParser } from '../../../src/cli/threadParser.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 
-const dir = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'test/fixtures/generated/scanned';
+const dir =
+  process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'test/fixtures/generated/scanned';
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 
 /** Levenshtein distance over code points, two rows. */
@@ -28,8 +29,9 @@ function distance(a: string[], b: string[]): number {
   return prev[b.length];
 }
 
-const normal = (text: string, zh: boolean): string[] =>
-  [...(zh ? text.replace(/\s+/g, '') : text.replace(/\s+/g, ' ').trim())];
+const normal = (text: string, zh: boolean): string[] => [
+  ...(zh ? text.replace(/\s+/g, '') : text.replace(/\s+/g, ' ').trim()),
+];
 
 const files = readdirSync(join(dir, 'scan'))
   .filter((f) => f.endsWith('.pdf') && (!only || f.startsWith(`${only}-`)))

@@ -33,7 +33,13 @@ function sections(text) {
       out.set(heading[1], current);
       continue;
     }
-    if (current && line.trim() && !line.startsWith('|') && !line.startsWith('Figure') && !line.startsWith('Table')) {
+    if (
+      current &&
+      line.trim() &&
+      !line.startsWith('|') &&
+      !line.startsWith('Figure') &&
+      !line.startsWith('Table')
+    ) {
       current.lines.push(line.trim());
     }
   }
@@ -57,20 +63,48 @@ const escape = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/
 function documents() {
   const docs = [];
   const pike = sections(readFileSync(join(papers, '003_c24fda356dee713b.txt'), 'utf8'));
-  for (const number of ['3.1', '3.2', '3.3', '4.1', '4.2', '5.1.1', '5.1.2', '5.2.1', '5.2.2', '5.2.3', '5.3.1', '5.3.2']) {
+  for (const number of [
+    '3.1',
+    '3.2',
+    '3.3',
+    '4.1',
+    '4.2',
+    '5.1.1',
+    '5.1.2',
+    '5.2.1',
+    '5.2.2',
+    '5.2.3',
+    '5.3.1',
+    '5.3.2',
+  ]) {
     const s = pike.get(number);
     const english = s.lines.filter((l) => hanShare(l) < 0.05 && !l.startsWith('$'));
-    docs.push({ id: `en-pike-${number}`, lang: 'en', title: `${number} ${s.title}`, paragraphs: capped(english, 5200) });
+    docs.push({
+      id: `en-pike-${number}`,
+      lang: 'en',
+      title: `${number} ${s.title}`,
+      paragraphs: capped(english, 5200),
+    });
   }
   const kag = sections(readFileSync(join(papers, '004_d7b8e9c4b4409069.txt'), 'utf8'));
   for (const number of ['1', '2.1', '2.2.1', '2.2.2', '2.3.1']) {
     const s = kag.get(number);
-    docs.push({ id: `zh-kag-${number}`, lang: 'zh', title: `${number} ${s.title}`, paragraphs: capped(s.lines, 1700) });
+    docs.push({
+      id: `zh-kag-${number}`,
+      lang: 'zh',
+      title: `${number} ${s.title}`,
+      paragraphs: capped(s.lines, 1700),
+    });
   }
   const g2 = sections(readFileSync(join(papers, '001_88a023139436d0bf.txt'), 'utf8'));
   for (const number of ['1', '3.2', '4.4', '4.5']) {
     const s = g2.get(number);
-    docs.push({ id: `zh-g2cons-${number}`, lang: 'zh', title: `${number} ${s.title}`, paragraphs: capped(s.lines, 1700) });
+    docs.push({
+      id: `zh-g2cons-${number}`,
+      lang: 'zh',
+      title: `${number} ${s.title}`,
+      paragraphs: capped(s.lines, 1700),
+    });
   }
   return docs;
 }
@@ -139,8 +173,19 @@ function imagePdf(jpegs) {
 export function scanPdf(textPdf, scanPath, work, dpi = 150) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  execFileSync('pdftoppm', ['-r', String(dpi), '-gray', '-jpeg', '-jpegopt', 'quality=75', textPdf, join(work, 'p')]);
-  const pages = readdirSync(work).filter((n) => n.endsWith('.jpg')).sort();
+  execFileSync('pdftoppm', [
+    '-r',
+    String(dpi),
+    '-gray',
+    '-jpeg',
+    '-jpegopt',
+    'quality=75',
+    textPdf,
+    join(work, 'p'),
+  ]);
+  const pages = readdirSync(work)
+    .filter((n) => n.endsWith('.jpg'))
+    .sort();
   writeFileSync(scanPath, imagePdf(pages.map((n) => readFileSync(join(work, n)))));
   return pages.length;
 }
@@ -152,7 +197,10 @@ export function scanPdf(textPdf, scanPath, work, dpi = 150) {
 function buildFixture() {
   const work = join(tmpdir(), `scanned-fixture-${process.pid}`);
   mkdirSync(work, { recursive: true });
-  const page = (n, paragraphs) => `<section class="page"><div class="header">Harbour Annual Report · Confidential</div>
+  const page = (
+    n,
+    paragraphs,
+  ) => `<section class="page"><div class="header">Harbour Annual Report · Confidential</div>
 <h1>${n}. ${n === 1 ? 'The quays' : 'The lighthouse'}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}
 <div class="footer">page ${n} of 2</div></section>`;
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><style>
@@ -170,14 +218,35 @@ ${page(2, [
 ])}</html>`;
   writeFileSync(join(work, 'harbour.html'), html);
   const textPdf = join(work, 'harbour.pdf');
-  execFileSync(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-pdf-header-footer',
-    `--print-to-pdf=${textPdf}`, `file://${join(work, 'harbour.html')}`], { stdio: 'ignore' });
+  execFileSync(
+    chromium,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-pdf-header-footer',
+      `--print-to-pdf=${textPdf}`,
+      `file://${join(work, 'harbour.html')}`,
+    ],
+    { stdio: 'ignore' },
+  );
   const fixtures = join(here, '../../fixtures/scanned');
   mkdirSync(fixtures, { recursive: true });
   rmSync(join(work, 'pages'), { recursive: true, force: true });
   mkdirSync(join(work, 'pages'));
-  execFileSync('pdftoppm', ['-r', '120', '-gray', '-jpeg', '-jpegopt', 'quality=60', textPdf, join(work, 'pages', 'p')]);
-  const jpegs = readdirSync(join(work, 'pages')).sort().map((n) => readFileSync(join(work, 'pages', n)));
+  execFileSync('pdftoppm', [
+    '-r',
+    '120',
+    '-gray',
+    '-jpeg',
+    '-jpegopt',
+    'quality=60',
+    textPdf,
+    join(work, 'pages', 'p'),
+  ]);
+  const jpegs = readdirSync(join(work, 'pages'))
+    .sort()
+    .map((n) => readFileSync(join(work, 'pages', n)));
   writeFileSync(join(fixtures, 'harbour-scan.pdf'), imagePdf(jpegs));
   rmSync(work, { recursive: true, force: true });
   console.log(`test/fixtures/scanned/harbour-scan.pdf: ${jpegs.length} pages`);
@@ -195,10 +264,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '-
     mkdirSync(work, { recursive: true });
     writeFileSync(page, html(doc));
     const textPdf = join(out, 'text', `${doc.id}.pdf`);
-    execFileSync(chromium, [
-      '--headless', '--no-sandbox', '--disable-gpu', '--no-pdf-header-footer',
-      `--print-to-pdf=${textPdf}`, `file://${page}`,
-    ], { stdio: 'ignore' });
+    execFileSync(
+      chromium,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-pdf-header-footer',
+        `--print-to-pdf=${textPdf}`,
+        `file://${page}`,
+      ],
+      { stdio: 'ignore' },
+    );
     const n = scanPdf(textPdf, join(out, 'scan', `${doc.id}.pdf`), join(work, 'pages'));
     pages[doc.lang] += n;
     console.log(`${doc.id}: ${n} page(s)`);
