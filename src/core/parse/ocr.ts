@@ -69,7 +69,7 @@ export interface OcrOptions {
 /** A picture larger than this many pixels is refused before decoding (a 600 dpi A3 scan is ~70 Mpx). */
 export const MAX_OCR_PIXELS = 80_000_000;
 /** Nor wider or taller than this (a strip of 1 × 80 M pixels is no page). */
-export const MAX_OCR_SIDE = 20_000;
+const MAX_OCR_SIDE = 20_000;
 
 /** Characters of text a page must have to count as having a text layer. */
 const MIN_PAGE_CHARS = 16;
@@ -106,7 +106,7 @@ export function imageDimensions(file: string, bytes: Uint8Array): { width: numbe
 }
 
 /** Throws ParseError when an image of this size must not be decoded. */
-export function checkPixels(file: string, width: number, height: number): void {
+function checkPixels(file: string, width: number, height: number): void {
   if (width <= 0 || height <= 0) throw new ParseError(file, 'not a readable image (it has no pixels)');
   if (width > MAX_OCR_SIDE || height > MAX_OCR_SIDE || width * height > MAX_OCR_PIXELS) {
     throw new ParseError(
