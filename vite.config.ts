@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
 import { configDefaults } from 'vitest/config';
@@ -26,8 +27,9 @@ const serviceWorker = VitePWA({
   injectManifest: {
     // Classic script: registered without { type: 'module' }, which older browsers' service workers lack.
     rollupFormat: 'iife',
-    globPatterns: ['**/*.{html,js,css,wasm,json,md,txt}', 'models/use/group1-shard*'],
-    // The model shards are 4 MB, onnxruntime's WASM 10 MB (cached on first use, see src/sw/manifest.ts).
+    globPatterns: ['**/*.{html,js,css,wasm,json,md,txt}', 'models/use/group1-shard*', 'tesseract/lang/*.gz'],
+    // The model shards are 4 MB, onnxruntime's WASM 10 MB, the recogniser's 4 MB (cached on first use, see
+    // src/sw/manifest.ts).
     maximumFileSizeToCacheInBytes: 12 * 1024 * 1024,
     // Vite's /assets/ names carry a content hash already: no revision query needed.
     dontCacheBustURLsMatching: /^assets\//,
@@ -35,7 +37,20 @@ const serviceWorker = VitePWA({
   devOptions: { enabled: false },
 });
 
+/**
+ * What the text recogniser's first use downloads from public/tesseract (src/tools/copy-assets.mjs), in bytes, for
+ * the Library view's notice: tesseract.js's worker with the largest of the WASM builds, and each language's data.
+ */
+const nm = (path: string): number => statSync(new URL(`./node_modules/${path}`, import.meta.url)).size;
+const ocrDownload = {
+  recogniser:
+    nm('tesseract.js/dist/worker.min.js') + nm('tesseract.js-core/tesseract-core-relaxedsimd-lstm.wasm.js'),
+  eng: nm('@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz'),
+  chi_sim: nm('@tesseract.js-data/chi_sim/4.0.0_best_int/chi_sim.traineddata.gz'),
+};
+
 export default defineConfig({
+  define: { __OCR_DOWNLOAD__: JSON.stringify(ocrDownload) },
   // securityHeadersPlugin: the page's and the workers' CSP headers from `vite preview` (src/tools/csp.ts).
   plugins: [svelte(), wasm(), serviceWorker, securityHeadersPlugin()],
   worker: { format: 'es', plugins: () => [wasm()] },

@@ -3,9 +3,17 @@
 // ingest worker cannot be terminated that way: it holds the queue, the embedder and the store writes.
 import { expose } from 'comlink';
 import { createParseService } from '../src/services/ingest/parseService.ts';
+import { browserOcrEngine, IdbOcrPageStore } from '../src/services/ocr/browserOcr.ts';
 import { reportOwnOriginLoads } from '../src/services/ledger/ledger.ts';
 
 // Its loads from the app's own origin (scripts, pdf.js) are counted apart from the network ledger.
 reportOwnOriginLoads('parse');
 
-expose(createParseService());
+// The recogniser (tesseract.js, its WASM and language data from /tesseract/) loads on the first scanned page only.
+let engine: ReturnType<typeof browserOcrEngine> | undefined;
+expose(
+  createParseService({
+    engine: async () => (engine ??= browserOcrEngine()),
+    store: new IdbOcrPageStore(),
+  }),
+);

@@ -9,7 +9,7 @@ import { embedTexts } from '../core/pipeline/index.ts';
 import type { RetrievalChunkInput } from '../core/retrieval/index.ts';
 import { withSectionPaths } from '../core/retrieval/index.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
-import { ThreadParser } from './threadParser.ts';
+import { logOcrProgress, ThreadParser } from './threadParser.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
 
 export interface BenchQuestion {
@@ -81,7 +81,7 @@ export async function prepareCorpus(path: string, maxChunkTokens: number): Promi
   const documents: PreparedDocument[] = [];
   const externalIds = new Map<string, string>();
   const seen = new Set<string>();
-  const parser = isFolder ? new ThreadParser() : null;
+  const parser = isFolder ? new ThreadParser({ onOcrProgress: logOcrProgress('bench') }) : null;
   try {
     for (const file of walk.files) {
       const bytes = await readInputFile(file).catch((error: Error) => {

@@ -34,7 +34,7 @@ import {
   fillFromService,
 } from './serviceFill.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
-import { ThreadParser } from './threadParser.ts';
+import { logOcrProgress, ThreadParser } from './threadParser.ts';
 import { StreamBuildEmpty, streamBuild } from './streamIndex.ts';
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
@@ -126,7 +126,10 @@ export async function snapshotFromFiles(
   const errors: FileError[] = [];
   const docs = new Map<string, PreparedDocument>();
   // Parsed in a thread of its own under the browser's time limit: a parser that hangs or explodes costs its file.
-  const parser = new ThreadParser({ timeoutMs: options.parseTimeoutMs });
+  const parser = new ThreadParser({
+    timeoutMs: options.parseTimeoutMs,
+    onOcrProgress: logOcrProgress('index'),
+  });
   try {
     for (const file of files) {
       let bytes: Uint8Array;

@@ -39,7 +39,7 @@ import type { FileError } from '../core/types.ts';
 import { termAnalyzer } from '../services/library/engine.ts';
 import { writeBundleFile } from './bundleIo.ts';
 import { readInputFile } from './fileWalker.ts';
-import { ThreadParser } from './threadParser.ts';
+import { logOcrProgress, ThreadParser } from './threadParser.ts';
 
 export interface StreamBuildOptions {
   maxChunkTokens: number;
@@ -194,7 +194,10 @@ async function build(
   let chunkCount = 0;
   let readBytes = 0;
   let lastLog = performance.now();
-  const parser = new ThreadParser({ timeoutMs: options.parseTimeoutMs });
+  const parser = new ThreadParser({
+    timeoutMs: options.parseTimeoutMs,
+    onOcrProgress: logOcrProgress('index'),
+  });
   try {
     for (let f = 0; f < files.length; f++) {
       const file = files[f];

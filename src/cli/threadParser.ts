@@ -3,7 +3,13 @@
 // thread, the file gets a verdict in words, and the next file goes to a fresh thread. One thread serves every file
 // until then, so a folder of small files pays its start-up once.
 import { Worker } from 'node:worker_threads';
-import { PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
+import {
+  OCR_LANGUAGE_NAMES,
+  OCR_PAGE_TIMEOUT_MS,
+  PARSE_TIMEOUT_MS,
+  type OcrLanguageSetting,
+  type OcrProgress,
+} from '../core/parse/index.ts';
 import type { PrepareResult } from '../core/prepare.ts';
 import type { ParseReply, ParseRequest } from './parseThread.ts';
 
@@ -15,7 +21,12 @@ const PARSE_THREAD_HEAP_MB = 1536;
 
 export interface ThreadParserOptions {
   timeoutMs?: number;
+  /** Time limit of one recognised page (default OCR_PAGE_TIMEOUT_MS): it replaces the file's once OCR starts. */
+  pageTimeoutMs?: number;
   heapMb?: number;
+  ocrLanguage?: OcrLanguageSetting;
+  /** Each page as its recognition starts ("recognising page 12 of 40"). */
+  onOcrProgress?: (file: string, progress: OcrProgress) => void;
 }
 
 /**
@@ -31,14 +42,25 @@ function startThread(heapMb: number): Worker {
   return new Worker(code, { eval: true, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
 }
 
+/** A recognised page's progress line on stderr: "cli: scan.pdf: recognising page 12 of 40 (English)". */
+export function logOcrProgress(command: string): (file: string, progress: OcrProgress) => void {
+  return (file, { page, pages, language }) =>
+    process.stderr.write(
+      `${command}: ${file}: recognising page ${page} of ${pages}` +
+        `${language ? ` (${OCR_LANGUAGE_NAMES[language]})` : ' (telling the language)'}\n`,
+    );
+}
+
 export class ThreadParser {
   private worker: Worker | null = null;
   private nextId = 1;
   private readonly timeoutMs: number;
+  private readonly pageTimeoutMs: number;
   private readonly heapMb: number;
 
-  constructor(options: ThreadParserOptions = {}) {
+  constructor(private readonly options: ThreadParserOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
+    this.pageTimeoutMs = options.pageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
     this.heapMb = options.heapMb ?? PARSE_THREAD_HEAP_MB;
   }
 
@@ -48,7 +70,13 @@ export class ThreadParser {
    */
   async prepare(name: string, bytes: Uint8Array, maxChunkTokens: number): Promise<PrepareResult> {
     try {
-      return await this.request({ id: this.nextId++, name, bytes, maxChunkTokens });
+      return await this.request({
+        id: this.nextId++,
+        name,
+        bytes,
+        maxChunkTokens,
+        ocrLanguage: this.options.ocrLanguage,
+      });
     } catch (error) {
       return { documents: [], errors: [{ file: name, reason: (error as Error).message }] };
     }
@@ -56,8 +84,7 @@ export class ThreadParser {
 
   private request(request: ParseRequest): Promise<PrepareResult> {
     const worker = (this.worker ??= this.freshThread());
-    const seconds =
-      this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`;
+    const words = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
     return new Promise<PrepareResult>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -72,9 +99,24 @@ export class ThreadParser {
         void worker.terminate();
         reject(new Error(reason));
       };
-      const timer = setTimeout(() => stop(`took too long to parse (over ${seconds})`), this.timeoutMs);
+      let timer = setTimeout(
+        () => stop(`took too long to parse (over ${words(this.timeoutMs)})`),
+        this.timeoutMs,
+      );
       const onMessage = (reply: ParseReply): void => {
         if (reply.id !== request.id) return;
+        if ('progress' in reply) {
+          // A scanned page starts: it gets the page's time, however long the pages before it took.
+          clearTimeout(timer);
+          const { page, pages } = reply.progress;
+          timer = setTimeout(
+            () =>
+              stop(`took too long to recognise page ${page} of ${pages} (over ${words(this.pageTimeoutMs)})`),
+            this.pageTimeoutMs,
+          );
+          this.options.onOcrProgress?.(request.name, reply.progress);
+          return;
+        }
         done();
         if ('error' in reply) reject(new Error(`could not read the file (${reply.error})`));
         else resolve(reply.result);

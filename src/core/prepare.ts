@@ -4,7 +4,7 @@
 import { chunkDocument } from './chunk.ts';
 import { sha256Hex } from './hash.ts';
 import { ParseError, parseFile } from './parse/index.ts';
-import type { ParsedDocument } from './parse/index.ts';
+import type { OcrOptions, ParsedDocument } from './parse/index.ts';
 import { DEFAULT_INDEX_PARAMS, type FileError, type PreparedDocument } from './types.ts';
 
 export interface PrepareOptions {
@@ -12,11 +12,15 @@ export interface PrepareOptions {
   maxChunkTokens?: number;
   /** addedAt timestamp for the records (default Date.now()). */
   now?: number;
+  /** Text recognition for scanned pages and pictures (see src/core/parse/ocr.ts). */
+  ocr?: OcrOptions;
 }
 
 export interface PrepareResult {
   documents: PreparedDocument[];
   errors: FileError[];
+  /** The file's text was (partly) recognised from pictures: how many pages, in which language. */
+  recognised?: NonNullable<ParsedDocument['recognised']>;
 }
 
 function reasonOf(error: unknown): string {
@@ -65,8 +69,10 @@ export async function prepareFile(
   const result: PrepareResult = { documents: [], errors: [] };
   let parsed: ParsedDocument[];
   try {
-    const parseResult = await parseFile(name, bytes);
+    const parseResult = await parseFile(name, bytes, { ocr: opts.ocr });
     parsed = parseResult.documents;
+    const recognised = parsed.find((d) => d.recognised)?.recognised;
+    if (recognised) result.recognised = recognised;
     result.errors.push(...parseResult.errors);
   } catch (error) {
     result.errors.push({ file: name, reason: reasonOf(error) });

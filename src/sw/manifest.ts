@@ -7,10 +7,11 @@ export interface ManifestEntry {
 }
 
 /**
- * onnxruntime-web's WASM binaries (38 MB) serve only a transformers.js embedder, which few libraries use: they are
- * cached when first fetched instead of at every install.
+ * onnxruntime-web's WASM binaries (38 MB) serve only a transformers.js embedder, which few libraries use, and the
+ * text recogniser (16 MB: three WASM builds, of which a browser fetches one, and two languages) only scanned files:
+ * they are cached when first fetched instead of at every install.
  */
-const LAZY_PREFIXES = ['ort/'];
+const LAZY_PREFIXES = ['ort/', 'tesseract/'];
 
 export const LAZY_CACHE_PREFIX = 'conceptrag-lazy-';
 /** Network-first cache for other same-origin GETs (an opened bundle, a same-origin model folder). */

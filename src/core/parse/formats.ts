@@ -17,6 +17,12 @@ export const MAX_FILE_BYTES = 20 * 1024 * 1024;
  */
 export const PARSE_TIMEOUT_MS = 30_000;
 
+/**
+ * Recognising a scanned page's text takes seconds: once a file's pages are recognised, each page gets this time
+ * (the file's limit starts again per page), so a 300-page scan is not cut off while a stuck page still is.
+ */
+export const OCR_PAGE_TIMEOUT_MS = 60_000;
+
 /** Why a file is refused by its size, in the same words wherever it is refused. */
 export function tooLargeReason(bytes: number): string {
   return `file too large (${(bytes / 1024 / 1024).toFixed(1)} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`;
@@ -47,6 +53,11 @@ const FILE_FORMATS: readonly FileFormat[] = [
   },
   { extension: '.jsonl', mime: 'application/jsonl', label: 'JSON Lines' },
   { extension: '.ndjson', mime: 'application/jsonl', label: 'JSON Lines' },
+  // Pictures of pages: one-page documents whose text is recognised (src/core/parse/image.ts).
+  { extension: '.png', mime: 'image/png', label: 'picture of a page' },
+  { extension: '.jpg', mime: 'image/jpeg', label: 'picture of a page' },
+  { extension: '.jpeg', mime: 'image/jpeg', label: 'picture of a page' },
+  { extension: '.webp', mime: 'image/webp', label: 'picture of a page' },
 ];
 
 const SUPPORTED_EXTENSIONS: readonly string[] = FILE_FORMATS.map((f) => f.extension);

@@ -7,6 +7,7 @@ import { formatOf, unsupportedReason } from './formats.ts';
 import { parseHtml } from './html.ts';
 import { parseJsonl } from './jsonl.ts';
 import { parseMarkdown } from './markdown.ts';
+import type { OcrOptions } from './ocr.ts';
 import { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
 
 export { ParseError, type ParsedDocument, type ParseResult } from './types.ts';
@@ -15,7 +16,13 @@ function single(
   name: string,
   bytes: Uint8Array,
   mime: string,
-  parsed: { text: string; sections: ParsedSection[]; title?: string; pageStarts?: number[] },
+  parsed: {
+    text: string;
+    sections: ParsedSection[];
+    title?: string;
+    pageStarts?: number[];
+    recognised?: ParsedDocument['recognised'];
+  },
 ): ParseResult {
   if (parsed.text.trim().length === 0) throw new ParseError(name, 'no text found in the file');
   const document: ParsedDocument = {
@@ -27,6 +34,7 @@ function single(
     sections: parsed.sections,
   };
   if (parsed.pageStarts) document.pageStarts = parsed.pageStarts;
+  if (parsed.recognised) document.recognised = parsed.recognised;
   return { documents: [document], errors: [] };
 }
 
@@ -37,22 +45,37 @@ function plainTextTitle(text: string): string | undefined {
   return line && !/[.!?,;:。！？]$/.test(line) ? line : undefined;
 }
 
+export interface ParseOptions {
+  /** Recognises the text of scanned pages and pictures; without it they give no text. */
+  ocr?: OcrOptions;
+}
+
 /**
  * Parses one file into documents (one per file; one per line for .jsonl). Throws ParseError when the file is
  * empty, binary, damaged or of an unsupported type.
  */
-export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseResult> {
+export async function parseFile(
+  name: string,
+  bytes: Uint8Array,
+  options: ParseOptions = {},
+): Promise<ParseResult> {
   const mime = formatOf(name)?.mime;
   if (!mime) throw new ParseError(name, unsupportedReason(name));
   if (bytes.length === 0) throw new ParseError(name, 'the file is empty');
   switch (mime) {
     case 'application/pdf': {
       const { parsePdf } = await import('./pdf.ts');
-      return single(name, bytes, mime, await parsePdf(name, bytes));
+      return single(name, bytes, mime, await parsePdf(name, bytes, options.ocr));
     }
     case 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': {
       const { parseDocx } = await import('./docx.ts');
       return single(name, bytes, mime, await parseDocx(name, bytes));
+    }
+    case 'image/png':
+    case 'image/jpeg':
+    case 'image/webp': {
+      const { parseImage } = await import('./image.ts');
+      return single(name, bytes, mime, await parseImage(name, bytes, options.ocr));
     }
     case 'application/jsonl': {
       const result = parseJsonl(name, decodeText(name, bytes));
@@ -79,6 +102,7 @@ export async function parseFile(name: string, bytes: Uint8Array): Promise<ParseR
 export {
   ACCEPT_ATTRIBUTE,
   MAX_FILE_BYTES,
+  OCR_PAGE_TIMEOUT_MS,
   PARSE_TIMEOUT_MS,
   SUPPORTED_KINDS,
   formatOf,
@@ -86,3 +110,15 @@ export {
   tooLargeReason,
   unsupportedReason,
 } from './formats.ts';
+
+export {
+  OCR_LANGUAGE_NAMES,
+  type OcrEngine,
+  type OcrLanguage,
+  type OcrLanguageSetting,
+  type OcrLine,
+  type OcrPageStore,
+  type OcrPage,
+  type OcrProgress,
+  type OcrOptions,
+} from './ocr.ts';

@@ -4,8 +4,20 @@
 // in Node, in vitest and inside our own Vite-bundled module worker, with no workerSrc URL to serve.
 // This module reads what pdf.js gives: text items (→ lines, with their characters repaired in pdfText.ts), page
 // heights and the outline; pdfLayout.ts turns them into the document (furniture dropped, headings, paragraphs).
+import { sha256Hex } from '../hash.ts';
 import { baseTitle } from './decode.ts';
 import { checkPdfInflatedSize, MAX_PDF_PAGES } from './limits.ts';
+import {
+  grayPnm,
+  languageOfText,
+  MAX_OCR_PIXELS,
+  ocrPageLines,
+  recognisePages,
+  textIsUsable,
+  type OcrLanguage,
+  type OcrOptions,
+  type PageImage,
+} from './ocr.ts';
 import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
 import { pdfItemText } from './pdfText.ts';
 import { ParseError, type ParsedSection } from './types.ts';
@@ -108,14 +120,96 @@ async function outlineTargets(document: PdfDocument): Promise<OutlineTarget[]> {
   return out;
 }
 
+/** What text recognition did for a PDF (or a picture): the pages it read and in which language. */
+export interface Recognised {
+  pages: number;
+  language: OcrLanguage;
+}
+
+interface PdfImage {
+  width: number;
+  height: number;
+  kind?: number;
+  data?: Uint8Array | Uint8ClampedArray;
+}
+
+/** pdf.js's image kinds (ImageKind in its util.js). */
+const GRAYSCALE_1BPP = 1;
+const RGB_24BPP = 2;
+const RGBA_32BPP = 3;
+
+/** pdf.js's decoded image pixels as one gray byte per pixel. */
+function grayPixels(image: PdfImage): Uint8Array | undefined {
+  const { width, height, kind, data } = image;
+  if (!data) return undefined;
+  const out = new Uint8Array(width * height);
+  if (kind === GRAYSCALE_1BPP) {
+    const rowBytes = (width + 7) >> 3;
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        // A set bit is white (pdf.js has applied the image's /Decode already).
+        const bit = (data[y * rowBytes + (x >> 3)] >> (7 - (x & 7))) & 1;
+        out[y * width + x] = bit ? 255 : 0;
+      }
+    }
+    return out;
+  }
+  const step = kind === RGBA_32BPP ? 4 : kind === RGB_24BPP ? 3 : 0;
+  if (step === 0) return undefined;
+  for (let i = 0, j = 0; i < out.length; i++, j += step) {
+    out[i] = (data[j] * 77 + data[j + 1] * 150 + data[j + 2] * 29) >> 8;
+  }
+  return out;
+}
+
 /**
- * Parses a PDF. Throws ParseError "not a valid PDF (…)" for damaged or encrypted files, and for PDFs whose
+ * The scan on a page: the largest image it paints, decoded by pdf.js, as a gray PGM. A scanned page is one image
+ * covering the page, and its own pixels (not a re-rendering) are the sharpest the recogniser can get; this needs no
+ * canvas, so it runs the same in a browser worker and in a Node thread.
+ */
+async function pageScan(document: PdfDocument, n: number, ops: PdfJs['OPS']): Promise<PageImage | undefined> {
+  const page = await document.getPage(n);
+  try {
+    const list = await page.getOperatorList();
+    let best: PdfImage | undefined;
+    for (let i = 0; i < list.fnArray.length; i++) {
+      const fn = list.fnArray[i];
+      const args = list.argsArray[i] as unknown[];
+      let image: PdfImage | undefined;
+      if (fn === ops.paintImageXObject) {
+        const id = args[0] as string;
+        const objs = id.startsWith('g_') ? page.commonObjs : page.objs;
+        image = objs.has(id) ? (objs.get(id) as PdfImage) : undefined;
+      } else if (fn === ops.paintInlineImageXObject) {
+        image = args[0] as PdfImage;
+      }
+      if (image?.data && (!best || image.width * image.height > best.width * best.height)) best = image;
+    }
+    const gray = best && grayPixels(best);
+    return gray && best
+      ? { bytes: grayPnm(best.width, best.height, gray), width: best.width, height: best.height }
+      : undefined;
+  } finally {
+    page.cleanup();
+  }
+}
+
+/**
+ * Parses a PDF. Pages without a usable text layer are recognised with `ocr` when given (and left empty without
+ * it). Throws ParseError "not a valid PDF (…)" for damaged or encrypted files, and for PDFs whose
  * streams inflate beyond MAX_PDF_INFLATED_BYTES (checked before pdf.js sees them) or with more than MAX_PDF_PAGES.
  */
 export async function parsePdf(
   file: string,
   bytes: Uint8Array,
-): Promise<{ text: string; sections: ParsedSection[]; title: string; pageStarts: number[] }> {
+  ocr?: OcrOptions,
+): Promise<{
+  text: string;
+  sections: ParsedSection[];
+  title: string;
+  pageStarts: number[];
+  recognised?: Recognised;
+}> {
   checkPdfInflatedSize(file, bytes);
   const lib = await loadPdfJs();
   // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy.
@@ -126,6 +220,11 @@ export async function parsePdf(
     useSystemFonts: false,
     stopAtErrors: false,
     verbosity: 0,
+    // Decoded images come back as pixels (not ImageBitmaps) for the recogniser, in any thread; larger ones are not
+    // decoded at all (a decompression bomb in an image stream stays compressed).
+    isOffscreenCanvasSupported: false,
+    isImageDecoderSupported: false,
+    maxImageSize: MAX_OCR_PIXELS,
   });
   let document: Awaited<typeof task.promise>;
   try {
@@ -146,6 +245,7 @@ export async function parsePdf(
       );
     }
     const pages: PdfPage[] = [];
+    const unreadable: number[] = [];
     for (let n = 1; n <= document.numPages; n++) {
       const page = await document.getPage(n);
       const content = await page.getTextContent();
@@ -155,13 +255,32 @@ export async function parsePdf(
       // Heights from the page's bottom edge (a page's box need not start at 0).
       for (const line of lines) line.y -= page.view[1];
       pages.push({ lines, height: page.view[3] - page.view[1] });
+      if (!textIsUsable(lines.map((l) => l.text).join(''))) unreadable.push(n);
       page.cleanup();
+    }
+    let recognised: Recognised | undefined;
+    if (ocr && unreadable.length > 0) {
+      const textLanguage = languageOfText(
+        pages.flatMap((p, i) => (unreadable.includes(i + 1) ? [] : p.lines.map((l) => l.text))).join('\n'),
+      );
+      const ops = lib.OPS;
+      const { language, results } = await recognisePages(
+        `pdf:${await sha256Hex(bytes)}`,
+        unreadable,
+        (n) => pageScan(document, n, ops),
+        textLanguage,
+        ocr,
+      );
+      for (const [n, result] of results) pages[n - 1] = ocrPageLines(result, pages[n - 1].height);
+      recognised = { pages: results.size, language };
     }
     const built = layoutPdf(dropPageFurniture(pages), await outlineTargets(document));
     if (built.text.length === 0) {
       throw new ParseError(
         file,
-        'no text found in the PDF (scanned pages without a text layer cannot be read)',
+        ocr
+          ? 'no text found in the PDF (its pages have no text layer, and no text was recognised on them)'
+          : 'no text found in the PDF (scanned pages without a text layer cannot be read)',
       );
     }
     const info = (await document.getMetadata().catch(() => undefined))?.info as
@@ -173,7 +292,13 @@ export async function parsePdf(
       metaTitle && headingTitle && metaTitle !== headingTitle && metaTitle.includes(headingTitle)
         ? headingTitle
         : metaTitle || headingTitle || baseTitle(file);
-    return { text: built.text, sections: built.sections, title, pageStarts: built.pageStarts };
+    return {
+      text: built.text,
+      sections: built.sections,
+      title,
+      pageStarts: built.pageStarts,
+      ...(recognised ? { recognised } : {}),
+    };
   } catch (error) {
     if (error instanceof ParseError) throw error;
     const message = error instanceof Error ? error.message : String(error);

@@ -27,6 +27,8 @@ export interface ParsedDocument {
    * without pages.
    */
   pageStarts?: number[];
+  /** Pages whose text was recognised from their picture (scans, images), and in which language. */
+  recognised?: { pages: number; language: 'eng' | 'chi_sim' };
 }
 
 /** Documents found in one file, plus the problems with parts of it (bad .jsonl lines) that did not stop the rest. */

@@ -10,7 +10,13 @@
 // write that hangs stops the run with a clear message and keeps the rest of the queue.
 import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../core/types.ts';
-import { PARSE_TIMEOUT_MS } from '../../core/parse/index.ts';
+import {
+  formatOf,
+  OCR_LANGUAGE_NAMES,
+  OCR_PAGE_TIMEOUT_MS,
+  PARSE_TIMEOUT_MS,
+  type OcrProgress,
+} from '../../core/parse/index.ts';
 import { embedDocuments } from '../../core/pipeline/index.ts';
 import { EmbedderMismatchError, type PutResult, type Repo } from '../../store/repo.ts';
 import type { PendingRecord } from '../../store/db.ts';
@@ -100,12 +106,19 @@ const BATCH_BYTES = 256 * 1024;
 /** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
 export const MAX_ATTEMPTS = 2;
 
-/** `signal` aborts on Cancel and on the parse time limit; an implementation that can stop should. */
+/**
+ * `signal` aborts on Cancel and on the parse time limit; an implementation that can stop should. `onOcrProgress`
+ * hears each scanned page as its recognition starts (the time limit then starts again, for that page).
+ */
 export type PrepareFn = (
   name: string,
   bytes: Uint8Array,
-  options: { maxChunkTokens: number; signal?: AbortSignal },
-) => Promise<{ documents: PreparedDocument[]; errors: FileError[] }>;
+  options: { maxChunkTokens: number; signal?: AbortSignal; onOcrProgress?: (progress: OcrProgress) => void },
+) => Promise<{
+  documents: PreparedDocument[];
+  errors: FileError[];
+  recognised?: { pages: number; language: keyof typeof OCR_LANGUAGE_NAMES };
+}>;
 
 /** What parsing one file gives. */
 export type PreparedFile = Awaited<ReturnType<PrepareFn>>;
@@ -144,6 +157,8 @@ export interface IngestDeps {
   lock?: Pick<CrossTabLock, 'run'>;
   /** Parse time limit per file (default PARSE_TIMEOUT_MS). */
   parseTimeoutMs?: number;
+  /** Time limit per recognised page of a scan (default OCR_PAGE_TIMEOUT_MS), replacing the file's once OCR starts. */
+  ocrPageTimeoutMs?: number;
   /** Time limit of one store write (default STORE_TIMEOUT_MS). */
   storeTimeoutMs?: number;
   /** The clock the graph refresh is scheduled by, in ms (default performance.now; tests give their own). */
@@ -196,6 +211,15 @@ function fileOutcome(file: string, stored: number, duplicates: number, errors: F
   }
   const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
   return { file, status: 'indexed', documents: stored, reason: partial };
+}
+
+/**
+ * PDFs and pictures may need their text recognised, page by page under a limit per page and with progress: they are
+ * parsed alone, never in a batch (whose one limit covers all its files).
+ */
+function mayNeedOcr(name: string): boolean {
+  const mime = formatOf(name)?.mime ?? '';
+  return mime === 'application/pdf' || mime.startsWith('image/');
 }
 
 /** A queued file and its place in the queue (for the progress). */
@@ -455,11 +479,12 @@ export class IngestPipeline {
         reason: `file too large (${mb} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`,
       };
     }
-    const { documents, errors } = await this.prepareWithin(name, new Uint8Array(bytes), signal);
+    const { documents, errors, recognised } = await this.prepareWithin(name, new Uint8Array(bytes), signal);
     onParsed();
     signal.throwIfAborted();
     if (documents.length === 0) return { file: name, status: 'failed', documents: 0, reason: noText(errors) };
-    return this.storeDocuments(name, documents, errors, signal);
+    const outcome = await this.storeDocuments(name, documents, errors, signal);
+    return recognised ? { ...outcome, recognised } : outcome;
   }
 
   /** Stores a parsed file's documents, a slice of documents per transaction. */
@@ -503,10 +528,25 @@ export class IngestPipeline {
    * parser that never returns cannot hold the queue (and the browser's parse worker is terminated on the abort).
    */
   private prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
-    return this.withinParseLimit(signal, (limited) =>
+    const pageLimit = this.deps.ocrPageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
+    return this.withinParseLimit(signal, (limited, restart) =>
       this.deps.prepare(name, bytes, {
         maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
         signal: limited,
+        onOcrProgress: ({ page, pages, language }) => {
+          restart(pageLimit, `took too long to recognise page ${page} of ${pages}`);
+          const what = language ? OCR_LANGUAGE_NAMES[language] : 'telling the language';
+          this.emit({
+            type: 'progress',
+            progress: {
+              stage: 'parse',
+              done: page - 1,
+              total: pages,
+              rate: 0,
+              item: `${name}: recognising page ${page} of ${pages} (${what})`,
+            },
+          });
+        },
       }),
     );
   }
@@ -514,22 +554,24 @@ export class IngestPipeline {
   /** Runs a parse that must end within the parse time limit; Cancel stops it too (see prepareWithin). */
   private async withinParseLimit<T>(
     signal: AbortSignal,
-    parse: (limited: AbortSignal) => Promise<T>,
+    parse: (limited: AbortSignal, restart: (limitMs: number, reason: string) => void) => Promise<T>,
   ): Promise<T> {
-    const limit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
     const controller = new AbortController();
-    const over = limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`;
-    const timer = setTimeout(
-      () => controller.abort(new Error(`took too long to parse (over ${over})`)),
-      limit,
-    );
+    const over = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // A scanned page starting: the limit starts again for it (a limit per page, not per file).
+    const restart = (limit: number, reason: string): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(new Error(`${reason} (over ${over(limit)})`)), limit);
+    };
+    restart(this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS, 'took too long to parse');
     const onCancel = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onCancel, { once: true });
     try {
       controller.signal.throwIfAborted();
       return await new Promise<T>((resolve, reject) => {
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-        parse(controller.signal).then(resolve, reject);
+        parse(controller.signal, restart).then(resolve, reject);
       });
     } finally {
       clearTimeout(timer);
@@ -645,7 +687,8 @@ export class IngestPipeline {
       const size = file.bytes.byteLength;
       // Interrupted before (the page closed or crashed on its batch): alone, so a file that crashes the page
       // is the only one to reach the attempt limit, not its batch-mates.
-      const alone = size > BATCH_BYTES || (file.attempts ?? 0) > 0 || batchFiles <= 1;
+      const alone =
+        size > BATCH_BYTES || (file.attempts ?? 0) > 0 || batchFiles <= 1 || mayNeedOcr(file.name);
       if (alone || batch.length >= batchFiles || batchBytes + size > BATCH_BYTES) await flush();
       batch.push({ file, position });
       batchBytes += size;

@@ -13,6 +13,8 @@ export interface FileOutcome {
   /** Documents stored from this file (a .jsonl file holds many). */
   documents: number;
   reason?: string;
+  /** Pages whose text was recognised from their picture (a scan, an image), and in which language. */
+  recognised?: { pages: number; language: 'eng' | 'chi_sim' };
 }
 
 /**

@@ -2,7 +2,7 @@
 // cancelled is ended by terminating that worker (JavaScript cannot interrupt a running synchronous parser any
 // other way); the next file gets a fresh worker. The worker is kept between files, so pdf.js and mammoth load once.
 // A worker that dies while parsing (out of memory in a parser) fails that file at once instead of at the time limit.
-import { transfer, wrap, type Remote } from 'comlink';
+import { proxy, transfer, wrap, type Remote } from 'comlink';
 import type { PrepareFn, PrepareManyFn } from './ingestPipeline.ts';
 import type { ParseApi } from './parseService.ts';
 
@@ -14,10 +14,15 @@ export class WorkerParser {
 
   constructor(private readonly spawn: () => Worker) {}
 
-  readonly prepare: PrepareFn = (name, bytes, { maxChunkTokens, signal }) =>
+  readonly prepare: PrepareFn = (name, bytes, { maxChunkTokens, signal, onOcrProgress }) =>
     this.call(signal, (remote) => {
       const own = owned(bytes);
-      return remote.prepare(name, transfer(own, [own.buffer]), { maxChunkTokens });
+      return remote.prepare(
+        name,
+        transfer(own, [own.buffer]),
+        { maxChunkTokens },
+        onOcrProgress ? proxy(onOcrProgress) : undefined,
+      );
     });
 
   /** Several small files in one round trip (see IngestDeps.prepareMany); the whole call stops as one. */

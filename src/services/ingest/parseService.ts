@@ -1,11 +1,27 @@
 // What the parse worker serves (workers/parse.worker.ts only exposes it): prepareFile (parse → hash → chunk) in a
 // thread of its own, so that parseRunner.ts can stop a file that takes too long, or a Cancel, by terminating it.
+import type { OcrEngine, OcrPageStore, OcrProgress } from '../../core/parse/index.ts';
 import { prepareFile } from '../../core/prepare.ts';
 
-export function createParseService() {
+/** What recognises scanned pages in this worker: loaded on the first file that needs it. */
+export interface ParseOcr {
+  engine: () => Promise<OcrEngine>;
+  store?: OcrPageStore;
+}
+
+export function createParseService(ocr?: ParseOcr) {
   return {
-    prepare(name: string, bytes: Uint8Array, options: { maxChunkTokens: number }) {
-      return prepareFile(name, bytes, options);
+    /** `onOcrProgress` (a Comlink proxy) hears each scanned page as its recognition starts. */
+    prepare(
+      name: string,
+      bytes: Uint8Array,
+      options: { maxChunkTokens: number },
+      onOcrProgress?: (progress: OcrProgress) => void,
+    ) {
+      return prepareFile(name, bytes, {
+        maxChunkTokens: options.maxChunkTokens,
+        ...(ocr ? { ocr: { ...ocr, language: 'auto' as const, onProgress: onOcrProgress } } : {}),
+      });
     },
     /**
      * Several small files in one call (one round trip instead of one per file); a file that cannot be read gets
@@ -18,7 +34,7 @@ export function createParseService() {
       const out: Array<Awaited<ReturnType<typeof prepareFile>> | { error: string }> = [];
       for (const { name, bytes } of files) {
         try {
-          out.push(await prepareFile(name, bytes, options));
+          out.push(await prepareFile(name, bytes, { ...options, ...(ocr ? { ocr } : {}) }));
         } catch (error) {
           out.push({ error: error instanceof Error ? error.message : String(error) });
         }

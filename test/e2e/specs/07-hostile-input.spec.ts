@@ -118,11 +118,11 @@ test('hostile input: each file its verdict, rest indexed, failures store nothing
   await mkdir(folder);
   const folderNames: string[] = [];
   for (let i = 0; i < 10_000; i++) {
-    const name = i % 1000 === 0 ? `note-${i}.md` : `photo-${i}.png`;
+    const name = i % 1000 === 0 ? `note-${i}.md` : `photo-${i}.heic`;
     folderNames.push(`camera-roll/${name}`);
     await writeFile(
       join(folder, name),
-      i % 1000 === 0 ? `# Note ${i}\n\nThe tide came in at ${i}.\n` : 'png',
+      i % 1000 === 0 ? `# Note ${i}\n\nThe tide came in at ${i}.\n` : 'heic',
     );
   }
 
@@ -179,17 +179,17 @@ test('hostile input: each file its verdict, rest indexed, failures store nothing
   expect(missing.length, `${missing.length} folder files without a verdict, e.g. ${missing[0]}`).toBe(0);
   const indexedNotes = folderVerdicts.filter((o) => o?.status === 'indexed').length;
   const refused = folderVerdicts.filter(
-    (o) => o?.status === 'failed' && /unsupported file type \.png/.test(o.text),
+    (o) => o?.status === 'failed' && /unsupported file type \.heic/.test(o.text),
   );
   const refusedBy = Math.max(
-    ...folderNames.filter((n) => n.endsWith('.png')).map((n) => times[n] ?? Infinity),
+    ...folderNames.filter((n) => n.endsWith('.heic')).map((n) => times[n] ?? Infinity),
   );
   const pickedAt = await page.evaluate(() => (window as unknown as { pickedAt: number }).pickedAt);
   log(
-    `the 9,990 .png files had their verdicts ${Math.round(refusedBy - pickedAt)} ms after the input's change ` +
+    `the 9,990 .heic files had their verdicts ${Math.round(refusedBy - pickedAt)} ms after the input's change ` +
       `event (handing the 10,000 files to the page took ${Math.round(pickedAt - folderPageStart)} ms before it)`,
   );
-  const folderMessage = `folder: ${indexedNotes} notes indexed (want 10), ${refused.length} .png refused (want 9,990)`;
+  const folderMessage = `folder: ${indexedNotes} notes indexed (want 10), ${refused.length} .heic refused (want 9,990)`;
   expect(indexedNotes, folderMessage).toBe(10);
   expect(refused.length, folderMessage).toBe(9_990);
   const afterFolder = await readCounts(page);

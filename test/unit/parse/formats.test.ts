@@ -28,6 +28,11 @@ const CANDIDATES = [
   'o.csv',
   'p.json',
   'q.jpg',
+  'q2.PNG',
+  'q3.webp',
+  'q4.jpeg',
+  'q5.heic',
+  'q6.gif',
   'r.bundle',
   'no-extension',
   's.md.bak',
@@ -47,6 +52,10 @@ const EXPECTED = [
   'j.docx',
   'k.jsonl',
   'l.ndjson',
+  'q.jpg',
+  'q2.PNG',
+  'q3.webp',
+  'q4.jpeg',
 ];
 
 let dir = '';
@@ -108,8 +117,8 @@ describe('supported file types', () => {
     }));
     const { accepted, refused } = screenFiles(picked);
     expect(accepted.map((f) => f.name).sort()).toEqual([...EXPECTED].sort());
-    expect(refused.find((r) => r.file === 'q.jpg')?.reason).toMatch(
-      /^unsupported file type \.jpg \(supported: .*\.ndjson\); not read$/,
+    expect(refused.find((r) => r.file === 'q5.heic')?.reason).toMatch(
+      /^unsupported file type \.heic \(supported: .*\.ndjson, \.png, \.jpg, \.jpeg, \.webp\); not read$/,
     );
   });
 

@@ -174,7 +174,7 @@ describe('parseFile: bad input', () => {
       /^not a valid \.docx \(.+\)$/,
     );
     expect(await reasonOf(parseFile('photo.xyz', fixture('hello.txt')))).toBe(
-      'unsupported file type .xyz (supported: .txt, .text, .md, .markdown, .html, .htm, .xhtml, .pdf, .docx, .jsonl, .ndjson)',
+      'unsupported file type .xyz (supported: .txt, .text, .md, .markdown, .html, .htm, .xhtml, .pdf, .docx, .jsonl, .ndjson, .png, .jpg, .jpeg, .webp)',
     );
     expect(await reasonOf(parseFile('blank.md', new TextEncoder().encode('  \n\n  ')))).toBe(
       'no text found in the file',

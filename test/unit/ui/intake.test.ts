@@ -36,7 +36,7 @@ function files(names: string[], size = 10) {
 describe('intake of a dropped folder', () => {
   it('refuses 9,990 unsupported files of 10,000 without reading any, with a verdict for each', async () => {
     const names = Array.from({ length: 10_000 }, (_, i) =>
-      i % 1000 === 0 ? `docs/note-${i}.md` : `photos/img-${i}.${i % 2 ? 'jpg' : 'png'}`,
+      i % 1000 === 0 ? `docs/note-${i}.md` : `photos/img-${i}.${i % 2 ? 'heic' : 'gif'}`,
     );
     const { picked, reads } = files(names);
     const screened = screenFiles(picked);
@@ -44,9 +44,9 @@ describe('intake of a dropped folder', () => {
     expect(screened.accepted.map((f) => f.name)).toHaveLength(10);
     expect(screened.refused).toHaveLength(9_990);
     expect(screened.refused[0]).toMatchObject({
-      file: 'photos/img-1.jpg',
+      file: 'photos/img-1.heic',
       status: 'failed',
-      reason: expect.stringMatching(/^unsupported file type \.jpg .*not read$/),
+      reason: expect.stringMatching(/^unsupported file type \.heic .*not read$/),
     });
     expect(screened.summary).toBe('Not read: 9,990 of 10,000 files (9,990 of an unsupported type).');
     expect(reads.total).toBe(0);

@@ -69,7 +69,7 @@ describe('ingest in batches of small files', () => {
     };
     const { pipeline, events } = pipelineOver(repo, { prepareMany: batchParser(calls) });
     const input = files(BATCH_FILES + 8);
-    input[5] = { name: 'bad.pdf', bytes: bytes('BAD') };
+    input[5] = { name: 'bad.docx', bytes: bytes('BAD') }; // (a PDF would be parsed alone: it may need OCR)
     input[9] = { name: 'empty.txt', bytes: bytes('') };
     await pipeline.enqueue(input);
     await pipeline.ensureRunning();
@@ -81,7 +81,7 @@ describe('ingest in batches of small files', () => {
     expect(outcomes(events).map((o) => o.file)).toEqual(input.map((f) => f.name));
     const failed = outcomes(events).filter((o) => o.status === 'failed');
     expect(failed).toEqual([
-      { file: 'bad.pdf', status: 'failed', documents: 0, reason: 'bad.pdf: not a real format' },
+      { file: 'bad.docx', status: 'failed', documents: 0, reason: 'bad.docx: not a real format' },
       { file: 'empty.txt', status: 'failed', documents: 0, reason: 'no text found' },
     ]);
     expect(outcomes(events).filter((o) => o.status === 'indexed')).toHaveLength(input.length - 2);
@@ -91,7 +91,7 @@ describe('ingest in batches of small files', () => {
     });
     // The failed files stay listed with their reasons; nothing else waits.
     expect((await repo.pendingSummary()).map((p) => [p.name, p.status])).toEqual([
-      ['bad.pdf', 'failed'],
+      ['bad.docx', 'failed'],
       ['empty.txt', 'failed'],
     ]);
     // Progress per file: the parse stage counts every file, never backwards.

@@ -1,0 +1,158 @@
+// The platform-neutral half of text recognition (src/core/parse/ocr.ts): which pages need it, the language, a
+// picture's size read from its header before any decoder runs, and recognised lines turned into layout lines.
+import { deflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import {
+  imageDimensions,
+  languageOfText,
+  ocrPageLines,
+  recognisePages,
+  textIsUsable,
+  type OcrEngine,
+  type OcrPage,
+} from '../../../src/core/parse/ocr.ts';
+import { ParseError } from '../../../src/core/parse/types.ts';
+
+/** A PNG's signature and IHDR chunk declaring this size (CRC left zero: only the header is read). */
+function pngHeader(width: number, height: number): Uint8Array {
+  const b = new Uint8Array(33);
+  b.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+  const view = new DataView(b.buffer);
+  view.setUint32(16, width);
+  view.setUint32(20, height);
+  b.set([8, 0, 0, 0, 0], 24);
+  return b;
+}
+
+describe('textIsUsable', () => {
+  it('takes a page of real text, refuses none, a few characters, and mojibake', () => {
+    expect(textIsUsable('The lighthouse at Port Ellen was rebuilt in granite.')).toBe(true);
+    expect(textIsUsable('知识图谱以显式语义组织信息，其核心知识单元为三元组。')).toBe(true);
+    expect(textIsUsable('')).toBe(false);
+    expect(textIsUsable('12')).toBe(false);
+    expect(
+      textIsUsable(
+        '\uFFFD\uFFFD\u0001\u0002\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFDab',
+      ),
+    ).toBe(false);
+  });
+});
+
+describe('languageOfText', () => {
+  it('tells Chinese from English by script, and nothing from too little text', () => {
+    expect(languageOfText('Retrieval-augmented generation with a concept graph.')).toBe('eng');
+    expect(languageOfText('检索增强生成使大语言模型能够访问最新或领域特定的信息 (RAG)')).toBe('chi_sim');
+    expect(languageOfText('RAG')).toBeUndefined();
+  });
+});
+
+describe('imageDimensions', () => {
+  it('reads PNG, JPEG and WebP sizes from their headers', () => {
+    expect(imageDimensions('a.png', pngHeader(1240, 1754))).toEqual({ width: 1240, height: 1754 });
+    // JPEG: SOI, an APP0 segment, then SOF0 with height 600 and width 800.
+    const jpeg = new Uint8Array([
+      0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, 0xff, 0xc0, 0, 11, 8, 0x02, 0x58, 0x03, 0x20, 1, 1, 0x11, 0,
+    ]);
+    expect(imageDimensions('a.jpg', jpeg)).toEqual({ width: 800, height: 600 });
+    // WebP lossless (VP8L): 14-bit width − 1 and height − 1 after the signature byte 0x2f.
+    const webp = new Uint8Array(30);
+    webp.set(new TextEncoder().encode('RIFF'), 0);
+    webp.set(new TextEncoder().encode('WEBPVP8L'), 8);
+    webp[20] = 0x2f;
+    new DataView(webp.buffer).setUint32(21, (640 - 1) | ((480 - 1) << 14), true);
+    expect(imageDimensions('a.webp', webp)).toEqual({ width: 640, height: 480 });
+  });
+
+  it('refuses a decompression bomb by its declared size, and a file that is no image', () => {
+    // 50,000 × 50,000 gray pixels in a few KB of deflate: refused before anything inflates it.
+    const bomb = new Uint8Array([...pngHeader(50_000, 50_000), ...deflateSync(new Uint8Array(1 << 16))]);
+    const started = performance.now();
+    expect(() => imageDimensions('bomb.png', bomb)).toThrow(ParseError);
+    expect(() => imageDimensions('bomb.png', bomb)).toThrow(/too large to recognise \(50000 × 50000 pixels/);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(() => imageDimensions('strip.png', pngHeader(30_000, 10))).toThrow(/per side/);
+    expect(() => imageDimensions('zero.png', pngHeader(0, 10))).toThrow(/no pixels/);
+    expect(() => imageDimensions('fake.png', new TextEncoder().encode('not a picture at all'))).toThrow(
+      /not a readable image \(its header is missing or damaged\)/,
+    );
+  });
+});
+
+describe('ocrPageLines', () => {
+  it('places lines in page units (y up), sizes them by row height, joins Han characters', () => {
+    const page: OcrPage = {
+      width: 1000,
+      height: 2000,
+      lines: [
+        { text: 'Harbour Report', x0: 100, y0: 100, x1: 600, y1: 160, rowHeight: 50 },
+        { text: '知 识 图 谱 , 三元组', x0: 100, y0: 300, x1: 600, y1: 330, rowHeight: 25 },
+        { text: '   ', x0: 0, y0: 0, x1: 1, y1: 1, rowHeight: 1 },
+      ],
+    };
+    const { lines, height } = ocrPageLines(page, 800);
+    expect(height).toBe(800);
+    expect(lines.map((l) => l.text)).toEqual(['Harbour Report', '知识图谱 , 三元组']);
+    expect(lines[0]).toMatchObject({ x: 40, y: (2000 - 160) * 0.4, size: 20 });
+    expect(lines[0].y).toBeGreaterThan(lines[1].y);
+  });
+});
+
+describe('recognisePages', () => {
+  const engine = (calls: string[]): OcrEngine => ({
+    async recognize(_image, language) {
+      calls.push(language);
+      // Latin text in either model: what an English page gives.
+      return [{ text: 'The quays were counted in spring', x0: 0, y0: 0, x1: 10, y1: 10, rowHeight: 10 }];
+    },
+  });
+  const picture = async () => ({ bytes: new Uint8Array([1]), width: 10, height: 10 });
+
+  it('tells the language from the first page when the document has no text, and reports each page', async () => {
+    const calls: string[] = [];
+    const progress: string[] = [];
+    const { language, results } = await recognisePages('k', [2, 3], picture, undefined, {
+      engine: async () => engine(calls),
+      onProgress: (p) => progress.push(`${p.page}/${p.pages} ${p.language ?? '?'}`),
+    });
+    expect(language).toBe('eng');
+    // The probe reads page 2 with the Chinese model; Latin text comes out, so both pages are read in English.
+    expect(calls).toEqual(['chi_sim', 'eng', 'eng']);
+    expect(progress).toEqual(['1/2 ?', '1/2 eng', '2/2 eng']);
+    expect([...results.keys()]).toEqual([2, 3]);
+  });
+
+  it('takes pages already in the store (a resumed file) without recognising them again', async () => {
+    const stored = new Map<string, OcrPage>([
+      [
+        'k/eng/2',
+        { width: 10, height: 10, lines: [{ text: 'kept', x0: 0, y0: 0, x1: 1, y1: 1, rowHeight: 1 }] },
+      ],
+    ]);
+    const forgotten: string[] = [];
+    const calls: string[] = [];
+    const { results } = await recognisePages('k', [2, 3], picture, 'eng', {
+      engine: async () => engine(calls),
+      store: {
+        get: async (key) => stored.get(key),
+        put: async (key, page) => void stored.set(key, page),
+        forget: async (prefix) => void forgotten.push(prefix),
+      },
+    });
+    expect(calls).toEqual(['eng']);
+    expect(results.get(2)?.lines[0].text).toBe('kept');
+    expect(stored.has('k/eng/3')).toBe(true);
+    expect(forgotten).toEqual(['k/']);
+  });
+
+  it('never loads the recogniser for pages without a picture', async () => {
+    let loaded = false;
+    const { results } = await recognisePages('k', [1], async () => undefined, 'eng', {
+      engine: async () => {
+        loaded = true;
+        return engine([]);
+      },
+    });
+    expect(loaded).toBe(false);
+    expect(results.size).toBe(0);
+  });
+});

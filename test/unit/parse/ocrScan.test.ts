@@ -1,0 +1,89 @@
+// Real text recognition in the CLI's parse thread (Tesseract's WASM in a thread of its own, language data from
+// node_modules): a two-page scanned report (test/fixtures/scanned/harbour-scan.pdf, image-only, made by
+// test/bench/scanned/build.mjs --fixture) comes back as text with its pages, its running header and page footer
+// dropped as in a text PDF; the limit is per page; hostile pictures are refused from their header.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ThreadParser } from '../../../src/cli/threadParser.ts';
+import type { OcrProgress } from '../../../src/core/parse/ocr.ts';
+
+const scan = new Uint8Array(
+  readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-scan.pdf')),
+);
+
+const progress: OcrProgress[] = [];
+/**
+ * The file's own limit (before the first page starts) is raised: the thread's start and pdf.js's import take
+ * seconds on a loaded test machine, and the limits under test here are the page's.
+ */
+const FILE_LIMIT_MS = 180_000;
+const parser = new ThreadParser({ timeoutMs: FILE_LIMIT_MS, onOcrProgress: (_file, p) => progress.push(p) });
+afterAll(() => parser.close());
+
+describe('scanned PDF in the parse thread', () => {
+  it('recognises both pages in English, keeps page numbers, drops the running header and footer', async () => {
+    const result = await parser.prepare('harbour-scan.pdf', scan, 1200);
+    expect(result.errors).toEqual([]);
+    expect(result.recognised).toEqual({ pages: 2, language: 'eng' });
+    const { doc } = result.documents[0];
+    const text = doc.text.replace(/\s+/g, ' ');
+    expect(text).toContain('The lighthouse at Port Ellen was rebuilt in granite after the storm of 1888.');
+    expect(text).toContain('four hundred barrels of grain');
+    expect(text, 'the running header').not.toContain('Confidential');
+    expect(text, 'the page footer').not.toMatch(/page \d of 2/);
+    expect(doc.pageStarts).toHaveLength(2);
+    const fact = doc.text.indexOf('Port Ellen');
+    expect(fact).toBeGreaterThanOrEqual(doc.pageStarts![1]);
+    // The headings, by their size on the scan, are sections as in a text PDF.
+    expect(result.documents[0].sections.map((s) => s.heading)).toEqual(
+      expect.arrayContaining(['1. The quays', '2. The lighthouse']),
+    );
+    // Page by page, after the first page was read to tell the language.
+    expect(progress.map((p) => `${p.page}/${p.pages} ${p.language ?? '?'}`)).toEqual([
+      '1/2 ?',
+      '1/2 eng',
+      '2/2 eng',
+    ]);
+  });
+
+  it('stops a page that runs past the per-page limit, naming the page', async () => {
+    const strict = new ThreadParser({ timeoutMs: FILE_LIMIT_MS, pageTimeoutMs: 50 });
+    try {
+      const result = await strict.prepare('harbour-scan.pdf', scan, 1200);
+      expect(result.documents).toEqual([]);
+      expect(result.errors[0].reason).toMatch(/^took too long to recognise page 1 of 2 \(over 50 ms\)$/);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('refuses a decompression bomb and a damaged PNG with the reason, in bounded time', async () => {
+    const header = (w: number, h: number) => {
+      const b = Buffer.alloc(33);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).copy(b);
+      b.write('IHDR', 12, 'latin1');
+      b.writeUInt32BE(w, 16);
+      b.writeUInt32BE(h, 20);
+      b[24] = 8;
+      return b;
+    };
+    const started = performance.now();
+    const bomb = await parser.prepare(
+      'bomb.png',
+      new Uint8Array(Buffer.concat([header(60_000, 60_000), deflateSync(Buffer.alloc(1 << 20))])),
+      1200,
+    );
+    expect(bomb.errors[0].reason).toMatch(/^the image is too large to recognise \(60000 × 60000 pixels/);
+    // A valid header over garbage: the decoder fails, the file gets its reason, the thread goes on.
+    const damaged = await parser.prepare(
+      'damaged.png',
+      new Uint8Array(Buffer.concat([header(400, 300), Buffer.from('IDAT not really deflate data')])),
+      1200,
+    );
+    expect(damaged.documents).toEqual([]);
+    expect(damaged.errors[0].reason).toMatch(/^not a readable image \(Error attempting to read image\.\)$/);
+    expect(performance.now() - started).toBeLessThan(FILE_LIMIT_MS);
+  });
+});
