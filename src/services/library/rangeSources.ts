@@ -75,14 +75,17 @@ export class HttpRangeSource implements RangeSource {
       throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());
     }
     const size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
-    // The 12 bytes asked for, no more: a probe answered with an endless body is stopped.
-    await response.body?.cancel().catch(() => undefined);
     if (!Number.isSafeInteger(size)) {
+      await response.body?.cancel().catch(() => undefined);
       throw new Error(`open bundle: ${url} answered a range without the file's size (Content-Range)`);
     }
     const version = response.headers.get('etag') ?? response.headers.get('last-modified');
     const source = new HttpRangeSource(url, size, fetcher, version);
     source.timeLimitMs = timeLimitMs;
+    // Read to its end, but no further than the 12 bytes asked: a probe answered with an endless body is stopped, and
+    // an honest one completes (a cancelled answer is one the network ledger and the e2e's byte count cannot read).
+    source.limits.set(response, limit);
+    await source.body(response, 12);
     return source;
   }
 
