@@ -182,7 +182,14 @@ describe('the walk over degree brackets', () => {
   });
 });
 
-async function engineOf(path: string) {
+/** Each corpus's engine, built once for the whole file (the tests only read it). */
+const engines = new Map<string, ReturnType<typeof buildEngine>>();
+function engineOf(path: string) {
+  if (!engines.has(path)) engines.set(path, buildEngine(path));
+  return engines.get(path)!;
+}
+
+async function buildEngine(path: string) {
   const corpus = await prepareCorpus(path, 1200);
   const analyzer = createTermAnalyzer();
   return {
