@@ -25,6 +25,29 @@ export async function openApp(page: Page, origin: string, view = 'library'): Pro
   await page.waitForSelector('[data-indexing]');
 }
 
+/**
+ * Opens the app on an empty profile and indexes a library — the sample documents ("Add sample documents"), or the
+ * files given — and waits until the app is idle with nothing queued. `idleTimeoutMs` as waitIdle's.
+ */
+export async function openIndexed(
+  page: Page,
+  origin: string,
+  library: 'samples' | string[],
+  idleTimeoutMs = Infinity,
+): Promise<void> {
+  await openApp(page, origin);
+  if (library === 'samples') await addSamples(page);
+  else await addFiles(page, library);
+  await waitIdle(page, idleTimeoutMs);
+}
+
+/** Asks `question` in the Ask view's current mode and waits for its settled result (not the early evidence). */
+export async function askSettled(page: Page, question: string): Promise<void> {
+  await page.fill('[data-testid="question"]', question);
+  await page.click('[data-testid="ask"]');
+  await page.waitForSelector('[data-testid="results"][data-stage="result"] [data-testid="evidence"]');
+}
+
 /** Asks `question` in the Ask view (in the default mode) and returns the texts of the evidence cards it shows. */
 export async function askForEvidence(page: Page, question: string): Promise<string[]> {
   await page.click('a[href="#ask"]');
@@ -33,6 +56,18 @@ export async function askForEvidence(page: Page, question: string): Promise<stri
   // No time limit of its own, as above.
   await page.waitForSelector('[data-testid="evidence"]', { timeout: 0 });
   return page.$$eval('[data-testid="evidence"]', (cards) => cards.map((c) => c.textContent ?? ''));
+}
+
+/** Asks `question` in the Ask view (in the default mode) and returns the chunk ids of the evidence cards it shows. */
+export async function askForChunks(page: Page, question: string): Promise<string[]> {
+  await page.click('a[href="#ask"]');
+  await page.fill('[data-testid="question"]', question);
+  await page.click('[data-testid="ask"]');
+  // No time limit of its own, as above.
+  await page.waitForSelector('[data-testid="evidence"]', { timeout: 0 });
+  return page.$$eval('[data-testid="evidence"]', (cards) =>
+    cards.map((c) => c.getAttribute('data-chunk') ?? ''),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareFile } from '../../../src/core/prepare.ts';
-import { addSamples, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { openIndexed, readCounts } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 /** A question made from a real sentence of the first sample: its longest sentence, without the final stop. */
@@ -38,9 +38,7 @@ test('ask: samples loaded with one click, evidence highlighted, sentence link op
   log,
 }) => {
   const { question, title } = await sampleQuestion(dist);
-  await openApp(page, origin);
-  await addSamples(page);
-  await waitIdle(page);
+  await openIndexed(page, origin, 'samples');
   const counts = await readCounts(page);
   log(`samples indexed: ${JSON.stringify(counts)}`);
   expect(counts.documents, 'samples were not indexed').not.toBe(0);

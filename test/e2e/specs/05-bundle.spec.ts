@@ -3,21 +3,10 @@
 // and refuse a truncated copy with a message while the library stays as it was.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { addSamples, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { askForChunks, openApp, openIndexed, readCounts } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 const QUESTION = 'How tall was the lighthouse of Alexandria?';
-
-async function topEvidence(page: Page): Promise<string[]> {
-  await page.click('a[href="#ask"]');
-  await page.fill('[data-testid="question"]', QUESTION);
-  await page.click('[data-testid="ask"]');
-  await page.waitForSelector('[data-testid="evidence"]');
-  return page.$$eval('[data-testid="evidence"]', (cards) =>
-    cards.map((c) => c.getAttribute('data-chunk') ?? ''),
-  );
-}
 
 test.setTimeout(240_000);
 
@@ -28,11 +17,9 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
   tmp,
   log,
 }) => {
-  await openApp(page, origin);
-  await addSamples(page);
-  await waitIdle(page);
+  await openIndexed(page, origin, 'samples');
   const before = await readCounts(page);
-  const ranked = await topEvidence(page);
+  const ranked = await askForChunks(page, QUESTION);
 
   await page.click('a[href="#library"]');
   const [download] = await Promise.all([
@@ -53,7 +40,7 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
     await writeFile(join(scratch, 'library.bundle'), bytes);
     await page.goto(`${origin}/?bundle=/e2e-scratch-${process.pid}/library.bundle#library`);
     await page.waitForSelector('[data-testid="read-only"]');
-    const readOnlyRanked = await topEvidence(page);
+    const readOnlyRanked = await askForChunks(page, QUESTION);
     log(
       `library top: ${ranked.slice(0, 3).join(', ')}; read-only bundle top: ${readOnlyRanked.slice(0, 3).join(', ')}`,
     );

@@ -4,19 +4,13 @@
 // are in rank order and their rating never rises with the rank.
 import type { Page } from 'playwright-core';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
-import { addSamples, openApp, waitIdle } from '../lib/app.ts';
+import { askSettled, openIndexed } from '../lib/app.ts';
 import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(240_000);
 
 const QUESTION = 'What did the fox say about the grapes, and what did the crow drop?';
-
-async function askSettled(page: Page, question: string): Promise<void> {
-  await page.fill('[data-testid="question"]', question);
-  await page.click('[data-testid="ask"]');
-  await page.waitForSelector('[data-testid="results"][data-stage="result"] [data-testid="evidence"]');
-}
 
 /** The cards' ranks and ratings in the order they are on the page. */
 async function cardOrder(page: Page): Promise<{ ranks: number[]; ratings: number[] }> {
@@ -32,9 +26,7 @@ test('answer first: a short answer or the written one above the evidence; cards 
   privacy,
   log,
 }) => {
-  await openApp(page, origin);
-  await addSamples(page);
-  await waitIdle(page);
+  await openIndexed(page, origin, 'samples');
   await page.click('a[href="#ask"]');
   await askSettled(page, QUESTION);
   const more = page.locator('[data-testid="more"]');

@@ -1,22 +1,17 @@
 // Spec (issue 44): a question asked before anything is searchable is not lost. Asked right after a drop is taken
 // (nothing stored yet), it says it waits for the first documents, never "the library is empty", and is answered
 // with the dropped documents' evidence as soon as the library is searchable, without being asked again.
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { addFiles, openApp } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { jsonlRecords, writeRecords } from '../lib/records.ts';
 
 /** Many small survey records, one of them about the lighthouse keeper asked about below. */
 function records(n: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const text =
-      i === Math.floor(n / 2)
-        ? 'The keeper of the Quillon lighthouse logged every passing whaler in a green ledger.'
-        : `Station ${i} of the survey lies ${i * 3 + 7} kilometres north of the coast. Observers recorded ${100 + ((i * 53) % 400)} clear nights there.`;
-    lines.push(JSON.stringify({ title: `Record ${i}`, text }));
-  }
-  return lines.join('\n') + '\n';
+  return jsonlRecords(n, (i) =>
+    i === Math.floor(n / 2)
+      ? 'The keeper of the Quillon lighthouse logged every passing whaler in a green ledger.'
+      : `Station ${i} of the survey lies ${i * 3 + 7} kilometres north of the coast. Observers recorded ${100 + ((i * 53) % 400)} clear nights there.`,
+  );
 }
 
 test.setTimeout(240_000);
@@ -27,8 +22,7 @@ test('a question asked right after a drop waits for the first documents and is a
   tmp,
   log,
 }) => {
-  const file = join(tmp, 'records.jsonl');
-  await writeFile(file, records(3000));
+  const file = await writeRecords(tmp, records(3000));
   await openApp(page, origin);
   // Every error and every waiting note the Ask view shows, from the first moment on.
   await page.evaluate(() => {

@@ -5,7 +5,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
-import { addSamples, openApp, waitIdle } from '../lib/app.ts';
+import { askForChunks, openApp, openIndexed } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { BUNDLES_PAGE } from '../../support/repoDocs.ts';
 
@@ -42,16 +42,6 @@ async function waitOfflineReady(page: Page, timeoutMs = Infinity): Promise<strin
   }
 }
 
-async function ask(page: Page, question: string): Promise<string[]> {
-  await page.click('a[href="#ask"]');
-  await page.fill('[data-testid="question"]', question);
-  await page.click('[data-testid="ask"]');
-  await page.waitForSelector('[data-testid="evidence"]');
-  return page.$$eval('[data-testid="evidence"]', (cards) =>
-    cards.map((c) => c.getAttribute('data-chunk') ?? ''),
-  );
-}
-
 test.setTimeout(300_000);
 
 test('offline: after one visit the app reloads and answers with the network off', async ({
@@ -60,11 +50,9 @@ test('offline: after one visit the app reloads and answers with the network off'
   origin,
   log,
 }) => {
-  await openApp(page, origin);
-  await addSamples(page);
-  await waitIdle(page);
+  await openIndexed(page, origin, 'samples');
   const question = 'What did Lincoln say at Gettysburg';
-  const online = await ask(page, question);
+  const online = await askForChunks(page, question);
   const cached = await waitOfflineReady(page);
   log(`online: ${online.length} passages; ${cached.length} files cached by the service worker`);
 
@@ -72,7 +60,7 @@ test('offline: after one visit the app reloads and answers with the network off'
   try {
     await page.reload();
     await page.waitForSelector('[data-indexing]');
-    const offline = await ask(page, question);
+    const offline = await askForChunks(page, question);
     log(`offline: ${offline.length} passages`);
     expect(offline.length, 'no evidence offline').toBeGreaterThan(0);
     expect(offline[0], `offline top passage ${offline[0]} differs from online ${online[0]}`).toBe(online[0]);
@@ -123,7 +111,7 @@ test('offline: a shared bundle opened once by ?bundle= opens again with the netw
     await page.goto(url);
     await page.waitForSelector('[data-testid="read-only"]');
     const question = 'How large is a bundle with int8 vectors?';
-    const online = await ask(page, question);
+    const online = await askForChunks(page, question);
     const cached = await waitOfflineReady(page);
     expect(
       cached.some((p) => p.endsWith('/shared.bundle')),
@@ -134,7 +122,7 @@ test('offline: a shared bundle opened once by ?bundle= opens again with the netw
     await context.setOffline(true);
     try {
       await reopen(page, url, 1);
-      const offline = await ask(page, question);
+      const offline = await askForChunks(page, question);
       log(`offline: ${offline.length} passages`);
       expect(offline[0], 'the top passage offline').toBe(online[0]);
     } finally {
@@ -160,7 +148,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
     await expect(copy).toHaveAttribute('data-state', 'kept');
     await expect(copy).toContainText('Kept for offline use');
     const question = 'How large is a bundle with int8 vectors?';
-    const online = await ask(page, question);
+    const online = await askForChunks(page, question);
     log(`online: ${online.length} passages`);
 
     await context.setOffline(true);
@@ -168,7 +156,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
       await reopen(page, url, 1);
       await expect(page.getByTestId('offline-read')).toBeVisible();
       await expect(page.getByTestId('read-by-ranges')).toContainText("Read from this browser's offline copy");
-      const offline = await ask(page, question);
+      const offline = await askForChunks(page, question);
       log(`offline: ${offline.length} passages`);
       expect(offline, 'the passages offline').toEqual(online);
     } finally {
@@ -188,7 +176,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
     await reopen(page, url, 2);
     await expect(copy).toHaveAttribute('data-state', 'kept');
     await expect(page.getByTestId('offline-read')).toContainText('nothing of them goes over the network');
-    expect(await ask(page, question), 'the passages read from the copy online').toEqual(online);
+    expect(await askForChunks(page, question), 'the passages read from the copy online').toEqual(online);
     await expect.poll(() => sent.length).toBeGreaterThan(0);
     expect(sent, 'bytes of the bundle its host sent').toEqual([12]);
     // Removed, the page reads the host again, and nothing of the copy is left.

@@ -1,10 +1,9 @@
 // Spec (issue 44): the Library view's counts are true at every moment of a drop. While the drop is indexed, the
 // Index counts of chunks, concepts and edges grow with it (they read 0 for a whole 14.6-minute drop), and the
 // header says the lexical layer is ready as soon as a question can be answered, the same status the views use.
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { jsonlRecords, writeRecords } from '../lib/records.ts';
 
 const PLACES = [
   'Calder',
@@ -30,15 +29,12 @@ const TOOLS = [
 
 /** Survey records whose places and instruments recur across records, together: concepts with edges. */
 function records(n: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
+  return jsonlRecords(n, (i) => {
     const place = PLACES[i % PLACES.length];
     const other = PLACES[(i * 7 + 3) % PLACES.length];
     const tool = TOOLS[i % TOOLS.length];
-    const text = `Observers at ${place} Station measured the ${tool} readings. The ${place} Station ${tool} agreed with ${other} Station within ${i % 9} percent.`;
-    lines.push(JSON.stringify({ title: `Record ${i}`, text }));
-  }
-  return lines.join('\n') + '\n';
+    return `Observers at ${place} Station measured the ${tool} readings. The ${place} Station ${tool} agreed with ${other} Station within ${i % 9} percent.`;
+  });
 }
 
 test.setTimeout(240_000);
@@ -49,8 +45,7 @@ test('chunks, concepts and edges grow during a drop; the header says lexical rea
   tmp,
   log,
 }) => {
-  const file = join(tmp, 'records.jsonl');
-  await writeFile(file, records(1500));
+  const file = await writeRecords(tmp, records(1500));
   await openApp(page, origin);
   // What the Library view showed while indexing ran (each distinct reading once).
   await page.evaluate(() => {

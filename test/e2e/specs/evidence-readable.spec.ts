@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
-import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { openIndexed, readCounts } from '../lib/app.ts';
 import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { docsScreenshot, keepScreenshot } from '../lib/screenshots.ts';
@@ -75,9 +75,7 @@ test('evidence: the best passages with "more", the answering sentence highlighte
   privacy,
   log,
 }) => {
-  await openApp(page, origin);
-  await addFiles(page, FILES);
-  await waitIdle(page, 500_000);
+  await openIndexed(page, origin, FILES, 500_000);
   const counts = await readCounts(page);
   log(`indexed: ${JSON.stringify(counts)}`);
   expect(counts.documents).toBe(FILES.length);

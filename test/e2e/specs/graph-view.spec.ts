@@ -3,7 +3,7 @@
 // concepts that carried the walk and the passages they led to, listed beside it; the first passage is the Ask view's
 // first evidence (the same ranking); a click on a passage on the canvas opens the document at its sentence; a click on
 // a concept lists its passages; the library side draws the top concepts and finds a concept by a typed word.
-import { addSamples, openApp, waitIdle } from '../lib/app.ts';
+import { openIndexed } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { keepScreenshot, publicScreenshot } from '../lib/screenshots.ts';
 
@@ -20,9 +20,7 @@ test('graph view: a question’s walk on the samples, a click on a passage opens
   origin,
   log,
 }) => {
-  await openApp(page, origin);
-  await addSamples(page);
-  await waitIdle(page);
+  await openIndexed(page, origin, 'samples');
 
   await page.click('a[href="#ask"]');
   await page.fill('[data-testid="question"]', QUESTION);

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_ROUNDS, PROPOSE_TAG } from '../../../src/core/atomic/index.
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
-import { addSamples, openApp, waitIdle } from '../lib/app.ts';
+import { openIndexed } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import {
   askInMode,
@@ -64,9 +64,7 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
   });
   privacy.allowOrigin(server.url);
   try {
-    await openApp(page, origin);
-    await addSamples(page);
-    await waitIdle(page);
+    await openIndexed(page, origin, 'samples');
 
     // 1. The endpoint.
     await saveEndpoint(page, origin, server.baseUrl, { concurrency: 2 });

@@ -3,7 +3,7 @@
 // alert, Import and Open bundle enabled, the Files list saying "removed" for the files that are gone, the Index
 // counts those of what is left, and a question answered from the remaining documents only.
 import type { Page } from 'playwright-core';
-import { addSamples, askForEvidence, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { addSamples, askForEvidence, checkIntegrity, openIndexed, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(240_000);
@@ -32,9 +32,7 @@ test('remove one, several and all documents: the app settles, no stall, controls
   origin,
   log,
 }) => {
-  await openApp(page, origin);
-  await addSamples(page);
-  await waitIdle(page);
+  await openIndexed(page, origin, 'samples');
   const start = await readCounts(page);
   log(`samples: ${JSON.stringify(start)}`);
   expect(start.documents, 'the samples were not indexed').toBeGreaterThanOrEqual(4);
