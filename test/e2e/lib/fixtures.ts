@@ -6,6 +6,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
+import { openIndexed } from './app.ts';
 import { DIST, RequestGuard } from './browser.ts';
 
 export { expect };
@@ -34,9 +35,24 @@ export interface E2eFixtures {
   log: (message: string) => void;
   /** Multiplies the test's time-out by E2E_TIMEOUT_SCALE (default 1); applied to every test. */
   timeScale: void;
+  /**
+   * What the test's `page` and `context` start with: an empty profile (the default), or `samples` — a copy of a
+   * profile in which the sample documents were indexed once for the worker (`test.use({ startWith: 'samples' })`,
+   * for the specs that ask about the samples rather than test adding them).
+   */
+  startWith: 'empty' | 'samples';
 }
 
-export const test = base.extend<E2eFixtures>({
+export interface E2eWorkerFixtures {
+  /**
+   * The closed profile folder in which "Add sample documents" was indexed until idle, built on the first call of the
+   * worker (a test that asks for it pays for it once; the others in the worker copy it).
+   */
+  samplesProfile: () => Promise<string>;
+}
+
+export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
+  startWith: ['empty', { option: true }],
   // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern
   origin: async ({}, use) => {
     // Set by the webServer's `wait` pattern in the runner, before the workers start (playwright.config.ts).
@@ -104,8 +120,40 @@ export const test = base.extend<E2eFixtures>({
       await rm(dir, { recursive: true, force: true });
     }
   },
-  context: async ({ openProfile }, use) => {
-    const { context } = await openProfile();
+  samplesProfile: [
+    async ({ playwright, launchOptions }, use) => {
+      let built: Promise<string> | undefined;
+      const folders: string[] = [];
+      await use(() => {
+        built ??= (async () => {
+          // The same Chromium, profile on disk and privacy guard as a test's own profile (openProfile).
+          const origin = (process.env.E2E_ORIGIN ?? '').replace(/\/$/, '');
+          const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-samples-'));
+          folders.push(profile);
+          const guard = new RequestGuard(origin);
+          const context = await playwright.chromium.launchPersistentContext(profile, {
+            ...launchOptions,
+            viewport: { width: 1200, height: 900 },
+          });
+          try {
+            await guard.watch(context);
+            const page = context.pages()[0] ?? (await context.newPage());
+            await openIndexed(page, origin, 'samples');
+          } finally {
+            // Closed before it is copied: the folder is whole and no browser holds it.
+            await context.close();
+          }
+          guard.check();
+          return profile;
+        })();
+        return built;
+      });
+      for (const dir of folders) await rm(dir, { recursive: true, force: true });
+    },
+    { scope: 'worker' },
+  ],
+  context: async ({ openProfile, startWith, samplesProfile }, use) => {
+    const { context } = await openProfile(startWith === 'samples' ? { copyOf: await samplesProfile() } : {});
     await use(context);
   },
   page: async ({ context }, use) => {

@@ -3,12 +3,13 @@
 // and refuse a truncated copy with a message while the library stays as it was.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { askForChunks, openApp, openIndexed, readCounts } from '../lib/app.ts';
+import { askForChunks, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 const QUESTION = 'How tall was the lighthouse of Alexandria?';
 
 test.setTimeout(240_000);
+test.use({ startWith: 'samples' });
 
 test('bundle: export download, ?bundle= read-only with the same answers, re-import merges, truncated refused', async ({
   page,
@@ -17,7 +18,9 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
   tmp,
   log,
 }) => {
-  await openIndexed(page, origin, 'samples');
+  // A copy of the samples indexed once for the worker (fixtures.ts, startWith): open it and wait until it is idle.
+  await openApp(page, origin);
+  await waitIdle(page);
   const before = await readCounts(page);
   const ranked = await askForChunks(page, QUESTION);
 

@@ -4,11 +4,12 @@
 // are in rank order and their rating never rises with the rank.
 import type { Page } from 'playwright-core';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
-import { askSettled, openIndexed } from '../lib/app.ts';
+import { askSettled, openApp, waitIdle } from '../lib/app.ts';
 import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(240_000);
+test.use({ startWith: 'samples' });
 
 const QUESTION = 'What did the fox say about the grapes, and what did the crow drop?';
 
@@ -26,7 +27,9 @@ test('answer first: a short answer or the written one above the evidence; cards 
   privacy,
   log,
 }) => {
-  await openIndexed(page, origin, 'samples');
+  // A copy of the samples indexed once for the worker (fixtures.ts, startWith): open it and wait until it is idle.
+  await openApp(page, origin);
+  await waitIdle(page);
   await page.click('a[href="#ask"]');
   await askSettled(page, QUESTION);
   const more = page.locator('[data-testid="more"]');

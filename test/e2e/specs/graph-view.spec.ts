@@ -3,7 +3,7 @@
 // concepts that carried the walk and the passages they led to, listed beside it; the first passage is the Ask view's
 // first evidence (the same ranking); a click on a passage on the canvas opens the document at its sentence; a click on
 // a concept lists its passages; the library side draws the top concepts and finds a concept by a typed word.
-import { openIndexed } from '../lib/app.ts';
+import { openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { keepScreenshot, publicScreenshot } from '../lib/screenshots.ts';
 
@@ -14,13 +14,16 @@ const SCREENSHOT = publicScreenshot('graph-view.png');
 const QUESTION = 'Who dug the Erie Canal, and when did the canal open?';
 
 test.setTimeout(300_000);
+test.use({ startWith: 'samples' });
 
 test('graph view: a question’s walk on the samples, a click on a passage opens it at its sentence', async ({
   page,
   origin,
   log,
 }) => {
-  await openIndexed(page, origin, 'samples');
+  // A copy of the samples indexed once for the worker (fixtures.ts, startWith): open it and wait until it is idle.
+  await openApp(page, origin);
+  await waitIdle(page);
 
   await page.click('a[href="#ask"]');
   await page.fill('[data-testid="question"]', QUESTION);

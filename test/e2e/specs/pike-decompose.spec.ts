@@ -11,7 +11,7 @@ import { DEFAULT_MAX_ROUNDS, PROPOSE_TAG } from '../../../src/core/atomic/index.
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
-import { openIndexed } from '../lib/app.ts';
+import { openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import {
   askInMode,
@@ -48,6 +48,7 @@ function roundCalls(server: Awaited<ReturnType<typeof startScriptedLlmServer>>):
 }
 
 test.setTimeout(360_000);
+test.use({ startWith: 'samples' });
 
 test('pike: atomize the samples, decompose with a live trace, cited answer opens the sentence', async ({
   page,
@@ -64,7 +65,9 @@ test('pike: atomize the samples, decompose with a live trace, cited answer opens
   });
   privacy.allowOrigin(server.url);
   try {
-    await openIndexed(page, origin, 'samples');
+    // A copy of the samples indexed once for the worker (fixtures.ts, startWith): open it and wait until it is idle.
+    await openApp(page, origin);
+    await waitIdle(page);
 
     // 1. The endpoint.
     await saveEndpoint(page, origin, server.baseUrl, { concurrency: 2 });
