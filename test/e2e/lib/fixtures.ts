@@ -1,7 +1,8 @@
 // What every end-to-end spec gets (import { test, expect } from here, not from @playwright/test): the built app
-// served by `vite preview` (playwright.config.ts's webServer), a fresh Chromium profile on disk for each test, a
-// temp dir for the files it generates, and the privacy guard — a request from any page or worker to another origin
-// than the app's, or a loopback server the test started and allowed, is blocked and fails the test.
+// served by `vite preview` (playwright.config.ts's webServer), a fresh Chromium profile on disk for each test (or,
+// with `startWith: 'samples'`, a copy of one in which the samples were indexed once for the worker), a temp dir
+// for the files it generates, and the privacy guard — a request from any page or worker to another origin than
+// the app's, or a loopback server the test started and allowed, is blocked and fails the test.
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
