@@ -43,7 +43,10 @@ export type KeptStatus =
   | { state: 'none'; size?: number }
   /** A keep stopped before its end (a reload, a failure): `stored` of `size` bytes are kept. */
   | { state: 'partial'; stored: number; size: number }
-  /** Complete. `current`: the host states the same size and version (null: not known, offline or no version). */
+  /**
+   * Complete. `current`: the host states the same size and version and, where it was read, ends with the same
+   * manifest (null: not known, offline, or no version and no read).
+   */
   | { state: 'kept'; size: number; keptAt: number; current: boolean | null };
 
 /**
@@ -255,8 +258,9 @@ export class KeptBundles {
     if (copy.size < MANIFEST_TAIL || !host.read) return false;
     const mine = await (await this.copySource(url, copy))?.read(copy.size - MANIFEST_TAIL, MANIFEST_TAIL);
     if (!mine) return false;
-    const theirs = await host.read(host.size - MANIFEST_TAIL, MANIFEST_TAIL);
-    return theirs.length === MANIFEST_TAIL && theirs.every((b, i) => b === mine[i]);
+    // A host that cannot answer these bytes is not known to serve the copy's bundle: it is read, and says why.
+    const theirs = await host.read(host.size - MANIFEST_TAIL, MANIFEST_TAIL).catch(() => undefined);
+    return theirs?.length === MANIFEST_TAIL && theirs.every((b, i) => b === mine[i]);
   }
 
   /** Deletes the complete copy (a keep of a newer version, if any, stays). */
