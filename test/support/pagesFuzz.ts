@@ -97,6 +97,37 @@ function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)];
 }
 
+/**
+ * The directory's fields with a value of their own (groups and sections are changed apart): `analyzer` was added
+ * for the stemmer (a question is analysed as the words were), `format` and `version` say which reader reads it.
+ */
+const DIRECTORY_FIELDS = [
+  'blockSize',
+  'chunkCount',
+  'conceptCount',
+  'termCount',
+  'headingCopies',
+  'thetaCo',
+  'analyzer',
+  'format',
+  'version',
+] as const;
+
+/** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
+function mutateDirectoryField(
+  d: Record<string, unknown>,
+  field: (typeof DIRECTORY_FIELDS)[number],
+  random: () => number,
+): string {
+  const own = typeof d[field] === 'number' ? (d[field] as number) : 1;
+  // Versions: the ones this app knows (an analyzer version it has, answered with it), one past them, none at all.
+  const versions = field === 'analyzer' || field === 'version' ? [1, 2, 3, 99, undefined] : [];
+  const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
+  if (value === undefined) delete d[field];
+  else d[field] = value;
+  return `directory.${field} = ${value === undefined ? '(absent)' : JSON.stringify(value)}`;
+}
+
 /** One mutation of the pieces, named. */
 function mutatePieces(p: PagesPieces, random: () => number): { name: string; keepSections?: boolean } {
   const kind = Math.floor(random() * 8);
@@ -104,17 +135,8 @@ function mutatePieces(p: PagesPieces, random: () => number): { name: string; kee
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
-    const field = pick(random, [
-      'blockSize',
-      'chunkCount',
-      'conceptCount',
-      'termCount',
-      'headingCopies',
-      'thetaCo',
-    ]);
-    const value = pick(random, [...extremes(d[field] as number), ...WRONG_KINDS]);
-    d[field] = value;
-    return { name: `directory.${field} = ${String(value)}` };
+    const field = pick(random, DIRECTORY_FIELDS);
+    return { name: mutateDirectoryField(d, field, random) };
   }
   if (kind === 1) {
     const g = p.directory.groups as unknown as Record<string, unknown>;
@@ -219,9 +241,38 @@ async function mutateBundle(
       parts: Array<Record<string, unknown>>;
     };
     const part = pick(random, manifest.parts);
-    const field = pick(random, ['offset', 'length', 'meta', 'encoding', 'name']);
-    const value = pick(random, [...extremes(Number(part[field]) || 0), ...WRONG_KINDS]);
-    part[field] = value;
+    const field = pick(random, [
+      'offset',
+      'length',
+      'meta',
+      'encoding',
+      'name',
+      'sha256',
+      'kind',
+      'count',
+      'rawLength',
+      // A field of the pages' directory as the manifest holds it (the part's meta), the analyzer among them.
+      'meta.',
+      'meta.',
+      // A field of the manifest's head.
+      'formatVersion',
+      'params',
+      'counts',
+    ]);
+    let change: string;
+    const pagesMeta = manifest.parts.find((p) => p.name === 'pages.bin')?.meta as Record<string, unknown>;
+    if (field === 'meta.' && pagesMeta) {
+      change = `pages.bin meta ${mutateDirectoryField(pagesMeta, pick(random, DIRECTORY_FIELDS), random)}`;
+    } else if (field === 'formatVersion' || field === 'params' || field === 'counts') {
+      const head = manifest as unknown as Record<string, unknown>;
+      const value = pick(random, [...extremes(Number(head[field]) || 0), ...WRONG_KINDS]);
+      head[field] = value;
+      change = `${field} = ${JSON.stringify(value)}`;
+    } else {
+      const value = pick(random, [...extremes(Number(part[field]) || 0), ...WRONG_KINDS]);
+      part[field] = value;
+      change = `${String(part.name)}.${field} = ${JSON.stringify(value)}`;
+    }
     const { Sha256 } = await import('../../src/core/bundle/sha256.ts');
     const body = new TextEncoder().encode(JSON.stringify(manifest));
     const frame = new Uint8Array(12 + body.length + 32);
@@ -236,7 +287,7 @@ async function mutateBundle(
     const jv = new DataView(joined.buffer);
     jv.setUint32(tail + frame.length, tail, true);
     joined.set(new TextEncoder().encode('END.'), tail + frame.length + 8);
-    return { name: `manifest ${String(part.name)}.${field} = ${JSON.stringify(value)}`, bytes: joined };
+    return { name: `manifest ${change}`, bytes: joined };
   }
   if (kind === 2) {
     const at = Math.floor(random() * out.length);
@@ -388,4 +439,40 @@ export async function fuzzHost(count: number, seed = 43): Promise<FuzzReport> {
   } finally {
     await host.close();
   }
+}
+
+/**
+ * Every value of the `analyzer` field (added for the stemmer, after this fuzzer was first written) in the pages'
+ * directory and in the bundle manifest's copy of it: the known versions answer (as the words were built, or as the
+ * version stated, which still holds together), anything else is refused naming pages.bin.
+ */
+export function fuzzAnalyzer(): Promise<FuzzReport> {
+  const values: unknown[] = [...new Set([...extremes(2), ...WRONG_KINDS, 1, 2, 3, 99, undefined])];
+  const cases: Case[] = [];
+  for (const value of values) {
+    const set = (d: Record<string, unknown>): void => {
+      if (value === undefined) delete d.analyzer;
+      else d.analyzer = value;
+    };
+    const shown = value === undefined ? '(absent)' : JSON.stringify(value);
+    cases.push({
+      name: `pages v2 directory.analyzer = ${shown}`,
+      run: async () => {
+        const p = piecesOf(await honestPages(2));
+        set(p.directory as unknown as Record<string, unknown>);
+        return openAndAsk(assemble(p));
+      },
+    });
+    cases.push({
+      name: `bundle pages.bin meta analyzer = ${shown}`,
+      run: async () => {
+        const written = await honestPages(2);
+        const directory = { ...written.directory } as unknown as Record<string, unknown>;
+        set(directory);
+        const bytes = await pagesBundle({ ...written, directory: directory as never });
+        return bundleAndAsk(new MemoryRangeSource(bytes, 'crafted.bundle'));
+      },
+    });
+  }
+  return runCases(cases, async () => openAndAsk(await honestPages(2)));
 }

@@ -9,6 +9,8 @@ export interface MeasuredRun {
   err: string;
   peakRssMB: number;
   seconds: number;
+  /** Seconds the command took after start-up (its modules loaded), as the process measured it. */
+  workSeconds: number;
 }
 
 const SCRIPT = fileURLToPath(new URL('./measuredCli.ts', import.meta.url));
@@ -29,12 +31,14 @@ export function runMeasuredCli(args: string[], timeoutMs = 120_000): Promise<Mea
     child.on('error', reject);
     child.on('close', (code) => {
       const match = /@@peak-rss-kb (\d+)\s*$/.exec(err);
+      const work = /@@work-ms (\d+)\s*\n@@peak-rss-kb/.exec(err);
       resolve({
         code,
         out,
-        err: err.replace(/\n?@@peak-rss-kb \d+\s*$/, ''),
+        err: err.replace(/\n?@@work-ms \d+\s*\n@@peak-rss-kb \d+\s*$/, ''),
         peakRssMB: match ? Number(match[1]) / 1024 : Number.NaN,
         seconds: (performance.now() - started) / 1000,
+        workSeconds: work ? Number(work[1]) / 1000 : Number.NaN,
       });
     });
   });

@@ -14,6 +14,7 @@ export {
 export { PhaseClock } from './phaseClock.ts';
 export { recordChunk, recordSentences } from './recordEvidence.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
+export { verifyBundleCopy } from './verifyCopy.ts';
 export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
 export { pagesParts, writePagedIndex } from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';

@@ -17,6 +17,8 @@ export interface PagesAtUrl {
   /** Read by ranges: what this browser keeps of it for offline use, and whether it is read from that copy. */
   offlineCopy?: KeptStatus;
   fromOfflineCopy?: boolean;
+  /** The offline copy failed its check when opened and was removed: why, naming the bundle. */
+  offlineCopyDropped?: string;
 }
 
 export class BundleAtUrl {
@@ -45,30 +47,36 @@ export class BundleAtUrl {
       throw error;
     });
     if (byRanges) {
-      const offlineCopy = await this.kept?.status(url, byRanges);
+      let offlineCopy = await this.kept?.status(url, byRanges);
       // A copy kept of the version the host serves now: read from disk, the questions send nothing to the host,
       // which would otherwise see which parts of the index each one reads (its words' dictionary groups among them).
-      if (offlineCopy?.state === 'kept' && offlineCopy.current) {
-        const copy = await this.kept!.source(url);
-        const fromCopy = copy && (await openPagedBundle(copy, createTermAnalyzer()));
+      // Checked whole first: a damaged copy is removed, and the host answers.
+      const opened =
+        offlineCopy?.state === 'kept' && offlineCopy.current ? await this.kept!.open(url) : undefined;
+      if (opened && 'source' in opened) {
+        const fromCopy = await openPagedBundle(opened.source, createTermAnalyzer());
         if (fromCopy) return { bundle: fromCopy, downloaded: false, offlineCopy, fromOfflineCopy: true };
       }
+      const offlineCopyDropped = opened && 'dropped' in opened ? opened.dropped : undefined;
+      if (offlineCopyDropped) offlineCopy = await this.kept!.status(url, byRanges);
       const bundle = await openPagedBundle(byRanges, createTermAnalyzer());
-      return bundle && { bundle, downloaded: false, offlineCopy };
+      return bundle && { bundle, downloaded: false, offlineCopy, offlineCopyDropped };
     }
     // Kept for offline use by the Library view: read from that copy, as a file picked from disk is, whatever the
-    // version the host would serve.
-    const copy = unreachable ? await this.kept?.source(url) : undefined;
-    const fromCopy = copy && (await openPagedBundle(copy, createTermAnalyzer()));
+    // version the host would serve; checked whole first, as online.
+    const opened = unreachable ? await this.kept?.open(url) : undefined;
+    const fromCopy =
+      opened && 'source' in opened && (await openPagedBundle(opened.source, createTermAnalyzer()));
     if (fromCopy) {
       const offlineCopy = await this.kept!.status(url);
       return { bundle: fromCopy, downloaded: false, offlineCopy, fromOfflineCopy: true };
     }
+    const dropped = opened && 'dropped' in opened ? `. ${opened.dropped}` : '';
     const whole = await this.download(url, onProgress).catch((error: unknown) => {
       if (unreachable && error instanceof TypeError) {
         throw new Error(
           `${url} cannot be reached (is the network off?), and this browser keeps no copy of it: open it once ` +
-            `online and choose "Keep for offline use" in the Library view`,
+            `online and choose "Keep for offline use" in the Library view${dropped}`,
         );
       }
       throw error;

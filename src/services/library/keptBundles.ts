@@ -4,9 +4,11 @@
 // parts, each stored as it arrives: a keep stopped by a reload or a dropped connection goes on from the first part
 // missing instead of from the start (a gigabyte is 147 parts). Offline, the copy is read by slices of those parts
 // (Blobs the browser keeps on disk), as a file picked from disk is, and its blocks are checked against their hashes
-// as any range is. Online, a copy of the version the host serves (its size and ETag or Last-Modified) is read too:
-// nothing of a question then goes over the network; any other copy waits for the host to be unreachable.
-import type { RangeSource } from '../../core/paged/index.ts';
+// as any range is. Online, a copy of the version the host serves (its size and ETag or Last-Modified, and its
+// manifest's digest: the bundle's last 44 bytes) is read too: nothing of a question then goes over the network; any
+// other copy waits for the host to be unreachable. A copy is checked whole by its digest chain when its keep
+// completes and each time it is opened (verifyBundleCopy): one that fails is removed, and the host is read instead.
+import { verifyBundleCopy, type RangeSource } from '../../core/paged/index.ts';
 
 /** Bytes a part: small enough to hold one in memory on the way, large enough that a gigabyte is ~150 stores. */
 const KEPT_PART_SIZE = 8 * 1024 * 1024;
@@ -41,8 +43,31 @@ export type KeptStatus =
   | { state: 'none'; size?: number }
   /** A keep stopped before its end (a reload, a failure): `stored` of `size` bytes are kept. */
   | { state: 'partial'; stored: number; size: number }
-  /** Complete. `current`: the host states the same size and version (null: not known, offline or no version). */
+  /**
+   * Complete. `current`: the host states the same size and version and, where it was read, ends with the same
+   * manifest (null: not known, offline, or no version and no read).
+   */
   | { state: 'kept'; size: number; keptAt: number; current: boolean | null };
+
+/**
+ * The host as the bundle's opening found it: its size and version, and a reader of its bytes (past the HTTP cache)
+ * with which "current" also compares the manifest's digest.
+ */
+export interface KeptHost {
+  readonly size: number;
+  readonly version: string | null;
+  read?(offset: number, length: number): Promise<Uint8Array>;
+}
+
+/**
+ * A version 3 bundle's last bytes: its manifest's SHA-256 (32), the manifest's locator (8) and "END." (4). Two
+ * bundles that end alike have the same manifest, which gives every part's digest: a host that replaced the bundle
+ * with another of the same size under the same ETag still ends otherwise (one small read tells).
+ */
+const MANIFEST_TAIL = 44;
+
+/** A copy opened for reading: its checked source, or why it was removed (it failed its check). */
+export type OpenedCopy = { source: RangeSource } | { dropped: string };
 
 /** The source a keep reads: the host, by ranges, with the version it states. */
 export interface KeepSource {
@@ -93,14 +118,22 @@ export class KeptBundles {
     private readonly store: PartStore,
     /** Bytes a part of a new copy (a copy kept with another size is read with its own). */
     private readonly partSize: number = KEPT_PART_SIZE,
+    /** Checks a whole copy, throwing why it is wrong: its digest chain (tests of the parts alone keep any bytes). */
+    private readonly verify: (copy: RangeSource) => Promise<void> = verifyBundleCopy,
   ) {}
 
-  /** What is kept of `url`; `host` (the size and version it states now) tells whether the copy is current. */
-  async status(url: string, host?: { size: number; version: string | null }): Promise<KeptStatus> {
+  /**
+   * What is kept of `url`; `host` (the size and version it states now) tells whether the copy is current: the same
+   * size and version, and where the host can be read, the same manifest (its last 44 bytes, one read).
+   */
+  async status(url: string, host?: KeptHost): Promise<KeptStatus> {
     const index = await this.index(url);
     if (index.complete && !(index.pending && host && sameAs(index.pending, host))) {
-      const current = host ? (host.version === null ? null : sameAs(index.complete, host)) : null;
-      return { state: 'kept', size: index.complete.size, keptAt: index.complete.keptAt, current };
+      const { complete } = index;
+      let current: boolean | null = null;
+      if (host?.read) current = sameAs(complete, host) && (await this.sameManifest(url, complete, host));
+      else if (host) current = host.version === null ? null : sameAs(complete, host);
+      return { state: 'kept', size: complete.size, keptAt: complete.keptAt, current };
     }
     if (index.pending) {
       return { state: 'partial', stored: await this.stored(url, index.pending), size: index.pending.size };
@@ -144,6 +177,13 @@ export class KeptBundles {
       stored += length;
       options.onProgress?.(stored, copy.size);
     }
+    // Checked whole before it counts as kept: a byte the host sent wrong (or the store lost) would otherwise be
+    // found by some later question, offline, with no host to turn to.
+    const failed = await this.check(url, copy);
+    if (failed) {
+      await this.discardPending(url);
+      throw new Error(`${url}: the offline copy was not kept: ${failed}`);
+    }
     const before = index.complete;
     index.complete = { ...copy, keptAt: Date.now() };
     delete index.pending;
@@ -152,18 +192,23 @@ export class KeptBundles {
     return { state: 'kept', size: copy.size, keptAt: index.complete.keptAt, current: true };
   }
 
-  /** The complete copy of `url`, read by slices of its parts; undefined when none is kept whole. */
+  /** The complete copy of `url`, read by slices of its parts, unchecked; undefined when none is kept whole. */
   async source(url: string): Promise<RangeSource | undefined> {
     const { complete } = await this.index(url);
+    return complete && this.copySource(url, complete);
+  }
+
+  /**
+   * The complete copy of `url` checked whole by its digest chain; one that fails (a damaged byte, a part the browser
+   * evicted) is removed, and the reason, naming the bundle, is returned instead. Undefined when none is kept whole.
+   */
+  async open(url: string): Promise<OpenedCopy | undefined> {
+    const { complete } = await this.index(url);
     if (!complete) return undefined;
-    const parts: Blob[] = [];
-    for (let part = 0; part < partCount(complete); part++) {
-      const blob = await this.store.get(partKey(url, complete.token, part));
-      // A part the browser evicted or lost: the copy cannot answer (the host, or a new keep, is needed).
-      if (!blob || blob.size !== partLength(complete, part)) return undefined;
-      parts.push(blob);
-    }
-    return new KeptRangeSource(`${url} (kept for offline use)`, complete.size, complete.partSize, parts);
+    const failed = await this.check(url, complete);
+    if (!failed) return { source: (await this.copySource(url, complete))! };
+    await this.removeCopy(url, complete);
+    return { dropped: `The offline copy of ${url} failed its check and was removed: ${failed}` };
   }
 
   /** Deletes what a stopped keep stored; the complete copy, if any, stays. */
@@ -183,6 +228,48 @@ export class KeptBundles {
     const index = await this.index(url);
     for (const copy of [index.complete, index.pending]) if (copy) await this.deleteParts(url, copy);
     await this.store.delete(indexKey(url));
+  }
+
+  /** Why `copy` fails its check (a part missing, a digest that differs), or null when every byte is right. */
+  private async check(url: string, copy: KeptCopy): Promise<string | null> {
+    const source = await this.copySource(url, copy);
+    if (!source) return 'a part of it is missing (the browser evicted it, or the keep did not store it)';
+    try {
+      await this.verify(source);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  private async copySource(url: string, copy: KeptCopy): Promise<RangeSource | undefined> {
+    const parts: Blob[] = [];
+    for (let part = 0; part < partCount(copy); part++) {
+      const blob = await this.store.get(partKey(url, copy.token, part));
+      // A part the browser evicted or lost: the copy cannot answer (the host, or a new keep, is needed).
+      if (!blob || blob.size !== partLength(copy, part)) return undefined;
+      parts.push(blob);
+    }
+    return new KeptRangeSource(`${url} (kept for offline use)`, copy.size, copy.partSize, parts);
+  }
+
+  /** The host's bundle ends as the copy does: the same manifest, hence the same parts (MANIFEST_TAIL). */
+  private async sameManifest(url: string, copy: KeptCopy, host: KeptHost): Promise<boolean> {
+    if (copy.size < MANIFEST_TAIL || !host.read) return false;
+    const mine = await (await this.copySource(url, copy))?.read(copy.size - MANIFEST_TAIL, MANIFEST_TAIL);
+    if (!mine) return false;
+    // A host that cannot answer these bytes is not known to serve the copy's bundle: it is read, and says why.
+    const theirs = await host.read(host.size - MANIFEST_TAIL, MANIFEST_TAIL).catch(() => undefined);
+    return theirs?.length === MANIFEST_TAIL && theirs.every((b, i) => b === mine[i]);
+  }
+
+  /** Deletes the complete copy (a keep of a newer version, if any, stays). */
+  private async removeCopy(url: string, copy: KeptCopy): Promise<void> {
+    const index = await this.index(url);
+    await this.deleteParts(url, copy);
+    delete index.complete;
+    if (index.pending) await this.writeIndex(index);
+    else await this.store.delete(indexKey(url));
   }
 
   private async index(url: string): Promise<KeptIndex> {

@@ -227,6 +227,8 @@ export class QueryService {
     /** Read by ranges: what this browser keeps of it for offline use, and whether it is read from that copy. */
     offlineCopy?: KeptStatus;
     fromOfflineCopy?: boolean;
+    /** Its offline copy failed its check and was removed: why, naming the bundle (the host answers instead). */
+    offlineCopyDropped?: string;
   }> {
     const t0 = performance.now();
     const marks: Record<string, number> = {};
@@ -242,8 +244,17 @@ export class QueryService {
       mark('pages');
       this.paged = at.bundle;
       const { counts } = at.bundle.manifest;
-      const { downloaded, offlineCopy, fromOfflineCopy } = at;
-      return { url, counts, embedderId: null, byRanges: true, downloaded, offlineCopy, fromOfflineCopy };
+      const { downloaded, offlineCopy, fromOfflineCopy, offlineCopyDropped } = at;
+      return {
+        url,
+        counts,
+        embedderId: null,
+        byRanges: true,
+        downloaded,
+        offlineCopy,
+        fromOfflineCopy,
+        offlineCopyDropped,
+      };
     }
     const opened = this.session.openBundle(url, onProgress, mark, fit);
     void this.embedder.warm(mark);

@@ -931,7 +931,7 @@ export class LibraryState {
         kgApi().useBundle(),
       ]);
       this.readOnly = opened;
-      offlineCopy.opened(url, opened.offlineCopy, opened.fromOfflineCopy);
+      offlineCopy.opened(url, opened.offlineCopy, opened.fromOfflineCopy, opened.offlineCopyDropped);
       const c = opened.counts;
       this.counts = { ...this.counts, ...c, vectors: c.vectors ?? 0, pending: 0 };
       this.layers = { lexical: true, semantic: (c.vectors ?? 0) > 0, embedderId: opened.embedderId };
@@ -939,6 +939,8 @@ export class LibraryState {
       this.read = true;
     } catch (error) {
       this.bundleError = error instanceof Error ? error.message : String(error);
+      // A copy kept for offline use stays removable although the bundle did not open (LibraryOpening).
+      void offlineCopy.failedToOpen(url);
       throw error;
     } finally {
       this.bundleBusy = null;

@@ -28,18 +28,46 @@ class OfflineCopyState {
   keeping = $state<{ stored: number; size: number } | null>(null);
   /** Why the last keep stopped (a failure or a refusal), until the next one starts. */
   error = $state<string | null>(null);
+  /** The copy failed its check when the bundle opened and was removed (the host answers): why, naming the bundle. */
+  dropped = $state<string | null>(null);
 
   private url: string | null = null;
   private stop: AbortController | null = null;
   private readonly kept = typeof caches === 'undefined' ? null : new KeptBundles(cacheStorageParts());
 
   /** The bundle is open: what is kept of it. A keep that a reload or a lost connection stopped goes on. */
-  opened(bundleUrl: string, status: KeptStatus | undefined, fromCopy: boolean | undefined): void {
+  opened(
+    bundleUrl: string,
+    status: KeptStatus | undefined,
+    fromCopy: boolean | undefined,
+    dropped?: string,
+  ): void {
     if (!status || !this.kept) return;
     this.url = sameOriginBundleUrl(bundleUrl, location.origin).href;
     this.status = status;
     this.fromCopy = fromCopy === true;
+    this.dropped = dropped ?? null;
     if (status.state === 'partial' && !this.fromCopy) void this.keep();
+  }
+
+  /**
+   * The bundle did not open: what is kept of it, so that a copy (or part of one) can still be removed. Nothing is
+   * kept or resumed from here.
+   */
+  async failedToOpen(bundleUrl: string): Promise<void> {
+    const { kept } = this;
+    if (!kept) return;
+    let url: string;
+    try {
+      url = sameOriginBundleUrl(bundleUrl, location.origin).href;
+    } catch {
+      return; // not a link this app opens: nothing of it was ever kept
+    }
+    const status = await kept.status(url).catch(() => null);
+    if (!status || status.state === 'none') return;
+    this.url = url;
+    this.status = status;
+    this.fromCopy = false;
   }
 
   /** Keeps the open bundle for offline use, from the first part not yet stored. */
@@ -88,8 +116,8 @@ class OfflineCopyState {
   }
 
   /**
-   * Deletes the offline copy; one the page reads (the host serves the same version) is deleted, then the page is
-   * loaded again to read the host. Not offered with the host unreachable: the copy is then all there is.
+   * Deletes the offline copy; one the page reads is deleted, then the page is loaded again to read the host (with
+   * the host unreachable, the bundle then does not open: the page says so before Remove is chosen).
    */
   async remove(): Promise<void> {
     const { url, kept } = this;

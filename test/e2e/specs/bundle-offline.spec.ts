@@ -163,7 +163,8 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
       await context.setOffline(false);
     }
 
-    // Back online, the host serving the version kept: the copy is read, and the host gets only the opening's probe.
+    // Back online, the host serving the version kept: the copy is read, and the host gets only the opening's probe
+    // and the 44 bytes that end the bundle (its manifest's digest: the copy is of this very bundle).
     const path = new URL(url).searchParams.get('bundle');
     const sent: number[] = [];
     page.on('response', (response) => {
@@ -178,7 +179,10 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
     await expect(page.getByTestId('offline-read')).toContainText('nothing of them goes over the network');
     expect(await askForChunks(page, question), 'the passages read from the copy online').toEqual(online);
     await expect.poll(() => sent.length).toBeGreaterThan(0);
-    expect(sent, 'bytes of the bundle its host sent').toEqual([12]);
+    expect(
+      sent.sort((a, b) => a - b),
+      'bytes of the bundle its host sent',
+    ).toEqual([12, 44]);
     // Removed, the page reads the host again, and nothing of the copy is left.
     await page.click('a[href="#library"]');
     await page.getByTestId('offline-remove').click();
@@ -192,6 +196,84 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
     try {
       await page.goto(url.replace('#library', '&again=3#library'));
       await expect(page.getByTestId('bundle-error')).toContainText('keeps no copy of it');
+    } finally {
+      await context.setOffline(false);
+    }
+  });
+});
+
+/** The offline copies' cache: the keys of its entries, by path. */
+function keptKeys(page: Page): Promise<string[]> {
+  return page.evaluate(async () =>
+    (await (await caches.open('conceptrag-kept-bundles')).keys()).map((r) => new URL(r.url).pathname),
+  );
+}
+
+test('offline: a damaged offline copy is removed at opening, saying why, the host answers; Remove is offered whenever a copy exists', async ({
+  page,
+  context,
+  origin,
+  dist,
+  log,
+}) => {
+  await withSharedBundle({ page, origin, dist }, 'e2e-offline-damaged', ['--pages'], async (url) => {
+    await page.goto(url);
+    const copy = page.getByTestId('offline-copy');
+    await page.getByTestId('offline-keep').click();
+    await expect(copy).toHaveAttribute('data-state', 'kept');
+    const question = 'How large is a bundle with int8 vectors?';
+    const online = await ask(page, question);
+
+    // One byte of the stored copy changed (the middle of its first part), as a failing disk or a bad keep would.
+    const damaged = await page.evaluate(async () => {
+      const cache = await caches.open('conceptrag-kept-bundles');
+      const part = (await cache.keys()).find((r) => !r.url.endsWith('/index'))!;
+      const bytes = new Uint8Array(await (await cache.match(part))!.arrayBuffer());
+      bytes[bytes.length >> 1] ^= 0x5a;
+      await cache.put(part, new Response(bytes));
+      return new URL(part.url).pathname;
+    });
+    log(`damaged the middle byte of ${damaged}`);
+
+    // Online: the copy fails its check, is removed with a message naming the bundle and why, and the host answers.
+    await reopen(page, url, 1);
+    await page.click('a[href="#library"]');
+    const bundlePath = new URL(url).searchParams.get('bundle')!;
+    const dropped = page.getByTestId('offline-dropped');
+    await expect(dropped).toContainText(`The offline copy of ${origin}${bundlePath} failed its check`);
+    await expect(dropped).toContainText('corrupted');
+    log(`message: ${await dropped.textContent()}`);
+    await expect(page.getByTestId('read-by-ranges')).toContainText('Read by ranges');
+    await expect(copy).toHaveAttribute('data-state', 'none');
+    expect(await keptKeys(page), 'entries left of the damaged copy').toEqual([]);
+    expect(await ask(page, question), 'the passages from the host').toEqual(online);
+
+    // Kept again and read offline: Remove is offered there too.
+    await page.click('a[href="#library"]');
+    await page.getByTestId('offline-keep').click();
+    await expect(copy).toHaveAttribute('data-state', 'kept');
+    await context.setOffline(true);
+    try {
+      await reopen(page, url, 2);
+      await expect(page.getByTestId('offline-read')).toContainText('cannot be reached');
+      await expect(page.getByTestId('offline-remove')).toBeVisible();
+
+      // A keep stopped before its end (its index says pending): offline the bundle does not open, and what is
+      // kept can still be removed from the page that says so.
+      await page.evaluate(async () => {
+        const cache = await caches.open('conceptrag-kept-bundles');
+        const key = (await cache.keys()).find((r) => r.url.endsWith('/index'))!;
+        const index = (await (await cache.match(key))!.json()) as { complete?: object; pending?: object };
+        index.pending = index.complete;
+        delete index.complete;
+        await cache.put(key, new Response(JSON.stringify(index)));
+      });
+      await page.goto(url.replace('#library', '&again=3#library'));
+      await expect(page.getByTestId('bundle-error')).toContainText('keeps no copy of it');
+      await expect(copy).toHaveAttribute('data-state', 'partial');
+      await page.getByTestId('offline-remove').click();
+      await expect(copy).toHaveCount(0);
+      expect(await keptKeys(page), 'entries left after Remove').toEqual([]);
     } finally {
       await context.setOffline(false);
     }

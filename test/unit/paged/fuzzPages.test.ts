@@ -9,7 +9,7 @@ import type { FuzzReport } from '../../support/pagesFuzz.ts';
 /** Far above the ~20 s and ~10 s the two take (docs/results/hostile-round-three.md); a hang ends here. */
 const LIMIT_MS = 120_000;
 
-async function fuzz(fn: 'fuzzPages' | 'fuzzHost', count: number): Promise<FuzzReport> {
+async function fuzz(fn: 'fuzzPages' | 'fuzzHost' | 'fuzzAnalyzer', count: number): Promise<FuzzReport> {
   const run = await runBounded<FuzzReport>('test/support/pagesFuzz.ts', fn, [count], LIMIT_MS);
   if (run.outcome !== 'value')
     throw new Error(`${fn}: ${run.outcome} ${'message' in run ? run.message : ''}`);
@@ -29,6 +29,15 @@ describe('fuzzing the paged format and the range reader', { timeout: LIMIT_MS + 
     expect(report.bad).toEqual([]);
     expect(report.cases).toBe(300);
     expect(report.refused).toBeGreaterThan(100);
+    expect(report.peakMB).toBeLessThan(300);
+  });
+
+  it('every value of the analyzer field (pages and manifest): answered or refused naming pages.bin', async () => {
+    const report = await fuzz('fuzzAnalyzer', 0);
+    expect(report.bad).toEqual([]);
+    // 1 and 2 are versions this app has, and no value at all is version 1: 3 of the values answer, both ways.
+    expect(report.answered).toBeGreaterThanOrEqual(6);
+    expect(report.refused).toBeGreaterThan(20);
     expect(report.peakMB).toBeLessThan(300);
   });
 

@@ -94,6 +94,27 @@ describe('HttpRangeSource.readRanges', () => {
     }
   });
 
+  it('every request of a bundle read by ranges goes past the HTTP cache (issue 43: a replaced bundle is read anew)', async () => {
+    // Before, the probe read past the cache and later reads through it: after the host replaced a cacheable bundle,
+    // the probe saw the new version and the cached ranges the old one, so "reload the page" could not help.
+    const server = await serveStatic(root, { ranges: true, multiRange: 'multipart' });
+    const inits: RequestInit[] = [];
+    const spy: typeof fetch = (input, init) => {
+      inits.push(init ?? {});
+      return fetch(input, init);
+    };
+    try {
+      const source = (await HttpRangeSource.open(`${server.origin}/lib.bundle`, spy))!;
+      await source.read(4096, 4096);
+      await source.readRanges(RANGES);
+      await source.readUncached(0, 12);
+      expect(inits.length).toBeGreaterThanOrEqual(4);
+      expect(inits.map((init) => init.cache)).toEqual(inits.map(() => 'no-store'));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a host without ranges: open() says so, its probe stopped and sent past the HTTP cache', async () => {
     const server = await serveStatic(root, { ranges: false });
     const inits: RequestInit[] = [];

@@ -1,7 +1,8 @@
 // A shared index read by ranges, kept for offline use (src/services/library/keptBundles.ts): kept part by part, a
 // keep stopped half-way goes on from the parts it stored, a newer version replaces the copy only once complete, a
 // cancelled keep leaves nothing, and with the host unreachable `?bundle=` opens the copy and answers as the file.
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,11 +67,14 @@ function randomBytes(n: number, seed: number): Uint8Array {
 
 const URL_A = 'https://example.test/team/shared.bundle';
 
+/** The parts' tests keep random bytes, not a bundle: no digest chain to check (the bundles' tests below check it). */
+const anyBytes = (): Promise<void> => Promise.resolve();
+
 describe('KeptBundles', () => {
   it('keeps a bundle in parts and reads any range of it back, across parts', async () => {
     const bytes = randomBytes(10_500, 1);
     const store = new MapParts();
-    const kept = new KeptBundles(store, 1000);
+    const kept = new KeptBundles(store, 1000, anyBytes);
     expect(await kept.status(URL_A, { size: bytes.length, version: '"v1"' })).toEqual({
       state: 'none',
       size: bytes.length,
@@ -112,14 +116,14 @@ describe('KeptBundles', () => {
   it('a keep stopped half-way goes on from the parts it stored, reading none of them again', async () => {
     const bytes = randomBytes(5_000, 2);
     const store = new MapParts();
-    const kept = new KeptBundles(store, 1000);
+    const kept = new KeptBundles(store, 1000, anyBytes);
     const flaky = host(bytes, '"v1"', 3000);
     await expect(kept.keep(URL_A, flaky)).rejects.toThrow('connection reset');
     expect(await kept.status(URL_A)).toEqual({ state: 'partial', stored: 3000, size: 5000 });
     expect(await kept.source(URL_A)).toBeUndefined();
     // A new page (a reload): a new KeptBundles over the same store.
     const again = host(bytes, '"v1"');
-    await new KeptBundles(store, 1000).keep(URL_A, again);
+    await new KeptBundles(store, 1000, anyBytes).keep(URL_A, again);
     expect(again.reads).toEqual([3000, 4000]);
     expect(await (await kept.source(URL_A))!.read(0, 5000)).toEqual(bytes);
   });
@@ -128,7 +132,7 @@ describe('KeptBundles', () => {
     const v1 = randomBytes(4_000, 3);
     const v2 = randomBytes(4_500, 4);
     const store = new MapParts();
-    const kept = new KeptBundles(store, 1000);
+    const kept = new KeptBundles(store, 1000, anyBytes);
     await kept.keep(URL_A, host(v1, '"v1"'));
     const partsV1 = store.parts();
     await expect(kept.keep(URL_A, host(v2, '"v2"', 2000))).rejects.toThrow('connection reset');
@@ -150,7 +154,7 @@ describe('KeptBundles', () => {
   it('a cancelled keep leaves nothing of itself; Remove deletes the copy', async () => {
     const bytes = randomBytes(3_000, 5);
     const store = new MapParts();
-    const kept = new KeptBundles(store, 1000);
+    const kept = new KeptBundles(store, 1000, anyBytes);
     const stop = new AbortController();
     const keeping = kept.keep(URL_A, host(bytes, null), {
       onProgress: (stored) => {
@@ -168,7 +172,7 @@ describe('KeptBundles', () => {
   });
 
   it('Cancel stops the part on its way, not only the parts after it', async () => {
-    const kept = new KeptBundles(new MapParts(), 1000);
+    const kept = new KeptBundles(new MapParts(), 1000, anyBytes);
     const stop = new AbortController();
     // A host that never answers, cancelled once the first part is asked for: only the signal ends that read.
     const silent: KeepSource = {
@@ -187,10 +191,16 @@ describe('KeptBundles', () => {
   it('a part the browser lost: the copy does not open (it is not read short)', async () => {
     const bytes = randomBytes(3_000, 6);
     const store = new MapParts();
-    const kept = new KeptBundles(store, 1000);
+    const kept = new KeptBundles(store, 1000, anyBytes);
     await kept.keep(URL_A, host(bytes, '"v1"'));
     await store.delete(store.parts()[1]);
     expect(await kept.source(URL_A)).toBeUndefined();
+    // Opened, it is removed, saying why (else it would sit in the browser, neither readable nor listed).
+    expect(await kept.open(URL_A)).toEqual({
+      dropped: `The offline copy of ${URL_A} failed its check and was removed: a part of it is missing (the browser evicted it, or the keep did not store it)`,
+    });
+    expect(store.blobs.size).toBe(0);
+    await kept.keep(URL_A, host(bytes, '"v1"'));
     // A damaged index is no copy at all.
     for (const key of store.blobs.keys()) {
       if (key.endsWith('/index')) await store.put(key, new Blob(['{"url": 12']));
@@ -232,12 +242,13 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
       });
       expect(store.parts().length).toBeGreaterThan(1);
 
-      // Online, the host serving the version kept: read from the copy, the host sent only the probe's 12 bytes.
+      // Online, the host serving the version kept: read from the copy, the host sent only the opening's small reads.
       const servedBefore = server.served.get('/pages.bundle') ?? 0;
       const current = (await new BundleAtUrl(fetch, kept).pages(url))!;
       expect(current).toMatchObject({ fromOfflineCopy: true, offlineCopy: { state: 'kept', current: true } });
       await pagedHits(current.bundle.library, QUESTIONS);
-      expect((server.served.get('/pages.bundle') ?? 0) - servedBefore).toBe(12);
+      // Its 12 bytes, and the last 44 that tell the copy's manifest is the host's (the copy is current).
+      expect((server.served.get('/pages.bundle') ?? 0) - servedBefore).toBe(12 + 44);
 
       // Offline: no request gets an answer (the service worker has no copy of a bundle read by ranges).
       const offline: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
@@ -272,4 +283,151 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
       await server.close();
     }
   });
+
+  /** Keeps the bundle at `url` in `kept` from its host (parts of 64 KiB: it spans several). */
+  async function keepFromHost(kept: KeptBundles, url: string): Promise<void> {
+    const source = (await HttpRangeSource.open(url))!;
+    await kept.keep(url, {
+      size: source.size,
+      version: source.version,
+      read: (offset, length) => source.readUncached(offset, length),
+    });
+  }
+
+  /** One byte of the stored copy changed, at `offset` of the bundle (the part that holds it is stored again). */
+  async function damage(store: MapParts, offset: number, partSize: number): Promise<void> {
+    const key = store.parts().find((k) => k.endsWith(`/${Math.floor(offset / partSize)}`))!;
+    const bytes = new Uint8Array(await store.blobs.get(key)!.arrayBuffer());
+    bytes[offset % partSize] ^= 0x5a;
+    await store.put(key, new Blob([bytes]));
+  }
+
+  it('a damaged byte in a kept copy: removed when opened, naming the bundle and why, and the host answers', async () => {
+    const server = await serveStatic(work, { ranges: true });
+    try {
+      const url = `${server.origin}/pages.bundle`;
+      const file = await FileRangeSource.open(join(work, 'pages.bundle'));
+      let honest: Awaited<ReturnType<typeof pagedHits>>;
+      let middle: number;
+      try {
+        const bundle = (await openPagedBundle(file, createTermAnalyzer()))!;
+        honest = await pagedHits(bundle.library, QUESTIONS);
+        // A byte in the middle of the pages part: no block the opening reads (nor, likely, these questions).
+        const pages = bundle.manifest.parts.find((p) => p.name === 'pages.bin')!;
+        middle = pages.offset! + Math.floor(pages.length / 2);
+      } finally {
+        await file.close();
+      }
+      const partSize = 64 * 1024;
+      for (const online of [true, false]) {
+        const store = new MapParts();
+        const kept = new KeptBundles(store, partSize);
+        await keepFromHost(kept, url);
+        await damage(store, middle, partSize);
+        const offline: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
+        const at = new BundleAtUrl(online ? fetch : offline, kept).pages(url);
+        if (!online) {
+          // Offline, the host cannot answer instead: the bundle does not open, and says why the copy went.
+          await expect(at).rejects.toThrow(
+            `The offline copy of ${url} failed its check and was removed: bundle: corrupted (block `,
+          );
+        } else {
+          const opened = (await at)!;
+          expect(opened.fromOfflineCopy, 'read from the damaged copy').toBeUndefined();
+          expect(opened.offlineCopyDropped).toMatch(
+            `The offline copy of ${url} failed its check and was removed: bundle: corrupted (block`,
+          );
+          expect(opened.offlineCopy).toMatchObject({ state: 'none' });
+          // The host's answers, as the file's.
+          expect(await pagedHits(opened.bundle.library, QUESTIONS)).toEqual(honest!);
+        }
+        expect(store.blobs.size, `${online ? 'online' : 'offline'}: parts left of the damaged copy`).toBe(0);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a keep the host answers with a wrong byte is not kept, and says which part', async () => {
+    const server = await serveStatic(work, { ranges: true });
+    try {
+      const url = `${server.origin}/pages.bundle`;
+      const source = (await HttpRangeSource.open(url))!;
+      const store = new MapParts();
+      const kept = new KeptBundles(store, 64 * 1024);
+      // The host sends one wrong byte in the last part (its manifest: the copy would not even open).
+      const wrongAt = source.size - 100;
+      const keeping = kept.keep(url, {
+        size: source.size,
+        version: source.version,
+        read: async (offset, length) => {
+          const bytes = (await source.readUncached(offset, length)).slice();
+          if (wrongAt >= offset && wrongAt < offset + length) bytes[wrongAt - offset] ^= 1;
+          return bytes;
+        },
+      });
+      await expect(keeping).rejects.toThrow(`${url}: the offline copy was not kept: bundle: corrupted (`);
+      expect(await kept.status(url)).toEqual({ state: 'none' });
+      expect(store.blobs.size).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a same-size replacement under the same version is not current (its manifest differs): the host answers', async () => {
+    // The bundle, and the same bundle stamped at another time: the same size, another manifest (its digest too).
+    const bytesA = await readFile(join(work, 'pages.bundle'));
+    const bytesB = restamped(bytesA, '2020-01-01T00:00:00.000Z');
+    expect(bytesB.length, 'the two have one size').toBe(bytesA.length);
+    expect(Buffer.compare(bytesA, bytesB), 'the two differ').not.toBe(0);
+    const served = join(work, 'same.bundle');
+    const stamp = new Date('2026-01-01T00:00:00Z');
+    await writeFile(served, bytesA);
+    await utimes(served, stamp, stamp);
+    const server = await serveStatic(work, { ranges: true });
+    try {
+      const url = `${server.origin}/same.bundle`;
+      const kept = new KeptBundles(new MapParts(), 64 * 1024);
+      await keepFromHost(kept, url);
+      const before = (await HttpRangeSource.open(url))!;
+      expect(await kept.status(url, before)).toMatchObject({ state: 'kept', current: true });
+      // Replaced in place: the same size and Last-Modified (the host's version), another bundle.
+      await writeFile(served, bytesB);
+      await utimes(served, stamp, stamp);
+      const after = (await HttpRangeSource.open(url))!;
+      expect([after.size, after.version]).toEqual([before.size, before.version]);
+      expect(await kept.status(url, after)).toMatchObject({ state: 'kept', current: false });
+      const opened = (await new BundleAtUrl(fetch, kept).pages(url))!;
+      expect(opened.fromOfflineCopy, 'read from the stale copy').toBeUndefined();
+      expect(opened.bundle.manifest.createdAt).toBe(JSON.parse(manifestJson(bytesB)).createdAt);
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+/** Where a version 3 bundle's manifest JSON lies, found by its locator. */
+function manifestAt(bytes: Uint8Array): { at: number; length: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const at = view.getUint32(bytes.length - 12, true) + view.getUint32(bytes.length - 8, true) * 2 ** 32;
+  return { at: at + 12, length: view.getUint32(at + 4, true) };
+}
+
+/** The bundle with its manifest's createdAt replaced by one as long, and the manifest's SHA-256 written anew. */
+function restamped(bytes: Uint8Array, createdAt: string): Uint8Array {
+  const { at, length } = manifestAt(bytes);
+  const manifest = JSON.parse(manifestJson(bytes)) as { createdAt: string };
+  expect(createdAt.length).toBe(manifest.createdAt.length);
+  const json = new TextEncoder().encode(JSON.stringify({ ...manifest, createdAt }));
+  expect(json.length, 'the manifest rewritten as long').toBe(length);
+  const out = Uint8Array.from(bytes);
+  out.set(json, at);
+  out.set(createHash('sha256').update(json).digest(), at + length);
+  return out;
+}
+
+/** A version 3 bundle's manifest JSON, found by its locator. */
+function manifestJson(bytes: Uint8Array): string {
+  const { at, length } = manifestAt(bytes);
+  return new TextDecoder().decode(bytes.subarray(at, at + length));
+}

@@ -1,0 +1,102 @@
+// Every byte of a bundle read by ranges checked at once, by the digest chain a question follows piecemeal: the
+// manifest by its SHA-256, each part it lists by the SHA-256 it gives, and the pages part block by block against the
+// hashes in `pages.sha256`. For a copy kept for offline use (src/services/library/keptBundles.ts): a question checks
+// only the blocks it reads, so a copy with one damaged byte elsewhere opened, was preferred over its host, and then
+// failed some later question with no way back to the host. Checked when the keep completes and when the copy is
+// opened, a damaged copy is refused here, naming the part, and the host is read instead.
+import { BundleError, Sha256, toHex, type PartEntry } from '../bundle/index.ts';
+import { blockDigests } from './blockDigest.ts';
+import { PAGES_HASHES_PART, PAGES_PART } from './format.ts';
+import { readManifestByRanges } from './openBundle.ts';
+import type { RangeSource } from './rangeSource.ts';
+
+/** Bytes read at a time: a gigabyte copy is checked holding no more than this. */
+const STEP_BYTES = 8 * 1024 * 1024;
+
+const corrupted = (why: string, part?: string): never => {
+  throw new BundleError('corrupted', `corrupted (${why})`, part);
+};
+
+/** Where a part's stored bytes lie, checked against the file. */
+function located(entry: PartEntry, size: number): { offset: number; length: number } {
+  const { offset, length } = entry;
+  if (
+    !Number.isSafeInteger(offset) ||
+    !Number.isSafeInteger(length) ||
+    offset! < 0 ||
+    length < 0 ||
+    offset! + length > size
+  )
+    corrupted(`part ${String(entry.name)} lies outside the file`, entry.name);
+  return { offset: offset!, length };
+}
+
+/** A part's stored bytes against its SHA-256, read a step at a time. */
+async function checkPart(source: RangeSource, entry: PartEntry): Promise<void> {
+  const { offset, length } = located(entry, source.size);
+  let hex: string;
+  if (length <= STEP_BYTES) {
+    // One step: the platform's digest (WebCrypto where there is one), not the pure-TypeScript one.
+    hex = toHex((await blockDigests([await source.read(offset, length)]))[0]);
+  } else {
+    const hash = new Sha256();
+    for (let at = 0; at < length; at += STEP_BYTES)
+      hash.update(await source.read(offset + at, Math.min(STEP_BYTES, length - at)));
+    hex = toHex(hash.digest());
+  }
+  if (hex !== entry.sha256) corrupted(`SHA-256 mismatch in part ${entry.name}`, entry.name);
+}
+
+/** The pages part, block by block, against the block hashes (themselves checked as a part). */
+async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: PartEntry): Promise<void> {
+  const { offset, length } = located(pages, source.size);
+  const at = located(hashesEntry, source.size);
+  const hashes = await source.read(at.offset, at.length);
+  const blockSize = (pages.meta as { blockSize?: unknown } | undefined)?.blockSize;
+  if (typeof blockSize !== 'number' || !Number.isSafeInteger(blockSize) || blockSize < 512)
+    corrupted(`part ${PAGES_PART} has no block size`, PAGES_PART);
+  const size = blockSize as number;
+  const blocks = Math.ceil(length / size);
+  if (hashes.length !== blocks * 32)
+    corrupted(
+      `${PAGES_HASHES_PART} has ${hashes.length / 32} block hashes for ${blocks} blocks`,
+      PAGES_HASHES_PART,
+    );
+  const perStep = Math.max(1, Math.floor(STEP_BYTES / size));
+  for (let first = 0; first < blocks; first += perStep) {
+    const last = Math.min(blocks, first + perStep);
+    const from = first * size;
+    const run = await source.read(offset + from, Math.min(length, last * size) - from);
+    const parts: Uint8Array[] = [];
+    for (let b = first; b < last; b++)
+      parts.push(run.subarray((b - first) * size, Math.min(run.length, (b - first + 1) * size)));
+    const digests = await blockDigests(parts);
+    digests.forEach((digest, i) => {
+      const b = first + i;
+      if (!digest.every((x, j) => x === hashes[b * 32 + j]))
+        corrupted(`block ${b} of part ${PAGES_PART} does not match its SHA-256`, PAGES_PART);
+    });
+  }
+}
+
+/**
+ * Checks every part of a version 3 bundle read from `source` by its digest chain; throws a BundleError naming the
+ * part that fails. Reads the whole file once, a few megabytes at a time.
+ */
+export async function verifyBundleCopy(source: RangeSource): Promise<void> {
+  const manifest = await readManifestByRanges(source);
+  if (!manifest) return corrupted('no manifest');
+  const names = new Set<string>();
+  for (const entry of manifest.parts) {
+    if (typeof entry?.name !== 'string' || names.has(entry.name))
+      corrupted('the manifest lists a part twice or without a name');
+    names.add(entry.name);
+  }
+  const pages = manifest.parts.find((p) => p.name === PAGES_PART);
+  const hashes = manifest.parts.find((p) => p.name === PAGES_HASHES_PART);
+  for (const entry of manifest.parts) if (entry !== pages) await checkPart(source, entry);
+  if (pages) {
+    if (!hashes) corrupted(`part ${PAGES_PART} has no ${PAGES_HASHES_PART}`, PAGES_PART);
+    await checkPages(source, pages, hashes!);
+  }
+}
