@@ -51,9 +51,6 @@ export function candidatesOf(analyzer: TermAnalyzer, text: string): ConceptCandi
     : { words: plainTerms(analyzer, text), units: analyzer.phrases(text), pairs: [] };
 }
 
-/** Scripts written without spaces, whose words the segmenter cuts by dictionary. */
-const UNSPACED = /\p{Script=Han}|\p{Script=Hiragana}|\p{Script=Katakana}/u;
-
 /** Longest phrase (in words) looked up among a question's n-grams. */
 const MAX_PHRASE_WORDS = 5;
 
@@ -72,9 +69,10 @@ export function questionTerms(
   // Code identifiers and unspaced pairs (知识图谱) are not word n-grams: look them up as the passages give them.
   if (analyzer.candidates) {
     const own = analyzer.candidates(text);
-    for (const t of [...own.units, ...own.pairs]) if (known.has(t)) out.add(t);
-    // Chinese words joined back from the segmenter's fragments (text/fragments.ts) are candidates, not terms.
-    for (const t of own.words) if (UNSPACED.test(t) && known.has(t)) out.add(t);
+    // Every concept the question would give as a passage: its identifiers whole and their parts ("ipcrenderer",
+    // "renderer" from ipcRenderer.invoke), and Chinese words joined back from the segmenter's fragments
+    // (text/fragments.ts); its plain words are among its terms already.
+    for (const t of [...own.units, ...own.pairs, ...own.words]) if (known.has(t)) out.add(t);
   }
   for (let i = 0; i < words.length; i++) {
     let gram = words[i];

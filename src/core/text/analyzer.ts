@@ -67,7 +67,8 @@ export function createTermAnalyzer(version: number = ANALYZER_VERSION): TermAnal
       const tokens = wordTokens(text);
       const words: string[] = [];
       // Version 2: Chinese characters the segmenter cut from a word it did not know are joined back (fragments.ts).
-      const concepts = version >= 2 ? joinFragments(tokens) : tokens.map(({ term }) => ({ term, joined: false }));
+      const concepts =
+        version >= 2 ? joinFragments(tokens) : tokens.map(({ term }) => ({ term, joined: false }));
       for (const { term, joined } of concepts)
         if ((joined || isIndexTerm(term)) && !isGenericWord(term)) words.push(term);
       for (const id of codeIdentifiers(text)) {

@@ -295,7 +295,13 @@ describe('passages that share a title, read by ranges', () => {
     start: 0,
     path: ['Paper › Method'],
   }));
-  const sentences = texts.map((text, i) => ({ chunkId: `p${i}#0#0`, index: 0, start: 0, end: text.length, text }));
+  const sentences = texts.map((text, i) => ({
+    chunkId: `p${i}#0#0`,
+    index: 0,
+    start: 0,
+    end: text.length,
+    text,
+  }));
 
   it('answers as the engine in memory, the blend reading the title’s chunks', async () => {
     const analyzer = createTermAnalyzer();

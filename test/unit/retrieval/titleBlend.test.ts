@@ -25,7 +25,13 @@ function engineOf(titleOf: (i: number) => string) {
     start: 0,
     path: [titleOf(i)],
   }));
-  const sentences = PARAGRAPHS.map((text, i) => ({ chunkId: `p${i}#0#0`, index: 0, start: 0, end: text.length, text }));
+  const sentences = PARAGRAPHS.map((text, i) => ({
+    chunkId: `p${i}#0#0`,
+    index: 0,
+    start: 0,
+    end: text.length,
+    text,
+  }));
   return RetrievalEngine.build({ chunks, sentences }, createTermAnalyzer());
 }
 

@@ -45,7 +45,8 @@ describe('Chinese segmenter fragments among concept candidates', () => {
   it('are joined back into the word they were cut from, and a fragment alone is no candidate', () => {
     const { words } = createTermAnalyzer().candidates!(TEXT);
     expect(words).toEqual(expect.arrayContaining(['知识', '图谱', '构建', '语义', '向量', '检索', '文档']));
-    for (const fragment of ['图', '谱', '构', '建', '语', '义', '文', '档']) expect(words).not.toContain(fragment);
+    for (const fragment of ['图', '谱', '构', '建', '语', '义', '文', '档'])
+      expect(words).not.toContain(fragment);
     // A function word (在, 里, 的) ends a run: it is never glued to the fragments beside it.
     expect(words.some((w) => w.includes('在') || w.includes('里') || w.includes('的'))).toBe(false);
   });
@@ -59,5 +60,13 @@ describe('Chinese segmenter fragments among concept candidates', () => {
     const known = new Set(['图谱', '语义']);
     const terms = questionTerms(createTermAnalyzer(), '知识图谱的语义是什么?', known);
     expect(terms).toEqual(expect.arrayContaining(['图谱', '语义']));
+  });
+});
+
+describe('a question’s concepts', () => {
+  it('include the parts of its code identifiers, as a passage naming the identifier gives them', () => {
+    const known = new Set(['renderer', 'ipcrenderer']);
+    const terms = questionTerms(createTermAnalyzer(), 'How do I get a reply from ipcRenderer.invoke?', known);
+    expect(terms).toEqual(expect.arrayContaining(['renderer', 'ipcrenderer']));
   });
 });
