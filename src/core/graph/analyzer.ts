@@ -69,9 +69,8 @@ export function questionTerms(
   // Code identifiers and unspaced pairs (知识图谱) are not word n-grams: look them up as the passages give them.
   if (analyzer.candidates) {
     const own = analyzer.candidates(text);
-    // Every concept the question would give as a passage: its identifiers whole and their parts ("ipcrenderer",
-    // "renderer" from ipcRenderer.invoke), and Chinese words joined back from the segmenter's fragments
-    // (text/fragments.ts); its plain words are among its terms already.
+    // Every concept the question would give as a passage: its identifiers whole and also their parts
+    // ("ipcrenderer", "renderer" from ipcRenderer.invoke); its plain words are among its terms already.
     for (const t of [...own.units, ...own.pairs, ...own.words]) if (known.has(t)) out.add(t);
   }
   for (let i = 0; i < words.length; i++) {

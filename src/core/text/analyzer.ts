@@ -8,7 +8,6 @@
 //      written did not reach, and at a lower weight (retrieval/fieldBm25.ts), so the exact word is preferred and a
 //      question word counts once however many forms it has. Names and identifiers are never stemmed.
 import { STEM_PREFIX, type TermAnalyzer } from '../graph/index.ts';
-import { joinFragments } from './fragments.ts';
 import { isGenericWord } from './generic.ts';
 import { wordPairs } from './grams.ts';
 import { codeIdentifiers } from './identifiers.ts';
@@ -66,11 +65,7 @@ export function createTermAnalyzer(version: number = ANALYZER_VERSION): TermAnal
       // One tokenization for the words and the pairs.
       const tokens = wordTokens(text);
       const words: string[] = [];
-      // Version 2: Chinese characters the segmenter cut from a word it did not know are joined back (fragments.ts).
-      const concepts =
-        version >= 2 ? joinFragments(tokens) : tokens.map(({ term }) => ({ term, joined: false }));
-      for (const { term, joined } of concepts)
-        if ((joined || isIndexTerm(term)) && !isGenericWord(term)) words.push(term);
+      for (const { term } of tokens) if (isIndexTerm(term) && !isGenericWord(term)) words.push(term);
       for (const id of codeIdentifiers(text)) {
         units.push(id.whole);
         for (const part of id.parts) if (!isGenericWord(part)) words.push(part);
