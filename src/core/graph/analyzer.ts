@@ -69,7 +69,9 @@ export function questionTerms(
   // Code identifiers and unspaced pairs (知识图谱) are not word n-grams: look them up as the passages give them.
   if (analyzer.candidates) {
     const own = analyzer.candidates(text);
-    for (const t of [...own.units, ...own.pairs]) if (known.has(t)) out.add(t);
+    // Every concept the question would give as a passage: its identifiers whole and also their parts
+    // ("ipcrenderer", "renderer" from ipcRenderer.invoke); its plain words are among its terms already.
+    for (const t of [...own.units, ...own.pairs, ...own.words]) if (known.has(t)) out.add(t);
   }
   for (let i = 0; i < words.length; i++) {
     let gram = words[i];

@@ -27,6 +27,7 @@ import {
   Bm25Index,
   conceptChunkShares,
   HeadingFieldBm25,
+  titleGroupSizes,
   withSectionPaths,
   type RetrievalParams,
 } from '../retrieval/index.ts';
@@ -241,6 +242,8 @@ export async function buildPages(
   let anyPath = false;
   const tokens = new Uint32Array(n);
   const documentChunks = new Uint32Array(n);
+  /** Document and title of every chunk, for the question blend's unit (titleGroupSizes) once all are read. */
+  const owners: Array<{ docId: string; path?: readonly string[] }> = new Array(n);
   const rowOffsets = new Uint32Array(n + 1);
   const rowCandidates = new Grow(new Uint32Array(1 << 16));
   const rowWeights = new Grow(new Float32Array(1 << 16));
@@ -264,6 +267,7 @@ export async function buildPages(
       mark('pass 2: word terms');
       tokens[k] = record.tokens;
       documentChunks[k] = entry.records.length;
+      owners[k] = { docId: record.docId, path: path.length ? [path[0]] : undefined };
       const list = entry.concepts[j];
       const counts: Array<[string, number]> = [];
       for (let p = 0; p < list.length; p += 2) counts.push([candidates.terms[list[p]], list[p + 1]]);
@@ -366,6 +370,7 @@ export async function buildPages(
     headingLengths: Float32Array.from({ length: n }, (_, c) => headingIndex?.lengthOf(c) ?? 0),
     tokens,
     documentChunks,
+    titleChunks: titleGroupSizes(owners),
     table,
     degrees,
     concepts,

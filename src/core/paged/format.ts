@@ -80,6 +80,11 @@ export interface PagesOpenV1 {
   conceptCounts: Uint32Array;
   tokens: Uint32Array;
   documentChunks: Uint32Array;
+  /**
+   * Per chunk: the chunks of its document or of the documents sharing its title, if more (the question blend's
+   * unit, retrieval/questionBlend.ts). Absent in parts written before it: the blend reads documentChunks then.
+   */
+  titleChunks?: Uint32Array;
   /** Per concept: chunks holding it, IDF, weighted degree in the walk graph, where its chunk list starts in `lists`. */
   df: Uint32Array;
   idf: Float32Array;

@@ -222,7 +222,8 @@ export class PagedLibrary {
       analyzer,
       words: { search: (terms, limit) => this.bm25(terms, limit, false) },
       fields: { search: (terms, limit) => this.bm25(terms, limit, fields) },
-      documentChunks: (k) => open.documentChunks[k],
+      // A part written before titleChunks answers as it was built: the blend then reads the documents.
+      documentChunks: (k) => (open.titleChunks ?? open.documentChunks)[k],
     };
     this.evidence = {
       analyzer,
@@ -1228,4 +1229,11 @@ function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): voi
   for (let k = 0; k < open.documentChunks.length; k++)
     if (open.documentChunks[k] > d.chunkCount || open.documentChunks[k] < 1)
       fail(`gives chunk ${k} a document of ${open.documentChunks[k]} chunks`);
+  if (open.titleChunks) {
+    if (open.titleChunks.length !== d.chunkCount)
+      fail(`has ${open.titleChunks.length} titleChunks, expected ${d.chunkCount}`);
+    for (let k = 0; k < open.titleChunks.length; k++)
+      if (open.titleChunks[k] > d.chunkCount || open.titleChunks[k] < open.documentChunks[k])
+        fail(`gives chunk ${k} a title of ${open.titleChunks[k]} chunks`);
+  }
 }

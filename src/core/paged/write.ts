@@ -11,7 +11,7 @@ import { gzip } from '../bundle/index.ts';
 import { Sha256 } from '../bundle/index.ts';
 import type { ConceptTable } from '../graph/index.ts';
 import type { LexicalParts } from '../retrieval/index.ts';
-import { conceptChunkTf } from '../retrieval/index.ts';
+import { conceptChunkTf, titleGroupSizes } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
@@ -242,6 +242,8 @@ export interface OpenInput {
   headingLengths: Float32Array;
   tokens: Uint32Array;
   documentChunks: Uint32Array;
+  /** Per chunk: its document's or its title's chunk count, whichever is more (titleGroupSizes). */
+  titleChunks: Uint32Array;
   table: ConceptTable;
   degrees: ArrayLike<number>;
   concepts: Awaited<ReturnType<typeof writeConceptSections>>;
@@ -264,6 +266,7 @@ export function pagesOpen(input: OpenInput): PagesOpenV1 {
     ),
     tokens: input.tokens,
     documentChunks: input.documentChunks,
+    titleChunks: input.titleChunks,
     df: concepts.df,
     idf: Float32Array.from(table.idf),
     degrees: Float64Array.from(input.degrees),
@@ -417,6 +420,7 @@ export async function writePagedIndex(
     headingLengths: Float32Array.from({ length: n }, (_, k) => headingIndex?.lengthOf(k) ?? 0),
     tokens: Uint32Array.from(layout.chunks, (c) => c.tokens),
     documentChunks: Uint32Array.from(layout.chunks, (c) => docChunks.get(c.docId)!),
+    titleChunks: titleGroupSizes(layout.chunks),
     table,
     degrees,
     concepts,

@@ -41,6 +41,7 @@ import { resolveParams, type RetrievalParams } from './params.ts';
 import { rankPpr, type WalkObserver } from './pprSearch.ts';
 import { conceptChunkShares, TableAccess } from './conceptAccess.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from './evidence.ts';
+import { titleGroupSizes } from './questionBlend.ts';
 import { parseMode, type BaseMode, type Candidate, type Query, type RetrievedChunk } from './types.ts';
 
 export interface RetrievalInput {
@@ -653,7 +654,7 @@ export class RetrievalEngine {
         analyzer: this.analyzer,
         words: this.bm25,
         fields: this.fieldBm25,
-        documentChunks: (k) => this.documentChunks(k),
+        documentChunks: (k) => this.titleChunks(k),
       },
       query.text,
       this.dense ? query.vector : undefined,
@@ -672,6 +673,13 @@ export class RetrievalEngine {
     return this.docChunkCounts[k];
   }
   private docChunkCounts?: Uint32Array;
+
+  /** Chunks of chunk k's document or of the documents sharing its title (the question blend's unit). */
+  private titleChunks(k: number): number {
+    this.titleChunkCounts ??= titleGroupSizes(this.layout.chunks);
+    return this.titleChunkCounts[k];
+  }
+  private titleChunkCounts?: Uint32Array;
 
   private rankBase(query: Query, mode: BaseMode): Candidate[] {
     const limit = this.params.candidates;

@@ -13,12 +13,37 @@
 // The signal is the question's own neighbourhood, not the library's make-up, so a manual's question inside a
 // Wikipedia-heavy library is answered as in the manual alone, and a two-hop question about people still gets the
 // walk in a library that also holds manuals.
+//
+// What counts as one document here is what its source says is one: a file, or the passages that share a title. A
+// paper's paragraphs given one passage a line under the paper's title ("KAG", "G2ConS › 1 引言") are sections of one
+// text, asked in its own vocabulary, and were walked like encyclopedia paragraphs (Chinese prose: default R@2 65.0
+// against bm25 75.0); an encyclopedia's passages each have their own title, so they are walked as before.
 
 export interface BlendInput {
   /** The question's best lexical matches (chunk indexes, best first). */
   topChunks: readonly number[];
-  /** Number of chunks in the document of chunk k. */
+  /** Number of chunks in the document of chunk k, or under its document's title if more (titleGroupSizes). */
   documentChunks: (chunk: number) => number;
+}
+
+/**
+ * Per chunk, the chunks of its document or, if more, the chunks whose documents share its document's title (the
+ * first element of the heading path): the size of the text a chunk is a part of, as the blend reads it.
+ */
+export function titleGroupSizes(
+  chunks: ReadonlyArray<{ docId: string; path?: readonly string[] }>,
+): Uint32Array {
+  const perDocument = new Map<string, number>();
+  const perTitle = new Map<string, number>();
+  for (const c of chunks) {
+    perDocument.set(c.docId, (perDocument.get(c.docId) ?? 0) + 1);
+    const title = c.path?.[0];
+    if (title) perTitle.set(title, (perTitle.get(title) ?? 0) + 1);
+  }
+  return Uint32Array.from(chunks, (c) => {
+    const title = c.path?.[0];
+    return Math.max(perDocument.get(c.docId)!, title ? perTitle.get(title)! : 0);
+  });
 }
 
 export interface BlendOptions {

@@ -271,3 +271,38 @@ describe('the text analyzer a library read by ranges was built with', () => {
     );
   });
 });
+
+describe('passages that share a title, read by ranges', () => {
+  // One paragraph a document, all under the paper's title: the blend reads them as one text (titleGroupSizes),
+  // from the part's titleChunks, as the engine in memory does.
+  const texts = [
+    'The concept graph links two concepts when they occur together in a chunk of text.',
+    'PageRank ranks the concepts of the graph; degree centrality ranked hubs first in our trials.',
+    'Two retrieval paths that find the same chunk keep it once, with the better of its two scores.',
+    'Chunk identifiers join the document hash, the section index and the chunk index.',
+    'The walk restarts at the concepts named in the question, weighted by their rarity.',
+  ];
+  const chunks = texts.map((text, i) => ({
+    id: `p${i}#0#0`,
+    docId: `p${i}`,
+    text,
+    tokens: 20,
+    start: 0,
+    path: ['Paper › Method'],
+  }));
+  const sentences = texts.map((text, i) => ({
+    chunkId: `p${i}#0#0`,
+    index: 0,
+    start: 0,
+    end: text.length,
+    text,
+  }));
+
+  it('answers as the engine in memory, the blend reading the title’s chunks', async () => {
+    const analyzer = createTermAnalyzer();
+    const engine = RetrievalEngine.build({ chunks, sentences }, analyzer);
+    const { library } = await pagedOf(engine, analyzer);
+    const q = 'Which chunk do two retrieval paths keep when they find the same one?';
+    expect((await library.search(q, 'ppr', 4000)).hits).toEqual(engine.search({ text: q }, 'ppr', 4000));
+  });
+});

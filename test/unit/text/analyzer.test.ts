@@ -1,6 +1,7 @@
 // What the analyser offers as concept candidates (version 2): not file paths, include directives or listing labels,
 // which a programming book repeats on every page but a reader never takes for its subjects. They stay words.
 import { describe, expect, it } from 'vitest';
+import { questionTerms } from '../../../src/core/graph/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 
 const PAGE =
@@ -33,5 +34,13 @@ describe('concept candidates', () => {
     expect(terms).toEqual(expect.arrayContaining(['listing', 'main.rs', 'output.txt', 'cargo.toml']));
     const v1 = createTermAnalyzer(1).candidates!(PAGE);
     expect(v1.words).toContain('listing');
+  });
+});
+
+describe('a question’s concepts', () => {
+  it('include the parts of its code identifiers, as a passage naming the identifier gives them', () => {
+    const known = new Set(['renderer', 'ipcrenderer']);
+    const terms = questionTerms(createTermAnalyzer(), 'How do I get a reply from ipcRenderer.invoke?', known);
+    expect(terms).toEqual(expect.arrayContaining(['renderer', 'ipcrenderer']));
   });
 });
