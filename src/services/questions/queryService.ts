@@ -23,7 +23,8 @@ import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
-import { evaluateSet, libraryDocumentNames } from './evaluate.ts';
+import { evaluateSet } from './evaluate.ts';
+import { libraryDocumentNames } from '../library/documentNames.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
 import {
   answeredModes,
@@ -103,8 +104,6 @@ export class QueryService {
   private opened: Record<string, number> | null = null;
   /** Where the time went opening the stored pages, last time (pagesTimings). */
   private pagesMarks: Record<string, number> | null = null;
-  /** A bundle read by ranges (?bundle= of a bundle with pages): questions go to it, nothing is downloaded whole. */
-  private paged: PagedBundle | null = null;
   /**
    * Each bundle read by ranges' layer loaders (pagedKgLoader, pagedAtomicLoader): its KG and atomic questions are
    * read once, on the first question that needs them.
@@ -240,7 +239,6 @@ export class QueryService {
     const at = await opening;
     if (at) {
       mark('pages');
-      this.paged = at.bundle;
       const { counts } = at.bundle.manifest;
       const { downloaded, offlineCopy, fromOfflineCopy } = at;
       return { url, counts, embedderId: null, byRanges: true, downloaded, offlineCopy, fromOfflineCopy };
@@ -269,7 +267,6 @@ export class QueryService {
           `${name} has no pages to read by ranges (a bundle from cli index --pages has): import it instead`,
         );
       }
-      this.paged = paged;
       return { url: name, counts: paged.manifest.counts, embedderId: null, byRanges: true };
     } catch (error) {
       // Questions go back to the library in this browser.
@@ -285,10 +282,10 @@ export class QueryService {
    * the library changed; questions meanwhile get early evidence from the library loaded before.
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
-    if (this.paged) return;
-    // A large library's pages open in a few small reads: nothing else to load (it has no vectors). One whose pages
-    // are not written yet is not loaded either: they come at the drop's next refresh.
-    if (await this.pagesState()) return;
+    // A bundle read by ranges, or a large library's pages, open in a few small reads: nothing else to load (they
+    // have no vectors). A library whose pages are not written yet is not loaded either: they come at the drop's
+    // next refresh.
+    if (await this.elsewhere().catch(() => undefined)) return;
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
@@ -298,11 +295,7 @@ export class QueryService {
 
   /** One source document (for the viewer when the library is a read-only bundle). */
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
-    if (this.paged) {
-      const source = openSource({ paged: this.paged.library, ...this.bundleLayers(this.paged) });
-      throw new Error(lacking(source, 'a whole document', ['documents']));
-    }
-    return (await this.session.library()).documents.get(docId);
+    return (await this.current()).source.document(docId);
   }
 
   /**

@@ -8,11 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EvalProgress, EvalResult, QaItem } from '../../../../src/services/questions/evalProtocol.ts';
-import {
-  documentExternalId,
-  evaluateSet,
-  NO_DOCUMENT_NAMES,
-} from '../../../../src/services/questions/evaluate.ts';
+import { evaluateSet, NO_DOCUMENT_NAMES } from '../../../../src/services/questions/evaluate.ts';
+import { documentExternalId } from '../../../../src/services/library/documentNames.ts';
 import { bundleBytes, writeBundle } from '../../../../src/core/bundle/index.ts';
 import { pagesParts, writePagedIndex } from '../../../../src/core/paged/write.ts';
 import { bothLibraries } from '../../../support/pagedLibraries.ts';
