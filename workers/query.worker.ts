@@ -3,8 +3,8 @@
 import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
 import { openBundleReadOnly, sameOriginBundleUrl } from '../src/store/bundleImport.ts';
-import { BundleAtUrl } from '../src/services/library/bundleAtUrl.ts';
-import { cacheStorageParts, KeptBundles } from '../src/services/library/keptBundles.ts';
+import { BundleAtUrl } from '../src/services/bundleBytes/bundleAtUrl.ts';
+import { cacheStorageParts, KeptBundles } from '../src/services/bundleBytes/keptBundles.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
