@@ -2,7 +2,7 @@
 // bundle opened read-only from the app's own origin. It answers every question mode and streams LLM answers.
 import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
-import { openBundleReadOnly, sameOriginBundleUrl } from '../src/store/bundleImport.ts';
+import { openBundleReadOnly, sameOriginBundleUrl } from '../src/services/bundleBytes/bundleFetch.ts';
 import { BundleAtUrl } from '../src/services/bundleBytes/bundleAtUrl.ts';
 import { cacheStorageParts, KeptBundles } from '../src/services/bundleBytes/keptBundles.ts';
 import { openDatabase } from '../src/store/db.ts';

@@ -10,7 +10,7 @@ import { isCompactGraph } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
-import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../../store/bundleImport.ts';
+import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
 import { engineLoaded, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';

@@ -5,7 +5,7 @@
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
-import type { DownloadProgress, WholeBundleFit } from '../../store/bundleImport.ts';
+import type { DownloadProgress, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { SettingsReader } from '../embed/embedderChoice.ts';
 import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { PagesAtUrl } from '../bundleBytes/bundleAtUrl.ts';

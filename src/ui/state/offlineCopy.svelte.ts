@@ -4,7 +4,7 @@
 // Cache Storage), shows its progress, can be cancelled, and after a reload goes on from the parts it stored.
 import { cacheStorageParts, KeptBundles, type KeptStatus } from '../../services/bundleBytes/keptBundles.ts';
 import { HttpRangeSource } from '../../services/bundleBytes/rangeSources.ts';
-import { sameOriginBundleUrl } from '../../store/bundleImport.ts';
+import { sameOriginBundleUrl } from '../../services/bundleBytes/bundleFetch.ts';
 import { formatBytes } from '../format.ts';
 import { browserStorage } from './storageEstimate.ts';
 

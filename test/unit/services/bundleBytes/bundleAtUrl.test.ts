@@ -12,7 +12,7 @@ import { openPagedBundle } from '../../../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import { BundleAtUrl } from '../../../../src/services/bundleBytes/bundleAtUrl.ts';
 import { BlobRangeSource } from '../../../../src/services/bundleBytes/rangeSources.ts';
-import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
+import { openBundleReadOnly } from '../../../../src/services/bundleBytes/bundleFetch.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
 import { pagedHits } from '../../../support/pagedLibraries.ts';
 import { serveStatic, type StaticServer } from '../../../e2e/lib/staticServer.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleAtUrl } from '../../../../src/services/bundleBytes/bundleAtUrl.ts';
 import { HttpRangeSource } from '../../../../src/services/bundleBytes/rangeSources.ts';
-import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
+import { openBundleReadOnly } from '../../../../src/services/bundleBytes/bundleFetch.ts';
 import { honestPages, pagesBundle } from '../../../support/hostilePages.ts';
 
 let bundle: Uint8Array;
