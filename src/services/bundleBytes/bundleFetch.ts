@@ -29,7 +29,7 @@ export type DownloadProgress = (received: number, total: number | null) => void;
 
 /**
  * Asked, before a bundle opened whole is read past its documents' header, whether the library it holds fits this
- * tab: the page answers from its memory model (src/ui/state/bundleFit.ts) with the message to show, or null.
+ * tab: the page answers from its memory model (src/ui/estimates/bundleFit.ts) with the message to show, or null.
  */
 export type WholeBundleFit = (library: {
   /** The documents' text (the decoded size of documents.jsonl). */

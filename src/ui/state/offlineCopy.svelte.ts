@@ -6,7 +6,7 @@ import { cacheStorageParts, KeptBundles, type KeptStatus } from '../../services/
 import { HttpRangeSource } from '../../services/bundleBytes/rangeSources.ts';
 import { sameOriginBundleUrl } from '../../services/bundleBytes/bundleFetch.ts';
 import { formatBytes } from '../format.ts';
-import { browserStorage } from './storageEstimate.ts';
+import { browserStorage } from '../estimates/storageEstimate.ts';
 
 /** Why a keep cannot start: the bytes still to store against what the browser offers this site; null if it fits. */
 function keepShortfall(need: number, storage: { usage: number; quota: number } | null): string | null {
