@@ -69,7 +69,7 @@ async function record(checkout: string, outDir: string, limit: number, shared: s
   await mkdir(outDir, { recursive: true });
   const server = await startScriptedLlmServer({ responders: [kagResponder(), scriptedPike()] });
   const llm = ['--llm-base-url', server.baseUrl, '--llm-model', 'scripted-model'];
-  const cache = ['--cache', '/tmp/same-answers-embeddings'];
+  const cache = ['--cache', process.env.SAME_ANSWERS_CACHE ?? '/tmp/same-answers-embeddings'];
   const log = (s: string) => process.stderr.write(`same-answers: ${s}\n`);
   try {
     const bench = async (name: string, corpus: string, questions: string, extra: string[]) => {
