@@ -114,10 +114,9 @@ async function record(checkout: string, outDir: string, limit: number, shared: s
     ]);
     await bench('vuedocs', join(shared, 'vuedocs/corpus.jsonl'), join(shared, 'vuedocs/questions.jsonl'), [
       '--modes',
-      RETRIEVAL_MODES.join(','),
+      LEXICAL_MODES.join(','),
       '--embedder',
-      'use',
-      ...cache,
+      'none',
       '--limit',
       String(limit),
     ]);
