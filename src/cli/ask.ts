@@ -1,5 +1,5 @@
 // `npm run cli -- ask <x.bundle> "<question>" [--mode …] [--budget N] [--json]`: answers from a bundle with the
-// same question-time functions as the browser's query service (src/services/questions/queryService.ts: one engine, every mode,
+// same question-time functions as the browser's query service (src/services/query/queryService.ts: one engine, every mode,
 // the same evidence), the same decoded vectors and the same records as the browser after opening that bundle,
 // so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, path, text, score}]}.
 // `--questions <file>` answers many questions from one load of the bundle (one library, one embedder).

@@ -1,6 +1,6 @@
 // The names a QA set gives a library's documents (their source's id, or their file name without its extension), read
 // from IndexedDB for the few documents a question ranked: an evaluation over a large library's stored pages scores
-// recall@k with them (src/services/questions/evaluate.ts), without loading the library; a loaded library names them
+// recall@k with them (src/services/query/evaluate.ts), without loading the library; a loaded library names them
 // from memory.
 import type { ConceptDb } from '../../store/db.ts';
 import type { DocumentRecord } from '../../core/types.ts';

@@ -19,12 +19,12 @@ import {
   type QaItem,
   type QuestionResult,
   type RankedDoc,
-} from './evalProtocol.ts';
+} from '../questions/evalProtocol.ts';
 import { ask } from '../source/ask.ts';
 import type { LibrarySource } from '../source/librarySource.ts';
-import { answers, missing, parseQuestionMode, type ParsedMode } from './modeRegistry.ts';
-import type { Evidence } from './queryProtocol.ts';
-import { countFailures, messageOf } from './stepFailures.ts';
+import { answers, missing, parseQuestionMode, type ParsedMode } from '../questions/modeRegistry.ts';
+import type { Evidence } from '../questions/queryProtocol.ts';
+import { countFailures, messageOf } from '../questions/stepFailures.ts';
 
 /**
  * The judging prompt. The judge sees the question, the gold answers and the written answer, never the context: it

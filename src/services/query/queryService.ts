@@ -22,10 +22,10 @@ import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
-import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
+import type { EvalProgress, EvalRequest, EvalResult } from '../questions/evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryDocumentNames } from '../library/documentNames.ts';
-import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
+import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from '../questions/graphViewProtocol.ts';
 import {
   answeredModes,
   ASK_MODES,
@@ -33,16 +33,16 @@ import {
   modesText,
   parseQuestionMode,
   type ParsedMode,
-} from './modeRegistry.ts';
-import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
+} from '../questions/modeRegistry.ts';
+import { QuestionEmbedder, type EmbedderSource } from '../questions/questionEmbedder.ts';
 import {
   type AnswerOut,
   type AnswerRequest,
   type AskRequest,
   type AskResult,
   type TraceListener,
-} from './queryProtocol.ts';
-import { libraryCitations, writeAnswer } from './writtenAnswer.ts';
+} from '../questions/queryProtocol.ts';
+import { libraryCitations, writeAnswer } from '../questions/writtenAnswer.ts';
 
 /** The layers beside a paged library's pages (each read whole on first use). */
 type LayerLoaders = SourceLayers;
@@ -98,7 +98,7 @@ export class QueryService {
   private answerStop: AbortController | null = null;
   /** Stops the question being answered by a reasoning mode (its LLM calls are aborted). */
   private askStop: AbortController | null = null;
-  /** Stops the evaluation being run (src/services/questions/evaluate.ts). */
+  /** Stops the evaluation being run (src/services/query/evaluate.ts). */
   private evalStop: AbortController | null = null;
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
@@ -493,7 +493,7 @@ export class QueryService {
   }
 
   /**
-   * Runs a QA set in the given modes and budgets over the library (src/services/questions/evaluate.ts), reporting
+   * Runs a QA set in the given modes and budgets over the library (src/services/query/evaluate.ts), reporting
    * progress through `onProgress` (a Comlink proxy). cancelEvaluation() stops it; what was scored is returned.
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {

@@ -18,7 +18,7 @@ import { loadEngine } from '../../../../src/services/library/engine.ts';
 import { rebuildConceptGraph } from '../../../../src/services/ingest/graphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { KgBuildService } from '../../../../src/services/llm/kgBuild.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
 import {
   scriptedEmbedding,
   startScriptedLlmServer,

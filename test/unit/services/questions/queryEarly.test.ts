@@ -12,7 +12,7 @@ import type { Embedder } from '../../../../src/core/types.ts';
 import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
 import { openBundleReadOnly } from '../../../../src/services/bundleBytes/bundleFetch.ts';
 import type { LoadedCorpus } from '../../../../src/store/repo.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { scriptedEmbedding } from '../../../support/scriptedLlmServer.ts';
 
