@@ -16,12 +16,7 @@ import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
-import {
-  bundleAtomicIndex,
-  bundleKgIndex,
-  pagedAtomicLoader,
-  pagedKgLoader,
-} from '../services/library/readOnlyBundle.ts';
+import { bundleAtomicIndex, bundleKgIndex, pagedLayers } from '../services/library/readOnlyBundle.ts';
 import {
   answers,
   ASK_MODES,
@@ -31,7 +26,7 @@ import {
   type ParsedMode,
 } from '../services/questions/modeRegistry.ts';
 import { ask } from '../services/source/ask.ts';
-import { openSource, type SourceLayers } from '../services/source/openSource.ts';
+import { openSource } from '../services/source/openSource.ts';
 import type { LibrarySource } from '../services/source/librarySource.ts';
 import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
@@ -181,7 +176,7 @@ async function openBundle(plan: AskPlan): Promise<OpenedBundle> {
       await file.close();
       throw error;
     });
-    const source = opened && openSource({ paged: opened.library, ...bundleLayers(opened) });
+    const source = opened && openSource({ paged: opened.library, ...pagedLayers(opened) });
     const close = () => file.close();
     if (opened && source && answers(source, plan.mode)) {
       // A KG or atomic questions with vectors are searched with the question's: pages are written for lexical
@@ -208,13 +203,6 @@ async function openBundle(plan: AskPlan): Promise<OpenedBundle> {
     ...(embedder ? { embedder } : {}),
     close: async () => embedder?.dispose(),
   };
-}
-
-/** A paged bundle's KG and atomic questions, each read whole on the first question that needs it. */
-function bundleLayers(opened: NonNullable<Awaited<ReturnType<typeof openPagedBundle>>>): SourceLayers {
-  const kg = pagedKgLoader(opened);
-  const atomic = pagedAtomicLoader(opened);
-  return { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) };
 }
 
 /** A bundle read whole as a source: its library in memory, its KG and atomic questions built on first use. */

@@ -11,7 +11,7 @@ import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { PagesAtUrl } from '../bundleBytes/bundleAtUrl.ts';
 import type { KeptStatus } from '../bundleBytes/keptBundles.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import { pagedAtomicLoader, pagedKgLoader } from '../library/readOnlyBundle.ts';
+import { pagedLayers } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { ask, sameChunks } from '../source/ask.ts';
@@ -105,7 +105,7 @@ export class QueryService {
   /** Where the time went opening the stored pages, last time (pagesTimings). */
   private pagesMarks: Record<string, number> | null = null;
   /**
-   * Each bundle read by ranges' layer loaders (pagedKgLoader, pagedAtomicLoader): its KG and atomic questions are
+   * Each bundle read by ranges' layer loaders (pagedLayers): its KG and atomic questions are
    * read once, on the first question that needs them.
    */
   private readonly layerLoaders = new WeakMap<PagedBundle, LayerLoaders>();
@@ -407,9 +407,7 @@ export class QueryService {
   private bundleLayers(bundle: PagedBundle): LayerLoaders {
     let loaders = this.layerLoaders.get(bundle);
     if (!loaders) {
-      const kg = pagedKgLoader(bundle);
-      const atomic = pagedAtomicLoader(bundle);
-      loaders = { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) };
+      loaders = pagedLayers(bundle);
       this.layerLoaders.set(bundle, loaders);
     }
     return loaders;
