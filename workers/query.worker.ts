@@ -1,10 +1,10 @@
-// The query worker: the question-time service (src/services/questions/queryService.ts) over the IndexedDB library, or over a
+// The query worker: the question-time service (src/services/query/queryService.ts) over the IndexedDB library, or over a
 // bundle opened read-only from the app's own origin. It answers every question mode and streams LLM answers.
 import { expose } from 'comlink';
 import { LlmClient } from '../src/core/llm/index.ts';
-import { openBundleReadOnly, sameOriginBundleUrl } from '../src/store/bundleImport.ts';
-import { BundleAtUrl } from '../src/services/library/bundleAtUrl.ts';
-import { cacheStorageParts, KeptBundles } from '../src/services/library/keptBundles.ts';
+import { openBundleReadOnly, sameOriginBundleUrl } from '../src/services/bundleBytes/bundleFetch.ts';
+import { BundleAtUrl } from '../src/services/bundleBytes/bundleAtUrl.ts';
+import { cacheStorageParts, KeptBundles } from '../src/services/bundleBytes/keptBundles.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { DexieAtomicStore } from '../src/store/atomicStore.ts';
 import { DexieKgStore } from '../src/store/kgStore.ts';
@@ -14,7 +14,7 @@ import { prebuildInWorker } from '../src/services/library/graphPrebuild.ts';
 import { openStoredPages } from '../src/services/library/storedPages.ts';
 import { documentNames } from '../src/services/library/documentNames.ts';
 import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledger.ts';
-import { QueryService } from '../src/services/questions/queryService.ts';
+import { QueryService } from '../src/services/query/queryService.ts';
 
 const db = openDatabase();
 // A bundle read by ranges that the Library view kept for offline use is read from that copy when its host cannot be.

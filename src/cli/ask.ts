@@ -1,5 +1,5 @@
 // `npm run cli -- ask <x.bundle> "<question>" [--mode …] [--budget N] [--json]`: answers from a bundle with the
-// same question-time functions as the browser's query service (src/services/questions/queryService.ts: one engine, every mode,
+// same question-time functions as the browser's query service (src/services/query/queryService.ts: one engine, every mode,
 // the same evidence), the same decoded vectors and the same records as the browser after opening that bundle,
 // so both rank identically. Prints ranked evidence; with --json: {"context": [{chunkId, docTitle, path, text, score}]}.
 // `--questions <file>` answers many questions from one load of the bundle (one library, one embedder).
@@ -16,12 +16,7 @@ import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
-import {
-  bundleAtomicIndex,
-  bundleKgIndex,
-  pagedAtomicLoader,
-  pagedKgLoader,
-} from '../services/library/readOnlyBundle.ts';
+import { bundleAtomicIndex, bundleKgIndex, pagedLayers } from '../services/library/readOnlyBundle.ts';
 import {
   answers,
   ASK_MODES,
@@ -29,10 +24,10 @@ import {
   missing,
   parseQuestionMode,
   type ParsedMode,
-  type QuestionMode,
 } from '../services/questions/modeRegistry.ts';
 import { ask } from '../services/source/ask.ts';
 import { openSource } from '../services/source/openSource.ts';
+import type { LibrarySource } from '../services/source/librarySource.ts';
 import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
@@ -160,6 +155,68 @@ async function questionEmbedder(
   };
 }
 
+/** A bundle opened for questions: its source, its question embedder (read whole, with vectors), what it read. */
+interface OpenedBundle {
+  source: LibrarySource;
+  embedder?: QuestionEmbedder;
+  /** Bytes read since the bundle was opened, of its size (read by ranges). */
+  read?: () => string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a bundle for the plan's questions: by ranges when it has pages whose source has what the mode needs (no
+ * whole read, whatever its size), else read whole. A layer the bundle lacks is refused here, by ranges or whole.
+ */
+async function openBundle(plan: AskPlan): Promise<OpenedBundle> {
+  if (!plan.whole) {
+    const file = await FileRangeSource.open(plan.bundle);
+    // A bundle older than version 3, or one without pages, is read whole, as before.
+    const opened = await openPagedBundle(file, createTermAnalyzer()).catch(async (error: unknown) => {
+      await file.close();
+      throw error;
+    });
+    const source = opened && openSource({ paged: opened.library, ...pagedLayers(opened) });
+    const close = () => file.close();
+    if (opened && source && answers(source, plan.mode)) {
+      // A KG or atomic questions with vectors are searched with the question's: pages are written for lexical
+      // bundles only, but one that names an embedder is run whole, where the question is embedded.
+      const layered = source.has.has('kg') || source.has.has('atomic');
+      if (!(layered && opened.manifest.embedder && plan.mode.family !== 'retrieval')) {
+        return { source, close, read: () => `${file.bytesRead} bytes of ${file.size}` };
+      }
+    } else if (source && plan.mode.needs.some((n) => (n === 'kg' || n === 'atomic') && !source.has.has(n))) {
+      await close();
+      throw new Error(`ask: ${missing(source, plan.mode)}`);
+    }
+    await close();
+  }
+  const snapshot = await readBundleFile(plan.bundle);
+  // Lexical modes need no question vector: skip loading the model for them. One embedder and one library serve
+  // every question of the run (and a reasoning mode's sub-questions).
+  const embedder =
+    plan.mode.name === 'bm25'
+      ? undefined
+      : await questionEmbedder(snapshot, plan.embedder, plan.embedKeyFile);
+  return {
+    source: snapshotSource(snapshot, openLibrary(snapshotToCorpus(snapshot))),
+    ...(embedder ? { embedder } : {}),
+    close: async () => embedder?.dispose(),
+  };
+}
+
+/** A bundle read whole as a source: its library in memory, its KG and atomic questions built on first use. */
+function snapshotSource(snapshot: IndexSnapshot, library: QuestionLibrary): LibrarySource {
+  const hasKg = (snapshot.tables.kgEntities ?? []).length > 0;
+  return openSource({
+    library,
+    name: 'this bundle',
+    ...(hasKg ? { kg: () => Promise.resolve(snapshotKg(snapshot)) } : {}),
+    // The atomic layer of a format-2 bundle that has one (atomic needs it; decompose searches chunks without).
+    atomic: () => Promise.resolve(snapshotAtomic(snapshot)),
+  });
+}
+
 /** Ranked context for a question, from an already read bundle (tests call this directly). */
 export async function askSnapshot(
   snapshot: IndexSnapshot,
@@ -167,38 +224,54 @@ export async function askSnapshot(
   options: {
     mode: string;
     budget: number;
+    llm?: LlmClient;
+    vector?: Float32Array;
+    library?: QuestionLibrary;
+  },
+): Promise<Asked> {
+  const source = snapshotSource(snapshot, options.library ?? openLibrary(snapshotToCorpus(snapshot)));
+  return askOne(source, question, {
+    ...options,
+    mode: parseQuestionMode(options.mode, { allowDefault: true }),
+  });
+}
+
+/** One question's result, its evidence and what `ask` prints of it. */
+interface Asked {
+  result: AskResult;
+  evidence: Evidence[];
+  output: AskOutput;
+}
+
+async function askOne(
+  source: LibrarySource,
+  question: string,
+  options: {
+    mode: ParsedMode;
+    budget: number;
     vector?: Float32Array;
     /** The endpoint's client, for the reasoning modes. */
     llm?: LlmClient;
     /** Embeds a reasoning mode's sub-questions with the bundle's embedder (absent: they are searched by words). */
     embed?: (text: string) => Promise<Float32Array>;
     onTrace?: (event: TraceEvent) => void;
-    /** The bundle's library opened once for many questions (absent: opened for this one). */
-    library?: QuestionLibrary;
   },
-): Promise<{ evidence: Evidence[]; output: AskOutput }> {
-  const library = options.library ?? openLibrary(snapshotToCorpus(snapshot));
-  const llm = options.llm;
-  const hasKg = (snapshot.tables.kgEntities ?? []).length > 0;
-  const source = openSource({
-    library,
-    name: 'this bundle',
-    ...(hasKg ? { kg: () => Promise.resolve(snapshotKg(snapshot)) } : {}),
-    // The atomic layer of a format-2 bundle that has one (atomic needs it; decompose searches chunks without).
-    atomic: () => Promise.resolve(snapshotAtomic(snapshot)),
-  });
-  // Any fusion the engine knows (rrf:dense+bm25) is accepted; ask() refuses an unknown mode by name.
-  const { evidence, trace, facts, usage } = await ask(
+): Promise<Asked> {
+  const { llm } = options;
+  const result = await ask(
     source,
-    { question, mode: options.mode as QuestionMode, budget: options.budget },
+    { question, mode: options.mode.name, budget: options.budget },
     {
+      parsed: options.mode,
       vector: options.vector,
       ...(llm ? { llm: () => Promise.resolve(llm) } : {}),
       ...(options.embed ? { embed: options.embed } : {}),
       onTrace: options.onTrace,
     },
   );
+  const { evidence, trace, facts, usage } = result;
   return {
+    result,
     evidence,
     output: {
       context: evidence.map((e) => ({
@@ -264,15 +337,6 @@ export function parseQuestions(text: string, file: string): string[] {
     }
     return question.trim();
   });
-}
-
-/**
- * The mode a --mode name stands for: `default` is the app's default mode (DEFAULT_MODE, as `bench --modes` takes
- * it); any mode of ASK_MODES (the list the Ask view shows) or fusion the engine understands (rrf:dense+bm25) is
- * taken as it is. Throws, naming the modes, for anything else.
- */
-export function resolveMode(name: string): QuestionMode {
-  return parseQuestionMode(name, { allowDefault: true }).name as QuestionMode;
 }
 
 /** What `ask` was asked to do, every argument checked (no file read but the questions file). */
@@ -397,38 +461,34 @@ export async function run(args: string[]): Promise<number> {
     return plan.code;
   }
   const { mode, budget, top, json } = plan;
-  // A bundle with pages answers by ranges every mode its pages and layers have what it needs for: no whole read,
-  // whatever its size.
-  if (!plan.whole) {
-    const answered = await askByRanges(plan);
-    if (answered !== undefined) return answered;
-  }
-  const snapshot = await readBundleFile(plan.bundle);
-  const client = await llmClientOf(plan);
-  // Lexical modes need no question vector: skip loading the model for them. One embedder and one library serve
-  // every question of the run (and a reasoning mode's sub-questions).
-  const embedder =
-    mode.name === 'bm25' ? undefined : await questionEmbedder(snapshot, plan.embedder, plan.embedKeyFile);
+  const bundle = await openBundle(plan);
   try {
-    const library = openLibrary(snapshotToCorpus(snapshot));
+    const client = await llmClientOf(plan);
+    const { embedder } = bundle;
     const many = plan.questions.length > 1;
     for (const [i, question] of plan.questions.entries()) {
       if (many && !json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
-      const vector = embedder ? await embedder.embed(question) : undefined;
-      const asked = await askSnapshot(snapshot, question, {
-        mode: mode.name,
+      const asked = await askOne(bundle.source, question, {
+        mode,
         budget,
-        vector,
+        vector: embedder ? await embedder.embed(question) : undefined,
         llm: client,
-        library,
         ...(embedder && mode.needsLlm ? { embed: embedder.embed } : {}),
         // Without --json the run's steps are shown as they happen.
         onTrace: json ? undefined : printTrace,
       });
+      if (plan.stats && bundle.read) {
+        const { result } = asked;
+        const reads = result.reads ?? { bytes: 0, rounds: 0, waitMs: 0 };
+        process.stderr.write(
+          `ask: read ${reads.bytes} bytes in ${reads.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
+            `(${reads.waitMs.toFixed(0)} ms waiting on reads) (${bundle.read()} since the bundle was opened)\n`,
+        );
+      }
       await printAnswer(question, asked, { top, json, many, client });
     }
   } finally {
-    await embedder?.dispose();
+    await bundle.close();
   }
   return 0;
 }
@@ -448,80 +508,10 @@ async function llmClientOf(plan: AskPlan): Promise<LlmClient | undefined> {
 function printTrace(e: TraceEvent): void {
   process.stderr.write(`[${e.mode} ${e.round}] ${e.kind}: ${e.title}\n`);
 }
-
-/**
- * Answers every question of the plan from the bundle's pages, reading only their blocks; undefined when the bundle
- * has none (it is then read whole). `--stats` prints what each question read.
- */
-async function askByRanges(plan: AskPlan): Promise<number | undefined> {
-  const file = await FileRangeSource.open(plan.bundle);
-  try {
-    // A bundle older than version 3, or one without pages, is read whole, as before.
-    const opened = await openPagedBundle(file, createTermAnalyzer());
-    if (!opened) return undefined;
-    const { manifest } = opened;
-    const kg = pagedKgLoader(opened);
-    const atomic = pagedAtomicLoader(opened);
-    const source = openSource({
-      paged: opened.library,
-      ...(kg ? { kg } : {}),
-      ...(atomic ? { atomic } : {}),
-    });
-    if (!answers(source, plan.mode)) {
-      // A layer the bundle lacks is lacking read whole too; what only a library in memory has is read whole.
-      if (plan.mode.needs.some((n) => (n === 'kg' || n === 'atomic') && !source.has.has(n)))
-        throw new Error(`ask: ${missing(source, plan.mode)}`);
-      return undefined;
-    }
-    // A KG or atomic questions with vectors are searched with the question's: pages are written for lexical bundles
-    // only, but one that names an embedder is run whole, where the question is embedded.
-    if ((kg || atomic) && manifest.embedder && plan.mode.family !== 'retrieval') return undefined;
-    const client = await llmClientOf(plan);
-    const many = plan.questions.length > 1;
-    for (const [i, question] of plan.questions.entries()) {
-      if (many && !plan.json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
-      const result = await ask(
-        source,
-        { question, mode: plan.mode.name, budget: plan.budget },
-        {
-          parsed: plan.mode,
-          ...(client ? { llm: () => Promise.resolve(client) } : {}),
-          onTrace: plan.json ? undefined : printTrace,
-        },
-      );
-      const reads = result.reads ?? { bytes: 0, rounds: 0, waitMs: 0 };
-      if (plan.stats) {
-        process.stderr.write(
-          `ask: read ${reads.bytes} bytes in ${reads.rounds} rounds, ${result.milliseconds.toFixed(0)} ms ` +
-            `(${reads.waitMs.toFixed(0)} ms waiting on reads) ` +
-            `(${file.bytesRead} bytes of ${file.size} since the bundle was opened)\n`,
-        );
-      }
-      const output: AskOutput = {
-        context: result.evidence.map((e) => ({
-          chunkId: e.chunkId,
-          docTitle: e.docTitle,
-          path: e.path,
-          ...(e.heading ? { heading: e.heading } : {}),
-          text: e.text,
-          score: e.score,
-        })),
-        ...(result.trace ? { trace: result.trace } : {}),
-        ...(result.facts ? { facts: result.facts } : {}),
-        ...(result.usage ? { usage: result.usage } : {}),
-      };
-      await printAnswer(question, { evidence: result.evidence, output }, { ...plan, many, client });
-    }
-    return 0;
-  } finally {
-    await file.close();
-  }
-}
-
 /** Prints one question's evidence (and written answer): a JSON line with --json (with "question" when many). */
 async function printAnswer(
   question: string,
-  { evidence, output }: Awaited<ReturnType<typeof askSnapshot>>,
+  { evidence, output }: Asked,
   options: { top: number; json: boolean; many: boolean; client?: LlmClient },
 ): Promise<void> {
   const { json, client } = options;

@@ -4,7 +4,7 @@
 import { wrap, type Remote } from 'comlink';
 import type { IngestApi } from '../services/ingest/ingest.ts';
 import type { KgApi } from '../services/llm/kgBuild.ts';
-import type { QueryApi } from '../services/questions/queryService.ts';
+import type { QueryApi } from '../services/query/queryService.ts';
 import { workerName } from './state/crossTab.svelte.ts';
 
 let ingest: Remote<IngestApi> | null = null;

@@ -1,7 +1,7 @@
 // The heap-per-MB-of-text table and its fit, from the --json files of `npm run bench:drop` runs: per layer
 // (lexical: --lexical; semantic: --until embedded) and per realm (the tab as a whole at its highest sample, and
 // each realm's own peak), a least-squares line peak ≈ a + b·MB of text, and the same slope raised so that no run
-// lies above it (what src/ui/state/memoryEstimate.ts keeps: an estimate must not be low).
+// lies above it (what src/ui/estimates/memoryEstimate.ts keeps: an estimate must not be low).
 // Usage: node --import tsx test/bench/heap-fit.ts <run.json>...
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';

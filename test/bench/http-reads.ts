@@ -10,7 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import process from 'node:process';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { HttpRangeSource } from '../../src/services/library/rangeSources.ts';
+import { HttpRangeSource } from '../../src/services/bundleBytes/rangeSources.ts';
 import { serveStatic, type MultiRangeMode } from '../e2e/lib/staticServer.ts';
 import { arg } from './lib/args.ts';
 

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
 import { openPagedBundle, type RangeSource } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { HttpRangeSource } from '../../src/services/library/rangeSources.ts';
+import { HttpRangeSource } from '../../src/services/bundleBytes/rangeSources.ts';
 import { askPaged } from '../support/askOver.ts';
 import { parseQuestionMode, type QuestionMode } from '../../src/services/questions/modeRegistry.ts';
 import { parseQaSet } from '../../src/services/questions/qaSet.ts';

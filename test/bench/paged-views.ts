@@ -20,7 +20,7 @@ import {
 } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { parseQaSet } from '../../src/services/questions/qaSet.ts';
-import { evaluateSet } from '../../src/services/questions/evaluate.ts';
+import { evaluateSet } from '../../src/services/query/evaluate.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../../src/services/questions/graphView.ts';
 import { loadText, megabytes } from './lib/report.ts';
 import { byRanges } from '../support/askOver.ts';

@@ -756,7 +756,7 @@ async function main(): Promise<void> {
         `(${reopened.firstEvidenceStage}), result ${(reopened.resultMs / 1000).toFixed(1)} s, Ask clicked at ` +
         `${(clickedAt / 1000).toFixed(1)} s; load ${load()}`,
     );
-    // Where the query worker's time went (src/services/questions/queryService.ts pagesTimings), in ms after the
+    // Where the query worker's time went (src/services/query/queryService.ts pagesTimings), in ms after the
     // navigation: an app built before it gives nothing.
     const steps = (await again.evaluate(async () => {
       const d = (

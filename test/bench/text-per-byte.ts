@@ -1,5 +1,5 @@
 // Bytes of extracted text per byte of file, by format, as the app's own parsers give them (prepareFile, the path
-// every dropped file takes). The drop's memory and storage estimates (src/ui/state/memoryEstimate.ts,
+// every dropped file takes). The drop's memory and storage estimates (src/ui/estimates/memoryEstimate.ts,
 // storageEstimate.ts) turn file sizes into text with such ratios before anything is read.
 // Usage: node --import tsx test/bench/text-per-byte.ts <file or folder>...
 import { readdir, readFile, stat } from 'node:fs/promises';

@@ -7,7 +7,7 @@ import type { PagedLibrary } from '../../src/core/paged/index.ts';
 import type { QuestionLibrary } from '../../src/services/library/questionLibrary.ts';
 import type { AskRequest, AskResult, PagedReads } from '../../src/services/questions/queryProtocol.ts';
 import type { CitationSource } from '../../src/services/questions/writtenAnswer.ts';
-import { libraryDocumentNames } from '../../src/services/questions/evaluate.ts';
+import { libraryDocumentNames } from '../../src/services/library/documentNames.ts';
 import type { LibrarySource } from '../../src/services/source/librarySource.ts';
 import { ask, type AskOptions } from '../../src/services/source/ask.ts';
 import { openSource } from '../../src/services/source/openSource.ts';

@@ -1,6 +1,6 @@
 // A query worker's service that only ever answers from a bundle opened read-only (Open bundle read-only…): its own
 // library, KG store, embedders and endpoint are never read, and a test that reached one fails naming it.
-import { QueryService } from '../../src/services/questions/queryService.ts';
+import { QueryService } from '../../src/services/query/queryService.ts';
 
 export function bundleOnlyQueryService(): QueryService {
   const refuse = (what: string) => () => Promise.reject(new Error(`${what} is never read in this test`));

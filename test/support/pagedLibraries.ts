@@ -8,7 +8,7 @@ import { writePagedIndex } from '../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { openLibrary, type QuestionLibrary } from '../../src/services/library/questionLibrary.ts';
-import { documentExternalId } from '../../src/services/questions/evaluate.ts';
+import { documentExternalId } from '../../src/services/library/documentNames.ts';
 
 export interface BothLibraries {
   engine: RetrievalEngine;

@@ -9,7 +9,7 @@ import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource, type RangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { HttpRangeSource } from '../../src/services/library/rangeSources.ts';
+import { HttpRangeSource } from '../../src/services/bundleBytes/rangeSources.ts';
 import {
   assemble,
   honestPages,

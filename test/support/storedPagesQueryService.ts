@@ -3,7 +3,7 @@
 // test that reaches one fails naming it). `loadCorpus` is the library's own load, which a test may count: a library
 // answered from its pages is never loaded. `extra`: further dependencies (documentNames, …).
 import { openStoredPages } from '../../src/services/library/storedPages.ts';
-import { QueryService, type QueryDeps } from '../../src/services/questions/queryService.ts';
+import { QueryService, type QueryDeps } from '../../src/services/query/queryService.ts';
 import type { DexieAtomicStore } from '../../src/store/atomicStore.ts';
 import { DexieKgStore } from '../../src/store/kgStore.ts';
 import type { Repo } from '../../src/store/repo.ts';

@@ -70,3 +70,13 @@ function layerLoader<T>(
     return current;
   };
 }
+
+/** A paged bundle's KG and atomic questions as a source's layers, each read whole on the first question needing it. */
+export function pagedLayers(bundle: PagedBundle): {
+  kg?: () => Promise<KgIndex>;
+  atomic?: () => Promise<AtomicIndex | null>;
+} {
+  const kg = pagedKgLoader(bundle);
+  const atomic = pagedAtomicLoader(bundle);
+  return { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) };
+}

@@ -2,7 +2,7 @@
 // built in a graph worker meanwhile) or opened read-only from a bundle (?bundle=), its KG and atomic indexes loaded
 // on first use, and kept until the library changes. Staleness lives here: a changed library is forgotten (the page
 // says so, or the index record shows another graph), and while the new one loads the one before stays available
-// as a fallback for early, stale-marked evidence. The query service (src/services/questions/queryService.ts) asks
+// as a fallback for early, stale-marked evidence. The query service (src/services/query/queryService.ts) asks
 // it for a library; it knows nothing of questions.
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import type { AtomicQuestion } from '../../core/atomic/index.ts';
@@ -10,7 +10,7 @@ import { isCompactGraph } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
-import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../../store/bundleImport.ts';
+import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
 import { engineLoaded, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';

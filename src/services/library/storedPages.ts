@@ -17,7 +17,7 @@ import type { ConceptDb } from '../../store/db.ts';
 import type { PagesRecord } from '../../store/records.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import { pagesLibrary, pagesMinChunks } from './pagesThreshold.ts';
-import { BlobRangeSource } from './rangeSources.ts';
+import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
 
 /**
  * Pages up to this size are read whole into the query worker once they are opened (questions meanwhile read slices),

@@ -4,11 +4,12 @@
 // library's stored chunks scored by words while its pages are awaited (wordsSource.ts). `has` says what each can
 // read; a mode names what it needs in the registry (modeRegistry.ts), and `answers` / `missing` there compare the
 // two. openSource.ts is the one place that chooses a source; nothing else branches on where the bytes are.
+import type { DocumentRecord } from '../../core/types.ts';
 import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { ConceptMapOptions, RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from '../questions/graphViewProtocol.ts';
-import type { Capable } from '../questions/modeRegistry.ts';
+import { lacking, type Capable } from '../questions/modeRegistry.ts';
 import type { Evidence, PagedReads } from '../questions/queryProtocol.ts';
 import type { CitationSource } from '../questions/writtenAnswer.ts';
 
@@ -80,6 +81,8 @@ export interface LibrarySource extends Capable {
   ): Promise<QuestionGraph>;
   /** The library's top concepts, or a searched concept and its neighbours (the Graph view). */
   libraryGraph(options: ConceptMapOptions, signal?: AbortSignal): Promise<LibraryGraph>;
+  /** One whole document (the viewer); rejects with the refusal when the source reads no whole document. */
+  document(docId: string): Promise<DocumentRecord | undefined>;
 }
 
 /** What a layer a library lacks needs, as every source words it. */
@@ -87,4 +90,9 @@ export function layerLacking(capability: 'kg' | 'atomic'): string {
   return capability === 'kg'
     ? 'a knowledge graph, which this library has not'
     : 'atomic questions, which this library has not';
+}
+
+/** The refusal of a whole document by a source that reads none (the viewer of a bundle read by ranges). */
+export function noDocument(source: LibrarySource): Promise<never> {
+  return Promise.reject(new Error(lacking(source, 'a whole document', ['documents'])));
 }

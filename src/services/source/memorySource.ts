@@ -54,6 +54,7 @@ export function memorySource(library: QuestionLibrary, layers: MemoryLayers = {}
     questionGraph: (question, vector, caps) =>
       Promise.resolve(questionGraph(library, question, vector, caps)),
     libraryGraph: (options) => Promise.resolve(libraryGraph(library, options)),
+    document: (docId) => Promise.resolve(library.documents.get(docId)),
   };
   return source;
 }

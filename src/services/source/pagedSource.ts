@@ -12,7 +12,7 @@ import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts
 import type { Capability } from '../questions/modeRegistry.ts';
 import type { PagedReads } from '../questions/queryProtocol.ts';
 import { recordCitations, recordSentences } from '../questions/writtenAnswer.ts';
-import { layerLacking, type LibrarySource, type SourceQuestion } from './librarySource.ts';
+import { layerLacking, noDocument, type LibrarySource, type SourceQuestion } from './librarySource.ts';
 
 export interface PagedLayers {
   /** The library's KG, read on first use (absent: it has none; `kg` and `hybrid` are refused, `logical` reads passages). */
@@ -55,6 +55,7 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
     citations: () => recordCitations(shown),
     questionGraph: (question, _vector, caps, signal) => pagedQuestionGraph(library, question, caps, signal),
     libraryGraph: (options, signal) => pagedLibraryGraph(library, options, signal),
+    document: () => noDocument(source),
   };
   return source;
 }

@@ -25,7 +25,7 @@ import type { PagesAwaited } from '../library/storedPages.ts';
 import { shownEvidence } from '../questions/evidence.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
 import { recordCitations } from '../questions/writtenAnswer.ts';
-import type { LibrarySource } from './librarySource.ts';
+import { noDocument, type LibrarySource } from './librarySource.ts';
 
 /** The stored library, as storedPages.ts gives it to a question while the pages are awaited (PagesAwaited). */
 export type StoredDocuments = Pick<PagesAwaited, 'documentBatches' | 'documentsOf'>;
@@ -83,6 +83,7 @@ export function wordsSource(stored: StoredDocuments, options: WordsOptions = {})
     citations: () => recordCitations(shown),
     questionGraph: () => Promise.reject(new Error(`the Graph view needs ${source.lacking('walk')}`)),
     libraryGraph: () => Promise.reject(new Error(`the Graph view needs ${source.lacking('walk')}`)),
+    document: () => noDocument(source),
   };
   return source;
 }

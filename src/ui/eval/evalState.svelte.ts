@@ -1,6 +1,6 @@
 // The Evaluate view's state, kept at module level so a run survives switching views: the loaded QA set, what to
 // run (modes, budgets, answers), progress, the result and its export. The run itself happens in the query worker
-// (QueryService.evaluate → src/services/questions/evaluate.ts), which holds the loaded library.
+// (QueryService.evaluate → src/services/query/evaluate.ts), which holds the loaded library.
 import { proxy } from 'comlink';
 import Papa from 'papaparse';
 import type { EvalProgress, EvalResult, QaSet } from '../../services/questions/evalProtocol.ts';

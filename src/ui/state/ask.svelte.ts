@@ -5,7 +5,7 @@
 // that has the query worker load the library and the question model when the app opens, not on the first
 // question.
 import { proxy, type Remote } from 'comlink';
-import type { QueryApi } from '../../services/questions/queryService.ts';
+import type { QueryApi } from '../../services/query/queryService.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import { ASK_MODES, needsLlm, type QuestionMode } from '../../services/questions/modeRegistry.ts';
 import type { AnswerOut, AskRequest, AskResult } from '../../services/questions/queryProtocol.ts';

@@ -43,11 +43,26 @@ import { sharedProgress } from './sharedProgress.svelte.ts';
 import { pageRepo } from './db.ts';
 import { kgApi } from './kg.ts';
 import { DropTally, type DropRow } from './dropProgress.ts';
-import { browserStorage, checkSpace, estimateDrop, type SpaceShortfall } from './storageEstimate.ts';
-import { browserMemoryBudget, checkMemory, droppedFolder, type MemoryShortfall } from './memoryEstimate.ts';
-import { checkBundleFit, readBundleFacts, wholeBundleRefusal, type BundleShortfall } from './bundleFit.ts';
+import {
+  browserStorage,
+  checkSpace,
+  estimateDrop,
+  type SpaceShortfall,
+} from '../estimates/storageEstimate.ts';
+import {
+  browserMemoryBudget,
+  checkMemory,
+  droppedFolder,
+  type MemoryShortfall,
+} from '../estimates/memoryEstimate.ts';
+import {
+  checkBundleFit,
+  readBundleFacts,
+  wholeBundleRefusal,
+  type BundleShortfall,
+} from '../estimates/bundleFit.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
-import { storageSplit, type StorageSplit } from './storageSplit.ts';
+import { storageSplit, type StorageSplit } from '../estimates/storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
 import { rememberAddedPdfs } from '../pdfPage.ts';
 

@@ -1,12 +1,12 @@
 // The Library view's "Keep for offline use" of a shared index read by ranges (?bundle= of a bundle with pages):
-// its bytes are kept part by part in this browser (src/services/library/keptBundles.ts), and the query worker reads
+// its bytes are kept part by part in this browser (src/services/bundleBytes/keptBundles.ts), and the query worker reads
 // that copy when the host cannot be reached. The keep runs on this page (it only moves bytes from the network to
 // Cache Storage), shows its progress, can be cancelled, and after a reload goes on from the parts it stored.
-import { cacheStorageParts, KeptBundles, type KeptStatus } from '../../services/library/keptBundles.ts';
-import { HttpRangeSource } from '../../services/library/rangeSources.ts';
-import { sameOriginBundleUrl } from '../../store/bundleImport.ts';
+import { cacheStorageParts, KeptBundles, type KeptStatus } from '../../services/bundleBytes/keptBundles.ts';
+import { HttpRangeSource } from '../../services/bundleBytes/rangeSources.ts';
+import { sameOriginBundleUrl } from '../../services/bundleBytes/bundleFetch.ts';
 import { formatBytes } from '../format.ts';
-import { browserStorage } from './storageEstimate.ts';
+import { browserStorage } from '../estimates/storageEstimate.ts';
 
 /** Why a keep cannot start: the bytes still to store against what the browser offers this site; null if it fits. */
 function keepShortfall(need: number, storage: { usage: number; quota: number } | null): string | null {

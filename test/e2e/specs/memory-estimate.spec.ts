@@ -1,5 +1,5 @@
 // Spec (issue 25, the app knows its limits): before a drop is queued the Library view estimates the memory the
-// tab will need to index it (src/ui/state/memoryEstimate.ts) and compares it with what this browser gives a tab.
+// tab will need to index it (src/ui/estimates/memoryEstimate.ts) and compares it with what this browser gives a tab.
 // A drop that will not fit says so, with the numbers and the CLI command that indexes the same folder into a
 // bundle; the user can stop (nothing is stored) or go on (the drop is indexed as any other). A drop that fits
 // shows nothing. The tab's budget is set through the app's documented URL parameter ?heapLimitMB=, not by a

@@ -18,7 +18,8 @@ import { indexParts, sourceFromSnapshot } from '../../../src/core/bundle/snapsho
 import { Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
 import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
 import { exportLibraryBlob } from '../../../src/store/bundleExport.ts';
-import { importBundle, openBundleReadOnly } from '../../../src/store/bundleImport.ts';
+import { importBundle } from '../../../src/store/bundleImport.ts';
+import { openBundleReadOnly } from '../../../src/services/bundleBytes/bundleFetch.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, snapshotOf } from './fixtures.ts';

@@ -16,7 +16,7 @@ import type {
 import type { KgUiApi } from '../../../src/ui/llm/api.ts';
 import type { IngestApi } from '../../../src/services/ingest/ingest.ts';
 import type { KgApi } from '../../../src/services/llm/kgBuild.ts';
-import type { QueryApi } from '../../../src/services/questions/queryService.ts';
+import type { QueryApi } from '../../../src/services/query/queryService.ts';
 
 describe('worker API types', () => {
   it('ingest worker', () => {

@@ -11,8 +11,8 @@ import {
   readBundleFacts,
   wholeBundleRefusal,
   type BundleFacts,
-} from '../../../src/ui/state/bundleFit.ts';
-import { memoryBudget } from '../../../src/ui/state/memoryEstimate.ts';
+} from '../../../src/ui/estimates/bundleFit.ts';
+import { memoryBudget } from '../../../src/ui/estimates/memoryEstimate.ts';
 
 const MB = 1024 * 1024;
 

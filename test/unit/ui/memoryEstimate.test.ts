@@ -12,8 +12,8 @@ import {
   memoryBudget,
   TEXT_BYTES_PER_SENTENCE,
   type MemoryBudget,
-} from '../../../src/ui/state/memoryEstimate.ts';
-import { estimateDrop } from '../../../src/ui/state/storageEstimate.ts';
+} from '../../../src/ui/estimates/memoryEstimate.ts';
+import { estimateDrop } from '../../../src/ui/estimates/storageEstimate.ts';
 
 const MB = 1024 * 1024;
 const GB = 1024 * MB;

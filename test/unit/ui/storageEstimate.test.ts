@@ -5,7 +5,7 @@ import {
   estimateDrop,
   LEXICAL_BYTES_PER_TEXT_BYTE,
   STORED_BYTES_PER_TEXT_BYTE,
-} from '../../../src/ui/state/storageEstimate.ts';
+} from '../../../src/ui/estimates/storageEstimate.ts';
 
 const MB = 1024 * 1024;
 

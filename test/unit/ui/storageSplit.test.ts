@@ -1,8 +1,8 @@
-// Storage as a person reads it (src/ui/state/storageSplit.ts): the library (IndexedDB) apart from the app's
+// Storage as a person reads it (src/ui/estimates/storageSplit.ts): the library (IndexedDB) apart from the app's
 // offline copy (the service worker's caches), from the browser's breakdown when it gives one, else from the
 // cached responses' sizes.
 import { describe, expect, it } from 'vitest';
-import { storageSplit } from '../../../src/ui/state/storageSplit.ts';
+import { storageSplit } from '../../../src/ui/estimates/storageSplit.ts';
 
 const MB = 1024 * 1024;
 

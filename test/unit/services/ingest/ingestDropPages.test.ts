@@ -19,7 +19,7 @@ import {
 import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
 import { resolveParams } from '../../../../src/core/retrieval/index.ts';
 import { askByWords } from '../../../support/askOver.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';

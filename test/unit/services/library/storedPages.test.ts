@@ -26,7 +26,7 @@ import { pagesDue, PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/ing
 import { openStoredPages, type StoredPages } from '../../../../src/services/library/storedPages.ts';
 import { documentNames } from '../../../../src/services/library/documentNames.ts';
 import { askPaged } from '../../../support/askOver.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { DexieAtomicStore } from '../../../../src/store/atomicStore.ts';
 import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';

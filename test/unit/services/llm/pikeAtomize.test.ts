@@ -11,7 +11,7 @@ import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { KgBuildService } from '../../../../src/services/llm/kgBuild.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
 import { LOTHAIR_PASSAGES, preparePassages } from '../../../support/passages.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../../support/scriptedPike.ts';

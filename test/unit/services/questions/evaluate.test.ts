@@ -1,4 +1,4 @@
-// The in-app evaluation (src/services/questions/evaluate.ts) against the CLI bench on the same corpus and questions: the
+// The in-app evaluation (src/services/query/evaluate.ts) against the CLI bench on the same corpus and questions: the
 // same CR@budget and recall@k per mode, because both score through src/core/metrics.ts. Plus the QA-set reader's
 // refusals (file, line, field), CSV with quoted cells, progress and cancel.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,8 +10,8 @@ import { prepareCorpus } from '../../../../src/cli/benchData.ts';
 import { RetrievalEngine } from '../../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import type { EvalProgress } from '../../../../src/services/questions/evalProtocol.ts';
-import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
-import { JUDGE_PROMPT } from '../../../../src/services/questions/evaluate.ts';
+import { evaluateSet } from '../../../../src/services/query/evaluate.ts';
+import { JUDGE_PROMPT } from '../../../../src/services/query/evaluate.ts';
 import { LlmClient } from '../../../../src/core/llm/client.ts';
 import { parseQaSet } from '../../../../src/services/questions/qaSet.ts';
 import { startScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';

@@ -1,4 +1,4 @@
-// The Evaluate view's runner (src/services/questions/evaluate.ts): a failed LLM step fails its question, not the run
+// The Evaluate view's runner (src/services/query/evaluate.ts): a failed LLM step fails its question, not the run
 // (issue 23, item 5). Against the scripted server on loopback: in mode logical the planner answers one question
 // with a malformed plan twice (reply and repair); with answers on, the answer call for another question gets a
 // 401. Each question is scored as failed with its reason, the others run, and the summary counts the reasons.
@@ -10,7 +10,7 @@ import { prepareCorpus } from '../../../../src/cli/benchData.ts';
 import { LlmClient } from '../../../../src/core/llm/client.ts';
 import { RetrievalEngine } from '../../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
-import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
+import { evaluateSet } from '../../../../src/services/query/evaluate.ts';
 import { openLibrary, type QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { kagResponder } from '../../../support/scriptedKag.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';

@@ -1,4 +1,4 @@
-// The evaluation over a library answered from its pages (src/services/questions/evaluate.ts with a PagedLibrary):
+// The evaluation over a library answered from its pages (src/services/query/evaluate.ts with a PagedLibrary):
 // its questions go through askPaged, whose answers are the engine's bit for bit, so every score equals the score
 // of the same evaluation over the library in memory. The expected values are computed here by the in-memory path,
 // never copied from output. Without the documents' names (a bundle read by ranges) recall@k is left out, saying why;
@@ -8,11 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EvalProgress, EvalResult, QaItem } from '../../../../src/services/questions/evalProtocol.ts';
-import {
-  documentExternalId,
-  evaluateSet,
-  NO_DOCUMENT_NAMES,
-} from '../../../../src/services/questions/evaluate.ts';
+import { evaluateSet, NO_DOCUMENT_NAMES } from '../../../../src/services/query/evaluate.ts';
+import { documentExternalId } from '../../../../src/services/library/documentNames.ts';
 import { bundleBytes, writeBundle } from '../../../../src/core/bundle/index.ts';
 import { pagesParts, writePagedIndex } from '../../../../src/core/paged/write.ts';
 import { bothLibraries } from '../../../support/pagedLibraries.ts';

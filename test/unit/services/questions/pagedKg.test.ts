@@ -22,7 +22,7 @@ import {
   pagedAtomicLoader,
   pagedKgLoader,
 } from '../../../../src/services/library/readOnlyBundle.ts';
-import { evaluateSet } from '../../../../src/services/questions/evaluate.ts';
+import { evaluateSet } from '../../../../src/services/query/evaluate.ts';
 import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
 import { askPaged, inMemory } from '../../../support/askOver.ts';
 import type { QuestionMode } from '../../../../src/services/questions/modeRegistry.ts';

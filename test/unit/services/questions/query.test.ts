@@ -11,14 +11,14 @@ import type { RetrievalEngine } from '../../../../src/core/retrieval/engine.ts';
 import type { Embedder } from '../../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { exportLibraryBlob } from '../../../../src/store/bundleExport.ts';
-import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
+import { openBundleReadOnly } from '../../../../src/services/bundleBytes/bundleFetch.ts';
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { Repo, type LoadedCorpus } from '../../../../src/store/repo.ts';
 import { loadEngine } from '../../../../src/services/library/engine.ts';
 import { rebuildConceptGraph } from '../../../../src/services/ingest/graphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { KgBuildService } from '../../../../src/services/llm/kgBuild.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
 import {
   scriptedEmbedding,
   startScriptedLlmServer,

@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotFromFiles } from '../../../../src/cli/index.ts';
 import { writeSnapshotBundle, type IndexSnapshot } from '../../../../src/core/bundle/index.ts';
 import type { Embedder } from '../../../../src/core/types.ts';
-import { openBundleReadOnly, snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
+import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
+import { openBundleReadOnly } from '../../../../src/services/bundleBytes/bundleFetch.ts';
 import type { LoadedCorpus } from '../../../../src/store/repo.ts';
-import { QueryService } from '../../../../src/services/questions/queryService.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
 import type { AskResult } from '../../../../src/services/questions/queryProtocol.ts';
 import { scriptedEmbedding } from '../../../support/scriptedLlmServer.ts';
 

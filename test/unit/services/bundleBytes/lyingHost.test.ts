@@ -2,7 +2,7 @@
 // bounded time, reading at most what was asked. Before: an endless 206 or a gzip bomb was read whole (2.5–2.8 GB),
 // a silent host hung the question forever, and the multipart boundary had no cap.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpRangeSource } from '../../../../src/services/library/rangeSources.ts';
+import { HttpRangeSource } from '../../../../src/services/bundleBytes/rangeSources.ts';
 import { lyingHost, type LyingHost } from '../../../support/lyingHost.ts';
 
 const bytes = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 31) & 0xff);

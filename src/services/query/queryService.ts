@@ -5,13 +5,13 @@
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
-import type { DownloadProgress, WholeBundleFit } from '../../store/bundleImport.ts';
+import type { DownloadProgress, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { SettingsReader } from '../embed/embedderChoice.ts';
 import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
-import type { PagesAtUrl } from '../library/bundleAtUrl.ts';
-import type { KeptStatus } from '../library/keptBundles.ts';
+import type { PagesAtUrl } from '../bundleBytes/bundleAtUrl.ts';
+import type { KeptStatus } from '../bundleBytes/keptBundles.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import { pagedAtomicLoader, pagedKgLoader } from '../library/readOnlyBundle.ts';
+import { pagedLayers } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { ask, sameChunks } from '../source/ask.ts';
@@ -20,11 +20,12 @@ import type { AskOptions } from '../source/ask.ts';
 import { openSource, type SourceLayers } from '../source/openSource.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
-import { BlobRangeSource } from '../library/rangeSources.ts';
+import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
-import type { EvalProgress, EvalRequest, EvalResult } from './evalProtocol.ts';
-import { evaluateSet, libraryDocumentNames } from './evaluate.ts';
-import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from './graphViewProtocol.ts';
+import type { EvalProgress, EvalRequest, EvalResult } from '../questions/evalProtocol.ts';
+import { evaluateSet } from './evaluate.ts';
+import { libraryDocumentNames } from '../library/documentNames.ts';
+import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from '../questions/graphViewProtocol.ts';
 import {
   answeredModes,
   ASK_MODES,
@@ -32,16 +33,16 @@ import {
   modesText,
   parseQuestionMode,
   type ParsedMode,
-} from './modeRegistry.ts';
-import { QuestionEmbedder, type EmbedderSource } from './questionEmbedder.ts';
+} from '../questions/modeRegistry.ts';
+import { QuestionEmbedder, type EmbedderSource } from '../questions/questionEmbedder.ts';
 import {
   type AnswerOut,
   type AnswerRequest,
   type AskRequest,
   type AskResult,
   type TraceListener,
-} from './queryProtocol.ts';
-import { libraryCitations, writeAnswer } from './writtenAnswer.ts';
+} from '../questions/queryProtocol.ts';
+import { libraryCitations, writeAnswer } from '../questions/writtenAnswer.ts';
 
 /** The layers beside a paged library's pages (each read whole on first use). */
 type LayerLoaders = SourceLayers;
@@ -97,16 +98,14 @@ export class QueryService {
   private answerStop: AbortController | null = null;
   /** Stops the question being answered by a reasoning mode (its LLM calls are aborted). */
   private askStop: AbortController | null = null;
-  /** Stops the evaluation being run (src/services/questions/evaluate.ts). */
+  /** Stops the evaluation being run (src/services/query/evaluate.ts). */
   private evalStop: AbortController | null = null;
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
   /** Where the time went opening the stored pages, last time (pagesTimings). */
   private pagesMarks: Record<string, number> | null = null;
-  /** A bundle read by ranges (?bundle= of a bundle with pages): questions go to it, nothing is downloaded whole. */
-  private paged: PagedBundle | null = null;
   /**
-   * Each bundle read by ranges' layer loaders (pagedKgLoader, pagedAtomicLoader): its KG and atomic questions are
+   * Each bundle read by ranges' layer loaders (pagedLayers): its KG and atomic questions are
    * read once, on the first question that needs them.
    */
   private readonly layerLoaders = new WeakMap<PagedBundle, LayerLoaders>();
@@ -242,7 +241,6 @@ export class QueryService {
     const at = await opening;
     if (at) {
       mark('pages');
-      this.paged = at.bundle;
       const { counts } = at.bundle.manifest;
       const { downloaded, offlineCopy, fromOfflineCopy, offlineCopyDropped } = at;
       return {
@@ -280,7 +278,6 @@ export class QueryService {
           `${name} has no pages to read by ranges (a bundle from cli index --pages has): import it instead`,
         );
       }
-      this.paged = paged;
       return { url: name, counts: paged.manifest.counts, embedderId: null, byRanges: true };
     } catch (error) {
       // Questions go back to the library in this browser.
@@ -296,10 +293,10 @@ export class QueryService {
    * the library changed; questions meanwhile get early evidence from the library loaded before.
    */
   async warmUp(options: { embedder?: boolean } = {}): Promise<void> {
-    if (this.paged) return;
-    // A large library's pages open in a few small reads: nothing else to load (it has no vectors). One whose pages
-    // are not written yet is not loaded either: they come at the drop's next refresh.
-    if (await this.pagesState()) return;
+    // A bundle read by ranges, or a large library's pages, open in a few small reads: nothing else to load (they
+    // have no vectors). A library whose pages are not written yet is not loaded either: they come at the drop's
+    // next refresh.
+    if (await this.elsewhere().catch(() => undefined)) return;
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
@@ -309,11 +306,7 @@ export class QueryService {
 
   /** One source document (for the viewer when the library is a read-only bundle). */
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
-    if (this.paged) {
-      const source = openSource({ paged: this.paged.library, ...this.bundleLayers(this.paged) });
-      throw new Error(lacking(source, 'a whole document', ['documents']));
-    }
-    return (await this.session.library()).documents.get(docId);
+    return (await this.current()).source.document(docId);
   }
 
   /**
@@ -425,9 +418,7 @@ export class QueryService {
   private bundleLayers(bundle: PagedBundle): LayerLoaders {
     let loaders = this.layerLoaders.get(bundle);
     if (!loaders) {
-      const kg = pagedKgLoader(bundle);
-      const atomic = pagedAtomicLoader(bundle);
-      loaders = { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) };
+      loaders = pagedLayers(bundle);
       this.layerLoaders.set(bundle, loaders);
     }
     return loaders;
@@ -511,7 +502,7 @@ export class QueryService {
   }
 
   /**
-   * Runs a QA set in the given modes and budgets over the library (src/services/questions/evaluate.ts), reporting
+   * Runs a QA set in the given modes and budgets over the library (src/services/query/evaluate.ts), reporting
    * progress through `onProgress` (a Comlink proxy). cancelEvaluation() stops it; what was scored is returned.
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {

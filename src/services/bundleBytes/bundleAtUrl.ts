@@ -6,7 +6,7 @@
 // read whole into the tab (docs/results/real-hosts.md).
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
-import { checkAnsweredFrom, counted, statedLength, type DownloadProgress } from '../../store/bundleImport.ts';
+import { checkAnsweredFrom, counted, statedLength, type DownloadProgress } from './bundleFetch.ts';
 import type { KeptBundles, KeptStatus } from './keptBundles.ts';
 import { BlobRangeSource, HttpRangeSource } from './rangeSources.ts';
 

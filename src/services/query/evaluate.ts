@@ -19,14 +19,12 @@ import {
   type QaItem,
   type QuestionResult,
   type RankedDoc,
-} from './evalProtocol.ts';
-import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import type { DocumentRecord } from '../../core/types.ts';
+} from '../questions/evalProtocol.ts';
 import { ask } from '../source/ask.ts';
 import type { LibrarySource } from '../source/librarySource.ts';
-import { answers, missing, parseQuestionMode, type ParsedMode } from './modeRegistry.ts';
-import type { Evidence } from './queryProtocol.ts';
-import { countFailures, messageOf } from './stepFailures.ts';
+import { answers, missing, parseQuestionMode, type ParsedMode } from '../questions/modeRegistry.ts';
+import type { Evidence } from '../questions/queryProtocol.ts';
+import { countFailures, messageOf } from '../questions/stepFailures.ts';
 
 /**
  * The judging prompt. The judge sees the question, the gold answers and the written answer, never the context: it
@@ -158,35 +156,6 @@ function nextTask(): Promise<void> {
     };
     channel.port2.postMessage(null);
   });
-}
-
-function fileStem(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? name;
-  const dot = base.lastIndexOf('.');
-  return dot > 0 ? base.slice(0, dot) : base;
-}
-
-/**
- * The names a QA set gives a loaded library's documents: the source's own id (a .jsonl line's "id"), else the file
- * name without its extension, as `cli bench` names the documents of a folder corpus.
- */
-export function libraryDocumentNames(
-  library: QuestionLibrary,
-): (docIds: readonly string[]) => Promise<Map<string, string>> {
-  return (docIds) =>
-    Promise.resolve(
-      new Map(
-        docIds.map((id) => {
-          const doc = library.documents.get(id);
-          return [id, doc ? documentExternalId(doc) : id];
-        }),
-      ),
-    );
-}
-
-/** A document's name in a QA set: its source's own id, else its file name without the extension. */
-export function documentExternalId(doc: Pick<DocumentRecord, 'externalId' | 'sourceName'>): string {
-  return doc.externalId ?? fileStem(doc.sourceName.split('#')[0]);
 }
 
 function percentile(values: number[], p: number): number {

@@ -1,4 +1,4 @@
-// The multipart/byteranges parser of a multi-range answer (src/services/library/byteRanges.ts): parts are cut by the
+// The multipart/byteranges parser of a multi-range answer (src/services/bundleBytes/byteRanges.ts): parts are cut by the
 // lengths their Content-Range declares, so data that holds the boundary itself comes out whole; a body that breaks
 // the format is refused with what is wrong.
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import {
   byterangesBoundary,
   parseByteranges,
   parseContentRange,
-} from '../../../../src/services/library/byteRanges.ts';
+} from '../../../../src/services/bundleBytes/byteRanges.ts';
 import { batchesOf } from '../../../../src/core/paged/blockStore.ts';
 
 const enc = new TextEncoder();

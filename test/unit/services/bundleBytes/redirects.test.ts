@@ -4,9 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BundleAtUrl } from '../../../../src/services/library/bundleAtUrl.ts';
-import { HttpRangeSource } from '../../../../src/services/library/rangeSources.ts';
-import { openBundleReadOnly } from '../../../../src/store/bundleImport.ts';
+import { BundleAtUrl } from '../../../../src/services/bundleBytes/bundleAtUrl.ts';
+import { HttpRangeSource } from '../../../../src/services/bundleBytes/rangeSources.ts';
+import { openBundleReadOnly } from '../../../../src/services/bundleBytes/bundleFetch.ts';
 import { honestPages, pagesBundle } from '../../../support/hostilePages.ts';
 
 let bundle: Uint8Array;

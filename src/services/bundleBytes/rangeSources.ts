@@ -1,7 +1,7 @@
 // Where the page reads a bundle by ranges (src/core/paged): a URL of the app's own origin with HTTP Range requests
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
 import type { RangeSource } from '../../core/paged/index.ts';
-import { checkAnsweredFrom } from '../../store/bundleImport.ts';
+import { checkAnsweredFrom } from './bundleFetch.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
 
 /**

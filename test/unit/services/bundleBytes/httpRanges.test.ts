@@ -1,4 +1,4 @@
-// A bundle read over HTTP by ranges (src/services/library/rangeSources.ts) against the loopback static server
+// A bundle read over HTTP by ranges (src/services/bundleBytes/rangeSources.ts) against the loopback static server
 // (test/e2e/lib/staticServer.ts) in each of its ways of answering a request for several ranges: as nginx and Apache
 // do (206 multipart/byteranges), one range only, the whole file (200, as a host that ignores the header), 416.
 // Every way gives the bytes single-range reads give; a host without multi-range is remembered and read one range a
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BlockStore, PagesError } from '../../../../src/core/paged/blockStore.ts';
-import { HttpRangeSource } from '../../../../src/services/library/rangeSources.ts';
+import { HttpRangeSource } from '../../../../src/services/bundleBytes/rangeSources.ts';
 import { serveStatic, type MultiRangeMode } from '../../../e2e/lib/staticServer.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'conceptrag-http-ranges-'));

@@ -6,7 +6,7 @@
 // (`cli index --pages`) can still answer: read by ranges, it holds only the blocks its questions read.
 import { PAGES_PART, readManifestByRanges } from '../../core/paged/index.ts';
 import { isPagesOnly, type BundleManifest } from '../../core/bundle/index.ts';
-import { BlobRangeSource } from '../../services/library/rangeSources.ts';
+import { BlobRangeSource } from '../../services/bundleBytes/rangeSources.ts';
 import { formatBytes } from '../format.ts';
 import { HEAP_MODEL, TEXT_BYTES_PER_SENTENCE, type HeapLine, type MemoryBudget } from './memoryEstimate.ts';
 

@@ -1,4 +1,4 @@
-// A shared index read by ranges, kept for offline use (src/services/library/keptBundles.ts): kept part by part, a
+// A shared index read by ranges, kept for offline use (src/services/bundleBytes/keptBundles.ts): kept part by part, a
 // keep stopped half-way goes on from the parts it stored, a newer version replaces the copy only once complete, a
 // cancelled keep leaves nothing, and with the host unreachable `?bundle=` opens the copy and answers as the file.
 import { createHash } from 'node:crypto';
@@ -10,13 +10,13 @@ import { FileRangeSource } from '../../../../src/cli/fileRangeSource.ts';
 import { run as index } from '../../../../src/cli/index.ts';
 import { openPagedBundle } from '../../../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
-import { BundleAtUrl } from '../../../../src/services/library/bundleAtUrl.ts';
+import { BundleAtUrl } from '../../../../src/services/bundleBytes/bundleAtUrl.ts';
 import {
   KeptBundles,
   type KeepSource,
   type PartStore,
-} from '../../../../src/services/library/keptBundles.ts';
-import { HttpRangeSource } from '../../../../src/services/library/rangeSources.ts';
+} from '../../../../src/services/bundleBytes/keptBundles.ts';
+import { HttpRangeSource } from '../../../../src/services/bundleBytes/rangeSources.ts';
 import { captureCli as capture } from '../../../support/captureCli.ts';
 import { pagedHits } from '../../../support/pagedLibraries.ts';
 import { seededRandom } from '../../../support/seededRandom.ts';
