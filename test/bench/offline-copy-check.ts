@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
 import { run as index } from '../../src/cli/index.ts';
 import { verifyBundleCopy } from '../../src/core/paged/index.ts';
-import { BlobRangeSource } from '../../src/services/library/rangeSources.ts';
+import { BlobRangeSource } from '../../src/services/bundleBytes/rangeSources.ts';
 import { captureCli } from '../support/captureCli.ts';
 
 const folder = process.argv[2] ?? '../shared/bench/docs-scale/docs';

@@ -222,7 +222,7 @@ test('offline: a damaged offline copy is removed at opening, saying why, the hos
     await page.getByTestId('offline-keep').click();
     await expect(copy).toHaveAttribute('data-state', 'kept');
     const question = 'How large is a bundle with int8 vectors?';
-    const online = await ask(page, question);
+    const online = await askForChunks(page, question);
 
     // One byte of the stored copy changed (the middle of its first part), as a failing disk or a bad keep would.
     const damaged = await page.evaluate(async () => {
@@ -246,7 +246,7 @@ test('offline: a damaged offline copy is removed at opening, saying why, the hos
     await expect(page.getByTestId('read-by-ranges')).toContainText('Read by ranges');
     await expect(copy).toHaveAttribute('data-state', 'none');
     expect(await keptKeys(page), 'entries left of the damaged copy').toEqual([]);
-    expect(await ask(page, question), 'the passages from the host').toEqual(online);
+    expect(await askForChunks(page, question), 'the passages from the host').toEqual(online);
 
     // Kept again and read offline: Remove is offered there too.
     await page.click('a[href="#library"]');
