@@ -472,7 +472,7 @@ describe('the library pages in the store', () => {
     const kept = await openedPages(reopened.db);
     expect([...kept.removed]).toEqual([doc.id]);
     expect(await kept.lagging()).toBe(true);
-    for (const mode of ['bm25', 'ppr']) {
+    for (const mode of ['bm25', 'ppr'] as const) {
       const after = await storedPagesQueryService(reopened).ask({ question, mode, budget: 2000 });
       expect(after.from, mode).toBe('pages');
       expect(after.evidence.length, mode).toBeGreaterThan(0);
