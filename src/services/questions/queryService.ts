@@ -598,6 +598,23 @@ export class QueryService {
     };
   }
 
+  /**
+   * The documents of a bundle opened read-only and read whole (the Library view lists them), the first `limit` by
+   * title, and how many it has; null for the library in this browser, or a bundle read by ranges (its documents are
+   * read only as questions reach them).
+   */
+  async bundleDocuments(
+    limit = 1000,
+  ): Promise<{ total: number; documents: { id: string; title: string; source: string }[] } | null> {
+    if (this.paged || !this.session.readOnlyBundle) return null;
+    const all = [...(await this.session.library()).documents.values()];
+    all.sort((a, b) => a.title.localeCompare(b.title));
+    return {
+      total: all.length,
+      documents: all.slice(0, limit).map((d) => ({ id: d.id, title: d.title, source: d.sourceName })),
+    };
+  }
+
   /** Stops the evaluation at its next question (or LLM call). */
   cancelEvaluation(): void {
     this.evalStop?.abort();
