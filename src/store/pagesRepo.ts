@@ -163,7 +163,7 @@ export class PagesRepo {
 }
 
 /** The pages table read as the record of removed documents beside the pages (PagesRemovedRecord). */
-export function removedTable(db: ConceptDb) {
+function removedTable(db: ConceptDb) {
   return db.table<PagesRemovedRecord, 'removed'>('pages');
 }
 
