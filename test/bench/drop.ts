@@ -233,7 +233,12 @@ interface Sampler {
   timeline: { s: number; MB: Record<string, number> }[];
   samples: number;
   source: string;
+  /** Seconds after the start when the next heap line is printed. */
+  nextLine: number;
 }
+
+/** Seconds between the heap lines a run prints as it goes. */
+const HEAP_LINE_SECONDS = 30;
 
 /** Every second: measureUserAgentSpecificMemory (page + workers) and the page's own heap from CDP. */
 function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
@@ -246,6 +251,7 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
     realmPeaks: new Map(),
     timeline: [],
     samples: 0,
+    nextLine: HEAP_LINE_SECONDS,
     source: 'performance.measureUserAgentSpecificMemory (page + dedicated workers, JavaScript bytes)',
     stop: async () => {
       running = false;
@@ -278,6 +284,15 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
             for (const r of m.realms)
               sampler.realmPeaks.set(r.realm, Math.max(sampler.realmPeaks.get(r.realm) ?? 0, r.bytes));
             sampler.peakJs = Math.max(sampler.peakJs, m.js);
+            // A line every HEAP_LINE_SECONDS: a long run shows its heap before it ends (or is stopped).
+            const s = Math.round((Date.now() - started) / 1000);
+            if (s >= sampler.nextLine) {
+              sampler.nextLine = s + HEAP_LINE_SECONDS;
+              console.log(
+                `  heap at ${s} s: ${m.realms.map((r) => `${r.realm} ${(r.bytes / MB).toFixed(0)}`).join(', ')} MB ` +
+                  `(load ${load()})`,
+              );
+            }
             sampler.peakTotal = Math.max(sampler.peakTotal, m.total);
           } else {
             uasm = false;
