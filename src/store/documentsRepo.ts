@@ -8,6 +8,7 @@ import { removeAtomicDocument } from './atomicStore.ts';
 import { SCHEMA_VERSION, type ConceptDb } from './db.ts';
 import { allEmbedded, EMPTY_TALLY, emptyMeta, talliedAfter } from './indexMeta.ts';
 import { removeKgChunks } from './kgStore.ts';
+import { noteRemovedFromPages } from './pagesRepo.ts';
 import { loadedChunk, loadedSentence, vectorRecord, withoutText } from './storedForm.ts';
 import { batchDimension, checkEmbedder } from './vectorChecks.ts';
 
@@ -167,8 +168,9 @@ export class DocumentsRepo {
       async () => {
         const doc = await db.documents.get(docId);
         if (!doc) return false;
-        // The pages index this document: they go with it (the next drain writes the library's again).
-        await db.pages.clear();
+        // The pages index this document: it is noted beside them, and questions leave it out until the next drain
+        // writes the library's pages again (a large library keeps answering from its pages meanwhile).
+        await noteRemovedFromPages(db, docId);
         const chunkIds = (await db.chunks.where('docId').equals(docId).primaryKeys()) as string[];
         const vector = await db.vectors.get(docId);
 
@@ -187,6 +189,7 @@ export class DocumentsRepo {
           // An empty library forgets its embedder, so the user may switch embedders.
           await db.meta.delete('index');
           await db.graph.clear();
+          await db.pages.clear();
         } else {
           const meta = await db.meta.get('index');
           if (meta)

@@ -1,14 +1,15 @@
 // The library's pages in IndexedDB (schema v4, table `pages`): a large library's lexical index as one Blob, read by
 // ranges by the query worker (src/services/library/storedPages.ts) instead of loading the whole corpus, and written by
 // the ingest worker from the stored documents (src/services/ingest/pagesWrite.ts). The pages name the library they
-// were built from by a stamp (the document ids and the chunk count): pages of another library are never read, and a
-// removed document takes them with it (documentsRepo.ts), clearing the library too (CONTENT_TABLES).
+// were built from by a stamp (the document ids and the chunk count): pages of another library are never read. A
+// removed document is noted beside them (PagesRemovedRecord, documentsRepo.ts) until the next pages are written;
+// clearing the library clears them too (CONTENT_TABLES).
 import { Sha256, toHex } from '../core/bundle/index.ts';
 import type { PagesSourceInput } from '../core/paged/index.ts';
 import type { DocumentRecord } from '../core/types.ts';
 import type { ConceptDb } from './db.ts';
 import { talliedChunks } from './indexMeta.ts';
-import type { PagesRecord } from './records.ts';
+import type { PagesRecord, PagesRemovedRecord } from './records.ts';
 import { loadedChunk } from './storedForm.ts';
 
 /** What the library is, as the pages were built from it: its documents (ids) and chunk count. */
@@ -49,6 +50,11 @@ export class PagesRepo {
   /** The stored pages (any stamp), or undefined. */
   async get(): Promise<PagesRecord | undefined> {
     return this.db.pages.get('library');
+  }
+
+  /** The documents removed since the pages named by its `builtAt` were written (PagesRemovedRecord), if any. */
+  async removed(): Promise<PagesRemovedRecord | undefined> {
+    return removedTable(this.db).get('removed');
   }
 
   /** The stored pages' stamp alone (the record is small apart from its Blob, which is not read by this). */
@@ -154,4 +160,22 @@ export class PagesRepo {
       };
     });
   }
+}
+
+/** The pages table read as the record of removed documents beside the pages (PagesRemovedRecord). */
+function removedTable(db: ConceptDb) {
+  return db.table<PagesRemovedRecord, 'removed'>('pages');
+}
+
+/**
+ * Notes in the pages table that `docId` was removed (inside the caller's transaction over `pages`): the stored pages
+ * stay and answer without it until the next pages are written.
+ */
+export async function noteRemovedFromPages(db: ConceptDb, docId: string): Promise<void> {
+  const pages = await db.pages.get('library');
+  if (!pages) return;
+  const table = removedTable(db);
+  const before = await table.get('removed');
+  const docIds = before && before.builtAt === pages.builtAt ? before.docIds : [];
+  await table.put({ id: 'removed', builtAt: pages.builtAt, docIds: [...docIds, docId] });
 }

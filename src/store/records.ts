@@ -162,3 +162,15 @@ export interface PagesRecord {
   hashes: Uint8Array;
   data: Blob;
 }
+
+/**
+ * The documents removed since the pages were written (the record beside them in the same table, `builtAt` naming
+ * the pages it applies to): questions keep reading those pages, their evidence from these documents left out, until
+ * the next pages are written. Rewriting the pages' Blob at each removal would copy the whole index (120 MB at 100 MiB)
+ * per document; clearing them sent every question to the words for minutes (issue 44).
+ */
+export interface PagesRemovedRecord {
+  id: 'removed';
+  builtAt: number;
+  docIds: string[];
+}

@@ -4,9 +4,13 @@
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
 //          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
-//          [--lexical] [--heap-snapshot <file.heapsnapshot>]
+//          [--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>]
 //   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
 //   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
+//   --ask-every <s>: the first question is asked again every <s> seconds from the drop until the app is idle (and
+//   the target state reached), whether or not it has evidence: the query worker's heap however often a question is
+//   asked during a drop (issue 44: 805 MB with a question every second); the asks and the query worker's own peak
+//   are printed.
 //   --heap-snapshot: at the end (after the questions, the sampler stopped), a heap snapshot of the query worker
 //   written to the file, and what it holds by constructor and by holding field printed (lib/heapSnapshot.ts).
 //   Builds the app (vite build into E2E_DIST, default dist/; --no-build when it is fresh), serves it with the COOP/COEP headers of the
@@ -61,7 +65,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
   '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
-  '[--lexical] [--heap-snapshot <file.heapsnapshot>]';
+  '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>]';
 const DEFAULT_QUESTION = 'What is this about?';
 const FLAGS = new Set(['no-build', 'lexical']);
 const MB = 1024 * 1024;
@@ -91,6 +95,8 @@ interface Options {
   json: string | null;
   lexical: boolean;
   heapSnapshot: string | null;
+  /** Seconds between the repeated asks of --ask-every; null: the first question until it has evidence. */
+  askEverySeconds: number | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -122,6 +128,7 @@ function parseArgs(argv: string[]): Options {
     'timeout-seconds',
     'json',
     'heap-snapshot',
+    'ask-every',
   ]);
   for (const name of values.keys())
     if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
@@ -135,6 +142,9 @@ function parseArgs(argv: string[]): Options {
     throw new BenchError('--lexical stores no sentence vectors: use --until searchable');
   if (!Number.isInteger(askCount) || askCount < 0) throw new BenchError('--ask-count must be an integer ≥ 0');
   if (!(timeoutSeconds > 0)) throw new BenchError('--timeout-seconds must be a positive number');
+  const askEvery = values.has('ask-every') ? Number(values.get('ask-every')) : null;
+  if (askEvery !== null && !(askEvery > 0))
+    throw new BenchError('--ask-every must be a positive number of seconds');
   return {
     input: resolve(positionals[0]),
     questions: values.has('questions') ? resolve(values.get('questions') as string) : null,
@@ -144,6 +154,7 @@ function parseArgs(argv: string[]): Options {
     timeoutMs: timeoutSeconds * 1000,
     build: !flags.has('no-build'),
     lexical: flags.has('lexical'),
+    askEverySeconds: askEvery,
     heapSnapshot: values.has('heap-snapshot') ? resolve(values.get('heap-snapshot') as string) : null,
     json: values.has('json') ? resolve(values.get('json') as string) : null,
   };
@@ -222,7 +233,12 @@ interface Sampler {
   timeline: { s: number; MB: Record<string, number> }[];
   samples: number;
   source: string;
+  /** Seconds after the start when the next heap line is printed. */
+  nextLine: number;
 }
+
+/** Seconds between the heap lines a run prints as it goes. */
+const HEAP_LINE_SECONDS = 30;
 
 /** Every second: measureUserAgentSpecificMemory (page + workers) and the page's own heap from CDP. */
 function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
@@ -235,6 +251,7 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
     realmPeaks: new Map(),
     timeline: [],
     samples: 0,
+    nextLine: HEAP_LINE_SECONDS,
     source: 'performance.measureUserAgentSpecificMemory (page + dedicated workers, JavaScript bytes)',
     stop: async () => {
       running = false;
@@ -267,6 +284,15 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
             for (const r of m.realms)
               sampler.realmPeaks.set(r.realm, Math.max(sampler.realmPeaks.get(r.realm) ?? 0, r.bytes));
             sampler.peakJs = Math.max(sampler.peakJs, m.js);
+            // A line every HEAP_LINE_SECONDS: a long run shows its heap before it ends (or is stopped).
+            const s = Math.round((Date.now() - started) / 1000);
+            if (s >= sampler.nextLine) {
+              sampler.nextLine = s + HEAP_LINE_SECONDS;
+              console.log(
+                `  heap at ${s} s: ${m.realms.map((r) => `${r.realm} ${(r.bytes / MB).toFixed(0)}`).join(', ')} MB ` +
+                  `(load ${load()})`,
+              );
+            }
             sampler.peakTotal = Math.max(sampler.peakTotal, m.total);
           } else {
             uasm = false;
@@ -492,6 +518,22 @@ async function main(): Promise<void> {
       await sleep(r.empty ? 250 : 1000);
     }
 
+    // --ask-every: the question again and again while the drop goes on, until idle and the target state.
+    let repeatedAsks = 0;
+    if (opts.askEverySeconds !== null) {
+      while (!(targetReached() && idleSeconds !== null)) {
+        if (watchError) throw watchError;
+        const t = Date.now();
+        const r = await askOnce(page, questions[0], left());
+        if (!r.empty) repeatedAsks += 1;
+        await sleep(Math.max(0, opts.askEverySeconds * 1000 - (Date.now() - t)));
+      }
+      console.log(
+        `asked ${repeatedAsks} more time(s) every ${opts.askEverySeconds} s until idle; the query worker's peak so ` +
+          `far: ${(Math.max(0, ...[...(sampler?.realmPeaks ?? new Map<string, number>())].filter(([r]) => r.startsWith('query')).map(([, b]) => b)) / MB).toFixed(1)} MB`,
+      );
+    }
+
     while (!targetReached()) {
       if (watchError) throw watchError;
       if (Date.now() > deadline) {
@@ -568,6 +610,8 @@ async function main(): Promise<void> {
       searchableSignal,
       firstAnswerSeconds: round(firstAnswerSeconds),
       firstAnswerAsks: attempts,
+      repeatedAsks,
+      askEverySeconds: opts.askEverySeconds,
       embeddedSeconds: round(embeddedSeconds),
       // Until the app was idle with nothing waiting (indexing, embedding and concept graph done).
       idleSeconds: round(idleSeconds),

@@ -541,8 +541,13 @@ export function snapshotCounts(s: IndexSnapshot): Record<string, number> {
     sentences: s.sentences.length,
     vectors: vectorRows,
   };
-  // Co-occurrence edges, as for a full graph (edgeTargets / 2): the manifest counts the same either way.
-  if (isCompactGraph(s.graph) || isConceptTableGraph(s.graph)) {
+  // The edges of the graph the walk reads, as the library that wrote the bundle counts them (its index record): for a
+  // compact graph the θsem-kept edges, not every co-occurrence edge under the mask (a library of 414,406 edges was
+  // exported as 468,708: issue 44); a concept table's graph has no semantic filter, its edges are the walk's.
+  if (isCompactGraph(s.graph)) {
+    counts.concepts = s.graph.concepts;
+    counts.edges = s.graph.keptEdges;
+  } else if (isConceptTableGraph(s.graph)) {
     counts.concepts = s.graph.concepts;
     counts.edges = s.graph.edges;
   }

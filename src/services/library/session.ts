@@ -67,6 +67,15 @@ export class LibrarySession {
     kg: Promise<KgIndex>;
     atomic: Promise<AtomicIndex | null>;
   } | null = null;
+  /**
+   * The load from IndexedDB under way, if any, kept when the library changes meanwhile: a question after the change
+   * waits for it to end before the next load starts, so one library is read at a time. Questions asked every second
+   * during a drop started a load each before (every store write changes the library): on docs-scale that held many
+   * corpora at once, 805 MB in the query worker (docs/results/trust.md).
+   */
+  private inFlight: Promise<unknown> | null = null;
+  /** A load waiting for the one in flight: it reads the library when it starts, so a change before then keeps it. */
+  private queued: Tracked<QuestionLibrary> | null = null;
   /** When each step of the last library load from IndexedDB ended (loadTimings). */
   private lastLoad: Record<string, number> | null = null;
   /** The graph each loaded library was read with (graphStamp of its index record). */
@@ -88,7 +97,8 @@ export class LibrarySession {
     this.atomicIndex = null;
     if (what === 'library') {
       if (this.loaded?.done) this.previous = this.loaded.value ?? this.previous;
-      this.loaded = null;
+      // A load that has not begun reading yet will read the changed library: it is kept.
+      if (!this.queued || this.loaded !== this.queued) this.loaded = null;
     }
   }
 
@@ -146,7 +156,7 @@ export class LibrarySession {
 
   /** The current library, loading it if needed. */
   async library(): Promise<QuestionLibrary> {
-    const current = (this.loaded ??= this.readOnly?.library ?? track(this.loadLibrary()));
+    const current = (this.loaded ??= this.readOnly?.library ?? this.nextLoad());
     try {
       const library = await current.promise;
       // The new library is here: the one before it is no longer needed as the fallback (see invalidate).
@@ -171,6 +181,39 @@ export class LibrarySession {
     const stamp = this.stamps.get(loaded.value);
     if (stamp !== undefined && this.loaded === loaded && graphStamp(meta) !== stamp)
       this.invalidate('library');
+  }
+
+  /**
+   * A load of the library, begun once the load in flight (a change made it stale) has ended: that one, when it
+   * loads, becomes the fallback for early evidence in place of an older one, and is then let go.
+   */
+  private nextLoad(): Tracked<QuestionLibrary> {
+    const before = this.inFlight as Promise<QuestionLibrary> | null;
+    if (!before) return track(this.begin());
+    const queued: Tracked<QuestionLibrary> = track(
+      before.then(
+        (library) => {
+          // The stale load is the newest library loaded: early evidence comes from it while this one loads.
+          if (!this.readOnly && this.loaded === queued) this.previous = library;
+          return this.begin(queued);
+        },
+        () => this.begin(queued),
+      ),
+    );
+    this.queued = queued;
+    return queued;
+  }
+
+  /** Begins reading the library (the load in flight from now on); `queued`: the waiting load that begins. */
+  private begin(queued?: Tracked<QuestionLibrary>): Promise<QuestionLibrary> {
+    if (queued && this.queued === queued) this.queued = null;
+    const loading = this.loadLibrary();
+    this.inFlight = loading;
+    const settle = () => {
+      if (this.inFlight === loading) this.inFlight = null;
+    };
+    loading.then(settle, settle);
+    return loading;
   }
 
   /** Reads the library from IndexedDB and opens its engine, noting where the time went (loadTimings). */

@@ -3,8 +3,8 @@
 // the corpus into an engine, and only for a library without a semantic layer (the pages hold the lexical index).
 // Pages of the library as it is now are current; pages of an earlier state of a large library (a drop goes on, and
 // refreshes them every few minutes; large also when the drop's queue projects it past the threshold) are opened too,
-// as lagging: they hold a part of the library (a removal takes
-// the pages with it, so older pages only ever miss documents added since), and loading the library into memory
+// as lagging: they hold a part of the library (documents removed since are noted beside them and left out of the
+// answers), and loading the library into memory
 // instead is what a large library must not do (2.4 GB of heap at 100 MiB, docs/results/tab-pages.md).
 import {
   MemoryRangeSource,
@@ -40,6 +40,11 @@ export interface StoredPages {
   chunks: number;
   /** The pages' size in bytes. */
   bytes: number;
+  /**
+   * Documents removed since the pages were written: their evidence is left out of every answer until the next pages
+   * are written (a large library keeps answering from its pages after a removal, not by words for minutes).
+   */
+  removed: ReadonlySet<string>;
   /**
    * Whether they index the library as it was before its latest documents (a drop goes on): false when current.
    * Known once the library's stamp is read (every document id: a walk of the documents store), which is read only
@@ -83,7 +88,13 @@ export async function openStoredPages(
   const pages = new PagesRepo(db);
   // Asked again at every question of a library in memory: three small records read at once, one round of reads (the
   // chunks are the index record's tally, not a count: pagesThreshold.ts).
-  const [record, meta, min] = await Promise.all([pages.get(), db.meta.get('index'), pagesMinChunks(db)]);
+  const [record, meta, min, noted] = await Promise.all([
+    pages.get(),
+    db.meta.get('index'),
+    pagesMinChunks(db),
+    pages.removed(),
+  ]);
+  const removed = new Set(record && noted?.builtAt === record.builtAt ? noted.docIds : []);
   mark('recordRead');
   if (meta?.layers.semantic) return undefined;
   const large = await pagesLibrary(db, { meta, min });
@@ -119,7 +130,7 @@ export async function openStoredPages(
       mark('stampRead');
       return now.stamp !== record.stamp;
     }));
-  if (!opening) return Object.assign(reuse!, { lagging });
+  if (!opening) return Object.assign(reuse!, { lagging, removed });
   const opened: StoredPages = {
     library: await opening,
     stamp: record.stamp,
@@ -127,6 +138,7 @@ export async function openStoredPages(
     documents: record.documents,
     chunks: record.chunks,
     bytes: record.data.size,
+    removed,
     lagging,
   };
   // Questions go by slices of the Blob until the pages are held whole, then in one run each from memory. The whole

@@ -340,6 +340,9 @@ export class KgBuildService {
         onProgress,
       });
       const embedder = await this.libraryEmbedder(ranked.embedderId).catch(() => undefined);
+      // The step after the calls (tens of seconds for hundreds of entities) is named, not a bar stuck at its end.
+      if (embedder && (parts.kg || parts.atomic))
+        onProgress?.({ stage: 'embed', done: 0, total: summary.finished, rate: 0 });
       const embedded = embedder && parts.kg ? (await embedKg(this.deps.store, embedder)).embedded : 0;
       const atomicEmbedded =
         embedder && parts.atomic ? (await embedAtomic(this.atomicStore, embedder)).embedded : 0;

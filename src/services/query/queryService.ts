@@ -549,7 +549,7 @@ export class QueryService {
     if (options.held) await local.hold?.();
     const layers = options.layers ? await this.storedLayers() : {};
     return {
-      source: openSource({ stored: local.library, chunks: local.chunks, ...layers }),
+      source: openSource({ stored: local.library, chunks: local.chunks, removed: local.removed, ...layers }),
       answered: () => {
         void local.hold?.();
         const marks = this.pagesMarks;
@@ -597,6 +597,23 @@ export class QueryService {
       reason: documentNames
         ? `${answering[0].toUpperCase()}${answering.slice(1)}.`
         : `${answering[0].toUpperCase()}${answering.slice(1)}, and names its documents by id only, so recall@k is not scored.`,
+    };
+  }
+
+  /**
+   * The documents of a bundle opened read-only and read whole (the Library view lists them), the first `limit` by
+   * title, and how many it has; null for the library in this browser, or a bundle read by ranges (its documents are
+   * read only as questions reach them).
+   */
+  async bundleDocuments(
+    limit = 1000,
+  ): Promise<{ total: number; documents: { id: string; title: string; source: string }[] } | null> {
+    if (this.paged || !this.session.readOnlyBundle) return null;
+    const all = [...(await this.session.library()).documents.values()];
+    all.sort((a, b) => a.title.localeCompare(b.title));
+    return {
+      total: all.length,
+      documents: all.slice(0, limit).map((d) => ({ id: d.id, title: d.title, source: d.sourceName })),
     };
   }
 

@@ -24,7 +24,7 @@ export type SourceAt =
   /** A paged index read by ranges (a bundle over any RangeSource). */
   | ({ paged: PagedLibrary } & SourceLayers)
   /** The library's own stored pages: a large library, answered from them to stay within the tab's memory. */
-  | ({ stored: PagedLibrary; chunks: number } & SourceLayers)
+  | ({ stored: PagedLibrary; chunks: number; removed?: ReadonlySet<string> } & SourceLayers)
   /** A large library whose pages are not written yet. */
   | { awaited: PagesAwaited };
 
@@ -39,6 +39,7 @@ export function openSource(at: SourceAt): LibrarySource {
   return pagedSource(at.stored, {
     ...layers,
     from: 'pages',
+    ...(at.removed?.size ? { removed: at.removed } : {}),
     answering: (modes) =>
       `this library (${at.chunks.toLocaleString('en')} chunks) is answered from its pages to stay within the ` +
       `tab’s memory, which answer ${modes}`,

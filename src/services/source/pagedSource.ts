@@ -6,6 +6,7 @@
 import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
+import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { shownEvidence } from '../questions/evidence.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
@@ -26,7 +27,15 @@ export interface PagedLayers {
   answering?: (modes: string) => string;
   /** What a result says it was answered from (the stored pages: `pages`). */
   from?: 'pages';
+  /**
+   * Documents removed since the pages were written (the library's own pages, until the next are): their chunks are
+   * left out of every search, which reads further down the ranking to fill the budget with the others.
+   */
+  removed?: ReadonlySet<string>;
 }
+
+/** How far past the budget a search over pages with removed documents reads to fill it with the rest: 8 times. */
+const REMOVED_BUDGET_GROWTH = 8;
 
 /** Records read at once for the KG's first chunks (a 12,000-token budget holds 20–60 passages). */
 const KG_FIRST_BATCH = 32;
@@ -46,7 +55,7 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
       capability === 'kg' || capability === 'atomic' ? layerLacking(capability) : 'the library in memory',
     answering: layers.answering ?? ((modes) => `a library read by ranges answers ${modes}`),
     question: (signal) => {
-      const question = pagedQuestion(library, signal);
+      const question = pagedQuestion(library, signal, layers.removed);
       return { ...question, show: (hits) => (shown = question.records(hits)) };
     },
     terms: (text) => library.terms(text),
@@ -67,6 +76,7 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
 function pagedQuestion(
   library: PagedLibrary,
   signal: AbortSignal,
+  removed: ReadonlySet<string> = new Set(),
 ): Omit<SourceQuestion, 'show'> & {
   records(hits: readonly { chunkId: string }[]): Map<string, PagedChunkRecord>;
 } {
@@ -87,21 +97,34 @@ function pagedQuestion(
   return {
     reads,
     search: async (query, mode, budget, options = {}) => {
-      const { early } = options;
-      const answer = await library.search(
-        query.text,
-        mode === DEFAULT_MODE ? 'ppr' : mode,
-        budget,
-        signal,
-        early &&
-          ((words: PagedAnswer) => {
-            for (const [id, record] of words.records) records.set(id, record);
-            early(words.hits, { bytes: words.bytes, rounds: words.rounds, waitMs: words.waitMs });
-          }),
-      );
-      for (const [id, record] of answer.records) records.set(id, record);
-      add(answer);
-      return answer.hits;
+      let { early } = options;
+      // With documents removed since the pages were written, the ranking is read further (a larger budget) until
+      // what remains fills the budget, or the ranking ends.
+      for (let asked = budget; ; asked *= 2) {
+        const answer = await library.search(
+          query.text,
+          mode === DEFAULT_MODE ? 'ppr' : mode,
+          asked,
+          signal,
+          early &&
+            ((words: PagedAnswer) => {
+              for (const [id, record] of words.records) records.set(id, record);
+              early?.(withoutRemoved(words.hits, removed, budget), {
+                bytes: words.bytes,
+                rounds: words.rounds,
+                waitMs: words.waitMs,
+              });
+            }),
+        );
+        for (const [id, record] of answer.records) records.set(id, record);
+        add(answer);
+        if (removed.size === 0) return answer.hits;
+        early = undefined; // sent once, from the first reading
+        const kept = withoutRemoved(answer.hits, removed, budget);
+        const all = kept.length === answer.hits.length;
+        const filled = kept.reduce((n, h) => n + h.tokens, 0) >= budget / 2;
+        if (all || filled || answer.hits.length === 0 || asked >= budget * REMOVED_BUDGET_GROWTH) return kept;
+      }
     },
     chunk: (id) => chunkView(records.get(id)),
     readChunks: async (ids, cut) => {
@@ -135,6 +158,24 @@ function pagedQuestion(
       return kept;
     },
   };
+}
+
+/** The hits of documents not removed, in rank order, as many as `budget` tokens take (at least the first). */
+function withoutRemoved(
+  hits: readonly RetrievedChunk[],
+  removed: ReadonlySet<string>,
+  budget: number,
+): RetrievedChunk[] {
+  if (removed.size === 0) return [...hits];
+  const kept: RetrievedChunk[] = [];
+  let used = 0;
+  for (const hit of hits) {
+    if (removed.has(hit.docId)) continue;
+    if (kept.length > 0 && used + hit.tokens > budget) break;
+    kept.push(hit);
+    used += hit.tokens;
+  }
+  return kept;
 }
 
 /** A chunk record as the reasoning modes read a chunk. */

@@ -111,6 +111,13 @@ class AskState {
    * runs as soon as the library can answer it.
    */
   waitingForLibrary = $state(false);
+  /**
+   * The reader stopped the question (Stop): what its trace and early evidence found stays on screen, said to be
+   * stopped, not an error.
+   */
+  stopped = $state(false);
+  /** The question Stop was pressed for (its cancellation is then not an error). */
+  private stopFor = -1;
   /** Questions asked so far: early evidence of an earlier question is never shown for a later one. */
   private asked = 0;
   /** The library version the answer on screen was asked at. */
@@ -182,6 +189,7 @@ class AskState {
     const id = ++this.asked;
     this.busy = true;
     this.error = null;
+    this.stopped = false;
     this.replacedWords = replacing;
     this.resultVersion = libraryVersion;
     // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such);
@@ -230,7 +238,10 @@ class AskState {
       }
       if (id === this.asked) this.result = result;
     } catch (error) {
-      this.error = error instanceof Error ? error.message : String(error);
+      const message = error instanceof Error ? error.message : String(error);
+      // Stopped by the reader: the trace so far stays, said to be stopped (the LLM client's "cancelled").
+      if (this.stopFor === id && /cancel|abort/i.test(message)) this.stopped = true;
+      else this.error = message;
       // Early evidence stays on screen, marked early, with the error that stopped its refinement.
     } finally {
       this.busy = false;
@@ -272,6 +283,7 @@ class AskState {
 
   /** Stops the question (a reasoning mode's run) and the answer being written. */
   async stop(): Promise<void> {
+    this.stopFor = this.asked;
     await Promise.all([queryWorker().cancelAsk(), queryWorker().cancelAnswer()]);
   }
 }

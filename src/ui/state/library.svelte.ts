@@ -153,6 +153,8 @@ export class LibraryState {
   /** Documents just removed: the worker refreshes the graph and pages of what remains (cleared on its idle). */
   removing = $state<{ documents: number } | null>(null);
   message = $state<string | null>(null);
+  /** What went well (an export, an import, a cancel asked for): shown as news, not as an alert like `message`. */
+  notice = $state<string | null>(null);
   layers = $state<{ lexical: boolean; semantic: boolean; embedderId: string | null }>({
     lexical: false,
     semantic: false,
@@ -203,6 +205,8 @@ export class LibraryState {
     downloaded?: boolean;
     /** Read by ranges from the copy kept for offline use (its host could not be reached). */
     fromOfflineCopy?: boolean;
+    /** Its documents (read whole: listed in the Library view), the first ones by title, and how many it has. */
+    documents?: { total: number; documents: { id: string; title: string; source: string }[] } | null;
   } | null>(null);
   /** Export/import in progress, with what it is doing. */
   bundleBusy = $state<string | null>(null);
@@ -384,7 +388,7 @@ export class LibraryState {
         this.watchdog.stop();
         this.activity = null;
         this.removing = null;
-        if (event.cancelled) this.message = 'Indexing cancelled. Documents already stored are complete.';
+        if (event.cancelled) this.notice = 'Indexing cancelled. Documents already stored are complete.';
         this.scheduleRefresh();
         break;
       case 'error':
@@ -447,6 +451,7 @@ export class LibraryState {
   async resume(): Promise<void> {
     this.storageStop = null;
     this.message = null;
+    this.notice = null;
     this.running = !crossTab.elsewhere.ingest;
     if (!this.tally) this.newDrop();
     // Files of this page's drop whose bytes the full store refused: stored now, before the queue goes on.
@@ -745,6 +750,7 @@ export class LibraryState {
       const files = await input;
       if (files.length === 0) return;
       this.message = null;
+      this.notice = null;
       this.storageStop = null;
       const { accepted, refused, summary } = screenFiles(files);
       if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
@@ -945,7 +951,11 @@ export class LibraryState {
         queryWorker().openBundle(url, proxy(onProgress), proxy(fit)),
         kgApi().useBundle(),
       ]);
-      this.readOnly = opened;
+      // Its documents, listed like the library's own (a bundle read by ranges has none to list up front).
+      const documents = await queryWorker()
+        .bundleDocuments()
+        .catch(() => null);
+      this.readOnly = { ...opened, documents };
       offlineCopy.opened(url, opened.offlineCopy, opened.fromOfflineCopy, opened.offlineCopyDropped);
       const c = opened.counts;
       this.counts = { ...this.counts, ...c, vectors: c.vectors ?? 0, pending: 0 };
@@ -966,6 +976,7 @@ export class LibraryState {
   /** Downloads the library as one bundle file. */
   async exportBundle(): Promise<void> {
     this.message = null;
+    this.notice = null;
     this.bundleBusy = 'Exporting…';
     try {
       const { blob, fileName } = await ingestWorker().exportBundle();
@@ -975,7 +986,7 @@ export class LibraryState {
       a.download = fileName;
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      this.message = `Exported ${fileName} (${(blob.size / 1024 / 1024).toFixed(1)} MB).`;
+      this.notice = `Exported ${fileName} (${(blob.size / 1024 / 1024).toFixed(1)} MB).`;
     } finally {
       this.bundleBusy = null;
     }
@@ -987,6 +998,7 @@ export class LibraryState {
    */
   async openBundleFile(file: File): Promise<void> {
     this.message = null;
+    this.notice = null;
     this.bundleBusy = `Opening ${file.name}…`;
     try {
       const [opened] = await Promise.all([
@@ -1011,6 +1023,7 @@ export class LibraryState {
    */
   async importBundle(file: File): Promise<void> {
     this.message = null;
+    this.notice = null;
     const facts = await readBundleFacts(file);
     const shortfall =
       facts &&
@@ -1026,7 +1039,7 @@ export class LibraryState {
     this.bundleBusy = `Importing ${file.name}…`;
     try {
       const result = await ingestWorker().importBundle(file);
-      this.message =
+      this.notice =
         `Imported ${file.name}: ${result.added.documents} document(s) added` +
         (result.skippedDocuments > 0 ? `, ${result.skippedDocuments} already in the library.` : '.');
     } catch (error) {

@@ -209,7 +209,8 @@ export async function timedAsk(timeoutMs: number): Promise<AskProbe> {
       }
     }
     const b = document.querySelector<HTMLButtonElement>('[data-testid="ask"]');
-    if (!b || (b.textContent ?? '').includes('Searching')) return null;
+    // Not settled while the question waits for the library, is searched, or shows early evidence being refined.
+    if (!b || /Searching|Refining|Waiting/.test(b.textContent ?? '')) return null;
     const alert = document.querySelector('[role="alert"]');
     const results = document.querySelector('[data-testid="results"]');
     if (!results && !alert) return null;

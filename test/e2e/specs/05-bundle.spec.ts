@@ -23,6 +23,19 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
   await waitIdle(page);
   const before = await readCounts(page);
   const ranked = await askForChunks(page, QUESTION);
+  // The counts the Library view shows for the library: the read-only view of its bundle shows the same.
+  const shownCounts = async () => {
+    await page.click('a[href="#library"]');
+    const cells = page.locator('[data-count]');
+    await expect(cells.first()).toBeVisible();
+    return Object.fromEntries(
+      await cells.evaluateAll((dds) =>
+        dds.map((dd) => [dd.getAttribute('data-count'), dd.textContent?.trim()]),
+      ),
+    ) as Record<string, string>;
+  };
+  const libraryShows = await shownCounts();
+  log(`the library shows ${JSON.stringify(libraryShows)}`);
 
   await page.click('a[href="#library"]');
   const [download] = await Promise.all([
@@ -51,6 +64,13 @@ test('bundle: export download, ?bundle= read-only with the same answers, re-impo
       readOnlyRanked,
       `read-only bundle ranks ${JSON.stringify(readOnlyRanked)}, the library ${JSON.stringify(ranked)}`,
     ).toEqual(ranked);
+    // Its view lists its documents and counts what the library counted (issue 44: edges 468,708 against 414,406).
+    const bundleShows = await shownCounts();
+    log(`the read-only bundle shows ${JSON.stringify(bundleShows)}`);
+    for (const name of ['documents', 'chunks', 'sentences', 'concepts', 'edges'])
+      expect(bundleShows[name], `${name} in the read-only view`).toBe(libraryShows[name]);
+    await expect(page.locator('[data-testid="read-only-documents"] li')).toHaveCount(before.documents);
+    await expect(page.locator('[data-storage="library"]')).toHaveText('nothing (read-only)');
     // The read-only bundle leaves the stored library as it was.
     const afterOpen = await readCounts(page);
     expect(afterOpen.documents, 'opening a bundle read-only changed the store').toBe(before.documents);

@@ -134,11 +134,24 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
         intervals: [50],
       })
       .toBeGreaterThanOrEqual(2);
+    // One live status while it runs: the chunks of this build done so far (not "0 of N" while the bar moves).
+    await expect(page.locator('[data-testid="kg-status"][data-live="true"]')).toContainText(
+      /[1-9]\d* of \d+ chunks of this build done/,
+    );
     await page.click('[data-testid="kg-cancel"]');
     await page.waitForSelector('[data-testid="kg-result"][data-cancelled="true"]');
     const afterCancel = server.extractionTexts().length;
     log(`cancelled after ${afterCancel} of ${chunks} chunks`);
     expect(afterCancel, 'the cancel came too late to test resuming').toBeLessThan(chunks);
+    // Resume is offered after a reload too (the build asked is kept in this browser, what is left estimated).
+    await page.reload();
+    await goToPanel(page, origin, 'kg-panel');
+    const unfinished = page.locator('[data-testid="kg-unfinished"]');
+    await expect(unfinished).toContainText(/\d+ calls? left/);
+    const left = Number(/(\d+) calls? left/.exec((await unfinished.textContent()) ?? '')?.[1]);
+    log(`after a reload: ${left} calls left`);
+    expect(left).toBeGreaterThanOrEqual(chunks - afterCancel);
+    expect(left).toBeLessThan(chunks);
     await page.click('[data-testid="kg-resume"]');
     await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]');
     const sent = server.extractionTexts();

@@ -2,7 +2,12 @@
 // validated on read, and expanded on load into the same walk graph and rankings as a fresh build.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { bundleBytes, readIndexBundle, writeSnapshotBundle } from '../../../src/core/bundle/index.ts';
+import {
+  bundleBytes,
+  readBundle,
+  readIndexBundle,
+  writeSnapshotBundle,
+} from '../../../src/core/bundle/index.ts';
 import {
   compactGraph,
   expandCompactGraph,
@@ -156,6 +161,11 @@ describe('compact concept graph in bundles', () => {
     const stats = engine.stats();
     await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
     const blob = await exportLibraryBlob(source, { appVersion: '0.1.0', vectors: 'f32' });
+    // The bundle counts the edges the library counts (the walk's, θsem-kept), not its co-occurrence edges: the
+    // read-only view of the bundle shows these (issue 44: 468,708 for a library of 414,406).
+    expect(stats.edges).toBeLessThan(stats.cooccurrenceEdges);
+    const { manifest } = await readBundle(new Uint8Array(await blob.arrayBuffer()));
+    expect(manifest.counts).toMatchObject({ concepts: stats.concepts, edges: stats.edges });
 
     const target = db();
     const result = await importBundle(target, new Uint8Array(await blob.arrayBuffer()));

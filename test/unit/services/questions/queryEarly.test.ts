@@ -199,6 +199,47 @@ describe('QueryService: early evidence and a warm library', () => {
     expect(next).toEqual([]);
   });
 
+  it('questions asked while the library keeps changing read one library at a time, and the last answers', async () => {
+    // A drop: every store write changes the library, and a question comes every second, each loading slower than
+    // that. Each question used to start a load of its own beside those in flight (805 MB on docs-scale).
+    const before = snapshotToCorpus(await snapshotOf(DOCUMENTS));
+    const after = snapshotToCorpus(await snapshotOf({ ...DOCUMENTS, ...LATER }));
+    let current = before;
+    const gates: (() => void)[] = [];
+    let reading = 0;
+    let mostAtOnce = 0;
+    const embedders = gatedHolder();
+    embedders.release();
+    const { query, counts } = service(async () => {
+      reading += 1;
+      mostAtOnce = Math.max(mostAtOnce, reading);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      reading -= 1;
+      return current;
+    }, embedders);
+    const question = 'Who wrote an article in French on the engine of Babbage?';
+    const asks: Promise<AskResult>[] = [];
+    for (let i = 0; i < 5; i++) {
+      if (i === 4) current = after;
+      query.invalidate();
+      asks.push(query.ask({ question, mode: 'bm25', budget: 2000 }));
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    // Let every load that was begun end, as the loads come.
+    while (
+      (await Promise.race([
+        Promise.all(asks).then(() => true),
+        new Promise((r) => setTimeout(r, 5, false)),
+      ])) === false
+    )
+      gates.splice(0).forEach((open) => open());
+    expect(mostAtOnce).toBe(1);
+    // The first load, then one for all the changes made while it ran (not one per question).
+    expect(counts.corpusLoads).toBe(2);
+    const last = await asks[4];
+    expect(titles(last)[0]).toBe('menabrea');
+  });
+
   it('a read-only bundle never gets early evidence from the local library, and loads the model meanwhile', async () => {
     const local = snapshotToCorpus(await snapshotOf(LATER));
     const parts: Uint8Array<ArrayBuffer>[] = [];
