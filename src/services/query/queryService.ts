@@ -608,7 +608,7 @@ export class QueryService {
   async bundleDocuments(
     limit = 1000,
   ): Promise<{ total: number; documents: { id: string; title: string; source: string }[] } | null> {
-    if (this.paged || !this.session.readOnlyBundle) return null;
+    if (!this.session.readOnlyBundle || (await this.byRanges)) return null;
     const all = [...(await this.session.library()).documents.values()];
     all.sort((a, b) => a.title.localeCompare(b.title));
     return {
