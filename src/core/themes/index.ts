@@ -4,3 +4,4 @@ export { computeThemes, THEME_DEFAULTS } from './themes.ts';
 export type { LibraryThemes, Theme, ThemeInput, ThemeOptions } from './themes.ts';
 export { isCorpusQuestion } from './corpusQuestion.ts';
 export { readThemes, THEME_LIMITS } from './themesShape.ts';
+export { readThemesPart, THEMES_PART, themesFromBytes, themesPart } from './themesPart.ts';

@@ -22,8 +22,9 @@ export interface Theme {
   documents: number;
   /** Its chunks' tokens over the library's tokens (0–1). */
   share: number;
-  /** Documents with the most of its chunks, most first (document ids). */
+  /** Documents with the most of its chunks, most first (document ids), and their titles. */
   keyDocuments: string[];
+  keyTitles: string[];
   /** Its most representative chunks, from distinct documents where it can (chunk ids). */
   passages: string[];
 }
@@ -49,6 +50,8 @@ export interface ThemeInput {
   chunkDocs: readonly string[];
   /** Tokens of each chunk, in the table's chunk order. */
   chunkTokens: ArrayLike<number>;
+  /** A document's title, as a theme names its key documents (default: its id). */
+  docTitle?: (docId: string) => string;
 }
 
 export interface ThemeOptions {
@@ -138,7 +141,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
     groups[c].tokens += chunkTokens[k];
   }
   const members = Array.from({ length: nCommunities }, () => [] as number[]);
-  for (const u of kept) members[community.of[u]].push(u);
+  for (const u of kept) if (community.of[u] >= 0) members[community.of[u]].push(u);
 
   const order = groups
     .map((g, c) => ({ c, share: totalTokens > 0 ? g.tokens / totalTokens : 0, chunks: g.chunks.length }))
@@ -151,7 +154,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
     const concepts = members[c]
       .sort((a, b) => centrality[b] - centrality[a] || a - b)
       .slice(0, o.conceptsPerTheme)
-      .map((u) => table.terms[u]);
+      .map((u) => clip(table.terms[u]));
     const chunks = groups[c].chunks;
     const perDoc = new Map<string, number>();
     for (const k of chunks) perDoc.set(chunkDocs[k], (perDoc.get(chunkDocs[k]) ?? 0) + chunkScore[k]);
@@ -160,12 +163,13 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
       .slice(0, o.keyDocuments)
       .map(([doc]) => doc);
     return {
-      label: concepts.slice(0, o.labelConcepts).join(' · '),
+      label: clip(concepts.slice(0, o.labelConcepts).join(' · ')),
       concepts,
       chunks: chunks.length,
       documents: perDoc.size,
       share,
       keyDocuments,
+      keyTitles: keyDocuments.map((doc) => clip(input.docTitle?.(doc) ?? doc)),
       passages: representative(chunks, chunkScore, chunkDocs, o.passages).map((k) => input.chunkIds[k]),
     };
   });
@@ -204,10 +208,7 @@ function communities(
   const g = new Graph({ type: 'undirected', multi: false, allowSelfLoops: false });
   for (const u of kept) g.addNode(u);
   for (const u of kept) {
-    const edges: number[] = [];
-    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) if (isKept[graph.targets[e]]) edges.push(e);
-    edges.sort((a, b) => graph.weights[b] - graph.weights[a] || graph.targets[a] - graph.targets[b]);
-    for (const e of edges.slice(0, o.neighbours)) {
+    for (const e of strongest(graph, u, isKept, o.neighbours)) {
       const v = graph.targets[e];
       if (!g.hasEdge(u, v)) g.addEdge(u, v, { weight: graph.co[e] });
     }
@@ -231,34 +232,55 @@ function communities(
 
 /**
  * Each concept's PageRank within its community: the walk over the co-occurrence edges that stay inside one
- * community, so a concept ranks by how central it is to its own theme, not to the library.
+ * community, so a concept ranks by how central it is to its own theme, not to the library. Computed over the
+ * clustered concepts only (renumbered), not the whole table.
  */
 function centralityWithin(graph: ConceptGraph, of: Int32Array): Float64Array {
-  const n = graph.nodeCount;
+  const members: number[] = [];
+  const local = new Int32Array(graph.nodeCount).fill(-1);
+  for (let u = 0; u < graph.nodeCount; u++) if (of[u] >= 0) local[u] = members.push(u) - 1;
+  const n = members.length;
   const offsets = new Uint32Array(n + 1);
-  for (let u = 0; u < n; u++) {
+  const inside = (u: number, e: number) => of[graph.targets[e]] === of[u];
+  members.forEach((u, i) => {
     let d = 0;
-    if (of[u] >= 0) {
-      for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) if (of[graph.targets[e]] === of[u]) d++;
-    }
-    offsets[u + 1] = offsets[u] + d;
-  }
+    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) if (inside(u, e)) d++;
+    offsets[i + 1] = offsets[i] + d;
+  });
   const targets = new Uint32Array(offsets[n]);
   const co = new Uint32Array(offsets[n]);
   const weights = new Float32Array(offsets[n]);
-  for (let u = 0; u < n; u++) {
-    if (of[u] < 0) continue;
-    let at = offsets[u];
+  members.forEach((u, i) => {
+    let at = offsets[i];
     for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
-      if (of[graph.targets[e]] !== of[u]) continue;
-      targets[at] = graph.targets[e];
+      if (!inside(u, e)) continue;
+      targets[at] = local[graph.targets[e]];
       co[at] = graph.co[e];
       weights[at++] = graph.co[e];
     }
-  }
-  const rank = pagerank({ nodeCount: n, offsets, targets, co, weights });
-  for (let u = 0; u < n; u++) if (of[u] < 0) rank[u] = 0;
+  });
+  const within = pagerank({ nodeCount: n, offsets, targets, co, weights });
+  const rank = new Float64Array(graph.nodeCount);
+  members.forEach((u, i) => (rank[u] = within[i]));
   return rank;
+}
+
+/** The `k` edges of u to kept concepts with the highest Dice weight (ties: the lower target), without sorting all. */
+function strongest(graph: ConceptGraph, u: number, isKept: Uint8Array, k: number): number[] {
+  const best: number[] = [];
+  const better = (a: number, b: number) =>
+    graph.weights[a] > graph.weights[b] || (graph.weights[a] === graph.weights[b] && graph.targets[a] < graph.targets[b]);
+  for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
+    if (!isKept[graph.targets[e]]) continue;
+    if (best.length === k && !better(e, best[k - 1])) continue;
+    let at = best.length < k ? best.length : k - 1;
+    while (at > 0 && better(e, best[at - 1])) {
+      best[at] = best[at - 1];
+      at--;
+    }
+    best[at] = e;
+  }
+  return best;
 }
 
 /** The best-scoring chunks of a theme, one a document first, then the next best. */
@@ -282,6 +304,11 @@ function representative(
     if (!picked.includes(k)) picked.push(k);
   }
   return picked;
+}
+
+/** Stored strings are bounded (themesShape.ts refuses longer ones): a title or a concept is cut, never refused. */
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
 /** A small seeded generator for Louvain's random order (Math.random would change a library's themes each time). */

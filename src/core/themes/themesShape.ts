@@ -31,13 +31,19 @@ function theme(value: unknown, where: string): Theme {
   if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
     throw new Error(`${where}.share: must be a number in [0, 1]`);
   }
+  const keyDocuments = strings(t.keyDocuments, `${where}.keyDocuments`, THEME_LIMITS.keyDocuments);
+  const keyTitles = strings(t.keyTitles, `${where}.keyTitles`, THEME_LIMITS.keyDocuments);
+  if (keyTitles.length !== keyDocuments.length) {
+    throw new Error(`${where}.keyTitles: ${keyTitles.length} titles for ${keyDocuments.length} documents`);
+  }
   return {
     label: string(t.label, `${where}.label`),
     concepts: strings(t.concepts, `${where}.concepts`, THEME_LIMITS.concepts),
     chunks: count(t.chunks, `${where}.chunks`),
     documents: count(t.documents, `${where}.documents`),
     share,
-    keyDocuments: strings(t.keyDocuments, `${where}.keyDocuments`, THEME_LIMITS.keyDocuments),
+    keyDocuments,
+    keyTitles,
     passages: strings(t.passages, `${where}.passages`, THEME_LIMITS.passages),
   };
 }

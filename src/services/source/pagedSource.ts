@@ -7,6 +7,7 @@ import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
 import { shownEvidence } from '../questions/evidence.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
@@ -26,6 +27,8 @@ export interface PagedLayers {
   answering?: (modes: string) => string;
   /** What a result says it was answered from (the stored pages: `pages`). */
   from?: 'pages';
+  /** Its themes, read on first use (a bundle's `themes.json` part; absent: none). */
+  themes?: () => Promise<LibraryThemes | null>;
 }
 
 /** Records read at once for the KG's first chunks (a 12,000-token budget holds 20–60 passages). */
@@ -55,6 +58,7 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
     citations: () => recordCitations(shown),
     questionGraph: (question, _vector, caps, signal) => pagedQuestionGraph(library, question, caps, signal),
     libraryGraph: (options, signal) => pagedLibraryGraph(library, options, signal),
+    ...(layers.themes ? { themes: layers.themes } : {}),
   };
   return source;
 }

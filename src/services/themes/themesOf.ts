@@ -11,7 +11,12 @@ const computed = new WeakMap<QuestionLibrary, LibraryThemes>();
 export function themesOfLibrary(library: QuestionLibrary, options?: Partial<ThemeOptions>): LibraryThemes {
   const known = options ? undefined : computed.get(library);
   if (known) return known;
-  const themes = themesOfGraph(library.engine.graph, library.chunks, options);
+  const themes = themesOfGraph(
+    library.engine.graph,
+    library.chunks,
+    (doc) => library.documents.get(doc)?.title ?? doc,
+    options,
+  );
   if (!options) computed.set(library, themes);
   return themes;
 }
@@ -20,6 +25,7 @@ export function themesOfLibrary(library: QuestionLibrary, options?: Partial<Them
 export function themesOfGraph(
   graph: ConceptGraphIndex,
   chunks: ReadonlyMap<string, Pick<ChunkRecord, 'docId' | 'tokens'>>,
+  docTitle: (docId: string) => string,
   options?: Partial<ThemeOptions>,
 ): LibraryThemes {
   const chunkDocs: string[] = [];
@@ -31,7 +37,7 @@ export function themesOfGraph(
     chunkTokens[k] = chunk.tokens;
   });
   return computeThemes(
-    { table: graph.table, graph: graph.cooccurrence, chunkIds: graph.chunkIds, chunkDocs, chunkTokens },
+    { table: graph.table, graph: graph.cooccurrence, chunkIds: graph.chunkIds, chunkDocs, chunkTokens, docTitle },
     options,
   );
 }
