@@ -33,6 +33,7 @@ import {
 } from '../services/questions/modeRegistry.ts';
 import { ask } from '../services/source/ask.ts';
 import { openSource } from '../services/source/openSource.ts';
+import { pagedThemesLoader } from '../services/themes/bundleThemes.ts';
 import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
 import type { TraceEvent } from '../core/llm/index.ts';
 import { readBundleFile } from './bundleIo.ts';
@@ -462,10 +463,12 @@ async function askByRanges(plan: AskPlan): Promise<number | undefined> {
     const { manifest } = opened;
     const kg = pagedKgLoader(opened);
     const atomic = pagedAtomicLoader(opened);
+    const themes = pagedThemesLoader(opened);
     const source = openSource({
       paged: opened.library,
       ...(kg ? { kg } : {}),
       ...(atomic ? { atomic } : {}),
+      ...(themes ? { themes } : {}),
     });
     if (!answers(source, plan.mode)) {
       // A layer the bundle lacks is lacking read whole too; what only a library in memory has is read whole.

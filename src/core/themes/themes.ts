@@ -170,7 +170,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
       share,
       keyDocuments,
       keyTitles: keyDocuments.map((doc) => clip(input.docTitle?.(doc) ?? doc)),
-      passages: representative(chunks, chunkScore, chunkDocs, o.passages).map((k) => input.chunkIds[k]),
+      passages: representative(chunks, chunkScore, chunkDocs, chunkTokens, o.passages).map((k) => input.chunkIds[k]),
     };
   });
   return { version: 1, chunks: nChunks, documents: documentCount, themes };
@@ -283,14 +283,19 @@ function strongest(graph: ConceptGraph, u: number, isKept: Uint8Array, k: number
   return best;
 }
 
-/** The best-scoring chunks of a theme, one a document first, then the next best. */
+/** A passage shorter than this says little of its theme (a heading alone): it is picked only when none is longer. */
+const PASSAGE_MIN_TOKENS = 40;
+
+/** The best-scoring chunks of a theme, one a document first, then the next best; long enough to read first. */
 function representative(
   chunks: readonly number[],
   score: Float64Array,
   chunkDocs: readonly string[],
+  chunkTokens: ArrayLike<number>,
   count: number,
 ): number[] {
-  const ranked = [...chunks].sort((a, b) => score[b] - score[a] || a - b);
+  const long = (k: number) => (chunkTokens[k] >= PASSAGE_MIN_TOKENS ? 1 : 0);
+  const ranked = [...chunks].sort((a, b) => long(b) - long(a) || score[b] - score[a] || a - b);
   const picked: number[] = [];
   const docs = new Set<string>();
   for (const k of ranked) {

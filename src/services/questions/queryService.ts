@@ -18,6 +18,7 @@ import { ask, sameChunks } from '../source/ask.ts';
 import type { LibrarySource } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
 import { openSource, type SourceLayers } from '../source/openSource.ts';
+import { pagedThemesLoader } from '../themes/bundleThemes.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../library/rangeSources.ts';
@@ -416,7 +417,8 @@ export class QueryService {
     if (!loaders) {
       const kg = pagedKgLoader(bundle);
       const atomic = pagedAtomicLoader(bundle);
-      loaders = { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) };
+      const themes = pagedThemesLoader(bundle);
+      loaders = { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}), ...(themes ? { themes } : {}) };
       this.layerLoaders.set(bundle, loaders);
     }
     return loaders;
