@@ -140,6 +140,10 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
     groups[c].chunks.push(k);
     groups[c].tokens += chunkTokens[k];
   }
+  // Each concept's TF-IDF weight summed over the library's chunks: the order among concepts a community holds as
+  // equally central (the concepts of one chunk, in a small library, are a clique of equal PageRank).
+  const weight = new Float64Array(table.terms.length);
+  for (let j = 0; j < kc.length; j++) weight[kc[j]] += kw[j];
   const members = Array.from({ length: nCommunities }, () => [] as number[]);
   for (const u of kept) if (community.of[u] >= 0) members[community.of[u]].push(u);
 
@@ -152,7 +156,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
 
   const themes = chosen.map(({ c, share }): Theme => {
     const concepts = members[c]
-      .sort((a, b) => centrality[b] - centrality[a] || a - b)
+      .sort((a, b) => byCentrality(centrality, weight, a, b))
       .slice(0, o.conceptsPerTheme)
       .map((u) => clip(table.terms[u]));
     const chunks = groups[c].chunks;
@@ -174,6 +178,14 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
     };
   });
   return { version: 1, chunks: nChunks, documents: documentCount, themes };
+}
+
+/** More central first; within a relative 1e-6, the heavier (summed TF-IDF) first, then the lower id. */
+function byCentrality(centrality: Float64Array, weight: Float64Array, a: number, b: number): number {
+  const ca = centrality[a];
+  const cb = centrality[b];
+  if (Math.abs(ca - cb) > 1e-6 * Math.max(ca, cb)) return cb - ca;
+  return weight[b] - weight[a] || a - b;
 }
 
 /**
