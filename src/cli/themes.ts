@@ -95,9 +95,12 @@ function text(themes: readonly ThemePrinted[]): string {
     .map((t, i) => {
       const head = `${i + 1}. ${t.label}  (${(t.share * 100).toFixed(1)}% of the text, ${t.chunks} chunks)`;
       const passages = t.passages.map((p) => `     · ${p.document}: ${oneLine(p.text)}`);
-      return [head, `   concepts: ${t.concepts.join(', ')}`, `   documents: ${t.documents.join('; ')}`, ...passages].join(
-        '\n',
-      );
+      return [
+        head,
+        `   concepts: ${t.concepts.join(', ')}`,
+        `   documents: ${t.documents.join('; ')}`,
+        ...passages,
+      ].join('\n');
     })
     .join('\n\n')
     .concat('\n');

@@ -25,7 +25,20 @@ import { arg } from './lib/args.ts';
 
 const BENCH = join(import.meta.dirname, '../../../shared/bench');
 const TOP = Number(arg('top', '10'));
-const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'api', 'into', 'was', 'who', 'are', 'use', 'using']);
+const STOP = new Set([
+  'the',
+  'and',
+  'for',
+  'with',
+  'from',
+  'api',
+  'into',
+  'was',
+  'who',
+  'are',
+  'use',
+  'using',
+]);
 
 /** Stems of the words of a phrase (three letters or more, no stop words). */
 function stems(text: string): string[] {
@@ -65,7 +78,9 @@ function rustByExample(): Library {
   const path = join(tmpdir(), 'themes-toc-rbe');
   mkdirSync(path, { recursive: true });
   // The book's pages, its table of contents (SUMMARY.md) left out of the library it is compared with.
-  for (const file of readdirSync(source).filter((f) => f.startsWith('rust-by-example__') && !f.endsWith('SUMMARY.md'))) {
+  for (const file of readdirSync(source).filter(
+    (f) => f.startsWith('rust-by-example__') && !f.endsWith('SUMMARY.md'),
+  )) {
     if (!existsSync(join(path, file))) copyFileSync(join(source, file), join(path, file));
   }
   const toc = new Map<string, string[]>();
@@ -87,13 +102,17 @@ function twoWiki(): Library {
     if (!line.trim()) continue;
     const p = JSON.parse(line) as { id: string; text: string };
     // "… is/was a/an/the <category>" up to a comma, "who", "that" or the sentence's end.
-    const m = /\b(?:is|was|were|are)\s+(?:a|an|the)\s+(.{3,80}?)(?:[,.;(]|\swho\b|\sthat\b|\swhich\b|$)/.exec(p.text);
+    const m = /\b(?:is|was|were|are)\s+(?:a|an|the)\s+(.{3,80}?)(?:[,.;(]|\swho\b|\sthat\b|\swhich\b|$)/.exec(
+      p.text,
+    );
     toc.set(p.id, m ? [m[1]] : []);
   }
   return { name: '2Wiki', path, toc };
 }
 
-async function run(library: Library): Promise<{ name: string; matched: number; loose: number; shown: number }> {
+async function run(
+  library: Library,
+): Promise<{ name: string; matched: number; loose: number; shown: number }> {
   const corpus = await prepareCorpus(library.path, 1200);
   const engine = RetrievalEngine.build(
     { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
@@ -101,7 +120,15 @@ async function run(library: Library): Promise<{ name: string; matched: number; l
   );
   const docs = corpus.documents.map((d) => d.doc);
   const opened = openLibrary(
-    { meta: undefined, documents: docs, sections: [], chunks: corpus.chunks, sentences: corpus.sentences, vectors: new Map(), graph: undefined },
+    {
+      meta: undefined,
+      documents: docs,
+      sections: [],
+      chunks: corpus.chunks,
+      sentences: corpus.sentences,
+      vectors: new Map(),
+      graph: undefined,
+    },
     () => engine,
   );
   const started = performance.now();
@@ -139,7 +166,11 @@ async function run(library: Library): Promise<{ name: string; matched: number; l
 
 const results = [];
 for (const library of [vueDocs(), rustByExample(), twoWiki()]) results.push(await run(library));
-process.stdout.write('\n| library | labels matching their documents\' sections | matching any entry |\n|---|---|---|\n');
+process.stdout.write(
+  "\n| library | labels matching their documents' sections | matching any entry |\n|---|---|---|\n",
+);
 for (const r of results) {
-  process.stdout.write(`| ${r.name} | ${r.matched}/${r.shown} (${Math.round((100 * r.matched) / r.shown)}%) | ${r.loose}/${r.shown} |\n`);
+  process.stdout.write(
+    `| ${r.name} | ${r.matched}/${r.shown} (${Math.round((100 * r.matched) / r.shown)}%) | ${r.loose}/${r.shown} |\n`,
+  );
 }

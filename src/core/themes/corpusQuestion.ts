@@ -168,6 +168,7 @@ function isChineseCorpusQuestion(text: string): boolean {
   let rest = text.replace(/[\s\p{P}\p{S}]/gu, '');
   const cue = ZH_CUES.some((c) => rest.includes(c));
   if (!cue) return false;
-  for (const c of [...ZH_CUES, ...ZH_NEUTRAL].sort((a, b) => b.length - a.length)) rest = rest.split(c).join('');
+  for (const c of [...ZH_CUES, ...ZH_NEUTRAL].sort((a, b) => b.length - a.length))
+    rest = rest.split(c).join('');
   return rest.length === 0;
 }

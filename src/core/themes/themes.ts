@@ -174,7 +174,9 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
       share,
       keyDocuments,
       keyTitles: keyDocuments.map((doc) => clip(input.docTitle?.(doc) ?? doc)),
-      passages: representative(chunks, chunkScore, chunkDocs, chunkTokens, o.passages).map((k) => input.chunkIds[k]),
+      passages: representative(chunks, chunkScore, chunkDocs, chunkTokens, o.passages).map(
+        (k) => input.chunkIds[k],
+      ),
     };
   });
   return { version: 1, chunks: nChunks, documents: documentCount, themes };
@@ -281,7 +283,8 @@ function centralityWithin(graph: ConceptGraph, of: Int32Array): Float64Array {
 function strongest(graph: ConceptGraph, u: number, isKept: Uint8Array, k: number): number[] {
   const best: number[] = [];
   const better = (a: number, b: number) =>
-    graph.weights[a] > graph.weights[b] || (graph.weights[a] === graph.weights[b] && graph.targets[a] < graph.targets[b]);
+    graph.weights[a] > graph.weights[b] ||
+    (graph.weights[a] === graph.weights[b] && graph.targets[a] < graph.targets[b]);
   for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) {
     if (!isKept[graph.targets[e]]) continue;
     if (best.length === k && !better(e, best[k - 1])) continue;

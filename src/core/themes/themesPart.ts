@@ -40,7 +40,11 @@ export async function readThemesPart(
   if (!entry) return null;
   checkLocatedParts([entry], source.size);
   if (entry.length > THEMES_MAX_BYTES || entry.rawLength > THEMES_MAX_BYTES) {
-    throw new BundleError('invalid-content', `part ${THEMES_PART} is larger than ${THEMES_MAX_BYTES} bytes`, THEMES_PART);
+    throw new BundleError(
+      'invalid-content',
+      `part ${THEMES_PART} is larger than ${THEMES_MAX_BYTES} bytes`,
+      THEMES_PART,
+    );
   }
   const stored = await source.read(entry.offset!, entry.length);
   if (toHex(new Sha256().update(stored).digest()) !== entry.sha256)

@@ -67,7 +67,8 @@ function strings(value: unknown, where: string, max: number): string[] {
 
 function string(value: unknown, where: string): string {
   if (typeof value !== 'string') throw new Error(`${where}: must be a string`);
-  if (value.length > THEME_LIMITS.chars) throw new Error(`${where}: longer than ${THEME_LIMITS.chars} characters`);
+  if (value.length > THEME_LIMITS.chars)
+    throw new Error(`${where}: longer than ${THEME_LIMITS.chars} characters`);
   return value;
 }
 

@@ -54,7 +54,7 @@ export async function themesAnswer(
       keyDocuments: theme.keyTitles,
       sentence: chunk.text.slice(best.start, best.end).trim(),
       passage: hits.length - 1,
-      question: theme.concepts.slice(0, 4).join(' '),
+      question: [...new Set(theme.concepts.slice(0, 4).flatMap((c) => c.split(/\s+/)))].join(' '),
     });
   }
   return { hits, overview };

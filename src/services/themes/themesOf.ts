@@ -37,7 +37,14 @@ export function themesOfGraph(
     chunkTokens[k] = chunk.tokens;
   });
   return computeThemes(
-    { table: graph.table, graph: graph.cooccurrence, chunkIds: graph.chunkIds, chunkDocs, chunkTokens, docTitle },
+    {
+      table: graph.table,
+      graph: graph.cooccurrence,
+      chunkIds: graph.chunkIds,
+      chunkDocs,
+      chunkTokens,
+      docTitle,
+    },
     options,
   );
 }

@@ -123,7 +123,9 @@ describe('computeThemes', () => {
     ];
     const result = computeThemes(library(chunks));
     expect(result.themes.map((t) => t.concepts.includes('tiny'))).toEqual([false, false, false]);
-    const two = computeThemes(library([...subject(CATS, 30, ['a']), ...subject(['tiny', 'speck'], 2, ['d'], 1)]));
+    const two = computeThemes(
+      library([...subject(CATS, 30, ['a']), ...subject(['tiny', 'speck'], 2, ['d'], 1)]),
+    );
     expect(two.themes.some((t) => t.concepts.includes('tiny'))).toBe(true);
   });
 });

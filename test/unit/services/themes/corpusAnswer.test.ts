@@ -28,33 +28,36 @@ const request = (question: string, mode = 'default') => ({
 });
 
 describe('a corpus-wide question in ask()', () => {
-  it.each(['memory', 'pages'] as const)('is answered by the themes over %s, each sentence in its passage', async (kind) => {
-    const source = kind === 'memory' ? memory : pages;
-    const themes = themesOfLibrary(both.library);
-    expect(themes.themes.length).toBeGreaterThanOrEqual(3);
-    const result = await ask(source, request('What is this about?'));
-    expect(result.themes).toBeDefined();
-    const shown = result.themes!.themes;
-    expect(shown.length).toBeGreaterThanOrEqual(3);
-    expect(result.evidence).toHaveLength(shown.length);
-    shown.forEach((theme, i) => {
-      const stored = themes.themes[i];
-      expect(theme.label).toBe(stored.label);
-      const card = result.evidence[theme.passage];
-      // The card is the theme's first representative passage, and its sentence is a sentence of that card.
-      expect(card.chunkId).toBe(stored.passages[0]);
-      expect(theme.sentence.length).toBeGreaterThan(0);
-      expect(card.text).toContain(theme.sentence);
-      expect(card.docTitle.length).toBeGreaterThan(0);
-    });
-    // Cards in rank order: scores never rise.
-    for (let i = 1; i < result.evidence.length; i++)
-      expect(result.evidence[i].score).toBeLessThanOrEqual(result.evidence[i - 1].score);
-    // Citable: the written answer's citation source knows the shown passages' sentences.
-    const cited = source.citations();
-    expect(cited).toBeDefined();
-    if (kind === 'pages') expect(result.reads?.bytes).toBeGreaterThan(0);
-  });
+  it.each(['memory', 'pages'] as const)(
+    'is answered by the themes over %s, each sentence in its passage',
+    async (kind) => {
+      const source = kind === 'memory' ? memory : pages;
+      const themes = themesOfLibrary(both.library);
+      expect(themes.themes.length).toBeGreaterThanOrEqual(3);
+      const result = await ask(source, request('What is this about?'));
+      expect(result.themes).toBeDefined();
+      const shown = result.themes!.themes;
+      expect(shown.length).toBeGreaterThanOrEqual(3);
+      expect(result.evidence).toHaveLength(shown.length);
+      shown.forEach((theme, i) => {
+        const stored = themes.themes[i];
+        expect(theme.label).toBe(stored.label);
+        const card = result.evidence[theme.passage];
+        // The card is the theme's first representative passage, and its sentence is a sentence of that card.
+        expect(card.chunkId).toBe(stored.passages[0]);
+        expect(theme.sentence.length).toBeGreaterThan(0);
+        expect(card.text).toContain(theme.sentence);
+        expect(card.docTitle.length).toBeGreaterThan(0);
+      });
+      // Cards in rank order: scores never rise.
+      for (let i = 1; i < result.evidence.length; i++)
+        expect(result.evidence[i].score).toBeLessThanOrEqual(result.evidence[i - 1].score);
+      // Citable: the written answer's citation source knows the shown passages' sentences.
+      const cited = source.citations();
+      expect(cited).toBeDefined();
+      if (kind === 'pages') expect(result.reads?.bytes).toBeGreaterThan(0);
+    },
+  );
 
   it('answers the same themes from memory and from pages', async () => {
     const a = await ask(memory, request('What are the main topics of these documents?'));
