@@ -21,6 +21,16 @@ export function themesOfLibrary(library: QuestionLibrary, options?: Partial<Them
   return themes;
 }
 
+/** Computes a loaded library's themes ahead of its first corpus-wide question (the query worker's warm-up). */
+export function warmThemes(library: QuestionLibrary): void {
+  try {
+    themesOfLibrary(library);
+  } catch {
+    // A library whose themes cannot be computed answers a corpus-wide question the ordinary way; the question
+    // computes them again and says why if it fails there.
+  }
+}
+
 /** The themes of a concept graph whose chunks are at hand (`cli index` writes them into a bundle from here). */
 export function themesOfGraph(
   graph: ConceptGraphIndex,
