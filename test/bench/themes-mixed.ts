@@ -8,8 +8,16 @@
 // 2. The Vue docs written as a paged bundle (`cli index --pages`, with themes.json), read by ranges from the file:
 //    "What is this about?" through ask(), with the bytes read (the themes part, then the passages' records) beside
 //    the bundle's size.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
@@ -27,14 +35,18 @@ const BENCH = join(import.meta.dirname, '../../../shared/bench');
 const dir = join(tmpdir(), 'themes-mixed');
 mkdirSync(dir, { recursive: true });
 for (const file of readdirSync(join(BENCH, 'vuedocs/docs'))) {
-  if (!existsSync(join(dir, `vue__${file}`))) copyFileSync(join(BENCH, 'vuedocs/docs', file), join(dir, `vue__${file}`));
+  if (!existsSync(join(dir, `vue__${file}`)))
+    copyFileSync(join(BENCH, 'vuedocs/docs', file), join(dir, `vue__${file}`));
 }
 for (const file of readdirSync(join(BENCH, 'docs-scale/docs')).filter(
   (f) => f.startsWith('rust-by-example__') && !f.endsWith('SUMMARY.md'),
 )) {
   if (!existsSync(join(dir, file))) copyFileSync(join(BENCH, 'docs-scale/docs', file), join(dir, file));
 }
-const wiki = readFileSync(join(BENCH, '2wikimultihopqa/corpus.jsonl'), 'utf8').split('\n').slice(0, 800).join('\n');
+const wiki = readFileSync(join(BENCH, '2wikimultihopqa/corpus.jsonl'), 'utf8')
+  .split('\n')
+  .slice(0, 800)
+  .join('\n');
 writeFileSync(join(dir, 'wiki__2wiki-800.jsonl'), `${wiki}\n`);
 
 const corpus = await prepareCorpus(dir, 1200);
@@ -43,12 +55,24 @@ const engine = RetrievalEngine.build(
   createTermAnalyzer(),
 );
 const library = openLibrary(
-  { meta: undefined, documents: corpus.documents.map((d) => d.doc), sections: [], chunks: corpus.chunks, sentences: [], vectors: new Map(), graph: undefined },
+  {
+    meta: undefined,
+    documents: corpus.documents.map((d) => d.doc),
+    sections: [],
+    chunks: corpus.chunks,
+    sentences: [],
+    vectors: new Map(),
+    graph: undefined,
+  },
   () => engine,
 );
 const sourceOf = (docId: string): string => {
   const name = library.documents.get(docId)?.sourceName ?? '';
-  return name.startsWith('vue__') ? 'Vue docs' : name.startsWith('rust-by-example__') ? 'Rust by Example' : '2Wiki';
+  return name.startsWith('vue__')
+    ? 'Vue docs'
+    : name.startsWith('rust-by-example__')
+      ? 'Rust by Example'
+      : '2Wiki';
 };
 const themes = themesOfLibrary(library);
 const perSource = new Map<string, number>();
@@ -101,4 +125,8 @@ process.stdout.write(
     `${(((themeBytes + (result.reads?.bytes ?? 0)) / size) * 100).toFixed(2)}% of the bundle (after its open)\n`,
 );
 await file.close();
-process.stdout.write(`load: ${execSync('uptime').toString().trim()}\n`);
+process.stdout.write(
+  `load average: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}\n`,
+);

@@ -5,7 +5,7 @@
 //
 // Prints the corpus, the graph build (for scale), then per run the themes' wall time and the heap and RSS they added
 // (measured after a forced GC before the run; peak RSS sampled every 20 ms during it), and the number of themes.
-import { execSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import process from 'node:process';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
@@ -64,4 +64,8 @@ for (let run = 0; run < runs; run++) {
     `run ${run + 1}: ${themes.themes.length} themes in ${ms.toFixed(0)} ms; heap +${mb(heap)} MB, RSS +${mb(peak - rss0)} MB at peak (RSS ${mb(peak)} MB)\n`,
   );
 }
-process.stdout.write(`load: ${execSync('uptime').toString().trim()}\n`);
+process.stdout.write(
+  `load average: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}\n`,
+);

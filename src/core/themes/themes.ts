@@ -73,7 +73,7 @@ export interface ThemeOptions {
   minShare: number;
 }
 
-export const THEME_DEFAULTS: Readonly<ThemeOptions> = Object.freeze({
+const THEME_DEFAULTS: Readonly<ThemeOptions> = Object.freeze({
   maxConcepts: 4000,
   neighbours: 12,
   resolution: 1,

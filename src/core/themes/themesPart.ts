@@ -53,8 +53,8 @@ export async function readThemesPart(
   return { themes: themesFromBytes(raw), bytes: stored.length };
 }
 
-/** Themes from a part's decoded bytes (a bundle read whole hands them over as is). */
-export function themesFromBytes(raw: Uint8Array): LibraryThemes {
+/** Themes from a part's decoded bytes. */
+function themesFromBytes(raw: Uint8Array): LibraryThemes {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(raw));

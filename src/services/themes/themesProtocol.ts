@@ -2,7 +2,7 @@
 // corpus-wide question's answer.
 
 /** One theme as an answer shows it. */
-export interface ThemeShown {
+interface ThemeShown {
   label: string;
   concepts: string[];
   chunks: number;
