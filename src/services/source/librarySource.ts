@@ -81,7 +81,7 @@ export interface LibrarySource extends Capable {
   ): Promise<QuestionGraph>;
   /**
    * The library's themes (communities of its concept graph), which answer a corpus-wide question in the default mode
-   * (themesAnswer.ts) and fill the Themes panel; absent or null: the library has none.
+   * (themesAnswer.ts) and `cli themes`; absent or null: the library has none.
    */
   themes?(): Promise<LibraryThemes | null>;
   /** The library's top concepts, or a searched concept and its neighbours (the Graph view). */
