@@ -19,6 +19,9 @@ import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
 import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
+import { cleanHeading } from '../core/retrieval/index.ts';
+import { themesPart } from '../core/themes/index.ts';
+import { themesOfGraph } from '../services/themes/themesOf.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
 import { createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, LLM_KEY_ENV, readApiKey } from './keys.ts';
@@ -190,7 +193,11 @@ export async function attachGraph(
     const doc = documents.get(docId);
     return { title: doc?.title ?? docId, ...(doc?.pageStarts ? { pageStarts: doc.pageStarts } : {}) };
   });
-  return { snapshot: { ...snapshot, graph }, pages: pagesParts(written) };
+  // The themes beside the pages (themes.json), so a link answers "what is this about?" with one small read.
+  const themes = themesOfGraph(engine.graph, new Map(snapshot.chunks.map((c) => [c.id, c])), (docId) =>
+    cleanHeading(documents.get(docId)?.title ?? docId),
+  );
+  return { snapshot: { ...snapshot, graph }, pages: [...pagesParts(written), themesPart(themes)] };
 }
 
 export async function run(args: string[]): Promise<number> {

@@ -18,6 +18,10 @@ const commands: Record<string, Command> = {
     load: () => import('./ask.ts'),
   },
   info: { summary: 'validate a bundle and print its manifest', load: () => import('./info.ts') },
+  themes: {
+    summary: "print a bundle's themes: label, concepts, documents, passages (--json, --top N)",
+    load: () => import('./themes.ts'),
+  },
   upgrade: {
     summary: "rewrite a bundle's version 1 pages as version 2, a smaller open (<in> --out <out>)",
     load: () => import('./upgrade.ts'),

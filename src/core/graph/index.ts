@@ -46,6 +46,6 @@ export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
 export type { IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
-export { PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
+export { pagerank, PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
 export type { RowSource, WalkDegrees } from './pagerank.ts';
 export { exactDegrees } from './pagerank.ts';

@@ -22,6 +22,8 @@ const decoder = new TextDecoder();
 export interface PagedBundle {
   manifest: BundleManifest;
   library: PagedLibrary;
+  /** Where its bytes are read (another part read by ranges: themes.json). */
+  source: RangeSource;
   /** The named layer tables (the KG's), each read whole by ranges and checked (layerTables.ts). */
   layerTables(names: readonly string[]): Promise<LayerTables>;
 }
@@ -119,5 +121,5 @@ export async function openPagedBundle(
     { base: pages.offset!, length: pages.length, directory: pages.meta as never, hashes },
     analyzer,
   );
-  return { manifest, library, layerTables: (names) => readLayerTables(source, manifest, names) };
+  return { manifest, library, source, layerTables: (names) => readLayerTables(source, manifest, names) };
 }

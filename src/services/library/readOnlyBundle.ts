@@ -3,6 +3,8 @@
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { PagedBundle } from '../../core/paged/index.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
+import { pagedThemesLoader } from '../themes/bundleThemes.ts';
 import { questionFromRecord } from '../../store/atomicStore.ts';
 import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../../store/kgStore.ts';
@@ -71,12 +73,17 @@ function layerLoader<T>(
   };
 }
 
-/** A paged bundle's KG and atomic questions as a source's layers, each read whole on the first question needing it. */
+/**
+ * A paged bundle's KG, atomic questions and themes as a source's layers, each read whole on the first question
+ * needing it.
+ */
 export function pagedLayers(bundle: PagedBundle): {
   kg?: () => Promise<KgIndex>;
   atomic?: () => Promise<AtomicIndex | null>;
+  themes?: () => Promise<LibraryThemes | null>;
 } {
   const kg = pagedKgLoader(bundle);
   const atomic = pagedAtomicLoader(bundle);
-  return { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}) };
+  const themes = pagedThemesLoader(bundle);
+  return { ...(kg ? { kg } : {}), ...(atomic ? { atomic } : {}), ...(themes ? { themes } : {}) };
 }

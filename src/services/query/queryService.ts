@@ -18,6 +18,7 @@ import { ask, sameChunks } from '../source/ask.ts';
 import type { LibrarySource } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
 import { openSource, type SourceLayers } from '../source/openSource.ts';
+import { warmThemes } from '../themes/themesOf.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
@@ -300,6 +301,9 @@ export class QueryService {
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
+    // The library's themes, computed once it is loaded (themesOf.ts keeps them beside it), so that "What is this
+    // about?" does not wait for them; a question asked meanwhile runs after this step.
+    if (loaded) setTimeout(() => warmThemes(loaded), 0);
     if (loaded?.layers.semantic && options.embedder === false) await this.embedder.warm();
     await model;
   }

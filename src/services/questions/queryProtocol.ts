@@ -4,6 +4,7 @@
 import type { EntityHit, RelationHit } from '../../core/kg/index.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
 import type { Relevance } from '../../core/retrieval/index.ts';
+import type { ThemesOverview } from '../themes/themesProtocol.ts';
 import type { QuestionMode } from './modeRegistry.ts';
 
 /** One ranked piece of evidence, as the Ask view shows it. */
@@ -93,6 +94,8 @@ export interface AskResult {
   facts?: string[];
   /** Reasoning modes: the LLM calls the run made, in total (the written answer's are counted separately). */
   usage?: { calls: number; inputTokens: number; outputTokens: number; cost: number };
+  /** A corpus-wide question ("What is this about?") answered by the library's themes: the evidence is their passages. */
+  themes?: ThemesOverview;
   milliseconds: number;
 }
 

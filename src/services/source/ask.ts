@@ -7,6 +7,7 @@ import { rateEvidence, type RetrievedChunk } from '../../core/retrieval/index.ts
 import { answers, missing, parseQuestionMode, type ParsedMode } from '../questions/modeRegistry.ts';
 import type { ModeResult } from '../questions/modeTypes.ts';
 import { DEFAULT_LAMBDA, modeHandler } from '../questions/modes.ts';
+import { corpusAnswer } from '../themes/corpusAnswer.ts';
 import type { AskRequest, AskResult, PagedReads, TraceListener } from '../questions/queryProtocol.ts';
 import type { LibrarySource } from './librarySource.ts';
 
@@ -60,6 +61,11 @@ export async function ask(
       milliseconds: performance.now() - started,
     };
   };
+  const overview = await corpusAnswer(source, question, request, mode, budget);
+  if (overview) {
+    question.show(overview.hits);
+    return { ...shown(overview.hits, question.reads && { ...question.reads }), themes: overview.overview };
+  }
   // Only a retrieval mode's one search sends early evidence (the KG and reasoning modes are not staged).
   let sent: AskResult | undefined;
   let early = mode.family === 'retrieval' ? options.early : undefined;

@@ -8,6 +8,7 @@ import type { DocumentRecord } from '../../core/types.ts';
 import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { ConceptMapOptions, RetrievedChunk } from '../../core/retrieval/index.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
 import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from '../questions/graphViewProtocol.ts';
 import { lacking, type Capable } from '../questions/modeRegistry.ts';
 import type { Evidence, PagedReads } from '../questions/queryProtocol.ts';
@@ -79,6 +80,11 @@ export interface LibrarySource extends Capable {
     caps: QuestionGraphCaps,
     signal?: AbortSignal,
   ): Promise<QuestionGraph>;
+  /**
+   * The library's themes (communities of its concept graph), which answer a corpus-wide question in the default mode
+   * (themesAnswer.ts) and `cli themes`; absent or null: the library has none.
+   */
+  themes?(): Promise<LibraryThemes | null>;
   /** The library's top concepts, or a searched concept and its neighbours (the Graph view). */
   libraryGraph(options: ConceptMapOptions, signal?: AbortSignal): Promise<LibraryGraph>;
   /** One whole document (the viewer); rejects with the refusal when the source reads no whole document. */

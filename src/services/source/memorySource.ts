@@ -3,12 +3,14 @@
 import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
 import { sentencesWithin, type QuestionLibrary } from '../library/questionLibrary.ts';
 import { shownEvidence } from '../questions/evidence.ts';
 import { libraryGraph, questionGraph } from '../questions/graphView.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
 import type { Evidence } from '../questions/queryProtocol.ts';
 import { libraryCitations } from '../questions/writtenAnswer.ts';
+import { themesOfLibrary } from '../themes/themesOf.ts';
 import { layerLacking, type LibrarySource } from './librarySource.ts';
 
 export interface MemoryLayers {
@@ -16,6 +18,8 @@ export interface MemoryLayers {
   kg?: () => Promise<KgIndex>;
   /** The atomic-question index, loaded on demand (null: none yet; `atomic` says how to build it). */
   atomic?: () => Promise<AtomicIndex | null>;
+  /** Stored themes, read on first use (absent: computed from the library's concept graph, themesOf.ts). */
+  themes?: () => Promise<LibraryThemes | null>;
   /** How this library is named in a refusal (default "this library"). */
   name?: string;
 }
@@ -55,6 +59,7 @@ export function memorySource(library: QuestionLibrary, layers: MemoryLayers = {}
       Promise.resolve(questionGraph(library, question, vector, caps)),
     libraryGraph: (options) => Promise.resolve(libraryGraph(library, options)),
     document: (docId) => Promise.resolve(library.documents.get(docId)),
+    themes: layers.themes ?? (() => Promise.resolve(themesOfLibrary(library))),
   };
   return source;
 }

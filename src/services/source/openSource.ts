@@ -5,6 +5,7 @@
 import type { AtomicIndex } from '../../core/atomic/index.ts';
 import type { KgIndex } from '../../core/kg/index.ts';
 import type { PagedLibrary } from '../../core/paged/index.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import type { PagesAwaited } from '../library/storedPages.ts';
 import type { LibrarySource } from './librarySource.ts';
@@ -16,6 +17,8 @@ import { wordsSource } from './wordsSource.ts';
 export interface SourceLayers {
   kg?: () => Promise<KgIndex>;
   atomic?: () => Promise<AtomicIndex | null>;
+  /** Stored themes (a bundle's part), read on first use; a library in memory computes its own. */
+  themes?: () => Promise<LibraryThemes | null>;
 }
 
 export type SourceAt =
@@ -33,6 +36,7 @@ export function openSource(at: SourceAt): LibrarySource {
   const layers: SourceLayers = {
     ...(at.kg ? { kg: at.kg } : {}),
     ...(at.atomic ? { atomic: at.atomic } : {}),
+    ...(at.themes ? { themes: at.themes } : {}),
   };
   if ('library' in at) return memorySource(at.library, { ...layers, ...(at.name ? { name: at.name } : {}) });
   if ('paged' in at) return pagedSource(at.paged, layers);

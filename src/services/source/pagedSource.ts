@@ -8,6 +8,7 @@ import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
 import { shownEvidence } from '../questions/evidence.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
@@ -32,6 +33,8 @@ export interface PagedLayers {
    * left out of every search, which reads further down the ranking to fill the budget with the others.
    */
   removed?: ReadonlySet<string>;
+  /** Its themes, read on first use (a bundle's `themes.json` part; absent: none). */
+  themes?: () => Promise<LibraryThemes | null>;
 }
 
 /** How far past the budget a search over pages with removed documents reads to fill it with the rest: 8 times. */
@@ -65,6 +68,7 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
     questionGraph: (question, _vector, caps, signal) => pagedQuestionGraph(library, question, caps, signal),
     libraryGraph: (options, signal) => pagedLibraryGraph(library, options, signal),
     document: () => noDocument(source),
+    ...(layers.themes ? { themes: layers.themes } : {}),
   };
   return source;
 }

@@ -1,0 +1,112 @@
+// `npm run cli -- themes <x.bundle> [--json]`: the library's themes (communities of its concept graph), largest
+// first, each with its label, its concepts, its key documents and its representative passages. A bundle with a
+// `themes.json` part (cli index --pages) is read by ranges: the part and the passages' records only. Any other is
+// read whole and its themes computed from its concept graph. Both go through the library's LibrarySource.
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { openPagedBundle } from '../core/paged/index.ts';
+import { createTermAnalyzer } from '../core/text/index.ts';
+import { openLibrary } from '../services/library/questionLibrary.ts';
+import type { LibrarySource } from '../services/source/librarySource.ts';
+import { openSource } from '../services/source/openSource.ts';
+import { pagedThemesLoader } from '../services/themes/bundleThemes.ts';
+import { snapshotToCorpus } from '../store/bundleImport.ts';
+import { readBundleFile } from './bundleIo.ts';
+import { FileRangeSource } from './fileRangeSource.ts';
+
+const USAGE = 'usage: npm run cli -- themes <x.bundle> [--json] [--top N]\n';
+
+interface ThemePrinted {
+  label: string;
+  concepts: string[];
+  share: number;
+  chunks: number;
+  documents: string[];
+  passages: Array<{ chunkId: string; document: string; text: string }>;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      top: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(`themes: expected one bundle file\n${USAGE}`);
+    return 2;
+  }
+  const top = values.top === undefined ? Infinity : Number(values.top);
+  if (!(top === Infinity || (Number.isInteger(top) && top >= 1))) {
+    process.stderr.write(`themes: --top must be a whole number of at least 1, got "${values.top}"\n`);
+    return 2;
+  }
+  const path = positionals[0];
+  const file = await FileRangeSource.open(path);
+  try {
+    const paged = await openPagedBundle(file, createTermAnalyzer());
+    const themes = paged && pagedThemesLoader(paged);
+    const source =
+      paged && themes
+        ? openSource({ paged: paged.library, themes })
+        : openSource({ library: openLibrary(snapshotToCorpus(await readBundleFile(path))) });
+    const printed = (await themesOf(source)).slice(0, top);
+    process.stdout.write(values.json ? `${JSON.stringify(printed, null, 2)}\n` : text(printed));
+    return 0;
+  } catch (error) {
+    process.stderr.write(`themes: ${path}: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await file.close();
+  }
+}
+
+/** The themes of a source with their passages' text, read through one question's reads. */
+export async function themesOf(source: LibrarySource): Promise<ThemePrinted[]> {
+  const themes = await source.themes?.();
+  if (!themes) return [];
+  const question = source.question(new AbortController().signal);
+  await question.readChunks?.(themes.themes.flatMap((t) => t.passages));
+  return themes.themes.map((t) => ({
+    label: t.label,
+    concepts: t.concepts,
+    share: t.share,
+    chunks: t.chunks,
+    documents: t.keyTitles,
+    passages: t.passages.flatMap((id) => {
+      const chunk = question.chunk(id);
+      if (!chunk) return [];
+      const index = t.keyDocuments.indexOf(chunk.docId);
+      return [{ chunkId: id, document: index >= 0 ? t.keyTitles[index] : chunk.docId, text: chunk.text }];
+    }),
+  }));
+}
+
+function text(themes: readonly ThemePrinted[]): string {
+  if (themes.length === 0) return 'no themes: the library has too few shared concepts\n';
+  return themes
+    .map((t, i) => {
+      const head = `${i + 1}. ${t.label}  (${(t.share * 100).toFixed(1)}% of the text, ${t.chunks} chunks)`;
+      const passages = t.passages.map((p) => `     · ${p.document}: ${oneLine(p.text)}`);
+      return [
+        head,
+        `   concepts: ${t.concepts.join(', ')}`,
+        `   documents: ${t.documents.join('; ')}`,
+        ...passages,
+      ].join('\n');
+    })
+    .join('\n\n')
+    .concat('\n');
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat;
+}

@@ -1,0 +1,60 @@
+// The themes of a library held in memory (the query worker's, a bundle read whole, the CLI's), from its concept graph:
+// computed once per library and kept beside it, so a second corpus-wide question, or the Themes panel, reuses them.
+import type { ConceptGraphIndex } from '../../core/graph/index.ts';
+import { computeThemes, type LibraryThemes, type ThemeOptions } from '../../core/themes/index.ts';
+import type { ChunkRecord } from '../../core/types.ts';
+import type { QuestionLibrary } from '../library/questionLibrary.ts';
+
+const computed = new WeakMap<QuestionLibrary, LibraryThemes>();
+
+/** The themes of a library in memory, computed on first use. */
+export function themesOfLibrary(library: QuestionLibrary, options?: Partial<ThemeOptions>): LibraryThemes {
+  const known = options ? undefined : computed.get(library);
+  if (known) return known;
+  const themes = themesOfGraph(
+    library.engine.graph,
+    library.chunks,
+    (doc) => library.documents.get(doc)?.title ?? doc,
+    options,
+  );
+  if (!options) computed.set(library, themes);
+  return themes;
+}
+
+/** Computes a loaded library's themes ahead of its first corpus-wide question (the query worker's warm-up). */
+export function warmThemes(library: QuestionLibrary): void {
+  try {
+    themesOfLibrary(library);
+  } catch {
+    // A library whose themes cannot be computed answers a corpus-wide question the ordinary way; the question
+    // computes them again and says why if it fails there.
+  }
+}
+
+/** The themes of a concept graph whose chunks are at hand (`cli index` writes them into a bundle from here). */
+export function themesOfGraph(
+  graph: ConceptGraphIndex,
+  chunks: ReadonlyMap<string, Pick<ChunkRecord, 'docId' | 'tokens'>>,
+  docTitle: (docId: string) => string,
+  options?: Partial<ThemeOptions>,
+): LibraryThemes {
+  const chunkDocs: string[] = [];
+  const chunkTokens = new Uint32Array(graph.chunkIds.length);
+  graph.chunkIds.forEach((id, k) => {
+    const chunk = chunks.get(id);
+    if (!chunk) throw new Error(`themes: the concept graph's chunk ${id} is not in the library`);
+    chunkDocs.push(chunk.docId);
+    chunkTokens[k] = chunk.tokens;
+  });
+  return computeThemes(
+    {
+      table: graph.table,
+      graph: graph.cooccurrence,
+      chunkIds: graph.chunkIds,
+      chunkDocs,
+      chunkTokens,
+      docTitle,
+    },
+    options,
+  );
+}
