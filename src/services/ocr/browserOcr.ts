@@ -18,6 +18,35 @@ export function browserOcrEngine(): ReturnType<typeof tesseractEngine> {
   });
 }
 
+type Made = { canvas: OffscreenCanvas | null; context: OffscreenCanvasRenderingContext2D | null };
+
+/**
+ * pdf.js's canvases in a worker (its default makes them with `document`, which a worker has not): a page whose text
+ * is drawn as outlines is drawn here to be recognised. Same methods as pdf.js's BaseCanvasFactory.
+ */
+export class OffscreenCanvasFactory {
+  create(width: number, height: number): Made {
+    if (width <= 0 || height <= 0) throw new Error('Invalid canvas size');
+    const canvas = new OffscreenCanvas(width, height);
+    return { canvas, context: canvas.getContext('2d', { willReadFrequently: true }) };
+  }
+
+  reset(made: Made, width: number, height: number): void {
+    if (!made.canvas) throw new Error('Canvas is not specified');
+    made.canvas.width = width;
+    made.canvas.height = height;
+  }
+
+  destroy(made: Made): void {
+    if (made.canvas) {
+      made.canvas.width = 0;
+      made.canvas.height = 0;
+    }
+    made.canvas = null;
+    made.context = null;
+  }
+}
+
 const DB_NAME = 'conceptrag-ocr';
 const STORE = 'pages';
 

@@ -6,6 +6,7 @@ import {
   imageDimensions,
   languageOfText,
   ocrPageLines,
+  recognisedPage,
   recognisePages,
   textIsUsable,
   type OcrEngine,
@@ -94,6 +95,42 @@ describe('ocrPageLines', () => {
     expect(lines.map((l) => l.text)).toEqual(['Harbour Report', '知识图谱 , 三元组']);
     expect(lines[0]).toMatchObject({ x: 40, y: (2000 - 160) * 0.4, size: 20 });
     expect(lines[0].y).toBeGreaterThan(lines[1].y);
+  });
+});
+
+describe('recognisedPage', () => {
+  it("maps the words' pixels through where the picture lies on the page, to fractions of the page", () => {
+    const page = {
+      width: 1000,
+      height: 2000,
+      // The picture covers the page's right half, top to bottom.
+      placement: { x0: 0.5, y0: 0, x1: 1, y1: 1 },
+      lines: [
+        {
+          text: 'Port Ellen',
+          x0: 100,
+          y0: 200,
+          x1: 600,
+          y1: 260,
+          rowHeight: 40,
+          words: [
+            { text: 'Port', x0: 100, y0: 200, x1: 300, y1: 260 },
+            { text: ' ', x0: 300, y0: 200, x1: 320, y1: 260 },
+            { text: 'Ellen', x0: 340, y0: 200, x1: 600, y1: 260 },
+          ],
+        },
+        // A page cached before words were kept: its line is the box.
+        { text: 'granite', x0: 0, y0: 1000, x1: 1000, y1: 1100, rowHeight: 60 },
+      ],
+    };
+    expect(recognisedPage(2, page)).toEqual({
+      page: 2,
+      words: [
+        { text: 'Port', x0: 0.55, y0: 0.1, x1: 0.65, y1: 0.13 },
+        { text: 'Ellen', x0: 0.67, y0: 0.1, x1: 0.8, y1: 0.13 },
+        { text: 'granite', x0: 0.5, y0: 0.5, x1: 1, y1: 0.55 },
+      ],
+    });
   });
 });
 
