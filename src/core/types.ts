@@ -34,6 +34,8 @@ export interface DocumentRecord {
 /** What recognition read on a document's pages (see DocumentRecord.ocr). */
 export interface RecognisedText {
   language: 'eng' | 'chi_sim';
+  /** The file's key in the store of recognised pages (its content hash): its pages there go with the document. */
+  key?: string;
   pages: RecognisedPage[];
 }
 

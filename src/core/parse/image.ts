@@ -21,15 +21,10 @@ export async function parseImage(
 }> {
   const { width, height } = imageDimensions(file, bytes);
   if (!ocr) throw new ParseError(file, 'a picture needs text recognition, which is not available here');
+  const key = `img:${await sha256Hex(bytes)}`;
   let result;
   try {
-    result = await recognisePages(
-      `img:${await sha256Hex(bytes)}`,
-      [1],
-      async () => ({ bytes, width, height }),
-      undefined,
-      ocr,
-    );
+    result = await recognisePages(key, [1], async () => ({ bytes, width, height }), undefined, ocr);
   } catch (error) {
     // The recogniser rejects with its decoder's words, as a string already prefixed "Error: ".
     const message = (error instanceof Error ? error.message : String(error)).replace(/^Error: /, '');
@@ -44,6 +39,6 @@ export async function parseImage(
     sections: built.sections,
     pageStarts: built.pageStarts,
     recognised: { pages: 1, language: result.language },
-    ocr: { language: result.language, pages: [recognisedPage(1, page)] },
+    ocr: { language: result.language, key, pages: [recognisedPage(1, page)] },
   };
 }

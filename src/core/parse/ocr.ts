@@ -262,11 +262,19 @@ export async function recognisePages(
   image: (page: number) => Promise<PageImage | undefined>,
   textLanguage: OcrLanguage | undefined,
   options: OcrOptions,
-): Promise<{ language: OcrLanguage; results: Map<number, OcrPage> }> {
+): Promise<{ language: OcrLanguage; results: Map<number, OcrPage>; resumed: number }> {
   const results = new Map<number, OcrPage>();
   const known = new Map<string, OcrPage>();
+  /** Pages found in the store from an earlier, interrupted parse of the file (not recognised again). */
+  let resumed = 0;
   const store = {
-    get: async (key: string) => known.get(key) ?? (await options.store?.get(key)),
+    get: async (key: string) => {
+      const mine = known.get(key);
+      if (mine) return mine;
+      const kept = await options.store?.get(key);
+      if (kept && !key.endsWith('/language')) resumed++;
+      return kept;
+    },
     put: async (key: string, page: OcrPage) => {
       known.set(key, page);
       await options.store?.put(key, page);
@@ -315,5 +323,5 @@ export async function recognisePages(
     results.set(n, page);
   }
   await options.store?.forget?.(`${documentKey}/`);
-  return { language: chosen, results };
+  return { language: chosen, results, resumed };
 }

@@ -127,6 +127,8 @@ async function outlineTargets(document: PdfDocument): Promise<OutlineTarget[]> {
 export interface Recognised {
   pages: number;
   language: OcrLanguage;
+  /** Pages taken from the store, recognised before a reload interrupted the file (absent: none). */
+  resumed?: number;
 }
 
 interface PdfImage {
@@ -372,16 +374,17 @@ export async function parsePdf(
         pages.flatMap((p, i) => (unreadable.includes(i + 1) ? [] : p.lines.map((l) => l.text))).join('\n'),
       );
       const ops = lib.OPS;
-      const { language, results } = await recognisePages(
-        `pdf:${await sha256Hex(bytes)}`,
+      const key = `pdf:${await sha256Hex(bytes)}`;
+      const { language, results, resumed } = await recognisePages(
+        key,
         unreadable,
         (n) => pageScan(document, n, ops, document.canvasFactory as CanvasFactoryLike),
         textLanguage,
         ocr,
       );
       for (const [n, result] of results) pages[n - 1] = ocrPageLines(result, pages[n - 1].height);
-      recognised = { pages: results.size, language };
-      ocrText = { language, pages: [...results].map(([n, result]) => recognisedPage(n, result)) };
+      recognised = { pages: results.size, language, ...(resumed > 0 ? { resumed } : {}) };
+      ocrText = { language, key, pages: [...results].map(([n, result]) => recognisedPage(n, result)) };
     }
     const built = layoutPdf(dropPageFurniture(pages), await outlineTargets(document));
     if (built.text.length === 0) {

@@ -28,7 +28,7 @@ export interface ParsedDocument {
    */
   pageStarts?: number[];
   /** Pages whose text was recognised from their picture (scans, images), and in which language. */
-  recognised?: { pages: number; language: 'eng' | 'chi_sim' };
+  recognised?: { pages: number; language: 'eng' | 'chi_sim'; resumed?: number };
   /** The recognised pages' words and boxes, kept with the document for the viewer (DocumentRecord.ocr). */
   ocr?: RecognisedText;
 }

@@ -167,7 +167,7 @@ describe('recognisePages', () => {
     ]);
     const forgotten: string[] = [];
     const calls: string[] = [];
-    const { results } = await recognisePages('k', [2, 3], picture, 'eng', {
+    const { results, resumed } = await recognisePages('k', [2, 3], picture, 'eng', {
       engine: async () => engine(calls),
       store: {
         get: async (key) => stored.get(key),
@@ -177,6 +177,8 @@ describe('recognisePages', () => {
     });
     expect(calls).toEqual(['eng']);
     expect(results.get(2)?.lines[0].text).toBe('kept');
+    // One page came from before the interruption (the Library says so).
+    expect(resumed).toBe(1);
     expect(stored.has('k/eng/3')).toBe(true);
     expect(forgotten).toEqual(['k/']);
   });

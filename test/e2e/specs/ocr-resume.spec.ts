@@ -1,0 +1,112 @@
+// Spec (issue 46, Build 1): text recognition survives a reload. A two-page scan is dropped with a PDF whose second
+// page has its letters as vector outlines (no text layer, no picture); the page is reloaded while the scan's page 2
+// is being recognised. After the reload the ingest queue parses the scan again and recognition goes on from page 2:
+// page 1 comes from the page store (IndexedDB `conceptrag-ocr`) and is not recognised again. The outlines PDF has
+// only its second page drawn and recognised (its first has a text layer). Both answer; the page store is empty at
+// the end (a file's pages are forgotten once it is done).
+import { copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { addFiles, openApp, readOutcomes, waitIdle } from '../lib/app.ts';
+import { expect, test } from '../lib/fixtures.ts';
+
+const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'scanned');
+
+test.setTimeout(600_000);
+
+test('ocr: a reload mid-recognition resumes from the next page; a page of outlines is drawn and recognised', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  const scan = join(tmp, 'harbour-scan.pdf');
+  const outlines = join(tmp, 'harbour-outlines.pdf');
+  await copyFile(join(FIXTURES, 'harbour-scan.pdf'), scan);
+  await copyFile(join(FIXTURES, 'harbour-outlines.pdf'), outlines);
+  // Every activity line the Library shows, on every load of the page (the reload's too).
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { ocrActivity: string[] }).ocrActivity = seen;
+    const watch = () =>
+      new MutationObserver(() => {
+        const text = (document.querySelector('[data-testid="activity"]')?.textContent ?? '')
+          .replace(/\s+/g, ' ')
+          .trim();
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    if (document.body) watch();
+    else document.addEventListener('DOMContentLoaded', watch);
+  });
+  const activity = () => page.evaluate(() => (window as unknown as { ocrActivity: string[] }).ocrActivity);
+
+  await openApp(page, origin);
+  await addFiles(page, [scan, outlines]);
+  // Page 1 is recognised (and kept) once page 2 starts.
+  await page.waitForFunction(
+    () =>
+      (window as unknown as { ocrActivity: string[] }).ocrActivity.some((a) =>
+        a.includes('harbour-scan.pdf: recognising page 2 of 2'),
+      ),
+    undefined,
+    { timeout: 300_000, polling: 100 },
+  );
+  const before = await activity();
+  log(`before the reload: ${before.filter((a) => a.includes('recognising')).join(' | ')}`);
+  expect(before.some((a) => a.includes('harbour-scan.pdf: recognising page 1 of 2 (English)'))).toBe(true);
+  await page.reload();
+  await page.waitForSelector('[data-indexing]');
+  await waitIdle(page);
+
+  const after = (await activity()).filter((a) => a.includes('recognising'));
+  log(`after the reload: ${after.join(' | ')}`);
+  expect(
+    after.filter((a) => a.includes('harbour-scan.pdf') && /page 1 of 2/.test(a)),
+    'page 1 was recognised again after the reload',
+  ).toEqual([]);
+
+  const outcomes = await readOutcomes(page);
+  log(`outcomes: ${JSON.stringify(outcomes)}`);
+  expect(outcomes.find((o) => o.file === 'harbour-scan.pdf')?.status).toBe('indexed');
+  expect(outcomes.find((o) => o.file === 'harbour-outlines.pdf')?.status).toBe('indexed');
+  // The scan's page 1 was taken from the page store, recognised before the reload; page 2 after it.
+  await expect(page.locator('[data-file="harbour-scan.pdf"] [data-testid="recognised"]')).toHaveText(
+    /text recognised on 2 pages, in\s+English\s+\(1 of them kept from before a reload\)/,
+  );
+  // The outlines PDF: only its page of outlines was drawn and recognised, its language from its text page.
+  await expect(page.locator('[data-file="harbour-outlines.pdf"] [data-testid="recognised"]')).toHaveText(
+    /^\s*text recognised on 1 page, in\s+English\s*$/,
+  );
+
+  // Both files' text answers, with its page.
+  await page.click('a[href="#ask"]');
+  for (const [question, fact, pageLabel] of [
+    ['What was the lighthouse at Port Ellen rebuilt in?', 'rebuilt in granite', 'p. 2'],
+    ['What was the signal station on the headland built of?', 'basalt blocks', 'p. 2'],
+  ]) {
+    await page.fill('[data-testid="question"]', question);
+    await page.click('[data-testid="ask"]');
+    const card = page.locator('[data-testid="evidence"]', { hasText: fact }).first();
+    await expect(card).toBeVisible({ timeout: 60_000 });
+    await expect(card.locator('[data-testid="page-label"]')).toHaveText(pageLabel);
+  }
+
+  // Done files leave nothing in the page store.
+  const kept = await page.evaluate(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const open = indexedDB.open('conceptrag-ocr');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('pages')) return resolve(0);
+          const count = db.transaction('pages').objectStore('pages').count();
+          count.onsuccess = () => {
+            resolve(count.result);
+            db.close();
+          };
+          count.onerror = () => reject(count.error);
+        };
+      }),
+  );
+  expect(kept, 'recognised pages left in the page store').toBe(0);
+});
