@@ -115,6 +115,7 @@ export {
 
 export {
   OCR_LANGUAGE_NAMES,
+  isOcrLanguageSetting,
   type OcrEngine,
   type OcrLanguage,
   type OcrLanguageSetting,

@@ -12,6 +12,9 @@ export type OcrLanguage = 'eng' | 'chi_sim';
 /** What the person may choose in the settings; 'auto' reads it from the document's text, or its first page. */
 export type OcrLanguageSetting = 'auto' | OcrLanguage;
 
+export const isOcrLanguageSetting = (value: unknown): value is OcrLanguageSetting =>
+  value === 'auto' || value === 'eng' || value === 'chi_sim';
+
 export const OCR_LANGUAGE_NAMES: Record<OcrLanguage, string> = { eng: 'English', chi_sim: 'Chinese' };
 
 /** A recognised word, its box in the image's pixels (top-left origin). */

@@ -120,7 +120,7 @@ ${doc.paragraphs.map((p) => `<p>${escape(p.replace(/^#+\s*/, ''))}</p>`).join('\
 }
 
 /** A PDF of JPEG pages (DCTDecode, gray), each page one image covering an A4 page: what a scanner writes. */
-function imagePdf(jpegs) {
+export function imagePdf(jpegs) {
   const objects = [];
   const add = (body) => objects.push(body) - 1 + 1;
   const pageIds = [];

@@ -92,6 +92,21 @@ describe('scanned PDF in the parse thread', () => {
     });
   }, 240_000);
 
+  it("reads scans in the language the person set, over the one the document's text suggests", async () => {
+    const chinese = new ThreadParser({ timeoutMs: FILE_LIMIT_MS, ocrLanguage: 'chi_sim' });
+    try {
+      const outlines = readFileSync(
+        join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-outlines.pdf'),
+      );
+      const result = await chinese.prepare('harbour-outlines.pdf', new Uint8Array(outlines), 1200);
+      // Its text page is English ('auto' reads it in English, above); the setting says Chinese.
+      expect(result.recognised).toEqual({ pages: 1, language: 'chi_sim' });
+      expect(result.documents[0].doc.ocr?.language).toBe('chi_sim');
+    } finally {
+      await chinese.close();
+    }
+  }, 240_000);
+
   it('stops a page that runs past the per-page limit, naming the page', async () => {
     const strict = new ThreadParser({ timeoutMs: FILE_LIMIT_MS, pageTimeoutMs: 50 });
     try {
