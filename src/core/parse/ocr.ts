@@ -18,7 +18,7 @@ export const isOcrLanguageSetting = (value: unknown): value is OcrLanguageSettin
 export const OCR_LANGUAGE_NAMES: Record<OcrLanguage, string> = { eng: 'English', chi_sim: 'Chinese' };
 
 /** A recognised word, its box in the image's pixels (top-left origin). */
-export interface OcrWord {
+interface OcrWord {
   text: string;
   x0: number;
   y0: number;
