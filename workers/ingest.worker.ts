@@ -9,6 +9,7 @@ import { EmbedderHolder, spawnEmbedWorker } from '../src/services/embed/embedder
 import { createIngestService } from '../src/services/ingest/ingest.ts';
 import { spawnParseWorker, WorkerParser } from '../src/services/ingest/parseRunner.ts';
 import { reportOwnOriginLoads } from '../src/services/ledger/ledger.ts';
+import { IdbOcrPageStore } from '../src/services/ocr/ocrPageStore.ts';
 
 const parser = new WorkerParser(spawnParseWorker);
 const service = createIngestService({
@@ -21,6 +22,7 @@ const service = createIngestService({
   embedders: new EmbedderHolder({ spawnEmbedWorker }),
   lock: browserCrossTabLock('ingest', self.name),
   appVersion: packageJson.version,
+  ocrPages: new IdbOcrPageStore(),
 });
 
 // Its loads from the app's own origin (scripts, model files) are counted apart from the network ledger.

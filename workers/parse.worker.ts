@@ -3,7 +3,8 @@
 // ingest worker cannot be terminated that way: it holds the queue, the embedder and the store writes.
 import { expose } from 'comlink';
 import { createParseService } from '../src/services/ingest/parseService.ts';
-import { browserOcrEngine, IdbOcrPageStore } from '../src/services/ocr/browserOcr.ts';
+import { browserOcrEngine, OffscreenCanvasFactory } from '../src/services/ocr/browserOcr.ts';
+import { IdbOcrPageStore } from '../src/services/ocr/ocrPageStore.ts';
 import { reportOwnOriginLoads } from '../src/services/ledger/ledger.ts';
 
 // Its loads from the app's own origin (scripts, pdf.js) are counted apart from the network ledger.
@@ -15,5 +16,6 @@ expose(
   createParseService({
     engine: async () => (engine ??= browserOcrEngine()),
     store: new IdbOcrPageStore(),
+    CanvasFactory: OffscreenCanvasFactory,
   }),
 );

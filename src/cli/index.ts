@@ -16,6 +16,7 @@ import {
 import { embedDocuments } from '../core/pipeline/index.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
+import { isOcrLanguageSetting, type OcrLanguageSetting } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
 import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
@@ -64,6 +65,8 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --atomic                   also write PIKE-RAG's atomic questions of the same core chunks (mode atomic;
                              decompose searches them first), from the same endpoint: with --kg, one call a
                              chunk for both
+  --ocr-language <l>         the language of scanned pages and pictures: auto (default: from the document's
+                             text, else its first page), eng (English) or chi_sim (Chinese)
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
   --concurrency <n>          openai: requests in flight at most (default ${DEFAULT_CONCURRENCY}). Each batch is kept in
@@ -95,6 +98,8 @@ export interface BuildOptions {
   batchSize?: number;
   /** Per-file parse time limit (default the browser's PARSE_TIMEOUT_MS). */
   parseTimeoutMs?: number;
+  /** The language scans are read in ('auto': from the document's text, else its first page). */
+  ocrLanguage?: OcrLanguageSetting;
   /** Runs over every sentence text before the embedding loop (an endpoint's concurrent cache fill). */
   prefill?: (texts: string[]) => Promise<void>;
 }
@@ -132,6 +137,7 @@ export async function snapshotFromFiles(
   const parser = new ThreadParser({
     timeoutMs: options.parseTimeoutMs,
     onOcrProgress: logOcrProgress('index'),
+    ocrLanguage: options.ocrLanguage,
   });
   try {
     for (const file of files) {
@@ -215,6 +221,7 @@ export async function run(args: string[]): Promise<number> {
       pages: { type: 'boolean', default: false },
       stream: { type: 'boolean', default: false },
       'max-chunk-tokens': { type: 'string' },
+      'ocr-language': { type: 'string', default: 'auto' },
       quiet: { type: 'boolean', default: false },
       cache: { type: 'string', default: '.cache/embeddings' },
       'no-cache': { type: 'boolean', default: false },
@@ -246,6 +253,11 @@ export async function run(args: string[]): Promise<number> {
     : DEFAULT_INDEX_PARAMS.maxChunkTokens;
   if (!Number.isInteger(maxChunkTokens) || maxChunkTokens < 16) {
     process.stderr.write(`index: --max-chunk-tokens must be an integer ≥ 16\n`);
+    return 2;
+  }
+  const ocrLanguage = values['ocr-language'];
+  if (!isOcrLanguageSetting(ocrLanguage)) {
+    process.stderr.write(`index: --ocr-language must be auto, eng or chi_sim, got ${ocrLanguage}\n`);
     return 2;
   }
   const concurrency = Number(values.concurrency);
@@ -294,7 +306,12 @@ export async function run(args: string[]): Promise<number> {
       return 2;
     }
     try {
-      const built = await streamBuild(files, values.out, { maxChunkTokens, appVersion: appVersion(), log });
+      const built = await streamBuild(files, values.out, {
+        maxChunkTokens,
+        appVersion: appVersion(),
+        log,
+        ocrLanguage,
+      });
       for (const e of built.errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
       const seconds = (performance.now() - started) / 1000;
       process.stdout.write(
@@ -343,7 +360,13 @@ export async function run(args: string[]): Promise<number> {
     log(`read ${values.into}: ${existing.documents.length} documents`);
   }
   try {
-    const { snapshot, errors } = await snapshotFromFiles(files, { embedder, maxChunkTokens, log, prefill });
+    const { snapshot, errors } = await snapshotFromFiles(files, {
+      embedder,
+      maxChunkTokens,
+      log,
+      prefill,
+      ocrLanguage,
+    });
     for (const e of errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
     let result = existing ? mergeSnapshots(existing, snapshot) : snapshot;
     if (result.documents.length === 0) {

@@ -36,6 +36,7 @@ import {
 } from '../core/paged/index.ts';
 import { resolveParams } from '../core/retrieval/index.ts';
 import type { FileError } from '../core/types.ts';
+import type { OcrLanguageSetting } from '../core/parse/index.ts';
 import { termAnalyzer } from '../services/library/engine.ts';
 import { writeBundleFile } from './bundleIo.ts';
 import { readInputFile } from './fileWalker.ts';
@@ -47,6 +48,8 @@ export interface StreamBuildOptions {
   log?: (line: string) => void;
   /** Per-file parse time limit (default the browser's PARSE_TIMEOUT_MS). */
   parseTimeoutMs?: number;
+  /** The language scans are read in ('auto': from the document's text, else its first page). */
+  ocrLanguage?: OcrLanguageSetting;
   /** Where the temporary files go (default: beside the output). */
   tempDir?: string;
   /** Bytes per checked block of pages.bin (tests use small ones). */
@@ -197,6 +200,7 @@ async function build(
   const parser = new ThreadParser({
     timeoutMs: options.parseTimeoutMs,
     onOcrProgress: logOcrProgress('index'),
+    ocrLanguage: options.ocrLanguage,
   });
   try {
     for (let f = 0; f < files.length; f++) {

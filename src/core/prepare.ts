@@ -55,6 +55,7 @@ async function prepareParsed(
   };
   if (parsed.externalId !== undefined) doc.externalId = parsed.externalId;
   if (parsed.pageStarts) doc.pageStarts = parsed.pageStarts;
+  if (parsed.ocr) doc.ocr = parsed.ocr;
   return { doc, sections, chunks, sentences };
 }
 

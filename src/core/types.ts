@@ -24,6 +24,35 @@ export interface DocumentRecord {
    * sources and in stores and bundles written before pages were kept.
    */
   pageStarts?: number[];
+  /**
+   * Text recognised from pictures (scans, photos of pages): the language it was read in, and each recognised page's
+   * words with their boxes, so the viewer can mark a cited sentence on the drawn page. Absent for text documents.
+   */
+  ocr?: RecognisedText;
+}
+
+/** What recognition read on a document's pages (see DocumentRecord.ocr). */
+export interface RecognisedText {
+  language: 'eng' | 'chi_sim';
+  /** The file's key in the store of recognised pages (its content hash): its pages there go with the document. */
+  key?: string;
+  pages: RecognisedPage[];
+}
+
+/** One recognised page: its words in reading order, boxed in fractions of the page (0–1, top-left origin). */
+export interface RecognisedPage {
+  /** 1-based page number. */
+  page: number;
+  words: PageWord[];
+}
+
+/** A word (or a piece of a text line) on a page: its text and its box in fractions of the page, top-left origin. */
+export interface PageWord {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
 }
 
 /** Corpus layer: a section (heading + its body) of a document. */

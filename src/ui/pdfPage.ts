@@ -4,7 +4,7 @@
 // file once, it is checked against what was indexed (its size), and kept in memory for the rest of the session.
 // pdf.js runs in the page, loaded only when a page is shown, with its worker module imported into this thread as
 // the parser does (src/core/parse/pdf.ts): no worker URL to serve.
-import type { DocumentRecord } from '../core/types.ts';
+import type { DocumentRecord, PageWord } from '../core/types.ts';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | undefined;
@@ -68,13 +68,23 @@ export async function keepChosenPdf(
   return bytes;
 }
 
-/** Draws page `pageNumber` (1-based) of the PDF on the canvas, `width` CSS pixels wide. */
+/** A pdf.js text item: its string, its transform (text space → page space) and its width in page units. */
+interface TextItemLike {
+  str: string;
+  transform: number[];
+  width: number;
+}
+
+/**
+ * Draws page `pageNumber` (1-based) of the PDF on the canvas, `width` CSS pixels wide, and returns its text layer
+ * as boxes in fractions of the page (empty for a scan: its words are in the document's record instead).
+ */
 export async function renderPdfPage(
   bytes: Uint8Array,
   pageNumber: number,
   canvas: HTMLCanvasElement,
   width: number,
-): Promise<void> {
+): Promise<PageWord[]> {
   const lib = await loadPdfJs();
   // pdf.js detaches the buffer it is given: a copy keeps ours for the next page.
   const task = lib.getDocument({ data: bytes.slice(), isEvalSupported: false, verbosity: 0 });
@@ -88,7 +98,32 @@ export async function renderPdfPage(
     canvas.height = Math.floor(viewport.height);
     canvas.style.width = `${Math.floor(viewport.width / ratio)}px`;
     await page.render({ canvas, viewport }).promise;
+    const content = await page.getTextContent();
+    const items = content.items.filter((item) => 'str' in item) as unknown as TextItemLike[];
+    return items.flatMap((item) => textBox(lib, base, item));
   } finally {
     await document.destroy();
   }
+}
+
+/** A text item's box on the page (as pdf.js's own text layer places it): from its baseline up by its font size. */
+function textBox(
+  lib: PdfJs,
+  viewport: { transform: number[]; width: number; height: number },
+  item: TextItemLike,
+): PageWord[] {
+  if (!item.str.trim()) return [];
+  const [, , c, d, e, f] = lib.Util.transform(viewport.transform, item.transform) as number[];
+  const size = Math.hypot(c, d);
+  const clamp = (v: number): number => Math.min(1, Math.max(0, v));
+  return [
+    {
+      text: item.str,
+      x0: clamp(e / viewport.width),
+      // Ascenders reach about the font size above the baseline, descenders a fifth of it below.
+      y0: clamp((f - size) / viewport.height),
+      x1: clamp((e + item.width) / viewport.width),
+      y1: clamp((f + size * 0.2) / viewport.height),
+    },
+  ];
 }

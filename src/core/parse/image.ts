@@ -2,7 +2,8 @@
 // header and checked before anything decodes it (a decompression bomb declares its size there), and the lines go
 // through the same layout as a PDF page's (headings by size, paragraphs by spacing).
 import { sha256Hex } from '../hash.ts';
-import { imageDimensions, ocrPageLines, recognisePages, type OcrOptions } from './ocr.ts';
+import type { RecognisedText } from '../types.ts';
+import { imageDimensions, ocrPageLines, recognisedPage, recognisePages, type OcrOptions } from './ocr.ts';
 import { dropPageFurniture, layoutPdf } from './pdfLayout.ts';
 import type { Recognised } from './pdf.ts';
 import { ParseError, type ParsedSection } from './types.ts';
@@ -11,18 +12,19 @@ export async function parseImage(
   file: string,
   bytes: Uint8Array,
   ocr: OcrOptions | undefined,
-): Promise<{ text: string; sections: ParsedSection[]; pageStarts: number[]; recognised: Recognised }> {
+): Promise<{
+  text: string;
+  sections: ParsedSection[];
+  pageStarts: number[];
+  recognised: Recognised;
+  ocr: RecognisedText;
+}> {
   const { width, height } = imageDimensions(file, bytes);
   if (!ocr) throw new ParseError(file, 'a picture needs text recognition, which is not available here');
+  const key = `img:${await sha256Hex(bytes)}`;
   let result;
   try {
-    result = await recognisePages(
-      `img:${await sha256Hex(bytes)}`,
-      [1],
-      async () => ({ bytes, width, height }),
-      undefined,
-      ocr,
-    );
+    result = await recognisePages(key, [1], async () => ({ bytes, width, height }), undefined, ocr);
   } catch (error) {
     // The recogniser rejects with its decoder's words, as a string already prefixed "Error: ".
     const message = (error instanceof Error ? error.message : String(error)).replace(/^Error: /, '');
@@ -37,5 +39,6 @@ export async function parseImage(
     sections: built.sections,
     pageStarts: built.pageStarts,
     recognised: { pages: 1, language: result.language },
+    ocr: { language: result.language, key, pages: [recognisedPage(1, page)] },
   };
 }

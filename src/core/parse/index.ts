@@ -22,6 +22,7 @@ function single(
     title?: string;
     pageStarts?: number[];
     recognised?: ParsedDocument['recognised'];
+    ocr?: ParsedDocument['ocr'];
   },
 ): ParseResult {
   if (parsed.text.trim().length === 0) throw new ParseError(name, 'no text found in the file');
@@ -35,6 +36,7 @@ function single(
   };
   if (parsed.pageStarts) document.pageStarts = parsed.pageStarts;
   if (parsed.recognised) document.recognised = parsed.recognised;
+  if (parsed.ocr) document.ocr = parsed.ocr;
   return { documents: [document], errors: [] };
 }
 
@@ -113,6 +115,7 @@ export {
 
 export {
   OCR_LANGUAGE_NAMES,
+  isOcrLanguageSetting,
   type OcrEngine,
   type OcrLanguage,
   type OcrLanguageSetting,

@@ -3,6 +3,7 @@
 // loads WASM or fetches a model. This module decides which pages need recognising, in which language, checks a
 // picture's size from its header before anything decodes it, and turns recognised lines into the positioned lines
 // pdfLayout.ts already reads, so running headers, headings and paragraphs follow the same rules as text PDFs.
+import type { PageWord, RecognisedPage } from '../types.ts';
 import type { PdfLine, PdfPage } from './pdfLayout.ts';
 import { ParseError } from './types.ts';
 
@@ -11,7 +12,19 @@ export type OcrLanguage = 'eng' | 'chi_sim';
 /** What the person may choose in the settings; 'auto' reads it from the document's text, or its first page. */
 export type OcrLanguageSetting = 'auto' | OcrLanguage;
 
+export const isOcrLanguageSetting = (value: unknown): value is OcrLanguageSetting =>
+  value === 'auto' || value === 'eng' || value === 'chi_sim';
+
 export const OCR_LANGUAGE_NAMES: Record<OcrLanguage, string> = { eng: 'English', chi_sim: 'Chinese' };
+
+/** A recognised word, its box in the image's pixels (top-left origin). */
+interface OcrWord {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
 
 /** A recognised line, its box in the image's pixels (top-left origin). */
 export interface OcrLine {
@@ -22,12 +35,24 @@ export interface OcrLine {
   y1: number;
   /** Height of the line's x-height plus ascenders: a steadier font size than the box (descenders vary). */
   rowHeight: number;
+  /** Its words, for the viewer to mark a cited sentence on the drawn page (absent in pages cached before). */
+  words?: OcrWord[];
 }
 
 export interface OcrPage {
   width: number;
   height: number;
   lines: OcrLine[];
+  /** Where the picture lies on its page, in fractions of the page (absent: it covers the page). */
+  placement?: Placement;
+}
+
+/** A rectangle in fractions of a page (0–1), top-left origin. */
+export interface Placement {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
 }
 
 /** The recogniser: one encoded image (PNG, JPEG, WebP, PNM) in, its lines out. */
@@ -40,6 +65,8 @@ export interface PageImage {
   bytes: Uint8Array;
   width: number;
   height: number;
+  /** Where the picture lies on its page (absent: it covers the page). */
+  placement?: Placement;
 }
 
 /** Pages already recognised, kept across a reload so that a resumed file does not redo them. */
@@ -64,6 +91,11 @@ export interface OcrOptions {
   language?: OcrLanguageSetting;
   onProgress?: (progress: OcrProgress) => void;
   store?: OcrPageStore;
+  /**
+   * pdf.js's CanvasFactory where its default does not work (in a browser worker: no document to make a canvas
+   * with); pages whose text is drawn as outlines are drawn on it to be recognised. Node's default is @napi-rs/canvas.
+   */
+  CanvasFactory?: unknown;
 }
 
 /** A picture larger than this many pixels is refused before decoding (a 600 dpi A3 scan is ~70 Mpx). */
@@ -194,6 +226,35 @@ export function ocrPageLines(page: OcrPage, pageHeight: number): PdfPage {
   return { lines, height: pageHeight };
 }
 
+/** Four decimals of a page fraction: a tenth of a point on an A4 page, and a compact record. */
+const fraction = (value: number): number => Math.round(Math.min(1, Math.max(0, value)) * 10_000) / 10_000;
+
+/**
+ * A recognised page's words as boxes in fractions of the page (the picture's pixels mapped through where it lies
+ * on the page), kept with the document so the viewer can mark a cited sentence on the drawn page.
+ */
+export function recognisedPage(n: number, page: OcrPage): RecognisedPage {
+  const at = page.placement ?? { x0: 0, y0: 0, x1: 1, y1: 1 };
+  const sx = page.width > 0 ? (at.x1 - at.x0) / page.width : 0;
+  const sy = page.height > 0 ? (at.y1 - at.y0) / page.height : 0;
+  const words: PageWord[] = [];
+  for (const line of page.lines) {
+    // Pages cached before words were kept: the line is the finest box there is.
+    for (const word of line.words ?? [line]) {
+      const text = word.text.trim();
+      if (!text) continue;
+      words.push({
+        text,
+        x0: fraction(at.x0 + word.x0 * sx),
+        y0: fraction(at.y0 + word.y0 * sy),
+        x1: fraction(at.x0 + word.x1 * sx),
+        y1: fraction(at.y0 + word.y1 * sy),
+      });
+    }
+  }
+  return { page: n, words };
+}
+
 /**
  * Recognises the given pages (1-based numbers) of a document, one at a time, in one language; results already in
  * the store (a file resumed after a reload) are taken from it. `image(n)` renders or extracts page n.
@@ -204,11 +265,19 @@ export async function recognisePages(
   image: (page: number) => Promise<PageImage | undefined>,
   textLanguage: OcrLanguage | undefined,
   options: OcrOptions,
-): Promise<{ language: OcrLanguage; results: Map<number, OcrPage> }> {
+): Promise<{ language: OcrLanguage; results: Map<number, OcrPage>; resumed: number }> {
   const results = new Map<number, OcrPage>();
   const known = new Map<string, OcrPage>();
+  /** Pages found in the store from an earlier, interrupted parse of the file (not recognised again). */
+  let resumed = 0;
   const store = {
-    get: async (key: string) => known.get(key) ?? (await options.store?.get(key)),
+    get: async (key: string) => {
+      const mine = known.get(key);
+      if (mine) return mine;
+      const kept = await options.store?.get(key);
+      if (kept && !key.endsWith('/language')) resumed++;
+      return kept;
+    },
     put: async (key: string, page: OcrPage) => {
       known.set(key, page);
       await options.store?.put(key, page);
@@ -230,7 +299,8 @@ export async function recognisePages(
     const probe = first ? await (await recogniser()).recognize(first.bytes, 'chi_sim') : [];
     language = languageOfText(probe.map((l) => l.text).join('\n')) ?? 'eng';
     if (first && language === 'chi_sim') {
-      const page = { width: first.width, height: first.height, lines: probe };
+      const page: OcrPage = { width: first.width, height: first.height, lines: probe };
+      if (first.placement) page.placement = first.placement;
       await store.put(`${documentKey}/chi_sim/${pages[0]}`, page);
     }
     await store.put(`${documentKey}/language`, {
@@ -250,10 +320,11 @@ export async function recognisePages(
       options.onProgress?.({ page: i + 1, pages: pages.length, language: chosen });
       const lines = await (await recogniser()).recognize(picture.bytes, chosen);
       page = { width: picture.width, height: picture.height, lines };
+      if (picture.placement) page.placement = picture.placement;
       await store.put(key, page);
     }
     results.set(n, page);
   }
   await options.store?.forget?.(`${documentKey}/`);
-  return { language: chosen, results };
+  return { language: chosen, results, resumed };
 }

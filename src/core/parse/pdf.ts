@@ -5,6 +5,7 @@
 // This module reads what pdf.js gives: text items (→ lines, with their characters repaired in pdfText.ts), page
 // heights and the outline; pdfLayout.ts turns them into the document (furniture dropped, headings, paragraphs).
 import { sha256Hex } from '../hash.ts';
+import type { RecognisedText } from '../types.ts';
 import { baseTitle } from './decode.ts';
 import { checkPdfInflatedSize, MAX_PDF_PAGES } from './limits.ts';
 import {
@@ -16,7 +17,9 @@ import {
   textIsUsable,
   type OcrLanguage,
   type OcrOptions,
+  recognisedPage,
   type PageImage,
+  type Placement,
 } from './ocr.ts';
 import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
 import { pdfItemText } from './pdfText.ts';
@@ -124,6 +127,8 @@ async function outlineTargets(document: PdfDocument): Promise<OutlineTarget[]> {
 export interface Recognised {
   pages: number;
   language: OcrLanguage;
+  /** Pages taken from the store, recognised before a reload interrupted the file (absent: none). */
+  resumed?: number;
 }
 
 interface PdfImage {
@@ -162,33 +167,135 @@ function grayPixels(image: PdfImage): Uint8Array | undefined {
   return out;
 }
 
+type Matrix = [number, number, number, number, number, number];
+
+const multiply = (m: Matrix, n: Matrix): Matrix => [
+  m[0] * n[0] + m[2] * n[1],
+  m[1] * n[0] + m[3] * n[1],
+  m[0] * n[2] + m[2] * n[3],
+  m[1] * n[2] + m[3] * n[3],
+  m[0] * n[4] + m[2] * n[5] + m[4],
+  m[1] * n[4] + m[3] * n[5] + m[5],
+];
+
+/** Where an image painted under `ctm` (the unit square) lies on a page of box `view`, in fractions of the page. */
+function placementOf(ctm: Matrix, view: number[]): Placement | undefined {
+  const xs = [ctm[4], ctm[0] + ctm[4], ctm[2] + ctm[4], ctm[0] + ctm[2] + ctm[4]];
+  const ys = [ctm[5], ctm[1] + ctm[5], ctm[3] + ctm[5], ctm[1] + ctm[3] + ctm[5]];
+  const [vx0, vy0, vx1, vy1] = view;
+  const width = vx1 - vx0;
+  const height = vy1 - vy0;
+  if (!(width > 0 && height > 0)) return undefined;
+  return {
+    x0: (Math.min(...xs) - vx0) / width,
+    y0: (vy1 - Math.max(...ys)) / height,
+    x1: (Math.max(...xs) - vx0) / width,
+    y1: (vy1 - Math.min(...ys)) / height,
+  };
+}
+
+/** A page with no picture is drawn and recognised when it paints at least this many paths or runs of text. */
+const MIN_DRAWN_SHAPES = 40;
+/** Resolution a drawn page is recognised at: print quality, where Tesseract reads best. */
+const RENDER_DPI = 200;
+
+/** pdf.js's canvas factory (PDFDocumentProxy.canvasFactory): a platform's 2D canvas, made and released. */
+interface CanvasFactoryLike {
+  create(width: number, height: number): { canvas: unknown; context: unknown };
+  destroy(made: { canvas: unknown; context: unknown }): void;
+}
+
+type PdfPageProxy = Awaited<ReturnType<PdfDocument['getPage']>>;
+
 /**
- * The scan on a page: the largest image it paints, decoded by pdf.js, as a gray PGM. A scanned page is one image
- * covering the page, and its own pixels (not a re-rendering) are the sharpest the recogniser can get; this needs no
- * canvas, so it runs the same in a browser worker and in a Node thread.
+ * A page whose text is drawn, not photographed (letters as vector outlines, a PDF "printed to outlines"): pdf.js
+ * draws it at RENDER_DPI on the platform's canvas (an OffscreenCanvas in the browser's worker, @napi-rs/canvas in
+ * Node) and its pixels go to the recogniser as a scan's would.
  */
-async function pageScan(document: PdfDocument, n: number, ops: PdfJs['OPS']): Promise<PageImage | undefined> {
+async function renderedPage(
+  page: PdfPageProxy,
+  canvasFactory: CanvasFactoryLike,
+): Promise<PageImage | undefined> {
+  const base = page.getViewport({ scale: 1 });
+  let scale = RENDER_DPI / 72;
+  const pixels = base.width * base.height * scale * scale;
+  if (pixels > MAX_OCR_PIXELS) scale *= Math.sqrt(MAX_OCR_PIXELS / pixels);
+  const viewport = page.getViewport({ scale });
+  const width = Math.max(1, Math.floor(viewport.width));
+  const height = Math.max(1, Math.floor(viewport.height));
+  let made: { canvas: unknown; context: unknown };
+  try {
+    made = canvasFactory.create(width, height);
+  } catch {
+    // No canvas on this platform: the page keeps what text it has.
+    return undefined;
+  }
+  try {
+    const context = made.context as {
+      fillStyle: string;
+      fillRect(x: number, y: number, w: number, h: number): void;
+      getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+    };
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, width, height);
+    await page.render({ canvas: made.canvas, canvasContext: context, viewport } as never).promise;
+    const rgba = context.getImageData(0, 0, width, height).data;
+    const gray = grayPixels({ width, height, kind: RGBA_32BPP, data: rgba });
+    return gray ? { bytes: grayPnm(width, height, gray), width, height } : undefined;
+  } finally {
+    canvasFactory.destroy(made);
+  }
+}
+
+/**
+ * The scan on a page: the largest image it paints, decoded by pdf.js, as a gray PGM, with where it lies on the page
+ * (the transforms before it are followed, so the viewer can map recognised words back onto the drawn page). A
+ * scanned page is one image covering the page, and its own pixels (not a re-rendering) are the sharpest the
+ * recogniser can get; this needs no canvas, so it runs the same in a browser worker and in a Node thread.
+ */
+async function pageScan(
+  document: PdfDocument,
+  n: number,
+  ops: PdfJs['OPS'],
+  canvasFactory: CanvasFactoryLike,
+): Promise<PageImage | undefined> {
   const page = await document.getPage(n);
   try {
     const list = await page.getOperatorList();
-    let best: PdfImage | undefined;
+    let best: { image: PdfImage; ctm: Matrix } | undefined;
+    let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+    const saved: Matrix[] = [];
+    let drawn = 0;
     for (let i = 0; i < list.fnArray.length; i++) {
       const fn = list.fnArray[i];
       const args = list.argsArray[i] as unknown[];
       let image: PdfImage | undefined;
-      if (fn === ops.paintImageXObject) {
+      if (fn === ops.constructPath || fn === ops.showText || fn === ops.showSpacedText) drawn++;
+      else if (fn === ops.save) saved.push(ctm);
+      else if (fn === ops.restore) ctm = saved.pop() ?? ctm;
+      else if (fn === ops.transform) ctm = multiply(ctm, args as Matrix);
+      else if (fn === ops.paintFormXObjectBegin) {
+        saved.push(ctm);
+        if (Array.isArray(args[0]) && args[0].length === 6) ctm = multiply(ctm, args[0] as Matrix);
+      } else if (fn === ops.paintFormXObjectEnd) ctm = saved.pop() ?? ctm;
+      else if (fn === ops.paintImageXObject) {
         const id = args[0] as string;
         const objs = id.startsWith('g_') ? page.commonObjs : page.objs;
         image = objs.has(id) ? (objs.get(id) as PdfImage) : undefined;
       } else if (fn === ops.paintInlineImageXObject) {
         image = args[0] as PdfImage;
       }
-      if (image?.data && (!best || image.width * image.height > best.width * best.height)) best = image;
+      if (image?.data && (!best || image.width * image.height > best.image.width * best.image.height)) {
+        best = { image, ctm };
+      }
     }
-    const gray = best && grayPixels(best);
-    return gray && best
-      ? { bytes: grayPnm(best.width, best.height, gray), width: best.width, height: best.height }
-      : undefined;
+    // No picture, but text drawn as paths (or in a font whose text layer is garbage): the page is drawn instead.
+    if (!best) return drawn >= MIN_DRAWN_SHAPES ? await renderedPage(page, canvasFactory) : undefined;
+    const gray = grayPixels(best.image);
+    if (!gray) return undefined;
+    const { width, height } = best.image;
+    const placement = placementOf(best.ctm, page.view);
+    return { bytes: grayPnm(width, height, gray), width, height, ...(placement ? { placement } : {}) };
   } finally {
     page.cleanup();
   }
@@ -209,6 +316,7 @@ export async function parsePdf(
   title: string;
   pageStarts: number[];
   recognised?: Recognised;
+  ocr?: RecognisedText;
 }> {
   checkPdfInflatedSize(file, bytes);
   const lib = await loadPdfJs();
@@ -225,6 +333,7 @@ export async function parsePdf(
     isOffscreenCanvasSupported: false,
     isImageDecoderSupported: false,
     maxImageSize: MAX_OCR_PIXELS,
+    ...(ocr?.CanvasFactory ? { CanvasFactory: ocr.CanvasFactory as never } : {}),
   });
   let document: Awaited<typeof task.promise>;
   try {
@@ -259,20 +368,23 @@ export async function parsePdf(
       page.cleanup();
     }
     let recognised: Recognised | undefined;
+    let ocrText: RecognisedText | undefined;
     if (ocr && unreadable.length > 0) {
       const textLanguage = languageOfText(
         pages.flatMap((p, i) => (unreadable.includes(i + 1) ? [] : p.lines.map((l) => l.text))).join('\n'),
       );
       const ops = lib.OPS;
-      const { language, results } = await recognisePages(
-        `pdf:${await sha256Hex(bytes)}`,
+      const key = `pdf:${await sha256Hex(bytes)}`;
+      const { language, results, resumed } = await recognisePages(
+        key,
         unreadable,
-        (n) => pageScan(document, n, ops),
+        (n) => pageScan(document, n, ops, document.canvasFactory as CanvasFactoryLike),
         textLanguage,
         ocr,
       );
       for (const [n, result] of results) pages[n - 1] = ocrPageLines(result, pages[n - 1].height);
-      recognised = { pages: results.size, language };
+      recognised = { pages: results.size, language, ...(resumed > 0 ? { resumed } : {}) };
+      ocrText = { language, key, pages: [...results].map(([n, result]) => recognisedPage(n, result)) };
     }
     const built = layoutPdf(dropPageFurniture(pages), await outlineTargets(document));
     if (built.text.length === 0) {
@@ -298,6 +410,7 @@ export async function parsePdf(
       title,
       pageStarts: built.pageStarts,
       ...(recognised ? { recognised } : {}),
+      ...(ocrText ? { ocr: ocrText } : {}),
     };
   } catch (error) {
     if (error instanceof ParseError) throw error;

@@ -30,6 +30,11 @@ export interface IngestServiceDeps {
   lock: CrossTabLock;
   /** Written into exported bundles. */
   appVersion: string;
+  /**
+   * The store of recognised pages (IndexedDB `conceptrag-ocr`): pages kept for a file whose recognition a reload
+   * interrupted. A removed document's go with it, and all of them when the library is emptied or indexing cancelled.
+   */
+  ocrPages?: { forget(prefix: string): Promise<void> };
 }
 
 /**
@@ -105,10 +110,19 @@ export function createIngestService(deps: IngestServiceDeps) {
     /** Stops indexing and drops the queue; documents already stored stay (each one is complete). */
     async cancel(): Promise<void> {
       await pipeline.cancel();
+      // No file of the dropped queue resumes: their recognised pages are of no more use.
+      await deps.ocrPages?.forget('');
     },
     /** Removes documents (resolves once they are gone; the graph's refresh follows as a run, ending 'idle'). */
     async removeDocuments(docIds: string[]): Promise<number> {
-      return pipeline.removeDocuments(docIds);
+      const docs = await repo.db.documents.bulkGet(docIds);
+      const removed = await pipeline.removeDocuments(docIds);
+      if (deps.ocrPages) {
+        const emptied = (await repo.db.documents.count()) === 0;
+        const keys = emptied ? [''] : docs.flatMap((d) => (d?.ocr?.key ? [`${d.ocr.key}/`] : []));
+        for (const key of keys) await deps.ocrPages.forget(key);
+      }
+      return removed;
     },
     async clearFailed(): Promise<void> {
       await repo.clearFailedPending();

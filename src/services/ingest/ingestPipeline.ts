@@ -117,7 +117,7 @@ export type PrepareFn = (
 ) => Promise<{
   documents: PreparedDocument[];
   errors: FileError[];
-  recognised?: { pages: number; language: keyof typeof OCR_LANGUAGE_NAMES };
+  recognised?: { pages: number; language: keyof typeof OCR_LANGUAGE_NAMES; resumed?: number };
 }>;
 
 /** What parsing one file gives. */

@@ -14,7 +14,7 @@ export interface FileOutcome {
   documents: number;
   reason?: string;
   /** Pages whose text was recognised from their picture (a scan, an image), and in which language. */
-  recognised?: { pages: number; language: 'eng' | 'chi_sim' };
+  recognised?: { pages: number; language: 'eng' | 'chi_sim'; resumed?: number };
 }
 
 /**

@@ -7,6 +7,8 @@ import { prepareFile } from '../../core/prepare.ts';
 export interface ParseOcr {
   engine: () => Promise<OcrEngine>;
   store?: OcrPageStore;
+  /** pdf.js's canvas factory for pages drawn to be recognised (see OcrOptions.CanvasFactory). */
+  CanvasFactory?: unknown;
 }
 
 export function createParseService(ocr?: ParseOcr) {

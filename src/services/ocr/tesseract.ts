@@ -56,6 +56,13 @@ export function tesseractEngine(paths: TesseractPaths): OcrEngine & { close(): P
               x1: line.bbox.x1,
               y1: line.bbox.y1,
               rowHeight: line.rowAttributes?.rowHeight ?? 0,
+              words: line.words.map((word) => ({
+                text: word.text,
+                x0: word.bbox.x0,
+                y0: word.bbox.y0,
+                x1: word.bbox.x1,
+                y1: word.bbox.y1,
+              })),
             });
           }
         }

@@ -2,14 +2,18 @@
 // app has its text recognised in the parse worker — page by page, with progress — and a question about page 2 is
 // answered with "p. 2". The recogniser's script, WASM and language data come from the app's own origin (the
 // privacy guard fails the test on a request to any other host, and every recogniser file fetched is checked to be
-// the app's); a hostile picture dropped beside it is refused by its header with the reason.
-import { copyFile, writeFile } from 'node:fs/promises';
+// the app's); a hostile picture dropped beside it is refused by its header with the reason. The viewer draws the
+// scanned page and marks the cited sentence where it is on the picture: poppler's word boxes on the text PDF the
+// scan was made from (harbour-scan.truth.json, written by the fixture's build) say where that is.
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { addFiles, openApp, readOutcomes, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { marksLine, pageMarks, type Rect } from '../lib/pageMarks.ts';
 
 const FIXTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-scan.pdf');
+const TRUTH = join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-scan.truth.json');
 
 /** A PNG header declaring 60,000 × 60,000 pixels over 1 MB of zeros deflated to a few KB: a decompression bomb. */
 function bombPng(): Buffer {
@@ -79,6 +83,21 @@ test('ocr: a scanned PDF is answered with its page, its recogniser served by the
   const card = page.locator('[data-testid="evidence"]', { hasText: 'Port Ellen' }).first();
   await expect(card).toContainText('rebuilt in granite');
   await expect(card.locator('[data-testid="page-label"]')).toHaveText('p. 2');
+
+  // The viewer draws the scanned page and marks the sentence on it, over the lines it is printed on.
+  const truth = JSON.parse(await readFile(TRUTH, 'utf8')) as {
+    page: number;
+    sentence: string;
+    lines: Rect[];
+  };
+  await card.locator('[data-testid="evidence-sentence"]', { hasText: 'Port Ellen' }).click();
+  expect((await page.textContent('[data-testid="viewer-mark"]'))?.trim()).toBe(truth.sentence);
+  await page.click('[data-testid="viewer-show-page"]');
+  const marks = await pageMarks(page, truth.page);
+  log(`marks ${JSON.stringify(marks)} over lines ${JSON.stringify(truth.lines)}`);
+  expect(marks).toHaveLength(truth.lines.length);
+  truth.lines.forEach((line, i) => expect(marksLine(marks[i], line), `line ${i + 1}`).toBe(true));
+  await page.keyboard.press('Escape');
 
   // The recogniser was fetched, and only from the app's own origin.
   log(`recogniser files: ${recogniserFiles.map((u) => new URL(u).pathname).join(', ')}`);

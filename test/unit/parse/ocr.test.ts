@@ -6,6 +6,7 @@ import {
   imageDimensions,
   languageOfText,
   ocrPageLines,
+  recognisedPage,
   recognisePages,
   textIsUsable,
   type OcrEngine,
@@ -97,6 +98,42 @@ describe('ocrPageLines', () => {
   });
 });
 
+describe('recognisedPage', () => {
+  it("maps the words' pixels through where the picture lies on the page, to fractions of the page", () => {
+    const page = {
+      width: 1000,
+      height: 2000,
+      // The picture covers the page's right half, top to bottom.
+      placement: { x0: 0.5, y0: 0, x1: 1, y1: 1 },
+      lines: [
+        {
+          text: 'Port Ellen',
+          x0: 100,
+          y0: 200,
+          x1: 600,
+          y1: 260,
+          rowHeight: 40,
+          words: [
+            { text: 'Port', x0: 100, y0: 200, x1: 300, y1: 260 },
+            { text: ' ', x0: 300, y0: 200, x1: 320, y1: 260 },
+            { text: 'Ellen', x0: 340, y0: 200, x1: 600, y1: 260 },
+          ],
+        },
+        // A page cached before words were kept: its line is the box.
+        { text: 'granite', x0: 0, y0: 1000, x1: 1000, y1: 1100, rowHeight: 60 },
+      ],
+    };
+    expect(recognisedPage(2, page)).toEqual({
+      page: 2,
+      words: [
+        { text: 'Port', x0: 0.55, y0: 0.1, x1: 0.65, y1: 0.13 },
+        { text: 'Ellen', x0: 0.67, y0: 0.1, x1: 0.8, y1: 0.13 },
+        { text: 'granite', x0: 0.5, y0: 0.5, x1: 1, y1: 0.55 },
+      ],
+    });
+  });
+});
+
 describe('recognisePages', () => {
   const engine = (calls: string[]): OcrEngine => ({
     async recognize(_image, language) {
@@ -130,7 +167,7 @@ describe('recognisePages', () => {
     ]);
     const forgotten: string[] = [];
     const calls: string[] = [];
-    const { results } = await recognisePages('k', [2, 3], picture, 'eng', {
+    const { results, resumed } = await recognisePages('k', [2, 3], picture, 'eng', {
       engine: async () => engine(calls),
       store: {
         get: async (key) => stored.get(key),
@@ -140,6 +177,8 @@ describe('recognisePages', () => {
     });
     expect(calls).toEqual(['eng']);
     expect(results.get(2)?.lines[0].text).toBe('kept');
+    // One page came from before the interruption (the Library says so).
+    expect(resumed).toBe(1);
     expect(stored.has('k/eng/3')).toBe(true);
     expect(forgotten).toEqual(['k/']);
   });

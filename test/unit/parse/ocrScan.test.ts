@@ -1,17 +1,27 @@
 // Real text recognition in the CLI's parse thread (Tesseract's WASM in a thread of its own, language data from
 // node_modules): a two-page scanned report (test/fixtures/scanned/harbour-scan.pdf, image-only, made by
 // test/bench/scanned/build.mjs --fixture) comes back as text with its pages, its running header and page footer
-// dropped as in a text PDF; the limit is per page; hostile pictures are refused from their header.
+// dropped as in a text PDF, and its words boxed where the page prints them; a page whose letters are outlines is
+// drawn and recognised; the limit is per page; hostile pictures are refused from their header.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ThreadParser } from '../../../src/cli/threadParser.ts';
+import { recognisedWords, sentenceRects } from '../../../src/core/pageMarks.ts';
 import type { OcrProgress } from '../../../src/core/parse/ocr.ts';
 
 const scan = new Uint8Array(
   readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-scan.pdf')),
 );
+
+/** Where the fixture's sentence is printed (poppler's boxes on the text PDF the scan was made from). */
+const truth = JSON.parse(
+  readFileSync(
+    join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-scan.truth.json'),
+    'utf8',
+  ),
+) as { page: number; sentence: string; lines: { x0: number; y0: number; x1: number; y1: number }[] };
 
 const progress: OcrProgress[] = [];
 /**
@@ -40,13 +50,62 @@ describe('scanned PDF in the parse thread', () => {
     expect(result.documents[0].sections.map((s) => s.heading)).toEqual(
       expect.arrayContaining(['1. The quays', '2. The lighthouse']),
     );
+    // The recognised words are kept with their boxes on the page: the sentence's words lie where it is printed.
+    expect(doc.ocr?.language).toBe('eng');
+    expect(doc.ocr?.pages.map((p) => p.page)).toEqual([1, 2]);
+    const rects = sentenceRects(recognisedWords(doc.ocr, truth.page) ?? [], truth.sentence);
+    expect(rects).toHaveLength(truth.lines.length);
+    rects.forEach((rect, i) => {
+      const line = truth.lines[i];
+      for (const side of ['x0', 'y0', 'x1', 'y1'] as const)
+        expect(Math.abs(rect[side] - line[side])).toBeLessThan(0.02);
+    });
     // Page by page, after the first page was read to tell the language.
     expect(progress.map((p) => `${p.page}/${p.pages} ${p.language ?? '?'}`)).toEqual([
       '1/2 ?',
       '1/2 eng',
       '2/2 eng',
     ]);
-  });
+    // Three real recognitions (the language probe, then both pages): a minute and more on a loaded machine.
+  }, 240_000);
+
+  it('draws and recognises a page whose letters are vector outlines, and only that page of a mixed PDF', async () => {
+    const fixture = (name: string) => join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', name);
+    const outlines = new Uint8Array(readFileSync(fixture('harbour-outlines.pdf')));
+    const place = JSON.parse(readFileSync(fixture('harbour-outlines.truth.json'), 'utf8')) as typeof truth;
+    const result = await parser.prepare('harbour-outlines.pdf', outlines, 1200);
+    expect(result.errors).toEqual([]);
+    // Page 1 has its text layer; page 2 (no text, no picture) is drawn by pdf.js and recognised.
+    expect(result.recognised).toEqual({ pages: 1, language: 'eng' });
+    const { doc } = result.documents[0];
+    const text = doc.text.replace(/\s+/g, ' ');
+    expect(text).toContain('The ferry to the island sailed twice a day in summer');
+    expect(text).toContain(place.sentence);
+    expect(doc.text.indexOf('signal station on the headland')).toBeGreaterThanOrEqual(doc.pageStarts![1]);
+    expect(doc.ocr?.pages.map((p) => p.page)).toEqual([2]);
+    const rects = sentenceRects(recognisedWords(doc.ocr, 2) ?? [], place.sentence);
+    expect(rects).toHaveLength(place.lines.length);
+    rects.forEach((rect, i) => {
+      for (const side of ['x0', 'y0', 'x1', 'y1'] as const) {
+        expect(Math.abs(rect[side] - place.lines[i][side])).toBeLessThan(0.02);
+      }
+    });
+  }, 240_000);
+
+  it("reads scans in the language the person set, over the one the document's text suggests", async () => {
+    const chinese = new ThreadParser({ timeoutMs: FILE_LIMIT_MS, ocrLanguage: 'chi_sim' });
+    try {
+      const outlines = readFileSync(
+        join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-outlines.pdf'),
+      );
+      const result = await chinese.prepare('harbour-outlines.pdf', new Uint8Array(outlines), 1200);
+      // Its text page is English ('auto' reads it in English, above); the setting says Chinese.
+      expect(result.recognised).toEqual({ pages: 1, language: 'chi_sim' });
+      expect(result.documents[0].doc.ocr?.language).toBe('chi_sim');
+    } finally {
+      await chinese.close();
+    }
+  }, 240_000);
 
   it('stops a page that runs past the per-page limit, naming the page', async () => {
     const strict = new ThreadParser({ timeoutMs: FILE_LIMIT_MS, pageTimeoutMs: 50 });

@@ -1,0 +1,127 @@
+// Spec (issue 46, Build 1): text recognition survives a reload. A four-page scan (the fixture's two pages twice) is
+// dropped with a PDF whose second page has its letters as vector outlines (no text layer, no picture); the page is
+// reloaded once the scan's page 2 is being recognised. After the reload the ingest queue parses the scan again and
+// recognition goes on where it stopped: the pages done come from the page store (IndexedDB `conceptrag-ocr`), and
+// page 1 is not recognised again. The outlines PDF has
+// only its second page drawn and recognised (its first has a text layer). Both answer; the page store is empty at
+// the end (a file's pages are forgotten once it is done).
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { addFiles, openApp, readOutcomes, waitIdle } from '../lib/app.ts';
+import { expect, test } from '../lib/fixtures.ts';
+// @ts-expect-error -- a build script in plain JavaScript, without types
+import { imagePdf } from '../../bench/scanned/build.mjs';
+
+const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'scanned');
+
+/** The JPEG pages of an image-only PDF written by test/bench/scanned/build.mjs (one DCTDecode stream a page). */
+function jpegPages(pdf: Buffer): Buffer[] {
+  const text = pdf.toString('latin1');
+  return [...text.matchAll(/\/DCTDecode \/Length (\d+) >>\nstream\n/g)].map((m) =>
+    pdf.subarray(m.index + m[0].length, m.index + m[0].length + Number(m[1])),
+  );
+}
+
+test.setTimeout(600_000);
+
+test('ocr: a reload mid-recognition resumes from the next page; a page of outlines is drawn and recognised', async ({
+  page,
+  origin,
+  tmp,
+  log,
+}) => {
+  const scan = join(tmp, 'harbour-scan.pdf');
+  const outlines = join(tmp, 'harbour-outlines.pdf');
+  const pages = jpegPages(await readFile(join(FIXTURES, 'harbour-scan.pdf')));
+  expect(pages).toHaveLength(2);
+  await writeFile(scan, imagePdf([...pages, ...pages]));
+  await copyFile(join(FIXTURES, 'harbour-outlines.pdf'), outlines);
+  // Every activity line the Library shows, on every load of the page (the reload's too).
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { ocrActivity: string[] }).ocrActivity = seen;
+    const watch = () =>
+      new MutationObserver(() => {
+        const text = (document.querySelector('[data-testid="activity"]')?.textContent ?? '')
+          .replace(/\s+/g, ' ')
+          .trim();
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    if (document.body) watch();
+    else document.addEventListener('DOMContentLoaded', watch);
+  });
+  const activity = () => page.evaluate(() => (window as unknown as { ocrActivity: string[] }).ocrActivity);
+
+  await openApp(page, origin);
+  await addFiles(page, [scan, outlines]);
+  // Page 1 is recognised (and kept) once page 2 starts.
+  await page.waitForFunction(
+    () =>
+      (window as unknown as { ocrActivity: string[] }).ocrActivity.some((a) =>
+        a.includes('harbour-scan.pdf: recognising page 2 of 4'),
+      ),
+    undefined,
+    { timeout: 300_000, polling: 100 },
+  );
+  const before = await activity();
+  log(`before the reload: ${before.filter((a) => a.includes('recognising')).join(' | ')}`);
+  expect(before.some((a) => a.includes('harbour-scan.pdf: recognising page 1 of 4 (English)'))).toBe(true);
+  await page.reload();
+  await page.waitForSelector('[data-indexing]');
+  await waitIdle(page);
+
+  const after = (await activity()).filter((a) => a.includes('recognising'));
+  log(`after the reload: ${after.join(' | ')}`);
+  expect(
+    after.filter((a) => a.includes('harbour-scan.pdf') && /page 1 of 4/.test(a)),
+    'page 1 was recognised again after the reload',
+  ).toEqual([]);
+
+  const outcomes = await readOutcomes(page);
+  log(`outcomes: ${JSON.stringify(outcomes)}`);
+  expect(outcomes.find((o) => o.file === 'harbour-scan.pdf')?.status).toBe('indexed');
+  expect(outcomes.find((o) => o.file === 'harbour-outlines.pdf')?.status).toBe('indexed');
+  expect(after.some((a) => /harbour-scan\.pdf: recognising page [2-4] of 4 \(English\)/.test(a))).toBe(true);
+  // The pages recognised before the reload were taken from the page store (page 1 at least), the rest after it.
+  await expect(page.locator('[data-file="harbour-scan.pdf"] [data-testid="recognised"]')).toHaveText(
+    /text recognised on 4 pages, in\s+English\s+\([1-3] of them kept from before a reload\)/,
+  );
+  // The outlines PDF: only its page of outlines was drawn and recognised, its language from its text page.
+  await expect(page.locator('[data-file="harbour-outlines.pdf"] [data-testid="recognised"]')).toHaveText(
+    /^\s*text recognised on 1 page, in\s+English\s*$/,
+  );
+
+  // Both files' text answers, with its page.
+  await page.click('a[href="#ask"]');
+  for (const [question, fact, pageLabel] of <[string, string, RegExp][]>[
+    // The scan holds its two pages twice: the fact is on page 2 and page 4.
+    ['What was the lighthouse at Port Ellen rebuilt in?', 'rebuilt in granite', /^p\. [24]$/],
+    ['What was the signal station on the headland built of?', 'basalt blocks', /^p\. 2$/],
+  ]) {
+    await page.fill('[data-testid="question"]', question);
+    await page.click('[data-testid="ask"]');
+    const card = page.locator('[data-testid="evidence"]', { hasText: fact }).first();
+    await expect(card).toBeVisible({ timeout: 60_000 });
+    await expect(card.locator('[data-testid="page-label"]')).toHaveText(pageLabel);
+  }
+
+  // Done files leave nothing in the page store.
+  const kept = await page.evaluate(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const open = indexedDB.open('conceptrag-ocr');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('pages')) return resolve(0);
+          const count = db.transaction('pages').objectStore('pages').count();
+          count.onsuccess = () => {
+            resolve(count.result);
+            db.close();
+          };
+          count.onerror = () => reject(count.error);
+        };
+      }),
+  );
+  expect(kept, 'recognised pages left in the page store').toBe(0);
+});
