@@ -16,10 +16,13 @@ const USAGE = 'usage: npm run cli -- info <x.bundle> [--json] [--concepts N]\n';
 /** The library's top `n` concepts by global PageRank, with the number of chunks each was kept for. */
 export function topConcepts(snapshot: IndexSnapshot, n: number): Array<{ term: string; chunks: number }> {
   const library = openLibrary(snapshotToCorpus(snapshot));
-  return conceptMap(library.engine.graph, { limit: n, edges: 0 }).nodes.map((node) => ({
-    term: node.term,
-    chunks: node.chunks,
-  }));
+  const { engine } = library;
+  return conceptMap(engine.graph, { limit: n, edges: 0 }, (limit) => engine.subjectScores(limit)).nodes.map(
+    (node) => ({
+      term: node.term,
+      chunks: node.chunks,
+    }),
+  );
 }
 
 export async function run(args: string[]): Promise<number> {

@@ -40,18 +40,24 @@ export interface ConceptMapOptions {
 const CONCEPT_MAP_LIMITS = Object.freeze({ limit: 120, edges: 400, matches: 8 });
 
 /**
- * The top concepts by global PageRank, or, with a search, the best match and its heaviest neighbours. A match is
+ * The top concepts by global PageRank (or by `subjects`' scores: subjects.ts), or, with a search, the best match and its heaviest neighbours. A match is
  * the exact term, else a term starting with the search, else one containing it (best PageRank first in each).
  * A search with no match gives no nodes.
  */
-export function conceptMap(graph: ConceptGraphIndex, options: ConceptMapOptions = {}): ConceptMap {
+export function conceptMap(
+  graph: ConceptGraphIndex,
+  options: ConceptMapOptions = {},
+  subjects?: (limit: number) => Float64Array,
+): ConceptMap {
   const limit = Math.max(1, options.limit ?? CONCEPT_MAP_LIMITS.limit);
   const edgeCap = Math.max(0, options.edges ?? CONCEPT_MAP_LIMITS.edges);
   const terms = graph.table.terms;
   const rank = graph.conceptRank;
   const search = (options.search ?? '').toLowerCase().replace(/\s+/g, ' ').trim();
   if (!search) {
-    const ids = topK(rank, limit);
+    // The library's subjects (subjects.ts) when the caller has the word index to weigh them, else PageRank alone.
+    const order = subjects?.(limit);
+    const ids = order ? topSubjects(order, rank, limit) : topK(rank, limit);
     return { nodes: ids.map(node), edges: edgesAmong(graph, ids, edgeCap), matches: [] };
   }
   const found = matching(terms, rank, search, (options.matches ?? CONCEPT_MAP_LIMITS.matches) + 1);
@@ -84,6 +90,19 @@ export function conceptMap(graph: ConceptGraphIndex, options: ConceptMapOptions 
       chunks: graph.table.conceptChunkOffsets[c + 1] - graph.table.conceptChunkOffsets[c],
     };
   }
+}
+
+/**
+ * The `limit` concepts of highest subject score; when fewer have a score (a small library whose every word is in
+ * every document), the list is filled by PageRank so the Graph view still draws `limit` concepts.
+ */
+function topSubjects(scores: Float64Array, rank: Float64Array, limit: number): number[] {
+  const ids = topK(scores, limit).filter((c) => scores[c] > 0);
+  if (ids.length < limit) {
+    const listed = new Set(ids);
+    for (const c of topK(rank, limit)) if (ids.length < limit && !listed.has(c)) ids.push(c);
+  }
+  return ids;
 }
 
 /** Concepts matching a search: exact, then prefix, then substring; best PageRank first within each. */

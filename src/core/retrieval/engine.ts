@@ -42,6 +42,7 @@ import { rankPpr, type WalkObserver } from './pprSearch.ts';
 import { conceptChunkShares, TableAccess } from './conceptAccess.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from './evidence.ts';
 import { titleGroupSizes } from './questionBlend.ts';
+import { subjectScores } from './subjects.ts';
 import { parseMode, type BaseMode, type Candidate, type Query, type RetrievedChunk } from './types.ts';
 
 export interface RetrievalInput {
@@ -726,6 +727,20 @@ export class RetrievalEngine {
   /** The library analyser's terms of a text (stems, no stop words): what the question's words are compared by. */
   terms(text: string): string[] {
     return this.analyzer.terms(text);
+  }
+
+  /** The library's subjects for a top list of `limit` concepts (subjects.ts): conceptMap's third argument. */
+  subjectScores(limit: number): Float64Array {
+    const ordinal = new Map<string, number>();
+    const documentOf = Uint32Array.from(this.layout.chunks, (c) => {
+      let d = ordinal.get(c.docId);
+      if (d === undefined) ordinal.set(c.docId, (d = ordinal.size));
+      return d;
+    });
+    return subjectScores(
+      { graph: this.graphIndex, words: this.bm25, documentOf, terms: (text) => this.terms(text) },
+      limit,
+    );
   }
 
   /**

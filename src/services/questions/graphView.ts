@@ -96,11 +96,11 @@ function graphOfView(
   };
 }
 
-/** The library's top concepts by PageRank, or the concept a search finds with its neighbours. */
+/** The library's subjects (top concepts by PageRank, weighed by their spread), or a searched concept's neighbours. */
 export function libraryGraph(library: QuestionLibrary, options: ConceptMapOptions = {}): LibraryGraph {
   const started = performance.now();
   const graph = library.engine.graph;
-  const map = conceptMap(graph, options);
+  const map = conceptMap(graph, options, (limit) => library.engine.subjectScores(limit));
   return {
     search: options.search ?? '',
     measure: 'pagerank',

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { conceptMap } from '../../../src/core/retrieval/conceptMap.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
+import { stemKey } from '../../../src/core/retrieval/subjects.ts';
 import { withSectionPaths } from '../../../src/core/retrieval/sectionPath.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 import type { PreparedDocument } from '../../../src/core/types.ts';
@@ -53,5 +54,16 @@ describe.skipIf(vueMissing !== null)('the Vue docs library (lexical layer)', () 
     // What the previous graph showed first on these pages.
     for (const word of ['makes', 'much', 'important', 'run', 'actually', 'needed'])
       expect(top).not.toContain(word);
+    // As the Graph view lists them (subjects.ts): still no generic word, and no word twice in two forms, which
+    // the PageRank alone lists ("prop" and "props", "element" and "elements").
+    const analyzer = createTermAnalyzer();
+    const stems = (list: string[]) => list.map((t) => stemKey(analyzer.terms(t)));
+    expect(new Set(stems(top)).size).toBeLessThan(50);
+    const subjects = conceptMap(engine.graph, { limit: 50, edges: 0 }, (l) =>
+      engine.subjectScores(l),
+    ).nodes.map((n) => n.term);
+    expect(subjects).toHaveLength(50);
+    expect(subjects.filter((t) => generic.has(t))).toEqual([]);
+    expect(new Set(stems(subjects)).size).toBe(50);
   }, 60_000);
 });
