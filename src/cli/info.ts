@@ -1,7 +1,8 @@
 // `npm run cli -- info <x.bundle> [--json] [--concepts N]`: validates a bundle completely (every part's length and
 // SHA-256, the manifest, cross-layer consistency) and prints its manifest: versions, embedder, parameters, counts,
-// parts. With --concepts N, the library's top N concepts by global PageRank and the chunks each was kept for: what
-// the library is about (the Graph view's first picture), as `{term, chunks}` objects with --json.
+// parts. With --concepts N, the library's N subjects (top concepts by global PageRank, core/retrieval/subjects.ts) and
+// the chunks each was kept for: what the library is about (the Graph view's first picture), as `{term, chunks}`
+// objects with --json.
 import { createReadStream } from 'node:fs';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -13,7 +14,7 @@ import { bundleFileSize, formatBytes } from './bundleIo.ts';
 
 const USAGE = 'usage: npm run cli -- info <x.bundle> [--json] [--concepts N]\n';
 
-/** The library's top `n` concepts by global PageRank, with the number of chunks each was kept for. */
+/** The library's `n` subjects (top concepts by global PageRank, subjects.ts), with the chunks each was kept for. */
 export function topConcepts(snapshot: IndexSnapshot, n: number): Array<{ term: string; chunks: number }> {
   const library = openLibrary(snapshotToCorpus(snapshot));
   const { engine } = library;
