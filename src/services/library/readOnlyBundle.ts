@@ -3,7 +3,6 @@
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { PagedBundle } from '../../core/paged/index.ts';
-import type { LibraryThemes } from '../../core/themes/index.ts';
 import { pagedThemesLoader } from '../themes/bundleThemes.ts';
 import { questionFromRecord } from '../../store/atomicStore.ts';
 import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../../store/db.ts';
@@ -77,11 +76,7 @@ function layerLoader<T>(
  * A paged bundle's KG, atomic questions and themes as a source's layers, each read whole on the first question
  * needing it.
  */
-export function pagedLayers(bundle: PagedBundle): {
-  kg?: () => Promise<KgIndex>;
-  atomic?: () => Promise<AtomicIndex | null>;
-  themes?: () => Promise<LibraryThemes | null>;
-} {
+export function pagedLayers(bundle: PagedBundle) {
   const kg = pagedKgLoader(bundle);
   const atomic = pagedAtomicLoader(bundle);
   const themes = pagedThemesLoader(bundle);

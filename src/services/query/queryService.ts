@@ -15,9 +15,9 @@ import { pagedLayers } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { ask, sameChunks } from '../source/ask.ts';
-import type { LibrarySource } from '../source/librarySource.ts';
+import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
-import { openSource, type SourceLayers } from '../source/openSource.ts';
+import { openSource } from '../source/openSource.ts';
 import { warmThemes } from '../themes/themesOf.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
@@ -44,9 +44,6 @@ import {
   type TraceListener,
 } from '../questions/queryProtocol.ts';
 import { libraryCitations, writeAnswer } from '../questions/writtenAnswer.ts';
-
-/** The layers beside a paged library's pages (each read whole on first use). */
-type LayerLoaders = SourceLayers;
 
 /**
  * Where questions read the library now, when not from memory: the source, what else a caller may do with it (the
@@ -109,7 +106,7 @@ export class QueryService {
    * Each bundle read by ranges' layer loaders (pagedLayers): its KG and atomic questions are
    * read once, on the first question that needs them.
    */
-  private readonly layerLoaders = new WeakMap<PagedBundle, LayerLoaders>();
+  private readonly layerLoaders = new WeakMap<PagedBundle, SourceLayers>();
   /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
@@ -419,7 +416,7 @@ export class QueryService {
    * The KG and atomic questions of a bundle read by ranges, each read whole on its first question that needs it and
    * kept while the bundle is open (only those it holds).
    */
-  private bundleLayers(bundle: PagedBundle): LayerLoaders {
+  private bundleLayers(bundle: PagedBundle): SourceLayers {
     let loaders = this.layerLoaders.get(bundle);
     if (!loaders) {
       loaders = pagedLayers(bundle);
@@ -432,7 +429,7 @@ export class QueryService {
    * The library's own KG and atomic questions beside its stored pages, loaded whole from IndexedDB on first use as
    * for a library in memory (LibrarySession.kg and .atomic, reloaded after a build): only those it has.
    */
-  private async storedLayers(): Promise<LayerLoaders> {
+  private async storedLayers(): Promise<SourceLayers> {
     const [kg, atomic] = await Promise.all([this.session.kg(), this.session.atomic()]);
     return {
       ...(kg.size > 0 ? { kg: () => this.session.kg() } : {}),
