@@ -67,7 +67,7 @@ function chunkView(library: QuestionLibrary, chunkId: string): KgChunkView | und
       docId: chunk.docId,
       text: chunk.text,
       tokens: chunk.tokens,
-      sentences: sentencesWithin(library, chunkId, chunk.start, chunk.text.length),
+      sentences: sentencesWithin(library.sentences.get(chunkId), chunk.start, chunk.text.length),
     }
   );
 }
