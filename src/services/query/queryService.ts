@@ -1,7 +1,7 @@
 // The question-time service behind the query worker: it asks the library session (src/services/library/session.ts)
-// for the loaded library, the question embedder for the vector, and answers every mode through askLibrary (the modes
-// themselves are entries in modes.ts), sending lexical evidence early when the vector or the library is slow to
-// come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
+// for the loaded library, the question embedder for the vector, and answers every mode through the one ask()
+// (src/services/source/ask.ts; the modes themselves are entries in modes.ts), sending lexical evidence early when the
+// vector or the library is slow to come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
@@ -273,7 +273,7 @@ export class QueryService {
       const paged = await paging;
       if (!paged) {
         throw new Error(
-          `${name} has no pages to read by ranges (a bundle from cli index --pages has): import it instead`,
+          `${name} has no paged index to read by ranges (a bundle from cli index --pages has): import it instead`,
         );
       }
       return { url: name, counts: paged.manifest.counts, embedderId: null, byRanges: true };

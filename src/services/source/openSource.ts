@@ -28,7 +28,7 @@ export function openSource(at: SourceAt): LibrarySource {
     ...at,
     from: 'pages',
     answering: (modes) =>
-      `this library (${at.chunks.toLocaleString('en')} chunks) is answered from its pages to stay within the ` +
+      `this library (${at.chunks.toLocaleString('en')} chunks) is answered from its paged index to stay within the ` +
       `tab’s memory, which answer ${modes}`,
   });
 }

@@ -51,14 +51,14 @@ export function wordsSource(stored: StoredDocuments, options: WordsOptions = {})
   let shown = new Map<string, PagedChunkRecord>();
   const awaiting = (what: string) =>
     `${what}: this library${options.chunks === undefined ? '' : ` (${options.chunks.toLocaleString('en')} chunks)`} ` +
-    'is answered from its pages to stay within the tab’s memory, and they are being written ("writing pages" in ' +
-    'the Library view)';
+    'is answered from its paged index to stay within the tab’s memory, and that index is being written ' +
+    '("writing the paged index" in the Library view)';
   const source: LibrarySource = {
     kind: 'words',
     from: 'words',
     has,
     layers: { lexical: true, semantic: false },
-    lacking: () => awaiting("the library's pages"),
+    lacking: () => awaiting("the library's paged index"),
     answering: (modes) =>
       `questions in ${modes} are answered by words meanwhile, the rest once they are written`,
     question: (signal) => {
