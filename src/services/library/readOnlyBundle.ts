@@ -72,11 +72,20 @@ function layerLoader<T>(
   };
 }
 
+/** Each bundle's layer loaders, made once: a layer read whole is kept for every later question while it is open. */
+const layersOf = new WeakMap<PagedBundle, ReturnType<typeof readLayers>>();
+
 /**
  * A paged bundle's KG, atomic questions and themes as a source's layers, each read whole on the first question
- * needing it.
+ * needing it (the same loaders for every question of one opened bundle).
  */
-export function pagedLayers(bundle: PagedBundle) {
+export function pagedLayers(bundle: PagedBundle): ReturnType<typeof readLayers> {
+  let layers = layersOf.get(bundle);
+  if (!layers) layersOf.set(bundle, (layers = readLayers(bundle)));
+  return layers;
+}
+
+function readLayers(bundle: PagedBundle) {
   const kg = pagedKgLoader(bundle);
   const atomic = pagedAtomicLoader(bundle);
   const themes = pagedThemesLoader(bundle);

@@ -103,11 +103,6 @@ export class QueryService {
   /** Where the time went opening the stored pages, last time (pagesTimings). */
   private pagesMarks: Record<string, number> | null = null;
   /**
-   * Each bundle read by ranges' layer loaders (pagedLayers): its KG and atomic questions are
-   * read once, on the first question that needs them.
-   */
-  private readonly layerLoaders = new WeakMap<PagedBundle, SourceLayers>();
-  /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
    */
@@ -179,12 +174,6 @@ export class QueryService {
     return (step) => (marks[step] ??= Math.round(performance.now() - t0));
   }
 
-  /** The stored pages questions are answered from, or undefined (see pagesState). */
-  private async localPages(): Promise<StoredPages | undefined> {
-    const state = await this.pagesState();
-    return state && !('awaiting' in state) ? state : undefined;
-  }
-
   /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
   async answeredFromPages(): Promise<{
     chunks: number;
@@ -192,8 +181,8 @@ export class QueryService {
     bytes: number;
     lagging: boolean;
   } | null> {
-    const local = await this.localPages();
-    return local
+    const local = await this.pagesState();
+    return local && !('awaiting' in local)
       ? {
           chunks: local.chunks,
           documents: local.documents,
@@ -413,19 +402,6 @@ export class QueryService {
   }
 
   /**
-   * The KG and atomic questions of a bundle read by ranges, each read whole on its first question that needs it and
-   * kept while the bundle is open (only those it holds).
-   */
-  private bundleLayers(bundle: PagedBundle): SourceLayers {
-    let loaders = this.layerLoaders.get(bundle);
-    if (!loaders) {
-      loaders = pagedLayers(bundle);
-      this.layerLoaders.set(bundle, loaders);
-    }
-    return loaders;
-  }
-
-  /**
    * The library's own KG and atomic questions beside its stored pages, loaded whole from IndexedDB on first use as
    * for a library in memory (LibrarySession.kg and .atomic, reloaded after a build): only those it has.
    */
@@ -539,7 +515,7 @@ export class QueryService {
     options: { held?: boolean; layers?: boolean; view?: boolean } = {},
   ): Promise<Elsewhere | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) return { source: openSource({ paged: bundle.library, ...this.bundleLayers(bundle) }) };
+    if (bundle) return { source: openSource({ paged: bundle.library, ...pagedLayers(bundle) }) };
     const local = await this.pagesState();
     if (!local) return undefined;
     if ('awaiting' in local) {
