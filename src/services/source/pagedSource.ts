@@ -7,7 +7,7 @@ import type { KgChunkView } from '../../core/kg/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
-import { shownEvidence } from '../questions/evidence.ts';
+import { recordEvidence } from '../questions/evidence.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
 import type { PagedReads } from '../questions/queryProtocol.ts';
@@ -151,10 +151,7 @@ function pagedQuestion(
         at += next.length;
       }
     },
-    evidence: (hit) => {
-      const record = records.get(hit.chunkId);
-      return shownEvidence(hit, record?.start ?? 0, record?.title ?? hit.docId, record?.pageStarts);
-    },
+    evidence: (hit) => recordEvidence(hit, records.get(hit.chunkId)),
     records: (hits) => {
       const kept = new Map<string, PagedChunkRecord>();
       for (const hit of hits) {

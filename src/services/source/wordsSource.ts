@@ -22,7 +22,7 @@ import {
 } from '../../core/retrieval/index.ts';
 import { termAnalyzer } from '../library/engine.ts';
 import type { PagesAwaited } from '../library/storedPages.ts';
-import { shownEvidence } from '../questions/evidence.ts';
+import { recordEvidence } from '../questions/evidence.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
 import { recordCitations } from '../questions/writtenAnswer.ts';
 import { noDocument, type LibrarySource } from './librarySource.ts';
@@ -70,10 +70,7 @@ export function wordsSource(stored: StoredDocuments, options: WordsOptions = {})
           return found.hits;
         },
         chunk: () => undefined,
-        evidence: (hit) => {
-          const record = records.get(hit.chunkId);
-          return shownEvidence(hit, record?.start ?? 0, record?.title ?? hit.docId, record?.pageStarts);
-        },
+        evidence: (hit) => recordEvidence(hit, records.get(hit.chunkId)),
         show: () => (shown = records),
       };
     },
