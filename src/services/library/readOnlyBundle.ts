@@ -3,7 +3,7 @@
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { PagedBundle } from '../../core/paged/index.ts';
-import { pagedThemesLoader } from '../themes/bundleThemes.ts';
+import { pagedThemesLoader } from './bundleThemes.ts';
 import { questionFromRecord } from '../../store/atomicStore.ts';
 import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../../store/kgStore.ts';
