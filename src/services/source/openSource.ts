@@ -29,6 +29,6 @@ export function openSource(at: SourceAt): LibrarySource {
     from: 'pages',
     answering: (modes) =>
       `this library (${at.chunks.toLocaleString('en')} chunks) is answered from its paged index to stay within the ` +
-      `tab’s memory, which answer ${modes}`,
+      `tab’s memory, which answers ${modes}`,
   });
 }
