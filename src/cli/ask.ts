@@ -51,10 +51,10 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
                     only the built-in USE-lite is used; a bundle built with another embedder needs this flag
                     (a bundle names its embedder, but it never chooses a model URL or endpoint for you)
   --embed-key-file <f> the key of an openai: embedder (else env ${EMBEDDINGS_KEY_ENV})
-  --whole           read the whole bundle even when it has pages (a bundle from cli index --pages answers
-                    the default mode, bm25, decompose and logical by reading only the blocks a question needs,
-                    and kg and hybrid when it holds a KG, which is then read whole on the first KG question)
-  --stats           print the bytes and rounds of reads each question took (a bundle with pages)
+  --whole           read the whole bundle even when it has a paged index (a bundle from cli index --pages answers
+                    every mode but concept and dense by reading only the blocks a question needs; a KG or
+                    atomic questions it holds are read whole on the first question that needs them)
+  --stats           print the bytes and rounds of reads each question took (a bundle with a paged index)
   --json            print {"answer"?: string, "context": [{"chunkId","docTitle","path","text","score"}]}
   --llm-base-url <u> an OpenAI-compatible endpoint: the context and question go there for a cited answer
   --llm-model <m>   the model for the answer

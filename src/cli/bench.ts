@@ -5,7 +5,7 @@
 // runs modes `kg` and `hybrid` over a core KG built once per run, and scores EM / token F1 of the LLM's answer over
 // every mode's context (`--answer-budget`).
 // The question-time reasoning modes (`decompose`, `logical`, and `atomic`, which reads the atomic layer) run through
-// the app's own askLibrary over the bench's in-memory library, with the endpoint's client, the KG (built on first
+// the app's own ask() (src/services/source/ask.ts) over the bench's in-memory library, with the endpoint's client, the KG (built on first
 // use) as `kg`: a new reasoning mode needs no bench code of its own. They report their calls and tokens per question.
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
@@ -54,7 +54,7 @@ const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <
   [--kappa 0.8] [--answer-budget 3000] [--max-questions 12] [--atomize-temperature 0.7]
 With an LLM endpoint, modes kg and hybrid (KG over the top κ chunks by concept-graph rank, built once per run)
 can be listed in --modes, and every mode gets EM and token F1 of the LLM's answer over its --answer-budget context.
-The question-time modes (atomic, decompose, logical) run as the app runs them (askLibrary) and also report LLM
+The question-time modes (atomic, decompose, logical) run as the app runs them (ask()) and also report LLM
 calls and tokens per question. atomic and decompose atomize the top κ chunks once per run (PIKE-RAG's atomic
 layer, --max-questions per chunk at --atomize-temperature); that cost is reported on stderr.
 `;
@@ -75,7 +75,7 @@ export interface ModeResult {
   em?: number;
   f1?: number;
   /**
-   * Question-time modes run through askLibrary: LLM calls and tokens per question, the mode's own (proposals,
+   * Question-time modes run through ask(): LLM calls and tokens per question, the mode's own (proposals,
    * selections, plans…) and the written answer's, averaged over the questions.
    */
   perQuestion?: {

@@ -50,18 +50,18 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --no-graph-mask            store no graph at all. By default a bundle carries its concept table (each chunk's
                              keyphrases, ~3 MB for MuSiQue), so opening it does not choose them again, and with
                              vectors also the θsem keep-mask of the edges (~0.75 MB), so it skips the edge cosines
-  --pages                    also write the library read by ranges (with --embedder none): \`ask\`, a dropped
+  --pages                    also write the paged index, read by ranges (with --embedder none): \`ask\`, a dropped
                              bundle and ?bundle=<url> then answer by reading only the blocks a question
                              needs, so a bundle larger than a tab's memory still answers (FORMAT.md, "Pages")
   --stream                   build the library read by ranges one file at a time (implies --pages, needs
                              --embedder none, no --into): memory follows the index's arrays, not the text
-                             (1 GB of text fits in a few GB). The bundle holds the pages only: \`ask\` and the app
+                             (1 GB of text fits in a few GB). The bundle holds the paged index only: \`ask\` and the app
                              read it by ranges; importing it, \`ask --whole\` and \`info\` refuse it by name.
                              Progress (files, MB, rate, time left) goes to stderr; temporary files go beside --out
   --kg                       also build the core KG (modes kg, hybrid; logical searches it first) into the bundle:
                              one extraction call per core chunk to --llm-base-url (--llm-model, key from
                              --llm-key-file or env ${LLM_KEY_ENV}), the top --kappa of the chunks by PageRank
-                             (default ${DEFAULT_KAPPA}); with --pages, ask reads it whole beside the pages
+                             (default ${DEFAULT_KAPPA}); with --pages, ask reads it whole beside the paged index
   --atomic                   also write PIKE-RAG's atomic questions of the same core chunks (mode atomic;
                              decompose searches them first), from the same endpoint: with --kg, one call a
                              chunk for both

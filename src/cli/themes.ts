@@ -9,7 +9,7 @@ import { createTermAnalyzer } from '../core/text/index.ts';
 import { openLibrary } from '../services/library/questionLibrary.ts';
 import type { LibrarySource } from '../services/source/librarySource.ts';
 import { openSource } from '../services/source/openSource.ts';
-import { pagedThemesLoader } from '../services/themes/bundleThemes.ts';
+import { pagedThemesLoader } from '../services/library/bundleThemes.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { FileRangeSource } from './fileRangeSource.ts';

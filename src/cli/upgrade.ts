@@ -35,7 +35,7 @@ export async function run(args: string[]): Promise<number> {
   const source = await FileRangeSource.open(input);
   try {
     const manifest = await readManifestByRanges(source);
-    if (!manifest) throw new Error(`${input} is not a bundle with pages`);
+    if (!manifest) throw new Error(`${input} is not a bundle with a paged index`);
     const { parts, base, from, to } = await upgradeBundleParts(source, manifest);
     const bytes = await writeBundleFile(values.out, writeBundle(parts, base));
     process.stdout.write(

@@ -28,7 +28,7 @@ import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { openLibrary } from '../../src/services/library/questionLibrary.ts';
 import { ask } from '../../src/services/source/ask.ts';
 import { openSource } from '../../src/services/source/openSource.ts';
-import { pagedThemesLoader, themesBytesRead } from '../../src/services/themes/bundleThemes.ts';
+import { pagedThemesLoader, themesBytesRead } from '../../src/services/library/bundleThemes.ts';
 import { themesOfLibrary } from '../../src/services/themes/themesOf.ts';
 
 const BENCH = join(import.meta.dirname, '../../../shared/bench');

@@ -42,14 +42,15 @@ export function openLibrary(
   };
 }
 
-/** Sentence ranges of a chunk as offsets into a text that starts at `textStart` in the document. */
+/**
+ * Sentence ranges in document offsets as offsets into a text that starts at `textStart` in the document, those
+ * within it only: a chunk's sentences, from the library in memory or from a chunk record.
+ */
 export function sentencesWithin(
-  library: QuestionLibrary | null,
-  chunkId: string,
+  list: ReadonlyArray<{ start: number; end: number }> | undefined,
   textStart: number,
   textLength: number,
 ): Array<{ start: number; end: number }> | undefined {
-  const list = library?.sentences.get(chunkId);
   return list
     ?.map((s) => ({ start: s.start - textStart, end: s.end - textStart }))
     .filter((s) => s.start >= 0 && s.end <= textLength);

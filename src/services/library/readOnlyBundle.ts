@@ -3,8 +3,7 @@
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { PagedBundle } from '../../core/paged/index.ts';
-import type { LibraryThemes } from '../../core/themes/index.ts';
-import { pagedThemesLoader } from '../themes/bundleThemes.ts';
+import { pagedThemesLoader } from './bundleThemes.ts';
 import { questionFromRecord } from '../../store/atomicStore.ts';
 import type { AtomicQuestionRecord, KgEntityRecord, KgRelationRecord } from '../../store/db.ts';
 import { entityFromRecord, relationFromRecord } from '../../store/kgStore.ts';
@@ -73,15 +72,20 @@ function layerLoader<T>(
   };
 }
 
+/** Each bundle's layer loaders, made once: a layer read whole is kept for every later question while it is open. */
+const layersOf = new WeakMap<PagedBundle, ReturnType<typeof readLayers>>();
+
 /**
  * A paged bundle's KG, atomic questions and themes as a source's layers, each read whole on the first question
- * needing it.
+ * needing it (the same loaders for every question of one opened bundle).
  */
-export function pagedLayers(bundle: PagedBundle): {
-  kg?: () => Promise<KgIndex>;
-  atomic?: () => Promise<AtomicIndex | null>;
-  themes?: () => Promise<LibraryThemes | null>;
-} {
+export function pagedLayers(bundle: PagedBundle): ReturnType<typeof readLayers> {
+  let layers = layersOf.get(bundle);
+  if (!layers) layersOf.set(bundle, (layers = readLayers(bundle)));
+  return layers;
+}
+
+function readLayers(bundle: PagedBundle) {
   const kg = pagedKgLoader(bundle);
   const atomic = pagedAtomicLoader(bundle);
   const themes = pagedThemesLoader(bundle);

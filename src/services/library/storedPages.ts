@@ -1,5 +1,5 @@
 // Opens the library's stored pages (src/store/pagesRepo.ts) for the query worker: a large library is answered by
-// ranges over the stored Blob (the default mode and bm25, src/services/questions/askPaged.ts) instead of loading
+// ranges over the stored Blob (its paged index, src/services/source/pagedSource.ts) instead of loading
 // the corpus into an engine, and only for a library without a semantic layer (the pages hold the lexical index).
 // Pages of the library as it is now are current; pages of an earlier state of a large library (a drop goes on, and
 // refreshes them every few minutes; large also when the drop's queue projects it past the threshold) are opened too,
@@ -62,7 +62,7 @@ export interface StoredPages {
 
 /**
  * A large library whose pages are not written yet: it is not loaded into memory meanwhile, and a question is scored
- * by words over its stored documents, read a batch at a time (src/services/questions/askByWords.ts).
+ * by words over its stored documents, read a batch at a time (src/services/source/wordsSource.ts).
  */
 export interface PagesAwaited {
   awaiting: true;

@@ -445,8 +445,8 @@ export class KgBuildService {
     if (!stored) return undefined;
     if ('awaiting' in stored) {
       throw new Error(
-        `KG: this library (${stored.chunks} chunks) is answered from its pages, and its first pages are being ` +
-          'written ("writing pages" in the Library view): the estimate and the build rank its chunks from them. ' +
+        `KG: this library (${stored.chunks} chunks) is answered from its paged index, which is being written ` +
+          '("writing the paged index" in the Library view): the estimate and the build rank its chunks from it. ' +
           'Try again once they are written.',
       );
     }

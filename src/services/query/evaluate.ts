@@ -109,7 +109,7 @@ export interface EvalContext {
 
 /** Why recall@k is left out over a library read by ranges (EvalResult.recallNote). */
 export const NO_DOCUMENT_NAMES =
-  'recall@k is not scored: this bundle is read by ranges, and its pages name documents by id, not by the ' +
+  'recall@k is not scored: this bundle is read by ranges, and its paged index names documents by id, not by the ' +
   'names a QA set uses (context recall is)';
 
 /** How a library names a question's documents, and asks a question in a mode at a budget. */

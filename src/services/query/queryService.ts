@@ -1,7 +1,7 @@
 // The question-time service behind the query worker: it asks the library session (src/services/library/session.ts)
-// for the loaded library, the question embedder for the vector, and answers every mode through askLibrary (the modes
-// themselves are entries in modes.ts), sending lexical evidence early when the vector or the library is slow to
-// come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
+// for the loaded library, the question embedder for the vector, and answers every mode through the one ask()
+// (src/services/source/ask.ts; the modes themselves are entries in modes.ts), sending lexical evidence early when the
+// vector or the library is slow to come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
@@ -15,9 +15,9 @@ import { pagedLayers } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { ask, sameChunks } from '../source/ask.ts';
-import type { LibrarySource } from '../source/librarySource.ts';
+import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
-import { openSource, type SourceLayers } from '../source/openSource.ts';
+import { openSource } from '../source/openSource.ts';
 import { warmThemes } from '../themes/themesOf.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
@@ -44,9 +44,6 @@ import {
   type TraceListener,
 } from '../questions/queryProtocol.ts';
 import { libraryCitations, writeAnswer } from '../questions/writtenAnswer.ts';
-
-/** The layers beside a paged library's pages (each read whole on first use). */
-type LayerLoaders = SourceLayers;
 
 /**
  * Where questions read the library now, when not from memory: the source, what else a caller may do with it (the
@@ -105,11 +102,6 @@ export class QueryService {
   private opened: Record<string, number> | null = null;
   /** Where the time went opening the stored pages, last time (pagesTimings). */
   private pagesMarks: Record<string, number> | null = null;
-  /**
-   * Each bundle read by ranges' layer loaders (pagedLayers): its KG and atomic questions are
-   * read once, on the first question that needs them.
-   */
-  private readonly layerLoaders = new WeakMap<PagedBundle, LayerLoaders>();
   /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
@@ -182,12 +174,6 @@ export class QueryService {
     return (step) => (marks[step] ??= Math.round(performance.now() - t0));
   }
 
-  /** The stored pages questions are answered from, or undefined (see pagesState). */
-  private async localPages(): Promise<StoredPages | undefined> {
-    const state = await this.pagesState();
-    return state && !('awaiting' in state) ? state : undefined;
-  }
-
   /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
   async answeredFromPages(): Promise<{
     chunks: number;
@@ -195,8 +181,8 @@ export class QueryService {
     bytes: number;
     lagging: boolean;
   } | null> {
-    const local = await this.localPages();
-    return local
+    const local = await this.pagesState();
+    return local && !('awaiting' in local)
       ? {
           chunks: local.chunks,
           documents: local.documents,
@@ -276,7 +262,7 @@ export class QueryService {
       const paged = await paging;
       if (!paged) {
         throw new Error(
-          `${name} has no pages to read by ranges (a bundle from cli index --pages has): import it instead`,
+          `${name} has no paged index to read by ranges (a bundle from cli index --pages has): import it instead`,
         );
       }
       return { url: name, counts: paged.manifest.counts, embedderId: null, byRanges: true };
@@ -416,23 +402,10 @@ export class QueryService {
   }
 
   /**
-   * The KG and atomic questions of a bundle read by ranges, each read whole on its first question that needs it and
-   * kept while the bundle is open (only those it holds).
-   */
-  private bundleLayers(bundle: PagedBundle): LayerLoaders {
-    let loaders = this.layerLoaders.get(bundle);
-    if (!loaders) {
-      loaders = pagedLayers(bundle);
-      this.layerLoaders.set(bundle, loaders);
-    }
-    return loaders;
-  }
-
-  /**
    * The library's own KG and atomic questions beside its stored pages, loaded whole from IndexedDB on first use as
    * for a library in memory (LibrarySession.kg and .atomic, reloaded after a build): only those it has.
    */
-  private async storedLayers(): Promise<LayerLoaders> {
+  private async storedLayers(): Promise<SourceLayers> {
     const [kg, atomic] = await Promise.all([this.session.kg(), this.session.atomic()]);
     return {
       ...(kg.size > 0 ? { kg: () => this.session.kg() } : {}),
@@ -542,7 +515,7 @@ export class QueryService {
     options: { held?: boolean; layers?: boolean; view?: boolean } = {},
   ): Promise<Elsewhere | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) return { source: openSource({ paged: bundle.library, ...this.bundleLayers(bundle) }) };
+    if (bundle) return { source: openSource({ paged: bundle.library, ...pagedLayers(bundle) }) };
     const local = await this.pagesState();
     if (!local) return undefined;
     if ('awaiting' in local) {

@@ -1,6 +1,7 @@
 // A ranked chunk as the page shows it, for every question mode of the query service: offsets moved from the chunk
 // (or its excerpt) into the source document, so a sentence opens the viewer at the right place.
 import { pageRange } from '../../core/pages.ts';
+import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import { cleanHeading, type RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { Evidence } from './queryProtocol.ts';
 
@@ -60,4 +61,9 @@ export function shownEvidence(
       via: p.via,
     },
   };
+}
+
+/** A hit shown from the record of its chunk that a question read (a paged index, or the words' stored chunks). */
+export function recordEvidence(hit: RetrievedChunk, record: PagedChunkRecord | undefined): Evidence {
+  return shownEvidence(hit, record?.start ?? 0, record?.title ?? hit.docId, record?.pageStarts);
 }

@@ -8,6 +8,7 @@ import { conceptMap, walkView, type ConceptMapOptions } from '../../core/retriev
 import type { WalkView, WalkViewCaps } from '../../core/retrieval/index.ts';
 import type { GraphChunk, LibraryGraph, QuestionGraph } from './graphViewProtocol.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
+import { recordRanges } from './writtenAnswer.ts';
 
 /** Longest sentence text sent to the page (it is a label and a tooltip, the viewer shows the rest). */
 const SENTENCE_CHARS = 240;
@@ -167,9 +168,7 @@ function inMemory(library: QuestionLibrary, chunkId: string): ChunkPlace | { doc
 
 function fromRecord(r: PagedChunkRecord | undefined): ChunkPlace | { docId: string; title: string } {
   if (!r) return { docId: '', title: '' };
-  const sentences: Array<{ start: number; end: number }> = [];
-  for (let i = 0; i + 1 < r.sentences.length; i += 2)
-    sentences.push({ start: r.sentences[i], end: r.sentences[i + 1] });
+  const sentences = recordRanges(r);
   if (sentences.length === 0) sentences.push({ start: r.start, end: r.start + r.text.length });
   return {
     docId: r.docId,

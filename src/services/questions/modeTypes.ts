@@ -18,7 +18,7 @@ export interface ModeContext {
   lambda: number;
   /**
    * Ranked chunks for a text in a retrieval mode: the engine of a library in memory, or a library read by ranges
-   * (the default mode and bm25, reading what they need: src/services/questions/askPaged.ts).
+   * (reading only the blocks they need: src/services/source/pagedSource.ts).
    */
   search(
     query: { text: string; vector?: Float32Array },

@@ -75,7 +75,7 @@ export interface AskResult {
   /**
    * `pages`: answered by ranges from the library's stored pages (a large library), not from memory. `words`: a large
    * library whose pages are not written yet, answered by words (BM25) over its stored chunks read a batch at a time
-   * (askByWords.ts); the concept walk and the reasoning modes answer once the pages are written.
+   * (src/services/source/wordsSource.ts); the concept walk and the reasoning modes answer once the pages are written.
    */
   from?: 'pages' | 'words';
   /**

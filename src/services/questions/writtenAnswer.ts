@@ -25,7 +25,8 @@ export interface CitationSource {
 /** Citations from the library in memory (null: none loaded, the citations are the passages). */
 export function libraryCitations(library: QuestionLibrary | null): CitationSource {
   return {
-    sentences: (chunkId, chunkStart, textLength) => sentencesWithin(library, chunkId, chunkStart, textLength),
+    sentences: (chunkId, chunkStart, textLength) =>
+      sentencesWithin(library?.sentences.get(chunkId), chunkStart, textLength),
     pageStarts: (docId) => library?.documents.get(docId)?.pageStarts,
   };
 }
@@ -95,13 +96,12 @@ export async function writeAnswer(
   };
 }
 
-/** A chunk record's sentences as offsets into its own text (the record keeps document offsets). */
+/** A chunk record's sentences as offsets into its own text. */
 export function recordSentences(record: PagedChunkRecord): Array<{ start: number; end: number }> {
-  const sentences: Array<{ start: number; end: number }> = [];
-  for (let i = 0; i + 1 < record.sentences.length; i += 2) {
-    const start = record.sentences[i] - record.start;
-    const end = record.sentences[i + 1] - record.start;
-    if (start >= 0 && end <= record.text.length) sentences.push({ start, end });
-  }
-  return sentences;
+  return sentencesWithin(recordRanges(record), record.start, record.text.length)!;
+}
+
+/** A chunk record's sentences in document offsets (the record keeps them in pairs). */
+export function recordRanges({ sentences: s }: PagedChunkRecord): Array<{ start: number; end: number }> {
+  return Array.from({ length: s.length >> 1 }, (_, i) => ({ start: s[2 * i], end: s[2 * i + 1] }));
 }

@@ -7,7 +7,7 @@ import { rateEvidence, type RetrievedChunk } from '../../core/retrieval/index.ts
 import { answers, missing, parseQuestionMode, type ParsedMode } from '../questions/modeRegistry.ts';
 import type { ModeResult } from '../questions/modeTypes.ts';
 import { DEFAULT_LAMBDA, modeHandler } from '../questions/modes.ts';
-import { corpusAnswer } from '../themes/corpusAnswer.ts';
+import { corpusAnswer } from './corpusAnswer.ts';
 import type { AskRequest, AskResult, PagedReads, TraceListener } from '../questions/queryProtocol.ts';
 import type { LibrarySource } from './librarySource.ts';
 

@@ -91,6 +91,17 @@ export interface LibrarySource extends Capable {
   document(docId: string): Promise<DocumentRecord | undefined>;
 }
 
+/**
+ * The layers a library has beside what it searches, each read on first use (only those it has): the KG and the
+ * atomic questions the KG and reasoning modes read, and stored themes (a bundle's part; a library in memory
+ * computes its own, themesOf.ts).
+ */
+export interface SourceLayers {
+  kg?: () => Promise<KgIndex>;
+  atomic?: () => Promise<AtomicIndex | null>;
+  themes?: () => Promise<LibraryThemes | null>;
+}
+
 /** What a layer a library lacks needs, as every source words it. */
 export function layerLacking(capability: 'kg' | 'atomic'): string {
   return capability === 'kg'

@@ -1,9 +1,7 @@
 // A library loaded into memory (IndexedDB's corpus, a bundle read whole, the bench's corpus) as a LibrarySource: its
 // RetrievalEngine answers every engine mode, every chunk is at hand, and the Graph view reads its concept graph.
-import type { AtomicIndex } from '../../core/atomic/index.ts';
-import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
+import type { KgChunkView } from '../../core/kg/index.ts';
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
-import type { LibraryThemes } from '../../core/themes/index.ts';
 import { sentencesWithin, type QuestionLibrary } from '../library/questionLibrary.ts';
 import { shownEvidence } from '../questions/evidence.ts';
 import { libraryGraph, questionGraph } from '../questions/graphView.ts';
@@ -11,15 +9,13 @@ import type { Capability } from '../questions/modeRegistry.ts';
 import type { Evidence } from '../questions/queryProtocol.ts';
 import { libraryCitations } from '../questions/writtenAnswer.ts';
 import { themesOfLibrary } from '../themes/themesOf.ts';
-import { layerLacking, type LibrarySource } from './librarySource.ts';
+import { layerLacking, type LibrarySource, type SourceLayers } from './librarySource.ts';
 
-export interface MemoryLayers {
-  /** The KG index, loaded on demand (absent: the library has none, and the KG modes are refused). */
-  kg?: () => Promise<KgIndex>;
-  /** The atomic-question index, loaded on demand (null: none yet; `atomic` says how to build it). */
-  atomic?: () => Promise<AtomicIndex | null>;
-  /** Stored themes, read on first use (absent: computed from the library's concept graph, themesOf.ts). */
-  themes?: () => Promise<LibraryThemes | null>;
+/**
+ * No KG: the KG modes are refused; no atomic questions: `atomic` says how to build them; no themes: computed from
+ * the library's concept graph (themesOf.ts).
+ */
+interface MemoryLayers extends SourceLayers {
   /** How this library is named in a refusal (default "this library"). */
   name?: string;
 }
@@ -71,7 +67,7 @@ function chunkView(library: QuestionLibrary, chunkId: string): KgChunkView | und
       docId: chunk.docId,
       text: chunk.text,
       tokens: chunk.tokens,
-      sentences: sentencesWithin(library, chunkId, chunk.start, chunk.text.length),
+      sentences: sentencesWithin(library.sentences.get(chunkId), chunk.start, chunk.text.length),
     }
   );
 }

@@ -2,24 +2,13 @@
 // read by ranges, or the library's own stored pages), or the stored chunks by words while its pages are awaited.
 // A new kind of library is one more case here and one LibrarySource; a new RangeSource needs neither (it is a
 // PagedLibrary's bytes).
-import type { AtomicIndex } from '../../core/atomic/index.ts';
-import type { KgIndex } from '../../core/kg/index.ts';
 import type { PagedLibrary } from '../../core/paged/index.ts';
-import type { LibraryThemes } from '../../core/themes/index.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import type { PagesAwaited } from '../library/storedPages.ts';
-import type { LibrarySource } from './librarySource.ts';
+import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { memorySource } from './memorySource.ts';
 import { pagedSource } from './pagedSource.ts';
 import { wordsSource } from './wordsSource.ts';
-
-/** The layers a library has beside what it searches, each read on first use (only those it has). */
-export interface SourceLayers {
-  kg?: () => Promise<KgIndex>;
-  atomic?: () => Promise<AtomicIndex | null>;
-  /** Stored themes (a bundle's part), read on first use; a library in memory computes its own. */
-  themes?: () => Promise<LibraryThemes | null>;
-}
 
 export type SourceAt =
   /** A library loaded into memory; `name`: how a refusal names it ("this bundle"). */
@@ -33,19 +22,13 @@ export type SourceAt =
 
 export function openSource(at: SourceAt): LibrarySource {
   if ('awaited' in at) return wordsSource(at.awaited, { chunks: at.awaited.chunks });
-  const layers: SourceLayers = {
-    ...(at.kg ? { kg: at.kg } : {}),
-    ...(at.atomic ? { atomic: at.atomic } : {}),
-    ...(at.themes ? { themes: at.themes } : {}),
-  };
-  if ('library' in at) return memorySource(at.library, { ...layers, ...(at.name ? { name: at.name } : {}) });
-  if ('paged' in at) return pagedSource(at.paged, layers);
+  if ('library' in at) return memorySource(at.library, at);
+  if ('paged' in at) return pagedSource(at.paged, at);
   return pagedSource(at.stored, {
-    ...layers,
+    ...at,
     from: 'pages',
-    ...(at.removed?.size ? { removed: at.removed } : {}),
     answering: (modes) =>
-      `this library (${at.chunks.toLocaleString('en')} chunks) is answered from its pages to stay within the ` +
-      `tab’s memory, which answer ${modes}`,
+      `this library (${at.chunks.toLocaleString('en')} chunks) is answered from its paged index to stay within the ` +
+      `tab’s memory, which answers ${modes}`,
   });
 }

@@ -3,24 +3,28 @@
 // chunk by id from the records of its pages, so the KG and reasoning modes run over it as over memory. Its KG and
 // atomic questions, where it has them, are read whole once by the caller's loader (a bundle's part, or the tab's
 // own stores). A question keeps the records its searches and lookups read: its evidence and citations read them.
-import type { AtomicIndex } from '../../core/atomic/index.ts';
-import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
+import type { KgChunkView } from '../../core/kg/index.ts';
 import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
-import type { LibraryThemes } from '../../core/themes/index.ts';
-import { shownEvidence } from '../questions/evidence.ts';
+import { recordEvidence } from '../questions/evidence.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
 import type { PagedReads } from '../questions/queryProtocol.ts';
 import { recordCitations, recordSentences } from '../questions/writtenAnswer.ts';
-import { layerLacking, noDocument, type LibrarySource, type SourceQuestion } from './librarySource.ts';
+import {
+  layerLacking,
+  noDocument,
+  type LibrarySource,
+  type SourceLayers,
+  type SourceQuestion,
+} from './librarySource.ts';
 
-export interface PagedLayers {
-  /** The library's KG, read on first use (absent: it has none; `kg` and `hybrid` are refused, `logical` reads passages). */
-  kg?: () => Promise<KgIndex>;
-  /** Its atomic questions, read on first use (absent: none; `atomic` is refused, `decompose` searches chunks). */
-  atomic?: () => Promise<AtomicIndex | null>;
+/**
+ * No KG: `kg` and `hybrid` are refused, `logical` reads passages; no atomic questions: `atomic` is refused,
+ * `decompose` searches chunks; no themes: none.
+ */
+interface PagedLayers extends SourceLayers {
   /**
    * How a refusal names this library and the modes it answers (default: "a library read by ranges answers …");
    * the library's own stored pages say why it is answered from them.
@@ -33,8 +37,6 @@ export interface PagedLayers {
    * left out of every search, which reads further down the ranking to fill the budget with the others.
    */
   removed?: ReadonlySet<string>;
-  /** Its themes, read on first use (a bundle's `themes.json` part; absent: none). */
-  themes?: () => Promise<LibraryThemes | null>;
 }
 
 /** How far past the budget a search over pages with removed documents reads to fill it with the rest: 8 times. */
@@ -149,10 +151,7 @@ function pagedQuestion(
         at += next.length;
       }
     },
-    evidence: (hit) => {
-      const record = records.get(hit.chunkId);
-      return shownEvidence(hit, record?.start ?? 0, record?.title ?? hit.docId, record?.pageStarts);
-    },
+    evidence: (hit) => recordEvidence(hit, records.get(hit.chunkId)),
     records: (hits) => {
       const kept = new Map<string, PagedChunkRecord>();
       for (const hit of hits) {

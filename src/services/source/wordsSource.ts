@@ -22,7 +22,7 @@ import {
 } from '../../core/retrieval/index.ts';
 import { termAnalyzer } from '../library/engine.ts';
 import type { PagesAwaited } from '../library/storedPages.ts';
-import { shownEvidence } from '../questions/evidence.ts';
+import { recordEvidence } from '../questions/evidence.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
 import { recordCitations } from '../questions/writtenAnswer.ts';
 import { noDocument, type LibrarySource } from './librarySource.ts';
@@ -51,14 +51,14 @@ export function wordsSource(stored: StoredDocuments, options: WordsOptions = {})
   let shown = new Map<string, PagedChunkRecord>();
   const awaiting = (what: string) =>
     `${what}: this library${options.chunks === undefined ? '' : ` (${options.chunks.toLocaleString('en')} chunks)`} ` +
-    'is answered from its pages to stay within the tab’s memory, and they are being written ("writing pages" in ' +
-    'the Library view)';
+    'is answered from its paged index to stay within the tab’s memory, and that index is being written ' +
+    '("writing the paged index" in the Library view)';
   const source: LibrarySource = {
     kind: 'words',
     from: 'words',
     has,
     layers: { lexical: true, semantic: false },
-    lacking: () => awaiting("the library's pages"),
+    lacking: () => awaiting("the library's paged index"),
     answering: (modes) =>
       `questions in ${modes} are answered by words meanwhile, the rest once they are written`,
     question: (signal) => {
@@ -70,10 +70,7 @@ export function wordsSource(stored: StoredDocuments, options: WordsOptions = {})
           return found.hits;
         },
         chunk: () => undefined,
-        evidence: (hit) => {
-          const record = records.get(hit.chunkId);
-          return shownEvidence(hit, record?.start ?? 0, record?.title ?? hit.docId, record?.pageStarts);
-        },
+        evidence: (hit) => recordEvidence(hit, records.get(hit.chunkId)),
         show: () => (shown = records),
       };
     },

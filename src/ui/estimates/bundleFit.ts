@@ -90,9 +90,9 @@ export function checkBundleFit(
     `Imported, your library would need about ${formatBytes(need)} of memory for questions; this tab can use about ` +
     `${formatBytes(budget.bytes)} (${budget.source}), so it would likely run out of memory and reload. ` +
     (facts.pages
-      ? 'It has pages: opened read-only, it is read by ranges, and each question reads only the parts it needs ' +
-        '(the default mode and bm25).'
-      : 'It has no pages to be read by ranges: build it with `npm run cli -- index <folder> --out library.bundle ' +
+      ? 'It has a paged index: opened read-only, it is read by ranges, and each question reads only the parts ' +
+        'it needs.'
+      : 'It has no paged index to be read by ranges: build it with `npm run cli -- index <folder> --out library.bundle ' +
         '--embedder none --pages` and open that one read-only, or ask it from the command line with ' +
         '`npm run cli -- ask library.bundle "<question>"`.');
   return { facts, need, budget, message };
@@ -114,7 +114,7 @@ export function wholeBundleRefusal(
   if (!shortfall) return null;
   return (
     `${name} holds about ${formatBytes(library.textBytes)} of text${library.vectors ? ' with sentence vectors' : ''} ` +
-    `and is read whole here (it has no pages). Opened, it would ` +
+    `and is read whole here (it has no paged index). Opened, it would ` +
     `need about ${formatBytes(shortfall.need)} of memory for questions; this tab can use about ` +
     `${formatBytes(budget.bytes)} (${budget.source}), so it was not opened. A bundle built with ` +
     '`npm run cli -- index <folder> --out library.bundle --embedder none --pages` is read by ranges instead (or, ' +

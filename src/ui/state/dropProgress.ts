@@ -247,7 +247,9 @@ export class DropTally {
         // A large library is searched through its pages, written during the drop in place of the graph: the
         // documents its latest pages hold are the searchable ones.
         label:
-          c.searchableFrom === 'pages' ? 'Documents searchable (from the pages)' : 'Documents searchable',
+          c.searchableFrom === 'pages'
+            ? 'Documents searchable (from the paged index)'
+            : 'Documents searchable',
         done: searchableDone,
         total: p.documents,
         approximate,

@@ -298,7 +298,7 @@ test('Evaluate runs over the pages in the modes they answer, naming the document
   const { page } = await openProfile({ copyOf: builtLibrary.profile });
   await openApp(page, origin, 'evaluate');
   // Only the modes the pages answer are offered, with the reason in one line.
-  await expect(page.getByTestId('eval-modes-reason')).toContainText('answered from its pages');
+  await expect(page.getByTestId('eval-modes-reason')).toContainText('answered from its paged index');
   // The default mode, bm25, their fusion, decompose and logical.
   await expect(page.locator('[name="eval-mode"]')).toHaveCount(5);
   await expect(page.getByTestId('eval-mode-rrf:ppr+bm25')).toHaveCount(1);

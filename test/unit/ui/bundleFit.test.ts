@@ -55,7 +55,7 @@ describe('bundle fit', () => {
     expect(checkBundleFit(small, { storedSentences: 0, budget })).toBeNull();
     const crowded = checkBundleFit(small, { storedSentences: 2_000_000, budget });
     expect(crowded).not.toBeNull();
-    expect(crowded!.message).toContain('It has no pages');
+    expect(crowded!.message).toContain('It has no paged index');
     expect(crowded!.message).toContain('--embedder none --pages');
   });
 

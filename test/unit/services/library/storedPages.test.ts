@@ -203,10 +203,10 @@ describe('the library pages in the store', () => {
       ),
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'dense', budget: 1500 })).rejects.toThrow(
-      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its pages .*, which answer the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
+      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its paged index .*, which answers the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'kg', budget: 1500 })).rejects.toThrow(
-      /mode kg needs a knowledge graph, which this library has not; this library \([\d,]+ chunks\) is answered from its pages/,
+      /mode kg needs a knowledge graph, which this library has not; this library \([\d,]+ chunks\) is answered from its paged index/,
     );
     // The reasoning modes run over the pages (not refused as needing memory): this one got as far as asking for
     // the endpoint, which this library has none of.
@@ -314,7 +314,7 @@ describe('the library pages in the store', () => {
       'logical',
     ]);
     await expect(service.ask({ question, mode: 'atomic', budget: 1500 })).rejects.toThrow(
-      /mode atomic needs atomic questions, which this library has not; .*which answer the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
+      /mode atomic needs atomic questions, which this library has not; .*which answers the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
 
     // What a KG build and atomizing write (one chunk each, as the build service commits them), in words the

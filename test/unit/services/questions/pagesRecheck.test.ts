@@ -69,7 +69,7 @@ describe('the pages re-check at every question', () => {
     expect(counted, 'a question counted the chunks').not.toHaveBeenCalled();
     // A mode that needs the pages (or the library in memory) is refused by name meanwhile.
     await expect(service.ask({ ...question(4), mode: 'concept' })).rejects.toThrow(
-      /mode concept needs the library's pages: this library \(6 chunks\) .* being written/,
+      /mode concept needs the library's paged index: this library \(6 chunks\) .* being written/,
     );
     // The pages are written (the drop's refresh): the next question reads them, with the new documents.
     await writeLibraryPages(repo);
@@ -93,7 +93,7 @@ describe('the pages re-check at every question', () => {
     counted.mockClear();
     const concept = { ...question(3), mode: 'concept' as const };
     await expect(service.ask(concept)).rejects.toThrow(
-      /this library \(5 chunks\) is answered from its pages/,
+      /this library \(5 chunks\) is answered from its paged index/,
     );
     expect(counted).toHaveBeenCalled();
     // Tallied once (the ingest worker checks the tally seconds after its start): counted no more.

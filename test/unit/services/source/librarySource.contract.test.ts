@@ -279,7 +279,7 @@ describe('LibrarySource contract', () => {
         'rrf:ppr+bm25, hybrid, kg, atomic, decompose and logical',
     );
     expect(missing(words, 'decompose')).toMatch(
-      /^mode decompose needs the library's pages: this library \(\d+ chunks\) .*; questions in the default mode and bm25 are answered by words meanwhile/,
+      /^mode decompose needs the library's paged index: this library \(\d+ chunks\) .*; questions in the default mode and bm25 are answered by words meanwhile/,
     );
     // A fusion the registry does not name needs its parts: pages lack the vectors of dense.
     expect(answers(libraries.vue.pages, 'rrf:dense+bm25')).toBe(false);
@@ -396,7 +396,7 @@ describe('LibrarySource contract', () => {
       expect(byWords.evidence.map((e) => e.chunkId)).toEqual(memory.evidence.map((e) => e.chunkId));
     }
     await expect(words.questionGraph(VUE_QUESTIONS[0], undefined, {})).rejects.toThrow(
-      /needs the library's pages/,
+      /needs the library's paged index/,
     );
   });
 });

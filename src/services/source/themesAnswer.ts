@@ -4,8 +4,8 @@
 // recognised (core/themes/corpusQuestion.ts) and the source has themes.
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { LibraryThemes, Theme } from '../../core/themes/index.ts';
-import type { SourceQuestion } from '../source/librarySource.ts';
-import type { ThemesOverview } from './themesProtocol.ts';
+import type { SourceQuestion } from './librarySource.ts';
+import type { ThemesOverview } from '../themes/themesProtocol.ts';
 
 /** Themes an answer shows at most, and at least when the budget is small. */
 const THEMES_SHOWN = 8;

@@ -5,9 +5,9 @@ import { DEFAULT_MODE, type RetrievedChunk } from '../../core/retrieval/index.ts
 import { isCorpusQuestion } from '../../core/themes/index.ts';
 import type { ParsedMode } from '../questions/modeRegistry.ts';
 import type { AskRequest } from '../questions/queryProtocol.ts';
-import type { LibrarySource, SourceQuestion } from '../source/librarySource.ts';
+import type { LibrarySource, SourceQuestion } from './librarySource.ts';
 import { themesAnswer } from './themesAnswer.ts';
-import type { ThemesOverview } from './themesProtocol.ts';
+import type { ThemesOverview } from '../themes/themesProtocol.ts';
 
 export async function corpusAnswer(
   source: LibrarySource,
