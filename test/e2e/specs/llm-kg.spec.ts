@@ -191,6 +191,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     await page.waitForSelector('[data-testid="answer"][data-done="true"]');
     const answerText = (await page.textContent('[data-testid="answer"] '))?.trim() ?? '';
     log(`answer: ${answerText.slice(0, 160)}`);
+    expect(answerText, "the answer's cost in the currency set").toMatch(/cost EUR\s?\d+\.\d+/);
     const partials = await page.evaluate(() => (window as unknown as { __partials: number[] }).__partials);
     const distinct = [...new Set(partials)].filter((n) => n > 0);
     expect(
