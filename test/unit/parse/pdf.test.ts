@@ -1,6 +1,8 @@
 // PDFs read as well as Markdown (issue 22): running headers, footers and page numbers dropped; headings from the
 // outline, font sizes and numbering; ligature glyphs and UTF-8 mojibake back to text; each chunk's page range.
 // Every PDF here is a real file made by test/support/tinyPdf.ts and read through pdf.js.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { pageAt, pageLabel, pageRange } from '../../../src/core/pages.ts';
@@ -81,6 +83,22 @@ describe('PDF page furniture', () => {
       }),
     );
     expect(own.text).toContain('https://harbour.example.org/tides');
+  });
+
+  it('reads a page printed by Chromium: no print header or footer, the code block whole and in place', async () => {
+    const doc = await parsed(
+      new Uint8Array(
+        readFileSync(fileURLToPath(new URL('../../fixtures/browser-print/page.pdf', import.meta.url))),
+      ),
+      'browser-print.pdf',
+    );
+    expect(doc.text).not.toMatch(/\d:\d\d [AP]M/);
+    expect(doc.text).not.toContain('file://');
+    expect(doc.text).not.toMatch(/\b1\/1\b/);
+    const code = doc.text.indexOf('fn read_username()');
+    expect(doc.text.indexOf('return the error to the calling code.')).toBeLessThan(code);
+    expect(doc.text.indexOf('The question mark operator')).toBeGreaterThan(doc.text.indexOf('Ok(username)'));
+    expect(doc.text).toContain('File::open("hello.txt")?;\n\nlet mut username = String::new();');
   });
 
   it("knows a browser's print stamp", () => {
