@@ -17,7 +17,7 @@ export interface EvidenceBlock {
 
 /**
  * The blocks of `text` (split at blank lines, each block with the blank lines after it, so the text reads as
- * written), each with its highlights. `sentences` are best first; a highlight across two blocks is cut at the
+ * written; code blocks next to each other are one), each with its highlights. `sentences` are best first; a highlight across two blocks is cut at the
  * boundary.
  */
 export function evidenceBlocks(
@@ -50,7 +50,13 @@ export function evidenceBlocks(
         p = to;
       }
       if (p < body) pieces.push({ text: text.slice(p, body) });
-      blocks.push({ code: looksLikeCode(text.slice(at, body)), pieces, after: text.slice(body, end) });
+      const code = looksLikeCode(text.slice(at, body));
+      const last = blocks.at(-1);
+      // A blank line inside a code block does not end it: one box, as the code was written.
+      if (code && last?.code) {
+        last.pieces.push({ text: last.after }, ...pieces);
+        last.after = text.slice(body, end);
+      } else blocks.push({ code, pieces, after: text.slice(body, end) });
     }
     if (!m) break;
     at = end;

@@ -4,7 +4,7 @@ export { LlmClient } from './client.ts';
 export type { ChatMessage } from './client.ts';
 export { isAbortError, redact } from './errors.ts';
 export { isRedirect, redirectMessage, redirectMode } from './keyedFetch.ts';
-export { DEFAULT_LLM_SETTINGS, validateLlmSettings } from './settings.ts';
+export { currencyOf, DEFAULT_CURRENCY, DEFAULT_LLM_SETTINGS, validateLlmSettings } from './settings.ts';
 export type { LlmSettings } from './settings.ts';
 export { testConnection } from './testConnection.ts';
 export type { ConnectionDiagnosis } from './testConnection.ts';

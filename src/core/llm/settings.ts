@@ -7,12 +7,33 @@ export interface LlmSettings {
   model: string;
   /** Bearer token; empty for local servers without auth. */
   apiKey: string;
-  /** Price in currency units per million input tokens (0 for local models). */
+  /** Price in `currency` per million input tokens (0 for local models). */
   priceInPerM: number;
   /** Price per million output tokens. */
   priceOutPerM: number;
   /** How many requests may be in flight at once. */
   concurrency: number;
+  /** ISO 4217 code of the prices (USD, EUR, CNY…); absent in settings saved before it existed: USD. */
+  currency?: string;
+}
+
+/** The currency a cost is shown in when the settings name none. */
+export const DEFAULT_CURRENCY = 'USD';
+
+/** The settings' currency code, upper case (USD when they name none). */
+export function currencyOf(s: Pick<LlmSettings, 'currency'> | undefined): string {
+  return (s?.currency?.trim() || DEFAULT_CURRENCY).toUpperCase();
+}
+
+/** Whether the runtime can show amounts in this ISO 4217 code. */
+function knownCurrency(code: string): boolean {
+  if (!/^[A-Za-z]{3}$/.test(code)) return false;
+  try {
+    new Intl.NumberFormat('en', { style: 'currency', currency: code });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const DEFAULT_LLM_SETTINGS: LlmSettings = {
@@ -22,6 +43,7 @@ export const DEFAULT_LLM_SETTINGS: LlmSettings = {
   priceInPerM: 0,
   priceOutPerM: 0,
   concurrency: 2,
+  currency: DEFAULT_CURRENCY,
 };
 
 /** Returns a list of human-readable problems; empty when the settings can be used. */
@@ -39,6 +61,11 @@ export function validateLlmSettings(s: LlmSettings): string[] {
   if (!s.model.trim()) problems.push('LLM settings: model name is empty');
   if (!(s.priceInPerM >= 0)) problems.push('LLM settings: price per million input tokens must be ≥ 0');
   if (!(s.priceOutPerM >= 0)) problems.push('LLM settings: price per million output tokens must be ≥ 0');
+  if (s.currency !== undefined && !knownCurrency(s.currency.trim())) {
+    problems.push(
+      `LLM settings: currency "${s.currency}" is not a three-letter ISO 4217 code (USD, EUR, CNY…)`,
+    );
+  }
   if (!Number.isInteger(s.concurrency) || s.concurrency < 1 || s.concurrency > 64) {
     problems.push('LLM settings: concurrency must be an integer between 1 and 64');
   }

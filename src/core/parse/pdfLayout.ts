@@ -2,7 +2,9 @@
 // - Running headers and footers go: a line in the top or bottom band of the page whose text (digits aside) comes
 //   back at the same height on at least half of the pages, and bare page numbers ("12", "12/40", "Page 3 of 9",
 //   "- 7 -", "xii") in those bands. They are print furniture, not the author's text, and they would otherwise sit in
-//   the middle of paragraphs and repeat in every chunk.
+//   the middle of paragraphs and repeat in every chunk. A browser's print header and footer go on any page, a
+//   single one too: the date–time line ("11/26/26, 1:24 PM", the page title after it) and the page's address
+//   ("file:///…/x.html 1/1"), which a one-page PDF has nothing to repeat against.
 // - Headings come from the outline (bookmarks: title, page and height, matched to the line they point at), from
 //   the font size (a short line clearly larger than the body text; the larger the size, the higher the level) and
 //   from numbering ("4.2 Ownership": level = number of parts), so sections and chunks follow the document's
@@ -66,13 +68,37 @@ export function isPageNumber(text: string): boolean {
   return PAGE_NUMBER.test(text.trim());
 }
 
+/** A browser's print date and time at a line's start or end: "11/26/26, 1:24 PM", "26.11.26, 13:24". */
+const PRINT_DATE_TIME =
+  /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s?m\.?)?(?:\s|$)/i;
+const PRINT_DATE_TIME_END =
+  /(?:^|\s)\d{1,4}[./-]\d{1,2}[./-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s?m\.?)?$/i;
+/** The printed page's address with its page count ("file:///home/x.html 1/1", "https://a.org/p 2 of 3"). */
+const PRINT_ADDRESS = /^(?:file|https?):\/\/\S+\s+\d{1,4}\s*(?:\/|of)\s*\d{1,4}$/i;
+/** An address at a line's start or end (Firefox prints the title beside it, the page count elsewhere). */
+const ADDRESS_AT_EDGE = /^(?:file|https?):\/\/\S+|(?:^|\s)(?:file|https?):\/\/\S+$/i;
+
+/**
+ * Whether a header/footer line is a browser's print furniture. The date–time stamp and the address with its page
+ * count say so alone; a bare address only when the same page's bands also carry the date–time stamp (else it may
+ * be the author's own link at the foot of the page).
+ */
+export function isPrintFurniture(text: string, pageHasPrintDate: boolean): boolean {
+  const t = text.trim();
+  if (PRINT_DATE_TIME.test(t) || PRINT_DATE_TIME_END.test(t) || PRINT_ADDRESS.test(t)) return true;
+  return pageHasPrintDate && ADDRESS_AT_EDGE.test(t);
+}
+
+const hasPrintDate = (text: string): boolean =>
+  PRINT_DATE_TIME.test(text.trim()) || PRINT_DATE_TIME_END.test(text.trim());
+
 /** The key of a header/footer line: its text with the numbers in it (page, date) blanked, and its height. */
 const furnitureKey = (line: PdfLine): string =>
   `${Math.round(line.y / 4)}|${line.text.replace(/\d+/g, '#').toLowerCase()}`;
 
 /**
  * Drops running headers and footers and bare page numbers (see the module comment); returns the pages' remaining
- * lines. A single page has nothing to repeat: only its page number goes. Lines larger than the body text are
+ * lines. A single page has nothing to repeat: only its page number and a browser's print header and footer go. Lines larger than the body text are
  * kept: a chapter heading at the top of every page ("Chapter 3") is not furniture.
  */
 export function dropPageFurniture(pages: readonly PdfPage[]): PdfLine[][] {
@@ -85,13 +111,18 @@ export function dropPageFurniture(pages: readonly PdfPage[]): PdfLine[][] {
     for (const key of keys) seen.set(key, (seen.get(key) ?? 0) + 1);
   }
   const repeatedOn = Math.max(2, Math.ceil(pages.length / 2));
-  return pages.map((page) =>
-    page.lines.filter(
+  return pages.map((page) => {
+    const printed = page.lines.some((l) => inBand(l, page.height) && hasPrintDate(l.text));
+    return page.lines.filter(
       (line) =>
         !inBand(line, page.height) ||
-        !(isPageNumber(line.text) || (seen.get(furnitureKey(line)) ?? 0) >= repeatedOn),
-    ),
-  );
+        !(
+          isPageNumber(line.text) ||
+          isPrintFurniture(line.text, printed) ||
+          (seen.get(furnitureKey(line)) ?? 0) >= repeatedOn
+        ),
+    );
+  });
 }
 
 const roundSize = (size: number): number => Math.round(size * 2) / 2;

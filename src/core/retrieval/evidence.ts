@@ -9,7 +9,7 @@ import { cutToBudget } from './budget.ts';
 import type { TermLookup } from './conceptAccess.ts';
 import type { RetrievalChunkInput, RetrievalSentenceInput } from './corpusLayout.ts';
 import { bestExcerpt } from './excerpt.ts';
-import { pickSentences } from './sentencePick.ts';
+import { pickSentences, TOPIC_WEIGHT } from './sentencePick.ts';
 import type { Candidate, RetrievedChunk, SentenceHit } from './types.ts';
 
 /** How much of the evidence is given as windows of long sections (see windowed). */
@@ -167,7 +167,7 @@ function whole(source: EvidenceSource, c: Candidate, options: EvidenceOptions): 
     path: chunk.path,
     ...pagesOf(chunk),
     provenance: provenance(source, c, options.mode),
-    bestSentences: pick(source, chunk.text, sentenceScores(source, c.chunk, options), options),
+    bestSentences: highlights(source, c.chunk, chunk.text, 0, chunk.text.length, options),
   };
 }
 
@@ -214,9 +214,6 @@ function excerpt(
   }
   const from = scored[run.first].start;
   const shownHeading = heading && from >= heading.length ? heading : undefined;
-  const inRun = scored
-    .slice(run.first, run.last + 1)
-    .map((h) => ({ start: h.start - from, end: h.end - from, score: h.score }));
   return {
     chunkId: chunk.id,
     docId: chunk.docId,
@@ -228,26 +225,56 @@ function excerpt(
     ...pagesOf(chunk),
     excerptStart: from,
     provenance: provenance(source, c, options.mode),
-    bestSentences: pick(source, text, inRun, options),
+    bestSentences: highlights(source, c.chunk, text, from, scored[run.last].end, options),
   };
 }
 
-/** The highlighted sentences of a passage's scored sentences (sentencePick.ts). */
-function pick(source: EvidenceSource, text: string, hits: SentenceHit[], options: EvidenceOptions) {
+/**
+ * The highlighted sentences of chunk k's text from `from` to `to` (offsets into the chunk; the shown text starts
+ * at `from`), scored with the words of its heading path weighing less (sentencePick.ts says why).
+ */
+function highlights(
+  source: EvidenceSource,
+  k: number,
+  text: string,
+  from: number,
+  to: number,
+  options: EvidenceOptions,
+): SentenceHit[] {
+  const chunk = source.chunk(k);
+  const topic = new Set(source.analyzer.terms((chunk.path ?? []).join('\n')));
+  const hits = sentenceScores(source, k, options, topic)
+    .filter((h) => h.start >= from && h.end <= to)
+    .map((h) => ({ start: h.start - from, end: h.end - from, score: h.score }));
   return pickSentences(text, hits, {
     byVector: options.vector !== undefined && source.sentenceVectors !== undefined,
     questionTerms: new Set(options.query.words.keys()),
     terms: (t) => source.analyzer.terms(t),
+    topicTerms: topic,
+    heading: from === 0 ? sectionHeading(chunk) : undefined,
   });
 }
 
-/** Every sentence of chunk k in text order, scored by the share of the question's words it holds (+ its cosine to the question). */
-function sentenceScores(source: EvidenceSource, k: number, options: EvidenceOptions): SentenceHit[] {
+/**
+ * Every sentence of chunk k in text order, scored by the share of the question's words it holds (+ its cosine to
+ * the question); the words in `topic` (the heading path's, when choosing the highlight) weigh TOPIC_WEIGHT.
+ */
+function sentenceScores(
+  source: EvidenceSource,
+  k: number,
+  options: EvidenceOptions,
+  topic?: ReadonlySet<string>,
+): SentenceHit[] {
   const { vector, query } = options;
   const chunk = source.chunk(k);
   const { first, list } = source.sentences(k);
   const vectors = source.sentenceVectors;
   const dim = source.dimension;
+  const topicUnits = new Set(
+    topic
+      ? query.units.filter(([u]) => source.analyzer.terms(u).every((t) => topic.has(t))).map(([u]) => u)
+      : [],
+  );
   const hits: SentenceHit[] = [];
   list.forEach((sentence, i) => {
     const s = first + i;
@@ -263,10 +290,11 @@ function sentenceScores(source: EvidenceSource, k: number, options: EvidenceOpti
       // the question's names, identifiers and word pairs count where the sentence writes them (共现, v-model).
       const terms = source.sentenceTerms(s, sentence.text);
       let shared = 0;
-      for (const [t, w] of query.words) if (terms.has(t)) shared += w;
+      for (const [t, w] of query.words) if (terms.has(t)) shared += topic?.has(t) ? w * TOPIC_WEIGHT : w;
       if (query.units.length) {
         const lower = sentence.text.toLowerCase();
-        for (const [u, w] of query.units) if (lower.includes(u)) shared += w;
+        for (const [u, w] of query.units)
+          if (lower.includes(u)) shared += topicUnits.has(u) ? w * TOPIC_WEIGHT : w;
       }
       score += shared / query.total;
     }

@@ -4,6 +4,10 @@
 // callback to be executed immediately … immediate: true") is prose. So prose that shares the question's words is
 // preferred over a code fragment; a code block can still be the evidence (a chunk of nothing but code), and then
 // it is highlighted whole, not one line of it.
+// Within a passage, the words its heading path already names (the question "How long is the Erie Canal?" in the
+// section "The Erie Canal") said which passage; the other words ("long") say which sentence answers. So the
+// path's words count less in the choice, and the heading line itself, which names the topic and answers nothing,
+// is not highlighted while another sentence is there.
 import type { SentenceHit } from './types.ts';
 
 /** Highlighted sentences per passage. */
@@ -11,6 +15,8 @@ const PICKED_SENTENCES = 2;
 
 /** What a share of the question's words adds to a sentence's cosine (cosines of related text sit near 0.3–0.7). */
 const WORD_SHARE_WEIGHT = 0.5;
+/** What a question word the passage's heading path names counts in the choice of its sentence (1 = as the others). */
+export const TOPIC_WEIGHT = 0.25;
 /** A code fragment keeps this share of its score: it wins only where no prose comes close. */
 const CODE_FACTOR = 0.5;
 
@@ -70,6 +76,10 @@ export interface PickOptions {
   questionTerms: ReadonlySet<string>;
   /** The library's analyser, so a sentence's words compare with the question's. */
   terms: (text: string) => string[];
+  /** The analysed terms of the passage's heading path (they weigh TOPIC_WEIGHT in the share). */
+  topicTerms?: ReadonlySet<string>;
+  /** The passage's heading line, never highlighted while another sentence is there. */
+  heading?: string;
   count?: number;
 }
 
@@ -85,8 +95,13 @@ export function pickSentences(
 ): SentenceHit[] {
   const count = options.count ?? PICKED_SENTENCES;
   const q = options.questionTerms;
-  const ranked = hits
-    .filter((h) => options.byVector || h.score > 0)
+  const topic = options.topicTerms;
+  const heading = options.heading?.trim();
+  const isHeading = (h: SentenceHit): boolean =>
+    heading !== undefined && text.slice(h.start, h.end).trim() === heading;
+  const scored = hits.filter((h) => options.byVector || h.score > 0);
+  const candidates = scored.some((h) => !isHeading(h)) ? scored.filter((h) => !isHeading(h)) : scored;
+  const ranked = candidates
     .map((h) => {
       const sentence = text.slice(h.start, h.end);
       // A line of a code block is code even where it reads like words ("immediate: true" inside an object).
@@ -95,7 +110,7 @@ export function pickSentences(
       let share = 0;
       if (options.byVector && q.size > 0) {
         const own = new Set(options.terms(sentence));
-        for (const t of q) if (own.has(t)) share++;
+        for (const t of q) if (own.has(t)) share += topic?.has(t) ? TOPIC_WEIGHT : 1;
         share /= q.size;
       }
       const base = h.score + WORD_SHARE_WEIGHT * share;

@@ -22,7 +22,7 @@ import { embedKg } from '../../core/kg/index.ts';
 import { DEFAULT_KAPPA, rankOrder, selectCoreChunks } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { LlmSettings } from '../../core/llm/index.ts';
-import { testConnection, type ConnectionDiagnosis } from '../../core/llm/index.ts';
+import { currencyOf, testConnection, type ConnectionDiagnosis } from '../../core/llm/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
 import type { Embedder, ProgressCallback } from '../../core/types.ts';
 import { DexieAtomicStore } from '../../store/atomicStore.ts';
@@ -84,6 +84,8 @@ export interface KgEstimate {
   pendingCalls: number;
   /** How the output tokens were estimated. */
   outputNote: string;
+  /** ISO 4217 code of every cost here (the settings' prices are in it). */
+  currency: string;
 }
 
 /** A build's outcome in chunks (done: every part asked for succeeded), its parts, calls and cost. */
@@ -106,6 +108,8 @@ export interface KgBuildResult extends Pick<
   failures: Array<{ chunkId: string; reason: string }>;
   /** Entities and relations embedded after the build. */
   embedded: number;
+  /** ISO 4217 code of `cost`. */
+  currency: string;
   atomic: DistillBuildSummary['atomic'] & { embedded: number };
 }
 
@@ -229,6 +233,7 @@ export class KgBuildService {
       alreadyDone: core.length - pending.chunks,
       pendingCalls: pending.calls,
       outputNote: notes.join('; '),
+      currency: currencyOf(settings),
     };
   }
 
@@ -359,6 +364,7 @@ export class KgBuildService {
         inputTokens: summary.inputTokens,
         outputTokens: summary.outputTokens,
         cost: summary.cost,
+        currency: currencyOf(settings),
         failures: summary.failures.map((f) => ({
           chunkId: f.chunkId,
           reason: f.part === 'atomic' ? `atomic questions: ${f.reason}` : f.reason,

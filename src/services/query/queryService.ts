@@ -4,6 +4,7 @@
 // vector or the library is slow to come. Beside questions it serves the written answer, the evaluation and the graph view over the same library.
 // Dependencies are injected, so Node tests run it over fake-indexeddb and a loopback LLM server.
 import type { LlmClient, LlmSettings } from '../../core/llm/index.ts';
+import { currencyOf } from '../../core/llm/index.ts';
 import type { DocumentRecord } from '../../core/types.ts';
 import type { DownloadProgress, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { SettingsReader } from '../embed/embedderChoice.ts';
@@ -466,6 +467,11 @@ export class QueryService {
   async llmConfigured(): Promise<boolean> {
     const s = await this.deps.library.getSetting<LlmSettings>(LLM_SETTINGS_KEY);
     return Boolean(s?.baseUrl && s.model);
+  }
+
+  /** The currency the endpoint's prices are in: a trace's costs are shown in it. */
+  async llmCurrency(): Promise<string> {
+    return currencyOf(await this.deps.library.getSetting<LlmSettings>(LLM_SETTINGS_KEY));
   }
 
   /** Stops the answer being streamed (the text so far is not returned). */

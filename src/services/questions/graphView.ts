@@ -35,17 +35,23 @@ export function questionGraph(
   };
 }
 
-/** questionGraph over a library answered from its pages: its own walk, read by blocks until complete. */
+/**
+ * questionGraph over a library answered from its pages: its own walk, read by blocks until complete. `removed`:
+ * documents removed since the pages were written (PagesRemovedRecord); their chunks are not drawn, as no answer
+ * shows them, and the evidence chunks left are ranked again from 0.
+ */
 export async function pagedQuestionGraph(
   library: PagedLibrary,
   question: string,
   caps: Partial<WalkViewCaps> = {},
   signal?: AbortSignal,
+  removed: ReadonlySet<string> = new Set(),
 ): Promise<QuestionGraph> {
   const started = performance.now();
   const read = await library.walkNeighbourhood(question, caps, signal);
-  const { view, records } = read.value;
+  const { records } = read.value;
   const byId = new Map([...records.values()].map((r) => [r.id, r]));
+  const view = withoutRemoved(read.value.view, (chunkId) => removed.has(byId.get(chunkId)?.docId ?? ''));
   return {
     ...graphOfView(view, (chunkId, concepts) => opening(fromRecord(byId.get(chunkId)), concepts)),
     question,
@@ -53,6 +59,20 @@ export async function pagedQuestionGraph(
     libraryConcepts: library.directory.conceptCount,
     milliseconds: performance.now() - started,
     reads: { bytes: read.bytes, rounds: read.rounds },
+  };
+}
+
+/** A walk's view without the chunks `gone` names (and their links), its evidence ranked again from 0. */
+function withoutRemoved(view: WalkView, gone: (chunkId: string) => boolean): WalkView {
+  const dropped = new Set(view.chunks.filter((c) => gone(c.chunkId)).map((c) => c.chunk));
+  if (dropped.size === 0) return view;
+  let rank = 0;
+  return {
+    ...view,
+    chunks: view.chunks
+      .filter((c) => !dropped.has(c.chunk))
+      .map((c) => (c.rank >= 0 ? { ...c, rank: rank++ } : c)),
+    links: view.links.filter((l) => !dropped.has(l.chunk)),
   };
 }
 

@@ -67,7 +67,8 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
     kg: layers.kg ?? (() => Promise.reject(new Error(source.lacking('kg')))),
     atomic: layers.atomic ?? (() => Promise.resolve(null)),
     citations: () => recordCitations(shown),
-    questionGraph: (question, _vector, caps, signal) => pagedQuestionGraph(library, question, caps, signal),
+    questionGraph: (question, _vector, caps, signal) =>
+      pagedQuestionGraph(library, question, caps, signal, layers.removed),
     libraryGraph: (options, signal) => pagedLibraryGraph(library, options, signal),
     document: () => noDocument(source),
     ...(layers.themes ? { themes: layers.themes } : {}),

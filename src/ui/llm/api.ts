@@ -47,12 +47,22 @@ export function createKgUiApi(): KgUiApi {
   };
 }
 
-/** Formats a token count as 12,345 and a cost with enough digits to be non-zero. */
+/** Formats a token count as 12,345. */
 export function formatTokens(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-export function formatCost(cost: number): string {
-  if (cost === 0) return '0';
-  return cost >= 1 ? cost.toFixed(2) : cost.toPrecision(2);
+/**
+ * A cost in the currency the user set (its ISO 4217 code, shown as the code: "USD 0.0012", "EUR 3.40"), with
+ * enough digits to be non-zero: two at 1 and above, else two significant ones.
+ */
+export function formatCost(cost: number, currency: string): string {
+  const digits = cost >= 1 || cost <= 0 ? 2 : Math.min(8, 1 - Math.floor(Math.log10(cost)));
+  return new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    currencyDisplay: 'code',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: Math.max(2, digits),
+  }).format(cost);
 }

@@ -7,6 +7,7 @@
 import { proxy, type Remote } from 'comlink';
 import type { QueryApi } from '../../services/query/queryService.ts';
 import type { TraceEvent } from '../../core/llm/index.ts';
+import { DEFAULT_CURRENCY } from '../../core/llm/index.ts';
 import { ASK_MODES, needsLlm, type QuestionMode } from '../../services/questions/modeRegistry.ts';
 import type { AnswerOut, AskRequest, AskResult } from '../../services/questions/queryProtocol.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
@@ -97,6 +98,8 @@ class AskState {
   trace = $state<TraceEvent[]>([]);
   /** An endpoint is set: the written answer follows the evidence (undefined until the worker has said). */
   llmConfigured = $state<boolean | undefined>(undefined);
+  /** The currency of the endpoint's prices (a trace's costs are shown in it). */
+  llmCurrency = $state(DEFAULT_CURRENCY);
   /** The written answer being streamed, then done (`answer`). */
   streamed = $state('');
   answer = $state<AnswerOut | null>(null);
@@ -160,6 +163,10 @@ class AskState {
     this.llmConfigured = await queryWorker()
       .llmConfigured()
       .catch(() => false);
+    if (this.llmConfigured)
+      this.llmCurrency = await queryWorker()
+        .llmCurrency()
+        .catch(() => DEFAULT_CURRENCY);
   }
 
   async ask(libraryVersion: number): Promise<void> {

@@ -90,6 +90,10 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     await page.fill('[name="llm-model"]', 'scripted-model');
     await page.fill('[name="llm-key"]', 'sk-e2e-secret-key-123456');
     await page.fill('[name="llm-concurrency"]', '1');
+    // Prices in euros (issue 44: the cost had no currency): every cost below is shown in EUR.
+    await page.fill('[name="llm-currency"]', 'eur');
+    await page.fill('[name="llm-price-in"]', '2');
+    await page.fill('[name="llm-price-out"]', '8');
     await page.click('[data-testid="llm-settings"] button[type="submit"]');
     await page.click('[data-testid="llm-test"]');
     await page.waitForSelector('[data-testid="llm-diagnosis"]');
@@ -124,6 +128,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     );
     log(`estimate rows: ${JSON.stringify(rows)}`);
     expect(Number(rows[1][0]), `κ = 1 should cost ${chunks} calls, shows ${rows[1][0]}`).toBe(chunks);
+    expect(rows[1][3], 'the cost in the currency set').toMatch(/^EUR\s?\d+\.\d+$/);
     expect(server.extractionTexts().length, 'extraction calls were made before confirming').toBe(0);
 
     // 3. Build, cancel midway, resume.
@@ -154,6 +159,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     expect(left).toBeLessThan(chunks);
     await page.click('[data-testid="kg-resume"]');
     await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]');
+    await expect(page.locator('[data-testid="kg-result"]')).toContainText(/cost EUR\s?\d+\.\d+/);
     const sent = server.extractionTexts();
     const sentMessage = `expected each of ${chunks} chunks sent once, got ${sent.length} requests (${new Set(sent).size} distinct)`;
     expect(sent.length, sentMessage).toBe(chunks);
@@ -185,6 +191,7 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     await page.waitForSelector('[data-testid="answer"][data-done="true"]');
     const answerText = (await page.textContent('[data-testid="answer"] '))?.trim() ?? '';
     log(`answer: ${answerText.slice(0, 160)}`);
+    expect(answerText, "the answer's cost in the currency set").toMatch(/cost EUR\s?\d+\.\d+/);
     const partials = await page.evaluate(() => (window as unknown as { __partials: number[] }).__partials);
     const distinct = [...new Set(partials)].filter((n) => n > 0);
     expect(

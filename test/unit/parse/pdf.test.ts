@@ -1,11 +1,13 @@
 // PDFs read as well as Markdown (issue 22): running headers, footers and page numbers dropped; headings from the
 // outline, font sizes and numbering; ligature glyphs and UTF-8 mojibake back to text; each chunk's page range.
 // Every PDF here is a real file made by test/support/tinyPdf.ts and read through pdf.js.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { pageAt, pageLabel, pageRange } from '../../../src/core/pages.ts';
 import { parseFile } from '../../../src/core/parse/index.ts';
-import { isPageNumber } from '../../../src/core/parse/pdfLayout.ts';
+import { isPageNumber, isPrintFurniture } from '../../../src/core/parse/pdfLayout.ts';
 import { pdfItemText, repairMojibake } from '../../../src/core/parse/pdfText.ts';
 import { reportWithRunningHeader, tinyPdf, type TinyLine } from '../../support/tinyPdf.ts';
 
@@ -47,6 +49,76 @@ describe('PDF page furniture', () => {
     const doc = await parsed(tinyPdf({ pages }));
     expect(doc.text).toContain('Draft prepared for the harbour board');
     expect(doc.text.match(/Tide tables follow below\./g)).toHaveLength(4);
+  });
+
+  it("drops a browser's print header and footer from a one-page PDF, keeps the author's own link", async () => {
+    // Chromium's print of a local page: date–time and title at the top, address and page count at the foot.
+    const doc = await parsed(
+      tinyPdf({
+        pages: [
+          [
+            { text: '11/26/26, 1:24 PM', y: 775, size: 8, x: 20 },
+            { text: 'Harbour notes', y: 775, size: 8, x: 280 },
+            { text: 'The pilot boat met every barge at the outer buoy before dawn.', y: 600 },
+            { text: 'Tide tables are kept at https://harbour.example.org/tides', y: 580 },
+            { text: 'file:///home/ann/notes/harbour.html', y: 20, size: 8, x: 20 },
+            { text: '1/1', y: 20, size: 8, x: 570 },
+          ],
+        ],
+      }),
+    );
+    expect(doc.text).toContain('The pilot boat met every barge at the outer buoy before dawn.');
+    expect(doc.text).toContain('https://harbour.example.org/tides');
+    expect(doc.text).not.toContain('1:24 PM');
+    expect(doc.text).not.toContain('file://');
+    // An address alone at the foot of an unprinted page is the author's.
+    const own = await parsed(
+      tinyPdf({
+        pages: [
+          [
+            { text: 'The pilot boat met every barge at the outer buoy before dawn.', y: 600 },
+            { text: 'https://harbour.example.org/tides', y: 20, size: 8 },
+          ],
+        ],
+      }),
+    );
+    expect(own.text).toContain('https://harbour.example.org/tides');
+  });
+
+  it('reads a page printed by Chromium: no print header or footer, the code block whole and in place', async () => {
+    const doc = await parsed(
+      new Uint8Array(
+        readFileSync(fileURLToPath(new URL('../../fixtures/browser-print/page.pdf', import.meta.url))),
+      ),
+      'browser-print.pdf',
+    );
+    expect(doc.text).not.toMatch(/\d:\d\d [AP]M/);
+    expect(doc.text).not.toContain('file://');
+    expect(doc.text).not.toMatch(/\b1\/1\b/);
+    const code = doc.text.indexOf('fn read_username()');
+    expect(doc.text.indexOf('return the error to the calling code.')).toBeLessThan(code);
+    expect(doc.text.indexOf('The question mark operator')).toBeGreaterThan(doc.text.indexOf('Ok(username)'));
+    expect(doc.text).toContain('File::open("hello.txt")?;\n\nlet mut username = String::new();');
+  });
+
+  it("knows a browser's print stamp", () => {
+    for (const yes of [
+      '11/26/26, 1:24 PM Harbour notes',
+      '26.11.26, 13:24',
+      'https://a.org/p 2/3',
+      'file:///x.html 1/1',
+    ]) {
+      expect(isPrintFurniture(yes, false), yes).toBe(true);
+    }
+    for (const no of [
+      'https://a.org/p',
+      'Updated 2024-05-01',
+      'In 1/2 of the cases',
+      'Open file:///x.html to see it',
+    ]) {
+      expect(isPrintFurniture(no, false), no).toBe(false);
+    }
+    expect(isPrintFurniture('Harbour notes https://a.org/p', true)).toBe(true);
   });
 
   it('knows a page number when it sees one', () => {

@@ -122,6 +122,31 @@ describe('a three-document library (Markdown chapters, lexical layer)', () => {
     expect(top.path).toEqual(['Fearless concurrency', 'Sharing state']);
   });
 
+  it("highlights the sentence that answers, not the section's heading that names the topic", async () => {
+    // The app's Erie Canal sample (issue 44: the heading "The Erie Canal" was highlighted for this question).
+    const { engine } = await library([
+      ...CHAPTERS,
+      [
+        'erie-canal.md',
+        `# The Erie Canal
+
+The Erie Canal is a waterway in New York State that connects the Hudson River at Albany with Lake Erie at Buffalo.
+When it opened in 1825 it was about 363 miles (584 km) long and was the first water route from the Atlantic coast to
+the Great Lakes that did not require crossing the Appalachian Mountains on foot or by wagon.
+
+## Building the canal
+
+Governor DeWitt Clinton was the canal's great champion. To lift boats about 565 feet from the Hudson to Lake Erie,
+the builders constructed 83 locks.
+`,
+      ],
+    ]);
+    const [top] = engine.search({ text: 'How long is the Erie Canal?' }, DEFAULT_MODE, 12000);
+    expect(top.path).toEqual(['The Erie Canal']);
+    const best = top.bestSentences[0];
+    expect(top.text.slice(best.start, best.end)).toContain('363 miles');
+  });
+
   it('returns the best sentences of the best chunk when the budget is smaller than the chunk', async () => {
     const filler = Array.from(
       { length: 40 },

@@ -21,6 +21,20 @@ describe('evidenceBlocks', () => {
     expect(marks[0].sentence).toMatchObject({ start: best.start, end: best.end });
   });
 
+  it('keeps a code block with a blank line inside whole, between the prose around it', () => {
+    // Issue 44: such a block was drawn as one grey box per paragraph of code.
+    const withBlank =
+      'It can return the error to the calling code.\n\nfn read_username() -> Result<String, io::Error> {\n' +
+      '    let mut file = File::open("hello.txt")?;\n\n    let mut username = String::new();\n' +
+      '    file.read_to_string(&mut username)?;\n    Ok(username)\n}\n\nThe question mark returns the Err value.';
+    const blocks = evidenceBlocks(withBlank, 0, []);
+    expect(blocks.map((b) => b.code)).toEqual([false, true, false]);
+    expect(blocks.map((b) => b.pieces.map((p) => p.text).join('') + b.after).join('')).toBe(withBlank);
+    expect(blocks[1].pieces.map((p) => p.text).join('')).toMatch(
+      /^fn read_username[\s\S]*String::new\(\);[\s\S]*\}$/,
+    );
+  });
+
   it('drops highlights outside the passage', () => {
     const blocks = evidenceBlocks(text, base, [{ start: 10, end: 20 }]);
     expect(blocks.flatMap((b) => b.pieces).some((p) => p.sentence)).toBe(false);

@@ -465,6 +465,8 @@ describe('the library pages in the store', () => {
     const before = await storedPagesQueryService(reopened).ask({ question, mode: 'bm25', budget: 2000 });
     expect(before.from).toBe('pages');
     expect(before.evidence[0].docId).toBe(doc.id);
+    const drawnBefore = await storedPagesQueryService(reopened).graphForQuestion(question);
+    expect(drawnBefore.chunks.map((c) => c.docId)).toContain(doc.id);
     const builtAt = (await reopened.db.pages.get('library'))!.builtAt;
     expect(await reopened.removeDocument(doc.id)).toBe(true);
     expect((await reopened.db.pages.get('library'))?.builtAt, 'the same pages, kept').toBe(builtAt);
@@ -481,6 +483,14 @@ describe('the library pages in the store', () => {
         mode,
       ).not.toContain(doc.id);
     }
+    // The Graph view over the same pages draws none of the removed document's chunks either.
+    const drawn = await storedPagesQueryService(reopened).graphForQuestion(question);
+    expect(drawn.chunks.length).toBeGreaterThan(0);
+    expect(drawn.chunks.map((c) => c.docId)).not.toContain(doc.id);
+    expect(drawn.links.every((l) => drawn.chunks.some((c) => c.chunkId === l.chunkId))).toBe(true);
+    expect(drawn.chunks.filter((c) => c.rank >= 0).map((c) => c.rank)).toEqual(
+      drawn.chunks.filter((c) => c.rank >= 0).map((_, i) => i),
+    );
     // A removal through the pipeline writes the library's pages again afterwards.
     const pipeline = pipelineOf(reopened);
     expect(await pipeline.removeDocuments([other.id])).toBe(1);
