@@ -5,6 +5,7 @@
 // host that lies (lyingHost.ts). The invariant: each case is answered (the pages' own answer) or refused with a
 // message naming the part, in bounded time, with memory bounded by the bytes present. Run in a worker under a time
 // limit (boundedRun.ts) by test/unit/paged/fuzzPages.test.ts and, with many more cases, fuzzPages.scale.test.ts.
+import { Sha256 } from '../../src/core/bundle/sha256.ts';
 import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource, type RangeSource } from '../../src/core/paged/rangeSource.ts';
@@ -26,7 +27,7 @@ import { seededRandom } from './seededRandom.ts';
 const QUESTIONS = ['Which film came out first, and who directed it?', 'Where was the director born?'];
 
 /** Values a field is set to: extremes, off-by-one around its own value, and values of the wrong kind. */
-function extremes(own: number): unknown[] {
+export function extremes(own: number): unknown[] {
   return [
     0,
     1,
@@ -44,7 +45,7 @@ function extremes(own: number): unknown[] {
     1e-300,
   ];
 }
-const WRONG_KINDS: unknown[] = [null, 'x', [], {}, true, { length: 2e9 }, [1, 2, 3], -1, 1e308];
+export const WRONG_KINDS: unknown[] = [null, 'x', [], {}, true, { length: 2e9 }, [1, 2, 3], -1, 1e308];
 
 export interface FuzzReport {
   cases: number;
@@ -66,9 +67,9 @@ const NAMES_A_PART =
 const CRASH =
   /Cannot read|is not a function|is not iterable|Invalid array length|Invalid typed array|call stack/;
 
-type Case = { name: string; run: () => Promise<unknown> };
+export type Case = { name: string; run: () => Promise<unknown> };
 
-async function ask(library: PagedLibrary): Promise<string[]> {
+export async function ask(library: PagedLibrary): Promise<string[]> {
   const out: string[] = [];
   for (const q of QUESTIONS)
     for (const mode of ['ppr', 'bm25']) {
@@ -78,7 +79,7 @@ async function ask(library: PagedLibrary): Promise<string[]> {
   return out;
 }
 
-async function openAndAsk(written: WrittenPagesLike): Promise<string[]> {
+export async function openAndAsk(written: WrittenPagesLike): Promise<string[]> {
   const library = await PagedLibrary.open(
     new MemoryRangeSource(written.data, 'crafted.bundle'),
     { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
@@ -93,7 +94,7 @@ async function bundleAndAsk(source: RangeSource): Promise<string[]> {
   return ask(opened.library);
 }
 
-function pick<T>(random: () => number, list: readonly T[]): T {
+export function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)];
 }
 
@@ -217,6 +218,38 @@ function mutatePieces(p: PagesPieces, random: () => number): { name: string; kee
   return { name: `record ${i}.${field} = ${JSON.stringify(value)}` };
 }
 
+/** A bundle's manifest as JSON (a version 3 bundle: the locator's offset, then the MNFT frame). */
+export function manifestOf(bytes: Uint8Array): { parts: Array<Record<string, unknown>> } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = view.getUint32(bytes.length - 12, true);
+  const length = view.getUint32(at + 4, true);
+  return JSON.parse(new TextDecoder().decode(bytes.subarray(at + 12, at + 12 + length))) as {
+    parts: Array<Record<string, unknown>>;
+  };
+}
+
+/**
+ * The bundle with `manifest` framed and digested as the writer does (a forged manifest, not a damaged one), written
+ * after the old one (kept as it is) and the locator pointing at it.
+ */
+export function withManifest(bytes: Uint8Array, manifest: unknown): Uint8Array {
+  const tail = bytes.length - 12;
+  const body = new TextEncoder().encode(JSON.stringify(manifest));
+  const frame = new Uint8Array(12 + body.length + 32);
+  frame.set(new TextEncoder().encode('MNFT'));
+  new DataView(frame.buffer).setUint32(4, body.length, true);
+  new DataView(frame.buffer).setUint32(8, ~body.length >>> 0, true);
+  frame.set(body, 12);
+  frame.set(new Sha256().update(body).digest(), 12 + body.length);
+  const joined = new Uint8Array(tail + frame.length + 12);
+  joined.set(bytes.subarray(0, tail));
+  joined.set(frame, tail);
+  const jv = new DataView(joined.buffer);
+  jv.setUint32(tail + frame.length, tail, true);
+  joined.set(new TextEncoder().encode('END.'), tail + frame.length + 8);
+  return joined;
+}
+
 /** One mutation of a whole bundle's bytes: the locator, the manifest's frame or its JSON, the hashes part. */
 async function mutateBundle(
   bytes: Uint8Array,
@@ -273,21 +306,7 @@ async function mutateBundle(
       part[field] = value;
       change = `${String(part.name)}.${field} = ${JSON.stringify(value)}`;
     }
-    const { Sha256 } = await import('../../src/core/bundle/sha256.ts');
-    const body = new TextEncoder().encode(JSON.stringify(manifest));
-    const frame = new Uint8Array(12 + body.length + 32);
-    frame.set(new TextEncoder().encode('MNFT'));
-    new DataView(frame.buffer).setUint32(4, body.length, true);
-    new DataView(frame.buffer).setUint32(8, ~body.length >>> 0, true);
-    frame.set(body, 12);
-    frame.set(new Sha256().update(body).digest(), 12 + body.length);
-    const joined = new Uint8Array(tail + frame.length + 12);
-    joined.set(out.subarray(0, tail));
-    joined.set(frame, tail);
-    const jv = new DataView(joined.buffer);
-    jv.setUint32(tail + frame.length, tail, true);
-    joined.set(new TextEncoder().encode('END.'), tail + frame.length + 8);
-    return { name: `manifest ${change}`, bytes: joined };
+    return { name: `manifest ${change}`, bytes: withManifest(out, manifest) };
   }
   if (kind === 2) {
     const at = Math.floor(random() * out.length);
@@ -350,7 +369,7 @@ const LIES: Lie[] = [
   'whole',
 ];
 
-async function runCases(
+export async function runCases(
   cases: Case[],
   expected: () => Promise<string[]>,
   exact = false,

@@ -38,7 +38,17 @@ export async function readThemesPart(
 ): Promise<{ themes: LibraryThemes; bytes: number } | null> {
   const entry = manifest.parts.find((p) => p.name === THEMES_PART);
   if (!entry) return null;
-  checkLocatedParts([entry], source.size);
+  named(() => checkLocatedParts([entry], source.size));
+  // A forged manifest may give any JSON here: a size that is not a byte count is refused before it sizes a buffer.
+  for (const field of ['length', 'rawLength'] as const) {
+    if (!Number.isSafeInteger(entry[field]) || entry[field] < 0) {
+      throw new BundleError(
+        'invalid-content',
+        `part ${THEMES_PART}: ${field} ${JSON.stringify(entry[field])} is not a byte count`,
+        THEMES_PART,
+      );
+    }
+  }
   if (entry.length > THEMES_MAX_BYTES || entry.rawLength > THEMES_MAX_BYTES) {
     throw new BundleError(
       'invalid-content',
@@ -49,8 +59,31 @@ export async function readThemesPart(
   const stored = await source.read(entry.offset!, entry.length);
   if (toHex(new Sha256().update(stored).digest()) !== entry.sha256)
     throw new BundleError('corrupted', `corrupted (SHA-256 mismatch in part ${THEMES_PART})`, THEMES_PART);
-  const raw = entry.encoding === 'gzip' ? await gunzip(stored, entry.rawLength) : stored;
+  const raw = entry.encoding === 'gzip' ? await namedAsync(() => gunzip(stored, entry.rawLength)) : stored;
   return { themes: themesFromBytes(raw), bytes: stored.length };
+}
+
+/** A refusal of the bundle's own checks (its place, its inflated size) said of this part. */
+function renamed(error: unknown): BundleError {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/^bundle: /, '');
+  const kind = error instanceof BundleError ? error.kind : 'invalid-content';
+  return new BundleError(kind, `part ${THEMES_PART}: ${message}`, THEMES_PART);
+}
+
+function named<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw renamed(error);
+  }
+}
+
+async function namedAsync<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw renamed(error);
+  }
 }
 
 /** Themes from a part's decoded bytes. */

@@ -131,58 +131,110 @@ export async function addFiles(page: Page, paths: string[]): Promise<void> {
 }
 
 /**
- * Clicks "Add sample documents" and waits until the samples have reached the queue (they are read and queued one
- * at a time, so right after the click the app can still look idle with nothing waiting).
+ * Clicks "Add sample documents" and waits until the app has taken them (they are read and queued one at a time, so
+ * right after the click the app can still look idle with nothing waiting). Taken means indexing left idle, kept by
+ * a mutation observer, so that a run that starts and ends between two looks still counts.
  */
 export async function addSamples(page: Page, timeoutMs = 0): Promise<void> {
-  await page.click('[data-testid="samples"]');
   // Watched in the page only: opening the database from here before the app has created its stores would hold a
   // connection its upgrade has to wait for.
+  await page.evaluate(() => {
+    const w = window as unknown as { e2eSamplesTaken?: boolean };
+    w.e2eSamplesTaken = false;
+    const look = () => {
+      const state = document.querySelector('[data-indexing]')?.getAttribute('data-indexing');
+      if (state && state !== 'idle') w.e2eSamplesTaken = true;
+    };
+    new MutationObserver(look).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-indexing'],
+    });
+  });
+  await page.click('[data-testid="samples"]');
   await page.waitForFunction(
-    () => document.querySelector('[data-indexing]')?.getAttribute('data-indexing') !== 'idle',
+    () => (window as unknown as { e2eSamplesTaken: boolean }).e2eSamplesTaken,
     undefined,
     { timeout: timeoutMs, polling: 50 },
   );
 }
 
-/** Waits until the app says it is idle with nothing waiting in the queue (polled from Node: an async predicate
- *  in page.waitForFunction would be a truthy promise). A spec gives no `timeoutMs`: how long indexing takes
- *  depends on the machine's load, and the test's own time-out bounds the wait; a bench gives one. Throws with
- *  the app's reason when a full store stopped the run with files still queued (it would wait forever). */
-export async function waitIdle(page: Page, timeoutMs = Infinity, pollMs = 500): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const idle = await page.evaluate(async () => {
-      const el = document.querySelector('[data-indexing]');
-      if (!el || el.getAttribute('data-indexing') !== 'idle') return false;
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const r = indexedDB.open('conceptrag');
+/**
+ * Whether the app is idle with nothing waiting in the queue, read once (from Node: an async predicate in
+ * page.waitForFunction would be a truthy promise). A string when a full store stopped the run with files still
+ * queued: idle will not come until Resume, and the string is the app's reason.
+ */
+async function idleNow(page: Page): Promise<boolean | string> {
+  return page.evaluate(async () => {
+    const el = document.querySelector('[data-indexing]');
+    if (!el || el.getAttribute('data-indexing') !== 'idle') return false;
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('conceptrag');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    try {
+      // Right after the first load the app may not have created its stores yet: not idle, ask again.
+      if (!db.objectStoreNames.contains('pending')) return false;
+      // Counted on the status index: reading the records would copy every waiting file's bytes.
+      const waiting = await new Promise<number>((resolve, reject) => {
+        const index = db.transaction('pending').objectStore('pending').index('status');
+        const r = index.count(IDBKeyRange.bound('queued', 'working'));
         r.onsuccess = () => resolve(r.result);
         r.onerror = () => reject(r.error);
       });
-      try {
-        // Right after the first load the app may not have created its stores yet: not idle, ask again.
-        if (!db.objectStoreNames.contains('pending')) return false;
-        // Counted on the status index: reading the records would copy every waiting file's bytes.
-        const waiting = await new Promise<number>((resolve, reject) => {
-          const index = db.transaction('pending').objectStore('pending').index('status');
-          const r = index.count(IDBKeyRange.bound('queued', 'working'));
-          r.onsuccess = () => resolve(r.result);
-          r.onerror = () => reject(r.error);
-        });
-        if (waiting === 0) return true;
-        // Stopped by a full store with files still queued: idle will not come until Resume (the app says so).
-        const stop = document.querySelector('[data-testid="storage-full"]');
-        return stop ? `stopped: ${stop.textContent?.replace(/\s+/g, ' ').trim()}` : false;
-      } finally {
-        db.close();
-      }
-    });
+      if (waiting === 0) return true;
+      const stop = document.querySelector('[data-testid="storage-full"]');
+      return stop ? `stopped: ${stop.textContent?.replace(/\s+/g, ' ').trim()}` : false;
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/** Waits until the app says it is idle with nothing waiting in the queue. A spec gives no `timeoutMs`: how long
+ *  indexing takes depends on the machine's load, and the test's own time-out bounds the wait; a bench gives one.
+ *  Throws with the app's reason when a full store stopped the run with files still queued (it would wait
+ *  forever). */
+export async function waitIdle(page: Page, timeoutMs = Infinity, pollMs = 500): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const idle = await idleNow(page);
     if (idle === true) return;
     if (typeof idle === 'string') throw new Error(`waiting for indexing to finish, but it ${idle}`);
     if (Date.now() > deadline) throw new Error(`indexing still busy after ${Math.round(timeoutMs / 1000)} s`);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
+}
+
+/**
+ * Waits for a state the app shows only while it indexes (a stage's rate, a file being read), and throws once
+ * indexing has ended without it: such a state can come and go between two looks, and a wait with no exit on the
+ * final state would hang until the spec's time-out. `what` names the state in the error.
+ */
+export async function waitWhileIndexing(
+  page: Page,
+  what: string,
+  shown: () => Promise<boolean>,
+  pollMs = 100,
+): Promise<void> {
+  for (;;) {
+    if (await shown()) return;
+    const idle = await idleNow(page);
+    if (idle !== false) {
+      if (await shown()) return;
+      throw new Error(`indexing ended (${idle === true ? 'idle, nothing queued' : idle}) before ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/** Whether the element matching `selector` shows text matching `pattern` now (false when there is none). */
+export async function showsText(page: Page, selector: string, pattern: RegExp | string): Promise<boolean> {
+  const text = await page.evaluate((s) => document.querySelector(s)?.textContent ?? null, selector);
+  if (text === null) return false;
+  return typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text);
 }
 
 export async function readCounts(page: Page): Promise<DbCounts> {

@@ -6,7 +6,14 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
+import {
+  test as base,
+  expect,
+  type BrowserContext,
+  type Page,
+  type PlaywrightWorkerArgs,
+  type PlaywrightWorkerOptions,
+} from '@playwright/test';
 import { openIndexed } from './app.ts';
 import { DIST, RequestGuard } from './browser.ts';
 
@@ -50,6 +57,34 @@ export interface E2eWorkerFixtures {
    * worker (a test that asks for it pays for it once; the others in the worker copy it).
    */
   samplesProfile: () => Promise<string>;
+}
+
+/**
+ * Builds a library in a profile on disk for a worker's tests to copy (openProfile's `copyOf`): the same Chromium,
+ * viewport and privacy guard as a test's own profile. `build` gets the profile's page and the app's origin; the
+ * browser is closed before this returns, so the folder is whole and no browser holds it, and the guard is checked.
+ */
+export async function buildProfile<T>(
+  playwright: PlaywrightWorkerArgs['playwright'],
+  launchOptions: PlaywrightWorkerOptions['launchOptions'],
+  profile: string,
+  build: (page: Page, origin: string) => Promise<T>,
+): Promise<T> {
+  const origin = (process.env.E2E_ORIGIN ?? '').replace(/\/$/, '');
+  const guard = new RequestGuard(origin);
+  const context = await playwright.chromium.launchPersistentContext(profile, {
+    ...launchOptions,
+    viewport: { width: 1200, height: 900 },
+  });
+  let built: T;
+  try {
+    await guard.watch(context);
+    built = await build(context.pages()[0] ?? (await context.newPage()), origin);
+  } finally {
+    await context.close();
+  }
+  guard.check();
+  return built;
 }
 
 export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
@@ -128,23 +163,11 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
       await use(() => {
         built ??= (async () => {
           // The same Chromium, profile on disk and privacy guard as a test's own profile (openProfile).
-          const origin = (process.env.E2E_ORIGIN ?? '').replace(/\/$/, '');
           const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-samples-'));
           folders.push(profile);
-          const guard = new RequestGuard(origin);
-          const context = await playwright.chromium.launchPersistentContext(profile, {
-            ...launchOptions,
-            viewport: { width: 1200, height: 900 },
-          });
-          try {
-            await guard.watch(context);
-            const page = context.pages()[0] ?? (await context.newPage());
-            await openIndexed(page, origin, 'samples');
-          } finally {
-            // Closed before it is copied: the folder is whole and no browser holds it.
-            await context.close();
-          }
-          guard.check();
+          await buildProfile(playwright, launchOptions, profile, (page, origin) =>
+            openIndexed(page, origin, 'samples'),
+          );
           return profile;
         })();
         return built;

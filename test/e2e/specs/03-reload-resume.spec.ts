@@ -4,7 +4,15 @@
 // reload comes while their sentences are embedded.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import {
+  addFiles,
+  checkIntegrity,
+  openApp,
+  readCounts,
+  showsText,
+  waitIdle,
+  waitWhileIndexing,
+} from '../lib/app.ts';
 import { expectedCounts } from '../lib/expected.ts';
 import { villagePassages } from '../lib/villages.ts';
 import { expect, test } from '../lib/fixtures.ts';
@@ -27,7 +35,9 @@ test('reload mid-indexing: no half-written document, queue resumes and completes
   await addFiles(page, [jsonl, txt]);
   // Reload once some documents are stored and the queue is still busy.
   // Documents are stored lexical first, in seconds; the reload comes while their sentences are embedded.
-  await expect(page.locator('[data-stage="embed"]')).toContainText(/sentences\/s/);
+  await waitWhileIndexing(page, 'the embed stage showed its rate', () =>
+    showsText(page, '[data-stage="embed"]', /sentences\/s/),
+  );
   await page.reload();
   await page.waitForSelector('[data-indexing]');
   const mid = await readCounts(page);

@@ -4,7 +4,15 @@
 // derived from it.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addFiles, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import {
+  addFiles,
+  checkIntegrity,
+  openApp,
+  readCounts,
+  showsText,
+  waitIdle,
+  waitWhileIndexing,
+} from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 function passages(n: number): string {
@@ -32,7 +40,9 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
   await openApp(page, origin);
   await addFiles(page, [file]);
   // The embed row shows its rate and the time left while it runs.
-  await expect(page.locator('[data-stage="embed"]')).toContainText(/sentences\/s[\s\S]*left/);
+  await waitWhileIndexing(page, 'the embed stage showed its rate and time left', () =>
+    showsText(page, '[data-stage="embed"]', /sentences\/s[\s\S]*left/),
+  );
   const embedRow = (await page.textContent('[data-stage="embed"]'))?.replace(/\s+/g, ' ').trim() ?? '';
   log(`embed stage: ${embedRow}`);
   expect(embedRow, `no rate/ETA shown: ${embedRow}`).toMatch(/sentences\/s/);

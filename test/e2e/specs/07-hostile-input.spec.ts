@@ -12,7 +12,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
+import {
+  addFiles,
+  checkIntegrity,
+  openApp,
+  readCounts,
+  readOutcomes,
+  showsText,
+  waitIdle,
+  waitWhileIndexing,
+} from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { hostileCorpus } from '../../support/hostileCorpus.ts';
 
@@ -69,36 +78,36 @@ async function pendingRecords(page: Page) {
   });
 }
 
-async function waitForWorking(
-  page: Page,
-  name: string,
-  attempts: number,
-  timeoutMs = Infinity,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Waits until `name` is being indexed on its `attempts`-th attempt (the queue record the app keeps: status
+ * 'working', its starts counted). Throws on every state after that one, so a wait cannot hang on an attempt that
+ * began and ended between two looks: a later attempt, the file failed, or its record gone with the file listed in
+ * the Library view (indexed). Not queued yet (the page reads a drop first) is waited for.
+ */
+async function waitForWorking(page: Page, name: string, attempts: number): Promise<void> {
   for (;;) {
     const record = (await pendingRecords(page)).find((p) => p.name === name);
     if (record?.status === 'working' && record.attempts === attempts) return;
-    // Not queued yet (the page reads it first) is waited for; failed is an error.
-    if (record?.status === 'failed')
-      throw new Error(`${name}: ${JSON.stringify(record)} before attempt ${attempts}`);
-    if (Date.now() > deadline)
-      throw new Error(`${name}: not started a ${attempts}. time within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
+    if (record?.status === 'failed' || (record?.attempts ?? 0) > attempts)
+      throw new Error(`${name}: ${JSON.stringify(record)}, while waiting for its attempt ${attempts}`);
+    if (!record) {
+      const shown = (await readOutcomes(page)).find((o) => o.file === name);
+      if (shown)
+        throw new Error(
+          `${name} finished before its attempt ${attempts} was seen working (the Library view shows ${JSON.stringify(shown)})`,
+        );
+    }
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-/** Three sentences per passage, every one different: minutes of embedding, so a reload lands mid-file. */
-function passages(n: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const text =
-      `Village ${i} lies by the river and was first recorded in the year ${1000 + i}. ` +
-      `Its mill number ${i * 7} was rebuilt ${(i % 9) + 2} times after floods. ` +
-      `About ${100 + ((i * 37) % 900)} people lived there in survey ${i}.`;
-    lines.push(JSON.stringify({ title: `Village ${i}`, text }));
-  }
-  return lines.join('\n') + '\n';
+/**
+ * 8 MB of emphasis openers: about 1 s per MB in markdown-it in Node, more in the browser (a megabyte line of brackets
+ * is no longer slow: such long lines are read without link syntax). One document, when its reading ends; the title
+ * tells two such files apart.
+ */
+function emphasisOpeners(title: string): string {
+  return `# ${title}\n\n` + '*a'.repeat(4 * 1024 * 1024) + '\n';
 }
 
 test.setTimeout(600_000);
@@ -221,13 +230,14 @@ for (const { folderFiles, tag } of FOLDER_SIZES)
 
     // ---- (3) Cancel during a parse: the parse worker is terminated, the next file is not stuck behind it ----
     const slow = join(tmp, 'slow-8mb-emphasis.md');
-    // 8 MB of emphasis openers: about 1 s per MB in markdown-it in Node, more in the browser (a megabyte line of
-    // brackets is no longer slow: such long lines are read without link syntax).
-    await writeFile(slow, '# Slow\n\n' + '*a'.repeat(4 * 1024 * 1024) + '\n');
+    await writeFile(slow, emphasisOpeners('Slow'));
     await addFiles(page, [slow]);
     await waitForWorking(page, 'slow-8mb-emphasis.md', 1);
-    // The app says it is reading this file (the parse stage's activity), which takes seconds: cancel now.
-    await expect(page.getByTestId('activity')).toContainText('reading files: slow-8mb-emphasis.md');
+    // The app says it is reading this file (the parse stage's activity), which takes seconds: cancel now. A parse
+    // that ended first (indexed, or failed at the parse time limit) ends the wait with an error.
+    await waitWhileIndexing(page, 'slow-8mb-emphasis.md was shown being read', () =>
+      showsText(page, '[data-testid="activity"]', 'reading files: slow-8mb-emphasis.md'),
+    );
     const cancelAt = Date.now();
     await page.click('[data-testid="cancel"]');
     await waitIdle(page, Infinity, 100);
@@ -256,39 +266,55 @@ for (const { folderFiles, tag } of FOLDER_SIZES)
       'the cancelled file is still queued',
     ).toBe(false);
 
-    const big = join(tmp, 'villages.jsonl');
-    await writeFile(big, passages(1500));
-    const after = join(tmp, 'after-villages.txt');
-    await writeFile(after, 'This file waits behind the villages. It is indexed once they are given up.\n');
+    // The file interrupted twice: the emphasis openers again, whose reading takes seconds in the parse worker (its
+    // own thread, so a busy page does not shorten it) and stores nothing before it ends. Each reload comes as soon
+    // as an attempt is seen; a reading that ended first is a final state the wait reports. (A .jsonl of 1,500
+    // passages was read and stored between two looks beside two busy loops; 6,000 left thousands of documents
+    // stored by the interrupted attempts, to be embedded for tens of minutes at that load.)
+    const big = join(tmp, 'interrupted-8mb-emphasis.md');
+    await writeFile(big, emphasisOpeners('Interrupted'));
+    const after = join(tmp, 'after-interrupted.txt');
+    await writeFile(
+      after,
+      'This file waits behind the interrupted one. It is indexed once that is given up.\n',
+    );
     await addFiles(page, [big, after]);
-    await waitForWorking(page, 'villages.jsonl', 1);
+    await waitForWorking(page, 'interrupted-8mb-emphasis.md', 1);
+    const firstReloadAt = Date.now();
     await page.reload();
     await page.waitForSelector('[data-indexing]');
-    await waitForWorking(page, 'villages.jsonl', 2);
+    await waitForWorking(page, 'interrupted-8mb-emphasis.md', 2);
+    log(
+      `interrupted-8mb-emphasis.md seen on its second attempt ${Date.now() - firstReloadAt} ms after the first reload`,
+    );
     await page.reload();
     await page.waitForSelector('[data-indexing]');
     await waitIdle(page);
     const records = await pendingRecords(page);
-    const villages = records.find((r) => r.name === 'villages.jsonl');
-    log(`after two interruptions: ${JSON.stringify(villages)}`);
-    const villagesMessage = `villages.jsonl: ${JSON.stringify(villages)}, expected failed after two interruptions`;
-    expect(villages?.status, villagesMessage).toBe('failed');
-    expect(villages?.reason ?? '', villagesMessage).toMatch(/interrupted 2 times/);
-    const shown = (await readOutcomes(page)).find((o) => o.file === 'villages.jsonl');
-    const shownMessage = `villages.jsonl: the Library view shows ${JSON.stringify(shown)}`;
+    const interrupted = records.find((r) => r.name === 'interrupted-8mb-emphasis.md');
+    log(`after two interruptions: ${JSON.stringify(interrupted)}`);
+    const interruptedMessage = `interrupted-8mb-emphasis.md: ${JSON.stringify(interrupted)}, expected failed after two interruptions`;
+    expect(interrupted?.status, interruptedMessage).toBe('failed');
+    expect(interrupted?.reason ?? '', interruptedMessage).toMatch(/interrupted 2 times/);
+    const shown = (await readOutcomes(page)).find((o) => o.file === 'interrupted-8mb-emphasis.md');
+    const shownMessage = `interrupted-8mb-emphasis.md: the Library view shows ${JSON.stringify(shown)}`;
     expect(shown?.status, shownMessage).toBe('failed');
     expect(shown?.text, shownMessage).toMatch(/interrupted 2 times/);
     expect(
-      records.some((r) => r.name === 'after-villages.txt'),
-      'after-villages.txt was not indexed after the failed file',
+      records.some((r) => r.name === 'after-interrupted.txt'),
+      'after-interrupted.txt was not indexed after the failed file',
     ).toBe(false);
     // A further load does not start it again.
     await page.reload();
     await page.waitForSelector('[data-indexing]');
     await waitIdle(page);
-    const again = (await pendingRecords(page)).find((r) => r.name === 'villages.jsonl');
-    expect(again?.status, `villages.jsonl after another load: ${JSON.stringify(again)}`).toBe('failed');
-    expect(again?.attempts, `villages.jsonl after another load: ${JSON.stringify(again)}`).toBe(2);
+    const again = (await pendingRecords(page)).find((r) => r.name === 'interrupted-8mb-emphasis.md');
+    expect(again?.status, `interrupted-8mb-emphasis.md after another load: ${JSON.stringify(again)}`).toBe(
+      'failed',
+    );
+    expect(again?.attempts, `interrupted-8mb-emphasis.md after another load: ${JSON.stringify(again)}`).toBe(
+      2,
+    );
     const end = await checkIntegrity(page);
     expect(end.problems.slice(0, 5), 'integrity').toEqual([]);
   });

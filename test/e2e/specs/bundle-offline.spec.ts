@@ -9,6 +9,12 @@ import { askForChunks, openApp, openIndexed } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { BUNDLES_PAGE } from '../../support/repoDocs.ts';
 
+/** Keeps the open bundle for offline use (its Keep button) and waits until the app says the copy is kept. */
+async function keepOffline(page: Page): Promise<void> {
+  await page.getByTestId('offline-keep').click();
+  await expect(page.getByTestId('offline-copy')).toHaveAttribute('data-state', 'kept');
+}
+
 /** Waits until the service worker controls the page and holds the shell and the USE model files. */
 async function waitOfflineReady(page: Page, timeoutMs = Infinity): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
@@ -144,8 +150,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
     await expect(page.getByTestId('read-by-ranges')).toBeVisible();
     const copy = page.getByTestId('offline-copy');
     await expect(copy).toHaveAttribute('data-state', 'none');
-    await page.getByTestId('offline-keep').click();
-    await expect(copy).toHaveAttribute('data-state', 'kept');
+    await keepOffline(page);
     await expect(copy).toContainText('Kept for offline use');
     const question = 'How large is a bundle with int8 vectors?';
     const online = await askForChunks(page, question);
@@ -219,8 +224,7 @@ test('offline: a damaged offline copy is removed at opening, saying why, the hos
   await withSharedBundle({ page, origin, dist }, 'e2e-offline-damaged', ['--pages'], async (url) => {
     await page.goto(url);
     const copy = page.getByTestId('offline-copy');
-    await page.getByTestId('offline-keep').click();
-    await expect(copy).toHaveAttribute('data-state', 'kept');
+    await keepOffline(page);
     const question = 'How large is a bundle with int8 vectors?';
     const online = await askForChunks(page, question);
 
@@ -250,8 +254,7 @@ test('offline: a damaged offline copy is removed at opening, saying why, the hos
 
     // Kept again and read offline: Remove is offered there too.
     await page.click('a[href="#library"]');
-    await page.getByTestId('offline-keep').click();
-    await expect(copy).toHaveAttribute('data-state', 'kept');
+    await keepOffline(page);
     await context.setOffline(true);
     try {
       await reopen(page, url, 2);

@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import { addFiles, openApp, showsText, waitIdle, waitWhileIndexing } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
 import type { Diagnostics } from '../../../src/ui/workers.ts';
@@ -33,11 +33,21 @@ test('one progress for the drop; the header says what answers use while sentence
   const progress = page.getByTestId('drop-progress');
   const row = (key: string) => progress.locator(`[data-row="${key}"]`);
   // Both files are read and every document is searchable before the sentences are all embedded.
-  await expect(row('files')).toContainText('2 / 2');
-  await expect(row('searchable')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`);
+  // Each is shown only while the drop indexes: a wait that ends with an error once indexing has ended without it.
+  const drop = '[data-testid="drop-progress"]';
+  await waitWhileIndexing(page, 'the drop showed 2 / 2 files read', () =>
+    showsText(page, `${drop} [data-row="files"]`, '2 / 2'),
+  );
+  await waitWhileIndexing(page, 'every document was shown searchable', () =>
+    showsText(page, `${drop} [data-row="searchable"]`, `${2 * PER_FILE} / ${2 * PER_FILE}`),
+  );
   const note = page.getByTestId('embedding-note');
-  await expect(note).toContainText(
-    /answers use the lexical graph; [\d,]+ of [\d,]+ sentences still being embedded/,
+  await waitWhileIndexing(page, 'the header said that sentences are still being embedded', () =>
+    showsText(
+      page,
+      '[data-testid="embedding-note"]',
+      /answers use the lexical graph; [\d,]+ of [\d,]+ sentences still being embedded/,
+    ),
   );
   const noteText = (await note.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
   log(`header while embedding: ${noteText}`);
@@ -49,13 +59,14 @@ test('one progress for the drop; the header says what answers use while sentence
   log(`vectors row: ${vectorsRow}`);
   expect(vectorsRow).toMatch(new RegExp(`Documents with vectors [\\d,]+ / ${2 * PER_FILE}`));
   // Documents are listed with the lexical layer while some still wait for their vectors.
-  await expect
-    .poll(async () =>
-      page
+  await waitWhileIndexing(
+    page,
+    'a document was listed with the lexical layer only',
+    async () =>
+      (await page
         .locator('[data-testid="documents"] td[data-layers]')
-        .evaluateAll((cells) => cells.filter((c) => c.getAttribute('data-layers') === 'lexical').length),
-    )
-    .toBeGreaterThan(0);
+        .evaluateAll((cells) => cells.filter((c) => c.getAttribute('data-layers') === 'lexical').length)) > 0,
+  );
   // With only embedding left, the lexical library stays as it is until the semantic layer is built: the Ask
   // view's warm start loads it in the query worker without a question, while the sentences are still embedded.
   // Polled from Node: an async predicate in page.waitForFunction would pass at once (a promise is truthy).

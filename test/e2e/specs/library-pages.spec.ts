@@ -16,8 +16,7 @@ import type { Diagnostics } from '../../../src/ui/workers.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import { RequestGuard } from '../lib/browser.ts';
-import { expect, test as base } from '../lib/fixtures.ts';
+import { buildProfile, expect, test as base } from '../lib/fixtures.ts';
 import { confirmBuild, estimateBuild, saveEndpoint } from '../lib/llmPanels.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
@@ -151,35 +150,26 @@ const test = base.extend<object, { builtLibrary: BuiltLibrary }>({
   // guard); the drop's own checks are made here, and fail every test that uses it.
   builtLibrary: [
     async ({ playwright, launchOptions }, use) => {
-      const origin = (process.env.E2E_ORIGIN ?? '').replace(/\/$/, '');
       const files = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-files-'));
       const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
-      const guard = new RequestGuard(origin);
-      const context = await playwright.chromium.launchPersistentContext(profile, {
-        ...launchOptions,
-        viewport: { width: 1200, height: 900 },
-      });
       try {
-        await guard.watch(context);
-        const page = context.pages()[0] ?? (await context.newPage());
-        const { path, lines, first } = await passagesFile(files);
-        await openApp(page, origin);
-        await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
-        await addFiles(page, [path]);
-        await waitIdle(page);
-        const counts = await readCounts(page);
-        expect(counts.documents).toBe(200);
-        const pages = await storedPages(page);
-        console.log(`    [library-pages] the shared drop's pages: ${JSON.stringify(pages)}`);
-        expect(pages, 'the drop wrote the library pages').not.toBeNull();
-        expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
-        expect(pages!.bytes).toBeGreaterThan(0);
-        // Closed before it is copied: the profile's folder is whole and no browser holds it.
-        await context.close();
-        guard.check();
-        await use({ profile, counts, pages: pages!, lines, first });
+        const built = await buildProfile(playwright, launchOptions, profile, async (page, origin) => {
+          const { path, lines, first } = await passagesFile(files);
+          await openApp(page, origin);
+          await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
+          await addFiles(page, [path]);
+          await waitIdle(page);
+          const counts = await readCounts(page);
+          expect(counts.documents).toBe(200);
+          const pages = await storedPages(page);
+          console.log(`    [library-pages] the shared drop's pages: ${JSON.stringify(pages)}`);
+          expect(pages, 'the drop wrote the library pages').not.toBeNull();
+          expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
+          expect(pages!.bytes).toBeGreaterThan(0);
+          return { counts, pages: pages!, lines, first };
+        });
+        await use({ profile, ...built });
       } finally {
-        await context.close().catch(() => undefined);
         await rm(profile, { recursive: true, force: true });
         await rm(files, { recursive: true, force: true });
       }

@@ -123,10 +123,35 @@ test('two tabs: one indexes, the other waits and says so, the library equals a o
     (n) => Number(document.querySelector('[data-count="documents"]')?.textContent?.replace(/\D/g, '')) > n,
     counts.documents,
   );
-  await a.close();
-  await b.waitForSelector('[data-indexing="running"]');
-  await waitIdle(b);
   const both = await expectedCounts([file, more]);
+  // B's taking over is kept by a mutation observer, not looked for: a run it starts and ends between two looks
+  // still counts, and the wait ends with an error if A had finished everything before it was closed.
+  await b.evaluate(() => {
+    const w = window as unknown as { e2eRan: boolean };
+    w.e2eRan = false;
+    const look = () => {
+      if (document.querySelector('[data-indexing]')?.getAttribute('data-indexing') === 'running')
+        w.e2eRan = true;
+    };
+    new MutationObserver(look).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-indexing'],
+    });
+    look();
+  });
+  await a.close();
+  for (;;) {
+    if (await b.evaluate(() => (window as unknown as { e2eRan: boolean }).e2eRan)) break;
+    const now = await readCounts(b);
+    if (now.vectors >= both.vectors && now.pendingWaiting === 0)
+      throw new Error(
+        `A finished the second file before it was closed: B had nothing to resume (${JSON.stringify(now)})`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await waitIdle(b);
   const final = await readCounts(b);
   for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {
     expect(

@@ -8,9 +8,16 @@ import type { FuzzReport } from '../../support/pagesFuzz.ts';
 
 /** Far above the ~20 s and ~10 s the two take (docs/results/hostile-round-three.md); a hang ends here. */
 const LIMIT_MS = 120_000;
+/** The newest fields' cases, a hang ends here. */
+const NEWEST_LIMIT_MS = 360_000;
 
-async function fuzz(fn: 'fuzzPages' | 'fuzzHost' | 'fuzzAnalyzer', count: number): Promise<FuzzReport> {
-  const run = await runBounded<FuzzReport>('test/support/pagesFuzz.ts', fn, [count], LIMIT_MS);
+async function fuzz(
+  fn: 'fuzzPages' | 'fuzzHost' | 'fuzzAnalyzer' | 'fuzzNewest',
+  count: number,
+  limitMs = LIMIT_MS,
+): Promise<FuzzReport> {
+  const module = fn === 'fuzzNewest' ? 'test/support/newestFieldsFuzz.ts' : 'test/support/pagesFuzz.ts';
+  const run = await runBounded<FuzzReport>(module, fn, [count], limitMs);
   if (run.outcome !== 'value')
     throw new Error(`${fn}: ${run.outcome} ${'message' in run ? run.message : ''}`);
   console.log(
@@ -40,6 +47,24 @@ describe('fuzzing the paged format and the range reader', { timeout: LIMIT_MS + 
     expect(report.refused).toBeGreaterThan(20);
     expect(report.peakMB).toBeLessThan(300);
   });
+
+  it(
+    'every change of the newest fields (titleChunks, the themes part): answered or refused naming the part',
+    {
+      timeout: NEWEST_LIMIT_MS + 10_000,
+    },
+    async () => {
+      // About 500 cases: 69 s at load 62 alone, 236 s beside the static checks at load ~50 (no quiet figure yet).
+      const report = await fuzz('fuzzNewest', 0, NEWEST_LIMIT_MS);
+      expect(report.bad).toEqual([]);
+      // Refused: each titleChunks value out of its range, each themes field of the wrong kind, each bound passed, the
+      // flipped byte and the bomb. Answered: the honest bundle, titleChunks missing (read as built), 3 MB of themes.
+      expect(report.refused).toBeGreaterThan(150);
+      expect(report.answered).toBeGreaterThanOrEqual(3);
+      expect(report.slowest.ms).toBeLessThan(20_000);
+      expect(report.peakMB).toBeLessThan(300);
+    },
+  );
 
   it('a host that lies: each read answered or refused naming the URL', async () => {
     const report = await fuzz('fuzzHost', 45);
