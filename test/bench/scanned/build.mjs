@@ -65,6 +65,8 @@ function documents() {
   const docs = [];
   const pike = sections(readFileSync(join(papers, '003_c24fda356dee713b.txt'), 'utf8'));
   for (const number of [
+    '1',
+    '2.1',
     '3.1',
     '3.2',
     '3.3',
@@ -77,6 +79,9 @@ function documents() {
     '5.2.3',
     '5.3.1',
     '5.3.2',
+    '5.3.3',
+    '5.4',
+    '5.5',
   ]) {
     const s = pike.get(number);
     const english = s.lines.filter((l) => hanShare(l) < 0.05 && !l.startsWith('$'));
