@@ -15,7 +15,6 @@ import {
   ocrPageLines,
   recognisePages,
   textIsUsable,
-  type OcrLanguage,
   type OcrOptions,
   recognisedPage,
   type PageImage,

@@ -59,15 +59,20 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   await expect(page.locator('[data-testid="ocr-language-saved"]')).toContainText('Saved.');
   await openApp(page, origin);
   await addFiles(page, [scan, outlines]);
-  // Page 1 is recognised (and kept) once page 2 starts.
+  // Page 1 is recognised (and kept) once page 2 starts; a scan that ends first (refused, or done between two polls)
+  // ends the wait too, and the checks below say which.
   await page.waitForFunction(
     () =>
       (window as unknown as { ocrActivity: string[] }).ocrActivity.some((a) =>
         a.includes('harbour-scan.pdf: recognising page 2 of 4'),
-      ),
+      ) || document.querySelector('[data-file="harbour-scan.pdf"][data-status]') !== null,
     undefined,
     { timeout: 300_000, polling: 100 },
   );
+  expect(
+    await page.locator('[data-file="harbour-scan.pdf"][data-status]').allTextContents(),
+    'the scan ended before its page 2 started',
+  ).toEqual([]);
   const before = await activity();
   log(`before the reload: ${before.filter((a) => a.includes('recognising')).join(' | ')}`);
   expect(before.some((a) => a.includes('harbour-scan.pdf: recognising page 1 of 4 (English)'))).toBe(true);
