@@ -32,6 +32,7 @@ import {
   type BenchQuestion,
   type PreparedCorpus,
 } from './benchData.ts';
+import { ocrLanguageFlag } from './threadParser.ts';
 import {
   BenchAtomic,
   BenchKg,
@@ -49,7 +50,7 @@ import { createEmbedderFromSpec } from './embedders.ts';
 const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <questions.jsonl>
   [--modes ppr,concept,dense,bm25,rrf:ppr+bm25] [--limit N] [--offset N] [--budgets 1000,3000,12000]
   [--json out.json] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
-  [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy]
+  [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy] [--ocr-language auto|eng|chi_sim]
   [--llm-base-url <url> --llm-model <name> [--llm-key-file <path>] [--llm-concurrency N]]
   [--kappa 0.8] [--answer-budget 3000] [--max-questions 12] [--atomize-temperature 0.7]
 With an LLM endpoint, modes kg and hybrid (KG over the top κ chunks by concept-graph rank, built once per run)
@@ -57,6 +58,8 @@ can be listed in --modes, and every mode gets EM and token F1 of the LLM's answe
 The question-time modes (atomic, decompose, logical) run as the app runs them (ask()) and also report LLM
 calls and tokens per question. atomic and decompose atomize the top κ chunks once per run (PIKE-RAG's atomic
 layer, --max-questions per chunk at --atomize-temperature); that cost is reported on stderr.
+A --corpus folder's scanned PDFs and pictures are recognised as \`cli index\` does, in --ocr-language: auto (from
+the document's text, else its first page), eng (English) or chi_sim (Chinese).
 `;
 
 const RECALL_KS = [2, 5, 10] as const;
@@ -256,6 +259,7 @@ export async function run(args: string[]): Promise<number> {
         param: { type: 'string', multiple: true, default: [] },
         grid: { type: 'string', multiple: true, default: [] },
         'max-chunk-tokens': { type: 'string', default: '1200' },
+        'ocr-language': { type: 'string', default: 'auto' },
         voy: { type: 'boolean', default: false },
         'llm-base-url': { type: 'string' },
         'llm-model': { type: 'string' },
@@ -281,6 +285,8 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`bench: --corpus and --questions are required\n${USAGE}`);
     return 2;
   }
+  const ocrLanguage = ocrLanguageFlag('bench', opts['ocr-language']);
+  if (!ocrLanguage) return 2;
   // `default` is whatever mode the app uses by default; it is run once and reported under both names.
   const requested = [
     ...new Set(
@@ -325,7 +331,7 @@ export async function run(args: string[]): Promise<number> {
   const grid = expandGrid(opts.grid);
 
   const questions = (await loadQuestions(opts.questions)).slice(offset, offset + limit);
-  const corpus = await prepareCorpus(opts.corpus, Number(opts['max-chunk-tokens']));
+  const corpus = await prepareCorpus(opts.corpus, Number(opts['max-chunk-tokens']), ocrLanguage);
   process.stderr.write(
     `bench: ${corpus.documents.length} documents, ${corpus.chunks.length} chunks, ${corpus.sentences.length} ` +
       `sentences prepared in ${corpus.seconds.toFixed(1)} s; ${questions.length} questions\n`,

@@ -10,6 +10,7 @@ import type { RetrievalChunkInput } from '../core/retrieval/index.ts';
 import { withSectionPaths } from '../core/retrieval/index.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
 import { logOcrProgress, ThreadParser } from './threadParser.ts';
+import type { OcrLanguageSetting } from '../core/parse/index.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
 
 export interface BenchQuestion {
@@ -70,7 +71,11 @@ export interface PreparedCorpus {
  * a folder of documents as a user would drop it (Markdown sections, HTML, PDF, …), where a document's external id
  * is its file name without the extension, so `supporting` names files and recall counts distinct files.
  */
-export async function prepareCorpus(path: string, maxChunkTokens: number): Promise<PreparedCorpus> {
+export async function prepareCorpus(
+  path: string,
+  maxChunkTokens: number,
+  ocrLanguage: OcrLanguageSetting = 'auto',
+): Promise<PreparedCorpus> {
   const isFolder = (await stat(path)).isDirectory();
   // The same walk as `cli index` (fileWalker.ts): regular files inside the folder, the page's filter and cap, and
   // a verdict for each entry left out. A folder's files are parsed as a drop would be, in a thread under the
@@ -81,7 +86,7 @@ export async function prepareCorpus(path: string, maxChunkTokens: number): Promi
   const documents: PreparedDocument[] = [];
   const externalIds = new Map<string, string>();
   const seen = new Set<string>();
-  const parser = isFolder ? new ThreadParser({ onOcrProgress: logOcrProgress('bench') }) : null;
+  const parser = isFolder ? new ThreadParser({ onOcrProgress: logOcrProgress('bench'), ocrLanguage }) : null;
   try {
     for (const file of walk.files) {
       const bytes = await readInputFile(file).catch((error: Error) => {

@@ -16,7 +16,7 @@ import {
 import { embedDocuments } from '../core/pipeline/index.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
-import { isOcrLanguageSetting, type OcrLanguageSetting } from '../core/parse/index.ts';
+import type { OcrLanguageSetting } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
 import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
@@ -38,7 +38,7 @@ import {
   fillFromService,
 } from './serviceFill.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
-import { logOcrProgress, ThreadParser } from './threadParser.ts';
+import { logOcrProgress, ocrLanguageFlag, ThreadParser } from './threadParser.ts';
 import { StreamBuildEmpty, streamBuild } from './streamIndex.ts';
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
@@ -255,11 +255,8 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`index: --max-chunk-tokens must be an integer ≥ 16\n`);
     return 2;
   }
-  const ocrLanguage = values['ocr-language'];
-  if (!isOcrLanguageSetting(ocrLanguage)) {
-    process.stderr.write(`index: --ocr-language must be auto, eng or chi_sim, got ${ocrLanguage}\n`);
-    return 2;
-  }
+  const ocrLanguage = ocrLanguageFlag('index', values['ocr-language']);
+  if (!ocrLanguage) return 2;
   const concurrency = Number(values.concurrency);
   const batch = Number(values.batch);
   if (!Number.isInteger(concurrency) || concurrency < 1 || !Number.isInteger(batch) || batch < 1) {

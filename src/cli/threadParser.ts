@@ -4,6 +4,7 @@
 // until then, so a folder of small files pays its start-up once.
 import { Worker } from 'node:worker_threads';
 import {
+  isOcrLanguageSetting,
   OCR_LANGUAGE_NAMES,
   OCR_PAGE_TIMEOUT_MS,
   PARSE_TIMEOUT_MS,
@@ -49,6 +50,13 @@ export function logOcrProgress(command: string): (file: string, progress: OcrPro
       `${command}: ${file}: recognising page ${page} of ${pages}` +
         `${language ? ` (${OCR_LANGUAGE_NAMES[language]})` : ' (telling the language)'}\n`,
     );
+}
+
+/** `--ocr-language` of `cli index` and `cli bench`: the setting, or undefined once stderr says why it is refused. */
+export function ocrLanguageFlag(command: string, value: string | undefined): OcrLanguageSetting | undefined {
+  if (isOcrLanguageSetting(value)) return value;
+  process.stderr.write(`${command}: --ocr-language must be auto, eng or chi_sim, got ${value}\n`);
+  return undefined;
 }
 
 export class ThreadParser {

@@ -31,13 +31,30 @@ export interface DocumentRecord {
   ocr?: RecognisedText;
 }
 
+/** What text recognition did for a PDF (or a picture): the pages it read and in which language. */
+export interface Recognised {
+  pages: number;
+  language: 'eng' | 'chi_sim';
+  languageFrom: OcrLanguageSource;
+  /** Pages taken from the store, recognised before a reload interrupted the file (absent: none). */
+  resumed?: number;
+}
+
 /** What recognition read on a document's pages (see DocumentRecord.ocr). */
 export interface RecognisedText {
   language: 'eng' | 'chi_sim';
+  /** How the language was decided (absent in documents stored before it was kept). */
+  languageFrom?: OcrLanguageSource;
   /** The file's key in the store of recognised pages (its content hash): its pages there go with the document. */
   key?: string;
   pages: RecognisedPage[];
 }
+
+/**
+ * How a document's recognition language was decided: set by the person (the app's setting, `--ocr-language`), told
+ * from the document's own text layer, or told from its first page read with the Chinese model.
+ */
+export type OcrLanguageSource = 'setting' | 'text' | 'page';
 
 /** One recognised page: its words in reading order, boxed in fractions of the page (0–1, top-left origin). */
 export interface RecognisedPage {

@@ -2,10 +2,9 @@
 // header and checked before anything decodes it (a decompression bomb declares its size there), and the lines go
 // through the same layout as a PDF page's (headings by size, paragraphs by spacing).
 import { sha256Hex } from '../hash.ts';
-import type { RecognisedText } from '../types.ts';
+import type { Recognised, RecognisedText } from '../types.ts';
 import { imageDimensions, ocrPageLines, recognisedPage, recognisePages, type OcrOptions } from './ocr.ts';
 import { dropPageFurniture, layoutPdf } from './pdfLayout.ts';
-import type { Recognised } from './pdf.ts';
 import { ParseError, type ParsedSection } from './types.ts';
 
 export async function parseImage(
@@ -38,7 +37,12 @@ export async function parseImage(
     text: built.text,
     sections: built.sections,
     pageStarts: built.pageStarts,
-    recognised: { pages: 1, language: result.language },
-    ocr: { language: result.language, key, pages: [recognisedPage(1, page)] },
+    recognised: { pages: 1, language: result.language, languageFrom: result.languageFrom },
+    ocr: {
+      language: result.language,
+      languageFrom: result.languageFrom,
+      key,
+      pages: [recognisedPage(1, page)],
+    },
   };
 }

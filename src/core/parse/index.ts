@@ -116,6 +116,7 @@ export {
 export {
   OCR_LANGUAGE_NAMES,
   isOcrLanguageSetting,
+  recognisedLanguageLabel,
   type OcrEngine,
   type OcrLanguage,
   type OcrLanguageSetting,

@@ -3,7 +3,7 @@
 // loads WASM or fetches a model. This module decides which pages need recognising, in which language, checks a
 // picture's size from its header before anything decodes it, and turns recognised lines into the positioned lines
 // pdfLayout.ts already reads, so running headers, headings and paragraphs follow the same rules as text PDFs.
-import type { PageWord, RecognisedPage } from '../types.ts';
+import type { OcrLanguageSource, PageWord, RecognisedPage } from '../types.ts';
 import type { PdfLine, PdfPage } from './pdfLayout.ts';
 import { ParseError } from './types.ts';
 
@@ -16,6 +16,23 @@ export const isOcrLanguageSetting = (value: unknown): value is OcrLanguageSettin
   value === 'auto' || value === 'eng' || value === 'chi_sim';
 
 export const OCR_LANGUAGE_NAMES: Record<OcrLanguage, string> = { eng: 'English', chi_sim: 'Chinese' };
+
+const LANGUAGE_SOURCES: Record<OcrLanguageSource, string> = {
+  setting: 'as set',
+  text: 'told from its text',
+  page: 'told from its first page',
+};
+
+/**
+ * "English, told from its first page": the language a document was recognised in, and how it was decided. The
+ * record may come from a bundle someone else wrote: values this version does not know are named as such.
+ */
+export function recognisedLanguageLabel(language: OcrLanguage, from: OcrLanguageSource | undefined): string {
+  const name = Object.hasOwn(OCR_LANGUAGE_NAMES, language)
+    ? OCR_LANGUAGE_NAMES[language]
+    : 'an unknown language';
+  return from && Object.hasOwn(LANGUAGE_SOURCES, from) ? `${name}, ${LANGUAGE_SOURCES[from]}` : name;
+}
 
 /** A recognised word, its box in the image's pixels (top-left origin). */
 interface OcrWord {
@@ -265,7 +282,12 @@ export async function recognisePages(
   image: (page: number) => Promise<PageImage | undefined>,
   textLanguage: OcrLanguage | undefined,
   options: OcrOptions,
-): Promise<{ language: OcrLanguage; results: Map<number, OcrPage>; resumed: number }> {
+): Promise<{
+  language: OcrLanguage;
+  languageFrom: OcrLanguageSource;
+  results: Map<number, OcrPage>;
+  resumed: number;
+}> {
   const results = new Map<number, OcrPage>();
   const known = new Map<string, OcrPage>();
   /** Pages found in the store from an earlier, interrupted parse of the file (not recognised again). */
@@ -285,8 +307,9 @@ export async function recognisePages(
   };
   let engine: OcrEngine | undefined;
   const recogniser = async (): Promise<OcrEngine> => (engine ??= await options.engine());
-  let language: OcrLanguage | undefined =
-    options.language && options.language !== 'auto' ? options.language : textLanguage;
+  const set = options.language && options.language !== 'auto' ? options.language : undefined;
+  let language: OcrLanguage | undefined = set ?? textLanguage;
+  const languageFrom: OcrLanguageSource = set ? 'setting' : textLanguage ? 'text' : 'page';
   if (!language && pages.length > 0) {
     const remembered = await store.get(`${documentKey}/language`);
     language = remembered?.lines[0]?.text === 'chi_sim' ? 'chi_sim' : remembered ? 'eng' : undefined;
@@ -326,5 +349,5 @@ export async function recognisePages(
     results.set(n, page);
   }
   await options.store?.forget?.(`${documentKey}/`);
-  return { language: chosen, results, resumed };
+  return { language: chosen, languageFrom, results, resumed };
 }

@@ -5,7 +5,7 @@
 // This module reads what pdf.js gives: text items (→ lines, with their characters repaired in pdfText.ts), page
 // heights and the outline; pdfLayout.ts turns them into the document (furniture dropped, headings, paragraphs).
 import { sha256Hex } from '../hash.ts';
-import type { RecognisedText } from '../types.ts';
+import type { Recognised, RecognisedText } from '../types.ts';
 import { baseTitle } from './decode.ts';
 import { checkPdfInflatedSize, MAX_PDF_PAGES } from './limits.ts';
 import {
@@ -15,7 +15,6 @@ import {
   ocrPageLines,
   recognisePages,
   textIsUsable,
-  type OcrLanguage,
   type OcrOptions,
   recognisedPage,
   type PageImage,
@@ -121,14 +120,6 @@ async function outlineTargets(document: PdfDocument): Promise<OutlineTarget[]> {
   };
   if (outline) await visit(outline, 1);
   return out;
-}
-
-/** What text recognition did for a PDF (or a picture): the pages it read and in which language. */
-export interface Recognised {
-  pages: number;
-  language: OcrLanguage;
-  /** Pages taken from the store, recognised before a reload interrupted the file (absent: none). */
-  resumed?: number;
 }
 
 interface PdfImage {
@@ -375,7 +366,7 @@ export async function parsePdf(
       );
       const ops = lib.OPS;
       const key = `pdf:${await sha256Hex(bytes)}`;
-      const { language, results, resumed } = await recognisePages(
+      const { language, languageFrom, results, resumed } = await recognisePages(
         key,
         unreadable,
         (n) => pageScan(document, n, ops, document.canvasFactory as CanvasFactoryLike),
@@ -383,8 +374,13 @@ export async function parsePdf(
         ocr,
       );
       for (const [n, result] of results) pages[n - 1] = ocrPageLines(result, pages[n - 1].height);
-      recognised = { pages: results.size, language, ...(resumed > 0 ? { resumed } : {}) };
-      ocrText = { language, key, pages: [...results].map(([n, result]) => recognisedPage(n, result)) };
+      recognised = { pages: results.size, language, languageFrom, ...(resumed > 0 ? { resumed } : {}) };
+      ocrText = {
+        language,
+        languageFrom,
+        key,
+        pages: [...results].map(([n, result]) => recognisedPage(n, result)),
+      };
     }
     const built = layoutPdf(dropPageFurniture(pages), await outlineTargets(document));
     if (built.text.length === 0) {

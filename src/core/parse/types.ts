@@ -1,6 +1,6 @@
 // What the parsers produce and how they fail. A ParsedDocument is plain text plus the heading structure over it;
 // chunking (src/core/chunk.ts) and hashing (src/core/prepare.ts) take it from there.
-import type { FileError, RecognisedText } from '../types.ts';
+import type { FileError, Recognised, RecognisedText } from '../types.ts';
 
 export interface ParsedSection {
   /** Heading text ("" for the implicit section before the first heading). */
@@ -28,7 +28,7 @@ export interface ParsedDocument {
    */
   pageStarts?: number[];
   /** Pages whose text was recognised from their picture (scans, images), and in which language. */
-  recognised?: { pages: number; language: 'eng' | 'chi_sim'; resumed?: number };
+  recognised?: Recognised;
   /** The recognised pages' words and boxes, kept with the document for the viewer (DocumentRecord.ocr). */
   ocr?: RecognisedText;
 }

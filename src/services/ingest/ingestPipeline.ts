@@ -8,13 +8,15 @@
 // stopped and no sentence is embedded twice. Files wait in the pending table with their bytes until their
 // documents are stored, so a reload resumes the queue too. Every write goes through guardWrite: a full disk or a
 // write that hangs stops the run with a clear message and keeps the rest of the queue.
-import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
+import type { Embedder, FileError, PreparedDocument, Progress, Recognised, Stage } from '../../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../core/types.ts';
 import {
   formatOf,
+  isOcrLanguageSetting,
   OCR_LANGUAGE_NAMES,
   OCR_PAGE_TIMEOUT_MS,
   PARSE_TIMEOUT_MS,
+  type OcrLanguageSetting,
   type OcrProgress,
 } from '../../core/parse/index.ts';
 import { embedDocuments } from '../../core/pipeline/index.ts';
@@ -26,6 +28,7 @@ import {
   type FileOutcome,
   type IngestEvent,
   type LibraryCoverage,
+  OCR_LANGUAGE_SETTING,
   SENTENCE_VECTORS_SETTING,
 } from './ingestProtocol.ts';
 import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
@@ -113,11 +116,17 @@ export const MAX_ATTEMPTS = 2;
 export type PrepareFn = (
   name: string,
   bytes: Uint8Array,
-  options: { maxChunkTokens: number; signal?: AbortSignal; onOcrProgress?: (progress: OcrProgress) => void },
+  options: {
+    maxChunkTokens: number;
+    signal?: AbortSignal;
+    onOcrProgress?: (progress: OcrProgress) => void;
+    /** The language scanned pages are read in (the user's setting; absent: 'auto'). */
+    ocrLanguage?: OcrLanguageSetting;
+  },
 ) => Promise<{
   documents: PreparedDocument[];
   errors: FileError[];
-  recognised?: { pages: number; language: keyof typeof OCR_LANGUAGE_NAMES; resumed?: number };
+  recognised?: Recognised;
 }>;
 
 /** What parsing one file gives. */
@@ -527,12 +536,14 @@ export class IngestPipeline {
    * Parses one file within the time limit; Cancel stops it too. The result is awaited beside the abort, so a
    * parser that never returns cannot hold the queue (and the browser's parse worker is terminated on the abort).
    */
-  private prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
+  private async prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
     const pageLimit = this.deps.ocrPageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
+    const ocrLanguage = mayNeedOcr(name) ? await this.ocrLanguage() : undefined;
     return this.withinParseLimit(signal, (limited, restart) =>
       this.deps.prepare(name, bytes, {
         maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
         signal: limited,
+        ...(ocrLanguage ? { ocrLanguage } : {}),
         onOcrProgress: ({ page, pages, language }) => {
           restart(pageLimit, `took too long to recognise page ${page} of ${pages}`);
           const what = language ? OCR_LANGUAGE_NAMES[language] : 'telling the language';
@@ -549,6 +560,12 @@ export class IngestPipeline {
         },
       }),
     );
+  }
+
+  /** The recognition language set in Settings; a stored value this version does not know reads as 'auto'. */
+  private async ocrLanguage(): Promise<OcrLanguageSetting> {
+    const value = await this.deps.repo.getSetting<unknown>(OCR_LANGUAGE_SETTING);
+    return isOcrLanguageSetting(value) ? value : 'auto';
   }
 
   /** Runs a parse that must end within the parse time limit; Cancel stops it too (see prepareWithin). */

@@ -1,6 +1,6 @@
 // Plain data types of indexing that cross the ingest worker's boundary (events, outcomes, coverage). Types only, so the page and
 // every worker can import them without pulling worker code into the page bundle.
-import type { Progress } from '../../core/types.ts';
+import type { Progress, Recognised } from '../../core/types.ts';
 
 /** The intake's size cap; defined with the file types so that the page, the workers and the CLI share it. */
 export { MAX_FILE_BYTES } from '../../core/parse/index.ts';
@@ -14,7 +14,7 @@ export interface FileOutcome {
   documents: number;
   reason?: string;
   /** Pages whose text was recognised from their picture (a scan, an image), and in which language. */
-  recognised?: { pages: number; language: 'eng' | 'chi_sim'; resumed?: number };
+  recognised?: Recognised;
 }
 
 /**
@@ -51,6 +51,12 @@ export interface LibraryCoverage {
  * a drop would not fit in the browser's storage with them. Absent or true: sentences are embedded.
  */
 export const SENTENCE_VECTORS_SETTING = 'sentenceVectors';
+
+/**
+ * The language scanned pages are recognised in ('auto', 'eng' or 'chi_sim'; absent: 'auto', told from the
+ * document's text or its first page), the user's choice in Settings. Read by the ingest pipeline for each file.
+ */
+export const OCR_LANGUAGE_SETTING = 'ocrLanguage';
 
 /** Why indexing stopped with an error the user can act on (absent: any other error). */
 export type IngestStopCause = 'storage-full' | 'storage-timeout';

@@ -14,13 +14,13 @@ export class WorkerParser {
 
   constructor(private readonly spawn: () => Worker) {}
 
-  readonly prepare: PrepareFn = (name, bytes, { maxChunkTokens, signal, onOcrProgress }) =>
+  readonly prepare: PrepareFn = (name, bytes, { maxChunkTokens, signal, onOcrProgress, ocrLanguage }) =>
     this.call(signal, (remote) => {
       const own = owned(bytes);
       return remote.prepare(
         name,
         transfer(own, [own.buffer]),
-        { maxChunkTokens },
+        { maxChunkTokens, ...(ocrLanguage ? { ocrLanguage } : {}) },
         onOcrProgress ? proxy(onOcrProgress) : undefined,
       );
     });

@@ -1,6 +1,6 @@
 // What the parse worker serves (workers/parse.worker.ts only exposes it): prepareFile (parse → hash → chunk) in a
 // thread of its own, so that parseRunner.ts can stop a file that takes too long, or a Cancel, by terminating it.
-import type { OcrEngine, OcrPageStore, OcrProgress } from '../../core/parse/index.ts';
+import type { OcrEngine, OcrLanguageSetting, OcrPageStore, OcrProgress } from '../../core/parse/index.ts';
 import { prepareFile } from '../../core/prepare.ts';
 
 /** What recognises scanned pages in this worker: loaded on the first file that needs it. */
@@ -17,12 +17,13 @@ export function createParseService(ocr?: ParseOcr) {
     prepare(
       name: string,
       bytes: Uint8Array,
-      options: { maxChunkTokens: number },
+      options: { maxChunkTokens: number; ocrLanguage?: OcrLanguageSetting },
       onOcrProgress?: (progress: OcrProgress) => void,
     ) {
+      const language = options.ocrLanguage ?? 'auto';
       return prepareFile(name, bytes, {
         maxChunkTokens: options.maxChunkTokens,
-        ...(ocr ? { ocr: { ...ocr, language: 'auto' as const, onProgress: onOcrProgress } } : {}),
+        ...(ocr ? { ocr: { ...ocr, language, onProgress: onOcrProgress } } : {}),
       });
     },
     /**

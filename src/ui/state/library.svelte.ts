@@ -5,7 +5,7 @@
 // stalled (watchdog.ts). It talks to the ingest worker (events arrive through a Comlink proxy) and reads counts
 // from IndexedDB.
 import { proxy } from 'comlink';
-import type { DocumentRecord, Stage } from '../../core/types.ts';
+import type { DocumentRecord, OcrLanguageSource, RecognisedText, Stage } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { StoreCounts } from '../../store/libraryRepo.ts';
 import {
@@ -74,7 +74,22 @@ type DocumentSummary = Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mim
   order: number;
   /** Its sentence vectors are stored: found by meaning too. */
   vectors: boolean;
+  /** Its text was recognised from pictures: on how many pages, in which language, decided how. */
+  recognised?: { pages: number; language: RecognisedText['language']; languageFrom?: OcrLanguageSource };
 };
+
+/** A stored document as the list shows it, before its place and layers are known. */
+type ListedDocument = Omit<DocumentSummary, 'order' | 'vectors'>;
+
+/** A stored document's line in the list: its names and size, and the recognition it went through if any. */
+function listed({ id, title, sourceName, mime, size, addedAt, ocr }: DocumentRecord): ListedDocument {
+  const doc: ListedDocument = { id, title, sourceName, mime, size, addedAt };
+  if (ocr) {
+    doc.recognised = { pages: ocr.pages.length, language: ocr.language };
+    if (ocr.languageFrom) doc.recognised.languageFrom = ocr.languageFrom;
+  }
+  return doc;
+}
 
 /**
  * What the user chose when a drop will not fit (in storage, or in the tab's memory): index it all anyway, the
@@ -692,16 +707,11 @@ export class LibraryState {
       : null;
     if (docs && embedded) {
       this.listStale = false;
-      this.documents = docs.map(({ id, title, sourceName, mime, size, addedAt }, k) => ({
-        id,
-        title,
-        sourceName,
-        mime,
-        size,
-        addedAt,
+      this.documents = docs.map((d, k) => ({
+        ...d,
         // The list is newest first.
         order: counts.documents - 1 - k,
-        vectors: embedded.has(id),
+        vectors: embedded.has(d.id),
       }));
     } else if (embedded) {
       this.documents = this.documents.map((d) => ({ ...d, vectors: embedded.has(d.id) }));
@@ -714,13 +724,11 @@ export class LibraryState {
    * kept. Reading the whole list every few seconds read 500 documents with their text each time, one cursor step
    * each, on the page's thread and the store's.
    */
-  private async readList(
-    whileRunning: boolean,
-  ): Promise<Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'>[]> {
+  private async readList(whileRunning: boolean): Promise<ListedDocument[]> {
     const documents = pageRepo().db.documents;
     const top = this.documents[0];
     if (!whileRunning || !top)
-      return documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray();
+      return (await documents.orderBy('addedAt').reverse().limit(DOCUMENT_LIST_LIMIT).toArray()).map(listed);
     // From the newest listed one's time on (documents stored in one batch may share it), newest first.
     const added = await documents
       .where('addedAt')
@@ -730,7 +738,10 @@ export class LibraryState {
       .toArray();
     // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this read, never state
     const fresh = new Set(added.map((d) => d.id));
-    return [...added, ...this.documents.filter((d) => !fresh.has(d.id))].slice(0, DOCUMENT_LIST_LIMIT);
+    return [...added.map(listed), ...this.documents.filter((d) => !fresh.has(d.id))].slice(
+      0,
+      DOCUMENT_LIST_LIMIT,
+    );
   }
 
   /**

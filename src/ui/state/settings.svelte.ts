@@ -11,6 +11,8 @@ import {
   type EmbedBackend,
   type EmbedderSettings,
 } from '../../services/embed/embedderChoice.ts';
+import { isOcrLanguageSetting, type OcrLanguageSetting } from '../../core/parse/index.ts';
+import { OCR_LANGUAGE_SETTING } from '../../services/ingest/ingestProtocol.ts';
 import { pageRepo } from './db.ts';
 
 export type EmbedderKind = EmbedderSpec['kind'];
@@ -32,8 +34,15 @@ export class SettingsState {
   backend = $state<EmbedBackend>('auto');
   saved = $state<string | null>(null);
   error = $state<string | null>(null);
+  /** The language scanned pages are recognised in; 'auto' tells it from each document. */
+  ocrLanguage = $state<OcrLanguageSetting>('auto');
+  ocrLanguageSaved = $state<string | null>(null);
 
   async load(): Promise<void> {
+    const ocrLanguage = await pageRepo()
+      .getSetting<unknown>(OCR_LANGUAGE_SETTING)
+      .catch(() => undefined);
+    this.ocrLanguage = isOcrLanguageSetting(ocrLanguage) ? ocrLanguage : 'auto';
     let choice: EmbedderSettings;
     try {
       choice = await readEmbedderChoice(pageRepo());
@@ -103,6 +112,17 @@ export class SettingsState {
     }
     if (spec.kind === 'use' && this.backend !== 'auto') choice.backend = this.backend;
     return choice;
+  }
+
+  /** Stores the recognition language at once: the next scanned file the ingest pipeline parses reads it. */
+  async saveOcrLanguage(value: OcrLanguageSetting): Promise<void> {
+    this.ocrLanguage = value;
+    this.ocrLanguageSaved = null;
+    await pageRepo().setSetting(OCR_LANGUAGE_SETTING, value);
+    this.ocrLanguageSaved =
+      value === 'auto'
+        ? 'Saved. Each scan’s language will be told from its text, or from its first page.'
+        : 'Saved. Scans indexed from now on are read in this language.';
   }
 
   async save(libraryEmbedder: string | null, libraryDocuments: number): Promise<void> {

@@ -10,10 +10,11 @@
 // Out: <out>/text/<id>.pdf, <out>/scan/<id>.pdf (default out: test/fixtures/generated/scanned, not in git).
 // Needs pdftoppm (Debian: poppler-utils) and a CJK font for the Chinese pages (Debian: fonts-wqy-microhei).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { grayJpegPages, printToPdf } from '../lib/printPdf.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const papers = process.argv[2] && process.argv[2] !== '--fixture' ? process.argv[2] : '/work/shared/papers';
@@ -65,6 +66,8 @@ function documents() {
   const docs = [];
   const pike = sections(readFileSync(join(papers, '003_c24fda356dee713b.txt'), 'utf8'));
   for (const number of [
+    '1',
+    '2.1',
     '3.1',
     '3.2',
     '3.3',
@@ -77,6 +80,9 @@ function documents() {
     '5.2.3',
     '5.3.1',
     '5.3.2',
+    '5.3.3',
+    '5.4',
+    '5.5',
   ]) {
     const s = pike.get(number);
     const english = s.lines.filter((l) => hanShare(l) < 0.05 && !l.startsWith('$'));
@@ -172,23 +178,9 @@ export function imagePdf(jpegs) {
 }
 
 export function scanPdf(textPdf, scanPath, work, dpi = 150) {
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  execFileSync('pdftoppm', [
-    '-r',
-    String(dpi),
-    '-gray',
-    '-jpeg',
-    '-jpegopt',
-    'quality=75',
-    textPdf,
-    join(work, 'p'),
-  ]);
-  const pages = readdirSync(work)
-    .filter((n) => n.endsWith('.jpg'))
-    .sort();
-  writeFileSync(scanPath, imagePdf(pages.map((n) => readFileSync(join(work, n)))));
-  return pages.length;
+  const jpegs = grayJpegPages(textPdf, work, dpi, 75);
+  writeFileSync(scanPath, imagePdf(jpegs));
+  return jpegs.length;
 }
 
 /** The sentence the e2e asks about, on page 2 of the fixture; its place on the page is written beside it. */
@@ -266,35 +258,10 @@ ${page(2, [
 ])}</html>`;
   writeFileSync(join(work, 'harbour.html'), html);
   const textPdf = join(work, 'harbour.pdf');
-  execFileSync(
-    chromium,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-pdf-header-footer',
-      `--print-to-pdf=${textPdf}`,
-      `file://${join(work, 'harbour.html')}`,
-    ],
-    { stdio: 'ignore' },
-  );
+  printToPdf(join(work, 'harbour.html'), textPdf, chromium);
   const fixtures = join(here, '../../fixtures/scanned');
   mkdirSync(fixtures, { recursive: true });
-  rmSync(join(work, 'pages'), { recursive: true, force: true });
-  mkdirSync(join(work, 'pages'));
-  execFileSync('pdftoppm', [
-    '-r',
-    '120',
-    '-gray',
-    '-jpeg',
-    '-jpegopt',
-    'quality=60',
-    textPdf,
-    join(work, 'pages', 'p'),
-  ]);
-  const jpegs = readdirSync(join(work, 'pages'))
-    .sort()
-    .map((n) => readFileSync(join(work, 'pages', n)));
+  const jpegs = grayJpegPages(textPdf, join(work, 'pages'), 120, 60);
   writeFileSync(join(fixtures, 'harbour-scan.pdf'), imagePdf(jpegs));
   writeFileSync(
     join(fixtures, 'harbour-scan.truth.json'),
@@ -327,18 +294,7 @@ ${page(2, 'The signal station', [
 ])}</html>`;
   writeFileSync(join(work, 'outlines.html'), html);
   const textPdf = join(work, 'text.pdf');
-  execFileSync(
-    chromium,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-pdf-header-footer',
-      `--print-to-pdf=${textPdf}`,
-      `file://${join(work, 'outlines.html')}`,
-    ],
-    { stdio: 'ignore' },
-  );
+  printToPdf(join(work, 'outlines.html'), textPdf, chromium);
   const gs = (args) =>
     execFileSync('gs', ['-q', '-dBATCH', '-dNOPAUSE', '-dSAFER', '-sDEVICE=pdfwrite', ...args]);
   gs([`-sOutputFile=${join(work, 'p1.pdf')}`, '-dFirstPage=1', '-dLastPage=1', textPdf]);
@@ -368,18 +324,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '-
     mkdirSync(work, { recursive: true });
     writeFileSync(page, html(doc));
     const textPdf = join(out, 'text', `${doc.id}.pdf`);
-    execFileSync(
-      chromium,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-pdf-header-footer',
-        `--print-to-pdf=${textPdf}`,
-        `file://${page}`,
-      ],
-      { stdio: 'ignore' },
-    );
+    printToPdf(page, textPdf, chromium);
     const n = scanPdf(textPdf, join(out, 'scan', `${doc.id}.pdf`), join(work, 'pages'));
     pages[doc.lang] += n;
     console.log(`${doc.id}: ${n} page(s)`);

@@ -2,9 +2,10 @@
 // dropped with a PDF whose second page has its letters as vector outlines (no text layer, no picture); the page is
 // reloaded once the scan's page 2 is being recognised. After the reload the ingest queue parses the scan again and
 // recognition goes on where it stopped: the pages done come from the page store (IndexedDB `conceptrag-ocr`), and
-// page 1 is not recognised again. The outlines PDF has
-// only its second page drawn and recognised (its first has a text layer). Both answer; the page store is empty at
-// the end (a file's pages are forgotten once it is done).
+// page 1 is not recognised again. The outlines PDF has only its second page drawn and recognised (its first has a
+// text layer). Both answer; the page store is empty at the end (a file's pages are forgotten once it is done).
+// English is chosen in Settings first (issue 46, Build 4): no page is read to tell the language, before or after
+// the reload, and both files say the language was set.
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, openApp, readOutcomes, waitIdle } from '../lib/app.ts';
@@ -52,20 +53,30 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   });
   const activity = () => page.evaluate(() => (window as unknown as { ocrActivity: string[] }).ocrActivity);
 
+  await openApp(page, origin, 'settings');
+  await expect(page.locator('[data-testid="ocr-language"]')).toHaveValue('auto');
+  await page.selectOption('[data-testid="ocr-language"]', 'eng');
+  await expect(page.locator('[data-testid="ocr-language-saved"]')).toContainText('Saved.');
   await openApp(page, origin);
   await addFiles(page, [scan, outlines]);
-  // Page 1 is recognised (and kept) once page 2 starts.
+  // Page 1 is recognised (and kept) once page 2 starts; a scan that ends first (refused, or done between two polls)
+  // ends the wait too, and the checks below say which.
   await page.waitForFunction(
     () =>
       (window as unknown as { ocrActivity: string[] }).ocrActivity.some((a) =>
         a.includes('harbour-scan.pdf: recognising page 2 of 4'),
-      ),
+      ) || document.querySelector('[data-file="harbour-scan.pdf"][data-status]') !== null,
     undefined,
     { timeout: 300_000, polling: 100 },
   );
+  expect(
+    await page.locator('[data-file="harbour-scan.pdf"][data-status]').allTextContents(),
+    'the scan ended before its page 2 started',
+  ).toEqual([]);
   const before = await activity();
   log(`before the reload: ${before.filter((a) => a.includes('recognising')).join(' | ')}`);
   expect(before.some((a) => a.includes('harbour-scan.pdf: recognising page 1 of 4 (English)'))).toBe(true);
+  expect(before.filter((a) => a.includes('telling the language'))).toEqual([]);
   await page.reload();
   await page.waitForSelector('[data-indexing]');
   await waitIdle(page);
@@ -82,13 +93,14 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   expect(outcomes.find((o) => o.file === 'harbour-scan.pdf')?.status).toBe('indexed');
   expect(outcomes.find((o) => o.file === 'harbour-outlines.pdf')?.status).toBe('indexed');
   expect(after.some((a) => /harbour-scan\.pdf: recognising page [2-4] of 4 \(English\)/.test(a))).toBe(true);
+  expect(after.filter((a) => a.includes('telling the language'))).toEqual([]);
   // The pages recognised before the reload were taken from the page store (page 1 at least), the rest after it.
   await expect(page.locator('[data-file="harbour-scan.pdf"] [data-testid="recognised"]')).toHaveText(
-    /text recognised on 4 pages, in\s+English\s+\([1-3] of them kept from before a reload\)/,
+    /text recognised on 4 pages, in\s+English, as set\s+\([1-3] of them kept from before a reload\)/,
   );
-  // The outlines PDF: only its page of outlines was drawn and recognised, its language from its text page.
+  // The outlines PDF: only its page of outlines was drawn and recognised, in the language set.
   await expect(page.locator('[data-file="harbour-outlines.pdf"] [data-testid="recognised"]')).toHaveText(
-    /^\s*text recognised on 1 page, in\s+English\s*$/,
+    /^\s*text recognised on 1 page, in\s+English, as set\s*$/,
   );
 
   // Both files' text answers, with its page.

@@ -2,7 +2,9 @@
 // app has its text recognised in the parse worker — page by page, with progress — and a question about page 2 is
 // answered with "p. 2". The recogniser's script, WASM and language data come from the app's own origin (the
 // privacy guard fails the test on a request to any other host, and every recogniser file fetched is checked to be
-// the app's); a hostile picture dropped beside it is refused by its header with the reason. The viewer draws the
+// the app's); hostile pictures dropped beside it (a decompression bomb declaring 60,000² pixels, a PNG whose data is
+// not an image) are refused with the reason. The language, told from the scan's first page, is shown in the Files
+// list, on the stored document in the Library's list, and in the viewer. The viewer draws the
 // scanned page and marks the cited sentence where it is on the picture: poppler's word boxes on the text PDF the
 // scan was made from (harbour-scan.truth.json, written by the fixture's build) say where that is.
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
@@ -16,12 +18,12 @@ const FIXTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'ha
 const TRUTH = join(import.meta.dirname, '..', '..', 'fixtures', 'scanned', 'harbour-scan.truth.json');
 
 /** A PNG header declaring 60,000 × 60,000 pixels over 1 MB of zeros deflated to a few KB: a decompression bomb. */
-function bombPng(): Buffer {
+function bombPng(width = 60_000, height = 60_000): Buffer {
   const header = Buffer.alloc(33);
   Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).copy(header);
   header.write('IHDR', 12, 'latin1');
-  header.writeUInt32BE(60_000, 16);
-  header.writeUInt32BE(60_000, 20);
+  header.writeUInt32BE(width, 16);
+  header.writeUInt32BE(height, 20);
   header[24] = 8;
   return Buffer.concat([header, deflateSync(Buffer.alloc(1 << 20))]);
 }
@@ -36,8 +38,14 @@ test('ocr: a scanned PDF is answered with its page, its recogniser served by the
 }) => {
   const scan = join(tmp, 'harbour-scan.pdf');
   const bomb = join(tmp, 'bomb.png');
+  const damaged = join(tmp, 'damaged.png');
   await copyFile(FIXTURE, scan);
   await writeFile(bomb, bombPng());
+  // A valid header (400 × 300) over bytes that are no image data.
+  await writeFile(
+    damaged,
+    Buffer.concat([bombPng(400, 300).subarray(0, 33), Buffer.from('IDAT not really deflate data')]),
+  );
   const recogniserFiles: string[] = [];
   page.context().on('request', (request) => {
     if (request.url().includes('/tesseract/')) recogniserFiles.push(request.url());
@@ -57,7 +65,7 @@ test('ocr: a scanned PDF is answered with its page, its recogniser served by the
       if (text && seen.at(-1) !== text) seen.push(text.replace(/\s+/g, ' ').trim());
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
-  await addFiles(page, [scan, bomb]);
+  await addFiles(page, [scan, bomb, damaged]);
   await waitIdle(page, 360_000);
 
   const activity = await page.evaluate(() => (window as unknown as { ocrActivity: string[] }).ocrActivity);
@@ -70,10 +78,19 @@ test('ocr: a scanned PDF is answered with its page, its recogniser served by the
   log(`outcomes: ${JSON.stringify([scanned, refused])}`);
   expect(scanned?.status).toBe('indexed');
   await expect(page.locator('[data-file="harbour-scan.pdf"] [data-testid="recognised"]')).toHaveText(
-    /text recognised on 2 pages, in\s+English/,
+    /text recognised on 2 pages, in\s+English, told from its first page/,
   );
   expect(refused?.status).toBe('failed');
   expect(refused?.text).toMatch(/the image is too large to recognise \(60000 × 60000 pixels/);
+  const unreadable = outcomes.find((o) => o.file === 'damaged.png');
+  expect(unreadable?.status).toBe('failed');
+  expect(unreadable?.text).toMatch(/not a readable image/);
+  // The stored document says so too, in the Library's list of documents.
+  await expect(
+    page
+      .locator('[data-testid="documents"] tr', { hasText: 'harbour-scan.pdf' })
+      .getByTestId('document-recognised'),
+  ).toHaveText(/text recognised on 2 pages, in English, told from its first page/);
 
   // The answer's evidence names the page the fact was recognised on.
   await page.click('a[href="#ask"]');
@@ -91,6 +108,9 @@ test('ocr: a scanned PDF is answered with its page, its recogniser served by the
     lines: Rect[];
   };
   await card.locator('[data-testid="evidence-sentence"]', { hasText: 'Port Ellen' }).click();
+  await expect(page.getByTestId('viewer-recognised')).toHaveText(
+    'text recognised in English, told from its first page',
+  );
   expect((await page.textContent('[data-testid="viewer-mark"]'))?.trim()).toBe(truth.sentence);
   await page.click('[data-testid="viewer-show-page"]');
   const marks = await pageMarks(page, truth.page);

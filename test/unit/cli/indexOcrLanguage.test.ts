@@ -1,6 +1,8 @@
-// `cli index --ocr-language`: the language scanned pages are read in, auto (from the document's text, else its
-// first page), eng or chi_sim; anything else is refused before a file is read, naming the flag and the value.
+// `cli index --ocr-language` and `cli bench --ocr-language`: the language scanned pages are read in, auto (from
+// the document's text, else its first page), eng or chi_sim; anything else is refused before a file is read, naming
+// the flag and the value.
 import { describe, expect, it, vi } from 'vitest';
+import { run as bench } from '../../../src/cli/bench.ts';
 import { run as index } from '../../../src/cli/index.ts';
 
 async function stderrOf(fn: () => Promise<number>): Promise<{ code: number; err: string }> {
@@ -16,6 +18,21 @@ async function stderrOf(fn: () => Promise<number>): Promise<{ code: number; err:
   }
 }
 
+/** What `--help` prints (it exits 0). */
+async function usageOf(command: (args: string[]) => Promise<number>): Promise<string> {
+  let out = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    expect(await command(['--help'])).toBe(0);
+  } finally {
+    o.mockRestore();
+  }
+  return out;
+}
+
 describe('cli index --ocr-language', () => {
   it('refuses a language it cannot read, naming the flag and the value', async () => {
     const { code, err } = await stderrOf(() =>
@@ -26,16 +43,22 @@ describe('cli index --ocr-language', () => {
   });
 
   it('lists the flag in its usage', async () => {
-    let out = '';
-    const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      out += String(chunk);
-      return true;
-    });
-    try {
-      expect(await index(['--help'])).toBe(0);
-    } finally {
-      o.mockRestore();
-    }
-    expect(out).toMatch(/--ocr-language <l>\s+the language of scanned pages and pictures: auto/);
+    expect(await usageOf(index)).toMatch(
+      /--ocr-language <l>\s+the language of scanned pages and pictures: auto/,
+    );
+  });
+});
+
+describe('cli bench --ocr-language', () => {
+  it('refuses a language it cannot read, naming the flag and the value', async () => {
+    const { code, err } = await stderrOf(() =>
+      bench(['--corpus', 'no-such-folder', '--questions', 'no-such.jsonl', '--ocr-language', 'fra']),
+    );
+    expect(code).toBe(2);
+    expect(err).toBe('bench: --ocr-language must be auto, eng or chi_sim, got fra\n');
+  });
+
+  it('lists the flag in its usage', async () => {
+    expect(await usageOf(bench)).toContain('[--ocr-language auto|eng|chi_sim]');
   });
 });

@@ -8,6 +8,7 @@ import {
   ocrPageLines,
   recognisedPage,
   recognisePages,
+  recognisedLanguageLabel,
   textIsUsable,
   type OcrEngine,
   type OcrPage,
@@ -147,15 +148,37 @@ describe('recognisePages', () => {
   it('tells the language from the first page when the document has no text, and reports each page', async () => {
     const calls: string[] = [];
     const progress: string[] = [];
-    const { language, results } = await recognisePages('k', [2, 3], picture, undefined, {
+    const { language, languageFrom, results } = await recognisePages('k', [2, 3], picture, undefined, {
       engine: async () => engine(calls),
       onProgress: (p) => progress.push(`${p.page}/${p.pages} ${p.language ?? '?'}`),
     });
     expect(language).toBe('eng');
+    expect(languageFrom).toBe('page');
     // The probe reads page 2 with the Chinese model; Latin text comes out, so both pages are read in English.
     expect(calls).toEqual(['chi_sim', 'eng', 'eng']);
     expect(progress).toEqual(['1/2 ?', '1/2 eng', '2/2 eng']);
     expect([...results.keys()]).toEqual([2, 3]);
+  });
+
+  it("reads every page in the language set, over the text's, without a probe; names where each came from", async () => {
+    const calls: string[] = [];
+    const set = await recognisePages('k', [1, 2], picture, 'eng', {
+      engine: async () => engine(calls),
+      language: 'chi_sim',
+    });
+    expect([set.language, set.languageFrom]).toEqual(['chi_sim', 'setting']);
+    expect(calls).toEqual(['chi_sim', 'chi_sim']);
+    const told = await recognisePages('k2', [1], picture, 'chi_sim', {
+      engine: async () => engine([]),
+      language: 'auto',
+    });
+    expect([told.language, told.languageFrom]).toEqual(['chi_sim', 'text']);
+    expect(recognisedLanguageLabel('chi_sim', 'setting')).toBe('Chinese, as set');
+    expect(recognisedLanguageLabel('eng', 'text')).toBe('English, told from its text');
+    expect(recognisedLanguageLabel('eng', 'page')).toBe('English, told from its first page');
+    expect(recognisedLanguageLabel('eng', undefined)).toBe('English');
+    // A record from someone else's bundle: values this version does not know are not shown as they are.
+    expect(recognisedLanguageLabel('fra' as 'eng', 'guess' as 'page')).toBe('an unknown language');
   });
 
   it('takes pages already in the store (a resumed file) without recognising them again', async () => {

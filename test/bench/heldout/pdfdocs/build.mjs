@@ -3,12 +3,11 @@
 // in both), each rendered to a real PDF the way a person would save a page: Markdown → HTML with markdown-it, then
 // printed by headless Chromium. The app reads these with pdf.js, as a dropped PDF.
 // Usage: node test/bench/heldout/pdfdocs/build.mjs <git dir of electron/electron> /work/heldout/pdfdocs [chromium]
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import MarkdownIt from 'markdown-it';
+import { printToPdf } from '../../lib/printPdf.mjs';
 import { copyLicenses, flatName, listFiles, openSet, readBlob } from '../gitSource.mjs';
 
 const COMMIT = '96f3996d8d3ce6e2fcfb86326fc4b953b53936fb';
@@ -42,19 +41,7 @@ try {
     const name = flatName(path.slice('docs/'.length)).replace(/\.md$/, '');
     const htmlFile = join(work, `${name}.html`);
     writeFileSync(htmlFile, html);
-    // --no-pdf-header-footer: no date or file:// address printed into the page's text.
-    execFileSync(
-      chromium,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-pdf-header-footer',
-        `--print-to-pdf=${join(docs, `${name}.pdf`)}`,
-        pathToFileURL(htmlFile).href,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    printToPdf(htmlFile, join(docs, `${name}.pdf`), chromium);
     files += 1;
   }
 } finally {
