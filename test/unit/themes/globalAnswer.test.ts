@@ -11,45 +11,19 @@ import { openLibrary } from '../../../src/services/library/questionLibrary.ts';
 import type { LibrarySource } from '../../../src/services/source/librarySource.ts';
 import { openSource } from '../../../src/services/source/openSource.ts';
 import { estimateOf, planOverSource, runPlanned } from '../../../src/services/themes/globalThemesAnswer.ts';
+import { isGlobalMap, isGlobalReduce, scriptedGlobal } from '../../support/scriptedGlobal.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 
 const SAMPLES = join(import.meta.dirname, '../../../public/samples');
 const QUESTION = 'What is this about?';
-
-/** A map request: the theme's passages as `[n] (title)\ntext`; a reduce request: the partial answers. */
-const isMap = (system: string) => system.includes('one theme of a document library');
-const isReduce = (system: string) => system.includes('partial answers about the themes');
-
-/** Map: the first sentence of the first passage, citing it; the gettysburg theme says nothing (left out). */
-function mapReply(user: string): string {
-  const m = /\[(\d+)\] \([^)]*\)\n([^\n]+)/.exec(user);
-  if (!m) return 'NOTHING';
-  if (/gettysburg/i.test(user.split('\n')[0])) return 'NOTHING';
-  return `${m[2].split(/(?<=[.!?])\s+/)[0]} [${m[1]}]`;
-}
-
-/** Reduce: every partial answer's line, joined (so the answer keeps their citations). */
-function reduceReply(user: string): string {
-  return user
-    .split('\n')
-    .filter((line) => /\[\d+\]\s*$/.test(line))
-    .join(' ');
-}
 
 let server: ScriptedLlmServer;
 let source: LibrarySource;
 
 beforeAll(async () => {
   server = await startScriptedLlmServer({
-    responders: [
-      (messages) => {
-        const system = messages[0]?.content ?? '';
-        const user = messages[1]?.content ?? '';
-        if (isMap(system)) return mapReply(user);
-        if (isReduce(system)) return reduceReply(user);
-        return undefined;
-      },
-    ],
+    // The gettysburg theme's map says nothing: it is left out of the reduce.
+    responders: [scriptedGlobal(/gettysburg/i)],
   });
   const corpus = await prepareCorpus(SAMPLES, 1200);
   source = openSource({
@@ -96,8 +70,8 @@ describe('the global answer over the themes', () => {
     const deltas: string[] = [];
     const answer = await runPlanned(planned, client(), { onDelta: (d) => deltas.push(d) });
     const sent = chats();
-    const maps = sent.filter((r) => isMap(r.body?.messages?.[0]?.content ?? ''));
-    const reduces = sent.filter((r) => isReduce(r.body?.messages?.[0]?.content ?? ''));
+    const maps = sent.filter((r) => isGlobalMap(r.body?.messages?.[0]?.content ?? ''));
+    const reduces = sent.filter((r) => isGlobalReduce(r.body?.messages?.[0]?.content ?? ''));
     expect(maps).toHaveLength(estimate.themes);
     expect(reduces).toHaveLength(1);
     expect(answer.calls).toBe(estimate.calls);
