@@ -20,7 +20,8 @@ import type { AskOptions } from '../source/ask.ts';
 import { openSource, type SourceLayers } from '../source/openSource.ts';
 import { warmThemes } from '../themes/themesOf.ts';
 import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../themes/globalThemesAnswer.ts';
-import type { GlobalAnswerOut, GlobalEstimate } from '../themes/themesProtocol.ts';
+import type { GlobalAnswerOut, GlobalEstimate, ThemesList } from '../themes/themesProtocol.ts';
+import { themeQuestion } from '../themes/themesAnswer.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
@@ -491,6 +492,26 @@ export class QueryService {
     } finally {
       if (this.answerStop === stop) this.answerStop = null;
     }
+  }
+
+  /** The library's themes for the Themes panel (null: the library has none), from whichever source questions read. */
+  async libraryThemes(): Promise<ThemesList | null> {
+    const { source } = await this.current({ view: true });
+    const themes = await source.themes?.();
+    if (!themes) return null;
+    return {
+      chunks: themes.chunks,
+      documents: themes.documents,
+      themes: themes.themes.map((t) => ({
+        label: t.label,
+        concepts: t.concepts,
+        chunks: t.chunks,
+        documents: t.documents,
+        share: t.share,
+        keyDocuments: t.keyTitles,
+        question: themeQuestion(t),
+      })),
+    };
   }
 
   /**

@@ -26,6 +26,13 @@ export interface ThemesOverview {
   themes: ThemeShown[];
 }
 
+/** A library's themes as the Themes panel lists them, largest first. */
+export interface ThemesList {
+  chunks: number;
+  documents: number;
+  themes: Array<Omit<ThemeShown, 'sentence' | 'passage'>>;
+}
+
 /** The global answer's cost before it runs (GraphRAG's global search over the themes, bounded by κ). */
 export interface GlobalEstimate {
   question: string;

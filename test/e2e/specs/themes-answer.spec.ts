@@ -66,6 +66,27 @@ test('a corpus-wide question is answered by the themes, each sentence citable', 
   expect(asked).toContain(question);
   log(`focused question: ${question}`);
 
+  // The Themes panel (Graph view): the same themes, a search that narrows them, a theme that opens as a question.
+  await page.click('a[href="#graph"]');
+  await page.click('[data-testid="graph-side-themes"]');
+  const listed = page.locator('[data-testid="themes-panel-theme"]');
+  await listed.first().waitFor();
+  const total = await listed.count();
+  expect(total).toBeGreaterThanOrEqual(themes.length);
+  await page.fill('[data-testid="themes-search"]', 'canal');
+  await expect(listed).not.toHaveCount(total);
+  const canal = await page.$$eval('[data-testid="themes-panel-theme"]', (items) =>
+    items.map((i) => i.textContent ?? ''),
+  );
+  log(`themes matching "canal": ${canal.length}`);
+  expect(canal.length).toBeGreaterThanOrEqual(1);
+  for (const text of canal) expect(text.toLowerCase()).toContain('canal');
+  const panelLabel = page.locator('[data-testid="themes-panel-label"]').first();
+  const focused = (await panelLabel.getAttribute('title')) ?? '';
+  await panelLabel.click();
+  await page.waitForSelector('[data-testid="results"][data-stage="result"] [data-testid="evidence"]');
+  expect(focused).toContain(await page.inputValue('[data-testid="question"]'));
+
   // With an endpoint: the global answer's cost first, nothing sent; then, confirmed, its calls and its citations.
   const server = await startScriptedLlmServer({ responders: [scriptedGlobal()] });
   privacy.allowOrigin(server.url);
