@@ -12,17 +12,17 @@ import type { Theme } from './themes.ts';
 export const MAP_MAX_TOKENS = 250;
 export const REDUCE_MAX_TOKENS = 500;
 /** What a map call replies when its passages say nothing towards the question: left out of the reduce. */
-export const NOTHING_RELEVANT = 'NOTHING';
+const NOTHING_RELEVANT = 'NOTHING';
 
 /** One passage given to the model, numbered across the whole plan so that the final answer can cite it. */
-export interface GlobalPassage {
+interface GlobalPassage {
   n: number;
   chunkId: string;
   title: string;
   text: string;
 }
 
-export interface GlobalMap {
+interface GlobalMap {
   theme: Pick<Theme, 'label' | 'share'>;
   passages: GlobalPassage[];
   messages: ChatMessage[];
@@ -82,11 +82,7 @@ const REDUCE_SYSTEM = `You are given partial answers about the themes of a docum
 - Use only the partial answers; no outside knowledge.`;
 
 /** The map prompt of one theme: its label and its passages, numbered as in the plan. */
-export function mapMessages(
-  question: string,
-  theme: string,
-  passages: readonly GlobalPassage[],
-): ChatMessage[] {
+function mapMessages(question: string, theme: string, passages: readonly GlobalPassage[]): ChatMessage[] {
   const body = passages.map((p) => `[${p.n}] (${oneLine(p.title)})\n${p.text.trim()}`).join('\n\n');
   return [
     { role: 'system', content: MAP_SYSTEM },
@@ -95,7 +91,7 @@ export function mapMessages(
 }
 
 /** The reduce prompt: each theme's partial answer under its label and share of the text. */
-export function reduceMessages(
+function reduceMessages(
   question: string,
   partials: ReadonlyArray<{ theme: Pick<Theme, 'label' | 'share'>; text: string }>,
 ): ChatMessage[] {

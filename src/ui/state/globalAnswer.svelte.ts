@@ -8,7 +8,7 @@ import { DEFAULT_KAPPA } from '../../core/kg/index.ts';
 import type { QueryApi } from '../../services/query/queryService.ts';
 import type { GlobalAnswerOut, GlobalEstimate } from '../../services/themes/themesProtocol.ts';
 
-export class GlobalAnswerState {
+class GlobalAnswerState {
   kappa = $state(DEFAULT_KAPPA);
   estimate = $state<GlobalEstimate | null>(null);
   estimating = $state(false);
