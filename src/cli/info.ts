@@ -5,12 +5,12 @@
 // objects with --json.
 import { createReadStream } from 'node:fs';
 import process from 'node:process';
-import { parseArgs } from 'node:util';
 import { readBundle, snapshotFromBundle, isBundleError, type IndexSnapshot } from '../core/bundle/index.ts';
 import { conceptMap } from '../core/retrieval/index.ts';
 import { openLibrary } from '../services/library/questionLibrary.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { bundleFileSize, formatBytes } from './bundleIo.ts';
+import { bundleCommandArgs, wholeNumberOption } from './bundleCommand.ts';
 
 const USAGE = 'usage: npm run cli -- info <x.bundle> [--json] [--concepts N]\n';
 
@@ -27,30 +27,12 @@ export function topConcepts(snapshot: IndexSnapshot, n: number): Array<{ term: s
 }
 
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      concepts: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    process.stderr.write(`info: expected one bundle file\n${USAGE}`);
-    return 2;
-  }
+  const parsed = bundleCommandArgs('info', USAGE, args, { concepts: { type: 'string' } });
+  if (typeof parsed === 'number') return parsed;
+  const { values, path } = parsed;
   // Arguments are checked before the bundle is read.
-  const conceptCount = values.concepts === undefined ? 0 : Number(values.concepts);
-  if (values.concepts !== undefined && !(Number.isInteger(conceptCount) && conceptCount >= 1)) {
-    process.stderr.write(`info: --concepts must be a whole number of at least 1, got "${values.concepts}"\n`);
-    return 2;
-  }
-  const path = positionals[0];
+  const conceptCount = wholeNumberOption('info', 'concepts', values.concepts, 0);
+  if (conceptCount === null) return 2;
   let size: number;
   try {
     size = await bundleFileSize(path);

@@ -3,7 +3,6 @@
 // `themes.json` part (cli index --pages) is read by ranges: the part and the passages' records only. Any other is
 // read whole and its themes computed from its concept graph. Both go through the library's LibrarySource.
 import process from 'node:process';
-import { parseArgs } from 'node:util';
 import { openPagedBundle } from '../core/paged/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
 import { openLibrary } from '../services/library/questionLibrary.ts';
@@ -12,6 +11,7 @@ import { openSource } from '../services/source/openSource.ts';
 import { pagedThemesLoader } from '../services/library/bundleThemes.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { readBundleFile } from './bundleIo.ts';
+import { bundleCommandArgs, wholeNumberOption } from './bundleCommand.ts';
 import { FileRangeSource } from './fileRangeSource.ts';
 
 const USAGE = 'usage: npm run cli -- themes <x.bundle> [--json] [--top N]\n';
@@ -26,29 +26,11 @@ interface ThemePrinted {
 }
 
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      top: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    process.stderr.write(`themes: expected one bundle file\n${USAGE}`);
-    return 2;
-  }
-  const top = values.top === undefined ? Infinity : Number(values.top);
-  if (!(top === Infinity || (Number.isInteger(top) && top >= 1))) {
-    process.stderr.write(`themes: --top must be a whole number of at least 1, got "${values.top}"\n`);
-    return 2;
-  }
-  const path = positionals[0];
+  const parsed = bundleCommandArgs('themes', USAGE, args, { top: { type: 'string' } });
+  if (typeof parsed === 'number') return parsed;
+  const { values, path } = parsed;
+  const top = wholeNumberOption('themes', 'top', values.top, Infinity);
+  if (top === null) return 2;
   const file = await FileRangeSource.open(path);
   try {
     const paged = await openPagedBundle(file, createTermAnalyzer());

@@ -40,6 +40,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import { seededRandom } from '../../src/core/seededRandom.ts';
 
 const MiB = 1024 * 1024;
 const USAGE =
@@ -70,18 +71,9 @@ const perFile = Number(opts['per-file']);
 if (!Number.isInteger(seed)) fail('--seed must be an integer');
 if (!Number.isInteger(perFile) || perFile < 1) fail('--per-file must be an integer ≥ 1');
 
-// ---------- seeded randomness (mulberry32 and FNV-1a: a few lines, no dependency for them) ----------
+// ---------- seeded randomness (mulberry32, shared with the themes; FNV-1a: a few lines, no dependency) ----------
 
-function rng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 function hash32(text: string): number {
   let h = 0x811c9dc5;

@@ -21,15 +21,13 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
-import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
-import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { openLibrary } from '../../src/services/library/questionLibrary.ts';
 import { ask } from '../../src/services/source/ask.ts';
 import { openSource } from '../../src/services/source/openSource.ts';
 import { pagedThemesLoader, themesBytesRead } from '../../src/services/library/bundleThemes.ts';
 import { themesOfLibrary } from '../../src/services/themes/themesOf.ts';
+import { lexicalLibrary } from './lib/lexicalLibrary.ts';
 
 const BENCH = join(import.meta.dirname, '../../../shared/bench');
 const dir = join(tmpdir(), 'themes-mixed');
@@ -49,23 +47,7 @@ const wiki = readFileSync(join(BENCH, '2wikimultihopqa/corpus.jsonl'), 'utf8')
   .join('\n');
 writeFileSync(join(dir, 'wiki__2wiki-800.jsonl'), `${wiki}\n`);
 
-const corpus = await prepareCorpus(dir, 1200);
-const engine = RetrievalEngine.build(
-  { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
-  createTermAnalyzer(),
-);
-const library = openLibrary(
-  {
-    meta: undefined,
-    documents: corpus.documents.map((d) => d.doc),
-    sections: [],
-    chunks: corpus.chunks,
-    sentences: [],
-    vectors: new Map(),
-    graph: undefined,
-  },
-  () => engine,
-);
+const { corpus, library } = await lexicalLibrary(dir);
 const sourceOf = (docId: string): string => {
   const name = library.documents.get(docId)?.sourceName ?? '';
   return name.startsWith('vue__')

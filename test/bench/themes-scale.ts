@@ -7,12 +7,9 @@
 // (measured after a forced GC before the run; peak RSS sampled every 20 ms during it), and the number of themes.
 import { loadavg } from 'node:os';
 import process from 'node:process';
-import { prepareCorpus } from '../../src/cli/benchData.ts';
-import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
-import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { openLibrary } from '../../src/services/library/questionLibrary.ts';
 import { themesOfLibrary } from '../../src/services/themes/themesOf.ts';
 import { arg, positional } from './lib/args.ts';
+import { lexicalLibrary } from './lib/lexicalLibrary.ts';
 
 const path = positional();
 if (!path) throw new Error('usage: themes-scale.ts <folder or .jsonl> [--runs 3]');
@@ -21,31 +18,18 @@ const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const gc = (globalThis as { gc?: () => void }).gc;
 
 let started = performance.now();
-const corpus = await prepareCorpus(path, 1200);
-const chars = corpus.documents.reduce((n, d) => n + d.doc.text.length, 0);
-process.stdout.write(
-  `corpus ${path}: ${corpus.documents.length} documents, ${corpus.chunks.length} chunks, ${(chars / 2 ** 20).toFixed(1)} M chars, parsed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
-);
-started = performance.now();
-const engine = RetrievalEngine.build(
-  { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
-  createTermAnalyzer(),
-);
+const { engine, library } = await lexicalLibrary(path, {
+  onCorpus: (corpus) => {
+    const chars = corpus.documents.reduce((n, d) => n + d.doc.text.length, 0);
+    process.stdout.write(
+      `corpus ${path}: ${corpus.documents.length} documents, ${corpus.chunks.length} chunks, ${(chars / 2 ** 20).toFixed(1)} M chars, parsed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    started = performance.now();
+  },
+});
 const graph = engine.graph;
 process.stdout.write(
   `graph: ${graph.table.terms.length} concepts, ${graph.cooccurrence.targets.length / 2} co-occurrence edges, built in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
-);
-const library = openLibrary(
-  {
-    meta: undefined,
-    documents: corpus.documents.map((d) => d.doc),
-    sections: [],
-    chunks: corpus.chunks,
-    sentences: [],
-    vectors: new Map(),
-    graph: undefined,
-  },
-  () => engine,
 );
 for (let run = 0; run < runs; run++) {
   gc?.();

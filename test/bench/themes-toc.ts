@@ -16,12 +16,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from '
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import stem from 'wink-porter2-stemmer';
-import { prepareCorpus } from '../../src/cli/benchData.ts';
-import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
-import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { openLibrary } from '../../src/services/library/questionLibrary.ts';
 import { themesOfLibrary } from '../../src/services/themes/themesOf.ts';
 import { arg } from './lib/args.ts';
+import { lexicalLibrary } from './lib/lexicalLibrary.ts';
 
 const BENCH = join(import.meta.dirname, '../../../shared/bench');
 const TOP = Number(arg('top', '10'));
@@ -113,24 +110,8 @@ function twoWiki(): Library {
 async function run(
   library: Library,
 ): Promise<{ name: string; matched: number; loose: number; shown: number }> {
-  const corpus = await prepareCorpus(library.path, 1200);
-  const engine = RetrievalEngine.build(
-    { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
-    createTermAnalyzer(),
-  );
+  const { corpus, library: opened } = await lexicalLibrary(library.path, { sentences: true });
   const docs = corpus.documents.map((d) => d.doc);
-  const opened = openLibrary(
-    {
-      meta: undefined,
-      documents: docs,
-      sections: [],
-      chunks: corpus.chunks,
-      sentences: corpus.sentences,
-      vectors: new Map(),
-      graph: undefined,
-    },
-    () => engine,
-  );
   const started = performance.now();
   const themes = themesOfLibrary(opened);
   const ms = performance.now() - started;

@@ -5,3 +5,5 @@ export type { LibraryThemes, Theme, ThemeInput, ThemeOptions } from './themes.ts
 export { isCorpusQuestion } from './corpusQuestion.ts';
 export { readThemes, THEME_LIMITS } from './themesShape.ts';
 export { readThemesPart, THEMES_PART, themesPart } from './themesPart.ts';
+export { planGlobalAnswer, runGlobalAnswer } from './globalAnswer.ts';
+export type { GlobalPlan } from './globalAnswer.ts';

@@ -10,6 +10,7 @@
 import Graph from 'graphology';
 import louvain from 'graphology-communities-louvain';
 import { pagerank, type ConceptGraph, type ConceptTable } from '../graph/index.ts';
+import { seededRandom } from '../seededRandom.ts';
 
 /** One theme: a community of concepts and the chunks that are mostly about it. */
 export interface Theme {
@@ -231,7 +232,8 @@ function communities(
   const found = louvain.detailed(g, {
     getEdgeWeight: 'weight',
     resolution: o.resolution,
-    rng: mulberry32(o.seed),
+    // Seeded: Math.random would change a library's themes each time they are computed.
+    rng: seededRandom(o.seed),
   });
   // Louvain's community numbers depend on its visiting order: renumber by each community's smallest concept.
   const renumber = new Map<number, number>();
@@ -329,16 +331,4 @@ function representative(
 /** Stored strings are bounded (themesShape.ts refuses longer ones): a title or a concept is cut, never refused. */
 function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
-
-/** A small seeded generator for Louvain's random order (Math.random would change a library's themes each time). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -20,6 +20,9 @@ import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
 import { openSource } from '../source/openSource.ts';
 import { warmThemes } from '../themes/themesOf.ts';
+import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../themes/globalThemesAnswer.ts';
+import type { GlobalAnswerOut, GlobalEstimate, ThemesList } from '../themes/themesProtocol.ts';
+import { themeQuestion } from '../themes/themesAnswer.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
@@ -109,6 +112,8 @@ export class QueryService {
    */
   /** Where the last question was answered from: the sentences and pages its written answer cites. */
   private asked: LibrarySource | null = null;
+  /** The last global answer's plan: the run sends the one the page showed (same source, question and κ). */
+  private planned: { source: LibrarySource; key: string; planned: PlannedGlobal | null } | null = null;
   private byRanges: Promise<PagedBundle | undefined> | null = null;
   /** The library's own pages, looked for once per library (forgotten when it changes); undefined: none usable. */
   private local: Promise<StoredPages | PagesAwaited | undefined> | null = null;
@@ -461,6 +466,74 @@ export class QueryService {
     } finally {
       if (this.answerStop === stop) this.answerStop = null;
     }
+  }
+
+  /** The library's themes for the Themes panel (null: the library has none), from whichever source questions read. */
+  async libraryThemes(): Promise<ThemesList | null> {
+    const { source } = await this.current({ view: true });
+    const themes = await source.themes?.();
+    if (!themes) return null;
+    return {
+      chunks: themes.chunks,
+      documents: themes.documents,
+      themes: themes.themes.map((t) => ({
+        label: t.label,
+        concepts: t.concepts,
+        chunks: t.chunks,
+        documents: t.documents,
+        share: t.share,
+        keyDocuments: t.keyTitles,
+        question: themeQuestion(t),
+      })),
+    };
+  }
+
+  /**
+   * What the global answer to a corpus-wide question would cost (calls, tokens, price), before any call: the themes
+   * within κ of the source the last question was answered from. Null when it has no themes.
+   */
+  async globalEstimate(question: string, kappa?: number): Promise<GlobalEstimate | null> {
+    const planned = await this.globalPlan(question, kappa);
+    return planned && estimateOf(planned);
+  }
+
+  /**
+   * Runs the global answer the page showed the cost of (map over the themes' passages, then reduce), streaming the
+   * reduce through `onDelta` (a Comlink proxy). Stopped like the written answer (cancelAnswer).
+   */
+  async globalAnswer(
+    question: string,
+    kappa?: number,
+    onDelta?: (delta: string) => void,
+  ): Promise<GlobalAnswerOut> {
+    const planned = await this.globalPlan(question, kappa);
+    if (!planned) throw new Error('this library has no themes to answer a corpus-wide question over');
+    const settings = await readLlmSettings(this.deps.library);
+    this.answerStop?.abort();
+    const stop = new AbortController();
+    this.answerStop = stop;
+    try {
+      return await runPlanned(planned, this.deps.llmClient(settings, 'answer'), {
+        signal: stop.signal,
+        ...(onDelta ? { onDelta } : {}),
+      });
+    } finally {
+      if (this.answerStop === stop) this.answerStop = null;
+    }
+  }
+
+  private async globalPlan(question: string, kappa?: number): Promise<PlannedGlobal | null> {
+    const source = this.asked ?? (await this.current()).source;
+    const key = `${kappa ?? ''}\n${question}`;
+    if (this.planned?.source === source && this.planned.key === key) return this.planned.planned;
+    const settings = await readLlmSettings(this.deps.library);
+    const planned = await planOverSource(source, question, {
+      ...(kappa !== undefined ? { kappa } : {}),
+      priceInPerM: settings.priceInPerM,
+      priceOutPerM: settings.priceOutPerM,
+    });
+    this.planned = { source, key, planned };
+    return planned;
   }
 
   /** Whether an LLM endpoint is configured (the Ask view then opens on the written answer); no key leaves. */

@@ -54,10 +54,15 @@ export async function themesAnswer(
       keyDocuments: theme.keyTitles,
       sentence: chunk.text.slice(best.start, best.end).trim(),
       passage: hits.length - 1,
-      question: [...new Set(theme.concepts.slice(0, 4).flatMap((c) => c.split(/\s+/)))].join(' '),
+      question: themeQuestion(theme),
     });
   }
   return { hits, overview };
+}
+
+/** The question that opens a theme: its top concepts' words, asked in the default mode. */
+export function themeQuestion(theme: Pick<Theme, 'concepts'>): string {
+  return [...new Set(theme.concepts.slice(0, 4).flatMap((c) => c.split(/\s+/)))].join(' ');
 }
 
 /** The sentence of a passage that holds the most of its theme's concepts (the first sentence on a tie). */

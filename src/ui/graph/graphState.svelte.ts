@@ -4,7 +4,7 @@
 import type { LibraryGraph, QuestionGraph } from '../../services/questions/graphViewProtocol.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
 
-type GraphSide = 'question' | 'library';
+type GraphSide = 'question' | 'library' | 'themes';
 
 class GraphViewState {
   side = $state<GraphSide>('question');

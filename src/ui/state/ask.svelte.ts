@@ -15,6 +15,7 @@ import { checkLimits, defaultLimits, type LimitsByMode } from '../reasoningLimit
 import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
+import { globalAnswer } from './globalAnswer.svelte.ts';
 import { library } from './library.svelte.ts';
 
 const DEFAULT_BUDGET = 12000;
@@ -206,6 +207,7 @@ class AskState {
     this.streamed = '';
     this.answer = null;
     this.answerError = null;
+    globalAnswer.clear();
     const onEarly = proxy((early: AskResult) => {
       if (id === this.asked && this.busy) this.result = early;
     });
@@ -258,7 +260,11 @@ class AskState {
     // Read again now, not only when the view opened: the endpoint may have been saved since, and the worker may
     // have been too busy opening a library to say so at first.
     await this.checkLlm();
-    if (this.llmConfigured && id === this.asked) await this.writeAnswer(id, result, libraryVersion);
+    if (!this.llmConfigured || id !== this.asked) return;
+    // A corpus-wide question answered by the themes: its written answer is the global one, which costs a call per
+    // theme, so its cost is shown and it waits for the person's yes.
+    if (result.themes) await globalAnswer.offer(result.question, () => currentQueryWorker(libraryVersion));
+    else await this.writeAnswer(id, result, libraryVersion);
   }
 
   /** The written answer over the evidence shown (and a KG mode's relations, a reasoning mode's facts). */

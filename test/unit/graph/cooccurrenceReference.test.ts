@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { extractConcepts, type ConceptTable } from '../../../src/core/graph/concepts.ts';
 import { buildCooccurrenceGraph, filterEdges } from '../../../src/core/graph/cooccurrence.ts';
+import { seededRandom } from '../../../src/core/seededRandom.ts';
 
 // The co-occurrence builder against the definition, computed the plain way: count every pair of concepts sharing
 // a chunk in a Map, keep Co ≥ θco, weigh by Dice = 2·Co/(|T(u)|+|T(v)|), rows ascending. Random tables of several
 // sizes, with empty chunks, concepts in no chunk or in one chunk only, and concepts alone in their chunk.
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A table from chunk → concept lists (each list distinct ids), the concept → chunk side derived from it. */
 function tableOf(conceptCount: number, chunks: number[][]): ConceptTable {
@@ -40,7 +30,7 @@ function tableOf(conceptCount: number, chunks: number[][]): ConceptTable {
 
 /** Random chunk lists, ascending: some chunks empty, the last concept in no chunk, concept 0 alone in one chunk. */
 function randomChunks(conceptCount: number, chunkCount: number, seed: number): number[][] {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const chunks: number[][] = [];
   for (let k = 0; k < chunkCount; k++) {
     if (random() < 0.15) {
@@ -126,7 +116,7 @@ describe('buildCooccurrenceGraph against the pairwise definition', () => {
 
   it('gives the same graph when chunk lists are not in ascending concept order', () => {
     const chunks = randomChunks(300, 120, 7);
-    const random = mulberry32(11);
+    const random = seededRandom(11);
     const shuffled = chunks.map((list) => [...list].sort(() => random() - 0.5));
     expect(shuffled.some((list, k) => list.some((c, i) => c !== chunks[k][i]))).toBe(true);
     for (const thetaCo of [1, 2]) {
@@ -137,7 +127,7 @@ describe('buildCooccurrenceGraph against the pairwise definition', () => {
   });
 
   it('matches the definition on a table made by concept extraction', () => {
-    const random = mulberry32(3);
+    const random = seededRandom(3);
     const words = Array.from({ length: 60 }, (_, i) => `w${i}`);
     const chunkTerms = Array.from({ length: 50 }, () =>
       Array.from({ length: 2 + Math.floor(random() * 10) }, () => words[Math.floor(random() ** 2 * 60)]),

@@ -14,6 +14,7 @@ import { findEdge, type ConceptGraph } from '../../../src/core/graph/cooccurrenc
 import { pagerank } from '../../../src/core/graph/pagerank.ts';
 import { IncrementalConceptGraph, type IncrementalChunk } from '../../../src/core/graph/incremental.ts';
 import { parseJsonl } from '../../../src/core/parse/jsonl.ts';
+import { seededRandom } from '../../../src/core/seededRandom.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 
 // The first 300 MuSiQue passages, vendored (test/fixtures/musique-300) so the test runs without ../shared.
@@ -282,17 +283,7 @@ describe('IncrementalConceptGraph on hand-counted libraries', () => {
   });
 });
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 /** Documents of 1–4 consecutive passages, chunk ids "<doc>#<n>". */
 function documents(passages: readonly string[][], prefix: string): IncrementalChunk[][] {
