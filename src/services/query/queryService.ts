@@ -22,7 +22,7 @@ import { openSource } from '../source/openSource.ts';
 import { warmThemes } from '../themes/themesOf.ts';
 import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../themes/globalThemesAnswer.ts';
 import type { GlobalAnswerOut, GlobalEstimate, ThemesList } from '../themes/themesProtocol.ts';
-import { themeQuestion } from '../themes/themesAnswer.ts';
+import { themeQuestion } from '../source/themesAnswer.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
