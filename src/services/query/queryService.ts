@@ -20,7 +20,7 @@ import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
 import { openSource } from '../source/openSource.ts';
 import { warmThemes } from '../themes/themesOf.ts';
-import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../themes/globalThemesAnswer.ts';
+import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../source/globalThemesAnswer.ts';
 import type { GlobalAnswerOut, GlobalEstimate, ThemesList } from '../themes/themesProtocol.ts';
 import { themeQuestion } from '../source/themesAnswer.ts';
 import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';

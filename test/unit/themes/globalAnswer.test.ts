@@ -10,7 +10,7 @@ import { MAP_MAX_TOKENS, REDUCE_MAX_TOKENS, themesWithin } from '../../../src/co
 import { openLibrary } from '../../../src/services/library/questionLibrary.ts';
 import type { LibrarySource } from '../../../src/services/source/librarySource.ts';
 import { openSource } from '../../../src/services/source/openSource.ts';
-import { estimateOf, planOverSource, runPlanned } from '../../../src/services/themes/globalThemesAnswer.ts';
+import { estimateOf, planOverSource, runPlanned } from '../../../src/services/source/globalThemesAnswer.ts';
 import { isGlobalMap, isGlobalReduce, scriptedGlobal } from '../../support/scriptedGlobal.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 

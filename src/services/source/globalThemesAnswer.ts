@@ -4,8 +4,8 @@
 import { DEFAULT_KAPPA } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import { planGlobalAnswer, runGlobalAnswer, type GlobalPlan } from '../../core/themes/index.ts';
-import type { LibrarySource } from '../source/librarySource.ts';
-import type { GlobalAnswerOut, GlobalEstimate, GlobalPassageShown } from './themesProtocol.ts';
+import type { LibrarySource } from './librarySource.ts';
+import type { GlobalAnswerOut, GlobalEstimate, GlobalPassageShown } from '../themes/themesProtocol.ts';
 
 /** A plan and where its passages are, for the page to open them. */
 export interface PlannedGlobal {
