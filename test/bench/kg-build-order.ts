@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { pagedCore } from '../../src/services/llm/pagedCore.ts';
+import { pagedCore } from '../../src/services/source/pagedCore.ts';
 import { loadText, megabytes } from './lib/report.ts';
 
 const { values, positionals } = parseArgs({

@@ -31,7 +31,7 @@ import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
 import { loadEngine } from '../library/engine.ts';
 import { openStoredPages } from '../library/storedPages.ts';
-import { pagedCore } from './pagedCore.ts';
+import { pagedCore } from '../source/pagedCore.ts';
 import { readEmbedderChoice } from '../embed/embedderChoice.ts';
 import type { EmbedderChoice } from '../embed/embedderChoice.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';

@@ -1,4 +1,4 @@
-// The core chunks of a library answered from its pages, as the KG build reads them (kgBuild.ts, rankFromPages).
+// The core chunks of a library answered from its paged index, as the KG build reads them (pagedSource.ts, buildOrder).
 // The core chunks' records are read for their ids only. Their texts are read again a batch at a time as the build
 // sends them (buildDistilled's `texts`), and the pages let go of what they decoded after each read. Holding the
 // core's records took 232 MB of heap at κ 0.8 of 100 MiB of text (docs/results/kg-pages.md); the pages' decoded
