@@ -17,15 +17,19 @@ export interface QuestionLibrary {
   layers: { lexical: boolean; semantic: boolean };
 }
 
-/** Builds the engine over a corpus (IndexedDB's or a bundle's) and indexes what questions read. */
+/**
+ * Builds the engine over a corpus (IndexedDB's or a bundle's) and indexes what questions read. `questions` false:
+ * the KG build's ranking only, which needs no concept vectors (they are not computed in the background).
+ */
 export function openLibrary(
   corpus: LoadedCorpus,
   load: (corpus: LoadedCorpus) => RetrievalEngine = loadEngine,
+  questions = true,
 ): QuestionLibrary {
   if (corpus.chunks.length === 0) throw new Error('ask: the library is empty; add documents first');
   const engine = load(corpus);
   // Questions are answered meanwhile; a question with its vector finishes the rest at once (see fromCompact).
-  void completeInBackground(engine).catch(() => undefined);
+  if (questions) void completeInBackground(engine).catch(() => undefined);
   const sentences = new Map<string, Array<{ start: number; end: number }>>();
   for (const s of corpus.sentences) {
     const list = sentences.get(s.chunkId) ?? [];

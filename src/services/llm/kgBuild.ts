@@ -19,7 +19,7 @@ import {
   type DistillOutcome,
 } from '../../core/atomic/index.ts';
 import { embedKg } from '../../core/kg/index.ts';
-import { DEFAULT_KAPPA, rankOrder, selectCoreChunks } from '../../core/kg/index.ts';
+import { DEFAULT_KAPPA } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { LlmSettings } from '../../core/llm/index.ts';
 import { currencyOf, testConnection, type ConnectionDiagnosis } from '../../core/llm/index.ts';
@@ -31,7 +31,9 @@ import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
 import { loadEngine } from '../library/engine.ts';
 import { openStoredPages } from '../library/storedPages.ts';
-import { pagedCore } from '../source/pagedCore.ts';
+import type { BuildOrder, LibrarySource } from '../source/librarySource.ts';
+import { openSource } from '../source/openSource.ts';
+import { openLibrary } from '../library/questionLibrary.ts';
 import { readEmbedderChoice } from '../embed/embedderChoice.ts';
 import type { EmbedderChoice } from '../embed/embedderChoice.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from './llmSettings.ts';
@@ -129,19 +131,10 @@ export interface KgBuildDeps {
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
 }
 
-/** The chunks in build order: what the estimate and the build need, without keeping the engine that ranked them. */
-interface Ranked {
+/** The chunks in build order (LibrarySource.buildOrder) and what the build embeds with. */
+interface Ranked extends BuildOrder {
   /** Documents and chunks counted when it was made: documents added or removed since make it stale. */
   signature: string;
-  /**
-   * Each chunk's text or tokens, in build order (by concept-graph chunk rank, highest first): what the estimate
-   * counts (a library read from its pages gives the tokens its chunker counted, without reading every text).
-   */
-  sizes: ReadonlyArray<{ text: string } | { tokens: number }>;
-  /** The top κ of the chunks in build order (the core chunks), with their documents, and texts unless `texts`. */
-  core(kappa: number): Promise<DistillChunkInput[]>;
-  /** The texts of core chunks given without one (a library read from its pages), read as the build reaches them. */
-  texts?(chunks: readonly DistillChunkInput[]): Promise<string[]>;
   embedderId: string | null;
 }
 
@@ -394,17 +387,22 @@ export class KgBuildService {
   }
 
   /**
-   * The library's chunks by concept-graph rank, computed once per library state. The engine that ranks them is
-   * dropped at once: questions have their own in the query worker, and a KG build needs only the order. A large
-   * library answered from its pages is ranked from them instead, never loaded (it may not fit this worker's memory:
-   * about 1 ms and 20 MB a thousand chunks loaded, docs/results/tab-scale.md).
+   * The library's chunks in build order, computed once per library state, from the source its questions read: a
+   * library loaded here and dropped at once (questions have their own engine in the query worker), or a large one's
+   * paged index, never loaded (it may not fit this worker's memory: about 1 ms and 20 MB a thousand chunks loaded,
+   * docs/results/tab-scale.md). Pages that lag behind the library (a drop goes on) are ranked as they are: the
+   * documents added since are ranked at the next estimate.
    */
   private async ranking(): Promise<Ranked> {
     const { db } = this.deps.repo;
     const signature = `${await db.documents.count()}:${await db.chunks.count()}`;
     const cached = await this.ranked?.catch(() => null);
     if (!cached || cached.signature !== signature) {
-      this.ranked = this.rankFromPages(signature).then((paged) => paged ?? this.rankInMemory(signature));
+      this.ranked = this.source().then(async (source) => ({
+        signature,
+        ...(await source.buildOrder()),
+        embedderId: (await db.meta.get('index'))?.embedderId ?? null,
+      }));
     }
     try {
       return await this.ranked!;
@@ -414,58 +412,13 @@ export class KgBuildService {
     }
   }
 
-  /** The library loaded and ranked by its concept graph's PageRank (a library answered in memory). */
-  private async rankInMemory(signature: string): Promise<Ranked> {
+  /** The library as its questions read it (QueryService chooses the same way): its paged index, or in memory. */
+  private async source(): Promise<LibrarySource> {
+    const stored = await openStoredPages(this.deps.repo.db);
+    if (stored) return openSource('awaiting' in stored ? { awaited: stored } : { stored });
     const corpus = await this.deps.repo.loadCorpus();
     if (corpus.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
-    const { chunkIds, chunkRank } = (this.deps.loadEngine ?? loadEngine)(corpus).graph;
-    const byId = new Map(corpus.chunks.map((c) => [c.id, c]));
-    const ids = rankOrder(chunkIds.map((chunkId, i) => ({ chunkId, rank: chunkRank[i] })));
-    return {
-      signature,
-      sizes: ids.map((id) => ({ text: byId.get(id)!.text })),
-      core: (kappa) =>
-        Promise.resolve(
-          selectCoreChunks(
-            ids.map((chunkId, i) => ({ chunkId, rank: -i })),
-            kappa,
-          ).map((id) => {
-            const chunk = byId.get(id)!;
-            return { id, docId: chunk.docId, text: chunk.text };
-          }),
-        ),
-      embedderId: corpus.meta?.embedderId ?? null,
-    };
-  }
-
-  /**
-   * A library answered from its pages, ranked from them (PagedLibrary.buildOrder: the concepts' weighted degree in
-   * place of PageRank); its core chunks and their texts are read from them as the build needs them (pagedCore.ts).
-   * Pages that lag behind the library (a drop goes on) are ranked as they are: the documents added since are ranked
-   * at the next estimate. Loading the library instead is what a large one must not do (1.1 GiB in this worker at
-   * 100 MiB of text, docs/results/kg-pages.md). Undefined when the library is answered in memory.
-   */
-  private async rankFromPages(signature: string): Promise<Ranked | undefined> {
-    const { db } = this.deps.repo;
-    const stored = await openStoredPages(db);
-    if (!stored) return undefined;
-    if ('awaiting' in stored) {
-      throw new Error(
-        `KG: this library (${stored.chunks} chunks) is answered from its paged index, which is being written ` +
-          '("writing the paged index" in the Library view): the estimate and the build rank its chunks from it. ' +
-          'Try again once they are written.',
-      );
-    }
-    const { library } = stored;
-    const { order, tokens } = await library.buildOrder();
-    library.forget();
-    const meta = await db.meta.get('index');
-    return {
-      signature,
-      sizes: Array.from(order, (k) => ({ tokens: tokens[k] })),
-      ...pagedCore(library, order),
-      embedderId: meta?.embedderId ?? null,
-    };
+    return openSource({ library: openLibrary(corpus, this.deps.loadEngine ?? loadEngine, false) });
   }
 
   private async libraryEmbedder(embedderId: string | null): Promise<Embedder | undefined> {

@@ -605,7 +605,7 @@ export class QueryService {
     if (options.held) await local.hold?.();
     const layers = options.layers ? await this.storedLayers() : {};
     return {
-      source: openSource({ stored: local.library, chunks: local.chunks, removed: local.removed, ...layers }),
+      source: openSource({ stored: local, ...layers }),
       answered: () => {
         void local.hold?.();
         const marks = this.pagesMarks;

@@ -5,7 +5,7 @@
 // read; a mode names what it needs in the registry (modeRegistry.ts), and `answers` / `missing` there compare the
 // two. openSource.ts is the one place that chooses a source; nothing else branches on where the bytes are.
 import type { DocumentRecord } from '../../core/types.ts';
-import type { AtomicIndex } from '../../core/atomic/index.ts';
+import type { AtomicIndex, DistillChunkInput } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { ConceptMapOptions, RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { LibraryThemes } from '../../core/themes/index.ts';
@@ -89,6 +89,21 @@ export interface LibrarySource extends Capable {
   libraryGraph(options: ConceptMapOptions, signal?: AbortSignal): Promise<LibraryGraph>;
   /** One whole document (the viewer); rejects with the refusal when the source reads no whole document. */
   document(docId: string): Promise<DocumentRecord | undefined>;
+  /** The chunks in the KG build's order (kgBuild.ts); rejects with the refusal when the source cannot rank them. */
+  buildOrder(): Promise<BuildOrder>;
+}
+
+/** The chunks in build order: what the KG build's estimate counts and its build reads, without keeping an engine. */
+export interface BuildOrder {
+  /**
+   * Each chunk's text or tokens, in build order (by concept-graph chunk rank, highest first): what the estimate
+   * counts (a paged index gives the tokens its chunker counted, without reading every text).
+   */
+  sizes: ReadonlyArray<{ text: string } | { tokens: number }>;
+  /** The top κ of the chunks in build order (the core chunks), with their documents, and texts unless `texts`. */
+  core(kappa: number): Promise<DistillChunkInput[]>;
+  /** The texts of core chunks given without one (a paged index), read as the build reaches them. */
+  texts?(chunks: readonly DistillChunkInput[]): Promise<string[]>;
 }
 
 /**

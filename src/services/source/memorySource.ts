@@ -1,6 +1,6 @@
 // A library loaded into memory (IndexedDB's corpus, a bundle read whole, the bench's corpus) as a LibrarySource: its
 // RetrievalEngine answers every engine mode, every chunk is at hand, and the Graph view reads its concept graph.
-import type { KgChunkView } from '../../core/kg/index.ts';
+import { rankOrder, selectCoreChunks, type KgChunkView } from '../../core/kg/index.ts';
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { sentencesWithin, type QuestionLibrary } from '../library/questionLibrary.ts';
 import { shownEvidence } from '../questions/evidence.ts';
@@ -9,7 +9,7 @@ import type { Capability } from '../questions/modeRegistry.ts';
 import type { Evidence } from '../questions/queryProtocol.ts';
 import { libraryCitations } from '../questions/writtenAnswer.ts';
 import { themesOfLibrary } from '../themes/themesOf.ts';
-import { layerLacking, type LibrarySource, type SourceLayers } from './librarySource.ts';
+import { layerLacking, type BuildOrder, type LibrarySource, type SourceLayers } from './librarySource.ts';
 
 /**
  * No KG: the KG modes are refused; no atomic questions: `atomic` says how to build them; no themes: computed from
@@ -56,8 +56,29 @@ export function memorySource(library: QuestionLibrary, layers: MemoryLayers = {}
     libraryGraph: (options) => Promise.resolve(libraryGraph(library, options)),
     document: (docId) => Promise.resolve(library.documents.get(docId)),
     themes: layers.themes ?? (() => Promise.resolve(themesOfLibrary(library))),
+    buildOrder: () => Promise.resolve(buildOrder(library)),
   };
   return source;
+}
+
+/** The chunks by the concept graph's PageRank; holds the chunks' texts, not the engine that ranked them. */
+function buildOrder(library: QuestionLibrary): BuildOrder {
+  const { chunkIds, chunkRank } = library.engine.graph;
+  const { chunks } = library;
+  const ids = rankOrder(chunkIds.map((chunkId, i) => ({ chunkId, rank: chunkRank[i] })));
+  return {
+    sizes: ids.map((id) => ({ text: chunks.get(id)!.text })),
+    core: (kappa) =>
+      Promise.resolve(
+        selectCoreChunks(
+          ids.map((chunkId, i) => ({ chunkId, rank: -i })),
+          kappa,
+        ).map((id) => {
+          const chunk = chunks.get(id)!;
+          return { id, docId: chunk.docId, text: chunk.text };
+        }),
+      ),
+  };
 }
 
 function chunkView(library: QuestionLibrary, chunkId: string): KgChunkView | undefined {

@@ -4,7 +4,7 @@
 // PagedLibrary's bytes).
 import type { PagedLibrary } from '../../core/paged/index.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import type { PagesAwaited } from '../library/storedPages.ts';
+import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { memorySource } from './memorySource.ts';
 import { pagedSource } from './pagedSource.ts';
@@ -16,7 +16,7 @@ export type SourceAt =
   /** A paged index read by ranges (a bundle over any RangeSource). */
   | ({ paged: PagedLibrary } & SourceLayers)
   /** The library's own stored pages: a large library, answered from them to stay within the tab's memory. */
-  | ({ stored: PagedLibrary; chunks: number; removed?: ReadonlySet<string> } & SourceLayers)
+  | ({ stored: StoredPages } & SourceLayers)
   /** A large library whose pages are not written yet. */
   | { awaited: PagesAwaited };
 
@@ -24,11 +24,12 @@ export function openSource(at: SourceAt): LibrarySource {
   if ('awaited' in at) return wordsSource(at.awaited, { chunks: at.awaited.chunks });
   if ('library' in at) return memorySource(at.library, at);
   if ('paged' in at) return pagedSource(at.paged, at);
-  return pagedSource(at.stored, {
+  return pagedSource(at.stored.library, {
     ...at,
+    removed: at.stored.removed,
     from: 'pages',
     answering: (modes) =>
-      `this library (${at.chunks.toLocaleString('en')} chunks) is answered from its paged index to stay within the ` +
+      `this library (${at.stored.chunks.toLocaleString('en')} chunks) is answered from its paged index to stay within the ` +
       `tab’s memory, which answers ${modes}`,
   });
 }

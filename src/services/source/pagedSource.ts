@@ -12,6 +12,7 @@ import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts
 import type { Capability } from '../questions/modeRegistry.ts';
 import type { PagedReads } from '../questions/queryProtocol.ts';
 import { recordCitations, recordSentences } from '../questions/writtenAnswer.ts';
+import { pagedCore } from './pagedCore.ts';
 import {
   layerLacking,
   noDocument,
@@ -72,6 +73,14 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
     libraryGraph: (options, signal) => pagedLibraryGraph(library, options, signal),
     document: () => noDocument(source),
     ...(layers.themes ? { themes: layers.themes } : {}),
+    // The concepts' weighted degree in place of PageRank (PagedLibrary.buildOrder); the core chunks and their texts
+    // are read as the build needs them (pagedCore.ts). Loading the library instead is what a large one must not do
+    // (1.1 GiB in the KG worker at 100 MiB of text, docs/results/kg-pages.md).
+    buildOrder: async () => {
+      const { order, tokens } = await library.buildOrder();
+      library.forget();
+      return { sizes: Array.from(order, (k) => ({ tokens: tokens[k] })), ...pagedCore(library, order) };
+    },
   };
   return source;
 }

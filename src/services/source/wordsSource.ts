@@ -81,6 +81,8 @@ export function wordsSource(stored: StoredDocuments, options: WordsOptions = {})
     questionGraph: () => Promise.reject(new Error(`the Graph view needs ${source.lacking('walk')}`)),
     libraryGraph: () => Promise.reject(new Error(`the Graph view needs ${source.lacking('walk')}`)),
     document: () => noDocument(source),
+    buildOrder: () =>
+      Promise.reject(new Error(`KG: the build ranks the chunks by ${source.lacking('walk')}`)),
   };
   return source;
 }

@@ -97,7 +97,7 @@ describe('the KG build of a library answered from its pages', () => {
     // A large library whose first pages are not written: refused with the reason, never loaded.
     const awaiting = kgService(await pagedRepo(0));
     await expect(awaiting.kg.estimate(0.2, { kg: true, atomic: false })).rejects.toThrow(
-      /its paged index, which is being written \("writing the paged index" in the Library view\)/,
+      /^KG: .*paged index.*and that index is being written \("writing the paged index" in the Library view\)/,
     );
     expect(awaiting.loads(), 'the estimate loaded the library').toBe(0);
     expect(server.requests).toHaveLength(0);
