@@ -19,7 +19,7 @@ import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/
 import { createTermAnalyzer } from '../core/text/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { ask, type AskOptions } from '../services/source/ask.ts';
-import type { AtomicIndex } from '../core/atomic/index.ts';
+import type { AtomicIndex, DistillChunkInput } from '../core/atomic/index.ts';
 import type { KgIndex } from '../core/kg/index.ts';
 import { openSource } from '../services/source/openSource.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
@@ -34,8 +34,8 @@ import {
 } from './benchData.ts';
 import { ocrLanguageFlag } from './threadParser.ts';
 import {
-  BenchAtomic,
-  BenchKg,
+  benchAtomic,
+  benchKg,
   failedAnswer,
   llmSettingsFromFlags,
   NEEDS_ENDPOINT,
@@ -109,11 +109,12 @@ export interface BenchResult {
   skipped?: Record<string, string>;
 }
 
+type BenchKg = Awaited<ReturnType<typeof benchKg>>;
+
 /** What the LLM half of a run needs: the endpoint client, and the KG when kg/hybrid were asked for. */
 interface LlmRun {
   client: LlmClient;
   answerBudget: number;
-  kg?: BenchKg;
   kgSeconds: number;
   /** Seconds spent atomizing (once per run, when atomic or decompose asked for the atomic layer). */
   atomicSeconds: number;
@@ -377,24 +378,26 @@ export async function run(args: string[]): Promise<number> {
 
   let engineForKg: RetrievalEngine | undefined;
   let kgBuilding: Promise<BenchKg> | undefined;
-  let atomizing: Promise<BenchAtomic> | undefined;
+  let atomizing: Promise<Awaited<ReturnType<typeof benchAtomic>>> | undefined;
   const maxQuestions = positiveInts(opts['max-questions'], '--max-questions')[0];
-  const atomizeTemperature = Number(opts['atomize-temperature']);
-  if (!(atomizeTemperature >= 0 && atomizeTemperature <= 2)) {
+  const temperature = Number(opts['atomize-temperature']);
+  if (!(temperature >= 0 && temperature <= 2)) {
     throw new Error(`bench: --atomize-temperature must be in [0, 2], got "${opts['atomize-temperature']}"`);
   }
-  // The atomic layer, atomized once on first use (atomic, decompose), over the same κ core chunks as the KG.
-  const ensureAtomic = (client: LlmClient): Promise<BenchAtomic> =>
+  // The KG and the atomic layer are built over the same κ core chunks, in the first engine's build order, as the
+  // KG worker orders them (LibrarySource.buildOrder).
+  let core: Promise<DistillChunkInput[]> | undefined;
+  const coreChunks = () =>
+    (core ??= openSource({ library: benchLibrary(corpus, engineForKg!) })
+      .buildOrder()
+      .then((order) => order.core(kappa)));
+  // The atomic layer, atomized once on first use (atomic, decompose).
+  const ensureAtomic = (client: LlmClient) =>
     (atomizing ??= (async () => {
       const t = performance.now();
-      const layer = await BenchAtomic.build({
-        chunks: corpus.chunks,
-        chunkIds: engineForKg!.graph.chunkIds,
-        chunkRank: engineForKg!.graph.chunkRank,
-        kappa,
-        client,
+      const layer = await benchAtomic(await coreChunks(), client, {
         maxQuestions,
-        temperature: atomizeTemperature,
+        temperature,
         embedder: kgEmbedder,
       });
       const a = layer.summary;
@@ -419,15 +422,7 @@ export async function run(args: string[]): Promise<number> {
           (kgBuilding ??= (async () => {
             // Once per run: the core chunks come from the first engine's concept-graph chunk ranks.
             const t = performance.now();
-            const kg = await BenchKg.build({
-              chunks: corpus.chunks,
-              chunkIds: engineForKg!.graph.chunkIds,
-              chunkRank: engineForKg!.graph.chunkRank,
-              kappa,
-              client: llm!.client,
-              embedder: kgEmbedder,
-            });
-            llm!.kg = kg;
+            const kg = await benchKg(await coreChunks(), llm!.client, kgEmbedder);
             llm!.kgSeconds = (performance.now() - t) / 1000;
             const k = kg.summary;
             process.stderr.write(

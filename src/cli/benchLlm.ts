@@ -11,11 +11,11 @@ import {
   type DistillBuildSummary,
   type DistillChunkInput,
 } from '../core/atomic/index.ts';
-import { embedKg, KgIndex, MemoryKgStore, rankOrder, selectCoreChunks } from '../core/kg/index.ts';
+import { embedKg, KgIndex, MemoryKgStore } from '../core/kg/index.ts';
 import { DEFAULT_LLM_SETTINGS, LlmClient, validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
 import { scoreAnswerText, stripCitations } from '../core/metrics.ts';
 import type { RetrievedChunk } from '../core/retrieval/index.ts';
-import type { ChunkRecord, Embedder, ProgressCallback } from '../core/types.ts';
+import type { Embedder } from '../core/types.ts';
 
 export const NEEDS_ENDPOINT =
   'modes kg, hybrid, atomic and the reasoning modes, and EM/F1 of answers, need an LLM endpoint (--llm-base-url, --llm-model; key in CONCEPTRAG_LLM_API_KEY or --llm-key-file)';
@@ -84,85 +84,56 @@ export async function scoreAnswer(
   };
 }
 
-/** The top κ of the corpus's chunks by concept-graph rank: what the KG and the atomic layer are built over. */
-function coreChunks(opts: {
-  chunks: readonly ChunkRecord[];
-  chunkIds: readonly string[];
-  chunkRank: ArrayLike<number>;
-  kappa: number;
-}): DistillChunkInput[] {
-  const byId = new Map(opts.chunks.map((c) => [c.id, c]));
-  const order = rankOrder(opts.chunkIds.map((chunkId, i) => ({ chunkId, rank: opts.chunkRank[i] })));
-  return selectCoreChunks(
-    order.map((chunkId, i) => ({ chunkId, rank: -i })),
-    opts.kappa,
-  ).map((id) => ({ id, docId: byId.get(id)!.docId, text: byId.get(id)!.text }));
+/** Builds one layer of the core chunks (their order: LibrarySource.buildOrder, as the KG worker's); stops on an error. */
+async function distil(
+  what: string,
+  input: Parameters<typeof buildDistilled>[0],
+): Promise<DistillBuildSummary> {
+  const summary = await buildDistilled(input);
+  if (summary.error) throw new Error(`bench: ${what} stopped: ${summary.error}`);
+  return summary;
 }
 
-/** A core KG built for one bench run: `kg` and `hybrid` search its index through ask(), as the app does. */
-export class BenchKg {
-  private constructor(
-    /** The KG as the question modes search it (the `kg` loader of the bench's library). */
-    readonly index: KgIndex,
-    readonly summary: DistillBuildSummary,
-  ) {}
-
-  static async build(opts: {
-    chunks: readonly ChunkRecord[];
-    /** Chunk ids and ranks from the concept graph (engine.graph.chunkIds / chunkRank). */
-    chunkIds: readonly string[];
-    chunkRank: ArrayLike<number>;
-    kappa: number;
-    client: LlmClient;
-    concurrency?: number;
-    /** Embeds entity/relation descriptions (the corpus's embedder); without it, KG search matches names only. */
-    embedder?: Embedder;
-    onProgress?: ProgressCallback;
-  }): Promise<BenchKg> {
-    const store = new MemoryKgStore();
-    const summary = await buildDistilled({
-      chunks: coreChunks(opts),
-      kinds: { kg: true, atomic: false },
-      kg: store,
-      client: opts.client,
-      concurrency: opts.concurrency,
-      onProgress: opts.onProgress,
-    });
-    if (summary.error) throw new Error(`bench: KG build stopped: ${summary.error}`);
-    if (opts.embedder) await embedKg(store, opts.embedder);
-    return new BenchKg(new KgIndex(await store.entities(), await store.relations()), summary);
-  }
+/**
+ * A core KG built for one bench run: `kg` and `hybrid` search its index through ask(), as the app does. Without an
+ * embedder (the corpus's: entity and relation descriptions), the KG search matches names only.
+ */
+export async function benchKg(
+  core: DistillChunkInput[],
+  client: LlmClient,
+  embedder?: Embedder,
+): Promise<{ index: KgIndex; summary: DistillBuildSummary }> {
+  const store = new MemoryKgStore();
+  const summary = await distil('KG build', {
+    chunks: core,
+    kinds: { kg: true, atomic: false },
+    kg: store,
+    client,
+  });
+  if (embedder) await embedKg(store, embedder);
+  return { index: new KgIndex(await store.entities(), await store.relations()), summary };
 }
 
-/** The atomic layer built for one bench run (PIKE-RAG atomizing of the top κ chunks), for `atomic` and `decompose`. */
-export class BenchAtomic {
-  private constructor(
-    readonly index: AtomicIndex,
-    readonly summary: DistillBuildSummary,
-  ) {}
-
-  static async build(opts: {
-    chunks: readonly ChunkRecord[];
-    chunkIds: readonly string[];
-    chunkRank: ArrayLike<number>;
-    kappa: number;
-    client: LlmClient;
-    maxQuestions?: number;
-    temperature?: number;
-    /** Embeds the questions (the corpus's embedder); without it, they are matched by words only. */
-    embedder?: Embedder;
-  }): Promise<BenchAtomic> {
-    const store = new MemoryAtomicStore();
-    const summary = await buildDistilled({
-      chunks: coreChunks(opts),
-      kinds: { kg: false, atomic: true },
-      atomic: store,
-      client: opts.client,
-      maxQuestions: opts.maxQuestions,
-      temperature: opts.temperature,
-    });
-    if (summary.error) throw new Error(`bench: atomizing stopped: ${summary.error}`);
-    if (opts.embedder) await embedAtomic(store, opts.embedder);
-    return new BenchAtomic(new AtomicIndex(await store.questions()), summary);
-  }
+/**
+ * The atomic layer built for one bench run (PIKE-RAG atomizing of the core chunks), for `atomic` and `decompose`.
+ * Without an embedder, its questions are matched by words only.
+ */
+export async function benchAtomic(
+  core: DistillChunkInput[],
+  client: LlmClient,
+  options: { maxQuestions: number; temperature: number; embedder?: Embedder },
+): Promise<{ index: AtomicIndex; summary: DistillBuildSummary }> {
+  const store = new MemoryAtomicStore();
+  const { maxQuestions, temperature } = options;
+  const input = {
+    chunks: core,
+    kinds: { kg: false, atomic: true },
+    atomic: store,
+    client,
+    maxQuestions,
+    temperature,
+  };
+  const summary = await distil('atomizing', input);
+  if (options.embedder) await embedAtomic(store, options.embedder);
+  return { index: new AtomicIndex(await store.questions()), summary };
 }

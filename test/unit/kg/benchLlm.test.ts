@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BenchKg, llmSettingsFromFlags, scoreAnswer, stripCitations } from '../../../src/cli/benchLlm.ts';
+import { benchKg, llmSettingsFromFlags, scoreAnswer, stripCitations } from '../../../src/cli/benchLlm.ts';
 import { LlmClient } from '../../../src/core/llm/client.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 import { openLibrary } from '../../../src/services/library/questionLibrary.ts';
+import { openSource } from '../../../src/services/source/openSource.ts';
 import { askLibrary } from '../../support/askOver.ts';
 import type { ChunkRecord, SentenceRecord } from '../../../src/core/types.ts';
 import {
@@ -66,19 +67,6 @@ describe('bench LLM helpers', () => {
   it('builds a core KG over the top κ chunks by rank and searches it in kg and hybrid modes', async () => {
     const engine = RetrievalEngine.build({ chunks, sentences }, createTermAnalyzer());
     const { chunkIds, chunkRank } = engine.graph;
-    const kg = await BenchKg.build({ chunks, chunkIds, chunkRank, kappa: 0.5, client });
-    expect(kg.summary.kg).toEqual({ done: 2, failed: 0 });
-    expect(kg.summary.calls).toBe(2);
-    // Exactly the two best-ranked chunks were sent.
-    const order = [...chunkIds]
-      .map((id, i) => [id, chunkRank[i]] as const)
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    const top2 = order.slice(0, 2).map(([id]) => texts[Number(id[1])]);
-    expect(server.extractionTexts().sort()).toEqual(top2.sort());
-    // Ask about an entity of the best-ranked chunk: the KG path must return that chunk first.
-    const name = scriptedExtraction(top2[0]).entities.at(-1)!.name;
-    const question = `What is known about ${name}?`;
-    // Searched as the bench searches it: kg and hybrid through ask(), over the library of the same chunks.
     const library = openLibrary(
       {
         meta: undefined,
@@ -91,6 +79,21 @@ describe('bench LLM helpers', () => {
       },
       () => engine,
     );
+    // The core chunks as the bench orders them (LibrarySource.buildOrder, the KG worker's order).
+    const core = await (await openSource({ library }).buildOrder()).core(0.5);
+    const kg = await benchKg(core, client);
+    expect(kg.summary.kg).toEqual({ done: 2, failed: 0 });
+    expect(kg.summary.calls).toBe(2);
+    // Exactly the two best-ranked chunks were sent.
+    const order = [...chunkIds]
+      .map((id, i) => [id, chunkRank[i]] as const)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const top2 = order.slice(0, 2).map(([id]) => texts[Number(id[1])]);
+    expect(server.extractionTexts().sort()).toEqual(top2.sort());
+    // Ask about an entity of the best-ranked chunk: the KG path must return that chunk first.
+    const name = scriptedExtraction(top2[0]).entities.at(-1)!.name;
+    const question = `What is known about ${name}?`;
+    // Searched as the bench searches it: kg and hybrid through ask(), over the library of the same chunks.
     const asked = (mode: 'kg' | 'hybrid') =>
       askLibrary(library, { question, mode, budget: 100 }, { kg: () => Promise.resolve(kg.index) });
     const hits = (await asked('kg')).evidence;
