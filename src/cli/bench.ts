@@ -10,7 +10,7 @@
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { scoreQaItem } from '../core/metrics.ts';
+import { percentile, round, scoreQaItem } from '../core/metrics.ts';
 import { cutToBudget } from '../core/retrieval/index.ts';
 import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/index.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/index.ts';
@@ -685,17 +685,6 @@ function fmtTimings(t: EngineTimings): string {
   return Object.entries(t)
     .map(([k, v]) => `${k.replace(/Ms$/, '')} ${(v / 1000).toFixed(2)} s`)
     .join(', ');
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
 }
 
 function positiveInts(text: string, flag: string): number[] {

@@ -167,3 +167,16 @@ export function scoreAnswerText(answer: string, answers: readonly string[]): { e
     f1: Math.max(...candidates.map((c) => tokenF1(c, answers))),
   };
 }
+
+/** The p-quantile of a list of times (the nearest rank below): what the bench and Evaluate report as p50 / p95. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+/** `x` rounded to `digits` decimals, as the reports print it. */
+export function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

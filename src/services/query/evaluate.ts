@@ -7,7 +7,14 @@
 // it answers: over pages the answers are the engine's, so the scores are those of the library in memory.
 import { answerQuestion } from '../../core/answer/index.ts';
 import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
-import { needsSearchAtBudget, scoreAnswerText, scoreQaItem, type ScoredContext } from '../../core/metrics.ts';
+import {
+  needsSearchAtBudget,
+  percentile,
+  round,
+  scoreAnswerText,
+  scoreQaItem,
+  type ScoredContext,
+} from '../../core/metrics.ts';
 import { cutToBudget } from '../../core/retrieval/index.ts';
 import {
   DEFAULT_RECALL_KS,
@@ -157,14 +164,6 @@ function nextTask(): Promise<void> {
     channel.port2.postMessage(null);
   });
 }
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-}
-
-const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
 function validate(request: EvalRequest): number[] {
   if (request.set.items.length === 0) throw new Error('evaluate: the QA set has no questions');
