@@ -449,9 +449,9 @@ export class QueryService {
   async answer(request: AnswerRequest, onDelta?: (delta: string) => void): Promise<AnswerOut> {
     const settings = await readLlmSettings(this.deps.library);
     // The citations come from where the evidence being answered over came from (a paged index: the records of the
-    // chunks the last question showed).
-    const citations =
-      this.asked?.citations() ?? libraryCitations(await this.session.library().catch(() => null));
+    // chunks the last question showed), else from where questions read now (none when the library fails to load).
+    const source = this.asked ?? (await this.current().catch(() => null))?.source;
+    const citations = source?.citations() ?? libraryCitations(null);
     this.answerStop?.abort();
     const stop = new AbortController();
     this.answerStop = stop;
