@@ -27,18 +27,13 @@ export function bundleAtomicIndex(tables: Record<string, unknown[]>): AtomicInde
 /** The tables the KG search reads (kgChunks, the build state, is not needed to answer). */
 const KG_SEARCH_TABLES = ['kgEntities', 'kgRelations'];
 
-/** Whether a bundle's manifest counts a KG. */
-function holdsKg(counts: Record<string, number>): boolean {
-  return (counts.kgEntities ?? 0) > 0;
-}
-
 /**
  * The KG of a bundle read by ranges, as its KG modes search it: its tables read whole on first use (checked as the
  * whole read checks them) and kept for every later question; a failed read is tried again by the next question.
  * Undefined when the bundle holds no KG.
  */
 export function pagedKgLoader(bundle: PagedBundle): (() => Promise<KgIndex>) | undefined {
-  if (!holdsKg(bundle.manifest.counts)) return undefined;
+  if (!bundle.manifest.counts.kgEntities) return undefined;
   return layerLoader(bundle, KG_SEARCH_TABLES, bundleKgIndex);
 }
 
@@ -47,13 +42,8 @@ export function pagedKgLoader(bundle: PagedBundle): (() => Promise<KgIndex>) | u
  * as the KG is (pagedKgLoader). Undefined when the bundle holds none.
  */
 export function pagedAtomicLoader(bundle: PagedBundle): (() => Promise<AtomicIndex | null>) | undefined {
-  if (!holdsAtomic(bundle.manifest.counts)) return undefined;
+  if (!bundle.manifest.counts.atomicQuestions) return undefined;
   return layerLoader(bundle, ['atomicQuestions'], bundleAtomicIndex);
-}
-
-/** Whether a bundle's manifest counts atomic questions. */
-function holdsAtomic(counts: Record<string, number>): boolean {
-  return (counts.atomicQuestions ?? 0) > 0;
 }
 
 /** A layer's tables read once, on first use, into its index; a failed read is tried again by the next call. */
