@@ -388,6 +388,24 @@ describe('LibrarySource contract', () => {
     expect([bare.citations[0].pageStart, bare.citations[0].pageEnd]).toEqual([1, 4]);
   });
 
+  it('orders the chunks for the KG build: the core chunks read from pages hold the texts memory holds', async () => {
+    const { memory, pages } = libraries.vue;
+    const fromMemory = await memory.buildOrder();
+    const fromPages = await pages.buildOrder();
+    expect(fromPages.sizes).toHaveLength(fromMemory.sizes.length);
+    const memoryCore = await fromMemory.core(0.5);
+    const pagesCore = await fromPages.core(0.5);
+    expect(pagesCore.length).toBe(memoryCore.length);
+    expect(pagesCore.length).toBeLessThan(fromPages.sizes.length);
+    // The paged index names its core chunks without their texts, read as the build sends them; memory's carry theirs.
+    const held = memory.question(new AbortController().signal);
+    const texts = await fromPages.texts!(pagesCore);
+    pagesCore.forEach((c, i) => expect(texts[i], c.id).toBe(held.chunk(c.id)?.text));
+    for (const c of memoryCore) expect(c.text, c.id).toBe(held.chunk(c.id)?.text);
+    // By words there is no concept graph to rank by: refused until the paged index is written.
+    await expect(words.buildOrder()).rejects.toThrow(/^KG: .*paged index.*being written/);
+  });
+
   it('words answer bm25 as the engine does, marked from words, while the pages are awaited', async () => {
     for (const question of VUE_QUESTIONS) {
       const memory = await ask1(libraries.vue.memory, question, 'bm25');
