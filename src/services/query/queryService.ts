@@ -333,7 +333,9 @@ export class QueryService {
       return result;
     }
     const themes = await this.themesBeforeLoad(request, mode);
-    if (themes) return this.run(themes, request, mode, {});
+    // None of the stored themes' passages still stored (a removal since the refresh): the library answers instead.
+    const fromThemes = themes && (await this.run(themes, request, mode, {}).catch(() => null));
+    if (fromThemes?.themes) return fromThemes;
     return this.askInMemory(request, mode, onEarly, onTrace);
   }
 

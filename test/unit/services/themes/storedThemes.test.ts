@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../../src/core/prepare.ts';
+import { DEFAULT_MODE } from '../../../../src/core/retrieval/index.ts';
 import { IncrementalGraphRefresh } from '../../../../src/services/ingest/graphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
@@ -36,7 +37,9 @@ async function droppedSamples() {
   });
   const names = (await readdir(SAMPLES)).filter((f) => /\.(md|txt)$/.test(f));
   for (const name of names) {
-    await pipeline.enqueue([{ name, bytes: new Uint8Array(await readFile(join(SAMPLES, name))) }]);
+    const file = await readFile(join(SAMPLES, name));
+    const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+    await pipeline.enqueue([{ name, bytes }]);
   }
   await pipeline.ensureRunning();
   return { db, repo };
@@ -74,7 +77,7 @@ describe('themes stored with the graph', () => {
     expect(stored).toEqual(inMemory);
 
     const { query, counts } = queryOver(db, repo);
-    const early = await query.ask({ question: 'What is this about?', mode: 'default', budget: 12000 });
+    const early = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
     expect(counts.corpusLoads).toBe(0);
     expect(early.themes?.themes.map((t) => t.label)).toEqual(
       inMemory.themes.slice(0, early.themes!.themes.length).map((t) => t.label),
@@ -91,12 +94,12 @@ describe('themes stored with the graph', () => {
     // A question with a content word loads the library; the corpus-wide one then answers from it, the same.
     const content = await query.ask({
       question: 'Who built the lighthouse?',
-      mode: 'default',
+      mode: DEFAULT_MODE,
       budget: 12000,
     });
     expect(content.themes).toBeUndefined();
     expect(counts.corpusLoads).toBe(1);
-    const loaded = await query.ask({ question: 'What is this about?', mode: 'default', budget: 12000 });
+    const loaded = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
     expect(loaded.themes).toEqual(early.themes);
     expect(loaded.evidence.map((e) => e.chunkId)).toEqual(early.evidence.map((e) => e.chunkId));
   });
