@@ -12,8 +12,7 @@ import {
   type IncrementalGraphState,
   type SerializedGraph,
 } from '../core/graph/index.ts';
-import type { LibraryThemes } from '../core/themes/themes.ts';
-import { readThemes } from '../core/themes/themesShape.ts';
+import { readThemes, type LibraryThemes } from '../core/themes/index.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import type { Table } from 'dexie';
 import type { ConceptDb } from './db.ts';
