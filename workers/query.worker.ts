@@ -12,6 +12,7 @@ import { Repo } from '../src/store/repo.ts';
 import { embedderInOwnWorker } from '../src/services/embed/embedders.ts';
 import { prebuildInWorker } from '../src/services/library/graphPrebuild.ts';
 import { openStoredPages } from '../src/services/library/storedPages.ts';
+import { openStoredThemes } from '../src/services/library/storedThemes.ts';
 import { documentNames } from '../src/services/library/documentNames.ts';
 import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledger.ts';
 import { QueryService } from '../src/services/query/queryService.ts';
@@ -35,6 +36,8 @@ const service = new QueryService({
     bundles.pages(sameOriginBundleUrl(url, self.location.origin).href, onProgress),
   // A large library is answered by ranges over its stored pages (written by the ingest worker), not loaded.
   storedPages: (reuse, mark) => openStoredPages(db, reuse, mark),
+  // A question about the whole library is answered from the themes stored with the graph before the library loads.
+  storedThemes: () => openStoredThemes(db),
   // An evaluation over those pages names the documents a question ranked as its QA set does (recall@k).
   documentNames: (ids) => documentNames(db, ids),
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.

@@ -2,6 +2,7 @@
 // Everything is validated first (bytes, digests, manifest, embedder, cross-layer consistency) with nothing
 // written; then the whole import is ONE read-write transaction, so a refused or failed import leaves the store
 // exactly as it was.
+import { forgetThemes } from './graphRepo.ts';
 import {
   BundleError,
   readIndexBundle,
@@ -238,6 +239,8 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
     } else if (graphStale) {
       await db.graph.delete('concept');
     }
+    // The themes stored were computed from the graph before: the next refresh computes them again.
+    if (kept || graphStale) await forgetThemes(db);
     const counts = keepGraph
       ? graphCounts(graph)
       : { concepts: meta?.concepts ?? 0, edges: meta?.edges ?? 0 };

@@ -1,5 +1,6 @@
 // The concept graph over IndexedDB (table graph): the stored graph under 'concept', and the incremental build's
-// state beside it under its own id, so a reload or another tab continues the build. Removing the last document
+// state beside it under its own id, so a reload or another tab continues the build; the library's themes under
+// theirs. Removing the last document
 // clears the table (documentsRepo.ts), both records with it.
 import {
   compactGraph,
@@ -11,6 +12,7 @@ import {
   type IncrementalGraphState,
   type SerializedGraph,
 } from '../core/graph/index.ts';
+import { readThemes, type LibraryThemes } from '../core/themes/index.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import type { Table } from 'dexie';
 import type { ConceptDb } from './db.ts';
@@ -19,6 +21,23 @@ import type { GraphRecord } from './records.ts';
 
 /** The graph table's record of the incremental concept graph's state (beside the 'concept' graph record). */
 const GRAPH_STATE_ID = 'incremental';
+
+/**
+ * The graph table's record of the library's themes (issue 48), computed from the graph stored with them and written
+ * in the same transaction, so that a corpus-wide question is answered from them without loading the library. Any
+ * other write of the graph deletes them (forgetThemes), and the counts they were computed with are checked
+ * against the index record's on read.
+ */
+const THEMES_ID = 'themes';
+
+interface ThemesRecord {
+  id: typeof THEMES_ID;
+  builtAt: number;
+  /** The graph's counts when they were computed (the index record's `concepts` and `edges`). */
+  concepts: number;
+  edges: number;
+  themes: unknown;
+}
 
 interface GraphStateRecord {
   id: typeof GRAPH_STATE_ID;
@@ -33,6 +52,11 @@ function storableGraph(graph: SerializedGraph): CompactGraph | ConceptTableGraph
   } catch {
     return undefined;
   }
+}
+
+/** Deletes the stored themes (a write of the graph other than putGraph's, inside its transaction). */
+export function forgetThemes(db: ConceptDb): Promise<void> {
+  return (db.graph as unknown as Table<ThemesRecord, string>).delete(THEMES_ID);
 }
 
 export class GraphRepo {
@@ -53,15 +77,39 @@ export class GraphRepo {
   async putGraph(
     graph: SerializedGraph | CompactGraph | ConceptTableGraph,
     stats: { concepts: number; edges: number },
+    /** The library's themes computed from this graph (absent: the themes stored before are deleted). */
+    themes?: LibraryThemes,
   ): Promise<void> {
     const db = this.db;
     const stored = isCompactGraph(graph) || isConceptTableGraph(graph) ? graph : storableGraph(graph);
     await db.transaction('rw', [db.graph, db.meta], async () => {
-      if (stored) await db.graph.put({ id: 'concept', builtAt: Date.now(), graph: stored });
+      const builtAt = Date.now();
+      if (stored) await db.graph.put({ id: 'concept', builtAt, graph: stored });
       else await db.graph.delete('concept');
+      if (themes && stored) {
+        await this.themesTable().put({ id: THEMES_ID, builtAt, ...stats, themes });
+      } else await forgetThemes(db);
       const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
       await db.meta.put({ ...meta, concepts: stats.concepts, edges: stats.edges });
     });
+  }
+
+  /**
+   * The themes stored with the present graph, checked as untrusted input (themesShape.ts); undefined when none are
+   * stored, or they were computed with another graph than the one the index record counts.
+   */
+  async getThemes(): Promise<LibraryThemes | undefined> {
+    const db = this.db;
+    const [record, meta] = await db.transaction('r', [db.graph, db.meta], () =>
+      Promise.all([this.themesTable().get(THEMES_ID), db.meta.get('index')]),
+    );
+    if (!record || !meta || record.concepts !== meta.concepts || record.edges !== meta.edges)
+      return undefined;
+    return readThemes(record.themes, 'the stored themes');
+  }
+
+  private themesTable(): Table<ThemesRecord, string> {
+    return this.db.graph as unknown as Table<ThemesRecord, string>;
   }
 
   /** The incremental concept graph's state (src/core/graph/incremental.ts, toJSON; src/services/ingest/graphBuild.ts). */

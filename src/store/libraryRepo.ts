@@ -183,6 +183,21 @@ export class LibraryRepo {
     return (await this.db.chunks.toCollection().primaryKeys()) as string[];
   }
 
+  /**
+   * Every stored chunk's document and tokens, in id order (the records without their text): what a graph refresh
+   * sizes the library's themes by, without reading the documents.
+   */
+  async chunkSizes(): Promise<Map<string, { docId: string; tokens: number }>> {
+    const records = await this.db.chunks.toArray();
+    return new Map(records.map((c) => [c.id, { docId: c.docId, tokens: c.tokens }]));
+  }
+
+  /** The titles of these documents (absent: removed), by id. */
+  async documentTitles(ids: readonly string[]): Promise<Map<string, string>> {
+    const documents = await this.db.documents.bulkGet([...ids]);
+    return new Map(documents.filter((d) => d !== undefined).map((d) => [d.id, d.title]));
+  }
+
   /** Whether any document has its sentence vectors stored (one key read at most). */
   async hasVectors(): Promise<boolean> {
     return (await this.db.vectors.limit(1).primaryKeys()).length > 0;

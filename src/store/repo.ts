@@ -90,6 +90,9 @@ export class Repo {
   putGraph(...args: Parameters<GraphRepo['putGraph']>) {
     return this.graph.putGraph(...args);
   }
+  getThemes() {
+    return this.graph.getThemes();
+  }
   getGraphState() {
     return this.graph.getGraphState();
   }
@@ -209,6 +212,12 @@ export class Repo {
   }
   hasVectors() {
     return this.library.hasVectors();
+  }
+  chunkSizes() {
+    return this.library.chunkSizes();
+  }
+  documentTitles(ids: readonly string[]) {
+    return this.library.documentTitles(ids);
   }
   loadChunks(ids: string[]) {
     return this.library.loadChunks(ids);

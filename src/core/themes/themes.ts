@@ -183,6 +183,17 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
   return { version: 1, chunks: nChunks, documents: documentCount, themes };
 }
 
+/**
+ * The themes with their key documents named by `title`: a computation that could not read the titles beforehand
+ * (a graph refresh reads the few key documents' titles only once it knows them) names them afterwards.
+ */
+export function withKeyTitles(themes: LibraryThemes, title: (docId: string) => string): LibraryThemes {
+  return {
+    ...themes,
+    themes: themes.themes.map((t) => ({ ...t, keyTitles: t.keyDocuments.map((doc) => clip(title(doc))) })),
+  };
+}
+
 /** More central first; within a relative 1e-6, the heavier (summed TF-IDF) first, then the lower id. */
 function byCentrality(centrality: Float64Array, weight: Float64Array, a: number, b: number): number {
   const ca = centrality[a];

@@ -20,6 +20,7 @@ import {
 import type { RetrievalParams } from '../../core/retrieval/index.ts';
 import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import { buildEngine, retrievalInput, termAnalyzer } from '../library/engine.ts';
+import { themesForStore } from '../themes/themesOf.ts';
 
 /** Builds the engine whose graph a full rebuild stores (the seam: tests count full builds through it). */
 export type GraphBuilder = (corpus: LoadedCorpus) => RetrievalEngine;
@@ -35,7 +36,8 @@ export async function rebuildConceptGraph(
   const engine = build(corpus);
   signal.throwIfAborted();
   const stats = engine.stats();
-  await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges });
+  const themes = await themesForStore(repo, engine.graph);
+  await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges }, themes);
 }
 
 /**
@@ -123,7 +125,8 @@ export class IncrementalGraphRefresh {
     if (input.sentenceVectors) {
       // Only what the store keeps (the keep-mask and the table): no engine, no edge cosines, no walk graph.
       const { graph: compact, keptEdges } = semanticCompactGraph(input, analyzer, snapshot);
-      await repo.putGraph(compact, { concepts: compact.concepts, edges: keptEdges });
+      const themes = await themesForStore(repo, snapshot);
+      await repo.putGraph(compact, { concepts: compact.concepts, edges: keptEdges }, themes);
       this.lastSnapshot = snapshot;
     } else await this.storeLexical(repo, snapshot);
     await repo.putGraphState(graph.toJSON());
@@ -138,12 +141,16 @@ export class IncrementalGraphRefresh {
     const params = resolveParams();
     const restored = this.graph === null;
     this.graph ??= await this.restore(repo, params);
+    // No usable state (a first drop): every chunk is added to an empty graph, whose snapshot is the full build's
+    // graph. A full build through the engine analysed every chunk twice (for the engine, then for the state) and
+    // built the word index besides: most of the time from a drop's last chunk stored to its graph (issue 48).
+    const empty = this.graph === null;
+    this.graph ??= new IncrementalConceptGraph(params);
     const graph = this.graph;
-    if (!graph) return false;
     const stored = new Set(ids);
     const gone = [...this.ids].filter((id) => !stored.has(id));
     const addedIds = ids.filter((id) => !this.ids.has(id));
-    if (restored && gone.length + addedIds.length > STALE_SHARE * ids.length) {
+    if (restored && !empty && gone.length + addedIds.length > STALE_SHARE * ids.length) {
       // The caller restores it again and finds it stale too: a full build.
       this.forget();
       return false;
@@ -183,10 +190,12 @@ export class IncrementalGraphRefresh {
   }
 
   private async storeLexical(repo: Repo, snapshot: ConceptGraphIndex): Promise<void> {
-    await repo.putGraph(serializeGraph(snapshot), {
-      concepts: snapshot.table.terms.length,
-      edges: snapshot.graph.targets.length / 2,
-    });
+    const themes = await themesForStore(repo, snapshot);
+    await repo.putGraph(
+      serializeGraph(snapshot),
+      { concepts: snapshot.table.terms.length, edges: snapshot.graph.targets.length / 2 },
+      themes,
+    );
     this.lastSnapshot = snapshot;
   }
 
@@ -233,7 +242,8 @@ export class IncrementalGraphRefresh {
     signal.throwIfAborted();
     const stats = engine.stats();
     const serialized = engine.exportGraph();
-    await repo.putGraph(serialized, { concepts: stats.concepts, edges: stats.edges });
+    const themes = await themesForStore(repo, engine.graph);
+    await repo.putGraph(serialized, { concepts: stats.concepts, edges: stats.edges }, themes);
     const analyzer = termAnalyzer();
     const fresh = new IncrementalConceptGraph(params);
     const terms = chunkConceptLists(analyzer, input.chunks, params);

@@ -58,7 +58,7 @@ export interface SourceQuestion {
 
 export interface LibrarySource extends Capable {
   /** Where the bytes are, for a result to say (`from`) and a test to name; never a reason to branch. */
-  readonly kind: 'memory' | 'pages' | 'words';
+  readonly kind: 'memory' | 'pages' | 'words' | 'themes';
   /** What a result from it says it was answered from (AskResult.from). */
   readonly from?: 'pages' | 'words';
   /** The library's layers (AskResult.layers). */

@@ -8,6 +8,7 @@ import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { memorySource } from './memorySource.ts';
 import { pagedSource } from './pagedSource.ts';
+import { storedThemesSource, type StoredThemes } from './storedThemesSource.ts';
 import { wordsSource } from './wordsSource.ts';
 
 export type SourceAt =
@@ -18,10 +19,13 @@ export type SourceAt =
   /** The library's own stored pages: a large library, answered from them to stay within the tab's memory. */
   | ({ stored: StoredPages } & SourceLayers)
   /** A large library whose pages are not written yet. */
-  | { awaited: PagesAwaited };
+  | { awaited: PagesAwaited }
+  /** The themes stored with the library's graph, for a corpus-wide question while the library is not loaded. */
+  | { storedThemes: StoredThemes };
 
 export function openSource(at: SourceAt): LibrarySource {
   if ('awaited' in at) return wordsSource(at.awaited, { chunks: at.awaited.chunks });
+  if ('storedThemes' in at) return storedThemesSource(at.storedThemes);
   if ('library' in at) return memorySource(at.library, at);
   if ('paged' in at) return pagedSource(at.paged, at);
   return pagedSource(at.stored.library, {

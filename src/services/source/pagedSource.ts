@@ -192,7 +192,7 @@ function withoutRemoved(
 }
 
 /** A chunk record as the reasoning modes read a chunk. */
-function chunkView(record: PagedChunkRecord | undefined): KgChunkView | undefined {
+export function chunkView(record: PagedChunkRecord | undefined): KgChunkView | undefined {
   return (
     record && {
       docId: record.docId,

@@ -1,7 +1,12 @@
 // The themes of a library held in memory (the query worker's, a bundle read whole, the CLI's), from its concept graph:
 // computed once per library and kept beside it, so a second corpus-wide question, or the Themes panel, reuses them.
 import type { ConceptGraphIndex } from '../../core/graph/index.ts';
-import { computeThemes, type LibraryThemes, type ThemeOptions } from '../../core/themes/index.ts';
+import {
+  computeThemes,
+  withKeyTitles,
+  type LibraryThemes,
+  type ThemeOptions,
+} from '../../core/themes/index.ts';
 import type { ChunkRecord } from '../../core/types.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 
@@ -57,4 +62,26 @@ export function themesOfGraph(
     },
     options,
   );
+}
+
+/**
+ * The themes a graph refresh stores with the graph (graphBuild.ts), so that a corpus-wide question asked right after
+ * a drop is answered from them without loading the library: sized from the stored chunks' records (no text read),
+ * the key documents named by their stored titles. Undefined when they cannot be computed: the graph is stored all
+ * the same, and a question computes them from the library in memory, saying why if it fails there too.
+ */
+export async function themesForStore(
+  repo: {
+    chunkSizes(): Promise<ReadonlyMap<string, Pick<ChunkRecord, 'docId' | 'tokens'>>>;
+    documentTitles(ids: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  },
+  graph: ConceptGraphIndex,
+): Promise<LibraryThemes | undefined> {
+  try {
+    const themes = themesOfGraph(graph, await repo.chunkSizes(), (doc) => doc);
+    const titles = await repo.documentTitles([...new Set(themes.themes.flatMap((t) => t.keyDocuments))]);
+    return withKeyTitles(themes, (doc) => titles.get(doc) ?? doc);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,31 @@
+// The library's themes as the graph refresh stored them with its graph (src/store/graphRepo.ts), opened for a
+// corpus-wide question asked before the library is loaded (src/services/source/storedThemesSource.ts): the themes,
+// and the records of their passages, read from IndexedDB by id (their documents only).
+import { pagesRecords, type PagedChunkRecord } from '../../core/paged/index.ts';
+import type { ConceptDb } from '../../store/db.ts';
+import { GraphRepo } from '../../store/graphRepo.ts';
+import { PagesRepo } from '../../store/pagesRepo.ts';
+import type { StoredThemes } from '../source/storedThemesSource.ts';
+
+/** Undefined when no themes are stored with the present graph (or they cannot be read: they are then computed). */
+export async function openStoredThemes(db: ConceptDb): Promise<StoredThemes | undefined> {
+  const [themes, meta] = await Promise.all([
+    new GraphRepo(db).getThemes().catch(() => undefined),
+    db.meta.get('index'),
+  ]);
+  if (!themes || !meta) return undefined;
+  const pages = new PagesRepo(db);
+  return {
+    themes,
+    layers: meta.layers,
+    records: async (chunkIds) => {
+      const wanted = new Set(chunkIds);
+      const chunks = await db.chunks.bulkGet([...wanted]);
+      const found = new Map<string, PagedChunkRecord>();
+      for (const d of await pages.documentsOf(chunks.flatMap((c) => (c ? [c.docId] : [])))) {
+        for (const record of pagesRecords(d).records) if (wanted.has(record.id)) found.set(record.id, record);
+      }
+      return found;
+    },
+  };
+}

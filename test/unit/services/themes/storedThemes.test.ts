@@ -1,0 +1,115 @@
+// The themes a graph refresh stores with the graph (issue 48's "within 2 s of searchable"): after a drop of the app's
+// samples through the ingest pipeline, the stored themes are the ones the query worker computes from the library in
+// memory; "What is this about?" is answered from them before the library is loaded (no corpus read), with the same
+// themes and passages as the answer from memory afterwards; a question with a content word still loads the library;
+// themes of another graph than the index record counts are not read.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import { prepareFile } from '../../../../src/core/prepare.ts';
+import { DEFAULT_MODE } from '../../../../src/core/retrieval/index.ts';
+import { IncrementalGraphRefresh } from '../../../../src/services/ingest/graphBuild.ts';
+import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
+import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
+import { loadEngine } from '../../../../src/services/library/engine.ts';
+import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
+import { openStoredThemes } from '../../../../src/services/library/storedThemes.ts';
+import { QueryService } from '../../../../src/services/query/queryService.ts';
+import { themesOfLibrary } from '../../../../src/services/themes/themesOf.ts';
+import { openDatabase } from '../../../../src/store/db.ts';
+import { Repo } from '../../../../src/store/repo.ts';
+
+const SAMPLES = join(import.meta.dirname, '../../../../public/samples');
+
+/** The samples dropped into a fresh database, lexical only, through the pipeline and its graph refresh. */
+async function droppedSamples() {
+  const db = openDatabase(`stored-themes-${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+  const repo = new Repo(db);
+  await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
+  const refresh = new IncrementalGraphRefresh();
+  const pipeline = new IngestPipeline({
+    repo,
+    prepare: (name, bytes, options) => prepareFile(name, bytes, options),
+    embedder: () => Promise.reject(new Error('lexical only: no embedder')),
+    rebuildGraph: refresh.refresh,
+    emit: () => undefined,
+  });
+  const names = (await readdir(SAMPLES)).filter((f) => /\.(md|txt)$/.test(f));
+  for (const name of names) {
+    const file = await readFile(join(SAMPLES, name));
+    const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+    await pipeline.enqueue([{ name, bytes }]);
+  }
+  await pipeline.ensureRunning();
+  return { db, repo };
+}
+
+/** A query service over the store, counting the whole-library reads (a library loaded into memory). */
+function queryOver(db: ReturnType<typeof openDatabase>, repo: Repo) {
+  const counts = { corpusLoads: 0 };
+  const query = new QueryService({
+    library: {
+      loadCorpus: (...args) => {
+        counts.corpusLoads += 1;
+        return repo.loadCorpus(...args);
+      },
+      getMeta: () => repo.getMeta(),
+      getSetting: async () => undefined,
+    },
+    kgStore: { entities: async () => [], relations: async () => [] },
+    embedders: { get: () => Promise.reject(new Error('no embedder')), dispose: async () => undefined },
+    openBundle: () => Promise.reject(new Error('no bundle in these tests')),
+    llmClient: () => {
+      throw new Error('no LLM in these tests');
+    },
+    storedThemes: () => openStoredThemes(db),
+  });
+  return { query, counts };
+}
+
+describe('themes stored with the graph', () => {
+  it('are the themes the library in memory has, and answer before the library loads', async () => {
+    const { db, repo } = await droppedSamples();
+    const stored = await repo.getThemes();
+    const inMemory = themesOfLibrary(openLibrary(await repo.loadCorpus(), loadEngine));
+    expect(inMemory.themes.length).toBeGreaterThanOrEqual(3);
+    expect(stored).toEqual(inMemory);
+
+    const { query, counts } = queryOver(db, repo);
+    const early = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    expect(counts.corpusLoads).toBe(0);
+    expect(early.themes?.themes.map((t) => t.label)).toEqual(
+      inMemory.themes.slice(0, early.themes!.themes.length).map((t) => t.label),
+    );
+    expect(early.evidence.map((e) => e.chunkId)).toEqual(
+      early.themes!.themes.map((t, i) => inMemory.themes[i].passages[0]),
+    );
+    // Each theme's sentence is in its passage, which names its document.
+    early.themes!.themes.forEach((t) => {
+      expect(early.evidence[t.passage].text).toContain(t.sentence);
+      expect(early.evidence[t.passage].docTitle.length).toBeGreaterThan(0);
+    });
+
+    // A question with a content word loads the library; the corpus-wide one then answers from it, the same.
+    const content = await query.ask({
+      question: 'Who built the lighthouse?',
+      mode: DEFAULT_MODE,
+      budget: 12000,
+    });
+    expect(content.themes).toBeUndefined();
+    expect(counts.corpusLoads).toBe(1);
+    const loaded = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    expect(loaded.themes).toEqual(early.themes);
+    expect(loaded.evidence.map((e) => e.chunkId)).toEqual(early.evidence.map((e) => e.chunkId));
+  });
+
+  it('of another graph than the index record counts are not read', async () => {
+    const { db, repo } = await droppedSamples();
+    expect(await repo.getThemes()).toBeDefined();
+    const meta = (await db.meta.get('index'))!;
+    await db.meta.put({ ...meta, concepts: meta.concepts + 1 });
+    expect(await repo.getThemes()).toBeUndefined();
+    expect(await openStoredThemes(db)).toBeUndefined();
+  });
+});
