@@ -20,7 +20,7 @@ async function fuzz(fn: 'fuzzPages' | 'fuzzHost' | 'fuzzNewest', count: number):
   if (run.outcome !== 'value')
     throw new Error(`${fn}: ${run.outcome} ${'message' in run ? run.message : ''}`);
   console.log(
-    `${fn}: ${run.value.cases} cases (seed ${SEED}), ${run.value.answered} answered, ${run.value.refused} refused ` +
+    `${fn}: ${run.value.cases} cases${fn === 'fuzzNewest' ? '' : ` (seed ${SEED})`}, ${run.value.answered} answered, ${run.value.refused} refused ` +
       `in ${(run.value.ms / 1000).toFixed(1)} s; slowest ${run.value.slowest.ms.toFixed(0)} ms ` +
       `(${run.value.slowest.name}); peak ${run.value.peakMB.toFixed(0)} MB`,
   );
