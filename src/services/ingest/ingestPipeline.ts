@@ -108,6 +108,12 @@ const BATCH_BYTES = 256 * 1024;
 
 /** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
 export const MAX_ATTEMPTS = 2;
+/**
+ * How long a fresh parser may take to load (the browser's parse worker: 1.4 MB of parsers to compile, seconds on a
+ * busy machine, after every reload and Cancel). Not the parse time limit, which is for the file's own parse: a slow
+ * start is not hostile input. Bounded still, so a worker that never loads cannot hold the queue.
+ */
+const PARSER_LOAD_TIMEOUT_MS = 300_000;
 
 /**
  * `signal` aborts on Cancel and on the parse time limit; an implementation that can stop should. `onOcrProgress`
@@ -122,6 +128,12 @@ export type PrepareFn = (
     onOcrProgress?: (progress: OcrProgress) => void;
     /** The language scanned pages are read in (the user's setting; absent: 'auto'). */
     ocrLanguage?: OcrLanguageSetting;
+    /**
+     * The parser is loading first (a fresh parse worker): its start is not counted as parsing. `onStarted`: it
+     * begins this file, and the parse time limit starts from here.
+     */
+    onLoading?: () => void;
+    onStarted?: () => void;
   },
 ) => Promise<{
   documents: PreparedDocument[];
@@ -138,7 +150,7 @@ export type PreparedFile = Awaited<ReturnType<PrepareFn>>;
  */
 export type PrepareManyFn = (
   files: Array<{ name: string; bytes: Uint8Array }>,
-  options: { maxChunkTokens: number; signal?: AbortSignal },
+  options: { maxChunkTokens: number; signal?: AbortSignal; onLoading?: () => void; onStarted?: () => void },
 ) => Promise<Array<PreparedFile | { error: string }>>;
 
 export interface IngestDeps {
@@ -538,11 +550,13 @@ export class IngestPipeline {
    */
   private async prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
     const pageLimit = this.deps.ocrPageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
+    const parseLimit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
     const ocrLanguage = mayNeedOcr(name) ? await this.ocrLanguage() : undefined;
     return this.withinParseLimit(signal, (limited, restart) =>
       this.deps.prepare(name, bytes, {
         maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
         signal: limited,
+        ...this.parserStart(parseLimit, restart),
         ...(ocrLanguage ? { ocrLanguage } : {}),
         onOcrProgress: ({ page, pages, language }) => {
           restart(pageLimit, `took too long to recognise page ${page} of ${pages}`);
@@ -566,6 +580,17 @@ export class IngestPipeline {
   private async ocrLanguage(): Promise<OcrLanguageSetting> {
     const value = await this.deps.repo.getSetting<unknown>(OCR_LANGUAGE_SETTING);
     return isOcrLanguageSetting(value) ? value : 'auto';
+  }
+
+  /** A parser's load has a limit of its own; the parse limit starts once the parser begins the file. */
+  private parserStart(
+    parseLimit: number,
+    restart: (limitMs: number, reason: string) => void,
+  ): { onLoading: () => void; onStarted: () => void } {
+    return {
+      onLoading: () => restart(PARSER_LOAD_TIMEOUT_MS, 'the parser did not load'),
+      onStarted: () => restart(parseLimit, 'took too long to parse'),
+    };
   }
 
   /** Runs a parse that must end within the parse time limit; Cancel stops it too (see prepareWithin). */
@@ -926,10 +951,15 @@ export class IngestPipeline {
       }
       return out;
     }
-    return this.withinParseLimit(signal, (limited) =>
+    const parseLimit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
+    return this.withinParseLimit(signal, (limited, restart) =>
       prepareMany(
         batch.map((q) => ({ name: q.file.name, bytes: new Uint8Array(q.file.bytes) })),
-        { maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens, signal: limited },
+        {
+          maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
+          signal: limited,
+          ...this.parserStart(parseLimit, restart),
+        },
       ),
     );
   }

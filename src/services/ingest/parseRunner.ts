@@ -14,8 +14,12 @@ export class WorkerParser {
 
   constructor(private readonly spawn: () => Worker) {}
 
-  readonly prepare: PrepareFn = (name, bytes, { maxChunkTokens, signal, onOcrProgress, ocrLanguage }) =>
-    this.call(signal, (remote) => {
+  readonly prepare: PrepareFn = (
+    name,
+    bytes,
+    { maxChunkTokens, signal, onOcrProgress, ocrLanguage, onLoading, onStarted },
+  ) =>
+    this.call(signal, { onLoading, onStarted }, (remote) => {
       const own = owned(bytes);
       return remote.prepare(
         name,
@@ -26,8 +30,8 @@ export class WorkerParser {
     });
 
   /** Several small files in one round trip (see IngestDeps.prepareMany); the whole call stops as one. */
-  readonly prepareMany: PrepareManyFn = (files, { maxChunkTokens, signal }) =>
-    this.call(signal, (remote) => {
+  readonly prepareMany: PrepareManyFn = (files, { maxChunkTokens, signal, onLoading, onStarted }) =>
+    this.call(signal, { onLoading, onStarted }, (remote) => {
       const own = files.map((f) => ({ name: f.name, bytes: owned(f.bytes) }));
       return remote.prepareMany(
         transfer(
@@ -38,11 +42,14 @@ export class WorkerParser {
       );
     });
 
+  /** `onLoading`: a fresh worker loads its modules (until it answers `ready`); `onStarted`: it takes the call. */
   private async call<T>(
     signal: AbortSignal | undefined,
+    { onLoading, onStarted }: { onLoading?: () => void; onStarted?: () => void },
     run: (remote: Remote<ParseApi>) => Promise<T>,
   ): Promise<T> {
     signal?.throwIfAborted();
+    const fresh = !this.worker;
     if (!this.worker) {
       const worker = this.spawn();
       worker.addEventListener('error', (event: Event) => {
@@ -58,6 +65,13 @@ export class WorkerParser {
     signal?.addEventListener('abort', stop, { once: true });
     try {
       const crash = new Promise<never>((_resolve, reject) => (this.crashed = reject));
+      // A fresh worker first loads its modules (1.4 MB of parsers): seconds on a busy machine, and after a reload
+      // or a Cancel the first file pays it. The parse time limit is for the parse: it starts after that.
+      if (fresh) {
+        onLoading?.();
+        await Promise.race([remote.ready(), crash]);
+      }
+      onStarted?.();
       return await Promise.race([run(remote), crash]);
     } finally {
       this.crashed = null;

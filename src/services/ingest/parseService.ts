@@ -13,6 +13,8 @@ export interface ParseOcr {
 
 export function createParseService(ocr?: ParseOcr) {
   return {
+    /** Answers once the worker has loaded (parseRunner.ts starts a file's time limit from here). */
+    ready: () => true,
     /** `onOcrProgress` (a Comlink proxy) hears each scanned page as its recognition starts. */
     prepare(
       name: string,

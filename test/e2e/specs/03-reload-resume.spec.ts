@@ -26,7 +26,9 @@ test('reload mid-indexing: no half-written document, queue resumes and completes
   log,
 }) => {
   const jsonl = join(tmp, 'villages.jsonl');
-  await writeFile(jsonl, villagePassages(400));
+  // 150 passages (602 sentences with after.txt): the reload comes as the embed row shows its rate, after the
+  // first batch of 128 sentences, and every sentence is embedded by the end (400 passages cost 1,602).
+  await writeFile(jsonl, villagePassages(150));
   const txt = join(tmp, 'after.txt');
   await writeFile(txt, 'This file waits behind the big one. It must be indexed after the reload too.\n');
   const expected = await expectedCounts([jsonl, txt]);

@@ -3,6 +3,7 @@
 // it was), a file interrupted twice is failed instead of retried on every load, a parse that hangs is failed after
 // the time limit, Cancel stops a parse, and the queue is never read whole. Timings are printed by
 // test/bench/hostile-input.ts; here the only clock is a generous test timeout.
+import { expose } from 'comlink';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../../src/core/prepare.ts';
@@ -145,6 +146,22 @@ describe('parsing that does not end', () => {
     expect(await repo.counts()).toMatchObject({ documents: 1 });
   });
 
+  it("counts the limit from the parser's start, not from its worker's loading", async () => {
+    // The browser's parse worker loads its parsers first (seconds on a busy machine, after every reload): the
+    // parse of a small file starts after more than the whole limit, and must not be failed for it.
+    const startMs = 1_300;
+    const slowStart: PrepareFn = async (name, data, options) => {
+      options.onLoading?.();
+      await new Promise((resolve) => setTimeout(resolve, startMs));
+      options.onStarted?.();
+      return prepareFile(name, data, options);
+    };
+    const { pipeline, outcomes } = setup(slowStart, 1_000);
+    await pipeline.enqueue([{ name: 'late.md', bytes: bytes('# Late\n\nIts parser started late.') }]);
+    await pipeline.ensureRunning();
+    expect(outcomes().map((o) => [o.file, o.status, o.reason])).toEqual([['late.md', 'indexed', undefined]]);
+  });
+
   it('says the limit in seconds', async () => {
     const { pipeline, outcomes } = setup(hang, 1_000);
     await pipeline.enqueue([{ name: 'hang.md', bytes: bytes('x') }]);
@@ -269,6 +286,45 @@ describe('WorkerParser (the browser parse worker)', () => {
     expect(state).toEqual({ spawned: 1, terminated: 1 });
     void parser.prepare('b.md', new Uint8Array([3]), { maxChunkTokens: 1200 }).catch(() => {});
     expect(state).toEqual({ spawned: 2, terminated: 1 });
+  });
+
+  it('says a fresh worker is loading until it answers `ready`, then that the file started; a kept worker starts at once', async () => {
+    const { port1, port2 } = new MessageChannel();
+    let loaded!: () => void;
+    const loading = new Promise<boolean>((resolve) => (loaded = () => resolve(true)));
+    let readyCalls = 0;
+    expose(
+      {
+        ready: () => {
+          readyCalls += 1;
+          return loading;
+        },
+        prepare: () => ({ documents: [], errors: [] }),
+      },
+      port2,
+    );
+    const worker = Object.assign(port1, { terminate: () => port1.close() }) as unknown as Worker;
+    const parser = new WorkerParser(() => worker);
+    const seen: string[] = [];
+    const first = parser
+      .prepare('a.md', new Uint8Array([1]), {
+        maxChunkTokens: 1200,
+        onLoading: () => seen.push('loading a'),
+        onStarted: () => seen.push('started a'),
+      })
+      .then(() => seen.push('parsed a'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen, 'started before the worker had loaded').toEqual(['loading a']);
+    loaded();
+    await first;
+    await parser.prepare('b.md', new Uint8Array([2]), {
+      maxChunkTokens: 1200,
+      onStarted: () => seen.push('started b'),
+    });
+    expect(seen).toEqual(['loading a', 'started a', 'parsed a', 'started b']);
+    expect(readyCalls).toBe(1);
+    parser.terminate();
+    port2.close();
   });
 
   it('refuses to start when already aborted', async () => {
