@@ -80,6 +80,16 @@ export class LibrarySession {
   private lastLoad: Record<string, number> | null = null;
   /** The graph each loaded library was read with (graphStamp of its index record). */
   private readonly stamps = new WeakMap<QuestionLibrary, string>();
+  /** What each loaded library holds, by its index record (contentStamp; absent: the record cannot tell). */
+  private readonly contents = new WeakMap<QuestionLibrary, string>();
+  /**
+   * The loaded library after the page said the library changed, not yet compared with the store: the next question
+   * reads the index record and reloads only if the library it tells of is another. The page's stamp changes when
+   * the worker's load has already read the change (a question waiting for the first documents loads the library
+   * before the page's refresh has seen the graph written): on MuSiQue that made the first question after
+   * "searchable" read and analyse the same 6,761 documents again, 30 s at load 15 (docs/results/trust.md).
+   */
+  private unverified: { library: Tracked<QuestionLibrary>; check?: Promise<void> } | null = null;
 
   constructor(private readonly deps: LibrarySessionDeps) {
     this.load = deps.loadEngine ?? loadEngine;
@@ -96,6 +106,12 @@ export class LibrarySession {
     // The KG build service writes the atomic layer too: it is reloaded with the KG.
     this.atomicIndex = null;
     if (what === 'library') {
+      const done = this.loaded?.done ? this.loaded : null;
+      if (done?.value && this.deps.library.getMeta && this.contents.has(done.value)) {
+        this.unverified = { library: done };
+        return;
+      }
+      this.unverified = null;
       if (this.loaded?.done) this.previous = this.loaded.value ?? this.previous;
       // A load that has not begun reading yet will read the changed library: it is kept.
       if (!this.queued || this.loaded !== this.queued) this.loaded = null;
@@ -156,6 +172,7 @@ export class LibrarySession {
 
   /** The current library, loading it if needed. */
   async library(): Promise<QuestionLibrary> {
+    await this.verifyLoaded();
     const current = (this.loaded ??= this.readOnly?.library ?? this.nextLoad());
     try {
       const library = await current.promise;
@@ -170,6 +187,30 @@ export class LibrarySession {
   }
 
   /**
+   * After the page said the library changed: keeps the loaded library if the index record tells of the same one
+   * (its documents, sentences and chunks, its graph, whether every sentence has its vector), else forgets it
+   * (then it gives early evidence, marked stale, while the new one loads). One read, shared by the questions
+   * asked meanwhile.
+   */
+  private verifyLoaded(): Promise<void> {
+    const unverified = this.unverified;
+    if (!unverified || !this.deps.library.getMeta) return Promise.resolve();
+    unverified.check ??= this.deps.library
+      .getMeta()
+      .catch(() => undefined)
+      .then((meta) => {
+        if (this.unverified === unverified) this.unverified = null;
+        const library = unverified.library.value;
+        if (this.loaded !== unverified.library || !library) return;
+        const now = contentStamp(meta);
+        if (now !== null && now === this.contents.get(library)) return;
+        this.previous = library;
+        this.loaded = null;
+      });
+    return unverified.check;
+  }
+
+  /**
    * Forgets the loaded library when the stored graph is no longer the one it was read with: a question asked right
    * as indexing ends must not be answered from the library of before (then the one before gives early evidence,
    * marked stale, while the new one loads).
@@ -178,6 +219,8 @@ export class LibrarySession {
     const loaded = this.loaded;
     if (this.readOnly || !loaded?.done || !loaded.value || !this.deps.library.getMeta) return;
     const meta = await this.deps.library.getMeta().catch(() => undefined);
+    await this.verifyLoaded();
+    if (this.loaded !== loaded) return;
     const stamp = this.stamps.get(loaded.value);
     if (stamp !== undefined && this.loaded === loaded && graphStamp(meta) !== stamp)
       this.invalidate('library');
@@ -249,6 +292,8 @@ export class LibrarySession {
     }
     const library = openLibrary(corpus, load);
     this.stamps.set(library, graphStamp(corpus.meta));
+    const contents = contentStamp(corpus.meta);
+    if (contents !== null) this.contents.set(library, contents);
     marks.opened = Math.round(performance.now() - t0);
     for (const [step, ms] of Object.entries(library.engine.timings)) marks[`engine.${step}`] = Math.round(ms);
     return library;
@@ -298,6 +343,7 @@ export class LibrarySession {
    */
   releaseLibrary(): void {
     if (this.readOnly) return;
+    this.unverified = null;
     this.loaded = null;
     this.previous = null;
   }
@@ -322,5 +368,24 @@ function graphStamp(meta: IndexMeta | undefined): string {
     meta?.edges ?? 0,
     meta?.layers.semantic ?? false,
     meta?.embedderId ?? null,
+  ]);
+}
+
+/**
+ * What the index record says of the whole library questions read: its documents, sentences and chunks (the tally
+ * every write of documents keeps), its graph, whether every sentence has its vector (the engine takes the vectors
+ * only then), and whether a drop projects it past its chunks (pagesThreshold.ts). Null when the record has no tally
+ * with chunks (an import, a library from before it): it cannot tell, and a change reloads.
+ */
+function contentStamp(meta: IndexMeta | undefined): string | null {
+  const tally = meta?.sentenceTally;
+  if (!meta || tally?.chunks === undefined) return null;
+  return JSON.stringify([
+    graphStamp(meta),
+    tally.documents,
+    tally.sentences,
+    tally.chunks,
+    meta.vectorRows >= tally.sentences,
+    meta.projectedChunks !== undefined,
   ]);
 }

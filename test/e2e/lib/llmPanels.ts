@@ -37,13 +37,23 @@ export async function saveEndpoint(
   page: Page,
   origin: string,
   baseUrl: string,
-  options: { model?: string; concurrency?: number } = {},
+  options: {
+    model?: string;
+    concurrency?: number;
+    /** Prices per million tokens in and out, in `currency` (ISO 4217). */
+    prices?: { input: number; output: number; currency: string };
+  } = {},
 ): Promise<void> {
   await goToPanel(page, origin, 'llm-settings');
   await page.fill('[name="llm-base-url"]', baseUrl);
   await page.fill('[name="llm-model"]', options.model ?? 'scripted-model');
   if (options.concurrency !== undefined) {
     await page.fill('[name="llm-concurrency"]', String(options.concurrency));
+  }
+  if (options.prices) {
+    await page.fill('[name="llm-currency"]', options.prices.currency);
+    await page.fill('[name="llm-price-in"]', String(options.prices.input));
+    await page.fill('[name="llm-price-out"]', String(options.prices.output));
   }
   await saveLlmSettings(page);
 }

@@ -91,7 +91,8 @@ test('a corpus-wide question is answered by the themes, each sentence citable', 
   const server = await startScriptedLlmServer({ responders: [scriptedGlobal()] });
   privacy.allowOrigin(server.url);
   try {
-    await saveEndpoint(page, origin, server.baseUrl);
+    // Prices in euros (issue 44: the planned cost had no currency): the estimate and the spent line say EUR.
+    await saveEndpoint(page, origin, server.baseUrl, { prices: { input: 2, output: 8, currency: 'eur' } });
     await page.click('a[href="#ask"]');
     await page.fill('[data-testid="question"]', 'What is this about?');
     await page.click('[data-testid="ask"]');
@@ -103,6 +104,9 @@ test('a corpus-wide question is answered by the themes, each sentence citable', 
     expect(calls).toBeGreaterThanOrEqual(2);
     expect(inputTokens).toBeGreaterThan(0);
     await expect(estimate).toContainText(`${calls} calls`);
+    await expect(estimate, 'the planned cost in the currency set').toContainText(
+      /at most EUR\s?\d+\.\d+ at your/,
+    );
     const chats = () => server.requests.filter((r) => r.path.endsWith('/chat/completions'));
     expect(chats()).toHaveLength(0);
     await page.click('[data-testid="global-run"]');
@@ -112,6 +116,7 @@ test('a corpus-wide question is answered by the themes, each sentence citable', 
     expect(chats().filter((r) => isGlobalMap(r.body?.messages?.[0]?.content ?? ''))).toHaveLength(calls - 1);
     const spent = (await page.locator('[data-testid="global-spent"]').textContent()) ?? '';
     expect(spent).toContain(`${calls} calls`);
+    expect(spent, 'the cost in the currency set').toMatch(/cost EUR\s?\d+\.\d+/);
     log(`global answer: ${(await answer.textContent())?.replace(/\s+/g, ' ')}`);
     const cites = answer.locator('button.cite');
     expect(await cites.count()).toBeGreaterThanOrEqual(2);

@@ -9,11 +9,25 @@ describe('libraryStamp (when the Ask view reloads its library)', () => {
     expect(libraryStamp({ ...counts }, { ...meta }, 1700)).toBe(libraryStamp(counts, meta, 1700));
   });
 
-  it('changes with a document added or removed, or vectors stored', () => {
+  it('changes with a document added or removed', () => {
     const before = libraryStamp(counts, meta, 1700);
     expect(libraryStamp({ ...counts, documents: 4, chunks: 10, sentences: 44 }, meta, 1800)).not.toBe(before);
     expect(libraryStamp({ ...counts, documents: 2, chunks: 6, sentences: 30 }, meta, 1700)).not.toBe(before);
-    expect(libraryStamp({ ...counts, vectors: 44, embeddedDocuments: 4 }, meta, 1700)).not.toBe(before);
+  });
+
+  it('stays the same while the embedder stores vectors, and changes when every document has them', () => {
+    // Four documents stored, their vectors arriving batch by batch: questions read the same lexical library.
+    const stored = { documents: 4, chunks: 12, sentences: 50, vectors: 0, embeddedDocuments: 0 };
+    const lexical = { ...meta, layers: { lexical: true, semantic: false } };
+    const before = libraryStamp(stored, lexical, 1800);
+    expect(libraryStamp({ ...stored, vectors: 20, embeddedDocuments: 1 }, lexical, 1800)).toBe(before);
+    expect(libraryStamp({ ...stored, vectors: 44, embeddedDocuments: 3 }, lexical, 1800)).toBe(before);
+    // The last batch: the engine now takes the vectors.
+    expect(libraryStamp({ ...stored, vectors: 50, embeddedDocuments: 4 }, lexical, 1800)).not.toBe(before);
+    // A store that does not count embedded documents: by rows.
+    const rows = { documents: 4, chunks: 12, sentences: 50, vectors: 10 };
+    expect(libraryStamp({ ...rows, vectors: 30 }, lexical, 1800)).toBe(libraryStamp(rows, lexical, 1800));
+    expect(libraryStamp({ ...rows, vectors: 50 }, lexical, 1800)).not.toBe(libraryStamp(rows, lexical, 1800));
   });
 
   it('changes when the concept graph is written again with other counts or gains its semantic layer', () => {

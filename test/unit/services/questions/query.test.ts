@@ -140,8 +140,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Indexes DOCUMENTS into `target` as the ingest worker does (parse, embed, store, concept graph). */
-async function index(target: Repo): Promise<void> {
+/** Indexes `documents` into `target` as the ingest worker does (parse, embed, store, concept graph). */
+async function index(target: Repo, documents: Record<string, string> = DOCUMENTS): Promise<void> {
   const embedder = trigramEmbedder();
   const pipeline = new IngestPipeline({
     repo: target,
@@ -151,7 +151,7 @@ async function index(target: Repo): Promise<void> {
     emit: () => undefined,
   });
   await pipeline.enqueue(
-    Object.entries(DOCUMENTS).map(([name, text]) => ({
+    Object.entries(documents).map(([name, text]) => ({
       name,
       bytes: new TextEncoder().encode(text).buffer as ArrayBuffer,
     })),
@@ -199,9 +199,21 @@ describe('QueryService', () => {
     expect(counts).toEqual({ engines: 1, corpusLoads: 1, kgLoads: 2 });
     expect(embedders.loads).toBe(1);
 
-    // Documents changed: everything is loaded again, once.
+    // The page says the library changed, but the store holds the library already loaded (the page's stamp moved
+    // after the worker's load had read the change): the index record tells so, and nothing is read again.
     service.invalidate();
     await service.ask({ question: QUESTION, mode: 'bm25', budget: 2000 });
+    expect(counts).toEqual({ engines: 1, corpusLoads: 1, kgLoads: 2 });
+
+    // Documents changed: everything is loaded again, once.
+    await index(repo, { 'hopper.txt': 'Grace Hopper wrote the first compiler, the A-0 system, in 1952.' });
+    service.invalidate();
+    const changed = await service.ask({
+      question: 'Who wrote the first compiler?',
+      mode: 'bm25',
+      budget: 2000,
+    });
+    expect(changed.evidence[0].docTitle).toBe('hopper');
     await service.ask({ question: QUESTION, mode: 'kg', budget: 2000 });
     expect(counts).toEqual({ engines: 2, corpusLoads: 2, kgLoads: 3 });
   });
