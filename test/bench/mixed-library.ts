@@ -5,11 +5,13 @@
 // indexes only files inside the named folder.
 // --extra <docs folder>:<questions.jsonl> (repeatable) adds a documentation set, e.g. a held-out set of
 // test/bench/heldout, copied into its own subfolder and asked as its own type; --sets a,b asks only those sets'
-// questions (every corpus stays in the library). As recall counts a file by its name without the extension, two
+// questions (every corpus stays in the library); --wikipedia-only leaves the Vue docs and docs-scale out, so the
+// library is the three Wikipedia corpora and the --extra sets (issue 45's "inside one folder that also holds the
+// three Wikipedia corpora"). As recall counts a file by its name without the extension, two
 // files of the same name anywhere in the library, or a supporting id that names no file or passage, stop the run.
 // The sets are read from ../shared/bench beside the repository, or BENCH_DIR.
 // Usage: node --import tsx test/bench/mixed-library.ts [--own] [--limit N] [--folder DIR] [--extra DIR:FILE]...
-//        [--sets vuedocs,rustbook] [bench options, e.g. --modes default,bm25 --embedder none --json out.json]
+//        [--sets vuedocs,rustbook] [--wikipedia-only] [bench options, e.g. --modes default,bm25 --embedder none --json out.json]
 import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -43,20 +45,25 @@ const extras = takeAll('--extra').map((spec) => {
   return { name, corpus, questions: resolve(spec.slice(cut + 1)) };
 });
 const only = take('--sets')?.split(',');
-const own = args.includes('--own') ? (args.splice(args.indexOf('--own'), 1), true) : false;
+const flag = (name: string): boolean =>
+  args.includes(name) ? (args.splice(args.indexOf(name), 1), true) : false;
+const own = flag('--own');
+const wikipediaOnly = flag('--wikipedia-only');
 const limit = Number(take('--limit') ?? Infinity);
 
+const VUE = {
+  name: 'vuedocs',
+  corpus: join(bench, 'vuedocs', 'docs'),
+  questions: join(bench, 'vuedocs', 'questions.jsonl'),
+};
+const WIKIPEDIA = ['2wikimultihopqa', 'hotpotqa', 'musique'].map((name) => ({
+  name,
+  corpus: join(bench, name, 'corpus.jsonl'),
+  questions: join(bench, name, 'questions.jsonl'),
+}));
 const SETS: Array<{ name: string; corpus: string; questions: string }> = [
-  {
-    name: 'vuedocs',
-    corpus: join(bench, 'vuedocs', 'docs'),
-    questions: join(bench, 'vuedocs', 'questions.jsonl'),
-  },
-  ...['2wikimultihopqa', 'hotpotqa', 'musique'].map((name) => ({
-    name,
-    corpus: join(bench, name, 'corpus.jsonl'),
-    questions: join(bench, name, 'questions.jsonl'),
-  })),
+  ...(wikipediaOnly ? [] : [VUE]),
+  ...WIKIPEDIA,
   ...extras,
 ];
 const names = SETS.map((s) => s.name);
@@ -69,9 +76,11 @@ const ASKED = SETS.filter((s) => !only || only.includes(s.name));
 
 await rm(folder, { recursive: true, force: true });
 await mkdir(folder, { recursive: true });
-await cp(join(bench, 'vuedocs', 'docs'), join(folder, 'vuedocs'), { recursive: true });
-await cp(join(bench, 'docs-scale', 'docs'), join(folder, 'docs-scale'), { recursive: true });
-for (const s of SETS.slice(1, 4)) await cp(s.corpus, join(folder, `${s.name}.jsonl`));
+if (!wikipediaOnly) {
+  await cp(VUE.corpus, join(folder, 'vuedocs'), { recursive: true });
+  await cp(join(bench, 'docs-scale', 'docs'), join(folder, 'docs-scale'), { recursive: true });
+}
+for (const s of WIKIPEDIA) await cp(s.corpus, join(folder, `${s.name}.jsonl`));
 for (const s of extras) await cp(s.corpus, join(folder, s.name), { recursive: true });
 
 // The ids a question can name in this folder, as the bench resolves them: a file's name without its extension, or

@@ -28,6 +28,11 @@ describe('isGenericWord', () => {
       expect(isGenericWord(w), w).toBe(false);
   });
 
+  it('leaves the keywords that declare a kind of type, which a language book has chapters about', () => {
+    for (const w of ['struct', 'enum']) expect(isGenericWord(w), w).toBe(false);
+    for (const w of ['fn', 'impl', 'let', 'mut', 'pub', 'return']) expect(isGenericWord(w), w).toBe(true);
+  });
+
   it('treats bare numbers as generic but not words with digits', () => {
     expect(isGenericWord('2023')).toBe(true);
     expect(isGenericWord('1,000')).toBe(true);
