@@ -230,7 +230,7 @@ export function grayPnm(width: number, height: number, gray: Uint8Array): Uint8A
  * A horizontal band of a gray PGM (as grayPnm writes it), `top` and `height` in fractions of the image's height;
  * undefined for any other format (a picture file goes to the recogniser as it came, and is probed whole).
  */
-export function pnmBand(pnm: Uint8Array, top: number, height: number): Uint8Array | undefined {
+function pnmBand(pnm: Uint8Array, top: number, height: number): Uint8Array | undefined {
   const header = /^P5\n(\d+) (\d+)\n255\n/.exec(new TextDecoder('latin1').decode(pnm.subarray(0, 40)));
   if (!header) return undefined;
   const [width, rows] = [Number(header[1]), Number(header[2])];
