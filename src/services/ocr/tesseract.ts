@@ -17,29 +17,31 @@ export interface TesseractPaths {
   image(bytes: Uint8Array): Blob | Buffer;
 }
 
-/** One Tesseract worker, for one language at a time (a document in another language gets a fresh one, ~1 s). */
+/**
+ * One Tesseract worker per language, each started on first need and kept until close. Not one worker switched
+ * between languages: with the language told from each document (the Chinese model reads a band of the first page,
+ * then the English model reads an English document), a switching worker reloaded both models for every English
+ * document of a folder.
+ */
 export function tesseractEngine(paths: TesseractPaths): OcrEngine & { close(): Promise<void> } {
-  let current: { language: OcrLanguage; worker: Promise<TesseractWorker> } | undefined;
-  const ready = async (language: OcrLanguage): Promise<TesseractWorker> => {
-    if (current?.language !== language) {
-      const old = current?.worker;
-      current = {
-        language,
-        worker: createWorker(language, OEM.LSTM_ONLY, {
-          ...(paths.workerPath ? { workerPath: paths.workerPath } : {}),
-          ...(paths.corePath ? { corePath: paths.corePath } : {}),
-          langPath: paths.langPath(language),
-          cacheMethod: 'none',
-          gzip: true,
-          workerBlobURL: false,
-          // A picture the decoder cannot read rejects its job; without a handler the library also throws it
-          // where nothing catches it, and the whole parse worker (or thread) would go down with it.
-          errorHandler: () => {},
-        }),
-      };
-      await (await old?.catch(() => undefined))?.terminate();
+  const workers = new Map<OcrLanguage, Promise<TesseractWorker>>();
+  const ready = (language: OcrLanguage): Promise<TesseractWorker> => {
+    let worker = workers.get(language);
+    if (!worker) {
+      worker = createWorker(language, OEM.LSTM_ONLY, {
+        ...(paths.workerPath ? { workerPath: paths.workerPath } : {}),
+        ...(paths.corePath ? { corePath: paths.corePath } : {}),
+        langPath: paths.langPath(language),
+        cacheMethod: 'none',
+        gzip: true,
+        workerBlobURL: false,
+        // A picture the decoder cannot read rejects its job; without a handler the library also throws it
+        // where nothing catches it, and the whole parse worker (or thread) would go down with it.
+        errorHandler: () => {},
+      });
+      workers.set(language, worker);
     }
-    return current.worker;
+    return worker;
   };
   return {
     async recognize(image: Uint8Array, language: OcrLanguage): Promise<OcrLine[]> {
@@ -70,9 +72,9 @@ export function tesseractEngine(paths: TesseractPaths): OcrEngine & { close(): P
       return lines;
     },
     async close(): Promise<void> {
-      const w = current?.worker;
-      current = undefined;
-      await (await w?.catch(() => undefined))?.terminate();
+      const all = [...workers.values()];
+      workers.clear();
+      await Promise.all(all.map(async (w) => (await w.catch(() => undefined))?.terminate()));
     },
   };
 }

@@ -52,12 +52,15 @@ const parser = new ThreadParser({
 const rows: string[] = [];
 const totals = { en: { chars: 0, errors: 0, pages: 0 }, zh: { chars: 0, errors: 0, pages: 0 } };
 const perPage: number[] = [];
+/** CPU seconds of each file over its pages (every thread of the process): what the load does not change much. */
+const cpuPerPage: number[] = [];
 const load = [loadavg()[0]];
 const started = performance.now();
 for (const file of files) {
   const zh = file.startsWith('zh-');
   const text = await prepareFile(file, new Uint8Array(readFileSync(join(dir, 'text', file))));
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   pageStarts.length = 0;
   const scan = await parser.prepare(file, new Uint8Array(readFileSync(join(dir, 'scan', file))), 1200);
   const t1 = performance.now();
@@ -65,7 +68,11 @@ for (const file of files) {
   // event of a file without text starts the language probe, which counts with the first page.
   const marks = [...pageStarts, t1];
   const pages = scan.recognised?.pages ?? 0;
-  if (marks.length > 1) perPage.push((t1 - marks[0]) / 1000 / Math.max(1, pages));
+  if (marks.length > 1) {
+    perPage.push((t1 - marks[0]) / 1000 / Math.max(1, pages));
+    const cpu = process.cpuUsage(cpu0);
+    cpuPerPage.push((cpu.user + cpu.system) / 1e6 / Math.max(1, pages));
+  }
   load.push(loadavg()[0]);
   const truth = normal(text.documents[0]?.doc.text ?? '', zh);
   const got = normal(scan.documents[0]?.doc.text ?? '', zh);
@@ -81,7 +88,9 @@ for (const file of files) {
   process.stderr.write(`${rows.at(-1)}\n`);
 }
 await parser.close();
-const median = [...perPage].sort((a, b) => a - b)[Math.floor(perPage.length / 2)] ?? 0;
+const medianOf = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = medianOf(perPage);
 console.log('| file | pages recognised | language | chars (text layer) | char accuracy % | seconds |');
 console.log('|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);

@@ -5,7 +5,7 @@
 // accuracy.ts for the CLI. Also the peak resident memory of the browser's processes (sampled from /proc every
 // 250 ms: every Chromium process of the bench's profile, summed) and the recogniser files the first use fetched.
 //
-//   npm run build && node --import tsx test/bench/scanned/browser.ts [scanned dir] [--only en|zh] [--files N]
+//   npm run build && node --import tsx test/bench/scanned/browser.ts [scanned dir] [--only en|zh|<file stem>,…] [--files N]
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,7 +38,10 @@ function rssOf(marker: string): number {
 }
 
 const files = readdirSync(join(dir, 'scan'))
-  .filter((f) => f.endsWith('.pdf') && (!only || f.startsWith(`${only}-`)))
+  .filter(
+    (f) =>
+      f.endsWith('.pdf') && (!only || only.split(',').some((o) => f.startsWith(`${o}-`) || f === `${o}.pdf`)),
+  )
   .sort()
   .slice(0, limit)
   .map((f) => join(dir, 'scan', f));

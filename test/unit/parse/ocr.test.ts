@@ -3,6 +3,7 @@
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
+  grayPnm,
   imageDimensions,
   languageOfText,
   ocrPageLines,
@@ -137,13 +138,15 @@ describe('recognisedPage', () => {
 
 describe('recognisePages', () => {
   const engine = (calls: string[]): OcrEngine => ({
-    async recognize(_image, language) {
-      calls.push(language);
+    async recognize(image, language) {
+      calls.push(image.length < 200 ? `${language} band` : language);
       // Latin text in either model: what an English page gives.
       return [{ text: 'The quays were counted in spring', x0: 0, y0: 0, x1: 10, y1: 10, rowHeight: 10 }];
     },
   });
-  const picture = async () => ({ bytes: new Uint8Array([1]), width: 10, height: 10 });
+  // A page 10 pixels wide and 100 high, each row's pixels the row's number.
+  const pixels = Uint8Array.from({ length: 1000 }, (_, i) => Math.floor(i / 10));
+  const picture = async () => ({ bytes: grayPnm(10, 100, pixels), width: 10, height: 100 });
 
   it('tells the language from the first page when the document has no text, and reports each page', async () => {
     const calls: string[] = [];
@@ -154,10 +157,42 @@ describe('recognisePages', () => {
     });
     expect(language).toBe('eng');
     expect(languageFrom).toBe('page');
-    // The probe reads page 2 with the Chinese model; Latin text comes out, so both pages are read in English.
-    expect(calls).toEqual(['chi_sim', 'eng', 'eng']);
+    // The probe reads a band of page 2 with the Chinese model; Latin text comes out, so both pages are read in
+    // English, each whole.
+    expect(calls).toEqual(['chi_sim band', 'eng', 'eng']);
     expect(progress).toEqual(['1/2 ?', '1/2 eng', '2/2 eng']);
     expect([...results.keys()]).toEqual([2, 3]);
+  });
+
+  it('probes a band of the first page, the whole page when the band has too few letters, and decodes it once', async () => {
+    const read: string[] = [];
+    const decoded: number[] = [];
+    const chinese: OcrEngine = {
+      async recognize(image) {
+        const band = image.length < 200;
+        // The band: full width, rows 35 to 44 (from 35 % of the height, a tenth of it) after its 13-byte header.
+        const size = new TextDecoder().decode(image.subarray(0, 13)).split('\n')[1];
+        read.push(band ? `${size} from row ${image[13]} to ${image.at(-1)}` : 'whole');
+        // A title page: the band holds two characters, the whole page a Chinese paragraph.
+        const text = band ? '第一' : '知识图谱的构建与推理方法研究综述以及其在问答系统中的应用';
+        return [{ text, x0: 0, y0: 0, x1: 10, y1: 10, rowHeight: 10 }];
+      },
+    };
+    const { language, results } = await recognisePages(
+      'k',
+      [1, 2],
+      async (n) => {
+        decoded.push(n);
+        return picture();
+      },
+      undefined,
+      { engine: async () => chinese },
+    );
+    expect(language).toBe('chi_sim');
+    // The whole first page decided, and its reading is kept: page 1 is not recognised again, page 2 is.
+    expect(read).toEqual(['10 10 from row 35 to 44', 'whole', 'whole']);
+    expect(results.get(1)?.lines[0].text).toMatch(/^知识图谱/);
+    expect(decoded).toEqual([1, 2]);
   });
 
   it("reads every page in the language set, over the text's, without a probe; names where each came from", async () => {
