@@ -56,6 +56,7 @@ export function storedThemesSource(stored: StoredThemes): LibrarySource {
     questionGraph: () => Promise.reject(new Error(`the Graph view waits: ${loading}`)),
     libraryGraph: () => Promise.reject(new Error(`the Graph view waits: ${loading}`)),
     document: () => noDocument(source),
+    buildOrder: () => Promise.reject(new Error(`KG: the build waits: ${loading}`)),
     themes: () => Promise.resolve(stored.themes),
   };
   return source;
