@@ -64,6 +64,9 @@ export default defineConfig({
     include: [SCALE_TIER ? 'test/unit/**/*.scale.test.ts' : 'test/unit/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...(SCALE_TIER ? [] : ['test/unit/**/*.scale.test.ts'])],
     testTimeout: 60_000,
+    // A file's beforeAll builds a library or starts a loopback server: vitest's 10 s default failed two of them at
+    // load 50-60 (globalAnswer, redirects), so hooks get the tests' own limit.
+    hookTimeout: 60_000,
     pool: 'forks',
     // One fork on a 2-core machine (vitest's default, cores − 1): `npm test` runs the static checks and the build
     // beside it on the other core. Two forks were tried: with the cores busy, each CPU-bound test then takes about

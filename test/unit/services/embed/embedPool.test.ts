@@ -221,7 +221,8 @@ describe('embed pool', () => {
       const ac = new AbortController();
       const other = pool.embed(sentences(12, 'o'));
       const hanging = pool.embed(['HANG forever', ...sentences(40)], ac.signal);
-      await tick(30);
+      // Abort once a worker holds the hanging batch (a fixed wait missed it at load 50: nothing was terminated).
+      while (![...f.batches.values()].some((bs) => bs.some((b) => b.includes('HANG forever')))) await tick(5);
       ac.abort();
       await expect(hanging).rejects.toMatchObject({ name: 'AbortError', message: 'embed pool: cancelled' });
       expect(f.terminated).toBeGreaterThanOrEqual(1);
