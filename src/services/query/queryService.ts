@@ -357,8 +357,9 @@ export class QueryService {
   }
 
   /**
-   * A question to the library in memory: a mode that ranks without the question vector first sends its lexical
-   * evidence when waiting for the vector would be slow (see ask).
+   * A question to the library in memory. While it reloads after a change, a mode that ranks without the question
+   * vector first sends its lexical evidence from the library as it was (marked stale); else its source sends it
+   * when the vector is slow to come (see ask, and memorySource's search).
    */
   private async askInMemory(
     request: AskRequest,
@@ -367,44 +368,37 @@ export class QueryService {
     onTrace?: TraceListener,
   ): Promise<AskResult> {
     const started = performance.now();
-    // Only a mode that ranks without the question vector sends early evidence (`dense` cannot, the KG and
-    // reasoning modes are not staged).
     await this.session.reloadIfGraphChanged();
     const library = this.session.library();
     library.catch(() => undefined);
-    const early = onEarly && mode.lexical ? onEarly : undefined;
-    let sent: AskResult | undefined;
-    const sendEarly = async (from: QuestionLibrary, stale: boolean): Promise<void> => {
-      const result = await ask(this.inMemory(from), request, { parsed: mode });
-      sent = { ...result, stage: 'early', stale, milliseconds: performance.now() - started };
-      early?.(sent);
+    // Loading the library and embedding the question count: that is what the user waited for.
+    const waited = (result: AskResult): AskResult => ({
+      ...result,
+      milliseconds: performance.now() - started,
+    });
+    const stale = onEarly && mode.lexical ? this.session.stale : null;
+    const sent = stale && {
+      ...waited(await ask(this.inMemory(stale), request, { parsed: mode })),
+      stage: 'early' as const,
+      stale: true,
     };
-    const stale = this.session.stale;
-    if (early && stale) await sendEarly(stale, true);
+    if (sent) onEarly?.(sent);
     const loaded = await library;
-    const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
-    // A model that finished loading while this thread was busy building the engine has its message queued:
-    // let it in before deciding that the vector is slow to come.
-    if (early && !sent && wantsVector && !this.embedder.ready) await new Promise((r) => setTimeout(r, 0));
-    if (early && !sent && wantsVector && !this.embedder.ready) {
-      this.embedder.get().catch(() => undefined); // the model starts loading before the lexical search
-      await sendEarly(loaded, false);
-    }
-    // The engine still computes its concept vectors (just opened): the lexical evidence comes first, then the
-    // result (measured with ?bundle=: the first evidence about 2 s sooner than waiting for the result).
-    if (early && !sent && wantsVector && !loaded.engine.semanticReady) await sendEarly(loaded, false);
-    const vector = wantsVector ? await this.embedder.vector(loaded, request.question) : undefined;
-    const result = await this.run(this.inMemory(loaded), request, mode, {
-      vector,
-      embed: wantsVector ? (text) => this.embedder.vector(loaded, text) : undefined,
+    const { source, vector } = this.inMemoryWithVector(loaded);
+    const early =
+      !sent && onEarly ? (result: AskResult) => onEarly({ ...waited(result), stale: false }) : undefined;
+    // A model that finished loading while this thread was busy building the engine has its message queued: let it
+    // in before deciding that the vector is slow to come.
+    if (early && vector && !this.embedder.ready) await new Promise((r) => setTimeout(r, 0));
+    const coming = vector?.(request.question);
+    coming?.catch(() => undefined);
+    const result = await this.run(source, request, mode, {
+      vector: early && !this.embedder.ready ? coming : await coming,
+      embed: vector,
+      early,
       onTrace,
     });
-    return {
-      ...result,
-      ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
-      // Loading the library and embedding the question count: that is what the user waited for.
-      milliseconds: performance.now() - started,
-    };
+    return { ...waited(result), ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}) };
   }
 
   /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */
@@ -652,11 +646,18 @@ export class QueryService {
     const elsewhere = await this.elsewhere(options);
     if (elsewhere) return elsewhere;
     const library = await this.session.library();
+    return { ...this.inMemoryWithVector(library), documentNames: libraryDocumentNames(library) };
+  }
+
+  /** The library in memory as a source, with the question vector where it has one. */
+  private inMemoryWithVector(library: QuestionLibrary): {
+    source: LibrarySource;
+    vector?: (text: string) => Promise<Float32Array | undefined>;
+  } {
     const wantsVector = library.layers.semantic && library.embedderId !== null;
     return {
       source: this.inMemory(library),
       ...(wantsVector ? { vector: (text: string) => this.embedder.vector(library, text) } : {}),
-      documentNames: libraryDocumentNames(library),
     };
   }
 
