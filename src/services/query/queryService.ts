@@ -12,7 +12,6 @@ import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { PagesAtUrl } from '../bundleBytes/bundleAtUrl.ts';
 import type { KeptStatus } from '../bundleBytes/keptBundles.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import { pagedLayers } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { ask, sameChunks } from '../source/ask.ts';
@@ -617,18 +616,18 @@ export class QueryService {
     options: { held?: boolean; layers?: boolean; view?: boolean } = {},
   ): Promise<Elsewhere | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) return { source: openSource({ paged: bundle.library, ...pagedLayers(bundle) }) };
+    if (bundle) return { source: openSource({ bundle }) };
     const local = await this.pagesState();
     if (!local) return undefined;
     if ('awaiting' in local) {
-      const source = openSource({ awaited: local });
+      const source = openSource({ pages: local });
       if (options.view) throw new Error(lacking(source, 'this view', ['chunks']));
       return { source };
     }
     if (options.held) await local.hold?.();
     const layers = options.layers ? await this.storedLayers() : {};
     return {
-      source: openSource({ stored: local, ...layers }),
+      source: openSource({ pages: local, ...layers }),
       answered: () => {
         void local.hold?.();
         const marks = this.pagesMarks;
@@ -672,7 +671,7 @@ export class QueryService {
     } catch (error) {
       // A large library whose first pages are not written yet: the modes its words answer meanwhile.
       const state = await this.pagesState();
-      const modes = state && 'awaiting' in state ? answeredModes(openSource({ awaited: state })) : [];
+      const modes = state && 'awaiting' in state ? answeredModes(openSource({ pages: state })) : [];
       return { modes, reason: error instanceof Error ? error.message : String(error) };
     }
     if (!elsewhere) return { modes: [...ASK_MODES] };
