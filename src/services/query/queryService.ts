@@ -377,13 +377,13 @@ export class QueryService {
     });
     const stale = onEarly && mode.lexical ? this.session.stale : null;
     const sent = stale && {
-      ...waited(await ask(this.inMemory(stale), request, { parsed: mode })),
+      ...waited(await ask(this.inMemory(stale).source, request, { parsed: mode })),
       stage: 'early' as const,
       stale: true,
     };
     if (sent) onEarly?.(sent);
     const loaded = await library;
-    const { source, vector } = this.inMemoryWithVector(loaded);
+    const { source, vector } = this.inMemory(loaded);
     const early =
       !sent && onEarly ? (result: AskResult) => onEarly({ ...waited(result), stale: false }) : undefined;
     // A model that finished loading while this thread was busy building the engine has its message queued: let it
@@ -422,11 +422,6 @@ export class QueryService {
     } finally {
       if (this.askStop === stop) this.askStop = null;
     }
-  }
-
-  /** The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build). */
-  private inMemory(library: QuestionLibrary): LibrarySource {
-    return openSource({ library, kg: () => this.session.kg(), atomic: () => this.session.atomic() });
   }
 
   /**
@@ -645,17 +640,20 @@ export class QueryService {
     const elsewhere = await this.elsewhere(options);
     if (elsewhere) return elsewhere;
     const library = await this.session.library();
-    return { ...this.inMemoryWithVector(library), documentNames: libraryDocumentNames(library) };
+    return { ...this.inMemory(library), documentNames: libraryDocumentNames(library) };
   }
 
-  /** The library in memory as a source, with the question vector where it has one. */
-  private inMemoryWithVector(library: QuestionLibrary): {
+  /**
+   * The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build),
+   * and the question vector where it has one.
+   */
+  private inMemory(library: QuestionLibrary): {
     source: LibrarySource;
     vector?: (text: string) => Promise<Float32Array | undefined>;
   } {
     const wantsVector = library.layers.semantic && library.embedderId !== null;
     return {
-      source: this.inMemory(library),
+      source: openSource({ library, kg: () => this.session.kg(), atomic: () => this.session.atomic() }),
       ...(wantsVector ? { vector: (text: string) => this.embedder.vector(library, text) } : {}),
     };
   }
