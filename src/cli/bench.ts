@@ -10,7 +10,7 @@
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { needsSearchAtBudget, percentile, round, scoreQaItem } from '../core/metrics.ts';
+import { percentile, round, scoreQaItem } from '../core/metrics.ts';
 import { cutToBudget } from '../core/retrieval/index.ts';
 import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/index.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/index.ts';
@@ -565,17 +565,12 @@ async function runOnce(
       const groups = q.type === undefined ? [sumsOf('')] : [sumsOf(''), sumsOf(q.type)];
       for (const g of groups) g.n++;
       // The same scoring as the app's evaluation (src/core/metrics.ts). A first chunk over a small budget: the
-      // app answers with its best sentences (engine.search), not nothing; searched here, as the source is async.
-      const smaller = new Map<number, RetrievedChunk[]>();
-      if (!asked) {
-        for (const b of budgets)
-          if (needsSearchAtBudget(hits, b)) smaller.set(b, await search(mode, query, b));
-      }
-      const score = scoreQaItem(q, hits, {
+      // app answers with its best sentences (engine.search), not nothing.
+      const score = await scoreQaItem(q, hits, {
         budgets,
         ks: RECALL_KS,
         externalId: (docId) => corpus.externalIds.get(docId) ?? docId,
-        searchAt: !asked ? (b) => smaller.get(b) ?? [] : undefined,
+        searchAt: !asked ? (b) => search(mode, query, b) : undefined,
       });
       score.cr.forEach((found, j) => {
         for (const g of groups) g.cr[j] += found;
