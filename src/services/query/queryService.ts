@@ -18,7 +18,7 @@ import { ask, sameChunks } from '../source/ask.ts';
 import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
 import { openSource } from '../source/openSource.ts';
-import type { StoredThemes } from '../source/storedThemesSource.ts';
+import type { StoredThemes } from '../library/storedThemes.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { isCorpusQuestion } from '../../core/themes/index.ts';
 import { warmThemes } from '../themes/themesOf.ts';

@@ -6,10 +6,11 @@ import type { PagedBundle, PagedLibrary } from '../../core/paged/index.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { pagedLayers } from '../library/readOnlyBundle.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
+import type { StoredThemes } from '../library/storedThemes.ts';
 import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { memorySource } from './memorySource.ts';
 import { pagedSource } from './pagedSource.ts';
-import { storedThemesSource, type StoredThemes } from './storedThemesSource.ts';
+import { storedThemesSource } from './storedThemesSource.ts';
 import { wordsSource } from './wordsSource.ts';
 
 export type SourceAt =
