@@ -16,7 +16,7 @@ import { DEFAULT_MODE } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
-import { bundleAtomicIndex, bundleKgIndex, pagedLayers } from '../services/library/readOnlyBundle.ts';
+import { bundleAtomicIndex, bundleKgIndex } from '../services/library/readOnlyBundle.ts';
 import {
   answers,
   ASK_MODES,
@@ -176,7 +176,7 @@ async function openBundle(plan: AskPlan): Promise<OpenedBundle> {
       await file.close();
       throw error;
     });
-    const source = opened && openSource({ paged: opened.library, ...pagedLayers(opened) });
+    const source = opened && openSource({ bundle: opened });
     const close = () => file.close();
     if (opened && source && answers(source, plan.mode)) {
       // A KG or atomic questions with vectors are searched with the question's: pages are written for lexical

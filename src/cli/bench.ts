@@ -513,13 +513,13 @@ async function runOnce(
 ): Promise<BenchResult> {
   const maxBudget = Math.max(...budgets);
   const result: BenchResult = { questions: questions.length, modes: {} };
-  let library: QuestionLibrary | undefined;
+  const library = benchLibrary(corpus, engine);
   if (llm) result.answerBudget = llm.answerBudget;
-  const search = (
-    mode: string,
-    query: { text: string; vector?: Float32Array },
-    budget: number,
-  ): RetrievedChunk[] => engine.search(query, mode, budget);
+  // The engine's modes are searched as the app searches them, through the library's source (its latency is the
+  // engine's: a library in memory searches it directly).
+  const sourceQuestion = openSource({ library }).question(new AbortController().signal);
+  const search = (mode: string, query: { text: string; vector?: Float32Array }, budget: number) =>
+    sourceQuestion.search(query, mode, budget);
   for (const mode of modes) {
     // Sums per question type; "" holds every question.
     const sums = new Map<string, { n: number; labelled: number; cr: number[]; recall: number[] }>();
@@ -536,26 +536,19 @@ async function runOnce(
     // hybrid fuses the concept path (ppr) with the KG path, so its latency includes both searches.
     const asked =
       llm && runsThroughAsk(mode)
-        ? await askAll(
-            (library ??= benchLibrary(corpus, engine)),
-            mode,
-            questions,
-            vectorOf,
-            Math.max(maxBudget, llm.answerBudget),
-            llm,
-          )
+        ? await askAll(library, mode, questions, vectorOf, Math.max(maxBudget, llm.answerBudget), llm)
         : undefined;
-    questions.forEach((q, i) => {
+    for (const [i, q] of questions.entries()) {
       const query = { text: q.question, vector: vectorOf(i) };
       const t = performance.now();
-      const hits = asked ? asked[i].hits : search(mode, query, maxBudget);
+      const hits = asked ? asked[i].hits : await search(mode, query, maxBudget);
       times.push(asked ? asked[i].ms : performance.now() - t);
       if (llm) {
         // Answer context: a cut of the searched hits, or a wider search when the answer budget exceeds them.
         const context =
           asked || llm.answerBudget <= maxBudget
             ? cutToBudget(hits, llm.answerBudget)
-            : search(mode, query, llm.answerBudget);
+            : await search(mode, query, llm.answerBudget);
         const failed = asked?.[i].error;
         scores.push(
           failed
@@ -573,7 +566,7 @@ async function runOnce(
       for (const g of groups) g.n++;
       // The same scoring as the app's evaluation (src/core/metrics.ts). A first chunk over a small budget: the
       // app answers with its best sentences (engine.search), not nothing.
-      const score = scoreQaItem(q, hits, {
+      const score = await scoreQaItem(q, hits, {
         budgets,
         ks: RECALL_KS,
         externalId: (docId) => corpus.externalIds.get(docId) ?? docId,
@@ -588,7 +581,7 @@ async function runOnce(
           for (const g of groups) g.recall[j] += r;
         });
       }
-    });
+    }
     const measures = (s: { n: number; labelled: number; cr: number[]; recall: number[] }) => ({
       cr: Object.fromEntries(budgets.map((b, j) => [String(b), s.cr[j] / Math.max(1, s.n)])),
       recall: Object.fromEntries(

@@ -115,7 +115,7 @@ export interface QaScoreOptions {
    * (a first chunk larger than the budget): the app then answers with the chunk's best sentences, not nothing.
    * Absent for modes that have no such excerpt (the KG modes, the question-time modes).
    */
-  searchAt?: (budget: number) => readonly ScoredContext[];
+  searchAt?: (budget: number) => Promise<readonly ScoredContext[]>;
 }
 
 /** Whether `searchAt(budget)` is needed: the cut of `hits` to the budget is empty although `hits` is not. */
@@ -127,19 +127,22 @@ export function needsSearchAtBudget(hits: readonly ScoredContext[], budget: numb
  * Scores one QA item on a mode's ranked context searched at the largest budget: the CLI bench and the app's
  * evaluation both score through this, so their figures are the same code's.
  */
-export function scoreQaItem(
+export async function scoreQaItem(
   item: { answers: readonly string[]; supporting: readonly string[] },
   hits: readonly ScoredContext[],
   options: QaScoreOptions,
-): QaItemScore {
-  const cr = options.budgets.map((b) => {
+): Promise<QaItemScore> {
+  const cr: number[] = [];
+  for (const b of options.budgets) {
     const cut: readonly ScoredContext[] =
-      options.searchAt && needsSearchAtBudget(hits, b) ? options.searchAt(b) : cutToBudget(hits, b);
-    return contextRecall(
-      cut.map((h) => (h.heading ? `${h.heading}\n${h.text}` : h.text)).join('\n'),
-      item.answers,
+      options.searchAt && needsSearchAtBudget(hits, b) ? await options.searchAt(b) : cutToBudget(hits, b);
+    cr.push(
+      contextRecall(
+        cut.map((h) => (h.heading ? `${h.heading}\n${h.text}` : h.text)).join('\n'),
+        item.answers,
+      ),
     );
-  });
+  }
   if (item.supporting.length === 0) return { cr, recall: null };
   const ranked = hits.map((h) => options.externalId(h.docId));
   return { cr, recall: options.ks.map((k) => recallAtK(ranked, item.supporting, k)) };

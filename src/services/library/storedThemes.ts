@@ -5,7 +5,15 @@ import { pagesRecords, type PagedChunkRecord } from '../../core/paged/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
 import { GraphRepo } from '../../store/graphRepo.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
-import type { StoredThemes } from '../source/storedThemesSource.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
+
+/** The themes stored with the present graph, and a reader of chunk records by id. */
+export interface StoredThemes {
+  themes: LibraryThemes;
+  layers: { lexical: boolean; semantic: boolean };
+  /** The records of these chunks that are still stored, by id. */
+  records(chunkIds: readonly string[]): Promise<ReadonlyMap<string, PagedChunkRecord>>;
+}
 
 /** Undefined when no themes are stored with the present graph (or they cannot be read: they are then computed). */
 export async function openStoredThemes(db: ConceptDb): Promise<StoredThemes | undefined> {

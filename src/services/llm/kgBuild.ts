@@ -415,7 +415,7 @@ export class KgBuildService {
   /** The library as its questions read it (QueryService chooses the same way): its paged index, or in memory. */
   private async source(): Promise<LibrarySource> {
     const stored = await openStoredPages(this.deps.repo.db);
-    if (stored) return openSource('awaiting' in stored ? { awaited: stored } : { stored });
+    if (stored) return openSource({ pages: stored });
     const corpus = await this.deps.repo.loadCorpus();
     if (corpus.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
     return openSource({ library: openLibrary(corpus, this.deps.loadEngine ?? loadEngine, false) });

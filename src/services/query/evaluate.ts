@@ -7,14 +7,7 @@
 // it answers: over pages the answers are the engine's, so the scores are those of the library in memory.
 import { answerQuestion } from '../../core/answer/index.ts';
 import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
-import {
-  needsSearchAtBudget,
-  percentile,
-  round,
-  scoreAnswerText,
-  scoreQaItem,
-  type ScoredContext,
-} from '../../core/metrics.ts';
+import { percentile, round, scoreAnswerText, scoreQaItem } from '../../core/metrics.ts';
 import { cutToBudget } from '../../core/retrieval/index.ts';
 import {
   DEFAULT_RECALL_KS,
@@ -304,21 +297,15 @@ async function runOne(
     };
   }
   const ms = performance.now() - t;
-  // The bench searches again at a budget the first chunk does not fit (scoreQaItem's searchAt): do those
-  // searches here, as ask() is asynchronous, and hand them over.
-  const smaller = new Map<number, ScoredContext[]>();
-  // Small budgets get the best sentences of a too-large first chunk (the CLI's `searchAt` rule).
-  if (mode.excerpts) {
-    for (const b of o.budgets) if (needsSearchAtBudget(hits, b)) smaller.set(b, await ask(i, b));
-  }
   const named = await o.names(hits.map((h) => h.docId));
   const externalId = named ?? ((docId: string) => docId);
   // Without the documents' names, recall@k cannot be scored: the item counts as naming no supporting document.
-  const score = scoreQaItem(named ? item : { ...item, supporting: [] }, hits, {
+  // Small budgets get the best sentences of a too-large first chunk (the CLI's `searchAt` rule).
+  const score = await scoreQaItem(named ? item : { ...item, supporting: [] }, hits, {
     budgets: o.budgets,
     ks: o.ks,
     externalId,
-    ...(smaller.size ? { searchAt: (b: number) => smaller.get(b) ?? [] } : {}),
+    ...(mode.excerpts ? { searchAt: (b: number) => ask(i, b) } : {}),
   });
   const gold = new Set(named ? item.supporting : []);
   const ranked: RankedDoc[] = [];

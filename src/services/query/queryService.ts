@@ -12,14 +12,13 @@ import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { PagesAtUrl } from '../bundleBytes/bundleAtUrl.ts';
 import type { KeptStatus } from '../bundleBytes/keptBundles.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import { pagedLayers } from '../library/readOnlyBundle.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { ask, sameChunks } from '../source/ask.ts';
 import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
 import { openSource } from '../source/openSource.ts';
-import type { StoredThemes } from '../source/storedThemesSource.ts';
+import type { StoredThemes } from '../library/storedThemes.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { isCorpusQuestion } from '../../core/themes/index.ts';
 import { warmThemes } from '../themes/themesOf.ts';
@@ -357,8 +356,9 @@ export class QueryService {
   }
 
   /**
-   * A question to the library in memory: a mode that ranks without the question vector first sends its lexical
-   * evidence when waiting for the vector would be slow (see ask).
+   * A question to the library in memory. While it reloads after a change, a mode that ranks without the question
+   * vector first sends its lexical evidence from the library as it was (marked stale); else its source sends it
+   * when the vector is slow to come (see ask, and memorySource's search).
    */
   private async askInMemory(
     request: AskRequest,
@@ -367,44 +367,37 @@ export class QueryService {
     onTrace?: TraceListener,
   ): Promise<AskResult> {
     const started = performance.now();
-    // Only a mode that ranks without the question vector sends early evidence (`dense` cannot, the KG and
-    // reasoning modes are not staged).
     await this.session.reloadIfGraphChanged();
     const library = this.session.library();
     library.catch(() => undefined);
-    const early = onEarly && mode.lexical ? onEarly : undefined;
-    let sent: AskResult | undefined;
-    const sendEarly = async (from: QuestionLibrary, stale: boolean): Promise<void> => {
-      const result = await ask(this.inMemory(from), request, { parsed: mode });
-      sent = { ...result, stage: 'early', stale, milliseconds: performance.now() - started };
-      early?.(sent);
+    // Loading the library and embedding the question count: that is what the user waited for.
+    const waited = (result: AskResult): AskResult => ({
+      ...result,
+      milliseconds: performance.now() - started,
+    });
+    const stale = onEarly && mode.lexical ? this.session.stale : null;
+    const sent = stale && {
+      ...waited(await ask(this.inMemory(stale).source, request, { parsed: mode })),
+      stage: 'early' as const,
+      stale: true,
     };
-    const stale = this.session.stale;
-    if (early && stale) await sendEarly(stale, true);
+    if (sent) onEarly?.(sent);
     const loaded = await library;
-    const wantsVector = loaded.layers.semantic && loaded.embedderId !== null;
-    // A model that finished loading while this thread was busy building the engine has its message queued:
-    // let it in before deciding that the vector is slow to come.
-    if (early && !sent && wantsVector && !this.embedder.ready) await new Promise((r) => setTimeout(r, 0));
-    if (early && !sent && wantsVector && !this.embedder.ready) {
-      this.embedder.get().catch(() => undefined); // the model starts loading before the lexical search
-      await sendEarly(loaded, false);
-    }
-    // The engine still computes its concept vectors (just opened): the lexical evidence comes first, then the
-    // result (measured with ?bundle=: the first evidence about 2 s sooner than waiting for the result).
-    if (early && !sent && wantsVector && !loaded.engine.semanticReady) await sendEarly(loaded, false);
-    const vector = wantsVector ? await this.embedder.vector(loaded, request.question) : undefined;
-    const result = await this.run(this.inMemory(loaded), request, mode, {
-      vector,
-      embed: wantsVector ? (text) => this.embedder.vector(loaded, text) : undefined,
+    const { source, vector } = this.inMemory(loaded);
+    const early =
+      !sent && onEarly ? (result: AskResult) => onEarly({ ...waited(result), stale: false }) : undefined;
+    // A model that finished loading while this thread was busy building the engine has its message queued: let it
+    // in before deciding that the vector is slow to come.
+    if (early && vector && !this.embedder.ready) await new Promise((r) => setTimeout(r, 0));
+    const coming = vector?.(request.question);
+    coming?.catch(() => undefined);
+    const result = await this.run(source, request, mode, {
+      vector: early && !this.embedder.ready ? coming : await coming,
+      embed: vector,
+      early,
       onTrace,
     });
-    return {
-      ...result,
-      ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
-      // Loading the library and embedding the question count: that is what the user waited for.
-      milliseconds: performance.now() - started,
-    };
+    return { ...waited(result), ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}) };
   }
 
   /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */
@@ -429,11 +422,6 @@ export class QueryService {
     } finally {
       if (this.askStop === stop) this.askStop = null;
     }
-  }
-
-  /** The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build). */
-  private inMemory(library: QuestionLibrary): LibrarySource {
-    return openSource({ library, kg: () => this.session.kg(), atomic: () => this.session.atomic() });
   }
 
   /**
@@ -623,18 +611,18 @@ export class QueryService {
     options: { held?: boolean; layers?: boolean; view?: boolean } = {},
   ): Promise<Elsewhere | undefined> {
     const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) return { source: openSource({ paged: bundle.library, ...pagedLayers(bundle) }) };
+    if (bundle) return { source: openSource({ bundle }) };
     const local = await this.pagesState();
     if (!local) return undefined;
     if ('awaiting' in local) {
-      const source = openSource({ awaited: local });
+      const source = openSource({ pages: local });
       if (options.view) throw new Error(lacking(source, 'this view', ['chunks']));
       return { source };
     }
     if (options.held) await local.hold?.();
     const layers = options.layers ? await this.storedLayers() : {};
     return {
-      source: openSource({ stored: local, ...layers }),
+      source: openSource({ pages: local, ...layers }),
       answered: () => {
         void local.hold?.();
         const marks = this.pagesMarks;
@@ -652,11 +640,21 @@ export class QueryService {
     const elsewhere = await this.elsewhere(options);
     if (elsewhere) return elsewhere;
     const library = await this.session.library();
+    return { ...this.inMemory(library), documentNames: libraryDocumentNames(library) };
+  }
+
+  /**
+   * The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build),
+   * and the question vector where it has one.
+   */
+  private inMemory(library: QuestionLibrary): {
+    source: LibrarySource;
+    vector?: (text: string) => Promise<Float32Array | undefined>;
+  } {
     const wantsVector = library.layers.semantic && library.embedderId !== null;
     return {
-      source: this.inMemory(library),
+      source: openSource({ library, kg: () => this.session.kg(), atomic: () => this.session.atomic() }),
       ...(wantsVector ? { vector: (text: string) => this.embedder.vector(library, text) } : {}),
-      documentNames: libraryDocumentNames(library),
     };
   }
 
@@ -671,7 +669,7 @@ export class QueryService {
     } catch (error) {
       // A large library whose first pages are not written yet: the modes its words answer meanwhile.
       const state = await this.pagesState();
-      const modes = state && 'awaiting' in state ? answeredModes(openSource({ awaited: state })) : [];
+      const modes = state && 'awaiting' in state ? answeredModes(openSource({ pages: state })) : [];
       return { modes, reason: error instanceof Error ? error.message : String(error) };
     }
     if (!elsewhere) return { modes: [...ASK_MODES] };

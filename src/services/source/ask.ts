@@ -13,15 +13,19 @@ import type { LibrarySource } from './librarySource.ts';
 
 /** What a question needs beyond the source and the request. */
 export interface AskOptions {
-  /** The question embedded by the library's embedder (absent: lexical only). */
-  vector?: Float32Array;
+  /**
+   * The question embedded by the library's embedder (absent: lexical only). Still coming (the model loads): a mode
+   * that ranks without it sends its early evidence meanwhile, and its search awaits it (memorySource.ts).
+   */
+  vector?: Float32Array | Promise<Float32Array | undefined>;
   /** Embeds a sub-question with the library's embedder (absent: sub-questions are searched lexically). */
   embed?: (text: string) => Promise<Float32Array | undefined>;
   /** The configured endpoint's client, for the reasoning modes (absent: they refuse, naming the mode). */
   llm?: () => Promise<LlmClient>;
   /**
-   * A retrieval mode over a paged index that waits on reads first shows the words' evidence, marked early; the
-   * result then says whether it ranks otherwise (`rankingChanged`).
+   * A mode that ranks without the question vector first shows the evidence its source has before the ranking is
+   * complete (a paged index that waits on reads: the words'; a library in memory whose vector is slow to come: the
+   * lexical ranking), marked early; the result then says whether it ranks otherwise (`rankingChanged`).
    */
   early?: (early: AskResult) => void;
   onTrace?: TraceListener;
@@ -43,7 +47,15 @@ export async function ask(
   const signal = options.signal ?? new AbortController().signal;
   const question = source.question(signal);
   const run = modeRun(request, started, options);
-  const shown = (hits: readonly RetrievedChunk[], reads: PagedReads | undefined): AskResult => {
+  // Only a lexical mode's one search sends early evidence (the KG and reasoning modes are not staged).
+  let early = mode.lexical ? options.early : undefined;
+  const coming = options.vector instanceof Promise ? options.vector : undefined;
+  const vector = coming ? (early ? undefined : await coming) : (options.vector as Float32Array | undefined);
+  const shown = (
+    hits: readonly RetrievedChunk[],
+    reads: PagedReads | undefined,
+    vectored = Boolean(vector),
+  ): AskResult => {
     const evidence = hits.map((hit) => question.evidence(hit));
     // One scale for every mode, from what the mode returned (relevance.ts).
     const rated = rateEvidence(request.question, evidence, (text) => source.terms(text));
@@ -55,7 +67,7 @@ export async function ask(
       evidence,
       ...(rated.noGoodMatch ? { noGoodMatch: true } : {}),
       layers: source.layers,
-      layer: source.layers.semantic && options.vector ? 'semantic' : 'lexical',
+      layer: source.layers.semantic && vectored ? 'semantic' : 'lexical',
       ...(source.from ? { from: source.from } : {}),
       ...(reads ? { reads } : {}),
       milliseconds: performance.now() - started,
@@ -66,12 +78,10 @@ export async function ask(
     question.show(overview.hits);
     return { ...shown(overview.hits, question.reads && { ...question.reads }), themes: overview.overview };
   }
-  // Only a retrieval mode's one search sends early evidence (the KG and reasoning modes are not staged).
   let sent: AskResult | undefined;
-  let early = mode.family === 'retrieval' ? options.early : undefined;
   const found = await modeHandler(mode.name)({
     question: request.question,
-    vector: options.vector,
+    vector,
     budget,
     lambda: request.lambda ?? DEFAULT_LAMBDA,
     search: (query, m, b) => {
@@ -81,9 +91,10 @@ export async function ask(
         ...(onEarly
           ? {
               early: (hits, reads) => {
-                sent = { ...shown(hits, reads), stage: 'early' };
+                sent = { ...shown(hits, reads, false), stage: 'early' };
                 onEarly(sent);
               },
+              ...(coming ? { vector: coming } : {}),
             }
           : {}),
       });
@@ -99,7 +110,11 @@ export async function ask(
     signal,
   });
   question.show(found.hits);
-  const result = shown(found.hits, question.reads && { ...question.reads });
+  const result = shown(
+    found.hits,
+    question.reads && { ...question.reads },
+    Boolean(vector ?? (await coming)),
+  );
   return {
     ...result,
     ...(found.kg ? { kg: found.kg } : {}),

@@ -22,10 +22,14 @@ interface SourceQuery {
 
 interface SearchOptions {
   /**
-   * The default mode over a paged index that waits on reads: the words' hits (bm25, read in the same rounds) as
-   * soon as they are complete, with what they read, while the walk still reads (PagedLibrary.search).
+   * A mode that ranks without the question vector, before its ranking is complete: over a paged index that waits
+   * on reads, the words' hits (bm25, read in the same rounds) with what they read, while the walk still reads
+   * (PagedLibrary.search); in memory, the lexical ranking while the vector is still coming or the engine still
+   * computes its concept vectors (memorySource.ts).
    */
-  early?: (hits: RetrievedChunk[], reads: PagedReads) => void;
+  early?: (hits: RetrievedChunk[], reads?: PagedReads) => void;
+  /** The question's vector, still being computed (with `early` only): searched with once it comes. */
+  vector?: Promise<Float32Array | undefined>;
 }
 
 /**

@@ -2,38 +2,45 @@
 // read by ranges, or the library's own stored pages), or the stored chunks by words while its pages are awaited.
 // A new kind of library is one more case here and one LibrarySource; a new RangeSource needs neither (it is a
 // PagedLibrary's bytes).
-import type { PagedLibrary } from '../../core/paged/index.ts';
+import type { PagedBundle, PagedLibrary } from '../../core/paged/index.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
+import { pagedLayers } from '../library/readOnlyBundle.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
+import type { StoredThemes } from '../library/storedThemes.ts';
 import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { memorySource } from './memorySource.ts';
 import { pagedSource } from './pagedSource.ts';
-import { storedThemesSource, type StoredThemes } from './storedThemesSource.ts';
+import { storedThemesSource } from './storedThemesSource.ts';
 import { wordsSource } from './wordsSource.ts';
 
 export type SourceAt =
   /** A library loaded into memory; `name`: how a refusal names it ("this bundle"). */
   | ({ library: QuestionLibrary; name?: string } & SourceLayers)
-  /** A paged index read by ranges (a bundle over any RangeSource). */
+  /** A paged index read by ranges (a bundle over any RangeSource), with the layers given. */
   | ({ paged: PagedLibrary } & SourceLayers)
-  /** The library's own stored pages: a large library, answered from them to stay within the tab's memory. */
-  | ({ stored: StoredPages } & SourceLayers)
-  /** A large library whose pages are not written yet. */
-  | { awaited: PagesAwaited }
+  /** A bundle read by ranges: its paged index and the layers it holds. */
+  | { bundle: PagedBundle }
+  /**
+   * The library's own stored pages: a large library, answered from them to stay within the tab's memory; while
+   * they are not written yet (`awaiting`), its stored chunks by words.
+   */
+  | ({ pages: StoredPages | PagesAwaited } & SourceLayers)
   /** The themes stored with the library's graph, for a corpus-wide question while the library is not loaded. */
   | { storedThemes: StoredThemes };
 
 export function openSource(at: SourceAt): LibrarySource {
-  if ('awaited' in at) return wordsSource(at.awaited, { chunks: at.awaited.chunks });
   if ('storedThemes' in at) return storedThemesSource(at.storedThemes);
   if ('library' in at) return memorySource(at.library, at);
   if ('paged' in at) return pagedSource(at.paged, at);
-  return pagedSource(at.stored.library, {
+  if ('bundle' in at) return pagedSource(at.bundle.library, pagedLayers(at.bundle));
+  const { pages } = at;
+  if ('awaiting' in pages) return wordsSource(pages, { chunks: pages.chunks });
+  return pagedSource(pages.library, {
     ...at,
-    removed: at.stored.removed,
+    removed: pages.removed,
     from: 'pages',
     answering: (modes) =>
-      `this library (${at.stored.chunks.toLocaleString('en')} chunks) is answered from its paged index to stay within the ` +
+      `this library (${pages.chunks.toLocaleString('en')} chunks) is answered from its paged index to stay within the ` +
       `tab’s memory, which answers ${modes}`,
   });
 }

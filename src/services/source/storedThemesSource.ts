@@ -4,21 +4,13 @@
 // (graphBuild.ts) and the records of their passages, read from IndexedDB by id. It answers nothing else: the query
 // service chooses it only for such a question, and any search over it is refused, naming why.
 import type { PagedChunkRecord } from '../../core/paged/index.ts';
-import type { LibraryThemes } from '../../core/themes/index.ts';
 import { termAnalyzer } from '../library/engine.ts';
+import type { StoredThemes } from '../library/storedThemes.ts';
 import { recordEvidence } from '../questions/evidence.ts';
 import type { Capability } from '../questions/modeRegistry.ts';
 import { recordCitations } from '../questions/writtenAnswer.ts';
 import { noDocument, type LibrarySource } from './librarySource.ts';
 import { chunkView } from './pagedSource.ts';
-
-/** The themes stored with the present graph, and a reader of chunk records by id (storedThemes.ts). */
-export interface StoredThemes {
-  themes: LibraryThemes;
-  layers: { lexical: boolean; semantic: boolean };
-  /** The records of these chunks that are still stored, by id. */
-  records(chunkIds: readonly string[]): Promise<ReadonlyMap<string, PagedChunkRecord>>;
-}
 
 export function storedThemesSource(stored: StoredThemes): LibrarySource {
   // The default mode, for ask() to take it; its words and walk are never searched here.

@@ -18,15 +18,15 @@ describe('scoreQaItem', () => {
   ]);
   const options = { budgets: [60, 200], ks: [1, 2, 3], externalId: (id: string) => external.get(id) ?? id };
 
-  it('finds the answer within each budget and counts distinct supporting documents within k', () => {
-    const s = scoreQaItem({ answers: ['Berlin'], supporting: ['p-2', 'p-3'] }, hits, options);
+  it('finds the answer within each budget and counts distinct supporting documents within k', async () => {
+    const s = await scoreQaItem({ answers: ['Berlin'], supporting: ['p-2', 'p-3'] }, hits, options);
     // 60 tokens hold only the first chunk (no Berlin); 200 hold the first three (150 tokens, Berlin in the second).
     expect(s.cr).toEqual([0, 1]);
     // Distinct documents in order: p-1, p-2, p-3 (the second d1 is not counted again).
     expect(s.recall).toEqual([0, 0.5, 1]);
   });
 
-  it("counts an excerpt's section heading as part of the context it is shown with", () => {
+  it("counts an excerpt's section heading as part of the context it is shown with", async () => {
     const excerpt: ScoredContext = {
       docId: 'd4',
       heading: 'Lifetime Elision',
@@ -34,23 +34,23 @@ describe('scoreQaItem', () => {
       tokens: 9,
     };
     const item = { answers: ['lifetime elision'], supporting: [] };
-    expect(scoreQaItem(item, [excerpt], options).cr).toEqual([1, 1]);
-    expect(scoreQaItem(item, [{ ...excerpt, heading: undefined }], options).cr).toEqual([0, 0]);
+    expect((await scoreQaItem(item, [excerpt], options)).cr).toEqual([1, 1]);
+    expect((await scoreQaItem(item, [{ ...excerpt, heading: undefined }], options)).cr).toEqual([0, 0]);
   });
 
-  it('leaves recall out (null) when the item names no supporting passage', () => {
-    expect(scoreQaItem({ answers: ['Paris'], supporting: [] }, hits, options)).toEqual({
+  it('leaves recall out (null) when the item names no supporting passage', async () => {
+    expect(await scoreQaItem({ answers: ['Paris'], supporting: [] }, hits, options)).toEqual({
       cr: [1, 1],
       recall: null,
     });
   });
 
-  it("asks the mode's own search when the first chunk is larger than a budget", () => {
+  it("asks the mode's own search when the first chunk is larger than a budget", async () => {
     const asked: number[] = [];
-    const s = scoreQaItem({ answers: ['France'], supporting: [] }, hits, {
+    const s = await scoreQaItem({ answers: ['France'], supporting: [] }, hits, {
       ...options,
       budgets: [10, 60],
-      searchAt: (b) => {
+      searchAt: async (b) => {
         asked.push(b);
         return [hit('d1', 'Paris is in France.', 5)];
       },
@@ -62,9 +62,9 @@ describe('scoreQaItem', () => {
     expect(needsSearchAtBudget([], 10)).toBe(false);
   });
 
-  it('without searchAt an empty cut finds nothing', () => {
+  it('without searchAt an empty cut finds nothing', async () => {
     expect(
-      scoreQaItem({ answers: ['France'], supporting: [] }, hits, { ...options, budgets: [10] }).cr,
+      (await scoreQaItem({ answers: ['France'], supporting: [] }, hits, { ...options, budgets: [10] })).cr,
     ).toEqual([0]);
   });
 });
