@@ -306,3 +306,47 @@ describe('passages that share a title, read by ranges', () => {
     expect((await library.search(q, 'ppr', 4000)).hits).toEqual(engine.search({ text: q }, 'ppr', 4000));
   });
 });
+
+describe('passages beside a manual, read by ranges', () => {
+  // Four passages of their own and a manual of four sections that all say "component": read per kind of chunk
+  // (fieldBm25.ts, ChunkKinds), the manual's common word stays common, in the pages as in memory.
+  const passages = [
+    'The river crosses the valley below the old mill, where the component factory once stood.',
+    'A treaty signed in the spring ended the war between the two kingdoms.',
+    'The painter moved to the coast and worked on large canvases of the sea.',
+    'The railway reached the town in the last year of the century.',
+  ];
+  const sections = [
+    'A component declares its props before it uses them in the template.',
+    'A component emits events to its parent; the parent listens with v-on.',
+    'Slots let a component take template content from its parent.',
+    'A teleport moves part of a component template to another place in the page.',
+  ];
+  const texts = [...passages, ...sections];
+  const chunks = texts.map((text, i) => ({
+    id: i < 4 ? `p${i}#0#0` : `manual#${i - 4}#0`,
+    docId: i < 4 ? `p${i}` : 'manual',
+    text,
+    tokens: 20,
+    start: 0,
+    path: i < 4 ? [`Passage ${i}`] : ['Guide › Components'],
+  }));
+  const sentences = texts.map((text, i) => ({
+    chunkId: chunks[i].id,
+    index: 0,
+    start: 0,
+    end: text.length,
+    text,
+  }));
+
+  it('answers as the engine in memory, the words’ frequency read per kind', async () => {
+    const analyzer = createTermAnalyzer();
+    const engine = RetrievalEngine.build({ chunks, sentences }, analyzer);
+    const { library } = await pagedOf(engine, analyzer);
+    const q = 'How does a component move its template with teleport?';
+    const hits = engine.search({ text: q }, 'ppr', 4000);
+    // The kinds change the scores here (so the pages' equality below says they read them too).
+    expect(engine.withParams({ kindIdf: 0 }).search({ text: q }, 'ppr', 4000)).not.toEqual(hits);
+    expect((await library.search(q, 'ppr', 4000)).hits).toEqual(hits);
+  });
+});
