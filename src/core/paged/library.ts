@@ -12,7 +12,7 @@ import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource }
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { parseMode, reciprocalRankFusion, starEdges } from '../retrieval/index.ts';
-import { addQueryScores, chunkKinds, topK, type ChunkKinds } from '../retrieval/index.ts';
+import { addQueryScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
@@ -180,7 +180,6 @@ export class PagedLibrary {
   private readonly termCache: SentenceTermCache;
   private readonly ctx: PprContext;
   private readonly lexicon: PprLexicon;
-  private readonly kinds?: ChunkKinds;
   private readonly evidence: EvidenceSource;
 
   private constructor(
@@ -219,16 +218,10 @@ export class PagedLibrary {
       params: this.params,
     };
     const fields = directory.headingCopies > 0;
-    // The words' document frequency per kind of chunk, as the engine reads it (fieldBm25.ts); a part written before
-    // titleChunks answers as it was built, with the library's.
-    this.kinds =
-      this.params.kindIdf > 0 && open.titleChunks
-        ? chunkKinds(open.titleChunks, this.params.kindIdf)
-        : undefined;
     this.lexicon = {
       analyzer,
       words: { search: (terms, limit) => this.bm25(terms, limit, false) },
-      fields: { search: (terms, limit) => this.bm25(terms, limit, fields, fields ? this.kinds : undefined) },
+      fields: { search: (terms, limit) => this.bm25(terms, limit, fields) },
       // A part written before titleChunks answers as it was built: the blend then reads the documents.
       documentChunks: (k) => (open.titleChunks ?? open.documentChunks)[k],
     };
@@ -502,19 +495,14 @@ export class PagedLibrary {
     return Math.log(1 + (this.chunkCount - df + 0.5) / (df + 0.5));
   }
 
-  private bm25(
-    queryTerms: readonly string[],
-    limit: number,
-    fields: boolean,
-    kinds?: ChunkKinds,
-  ): Candidate[] {
+  private bm25(queryTerms: readonly string[], limit: number, fields: boolean): Candidate[] {
     const { wordScores: scores } = this;
     const { bm25K1: k1, bm25B: b } = this.params;
     const n = this.chunkCount;
     const lengths = fields ? this.fieldLengths : this.open.textLengths;
     const norm = (fields ? this.fieldAvg : this.textAvg) || 1;
     const copies = fields ? this.directory.headingCopies : 0;
-    const scoring = { copies, n, lengths, norm, k1, b, kinds };
+    const scoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
     // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
     addQueryScores(

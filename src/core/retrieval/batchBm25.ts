@@ -9,7 +9,7 @@
 // pass over the library, to score it with the first one's counts, cost 2.1x the time in Node and 52-61 s against
 // 45-51 s a question in Chromium at 100 MiB (docs/results/words-awaiting.md, "One pass over the library").
 import { STEM_PREFIX } from '../graph/index.ts';
-import { addQueryScores, kindDocumentFrequency, type FieldScoring, type PostingList } from './fieldBm25.ts';
+import { addQueryScores, type FieldScoring, type PostingList } from './fieldBm25.ts';
 import { topK } from './topk.ts';
 
 /** One chunk's analysed terms: its text's and its heading path's (empty without headings). */
@@ -18,24 +18,12 @@ export interface ChunkTerms {
   heading: readonly string[];
 }
 
-/** What a chunk's kind is read from (titleGroupSizes): its document and its title. */
-export interface ChunkGroup {
-  doc: string;
-  title?: string;
-}
-
-export interface BatchBm25Options<T = unknown> {
+export interface BatchBm25Options {
   /** Heading copies (0: plain BM25 over the text, the `bm25` mode; RetrievalParams.headingWeight for BM25F). */
   copies: number;
   k1: number;
   b: number;
   signal?: AbortSignal;
-  /**
-   * An item's document and title (the first element of its heading path) and RetrievalParams.kindIdf: given, with
-   * copies > 0, a word's document frequency is read per kind of chunk (fieldBm25.ts, ChunkKinds), as the engine and
-   * the pages read it.
-   */
-  kinds?: { groupOf: (item: T) => ChunkGroup; prior: number };
   /** Called with each batch's size and how many items so far hold a question word (their keys are kept). */
   onBatch?: (batch: number, kept: number) => void;
 }
@@ -71,7 +59,7 @@ export async function searchByBatches<T, K>(
   keyOf: (item: T) => K,
   queryTerms: readonly string[],
   limit: number,
-  options: BatchBm25Options<T>,
+  options: BatchBm25Options,
 ): Promise<{ best: Scored<K>[]; stats: LibraryWordStats }> {
   const terms = [...new Set(queryTerms)];
   const slot = new Map(terms.map((t, j) => [t, j]));
@@ -83,17 +71,11 @@ export async function searchByBatches<T, K>(
   const lengths: number[] = [];
   const textTf = new Array<number>(terms.length).fill(0);
   const headingTf = new Array<number>(terms.length).fill(0);
-  const kinds = options.kinds && options.kinds.prior > 0 && copies > 0 ? options.kinds : undefined;
-  const groups = kinds && new GroupCounts(kinds.prior);
-  /** The document and title of each kept item, where kinds are read. */
-  const keptGroups: ChunkGroup[] = [];
   for await (const batch of batches()) {
     signal?.throwIfAborted();
     for (const item of batch) {
       const { text, heading } = termsOf(item);
       const order = stats.chunks++;
-      const group = kinds?.groupOf(item);
-      if (group) groups!.add(group);
       // Lengths count words as written, not their stems (as Bm25Builder does).
       const length = plainCount(text) + copies * plainCount(heading);
       stats.totalLength += length;
@@ -114,7 +96,6 @@ export async function searchByBatches<T, K>(
       if (!any) continue;
       const at = keys.length;
       keys.push(keyOf(item));
-      if (group) keptGroups.push(group);
       orders.push(order);
       lengths.push(length);
       for (let j = 0; j < terms.length; j++) {
@@ -149,7 +130,7 @@ export async function searchByBatches<T, K>(
     scoring,
     scores,
     touched,
-    groups ? groups.dfOf(terms, counts, keptGroups, stats) : (term) => stats.df.get(term),
+    (term) => stats.df.get(term),
   );
   const best = topK(scores, limit, touched).map((k) => ({
     item: keys[k],
@@ -167,52 +148,6 @@ function plainCount(terms: readonly string[]): number {
 }
 
 /** A matched chunk's count of a term, when it holds the term. */
-/**
- * Chunks per document, per title and per (document, title), counted over the pass: after it, which chunks are
- * sections (their title group holds two or more, titleGroupSizes) and so each question term's frequency per kind.
- */
-class GroupCounts {
-  private readonly perDocument = new Map<string, number>();
-  private readonly perTitle = new Map<string, number>();
-  private readonly perPair = new Map<string, { doc: string; title?: string; chunks: number }>();
-
-  constructor(private readonly prior: number) {}
-
-  add({ doc, title }: ChunkGroup): void {
-    this.perDocument.set(doc, (this.perDocument.get(doc) ?? 0) + 1);
-    if (title) this.perTitle.set(title, (this.perTitle.get(title) ?? 0) + 1);
-    const key = `${doc}\u0000${title ?? ''}`;
-    const pair = this.perPair.get(key);
-    if (pair) pair.chunks++;
-    else this.perPair.set(key, { doc, title, chunks: 1 });
-  }
-
-  private isSection({ doc, title }: ChunkGroup): boolean {
-    return Math.max(this.perDocument.get(doc)!, title ? this.perTitle.get(title)! : 0) >= 2;
-  }
-
-  /** Each question term's document frequency read per kind; the library's where it holds one kind. */
-  dfOf(
-    terms: readonly string[],
-    counts: readonly TermCounts[],
-    kept: readonly ChunkGroup[],
-    stats: LibraryWordStats,
-  ): (term: string) => number | undefined {
-    let sections = 0;
-    for (const pair of this.perPair.values()) if (this.isSection(pair)) sections += pair.chunks;
-    const n = stats.chunks;
-    if (sections === 0 || sections === n) return (term) => stats.df.get(term);
-    const df = new Map<string, number>();
-    terms.forEach((term, j) => {
-      const at = new Set([...counts[j].text.at, ...counts[j].heading.at]);
-      let inSections = 0;
-      for (const x of at) if (this.isSection(kept[x])) inSections++;
-      df.set(term, kindDocumentFrequency(at.size, inSections, n, sections, this.prior));
-    });
-    return (term) => df.get(term);
-  }
-}
-
 function note(list: { at: number[]; tf: number[] }, at: number, tf: number): void {
   if (tf === 0) return;
   list.at.push(at);

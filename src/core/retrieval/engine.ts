@@ -25,7 +25,7 @@ import {
 } from '../graph/index.ts';
 import { PersonalizedPageRank, weightedDegrees, type ConceptTable } from '../graph/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
-import { chunkKinds, type ChunkKinds, HeadingFieldBm25 } from './fieldBm25.ts';
+import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
 import {
   layoutCorpus,
@@ -654,7 +654,7 @@ export class RetrievalEngine {
       {
         analyzer: this.analyzer,
         words: this.bm25,
-        fields: this.kindFields(),
+        fields: this.fieldBm25,
         documentChunks: (k) => this.titleChunks(k),
       },
       query.text,
@@ -663,17 +663,6 @@ export class RetrievalEngine {
       observe,
     );
   }
-
-  /** The words' BM25F of the default mode, read per kind of chunk where kindIdf says so (fieldBm25.ts). */
-  private kindFields(): { search(terms: readonly string[], limit: number): Candidate[] } {
-    const fields = this.fieldBm25;
-    if (!(this.params.kindIdf > 0) || !(fields instanceof HeadingFieldBm25)) return fields;
-    this.titleChunkCounts ??= titleGroupSizes(this.layout.chunks);
-    this.kinds ??= chunkKinds(this.titleChunkCounts, this.params.kindIdf) ?? null;
-    const kinds = this.kinds ?? undefined;
-    return kinds ? { search: (terms, limit) => fields.search(terms, limit, kinds) } : fields;
-  }
-  private kinds?: ChunkKinds | null;
 
   /** Chunks of chunk k's document (counted once per engine). */
   private documentChunks(k: number): number {

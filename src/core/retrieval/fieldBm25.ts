@@ -35,15 +35,12 @@ export class HeadingFieldBm25 {
     this.scores = new Float32Array(n);
   }
 
-  /**
-   * Scores every chunk whose text or heading holds a query term (each distinct term once); the best `limit`. With
-   * `kinds`, a term's document frequency is read per kind of chunk (ChunkKinds).
-   */
-  search(queryTerms: readonly string[], limit: number, kinds?: ChunkKinds): Candidate[] {
+  /** Scores every chunk whose text or heading holds a query term (each distinct term once); the best `limit`. */
+  search(queryTerms: readonly string[], limit: number): Candidate[] {
     const { scores, lengths, k1, b, copies } = this;
     const n = this.text.chunkCount;
     const norm = this.avgLength || 1;
-    const scoring: FieldScoring = { copies, n, lengths, norm, k1, b, kinds };
+    const scoring: FieldScoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
     addQueryScores(
       queryTerms,
@@ -76,56 +73,6 @@ export interface FieldScoring {
   norm: number;
   k1: number;
   b: number;
-  /** Where given, a term's document frequency is its rate in the kind of chunk it is commonest in (ChunkKinds). */
-  kinds?: ChunkKinds;
-}
-
-/**
- * Which chunks are sections of a longer text (their title group holds two chunks or more, titleGroupSizes) and which
- * are passages of their own, and how many sections there are. A library rarely holds one kind of text: beside
- * thousands of encyclopedia passages, what every page of a manual says ("vue", "component", "组件") is rare in the
- * whole library, so its IDF rose above that of the words the passages share and re-ordered the manual's own pages
- * (docs/results/retrieval-stemming.md, rounds four and five). Read per kind, a word's document frequency is the one
- * of the kind it is commonest in, scaled to the library: the manual's common words stay common, as in the manual's
- * own folder. A library of one kind is unchanged (the rate of its one kind is the library's).
- */
-export interface ChunkKinds {
-  section: Uint8Array;
-  sections: number;
-  /** RetrievalParams.kindIdf: the chunks at the library's rate a kind's rate is smoothed with. */
-  prior: number;
-}
-
-/** The kinds of a library's chunks from each chunk's title-group size; undefined when the library holds one kind. */
-export function chunkKinds(groupSizes: ArrayLike<number>, prior: number): ChunkKinds | undefined {
-  const section = new Uint8Array(groupSizes.length);
-  let sections = 0;
-  for (let k = 0; k < groupSizes.length; k++) if (groupSizes[k] >= 2) ((section[k] = 1), sections++);
-  return sections > 0 && sections < groupSizes.length ? { section, sections, prior } : undefined;
-}
-
-/**
- * A term's document frequency over n chunks, `sections` of them sections, read per kind: n × its highest rate in
- * one kind, each rate smoothed with `prior` chunks at the library's rate (never below its df). The engine, the
- * pages and the stored batches (batchBm25.ts) all count with it.
- */
-export function kindDocumentFrequency(
-  df: number,
-  inSections: number,
-  n: number,
-  sections: number,
-  prior: number,
-): number {
-  const smoothed = prior * (df / n);
-  const inSectionRate = (inSections + smoothed) / (sections + prior);
-  const inPassageRate = (df - inSections + smoothed) / (n - sections + prior);
-  return Math.max(df, n * inSectionRate, n * inPassageRate);
-}
-
-function kindDf(chunks: readonly number[], n: number, { section, sections, prior }: ChunkKinds): number {
-  let inSections = 0;
-  for (const k of chunks) inSections += section[k];
-  return kindDocumentFrequency(chunks.length, inSections, n, sections, prior);
 }
 
 /**
@@ -138,7 +85,7 @@ function kindDf(chunks: readonly number[], n: number, { section, sections, prior
 function addFieldTermScores(
   inText: PostingList | undefined,
   inHeading: PostingList | undefined,
-  { copies, n, lengths, norm, k1, b, kinds }: FieldScoring,
+  { copies, n, lengths, norm, k1, b }: FieldScoring,
   scores: Float32Array,
   touched: number[],
   libraryDf?: number,
@@ -161,7 +108,7 @@ function addFieldTermScores(
     chunks.push(k);
     tfs.push(Math.min(tf, 65535));
   }
-  const df = libraryDf ?? (kinds ? kindDf(chunks, n, kinds) : chunks.length);
+  const df = libraryDf ?? chunks.length;
   const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
   for (let x = 0; x < chunks.length; x++) {
     const k = chunks[x];

@@ -69,13 +69,6 @@ export interface RetrievalParams {
    */
   headingWeight: number;
   /**
-   * That evidence reads a word's document frequency per kind of chunk (sections of long documents, passages of
-   * their own: fieldBm25.ts, ChunkKinds), so a manual's common words stay common beside an encyclopedia; a kind's
-   * rate is smoothed towards the library's as if it held this many more chunks at the library's rate (a few
-   * one-chunk pages of a manual are no population of their own). 0 = the library's frequency.
-   */
-  kindIdf: number;
-  /**
    * How much the final score leans on the words, decided per question (questionBlend.ts): blend = where the mean
    * log2(1 + chunks per document) of the question's best `blendNeighbours` lexical matches lies between blendFrom
    * and blendTo, clamped to [0, 1]. The final lexical weight goes geometrically from lexicalChunkWeight (blend 0,
@@ -136,7 +129,6 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalTopChunks: 5,
   lexicalAllTerms: true,
   headingWeight: 1,
-  kindIdf: 300,
   lexicalBlindWeight: 100,
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

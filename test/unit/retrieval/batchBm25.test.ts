@@ -4,8 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { searchByBatches, type ChunkTerms } from '../../../src/core/retrieval/batchBm25.ts';
 import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
-import { chunkKinds, HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
-import { titleGroupSizes } from '../../../src/core/retrieval/questionBlend.ts';
+import { HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
 import { seededRandom } from '../../support/seededRandom.ts';
 
 /** Zipf-like words (some in most chunks, some in one); a third of the chunks without a heading. */
@@ -95,65 +94,6 @@ describe('searchByBatches', () => {
       }
     });
   }
-
-  it('reads the words per kind of chunk as the engine does, from each chunk’s document and title', async () => {
-    const { chunks, word } = corpus(7, 400, 200);
-    // Documents of one to six chunks; some one-chunk documents share a title (a paper cut into passages).
-    const r = seededRandom(8);
-    const groups: { docId: string; path?: string[] }[] = [];
-    for (let d = 0; groups.length < chunks.length; d++) {
-      const size = r() < 0.5 ? 1 : 2 + Math.floor(r() * 5);
-      const title = r() < 0.3 ? `paper ${d % 4}` : r() < 0.5 ? undefined : `document ${d}`;
-      for (let i = 0; i < size && groups.length < chunks.length; i++)
-        groups.push({ docId: `d${d}`, path: title ? [title] : undefined });
-    }
-    const kinds = chunkKinds(titleGroupSizes(groups), 300);
-    expect(kinds, 'the library holds both kinds').toBeDefined();
-    const whole = new HeadingFieldBm25(
-      new Bm25Index(
-        chunks.map((c) => c.text),
-        K1,
-        B,
-      ),
-      new Bm25Index(
-        chunks.map((c) => c.heading),
-        K1,
-        B,
-      ),
-      1,
-      K1,
-      B,
-    );
-    let changed = 0;
-    for (let q = 0; q < 20; q++) {
-      const query = [word(), word(), word()];
-      const expected = whole.search(query, 30, kinds);
-      if (JSON.stringify(whole.search(query, 30)) !== JSON.stringify(expected)) changed++;
-      const { batches } = batched(chunks, 17);
-      const { best } = await searchByBatches(
-        batches,
-        (c) => c,
-        (c) => chunks.indexOf(c),
-        query,
-        30,
-        {
-          copies: 1,
-          k1: K1,
-          b: B,
-          kinds: {
-            prior: 300,
-            groupOf: (c) => {
-              const g = groups[chunks.indexOf(c)];
-              return { doc: g.docId, title: g.path?.[0] };
-            },
-          },
-        },
-      );
-      expect(best.map((b) => b.item)).toEqual(expected.map((e) => e.chunk));
-      expect(best.map((b) => b.score)).toEqual(expected.map((e) => e.score));
-    }
-    expect(changed, 'the kinds change some rankings').toBeGreaterThan(0);
-  });
 
   it('a question none of whose words the library holds reads it once and finds nothing', async () => {
     const { chunks } = corpus(5, 100, 50);

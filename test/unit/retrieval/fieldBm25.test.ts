@@ -2,11 +2,7 @@
 // bit, as one BM25 index over each chunk's text with its heading terms appended `copies` times (the definition).
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
-import {
-  chunkKinds,
-  HeadingFieldBm25,
-  kindDocumentFrequency,
-} from '../../../src/core/retrieval/fieldBm25.ts';
+import { HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
 import { seededRandom } from '../../support/seededRandom.ts';
 
 function corpus(seed: number, chunks: number, vocabulary: number) {
@@ -56,61 +52,5 @@ describe('HeadingFieldBm25', () => {
     expect(() => new HeadingFieldBm25(new Bm25Index([['a']]), new Bm25Index([]), 1)).toThrow(
       /0 heading entries for 1/,
     );
-  });
-});
-
-describe('document frequency per kind of chunk (ChunkKinds)', () => {
-  // A manual of 10 sections (one document, so each chunk's title group is 10) beside 90 one-chunk passages that
-  // never say "vue": every chunk four words long, so the length norm is 1 and only the IDF decides.
-  const filler = (k: number) => [`f${k}a`, `f${k}b`, `f${k}c`];
-  const manual = Array.from({ length: 10 }, (_, k) =>
-    k === 0
-      ? ['vue', 'vue', 'vue', 'x0']
-      : k === 1
-        ? ['teleport', ...filler(k)]
-        : k < 5
-          ? ['vue', ...filler(k)]
-          : filler(k),
-  );
-  const passages = Array.from({ length: 90 }, (_, k) => [...filler(100 + k), `p${k}`]);
-  const groups = [...manual.map(() => 10), ...passages.map(() => 1)];
-  const question = ['vue', 'teleport'];
-  const index = (texts: string[][]) =>
-    new HeadingFieldBm25(new Bm25Index(texts), new Bm25Index(texts.map(() => [])), 1);
-
-  it('keeps a manual common word as common beside passages as in the manual alone', () => {
-    // Alone, "vue" (5 of 10 sections) weighs less than "teleport" (1 of 10): the teleport section leads.
-    expect(index(manual).search(question, 2)[0].chunk).toBe(1);
-    // Beside the passages "vue" is in 5 of 100 chunks: its IDF nears teleport's and three "vue"s win.
-    const mixed = index([...manual, ...passages]);
-    expect(mixed.search(question, 2)[0].chunk).toBe(0);
-    // Read per kind (unsmoothed: prior 0), "vue" is again in half the sections: the manual's own order comes back.
-    const kinds = chunkKinds(groups, 0);
-    expect(kinds?.sections).toBe(10);
-    expect(mixed.search(question, 2, kinds)[0].chunk).toBe(1);
-  });
-
-  it('smooths a small kind towards the library: a few one-chunk pages of a manual are no population', () => {
-    // 1,000 chunks, 20 of them passages; a word in 10 passages and no section. Unsmoothed its df is half the
-    // library (1,000 × 10 / 20); smoothed with 300 chunks at the library's rate (1 %), 1,000 × (10 + 3) / 320.
-    expect(kindDocumentFrequency(10, 0, 1000, 980, 0)).toBe(500);
-    expect(kindDocumentFrequency(10, 0, 1000, 980, 300)).toBeCloseTo(40.625, 9);
-    // Never below the word's own df: a word spread evenly keeps it.
-    expect(kindDocumentFrequency(100, 98, 1000, 980, 300)).toBeCloseTo(100, 9);
-  });
-
-  it('leaves a library of one kind as it was', () => {
-    expect(
-      chunkKinds(
-        manual.map(() => 10),
-        300,
-      ),
-    ).toBeUndefined();
-    expect(
-      chunkKinds(
-        passages.map(() => 1),
-        300,
-      ),
-    ).toBeUndefined();
   });
 });
