@@ -88,7 +88,9 @@ export async function prepareCorpus(
   const documents: PreparedDocument[] = [];
   const externalIds = new Map<string, string>();
   const seen = new Set<string>();
-  const parser = isFolder ? new ThreadParser({ onOcrProgress: logOcrProgress('bench'), ocrLanguage, timeoutMs: parseTimeoutMs }) : null;
+  const parser = isFolder
+    ? new ThreadParser({ onOcrProgress: logOcrProgress('bench'), ocrLanguage, timeoutMs: parseTimeoutMs })
+    : null;
   try {
     for (const file of walk.files) {
       const bytes = await readInputFile(file).catch((error: Error) => {
