@@ -51,6 +51,7 @@ const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <
   [--modes ppr,concept,dense,bm25,rrf:ppr+bm25] [--limit N] [--offset N] [--budgets 1000,3000,12000]
   [--json out.json] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
   [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy] [--ocr-language auto|eng|chi_sim]
+  [--parse-timeout <seconds per file; default 30>]
   [--llm-base-url <url> --llm-model <name> [--llm-key-file <path>] [--llm-concurrency N]]
   [--kappa 0.8] [--answer-budget 3000] [--max-questions 12] [--atomize-temperature 0.7]
 With an LLM endpoint, modes kg and hybrid (KG over the top κ chunks by concept-graph rank, built once per run)
@@ -261,6 +262,7 @@ export async function run(args: string[]): Promise<number> {
         grid: { type: 'string', multiple: true, default: [] },
         'max-chunk-tokens': { type: 'string', default: '1200' },
         'ocr-language': { type: 'string', default: 'auto' },
+        'parse-timeout': { type: 'string' },
         voy: { type: 'boolean', default: false },
         'llm-base-url': { type: 'string' },
         'llm-model': { type: 'string' },
@@ -332,7 +334,17 @@ export async function run(args: string[]): Promise<number> {
   const grid = expandGrid(opts.grid);
 
   const questions = (await loadQuestions(opts.questions)).slice(offset, offset + limit);
-  const corpus = await prepareCorpus(opts.corpus, Number(opts['max-chunk-tokens']), ocrLanguage);
+  const parseTimeout = opts['parse-timeout'] === undefined ? undefined : Number(opts['parse-timeout']);
+  if (parseTimeout !== undefined && !(parseTimeout > 0)) {
+    process.stderr.write(`bench: --parse-timeout wants seconds above 0, got "${opts['parse-timeout']}"\n`);
+    return 2;
+  }
+  const corpus = await prepareCorpus(
+    opts.corpus,
+    Number(opts['max-chunk-tokens']),
+    ocrLanguage,
+    parseTimeout === undefined ? undefined : parseTimeout * 1000,
+  );
   process.stderr.write(
     `bench: ${corpus.documents.length} documents, ${corpus.chunks.length} chunks, ${corpus.sentences.length} ` +
       `sentences prepared in ${corpus.seconds.toFixed(1)} s; ${questions.length} questions\n`,

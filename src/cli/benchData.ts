@@ -75,6 +75,8 @@ export async function prepareCorpus(
   path: string,
   maxChunkTokens: number,
   ocrLanguage: OcrLanguageSetting = 'auto',
+  /** Per-file parse time limit (default the browser's): a 1.4 MB .jsonl takes over 30 s at load 20. */
+  parseTimeoutMs?: number,
 ): Promise<PreparedCorpus> {
   const isFolder = (await stat(path)).isDirectory();
   // The same walk as `cli index` (fileWalker.ts): regular files inside the folder, the page's filter and cap, and
@@ -86,7 +88,9 @@ export async function prepareCorpus(
   const documents: PreparedDocument[] = [];
   const externalIds = new Map<string, string>();
   const seen = new Set<string>();
-  const parser = isFolder ? new ThreadParser({ onOcrProgress: logOcrProgress('bench'), ocrLanguage }) : null;
+  const parser = isFolder
+    ? new ThreadParser({ onOcrProgress: logOcrProgress('bench'), ocrLanguage, timeoutMs: parseTimeoutMs })
+    : null;
   try {
     for (const file of walk.files) {
       const bytes = await readInputFile(file).catch((error: Error) => {

@@ -2,7 +2,9 @@
 // the default mode and in bm25, with the question's blend (words vs walk) in each and where the mixed library's
 // best documents come from: to read why a set loses when other collections sit beside it.
 // Usage: node --import tsx test/bench/mixed-ranks.ts --own <folder> --mixed <folder> --questions <jsonl>
-//          [--limit N] [--param key=value]... [--only-changed]
+//          [--limit N] [--param key=value]... [--compare key=value]... [--only-changed]
+// --compare asks the default mode a second time under those query-time parameters (engine.withParams), as the
+// column "<mode>+compare", in the same process: a before/after of a query-time change on one build.
 import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
 import process from 'node:process';
@@ -20,11 +22,14 @@ const { values: opts } = parseArgs({
     limit: { type: 'string' },
     'only-changed': { type: 'boolean', default: false },
     param: { type: 'string', multiple: true, default: [] },
+    compare: { type: 'string', multiple: true, default: [] },
   },
 });
 if (!opts.own || !opts.mixed || !opts.questions)
   throw new Error('mixed-ranks: --own, --mixed and --questions are required');
 const params = Object.fromEntries(opts.param.map(parseParamOverride));
+const compare = Object.fromEntries(opts.compare.map(parseParamOverride));
+const COMPARED = `${DEFAULT_MODE}+compare`;
 const analyzer = createTermAnalyzer();
 
 interface Library {
@@ -34,7 +39,8 @@ interface Library {
 }
 async function open(path: string): Promise<Library> {
   const t = performance.now();
-  const corpus = await prepareCorpus(path, 1200);
+  // A loaded machine parses a Wikipedia .jsonl past the browser's 30 s: the bench waits (10 min).
+  const corpus = await prepareCorpus(path, 1200, 'auto', 600_000);
   const engine = RetrievalEngine.build(
     { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
     analyzer,
@@ -60,9 +66,16 @@ const own = await open(opts.own);
 const mixed = await open(opts.mixed);
 const questions = (await loadQuestions(opts.questions)).slice(0, Number(opts.limit ?? Infinity));
 
+const variants = new Map<Library, RetrievalEngine>();
 function ranking(lib: Library, mode: string, text: string): string[] {
   const docs: string[] = [];
-  for (const hit of lib.engine.search({ text }, mode, 50_000)) {
+  let engine = lib.engine;
+  if (mode === COMPARED) {
+    if (!variants.has(lib)) variants.set(lib, lib.engine.withParams(compare));
+    engine = variants.get(lib)!;
+    mode = DEFAULT_MODE;
+  }
+  for (const hit of engine.search({ text }, mode, 50_000)) {
     const id = lib.corpus.externalIds.get(hit.docId) ?? hit.docId;
     if (!docs.includes(id)) docs.push(id);
     if (docs.length >= 50) break;
@@ -78,7 +91,7 @@ for (const q of questions) {
   if (!gold.length) continue;
   const line: string[] = [];
   let changed = false;
-  for (const mode of [DEFAULT_MODE, 'bm25']) {
+  for (const mode of [DEFAULT_MODE, 'bm25', ...(opts.compare.length ? [COMPARED] : [])]) {
     const o = ranking(own, mode, q.question);
     const m = ranking(mixed, mode, q.question);
     const ro = gold.map((g) => o.indexOf(g) + 1);
