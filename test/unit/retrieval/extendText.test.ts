@@ -68,6 +68,7 @@ function extended(previous: RetrievalEngine, full: RetrievalInput, fresh: Retrie
   const text = RetrievalEngine.extendText(previous, full, analyzer);
   expect(text).toBeDefined();
   const table = conceptTableGraph(fresh.exportGraph());
+  if (!table) throw new Error('no concept table for the fresh build');
   const engine = RetrievalEngine.fromTable(full, analyzer, table, {}, text);
   expect(engine).toBeDefined();
   // The merged index is the one answering (not a second analysis of the whole text).

@@ -40,7 +40,9 @@ async function drop(passages: typeof PASSAGES): Promise<void> {
   const pipeline = new IngestPipeline({
     repo,
     prepare: (name, bytes, options) => prepareFile(name, bytes, { maxChunkTokens: options.maxChunkTokens }),
-    embedder: async () => null,
+    embedder: async () => {
+      throw new Error('no embedder: the library is lexical only');
+    },
     rebuildGraph: rebuildConceptGraph,
     emit: () => undefined,
   });
