@@ -178,6 +178,61 @@ export class LibraryRepo {
     );
   }
 
+  /**
+   * The corpus as loadCorpus reads it, from `held` (a corpus read before) and the records of the documents stored
+   * since: only those are read, with the index record and the graph. Vectors are read only when every sentence has
+   * its vector (the engine takes none before: retrievalInput), and then for every document. Null when a document of
+   * `held` is gone (a removal: the caller reads the whole library). Every list is in id order, as loadCorpus's.
+   */
+  async loadAdded(held: LoadedCorpus, mark?: (step: string) => void): Promise<LoadedCorpus | null> {
+    const db = this.db;
+    return db.transaction(
+      'r',
+      [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph],
+      async () => {
+        const [meta, ids] = await Promise.all([
+          db.meta.get('index'),
+          db.documents.toCollection().primaryKeys() as Promise<string[]>,
+        ]);
+        const stored = new Set(ids);
+        if (held.documents.some((d) => !stored.has(d.id))) return null;
+        const known = new Set(held.documents.map((d) => d.id));
+        const added = ids.filter((id) => !known.has(id));
+        // One indexed read per document, all asked at once (as loadChunks).
+        const byDocument = <T>(read: (docId: string) => Promise<T[]>) =>
+          Promise.all(added.map(read)).then((lists) => lists.flat());
+        const tally = meta?.sentenceTally;
+        const allVectors = tally !== undefined && (meta?.vectorRows ?? 0) >= tally.sentences;
+        const [documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] = await Promise.all([
+          db.documents.bulkGet(added),
+          byDocument((id) => db.sections.where('docId').equals(id).toArray()),
+          byDocument((id) => db.chunks.where('docId').equals(id).toArray()),
+          byDocument((id) => db.sentences.where('docId').equals(id).toArray()),
+          db.graph.get('concept'),
+          allVectors ? db.vectors.toArray() : Promise.resolve([]),
+        ]);
+        mark?.('added');
+        const present = documents.filter((d) => d !== undefined);
+        const texts = new Map(present.map((d) => [d.id, d.text]));
+        return {
+          meta,
+          documents: mergeById(held.documents, present),
+          sections: mergeById(held.sections, sections),
+          chunks: mergeById(
+            held.chunks,
+            chunkRecords.map((c) => loadedChunk(c, texts.get(c.docId))),
+          ),
+          sentences: mergeById(
+            held.sentences,
+            sentenceRecords.map((c) => loadedSentence(c, texts.get(c.docId))),
+          ),
+          vectors: new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)])),
+          graph,
+        };
+      },
+    );
+  }
+
   /** Every stored chunk's id, in id order (the keys only: no record is read). */
   async chunkIds(): Promise<string[]> {
     return (await this.db.chunks.toCollection().primaryKeys()) as string[];
@@ -257,4 +312,17 @@ async function documentCounts(
     chunks: await db.chunks.count(),
     sentences: tally?.documents === documents ? tally.sentences : await db.sentences.count(),
   };
+}
+
+/** Two lists of records into one in id order (`held` is in id order already), as a read of the table gives them. */
+function mergeById<T extends { id: string }>(held: readonly T[], added: T[]): T[] {
+  if (added.length === 0) return [...held];
+  added.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const out: T[] = new Array<T>(held.length + added.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < out.length; k++) {
+    out[k] = j >= added.length || (i < held.length && held[i].id < added[j].id) ? held[i++] : added[j++];
+  }
+  return out;
 }

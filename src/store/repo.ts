@@ -225,6 +225,9 @@ export class Repo {
   loadCorpus(...args: Parameters<LibraryRepo['loadCorpus']>) {
     return this.library.loadCorpus(...args);
   }
+  loadAdded(...args: Parameters<LibraryRepo['loadAdded']>) {
+    return this.library.loadAdded(...args);
+  }
   clearLibrary() {
     return this.library.clearLibrary();
   }

@@ -264,11 +264,13 @@ export class RetrievalEngine {
     analyzer: TermAnalyzer,
     stored: ConceptTableGraph,
     overrides: Partial<Record<keyof RetrievalParams, unknown>> = {},
+    /** The text's analysis and BM25 over this same input (prepareText or extendText), with the default parameters. */
+    text?: PreparedText,
   ): RetrievalEngine | undefined {
     if (input.sentenceVectors) return undefined;
     const params = resolveParams(overrides);
     const t = performance.now();
-    const layout = layoutCorpus(input.chunks, input.sentences);
+    const layout = text?.layout ?? layoutCorpus(input.chunks, input.sentences);
     const graph = graphFromConceptTable(
       stored,
       layout.chunks.map((c) => c.id),
@@ -276,7 +278,8 @@ export class RetrievalEngine {
     );
     if (typeof graph === 'string') return undefined;
     const lexicalGraphMs = performance.now() - t;
-    const { bm25, fieldBm25, analyzeMs, bm25Ms } = textIndexes(layout, analyzer, params);
+    const usable = text && REBUILD_PARAMS.every((k) => params[k] === resolveParams()[k]);
+    const { bm25, fieldBm25, analyzeMs, bm25Ms } = usable ? text : textIndexes(layout, analyzer, params);
     const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
     return engine;
@@ -290,6 +293,62 @@ export class RetrievalEngine {
     const params = resolveParams();
     const layout = layoutCorpus(input.chunks, input.sentences);
     return { layout, ...textIndexes(layout, analyzer, params) };
+  }
+
+  /**
+   * prepareText for `input` when it holds every chunk of `previous` (a library that gained documents, or whose
+   * graph alone was written again): only the added chunks are analysed, and their postings merged into the
+   * previous engine's BM25 and heading indexes (Bm25Index.extended). The result is the one prepareText gives, to
+   * the last bit. Undefined when it does not apply (a chunk removed or changed, another analyser or parameters).
+   */
+  static extendText(
+    previous: RetrievalEngine,
+    input: RetrievalInput,
+    analyzer: TermAnalyzer,
+  ): PreparedText | undefined {
+    const params = resolveParams();
+    if (analyzer !== previous.analyzer || REBUILD_PARAMS.some((k) => params[k] !== previous.params[k]))
+      return undefined;
+    const t0 = performance.now();
+    const layout = layoutCorpus(input.chunks, input.sentences);
+    const before = previous.layout.chunks;
+    const place = new Uint32Array(before.length);
+    const addedPlace: number[] = [];
+    let k = 0;
+    for (let i = 0; i < layout.chunks.length; i++) {
+      const c = layout.chunks[i];
+      if (k < before.length && before[k].id === c.id) {
+        if (before[k].text !== c.text || (before[k].path ?? []).join('\n') !== (c.path ?? []).join('\n'))
+          return undefined;
+        place[k++] = i;
+      } else addedPlace.push(i);
+    }
+    if (k !== before.length) return undefined;
+    const copies = Math.round(params.headingWeight);
+    const withFields = copies > 0 && layout.chunks.some((c) => c.path?.length);
+    const text = new Bm25Builder();
+    const headings = withFields ? new Bm25Builder() : undefined;
+    let analyzeMs = 0;
+    for (const i of addedPlace) {
+      const c = layout.chunks[i];
+      const t = performance.now();
+      const terms = analyzer.terms(c.text);
+      const heading = headings && c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
+      analyzeMs += performance.now() - t;
+      text.add(terms);
+      headings?.add(heading);
+    }
+    const added = Uint32Array.from(addedPlace);
+    const bm25 = previous.bm25.extended(place, text, added);
+    let fieldBm25: LexicalIndex = bm25;
+    if (headings) {
+      // Chunks without a heading path add no heading terms: a library that had none had no heading index.
+      const own = previous.fieldBm25 instanceof HeadingFieldBm25 ? previous.fieldBm25.headings : undefined;
+      const base = own ?? new Bm25Index(before.map(() => []));
+      const headingIndex = base.extended(place, headings, added);
+      fieldBm25 = new HeadingFieldBm25(bm25, headingIndex, copies, params.bm25K1, params.bm25B);
+    }
+    return { layout, bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - t0 - analyzeMs };
   }
 
   /**

@@ -59,7 +59,7 @@ export function buildEngine(
     if (engine) return engine;
   }
   if (isConceptTableGraph(stored)) {
-    const engine = RetrievalEngine.fromTable(input, termAnalyzer(), stored);
+    const engine = RetrievalEngine.fromTable(input, termAnalyzer(), stored, {}, prepared?.text);
     if (engine) return engine;
   }
   return RetrievalEngine.build(input, termAnalyzer());
@@ -84,6 +84,16 @@ export interface PreparedOpen {
  */
 export function takeRetrievalInput(corpus: LoadedCorpus): { input: RetrievalInput; corpus: LoadedCorpus } {
   return { input: retrievalInput(corpus), corpus: { ...corpus, vectors: new Map() } };
+}
+
+/**
+ * The text's part of opening `input` from the engine of the library before it, when `input` holds all its chunks
+ * (documents added, or the graph written again): only the added chunks are analysed (RetrievalEngine.extendText).
+ * Undefined when it does not apply.
+ */
+export function extendOpen(previous: RetrievalEngine, input: RetrievalInput): PreparedOpen | undefined {
+  const text = RetrievalEngine.extendText(previous, input, termAnalyzer());
+  return text && { input, text };
 }
 
 /** The text's part of opening `input`, to compute while another worker builds the graph. */

@@ -13,7 +13,7 @@ import type { RetrievalEngine } from '../../core/retrieval/index.ts';
 import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
-import { engineLoaded, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
+import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
 import type { PrebuiltGraph } from './graphPrebuild.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
@@ -23,6 +23,11 @@ export interface LibrarySessionDeps {
   /** The IndexedDB library. */
   library: {
     loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus>;
+    /**
+     * The corpus `held` (read before) with the documents stored since, reading only those (null: a document of
+     * `held` was removed). Absent: every load reads the whole library.
+     */
+    loadAdded?(held: LoadedCorpus, mark?: (step: string) => void): Promise<LoadedCorpus | null>;
     /**
      * The index record alone (one small read): a question checks it against the library it would answer from,
      * and reloads when the graph was written since (the page tells of changes too, but a question asked as indexing
@@ -80,6 +85,11 @@ export class LibrarySession {
   private lastLoad: Record<string, number> | null = null;
   /** The graph each loaded library was read with (graphStamp of its index record). */
   private readonly stamps = new WeakMap<QuestionLibrary, string>();
+  /**
+   * The corpus each library was opened from, without its vectors (the records are the library's own, so this holds
+   * little more): the next load reads only the documents stored since and analyses only their text (loadLibrary).
+   */
+  private readonly corpora = new WeakMap<QuestionLibrary, LoadedCorpus>();
   /** What each loaded library holds, by its index record (contentStamp; absent: the record cannot tell). */
   private readonly contents = new WeakMap<QuestionLibrary, string>();
   /**
@@ -270,7 +280,17 @@ export class LibrarySession {
     // the first library of this worker: a later one may reuse the lexical layers of the one before (loadEngine).
     const prebuilding =
       this.deps.loadEngine || engineLoaded() ? undefined : this.deps.prebuildGraph?.().catch(() => null);
-    let corpus = await this.deps.library.loadCorpus((table) => mark(`read.${table}`));
+    // The library loaded before, while it is held: only what was stored since is read and analysed (a drop adds
+    // documents and writes the graph again; the whole library read and analysed again took 22 s on MuSiQue at
+    // load 18, docs/results/trust.md). A removal reads everything.
+    const before = this.previous;
+    const held = before ? this.corpora.get(before) : undefined;
+    const grown =
+      held && this.deps.library.loadAdded
+        ? await this.deps.library.loadAdded(held, (step) => mark(`read.${step}`))
+        : null;
+    marks.incremental = grown ? 1 : 0;
+    let corpus = grown ?? (await this.deps.library.loadCorpus((table) => mark(`read.${table}`)));
     marks.corpusRead = Math.round(performance.now() - t0);
     let load = this.load;
     if (!this.deps.loadEngine) {
@@ -278,8 +298,10 @@ export class LibrarySession {
       const taken = takeRetrievalInput(corpus);
       const input = taken.input;
       corpus = taken.corpus;
-      load = (c) => loadEngine(c, { input });
-      if (prebuilding && isCompactGraph(corpus.graph?.graph)) {
+      const extended = grown && before ? extendOpen(before.engine, input) : undefined;
+      if (extended) mark('textExtended');
+      load = (c) => loadEngine(c, extended ?? { input });
+      if (!extended && prebuilding && isCompactGraph(corpus.graph?.graph)) {
         const prepared = prepareOpen(input);
         mark('textPrepared');
         const prebuilt = await prebuilding;
@@ -291,6 +313,7 @@ export class LibrarySession {
       }
     }
     const library = openLibrary(corpus, load);
+    if (!this.deps.loadEngine) this.corpora.set(library, corpus);
     this.stamps.set(library, graphStamp(corpus.meta));
     const contents = contentStamp(corpus.meta);
     if (contents !== null) this.contents.set(library, contents);
