@@ -11,10 +11,11 @@ import Graph from 'graphology';
 import louvain from 'graphology-communities-louvain';
 import { pagerank, type ConceptGraph, type ConceptTable } from '../graph/index.ts';
 import { seededRandom } from '../seededRandom.ts';
+import { labelScore, labelTerms } from './themeLabel.ts';
 
 /** One theme: a community of concepts and the chunks that are mostly about it. */
 export interface Theme {
-  /** Its top concepts by PageRank within the community, joined: "components · props · slots". */
+  /** Its three concepts that name it best (themeLabel.ts), joined: "components · props · slots". */
   label: string;
   /** Up to `conceptsPerTheme` concepts, most central first. */
   concepts: string[];
@@ -155,11 +156,40 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
   const large = order.filter((g) => g.share >= o.minShare);
   const chosen = (large.length >= 3 ? large : order).slice(0, o.maxThemes);
 
+  // Of each clustered concept's documents, how many have a chunk in its own theme (themeLabel.ts ranks by it).
+  // Documents, not chunks: a small library's document is cut into several themes, and the words that name the
+  // document are in all of them ("canal" in three themes of the Erie Canal's one page).
+  const docIndex = new Map<string, number>();
+  const docOf = Int32Array.from(chunkDocs, (d) => {
+    let i = docIndex.get(d);
+    if (i === undefined) docIndex.set(d, (i = docIndex.size));
+    return i;
+  });
+  const docInTheme = new Set<number>();
+  for (let k = 0; k < nChunks; k++)
+    if (chunkTheme[k] >= 0) docInTheme.add(docOf[k] * nCommunities + chunkTheme[k]);
+  const seen = new Int32Array(docIndex.size).fill(-1);
+  const score = new Float64Array(table.terms.length);
+  const { conceptChunkOffsets: cco, conceptChunks: cc } = table;
+  for (const u of kept) {
+    const c = community.of[u];
+    if (c < 0) continue;
+    let documents = 0;
+    let documentsInTheme = 0;
+    for (let j = cco[u]; j < cco[u + 1]; j++) {
+      const d = docOf[cc[j]];
+      if (seen[d] === u) continue;
+      seen[d] = u;
+      documents++;
+      if (docInTheme.has(d * nCommunities + c)) documentsInTheme++;
+    }
+    score[u] = labelScore({ centrality: centrality[u], documentsInTheme, documents });
+  }
+
   const themes = chosen.map(({ c, share }): Theme => {
-    const concepts = members[c]
-      .sort((a, b) => byCentrality(centrality, weight, a, b))
-      .slice(0, o.conceptsPerTheme)
-      .map((u) => clip(table.terms[u]));
+    const ranked = members[c].sort((a, b) => byScore(score, weight, a, b)).map((u) => clip(table.terms[u]));
+    const label = labelTerms(ranked, o.labelConcepts);
+    const concepts = [...label, ...ranked.filter((t) => !label.includes(t))].slice(0, o.conceptsPerTheme);
     const chunks = groups[c].chunks;
     const perDoc = new Map<string, number>();
     for (const k of chunks) perDoc.set(chunkDocs[k], (perDoc.get(chunkDocs[k]) ?? 0) + chunkScore[k]);
@@ -168,7 +198,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
       .slice(0, o.keyDocuments)
       .map(([doc]) => doc);
     return {
-      label: clip(concepts.slice(0, o.labelConcepts).join(' · ')),
+      label: clip(label.join(' · ')),
       concepts,
       chunks: chunks.length,
       documents: perDoc.size,
@@ -194,10 +224,10 @@ export function withKeyTitles(themes: LibraryThemes, title: (docId: string) => s
   };
 }
 
-/** More central first; within a relative 1e-6, the heavier (summed TF-IDF) first, then the lower id. */
-function byCentrality(centrality: Float64Array, weight: Float64Array, a: number, b: number): number {
-  const ca = centrality[a];
-  const cb = centrality[b];
+/** Higher label score first; within a relative 1e-6, the heavier (summed TF-IDF) first, then the lower id. */
+function byScore(score: Float64Array, weight: Float64Array, a: number, b: number): number {
+  const ca = score[a];
+  const cb = score[b];
   if (Math.abs(ca - cb) > 1e-6 * Math.max(ca, cb)) return cb - ca;
   return weight[b] - weight[a] || a - b;
 }
