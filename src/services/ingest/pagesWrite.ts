@@ -20,6 +20,8 @@ import { resolveParams } from '../../core/retrieval/index.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import type { Repo } from '../../store/repo.ts';
 import { termAnalyzer } from '../library/engine.ts';
+import { themesOfTable, titled } from '../themes/themesOf.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
 import { pagesLibrary } from '../library/pagesThreshold.ts';
 
 export { PAGES_MIN_CHUNKS_SETTING } from '../library/pagesThreshold.ts';
@@ -144,13 +146,20 @@ export async function writeLibraryPages(
   if (kept.length !== stamp.documents || chunkCount !== stamp.chunks)
     return { stored: false, documents: kept.length, chunks: chunkCount, bytes: 0, seconds: 0 };
 
-  // Pass 2: the records again from the store, the keyphrases from pass 1.
+  // Pass 2: the records again from the store, the keyphrases from pass 1. Each chunk's id, document and tokens are
+  // kept in chunk order for the themes.
+  const chunks = { ids: [] as string[], docs: [] as string[], tokens: [] as number[] };
   const second = async function* (): AsyncGenerator<PagesDocument> {
     let i = 0;
     for await (const d of pages.documents()) {
       mark('pass 2: store read');
       if (i >= kept.length) throw new Error('pages: a document was added while the pages were built');
       const { records } = pagesRecords(d);
+      for (const r of records) {
+        chunks.ids.push(r.id);
+        chunks.docs.push(r.docId);
+        chunks.tokens.push(r.tokens);
+      }
       mark('pass 2: records');
       const flat = kept[i];
       const offsets = keptOffsets[i];
@@ -162,6 +171,7 @@ export async function writeLibraryPages(
       };
     }
   };
+  let themes: LibraryThemes | undefined;
   const spool = new BlobSpool();
   const built = await buildPages(
     { documents: second(), documentCount: stamp.documents, chunkCount, candidates },
@@ -174,6 +184,10 @@ export async function writeLibraryPages(
       signal: options.signal,
       clock: options.clock,
       onDocument: (n) => report(stamp.documents + n, total),
+      onTable: (table, degrees) => {
+        themes = themesOfTable(table, degrees, params.thetaCo, chunks);
+        mark('themes');
+      },
     },
   );
   const data = spool.blob(SECTIONS);
@@ -193,6 +207,7 @@ export async function writeLibraryPages(
     directory: built.directory,
     hashes: built.hashes,
     data,
+    ...(themes ? { themes: await titled(repo, themes) } : {}),
   });
   mark('put');
   return {

@@ -10,6 +10,7 @@ import { memorySource } from './memorySource.ts';
 import { pagedSource } from './pagedSource.ts';
 import { storedThemesSource, type StoredThemes } from './storedThemesSource.ts';
 import { wordsSource } from './wordsSource.ts';
+import { withoutDocuments } from '../themes/themesOf.ts';
 
 export type SourceAt =
   /** A library loaded into memory; `name`: how a refusal names it ("this bundle"). */
@@ -28,7 +29,9 @@ export function openSource(at: SourceAt): LibrarySource {
   if ('storedThemes' in at) return storedThemesSource(at.storedThemes);
   if ('library' in at) return memorySource(at.library, at);
   if ('paged' in at) return pagedSource(at.paged, at);
+  const { themes } = at.stored;
   return pagedSource(at.stored.library, {
+    ...(themes ? { themes: () => Promise.resolve(withoutDocuments(themes, at.stored.removed)) } : {}),
     ...at,
     removed: at.stored.removed,
     from: 'pages',
