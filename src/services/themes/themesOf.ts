@@ -8,6 +8,7 @@ import {
   type LibraryThemes,
   type ThemeOptions,
 } from '../../core/themes/index.ts';
+import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import type { ChunkRecord } from '../../core/types.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 
@@ -98,27 +99,40 @@ export async function titled(
 }
 
 /**
- * The themes a library's pages store (pagesWrite.ts), from the concept table and degrees of the pages' build: the
- * co-occurrence edges among the clustered concepts are counted from the table (themesGraphFromTable), never the
- * whole graph. Undefined when they cannot be computed: the pages are stored all the same, without themes.
+ * The themes a paged build computes (the app's stored pages, pagesWrite.ts; `cli index --stream`), from its concept
+ * table and degrees: each chunk's record is added in chunk order as the build reads it, then `of` computes them when
+ * the build gives its table (PagesBuildOptions.onTable). The co-occurrence edges among the clustered concepts are
+ * counted from the table (themesGraphFromTable), never the whole graph. Undefined when they cannot be computed: the
+ * pages are written all the same, without themes.
  */
-export function themesOfTable(
-  table: ConceptTable,
-  degrees: Float64Array,
-  thetaCo: number,
-  chunks: { ids: readonly string[]; docs: readonly string[]; tokens: readonly number[] },
-): LibraryThemes | undefined {
-  try {
-    return computeThemes({
-      table,
-      graph: themesGraphFromTable(table, degrees, thetaCo),
-      degrees,
-      chunkIds: chunks.ids,
-      chunkDocs: chunks.docs,
-      chunkTokens: chunks.tokens,
-    });
-  } catch {
-    return undefined;
+export class PagedThemes {
+  private readonly ids: string[] = [];
+  private readonly docs: string[] = [];
+  private readonly tokens: number[] = [];
+  private readonly titles = new Map<string, string>();
+  themes: LibraryThemes | undefined;
+
+  add(record: Pick<PagedChunkRecord, 'id' | 'docId' | 'tokens' | 'title'>): void {
+    this.ids.push(record.id);
+    this.docs.push(record.docId);
+    this.tokens.push(record.tokens);
+    this.titles.set(record.docId, record.title);
+  }
+
+  of(table: ConceptTable, degrees: Float64Array, thetaCo: number): void {
+    try {
+      this.themes = computeThemes({
+        table,
+        graph: themesGraphFromTable(table, degrees, thetaCo),
+        degrees,
+        chunkIds: this.ids,
+        chunkDocs: this.docs,
+        chunkTokens: this.tokens,
+        docTitle: (doc) => this.titles.get(doc) ?? doc,
+      });
+    } catch {
+      this.themes = undefined;
+    }
   }
 }
 
