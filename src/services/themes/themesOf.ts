@@ -90,7 +90,7 @@ export async function themesForStore(
 }
 
 /** The themes with their key documents named by their stored titles (read for those documents only). */
-export async function titled(
+async function titled(
   repo: { documentTitles(ids: readonly string[]): Promise<ReadonlyMap<string, string>> },
   themes: LibraryThemes,
 ): Promise<LibraryThemes> {
