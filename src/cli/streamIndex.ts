@@ -22,6 +22,8 @@ import { basename, dirname, join } from 'node:path';
 import process from 'node:process';
 import { PAGES_ONLY_PARAM, writeBundle, type StreamedPart } from '../core/bundle/index.ts';
 import { checkConceptOptions } from '../core/graph/index.ts';
+import { themesPart } from '../core/themes/index.ts';
+import { PagedThemes } from '../services/themes/themesOf.ts';
 import {
   buildPages,
   ConceptCandidates,
@@ -255,17 +257,29 @@ async function build(
     try {
       for (let i = 0; i < order.length; i++) {
         const d = order[i];
-        yield JSON.parse(decoder.decode(readAt(spoolFd, docOffsets[d], docLengths[d]))) as PagesDocument;
+        const doc = JSON.parse(
+          decoder.decode(readAt(spoolFd, docOffsets[d], docLengths[d])),
+        ) as PagesDocument;
+        for (const record of doc.records) themes.add(record);
+        yield doc;
       }
     } finally {
       closeSync(spoolFd);
       rmSync(spool.path, { force: true });
     }
   };
+  // The themes, from the build's concept table (a part of their own, themes.json, as `cli index --pages` writes).
+  const themes = new PagedThemes();
   const built = await buildPages(
     { documents: spooled(), documentCount: docIds.length, chunkCount, candidates },
     new FileSpool(temp),
-    { params, analyzer, blockSize: options.blockSize, log },
+    {
+      params,
+      analyzer,
+      blockSize: options.blockSize,
+      log,
+      onTable: (table, degrees) => themes.of(table, degrees, params.thetaCo),
+    },
   );
   const n = built.chunks;
   const pagesPart: StreamedPart = {
@@ -289,6 +303,7 @@ async function build(
           count: built.hashes.length / 32,
           data: built.hashes,
         },
+        ...(themes.themes ? [themesPart(themes.themes)] : []),
       ],
       {
         appVersion: options.appVersion,

@@ -5,6 +5,7 @@ import type { CompactGraph, ConceptTableGraph, SerializedGraph } from '../core/g
 import type { AtomicChunkState, AtomicQuestion } from '../core/atomic/index.ts';
 import type { KgEntity, KgRelation } from '../core/kg/index.ts';
 import type { PagesDirectory } from '../core/paged/index.ts';
+import type { LibraryThemes } from '../core/themes/index.ts';
 import type { ChunkRecord, IndexParams, SentenceRecord } from '../core/types.ts';
 
 /**
@@ -161,6 +162,8 @@ export interface PagesRecord {
   /** SHA-256 of every block of `data`, 32 bytes each. */
   hashes: Uint8Array;
   data: Blob;
+  /** The library's themes, computed by the pages' build (absent: pages written before them, or none computed). */
+  themes?: LibraryThemes;
 }
 
 /**

@@ -118,7 +118,7 @@ export function buildCooccurrenceGraph(table: ConceptTable, thetaCo: number): Co
 }
 
 /** Dice weight of an edge: 2·Co / (|T(u)| + |T(v)|) (stored as a float32 by every graph and row). */
-function diceWeight(co: number, tu: number, tv: number): number {
+export function diceWeight(co: number, tu: number, tv: number): number {
   return (2 * co) / (tu + tv);
 }
 

@@ -41,7 +41,7 @@ export {
   conceptTableFromChunks,
   dfCap,
 } from './concepts.ts';
-export { weightedDegreesFromTable } from './cooccurrence.ts';
+export { diceWeight, weightedDegreesFromTable } from './cooccurrence.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
 export type { IncrementalGraphState } from './incremental.ts';

@@ -19,6 +19,7 @@ import {
   dfCap,
   selectChunkConcepts,
   weightedDegreesFromTable,
+  type ConceptTable,
   type TermAnalyzer,
 } from '../graph/index.ts';
 import { Sha256 } from '../bundle/index.ts';
@@ -178,6 +179,11 @@ export interface PagesBuildOptions {
   signal?: AbortSignal;
   /** Charged with each phase's time (test/bench/pages-write.ts). */
   clock?: PhaseClock;
+  /**
+   * Given the concept table and the concepts' weighted degrees once they are made (the library's themes are computed
+   * from them: src/services/ingest/pagesWrite.ts).
+   */
+  onTable?: (table: ConceptTable, degrees: Float64Array) => void;
 }
 
 export interface BuiltPages {
@@ -342,6 +348,7 @@ export async function buildPages(
   log(`walk degrees in ${duration((performance.now() - t4) / 1000)}`);
   mark('walk degrees');
   options.signal?.throwIfAborted();
+  options.onTable?.(table, degrees);
 
   // ---- the word indexes and the sections
   const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);

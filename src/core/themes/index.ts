@@ -1,6 +1,6 @@
 // The public API of src/core/themes: a library's themes (communities of its concept graph) and the recogniser of a
 // corpus-wide question they answer.
-export { computeThemes, withKeyTitles } from './themes.ts';
+export { computeThemes, themesGraphFromTable, withKeyTitles } from './themes.ts';
 export type { LibraryThemes, Theme, ThemeInput, ThemeOptions } from './themes.ts';
 export { isCorpusQuestion } from './corpusQuestion.ts';
 export { readThemes, THEME_LIMITS } from './themesShape.ts';

@@ -9,12 +9,13 @@
 // the library counts towards a theme's size, not only those of the kept concepts.
 import Graph from 'graphology';
 import louvain from 'graphology-communities-louvain';
-import { pagerank, type ConceptGraph, type ConceptTable } from '../graph/index.ts';
+import { diceWeight, pagerank, type ConceptGraph, type ConceptTable } from '../graph/index.ts';
 import { seededRandom } from '../seededRandom.ts';
+import { labelScore, labelTerms } from './themeLabel.ts';
 
 /** One theme: a community of concepts and the chunks that are mostly about it. */
 export interface Theme {
-  /** Its top concepts by PageRank within the community, joined: "components · props · slots". */
+  /** Its three concepts that name it best (themeLabel.ts), joined: "components · props · slots". */
   label: string;
   /** Up to `conceptsPerTheme` concepts, most central first. */
   concepts: string[];
@@ -53,6 +54,11 @@ export interface ThemeInput {
   chunkTokens: ArrayLike<number>;
   /** A document's title, as a theme names its key documents (default: its id). */
   docTitle?: (docId: string) => string;
+  /**
+   * Each concept's weighted degree in the whole co-occurrence graph, when `graph` holds only the edges among the
+   * concepts the themes cluster (themesGraphFromTable: a paged build has the table and the degrees, not the graph).
+   */
+  degrees?: ArrayLike<number>;
 }
 
 export interface ThemeOptions {
@@ -102,7 +108,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
     throw new Error(`themes: a graph of ${graph.nodeCount} concepts over a table of ${table.terms.length}`);
   }
   const documentCount = new Set(chunkDocs).size;
-  const kept = keptConcepts(table, graph, o.maxConcepts);
+  const kept = keptConcepts(table, input.degrees ?? rowDegrees(graph), o.maxConcepts);
   const community = communities(graph, kept, o);
   const nCommunities = community.count;
   if (nCommunities === 0) return { version: 1, chunks: nChunks, documents: documentCount, themes: [] };
@@ -155,11 +161,40 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
   const large = order.filter((g) => g.share >= o.minShare);
   const chosen = (large.length >= 3 ? large : order).slice(0, o.maxThemes);
 
+  // Of each clustered concept's documents, how many have a chunk in its own theme (themeLabel.ts ranks by it).
+  // Documents, not chunks: a small library's document is cut into several themes, and the words that name the
+  // document are in all of them ("canal" in three themes of the Erie Canal's one page).
+  const docIndex = new Map<string, number>();
+  const docOf = Int32Array.from(chunkDocs, (d) => {
+    let i = docIndex.get(d);
+    if (i === undefined) docIndex.set(d, (i = docIndex.size));
+    return i;
+  });
+  const docInTheme = new Set<number>();
+  for (let k = 0; k < nChunks; k++)
+    if (chunkTheme[k] >= 0) docInTheme.add(docOf[k] * nCommunities + chunkTheme[k]);
+  const seen = new Int32Array(docIndex.size).fill(-1);
+  const score = new Float64Array(table.terms.length);
+  const { conceptChunkOffsets: cco, conceptChunks: cc } = table;
+  for (const u of kept) {
+    const c = community.of[u];
+    if (c < 0) continue;
+    let documents = 0;
+    let documentsInTheme = 0;
+    for (let j = cco[u]; j < cco[u + 1]; j++) {
+      const d = docOf[cc[j]];
+      if (seen[d] === u) continue;
+      seen[d] = u;
+      documents++;
+      if (docInTheme.has(d * nCommunities + c)) documentsInTheme++;
+    }
+    score[u] = labelScore({ centrality: centrality[u], documentsInTheme, documents });
+  }
+
   const themes = chosen.map(({ c, share }): Theme => {
-    const concepts = members[c]
-      .sort((a, b) => byCentrality(centrality, weight, a, b))
-      .slice(0, o.conceptsPerTheme)
-      .map((u) => clip(table.terms[u]));
+    const ranked = members[c].sort((a, b) => byScore(score, weight, a, b)).map((u) => clip(table.terms[u]));
+    const label = labelTerms(ranked, o.labelConcepts);
+    const concepts = [...label, ...ranked.filter((t) => !label.includes(t))].slice(0, o.conceptsPerTheme);
     const chunks = groups[c].chunks;
     const perDoc = new Map<string, number>();
     for (const k of chunks) perDoc.set(chunkDocs[k], (perDoc.get(chunkDocs[k]) ?? 0) + chunkScore[k]);
@@ -168,7 +203,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
       .slice(0, o.keyDocuments)
       .map(([doc]) => doc);
     return {
-      label: clip(concepts.slice(0, o.labelConcepts).join(' · ')),
+      label: clip(label.join(' · ')),
       concepts,
       chunks: chunks.length,
       documents: perDoc.size,
@@ -194,32 +229,98 @@ export function withKeyTitles(themes: LibraryThemes, title: (docId: string) => s
   };
 }
 
-/** More central first; within a relative 1e-6, the heavier (summed TF-IDF) first, then the lower id. */
-function byCentrality(centrality: Float64Array, weight: Float64Array, a: number, b: number): number {
-  const ca = centrality[a];
-  const cb = centrality[b];
+/** Higher label score first; within a relative 1e-6, the heavier (summed TF-IDF) first, then the lower id. */
+function byScore(score: Float64Array, weight: Float64Array, a: number, b: number): number {
+  const ca = score[a];
+  const cb = score[b];
   if (Math.abs(ca - cb) > 1e-6 * Math.max(ca, cb)) return cb - ca;
   return weight[b] - weight[a] || a - b;
+}
+
+/** Each concept's weighted degree: its row's Dice weights summed, in row order (as weightedDegreesFromTable sums). */
+function rowDegrees(graph: ConceptGraph): Float64Array {
+  const degree = new Float64Array(graph.nodeCount);
+  for (let u = 0; u < graph.nodeCount; u++) {
+    let s = 0;
+    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) s += graph.weights[e];
+    degree[u] = s;
+  }
+  return degree;
 }
 
 /**
  * The concepts Louvain clusters: those in two chunks or more (a concept of one chunk says nothing of how chunks
  * group; a library under 200 chunks keeps them, or a five-file library would have almost none), by weighted degree.
  */
-function keptConcepts(table: ConceptTable, graph: ConceptGraph, maxConcepts: number): number[] {
+function keptConcepts(table: ConceptTable, degree: ArrayLike<number>, maxConcepts: number): number[] {
   const minChunks = table.chunkCount < 200 ? 1 : 2;
-  const degree = new Float64Array(graph.nodeCount);
   const candidates: number[] = [];
-  for (let u = 0; u < graph.nodeCount; u++) {
+  for (let u = 0; u < table.terms.length; u++) {
     if (table.conceptChunkOffsets[u + 1] - table.conceptChunkOffsets[u] < minChunks) continue;
-    let s = 0;
-    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) s += graph.weights[e];
-    if (s === 0) continue;
-    degree[u] = s;
+    if (degree[u] === 0) continue;
     candidates.push(u);
   }
   candidates.sort((a, b) => degree[b] - degree[a] || a - b);
   return candidates.slice(0, maxConcepts).sort((a, b) => a - b);
+}
+
+/**
+ * The co-occurrence graph the themes read, from the concept table and the concepts' weighted degrees alone: the
+ * edges among the concepts they cluster (Co ≥ θco, Dice weights as buildCooccurrenceGraph's), every other row empty.
+ * The themes computed over it with `degrees` are those of the whole graph (Louvain, the centrality and the labels
+ * read no other edge), at the cost of the kept concepts' rows: a paged build (100 MiB: a 59.6 M-edge graph) never
+ * holds the graph.
+ */
+export function themesGraphFromTable(
+  table: ConceptTable,
+  degrees: ArrayLike<number>,
+  thetaCo: number,
+  options: Partial<Pick<ThemeOptions, 'maxConcepts'>> = {},
+): ConceptGraph {
+  const nc = table.terms.length;
+  const kept = keptConcepts(table, degrees, options.maxConcepts ?? THEME_DEFAULTS.maxConcepts);
+  const isKept = new Uint8Array(nc);
+  for (const u of kept) isKept[u] = 1;
+  const { conceptChunkOffsets: cco, conceptChunks: cc, chunkConceptOffsets: kco, chunkConcepts: kc } = table;
+  const counts = new Uint32Array(nc);
+  const rows: Array<{ targets: number[]; co: number[] }> = [];
+  for (const u of kept) {
+    const touched: number[] = [];
+    for (let i = cco[u]; i < cco[u + 1]; i++) {
+      const k = cc[i];
+      for (let j = kco[k]; j < kco[k + 1]; j++) {
+        const v = kc[j];
+        if (v === u || !isKept[v]) continue;
+        if (counts[v]++ === 0) touched.push(v);
+      }
+    }
+    touched.sort((a, b) => a - b);
+    const row = { targets: [] as number[], co: [] as number[] };
+    for (const v of touched) {
+      if (counts[v] >= thetaCo) {
+        row.targets.push(v);
+        row.co.push(counts[v]);
+      }
+      counts[v] = 0;
+    }
+    rows.push(row);
+  }
+  const offsets = new Uint32Array(nc + 1);
+  kept.forEach((u, i) => (offsets[u + 1] = rows[i].targets.length));
+  for (let u = 0; u < nc; u++) offsets[u + 1] += offsets[u];
+  const targets = new Uint32Array(offsets[nc]);
+  const co = new Uint32Array(offsets[nc]);
+  const weights = new Float32Array(offsets[nc]);
+  kept.forEach((u, i) => {
+    const tu = cco[u + 1] - cco[u];
+    rows[i].targets.forEach((v, j) => {
+      const e = offsets[u] + j;
+      targets[e] = v;
+      co[e] = rows[i].co[j];
+      weights[e] = diceWeight(co[e], tu, cco[v + 1] - cco[v]);
+    });
+  });
+  return { nodeCount: nc, offsets, targets, co, weights };
 }
 
 /** Louvain over the kept concepts, each with its strongest edges, weighted by co-occurrence (shared chunks). */

@@ -20,6 +20,7 @@ import { resolveParams } from '../../core/retrieval/index.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import type { Repo } from '../../store/repo.ts';
 import { termAnalyzer } from '../library/engine.ts';
+import { PagedThemes } from '../themes/themesOf.ts';
 import { pagesLibrary } from '../library/pagesThreshold.ts';
 
 export { PAGES_MIN_CHUNKS_SETTING } from '../library/pagesThreshold.ts';
@@ -144,13 +145,15 @@ export async function writeLibraryPages(
   if (kept.length !== stamp.documents || chunkCount !== stamp.chunks)
     return { stored: false, documents: kept.length, chunks: chunkCount, bytes: 0, seconds: 0 };
 
-  // Pass 2: the records again from the store, the keyphrases from pass 1.
+  // Pass 2: the records again from the store, the keyphrases from pass 1; each record counted for the themes.
+  const themes = new PagedThemes();
   const second = async function* (): AsyncGenerator<PagesDocument> {
     let i = 0;
     for await (const d of pages.documents()) {
       mark('pass 2: store read');
       if (i >= kept.length) throw new Error('pages: a document was added while the pages were built');
       const { records } = pagesRecords(d);
+      for (const r of records) themes.add(r);
       mark('pass 2: records');
       const flat = kept[i];
       const offsets = keptOffsets[i];
@@ -174,6 +177,10 @@ export async function writeLibraryPages(
       signal: options.signal,
       clock: options.clock,
       onDocument: (n) => report(stamp.documents + n, total),
+      onTable: (table, degrees) => {
+        themes.of(table, degrees, params.thetaCo);
+        mark('themes');
+      },
     },
   );
   const data = spool.blob(SECTIONS);
@@ -193,6 +200,7 @@ export async function writeLibraryPages(
     directory: built.directory,
     hashes: built.hashes,
     data,
+    ...(themes.themes ? { themes: themes.themes } : {}),
   });
   mark('put');
   return {

@@ -13,6 +13,7 @@ import {
   type PagesSourceInput,
 } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
+import type { LibraryThemes } from '../../core/themes/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
 import type { PagesRecord } from '../../store/records.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
@@ -58,6 +59,8 @@ export interface StoredPages {
    * is the held one, or stays read by slices after a failed read.
    */
   hold?: () => Promise<void>;
+  /** The library's themes, stored by the pages' build (absent: pages written before them). */
+  themes?: LibraryThemes;
 }
 
 /**
@@ -140,6 +143,7 @@ export async function openStoredPages(
     bytes: record.data.size,
     removed,
     lagging,
+    ...(record.themes ? { themes: record.themes } : {}),
   };
   // Questions go by slices of the Blob until the pages are held whole, then in one run each from memory. The whole
   // read waits for the first question to be answered: read beside it, it held the question's slices back.

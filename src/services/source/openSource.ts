@@ -7,6 +7,7 @@ import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { pagedLayers } from '../library/readOnlyBundle.ts';
 import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { StoredThemes } from '../library/storedThemes.ts';
+import { withoutDocuments } from '../themes/themesOf.ts';
 import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { memorySource } from './memorySource.ts';
 import { pagedSource } from './pagedSource.ts';
@@ -35,7 +36,9 @@ export function openSource(at: SourceAt): LibrarySource {
   if ('bundle' in at) return pagedSource(at.bundle.library, pagedLayers(at.bundle));
   const { pages } = at;
   if ('awaiting' in pages) return wordsSource(pages, { chunks: pages.chunks });
+  const { themes } = pages;
   return pagedSource(pages.library, {
+    ...(themes ? { themes: () => Promise.resolve(withoutDocuments(themes, pages.removed)) } : {}),
     ...at,
     removed: pages.removed,
     from: 'pages',

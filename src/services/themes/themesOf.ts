@@ -1,12 +1,14 @@
 // The themes of a library held in memory (the query worker's, a bundle read whole, the CLI's), from its concept graph:
 // computed once per library and kept beside it, so a second corpus-wide question, or the Themes panel, reuses them.
-import type { ConceptGraphIndex } from '../../core/graph/index.ts';
+import type { ConceptGraphIndex, ConceptTable } from '../../core/graph/index.ts';
 import {
   computeThemes,
+  themesGraphFromTable,
   withKeyTitles,
   type LibraryThemes,
   type ThemeOptions,
 } from '../../core/themes/index.ts';
+import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import type { ChunkRecord } from '../../core/types.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 
@@ -78,10 +80,82 @@ export async function themesForStore(
   graph: ConceptGraphIndex,
 ): Promise<LibraryThemes | undefined> {
   try {
-    const themes = themesOfGraph(graph, await repo.chunkSizes(), (doc) => doc);
-    const titles = await repo.documentTitles([...new Set(themes.themes.flatMap((t) => t.keyDocuments))]);
-    return withKeyTitles(themes, (doc) => titles.get(doc) ?? doc);
+    return await titled(
+      repo,
+      themesOfGraph(graph, await repo.chunkSizes(), (doc) => doc),
+    );
   } catch {
     return undefined;
   }
+}
+
+/** The themes with their key documents named by their stored titles (read for those documents only). */
+async function titled(
+  repo: { documentTitles(ids: readonly string[]): Promise<ReadonlyMap<string, string>> },
+  themes: LibraryThemes,
+): Promise<LibraryThemes> {
+  const titles = await repo.documentTitles([...new Set(themes.themes.flatMap((t) => t.keyDocuments))]);
+  return withKeyTitles(themes, (doc) => titles.get(doc) ?? doc);
+}
+
+/**
+ * The themes a paged build computes (the app's stored pages, pagesWrite.ts; `cli index --stream`), from its concept
+ * table and degrees: each chunk's record is added in chunk order as the build reads it, then `of` computes them when
+ * the build gives its table (PagesBuildOptions.onTable). The co-occurrence edges among the clustered concepts are
+ * counted from the table (themesGraphFromTable), never the whole graph. Undefined when they cannot be computed: the
+ * pages are written all the same, without themes.
+ */
+export class PagedThemes {
+  private readonly ids: string[] = [];
+  private readonly docs: string[] = [];
+  private readonly tokens: number[] = [];
+  private readonly titles = new Map<string, string>();
+  themes: LibraryThemes | undefined;
+
+  add(record: Pick<PagedChunkRecord, 'id' | 'docId' | 'tokens' | 'title'>): void {
+    this.ids.push(record.id);
+    this.docs.push(record.docId);
+    this.tokens.push(record.tokens);
+    this.titles.set(record.docId, record.title);
+  }
+
+  of(table: ConceptTable, degrees: Float64Array, thetaCo: number): void {
+    try {
+      this.themes = computeThemes({
+        table,
+        graph: themesGraphFromTable(table, degrees, thetaCo),
+        degrees,
+        chunkIds: this.ids,
+        chunkDocs: this.docs,
+        chunkTokens: this.tokens,
+        docTitle: (doc) => this.titles.get(doc) ?? doc,
+      });
+    } catch {
+      this.themes = undefined;
+    }
+  }
+}
+
+/**
+ * The themes without the passages and key documents of `removed` documents (removed since the pages that hold the
+ * themes were written: their evidence is left out of every answer until the next pages, storedPages.ts). A chunk id
+ * starts with its document's id and "#".
+ */
+export function withoutDocuments(themes: LibraryThemes, removed: ReadonlySet<string>): LibraryThemes {
+  if (removed.size === 0) return themes;
+  const kept = (docId: string) => !removed.has(docId);
+  return {
+    ...themes,
+    themes: themes.themes.map((t) => {
+      const docs = t.keyDocuments
+        .map((doc, i) => ({ doc, title: t.keyTitles[i] }))
+        .filter((d) => kept(d.doc));
+      return {
+        ...t,
+        keyDocuments: docs.map((d) => d.doc),
+        keyTitles: docs.map((d) => d.title),
+        passages: t.passages.filter((id) => kept(id.slice(0, id.indexOf('#')))),
+      };
+    }),
+  };
 }
