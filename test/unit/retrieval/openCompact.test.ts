@@ -266,7 +266,7 @@ describe('RetrievalEngine.fromCompact', () => {
   });
 
   it('refuses a compact graph whose concept table does not fit it', async () => {
-    const { input, compact } = await corpus();
+    const { compact } = await corpus();
     expect(compactGraphProblem(compact)).toBeNull();
     const t = compact.table!;
     const cases: Array<[string, Partial<typeof t>]> = [
