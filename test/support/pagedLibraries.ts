@@ -1,7 +1,7 @@
 // One corpus opened twice, as the query worker holds a library: in memory (an engine over the corpus the app's parser
 // makes) and answered from its pages (written by the code that writes a bundle's or the store's pages, read by
 // blocks). The tests of what a paged library answers compare the two.
-import { prepareCorpus } from '../../src/cli/benchData.ts';
+import { prepareCorpus, type PreparedCorpus } from '../../src/cli/benchData.ts';
 import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { writePagedIndex } from '../../src/core/paged/write.ts';
@@ -16,6 +16,8 @@ export interface BothLibraries {
   paged: PagedLibrary;
   /** What IndexedDB answers for a stored library (src/services/library/documentNames.ts). */
   documentNames: (ids: readonly string[]) => Promise<Map<string, string>>;
+  /** The parser's corpus it was built from (all of it, whatever `limit`), for a third reader of the same library. */
+  corpus: PreparedCorpus;
 }
 
 /** The corpus at `path` (a folder or a .jsonl), its first `limit` chunks when given. */
@@ -56,7 +58,7 @@ export async function bothLibraries(path: string, limit?: number): Promise<BothL
     Promise.resolve(
       new Map(ids.flatMap((id) => (byId.has(id) ? [[id, documentExternalId(byId.get(id)!)] as const] : []))),
     );
-  return { engine, library, paged, documentNames };
+  return { engine, library, paged, documentNames, corpus };
 }
 
 /** The hits of each question over a library's pages in the walk's mode and bm25 (ids and scores, in order). */

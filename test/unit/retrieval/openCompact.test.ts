@@ -30,7 +30,7 @@ const analyzer = createTermAnalyzer();
 /** A unit vector per text (test/support/wordHashEmbedding.ts). */
 const embed = (text: string): Float32Array => wordHashVector(text, analyzer, DIM);
 
-async function corpus(): Promise<RetrievalInput> {
+async function prepareCorpus(): Promise<RetrievalInput> {
   const source = readFileSync(MUSIQUE_300, 'utf8');
   const lines = source.split('\n', 300).join('\n');
   const { documents } = await prepareFile('musique.jsonl', new TextEncoder().encode(lines));
@@ -40,6 +40,25 @@ async function corpus(): Promise<RetrievalInput> {
   const vectors = new Float32Array(sentences.length * DIM);
   sentences.forEach((s, i) => vectors.set(embed(s.text), i * DIM));
   return { chunks, sentences, sentenceVectors: vectors, dimension: DIM };
+}
+
+interface Built {
+  input: RetrievalInput;
+  /** The engine built from scratch over it: the answers every opened engine must give. */
+  full: RetrievalEngine;
+  /** Its graph as stored (the keep-mask and the concept table). */
+  compact: CompactGraph;
+}
+let built: Promise<Built> | undefined;
+
+/** The corpus, its engine built from scratch and its compact graph, made once for the file: every test read the
+ *  same three and none changes them (each opens engines of its own from them). */
+function corpus(): Promise<Built> {
+  built ??= prepareCorpus().then((input) => {
+    const full = RetrievalEngine.build(input, analyzer);
+    return { input, full, compact: compactGraph(full.exportGraph()) as CompactGraph };
+  });
+  return built;
 }
 
 const QUESTIONS = [
@@ -98,9 +117,7 @@ function answer(engine: RetrievalEngine, text: string, mode: string, vector?: Fl
 
 describe('RetrievalEngine.fromCompact', () => {
   it('answers as the engine built from scratch, before, while and after its concept vectors are computed', async () => {
-    const input = await corpus();
-    const full = RetrievalEngine.build(input, analyzer);
-    const compact = compactGraph(full.exportGraph()) as CompactGraph;
+    const { input, full, compact } = await corpus();
     // Some edges are dropped by θsem, some kept: the mask matters.
     expect(compact.keptEdges).toBeGreaterThan(0);
     expect(compact.keptEdges).toBeLessThan(compact.edges);
@@ -160,9 +177,7 @@ describe('RetrievalEngine.fromCompact', () => {
   });
 
   it('adds the mask and vectors to the lexical engine of the same library instead of analysing it again', async () => {
-    const input = await corpus();
-    const full = RetrievalEngine.build(input, analyzer);
-    const compact = compactGraph(full.exportGraph()) as CompactGraph;
+    const { input, full, compact } = await corpus();
     // The query worker's library before the vectors were all in: lexical, over the same chunks.
     const lexical = RetrievalEngine.build({ chunks: input.chunks, sentences: input.sentences }, analyzer);
     const opened = RetrievalEngine.fromCompact(input, analyzer, compact, lexical)!;
@@ -190,9 +205,7 @@ describe('RetrievalEngine.fromCompact', () => {
   });
 
   it('answers the same from text prepared ahead and graphs another worker built (prebuildMaskedGraph)', async () => {
-    const input = await corpus();
-    const full = RetrievalEngine.build(input, analyzer);
-    const compact = compactGraph(full.exportGraph()) as CompactGraph;
+    const { input, full, compact } = await corpus();
     // As the graph worker sends them: structured-cloned (the browser transfers the buffers; a clone is the same).
     const graph = structuredClone(prebuildMaskedGraph(compact, resolveParams()));
     expect(graph).toBeDefined();
@@ -215,9 +228,8 @@ describe('RetrievalEngine.fromCompact', () => {
   });
 
   it('opens a compact graph without its concept table (written before it was added) the same way', async () => {
-    const input = await corpus();
-    const full = RetrievalEngine.build(input, analyzer);
-    const { table, ...old } = compactGraph(full.exportGraph()) as CompactGraph;
+    const { full, input, compact } = await corpus();
+    const { table, ...old } = compact;
     expect(table?.terms.length).toBe(full.stats().concepts);
     const opened = RetrievalEngine.fromCompact(input, analyzer, old)!;
     for (const q of QUESTIONS.slice(0, 2)) {
@@ -227,9 +239,7 @@ describe('RetrievalEngine.fromCompact', () => {
   });
 
   it('applies the mask through its concept table when this platform analyses the text otherwise', async () => {
-    const input = await corpus();
-    const full = RetrievalEngine.build(input, analyzer);
-    const compact = compactGraph(full.exportGraph()) as CompactGraph;
+    const { input, full, compact } = await corpus();
     // Another platform's analysis: one word of the corpus is split differently (as Intl.Segmenter's dictionaries
     // or Unicode tables may differ), so extraction here would give other concepts, and other edges.
     const word = full.graph.table.terms.find(
@@ -256,8 +266,7 @@ describe('RetrievalEngine.fromCompact', () => {
   });
 
   it('refuses a compact graph whose concept table does not fit it', async () => {
-    const input = await corpus();
-    const compact = compactGraph(RetrievalEngine.build(input, analyzer).exportGraph()) as CompactGraph;
+    const { compact } = await corpus();
     expect(compactGraphProblem(compact)).toBeNull();
     const t = compact.table!;
     const cases: Array<[string, Partial<typeof t>]> = [
@@ -278,8 +287,7 @@ describe('RetrievalEngine.fromCompact', () => {
   });
 
   it('refuses a mask made for other chunks or another dimension (the caller builds instead)', async () => {
-    const input = await corpus();
-    const compact = compactGraph(RetrievalEngine.build(input, analyzer).exportGraph()) as CompactGraph;
+    const { input, compact } = await corpus();
     const dropped = input.chunks[0].id;
     const fewer: RetrievalInput = {
       chunks: input.chunks.slice(1),

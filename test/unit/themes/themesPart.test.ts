@@ -2,7 +2,7 @@
 // an older reader's path (the pages alone) is untouched, and a part a hostile bundle could hold is refused by name
 // before it is decoded (a digest that does not match, a declared size past the limit, a shape that is wrong).
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleBytes, writeBundle, type BundlePart } from '../../../src/core/bundle/index.ts';
 import {
   MemoryRangeSource,
@@ -17,15 +17,25 @@ import { bothLibraries } from '../../support/pagedLibraries.ts';
 
 const FIXTURE = join(import.meta.dirname, '../../fixtures/vuedocs/pages');
 
-async function bundle(extra: BundlePart[]) {
+// The fixture's library, its paged index and its themes, built once for the file: each test bundles them with the
+// part it checks (building the library and its themes was most of each test's time, the same work every time).
+let built: {
+  written: Awaited<ReturnType<typeof writePagedIndex>>;
+  themes: ReturnType<typeof themesOfLibrary>;
+};
+beforeAll(async () => {
   const { engine, library } = await bothLibraries(FIXTURE);
   const written = await writePagedIndex(engine.lexicalParts(), (docId) => ({
     title: library.documents.get(docId)!.title,
   }));
+  built = { written, themes: themesOfLibrary(library) };
+}, 120_000);
+
+async function bundle(extra: BundlePart[]) {
   const bytes = await bundleBytes(
-    writeBundle([...pagesParts(written), ...extra], { appVersion: 'test', embedder: null }),
+    writeBundle([...pagesParts(built.written), ...extra], { appVersion: 'test', embedder: null }),
   );
-  return { bytes, themes: themesOfLibrary(library) };
+  return { bytes, themes: built.themes };
 }
 
 async function open(bytes: Uint8Array) {
@@ -35,8 +45,7 @@ async function open(bytes: Uint8Array) {
 
 describe('themes.json', () => {
   it('reads back the themes written beside the pages, by one range', async () => {
-    const { library } = await bothLibraries(FIXTURE);
-    const themes = themesOfLibrary(library);
+    const { themes } = built;
     const { bytes } = await bundle([themesPart(themes)]);
     const opened = await open(bytes);
     const read = await readThemesPart(opened.source, opened.manifest);
@@ -49,8 +58,7 @@ describe('themes.json', () => {
   }, 120_000);
 
   it('refuses a part whose bytes do not match the digest, one declared too large, and a bad shape', async () => {
-    const { library } = await bothLibraries(FIXTURE);
-    const themes = themesOfLibrary(library);
+    const { themes } = built;
     const { bytes } = await bundle([themesPart(themes)]);
     const opened = await open(bytes);
     const entry = opened.manifest.parts.find((p) => p.name === THEMES_PART)!;
