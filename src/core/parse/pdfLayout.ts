@@ -231,10 +231,10 @@ function typographicHeadings(
   ].sort((a, b) => b - a);
   // Largest first; a size within SAME_SIZE of the level's largest is that level (one heading style measured apart).
   const sizeLevel = new Map<number, number>();
-  let levelTop = Infinity;
+  let levelTop = 0;
   let rank = 0;
   for (const size of sizes) {
-    if (!sameSize(size, levelTop)) [levelTop, rank] = [size, rank + 1];
+    if (rank === 0 || !sameSize(size, levelTop)) [levelTop, rank] = [size, rank + 1];
     sizeLevel.set(size, Math.min(MAX_LEVELS, rank));
   }
   // Numbered headings in body size are taken only when they stand alone (a gap before and after) and the number
