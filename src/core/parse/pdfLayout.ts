@@ -127,6 +127,15 @@ export function dropPageFurniture(pages: readonly PdfPage[]): PdfLine[][] {
 
 const roundSize = (size: number): number => Math.round(size * 2) / 2;
 
+/**
+ * Sizes this close are one font size. A recognised line's size is measured from its pixels, a pixel or two apart
+ * between two lines of one heading (33 and 34 px at 150 dpi, 16 and 16.5 after rounding); heading levels differ
+ * by 15 % or more in the styles people use (LaTeX, Word, a browser's h1–h4).
+ */
+const SAME_SIZE = 0.08;
+const sameSize = (a: number, b: number): boolean =>
+  roundSize(a) === roundSize(b) || Math.abs(a - b) <= SAME_SIZE * Math.max(a, b);
+
 /** Body font size: the size covering the most characters of prose (code is often set smaller, and can be most). */
 function bodySize(pages: PdfLine[][]): number {
   const chars = new Map<number, number>();
@@ -220,7 +229,14 @@ function typographicHeadings(
         .map((l) => roundSize(l.size)),
     ),
   ].sort((a, b) => b - a);
-  const sizeLevel = new Map(sizes.map((s, i) => [s, Math.min(MAX_LEVELS, i + 1)]));
+  // Largest first; a size within SAME_SIZE of the level's largest is that level (one heading style measured apart).
+  const sizeLevel = new Map<number, number>();
+  let levelTop = 0;
+  let rank = 0;
+  for (const size of sizes) {
+    if (rank === 0 || !sameSize(size, levelTop)) [levelTop, rank] = [size, rank + 1];
+    sizeLevel.set(size, Math.min(MAX_LEVELS, rank));
+  }
   // Numbered headings in body size are taken only when they stand alone (a gap before and after) and the number
   // has two parts or more, so an ordinary numbered list ("1. Install the package") stays text.
   const alone = (lines: PdfLine[], i: number): boolean => {
@@ -247,7 +263,7 @@ function typographicHeadings(
       while (
         isLarge(line) &&
         lines[i + more + 1] &&
-        roundSize(lines[i + more + 1].size) === roundSize(line.size) &&
+        sameSize(lines[i + more + 1].size, line.size) &&
         lines[i + more].y - lines[i + more + 1].y < line.size * leading * PARAGRAPH_GAP &&
         more < 3
       ) {

@@ -14,6 +14,7 @@ import {
   type OcrEngine,
   type OcrPage,
 } from '../../../src/core/parse/ocr.ts';
+import { layoutPdf } from '../../../src/core/parse/pdfLayout.ts';
 import { ParseError } from '../../../src/core/parse/types.ts';
 
 /** A PNG's signature and IHDR chunk declaring this size (CRC left zero: only the header is read). */
@@ -97,6 +98,38 @@ describe('ocrPageLines', () => {
     expect(lines.map((l) => l.text)).toEqual(['Harbour Report', '知识图谱 , 三元组']);
     expect(lines[0]).toMatchObject({ x: 40, y: (2000 - 160) * 0.4, size: 20 });
     expect(lines[0].y).toBeGreaterThan(lines[1].y);
+  });
+});
+
+describe('recognised headings', () => {
+  it('joins a title wrapped over two lines whose rows measure 33 and 34 px, and keeps it as the title', () => {
+    // The first lines of en-pike-5.4 of the scanned set (150 dpi A4) as Tesseract reads them: the title's second
+    // line is a pixel taller, which alone made "System" a heading and the document's title.
+    const row = (text: string, y0: number, y1: number, rowHeight: number, x1 = 1100) => ({
+      text,
+      x0: 132,
+      y0,
+      x1,
+      y1,
+      rowHeight,
+    });
+    const page: OcrPage = {
+      width: 1240,
+      height: 1754,
+      lines: [
+        row('5.4 Level-3: Predictive Question focused RAG', 165, 198, 33, 900),
+        row('System', 219, 253, 34, 260),
+        row('In the L3 system, there is an increased emphasis on knowledge-based', 291, 314, 23),
+        row('prediction capability, which necessitates effective knowledge collection,', 325, 348, 23),
+        row('organization, and the construction of forecasting rationale. To address', 361, 384, 21),
+        row('leverage the task decomposition and coordination module to build forecasting', 397, 420, 23),
+      ],
+    };
+    const layout = layoutPdf([ocrPageLines(page, 842).lines]);
+    expect(layout.sections.map((s) => [s.heading, s.level])).toEqual([
+      ['5.4 Level-3: Predictive Question focused RAG System', 2],
+    ]);
+    expect(layout.titleFromHeadings).toBe('5.4 Level-3: Predictive Question focused RAG System');
   });
 });
 

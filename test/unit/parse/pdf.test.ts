@@ -159,6 +159,30 @@ describe('PDF headings', () => {
     );
   });
 
+  it('takes a heading measured a little apart (16 and 16.5, as recognised lines are) as one size: one wrapped heading, one level', async () => {
+    const doc = await parsed(
+      tinyPdf({
+        pages: [
+          [
+            { text: '5.4 Level-3: Predictive Question focused RAG', y: 740, size: 16 },
+            { text: 'System', y: 720, size: 16.5 },
+            { text: 'In the L3 system there is an increased emphasis on knowledge-based', y: 690 },
+            { text: 'prediction, which needs knowledge collection and organization.', y: 676 },
+            { text: 'Forecasting rationale', y: 646, size: 16.5 },
+            { text: 'The rationale is built from the organized knowledge.', y: 620 },
+            { text: 'Creative questions', y: 590, size: 16 },
+            { text: 'Multiple agents look at a creative question from several sides.', y: 564 },
+          ],
+        ],
+      }),
+    );
+    expect(headings(doc)).toEqual([
+      ['5.4 Level-3: Predictive Question focused RAG System', 2],
+      ['Forecasting rationale', 1],
+      ['Creative questions', 1],
+    ]);
+  });
+
   it('takes numbered headings ("4.2 Ownership") at body size, level from the number, not numbered list items', async () => {
     const doc = await parsed(
       tinyPdf({
