@@ -211,6 +211,16 @@ export async function hugeSentencesPages(length = 2e9): Promise<WrittenPagesLike
   return assemble(p);
 }
 
+/**
+ * The scale fuzzer's finding (seed 4343, "pages v2 postings[2079] = 255"): a postings byte whose continuation bit
+ * carries a varint past its list. Here every byte of the section is a continuation, so every term's list fails so.
+ */
+export async function unendingPostingsPages(): Promise<WrittenPagesLike> {
+  const p = await honestPieces();
+  p.sections.postings.fill(0x80);
+  return assemble(p);
+}
+
 /** A question every fixture passage's library answers from its walk (words the corpus holds). */
 export const PAGES_QUESTION = 'Which film came out first, and who directed it?';
 

@@ -13,6 +13,7 @@ import {
   hugeSentencesPages,
   PAGES_QUESTION,
   tinyDegreePages,
+  unendingPostingsPages,
   type WrittenPagesLike,
 } from './hostilePages.ts';
 
@@ -24,6 +25,7 @@ export const CRAFTED = {
   wrongDegrees: () => bracketedDegreePages(),
   hugeCount: () => hugeCountPages(),
   hugeSentences: () => hugeSentencesPages(),
+  unendingPostings: () => unendingPostingsPages(),
 } satisfies Record<string, () => Promise<WrittenPagesLike>>;
 
 /** Opens written pages from memory and asks `question` in `mode`: the chunk ids it shows. */

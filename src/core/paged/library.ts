@@ -470,16 +470,24 @@ export class PagedLibrary {
     const r = new ByteReader(bytes);
     const chunks: number[] = [];
     const freqs: number[] = [];
+    const fail = (why: string): never => {
+      throw new PagesError(`${this.source.name}: pages.bin's postings of "${term}" ${why}`);
+    };
     let k = 0;
-    while (r.at < bytes.length) {
-      const gap = r.varint();
-      k += gap;
-      if ((chunks.length > 0 && gap === 0) || k >= this.chunkCount)
-        throw new PagesError(
-          `${this.source.name}: pages.bin's postings of "${term}" name chunk ${k} out of order or of ${this.chunkCount}`,
-        );
-      chunks.push(k);
-      freqs.push(r.varint());
+    try {
+      while (r.at < bytes.length) {
+        const gap = r.varint();
+        k += gap;
+        if ((chunks.length > 0 && gap === 0) || k >= this.chunkCount)
+          fail(`name chunk ${k} out of order or of ${this.chunkCount}`);
+        chunks.push(k);
+        freqs.push(r.varint());
+      }
+    } catch (e) {
+      // A damaged byte can end a varint past the list (or make it too long): refused naming the part, as the
+      // concept lists are (decodeList).
+      if (e instanceof PagesError) throw e;
+      fail(`do not decode (${e instanceof Error ? e.message : String(e)})`);
     }
     const list = { chunks: Uint32Array.from(chunks), freqs: Uint16Array.from(freqs) };
     if (this.postings.size >= MAX_CACHED) this.postings.clear();

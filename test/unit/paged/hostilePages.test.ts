@@ -51,6 +51,18 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
       );
   });
 
+  it("postings whose varints run past their list are refused naming the term's postings, in BM25 and PPR", async () => {
+    // Before: "paged library: a varint runs past its bytes", a message that named no part (fuzzPages.scale).
+    for (const mode of ['bm25', 'ppr']) {
+      const run = await ask('unendingPostings', mode);
+      expect(run.outcome).toBe('error');
+      if (run.outcome === 'error')
+        expect(run.message).toMatch(
+          /crafted\.bundle: pages\.bin's postings of "\w+" do not decode \(paged library: a varint/,
+        );
+    }
+  });
+
   it('a record whose "sentences" claims 2e9 entries is refused when its group is decoded', async () => {
     // Before: recordSentences looped over the claimed length, allocating as it went (2.5 GB in 33 s in the CLI).
     const run = await ask('hugeSentences');
