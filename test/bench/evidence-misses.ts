@@ -19,7 +19,8 @@ const { values: opts } = parseArgs({
     all: { type: 'boolean', default: false },
   },
 });
-if (!opts.corpus || !opts.questions) throw new Error('evidence-misses: --corpus and --questions are required');
+if (!opts.corpus || !opts.questions)
+  throw new Error('evidence-misses: --corpus and --questions are required');
 const budget = Number(opts.budget);
 const corpus = await prepareCorpus(opts.corpus, 1200);
 const questions = await loadQuestions(opts.questions);

@@ -185,17 +185,19 @@ the builders constructed 83 locks.
   });
 
   it('gives the sections after the best one as shorter runs, so the first 1,000 tokens reach more of them', async () => {
-    // Four sections of about 450 tokens, each with one sentence on the question's subject: shown whole, two
+    // Four sections of 315–525 tokens, each with one sentence on the question's subject: shown whole, two
     // fill the first thousand tokens.
     const section = (n: number) =>
       `## Pool ${n}\n\n` +
-      Array.from({ length: 15 }, (_, i) => `Remark ${i} of part ${n} covers setup, logging and other chores.`).join(
-        ' ',
-      ) +
+      Array.from(
+        { length: 15 },
+        (_, i) => `Remark ${i} of part ${n} covers setup, logging and other chores.`,
+      ).join(' ') +
       ` A worker pool number ${n} reuses its threads for every queued job. ` +
-      Array.from({ length: 15 }, (_, i) => `Note ${i} of part ${n} lists flags, paths and other settings.`).join(
-        ' ',
-      );
+      Array.from(
+        { length: 15 },
+        (_, i) => `Note ${i} of part ${n} lists flags, paths and other settings.`,
+      ).join(' ');
     const pools = `# Worker pools\n\n${[1, 2, 3, 4].map(section).join('\n\n')}\n`;
     const { engine } = await library([['pools.md', pools], ...CHAPTERS]);
     const question = { text: 'How does a worker pool reuse its threads for queued jobs?' };
