@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../src/core/prepare.ts';
+import { cutToBudget } from '../../../src/core/retrieval/budget.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { withSectionPaths } from '../../../src/core/retrieval/sectionPath.ts';
 import { DEFAULT_MODE } from '../../../src/core/retrieval/types.ts';
@@ -181,6 +182,42 @@ the builders constructed 83 locks.
     expect(whole[0].text.slice(small[0].excerptStart!, small[0].excerptStart! + small[0].text.length)).toBe(
       small[0].text,
     );
+  });
+
+  it('gives the sections after the best one as shorter runs, so the first 1,000 tokens reach more of them', async () => {
+    // Four sections of 315–525 tokens, each with one sentence on the question's subject: shown whole, two
+    // fill the first thousand tokens.
+    const section = (n: number) =>
+      `## Pool ${n}\n\n` +
+      Array.from(
+        { length: 15 },
+        (_, i) => `Remark ${i} of part ${n} covers setup, logging and other chores.`,
+      ).join(' ') +
+      ` A worker pool number ${n} reuses its threads for every queued job. ` +
+      Array.from(
+        { length: 15 },
+        (_, i) => `Note ${i} of part ${n} lists flags, paths and other settings.`,
+      ).join(' ');
+    const pools = `# Worker pools\n\n${[1, 2, 3, 4].map(section).join('\n\n')}\n`;
+    const { engine } = await library([['pools.md', pools], ...CHAPTERS]);
+    const question = { text: 'How does a worker pool reuse its threads for queued jobs?' };
+    const whole = engine.withParams({ evidenceTokens: 0 }).search(question, DEFAULT_MODE, 12000);
+    const sections = whole.filter((h) => h.text.includes('worker pool number'));
+    expect(sections.length).toBe(4);
+    for (const s of sections) {
+      expect(s.tokens).toBeGreaterThan(1.5 * 0.6 * engine.params.evidenceTokens);
+      expect(s.tokens).toBeLessThanOrEqual(1.5 * engine.params.evidenceTokens);
+    }
+    const front = cutToBudget(engine.search(question, DEFAULT_MODE, 12000), 1000);
+    const shown = front.filter((h) => h.text.includes('worker pool number'));
+    // The best section whole (it is under the window's slack), the ones after it as their best run.
+    expect(shown.length).toBeGreaterThanOrEqual(3);
+    expect(shown[0].excerptStart).toBeUndefined();
+    for (const s of shown.slice(1)) {
+      expect(s.excerptStart).toBeGreaterThan(0);
+      expect(s.tokens).toBeLessThanOrEqual(Math.round(0.6 * engine.params.evidenceTokens));
+      expect(s.heading).toMatch(/^Pool \d$/);
+    }
   });
 });
 
