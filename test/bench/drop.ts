@@ -4,13 +4,19 @@
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
 //          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
-//          [--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>]
+//          [--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>]
 //   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
 //   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
 //   --ask-every <s>: the first question is asked again every <s> seconds from the drop until the app is idle (and
 //   the target state reached), whether or not it has evidence: the query worker's heap however often a question is
 //   asked during a drop (issue 44: 805 MB with a question every second); the asks and the query worker's own peak
 //   are printed.
+//   --split-lines <n>: a .jsonl file is dropped as a folder of files of n lines each (written to a temporary
+//   folder), as a user would drop a folder of passages. The app's per-file parse limit (PARSE_TIMEOUT_MS, 30 s of
+//   wall time) stopped MuSiQue's one 3.5 MB file at load 25–30 before anything was stored (docs/results/trust.md,
+//   round five). Each line gives the same document as in the one file (its text, hence its id, sections, chunks
+//   and sentences), so the library and every answer are the same; only an untitled passage's title and the
+//   source name name the part. Works on any build (the limit is not a setting), so runs pair with older ones.
 //   --heap-snapshot: at the end (after the questions, the sampler stopped), a heap snapshot of the query worker
 //   written to the file, and what it holds by constructor and by holding field printed (lib/heapSnapshot.ts).
 //   Builds the app (vite build into E2E_DIST, default dist/; --no-build when it is fresh), serves it with the COOP/COEP headers of the
@@ -38,7 +44,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
@@ -65,7 +71,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
   '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
-  '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>]';
+  '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>]';
 const DEFAULT_QUESTION = 'What is this about?';
 const FLAGS = new Set(['no-build', 'lexical']);
 const MB = 1024 * 1024;
@@ -97,6 +103,8 @@ interface Options {
   heapSnapshot: string | null;
   /** Seconds between the repeated asks of --ask-every; null: the first question until it has evidence. */
   askEverySeconds: number | null;
+  /** Lines per file when a .jsonl input is dropped as a folder of parts (--split-lines); null: as it is. */
+  splitLines: number | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -129,6 +137,7 @@ function parseArgs(argv: string[]): Options {
     'json',
     'heap-snapshot',
     'ask-every',
+    'split-lines',
   ]);
   for (const name of values.keys())
     if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
@@ -145,8 +154,14 @@ function parseArgs(argv: string[]): Options {
   const askEvery = values.has('ask-every') ? Number(values.get('ask-every')) : null;
   if (askEvery !== null && !(askEvery > 0))
     throw new BenchError('--ask-every must be a positive number of seconds');
+  const splitLines = values.has('split-lines') ? Number(values.get('split-lines')) : null;
+  if (splitLines !== null && !(Number.isInteger(splitLines) && splitLines > 0))
+    throw new BenchError('--split-lines must be an integer ≥ 1');
+  if (splitLines !== null && !positionals[0].endsWith('.jsonl'))
+    throw new BenchError(`--split-lines splits a .jsonl file; ${positionals[0]} is not one`);
   return {
     input: resolve(positionals[0]),
+    splitLines,
     questions: values.has('questions') ? resolve(values.get('questions') as string) : null,
     question: values.get('question') ?? null,
     until,
@@ -158,6 +173,24 @@ function parseArgs(argv: string[]): Options {
     heapSnapshot: values.has('heap-snapshot') ? resolve(values.get('heap-snapshot') as string) : null,
     json: values.has('json') ? resolve(values.get('json') as string) : null,
   };
+}
+
+/**
+ * Writes `file`'s lines into a new temporary folder, `n` lines a file (<name>-0001.jsonl, …), blank lines dropped
+ * (the parser skips them too). Returns the folder.
+ */
+async function splitJsonl(file: string, n: number): Promise<string> {
+  const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l.trim());
+  const folder = await mkdtemp(join(tmpdir(), 'conceptrag-drop-split-'));
+  const stem = basename(file, '.jsonl');
+  const parts = Math.ceil(lines.length / n);
+  const width = Math.max(4, String(parts).length);
+  for (let p = 0; p < parts; p++) {
+    const name = `${stem}-${String(p + 1).padStart(width, '0')}.jsonl`;
+    await writeFile(join(folder, name), lines.slice(p * n, (p + 1) * n).join('\n') + '\n');
+  }
+  console.log(`split ${file} into ${parts} file(s) of ≤ ${n} lines in ${folder}`);
+  return folder;
 }
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -323,9 +356,13 @@ async function launch(profile: string): Promise<BrowserContext> {
 }
 
 async function main(): Promise<void> {
-  const opts = parseArgs(process.argv.slice(2));
-  const info = await stat(opts.input).catch(() => null);
-  if (!info) throw new BenchError(`input ${opts.input} does not exist`);
+  const given = parseArgs(process.argv.slice(2));
+  if (!(await stat(given.input).catch(() => null)))
+    throw new BenchError(`input ${given.input} does not exist`);
+  // --split-lines: the parts' folder is the input from here on (and removed at the end).
+  const splitFolder = given.splitLines === null ? null : await splitJsonl(given.input, given.splitLines);
+  const opts = splitFolder ? { ...given, input: splitFolder } : given;
+  const info = await stat(opts.input);
   const isFolder = info.isDirectory();
   const files = isFolder ? await listFiles(opts.input) : [opts.input];
   if (files.length === 0) throw new BenchError(`input folder ${opts.input} holds no file`);
@@ -377,6 +414,7 @@ async function main(): Promise<void> {
         .close()
         .catch(() => undefined)
         .then(() => rm(profile, { recursive: true, force: true }))
+        .then(() => (splitFolder ? rm(splitFolder, { recursive: true, force: true }) : undefined))
         .finally(() => process.exit(130));
     });
   }
@@ -600,7 +638,8 @@ async function main(): Promise<void> {
     const idbMB = idbBytes / MB;
     const textMB = text.bytes / MB;
     const result = {
-      input: opts.input,
+      input: given.input,
+      splitLines: opts.splitLines,
       inputFiles: files.length,
       inputMB: round(inputBytes / MB, 3),
       expectedDocuments: expected,
@@ -689,6 +728,7 @@ async function main(): Promise<void> {
     await context.close().catch(() => undefined);
     await server.close();
     await rm(profile, { recursive: true, force: true });
+    if (splitFolder) await rm(splitFolder, { recursive: true, force: true });
   }
 }
 
