@@ -3,7 +3,7 @@
 // IndexedDB bytes per byte of text, and question latency once the library is ready.
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
-//          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
+//          [--until searchable|graph|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
 //          [--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>]
 //   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
 //   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
@@ -31,6 +31,9 @@
 //   - firstAnswerSeconds: the Ask view is opened right after the drop and the first question (first line of the
 //     QA file, or --question) is asked as soon as the view no longer says the library is empty, again every
 //     second until the answer shows evidence.
+//   - graphSeconds (--until graph): after searchable, the stored concept graph covers every stored chunk: the app's
+//     own "searchable" (it calls a document searchable once the graph covers it), which a drop reaches after its
+//     last graph refresh.
 //   - embeddedSeconds (--until embedded): no file waiting, the app idle, vector rows = sentences.
 //   - peakHeapMB: peak of performance.measureUserAgentSpecificMemory() (page + dedicated workers, bytes typed
 //     JavaScript; the page is cross-origin isolated, Chromium runs it eagerly with ForceEagerMeasureMemory),
@@ -57,6 +60,7 @@ import { browserCpuSeconds } from './lib/cpuTime.ts';
 import { snapshotWorker } from './lib/heapSnapshot.ts';
 import {
   documentsWithChunks,
+  graphCoverage,
   measureMemory,
   probeLibrary,
   putSetting,
@@ -70,7 +74,7 @@ import {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
-  '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
+  '[--until searchable|graph|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
   '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>]';
 const DEFAULT_QUESTION = 'What is this about?';
 const FLAGS = new Set(['no-build', 'lexical']);
@@ -94,7 +98,7 @@ interface Options {
   input: string;
   questions: string | null;
   question: string | null;
-  until: 'searchable' | 'embedded';
+  until: 'searchable' | 'graph' | 'embedded';
   askCount: number;
   timeoutMs: number;
   build: boolean;
@@ -143,8 +147,8 @@ function parseArgs(argv: string[]): Options {
     if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
   if (positionals.length !== 1) throw new BenchError(USAGE);
   const until = values.get('until') ?? 'searchable';
-  if (until !== 'searchable' && until !== 'embedded')
-    throw new BenchError(`--until must be searchable or embedded, got ${until}`);
+  if (until !== 'searchable' && until !== 'graph' && until !== 'embedded')
+    throw new BenchError(`--until must be searchable, graph or embedded, got ${until}`);
   const askCount = Number(values.get('ask-count') ?? '50');
   const timeoutSeconds = Number(values.get('timeout-seconds') ?? '3600');
   if (flags.has('lexical') && until === 'embedded')
@@ -468,6 +472,9 @@ async function main(): Promise<void> {
     let recordedSeconds: number | null = null;
     let searchableSignal = '';
     let embeddedSeconds: number | null = null;
+    /** --until graph: the stored graph covers every stored chunk (the app's own "searchable" for each document). */
+    let graphSeconds: number | null = null;
+    let graphStamp = '';
     let idleSeconds: number | null = null;
     let last: LibraryProbe | null = null;
     let watchError: unknown = null;
@@ -477,7 +484,8 @@ async function main(): Promise<void> {
         watching &&
         (searchableSeconds === null ||
           idleSeconds === null ||
-          (opts.until === 'embedded' && embeddedSeconds === null))
+          (opts.until === 'embedded' && embeddedSeconds === null) ||
+          (opts.until === 'graph' && graphSeconds === null))
       ) {
         try {
           const p = await page.evaluate(probeLibrary, false);
@@ -519,6 +527,18 @@ async function main(): Promise<void> {
               );
             }
           }
+          if (opts.until === 'graph' && graphSeconds === null && searchableSeconds !== null) {
+            const g = await page.evaluate(graphCoverage, graphStamp);
+            if (g && g.graphChunks !== null) {
+              graphStamp = g.stamp;
+              if (g.chunks > 0 && g.graphChunks >= g.chunks) {
+                graphSeconds = at;
+                console.log(
+                  `the stored graph covers every chunk (${g.chunks}) after ${at.toFixed(1)} s (load ${load()})`,
+                );
+              }
+            }
+          }
           if (opts.until === 'embedded' && embeddedSeconds === null && idle && p.documents > 0) {
             const v = await page.evaluate(vectorRows);
             if (v.vectors === v.sentences) {
@@ -535,7 +555,11 @@ async function main(): Promise<void> {
       }
     })();
     const targetReached = () =>
-      opts.until === 'embedded' ? embeddedSeconds !== null : searchableSeconds !== null;
+      opts.until === 'embedded'
+        ? embeddedSeconds !== null
+        : opts.until === 'graph'
+          ? graphSeconds !== null
+          : searchableSeconds !== null;
 
     // The first question, in the Ask view, as soon as the app lets it.
     await page.click('a[href="#ask"]');
@@ -659,6 +683,7 @@ async function main(): Promise<void> {
       repeatedAsks,
       askEverySeconds: opts.askEverySeconds,
       embeddedSeconds: round(embeddedSeconds),
+      graphSeconds: round(graphSeconds),
       // Until the app was idle with nothing waiting (indexing, embedding and concept graph done).
       idleSeconds: round(idleSeconds),
       peakHeapMB: round(s.source.startsWith('performance') ? s.peakJs / MB : s.peakPage / MB, 1),
