@@ -3,14 +3,20 @@
 // IndexedDB bytes per byte of text, and question latency once the library is ready.
 //
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
-//          [--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
-//          [--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>]
+//          [--until searchable|graph|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
+//          [--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>]
 //   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
 //   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
 //   --ask-every <s>: the first question is asked again every <s> seconds from the drop until the app is idle (and
 //   the target state reached), whether or not it has evidence: the query worker's heap however often a question is
 //   asked during a drop (issue 44: 805 MB with a question every second); the asks and the query worker's own peak
 //   are printed.
+//   --split-lines <n>: a .jsonl file is dropped as a folder of files of n lines each (written to a temporary
+//   folder), as a user would drop a folder of passages. The app's per-file parse limit (PARSE_TIMEOUT_MS, 30 s of
+//   wall time) stopped MuSiQue's one 3.5 MB file at load 25–30 before anything was stored (docs/results/trust.md,
+//   round five). Each line gives the same document as in the one file (its text, hence its id, sections, chunks
+//   and sentences), so the library and every answer are the same; only an untitled passage's title and the
+//   source name name the part. Works on any build (the limit is not a setting), so runs pair with older ones.
 //   --heap-snapshot: at the end (after the questions, the sampler stopped), a heap snapshot of the query worker
 //   written to the file, and what it holds by constructor and by holding field printed (lib/heapSnapshot.ts).
 //   Builds the app (vite build into E2E_DIST, default dist/; --no-build when it is fresh), serves it with the COOP/COEP headers of the
@@ -25,6 +31,9 @@
 //   - firstAnswerSeconds: the Ask view is opened right after the drop and the first question (first line of the
 //     QA file, or --question) is asked as soon as the view no longer says the library is empty, again every
 //     second until the answer shows evidence.
+//   - graphSeconds (--until graph): after searchable, the stored concept graph covers every stored chunk: the app's
+//     own "searchable" (it calls a document searchable once the graph covers it), which a drop reaches after its
+//     last graph refresh.
 //   - embeddedSeconds (--until embedded): no file waiting, the app idle, vector rows = sentences.
 //   - peakHeapMB: peak of performance.measureUserAgentSpecificMemory() (page + dedicated workers, bytes typed
 //     JavaScript; the page is cross-origin isolated, Chromium runs it eagerly with ForceEagerMeasureMemory),
@@ -38,7 +47,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
@@ -51,6 +60,7 @@ import { browserCpuSeconds } from './lib/cpuTime.ts';
 import { snapshotWorker } from './lib/heapSnapshot.ts';
 import {
   documentsWithChunks,
+  graphCoverage,
   measureMemory,
   probeLibrary,
   putSetting,
@@ -64,8 +74,8 @@ import {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
-  '[--until searchable|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
-  '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>]';
+  '[--until searchable|graph|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
+  '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>]';
 const DEFAULT_QUESTION = 'What is this about?';
 const FLAGS = new Set(['no-build', 'lexical']);
 const MB = 1024 * 1024;
@@ -88,7 +98,7 @@ interface Options {
   input: string;
   questions: string | null;
   question: string | null;
-  until: 'searchable' | 'embedded';
+  until: 'searchable' | 'graph' | 'embedded';
   askCount: number;
   timeoutMs: number;
   build: boolean;
@@ -97,6 +107,8 @@ interface Options {
   heapSnapshot: string | null;
   /** Seconds between the repeated asks of --ask-every; null: the first question until it has evidence. */
   askEverySeconds: number | null;
+  /** Lines per file when a .jsonl input is dropped as a folder of parts (--split-lines); null: as it is. */
+  splitLines: number | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -129,13 +141,14 @@ function parseArgs(argv: string[]): Options {
     'json',
     'heap-snapshot',
     'ask-every',
+    'split-lines',
   ]);
   for (const name of values.keys())
     if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
   if (positionals.length !== 1) throw new BenchError(USAGE);
   const until = values.get('until') ?? 'searchable';
-  if (until !== 'searchable' && until !== 'embedded')
-    throw new BenchError(`--until must be searchable or embedded, got ${until}`);
+  if (until !== 'searchable' && until !== 'graph' && until !== 'embedded')
+    throw new BenchError(`--until must be searchable, graph or embedded, got ${until}`);
   const askCount = Number(values.get('ask-count') ?? '50');
   const timeoutSeconds = Number(values.get('timeout-seconds') ?? '3600');
   if (flags.has('lexical') && until === 'embedded')
@@ -145,8 +158,14 @@ function parseArgs(argv: string[]): Options {
   const askEvery = values.has('ask-every') ? Number(values.get('ask-every')) : null;
   if (askEvery !== null && !(askEvery > 0))
     throw new BenchError('--ask-every must be a positive number of seconds');
+  const splitLines = values.has('split-lines') ? Number(values.get('split-lines')) : null;
+  if (splitLines !== null && !(Number.isInteger(splitLines) && splitLines > 0))
+    throw new BenchError('--split-lines must be an integer ≥ 1');
+  if (splitLines !== null && !positionals[0].endsWith('.jsonl'))
+    throw new BenchError(`--split-lines splits a .jsonl file; ${positionals[0]} is not one`);
   return {
     input: resolve(positionals[0]),
+    splitLines,
     questions: values.has('questions') ? resolve(values.get('questions') as string) : null,
     question: values.get('question') ?? null,
     until,
@@ -158,6 +177,24 @@ function parseArgs(argv: string[]): Options {
     heapSnapshot: values.has('heap-snapshot') ? resolve(values.get('heap-snapshot') as string) : null,
     json: values.has('json') ? resolve(values.get('json') as string) : null,
   };
+}
+
+/**
+ * Writes `file`'s lines into a new temporary folder, `n` lines a file (<name>-0001.jsonl, …), blank lines dropped
+ * (the parser skips them too). Returns the folder.
+ */
+async function splitJsonl(file: string, n: number): Promise<string> {
+  const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l.trim());
+  const folder = await mkdtemp(join(tmpdir(), 'conceptrag-drop-split-'));
+  const stem = basename(file, '.jsonl');
+  const parts = Math.ceil(lines.length / n);
+  const width = Math.max(4, String(parts).length);
+  for (let p = 0; p < parts; p++) {
+    const name = `${stem}-${String(p + 1).padStart(width, '0')}.jsonl`;
+    await writeFile(join(folder, name), lines.slice(p * n, (p + 1) * n).join('\n') + '\n');
+  }
+  console.log(`split ${file} into ${parts} file(s) of ≤ ${n} lines in ${folder}`);
+  return folder;
 }
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -323,9 +360,13 @@ async function launch(profile: string): Promise<BrowserContext> {
 }
 
 async function main(): Promise<void> {
-  const opts = parseArgs(process.argv.slice(2));
-  const info = await stat(opts.input).catch(() => null);
-  if (!info) throw new BenchError(`input ${opts.input} does not exist`);
+  const given = parseArgs(process.argv.slice(2));
+  if (!(await stat(given.input).catch(() => null)))
+    throw new BenchError(`input ${given.input} does not exist`);
+  // --split-lines: the parts' folder is the input from here on (and removed at the end).
+  const splitFolder = given.splitLines === null ? null : await splitJsonl(given.input, given.splitLines);
+  const opts = splitFolder ? { ...given, input: splitFolder } : given;
+  const info = await stat(opts.input);
   const isFolder = info.isDirectory();
   const files = isFolder ? await listFiles(opts.input) : [opts.input];
   if (files.length === 0) throw new BenchError(`input folder ${opts.input} holds no file`);
@@ -377,6 +418,7 @@ async function main(): Promise<void> {
         .close()
         .catch(() => undefined)
         .then(() => rm(profile, { recursive: true, force: true }))
+        .then(() => (splitFolder ? rm(splitFolder, { recursive: true, force: true }) : undefined))
         .finally(() => process.exit(130));
     });
   }
@@ -430,6 +472,9 @@ async function main(): Promise<void> {
     let recordedSeconds: number | null = null;
     let searchableSignal = '';
     let embeddedSeconds: number | null = null;
+    /** --until graph: the stored graph covers every stored chunk (the app's own "searchable" for each document). */
+    let graphSeconds: number | null = null;
+    let graphStamp = '';
     let idleSeconds: number | null = null;
     let last: LibraryProbe | null = null;
     let watchError: unknown = null;
@@ -439,7 +484,8 @@ async function main(): Promise<void> {
         watching &&
         (searchableSeconds === null ||
           idleSeconds === null ||
-          (opts.until === 'embedded' && embeddedSeconds === null))
+          (opts.until === 'embedded' && embeddedSeconds === null) ||
+          (opts.until === 'graph' && graphSeconds === null))
       ) {
         try {
           const p = await page.evaluate(probeLibrary, false);
@@ -481,6 +527,18 @@ async function main(): Promise<void> {
               );
             }
           }
+          if (opts.until === 'graph' && graphSeconds === null && searchableSeconds !== null) {
+            const g = await page.evaluate(graphCoverage, graphStamp);
+            if (g && g.graphChunks !== null) {
+              graphStamp = g.stamp;
+              if (g.chunks > 0 && g.graphChunks >= g.chunks) {
+                graphSeconds = at;
+                console.log(
+                  `the stored graph covers every chunk (${g.chunks}) after ${at.toFixed(1)} s (load ${load()})`,
+                );
+              }
+            }
+          }
           if (opts.until === 'embedded' && embeddedSeconds === null && idle && p.documents > 0) {
             const v = await page.evaluate(vectorRows);
             if (v.vectors === v.sentences) {
@@ -497,7 +555,11 @@ async function main(): Promise<void> {
       }
     })();
     const targetReached = () =>
-      opts.until === 'embedded' ? embeddedSeconds !== null : searchableSeconds !== null;
+      opts.until === 'embedded'
+        ? embeddedSeconds !== null
+        : opts.until === 'graph'
+          ? graphSeconds !== null
+          : searchableSeconds !== null;
 
     // The first question, in the Ask view, as soon as the app lets it.
     await page.click('a[href="#ask"]');
@@ -600,7 +662,8 @@ async function main(): Promise<void> {
     const idbMB = idbBytes / MB;
     const textMB = text.bytes / MB;
     const result = {
-      input: opts.input,
+      input: given.input,
+      splitLines: opts.splitLines,
       inputFiles: files.length,
       inputMB: round(inputBytes / MB, 3),
       expectedDocuments: expected,
@@ -620,6 +683,7 @@ async function main(): Promise<void> {
       repeatedAsks,
       askEverySeconds: opts.askEverySeconds,
       embeddedSeconds: round(embeddedSeconds),
+      graphSeconds: round(graphSeconds),
       // Until the app was idle with nothing waiting (indexing, embedding and concept graph done).
       idleSeconds: round(idleSeconds),
       peakHeapMB: round(s.source.startsWith('performance') ? s.peakJs / MB : s.peakPage / MB, 1),
@@ -689,6 +753,7 @@ async function main(): Promise<void> {
     await context.close().catch(() => undefined);
     await server.close();
     await rm(profile, { recursive: true, force: true });
+    if (splitFolder) await rm(splitFolder, { recursive: true, force: true });
   }
 }
 

@@ -15,6 +15,7 @@ import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
 import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
 import type { PrebuiltGraph } from './graphPrebuild.ts';
+import { coveredByGraph, sameLexicalLibrary } from './graphCoverage.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
 import { track, type Tracked } from './tracked.ts';
@@ -290,10 +291,17 @@ export class LibrarySession {
         ? await this.deps.library.loadAdded(held, (step) => mark(`read.${step}`))
         : null;
     marks.incremental = grown ? 1 : 0;
-    let corpus = grown ?? (await this.deps.library.loadCorpus((table) => mark(`read.${table}`)));
+    const read = grown ?? (await this.deps.library.loadCorpus((table) => mark(`read.${table}`)));
+    // While a drop is ahead of the stored graph, the documents it covers (what the app calls searchable).
+    let corpus = coveredByGraph(read);
+    marks.uncoveredChunks = read.chunks.length - corpus.chunks.length;
     marks.corpusRead = Math.round(performance.now() - t0);
     let load = this.load;
-    if (!this.deps.loadEngine) {
+    if (before && held && sameLexicalLibrary(held, corpus, before.engine.hasVectors)) {
+      // Nothing new the graph covers: the engine held answers as a new one would.
+      marks.engineKept = 1;
+      load = () => before.engine;
+    } else if (!this.deps.loadEngine) {
       // The vectors in the engine's one array from here on, not also per document (takeRetrievalInput).
       const taken = takeRetrievalInput(corpus);
       const input = taken.input;
@@ -318,7 +326,9 @@ export class LibrarySession {
     const contents = contentStamp(corpus.meta);
     if (contents !== null) this.contents.set(library, contents);
     marks.opened = Math.round(performance.now() - t0);
-    for (const [step, ms] of Object.entries(library.engine.timings)) marks[`engine.${step}`] = Math.round(ms);
+    if (!marks.engineKept)
+      for (const [step, ms] of Object.entries(library.engine.timings))
+        marks[`engine.${step}`] = Math.round(ms);
     return library;
   }
 

@@ -95,6 +95,46 @@ export async function documentsWithChunks(): Promise<number> {
   }
 }
 
+/**
+ * The chunks the stored concept graph was made for, against the chunks stored: the app calls a document searchable
+ * once the graph covers it (LibraryCoverage.searchableDocuments), which during a drop is after its chunks are
+ * stored. `seen`: the index record's graph counts at the last call; the graph record (megabytes) is read only when
+ * they changed. Null when nothing is stored yet.
+ */
+export async function graphCoverage(
+  seen: string,
+): Promise<{ stamp: string; graphChunks: number | null; chunks: number } | null> {
+  const names = await indexedDB.databases();
+  if (!names.some((d) => d.name === 'conceptrag')) return null;
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open('conceptrag');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    if (!db.objectStoreNames.contains('graph')) return null;
+    const request = <T>(r: IDBRequest<T>) =>
+      new Promise<T>((resolve, reject) => {
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+    const tx = db.transaction(['meta', 'chunks', 'graph']);
+    const [meta, chunks] = await Promise.all([
+      request(
+        tx.objectStore('meta').get('index') as IDBRequest<{ concepts?: number; edges?: number } | undefined>,
+      ),
+      request(tx.objectStore('chunks').count()),
+    ]);
+    const stamp = JSON.stringify([meta?.concepts ?? 0, meta?.edges ?? 0]);
+    if (stamp === seen) return { stamp, graphChunks: null, chunks };
+    const graph = (await request(tx.objectStore('graph').get('concept'))) as
+      { graph?: { chunkIds?: unknown[] } } | undefined;
+    return { stamp, graphChunks: graph?.graph?.chunkIds?.length ?? 0, chunks };
+  } finally {
+    db.close();
+  }
+}
+
 /** Sentence vectors (rows = floats / dimension, summed over the per-document vector records) and sentences. */
 export async function vectorRows(): Promise<{ vectors: number; sentences: number }> {
   const db = await new Promise<IDBDatabase>((resolve, reject) => {

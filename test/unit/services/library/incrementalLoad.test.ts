@@ -35,15 +35,18 @@ beforeEach(async () => {
   await repo.setSetting(SENTENCE_VECTORS_SETTING, false);
 });
 
-/** Stores these passages as text files, as the ingest worker does (parse, store, concept graph). */
-async function drop(passages: typeof PASSAGES): Promise<void> {
+/**
+ * Stores these passages as text files, as the ingest worker does (parse, store, concept graph); `rebuildGraph`
+ * that does nothing leaves them stored ahead of the graph, as a drop between two refreshes.
+ */
+async function drop(passages: typeof PASSAGES, rebuildGraph = rebuildConceptGraph): Promise<void> {
   const pipeline = new IngestPipeline({
     repo,
     prepare: (name, bytes, options) => prepareFile(name, bytes, { maxChunkTokens: options.maxChunkTokens }),
     embedder: async () => {
       throw new Error('no embedder: the library is lexical only');
     },
-    rebuildGraph: rebuildConceptGraph,
+    rebuildGraph,
     emit: () => undefined,
   });
   await pipeline.enqueue(
@@ -95,6 +98,36 @@ describe('the library after documents were added', () => {
     expect([...after.chunks.keys()]).toEqual([...fresh.chunks.keys()]);
     expect([...after.sentences.entries()]).toEqual([...fresh.sentences.entries()]);
     expect(answers(after)).toEqual(answers(fresh));
+  });
+
+  it('opens the library as its stored graph covers it while a drop is ahead of the graph', async () => {
+    await drop(PASSAGES.slice(0, 40));
+    const reads: string[] = [];
+    const held = session(reads);
+    const before = await held.library();
+    // Stored, not yet in the graph: the app does not call them searchable.
+    await drop(PASSAGES.slice(40), async () => undefined);
+    held.invalidate('library');
+    const ahead = await held.library();
+    expect(reads).toEqual(['whole', 'added']);
+    expect(ahead.documents.size).toBe(40);
+    expect(held.loadTimings()?.uncoveredChunks).toBe(20);
+    // Nothing the graph covers is new: the engine held answers (no graph built again, let alone from scratch).
+    expect(held.loadTimings()?.engineKept).toBe(1);
+    expect(ahead.engine).toBe(before.engine);
+
+    // A first load (no library held) opens the covered library too, and answers as the library before the drop.
+    const covered = await session([]).library();
+    expect([...covered.documents.keys()]).toEqual([...before.documents.keys()]);
+    expect(answers(covered)).toEqual(answers(before));
+
+    // The refresh takes them in: the next load adds them, and answers as a library loaded afresh.
+    await rebuildConceptGraph(repo, new AbortController().signal);
+    held.invalidate('library');
+    const after = await held.library();
+    expect(after.documents.size).toBe(PASSAGES.length);
+    expect(held.loadTimings()?.uncoveredChunks).toBe(0);
+    expect(answers(after)).toEqual(answers(await session([]).library()));
   });
 
   it('reads the whole library again after a removal', async () => {
