@@ -59,11 +59,13 @@ const FORWARDED = {
 } as const satisfies { [P in Part]: readonly (keyof RepoParts[P])[] };
 
 type Part = 'documents' | 'vectors' | 'graph' | 'queue' | 'settings' | 'library';
-type Forwarded = {
-  [P in keyof typeof FORWARDED]: (x: Pick<RepoParts[P], (typeof FORWARDED)[P][number]>) => void;
-}[keyof typeof FORWARDED] extends (x: infer All) => void
-  ? All
-  : never;
+type Lent<P extends Part> = Pick<RepoParts[P], Extract<(typeof FORWARDED)[P][number], keyof RepoParts[P]>>;
+type Forwarded = Lent<'documents'> &
+  Lent<'vectors'> &
+  Lent<'graph'> &
+  Lent<'queue'> &
+  Lent<'settings'> &
+  Lent<'library'>;
 
 /**
  * The parts and the writes that span two of them. Every other method is its part's, lent to the facade (FORWARDED,
