@@ -4,7 +4,6 @@ import { redact } from '../../../src/core/llm/errors.ts';
 import { Semaphore } from '../../../src/core/llm/semaphore.ts';
 import {
   apiRoot,
-  publicSettings,
   validateLlmSettings,
   DEFAULT_LLM_SETTINGS,
 } from '../../../src/core/llm/settings.ts';
@@ -102,6 +101,5 @@ describe('settings', () => {
     });
     expect(bad).toHaveLength(3);
     expect(bad[0]).toContain('ftp:');
-    expect(publicSettings({ ...DEFAULT_LLM_SETTINGS, apiKey: 'k' })).not.toHaveProperty('apiKey');
   });
 });
