@@ -2,11 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffDelay, parseRetryAfter } from '../../../src/core/llm/backoff.ts';
 import { redact } from '../../../src/core/llm/errors.ts';
 import { Semaphore } from '../../../src/core/llm/semaphore.ts';
-import {
-  apiRoot,
-  validateLlmSettings,
-  DEFAULT_LLM_SETTINGS,
-} from '../../../src/core/llm/settings.ts';
+import { apiRoot, validateLlmSettings, DEFAULT_LLM_SETTINGS } from '../../../src/core/llm/settings.ts';
 import { SseParser } from '../../../src/core/llm/sse.ts';
 
 describe('SseParser', () => {
