@@ -25,7 +25,7 @@ import {
   parseQuestionMode,
   type ParsedMode,
 } from '../services/questions/modeRegistry.ts';
-import { ask } from '../services/source/ask.ts';
+import { ask, type AskOptions } from '../services/source/ask.ts';
 import { openSource } from '../services/source/openSource.ts';
 import type { LibrarySource } from '../services/source/librarySource.ts';
 import type { AskResult, Evidence } from '../services/questions/queryProtocol.ts';
@@ -108,37 +108,34 @@ async function questionEmbedder(
         `with --embedder <spec> (it must give the same id), or use --mode bm25 to answer without vectors`,
     );
   }
+  const cannot = (error: unknown) =>
+    new Error(
+      `ask: cannot embed the question with ${chosen} ` +
+        `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
+    );
+  const other = (id: string) =>
+    new Error(
+      `ask: the bundle was built with ${bundleId} (dimension ${dimension}) but the question embedder is ${id}`,
+    );
   // The spec names the id its embedder will report: a mismatch is refused before any model loads.
   let chosenId: string;
   try {
     chosenId = embedderIdOf(parseEmbedderSpec(chosen));
   } catch (error) {
-    throw new Error(
-      `ask: cannot embed the question with ${chosen} ` +
-        `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
-    );
+    throw cannot(error);
   }
-  if (chosenId !== bundleId) {
-    throw new Error(
-      `ask: the bundle was built with ${bundleId} (dimension ${dimension}) but the question embedder is ${chosenId}`,
-    );
-  }
+  if (chosenId !== bundleId) throw other(chosenId);
   const apiKey = specTakesKey(chosen)
     ? await readApiKey({ file: embedKeyFile, env: EMBEDDINGS_KEY_ENV })
     : undefined;
   const embedder: Embedder = await createEmbedderFromSpec(chosen, { apiKey }).catch((error: unknown) => {
-    throw new Error(
-      `ask: cannot embed the question with ${chosen} ` +
-        `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
-    );
+    throw cannot(error);
   });
   // The id first, before a question goes anywhere; the dimension once known (an endpoint's is learned from its
   // first answer).
   if (embedder.id !== bundleId) {
     await embedder.dispose?.();
-    throw new Error(
-      `ask: the bundle was built with ${bundleId} (dimension ${dimension}) but the question embedder is ${embedder.id}`,
-    );
+    throw other(embedder.id);
   }
   return {
     embed: async (text) => {
@@ -230,9 +227,11 @@ export async function askSnapshot(
   },
 ): Promise<Asked> {
   const source = snapshotSource(snapshot, options.library ?? openLibrary(snapshotToCorpus(snapshot)));
-  return askOne(source, question, {
-    ...options,
-    mode: parseQuestionMode(options.mode, { allowDefault: true }),
+  const { llm } = options;
+  return askOne(source, question, options.budget, {
+    parsed: parseQuestionMode(options.mode, { allowDefault: true }),
+    vector: options.vector,
+    ...(llm ? { llm: () => Promise.resolve(llm) } : {}),
   });
 }
 
@@ -246,29 +245,10 @@ interface Asked {
 async function askOne(
   source: LibrarySource,
   question: string,
-  options: {
-    mode: ParsedMode;
-    budget: number;
-    vector?: Float32Array;
-    /** The endpoint's client, for the reasoning modes. */
-    llm?: LlmClient;
-    /** Embeds a reasoning mode's sub-questions with the bundle's embedder (absent: they are searched by words). */
-    embed?: (text: string) => Promise<Float32Array>;
-    onTrace?: (event: TraceEvent) => void;
-  },
+  budget: number,
+  options: AskOptions & { parsed: ParsedMode },
 ): Promise<Asked> {
-  const { llm } = options;
-  const result = await ask(
-    source,
-    { question, mode: options.mode.name, budget: options.budget },
-    {
-      parsed: options.mode,
-      vector: options.vector,
-      ...(llm ? { llm: () => Promise.resolve(llm) } : {}),
-      ...(options.embed ? { embed: options.embed } : {}),
-      onTrace: options.onTrace,
-    },
-  );
+  const result = await ask(source, { question, mode: options.parsed.name, budget }, options);
   const { evidence, trace, facts, usage } = result;
   return {
     result,
@@ -468,11 +448,11 @@ export async function run(args: string[]): Promise<number> {
     const many = plan.questions.length > 1;
     for (const [i, question] of plan.questions.entries()) {
       if (many && !json) process.stdout.write(`${i > 0 ? '\n' : ''}question ${i + 1}: ${question}\n`);
-      const asked = await askOne(bundle.source, question, {
-        mode,
-        budget,
+      const asked = await askOne(bundle.source, question, budget, {
+        parsed: mode,
         vector: embedder ? await embedder.embed(question) : undefined,
-        llm: client,
+        ...(client ? { llm: () => Promise.resolve(client) } : {}),
+        // A reasoning mode's sub-questions are embedded with the bundle's embedder (else searched by words).
         ...(embedder && mode.needsLlm ? { embed: embedder.embed } : {}),
         // Without --json the run's steps are shown as they happen.
         onTrace: json ? undefined : printTrace,

@@ -18,12 +18,62 @@ export type { PutResult } from './documentsRepo.ts';
 export type { LoadedCorpus } from './libraryRepo.ts';
 export { EmbedderMismatchError } from './vectorChecks.ts';
 
+/** The methods each part lends the facade, called on the part as they are. */
+const FORWARDED = {
+  documents: ['putPreparedDocuments', 'preparedDocuments', 'removeDocument'],
+  vectors: ['putDocumentVectors', 'documentsAwaitingVectors', 'nextDocumentsToEmbed'],
+  graph: ['getStoredGraph', 'putGraph', 'getThemes', 'getGraphState', 'putGraphState'],
+  queue: [
+    'enqueue',
+    'pendingQueue',
+    'waitingIds',
+    'pendingFile',
+    'startPendingMany',
+    'startPending',
+    'requeuePending',
+    'clearWaitingPending',
+    'pendingSummary',
+    'failedPending',
+    'waitingCount',
+    'queuedBytes',
+    'markPending',
+    'removePending',
+    'clearFailedPending',
+  ],
+  settings: ['getSetting', 'setSetting'],
+  library: [
+    'getMeta',
+    'counts',
+    'checkTally',
+    'projectChunks',
+    'layerCounts',
+    'chunkIds',
+    'hasVectors',
+    'chunkSizes',
+    'documentTitles',
+    'loadChunks',
+    'loadCorpus',
+    'loadAdded',
+    'clearLibrary',
+  ],
+} as const satisfies { [P in Part]: readonly (keyof RepoParts[P])[] };
+
+type Part = 'documents' | 'vectors' | 'graph' | 'queue' | 'settings' | 'library';
+type Lent<P extends Part> = Pick<RepoParts[P], Extract<(typeof FORWARDED)[P][number], keyof RepoParts[P]>>;
+type Forwarded = Lent<'documents'> &
+  Lent<'vectors'> &
+  Lent<'graph'> &
+  Lent<'queue'> &
+  Lent<'settings'> &
+  Lent<'library'>;
+
 /**
- * Every method is its part's, called through the facade: callers (and tests that stand in for one method) see a
- * single object, and a method calling another of another group goes through `this` (putParsedFiles ->
+ * The parts and the writes that span two of them. Every other method is its part's, lent to the facade (FORWARDED,
+ * on the prototype) rather than written out once more a method: callers (and tests that stand in for one method)
+ * see a single object, and a method calling another of another group goes through `this` (putParsedFiles ->
  * putPreparedDocuments).
  */
-export class Repo {
+class RepoParts {
   readonly documents: DocumentsRepo;
   readonly vectors: VectorsRepo;
   readonly graph: GraphRepo;
@@ -40,13 +90,12 @@ export class Repo {
     this.library = new LibraryRepo(db);
   }
 
-  // ---- documents ----
-
   /**
    * Stores one prepared document and its sentence vectors (sentences × dimension, row-major), as
    * putPreparedDocuments does.
    */
   async putPreparedDocument(
+    this: Repo,
     prepared: PreparedDocument,
     sentenceVectors: Float32Array,
     embedderId: string,
@@ -60,54 +109,13 @@ export class Repo {
     return result;
   }
 
-  putPreparedDocuments(...args: Parameters<DocumentsRepo['putPreparedDocuments']>) {
-    return this.documents.putPreparedDocuments(...args);
-  }
-  preparedDocuments(...args: Parameters<DocumentsRepo['preparedDocuments']>) {
-    return this.documents.preparedDocuments(...args);
-  }
-  removeDocument(...args: Parameters<DocumentsRepo['removeDocument']>) {
-    return this.documents.removeDocument(...args);
-  }
-
-  // ---- sentence vectors ----
-
-  putDocumentVectors(...args: Parameters<VectorsRepo['putDocumentVectors']>) {
-    return this.vectors.putDocumentVectors(...args);
-  }
-  documentsAwaitingVectors(...args: Parameters<VectorsRepo['documentsAwaitingVectors']>) {
-    return this.vectors.documentsAwaitingVectors(...args);
-  }
-  nextDocumentsToEmbed(...args: Parameters<VectorsRepo['nextDocumentsToEmbed']>) {
-    return this.vectors.nextDocumentsToEmbed(...args);
-  }
-
-  // ---- the concept graph ----
-
-  getStoredGraph() {
-    return this.graph.getStoredGraph();
-  }
-  putGraph(...args: Parameters<GraphRepo['putGraph']>) {
-    return this.graph.putGraph(...args);
-  }
-  getThemes() {
-    return this.graph.getThemes();
-  }
-  getGraphState() {
-    return this.graph.getGraphState();
-  }
-  putGraphState(...args: Parameters<GraphRepo['putGraphState']>) {
-    return this.graph.putGraphState(...args);
-  }
-
-  // ---- the pending queue ----
-
   /**
    * Stores the documents of several parsed files and settles their queue records in ONE transaction: a stored
    * file leaves the queue with its documents, a failed one is marked failed with its reason (its bytes dropped),
    * so a reload finds each file either done or still queued, never half. Returns each file's put results.
    */
   async putParsedFiles(
+    this: Repo,
     files: Array<{ pendingId: string; documents: PreparedDocument[] }>,
     failed: Array<{ pendingId: string; reason: string }> = [],
     params: IndexParams = DEFAULT_INDEX_PARAMS,
@@ -134,101 +142,19 @@ export class Repo {
       return files.map((f) => results.slice(at, (at += f.documents.length)));
     });
   }
+}
 
-  enqueue(...args: Parameters<QueueRepo['enqueue']>) {
-    return this.queue.enqueue(...args);
-  }
-  pendingQueue() {
-    return this.queue.pendingQueue();
-  }
-  waitingIds() {
-    return this.queue.waitingIds();
-  }
-  pendingFile(...args: Parameters<QueueRepo['pendingFile']>) {
-    return this.queue.pendingFile(...args);
-  }
-  startPendingMany(...args: Parameters<QueueRepo['startPendingMany']>) {
-    return this.queue.startPendingMany(...args);
-  }
-  startPending(...args: Parameters<QueueRepo['startPending']>) {
-    return this.queue.startPending(...args);
-  }
-  requeuePending(...args: Parameters<QueueRepo['requeuePending']>) {
-    return this.queue.requeuePending(...args);
-  }
-  clearWaitingPending() {
-    return this.queue.clearWaitingPending();
-  }
-  pendingSummary() {
-    return this.queue.pendingSummary();
-  }
-  failedPending() {
-    return this.queue.failedPending();
-  }
-  waitingCount() {
-    return this.queue.waitingCount();
-  }
-  queuedBytes() {
-    return this.queue.queuedBytes();
-  }
-  markPending(...args: Parameters<QueueRepo['markPending']>) {
-    return this.queue.markPending(...args);
-  }
-  removePending(...args: Parameters<QueueRepo['removePending']>) {
-    return this.queue.removePending(...args);
-  }
-  clearFailedPending() {
-    return this.queue.clearFailedPending();
-  }
-
-  // ---- settings (local only, never exported) ----
-
-  getSetting<T>(key: string): Promise<T | undefined> {
-    return this.settings.getSetting<T>(key);
-  }
-  setSetting(...args: Parameters<SettingsRepo['setSetting']>) {
-    return this.settings.setSetting(...args);
-  }
-
-  // ---- the library as a whole ----
-
-  getMeta() {
-    return this.library.getMeta();
-  }
-  counts() {
-    return this.library.counts();
-  }
-  checkTally() {
-    return this.library.checkTally();
-  }
-  projectChunks(...args: Parameters<LibraryRepo['projectChunks']>) {
-    return this.library.projectChunks(...args);
-  }
-  layerCounts() {
-    return this.library.layerCounts();
-  }
-  chunkIds() {
-    return this.library.chunkIds();
-  }
-  hasVectors() {
-    return this.library.hasVectors();
-  }
-  chunkSizes() {
-    return this.library.chunkSizes();
-  }
-  documentTitles(ids: readonly string[]) {
-    return this.library.documentTitles(ids);
-  }
-  loadChunks(ids: string[]) {
-    return this.library.loadChunks(ids);
-  }
-  loadCorpus(...args: Parameters<LibraryRepo['loadCorpus']>) {
-    return this.library.loadCorpus(...args);
-  }
-  loadAdded(...args: Parameters<LibraryRepo['loadAdded']>) {
-    return this.library.loadAdded(...args);
-  }
-  clearLibrary() {
-    return this.library.clearLibrary();
+for (const [part, names] of Object.entries(FORWARDED)) {
+  for (const name of names) {
+    Object.defineProperty(RepoParts.prototype, name, {
+      value(this: Record<string, Record<string, (...args: unknown[]) => unknown>>, ...args: unknown[]) {
+        return this[part][name](...args);
+      },
+      writable: true,
+      configurable: true,
+    });
   }
 }
+
+export type Repo = RepoParts & Forwarded;
+export const Repo = RepoParts as new (db: ConceptDb) => Repo;

@@ -14,7 +14,6 @@ import {
   type SemanticLayer,
   type SerializedGraph,
 } from './conceptGraph.ts';
-import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';
 import { filterByKeepMask, keepMaskBytes, keepMaskOf, undirectedEdgeCount } from './semanticEdges.ts';
 
 export interface CompactGraph {
@@ -208,18 +207,6 @@ export function conceptTableProblem(
   return null;
 }
 
-export interface ExpandInput {
-  /** Chunk ids sorted, and the concept term lists of those chunks (the same analysis as a fresh build). */
-  chunkIds: readonly string[];
-  conceptLists: readonly (readonly string[])[];
-  /** Build options now in force: they must equal the compact graph's for the mask to apply. */
-  options: GraphOptions;
-  layout: SentenceLayout;
-  /** Sentence vectors in layout order. */
-  sentenceVectors: Float32Array;
-  dimension: number;
-}
-
 /**
  * Options that shape the lexical graph (the keep-mask indexes its edges). `phrases`, `keyphrases` and
  * `keyphraseScale` are retrieval parameters that choose the concepts: not GraphOptions fields, but stored with the
@@ -345,54 +332,6 @@ export function prebuildMaskedGraph(
     table,
     cooccurrence: lexical.cooccurrence,
     walk: filterByKeepMask(lexical.cooccurrence, compact.keepMask),
-  };
-}
-
-/**
- * Rebuilds the full serialized graph (lexical arrays, concept vectors, keep-mask) from a compact graph and the
- * corpus, refusing — with the reason — when the chunks, the shaping options, the embedding dimension or the
- * rebuilt counts differ from what the mask was made for. Ranks are computed by deserializeGraph, once.
- */
-export function expandCompactGraph(compact: CompactGraph, input: ExpandInput): SerializedGraph {
-  const fail = (why: string): never => {
-    throw new Error(`compact graph: cannot apply the keep-mask: ${why}`);
-  };
-  const mismatch = compactGraphMismatch(compact, input.chunkIds, input.options, input.dimension);
-  if (mismatch) fail(mismatch);
-  const ids = input.chunkIds;
-  const lexical = lexicalLayers(ids, input.conceptLists, input.options);
-  const counts = countsMismatch(compact, lexical);
-  if (counts) fail(counts);
-  const conceptVectors = computeConceptVectors(
-    lexical.table,
-    input.layout,
-    input.sentenceVectors,
-    input.dimension,
-  );
-  const t = lexical.table;
-  const g = lexical.cooccurrence;
-  return {
-    format: 'conceptrag-graph',
-    version: 1,
-    options: { ...input.options },
-    chunkIds: [...ids],
-    terms: t.terms,
-    idf: t.idf,
-    conceptChunkOffsets: t.conceptChunkOffsets,
-    conceptChunks: t.conceptChunks,
-    chunkConceptOffsets: t.chunkConceptOffsets,
-    chunkConcepts: t.chunkConcepts,
-    chunkConceptWeights: t.chunkConceptWeights,
-    edgeOffsets: g.offsets,
-    edgeTargets: g.targets,
-    edgeCo: g.co,
-    edgeWeights: g.weights,
-    semantic: {
-      dimension: input.dimension,
-      conceptVectors,
-      keepMask: compact.keepMask,
-      keepThetaSem: compact.keepThetaSem,
-    },
   };
 }
 

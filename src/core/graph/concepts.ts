@@ -158,8 +158,3 @@ export function conceptIndex(table: ConceptTable): Map<string, number> {
   table.terms.forEach((t, i) => m.set(t, i));
   return m;
 }
-
-/** |T(c)|: the number of chunks of concept c. */
-export function conceptChunkCount(table: ConceptTable, c: number): number {
-  return table.conceptChunkOffsets[c + 1] - table.conceptChunkOffsets[c];
-}

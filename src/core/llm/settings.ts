@@ -77,9 +77,3 @@ export function apiRoot(baseUrl: string): string {
   const trimmed = baseUrl.trim().replace(/\/+$/, '');
   return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
-
-/** Settings safe to persist in a bundle or show in logs: the key is dropped. */
-export function publicSettings(s: LlmSettings): Omit<LlmSettings, 'apiKey'> {
-  const { apiKey: _key, ...rest } = s;
-  return rest;
-}

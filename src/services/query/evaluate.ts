@@ -363,6 +363,7 @@ function summarize(runs: ModeOnQuestion[], budgets: number[], ks: number[]): Mod
   const labelled = runs.filter((r) => r.recall !== null);
   const answered = runs.filter((r) => r.answer);
   const judged = answered.filter((r) => r.answer?.judged);
+  const times = runs.map((r) => r.ms);
   return {
     questions: n,
     labelled: labelled.length,
@@ -377,22 +378,7 @@ function summarize(runs: ModeOnQuestion[], budgets: number[], ks: number[]): Mod
     ),
     errors: runs.filter((r) => r.error).length,
     errorReasons: countFailures(runs.flatMap((r) => (r.error ? [r.error] : []))),
-    queryMs: {
-      p50: round(
-        percentile(
-          runs.map((r) => r.ms),
-          0.5,
-        ),
-        2,
-      ),
-      p95: round(
-        percentile(
-          runs.map((r) => r.ms),
-          0.95,
-        ),
-        2,
-      ),
-    },
+    queryMs: { p50: round(percentile(times, 0.5), 2), p95: round(percentile(times, 0.95), 2) },
     ...(answered.length
       ? {
           em: round(answered.reduce((s, r) => s + r.answer!.em, 0) / n, 4),

@@ -61,9 +61,6 @@ export type QuestionMode = keyof typeof MODES;
 type ModesOf<F extends ModeFamily> = {
   [M in QuestionMode]: (typeof MODES)[M]['family'] extends F ? M : never;
 }[QuestionMode];
-export type RetrievalMode = ModesOf<'retrieval'>;
-/** Modes that search the LLM-built knowledge graph (the KG alone, or merged with the concept graph). */
-export type KgMode = ModesOf<'kg'>;
 /**
  * Modes that reason with the LLM at question time: PIKE-RAG's knowledge-aware decomposition and KAG's logical-form
  * solving. They stream a trace of their rounds, take limits, and need a configured endpoint.
@@ -77,8 +74,6 @@ function ofFamily<F extends ModeFamily>(family: F): ModesOf<F>[] {
   return ASK_MODES.filter((m): m is ModesOf<F> => MODES[m].family === family);
 }
 
-export const RETRIEVAL_MODES: readonly RetrievalMode[] = ofFamily('retrieval');
-export const KG_MODES: readonly KgMode[] = ofFamily('kg');
 export const REASONING_MODES: readonly ReasoningMode[] = ofFamily('reasoning');
 
 /** The name the CLI and the benches take for "whatever mode the app uses by default" (DEFAULT_MODE). */

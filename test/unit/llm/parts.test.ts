@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffDelay, parseRetryAfter } from '../../../src/core/llm/backoff.ts';
 import { redact } from '../../../src/core/llm/errors.ts';
 import { Semaphore } from '../../../src/core/llm/semaphore.ts';
-import {
-  apiRoot,
-  publicSettings,
-  validateLlmSettings,
-  DEFAULT_LLM_SETTINGS,
-} from '../../../src/core/llm/settings.ts';
+import { apiRoot, validateLlmSettings, DEFAULT_LLM_SETTINGS } from '../../../src/core/llm/settings.ts';
 import { SseParser } from '../../../src/core/llm/sse.ts';
 
 describe('SseParser', () => {
@@ -102,6 +97,5 @@ describe('settings', () => {
     });
     expect(bad).toHaveLength(3);
     expect(bad[0]).toContain('ftp:');
-    expect(publicSettings({ ...DEFAULT_LLM_SETTINGS, apiKey: 'k' })).not.toHaveProperty('apiKey');
   });
 });

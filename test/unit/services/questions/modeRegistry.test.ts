@@ -3,9 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ASK_MODES,
-  KG_MODES,
   REASONING_MODES,
-  RETRIEVAL_MODES,
   modeFamily,
   needsLlm,
   parseQuestionMode,
@@ -27,8 +25,9 @@ describe('mode registry', () => {
       'decompose',
       'logical',
     ]);
-    expect(RETRIEVAL_MODES).toEqual(['ppr', 'concept', 'dense', 'bm25', 'rrf:ppr+bm25']);
-    expect(KG_MODES).toEqual(['hybrid', 'kg']);
+    const family = (f: string) => ASK_MODES.filter((m) => modeFamily(m) === f);
+    expect(family('retrieval')).toEqual(['ppr', 'concept', 'dense', 'bm25', 'rrf:ppr+bm25']);
+    expect(family('kg')).toEqual(['hybrid', 'kg']);
     expect(REASONING_MODES).toEqual(['decompose', 'logical']);
     expect(modeFamily('atomic')).toBe('atomic');
     expect(modeFamily('rrf:dense+bm25')).toBeUndefined();
