@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
-import { configDefaults } from 'vitest/config';
+import { configDefaults, type TestProjectInlineConfiguration } from 'vitest/config';
 import { VitePWA } from 'vite-plugin-pwa';
 import wasm from 'vite-plugin-wasm';
 import { securityHeadersPlugin } from './src/tools/csp.ts';
@@ -16,42 +16,38 @@ const isolation = {
 const SCALE_TIER = process.env.TEST_TIER === 'scale';
 
 /**
- * Unit files that get a fresh module graph each (vitest's `isolate`), apart from the shared one of the rest.
+ * The unit folders whose files share one module graph (vitest's `isolate: false`): a module is loaded once for them
+ * all, not once per file (a fresh graph per file cost 226 s of the tier's 1,100 s on CI in imports). Only these
+ * passed a shuffled whole-tier run in one graph; in the rest, files failed after others (a module's state left by an
+ * earlier file, a `vi.mock`, Dexie keeping the `indexedDB` it found first) and the one worker exited
+ * (docs/results/test-suite-round6-unit.md). Each of these files leaves no global behind.
  */
-const ISOLATED_FILES = [
-  // They change a global their module graph reads once: Dexie keeps the `indexedDB` it found when first imported
-  // (`fake-indexeddb/auto` must come first), and `csvFormulas` stubs `location` before importing what it tests.
-  'test/unit/ui/embedderSettings.test.ts',
-  'test/unit/services/embed/embedPoolSettings.test.ts',
-  'test/unit/ui/csvFormulas.test.ts',
-  // Each passes alone and failed after other files in one shared graph (a shuffled whole-tier run, seed 11): a
-  // state of a module they share with an earlier file, not found yet (docs/results/test-suite-round6-unit.md).
-  'test/unit/parse/ocrScan.test.ts',
-  'test/unit/services/themes/corpusAnswer.test.ts',
-  'test/unit/cli/indexOpenAi.test.ts',
-  'test/unit/services/llm/kgBuildPages.test.ts',
-];
+const SHARED_FOLDERS = ['text', 'graph', 'metrics', 'logical', 'kg'].map((f) => `test/unit/${f}/**`);
 
 /** The scale tier: a fresh module graph per file, as before (four files, each long). */
-const SCALE_PROJECT = {
+const SCALE_PROJECT: TestProjectInlineConfiguration = {
   extends: true,
   test: { name: 'scale', include: ['test/unit/**/*.scale.test.ts'] },
 };
 
-const DEFAULT_PROJECTS = [
-  // Most files share one module graph (`isolate: false`): a fresh one per file cost a fifth of the tier's wall in
-  // imports (226 s of 1,100 s on CI; docs/results/test-suite-round6-unit.md). None of them leaves a global behind:
-  // spies are restored, env keys put back, IndexedDB injected per test.
+const DEFAULT_PROJECTS: TestProjectInlineConfiguration[] = [
   {
     extends: true,
     test: {
       name: 'shared',
-      include: ['test/unit/**/*.test.ts'],
-      exclude: [...configDefaults.exclude, 'test/unit/**/*.scale.test.ts', ...ISOLATED_FILES],
+      include: SHARED_FOLDERS.map((f) => `${f}/*.test.ts`),
+      exclude: [...configDefaults.exclude, 'test/unit/**/*.scale.test.ts'],
       isolate: false,
     },
   },
-  { extends: true, test: { name: 'isolated', include: ISOLATED_FILES } },
+  {
+    extends: true,
+    test: {
+      name: 'isolated',
+      include: ['test/unit/**/*.test.ts'],
+      exclude: [...configDefaults.exclude, 'test/unit/**/*.scale.test.ts', ...SHARED_FOLDERS],
+    },
+  },
 ];
 
 // The offline service worker (src/sw/sw.ts): vite-plugin-pwa builds it with the Workbox modules bundled in (never

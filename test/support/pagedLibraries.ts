@@ -1,7 +1,6 @@
 // One corpus opened twice, as the query worker holds a library: in memory (an engine over the corpus the app's parser
 // makes) and answered from its pages (written by the code that writes a bundle's or the store's pages, read by
 // blocks). The tests of what a paged library answers compare the two.
-import { resolve, sep } from 'node:path';
 import { prepareCorpus, type PreparedCorpus } from '../../src/cli/benchData.ts';
 import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
@@ -21,29 +20,9 @@ export interface BothLibraries {
   corpus: PreparedCorpus;
 }
 
-const FIXTURES = resolve(import.meta.dirname, '../fixtures') + sep;
-const parsedFixtures = new Map<string, Promise<PreparedCorpus>>();
-
-/**
- * The parser's corpus of `path`. A frozen fixture under test/fixtures is parsed once per worker: the unit files
- * share one module graph (vite.config.ts), and three of them open the Vue fixture, two the repository docs. Any
- * other path (a file a test wrote) is parsed each time, since its bytes may change under the same name. Every
- * caller still builds its own engine and paged index from it.
- */
-function parsed(path: string): Promise<PreparedCorpus> {
-  const absolute = resolve(path);
-  if (!absolute.startsWith(FIXTURES)) return prepareCorpus(path, 1200);
-  let corpus = parsedFixtures.get(absolute);
-  if (!corpus) {
-    corpus = prepareCorpus(absolute, 1200);
-    parsedFixtures.set(absolute, corpus);
-  }
-  return corpus;
-}
-
 /** The corpus at `path` (a folder or a .jsonl), its first `limit` chunks when given. */
 export async function bothLibraries(path: string, limit?: number): Promise<BothLibraries> {
-  const corpus = await parsed(path);
+  const corpus = await prepareCorpus(path, 1200);
   const keep = limit ? new Set(corpus.retrievalChunks.slice(0, limit).map((c) => c.id)) : undefined;
   const chunks = keep ? corpus.chunks.filter((c) => keep.has(c.id)) : corpus.chunks;
   const retrievalChunks = keep
