@@ -15,6 +15,8 @@ import type { IngestEvent } from '../../../../src/services/ingest/ingestProtocol
 class MemoryLocks implements Locks {
   private readonly tails = new Map<string, Promise<void>>();
   private readonly busy = new Map<string, number>();
+  /** How many callbacks run now, holding their lock: what a test waits on instead of a sleep. */
+  held = 0;
 
   async request<T>(
     name: string,
@@ -43,9 +45,11 @@ class MemoryLocks implements Locks {
       void previous.then(done);
       throw error;
     }
+    this.held++;
     try {
       return await callback({ name });
     } finally {
+      this.held--;
       done();
     }
   }
@@ -109,6 +113,15 @@ function embedder(gate?: Promise<void>): Embedder & { texts: number } {
   return e;
 }
 
+/**
+ * Waits until `seen()` holds, a macrotask at a time (the pipeline's steps are IndexedDB requests, answered as
+ * macrotasks); fails naming `what` if it never does, so a wait cannot hang.
+ */
+async function until(seen: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 10_000 && !seen(); i++) await new Promise((resolve) => setImmediate(resolve));
+  if (!seen()) throw new Error(`${what}: not seen`);
+}
+
 function tab(name: string, factory: IDBFactory, locks: Locks, messages: CrossTabMessage[], e: Embedder) {
   const repo = new Repo(openDatabase('library', { indexedDB: factory, IDBKeyRange }));
   const events: IngestEvent[] = [];
@@ -142,7 +155,7 @@ describe('CrossTabLock', () => {
     const second = new CrossTabLock('kg', 'B', locks, channel);
     let open!: () => void;
     const running = first.tryRun(() => new Promise<string>((resolve) => (open = () => resolve('built'))));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => locks.held === 1, 'A holds the kg lock');
     expect(await second.tryRun(async () => 'built twice')).toEqual({ ran: false });
     // Another kind of work has its own lock.
     expect(await new CrossTabLock('ingest', 'B', locks, channel).tryRun(async () => 'indexed')).toEqual({
@@ -176,9 +189,9 @@ describe('two tabs on one library', () => {
     // Files left in the queue (a reload mid-indexing); both tabs load and resume it.
     await a.repo.enqueue(FILES);
     const runA = a.pipeline.ensureRunning();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => locks.held === 1, 'A holds the ingest lock');
     const runB = b.pipeline.ensureRunning();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => b.events.length > 0, 'B says something');
     expect(b.events).toEqual([{ type: 'waiting' }]);
     open();
     await Promise.all([runA, runB]);
@@ -201,9 +214,9 @@ describe('two tabs on one library', () => {
     const a = tab('A', factory, locks, [], embedder(new Promise<void>((resolve) => (open = resolve))));
     const b = tab('B', factory, locks, [], embedder());
     await a.pipeline.enqueue(FILES.slice(0, 1));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => locks.held === 1, 'A holds the ingest lock');
     await b.pipeline.enqueue(FILES.slice(1));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => b.events.some((e) => e.type === 'waiting'), 'B waiting for the lock');
     expect(b.events.filter((e) => e.type === 'waiting').length).toBeGreaterThan(0);
     open();
     await Promise.all([a.pipeline.ensureRunning(), b.pipeline.ensureRunning()]);
@@ -217,9 +230,9 @@ describe('two tabs on one library', () => {
     const a = tab('A', factory, locks, [], embedder(new Promise<void>((resolve) => (open = resolve))));
     const b = tab('B', factory, locks, [], embedder());
     await a.pipeline.enqueue(FILES);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => locks.held === 1, 'A holds the ingest lock');
     const runB = b.pipeline.ensureRunning();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => b.events.some((e) => e.type === 'waiting'), 'B waiting for the lock');
     await b.pipeline.cancel();
     await runB;
     expect(b.events.at(-1)).toEqual({ type: 'idle', cancelled: true });
