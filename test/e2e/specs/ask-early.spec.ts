@@ -2,6 +2,7 @@
 // (nothing stored yet), it says it waits for the first documents, never "the library is empty", and is answered
 // with the dropped documents' evidence as soon as the library is searchable, without being asked again.
 import { addFiles, openApp } from '../lib/app.ts';
+import { lexicalOnly } from '../lib/settings.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { jsonlRecords, writeRecords } from '../lib/records.ts';
 
@@ -24,6 +25,9 @@ test('a question asked right after a drop waits for the first documents and is a
 }) => {
   const file = await writeRecords(tmp, records(3000));
   await openApp(page, origin);
+  // By words only (sentence vectors off): the answer comes once the library is searchable, before any embedding;
+  // embedding the 3,000 records beside it only took the cores from the state under test.
+  await lexicalOnly(page);
   // Every error and every waiting note the Ask view shows, from the first moment on.
   await page.evaluate(() => {
     const w = window as unknown as { e2eAsk: { errors: string[]; waited: boolean } };

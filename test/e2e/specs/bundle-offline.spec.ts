@@ -1,11 +1,14 @@
 // Offline: load the app once (the service worker caches the shell, the built assets and the model files), go
 // offline, reload, ask a question about the sample documents, and get evidence — with no request leaving the
-// origin. Needs the app to register its service worker at start-up (src/sw/register.svelte.ts).
-import { mkdir, rm } from 'node:fs/promises';
+// origin. Needs the app to register its service worker at start-up (src/sw/register.svelte.ts). The samples' test
+// starts from the worker's samples profile (fixtures.ts, startWith): the visit in which the samples were indexed is
+// its one visit. The shared bundles' tests start empty; their two bundles are built once for the worker
+// (bundleOnce).
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { cliIndexBundle } from '../lib/cliBundle.ts';
-import { askForChunks, openApp, openIndexed } from '../lib/app.ts';
+import { askForChunks, openApp, waitIdle } from '../lib/app.ts';
+import { bundleOnce } from '../lib/bundleOnce.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { BUNDLES_PAGE } from '../../support/repoDocs.ts';
 
@@ -50,34 +53,42 @@ async function waitOfflineReady(page: Page, timeoutMs = Infinity): Promise<strin
 
 test.setTimeout(300_000);
 
-test('offline: after one visit the app reloads and answers with the network off', async ({
-  page,
-  context,
-  origin,
-  log,
-}) => {
-  await openIndexed(page, origin, 'samples');
-  const question = 'What did Lincoln say at Gettysburg';
-  const online = await askForChunks(page, question);
-  const cached = await waitOfflineReady(page);
-  log(`online: ${online.length} passages; ${cached.length} files cached by the service worker`);
+test.describe(() => {
+  test.use({ startWith: 'samples' });
 
-  await context.setOffline(true);
-  try {
-    await page.reload();
-    await page.waitForSelector('[data-indexing]');
-    const offline = await askForChunks(page, question);
-    log(`offline: ${offline.length} passages`);
-    expect(offline.length, 'no evidence offline').toBeGreaterThan(0);
-    expect(offline[0], `offline top passage ${offline[0]} differs from online ${online[0]}`).toBe(online[0]);
-  } finally {
-    await context.setOffline(false);
-  }
+  test('offline: after one visit the app reloads and answers with the network off', async ({
+    page,
+    context,
+    origin,
+    log,
+  }) => {
+    // A copy of the profile in which the samples were indexed (the first visit): open it and wait until it is idle.
+    await openApp(page, origin);
+    await waitIdle(page);
+    const question = 'What did Lincoln say at Gettysburg';
+    const online = await askForChunks(page, question);
+    const cached = await waitOfflineReady(page);
+    log(`online: ${online.length} passages; ${cached.length} files cached by the service worker`);
+
+    await context.setOffline(true);
+    try {
+      await page.reload();
+      await page.waitForSelector('[data-indexing]');
+      const offline = await askForChunks(page, question);
+      log(`offline: ${offline.length} passages`);
+      expect(offline.length, 'no evidence offline').toBeGreaterThan(0);
+      expect(offline[0], `offline top passage ${offline[0]} differs from online ${online[0]}`).toBe(
+        online[0],
+      );
+    } finally {
+      await context.setOffline(false);
+    }
+  });
 });
 
 /**
- * `cli index` of bundles.md with `flags`, into the served folder; `use` gets its `?bundle=` link (#library), after one
- * visit to the app (its service worker in control). The bundle is removed when `use` ends.
+ * `cli index` of bundles.md with `flags` (built once for the worker), copied into the served folder; `use` gets its
+ * `?bundle=` link (#library), once the app's service worker is in control. The copy is removed when `use` ends.
  */
 async function withSharedBundle(
   { page, origin, dist }: { page: Page; origin: string; dist: string },
@@ -88,7 +99,7 @@ async function withSharedBundle(
   const folder = `${name}-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });
   try {
-    cliIndexBundle(BUNDLES_PAGE, join(dist, folder, 'shared.bundle'), [...flags, '--quiet']);
+    await copyFile(await bundleOnce(BUNDLES_PAGE, flags), join(dist, folder, 'shared.bundle'));
     await openApp(page, origin);
     await waitOfflineReady(page);
     await use(`${origin}/?bundle=/${folder}/shared.bundle#library`);

@@ -9,6 +9,7 @@ import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { saveLlmSettings } from '../lib/llmPanels.ts';
+import { lexicalOnly } from '../lib/settings.ts';
 
 const BUNDLE_TEXT =
   'The Lighthouse of Alexandria stood on the island of Pharos. It was about one hundred metres tall, ' +
@@ -54,10 +55,12 @@ test('read-only bundle: the evidence, the answer context and the viewer use the 
     const { readFile } = await import('node:fs/promises');
     await writeFile(join(scratch, 'pharos.bundle'), await readFile(bundlePath));
 
-    // The local library of this profile: another document, and an LLM endpoint.
+    // The local library of this profile: another document, and an LLM endpoint. Indexed by its words only (no
+    // sentence vectors): what is tested is that nothing of it is read, and its words match the question too.
     const local = join(tmp, 'harbour.jsonl');
     await writeFile(local, corpus({ title: 'Harbour', text: LOCAL_TEXT }, 'Mill'));
     await openApp(page, origin);
+    await lexicalOnly(page);
     await addFiles(page, [local]);
     await waitIdle(page);
     await page.goto(`${origin}/#settings`);

@@ -4,13 +4,13 @@
 // version upgrade open: IndexedDB queues every later open behind it, the app's as a slow disk would). A shared
 // index (?bundle=) shows the bytes downloaded so far, with Cancel, while it downloads over a throttled network.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { importBundle, openApp } from '../lib/app.ts';
-import { cliIndexBundle } from '../lib/cliBundle.ts';
+import { bundleOnce } from '../lib/bundleOnce.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 test.setTimeout(300_000);
@@ -61,8 +61,9 @@ test('the store opened late: "Opening your library…" until it is read, never a
   tmp,
   log,
 }) => {
+  // The Vue docs' bundle, built once for the worker (both tests open it); named as the import message shows it.
   const bundle = join(tmp, 'notes.bundle');
-  cliIndexBundle(vueDocs(), bundle);
+  await copyFile(await bundleOnce(vueDocs()), bundle);
   await openApp(page, origin);
   const imported = await importBundle(page, bundle, 120_000);
   log(imported);
@@ -140,7 +141,7 @@ test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library m
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'vue.bundle');
-    cliIndexBundle(vueDocs(), bundle);
+    await copyFile(await bundleOnce(vueDocs()), bundle);
     await watchEmptyStates(page);
     // A slow network: the bundle's URL (the app's own origin) is answered by a loopback server that sends it in
     // 8 KB pieces every 50 ms, with its length stated, so the download takes seconds.
