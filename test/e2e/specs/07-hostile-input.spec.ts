@@ -27,7 +27,7 @@ import {
   waitWhileIndexing,
 } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { putSettings } from '../lib/settings.ts';
+import { lexicalOnly } from '../lib/settings.ts';
 import { hostileCorpus } from '../../support/hostileCorpus.ts';
 
 const IN_APP = new Set([
@@ -150,7 +150,7 @@ for (const { folderFiles, tag } of FOLDER_SIZES)
     }
 
     await openApp(page, origin);
-    await putSettings(page, { sentenceVectors: false });
+    await lexicalOnly(page);
     await watchVerdicts(page);
     const start = Date.now();
     await addFiles(page, paths);
