@@ -20,6 +20,7 @@ import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { buildProfile, expect, test as base } from '../lib/fixtures.ts';
 import { confirmBuild, estimateBuild, saveEndpoint } from '../lib/llmPanels.ts';
+import { putSettings } from '../lib/settings.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
 const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
@@ -37,27 +38,6 @@ async function passagesFile(
   const path = join(tmp, 'passages.jsonl');
   await writeFile(path, lines.slice(0, PASSAGES).join('\n') + '\n');
   return { path, lines, first: JSON.parse(lines[0]) as { title: string; text: string } };
-}
-
-/** Writes settings straight into the app's settings store (the app has created it: openApp waited for it). */
-async function putSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
-  await page.evaluate(async (entries) => {
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const r = indexedDB.open('conceptrag');
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => reject(r.error);
-    });
-    try {
-      const tx = db.transaction('settings', 'readwrite');
-      for (const [key, value] of entries) tx.objectStore('settings').put({ key, value });
-      await new Promise<void>((resolve, reject) => {
-        tx.oncomplete = () => resolve();
-        tx.onerror = () => reject(tx.error);
-      });
-    } finally {
-      db.close();
-    }
-  }, Object.entries(settings));
 }
 
 /** The stored pages' stamp, documents, chunks, concepts and size (null when there are none). */
