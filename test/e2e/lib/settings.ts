@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
  * Writes settings into the app's settings store, once the app has created its database (call it after openApp):
  * opened before that, this would create an empty database that the app's own open then has to upgrade.
  */
-async function putSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
+export async function putSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
   // Polled from Node (an async predicate in page.waitForFunction would pass at once: a promise is truthy); listing
   // the databases opens none. No limit of its own: the test's time-out bounds it.
   const created = () =>

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareFile } from '../../../src/core/prepare.ts';
-import { openIndexed, readCounts } from '../lib/app.ts';
+import { openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 /** A question made from a real sentence of the first sample: its longest sentence, without the final stop. */
@@ -30,6 +30,9 @@ async function sampleQuestion(dist: string): Promise<{ question: string; title: 
 }
 
 test.setTimeout(240_000);
+// The samples as one click indexes them, once for the worker (fixtures.ts, samplesProfile: openIndexed 'samples'),
+// copied into this test's profile: the counts below are that click's library.
+test.use({ startWith: 'samples' });
 
 test('ask: samples loaded with one click, evidence highlighted, sentence link opens the source', async ({
   page,
@@ -38,7 +41,8 @@ test('ask: samples loaded with one click, evidence highlighted, sentence link op
   log,
 }) => {
   const { question, title } = await sampleQuestion(dist);
-  await openIndexed(page, origin, 'samples');
+  await openApp(page, origin);
+  await waitIdle(page);
   const counts = await readCounts(page);
   log(`samples indexed: ${JSON.stringify(counts)}`);
   expect(counts.documents, 'samples were not indexed').not.toBe(0);

@@ -7,7 +7,7 @@ import { askForEvidence } from '../lib/app.ts';
 import { cliIndexBundle } from '../lib/cliBundle.ts';
 import { serveStatic } from '../lib/staticServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
+import { BUNDLES_PAGE, RANGES_PAGE, REPO_DOCS } from '../../support/repoDocs.ts';
 
 test.setTimeout(300_000);
 
@@ -81,8 +81,9 @@ test('a bundle too large for the tab: Import bundle… says so before anything i
   const scratch = join(dist, `e2e-fit-${process.pid}`);
   await mkdir(scratch, { recursive: true });
   try {
+    // One results page (60 KB): any library is too large for the tab below, so a small one costs the CLI least.
     const bundle = join(scratch, 'results.bundle');
-    cliIndexBundle(REPO_RESULTS, bundle, ['--pages', '--quiet']);
+    cliIndexBundle(RANGES_PAGE, bundle, ['--pages', '--quiet']);
     // A tab of 1 MB: any library is too large for it.
     await page.goto(`${origin}/?heapLimitMB=1#library`);
     const documents = page.locator('[data-count="documents"]');
@@ -122,8 +123,9 @@ test('a shared index read whole that the tab cannot hold: ?bundle= stops at its 
   await mkdir(scratch, { recursive: true });
   try {
     // No pages: a ?bundle= of it is downloaded and read whole.
+    // One short results page (12 KB): no library fits the tab below, so the smallest will do.
     const bundle = join(scratch, 'whole.bundle');
-    cliIndexBundle(REPO_RESULTS, bundle, ['--quiet']);
+    cliIndexBundle(BUNDLES_PAGE, bundle, ['--quiet']);
     const size = (await stat(bundle)).size;
     const path = `/e2e-whole-fit-${process.pid}/whole.bundle`;
     // A tab of 1 MB: no library fits it.
@@ -162,8 +164,9 @@ wholeFilesHost(
     await mkdir(scratch, { recursive: true });
     try {
       // Pages only (the CLI's streaming build): before, this host could not open it at all.
+      // The results page on ranges (60 KB), which the question below is about.
       const bundle = join(scratch, 'stream.bundle');
-      cliIndexBundle(REPO_DOCS, bundle, ['--stream', '--quiet']);
+      cliIndexBundle(RANGES_PAGE, bundle, ['--stream', '--quiet']);
       const size = (await stat(bundle)).size;
       const path = `/e2e-no-ranges-${process.pid}/stream.bundle`;
       const statuses: number[] = [];

@@ -6,7 +6,9 @@
 // (10,000 chunks) is lowered by the pagesMinChunks setting so a small folder gets pages; vectors are off (the pages
 // hold the lexical index). Every wait is on the app's state. The drop that the reading tests share is made once per
 // worker (builtLibrary) and each of them opens a copy of its profile; the tests of what a drop itself does make
-// their own.
+// their own (two: the drop past the threshold, read in its own tab and then by the reasoning modes and the KG built
+// there; and the drop under it that waits for its pages). PASSAGES passages are enough for every check: the
+// threshold, not the library's size, sends a library to its pages.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,41 +20,24 @@ import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
 import { buildProfile, expect, test as base } from '../lib/fixtures.ts';
 import { confirmBuild, estimateBuild, saveEndpoint } from '../lib/llmPanels.ts';
+import { putSettings } from '../lib/settings.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
 const CORPUS = fileURLToPath(new URL('../../fixtures/musique-300/corpus.jsonl', import.meta.url));
 
 const TIMEOUT_MS = 300_000;
 
-/** The first 200 passages as a .jsonl file to drop, with the corpus's lines and its first passage. */
+/** Passages dropped: 60 of the corpus's 300 (each drop, and the KG build's one call a chunk, costs in proportion). */
+const PASSAGES = 60;
+
+/** The first PASSAGES passages as a .jsonl file to drop, with the corpus's lines and its first passage. */
 async function passagesFile(
   tmp: string,
 ): Promise<{ path: string; lines: string[]; first: { title: string; text: string } }> {
   const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
   const path = join(tmp, 'passages.jsonl');
-  await writeFile(path, lines.slice(0, 200).join('\n') + '\n');
+  await writeFile(path, lines.slice(0, PASSAGES).join('\n') + '\n');
   return { path, lines, first: JSON.parse(lines[0]) as { title: string; text: string } };
-}
-
-/** Writes settings straight into the app's settings store (the app has created it: openApp waited for it). */
-async function putSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
-  await page.evaluate(async (entries) => {
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const r = indexedDB.open('conceptrag');
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => reject(r.error);
-    });
-    try {
-      const tx = db.transaction('settings', 'readwrite');
-      for (const [key, value] of entries) tx.objectStore('settings').put({ key, value });
-      await new Promise<void>((resolve, reject) => {
-        tx.oncomplete = () => resolve();
-        tx.onerror = () => reject(tx.error);
-      });
-    } finally {
-      db.close();
-    }
-  }, Object.entries(settings));
 }
 
 /** The stored pages' stamp, documents, chunks, concepts and size (null when there are none). */
@@ -132,7 +117,7 @@ async function ask(page: Page, question: string, mode: string): Promise<void> {
   await page.click('[data-testid="ask"]');
 }
 
-/** The library the reading tests share: the 200 passages dropped with pages on, in a closed browser profile. */
+/** The library the reading tests share: the passages dropped with pages on, in a closed browser profile. */
 interface BuiltLibrary {
   /** The closed profile's folder; a test opens a copy (openProfile({ copyOf })), so it may change the library. */
   profile: string;
@@ -160,7 +145,7 @@ const test = base.extend<object, { builtLibrary: BuiltLibrary }>({
           await addFiles(page, [path]);
           await waitIdle(page);
           const counts = await readCounts(page);
-          expect(counts.documents).toBe(200);
+          expect(counts.documents).toBe(PASSAGES);
           const pages = await storedPages(page);
           console.log(`    [library-pages] the shared drop's pages: ${JSON.stringify(pages)}`);
           expect(pages, 'the drop wrote the library pages').not.toBeNull();
@@ -221,43 +206,6 @@ test('a library with pages is answered from them after a reload, and the Library
   expect(pages.concepts).toBeGreaterThan(0);
   await expect(page.locator('[data-count="concepts"]')).toHaveText(pages.concepts.toLocaleString('en-US'));
   await expect(page.locator('[data-count="edges"]')).toHaveText('per question');
-});
-
-test('a drop past the threshold is answered from its pages before any reload, without loading the library', async ({
-  page,
-  origin,
-  tmp,
-  log,
-}) => {
-  const { path, first } = await passagesFile(tmp);
-
-  await openApp(page, origin);
-  await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
-  // The warm start at the page's opening loads the (empty) library: that load, and no later one, is allowed.
-  await expect.poll(() => lastLibraryLoad(page), { intervals: [250] }).not.toBeNull();
-  const atOpen = await lastLibraryLoad(page);
-  await addFiles(page, [path]);
-  await waitIdle(page);
-  const counts = await readCounts(page);
-  expect(counts.documents).toBe(200);
-  const pages = await storedPages(page);
-  log(`pages: ${JSON.stringify(pages)}`);
-  expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
-  // Past the threshold from its first refresh: the drop wrote pages, never the concept graph.
-  expect(await graphStored(page), 'the drop stored a concept graph').toBe(false);
-
-  // Same page, no reload: answered from the pages, with the passage asked about.
-  await openApp(page, origin, 'ask');
-  const question = first.text.split(/\s+/).slice(0, 12).join(' ');
-  await ask(page, question, 'ppr');
-  const results = page.locator('[data-testid="results"][data-stage="result"]');
-  await expect(results).toHaveAttribute('data-from', 'pages');
-  await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
-  await ask(page, question, 'bm25');
-  await expect(results).toHaveAttribute('data-from', 'pages');
-  await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
-  // The query worker never loaded the library into memory after the one at the page's opening.
-  expect(await lastLibraryLoad(page)).toBe(atOpen);
 });
 
 test('Evaluate runs over the pages in the modes they answer, naming the documents as the QA set does', async ({
@@ -361,7 +309,7 @@ test('the Graph view draws a question’s walk and the top concepts from the pag
   await expect(page.locator('[data-kind="library"] button[aria-pressed="true"]')).toHaveText(seed);
 });
 
-test('a reasoning mode runs over the pages: decompose with its live trace and a written answer; then the KG and atomic questions built here', async ({
+test('a drop past the threshold is answered from its pages before any reload, without loading the library; a reasoning mode runs over them: decompose with its live trace and a written answer; then the KG and atomic questions built here', async ({
   page,
   origin,
   tmp,
@@ -380,13 +328,32 @@ test('a reasoning mode runs over the pages: decompose with its live trace and a 
     const atOpen = await lastLibraryLoad(page);
     await addFiles(page, [path]);
     await waitIdle(page);
-    expect(await storedPages(page), 'the drop wrote the library pages').not.toBeNull();
+    const counts = await readCounts(page);
+    expect(counts.documents).toBe(PASSAGES);
+    const pages = await storedPages(page);
+    log(`pages: ${JSON.stringify(pages)}`);
+    expect(pages, 'the drop wrote the library pages').not.toBeNull();
+    expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
+    // Past the threshold from its first refresh: the drop wrote pages, never the concept graph.
+    expect(await graphStored(page), 'the drop stored a concept graph').toBe(false);
+
+    // Same page, no reload: answered from the pages, with the passage asked about.
+    await openApp(page, origin, 'ask');
+    const question = first.text.split(/\s+/).slice(0, 12).join(' ');
+    const results = page.locator('[data-testid="results"][data-stage="result"]');
+    for (const mode of ['ppr', 'bm25']) {
+      await ask(page, question, mode);
+      await expect(results).toHaveAttribute('data-mode', mode);
+      await expect(results).toHaveAttribute('data-from', 'pages');
+      await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
+    }
+    // The query worker never loaded the library into memory after the one at the page's opening.
+    expect(await lastLibraryLoad(page)).toBe(atOpen);
     await saveEndpoint(page, origin, server.baseUrl);
 
     // Decompose (no atomic layer: it searches chunks through the pages), its rounds shown as they happen, then the
     // answer written from the chunks it selected.
     await openApp(page, origin, 'ask');
-    const question = first.text.split(/\s+/).slice(0, 12).join(' ');
     await ask(page, question, 'decompose');
     await page.waitForSelector('[data-testid="trace-event"][data-kind="select"]');
     await expect(page.locator('[data-testid="results"][data-stage="result"]')).toHaveAttribute(
@@ -484,7 +451,7 @@ test('a large library waiting for its pages answers by words, and the walk’s a
   await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
   const pages = await storedPages(page);
   log(`pages after the lock was let go: ${JSON.stringify(pages)}`);
-  expect(pages).toMatchObject({ documents: 200 });
+  expect(pages).toMatchObject({ documents: PASSAGES });
   expect(await page.inputValue('[data-testid="question"]')).toBe('a question not asked yet');
   await holder.close();
 });

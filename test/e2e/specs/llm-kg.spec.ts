@@ -14,16 +14,15 @@ import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
-const VIEWS = ['library', 'ask', 'settings'];
+/** The view that holds each element this spec goes to: one page load each, not one per view tried. */
+const PANEL_VIEW = { 'llm-settings': 'settings', 'kg-panel': 'settings', question: 'ask' } as const;
 
-/** Goes to whichever view holds the element (the UI decides where the panels live). */
-async function goToPanel(page: Page, origin: string, testId: string): Promise<void> {
-  for (const view of VIEWS) {
-    await page.goto(`${origin}/#${view}`);
-    await page.waitForSelector('[data-indexing]');
-    if (await page.locator(`[data-testid="${testId}"]`).count()) return;
-  }
-  throw new Error(`no view shows [data-testid="${testId}"]: mount the src/ui/llm panels in the app`);
+/** Goes to the view that holds the element, and fails naming it when the view does not show it. */
+async function goToPanel(page: Page, origin: string, testId: keyof typeof PANEL_VIEW): Promise<void> {
+  const view = PANEL_VIEW[testId];
+  await openApp(page, origin, view);
+  if ((await page.locator(`[data-testid="${testId}"]`).count()) === 0)
+    throw new Error(`the ${view} view shows no [data-testid="${testId}"]: mount the src/ui/llm panels there`);
 }
 
 /** Six one-chunk documents: enough chunks to cancel a build midway and resume it. */

@@ -4,10 +4,11 @@
 // axe-core finds no serious or critical violation.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { addSamples, openApp, waitIdle } from '../lib/app.ts';
+import { openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
-test.use({ viewport: { width: 390, height: 844 } });
+// The samples indexed once for the worker (fixtures.ts, startWith), opened at the phone's width.
+test.use({ viewport: { width: 390, height: 844 }, startWith: 'samples' });
 test.setTimeout(240_000);
 
 /** axe-core's serious and critical violations of the page as it is now. */
@@ -59,7 +60,6 @@ test('390 px: every view fits, the viewer closes, focus goes in and back, skip l
   await page.keyboard.press('Enter');
   await expect(page.locator('main')).toBeFocused();
 
-  await addSamples(page);
   await waitIdle(page);
   for (const view of ['library', 'ask', 'graph', 'evaluate', 'network', 'settings']) {
     await page.click(`a[href="#${view}"]`);
