@@ -26,10 +26,9 @@ test('reload mid-indexing: no half-written document, queue resumes and completes
   log,
 }) => {
   const jsonl = join(tmp, 'villages.jsonl');
-  // 70 passages (282 sentences with after.txt, three batches of the embedder's 128): the reload comes as the embed
-  // row shows its rate, after the first batch, with two batches still to embed; every sentence is embedded by the
-  // end (150 passages cost 602 and most of this test's time).
-  await writeFile(jsonl, villagePassages(70));
+  // 150 passages (602 sentences with after.txt): the reload comes as the embed row shows its rate, after the
+  // first batch of 128 sentences, and every sentence is embedded by the end (400 passages cost 1,602).
+  await writeFile(jsonl, villagePassages(150));
   const txt = join(tmp, 'after.txt');
   await writeFile(txt, 'This file waits behind the big one. It must be indexed after the reload too.\n');
   const expected = await expectedCounts([jsonl, txt]);
