@@ -52,9 +52,9 @@ test('two tabs: one indexes, the other waits and says so, the library equals a o
   log,
 }) => {
   const file = join(tmp, 'places.jsonl');
-  // 60 passages (240 sentences, two batches of the embedder's 128) keep A busy for seconds on a quiet machine,
-  // past B's reload (one page load); 150 cost 600 sentences to embed, twice, and most of this test's time.
-  await writeFile(file, passages(60));
+  // 150 passages (600 sentences) keep A busy for seconds on a quiet machine, long past B's reload; 400 cost
+  // 1,600 sentences to embed, twice.
+  await writeFile(file, passages(150));
   const expected = await expectedCounts([file]);
 
   await openApp(a, origin);
@@ -118,7 +118,7 @@ test('two tabs: one indexes, the other waits and says so, the library equals a o
 
   // A is closed mid-run (its lock goes with it, without a "done"): B resumes what A left in the queue.
   const more = join(tmp, 'more-places.jsonl');
-  await writeFile(more, passages(60, 1000));
+  await writeFile(more, passages(150, 1000));
   await addFiles(a, [more]);
   await b.waitForSelector('[data-testid="elsewhere"]');
   await a.waitForFunction(
