@@ -36,10 +36,11 @@ test('cancel mid-indexing keeps only complete documents and empties the queue; r
   log,
 }) => {
   const file = join(tmp, 'stations.jsonl');
-  // 150 passages (600 sentences): the cancel comes as the embed row shows its rate, after the first 128 or 256
-  // sentences; every sentence left is embedded after the reload, so a larger file only costs time (600 passages:
-  // 2,400 sentences).
-  await writeFile(file, passages(150));
+  // 300 passages (1,200 sentences): the cancel comes as the embed row shows its rate, after the first 128 or 256
+  // sentences; every sentence left is embedded after the reload. With 150 (600 sentences) a quiet clean-clone run
+  // finished embedding before the poll saw the rate (round six), so the file must outlast the rate's first showing
+  // on a fast machine too (600 passages: 2,400 sentences, most of the test's time).
+  await writeFile(file, passages(300));
   await openApp(page, origin);
   await addFiles(page, [file]);
   // The embed row shows its rate and the time left while it runs.
