@@ -4,7 +4,8 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { RetrievalEngine } from '../../../../src/core/retrieval/engine.ts';
 import { prepareFile } from '../../../../src/core/prepare.ts';
 import { rebuildConceptGraph } from '../../../../src/services/ingest/graphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
@@ -87,10 +88,15 @@ describe('the library after documents were added', () => {
     const before = await held.library();
     await drop(PASSAGES.filter((_, i) => i % 3 === 1));
     held.invalidate('library');
+    // The text of the held library extended by the added chunks (extendText.test: only those are analysed), not
+    // analysed again whole. Checked by the call, not by the analysis time: a time comparison failed a clean-clone
+    // run (9.7 ms after against 4.0 ms before).
+    const extend = vi.spyOn(RetrievalEngine, 'extendText');
     const after = await held.library();
+    expect(extend).toHaveBeenCalledTimes(1);
+    extend.mockRestore();
     expect(reads).toEqual(['whole', 'added']);
     expect(held.loadTimings()?.incremental).toBe(1);
-    expect(after.engine.timings.analyzeMs).toBeLessThan(before.engine.timings.analyzeMs);
 
     const fresh = await session([]).library();
     expect(after.documents.size).toBe(PASSAGES.length);
