@@ -85,7 +85,7 @@ describe('the library after documents were added', () => {
     await drop(PASSAGES.filter((_, i) => i % 3 !== 1));
     const reads: string[] = [];
     const held = session(reads);
-    const before = await held.library();
+    await held.library();
     await drop(PASSAGES.filter((_, i) => i % 3 === 1));
     held.invalidate('library');
     // The text of the held library extended by the added chunks (extendText.test: only those are analysed), not
