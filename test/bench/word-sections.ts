@@ -1,0 +1,71 @@
+// Why one question's answer falls down a library: per library given, the question's words with their BM25 IDF,
+// the sections the default mode's words (BM25F over text and headings) put first with the size of the text each is
+// part of (what the question blend reads), the blend that gives, and the default mode's and bm25's first sections.
+// Run it on a set's own folder and on a mixed library holding it, and compare (issue 45's readline question).
+// Usage: node --import tsx test/bench/word-sections.ts --corpus <folder|jsonl> [--corpus …]
+//          [--question "<text>"] [--top 12]
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { prepareCorpus } from '../../src/cli/benchData.ts';
+import { DEFAULTS } from '../../src/core/retrieval/params.ts';
+import { DEFAULT_MODE, RetrievalEngine, titleGroupSizes } from '../../src/core/retrieval/index.ts';
+import { createTermAnalyzer } from '../../src/core/text/index.ts';
+
+const { values: opts } = parseArgs({
+  options: {
+    corpus: { type: 'string', multiple: true, default: [] },
+    question: {
+      type: 'string',
+      default: 'How do I read a file line by line in Node without loading it into memory?',
+    },
+    top: { type: 'string', default: '12' },
+  },
+});
+if (opts.corpus.length === 0) throw new Error('word-sections: --corpus <folder|jsonl> is required');
+const top = Number(opts.top);
+const analyzer = createTermAnalyzer();
+const words = analyzer.terms(opts.question);
+
+for (const path of opts.corpus) {
+  // A loaded machine parses a Wikipedia .jsonl past the browser's 30 s: the bench waits (10 min).
+  const corpus = await prepareCorpus(path, 1200, 'auto', 600_000);
+  const engine = RetrievalEngine.build(
+    { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
+    analyzer,
+  );
+  const { layout, bm25, headings } = engine.lexicalParts();
+  const sizes = titleGroupSizes(layout.chunks);
+  const section = (k: number) => {
+    const c = layout.chunks[k];
+    const doc = corpus.externalIds.get(c.docId) ?? c.docId;
+    return [doc, ...(c.path ?? []).slice(1)].join(' › ');
+  };
+  process.stdout.write(`\n== ${path}: ${layout.chunks.length} chunks; "${opts.question}"\n`);
+  process.stdout.write(
+    `words (BM25 IDF): ${[...new Set(words)].map((w) => `${w} ${bm25.idf(w).toFixed(2)}`).join(', ')}\n`,
+  );
+  if (headings) {
+    const best = headings.search(words, top);
+    process.stdout.write('BM25F (text + headings), [chunks of its text]:\n');
+    best.forEach(({ chunk, score }, i) =>
+      process.stdout.write(`  ${i + 1}. ${score.toFixed(2)} [${sizes[chunk]}] ${section(chunk)}\n`),
+    );
+    // The blend as questionBlend.ts reads it: mean log2(1 + chunks of the text) of the best few.
+    const near = best.slice(0, DEFAULTS.blendNeighbours);
+    const structure = near.reduce((s, { chunk }) => s + Math.log2(1 + sizes[chunk]), 0) / near.length;
+    const blend = Math.min(
+      1,
+      Math.max(0, (structure - DEFAULTS.blendFrom) / (DEFAULTS.blendTo - DEFAULTS.blendFrom)),
+    );
+    process.stdout.write(`blend ${blend.toFixed(2)} (mean log2(1 + chunks) ${structure.toFixed(2)})\n`);
+  }
+  for (const mode of [DEFAULT_MODE, 'bm25']) {
+    process.stdout.write(`${mode}:\n`);
+    engine
+      .rank({ text: opts.question }, mode)
+      .slice(0, top)
+      .forEach(({ chunk, score }, i) =>
+        process.stdout.write(`  ${i + 1}. ${score.toFixed(3)} ${section(chunk)}\n`),
+      );
+  }
+}
