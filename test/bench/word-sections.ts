@@ -8,6 +8,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { DEFAULTS } from '../../src/core/retrieval/params.ts';
+import { questionBlend } from '../../src/core/retrieval/questionBlend.ts';
 import { DEFAULT_MODE, RetrievalEngine, titleGroupSizes } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 
@@ -50,14 +51,11 @@ for (const path of opts.corpus) {
     best.forEach(({ chunk, score }, i) =>
       process.stdout.write(`  ${i + 1}. ${score.toFixed(2)} [${sizes[chunk]}] ${section(chunk)}\n`),
     );
-    // The blend as questionBlend.ts reads it: mean log2(1 + chunks of the text) of the best few.
-    const near = best.slice(0, DEFAULTS.blendNeighbours);
-    const structure = near.reduce((s, { chunk }) => s + Math.log2(1 + sizes[chunk]), 0) / near.length;
-    const blend = Math.min(
-      1,
-      Math.max(0, (structure - DEFAULTS.blendFrom) / (DEFAULTS.blendTo - DEFAULTS.blendFrom)),
+    const blend = questionBlend(
+      { topChunks: best.map((c) => c.chunk), documentChunks: (k) => sizes[k] },
+      { neighbours: DEFAULTS.blendNeighbours, from: DEFAULTS.blendFrom, to: DEFAULTS.blendTo },
     );
-    process.stdout.write(`blend ${blend.toFixed(2)} (mean log2(1 + chunks) ${structure.toFixed(2)})\n`);
+    process.stdout.write(`blend ${blend.toFixed(2)} (1 = the words rank, 0 = the walk)\n`);
   }
   for (const mode of [DEFAULT_MODE, 'bm25']) {
     process.stdout.write(`${mode}:\n`);
