@@ -282,6 +282,7 @@ describe('atomic questions in a bundle read by ranges (cli index --kg --atomic)'
       await service.openBundleFile(new Blob([await readFile(bundle)]), 'atomic.bundle');
       expect((await service.evaluationModes()).modes).toEqual([
         'ppr',
+        'concept',
         'bm25',
         'rrf:ppr+bm25',
         'hybrid',
