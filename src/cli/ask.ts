@@ -52,7 +52,7 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
                     (a bundle names its embedder, but it never chooses a model URL or endpoint for you)
   --embed-key-file <f> the key of an openai: embedder (else env ${EMBEDDINGS_KEY_ENV})
   --whole           read the whole bundle even when it has a paged index (a bundle from cli index --pages answers
-                    every mode but concept and dense by reading only the blocks a question needs; a KG or
+                    every mode but dense by reading only the blocks a question needs; a KG or
                     atomic questions it holds are read whole on the first question that needs them)
   --stats           print the bytes and rounds of reads each question took (a bundle with a paged index)
   --json            print {"answer"?: string, "context": [{"chunkId","docTitle","path","text","score"}]}

@@ -1,10 +1,11 @@
-// A library answered by ranges: the default mode (`ppr`) and `bm25` over a pages part (format.ts), reading only
-// the blocks a question needs. The ranking and the evidence are the engine's own code (pprSearch.ts, evidence.ts)
+// A library answered by ranges: the default mode (`ppr`), `concept` and `bm25` over a pages part (format.ts), reading
+// only the blocks a question needs. The ranking and the evidence are the engine's own code (pprSearch.ts, evidence.ts)
 // run over accessors that read loaded blocks; a run that met a missing block is thrown away, the blocks it noted are
 // fetched, and the question runs again (blockStore.ts). The last run read nothing missing, so its answer is the one
 // the engine in memory gives for the same index: the same chunks, scores and evidence (library.test.ts).
 import { decodeStructured, gunzip } from '../bundle/index.ts';
-import { exactDegrees, PersonalizedPageRank, type RowSource, type TermAnalyzer } from '../graph/index.ts';
+import { exactDegrees, PersonalizedPageRank, questionTerms } from '../graph/index.ts';
+import type { RowSource, TermAnalyzer } from '../graph/index.ts';
 import type { WalkDegrees } from '../graph/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
@@ -21,6 +22,7 @@ import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShap
 import { ByteReader, readVarints } from './bytes.ts';
 import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { RecordSearch } from './recordSearch.ts';
+import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { degreeLower, degreeUpper, expandOpen } from './compactOpen.ts';
 import {
   PAGES_FORMAT,
@@ -71,18 +73,6 @@ export interface PagedAnswer {
   bytes: number;
   rounds: number;
   waitMs: number;
-}
-
-/** Whether a paged library ranks a mode: the walk, the words, or a fusion of the two. */
-function pagedRanks(mode: string): boolean {
-  let parsed: ReturnType<typeof parseMode>;
-  try {
-    parsed = parseMode(mode);
-  } catch {
-    return false;
-  }
-  const parts = 'base' in parsed ? [parsed.base] : parsed.fuse;
-  return parts.every((part) => part === 'ppr' || part === 'bm25');
 }
 
 const EMPTY_U32 = new Uint32Array(0);
@@ -287,7 +277,7 @@ export class PagedLibrary {
   }
 
   /**
-   * Answers a question in `ppr` (the default) or `bm25`, reading what it needs. With `early`, a `ppr` question that
+   * Answers a question in `ppr` (the default), `concept`, `bm25` or a fusion, reading what it needs. With `early`, a `ppr` question that
    * needs reads also runs bm25 beside it, in the same rounds, and hands its answer to `early` as soon as a run of it
    * read nothing missing: the words' evidence, on screen while the walk still reads its rows (at 1 GiB by ranges
    * the walk's first question waits on 6–9 rounds; bm25's on 2–3). The walk's answer is the same either way.
@@ -299,11 +289,11 @@ export class PagedLibrary {
     signal?: AbortSignal,
     early?: (answer: PagedAnswer) => void,
   ): Promise<PagedAnswer> {
-    if (!pagedRanks(mode)) {
+    const parsed = parseMode(mode);
+    if (('base' in parsed ? [parsed.base] : parsed.fuse).includes('dense'))
       throw new Error(
-        `a library read by ranges answers the default mode, bm25 and their fusion, not ${mode}`,
+        `a library read by ranges has no vectors: it answers every mode but dense, not ${mode}`,
       );
-    }
     this.store.trim();
     const before = this.store.bytesRead;
     let earlyOwed = early !== undefined && mode === 'ppr';
@@ -385,9 +375,29 @@ export class PagedLibrary {
       const [a, b] = parsed.fuse;
       return reciprocalRankFusion([this.rank(text, a), this.rank(text, b)], this.params.rrfK, [a, b]);
     }
-    return mode === 'bm25'
-      ? this.bm25(this.analyzer.terms(text), this.params.candidates, false)
-      : rankPpr(this.ctx, this.lexicon, text, undefined, this.params.candidates);
+    if (mode === 'bm25') return this.bm25(this.analyzer.terms(text), this.params.candidates, false);
+    if (mode === 'concept') return this.conceptRanking(text);
+    return rankPpr(this.ctx, this.lexicon, text, undefined, this.params.candidates);
+  }
+
+  /** `concept` as the engine ranks it without vectors (conceptRanking.ts), once the question's reads are here. */
+  private conceptRanking(text: string): Candidate[] {
+    const misses = this.store.misses;
+    const ids = this.ctx.conceptIds;
+    const questionConcepts = questionTerms(this.analyzer, text, ids).flatMap((t) => ids.get(t) ?? []);
+    const words = this.bm25(this.analyzer.terms(text), this.chunkCount, false);
+    // What the ranking reads next (the concepts' rows, the chunks' concepts) depends on these.
+    if (this.store.misses !== misses) return [];
+    const reads: ConceptReads = {
+      chunkCount: this.chunkCount,
+      questionConcepts,
+      idf: (c) => this.open.idf[c],
+      words,
+      chunksOf: (c) => this.chunksOf(c)?.chunks,
+      conceptsOf: (k) => this.conceptsOf(k),
+      row: (c) => this.walkRow(c)?.targets,
+    };
+    return rankConcepts(reads, this.params, this.params.candidates);
   }
 
   private evidenceOf(
@@ -442,16 +452,8 @@ export class PagedLibrary {
       });
       return undefined;
     }
-    let lo = 0;
-    let hi = entries.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const t = entries[mid][0];
-      if (t === term) return entries[mid];
-      if (t < term) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return undefined;
+    const i = groupOf(entries, term, (e) => e[0]);
+    return i >= 0 && entries[i][0] === term ? entries[i] : undefined;
   }
 
   private postingsOf(
@@ -545,15 +547,8 @@ export class PagedLibrary {
         }
         return undefined;
       }
-      let lo = 0;
-      let hi = terms.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (terms[mid] === term) return g * this.directory.groups.concepts + mid;
-        if (terms[mid] < term) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      return undefined;
+      const i = groupOf(terms, term);
+      return i >= 0 && terms[i] === term ? g * this.directory.groups.concepts + i : undefined;
     };
     // A concept is got (not only checked for) to be a seed of the walk, which reads its chunk list first: noted as
     // soon as its dictionary group has arrived.
@@ -1133,14 +1128,17 @@ export class PagedLibrary {
   }
 }
 
-/** The group whose first key is the last ≤ key (−1 when key sorts before every group). */
-function groupOf(first: readonly string[], key: string): number {
+/**
+ * The group whose first key is the last ≤ key (−1 when key sorts before every group); in a sorted group, the place
+ * of the last key ≤ key (the key itself when it is there).
+ */
+function groupOf<T = string>(sorted: readonly T[], key: string, keyOf = (item: T) => item as string): number {
   let lo = 0;
-  let hi = first.length - 1;
+  let hi = sorted.length - 1;
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (first[mid] <= key) {
+    if (keyOf(sorted[mid]) <= key) {
       found = mid;
       lo = mid + 1;
     } else hi = mid - 1;

@@ -43,30 +43,50 @@ function directConcepts(input: ConceptSearchInput): number[] {
   return topK(idf, params.conceptTopK, found);
 }
 
-export function conceptSearch(input: ConceptSearchInput, limit: number): Candidate[] {
-  const { graph, params, chunkSimilarity: sim } = input;
-  const t = graph.table;
-  const g = graph.graph;
-  const direct = directConcepts(input);
-  const taken = new Set<number>();
+/**
+ * The local step: each direct concept in order, its chunks best first, at most `perConcept` of them (0: all) and
+ * none twice (`taken` gains them). Undefined while a concept's chunks are unread (a paged index, conceptRanking.ts).
+ */
+export function localStep(
+  direct: readonly number[],
+  chunksOf: (c: number) => ArrayLike<number> | undefined,
+  sim: (k: number) => number,
+  perConcept: number,
+  limit: number,
+  taken: Set<number>,
+): Candidate[] | undefined {
   const out: Candidate[] = [];
-  const byChunkSimilarity = (a: number, b: number): number => sim[b] - sim[a] || a - b;
-  // Local step: each direct concept in order, its best chunks first.
   for (const c of direct) {
-    const chunks = Array.from(
-      t.conceptChunks.subarray(t.conceptChunkOffsets[c], t.conceptChunkOffsets[c + 1]),
-    );
-    chunks.sort(byChunkSimilarity);
-    const cap = params.conceptChunksPerConcept > 0 ? params.conceptChunksPerConcept : chunks.length;
+    const list = chunksOf(c);
+    if (!list) return undefined;
+    const chunks = Array.from(list).sort((a, b) => sim(b) - sim(a) || a - b);
+    const cap = perConcept > 0 ? perConcept : chunks.length;
     let used = 0;
     for (const k of chunks) {
       if (used >= cap || out.length >= limit) break;
       if (taken.has(k)) continue;
       taken.add(k);
       used++;
-      out.push({ chunk: k, score: sim[k], concepts: [c], hop: 0 });
+      out.push({ chunk: k, score: sim(k), concepts: [c], hop: 0 });
     }
   }
+  return out;
+}
+
+export function conceptSearch(input: ConceptSearchInput, limit: number): Candidate[] {
+  const { graph, params, chunkSimilarity: sim } = input;
+  const t = graph.table;
+  const g = graph.graph;
+  const direct = directConcepts(input);
+  const taken = new Set<number>();
+  const out = localStep(
+    direct,
+    (c) => t.conceptChunks.subarray(t.conceptChunkOffsets[c], t.conceptChunkOffsets[c + 1]),
+    (k) => sim[k],
+    params.conceptChunksPerConcept,
+    limit,
+    taken,
+  )!;
   if (out.length >= limit) return out;
   // BFS to N hops over the concept graph (typed arrays: two hops often reach most of the graph).
   const nc = t.terms.length;

@@ -29,6 +29,7 @@ export type { RetrievalSentenceInput } from './corpusLayout.ts';
 export { rankedEvidence, SentenceTermCache, sentenceQuery } from './evidence.ts';
 export type { EvidenceSource } from './evidence.ts';
 export { rankPpr } from './pprSearch.ts';
+export { localStep } from './conceptSearch.ts';
 export { titleGroupSizes } from './questionBlend.ts';
 export type { PprContext, PprLexicon } from './pprSearch.ts';
 export { topK } from './topk.ts';

@@ -323,9 +323,9 @@ export class QueryService {
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     // An unknown mode is refused before anything loads; the mode is read once for the whole question.
     const mode = parseQuestionMode(request.mode, { allowDefault: true });
-    // The stored pages' KG and atomic questions are read (whole, from IndexedDB) only for a mode that may read them:
-    // the walk and the words read the pages alone.
-    const elsewhere = await this.elsewhere({ layers: mode.needs.some((n) => n !== 'walk' && n !== 'bm25') });
+    // The stored pages' KG and atomic questions are read (whole, from IndexedDB) only for a mode that may read them
+    // (each reads chunks by id): the walk, the concepts, the words and their fusions read the pages alone.
+    const elsewhere = await this.elsewhere({ layers: mode.needs.includes('chunks') });
     if (elsewhere) {
       const result = await this.run(elsewhere.source, request, mode, { early: onEarly, onTrace });
       elsewhere.answered?.();

@@ -18,7 +18,8 @@ export type ModeFamily = 'retrieval' | 'kg' | 'atomic' | 'reasoning';
 /**
  * What a library can read (LibrarySource.has, src/services/source/librarySource.ts), and so what a mode may need:
  * - `walk`: the concept walk (the default mode); `bm25`: the words alone; `vectors`: sentence vectors;
- *   `concepts`: the whole concept graph at hand (`concept` scores every concept against the question);
+ *   `concepts`: the concept table and its walk graph (`concept` ranks the chunks of the question's concepts and of
+ *   those two hops out; a paged index reads them by ranges, conceptRanking.ts, the words source has neither);
  * - `fusion`: two rankings of one question fused (`rrf:a+b` needs it beside its parts' needs);
  * - `chunks`: any chunk read by its id (the KG, the atomic questions and the reasoning modes name chunks);
  * - `kg`, `atomic`: the LLM-built layers; `documents`: a whole document (the viewer).

@@ -47,7 +47,7 @@ const REMOVED_BUDGET_GROWTH = 8;
 const KG_FIRST_BATCH = 32;
 
 export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): LibrarySource {
-  const has = new Set<Capability>(['walk', 'bm25', 'fusion', 'chunks']);
+  const has = new Set<Capability>(['walk', 'concepts', 'bm25', 'fusion', 'chunks']);
   if (layers.kg) has.add('kg');
   if (layers.atomic) has.add('atomic');
   /** The records of the chunks the last question showed: the sentences and pages its written answer cites. */

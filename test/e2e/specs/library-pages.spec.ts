@@ -1,6 +1,6 @@
 // A large library is answered from its pages (issue 25: reopen ≤ 5 s, ≤ 2 GB of heap over a drop in the tab): the
 // ingest worker writes the library's pages into IndexedDB during and at the end of the drop (in place of the
-// incremental concept graph), and the query worker answers the default mode, bm25 and the reasoning modes
+// incremental concept graph), and the query worker answers the default mode, concept, bm25 and the reasoning modes
 // (decompose, logical) by ranges over them instead of loading the corpus, before and after a reload; with the KG and
 // atomic questions built in the tab, kg, hybrid and atomic too. The threshold
 // (10,000 chunks) is lowered by the pagesMinChunks setting so a small folder gets pages; vectors are off (the pages
@@ -186,11 +186,13 @@ test('a library with pages is answered from them after a reload, and the Library
   // The first question after the reload read its blocks from the stored pages, and says so.
   expect(Number(await page.getByTestId('reads').getAttribute('data-bytes'))).toBeGreaterThan(0);
   await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
-  // bm25 too; a mode that needs the library in memory says why not.
-  await ask(page, question, 'bm25');
-  await expect(results).toHaveAttribute('data-from', 'pages');
-  await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
-  await ask(page, question, 'concept');
+  // bm25 and concept too; a mode that needs the library in memory says why not.
+  for (const mode of ['bm25', 'concept'] as const) {
+    await ask(page, question, mode);
+    await expect(results).toHaveAttribute('data-from', 'pages');
+    await expect(page.getByTestId('evidence-doc').filter({ hasText: first.title })).not.toHaveCount(0);
+  }
+  await ask(page, question, 'dense');
   await expect(page.getByTestId('ask-error')).toContainText('needs the library in memory');
 
   // The evidence's document opens from IndexedDB (the viewer reads the one document).
@@ -237,8 +239,8 @@ test('Evaluate runs over the pages in the modes they answer, naming the document
   await openApp(page, origin, 'evaluate');
   // Only the modes the pages answer are offered, with the reason in one line.
   await expect(page.getByTestId('eval-modes-reason')).toContainText('answered from its paged index');
-  // The default mode, bm25, their fusion, decompose and logical.
-  await expect(page.locator('[name="eval-mode"]')).toHaveCount(5);
+  // The default mode, concept, bm25, their fusion, decompose and logical.
+  await expect(page.locator('[name="eval-mode"]')).toHaveCount(6);
   await expect(page.getByTestId('eval-mode-rrf:ppr+bm25')).toHaveCount(1);
   await expect(page.getByTestId('eval-mode-decompose')).toHaveCount(1);
   await expect(page.getByTestId('eval-mode-dense')).toHaveCount(0);

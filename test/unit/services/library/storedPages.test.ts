@@ -213,7 +213,7 @@ describe('the library pages in the store', () => {
       ),
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'dense', budget: 1500 })).rejects.toThrow(
-      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its paged index .*, which answers the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
+      /mode dense needs the library in memory; this library \([\d,]+ chunks\) is answered from its paged index .*, which answers the default mode, concept, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
     await expect(service.ask({ question: QUESTIONS[0], mode: 'kg', budget: 1500 })).rejects.toThrow(
       /mode kg needs a knowledge graph, which this library has not; this library \([\d,]+ chunks\) is answered from its paged index/,
@@ -235,7 +235,7 @@ describe('the library pages in the store', () => {
     // Evaluate runs over the pages in the modes they answer, naming the ranked documents as a QA set does (the
     // file names without their extension, read from IndexedDB), without loading the library.
     expect(await service.evaluationModes()).toMatchObject({
-      modes: ['ppr', 'bm25', 'rrf:ppr+bm25', 'decompose', 'logical'],
+      modes: ['ppr', 'concept', 'bm25', 'rrf:ppr+bm25', 'decompose', 'logical'],
     });
     const stems = new Set(files.map((f) => basename(f).replace(/\.[^.]+$/, '')));
     const evaluated = await service.evaluate({
@@ -318,13 +318,14 @@ describe('the library pages in the store', () => {
     // No layer yet: each mode names what it needs.
     expect((await service.evaluationModes()).modes).toEqual([
       'ppr',
+      'concept',
       'bm25',
       'rrf:ppr+bm25',
       'decompose',
       'logical',
     ]);
     await expect(service.ask({ question, mode: 'atomic', budget: 1500 })).rejects.toThrow(
-      /mode atomic needs atomic questions, which this library has not; .*which answers the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
+      /mode atomic needs atomic questions, which this library has not; .*which answers the default mode, concept, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
 
     // What a KG build and atomizing write (one chunk each, as the build service commits them), in words the
@@ -354,6 +355,7 @@ describe('the library pages in the store', () => {
     await service.invalidate('kg');
     expect((await service.evaluationModes()).modes).toEqual([
       'ppr',
+      'concept',
       'bm25',
       'rrf:ppr+bm25',
       'hybrid',

@@ -123,7 +123,7 @@ describe('an evaluation over a library answered from its pages', () => {
         { source: byRanges(paged), llm: noLlm, signal, onProgress: (p) => progress.push(p) },
       ),
     ).rejects.toThrow(
-      /mode dense needs the library in memory; .* answers the default mode, bm25, rrf:ppr\+bm25, decompose and logical/,
+      /mode dense needs the library in memory; .* answers the default mode, concept, bm25, rrf:ppr\+bm25, decompose and logical/,
     );
     expect(progress.length).toBe(before);
   });
@@ -143,7 +143,7 @@ describe('an evaluation over a library answered from its pages', () => {
     await service.openBundleFile(new Blob([bytes as Uint8Array<ArrayBuffer>]), 'passages.bundle');
     const modes = await service.evaluationModes();
     // The retrieval modes the pages answer, and the reasoning modes that run over them.
-    expect(modes.modes).toEqual(['ppr', 'bm25', 'rrf:ppr+bm25', 'decompose', 'logical']);
+    expect(modes.modes).toEqual(['ppr', 'concept', 'bm25', 'rrf:ppr+bm25', 'decompose', 'logical']);
     expect(modes.reason).toMatch(/read by ranges/);
     const request = { set: { name: 'set', items: ITEMS }, modes: ['ppr', 'bm25'], budgets: [8, 30, 1000] };
     const signal = new AbortController().signal;
@@ -152,8 +152,8 @@ describe('an evaluation over a library answered from its pages', () => {
     const fromBundle = await service.evaluate(request);
     expect(fromBundle.recallNote).toBe(NO_DOCUMENT_NAMES);
     for (const m of request.modes) expect(fromBundle.summary[m].cr).toEqual(expected.summary[m].cr);
-    await expect(service.evaluate({ ...request, modes: ['concept'] })).rejects.toThrow(
-      /mode concept needs the library in memory/,
+    await expect(service.evaluate({ ...request, modes: ['dense'] })).rejects.toThrow(
+      /mode dense needs the library in memory/,
     );
   });
 

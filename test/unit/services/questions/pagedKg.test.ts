@@ -158,9 +158,18 @@ describe('the KG modes over a bundle read by ranges', () => {
       expect(comparable(asked.evidence)).toEqual(comparable(memory.evidence));
     }
     const modes = await service.evaluationModes();
-    expect(modes.modes).toEqual(['ppr', 'bm25', 'rrf:ppr+bm25', 'hybrid', 'kg', 'decompose', 'logical']);
+    expect(modes.modes).toEqual([
+      'ppr',
+      'concept',
+      'bm25',
+      'rrf:ppr+bm25',
+      'hybrid',
+      'kg',
+      'decompose',
+      'logical',
+    ]);
     expect(modes.reason).toMatch(
-      /A library read by ranges answers the default mode, bm25, rrf:ppr\+bm25, hybrid, kg, decompose and logical, and names its documents by id only/,
+      /A library read by ranges answers the default mode, concept, bm25, rrf:ppr\+bm25, hybrid, kg, decompose and logical, and names its documents by id only/,
     );
     // Evaluate over the pages scores kg as the library in memory does (context recall per question).
     const items = questions.map((question, i) => ({
@@ -273,6 +282,7 @@ describe('atomic questions in a bundle read by ranges (cli index --kg --atomic)'
       await service.openBundleFile(new Blob([await readFile(bundle)]), 'atomic.bundle');
       expect((await service.evaluationModes()).modes).toEqual([
         'ppr',
+        'concept',
         'bm25',
         'rrf:ppr+bm25',
         'hybrid',
@@ -333,13 +343,13 @@ describe('refusals', () => {
       const ask = (mode: QuestionMode, kg?: ReturnType<typeof pagedKgLoader>) =>
         askPaged(paged.library, { question: 'ranges', mode, budget: 2000 }, kg ? { kg } : {});
       await expect(ask('kg')).rejects.toThrow(
-        'mode kg needs a knowledge graph, which this library has not; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, decompose and logical',
+        'mode kg needs a knowledge graph, which this library has not; a library read by ranges answers the default mode, concept, bm25, rrf:ppr+bm25, decompose and logical',
       );
       await expect(ask('atomic', () => Promise.reject(new Error('unused')))).rejects.toThrow(
-        'mode atomic needs atomic questions, which this library has not; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, hybrid, kg, decompose and logical',
+        'mode atomic needs atomic questions, which this library has not; a library read by ranges answers the default mode, concept, bm25, rrf:ppr+bm25, hybrid, kg, decompose and logical',
       );
       await expect(ask('dense', () => Promise.reject(new Error('unused')))).rejects.toThrow(
-        'mode dense needs the library in memory; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, hybrid, kg, decompose and logical',
+        'mode dense needs the library in memory; a library read by ranges answers the default mode, concept, bm25, rrf:ppr+bm25, hybrid, kg, decompose and logical',
       );
       const { run } = await import('../../../../src/cli/ask.ts');
       await expect(run([plain, 'ranges', '--mode', 'hybrid'])).rejects.toThrow(

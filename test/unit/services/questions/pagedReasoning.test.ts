@@ -210,11 +210,10 @@ describe('reasoning modes over pages', () => {
       hybrid: 'a knowledge graph, which this library has not',
       atomic: 'atomic questions, which this library has not',
       dense: 'the library in memory',
-      concept: 'the library in memory',
     };
     for (const [mode, need] of Object.entries(needs))
       await expect(ask(mode as AskRequest['mode']), mode).rejects.toThrow(
-        `mode ${mode} needs ${need}; a library read by ranges answers the default mode, bm25, rrf:ppr+bm25, decompose and logical`,
+        `mode ${mode} needs ${need}; a library read by ranges answers the default mode, concept, bm25, rrf:ppr+bm25, decompose and logical`,
       );
     await expect(ask('decompose')).rejects.toThrow('mode decompose needs an LLM endpoint');
     expect(server.requests).toEqual([]);

@@ -79,7 +79,16 @@ const KG_QUESTIONS = [
 ];
 const FERRY = 'The ferryman of Tweedmouth rowed across at dawn.';
 /** The modes that need no LLM: every source that has their needs answers them alike. */
-const LOCAL_MODES = ['ppr', 'bm25', 'rrf:ppr+bm25', 'concept', 'kg', 'hybrid', 'atomic'] as const;
+const LOCAL_MODES = [
+  'ppr',
+  'bm25',
+  'rrf:ppr+bm25',
+  'concept',
+  'rrf:concept+bm25',
+  'kg',
+  'hybrid',
+  'atomic',
+] as const;
 
 /** One library opened from memory and from its paged index (and, for the Vue fixture, by words). */
 interface Opened {
@@ -236,11 +245,13 @@ describe('LibrarySource contract', () => {
   it('declares what each source reads', () => {
     const memory = ['atomic', 'bm25', 'chunks', 'concepts', 'documents', 'fusion', 'vectors', 'walk'];
     expect([...libraries.vue.memory.has].sort()).toEqual(memory.sort());
-    expect([...libraries.vue.pages.has].sort()).toEqual(['bm25', 'chunks', 'fusion', 'walk']);
+    expect([...libraries.vue.pages.has].sort()).toEqual(['bm25', 'chunks', 'concepts', 'fusion', 'walk']);
     expect([...words.has].sort()).toEqual(['bm25', 'walk']);
     // A KG and atomic questions beside the pages: the pages source reads them too.
     expect([...libraries.kg.memory.has].sort()).toEqual([...memory, 'kg'].sort());
-    expect([...libraries.kg.pages.has].sort()).toEqual(['atomic', 'bm25', 'chunks', 'fusion', 'kg', 'walk']);
+    expect([...libraries.kg.pages.has].sort()).toEqual([
+      ...['atomic', 'bm25', 'chunks', 'concepts', 'fusion', 'kg', 'walk'],
+    ]);
   });
 
   it('answers exactly the modes whose needs it has, and refuses the others with the one refusal', async () => {
@@ -267,15 +278,15 @@ describe('LibrarySource contract', () => {
     }
     // The refusal names what is lacking and what the source answers.
     expect(missing(libraries.vue.pages, 'dense')).toBe(
-      'mode dense needs the library in memory; a library read by ranges answers the default mode, bm25, ' +
+      'mode dense needs the library in memory; a library read by ranges answers the default mode, concept, bm25, ' +
         'rrf:ppr+bm25, decompose and logical',
     );
     expect(missing(libraries.vue.pages, 'kg')).toBe(
       'mode kg needs a knowledge graph, which this library has not; a library read by ranges answers the default ' +
-        'mode, bm25, rrf:ppr+bm25, decompose and logical',
+        'mode, concept, bm25, rrf:ppr+bm25, decompose and logical',
     );
     expect(missing(libraries.kg.pages, 'dense')).toBe(
-      'mode dense needs the library in memory; a library read by ranges answers the default mode, bm25, ' +
+      'mode dense needs the library in memory; a library read by ranges answers the default mode, concept, bm25, ' +
         'rrf:ppr+bm25, hybrid, kg, atomic, decompose and logical',
     );
     expect(missing(words, 'decompose')).toMatch(
@@ -315,7 +326,7 @@ describe('LibrarySource contract', () => {
       // The comparisons say something: evidence in every mode compared, some of it past its document's start.
       expect(compared).toBeGreaterThan(questions.length * budgets.length);
       expect(deep).toBeGreaterThan(0);
-      const lexical = ['bm25', 'ppr', 'rrf:ppr+bm25'];
+      const lexical = ['bm25', 'concept', 'ppr', 'rrf:concept+bm25', 'rrf:ppr+bm25'];
       expect([...modes].sort()).toEqual(
         name === 'kg' ? ['atomic', ...lexical, 'hybrid', 'kg'].sort() : lexical,
       );
@@ -323,6 +334,29 @@ describe('LibrarySource contract', () => {
       if (name === 'kg') for (const mode of ['kg', 'hybrid']) expect(deepIn.has(mode), mode).toBe(true);
     }, 240_000);
   }
+
+  it('ranks concept and its fusions from pages as memory does: every candidate, in order', async () => {
+    const hops = new Set<number | undefined>();
+    let unscored = 0;
+    for (const name of ['vue', 'docs', 'kg'] as const) {
+      const { memory, pages, questions } = libraries[name];
+      for (const mode of ['concept', 'rrf:concept+bm25', 'rrf:concept+ppr']) {
+        for (const question of questions) {
+          // A budget past every candidate: the whole ranking is shown, not only its first chunks.
+          const fromMemory = await ask1(memory, question, mode, 10_000_000);
+          const fromPages = await ask1(pages, question, mode, 10_000_000);
+          expect(shown(fromPages), `${name} ${mode} ${question}`).toEqual(shown(fromMemory));
+          if (mode !== 'concept') continue;
+          for (const e of fromPages.evidence) hops.add(e.provenance.hop);
+          unscored += fromPages.evidence.filter((e) => e.score === 0).length;
+        }
+      }
+    }
+    // Every step of the ranking was compared: the question's own concepts, one hop and two hops out, and the chunks
+    // of concepts reached that hold no question word (ranked after the others, in page order).
+    expect([...hops].sort()).toEqual([0, 1, 2]);
+    expect(unscored).toBeGreaterThan(0);
+  }, 240_000);
 
   it('reads the KG and the atomic questions from beside the pages: kg evidence is the KG’s, atomic’s the questions’', async () => {
     const { pages } = libraries.kg;
