@@ -17,12 +17,15 @@ const SCALE_TIER = process.env.TEST_TIER === 'scale';
 
 /**
  * The unit folders whose files share one module graph (vitest's `isolate: false`): a module is loaded once for them
- * all, not once per file (a fresh graph per file cost 226 s of the tier's 1,100 s on CI in imports). Only these
- * passed a shuffled whole-tier run in one graph; in the rest, files failed after others (a module's state left by an
- * earlier file, a `vi.mock`, Dexie keeping the `indexedDB` it found first) and the one worker exited
- * (docs/results/test-suite-round6-unit.md). Each of these files leaves no global behind.
+ * all, not once per file (a fresh graph per file cost 224 s of the tier's 1,371 s on CI in imports). Only these
+ * passed in one graph in shuffled orders (docs/results/test-suite-round7-unit.md); in the rest, files failed after
+ * others (a module's state left by an earlier file, a `vi.mock`, Dexie keeping the `indexedDB` it found first:
+ * docs/results/test-suite-round6-unit.md). Each of these files leaves no global behind.
  */
-const SHARED_FOLDERS = ['text', 'graph', 'metrics', 'logical', 'kg'].map((f) => `test/unit/${f}/**`);
+const SHARED_FOLDERS = [
+  ...['text', 'graph', 'metrics', 'logical', 'kg'],
+  ...['atomic', 'store', 'docs', 'sw', 'llm'],
+].map((f) => `test/unit/${f}/**`);
 
 /** The scale tier: a fresh module graph per file, as before (four files, each long). */
 const SCALE_PROJECT: TestProjectInlineConfiguration = {

@@ -32,7 +32,7 @@ import {
   type BenchQuestion,
   type PreparedCorpus,
 } from './benchData.ts';
-import { ocrLanguageFlag } from './threadParser.ts';
+import { ocrLanguageFlag, parseTimeoutFlag } from './threadParser.ts';
 import {
   benchAtomic,
   benchKg,
@@ -334,16 +334,13 @@ export async function run(args: string[]): Promise<number> {
   const grid = expandGrid(opts.grid);
 
   const questions = (await loadQuestions(opts.questions)).slice(offset, offset + limit);
-  const parseTimeout = opts['parse-timeout'] === undefined ? undefined : Number(opts['parse-timeout']);
-  if (parseTimeout !== undefined && !(parseTimeout > 0)) {
-    process.stderr.write(`bench: --parse-timeout wants seconds above 0, got "${opts['parse-timeout']}"\n`);
-    return 2;
-  }
+  const parseTimeoutMs = parseTimeoutFlag('bench', opts['parse-timeout']);
+  if (parseTimeoutMs === null) return 2;
   const corpus = await prepareCorpus(
     opts.corpus,
     Number(opts['max-chunk-tokens']),
     ocrLanguage,
-    parseTimeout === undefined ? undefined : parseTimeout * 1000,
+    parseTimeoutMs,
   );
   process.stderr.write(
     `bench: ${corpus.documents.length} documents, ${corpus.chunks.length} chunks, ${corpus.sentences.length} ` +

@@ -16,7 +16,7 @@ import {
 import { embedDocuments } from '../core/pipeline/index.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
-import type { OcrLanguageSetting } from '../core/parse/index.ts';
+import { PARSE_TIMEOUT_MS, type OcrLanguageSetting } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
 import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
@@ -38,7 +38,7 @@ import {
   fillFromService,
 } from './serviceFill.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
-import { logOcrProgress, ocrLanguageFlag, ThreadParser } from './threadParser.ts';
+import { logOcrProgress, ocrLanguageFlag, parseTimeoutFlag, ThreadParser } from './threadParser.ts';
 import { StreamBuildEmpty, streamBuild } from './streamIndex.ts';
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
@@ -67,6 +67,8 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              chunk for both
   --ocr-language <l>         the language of scanned pages and pictures: auto (default: from the document's
                              text, else its first page), eng (English) or chi_sim (Chinese)
+  --parse-timeout <seconds>  the time one file may take to parse (default ${PARSE_TIMEOUT_MS / 1000}, the app's); a file
+                             past it is skipped with its name, and the next file gets a fresh parse thread
   --max-chunk-tokens <n>     chunk size limit in cl100k tokens (default ${DEFAULT_INDEX_PARAMS.maxChunkTokens})
   --cache <dir>              sentence-embedding cache (default .cache/embeddings); --no-cache to embed afresh
   --concurrency <n>          openai: requests in flight at most (default ${DEFAULT_CONCURRENCY}). Each batch is kept in
@@ -222,6 +224,7 @@ export async function run(args: string[]): Promise<number> {
       stream: { type: 'boolean', default: false },
       'max-chunk-tokens': { type: 'string' },
       'ocr-language': { type: 'string', default: 'auto' },
+      'parse-timeout': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       cache: { type: 'string', default: '.cache/embeddings' },
       'no-cache': { type: 'boolean', default: false },
@@ -257,6 +260,8 @@ export async function run(args: string[]): Promise<number> {
   }
   const ocrLanguage = ocrLanguageFlag('index', values['ocr-language']);
   if (!ocrLanguage) return 2;
+  const parseTimeoutMs = parseTimeoutFlag('index', values['parse-timeout']);
+  if (parseTimeoutMs === null) return 2;
   const concurrency = Number(values.concurrency);
   const batch = Number(values.batch);
   if (!Number.isInteger(concurrency) || concurrency < 1 || !Number.isInteger(batch) || batch < 1) {
@@ -308,6 +313,7 @@ export async function run(args: string[]): Promise<number> {
         appVersion: appVersion(),
         log,
         ocrLanguage,
+        parseTimeoutMs,
       });
       for (const e of built.errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
       const seconds = (performance.now() - started) / 1000;
@@ -363,6 +369,7 @@ export async function run(args: string[]): Promise<number> {
       log,
       prefill,
       ocrLanguage,
+      parseTimeoutMs,
     });
     for (const e of errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
     let result = existing ? mergeSnapshots(existing, snapshot) : snapshot;

@@ -67,6 +67,23 @@ export function ocrLanguageFlag(command: string, value: string | undefined): Ocr
   return undefined;
 }
 
+/** The longest time-out Node's timers keep (a larger one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `--parse-timeout <seconds>` of `cli index` and `cli bench`: the per-file parse limit in ms, undefined when the flag
+ * is not given (the browser's PARSE_TIMEOUT_MS), or null once stderr says why it is refused.
+ */
+export function parseTimeoutFlag(command: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value) * 1000;
+  if (ms > 0 && ms <= MAX_TIMER_MS) return ms;
+  process.stderr.write(
+    `${command}: --parse-timeout wants seconds above 0 (at most ${Math.floor(MAX_TIMER_MS / 1000)}), got "${value}"\n`,
+  );
+  return null;
+}
+
 export class ThreadParser {
   private worker: Worker | null = null;
   private nextId = 1;

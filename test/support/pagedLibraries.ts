@@ -1,7 +1,7 @@
 // One corpus opened twice, as the query worker holds a library: in memory (an engine over the corpus the app's parser
 // makes) and answered from its pages (written by the code that writes a bundle's or the store's pages, read by
 // blocks). The tests of what a paged library answers compare the two.
-import { prepareCorpus, type PreparedCorpus } from '../../src/cli/benchData.ts';
+import type { PreparedCorpus } from '../../src/cli/benchData.ts';
 import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { writePagedIndex } from '../../src/core/paged/write.ts';
@@ -9,6 +9,7 @@ import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { openLibrary, type QuestionLibrary } from '../../src/services/library/questionLibrary.ts';
 import { documentExternalId } from '../../src/services/library/documentNames.ts';
+import { preparedCorpus } from './builtOnce.ts';
 
 export interface BothLibraries {
   engine: RetrievalEngine;
@@ -22,7 +23,7 @@ export interface BothLibraries {
 
 /** The corpus at `path` (a folder or a .jsonl), its first `limit` chunks when given. */
 export async function bothLibraries(path: string, limit?: number): Promise<BothLibraries> {
-  const corpus = await prepareCorpus(path, 1200);
+  const corpus = await preparedCorpus(path, 1200);
   const keep = limit ? new Set(corpus.retrievalChunks.slice(0, limit).map((c) => c.id)) : undefined;
   const chunks = keep ? corpus.chunks.filter((c) => keep.has(c.id)) : corpus.chunks;
   const retrievalChunks = keep

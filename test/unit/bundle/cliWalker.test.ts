@@ -1,7 +1,9 @@
 // `cli index` on a hostile folder (issue 23, item 2): the walker keeps regular files inside the folder under the
-// page's cap, the parse thread stops a .docx whose XML inflates to 40 MB at the browser's time limit, every entry
-// left out is named with its reason, and the run ends with a bundle of the good file only. Before, a link to a
-// file outside was indexed, the FIFO hung the run, /dev/zero grew to gigabytes and one loop ended the run.
+// page's cap, the parse thread stops a .docx whose XML inflates to 40 MB at the time limit, every entry left out is
+// named with its reason, and the run ends with a bundle of the good file only. Before, a link to a file outside was
+// indexed, the FIFO hung the run, /dev/zero grew to gigabytes and one loop ended the run. The limit is the user's
+// --parse-timeout, lowered from the browser's 30 s: the same refusal, sooner (the bomb parsed to 30 s was most of the
+// unit tier's slowest CLI file).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,20 +64,45 @@ describe('the CLI file walker', () => {
   });
 });
 
+/**
+ * The parse limit the test gives: far below the browser's 30 s, which the bomb would take to be stopped, and above
+ * what the good file needs on a busy machine: in the CLI the limit counts its fresh parse thread's start too (8 s
+ * passed at load 21; 10 s left for a busier one).
+ */
+const PARSE_TIMEOUT_S = 10;
+
 describe('cli index on the hostile folder', () => {
   it('writes a bundle of the good file only and names each other entry', async () => {
     const out = join(dir, 'hostile.bundle');
     const { code, err } = await captureCli(() =>
-      index([hostile.folder, '--out', out, '--embedder', 'none', '--quiet']),
+      index([
+        ...[hostile.folder, '--out', out, '--embedder', 'none', '--quiet'],
+        ...['--parse-timeout', String(PARSE_TIMEOUT_S)],
+      ]),
     );
     expect(code, err).toBe(0);
     for (const bad of hostile.bad) {
       const line = err.split('\n').find((l) => l.startsWith(`index: skipped ${bad.path}: `));
       expect(line, `${bad.path} in:\n${err}`).toMatch(bad.reason);
     }
+    // Stopped at the limit given, or sooner by the thread's memory limit; never parsed whole.
+    const bomb = err.split('\n').find((l) => l.startsWith('index: skipped bomb.docx: '));
+    expect(bomb).toMatch(new RegExp(`over ${PARSE_TIMEOUT_S} s|more than \\d+ MB of memory`));
     const back = await readBundleFile(out);
     expect(back.documents.map((d) => d.sourceName)).toEqual(['good.md']);
     expect(back.documents[0].text).toContain('The grey heron waits by the river.');
     expect(back.documents.some((d) => d.text.includes('ZEBRA-LANTERN-42'))).toBe(false);
   }, 180_000);
+
+  it('refuses a --parse-timeout that is not a number of seconds above 0, naming the flag', async () => {
+    for (const bad of ['0', '-5', 'soon', '1e12']) {
+      const { code, err } = await captureCli(() =>
+        index([hostile.good, '--out', join(dir, 'never.bundle'), `--parse-timeout=${bad}`]),
+      );
+      expect(code, bad).toBe(2);
+      expect(err, bad).toContain(
+        `index: --parse-timeout wants seconds above 0 (at most 2147483), got "${bad}"`,
+      );
+    }
+  });
 });

@@ -4,7 +4,6 @@
 // a damaged byte is named, never used.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { prepareCorpus } from '../../../src/cli/benchData.ts';
 import { bundleBytes, writeBundle, readBundle } from '../../../src/core/bundle/index.ts';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
 import { PagedLibrary, type PagedAnswer } from '../../../src/core/paged/library.ts';
@@ -15,6 +14,7 @@ import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
 import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
+import { preparedCorpus } from '../../support/builtOnce.ts';
 
 /** Each corpus's engine, built once for the whole file (the tests only read it). */
 const engines = new Map<string, ReturnType<typeof buildEngine>>();
@@ -25,7 +25,7 @@ function engineOf(path: string, limit?: number) {
 }
 
 async function buildEngine(path: string, limit?: number) {
-  const corpus = await prepareCorpus(path, 1200);
+  const corpus = await preparedCorpus(path, 1200);
   const keep = limit ? new Set(corpus.retrievalChunks.slice(0, limit).map((c) => c.id)) : undefined;
   const chunks = keep ? corpus.retrievalChunks.filter((c) => keep.has(c.id)) : corpus.retrievalChunks;
   const sentences = keep ? corpus.sentences.filter((s) => keep.has(s.chunkId)) : corpus.sentences;

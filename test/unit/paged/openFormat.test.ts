@@ -3,7 +3,6 @@
 // a bracket; the IDF and the list offsets are recomputed at open; version 1 pages are still read, and `cli upgrade`
 // turns them into the version 2 pages the writer makes directly, byte for byte.
 import { describe, expect, it } from 'vitest';
-import { prepareCorpus } from '../../../src/cli/benchData.ts';
 import { bundleBytes, readBundle, writeBundle } from '../../../src/core/bundle/index.ts';
 import { jsonlPart } from '../../../src/core/bundle/codecs.ts';
 import {
@@ -22,6 +21,7 @@ import { pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
+import { preparedCorpus } from '../../support/builtOnce.ts';
 
 /** A random graph with float32 weights, some nodes without edges, rows ascending (a deterministic LCG). */
 function randomGraph(n: number, seed: number): ConceptGraph {
@@ -190,7 +190,7 @@ function engineOf(path: string) {
 }
 
 async function buildEngine(path: string) {
-  const corpus = await prepareCorpus(path, 1200);
+  const corpus = await preparedCorpus(path, 1200);
   const analyzer = createTermAnalyzer();
   return {
     engine: RetrievalEngine.build({ chunks: corpus.retrievalChunks, sentences: corpus.sentences }, analyzer),

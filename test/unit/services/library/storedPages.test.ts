@@ -36,6 +36,7 @@ import type { AskResult } from '../../../../src/services/questions/queryProtocol
 import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { REPO_DOCS } from '../../../support/repoDocs.ts';
+import { builtOnce } from '../../../support/builtOnce.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stored-pages-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -59,16 +60,18 @@ function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: un
 
 const cliBundles = new Map<string, Promise<Uint8Array>>();
 
-/** The CLI's streamed bundle of these files, built once per file list for the whole file (two tests compare with
- *  the bundle of every file; building it is most of a test's time). */
+/** The CLI's streamed bundle of these files, built once per file list (test/support/builtOnce.ts: two tests
+ *  compare with the bundle of every file; building it is most of a test's time). */
 function cliBundle(files: string[], name: string): Promise<Uint8Array> {
   const key = files.join('\n');
   let built = cliBundles.get(key);
   if (!built) {
     const out = join(work, `${name}.bundle`);
-    built = streamBuild(files, out, { maxChunkTokens: 1200, appVersion: 'test', tempDir: work }).then(
-      () => new Uint8Array(readFileSync(out)),
-    );
+    const options = { maxChunkTokens: 1200, appVersion: 'test' };
+    built = builtOnce(`storedPages.${name}`, { paths: files, options }, async () => {
+      await streamBuild(files, out, { ...options, tempDir: work });
+      return new Uint8Array(readFileSync(out));
+    });
     cliBundles.set(key, built);
   }
   return built;

@@ -33,6 +33,7 @@ import { scriptedClient } from '../../../support/scriptedClient.ts';
 import { kagResponder } from '../../../support/scriptedKag.ts';
 import { scriptedPike } from '../../../support/scriptedPike.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
+import { builtFile } from '../../../support/builtOnce.ts';
 import { bundleOnlyQueryService } from '../../../support/bundleOnlyQueryService.ts';
 import { RANGES_PAGE, REPO_DOCS } from '../../../support/repoDocs.ts';
 
@@ -48,23 +49,17 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+/** The flags of `cli index --pages --kg` (κ 1 unless given) but the endpoint's. */
+const KG_FLAGS = [
+  ...['--embedder', 'none', '--pages', '--quiet'],
+  ...['--kg', '--kappa', '1', '--llm-model', 'scripted-model'],
+];
+
 /** `cli index <inputs> --pages --kg` (κ 1 unless given) into `name`. */
 async function kgBundle(name: string, inputs: string[], ...extra: string[]): Promise<string> {
   const out = join(work, name);
   const built = await capture(() =>
-    index([
-      ...[...inputs, '--out', out, '--embedder', 'none', '--pages', '--quiet'],
-      ...[
-        '--kg',
-        '--kappa',
-        '1',
-        '--llm-base-url',
-        server.baseUrl,
-        '--llm-model',
-        'scripted-model',
-        ...extra,
-      ],
-    ]),
+    index([...inputs, '--out', out, ...KG_FLAGS, '--llm-base-url', server.baseUrl, ...extra]),
   );
   expect(built.code, built.err).toBe(0);
   return out;
@@ -72,10 +67,15 @@ async function kgBundle(name: string, inputs: string[], ...extra: string[]): Pro
 
 let docsBuilt: Promise<string> | undefined;
 
-/** The KG bundle of the frozen repository docs, built once for the file: a KG build asks the scripted server once
- *  a chunk, the largest cost here, and every test that needs a KG beside pages can read this one. */
+/** The KG bundle of the frozen repository docs, built once (test/support/builtOnce.ts): a KG build asks the scripted
+ *  server once a chunk, the largest cost here, and every test that needs a KG beside pages can read this one. */
 function docsBundle(): Promise<string> {
-  docsBuilt ??= kgBundle('docs.bundle', [REPO_DOCS]);
+  docsBuilt ??= builtFile(
+    'pagedKg.docs-kg',
+    { paths: [REPO_DOCS], options: KG_FLAGS },
+    join(work, 'docs.bundle'),
+    () => kgBundle('docs.bundle', [REPO_DOCS]),
+  );
   return docsBuilt;
 }
 

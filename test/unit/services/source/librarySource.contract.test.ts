@@ -46,6 +46,7 @@ import type { LibrarySource } from '../../../../src/services/source/librarySourc
 import { openSource } from '../../../../src/services/source/openSource.ts';
 import { wordsSource } from '../../../../src/services/source/wordsSource.ts';
 import { snapshotToCorpus } from '../../../../src/store/bundleImport.ts';
+import { builtFile } from '../../../support/builtOnce.ts';
 import { captureCli } from '../../../support/captureCli.ts';
 import { bothLibraries, type BothLibraries } from '../../../support/pagedLibraries.ts';
 import { FILM_PASSAGES, LOTHAIR_PASSAGES } from '../../../support/passages.ts';
@@ -171,23 +172,18 @@ beforeAll(async () => {
   // extractor makes entities, attributes and atomic questions of.
   const passages = join(work, 'passages.jsonl');
   await writeFile(passages, [...LOTHAIR_PASSAGES, ...FILM_PASSAGES].map((p) => JSON.stringify(p)).join('\n'));
+  // Built once (test/support/builtOnce.ts): the passages are test/support's, hashed with the code.
+  const flags = [
+    ...['--embedder', 'none', '--pages', '--quiet'],
+    ...['--kg', '--kappa', '1', '--llm-model', 'scripted-model', '--atomic'],
+  ];
   const bundle = join(work, 'kg.bundle');
-  const built = await captureCli(() =>
-    index([
-      ...[RANGES_PAGE, passages, '--out', bundle, '--embedder', 'none', '--pages', '--quiet'],
-      ...[
-        '--kg',
-        '--kappa',
-        '1',
-        '--llm-base-url',
-        server.baseUrl,
-        '--llm-model',
-        'scripted-model',
-        '--atomic',
-      ],
-    ]),
-  );
-  expect(built.code, built.err).toBe(0);
+  await builtFile('contract.kg', { paths: [RANGES_PAGE], options: flags }, bundle, async () => {
+    const built = await captureCli(() =>
+      index([RANGES_PAGE, passages, '--out', bundle, ...flags, '--llm-base-url', server.baseUrl]),
+    );
+    expect(built.code, built.err).toBe(0);
+  });
   const whole = await readBundleFile(bundle);
   kgRanges = await FileRangeSource.open(bundle);
   const paged = (await openPagedBundle(kgRanges, createTermAnalyzer()))!;
