@@ -30,7 +30,12 @@ export type EmbeddingFault =
       { kind: 'rate-limit' | 'server-error' | 'drop' | 'unauthorized' | 'not-json-body' | 'delay' }
     >
   /** Answer normally: places the next fault at a later request. */
-  | { kind: 'ok' };
+  | { kind: 'ok' }
+  /**
+   * Wait until `releaseEmbeddings()`, then answer normally (a request whose client went away meanwhile gets
+   * nothing): the app's embedding stops at this request for as long as the test wants, on any machine.
+   */
+  | { kind: 'hold' };
 
 /** A fault applied to the next chat request whose body contains `when` (any request when absent). */
 export type ScriptStep = Fault & { when?: string };
@@ -100,6 +105,10 @@ export interface ScriptedLlmServer {
   /** Faults for the next /v1/embeddings requests, in order (chat faults from `script` never apply to them). */
   scriptEmbeddings(...faults: EmbeddingFault[]): void;
   setEmbeddingLatency(ms: number): void;
+  /** /v1/embeddings requests waiting on a `hold` step now, their clients still connected. */
+  embeddingsHeld(): number;
+  /** Answers every held /v1/embeddings request and drops the `hold` steps no request has reached yet. */
+  releaseEmbeddings(): void;
   /** Every text the server computed an embedding for, in order, repeats included (a dropped reply's too). */
   embeddedTexts: string[];
   /** /v1/embeddings requests received and not yet answered, now and at most since the start or the last reset. */
@@ -210,6 +219,13 @@ export async function startScriptedLlmServer(
   const embeddedTexts: string[] = [];
   let embeddingsInFlight = 0;
   let maxEmbeddingsInFlight = 0;
+  const heldEmbeddings = new Set<() => void>();
+
+  const releaseEmbeddings = (): void => {
+    embeddingSteps = embeddingSteps.filter((step) => step.kind !== 'hold');
+    for (const release of heldEmbeddings) release();
+    heldEmbeddings.clear();
+  };
 
   const takeFault = (raw: string): ScriptStep | undefined => {
     const i = steps.findIndex((s) => !s.when || raw.includes(s.when));
@@ -399,6 +415,12 @@ export async function startScriptedLlmServer(
     }
     rec.outcome = fault?.kind ?? 'ok';
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (fault?.kind === 'hold') {
+      await new Promise<void>((release) => {
+        heldEmbeddings.add(release);
+        res.on('close', () => heldEmbeddings.delete(release) && release());
+      });
+    }
     if (res.destroyed) return;
     switch (fault?.kind) {
       case 'rate-limit':
@@ -516,6 +538,8 @@ export async function startScriptedLlmServer(
     setEmbeddingLatency: (ms) => {
       embeddingLatencyMs = ms;
     },
+    embeddingsHeld: () => heldEmbeddings.size,
+    releaseEmbeddings,
     embeddedTexts,
     embeddingsInFlight: () => embeddingsInFlight,
     maxEmbeddingsInFlight: () => maxEmbeddingsInFlight,
@@ -528,6 +552,7 @@ export async function startScriptedLlmServer(
     },
     close: () =>
       new Promise<void>((resolve) => {
+        releaseEmbeddings();
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),

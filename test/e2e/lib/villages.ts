@@ -1,6 +1,5 @@
 // The village corpus of the reload spec (03-reload-resume) and of the long-task bench (test/bench/long-tasks-
-// browser.ts): short passages, each different, three sentences each, so embedding them takes minutes on two cores
-// and a reload lands while sentences are embedded.
+// browser.ts): short passages, each different, three sentences each, as many as the spec or bench asks for.
 
 const WORDS = [
   'river',

@@ -1,9 +1,12 @@
 // Spec (b): bad input in one batch — an empty file, a corrupt PDF, a binary file named .txt, a 50 MB text file
 // generated here, and an unsupported extension — each gets a per-file outcome naming the file (indexed, or failed
-// with a reason), and the good file of the same batch is indexed completely.
+// with a reason), and the good file of the same batch is indexed completely. Its sentences are embedded through
+// the scripted endpoint on loopback (an endpoint embedder, as set in Settings): every layer is checked, without
+// loading the USE model for one small file.
 import { copyFile, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
+import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'docs');
@@ -27,6 +30,7 @@ test('bad input: empty, corrupt pdf, binary .txt, 50 MB text, unsupported extens
   origin,
   tmp,
   log,
+  privacy,
 }) => {
   const big = join(tmp, 'big-50mb.txt');
   await writeBigText(big, 50 * 1024 * 1024);
@@ -45,8 +49,13 @@ test('bad input: empty, corrupt pdf, binary .txt, 50 MB text, unsupported extens
   const names = ['empty.txt', 'corrupt.pdf', 'binary.txt', 'big-50mb.txt', 'archive.xyz', 'hello.txt'];
 
   await openApp(page, origin);
-  await addFiles(page, files);
-  await waitIdle(page);
+  const server = await embedThroughEndpoint(page, privacy);
+  try {
+    await addFiles(page, files);
+    await waitIdle(page);
+  } finally {
+    await server.close();
+  }
   const outcomes = await readOutcomes(page);
   log(outcomes.map((o) => `${o.file}: ${o.status} — ${o.text}`).join('\n      '));
   for (const name of names) {
