@@ -6,7 +6,7 @@
 // it for a library; it knows nothing of questions.
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import type { AtomicQuestion } from '../../core/atomic/index.ts';
-import { isCompactGraph } from '../../core/graph/index.ts';
+import { isCompactGraph, isConceptTableGraph } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
@@ -14,7 +14,7 @@ import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundle
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
 import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
-import type { PrebuiltGraph } from './graphPrebuild.ts';
+import type { PrebuildRequest, PrebuiltGraph } from './graphPrebuild.ts';
 import { coveredByGraph, sameLexicalLibrary } from './graphCoverage.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
@@ -45,10 +45,11 @@ export interface LibrarySessionDeps {
   /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
   /**
-   * Builds the stored compact graph's co-occurrence and walk graphs elsewhere (another worker:
-   * src/services/library/graphPrebuild.ts) while the library is read and its text analysed. Absent: built here.
+   * Builds the stored graph elsewhere (another worker: src/services/library/graphPrebuild.ts) while the library is
+   * read and its text analysed: a compact graph's co-occurrence and walk graphs, a concept table's ranked graph.
+   * Absent: built here.
    */
-  prebuildGraph?: () => Promise<PrebuiltGraph | null>;
+  prebuildGraph?: (request: PrebuildRequest) => Promise<PrebuiltGraph | null>;
 }
 
 export class LibrarySession {
@@ -277,10 +278,13 @@ export class LibrarySession {
     const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
     this.lastLoad = marks;
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
-    // Asked for first: the graph worker reads its record and builds while this thread reads and analyses. Only for
-    // the first library of this worker: a later one may reuse the lexical layers of the one before (loadEngine).
-    const prebuilding =
-      this.deps.loadEngine || engineLoaded() ? undefined : this.deps.prebuildGraph?.().catch(() => null);
+    // Asked for first: the graph worker reads the stored graph record and builds its graph while this thread reads
+    // and analyses. A lexical library's graph from its concept table on every load (on this thread it took 4.5 s of
+    // the load after each graph refresh on MuSiQue at load 53–66, docs/results/trust.md); a compact graph's parts
+    // only for the first library of this worker (a later one may reuse the lexical layers of the one before).
+    const prebuilding = this.deps.loadEngine
+      ? undefined
+      : this.deps.prebuildGraph?.({ compact: !engineLoaded() }).catch(() => null);
     // The library loaded before, while it is held: only what was stored since is read and analysed (a drop adds
     // documents and writes the graph again; the whole library read and analysed again took 22 s on MuSiQue at
     // load 18, docs/results/trust.md). A removal reads everything.
@@ -309,15 +313,16 @@ export class LibrarySession {
       const extended = grown && before ? extendOpen(before.engine, input) : undefined;
       if (extended) mark('textExtended');
       load = (c) => loadEngine(c, extended ?? { input });
-      if (!extended && prebuilding && isCompactGraph(corpus.graph?.graph)) {
-        const prepared = prepareOpen(input);
-        mark('textPrepared');
+      const stored: unknown = corpus.graph?.graph;
+      if (prebuilding && (isConceptTableGraph(stored) || (!extended && isCompactGraph(stored)))) {
+        const prepared = extended ?? prepareOpen(input);
+        if (!extended) mark('textPrepared');
         const prebuilt = await prebuilding;
         mark('graphPrebuilt');
         // Only graphs made from the very record read here (the store may have changed in between).
-        const graph = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt.graph : undefined;
-        marks.prebuiltUsed = graph ? 1 : 0;
-        load = (c) => loadEngine(c, { ...prepared, graph });
+        const made = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt : undefined;
+        marks.prebuiltUsed = made ? 1 : 0;
+        load = (c) => loadEngine(c, { ...prepared, graph: made?.graph, tableGraph: made?.table });
       }
     }
     const library = openLibrary(corpus, load);
@@ -330,6 +335,11 @@ export class LibrarySession {
       for (const [step, ms] of Object.entries(library.engine.timings))
         marks[`engine.${step}`] = Math.round(ms);
     return library;
+  }
+
+  /** The `builtAt` of the stored graph record `library` was opened with (undefined: none, or not from IndexedDB). */
+  graphBuiltAt(library: QuestionLibrary): number | undefined {
+    return this.corpora.get(library)?.graph?.builtAt;
   }
 
   /** The atomic-question index, loaded on first use (null: the library has no atomic layer). */
