@@ -89,8 +89,14 @@ export class GraphRepo {
       if (themes && stored) {
         await this.themesTable().put({ id: THEMES_ID, builtAt, ...stats, themes });
       } else await forgetThemes(db);
-      const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
-      await db.meta.put({ ...meta, concepts: stats.concepts, edges: stats.edges });
+      const { graphBuiltAt: _before, ...meta } =
+        (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
+      await db.meta.put({
+        ...meta,
+        concepts: stats.concepts,
+        edges: stats.edges,
+        ...(stored ? { graphBuiltAt: builtAt } : {}),
+      });
     });
   }
 

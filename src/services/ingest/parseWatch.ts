@@ -9,7 +9,7 @@
 import type { ParseProgress } from '../../core/parse/index.ts';
 
 /** A parse that keeps reporting progress is still stopped after this many times the no-progress limit. */
-export const PARSE_CEILING_FACTOR = 10;
+const PARSE_CEILING_FACTOR = 10;
 
 function over(ms: number): string {
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
@@ -17,7 +17,7 @@ function over(ms: number): string {
 }
 
 /** `2 of 24 pages`: what the parse had done when it stopped making progress. */
-export function progressText(progress: ParseProgress): string {
+function progressText(progress: ParseProgress): string {
   return `${progress.unit} ${progress.done} of ${progress.total}`;
 }
 

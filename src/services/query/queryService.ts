@@ -409,7 +409,12 @@ export class QueryService {
       early,
       onTrace,
     });
-    return { ...waited(result), ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}) };
+    const awaiting = this.session.documentsAwaitingGraph(loaded);
+    return {
+      ...waited(result),
+      ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
+      ...(awaiting > 0 ? { awaitingGraph: { documents: awaiting } } : {}),
+    };
   }
 
   /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */

@@ -107,9 +107,9 @@ describe('themes stored with the graph', () => {
   it("are the loaded library's themes after the query worker's warm-up, not computed again", async () => {
     const { db, repo } = await droppedSamples();
     // Marked, so that themes computed from the graph would show: the stored record's first label is rewritten.
-    const record = (await db.graph.get('themes')) as unknown as {
-      themes: { themes: { label: string }[] };
-    };
+    // The themes record shares the graph table under its own id (graphRepo.ts).
+    const table = db.graph as unknown as { get(id: string): Promise<unknown> };
+    const record = (await table.get('themes')) as { themes: { themes: { label: string }[] } };
     record.themes.themes[0].label = 'the stored label';
     await db.graph.put(record as never);
     const { query, counts } = queryOver(db, repo);
