@@ -4,7 +4,7 @@
 import { chunkDocument } from './chunk.ts';
 import { sha256Hex } from './hash.ts';
 import { ParseError, parseFile } from './parse/index.ts';
-import type { OcrOptions, ParsedDocument } from './parse/index.ts';
+import type { OcrOptions, ParsedDocument, ParseProgress } from './parse/index.ts';
 import { DEFAULT_INDEX_PARAMS, type FileError, type PreparedDocument } from './types.ts';
 
 export interface PrepareOptions {
@@ -14,7 +14,15 @@ export interface PrepareOptions {
   now?: number;
   /** Text recognition for scanned pages and pictures (see src/core/parse/ocr.ts). */
   ocr?: OcrOptions;
+  /**
+   * Hears the parse go on: each page of a PDF as it is read, then the file's documents as they are chunked (at most
+   * every PROGRESS_EVERY_MS, and the last). The ingest pipeline stops only a parse that reports nothing for its limit.
+   */
+  onProgress?: (progress: ParseProgress) => void;
 }
+
+/** Documents chunked are reported at most this often (a .jsonl of 6,761 passages would send as many messages). */
+const PROGRESS_EVERY_MS = 250;
 
 export interface PrepareResult {
   documents: PreparedDocument[];
@@ -70,7 +78,10 @@ export async function prepareFile(
   const result: PrepareResult = { documents: [], errors: [] };
   let parsed: ParsedDocument[];
   try {
-    const parseResult = await parseFile(name, bytes, { ocr: opts.ocr });
+    const parseResult = await parseFile(name, bytes, {
+      ocr: opts.ocr,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    });
     parsed = parseResult.documents;
     const recognised = parsed.find((d) => d.recognised)?.recognised;
     if (recognised) result.recognised = recognised;
@@ -80,7 +91,12 @@ export async function prepareFile(
     return result;
   }
   const seen = new Set<string>();
-  for (const document of parsed) {
+  let reported = Date.now();
+  for (const [k, document] of parsed.entries()) {
+    if (opts.onProgress && (k === parsed.length - 1 || Date.now() - reported >= PROGRESS_EVERY_MS)) {
+      reported = Date.now();
+      opts.onProgress({ unit: 'document', done: k, total: parsed.length });
+    }
     try {
       const prepared = await prepareParsed(document, maxChunkTokens, now);
       if (seen.has(prepared.doc.id)) continue;

@@ -234,8 +234,9 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
     const { graph, stale: graphStale } = mergedGraph(existingCount, merge, undefined, snapshot.graph);
     const keepGraph = mode === 'new' && graph !== undefined;
     const kept = keepGraph ? storedGraph(graph) : undefined;
+    const builtAt = Date.now();
     if (kept) {
-      await db.graph.put({ id: 'concept', builtAt: Date.now(), graph: kept });
+      await db.graph.put({ id: 'concept', builtAt, graph: kept });
     } else if (graphStale) {
       await db.graph.delete('concept');
     }
@@ -258,6 +259,9 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
       concepts: graphStale ? 0 : counts.concepts,
       edges: graphStale ? 0 : counts.edges,
     };
+    // The graph record's builtAt (IndexMeta.graphBuiltAt): the one written here, or the one kept as it was.
+    const graphBuiltAt = kept ? builtAt : graphStale ? undefined : meta?.graphBuiltAt;
+    if (graphBuiltAt !== undefined) nextMeta.graphBuiltAt = graphBuiltAt;
     // The tally (IndexMeta), from the library's own when it has one: what this import added, on top.
     const tally = talliedAfter(mode === 'new' ? EMPTY_TALLY : meta?.sentenceTally, {
       documents: documents.length,

@@ -191,8 +191,10 @@ export class DocumentsRepo {
           await db.graph.clear();
           await db.pages.clear();
         } else {
-          const meta = await db.meta.get('index');
-          if (meta)
+          const stored = await db.meta.get('index');
+          if (stored) {
+            // The graph still names the removed chunks: it is not the library's until the next refresh.
+            const { graphBuiltAt: _stale, ...meta } = stored;
             await db.meta.put({
               ...meta,
               layers: { lexical: true, semantic: await allEmbedded(db) },
@@ -203,6 +205,7 @@ export class DocumentsRepo {
                 chunks: -chunkIds.length,
               }),
             });
+          }
         }
         return true;
       },

@@ -89,8 +89,14 @@ export class GraphRepo {
       if (themes && stored) {
         await this.themesTable().put({ id: THEMES_ID, builtAt, ...stats, themes });
       } else await forgetThemes(db);
-      const meta = (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
-      await db.meta.put({ ...meta, concepts: stats.concepts, edges: stats.edges });
+      const { graphBuiltAt: _before, ...meta } =
+        (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
+      await db.meta.put({
+        ...meta,
+        concepts: stats.concepts,
+        edges: stats.edges,
+        ...(stored ? { graphBuiltAt: builtAt } : {}),
+      });
     });
   }
 
@@ -99,13 +105,18 @@ export class GraphRepo {
    * stored, or they were computed with another graph than the one the index record counts.
    */
   async getThemes(): Promise<LibraryThemes | undefined> {
+    return (await this.getThemesBuilt())?.themes;
+  }
+
+  /** getThemes, with the `builtAt` of the graph record they were stored with (the same transaction wrote both). */
+  async getThemesBuilt(): Promise<{ builtAt: number; themes: LibraryThemes } | undefined> {
     const db = this.db;
     const [record, meta] = await db.transaction('r', [db.graph, db.meta], () =>
       Promise.all([this.themesTable().get(THEMES_ID), db.meta.get('index')]),
     );
     if (!record || !meta || record.concepts !== meta.concepts || record.edges !== meta.edges)
       return undefined;
-    return readThemes(record.themes, 'the stored themes');
+    return { builtAt: record.builtAt, themes: readThemes(record.themes, 'the stored themes') };
   }
 
   private themesTable(): Table<ThemesRecord, string> {

@@ -43,6 +43,12 @@ export interface IndexMeta {
   concepts: number;
   edges: number;
   /**
+   * The `builtAt` of the stored graph record, written with it (GraphRepo.putGraph) and dropped when a removal leaves
+   * the graph stale: the query worker tells from this one small record that documents were only added since its
+   * library was read, the graph the same, and keeps that library (src/services/library/session.ts). Absent: unknown.
+   */
+  graphBuiltAt?: number;
+  /**
    * The sentences stored, kept by every write of documents, with the documents counted at the same time: counting a
    * large library's sentences walks the store (1.4 s for 1.2 M at 100 MiB, on the browser's IndexedDB thread, which
    * every read of the page and both workers then waits behind); absent (an import, a library from before it) until

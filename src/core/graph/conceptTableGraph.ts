@@ -85,3 +85,34 @@ export function graphFromConceptTable(
   if (edges !== stored.edges) return `the table gives ${edges} edges, not ${stored.edges}`;
   return withRanks(lexical);
 }
+
+/** The options a graph index's edges and ranks depend on. */
+const GRAPH_OPTION_KEYS: readonly (keyof GraphOptions)[] = [
+  'conceptsPerChunk',
+  'maxDfFraction',
+  'minDfCap',
+  'thetaCo',
+  'thetaSem',
+  'globalDamping',
+];
+
+/** Whether a graph index made with `made` has the edges and ranks one made with `now` would have. */
+export function sameGraphOptions(made: GraphOptions, now: GraphOptions): boolean {
+  return GRAPH_OPTION_KEYS.every((key) => made[key] === now[key]);
+}
+
+/**
+ * graphFromConceptTable over the table's own chunks, its PageRanks computed now (not on first read) and every part a
+ * plain field, so that another worker can make it and send it with its arrays transferred: the graph worker does so
+ * while the query worker reads and analyses the text (src/services/library/graphPrebuild.ts). Undefined when the
+ * table does not give the graph it counts.
+ */
+export function prebuildTableGraph(
+  stored: ConceptTableGraph,
+  options: GraphOptions,
+): ConceptGraphIndex | undefined {
+  const index = graphFromConceptTable(stored, stored.chunkIds, options);
+  if (typeof index === 'string') return undefined;
+  const { chunkIds, table, cooccurrence, graph, conceptRank, chunkRank } = index;
+  return { chunkIds, table, cooccurrence, graph, conceptRank, chunkRank, options: { ...options } };
+}

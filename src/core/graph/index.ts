@@ -19,6 +19,8 @@ export {
   conceptTableGraphProblem,
   graphFromConceptTable,
   isConceptTableGraph,
+  prebuildTableGraph,
+  sameGraphOptions,
 } from './conceptTableGraph.ts';
 export type { ConceptTableGraph } from './conceptTableGraph.ts';
 export {

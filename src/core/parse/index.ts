@@ -8,9 +8,15 @@ import { parseHtml } from './html.ts';
 import { parseJsonl } from './jsonl.ts';
 import { parseMarkdown } from './markdown.ts';
 import type { OcrOptions } from './ocr.ts';
-import { ParseError, type ParsedDocument, type ParsedSection, type ParseResult } from './types.ts';
+import {
+  ParseError,
+  type ParsedDocument,
+  type ParsedSection,
+  type ParseProgress,
+  type ParseResult,
+} from './types.ts';
 
-export { ParseError, type ParsedDocument, type ParseResult } from './types.ts';
+export { ParseError, type ParsedDocument, type ParseProgress, type ParseResult } from './types.ts';
 
 function single(
   name: string,
@@ -50,6 +56,8 @@ function plainTextTitle(text: string): string | undefined {
 export interface ParseOptions {
   /** Recognises the text of scanned pages and pictures; without it they give no text. */
   ocr?: OcrOptions;
+  /** Hears each page of a PDF as its text is read. */
+  onProgress?: (progress: ParseProgress) => void;
 }
 
 /**
@@ -67,7 +75,7 @@ export async function parseFile(
   switch (mime) {
     case 'application/pdf': {
       const { parsePdf } = await import('./pdf.ts');
-      return single(name, bytes, mime, await parsePdf(name, bytes, options.ocr));
+      return single(name, bytes, mime, await parsePdf(name, bytes, options.ocr, options.onProgress));
     }
     case 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': {
       const { parseDocx } = await import('./docx.ts');

@@ -22,7 +22,7 @@ import {
 } from './ocr.ts';
 import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
 import { pdfItemText } from './pdfText.ts';
-import { ParseError, type ParsedSection } from './types.ts';
+import { ParseError, type ParsedSection, type ParseProgress } from './types.ts';
 
 interface TextItemLike {
   str: string;
@@ -301,6 +301,8 @@ export async function parsePdf(
   file: string,
   bytes: Uint8Array,
   ocr?: OcrOptions,
+  /** Hears each page as its text has been read (a long PDF on a busy machine is slow, not stuck). */
+  onProgress?: (progress: ParseProgress) => void,
 ): Promise<{
   text: string;
   sections: ParsedSection[];
@@ -357,6 +359,7 @@ export async function parsePdf(
       pages.push({ lines, height: page.view[3] - page.view[1] });
       if (!textIsUsable(lines.map((l) => l.text).join(''))) unreadable.push(n);
       page.cleanup();
+      onProgress?.({ unit: 'page', done: n, total: document.numPages });
     }
     let recognised: Recognised | undefined;
     let ocrText: RecognisedText | undefined;

@@ -34,6 +34,16 @@ export interface ParsedDocument {
 }
 
 /** Documents found in one file, plus the problems with parts of it (bad .jsonl lines) that did not stop the rest. */
+/**
+ * What a parser reports as it goes: the pages or documents of the file it has finished. The ingest pipeline stops a
+ * parse that reports nothing for its time limit (src/services/ingest/parseWatch.ts), not one that is merely slow.
+ */
+export interface ParseProgress {
+  unit: 'page' | 'document';
+  done: number;
+  total: number;
+}
+
 export interface ParseResult {
   documents: ParsedDocument[];
   errors: FileError[];

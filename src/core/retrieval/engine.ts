@@ -10,6 +10,7 @@ import {
   ConceptVectorBuilder,
   deserializeGraph,
   graphFromConceptTable,
+  sameGraphOptions,
   lexicalLayers,
   lexicalLayersFromTable,
   maskedGraphIndex,
@@ -266,16 +267,23 @@ export class RetrievalEngine {
     overrides: Partial<Record<keyof RetrievalParams, unknown>> = {},
     /** The text's analysis and BM25 over this same input (prepareText or extendText), with the default parameters. */
     text?: PreparedText,
+    /**
+     * The graph of this same table, made by another worker (prebuildTableGraph): taken when it is over these chunks
+     * with these options, else the graph is made here.
+     */
+    prebuilt?: ConceptGraphIndex,
   ): RetrievalEngine | undefined {
     if (input.sentenceVectors) return undefined;
     const params = resolveParams(overrides);
     const t = performance.now();
     const layout = text?.layout ?? layoutCorpus(input.chunks, input.sentences);
-    const graph = graphFromConceptTable(
-      stored,
-      layout.chunks.map((c) => c.id),
-      params,
-    );
+    const ids = layout.chunks.map((c) => c.id);
+    const usablePrebuilt =
+      prebuilt &&
+      sameGraphOptions(prebuilt.options, params) &&
+      prebuilt.chunkIds.length === ids.length &&
+      prebuilt.chunkIds.every((id, i) => id === ids[i]);
+    const graph = usablePrebuilt ? prebuilt : graphFromConceptTable(stored, ids, params);
     if (typeof graph === 'string') return undefined;
     const lexicalGraphMs = performance.now() - t;
     const usable = text && REBUILD_PARAMS.every((k) => params[k] === resolveParams()[k]);

@@ -18,7 +18,9 @@ import {
   PARSE_TIMEOUT_MS,
   type OcrLanguageSetting,
   type OcrProgress,
+  type ParseProgress,
 } from '../../core/parse/index.ts';
+import { ParseWatch } from './parseWatch.ts';
 import { embedDocuments } from '../../core/pipeline/index.ts';
 import { EmbedderMismatchError, type PutResult, type Repo } from '../../store/repo.ts';
 import type { PendingRecord } from '../../store/db.ts';
@@ -134,6 +136,8 @@ export type PrepareFn = (
      */
     onLoading?: () => void;
     onStarted?: () => void;
+    /** The parser finished a page or a document: the parse time limit starts again (parseWatch.ts). */
+    onProgress?: (progress: ParseProgress) => void;
   },
 ) => Promise<{
   documents: PreparedDocument[];
@@ -150,7 +154,14 @@ export type PreparedFile = Awaited<ReturnType<PrepareFn>>;
  */
 export type PrepareManyFn = (
   files: Array<{ name: string; bytes: Uint8Array }>,
-  options: { maxChunkTokens: number; signal?: AbortSignal; onLoading?: () => void; onStarted?: () => void },
+  options: {
+    maxChunkTokens: number;
+    signal?: AbortSignal;
+    onLoading?: () => void;
+    onStarted?: () => void;
+    /** A file of the batch (unit 'document': its files) or a page or document within it was finished. */
+    onProgress?: (progress: ParseProgress) => void;
+  },
 ) => Promise<Array<PreparedFile | { error: string }>>;
 
 export interface IngestDeps {
@@ -176,7 +187,7 @@ export interface IngestDeps {
   emit(event: IngestEvent): void;
   /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
   lock?: Pick<CrossTabLock, 'run'>;
-  /** Parse time limit per file (default PARSE_TIMEOUT_MS). */
+  /** A parse is stopped after this long without progress (default PARSE_TIMEOUT_MS; see parseWatch.ts). */
   parseTimeoutMs?: number;
   /** Time limit per recognised page of a scan (default OCR_PAGE_TIMEOUT_MS), replacing the file's once OCR starts. */
   ocrPageTimeoutMs?: number;
@@ -439,9 +450,15 @@ export class IngestPipeline {
     return removed;
   }
 
-  /** Runs one store write under the storage guard (quota, time limit); see src/services/ingest/storageGuard.ts. */
+  /**
+   * Runs one store write under the storage guard (quota, time limit); see src/services/ingest/storageGuard.ts. The
+   * storage is asked for a setting when the write is slow: no write of the pipeline holds the settings table, so an
+   * answer says the browser's storage is busy, not stuck.
+   */
   private write<T>(file: string, write: () => Promise<T>, subject = `"${file}"`): Promise<T> {
-    return guardWrite(write, { subject, file }, this.deps.storeTimeoutMs ?? STORE_TIMEOUT_MS);
+    return guardWrite(write, { subject, file }, this.deps.storeTimeoutMs ?? STORE_TIMEOUT_MS, () =>
+      this.deps.repo.getSetting('storage-probe (a key never written)'),
+    );
   }
 
   /** Tells the page how far each layer reaches (after a store write or a graph refresh). */
@@ -550,16 +567,15 @@ export class IngestPipeline {
    */
   private async prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
     const pageLimit = this.deps.ocrPageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
-    const parseLimit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
     const ocrLanguage = mayNeedOcr(name) ? await this.ocrLanguage() : undefined;
-    return this.withinParseLimit(signal, (limited, restart) =>
+    return this.withinParseLimit(signal, (limited, watch) =>
       this.deps.prepare(name, bytes, {
         maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
         signal: limited,
-        ...this.parserStart(parseLimit, restart),
+        ...this.parserStart(watch),
         ...(ocrLanguage ? { ocrLanguage } : {}),
         onOcrProgress: ({ page, pages, language }) => {
-          restart(pageLimit, `took too long to recognise page ${page} of ${pages}`);
+          watch.recognising(pageLimit, `took too long to recognise page ${page} of ${pages}`);
           const what = language ? OCR_LANGUAGE_NAMES[language] : 'telling the language';
           this.emit({
             type: 'progress',
@@ -582,41 +598,46 @@ export class IngestPipeline {
     return isOcrLanguageSetting(value) ? value : 'auto';
   }
 
-  /** A parser's load has a limit of its own; the parse limit starts once the parser begins the file. */
-  private parserStart(
-    parseLimit: number,
-    restart: (limitMs: number, reason: string) => void,
-  ): { onLoading: () => void; onStarted: () => void } {
+  /**
+   * A parser's load has a limit of its own; the parse limit starts once the parser begins the file, and starts again
+   * at each page or document it reports (parseWatch.ts).
+   */
+  private parserStart(watch: ParseWatch): {
+    onLoading: () => void;
+    onStarted: () => void;
+    onProgress: (progress: ParseProgress) => void;
+  } {
     return {
-      onLoading: () => restart(PARSER_LOAD_TIMEOUT_MS, 'the parser did not load'),
-      onStarted: () => restart(parseLimit, 'took too long to parse'),
+      onLoading: () => watch.loading(PARSER_LOAD_TIMEOUT_MS),
+      onStarted: () => watch.started(),
+      onProgress: (progress) => watch.progressed(progress),
     };
   }
 
-  /** Runs a parse that must end within the parse time limit; Cancel stops it too (see prepareWithin). */
+  /**
+   * Runs a parse that must keep making progress (ParseWatch: no page or document finished within the parse time
+   * limit stops it); Cancel stops it too (see prepareWithin).
+   */
   private async withinParseLimit<T>(
     signal: AbortSignal,
-    parse: (limited: AbortSignal, restart: (limitMs: number, reason: string) => void) => Promise<T>,
+    parse: (limited: AbortSignal, watch: ParseWatch) => Promise<T>,
   ): Promise<T> {
     const controller = new AbortController();
-    const over = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // A scanned page starting: the limit starts again for it (a limit per page, not per file).
-    const restart = (limit: number, reason: string): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(new Error(`${reason} (over ${over(limit)})`)), limit);
-    };
-    restart(this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS, 'took too long to parse');
+    const watch = new ParseWatch(
+      (reason) => controller.abort(reason),
+      this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS,
+    );
+    watch.started();
     const onCancel = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onCancel, { once: true });
     try {
       controller.signal.throwIfAborted();
       return await new Promise<T>((resolve, reject) => {
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-        parse(controller.signal, restart).then(resolve, reject);
+        parse(controller.signal, watch).then(resolve, reject);
       });
     } finally {
-      clearTimeout(timer);
+      watch.stop();
       signal.removeEventListener('abort', onCancel);
     }
   }
@@ -951,14 +972,13 @@ export class IngestPipeline {
       }
       return out;
     }
-    const parseLimit = this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS;
-    return this.withinParseLimit(signal, (limited, restart) =>
+    return this.withinParseLimit(signal, (limited, watch) =>
       prepareMany(
         batch.map((q) => ({ name: q.file.name, bytes: new Uint8Array(q.file.bytes) })),
         {
           maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
           signal: limited,
-          ...this.parserStart(parseLimit, restart),
+          ...this.parserStart(watch),
         },
       ),
     );

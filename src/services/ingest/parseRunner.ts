@@ -17,7 +17,7 @@ export class WorkerParser {
   readonly prepare: PrepareFn = (
     name,
     bytes,
-    { maxChunkTokens, signal, onOcrProgress, ocrLanguage, onLoading, onStarted },
+    { maxChunkTokens, signal, onOcrProgress, ocrLanguage, onLoading, onStarted, onProgress },
   ) =>
     this.call(signal, { onLoading, onStarted }, (remote) => {
       const own = owned(bytes);
@@ -26,11 +26,15 @@ export class WorkerParser {
         transfer(own, [own.buffer]),
         { maxChunkTokens, ...(ocrLanguage ? { ocrLanguage } : {}) },
         onOcrProgress ? proxy(onOcrProgress) : undefined,
+        onProgress ? proxy(onProgress) : undefined,
       );
     });
 
   /** Several small files in one round trip (see IngestDeps.prepareMany); the whole call stops as one. */
-  readonly prepareMany: PrepareManyFn = (files, { maxChunkTokens, signal, onLoading, onStarted }) =>
+  readonly prepareMany: PrepareManyFn = (
+    files,
+    { maxChunkTokens, signal, onLoading, onStarted, onProgress },
+  ) =>
     this.call(signal, { onLoading, onStarted }, (remote) => {
       const own = files.map((f) => ({ name: f.name, bytes: owned(f.bytes) }));
       return remote.prepareMany(
@@ -39,6 +43,7 @@ export class WorkerParser {
           own.map((f) => f.bytes.buffer),
         ),
         { maxChunkTokens },
+        onProgress ? proxy(onProgress) : undefined,
       );
     });
 

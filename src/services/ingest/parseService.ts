@@ -1,6 +1,12 @@
 // What the parse worker serves (workers/parse.worker.ts only exposes it): prepareFile (parse → hash → chunk) in a
 // thread of its own, so that parseRunner.ts can stop a file that takes too long, or a Cancel, by terminating it.
-import type { OcrEngine, OcrLanguageSetting, OcrPageStore, OcrProgress } from '../../core/parse/index.ts';
+import type {
+  OcrEngine,
+  OcrLanguageSetting,
+  OcrPageStore,
+  OcrProgress,
+  ParseProgress,
+} from '../../core/parse/index.ts';
 import { prepareFile } from '../../core/prepare.ts';
 
 /** What recognises scanned pages in this worker: loaded on the first file that needs it. */
@@ -15,17 +21,22 @@ export function createParseService(ocr?: ParseOcr) {
   return {
     /** Answers once the worker has loaded (parseRunner.ts starts a file's time limit from here). */
     ready: () => true,
-    /** `onOcrProgress` (a Comlink proxy) hears each scanned page as its recognition starts. */
+    /**
+     * `onOcrProgress` (a Comlink proxy) hears each scanned page as its recognition starts, `onProgress` (one too)
+     * each page read and the documents chunked: the pipeline's time limit is on a parse that stops progressing.
+     */
     prepare(
       name: string,
       bytes: Uint8Array,
       options: { maxChunkTokens: number; ocrLanguage?: OcrLanguageSetting },
       onOcrProgress?: (progress: OcrProgress) => void,
+      onProgress?: (progress: ParseProgress) => void,
     ) {
       const language = options.ocrLanguage ?? 'auto';
       return prepareFile(name, bytes, {
         maxChunkTokens: options.maxChunkTokens,
         ...(ocr ? { ocr: { ...ocr, language, onProgress: onOcrProgress } } : {}),
+        ...(onProgress ? { onProgress } : {}),
       });
     },
     /**
@@ -35,14 +46,23 @@ export function createParseService(ocr?: ParseOcr) {
     async prepareMany(
       files: Array<{ name: string; bytes: Uint8Array }>,
       options: { maxChunkTokens: number },
+      /** Hears each file of the batch as it is done (as documents of the batch), and each file's own progress. */
+      onProgress?: (progress: ParseProgress) => void,
     ) {
       const out: Array<Awaited<ReturnType<typeof prepareFile>> | { error: string }> = [];
-      for (const { name, bytes } of files) {
+      for (const [k, { name, bytes }] of files.entries()) {
         try {
-          out.push(await prepareFile(name, bytes, { ...options, ...(ocr ? { ocr } : {}) }));
+          out.push(
+            await prepareFile(name, bytes, {
+              ...options,
+              ...(ocr ? { ocr } : {}),
+              ...(onProgress ? { onProgress } : {}),
+            }),
+          );
         } catch (error) {
           out.push({ error: error instanceof Error ? error.message : String(error) });
         }
+        onProgress?.({ unit: 'document', done: k + 1, total: files.length });
       }
       return out;
     },

@@ -6,6 +6,7 @@
 import {
   isCompactGraph,
   isConceptTableGraph,
+  type ConceptGraphIndex,
   type PrebuiltMaskedGraph,
   type TermAnalyzer,
 } from '../../core/graph/index.ts';
@@ -59,22 +60,31 @@ export function buildEngine(
     if (engine) return engine;
   }
   if (isConceptTableGraph(stored)) {
-    const engine = RetrievalEngine.fromTable(input, termAnalyzer(), stored, {}, prepared?.text);
+    const engine = RetrievalEngine.fromTable(
+      input,
+      termAnalyzer(),
+      stored,
+      {},
+      prepared?.text,
+      prepared?.tableGraph,
+    );
     if (engine) return engine;
   }
   return RetrievalEngine.build(input, termAnalyzer());
 }
 
 /**
- * Parts of opening a library computed ahead (RetrievalEngine.fromCompact's `prepared`): the retrieval input and its
- * text's analysis and BM25, made here, and the stored compact graph's co-occurrence and walk graphs, made by another
- * worker (src/services/library/graphPrebuild.ts).
+ * Parts of opening a library computed ahead (RetrievalEngine.fromCompact's `prepared`, fromTable's `text` and
+ * `prebuilt`): the retrieval input and its text's analysis and BM25, made here, and the stored graph's co-occurrence
+ * and walk graphs, made by another worker (src/services/library/graphPrebuild.ts).
  */
 export interface PreparedOpen {
   input: RetrievalInput;
   /** Absent: analysed by the engine itself, if it needs to (a reload that reuses the lexical layers does not). */
   text?: PreparedText;
   graph?: PrebuiltMaskedGraph;
+  /** The ranked graph of the stored concept table (a lexical library's), made by another worker too. */
+  tableGraph?: ConceptGraphIndex;
 }
 
 /**

@@ -6,7 +6,7 @@
 // it for a library; it knows nothing of questions.
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import type { AtomicQuestion } from '../../core/atomic/index.ts';
-import { isCompactGraph } from '../../core/graph/index.ts';
+import { isCompactGraph, isConceptTableGraph } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
@@ -14,7 +14,7 @@ import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundle
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
 import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
-import type { PrebuiltGraph } from './graphPrebuild.ts';
+import type { PrebuildRequest, PrebuiltGraph } from './graphPrebuild.ts';
 import { coveredByGraph, sameLexicalLibrary } from './graphCoverage.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
@@ -45,10 +45,11 @@ export interface LibrarySessionDeps {
   /** Builds the engine from a corpus; defaults to loadEngine (reusing the stored concept graph). */
   loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
   /**
-   * Builds the stored compact graph's co-occurrence and walk graphs elsewhere (another worker:
-   * src/services/library/graphPrebuild.ts) while the library is read and its text analysed. Absent: built here.
+   * Builds the stored graph elsewhere (another worker: src/services/library/graphPrebuild.ts) while the library is
+   * read and its text analysed: a compact graph's co-occurrence and walk graphs, a concept table's ranked graph.
+   * Absent: built here.
    */
-  prebuildGraph?: () => Promise<PrebuiltGraph | null>;
+  prebuildGraph?: (request: PrebuildRequest) => Promise<PrebuiltGraph | null>;
 }
 
 export class LibrarySession {
@@ -91,8 +92,15 @@ export class LibrarySession {
    * little more): the next load reads only the documents stored since and analyses only their text (loadLibrary).
    */
   private readonly corpora = new WeakMap<QuestionLibrary, LoadedCorpus>();
+  /**
+   * Documents stored when each library was read that its graph did not cover yet (coveredByGraph: a drop between two
+   * refreshes): its answers are over the others, and the page asks again once the refresh takes them in.
+   */
+  private readonly uncovered = new WeakMap<QuestionLibrary, number>();
   /** What each loaded library holds, by its index record (contentStamp; absent: the record cannot tell). */
   private readonly contents = new WeakMap<QuestionLibrary, string>();
+  /** What each loaded library answers from, by its index record (coveredStamp; absent: the record cannot tell). */
+  private readonly answersFrom = new WeakMap<QuestionLibrary, string>();
   /**
    * The loaded library after the page said the library changed, not yet compared with the store: the next question
    * reads the index record and reloads only if the library it tells of is another. The page's stamp changes when
@@ -215,6 +223,14 @@ export class LibrarySession {
         if (this.loaded !== unverified.library || !library) return;
         const now = contentStamp(meta);
         if (now !== null && now === this.contents.get(library)) return;
+        // Documents only added since, and not in the graph yet (the same graph record): the library answers as a new
+        // load would (coveredByGraph), so it is kept, saying how many wait. Reading them only to keep the same engine
+        // took 8.7 s of a 13.0-s first question after "searchable" on MuSiQue at load 17 (docs/results/trust.md).
+        const waiting = documentsAhead(meta, this.answersFrom.get(library), library.documents.size);
+        if (waiting !== null) {
+          this.uncovered.set(library, waiting);
+          return;
+        }
         this.previous = library;
         this.loaded = null;
       });
@@ -277,10 +293,13 @@ export class LibrarySession {
     const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
     this.lastLoad = marks;
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
-    // Asked for first: the graph worker reads its record and builds while this thread reads and analyses. Only for
-    // the first library of this worker: a later one may reuse the lexical layers of the one before (loadEngine).
-    const prebuilding =
-      this.deps.loadEngine || engineLoaded() ? undefined : this.deps.prebuildGraph?.().catch(() => null);
+    // Asked for first: the graph worker reads the stored graph record and builds its graph while this thread reads
+    // and analyses. A lexical library's graph from its concept table on every load (on this thread it took 4.5 s of
+    // the load after each graph refresh on MuSiQue at load 53–66, docs/results/trust.md); a compact graph's parts
+    // only for the first library of this worker (a later one may reuse the lexical layers of the one before).
+    const prebuilding = this.deps.loadEngine
+      ? undefined
+      : this.deps.prebuildGraph?.({ compact: !engineLoaded() }).catch(() => null);
     // The library loaded before, while it is held: only what was stored since is read and analysed (a drop adds
     // documents and writes the graph again; the whole library read and analysed again took 22 s on MuSiQue at
     // load 18, docs/results/trust.md). A removal reads everything.
@@ -309,27 +328,42 @@ export class LibrarySession {
       const extended = grown && before ? extendOpen(before.engine, input) : undefined;
       if (extended) mark('textExtended');
       load = (c) => loadEngine(c, extended ?? { input });
-      if (!extended && prebuilding && isCompactGraph(corpus.graph?.graph)) {
-        const prepared = prepareOpen(input);
-        mark('textPrepared');
+      const stored: unknown = corpus.graph?.graph;
+      if (prebuilding && (isConceptTableGraph(stored) || (!extended && isCompactGraph(stored)))) {
+        const prepared = extended ?? prepareOpen(input);
+        if (!extended) mark('textPrepared');
         const prebuilt = await prebuilding;
         mark('graphPrebuilt');
         // Only graphs made from the very record read here (the store may have changed in between).
-        const graph = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt.graph : undefined;
-        marks.prebuiltUsed = graph ? 1 : 0;
-        load = (c) => loadEngine(c, { ...prepared, graph });
+        const made = prebuilt && prebuilt.builtAt === corpus.graph?.builtAt ? prebuilt : undefined;
+        marks.prebuiltUsed = made ? 1 : 0;
+        load = (c) => loadEngine(c, { ...prepared, graph: made?.graph, tableGraph: made?.table });
       }
     }
     const library = openLibrary(corpus, load);
+    if (read.documents.length > corpus.documents.length)
+      this.uncovered.set(library, read.documents.length - corpus.documents.length);
     if (!this.deps.loadEngine) this.corpora.set(library, corpus);
     this.stamps.set(library, graphStamp(corpus.meta));
     const contents = contentStamp(corpus.meta);
     if (contents !== null) this.contents.set(library, contents);
+    const answers = coveredStamp(corpus.meta);
+    if (answers !== null) this.answersFrom.set(library, answers);
     marks.opened = Math.round(performance.now() - t0);
     if (!marks.engineKept)
       for (const [step, ms] of Object.entries(library.engine.timings))
         marks[`engine.${step}`] = Math.round(ms);
     return library;
+  }
+
+  /** Documents stored when `library` was read that its graph did not cover (0: none; see coveredByGraph). */
+  documentsAwaitingGraph(library: QuestionLibrary): number {
+    return this.uncovered.get(library) ?? 0;
+  }
+
+  /** The `builtAt` of the stored graph record `library` was opened with (undefined: none, or not from IndexedDB). */
+  graphBuiltAt(library: QuestionLibrary): number | undefined {
+    return this.corpora.get(library)?.graph?.builtAt;
   }
 
   /** The atomic-question index, loaded on first use (null: the library has no atomic layer). */
@@ -401,7 +435,39 @@ function graphStamp(meta: IndexMeta | undefined): string {
     meta?.edges ?? 0,
     meta?.layers.semantic ?? false,
     meta?.embedderId ?? null,
+    meta?.graphBuiltAt ?? null,
   ]);
+}
+
+/**
+ * What a library read now would answer from, by the index record: the stored graph record (its `builtAt`, which a
+ * removal drops), whether every sentence has its vector, and whether a drop projects it past its chunks. Documents
+ * stored since without a refresh change none of these (coveredByGraph leaves them out). Null when the record cannot
+ * tell (no graph `builtAt`, or no tally).
+ */
+function coveredStamp(meta: IndexMeta | undefined): string | null {
+  const tally = meta?.sentenceTally;
+  if (!meta || meta.graphBuiltAt === undefined || tally?.chunks === undefined) return null;
+  return JSON.stringify([
+    graphStamp(meta),
+    meta.vectorRows >= tally.sentences,
+    meta.projectedChunks !== undefined,
+  ]);
+}
+
+/**
+ * Documents stored ahead of the graph, when the library read with `held` (coveredStamp) would answer from the same
+ * as a library read now; null when it would not, or the record cannot tell.
+ */
+function documentsAhead(
+  meta: IndexMeta | undefined,
+  held: string | undefined,
+  documents: number,
+): number | null {
+  const now = coveredStamp(meta);
+  const stored = meta?.sentenceTally?.documents;
+  if (now === null || now !== held || stored === undefined || stored < documents) return null;
+  return stored - documents;
 }
 
 /**

@@ -10,6 +10,8 @@ import type { LibraryThemes } from '../../core/themes/index.ts';
 /** The themes stored with the present graph, and a reader of chunk records by id. */
 export interface StoredThemes {
   themes: LibraryThemes;
+  /** The stored graph record they were computed from (its `builtAt`). */
+  builtAt: number;
   layers: { lexical: boolean; semantic: boolean };
   /** The records of these chunks that are still stored, by id. */
   records(chunkIds: readonly string[]): Promise<ReadonlyMap<string, PagedChunkRecord>>;
@@ -17,14 +19,14 @@ export interface StoredThemes {
 
 /** Undefined when no themes are stored with the present graph (or they cannot be read: they are then computed). */
 export async function openStoredThemes(db: ConceptDb): Promise<StoredThemes | undefined> {
-  const [themes, meta] = await Promise.all([
-    new GraphRepo(db).getThemes().catch(() => undefined),
+  const [built, meta] = await Promise.all([
+    new GraphRepo(db).getThemesBuilt().catch(() => undefined),
     db.meta.get('index'),
   ]);
-  if (!themes || !meta) return undefined;
+  if (!built || !meta) return undefined;
   const pages = new PagesRepo(db);
   return {
-    themes,
+    ...built,
     layers: meta.layers,
     records: async (chunkIds) => {
       const wanted = new Set(chunkIds);

@@ -21,7 +21,7 @@ import { openSource } from '../source/openSource.ts';
 import type { StoredThemes } from '../library/storedThemes.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { isCorpusQuestion } from '../../core/themes/index.ts';
-import { warmThemes } from '../themes/themesOf.ts';
+import { knownThemes, warmThemes } from '../themes/themesOf.ts';
 import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../source/globalThemesAnswer.ts';
 import type { GlobalAnswerOut, GlobalEstimate, ThemesList } from '../themes/themesProtocol.ts';
 import { themeQuestion } from '../source/themesAnswer.ts';
@@ -300,11 +300,23 @@ export class QueryService {
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
-    // The library's themes, computed once it is loaded (themesOf.ts keeps them beside it), so that "What is this
-    // about?" does not wait for them; a question asked meanwhile runs after this step.
-    if (loaded) setTimeout(() => warmThemes(loaded), 0);
+    if (loaded) await this.warmThemes(loaded);
     if (loaded?.layers.semantic && options.embedder === false) await this.embedder.warm();
     await model;
+  }
+
+  /**
+   * The loaded library's themes, ahead of "What is this about?" (themesOf.ts keeps them beside it): the ones stored
+   * with the very graph it was opened with, else computed here after this turn (a question waiting runs first).
+   * Computing them took this thread 3–4.5 s on MuSiQue after every load (docs/results/themes.md), and a question
+   * asked meanwhile waited for it (round six's 10.0 s, docs/results/trust.md).
+   */
+  private async warmThemes(library: QuestionLibrary): Promise<void> {
+    const builtAt = this.session.graphBuiltAt(library);
+    const stored =
+      builtAt === undefined ? undefined : await this.deps.storedThemes?.().catch(() => undefined);
+    if (stored && stored.builtAt === builtAt) knownThemes(library, stored.themes);
+    else setTimeout(() => warmThemes(library), 0);
   }
 
   /** One source document (for the viewer when the library is a read-only bundle). */
@@ -397,7 +409,12 @@ export class QueryService {
       early,
       onTrace,
     });
-    return { ...waited(result), ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}) };
+    const awaiting = this.session.documentsAwaitingGraph(loaded);
+    return {
+      ...waited(result),
+      ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
+      ...(awaiting > 0 ? { awaitingGraph: { documents: awaiting } } : {}),
+    };
   }
 
   /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */

@@ -96,6 +96,11 @@ export interface AskResult {
   usage?: { calls: number; inputTokens: number; outputTokens: number; cost: number };
   /** A corpus-wide question ("What is this about?") answered by the library's themes: the evidence is their passages. */
   themes?: ThemesOverview;
+  /**
+   * Asked while a drop was ahead of the concept graph: answered over the documents the graph covers (what the app
+   * calls searchable); `documents` more were stored and wait for the next refresh, after which the page asks again.
+   */
+  awaitingGraph?: { documents: number };
   milliseconds: number;
 }
 

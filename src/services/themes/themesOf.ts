@@ -28,6 +28,15 @@ export function themesOfLibrary(library: QuestionLibrary, options?: Partial<Them
   return themes;
 }
 
+/**
+ * Takes `themes` as the themes of `library`: the ones the graph refresh stored with the very graph record the library
+ * was opened with (themesForStore computed them from that graph and the same chunks), so they need not be computed
+ * again on the query worker's thread.
+ */
+export function knownThemes(library: QuestionLibrary, themes: LibraryThemes): void {
+  if (!computed.has(library)) computed.set(library, themes);
+}
+
 /** Computes a loaded library's themes ahead of its first corpus-wide question (the query worker's warm-up). */
 export function warmThemes(library: QuestionLibrary): void {
   try {

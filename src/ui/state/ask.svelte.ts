@@ -16,6 +16,7 @@ import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
 import { globalAnswer } from './globalAnswer.svelte.ts';
+import { askAgainDue, searchableDocuments } from './askAgain.ts';
 import { library } from './library.svelte.ts';
 
 const DEFAULT_BUDGET = 12000;
@@ -54,9 +55,7 @@ function libraryReadiness(): 'ready' | 'filling' | 'empty' {
   if (library.readOnly || library.bundleUrl) return 'ready';
   const coming = stillComing();
   // While a run goes on, what the graph covers is searchable (stored documents wait for the next refresh).
-  const searchable = library.running
-    ? Math.min(library.coverage?.searchableDocuments ?? 0, library.counts.documents) > 0
-    : library.counts.documents > 0;
+  const searchable = searchableDocuments(library) > 0;
   if (library.read && searchable) return 'ready';
   return coming || !library.read ? 'filling' : 'empty';
 }
@@ -110,6 +109,13 @@ class AskState {
   limits = $state<LimitsByMode>(defaultLimits());
   /** The answer on screen replaced an answer by words once the library's pages were written (replaceWords). */
   replacedWords = $state(false);
+  /**
+   * The answer on screen was asked again by itself once a graph refresh took in documents that waited when it was
+   * first answered (askAgainWhenCovered): it is newer than the one it replaced.
+   */
+  askedAgain = $state(false);
+  /** Documents the app called searchable when the answer on screen was asked (askAgain.ts). */
+  private searchableAt = 0;
   /**
    * The question was asked before anything was searchable, while documents are being added: it waits, says so, and
    * runs as soon as the library can answer it.
@@ -185,21 +191,35 @@ class AskState {
   async replaceWords(libraryVersion: number): Promise<void> {
     const shown = this.result;
     if (!shown || shown.from !== 'words' || this.busy || this.resultVersion === libraryVersion) return;
-    await this.run(shown.question, shown.mode, libraryVersion, true);
+    await this.run(shown.question, shown.mode, libraryVersion, 'words');
+  }
+
+  /**
+   * Asks again the question whose answer on screen was given while documents waited for the concept graph
+   * (AskResult.awaitingGraph), now that a refresh has made more of them searchable: the newer answer replaces it in
+   * place, said to be newer. The question and mode are those of the answer shown, not what the box holds now.
+   */
+  async askAgainWhenCovered(libraryVersion: number, searchableNow: number): Promise<void> {
+    const shown = this.result;
+    if (!shown || !askAgainDue(shown, this.searchableAt, searchableNow, this.busy)) return;
+    await this.run(shown.question, shown.mode, libraryVersion, 'graph');
   }
 
   private async run(
     question: string,
     mode: QuestionMode,
     libraryVersion: number,
-    replacing: boolean,
+    /** The answer on screen is the same question's, asked again: by words before the pages, or before a refresh. */
+    replacing: 'words' | 'graph' | false,
   ): Promise<void> {
     const id = ++this.asked;
     this.busy = true;
     this.error = null;
     this.stopped = false;
-    this.replacedWords = replacing;
+    this.replacedWords = replacing === 'words';
+    this.askedAgain = replacing === 'graph';
     this.resultVersion = libraryVersion;
+    this.searchableAt = searchableDocuments(library);
     // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such);
     // the answer by words being replaced is the same question's, and stays until the walk's arrives.
     if (!replacing) this.result = null;
@@ -226,6 +246,7 @@ class AskState {
           this.waitingForLibrary = false;
           if (readiness === 'empty') throw new Error('ask: the library is empty; add documents first');
           libraryVersion = library.version;
+          this.searchableAt = searchableDocuments(library);
           // The worker may have loaded the library while it was still empty, at this same version (its refresh
           // may not have been read yet): it loads it again.
           loadedVersion = -1;
@@ -355,9 +376,25 @@ function replaceWordsWhenPaged(): void {
   });
 }
 
+/**
+ * An answer given while documents waited for the concept graph (AskResult.awaitingGraph) is asked again once a
+ * refresh makes more documents searchable: its evidence is replaced in place, and the view says it is newer.
+ */
+function askAgainWhenCovered(): void {
+  $effect.root(() => {
+    $effect(() => {
+      const version = library.version;
+      const searchable = searchableDocuments(library);
+      if (ask.result?.awaitingGraph === undefined || ask.busy) return;
+      ask.askAgainWhenCovered(version, searchable).catch(() => undefined);
+    });
+  });
+}
+
 // Started with the page (App imports the Ask view, which imports this module), not when the Ask view opens.
 if (typeof window !== 'undefined' && typeof Worker !== 'undefined') {
   warmAtOpen();
   warmStart();
   replaceWordsWhenPaged();
+  askAgainWhenCovered();
 }

@@ -64,7 +64,9 @@ async function contents(db: ConceptDb): Promise<Record<string, unknown>> {
   const kg = new DexieKgStore(db);
   out.kgEntities = await kg.entities();
   out.kgRelations = await kg.relations();
-  out.meta = await db.meta.get('index');
+  // When the graph was last written is a timestamp, not content: a removal drops it until the next refresh.
+  const { graphBuiltAt: _written, ...meta } = (await db.meta.get('index')) ?? {};
+  out.meta = meta;
   return out;
 }
 

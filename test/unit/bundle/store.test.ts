@@ -57,8 +57,9 @@ async function library(docs = DOCS): Promise<ConceptDb> {
 async function dump(db: ConceptDb): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const t of db.tables) out[t.name] = await t.toArray();
-  // builtAt is a timestamp of the write, not content.
+  // builtAt is a timestamp of the write, not content (the index record repeats the graph's).
   out.graph = out.graph.map((g) => ({ ...(g as object), builtAt: 0 }));
+  out.meta = out.meta.map((m) => ({ ...(m as object), graphBuiltAt: 0 }));
   return out;
 }
 

@@ -16,10 +16,12 @@ import {
   conceptTableGraph,
   conceptTableGraphProblem,
   isConceptTableGraph,
+  prebuildTableGraph,
   type ConceptTableGraph,
   type SerializedGraph,
 } from '../../../src/core/graph/index.ts';
 import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/engine.ts';
+import { resolveParams } from '../../../src/core/retrieval/params.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 import { snapshotToCorpus } from '../../../src/store/bundleImport.ts';
 import { buildEngine } from '../../../src/services/library/engine.ts';
@@ -93,6 +95,40 @@ describe('a lexical library opened from its concept table', () => {
     for (const q of QUESTIONS) {
       expect(answer(viaService, q, 'ppr'), q).toEqual(answer(withoutTable, q, 'ppr'));
     }
+  });
+
+  it('answers the same from the graph another worker made of the table (prebuildTableGraph)', async () => {
+    const snapshot = await lexicalSnapshot();
+    const input = inputOf(snapshot);
+    const fresh = RetrievalEngine.build(input, analyzer);
+    const table = conceptTableGraph(fresh.exportGraph())!;
+    // As the graph worker sends it: structured-cloned (the browser transfers the buffers; a clone is the same).
+    const prebuilt = structuredClone(prebuildTableGraph(table, resolveParams()))!;
+    expect(prebuilt).toBeDefined();
+    const text = RetrievalEngine.prepareText(input, analyzer);
+    const opened = RetrievalEngine.fromTable(input, analyzer, table, {}, text, prebuilt)!;
+    expect(opened.graph).toBe(prebuilt);
+    expect(opened.stats()).toEqual(fresh.stats());
+    for (const q of QUESTIONS) {
+      for (const mode of MODES)
+        expect(answer(opened, q, mode), `${mode}: ${q}`).toEqual(answer(fresh, q, mode));
+    }
+    // Made for other chunks or with other options, it is not taken: the graph is made from the table here.
+    const firstChunk = input.chunks[0].id;
+    const fewer = {
+      chunks: input.chunks.slice(1),
+      sentences: input.sentences.filter((s) => s.chunkId !== firstChunk),
+    };
+    const fewerTable = conceptTableGraph(RetrievalEngine.build(fewer, analyzer).exportGraph())!;
+    expect(RetrievalEngine.fromTable(fewer, analyzer, fewerTable, {}, undefined, prebuilt)!.graph).not.toBe(
+      prebuilt,
+    );
+    const otherDamping = { ...prebuilt, options: { ...prebuilt.options, globalDamping: 0.5 } };
+    expect(RetrievalEngine.fromTable(input, analyzer, table, {}, text, otherDamping)!.graph).not.toBe(
+      otherDamping,
+    );
+    // A table whose edges do not come out as counted gives no graph to send.
+    expect(prebuildTableGraph({ ...table, edges: table.edges + 1 }, resolveParams())).toBeUndefined();
   });
 
   it('is not used for other chunks, other concept options or a table whose edges do not come out as counted', async () => {

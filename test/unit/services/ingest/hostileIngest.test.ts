@@ -162,6 +162,43 @@ describe('parsing that does not end', () => {
     expect(outcomes().map((o) => [o.file, o.status, o.reason])).toEqual([['late.md', 'indexed', undefined]]);
   });
 
+  // A parse the machine makes slow, not one that is stuck: it reports page after page (a 24-page PDF passed the
+  // 30-s wall-time limit at load ~50 and was failed, docs/results/trust.md).
+  const crawling =
+    (pages: number, everyMs: number, thenHang = false): PrepareFn =>
+    async (name, data, options) => {
+      options.onStarted?.();
+      for (let page = 1; page <= pages; page++) {
+        await new Promise((resolve) => setTimeout(resolve, everyMs));
+        options.onProgress?.({ unit: 'page', done: page, total: 24 });
+      }
+      if (thenHang) return new Promise(() => {});
+      return prepareFile(name, data, options);
+    };
+
+  it('lets a slow parse that keeps reporting pages run past the limit', async () => {
+    // 6 pages 400 ms apart: 2.4 s in all against a 1-s limit, never 1 s without a page.
+    const { pipeline, outcomes } = setup(crawling(6, 400), 1_000);
+    await pipeline.enqueue([{ name: 'slow.md', bytes: bytes('# Slow\n\nIts pages came slowly.') }]);
+    await pipeline.ensureRunning();
+    expect(outcomes().map((o) => [o.file, o.status, o.reason])).toEqual([['slow.md', 'indexed', undefined]]);
+  });
+
+  it('stops a parse that stopped reporting progress, naming where it stopped', async () => {
+    const { pipeline, outcomes } = setup(crawling(2, 100, true), 1_000);
+    await pipeline.enqueue([{ name: 'stall.pdf', bytes: bytes('%PDF-1.7') }]);
+    await pipeline.ensureRunning();
+    expect(outcomes()[0].reason).toBe('took too long to parse: no progress after page 2 of 24 (over 1 s)');
+  });
+
+  it('stops a parse that keeps reporting progress past its ceiling (ten times the limit)', async () => {
+    // A page every 100 ms for ever against a 300-ms limit: stopped at 3 s in all.
+    const { pipeline, outcomes } = setup(crawling(Number.MAX_SAFE_INTEGER, 100), 300);
+    await pipeline.enqueue([{ name: 'crawl.pdf', bytes: bytes('%PDF-1.7') }]);
+    await pipeline.ensureRunning();
+    expect(outcomes()[0].reason).toBe('took too long to parse (over 3 s in all, still going)');
+  });
+
   it('says the limit in seconds', async () => {
     const { pipeline, outcomes } = setup(hang, 1_000);
     await pipeline.enqueue([{ name: 'hang.md', bytes: bytes('x') }]);

@@ -10,6 +10,7 @@ import { prepareFile } from '../../../../src/core/prepare.ts';
 import { rebuildConceptGraph } from '../../../../src/services/ingest/graphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
+import { createGraphPrebuilder } from '../../../../src/services/library/graphPrebuild.ts';
 import type { QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { LibrarySession } from '../../../../src/services/library/session.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
@@ -115,12 +116,12 @@ describe('the library after documents were added', () => {
     await drop(PASSAGES.slice(40), async () => undefined);
     held.invalidate('library');
     const ahead = await held.library();
-    expect(reads).toEqual(['whole', 'added']);
+    // The index record tells of the same graph record, documents only added: the library held answers as a new load
+    // would, and is kept without reading the added documents (no graph built again, let alone from scratch).
+    expect(reads).toEqual(['whole']);
+    expect(ahead).toBe(before);
     expect(ahead.documents.size).toBe(40);
-    expect(held.loadTimings()?.uncoveredChunks).toBe(20);
-    // Nothing the graph covers is new: the engine held answers (no graph built again, let alone from scratch).
-    expect(held.loadTimings()?.engineKept).toBe(1);
-    expect(ahead.engine).toBe(before.engine);
+    expect(held.documentsAwaitingGraph(ahead)).toBe(20);
 
     // A first load (no library held) opens the covered library too, and answers as the library before the drop.
     const covered = await session([]).library();
@@ -133,6 +134,52 @@ describe('the library after documents were added', () => {
     const after = await held.library();
     expect(after.documents.size).toBe(PASSAGES.length);
     expect(held.loadTimings()?.uncoveredChunks).toBe(0);
+    expect(answers(after)).toEqual(answers(await session([]).library()));
+  });
+
+  it('takes the graph another worker made from the stored concept table, on a first load and after a refresh', async () => {
+    await drop(PASSAGES.slice(0, 40));
+    const reads: string[] = [];
+    // The graph worker's service as workers/graph.worker.ts runs it, here on this thread over the same store.
+    const prebuilder = createGraphPrebuilder(repo);
+    const asked: boolean[] = [];
+    const held = new LibrarySession({
+      library: {
+        loadCorpus: (mark) => (reads.push('whole'), repo.loadCorpus(mark)),
+        loadAdded: (h, mark) => (reads.push('added'), repo.loadAdded(h, mark)),
+        getMeta: () => repo.getMeta(),
+      },
+      kgStore: { entities: async () => [], relations: async () => [] },
+      openBundle: () => Promise.reject(new Error('no bundles here')),
+      // Sent as the worker sends it: structured-cloned (the browser transfers the buffers; a clone is the same).
+      prebuildGraph: async (request) => (
+        asked.push(request.compact),
+        structuredClone(await prebuilder.prebuild(request))
+      ),
+    });
+    const fromTable = vi.spyOn(RetrievalEngine, 'fromTable');
+    const first = await held.library();
+    expect(held.loadTimings()?.prebuiltUsed).toBe(1);
+    // The engine's graph is the one the other worker sent, not one made again on this thread.
+    expect(first.engine.graph).toBe(fromTable.mock.calls[0][5]);
+    expect(answers(first)).toEqual(answers(await session([]).library()));
+
+    // A refresh after more documents: the next load extends the text and takes the new graph from the other worker.
+    await drop(PASSAGES.slice(40));
+    held.invalidate('library');
+    fromTable.mockClear();
+    const after = await held.library();
+    expect(reads).toEqual(['whole', 'added']);
+    expect(held.loadTimings()?.incremental).toBe(1);
+    expect(held.loadTimings()?.textExtended).toBeDefined();
+    expect(held.loadTimings()?.prebuiltUsed).toBe(1);
+    expect(after.engine.graph).toBe(fromTable.mock.calls[0][5]);
+    fromTable.mockRestore();
+    // A compact graph's parts are not asked for while an engine is held (the next load may reuse its layers).
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toBe(false);
+    // Every chunk, score and best sentence in ppr, bm25 and rrf: those of a library loaded afresh, graph made here.
+    expect(after.documents.size).toBe(PASSAGES.length);
     expect(answers(after)).toEqual(answers(await session([]).library()));
   });
 

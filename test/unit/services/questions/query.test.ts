@@ -140,14 +140,21 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Indexes `documents` into `target` as the ingest worker does (parse, embed, store, concept graph). */
-async function index(target: Repo, documents: Record<string, string> = DOCUMENTS): Promise<void> {
+/**
+ * Indexes `documents` into `target` as the ingest worker does (parse, embed, store, concept graph); `rebuildGraph`
+ * that does nothing leaves them stored ahead of the graph, as a drop between two refreshes.
+ */
+async function index(
+  target: Repo,
+  documents: Record<string, string> = DOCUMENTS,
+  rebuildGraph = rebuildConceptGraph,
+): Promise<void> {
   const embedder = trigramEmbedder();
   const pipeline = new IngestPipeline({
     repo: target,
     prepare: (name, bytes, options) => prepareFile(name, bytes, { maxChunkTokens: options.maxChunkTokens }),
     embedder: async () => embedder,
-    rebuildGraph: rebuildConceptGraph,
+    rebuildGraph,
     emit: () => undefined,
   });
   await pipeline.enqueue(
@@ -295,6 +302,29 @@ describe('QueryService', () => {
     expect(after.evidence[0].docTitle).toBe('lovelace');
     await service.ask({ question: QUESTION, mode: 'bm25', budget: 2000 });
     expect(counts.corpusLoads).toBe(2);
+  });
+
+  it('answers between two refreshes over the documents the graph covers, and says how many wait for it', async () => {
+    await index(repo);
+    const { service } = queryService();
+    const question = 'Which compiler did Grace Hopper write?';
+    const before = await service.ask({ question, mode: 'ppr', budget: 2000 });
+    expect(before.awaitingGraph).toBeUndefined();
+    // Stored and embedded, the graph not refreshed yet: the app does not call it searchable.
+    const hopper = {
+      'hopper.txt': 'Grace Hopper wrote the A-0 compiler in 1952. She later worked on the COBOL language.',
+    };
+    await index(repo, hopper, async () => undefined);
+    service.invalidate('library');
+    const between = await service.ask({ question, mode: 'ppr', budget: 2000 });
+    expect(between.awaitingGraph).toEqual({ documents: 1 });
+    expect(between.evidence.map((e) => e.docTitle)).not.toContain('hopper');
+    // The refresh lands: asked again, the answer covers the new document and says nothing waits.
+    await rebuildConceptGraph(repo, new AbortController().signal);
+    service.invalidate('library');
+    const after = await service.ask({ question, mode: 'ppr', budget: 2000 });
+    expect(after.awaitingGraph).toBeUndefined();
+    expect(after.evidence[0].docTitle).toBe('hopper');
   });
 
   it('a library with no documents is reported, and answered once documents arrive', async () => {

@@ -104,6 +104,30 @@ describe('themes stored with the graph', () => {
     expect(loaded.evidence.map((e) => e.chunkId)).toEqual(early.evidence.map((e) => e.chunkId));
   });
 
+  it("are the loaded library's themes after the query worker's warm-up, not computed again", async () => {
+    const { db, repo } = await droppedSamples();
+    // Marked, so that themes computed from the graph would show: the stored record's first label is rewritten.
+    // The themes record shares the graph table under its own id (graphRepo.ts).
+    const table = db.graph as unknown as { get(id: string): Promise<unknown> };
+    const record = (await table.get('themes')) as { themes: { themes: { label: string }[] } };
+    record.themes.themes[0].label = 'the stored label';
+    await db.graph.put(record as never);
+    const { query, counts } = queryOver(db, repo);
+    await query.warmUp({ embedder: false });
+    expect(counts.corpusLoads).toBe(1);
+    const answer = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    expect(answer.themes?.themes[0].label).toBe('the stored label');
+    // Stored with another graph record than the one the library is opened with: computed from the library instead.
+    await db.graph.put({
+      ...record,
+      builtAt: (record as unknown as { builtAt: number }).builtAt - 1,
+    } as never);
+    const other = queryOver(db, repo).query;
+    await other.warmUp({ embedder: false });
+    const computed = await other.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    expect(computed.themes?.themes[0].label).not.toBe('the stored label');
+  });
+
   it('of another graph than the index record counts are not read', async () => {
     const { db, repo } = await droppedSamples();
     expect(await repo.getThemes()).toBeDefined();
