@@ -1,7 +1,8 @@
-// A lexical bundle made by this repository's CLI once per Playwright worker, for the specs whose tests each open
-// the same bundle (bundle-offline, library-opening). `cli index` runs in the worker's own process (its `run`, as
-// bundle-readonly-llm calls it): a `node --import tsx` child per test cost 20–37 s of wall at load ~20, most of it
-// starting tsx, not indexing. Every test gets the same bytes; copy them where the test serves them.
+// A lexical bundle made by this repository's CLI once per Playwright worker, with any extra `cli index` flags
+// (`--pages`, `--stream`), for the specs that open a bundle the CLI wrote (bundle-offline, library-opening,
+// bundle-ranges, bundle-stream). `cli index` runs in the worker's own process (its `run`, as bundle-readonly-llm
+// calls it): a `node --import tsx` child per bundle cost 20–37 s of wall at load ~20, most of it starting tsx, not
+// indexing. Every test gets the same bytes; copy them where the test serves them.
 import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,10 @@
 // What every end-to-end spec gets (import { test, expect } from here, not from @playwright/test): the built app
-// served by `vite preview` (playwright.config.ts's webServer), a fresh Chromium profile on disk for each test (or,
-// with `startWith: 'samples'`, a copy of one in which the samples were indexed once for the worker), a temp dir
-// for the files it generates, and the privacy guard — a request from any page or worker to another origin than
-// the app's, or a loopback server the test started and allowed, is blocked and fails the test.
+// served by `vite preview` (playwright.config.ts's webServer), a Chromium profile on disk for each test — a copy of
+// one in which the app was opened once for the worker (its service worker installed, the library empty), or with
+// `startWith: 'samples'` one in which the samples were indexed, or with `startWith: 'new'` a browser that never
+// opened the app — a temp dir for the files it generates, and the privacy guard — a request from any page or
+// worker to another origin than the app's, or a loopback server the test started and allowed, is blocked and
+// fails the test.
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +16,7 @@ import {
   type PlaywrightWorkerArgs,
   type PlaywrightWorkerOptions,
 } from '@playwright/test';
-import { openIndexed } from './app.ts';
+import { openApp, openIndexed, waitIdle } from './app.ts';
 import { DIST, RequestGuard } from './browser.ts';
 
 export { expect };
@@ -44,14 +46,24 @@ export interface E2eFixtures {
   /** Multiplies the test's time-out by E2E_TIMEOUT_SCALE (default 1); applied to every test. */
   timeScale: void;
   /**
-   * What the test's `page` and `context` start with: an empty profile (the default), or `samples` — a copy of a
-   * profile in which the sample documents were indexed once for the worker (`test.use({ startWith: 'samples' })`,
-   * for the specs that ask about the samples rather than test adding them).
+   * What the test's `page` and `context` start with (each a copy of a profile the worker built once):
+   * - `empty` (the default): a browser that has opened the app once — its service worker installed with the app's
+   *   files precached, as after a user's first visit — and an empty library. A never-visited profile made every
+   *   test pay the precache (~40 MB, the embedding model's shards among them: 5–8 s of CPU beside the test on
+   *   two cores, docs/results/test-suite-round7-e2e7.md).
+   * - `samples`: the same with the sample documents indexed (`test.use({ startWith: 'samples' })`, for the specs
+   *   that ask about the samples rather than test adding them).
+   * - `new`: a browser that never opened the app (a first visit: no service worker, no database).
    */
-  startWith: 'empty' | 'samples';
+  startWith: 'empty' | 'samples' | 'new';
 }
 
 export interface E2eWorkerFixtures {
+  /**
+   * The closed profile folder in which the app was opened once, until idle with its service worker in control
+   * (the precache complete), built on the first call of the worker.
+   */
+  visitedProfile: () => Promise<string>;
   /**
    * The closed profile folder in which "Add sample documents" was indexed until idle, built on the first call of the
    * worker (a test that asks for it pays for it once; the others in the worker copy it).
@@ -85,6 +97,48 @@ export async function buildProfile<T>(
   }
   guard.check();
   return built;
+}
+
+/**
+ * Waits until the app's service worker controls the page: it activates only once its install has precached every
+ * file of the build. Throws if it failed to install (became redundant without a worker in control); no limit of
+ * its own, the test's time-out bounds it.
+ */
+async function waitServiceWorker(page: Page): Promise<void> {
+  for (;;) {
+    const state = await page.evaluate(async () => {
+      if (navigator.serviceWorker.controller) return 'controlling';
+      const registration = await navigator.serviceWorker.getRegistration();
+      const worker = registration?.installing ?? registration?.waiting ?? registration?.active;
+      return worker?.state ?? 'not registered yet';
+    });
+    if (state === 'controlling') return;
+    if (state === 'redundant') throw new Error("the app's service worker failed to install");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * Hands a test the folder of a profile built once for the worker (by `make`, on the first call), and removes it when
+ * the worker ends.
+ */
+async function builtOnce(
+  use: (profile: () => Promise<string>) => Promise<void>,
+  prefix: string,
+  make: (profile: string) => Promise<void>,
+): Promise<void> {
+  let built: Promise<string> | undefined;
+  const folders: string[] = [];
+  await use(() => {
+    built ??= (async () => {
+      const profile = await mkdtemp(join(tmpdir(), prefix));
+      folders.push(profile);
+      await make(profile);
+      return profile;
+    })();
+    return built;
+  });
+  for (const dir of folders) await rm(dir, { recursive: true, force: true });
 }
 
 export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
@@ -156,28 +210,33 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
       await rm(dir, { recursive: true, force: true });
     }
   },
-  samplesProfile: [
-    async ({ playwright, launchOptions }, use) => {
-      let built: Promise<string> | undefined;
-      const folders: string[] = [];
-      await use(() => {
-        built ??= (async () => {
-          // The same Chromium, profile on disk and privacy guard as a test's own profile (openProfile).
-          const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-samples-'));
-          folders.push(profile);
-          await buildProfile(playwright, launchOptions, profile, (page, origin) =>
-            openIndexed(page, origin, 'samples'),
-          );
-          return profile;
-        })();
-        return built;
-      });
-      for (const dir of folders) await rm(dir, { recursive: true, force: true });
-    },
+  // Each built in the same Chromium, profile on disk and privacy guard as a test's own profile (openProfile).
+  visitedProfile: [
+    ({ playwright, launchOptions }, use) =>
+      builtOnce(use, 'conceptrag-e2e-visited-', (profile) =>
+        buildProfile(playwright, launchOptions, profile, async (page, origin) => {
+          await openApp(page, origin);
+          await waitIdle(page);
+          await waitServiceWorker(page);
+        }),
+      ),
     { scope: 'worker' },
   ],
-  context: async ({ openProfile, startWith, samplesProfile }, use) => {
-    const { context } = await openProfile(startWith === 'samples' ? { copyOf: await samplesProfile() } : {});
+  samplesProfile: [
+    ({ playwright, launchOptions, visitedProfile }, use) =>
+      builtOnce(use, 'conceptrag-e2e-samples-', async (profile) => {
+        // From the visited profile: the app's files are precached once for the worker, not again here.
+        await cp(await visitedProfile(), profile, { recursive: true });
+        await buildProfile(playwright, launchOptions, profile, (page, origin) =>
+          openIndexed(page, origin, 'samples'),
+        );
+      }),
+    { scope: 'worker' },
+  ],
+  context: async ({ openProfile, startWith, visitedProfile, samplesProfile }, use) => {
+    const copyOf =
+      startWith === 'new' ? undefined : await (startWith === 'samples' ? samplesProfile : visitedProfile)();
+    const { context } = await openProfile({ copyOf });
     await use(context);
   },
   page: async ({ context }, use) => {

@@ -1,10 +1,10 @@
 // Spec (a pages-only bundle): a bundle written by `cli index --stream` holds only the library read by ranges. Opened
 // with ?bundle= it is read by ranges and answers with evidence; Import bundle… says it can only be opened read-only
 // and opens it so, and nothing is stored.
-import { mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { askForEvidence } from '../lib/app.ts';
-import { cliIndexBundle } from '../lib/cliBundle.ts';
+import { bundleOnce } from '../lib/bundleOnce.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { REPO_DOCS } from '../../support/repoDocs.ts';
 
@@ -19,7 +19,7 @@ test('a --stream bundle: read by ranges with evidence by ?bundle=, offered read-
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'docs.bundle');
-    cliIndexBundle(REPO_DOCS, bundle, ['--stream', '--quiet']);
+    await copyFile(await bundleOnce(REPO_DOCS, ['--stream']), bundle);
 
     await page.goto(`${origin}/?bundle=/e2e-stream-${process.pid}/docs.bundle#library`);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });

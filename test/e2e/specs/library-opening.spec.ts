@@ -130,59 +130,65 @@ test('the store opened late: "Opening your library…" until it is read, never a
   expect(result.empty).toEqual([]);
 });
 
-test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library meanwhile', async ({
-  page,
-  origin,
-  dist,
-  privacy,
-  log,
-}) => {
-  const scratch = join(dist, `e2e-opening-${process.pid}`);
-  await mkdir(scratch, { recursive: true });
-  try {
-    const bundle = join(scratch, 'vue.bundle');
-    await copyFile(await bundleOnce(vueDocs()), bundle);
-    await watchEmptyStates(page);
-    // A slow network: the bundle's URL (the app's own origin) is answered by a loopback server that sends it in
-    // 8 KB pieces every 50 ms, with its length stated, so the download takes seconds.
-    let release = (): void => undefined;
-    const released = new Promise<void>((r) => (release = r));
-    const slow = await slowServer(await readFile(bundle), released);
-    privacy.allowOrigin(slow.origin);
-    // By path: the page's own URL names the bundle in its query.
-    const path = `/e2e-opening-${process.pid}/vue.bundle`;
-    await page.route(
-      (url) => url.pathname === path,
-      (route) => route.continue({ url: `${slow.origin}/vue.bundle` }),
-    );
-    await page.goto(`${origin}/?bundle=/e2e-opening-${process.pid}/vue.bundle#library`);
-    const progress = page.getByTestId('bundle-download');
-    // Part of it downloaded (more than nothing, less than all), out of the size the server states.
-    let shown = '';
-    await expect
-      .poll(
-        async () => {
-          shown = ((await progress.textContent().catch(() => '')) ?? '').trim();
-          const [, got, total] = /Loading the shared index: (\d+\.\d) of (\d+\.\d) MB/.exec(shown) ?? [];
-          return got !== undefined && Number(got) > 0 && Number(got) < Number(total);
-        },
-        { timeout: 60_000, intervals: [100] },
-      )
-      .toBe(true);
-    log(`shown while downloading: ${shown}`);
-    await expect(page.getByTestId('cancel-opening')).toBeVisible();
-    await page.click('a[href="#ask"]');
-    await expect(page.getByTestId('bundle-download')).toBeVisible();
-    await page.click('a[href="#library"]');
-    release();
-    await expect(page.getByTestId('read-only')).toBeVisible({ timeout: 120_000 });
-    const result = await seen(page);
-    log(`empty states while the bundle loaded: ${JSON.stringify(result.empty)}`);
-    expect(result.empty).toEqual([]);
-    await slow.close();
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+// A browser that never opened the app: the slow network below is the page's route, which a service worker's own
+// fetch of the bundle (in a profile that visited the app) would go around.
+test.describe(() => {
+  test.use({ startWith: 'new' });
+
+  test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library meanwhile', async ({
+    page,
+    origin,
+    dist,
+    privacy,
+    log,
+  }) => {
+    const scratch = join(dist, `e2e-opening-${process.pid}`);
+    await mkdir(scratch, { recursive: true });
+    try {
+      const bundle = join(scratch, 'vue.bundle');
+      await copyFile(await bundleOnce(vueDocs()), bundle);
+      await watchEmptyStates(page);
+      // A slow network: the bundle's URL (the app's own origin) is answered by a loopback server that sends it in
+      // 8 KB pieces every 50 ms, with its length stated, so the download takes seconds.
+      let release = (): void => undefined;
+      const released = new Promise<void>((r) => (release = r));
+      const slow = await slowServer(await readFile(bundle), released);
+      privacy.allowOrigin(slow.origin);
+      // By path: the page's own URL names the bundle in its query.
+      const path = `/e2e-opening-${process.pid}/vue.bundle`;
+      await page.route(
+        (url) => url.pathname === path,
+        (route) => route.continue({ url: `${slow.origin}/vue.bundle` }),
+      );
+      await page.goto(`${origin}/?bundle=/e2e-opening-${process.pid}/vue.bundle#library`);
+      const progress = page.getByTestId('bundle-download');
+      // Part of it downloaded (more than nothing, less than all), out of the size the server states.
+      let shown = '';
+      await expect
+        .poll(
+          async () => {
+            shown = ((await progress.textContent().catch(() => '')) ?? '').trim();
+            const [, got, total] = /Loading the shared index: (\d+\.\d) of (\d+\.\d) MB/.exec(shown) ?? [];
+            return got !== undefined && Number(got) > 0 && Number(got) < Number(total);
+          },
+          { timeout: 60_000, intervals: [100] },
+        )
+        .toBe(true);
+      log(`shown while downloading: ${shown}`);
+      await expect(page.getByTestId('cancel-opening')).toBeVisible();
+      await page.click('a[href="#ask"]');
+      await expect(page.getByTestId('bundle-download')).toBeVisible();
+      await page.click('a[href="#library"]');
+      release();
+      await expect(page.getByTestId('read-only')).toBeVisible({ timeout: 120_000 });
+      const result = await seen(page);
+      log(`empty states while the bundle loaded: ${JSON.stringify(result.empty)}`);
+      expect(result.empty).toEqual([]);
+      await slow.close();
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
 });
 
 /**
