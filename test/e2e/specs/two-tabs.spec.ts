@@ -128,8 +128,10 @@ test('two tabs: one indexes, the other waits and says so, the library equals a o
     // A is closed mid-run (its lock goes with it, without a "done"): B resumes what A left in the queue.
     const more = join(tmp, 'more-places.jsonl');
     await writeFile(more, passages(40, 1000));
-    // A's embedding of it is held until A is closed: A cannot finish the file first.
-    server.scriptEmbeddings({ kind: 'hold' });
+    // Every embedding request is held until A is closed, not only the first: A cannot finish the file first. (With
+    // one request held, a clean-clone run beside two busy loops saw the file finished without B taking over; which
+    // request took the one hold was not traced.) releaseEmbeddings() answers the held ones, drops the holds left.
+    server.scriptEmbeddings(...Array.from({ length: 200 }, () => ({ kind: 'hold' as const })));
     await addFiles(a, [more]);
     await b.waitForSelector('[data-testid="elsewhere"]');
     await a.waitForFunction(
