@@ -5,17 +5,26 @@
 // user sets an endpoint embedder in Settings, and the server holds a request (`hold`) or takes a set time for each
 // (`setEmbeddingLatency`): embedding cannot end before the test acts, however fast the machine.
 import type { Page } from 'playwright-core';
-import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
+import {
+  startScriptedLlmServer,
+  type ScriptedLlmServer,
+  type ScriptedServerOptions,
+} from '../../support/scriptedLlmServer.ts';
 import { waitWhileIndexing } from './app.ts';
 import type { RequestGuard } from './browser.ts';
 import { putSettings } from './settings.ts';
 
 /**
  * Starts the scripted server (its origin allowed by the test's privacy guard) and makes it the app's embedder:
- * call after openApp and before the drop. Close the server when the test ends.
+ * call after openApp and before the drop. Close the server when the test ends. `options` as the server's (e.g.
+ * `embeddingDimension: 512`, USE-lite's, where the size of a vector record matters).
  */
-export async function embedThroughEndpoint(page: Page, privacy: RequestGuard): Promise<ScriptedLlmServer> {
-  const server = await startScriptedLlmServer();
+export async function embedThroughEndpoint(
+  page: Page,
+  privacy: RequestGuard,
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedLlmServer> {
+  const server = await startScriptedLlmServer(options);
   privacy.allowOrigin(server.url);
   await putSettings(page, { embedder: { spec: `openai:${server.baseUrl}#scripted-embedder` } });
   return server;

@@ -5,17 +5,23 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { addFiles, openApp, waitIdle } from './app.ts';
+import { lexicalOnly } from './settings.ts';
 
-/** Writes each document as a .txt file in `dir`, adds them all and waits until the library has indexed them. */
+/**
+ * Writes each document as a .txt file in `dir`, adds them all and waits until the library has indexed them; with
+ * `lexical`, by their words only (sentence vectors off, settings.ts's lexicalOnly).
+ */
 export async function addTextDocuments(
   page: Page,
   origin: string,
   dir: string,
   documents: Record<string, string>,
+  { lexical = false }: { lexical?: boolean } = {},
 ): Promise<void> {
   const files = Object.keys(documents).map((name) => join(dir, name));
   await Promise.all(Object.entries(documents).map(([name, text]) => writeFile(join(dir, name), text + '\n')));
   await openApp(page, origin);
+  if (lexical) await lexicalOnly(page);
   await addFiles(page, files);
   await waitIdle(page, 240_000);
 }

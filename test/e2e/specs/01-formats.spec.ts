@@ -1,7 +1,12 @@
 // Spec (a): one file of each supported format is indexed, and the document/chunk/sentence/vector counts read back
 // from IndexedDB equal the counts that prepareFile gives in Node for the same files.
+// The sentences are embedded through the scripted endpoint on loopback (an endpoint embedder, as a user sets one in
+// Settings): a vector per sentence is still counted, without loading the model for six small files. USE-lite in
+// the browser keeps its own checks of a vector per sentence: evidence-readable and 04-ask-samples (the worker's
+// samples profile).
 import { join } from 'node:path';
 import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
+import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
 import { expectedCounts } from '../lib/expected.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
@@ -14,12 +19,18 @@ test('formats: .txt .md .pdf .docx .html .jsonl indexed with the counts prepareF
   page,
   origin,
   log,
+  privacy,
 }) => {
   const paths = FILES.map((f) => join(FIXTURES, f));
   const expected = await expectedCounts(paths);
   await openApp(page, origin);
-  await addFiles(page, paths);
-  await waitIdle(page);
+  const server = await embedThroughEndpoint(page, privacy);
+  try {
+    await addFiles(page, paths);
+    await waitIdle(page);
+  } finally {
+    await server.close();
+  }
   const counts = await readCounts(page);
   log(`expected ${JSON.stringify(expected)}; IndexedDB ${JSON.stringify(counts)}`);
   for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {

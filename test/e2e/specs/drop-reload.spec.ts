@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openApp } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
+import { holdReads, installReadHold } from '../lib/readHold.ts';
 import { lexicalOnly } from '../lib/settings.ts';
 
 /** Files per folder: the default tier's, and the scale tier's (the 300-file folder). */
@@ -192,19 +193,12 @@ for (const { files: FILES, tag } of SIZES) {
     log,
   }) => {
     const { dir, names } = await writeFolder(tmp, FILES);
-    // Reading a file's bytes is held back while window.__holdReads is set (this page only: a reload clears it),
-    // so the reload surely comes after the names were recorded and before any bytes were.
-    await p.addInitScript(() => {
-      const read = Blob.prototype.arrayBuffer;
-      Blob.prototype.arrayBuffer = async function (this: Blob) {
-        while ((globalThis as { __holdReads?: boolean }).__holdReads)
-          await new Promise((r) => setTimeout(r, 100));
-        return read.call(this);
-      };
-    });
+    // Reading a file's bytes is held back (this page only: a reload clears the hold), so the reload surely comes
+    // after the names were recorded and before any bytes were.
+    await installReadHold(p);
     await openApp(p, origin);
     await lexicalOnly(p);
-    await p.evaluate(() => ((globalThis as { __holdReads?: boolean }).__holdReads = true));
+    await holdReads(p, true);
     await p.setInputFiles('[data-testid="folder-input"]', dir);
     // The names are recorded (one transaction) before any byte is read.
     await expect.poll(() => p.evaluate(countAnnounced), { timeout: 60_000, intervals: [100] }).toBe(FILES);

@@ -4,6 +4,8 @@
 // computed value (the earlier film, sorted in code), and a written answer whose citation opens the sentence that
 // states its date; then Stop during the next question's plan call ends the run without another request.
 // Requests may go only to the app's origin and the scripted server (the privacy guard checks every request).
+// The documents are indexed by their words only (sentence vectors off): the plan's retrieval finds the films in the
+// KG by name, and no check here reads a vector; embedding them only loaded the model in two workers.
 import { kagResponder } from '../../support/scriptedKag.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
@@ -50,7 +52,7 @@ test('logical: KG with dates, a comparison planned, executed and answered with c
   });
   privacy.allowOrigin(server.url);
   try {
-    await addTextDocuments(page, origin, tmp, DOCUMENTS);
+    await addTextDocuments(page, origin, tmp, DOCUMENTS, { lexical: true });
 
     await saveEndpoint(page, origin, server.baseUrl);
 

@@ -1,8 +1,11 @@
 // Spec (issue 4): the LLM endpoint end to end against the scripted OpenAI-compatible server on loopback —
 // diagnose a server without CORS headers, configure the endpoint and test the connection, see the KG cost estimate
 // (κ and κ = 1), build the KG, cancel it midway and resume it (no chunk is sent twice), ask in `hybrid` mode, get a
-// streamed answer whose citation opens the cited sentence. Requests may go only to the app's origin and the two
+// streamed answer whose citation opens the cited sentence. Requests may go only to the app's origin and the
 // loopback test servers (checked by the runner).
+// The library's embedder is a second scripted server on loopback (an endpoint embedder, as a user sets one in
+// Settings): the entities still get vectors from the library's embedder, without the model loaded in the ingest,
+// KG and query workers; the LLM server's own record (the key on every request) holds only the LLM's calls.
 // Needs the UI to mount LlmSettingsPanel, KgBuildPanel and AnswerPanel (src/ui/llm) in any of the three views,
 // and the Library view's file input (data-testid="file-input").
 import { writeFile } from 'node:fs/promises';
@@ -12,6 +15,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 /** The view that holds each element this spec goes to: one page load each, not one per view tried. */
@@ -64,12 +68,14 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     });
   });
   privacy.allowOrigin(noCors.url);
+  let embeddings: Awaited<ReturnType<typeof embedThroughEndpoint>> | undefined;
   try {
     const files = Object.entries(DOCUMENTS).map(([name]) => join(tmp, name));
     await Promise.all(
       Object.entries(DOCUMENTS).map(([name, text]) => writeFile(join(tmp, name), text + '\n')),
     );
     await openApp(page, origin);
+    embeddings = await embedThroughEndpoint(page, privacy);
     await addFiles(page, files);
     await waitIdle(page);
 
@@ -165,8 +171,8 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     expect(new Set(sent).size, sentMessage).toBe(chunks);
     const keyLeaks = server.requests.filter((r) => r.authorization !== 'Bearer sk-e2e-secret-key-123456');
     expect(keyLeaks.length, `${keyLeaks.length} requests without the configured key`).toBe(0);
-    // The library has sentence vectors: every entity gets one too, from the library's embedder (run in an
-    // embedding worker of its own), so the KG search matches by meaning as well as by name.
+    // The library has sentence vectors: every entity gets one too, from the library's embedder (here the second
+    // scripted server), so the KG search matches by meaning as well as by name.
     const kgStatus = (await page.textContent('[data-testid="kg-status"]')) ?? '';
     const [, entities, embedded] = /(\d+) entities, \d+ relations \((\d+) embedded\)/.exec(kgStatus) ?? [];
     log(`KG status: ${kgStatus.trim()}`);
@@ -215,5 +221,6 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
   } finally {
     noCors.close();
     await server.close();
+    await embeddings?.close();
   }
 });

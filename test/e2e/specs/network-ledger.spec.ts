@@ -5,6 +5,8 @@
 // record read over /__control/requests), each with its purpose, sizes and status, the chat calls with their tokens;
 // the entries survive a reload; the export holds no key and no request content; requests to the app's own origin
 // are counted apart. Requests may go only to the app's origin and the loopback server (checked by the runner).
+// The documents are indexed by their words only (sentence vectors off): the ledger's subject is the endpoint's
+// requests, and loading the embedding model in the ingest, KG and query workers only took the test's time.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -16,6 +18,7 @@ import {
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { keepScreenshot, publicScreenshot } from '../lib/screenshots.ts';
+import { lexicalOnly } from '../lib/settings.ts';
 
 const VIEWS = ['library', 'ask', 'settings'];
 const KEY = 'sk-e2e-ledger-key-424242';
@@ -93,6 +96,7 @@ test('network ledger: lists exactly the requests the scripted endpoint received,
       Object.entries(DOCUMENTS).map(([name, text]) => writeFile(join(tmp, name), text + '\n')),
     );
     await openApp(page, origin);
+    await lexicalOnly(page);
     await addFiles(page, files);
     await waitIdle(page);
 
