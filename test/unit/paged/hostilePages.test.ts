@@ -1,15 +1,23 @@
 // Hostile paged indexes (issue 43): pages whose every digest is right but whose counts, degrees or records lie. Each
-// is answered or refused with a message naming the part, in bounded time. Cases run in a worker under a time limit
-// (boundedRun.ts): before the fixes each of them never ended, and a synchronous loop cannot be stopped from the test.
+// is answered or refused with a message naming the part, in bounded time. The question runs in a worker under a time
+// limit (boundedRun.ts): before the fixes each of them never ended, and a synchronous loop cannot be stopped from the
+// test. The crafted pages are made here, from honest pages written once for the file (pagedCases.ts).
 import { describe, expect, it } from 'vitest';
 import { runBounded } from '../../support/boundedRun.ts';
+import { PAGES_QUESTION } from '../../support/hostilePages.ts';
+import { CRAFTED } from '../../support/pagedCases.ts';
 
-const CASES = 'test/support/pagedCases.ts';
 /** Far above what a case takes (a few seconds, most of it the worker's start-up), far below "never ends". */
 const LIMIT_MS = 60_000;
 
-async function ask(name: string, mode = 'ppr') {
-  return runBounded<string[]>(CASES, 'askCrafted', [name, mode], LIMIT_MS);
+async function ask(name: keyof typeof CRAFTED, mode = 'ppr') {
+  const written = await CRAFTED[name]();
+  return runBounded<string[]>(
+    'test/support/craftedReads.ts',
+    'askPages',
+    [written, PAGES_QUESTION, mode],
+    LIMIT_MS,
+  );
 }
 
 describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {

@@ -50,14 +50,30 @@ async function lexicalSnapshot() {
   return snapshot;
 }
 
-function inputOf(snapshot: Awaited<ReturnType<typeof lexicalSnapshot>>): RetrievalInput {
+type Snapshot = Awaited<ReturnType<typeof lexicalSnapshot>>;
+
+function inputOf(snapshot: Snapshot): RetrievalInput {
   return { chunks: snapshot.chunks, sentences: snapshot.sentences };
+}
+
+let made: Promise<{ snapshot: Snapshot; fresh: RetrievalEngine }> | undefined;
+
+/**
+ * The passages' lexical snapshot (`cli index`'s parse, in a thread of its own) and the engine built from it from
+ * scratch: what every test compares the table's engine with or takes the table from, made once for the file (each
+ * test made both again: four parse threads and four builds of the same input). Neither is what a test checks.
+ */
+function reference(): Promise<{ snapshot: Snapshot; fresh: RetrievalEngine }> {
+  made ??= lexicalSnapshot().then((snapshot) => ({
+    snapshot,
+    fresh: RetrievalEngine.build(inputOf(snapshot), analyzer),
+  }));
+  return made;
 }
 
 describe('a lexical library opened from its concept table', () => {
   it('is carried by a bundle instead of the edges, and answers as the fresh build in every lexical mode', async () => {
-    const snapshot = await lexicalSnapshot();
-    const fresh = RetrievalEngine.build(inputOf(snapshot), analyzer);
+    const { snapshot, fresh } = await reference();
     const full = fresh.exportGraph();
     const bytes = await bundleBytes(
       writeSnapshotBundle(
@@ -98,9 +114,8 @@ describe('a lexical library opened from its concept table', () => {
   });
 
   it('answers the same from the graph another worker made of the table (prebuildTableGraph)', async () => {
-    const snapshot = await lexicalSnapshot();
+    const { snapshot, fresh } = await reference();
     const input = inputOf(snapshot);
-    const fresh = RetrievalEngine.build(input, analyzer);
     const table = conceptTableGraph(fresh.exportGraph())!;
     // As the graph worker sends it: structured-cloned (the browser transfers the buffers; a clone is the same).
     const prebuilt = structuredClone(prebuildTableGraph(table, resolveParams()))!;
@@ -132,9 +147,9 @@ describe('a lexical library opened from its concept table', () => {
   });
 
   it('is not used for other chunks, other concept options or a table whose edges do not come out as counted', async () => {
-    const snapshot = await lexicalSnapshot();
+    const { snapshot, fresh } = await reference();
     const input = inputOf(snapshot);
-    const table = conceptTableGraph(RetrievalEngine.build(input, analyzer).exportGraph())!;
+    const table = conceptTableGraph(fresh.exportGraph())!;
     const firstChunk = input.chunks[0].id;
     const fewer = {
       chunks: input.chunks.slice(1),
@@ -149,8 +164,8 @@ describe('a lexical library opened from its concept table', () => {
   });
 
   it('names what is wrong with a tampered table, and a bundle carrying one is refused', async () => {
-    const snapshot = await lexicalSnapshot();
-    const full: SerializedGraph = RetrievalEngine.build(inputOf(snapshot), analyzer).exportGraph();
+    const { snapshot, fresh } = await reference();
+    const full: SerializedGraph = fresh.exportGraph();
     const table = conceptTableGraph(full)!;
     expect(conceptTableGraphProblem(table)).toBeNull();
     const unsorted = { ...table, table: { ...table.table, terms: [...table.table.terms].reverse() } };

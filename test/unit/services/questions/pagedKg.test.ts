@@ -79,6 +79,25 @@ function docsBundle(): Promise<string> {
   return docsBuilt;
 }
 
+let filmsBuilt: Promise<{ bundle: string; calls: number }> | undefined;
+
+/**
+ * `cli index --kg --atomic` of the Lothair and film passages (the scripted extraction makes the films' release dates
+ * attributes), built once for the file with its chat requests counted: the atomic questions' test checks that count
+ * and reads the bundle, logical reads its KG (it reads no atomic question; a second KG build without them was only
+ * time).
+ */
+function filmsBundle(): Promise<{ bundle: string; calls: number }> {
+  filmsBuilt ??= (async () => {
+    const file = join(work, 'films.jsonl');
+    await writeFile(file, [...LOTHAIR_PASSAGES, ...FILM_PASSAGES].map((p) => JSON.stringify(p)).join('\n'));
+    server.reset();
+    const bundle = await kgBundle('films.bundle', [file], '--atomic');
+    return { bundle, calls: server.requests.filter((r) => r.path === '/v1/chat/completions').length };
+  })();
+  return filmsBuilt;
+}
+
 /** What must be equal between the two answers: the evidence as the Ask view gets it. */
 function comparable(evidence: readonly Evidence[]) {
   return evidence.map((e) => ({
@@ -213,9 +232,7 @@ describe('the KG modes over a bundle read by ranges', () => {
 describe('logical over pages searches the KG first', () => {
   it('the same run as over the bundle read whole, from the KG’s triples', async () => {
     // The films beside the Lothair passages (the scripted extraction makes their release dates attributes).
-    const file = join(work, 'films.jsonl');
-    await writeFile(file, [...LOTHAIR_PASSAGES, ...FILM_PASSAGES].map((p) => JSON.stringify(p)).join('\n'));
-    const both = await openBoth(await kgBundle('films.bundle', [file]));
+    const both = await openBoth((await filmsBundle()).bundle);
     try {
       const llm = scriptedClient(server);
       const question = 'Which film came out first, Alpha Dawn or Beta Storm?';
@@ -248,12 +265,8 @@ describe('logical over pages searches the KG first', () => {
 
 describe('atomic questions in a bundle read by ranges (cli index --kg --atomic)', () => {
   it('answers atomic, and decompose searches them, as the bundle read whole; the query worker offers atomic', async () => {
-    const file = join(work, 'lothair.jsonl');
-    await writeFile(file, [...LOTHAIR_PASSAGES, ...FILM_PASSAGES].map((p) => JSON.stringify(p)).join('\n'));
-    server.reset();
-    const bundle = await kgBundle('atomic.bundle', [file], '--atomic');
+    const { bundle, calls } = await filmsBundle();
     // One call a chunk for both layers (the app's one pass).
-    const calls = server.requests.filter((r) => r.path === '/v1/chat/completions').length;
     expect(calls).toBe(LOTHAIR_PASSAGES.length + FILM_PASSAGES.length);
     const both = await openBoth(bundle);
     try {
@@ -279,7 +292,7 @@ describe('atomic questions in a bundle read by ranges (cli index --kg --atomic)'
 
       // The query worker (Open bundle read-only…) answers atomic over the pages too.
       const service = bundleOnlyQueryService();
-      await service.openBundleFile(new Blob([await readFile(bundle)]), 'atomic.bundle');
+      await service.openBundleFile(new Blob([await readFile(bundle)]), 'films.bundle');
       expect((await service.evaluationModes()).modes).toEqual([
         'ppr',
         'concept',
