@@ -13,7 +13,7 @@ import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource }
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { parseMode, reciprocalRankFusion, starEdges } from '../retrieval/index.ts';
-import { addQueryScores, documentsOf, topK } from '../retrieval/index.ts';
+import { addQueryScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
 import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
@@ -165,8 +165,6 @@ export class PagedLibrary {
   private readonly chunkScores: Float64Array;
   private readonly wordScores: Float32Array;
   private readonly fieldLengths: Float32Array;
-  /** Each chunk's document (documentsOf), for BM25F's shared heading copies; made at the first question. */
-  private documents?: Uint32Array;
   private readonly textAvg: number;
   private readonly fieldAvg: number;
   private readonly termCache: SentenceTermCache;
@@ -514,10 +512,7 @@ export class PagedLibrary {
     const lengths = fields ? this.fieldLengths : this.open.textLengths;
     const norm = (fields ? this.fieldAvg : this.textAvg) || 1;
     const copies = fields ? this.directory.headingCopies : 0;
-    const shareHeadings = fields && this.params.shareHeadingCopies;
-    // Each chunk's document, from the stored counts (as the engine in memory counts them): once per library.
-    if (shareHeadings) this.documents ??= documentsOf((k) => this.open.documentChunks[k], n);
-    const scoring = { copies, n, lengths, norm, k1, b, shareHeadings, documents: this.documents };
+    const scoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
     // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
     addQueryScores(

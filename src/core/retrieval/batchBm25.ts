@@ -10,15 +10,12 @@
 // 45-51 s a question in Chromium at 100 MiB (docs/results/words-awaiting.md, "One pass over the library").
 import { STEM_PREFIX } from '../graph/index.ts';
 import { addQueryScores, type FieldScoring, type PostingList } from './fieldBm25.ts';
-import { DEFAULTS } from './params.ts';
 import { topK } from './topk.ts';
 
 /** One chunk's analysed terms: its text's and its heading path's (empty without headings). */
 export interface ChunkTerms {
   text: readonly string[];
   heading: readonly string[];
-  /** Its document (any key, equal for the chunks of one document): BM25F's shared heading copies stop at its end. */
-  document?: unknown;
 }
 
 export interface BatchBm25Options {
@@ -26,8 +23,6 @@ export interface BatchBm25Options {
   copies: number;
   k1: number;
   b: number;
-  /** RetrievalParams.shareHeadingCopies (its default when absent). */
-  shareHeadings?: boolean;
   signal?: AbortSignal;
   /** Called with each batch's size and how many items so far hold a question word (their keys are kept). */
   onBatch?: (batch: number, kept: number) => void;
@@ -74,19 +69,13 @@ export async function searchByBatches<T, K>(
   const keys: K[] = [];
   const orders: number[] = [];
   const lengths: number[] = [];
-  // Per matched chunk, its document as an ordinal of the reading order (documentsOf's numbering).
-  const documents: number[] = [];
-  let document = -1;
-  let lastDocument: unknown;
   const textTf = new Array<number>(terms.length).fill(0);
   const headingTf = new Array<number>(terms.length).fill(0);
   for await (const batch of batches()) {
     signal?.throwIfAborted();
     for (const item of batch) {
-      const { text, heading, document: owner } = termsOf(item);
+      const { text, heading } = termsOf(item);
       const order = stats.chunks++;
-      if (order === 0 || owner === undefined || owner !== lastDocument) document++;
-      lastDocument = owner;
       // Lengths count words as written, not their stems (as Bm25Builder does).
       const length = plainCount(text) + copies * plainCount(heading);
       stats.totalLength += length;
@@ -109,7 +98,6 @@ export async function searchByBatches<T, K>(
       keys.push(keyOf(item));
       orders.push(order);
       lengths.push(length);
-      documents.push(document);
       for (let j = 0; j < terms.length; j++) {
         // A chunk counts once for a term in its text or (with copies) its heading: the union addFieldTermScores counts.
         if (textTf[j] > 0 || headingTf[j] > 0) stats.df.set(terms[j], stats.df.get(terms[j])! + 1);
@@ -130,10 +118,6 @@ export async function searchByBatches<T, K>(
     norm: avg || 1,
     k1: options.k1,
     b: options.b,
-    shareHeadings: options.shareHeadings ?? DEFAULTS.shareHeadingCopies,
-    documents,
-    // The matched chunks are numbered among themselves: a heading's run is read in the library's order.
-    placeOf: (k) => orders[k],
   };
   const scores = new Float32Array(keys.length);
   const touched: number[] = [];

@@ -26,7 +26,7 @@ import {
 } from '../graph/index.ts';
 import { PersonalizedPageRank, weightedDegrees, type ConceptTable } from '../graph/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
-import { documentsOf, HeadingFieldBm25 } from './fieldBm25.ts';
+import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
 import {
   layoutCorpus,
@@ -171,24 +171,9 @@ function textIndexes(
   }
   const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
   const fieldBm25 = headings
-    ? new HeadingFieldBm25(
-        bm25,
-        new Bm25Index(headings),
-        copies,
-        params.bm25K1,
-        params.bm25B,
-        params.shareHeadingCopies,
-        layoutDocuments(layout),
-      )
+    ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
     : bm25;
   return { bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - started - analyzeMs };
-}
-
-/** Each chunk's document as an ordinal (documentsOf over the layout's chunk counts, as the pages count them). */
-function layoutDocuments(layout: CorpusLayout): Uint32Array {
-  const counts = new Map<string, number>();
-  for (const c of layout.chunks) counts.set(c.docId, (counts.get(c.docId) ?? 0) + 1);
-  return documentsOf((k) => counts.get(layout.chunks[k].docId)!, layout.chunks.length);
 }
 
 export class RetrievalEngine {
@@ -369,15 +354,7 @@ export class RetrievalEngine {
       const own = previous.fieldBm25 instanceof HeadingFieldBm25 ? previous.fieldBm25.headings : undefined;
       const base = own ?? new Bm25Index(before.map(() => []));
       const headingIndex = base.extended(place, headings, added);
-      fieldBm25 = new HeadingFieldBm25(
-        bm25,
-        headingIndex,
-        copies,
-        params.bm25K1,
-        params.bm25B,
-        params.shareHeadingCopies,
-        layoutDocuments(layout),
-      );
+      fieldBm25 = new HeadingFieldBm25(bm25, headingIndex, copies, params.bm25K1, params.bm25B);
     }
     return { layout, bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - t0 - analyzeMs };
   }
@@ -595,20 +572,7 @@ export class RetrievalEngine {
       params.thetaSem !== this.params.thetaSem
         ? withThetaSem(this.graphIndex, params.thetaSem)
         : this.graphIndex;
-    // How heading copies are shared is read at query time: the same indexes, scored the other way.
-    const fields =
-      this.fieldBm25 instanceof HeadingFieldBm25 && params.shareHeadingCopies !== this.fieldBm25.shareHeadings
-        ? new HeadingFieldBm25(
-            this.bm25,
-            this.fieldBm25.headings,
-            this.fieldBm25.copies,
-            params.bm25K1,
-            params.bm25B,
-            params.shareHeadingCopies,
-            this.fieldBm25.documents,
-          )
-        : this.fieldBm25;
-    const copy = new RetrievalEngine(this.layout, this.bm25, fields, graph, params, this.analyzer);
+    const copy = new RetrievalEngine(this.layout, this.bm25, this.fieldBm25, graph, params, this.analyzer);
     copy.dense = this.dense;
     copy.sentenceVectors = this.sentenceVectors;
     Object.assign(copy.timings, this.timings);

@@ -21,10 +21,6 @@ export class HeadingFieldBm25 {
     readonly copies: number,
     private readonly k1 = 1.2,
     private readonly b = 0.75,
-    /** RetrievalParams.shareHeadingCopies. */
-    readonly shareHeadings = false,
-    /** Each chunk's document (documentsOf): a heading's run never spans two documents. */
-    readonly documents?: Uint32Array,
   ) {
     if (headings.chunkCount !== text.chunkCount)
       throw new Error(`bm25f: ${headings.chunkCount} heading entries for ${text.chunkCount} chunks`);
@@ -44,8 +40,7 @@ export class HeadingFieldBm25 {
     const { scores, lengths, k1, b, copies } = this;
     const n = this.text.chunkCount;
     const norm = this.avgLength || 1;
-    const { shareHeadings, documents } = this;
-    const scoring: FieldScoring = { copies, n, lengths, norm, k1, b, shareHeadings, documents };
+    const scoring: FieldScoring = { copies, n, lengths, norm, k1, b };
     const touched: number[] = [];
     addQueryScores(
       queryTerms,
@@ -78,18 +73,6 @@ export interface FieldScoring {
   norm: number;
   k1: number;
   b: number;
-  /**
-   * A heading word's copy is shared by the run of consecutive chunks of one document whose heading path holds it
-   * (RetrievalParams.shareHeadingCopies); absent or false, every chunk has its own copy.
-   */
-  shareHeadings?: boolean;
-  /** Per chunk (as the postings number them), its document: a run ends where the document does. */
-  documents?: ArrayLike<number>;
-  /**
-   * A scored chunk's place in the library's reading order, where the postings number only some chunks (the
-   * batches' matched chunks): runs are consecutive places. Absent, the chunk numbers are the places.
-   */
-  placeOf?: (k: number) => number;
 }
 
 /**
@@ -102,7 +85,7 @@ export interface FieldScoring {
 function addFieldTermScores(
   inText: PostingList | undefined,
   inHeading: PostingList | undefined,
-  { copies, n, lengths, norm, k1, b, shareHeadings, documents, placeOf }: FieldScoring,
+  { copies, n, lengths, norm, k1, b }: FieldScoring,
   scores: Float32Array,
   touched: number[],
   libraryDf?: number,
@@ -115,17 +98,13 @@ function addFieldTermScores(
   const tfs: number[] = [];
   const a = inText?.chunks ?? EMPTY;
   const h = inHeading?.chunks ?? EMPTY;
-  const share = shareHeadings && copies > 0 ? runShares(h, documents, placeOf) : undefined;
   let i = 0;
   let j = 0;
   while (i < a.length || j < h.length) {
     const k = j >= h.length || (i < a.length && a[i] < h[j]) ? a[i] : h[j];
     let tf = 0;
     if (i < a.length && a[i] === k) tf += inText!.freqs[i++];
-    if (j < h.length && h[j] === k) {
-      tf += share ? copies * inHeading!.freqs[j] * share[j] : copies * inHeading!.freqs[j];
-      j++;
-    }
+    if (j < h.length && h[j] === k) tf += copies * inHeading!.freqs[j++];
     chunks.push(k);
     tfs.push(Math.min(tf, 65535));
   }
@@ -139,46 +118,6 @@ function addFieldTermScores(
     const s = (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
     scores[k] += weight === 1 ? s : weight * s;
   }
-}
-
-/**
- * Per chunk of a heading posting list, 1 / the length of its run: the consecutive chunks (in reading order) of one
- * document that hold the word in their heading path, i.e. the chunks under the heading that names it. A document
- * title's word ("File system", "Node-API") is in every chunk of its document, and as one copy in each it made the
- * document's own common word evidence for all of its chunks alike, which the library-wide IDF weighs as rare once
- * other collections sit beside it (docs/results/retrieval-stemming.md, round eight). Shared, a heading counts once
- * for what it heads, as a section heading of one chunk, or the title of a one-chunk passage, always did.
- */
-function runShares(
-  chunks: Uint32Array,
-  documents: ArrayLike<number> | undefined,
-  placeOf?: (k: number) => number,
-): Float64Array {
-  const out = new Float64Array(chunks.length);
-  const place = placeOf ?? ((k: number) => k);
-  const next = (j: number) =>
-    place(chunks[j]) === place(chunks[j - 1]) + 1 &&
-    (!documents || documents[chunks[j]] === documents[chunks[j - 1]]);
-  let start = 0;
-  for (let j = 1; j <= chunks.length; j++) {
-    if (j < chunks.length && next(j)) continue;
-    out.fill(1 / (j - start), start, j);
-    start = j;
-  }
-  return out;
-}
-
-/** Each chunk's document as an ordinal, from the number of chunks of its document (chunks are in document order). */
-export function documentsOf(documentChunks: (k: number) => number, n: number): Uint32Array {
-  const out = new Uint32Array(n);
-  let document = 0;
-  for (let k = 0; k < n; document++) {
-    // A damaged count cannot stall the walk or run past the end.
-    const end = Math.min(n, k + Math.max(1, documentChunks(k)));
-    out.fill(document, k, end);
-    k = end;
-  }
-  return out;
 }
 
 /**

@@ -69,12 +69,6 @@ export interface RetrievalParams {
    */
   headingWeight: number;
   /**
-   * BM25F's heading copy of a word is shared by the run of consecutive chunks whose heading path holds it (1/run
-   * each), so a heading counts once for the section or document it heads, not once in each of its chunks; false:
-   * a copy in every chunk (before round eight). Query-time.
-   */
-  shareHeadingCopies: boolean;
-  /**
    * How much the final score leans on the words, decided per question (questionBlend.ts): blend = where the mean
    * log2(1 + chunks per document) of the question's best `blendNeighbours` lexical matches lies between blendFrom
    * and blendTo, clamped to [0, 1]. The final lexical weight goes geometrically from lexicalChunkWeight (blend 0,
@@ -135,7 +129,6 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalTopChunks: 5,
   lexicalAllTerms: true,
   headingWeight: 1,
-  shareHeadingCopies: true,
   lexicalBlindWeight: 100,
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

@@ -109,7 +109,6 @@ async function byWords(
   const termsOf = (record: PagedChunkRecord): ChunkTerms => ({
     text: analyzer.terms(record.text),
     heading: record.path?.length ? analyzer.terms(record.path.join('\n')) : [],
-    document: record.docId,
   });
   const { best: ranked, stats } = await searchByBatches(
     chunkBatches,

@@ -1,9 +1,8 @@
 // BM25F over text and headings from the text's own index plus a small heading index: the same scores, to the last
-// bit, as one BM25 index over each chunk's text with its heading terms appended `copies` times (the definition);
-// with the copies shared, a heading word counts once for the run of consecutive chunks it heads.
+// bit, as one BM25 index over each chunk's text with its heading terms appended `copies` times (the definition).
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
-import { documentsOf, HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
+import { HeadingFieldBm25 } from '../../../src/core/retrieval/fieldBm25.ts';
 import { seededRandom } from '../../support/seededRandom.ts';
 
 function corpus(seed: number, chunks: number, vocabulary: number) {
@@ -53,66 +52,5 @@ describe('HeadingFieldBm25', () => {
     expect(() => new HeadingFieldBm25(new Bm25Index([['a']]), new Bm25Index([]), 1)).toThrow(
       /0 heading entries for 1/,
     );
-  });
-
-  it('shares a heading word among the run of consecutive chunks that hold it (each 1/run of a copy)', () => {
-    // Chunks 0-3: one document whose title says "guide"; chunk 4 none; chunk 5 a section headed "guide" alone.
-    const texts = [
-      ['alpha', 'guide'],
-      ['beta'],
-      ['gamma', 'delta'],
-      ['alpha'],
-      ['guide', 'epsilon'],
-      ['zeta'],
-    ];
-    const headings = [['guide'], ['guide'], ['guide', 'guide'], ['guide'], [], ['guide', 'intro']];
-    const field = new HeadingFieldBm25(new Bm25Index(texts), new Bm25Index(headings), 1, 1.2, 0.75, true);
-    // BM25 by hand: lengths stay text + heading words; only the heading's term count is shared.
-    const lengths = texts.map((t, k) => t.length + headings[k].length);
-    const avg = lengths.reduce((a, b) => a + b, 0) / lengths.length;
-    const df = 6; // every chunk holds "guide" in its text or heading
-    const idf = Math.log(1 + (6 - df + 0.5) / (df + 0.5));
-    const bm25 = (tf: number, k: number) =>
-      (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * lengths[k]) / avg));
-    const tfs = [1 + 1 / 4, 1 / 4, 2 / 4, 1 / 4, 1, 1];
-    const expected = tfs.map((tf, k) => Math.fround(bm25(tf, k)));
-    const got = new Map(field.search(['guide'], 10).map((c) => [c.chunk, c.score]));
-    expect([...got.keys()].sort()).toEqual([0, 1, 2, 3, 4, 5]);
-    for (let k = 0; k < 6; k++) expect(got.get(k)).toBeCloseTo(expected[k], 5);
-    // A run ends with its document: chunks 0-1 and 2-3 as two documents share by two.
-    const twoDocuments = new HeadingFieldBm25(
-      new Bm25Index(texts),
-      new Bm25Index(headings),
-      1,
-      1.2,
-      0.75,
-      true,
-      documentsOf((k) => [2, 2, 2, 2, 1, 1][k], 6),
-    );
-    const byDocument = new Map(twoDocuments.search(['guide'], 10).map((c) => [c.chunk, c.score]));
-    const halves = [1 + 1 / 2, 1 / 2, 2 / 2, 1 / 2, 1, 1];
-    for (let k = 0; k < 6; k++) expect(byDocument.get(k)).toBeCloseTo(Math.fround(bm25(halves[k], k)), 5);
-  });
-
-  it("ranks a section's own heading over a document title every chunk of the document repeats", () => {
-    // Chunks 0-4: a document titled "loading guide" (in each chunk's heading path), its text saying "pipe" twice;
-    // chunk 5 between documents; chunk 6 a section headed "loading streams" saying "pipe" once; 7-9 other text.
-    const doc = Array.from({ length: 5 }, () => ['pipe', 'pipe', 'bytes']);
-    const texts = [
-      ...doc,
-      ['other'],
-      ['pipe', 'stream', 'bytes'],
-      ...Array.from({ length: 3 }, () => ['x', 'y', 'z']),
-    ];
-    const headings = [...doc.map(() => ['loading', 'guide']), [], ['loading', 'streams'], [], [], []];
-    const first = (share: boolean) =>
-      new HeadingFieldBm25(new Bm25Index(texts), new Bm25Index(headings), 1, 1.2, 0.75, share).search(
-        ['loading', 'pipe'],
-        10,
-      )[0].chunk;
-    // One copy in every chunk: the title counts as much as the section's own heading, and the text's second "pipe"
-    // puts the document's first chunk ahead. Shared, the title is a fifth of a copy in each of its five chunks.
-    expect(first(false)).toBe(0);
-    expect(first(true)).toBe(6);
   });
 });
