@@ -3,7 +3,9 @@
 // the held-out sets (test/bench/heldout, built under --heldout). Writes <out>/<set>.json and prints one line per set
 // and mode with R@2 / R@5 / CR@1000 / CR@3000, so a change is measured before and after with one command.
 // Usage: node --import tsx test/bench/analyzer-sets.ts --out /work/baseline-stem [--heldout /work/heldout]
-//          [--sets vuedocs,zhprose,...] [--modes default,bm25]
+//          [--sets vuedocs,zhprose,...] [--modes default,bm25] [--grid key=v1,v2]
+// --grid (cli bench's) asks every set under each value of a query-time parameter on one build: before and after in
+// one process per set, one line per value.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,6 +23,7 @@ const { values: opts } = parseArgs({
     heldout: { type: 'string', default: '/work/heldout' },
     sets: { type: 'string' },
     modes: { type: 'string', default: 'default,bm25' },
+    grid: { type: 'string', multiple: true, default: [] },
   },
 });
 if (!opts.out) throw new Error('analyzer-sets: --out <folder> is required');
@@ -73,7 +76,12 @@ const wanted = opts.sets?.split(',') ?? SETS.map((s) => s.name);
 const pct = (x: number | null | undefined) => (x == null ? '   -' : (100 * x).toFixed(1).padStart(5));
 const lines: string[] = [];
 for (const set of SETS.filter((s) => wanted.includes(s.name))) {
-  const common = ['--modes', opts.modes, '--embedder', 'none', '--budgets', '1000,3000,12000'];
+  const common = [
+    ...['--modes', opts.modes, '--embedder', 'none', '--budgets', '1000,3000,12000'],
+    // A loaded machine parses a Wikipedia .jsonl past the browser's 30 s: without this the corpus is skipped.
+    ...['--parse-timeout', '600'],
+    ...opts.grid.flatMap((g) => ['--grid', g]),
+  ];
   const argv = set.script
     ? ['--import', 'tsx', set.script, ...common, '--json-dir', opts.out]
     : [
@@ -94,15 +102,24 @@ for (const set of SETS.filter((s) => wanted.includes(s.name))) {
   for (const name of set.script ? ['five-files', 'zh-papers'] : [set.name]) {
     const file = join(opts.out, `${name}.json`);
     if (!existsSync(file)) continue;
-    const result = JSON.parse(readFileSync(file, 'utf8')) as {
+    type Result = {
       modes: Record<string, { cr: Record<string, number>; recall: Record<string, number | null> }>;
     };
-    for (const [mode, m] of Object.entries(result.modes)) {
-      if (mode !== 'default' && mode !== 'bm25') continue;
-      lines.push(
-        `${name.padEnd(12)} ${mode.padEnd(8)} R@2 ${pct(m.recall['2'])} R@5 ${pct(m.recall['5'])} ` +
-          `CR@1000 ${pct(m.cr['1000'])} CR@3000 ${pct(m.cr['3000'])}`,
-      );
+    const json = JSON.parse(readFileSync(file, 'utf8')) as Result & {
+      grid?: Array<Result & { params: Record<string, unknown> }>;
+    };
+    const runs = json.grid ?? [{ ...json, params: {} }];
+    for (const run of runs) {
+      const label = Object.entries(run.params)
+        .map(([k, v]) => ` ${k}=${String(v)}`)
+        .join('');
+      for (const [mode, m] of Object.entries(run.modes)) {
+        if (mode !== 'default' && mode !== 'bm25') continue;
+        lines.push(
+          `${name.padEnd(12)} ${mode.padEnd(8)} R@2 ${pct(m.recall['2'])} R@5 ${pct(m.recall['5'])} ` +
+            `CR@1000 ${pct(m.cr['1000'])} CR@3000 ${pct(m.cr['3000'])}${label}`,
+        );
+      }
     }
   }
 }
