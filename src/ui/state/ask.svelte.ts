@@ -16,7 +16,7 @@ import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
 import { globalAnswer } from './globalAnswer.svelte.ts';
-import { askAgainDue, searchableDocuments } from './askAgain.ts';
+import { askAgainDue, documentsComing, searchableDocuments } from './askAgain.ts';
 import { library } from './library.svelte.ts';
 
 const DEFAULT_BUDGET = 12000;
@@ -117,6 +117,11 @@ class AskState {
   /** Documents the app called searchable when the answer on screen was asked (askAgain.ts). */
   private searchableAt = 0;
   /**
+   * What the drop still had to make searchable when the answer on screen was asked (askAgain.ts documentsComing):
+   * the answer is over the documents searchable then, and is asked again when a refresh takes in more.
+   */
+  comingAt = $state<{ documents: number; files: number } | null>(null);
+  /**
    * The question was asked before anything was searchable, while documents are being added: it waits, says so, and
    * runs as soon as the library can answer it.
    */
@@ -201,7 +206,7 @@ class AskState {
    */
   async askAgainWhenCovered(libraryVersion: number, searchableNow: number): Promise<void> {
     const shown = this.result;
-    if (!shown || !askAgainDue(shown, this.searchableAt, searchableNow, this.busy)) return;
+    if (!shown || !askAgainDue(shown, this.searchableAt, searchableNow, this.busy, this.comingAt)) return;
     await this.run(shown.question, shown.mode, libraryVersion, 'graph');
   }
 
@@ -220,6 +225,7 @@ class AskState {
     this.askedAgain = replacing === 'graph';
     this.resultVersion = libraryVersion;
     this.searchableAt = searchableDocuments(library);
+    this.comingAt = documentsComing(library);
     // Old evidence must not pass for the answer to the new question (a reader, or a test, would take it as such);
     // the answer by words being replaced is the same question's, and stays until the walk's arrives.
     if (!replacing) this.result = null;
@@ -247,6 +253,7 @@ class AskState {
           if (readiness === 'empty') throw new Error('ask: the library is empty; add documents first');
           libraryVersion = library.version;
           this.searchableAt = searchableDocuments(library);
+          this.comingAt = documentsComing(library);
           // The worker may have loaded the library while it was still empty, at this same version (its refresh
           // may not have been read yet): it loads it again.
           loadedVersion = -1;
@@ -377,15 +384,16 @@ function replaceWordsWhenPaged(): void {
 }
 
 /**
- * An answer given while documents waited for the concept graph (AskResult.awaitingGraph) is asked again once a
- * refresh makes more documents searchable: its evidence is replaced in place, and the view says it is newer.
+ * An answer given while documents waited for the concept graph (AskResult.awaitingGraph) or were still to be stored
+ * (AskState.comingAt) is asked again once a refresh makes more documents searchable: its evidence is replaced in
+ * place, and the view says it is newer.
  */
 function askAgainWhenCovered(): void {
   $effect.root(() => {
     $effect(() => {
       const version = library.version;
       const searchable = searchableDocuments(library);
-      if (ask.result?.awaitingGraph === undefined || ask.busy) return;
+      if ((ask.result?.awaitingGraph === undefined && ask.comingAt === null) || ask.busy) return;
       ask.askAgainWhenCovered(version, searchable).catch(() => undefined);
     });
   });

@@ -1,7 +1,8 @@
-// When the answer on screen is asked again by itself: it was answered while a drop was ahead of the concept graph
-// (AskResult.awaitingGraph: over the documents the graph covered, others stored and waiting for the next refresh),
-// and the refresh has since taken more of them in. The person then sees the newer answer, said to be newer, without
-// asking again (issue 44: a question asked early is answered, and its evidence is replaced in place).
+// When the answer on screen is asked again by itself: it was answered while a drop was still making documents
+// searchable — over the documents the concept graph covered, while others were stored and waiting for the next
+// refresh (AskResult.awaitingGraph) or still waiting in the queue (documentsComing) — and a refresh has since taken
+// more of them in. The person then sees the newer answer, said to be newer, without asking again (issue 44: a
+// question asked early is answered, and its evidence is replaced in place).
 import type { AskResult } from '../../services/questions/queryProtocol.ts';
 
 /** What the page knows of the library: whether a run goes on, what the graph covers, what is stored. */
@@ -19,16 +20,38 @@ export function searchableDocuments(library: SearchableView): number {
 }
 
 /**
- * Whether `shown` is due to be asked again: it was answered with documents waiting for the graph, `searchableAt`
- * documents were searchable then, and more are now (a refresh landed). Not while a question is being answered.
+ * What a run still has to make searchable, as the page sees it now: documents stored that the graph does not cover
+ * yet, and files waiting to be stored. Null when nothing is coming (no run, or it has only vectors left to add). The
+ * query worker's AskResult.awaitingGraph counts only the first kind: a question answered right after a first drop's
+ * first refresh (IngestPipeline.firstSearchableDue) has nothing stored ahead of the graph, and the rest of the
+ * drop still in the queue.
+ */
+export function documentsComing(
+  /** `waiting`: files waiting in the queue (not stored yet). */
+  library: SearchableView & { waiting: number },
+): { documents: number; files: number } | null {
+  if (!library.running) return null;
+  const documents = Math.max(0, library.counts.documents - searchableDocuments(library));
+  return documents > 0 || library.waiting > 0 ? { documents, files: library.waiting } : null;
+}
+
+/**
+ * Whether `shown` is due to be asked again: it was answered with documents to come (waiting for the graph by the
+ * worker's count, or `comingAt` by the page's), `searchableAt` documents were searchable then, and more are now (a
+ * refresh landed). Not while a question is being answered.
  */
 export function askAgainDue(
   shown: Pick<AskResult, 'awaitingGraph' | 'stage'> | null,
   searchableAt: number,
   searchableNow: number,
   busy: boolean,
+  comingAt: { documents: number; files: number } | null = null,
 ): boolean {
   return (
-    !busy && shown?.stage !== 'early' && shown?.awaitingGraph !== undefined && searchableNow > searchableAt
+    !busy &&
+    shown !== null &&
+    shown.stage !== 'early' &&
+    (shown.awaitingGraph !== undefined || comingAt !== null) &&
+    searchableNow > searchableAt
   );
 }

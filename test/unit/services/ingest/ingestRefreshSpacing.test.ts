@@ -73,14 +73,68 @@ describe('graph refresh spacing during a drop', () => {
   });
 
   it('refreshes at the fixed interval while refreshes are cheap', async () => {
-    // 10 one-second files, a 5 s interval. At 5 s: 5 documents, a 1 s refresh (4 × 1 s < 5 s: the interval
-    // rules). At 10 s: 9 documents, 1.8 s. The next would be due at 10 + max(5, 4 × 1.8) = 17.2 s, after the
-    // drop: the last file is stored at 12.8 s and the refresh at the end of the queue covers it.
+    // 10 one-second files, a 5 s interval, into an empty library. At 1 s: the first document, searchable at once
+    // (0.2 s). At 6.2 s (5 s after it): 6 documents, 1.2 s (4 × 1.2 s < 5 s: the interval rules). At 11.4 s:
+    // the 10th document, stored past 6.2 + max(5, 4.8) s: that refresh covers the whole drop, and none follows.
     const { refreshes } = await drop(10, 5000);
     expect(refreshes.map((r) => [r.start, r.documents])).toEqual([
+      [1000, 1],
+      [6200, 6],
+      [11400, 10],
+    ]);
+  });
+
+  it('makes a first drop searchable at its first batch, not at the end of a queue stored within the interval', async () => {
+    // 10 one-second files with the app's 60 s interval: before, nothing was searchable until the one refresh after
+    // the 10th file; a question asked meanwhile waited for it (issue 48: "What is this about?" right after a drop).
+    const { refreshes, events } = await drop(10, 60_000);
+    expect(refreshes.map((r) => [r.start, r.documents])).toEqual([
+      [1000, 1],
+      [10200, 10],
+    ]);
+    // The page heard that the first document was searchable while the other nine were still to be stored.
+    const searchable = events.flatMap((e) =>
+      e.type === 'coverage' ? [[e.coverage.searchableDocuments, e.coverage.documents]] : [],
+    );
+    expect(searchable).toContainEqual([1, 1]);
+  });
+
+  it('spaces the refreshes as before once the library had searchable documents', async () => {
+    // A second drop into the same library: its documents wait for the interval (or the end of its queue).
+    const repo = new Repo(openDatabase('second', { indexedDB: new IDBFactory(), IDBKeyRange }));
+    let clock = 0;
+    const starts: Array<[number, number]> = [];
+    const pipeline = new IngestPipeline(
+      {
+        repo,
+        prepare: async (name, data, options) => {
+          clock += PARSE_MS;
+          return prepare(name, data, options);
+        },
+        batchFiles: 1,
+        embedder: async () => fakeEmbedder(),
+        rebuildGraph: async (r) => {
+          starts.push([clock, (await r.counts()).documents]);
+        },
+        emit: () => undefined,
+        now: () => clock,
+      },
+      60_000,
+    );
+    await repo.setSetting('sentenceVectors', false);
+    const files = (from: number) =>
+      Array.from({ length: 5 }, (_, i) => ({
+        name: `f${from + i}.txt`,
+        bytes: bytes(`d${from + i}: S${i} one.`),
+      }));
+    await pipeline.enqueue(files(0));
+    await pipeline.ensureRunning();
+    await pipeline.enqueue(files(5));
+    await pipeline.ensureRunning();
+    expect(starts).toEqual([
+      [1000, 1],
       [5000, 5],
-      [10000, 9],
-      [12800, 10],
+      [10000, 10],
     ]);
   });
 });
