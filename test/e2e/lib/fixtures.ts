@@ -5,9 +5,9 @@
 // opened the app — a temp dir for the files it generates, and the privacy guard — a request from any page or
 // worker to another origin than the app's, or a loopback server the test started and allowed, is blocked and
 // fails the test.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, cp, link, mkdir, mkdtemp, readdir, readlink, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import {
   test as base,
   expect,
@@ -100,6 +100,58 @@ export async function buildProfile<T>(
 }
 
 /**
+ * The file of a Chromium disk cache entry that holds a response's headers and body (`<16 hex digits>_0`): Cache
+ * Storage keeps one per response. Its `_1` file (side data: the V8 code cache of a script, written when the script
+ * runs) is rewritten by the browser, so it is copied.
+ */
+const CACHE_ENTRY = /^[0-9a-f]{16}_0$/;
+
+/** What tells a file was written: its size and modification time. */
+async function fingerprint(path: string): Promise<string> {
+  const s = await stat(path);
+  return `${s.size} ${s.mtimeMs}`;
+}
+
+/**
+ * Copies a closed profile's folder for one test, and returns the files it hard-linked with their fingerprints. The
+ * response file of each Cache Storage entry (the service worker's precache: ~84 MB of the app's files, the models,
+ * WASM runtimes and OCR data among them) is hard-linked, not copied: copying the whole folder took 1.0–3.6 s a test
+ * at load ~25, against 0.2–1.5 s so (docs/results/test-suite-round8-e2e8.md). Chromium's disk cache does not write
+ * into that file when it only reads the response (an entry put again gets new files, a deleted one is unlinked);
+ * `checkLinked` fails the test if it did all the same (it caught the side-data files, now copied). The rest
+ * (IndexedDB and the service worker's registration: LevelDB, whose logs are appended to) is copied.
+ */
+async function copyProfile(from: string, to: string): Promise<Map<string, string>> {
+  const linked = new Map<string, string>();
+  const copyDir = async (src: string, dst: string): Promise<void> => {
+    await mkdir(dst, { recursive: true });
+    for (const entry of await readdir(src, { withFileTypes: true })) {
+      const s = join(src, entry.name);
+      const d = join(dst, entry.name);
+      if (entry.isDirectory()) await copyDir(s, d);
+      else if (entry.isSymbolicLink()) await symlink(await readlink(s), d);
+      else if (CACHE_ENTRY.test(entry.name) && s.includes(`${sep}CacheStorage${sep}`)) {
+        linked.set(s, await fingerprint(s));
+        await link(s, d);
+      } else await copyFile(s, d);
+    }
+  };
+  await copyDir(from, to);
+  return linked;
+}
+
+/** Throws, naming the file, if a test's browser wrote into a file hard-linked from a profile built once. */
+async function checkLinked(linked: Map<string, string>): Promise<void> {
+  for (const [file, before] of linked) {
+    if ((await fingerprint(file)) !== before)
+      throw new Error(
+        `the test's browser wrote into ${file}, a cache file hard-linked from a profile the worker built once ` +
+          '(fixtures.ts, copyProfile): every later test would read it so; copy such files instead',
+      );
+  }
+}
+
+/**
  * Waits until the app's service worker controls the page: it activates only once its install has precached every
  * file of the build. Throws if it failed to install (became redundant without a worker in control); no limit of
  * its own, the test's time-out bounds it.
@@ -186,17 +238,17 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
     await use((message) => console.log(`    [${name}] ${message}`));
   },
   openProfile: async ({ playwright, launchOptions, viewport, privacy, log }, use) => {
-    const opened: { context: BrowserContext; dir: string }[] = [];
+    const opened: { context: BrowserContext; dir: string; linked: Map<string, string> }[] = [];
     await use(async (options = {}) => {
       // A persistent profile on disk, as a user's browser has: IndexedDB and Cache Storage get the real quota
       // (an incognito context keeps them in memory, too small for the hostile-input and 50 MB files).
       const dir = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
-      if (options.copyOf) await cp(options.copyOf, dir, { recursive: true });
+      const linked = options.copyOf ? await copyProfile(options.copyOf, dir) : new Map<string, string>();
       const context = await playwright.chromium.launchPersistentContext(dir, {
         ...launchOptions,
         viewport,
       });
-      opened.push({ context, dir });
+      opened.push({ context, dir, linked });
       await privacy.watch(context);
       const page = context.pages()[0] ?? (await context.newPage());
       page.on('pageerror', (error) => log(`page error: ${error.message}`));
@@ -209,6 +261,7 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
       await context.close().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     }
+    for (const { linked } of opened) await checkLinked(linked);
   },
   // Each built in the same Chromium, profile on disk and privacy guard as a test's own profile (openProfile).
   visitedProfile: [

@@ -87,8 +87,10 @@ test.describe(() => {
 });
 
 /**
- * `cli index` of bundles.md with `flags` (built once for the worker), copied into the served folder; `use` gets its
- * `?bundle=` link (#library), once the app's service worker is in control. The copy is removed when `use` ends.
+ * `cli index` of bundles.md with `flags` (built once for the worker), copied into the served folder and opened by its
+ * `?bundle=` link (#library), which `use` gets; the app's service worker controls the page from that first load (the
+ * profile is one in which the app was opened before, fixtures.ts), or this throws. The copy is removed when `use`
+ * ends.
  */
 async function withSharedBundle(
   { page, origin, dist }: { page: Page; origin: string; dist: string },
@@ -100,9 +102,13 @@ async function withSharedBundle(
   await mkdir(join(dist, folder), { recursive: true });
   try {
     await copyFile(await bundleOnce(BUNDLES_PAGE, flags), join(dist, folder, 'shared.bundle'));
-    await openApp(page, origin);
-    await waitOfflineReady(page);
-    await use(`${origin}/?bundle=/${folder}/shared.bundle#library`);
+    const url = `${origin}/?bundle=/${folder}/shared.bundle#library`;
+    await page.goto(url);
+    expect(
+      await page.evaluate(() => navigator.serviceWorker.controller !== null),
+      "the app's service worker does not control the page",
+    ).toBe(true);
+    await use(url);
   } finally {
     await rm(join(dist, folder), { recursive: true, force: true });
   }
@@ -125,7 +131,6 @@ test('offline: a shared bundle opened once by ?bundle= opens again with the netw
 }) => {
   // A bundle without pages, as most shared ones are: read whole, and kept by the service worker when opened.
   await withSharedBundle({ page, origin, dist }, 'e2e-offline-bundle', [], async (url) => {
-    await page.goto(url);
     await page.waitForSelector('[data-testid="read-only"]');
     const question = 'How large is a bundle with int8 vectors?';
     const online = await askForChunks(page, question);
@@ -157,7 +162,6 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
 }) => {
   // A bundle with pages: read by ranges, which the service worker never keeps.
   await withSharedBundle({ page, origin, dist }, 'e2e-offline-kept', ['--pages'], async (url) => {
-    await page.goto(url);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible();
     const copy = page.getByTestId('offline-copy');
     await expect(copy).toHaveAttribute('data-state', 'none');
@@ -233,7 +237,6 @@ test('offline: a damaged offline copy is removed at opening, saying why, the hos
   log,
 }) => {
   await withSharedBundle({ page, origin, dist }, 'e2e-offline-damaged', ['--pages'], async (url) => {
-    await page.goto(url);
     const copy = page.getByTestId('offline-copy');
     await keepOffline(page);
     const question = 'How large is a bundle with int8 vectors?';
