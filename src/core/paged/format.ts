@@ -15,7 +15,7 @@ import { PagesError } from './blockStore.ts';
 export const PAGES_FORMAT = 'conceptrag-pages';
 export const PAGES_VERSION = 2;
 /** The versions this app reads. */
-export const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
