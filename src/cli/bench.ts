@@ -10,7 +10,8 @@
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { percentile, round, scoreQaItem } from '../core/metrics.ts';
+import { meanScores, percentile, round, scoreQaItem } from '../core/metrics.ts';
+import type { MeanScores, QaItemScore } from '../core/metrics.ts';
 import { cutToBudget } from '../core/retrieval/index.ts';
 import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/index.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/index.ts';
@@ -65,14 +66,9 @@ the document's text, else its first page), eng (English) or chi_sim (Chinese).
 
 const RECALL_KS = [2, 5, 10] as const;
 
-export interface ModeResult {
-  cr: Record<string, number>;
-  recall: Record<string, number | null>;
+export interface ModeResult extends MeanScores {
   /** The same measures per question `type`, where the set gives one. */
-  byType?: Record<
-    string,
-    { questions: number; cr: Record<string, number>; recall: Record<string, number | null> }
-  >;
+  byType?: Record<string, MeanScores & { questions: number }>;
   indexSeconds: number;
   queryMs: { p50: number; p95: number };
   /** Exact match / token F1 of the LLM answer over this mode's context (fractions), only with an endpoint. */
@@ -209,20 +205,19 @@ function isKgMode(mode: string): boolean {
   return modeFamily(mode) === 'kg';
 }
 
+/** The question-time modes: their LLM calls and tokens are reported per question. */
+function reasonsAtQuestionTime(mode: string): boolean {
+  const family = modeFamily(mode);
+  return family === 'reasoning' || family === 'atomic';
+}
+
 /**
  * Modes answered through ask(), as the app answers them: those over the layers the endpoint writes (the KG, the
  * atomic questions) and those that call the LLM at question time. The engine's modes are searched directly, so that
  * their latency is the engine's.
  */
-export function runsThroughAsk(mode: string): boolean {
-  const family = modeFamily(mode);
-  return family === 'kg' || family === 'reasoning' || family === 'atomic';
-}
-
-/** The question-time modes: their LLM calls and tokens are reported per question. */
-function reasonsAtQuestionTime(mode: string): boolean {
-  const family = modeFamily(mode);
-  return family === 'reasoning' || family === 'atomic';
+function runsThroughAsk(mode: string): boolean {
+  return isKgMode(mode) || reasonsAtQuestionTime(mode);
 }
 
 /** The bench's in-memory corpus as the query service's library, over an engine already built. */
@@ -301,7 +296,7 @@ export async function run(args: string[]): Promise<number> {
     ),
   ];
   const reportDefault = opts.modes.split(',').some((m) => m.trim() === 'default');
-  requested.filter((m) => !isKgMode(m) && !runsThroughAsk(m)).forEach((m) => parseMode(m));
+  requested.filter((m) => !runsThroughAsk(m)).forEach((m) => parseMode(m));
   const kgModes = requested.filter(isKgMode);
   const endpointModes = [...kgModes, ...requested.filter(reasonsAtQuestionTime)];
   if (opts['llm-key'] !== undefined) {
@@ -379,9 +374,7 @@ export async function run(args: string[]): Promise<number> {
     );
     if (settings && endpointModes.length) kgEmbedder = embedder;
     else await embedder.dispose?.();
-  } else if (
-    modes.some((m) => !isKgMode(m) && !runsThroughAsk(m) && JSON.stringify(parseMode(m)).includes('dense'))
-  ) {
+  } else if (modes.some((m) => !runsThroughAsk(m) && JSON.stringify(parseMode(m)).includes('dense'))) {
     throw new Error('bench: dense needs an embedder (drop --embedder none)');
   }
 
@@ -530,14 +523,9 @@ async function runOnce(
   const search = (mode: string, query: { text: string; vector?: Float32Array }, budget: number) =>
     sourceQuestion.search(query, mode, budget);
   for (const mode of modes) {
-    // Sums per question type; "" holds every question.
-    const sums = new Map<string, { n: number; labelled: number; cr: number[]; recall: number[] }>();
-    const sumsOf = (type: string) => {
-      let s = sums.get(type);
-      if (!s)
-        sums.set(type, (s = { n: 0, labelled: 0, cr: budgets.map(() => 0), recall: RECALL_KS.map(() => 0) }));
-      return s;
-    };
+    // Each question's scores, by question type where the set gives one.
+    const scored: QaItemScore[] = [];
+    const byType = new Map<string, QaItemScore[]>();
     const times: number[] = [];
     const scores: Array<Promise<AnswerScore>> = [];
     const vectorOf = (i: number) => questionVectors?.subarray(i * dimension, (i + 1) * dimension);
@@ -571,8 +559,6 @@ async function runOnce(
               ),
         );
       }
-      const groups = q.type === undefined ? [sumsOf('')] : [sumsOf(''), sumsOf(q.type)];
-      for (const g of groups) g.n++;
       // The same scoring as the app's evaluation (src/core/metrics.ts). A first chunk over a small budget: the
       // app answers with its best sentences (engine.search), not nothing.
       const score = await scoreQaItem(q, hits, {
@@ -581,31 +567,20 @@ async function runOnce(
         externalId: (docId) => corpus.externalIds.get(docId) ?? docId,
         searchAt: !asked ? (b) => search(mode, query, b) : undefined,
       });
-      score.cr.forEach((found, j) => {
-        for (const g of groups) g.cr[j] += found;
-      });
-      if (score.recall) {
-        for (const g of groups) g.labelled++;
-        score.recall.forEach((r, j) => {
-          for (const g of groups) g.recall[j] += r;
-        });
-      }
+      scored.push(score);
+      if (q.type !== undefined) byType.set(q.type, [...(byType.get(q.type) ?? []), score]);
     }
-    const measures = (s: { n: number; labelled: number; cr: number[]; recall: number[] }) => ({
-      cr: Object.fromEntries(budgets.map((b, j) => [String(b), s.cr[j] / Math.max(1, s.n)])),
-      recall: Object.fromEntries(
-        RECALL_KS.map((k, j) => [String(k), s.labelled ? s.recall[j] / s.labelled : null]),
-      ),
-    });
-    const all = sumsOf('');
     const n = Math.max(1, questions.length);
-    const types = [...sums.keys()].filter((k) => k !== '').sort();
+    const types = [...byType.keys()].sort();
     result.modes[mode] = {
-      ...measures(all),
+      ...meanScores(scored, budgets, RECALL_KS),
       ...(types.length
         ? {
             byType: Object.fromEntries(
-              types.map((k) => [k, { questions: sums.get(k)!.n, ...measures(sums.get(k)!) }]),
+              types.map((k) => [
+                k,
+                { questions: byType.get(k)!.length, ...meanScores(byType.get(k)!, budgets, RECALL_KS) },
+              ]),
             ),
           }
         : {}),

@@ -148,6 +148,32 @@ export async function scoreQaItem(
   return { cr, recall: options.ks.map((k) => recallAtK(ranked, item.supporting, k)) };
 }
 
+/** Mean context recall by budget, and mean recall@k by k (null when no item names supporting passages). */
+export interface MeanScores {
+  cr: Record<string, number>;
+  recall: Record<string, number | null>;
+}
+
+/**
+ * The means of scored QA items, as the CLI bench and the app's evaluation both take them: context recall over every
+ * item, recall@k over the items that name supporting documents (null when none does).
+ */
+export function meanScores(
+  scores: readonly QaItemScore[],
+  budgets: readonly number[],
+  ks: readonly number[],
+): MeanScores {
+  const labelled = scores.filter((s) => s.recall !== null);
+  const mean = (j: number, of: readonly QaItemScore[], pick: (s: QaItemScore) => number[]) =>
+    of.reduce((sum, s) => sum + pick(s)[j], 0) / Math.max(1, of.length);
+  return {
+    cr: Object.fromEntries(budgets.map((b, j) => [String(b), mean(j, scores, (s) => s.cr)])),
+    recall: Object.fromEntries(
+      ks.map((k, j) => [String(k), labelled.length ? mean(j, labelled, (s) => s.recall!) : null]),
+    ),
+  };
+}
+
 /** Answer text without citation markers ([1], [2, 3]), as EM/F1 compare it. */
 export function stripCitations(answer: string): string {
   return answer

@@ -1,5 +1,5 @@
 // What the KG build of a large library answered from its pages reads and holds (kgBuild.ts, rankFromPages, with
-// pagedCore.ts): the build order from the pages (PagedLibrary.buildOrder: the whole `rows` and `degrees` sections),
+// pagedCore.ts): the build order from the pages (buildOrder in degreeRanks.ts: the whole `rows` and `degrees` sections),
 // the core chunks at each κ (their records read for their ids, the estimate's and the build's list), then their
 // texts a batch of 64 at a time, as the build sends them. Run here over a bundle's pages from a file, the code the
 // KG worker runs over the stored pages' Blob. Printed: bytes, time and the heap used after each step (after a
@@ -9,7 +9,7 @@
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { FileRangeSource } from '../../src/cli/fileRangeSource.ts';
-import { openPagedBundle } from '../../src/core/paged/index.ts';
+import { buildOrder, openPagedBundle } from '../../src/core/paged/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { pagedCore } from '../../src/services/source/pagedCore.ts';
 import { loadText, megabytes } from './lib/report.ts';
@@ -44,8 +44,8 @@ try {
   );
   let before = source.bytesRead;
   let t = performance.now();
-  const { order } = await library.buildOrder();
-  library.forget();
+  const { order } = await buildOrder(library.reader);
+  library.reader.forget();
   process.stdout.write(
     `build order: ${megabytes(source.bytesRead - before)} MB read in ${(performance.now() - t).toFixed(0)} ms; heap ${heap()}; load ${loadText()}\n`,
   );

@@ -1,4 +1,4 @@
-// How close the KG build's order from a library's pages (PagedLibrary.buildOrder: each chunk's concepts' weighted
+// How close the KG build's order from a library's pages (buildOrder in degreeRanks.ts: each chunk's concepts' weighted
 // degree over their chunk counts) is to the order a library in memory uses (the same sum of the concepts' global
 // PageRank, conceptGraph.ts globalRanks): the share of the core chunks both select, at several κ. Prints one line a
 // corpus, with the load average.

@@ -8,12 +8,14 @@
 // Version 2 keeps `open` small (compactOpen.ts): a one-byte bound of each concept's walk degree instead of the f64
 // (the exact degrees move to a section of their own, read for the few concepts whose bound cannot decide a step of
 // the walk), list sizes as varints instead of f64 offsets, and no IDF (it follows from a df stored beside it).
-// Version 1 pages are still read (PAGES_VERSIONS_READ).
+// Version 1 pages are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
+import { PagesError } from './blockStore.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
 export const PAGES_VERSION = 2;
 /** The versions this app reads. */
-export const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -142,3 +144,127 @@ export interface PagedChunkRecord {
 
 /** A word dictionary entry: [term, text postings offset, bytes, heading postings offset, bytes]. */
 export type TermEntry = [string, number, number, number, number];
+
+/**
+ * Checks a directory read from a bundle's manifest before anything is read by it. A version 1 directory comes back
+ * with an empty `degrees` section at the part's end (its degrees are in `open`).
+ */
+export function checkDirectory(value: unknown, partLength: number): PagesDirectory {
+  const d = value as PagesDirectory;
+  const fail = (why: string): never => {
+    throw new PagesError(`the pages part's directory ${why}`);
+  };
+  if (!d || typeof d !== 'object' || d.format !== PAGES_FORMAT) fail('is missing or of another format');
+  if (!PAGES_VERSIONS_READ.includes(d.version))
+    fail(`has version ${String(d.version)} (this app reads ${PAGES_VERSIONS_READ.join(' and ')})`);
+  const counts = [d.blockSize, d.chunkCount, d.conceptCount, d.termCount, d.headingCopies, d.thetaCo];
+  if (!counts.every((x) => Number.isSafeInteger(x) && x >= 0) || d.blockSize < 512) fail('has a bad count');
+  if (d.analyzer !== undefined && !(Number.isSafeInteger(d.analyzer) && d.analyzer >= 1))
+    fail(`has a bad analyzer version ${String(d.analyzer)}`);
+  const g = d.groups;
+  if (!g || ![g.records, g.terms, g.concepts, g.rows].every((x) => Number.isSafeInteger(x) && x > 0))
+    fail('has bad group sizes');
+  let end = 0;
+  for (const name of sectionsOf(d.version)) {
+    const s = d.sections?.[name];
+    if (!Array.isArray(s) || s[0] !== end || !(Number.isSafeInteger(s[1]) && s[1] >= 0))
+      fail(`has a bad section ${name}`);
+    end += s[1];
+  }
+  if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
+  if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
+  if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
+  return d;
+}
+
+/**
+ * The `open` arrays of a pages part checked against its directory before anything reads by them (a library's
+ * open, and `cli upgrade`): each array's length, the counts against the bytes that hold what they count, the group
+ * and list offsets as byte offsets that ascend and cover their sections, the degrees finite. `name` names the source.
+ */
+export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): void {
+  const n = d.chunkCount;
+  const nc = d.conceptCount;
+  const sized: Array<[string, { length: number } | undefined, number]> = [
+    ['textLengths', open.textLengths, n],
+    ['headingLengths', open.headingLengths, n],
+    ['conceptCounts', open.conceptCounts, n],
+    ['tokens', open.tokens, n],
+    ['documentChunks', open.documentChunks, n],
+    ['df', open.df, nc],
+    ['idf', open.idf, nc],
+    [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
+    ['listOffsets', open.listOffsets, nc + 1],
+    ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
+    ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
+    ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
+    ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
+    ['termFirst', open.termFirst, Math.ceil(d.termCount / d.groups.terms)],
+    ['conceptFirst', open.conceptFirst, Math.ceil(nc / d.groups.concepts)],
+  ];
+  for (const [array, value, expected] of sized) {
+    if (!value || value.length !== expected)
+      throw new PagesError(
+        `${name}: pages.bin (open) has ${value?.length ?? 'no'} ${array}, expected ${expected}`,
+      );
+  }
+  checkOpenCounts(name, d, open);
+  if (open.degrees && !open.degrees.every((x) => x >= 0 && x < Infinity))
+    throw new PagesError(`${name}: pages.bin (open) has a walk degree that is not a finite number ≥ 0`);
+  const ends: Array<[string, Float64Array, number]> = [
+    ['recordGroups', open.recordGroups, d.sections.records[1]],
+    ['termGroups', open.termGroups, d.sections.terms[1]],
+    ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
+    ['rowGroups', open.rowGroups, d.sections.rows[1]],
+    ['listOffsets', open.listOffsets, d.sections.lists[1]],
+  ];
+  for (const [array, offsets, end] of ends) {
+    for (let i = 0; i < offsets.length; i++)
+      if (!Number.isSafeInteger(offsets[i]) || (i > 0 && !(offsets[i] >= offsets[i - 1])))
+        throw new PagesError(`${name}: pages.bin ${array} go backwards or are not byte offsets`);
+    if (offsets[0] !== 0 || offsets[offsets.length - 1] !== end)
+      throw new PagesError(`${name}: pages.bin ${array} do not cover their section`);
+  }
+}
+
+/**
+ * The per-chunk and per-concept counts of `open` against the bytes that hold what they count, before any of them
+ * drives a loop or an allocation: every concept id a chunk row names is a varint of at least one byte, every chunk of
+ * a concept's list at least six; a chunk names at most every concept once.
+ */
+function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): void {
+  const fail = (why: string): never => {
+    throw new PagesError(`${name}: pages.bin (open) ${why}`);
+  };
+  let ids = 0;
+  for (let k = 0; k < open.conceptCounts.length; k++) {
+    const count = open.conceptCounts[k];
+    if (count > d.conceptCount) fail(`gives chunk ${k} ${count} concepts of ${d.conceptCount}`);
+    ids += count;
+  }
+  if (ids > d.sections.rows[1])
+    fail(`gives the chunks ${ids} concepts, more than the ${d.sections.rows[1]}-byte rows section holds`);
+  let listed = 0;
+  for (let c = 0; c < open.df.length; c++) {
+    if (open.df[c] > d.chunkCount) fail(`gives concept ${c} ${open.df[c]} chunks of ${d.chunkCount}`);
+    listed += open.df[c];
+  }
+  if (listed * 6 > d.sections.lists[1])
+    fail(
+      `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,
+    );
+  for (const key of ['termFirst', 'conceptFirst'] as const)
+    if (!open[key].every((t) => typeof t === 'string')) fail(`has a ${key} that is not a string`);
+  for (const key of ['textLengths', 'headingLengths', 'idf'] as const)
+    if (!open[key].every((x) => Number.isFinite(x) && x >= 0)) fail(`has ${key} that are not numbers ≥ 0`);
+  for (let k = 0; k < open.documentChunks.length; k++)
+    if (open.documentChunks[k] > d.chunkCount || open.documentChunks[k] < 1)
+      fail(`gives chunk ${k} a document of ${open.documentChunks[k]} chunks`);
+  if (open.titleChunks) {
+    if (open.titleChunks.length !== d.chunkCount)
+      fail(`has ${open.titleChunks.length} titleChunks, expected ${d.chunkCount}`);
+    for (let k = 0; k < open.titleChunks.length; k++)
+      if (open.titleChunks[k] > d.chunkCount || open.titleChunks[k] < open.documentChunks[k])
+        fail(`gives chunk ${k} a title of ${open.titleChunks[k]} chunks`);
+  }
+}

@@ -109,17 +109,23 @@ export async function openPagedBundle(
   const pages = locatedPart(manifest, PAGES_PART, source.size);
   const hashesEntry = locatedPart(manifest, PAGES_HASHES_PART, source.size);
   if (!pages || !hashesEntry) return undefined;
-  const hashes = await source.read(hashesEntry.offset!, hashesEntry.length);
-  if (toHex(new Sha256().update(hashes).digest()) !== hashesEntry.sha256)
-    throw new BundleError(
-      'corrupted',
-      `corrupted (SHA-256 mismatch in part ${PAGES_HASHES_PART})`,
-      PAGES_HASHES_PART,
-    );
+  const hashes = await pagesHashes(source, hashesEntry);
   const library = await PagedLibrary.open(
     source,
     { base: pages.offset!, length: pages.length, directory: pages.meta as never, hashes },
     analyzer,
   );
   return { manifest, library, source, layerTables: (names) => readLayerTables(source, manifest, names) };
+}
+
+/** The pages part's block hashes, read whole and checked against their part's SHA-256. */
+export async function pagesHashes(source: RangeSource, entry: PartEntry): Promise<Uint8Array> {
+  const hashes = await source.read(entry.offset!, entry.length);
+  if (toHex(new Sha256().update(hashes).digest()) !== entry.sha256)
+    throw new BundleError(
+      'corrupted',
+      `corrupted (SHA-256 mismatch in part ${PAGES_HASHES_PART})`,
+      PAGES_HASHES_PART,
+    );
+  return hashes;
 }

@@ -8,6 +8,8 @@ import type { BundleManifest, BundlePart, ManifestBase, PartEntry, StreamedPart 
 import { BundleError } from '../bundle/index.ts';
 import { gzipSize, PagesError } from './blockStore.ts';
 import {
+  checkDirectory,
+  checkOpen,
   PAGES_HASHES_PART,
   PAGES_PART,
   PAGES_VERSION,
@@ -16,7 +18,7 @@ import {
   type PagesOpenV1,
   type SectionName,
 } from './format.ts';
-import { checkDirectory, checkOpen } from './library.ts';
+import { pagesHashes } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
 import { BlockHasher, openSections, pagesDirectory, sectionTable } from './write.ts';
 
@@ -140,13 +142,7 @@ export async function upgradeBundleParts(
   const hashesEntry = manifest.parts.find((p) => p.name === PAGES_HASHES_PART);
   if (!pagesEntry || !hashesEntry || pagesEntry.offset === undefined || hashesEntry.offset === undefined)
     throw new BundleError('invalid-content', `${source.name} has no ${PAGES_PART} to upgrade`);
-  const hashes = await source.read(hashesEntry.offset, hashesEntry.length);
-  if (toHex(new Sha256().update(hashes).digest()) !== hashesEntry.sha256)
-    throw new BundleError(
-      'corrupted',
-      `corrupted (SHA-256 mismatch in part ${PAGES_HASHES_PART})`,
-      PAGES_HASHES_PART,
-    );
+  const hashes = await pagesHashes(source, hashesEntry);
   checkDisjointParts(source.name, manifest.parts, source.size);
   const from = (pagesEntry.meta as { version?: number } | undefined)?.version ?? 0;
   const pages = await upgradePages(source, {

@@ -13,6 +13,7 @@ import { BlobRangeSource, HttpRangeSource } from './rangeSources.ts';
 /** A bundle's pages, and whether they are read from its whole download (the host sent no ranges). */
 export interface PagesAtUrl {
   bundle: PagedBundle;
+  /** Its pages are read from its one whole download: the host sent no ranges. */
   downloaded: boolean;
   /** Read by ranges: what this browser keeps of it for offline use, and whether it is read from that copy. */
   offlineCopy?: KeptStatus;

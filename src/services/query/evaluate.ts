@@ -7,7 +7,7 @@
 // it answers: over pages the answers are the engine's, so the scores are those of the library in memory.
 import { answerQuestion } from '../../core/answer/index.ts';
 import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
-import { percentile, round, scoreAnswerText, scoreQaItem } from '../../core/metrics.ts';
+import { meanScores, percentile, round, scoreAnswerText, scoreQaItem } from '../../core/metrics.ts';
 import { cutToBudget } from '../../core/retrieval/index.ts';
 import {
   DEFAULT_RECALL_KS,
@@ -360,22 +360,13 @@ async function runOne(
 /** Means as the CLI bench takes them: CR over every question, recall@k over the questions that name supports. */
 function summarize(runs: ModeOnQuestion[], budgets: number[], ks: number[]): ModeSummary {
   const n = runs.length;
-  const labelled = runs.filter((r) => r.recall !== null);
   const answered = runs.filter((r) => r.answer);
   const judged = answered.filter((r) => r.answer?.judged);
   const times = runs.map((r) => r.ms);
   return {
     questions: n,
-    labelled: labelled.length,
-    cr: Object.fromEntries(
-      budgets.map((b, j) => [String(b), runs.reduce((s, r) => s + r.cr[j], 0) / Math.max(1, n)]),
-    ),
-    recall: Object.fromEntries(
-      ks.map((k, j) => [
-        String(k),
-        labelled.length ? labelled.reduce((s, r) => s + r.recall![j], 0) / labelled.length : null,
-      ]),
-    ),
+    labelled: runs.filter((r) => r.recall !== null).length,
+    ...meanScores(runs, budgets, ks),
     errors: runs.filter((r) => r.error).length,
     errorReasons: countFailures(runs.flatMap((r) => (r.error ? [r.error] : []))),
     queryMs: { p50: round(percentile(times, 0.5), 2), p95: round(percentile(times, 0.95), 2) },

@@ -10,7 +10,6 @@ import type { DownloadProgress, WholeBundleFit } from '../bundleBytes/bundleFetc
 import type { SettingsReader } from '../embed/embedderChoice.ts';
 import type { LedgerPurpose } from '../ledger/ledgerProtocol.ts';
 import type { PagesAtUrl } from '../bundleBytes/bundleAtUrl.ts';
-import type { KeptStatus } from '../bundleBytes/keptBundles.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
@@ -19,7 +18,7 @@ import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
 import { openSource } from '../source/openSource.ts';
 import type { StoredThemes } from '../library/storedThemes.ts';
-import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
+import { DEFAULT_MODE, type WalkViewCaps } from '../../core/retrieval/index.ts';
 import { isCorpusQuestion } from '../../core/themes/index.ts';
 import { knownThemes, warmThemes } from '../themes/themesOf.ts';
 import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../source/globalThemesAnswer.ts';
@@ -32,7 +31,7 @@ import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from '../questions/evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
 import { libraryDocumentNames } from '../library/documentNames.ts';
-import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from '../questions/graphViewProtocol.ts';
+import type { LibraryGraph, QuestionGraph } from '../questions/graphViewProtocol.ts';
 import {
   answeredModes,
   ASK_MODES,
@@ -208,7 +207,8 @@ export class QueryService {
   /**
    * Opens a bundle from a same-origin path or URL read-only: questions are answered from it, nothing is written
    * to IndexedDB. The question embedder loads meanwhile, so the first question does not wait for the model after
-   * the bundle. Returns its counts for the Library view.
+   * the bundle. Returns its counts for the Library view and, read by ranges, whether from its one whole download
+   * and what this browser keeps of it for offline use (PagesAtUrl).
    */
   async openBundle(
     url: string,
@@ -216,19 +216,11 @@ export class QueryService {
     onProgress?: DownloadProgress,
     /** Read whole, does its library fit this tab (a Comlink proxy from the page, which knows its memory)? */
     fit?: WholeBundleFit,
-  ): Promise<{
-    url: string;
-    counts: Record<string, number>;
-    embedderId: string | null;
-    byRanges?: boolean;
-    /** Its pages are read from its one whole download: the host sent no ranges. */
-    downloaded?: boolean;
-    /** Read by ranges: what this browser keeps of it for offline use, and whether it is read from that copy. */
-    offlineCopy?: KeptStatus;
-    fromOfflineCopy?: boolean;
-    /** Its offline copy failed its check and was removed: why, naming the bundle (the host answers instead). */
-    offlineCopyDropped?: string;
-  }> {
+  ): Promise<
+    { url: string; counts: Record<string, number>; embedderId: string | null; byRanges?: boolean } & Partial<
+      Omit<PagesAtUrl, 'bundle'>
+    >
+  > {
     const t0 = performance.now();
     const marks: Record<string, number> = {};
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
@@ -241,18 +233,8 @@ export class QueryService {
     const at = await opening;
     if (at) {
       mark('pages');
-      const { counts } = at.bundle.manifest;
-      const { downloaded, offlineCopy, fromOfflineCopy, offlineCopyDropped } = at;
-      return {
-        url,
-        counts,
-        embedderId: null,
-        byRanges: true,
-        downloaded,
-        offlineCopy,
-        fromOfflineCopy,
-        offlineCopyDropped,
-      };
+      const { bundle, ...read } = at;
+      return { url, counts: bundle.manifest.counts, embedderId: null, byRanges: true, ...read };
     }
     const opened = this.session.openBundle(url, onProgress, mark, fit);
     void this.embedder.warm(mark);
@@ -462,7 +444,7 @@ export class QueryService {
    * The concept-graph view of a question: the `ppr` walk's bounded neighbourhood over the same library and question
    * vector as `ask` (src/services/questions/graphView.ts), from whichever source questions read.
    */
-  async graphForQuestion(question: string, caps: QuestionGraphCaps = {}): Promise<QuestionGraph> {
+  async graphForQuestion(question: string, caps: Partial<WalkViewCaps> = {}): Promise<QuestionGraph> {
     const { source, vector } = await this.current({ view: true });
     return source.questionGraph(question, await vector?.(question), caps);
   }

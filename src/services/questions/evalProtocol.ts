@@ -1,6 +1,7 @@
 // Plain data types of the in-app evaluation as they cross the query worker's boundary: a QA set's items, what to
 // run, progress, and the results (per mode and per question). Types only, so the page imports them without
 // pulling worker code into its bundle.
+import type { MeanScores, QaItemScore } from '../../core/metrics.ts';
 
 /** One question of a QA set (a ../shared/bench questions.jsonl line, or a CSV row). */
 export interface QaItem {
@@ -51,11 +52,8 @@ export interface RankedDoc {
   supporting: boolean;
 }
 
-export interface ModeOnQuestion {
-  /** Context recall per budget (1 or 0), in the order of the request's budgets. */
-  cr: number[];
-  /** recall@k per k; null when the item names no supporting passage. */
-  recall: number[] | null;
+/** A question's scores in one mode: context recall per budget and recall@k per k (QaItemScore), and what it showed. */
+export interface ModeOnQuestion extends QaItemScore {
   /** The first max(k) distinct documents of the ranking. */
   ranked: RankedDoc[];
   ms: number;
@@ -70,24 +68,16 @@ export interface ModeOnQuestion {
   };
 }
 
-export interface QuestionResult {
-  id: string;
-  question: string;
-  answers: string[];
-  supporting: string[];
-  type?: string;
+export interface QuestionResult extends Omit<QaItem, 'line'> {
   modes: Record<string, ModeOnQuestion>;
 }
 
-export interface ModeSummary {
+/** A mode's means, as the CLI bench's (MeanScores: `cr` and `recall`, fractions), and what else it counts. */
+export interface ModeSummary extends MeanScores {
   /** Questions scored (all of them unless cancelled). */
   questions: number;
   /** Of those, the ones that name supporting passages (recall@k is averaged over these). */
   labelled: number;
-  /** Mean context recall by budget (fractions), as the CLI bench's `cr`. */
-  cr: Record<string, number>;
-  /** Mean recall@k by k (fractions; null when no question names supporting passages), as the CLI's `recall`. */
-  recall: Record<string, number | null>;
   /** Questions that failed in this mode (counted as not found). */
   errors: number;
   /** Those failures by reason ("logical: plan: malformed output twice": 2), most frequent first. */

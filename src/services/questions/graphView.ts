@@ -2,8 +2,8 @@
 // walkView) and the library's top concepts (conceptMap), turned into plain data the page draws, with each chunk's
 // document, title and the sentence it opens at. A library answered from its pages draws the same question view from
 // its own walk (PagedLibrary.walkNeighbourhood: the engine's view), and its library view by weighted degree (the
-// pages do not hold the global PageRank: PagedLibrary.conceptNeighbourhood).
-import type { PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
+// pages do not hold the global PageRank: conceptNeighbourhood in src/core/paged/degreeRanks.ts).
+import { conceptNeighbourhood, type PagedChunkRecord, type PagedLibrary } from '../../core/paged/index.ts';
 import { conceptMap, walkView, type ConceptMapOptions } from '../../core/retrieval/index.ts';
 import type { WalkView, WalkViewCaps } from '../../core/retrieval/index.ts';
 import type { GraphChunk, LibraryGraph, QuestionGraph } from './graphViewProtocol.ts';
@@ -144,7 +144,7 @@ export async function pagedLibraryGraph(
   signal?: AbortSignal,
 ): Promise<LibraryGraph> {
   const started = performance.now();
-  const read = await library.conceptNeighbourhood(options, signal);
+  const read = await conceptNeighbourhood(library.reader, options, signal);
   const map = read.value;
   return {
     search: options.search ?? '',

@@ -92,12 +92,3 @@ export interface LibraryGraph {
   /** Read from pages: the bytes and rounds of reads it took. */
   reads?: { bytes: number; rounds: number };
 }
-
-/** Caps of the question view (see WalkViewCaps in src/core/retrieval/walkView.ts). */
-export interface QuestionGraphCaps {
-  seeds?: number;
-  concepts?: number;
-  evidence?: number;
-  chunksPerConcept?: number;
-  edges?: number;
-}

@@ -7,9 +7,9 @@
 import type { DocumentRecord } from '../../core/types.ts';
 import type { AtomicIndex, DistillChunkInput } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
-import type { ConceptMapOptions, RetrievedChunk } from '../../core/retrieval/index.ts';
+import type { ConceptMapOptions, RetrievedChunk, WalkViewCaps } from '../../core/retrieval/index.ts';
 import type { LibraryThemes } from '../../core/themes/index.ts';
-import type { LibraryGraph, QuestionGraph, QuestionGraphCaps } from '../questions/graphViewProtocol.ts';
+import type { LibraryGraph, QuestionGraph } from '../questions/graphViewProtocol.ts';
 import { lacking, type Capable } from '../questions/modeRegistry.ts';
 import type { Evidence, PagedReads } from '../questions/queryProtocol.ts';
 import type { CitationSource } from '../questions/writtenAnswer.ts';
@@ -81,7 +81,7 @@ export interface LibrarySource extends Capable {
   questionGraph(
     question: string,
     vector: Float32Array | undefined,
-    caps: QuestionGraphCaps,
+    caps: Partial<WalkViewCaps>,
     signal?: AbortSignal,
   ): Promise<QuestionGraph>;
   /**

@@ -17,7 +17,7 @@ export interface PagedCore {
   texts(chunks: readonly DistillChunkInput[]): Promise<string[]>;
 }
 
-/** Core chunks and their texts from `library`'s pages, `order` being the build order (PagedLibrary.buildOrder). */
+/** Core chunks and their texts from `library`'s pages, `order` being the build order (degreeRanks.ts, buildOrder). */
 export function pagedCore(library: PagedLibrary, order: Uint32Array): PagedCore {
   // The place in the pages of each core chunk named so far, for reading its text.
   const placeOf = new Map<string, number>();
@@ -37,8 +37,8 @@ export function pagedCore(library: PagedLibrary, order: Uint32Array): PagedCore 
         const named = new Map<number, DistillChunkInput>();
         for (let i = 0; i < ascending.length; i += CORE_SLICE) {
           const slice = ascending.slice(i, i + CORE_SLICE);
-          const records = await library.recordsAt(slice);
-          library.forget();
+          const records = await library.reader.recordsAt(slice);
+          library.reader.forget();
           records.forEach((r, j) => named.set(slice[j], { id: r.id, docId: r.docId }));
         }
         return places.map((k) => {
@@ -54,8 +54,8 @@ export function pagedCore(library: PagedLibrary, order: Uint32Array): PagedCore 
           if (k === undefined) throw new Error(`KG: chunk ${c.id} is not among the core chunks read`);
           return k;
         });
-        const records = await library.recordsAt(places);
-        library.forget();
+        const records = await library.reader.recordsAt(places);
+        library.reader.forget();
         return records.map((r) => r.text);
       }),
   };

@@ -4,7 +4,12 @@
 // atomic questions, where it has them, are read whole once by the caller's loader (a bundle's part, or the tab's
 // own stores). A question keeps the records its searches and lookups read: its evidence and citations read them.
 import type { KgChunkView } from '../../core/kg/index.ts';
-import type { PagedAnswer, PagedChunkRecord, PagedLibrary } from '../../core/paged/index.ts';
+import {
+  buildOrder,
+  type PagedAnswer,
+  type PagedChunkRecord,
+  type PagedLibrary,
+} from '../../core/paged/index.ts';
 import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { recordEvidence } from '../questions/evidence.ts';
@@ -73,12 +78,12 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
     libraryGraph: (options, signal) => pagedLibraryGraph(library, options, signal),
     document: () => noDocument(source),
     ...(layers.themes ? { themes: layers.themes } : {}),
-    // The concepts' weighted degree in place of PageRank (PagedLibrary.buildOrder); the core chunks and their texts
+    // The concepts' weighted degree in place of PageRank (degreeRanks.ts, buildOrder); the core chunks and their texts
     // are read as the build needs them (pagedCore.ts). Loading the library instead is what a large one must not do
     // (1.1 GiB in the KG worker at 100 MiB of text, docs/results/kg-pages.md).
     buildOrder: async () => {
-      const { order, tokens } = await library.buildOrder();
-      library.forget();
+      const { order, tokens } = await buildOrder(library.reader);
+      library.reader.forget();
       return { sizes: Array.from(order, (k) => ({ tokens: tokens[k] })), ...pagedCore(library, order) };
     },
   };
@@ -106,7 +111,7 @@ function pagedQuestion(
   const read = async (batch: readonly string[]) => {
     const wanted = batch.filter((id) => !records.has(id));
     if (wanted.length === 0) return;
-    const found = await library.recordsById(wanted, signal);
+    const found = await library.reader.recordsById(wanted, signal);
     for (const [id, record] of found.value) records.set(id, record);
     add(found);
   };
@@ -123,13 +128,9 @@ function pagedQuestion(
           asked,
           signal,
           early &&
-            ((words: PagedAnswer) => {
-              for (const [id, record] of words.records) records.set(id, record);
-              early?.(withoutRemoved(words.hits, removed, budget), {
-                bytes: words.bytes,
-                rounds: words.rounds,
-                waitMs: words.waitMs,
-              });
+            (({ hits, records: read, ...cost }: PagedAnswer) => {
+              for (const [id, record] of read) records.set(id, record);
+              early?.(withoutRemoved(hits, removed, budget), cost);
             }),
         );
         for (const [id, record] of answer.records) records.set(id, record);

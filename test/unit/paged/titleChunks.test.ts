@@ -3,7 +3,7 @@
 // is refused naming the file, before the blend reads it. A part without it (written before) opens.
 import { describe, expect, it } from 'vitest';
 import type { OpenTables, PagesDirectory } from '../../../src/core/paged/format.ts';
-import { checkOpen } from '../../../src/core/paged/library.ts';
+import { checkOpen } from '../../../src/core/paged/format.ts';
 
 const directory = {
   version: 2,

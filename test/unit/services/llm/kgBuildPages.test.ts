@@ -1,5 +1,5 @@
 // The KG build of a large library answered from its pages (src/services/llm/kgBuild.ts, rankFromPages): its chunks
-// are ranked from the pages (PagedLibrary.buildOrder: the concepts' weighted degree in place of PageRank) and its
+// are ranked from the pages (buildOrder in degreeRanks.ts: the concepts' weighted degree in place of PageRank) and its
 // core chunks' texts read from them, so the KG worker never loads the library; the estimate counts the tokens the
 // chunker counted. The expected order is computed here from the engine's own table over the same passages, never
 // copied from output; the build runs against the scripted server on loopback, and the query service then answers
@@ -12,6 +12,7 @@ import { estimateDistillCost } from '../../../../src/core/atomic/index.ts';
 import { weightedDegreesFromTable } from '../../../../src/core/graph/cooccurrence.ts';
 import { coreCount } from '../../../../src/core/kg/index.ts';
 import { LlmClient } from '../../../../src/core/llm/index.ts';
+import { buildOrder } from '../../../../src/core/paged/index.ts';
 import { prepareFile } from '../../../../src/core/prepare.ts';
 import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { PAGES_MIN_CHUNKS_SETTING, writeLibraryPages } from '../../../../src/services/ingest/pagesWrite.ts';
@@ -135,8 +136,8 @@ describe('the KG build of a library answered from its pages', () => {
       .map((c) => c.id);
     const stored = await openStoredPages(repo.db);
     if (!stored || 'awaiting' in stored) throw new Error('no pages');
-    const { order } = await stored.library.buildOrder();
-    const records = await stored.library.recordsAt(Array.from(order));
+    const { order } = await buildOrder(stored.library.reader);
+    const records = await stored.library.reader.recordsAt(Array.from(order));
     expect(records.map((r) => r.id)).toEqual(expected);
     // It stands for PageRank's order: most of the core chunks are the same (93-99% on the shared sets).
     const byPageRank = graph.chunkIds

@@ -1,0 +1,546 @@
+// The sections of a pages part (format.ts) read by ranges: the word and concept dictionaries, the postings, each
+// concept's chunk list, each chunk's concepts, the walk graph's rows computed from them, the degrees and the
+// records. A read whose bytes are not loaded notes them in the block store and returns undefined; a run that read
+// nothing missing is complete (readUntilComplete). Every count and offset that drives a loop or an allocation is
+// checked against the bytes that hold it, and a refusal names the source and the part.
+import { exactDegrees } from '../graph/index.ts';
+import type { WalkDegrees } from '../graph/index.ts';
+import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
+import { BlockStore, decodeJson, PagesError } from './blockStore.ts';
+import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShapes.ts';
+import { ByteReader, readVarints } from './bytes.ts';
+import { RecordSearch } from './recordSearch.ts';
+import { degreeLower, degreeUpper } from './compactOpen.ts';
+import type { OpenTables, PagedChunkRecord, PagesDirectory, SectionName, TermEntry } from './format.ts';
+
+/** A question reads at most this many rounds of blocks (a walk reaches a new layer of concepts per round or two). */
+const MAX_ROUNDS = 200;
+/** Decoded posting lists, concept lists and walk rows kept between questions. */
+const MAX_CACHED = 50_000;
+
+const EMPTY_U32 = new Uint32Array(0);
+const EMPTY_F32 = new Float32Array(0);
+export const EMPTY_ROW = { targets: EMPTY_U32, weights: EMPTY_F32, degree: 0 };
+const EMPTY_CHUNKS: ConceptChunks = { chunks: EMPTY_U32, tf: EMPTY_F32, shares: EMPTY_F32 };
+
+/** What a read returns: its value, and the bytes, rounds and waiting it took. */
+export interface PagedRead<T> {
+  value: T;
+  bytes: number;
+  rounds: number;
+  waitMs: number;
+}
+/** Concept u's row of the walk graph: its neighbours (ascending), their Dice weights, and its weighted degree. */
+type WalkRow = { targets: Uint32Array; weights: Float32Array; degree: number };
+/** A decoded group of the `rows` section: chunk i's concepts are ids[starts[i]..starts[i + 1]). */
+interface RowGroup {
+  starts: Uint32Array;
+  ids: Uint32Array;
+}
+
+export class SectionReader {
+  private readonly lists = new Map<number, ConceptChunks>();
+  private readonly postings = new Map<string, { chunks: Uint32Array; freqs: Uint16Array }>();
+  private readonly rowCache = new Map<number, WalkRow>();
+
+  constructor(
+    /** The source's name, which every refusal starts with. */
+    readonly name: string,
+    readonly store: BlockStore,
+    readonly directory: PagesDirectory,
+    readonly open: OpenTables,
+  ) {}
+
+  get chunkCount(): number {
+    return this.directory.chunkCount;
+  }
+
+  /** Chunk id → index of the chunks this library has shown (records know their index only by position). */
+  readonly chunkIndex = new Map<string, number>();
+
+  /** The record group of chunks found by id before (recordsById). */
+  private readonly groupOfId = new Map<string, number>();
+
+  /** Scratch co-occurrence counts per concept for walkRow (allocated at the first walk). */
+  private coCounts: Uint32Array | undefined;
+
+  /**
+   * Runs `run` over what is loaded until a run reads nothing missing, counting what it read; `beforeLoad` may read
+   * first between two runs (a question's early words), told what was read so far `step` loads into the round.
+   */
+  async readUntilComplete<T>(
+    run: () => T,
+    signal?: AbortSignal,
+    what = 'the graph view',
+    beforeLoad?: (readSoFar: (step: number) => Omit<PagedRead<T>, 'value'>) => Promise<void>,
+  ): Promise<PagedRead<T>> {
+    this.store.trim();
+    const before = this.store.bytesRead;
+    let waitMs = 0;
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      signal?.throwIfAborted();
+      const value = run();
+      if (!this.store.missing) return { value, bytes: this.store.bytesRead - before, rounds: round, waitMs };
+      const waited = performance.now();
+      await beforeLoad?.((step) => ({
+        bytes: this.store.bytesRead - before,
+        rounds: round + step,
+        waitMs: waitMs + performance.now() - waited,
+      }));
+      await this.store.load();
+      waitMs += performance.now() - waited;
+    }
+    throw new Error(`${this.name}: ${what} needed more than ${MAX_ROUNDS} rounds of reads`);
+  }
+
+  /** What `run` returns when it read nothing missing (what it missed is noted for the next round), else undefined. */
+  completeRun<T>(run: () => T): T | undefined {
+    const misses = this.store.misses;
+    const value = run();
+    return this.store.misses === misses ? value : undefined;
+  }
+
+  private section(name: SectionName): number {
+    return this.directory.sections[name][0];
+  }
+
+  // ---- words: the dictionary and the postings
+
+  termEntry(term: string): TermEntry | undefined {
+    const g = groupOf(this.open.termFirst, term);
+    if (g < 0) return undefined;
+    const offsets = this.open.termGroups;
+    const entries = this.store.group<TermEntry[]>(
+      `t${g}`,
+      this.section('terms') + offsets[g],
+      offsets[g + 1] - offsets[g],
+      (bytes) =>
+        checkTermGroup(
+          decodeJson(bytes),
+          this.groupLength(g, this.directory.termCount, 'terms'),
+          this.directory.sections.postings[1],
+        ),
+    );
+    if (!entries) {
+      // A word is looked up for its postings (BM25, its IDF): noted as soon as its entry has arrived.
+      this.store.after(() => {
+        const entry = this.termEntry(term);
+        if (!entry) return;
+        this.postingsOf(term, entry, false);
+        if (this.directory.headingCopies > 0) this.postingsOf(term, entry, true);
+      });
+      return undefined;
+    }
+    const i = groupOf(entries, term, (e) => e[0]);
+    return i >= 0 && entries[i][0] === term ? entries[i] : undefined;
+  }
+
+  postingsOf(
+    term: string,
+    entry: TermEntry,
+    heading: boolean,
+  ): { chunks: Uint32Array; freqs: Uint16Array } | undefined {
+    const key = (heading ? 'h:' : 't:') + term;
+    const cached = this.postings.get(key);
+    if (cached) return cached;
+    const at = heading ? entry[3] : entry[1];
+    const length = heading ? entry[4] : entry[2];
+    if (length === 0) return undefined;
+    const bytes = this.store.bytes(this.section('postings') + at, length);
+    if (!bytes) return undefined;
+    const r = new ByteReader(bytes);
+    const chunks: number[] = [];
+    const freqs: number[] = [];
+    const fail = (why: string): never => {
+      throw new PagesError(`${this.name}: pages.bin's postings of "${term}" ${why}`);
+    };
+    let k = 0;
+    try {
+      while (r.at < bytes.length) {
+        const gap = r.varint();
+        k += gap;
+        if ((chunks.length > 0 && gap === 0) || k >= this.chunkCount)
+          fail(`name chunk ${k} out of order or of ${this.chunkCount}`);
+        chunks.push(k);
+        freqs.push(r.varint());
+      }
+    } catch (e) {
+      // A damaged byte can end a varint past the list (or make it too long): refused naming the part, as the
+      // concept lists are (decodeList).
+      if (e instanceof PagesError) throw e;
+      fail(`do not decode (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const list = { chunks: Uint32Array.from(chunks), freqs: Uint16Array.from(freqs) };
+    if (this.postings.size >= MAX_CACHED) this.postings.clear();
+    this.postings.set(key, list);
+    return list;
+  }
+
+  // ---- concepts: the dictionary, each concept's chunks, each chunk's concepts
+
+  conceptLookup(): TermLookup {
+    const find = (term: string, then?: (c: number) => void): number | undefined => {
+      const g = groupOf(this.open.conceptFirst, term);
+      if (g < 0) return undefined;
+      const terms = this.conceptGroup(g);
+      if (!terms) {
+        if (then) {
+          this.store.after(() => {
+            const c = find(term);
+            if (c !== undefined) then(c);
+          });
+        }
+        return undefined;
+      }
+      const i = groupOf(terms, term);
+      return i >= 0 && terms[i] === term ? g * this.directory.groups.concepts + i : undefined;
+    };
+    // A concept is got (not only checked for) to be a seed of the walk, which reads its chunk list first: noted as
+    // soon as its dictionary group has arrived.
+    return { get: (term) => find(term, (c) => this.chunksOf(c)), has: (term) => find(term) !== undefined };
+  }
+
+  conceptGroup(g: number): string[] | undefined {
+    const offsets = this.open.conceptGroups;
+    return this.store.group<string[]>(
+      `c${g}`,
+      this.section('concepts') + offsets[g],
+      offsets[g + 1] - offsets[g],
+      (bytes) =>
+        checkConceptGroup(decodeJson(bytes), this.groupLength(g, this.directory.conceptCount, 'concepts')),
+    );
+  }
+
+  /** How many items group g of a section grouped by `size` holds, of `count` in all (the last one may be short). */
+  private groupLength(g: number, count: number, groups: keyof PagesDirectory['groups']): number {
+    const size = this.directory.groups[groups];
+    return Math.min(size, count - g * size);
+  }
+
+  conceptTerm(c: number): string {
+    const size = this.directory.groups.concepts;
+    return this.conceptGroup(Math.floor(c / size))?.[c % size] ?? '';
+  }
+
+  chunksOf(c: number): ConceptChunks | undefined {
+    const cached = this.lists.get(c);
+    if (cached) return cached;
+    const from = this.open.listOffsets[c];
+    const bytes = this.store.bytes(this.section('lists') + from, this.open.listOffsets[c + 1] - from);
+    if (!bytes) return undefined;
+    const list = this.decodeList(c, bytes);
+    if (this.lists.size >= MAX_CACHED) this.lists.clear();
+    this.lists.set(c, list);
+    return list;
+  }
+
+  /**
+   * Concept c's chunk list: df chunks (ascending, as gaps), their counts, their shares. Each chunk takes at least 6
+   * bytes, so df is checked against the list's bytes before anything is allocated, and the bytes must hold exactly
+   * the list; chunks are below the chunk count and shares finite.
+   */
+  private decodeList(c: number, bytes: Uint8Array): ConceptChunks {
+    const df = this.open.df[c];
+    const fail = (why: string): never => {
+      throw new PagesError(`${this.name}: pages.bin's chunk list of concept ${c} ${why}`);
+    };
+    if (df * 6 > bytes.length) fail(`is ${bytes.length} bytes, too few for its ${df} chunks`);
+    const r = new ByteReader(bytes);
+    const chunks = new Uint32Array(df);
+    const tf = new Float32Array(df);
+    const shares = new Float32Array(df);
+    const n = this.chunkCount;
+    try {
+      r.varints(chunks, df);
+      for (let i = 0, k = 0; i < df; i++) {
+        if (i > 0 && chunks[i] === 0) fail('names a chunk twice');
+        chunks[i] = k += chunks[i];
+        if (k >= n) fail(`names chunk ${k} of ${n}`);
+      }
+      const counts = new Uint32Array(df);
+      r.varints(counts, df);
+      tf.set(counts);
+      for (let i = 0; i < df; i++) {
+        shares[i] = r.f32();
+        if (!Number.isFinite(shares[i])) fail('has a share that is not a number');
+      }
+    } catch (e) {
+      if (e instanceof PagesError) throw e;
+      fail(`does not decode (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (r.at !== bytes.length) fail(`has ${bytes.length - r.at} bytes past its ${df} chunks`);
+    return { chunks, tf, shares };
+  }
+
+  conceptsOf(k: number): Uint32Array | undefined {
+    const size = this.directory.groups.rows;
+    const g = Math.floor(k / size);
+    const group = this.rowGroup(g);
+    if (!group) return undefined;
+    const i = k - g * size;
+    return group.ids.subarray(group.starts[i], group.starts[i + 1]);
+  }
+
+  /** Row group g: the concepts of its chunks, ids[starts[i]..starts[i + 1]) for its i-th chunk. */
+  rowGroup(g: number): RowGroup | undefined {
+    const offsets = this.open.rowGroups;
+    return this.store.group<RowGroup>(
+      `r${g}`,
+      this.section('rows') + offsets[g],
+      offsets[g + 1] - offsets[g],
+      (bytes) => this.decodeRowGroup(g, bytes),
+    );
+  }
+
+  /**
+   * Row group g from its bytes: as many concept ids as `open`'s counts of its chunks say, each a varint of at least
+   * one byte, so the counts are checked against the bytes before anything is allocated or looped over, and the bytes
+   * must hold exactly that many. Each chunk's ids ascend (gaps from the one before) and name concepts the pages have.
+   */
+  private decodeRowGroup(g: number, bytes: Uint8Array): RowGroup {
+    const size = this.directory.groups.rows;
+    const counts = this.open.conceptCounts;
+    const nc = this.directory.conceptCount;
+    const from = g * size;
+    const to = Math.min(this.chunkCount, from + size);
+    let total = 0;
+    for (let i = from; i < to; i++) total += counts[i];
+    if (total > bytes.length)
+      throw new PagesError(
+        `its chunks' concept counts sum to ${total}, more than its ${bytes.length} bytes hold`,
+      );
+    const starts = new Uint32Array(to - from + 1);
+    for (let i = from; i < to; i++) starts[i - from + 1] = starts[i - from] + counts[i];
+    const ids = new Uint32Array(total);
+    const end = readVarints(bytes, 0, ids, total);
+    if (end !== bytes.length)
+      throw new PagesError(`it holds ${bytes.length - end} bytes past its chunks' ${total} concept ids`);
+    // Each chunk's ids are stored as gaps from the one before (from 0 at its first).
+    for (let i = 0; i < to - from; i++) {
+      let c = 0;
+      for (let j = starts[i]; j < starts[i + 1]; j++) {
+        if (j > starts[i] && ids[j] === 0) throw new PagesError(`chunk ${from + i} names a concept twice`);
+        ids[j] = c += ids[j];
+        if (c >= nc) throw new PagesError(`chunk ${from + i} names concept ${c} of ${nc}`);
+      }
+    }
+    return { starts, ids };
+  }
+
+  conceptAccess(): ConceptAccess {
+    const open = this.open;
+    let links = 0;
+    for (const x of open.conceptCounts) links += x;
+    const n = this.directory.chunkCount;
+    return {
+      chunkCount: n,
+      meanChunkConcepts: n ? links / n : 1,
+      idf: (c) => open.idf[c],
+      df: (c) => open.df[c],
+      chunksOf: (c) => this.chunksOf(c) ?? EMPTY_CHUNKS,
+      conceptsOf: (k) => this.conceptsOf(k) ?? EMPTY_U32,
+      conceptCount: (k) => open.conceptCounts[k],
+    };
+  }
+
+  // ---- the walk graph: rows computed from the chunk rows, degrees
+
+  /**
+   * The walk's degrees, each checked against its row once the row is computed (`differs`): version 1's from `open`;
+   * version 2's bracket of each from `open`, the exact one from the row when it is cached, else from the `degrees`
+   * section (8 bytes a concept, f64), read only for a concept whose residual falls inside its bracket
+   * (PersonalizedPageRank).
+   */
+  walkDegrees(): WalkDegrees {
+    const differs = (u: number, stored: string, computed: number): never => {
+      throw new PagesError(
+        `${this.name}: pages.bin stores the walk degree of concept ${u} as ${stored}, but its row sums to ` +
+          `${computed} (the pages are damaged or forged)`,
+      );
+    };
+    if (this.open.degrees) return exactDegrees(this.open.degrees, differs);
+    const codes = this.open.degreeCodes!;
+    const at = this.section('degrees');
+    return {
+      lower: (u) => degreeLower(codes[u]),
+      upper: (u) => degreeUpper(codes[u]),
+      exact: (u) => {
+        const row = this.rowCache.get(u);
+        if (row) return row.degree;
+        const bytes = this.store.bytes(at + u * 8, 8);
+        if (!bytes) return undefined;
+        const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+        // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
+        if (!(d > degreeLower(codes[u]) && d <= degreeUpper(codes[u])))
+          throw new PagesError(
+            `${this.name}: pages.bin's degrees section gives concept ${u} a walk degree of ${d}, outside ` +
+              `its bracket in open (${degreeLower(codes[u])} to ${degreeUpper(codes[u])})`,
+          );
+        return d;
+      },
+      differs,
+    };
+  }
+
+  /**
+   * Concept u's row of the walk graph, computed from the table as buildCooccurrenceGraph computes it: every
+   * concept sharing a chunk with u (at least θco of them), ascending, with the Dice weight 2·Co / (|T(u)| + |T(v)|)
+   * as a float32. Undefined (and noted) while u's chunk list or one of those chunks' rows is not loaded.
+   */
+  walkRow(u: number): WalkRow | undefined {
+    const cached = this.rowCache.get(u);
+    if (cached) return cached;
+    const list = this.chunksOf(u);
+    if (!list) {
+      // The rows of the list's chunks are what this row needs next: noted as soon as the list has arrived.
+      this.store.after(() => {
+        for (const k of this.chunksOf(u)?.chunks ?? EMPTY_U32) this.conceptsOf(k);
+      });
+      return undefined;
+    }
+    // Every chunk row first, noting all that are missing, so that one round fetches them all; counting waits for a
+    // run that has them (a hub's partial counts would be thrown away). The list is ascending, so its chunks' row
+    // groups come in order: each is looked up once, not once per chunk (a hub is in thousands of chunks).
+    const size = this.directory.groups.rows;
+    let complete = true;
+    for (let i = 0, g = -1; i < list.chunks.length; i++) {
+      const gk = Math.floor(list.chunks[i] / size);
+      if (gk === g) continue;
+      g = gk;
+      if (!this.rowGroup(g)) complete = false;
+    }
+    if (!complete) return undefined;
+    // Co-occurrence counts in a scratch array (zeroed again after), as buildCooccurrenceGraph counts them.
+    const counts = (this.coCounts ??= new Uint32Array(this.directory.conceptCount));
+    const found: number[] = [];
+    let group: RowGroup | undefined;
+    for (let i = 0, g = -1; i < list.chunks.length; i++) {
+      const k = list.chunks[i];
+      const gk = Math.floor(k / size);
+      if (gk !== g) group = this.rowGroup((g = gk));
+      const { starts, ids } = group!;
+      for (let j = starts[k - g * size], end = starts[k - g * size + 1]; j < end; j++) {
+        const v = ids[j];
+        if (v !== u && counts[v]++ === 0) found.push(v);
+      }
+    }
+    const seen = Uint32Array.from(found).sort();
+    const theta = this.directory.thetaCo;
+    let kept = 0;
+    for (const v of seen) if (counts[v] >= theta) kept++;
+    const targets = new Uint32Array(kept);
+    const weights = new Float32Array(kept);
+    const tu = this.open.df[u];
+    let e = 0;
+    for (const v of seen) {
+      if (counts[v] >= theta) {
+        targets[e] = v;
+        weights[e++] = (2 * counts[v]) / (tu + this.open.df[v]);
+      }
+      counts[v] = 0;
+    }
+    // Its weighted degree, summed as weightedDegreesFromTable sums it: the walk pushes along a row by it.
+    let degree = 0;
+    for (let i = 0; i < kept; i++) degree += weights[i];
+    const row = { targets, weights, degree };
+    if (this.rowCache.size >= MAX_CACHED) this.rowCache.clear();
+    this.rowCache.set(u, row);
+    return row;
+  }
+
+  /** Concept c's weighted degree in the walk graph (version 2: from the `degrees` section), undefined while unread. */
+  weightedDegree(c: number): number | undefined {
+    if (this.open.degrees) return this.open.degrees[c];
+    if (this.open.degreeCodes![c] === 0) return 0;
+    const bytes = this.store.bytes(this.section('degrees') + c * 8, 8);
+    return bytes && new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+  }
+
+  // ---- records: what evidence shows
+
+  record(k: number): PagedChunkRecord | undefined {
+    const size = this.directory.groups.records;
+    const g = Math.floor(k / size);
+    const r = this.recordGroup(g)?.[k - g * size];
+    if (r) this.chunkIndex.set(r.id, k);
+    return r;
+  }
+
+  /** Record group g (undefined, noted, while it is not loaded). */
+  private recordGroup(g: number): PagedChunkRecord[] | undefined {
+    const offsets = this.open.recordGroups;
+    return this.store.group<PagedChunkRecord[]>(
+      `k${g}`,
+      this.section('records') + offsets[g],
+      offsets[g + 1] - offsets[g],
+      (bytes) => checkRecordGroup(decodeJson(bytes), this.groupLength(g, this.chunkCount, 'records')),
+    );
+  }
+
+  /**
+   * The records of chunks named by id, not by a search of these pages (the chunks a KG's entities point at):
+   * found by a binary search over the record groups (recordSearch.ts), all at once. An id the pages do not hold
+   * is left out, as a chunk removed after the KG was built is by a library in memory.
+   */
+  async recordsById(
+    ids: Iterable<string>,
+    signal?: AbortSignal,
+  ): Promise<PagedRead<Map<string, PagedChunkRecord>>> {
+    const size = this.directory.groups.records;
+    const search = new RecordSearch(
+      ids,
+      { count: this.open.recordGroups.length - 1, group: (g) => this.recordGroup(g) },
+      (id) => {
+        const k = this.chunkIndex.get(id);
+        return k === undefined ? this.groupOfId.get(id) : Math.floor(k / size);
+      },
+    );
+    const read = await this.readUntilComplete(() => {
+      search.step();
+      return search.found;
+    }, signal);
+    for (const [id, g] of search.groupOf) this.groupOfId.set(id, g);
+    return read;
+  }
+
+  /** The records of the chunks at these places of the pages (the KG build's core chunks), in that order. */
+  async recordsAt(places: readonly number[], signal?: AbortSignal): Promise<PagedChunkRecord[]> {
+    const read = await this.readUntilComplete(
+      () => places.map((k) => this.record(k)),
+      signal,
+      'the KG build’s chunks',
+    );
+    return read.value.map((r, i) => {
+      if (!r) throw new PagesError(`${this.name}: no record of chunk ${places[i]}`);
+      return r;
+    });
+  }
+
+  /** Lets go of what reads decoded and the blocks they read (BlockStore.forget). Not during a read. */
+  forget(): void {
+    this.store.forget();
+    this.rowCache.clear();
+  }
+}
+
+/**
+ * The group whose first key is the last ≤ key (−1 when key sorts before every group); in a sorted group, the place
+ * of the last key ≤ key (the key itself when it is there).
+ */
+export function groupOf<T = string>(
+  sorted: readonly T[],
+  key: string,
+  keyOf = (item: T) => item as string,
+): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (keyOf(sorted[mid]) <= key) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
