@@ -19,6 +19,7 @@ import {
   mergeDocuments,
   mergedGraph,
   mergeLayerRecord,
+  withoutText,
   type MergeBase,
 } from '../core/bundle/index.ts';
 import {
@@ -35,7 +36,7 @@ import { LAYER_TABLES } from './bundleExport.ts';
 import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';
 import { EMPTY_TALLY, talliedAfter } from './indexMeta.ts';
 import type { LoadedCorpus } from './libraryRepo.ts';
-import { vectorRecord, withoutText, withText } from './storedForm.ts';
+import { vectorRecord, withText } from './storedForm.ts';
 
 export interface ImportResult {
   /** 'new' when the library was empty, 'merge' when documents were added to an existing library. */

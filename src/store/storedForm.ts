@@ -6,16 +6,6 @@
 import { dequantizeInt8, quantizeInt8 } from '../core/bundle/index.ts';
 import type { VectorRecord } from './records.ts';
 
-/** A chunk or sentence without its text when the document text gives it back. */
-export function withoutText<T extends { start: number; end: number; text: string }>(
-  record: T,
-  docText: string,
-): Omit<T, 'text'> & { text?: string } {
-  if (docText.slice(record.start, record.end) !== record.text) return record;
-  const { text: _derived, ...rest } = record;
-  return rest;
-}
-
 /** A stored chunk or sentence with its text (sliced from the document text when the store left it out). */
 export function withText<T extends { start: number; end: number; text?: string }>(
   record: T,

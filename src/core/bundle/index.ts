@@ -25,6 +25,7 @@ export {
   snapshotCounts,
   snapshotFromBundle,
   tablePartName,
+  withoutText,
   type ExportOptions,
   type IndexSnapshot,
 } from './snapshot.ts';

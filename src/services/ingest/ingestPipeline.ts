@@ -8,11 +8,12 @@
 // stopped and no sentence is embedded twice. Files wait in the pending table with their bytes until their
 // documents are stored, so a reload resumes the queue too. Every write goes through guardWrite: a full disk or a
 // write that hangs stops the run with a clear message and keeps the rest of the queue.
-import type { FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
+import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../core/types.ts';
 import { tooLargeReason } from '../../core/parse/index.ts';
 import { LimitedParse, mayNeedOcr, type ParseDeps, type PreparedFile } from './limitedParse.ts';
-import type { PutResult, Repo } from '../../store/repo.ts';
+import { embedDocuments } from '../../core/pipeline/index.ts';
+import { EmbedderMismatchError, type PutResult, type Repo } from '../../store/repo.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
 import {
@@ -20,8 +21,9 @@ import {
   type FileOutcome,
   type IngestEvent,
   type LibraryCoverage,
+  SENTENCE_VECTORS_SETTING,
 } from './ingestProtocol.ts';
-import { EmbedRounds, type EmbedDeps } from './embedRounds.ts';
+import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
 import { describeError, guardWrite, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
 import { pagesDue, writeLibraryPages } from './pagesWrite.ts';
 import { pagesLibrary } from '../library/pagesThreshold.ts';
@@ -30,6 +32,8 @@ import { DropProjection } from './dropProjection.ts';
 
 export { MAX_FILE_BYTES } from './ingestProtocol.ts';
 export type { PrepareFn, PrepareManyFn } from './limitedParse.ts';
+/** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
+export const EMBED_BATCH = 128;
 /**
  * While files keep arriving the lexical graph is refreshed at most this often (and always once the queue's
  * files are stored), so questions are answered from the documents stored so far. The graph is rebuilt once more
@@ -45,6 +49,11 @@ const GRAPH_REFRESH_MS = 60_000;
  * graph lags the store by at most a few refresh times (the page shows how many documents are searchable).
  */
 export const GRAPH_REFRESH_SPACING = 4;
+/**
+ * Sentences per embedding round. Between rounds newly queued files are parsed and stored first, so a file
+ * dropped while a large library is being embedded becomes searchable within a round (about 10–20 s of USE-lite).
+ */
+const EMBED_ROUND_SENTENCES = 1024;
 /**
  * While files are stored, the page hears the layers' counts at most this often (and always after a graph
  * refresh). They are the counts the drain keeps itself (KeptCounts), not IndexedDB count()s: Chromium answers a
@@ -76,10 +85,17 @@ const BATCH_BYTES = 256 * 1024;
 /** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
 export const MAX_ATTEMPTS = 2;
 
-export interface IngestDeps extends ParseDeps, EmbedDeps {
+export interface IngestDeps extends ParseDeps {
   repo: Repo;
   /** Files per batch (default BATCH_FILES; 1: every file alone). */
   batchFiles?: number;
+  embedder(choice: EmbedderChoice): Promise<Embedder>;
+  /**
+   * Frees the model `embedder` loaded (EmbedderHolder.dispose): called once no document is left to embed, so the
+   * semantic layer's build, the drain's peak of memory, does not run beside the model, nor does the library idle
+   * with it. The next files load it again while they are parsed.
+   */
+  releaseEmbedder?(): Promise<void>;
   rebuildGraph(repo: Repo, signal: AbortSignal): Promise<void>;
   /**
    * Lets go of what `rebuildGraph` keeps in memory between refreshes (IncrementalGraphRefresh.release): called when
@@ -165,8 +181,12 @@ export class IngestPipeline {
    * something else changed the store (a removal) and they must be counted again.
    */
   private kept: KeptCounts | null = null;
-  /** The current drain's embedding. */
-  private embedding: EmbedRounds | null = null;
+  /** The embedder of the current drain, loaded once, while the first files are parsed. */
+  private embedder: Promise<Embedder> | null = null;
+  /** Embedding cannot go on in this drain (no embedder, another embedder's library, an endpoint error). */
+  private embedStopped = false;
+  /** Progress of the current embedding phase (reset when new documents arrive). */
+  private embedMeter: { meter: StageMeter; done: number } | null = null;
   /** Aborts waiting for the cross-tab lock. */
   private lockWait: AbortController | null = null;
   /** Another tab holds the lock: this one waits while that tab drains the shared queue. */
@@ -384,7 +404,7 @@ export class IngestPipeline {
     this.projection.chunksStored(added.chunks);
     if (added.documents > 0) {
       this.storedSinceGraph = true;
-      this.embedding?.restart();
+      this.embedMeter = null;
     }
     if (this.kept) {
       this.kept.documents += added.documents;
@@ -453,19 +473,9 @@ export class IngestPipeline {
     this.lastGraphCost = 0;
     this.storedSinceGraph = this.graphStale;
     this.embeddedSinceGraph = false;
-    const embedding = new EmbedRounds(this.deps, {
-      write: (file, write, subject) => this.write(file, write, subject),
-      meter: (total) => this.meter('embed', total),
-      emit: (event) => this.emit(event),
-      stored: async (documents) => {
-        if (documents > 0) this.embeddedSinceGraph = true;
-        // 'coverage', not 'changed': vectors change no answer until the rebuild that follows the last of them
-        // (the engine stays lexical while any document lacks vectors), and a 'changed' per batch made the page
-        // reload the query worker's library every second of a drop, so questions waited for the embedding.
-        await this.reportCoverage();
-      },
-    });
-    this.embedding = embedding;
+    this.embedder = null;
+    this.embedStopped = false;
+    this.embedMeter = null;
     this.pagesToCheck = true;
     this.projection = new DropProjection();
     let cancelled = false;
@@ -483,7 +493,7 @@ export class IngestPipeline {
         const queue = await repo.waitingIds();
         if (queue.length > 0) {
           // The model loads while the files are parsed and stored: the lexical layer does not wait for it.
-          void embedding.load();
+          this.loadEmbedder();
           await this.storeQueue(queue, signal);
           continue;
         }
@@ -506,8 +516,8 @@ export class IngestPipeline {
           await this.writePagesIfDue(signal);
           continue;
         }
-        if (await embedding.round(signal)) continue;
-        await embedding.release();
+        if (!this.embedStopped && (await this.embedRound(signal))) continue;
+        await this.releaseEmbedder();
         // Every document has its vectors (or embedding cannot go on): the graph gains its semantic layer.
         if (this.embeddedSinceGraph) {
           await this.rebuildGraph(signal, 'embedded');
@@ -531,7 +541,7 @@ export class IngestPipeline {
     } finally {
       this.controller = null;
       this.running = null;
-      this.embedding = null;
+      this.embedder = null;
       this.emit({ type: 'changed' });
       this.emit({ type: 'idle', cancelled });
     }
@@ -761,6 +771,92 @@ export class IngestPipeline {
       this.emit({ type: 'changed' });
       await this.reportStoredCoverage();
     }
+  }
+
+  /** Starts loading the configured embedder (once per drain); its failure is reported when embedding starts. */
+  private loadEmbedder(): Promise<Embedder> {
+    if (!this.embedder) {
+      const { repo } = this.deps;
+      this.embedder = readEmbedderChoice(repo).then((choice) => this.deps.embedder(choice));
+      this.embedder.catch(() => undefined);
+    }
+    return this.embedder;
+  }
+
+  /** Frees this drain's embedder, if it loaded one (see IngestDeps.releaseEmbedder). */
+  private async releaseEmbedder(): Promise<void> {
+    if (!this.embedder || !this.deps.releaseEmbedder) return;
+    this.embedder = null;
+    await this.deps.releaseEmbedder();
+  }
+
+  /**
+   * Embeds one round of the documents stored without vectors and stores each finished document's vectors in
+   * one transaction. Returns false when nothing is left, or when embedding cannot go on in this drain (the
+   * reason is reported; the documents stay searchable by their words and wait for a later run).
+   */
+  private async embedRound(signal: AbortSignal): Promise<boolean> {
+    const { repo } = this.deps;
+    // Sentence vectors are off (lexical layer only): the documents wait without vectors until they are turned on.
+    if ((await repo.getSetting<boolean>(SENTENCE_VECTORS_SETTING)) === false) return false;
+    const round = await repo.preparedDocuments(await repo.nextDocumentsToEmbed(EMBED_ROUND_SENTENCES));
+    if (round.length === 0) return false;
+    let embedder: Embedder;
+    try {
+      embedder = await this.loadEmbedder();
+    } catch (error) {
+      this.stopEmbedding(error);
+      return false;
+    }
+    if (!this.embedMeter) {
+      const counts = await repo.layerCounts();
+      const meter = this.meter('embed', counts.sentences - counts.embeddedSentences);
+      this.embedMeter = { meter, done: 0 };
+    }
+    const progress = this.embedMeter;
+    const base = progress.done;
+    try {
+      await embedDocuments(round, embedder, {
+        batchSize: EMBED_BATCH,
+        signal,
+        onProgress: (p) => {
+          progress.done = base + p.done;
+          progress.meter.report(progress.done, round[0]?.doc.sourceName);
+        },
+        onDocuments: async (completed) => {
+          const file = completed[0]?.prepared.doc.sourceName ?? '';
+          const written = await this.write(
+            file,
+            () =>
+              repo.putDocumentVectors(
+                completed.map((c) => ({ docId: c.prepared.doc.id, vectors: c.vectors })),
+                embedder.id,
+              ),
+            `the vectors of "${file}"`,
+          );
+          if (written.length > 0) this.embeddedSinceGraph = true;
+          // 'coverage', not 'changed': vectors change no answer until the rebuild that follows the last of them
+          // (the engine stays lexical while any document lacks vectors), and a 'changed' per batch made the page
+          // reload the query worker's library every second of a drop, so questions waited for the embedding.
+          await this.reportCoverage();
+        },
+      });
+    } catch (error) {
+      if (signal.aborted || error instanceof StorageStopError) throw error;
+      this.stopEmbedding(error);
+      return false;
+    }
+    return true;
+  }
+
+  /** Embedding cannot go on in this drain: say why; the documents keep their lexical layer and wait. */
+  private stopEmbedding(error: unknown): void {
+    this.embedStopped = true;
+    const reason = error instanceof EmbedderMismatchError ? error.message : describeError(error);
+    this.emit({
+      type: 'error',
+      message: `ingest: documents are stored and searchable by their words, but their sentences cannot be embedded: ${reason}`,
+    });
   }
 
   /**
