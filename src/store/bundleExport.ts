@@ -9,7 +9,7 @@ import {
 } from '../core/bundle/index.ts';
 import type { VectorEncoding } from '../core/bundle/index.ts';
 import type { ConceptDb } from './db.ts';
-import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
+import { loadedVectors, withText } from './storedForm.ts';
 
 /** The distilled layers (the KG, the atomic questions) travel as record tables under these store names. */
 export const LAYER_TABLES = [
@@ -47,8 +47,8 @@ export async function librarySnapshot(db: ConceptDb): Promise<IndexSnapshot> {
       params: { ...(meta?.params ?? {}) },
       documents,
       sections: await db.sections.toArray(),
-      chunks: (await db.chunks.toArray()).map((c) => loadedChunk(c, texts.get(c.docId))),
-      sentences: (await db.sentences.toArray()).map((s) => loadedSentence(s, texts.get(s.docId))),
+      chunks: (await db.chunks.toArray()).map((c) => withText(c, texts.get(c.docId))),
+      sentences: (await db.sentences.toArray()).map((s) => withText(s, texts.get(s.docId))),
       vectors,
       graph: (await db.graph.get('concept'))?.graph as unknown as Record<string, unknown> | undefined,
       tables: {},

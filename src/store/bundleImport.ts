@@ -19,6 +19,7 @@ import {
   mergeDocuments,
   mergedGraph,
   mergeLayerRecord,
+  withoutText,
   type MergeBase,
 } from '../core/bundle/index.ts';
 import {
@@ -35,7 +36,7 @@ import { LAYER_TABLES } from './bundleExport.ts';
 import { SCHEMA_VERSION, type ConceptDb, type IndexMeta, type VectorRecord } from './db.ts';
 import { EMPTY_TALLY, talliedAfter } from './indexMeta.ts';
 import type { LoadedCorpus } from './libraryRepo.ts';
-import { loadedChunk, vectorRecord as storedVectors, withoutText } from './storedForm.ts';
+import { vectorRecord, withText } from './storedForm.ts';
 
 export interface ImportResult {
   /** 'new' when the library was empty, 'merge' when documents were added to an existing library. */
@@ -49,8 +50,8 @@ export interface ImportResult {
   ignoredTables: string[];
 }
 
-async function libraryEmbedder(db: ConceptDb): Promise<EmbedderInfo | null> {
-  const meta = await db.meta.get('index');
+/** The embedder a library's index record names, if any. */
+function embedderOf(meta: IndexMeta | undefined): EmbedderInfo | null {
   return meta?.embedderId ? { id: meta.embedderId, dimension: meta.dimension } : null;
 }
 
@@ -71,10 +72,6 @@ function graphCounts(graph: Record<string, unknown> | undefined): { concepts: nu
     concepts: Array.isArray(terms) ? terms.length : 0,
     edges: targets instanceof Uint32Array ? targets.length / 2 : 0,
   };
-}
-
-function vectorRecord(docId: string, embedder: EmbedderInfo, v: Float32Array): VectorRecord {
-  return storedVectors(docId, embedder.id, embedder.dimension, v);
 }
 
 /**
@@ -119,7 +116,7 @@ export async function importBundle(
     const seconds = (performance.now() - started) / 1000;
     options.onProgress?.({ stage: 'bundle', done, total, rate: seconds > 0 ? done / seconds : 0 });
   };
-  const snapshot = await readIndexBundle(input, await libraryEmbedder(db), {
+  const snapshot = await readIndexBundle(input, embedderOf(await db.meta.get('index')), {
     onBytes: options.onProgress ? report : undefined,
     totalBytes: options.totalBytes,
   });
@@ -151,7 +148,7 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
   return db.transaction('rw', tables, async (): Promise<ImportResult> => {
     const meta = await db.meta.get('index');
     // Checked again inside the transaction: an ingest may have set the embedder since the bundle was read.
-    const current = meta?.embedderId ? { id: meta.embedderId, dimension: meta.dimension } : null;
+    const current = embedderOf(meta);
     if (
       current &&
       snapshot.embedder &&
@@ -180,7 +177,7 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
           .where('docId')
           .anyOf([...found.keys()])
           .toArray()
-      ).map((c) => loadedChunk(c, found.get(c.docId)?.text));
+      ).map((c) => withText(c, found.get(c.docId)?.text));
       base.withVectors = new Set(
         (await db.vectors
           .where('docId')
@@ -201,7 +198,7 @@ export async function writeSnapshot(db: ConceptDb, snapshot: IndexSnapshot): Pro
     if (embedder) {
       const records: VectorRecord[] = [];
       for (const [docId, v] of merge.vectors) {
-        records.push(vectorRecord(docId, embedder, v));
+        records.push(vectorRecord(docId, embedder.id, embedder.dimension, v));
         vectorRows += v.length / embedder.dimension;
       }
       await db.vectors.bulkAdd(records);

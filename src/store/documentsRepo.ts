@@ -4,12 +4,13 @@
 // or later (vectorsRepo.ts). Records are written in their stored form (storedForm.ts) and read back whole.
 import type { IndexParams, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
+import { withoutText } from '../core/bundle/index.ts';
 import { removeAtomicDocument } from './atomicStore.ts';
 import { SCHEMA_VERSION, type ConceptDb } from './db.ts';
 import { allEmbedded, EMPTY_TALLY, emptyMeta, talliedAfter } from './indexMeta.ts';
 import { removeKgChunks } from './kgStore.ts';
 import { noteRemovedFromPages } from './pagesRepo.ts';
-import { loadedChunk, loadedSentence, vectorRecord, withoutText } from './storedForm.ts';
+import { vectorRecord, withText } from './storedForm.ts';
 import { batchDimension, checkEmbedder } from './vectorChecks.ts';
 
 export type PutResult =
@@ -130,10 +131,10 @@ export class DocumentsRepo {
           (a, b) => a.index - b.index,
         );
         const chunks = (await db.chunks.where('docId').equals(doc.id).toArray())
-          .map((c) => loadedChunk(c, doc.text))
+          .map((c) => withText(c, doc.text))
           .sort((a, b) => a.order - b.order);
         const sentences = (await db.sentences.where('docId').equals(doc.id).toArray())
-          .map((x) => loadedSentence(x, doc.text))
+          .map((x) => withText(x, doc.text))
           .sort((a, b) => a.index - b.index);
         out.push({ doc, sections, chunks, sentences });
       }

@@ -2,10 +2,10 @@
 // query worker, and emptying it. Reads span every content table; writes of single tables are the other repos'.
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../core/types.ts';
 import { CONTENT_TABLES, type ConceptDb } from './db.ts';
-import { WAITING_STATUSES } from './queueRepo.ts';
+import { waitingFiles } from './queueRepo.ts';
 import { keptTally } from './indexMeta.ts';
 import type { GraphRecord, IndexMeta } from './records.ts';
-import { loadedChunk, loadedSentence, loadedVectors } from './storedForm.ts';
+import { loadedVectors, withText } from './storedForm.ts';
 
 /** Counts shown in the Library view (and checked by the end-to-end tests). */
 export interface StoreCounts {
@@ -49,20 +49,11 @@ export class LibraryRepo {
       'r',
       [db.documents, db.chunks, db.sentences, db.vectors, db.meta, db.pending, db.kgEntities, db.kgRelations],
       async () => {
-        const meta = await db.meta.get('index');
-        const { documents, chunks, sentences } = await documentCounts(db, meta);
+        const { embeddedSentences, ...layers } = await this.layerCounts();
         return {
-          documents,
-          chunks,
-          sentences,
-          vectors: meta?.vectorRows ?? 0,
-          embeddedDocuments: await db.vectors.count(),
-          concepts: meta?.concepts ?? 0,
-          edges: meta?.edges ?? 0,
-          pending: await db.pending
-            .where('status')
-            .between(...WAITING_STATUSES, true, true)
-            .count(),
+          ...layers,
+          vectors: embeddedSentences,
+          pending: await waitingFiles(db).count(),
           kgEntities: await db.kgEntities.count(),
           kgRelations: await db.kgRelations.count(),
         };
@@ -169,8 +160,8 @@ export class LibraryRepo {
           meta,
           documents,
           sections,
-          chunks: chunkRecords.map((c) => loadedChunk(c, texts.get(c.docId))),
-          sentences: sentenceRecords.map((s) => loadedSentence(s, texts.get(s.docId))),
+          chunks: chunkRecords.map((c) => withText(c, texts.get(c.docId))),
+          sentences: sentenceRecords.map((s) => withText(s, texts.get(s.docId))),
           vectors,
           graph,
         };
@@ -220,11 +211,11 @@ export class LibraryRepo {
           sections: mergeById(held.sections, sections),
           chunks: mergeById(
             held.chunks,
-            chunkRecords.map((c) => loadedChunk(c, texts.get(c.docId))),
+            chunkRecords.map((c) => withText(c, texts.get(c.docId))),
           ),
           sentences: mergeById(
             held.sentences,
-            sentenceRecords.map((c) => loadedSentence(c, texts.get(c.docId))),
+            sentenceRecords.map((c) => withText(c, texts.get(c.docId))),
           ),
           vectors: new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)])),
           graph,
@@ -278,7 +269,7 @@ export class LibraryRepo {
       const present = documents.filter((d) => d !== undefined);
       const texts = new Map(present.map((d) => [d.id, d.text]));
       const chunks = chunkRecords
-        .map((c) => loadedChunk(c, texts.get(c.docId)))
+        .map((c) => withText(c, texts.get(c.docId)))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return { documents: present, sections, chunks };
     });

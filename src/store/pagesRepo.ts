@@ -10,7 +10,7 @@ import type { DocumentRecord } from '../core/types.ts';
 import type { ConceptDb } from './db.ts';
 import { talliedChunks } from './indexMeta.ts';
 import type { PagesRecord, PagesRemovedRecord } from './records.ts';
-import { loadedChunk } from './storedForm.ts';
+import { withText } from './storedForm.ts';
 
 /** What the library is, as the pages were built from it: its documents (ids) and chunk count. */
 export interface LibraryStamp {
@@ -154,7 +154,7 @@ export class PagesRepo {
       return {
         doc,
         sections,
-        chunks: chunks.map((c) => loadedChunk(c, doc.text)),
+        chunks: chunks.map((c) => withText(c, doc.text)),
         // Offsets only: the records keep sentences as [start, end] pairs into the chunk's document.
         sentences,
       };

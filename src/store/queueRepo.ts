@@ -16,7 +16,16 @@ export type PendingEntry = Omit<PendingRecord, 'bytes'>;
  * it counted by stepping a cursor through every waiting file, on the page's thread and the store's, every few
  * seconds of a 20,000-file drop.
  */
-export const WAITING_STATUSES = ['queued', 'working'] as const;
+const WAITING_STATUSES = ['queued', 'working'] as const;
+
+/** The pending records of files still to index (WAITING_STATUSES), as one range. */
+export const waitingFiles = (db: ConceptDb) =>
+  db.pending.where('status').between(...WAITING_STATUSES, true, true);
+
+/** A pending record as listed: without its bytes (nor its count of starts). */
+function listed({ bytes: _bytes, attempts: _attempts, ...entry }: PendingRecord): PendingEntry {
+  return entry;
+}
 
 /** A pending record as stored since schema v5: its bytes are in pendingBytes. */
 const NO_BYTES = new ArrayBuffer(0);
@@ -100,12 +109,7 @@ export class QueueRepo {
 
   /** Marks a file 'working' and counts the start; returns the starts so far (this one included). */
   async startPending(id: string): Promise<number> {
-    return this.db.transaction('rw', this.db.pending, async () => {
-      const record = await this.db.pending.get(id);
-      const attempts = (record?.attempts ?? 0) + 1;
-      await this.db.pending.update(id, { status: 'working', attempts });
-      return attempts;
-    });
+    return (await this.startPendingMany([id]))[0];
   }
 
   /**
@@ -122,10 +126,7 @@ export class QueueRepo {
    */
   async clearWaitingPending(): Promise<void> {
     await this.db.transaction('rw', this.db.pending, this.db.pendingBytes, async () => {
-      const ids = await this.db.pending
-        .where('status')
-        .between(...WAITING_STATUSES, true, true)
-        .primaryKeys();
+      const ids = await waitingFiles(this.db).primaryKeys();
       await this.db.pending.bulkDelete(ids);
       await this.db.pendingBytes.bulkDelete(ids);
     });
@@ -134,38 +135,18 @@ export class QueueRepo {
   /** Name/size/status of every pending file, without their bytes. */
   async pendingSummary(): Promise<PendingEntry[]> {
     const out: PendingEntry[] = [];
-    await this.db.pending.orderBy('addedAt').each((p) => {
-      out.push({
-        id: p.id,
-        name: p.name,
-        size: p.size,
-        addedAt: p.addedAt,
-        status: p.status,
-        reason: p.reason,
-      });
-    });
+    await this.db.pending.orderBy('addedAt').each((p) => out.push(listed(p)));
     return out;
   }
 
   /** Files that failed, with their reasons (their bytes were dropped when they failed, so this read is cheap). */
   async failedPending(): Promise<PendingEntry[]> {
-    const failed = await this.db.pending.where('status').equals('failed').sortBy('addedAt');
-    return failed.map(({ id, name, size, addedAt, status, reason }) => ({
-      id,
-      name,
-      size,
-      addedAt,
-      status,
-      reason,
-    }));
+    return (await this.db.pending.where('status').equals('failed').sortBy('addedAt')).map(listed);
   }
 
   /** Files still waiting or interrupted (a count: reads no bytes). */
   async waitingCount(): Promise<number> {
-    return this.db.pending
-      .where('status')
-      .between(...WAITING_STATUSES, true, true)
-      .count();
+    return waitingFiles(this.db).count();
   }
 
   /**
@@ -177,10 +158,7 @@ export class QueueRepo {
     const sum = (records: PendingRecord[]): number => records.reduce((n, r) => n + (r.size ?? 0), 0);
     return this.db.transaction('r', this.db.pending, async () => {
       const [waiting, announced] = await Promise.all([
-        this.db.pending
-          .where('status')
-          .between(...WAITING_STATUSES, true, true)
-          .toArray(),
+        waitingFiles(this.db).toArray(),
         this.db.pending.where('status').equals('announced').toArray(),
       ]);
       return { waiting: sum(waiting), announced: sum(announced) };

@@ -4,34 +4,15 @@
 // are int8 with a per-row scale, the codec bundles use, so a bundle exported from the store quantizes back to the
 // very same codes.
 import { dequantizeInt8, quantizeInt8 } from '../core/bundle/index.ts';
-import type { ChunkRecord, SentenceRecord } from '../core/types.ts';
-import type { StoredChunk, StoredSentence, VectorRecord } from './records.ts';
+import type { VectorRecord } from './records.ts';
 
-/** A chunk or sentence without its text when the document text gives it back. */
-export function withoutText<T extends { start: number; end: number; text: string }>(
-  record: T,
-  docText: string,
-): Omit<T, 'text'> & { text?: string } {
-  if (docText.slice(record.start, record.end) !== record.text) return record;
-  const { text: _derived, ...rest } = record;
-  return rest;
-}
-
-/** The record with its text (sliced from the document text when the store left it out). */
-function withText<T extends { start: number; end: number; text?: string }>(
+/** A stored chunk or sentence with its text (sliced from the document text when the store left it out). */
+export function withText<T extends { start: number; end: number; text?: string }>(
   record: T,
   docText: string | undefined,
 ): T & { text: string } {
   if (record.text !== undefined) return record as T & { text: string };
   return { ...record, text: docText?.slice(record.start, record.end) ?? '' };
-}
-
-export function loadedChunk(record: StoredChunk, docText: string | undefined): ChunkRecord {
-  return withText(record, docText);
-}
-
-export function loadedSentence(record: StoredSentence, docText: string | undefined): SentenceRecord {
-  return withText(record, docText);
 }
 
 /** A document's sentence vectors (rows × dimension Float32, row-major) as the store keeps them. */

@@ -2,7 +2,7 @@
 // indexed, or over the size limit, is refused by its name and size alone (a dropped folder of 10,000 photos costs
 // no reading at all), with a verdict for each; the accepted ones are then read in large groups, each group's
 // bytes stored in one transaction (src/store/intakeStore.ts), so memory holds one group's bytes at a time.
-import { isSupportedFile, unsupportedReason } from '../core/parse/index.ts';
+import { isSupportedFile, tooLargeReason, unsupportedReason } from '../core/parse/index.ts';
 import { MAX_FILE_BYTES, type FileOutcome } from '../services/ingest/ingestProtocol.ts';
 
 /** A picked file: `file` is null for an entry the folder walk already knew to be of an unsupported type. */
@@ -17,8 +17,6 @@ export interface Screened {
   /** One line for the user when files were refused ("Not read: 9,990 files …"), else null. */
   summary: string | null;
 }
-
-const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 /** Sorts files into accepted and refused (by extension, then size) without reading any of them. */
 export function screenFiles(files: readonly PickedFile[]): Screened {
@@ -41,7 +39,7 @@ export function screenFiles(files: readonly PickedFile[]): Screened {
         file: name,
         status: 'failed',
         documents: 0,
-        reason: `file too large (${mb(file.size)} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB); not read`,
+        reason: `${tooLargeReason(file.size)}; not read`,
       });
     } else {
       accepted.push({ name, file });

@@ -4,6 +4,18 @@
 
 export type ByteInput = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array;
 
+/** The pieces as one buffer (the one piece as it is). */
+export function concatBytes(pieces: readonly Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0];
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 function iterate(input: ByteInput): AsyncIterator<Uint8Array> {
   if (input instanceof Uint8Array) {
     let given = false;

@@ -1,24 +1,12 @@
 // gzip for bundle parts, with the platform's CompressionStream (browsers, workers and Node ≥ 18 alike).
 // Text parts (documents, chunks, sentences, graph) shrink 3–5×; that is what keeps a MuSiQue bundle small.
+import { concatBytes } from './byteSource.ts';
 
 async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
+  for (let step = await reader.read(); !step.done; step = await reader.read()) chunks.push(step.value);
+  return concatBytes(chunks);
 }
 
 /**

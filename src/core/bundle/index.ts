@@ -19,12 +19,13 @@ export * from './format.ts';
 export { checkLocatedParts, readBundle, type ReadOptions } from './reader.ts';
 export { writeBundle, bundleStream, bundleBytes, type StreamedPart } from './writer.ts';
 export { mergeSnapshots } from './merge.ts';
-export type { ByteInput } from './byteSource.ts';
+export { concatBytes, type ByteInput } from './byteSource.ts';
 export {
   decodeTablePart,
   snapshotCounts,
   snapshotFromBundle,
   tablePartName,
+  withoutText,
   type ExportOptions,
   type IndexSnapshot,
 } from './snapshot.ts';

@@ -193,8 +193,14 @@ export async function* indexParts(source: IndexSource, options: ExportOptions): 
   yield jsonlPart(PART.sections, await source.sections());
   const chunks = await source.chunks();
   const chunkIds = new Set(chunks.map((c) => c.id));
-  yield jsonlPart(PART.chunks, withoutDerivedText(chunks, texts));
-  yield jsonlPart(PART.sentences, withoutDerivedText(await source.sentences(), texts));
+  yield jsonlPart(
+    PART.chunks,
+    chunks.map((c) => withoutText(c, texts.get(c.docId))),
+  );
+  yield jsonlPart(
+    PART.sentences,
+    (await source.sentences()).map((x) => withoutText(x, texts.get(x.docId))),
+  );
   if (source.embedder) {
     const vectors = await source.vectors();
     for (const [docId, v] of vectors) {
@@ -222,18 +228,17 @@ export async function* indexParts(source: IndexSource, options: ExportOptions): 
 type Spanned = { docId: string; start: number; end: number; text: string };
 
 /**
- * Chunk and sentence texts are slices of their document's text: stored once (in documents.jsonl), they shrink a
- * MuSiQue bundle by about a sixth. A text that is not exactly its slice is kept as is.
+ * A chunk or sentence without its text when its document's text gives it back: stored once (in documents.jsonl, and
+ * in the store's documents table), such texts shrink a MuSiQue bundle by about a sixth. A text that is not exactly
+ * its slice is kept as is.
  */
-function withoutDerivedText<T extends Spanned>(
-  records: T[],
-  texts: Map<string, string>,
-): Array<Omit<T, 'text'> | T> {
-  return records.map((r) => {
-    if (texts.get(r.docId)?.slice(r.start, r.end) !== r.text) return r;
-    const { text: _text, ...rest } = r;
-    return rest;
-  });
+export function withoutText<T extends Spanned>(
+  record: T,
+  docText: string | undefined,
+): Omit<T, 'text'> & { text?: string } {
+  if (docText?.slice(record.start, record.end) !== record.text) return record;
+  const { text: _derived, ...rest } = record;
+  return rest;
 }
 
 function restoreText<T extends Spanned>(records: T[], texts: Map<string, string>, part: string): void {

@@ -1,6 +1,7 @@
 // Streaming bundle writer: turns parts (one at a time) into the bytes of a bundle (FORMAT.md).
 // Each part is framed with its own header and SHA-256 as soon as it arrives, and the manifest that lists every
 // part's length and digest comes last, so the writer holds one part at a time, never the whole index.
+import { concatBytes } from './byteSource.ts';
 import { gzip } from './compress.ts';
 import {
   FORMAT_VERSION,
@@ -181,16 +182,6 @@ export function bundleStream(chunks: AsyncIterable<Uint8Array>): ReadableStream<
 /** Collects a whole bundle into one buffer (tests and small bundles only). */
 export async function bundleBytes(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   const list: Uint8Array[] = [];
-  let total = 0;
-  for await (const c of chunks) {
-    list.push(c);
-    total += c.length;
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of list) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
+  for await (const c of chunks) list.push(c);
+  return concatBytes(list);
 }

@@ -1,5 +1,6 @@
 // Where the page reads a bundle by ranges (src/core/paged): a URL of the app's own origin with HTTP Range requests
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
+import { concatBytes } from '../../core/bundle/index.ts';
 import type { RangeSource } from '../../core/paged/index.ts';
 import { checkAnsweredFrom } from './bundleFetch.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
@@ -275,14 +276,7 @@ export class HttpRangeSource implements RangeSource {
       if (total > max) stop(`a range answer ran past the ${max} bytes asked`);
       pieces.push(step.value);
     }
-    if (pieces.length === 1) return pieces[0];
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const p of pieces) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return concatBytes(pieces);
   }
 
   private checkVersion(response: Response): void {

@@ -8,19 +8,10 @@
 // stopped and no sentence is embedded twice. Files wait in the pending table with their bytes until their
 // documents are stored, so a reload resumes the queue too. Every write goes through guardWrite: a full disk or a
 // write that hangs stops the run with a clear message and keeps the rest of the queue.
-import type { Embedder, FileError, PreparedDocument, Progress, Recognised, Stage } from '../../core/types.ts';
+import type { Embedder, FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../core/types.ts';
-import {
-  formatOf,
-  isOcrLanguageSetting,
-  OCR_LANGUAGE_NAMES,
-  OCR_PAGE_TIMEOUT_MS,
-  PARSE_TIMEOUT_MS,
-  type OcrLanguageSetting,
-  type OcrProgress,
-  type ParseProgress,
-} from '../../core/parse/index.ts';
-import { ParseWatch } from './parseWatch.ts';
+import { tooLargeReason } from '../../core/parse/index.ts';
+import { LimitedParse, mayNeedOcr, type ParseDeps, type PreparedFile } from './limitedParse.ts';
 import { embedDocuments } from '../../core/pipeline/index.ts';
 import { EmbedderMismatchError, type PutResult, type Repo } from '../../store/repo.ts';
 import type { PendingRecord } from '../../store/db.ts';
@@ -30,17 +21,17 @@ import {
   type FileOutcome,
   type IngestEvent,
   type LibraryCoverage,
-  OCR_LANGUAGE_SETTING,
   SENTENCE_VECTORS_SETTING,
 } from './ingestProtocol.ts';
 import { readEmbedderChoice, type EmbedderChoice } from '../embed/embedderChoice.ts';
-import { guardWrite, isQuotaError, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
+import { describeError, guardWrite, STORE_TIMEOUT_MS, StorageStopError } from './storageGuard.ts';
 import { pagesDue, writeLibraryPages } from './pagesWrite.ts';
 import { pagesLibrary } from '../library/pagesThreshold.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import { DropProjection } from './dropProjection.ts';
 
 export { MAX_FILE_BYTES } from './ingestProtocol.ts';
+export type { PrepareFn, PrepareManyFn } from './limitedParse.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
 export const EMBED_BATCH = 128;
 /**
@@ -73,23 +64,6 @@ const STORED_COVERAGE_MS = 2000;
 /** The layers' counts as IndexedDB last gave them, plus what this drain stored since. */
 type KeptCounts = Awaited<ReturnType<Repo['layerCounts']>>;
 
-/** Documents, sentences and chunks a store write added (duplicates are not stored). */
-function storedCounts(
-  documents: readonly PreparedDocument[],
-  results: readonly PutResult[],
-): { documents: number; sentences: number; chunks: number } {
-  let stored = 0;
-  let sentences = 0;
-  let chunks = 0;
-  results.forEach((r, i) => {
-    if (!r.stored) return;
-    stored += 1;
-    sentences += documents[i]?.sentences.length ?? 0;
-    chunks += documents[i]?.chunks.length ?? 0;
-  });
-  return { documents: stored, sentences, chunks };
-}
-
 /**
  * A drop projected past the pages threshold writes its first pages by the time it has stored this share of the
  * threshold's chunks, even before its first refresh is due: storing waits while pages are written, so the library
@@ -110,65 +84,9 @@ const BATCH_BYTES = 256 * 1024;
 
 /** A file whose indexing started this often without finishing (the page closed or crashed) is not retried. */
 export const MAX_ATTEMPTS = 2;
-/**
- * How long a fresh parser may take to load (the browser's parse worker: 1.4 MB of parsers to compile, seconds on a
- * busy machine, after every reload and Cancel). Not the parse time limit, which is for the file's own parse: a slow
- * start is not hostile input. Bounded still, so a worker that never loads cannot hold the queue.
- */
-const PARSER_LOAD_TIMEOUT_MS = 300_000;
 
-/**
- * `signal` aborts on Cancel and on the parse time limit; an implementation that can stop should. `onOcrProgress`
- * hears each scanned page as its recognition starts (the time limit then starts again, for that page).
- */
-export type PrepareFn = (
-  name: string,
-  bytes: Uint8Array,
-  options: {
-    maxChunkTokens: number;
-    signal?: AbortSignal;
-    onOcrProgress?: (progress: OcrProgress) => void;
-    /** The language scanned pages are read in (the user's setting; absent: 'auto'). */
-    ocrLanguage?: OcrLanguageSetting;
-    /**
-     * The parser is loading first (a fresh parse worker): its start is not counted as parsing. `onStarted`: it
-     * begins this file, and the parse time limit starts from here.
-     */
-    onLoading?: () => void;
-    onStarted?: () => void;
-    /** The parser finished a page or a document: the parse time limit starts again (parseWatch.ts). */
-    onProgress?: (progress: ParseProgress) => void;
-  },
-) => Promise<{
-  documents: PreparedDocument[];
-  errors: FileError[];
-  recognised?: Recognised;
-}>;
-
-/** What parsing one file gives. */
-export type PreparedFile = Awaited<ReturnType<PrepareFn>>;
-
-/**
- * Parses several files in one call: per file its documents, or the reason it could not be read. `signal` aborts
- * the whole call (the time limit of the batch, or Cancel).
- */
-export type PrepareManyFn = (
-  files: Array<{ name: string; bytes: Uint8Array }>,
-  options: {
-    maxChunkTokens: number;
-    signal?: AbortSignal;
-    onLoading?: () => void;
-    onStarted?: () => void;
-    /** A file of the batch (unit 'document': its files) or a page or document within it was finished. */
-    onProgress?: (progress: ParseProgress) => void;
-  },
-) => Promise<Array<PreparedFile | { error: string }>>;
-
-export interface IngestDeps {
+export interface IngestDeps extends ParseDeps {
   repo: Repo;
-  prepare: PrepareFn;
-  /** Parses a batch of small files in one call; without it they are parsed one by one with `prepare`. */
-  prepareMany?: PrepareManyFn;
   /** Files per batch (default BATCH_FILES; 1: every file alone). */
   batchFiles?: number;
   embedder(choice: EmbedderChoice): Promise<Embedder>;
@@ -187,10 +105,6 @@ export interface IngestDeps {
   emit(event: IngestEvent): void;
   /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
   lock?: Pick<CrossTabLock, 'run'>;
-  /** A parse is stopped after this long without progress (default PARSE_TIMEOUT_MS; see parseWatch.ts). */
-  parseTimeoutMs?: number;
-  /** Time limit per recognised page of a scan (default OCR_PAGE_TIMEOUT_MS), replacing the file's once OCR starts. */
-  ocrPageTimeoutMs?: number;
   /** Time limit of one store write (default STORE_TIMEOUT_MS). */
   storeTimeoutMs?: number;
   /** The clock the graph refresh is scheduled by, in ms (default performance.now; tests give their own). */
@@ -223,14 +137,6 @@ class StageMeter {
   }
 }
 
-function describeError(error: unknown): string {
-  // IndexedDB (and Dexie, which keeps the name) reports a full disk or quota this way: say it plainly.
-  if (isQuotaError(error)) {
-    return "the browser's storage for this site is full (free space, or remove documents)";
-  }
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Why a file gave no document: its parse errors, or that it has no text. */
 function noText(errors: FileError[]): string {
   return errors.map((e) => e.reason).join('; ') || 'no text found';
@@ -243,15 +149,6 @@ function fileOutcome(file: string, stored: number, duplicates: number, errors: F
   }
   const partial = errors.length > 0 ? errors.map((e) => e.reason).join('; ') : undefined;
   return { file, status: 'indexed', documents: stored, reason: partial };
-}
-
-/**
- * PDFs and pictures may need their text recognised, page by page under a limit per page and with progress: they are
- * parsed alone, never in a batch (whose one limit covers all its files).
- */
-function mayNeedOcr(name: string): boolean {
-  const mime = formatOf(name)?.mime ?? '';
-  return mime === 'application/pdf' || mime.startsWith('image/');
 }
 
 /** A queued file and its place in the queue (for the progress). */
@@ -314,10 +211,14 @@ export class IngestPipeline {
   /** The index record holds this drain's projection (IndexMeta.projectedChunks), to be cleared once nothing waits. */
   private projecting = false;
 
+  private readonly parse: LimitedParse;
+
   constructor(
     private readonly deps: IngestDeps,
     private readonly graphRefreshMs = GRAPH_REFRESH_MS,
-  ) {}
+  ) {
+    this.parse = new LimitedParse(deps, (event) => this.emit(event));
+  }
 
   get isRunning(): boolean {
     return this.running !== null;
@@ -338,11 +239,7 @@ export class IngestPipeline {
   /** Queues files and starts indexing (resolves once they are queued, not indexed). */
   async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
     await this.deps.repo.enqueue(files);
-    this.wake = true;
-    this.emit({ type: 'changed' });
-    void this.ensureRunning();
-    // Another tab is draining the queue: it indexes these files too (this tab says so instead of "indexing").
-    if (this.waitingElsewhere) this.emit({ type: 'waiting' });
+    this.notifyQueued();
   }
 
   /**
@@ -354,6 +251,7 @@ export class IngestPipeline {
     this.wake = true;
     this.emit({ type: 'changed' });
     void this.ensureRunning();
+    // Another tab is draining the queue: it indexes these files too (this tab says so instead of "indexing").
     if (this.waitingElsewhere) this.emit({ type: 'waiting' });
   }
 
@@ -363,8 +261,11 @@ export class IngestPipeline {
    */
   async resumePages(): Promise<void> {
     if (this.running) return;
-    const pages = this.deps.pages ?? { due: pagesDue, write: writeLibraryPages };
-    if (await pages.due(this.deps.repo).catch(() => false)) await this.ensureRunning();
+    if (await this.pages.due(this.deps.repo).catch(() => false)) await this.ensureRunning();
+  }
+
+  private get pages(): NonNullable<IngestDeps['pages']> {
+    return this.deps.pages ?? { due: pagesDue, write: writeLibraryPages };
   }
 
   /** Runs the queue (including files left by a reload) until it is empty. */
@@ -488,14 +389,29 @@ export class IngestPipeline {
     await this.reportCoverage(this.kept ?? undefined);
   }
 
-  /** A store write of this drain added these documents: the kept counts follow without a count(). */
-  private keepStored(documents: readonly PreparedDocument[], results: readonly PutResult[]): void {
-    const added = storedCounts(documents, results);
+  /**
+   * A store write of this drain: the kept counts follow without a count() (duplicates are not stored), and the
+   * graph and the embedding's progress no longer cover the library. Returns how many documents were stored.
+   */
+  private keepStored(documents: readonly PreparedDocument[], results: readonly PutResult[]): number {
+    const added = { documents: 0, sentences: 0, chunks: 0 };
+    results.forEach((r, i) => {
+      if (!r.stored) return;
+      added.documents += 1;
+      added.sentences += documents[i]?.sentences.length ?? 0;
+      added.chunks += documents[i]?.chunks.length ?? 0;
+    });
     this.projection.chunksStored(added.chunks);
-    if (!this.kept) return;
-    this.kept.documents += added.documents;
-    this.kept.sentences += added.sentences;
-    this.kept.chunks += added.chunks;
+    if (added.documents > 0) {
+      this.storedSinceGraph = true;
+      this.embedMeter = null;
+    }
+    if (this.kept) {
+      this.kept.documents += added.documents;
+      this.kept.sentences += added.sentences;
+      this.kept.chunks += added.chunks;
+    }
+    return added.documents;
   }
 
   /**
@@ -509,15 +425,9 @@ export class IngestPipeline {
     onParsed: () => void,
   ): Promise<FileOutcome> {
     if (bytes.byteLength > MAX_FILE_BYTES) {
-      const mb = (bytes.byteLength / 1024 / 1024).toFixed(1);
-      return {
-        file: name,
-        status: 'failed',
-        documents: 0,
-        reason: `file too large (${mb} MB; the limit is ${MAX_FILE_BYTES / 1024 / 1024} MB)`,
-      };
+      return { file: name, status: 'failed', documents: 0, reason: tooLargeReason(bytes.byteLength) };
     }
-    const { documents, errors, recognised } = await this.prepareWithin(name, new Uint8Array(bytes), signal);
+    const { documents, errors, recognised } = await this.parse.file(name, new Uint8Array(bytes), signal);
     onParsed();
     signal.throwIfAborted();
     if (documents.length === 0) return { file: name, status: 'failed', documents: 0, reason: noText(errors) };
@@ -545,101 +455,14 @@ export class IngestPipeline {
           DEFAULT_INDEX_PARAMS,
         ),
       );
-      for (const r of results) {
-        if (r.stored) stored += 1;
-        else duplicates += 1;
-      }
-      this.keepStored(slice, results);
-      if (results.some((r) => r.stored)) {
-        this.storedSinceGraph = true;
-        this.embedMeter = null;
-      }
+      const added = this.keepStored(slice, results);
+      stored += added;
+      duplicates += results.length - added;
       storeMeter.report(stored + duplicates, slice.at(-1)?.doc.title);
       this.emit({ type: 'changed' });
       await this.reportStoredCoverage();
     }
     return fileOutcome(name, stored, duplicates, errors);
-  }
-
-  /**
-   * Parses one file within the time limit; Cancel stops it too. The result is awaited beside the abort, so a
-   * parser that never returns cannot hold the queue (and the browser's parse worker is terminated on the abort).
-   */
-  private async prepareWithin(name: string, bytes: Uint8Array, signal: AbortSignal): ReturnType<PrepareFn> {
-    const pageLimit = this.deps.ocrPageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
-    const ocrLanguage = mayNeedOcr(name) ? await this.ocrLanguage() : undefined;
-    return this.withinParseLimit(signal, (limited, watch) =>
-      this.deps.prepare(name, bytes, {
-        maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
-        signal: limited,
-        ...this.parserStart(watch),
-        ...(ocrLanguage ? { ocrLanguage } : {}),
-        onOcrProgress: ({ page, pages, language }) => {
-          watch.recognising(pageLimit, `took too long to recognise page ${page} of ${pages}`);
-          const what = language ? OCR_LANGUAGE_NAMES[language] : 'telling the language';
-          this.emit({
-            type: 'progress',
-            progress: {
-              stage: 'parse',
-              done: page - 1,
-              total: pages,
-              rate: 0,
-              item: `${name}: recognising page ${page} of ${pages} (${what})`,
-            },
-          });
-        },
-      }),
-    );
-  }
-
-  /** The recognition language set in Settings; a stored value this version does not know reads as 'auto'. */
-  private async ocrLanguage(): Promise<OcrLanguageSetting> {
-    const value = await this.deps.repo.getSetting<unknown>(OCR_LANGUAGE_SETTING);
-    return isOcrLanguageSetting(value) ? value : 'auto';
-  }
-
-  /**
-   * A parser's load has a limit of its own; the parse limit starts once the parser begins the file, and starts again
-   * at each page or document it reports (parseWatch.ts).
-   */
-  private parserStart(watch: ParseWatch): {
-    onLoading: () => void;
-    onStarted: () => void;
-    onProgress: (progress: ParseProgress) => void;
-  } {
-    return {
-      onLoading: () => watch.loading(PARSER_LOAD_TIMEOUT_MS),
-      onStarted: () => watch.started(),
-      onProgress: (progress) => watch.progressed(progress),
-    };
-  }
-
-  /**
-   * Runs a parse that must keep making progress (ParseWatch: no page or document finished within the parse time
-   * limit stops it); Cancel stops it too (see prepareWithin).
-   */
-  private async withinParseLimit<T>(
-    signal: AbortSignal,
-    parse: (limited: AbortSignal, watch: ParseWatch) => Promise<T>,
-  ): Promise<T> {
-    const controller = new AbortController();
-    const watch = new ParseWatch(
-      (reason) => controller.abort(reason),
-      this.deps.parseTimeoutMs ?? PARSE_TIMEOUT_MS,
-    );
-    watch.started();
-    const onCancel = (): void => controller.abort(signal.reason);
-    signal.addEventListener('abort', onCancel, { once: true });
-    try {
-      controller.signal.throwIfAborted();
-      return await new Promise<T>((resolve, reject) => {
-        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-        parse(controller.signal, watch).then(resolve, reject);
-      });
-    } finally {
-      watch.stop();
-      signal.removeEventListener('abort', onCancel);
-    }
   }
 
   private async drain(): Promise<void> {
@@ -890,7 +713,10 @@ export class IngestPipeline {
     };
     let parsed: Array<PreparedFile | { error: string }>;
     try {
-      parsed = await this.prepareBatchWithin(batch, signal);
+      parsed = await this.parse.batch(
+        batch.map((q) => q.file),
+        signal,
+      );
     } catch (error) {
       if (signal.aborted) throw error;
       await oneByOne(batch);
@@ -953,13 +779,7 @@ export class IngestPipeline {
         unsettled.delete(p.q.file.id);
         this.projection.fileSettled(p.q.file.size);
         if (!p.documents) return { file: p.q.file.name, status: 'failed', documents: 0, reason: p.reason };
-        const put = results[k++];
-        this.keepStored(p.documents, put);
-        const stored = put.filter((x) => x.stored).length;
-        if (stored > 0) {
-          this.storedSinceGraph = true;
-          this.embedMeter = null;
-        }
+        const stored = this.keepStored(p.documents, results[k++]);
         storedDocs += p.documents.length;
         return fileOutcome(p.q.file.name, stored, p.documents.length - stored, p.errors);
       });
@@ -968,37 +788,6 @@ export class IngestPipeline {
       this.emit({ type: 'changed' });
       await this.reportStoredCoverage();
     }
-  }
-
-  /** Parses a batch within the parse time limit (one limit for the batch; Cancel stops it too). */
-  private async prepareBatchWithin(
-    batch: QueuedFile[],
-    signal: AbortSignal,
-  ): Promise<Array<PreparedFile | { error: string }>> {
-    const { prepareMany } = this.deps;
-    if (!prepareMany) {
-      // No batch parser (tests, the CLI): one call per file, each with its own limit; a file's error stays its own.
-      const out: Array<PreparedFile | { error: string }> = [];
-      for (const q of batch) {
-        try {
-          out.push(await this.prepareWithin(q.file.name, new Uint8Array(q.file.bytes), signal));
-        } catch (error) {
-          if (signal.aborted) throw error;
-          out.push({ error: describeError(error) });
-        }
-      }
-      return out;
-    }
-    return this.withinParseLimit(signal, (limited, watch) =>
-      prepareMany(
-        batch.map((q) => ({ name: q.file.name, bytes: new Uint8Array(q.file.bytes) })),
-        {
-          maxChunkTokens: DEFAULT_INDEX_PARAMS.maxChunkTokens,
-          signal: limited,
-          ...this.parserStart(watch),
-        },
-      ),
-    );
   }
 
   /** Starts loading the configured embedder (once per drain); its failure is reported when embedding starts. */
@@ -1142,7 +931,7 @@ export class IngestPipeline {
    */
   private async writePagesIfDue(signal: AbortSignal): Promise<void> {
     const { repo } = this.deps;
-    const pages = this.deps.pages ?? { due: pagesDue, write: writeLibraryPages };
+    const { pages } = this;
     if (!(await pages.due(repo))) return;
     const meter = this.meter('pages', 0);
     let last = Number.NEGATIVE_INFINITY;

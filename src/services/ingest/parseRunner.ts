@@ -3,7 +3,7 @@
 // other way); the next file gets a fresh worker. The worker is kept between files, so pdf.js and mammoth load once.
 // A worker that dies while parsing (out of memory in a parser) fails that file at once instead of at the time limit.
 import { proxy, transfer, wrap, type Remote } from 'comlink';
-import type { PrepareFn, PrepareManyFn } from './ingestPipeline.ts';
+import type { PrepareFn, PrepareManyFn } from './limitedParse.ts';
 import type { ParseApi } from './parseService.ts';
 
 export class WorkerParser {

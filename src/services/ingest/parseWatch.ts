@@ -7,14 +7,10 @@
 // limit, so a file cannot hold the queue for ever by crawling. Recognising scanned pages has a limit per page instead.
 
 import type { ParseProgress } from '../../core/parse/index.ts';
+import { seconds } from './storageGuard.ts';
 
 /** A parse that keeps reporting progress is still stopped after this many times the no-progress limit. */
 const PARSE_CEILING_FACTOR = 10;
-
-function over(ms: number): string {
-  if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
-  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
-}
 
 /** `2 of 24 pages`: what the parse had done when it stopped making progress. */
 function progressText(progress: ParseProgress): string {
@@ -35,7 +31,7 @@ export class ParseWatch {
   /** A limit that starts (again) now; if it passes, the parse fails with `reason (over …)`. */
   restart(limitMs: number, reason: string): void {
     clearTimeout(this.idle);
-    this.idle = setTimeout(() => this.abort(new Error(`${reason} (over ${over(limitMs)})`)), limitMs);
+    this.idle = setTimeout(() => this.abort(new Error(`${reason} (over ${seconds(limitMs)})`)), limitMs);
   }
 
   /** A fresh parser loads first (seconds on a busy machine): its own limit, and no ceiling yet. */
@@ -51,7 +47,7 @@ export class ParseWatch {
     clearTimeout(this.ceiling);
     const ceilingMs = PARSE_CEILING_FACTOR * this.limitMs;
     this.ceiling = setTimeout(
-      () => this.abort(new Error(`took too long to parse (over ${over(ceilingMs)} in all, still going)`)),
+      () => this.abort(new Error(`took too long to parse (over ${seconds(ceilingMs)} in all, still going)`)),
       ceilingMs,
     );
   }

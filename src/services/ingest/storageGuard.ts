@@ -16,7 +16,8 @@ export const STORE_CEILING_FACTOR = 10;
 
 export type StorageStopCause = 'storage-full' | 'storage-timeout';
 
-function seconds(ms: number): string {
+/** A time limit as a message says it: `500 ms`, `30 s`, `5 min`. */
+export function seconds(ms: number): string {
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
@@ -52,6 +53,13 @@ export function isQuotaError(error: unknown): boolean {
     e = (e as { inner?: unknown }).inner;
   }
   return false;
+}
+
+/** An error as the user reads it: a full disk or quota said plainly. */
+export function describeError(error: unknown): string {
+  if (isQuotaError(error))
+    return "the browser's storage for this site is full (free space, or remove documents)";
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

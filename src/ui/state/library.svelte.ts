@@ -62,6 +62,7 @@ import {
   type BundleShortfall,
 } from '../estimates/bundleFit.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
+import { PendingChoice } from './pendingChoice.svelte.ts';
 import { storageSplit, type StorageSplit } from '../estimates/storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
 import { rememberAddedPdfs } from '../pdfPage.ts';
@@ -91,13 +92,11 @@ function listed({ id, title, sourceName, mime, size, addedAt, ocr }: DocumentRec
   return doc;
 }
 
-/**
- * What the user chose when a drop will not fit (in storage, or in the tab's memory): index it all anyway, the
- * lexical layer only, or nothing.
- */
-type SpaceChoice = 'full' | 'lexical' | 'stop';
-/** Before importing a bundle too large for the tab: open it read-only by ranges, import it anyway, or not. */
-type BundleChoice = 'read-only' | 'import' | 'stop';
+/** Which of these documents have their sentence vectors stored (keys only: the records hold the vectors). */
+async function withVectors(documents: readonly { id: string }[]): Promise<Set<string>> {
+  const ids = documents.map((d) => d.id);
+  return new Set((await pageRepo().db.vectors.where(':id').anyOf(ids).primaryKeys()) as string[]);
+}
 
 /** The run stopped because the browser refused or did not finish a write; the queue is kept. */
 interface StorageStop {
@@ -199,12 +198,14 @@ export class LibraryState {
   activity = $state<{ stage: Stage; item?: string } | null>(null);
   /** The stage that has reported no progress for a minute while indexing, if any. */
   stall = $state<Stall | null>(null);
-  /** A drop that will not fit, waiting for the user's choice before anything is queued. */
-  shortfall = $state<SpaceShortfall | null>(null);
-  /** A drop the tab's memory will likely not hold, waiting for the user's choice before anything is queued. */
-  memoryShortfall = $state<MemoryShortfall | null>(null);
-  /** A bundle about to be imported that the tab will likely not hold (bundleFit.ts), until the user decides. */
-  bundleShortfall = $state<BundleShortfall | null>(null);
+  /**
+   * A drop that will not fit in storage, or in the tab's memory, waiting for the user's choice before anything is
+   * queued: index it all anyway, the lexical layer only, or nothing.
+   */
+  readonly space = new PendingChoice<SpaceShortfall, 'full' | 'lexical'>();
+  readonly memory = new PendingChoice<MemoryShortfall, 'full' | 'lexical'>();
+  /** A bundle about to be imported that the tab will likely not hold (bundleFit.ts): read-only by ranges, or import. */
+  readonly bundleFit = new PendingChoice<BundleShortfall, 'read-only' | 'import'>();
   /** The run stopped on a full (or stuck) store; cleared by Resume. */
   storageStop = $state<StorageStop | null>(null);
   /** The library keeps to its lexical layer: sentence vectors are off (SENTENCE_VECTORS_SETTING). */
@@ -249,10 +250,6 @@ export class LibraryState {
   private started = false;
   private tally: DropTally | null = null;
   private readonly watchdog = new StallWatchdog((stall) => (this.stall = stall));
-  /** Resolves the open space question (a new drop answers an unanswered one with 'stop'). */
-  private answerSpace: ((choice: SpaceChoice) => void) | null = null;
-  private answerMemory: ((choice: SpaceChoice) => void) | null = null;
-  private answerBundle: ((choice: BundleChoice) => void) | null = null;
 
   /** The store was read and holds nothing (before it is read, nothing is known: never "empty"). */
   get isEmpty(): boolean {
@@ -491,47 +488,6 @@ export class LibraryState {
     await ingestWorker().resume();
   }
 
-  /** The user's answer to the open space question. */
-  decideSpace(choice: SpaceChoice): void {
-    const answer = this.answerSpace;
-    this.answerSpace = null;
-    this.shortfall = null;
-    answer?.(choice);
-  }
-
-  /** The user's answer to the open memory question. */
-  decideMemory(choice: SpaceChoice): void {
-    const answer = this.answerMemory;
-    this.answerMemory = null;
-    this.memoryShortfall = null;
-    answer?.(choice);
-  }
-
-  decideBundle(choice: BundleChoice): void {
-    const answer = this.answerBundle;
-    this.answerBundle = null;
-    this.bundleShortfall = null;
-    answer?.(choice);
-  }
-
-  private askBundle(shortfall: BundleShortfall): Promise<BundleChoice> {
-    this.decideBundle('stop');
-    this.bundleShortfall = shortfall;
-    return new Promise((resolve) => (this.answerBundle = resolve));
-  }
-
-  private askMemory(shortfall: MemoryShortfall): Promise<SpaceChoice> {
-    this.decideMemory('stop');
-    this.memoryShortfall = shortfall;
-    return new Promise((resolve) => (this.answerMemory = resolve));
-  }
-
-  private askSpace(shortfall: SpaceShortfall): Promise<SpaceChoice> {
-    this.decideSpace('stop');
-    this.shortfall = shortfall;
-    return new Promise((resolve) => (this.answerSpace = resolve));
-  }
-
   /**
    * Re-reads the store at most every RUNNING_REFRESH_MS while indexing (the page must not compete with the worker
    * for the two cores, nor for the store: its counts are count()s that Chromium answers by walking each store, so at
@@ -564,15 +520,10 @@ export class LibraryState {
       this.flagsTimer = null;
       if (!this.vectorsStale || this.documents.length === 0) return;
       this.vectorsStale = false;
-      void pageRepo()
-        .db.vectors.where(':id')
-        .anyOf(this.documents.map((d) => d.id))
-        .primaryKeys()
-        .then((keys) => {
-          // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this read, never state
-          const embedded = new Set(keys as string[]);
-          this.documents = this.documents.map((d) => ({ ...d, vectors: embedded.has(d.id) }));
-        })
+      void withVectors(this.documents)
+        .then(
+          (embedded) => (this.documents = this.documents.map((d) => ({ ...d, vectors: embedded.has(d.id) }))),
+        )
         .catch(() => undefined);
     }, 1000);
   }
@@ -696,15 +647,7 @@ export class LibraryState {
     // while embedding runs, the flags of the list already shown are read again the same way.
     const listed = docs ?? (this.vectorsStale ? this.documents : null);
     this.vectorsStale = false;
-    const embedded = listed
-      ? // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this refresh, never state
-        new Set(
-          (await repo.db.vectors
-            .where(':id')
-            .anyOf(listed.map((d) => d.id))
-            .primaryKeys()) as string[],
-        )
-      : null;
+    const embedded = listed ? await withVectors(listed) : null;
     if (docs && embedded) {
       this.listStale = false;
       this.documents = docs.map((d, k) => ({
@@ -771,21 +714,10 @@ export class LibraryState {
       // Before anything is read or queued: will the index of these files fit in what the browser offers here?
       const estimate = estimateDrop(accepted.map(({ name, file }) => ({ name, size: file.size })));
       const shortfall = checkSpace(estimate, await browserStorage());
-      if (shortfall) {
-        const choice = await this.askSpace(shortfall);
-        if (choice === 'stop') {
-          this.message =
-            (summary ? `${summary} ` : '') +
-            `Nothing was indexed: ${accepted.length === 1 ? 'the file was' : `${accepted.length} files were`} ` +
-            'not queued. Free space or remove documents, or open the app in a normal (not private) window, then ' +
-            'add them again.';
-          return;
-        }
-        if (choice === 'lexical') {
-          await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
-          this.vectorsOff = true;
-        }
-      }
+      const which = accepted.length === 1 ? 'the file was' : `${accepted.length} files were`;
+      const notQueued = `${summary ? `${summary} ` : ''}Nothing was indexed: ${which} not queued.`;
+      const freeSpace = `${notQueued} Free space or remove documents, or open the app in a normal (not private) window, then add them again.`;
+      if (shortfall && !(await this.goOn(this.space, shortfall, freeSpace))) return;
       // And will the tab's memory hold the library this drop makes (memoryEstimate.ts)?
       const memory = checkMemory(estimate, {
         storedSentences: this.counts.sentences,
@@ -793,27 +725,33 @@ export class LibraryState {
         budget: browserMemoryBudget(),
         folder: droppedFolder(accepted.map((a) => a.name)),
       });
-      if (memory) {
-        const choice = await this.askMemory(memory);
-        if (choice === 'stop') {
-          this.message =
-            (summary ? `${summary} ` : '') +
-            `Nothing was indexed: ${accepted.length === 1 ? 'the file was' : `${accepted.length} files were`} ` +
-            `not queued. To index them outside the browser: ${memory.command}, then open library.bundle here ` +
-            'with Import bundle….';
-          return;
-        }
-        if (choice === 'lexical') {
-          await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
-          this.vectorsOff = true;
-        }
-      }
+      const outside = (command: string) =>
+        `${notQueued} To index them outside the browser: ${command}, then open library.bundle here with Import bundle….`;
+      if (memory && !(await this.goOn(this.memory, memory, outside(memory.command)))) return;
       if (!(await this.record(accepted, joining))) return;
       await this.fillBytes();
       if (summary) this.message = summary;
     } finally {
       await this.doneFeeding();
     }
+  }
+
+  /**
+   * Asks the user about a drop that will not fit; false when they chose not to index it (`refused` is then the
+   * message). Without sentence vectors, the library's setting is turned off first.
+   */
+  private async goOn<F>(
+    question: PendingChoice<F, 'full' | 'lexical'>,
+    found: F,
+    refused: string,
+  ): Promise<boolean> {
+    const choice = await question.ask(found);
+    if (choice === 'stop') this.message = refused;
+    else if (choice === 'lexical') {
+      await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
+      this.vectorsOff = true;
+    }
+    return choice !== 'stop';
   }
 
   /**
@@ -966,13 +904,8 @@ export class LibraryState {
       const documents = await queryWorker()
         .bundleDocuments()
         .catch(() => null);
-      this.readOnly = { ...opened, documents };
+      this.showReadOnly({ ...opened, documents }, opened.counts.vectors ?? 0);
       offlineCopy.opened(url, opened.offlineCopy, opened.fromOfflineCopy, opened.offlineCopyDropped);
-      const c = opened.counts;
-      this.counts = { ...this.counts, ...c, vectors: c.vectors ?? 0, pending: 0 };
-      this.layers = { lexical: true, semantic: (c.vectors ?? 0) > 0, embedderId: opened.embedderId };
-      this.version += 1;
-      this.read = true;
     } catch (error) {
       this.bundleError = error instanceof Error ? error.message : String(error);
       // A copy kept for offline use stays removable although the bundle did not open (LibraryOpening).
@@ -982,6 +915,15 @@ export class LibraryState {
       this.bundleBusy = null;
       this.bundleDownload = null;
     }
+  }
+
+  /** Questions go to a bundle opened read-only; the views show its counts and layers. */
+  private showReadOnly(opened: NonNullable<LibraryState['readOnly']>, vectors: number): void {
+    this.readOnly = opened;
+    this.counts = { ...this.counts, ...opened.counts, vectors, pending: 0 };
+    this.layers = { lexical: true, semantic: vectors > 0, embedderId: opened.embedderId };
+    this.version += 1;
+    this.read = true;
   }
 
   /** Downloads the library as one bundle file. */
@@ -1016,11 +958,7 @@ export class LibraryState {
         queryWorker().openBundleFile(file, file.name),
         kgApi().useBundle(),
       ]);
-      this.readOnly = opened;
-      const c = opened.counts;
-      this.counts = { ...this.counts, ...c, vectors: 0, pending: 0 };
-      this.layers = { lexical: true, semantic: false, embedderId: null };
-      this.version += 1;
+      this.showReadOnly(opened, 0);
     } catch (error) {
       this.message = `Bundle ${file.name} not opened: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
@@ -1040,7 +978,7 @@ export class LibraryState {
       facts &&
       checkBundleFit(facts, { storedSentences: this.counts.sentences, budget: browserMemoryBudget() });
     if (shortfall) {
-      const choice = await this.askBundle(shortfall);
+      const choice = await this.bundleFit.ask(shortfall);
       if (choice === 'stop') {
         this.message = `${file.name} was not imported: your library is unchanged.`;
         return;
