@@ -69,6 +69,17 @@ export interface E2eWorkerFixtures {
    * worker (a test that asks for it pays for it once; the others in the worker copy it).
    */
   samplesProfile: () => Promise<string>;
+  /**
+   * A library a spec builds once for the worker's tests to copy (openProfile's `copyOf`): on the first call with a
+   * name, `build` runs in a copy of the visited profile (buildProfile), and the closed profile's folder comes back
+   * with what `build` returned; later calls with that name get the same. Here, not in the spec: a worker fixture
+   * declared in a spec made Playwright start a second worker for it — a second browser, its visited profile
+   * precached again (docs/results/test-suite-round10-e2eA.md).
+   */
+  libraryOnce: <T>(
+    name: string,
+    build: (page: Page, origin: string) => Promise<T>,
+  ) => Promise<{ profile: string; built: T }>;
 }
 
 /**
@@ -284,6 +295,29 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
           openIndexed(page, origin, 'samples'),
         );
       }),
+    { scope: 'worker' },
+  ],
+  libraryOnce: [
+    async ({ playwright, launchOptions, visitedProfile }, use) => {
+      const libraries = new Map<string, Promise<{ profile: string; built: unknown }>>();
+      const folders: string[] = [];
+      await use(<T>(name: string, build: (page: Page, origin: string) => Promise<T>) => {
+        let library = libraries.get(name);
+        if (!library) {
+          library = (async () => {
+            const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-library-'));
+            folders.push(profile);
+            // From the visited profile, as samplesProfile: the app's files are precached once for the worker.
+            await cp(await visitedProfile(), profile, { recursive: true });
+            const built: unknown = await buildProfile(playwright, launchOptions, profile, build);
+            return { profile, built };
+          })();
+          libraries.set(name, library);
+        }
+        return library as Promise<{ profile: string; built: T }>;
+      });
+      for (const dir of folders) await rm(dir, { recursive: true, force: true });
+    },
     { scope: 'worker' },
   ],
   context: async ({ openProfile, startWith, visitedProfile, samplesProfile }, use) => {

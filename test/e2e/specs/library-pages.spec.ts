@@ -18,7 +18,7 @@ import type { Diagnostics } from '../../../src/ui/workers.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';
 import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import { buildProfile, expect, test as base } from '../lib/fixtures.ts';
+import { expect, test as base } from '../lib/fixtures.ts';
 import { confirmBuild, estimateBuild, saveEndpoint } from '../lib/llmPanels.ts';
 import { putSettings } from '../lib/settings.ts';
 
@@ -130,37 +130,41 @@ interface BuiltLibrary {
   first: { title: string; text: string };
 }
 
-const test = base.extend<object, { builtLibrary: BuiltLibrary }>({
-  // Built once per worker, as a test's own drop would be (the same fixtures' Chromium, profile on disk and privacy
-  // guard); the drop's own checks are made here, and fail every test that uses it.
-  builtLibrary: [
-    async ({ playwright, launchOptions }, use) => {
-      const files = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-files-'));
-      const profile = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
-      try {
-        const built = await buildProfile(playwright, launchOptions, profile, async (page, origin) => {
-          const { path, lines, first } = await passagesFile(files);
-          await openApp(page, origin);
-          await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
-          await addFiles(page, [path]);
-          await waitIdle(page);
-          const counts = await readCounts(page);
-          expect(counts.documents).toBe(PASSAGES);
-          const pages = await storedPages(page);
-          console.log(`    [library-pages] the shared drop's pages: ${JSON.stringify(pages)}`);
-          expect(pages, 'the drop wrote the library pages').not.toBeNull();
-          expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
-          expect(pages!.bytes).toBeGreaterThan(0);
-          return { counts, pages: pages!, lines, first };
-        });
-        await use({ profile, ...built });
-      } finally {
-        await rm(profile, { recursive: true, force: true });
-        await rm(files, { recursive: true, force: true });
-      }
-    },
-    { scope: 'worker', timeout: TIMEOUT_MS * Number(process.env.E2E_TIMEOUT_SCALE ?? 1) },
-  ],
+/** Whether a test of this worker has asked for builtLibrary yet (the one that did pays for the build). */
+let libraryAsked = false;
+
+const test = base.extend<{ builtLibrary: BuiltLibrary }>({
+  // Built once per worker (fixtures.ts, libraryOnce: a test-scoped fixture here, so this spec runs in the suite's
+  // one worker), as a test's own drop would be (the same Chromium, profile on disk and privacy guard); the drop's
+  // own checks are made there, and fail every test that uses it. The first test to ask gets the build's time on top
+  // of its own.
+  builtLibrary: async ({ libraryOnce }, use, testInfo) => {
+    if (!libraryAsked) {
+      libraryAsked = true;
+      testInfo.setTimeout(testInfo.timeout + TIMEOUT_MS * Number(process.env.E2E_TIMEOUT_SCALE ?? 1));
+    }
+    const files = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-files-'));
+    try {
+      const { profile, built } = await libraryOnce('library-pages', async (page, origin) => {
+        const { path, lines, first } = await passagesFile(files);
+        await openApp(page, origin);
+        await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
+        await addFiles(page, [path]);
+        await waitIdle(page);
+        const counts = await readCounts(page);
+        expect(counts.documents).toBe(PASSAGES);
+        const pages = await storedPages(page);
+        console.log(`    [library-pages] the shared drop's pages: ${JSON.stringify(pages)}`);
+        expect(pages, 'the drop wrote the library pages').not.toBeNull();
+        expect(pages).toMatchObject({ documents: counts.documents, chunks: counts.chunks });
+        expect(pages!.bytes).toBeGreaterThan(0);
+        return { counts, pages: pages!, lines, first };
+      });
+      await use({ profile, ...built });
+    } finally {
+      await rm(files, { recursive: true, force: true });
+    }
+  },
 });
 
 test.setTimeout(TIMEOUT_MS);
