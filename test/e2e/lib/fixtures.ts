@@ -38,9 +38,10 @@ export interface E2eFixtures {
   /**
    * Opens one more profile, closed when the test ends: a fresh one (an empty browser on the same app), or with
    * `copyOf` a copy of a closed profile's folder — a library a worker fixture built once, which this test may change
-   * (library-pages.spec.ts).
+   * (library-pages.spec.ts). `serviceWorkers` (default: the test's option, Playwright's `serviceWorkers`, which
+   * the test's own `page` follows too) 'block' keeps the app from registering its service worker.
    */
-  openProfile: (options?: { copyOf?: string }) => Promise<Profile>;
+  openProfile: (options?: { copyOf?: string; serviceWorkers?: 'allow' | 'block' }) => Promise<Profile>;
   /** Prints a line under the test's name: what the spec measured, for the CI log. */
   log: (message: string) => void;
   /** Multiplies the test's time-out by E2E_TIMEOUT_SCALE (default 1); applied to every test. */
@@ -248,16 +249,19 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
     const name = testInfo.titlePath[0].replace(/\.spec\.ts$/, '');
     await use((message) => console.log(`    [${name}] ${message}`));
   },
-  openProfile: async ({ playwright, launchOptions, viewport, privacy, log }, use) => {
+  openProfile: async ({ playwright, launchOptions, viewport, serviceWorkers, privacy, log }, use) => {
     const opened: { context: BrowserContext; dir: string; linked: Map<string, string> }[] = [];
     await use(async (options = {}) => {
       // A persistent profile on disk, as a user's browser has: IndexedDB and Cache Storage get the real quota
       // (an incognito context keeps them in memory, too small for the hostile-input and 50 MB files).
       const dir = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-profile-'));
       const linked = options.copyOf ? await copyProfile(options.copyOf, dir) : new Map<string, string>();
+      // A never-visited profile with its service worker allowed precaches the app's files (~84 MB: the models,
+      // WASM runtimes, OCR data) beside the test: 'block' for a test that is not about the service worker.
       const context = await playwright.chromium.launchPersistentContext(dir, {
         ...launchOptions,
         viewport,
+        serviceWorkers: options.serviceWorkers ?? serviceWorkers,
       });
       opened.push({ context, dir, linked });
       await privacy.watch(context);

@@ -133,9 +133,10 @@ test('the store opened late: "Opening your library…" until it is read, never a
 });
 
 // A browser that never opened the app: the slow network below is the page's route, which a service worker's own
-// fetch of the bundle (in a profile that visited the app) would go around.
+// fetch of the bundle (in a profile that visited the app) would go around. Its service worker blocked: this first
+// visit would otherwise precache the app's files (~84 MB) beside the test, which is not about them.
 test.describe(() => {
-  test.use({ startWith: 'new' });
+  test.use({ startWith: 'new', serviceWorkers: 'block' });
 
   test('?bundle=: the bytes downloaded so far, with Cancel, and no empty library meanwhile', async ({
     page,
