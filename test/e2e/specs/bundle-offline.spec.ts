@@ -2,15 +2,14 @@
 // offline, reload, ask a question about the sample documents, and get evidence — with no request leaving the
 // origin. Needs the app to register its service worker at start-up (src/sw/register.svelte.ts). The samples' test
 // starts from the worker's samples profile (fixtures.ts, startWith): the visit in which the samples were indexed is
-// its one visit. The shared bundles' tests start empty; their two bundles are built once for the worker
-// (bundleOnce).
+// its one visit. The shared bundles' tests start empty; their two bundles (`cli index` of bundles.md, whole and
+// --pages) are frozen files (test/support/frozenBundles.ts).
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { askForChunks, openApp, waitIdle } from '../lib/app.ts';
-import { bundleOnce } from '../lib/bundleOnce.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { BUNDLES_PAGE } from '../../support/repoDocs.ts';
+import { frozenBundle, type FrozenName } from '../../support/frozenBundles.ts';
 
 /** Keeps the open bundle for offline use (its Keep button) and waits until the app says the copy is kept. */
 async function keepOffline(page: Page): Promise<void> {
@@ -87,7 +86,7 @@ test.describe(() => {
 });
 
 /**
- * `cli index` of bundles.md with `flags` (built once for the worker), copied into the served folder and opened by its
+ * A frozen bundle (test/support/frozenBundles.ts), copied into the served folder and opened by its
  * `?bundle=` link (#library), which `use` gets; the app's service worker controls the page from that first load (the
  * profile is one in which the app was opened before, fixtures.ts), or this throws. The copy is removed when `use`
  * ends.
@@ -95,13 +94,13 @@ test.describe(() => {
 async function withSharedBundle(
   { page, origin, dist }: { page: Page; origin: string; dist: string },
   name: string,
-  flags: string[],
+  bundle: FrozenName,
   use: (url: string) => Promise<void>,
 ): Promise<void> {
   const folder = `${name}-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });
   try {
-    await copyFile(await bundleOnce(BUNDLES_PAGE, flags), join(dist, folder, 'shared.bundle'));
+    await copyFile(frozenBundle(bundle), join(dist, folder, 'shared.bundle'));
     const url = `${origin}/?bundle=/${folder}/shared.bundle#library`;
     await page.goto(url);
     expect(
@@ -130,7 +129,7 @@ test('offline: a shared bundle opened once by ?bundle= opens again with the netw
   log,
 }) => {
   // A bundle without pages, as most shared ones are: read whole, and kept by the service worker when opened.
-  await withSharedBundle({ page, origin, dist }, 'e2e-offline-bundle', [], async (url) => {
+  await withSharedBundle({ page, origin, dist }, 'e2e-offline-bundle', 'bundles.bundle', async (url) => {
     await page.waitForSelector('[data-testid="read-only"]');
     const question = 'How large is a bundle with int8 vectors?';
     const online = await askForChunks(page, question);
@@ -161,7 +160,7 @@ test('offline: a shared bundle read by ranges, kept for offline use, opens and a
   log,
 }) => {
   // A bundle with pages: read by ranges, which the service worker never keeps.
-  await withSharedBundle({ page, origin, dist }, 'e2e-offline-kept', ['--pages'], async (url) => {
+  await withSharedBundle({ page, origin, dist }, 'e2e-offline-kept', 'bundles.pages.bundle', async (url) => {
     await expect(page.getByTestId('read-by-ranges')).toBeVisible();
     const copy = page.getByTestId('offline-copy');
     await expect(copy).toHaveAttribute('data-state', 'none');
@@ -236,63 +235,68 @@ test('offline: a damaged offline copy is removed at opening, saying why, the hos
   dist,
   log,
 }) => {
-  await withSharedBundle({ page, origin, dist }, 'e2e-offline-damaged', ['--pages'], async (url) => {
-    const copy = page.getByTestId('offline-copy');
-    await keepOffline(page);
-    const question = 'How large is a bundle with int8 vectors?';
-    const online = await askForChunks(page, question);
+  await withSharedBundle(
+    { page, origin, dist },
+    'e2e-offline-damaged',
+    'bundles.pages.bundle',
+    async (url) => {
+      const copy = page.getByTestId('offline-copy');
+      await keepOffline(page);
+      const question = 'How large is a bundle with int8 vectors?';
+      const online = await askForChunks(page, question);
 
-    // One byte of the stored copy changed (the middle of its first part), as a failing disk or a bad keep would.
-    const damaged = await page.evaluate(async () => {
-      const cache = await caches.open('conceptrag-kept-bundles');
-      const part = (await cache.keys()).find((r) => !r.url.endsWith('/index'))!;
-      const bytes = new Uint8Array(await (await cache.match(part))!.arrayBuffer());
-      bytes[bytes.length >> 1] ^= 0x5a;
-      await cache.put(part, new Response(bytes));
-      return new URL(part.url).pathname;
-    });
-    log(`damaged the middle byte of ${damaged}`);
-
-    // Online: the copy fails its check, is removed with a message naming the bundle and why, and the host answers.
-    await reopen(page, url, 1);
-    await page.click('a[href="#library"]');
-    const bundlePath = new URL(url).searchParams.get('bundle')!;
-    const dropped = page.getByTestId('offline-dropped');
-    await expect(dropped).toContainText(`The offline copy of ${origin}${bundlePath} failed its check`);
-    await expect(dropped).toContainText('corrupted');
-    log(`message: ${await dropped.textContent()}`);
-    await expect(page.getByTestId('read-by-ranges')).toContainText('Read by ranges');
-    await expect(copy).toHaveAttribute('data-state', 'none');
-    expect(await keptKeys(page), 'entries left of the damaged copy').toEqual([]);
-    expect(await askForChunks(page, question), 'the passages from the host').toEqual(online);
-
-    // Kept again and read offline: Remove is offered there too.
-    await page.click('a[href="#library"]');
-    await keepOffline(page);
-    await context.setOffline(true);
-    try {
-      await reopen(page, url, 2);
-      await expect(page.getByTestId('offline-read')).toContainText('cannot be reached');
-      await expect(page.getByTestId('offline-remove')).toBeVisible();
-
-      // A keep stopped before its end (its index says pending): offline the bundle does not open, and what is
-      // kept can still be removed from the page that says so.
-      await page.evaluate(async () => {
+      // One byte of the stored copy changed (the middle of its first part), as a failing disk or a bad keep would.
+      const damaged = await page.evaluate(async () => {
         const cache = await caches.open('conceptrag-kept-bundles');
-        const key = (await cache.keys()).find((r) => r.url.endsWith('/index'))!;
-        const index = (await (await cache.match(key))!.json()) as { complete?: object; pending?: object };
-        index.pending = index.complete;
-        delete index.complete;
-        await cache.put(key, new Response(JSON.stringify(index)));
+        const part = (await cache.keys()).find((r) => !r.url.endsWith('/index'))!;
+        const bytes = new Uint8Array(await (await cache.match(part))!.arrayBuffer());
+        bytes[bytes.length >> 1] ^= 0x5a;
+        await cache.put(part, new Response(bytes));
+        return new URL(part.url).pathname;
       });
-      await page.goto(url.replace('#library', '&again=3#library'));
-      await expect(page.getByTestId('bundle-error')).toContainText('keeps no copy of it');
-      await expect(copy).toHaveAttribute('data-state', 'partial');
-      await page.getByTestId('offline-remove').click();
-      await expect(copy).toHaveCount(0);
-      expect(await keptKeys(page), 'entries left after Remove').toEqual([]);
-    } finally {
-      await context.setOffline(false);
-    }
-  });
+      log(`damaged the middle byte of ${damaged}`);
+
+      // Online: the copy fails its check, is removed with a message naming the bundle and why, and the host answers.
+      await reopen(page, url, 1);
+      await page.click('a[href="#library"]');
+      const bundlePath = new URL(url).searchParams.get('bundle')!;
+      const dropped = page.getByTestId('offline-dropped');
+      await expect(dropped).toContainText(`The offline copy of ${origin}${bundlePath} failed its check`);
+      await expect(dropped).toContainText('corrupted');
+      log(`message: ${await dropped.textContent()}`);
+      await expect(page.getByTestId('read-by-ranges')).toContainText('Read by ranges');
+      await expect(copy).toHaveAttribute('data-state', 'none');
+      expect(await keptKeys(page), 'entries left of the damaged copy').toEqual([]);
+      expect(await askForChunks(page, question), 'the passages from the host').toEqual(online);
+
+      // Kept again and read offline: Remove is offered there too.
+      await page.click('a[href="#library"]');
+      await keepOffline(page);
+      await context.setOffline(true);
+      try {
+        await reopen(page, url, 2);
+        await expect(page.getByTestId('offline-read')).toContainText('cannot be reached');
+        await expect(page.getByTestId('offline-remove')).toBeVisible();
+
+        // A keep stopped before its end (its index says pending): offline the bundle does not open, and what is
+        // kept can still be removed from the page that says so.
+        await page.evaluate(async () => {
+          const cache = await caches.open('conceptrag-kept-bundles');
+          const key = (await cache.keys()).find((r) => r.url.endsWith('/index'))!;
+          const index = (await (await cache.match(key))!.json()) as { complete?: object; pending?: object };
+          index.pending = index.complete;
+          delete index.complete;
+          await cache.put(key, new Response(JSON.stringify(index)));
+        });
+        await page.goto(url.replace('#library', '&again=3#library'));
+        await expect(page.getByTestId('bundle-error')).toContainText('keeps no copy of it');
+        await expect(copy).toHaveAttribute('data-state', 'partial');
+        await page.getByTestId('offline-remove').click();
+        await expect(copy).toHaveCount(0);
+        expect(await keptKeys(page), 'entries left after Remove').toEqual([]);
+      } finally {
+        await context.setOffline(false);
+      }
+    },
+  );
 });

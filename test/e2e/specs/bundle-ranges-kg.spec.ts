@@ -1,16 +1,14 @@
 // Spec (the KG modes by ranges): a bundle built by `cli index --pages --kg` (its KG extracted by the scripted server on
-// loopback) opened with ?bundle= answers `kg` and `hybrid` in the Ask view from its pages and its KG read on the
+// loopback; frozen, test/support/frozenBundles.ts) opened with ?bundle= answers `kg` and `hybrid` in the Ask view from its pages and its KG read on the
 // first KG question, with the same ranked passages as the same bundle read whole by `cli ask --whole`'s code, and
 // every request for the bundle a range.
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { askSnapshot } from '../../../src/cli/ask.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
-import { run as indexCli } from '../../../src/cli/index.ts';
-import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { REPO_RESULTS } from '../../support/repoDocs.ts';
+import { frozenBundle } from '../../support/frozenBundles.ts';
 
 const BUDGET = 3000;
 // Questions naming things the scripted extractor makes entities of (capitalized runs) in the frozen copy of this repository's docs
@@ -48,17 +46,11 @@ test('a bundle with pages and a KG by ?bundle=: kg and hybrid answer by ranges a
   dist,
   log,
 }) => {
-  const server = await startScriptedLlmServer();
   const scratch = join(dist, `e2e-ranges-kg-${process.pid}`);
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'results.bundle');
-    const code = await indexCli([
-      ...[REPO_RESULTS, '--out', bundle, '--embedder', 'none', '--pages', '--quiet'],
-      ...['--kg', '--kappa', '0.3', '--llm-base-url', server.baseUrl, '--llm-model', 'scripted-model'],
-    ]);
-    expect(code, `cli index exited ${code}`).toBe(0);
-    await server.close();
+    await copyFile(frozenBundle('results.kg.pages.bundle'), bundle);
     const size = (await stat(bundle)).size;
     const whole = await readBundleFile(bundle);
     expect((whole.tables.kgEntities ?? []).length).toBeGreaterThan(0);
@@ -86,7 +78,6 @@ test('a bundle with pages and a KG by ?bundle=: kg and hybrid answer by ranges a
     expect(statuses.every((s) => s === 206)).toBe(true);
     log(`bundle ${size} bytes, ${statuses.length} range requests`);
   } finally {
-    await server.close().catch(() => undefined);
     await rm(scratch, { recursive: true, force: true });
   }
 });

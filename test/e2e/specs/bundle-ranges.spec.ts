@@ -4,10 +4,9 @@
 import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { askForEvidence } from '../lib/app.ts';
-import { bundleOnce } from '../lib/bundleOnce.ts';
 import { serveStatic } from '../lib/staticServer.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { BUNDLES_PAGE, RANGES_PAGE, REPO_DOCS } from '../../support/repoDocs.ts';
+import { frozenBundle } from '../../support/frozenBundles.ts';
 
 test.setTimeout(300_000);
 
@@ -22,7 +21,7 @@ test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evi
   try {
     // A frozen copy of this repository's documentation: Markdown with headings.
     const bundle = join(scratch, 'docs.bundle');
-    await copyFile(await bundleOnce(REPO_DOCS, ['--pages']), bundle);
+    await copyFile(frozenBundle('repo-docs.pages.bundle'), bundle);
     const size = (await stat(bundle)).size;
     const path = `/e2e-ranges-${process.pid}/docs.bundle`;
     const fetched: Array<{ status: number; bytes: number }> = [];
@@ -83,7 +82,7 @@ test('a bundle too large for the tab: Import bundle… says so before anything i
   try {
     // One results page (60 KB): any library is too large for the tab below, so a small one costs the CLI least.
     const bundle = join(scratch, 'results.bundle');
-    await copyFile(await bundleOnce(RANGES_PAGE, ['--pages']), bundle);
+    await copyFile(frozenBundle('ranges.pages.bundle'), bundle);
     // A tab of 1 MB: any library is too large for it.
     await page.goto(`${origin}/?heapLimitMB=1#library`);
     const documents = page.locator('[data-count="documents"]');
@@ -125,7 +124,7 @@ test('a shared index read whole that the tab cannot hold: ?bundle= stops at its 
     // No pages: a ?bundle= of it is downloaded and read whole.
     // One short results page (12 KB): no library fits the tab below, so the smallest will do.
     const bundle = join(scratch, 'whole.bundle');
-    await copyFile(await bundleOnce(BUNDLES_PAGE), bundle);
+    await copyFile(frozenBundle('bundles.bundle'), bundle);
     const size = (await stat(bundle)).size;
     const path = `/e2e-whole-fit-${process.pid}/whole.bundle`;
     // A tab of 1 MB: no library fits it.
@@ -166,7 +165,7 @@ wholeFilesHost(
       // Pages only (the CLI's streaming build): before, this host could not open it at all.
       // The results page on ranges (60 KB), which the question below is about.
       const bundle = join(scratch, 'stream.bundle');
-      await copyFile(await bundleOnce(RANGES_PAGE, ['--stream']), bundle);
+      await copyFile(frozenBundle('ranges.stream.bundle'), bundle);
       const size = (await stat(bundle)).size;
       const path = `/e2e-no-ranges-${process.pid}/stream.bundle`;
       const statuses: number[] = [];

@@ -2,33 +2,17 @@
 // is still downloading, the Ask view's evidence, the context sent to the endpoint and the document a citation
 // opens come from the bundle, never from the local library of the same browser profile (which holds another
 // document that would also match the question).
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { run as indexCli } from '../../../src/cli/index.ts';
+import { frozenBundle } from '../../support/frozenBundles.ts';
+import { LOCAL_TEXT, corpus } from '../../support/lighthouseCorpus.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { saveLlmSettings } from '../lib/llmPanels.ts';
 import { lexicalOnly } from '../lib/settings.ts';
 
-const BUNDLE_TEXT =
-  'The Lighthouse of Alexandria stood on the island of Pharos. It was about one hundred metres tall, ' +
-  'and its fire could be seen far out at sea.';
-const LOCAL_TEXT =
-  'The harbour of Alexandria had two basins. Fishermen sold their catch at the quay below the lighthouse road.';
 const QUESTION = 'How tall was the lighthouse of Alexandria?';
-
-/** Filler passages: concepts are terms in at most 5% of the chunks, so a corpus needs more than 20 chunks. */
-function corpus(main: { title: string; text: string }, topic: string): string {
-  const lines = [main];
-  for (let i = 0; i < 30; i++) {
-    lines.push({
-      title: `${topic} ${i}`,
-      text: `${topic} number ${i} was recorded in ${1700 + i * 7}. Its keeper counted ${i * 13 + 5} barrels of grain.`,
-    });
-  }
-  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-}
 
 test.setTimeout(240_000);
 
@@ -43,17 +27,11 @@ test('read-only bundle: the evidence, the answer context and the viewer use the 
 }) => {
   const server = await startScriptedLlmServer({ wordDelayMs: 5 });
   privacy.allowOrigin(server.url);
-  // The bundle, made by the CLI (lexical only: no model needed for it).
-  const source = join(tmp, 'pharos.jsonl');
-  await writeFile(source, corpus({ title: 'Pharos', text: BUNDLE_TEXT }, 'Granary'));
-  const bundlePath = join(tmp, 'pharos.bundle');
-  const code = await indexCli([source, '--out', bundlePath, '--embedder', 'none', '--quiet']);
-  expect(code, `cli index exited ${code}`).toBe(0);
+  // The bundle, made by the CLI (lexical only: no model needed for it), frozen (test/support/frozenBundles.ts).
   const scratch = join(dist, `e2e-scratch-ro-${process.pid}`);
   await mkdir(scratch, { recursive: true });
   try {
-    const { readFile } = await import('node:fs/promises');
-    await writeFile(join(scratch, 'pharos.bundle'), await readFile(bundlePath));
+    await copyFile(frozenBundle('pharos.bundle'), join(scratch, 'pharos.bundle'));
 
     // The local library of this profile: another document, and an LLM endpoint. Indexed by its words only (no
     // sentence vectors): what is tested is that nothing of it is read, and its words match the question too.

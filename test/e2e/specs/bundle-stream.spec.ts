@@ -4,9 +4,8 @@
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { askForEvidence } from '../lib/app.ts';
-import { bundleOnce } from '../lib/bundleOnce.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { REPO_DOCS } from '../../support/repoDocs.ts';
+import { frozenBundle } from '../../support/frozenBundles.ts';
 
 test.setTimeout(300_000);
 
@@ -19,7 +18,7 @@ test('a --stream bundle: read by ranges with evidence by ?bundle=, offered read-
   await mkdir(scratch, { recursive: true });
   try {
     const bundle = join(scratch, 'docs.bundle');
-    await copyFile(await bundleOnce(REPO_DOCS, ['--stream']), bundle);
+    await copyFile(frozenBundle('repo-docs.stream.bundle'), bundle);
 
     await page.goto(`${origin}/?bundle=/e2e-stream-${process.pid}/docs.bundle#library`);
     await expect(page.getByTestId('read-by-ranges')).toBeVisible({ timeout: 120_000 });

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { importBundle, openApp } from '../lib/app.ts';
 import { bundleOnce } from '../lib/bundleOnce.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { BUNDLES_PAGE } from '../../support/repoDocs.ts';
+import { frozenBundle } from '../../support/frozenBundles.ts';
 
 test.setTimeout(300_000);
 
@@ -62,10 +62,10 @@ test('the store opened late: "Opening your library…" until it is read, never a
   tmp,
   log,
 }) => {
-  // Any library will do: the bundle of one results page, built once for the worker (bundle-offline opens it too),
+  // Any library will do: the bundle of one results page, frozen (test/support/frozenBundles.ts; bundle-offline opens it too),
   // named as the import message shows it. The Vue docs' (107 documents) took 4.5 s to build and as long to import.
   const bundle = join(tmp, 'notes.bundle');
-  await copyFile(await bundleOnce(BUNDLES_PAGE), bundle);
+  await copyFile(frozenBundle('bundles.bundle'), bundle);
   await openApp(page, origin);
   const imported = await importBundle(page, bundle, 120_000);
   log(imported);
