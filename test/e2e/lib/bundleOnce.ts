@@ -1,6 +1,7 @@
 // A lexical bundle made by this repository's CLI once per Playwright worker, with any extra `cli index` flags
-// (`--pages`, `--stream`), for the specs that open a bundle the CLI wrote (bundle-offline, library-opening,
-// bundle-ranges, bundle-stream). `cli index` runs in the worker's own process (its `run`, as bundle-readonly-llm
+// (`--pages`, `--stream`), for a spec that opens a bundle the CLI writes at test time: library-opening's of the Vue
+// docs (outside the repository, so not frozen), which keeps `cli index` → bundle → app covered live. The other bundle
+// specs open frozen bundles (test/support/frozenBundles.ts). `cli index` runs in the worker's own process (its `run`, as bundle-readonly-llm
 // calls it): a `node --import tsx` child per bundle cost 20–37 s of wall at load ~20, most of it starting tsx, not
 // indexing. Every test gets the same bytes; copy them where the test serves them.
 import { rmSync } from 'node:fs';
