@@ -88,7 +88,7 @@ export interface E2eWorkerFixtures {
  * viewport and privacy guard as a test's own profile. `build` gets the profile's page and the app's origin; the
  * browser is closed before this returns, so the folder is whole and no browser holds it, and the guard is checked.
  */
-export async function buildProfile<T>(
+async function buildProfile<T>(
   playwright: PlaywrightWorkerArgs['playwright'],
   launchOptions: PlaywrightWorkerOptions['launchOptions'],
   profile: string,
