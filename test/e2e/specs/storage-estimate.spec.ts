@@ -8,6 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, readCounts, waitIdle } from '../lib/app.ts';
+import { dropAgainAndGoOn, expectNothingQueued, stopDrop } from '../lib/dropQuestion.ts';
 import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
 import { lowerQuota, restoreQuota, settledUsage } from '../lib/quota.ts';
@@ -52,31 +53,11 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
     /^This file needs about [\d.]+ KB of storage to index; this browser offers 560 KB here \(a private window gives less\)\./,
   );
   expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
-  // Nothing is queued while the question is open: the app waits for the person. (It says it is busy meanwhile: a
-  // drop is never reported idle while its files wait, see the drop record in ARCHITECTURE.md.)
-  const waitingAnswer = await readCounts(page);
-  expect(waitingAnswer.pendingWaiting + waitingAnswer.documents, 'queued before the user chose').toBe(0);
-
-  await page.getByTestId('space-stop').click();
-  await expect(check).toBeHidden();
-  await expect(page.getByRole('alert').filter({ hasText: 'Nothing was indexed' })).toBeVisible();
-  await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'idle');
-  const stopped = await readCounts(page);
-  expect(stopped.pendingWaiting + stopped.documents, 'Stop still queued the file').toBe(0);
+  await expectNothingQueued(page);
+  await stopDrop(page, check, 'space-stop');
 
   // The same drop again, indexed without sentence vectors.
-  await addFiles(page, [file]);
-  await expect(check).toBeVisible();
-  await page.getByTestId('space-lexical').click();
-  // The file is queued after the choice, asynchronously: until then the app is idle with nothing waiting, which
-  // waitIdle would take for the end of the run.
-  await expect
-    .poll(async () => {
-      const c = await readCounts(page);
-      return c.documents + c.pendingWaiting;
-    })
-    .toBeGreaterThan(0);
-  await waitIdle(page);
+  await dropAgainAndGoOn(page, check, () => addFiles(page, [file]), 'space-lexical');
   const lexical = await readCounts(page);
   log(`lexical only: ${JSON.stringify(lexical)}`);
   expect(lexical.documents).toBe(150);
