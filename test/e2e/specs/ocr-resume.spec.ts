@@ -10,7 +10,6 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addFiles, openApp, readOutcomes, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
-import { lexicalOnly } from '../lib/settings.ts';
 // @ts-expect-error -- a build script in plain JavaScript, without types
 import { imagePdf } from '../../bench/scanned/build.mjs';
 
@@ -59,9 +58,6 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   await page.selectOption('[data-testid="ocr-language"]', 'eng');
   await expect(page.locator('[data-testid="ocr-language-saved"]')).toContainText('Saved.');
   await openApp(page, origin);
-  // By words (sentence vectors off): recognition across a reload is the subject, not vectors; embedding every
-  // sentence took the cores from it.
-  await lexicalOnly(page);
   await addFiles(page, [scan, outlines]);
   // Page 1 is recognised (and kept) once page 2 starts; a scan that ends first (refused, or done between two polls)
   // ends the wait too, and the checks below say which.
