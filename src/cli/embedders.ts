@@ -8,14 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import * as tf from '@tensorflow/tfjs-core';
+// Types only: USE-lite's module (TF.js core, its CPU and WASM backends, the converter, USE's tokenizer) is imported
+// where a USE-lite embedder is made (useModule). Most importers of this file (the CLI's commands, the Node tests of
+// them) embed through an endpoint or not at all, and a static import made each pay for loading TF.js.
+import type * as tf from '@tensorflow/tfjs-core';
 import type { Embedder } from '../core/types.ts';
-import {
-  createUseEmbedder,
-  USE_DIMENSION,
-  type UseEmbedderOptions,
-  type UseVocabulary,
-} from '../core/embed/use.ts';
+import type { UseEmbedderOptions, UseVocabulary } from '../core/embed/use.ts';
 import {
   createEmbedder,
   isEndpointEmbedder,
@@ -76,9 +74,13 @@ function fileModelHandler(dir: string): tf.io.IOHandler {
   };
 }
 
+/** USE-lite's module, loaded on the first USE-lite embedder made (see the imports above). */
+const useModule = () => import('../core/embed/use.ts');
+
 /** USE-lite in Node on TF.js's WASM backend, model files read from node_modules. Nothing is fetched. */
 export async function createNodeUseEmbedder(options: UseEmbedderOptions = {}): Promise<Embedder> {
   const dir = useModelDir();
+  const { createUseEmbedder } = await useModule();
   return createUseEmbedder(
     {
       model: fileModelHandler(dir),
@@ -145,6 +147,7 @@ export async function createNodeUseEmbedderPool(
     throw new Error(`embedders: the USE pool needs a whole number of workers ≥ 1, got ${workers}`);
   }
   if (workers === 1) return createNodeUseEmbedder(options);
+  const { USE_DIMENSION } = await useModule();
   const threads = Array.from({ length: workers }, () => startPoolThread(options));
   let nextId = 0;
   const waiting = new Map<number, { resolve(v: Float32Array): void; reject(e: Error): void }>();

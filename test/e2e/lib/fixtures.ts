@@ -16,8 +16,10 @@ import {
   type PlaywrightWorkerArgs,
   type PlaywrightWorkerOptions,
 } from '@playwright/test';
+import type { ScriptedLlmServer, ScriptedServerOptions } from '../../support/scriptedLlmServer.ts';
 import { openApp, openIndexed, waitIdle } from './app.ts';
 import { DIST, RequestGuard } from './browser.ts';
+import { embedThroughEndpoint } from './embeddingEndpoint.ts';
 
 export { expect };
 
@@ -332,5 +334,34 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
   },
   page: async ({ context }, use) => {
     await use(context.pages()[0] ?? (await context.newPage()));
+  },
+});
+
+// ---- The app with an embedder endpoint -----------------------------------------------------------------------
+// For the specs whose subject is what happens while sentences are embedded (a reload, Cancel, a full store, the
+// progress shown): each opened the app and set the scripted endpoint as its embedder by hand, the same way.
+
+export interface EmbedderFixtures {
+  /** The scripted server's options (`test.use({ embedderOptions: { embeddingDimension: 512 } })`); none by default. */
+  embedderOptions: ScriptedServerOptions;
+  /**
+   * The app opened on the test's `page` (the Library view) with the scripted embedding endpoint on loopback as its
+   * embedder, as a user sets one in Settings (embeddingEndpoint.ts, embedThroughEndpoint): the server, for the test
+   * to script or pace, closed when the test ends.
+   */
+  appWithEmbedder: ScriptedLlmServer;
+}
+
+/** `test` with the app opened on an embedder endpoint (`appWithEmbedder`). */
+export const testWithEmbedder = test.extend<EmbedderFixtures>({
+  embedderOptions: [{}, { option: true }],
+  appWithEmbedder: async ({ page, origin, privacy, embedderOptions }, use) => {
+    await openApp(page, origin);
+    const server = await embedThroughEndpoint(page, privacy, embedderOptions);
+    try {
+      await use(server);
+    } finally {
+      await server.close();
+    }
   },
 });

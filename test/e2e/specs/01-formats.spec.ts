@@ -5,10 +5,9 @@
 // the browser keeps its own checks of a vector per sentence: evidence-readable and 04-ask-samples (the worker's
 // samples profile).
 import { join } from 'node:path';
-import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
+import { addFiles, checkIntegrity, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
 import { expectedCounts } from '../lib/expected.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'docs');
 const FILES = ['hello.txt', 'notes.md', 'report.pdf', 'memo.docx', 'page.html', 'passages.jsonl'];
@@ -17,20 +16,13 @@ test.setTimeout(180_000);
 
 test('formats: .txt .md .pdf .docx .html .jsonl indexed with the counts prepareFile gives in Node', async ({
   page,
-  origin,
   log,
-  privacy,
+  appWithEmbedder: _embedder,
 }) => {
   const paths = FILES.map((f) => join(FIXTURES, f));
   const expected = await expectedCounts(paths);
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy);
-  try {
-    await addFiles(page, paths);
-    await waitIdle(page);
-  } finally {
-    await server.close();
-  }
+  await addFiles(page, paths);
+  await waitIdle(page);
   const counts = await readCounts(page);
   log(`expected ${JSON.stringify(expected)}; IndexedDB ${JSON.stringify(counts)}`);
   for (const key of ['documents', 'sections', 'chunks', 'sentences', 'vectors'] as const) {

@@ -5,9 +5,8 @@
 // loading the USE model for one small file.
 import { copyFile, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addFiles, checkIntegrity, openApp, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { addFiles, checkIntegrity, readCounts, readOutcomes, waitIdle } from '../lib/app.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'docs');
 
@@ -27,10 +26,9 @@ test.setTimeout(180_000);
 
 test('bad input: empty, corrupt pdf, binary .txt, 50 MB text, unsupported extension → per-file outcome; rest indexed', async ({
   page,
-  origin,
   tmp,
   log,
-  privacy,
+  appWithEmbedder: _embedder,
 }) => {
   const big = join(tmp, 'big-50mb.txt');
   await writeBigText(big, 50 * 1024 * 1024);
@@ -48,14 +46,8 @@ test('bad input: empty, corrupt pdf, binary .txt, 50 MB text, unsupported extens
   ];
   const names = ['empty.txt', 'corrupt.pdf', 'binary.txt', 'big-50mb.txt', 'archive.xyz', 'hello.txt'];
 
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy);
-  try {
-    await addFiles(page, files);
-    await waitIdle(page);
-  } finally {
-    await server.close();
-  }
+  await addFiles(page, files);
+  await waitIdle(page);
   const outcomes = await readOutcomes(page);
   log(outcomes.map((o) => `${o.file}: ${o.status} — ${o.text}`).join('\n      '));
   for (const name of names) {

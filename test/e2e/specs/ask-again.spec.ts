@@ -5,9 +5,9 @@
 // waits in the queue behind it, for as long as the test wants, on a fast quiet machine as on a loaded one.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addFiles, openApp, waitIdle } from '../lib/app.ts';
-import { embedThroughEndpoint, waitForHeldEmbedding } from '../lib/embeddingEndpoint.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { addFiles, waitIdle } from '../lib/app.ts';
+import { waitForHeldEmbedding } from '../lib/embeddingEndpoint.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 import { jsonlRecords, writeRecords } from '../lib/records.ts';
 
 const QUESTION = 'Who logged the passing whalers in a green ledger?';
@@ -16,10 +16,9 @@ test.setTimeout(120_000);
 
 test('a question asked while a drop waits is answered over what is searchable, then asked again in place', async ({
   page,
-  origin,
   tmp,
   log,
-  privacy,
+  appWithEmbedder: server,
 }) => {
   // The first file: survey stations, none of the question's subject. The second: the record that answers it.
   const stations = await writeRecords(
@@ -39,44 +38,38 @@ test('a question asked while a drop waits is answered over what is searchable, t
       () => 'Lighthouse log',
     ),
   );
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy);
   server.scriptEmbeddings({ kind: 'hold' });
-  try {
-    await addFiles(page, [stations]);
-    // The first file is searchable (its lexical graph comes before any embedding) and its embedding is held.
-    await waitForHeldEmbedding(page, server);
-    await page.waitForSelector('[data-testid="documents"] [data-layers~="lexical"]');
-    // The second file is queued behind the held embedding: it cannot be stored until the test releases it.
-    await addFiles(page, [ledger]);
-    await page.getByText('1 file(s) waiting.').waitFor();
+  await addFiles(page, [stations]);
+  // The first file is searchable (its lexical graph comes before any embedding) and its embedding is held.
+  await waitForHeldEmbedding(page, server);
+  await page.waitForSelector('[data-testid="documents"] [data-layers~="lexical"]');
+  // The second file is queued behind the held embedding: it cannot be stored until the test releases it.
+  await addFiles(page, [ledger]);
+  await page.getByText('1 file(s) waiting.').waitFor();
 
-    await page.click('a[href="#ask"]');
-    await page.fill('[data-testid="question"]', QUESTION);
-    await page.click('[data-testid="ask"]');
-    await page.waitForSelector('[data-testid="results"][data-stage="result"]');
-    await expect(page.locator('[data-testid="ask"]')).toHaveText('Ask');
-    // Over the stations only, and said to be so.
-    const before = await page.locator('[data-testid="results"]').textContent();
-    expect(before).not.toContain('green ledger');
-    await expect(page.locator('[data-testid="awaiting-graph"]')).toContainText('asked again then');
-    await expect(page.locator('[data-testid="asked-again"]')).toHaveCount(0);
-    // Marked, so that a second question would show (the view replaces the results element on a new question).
-    await page.evaluate(() =>
-      document.querySelector('[data-testid="results"]')?.setAttribute('data-e2e-first', 'yes'),
-    );
+  await page.click('a[href="#ask"]');
+  await page.fill('[data-testid="question"]', QUESTION);
+  await page.click('[data-testid="ask"]');
+  await page.waitForSelector('[data-testid="results"][data-stage="result"]');
+  await expect(page.locator('[data-testid="ask"]')).toHaveText('Ask');
+  // Over the stations only, and said to be so.
+  const before = await page.locator('[data-testid="results"]').textContent();
+  expect(before).not.toContain('green ledger');
+  await expect(page.locator('[data-testid="awaiting-graph"]')).toContainText('asked again then');
+  await expect(page.locator('[data-testid="asked-again"]')).toHaveCount(0);
+  // Marked, so that a second question would show (the view replaces the results element on a new question).
+  await page.evaluate(() =>
+    document.querySelector('[data-testid="results"]')?.setAttribute('data-e2e-first', 'yes'),
+  );
 
-    // The ledger is stored and the graph refreshed: the question is asked again without a click.
-    server.releaseEmbeddings();
-    const top = page.locator('[data-testid="evidence"]').first();
-    await expect(top).toContainText('green ledger', { timeout: 60_000 });
-    await expect(page.locator('[data-testid="asked-again"]')).toBeVisible();
-    await expect(page.locator('[data-testid="question"]')).toHaveValue(QUESTION);
-    const inPlace = await page.locator('[data-testid="results"][data-e2e-first="yes"]').count();
-    log(`first answer without the ledger; asked again in place: ${inPlace === 1}`);
-    expect(inPlace, 'the evidence was replaced in place').toBe(1);
-    await waitIdle(page);
-  } finally {
-    await server.close();
-  }
+  // The ledger is stored and the graph refreshed: the question is asked again without a click.
+  server.releaseEmbeddings();
+  const top = page.locator('[data-testid="evidence"]').first();
+  await expect(top).toContainText('green ledger', { timeout: 60_000 });
+  await expect(page.locator('[data-testid="asked-again"]')).toBeVisible();
+  await expect(page.locator('[data-testid="question"]')).toHaveValue(QUESTION);
+  const inPlace = await page.locator('[data-testid="results"][data-e2e-first="yes"]').count();
+  log(`first answer without the ledger; asked again in place: ${inPlace === 1}`);
+  expect(inPlace, 'the evidence was replaced in place').toBe(1);
+  await waitIdle(page);
 });

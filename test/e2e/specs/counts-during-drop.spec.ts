@@ -3,9 +3,8 @@
 // header says the lexical layer is ready as soon as a question can be answered, the same status the views use.
 // The app embeds through the scripted endpoint on loopback, which holds the first embedding request until the test
 // cancels: the drop is still running when the counts are checked, on any machine.
-import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { addFiles, readCounts, waitIdle } from '../lib/app.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 import { jsonlRecords, writeRecords } from '../lib/records.ts';
 
 const PLACES = [
@@ -44,65 +43,58 @@ test.setTimeout(240_000);
 
 test('chunks, concepts and edges grow during a drop; the header says lexical ready while it runs', async ({
   page,
-  origin,
   tmp,
   log,
-  privacy,
+  appWithEmbedder: server,
 }) => {
   const file = await writeRecords(tmp, records(300));
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy);
   server.scriptEmbeddings({ kind: 'hold' });
-  try {
-    // What the Library view showed while indexing ran (each distinct reading once).
-    await page.evaluate(() => {
-      const w = window as unknown as { e2eCounts: string[] };
-      w.e2eCounts = [];
-      const look = () => {
-        const state = document.querySelector('[data-indexing]')?.getAttribute('data-indexing');
-        if (state !== 'running') return;
-        const read = (k: string) =>
-          Number(document.querySelector(`[data-count="${k}"]`)?.textContent?.replace(/,/g, '') ?? NaN);
-        const lexical = /lexical ready/.test(
-          document.querySelector('[data-testid="layers"]')?.textContent ?? '',
-        );
-        const row = JSON.stringify([read('chunks'), read('concepts'), read('edges'), lexical]);
-        if (!w.e2eCounts.includes(row)) w.e2eCounts.push(row);
-      };
-      new MutationObserver(look).observe(document.body, {
-        subtree: true,
-        childList: true,
-        characterData: true,
-        attributes: true,
-      });
+  // What the Library view showed while indexing ran (each distinct reading once).
+  await page.evaluate(() => {
+    const w = window as unknown as { e2eCounts: string[] };
+    w.e2eCounts = [];
+    const look = () => {
+      const state = document.querySelector('[data-indexing]')?.getAttribute('data-indexing');
+      if (state !== 'running') return;
+      const read = (k: string) =>
+        Number(document.querySelector(`[data-count="${k}"]`)?.textContent?.replace(/,/g, '') ?? NaN);
+      const lexical = /lexical ready/.test(
+        document.querySelector('[data-testid="layers"]')?.textContent ?? '',
+      );
+      const row = JSON.stringify([read('chunks'), read('concepts'), read('edges'), lexical]);
+      if (!w.e2eCounts.includes(row)) w.e2eCounts.push(row);
+    };
+    new MutationObserver(look).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
     });
-    await addFiles(page, [file]);
-    // Until the view has shown chunks, concepts and edges with the header saying lexical ready, indexing still on.
-    await page.waitForFunction(
-      () =>
-        (window as unknown as { e2eCounts: string[] }).e2eCounts.some((r) => {
-          const [chunks, concepts, edges, lexical] = JSON.parse(r) as [number, number, number, boolean];
-          return chunks > 0 && concepts > 0 && edges > 0 && lexical;
-        }),
-      undefined,
-      { timeout: 0, polling: 200 },
-    );
-    const stored = await readCounts(page);
-    const seen = (await page.evaluate(() => (window as unknown as { e2eCounts: string[] }).e2eCounts)).map(
-      (r) => JSON.parse(r) as [number, number, number, boolean],
-    );
-    log(
-      `readings while running: ${seen.length}; last: ${JSON.stringify(seen.at(-1))}; stored: ${stored.chunks}`,
-    );
-    await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'running');
-    // Never more chunks than the store holds (the counts are the store's, not a guess).
-    expect(Math.max(...seen.map(([chunks]) => chunks))).toBeLessThanOrEqual(stored.chunks);
-    // Cancel ends the drop; at rest the view shows the store's chunks.
-    await page.click('[data-testid="cancel"]');
-    await waitIdle(page);
-    const end = await readCounts(page);
-    await expect(page.locator('[data-count="chunks"]')).toHaveText(end.chunks.toLocaleString('en'));
-  } finally {
-    await server.close();
-  }
+  });
+  await addFiles(page, [file]);
+  // Until the view has shown chunks, concepts and edges with the header saying lexical ready, indexing still on.
+  await page.waitForFunction(
+    () =>
+      (window as unknown as { e2eCounts: string[] }).e2eCounts.some((r) => {
+        const [chunks, concepts, edges, lexical] = JSON.parse(r) as [number, number, number, boolean];
+        return chunks > 0 && concepts > 0 && edges > 0 && lexical;
+      }),
+    undefined,
+    { timeout: 0, polling: 200 },
+  );
+  const stored = await readCounts(page);
+  const seen = (await page.evaluate(() => (window as unknown as { e2eCounts: string[] }).e2eCounts)).map(
+    (r) => JSON.parse(r) as [number, number, number, boolean],
+  );
+  log(
+    `readings while running: ${seen.length}; last: ${JSON.stringify(seen.at(-1))}; stored: ${stored.chunks}`,
+  );
+  await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'running');
+  // Never more chunks than the store holds (the counts are the store's, not a guess).
+  expect(Math.max(...seen.map(([chunks]) => chunks))).toBeLessThanOrEqual(stored.chunks);
+  // Cancel ends the drop; at rest the view shows the store's chunks.
+  await page.click('[data-testid="cancel"]');
+  await waitIdle(page);
+  const end = await readCounts(page);
+  await expect(page.locator('[data-count="chunks"]')).toHaveText(end.chunks.toLocaleString('en'));
 });

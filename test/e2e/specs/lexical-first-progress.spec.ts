@@ -9,9 +9,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addFiles, openApp, showsText, waitIdle, waitWhileIndexing } from '../lib/app.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { addFiles, showsText, waitIdle, waitWhileIndexing } from '../lib/app.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
 import type { Diagnostics } from '../../../src/ui/workers.ts';
 
@@ -24,86 +23,78 @@ test.setTimeout(240_000);
 
 test('one progress for the drop; the header says what answers use while sentences are embedded', async ({
   page,
-  origin,
   tmp,
   log,
-  privacy,
+  appWithEmbedder: server,
 }) => {
   const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
   const paths = [join(tmp, 'first.jsonl'), join(tmp, 'second.jsonl')];
   await writeFile(paths[0], lines.slice(0, PER_FILE).join('\n') + '\n');
   await writeFile(paths[1], lines.slice(PER_FILE, 2 * PER_FILE).join('\n') + '\n');
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy);
-  try {
-    // Every sentence waits for its vector until the checks made while embedding are done.
-    server.scriptEmbeddings({ kind: 'hold' });
-    await addFiles(page, paths);
+  // Every sentence waits for its vector until the checks made while embedding are done.
+  server.scriptEmbeddings({ kind: 'hold' });
+  await addFiles(page, paths);
 
-    const progress = page.getByTestId('drop-progress');
-    const row = (key: string) => progress.locator(`[data-row="${key}"]`);
-    // Both files are read and every document is searchable before the sentences are all embedded.
-    // Each is shown only while the drop indexes: a wait that ends with an error once indexing has ended without it.
-    const drop = '[data-testid="drop-progress"]';
-    await waitWhileIndexing(page, 'the drop showed 2 / 2 files read', () =>
-      showsText(page, `${drop} [data-row="files"]`, '2 / 2'),
-    );
-    await waitWhileIndexing(page, 'every document was shown searchable', () =>
-      showsText(page, `${drop} [data-row="searchable"]`, `${2 * PER_FILE} / ${2 * PER_FILE}`),
-    );
-    const note = page.getByTestId('embedding-note');
-    await waitWhileIndexing(page, 'the header said that sentences are still being embedded', () =>
-      showsText(
-        page,
-        '[data-testid="embedding-note"]',
-        /answers use the lexical graph; [\d,]+ of [\d,]+ sentences still being embedded/,
-      ),
-    );
-    const noteText = (await note.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
-    log(`header while embedding: ${noteText}`);
-    const [, left, total] = /; ([\d,]+) of ([\d,]+) sentences/.exec(noteText) ?? [];
-    const counts = await layerCounts(page);
-    expect(Number(total.replace(/,/g, '')), 'the header counts the stored sentences').toBe(counts.sentences);
-    expect(Number(left.replace(/,/g, ''))).toBeGreaterThan(0);
-    const vectorsRow = (await row('embedded').textContent())?.replace(/\s+/g, ' ').trim() ?? '';
-    log(`vectors row: ${vectorsRow}`);
-    expect(vectorsRow).toMatch(new RegExp(`Documents with vectors [\\d,]+ / ${2 * PER_FILE}`));
-    // Documents are listed with the lexical layer while some still wait for their vectors.
-    await waitWhileIndexing(
+  const progress = page.getByTestId('drop-progress');
+  const row = (key: string) => progress.locator(`[data-row="${key}"]`);
+  // Both files are read and every document is searchable before the sentences are all embedded.
+  // Each is shown only while the drop indexes: a wait that ends with an error once indexing has ended without it.
+  const drop = '[data-testid="drop-progress"]';
+  await waitWhileIndexing(page, 'the drop showed 2 / 2 files read', () =>
+    showsText(page, `${drop} [data-row="files"]`, '2 / 2'),
+  );
+  await waitWhileIndexing(page, 'every document was shown searchable', () =>
+    showsText(page, `${drop} [data-row="searchable"]`, `${2 * PER_FILE} / ${2 * PER_FILE}`),
+  );
+  const note = page.getByTestId('embedding-note');
+  await waitWhileIndexing(page, 'the header said that sentences are still being embedded', () =>
+    showsText(
       page,
-      'a document was listed with the lexical layer only',
-      async () =>
-        (await page
-          .locator('[data-testid="documents"] td[data-layers]')
-          .evaluateAll((cells) => cells.filter((c) => c.getAttribute('data-layers') === 'lexical').length)) >
-        0,
-    );
-    // With only embedding left, the lexical library stays as it is until the semantic layer is built: the Ask
-    // view's warm start loads it in the query worker without a question, while the sentences are still embedded.
-    // Polled from Node: an async predicate in page.waitForFunction would pass at once (a promise is truthy).
-    const openedMs = () =>
-      page.evaluate(async () => {
-        const d = (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics;
-        return (await d.loadTimings())?.opened ?? null;
-      });
-    await expect.poll(openedMs, { intervals: [250] }).not.toBeNull();
-    const stillEmbedding = await note.count();
-    log(
-      `lexical library loaded by the warm start in ${await openedMs()} ms; embedding ` +
-        (stillEmbedding ? 'still running' : 'done'),
-    );
-    expect(stillEmbedding, 'the warm load came while sentences were still being embedded').toBe(1);
-    server.releaseEmbeddings();
+      '[data-testid="embedding-note"]',
+      /answers use the lexical graph; [\d,]+ of [\d,]+ sentences still being embedded/,
+    ),
+  );
+  const noteText = (await note.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+  log(`header while embedding: ${noteText}`);
+  const [, left, total] = /; ([\d,]+) of ([\d,]+) sentences/.exec(noteText) ?? [];
+  const counts = await layerCounts(page);
+  expect(Number(total.replace(/,/g, '')), 'the header counts the stored sentences').toBe(counts.sentences);
+  expect(Number(left.replace(/,/g, ''))).toBeGreaterThan(0);
+  const vectorsRow = (await row('embedded').textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+  log(`vectors row: ${vectorsRow}`);
+  expect(vectorsRow).toMatch(new RegExp(`Documents with vectors [\\d,]+ / ${2 * PER_FILE}`));
+  // Documents are listed with the lexical layer while some still wait for their vectors.
+  await waitWhileIndexing(
+    page,
+    'a document was listed with the lexical layer only',
+    async () =>
+      (await page
+        .locator('[data-testid="documents"] td[data-layers]')
+        .evaluateAll((cells) => cells.filter((c) => c.getAttribute('data-layers') === 'lexical').length)) > 0,
+  );
+  // With only embedding left, the lexical library stays as it is until the semantic layer is built: the Ask
+  // view's warm start loads it in the query worker without a question, while the sentences are still embedded.
+  // Polled from Node: an async predicate in page.waitForFunction would pass at once (a promise is truthy).
+  const openedMs = () =>
+    page.evaluate(async () => {
+      const d = (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics;
+      return (await d.loadTimings())?.opened ?? null;
+    });
+  await expect.poll(openedMs, { intervals: [250] }).not.toBeNull();
+  const stillEmbedding = await note.count();
+  log(
+    `lexical library loaded by the warm start in ${await openedMs()} ms; embedding ` +
+      (stillEmbedding ? 'still running' : 'done'),
+  );
+  expect(stillEmbedding, 'the warm load came while sentences were still being embedded').toBe(1);
+  server.releaseEmbeddings();
 
-    await waitIdle(page);
-    await expect(note).toHaveCount(0);
-    await expect(page.getByTestId('layers')).toContainText('semantic ready');
-    const layers = await page
-      .locator('[data-testid="documents"] td[data-layers]')
-      .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
-    expect(new Set(layers)).toEqual(new Set(['lexical vectors']));
-    await expect(row('embedded')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`);
-  } finally {
-    await server.close();
-  }
+  await waitIdle(page);
+  await expect(note).toHaveCount(0);
+  await expect(page.getByTestId('layers')).toContainText('semantic ready');
+  const layers = await page
+    .locator('[data-testid="documents"] td[data-layers]')
+    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
+  expect(new Set(layers)).toEqual(new Set(['lexical vectors']));
+  await expect(row('embedded')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`);
 });

@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { addFiles, readCounts, waitIdle } from '../lib/app.ts';
+import { dropAgainAndGoOn, expectNothingQueued, stopDrop } from '../lib/dropQuestion.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 /** A Markdown page of `paragraphs` distinct paragraphs (~200 bytes each). */
@@ -28,6 +29,10 @@ async function open(page: Page, origin: string, query: string): Promise<void> {
   await page.waitForSelector('[data-indexing]');
 }
 
+/** Drops a folder, as the Library view's folder picker does. */
+const dropFolder = (page: Page, folder: string) =>
+  page.setInputFiles('input[type="file"][webkitdirectory]', folder);
+
 test.setTimeout(240_000);
 
 test('a drop too large for the tab says so before indexing, with the CLI command; stop stores nothing, go on indexes', async ({
@@ -45,7 +50,7 @@ test('a drop too large for the tab says so before indexing, with the CLI command
 
   // 40 MB: below what indexing even a small library needs by the model (its fixed part alone is more).
   await open(page, origin, '?heapLimitMB=40');
-  await page.setInputFiles('input[type="file"][webkitdirectory]', folder);
+  await dropFolder(page, folder);
   const check = page.getByTestId('memory-check');
   await expect(check).toBeVisible();
   const message = (await page.getByTestId('memory-message').textContent()) ?? '';
@@ -63,29 +68,12 @@ test('a drop too large for the tab says so before indexing, with the CLI command
   await expect(page.getByTestId('memory-bundle')).toContainText('?bundle=');
   // Even the lexical layer is over 40 MB: that choice is not offered.
   await expect(page.getByTestId('memory-lexical')).toHaveCount(0);
-  const waiting = await readCounts(page);
-  expect(waiting.pendingWaiting + waiting.documents, 'queued before the user chose').toBe(0);
-
-  await page.getByTestId('memory-stop').click();
-  await expect(check).toBeHidden();
-  const stopped = page.getByRole('alert').filter({ hasText: 'Nothing was indexed' });
+  await expectNothingQueued(page);
+  const stopped = await stopDrop(page, check, 'memory-stop');
   await expect(stopped).toContainText('npm run cli -- index field-notes --out library.bundle');
-  await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'idle');
-  const afterStop = await readCounts(page);
-  expect(afterStop.pendingWaiting + afterStop.documents, 'Stop still queued the files').toBe(0);
 
   // The same drop again, and on anyway: indexed as any drop.
-  await page.setInputFiles('input[type="file"][webkitdirectory]', folder);
-  await expect(check).toBeVisible();
-  await page.getByTestId('memory-full').click();
-  await expect(check).toBeHidden();
-  await expect
-    .poll(async () => {
-      const c = await readCounts(page);
-      return c.documents + c.pendingWaiting;
-    })
-    .toBeGreaterThan(0);
-  await waitIdle(page);
+  await dropAgainAndGoOn(page, check, () => dropFolder(page, folder), 'memory-full');
   const indexed = await readCounts(page);
   log(`went on: ${JSON.stringify(indexed)}`);
   expect(indexed.documents).toBe(3);

@@ -12,6 +12,7 @@ import { addFiles, openApp, waitIdle } from '../lib/app.ts';
 import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { pageMarks } from '../lib/pageMarks.ts';
+import { lexicalOnly } from '../lib/settings.ts';
 import { docsScreenshot, keepScreenshot } from '../lib/screenshots.ts';
 
 const PAGES = 24;
@@ -73,6 +74,9 @@ test('pdf: evidence and citation show the page, the viewer draws it, the running
   privacy.allowOrigin(server.url);
   try {
     await openApp(page, origin);
+    // By words (sentence vectors off): pages, the viewer and citations are the subject, not vectors; embedding
+    // every sentence took the cores from them.
+    await lexicalOnly(page);
     await addFiles(page, [file]);
     await waitIdle(page, 240_000);
 

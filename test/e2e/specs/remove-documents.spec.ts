@@ -5,9 +5,8 @@
 // through the scripted endpoint on loopback (an endpoint embedder, as set in Settings): every layer is built and
 // removed as with USE-lite, without loading its model in the ingest and query workers.
 import type { Page } from 'playwright-core';
-import { addSamples, askForEvidence, checkIntegrity, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { addSamples, askForEvidence, checkIntegrity, readCounts, waitIdle } from '../lib/app.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 
 test.setTimeout(240_000);
 
@@ -32,71 +31,64 @@ async function fileStatuses(page: Page): Promise<Record<string, string>> {
 
 test('remove one, several and all documents: the app settles, no stall, controls enabled, Files list true', async ({
   page,
-  origin,
   log,
-  privacy,
+  appWithEmbedder: _embedder,
 }) => {
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy);
   await addSamples(page);
   await waitIdle(page);
-  try {
-    const start = await readCounts(page);
-    log(`samples: ${JSON.stringify(start)}`);
-    expect(start.documents, 'the samples were not indexed').toBeGreaterThanOrEqual(4);
-    const listed = await fileStatuses(page);
-    expect(Object.values(listed).every((s) => s === 'indexed')).toBe(true);
+  const start = await readCounts(page);
+  log(`samples: ${JSON.stringify(start)}`);
+  expect(start.documents, 'the samples were not indexed').toBeGreaterThanOrEqual(4);
+  const listed = await fileStatuses(page);
+  expect(Object.values(listed).every((s) => s === 'indexed')).toBe(true);
 
-    // One: the Erie Canal sample (asked about below).
-    const row = page.locator('[data-testid="documents"] tbody tr', { hasText: 'The Erie Canal' });
-    const source = ((await row.locator('td').nth(1).textContent()) ?? '').trim();
-    await row.getByRole('button', { name: 'Remove The Erie Canal' }).click();
-    await page.click('[data-testid="confirm-remove"]');
-    await expectSettled(page, 'after removing one');
-    const one = await readCounts(page);
-    expect(one.documents).toBe(start.documents - 1);
-    await expect(page.locator('[data-count="documents"]')).toHaveText(String(start.documents - 1));
-    expect((await fileStatuses(page))[source], `the Files list for ${source}`).toBe('removed');
-    expect((await checkIntegrity(page)).problems).toEqual([]);
-    // The question finds nothing of the removed document: its words are gone from the graph and the index.
-    const cards = await askForEvidence(page, 'How long is the Erie Canal, and how tall was the lighthouse?');
-    expect(
-      cards.some((c) => c.includes('Erie Canal')),
-      `the removed document still answers: ${cards[0]}`,
-    ).toBe(false);
-    await page.click('a[href="#library"]');
+  // One: the Erie Canal sample (asked about below).
+  const row = page.locator('[data-testid="documents"] tbody tr', { hasText: 'The Erie Canal' });
+  const source = ((await row.locator('td').nth(1).textContent()) ?? '').trim();
+  await row.getByRole('button', { name: 'Remove The Erie Canal' }).click();
+  await page.click('[data-testid="confirm-remove"]');
+  await expectSettled(page, 'after removing one');
+  const one = await readCounts(page);
+  expect(one.documents).toBe(start.documents - 1);
+  await expect(page.locator('[data-count="documents"]')).toHaveText(String(start.documents - 1));
+  expect((await fileStatuses(page))[source], `the Files list for ${source}`).toBe('removed');
+  expect((await checkIntegrity(page)).problems).toEqual([]);
+  // The question finds nothing of the removed document: its words are gone from the graph and the index.
+  const cards = await askForEvidence(page, 'How long is the Erie Canal, and how tall was the lighthouse?');
+  expect(
+    cards.some((c) => c.includes('Erie Canal')),
+    `the removed document still answers: ${cards[0]}`,
+  ).toBe(false);
+  await page.click('a[href="#library"]');
 
-    // Several: two ticked, removed with one confirmation.
-    const boxes = page.locator('[data-testid="select-document"]');
-    await boxes.nth(0).check();
-    await boxes.nth(1).check();
-    await page.click('[data-testid="remove-selected"]');
-    await expect(page.locator('[data-testid="confirm-many-text"]')).toContainText('Remove 2 documents');
-    await page.click('[data-testid="confirm-remove-many"]');
-    await expectSettled(page, 'after removing two');
-    expect((await readCounts(page)).documents).toBe(start.documents - 3);
+  // Several: two ticked, removed with one confirmation.
+  const boxes = page.locator('[data-testid="select-document"]');
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
+  await page.click('[data-testid="remove-selected"]');
+  await expect(page.locator('[data-testid="confirm-many-text"]')).toContainText('Remove 2 documents');
+  await page.click('[data-testid="confirm-remove-many"]');
+  await expectSettled(page, 'after removing two');
+  expect((await readCounts(page)).documents).toBe(start.documents - 3);
 
-    // All, after a confirmation that Keep backs out of.
-    await page.click('[data-testid="remove-all"]');
-    await page.click('[data-testid="keep-many"]');
-    expect((await readCounts(page)).documents, 'removed without confirmation').toBe(start.documents - 3);
-    await page.click('[data-testid="remove-all"]');
-    await page.click('[data-testid="confirm-remove-many"]');
-    await expectSettled(page, 'after removing all');
-    const none = await readCounts(page);
-    expect(none).toMatchObject({ documents: 0, chunks: 0, sentences: 0, vectors: 0 });
-    const statuses = await fileStatuses(page);
-    log(`Files list after removing all: ${JSON.stringify(statuses)}`);
-    expect(
-      Object.values(statuses).filter((s) => s === 'indexed'),
-      'files still listed as indexed',
-    ).toEqual([]);
-    // An empty library offers the samples again, and takes them.
-    await expect(page.locator('[data-testid="welcome"]')).toBeVisible();
-    await addSamples(page);
-    await waitIdle(page);
-    expect((await readCounts(page)).documents).toBe(start.documents);
-  } finally {
-    await server.close();
-  }
+  // All, after a confirmation that Keep backs out of.
+  await page.click('[data-testid="remove-all"]');
+  await page.click('[data-testid="keep-many"]');
+  expect((await readCounts(page)).documents, 'removed without confirmation').toBe(start.documents - 3);
+  await page.click('[data-testid="remove-all"]');
+  await page.click('[data-testid="confirm-remove-many"]');
+  await expectSettled(page, 'after removing all');
+  const none = await readCounts(page);
+  expect(none).toMatchObject({ documents: 0, chunks: 0, sentences: 0, vectors: 0 });
+  const statuses = await fileStatuses(page);
+  log(`Files list after removing all: ${JSON.stringify(statuses)}`);
+  expect(
+    Object.values(statuses).filter((s) => s === 'indexed'),
+    'files still listed as indexed',
+  ).toEqual([]);
+  // An empty library offers the samples again, and takes them.
+  await expect(page.locator('[data-testid="welcome"]')).toBeVisible();
+  await addSamples(page);
+  await waitIdle(page);
+  expect((await readCounts(page)).documents).toBe(start.documents);
 });

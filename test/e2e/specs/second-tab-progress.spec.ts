@@ -8,8 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { addFiles, openApp } from '../lib/app.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 
 const FILES = 300;
 
@@ -23,7 +22,7 @@ test("a second tab shows the first tab's progress of this drop, not its own", as
   origin,
   tmp,
   log,
-  privacy,
+  appWithEmbedder: server,
 }) => {
   const dir = join(tmp, 'notes');
   await mkdir(dir);
@@ -36,30 +35,24 @@ test("a second tab shows the first tab's progress of this drop, not its own", as
     paths.push(join(dir, `note-${i}.txt`));
     await writeFile(paths[i], text);
   }
-  await openApp(a, origin);
-  const server = await embedThroughEndpoint(a, privacy);
   server.setEmbeddingLatency(1_000);
-  try {
-    const b = await context.newPage();
-    await openApp(b, origin);
+  const b = await context.newPage();
+  await openApp(b, origin);
 
-    await addFiles(a, paths);
-    // B, open all along, shows A's drop: its files out of 300.
-    await expect(filesRow(b)).toHaveAttribute('data-total', String(FILES), { timeout: 60_000 });
-    await expect(b.getByText('Indexing — done')).toHaveCount(0);
+  await addFiles(a, paths);
+  // B, open all along, shows A's drop: its files out of 300.
+  await expect(filesRow(b)).toHaveAttribute('data-total', String(FILES), { timeout: 60_000 });
+  await expect(b.getByText('Indexing — done')).toHaveCount(0);
 
-    // B opened again while A indexes: the same, from A's next post.
-    await b.reload();
-    await expect(b.getByTestId('elsewhere')).toBeVisible({ timeout: 60_000 });
-    await expect(filesRow(b)).toHaveAttribute('data-total', String(FILES), { timeout: 60_000 });
-    const done = Number(await filesRow(b).getAttribute('data-done'));
-    log(`tab B shows tab A's drop: ${done} of ${FILES} files read`);
-    expect(await a.getAttribute('[data-indexing]', 'data-indexing'), 'A finished before B was checked').toBe(
-      'running',
-    );
-    await expect(b.getByText('Indexing — done')).toHaveCount(0);
-    await expect(b.getByTestId('welcome')).toHaveCount(0);
-  } finally {
-    await server.close();
-  }
+  // B opened again while A indexes: the same, from A's next post.
+  await b.reload();
+  await expect(b.getByTestId('elsewhere')).toBeVisible({ timeout: 60_000 });
+  await expect(filesRow(b)).toHaveAttribute('data-total', String(FILES), { timeout: 60_000 });
+  const done = Number(await filesRow(b).getAttribute('data-done'));
+  log(`tab B shows tab A's drop: ${done} of ${FILES} files read`);
+  expect(await a.getAttribute('[data-indexing]', 'data-indexing'), 'A finished before B was checked').toBe(
+    'running',
+  );
+  await expect(b.getByText('Indexing — done')).toHaveCount(0);
+  await expect(b.getByTestId('welcome')).toHaveCount(0);
 });

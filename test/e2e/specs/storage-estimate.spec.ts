@@ -7,9 +7,9 @@
 // (the space the app estimates is per byte of text, whatever the embedder).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
-import { expect, test } from '../lib/fixtures.ts';
+import { addFiles, readCounts, waitIdle } from '../lib/app.ts';
+import { dropAgainAndGoOn, expectNothingQueued, stopDrop } from '../lib/dropQuestion.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
 import { lowerQuota, restoreQuota, settledUsage } from '../lib/quota.ts';
 
@@ -33,86 +33,59 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   origin,
   tmp,
   log,
-  privacy,
+  appWithEmbedder: _embedder,
 }) => {
   const file = join(tmp, 'lighthouses.jsonl');
   await writeFile(file, passages(150));
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy);
-  try {
-    const usage = await settledUsage(page);
-    // 560 KB above what the app uses: the file's full index (estimated 614 KB) does not fit, its lexical layer (276 KB)
-    // does, with as much again for what IndexedDB counts beyond the records (its log, deletions not yet compacted).
-    // Two clean-clone CIs at load 6–10 ran out at 400 and 450 KB with nothing stored, and so did 2 of 4 runs alone at
-    // load 9 (at load 2 it passed); the cause was not found.
-    const cdp = await lowerQuota(page, origin, usage + 560 * 1024);
+  const usage = await settledUsage(page);
+  // 560 KB above what the app uses: the file's full index (estimated 614 KB) does not fit, its lexical layer (276 KB)
+  // does, with as much again for what IndexedDB counts beyond the records (its log, deletions not yet compacted).
+  // Two clean-clone CIs at load 6–10 ran out at 400 and 450 KB with nothing stored, and so did 2 of 4 runs alone at
+  // load 9 (at load 2 it passed); the cause was not found.
+  const cdp = await lowerQuota(page, origin, usage + 560 * 1024);
 
-    await addFiles(page, [file]);
-    const check = page.getByTestId('space-check');
-    await expect(check).toBeVisible();
-    const message = (await page.getByTestId('space-message').textContent()) ?? '';
-    log(`shown before indexing: ${message}`);
-    expect(message).toMatch(
-      /^This file needs about [\d.]+ KB of storage to index; this browser offers 560 KB here \(a private window gives less\)\./,
-    );
-    expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
-    // Nothing is queued while the question is open: the app waits for the person. (It says it is busy meanwhile: a
-    // drop is never reported idle while its files wait, see the drop record in ARCHITECTURE.md.)
-    const waitingAnswer = await readCounts(page);
-    expect(waitingAnswer.pendingWaiting + waitingAnswer.documents, 'queued before the user chose').toBe(0);
+  await addFiles(page, [file]);
+  const check = page.getByTestId('space-check');
+  await expect(check).toBeVisible();
+  const message = (await page.getByTestId('space-message').textContent()) ?? '';
+  log(`shown before indexing: ${message}`);
+  expect(message).toMatch(
+    /^This file needs about [\d.]+ KB of storage to index; this browser offers 560 KB here \(a private window gives less\)\./,
+  );
+  expect(message).toMatch(/Without sentence vectors .* it needs about [\d.]+ KB, which fits\./);
+  await expectNothingQueued(page);
+  await stopDrop(page, check, 'space-stop');
 
-    await page.getByTestId('space-stop').click();
-    await expect(check).toBeHidden();
-    await expect(page.getByRole('alert').filter({ hasText: 'Nothing was indexed' })).toBeVisible();
-    await expect(page.locator('[data-indexing]')).toHaveAttribute('data-indexing', 'idle');
-    const stopped = await readCounts(page);
-    expect(stopped.pendingWaiting + stopped.documents, 'Stop still queued the file').toBe(0);
+  // The same drop again, indexed without sentence vectors.
+  await dropAgainAndGoOn(page, check, () => addFiles(page, [file]), 'space-lexical');
+  const lexical = await readCounts(page);
+  log(`lexical only: ${JSON.stringify(lexical)}`);
+  expect(lexical.documents).toBe(150);
+  expect(lexical.vectors, 'sentence vectors were stored although the user chose the lexical layer only').toBe(
+    0,
+  );
+  await expect(page.getByTestId('layers')).toContainText('lexical layer only (sentence vectors off)');
+  await expect(page.getByTestId('vectors-off')).toBeVisible();
+  // Each document shows its layers: lexical, no vectors.
+  const layers = await page
+    .locator('[data-testid="documents"] td[data-layers]')
+    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
+  expect(new Set(layers)).toEqual(new Set(['lexical']));
 
-    // The same drop again, indexed without sentence vectors.
-    await addFiles(page, [file]);
-    await expect(check).toBeVisible();
-    await page.getByTestId('space-lexical').click();
-    // The file is queued after the choice, asynchronously: until then the app is idle with nothing waiting, which
-    // waitIdle would take for the end of the run.
-    await expect
-      .poll(async () => {
-        const c = await readCounts(page);
-        return c.documents + c.pendingWaiting;
-      })
-      .toBeGreaterThan(0);
-    await waitIdle(page);
-    const lexical = await readCounts(page);
-    log(`lexical only: ${JSON.stringify(lexical)}`);
-    expect(lexical.documents).toBe(150);
-    expect(
-      lexical.vectors,
-      'sentence vectors were stored although the user chose the lexical layer only',
-    ).toBe(0);
-    await expect(page.getByTestId('layers')).toContainText('lexical layer only (sentence vectors off)');
-    await expect(page.getByTestId('vectors-off')).toBeVisible();
-    // Each document shows its layers: lexical, no vectors.
-    const layers = await page
-      .locator('[data-testid="documents"] td[data-layers]')
-      .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
-    expect(new Set(layers)).toEqual(new Set(['lexical']));
-
-    // Room again: the vectors are added from the Library view.
-    await restoreQuota(page, cdp, origin);
-    await page.getByTestId('embed-sentences').click();
-    await expect(page.getByTestId('vectors-off')).toBeHidden();
-    await waitIdle(page);
-    await expect
-      .poll(async () => {
-        const c = await layerCounts(page);
-        return c.problems.length === 0 && c.vectorRows === c.sentences && c.vectorRecords === c.documents;
-      })
-      .toBe(true);
-    await expect(page.getByTestId('layers')).toContainText('semantic ready');
-    const embedded = await page
-      .locator('[data-testid="documents"] td[data-layers]')
-      .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
-    expect(new Set(embedded)).toEqual(new Set(['lexical vectors']));
-  } finally {
-    await server.close();
-  }
+  // Room again: the vectors are added from the Library view.
+  await restoreQuota(page, cdp, origin);
+  await page.getByTestId('embed-sentences').click();
+  await expect(page.getByTestId('vectors-off')).toBeHidden();
+  await waitIdle(page);
+  await expect
+    .poll(async () => {
+      const c = await layerCounts(page);
+      return c.problems.length === 0 && c.vectorRows === c.sentences && c.vectorRecords === c.documents;
+    })
+    .toBe(true);
+  await expect(page.getByTestId('layers')).toContainText('semantic ready');
+  const embedded = await page
+    .locator('[data-testid="documents"] td[data-layers]')
+    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
+  expect(new Set(embedded)).toEqual(new Set(['lexical vectors']));
 });

@@ -15,10 +15,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { addFiles, openApp, waitIdle } from '../lib/app.ts';
+import { addFiles, waitIdle } from '../lib/app.ts';
 import { expectedCounts } from '../lib/expected.ts';
-import { expect, test } from '../lib/fixtures.ts';
-import { embedThroughEndpoint } from '../lib/embeddingEndpoint.ts';
+import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
 import { layerCounts } from '../lib/layers.ts';
 import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
 import {
@@ -60,13 +59,15 @@ const SCALE = Math.max(1, PER_FILE / 50);
 const HEADROOM_BYTES = Number(process.env.E2E_QUOTA_HEADROOM ?? 256 * 1024);
 
 test.setTimeout(300_000 * SCALE);
+// 512 numbers a vector, as USE-lite's (see above).
+test.use({ embedderOptions: { embeddingDimension: 512 } });
 
 test('a full store stops indexing with the reason and the queue kept; Resume finishes without re-embedding', async ({
   page,
   origin,
   tmp,
   log,
-  privacy,
+  appWithEmbedder: _embedder,
 }) => {
   const lines = (await readFile(CORPUS, 'utf8')).split('\n').filter(Boolean);
   const paths: string[] = [];
@@ -77,99 +78,93 @@ test('a full store stops indexing with the reason and the queue kept; Resume fin
   }
   const expected = await expectedCounts(paths);
 
-  await openApp(page, origin);
-  const server = await embedThroughEndpoint(page, privacy, { embeddingDimension: 512 });
-  try {
-    // The first file is indexed with room to spare: its vectors are stored before the store fills up.
-    await addFiles(page, [paths[0]]);
-    await waitIdle(page);
-    const before = await layerCounts(page);
-    expect(before.vectorRows, 'the first file was not embedded').toBe(before.sentences);
-    log(`first file: ${before.documents} documents, ${before.vectorRows} vector rows`);
+  // The first file is indexed with room to spare: its vectors are stored before the store fills up.
+  await addFiles(page, [paths[0]]);
+  await waitIdle(page);
+  const before = await layerCounts(page);
+  expect(before.vectorRows, 'the first file was not embedded').toBe(before.sentences);
+  log(`first file: ${before.documents} documents, ${before.vectorRows} vector rows`);
 
-    // The quota is lowered to a little above what the app uses plus the queue records of the other files, right
-    // before they are dropped. Chromium's IndexedDB approves writes from the room the quota manager last reported,
-    // for up to 30 s (IDB_SPACE_CACHE_MS): a quota lowered while the app writes was enforced only that much later,
-    // after the whole drop in some runs. So the app first stays idle that long (IndexedDB's idle compaction, which
-    // grows the files for a while, runs then too); the drop's first transaction then asks for room again, and the
-    // documents and vectors that follow cannot fit. The page's estimate() keeps the browser's own figure until the
-    // files are queued, so the drop's space check (its own spec) lets them in.
-    log(`waiting ${IDB_SPACE_CACHE_MS / 1000} s with no write, so IndexedDB asks the quota manager again`);
-    await page.waitForTimeout(IDB_SPACE_CACHE_MS);
-    const queuedBytes = paths.slice(1).reduce((n, p) => n + statSync(p).size, 0);
-    const usage = await settledUsage(page);
-    const quota = usage + queuedBytes + HEADROOM_BYTES;
-    const cdp = await lowerQuota(page, origin, quota, { reportToPage: false });
-    log(
-      `usage ${(usage / 1024 / 1024).toFixed(2)} MB; quota set to usage + ${queuedBytes} B of files + ` +
-        `${HEADROOM_BYTES} B`,
-    );
-    await addFiles(page, paths.slice(1));
-    const dropped = Date.now();
-    await reportQuota(page, quota);
-    log(`estimate after the drop: ${JSON.stringify(await estimate(page))}`);
+  // The quota is lowered to a little above what the app uses plus the queue records of the other files, right
+  // before they are dropped. Chromium's IndexedDB approves writes from the room the quota manager last reported,
+  // for up to 30 s (IDB_SPACE_CACHE_MS): a quota lowered while the app writes was enforced only that much later,
+  // after the whole drop in some runs. So the app first stays idle that long (IndexedDB's idle compaction, which
+  // grows the files for a while, runs then too); the drop's first transaction then asks for room again, and the
+  // documents and vectors that follow cannot fit. The page's estimate() keeps the browser's own figure until the
+  // files are queued, so the drop's space check (its own spec) lets them in.
+  log(`waiting ${IDB_SPACE_CACHE_MS / 1000} s with no write, so IndexedDB asks the quota manager again`);
+  await page.waitForTimeout(IDB_SPACE_CACHE_MS);
+  const queuedBytes = paths.slice(1).reduce((n, p) => n + statSync(p).size, 0);
+  const usage = await settledUsage(page);
+  const quota = usage + queuedBytes + HEADROOM_BYTES;
+  const cdp = await lowerQuota(page, origin, quota, { reportToPage: false });
+  log(
+    `usage ${(usage / 1024 / 1024).toFixed(2)} MB; quota set to usage + ${queuedBytes} B of files + ` +
+      `${HEADROOM_BYTES} B`,
+  );
+  await addFiles(page, paths.slice(1));
+  const dropped = Date.now();
+  await reportQuota(page, quota);
+  log(`estimate after the drop: ${JSON.stringify(await estimate(page))}`);
 
-    const full = page.getByTestId('storage-full');
-    await expect(full).toBeVisible();
-    const stoppedAfter = (Date.now() - dropped) / 1000;
-    log(`"storage is full" shown ${stoppedAfter.toFixed(1)} s after the drop`);
-    await expect(full).toContainText('storage is full');
-    await expect(full).toContainText(
-      /Free space, remove documents, or open the app in a normal window [\s\S]*the queue is kept and resumes/,
-    );
-    await expect(page.getByTestId('resume')).toBeVisible();
-    await waitIdleOrStopped(page);
+  const full = page.getByTestId('storage-full');
+  await expect(full).toBeVisible();
+  const stoppedAfter = (Date.now() - dropped) / 1000;
+  log(`"storage is full" shown ${stoppedAfter.toFixed(1)} s after the drop`);
+  await expect(full).toContainText('storage is full');
+  await expect(full).toContainText(
+    /Free space, remove documents, or open the app in a normal window [\s\S]*the queue is kept and resumes/,
+  );
+  await expect(page.getByTestId('resume')).toBeVisible();
+  await waitIdleOrStopped(page);
 
-    const stopped = await layerCounts(page);
-    log(
-      `at the stop: ${stopped.documents} documents, ${stopped.sentences} sentences, ${stopped.vectorRows} vector ` +
-        `rows; queued ${JSON.stringify(stopped.queued)}`,
+  const stopped = await layerCounts(page);
+  log(
+    `at the stop: ${stopped.documents} documents, ${stopped.sentences} sentences, ${stopped.vectorRows} vector ` +
+      `rows; queued ${JSON.stringify(stopped.queued)}`,
+  );
+  expect(stopped.problems.slice(0, 5), 'a half-written document').toEqual([]);
+  expect(stopped.failed, 'a file was failed for the store being full').toEqual([]);
+  const awaiting = stopped.documents - stopped.vectorRecords;
+  expect(
+    stopped.queued.length + awaiting,
+    'everything was stored with its vectors: the quota was not hit',
+  ).toBeGreaterThan(0);
+  if (stopped.queued.length > 0) {
+    log(`stopped while storing files: ${stopped.queued.length} file(s) queued`);
+    // The queued files are listed where the user reads the stop.
+    const listed = (await page.getByTestId('queued').locator('li').allTextContents()).map((s) => s.trim());
+    expect(listed.sort()).toEqual([...stopped.queued].sort());
+  } else {
+    log(`stopped while embedding: ${awaiting} document(s) without vectors`);
+    await expect(page.getByTestId('awaiting-vectors')).toContainText(
+      `${awaiting.toLocaleString('en-US')} stored document`,
     );
-    expect(stopped.problems.slice(0, 5), 'a half-written document').toEqual([]);
-    expect(stopped.failed, 'a file was failed for the store being full').toEqual([]);
-    const awaiting = stopped.documents - stopped.vectorRecords;
-    expect(
-      stopped.queued.length + awaiting,
-      'everything was stored with its vectors: the quota was not hit',
-    ).toBeGreaterThan(0);
-    if (stopped.queued.length > 0) {
-      log(`stopped while storing files: ${stopped.queued.length} file(s) queued`);
-      // The queued files are listed where the user reads the stop.
-      const listed = (await page.getByTestId('queued').locator('li').allTextContents()).map((s) => s.trim());
-      expect(listed.sort()).toEqual([...stopped.queued].sort());
-    } else {
-      log(`stopped while embedding: ${awaiting} document(s) without vectors`);
-      await expect(page.getByTestId('awaiting-vectors')).toContainText(
-        `${awaiting.toLocaleString('en-US')} stored document`,
-      );
-    }
-
-    // Room again: the override is lifted, Resume goes on from the queue.
-    await restoreQuota(page, cdp, origin);
-    await page.getByTestId('resume').click();
-    await expect(full).toBeHidden();
-    await waitIdle(page);
-    const done = await layerCounts(page);
-    log(
-      `after Resume: ${done.documents} documents, ${done.sentences} sentences, ${done.vectorRecords} vector ` +
-        `records, ${done.vectorRows} rows`,
-    );
-    expect(done.problems.slice(0, 5)).toEqual([]);
-    expect(done.queued).toEqual([]);
-    expect(done.documents).toBe(expected.documents);
-    expect(done.sentences).toBe(expected.sentences);
-    // One vector per stored sentence: a sentence embedded twice would be a second record or more rows.
-    expect(done.vectorRecords).toBe(done.documents);
-    expect(done.vectorRows).toBe(done.sentences);
-    // The vectors stored before the stop were not embedded again (their records are the same bytes).
-    const rewritten = Object.entries(stopped.records).filter(([id, f]) => done.records[id] !== f);
-    expect(rewritten, 'vector records rewritten after Resume').toEqual([]);
-    expect(Object.keys(stopped.records).length).toBeGreaterThanOrEqual(before.documents);
-    await expect(page.getByTestId('storage-full')).toHaveCount(0);
-    await expect(page.locator('[data-testid="layers"]')).toContainText('semantic ready');
-  } finally {
-    await server.close();
   }
+
+  // Room again: the override is lifted, Resume goes on from the queue.
+  await restoreQuota(page, cdp, origin);
+  await page.getByTestId('resume').click();
+  await expect(full).toBeHidden();
+  await waitIdle(page);
+  const done = await layerCounts(page);
+  log(
+    `after Resume: ${done.documents} documents, ${done.sentences} sentences, ${done.vectorRecords} vector ` +
+      `records, ${done.vectorRows} rows`,
+  );
+  expect(done.problems.slice(0, 5)).toEqual([]);
+  expect(done.queued).toEqual([]);
+  expect(done.documents).toBe(expected.documents);
+  expect(done.sentences).toBe(expected.sentences);
+  // One vector per stored sentence: a sentence embedded twice would be a second record or more rows.
+  expect(done.vectorRecords).toBe(done.documents);
+  expect(done.vectorRows).toBe(done.sentences);
+  // The vectors stored before the stop were not embedded again (their records are the same bytes).
+  const rewritten = Object.entries(stopped.records).filter(([id, f]) => done.records[id] !== f);
+  expect(rewritten, 'vector records rewritten after Resume').toEqual([]);
+  expect(Object.keys(stopped.records).length).toBeGreaterThanOrEqual(before.documents);
+  await expect(page.getByTestId('storage-full')).toHaveCount(0);
+  await expect(page.locator('[data-testid="layers"]')).toContainText('semantic ready');
 });
 
 /** After a stop the app is idle with files still queued (waitIdle would wait for an empty queue). */
