@@ -90,25 +90,14 @@ export class HttpRangeSource implements RangeSource {
     return source;
   }
 
-  async read(offset: number, length: number): Promise<Uint8Array> {
-    // Past the HTTP cache, as every range read: a cached range of a bundle the host has replaced since would fail the
-    // version check until the cache expired, and a reload could not help (the probe reads the host).
-    return this.readOne(offset, length, 'no-store');
-  }
-
-  /** As read(), past the HTTP cache: the offline copy's parts (keptBundles.ts) are kept once, by the app. */
-  readUncached(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
-    return this.readOne(offset, length, 'no-store', signal);
-  }
-
-  private async readOne(
-    offset: number,
-    length: number,
-    cache: RequestCache,
-    signal?: AbortSignal,
-  ): Promise<Uint8Array> {
+  /**
+   * Exactly `length` bytes from `offset`, in one request past the HTTP cache (as every range read: a cached range of a
+   * bundle the host has replaced since would fail the version check until the cache expired, and a reload could not
+   * help). `signal` is the caller's Cancel (the offline copy's download, keptBundles.ts).
+   */
+  async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (length === 0) return new Uint8Array(0);
-    const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, signal, cache);
+    const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, signal);
     if (response.status !== 206) {
       await response.body?.cancel();
       throw new Error(
@@ -137,8 +126,13 @@ export class HttpRangeSource implements RangeSource {
    * download stopped at once, before its body, and is read range by range from then on.
    */
   async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    if (ranges.length <= 1 || this.multiRange === false) return this.readEach(ranges);
-    // A multi-range request never goes through Chromium's HTTP cache (it caches single ranges only); no-store says so.
+    // One request a range, one after the other (the caller keeps a few batches in flight).
+    const readEach = async (list: ReadonlyArray<readonly [number, number]>) => {
+      const out: Uint8Array[] = [];
+      for (const [offset, length] of list) out.push(await this.read(offset, length));
+      return out;
+    };
+    if (ranges.length <= 1 || this.multiRange === false) return readEach(ranges);
     const abort = new AbortController();
     const response = await this.fetchRange(
       `bytes=${ranges.map(([offset, length]) => `${offset}-${offset + length - 1}`).join(',')}`,
@@ -149,7 +143,7 @@ export class HttpRangeSource implements RangeSource {
       abort.abort();
       await response.body?.cancel().catch(() => undefined);
       this.multiRange = false;
-      return this.readEach(ranges);
+      return readEach(ranges);
     }
     if (response.status !== 206) {
       abort.abort();
@@ -193,28 +187,12 @@ export class HttpRangeSource implements RangeSource {
     if (boundary && left.length === 0) this.multiRange = true;
     else if (!boundary && left.length > 0) this.multiRange = false;
     for (let i = 0; i < ranges.length; i++) if (out[i]) this.bytesRead += ranges[i][1];
-    const rest = await this.readEach(left);
+    const rest = await readEach(left);
     let r = 0;
     return out.map((bytes) => bytes ?? rest[r++]);
   }
 
-  /**
-   * One request a range, one after the other (the caller keeps a few batches in flight), past the HTTP cache: in
-   * Chromium, requests for ranges of one URL that go through the cache wait for each other (one cache entry, one
-   * writer), so the 6 requests a round keeps in flight were answered one at a time, 300 of them a question
-   * (docs/results/http-reads.md). The blocks are checked by their SHA-256 and kept by the block store instead.
-   */
-  private async readEach(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    const out: Uint8Array[] = [];
-    for (const [offset, length] of ranges) out.push(await this.readOne(offset, length, 'no-store'));
-    return out;
-  }
-
-  private async fetchRange(
-    range: string,
-    signal?: AbortSignal,
-    cache: RequestCache = 'no-store',
-  ): Promise<Response> {
+  private async fetchRange(range: string, signal?: AbortSignal): Promise<Response> {
     this.requests++;
     // Called unbound: a browser's fetch refuses to run as a method of another object.
     const get = this.fetcher;
@@ -224,7 +202,11 @@ export class HttpRangeSource implements RangeSource {
       headers: { Range: range },
       mode: SAME_ORIGIN,
       signal: signal ? AbortSignal.any([signal, limit]) : limit,
-      cache,
+      // Past the HTTP cache: in Chromium, requests for ranges of one URL that go through the cache wait for each
+      // other (one cache entry, one writer), so the 6 requests a round keeps in flight were answered one at a time,
+      // 300 of them a question (docs/results/http-reads.md); the blocks are checked by their SHA-256 and kept by
+      // the block store instead. A multi-range request never goes through it anyway (Chromium caches single ranges).
+      cache: 'no-store',
     }).catch((error: unknown) => {
       if (signal?.aborted) throw error;
       if (limit.aborted)

@@ -91,8 +91,7 @@ class OfflineCopyState {
       const source = {
         size: host.size,
         version: host.version,
-        read: (offset: number, length: number, signal?: AbortSignal) =>
-          host.readUncached(offset, length, signal),
+        read: (offset: number, length: number, signal?: AbortSignal) => host.read(offset, length, signal),
       };
       this.status = await kept.keep(url, source, {
         signal: stop.signal,
