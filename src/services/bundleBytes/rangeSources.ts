@@ -269,28 +269,39 @@ export class HttpRangeSource implements RangeSource {
   }
 }
 
-/** A dropped bundle file, read by slices (nothing of it is held but the blocks questions read). */
+/**
+ * A bundle read by slices of Blobs the browser keeps out of the JS heap (nothing of it is held but the blocks questions
+ * read): a dropped file, a whole download, or the parts of an offline copy (keptBundles.ts), all `partSize` bytes but
+ * the last, where a range across two parts is put together from both.
+ */
 export class BlobRangeSource implements RangeSource {
   bytesRead = 0;
+  readonly size: number;
+  private readonly parts: readonly Blob[];
 
   constructor(
-    private readonly blob: Blob,
+    blob: Blob | readonly Blob[],
     readonly name: string,
-  ) {}
-
-  get size(): number {
-    return this.blob.size;
+    private readonly partSize = blob instanceof Blob ? blob.size : (blob[0]?.size ?? 0),
+  ) {
+    this.parts = blob instanceof Blob ? [blob] : blob;
+    this.size = this.parts.reduce((n, part) => n + part.size, 0);
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {
-    if (offset < 0 || length < 0 || offset + length > this.blob.size) {
-      throw new Error(
-        `${this.name}: ${length} bytes at ${offset} are past its end (${this.blob.size} bytes)`,
-      );
+    if (!(offset >= 0 && length >= 0 && offset + length <= this.size)) {
+      throw new Error(`${this.name}: ${length} bytes at ${offset} are past its end (${this.size} bytes)`);
     }
-    const bytes = new Uint8Array(await this.blob.slice(offset, offset + length).arrayBuffer());
+    const out = new Uint8Array(length);
+    for (let at = 0; at < length;) {
+      const part = Math.floor((offset + at) / this.partSize);
+      const start = offset + at - part * this.partSize;
+      const take = Math.min(length - at, this.partSize - start);
+      out.set(new Uint8Array(await this.parts[part].slice(start, start + take).arrayBuffer()), at);
+      at += take;
+    }
     this.bytesRead += length;
-    return bytes;
+    return out;
   }
 
   /**
