@@ -28,45 +28,35 @@ export class HttpRangeSource implements RangeSource {
    */
   multiRange: boolean | undefined = undefined;
 
+  /** Its size in bytes, as the probe's Content-Range states it (set by open()). */
+  size = 0;
+  /** ETag or Last-Modified of the first answer: a bundle replaced meanwhile is refused, not mixed. */
+  version: string | null = null;
+
   private constructor(
     private readonly url: string,
-    readonly size: number,
     private readonly fetcher: typeof fetch,
-    /** ETag or Last-Modified of the first answer: a bundle replaced meanwhile is refused, not mixed. */
-    readonly version: string | null,
+    /** Milliseconds a range request and its body may take. */
+    public timeLimitMs: number,
   ) {}
 
   get name(): string {
     return this.url;
   }
 
+  /**
+   * Probes the host with the bundle's first 12 bytes, sent as every range is (past the HTTP cache: a host without
+   * ranges answers the whole file, whose start Chromium would keep as a partial entry, and the download that follows
+   * was then sent as a range to complete it and answered whole again: two or three times the bundle set out for one
+   * open, docs/results/real-hosts.md), with a time limit (a host that never answers would leave it opening forever).
+   */
   static async open(
     url: string,
     fetcher: typeof fetch = fetch,
     timeLimitMs = RANGE_TIME_LIMIT_MS,
   ): Promise<HttpRangeSource | undefined> {
-    // Past the HTTP cache: a host without ranges answers the whole file, whose start Chromium would keep as a partial
-    // entry, and the download that follows was then sent as a range to complete it (`bytes=265872-265872`) and
-    // answered whole again: two or three times the bundle set out for one open (docs/results/real-hosts.md).
-    // With a time limit: a host that never answers would leave the bundle opening forever.
-    const limit = AbortSignal.timeout(timeLimitMs);
-    const response = await fetcher(url, {
-      headers: { Range: 'bytes=0-11' },
-      mode: SAME_ORIGIN,
-      cache: 'no-store',
-      signal: limit,
-    }).catch((error: unknown) => {
-      if (limit.aborted) throw new Error(`open bundle: ${url} did not answer in ${timeLimitMs / 1000} s`);
-      // Still a TypeError (no answer: BundleAtUrl then looks for a kept copy), now naming the URL.
-      if (error instanceof TypeError)
-        throw new TypeError(
-          `open bundle: ${url} could not be fetched (${error.message}): the host is unreachable, or it ` +
-            'redirected to another origin',
-          { cause: error },
-        );
-      throw error;
-    });
-    checkAnsweredFrom(url, response);
+    const source = new HttpRangeSource(url, fetcher, timeLimitMs);
+    const response = await source.fetchRange('bytes=0-11');
     if (response.status === 200) {
       // No range support: the caller downloads the whole file instead (this body is not read).
       await response.body?.cancel();
@@ -75,17 +65,14 @@ export class HttpRangeSource implements RangeSource {
     if (response.status !== 206) {
       throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());
     }
-    const size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
-    if (!Number.isSafeInteger(size)) {
+    source.size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
+    if (!Number.isSafeInteger(source.size)) {
       await response.body?.cancel().catch(() => undefined);
       throw new Error(`open bundle: ${url} answered a range without the file's size (Content-Range)`);
     }
-    const version = response.headers.get('etag') ?? response.headers.get('last-modified');
-    const source = new HttpRangeSource(url, size, fetcher, version);
-    source.timeLimitMs = timeLimitMs;
+    source.version = response.headers.get('etag') ?? response.headers.get('last-modified');
     // Read to its end, but no further than the 12 bytes asked: a probe answered with an endless body is stopped, and
     // an honest one completes (a cancelled answer is one the network ledger and the e2e's byte count cannot read).
-    source.limits.set(response, limit);
     await source.body(response, 12);
     return source;
   }
@@ -211,12 +198,13 @@ export class HttpRangeSource implements RangeSource {
       if (signal?.aborted) throw error;
       if (limit.aborted)
         throw new Error(`${this.url}: no answer to a range request in ${this.timeLimitMs / 1000} s`);
-      // A network failure (the host went away, or redirected where this origin's requests may not go): named.
-      throw new Error(
-        `${this.url}: a range request failed (${error instanceof Error ? error.message : String(error)})`,
-        {
-          cause: error,
-        },
+      // A network failure (the host went away, or redirected where this origin's requests may not go): named, and
+      // still a TypeError (no answer at all: BundleAtUrl then looks for a kept copy).
+      const failed = error instanceof TypeError ? TypeError : Error;
+      throw new failed(
+        `${this.url}: a range request failed (${error instanceof Error ? error.message : String(error)}): the ` +
+          'host is unreachable, or it redirected to another origin',
+        { cause: error },
       );
     });
     checkAnsweredFrom(this.url, response);
@@ -226,9 +214,6 @@ export class HttpRangeSource implements RangeSource {
 
   /** Each response's time limit, so that reading its body is stopped by it too (body()). */
   private readonly limits = new WeakMap<Response, AbortSignal>();
-
-  /** Milliseconds a range request and its body may take. */
-  timeLimitMs = RANGE_TIME_LIMIT_MS;
 
   /**
    * A response's body, read until `max` bytes: a host that sends more than was asked (an endless 206, a gzip'd body
