@@ -22,7 +22,7 @@ import { storageSplit, type StorageSplit } from '../estimates/storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
 import { IndexingRun } from './indexingRun.svelte.ts';
 import { DropIntake } from './dropIntake.svelte.ts';
-import { LibraryBundles, type ReadOnlyBundle } from './libraryBundles.svelte.ts';
+import { LibraryBundles, type ReadOnlyLibrary } from './libraryBundles.svelte.ts';
 
 type DocumentSummary = Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'> & {
   /**
@@ -135,7 +135,7 @@ export class LibraryState {
   /** The library keeps to its lexical layer: sentence vectors are off (SENTENCE_VECTORS_SETTING). */
   vectorsOff = $state(false);
   /** A bundle opened read-only (?bundle=… or a file): nothing is indexed or stored, questions go to the bundle. */
-  readOnly = $state<ReadOnlyBundle | null>(null);
+  readOnly = $state<ReadOnlyLibrary | null>(null);
 
   readonly run = new IndexingRun(this);
   readonly intake = new DropIntake(this);
@@ -452,7 +452,7 @@ export class LibraryState {
   }
 
   /** Questions go to a bundle opened read-only; the views show its counts and layers. */
-  showReadOnly(opened: ReadOnlyBundle, vectors: number): void {
+  showReadOnly(opened: ReadOnlyLibrary, vectors: number): void {
     this.readOnly = opened;
     this.counts = { ...this.counts, ...opened.counts, vectors, pending: 0 };
     this.layers = { lexical: true, semantic: vectors > 0, embedderId: opened.embedderId };

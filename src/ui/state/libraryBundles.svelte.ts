@@ -18,7 +18,7 @@ import { PendingChoice } from './pendingChoice.svelte.ts';
 import type { LibraryState } from './library.svelte.ts';
 
 /** A bundle opened read-only (from ?bundle=… or a file): nothing is indexed or stored, questions go to the bundle. */
-export interface ReadOnlyBundle {
+export interface ReadOnlyLibrary {
   url: string;
   counts: Record<string, number>;
   embedderId: string | null;
