@@ -85,13 +85,7 @@ export class HttpRangeSource implements RangeSource {
   async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (length === 0) return new Uint8Array(0);
     const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, signal);
-    if (response.status !== 206) {
-      await response.body?.cancel();
-      throw new Error(
-        `${this.url}: a range request answered ${response.status} (the host stopped serving ranges)`,
-      );
-    }
-    this.checkVersion(response);
+    await this.checkAnswer(response);
     const range = parseContentRange(response.headers.get('content-range'));
     if (range && (range[0] !== offset || range[1] !== offset + length - 1)) {
       await response.body?.cancel().catch(() => undefined);
@@ -132,13 +126,7 @@ export class HttpRangeSource implements RangeSource {
       this.multiRange = false;
       return readEach(ranges);
     }
-    if (response.status !== 206) {
-      abort.abort();
-      throw new Error(
-        `${this.url}: a range request answered ${response.status} (the host stopped serving ranges)`,
-      );
-    }
-    this.checkVersion(response);
+    await this.checkAnswer(response);
     let boundary: string | undefined;
     try {
       boundary = byterangesBoundary(response.headers.get('content-type'));
@@ -246,11 +234,18 @@ export class HttpRangeSource implements RangeSource {
     return concatBytes(pieces);
   }
 
-  private checkVersion(response: Response): void {
+  /** A range answered as asked (206), of the version opened; any other answer is stopped before its body and refused. */
+  private async checkAnswer(response: Response): Promise<void> {
     const version = response.headers.get('etag') ?? response.headers.get('last-modified');
-    if (this.version && version && version !== this.version) {
-      throw new Error(`${this.url}: the bundle changed on the server since it was opened; reload the page`);
-    }
+    const refused =
+      response.status !== 206
+        ? `a range request answered ${response.status} (the host stopped serving ranges)`
+        : this.version && version && version !== this.version
+          ? 'the bundle changed on the server since it was opened; reload the page'
+          : null;
+    if (!refused) return;
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`${this.url}: ${refused}`);
   }
 }
 
