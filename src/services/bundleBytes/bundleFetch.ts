@@ -20,10 +20,6 @@ export interface ReadOnlyBundle {
   url: string;
 }
 
-/**
- * Opens a bundle from `?bundle=<path or URL>` read-only: nothing is written to IndexedDB. Only the app's own
- * origin is allowed, so a link cannot make the app fetch from elsewhere.
- */
 /** Bytes of a bundle downloaded so far, and its size when the server states it (else null). */
 export type DownloadProgress = (received: number, total: number | null) => void;
 
@@ -38,7 +34,6 @@ export type WholeBundleFit = (library: {
   vectors: boolean;
 }) => Promise<string | null> | string | null;
 
-/** The body as it arrives, with each piece counted (the Library view shows "3.1 of 9.5 MB"). */
 /**
  * The body's size, when the server states it for the bytes we read (not for a compressed transfer): every length the
  * bundle declares is then checked against it before anything is allocated.
@@ -49,7 +44,7 @@ export function statedLength(response: Response): number | undefined {
   return plain && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
-/** The body, its bytes so far told to `onProgress` as they pass. */
+/** The body, its bytes so far told to `onProgress` as they pass (the Library view shows "3.1 of 9.5 MB"). */
 export function counted(
   body: ReadableStream<Uint8Array>,
   total: number | null,
@@ -104,6 +99,10 @@ export function checkAnsweredFrom(requested: string, response: Response): void {
   }
 }
 
+/**
+ * Opens a bundle from `?bundle=<path or URL>` read-only: nothing is written to IndexedDB. Only the app's own
+ * origin is allowed, so a link cannot make the app fetch from elsewhere.
+ */
 export async function openBundleReadOnly(
   url: string,
   origin: string = globalThis.location?.origin ?? '',

@@ -9,6 +9,7 @@
 // other copy waits for the host to be unreachable. A copy is checked whole by its digest chain when its keep
 // completes and each time it is opened (verifyBundleCopy): one that fails is removed, and the host is read instead.
 import { verifyBundleCopy, type RangeSource } from '../../core/paged/index.ts';
+import { BlobRangeSource } from './rangeSources.ts';
 
 /** Bytes a part: small enough to hold one in memory on the way, large enough that a gigabyte is ~150 stores. */
 const KEPT_PART_SIZE = 8 * 1024 * 1024;
@@ -250,7 +251,7 @@ export class KeptBundles {
       if (!blob || blob.size !== partLength(copy, part)) return undefined;
       parts.push(blob);
     }
-    return new KeptRangeSource(`${url} (kept for offline use)`, copy.size, copy.partSize, parts);
+    return new BlobRangeSource(parts, `${url} (kept for offline use)`, copy.partSize);
   }
 
   /** The host's bundle ends as the copy does: the same manifest, hence the same parts (MANIFEST_TAIL). */
@@ -306,39 +307,6 @@ export class KeptBundles {
   private async deleteParts(url: string, copy: KeptCopy): Promise<void> {
     for (let part = 0; part < partCount(copy); part++)
       await this.store.delete(partKey(url, copy.token, part));
-  }
-}
-
-/** A kept copy read by slices of its parts (a range across two parts is put together from both). */
-class KeptRangeSource implements RangeSource {
-  bytesRead = 0;
-
-  constructor(
-    readonly name: string,
-    readonly size: number,
-    private readonly partSize: number,
-    private readonly parts: readonly Blob[],
-  ) {}
-
-  async read(offset: number, length: number): Promise<Uint8Array> {
-    if (!(offset >= 0 && length >= 0 && offset + length <= this.size)) {
-      throw new Error(`${this.name}: ${length} bytes at ${offset} are past its end (${this.size} bytes)`);
-    }
-    const out = new Uint8Array(length);
-    let at = 0;
-    while (at < length) {
-      const part = Math.floor((offset + at) / this.partSize);
-      const start = offset + at - part * this.partSize;
-      const take = Math.min(length - at, this.partSize - start);
-      out.set(new Uint8Array(await this.parts[part].slice(start, start + take).arrayBuffer()), at);
-      at += take;
-    }
-    this.bytesRead += length;
-    return out;
-  }
-
-  readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    return Promise.all(ranges.map(([offset, length]) => this.read(offset, length)));
   }
 }
 

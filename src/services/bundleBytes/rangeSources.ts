@@ -28,45 +28,35 @@ export class HttpRangeSource implements RangeSource {
    */
   multiRange: boolean | undefined = undefined;
 
+  /** Its size in bytes, as the probe's Content-Range states it (set by open()). */
+  size = 0;
+  /** ETag or Last-Modified of the first answer: a bundle replaced meanwhile is refused, not mixed. */
+  version: string | null = null;
+
   private constructor(
     private readonly url: string,
-    readonly size: number,
     private readonly fetcher: typeof fetch,
-    /** ETag or Last-Modified of the first answer: a bundle replaced meanwhile is refused, not mixed. */
-    readonly version: string | null,
+    /** Milliseconds a range request and its body may take. */
+    public timeLimitMs: number,
   ) {}
 
   get name(): string {
     return this.url;
   }
 
+  /**
+   * Probes the host with the bundle's first 12 bytes, sent as every range is (past the HTTP cache: a host without
+   * ranges answers the whole file, whose start Chromium would keep as a partial entry, and the download that follows
+   * was then sent as a range to complete it and answered whole again: two or three times the bundle set out for one
+   * open, docs/results/real-hosts.md), with a time limit (a host that never answers would leave it opening forever).
+   */
   static async open(
     url: string,
     fetcher: typeof fetch = fetch,
     timeLimitMs = RANGE_TIME_LIMIT_MS,
   ): Promise<HttpRangeSource | undefined> {
-    // Past the HTTP cache: a host without ranges answers the whole file, whose start Chromium would keep as a partial
-    // entry, and the download that follows was then sent as a range to complete it (`bytes=265872-265872`) and
-    // answered whole again: two or three times the bundle set out for one open (docs/results/real-hosts.md).
-    // With a time limit: a host that never answers would leave the bundle opening forever.
-    const limit = AbortSignal.timeout(timeLimitMs);
-    const response = await fetcher(url, {
-      headers: { Range: 'bytes=0-11' },
-      mode: SAME_ORIGIN,
-      cache: 'no-store',
-      signal: limit,
-    }).catch((error: unknown) => {
-      if (limit.aborted) throw new Error(`open bundle: ${url} did not answer in ${timeLimitMs / 1000} s`);
-      // Still a TypeError (no answer: BundleAtUrl then looks for a kept copy), now naming the URL.
-      if (error instanceof TypeError)
-        throw new TypeError(
-          `open bundle: ${url} could not be fetched (${error.message}): the host is unreachable, or it ` +
-            'redirected to another origin',
-          { cause: error },
-        );
-      throw error;
-    });
-    checkAnsweredFrom(url, response);
+    const source = new HttpRangeSource(url, fetcher, timeLimitMs);
+    const response = await source.fetchRange('bytes=0-11');
     if (response.status === 200) {
       // No range support: the caller downloads the whole file instead (this body is not read).
       await response.body?.cancel();
@@ -75,47 +65,27 @@ export class HttpRangeSource implements RangeSource {
     if (response.status !== 206) {
       throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());
     }
-    const size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
-    if (!Number.isSafeInteger(size)) {
+    source.size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
+    if (!Number.isSafeInteger(source.size)) {
       await response.body?.cancel().catch(() => undefined);
       throw new Error(`open bundle: ${url} answered a range without the file's size (Content-Range)`);
     }
-    const version = response.headers.get('etag') ?? response.headers.get('last-modified');
-    const source = new HttpRangeSource(url, size, fetcher, version);
-    source.timeLimitMs = timeLimitMs;
+    source.version = response.headers.get('etag') ?? response.headers.get('last-modified');
     // Read to its end, but no further than the 12 bytes asked: a probe answered with an endless body is stopped, and
     // an honest one completes (a cancelled answer is one the network ledger and the e2e's byte count cannot read).
-    source.limits.set(response, limit);
     await source.body(response, 12);
     return source;
   }
 
-  async read(offset: number, length: number): Promise<Uint8Array> {
-    // Past the HTTP cache, as every range read: a cached range of a bundle the host has replaced since would fail the
-    // version check until the cache expired, and a reload could not help (the probe reads the host).
-    return this.readOne(offset, length, 'no-store');
-  }
-
-  /** As read(), past the HTTP cache: the offline copy's parts (keptBundles.ts) are kept once, by the app. */
-  readUncached(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
-    return this.readOne(offset, length, 'no-store', signal);
-  }
-
-  private async readOne(
-    offset: number,
-    length: number,
-    cache: RequestCache,
-    signal?: AbortSignal,
-  ): Promise<Uint8Array> {
+  /**
+   * Exactly `length` bytes from `offset`, in one request past the HTTP cache (as every range read: a cached range of a
+   * bundle the host has replaced since would fail the version check until the cache expired, and a reload could not
+   * help). `signal` is the caller's Cancel (the offline copy's download, keptBundles.ts).
+   */
+  async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (length === 0) return new Uint8Array(0);
-    const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, signal, cache);
-    if (response.status !== 206) {
-      await response.body?.cancel();
-      throw new Error(
-        `${this.url}: a range request answered ${response.status} (the host stopped serving ranges)`,
-      );
-    }
-    this.checkVersion(response);
+    const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, signal);
+    await this.checkAnswer(response);
     const range = parseContentRange(response.headers.get('content-range'));
     if (range && (range[0] !== offset || range[1] !== offset + length - 1)) {
       await response.body?.cancel().catch(() => undefined);
@@ -137,8 +107,13 @@ export class HttpRangeSource implements RangeSource {
    * download stopped at once, before its body, and is read range by range from then on.
    */
   async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    if (ranges.length <= 1 || this.multiRange === false) return this.readEach(ranges);
-    // A multi-range request never goes through Chromium's HTTP cache (it caches single ranges only); no-store says so.
+    // One request a range, one after the other (the caller keeps a few batches in flight).
+    const readEach = async (list: ReadonlyArray<readonly [number, number]>) => {
+      const out: Uint8Array[] = [];
+      for (const [offset, length] of list) out.push(await this.read(offset, length));
+      return out;
+    };
+    if (ranges.length <= 1 || this.multiRange === false) return readEach(ranges);
     const abort = new AbortController();
     const response = await this.fetchRange(
       `bytes=${ranges.map(([offset, length]) => `${offset}-${offset + length - 1}`).join(',')}`,
@@ -149,15 +124,9 @@ export class HttpRangeSource implements RangeSource {
       abort.abort();
       await response.body?.cancel().catch(() => undefined);
       this.multiRange = false;
-      return this.readEach(ranges);
+      return readEach(ranges);
     }
-    if (response.status !== 206) {
-      abort.abort();
-      throw new Error(
-        `${this.url}: a range request answered ${response.status} (the host stopped serving ranges)`,
-      );
-    }
-    this.checkVersion(response);
+    await this.checkAnswer(response);
     let boundary: string | undefined;
     try {
       boundary = byterangesBoundary(response.headers.get('content-type'));
@@ -193,28 +162,12 @@ export class HttpRangeSource implements RangeSource {
     if (boundary && left.length === 0) this.multiRange = true;
     else if (!boundary && left.length > 0) this.multiRange = false;
     for (let i = 0; i < ranges.length; i++) if (out[i]) this.bytesRead += ranges[i][1];
-    const rest = await this.readEach(left);
+    const rest = await readEach(left);
     let r = 0;
     return out.map((bytes) => bytes ?? rest[r++]);
   }
 
-  /**
-   * One request a range, one after the other (the caller keeps a few batches in flight), past the HTTP cache: in
-   * Chromium, requests for ranges of one URL that go through the cache wait for each other (one cache entry, one
-   * writer), so the 6 requests a round keeps in flight were answered one at a time, 300 of them a question
-   * (docs/results/http-reads.md). The blocks are checked by their SHA-256 and kept by the block store instead.
-   */
-  private async readEach(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    const out: Uint8Array[] = [];
-    for (const [offset, length] of ranges) out.push(await this.readOne(offset, length, 'no-store'));
-    return out;
-  }
-
-  private async fetchRange(
-    range: string,
-    signal?: AbortSignal,
-    cache: RequestCache = 'no-store',
-  ): Promise<Response> {
+  private async fetchRange(range: string, signal?: AbortSignal): Promise<Response> {
     this.requests++;
     // Called unbound: a browser's fetch refuses to run as a method of another object.
     const get = this.fetcher;
@@ -224,17 +177,22 @@ export class HttpRangeSource implements RangeSource {
       headers: { Range: range },
       mode: SAME_ORIGIN,
       signal: signal ? AbortSignal.any([signal, limit]) : limit,
-      cache,
+      // Past the HTTP cache: in Chromium, requests for ranges of one URL that go through the cache wait for each
+      // other (one cache entry, one writer), so the 6 requests a round keeps in flight were answered one at a time,
+      // 300 of them a question (docs/results/http-reads.md); the blocks are checked by their SHA-256 and kept by
+      // the block store instead. A multi-range request never goes through it anyway (Chromium caches single ranges).
+      cache: 'no-store',
     }).catch((error: unknown) => {
       if (signal?.aborted) throw error;
       if (limit.aborted)
         throw new Error(`${this.url}: no answer to a range request in ${this.timeLimitMs / 1000} s`);
-      // A network failure (the host went away, or redirected where this origin's requests may not go): named.
-      throw new Error(
-        `${this.url}: a range request failed (${error instanceof Error ? error.message : String(error)})`,
-        {
-          cause: error,
-        },
+      // A network failure (the host went away, or redirected where this origin's requests may not go): named, and
+      // still a TypeError (no answer at all: BundleAtUrl then looks for a kept copy).
+      const failed = error instanceof TypeError ? TypeError : Error;
+      throw new failed(
+        `${this.url}: a range request failed (${error instanceof Error ? error.message : String(error)}): the ` +
+          'host is unreachable, or it redirected to another origin',
+        { cause: error },
       );
     });
     checkAnsweredFrom(this.url, response);
@@ -244,9 +202,6 @@ export class HttpRangeSource implements RangeSource {
 
   /** Each response's time limit, so that reading its body is stopped by it too (body()). */
   private readonly limits = new WeakMap<Response, AbortSignal>();
-
-  /** Milliseconds a range request and its body may take. */
-  timeLimitMs = RANGE_TIME_LIMIT_MS;
 
   /**
    * A response's body, read until `max` bytes: a host that sends more than was asked (an endless 206, a gzip'd body
@@ -279,36 +234,54 @@ export class HttpRangeSource implements RangeSource {
     return concatBytes(pieces);
   }
 
-  private checkVersion(response: Response): void {
+  /** A range answered as asked (206), of the version opened; any other answer is stopped before its body and refused. */
+  private async checkAnswer(response: Response): Promise<void> {
     const version = response.headers.get('etag') ?? response.headers.get('last-modified');
-    if (this.version && version && version !== this.version) {
-      throw new Error(`${this.url}: the bundle changed on the server since it was opened; reload the page`);
-    }
+    const refused =
+      response.status !== 206
+        ? `a range request answered ${response.status} (the host stopped serving ranges)`
+        : this.version && version && version !== this.version
+          ? 'the bundle changed on the server since it was opened; reload the page'
+          : null;
+    if (!refused) return;
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`${this.url}: ${refused}`);
   }
 }
 
-/** A dropped bundle file, read by slices (nothing of it is held but the blocks questions read). */
+/**
+ * A bundle read by slices of Blobs the browser keeps out of the JS heap (nothing of it is held but the blocks questions
+ * read): a dropped file, a whole download, or the parts of an offline copy (keptBundles.ts), all `partSize` bytes but
+ * the last, where a range across two parts is put together from both.
+ */
 export class BlobRangeSource implements RangeSource {
   bytesRead = 0;
+  readonly size: number;
+  private readonly parts: readonly Blob[];
 
   constructor(
-    private readonly blob: Blob,
+    blob: Blob | readonly Blob[],
     readonly name: string,
-  ) {}
-
-  get size(): number {
-    return this.blob.size;
+    private readonly partSize = blob instanceof Blob ? blob.size : (blob[0]?.size ?? 0),
+  ) {
+    this.parts = blob instanceof Blob ? [blob] : blob;
+    this.size = this.parts.reduce((n, part) => n + part.size, 0);
   }
 
   async read(offset: number, length: number): Promise<Uint8Array> {
-    if (offset < 0 || length < 0 || offset + length > this.blob.size) {
-      throw new Error(
-        `${this.name}: ${length} bytes at ${offset} are past its end (${this.blob.size} bytes)`,
-      );
+    if (!(offset >= 0 && length >= 0 && offset + length <= this.size)) {
+      throw new Error(`${this.name}: ${length} bytes at ${offset} are past its end (${this.size} bytes)`);
     }
-    const bytes = new Uint8Array(await this.blob.slice(offset, offset + length).arrayBuffer());
+    const out = new Uint8Array(length);
+    for (let at = 0; at < length;) {
+      const part = Math.floor((offset + at) / this.partSize);
+      const start = offset + at - part * this.partSize;
+      const take = Math.min(length - at, this.partSize - start);
+      out.set(new Uint8Array(await this.parts[part].slice(start, start + take).arrayBuffer()), at);
+      at += take;
+    }
     this.bytesRead += length;
-    return bytes;
+    return out;
   }
 
   /**

@@ -52,7 +52,7 @@ export async function currentQueryWorker(libraryVersion: number): Promise<Remote
  * question waits for it), 'empty' (nothing stored and nothing coming).
  */
 function libraryReadiness(): 'ready' | 'filling' | 'empty' {
-  if (library.readOnly || library.bundleUrl) return 'ready';
+  if (library.readOnly || library.bundles.bundleUrl) return 'ready';
   const coming = stillComing();
   // While a run goes on, what the graph covers is searchable (stored documents wait for the next refresh).
   const searchable = searchableDocuments(library) > 0;

@@ -1,71 +1,28 @@
-// Library state: the file queue and per-file outcomes, the progress of a drop as a whole (src/ui/state/
-// dropProgress.ts), counts and storage. Before a drop is queued its space is checked against what the browser
-// offers (storageEstimate.ts), and its memory against what the tab can use (memoryEstimate.ts); when the store
-// fills up anyway the run's stop is shown with the queue kept and a Resume; a stage that stops moving is shown as
-// stalled (watchdog.ts). It talks to the ingest worker (events arrive through a Comlink proxy) and reads counts
-// from IndexedDB.
+// Library state: what the store holds as the views show it (counts, the document list, layers, storage), read
+// again as the ingest worker reports changes, and the library's removal. Its other jobs are parts of their own:
+// an indexing run as the page follows it (indexingRun.svelte.ts), what a drop does before ingest
+// (dropIntake.svelte.ts) and bundles exported, imported or opened read-only (libraryBundles.svelte.ts).
 import { proxy } from 'comlink';
-import type { DocumentRecord, OcrLanguageSource, RecognisedText, Stage } from '../../core/types.ts';
+import type { DocumentRecord, OcrLanguageSource, RecognisedText } from '../../core/types.ts';
 import type { PendingRecord } from '../../store/db.ts';
 import type { StoreCounts } from '../../store/libraryRepo.ts';
 import {
   SENTENCE_VECTORS_SETTING,
-  type FileOutcome,
   type IngestEvent,
-  type IngestStopCause,
   type LibraryCoverage,
 } from '../../services/ingest/ingestProtocol.ts';
-import {
-  nextGroup,
-  readGroup,
-  screenFiles,
-  withOutcomes,
-  removedOutcomes,
-  boundedOutcomes,
-  type PickedFile,
-  type Screened,
-} from '../intake.ts';
-import {
-  announceFiles,
-  announcedFiles,
-  forgetAnnounced,
-  matchAnnounced,
-  recordBytes,
-  type AnnouncedFile,
-} from '../../store/intakeStore.ts';
-import { isQuotaError } from '../../services/ingest/storageGuard.ts';
+import { removedOutcomes } from '../intake.ts';
+import { announcedFiles } from '../../store/intakeStore.ts';
 import { pagesLibrary } from '../../services/library/pagesThreshold.ts';
-import { queryParam } from '../url.ts';
-import { ingestWorker, queryWorker } from '../workers.ts';
+import { ingestWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
-import { offlineCopy } from './offlineCopy.svelte.ts';
 import { sharedProgress } from './sharedProgress.svelte.ts';
 import { pageRepo } from './db.ts';
-import { kgApi } from './kg.ts';
-import { DropTally, type DropRow } from './dropProgress.ts';
-import {
-  browserStorage,
-  checkSpace,
-  estimateDrop,
-  type SpaceShortfall,
-} from '../estimates/storageEstimate.ts';
-import {
-  browserMemoryBudget,
-  checkMemory,
-  droppedFolder,
-  type MemoryShortfall,
-} from '../estimates/memoryEstimate.ts';
-import {
-  checkBundleFit,
-  readBundleFacts,
-  wholeBundleRefusal,
-  type BundleShortfall,
-} from '../estimates/bundleFit.ts';
-import { StallWatchdog, type Stall } from './watchdog.ts';
-import { PendingChoice } from './pendingChoice.svelte.ts';
 import { storageSplit, type StorageSplit } from '../estimates/storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
-import { rememberAddedPdfs } from '../pdfPage.ts';
+import { IndexingRun } from './indexingRun.svelte.ts';
+import { DropIntake } from './dropIntake.svelte.ts';
+import { LibraryBundles, type ReadOnlyLibrary } from './libraryBundles.svelte.ts';
 
 type DocumentSummary = Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'> & {
   /**
@@ -98,18 +55,7 @@ async function withVectors(documents: readonly { id: string }[]): Promise<Set<st
   return new Set((await pageRepo().db.vectors.where(':id').anyOf(ids).primaryKeys()) as string[]);
 }
 
-/** The run stopped because the browser refused or did not finish a write; the queue is kept. */
-interface StorageStop {
-  cause: IngestStopCause;
-  /** The file being stored, when the pipeline named one. */
-  file: string | null;
-  /** Files still in the queue (names), for the user to see that nothing was lost. */
-  queued: string[];
-  /** A file the store refused to queue at all (its bytes could not be kept): it must be added again. */
-  notQueued: string | null;
-}
-
-/** Files whose names carry a directory (folder picks) keep it, so two "notes.md" stay apart. */
+/** The Library view lists the newest documents only (a library of 20,000 would be a page of them). */
 const DOCUMENT_LIST_LIMIT = 500;
 /** How often the page re-reads the store while files are being indexed (see scheduleRefresh). */
 const RUNNING_REFRESH_MS = 3000;
@@ -122,11 +68,6 @@ const RUNNING_REFRESH_MS = 3000;
  */
 const RUNNING_COUNTS_MS = 30_000;
 const COUNT_SPACING = 20;
-/**
- * The worker's per-file events (a verdict and a progress report per file) reach the view at most this often: a
- * 20,000-file drop re-rendered the progress rows and the list of outcomes for every one of them.
- */
-const EVENT_FLUSH_MS = 250;
 
 const EMPTY_COUNTS: StoreCounts = {
   documents: 0,
@@ -141,8 +82,10 @@ const EMPTY_COUNTS: StoreCounts = {
 };
 
 /**
- * @public Exported only so that eslint-plugin-svelte's prefer-svelte-reactivity reads its fields (the rule passes
- * over a class that is not exported); the app uses the one instance, `library`.
+ * @public Exported so that eslint-plugin-svelte's prefer-svelte-reactivity reads its fields (the rule passes over a
+ * class that is not exported), and as the type its parts (run, intake, bundles) are given; the app uses the one
+ * instance, `library`. Its members a part calls and no view reads: refresh, scheduleRefresh, fileStored,
+ * heardCoverage, coverageFromCounts, showReadOnly.
  */
 export class LibraryState {
   counts = $state<StoreCounts>({ ...EMPTY_COUNTS });
@@ -160,9 +103,6 @@ export class LibraryState {
   failed = $state<Omit<PendingRecord, 'bytes'>[]>([]);
   /** Files waiting in the queue (queued, or interrupted by a reload). */
   waiting = $state(0);
-  outcomes = $state<FileOutcome[]>([]);
-  /** Indexed files no longer listed in `outcomes` (src/ui/intake.ts INDEXED_OUTCOMES_SHOWN). */
-  outcomesHidden = $state(0);
   running = $state(false);
   /** Documents just removed: the worker refreshes the graph and pages of what remains (cleared on its idle). */
   removing = $state<{ documents: number } | null>(null);
@@ -192,64 +132,17 @@ export class LibraryState {
   connected = $state(false);
   /** How far each layer reaches, as the worker last reported (null until it reports, or from another tab). */
   coverage = $state<LibraryCoverage | null>(null);
-  /** The current drop as a whole: files, sentences, searchable documents, documents with vectors. */
-  dropRows = $state<DropRow[]>([]);
-  /** What the pipeline reported working on last (stage and item), while indexing. */
-  activity = $state<{ stage: Stage; item?: string } | null>(null);
-  /** The stage that has reported no progress for a minute while indexing, if any. */
-  stall = $state<Stall | null>(null);
-  /**
-   * A drop that will not fit in storage, or in the tab's memory, waiting for the user's choice before anything is
-   * queued: index it all anyway, the lexical layer only, or nothing.
-   */
-  readonly space = new PendingChoice<SpaceShortfall, 'full' | 'lexical'>();
-  readonly memory = new PendingChoice<MemoryShortfall, 'full' | 'lexical'>();
-  /** A bundle about to be imported that the tab will likely not hold (bundleFit.ts): read-only by ranges, or import. */
-  readonly bundleFit = new PendingChoice<BundleShortfall, 'read-only' | 'import'>();
-  /** The run stopped on a full (or stuck) store; cleared by Resume. */
-  storageStop = $state<StorageStop | null>(null);
   /** The library keeps to its lexical layer: sentence vectors are off (SENTENCE_VECTORS_SETTING). */
   vectorsOff = $state(false);
-  /** A bundle opened read-only from ?bundle=…: nothing is indexed or stored, questions go to the bundle. */
-  readOnly = $state<{
-    url: string;
-    counts: Record<string, number>;
-    embedderId: string | null;
-    /** Read by HTTP ranges (a bundle with pages): each question fetches only the blocks it needs. */
-    byRanges?: boolean;
-    /** Its pages are read from one whole download kept out of the tab's memory (its host sent no ranges). */
-    downloaded?: boolean;
-    /** Read by ranges from the copy kept for offline use (its host could not be reached). */
-    fromOfflineCopy?: boolean;
-    /** Its documents (read whole: listed in the Library view), the first ones by title, and how many it has. */
-    documents?: { total: number; documents: { id: string; title: string; source: string }[] } | null;
-  } | null>(null);
-  /** Export/import in progress, with what it is doing. */
-  bundleBusy = $state<string | null>(null);
-  /** The shared index this page opens read-only (?bundle=…), known from the first render on; else null. */
-  readonly bundleUrl: string | null = typeof location === 'undefined' ? null : queryParam('bundle');
-  /** ?bundle=…: why the shared index could not be opened (null while it loads or once it is open). */
-  bundleError = $state<string | null>(null);
-  /** ?bundle=…: bytes of the shared index downloaded so far, and its size when the server states it. */
-  bundleDownload = $state<{ received: number; total: number | null } | null>(null);
-  /**
-   * Files dropped in an earlier page whose names and sizes were recorded but whose bytes never reached the
-   * store (the page was closed or reloaded within seconds of the drop): named in the Library view, to pick again.
-   */
-  notRead = $state<AnnouncedFile[]>([]);
+  /** A bundle opened read-only (?bundle=… or a file): nothing is indexed or stored, questions go to the bundle. */
+  readOnly = $state<ReadOnlyLibrary | null>(null);
+
+  readonly run = new IndexingRun(this);
+  readonly intake = new DropIntake(this);
+  readonly bundles = new LibraryBundles(this);
 
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Drops still being screened, recorded or read into the store; Cancel stops the reading too. */
-  private feeding = 0;
-  /** This page's dropped files recorded by name and size whose bytes are still to be stored (id → file). */
-  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping of the intake, never rendered
-  private readonly unread = new Map<string, { name: string; file: Pick<File, 'size' | 'arrayBuffer'> }>();
-  /** The group of unread files being read and stored, if any. */
-  private filling: Promise<void> | null = null;
-  private stopFeeding = false;
   private started = false;
-  private tally: DropTally | null = null;
-  private readonly watchdog = new StallWatchdog((stall) => (this.stall = stall));
 
   /** The store was read and holds nothing (before it is read, nothing is known: never "empty"). */
   get isEmpty(): boolean {
@@ -258,7 +151,7 @@ export class LibraryState {
       this.counts.documents === 0 &&
       this.waiting === 0 &&
       this.failed.length === 0 &&
-      this.notRead.length === 0 &&
+      this.intake.notRead.length === 0 &&
       !this.running
     );
   }
@@ -267,8 +160,8 @@ export class LibraryState {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    if (this.bundleUrl) {
-      await this.openReadOnly(this.bundleUrl);
+    if (this.bundles.bundleUrl) {
+      await this.bundles.openReadOnly(this.bundles.bundleUrl);
       return;
     }
     // The store is read first, beside everything else: the views say "Opening your library…" until it is, and
@@ -285,7 +178,7 @@ export class LibraryState {
       else this.scheduleRefresh();
     });
     const worker = ingestWorker();
-    await worker.subscribe(proxy((event: IngestEvent) => this.onEvent(event)));
+    await worker.subscribe(proxy((event: IngestEvent) => this.run.onEvent(event)));
     await opened;
     // Changes made while the worker started (another tab's run) are in this second read (counts only: the list
     // was read by the first).
@@ -297,8 +190,8 @@ export class LibraryState {
       // A queue left by a reload is a drop of its own (names and sizes unknown here); files picked while the
       // page was still starting are already counted by their own drop. Another tab's run is shown with that
       // tab's own progress (sharedProgress), not a tally of files this tab never saw.
-      if (!this.tally && this.feeding === 0 && !crossTab.elsewhere.ingest) {
-        const tally = this.newDrop();
+      if (!this.run.tally && this.intake.feeding === 0 && !crossTab.elsewhere.ingest) {
+        const tally = this.run.newDrop();
         for (let i = 0; i < this.waiting; i++) tally.queued('', null);
       }
       void worker.resume();
@@ -306,130 +199,47 @@ export class LibraryState {
     this.connected = true;
   }
 
-  /** Verdicts and the latest activity heard since the view was last updated (flushEvents), newest last. */
-  private heard: { outcomes: FileOutcome[]; activity: { stage: Stage; item?: string } | null } = {
-    outcomes: [],
-    activity: null,
-  };
-  private flushTimer: ReturnType<typeof setTimeout> | null = null;
-
-  /** Updates the view with what the worker reported since the last flush, at most every EVENT_FLUSH_MS. */
-  private scheduleFlush(): void {
-    this.flushTimer ??= setTimeout(() => this.flushEvents(), EVENT_FLUSH_MS);
+  /** A stored file's verdict came: the list has documents to read at the next refresh. */
+  fileStored(): void {
+    this.listStale = true;
   }
 
-  private flushEvents(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    const { outcomes, activity } = this.heard;
-    this.heard = { outcomes: [], activity: null };
-    if (outcomes.length > 0) {
-      // Newest first, a file named twice once (its latest verdict), as one event at a time would leave it.
-      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this flush, never state
-      const named = new Set<string>();
-      const newest = outcomes.reverse().filter((o) => !named.has(o.file) && Boolean(named.add(o.file)));
-      this.showOutcomes(withOutcomes(newest, this.outcomes));
+  /** The worker's coverage: how far each layer reaches, with the counts it keeps as it stores. */
+  heardCoverage(coverage: LibraryCoverage): void {
+    // Stored vectors are announced by coverage alone, not 'changed' (a refresh bumps `version`, and the Ask view
+    // would reload its library every batch): the counts come from the event, the list's flags from keys.
+    // Between the store's counts read while this tab indexes (RUNNING_COUNTS_MS), the worker's.
+    if (this.running) {
+      const { documents, sentences } = coverage;
+      // Chunks, concepts and edges grow with the run too (they read 0 for a whole drop when only the store's
+      // seldom counts set them); a library answered from its pages shows its pages' concepts.
+      const chunks = coverage.chunks ?? this.counts.chunks;
+      const concepts = coverage.concepts ?? this.counts.concepts;
+      const edges = coverage.edges ?? this.counts.edges;
+      const c = this.counts;
+      if (
+        documents !== c.documents ||
+        sentences !== c.sentences ||
+        chunks !== c.chunks ||
+        concepts !== c.concepts ||
+        edges !== c.edges
+      )
+        this.counts = { ...c, documents, sentences, chunks, concepts, edges };
     }
-    if (activity) this.activity = activity;
-    this.updateDrop();
-  }
-
-  private onEvent(event: IngestEvent): void {
-    switch (event.type) {
-      case 'progress': {
-        const p = event.progress;
-        this.running = true;
-        this.watchdog.progress(p.stage, p.done, p.item);
-        this.heard.activity = { stage: p.stage, item: p.item };
-        this.scheduleFlush();
-        break;
-      }
-      case 'file':
-        this.heard.outcomes.push(event.outcome);
-        this.listStale = true;
-        this.tally?.fileDone(event.outcome.file, performance.now());
-        this.scheduleFlush();
-        break;
-      case 'coverage':
-        // Stored vectors are announced by coverage alone, not 'changed' (a refresh bumps `version`, and the Ask
-        // view would reload its library every batch): the counts come from the event, the list's flags from keys.
-        // Between the store's counts read while this tab indexes (RUNNING_COUNTS_MS), the worker's.
-        if (this.running) {
-          const { documents, sentences } = event.coverage;
-          // Chunks, concepts and edges grow with the run too (they read 0 for a whole drop when only the
-          // store's seldom counts set them); a library answered from its pages shows its pages' concepts.
-          const chunks = event.coverage.chunks ?? this.counts.chunks;
-          const concepts = event.coverage.concepts ?? this.counts.concepts;
-          const edges = event.coverage.edges ?? this.counts.edges;
-          const c = this.counts;
-          if (
-            documents !== c.documents ||
-            sentences !== c.sentences ||
-            chunks !== c.chunks ||
-            concepts !== c.concepts ||
-            edges !== c.edges
-          )
-            this.counts = { ...c, documents, sentences, chunks, concepts, edges };
-        }
-        if (event.coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) {
-          this.counts = {
-            ...this.counts,
-            vectors: event.coverage.embeddedSentences,
-            embeddedDocuments: event.coverage.embeddedDocuments,
-          };
-          this.vectorsStale = true;
-          this.scheduleFlags();
-        }
-        this.coverage = event.coverage;
-        this.tally?.coverage(event.coverage, performance.now());
-        this.updateDrop();
-        break;
-      case 'changed':
-        this.scheduleRefresh();
-        break;
-      case 'waiting':
-        this.running = false;
-        this.watchdog.stop();
-        break;
-      case 'idle':
-        // Every verdict is shown before the library says idle.
-        this.flushEvents();
-        // A drop still being recorded keeps the library busy: its files are not all in the queue yet.
-        this.running = this.feeding > 0;
-        if (!this.running) sharedProgress.publish(this.dropRows, false);
-        this.watchdog.stop();
-        this.activity = null;
-        this.removing = null;
-        if (event.cancelled) this.notice = 'Indexing cancelled. Documents already stored are complete.';
-        this.scheduleRefresh();
-        break;
-      case 'error':
-        if (event.cause) {
-          // Said plainly by the Library view, with the queue listed and Resume (the worker's own message tells
-          // a worker-only reader to reload; here there is a button).
-          this.watchdog.stop();
-          void this.stoppedByStorage(event.cause, event.file ?? null);
-        } else this.message = event.message;
-        break;
+    if (coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) {
+      this.counts = {
+        ...this.counts,
+        vectors: coverage.embeddedSentences,
+        embeddedDocuments: coverage.embeddedDocuments,
+      };
+      this.vectorsStale = true;
+      this.scheduleFlags();
     }
-  }
-
-  /** Starts the tally of a new drop from the library as it stands (when nothing is being indexed). */
-  private newDrop(): DropTally {
-    const tally = new DropTally(this.coverage ?? this.coverageFromCounts(), performance.now());
-    this.tally = tally;
-    this.dropRows = tally.rows(performance.now());
-    return tally;
-  }
-
-  private updateDrop(): void {
-    if (!this.tally) return;
-    this.dropRows = this.tally.rows(performance.now());
-    sharedProgress.publish(this.dropRows, this.running);
+    this.coverage = coverage;
   }
 
   /** Coverage as the page can read it from the store's counts (before the worker has reported any). */
-  private coverageFromCounts(): LibraryCoverage {
+  coverageFromCounts(): LibraryCoverage {
     const c = this.counts;
     return {
       documents: c.documents,
@@ -442,59 +252,13 @@ export class LibraryState {
     };
   }
 
-  /** The store refused (or never finished) a write: the run stopped; lists the queue that is kept. */
-  private async stoppedByStorage(
-    cause: IngestStopCause,
-    file: string | null,
-    notQueued: string | null = null,
-  ): Promise<void> {
-    const pending = await pageRepo()
-      .pendingSummary()
-      .catch(() => []);
-    this.storageStop = {
-      cause,
-      file,
-      queued: pending.filter((p) => p.status !== 'failed').map((p) => p.name),
-      notQueued,
-    };
-  }
-
-  /** After a full store: the user freed space (or raised the quota); the kept queue and embedding go on. */
-  async resume(): Promise<void> {
-    this.storageStop = null;
-    this.message = null;
-    this.notice = null;
-    this.running = !crossTab.elsewhere.ingest;
-    if (!this.tally) this.newDrop();
-    // Files of this page's drop whose bytes the full store refused: stored now, before the queue goes on.
-    if (this.unread.size > 0) {
-      this.feeding += 1;
-      this.stopFeeding = false;
-      try {
-        await this.fillBytes();
-      } finally {
-        await this.doneFeeding();
-      }
-    }
-    await ingestWorker().resume();
-  }
-
-  /** Turns sentence vectors back on and embeds what the library stored without them. */
-  async embedSentences(): Promise<void> {
-    await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, true);
-    this.vectorsOff = false;
-    this.running = !crossTab.elsewhere.ingest;
-    this.newDrop();
-    await ingestWorker().resume();
-  }
-
   /**
    * Re-reads the store at most every RUNNING_REFRESH_MS while indexing (the page must not compete with the worker
    * for the two cores, nor for the store: its counts are count()s that Chromium answers by walking each store, so at
    * twice a second they took more of a large drop's time with every document; the drop's progress comes from the
    * worker's events meanwhile), and the document list only when a file finished or indexing stopped.
    */
-  private scheduleRefresh(): void {
+  scheduleRefresh(): void {
     if (this.refreshTimer) return;
     this.refreshTimer = setTimeout(
       () => {
@@ -534,7 +298,7 @@ export class LibraryState {
    * Work a run left unfinished: files in the queue, or documents stored without their sentence vectors (the
    * page was closed or reloaded while they were embedded, or the tab that embedded them closed).
    */
-  get hasWorkLeft(): boolean {
+  private get hasWorkLeft(): boolean {
     const c = this.counts;
     return this.waiting > 0 || (!this.vectorsOff && c.documents > (c.embeddedDocuments ?? c.documents));
   }
@@ -624,7 +388,7 @@ export class LibraryState {
     this.failed = failed;
     this.waiting = waiting;
     // This page's own unread files are being stored right now; the others were left by a closed page.
-    this.notRead = announced.filter((a) => !this.unread.has(a.id));
+    this.intake.leftBehind(announced);
     this.layers = {
       lexical: (meta?.concepts ?? 0) > 0 || counts.chunks > 0,
       semantic: meta?.layers.semantic ?? false,
@@ -633,8 +397,8 @@ export class LibraryState {
     // Without a run reporting, the store's counts are the coverage (another tab's run, a reload).
     if (!this.running) {
       this.coverage = this.coverageFromCounts();
-      this.tally?.coverage(this.coverage, performance.now());
-      this.updateDrop();
+      this.run.tally?.coverage(this.coverage, performance.now());
+      this.run.updateDrop();
     }
     this.pagesConcepts = pages && byPages.pages ? pages.concepts : null;
     const stamp = libraryStamp(counts, meta, newest, pages?.stamp ?? null);
@@ -687,325 +451,13 @@ export class LibraryState {
     );
   }
 
-  /**
-   * Takes a drop: busy at once (a folder's walk, the space check and the reading come before the worker has
-   * anything to report, and "idle" then would be false), refuses unsupported and oversized files by name and
-   * size (each gets its verdict, nothing is read), then records the whole drop in the store before anything is
-   * parsed: every file's name and size in one transaction, then the bytes in a few large transactions
-   * (src/store/intakeStore.ts). A file picked again after a reload fills its recorded place.
-   */
-  async addFiles(input: PickedFile[] | Promise<PickedFile[]>): Promise<void> {
-    // Files dropped while a drop is indexing join it, until its files are all read (see record()).
-    const joining = this.running;
-    this.feeding += 1;
-    this.stopFeeding = false;
-    this.running = !crossTab.elsewhere.ingest;
-    try {
-      const files = await input;
-      if (files.length === 0) return;
-      this.message = null;
-      this.notice = null;
-      this.storageStop = null;
-      const { accepted, refused, summary } = screenFiles(files);
-      if (refused.length > 0) this.outcomes = withOutcomes(refused, this.outcomes);
-      if (summary) this.message = summary;
-      if (accepted.length === 0) return;
-      rememberAddedPdfs(accepted);
-      // Before anything is read or queued: will the index of these files fit in what the browser offers here?
-      const estimate = estimateDrop(accepted.map(({ name, file }) => ({ name, size: file.size })));
-      const shortfall = checkSpace(estimate, await browserStorage());
-      const which = accepted.length === 1 ? 'the file was' : `${accepted.length} files were`;
-      const notQueued = `${summary ? `${summary} ` : ''}Nothing was indexed: ${which} not queued.`;
-      const freeSpace = `${notQueued} Free space or remove documents, or open the app in a normal (not private) window, then add them again.`;
-      if (shortfall && !(await this.goOn(this.space, shortfall, freeSpace))) return;
-      // And will the tab's memory hold the library this drop makes (memoryEstimate.ts)?
-      const memory = checkMemory(estimate, {
-        storedSentences: this.counts.sentences,
-        vectors: !this.vectorsOff,
-        budget: browserMemoryBudget(),
-        folder: droppedFolder(accepted.map((a) => a.name)),
-      });
-      const outside = (command: string) =>
-        `${notQueued} To index them outside the browser: ${command}, then open library.bundle here with Import bundle….`;
-      if (memory && !(await this.goOn(this.memory, memory, outside(memory.command)))) return;
-      if (!(await this.record(accepted, joining))) return;
-      await this.fillBytes();
-      if (summary) this.message = summary;
-    } finally {
-      await this.doneFeeding();
-    }
-  }
-
-  /**
-   * Asks the user about a drop that will not fit; false when they chose not to index it (`refused` is then the
-   * message). Without sentence vectors, the library's setting is turned off first.
-   */
-  private async goOn<F>(
-    question: PendingChoice<F, 'full' | 'lexical'>,
-    found: F,
-    refused: string,
-  ): Promise<boolean> {
-    const choice = await question.ask(found);
-    if (choice === 'stop') this.message = refused;
-    else if (choice === 'lexical') {
-      await pageRepo().setSetting(SENTENCE_VECTORS_SETTING, false);
-      this.vectorsOff = true;
-    }
-    return choice !== 'stop';
-  }
-
-  /**
-   * Records the accepted files by name and size, in one transaction (announced ones of an earlier page matched
-   * by name and size are reused), and counts them in this drop's progress. False when the store refused.
-   */
-  private async record(accepted: Screened['accepted'], joining: boolean): Promise<boolean> {
-    const db = pageRepo().db;
-    const leftovers = (await announcedFiles(db)).filter((a) => !this.unread.has(a.id));
-    const { matched, fresh } = matchAnnounced(
-      accepted.map((a) => ({ ...a, size: a.file.size })),
-      leftovers,
-    );
-    let ids: string[];
-    try {
-      ids = await announceFiles(
-        db,
-        fresh.map((f) => ({ name: f.name, size: f.size })),
-      );
-    } catch (error) {
-      if (!isQuotaError(error)) throw error;
-      this.stopFeeding = true;
-      await this.stoppedByStorage('storage-full', accepted[0].name, accepted[0].name);
-      return false;
-    }
-    // A drop after the last one's files were all read is a drop of its own: its counts are its files only.
-    if (!joining || !this.tally || this.tally.filesDone >= this.tally.files) this.newDrop();
-    const entries = [
-      ...matched.map((m) => ({ id: m.id, f: m.file })),
-      ...fresh.map((f, k) => ({ id: ids[k], f })),
-    ];
-    for (const { id, f } of entries) {
-      this.unread.set(id, { name: f.name, file: f.file });
-      this.tally?.queued(f.name, f.size);
-    }
-    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this drop, never state
-    const taken = new Set(matched.map((m) => m.id));
-    this.notRead = this.notRead.filter((n) => !taken.has(n.id));
-    this.updateDrop();
-    return true;
-  }
-
-  /** Stores the bytes of this page's unread files, a group per transaction, telling the worker after each. */
-  private async fillBytes(): Promise<void> {
-    // A drop made while another's group is being stored waits for it, then goes on with what is left.
-    while (this.unread.size > 0 && !this.stopFeeding && !this.storageStop) {
-      this.filling ??= this.fillGroups().finally(() => (this.filling = null));
-      await this.filling;
-    }
-  }
-
-  private async fillGroups(): Promise<void> {
-    const repo = pageRepo();
-    while (this.unread.size > 0 && !this.stopFeeding) {
-      const group = nextGroup([...this.unread].map(([id, u]) => ({ id, ...u })));
-      const read = await readGroup(group);
-      if (this.stopFeeding) return;
-      const items: { id: string; bytes: ArrayBuffer }[] = [];
-      for (const r of read) if ('bytes' in r) items.push({ id: r.item.id, bytes: r.bytes });
-      try {
-        await recordBytes(repo.db, items);
-      } catch (error) {
-        if (!isQuotaError(error)) throw error;
-        // The store is full: the files stay recorded by name (and in this page, ready for Resume).
-        await this.stoppedByStorage('storage-full', group[0].name, group[0].name);
-        return;
-      }
-      for (const r of read) {
-        this.unread.delete(r.item.id);
-        if ('reason' in r) {
-          const outcome: FileOutcome = {
-            file: r.item.name,
-            status: 'failed',
-            documents: 0,
-            reason: r.reason,
-          };
-          await repo.markPending(r.item.id, 'failed', r.reason);
-          this.showOutcomes([outcome, ...this.outcomes]);
-          this.tally?.fileDone(r.item.name, performance.now());
-        }
-      }
-      this.updateDrop();
-      // Drained by the running drain, or by one started now.
-      await ingestWorker().notifyQueued();
-    }
-  }
-
-  /**
-   * A drop is in the store (or stopped): the library stays busy if the worker is draining. Asked after the worker
-   * was told of the last group, so its answer covers the drain that takes them; until it answers, the drop still
-   * counts as feeding, so an 'idle' of a drain that ended just before cannot show the library idle.
-   */
-  private async doneFeeding(): Promise<void> {
-    if (this.feeding > 1) {
-      this.feeding -= 1;
-      return;
-    }
-    const running = await ingestWorker()
-      .isRunning()
-      .catch(() => false);
-    this.feeding -= 1;
-    this.running = this.feeding > 0 || (running && !crossTab.elsewhere.ingest);
-  }
-
-  /** Forgets the files a closed page recorded but never read (the person will not pick them again). */
-  async forgetNotRead(): Promise<void> {
-    await forgetAnnounced(
-      pageRepo().db,
-      this.notRead.map((n) => n.id),
-    );
-    this.notRead = [];
-    await this.refresh(false);
-  }
-
-  /** Fetches the sample documents shipped with the app (public/samples/) and adds them as a drop. */
-  async loadSamples(): Promise<void> {
-    await this.addFiles(
-      (async () => {
-        const index = await fetch('samples/index.json');
-        if (!index.ok) throw new Error(`samples: could not load samples/index.json (HTTP ${index.status})`);
-        const list = (await index.json()) as { file: string; title: string }[];
-        return Promise.all(
-          list.map(async (entry): Promise<PickedFile> => {
-            const response = await fetch(`samples/${encodeURIComponent(entry.file)}`);
-            if (!response.ok) throw new Error(`samples: ${entry.file}: HTTP ${response.status}`);
-            return { name: entry.file, file: await response.blob() };
-          }),
-        );
-      })(),
-    );
-  }
-
-  private async openReadOnly(url: string): Promise<void> {
-    this.bundleBusy = `Opening ${url}…`;
-    this.bundleDownload = { received: 0, total: null };
-    const onProgress = (received: number, total: number | null) => {
-      this.bundleDownload = { received, total };
-    };
-    try {
-      // Both workers are told in this same task, before any question can be asked, so neither ever answers
-      // from the local library (a question asked while the bundle downloads waits for it).
-      // Read whole, the bundle's documents header is checked against this tab's memory before their text is read.
-      const fit = (library: { textBytes: number; vectors: boolean }) =>
-        wholeBundleRefusal(url, library, browserMemoryBudget());
-      const [opened] = await Promise.all([
-        queryWorker().openBundle(url, proxy(onProgress), proxy(fit)),
-        kgApi().useBundle(),
-      ]);
-      // Its documents, listed like the library's own (a bundle read by ranges has none to list up front).
-      const documents = await queryWorker()
-        .bundleDocuments()
-        .catch(() => null);
-      this.showReadOnly({ ...opened, documents }, opened.counts.vectors ?? 0);
-      offlineCopy.opened(url, opened.offlineCopy, opened.fromOfflineCopy, opened.offlineCopyDropped);
-    } catch (error) {
-      this.bundleError = error instanceof Error ? error.message : String(error);
-      // A copy kept for offline use stays removable although the bundle did not open (LibraryOpening).
-      void offlineCopy.failedToOpen(url);
-      throw error;
-    } finally {
-      this.bundleBusy = null;
-      this.bundleDownload = null;
-    }
-  }
-
   /** Questions go to a bundle opened read-only; the views show its counts and layers. */
-  private showReadOnly(opened: NonNullable<LibraryState['readOnly']>, vectors: number): void {
+  showReadOnly(opened: ReadOnlyLibrary, vectors: number): void {
     this.readOnly = opened;
     this.counts = { ...this.counts, ...opened.counts, vectors, pending: 0 };
     this.layers = { lexical: true, semantic: vectors > 0, embedderId: opened.embedderId };
     this.version += 1;
     this.read = true;
-  }
-
-  /** Downloads the library as one bundle file. */
-  async exportBundle(): Promise<void> {
-    this.message = null;
-    this.notice = null;
-    this.bundleBusy = 'Exporting…';
-    try {
-      const { blob, fileName } = await ingestWorker().exportBundle();
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = fileName;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      this.notice = `Exported ${fileName} (${(blob.size / 1024 / 1024).toFixed(1)} MB).`;
-    } finally {
-      this.bundleBusy = null;
-    }
-  }
-
-  /**
-   * Opens a bundle file read-only, read by ranges (a bundle from `cli index --pages`): nothing is imported or
-   * stored, questions read only the blocks they need. The page stays read-only until it is reloaded.
-   */
-  async openBundleFile(file: File): Promise<void> {
-    this.message = null;
-    this.notice = null;
-    this.bundleBusy = `Opening ${file.name}…`;
-    try {
-      const [opened] = await Promise.all([
-        queryWorker().openBundleFile(file, file.name),
-        kgApi().useBundle(),
-      ]);
-      this.showReadOnly(opened, 0);
-    } catch (error) {
-      this.message = `Bundle ${file.name} not opened: ${error instanceof Error ? error.message : String(error)}`;
-    } finally {
-      this.bundleBusy = null;
-    }
-  }
-
-  /**
-   * Imports a bundle file: validated completely first; a refused bundle leaves the library untouched. One the tab
-   * will likely not hold once imported is asked about first (bundleFit.ts): with pages it can be opened read-only.
-   */
-  async importBundle(file: File): Promise<void> {
-    this.message = null;
-    this.notice = null;
-    const facts = await readBundleFacts(file);
-    const shortfall =
-      facts &&
-      checkBundleFit(facts, { storedSentences: this.counts.sentences, budget: browserMemoryBudget() });
-    if (shortfall) {
-      const choice = await this.bundleFit.ask(shortfall);
-      if (choice === 'stop') {
-        this.message = `${file.name} was not imported: your library is unchanged.`;
-        return;
-      }
-      if (choice === 'read-only') return this.openBundleFile(file);
-    }
-    this.bundleBusy = `Importing ${file.name}…`;
-    try {
-      const result = await ingestWorker().importBundle(file);
-      this.notice =
-        `Imported ${file.name}: ${result.added.documents} document(s) added` +
-        (result.skippedDocuments > 0 ? `, ${result.skippedDocuments} already in the library.` : '.');
-    } catch (error) {
-      this.message = `Bundle ${file.name} refused: ${error instanceof Error ? error.message : String(error)}`;
-    } finally {
-      this.bundleBusy = null;
-      await this.refresh();
-    }
-  }
-
-  async cancel(): Promise<void> {
-    this.stopFeeding = true;
-    // This page's files not yet stored are dropped with the queue (a closed page's leftovers stay named).
-    const ids = [...this.unread.keys()];
-    this.unread.clear();
-    await forgetAnnounced(pageRepo().db, ids);
-    await ingestWorker().cancel();
   }
 
   /**
@@ -1023,8 +475,7 @@ export class LibraryState {
       if (ids.has(d.id)) bySource.set(d.sourceName, (bySource.get(d.sourceName) ?? 0) + 1);
     this.removing = { documents: docIds.length };
     // The last drop's bars describe a library that no longer is: the refresh shows its own stage.
-    this.tally = null;
-    this.dropRows = [];
+    this.run.forgetDrop();
     try {
       const removed = await ingestWorker().removeDocuments([...docIds]);
       if (removed === 0) this.removing = null;
@@ -1032,7 +483,7 @@ export class LibraryState {
       this.removing = null;
       throw error;
     }
-    this.outcomes = removedOutcomes(this.outcomes, bySource);
+    this.run.outcomes = removedOutcomes(this.run.outcomes, bySource);
     await this.refresh();
   }
 
@@ -1040,18 +491,6 @@ export class LibraryState {
   async removeAll(): Promise<void> {
     const ids = (await pageRepo().db.documents.toCollection().primaryKeys()) as string[];
     await this.remove(ids);
-  }
-
-  /** Lists these outcomes, the indexed ones beyond the newest INDEXED_OUTCOMES_SHOWN counted, not listed. */
-  private showOutcomes(list: FileOutcome[]): void {
-    const { outcomes, hidden } = boundedOutcomes(list);
-    this.outcomes = outcomes;
-    this.outcomesHidden += hidden;
-  }
-
-  async clearFailed(): Promise<void> {
-    await ingestWorker().clearFailed();
-    this.outcomes = this.outcomes.filter((o) => o.status !== 'failed');
   }
 }
 

@@ -88,13 +88,7 @@ class OfflineCopyState {
         return;
       }
       this.keeping = { stored, size: host.size };
-      const source = {
-        size: host.size,
-        version: host.version,
-        read: (offset: number, length: number, signal?: AbortSignal) =>
-          host.readUncached(offset, length, signal),
-      };
-      this.status = await kept.keep(url, source, {
+      this.status = await kept.keep(url, host, {
         signal: stop.signal,
         onProgress: (storedNow, size) => (this.keeping = { stored: storedNow, size }),
       });

@@ -1,8 +1,8 @@
 // The progress of a drop, shared with the other tabs of this browser: the tab that indexes posts its drop's rows
-// (src/ui/state/dropProgress.ts) at most once a second, and a tab that waits while another indexes shows them
+// (src/ui/estimates/dropProgress.ts) at most once a second, and a tab that waits while another indexes shows them
 // under "Indexing in another tab" (it has no tally of its own: the files were dropped elsewhere, and it showed
 // "Indexing — done 0").
-import type { DropRow } from './dropProgress.ts';
+import type { DropRow } from '../estimates/dropProgress.ts';
 import { TAB_ID } from './crossTab.svelte.ts';
 
 const CHANNEL = 'conceptrag:drop-progress';

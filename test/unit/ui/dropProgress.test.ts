@@ -1,7 +1,7 @@
 // The Library view's one progress for a whole drop: files, sentences, searchable documents and documents with
 // vectors, projected from the bytes read so far, with rates and time left.
 import { describe, expect, it } from 'vitest';
-import { DropTally, RateMeter, SettledEta } from '../../../src/ui/state/dropProgress.ts';
+import { DropTally, RateMeter, SettledEta } from '../../../src/ui/estimates/dropProgress.ts';
 import type { LibraryCoverage } from '../../../src/services/ingest/ingestProtocol.ts';
 
 const coverage = (c: Partial<LibraryCoverage>): LibraryCoverage => ({

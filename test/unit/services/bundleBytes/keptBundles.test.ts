@@ -238,7 +238,7 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
       await kept.keep(url, {
         size: source.size,
         version: source.version,
-        read: (offset, length) => source.readUncached(offset, length),
+        read: (offset, length) => source.read(offset, length),
       });
       expect(store.parts().length).toBeGreaterThan(1);
 
@@ -290,7 +290,7 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
     await kept.keep(url, {
       size: source.size,
       version: source.version,
-      read: (offset, length) => source.readUncached(offset, length),
+      read: (offset, length) => source.read(offset, length),
     });
   }
 
@@ -361,7 +361,7 @@ describe('?bundle= of a kept bundle with its host unreachable', () => {
         size: source.size,
         version: source.version,
         read: async (offset, length) => {
-          const bytes = (await source.readUncached(offset, length)).slice();
+          const bytes = (await source.read(offset, length)).slice();
           if (wrongAt >= offset && wrongAt < offset + length) bytes[wrongAt - offset] ^= 1;
           return bytes;
         },
