@@ -63,8 +63,12 @@ interface Elsewhere {
 }
 
 export interface QueryDeps extends LibrarySessionDeps {
-  /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
-  library: LibrarySessionDeps['library'] & SettingsReader;
+  /**
+   * The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). `documentTitles`: those of
+   * these documents still stored (Repo's), which stale early evidence is checked against; absent: none is sent.
+   */
+  library: LibrarySessionDeps['library'] &
+    SettingsReader & { documentTitles?(docIds: readonly string[]): Promise<ReadonlyMap<string, string>> };
   /** One memoized question embedder (EmbedderHolder). */
   embedders: EmbedderSource;
   /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
@@ -96,6 +100,12 @@ export interface QueryDeps extends LibrarySessionDeps {
    */
   storedThemes?(): Promise<StoredThemes | undefined>;
 }
+
+/**
+ * Searches of the stale library before its early evidence is given up: each leaves out the removed documents the one
+ * before cited, so a removal of many documents that all rank high costs a few rounds, not one per document.
+ */
+const STALE_ROUNDS = 4;
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
 export type EarlyEvidence = (result: AskResult) => void;
@@ -370,11 +380,8 @@ export class QueryService {
       milliseconds: performance.now() - started,
     });
     const stale = onEarly && mode.lexical ? this.session.stale : null;
-    const sent = stale && {
-      ...waited(await ask(this.inMemory(stale).source, request, { parsed: mode })),
-      stage: 'early' as const,
-      stale: true,
-    };
+    const staleResult = stale && (await this.staleEvidence(stale, request, mode));
+    const sent = staleResult && { ...waited(staleResult), stage: 'early' as const, stale: true };
     if (sent) onEarly?.(sent);
     const loaded = await library;
     const { source, vector } = this.inMemory(loaded);
@@ -397,6 +404,30 @@ export class QueryService {
       ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
       ...(awaiting > 0 ? { awaitingGraph: { documents: awaiting } } : {}),
     };
+  }
+
+  /**
+   * The evidence of the library as it was before a change, without the documents removed since (issue 44: a removed
+   * document must not be cited, even early): the documents it cites are looked up in the store (a few records), and
+   * any gone are left out of a search again, until none is. Null when the store cannot say, or it keeps finding more.
+   */
+  private async staleEvidence(
+    stale: QuestionLibrary,
+    request: AskRequest,
+    mode: ParsedMode,
+  ): Promise<AskResult | null> {
+    if (!this.deps.library.documentTitles) return null;
+    const removed = new Set<string>();
+    for (let round = 0; round < STALE_ROUNDS; round++) {
+      const result = await ask(this.inMemory(stale, removed).source, request, { parsed: mode });
+      const cited = [...new Set(result.evidence.map((e) => e.docId))];
+      const stored = await this.deps.library.documentTitles(cited).catch(() => null);
+      if (!stored) return null;
+      const gone = cited.filter((docId) => !stored.has(docId));
+      if (gone.length === 0) return result;
+      for (const docId of gone) removed.add(docId);
+    }
+    return null;
   }
 
   /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */
@@ -646,13 +677,21 @@ export class QueryService {
    * The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build),
    * and the question vector where it has one.
    */
-  private inMemory(library: QuestionLibrary): {
+  private inMemory(
+    library: QuestionLibrary,
+    removed?: ReadonlySet<string>,
+  ): {
     source: LibrarySource;
     vector?: (text: string) => Promise<Float32Array | undefined>;
   } {
     const wantsVector = library.layers.semantic && library.embedderId !== null;
     return {
-      source: openSource({ library, kg: () => this.session.kg(), atomic: () => this.session.atomic() }),
+      source: openSource({
+        library,
+        kg: () => this.session.kg(),
+        atomic: () => this.session.atomic(),
+        ...(removed ? { removed } : {}),
+      }),
       ...(wantsVector ? { vector: (text: string) => this.embedder.vector(library, text) } : {}),
     };
   }
