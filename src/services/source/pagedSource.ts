@@ -10,7 +10,6 @@ import {
   type PagedChunkRecord,
   type PagedLibrary,
 } from '../../core/paged/index.ts';
-import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { recordEvidence } from '../questions/evidence.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
