@@ -64,17 +64,38 @@ export interface QueryDeps extends LibrarySessionDeps, SourceChoiceDeps {
  */
 const STALE_ROUNDS = 4;
 
+/** One task at a time of a kind (an answer, a question, an evaluation): a new one aborts the one in flight. */
+class OneAtATime {
+  private current: AbortController | null = null;
+
+  async run<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    this.current?.abort();
+    const stop = new AbortController();
+    this.current = stop;
+    try {
+      return await task(stop.signal);
+    } finally {
+      if (this.current === stop) this.current = null;
+    }
+  }
+
+  stop(): void {
+    this.current?.abort();
+  }
+}
+
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
 export type EarlyEvidence = (result: AskResult) => void;
 
 export class QueryService {
   private readonly session: LibrarySession;
   private readonly embedder: QuestionEmbedder;
-  private answerStop: AbortController | null = null;
-  /** Stops the question being answered by a reasoning mode (its LLM calls are aborted). */
-  private askStop: AbortController | null = null;
-  /** Stops the evaluation being run (src/services/query/evaluate.ts). */
-  private evalStop: AbortController | null = null;
+  /** The written or global answer being streamed. */
+  private readonly answers = new OneAtATime();
+  /** The question being answered (a reasoning mode's LLM calls are aborted). */
+  private readonly asks = new OneAtATime();
+  /** The evaluation being run (src/services/query/evaluate.ts). */
+  private readonly evaluations = new OneAtATime();
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
   /**
@@ -308,21 +329,16 @@ export class QueryService {
     mode: ParsedMode,
     options: Pick<AskOptions, 'vector' | 'embed' | 'early' | 'onTrace'>,
   ): Promise<AskResult> {
-    this.askStop?.abort();
-    const stop = new AbortController();
-    this.askStop = stop;
-    try {
+    return this.asks.run(async (signal) => {
       const result = await ask(source, request, {
         ...options,
         parsed: mode,
         llm: () => this.questionLlm(),
-        signal: stop.signal,
+        signal,
       });
       this.asked = source;
       return result;
-    } finally {
-      if (this.askStop === stop) this.askStop = null;
-    }
+    });
   }
 
   /** The client of the configured endpoint, for the modes that reason at question time. */
@@ -358,20 +374,9 @@ export class QueryService {
     // chunks the last question showed), else from where questions read now (none when the library fails to load).
     const source = this.asked ?? (await this.sources.current().catch(() => null))?.source;
     const citations = source?.citations() ?? libraryCitations(null);
-    this.answerStop?.abort();
-    const stop = new AbortController();
-    this.answerStop = stop;
-    try {
-      return await writeAnswer(
-        this.deps.llmClient(settings, 'answer'),
-        citations,
-        request,
-        onDelta,
-        stop.signal,
-      );
-    } finally {
-      if (this.answerStop === stop) this.answerStop = null;
-    }
+    return this.answers.run((signal) =>
+      writeAnswer(this.deps.llmClient(settings, 'answer'), citations, request, onDelta, signal),
+    );
   }
 
   /** The library's themes for the Themes panel (null: the library has none), from whichever source questions read. */
@@ -415,17 +420,12 @@ export class QueryService {
     const planned = await this.globalPlan(question, kappa);
     if (!planned) throw new Error('this library has no themes to answer a corpus-wide question over');
     const settings = await readLlmSettings(this.deps.library);
-    this.answerStop?.abort();
-    const stop = new AbortController();
-    this.answerStop = stop;
-    try {
-      return await runPlanned(planned, this.deps.llmClient(settings, 'answer'), {
-        signal: stop.signal,
+    return this.answers.run((signal) =>
+      runPlanned(planned, this.deps.llmClient(settings, 'answer'), {
+        signal,
         ...(onDelta ? { onDelta } : {}),
-      });
-    } finally {
-      if (this.answerStop === stop) this.answerStop = null;
-    }
+      }),
+    );
   }
 
   private async globalPlan(question: string, kappa?: number): Promise<PlannedGlobal | null> {
@@ -455,12 +455,12 @@ export class QueryService {
 
   /** Stops the answer being streamed (the text so far is not returned). */
   cancelAnswer(): void {
-    this.answerStop?.abort();
+    this.answers.stop();
   }
 
   /** Stops a reasoning mode's run (decompose, logical) at its next LLM call; the question then fails as cancelled. */
   cancelAsk(): void {
-    this.askStop?.abort();
+    this.asks.stop();
   }
 
   /**
@@ -476,21 +476,16 @@ export class QueryService {
       held: true,
       layers: true,
     });
-    this.evalStop?.abort();
-    const stop = new AbortController();
-    this.evalStop = stop;
-    try {
-      return await evaluateSet(request, {
+    return this.evaluations.run((signal) =>
+      evaluateSet(request, {
         source,
         ...(vector ? { vector } : {}),
         ...(documentNames ? { documentNames } : {}),
         llm,
-        signal: stop.signal,
+        signal,
         onProgress,
-      });
-    } finally {
-      if (this.evalStop === stop) this.evalStop = null;
-    }
+      }),
+    );
   }
 
   /**
@@ -525,13 +520,13 @@ export class QueryService {
 
   /** Stops the evaluation at its next question (or LLM call). */
   cancelEvaluation(): void {
-    this.evalStop?.abort();
+    this.evaluations.stop();
   }
 
   /** Frees the question embedder and the loaded library (both are loaded again lazily). */
   async dispose(): Promise<void> {
-    this.answerStop?.abort();
-    this.askStop?.abort();
+    this.answers.stop();
+    this.asks.stop();
     this.session.release();
     await this.embedder.dispose();
   }
