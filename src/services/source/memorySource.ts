@@ -54,7 +54,8 @@ export function memorySource(library: QuestionLibrary, layers: MemoryLayers = {}
         // over the others.
         const removed = layers.removed ?? new Set<string>();
         const asked = removed.size > 0 ? budget * REMOVED_BUDGET_GROWTH : budget;
-        const search = (q: typeof query) => withoutRemoved(library.engine.search(q, mode, asked), removed, budget);
+        const search = (q: typeof query) =>
+          withoutRemoved(library.engine.search(q, mode, asked), removed, budget);
         // Waiting for the vector would be slow (the model still loads, or the engine, just opened, still computes
         // its concept vectors): the lexical ranking comes first (measured with ?bundle=: about 2 s sooner).
         const slow = vector ?? (library.embedderId !== null && !library.engine.semanticReady);
