@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { DEFAULT_INDEX_PARAMS } from '../../src/core/types.ts';
-import { IncrementalGraphRefresh, rebuildConceptGraph } from '../../src/services/ingest/graphBuild.ts';
+import { IncrementalGraphRefresh } from '../../src/services/ingest/graphBuild.ts';
+import { rebuildConceptGraph } from '../support/fullGraphBuild.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
 

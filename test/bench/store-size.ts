@@ -17,7 +17,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import type { SerializedGraph } from '../../src/core/graph/conceptGraph.ts';
 import { buildEngine } from '../../src/services/library/engine.ts';
-import { rebuildConceptGraph } from '../../src/services/ingest/graphBuild.ts';
+import { rebuildConceptGraph } from '../support/fullGraphBuild.ts';
 import { openDatabase, SCHEMA_V1, SCHEMA_V2 } from '../../src/store/db.ts';
 import { Repo } from '../../src/store/repo.ts';
 

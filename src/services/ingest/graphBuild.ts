@@ -1,7 +1,7 @@
 // The concept graph after a batch of documents (or a removal, or once every document has its vectors), stored with
 // its counts. The ingest pipeline refreshes it with IncrementalGraphRefresh (below): the chunks stored since the
-// last refresh are added to an incremental graph, not the whole library rebuilt; rebuildConceptGraph is the full
-// build (its fallback, and the CLI/bench path). The store keeps only what a load cannot rebuild in seconds
+// last refresh are added to an incremental graph, not the whole library rebuilt (test/support/fullGraphBuild.ts is
+// the full build tests and benches compare it with). The store keeps only what a load cannot rebuild in seconds
 // (Repo.putGraph: the θsem keep-mask of a graph with a semantic layer; the concept table of a lexical-only one), plus the
 // incremental state (Repo.putGraphState, a few MB) so a reload continues from it.
 import {
@@ -25,21 +25,6 @@ import { themesForStore } from '../themes/themesOf.ts';
 /** Builds the engine whose graph a full rebuild stores (the seam: tests count full builds through it). */
 export type GraphBuilder = (corpus: LoadedCorpus) => RetrievalEngine;
 
-export async function rebuildConceptGraph(
-  repo: Repo,
-  signal: AbortSignal,
-  build: GraphBuilder = buildEngine,
-): Promise<void> {
-  const corpus = await repo.loadCorpus();
-  signal.throwIfAborted();
-  if (corpus.chunks.length === 0) return;
-  const engine = build(corpus);
-  signal.throwIfAborted();
-  const stats = engine.stats();
-  const themes = await themesForStore(repo, engine.graph);
-  await repo.putGraph(engine.exportGraph(), { concepts: stats.concepts, edges: stats.edges }, themes);
-}
-
 /**
  * A stored state whose chunks differ from the store's by more than this share is replaced by a full build (most
  * chunks would be analysed anyway, and the build gives the next merges a base).
@@ -51,7 +36,7 @@ const STALE_SHARE = 0.25;
  * IncrementalConceptGraph per library, held between the refreshes of a drain (release() lets it go when the drain
  * ends). A refresh compares the graph's chunks with the store's (chunk ids are derived from the documents' content
  * hashes, so an id names one text for good), adds the chunks stored since and removes the ones gone, takes a
- * snapshot (a merge of the previous one, no recount) and stores it as rebuildConceptGraph does; the semantic layer,
+ * snapshot (a merge of the previous one, no recount) and stores it as a full build does; the semantic layer,
  * once every document has its vectors, is the snapshot's concept vectors and keep-mask, computed in full and stored
  * in the compact form (semanticCompactGraph: the same mask a full engine exports). The state (toJSON, per-chunk
  * term counts) is stored in the graph table, so a reload, another tab or the next drain continues from it (its

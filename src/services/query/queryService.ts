@@ -14,32 +14,21 @@ import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
 import { ask, sameChunks } from '../source/ask.ts';
-import type { LibrarySource, SourceLayers } from '../source/librarySource.ts';
+import type { LibrarySource } from '../source/librarySource.ts';
 import type { AskOptions } from '../source/ask.ts';
-import { openSource } from '../source/openSource.ts';
-import type { StoredThemes } from '../library/storedThemes.ts';
-import { DEFAULT_MODE, type WalkViewCaps } from '../../core/retrieval/index.ts';
-import { isCorpusQuestion } from '../../core/themes/index.ts';
+import { SourceChoice, type SourceChoiceDeps } from '../source/sourceChoice.ts';
+import type { WalkViewCaps } from '../../core/retrieval/index.ts';
 import { knownThemes, warmThemes } from '../themes/themesOf.ts';
 import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../source/globalThemesAnswer.ts';
 import type { GlobalAnswerOut, GlobalEstimate, ThemesList } from '../themes/themesProtocol.ts';
 import { themeQuestion } from '../source/themesAnswer.ts';
-import { openPagedBundle, type PagedBundle } from '../../core/paged/index.ts';
+import { openPagedBundle } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
 import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
-import type { PagesAwaited, StoredPages } from '../library/storedPages.ts';
 import type { EvalProgress, EvalRequest, EvalResult } from '../questions/evalProtocol.ts';
 import { evaluateSet } from './evaluate.ts';
-import { libraryDocumentNames } from '../library/documentNames.ts';
 import type { LibraryGraph, QuestionGraph } from '../questions/graphViewProtocol.ts';
-import {
-  answeredModes,
-  ASK_MODES,
-  lacking,
-  modesText,
-  parseQuestionMode,
-  type ParsedMode,
-} from '../questions/modeRegistry.ts';
+import { parseQuestionMode, type ParsedMode } from '../questions/modeRegistry.ts';
 import { QuestionEmbedder, type EmbedderSource } from '../questions/questionEmbedder.ts';
 import {
   type AnswerOut,
@@ -50,21 +39,13 @@ import {
 } from '../questions/queryProtocol.ts';
 import { libraryCitations, writeAnswer } from '../questions/writtenAnswer.ts';
 
-/**
- * Where questions read the library now, when not from memory: the source, what else a caller may do with it (the
- * stored pages are read whole after a question, the evaluation names their documents from IndexedDB).
- */
-interface Elsewhere {
-  source: LibrarySource;
-  /** After a question: the stored pages start being held and the first answer is marked (pagesTimings). */
-  answered?: () => void;
-  /** The stored pages' documents named as a QA set names them (recall@k); absent for a bundle read by ranges. */
-  documentNames?: (docIds: readonly string[]) => Promise<Map<string, string>>;
-}
-
-export interface QueryDeps extends LibrarySessionDeps {
-  /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
-  library: LibrarySessionDeps['library'] & SettingsReader;
+export interface QueryDeps extends LibrarySessionDeps, SourceChoiceDeps {
+  /**
+   * The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). `documentTitles`: those of
+   * these documents still stored (Repo's), which stale early evidence is checked against; absent: none is sent.
+   */
+  library: LibrarySessionDeps['library'] &
+    SettingsReader & { documentTitles?(docIds: readonly string[]): Promise<ReadonlyMap<string, string>> };
   /** One memoized question embedder (EmbedderHolder). */
   embedders: EmbedderSource;
   /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
@@ -75,26 +56,32 @@ export interface QueryDeps extends LibrarySessionDeps {
    * always whole.
    */
   openPaged?(url: string, onProgress?: DownloadProgress): Promise<PagesAtUrl | undefined>;
-  /**
-   * The library's stored pages when it is answered from them (src/services/library/storedPages.ts): a large library
-   * is then answered by ranges over them, never loaded into memory; `awaiting` when it is large and its first pages
-   * are not written yet (nor is it loaded then). `reuse`: the pages opened before, returned again while they are
-   * the stored ones. Absent: always in memory.
-   */
-  storedPages?(
-    reuse?: StoredPages,
-    mark?: (step: string) => void,
-  ): Promise<StoredPages | PagesAwaited | undefined>;
-  /**
-   * The names a QA set gives the library's documents (evaluate.ts, documentExternalId), by id, read from IndexedDB
-   * (src/services/library/documentNames.ts): an evaluation over the stored pages scores recall@k with them.
-   */
-  documentNames?(docIds: readonly string[]): Promise<Map<string, string>>;
-  /**
-   * The themes stored with the library's present graph (src/services/library/storedThemes.ts): a corpus-wide
-   * question asked while the library is not loaded is answered from them. Absent or undefined: none.
-   */
-  storedThemes?(): Promise<StoredThemes | undefined>;
+}
+
+/**
+ * Searches of the stale library before its early evidence is given up: each leaves out the removed documents the one
+ * before cited, so a removal of many documents that all rank high costs a few rounds, not one per document.
+ */
+const STALE_ROUNDS = 4;
+
+/** One task at a time of a kind (an answer, a question, an evaluation): a new one aborts the one in flight. */
+class OneAtATime {
+  private current: AbortController | null = null;
+
+  async run<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    this.current?.abort();
+    const stop = new AbortController();
+    this.current = stop;
+    try {
+      return await task(stop.signal);
+    } finally {
+      if (this.current === stop) this.current = null;
+    }
+  }
+
+  stop(): void {
+    this.current?.abort();
+  }
 }
 
 /** Called with the lexical evidence while the question is still being embedded (or the library reloaded). */
@@ -103,15 +90,14 @@ export type EarlyEvidence = (result: AskResult) => void;
 export class QueryService {
   private readonly session: LibrarySession;
   private readonly embedder: QuestionEmbedder;
-  private answerStop: AbortController | null = null;
-  /** Stops the question being answered by a reasoning mode (its LLM calls are aborted). */
-  private askStop: AbortController | null = null;
-  /** Stops the evaluation being run (src/services/query/evaluate.ts). */
-  private evalStop: AbortController | null = null;
+  /** The written or global answer being streamed. */
+  private readonly answers = new OneAtATime();
+  /** The question being answered (a reasoning mode's LLM calls are aborted). */
+  private readonly asks = new OneAtATime();
+  /** The evaluation being run (src/services/query/evaluate.ts). */
+  private readonly evaluations = new OneAtATime();
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
-  /** Where the time went opening the stored pages, last time (pagesTimings). */
-  private pagesMarks: Record<string, number> | null = null;
   /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
@@ -120,15 +106,13 @@ export class QueryService {
   private asked: LibrarySource | null = null;
   /** The last global answer's plan: the run sends the one the page showed (same source, question and κ). */
   private planned: { source: LibrarySource; key: string; planned: PlannedGlobal | null } | null = null;
-  private byRanges: Promise<PagedBundle | undefined> | null = null;
-  /** The library's own pages, looked for once per library (forgotten when it changes); undefined: none usable. */
-  private local: Promise<StoredPages | PagesAwaited | undefined> | null = null;
-  /** The pages last opened, kept across library changes: reopened only when new ones are stored. */
-  private lastPages: StoredPages | undefined;
+  /** Where questions read the library now (sourceChoice.ts). */
+  private readonly sources: SourceChoice;
 
   constructor(private readonly deps: QueryDeps) {
     this.session = new LibrarySession(deps);
     this.embedder = new QuestionEmbedder(deps.library, deps.embedders);
+    this.sources = new SourceChoice(deps, this.session, this.embedder);
   }
 
   /**
@@ -137,71 +121,7 @@ export class QueryService {
    */
   invalidate(what: 'library' | 'kg' = 'library'): void {
     this.session.invalidate(what);
-    if (what === 'library') this.local = null;
-  }
-
-  /**
-   * The library's stored pages if it is answered from them (a large library: src/services/library/pagesThreshold.ts),
-   * opened once per library version (and not again while the same pages are stored); `awaiting` when it is large
-   * and has none yet; undefined when it is loaded into memory, or when a bundle replaced the library. Pages are
-   * remembered until the library changes (invalidate: the page does so after every store write, the pages'
-   * included); `awaiting` and undefined are looked at again by the next question.
-   */
-  private pagesState(): Promise<StoredPages | PagesAwaited | undefined> {
-    if (!this.deps.storedPages || this.byRanges || this.session.readOnlyBundle)
-      return Promise.resolve(undefined);
-    const open = () => this.deps.storedPages!(this.lastPages, this.pagesMark());
-    // One more try before a failed open falls back to memory: the record read may have been replaced by newer pages
-    // (a drop refreshes them) between reading it and reading its Blob.
-    const current = (this.local ??= open().catch(open));
-    return current.then(
-      (state) => {
-        // Only pages are remembered: "not from pages" (a small library) and `awaiting` are looked at again by the
-        // next question, so that a library that grew is never answered from memory on a stale answer. That is three
-        // small records a question (the pages, the index record with its chunk tally, the threshold setting), never
-        // a count of the chunks (docs/results/ranges.md, "The pages re-check per question").
-        if ((!state || 'awaiting' in state) && this.local === current) this.local = null;
-        // A library answered from its pages (or about to be) is not held in memory: the one loaded before it grew
-        // past the threshold is let go (not its KG and atomic questions, which the pages' questions read).
-        if (state) this.session.releaseLibrary();
-        if (state && !('awaiting' in state)) this.lastPages = state;
-        return state;
-      },
-      // A failed open (a damaged record) is forgotten: the library is loaded into memory instead.
-      () => {
-        if (this.local === current) this.local = null;
-        return undefined;
-      },
-    );
-  }
-
-  /**
-   * A new record of where the time goes from opening the stored pages to the first answer from them (pagesTimings):
-   * ms after the open began, and when it began on the wall clock (a bench compares it with the page's navigation).
-   */
-  private pagesMark(): (step: string) => void {
-    const t0 = performance.now();
-    const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
-    this.pagesMarks = marks;
-    return (step) => (marks[step] ??= Math.round(performance.now() - t0));
-  }
-
-  /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
-  async answeredFromPages(): Promise<{
-    chunks: number;
-    documents: number;
-    bytes: number;
-    lagging: boolean;
-  } | null> {
-    const local = await this.pagesState();
-    return local && !('awaiting' in local)
-      ? {
-          chunks: local.chunks,
-          documents: local.documents,
-          bytes: local.bytes,
-          lagging: await local.lagging().catch(() => false),
-        }
-      : null;
+    if (what === 'library') this.sources.invalidate();
   }
 
   /**
@@ -226,8 +146,7 @@ export class QueryService {
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
     const opening = this.deps.openPaged?.(url, onProgress) ?? Promise.resolve(undefined);
-    const paging = opening.then((at) => at?.bundle);
-    this.byRanges = paging;
+    this.sources.readByRanges(opening.then((at) => at?.bundle));
     // The whole-download path below starts in this continuation, which runs before that of a question awaiting
     // byRanges (registered later): such a question then finds the session already reading the bundle.
     const at = await opening;
@@ -252,7 +171,7 @@ export class QueryService {
     name: string,
   ): Promise<{ url: string; counts: Record<string, number>; embedderId: null; byRanges: true }> {
     const paging = openPagedBundle(new BlobRangeSource(file, name), createTermAnalyzer());
-    this.byRanges = paging;
+    const giveBack = this.sources.readByRanges(paging);
     try {
       const paged = await paging;
       if (!paged) {
@@ -263,7 +182,7 @@ export class QueryService {
       return { url: name, counts: paged.manifest.counts, embedderId: null, byRanges: true };
     } catch (error) {
       // Questions go back to the library in this browser.
-      if (this.byRanges === paging) this.byRanges = null;
+      giveBack();
       throw error;
     }
   }
@@ -278,7 +197,7 @@ export class QueryService {
     // A bundle read by ranges, or a large library's pages, open in a few small reads: nothing else to load (they
     // have no vectors). A library whose pages are not written yet is not loaded either: they come at the drop's
     // next refresh.
-    if (await this.elsewhere().catch(() => undefined)) return;
+    if (await this.sources.elsewhere().catch(() => undefined)) return;
     const library = this.session.library().catch(() => null);
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
@@ -303,7 +222,7 @@ export class QueryService {
 
   /** One source document (for the viewer when the library is a read-only bundle). */
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
-    return (await this.current()).source.document(docId);
+    return (await this.sources.current()).source.document(docId);
   }
 
   /**
@@ -319,34 +238,17 @@ export class QueryService {
     const mode = parseQuestionMode(request.mode, { allowDefault: true });
     // The stored pages' KG and atomic questions are read (whole, from IndexedDB) only for a mode that may read them
     // (each reads chunks by id): the walk, the concepts, the words and their fusions read the pages alone.
-    const elsewhere = await this.elsewhere({ layers: mode.needs.includes('chunks') });
+    const elsewhere = await this.sources.elsewhere({ layers: mode.needs.includes('chunks') });
     if (elsewhere) {
       const result = await this.run(elsewhere.source, request, mode, { early: onEarly, onTrace });
       elsewhere.answered?.();
       return result;
     }
-    const themes = await this.themesBeforeLoad(request, mode);
+    const themes = await this.sources.storedThemesFor(request, mode);
     // None of the stored themes' passages still stored (a removal since the refresh): the library answers instead.
     const fromThemes = themes && (await this.run(themes, request, mode, {}).catch(() => null));
     if (fromThemes?.themes) return fromThemes;
     return this.askInMemory(request, mode, onEarly, onTrace);
-  }
-
-  /**
-   * The stored themes as the source of a corpus-wide question in the default mode while the library is not loaded
-   * (right after a drop, loading it and computing its themes took seconds after the graph was stored: issue 48's
-   * 2 s target); null when the question is another, the library is loaded, or no themes are stored with its graph.
-   */
-  private async themesBeforeLoad(request: AskRequest, mode: ParsedMode): Promise<LibrarySource | null> {
-    if (!this.deps.storedThemes || mode.name !== DEFAULT_MODE || !isCorpusQuestion(request.question))
-      return null;
-    // A bundle opened read-only is the library, even while it downloads; a library loaded with an older graph is
-    // let go here as askInMemory would.
-    if (this.session.readOnlyBundle) return null;
-    await this.session.reloadIfGraphChanged();
-    if (this.session.ready) return null;
-    const stored = await this.deps.storedThemes().catch(() => undefined);
-    return stored && stored.themes.themes.length > 0 ? openSource({ storedThemes: stored }) : null;
   }
 
   /**
@@ -370,14 +272,11 @@ export class QueryService {
       milliseconds: performance.now() - started,
     });
     const stale = onEarly && mode.lexical ? this.session.stale : null;
-    const sent = stale && {
-      ...waited(await ask(this.inMemory(stale).source, request, { parsed: mode })),
-      stage: 'early' as const,
-      stale: true,
-    };
+    const staleResult = stale && (await this.staleEvidence(stale, request, mode));
+    const sent = staleResult && { ...waited(staleResult), stage: 'early' as const, stale: true };
     if (sent) onEarly?.(sent);
     const loaded = await library;
-    const { source, vector } = this.inMemory(loaded);
+    const { source, vector } = this.sources.inMemory(loaded);
     const early =
       !sent && onEarly ? (result: AskResult) => onEarly({ ...waited(result), stale: false }) : undefined;
     // A model that finished loading while this thread was busy building the engine has its message queued: let it
@@ -399,6 +298,30 @@ export class QueryService {
     };
   }
 
+  /**
+   * The evidence of the library as it was before a change, without the documents removed since (issue 44: a removed
+   * document must not be cited, even early): the documents it cites are looked up in the store (a few records), and
+   * any gone are left out of a search again, until none is. Null when the store cannot say, or it keeps finding more.
+   */
+  private async staleEvidence(
+    stale: QuestionLibrary,
+    request: AskRequest,
+    mode: ParsedMode,
+  ): Promise<AskResult | null> {
+    if (!this.deps.library.documentTitles) return null;
+    const removed = new Set<string>();
+    for (let round = 0; round < STALE_ROUNDS; round++) {
+      const result = await ask(this.sources.inMemory(stale, removed).source, request, { parsed: mode });
+      const cited = [...new Set(result.evidence.map((e) => e.docId))];
+      const stored = await this.deps.library.documentTitles(cited).catch(() => null);
+      if (!stored) return null;
+      const gone = cited.filter((docId) => !stored.has(docId));
+      if (gone.length === 0) return result;
+      for (const docId of gone) removed.add(docId);
+    }
+    return null;
+  }
+
   /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */
   private async run(
     source: LibrarySource,
@@ -406,33 +329,16 @@ export class QueryService {
     mode: ParsedMode,
     options: Pick<AskOptions, 'vector' | 'embed' | 'early' | 'onTrace'>,
   ): Promise<AskResult> {
-    this.askStop?.abort();
-    const stop = new AbortController();
-    this.askStop = stop;
-    try {
+    return this.asks.run(async (signal) => {
       const result = await ask(source, request, {
         ...options,
         parsed: mode,
         llm: () => this.questionLlm(),
-        signal: stop.signal,
+        signal,
       });
       this.asked = source;
       return result;
-    } finally {
-      if (this.askStop === stop) this.askStop = null;
-    }
-  }
-
-  /**
-   * The library's own KG and atomic questions beside its stored pages, loaded whole from IndexedDB on first use as
-   * for a library in memory (LibrarySession.kg and .atomic, reloaded after a build): only those it has.
-   */
-  private async storedLayers(): Promise<SourceLayers> {
-    const [kg, atomic] = await Promise.all([this.session.kg(), this.session.atomic()]);
-    return {
-      ...(kg.size > 0 ? { kg: () => this.session.kg() } : {}),
-      ...(atomic && atomic.size > 0 ? { atomic: () => this.session.atomic() } : {}),
-    };
+    });
   }
 
   /** The client of the configured endpoint, for the modes that reason at question time. */
@@ -445,7 +351,7 @@ export class QueryService {
    * vector as `ask` (src/services/questions/graphView.ts), from whichever source questions read.
    */
   async graphForQuestion(question: string, caps: Partial<WalkViewCaps> = {}): Promise<QuestionGraph> {
-    const { source, vector } = await this.current({ view: true });
+    const { source, vector } = await this.sources.current({ view: true });
     return source.questionGraph(question, await vector?.(question), caps);
   }
 
@@ -454,7 +360,7 @@ export class QueryService {
    * library answered from its pages, the top concepts by weighted degree (`measure` says which).
    */
   async topConcepts(options: { search?: string; limit?: number } = {}): Promise<LibraryGraph> {
-    const { source } = await this.current({ view: true });
+    const { source } = await this.sources.current({ view: true });
     return source.libraryGraph(options);
   }
 
@@ -466,27 +372,16 @@ export class QueryService {
     const settings = await readLlmSettings(this.deps.library);
     // The citations come from where the evidence being answered over came from (a paged index: the records of the
     // chunks the last question showed), else from where questions read now (none when the library fails to load).
-    const source = this.asked ?? (await this.current().catch(() => null))?.source;
+    const source = this.asked ?? (await this.sources.current().catch(() => null))?.source;
     const citations = source?.citations() ?? libraryCitations(null);
-    this.answerStop?.abort();
-    const stop = new AbortController();
-    this.answerStop = stop;
-    try {
-      return await writeAnswer(
-        this.deps.llmClient(settings, 'answer'),
-        citations,
-        request,
-        onDelta,
-        stop.signal,
-      );
-    } finally {
-      if (this.answerStop === stop) this.answerStop = null;
-    }
+    return this.answers.run((signal) =>
+      writeAnswer(this.deps.llmClient(settings, 'answer'), citations, request, onDelta, signal),
+    );
   }
 
   /** The library's themes for the Themes panel (null: the library has none), from whichever source questions read. */
   async libraryThemes(): Promise<ThemesList | null> {
-    const { source } = await this.current({ view: true });
+    const { source } = await this.sources.current({ view: true });
     const themes = await source.themes?.();
     if (!themes) return null;
     return {
@@ -525,21 +420,16 @@ export class QueryService {
     const planned = await this.globalPlan(question, kappa);
     if (!planned) throw new Error('this library has no themes to answer a corpus-wide question over');
     const settings = await readLlmSettings(this.deps.library);
-    this.answerStop?.abort();
-    const stop = new AbortController();
-    this.answerStop = stop;
-    try {
-      return await runPlanned(planned, this.deps.llmClient(settings, 'answer'), {
-        signal: stop.signal,
+    return this.answers.run((signal) =>
+      runPlanned(planned, this.deps.llmClient(settings, 'answer'), {
+        signal,
         ...(onDelta ? { onDelta } : {}),
-      });
-    } finally {
-      if (this.answerStop === stop) this.answerStop = null;
-    }
+      }),
+    );
   }
 
   private async globalPlan(question: string, kappa?: number): Promise<PlannedGlobal | null> {
-    const source = this.asked ?? (await this.current()).source;
+    const source = this.asked ?? (await this.sources.current()).source;
     const key = `${kappa ?? ''}\n${question}`;
     if (this.planned?.source === source && this.planned.key === key) return this.planned.planned;
     const settings = await readLlmSettings(this.deps.library);
@@ -565,12 +455,12 @@ export class QueryService {
 
   /** Stops the answer being streamed (the text so far is not returned). */
   cancelAnswer(): void {
-    this.answerStop?.abort();
+    this.answers.stop();
   }
 
   /** Stops a reasoning mode's run (decompose, logical) at its next LLM call; the question then fails as cancelled. */
   cancelAsk(): void {
-    this.askStop?.abort();
+    this.asks.stop();
   }
 
   /**
@@ -581,105 +471,34 @@ export class QueryService {
     const llm = async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation');
     // A library answered from its pages is evaluated over them, never loaded; stored pages small enough to hold are
     // read whole first (once), so that every question runs in one pass from memory instead of rounds of Blob slices.
-    const { source, vector, documentNames } = await this.current({ view: true, held: true, layers: true });
-    this.evalStop?.abort();
-    const stop = new AbortController();
-    this.evalStop = stop;
-    try {
-      return await evaluateSet(request, {
+    const { source, vector, documentNames } = await this.sources.current({
+      view: true,
+      held: true,
+      layers: true,
+    });
+    return this.evaluations.run((signal) =>
+      evaluateSet(request, {
         source,
         ...(vector ? { vector } : {}),
         ...(documentNames ? { documentNames } : {}),
         llm,
-        signal: stop.signal,
+        signal,
         onProgress,
-      });
-    } finally {
-      if (this.evalStop === stop) this.evalStop = null;
-    }
-  }
-
-  /**
-   * Where questions read the library when not from memory (undefined: from memory), the one choice of a source: a
-   * bundle read by ranges, the library's stored pages, or its stored chunks by words while the pages are awaited.
-   * With `layers`, the stored pages' KG and atomic questions are read from IndexedDB to know whether they exist; with
-   * `held`, stored pages small enough are read whole first; with `view` (the Graph view, Evaluate), a library still
-   * waiting for its pages is refused: each would read the whole library by words, again and again.
-   */
-  private async elsewhere(
-    options: { held?: boolean; layers?: boolean; view?: boolean } = {},
-  ): Promise<Elsewhere | undefined> {
-    const bundle = this.byRanges ? await this.byRanges : undefined;
-    if (bundle) return { source: openSource({ bundle }) };
-    const local = await this.pagesState();
-    if (!local) return undefined;
-    if ('awaiting' in local) {
-      const source = openSource({ pages: local });
-      if (options.view) throw new Error(lacking(source, 'this view', ['chunks']));
-      return { source };
-    }
-    if (options.held) await local.hold?.();
-    const layers = options.layers ? await this.storedLayers() : {};
-    return {
-      source: openSource({ pages: local, ...layers }),
-      answered: () => {
-        void local.hold?.();
-        const marks = this.pagesMarks;
-        if (marks && marks.firstAnswer === undefined)
-          marks.firstAnswer = Math.round(performance.timeOrigin + performance.now() - marks.beganAtEpochMs);
-      },
-      ...(this.deps.documentNames ? { documentNames: this.deps.documentNames } : {}),
-    };
-  }
-
-  /** The source questions read now (the library in memory is loaded), with the question vector where it has one. */
-  private async current(
-    options: { held?: boolean; layers?: boolean; view?: boolean } = {},
-  ): Promise<Elsewhere & { vector?: (text: string) => Promise<Float32Array | undefined> }> {
-    const elsewhere = await this.elsewhere(options);
-    if (elsewhere) return elsewhere;
-    const library = await this.session.library();
-    return { ...this.inMemory(library), documentNames: libraryDocumentNames(library) };
-  }
-
-  /**
-   * The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build),
-   * and the question vector where it has one.
-   */
-  private inMemory(library: QuestionLibrary): {
-    source: LibrarySource;
-    vector?: (text: string) => Promise<Float32Array | undefined>;
-  } {
-    const wantsVector = library.layers.semantic && library.embedderId !== null;
-    return {
-      source: openSource({ library, kg: () => this.session.kg(), atomic: () => this.session.atomic() }),
-      ...(wantsVector ? { vector: (text: string) => this.embedder.vector(library, text) } : {}),
-    };
+      }),
+    );
   }
 
   /**
    * The modes the Evaluate view offers for this library: every mode for a library in memory; for one answered from
    * its pages, those its pages and layers answer, with the reason the view shows in one line.
    */
-  async evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
-    let elsewhere: Elsewhere | undefined;
-    try {
-      elsewhere = await this.elsewhere({ layers: true, view: true });
-    } catch (error) {
-      // A large library whose first pages are not written yet: the modes its words answer meanwhile.
-      const state = await this.pagesState();
-      const modes = state && 'awaiting' in state ? answeredModes(openSource({ pages: state })) : [];
-      return { modes, reason: error instanceof Error ? error.message : String(error) };
-    }
-    if (!elsewhere) return { modes: [...ASK_MODES] };
-    const { source, documentNames } = elsewhere;
-    const answering = source.answering(modesText(source));
-    return {
-      modes: answeredModes(source),
-      reason: documentNames
-        ? `${answering[0].toUpperCase()}${answering.slice(1)}.`
-        : `${answering[0].toUpperCase()}${answering.slice(1)}, and names its documents by id only, so recall@k is not scored.`,
-    };
+  evaluationModes(): Promise<{ modes: string[]; reason?: string }> {
+    return this.sources.evaluationModes();
+  }
+
+  /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
+  answeredFromPages(): ReturnType<SourceChoice['answeredFromPages']> {
+    return this.sources.answeredFromPages();
   }
 
   /**
@@ -690,7 +509,7 @@ export class QueryService {
   async bundleDocuments(
     limit = 1000,
   ): Promise<{ total: number; documents: { id: string; title: string; source: string }[] } | null> {
-    if (!this.session.readOnlyBundle || (await this.byRanges)) return null;
+    if (!this.session.readOnlyBundle || (await this.sources.bundleByRanges())) return null;
     const all = [...(await this.session.library()).documents.values()];
     all.sort((a, b) => a.title.localeCompare(b.title));
     return {
@@ -701,13 +520,13 @@ export class QueryService {
 
   /** Stops the evaluation at its next question (or LLM call). */
   cancelEvaluation(): void {
-    this.evalStop?.abort();
+    this.evaluations.stop();
   }
 
   /** Frees the question embedder and the loaded library (both are loaded again lazily). */
   async dispose(): Promise<void> {
-    this.answerStop?.abort();
-    this.askStop?.abort();
+    this.answers.stop();
+    this.asks.stop();
     this.session.release();
     await this.embedder.dispose();
   }
@@ -726,7 +545,7 @@ export class QueryService {
    * For benchmarks (scale-browser.ts prints it after reopening).
    */
   pagesTimings(): Record<string, number> | null {
-    return this.pagesMarks && { ...this.pagesMarks };
+    return this.sources.pagesTimings();
   }
 
   /** Where the time went when the read-only bundle was opened (null before any): for benchmarks. */

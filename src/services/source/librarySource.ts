@@ -119,6 +119,33 @@ export interface SourceLayers {
   kg?: () => Promise<KgIndex>;
   atomic?: () => Promise<AtomicIndex | null>;
   themes?: () => Promise<LibraryThemes | null>;
+  /**
+   * Documents removed since the library was read (the library's own pages until the next are written, a library in
+   * memory while the one without them loads): their chunks are left out of every search, which reads further down
+   * the ranking to fill the budget with the others.
+   */
+  removed?: ReadonlySet<string>;
+}
+
+/** How far past the budget a search with removed documents reads to fill it with the rest: 8 times. */
+export const REMOVED_BUDGET_GROWTH = 8;
+
+/** The hits of documents not removed, in rank order, as many as `budget` tokens take (at least the first). */
+export function withoutRemoved(
+  hits: readonly RetrievedChunk[],
+  removed: ReadonlySet<string>,
+  budget: number,
+): RetrievedChunk[] {
+  if (removed.size === 0) return [...hits];
+  const kept: RetrievedChunk[] = [];
+  let used = 0;
+  for (const hit of hits) {
+    if (removed.has(hit.docId)) continue;
+    if (kept.length > 0 && used + hit.tokens > budget) break;
+    kept.push(hit);
+    used += hit.tokens;
+  }
+  return kept;
 }
 
 /** What a layer a library lacks needs, as every source words it. */

@@ -9,7 +9,14 @@ import type { Capability } from '../questions/modeRegistry.ts';
 import type { Evidence } from '../questions/queryProtocol.ts';
 import { libraryCitations } from '../questions/writtenAnswer.ts';
 import { themesOfLibrary } from '../themes/themesOf.ts';
-import { layerLacking, type BuildOrder, type LibrarySource, type SourceLayers } from './librarySource.ts';
+import {
+  layerLacking,
+  REMOVED_BUDGET_GROWTH,
+  withoutRemoved,
+  type BuildOrder,
+  type LibrarySource,
+  type SourceLayers,
+} from './librarySource.ts';
 
 /**
  * No KG: the KG modes are refused; no atomic questions: `atomic` says how to build them; no themes: computed from
@@ -43,16 +50,17 @@ export function memorySource(library: QuestionLibrary, layers: MemoryLayers = {}
     answering: (modes) => `${name} answers ${modes}`,
     question: () => ({
       search: async (query, mode, budget, { early, vector } = {}) => {
+        // With documents removed since the library was read, the ranking is read further and cut back to the budget
+        // over the others.
+        const removed = layers.removed ?? new Set<string>();
+        const asked = removed.size > 0 ? budget * REMOVED_BUDGET_GROWTH : budget;
+        const search = (q: typeof query) =>
+          withoutRemoved(library.engine.search(q, mode, asked), removed, budget);
         // Waiting for the vector would be slow (the model still loads, or the engine, just opened, still computes
         // its concept vectors): the lexical ranking comes first (measured with ?bundle=: about 2 s sooner).
         const slow = vector ?? (library.embedderId !== null && !library.engine.semanticReady);
-        if (early && library.layers.semantic && slow)
-          early(library.engine.search({ text: query.text }, mode, budget));
-        return library.engine.search(
-          vector ? { text: query.text, vector: await vector } : query,
-          mode,
-          budget,
-        );
+        if (early && library.layers.semantic && slow) early(search({ text: query.text }));
+        return search(vector ? { text: query.text, vector: await vector } : query);
       },
       chunk: (chunkId) => chunkView(library, chunkId),
       evidence: (hit) => evidence(library, hit),

@@ -10,7 +10,6 @@ import {
   type PagedChunkRecord,
   type PagedLibrary,
 } from '../../core/paged/index.ts';
-import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { recordEvidence } from '../questions/evidence.ts';
 import { pagedLibraryGraph, pagedQuestionGraph } from '../questions/graphView.ts';
@@ -21,6 +20,8 @@ import { pagedCore } from './pagedCore.ts';
 import {
   layerLacking,
   noDocument,
+  REMOVED_BUDGET_GROWTH,
+  withoutRemoved,
   type LibrarySource,
   type SourceLayers,
   type SourceQuestion,
@@ -38,15 +39,7 @@ interface PagedLayers extends SourceLayers {
   answering?: (modes: string) => string;
   /** What a result says it was answered from (the stored pages: `pages`). */
   from?: 'pages';
-  /**
-   * Documents removed since the pages were written (the library's own pages, until the next are): their chunks are
-   * left out of every search, which reads further down the ranking to fill the budget with the others.
-   */
-  removed?: ReadonlySet<string>;
 }
-
-/** How far past the budget a search over pages with removed documents reads to fill it with the rest: 8 times. */
-const REMOVED_BUDGET_GROWTH = 8;
 
 /** Records read at once for the KG's first chunks (a 12,000-token budget holds 20–60 passages). */
 const KG_FIRST_BATCH = 32;
@@ -172,24 +165,6 @@ function pagedQuestion(
       return kept;
     },
   };
-}
-
-/** The hits of documents not removed, in rank order, as many as `budget` tokens take (at least the first). */
-function withoutRemoved(
-  hits: readonly RetrievedChunk[],
-  removed: ReadonlySet<string>,
-  budget: number,
-): RetrievedChunk[] {
-  if (removed.size === 0) return [...hits];
-  const kept: RetrievedChunk[] = [];
-  let used = 0;
-  for (const hit of hits) {
-    if (removed.has(hit.docId)) continue;
-    if (kept.length > 0 && used + hit.tokens > budget) break;
-    kept.push(hit);
-    used += hit.tokens;
-  }
-  return kept;
 }
 
 /** A chunk record as the reasoning modes read a chunk. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { RetrievalEngine } from '../../../../src/core/retrieval/engine.ts';
 import { prepareFile } from '../../../../src/core/prepare.ts';
-import { rebuildConceptGraph } from '../../../../src/services/ingest/graphBuild.ts';
+import { rebuildConceptGraph } from '../../../support/fullGraphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { createGraphPrebuilder } from '../../../../src/services/library/graphPrebuild.ts';

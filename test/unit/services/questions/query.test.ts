@@ -15,7 +15,7 @@ import { openBundleReadOnly } from '../../../../src/services/bundleBytes/bundleF
 import { DexieKgStore } from '../../../../src/store/kgStore.ts';
 import { Repo, type LoadedCorpus } from '../../../../src/store/repo.ts';
 import { loadEngine } from '../../../../src/services/library/engine.ts';
-import { rebuildConceptGraph } from '../../../../src/services/ingest/graphBuild.ts';
+import { rebuildConceptGraph } from '../../../support/fullGraphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { KgBuildService } from '../../../../src/services/llm/kgBuild.ts';
 import { QueryService } from '../../../../src/services/query/queryService.ts';

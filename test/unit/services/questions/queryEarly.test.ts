@@ -85,6 +85,8 @@ function service(
   corpus: () => Promise<LoadedCorpus>,
   embedders: ReturnType<typeof gatedHolder>,
   bundles: Record<string, Blob> = {},
+  /** What is stored now, read without waiting for a load (default: as `corpus()` says). */
+  storedNow: () => Promise<LoadedCorpus> = corpus,
 ) {
   const counts = { corpusLoads: 0 };
   const query = new QueryService({
@@ -92,6 +94,11 @@ function service(
       loadCorpus: () => {
         counts.corpusLoads += 1;
         return corpus();
+      },
+      // As Repo.documentTitles: the titles of those of these documents that are stored now (none of the removed).
+      documentTitles: async (docIds) => {
+        const stored = (await storedNow()).documents;
+        return new Map(stored.filter((d) => docIds.includes(d.id)).map((d) => [d.id, d.title]));
       },
       getSetting: async () => undefined,
     },
@@ -167,10 +174,15 @@ describe('QueryService: early evidence and a warm library', () => {
     let hold: Promise<void> = Promise.resolve();
     const embedders = gatedHolder();
     embedders.release();
-    const { query, counts } = service(async () => {
-      await hold;
-      return current;
-    }, embedders);
+    const { query, counts } = service(
+      async () => {
+        await hold;
+        return current;
+      },
+      embedders,
+      {},
+      async () => current,
+    );
     await query.warmUp();
     expect(counts.corpusLoads).toBe(1);
 
@@ -197,6 +209,46 @@ describe('QueryService: early evidence and a warm library', () => {
     const next: AskResult[] = [];
     await query.ask({ question, mode: 'bm25', budget: 2000 }, (r) => next.push(r));
     expect(next).toEqual([]);
+  });
+
+  it('stale early evidence never cites a document removed since the library it comes from loaded', async () => {
+    const before = snapshotToCorpus(await snapshotOf(DOCUMENTS));
+    const { ['lovelace.txt']: _removed, ...rest } = DOCUMENTS;
+    const after = snapshotToCorpus(await snapshotOf(rest));
+    let current = before;
+    let hold: Promise<void> = Promise.resolve();
+    const embedders = gatedHolder();
+    embedders.release();
+    const { query } = service(
+      async () => {
+        await hold;
+        return current;
+      },
+      embedders,
+      {},
+      async () => current,
+    );
+    await query.warmUp();
+    const lovelace = before.documents.find((d) => d.title === 'lovelace')!.id;
+
+    // Lovelace's document is removed; the library without it takes a while to load. The library of before ranks it
+    // first for this question, so stale evidence read from it as it was would cite it.
+    current = after;
+    let loaded: () => void = () => undefined;
+    hold = new Promise<void>((resolve) => (loaded = resolve));
+    query.invalidate();
+    const early: AskResult[] = [];
+    const asking = query.ask({ question: QUESTION, mode: 'bm25', budget: 2000 }, (r) => {
+      early.push(r);
+      loaded();
+    });
+    setTimeout(loaded, 200); // should no early evidence come, the load goes on all the same
+    const result = await asking;
+    expect(early).toHaveLength(1);
+    expect(early[0]).toMatchObject({ stage: 'early', stale: true, layer: 'lexical' });
+    expect(early[0].evidence.length).toBeGreaterThan(0);
+    expect(early[0].evidence.map((e) => e.docId)).not.toContain(lovelace);
+    expect(result.evidence.map((e) => e.docId)).not.toContain(lovelace);
   });
 
   it('questions asked while the library keeps changing read one library at a time, and the last answers', async () => {
