@@ -148,11 +148,19 @@ export class GraphRepo {
   }
 
   /**
-   * getThemes, with the `builtAt` of the graph record they were stored with (the same transaction wrote both), and
-   * the records of their answer's passages when the record holds them (format 2).
+   * getThemes, with the `builtAt` of the graph record they were stored with (the same transaction wrote both), the
+   * records of their answer's passages when the record holds them (format 2), whether that graph is still the
+   * library's (`current`: no document removed since, IndexMeta.graphBuiltAt), and the index record's layers.
    */
   async getThemesBuilt(): Promise<
-    { builtAt: number; themes: LibraryThemes; passages?: ReadonlyMap<string, PagedChunkRecord> } | undefined
+    | {
+        builtAt: number;
+        themes: LibraryThemes;
+        passages?: ReadonlyMap<string, PagedChunkRecord>;
+        current: boolean;
+        layers: { lexical: boolean; semantic: boolean };
+      }
+    | undefined
   > {
     const db = this.db;
     const [record, meta] = await db.transaction('r', [db.graph, db.meta], () =>
@@ -162,7 +170,13 @@ export class GraphRepo {
       return undefined;
     const themes = readThemes(record.themes, 'the stored themes');
     const passages = storedPassages(record);
-    return { builtAt: record.builtAt, themes, ...(passages ? { passages } : {}) };
+    return {
+      builtAt: record.builtAt,
+      themes,
+      ...(passages ? { passages } : {}),
+      current: meta.graphBuiltAt === record.builtAt,
+      layers: meta.layers,
+    };
   }
 
   private themesTable(): Table<ThemesRecord, string> {

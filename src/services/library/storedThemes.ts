@@ -27,17 +27,15 @@ export interface StoredThemes {
 /** Undefined when no themes are stored with the present graph (or they cannot be read: they are then computed). */
 export async function openStoredThemes(db: ConceptDb): Promise<StoredThemes | undefined> {
   const t0 = performance.now();
-  const [built, meta] = await Promise.all([
-    new GraphRepo(db).getThemesBuilt().catch(() => undefined),
-    db.meta.get('index'),
-  ]);
-  if (!built || !meta) return undefined;
+  // One read of the graph and index records (during a drop, each read waits behind the ingest worker's writes).
+  const built = await new GraphRepo(db).getThemesBuilt().catch(() => undefined);
+  if (!built) return undefined;
   const steps: Record<string, number> = { themesRead: round(performance.now() - t0) };
   const library = new LibraryRepo(db);
   return {
     themes: built.themes,
     builtAt: built.builtAt,
-    layers: meta.layers,
+    layers: built.layers,
     steps,
     records: async (chunkIds) => {
       const r0 = performance.now();
@@ -45,10 +43,11 @@ export async function openStoredThemes(db: ConceptDb): Promise<StoredThemes | un
       const found = new Map<string, PagedChunkRecord>();
       const rest: string[] = [];
       if (built.passages) {
-        // A record stored with the themes is shown only while its chunk is stored: a document removed since the
-        // refresh leaves the themes (the graph's counts are those of the refresh until the next one).
-        const stillStored = await db.chunks.where(':id').anyOf(wanted).primaryKeys();
-        const kept = new Set(stillStored as string[]);
+        // A record stored with the themes is shown while its chunk is stored: certainly so while their graph is the
+        // library's (a removal drops IndexMeta.graphBuiltAt), else the chunks are looked up (keys only).
+        const kept = built.current
+          ? new Set(wanted)
+          : new Set((await db.chunks.where(':id').anyOf(wanted).primaryKeys()) as string[]);
         for (const id of wanted) {
           const record = built.passages.get(id);
           if (record && kept.has(id)) found.set(id, record);

@@ -186,6 +186,24 @@ describe('themes stored with the graph', () => {
     }
   });
 
+  it('leave out a stored passage whose document was removed since they were stored', async () => {
+    const { db, repo } = await droppedSamples();
+    const shown = answerPassages((await repo.getThemes())!);
+    const removed = shown[0].slice(0, shown[0].indexOf('#'));
+    expect(await repo.removeDocument(removed)).toBe(true);
+    // The graph's counts are the refresh's until the next one: the themes are still read.
+    expect(await repo.getThemes()).toBeDefined();
+    const { query, counts } = queryOver(db, repo);
+    const answer = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    expect(counts.corpusLoads).toBe(0);
+    expect(answer.themes).toBeDefined();
+    expect(answer.evidence.length).toBeGreaterThan(0);
+    expect(answer.evidence.map((e) => e.docId)).not.toContain(removed);
+    expect(answer.evidence.map((e) => e.chunkId)).toEqual(
+      shown.filter((id) => !id.startsWith(`${removed}#`)).slice(0, answer.evidence.length),
+    );
+  });
+
   it('of another graph than the index record counts are not read', async () => {
     const { db, repo } = await droppedSamples();
     expect(await repo.getThemes()).toBeDefined();
