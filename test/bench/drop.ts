@@ -635,6 +635,7 @@ async function main(): Promise<void> {
       console.log(
         `${opts.askAt} (the app's data-${opts.askAt} = ${expected}) after ${state.toFixed(1)} s; the question ` +
           `asked then answered in ${probe.ms.toFixed(0)} ms (${probe.evidence} passages` +
+          `${steps?.startedAt ? `; the worker began it ${(steps.startedAt - probe.clickedAt).toFixed(0)} ms after the click` : ''}` +
           `${themes > 0 ? `, the themes answer with ${themes} themes` : ''}); the query worker's steps: ` +
           `${JSON.stringify(steps && Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, round(v, 1)])))}` +
           ` (load ${load()})`,
@@ -689,7 +690,7 @@ async function main(): Promise<void> {
       watching = false;
       await watcher;
       console.log(
-        `ASK-AT ${JSON.stringify({ askAt: opts.askAt, stateSeconds: round(askedAt.state), answerMs: round(askedAt.probe.ms, 0), evidence: askedAt.probe.evidence, steps: askedAt.steps, commit, load: load() })}`,
+        `ASK-AT ${JSON.stringify({ askAt: opts.askAt, stateSeconds: round(askedAt.state), answerMs: round(askedAt.probe.ms, 0), clickedAt: askedAt.probe.clickedAt, evidence: askedAt.probe.evidence, steps: askedAt.steps, commit, load: load() })}`,
       );
       console.log(`stopped after the question (--stop-after-ask); load ${load()}`);
       return;

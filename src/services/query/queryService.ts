@@ -225,7 +225,8 @@ export class QueryService {
     >
   > {
     const t0 = performance.now();
-    const marks: Record<string, number> = {};
+    // startedAt (ms since the epoch) places the ask against the page's click: the time between is the message's wait.
+    const marks: Record<string, number> = { startedAt: performance.timeOrigin + t0 };
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
     const opening = this.deps.openPaged?.(url, onProgress) ?? Promise.resolve(undefined);
@@ -740,7 +741,7 @@ export class QueryService {
 
   /**
    * Where the time went in the last question answered from the stored themes before the library loaded (null before
-   * any), ms after it started: the graph checked, the themes read, the source opened, the answer; and the stored
+   * any): when it started (`startedAt`, ms since the epoch), then ms after it started: the graph checked, the themes read, the source opened, the answer; and the stored
    * themes' own steps (storedThemes.ts: records read, and how many from the themes record or from documents). For
    * benchmarks (bench:drop prints it).
    */
