@@ -225,8 +225,7 @@ export class QueryService {
     >
   > {
     const t0 = performance.now();
-    // startedAt (ms since the epoch) places the ask against the page's click: the time between is the message's wait.
-    const marks: Record<string, number> = { startedAt: performance.timeOrigin + t0 };
+    const marks: Record<string, number> = {};
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     this.opened = marks;
     const opening = this.deps.openPaged?.(url, onProgress) ?? Promise.resolve(undefined);
@@ -330,7 +329,8 @@ export class QueryService {
       return result;
     }
     const t0 = performance.now();
-    const marks: Record<string, number> = {};
+    // startedAt (ms since the epoch) places the ask against the page's click: the time between is the message's wait.
+    const marks: Record<string, number> = { startedAt: performance.timeOrigin + t0 };
     const themes = await this.themesBeforeLoad(request, mode, marks);
     marks.themesOpened = performance.now() - t0;
     // None of the stored themes' passages still stored (a removal since the refresh): the library answers instead.
