@@ -12,8 +12,7 @@ import {
   type IncrementalGraphState,
   type SerializedGraph,
 } from '../core/graph/index.ts';
-import type { PagedChunkRecord } from '../core/paged/index.ts';
-import { checkRecordGroup } from '../core/paged/groupShapes.ts';
+import { checkRecordGroup, type PagedChunkRecord } from '../core/paged/index.ts';
 import { readThemes, THEME_LIMITS, type LibraryThemes } from '../core/themes/index.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import type { Table } from 'dexie';
