@@ -12,7 +12,8 @@ import {
   type IncrementalGraphState,
   type SerializedGraph,
 } from '../core/graph/index.ts';
-import { readThemes, type LibraryThemes } from '../core/themes/index.ts';
+import { checkRecordGroup, type PagedChunkRecord } from '../core/paged/index.ts';
+import { readThemes, THEME_LIMITS, type LibraryThemes } from '../core/themes/index.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import type { Table } from 'dexie';
 import type { ConceptDb } from './db.ts';
@@ -30,13 +31,43 @@ const GRAPH_STATE_ID = 'incremental';
  */
 const THEMES_ID = 'themes';
 
+/**
+ * The themes record's format. 1 (no `format` field): the themes alone, their passages read from their documents on
+ * each answer (1.3–2.2 s of a 2.6 s answer on the Vue docs at load 28–40). 2: with the records of the passages the
+ * themes answer shows (`passages`). A format-1 record is still read, its passages from their documents, until the
+ * next graph refresh writes the themes again in format 2.
+ */
+const THEMES_FORMAT = 2;
+
 interface ThemesRecord {
   id: typeof THEMES_ID;
+  format?: number;
   builtAt: number;
   /** The graph's counts when they were computed (the index record's `concepts` and `edges`). */
   concepts: number;
   edges: number;
   themes: unknown;
+  /** Format 2: the records of the passages a themes answer shows (themesAnswer.ts answerPassages). */
+  passages?: unknown;
+}
+
+/** Themes to store with a graph: the themes, and the records of the passages their answer shows. */
+export interface ThemesToStore {
+  themes: LibraryThemes;
+  passages: readonly PagedChunkRecord[];
+}
+
+/** The stored passage records of a format-2 themes record, checked; undefined when absent or not of that shape. */
+function storedPassages(record: ThemesRecord): ReadonlyMap<string, PagedChunkRecord> | undefined {
+  if (record.format !== THEMES_FORMAT || !Array.isArray(record.passages)) return undefined;
+  // Never more than one passage a theme: a longer list is not this writer's.
+  if (record.passages.length > THEME_LIMITS.themes) return undefined;
+  try {
+    const records = checkRecordGroup(record.passages, record.passages.length);
+    return new Map(records.map((r) => [r.id, r]));
+  } catch {
+    return undefined;
+  }
 }
 
 interface GraphStateRecord {
@@ -78,7 +109,7 @@ export class GraphRepo {
     graph: SerializedGraph | CompactGraph | ConceptTableGraph,
     stats: { concepts: number; edges: number },
     /** The library's themes computed from this graph (absent: the themes stored before are deleted). */
-    themes?: LibraryThemes,
+    themes?: ThemesToStore,
   ): Promise<void> {
     const db = this.db;
     const stored = isCompactGraph(graph) || isConceptTableGraph(graph) ? graph : storableGraph(graph);
@@ -87,7 +118,14 @@ export class GraphRepo {
       if (stored) await db.graph.put({ id: 'concept', builtAt, graph: stored });
       else await db.graph.delete('concept');
       if (themes && stored) {
-        await this.themesTable().put({ id: THEMES_ID, builtAt, ...stats, themes });
+        await this.themesTable().put({
+          id: THEMES_ID,
+          format: THEMES_FORMAT,
+          builtAt,
+          ...stats,
+          themes: themes.themes,
+          passages: themes.passages,
+        });
       } else await forgetThemes(db);
       const { graphBuiltAt: _before, ...meta } =
         (await db.meta.get('index')) ?? emptyMeta(DEFAULT_INDEX_PARAMS);
@@ -108,15 +146,36 @@ export class GraphRepo {
     return (await this.getThemesBuilt())?.themes;
   }
 
-  /** getThemes, with the `builtAt` of the graph record they were stored with (the same transaction wrote both). */
-  async getThemesBuilt(): Promise<{ builtAt: number; themes: LibraryThemes } | undefined> {
+  /**
+   * getThemes, with the `builtAt` of the graph record they were stored with (the same transaction wrote both), the
+   * records of their answer's passages when the record holds them (format 2), whether that graph is still the
+   * library's (`current`: no document removed since, IndexMeta.graphBuiltAt), and the index record's layers.
+   */
+  async getThemesBuilt(): Promise<
+    | {
+        builtAt: number;
+        themes: LibraryThemes;
+        passages?: ReadonlyMap<string, PagedChunkRecord>;
+        current: boolean;
+        layers: { lexical: boolean; semantic: boolean };
+      }
+    | undefined
+  > {
     const db = this.db;
     const [record, meta] = await db.transaction('r', [db.graph, db.meta], () =>
       Promise.all([this.themesTable().get(THEMES_ID), db.meta.get('index')]),
     );
     if (!record || !meta || record.concepts !== meta.concepts || record.edges !== meta.edges)
       return undefined;
-    return { builtAt: record.builtAt, themes: readThemes(record.themes, 'the stored themes') };
+    const themes = readThemes(record.themes, 'the stored themes');
+    const passages = storedPassages(record);
+    return {
+      builtAt: record.builtAt,
+      themes,
+      ...(passages ? { passages } : {}),
+      current: meta.graphBuiltAt === record.builtAt,
+      layers: meta.layers,
+    };
   }
 
   private themesTable(): Table<ThemesRecord, string> {

@@ -1,7 +1,9 @@
 // The library as a whole over IndexedDB: its index record, its counts, the whole corpus read at once for the
 // query worker, and emptying it. Reads span every content table; writes of single tables are the other repos'.
+import { pagesRecords, type PagedChunkRecord } from '../core/paged/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../core/types.ts';
 import { CONTENT_TABLES, type ConceptDb } from './db.ts';
+import { PagesRepo } from './pagesRepo.ts';
 import { waitingFiles } from './queueRepo.ts';
 import { keptTally } from './indexMeta.ts';
 import type { GraphRecord, IndexMeta } from './records.ts';
@@ -242,6 +244,22 @@ export class LibraryRepo {
   async documentTitles(ids: readonly string[]): Promise<Map<string, string>> {
     const documents = await this.db.documents.bulkGet([...ids]);
     return new Map(documents.filter((d) => d !== undefined).map((d) => [d.id, d.title]));
+  }
+
+  /**
+   * The records of these chunks as the evidence reads them (text, title, section path, sentences), built from their
+   * documents; a chunk no longer stored is left out. The passages a themes answer shows are read so when the graph
+   * refresh stores them with the themes (graphRepo.ts), so that the answer itself reads no document.
+   */
+  async passageRecords(chunkIds: readonly string[]): Promise<Map<string, PagedChunkRecord>> {
+    const wanted = new Set(chunkIds);
+    const chunks = await this.db.chunks.bulkGet([...wanted]);
+    const found = new Map<string, PagedChunkRecord>();
+    const documents = await new PagesRepo(this.db).documentsOf(chunks.flatMap((c) => (c ? [c.docId] : [])));
+    for (const d of documents) {
+      for (const record of pagesRecords(d).records) if (wanted.has(record.id)) found.set(record.id, record);
+    }
+    return found;
   }
 
   /** Whether any document has its sentence vectors stored (one key read at most). */

@@ -51,6 +51,7 @@ const FORWARDED = {
     'hasVectors',
     'chunkSizes',
     'documentTitles',
+    'passageRecords',
     'loadChunks',
     'loadCorpus',
     'loadAdded',

@@ -47,13 +47,14 @@ export async function kgChanged(): Promise<void> {
  * A handle for benchmarks driving the built app (test/bench/ingest-rate-browser.ts); not used by the UI. Typed from
  * the services: `measureEmbedder` is the ingest worker's; `openTimings` (where the time went opening ?bundle=,
  * test/bench/bundle-open-browser.ts), `loadTimings` (the last library load from IndexedDB, first-question
- * bench) and `pagesTimings` (the stored pages' last opening, scale-browser.ts) are the query worker's, null before
+ * bench), `askTimings` (the last answer from the stored themes, bench:drop) and `pagesTimings` (the stored pages' last opening, scale-browser.ts) are the query worker's, null before
  * it has started.
  */
 export interface Diagnostics {
   measureEmbedder: IngestApi['measureEmbedder'];
   openTimings(): Promise<ReturnType<QueryApi['openTimings']>>;
   loadTimings(): Promise<ReturnType<QueryApi['loadTimings']>>;
+  askTimings(): Promise<ReturnType<QueryApi['askTimings']>>;
   pagesTimings(): Promise<ReturnType<QueryApi['pagesTimings']>>;
 }
 
@@ -61,5 +62,6 @@ export interface Diagnostics {
   measureEmbedder: (texts) => ingestWorker().measureEmbedder(texts),
   openTimings: async () => (query ? query.openTimings() : null),
   loadTimings: async () => (query ? query.loadTimings() : null),
+  askTimings: async () => (query ? query.askTimings() : null),
   pagesTimings: async () => (query ? query.pagesTimings() : null),
 };

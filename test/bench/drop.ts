@@ -5,7 +5,7 @@
 // Usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"]
 //          [--until searchable|graph|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>]
 //          [--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>]
-//          [--stop-after-ask]
+//          [--stop-after-ask] [--ask-at stored|searchable]
 //   --lexical: sentence vectors off before the drop (the settings table's 'sentenceVectors' = false, the app's
 //   "lexical layer only"): no embedder runs, the peaks are the lexical layer's alone (docs/results/limits.md).
 //   --ask-every <s>: the first question is asked again every <s> seconds from the drop until the app is idle (and
@@ -18,6 +18,11 @@
 //   round five). Each line gives the same document as in the one file (its text, hence its id, sections, chunks
 //   and sentences), so the library and every answer are the same; only an untitled passage's title and the
 //   source name name the part. Works on any build (the limit is not a setting), so runs pair with older ones.
+//   --ask-at stored|searchable: the first question is asked once, as soon as the app itself says every dropped
+//   document is stored (the header's data-stored, the Library view's document count) or searchable (data-searchable:
+//   the graph or pages cover them), waited for on the page (a MutationObserver, no timer), in place of the asks from
+//   the drop on. Prints the answer's time (click to result), the state it was asked at, and the query worker's steps
+//   for it (askTimings: when answered from the stored themes, their reads and where the passages came from).
 //   --stop-after-ask: the run ends once the first question after the target state has its answer, without waiting
 //   for the app to be idle (the embedding of a drop takes minutes more): for paired runs of that figure alone.
 //   --heap-snapshot: at the end (after the questions, the sampler stopped), a heap snapshot of the query worker
@@ -81,7 +86,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run bench:drop -- <file or folder> [--questions <qa.jsonl>] [--question "<text>"] ' +
   '[--until searchable|graph|embedded] [--ask-count 50] [--timeout-seconds 3600] [--no-build] [--json <out.json>] ' +
-  '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>] [--stop-after-ask]';
+  '[--lexical] [--heap-snapshot <file.heapsnapshot>] [--ask-every <seconds>] [--split-lines <n>] [--stop-after-ask] ' +
+  '[--ask-at stored|searchable]';
 const DEFAULT_QUESTION = 'What is this about?';
 const FLAGS = new Set(['no-build', 'lexical', 'stop-after-ask']);
 const MB = 1024 * 1024;
@@ -117,6 +123,8 @@ interface Options {
   askEverySeconds: number | null;
   /** Lines per file when a .jsonl input is dropped as a folder of parts (--split-lines); null: as it is. */
   splitLines: number | null;
+  /** --ask-at: the first question asked once when the app says every document is stored, or searchable. */
+  askAt: 'stored' | 'searchable' | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -150,6 +158,7 @@ function parseArgs(argv: string[]): Options {
     'heap-snapshot',
     'ask-every',
     'split-lines',
+    'ask-at',
   ]);
   for (const name of values.keys())
     if (!known.has(name)) throw new BenchError(`unknown option --${name}\n${USAGE}`);
@@ -171,9 +180,15 @@ function parseArgs(argv: string[]): Options {
     throw new BenchError('--split-lines must be an integer ≥ 1');
   if (splitLines !== null && !positionals[0].endsWith('.jsonl'))
     throw new BenchError(`--split-lines splits a .jsonl file; ${positionals[0]} is not one`);
+  const askAt = values.get('ask-at') ?? null;
+  if (askAt !== null && askAt !== 'stored' && askAt !== 'searchable')
+    throw new BenchError(`--ask-at must be stored or searchable, got ${askAt}`);
+  if (askAt !== null && askEvery !== null)
+    throw new BenchError('--ask-at and --ask-every ask differently: one');
   return {
     input: resolve(positionals[0]),
     splitLines,
+    askAt,
     questions: values.has('questions') ? resolve(values.get('questions') as string) : null,
     question: values.get('question') ?? null,
     until,
@@ -577,7 +592,56 @@ async function main(): Promise<void> {
     // Set by the watcher above while this loop runs (a read through a function, which TypeScript does not narrow).
     const searchableAt = (): number | null => searchableSeconds;
     let attempts = 0;
-    while (firstAnswerSeconds === null) {
+    /** --ask-at: the state the question was asked at (s after the drop), its answer, and the worker's steps. */
+    let askedAt: { state: number; probe: AskProbe; steps: Record<string, number> | null } | null = null;
+    if (opts.askAt !== null) {
+      // The app's own count, as the header carries it: no poll of the store, no timer.
+      const reached = page.evaluate(
+        ({ attribute, documents }) =>
+          new Promise<void>((done) => {
+            const header = document.querySelector('[data-testid="layers"]');
+            if (!header) throw new Error('no [data-testid="layers"] in the page');
+            const observer = new MutationObserver(() => check());
+            const check = () => {
+              const value = header.getAttribute(attribute);
+              if (value === null || Number(value) < documents) return;
+              observer.disconnect();
+              done();
+            };
+            observer.observe(header, { attributes: true, attributeFilter: [attribute] });
+            check();
+          }),
+        { attribute: `data-${opts.askAt}`, documents: expected },
+      );
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        reached,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new BenchError(`timeout: not ${opts.askAt} after ${opts.timeoutMs / 1000} s`)),
+            left(),
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
+      const state = since();
+      const probe = await askOnce(page, questions[0], left());
+      attempts = 1;
+      const steps = await page.evaluate(async () =>
+        (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics.askTimings(),
+      );
+      askedAt = { state, probe, steps };
+      if (probe.evidence > 0) firstAnswerSeconds = state + probe.ms / 1000;
+      const themes = await page.locator('[data-testid="theme"]').count();
+      console.log(
+        `${opts.askAt} (the app's data-${opts.askAt} = ${expected}) after ${state.toFixed(1)} s; the question ` +
+          `asked then answered in ${probe.ms.toFixed(0)} ms (${probe.evidence} passages` +
+          `${steps?.startedAt ? `; the worker began it ${(steps.startedAt - probe.clickedAt).toFixed(0)} ms after the click` : ''}` +
+          `${themes > 0 ? `, the themes answer with ${themes} themes` : ''}); the query worker's steps: ` +
+          `${JSON.stringify(steps && Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, round(v, 1)])))}` +
+          ` (load ${load()})`,
+      );
+    }
+    while (firstAnswerSeconds === null && askedAt === null) {
       if (watchError) throw watchError;
       const r = await askOnce(page, questions[0], left());
       if (!r.empty) attempts += 1;
@@ -620,6 +684,16 @@ async function main(): Promise<void> {
         `asked ${repeatedAsks} more time(s) every ${opts.askEverySeconds} s until idle; the query worker's peak so ` +
           `far: ${(Math.max(0, ...[...(sampler?.realmPeaks ?? new Map<string, number>())].filter(([r]) => r.startsWith('query')).map(([, b]) => b)) / MB).toFixed(1)} MB`,
       );
+    }
+
+    if (askedAt !== null && opts.stopAfterAsk) {
+      watching = false;
+      await watcher;
+      console.log(
+        `ASK-AT ${JSON.stringify({ askAt: opts.askAt, stateSeconds: round(askedAt.state), answerMs: round(askedAt.probe.ms, 0), clickedAt: askedAt.probe.clickedAt, evidence: askedAt.probe.evidence, steps: askedAt.steps, commit, load: load() })}`,
+      );
+      console.log(`stopped after the question (--stop-after-ask); load ${load()}`);
+      return;
     }
 
     while (!targetReached()) {
@@ -733,6 +807,16 @@ async function main(): Promise<void> {
       searchableSignal,
       firstAnswerSeconds: round(firstAnswerSeconds),
       firstAnswerAsks: attempts,
+      askAt:
+        askedAt === null
+          ? null
+          : {
+              state: opts.askAt,
+              stateSeconds: round(askedAt.state),
+              answerMs: round(askedAt.probe.ms, 0),
+              evidence: askedAt.probe.evidence,
+              steps: askedAt.steps,
+            },
       repeatedAsks,
       askEverySeconds: opts.askEverySeconds,
       embeddedSeconds: round(embeddedSeconds),

@@ -27,3 +27,5 @@ export {
   type PagesDirectory,
   type SectionName,
 } from './format.ts';
+// Chunk records stored elsewhere (the themes record's passages, graphRepo.ts) are checked as a pages group is.
+export { checkRecordGroup } from './groupShapes.ts';

@@ -98,6 +98,8 @@ export class QueryService {
   private readonly evaluations = new OneAtATime();
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
+  /** The last question answered from the stored themes: ms from its start, and its reads (askTimings). */
+  private themesMarks: Record<string, number> | null = null;
   /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
@@ -244,10 +246,17 @@ export class QueryService {
       elsewhere.answered?.();
       return result;
     }
-    const themes = await this.sources.storedThemesFor(request, mode);
+    const t0 = performance.now();
+    // startedAt (ms since the epoch) places the ask against the page's click: the time between is the message's wait.
+    const marks: Record<string, number> = { startedAt: performance.timeOrigin + t0 };
+    const themes = await this.sources.storedThemesFor(request, mode, marks);
+    marks.themesOpened = performance.now() - t0;
     // None of the stored themes' passages still stored (a removal since the refresh): the library answers instead.
     const fromThemes = themes && (await this.run(themes, request, mode, {}).catch(() => null));
-    if (fromThemes?.themes) return fromThemes;
+    if (fromThemes?.themes) {
+      this.themesMarks = { ...marks, answered: performance.now() - t0, ...this.sources.themesSteps };
+      return fromThemes;
+    }
     return this.askInMemory(request, mode, onEarly, onTrace);
   }
 
@@ -537,6 +546,16 @@ export class QueryService {
    */
   loadTimings(): Record<string, number> | null {
     return this.session.loadTimings();
+  }
+
+  /**
+   * Where the time went in the last question answered from the stored themes before the library loaded (null before
+   * any): when it started (`startedAt`, ms since the epoch), then ms after it started: the graph checked, the themes read, the source opened, the answer; and the stored
+   * themes' own steps (storedThemes.ts: records read, and how many from the themes record or from documents). For
+   * benchmarks (bench:drop prints it).
+   */
+  askTimings(): Record<string, number> | null {
+    return this.themesMarks && { ...this.themesMarks };
   }
 
   /**

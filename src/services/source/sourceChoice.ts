@@ -65,6 +65,8 @@ export class SourceChoice {
   private lastPages: StoredPages | undefined;
   /** Where the time went opening the stored pages, last time (pagesTimings). */
   private pagesMarks: Record<string, number> | null = null;
+  /** The stored themes' reads for the last question they were opened for (storedThemes.ts; askTimings). */
+  themesSteps: Readonly<Record<string, number>> | null = null;
 
   constructor(
     private readonly deps: SourceChoiceDeps,
@@ -167,15 +169,24 @@ export class SourceChoice {
    * (right after a drop, loading it and computing its themes took seconds after the graph was stored: issue 48's
    * 2 s target); null when the question is another, the library is loaded, or no themes are stored with its graph.
    */
-  async storedThemesFor(request: AskRequest, mode: ParsedMode): Promise<LibrarySource | null> {
+  async storedThemesFor(
+    request: AskRequest,
+    mode: ParsedMode,
+    marks: Record<string, number> = {},
+  ): Promise<LibrarySource | null> {
+    const t0 = performance.now();
     if (!this.deps.storedThemes || mode.name !== DEFAULT_MODE || !isCorpusQuestion(request.question))
       return null;
     // A bundle opened read-only is the library, even while it downloads; a library loaded with an older graph is
     // let go here as askInMemory would.
     if (this.session.readOnlyBundle) return null;
     await this.session.reloadIfGraphChanged();
+    marks.graphChecked = performance.now() - t0;
     if (this.session.ready) return null;
     const stored = await this.deps.storedThemes().catch(() => undefined);
+    marks.themesRead = performance.now() - t0;
+    // Its steps fill in as the answer reads its passages (storedThemes.ts); askTimings reports them.
+    this.themesSteps = stored?.steps ?? null;
     return stored && stored.themes.themes.length > 0 ? openSource({ storedThemes: stored }) : null;
   }
 

@@ -11,6 +11,19 @@ import type { ThemesOverview } from '../themes/themesProtocol.ts';
 const THEMES_SHOWN = 8;
 const THEMES_SHOWN_MIN = 3;
 
+/**
+ * The themes an answer may show (the largest, with a passage) and the passage it reads of each: what the graph
+ * refresh stores the records of with the themes (themesForStore), so the answer reads them and no document.
+ */
+function answerCandidates(themes: LibraryThemes): Theme[] {
+  return themes.themes.filter((t) => t.passages.length > 0).slice(0, THEMES_SHOWN);
+}
+
+/** The chunk ids of the passages a themes answer reads (the first of each theme it may show). */
+export function answerPassages(themes: LibraryThemes): string[] {
+  return answerCandidates(themes).map((t) => t.passages[0]);
+}
+
 /** The largest themes' passages as hits (in theme order, within `budget` tokens) and the overview that cites them. */
 export async function themesAnswer(
   themes: LibraryThemes,
@@ -18,8 +31,8 @@ export async function themesAnswer(
   terms: (text: string) => string[],
   budget: number,
 ): Promise<{ hits: RetrievedChunk[]; overview: ThemesOverview }> {
-  const candidates = themes.themes.filter((t) => t.passages.length > 0).slice(0, THEMES_SHOWN);
-  await question.readChunks?.(candidates.map((t) => t.passages[0]));
+  const candidates = answerCandidates(themes);
+  await question.readChunks?.(answerPassages(themes));
   const hits: RetrievedChunk[] = [];
   const overview: ThemesOverview = {
     total: themes.themes.length,

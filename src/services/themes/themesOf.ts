@@ -10,7 +10,9 @@ import {
 } from '../../core/themes/index.ts';
 import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import type { ChunkRecord } from '../../core/types.ts';
+import type { ThemesToStore } from '../../store/graphRepo.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
+import { answerPassages } from '../source/themesAnswer.ts';
 
 const computed = new WeakMap<QuestionLibrary, LibraryThemes>();
 
@@ -78,21 +80,27 @@ export function themesOfGraph(
 /**
  * The themes a graph refresh stores with the graph (graphBuild.ts), so that a corpus-wide question asked right after
  * a drop is answered from them without loading the library: sized from the stored chunks' records (no text read),
- * the key documents named by their stored titles. Undefined when they cannot be computed: the graph is stored all
- * the same, and a question computes them from the library in memory, saying why if it fails there too.
+ * the key documents named by their stored titles, with the records of the passages their answer shows (read from
+ * those few documents here, once a refresh, rather than on every answer: reading them took most of the answer's
+ * time during a drop). Undefined when they cannot be computed: the graph is stored all the same, and a question
+ * computes them from the library in memory, saying why if it fails there too.
  */
 export async function themesForStore(
   repo: {
     chunkSizes(): Promise<ReadonlyMap<string, Pick<ChunkRecord, 'docId' | 'tokens'>>>;
     documentTitles(ids: readonly string[]): Promise<ReadonlyMap<string, string>>;
+    passageRecords(chunkIds: readonly string[]): Promise<ReadonlyMap<string, PagedChunkRecord>>;
   },
   graph: ConceptGraphIndex,
-): Promise<LibraryThemes | undefined> {
+): Promise<ThemesToStore | undefined> {
   try {
-    return await titled(
+    const themes = await titled(
       repo,
       themesOfGraph(graph, await repo.chunkSizes(), (doc) => doc),
     );
+    // Passages that cannot be read now are read from their documents by the answer, as before.
+    const passages = await repo.passageRecords(answerPassages(themes)).catch(() => new Map());
+    return { themes, passages: [...passages.values()] };
   } catch {
     return undefined;
   }

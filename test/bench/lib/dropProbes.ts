@@ -212,6 +212,8 @@ export interface AskProbe {
    * it spent waiting on reads and the rounds of reads; null where the app does not say.
    */
   worker: { ms: number; waitMs: number | null; rounds: number | null } | null;
+  /** When the Ask button was clicked, ms since the epoch (performance.timeOrigin + now: comparable across realms). */
+  clickedAt: number;
 }
 
 /**
@@ -232,6 +234,7 @@ export async function timedAsk(timeoutMs: number): Promise<AskProbe> {
       error: null,
       empty: true,
       worker: null,
+      clickedAt: performance.timeOrigin + performance.now(),
     };
   }
   const t0 = performance.now();
@@ -272,6 +275,7 @@ export async function timedAsk(timeoutMs: number): Promise<AskProbe> {
       evidence: document.querySelectorAll('[data-testid="results"] [data-testid="evidence"]').length,
       error: results ? null : (alert?.textContent ?? '').trim(),
       empty: false,
+      clickedAt: performance.timeOrigin + t0,
     };
   };
   const settled = done();

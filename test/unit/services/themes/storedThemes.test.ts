@@ -16,6 +16,7 @@ import { loadEngine } from '../../../../src/services/library/engine.ts';
 import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { openStoredThemes } from '../../../../src/services/library/storedThemes.ts';
 import { QueryService } from '../../../../src/services/query/queryService.ts';
+import { answerPassages } from '../../../../src/services/source/themesAnswer.ts';
 import { themesOfLibrary } from '../../../../src/services/themes/themesOf.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
@@ -126,6 +127,81 @@ describe('themes stored with the graph', () => {
     await other.warmUp({ embedder: false });
     const computed = await other.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
     expect(computed.themes?.themes[0].label).not.toBe('the stored label');
+  });
+
+  it("hold the records of their answer's passages: the answer reads no document", async () => {
+    const { db, repo } = await droppedSamples();
+    const themes = (await repo.getThemes())!;
+    const shown = answerPassages(themes);
+    expect(shown.length).toBeGreaterThanOrEqual(3);
+    // The answer from the documents (the library in memory), to compare with.
+    const inMemory = queryOver(db, repo).query;
+    await inMemory.warmUp({ embedder: false });
+    const loaded = await inMemory.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+
+    let documentsRead = 0;
+    db.documents.hook('reading', (document) => {
+      documentsRead += 1;
+      return document;
+    });
+    const { query, counts } = queryOver(db, repo);
+    const early = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    expect(counts.corpusLoads).toBe(0);
+    expect(documentsRead).toBe(0);
+    // The same passages, texts, titles, offsets and sentences as the answer over the library in memory.
+    expect(early.themes).toEqual(loaded.themes);
+    expect(early.evidence).toEqual(loaded.evidence);
+  });
+
+  it('stored without their passage records (the format before) answer from the documents, the same', async () => {
+    const { db, repo } = await droppedSamples();
+    const table = db.graph as unknown as {
+      get(id: string): Promise<unknown>;
+      put(r: unknown): Promise<unknown>;
+    };
+    const record = (await table.get('themes')) as Record<string, unknown>;
+    expect(record.format).toBe(2);
+    const current = await queryOver(db, repo).query.ask({
+      question: 'What is this about?',
+      mode: DEFAULT_MODE,
+      budget: 12000,
+    });
+    let documentsRead = 0;
+    db.documents.hook('reading', (document) => {
+      documentsRead += 1;
+      return document;
+    });
+    const { format: _format, passages: _passages, ...before } = record;
+    // A record of the format before, one whose passages are not records, and one of a later format: the themes
+    // are read all the same, their passages from their documents.
+    for (const older of [before, { ...record, passages: [{ id: 1 }] }, { ...record, format: 3 }]) {
+      await table.put(older);
+      documentsRead = 0;
+      const { query, counts } = queryOver(db, repo);
+      const answer = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+      expect(counts.corpusLoads).toBe(0);
+      expect(documentsRead).toBeGreaterThan(0);
+      expect(answer.themes).toEqual(current.themes);
+      expect(answer.evidence).toEqual(current.evidence);
+    }
+  });
+
+  it('leave out a stored passage whose document was removed since they were stored', async () => {
+    const { db, repo } = await droppedSamples();
+    const shown = answerPassages((await repo.getThemes())!);
+    const removed = shown[0].slice(0, shown[0].indexOf('#'));
+    expect(await repo.removeDocument(removed)).toBe(true);
+    // The graph's counts are the refresh's until the next one: the themes are still read.
+    expect(await repo.getThemes()).toBeDefined();
+    const { query, counts } = queryOver(db, repo);
+    const answer = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    expect(counts.corpusLoads).toBe(0);
+    expect(answer.themes).toBeDefined();
+    expect(answer.evidence.length).toBeGreaterThan(0);
+    expect(answer.evidence.map((e) => e.docId)).not.toContain(removed);
+    expect(answer.evidence.map((e) => e.chunkId)).toEqual(
+      shown.filter((id) => !id.startsWith(`${removed}#`)).slice(0, answer.evidence.length),
+    );
   });
 
   it('of another graph than the index record counts are not read', async () => {
