@@ -1,6 +1,9 @@
-// Spec (issue 46, Build 1): text recognition survives a reload. A four-page scan (the fixture's two pages twice) is
-// dropped with a PDF whose second page has its letters as vector outlines (no text layer, no picture); the page is
-// reloaded once the scan's page 2 is being recognised. After the reload the ingest queue parses the scan again and
+// Spec (issue 46, Build 1): text recognition survives a reload. An eight-page scan (the fixture's two pages four
+// times) is dropped with a PDF whose second page has its letters as vector outlines (no text layer, no picture); the
+// page reloads itself as soon as the Library shows a page of the scan past the first being recognised (pages 2 to 6:
+// two at least are left). The Library shows the latest activity at most every 250 ms, and on a quiet machine a page
+// takes less than that: the line of page 2 may never be drawn, and a reload sent by the test after a poll came after
+// the scan's end (the spec failed on a quiet machine, passed beside the unit tier). After the reload the ingest queue parses the scan again and
 // recognition goes on where it stopped: the pages done come from the page store (IndexedDB `conceptrag-ocr`), and
 // page 1 is not recognised again. The outlines PDF has only its second page drawn and recognised (its first has a
 // text layer). Both answer; the page store is empty at the end (a file's pages are forgotten once it is done).
@@ -35,10 +38,14 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   const outlines = join(tmp, 'harbour-outlines.pdf');
   const pages = jpegPages(await readFile(join(FIXTURES, 'harbour-scan.pdf')));
   expect(pages).toHaveLength(2);
-  await writeFile(scan, imagePdf([...pages, ...pages]));
+  await writeFile(scan, imagePdf([...pages, ...pages, ...pages, ...pages]));
   await copyFile(join(FIXTURES, 'harbour-outlines.pdf'), outlines);
-  // Every activity line the Library shows, on every load of the page (the reload's too).
+  // Every activity line the Library shows, on every load of the page (the reload's too); the first load reloads
+  // itself in the observer, at once, when a page of the scan from 2 to 6 is shown, its lines kept for the checks.
   await page.addInitScript(() => {
+    // True on the load after the self-reload (never on the one that reloaded: the checks read no page going away).
+    (window as unknown as { ocrReloaded: boolean }).ocrReloaded =
+      sessionStorage.getItem('ocr-before-reload') !== null;
     const seen: string[] = [];
     (window as unknown as { ocrActivity: string[] }).ocrActivity = seen;
     const watch = () =>
@@ -47,6 +54,13 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
           .replace(/\s+/g, ' ')
           .trim();
         if (text && seen.at(-1) !== text) seen.push(text);
+        if (
+          /harbour-scan\.pdf: recognising page [2-6] of 8/.test(text) &&
+          sessionStorage.getItem('ocr-before-reload') === null
+        ) {
+          sessionStorage.setItem('ocr-before-reload', JSON.stringify(seen));
+          location.reload();
+        }
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     if (document.body) watch();
     else document.addEventListener('DOMContentLoaded', watch);
@@ -59,32 +73,28 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   await expect(page.locator('[data-testid="ocr-language-saved"]')).toContainText('Saved.');
   await openApp(page, origin);
   await addFiles(page, [scan, outlines]);
-  // Page 1 is recognised (and kept) once page 2 starts; a scan that ends first (refused, or done between two polls)
-  // ends the wait too, and the checks below say which.
+  // The page has reloaded itself (the lines before it are kept in sessionStorage), or the scan ended first (refused,
+  // or every page done before one from 2 to 6 was shown): the checks below say which.
   await page.waitForFunction(
     () =>
-      (window as unknown as { ocrActivity: string[] }).ocrActivity.some((a) =>
-        a.includes('harbour-scan.pdf: recognising page 2 of 4'),
-      ) || document.querySelector('[data-file="harbour-scan.pdf"][data-status]') !== null,
+      (window as unknown as { ocrReloaded?: boolean }).ocrReloaded === true ||
+      document.querySelector('[data-file="harbour-scan.pdf"][data-status]') !== null,
     undefined,
     { timeout: 300_000, polling: 100 },
   );
-  expect(
-    await page.locator('[data-file="harbour-scan.pdf"][data-status]').allTextContents(),
-    'the scan ended before its page 2 started',
-  ).toEqual([]);
-  const before = await activity();
+  const beforeLines = await page.evaluate(() => sessionStorage.getItem('ocr-before-reload'));
+  expect(beforeLines, 'the scan ended before a page from 2 to 6 was shown').not.toBeNull();
+  const before = JSON.parse(beforeLines ?? '[]') as string[];
   log(`before the reload: ${before.filter((a) => a.includes('recognising')).join(' | ')}`);
-  expect(before.some((a) => a.includes('harbour-scan.pdf: recognising page 1 of 4 (English)'))).toBe(true);
+  expect(before.some((a) => a.includes('harbour-scan.pdf: recognising page 1 of 8 (English)'))).toBe(true);
   expect(before.filter((a) => a.includes('telling the language'))).toEqual([]);
-  await page.reload();
   await page.waitForSelector('[data-indexing]');
   await waitIdle(page);
 
   const after = (await activity()).filter((a) => a.includes('recognising'));
   log(`after the reload: ${after.join(' | ')}`);
   expect(
-    after.filter((a) => a.includes('harbour-scan.pdf') && /page 1 of 4/.test(a)),
+    after.filter((a) => a.includes('harbour-scan.pdf') && /page 1 of 8/.test(a)),
     'page 1 was recognised again after the reload',
   ).toEqual([]);
 
@@ -92,11 +102,11 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   log(`outcomes: ${JSON.stringify(outcomes)}`);
   expect(outcomes.find((o) => o.file === 'harbour-scan.pdf')?.status).toBe('indexed');
   expect(outcomes.find((o) => o.file === 'harbour-outlines.pdf')?.status).toBe('indexed');
-  expect(after.some((a) => /harbour-scan\.pdf: recognising page [2-4] of 4 \(English\)/.test(a))).toBe(true);
+  expect(after.some((a) => /harbour-scan\.pdf: recognising page [2-8] of 8 \(English\)/.test(a))).toBe(true);
   expect(after.filter((a) => a.includes('telling the language'))).toEqual([]);
   // The pages recognised before the reload were taken from the page store (page 1 at least), the rest after it.
   await expect(page.locator('[data-file="harbour-scan.pdf"] [data-testid="recognised"]')).toHaveText(
-    /text recognised on 4 pages, in\s+English, as set\s+\([1-3] of them kept from before a reload\)/,
+    /text recognised on 8 pages, in\s+English, as set\s+\([1-7] of them kept from before a reload\)/,
   );
   // The outlines PDF: only its page of outlines was drawn and recognised, in the language set.
   await expect(page.locator('[data-file="harbour-outlines.pdf"] [data-testid="recognised"]')).toHaveText(
@@ -106,8 +116,8 @@ test('ocr: a reload mid-recognition resumes from the next page; a page of outlin
   // Both files' text answers, with its page.
   await page.click('a[href="#ask"]');
   for (const [question, fact, pageLabel] of <[string, string, RegExp][]>[
-    // The scan holds its two pages twice: the fact is on page 2 and page 4.
-    ['What was the lighthouse at Port Ellen rebuilt in?', 'rebuilt in granite', /^p\. [24]$/],
+    // The scan holds its two pages four times: the fact is on pages 2, 4, 6 and 8.
+    ['What was the lighthouse at Port Ellen rebuilt in?', 'rebuilt in granite', /^p\. [2468]$/],
     ['What was the signal station on the headland built of?', 'basalt blocks', /^p\. 2$/],
   ]) {
     await page.fill('[data-testid="question"]', question);
