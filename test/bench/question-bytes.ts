@@ -1,0 +1,214 @@
+// Where a cold question's bytes go (issue 47, build 1: measure before changing the layout). For each bundle, every
+// question is asked cold — a fresh source and a fresh openPagedBundle, nothing cached, as a first question against a
+// shared bundle — in the default mode (ppr) at the Ask view's default budget (12,000 tokens). Printed per set:
+// - the bundle's bytes, its pages part, its block size;
+// - the bytes a cold question read (opening included), p50 and max, and what opening alone read;
+// - bytes asked vs bytes read: "asked" is the union of the exact byte ranges the library asked its block store for
+//   (BlockStore.bytes and .group, whose calls are recorded here) plus the exact reads of the head and hashes; "read"
+//   is what the source was asked for, after rounding to blocks, filling gaps between wanted blocks and re-reading.
+//   asked/read estimates what reading exact ranges would save (a lower bound: an exact reader still needs the
+//   checks the blocks give);
+// - the split by part of the bundle, summed over the questions, read and asked: head (preamble, manifest, locator),
+//   hashes (the pages' block hashes), and the sections of pages.bin (src/core/paged/format.ts): open (what every
+//   question reads), terms (the word dictionary), postings, concepts (the concept dictionary), lists (each concept's
+//   chunks: the walk), rows (each chunk's concepts: the walk), degrees (the walk's exact degrees), records (the chunk
+//   records: the evidence's text).
+// Bundles are read from memory (MemoryRangeSource): the bytes are the same as over HTTP or from a file (the block
+// store decides what to read; http-reads.ts checks the digest of the hits is the same over HTTP).
+// Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
+import { readFile, stat } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import process from 'node:process';
+import { BlockStore } from '../../src/core/paged/blockStore.ts';
+import { sectionsOf, type PagesDirectory } from '../../src/core/paged/format.ts';
+import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
+import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
+import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { arg } from './lib/args.ts';
+import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
+
+const USAGE =
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]';
+/** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
+const BUDGET_TOKENS = 12_000;
+const ORDER = ['head', 'hashes', ...sectionsOf(2), 'other'];
+
+// The exact ranges the library asks its block store for, in bundle offsets: recorded by wrapping the two methods every
+// pages read goes through (a bench-only patch; `base` is the store's private offset of the part in the file).
+let asked: Array<[number, number]> | undefined;
+type StoreInternals = { base: number };
+const proto = BlockStore.prototype as unknown as {
+  bytes(offset: number, length: number): Uint8Array | undefined;
+  group(key: string, offset: number, length: number, decode?: unknown): unknown;
+};
+const bytesOf = proto.bytes;
+const groupOf = proto.group;
+proto.bytes = function (this: StoreInternals, offset: number, length: number) {
+  const base = this.base;
+  asked?.push([base + offset, base + offset + length]);
+  return bytesOf.call(this, offset, length);
+};
+proto.group = function (this: StoreInternals, key: string, offset: number, length: number, decode?: unknown) {
+  const base = this.base;
+  asked?.push([base + offset, base + offset + length]);
+  return groupOf.call(this, key, offset, length, decode);
+};
+
+function kb(n: number): string {
+  return Math.round(n / 1000).toLocaleString('en-US');
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** The bundle's regions: head (preamble, manifest and locator), the pages' hashes, and each pages section. */
+async function regionsOf(data: Uint8Array, name: string): Promise<{ regions: Region[]; d: PagesDirectory }> {
+  const source = new MemoryRangeSource(data, name);
+  const manifest = await readManifestByRanges(source);
+  if (!manifest) throw new Error(`${name}: not a version 3 bundle (no manifest to read by ranges)`);
+  const pages = manifest.parts.find((p) => p.name === 'pages.bin');
+  const hashes = manifest.parts.find((p) => p.name === 'pages.sha256');
+  if (!pages?.offset || !hashes?.offset)
+    throw new Error(`${name}: no pages part (index it with --embedder none --pages)`);
+  const d = pages.meta as unknown as PagesDirectory;
+  const tail = new DataView(data.buffer, data.byteOffset + data.length - 12, 8);
+  const manifestAt = tail.getUint32(0, true) + tail.getUint32(4, true) * 2 ** 32;
+  const regions: Region[] = [
+    { name: 'head', start: 0, end: 12 },
+    { name: 'head', start: manifestAt, end: data.length },
+    { name: 'hashes', start: hashes.offset, end: hashes.offset + hashes.length },
+  ];
+  for (const s of sectionsOf(d.version)) {
+    const [at, length] = d.sections[s];
+    regions.push({ name: s, start: pages.offset + at, end: pages.offset + at + length });
+  }
+  return { regions, d };
+}
+
+async function measure(spec: string, n: number): Promise<void> {
+  const m = /^([^=]+)=(.+):([^:]+)$/.exec(spec);
+  if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
+  const [, setName, bundlePath, qaPath] = m;
+  const data = new Uint8Array(await readFile(bundlePath)); // throws on a wrong path
+  const questions = (await readFile(qaPath, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => String((JSON.parse(l) as { question: unknown }).question))
+    .filter((q) => q.trim());
+  if (questions.length === 0) throw new Error(`${qaPath}: no questions`);
+  const { regions, d } = await regionsOf(data, bundlePath);
+  const pagesBytes = Object.values(d.sections).reduce((s, [, l]) => s + l, 0);
+  const picked = Array.from(
+    { length: Math.min(n, questions.length) },
+    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
+  );
+  const analyzer = createTermAnalyzer();
+  const totals: number[] = [];
+  const askedTotals: number[] = [];
+  let openBytes = 0;
+  let hitCount = 0;
+  let roundedTotal = 0;
+  let distinctTotal = 0;
+  const readSplit: Split = new Map();
+  const askedSplit: Split = new Map();
+  for (const q of picked) {
+    const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
+    source.regions = regions;
+    asked = [];
+    const opened = await openPagedBundle(source, analyzer);
+    if (!opened) throw new Error(`${bundlePath}: has no pages`);
+    openBytes = source.bytesRead;
+    const answer = await opened.library.search(q, 'ppr', BUDGET_TOKENS);
+    hitCount += answer.hits.length;
+    // Asked: the store's exact ranges, and the source's own reads outside pages.bin (the head's and the hashes' reads
+    // are exact already: nothing rounds them).
+    const pagesStart = regions.find((r) => r.name === 'open')!.start;
+    const outside = source.reads
+      .map(([o, l]) => [o, o + l] as [number, number])
+      .filter(([s, e]) => e <= pagesStart || s >= pagesStart + pagesBytes);
+    const exact = mergeIntervals([...asked, ...outside]);
+    asked = undefined;
+    let askedBytes = 0;
+    for (const [s, e] of exact) {
+      askedBytes += e - s;
+      addSplit(askedSplit, regions, s, e);
+    }
+    for (const [k, v] of source.split) readSplit.set(k, (readSplit.get(k) ?? 0) + v);
+    totals.push(source.bytesRead);
+    askedTotals.push(askedBytes);
+    // Between asked and read: the asked ranges rounded out to whole blocks, then the distinct bytes read (rounding
+    // plus the gaps filled between wanted blocks); read minus distinct is re-reads.
+    const block = d.blockSize;
+    const rounded = mergeIntervals(
+      exact.map(([s, e]) =>
+        s >= pagesStart && e <= pagesStart + pagesBytes
+          ? [
+              pagesStart + Math.floor((s - pagesStart) / block) * block,
+              Math.min(pagesStart + pagesBytes, pagesStart + Math.ceil((e - pagesStart) / block) * block),
+            ]
+          : [s, e],
+      ),
+    );
+    roundedTotal += rounded.reduce((t, [s, e]) => t + e - s, 0);
+    distinctTotal += mergeIntervals(source.reads.map(([o, l]) => [o, o + l])).reduce(
+      (t, [s, e]) => t + e - s,
+      0,
+    );
+  }
+  if (hitCount === 0)
+    throw new Error(`${setName}: no question found any passage (a wrong bundle for its questions?)`);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const read = sum(totals);
+  const askedAll = sum(askedTotals);
+  console.log(
+    `\n## ${setName}: bundle ${kb(data.length)} KB (pages ${kb(pagesBytes)} KB, ${d.chunkCount} chunks, ` +
+      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks); ${picked.length} cold questions, ppr, ` +
+      `budget ${BUDGET_TOKENS}; load ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+  );
+  console.log(
+    `cold question read: p50 ${kb(quantile(totals, 0.5))} KB, max ${kb(Math.max(...totals))} KB ` +
+      `(opening alone ${kb(openBytes)} KB); asked p50 ${kb(quantile(askedTotals, 0.5))} KB, max ` +
+      `${kb(Math.max(...askedTotals))} KB; asked/read ${((100 * askedAll) / read).toFixed(0)} % ` +
+      `(exact ranges would read ${((100 * (askedAll - read)) / read).toFixed(0)} %)`,
+  );
+  const per = (x: number) => `${kb(x / picked.length)} KB`;
+  console.log(
+    `mean a question: asked ${per(askedAll)}; rounded to blocks ${per(roundedTotal)}; distinct bytes read ` +
+      `${per(distinctTotal)} (gap fill ${per(distinctTotal - roundedTotal)}); read ${per(read)} (re-reads ` +
+      `${per(read - distinctTotal)})`,
+  );
+  console.log('| part | read KB/question | share of read | asked KB/question | asked/read |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const k of ORDER) {
+    const r = readSplit.get(k) ?? 0;
+    const a = askedSplit.get(k) ?? 0;
+    if (r === 0 && a === 0) continue;
+    console.log(
+      `| ${k} | ${kb(r / picked.length)} | ${((100 * r) / read).toFixed(1)} % | ${kb(a / picked.length)} | ` +
+        `${r ? ((100 * a) / r).toFixed(0) + ' %' : '–'} |`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const sets = process.argv
+    .slice(2)
+    .filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
+  if (sets.length === 0) throw new Error(USAGE);
+  const n = Number(arg('n', '25'));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer\n${USAGE}`);
+  for (const spec of sets) {
+    const path = /=(.+):[^:]+$/.exec(spec)?.[1];
+    if (path) await stat(path); // a wrong path fails before anything is measured
+    await measure(spec, n);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
