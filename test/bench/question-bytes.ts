@@ -181,14 +181,16 @@ async function measure(spec: string, n: number): Promise<void> {
       `${per(distinctTotal)} (gap fill ${per(distinctTotal - roundedTotal)}); read ${per(read)} (re-reads ` +
       `${per(read - distinctTotal)})`,
   );
-  console.log('| part | read KB/question | share of read | asked KB/question | asked/read |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| part | part KB | read KB/question | share of read | asked KB/question | asked/read |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const sizes: Split = new Map();
+  for (const r of regions) sizes.set(r.name, (sizes.get(r.name) ?? 0) + r.end - r.start);
   for (const k of ORDER) {
     const r = readSplit.get(k) ?? 0;
     const a = askedSplit.get(k) ?? 0;
     if (r === 0 && a === 0) continue;
     console.log(
-      `| ${k} | ${kb(r / picked.length)} | ${((100 * r) / read).toFixed(1)} % | ${kb(a / picked.length)} | ` +
+      `| ${k} | ${kb(sizes.get(k) ?? 0)} | ${kb(r / picked.length)} | ${((100 * r) / read).toFixed(1)} % | ${kb(a / picked.length)} | ` +
         `${r ? ((100 * a) / r).toFixed(0) + ' %' : '–'} |`,
     );
   }
