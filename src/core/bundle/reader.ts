@@ -21,6 +21,7 @@ import {
   type PartEntry,
 } from './format.ts';
 import { Sha256, toHex } from './sha256.ts';
+import { messageOf } from '../errors.ts';
 
 const decoder = new TextDecoder();
 
@@ -476,7 +477,7 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
           if (raw.length !== entry.rawLength) throw new Error(`inflates to ${raw.length} bytes`);
           parts.set(entry.name, raw);
         } catch (e) {
-          const why = e instanceof Error ? e.message : String(e);
+          const why = messageOf(e);
           throw new BundleError(
             'invalid-content',
             `part ${entry.name} does not inflate to its ${entry.rawLength} bytes (${why})`,
