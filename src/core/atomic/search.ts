@@ -3,7 +3,7 @@
 // terms), so the layer still works where the embedder matches names poorly (USE-lite). The similarity compared
 // with δ is the larger of the two: the cosine, or the BM25 score normalized by what a question holding each query
 // term once at average length would score (1 = every query term present), so both live on one 0…1 scale.
-import { dot } from '../embed/vectors.ts';
+import { dot } from '../embed/index.ts';
 import { createTermAnalyzer } from '../text/index.ts';
 import type { AtomicHit, AtomicQuestion } from './types.ts';
 
