@@ -37,6 +37,7 @@ import { createTermAnalyzer } from '../core/text/index.ts';
 import { embedderIdOf, parseEmbedderSpec } from '../core/embed/index.ts';
 import { builtInSpecFor, createEmbedderFromSpec, specTakesKey } from './embedders.ts';
 import { EMBEDDINGS_KEY_ENV, keyInArgvMessage, LLM_KEY_ENV, readApiKey } from './keys.ts';
+import { messageOf } from '../core/errors.ts';
 
 const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
        npm run cli -- ask <x.bundle> --questions <file> [options]
@@ -111,7 +112,7 @@ async function questionEmbedder(
   const cannot = (error: unknown) =>
     new Error(
       `ask: cannot embed the question with ${chosen} ` +
-        `(${error instanceof Error ? error.message : String(error)}); give --embedder <spec> or use --mode bm25`,
+        `(${messageOf(error)}); give --embedder <spec> or use --mode bm25`,
     );
   const other = (id: string) =>
     new Error(
@@ -307,9 +308,7 @@ export function parseQuestions(text: string, file: string): string[] {
     try {
       parsed = JSON.parse(line);
     } catch (error) {
-      throw new Error(
-        `ask: ${file} line ${n} is not JSON (${error instanceof Error ? error.message : String(error)})`,
-      );
+      throw new Error(`ask: ${file} line ${n} is not JSON (${messageOf(error)})`);
     }
     const question = (parsed as { question?: unknown } | null)?.question;
     if (typeof question !== 'string' || question.trim() === '') {
@@ -367,7 +366,7 @@ export async function checkArgs(args: string[]): Promise<AskPlan | { code: numbe
       },
     });
   } catch (error) {
-    return { code: 2, message: `ask: ${error instanceof Error ? error.message : String(error)}\n${USAGE}` };
+    return { code: 2, message: `ask: ${messageOf(error)}\n${USAGE}` };
   }
   const { values, positionals } = parsed;
   if (values.help) return { code: 0, message: USAGE };

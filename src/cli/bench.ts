@@ -25,7 +25,8 @@ import type { KgIndex } from '../core/kg/index.ts';
 import { openSource } from '../services/source/openSource.ts';
 import { openLibrary, type QuestionLibrary } from '../services/library/questionLibrary.ts';
 import { modeFamily, parseQuestionMode } from '../services/questions/modeRegistry.ts';
-import { countFailures, messageOf } from '../services/questions/stepFailures.ts';
+import { countFailures } from '../services/questions/stepFailures.ts';
+import { messageOf } from '../core/errors.ts';
 import {
   embedWithProgress,
   loadQuestions,

@@ -12,16 +12,10 @@ import { readInputFile, walkInputs } from './fileWalker.ts';
 import { logOcrProgress, ThreadParser } from './threadParser.ts';
 import type { OcrLanguageSetting } from '../core/parse/index.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
+import type { QaItem } from '../services/questions/evalProtocol.ts';
 
-export interface BenchQuestion {
-  id: string;
-  question: string;
-  answers: string[];
-  /** Supporting passage ids (the corpus lines' "id"); empty when the set does not label them. */
-  supporting: string[];
-  /** Question type where the set gives one (2Wiki, MuSiQue, vuedocs), for the per-type breakdown. */
-  type?: string;
-}
+/** A question of a set as the bench asks it: Evaluate's QaItem without the line it was read from. */
+export type BenchQuestion = Omit<QaItem, 'line'>;
 
 /** Reads a questions .jsonl: {id?, question, answers (or answer), supporting?} per line. */
 export async function loadQuestions(path: string): Promise<BenchQuestion[]> {

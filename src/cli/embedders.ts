@@ -25,6 +25,7 @@ import { expandRows, uniqueTexts } from '../core/embed/index.ts';
 import type { EmbeddingRetry } from '../core/embed/openai.ts';
 import type { BackoffOptions } from '../core/llm/index.ts';
 import { EMBEDDINGS_KEY_ENV } from './keys.ts';
+import { messageOf } from '../core/errors.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -116,7 +117,7 @@ if (!isMainThread && parentPort && (workerData as Record<string, unknown> | null
         (e: unknown) =>
           port.postMessage({
             id: msg.id,
-            error: e instanceof Error ? e.message : String(e),
+            error: messageOf(e),
           } satisfies PoolReply),
       );
   });

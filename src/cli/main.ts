@@ -1,6 +1,7 @@
 // ConceptRAG command line: the same src/core that runs in the browser, driven from Node.
 // Each sub-command lives in its own module exporting `run(args): Promise<number>` (the exit code).
 import process from 'node:process';
+import { messageOf } from '../core/errors.ts';
 
 type Command = { summary: string; load: () => Promise<{ run(args: string[]): Promise<number> }> };
 
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`cli: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`cli: ${messageOf(err)}\n`);
     process.exit(1);
   },
 );

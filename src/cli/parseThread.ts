@@ -5,6 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import type { OcrLanguageSetting, OcrProgress } from '../core/parse/index.ts';
 import { prepareFile } from '../core/prepare.ts';
 import { nodeOcrEngine } from './ocrEngine.ts';
+import { messageOf } from '../core/errors.ts';
 
 export interface ParseRequest {
   id: number;
@@ -37,7 +38,7 @@ parentPort?.on('message', (request: ParseRequest) => {
     (error: unknown) =>
       parentPort!.postMessage({
         id: request.id,
-        error: error instanceof Error ? error.message : String(error),
+        error: messageOf(error),
       } satisfies ParseReply),
   );
 });

@@ -6,6 +6,7 @@ import { sha256Hex } from './hash.ts';
 import { ParseError, parseFile } from './parse/index.ts';
 import type { OcrOptions, ParsedDocument, ParseProgress } from './parse/index.ts';
 import { DEFAULT_INDEX_PARAMS, type FileError, type PreparedDocument } from './types.ts';
+import { messageOf } from './errors.ts';
 
 export interface PrepareOptions {
   /** Chunk size limit ℓ in cl100k tokens (default 1200). */
@@ -33,7 +34,7 @@ export interface PrepareResult {
 
 function reasonOf(error: unknown): string {
   if (error instanceof ParseError) return error.reason;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return `could not read the file (${message})`;
 }
 

@@ -4,6 +4,7 @@
 // bytes stored in one transaction (src/store/intakeStore.ts), so memory holds one group's bytes at a time.
 import { isSupportedFile, tooLargeReason, unsupportedReason } from '../core/parse/index.ts';
 import { MAX_FILE_BYTES, type FileOutcome } from '../services/ingest/ingestProtocol.ts';
+import { messageOf } from '../core/errors.ts';
 
 /** A picked file: `file` is null for an entry the folder walk already knew to be of an unsupported type. */
 export interface PickedFile {
@@ -92,7 +93,7 @@ export async function readGroup<T extends { file: Pick<File, 'arrayBuffer'> }>(
       try {
         return { item, bytes: await item.file.arrayBuffer() };
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = messageOf(error);
         return { item, reason: `could not read the file (${message})` };
       }
     }),

@@ -12,6 +12,7 @@ import type { ProgressCallback } from '../types.ts';
 import { distillChunk, type AtomizeOptions, type DistillKinds, type DistillOutcome } from './distill.ts';
 import type { AtomicStore } from './store.ts';
 import type { AtomicOutcome } from './types.ts';
+import { messageOf } from '../errors.ts';
 
 export interface DistillChunkInput {
   id: string;
@@ -162,7 +163,7 @@ export async function buildDistilled(opts: DistillBuildOptions): Promise<Distill
         });
       } catch (err) {
         if (!isAbortError(err) && !summary.error) {
-          summary.error = err instanceof Error ? err.message : String(err);
+          summary.error = messageOf(err);
         }
         stopped = true;
         return;

@@ -3,6 +3,7 @@
 // terms), so the layer still works where the embedder matches names poorly (USE-lite). The similarity compared
 // with δ is the larger of the two: the cosine, or the BM25 score normalized by what a question holding each query
 // term once at average length would score (1 = every query term present), so both live on one 0…1 scale.
+import { dot } from '../embed/index.ts';
 import { createTermAnalyzer } from '../text/index.ts';
 import type { AtomicHit, AtomicQuestion } from './types.ts';
 
@@ -111,10 +112,4 @@ export class AtomicIndex {
     if (norm > 0) for (const [q, s] of scores) scores.set(q, Math.min(1, s / norm));
     return scores;
   }
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
 }

@@ -21,6 +21,8 @@ import {
   type PartEntry,
 } from './format.ts';
 import { Sha256, toHex } from './sha256.ts';
+import { isObject } from './validate.ts';
+import { messageOf } from '../errors.ts';
 
 const decoder = new TextDecoder();
 
@@ -91,10 +93,6 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isCount(v: unknown): v is number {
@@ -476,7 +474,7 @@ export async function readBundle(input: ByteInput, options: ReadOptions = {}): P
           if (raw.length !== entry.rawLength) throw new Error(`inflates to ${raw.length} bytes`);
           parts.set(entry.name, raw);
         } catch (e) {
-          const why = e instanceof Error ? e.message : String(e);
+          const why = messageOf(e);
           throw new BundleError(
             'invalid-content',
             `part ${entry.name} does not inflate to its ${entry.rawLength} bytes (${why})`,

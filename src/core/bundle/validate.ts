@@ -24,7 +24,7 @@ type FieldType =
 
 export type RecordShape = Record<string, FieldType>;
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -12,6 +12,7 @@ import { embedderIdOf } from './spec.ts';
 import { redact } from '../llm/index.ts';
 import { isRedirect, redirectMessage, redirectMode } from '../llm/index.ts';
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, sleep, type BackoffOptions } from '../llm/index.ts';
+import { messageOf } from '../errors.ts';
 
 export interface OpenAIEmbedderOptions {
   /** e.g. "http://localhost:11434/v1" or "https://api.openai.com/v1"; "/embeddings" is appended. */
@@ -127,10 +128,9 @@ export function createOpenAIEmbedder(
       });
     } catch (e) {
       if ((e as { name?: string }).name === 'AbortError') throw e;
-      throw new EmbeddingEndpointError(
-        `openai embedder: ${url} is unreachable: ${clean(e instanceof Error ? e.message : String(e))}`,
-        { retryable: true },
-      );
+      throw new EmbeddingEndpointError(`openai embedder: ${url} is unreachable: ${clean(messageOf(e))}`, {
+        retryable: true,
+      });
     }
     if (isRedirect(res)) throw new Error(`openai embedder: ${clean(redirectMessage(url, res))}`);
     if (!res.ok) {

@@ -10,6 +10,7 @@ import { normalizeRows } from './vectors.ts';
 import { throwIfAborted } from './abort.ts';
 import { expandRows, uniqueTexts } from './dedupe.ts';
 import { embedderIdOf } from './spec.ts';
+import { messageOf } from '../errors.ts';
 
 export interface TransformersEmbedderOptions {
   /** A local folder or an http(s) URL of a folder holding the model files. */
@@ -84,7 +85,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       const file = quantized ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
       throw new Error(
         `transformers embedder: model '${model}' could not be loaded (needs config.json, tokenizer.json, ` +
-          `tokenizer_config.json and ${file}): ${e instanceof Error ? e.message : String(e)}`,
+          `tokenizer_config.json and ${file}): ${messageOf(e)}`,
       );
     }
   });

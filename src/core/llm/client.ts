@@ -17,6 +17,7 @@ import {
   type UsageTotals,
 } from './usage.ts';
 import { countTokens } from '../text/index.ts';
+import { messageOf } from '../errors.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -406,7 +407,7 @@ export class LlmClient {
   }
 
   private networkError(err: unknown, what = 'the server could not be reached'): LlmError {
-    const cause = err instanceof Error ? err.message : String(err);
+    const cause = messageOf(err);
     return new LlmError('network', `LLM client: ${what} at ${this.endpoint} (${this.clip(cause)})`, {
       retryable: true,
     });

@@ -1,5 +1,6 @@
 // Reading a JSON object out of a model's reply: models wrap it in code fences or a sentence, and reasoning models
 // think aloud first, so the object is found rather than assumed to be the whole reply.
+import { messageOf } from '../errors.ts';
 
 /** Pulls the JSON object out of a reply that may wrap it in a code fence or a sentence. */
 export function parseJsonReply(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -15,7 +16,7 @@ export function parseJsonReply(text: string): { ok: true; value: unknown } | { o
   } catch (err) {
     return {
       ok: false,
-      error: `the reply is not valid JSON (${err instanceof Error ? err.message : String(err)})`,
+      error: `the reply is not valid JSON (${messageOf(err)})`,
     };
   }
 }

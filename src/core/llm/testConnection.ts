@@ -4,6 +4,7 @@
 import { isRedirect, redirectMessage, redirectMode } from './keyedFetch.ts';
 import { redact } from './errors.ts';
 import { apiRoot, validateLlmSettings, type LlmSettings } from './settings.ts';
+import { messageOf } from '../errors.ts';
 
 type ConnectionStatus =
   'ok' | 'invalid-settings' | 'unreachable' | 'cors' | 'auth' | 'unknown-model' | 'error';
@@ -68,7 +69,7 @@ export async function testConnection(
   try {
     models = await timed(`${root}/models`, { headers });
   } catch (err) {
-    const cause = err instanceof Error ? err.message : String(err);
+    const cause = messageOf(err);
     const crossOrigin = options.pageOrigin && new URL(root).origin !== options.pageOrigin;
     if (crossOrigin && err instanceof TypeError) {
       // A browser cannot tell "nothing listens there" from "CORS refused": say both, CORS first.
@@ -132,7 +133,7 @@ export async function testConnection(
       }),
     });
   } catch (err) {
-    const cause = err instanceof Error ? err.message : String(err);
+    const cause = messageOf(err);
     return {
       status: 'unreachable',
       ok: false,

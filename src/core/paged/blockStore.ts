@@ -6,6 +6,7 @@
 import { gunzipSync } from 'fflate';
 import { blockDigests } from './blockDigest.ts';
 import type { RangeSource } from './rangeSource.ts';
+import { messageOf } from '../errors.ts';
 
 /**
  * Decoded groups (records, dictionary groups, rows) and raw blocks (4 KiB each) kept between questions at most:
@@ -187,7 +188,7 @@ export class BlockStore {
   private decodeGroup(key: string, raw: Uint8Array, decode: Decode): unknown {
     const fail = (e: unknown): never => {
       throw new PagesError(
-        `${this.source.name}: ${this.partName} group ${key} does not decode (${e instanceof Error ? e.message : String(e)})`,
+        `${this.source.name}: ${this.partName} group ${key} does not decode (${messageOf(e)})`,
       );
     };
     try {

@@ -12,6 +12,7 @@ import { ByteReader, readVarints } from './bytes.ts';
 import { RecordSearch } from './recordSearch.ts';
 import { degreeLower, degreeUpper } from './compactOpen.ts';
 import type { OpenTables, PagedChunkRecord, PagesDirectory, SectionName, TermEntry } from './format.ts';
+import { messageOf } from '../errors.ts';
 
 /** A question reads at most this many rounds of blocks (a walk reaches a new layer of concepts per round or two). */
 const MAX_ROUNDS = 200;
@@ -168,7 +169,7 @@ export class SectionReader {
       // A damaged byte can end a varint past the list (or make it too long): refused naming the part, as the
       // concept lists are (decodeList).
       if (e instanceof PagesError) throw e;
-      fail(`do not decode (${e instanceof Error ? e.message : String(e)})`);
+      fail(`do not decode (${messageOf(e)})`);
     }
     const list = { chunks: Uint32Array.from(chunks), freqs: Uint16Array.from(freqs) };
     if (this.postings.size >= MAX_CACHED) this.postings.clear();
@@ -266,7 +267,7 @@ export class SectionReader {
       }
     } catch (e) {
       if (e instanceof PagesError) throw e;
-      fail(`does not decode (${e instanceof Error ? e.message : String(e)})`);
+      fail(`does not decode (${messageOf(e)})`);
     }
     if (r.at !== bytes.length) fail(`has ${bytes.length - r.at} bytes past its ${df} chunks`);
     return { chunks, tf, shares };

@@ -4,6 +4,7 @@
 import { parseHtml } from './html.ts';
 import { checkZipInflatedSize } from './limits.ts';
 import { ParseError, type ParsedSection } from './types.ts';
+import { messageOf } from '../errors.ts';
 
 type Mammoth = typeof import('mammoth');
 
@@ -31,7 +32,7 @@ export async function parseDocx(
     const input = { arrayBuffer, buffer: bytes } as unknown as Parameters<Mammoth['convertToHtml']>[0];
     html = (await mammoth.convertToHtml(input)).value;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new ParseError(file, `not a valid .docx (${message.split('\n')[0]})`);
   }
   return parseHtml(html);

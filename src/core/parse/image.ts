@@ -6,6 +6,7 @@ import type { Recognised, RecognisedText } from '../types.ts';
 import { imageDimensions, ocrPageLines, recognisedPage, recognisePages, type OcrOptions } from './ocr.ts';
 import { dropPageFurniture, layoutPdf } from './pdfLayout.ts';
 import { ParseError, type ParsedSection } from './types.ts';
+import { messageOf } from '../errors.ts';
 
 export async function parseImage(
   file: string,
@@ -26,7 +27,7 @@ export async function parseImage(
     result = await recognisePages(key, [1], async () => ({ bytes, width, height }), undefined, ocr);
   } catch (error) {
     // The recogniser rejects with its decoder's words, as a string already prefixed "Error: ".
-    const message = (error instanceof Error ? error.message : String(error)).replace(/^Error: /, '');
+    const message = messageOf(error).replace(/^Error: /, '');
     throw new ParseError(file, `not a readable image (${message})`);
   }
   const page = result.results.get(1);

@@ -3,6 +3,7 @@
 import type { FileError } from '../types.ts';
 import { DocumentBuilder } from './builder.ts';
 import type { ParseResult } from './types.ts';
+import { messageOf } from '../errors.ts';
 
 const encoder = new TextEncoder();
 /** Bad lines reported one by one; the rest are counted, so a file of a million bad lines gives a short report. */
@@ -33,7 +34,7 @@ export function parseJsonl(file: string, source: string): ParseResult {
     try {
       record = JSON.parse(line);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = messageOf(error);
       errors.push(lineError(file, n, `not valid JSON (${detail})`));
       continue;
     }

@@ -23,6 +23,7 @@ import {
 import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
 import { pdfItemText } from './pdfText.ts';
 import { ParseError, type ParsedSection, type ParseProgress } from './types.ts';
+import { messageOf } from '../errors.ts';
 
 interface TextItemLike {
   str: string;
@@ -336,7 +337,7 @@ export async function parsePdf(
     if (error instanceof Error && error.name === 'PasswordException') {
       throw new ParseError(file, 'the PDF is password-protected');
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new ParseError(file, `not a valid PDF (${message})`);
   }
   try {
@@ -413,7 +414,7 @@ export async function parsePdf(
     };
   } catch (error) {
     if (error instanceof ParseError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new ParseError(file, `not a valid PDF (${message})`);
   } finally {
     await document.destroy();

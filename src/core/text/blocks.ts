@@ -16,7 +16,7 @@ const MAX_BLOCK_CHARS = 1500;
 const PARAGRAPH_BREAK = /\n[ \t\r\f\v]*\n/g;
 const TERMINATOR = /[.!?。！？…]/;
 
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000 || code === 0x2028;
 }
 

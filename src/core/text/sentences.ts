@@ -1,7 +1,7 @@
 // Sentence splitting with character offsets: Intl.Segmenter (any language, incl. CJK 。！？) plus the fix-ups it
 // needs for English prose — it splits after "Dr." and "U.S.", and at every line break of hard-wrapped text — and a
 // cap so that no "sentence" (a table row, a list without punctuation) exceeds what a chunk can hold.
-import { forEachBlock, SEGMENTER_LOCALE } from './blocks.ts';
+import { forEachBlock, isSpace, SEGMENTER_LOCALE } from './blocks.ts';
 import { isStopWord } from './stopwords.ts';
 import { countTokens } from './tokens.ts';
 
@@ -41,10 +41,6 @@ const LIST_MARKER = /^[ \t]*(?:[-*•+–]|\d{1,3}[.)])\s/;
 const SHORT_LINE = 40;
 
 let segmenter: Intl.Segmenter | undefined;
-
-function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000 || code === 0x2028;
-}
 
 /**
  * The text the segmenter sees for one block: same length, but the line breaks of hard-wrapped prose become spaces

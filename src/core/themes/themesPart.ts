@@ -14,6 +14,7 @@ import {
 import type { RangeSource } from '../paged/index.ts';
 import type { LibraryThemes } from './themes.ts';
 import { readThemes } from './themesShape.ts';
+import { messageOf } from '../errors.ts';
 
 export const THEMES_PART = 'themes.json';
 /** Stored themes larger than this are refused before they are read (computeThemes writes a few tens of KB). */
@@ -65,7 +66,7 @@ export async function readThemesPart(
 
 /** A refusal of the bundle's own checks (its place, its inflated size) said of this part. */
 function renamed(error: unknown): BundleError {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/^bundle: /, '');
+  const message = messageOf(error).replace(/^bundle: /, '');
   const kind = error instanceof BundleError ? error.kind : 'invalid-content';
   return new BundleError(kind, `part ${THEMES_PART}: ${message}`, THEMES_PART);
 }

@@ -10,6 +10,7 @@
 // completes and each time it is opened (verifyBundleCopy): one that fails is removed, and the host is read instead.
 import { verifyBundleCopy, type RangeSource } from '../../core/paged/index.ts';
 import { BlobRangeSource } from './rangeSources.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** Bytes a part: small enough to hold one in memory on the way, large enough that a gigabyte is ~150 stores. */
 const KEPT_PART_SIZE = 8 * 1024 * 1024;
@@ -239,7 +240,7 @@ export class KeptBundles {
       await this.verify(source);
       return null;
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return messageOf(error);
     }
   }
 

@@ -4,6 +4,7 @@ import { concatBytes } from '../../core/bundle/index.ts';
 import type { RangeSource } from '../../core/paged/index.ts';
 import { checkAnsweredFrom } from './bundleFetch.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /**
  * The mode of every range request: the app opens same-origin bundles only, and the service worker sends fetch()es of
@@ -132,7 +133,7 @@ export class HttpRangeSource implements RangeSource {
       boundary = byterangesBoundary(response.headers.get('content-type'));
     } catch (e) {
       abort.abort();
-      throw new Error(`${this.url}: ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`${this.url}: ${messageOf(e)}`);
     }
     // The parts' data and, for each, its headers and delimiter (a few hundred bytes at most).
     const asked = ranges.reduce((n, [, length]) => n + length, 0);
@@ -142,7 +143,7 @@ export class HttpRangeSource implements RangeSource {
       try {
         parts = parseByteranges(body, boundary);
       } catch (e) {
-        throw new Error(`${this.url}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new Error(`${this.url}: ${messageOf(e)}`);
       }
     } else {
       // One range in answer to several: the host honours one a request (or merged them all into one).
@@ -190,7 +191,7 @@ export class HttpRangeSource implements RangeSource {
       // still a TypeError (no answer at all: BundleAtUrl then looks for a kept copy).
       const failed = error instanceof TypeError ? TypeError : Error;
       throw new failed(
-        `${this.url}: a range request failed (${error instanceof Error ? error.message : String(error)}): the ` +
+        `${this.url}: a range request failed (${messageOf(error)}): the ` +
           'host is unreachable, or it redirected to another origin',
         { cause: error },
       );

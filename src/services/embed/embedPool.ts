@@ -8,6 +8,7 @@
 import { EmbedAbortError } from '../../core/embed/index.ts';
 import { expandRows, uniqueTexts } from '../../core/embed/index.ts';
 import type { Embedder } from '../../core/types.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** What a loaded pool worker reports about its embedder. */
 export interface PoolWorkerIdentity {
@@ -84,10 +85,6 @@ interface Slot {
   loaded: boolean;
   job: Job | null;
   dead: boolean;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

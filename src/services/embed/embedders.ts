@@ -23,6 +23,7 @@ import {
   type StoredEmbedderChoice,
 } from './embedderChoice.ts';
 import { workerLedger } from '../ledger/ledger.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /**
  * Same-origin URL of a file that src/tools/copy-assets.mjs copies into public/ on install. Resolved against the
@@ -132,7 +133,7 @@ export class EmbedderHolder {
         this.apiKey = undefined;
         this.loading = null;
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       throw new Error(`embedder: could not load "${key}": ${message}`, { cause: error });
     }
   }

@@ -8,6 +8,7 @@ import type {
   ParseProgress,
 } from '../../core/parse/index.ts';
 import { prepareFile } from '../../core/prepare.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** What recognises scanned pages in this worker: loaded on the first file that needs it. */
 export interface ParseOcr {
@@ -60,7 +61,7 @@ export function createParseService(ocr?: ParseOcr) {
             }),
           );
         } catch (error) {
-          out.push({ error: error instanceof Error ? error.message : String(error) });
+          out.push({ error: messageOf(error) });
         }
         onProgress?.({ unit: 'document', done: k + 1, total: files.length });
       }

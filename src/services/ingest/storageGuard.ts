@@ -3,6 +3,7 @@
 // while the browser's storage has stopped answering stops indexing with a StorageStopError that names the file,
 // instead of failing the file (it is not at fault) or freezing the queue. Transactions are all-or-nothing, so what
 // was stored before stays complete.
+import { messageOf } from '../../core/errors.ts';
 
 /**
  * A write that has not settled after this long is checked: if the browser's storage still answers another request
@@ -59,7 +60,7 @@ export function isQuotaError(error: unknown): boolean {
 export function describeError(error: unknown): string {
   if (isQuotaError(error))
     return "the browser's storage for this site is full (free space, or remove documents)";
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /**
@@ -136,7 +137,7 @@ export function importFailure(error: unknown): Error {
         'Free space or remove documents, then import it again',
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (error instanceof RangeError || /Maximum call stack size exceeded/i.test(message)) {
     return new Error(
       `a record of the bundle is nested too deeply for the browser to store it. ${nothingStored}`,

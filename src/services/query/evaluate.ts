@@ -24,7 +24,8 @@ import { ask } from '../source/ask.ts';
 import type { LibrarySource } from '../source/librarySource.ts';
 import { answers, missing, parseQuestionMode, type ParsedMode } from '../questions/modeRegistry.ts';
 import type { Evidence } from '../questions/queryProtocol.ts';
-import { countFailures, messageOf } from '../questions/stepFailures.ts';
+import { countFailures } from '../questions/stepFailures.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /**
  * The judging prompt. The judge sees the question, the gold answers and the written answer, never the context: it
@@ -293,7 +294,7 @@ async function runOne(
       recall: item.supporting.length ? o.ks.map(() => 0) : null,
       ranked: [],
       ms: performance.now() - t,
-      error: err instanceof Error ? err.message : String(err),
+      error: messageOf(err),
     };
   }
   const ms = performance.now() - t;

@@ -11,6 +11,7 @@ export interface QaItem {
   answers: string[];
   /** Supporting passage ids (a corpus line's "id", or a file name without its extension); may be empty. */
   supporting: string[];
+  /** Question type where the set gives one (2Wiki, MuSiQue, vuedocs), for the per-type breakdown. */
   type?: string;
   /** Line of the file the item came from (for messages). */
   line: number;

@@ -7,6 +7,7 @@ import { splitSentences, type KgChunkView, type KgIndex } from '../../core/kg/in
 import { SOLVER_DEFAULTS, solve, type Evidence, type Passage } from '../../core/logical/index.ts';
 import type { RetrievedChunk, SentenceHit } from '../../core/retrieval/index.ts';
 import type { ModeHandler } from './modeTypes.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** Tokens of chunks read per fallback sub-question (the executor reads the best few). */
 const FALLBACK_BUDGET = 2000;
@@ -38,7 +39,7 @@ export const logicalMode: ModeHandler = async (ctx) => {
       round: 1,
       kind: 'kg',
       title: 'No knowledge graph: every retrieval step reads passages',
-      detail: err instanceof Error ? err.message : String(err),
+      detail: messageOf(err),
     });
   }
   const read = new Map<string, RetrievedChunk>();

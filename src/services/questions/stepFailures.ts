@@ -20,7 +20,3 @@ export function countFailures(messages: Iterable<string>): Record<string, number
   for (const m of messages) counts.set(failureKind(m), (counts.get(failureKind(m)) ?? 0) + 1);
   return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 }
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

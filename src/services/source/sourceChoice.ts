@@ -16,6 +16,7 @@ import type { QuestionEmbedder } from '../questions/questionEmbedder.ts';
 import type { AskRequest } from '../questions/queryProtocol.ts';
 import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { openSource } from './openSource.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /**
  * Where questions read the library now, when not from memory: the source, what else a caller may do with it (the
@@ -280,7 +281,7 @@ export class SourceChoice {
       // A large library whose first pages are not written yet: the modes its words answer meanwhile.
       const state = await this.pagesState();
       const modes = state && 'awaiting' in state ? answeredModes(openSource({ pages: state })) : [];
-      return { modes, reason: error instanceof Error ? error.message : String(error) };
+      return { modes, reason: messageOf(error) };
     }
     if (!elsewhere) return { modes: [...ASK_MODES] };
     const { source, documentNames } = elsewhere;

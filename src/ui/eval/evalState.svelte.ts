@@ -7,6 +7,7 @@ import type { EvalProgress, EvalResult, QaSet } from '../../services/questions/e
 import { parseQaSet } from '../../services/questions/qaSet.ts';
 import { ASK_MODES } from '../../services/questions/modeRegistry.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** Every mode the query worker answers, in the order the view lists them (the Ask view's). */
 const EVAL_MODES: readonly string[] = ASK_MODES;
@@ -35,7 +36,7 @@ class EvalState {
       this.set = parseQaSet(file.name, await file.text());
     } catch (err) {
       this.set = null;
-      this.loadError = err instanceof Error ? err.message : String(err);
+      this.loadError = messageOf(err);
     }
   }
 
@@ -91,7 +92,7 @@ class EvalState {
         }),
       );
     } catch (err) {
-      this.error = err instanceof Error ? err.message : String(err);
+      this.error = messageOf(err);
     } finally {
       this.running = false;
     }

@@ -3,6 +3,7 @@
 // `showQuestion` (the hash carries only the view's name, so the question travels here, not in the URL).
 import type { LibraryGraph, QuestionGraph } from '../../services/questions/graphViewProtocol.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
+import { messageOf } from '../../core/errors.ts';
 
 type GraphSide = 'question' | 'library' | 'themes';
 
@@ -62,7 +63,7 @@ class GraphViewState {
       const apply = await work();
       if (id === this.asked) apply();
     } catch (error) {
-      if (id === this.asked) this.error = error instanceof Error ? error.message : String(error);
+      if (id === this.asked) this.error = messageOf(error);
     } finally {
       if (id === this.asked) this.busy = false;
     }

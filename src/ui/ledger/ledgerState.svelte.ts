@@ -11,6 +11,7 @@ import Papa from 'papaparse';
 import type { LedgerEntry, LedgerMessage } from '../../services/ledger/ledgerProtocol.ts';
 import { LEDGER_CHANNEL } from '../../services/ledger/ledgerProtocol.ts';
 import { ledgerStore } from '../../store/ledgerStore.ts';
+import { messageOf } from '../../core/errors.ts';
 
 class LedgerState {
   entries = $state<LedgerEntry[]>([]);
@@ -41,7 +42,7 @@ class LedgerState {
       this.entries = [...byId.values()].sort((a, b) => a.at.localeCompare(b.at));
       this.loaded = true;
     } catch (err) {
-      this.error = err instanceof Error ? err.message : String(err);
+      this.error = messageOf(err);
     }
   }
 

@@ -18,6 +18,7 @@ import { crossTab } from './crossTab.svelte.ts';
 import { globalAnswer } from './globalAnswer.svelte.ts';
 import { askAgainDue, documentsComing, searchableDocuments } from './askAgain.ts';
 import { library } from './library.svelte.ts';
+import { messageOf } from '../../core/errors.ts';
 
 const DEFAULT_BUDGET = 12000;
 
@@ -263,7 +264,7 @@ class AskState {
           result = await worker.ask(request, onEarly, needsLlm(mode) ? onTrace : undefined);
         } catch (error) {
           // The graph was written between two reads of the store: the worker still saw it empty. Wait again.
-          const message = error instanceof Error ? error.message : String(error);
+          const message = messageOf(error);
           if (EMPTY_LIBRARY.test(message) && stillComing() && id === this.asked) {
             loadedVersion = -1;
             await new Promise((resolve) => setTimeout(resolve, EMPTY_RETRY_MS));
@@ -275,7 +276,7 @@ class AskState {
       }
       if (id === this.asked) this.result = result;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       // Stopped by the reader: the trace so far stays, said to be stopped (the LLM client's "cancelled").
       if (this.stopFor === id && /cancel|abort/i.test(message)) this.stopped = true;
       else this.error = message;
@@ -316,7 +317,7 @@ class AskState {
       );
       if (id === this.asked) this.answer = answer;
     } catch (error) {
-      if (id === this.asked) this.answerError = error instanceof Error ? error.message : String(error);
+      if (id === this.asked) this.answerError = messageOf(error);
     } finally {
       if (id === this.asked) this.answering = false;
     }

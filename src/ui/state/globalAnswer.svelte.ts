@@ -7,6 +7,7 @@ import { proxy } from 'comlink';
 import { DEFAULT_KAPPA } from '../../core/kg/index.ts';
 import type { QueryApi } from '../../services/query/queryService.ts';
 import type { GlobalAnswerOut, GlobalEstimate } from '../../services/themes/themesProtocol.ts';
+import { messageOf } from '../../core/errors.ts';
 
 class GlobalAnswerState {
   kappa = $state(DEFAULT_KAPPA);
@@ -50,7 +51,7 @@ class GlobalAnswerState {
       const estimate = await (await asked.worker()).globalEstimate(asked.question, Number(this.kappa));
       if (turn === this.turn) this.estimate = estimate;
     } catch (error) {
-      if (turn === this.turn) this.error = error instanceof Error ? error.message : String(error);
+      if (turn === this.turn) this.error = messageOf(error);
     } finally {
       if (turn === this.turn) this.estimating = false;
     }
@@ -77,7 +78,7 @@ class GlobalAnswerState {
       );
       if (turn === this.turn) this.answer = answer;
     } catch (error) {
-      if (turn === this.turn) this.error = error instanceof Error ? error.message : String(error);
+      if (turn === this.turn) this.error = messageOf(error);
     } finally {
       if (turn === this.turn) this.running = false;
     }

@@ -16,6 +16,7 @@ import {
 } from '../estimates/bundleFit.ts';
 import { PendingChoice } from './pendingChoice.svelte.ts';
 import type { LibraryState } from './library.svelte.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** A bundle opened read-only (from ?bundle=… or a file): nothing is indexed or stored, questions go to the bundle. */
 export interface ReadOnlyLibrary {
@@ -70,7 +71,7 @@ export class LibraryBundles {
       this.library.showReadOnly({ ...opened, documents }, opened.counts.vectors ?? 0);
       offlineCopy.opened(url, opened.offlineCopy, opened.fromOfflineCopy, opened.offlineCopyDropped);
     } catch (error) {
-      this.bundleError = error instanceof Error ? error.message : String(error);
+      this.bundleError = messageOf(error);
       // A copy kept for offline use stays removable although the bundle did not open (LibraryOpening).
       void offlineCopy.failedToOpen(url);
       throw error;
@@ -114,7 +115,7 @@ export class LibraryBundles {
       ]);
       this.library.showReadOnly(opened, 0);
     } catch (error) {
-      this.library.message = `Bundle ${file.name} not opened: ${error instanceof Error ? error.message : String(error)}`;
+      this.library.message = `Bundle ${file.name} not opened: ${messageOf(error)}`;
     } finally {
       this.bundleBusy = null;
     }
@@ -147,7 +148,7 @@ export class LibraryBundles {
         `Imported ${file.name}: ${result.added.documents} document(s) added` +
         (result.skippedDocuments > 0 ? `, ${result.skippedDocuments} already in the library.` : '.');
     } catch (error) {
-      library.message = `Bundle ${file.name} refused: ${error instanceof Error ? error.message : String(error)}`;
+      library.message = `Bundle ${file.name} refused: ${messageOf(error)}`;
     } finally {
       this.bundleBusy = null;
       await library.refresh();

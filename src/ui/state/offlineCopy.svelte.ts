@@ -7,6 +7,7 @@ import { HttpRangeSource } from '../../services/bundleBytes/rangeSources.ts';
 import { sameOriginBundleUrl } from '../../services/bundleBytes/bundleFetch.ts';
 import { formatBytes } from '../format.ts';
 import { browserStorage } from '../estimates/storageEstimate.ts';
+import { messageOf } from '../../core/errors.ts';
 
 /** Why a keep cannot start: the bytes still to store against what the browser offers this site; null if it fits. */
 function keepShortfall(need: number, storage: { usage: number; quota: number } | null): string | null {
@@ -95,7 +96,7 @@ class OfflineCopyState {
     } catch (error) {
       if (stop.signal.aborted) this.status = await kept.discardPending(url);
       else {
-        this.error = `Not kept for offline use: ${error instanceof Error ? error.message : String(error)}`;
+        this.error = `Not kept for offline use: ${messageOf(error)}`;
         this.status = await kept.status(url);
       }
     } finally {

@@ -14,14 +14,11 @@ import {
 import { isOcrLanguageSetting, type OcrLanguageSetting } from '../../core/parse/index.ts';
 import { OCR_LANGUAGE_SETTING } from '../../services/ingest/ingestProtocol.ts';
 import { pageRepo } from './db.ts';
+import { messageOf } from '../../core/errors.ts';
 
 export type EmbedderKind = EmbedderSpec['kind'];
 
 const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export class SettingsState {
   kind = $state<EmbedderKind>('use');
@@ -47,7 +44,7 @@ export class SettingsState {
     try {
       choice = await readEmbedderChoice(pageRepo());
     } catch (error) {
-      this.error = `The stored embedder setting cannot be read (${message(error)}); choose one and save.`;
+      this.error = `The stored embedder setting cannot be read (${messageOf(error)}); choose one and save.`;
       return;
     }
     this.show(choice);
@@ -98,7 +95,7 @@ export class SettingsState {
     try {
       text = formatEmbedderSpec(spec);
     } catch (error) {
-      return message(error);
+      return messageOf(error);
     }
     // Only an endpoint takes a key; a key typed for one is not kept when another embedder is chosen.
     if (spec.kind === 'openai')
