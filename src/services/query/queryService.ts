@@ -13,10 +13,9 @@ import type { PagesAtUrl } from '../bundleBytes/bundleAtUrl.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
 import { LibrarySession, type LibrarySessionDeps } from '../library/session.ts';
 import { LLM_SETTINGS_KEY, readLlmSettings } from '../llm/llmSettings.ts';
-import { ask, sameChunks } from '../source/ask.ts';
+import { ask } from '../source/ask.ts';
 import type { LibrarySource } from '../source/librarySource.ts';
-import type { AskOptions } from '../source/ask.ts';
-import { SourceChoice, type SourceChoiceDeps } from '../source/sourceChoice.ts';
+import { SourceChoice, type RunAsk, type SourceChoiceDeps } from '../source/sourceChoice.ts';
 import type { WalkViewCaps } from '../../core/retrieval/index.ts';
 import { knownThemes, warmThemes } from '../themes/themesOf.ts';
 import { estimateOf, planOverSource, runPlanned, type PlannedGlobal } from '../source/globalThemesAnswer.ts';
@@ -40,12 +39,8 @@ import {
 import { libraryCitations, writeAnswer } from '../questions/writtenAnswer.ts';
 
 export interface QueryDeps extends LibrarySessionDeps, SourceChoiceDeps {
-  /**
-   * The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). `documentTitles`: those of
-   * these documents still stored (Repo's), which stale early evidence is checked against; absent: none is sent.
-   */
-  library: LibrarySessionDeps['library'] &
-    SettingsReader & { documentTitles?(docIds: readonly string[]): Promise<ReadonlyMap<string, string>> };
+  /** The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). */
+  library: LibrarySessionDeps['library'] & SourceChoiceDeps['library'] & SettingsReader;
   /** One memoized question embedder (EmbedderHolder). */
   embedders: EmbedderSource;
   /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
@@ -57,12 +52,6 @@ export interface QueryDeps extends LibrarySessionDeps, SourceChoiceDeps {
    */
   openPaged?(url: string, onProgress?: DownloadProgress): Promise<PagesAtUrl | undefined>;
 }
-
-/**
- * Searches of the stale library before its early evidence is given up: each leaves out the removed documents the one
- * before cited, so a removal of many documents that all rank high costs a few rounds, not one per document.
- */
-const STALE_ROUNDS = 4;
 
 /** One task at a time of a kind (an answer, a question, an evaluation): a new one aborts the one in flight. */
 class OneAtATime {
@@ -98,8 +87,6 @@ export class QueryService {
   private readonly evaluations = new OneAtATime();
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
-  /** The last question answered from the stored themes: ms from its start, and its reads (askTimings). */
-  private themesMarks: Record<string, number> | null = null;
   /**
    * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
    * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
@@ -238,97 +225,8 @@ export class QueryService {
   async ask(request: AskRequest, onEarly?: EarlyEvidence, onTrace?: TraceListener): Promise<AskResult> {
     // An unknown mode is refused before anything loads; the mode is read once for the whole question.
     const mode = parseQuestionMode(request.mode, { allowDefault: true });
-    // The stored pages' KG and atomic questions are read (whole, from IndexedDB) only for a mode that may read them
-    // (each reads chunks by id): the walk, the concepts, the words and their fusions read the pages alone.
-    const elsewhere = await this.sources.elsewhere({ layers: mode.needs.includes('chunks') });
-    if (elsewhere) {
-      const result = await this.run(elsewhere.source, request, mode, { early: onEarly, onTrace });
-      elsewhere.answered?.();
-      return result;
-    }
-    const t0 = performance.now();
-    // startedAt (ms since the epoch) places the ask against the page's click: the time between is the message's wait.
-    const marks: Record<string, number> = { startedAt: performance.timeOrigin + t0 };
-    const themes = await this.sources.storedThemesFor(request, mode, marks);
-    marks.themesOpened = performance.now() - t0;
-    // None of the stored themes' passages still stored (a removal since the refresh): the library answers instead.
-    const fromThemes = themes && (await this.run(themes, request, mode, {}).catch(() => null));
-    if (fromThemes?.themes) {
-      this.themesMarks = { ...marks, answered: performance.now() - t0, ...this.sources.themesSteps };
-      return fromThemes;
-    }
-    return this.askInMemory(request, mode, onEarly, onTrace);
-  }
-
-  /**
-   * A question to the library in memory. While it reloads after a change, a mode that ranks without the question
-   * vector first sends its lexical evidence from the library as it was (marked stale); else its source sends it
-   * when the vector is slow to come (see ask, and memorySource's search).
-   */
-  private async askInMemory(
-    request: AskRequest,
-    mode: ParsedMode,
-    onEarly?: EarlyEvidence,
-    onTrace?: TraceListener,
-  ): Promise<AskResult> {
-    const started = performance.now();
-    await this.session.reloadIfGraphChanged();
-    const library = this.session.library();
-    library.catch(() => undefined);
-    // Loading the library and embedding the question count: that is what the user waited for.
-    const waited = (result: AskResult): AskResult => ({
-      ...result,
-      milliseconds: performance.now() - started,
-    });
-    const stale = onEarly && mode.lexical ? this.session.stale : null;
-    const staleResult = stale && (await this.staleEvidence(stale, request, mode));
-    const sent = staleResult && { ...waited(staleResult), stage: 'early' as const, stale: true };
-    if (sent) onEarly?.(sent);
-    const loaded = await library;
-    const { source, vector } = this.sources.inMemory(loaded);
-    const early =
-      !sent && onEarly ? (result: AskResult) => onEarly({ ...waited(result), stale: false }) : undefined;
-    // A model that finished loading while this thread was busy building the engine has its message queued: let it
-    // in before deciding that the vector is slow to come.
-    if (early && vector && !this.embedder.ready) await new Promise((r) => setTimeout(r, 0));
-    const coming = vector?.(request.question);
-    coming?.catch(() => undefined);
-    const result = await this.run(source, request, mode, {
-      vector: early && !this.embedder.ready ? coming : await coming,
-      embed: vector,
-      early,
-      onTrace,
-    });
-    const awaiting = this.session.documentsAwaitingGraph(loaded);
-    return {
-      ...waited(result),
-      ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
-      ...(awaiting > 0 ? { awaitingGraph: { documents: awaiting } } : {}),
-    };
-  }
-
-  /**
-   * The evidence of the library as it was before a change, without the documents removed since (issue 44: a removed
-   * document must not be cited, even early): the documents it cites are looked up in the store (a few records), and
-   * any gone are left out of a search again, until none is. Null when the store cannot say, or it keeps finding more.
-   */
-  private async staleEvidence(
-    stale: QuestionLibrary,
-    request: AskRequest,
-    mode: ParsedMode,
-  ): Promise<AskResult | null> {
-    if (!this.deps.library.documentTitles) return null;
-    const removed = new Set<string>();
-    for (let round = 0; round < STALE_ROUNDS; round++) {
-      const result = await ask(this.sources.inMemory(stale, removed).source, request, { parsed: mode });
-      const cited = [...new Set(result.evidence.map((e) => e.docId))];
-      const stored = await this.deps.library.documentTitles(cited).catch(() => null);
-      if (!stored) return null;
-      const gone = cited.filter((docId) => !stored.has(docId));
-      if (gone.length === 0) return result;
-      for (const docId of gone) removed.add(docId);
-    }
-    return null;
+    const run: RunAsk = (source, options) => this.run(source, request, mode, options);
+    return this.sources.ask(request, mode, run, onEarly, onTrace);
   }
 
   /** Asks a source, cancelled by the next question; the reasoning modes get the configured endpoint. */
@@ -336,7 +234,7 @@ export class QueryService {
     source: LibrarySource,
     request: AskRequest,
     mode: ParsedMode,
-    options: Pick<AskOptions, 'vector' | 'embed' | 'early' | 'onTrace'>,
+    options: Parameters<RunAsk>[1],
   ): Promise<AskResult> {
     return this.asks.run(async (signal) => {
       const result = await ask(source, request, {
@@ -555,7 +453,7 @@ export class QueryService {
    * benchmarks (bench:drop prints it).
    */
   askTimings(): Record<string, number> | null {
-    return this.themesMarks && { ...this.themesMarks };
+    return this.sources.askTimings();
   }
 
   /**

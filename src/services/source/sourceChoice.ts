@@ -2,7 +2,8 @@
 // the source chosen): a bundle read by ranges, the library's own stored pages (a large library), its stored chunks by
 // words while those pages are awaited, the themes stored with its graph (a corpus-wide question before the library
 // loads), or the library loaded into memory. The query service (src/services/query/queryService.ts) asks it for the
-// source and knows nothing of where the library is.
+// source, or to answer a question (ask: memory stages its evidence, the others answer at once), and knows nothing of
+// where the library is.
 import type { PagedBundle } from '../../core/paged/index.ts';
 import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { isCorpusQuestion } from '../../core/themes/index.ts';
@@ -13,7 +14,8 @@ import type { StoredThemes } from '../library/storedThemes.ts';
 import { libraryDocumentNames } from '../library/documentNames.ts';
 import { answeredModes, ASK_MODES, lacking, modesText, type ParsedMode } from '../questions/modeRegistry.ts';
 import type { QuestionEmbedder } from '../questions/questionEmbedder.ts';
-import type { AskRequest } from '../questions/queryProtocol.ts';
+import type { AskRequest, AskResult, TraceListener } from '../questions/queryProtocol.ts';
+import { ask, sameChunks, type AskOptions } from './ask.ts';
 import type { LibrarySource, SourceLayers } from './librarySource.ts';
 import { openSource } from './openSource.ts';
 import { messageOf } from '../../core/errors.ts';
@@ -30,8 +32,25 @@ interface Elsewhere {
   documentNames?: (docIds: readonly string[]) => Promise<Map<string, string>>;
 }
 
+/**
+ * Searches of the stale library before its early evidence is given up: each leaves out the removed documents the one
+ * before cited, so a removal of many documents that all rank high costs a few rounds, not one per document.
+ */
+const STALE_ROUNDS = 4;
+
+/** Asks a source as the query service does (cancelled by the next question, with the configured endpoint). */
+export type RunAsk = (
+  source: LibrarySource,
+  options: Pick<AskOptions, 'vector' | 'embed' | 'early' | 'onTrace'>,
+) => Promise<AskResult>;
+
 /** Where the library is stored beside the IndexedDB corpus (the query worker's; absent: always in memory). */
 export interface SourceChoiceDeps {
+  /**
+   * `documentTitles`: those of these documents still stored (Repo's), which stale early evidence is checked against;
+   * absent: none is sent.
+   */
+  library: { documentTitles?(docIds: readonly string[]): Promise<ReadonlyMap<string, string>> };
   /**
    * The library's stored pages when it is answered from them (src/services/library/storedPages.ts): a large library
    * is then answered by ranges over them, never loaded into memory; `awaiting` when it is large and its first pages
@@ -67,7 +86,9 @@ export class SourceChoice {
   /** Where the time went opening the stored pages, last time (pagesTimings). */
   private pagesMarks: Record<string, number> | null = null;
   /** The stored themes' reads for the last question they were opened for (storedThemes.ts; askTimings). */
-  themesSteps: Readonly<Record<string, number>> | null = null;
+  private themesSteps: Readonly<Record<string, number>> | null = null;
+  /** The last question answered from the stored themes: ms from its start, and its reads (askTimings). */
+  private themesMarks: Record<string, number> | null = null;
 
   constructor(
     private readonly deps: SourceChoiceDeps,
@@ -170,7 +191,7 @@ export class SourceChoice {
    * (right after a drop, loading it and computing its themes took seconds after the graph was stored: issue 48's
    * 2 s target); null when the question is another, the library is loaded, or no themes are stored with its graph.
    */
-  async storedThemesFor(
+  private async storedThemesFor(
     request: AskRequest,
     mode: ParsedMode,
     marks: Record<string, number> = {},
@@ -247,10 +268,122 @@ export class SourceChoice {
   }
 
   /**
+   * Answers a question from wherever questions read the library now: a source read by ranges or by words answers at
+   * once; a corpus-wide question before the library loads, from the stored themes; else the library in memory, which
+   * stages its early evidence (askInMemory). `run` asks a source as the caller does (its cancelling, its endpoint).
+   */
+  async ask(
+    request: AskRequest,
+    mode: ParsedMode,
+    run: RunAsk,
+    onEarly?: (result: AskResult) => void,
+    onTrace?: TraceListener,
+  ): Promise<AskResult> {
+    // The stored pages' KG and atomic questions are read (whole, from IndexedDB) only for a mode that may read them
+    // (each reads chunks by id): the walk, the concepts, the words and their fusions read the pages alone.
+    const elsewhere = await this.elsewhere({ layers: mode.needs.includes('chunks') });
+    if (elsewhere) {
+      const result = await run(elsewhere.source, { early: onEarly, onTrace });
+      elsewhere.answered?.();
+      return result;
+    }
+    const t0 = performance.now();
+    // startedAt (ms since the epoch) places the ask against the page's click: the time between is the message's wait.
+    const marks: Record<string, number> = { startedAt: performance.timeOrigin + t0 };
+    const themes = await this.storedThemesFor(request, mode, marks);
+    marks.themesOpened = performance.now() - t0;
+    // None of the stored themes' passages still stored (a removal since the refresh): the library answers instead.
+    const fromThemes = themes && (await run(themes, {}).catch(() => null));
+    if (fromThemes?.themes) {
+      this.themesMarks = { ...marks, answered: performance.now() - t0, ...this.themesSteps };
+      return fromThemes;
+    }
+    return this.askInMemory(request, mode, run, onEarly, onTrace);
+  }
+
+  /** Where the time went in the last question answered from the stored themes (null before any). */
+  askTimings(): Record<string, number> | null {
+    return this.themesMarks && { ...this.themesMarks };
+  }
+
+  /**
+   * A question to the library in memory. While it reloads after a change, a mode that ranks without the question
+   * vector first sends its lexical evidence from the library as it was (marked stale); else its source sends it
+   * when the vector is slow to come (see ask, and memorySource's search).
+   */
+  private async askInMemory(
+    request: AskRequest,
+    mode: ParsedMode,
+    run: RunAsk,
+    onEarly?: (result: AskResult) => void,
+    onTrace?: TraceListener,
+  ): Promise<AskResult> {
+    const started = performance.now();
+    await this.session.reloadIfGraphChanged();
+    const library = this.session.library();
+    library.catch(() => undefined);
+    // Loading the library and embedding the question count: that is what the user waited for.
+    const waited = (result: AskResult): AskResult => ({
+      ...result,
+      milliseconds: performance.now() - started,
+    });
+    const stale = onEarly && mode.lexical ? this.session.stale : null;
+    const staleResult = stale && (await this.staleEvidence(stale, request, mode));
+    const sent = staleResult && { ...waited(staleResult), stage: 'early' as const, stale: true };
+    if (sent) onEarly?.(sent);
+    const loaded = await library;
+    const { source, vector } = this.inMemory(loaded);
+    const early =
+      !sent && onEarly ? (result: AskResult) => onEarly({ ...waited(result), stale: false }) : undefined;
+    // A model that finished loading while this thread was busy building the engine has its message queued: let it
+    // in before deciding that the vector is slow to come.
+    if (early && vector && !this.embedder.ready) await new Promise((r) => setTimeout(r, 0));
+    const coming = vector?.(request.question);
+    coming?.catch(() => undefined);
+    const result = await run(source, {
+      vector: early && !this.embedder.ready ? coming : await coming,
+      embed: vector,
+      early,
+      onTrace,
+    });
+    const awaiting = this.session.documentsAwaitingGraph(loaded);
+    return {
+      ...waited(result),
+      ...(sent ? { rankingChanged: !sameChunks(sent, result) } : {}),
+      ...(awaiting > 0 ? { awaitingGraph: { documents: awaiting } } : {}),
+    };
+  }
+
+  /**
+   * The evidence of the library as it was before a change, without the documents removed since (issue 44: a removed
+   * document must not be cited, even early): the documents it cites are looked up in the store (a few records), and
+   * any gone are left out of a search again, until none is. Null when the store cannot say, or it keeps finding more.
+   */
+  private async staleEvidence(
+    stale: QuestionLibrary,
+    request: AskRequest,
+    mode: ParsedMode,
+  ): Promise<AskResult | null> {
+    const { library } = this.deps;
+    if (!library.documentTitles) return null;
+    const removed = new Set<string>();
+    for (let round = 0; round < STALE_ROUNDS; round++) {
+      const result = await ask(this.inMemory(stale, removed).source, request, { parsed: mode });
+      const cited = [...new Set(result.evidence.map((e) => e.docId))];
+      const stored = await library.documentTitles(cited).catch(() => null);
+      if (!stored) return null;
+      const gone = cited.filter((docId) => !stored.has(docId));
+      if (gone.length === 0) return result;
+      for (const docId of gone) removed.add(docId);
+    }
+    return null;
+  }
+
+  /**
    * The library in memory as a source, with its KG and atomic questions (LibrarySession's, reloaded after a build),
    * and the question vector where it has one.
    */
-  inMemory(
+  private inMemory(
     library: QuestionLibrary,
     removed?: ReadonlySet<string>,
   ): {
