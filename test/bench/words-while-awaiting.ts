@@ -13,7 +13,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { collectFiles } from '../../src/cli/index.ts';
-import { PAGES_MIN_CHUNKS_SETTING } from '../../src/services/ingest/pagesWrite.ts';
+import { PAGES_MIN_CHUNKS_SETTING } from '../../src/services/library/pagesThreshold.ts';
 import { openStoredPages } from '../../src/services/library/storedPages.ts';
 import { askByWords } from '../support/askOver.ts';
 import { openDatabase } from '../../src/store/db.ts';

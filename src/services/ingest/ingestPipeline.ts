@@ -21,9 +21,6 @@ import { pagesLibrary } from '../library/pagesThreshold.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
 import { DropProjection } from './dropProjection.ts';
 
-export { MAX_FILE_BYTES } from './ingestProtocol.ts';
-export type { PrepareFn, PrepareManyFn } from './limitedParse.ts';
-export { BATCH_FILES, MAX_ATTEMPTS } from './queueStore.ts';
 /** Sentences per embedder call: USE-lite sorts each call by length, so larger calls are faster (see EmbedLoopOptions). */
 export const EMBED_BATCH = 128;
 /**

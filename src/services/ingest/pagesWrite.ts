@@ -23,8 +23,6 @@ import { termAnalyzer } from '../library/engine.ts';
 import { PagedThemes } from '../themes/themesOf.ts';
 import { pagesLibrary } from '../library/pagesThreshold.ts';
 
-export { PAGES_MIN_CHUNKS_SETTING } from '../library/pagesThreshold.ts';
-
 /**
  * Whether the library should get (new) pages: it has at least the threshold's chunks, no semantic layer (the pages
  * hold the lexical index; a library with vectors is answered in memory), and no pages of its present stamp.

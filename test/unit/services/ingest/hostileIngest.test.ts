@@ -10,11 +10,9 @@ import { prepareFile } from '../../../../src/core/prepare.ts';
 import type { Embedder } from '../../../../src/core/types.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
-import {
-  IngestPipeline,
-  MAX_ATTEMPTS,
-  type PrepareFn,
-} from '../../../../src/services/ingest/ingestPipeline.ts';
+import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
+import { MAX_ATTEMPTS } from '../../../../src/services/ingest/queueStore.ts';
+import type { PrepareFn } from '../../../../src/services/ingest/limitedParse.ts';
 import { WorkerParser } from '../../../../src/services/ingest/parseRunner.ts';
 import type { FileOutcome, IngestEvent } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { checkHostileBatch } from '../../../support/hostileBatch.ts';

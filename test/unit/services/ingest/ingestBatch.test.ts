@@ -5,12 +5,9 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import type { FileOutcome, IngestEvent } from '../../../../src/services/ingest/ingestProtocol.ts';
-import {
-  BATCH_FILES,
-  IngestPipeline,
-  type IngestDeps,
-  type PrepareManyFn,
-} from '../../../../src/services/ingest/ingestPipeline.ts';
+import { IngestPipeline, type IngestDeps } from '../../../../src/services/ingest/ingestPipeline.ts';
+import { BATCH_FILES } from '../../../../src/services/ingest/queueStore.ts';
+import type { PrepareManyFn } from '../../../../src/services/ingest/limitedParse.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { bytes, fakeEmbedder, prepare } from './ingestFixtures.ts';

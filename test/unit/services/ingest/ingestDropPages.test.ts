@@ -11,11 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { IncrementalGraphRefresh } from '../../../../src/services/ingest/graphBuild.ts';
 import { GRAPH_REFRESH_SPACING, IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import type { IngestEvent, LibraryCoverage } from '../../../../src/services/ingest/ingestProtocol.ts';
-import {
-  pagesDue,
-  PAGES_MIN_CHUNKS_SETTING,
-  writeLibraryPages,
-} from '../../../../src/services/ingest/pagesWrite.ts';
+import { pagesDue, writeLibraryPages } from '../../../../src/services/ingest/pagesWrite.ts';
+import { PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/library/pagesThreshold.ts';
 import { openStoredPages } from '../../../../src/services/library/storedPages.ts';
 import { resolveParams } from '../../../../src/core/retrieval/index.ts';
 import { askByWords } from '../../../support/askOver.ts';

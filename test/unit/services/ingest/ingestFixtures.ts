@@ -1,7 +1,7 @@
 // A scripted parser and embedder for the ingest pipeline tests: one document per line "title: sentence. sentence.",
 // and vectors (text length, 1) that show which sentence each row belongs to.
 import type { Embedder, PreparedDocument } from '../../../../src/core/types.ts';
-import type { PrepareFn } from '../../../../src/services/ingest/ingestPipeline.ts';
+import type { PrepareFn } from '../../../../src/services/ingest/limitedParse.ts';
 
 /** A document per line "title: sentence. sentence."; a file whose text starts with "BAD" fails to parse. */
 export const prepare: PrepareFn = async (name, bytes) => {

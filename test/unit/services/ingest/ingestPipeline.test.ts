@@ -7,11 +7,9 @@ import { embedDocuments } from '../../../../src/core/pipeline/embedDocuments.ts'
 import type { Embedder } from '../../../../src/core/types.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
-import {
-  BATCH_FILES,
-  IngestPipeline,
-  MAX_FILE_BYTES,
-} from '../../../../src/services/ingest/ingestPipeline.ts';
+import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
+import { BATCH_FILES } from '../../../../src/services/ingest/queueStore.ts';
+import { MAX_FILE_BYTES } from '../../../../src/services/ingest/ingestProtocol.ts';
 import type { IngestEvent } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { bytes, fakeEmbedder, prepare } from './ingestFixtures.ts';
 

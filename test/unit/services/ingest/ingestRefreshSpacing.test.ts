@@ -5,11 +5,8 @@
 // share of the drop, the documents become searchable while it runs, and the last refresh covers every document.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import {
-  GRAPH_REFRESH_SPACING,
-  IngestPipeline,
-  type PrepareFn,
-} from '../../../../src/services/ingest/ingestPipeline.ts';
+import { GRAPH_REFRESH_SPACING, IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
+import type { PrepareFn } from '../../../../src/services/ingest/limitedParse.ts';
 import type { IngestEvent } from '../../../../src/services/ingest/ingestProtocol.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';

@@ -8,7 +8,8 @@ import type { Embedder, PreparedDocument } from '../../../../src/core/types.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { CrossTabLock, type CrossTabMessage, type Locks } from '../../../../src/services/library/crossTab.ts';
-import { IngestPipeline, type PrepareFn } from '../../../../src/services/ingest/ingestPipeline.ts';
+import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
+import type { PrepareFn } from '../../../../src/services/ingest/limitedParse.ts';
 import type { IngestEvent } from '../../../../src/services/ingest/ingestProtocol.ts';
 
 /** Web Locks' exclusive mode in one process: FIFO per name, `ifAvailable`, and an abortable wait. */

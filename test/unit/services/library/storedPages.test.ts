@@ -17,12 +17,14 @@ import { MemoryRangeSource } from '../../../../src/core/paged/rangeSource.ts';
 import { prepareFile } from '../../../../src/core/prepare.ts';
 import { createTermAnalyzer } from '../../../../src/core/text/index.ts';
 import type { Progress } from '../../../../src/core/types.ts';
-import { IngestPipeline, type PrepareFn } from '../../../../src/services/ingest/ingestPipeline.ts';
+import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
+import type { PrepareFn } from '../../../../src/services/ingest/limitedParse.ts';
 import {
   SENTENCE_VECTORS_SETTING,
   type IngestEvent,
 } from '../../../../src/services/ingest/ingestProtocol.ts';
-import { pagesDue, PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/ingest/pagesWrite.ts';
+import { pagesDue } from '../../../../src/services/ingest/pagesWrite.ts';
+import { PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/library/pagesThreshold.ts';
 import { openStoredPages, type StoredPages } from '../../../../src/services/library/storedPages.ts';
 import { documentNames } from '../../../../src/services/library/documentNames.ts';
 import { askPaged } from '../../../support/askOver.ts';

@@ -6,7 +6,8 @@
 // store (fake-indexeddb), real pages writer, real query service; the library is never invalidated between questions.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
-import { PAGES_MIN_CHUNKS_SETTING, writeLibraryPages } from '../../../../src/services/ingest/pagesWrite.ts';
+import { writeLibraryPages } from '../../../../src/services/ingest/pagesWrite.ts';
+import { PAGES_MIN_CHUNKS_SETTING } from '../../../../src/services/library/pagesThreshold.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { bytes, prepare } from '../ingest/ingestFixtures.ts';
