@@ -39,8 +39,6 @@ export interface StoredPages {
   builtAt: number;
   documents: number;
   chunks: number;
-  /** The pages' size in bytes. */
-  bytes: number;
   /**
    * Documents removed since the pages were written: their evidence is left out of every answer until the next pages
    * are written (a large library keeps answering from its pages after a removal, not by words for minutes).
@@ -140,7 +138,6 @@ export async function openStoredPages(
     builtAt: record.builtAt,
     documents: record.documents,
     chunks: record.chunks,
-    bytes: record.data.size,
     removed,
     lagging,
     ...(record.themes ? { themes: record.themes } : {}),

@@ -403,11 +403,6 @@ export class QueryService {
     return this.sources.evaluationModes();
   }
 
-  /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
-  answeredFromPages(): ReturnType<SourceChoice['answeredFromPages']> {
-    return this.sources.answeredFromPages();
-  }
-
   /**
    * The documents of a bundle opened read-only and read whole (the Library view lists them), the first `limit` by
    * title, and how many it has; null for the library in this browser, or a bundle read by ranges (its documents are

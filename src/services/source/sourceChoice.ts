@@ -168,24 +168,6 @@ export class SourceChoice {
     return (step) => (marks[step] ??= Math.round(performance.now() - t0));
   }
 
-  /** Whether questions are answered from the library's stored pages, for a page or bench to show. */
-  async answeredFromPages(): Promise<{
-    chunks: number;
-    documents: number;
-    bytes: number;
-    lagging: boolean;
-  } | null> {
-    const local = await this.pagesState();
-    return local && !('awaiting' in local)
-      ? {
-          chunks: local.chunks,
-          documents: local.documents,
-          bytes: local.bytes,
-          lagging: await local.lagging().catch(() => false),
-        }
-      : null;
-  }
-
   /**
    * The stored themes as the source of a corpus-wide question in the default mode while the library is not loaded
    * (right after a drop, loading it and computing its themes took seconds after the graph was stored: issue 48's
