@@ -92,25 +92,6 @@ class RepoParts {
   }
 
   /**
-   * Stores one prepared document and its sentence vectors (sentences × dimension, row-major), as
-   * putPreparedDocuments does.
-   */
-  async putPreparedDocument(
-    this: Repo,
-    prepared: PreparedDocument,
-    sentenceVectors: Float32Array,
-    embedderId: string,
-    params: IndexParams = DEFAULT_INDEX_PARAMS,
-  ): Promise<PutResult> {
-    const [result] = await this.putPreparedDocuments(
-      [{ prepared, vectors: sentenceVectors }],
-      embedderId,
-      params,
-    );
-    return result;
-  }
-
-  /**
    * Stores the documents of several parsed files and settles their queue records in ONE transaction: a stored
    * file leaves the queue with its documents, a failed one is marked failed with its reason (its bytes dropped),
    * so a reload finds each file either done or still queued, never half. Returns each file's put results.

@@ -19,6 +19,7 @@ import { importBundle } from '../../../src/store/bundleImport.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, snapshotOf } from './fixtures.ts';
+import { putPreparedDocument } from '../../support/putOneDocument.ts';
 
 let n = 0;
 const freshDb = (): ConceptDb =>
@@ -32,7 +33,8 @@ async function library(atomized: Record<number, string[]>, docs = DOCS): Promise
   const repo = new Repo(db);
   for (const d of docs) {
     const p = prepared(d);
-    await repo.putPreparedDocument(
+    await putPreparedDocument(
+      repo,
       { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
       p.vectors,
       EMBEDDER.id,

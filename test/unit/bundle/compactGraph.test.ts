@@ -24,6 +24,7 @@ import { openDatabase } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { buildEngine, loadEngine } from '../../../src/services/library/engine.ts';
 import { DIM, DOCS, EMBEDDER, fakeVector, prepared, snapshotOf } from './fixtures.ts';
+import { putPreparedDocument } from '../../support/putOneDocument.ts';
 
 const QUESTION = 'Who was the mother of Lothair II?';
 
@@ -149,7 +150,8 @@ describe('compact concept graph in bundles', () => {
     const repo = new Repo(source);
     for (const d of DOCS) {
       const p = prepared(d);
-      await repo.putPreparedDocument(
+      await putPreparedDocument(
+        repo,
         { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
         p.vectors,
         EMBEDDER.id,

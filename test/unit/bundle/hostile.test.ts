@@ -23,6 +23,7 @@ import { openBundleReadOnly } from '../../../src/services/bundleBytes/bundleFetc
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, snapshotOf } from './fixtures.ts';
+import { putPreparedDocument } from '../../support/putOneDocument.ts';
 
 const enc = new TextEncoder();
 
@@ -139,7 +140,8 @@ async function library(docs = DOCS.slice(0, 2)): Promise<ConceptDb> {
   const repo = new Repo(db);
   for (const d of docs) {
     const p = prepared(d);
-    await repo.putPreparedDocument(
+    await putPreparedDocument(
+      repo,
       { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
       p.vectors,
       EMBEDDER.id,
@@ -378,7 +380,8 @@ describe('a library whose concept graph is stale exports a bundle that imports a
     } as unknown as SerializedGraph;
     await new Repo(db).putGraph(graph, { concepts: 1, edges: 0 });
     const p = prepared(DOCS[2]);
-    await new Repo(db).putPreparedDocument(
+    await putPreparedDocument(
+      new Repo(db),
       { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
       p.vectors,
       EMBEDDER.id,

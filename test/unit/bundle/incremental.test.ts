@@ -8,6 +8,7 @@ import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { buildEngine } from '../../../src/services/library/engine.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared, type FixtureDoc } from './fixtures.ts';
+import { putPreparedDocument } from '../../support/putOneDocument.ts';
 
 let n = 0;
 async function store(docs: FixtureDoc[]): Promise<{ db: ConceptDb; repo: Repo }> {
@@ -15,7 +16,8 @@ async function store(docs: FixtureDoc[]): Promise<{ db: ConceptDb; repo: Repo }>
   const repo = new Repo(db);
   for (const d of docs) {
     const p = prepared(d);
-    await repo.putPreparedDocument(
+    await putPreparedDocument(
+      repo,
       { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
       p.vectors,
       EMBEDDER.id,

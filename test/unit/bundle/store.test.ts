@@ -11,6 +11,7 @@ import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { buildEngine } from '../../../src/services/library/engine.ts';
 import { DOCS, EMBEDDER, fakeVector, prepared } from './fixtures.ts';
+import { putPreparedDocument } from '../../support/putOneDocument.ts';
 
 let dbCounter = 0;
 function freshDb(): ConceptDb {
@@ -24,7 +25,8 @@ async function library(docs = DOCS): Promise<ConceptDb> {
   const repo = new Repo(db);
   for (const d of docs) {
     const p = prepared(d);
-    await repo.putPreparedDocument(
+    await putPreparedDocument(
+      repo,
       { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
       p.vectors,
       EMBEDDER.id,
@@ -157,7 +159,8 @@ describe('refused imports leave the store byte-for-byte unchanged', () => {
   it('refuses another embedder', async () => {
     const other = freshDb();
     const p = prepared(DOCS[2]);
-    await new Repo(other).putPreparedDocument(
+    await putPreparedDocument(
+      new Repo(other),
       { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
       p.vectors,
       'hf:other-model',
@@ -205,7 +208,8 @@ describe('refused imports leave the store byte-for-byte unchanged', () => {
     for (const id of ['hf:a', 'hf:b', 'openai:x#y', 'use-lite@1', 'test-embedder@2']) {
       const other = freshDb();
       const p = prepared(DOCS[1]);
-      await new Repo(other).putPreparedDocument(
+      await putPreparedDocument(
+        new Repo(other),
         { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
         p.vectors,
         id,

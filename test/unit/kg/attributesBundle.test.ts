@@ -11,6 +11,7 @@ import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { DexieKgStore } from '../../../src/store/kgStore.ts';
 import { Repo } from '../../../src/store/repo.ts';
 import { DOCS, EMBEDDER, prepared } from '../bundle/fixtures.ts';
+import { putPreparedDocument } from '../../support/putOneDocument.ts';
 
 let n = 0;
 const freshDb = (): ConceptDb =>
@@ -22,7 +23,8 @@ async function libraryWith(
 ): Promise<ConceptDb> {
   const db = freshDb();
   const p = prepared(doc);
-  await new Repo(db).putPreparedDocument(
+  await putPreparedDocument(
+    new Repo(db),
     { doc: p.doc, sections: p.sections, chunks: p.chunks, sentences: p.sentences },
     p.vectors,
     EMBEDDER.id,

@@ -7,6 +7,7 @@ import type { PreparedDocument } from '../../../src/core/types.ts';
 import { openDatabase, type ConceptDb } from '../../../src/store/db.ts';
 import { PagesRepo } from '../../../src/store/pagesRepo.ts';
 import { EmbedderMismatchError, Repo } from '../../../src/store/repo.ts';
+import { putPreparedDocument } from '../../support/putOneDocument.ts';
 
 function freshRepo(): { db: ConceptDb; repo: Repo } {
   const db = openDatabase('test', { indexedDB: new IDBFactory(), IDBKeyRange });
@@ -80,10 +81,10 @@ async function storedRows(db: ConceptDb) {
   return { documents, sections, chunks, sentences };
 }
 
-describe('Repo.putPreparedDocument', () => {
+describe('Repo.putPreparedDocuments, one document at a time', () => {
   it('stores a document with its sections, chunks, sentences and vectors, and counts them', async () => {
     const { db, repo } = freshRepo();
-    const result = await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
+    const result = await putPreparedDocument(repo, prepared('d1'), vectors(), 'use-lite@1');
     expect(result).toEqual({ stored: true, docId: 'd1' });
     expect(await storedRows(db)).toEqual({ documents: 1, sections: 1, chunks: 2, sentences: 3 });
     const counts = await repo.counts();
@@ -107,7 +108,7 @@ describe('Repo.putPreparedDocument', () => {
     const bad = prepared('d1');
     // Two sentences with the same primary key: the third bulkAdd fails after document, sections and chunks.
     bad.sentences[2] = { ...bad.sentences[2], id: bad.sentences[1].id };
-    await expect(repo.putPreparedDocument(bad, vectors(), 'use-lite@1')).rejects.toThrow();
+    await expect(putPreparedDocument(repo, bad, vectors(), 'use-lite@1')).rejects.toThrow();
     expect(await storedRows(db)).toEqual({ documents: 0, sections: 0, chunks: 0, sentences: 0 });
     expect(await repo.counts()).toMatchObject({
       documents: 0,
@@ -120,21 +121,21 @@ describe('Repo.putPreparedDocument', () => {
 
   it('stores the same content once', async () => {
     const { repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
-    const again = await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'use-lite@1');
+    const again = await putPreparedDocument(repo, prepared('d1'), vectors(), 'use-lite@1');
     expect(again).toEqual({ stored: false, docId: 'd1', reason: 'duplicate' });
     // Same hash under another id (e.g. another file name) is a duplicate too.
-    const sameHash = await repo.putPreparedDocument(prepared('d9', 'd1-hash'), vectors(), 'use-lite@1');
+    const sameHash = await putPreparedDocument(repo, prepared('d9', 'd1-hash'), vectors(), 'use-lite@1');
     expect(sameHash).toEqual({ stored: false, docId: 'd1', reason: 'duplicate' });
     expect(await repo.counts()).toMatchObject({ documents: 1, chunks: 2, sentences: 3, vectors: 3 });
   });
 
   it('refuses vectors from another embedder and keeps the store as it was', async () => {
     const { repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'use-lite@1');
-    const error = await repo
-      .putPreparedDocument(prepared('d2'), vectors(), 'hf:other')
-      .catch((e: unknown) => e);
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'use-lite@1');
+    const error = await putPreparedDocument(repo, prepared('d2'), vectors(), 'hf:other').catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(EmbedderMismatchError);
     expect((error as Error).message).toContain('"hf:other"');
     expect((error as Error).message).toContain('"use-lite@1"');
@@ -143,12 +144,12 @@ describe('Repo.putPreparedDocument', () => {
 
   it('refuses a vector set that does not match the sentences', async () => {
     const { repo } = freshRepo();
-    await expect(repo.putPreparedDocument(prepared('d1'), new Float32Array(7), 'e')).rejects.toThrow(
+    await expect(putPreparedDocument(repo, prepared('d1'), new Float32Array(7), 'e')).rejects.toThrow(
       /d1\.txt.*7 floats do not split into 3 sentence vectors/,
     );
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'e');
     // Dimension 3 into a dimension-2 library.
-    await expect(repo.putPreparedDocument(prepared('d2'), new Float32Array(9), 'e')).rejects.toThrow(
+    await expect(putPreparedDocument(repo, prepared('d2'), new Float32Array(9), 'e')).rejects.toThrow(
       /dimension 3/,
     );
   });
@@ -157,7 +158,7 @@ describe('Repo.putPreparedDocument', () => {
 describe('Repo.putPreparedDocuments', () => {
   it('stores a batch in one transaction, keeping content repeated within the batch once', async () => {
     const { repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d0'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d0'), vectors(), 'e');
     const results = await repo.putPreparedDocuments(
       [
         { prepared: prepared('d1'), vectors: vectors() },
@@ -209,8 +210,8 @@ describe('Repo.putPreparedDocuments', () => {
 describe('Repo.removeDocument', () => {
   it('removes the document, everything derived from it, and KG items only it supported', async () => {
     const { db, repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
-    await repo.putPreparedDocument(prepared('d2'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d2'), vectors(), 'e');
     await db.kgChunks.bulkAdd([
       { chunkId: 'd1#0000#0000', status: 'done', entityIds: ['e1', 'e2'], relationIds: ['r1'] },
       { chunkId: 'd2#0000#0000', status: 'done', entityIds: ['e2'], relationIds: [] },
@@ -249,10 +250,10 @@ describe('Repo.removeDocument', () => {
 
   it('forgets the embedder when the library becomes empty', async () => {
     const { repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'e');
     await repo.removeDocument('d1');
     expect(await repo.getMeta()).toBeUndefined();
-    await expect(repo.putPreparedDocument(prepared('d1'), vectors(), 'other')).resolves.toEqual({
+    await expect(putPreparedDocument(repo, prepared('d1'), vectors(), 'other')).resolves.toEqual({
       stored: true,
       docId: 'd1',
     });
@@ -263,7 +264,7 @@ describe('Repo corpus, graph and queue', () => {
   it('loads the corpus whole: texts sliced back from the document, int8 vectors as unit Float32 rows', async () => {
     const { db, repo } = freshRepo();
     const original = prepared('d1');
-    await repo.putPreparedDocument(original, vectors(), 'e');
+    await putPreparedDocument(repo, original, vectors(), 'e');
     // Stored once: no chunk or sentence text beside the document's, a byte per vector component plus a scale.
     expect((await db.chunks.toArray()).every((c) => c.text === undefined)).toBe(true);
     expect((await db.sentences.toArray()).every((s) => s.text === undefined)).toBe(true);
@@ -286,7 +287,7 @@ describe('Repo corpus, graph and queue', () => {
     const { repo } = freshRepo();
     const odd = prepared('d1');
     odd.chunks[1] = { ...odd.chunks[1], text: 'Heading › A three.' };
-    await repo.putPreparedDocument(odd, vectors(), 'e');
+    await putPreparedDocument(repo, odd, vectors(), 'e');
     expect((await repo.loadCorpus()).chunks[1].text).toBe('Heading › A three.');
   });
 
@@ -319,7 +320,7 @@ describe('Repo corpus, graph and queue', () => {
   it('keeps settings apart from the library', async () => {
     const { repo } = freshRepo();
     await repo.setSetting('embedder', { kind: 'use' });
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'e');
     await repo.clearLibrary();
     expect(await repo.counts()).toMatchObject({ documents: 0, vectors: 0 });
     expect(await repo.getSetting('embedder')).toEqual({ kind: 'use' });
@@ -329,7 +330,7 @@ describe('Repo corpus, graph and queue', () => {
 describe('the tally of sentences and chunks', () => {
   it('is kept by every write and removal, so counting never walks the sentences; an old library gets it once', async () => {
     const { db, repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'e');
     await repo.putPreparedDocuments(
       [
         { prepared: prepared('d2'), vectors: vectors() },
@@ -351,7 +352,7 @@ describe('the tally of sentences and chunks', () => {
     delete meta.sentenceTally;
     await db.meta.put(meta);
     expect(await repo.counts()).toMatchObject({ sentences: 4 });
-    await repo.putPreparedDocument(prepared('d3'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d3'), vectors(), 'e');
     expect((await repo.getMeta())?.sentenceTally).toBeUndefined();
     expect(await repo.checkTally()).toBe(true);
     expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 7, chunks: 4 });
@@ -401,12 +402,12 @@ describe('the tally of sentences and chunks', () => {
 
   it('a tally written without the chunks (an app from before them) keeps none, until they are counted once', async () => {
     const { db, repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'e');
     const meta = (await repo.getMeta())!;
     meta.sentenceTally = { documents: 1, sentences: 3 };
     await db.meta.put(meta);
     // Added to and removed from, it stays without chunks: a number carried on from nothing would be wrong.
-    await repo.putPreparedDocument(prepared('d2'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d2'), vectors(), 'e');
     expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 2, sentences: 6 });
     await repo.removeDocument('d1');
     expect((await repo.getMeta())?.sentenceTally).toEqual({ documents: 1, sentences: 3 });
