@@ -45,14 +45,6 @@ export interface StoredPages {
    */
   removed: ReadonlySet<string>;
   /**
-   * Whether they index the library as it was before its latest documents (a drop goes on): false when current.
-   * Known once the library's stamp is read (every document id: a walk of the documents store), which is read only
-   * when asked, never on a question's path: at a reopening of 100 MiB, read beside the pages' first reads, it and
-   * the other start-up walks of the store held the first evidence back from 2.4 to 6.4 s
-   * (docs/results/drop-projected.md, "Start-up reads after the first question").
-   */
-  lagging(): Promise<boolean>;
-  /**
    * Starts reading the pages whole, to be held (once; a no-op for pages too large to hold). Resolves when `library`
    * is the held one, or stays read by slices after a failed read.
    */
@@ -125,13 +117,7 @@ export async function openStoredPages(
     : null;
   opening?.catch(() => undefined);
   void opening?.then(() => mark('pagesOpened'));
-  let stamp: Promise<boolean> | undefined;
-  const lagging = () =>
-    (stamp ??= pages.libraryStamp().then((now) => {
-      mark('stampRead');
-      return now.stamp !== record.stamp;
-    }));
-  if (!opening) return Object.assign(reuse!, { lagging, removed });
+  if (!opening) return Object.assign(reuse!, { removed });
   const opened: StoredPages = {
     library: await opening,
     stamp: record.stamp,
@@ -139,7 +125,6 @@ export async function openStoredPages(
     documents: record.documents,
     chunks: record.chunks,
     removed,
-    lagging,
     ...(record.themes ? { themes: record.themes } : {}),
   };
   // Questions go by slices of the Blob until the pages are held whole, then in one run each from memory. The whole

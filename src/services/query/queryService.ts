@@ -453,7 +453,7 @@ export class QueryService {
 
   /**
    * Where the time went when the library's stored pages were last opened (null before any): ms after the open began
-   * until their record, the threshold rule, the stamp, the pages' `open` section, and the first answer from them.
+   * until their record, the threshold rule, the pages' `open` section, and the first answer from them.
    * For benchmarks (scale-browser.ts prints it after reopening).
    */
   pagesTimings(): Record<string, number> | null {

@@ -22,11 +22,12 @@ import { openDatabase, type ConceptDb } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
 import { bytes, fakeEmbedder, prepare } from './ingestFixtures.ts';
 import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';
+import { pagesLagging } from '../../../support/pagesLagging.ts';
 
-/** The stored pages as they open, with whether they lag the library once the stamp says (StoredPages.lagging). */
+/** The stored pages as they open, with whether they lag the library (their stamp against the library's). */
 async function settledPages(db: ConceptDb): Promise<object | undefined> {
   const state = await openStoredPages(db);
-  return state && !('awaiting' in state) ? { ...state, lagging: await state.lagging() } : state;
+  return state && !('awaiting' in state) ? { ...state, lagging: await pagesLagging(db, state) } : state;
 }
 
 const PARSE_MS = 1000;

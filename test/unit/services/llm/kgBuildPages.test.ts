@@ -28,6 +28,7 @@ import { Repo } from '../../../../src/store/repo.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../../support/scriptedPike.ts';
 import { storedPagesQueryService } from '../../../support/storedPagesQueryService.ts';
+import { pagesLagging } from '../../../support/pagesLagging.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench. */
 const CORPUS = fileURLToPath(new URL('../../../fixtures/musique-300/corpus.jsonl', import.meta.url));
@@ -89,7 +90,7 @@ describe('the KG build of a library answered from its pages', () => {
     const lagging = await pagedRepo(250);
     const stored = await openStoredPages(lagging.db);
     if (!stored || 'awaiting' in stored) throw new Error('no pages');
-    expect(await stored.lagging()).toBe(true);
+    expect(await pagesLagging(lagging.db, stored)).toBe(true);
     const paged = kgService(lagging);
     const estimate = await paged.kg.estimate(0.2, { kg: true, atomic: false });
     expect(estimate.selected.chunks).toBe(coreCount(stored.chunks, 0.2));
