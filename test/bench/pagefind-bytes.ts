@@ -16,7 +16,7 @@
 // Both sides count response bodies only (no headers). Our app shell is not counted (the app is installed or cached
 // when a link is opened); Pagefind's shell is printed apart so that both comparisons can be read.
 // Usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...]
-//          [--n 60]
+//          [--n 60] [--ours-only]
 //   <corpus>: a folder (every file a document, its id the file name without extension, as the CLI names them) or a
 //   .jsonl of {"id", "title", "text"} (one document a line). <lang>: ISO 639-1 code for Pagefind (default en).
 import { gzipSync } from 'node:zlib';
@@ -30,13 +30,15 @@ import { close as closePagefind, createIndex } from 'pagefind';
 import { chromium, type Browser } from 'playwright-core';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
+import { BlockStore } from '../../src/core/paged/blockStore.ts';
+import { parseMarkdown } from '../../src/core/parse/markdown.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { CHROMIUM_PATH } from '../e2e/lib/browser.ts';
 import { arg } from './lib/args.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60]';
+  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60] [--ours-only]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 /** Results whose data Pagefind's UI loads first. */
@@ -54,6 +56,35 @@ interface Doc {
 interface Question {
   question: string;
   supporting: string[];
+}
+
+/** The slow link of issue 47's target: 10 Mbit/s, 100 ms round trip. */
+const LINK_BYTES_A_SECOND = 1.25e6;
+const ROUND_TRIP_S = 0.1;
+/** Requests a browser sends to one host at once over HTTP/1.1 (as blockStore.ts's IN_FLIGHT). */
+const IN_FLIGHT = 6;
+
+// The reads of each fetchBlocks call go out together (a few in flight), after the previous call's have come back: a
+// call is one stage of the question's reads on the wire. Counted by wrapping the method (a bench-only patch, as
+// question-bytes.ts wraps bytes and group); `stages` is set while our side asks a question.
+let stages: { source: TaggedSource; reads: number[] } | undefined;
+const storeProto = BlockStore.prototype as unknown as { fetchBlocks(wanted: number[]): Promise<void> };
+const fetchBlocksOf = storeProto.fetchBlocks;
+storeProto.fetchBlocks = async function (this: unknown, wanted: number[]) {
+  const before = stages?.source.reads.length ?? 0;
+  await fetchBlocksOf.call(this, wanted);
+  const sent = (stages?.source.reads.length ?? 0) - before;
+  if (sent > 0) stages?.reads.push(sent);
+};
+
+/**
+ * Seconds on the slow link, from bytes and stages: the bytes at its rate, plus a round trip for every IN_FLIGHT
+ * requests of a stage (a host answering one range a request) or one a stage (a host answering several ranges a
+ * request, blockStore's batches). Latency and bandwidth added, not overlapped, and no work between responses.
+ */
+function linkSeconds(bytes: number, stageReads: readonly number[], multiRange: boolean): number {
+  const trips = stageReads.reduce((t, n) => t + (multiRange ? 1 : Math.ceil(n / IN_FLIGHT)), 0);
+  return bytes / LINK_BYTES_A_SECOND + trips * ROUND_TRIP_S;
 }
 
 function kb(n: number): string {
@@ -85,13 +116,14 @@ async function readCorpus(path: string): Promise<Doc[]> {
   if ((await stat(path)).isDirectory()) {
     const docs: Doc[] = [];
     for (const file of await filesUnder(path)) {
-      const text = await readFile(file, 'utf8');
+      const source = await readFile(file, 'utf8');
       const id = basename(file, extname(file));
-      // A Markdown page's first heading is its title (as the app shows it); a plain text file has its name.
-      const heading = /\.(md|markdown)$/i.test(file)
-        ? /^#\s+(.+?)\s*(\{#[^}]*\})?\s*$/m.exec(text)?.[1]
-        : undefined;
-      docs.push({ id, title: heading ?? id, text });
+      // A Markdown page as the app reads it (src/core/parse): its text without the markup (what a site's rendered
+      // page shows Pagefind), its title the first heading; any other file as it is, titled by its name.
+      if (/\.(md|markdown)$/i.test(file)) {
+        const parsed = parseMarkdown(source);
+        docs.push({ id, title: parsed.title ?? id, text: parsed.text });
+      } else docs.push({ id, title: id, text: source });
     }
     return docs;
   }
@@ -196,13 +228,18 @@ interface PagefindRow extends SideRow {
   shell: number[];
   byKind: Map<Kind, number>;
   empty: number;
+  found: boolean[];
   recall: Record<2 | 5, number>;
   gold: number;
 }
 
 interface OurRow extends SideRow {
-  /** Rounds of reads one after the other (opening's included). */
+  /** Rounds of the question's reads (PagedAnswer.rounds) plus opening's three. */
   rounds: number[];
+  /** Stages of reads one after the other on the wire (opening's reads one a stage), and the link estimates. */
+  stages: number[];
+  seconds: number[];
+  secondsMulti: number[];
   /** Recall of the documents of the evidence, in the order of its first passage of each. */
   recall: Record<2 | 5, number>;
   gold: number;
@@ -252,6 +289,7 @@ async function pagefindSide(
       requests: [],
       byKind: new Map(),
       empty: 0,
+      found: [],
       recall: { 2: 0, 5: 0 },
       gold: 0,
     };
@@ -281,6 +319,7 @@ async function pagefindSide(
           row.requests.push(tally.requests);
           for (const [k, v] of tally.bytes) row.byKind.set(k, (row.byKind.get(k) ?? 0) + v);
           if (urls.length === 0) row.empty++;
+          row.found.push(urls.length > 0);
           const ids = urls.map((u) => decodeURIComponent(u.replace(/^\//, '')));
           if (q.supporting.length) {
             row.gold++;
@@ -316,6 +355,9 @@ async function ourSide(
     bytes: [],
     requests: [],
     rounds: [],
+    stages: [],
+    seconds: [],
+    secondsMulti: [],
     recall: { 2: 0, 5: 0 },
     gold: 0,
     ambiguous: 0,
@@ -325,10 +367,17 @@ async function ourSide(
     const source = new TaggedSource(new MemoryRangeSource(data, name));
     const opened = await openPagedBundle(source, analyzer);
     if (!opened) throw new Error(`${name}: has no pages (index it with --embedder none --pages)`);
+    // Opening reads one thing after another (tail, manifest, hashes): a stage each.
+    stages = { source, reads: source.reads.map(() => 1) };
     const answer = await opened.library.search(q.question, 'ppr', BUDGET_TOKENS);
+    const stageReads = stages.reads;
+    stages = undefined;
     row.bytes.push(source.bytesRead);
     row.requests.push(source.reads.length);
     row.rounds.push(OPEN_ROUNDS + answer.rounds);
+    row.stages.push(stageReads.length);
+    row.seconds.push(linkSeconds(source.bytesRead, stageReads, false));
+    row.secondsMulti.push(linkSeconds(source.bytesRead, stageReads, true));
     if (q.supporting.length === 0) continue;
     // The hits' documents in order, each once: the ranking of documents the evidence shows.
     const ranked: string[] = [];
@@ -349,7 +398,7 @@ async function ourSide(
   return row;
 }
 
-async function measure(browser: Browser, spec: string, n: number): Promise<void> {
+async function measure(browser: Browser | undefined, spec: string, n: number): Promise<void> {
   const m = /^([^=]+)=([^,]+),([^,]+),([^,]+)(?:,([a-z]{2}))?$/.exec(spec);
   if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
   const [, setName, corpusPath, bundlePath, qaPath, lang = 'en'] = m;
@@ -373,39 +422,56 @@ async function measure(browser: Browser, spec: string, n: number): Promise<void>
   const picked = Array.from({ length: k }, (_, i) => all[Math.floor((i * all.length) / k)]);
 
   const ours = await ourSide(data, bundlePath, picked, docs);
+  const pct = (x: number, of: number) => (of ? ((100 * x) / of).toFixed(1) : '–');
+  const s50 = (xs: number[]) => quantile(xs, 0.5).toFixed(2);
+  const oursLine =
+    `| ours | ${kb(data.length)} | ${kb(quantile(ours.bytes, 0.5))} / ${kb(Math.max(...ours.bytes))} | – | – | ` +
+    `${quantile(ours.requests, 0.5)} / ${Math.max(...ours.requests)} | ${quantile(ours.rounds, 0.5)} | ` +
+    `${pct(ours.recall[2], ours.gold)} | ${pct(ours.recall[5], ours.gold)} | – |`;
+  const oursLink =
+    `ours on 10 Mbit/s, 100 ms (estimate): p50 ${s50(ours.seconds)} s a host answering one range a request, ` +
+    `${s50(ours.secondsMulti)} s one answering several; stages p50 ${quantile(ours.stages, 0.5)}; ` +
+    `bytes mean ${kb(ours.bytes.reduce((a, b) => a + b, 0) / picked.length)} KB, requests mean ` +
+    `${(ours.requests.reduce((a, b) => a + b, 0) / picked.length).toFixed(1)}; ` +
+    `first 5 documents whose title names several documents: ${ours.ambiguous}, none: ${ours.unmapped}`;
+  const header =
+    '| side | index KB | cold question KB p50 / max (no shell) | shell KB | with shell p50 | requests p50 / max | rounds p50 | R@2 | R@5 | found nothing |\n' +
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+  if (!browser) {
+    console.log(`\n## ${setName}: ${docs.length} documents, ${picked.length} cold questions; load ${load()}`);
+    console.log(`${header}\n${oursLine}\n${oursLink}`);
+    return;
+  }
   const pf = await pagefindSide(browser, docs, picked, lang);
   const p = pf.row;
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const pct = (x: number, of: number) => (of ? ((100 * x) / of).toFixed(1) : '–');
   console.log(
     `\n## ${setName}: ${docs.length} documents, ${picked.length} cold questions; load ${load()}; ` +
       `Pagefind built in ${(pf.buildMs / 1000).toFixed(1)} s`,
   );
-  console.log(
-    '| side | index KB | cold question KB p50 / max (no shell) | shell KB | with shell p50 | requests p50 / max | rounds p50 | R@2 | R@5 | found nothing |',
-  );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const withShell = p.bytes.map((b, i) => b + p.shell[i]);
+  console.log(header);
   console.log(
     `| Pagefind | ${kb(pf.size.index)} | ${kb(quantile(p.bytes, 0.5))} / ${kb(Math.max(...p.bytes))} | ` +
       `${kb(quantile(p.shell, 0.5))} (at rest ${kb(pf.size.shell)}) | ${kb(quantile(withShell, 0.5))} | ` +
       `${quantile(p.requests, 0.5)} / ${Math.max(...p.requests)} | – | ${pct(p.recall[2], p.gold)} | ` +
       `${pct(p.recall[5], p.gold)} | ${p.empty} of ${picked.length} |`,
   );
-  console.log(
-    `| ours | ${kb(data.length)} | ${kb(quantile(ours.bytes, 0.5))} / ${kb(Math.max(...ours.bytes))} | – | – | ` +
-      `${quantile(ours.requests, 0.5)} / ${Math.max(...ours.requests)} | ${quantile(ours.rounds, 0.5)} | ` +
-      `${pct(ours.recall[2], ours.gold)} | ${pct(ours.recall[5], ours.gold)} | – |`,
-  );
+  console.log(oursLine);
   const kinds = KINDS.filter((kd) => p.byKind.has(kd))
     .map((kd) => `${kd} ${kb((p.byKind.get(kd) ?? 0) / picked.length)}`)
     .join(', ');
   console.log(
     `Pagefind's mean a question by kind (KB): ${kinds}; total ${kb(sum(withShell) / picked.length)}`,
   );
-  console.log(
-    `our first 5 documents a question whose title names several documents: ${ours.ambiguous}, none: ${ours.unmapped}`,
-  );
+  // A question that found nothing fetched no fragments: the bytes of those that found something, apart.
+  const foundSome = p.bytes.filter((_, i) => p.found[i]);
+  if (foundSome.length)
+    console.log(
+      `Pagefind, the ${foundSome.length} questions that found something: p50 ${kb(quantile(foundSome, 0.5))} KB, ` +
+        `max ${kb(Math.max(...foundSome))} KB (no shell)`,
+    );
+  console.log(oursLink);
 }
 
 async function main(): Promise<void> {
@@ -421,15 +487,19 @@ async function main(): Promise<void> {
     }
   ).version;
   console.log(`Pagefind ${pagefindVersion}; Chromium ${CHROMIUM_PATH}; load ${load()}`);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-  });
+  // --ours-only: our side alone (no Pagefind, no browser), to compare read policies of the block store.
+  const oursOnly = process.argv.includes('--ours-only');
+  const browser = oursOnly
+    ? undefined
+    : await chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
+      });
   try {
     for (const spec of sets) await measure(browser, spec, n);
   } finally {
-    await browser.close();
-    await closePagefind();
+    await browser?.close();
+    if (browser) await closePagefind();
   }
 }
 
