@@ -16,7 +16,7 @@
 // Both sides count response bodies only (no headers). Our app shell is not counted (the app is installed or cached
 // when a link is opened); Pagefind's shell is printed apart so that both comparisons can be read.
 // Usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...]
-//          [--n 60] [--ours-only]
+//          [--n 60] [--ours-only] [--slow]
 //   <corpus>: a folder (every file a document, its id the file name without extension, as the CLI names them) or a
 //   .jsonl of {"id", "title", "text"} (one document a line). <lang>: ISO 639-1 code for Pagefind (default en).
 import { gzipSync } from 'node:zlib';
@@ -38,7 +38,7 @@ import { arg } from './lib/args.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60] [--ours-only]';
+  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60] [--ours-only] [--slow]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 /** Results whose data Pagefind's UI loads first. */
@@ -53,6 +53,8 @@ type Kind = (typeof KINDS)[number];
  * make; it fetches the same index chunks, plus the fragments of the pages it shows).
  */
 const PAGEFIND_MODES = ['all words', 'any word'] as const;
+/** --slow: Pagefind's host answers over the slow link (serve()), and each question's time in the page is printed. */
+const SLOW = process.argv.includes('--slow');
 type PagefindMode = (typeof PAGEFIND_MODES)[number];
 
 interface Doc {
@@ -180,7 +182,12 @@ class Tally {
 const PAGE = '<!doctype html><meta charset="utf-8"><title>pagefind bench</title><p>bench';
 
 /** A loopback static server of `dir` under /pagefind/ and a blank page at /, counting each body it sends. */
-async function serve(dir: string, tally: Tally): Promise<{ server: Server; origin: string }> {
+async function serve(dir: string, tally: Tally, slow: boolean): Promise<{ server: Server; origin: string }> {
+  // --slow: the host behind the issue's slow link — each response waits a round trip, then its body goes out at the
+  // link's rate, one body after another (one link shared by every connection). The page's own / is not slowed: it is
+  // the site, already open.
+  let linkFreeAt = 0;
+  const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, Math.max(0, ms)));
   const gzipped = new Map<string, Buffer>();
   const server = createServer((req, res) => {
     void (async () => {
@@ -218,6 +225,11 @@ async function serve(dir: string, tally: Tally): Promise<{ server: Server; origi
       const kind = kindOf(rel.split(sep).join('/'));
       tally.bytes.set(kind, (tally.bytes.get(kind) ?? 0) + body.length);
       tally.requests++;
+      if (slow) {
+        await sleep(ROUND_TRIP_S * 1000);
+        linkFreeAt = Math.max(performance.now(), linkFreeAt) + (1000 * body.length) / LINK_BYTES_A_SECOND;
+        await sleep(linkFreeAt - performance.now());
+      }
       res.writeHead(200, headers);
       res.end(body);
     })();
@@ -236,6 +248,8 @@ interface PagefindRow extends SideRow {
   byKind: Map<Kind, number>;
   empty: number;
   found: boolean[];
+  /** Milliseconds from importing pagefind.js to the shown results' data, in the page. */
+  ms: number[];
   recall: Record<2 | 5, number>;
   gold: number;
 }
@@ -293,7 +307,7 @@ async function pagefindSide(
     const buildMs = performance.now() - t;
     const size = await indexSize(dir);
     const tally = new Tally();
-    const { server, origin } = await serve(dir, tally);
+    const { server, origin } = await serve(dir, tally, SLOW);
     const newRow = (): PagefindRow => ({
       bytes: [],
       shell: [],
@@ -301,6 +315,7 @@ async function pagefindSide(
       byKind: new Map(),
       empty: 0,
       found: [],
+      ms: [],
       recall: { 2: 0, 5: 0 },
       gold: 0,
     });
@@ -314,8 +329,9 @@ async function pagefindSide(
             const page = await context.newPage();
             await page.goto(`${origin}/`);
             tally.reset();
-            const urls = await page.evaluate(
+            const { urls, ms } = await page.evaluate(
               async ({ q, shown, script, anyWord, lang }) => {
+                const t0 = performance.now();
                 type Result = { id: string; score: number; data(): Promise<{ url: string }> };
                 const pf = (await import(script)) as {
                   search(q: string): Promise<{ results: Result[] }>;
@@ -342,7 +358,7 @@ async function pagefindSide(
                     .map((e) => e.result);
                 }
                 const data = await Promise.all(top.map((r) => r.data()));
-                return data.map((d) => d.url);
+                return { urls: data.map((d) => d.url), ms: performance.now() - t0 };
               },
               {
                 q: q.question,
@@ -360,6 +376,7 @@ async function pagefindSide(
             for (const [k, v] of tally.bytes) row.byKind.set(k, (row.byKind.get(k) ?? 0) + v);
             if (urls.length === 0) row.empty++;
             row.found.push(urls.length > 0);
+            row.ms.push(ms);
             const ids = urls.map((u) => decodeURIComponent(u.replace(/^\//, '')));
             if (q.supporting.length) {
               row.gold++;
@@ -513,6 +530,10 @@ async function measure(browser: Browser | undefined, spec: string, n: number): P
         (foundSome.length
           ? `; the ${foundSome.length} questions that found something: p50 ${kb(quantile(foundSome, 0.5))} KB, ` +
             `max ${kb(Math.max(...foundSome))} KB (no shell)`
+          : '') +
+        (SLOW
+          ? `; on the slow link (shell not cached) p50 ${(quantile(p.ms, 0.5) / 1000).toFixed(2)} s, ` +
+            `max ${(Math.max(...p.ms) / 1000).toFixed(2)} s`
           : ''),
     );
   }
