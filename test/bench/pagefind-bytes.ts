@@ -7,16 +7,20 @@
 //   `data()` of the first 5 results (what Pagefind's UI shows first). The bytes are split by kind: shell (pagefind.js,
 //   its worker, the WASM), entry (pagefind-entry.json and the language's .pf_meta), index (the word index chunks),
 //   filter and fragment (the results' data). JS and JSON are sent gzip'd when the browser asks (as a static host
-//   would); Pagefind's own files are gzip'd already and sent as they are. Recall@2/5 of its first results against the
-//   set's gold documents, and how many questions found nothing (Pagefind matches every word of the question).
+//   would); Pagefind's own files are gzip'd already and sent as they are. Asked two ways (PAGEFIND_MODES), each in its
+//   own fresh context. Recall@2/5 of its first results against the set's gold documents, and how many questions
+//   found nothing.
 // - Ours: the same questions asked cold against our bundle of the same pages (question-bytes.ts's measure: a fresh
 //   source and a fresh openPagedBundle, ppr at the Ask view's 12,000-token budget): bytes read (opening included),
-//   reads (one request each against a host that answers one range a request), and the rounds of reads (opening's
-//   three — tail, manifest, hashes — plus the question's).
+//   reads (one request each against a host that answers one range a request), the rounds of reads (opening's
+//   three — tail, manifest, hashes — plus the question's), an estimate of its time on a slow link (linkSeconds), and
+//   recall@2/5 of the evidence's documents.
 // Both sides count response bodies only (no headers). Our app shell is not counted (the app is installed or cached
 // when a link is opened); Pagefind's shell is printed apart so that both comparisons can be read.
 // Usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...]
 //          [--n 60] [--ours-only] [--slow]
+//   --n: questions a set at most, spread over the file. --ours-only: our side alone (to compare read policies).
+//   --slow: Pagefind's host behind a 10 Mbit/s, 100 ms link, and each question's time in the page.
 //   <corpus>: a folder (every file a document, its id the file name without extension, as the CLI names them) or a
 //   .jsonl of {"id", "title", "text"} (one document a line). <lang>: ISO 639-1 code for Pagefind (default en).
 import { gzipSync } from 'node:zlib';
@@ -50,7 +54,7 @@ type Kind = (typeof KINDS)[number];
 /**
  * How Pagefind is asked: the question as it is (its default: a page must hold every word, so most full-sentence
  * questions find nothing), and each word searched alone with a page's scores summed (an adaptation a site could
- * make; it fetches the same index chunks, plus the fragments of the pages it shows).
+ * make: it fetches each word's index chunks, as the default does, plus the fragments of the pages it shows).
  */
 const PAGEFIND_MODES = ['all words', 'any word'] as const;
 /** --slow: Pagefind's host answers over the slow link (serve()), and each question's time in the page is printed. */
