@@ -41,11 +41,12 @@ import { libraryCitations, writeAnswer } from '../questions/writtenAnswer.ts';
 
 export interface QueryDeps extends LibrarySessionDeps, SourceChoiceDeps {
   /**
-   * The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). `documentTitles`: those of
-   * these documents still stored (Repo's), which stale early evidence is checked against; absent: none is sent.
+   * The IndexedDB library and its settings table (the embedder choice, the LLM endpoint). `storedDocuments`: which of
+   * these documents are still stored (Repo's, keys only), which stale early evidence is checked against; absent: none
+   * is sent.
    */
   library: LibrarySessionDeps['library'] &
-    SettingsReader & { documentTitles?(docIds: readonly string[]): Promise<ReadonlyMap<string, string>> };
+    SettingsReader & { storedDocuments?(docIds: readonly string[]): Promise<ReadonlySet<string>> };
   /** One memoized question embedder (EmbedderHolder). */
   embedders: EmbedderSource;
   /** `purpose` names the calls in the network ledger (src/services/ledger/ledger.ts). */
@@ -317,12 +318,12 @@ export class QueryService {
     request: AskRequest,
     mode: ParsedMode,
   ): Promise<AskResult | null> {
-    if (!this.deps.library.documentTitles) return null;
+    if (!this.deps.library.storedDocuments) return null;
     const removed = new Set<string>();
     for (let round = 0; round < STALE_ROUNDS; round++) {
       const result = await ask(this.sources.inMemory(stale, removed).source, request, { parsed: mode });
       const cited = [...new Set(result.evidence.map((e) => e.docId))];
-      const stored = await this.deps.library.documentTitles(cited).catch(() => null);
+      const stored = await this.deps.library.storedDocuments(cited).catch(() => null);
       if (!stored) return null;
       const gone = cited.filter((docId) => !stored.has(docId));
       if (gone.length === 0) return result;
