@@ -350,7 +350,7 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
             if (s >= sampler.nextLine) {
               sampler.nextLine = s + HEAP_LINE_SECONDS;
               // The query worker's own peak so far (1-s samples): a run stopped before its end still gives it.
-              const queryPeak = sampler.realmPeaks.get('query');
+              const queryPeak = [...sampler.realmPeaks].find(([realm]) => realm.startsWith('query'))?.[1];
               console.log(
                 `  heap at ${s} s: ${m.realms.map((r) => `${r.realm} ${(r.bytes / MB).toFixed(0)}`).join(', ')} MB` +
                   `${queryPeak === undefined ? '' : `; query peak so far ${(queryPeak / MB).toFixed(0)} MB`} ` +
