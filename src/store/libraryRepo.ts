@@ -247,7 +247,12 @@ export class LibraryRepo {
    */
   async storedDocuments(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    return new Set((await this.db.documents.where(':id').anyOf([...ids]).primaryKeys()) as string[]);
+    return new Set(
+      (await this.db.documents
+        .where(':id')
+        .anyOf([...ids])
+        .primaryKeys()) as string[],
+    );
   }
 
   /** The titles of these documents (absent: removed), by id. */
