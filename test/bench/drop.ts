@@ -633,6 +633,15 @@ async function main(): Promise<void> {
         (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics.askTimings(),
       );
       askedAt = { state, probe, steps };
+      // A content question is answered from the library in memory: where the query worker's last load of it spent its
+      // time (null: none yet), and when it began against the click (beganAtEpochMs − clickedAt).
+      const askLoad = await page.evaluate(async () =>
+        (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics.loadTimings(),
+      );
+      console.log(
+        `  the query worker's last library load: ${JSON.stringify(askLoad)}` +
+          `${askLoad?.beganAtEpochMs ? ` (began ${(askLoad.beganAtEpochMs - probe.clickedAt).toFixed(0)} ms after the click)` : ''}`,
+      );
       if (probe.evidence > 0) firstAnswerSeconds = state + probe.ms / 1000;
       const themes = await page.locator('[data-testid="theme"]').count();
       console.log(
