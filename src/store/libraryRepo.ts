@@ -240,6 +240,21 @@ export class LibraryRepo {
     return new Map(records.map((c) => [c.id, { docId: c.docId, tokens: c.tokens }]));
   }
 
+  /**
+   * Which of these documents are still stored (absent: removed), from the primary keys alone: no record is read. Stale
+   * early evidence is checked so before it is sent (QueryService.staleEvidence); a bulkGet of the whole records read
+   * each cited document's text (and a scanned PDF's recognised words) only to learn that it exists.
+   */
+  async storedDocuments(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    return new Set(
+      (await this.db.documents
+        .where(':id')
+        .anyOf([...ids])
+        .primaryKeys()) as string[],
+    );
+  }
+
   /** The titles of these documents (absent: removed), by id. */
   async documentTitles(ids: readonly string[]): Promise<Map<string, string>> {
     const documents = await this.db.documents.bulkGet([...ids]);

@@ -51,6 +51,7 @@ const FORWARDED = {
     'hasVectors',
     'chunkSizes',
     'documentTitles',
+    'storedDocuments',
     'passageRecords',
     'loadChunks',
     'loadCorpus',

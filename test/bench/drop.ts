@@ -349,8 +349,11 @@ function startMemorySampler(page: Page, cdp: CDPSession): Sampler {
             const s = Math.round((Date.now() - started) / 1000);
             if (s >= sampler.nextLine) {
               sampler.nextLine = s + HEAP_LINE_SECONDS;
+              // The query worker's own peak so far (1-s samples): a run stopped before its end still gives it.
+              const queryPeak = [...sampler.realmPeaks].find(([realm]) => realm.startsWith('query'))?.[1];
               console.log(
-                `  heap at ${s} s: ${m.realms.map((r) => `${r.realm} ${(r.bytes / MB).toFixed(0)}`).join(', ')} MB ` +
+                `  heap at ${s} s: ${m.realms.map((r) => `${r.realm} ${(r.bytes / MB).toFixed(0)}`).join(', ')} MB` +
+                  `${queryPeak === undefined ? '' : `; query peak so far ${(queryPeak / MB).toFixed(0)} MB`} ` +
                   `(load ${load()})`,
               );
             }
@@ -630,6 +633,15 @@ async function main(): Promise<void> {
         (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics.askTimings(),
       );
       askedAt = { state, probe, steps };
+      // A content question is answered from the library in memory: where the query worker's last load of it spent its
+      // time (null: none yet), and when it began against the click (beganAtEpochMs − clickedAt).
+      const askLoad = await page.evaluate(async () =>
+        (globalThis as unknown as { conceptragDiagnostics: Diagnostics }).conceptragDiagnostics.loadTimings(),
+      );
+      console.log(
+        `  the query worker's last library load: ${JSON.stringify(askLoad)}` +
+          `${askLoad?.beganAtEpochMs ? ` (began ${(askLoad.beganAtEpochMs - probe.clickedAt).toFixed(0)} ms after the click)` : ''}`,
+      );
       if (probe.evidence > 0) firstAnswerSeconds = state + probe.ms / 1000;
       const themes = await page.locator('[data-testid="theme"]').count();
       console.log(
@@ -888,6 +900,14 @@ async function main(): Promise<void> {
       console.log(`  by holder: ${heap.byHolder.map((g) => `${g.name} ${g.MB} MB (${g.count})`).join('; ')}`);
     }
   } finally {
+    // A run that ends early (timeout, error) still says each realm's peak over what it sampled.
+    if (sampler && sampler.realmPeaks.size > 0)
+      console.log(
+        `each realm's own peak before the run ended: ${[...sampler.realmPeaks]
+          .sort((a, b) => b[1] - a[1])
+          .map(([realm, bytes]) => `${realm} ${(bytes / MB).toFixed(1)} MB`)
+          .join(', ')} (${sampler.samples} samples; load ${load()})`,
+      );
     await sampler?.stop().catch(() => undefined);
     await context.close().catch(() => undefined);
     await server.close();

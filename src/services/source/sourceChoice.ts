@@ -47,10 +47,10 @@ export type RunAsk = (
 /** Where the library is stored beside the IndexedDB corpus (the query worker's; absent: always in memory). */
 export interface SourceChoiceDeps {
   /**
-   * `documentTitles`: those of these documents still stored (Repo's), which stale early evidence is checked against;
-   * absent: none is sent.
+   * `storedDocuments`: which of these documents are still stored (Repo's, keys only), which stale early evidence is
+   * checked against; absent: none is sent.
    */
-  library: { documentTitles?(docIds: readonly string[]): Promise<ReadonlyMap<string, string>> };
+  library: { storedDocuments?(docIds: readonly string[]): Promise<ReadonlySet<string>> };
   /**
    * The library's stored pages when it is answered from them (src/services/library/storedPages.ts): a large library
    * is then answered by ranges over them, never loaded into memory; `awaiting` when it is large and its first pages
@@ -347,12 +347,12 @@ export class SourceChoice {
     mode: ParsedMode,
   ): Promise<AskResult | null> {
     const { library } = this.deps;
-    if (!library.documentTitles) return null;
+    if (!library.storedDocuments) return null;
     const removed = new Set<string>();
     for (let round = 0; round < STALE_ROUNDS; round++) {
       const result = await ask(this.inMemory(stale, removed).source, request, { parsed: mode });
       const cited = [...new Set(result.evidence.map((e) => e.docId))];
-      const stored = await library.documentTitles(cited).catch(() => null);
+      const stored = await library.storedDocuments(cited).catch(() => null);
       if (!stored) return null;
       const gone = cited.filter((docId) => !stored.has(docId));
       if (gone.length === 0) return result;

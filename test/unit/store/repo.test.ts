@@ -260,6 +260,26 @@ describe('Repo.removeDocument', () => {
   });
 });
 
+describe('Repo.storedDocuments', () => {
+  it('says which documents are still stored without reading any document record', async () => {
+    const { db, repo } = freshRepo();
+    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
+    await repo.putPreparedDocument(prepared('d2'), vectors(), 'e');
+    await repo.putPreparedDocument(prepared('d3'), vectors(), 'e');
+    await repo.removeDocument('d2');
+    // Stale early evidence is checked with this before every send: a record read here is a document's whole text.
+    let documentsRead = 0;
+    db.documents.hook('reading', (document) => {
+      documentsRead += 1;
+      return document;
+    });
+    const stored = await repo.storedDocuments(['d3', 'd2', 'd1', 'never']);
+    expect([...stored].sort()).toEqual(['d1', 'd3']);
+    expect(await repo.storedDocuments([])).toEqual(new Set());
+    expect(documentsRead).toBe(0);
+  });
+});
+
 describe('Repo corpus, graph and queue', () => {
   it('loads the corpus whole: texts sliced back from the document, int8 vectors as unit Float32 rows', async () => {
     const { db, repo } = freshRepo();

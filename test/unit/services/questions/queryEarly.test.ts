@@ -95,10 +95,10 @@ function service(
         counts.corpusLoads += 1;
         return corpus();
       },
-      // As Repo.documentTitles: the titles of those of these documents that are stored now (none of the removed).
-      documentTitles: async (docIds) => {
+      // As Repo.storedDocuments: those of these documents that are stored now (none of the removed).
+      storedDocuments: async (docIds) => {
         const stored = (await storedNow()).documents;
-        return new Map(stored.filter((d) => docIds.includes(d.id)).map((d) => [d.id, d.title]));
+        return new Set(stored.filter((d) => docIds.includes(d.id)).map((d) => d.id));
       },
       getSetting: async () => undefined,
     },
