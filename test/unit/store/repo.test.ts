@@ -263,9 +263,9 @@ describe('Repo.removeDocument', () => {
 describe('Repo.storedDocuments', () => {
   it('says which documents are still stored without reading any document record', async () => {
     const { db, repo } = freshRepo();
-    await repo.putPreparedDocument(prepared('d1'), vectors(), 'e');
-    await repo.putPreparedDocument(prepared('d2'), vectors(), 'e');
-    await repo.putPreparedDocument(prepared('d3'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d1'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d2'), vectors(), 'e');
+    await putPreparedDocument(repo, prepared('d3'), vectors(), 'e');
     await repo.removeDocument('d2');
     // Stale early evidence is checked with this before every send: a record read here is a document's whole text.
     let documentsRead = 0;
