@@ -47,7 +47,7 @@ interface ThemesRecord {
   concepts: number;
   edges: number;
   themes: unknown;
-  /** Format 2: the records of the passages a themes answer shows (themesAnswer.ts answerPassages). */
+  /** Format 2: the records of the passages a themes answer shows (services/themes/answerPassages.ts). */
   passages?: unknown;
 }
 

@@ -6,23 +6,10 @@ import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { LibraryThemes, Theme } from '../../core/themes/index.ts';
 import type { SourceQuestion } from './librarySource.ts';
 import type { ThemesOverview } from '../themes/themesProtocol.ts';
+import { answerCandidates, answerPassages, THEMES_SHOWN } from '../themes/answerPassages.ts';
 
-/** Themes an answer shows at most, and at least when the budget is small. */
-const THEMES_SHOWN = 8;
+/** Themes an answer shows at least when the budget is small. */
 const THEMES_SHOWN_MIN = 3;
-
-/**
- * The themes an answer may show (the largest, with a passage) and the passage it reads of each: what the graph
- * refresh stores the records of with the themes (themesForStore), so the answer reads them and no document.
- */
-function answerCandidates(themes: LibraryThemes): Theme[] {
-  return themes.themes.filter((t) => t.passages.length > 0).slice(0, THEMES_SHOWN);
-}
-
-/** The chunk ids of the passages a themes answer reads (the first of each theme it may show). */
-export function answerPassages(themes: LibraryThemes): string[] {
-  return answerCandidates(themes).map((t) => t.passages[0]);
-}
 
 /** The largest themes' passages as hits (in theme order, within `budget` tokens) and the overview that cites them. */
 export async function themesAnswer(

@@ -12,7 +12,7 @@ import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import type { ChunkRecord } from '../../core/types.ts';
 import type { ThemesToStore } from '../../store/graphRepo.ts';
 import type { QuestionLibrary } from '../library/questionLibrary.ts';
-import { answerPassages } from '../source/themesAnswer.ts';
+import { answerPassages } from './answerPassages.ts';
 
 const computed = new WeakMap<QuestionLibrary, LibraryThemes>();
 

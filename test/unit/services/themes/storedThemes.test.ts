@@ -16,7 +16,7 @@ import { loadEngine } from '../../../../src/services/library/engine.ts';
 import { openLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { openStoredThemes } from '../../../../src/services/library/storedThemes.ts';
 import { QueryService } from '../../../../src/services/query/queryService.ts';
-import { answerPassages } from '../../../../src/services/source/themesAnswer.ts';
+import { answerPassages } from '../../../../src/services/themes/answerPassages.ts';
 import { themesOfLibrary } from '../../../../src/services/themes/themesOf.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
 import { Repo } from '../../../../src/store/repo.ts';
