@@ -9,7 +9,7 @@
 // pass over the library, to score it with the first one's counts, cost 2.1x the time in Node and 52-61 s against
 // 45-51 s a question in Chromium at 100 MiB (docs/results/words-awaiting.md, "One pass over the library").
 import { STEM_PREFIX } from '../graph/index.ts';
-import { addQueryScores, type FieldScoring, type PostingList } from './fieldBm25.ts';
+import { addQueryScores, type FieldScoring, type PostingList } from './fieldScoring.ts';
 import { topK } from './topk.ts';
 
 /** One chunk's analysed terms: its text's and its heading path's (empty without headings). */

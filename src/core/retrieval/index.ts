@@ -33,7 +33,7 @@ export { localStep } from './conceptSearch.ts';
 export { titleGroupSizes } from './questionBlend.ts';
 export type { PprContext, PprLexicon } from './pprSearch.ts';
 export { topK } from './topk.ts';
-export { addQueryScores } from './fieldBm25.ts';
+export { addQueryScores } from './fieldScoring.ts';
 export type { Candidate } from './types.ts';
 export { searchByBatches } from './batchBm25.ts';
 export type { ChunkTerms } from './batchBm25.ts';
