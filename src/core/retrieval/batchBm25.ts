@@ -23,6 +23,8 @@ export interface BatchBm25Options {
   copies: number;
   k1: number;
   b: number;
+  /** Count a term as often as the question repeats it (BM25F only: RetrievalParams.questionWordRepeats). */
+  repeats?: boolean;
   signal?: AbortSignal;
   /** Called with each batch's size and how many items so far hold a question word (their keys are kept). */
   onBatch?: (batch: number, kept: number) => void;
@@ -131,6 +133,7 @@ export async function searchByBatches<T, K>(
     scores,
     touched,
     (term) => stats.df.get(term),
+    copies > 0 && options.repeats === true,
   );
   const best = topK(scores, limit, touched).map((k) => ({
     item: keys[k],
