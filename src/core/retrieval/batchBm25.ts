@@ -124,7 +124,7 @@ export async function searchByBatches<T, K>(
   const scores = new Float32Array(keys.length);
   const touched: number[] = [];
   addQueryScores(
-    terms,
+    queryTerms,
     (term) => {
       const j = slot.get(term)!;
       return [postingList(counts[j].text), copies > 0 ? postingList(counts[j].heading) : undefined];
