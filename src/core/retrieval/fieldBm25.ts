@@ -39,8 +39,8 @@ export class HeadingFieldBm25 {
    * Scores every chunk whose text or heading holds a query term (each distinct term once, or as many times as the
    * question repeats it with `repeats`, addQueryScores); the best `limit`.
    */
-  search(queryTerms: readonly string[], limit: number, repeats = false): Candidate[] {
-    const { scores, lengths, k1, b, copies } = this;
+  search(queryTerms: readonly string[], limit: number, repeats = false, b = this.b): Candidate[] {
+    const { scores, lengths, k1, copies } = this;
     const n = this.text.chunkCount;
     const norm = this.avgLength || 1;
     const scoring: FieldScoring = { copies, n, lengths, norm, k1, b };

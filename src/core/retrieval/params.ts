@@ -73,6 +73,8 @@ export interface RetrievalParams {
    * frequency; off = each distinct word once. The plain `bm25` mode never repeats.
    */
   questionWordRepeats: boolean;
+  /** BM25F's length normalisation b (EXPERIMENT). */
+  headingFieldB: number;
   /**
    * How much the final score leans on the words, decided per question (questionBlend.ts): blend = where the mean
    * log2(1 + chunks per document) of the question's best `blendNeighbours` lexical matches lies between blendFrom
@@ -135,6 +137,7 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalAllTerms: true,
   headingWeight: 1,
   questionWordRepeats: false,
+  headingFieldB: 0.75,
   lexicalBlindWeight: 100,
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

@@ -153,7 +153,7 @@ export interface PprLexicon {
   analyzer: TermAnalyzer;
   words: { search(terms: readonly string[], limit: number): Candidate[] };
   /** `repeats`: count a word as often as the question repeats it (RetrievalParams.questionWordRepeats). */
-  fields: { search(terms: readonly string[], limit: number, repeats?: boolean): Candidate[] };
+  fields: { search(terms: readonly string[], limit: number, repeats?: boolean, b?: number): Candidate[] };
   /** Chunks in chunk k's document (the question blend reads it). */
   documentChunks(chunk: number): number;
 }
@@ -178,6 +178,7 @@ export function rankPpr(
         words,
         4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50),
         p.questionWordRepeats,
+        p.headingFieldB,
       )
     : undefined;
   const blend = questionBlend(
