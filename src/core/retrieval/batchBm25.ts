@@ -23,8 +23,6 @@ export interface BatchBm25Options {
   copies: number;
   k1: number;
   b: number;
-  /** Count a term as often as the question repeats it (BM25F only: RetrievalParams.questionWordRepeats). */
-  repeats?: boolean;
   signal?: AbortSignal;
   /** Called with each batch's size and how many items so far hold a question word (their keys are kept). */
   onBatch?: (batch: number, kept: number) => void;
@@ -124,7 +122,7 @@ export async function searchByBatches<T, K>(
   const scores = new Float32Array(keys.length);
   const touched: number[] = [];
   addQueryScores(
-    queryTerms,
+    terms,
     (term) => {
       const j = slot.get(term)!;
       return [postingList(counts[j].text), copies > 0 ? postingList(counts[j].heading) : undefined];
@@ -133,7 +131,6 @@ export async function searchByBatches<T, K>(
     scores,
     touched,
     (term) => stats.df.get(term),
-    copies > 0 && options.repeats === true,
   );
   const best = topK(scores, limit, touched).map((k) => ({
     item: keys[k],

@@ -35,12 +35,9 @@ export class HeadingFieldBm25 {
     this.scores = new Float32Array(n);
   }
 
-  /**
-   * Scores every chunk whose text or heading holds a query term (each distinct term once, or as many times as the
-   * question repeats it with `repeats`, addQueryScores); the best `limit`.
-   */
-  search(queryTerms: readonly string[], limit: number, repeats = false, b = this.b): Candidate[] {
-    const { scores, lengths, k1, copies } = this;
+  /** Scores every chunk whose text or heading holds a query term (each distinct term once); the best `limit`. */
+  search(queryTerms: readonly string[], limit: number): Candidate[] {
+    const { scores, lengths, k1, b, copies } = this;
     const n = this.text.chunkCount;
     const norm = this.avgLength || 1;
     const scoring: FieldScoring = { copies, n, lengths, norm, k1, b };
@@ -51,8 +48,6 @@ export class HeadingFieldBm25 {
       scoring,
       scores,
       touched,
-      undefined,
-      repeats,
     );
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
     for (const k of touched) scores[k] = 0;
@@ -137,8 +132,6 @@ const STEM_WEIGHT = 0.5;
  * analyser version 2, right after its word) at STEM_WEIGHT and only for the chunks its word did not reach, so each
  * question word counts once per chunk, fully where the chunk uses its very form. `lists` gives a term's text and
  * heading postings; `dfOf` the library's document frequency where the postings are a batch of it (batchBm25.ts).
- * `repeats`: a term the question holds n times counts n times (BM25's query term frequency, which Lucene gives by
- * summing a repeated clause): "read a file line by line" asks for "line" more than for "file".
  */
 export function addQueryScores(
   queryTerms: readonly string[],
@@ -147,11 +140,8 @@ export function addQueryScores(
   scores: Float32Array,
   touched: number[],
   dfOf?: (term: string) => number | undefined,
-  repeats = false,
 ): void {
-  const counts = new Map<string, number>();
-  for (const t of queryTerms) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const terms = [...counts.keys()];
+  const terms = [...new Set(queryTerms)];
   let reached: Set<number> | undefined;
   terms.forEach((term, i) => {
     const [inText, inHeading] = lists(term);
@@ -163,7 +153,7 @@ export function addQueryScores(
       scores,
       touched,
       dfOf?.(term),
-      (isStem ? STEM_WEIGHT : 1) * (repeats ? counts.get(term)! : 1),
+      isStem ? STEM_WEIGHT : 1,
       isStem ? reached : undefined,
     );
     reached = undefined;

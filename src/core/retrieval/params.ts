@@ -69,13 +69,6 @@ export interface RetrievalParams {
    */
   headingWeight: number;
   /**
-   * BM25F counts a word as often as the question repeats it ("line by line": "line" twice), as BM25's query term
-   * frequency; off = each distinct word once. The plain `bm25` mode never repeats.
-   */
-  questionWordRepeats: boolean;
-  /** BM25F's length normalisation b (EXPERIMENT). */
-  headingFieldB: number;
-  /**
    * How much the final score leans on the words, decided per question (questionBlend.ts): blend = where the mean
    * log2(1 + chunks per document) of the question's best `blendNeighbours` lexical matches lies between blendFrom
    * and blendTo, clamped to [0, 1]. The final lexical weight goes geometrically from lexicalChunkWeight (blend 0,
@@ -136,8 +129,6 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalTopChunks: 5,
   lexicalAllTerms: true,
   headingWeight: 1,
-  questionWordRepeats: false,
-  headingFieldB: 0.75,
   lexicalBlindWeight: 100,
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

@@ -39,32 +39,6 @@ describe('HeadingFieldBm25', () => {
     });
   }
 
-  it('counts a word as often as the question repeats it, only when asked to', () => {
-    // "file" and "line" each in one chunk of the same length: the same IDF and the same term score.
-    const field = new HeadingFieldBm25(
-      new Bm25Index([
-        ['file', 'stream', 'example'],
-        ['line', 'stream', 'example'],
-        ['other', 'words', 'here'],
-        ['more', 'words', 'here'],
-      ]),
-      new Bm25Index([['reading'], ['reading'], [], []]),
-      1,
-    );
-    const question = ['file', 'line', 'line'];
-    const once = field.search(question, 4);
-    expect(once.map((c) => c.chunk)).toEqual([0, 1]);
-    expect(once[0].score).toBe(once[1].score); // a tie, given to the earlier chunk
-    const repeated = field.search(question, 4, true);
-    expect(repeated.map((c) => c.chunk)).toEqual([1, 0]);
-    // The definition: the sum of the question's words' scores, a repeated word once per time it is asked.
-    const alone = (term: string, chunk: number) =>
-      field.search([term], 4).find((c) => c.chunk === chunk)!.score;
-    expect(repeated[0].score).toBeCloseTo(2 * alone('line', 1), 5);
-    expect(repeated[1].score).toBeCloseTo(alone('file', 0), 5);
-    expect(field.search(['file', 'line'], 4, true)).toEqual(field.search(['file', 'line'], 4));
-  });
-
   it('finds a chunk by a word only its heading holds, and refuses indexes of different corpora', () => {
     const field = new HeadingFieldBm25(
       new Bm25Index([
