@@ -152,7 +152,8 @@ function embeddingSeeds(ctx: PprContext, vector: Float32Array): Map<number, numb
 export interface PprLexicon {
   analyzer: TermAnalyzer;
   words: { search(terms: readonly string[], limit: number): Candidate[] };
-  fields: { search(terms: readonly string[], limit: number): Candidate[] };
+  /** `coverage`: RetrievalParams.wordCoverage (addQueryScores). */
+  fields: { search(terms: readonly string[], limit: number, coverage?: number): Candidate[] };
   /** Chunks in chunk k's document (the question blend reads it). */
   documentChunks(chunk: number): number;
 }
@@ -173,7 +174,11 @@ export function rankPpr(
   const p = ctx.params;
   // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
   const termScores = p.lexicalAllTerms
-    ? lexicon.fields.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
+    ? lexicon.fields.search(
+        words,
+        4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50),
+        p.wordCoverage,
+      )
     : undefined;
   const blend = questionBlend(
     {
