@@ -96,7 +96,7 @@ export class PagedLibrary {
     this.lexicon = {
       analyzer,
       words: { search: (terms, limit) => this.bm25(terms, limit, false) },
-      fields: { search: (terms, limit, coverage) => this.bm25(terms, limit, fields, fields ? coverage : 0) },
+      fields: { search: (terms, limit) => this.bm25(terms, limit, fields) },
       // A part written before titleChunks answers as it was built: the blend then reads the documents.
       documentChunks: (k) => (open.titleChunks ?? open.documentChunks)[k],
     };
@@ -308,7 +308,7 @@ export class PagedLibrary {
     return Math.log(1 + (this.chunkCount - df + 0.5) / (df + 0.5));
   }
 
-  private bm25(queryTerms: readonly string[], limit: number, fields: boolean, coverage = 0): Candidate[] {
+  private bm25(queryTerms: readonly string[], limit: number, fields: boolean): Candidate[] {
     const { wordScores: scores } = this;
     const touched: number[] = [];
     // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
@@ -325,8 +325,6 @@ export class PagedLibrary {
       this.scoring[fields ? 'fields' : 'text'],
       scores,
       touched,
-      undefined,
-      coverage,
     );
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
     for (const k of touched) scores[k] = 0;

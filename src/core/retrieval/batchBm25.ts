@@ -23,8 +23,6 @@ export interface BatchBm25Options {
   copies: number;
   k1: number;
   b: number;
-  /** BM25F's share-of-the-question power (RetrievalParams.wordCoverage; used only with heading copies). */
-  coverage?: number;
   signal?: AbortSignal;
   /** Called with each batch's size and how many items so far hold a question word (their keys are kept). */
   onBatch?: (batch: number, kept: number) => void;
@@ -133,7 +131,6 @@ export async function searchByBatches<T, K>(
     scores,
     touched,
     (term) => stats.df.get(term),
-    copies > 0 ? (options.coverage ?? 0) : 0,
   );
   const best = topK(scores, limit, touched).map((k) => ({
     item: keys[k],

@@ -35,11 +35,8 @@ export class HeadingFieldBm25 {
     this.scores = new Float32Array(n);
   }
 
-  /**
-   * Scores every chunk whose text or heading holds a query term (each distinct term once), times its share of the
-   * question's words to the power `coverage` (addQueryScores; 0 = plain BM25F); the best `limit`.
-   */
-  search(queryTerms: readonly string[], limit: number, coverage = 0): Candidate[] {
+  /** Scores every chunk whose text or heading holds a query term (each distinct term once); the best `limit`. */
+  search(queryTerms: readonly string[], limit: number): Candidate[] {
     const { scores, lengths, k1, b, copies } = this;
     const n = this.text.chunkCount;
     const norm = this.avgLength || 1;
@@ -51,8 +48,6 @@ export class HeadingFieldBm25 {
       scoring,
       scores,
       touched,
-      undefined,
-      coverage,
     );
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
     for (const k of touched) scores[k] = 0;
@@ -96,7 +91,6 @@ function addFieldTermScores(
   libraryDf?: number,
   weight = 1,
   skip?: ReadonlySet<number>,
-  matched?: Uint16Array,
 ): void {
   if (!inText && !inHeading) return;
   // The union of the two ascending posting lists: its size is the term's document frequency in the fields.
@@ -121,7 +115,6 @@ function addFieldTermScores(
     if (skip?.has(k)) continue;
     const tf = tfs[x];
     if (scores[k] === 0) touched.push(k);
-    if (matched) matched[k]++;
     const s = (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / norm));
     scores[k] += weight === 1 ? s : weight * s;
   }
@@ -139,11 +132,6 @@ const STEM_WEIGHT = 0.5;
  * analyser version 2, right after its word) at STEM_WEIGHT and only for the chunks its word did not reach, so each
  * question word counts once per chunk, fully where the chunk uses its very form. `lists` gives a term's text and
  * heading postings; `dfOf` the library's document frequency where the postings are a batch of it (batchBm25.ts).
- * `coverage` > 0 multiplies each chunk's score by (the question's words it holds ÷ the question's words)^coverage, a
- * word held in its very form or as its stem (Lucene's classic coordination factor). Why: beside other collections
- * the library-wide IDF of a few words rises most (issue 45's readline question: "loading" +1.1, "node" +1.6, "line"
- * −0.1), and BM25 alone then puts a short section holding one such word over the long one holding most of the
- * question; the share of the question's words a section holds does not move with the library around it.
  */
 export function addQueryScores(
   queryTerms: readonly string[],
@@ -152,10 +140,8 @@ export function addQueryScores(
   scores: Float32Array,
   touched: number[],
   dfOf?: (term: string) => number | undefined,
-  coverage = 0,
 ): void {
   const terms = [...new Set(queryTerms)];
-  const matched = coverage > 0 ? new Uint16Array(scores.length) : undefined;
   let reached: Set<number> | undefined;
   terms.forEach((term, i) => {
     const [inText, inHeading] = lists(term);
@@ -169,7 +155,6 @@ export function addQueryScores(
       dfOf?.(term),
       isStem ? STEM_WEIGHT : 1,
       isStem ? reached : undefined,
-      matched,
     );
     reached = undefined;
     if (!isStem && terms[i + 1]?.startsWith(STEM_PREFIX)) {
@@ -177,8 +162,4 @@ export function addQueryScores(
       if (inHeading && scoring.copies > 0) for (const k of inHeading.chunks) reached.add(k);
     }
   });
-  if (!matched) return;
-  // A stem is scored only where its word was not, so each chunk counts each question word at most once.
-  const words = terms.filter((t) => !t.startsWith(STEM_PREFIX)).length;
-  for (const k of touched) scores[k] *= Math.pow(matched[k] / words, coverage);
 }

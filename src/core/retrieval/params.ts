@@ -69,12 +69,6 @@ export interface RetrievalParams {
    */
   headingWeight: number;
   /**
-   * BM25F's score times the share of the question's words the chunk holds, to this power (0 = off): a section
-   * holding most of the question ranks over one holding a single word whose IDF the rest of the library raised
-   * (fieldBm25.ts, addQueryScores). The plain `bm25` mode never uses it.
-   */
-  wordCoverage: number;
-  /**
    * How much the final score leans on the words, decided per question (questionBlend.ts): blend = where the mean
    * log2(1 + chunks per document) of the question's best `blendNeighbours` lexical matches lies between blendFrom
    * and blendTo, clamped to [0, 1]. The final lexical weight goes geometrically from lexicalChunkWeight (blend 0,
@@ -135,7 +129,6 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   lexicalTopChunks: 5,
   lexicalAllTerms: true,
   headingWeight: 1,
-  wordCoverage: 0,
   lexicalBlindWeight: 100,
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

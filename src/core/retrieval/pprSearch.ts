@@ -152,8 +152,7 @@ function embeddingSeeds(ctx: PprContext, vector: Float32Array): Map<number, numb
 export interface PprLexicon {
   analyzer: TermAnalyzer;
   words: { search(terms: readonly string[], limit: number): Candidate[] };
-  /** `coverage`: RetrievalParams.wordCoverage (addQueryScores). */
-  fields: { search(terms: readonly string[], limit: number, coverage?: number): Candidate[] };
+  fields: { search(terms: readonly string[], limit: number): Candidate[] };
   /** Chunks in chunk k's document (the question blend reads it). */
   documentChunks(chunk: number): number;
 }
@@ -174,11 +173,7 @@ export function rankPpr(
   const p = ctx.params;
   // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
   const termScores = p.lexicalAllTerms
-    ? lexicon.fields.search(
-        words,
-        4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50),
-        p.wordCoverage,
-      )
+    ? lexicon.fields.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
     : undefined;
   const blend = questionBlend(
     {

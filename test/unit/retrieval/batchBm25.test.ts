@@ -95,48 +95,6 @@ describe('searchByBatches', () => {
     });
   }
 
-  it('ranks with coverage as BM25F over the whole library does (wordCoverage)', async () => {
-    const { chunks, word } = corpus(6, 300, 200);
-    const whole = new HeadingFieldBm25(
-      new Bm25Index(
-        chunks.map((c) => c.text),
-        K1,
-        B,
-      ),
-      new Bm25Index(
-        chunks.map((c) => c.heading),
-        K1,
-        B,
-      ),
-      1,
-      K1,
-      B,
-    );
-    let differs = 0;
-    for (let q = 0; q < 20; q++) {
-      const query = [word(), word(), word(), word()];
-      const expected = whole.search(query, 30, 1);
-      if (JSON.stringify(expected) !== JSON.stringify(whole.search(query, 30))) differs++;
-      const { batches } = batched(chunks, 17);
-      const { best } = await searchByBatches(
-        batches,
-        (c) => c,
-        (c) => chunks.indexOf(c),
-        query,
-        30,
-        {
-          copies: 1,
-          k1: K1,
-          b: B,
-          coverage: 1,
-        },
-      );
-      expect(best.map((b) => b.item)).toEqual(expected.map((e) => e.chunk));
-      expect(best.map((b) => b.score)).toEqual(expected.map((e) => e.score));
-    }
-    expect(differs, 'coverage changes the scores').toBeGreaterThan(0);
-  });
-
   it('a question none of whose words the library holds reads it once and finds nothing', async () => {
     const { chunks } = corpus(5, 100, 50);
     const { batches, seen } = batched(chunks, 10);
