@@ -2,8 +2,11 @@
 // the sections the default mode's words (BM25F over text and headings) put first with the size of the text each is
 // part of (what the question blend reads), the blend that gives, and the default mode's and bm25's first sections.
 // Run it on a set's own folder and on a mixed library holding it, and compare (issue 45's readline question).
+// --holds adds, under each of BM25F's first sections, its length (text words + heading words) and how often it holds
+// each question word in its text and heading: what BM25's saturation reads (a long section holding the common words
+// many times against short ones holding one word whose IDF the library raised; retrieval-stemming.md, round eleven).
 // Usage: node --import tsx test/bench/word-sections.ts --corpus <folder|jsonl> [--corpus …]
-//          [--question "<text>"] [--top 12]
+//          [--question "<text>"] [--top 12] [--holds]
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
@@ -20,6 +23,7 @@ const { values: opts } = parseArgs({
       default: 'How do I read a file line by line in Node without loading it into memory?',
     },
     top: { type: 'string', default: '12' },
+    holds: { type: 'boolean', default: false },
   },
 });
 if (opts.corpus.length === 0) throw new Error('word-sections: --corpus <folder|jsonl> is required');
@@ -35,6 +39,18 @@ for (const path of opts.corpus) {
     analyzer,
   );
   const { layout, bm25, headings } = engine.lexicalParts();
+  const countIn = (list: { chunks: Uint32Array; freqs: Uint16Array } | undefined, k: number) => {
+    const i = list ? list.chunks.indexOf(k) : -1;
+    return i < 0 ? 0 : list!.freqs[i];
+  };
+  const holdings = (k: number) => {
+    const inHeading = headings?.headings;
+    const held = [...new Set(words)]
+      .map((w) => [w, countIn(bm25.postingsOf(w), k), countIn(inHeading?.postingsOf(w), k)] as const)
+      .filter(([, t, h]) => t + h > 0)
+      .map(([w, t, h]) => `${w} ${t}+${h}`);
+    return `length ${bm25.lengthOf(k)}+${inHeading?.lengthOf(k) ?? 0}: ${held.join(', ') || 'none'}`;
+  };
   const sizes = titleGroupSizes(layout.chunks);
   const section = (k: number) => {
     const c = layout.chunks[k];
@@ -48,9 +64,10 @@ for (const path of opts.corpus) {
   if (headings) {
     const best = headings.search(words, top);
     process.stdout.write('BM25F (text + headings), [chunks of its text]:\n');
-    best.forEach(({ chunk, score }, i) =>
-      process.stdout.write(`  ${i + 1}. ${score.toFixed(2)} [${sizes[chunk]}] ${section(chunk)}\n`),
-    );
+    best.forEach(({ chunk, score }, i) => {
+      process.stdout.write(`  ${i + 1}. ${score.toFixed(2)} [${sizes[chunk]}] ${section(chunk)}\n`);
+      if (opts.holds) process.stdout.write(`       ${holdings(chunk)}\n`);
+    });
     const blend = questionBlend(
       { topChunks: best.map((c) => c.chunk), documentChunks: (k) => sizes[k] },
       { neighbours: DEFAULTS.blendNeighbours, from: DEFAULTS.blendFrom, to: DEFAULTS.blendTo },
