@@ -53,3 +53,13 @@ export async function fromDrop(transfer: DataTransfer | null): Promise<PickedFil
   for (const entry of entries) await walk(entry, out);
   return out;
 }
+
+/** Saves `data` as a file named `name`; its URL is kept a minute, for a large bundle's download to start. */
+export function download(name: string, data: Blob | string, type = ''): void {
+  const url = URL.createObjectURL(typeof data === 'string' ? new Blob([data], { type }) : data);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
