@@ -4,7 +4,7 @@
 // file once, it is checked against what was indexed (its size), and kept in memory for the rest of the session.
 // pdf.js runs in the page, loaded only when a page is shown, with its worker module imported into this thread as
 // the parser does (src/core/parse/pdfjs.ts): no worker URL to serve.
-import { loadPdfJs, type PdfJs } from '../core/parse/pdfjs.ts';
+import { loadPdfJs, type PdfJs } from '../core/parse/index.ts';
 import type { DocumentRecord, PageWord } from '../core/types.ts';
 
 /** PDF bytes chosen in this session, by document id. */
