@@ -1,5 +1,6 @@
 // Collects files from a drop (files and whole folders, walked recursively) or from a file/folder picker. Nothing
-// is read here: a dropped entry of an unsupported type is not even opened as a File (intake.ts refuses it).
+// is read here: a dropped entry of an unsupported type is not even opened as a File (intake.ts refuses it). And the
+// other way: `download` saves a file the app made (an export).
 import { isSupportedFile } from '../core/parse/index.ts';
 import type { PickedFile } from './intake.ts';
 
