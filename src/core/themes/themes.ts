@@ -114,6 +114,7 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
     throw new Error(`themes: a graph of ${graph.nodeCount} concepts over a table of ${table.terms.length}`);
   }
   const documentCount = new Set(chunkDocs).size;
+  // weightedDegrees sums each row in order, as weightedDegreesFromTable does: the same degrees either way.
   const kept = keptConcepts(table, input.degrees ?? weightedDegrees(graph), o.maxConcepts);
   const community = communities(graph, kept, o);
   const nCommunities = community.count;
