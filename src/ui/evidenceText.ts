@@ -63,3 +63,14 @@ export function evidenceBlocks(
   }
   return blocks;
 }
+
+/** A written answer split into its text and its [n] citations (with `n`), for drawing the citations as links. */
+export function citationPieces(text: string): Array<{ text: string; n?: number }> {
+  return text
+    .split(/(\[\d+\])/)
+    .filter((piece) => piece !== '')
+    .map((piece) => {
+      const m = /^\[(\d+)\]$/.exec(piece);
+      return m ? { text: piece, n: Number(m[1]) } : { text: piece };
+    });
+}

@@ -1,5 +1,6 @@
 // Collects files from a drop (files and whole folders, walked recursively) or from a file/folder picker. Nothing
-// is read here: a dropped entry of an unsupported type is not even opened as a File (intake.ts refuses it).
+// is read here: a dropped entry of an unsupported type is not even opened as a File (intake.ts refuses it). And the
+// other way: `download` saves a file the app made (an export).
 import { isSupportedFile } from '../core/parse/index.ts';
 import type { PickedFile } from './intake.ts';
 
@@ -52,4 +53,14 @@ export async function fromDrop(transfer: DataTransfer | null): Promise<PickedFil
   const out: PickedFile[] = [];
   for (const entry of entries) await walk(entry, out);
   return out;
+}
+
+/** Saves `data` as a file named `name`; its URL is kept a minute, for a large bundle's download to start. */
+export function download(name: string, data: Blob | string, type = ''): void {
+  const url = URL.createObjectURL(typeof data === 'string' ? new Blob([data], { type }) : data);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

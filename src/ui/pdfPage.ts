@@ -3,19 +3,9 @@
 // this session is still at hand (its File handle is remembered, not its bytes); after a reload they choose the
 // file once, it is checked against what was indexed (its size), and kept in memory for the rest of the session.
 // pdf.js runs in the page, loaded only when a page is shown, with its worker module imported into this thread as
-// the parser does (src/core/parse/pdf.ts): no worker URL to serve.
+// the parser does (src/core/parse/pdfjs.ts): no worker URL to serve.
+import { loadPdfJs, type PdfJs } from '../core/parse/index.ts';
 import type { DocumentRecord, PageWord } from '../core/types.ts';
-
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
-let pdfjs: Promise<PdfJs> | undefined;
-
-function loadPdfJs(): Promise<PdfJs> {
-  pdfjs ??= (async () => {
-    await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
-    return import('pdfjs-dist/legacy/build/pdf.mjs');
-  })();
-  return pdfjs;
-}
 
 /** PDF bytes chosen in this session, by document id. */
 const kept = new Map<string, Uint8Array>();

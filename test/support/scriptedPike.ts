@@ -2,7 +2,8 @@
 // (one question per sentence of the chunk: "What about <sentence>?"), one-pass distillation (the scripted KG
 // extraction plus the same questions), and the decomposition's proposals and selections. Deterministic, derived
 // from the request alone, and overridable per test.
-import { ATOMIZE_TAG, ONE_PASS_TAG, PROPOSE_TAG, SELECT_TAG } from '../../src/core/atomic/index.ts';
+import { PROPOSE_TAG, SELECT_TAG } from '../../src/core/atomic/decompose.ts';
+import { ATOMIZE_TAG, ONE_PASS_TAG } from '../../src/core/atomic/prompt.ts';
 import { TEXT_BEGIN, TEXT_END } from '../../src/core/kg/index.ts';
 import { scriptedExtraction, type ScriptedResponder } from './scriptedLlmServer.ts';
 

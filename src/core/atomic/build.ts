@@ -7,7 +7,7 @@
 // the CLI bench build the KG alone as kinds { kg } (one extraction call per chunk). It lives here, beside
 // atomizing, because it uses both this folder and src/core/kg, which must not depend on this one.
 import type { ChunkOutcome, KgStore } from '../kg/index.ts';
-import { isAbortError, type LlmClient } from '../llm/index.ts';
+import { isAbortError, type LlmClient, type StepUsage } from '../llm/index.ts';
 import type { ProgressCallback } from '../types.ts';
 import { distillChunk, type AtomizeOptions, type DistillKinds, type DistillOutcome } from './distill.ts';
 import type { AtomicStore } from './store.ts';
@@ -58,7 +58,7 @@ interface PartCounts {
   failed: number;
 }
 
-export interface DistillBuildSummary {
+export interface DistillBuildSummary extends StepUsage {
   selected: number;
   /** Chunks that needed nothing asked for: not sent. */
   skipped: number;
@@ -71,10 +71,6 @@ export interface DistillBuildSummary {
   cancelled: boolean;
   /** The endpoint error that stopped the build, user-facing. */
   error?: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
   failures: Array<{ chunkId: string; part: 'kg' | 'atomic'; reason: string }>;
 }
 

@@ -13,16 +13,12 @@ export interface AtomicQuestion {
 }
 
 /** Where a chunk's atomizing stands: done (its questions are stored, maybe none) or failed with the reason. */
-export interface AtomicChunkState {
+export interface AtomicChunkState extends StepSpend {
   chunkId: string;
   docId: string;
   status: 'done' | 'failed';
   reason?: string;
   questions: number;
-  attempts: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
   updatedAt: number;
 }
 

@@ -204,25 +204,17 @@ export function layerRecordsToMerge(
     const id = merge.chunkIds.get(chunkId);
     return id === undefined || baseKgChunks.has(id) ? undefined : id;
   };
-  if (table === 'kgChunks') {
+  if (table === 'kgChunks' || table === 'atomicChunks') {
+    // An atomic chunk state moves its document id with its chunk id.
+    const moved = (id: string) =>
+      table === 'kgChunks' ? { chunkId: id } : { chunkId: id, docId: merge.chunkDocs.get(id) };
     const byChunk = new Map<string, Record<string, unknown>>();
     for (const record of records as Array<Record<string, unknown>>) {
       const source = String(record.chunkId);
       const id = target(source);
       // Of two copies of one chunk (a document twice in the added library), the one with its own id wins.
       if (id === undefined || (byChunk.has(id) && source !== id)) continue;
-      byChunk.set(id, source === id ? record : { ...record, chunkId: id });
-    }
-    return [...byChunk.values()];
-  }
-  if (table === 'atomicChunks') {
-    // As kgChunks: moved to the merged chunk id, and the document id with it.
-    const byChunk = new Map<string, Record<string, unknown>>();
-    for (const record of records as Array<Record<string, unknown>>) {
-      const source = String(record.chunkId);
-      const id = target(source);
-      if (id === undefined || (byChunk.has(id) && source !== id)) continue;
-      byChunk.set(id, source === id ? record : { ...record, chunkId: id, docId: merge.chunkDocs.get(id) });
+      byChunk.set(id, source === id ? record : { ...record, ...moved(id) });
     }
     return [...byChunk.values()];
   }

@@ -89,6 +89,11 @@ export interface ReadBundle {
   parts: Map<string, Uint8Array>;
 }
 
+/** A short read, in the same words wherever the file ends before what its headers declare. */
+function truncated(expected: string, got: number, part?: string): BundleError {
+  return new BundleError('truncated', `truncated (expected ${expected}, got ${got})`, part);
+}
+
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -158,10 +163,7 @@ class FrameReader {
     const bytes = await this.src.read(4);
     if (bytes.length === 0) return null;
     if (bytes.length < 4) {
-      throw new BundleError(
-        'truncated',
-        `truncated (expected 4 bytes of the tag of ${what}, got ${bytes.length})`,
-      );
+      throw truncated(`4 bytes of the tag of ${what}`, bytes.length);
     }
     const tag = decoder.decode(bytes);
     if (![TAG_HEAD, TAG_PART, TAG_MANIFEST, TAG_END].includes(tag)) {
@@ -174,10 +176,7 @@ class FrameReader {
   async header(what: string): Promise<unknown> {
     const lengths = await this.src.read(8);
     if (lengths.length < 8) {
-      throw new BundleError(
-        'truncated',
-        `truncated (expected 8 bytes of the length of ${what}, got ${lengths.length})`,
-      );
+      throw truncated(`8 bytes of the length of ${what}`, lengths.length);
     }
     const view = new DataView(lengths.buffer, lengths.byteOffset, 8);
     const length = view.getUint32(0, true);
@@ -186,17 +185,11 @@ class FrameReader {
     }
     // The same message as a short read, without first allocating what a damaged file declares.
     if (length + 32 > this.left()) {
-      throw new BundleError(
-        'truncated',
-        `truncated (expected ${length + 32} bytes of ${what}, got ${this.left()})`,
-      );
+      throw truncated(`${length + 32} bytes of ${what}`, this.left());
     }
     const body = await this.src.read(length + 32);
     if (body.length < length + 32) {
-      throw new BundleError(
-        'truncated',
-        `truncated (expected ${length + 32} bytes of ${what}, got ${body.length})`,
-      );
+      throw truncated(`${length + 32} bytes of ${what}`, body.length);
     }
     const json = body.subarray(0, length);
     if (!equalBytes(new Sha256().update(json).digest(), body.subarray(length))) {
@@ -218,7 +211,7 @@ async function readPreamble(src: ByteSource): Promise<void> {
     throw new BundleError('not-a-bundle', 'not a ConceptRAG bundle (it does not start with "CRAGBNDL")');
   }
   if (pre.length < 12) {
-    throw new BundleError('truncated', `truncated (expected 12 bytes of the preamble, got ${pre.length})`);
+    throw truncated('12 bytes of the preamble', pre.length);
   }
   const version = new DataView(pre.buffer, pre.byteOffset, 12).getUint32(8, true);
   if (!READABLE_FORMAT_VERSIONS.includes(version)) {
@@ -234,19 +227,11 @@ async function readPartData(src: ByteSource, entry: PartEntry): Promise<Uint8Arr
   const hash = new Sha256();
   const got = await src.readInto(data, (b) => hash.update(b));
   if (got < entry.length) {
-    throw new BundleError(
-      'truncated',
-      `truncated (expected ${entry.length} bytes of part ${entry.name}, got ${got})`,
-      entry.name,
-    );
+    throw truncated(`${entry.length} bytes of part ${entry.name}`, got, entry.name);
   }
   const stored = await src.read(32);
   if (stored.length < 32) {
-    throw new BundleError(
-      'truncated',
-      `truncated (expected 32 bytes of the SHA-256 of part ${entry.name}, got ${stored.length})`,
-      entry.name,
-    );
+    throw truncated(`32 bytes of the SHA-256 of part ${entry.name}`, stored.length, entry.name);
   }
   const digest = hash.digest();
   if (!equalBytes(digest, stored) || toHex(digest) !== entry.sha256) {
@@ -300,18 +285,10 @@ function checkDeclaredSizes(entry: PartEntry, limits: BundleLimits, left: number
   }
   // The same messages as readPartData's short reads, before allocating what the header declares.
   if (entry.length > left) {
-    throw new BundleError(
-      'truncated',
-      `truncated (expected ${entry.length} bytes of part ${entry.name}, got ${left})`,
-      entry.name,
-    );
+    throw truncated(`${entry.length} bytes of part ${entry.name}`, left, entry.name);
   }
   if (entry.length + 32 > left) {
-    throw new BundleError(
-      'truncated',
-      `truncated (expected 32 bytes of the SHA-256 of part ${entry.name}, got ${left - entry.length})`,
-      entry.name,
-    );
+    throw truncated(`32 bytes of the SHA-256 of part ${entry.name}`, left - entry.length, entry.name);
   }
   totals.stored += entry.length;
   totals.raw += entry.rawLength;

@@ -1,8 +1,6 @@
 // Core-chunk selection (G2ConS): the top κ of chunks by concept-graph chunk rank go to KG extraction. Takes ranks as
 // plain data so it does not depend on the graph's internals. What a build over them would cost is estimated by
 // src/core/atomic/estimate.ts, with the output ratio below.
-import { estimateMessageTokens } from '../llm/index.ts';
-import { extractionMessages } from './prompt.ts';
 
 export const DEFAULT_KAPPA = 0.8;
 
@@ -39,9 +37,4 @@ export function coreCount(n: number, kappa: number): number {
 export function selectCoreChunks(ranks: ChunkRanks, kappa: number = DEFAULT_KAPPA): string[] {
   const order = rankOrder(ranks);
   return order.slice(0, coreCount(order.length, kappa));
-}
-
-/** Input tokens of one chunk's extraction call (prompt + chunk + message framing). */
-export function extractionInputTokens(chunkText: string): number {
-  return estimateMessageTokens(extractionMessages(chunkText));
 }

@@ -1,6 +1,7 @@
 // The core knowledge graph's records: what one chunk's extraction produced, the merged entities and relations
 // (each keeping the chunks it came from, mention by mention, so removing a chunk removes exactly its share), and
 // the per-chunk build state that makes the build resumable. Field names match the store's kg tables.
+import type { StepSpend } from '../llm/index.ts';
 
 /**
  * One attribute of an entity as stated in one chunk ("release date": "1946-05-03", "population": "1200000"), its
@@ -89,16 +90,12 @@ export interface KgRelation {
 }
 
 /** Build state of one chunk: present only once the chunk is finished (done or failed), never half. */
-export interface KgChunkState {
+export interface KgChunkState extends StepSpend {
   chunkId: string;
   status: 'done' | 'failed';
   /** Why the chunk failed (malformed output twice, invalid schema…). */
   reason?: string;
   entityIds: string[];
   relationIds: string[];
-  attempts: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
   finishedAt: number;
 }

@@ -4,17 +4,12 @@ export class Semaphore {
   private active = 0;
   private readonly waiters: Array<() => void> = [];
 
-  constructor(private limit: number) {
+  constructor(private readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`semaphore: limit must be ≥ 1, got ${limit}`);
   }
 
   get inFlight(): number {
     return this.active;
-  }
-
-  setLimit(limit: number): void {
-    this.limit = Math.max(1, Math.floor(limit));
-    this.drain();
   }
 
   /** Resolves when a slot is free; rejects if the signal aborts while waiting. */

@@ -37,17 +37,7 @@ export function valueKey(v: Value): string {
 
 /** A stored attribute value or an extracted string as a typed value (dates ISO, numbers with unit). */
 export function valueFromText(text: string): Value {
-  const n = normalizeAttributeValue(text);
-  if (n.kind === 'date') return { kind: 'date', iso: n.value };
-  if (n.kind === 'number') {
-    const [num, ...unit] = n.value.split(' ');
-    return unit.length
-      ? { kind: 'number', value: Number(num), unit: unit.join(' ') }
-      : { kind: 'number', value: Number(num) };
-  }
-  if (/^(yes|true)$/i.test(n.value)) return { kind: 'boolean', value: true };
-  if (/^(no|false)$/i.test(n.value)) return { kind: 'boolean', value: false };
-  return { kind: 'text', text: n.value };
+  return valueOfAttribute(normalizeAttributeValue(text));
 }
 
 /** A stored KG attribute as a typed value, by the kind its normalization gave it (a population of 1946 stays a number). */

@@ -17,6 +17,7 @@ import {
 } from './types.ts';
 
 export { ParseError, type ParsedDocument, type ParseProgress, type ParseResult } from './types.ts';
+export { loadPdfJs, type PdfJs } from './pdfjs.ts';
 
 function single(
   name: string,

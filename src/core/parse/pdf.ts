@@ -1,7 +1,4 @@
-// PDF → plain text with sections and pages, through pdf.js (loaded on first use only: it is ~1.5 MB of code).
-// pdf.js normally parses in its own web worker. We import its worker module into the current thread instead
-// (it registers globalThis.pdfjsWorker, which pdf.js then uses as a same-thread "fake worker"): that works the same
-// in Node, in vitest and inside our own Vite-bundled module worker, with no workerSrc URL to serve.
+// PDF → plain text with sections and pages, through pdf.js (loaded on first use only, in this thread: pdfjs.ts).
 // This module reads what pdf.js gives: text items (→ lines, with their characters repaired in pdfText.ts), page
 // heights and the outline; pdfLayout.ts turns them into the document (furniture dropped, headings, paragraphs).
 import { sha256Hex } from '../hash.ts';
@@ -21,6 +18,7 @@ import {
   type Placement,
 } from './ocr.ts';
 import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
+import { loadPdfJs, type PdfJs } from './pdfjs.ts';
 import { pdfItemText } from './pdfText.ts';
 import { ParseError, type ParsedSection, type ParseProgress } from './types.ts';
 import { messageOf } from '../errors.ts';
@@ -37,17 +35,7 @@ interface TextItemLike {
 /** Outline entries read at most (a hostile file can hold millions; a real book has hundreds). */
 const MAX_OUTLINE_ENTRIES = 5000;
 
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
-let pdfjs: Promise<PdfJs> | undefined;
-
-function loadPdfJs(): Promise<PdfJs> {
-  pdfjs ??= (async () => {
-    await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
-    return import('pdfjs-dist/legacy/build/pdf.mjs');
-  })();
-  return pdfjs;
-}
 
 /** Groups a page's text items into lines, inserting spaces where items are apart. */
 function pageLines(items: TextItemLike[], monospace: (fontName: string) => boolean): PdfLine[] {

@@ -4,8 +4,8 @@
 // core-chunk share, default 0.8): only the largest themes that together hold κ of the themed text are mapped. The
 // plan is made before any call, from the real prompts, so the page shows its calls and tokens and the person
 // confirms; the run then sends exactly the planned map prompts.
-import type { ChatMessage, LlmClient } from '../llm/index.ts';
-import { costOf, estimateMessageTokens } from '../llm/index.ts';
+import type { CallUsage, ChatMessage, LlmClient, StepUsage } from '../llm/index.ts';
+import { addStepUsage, costOf, emptyStepUsage, estimateMessageTokens } from '../llm/index.ts';
 import type { Theme } from './themes.ts';
 
 /** Output caps: a partial answer is a few sentences, the final answer a short paragraph or list. */
@@ -47,14 +47,10 @@ export interface GlobalPlan {
   cost: number;
 }
 
-export interface GlobalResult {
+export interface GlobalResult extends StepUsage {
   text: string;
   /** Numbers of the plan's passages the answer cites, in order of first citation. */
   cited: number[];
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
 }
 
 /** The largest themes that together hold κ of the themed text (at least one). */
@@ -164,13 +160,9 @@ export async function runGlobalAnswer(
   client: LlmClient,
   options: { signal?: AbortSignal; onDelta?: (delta: string) => void } = {},
 ): Promise<GlobalResult> {
-  const spent = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
-  const add = (usage: { inputTokens: number; outputTokens: number; cost: number }) => {
-    spent.calls++;
-    spent.inputTokens += usage.inputTokens;
-    spent.outputTokens += usage.outputTokens;
-    spent.cost += usage.cost;
-  };
+  const spent = emptyStepUsage();
+  const add = ({ inputTokens, outputTokens, cost }: CallUsage) =>
+    addStepUsage(spent, { calls: 1, inputTokens, outputTokens, cost });
   const replies = await Promise.all(
     plan.maps.map(async (m) => {
       const reply = await client.chat({

@@ -9,7 +9,13 @@
 // the library counts towards a theme's size, not only those of the kept concepts.
 import Graph from 'graphology';
 import louvain from 'graphology-communities-louvain';
-import { diceWeight, pagerank, type ConceptGraph, type ConceptTable } from '../graph/index.ts';
+import {
+  diceWeight,
+  pagerank,
+  weightedDegrees,
+  type ConceptGraph,
+  type ConceptTable,
+} from '../graph/index.ts';
 import { seededRandom } from '../seededRandom.ts';
 import { labelScore, labelTerms } from './themeLabel.ts';
 
@@ -108,7 +114,8 @@ export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> 
     throw new Error(`themes: a graph of ${graph.nodeCount} concepts over a table of ${table.terms.length}`);
   }
   const documentCount = new Set(chunkDocs).size;
-  const kept = keptConcepts(table, input.degrees ?? rowDegrees(graph), o.maxConcepts);
+  // weightedDegrees sums each row in order, as weightedDegreesFromTable does: the same degrees either way.
+  const kept = keptConcepts(table, input.degrees ?? weightedDegrees(graph), o.maxConcepts);
   const community = communities(graph, kept, o);
   const nCommunities = community.count;
   if (nCommunities === 0) return { version: 1, chunks: nChunks, documents: documentCount, themes: [] };
@@ -235,17 +242,6 @@ function byScore(score: Float64Array, weight: Float64Array, a: number, b: number
   const cb = score[b];
   if (Math.abs(ca - cb) > 1e-6 * Math.max(ca, cb)) return cb - ca;
   return weight[b] - weight[a] || a - b;
-}
-
-/** Each concept's weighted degree: its row's Dice weights summed, in row order (as weightedDegreesFromTable sums). */
-function rowDegrees(graph: ConceptGraph): Float64Array {
-  const degree = new Float64Array(graph.nodeCount);
-  for (let u = 0; u < graph.nodeCount; u++) {
-    let s = 0;
-    for (let e = graph.offsets[u]; e < graph.offsets[u + 1]; e++) s += graph.weights[e];
-    degree[u] = s;
-  }
-  return degree;
 }
 
 /**

@@ -136,12 +136,3 @@ export function resultCsv(result: EvalResult): string {
   // = + - @ is prefixed with ' so a spreadsheet shows it as text instead of running it as a formula.
   return Papa.unparse(rows, { escapeFormulae: true });
 }
-
-export function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}

@@ -3,6 +3,7 @@
 // ?bundle=… (downloaded, or read by ranges). A bundle opened read-only becomes what the views show and questions read
 // (LibraryState.readOnly) until the page is reloaded.
 import { proxy } from 'comlink';
+import { download } from '../files.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { offlineCopy } from './offlineCopy.svelte.ts';
@@ -88,12 +89,7 @@ export class LibraryBundles {
     this.bundleBusy = 'Exporting…';
     try {
       const { blob, fileName } = await ingestWorker().exportBundle();
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = fileName;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      download(fileName, blob);
       this.library.notice = `Exported ${fileName} (${(blob.size / 1024 / 1024).toFixed(1)} MB).`;
     } finally {
       this.bundleBusy = null;

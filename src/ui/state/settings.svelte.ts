@@ -64,12 +64,12 @@ export class SettingsState {
     }
   }
 
-  /** The choice the form describes, or an error naming the missing or bad field. */
   /** Embedding workers 'auto' means on this device. */
   get autoWorkers(): number {
     return embedWorkerCount({ spec: 'use' }, globalThis.navigator?.hardwareConcurrency);
   }
 
+  /** The choice the form describes, or an error naming the missing or bad field. */
   choice(): EmbedderSettings | string {
     let spec: EmbedderSpec;
     switch (this.kind) {

@@ -7,7 +7,7 @@
 // otherwise).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_MAX_ROUNDS, PROPOSE_TAG } from '../../../src/core/atomic/index.ts';
+import { DEFAULT_MAX_ROUNDS, PROPOSE_TAG } from '../../../src/core/atomic/decompose.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { scriptedPike } from '../../support/scriptedPike.ts';

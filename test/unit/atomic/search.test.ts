@@ -1,6 +1,7 @@
 // The atomic-question index: BM25 over the questions normalized to 0…1, cosine where vectors exist, δ and top K.
 import { describe, expect, it } from 'vitest';
-import { AtomicIndex, validateQuestions, validateOnePass } from '../../../src/core/atomic/index.ts';
+import { AtomicIndex } from '../../../src/core/atomic/index.ts';
+import { validateOnePass, validateQuestions } from '../../../src/core/atomic/schema.ts';
 
 const q = (id: string, text: string, vector?: number[]) => ({
   id: `${id}?0`,

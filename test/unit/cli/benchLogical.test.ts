@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/bench.ts';
-import { PLAN_TAG } from '../../../src/core/logical/index.ts';
+import { PLAN_TAG } from '../../../src/core/logical/prompts.ts';
 import { captureCli } from '../../support/captureCli.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
 import {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/kgCost.ts';
-import { atomizeMessages, onePassMessages } from '../../../src/core/atomic/index.ts';
+import { atomizeMessages, onePassMessages } from '../../../src/core/atomic/prompt.ts';
 import { extractionMessages } from '../../../src/core/kg/index.ts';
 import { estimateMessageTokens } from '../../../src/core/llm/index.ts';
 import { countTokens } from '../../../src/core/text/index.ts';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../../../src/cli/kgCost.ts';
-import { extractionInputTokens } from '../../../src/core/kg/select.ts';
+import { extractionMessages } from '../../../src/core/kg/prompt.ts';
+import { estimateMessageTokens } from '../../../src/core/llm/usage.ts';
 import { captureCli } from '../../support/captureCli.ts';
 import { ENGINE_PASSAGES, writeEngineCorpus } from '../../support/engineCorpus.ts';
 
@@ -31,7 +32,7 @@ describe('cli kg-cost', () => {
     // κ = 1 sends every chunk: its input is the sum over the corpus whatever the rank order. Each passage is one
     // chunk whose text starts with the passage text (the title may be prepended by the parser).
     expect(json['1'].inputTokens).toBeGreaterThanOrEqual(
-      ENGINE_PASSAGES.reduce((s, l) => s + extractionInputTokens(l.text), 0),
+      ENGINE_PASSAGES.reduce((s, l) => s + estimateMessageTokens(extractionMessages(l.text)), 0),
     );
     expect(json['0.5'].inputTokens).toBeLessThan(json['1'].inputTokens);
     // Output is estimated per call as round(0.35 × input): within half a token per call of 0.35 × the total.

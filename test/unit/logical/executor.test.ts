@@ -3,13 +3,9 @@
 // model (the scripted loopback server). Expected values are worked out by hand from the fixture texts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LlmClient } from '../../../src/core/llm/client.ts';
-import {
-  executePlan,
-  validatePlan,
-  type Execution,
-  type KgView,
-  type Plan,
-} from '../../../src/core/logical/index.ts';
+import { executePlan } from '../../../src/core/logical/executor.ts';
+import type { Execution, KgView, Plan } from '../../../src/core/logical/index.ts';
+import { validatePlan } from '../../../src/core/logical/schema.ts';
 import { show } from '../../../src/core/logical/values.ts';
 import { kagResponder } from '../../support/scriptedKag.ts';
 import { scriptedClient } from '../../support/scriptedClient.ts';

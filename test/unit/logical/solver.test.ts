@@ -3,16 +3,9 @@
 // stops after R rounds or when the model says solved; an exact plan needs no reflection; cancelling stops the run.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LlmClient } from '../../../src/core/llm/client.ts';
-import {
-  LOGICAL_FUNCTIONS,
-  PLAN_TAG,
-  REFLECT_TAG,
-  describeLanguage,
-  solve,
-  validatePlan,
-  type KgView,
-  type SolverTrace,
-} from '../../../src/core/logical/index.ts';
+import { solve, type KgView, type SolverTrace } from '../../../src/core/logical/index.ts';
+import { PLAN_TAG, REFLECT_TAG } from '../../../src/core/logical/prompts.ts';
+import { LOGICAL_FUNCTIONS, describeLanguage, validatePlan } from '../../../src/core/logical/schema.ts';
 import { kagResponder, type KagScript } from '../../support/scriptedKag.ts';
 import { scriptedClient } from '../../support/scriptedClient.ts';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scriptedLlmServer.ts';

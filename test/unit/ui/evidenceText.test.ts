@@ -1,6 +1,6 @@
 // The evidence card's blocks: code set apart from prose, highlights placed by document offsets, the best one marked.
 import { describe, expect, it } from 'vitest';
-import { evidenceBlocks } from '../../../src/ui/evidenceText.ts';
+import { citationPieces, evidenceBlocks } from '../../../src/ui/evidenceText.ts';
 
 describe('evidenceBlocks', () => {
   const text =
@@ -38,5 +38,18 @@ describe('evidenceBlocks', () => {
   it('drops highlights outside the passage', () => {
     const blocks = evidenceBlocks(text, base, [{ start: 10, end: 20 }]);
     expect(blocks.flatMap((b) => b.pieces).some((p) => p.sentence)).toBe(false);
+  });
+});
+
+describe('citationPieces', () => {
+  it('splits a written answer into its text and its [n] citations, with no empty piece between two citations', () => {
+    expect(citationPieces('Paris [1][12], not Lyon [x] [3]')).toEqual([
+      { text: 'Paris ' },
+      { text: '[1]', n: 1 },
+      { text: '[12]', n: 12 },
+      { text: ', not Lyon [x] ' },
+      { text: '[3]', n: 3 },
+    ]);
+    expect(citationPieces('')).toEqual([]);
   });
 });
