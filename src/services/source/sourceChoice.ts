@@ -338,7 +338,7 @@ export class SourceChoice {
 
   /**
    * The evidence of the library as it was before a change, without the documents removed since (issue 44: a removed
-   * document must not be cited, even early): the documents it cites are looked up in the store (a few records), and
+   * document must not be cited, even early): the documents it cites are looked up in the store (their keys only), and
    * any gone are left out of a search again, until none is. Null when the store cannot say, or it keeps finding more.
    */
   private async staleEvidence(
