@@ -39,7 +39,7 @@ import {
 } from '../estimates/memoryEstimate.ts';
 import { PendingChoice } from './pendingChoice.svelte.ts';
 import { rememberAddedPdfs } from '../pdfPage.ts';
-import type { LibraryState } from './library.svelte.ts';
+import type { LibraryHost } from './libraryHost.ts';
 
 export class DropIntake {
   /**
@@ -63,7 +63,7 @@ export class DropIntake {
   private filling: Promise<void> | null = null;
   private stopFeeding = false;
 
-  constructor(private readonly library: LibraryState) {}
+  constructor(private readonly library: LibraryHost) {}
 
   /** What the store lists as recorded but unread, less this page's own files (their bytes are being stored now). */
   leftBehind(announced: readonly AnnouncedFile[]): void {

@@ -16,18 +16,7 @@ import { sharedProgress } from './sharedProgress.svelte.ts';
 import { pageRepo } from './db.ts';
 import { DropTally, type DropRow } from '../estimates/dropProgress.ts';
 import { StallWatchdog, type Stall } from './watchdog.ts';
-import type { LibraryState } from './library.svelte.ts';
-
-/** The run stopped because the browser refused or did not finish a write; the queue is kept. */
-interface StorageStop {
-  cause: IngestStopCause;
-  /** The file being stored, when the pipeline named one. */
-  file: string | null;
-  /** Files still in the queue (names), for the user to see that nothing was lost. */
-  queued: string[];
-  /** A file the store refused to queue at all (its bytes could not be kept): it must be added again. */
-  notQueued: string | null;
-}
+import type { LibraryHost, StorageStop } from './libraryHost.ts';
 
 /**
  * The worker's per-file events (a verdict and a progress report per file) reach the view at most this often: a
@@ -58,7 +47,7 @@ export class IndexingRun {
   };
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly library: LibraryState) {}
+  constructor(private readonly library: LibraryHost) {}
 
   /** Updates the view with what the worker reported since the last flush, at most every EVENT_FLUSH_MS. */
   private scheduleFlush(): void {

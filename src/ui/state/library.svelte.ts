@@ -22,7 +22,8 @@ import { storageSplit, type StorageSplit } from '../estimates/storageSplit.ts';
 import { libraryStamp } from './libraryStamp.ts';
 import { IndexingRun } from './indexingRun.svelte.ts';
 import { DropIntake } from './dropIntake.svelte.ts';
-import { LibraryBundles, type ReadOnlyLibrary } from './libraryBundles.svelte.ts';
+import { LibraryBundles } from './libraryBundles.svelte.ts';
+import type { LibraryHost, ReadOnlyLibrary } from './libraryHost.ts';
 
 type DocumentSummary = Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'mime' | 'size' | 'addedAt'> & {
   /**
@@ -83,11 +84,11 @@ const EMPTY_COUNTS: StoreCounts = {
 
 /**
  * @public Exported so that eslint-plugin-svelte's prefer-svelte-reactivity reads its fields (the rule passes over a
- * class that is not exported), and as the type its parts (run, intake, bundles) are given; the app uses the one
- * instance, `library`. Its members a part calls and no view reads: refresh, scheduleRefresh, fileStored,
- * heardCoverage, coverageFromCounts, showReadOnly.
+ * class that is not exported); the app uses the one instance, `library`. Its parts (run, intake, bundles) are given
+ * it as a LibraryHost (libraryHost.ts), so that they need not import this file. Its members a part calls and no view
+ * reads: refresh, scheduleRefresh, fileStored, heardCoverage, coverageFromCounts, showReadOnly.
  */
-export class LibraryState {
+export class LibraryState implements LibraryHost {
   counts = $state<StoreCounts>({ ...EMPTY_COUNTS });
   /**
    * The concepts of the pages a large library is answered from (pagesThreshold.ts), or null when it is answered in
@@ -137,8 +138,9 @@ export class LibraryState {
   /** A bundle opened read-only (?bundle=… or a file): nothing is indexed or stored, questions go to the bundle. */
   readOnly = $state<ReadOnlyLibrary | null>(null);
 
-  readonly run = new IndexingRun(this);
-  readonly intake = new DropIntake(this);
+  // Typed: `this` is checked against LibraryHost, which names run and intake (TypeScript would not infer them).
+  readonly run: IndexingRun = new IndexingRun(this);
+  readonly intake: DropIntake = new DropIntake(this);
   readonly bundles = new LibraryBundles(this);
 
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;

@@ -16,23 +16,8 @@ import {
   type BundleShortfall,
 } from '../estimates/bundleFit.ts';
 import { PendingChoice } from './pendingChoice.svelte.ts';
-import type { LibraryState } from './library.svelte.ts';
+import type { LibraryHost } from './libraryHost.ts';
 import { messageOf } from '../../core/errors.ts';
-
-/** A bundle opened read-only (from ?bundle=… or a file): nothing is indexed or stored, questions go to the bundle. */
-export interface ReadOnlyLibrary {
-  url: string;
-  counts: Record<string, number>;
-  embedderId: string | null;
-  /** Read by HTTP ranges (a bundle with pages): each question fetches only the blocks it needs. */
-  byRanges?: boolean;
-  /** Its pages are read from one whole download kept out of the tab's memory (its host sent no ranges). */
-  downloaded?: boolean;
-  /** Read by ranges from the copy kept for offline use (its host could not be reached). */
-  fromOfflineCopy?: boolean;
-  /** Its documents (read whole: listed in the Library view), the first ones by title, and how many it has. */
-  documents?: { total: number; documents: { id: string; title: string; source: string }[] } | null;
-}
 
 export class LibraryBundles {
   /** A bundle about to be imported that the tab will likely not hold (bundleFit.ts): read-only by ranges, or import. */
@@ -46,7 +31,7 @@ export class LibraryBundles {
   /** ?bundle=…: bytes of the shared index downloaded so far, and its size when the server states it. */
   bundleDownload = $state<{ received: number; total: number | null } | null>(null);
 
-  constructor(private readonly library: LibraryState) {}
+  constructor(private readonly library: LibraryHost) {}
 
   /** Opens the shared bundle of ?bundle=… read-only (the page's start, instead of the local library). */
   async openReadOnly(url: string): Promise<void> {
