@@ -405,7 +405,10 @@ export class LibrarySession {
     }
     if (read.documents.length === base.documents.length) return;
     // The vectors are left out: the text's analysis does not use them, and the load takes them from its own read.
-    const text = extendOpen(ahead?.text ?? library.engine, retrievalInput({ ...read, vectors: new Map() }))?.text;
+    const text = extendOpen(
+      ahead?.text ?? library.engine,
+      retrievalInput({ ...read, vectors: new Map() }),
+    )?.text;
     this.ahead = text ? { read: { ...read, vectors: new Map() }, text } : null;
   }
 

@@ -338,9 +338,10 @@ export const ask = new AskState();
  * has only embedding left (the lexical library is then complete, and stays as it is until the semantic layer is
  * built: questions asked meanwhile find it loaded, and when the semantic layer comes, the reload reuses its
  * analysis and co-occurrence graph), the query worker loads the library and the question model in the
- * background; during a drop also after each graph refresh (warmDue.ts), so the question asked when the drop's
- * documents become searchable finds most of them loaded. Not for a read-only bundle: the query worker loads that one (and the model alongside) as soon as
- * the page asks it to open it.
+ * background. During a drop too, once its graph covers some documents (warmDue.ts): then the documents stored
+ * ahead of the graph are read and analysed as they come (LibrarySession.readAhead), so the question asked when the
+ * drop's last graph refresh lands finds them so. Not for a read-only bundle: the query worker loads that one (and
+ * the model alongside) as soon as the page asks it to open it.
  */
 function warmStart(): void {
   if (queryParam('bundle') !== null) return;
