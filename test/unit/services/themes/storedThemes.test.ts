@@ -46,6 +46,19 @@ async function droppedSamples() {
   return { db, repo };
 }
 
+/** The corpus-wide question every test asks, as the Ask view sends it. */
+const ABOUT = { question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 };
+
+/** Counts the document records read from now on (Dexie's reading hook): the stored themes' answer reads none. */
+function countDocumentReads(db: ReturnType<typeof openDatabase>): { documents: number } {
+  const reads = { documents: 0 };
+  db.documents.hook('reading', (document) => {
+    reads.documents += 1;
+    return document;
+  });
+  return reads;
+}
+
 /** A query service over the store, counting the whole-library reads (a library loaded into memory). */
 function queryOver(db: ReturnType<typeof openDatabase>, repo: Repo) {
   const counts = { corpusLoads: 0 };
@@ -78,7 +91,7 @@ describe('themes stored with the graph', () => {
     expect(stored).toEqual(inMemory);
 
     const { query, counts } = queryOver(db, repo);
-    const early = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    const early = await query.ask(ABOUT);
     expect(counts.corpusLoads).toBe(0);
     expect(early.themes?.themes.map((t) => t.label)).toEqual(
       inMemory.themes.slice(0, early.themes!.themes.length).map((t) => t.label),
@@ -100,7 +113,7 @@ describe('themes stored with the graph', () => {
     });
     expect(content.themes).toBeUndefined();
     expect(counts.corpusLoads).toBe(1);
-    const loaded = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    const loaded = await query.ask(ABOUT);
     expect(loaded.themes).toEqual(early.themes);
     expect(loaded.evidence.map((e) => e.chunkId)).toEqual(early.evidence.map((e) => e.chunkId));
   });
@@ -116,7 +129,7 @@ describe('themes stored with the graph', () => {
     const { query, counts } = queryOver(db, repo);
     await query.warmUp({ embedder: false });
     expect(counts.corpusLoads).toBe(1);
-    const answer = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    const answer = await query.ask(ABOUT);
     expect(answer.themes?.themes[0].label).toBe('the stored label');
     // Stored with another graph record than the one the library is opened with: computed from the library instead.
     await db.graph.put({
@@ -125,7 +138,7 @@ describe('themes stored with the graph', () => {
     } as never);
     const other = queryOver(db, repo).query;
     await other.warmUp({ embedder: false });
-    const computed = await other.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    const computed = await other.ask(ABOUT);
     expect(computed.themes?.themes[0].label).not.toBe('the stored label');
   });
 
@@ -137,17 +150,13 @@ describe('themes stored with the graph', () => {
     // The answer from the documents (the library in memory), to compare with.
     const inMemory = queryOver(db, repo).query;
     await inMemory.warmUp({ embedder: false });
-    const loaded = await inMemory.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    const loaded = await inMemory.ask(ABOUT);
 
-    let documentsRead = 0;
-    db.documents.hook('reading', (document) => {
-      documentsRead += 1;
-      return document;
-    });
+    const reads = countDocumentReads(db);
     const { query, counts } = queryOver(db, repo);
-    const early = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    const early = await query.ask(ABOUT);
     expect(counts.corpusLoads).toBe(0);
-    expect(documentsRead).toBe(0);
+    expect(reads.documents).toBe(0);
     // The same passages, texts, titles, offsets and sentences as the answer over the library in memory.
     expect(early.themes).toEqual(loaded.themes);
     expect(early.evidence).toEqual(loaded.evidence);
@@ -161,26 +170,18 @@ describe('themes stored with the graph', () => {
     };
     const record = (await table.get('themes')) as Record<string, unknown>;
     expect(record.format).toBe(2);
-    const current = await queryOver(db, repo).query.ask({
-      question: 'What is this about?',
-      mode: DEFAULT_MODE,
-      budget: 12000,
-    });
-    let documentsRead = 0;
-    db.documents.hook('reading', (document) => {
-      documentsRead += 1;
-      return document;
-    });
+    const current = await queryOver(db, repo).query.ask(ABOUT);
+    const reads = countDocumentReads(db);
     const { format: _format, passages: _passages, ...before } = record;
     // A record of the format before, one whose passages are not records, and one of a later format: the themes
     // are read all the same, their passages from their documents.
     for (const older of [before, { ...record, passages: [{ id: 1 }] }, { ...record, format: 3 }]) {
       await table.put(older);
-      documentsRead = 0;
+      reads.documents = 0;
       const { query, counts } = queryOver(db, repo);
-      const answer = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+      const answer = await query.ask(ABOUT);
       expect(counts.corpusLoads).toBe(0);
-      expect(documentsRead).toBeGreaterThan(0);
+      expect(reads.documents).toBeGreaterThan(0);
       expect(answer.themes).toEqual(current.themes);
       expect(answer.evidence).toEqual(current.evidence);
     }
@@ -194,7 +195,7 @@ describe('themes stored with the graph', () => {
     // The graph's counts are the refresh's until the next one: the themes are still read.
     expect(await repo.getThemes()).toBeDefined();
     const { query, counts } = queryOver(db, repo);
-    const answer = await query.ask({ question: 'What is this about?', mode: DEFAULT_MODE, budget: 12000 });
+    const answer = await query.ask(ABOUT);
     expect(counts.corpusLoads).toBe(0);
     expect(answer.themes).toBeDefined();
     expect(answer.evidence.length).toBeGreaterThan(0);
