@@ -78,6 +78,12 @@ export interface RetrievalParams {
    */
   lexicalBlindWeight: number;
   lexicalBlindTopChunks: number;
+  /**
+   * Term proximity (proximity.ts, BM25TP): the words' first proximityTop chunks gain proximityWeight × the nearness
+   * of the question's words in their text before the evidence is cut. 0 = BM25F alone.
+   */
+  proximityWeight: number;
+  proximityTop: number;
   /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: number;
   blendNeighbours: number;
@@ -131,6 +137,8 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   headingWeight: 1,
   lexicalBlindWeight: 100,
   unitEvidence: 0.5,
+  proximityWeight: 0,
+  proximityTop: 50,
   lexicalBlindTopChunks: 50,
   blendNeighbours: 5,
   blendFrom: 1,
