@@ -84,6 +84,10 @@ export interface RetrievalParams {
    */
   proximityWeight: number;
   proximityTop: number;
+  /** The proximity reads the chunk's heading path before its text (as BM25F reads the heading copies). */
+  proximityHeadings: boolean;
+  /** The proximity multiplies the words' score by 1 + weight × its share of its highest, instead of adding to it. */
+  proximityScaled: boolean;
   /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: number;
   blendNeighbours: number;
@@ -139,6 +143,8 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   unitEvidence: 0.5,
   proximityWeight: 0,
   proximityTop: 50,
+  proximityHeadings: false,
+  proximityScaled: false,
   lexicalBlindTopChunks: 50,
   blendNeighbours: 5,
   blendFrom: 1,

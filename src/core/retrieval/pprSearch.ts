@@ -183,7 +183,13 @@ export function rankPpr(
       termScores,
       words,
       { analyzer: lexicon.analyzer, ...lexicon.proximity },
-      { weight: p.proximityWeight, top: p.proximityTop, k1: p.bm25K1 },
+      {
+        weight: p.proximityWeight,
+        top: p.proximityTop,
+        k1: p.bm25K1,
+        headings: p.proximityHeadings,
+        scaled: p.proximityScaled,
+      },
     );
   const blend = questionBlend(
     {

@@ -13,6 +13,8 @@ export interface ProximityReader {
   analyzer: TermAnalyzer;
   /** The chunk's text; undefined while it is not read yet (a library read by ranges notes it and asks again). */
   chunkText(chunk: number): string | undefined;
+  /** The chunk's heading path (document › heading › subheading), read before its text when headings count. */
+  chunkPath(chunk: number): readonly string[] | undefined;
   /** The word's BM25 IDF over the text (0 for a word no chunk holds). */
   idf(term: string): number;
 }
@@ -107,17 +109,29 @@ export function proximityRerank(
   ranking: readonly Candidate[],
   questionTerms: readonly string[],
   reader: ProximityReader,
-  { weight, top, k1 }: { weight: number; top: number; k1: number },
+  {
+    weight,
+    top,
+    k1,
+    headings = false,
+    scaled = false,
+  }: { weight: number; top: number; k1: number; headings?: boolean; scaled?: boolean },
 ): Candidate[] {
   if (!(weight > 0) || top <= 0 || ranking.length === 0) return [...ranking];
   const words = questionWords(questionTerms, (t) => reader.idf(t));
   if (words.weights.length < 2) return [...ranking];
   const out = ranking.map((c) => ({ ...c }));
+  let ceiling = 0;
+  for (const w of words.weights) ceiling += Math.min(1, w) * (k1 + 1);
   const n = Math.min(top, out.length);
   for (let i = 0; i < n; i++) {
     const text = reader.chunkText(out[i].chunk);
     if (text === undefined) continue;
-    out[i].score += weight * proximityScore(reader.analyzer.terms(text), words, k1);
+    const path = headings ? (reader.chunkPath(out[i].chunk) ?? []) : [];
+    const terms = reader.analyzer.terms(path.length ? `${path.join('\n')}\n${text}` : text);
+    const near = proximityScore(terms, words, k1);
+    // Scaled: the score's share of its highest (every word saturated) multiplies the words' score instead.
+    out[i].score = scaled ? out[i].score * (1 + (weight * near) / ceiling) : out[i].score + weight * near;
   }
   return out.sort((a, b) => b.score - a.score || a.chunk - b.chunk);
 }

@@ -8,7 +8,7 @@ const analyzer = createTermAnalyzer();
 const K1 = 1.2;
 
 function reader(texts: Record<number, string | undefined>, idf: Record<string, number>): ProximityReader {
-  return { analyzer, chunkText: (k) => texts[k], idf: (t) => idf[t] ?? 0 };
+  return { analyzer, chunkText: (k) => texts[k], chunkPath: () => undefined, idf: (t) => idf[t] ?? 0 };
 }
 
 /** BM25TP's saturation of one word's accumulator, weighted by min(1, its IDF). */
