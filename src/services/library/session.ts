@@ -9,11 +9,19 @@ import type { AtomicQuestion } from '../../core/atomic/index.ts';
 import { isCompactGraph, isConceptTableGraph } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
-import type { RetrievalEngine } from '../../core/retrieval/index.ts';
+import type { PreparedText, RetrievalEngine } from '../../core/retrieval/index.ts';
 import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
-import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
+import {
+  engineLoaded,
+  extendOpen,
+  loadEngine,
+  prepareOpen,
+  retrievalInput,
+  takeRetrievalInput,
+  type PreparedOpen,
+} from './engine.ts';
 import type { PrebuildRequest, PrebuiltGraph } from './graphPrebuild.ts';
 import { coveredByGraph, sameLexicalLibrary } from './graphCoverage.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
@@ -97,6 +105,14 @@ export class LibrarySession {
    * refreshes): its answers are over the others, and the page asks again once the refresh takes them in.
    */
   private readonly uncovered = new WeakMap<QuestionLibrary, number>();
+  /**
+   * During a drop, every stored document read and its text analysed ahead of the graph that will cover it
+   * (readAhead): the load after the graph refresh reads only what was stored since and analyses only that. Without
+   * it the question asked when the drop's last refresh lands waited for the documents that refresh took in to be
+   * read and analysed: most of them, since a drop's files are stored faster than the graph is refreshed (the first
+   * question after "searchable", 5.4–12.5 s on docs-scale, docs/results/trust.md round eleven).
+   */
+  private ahead: { read: LoadedCorpus; text: PreparedText } | null = null;
   /** What each loaded library holds, by its index record (contentStamp; absent: the record cannot tell). */
   private readonly contents = new WeakMap<QuestionLibrary, string>();
   /** What each loaded library answers from, by its index record (coveredStamp; absent: the record cannot tell). */
@@ -305,11 +321,15 @@ export class LibrarySession {
     // load 18, docs/results/trust.md). A removal reads everything.
     const before = this.previous;
     const held = before ? this.corpora.get(before) : undefined;
+    // What was read ahead of the graph holds every document `held` does, and those stored after it up to then.
+    const ahead = this.ahead;
+    const base = ahead?.read ?? held;
     const grown =
-      held && this.deps.library.loadAdded
-        ? await this.deps.library.loadAdded(held, (step) => mark(`read.${step}`))
+      base && this.deps.library.loadAdded
+        ? await this.deps.library.loadAdded(base, (step) => mark(`read.${step}`))
         : null;
     marks.incremental = grown ? 1 : 0;
+    if (!grown) this.ahead = null;
     const read = grown ?? (await this.deps.library.loadCorpus((table) => mark(`read.${table}`)));
     // While a drop is ahead of the stored graph, the documents it covers (what the app calls searchable).
     let corpus = coveredByGraph(read);
@@ -325,7 +345,12 @@ export class LibrarySession {
       const taken = takeRetrievalInput(corpus);
       const input = taken.input;
       corpus = taken.corpus;
-      const extended = grown && before ? extendOpen(before.engine, input) : undefined;
+      // From the text analysed ahead when the graph now covers all it holds (in the same order), else from the
+      // engine before (the graph covers fewer documents than were read ahead).
+      const fromAhead = grown && ahead ? extendOpen(ahead.text, input) : undefined;
+      if (fromAhead) marks.aheadUsed = 1;
+      const extended: PreparedOpen | undefined =
+        fromAhead ?? (grown && before ? extendOpen(before.engine, input) : undefined);
       if (extended) mark('textExtended');
       load = (c) => loadEngine(c, extended ?? { input });
       const stored: unknown = corpus.graph?.graph;
@@ -343,6 +368,8 @@ export class LibrarySession {
     const library = openLibrary(corpus, load);
     if (read.documents.length > corpus.documents.length)
       this.uncovered.set(library, read.documents.length - corpus.documents.length);
+    // The graph covers everything read: nothing is ahead of it any more.
+    else this.ahead = null;
     if (!this.deps.loadEngine) this.corpora.set(library, corpus);
     this.stamps.set(library, graphStamp(corpus.meta));
     const contents = contentStamp(corpus.meta);
@@ -354,6 +381,35 @@ export class LibrarySession {
       for (const [step, ms] of Object.entries(library.engine.timings))
         marks[`engine.${step}`] = Math.round(ms);
     return library;
+  }
+
+  /**
+   * While a drop is ahead of the stored graph (the library loaded leaves stored documents out: coveredByGraph),
+   * reads the documents stored since the last read and analyses their text, so the load after the next graph
+   * refresh finds them read and analysed (ahead). The warm start calls it after each change during a drop; only
+   * what was stored since is read each time. Not for a read-only bundle or an engine built by the caller.
+   */
+  async readAhead(): Promise<void> {
+    const library = this.loaded?.done ? this.loaded.value : undefined;
+    if (!library || this.readOnly || this.deps.loadEngine || !this.deps.library.loadAdded) return;
+    if (this.documentsAwaitingGraph(library) === 0) return;
+    const ahead = this.ahead;
+    const base = ahead?.read ?? this.corpora.get(library);
+    if (!base) return;
+    const read = await this.deps.library.loadAdded(base);
+    // Another load or read ahead replaced what this one started from meanwhile: it is newer.
+    if (this.ahead !== ahead) return;
+    if (!read) {
+      this.ahead = null;
+      return;
+    }
+    if (read.documents.length === base.documents.length) return;
+    // The vectors are left out: the text's analysis does not use them, and the load takes them from its own read.
+    const text = extendOpen(
+      ahead?.text ?? library.engine,
+      retrievalInput({ ...read, vectors: new Map() }),
+    )?.text;
+    this.ahead = text ? { read: { ...read, vectors: new Map() }, text } : null;
   }
 
   /** Documents stored when `library` was read that its graph did not cover (0: none; see coveredByGraph). */

@@ -10,6 +10,7 @@ import { prepareFile } from '../../../../src/core/prepare.ts';
 import { rebuildConceptGraph } from '../../../support/fullGraphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
+import { termAnalyzer } from '../../../../src/services/library/engine.ts';
 import { createGraphPrebuilder } from '../../../../src/services/library/graphPrebuild.ts';
 import type { QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { LibrarySession } from '../../../../src/services/library/session.ts';
@@ -181,6 +182,38 @@ describe('the library after documents were added', () => {
     // Every chunk, score and best sentence in ppr, bm25 and rrf: those of a library loaded afresh, graph made here.
     expect(after.documents.size).toBe(PASSAGES.length);
     expect(answers(after)).toEqual(answers(await session([]).library()));
+  });
+
+  it('reads and analyses the documents stored ahead of the graph before the refresh, and answers as afresh', async () => {
+    await drop(PASSAGES.slice(0, 30));
+    const reads: string[] = [];
+    const held = session(reads);
+    await held.library();
+    // Two stretches of a drop between graph refreshes, each read ahead as the warm start does after a change.
+    await drop(PASSAGES.slice(30, 45), async () => undefined);
+    held.invalidate('library');
+    await held.library();
+    await held.readAhead();
+    await drop(PASSAGES.slice(45), async () => undefined);
+    held.invalidate('library');
+    await held.library();
+    await held.readAhead();
+    // Only what was stored since each read: the first read ahead from the library's corpus, the second from the first.
+    expect(reads).toEqual(['whole', 'added', 'added']);
+
+    // The refresh takes all of them in: the load reads nothing again and analyses no chunk (all were, ahead).
+    await rebuildConceptGraph(repo, new AbortController().signal);
+    held.invalidate('library');
+    const terms = vi.spyOn(termAnalyzer(), 'terms');
+    const after = await held.library();
+    expect(terms).not.toHaveBeenCalled();
+    terms.mockRestore();
+    expect(held.loadTimings()?.aheadUsed).toBe(1);
+    expect(held.loadTimings()?.uncoveredChunks).toBe(0);
+    expect(reads).toEqual(['whole', 'added', 'added', 'added']);
+    const fresh = await session([]).library();
+    expect([...after.chunks.keys()]).toEqual([...fresh.chunks.keys()]);
+    expect(answers(after)).toEqual(answers(fresh));
   });
 
   it('reads the whole library again after a removal', async () => {
