@@ -28,6 +28,18 @@ import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
 import { track, type Tracked } from './tracked.ts';
 
+/**
+ * At most this many documents per read ahead: one short read transaction (the ingest worker's writes to the same
+ * tables wait for it) and one short analysis on the query thread (a question waits for it).
+ */
+const AHEAD_DOCUMENTS = 250;
+/**
+ * A read ahead waits this many times its own last cost before the next, as the drop's graph refreshes are spaced by
+ * theirs: it takes at most a third of the query worker's time during a drop, on cores the ingest worker needs.
+ * Round eleven's read ahead, unspaced, made MuSiQue's drop searchable 1.8–13.5 s later (docs/results/trust.md).
+ */
+const AHEAD_SPACING = 2;
+
 export interface LibrarySessionDeps {
   /** The IndexedDB library. */
   library: {
@@ -36,7 +48,11 @@ export interface LibrarySessionDeps {
      * The corpus `held` (read before) with the documents stored since, reading only those (null: a document of
      * `held` was removed). Absent: every load reads the whole library.
      */
-    loadAdded?(held: LoadedCorpus, mark?: (step: string) => void): Promise<LoadedCorpus | null>;
+    loadAdded?(
+      held: LoadedCorpus,
+      mark?: (step: string) => void,
+      limit?: number,
+    ): Promise<LoadedCorpus | null>;
     /**
      * The index record alone (one small read): a question checks it against the library it would answer from,
      * and reloads when the graph was written since (the page tells of changes too, but a question asked as indexing
@@ -113,6 +129,12 @@ export class LibrarySession {
    * question after "searchable", 5.4–12.5 s on docs-scale, docs/results/trust.md round eleven).
    */
   private ahead: { read: LoadedCorpus; text: PreparedText } | null = null;
+  /** A read ahead is running (one at a time: a second would read the same documents). */
+  private aheadBusy = false;
+  /** performance.now() before which no read ahead starts (AHEAD_SPACING). */
+  private aheadNext = 0;
+  /** The read ahead waiting for aheadNext. */
+  private aheadTimer: ReturnType<typeof setTimeout> | undefined;
   /** What each loaded library holds, by its index record (contentStamp; absent: the record cannot tell). */
   private readonly contents = new WeakMap<QuestionLibrary, string>();
   /** What each loaded library answers from, by its index record (coveredStamp; absent: the record cannot tell). */
@@ -390,26 +412,50 @@ export class LibrarySession {
    * what was stored since is read each time. Not for a read-only bundle or an engine built by the caller.
    */
   async readAhead(): Promise<void> {
+    if (this.aheadBusy) return;
+    const wait = this.aheadNext - performance.now();
+    if (wait > 0) {
+      // Spaced by its own cost; the call that came meanwhile runs when the wait is over, so the documents stored
+      // last before a refresh are still read ahead.
+      this.aheadTimer ??= setTimeout(() => {
+        this.aheadTimer = undefined;
+        this.readAhead().catch(() => undefined);
+      }, wait);
+      return;
+    }
     const library = this.loaded?.done ? this.loaded.value : undefined;
     if (!library || this.readOnly || this.deps.loadEngine || !this.deps.library.loadAdded) return;
     if (this.documentsAwaitingGraph(library) === 0) return;
     const ahead = this.ahead;
     const base = ahead?.read ?? this.corpora.get(library);
     if (!base) return;
-    const read = await this.deps.library.loadAdded(base);
-    // Another load or read ahead replaced what this one started from meanwhile: it is newer.
-    if (this.ahead !== ahead) return;
-    if (!read) {
-      this.ahead = null;
-      return;
+    this.aheadBusy = true;
+    const t0 = performance.now();
+    let more = false;
+    try {
+      const read = await this.deps.library.loadAdded(base, undefined, AHEAD_DOCUMENTS);
+      // Another load replaced what this one started from meanwhile: it is newer.
+      if (this.ahead !== ahead) return;
+      if (!read) {
+        this.ahead = null;
+        return;
+      }
+      const added = read.documents.length - base.documents.length;
+      if (added === 0) return;
+      more = added >= AHEAD_DOCUMENTS;
+      // The vectors are left out: the text's analysis does not use them, and the load takes them from its own read.
+      const text = extendOpen(
+        ahead?.text ?? library.engine,
+        retrievalInput({ ...read, vectors: new Map() }),
+      )?.text;
+      this.ahead = text ? { read: { ...read, vectors: new Map() }, text } : null;
+    } finally {
+      this.aheadBusy = false;
+      const end = performance.now();
+      this.aheadNext = end + (end - t0) * AHEAD_SPACING;
+      // The documents past the limit: the next part after the wait, whether or not another change comes.
+      if (more) this.readAhead().catch(() => undefined);
     }
-    if (read.documents.length === base.documents.length) return;
-    // The vectors are left out: the text's analysis does not use them, and the load takes them from its own read.
-    const text = extendOpen(
-      ahead?.text ?? library.engine,
-      retrievalInput({ ...read, vectors: new Map() }),
-    )?.text;
-    this.ahead = text ? { read: { ...read, vectors: new Map() }, text } : null;
   }
 
   /** Documents stored when `library` was read that its graph did not cover (0: none; see coveredByGraph). */
