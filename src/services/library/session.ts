@@ -133,6 +133,8 @@ export class LibrarySession {
   private aheadBusy = false;
   /** performance.now() before which no read ahead starts (AHEAD_SPACING). */
   private aheadNext = 0;
+  /** What the read aheads since the last load did (runs, documents, ms reading, ms analysing): the next load's marks. */
+  private aheadDone = { runs: 0, documents: 0, readMs: 0, analyzeMs: 0 };
   /** The read ahead waiting for aheadNext. */
   private aheadTimer: ReturnType<typeof setTimeout> | undefined;
   /** What each loaded library holds, by its index record (contentStamp; absent: the record cannot tell). */
@@ -330,6 +332,14 @@ export class LibrarySession {
     // When it began, on the wall clock (a bench compares it with the page's navigation).
     const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
     this.lastLoad = marks;
+    const done = this.aheadDone;
+    if (done.runs > 0) {
+      marks['ahead.runs'] = done.runs;
+      marks['ahead.documents'] = done.documents;
+      marks['ahead.readMs'] = Math.round(done.readMs);
+      marks['ahead.analyzeMs'] = Math.round(done.analyzeMs);
+      this.aheadDone = { runs: 0, documents: 0, readMs: 0, analyzeMs: 0 };
+    }
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     // Asked for first: the graph worker reads the stored graph record and builds its graph while this thread reads
     // and analyses. A lexical library's graph from its concept table on every load (on this thread it took 4.5 s of
@@ -443,12 +453,18 @@ export class LibrarySession {
       const added = read.documents.length - base.documents.length;
       if (added === 0) return;
       more = added >= AHEAD_DOCUMENTS;
+      const t1 = performance.now();
       // The vectors are left out: the text's analysis does not use them, and the load takes them from its own read.
       const text = extendOpen(
         ahead?.text ?? library.engine,
         retrievalInput({ ...read, vectors: new Map() }),
       )?.text;
       this.ahead = text ? { read: { ...read, vectors: new Map() }, text } : null;
+      const done = this.aheadDone;
+      done.runs++;
+      done.documents += added;
+      done.readMs += t1 - t0;
+      done.analyzeMs += performance.now() - t1;
     } finally {
       this.aheadBusy = false;
       const end = performance.now();
