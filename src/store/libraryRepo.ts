@@ -191,55 +191,69 @@ export class LibraryRepo {
     limit?: number,
   ): Promise<LoadedCorpus | null> {
     const db = this.db;
-    return db.transaction(
-      'r',
-      [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph],
-      async () => {
-        const [meta, ids] = await Promise.all([
-          db.meta.get('index'),
-          db.documents.toCollection().primaryKeys() as Promise<string[]>,
-        ]);
-        const stored = new Set(ids);
-        if (held.documents.some((d) => !stored.has(d.id))) return null;
-        const known = new Set(held.documents.map((d) => d.id));
-        const ranges = addedRanges(ids, known, limit);
-        const added = new Set(ranges.flatMap((r) => r.ids));
-        // Each range read with one request per table, every range asked at once. A range holds only added
-        // documents' records: every stored document between its ends is an added one (addedRanges).
-        const inRanges = <T extends { docId: string }>(read: (first: string, end: string) => Promise<T[]>) =>
-          Promise.all(ranges.map((r) => read(r.first, r.last + KEY_END))).then((lists) =>
-            lists.flat().filter((x) => added.has(x.docId)),
-          );
-        const tally = meta?.sentenceTally;
-        const allVectors = tally !== undefined && (meta?.vectorRows ?? 0) >= tally.sentences;
-        const [documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] = await Promise.all([
-          Promise.all(ranges.map((r) => db.documents.where(':id').between(r.first, r.last, true, true).toArray())),
-          inRanges((a, b) => db.sections.where(':id').between(a, b, true, true).toArray()),
-          inRanges((a, b) => db.chunks.where(':id').between(a, b, true, true).toArray()),
-          inRanges((a, b) => db.sentences.where(':id').between(a, b, true, true).toArray()),
-          db.graph.get('concept'),
-          allVectors ? db.vectors.toArray() : Promise.resolve([]),
-        ]);
-        mark?.('added');
-        const present = documents.flat().filter((d) => added.has(d.id));
-        const texts = new Map(present.map((d) => [d.id, d.text]));
-        return {
-          meta,
-          documents: mergeById(held.documents, present),
-          sections: mergeById(held.sections, sections),
-          chunks: mergeById(
-            held.chunks,
-            chunkRecords.map((c) => withText(c, texts.get(c.docId))),
-          ),
-          sentences: mergeById(
-            held.sentences,
-            sentenceRecords.map((c) => withText(c, texts.get(c.docId))),
-          ),
-          vectors: new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)])),
-          graph,
-        };
-      },
-    );
+    // A read ahead (limit given) reads the text tables alone: the index record, the graph and the vectors are the
+    // load's, and a read transaction over them would hold off the graph refresh's and the embedder's writes.
+    const ahead = limit !== undefined;
+    const scope = ahead
+      ? [db.documents, db.sections, db.chunks, db.sentences]
+      : [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph];
+    return db.transaction('r', scope, async () => {
+      const [meta, ids] = await Promise.all([
+        ahead ? held.meta : db.meta.get('index'),
+        db.documents.toCollection().primaryKeys() as Promise<string[]>,
+      ]);
+      const stored = new Set(ids);
+      if (held.documents.some((d) => !stored.has(d.id))) return null;
+      const known = new Set(held.documents.map((d) => d.id));
+      const ranges = keyRanges(addedRanges(ids, known, limit));
+      const added = new Set(ranges.flatMap((r) => r.ids));
+      // Each range read with one request per table, every range asked at once; what a merged range holds of the
+      // documents read before is left out.
+      const inRanges = <T>(read: (first: string, end: string) => Promise<T[]>, docId: (x: T) => string) =>
+        Promise.all(ranges.map((r) => read(r.first, r.last + KEY_END))).then((lists) =>
+          lists.flat().filter((x) => added.has(docId(x))),
+        );
+      const tally = meta?.sentenceTally;
+      const allVectors = !ahead && tally !== undefined && (meta?.vectorRows ?? 0) >= tally.sentences;
+      const [documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] = await Promise.all([
+        inRanges(
+          (a, b) => db.documents.where(':id').between(a, b, true, true).toArray(),
+          (d) => d.id,
+        ),
+        inRanges(
+          (a, b) => db.sections.where(':id').between(a, b, true, true).toArray(),
+          (x) => x.docId,
+        ),
+        inRanges(
+          (a, b) => db.chunks.where(':id').between(a, b, true, true).toArray(),
+          (x) => x.docId,
+        ),
+        inRanges(
+          (a, b) => db.sentences.where(':id').between(a, b, true, true).toArray(),
+          (x) => x.docId,
+        ),
+        ahead ? held.graph : db.graph.get('concept'),
+        allVectors ? db.vectors.toArray() : Promise.resolve([]),
+      ]);
+      mark?.('added');
+      const present = documents;
+      const texts = new Map(present.map((d) => [d.id, d.text]));
+      return {
+        meta,
+        documents: mergeById(held.documents, present),
+        sections: mergeById(held.sections, sections),
+        chunks: mergeById(
+          held.chunks,
+          chunkRecords.map((c) => withText(c, texts.get(c.docId))),
+        ),
+        sentences: mergeById(
+          held.sentences,
+          sentenceRecords.map((c) => withText(c, texts.get(c.docId))),
+        ),
+        vectors: ahead ? held.vectors : new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)])),
+        graph,
+      };
+    });
   }
 
   /** Every stored chunk's id, in id order (the keys only: no record is read). */
@@ -386,6 +400,31 @@ function addedRanges(
     }
   }
   return ranges;
+}
+
+/**
+ * At most this many key ranges per table: a range is a request, and a request costs more than a record. Late in a
+ * drop the documents stored since the last read fall between those read before (ids are hashes), one run each; runs
+ * are then merged, and the documents read before that a merged range holds are read again and left out.
+ */
+const MAX_RANGES = 16;
+
+/** `runs` merged into at most MAX_RANGES ranges of consecutive runs, as many runs in each. */
+function keyRanges(
+  runs: { first: string; last: string; ids: string[] }[],
+): { first: string; last: string; ids: string[] }[] {
+  if (runs.length <= MAX_RANGES) return runs;
+  const per = Math.ceil(runs.length / MAX_RANGES);
+  const merged: { first: string; last: string; ids: string[] }[] = [];
+  for (let i = 0; i < runs.length; i += per) {
+    const group = runs.slice(i, i + per);
+    merged.push({
+      first: group[0]!.first,
+      last: group[group.length - 1]!.last,
+      ids: group.flatMap((r) => r.ids),
+    });
+  }
+  return merged;
 }
 
 function mergeById<T extends { id: string }>(held: readonly T[], added: T[]): T[] {
