@@ -41,6 +41,11 @@ const AHEAD_DOCUMENTS = 500;
 const AHEAD_SPACING = 2;
 
 export interface LibrarySessionDeps {
+  /**
+   * How much a read ahead takes at a time (documents) and how long it waits after one (times its own cost):
+   * AHEAD_DOCUMENTS and AHEAD_SPACING unless given (a test reads a few documents at a time, without waiting).
+   */
+  readAhead?: { documents: number; spacing: number };
   /** The IndexedDB library. */
   library: {
     loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus>;
@@ -441,9 +446,13 @@ export class LibrarySession {
     if (!base) return;
     this.aheadBusy = true;
     const t0 = performance.now();
+    const { documents: limit, spacing } = this.deps.readAhead ?? {
+      documents: AHEAD_DOCUMENTS,
+      spacing: AHEAD_SPACING,
+    };
     let more = false;
     try {
-      const read = await this.deps.library.loadAdded(base, undefined, AHEAD_DOCUMENTS);
+      const read = await this.deps.library.loadAdded(base, undefined, limit);
       // Another load replaced what this one started from meanwhile: it is newer.
       if (this.ahead !== ahead) return;
       if (!read) {
@@ -452,7 +461,7 @@ export class LibrarySession {
       }
       const added = read.documents.length - base.documents.length;
       if (added === 0) return;
-      more = added >= AHEAD_DOCUMENTS;
+      more = added >= limit;
       const t1 = performance.now();
       // The vectors are left out: the text's analysis does not use them, and the load takes them from its own read.
       const text = extendOpen(
@@ -460,6 +469,8 @@ export class LibrarySession {
         retrievalInput({ ...read, vectors: new Map() }),
       )?.text;
       this.ahead = text ? { read: { ...read, vectors: new Map() }, text } : null;
+      // Text that cannot be extended (another analyser meanwhile): the load reads and analyses; no next part.
+      if (!text) more = false;
       const done = this.aheadDone;
       done.runs++;
       done.documents += added;
@@ -468,10 +479,15 @@ export class LibrarySession {
     } finally {
       this.aheadBusy = false;
       const end = performance.now();
-      this.aheadNext = end + (end - t0) * AHEAD_SPACING;
-      // The documents past the limit: the next part after the wait, whether or not another change comes.
-      if (more) this.readAhead().catch(() => undefined);
+      this.aheadNext = end + (end - t0) * spacing;
     }
+    // The documents past the limit: the next part after the wait, whether or not another change comes.
+    if (more) await this.readAhead();
+  }
+
+  /** What the read aheads did since the last load began (the next load's marks: loadTimings). */
+  readAheadDone(): Readonly<{ runs: number; documents: number; readMs: number; analyzeMs: number }> {
+    return this.aheadDone;
   }
 
   /** Documents stored when `library` was read that its graph did not cover (0: none; see coveredByGraph). */
