@@ -32,7 +32,7 @@ import { track, type Tracked } from './tracked.ts';
  * At most this many documents per read ahead: one short read transaction (the ingest worker's writes to the same
  * tables wait for it) and one short analysis on the query thread (a question waits for it).
  */
-const AHEAD_DOCUMENTS = 500;
+const AHEAD_DOCUMENTS = 2000;
 /**
  * A read ahead waits this many times its own last cost before the next, as the drop's graph refreshes are spaced by
  * theirs: it takes at most a third of the query worker's time during a drop, on cores the ingest worker needs.

@@ -353,7 +353,8 @@ function warmStart(): void {
       // question after the semantic layer does not wait for it (measured on MuSiQue: 3.1 s to its result when the
       // model loaded only then).
       const vectors = library.layers.semantic || library.onlyEmbedding;
-      if (!warmDue(indexing, searchableDocuments(library)) || version === loadedVersion) return;
+      if (!warmDue(indexing, searchableDocuments(library), library.waiting) || version === loadedVersion)
+        return;
       const timer = setTimeout(() => {
         ask.warmUp(version, false, vectors).catch(() => undefined);
       }, WARM_DELAY_MS);
