@@ -176,84 +176,54 @@ export class LibraryRepo {
    * since: only those are read, with the index record and the graph. Vectors are read only when every sentence has
    * its vector (the engine takes none before: retrievalInput), and then for every document. Null when a document of
    * `held` is gone (a removal: the caller reads the whole library). Every list is in id order, as loadCorpus's.
-   * `limit`: at most this many of the added documents (the first in id order); the rest are left for the next call
-   * (what a read ahead during a drop takes at a time, LibrarySession.readAhead).
-   *
-   * The added documents are read by key ranges, not one indexed read per document and table: every record of a
-   * document has a primary key that begins with the document's id (chunk.ts), so the documents added between two
-   * held ones in id order are one range of each table, read with one request. One read per document (6,761 small
-   * MuSiQue documents, each a request to four tables) held the store for seconds against the ingest worker's
-   * writes during a drop (docs/results/trust.md, round eleven, second part).
    */
-  async loadAdded(
-    held: LoadedCorpus,
-    mark?: (step: string) => void,
-    limit?: number,
-  ): Promise<LoadedCorpus | null> {
+  async loadAdded(held: LoadedCorpus, mark?: (step: string) => void): Promise<LoadedCorpus | null> {
     const db = this.db;
-    // A read ahead (limit given) reads the text tables alone: the index record, the graph and the vectors are the
-    // load's, and a read transaction over them would hold off the graph refresh's and the embedder's writes.
-    const ahead = limit !== undefined;
-    const scope = ahead
-      ? [db.documents, db.sections, db.chunks, db.sentences]
-      : [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph];
-    return db.transaction('r', scope, async () => {
-      const [meta, ids] = await Promise.all([
-        ahead ? held.meta : db.meta.get('index'),
-        db.documents.toCollection().primaryKeys() as Promise<string[]>,
-      ]);
-      const stored = new Set(ids);
-      if (held.documents.some((d) => !stored.has(d.id))) return null;
-      const known = new Set(held.documents.map((d) => d.id));
-      const ranges = keyRanges(addedRanges(ids, known, limit));
-      const added = new Set(ranges.flatMap((r) => r.ids));
-      // Each range read with one request per table, every range asked at once; what a merged range holds of the
-      // documents read before is left out.
-      const inRanges = <T>(read: (first: string, end: string) => Promise<T[]>, docId: (x: T) => string) =>
-        Promise.all(ranges.map((r) => read(r.first, r.last + KEY_END))).then((lists) =>
-          lists.flat().filter((x) => added.has(docId(x))),
-        );
-      const tally = meta?.sentenceTally;
-      const allVectors = !ahead && tally !== undefined && (meta?.vectorRows ?? 0) >= tally.sentences;
-      const [documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] = await Promise.all([
-        inRanges(
-          (a, b) => db.documents.where(':id').between(a, b, true, true).toArray(),
-          (d) => d.id,
-        ),
-        inRanges(
-          (a, b) => db.sections.where(':id').between(a, b, true, true).toArray(),
-          (x) => x.docId,
-        ),
-        inRanges(
-          (a, b) => db.chunks.where(':id').between(a, b, true, true).toArray(),
-          (x) => x.docId,
-        ),
-        inRanges(
-          (a, b) => db.sentences.where(':id').between(a, b, true, true).toArray(),
-          (x) => x.docId,
-        ),
-        ahead ? held.graph : db.graph.get('concept'),
-        allVectors ? db.vectors.toArray() : Promise.resolve([]),
-      ]);
-      mark?.('added');
-      const present = documents;
-      const texts = new Map(present.map((d) => [d.id, d.text]));
-      return {
-        meta,
-        documents: mergeById(held.documents, present),
-        sections: mergeById(held.sections, sections),
-        chunks: mergeById(
-          held.chunks,
-          chunkRecords.map((c) => withText(c, texts.get(c.docId))),
-        ),
-        sentences: mergeById(
-          held.sentences,
-          sentenceRecords.map((c) => withText(c, texts.get(c.docId))),
-        ),
-        vectors: ahead ? held.vectors : new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)])),
-        graph,
-      };
-    });
+    return db.transaction(
+      'r',
+      [db.meta, db.documents, db.sections, db.chunks, db.sentences, db.vectors, db.graph],
+      async () => {
+        const [meta, ids] = await Promise.all([
+          db.meta.get('index'),
+          db.documents.toCollection().primaryKeys() as Promise<string[]>,
+        ]);
+        const stored = new Set(ids);
+        if (held.documents.some((d) => !stored.has(d.id))) return null;
+        const known = new Set(held.documents.map((d) => d.id));
+        const added = ids.filter((id) => !known.has(id));
+        // One indexed read per document, all asked at once (as loadChunks).
+        const byDocument = <T>(read: (docId: string) => Promise<T[]>) =>
+          Promise.all(added.map(read)).then((lists) => lists.flat());
+        const tally = meta?.sentenceTally;
+        const allVectors = tally !== undefined && (meta?.vectorRows ?? 0) >= tally.sentences;
+        const [documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] = await Promise.all([
+          db.documents.bulkGet(added),
+          byDocument((id) => db.sections.where('docId').equals(id).toArray()),
+          byDocument((id) => db.chunks.where('docId').equals(id).toArray()),
+          byDocument((id) => db.sentences.where('docId').equals(id).toArray()),
+          db.graph.get('concept'),
+          allVectors ? db.vectors.toArray() : Promise.resolve([]),
+        ]);
+        mark?.('added');
+        const present = documents.filter((d) => d !== undefined);
+        const texts = new Map(present.map((d) => [d.id, d.text]));
+        return {
+          meta,
+          documents: mergeById(held.documents, present),
+          sections: mergeById(held.sections, sections),
+          chunks: mergeById(
+            held.chunks,
+            chunkRecords.map((c) => withText(c, texts.get(c.docId))),
+          ),
+          sentences: mergeById(
+            held.sentences,
+            sentenceRecords.map((c) => withText(c, texts.get(c.docId))),
+          ),
+          vectors: new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)])),
+          graph,
+        };
+      },
+    );
   }
 
   /** Every stored chunk's id, in id order (the keys only: no record is read). */
@@ -369,64 +339,6 @@ async function documentCounts(
 }
 
 /** Two lists of records into one in id order (`held` is in id order already), as a read of the table gives them. */
-/** Above every character a record key has after its document's id ('#', ':'): the end of a document's key range. */
-const KEY_END = '\uffff';
-
-/**
- * The stored documents not in `known`, as runs of consecutive ids (in `ids`' order, the primary keys' order) with
- * no known document between them: each run is one key range. At most `limit` documents in all, the first ones.
- */
-function addedRanges(
-  ids: readonly string[],
-  known: ReadonlySet<string>,
-  limit = Infinity,
-): { first: string; last: string; ids: string[] }[] {
-  const ranges: { first: string; last: string; ids: string[] }[] = [];
-  let run: { first: string; last: string; ids: string[] } | null = null;
-  let taken = 0;
-  for (const id of ids) {
-    if (known.has(id)) {
-      run = null;
-      continue;
-    }
-    if (taken >= limit) break;
-    taken++;
-    if (run) {
-      run.last = id;
-      run.ids.push(id);
-    } else {
-      run = { first: id, last: id, ids: [id] };
-      ranges.push(run);
-    }
-  }
-  return ranges;
-}
-
-/**
- * At most this many key ranges per table: a range is a request, and a request costs more than a record. Late in a
- * drop the documents stored since the last read fall between those read before (ids are hashes), one run each; runs
- * are then merged, and the documents read before that a merged range holds are read again and left out.
- */
-const MAX_RANGES = 16;
-
-/** `runs` merged into at most MAX_RANGES ranges of consecutive runs, as many runs in each. */
-function keyRanges(
-  runs: { first: string; last: string; ids: string[] }[],
-): { first: string; last: string; ids: string[] }[] {
-  if (runs.length <= MAX_RANGES) return runs;
-  const per = Math.ceil(runs.length / MAX_RANGES);
-  const merged: { first: string; last: string; ids: string[] }[] = [];
-  for (let i = 0; i < runs.length; i += per) {
-    const group = runs.slice(i, i + per);
-    merged.push({
-      first: group[0]!.first,
-      last: group[group.length - 1]!.last,
-      ids: group.flatMap((r) => r.ids),
-    });
-  }
-  return merged;
-}
-
 function mergeById<T extends { id: string }>(held: readonly T[], added: T[]): T[] {
   if (added.length === 0) return [...held];
   added.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -308,28 +308,18 @@ export class RetrievalEngine {
    * graph alone was written again): only the added chunks are analysed, and their postings merged into the
    * previous engine's BM25 and heading indexes (Bm25Index.extended). The result is the one prepareText gives, to
    * the last bit. Undefined when it does not apply (a chunk removed or changed, another analyser or parameters).
-   * `previous` may also be a PreparedText this worker made with `analyzer` and the current parameters (a library
-   * read and analysed ahead of its graph, LibrarySession.readAhead): it has no engine to check them against.
    */
   static extendText(
-    previous: RetrievalEngine | PreparedText,
+    previous: RetrievalEngine,
     input: RetrievalInput,
     analyzer: TermAnalyzer,
   ): PreparedText | undefined {
     const params = resolveParams();
-    if (
-      previous instanceof RetrievalEngine &&
-      (analyzer !== previous.analyzer || REBUILD_PARAMS.some((k) => params[k] !== previous.params[k]))
-    )
+    if (analyzer !== previous.analyzer || REBUILD_PARAMS.some((k) => params[k] !== previous.params[k]))
       return undefined;
-    // The engine's private parts, or the PreparedText's own.
-    const prev: Pick<PreparedText, 'layout' | 'bm25' | 'fieldBm25'> =
-      previous instanceof RetrievalEngine
-        ? { layout: previous.layout, bm25: previous.bm25, fieldBm25: previous.fieldBm25 }
-        : previous;
     const t0 = performance.now();
     const layout = layoutCorpus(input.chunks, input.sentences);
-    const before = prev.layout.chunks;
+    const before = previous.layout.chunks;
     const place = new Uint32Array(before.length);
     const addedPlace: number[] = [];
     let k = 0;
@@ -357,11 +347,11 @@ export class RetrievalEngine {
       headings?.add(heading);
     }
     const added = Uint32Array.from(addedPlace);
-    const bm25 = prev.bm25.extended(place, text, added);
+    const bm25 = previous.bm25.extended(place, text, added);
     let fieldBm25: LexicalIndex = bm25;
     if (headings) {
       // Chunks without a heading path add no heading terms: a library that had none had no heading index.
-      const own = prev.fieldBm25 instanceof HeadingFieldBm25 ? prev.fieldBm25.headings : undefined;
+      const own = previous.fieldBm25 instanceof HeadingFieldBm25 ? previous.fieldBm25.headings : undefined;
       const base = own ?? new Bm25Index(before.map(() => []));
       const headingIndex = base.extended(place, headings, added);
       fieldBm25 = new HeadingFieldBm25(bm25, headingIndex, copies, params.bm25K1, params.bm25B);

@@ -101,10 +101,7 @@ export function takeRetrievalInput(corpus: LoadedCorpus): { input: RetrievalInpu
  * (documents added, or the graph written again): only the added chunks are analysed (RetrievalEngine.extendText).
  * Undefined when it does not apply.
  */
-export function extendOpen(
-  previous: RetrievalEngine | PreparedText,
-  input: RetrievalInput,
-): PreparedOpen | undefined {
+export function extendOpen(previous: RetrievalEngine, input: RetrievalInput): PreparedOpen | undefined {
   const text = RetrievalEngine.extendText(previous, input, termAnalyzer());
   return text && { input, text };
 }

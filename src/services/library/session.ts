@@ -9,43 +9,18 @@ import type { AtomicQuestion } from '../../core/atomic/index.ts';
 import { isCompactGraph, isConceptTableGraph } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
-import type { PreparedText, RetrievalEngine } from '../../core/retrieval/index.ts';
+import type { RetrievalEngine } from '../../core/retrieval/index.ts';
 import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
-import {
-  engineLoaded,
-  extendOpen,
-  loadEngine,
-  prepareOpen,
-  retrievalInput,
-  takeRetrievalInput,
-  type PreparedOpen,
-} from './engine.ts';
+import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
 import type { PrebuildRequest, PrebuiltGraph } from './graphPrebuild.ts';
 import { coveredByGraph, sameLexicalLibrary } from './graphCoverage.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
 import { track, type Tracked } from './tracked.ts';
 
-/**
- * At most this many documents per read ahead: one short read transaction (the ingest worker's writes to the same
- * tables wait for it) and one short analysis on the query thread (a question waits for it).
- */
-const AHEAD_DOCUMENTS = 2000;
-/**
- * A read ahead waits this many times its own last cost before the next, as the drop's graph refreshes are spaced by
- * theirs: it takes at most a third of the query worker's time during a drop, on cores the ingest worker needs.
- * Round eleven's read ahead, unspaced, made MuSiQue's drop searchable 1.8–13.5 s later (docs/results/trust.md).
- */
-const AHEAD_SPACING = 2;
-
 export interface LibrarySessionDeps {
-  /**
-   * How much a read ahead takes at a time (documents) and how long it waits after one (times its own cost):
-   * AHEAD_DOCUMENTS and AHEAD_SPACING unless given (a test reads a few documents at a time, without waiting).
-   */
-  readAhead?: { documents: number; spacing: number };
   /** The IndexedDB library. */
   library: {
     loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus>;
@@ -53,11 +28,7 @@ export interface LibrarySessionDeps {
      * The corpus `held` (read before) with the documents stored since, reading only those (null: a document of
      * `held` was removed). Absent: every load reads the whole library.
      */
-    loadAdded?(
-      held: LoadedCorpus,
-      mark?: (step: string) => void,
-      limit?: number,
-    ): Promise<LoadedCorpus | null>;
+    loadAdded?(held: LoadedCorpus, mark?: (step: string) => void): Promise<LoadedCorpus | null>;
     /**
      * The index record alone (one small read): a question checks it against the library it would answer from,
      * and reloads when the graph was written since (the page tells of changes too, but a question asked as indexing
@@ -126,22 +97,6 @@ export class LibrarySession {
    * refreshes): its answers are over the others, and the page asks again once the refresh takes them in.
    */
   private readonly uncovered = new WeakMap<QuestionLibrary, number>();
-  /**
-   * During a drop, every stored document read and its text analysed ahead of the graph that will cover it
-   * (readAhead): the load after the graph refresh reads only what was stored since and analyses only that. Without
-   * it the question asked when the drop's last refresh lands waited for the documents that refresh took in to be
-   * read and analysed: most of them, since a drop's files are stored faster than the graph is refreshed (the first
-   * question after "searchable", 5.4–12.5 s on docs-scale, docs/results/trust.md round eleven).
-   */
-  private ahead: { read: LoadedCorpus; text: PreparedText } | null = null;
-  /** A read ahead is running (one at a time: a second would read the same documents). */
-  private aheadBusy = false;
-  /** performance.now() before which no read ahead starts (AHEAD_SPACING). */
-  private aheadNext = 0;
-  /** What the read aheads since the last load did (runs, documents, ms reading, ms analysing): the next load's marks. */
-  private aheadDone = { runs: 0, documents: 0, readMs: 0, analyzeMs: 0 };
-  /** The read ahead waiting for aheadNext. */
-  private aheadTimer: ReturnType<typeof setTimeout> | undefined;
   /** What each loaded library holds, by its index record (contentStamp; absent: the record cannot tell). */
   private readonly contents = new WeakMap<QuestionLibrary, string>();
   /** What each loaded library answers from, by its index record (coveredStamp; absent: the record cannot tell). */
@@ -337,14 +292,6 @@ export class LibrarySession {
     // When it began, on the wall clock (a bench compares it with the page's navigation).
     const marks: Record<string, number> = { beganAtEpochMs: Math.round(performance.timeOrigin + t0) };
     this.lastLoad = marks;
-    const done = this.aheadDone;
-    if (done.runs > 0) {
-      marks['ahead.runs'] = done.runs;
-      marks['ahead.documents'] = done.documents;
-      marks['ahead.readMs'] = Math.round(done.readMs);
-      marks['ahead.analyzeMs'] = Math.round(done.analyzeMs);
-      this.aheadDone = { runs: 0, documents: 0, readMs: 0, analyzeMs: 0 };
-    }
     const mark = (step: string) => (marks[step] = Math.round(performance.now() - t0));
     // Asked for first: the graph worker reads the stored graph record and builds its graph while this thread reads
     // and analyses. A lexical library's graph from its concept table on every load (on this thread it took 4.5 s of
@@ -358,15 +305,11 @@ export class LibrarySession {
     // load 18, docs/results/trust.md). A removal reads everything.
     const before = this.previous;
     const held = before ? this.corpora.get(before) : undefined;
-    // What was read ahead of the graph holds every document `held` does, and those stored after it up to then.
-    const ahead = this.ahead;
-    const base = ahead?.read ?? held;
     const grown =
-      base && this.deps.library.loadAdded
-        ? await this.deps.library.loadAdded(base, (step) => mark(`read.${step}`))
+      held && this.deps.library.loadAdded
+        ? await this.deps.library.loadAdded(held, (step) => mark(`read.${step}`))
         : null;
     marks.incremental = grown ? 1 : 0;
-    if (!grown) this.ahead = null;
     const read = grown ?? (await this.deps.library.loadCorpus((table) => mark(`read.${table}`)));
     // While a drop is ahead of the stored graph, the documents it covers (what the app calls searchable).
     let corpus = coveredByGraph(read);
@@ -382,12 +325,7 @@ export class LibrarySession {
       const taken = takeRetrievalInput(corpus);
       const input = taken.input;
       corpus = taken.corpus;
-      // From the text analysed ahead when the graph now covers all it holds (in the same order), else from the
-      // engine before (the graph covers fewer documents than were read ahead).
-      const fromAhead = grown && ahead ? extendOpen(ahead.text, input) : undefined;
-      if (fromAhead) marks.aheadUsed = 1;
-      const extended: PreparedOpen | undefined =
-        fromAhead ?? (grown && before ? extendOpen(before.engine, input) : undefined);
+      const extended = grown && before ? extendOpen(before.engine, input) : undefined;
       if (extended) mark('textExtended');
       load = (c) => loadEngine(c, extended ?? { input });
       const stored: unknown = corpus.graph?.graph;
@@ -405,8 +343,6 @@ export class LibrarySession {
     const library = openLibrary(corpus, load);
     if (read.documents.length > corpus.documents.length)
       this.uncovered.set(library, read.documents.length - corpus.documents.length);
-    // The graph covers everything read: nothing is ahead of it any more.
-    else this.ahead = null;
     if (!this.deps.loadEngine) this.corpora.set(library, corpus);
     this.stamps.set(library, graphStamp(corpus.meta));
     const contents = contentStamp(corpus.meta);
@@ -418,76 +354,6 @@ export class LibrarySession {
       for (const [step, ms] of Object.entries(library.engine.timings))
         marks[`engine.${step}`] = Math.round(ms);
     return library;
-  }
-
-  /**
-   * While a drop is ahead of the stored graph (the library loaded leaves stored documents out: coveredByGraph),
-   * reads the documents stored since the last read and analyses their text, so the load after the next graph
-   * refresh finds them read and analysed (ahead). The warm start calls it after each change during a drop; only
-   * what was stored since is read each time. Not for a read-only bundle or an engine built by the caller.
-   */
-  async readAhead(): Promise<void> {
-    if (this.aheadBusy) return;
-    const wait = this.aheadNext - performance.now();
-    if (wait > 0) {
-      // Spaced by its own cost; the call that came meanwhile runs when the wait is over, so the documents stored
-      // last before a refresh are still read ahead.
-      this.aheadTimer ??= setTimeout(() => {
-        this.aheadTimer = undefined;
-        this.readAhead().catch(() => undefined);
-      }, wait);
-      return;
-    }
-    const library = this.loaded?.done ? this.loaded.value : undefined;
-    if (!library || this.readOnly || this.deps.loadEngine || !this.deps.library.loadAdded) return;
-    if (this.documentsAwaitingGraph(library) === 0) return;
-    const ahead = this.ahead;
-    const base = ahead?.read ?? this.corpora.get(library);
-    if (!base) return;
-    this.aheadBusy = true;
-    const t0 = performance.now();
-    const { documents: limit, spacing } = this.deps.readAhead ?? {
-      documents: AHEAD_DOCUMENTS,
-      spacing: AHEAD_SPACING,
-    };
-    let more = false;
-    try {
-      const read = await this.deps.library.loadAdded(base, undefined, limit);
-      // Another load replaced what this one started from meanwhile: it is newer.
-      if (this.ahead !== ahead) return;
-      if (!read) {
-        this.ahead = null;
-        return;
-      }
-      const added = read.documents.length - base.documents.length;
-      if (added === 0) return;
-      more = added >= limit;
-      const t1 = performance.now();
-      // The vectors are left out: the text's analysis does not use them, and the load takes them from its own read.
-      const text = extendOpen(
-        ahead?.text ?? library.engine,
-        retrievalInput({ ...read, vectors: new Map() }),
-      )?.text;
-      this.ahead = text ? { read: { ...read, vectors: new Map() }, text } : null;
-      // Text that cannot be extended (another analyser meanwhile): the load reads and analyses; no next part.
-      if (!text) more = false;
-      const done = this.aheadDone;
-      done.runs++;
-      done.documents += added;
-      done.readMs += t1 - t0;
-      done.analyzeMs += performance.now() - t1;
-    } finally {
-      this.aheadBusy = false;
-      const end = performance.now();
-      this.aheadNext = end + (end - t0) * spacing;
-    }
-    // The documents past the limit: the next part after the wait, whether or not another change comes.
-    if (more) await this.readAhead();
-  }
-
-  /** What the read aheads did since the last load began (the next load's marks: loadTimings). */
-  readAheadDone(): Readonly<{ runs: number; documents: number; readMs: number; analyzeMs: number }> {
-    return this.aheadDone;
   }
 
   /** Documents stored when `library` was read that its graph did not cover (0: none; see coveredByGraph). */

@@ -191,9 +191,6 @@ export class QueryService {
     const model = options.embedder === false ? Promise.resolve() : this.embedder.warm();
     const loaded = await library;
     if (loaded) await this.warmThemes(loaded);
-    // During a drop, the documents stored ahead of the graph are read and analysed now, not by the question after
-    // the next graph refresh.
-    if (loaded) await this.session.readAhead();
     if (loaded?.layers.semantic && options.embedder === false) await this.embedder.warm();
     await model;
   }

@@ -17,7 +17,6 @@ import { queryWorker } from '../workers.ts';
 import { crossTab } from './crossTab.svelte.ts';
 import { globalAnswer } from './globalAnswer.svelte.ts';
 import { askAgainDue, documentsComing, searchableDocuments } from './askAgain.ts';
-import { warmDue } from './warmDue.ts';
 import { library } from './library.svelte.ts';
 import { messageOf } from '../../core/errors.ts';
 
@@ -338,10 +337,8 @@ export const ask = new AskState();
  * has only embedding left (the lexical library is then complete, and stays as it is until the semantic layer is
  * built: questions asked meanwhile find it loaded, and when the semantic layer comes, the reload reuses its
  * analysis and co-occurrence graph), the query worker loads the library and the question model in the
- * background. During a drop too, once its graph covers some documents (warmDue.ts): then the documents stored
- * ahead of the graph are read and analysed as they come (LibrarySession.readAhead), so the question asked when the
- * drop's last graph refresh lands finds them so. Not for a read-only bundle: the query worker loads that one (and
- * the model alongside) as soon as the page asks it to open it.
+ * background. Not for a read-only bundle: the query worker loads that one (and the model alongside) as soon as
+ * the page asks it to open it.
  */
 function warmStart(): void {
   if (queryParam('bundle') !== null) return;
@@ -353,10 +350,9 @@ function warmStart(): void {
       // question after the semantic layer does not wait for it (measured on MuSiQue: 3.1 s to its result when the
       // model loaded only then).
       const vectors = library.layers.semantic || library.onlyEmbedding;
-      if (!warmDue(indexing, searchableDocuments(library), library.waiting) || version === loadedVersion)
-        return;
+      if (indexing || version === loadedVersion) return;
       const timer = setTimeout(() => {
-        ask.warmUp(version, false, vectors).catch(() => undefined);
+        ask.warmUp(version, indexing, vectors).catch(() => undefined);
       }, WARM_DELAY_MS);
       return () => clearTimeout(timer);
     });

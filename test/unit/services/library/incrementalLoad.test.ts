@@ -10,19 +10,18 @@ import { prepareFile } from '../../../../src/core/prepare.ts';
 import { rebuildConceptGraph } from '../../../support/fullGraphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
-import { termAnalyzer } from '../../../../src/services/library/engine.ts';
 import { createGraphPrebuilder } from '../../../../src/services/library/graphPrebuild.ts';
 import type { QuestionLibrary } from '../../../../src/services/library/questionLibrary.ts';
 import { LibrarySession } from '../../../../src/services/library/session.ts';
 import { openDatabase } from '../../../../src/store/db.ts';
-import { Repo, type LoadedCorpus } from '../../../../src/store/repo.ts';
+import { Repo } from '../../../../src/store/repo.ts';
 
 const MUSIQUE_300 = join(import.meta.dirname, '../../../fixtures/musique-300/corpus.jsonl');
-const ALL_PASSAGES = readFileSync(MUSIQUE_300, 'utf8')
+const PASSAGES = readFileSync(MUSIQUE_300, 'utf8')
   .trim()
   .split('\n')
+  .slice(0, 60)
   .map((line) => JSON.parse(line) as { id: string; text: string });
-const PASSAGES = ALL_PASSAGES.slice(0, 60);
 const QUESTIONS = [
   'Who was the father of Lothair II?',
   'When was the stadium opened?',
@@ -61,15 +60,11 @@ async function drop(passages: typeof PASSAGES, rebuildGraph = rebuildConceptGrap
   await pipeline.ensureRunning();
 }
 
-function session(reads: string[], readAhead?: { documents: number; spacing: number }): LibrarySession {
+function session(reads: string[]): LibrarySession {
   return new LibrarySession({
-    readAhead,
     library: {
       loadCorpus: (mark) => (reads.push('whole'), repo.loadCorpus(mark)),
-      loadAdded: (held, mark, limit) => (
-        reads.push(limit === undefined ? 'added' : `added ${limit}`),
-        repo.loadAdded(held, mark, limit)
-      ),
+      loadAdded: (held, mark) => (reads.push('added'), repo.loadAdded(held, mark)),
       getMeta: () => repo.getMeta(),
     },
     kgStore: { entities: async () => [], relations: async () => [] },
@@ -186,80 +181,6 @@ describe('the library after documents were added', () => {
     // Every chunk, score and best sentence in ppr, bm25 and rrf: those of a library loaded afresh, graph made here.
     expect(after.documents.size).toBe(PASSAGES.length);
     expect(answers(after)).toEqual(answers(await session([]).library()));
-  });
-
-  it('reads and analyses the documents stored ahead of the graph before the refresh, and answers as afresh', async () => {
-    await drop(PASSAGES.slice(0, 30));
-    const reads: string[] = [];
-    // Four documents at a time, without waiting between parts (the app waits twice each part's cost).
-    const held = session(reads, { documents: 4, spacing: 0 });
-    await held.library();
-    // Two stretches of a drop between graph refreshes (15 documents each), each read ahead as the warm start does
-    // after a change: in parts of four (4, 4, 4, 3: the short part is the last), each from the part before.
-    await drop(PASSAGES.slice(30, 45), async () => undefined);
-    held.invalidate('library');
-    await held.library();
-    await held.readAhead();
-    const part = ['added 4', 'added 4', 'added 4', 'added 4'];
-    expect(reads).toEqual(['whole', ...part]);
-    expect(held.readAheadDone()).toEqual(expect.objectContaining({ runs: 4, documents: 15 }));
-    await drop(PASSAGES.slice(45), async () => undefined);
-    held.invalidate('library');
-    await held.library();
-    await held.readAhead();
-    expect(reads).toEqual(['whole', ...part, ...part]);
-
-    // The refresh takes all of them in: the load reads nothing again and analyses no chunk (all were, ahead).
-    await rebuildConceptGraph(repo, new AbortController().signal);
-    held.invalidate('library');
-    const terms = vi.spyOn(termAnalyzer(), 'terms');
-    const after = await held.library();
-    expect(terms).not.toHaveBeenCalled();
-    terms.mockRestore();
-    expect(held.loadTimings()?.aheadUsed).toBe(1);
-    expect(held.loadTimings()?.['ahead.documents']).toBe(30);
-    expect(held.loadTimings()?.uncoveredChunks).toBe(0);
-    expect(reads).toEqual(['whole', ...part, ...part, 'added']);
-    const fresh = await session([]).library();
-    expect([...after.chunks.keys()]).toEqual([...fresh.chunks.keys()]);
-    expect([...after.sentences.entries()]).toEqual([...fresh.sentences.entries()]);
-    expect(answers(after)).toEqual(answers(fresh));
-  });
-
-  it('reads the added documents by key ranges, all at once or a few at a time, as loadCorpus reads them', async () => {
-    const passages = ALL_PASSAGES.slice(0, 100);
-    await drop(passages.filter((_, i) => i % 2 === 0));
-    const held = await repo.loadCorpus();
-    await drop(passages.filter((_, i) => i % 2 === 1));
-    const whole = await repo.loadCorpus();
-    // The added documents fall between the held ones in id order (ids are hashes of the text) in more runs than
-    // one read takes as separate ranges (16): merged ranges hold documents read before, which are left out.
-    const known = new Set(held.documents.map((d) => d.id));
-    const runs = whole.documents.filter(
-      (d, i) => !known.has(d.id) && (i === 0 || known.has(whole.documents[i - 1]!.id)),
-    );
-    expect(runs.length).toBeGreaterThan(16);
-    const text = (c: LoadedCorpus) => [c.documents, c.sections, c.chunks, c.sentences];
-    expect(text((await repo.loadAdded(held))!)).toEqual(text(whole));
-
-    // Twelve at a time (a read ahead's parts): the first twelve of those not read yet, in id order, each time.
-    const added = whole.documents.filter((d) => !known.has(d.id)).map((d) => d.id);
-    let part = held;
-    const parts: string[][] = [];
-    for (;;) {
-      const next = (await repo.loadAdded(part, undefined, 12))!;
-      const had = new Set(part.documents.map((d) => d.id));
-      const got = next.documents.filter((d) => !had.has(d.id)).map((d) => d.id);
-      if (got.length === 0) break;
-      parts.push(got);
-      part = next;
-    }
-    expect(added.length).toBeGreaterThan(36);
-    const twelves = Array.from({ length: Math.ceil(added.length / 12) }, (_, k) =>
-      added.slice(12 * k, 12 * k + 12),
-    );
-    expect(parts).toEqual(twelves);
-    expect(text(part)).toEqual(text(whole));
   });
 
   it('reads the whole library again after a removal', async () => {
