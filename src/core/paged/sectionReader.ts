@@ -348,9 +348,13 @@ export class SectionReader {
 
   /**
    * The walk's degrees, each checked against its row once the row is computed (`differs`): version 1's from `open`;
-   * version 2's bracket of each from `open`, the exact one from the row when it is cached, else from the `degrees`
-   * section (8 bytes a concept, f64), read only for a concept whose residual falls inside its bracket
-   * (PersonalizedPageRank).
+   * version 2's bracket of each from `open`, and the exact one, when the bracket cannot decide a step of the walk,
+   * summed from the concept's row (walkRow) rather than read from the `degrees` section. A concept whose exact degree
+   * the walk asks for is nearly always one it pushes next (on the shared sets 93 % of them), whose row it reads
+   * anyway; the section's 8-byte entries lay scattered over it, and a question read it nearly whole for about a
+   * kilobyte asked (docs/results/question-bytes.md, round twelve). The row's sum is the degree the pages were
+   * written with, bit for bit (weightedDegreesFromTable sums the same weights in the same order), so the walk takes
+   * the same steps.
    */
   walkDegrees(): WalkDegrees {
     const differs = (u: number, stored: string, computed: number): never => {
@@ -361,24 +365,10 @@ export class SectionReader {
     };
     if (this.open.degrees) return exactDegrees(this.open.degrees, differs);
     const codes = this.open.degreeCodes!;
-    const at = this.section('degrees');
     return {
       lower: (u) => degreeLower(codes[u]),
       upper: (u) => degreeUpper(codes[u]),
-      exact: (u) => {
-        const row = this.rowCache.get(u);
-        if (row) return row.degree;
-        const bytes = this.store.bytes(at + u * 8, 8);
-        if (!bytes) return undefined;
-        const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
-        // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
-        if (!(d > degreeLower(codes[u]) && d <= degreeUpper(codes[u])))
-          throw new PagesError(
-            `${this.name}: pages.bin's degrees section gives concept ${u} a walk degree of ${d}, outside ` +
-              `its bracket in open (${degreeLower(codes[u])} to ${degreeUpper(codes[u])})`,
-          );
-        return d;
-      },
+      exact: (u) => this.walkRow(u)?.degree,
       differs,
     };
   }
