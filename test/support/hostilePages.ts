@@ -167,10 +167,16 @@ export async function honestPieces(version = 2): Promise<PagesPieces> {
 
 /**
  * The HIGH finding on the walk: every concept's stored walk degree made tiny (version 2: the exact degrees in the
- * `degrees` section, each code the top bracket, which the exact degree is read inside of; version 1: the f64 degrees in `open`). A push divides a residual by
- * the degree, so before the fix the residuals reached Infinity and the walk never ended.
+ * `degrees` section, each code the top bracket, inside which the walk asks for the exact degree; version 1: the f64
+ * degrees in `open`). A push divides a residual by the degree, so before the fix the residuals reached Infinity and
+ * the walk never ended. Since round twelve the walk sums a version 2 exact degree from the concept's row, and only
+ * the Graph view and the KG build's order read the section.
  */
-export async function tinyDegreePages(version = 2, degree = 1e-300): Promise<WrittenPagesLike> {
+export async function tinyDegreePages(
+  version = 2,
+  degree = 1e-300,
+  { keepCodes = false } = {},
+): Promise<WrittenPagesLike> {
   const p = await honestPieces(version);
   if (version === 1) {
     p.open.degrees = p.open.degrees.map((d) => (d > 0 ? degree : 0));
@@ -178,8 +184,9 @@ export async function tinyDegreePages(version = 2, degree = 1e-300): Promise<Wri
     const view = new DataView(p.sections.degrees.buffer);
     for (let c = 0; c < p.open.degreeCodes.length; c++) {
       if (p.open.degreeCodes[c] === 0) continue;
-      // The top bracket (above 2^15.9): a seed's residual lies inside it, so the walk reads the exact degree.
-      p.open.degreeCodes[c] = 255;
+      // The top bracket (above 2^15.9): a seed's residual lies inside it, so the walk asks for the exact degree.
+      // Kept (keepCodes), the brackets are honest and only the `degrees` section lies.
+      if (!keepCodes) p.open.degreeCodes[c] = 255;
       view.setFloat64(c * 8, degree, true);
     }
   }

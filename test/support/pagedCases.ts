@@ -20,6 +20,7 @@ export const CRAFTED = {
   honestV1: () => honestPages(1),
   tinyDegrees: () => tinyDegreePages(2),
   tinyDegreesV1: () => tinyDegreePages(1),
+  tinySectionDegrees: () => tinyDegreePages(2, 1e-300, { keepCodes: true }),
   wrongDegrees: () => bracketedDegreePages(),
   hugeCount: () => hugeCountPages(),
   hugeSentences: () => hugeSentencesPages(),

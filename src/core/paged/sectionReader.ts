@@ -350,7 +350,7 @@ export class SectionReader {
    * The walk's degrees, each checked against its row once the row is computed (`differs`): version 1's from `open`;
    * version 2's bracket of each from `open`, and the exact one, when the bracket cannot decide a step of the walk,
    * summed from the concept's row (walkRow) rather than read from the `degrees` section. A concept whose exact degree
-   * the walk asks for is nearly always one it pushes next (on the shared sets 93 % of them), whose row it reads
+   * the walk asks for is nearly always one it pushes next (90–94 % of them on the shared sets), whose row it reads
    * anyway; the section's 8-byte entries lay scattered over it, and a question read it nearly whole for about a
    * kilobyte asked (docs/results/question-bytes.md, round twelve). The row's sum is the degree the pages were
    * written with, bit for bit (weightedDegreesFromTable sums the same weights in the same order), so the walk takes
@@ -439,12 +439,24 @@ export class SectionReader {
     return row;
   }
 
-  /** Concept c's weighted degree in the walk graph (version 2: from the `degrees` section), undefined while unread. */
+  /**
+   * Concept c's weighted degree in the walk graph (version 2: from the `degrees` section, read by the Graph view and
+   * the KG build's order, not by the walk), undefined while unread.
+   */
   weightedDegree(c: number): number | undefined {
     if (this.open.degrees) return this.open.degrees[c];
-    if (this.open.degreeCodes![c] === 0) return 0;
+    const code = this.open.degreeCodes![c];
+    if (code === 0) return 0;
     const bytes = this.store.bytes(this.section('degrees') + c * 8, 8);
-    return bytes && new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+    if (!bytes) return undefined;
+    const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+    // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
+    if (!(d > degreeLower(code) && d <= degreeUpper(code)))
+      throw new PagesError(
+        `${this.name}: pages.bin's degrees section gives concept ${c} a walk degree of ${d}, outside ` +
+          `its bracket in open (${degreeLower(code)} to ${degreeUpper(code)})`,
+      );
+    return d;
   }
 
   // ---- records: what evidence shows
