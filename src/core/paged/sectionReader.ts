@@ -11,7 +11,15 @@ import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShap
 import { ByteReader, readVarints } from './bytes.ts';
 import { RecordSearch } from './recordSearch.ts';
 import { degreeLower, degreeUpper } from './compactOpen.ts';
-import type { OpenTables, PagedChunkRecord, PagesDirectory, SectionName, TermEntry } from './format.ts';
+import {
+  minListBytes,
+  type OpenTables,
+  type PagedChunkRecord,
+  type PagesDirectory,
+  type SectionName,
+  type ShareParams,
+  type TermEntry,
+} from './format.ts';
 import { messageOf } from '../errors.ts';
 
 /** A question reads at most this many rounds of blocks (a walk reaches a new layer of concepts per round or two). */
@@ -236,16 +244,19 @@ export class SectionReader {
   }
 
   /**
-   * Concept c's chunk list: df chunks (ascending, as gaps), their counts, their shares. Each chunk takes at least 6
-   * bytes, so df is checked against the list's bytes before anything is allocated, and the bytes must hold exactly
-   * the list; chunks are below the chunk count and shares finite.
+   * Concept c's chunk list: df chunks (ascending, as gaps), their counts, their shares (stored up to version 2,
+   * computed from the counts from version 3: listShares). Each chunk takes at least minListBytes, so df is checked
+   * against the list's bytes before anything is allocated, and the bytes must hold exactly the list; chunks are below
+   * the chunk count, counts (version 3) at least 1 and shares finite.
    */
   private decodeList(c: number, bytes: Uint8Array): ConceptChunks {
     const df = this.open.df[c];
     const fail = (why: string): never => {
       throw new PagesError(`${this.name}: pages.bin's chunk list of concept ${c} ${why}`);
     };
-    if (df * 6 > bytes.length) fail(`is ${bytes.length} bytes, too few for its ${df} chunks`);
+    const stored = this.directory.version < 3;
+    if (df * minListBytes(this.directory.version) > bytes.length)
+      fail(`is ${bytes.length} bytes, too few for its ${df} chunks`);
     const r = new ByteReader(bytes);
     const chunks = new Uint32Array(df);
     const tf = new Float32Array(df);
@@ -261,8 +272,12 @@ export class SectionReader {
       const counts = new Uint32Array(df);
       r.varints(counts, df);
       tf.set(counts);
+      if (!stored) {
+        if (counts.includes(0)) fail('has a count of 0');
+        listShares(tf, this.directory.shares!, shares);
+      }
       for (let i = 0; i < df; i++) {
-        shares[i] = r.f32();
+        if (stored) shares[i] = r.f32();
         if (!Number.isFinite(shares[i])) fail('has a share that is not a number');
       }
     } catch (e) {
@@ -524,6 +539,20 @@ export class SectionReader {
     this.store.forget();
     this.rowCache.clear();
   }
+}
+
+/**
+ * A concept's shares of its chunks from their counts, into `out` (float32), as the engine's conceptChunkShares
+ * computes them, operation for operation (src/core/retrieval/conceptAccess.ts): tf^α / (Σ tf^α · df^(power − 1)),
+ * the sum in float64 in list order. Version 3 lists hold the counts only (format.ts).
+ */
+export function listShares(tf: Float32Array, params: ShareParams, out: Float32Array): void {
+  const alpha = params.tfSpread;
+  const df = tf.length;
+  let sum = 0;
+  for (let i = 0; i < df; i++) sum += Math.pow(tf[i], alpha);
+  const scale = 1 / (sum * Math.pow(df, params.chunkScorePower - 1));
+  for (let i = 0; i < df; i++) out[i] = Math.pow(tf[i], alpha) * scale;
 }
 
 /**
