@@ -36,7 +36,7 @@ export interface PagesPieces {
 
 const honest = new Map<string, Promise<WrittenPagesLike>>();
 
-/** The honest pages of the fixture corpus (version 1 or 2, blocks of `blockSize`), written once per process. */
+/** The honest pages of the fixture corpus (version 1, 2 or 3, blocks of `blockSize`), written once per process. */
 export function honestPages(version = 2, blockSize = 4096): Promise<WrittenPagesLike> {
   const key = `${version}/${blockSize}`;
   let made = honest.get(key);
@@ -190,6 +190,30 @@ export async function tinyDegreePages(
       view.setFloat64(c * 8, degree, true);
     }
   }
+  return assemble(p);
+}
+
+/**
+ * Version 3 lists hold no shares: a reader computes them from the counts, and a count of 0 would make them 0/0.
+ * The first count of concept 0's list set to 0 (a one-byte varint in the fixture, so the list keeps its length).
+ */
+export async function zeroCountPages(): Promise<WrittenPagesLike> {
+  const p = await honestPieces(3);
+  const list = p.sections.lists;
+  let at = 0;
+  // Past the df chunk gaps (varints) to the first count.
+  for (let i = 0; i < p.open.df[0]; i++) while (list[at++] & 0x80);
+  if (list[at] & 0x80) throw new Error('the fixture changed: its first count takes more than one byte');
+  list[at] = 0;
+  return assemble(p);
+}
+
+/** Version 3 pages whose directory's share parameters are `shares` (absent when undefined). */
+export async function shareParamPages(shares: unknown): Promise<WrittenPagesLike> {
+  const p = await honestPieces(3);
+  const d = p.directory as unknown as Record<string, unknown>;
+  if (shares === undefined) delete d.shares;
+  else d.shares = shares;
   return assemble(p);
 }
 

@@ -10,7 +10,9 @@ import {
   honestPages,
   hugeCountPages,
   hugeSentencesPages,
+  shareParamPages,
   tinyDegreePages,
+  zeroCountPages,
   unendingPostingsPages,
   type WrittenPagesLike,
 } from './hostilePages.ts';
@@ -18,6 +20,10 @@ import {
 export const CRAFTED = {
   honest: () => honestPages(2),
   honestV1: () => honestPages(1),
+  honestV3: () => honestPages(3),
+  zeroCountV3: () => zeroCountPages(),
+  noSharesV3: () => shareParamPages(undefined),
+  nanSharesV3: () => shareParamPages({ tfSpread: Number.NaN, chunkScorePower: 1 }),
   tinyDegrees: () => tinyDegreePages(2),
   tinyDegreesV1: () => tinyDegreePages(1),
   tinySectionDegrees: () => tinyDegreePages(2, 1e-300, { keepCodes: true }),

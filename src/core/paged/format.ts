@@ -178,7 +178,10 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   };
   if (!d || typeof d !== 'object' || d.format !== PAGES_FORMAT) fail('is missing or of another format');
   if (!PAGES_VERSIONS_READ.includes(d.version))
-    fail(`has version ${String(d.version)} (this app reads ${PAGES_VERSIONS_READ.join(' and ')})`);
+    fail(
+      `has version ${String(d.version)} (this app reads ${PAGES_VERSIONS_READ.slice(0, -1).join(', ')} and ` +
+        `${PAGES_VERSIONS_READ[PAGES_VERSIONS_READ.length - 1]})`,
+    );
   const counts = [d.blockSize, d.chunkCount, d.conceptCount, d.termCount, d.headingCopies, d.thetaCo];
   if (!counts.every((x) => Number.isSafeInteger(x) && x >= 0) || d.blockSize < 512) fail('has a bad count');
   if (d.analyzer !== undefined && !(Number.isSafeInteger(d.analyzer) && d.analyzer >= 1))
@@ -203,7 +206,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
       !Number.isFinite(sp.tfSpread) ||
       !Number.isFinite(sp.chunkScorePower)
     )
-      fail('has no share parameters (version 3 lists hold no shares)');
+      fail('has bad share parameters (version 3 computes the shares with them)');
   }
   if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
   return d;

@@ -78,6 +78,28 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
       );
   });
 
+  it('honest version 3 pages (lists without shares) answer as version 2 pages do', async () => {
+    const [v2, v3] = await Promise.all([ask('honest'), ask('honestV3')]);
+    expect(v3.outcome).toBe('value');
+    if (v3.outcome === 'value') expect(v3.value.length).toBeGreaterThan(0);
+    if (v2.outcome === 'value' && v3.outcome === 'value') expect(v3.value).toEqual(v2.value);
+  });
+
+  it('a version 3 list count of 0 (shares 0/0) is refused, naming the concept', async () => {
+    const run = await ask('zeroCountV3');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(/crafted\.bundle: pages\.bin's chunk list of concept 0 has a count of 0/);
+  });
+
+  it('version 3 pages without share parameters, or with one not a number, are refused at open', async () => {
+    for (const name of ['noSharesV3', 'nanSharesV3'] as const) {
+      const run = await ask(name);
+      expect(run.outcome).toBe('error');
+      if (run.outcome === 'error') expect(run.message).toMatch(/has bad share parameters/);
+    }
+  });
+
   it('tiny walk degrees in a version 1 `open` are refused, naming the degree', async () => {
     const run = await ask('tinyDegreesV1');
     expect(run.outcome).toBe('error');
