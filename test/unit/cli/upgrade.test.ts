@@ -41,7 +41,7 @@ describe('cli upgrade', () => {
     const done = await captureCli(() => upgrade([input, '--out', out]));
     expect(done.code, done.err).toBe(0);
     expect(done.out).toContain('(pages version 1)');
-    expect(done.out).toContain('(pages version 2)');
+    expect(done.out).toContain('(pages version 3)');
     expect(Buffer.from(await readFile(input)).equals(Buffer.from(original))).toBe(true);
     expect((await stat(out)).size).toBeGreaterThan(0);
 
