@@ -195,16 +195,23 @@ export async function tinyDegreePages(
 
 /**
  * Version 3 lists hold no shares: a reader computes them from the counts, and a count of 0 would make them 0/0.
- * The first count of concept 0's list set to 0 (a one-byte varint in the fixture, so the list keeps its length).
+ * The first count of every list set to 0 (one-byte varints in the fixture, so each list keeps its length); a
+ * version 3 list is its df chunk gaps then its df counts, all varints.
  */
 export async function zeroCountPages(): Promise<WrittenPagesLike> {
   const p = await honestPieces(3);
   const list = p.sections.lists;
   let at = 0;
-  // Past the df chunk gaps (varints) to the first count.
-  for (let i = 0; i < p.open.df[0]; i++) while (list[at++] & 0x80);
-  if (list[at] & 0x80) throw new Error('the fixture changed: its first count takes more than one byte');
-  list[at] = 0;
+  const skip = (count: number) => {
+    for (let i = 0; i < count; i++) while (list[at++] & 0x80);
+  };
+  for (let c = 0; c < p.open.df.length; c++) {
+    skip(p.open.df[c]);
+    if (list[at] & 0x80) throw new Error('the fixture changed: a first count takes more than one byte');
+    list[at] = 0;
+    skip(p.open.df[c]);
+  }
+  if (at !== list.length) throw new Error('the fixture changed: its lists are not gaps then counts');
   return assemble(p);
 }
 
