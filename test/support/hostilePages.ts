@@ -279,6 +279,21 @@ export const infiniteOffsetBundle = (): Promise<Uint8Array> =>
     p.open.listOffsets[1] = Infinity;
   });
 
+/**
+ * A version 2 bundle whose first list's first share is doubled (its hashes made again): version 3 computes the
+ * shares from the counts, so `cli upgrade` must refuse a part whose stored shares are not those.
+ */
+export async function forgedShareBundle(): Promise<Uint8Array> {
+  const p = await honestPieces(2);
+  const list = p.sections.lists;
+  let at = 0;
+  // Past concept 0's df chunk gaps and df counts (varints) to its first share (f32).
+  for (let i = 0; i < 2 * p.open.df[0]; i++) while (list[at++] & 0x80);
+  const view = new DataView(list.buffer, list.byteOffset, list.byteLength);
+  view.setFloat32(at, view.getFloat32(at, true) * 2, true);
+  return pagesBundle(assemble(p));
+}
+
 const utf8 = new TextEncoder();
 
 /**

@@ -5,6 +5,7 @@
 import {
   aliasedManifestBundle,
   bracketedDegreePages,
+  forgedShareBundle,
   infiniteOffsetBundle,
   negativeIdfBundle,
   honestPages,
@@ -37,4 +38,5 @@ export const CRAFTED_BUNDLES = {
   negativeIdf: negativeIdfBundle,
   infiniteOffset: infiniteOffsetBundle,
   aliasedManifest: aliasedManifestBundle,
+  forgedShare: forgedShareBundle,
 } satisfies Record<string, () => Promise<Uint8Array>>;
