@@ -24,7 +24,8 @@ const commands: Record<string, Command> = {
     load: () => import('./themes.ts'),
   },
   upgrade: {
-    summary: "rewrite a bundle's version 1 pages as version 2, a smaller open (<in> --out <out>)",
+    summary:
+      "rewrite a bundle's version 1 or 2 pages as version 3: a smaller open, lists without shares (<in> --out <out>)",
     load: () => import('./upgrade.ts'),
   },
   bench: {

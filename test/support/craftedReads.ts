@@ -3,7 +3,11 @@
 // upgrade are imported here, so each case's worker loads them alone, not the writer and the parsers that made the
 // honest pages the cases are crafted from.
 import { writeBundle } from '../../src/core/bundle/index.ts';
-import { readManifestByRanges, upgradeBundleParts } from '../../src/core/paged/index.ts';
+import {
+  conceptNeighbourhood,
+  readManifestByRanges,
+  upgradeBundleParts,
+} from '../../src/core/paged/index.ts';
 import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
@@ -19,6 +23,17 @@ export async function askPages(written: WrittenPagesLike, question: string, mode
   );
   const answer = await library.search(question, mode, 800);
   return answer.hits.map((h) => h.chunkId);
+}
+
+/** Opens written pages from memory and draws the Graph view's library-wide side: its concepts' degrees. */
+export async function graphPages(written: WrittenPagesLike): Promise<number[]> {
+  const library = await PagedLibrary.open(
+    new MemoryRangeSource(written.data, 'crafted.bundle'),
+    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+    createTermAnalyzer(),
+  );
+  const map = await conceptNeighbourhood(library.reader, { limit: 20 });
+  return map.value.nodes.map((n) => n.degree);
 }
 
 /** `cli upgrade`'s work on a bundle, in memory: the bytes it would write (counted, not kept), or its refusal. */

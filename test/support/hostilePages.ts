@@ -36,7 +36,7 @@ export interface PagesPieces {
 
 const honest = new Map<string, Promise<WrittenPagesLike>>();
 
-/** The honest pages of the fixture corpus (version 1 or 2, blocks of `blockSize`), written once per process. */
+/** The honest pages of the fixture corpus (version 1, 2 or 3, blocks of `blockSize`), written once per process. */
 export function honestPages(version = 2, blockSize = 4096): Promise<WrittenPagesLike> {
   const key = `${version}/${blockSize}`;
   let made = honest.get(key);
@@ -167,10 +167,16 @@ export async function honestPieces(version = 2): Promise<PagesPieces> {
 
 /**
  * The HIGH finding on the walk: every concept's stored walk degree made tiny (version 2: the exact degrees in the
- * `degrees` section, each code the top bracket, which the exact degree is read inside of; version 1: the f64 degrees in `open`). A push divides a residual by
- * the degree, so before the fix the residuals reached Infinity and the walk never ended.
+ * `degrees` section, each code the top bracket, inside which the walk asks for the exact degree; version 1: the f64
+ * degrees in `open`). A push divides a residual by the degree, so before the fix the residuals reached Infinity and
+ * the walk never ended. Since round twelve the walk sums a version 2 exact degree from the concept's row, and only
+ * the Graph view and the KG build's order read the section.
  */
-export async function tinyDegreePages(version = 2, degree = 1e-300): Promise<WrittenPagesLike> {
+export async function tinyDegreePages(
+  version = 2,
+  degree = 1e-300,
+  { keepCodes = false } = {},
+): Promise<WrittenPagesLike> {
   const p = await honestPieces(version);
   if (version === 1) {
     p.open.degrees = p.open.degrees.map((d) => (d > 0 ? degree : 0));
@@ -178,11 +184,43 @@ export async function tinyDegreePages(version = 2, degree = 1e-300): Promise<Wri
     const view = new DataView(p.sections.degrees.buffer);
     for (let c = 0; c < p.open.degreeCodes.length; c++) {
       if (p.open.degreeCodes[c] === 0) continue;
-      // The top bracket (above 2^15.9): a seed's residual lies inside it, so the walk reads the exact degree.
-      p.open.degreeCodes[c] = 255;
+      // The top bracket (above 2^15.9): a seed's residual lies inside it, so the walk asks for the exact degree.
+      // Kept (keepCodes), the brackets are honest and only the `degrees` section lies.
+      if (!keepCodes) p.open.degreeCodes[c] = 255;
       view.setFloat64(c * 8, degree, true);
     }
   }
+  return assemble(p);
+}
+
+/**
+ * Version 3 lists hold no shares: a reader computes them from the counts, and a count of 0 would make them 0/0.
+ * The first count of every list set to 0 (one-byte varints in the fixture, so each list keeps its length); a
+ * version 3 list is its df chunk gaps then its df counts, all varints.
+ */
+export async function zeroCountPages(): Promise<WrittenPagesLike> {
+  const p = await honestPieces(3);
+  const list = p.sections.lists;
+  let at = 0;
+  const skip = (count: number) => {
+    for (let i = 0; i < count; i++) while (list[at++] & 0x80);
+  };
+  for (let c = 0; c < p.open.df.length; c++) {
+    skip(p.open.df[c]);
+    if (list[at] & 0x80) throw new Error('the fixture changed: a first count takes more than one byte');
+    list[at] = 0;
+    skip(p.open.df[c]);
+  }
+  if (at !== list.length) throw new Error('the fixture changed: its lists are not gaps then counts');
+  return assemble(p);
+}
+
+/** Version 3 pages whose directory's share parameters are `shares` (absent when undefined). */
+export async function shareParamPages(shares: unknown): Promise<WrittenPagesLike> {
+  const p = await honestPieces(3);
+  const d = p.directory as unknown as Record<string, unknown>;
+  if (shares === undefined) delete d.shares;
+  else d.shares = shares;
   return assemble(p);
 }
 
@@ -240,6 +278,21 @@ export const infiniteOffsetBundle = (): Promise<Uint8Array> =>
   changedV1Bundle((p) => {
     p.open.listOffsets[1] = Infinity;
   });
+
+/**
+ * A version 2 bundle whose first list's first share is doubled (its hashes made again): version 3 computes the
+ * shares from the counts, so `cli upgrade` must refuse a part whose stored shares are not those.
+ */
+export async function forgedShareBundle(): Promise<Uint8Array> {
+  const p = await honestPieces(2);
+  const list = p.sections.lists;
+  let at = 0;
+  // Past concept 0's df chunk gaps and df counts (varints) to its first share (f32).
+  for (let i = 0; i < 2 * p.open.df[0]; i++) while (list[at++] & 0x80);
+  const view = new DataView(list.buffer, list.byteOffset, list.byteLength);
+  view.setFloat32(at, view.getFloat32(at, true) * 2, true);
+  return pagesBundle(assemble(p));
+}
 
 const utf8 = new TextEncoder();
 

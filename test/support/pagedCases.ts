@@ -5,12 +5,15 @@
 import {
   aliasedManifestBundle,
   bracketedDegreePages,
+  forgedShareBundle,
   infiniteOffsetBundle,
   negativeIdfBundle,
   honestPages,
   hugeCountPages,
   hugeSentencesPages,
+  shareParamPages,
   tinyDegreePages,
+  zeroCountPages,
   unendingPostingsPages,
   type WrittenPagesLike,
 } from './hostilePages.ts';
@@ -18,8 +21,13 @@ import {
 export const CRAFTED = {
   honest: () => honestPages(2),
   honestV1: () => honestPages(1),
+  honestV3: () => honestPages(3),
+  zeroCountV3: () => zeroCountPages(),
+  noSharesV3: () => shareParamPages(undefined),
+  nanSharesV3: () => shareParamPages({ tfSpread: Number.NaN, chunkScorePower: 1 }),
   tinyDegrees: () => tinyDegreePages(2),
   tinyDegreesV1: () => tinyDegreePages(1),
+  tinySectionDegrees: () => tinyDegreePages(2, 1e-300, { keepCodes: true }),
   wrongDegrees: () => bracketedDegreePages(),
   hugeCount: () => hugeCountPages(),
   hugeSentences: () => hugeSentencesPages(),
@@ -30,4 +38,5 @@ export const CRAFTED_BUNDLES = {
   negativeIdf: negativeIdfBundle,
   infiniteOffset: infiniteOffsetBundle,
   aliasedManifest: aliasedManifestBundle,
+  forgedShare: forgedShareBundle,
 } satisfies Record<string, () => Promise<Uint8Array>>;

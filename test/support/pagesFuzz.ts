@@ -100,7 +100,8 @@ export function pick<T>(random: () => number, list: readonly T[]): T {
 
 /**
  * The directory's fields with a value of their own (groups and sections are changed apart): `analyzer` was added
- * for the stemmer (a question is analysed as the words were), `format` and `version` say which reader reads it.
+ * for the stemmer (a question is analysed as the words were), `format` and `version` say which reader reads it,
+ * `shares` the parameters version 3 computes the shares with.
  */
 const DIRECTORY_FIELDS = [
   'blockSize',
@@ -112,6 +113,7 @@ const DIRECTORY_FIELDS = [
   'analyzer',
   'format',
   'version',
+  'shares',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -124,6 +126,12 @@ function mutateDirectoryField(
   // Versions: the ones this app knows (an analyzer version it has, answered with it), one past them, none at all.
   const versions = field === 'analyzer' || field === 'version' ? [1, 2, 3, 99, undefined] : [];
   const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
+  // Version 3's share parameters: one of them changed, or the whole field.
+  if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
+    const key = random() < 0.5 ? 'tfSpread' : 'chunkScorePower';
+    d.shares = { ...d.shares, [key]: value };
+    return `directory.shares.${key} = ${value === undefined ? '(absent)' : JSON.stringify(value)}`;
+  }
   if (value === undefined) delete d[field];
   else d[field] = value;
   return `directory.${field} = ${value === undefined ? '(absent)' : JSON.stringify(value)}`;
@@ -321,7 +329,9 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    const version = random() < 0.8 ? 2 : 1;
+    // Versions 3 and 2 two fifths each, version 1 the rest (one draw, as when there were two).
+    const draw = random();
+    const version = draw < 0.4 ? 3 : draw < 0.8 ? 2 : 1;
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({
       name: `pages v${version} #${i}`,

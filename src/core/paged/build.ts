@@ -8,7 +8,7 @@
 // chunk's keyphrases within its document (they depend on the document alone) and counts every keyphrase's document
 // frequency over chunks. The second (`buildPages`) takes the documents in id order (= chunk order: a chunk id is
 // `${docId}#…`): the records go into their groups, the text and headings into BM25's compact builders, and each chunk
-// keeps its concepts by the same selection as extractConcepts. The concept table, shares and walk degrees follow
+// keeps its concepts by the same selection as extractConcepts. The concept table and walk degrees follow
 // from typed arrays (the degrees a row at a time, without the graph), and the sections are written by the same
 // pieces as writePagedIndex: the same pages, byte for byte, as the in-memory build's
 // (test/unit/paged/streamBuild.test.ts).
@@ -26,7 +26,6 @@ import { Sha256 } from '../bundle/index.ts';
 import {
   Bm25Builder,
   Bm25Index,
-  conceptChunkShares,
   HeadingFieldBm25,
   titleGroupSizes,
   withSectionPaths,
@@ -43,6 +42,7 @@ import {
   pagesOpen,
   RecordGroupWriter,
   sectionTable,
+  shareParams,
   writeConceptSections,
   writeTermSections,
   type SectionSink,
@@ -302,7 +302,7 @@ export async function buildPages(
   const recordGroups = await records.finish();
   mark('pass 2: records gzip');
 
-  // ---- the concept table (ids are the sorted terms), shares, degrees
+  // ---- the concept table (ids are the sorted terms), degrees
   const t3 = performance.now();
   const keptIds: number[] = [];
   for (let c = 0; c < candidates.terms.length; c++) if (keptCandidate[c]) keptIds.push(c);
@@ -334,7 +334,6 @@ export async function buildPages(
     chunkConcepts,
     chunkConceptWeights,
   });
-  const shares = conceptChunkShares(table, params.tfSpread, params.chunkScorePower);
   log(
     `concept table: ${terms.length} concepts, ${total} chunk links (${duration((performance.now() - t3) / 1000)})`,
   );
@@ -370,7 +369,8 @@ export async function buildPages(
     sinks.postings,
   );
   mark('terms + postings sections');
-  const concepts = await writeConceptSections(table, shares, sinks.concepts, sinks.lists, sinks.rows);
+  // Version 3 lists hold no shares (the reader computes them from the tf): the table's are not written.
+  const concepts = await writeConceptSections(table, undefined, sinks.concepts, sinks.lists, sinks.rows);
   mark('concepts + lists + rows sections');
   const full = pagesOpen({
     textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
@@ -417,6 +417,7 @@ export async function buildPages(
     headingCopies: field ? field.copies : 0,
     thetaCo: params.thetaCo,
     analyzer: analyzer.version,
+    shares: shareParams(params),
     sections,
   });
   return {

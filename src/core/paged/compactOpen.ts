@@ -14,7 +14,7 @@
 import { conceptIdf } from '../graph/index.ts';
 import { PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
-import type { OpenTables, PagesOpenV1, PagesOpenV2 } from './format.ts';
+import { minListBytes, type OpenTables, type PagesOpenV1, type PagesOpenV2 } from './format.ts';
 
 /**
  * Upper ends of the degree brackets: code 0 is a degree of exactly 0 (no edge), code 1 is (0, 1] (the walk's test
@@ -56,9 +56,6 @@ export function degreeUpper(code: number): number {
   return DEGREE_UPPER[code];
 }
 
-/** Bytes a chunk takes in a concept's list at least: a varint chunk delta, a varint tf, an f32 share. */
-const MIN_LIST_BYTES = 6;
-
 function varints(count: number, value: (i: number) => number): Uint8Array {
   const out = new ByteWriter();
   for (let i = 0; i < count; i++) out.varint(value(i));
@@ -96,8 +93,16 @@ export function idfDfOf(n: number, idf: number, listDf: number): number | undefi
   return undefined;
 }
 
-/** Version 2's `open` value and `degrees` section from version 1's `open` (n chunks). */
-export function compactOpen(full: PagesOpenV1, n: number): { open: PagesOpenV2; degrees: Uint8Array } {
+/**
+ * Version 2's (and 3's) `open` value and `degrees` section from version 1's `open` (n chunks); `version` sets the
+ * bytes a list's chunk takes at least (minListBytes), which its size is stored beyond.
+ */
+export function compactOpen(
+  full: PagesOpenV1,
+  n: number,
+  version: number,
+): { open: PagesOpenV2; degrees: Uint8Array } {
+  const least = minListBytes(version);
   const { idf, degrees, listOffsets, ...rest } = full;
   const nc = full.df.length;
   const idfDf = new Float64Array(nc);
@@ -108,7 +113,7 @@ export function compactOpen(full: PagesOpenV1, n: number): { open: PagesOpenV2; 
     else idfDf[c] = d - full.df[c];
   }
   const listSizes = varints(nc, (c) => {
-    const extra = listOffsets[c + 1] - listOffsets[c] - MIN_LIST_BYTES * full.df[c];
+    const extra = listOffsets[c + 1] - listOffsets[c] - least * full.df[c];
     if (!(extra >= 0)) throw new Error(`pages: concept ${c}'s list is shorter than its ${full.df[c]} chunks`);
     return extra;
   });
@@ -137,7 +142,8 @@ export function expandOpen(open: PagesOpenV1 | PagesOpenV2, version: number, n: 
   if (!(v2.listSizes instanceof Uint8Array)) throw new PagesError('pages.bin (open) has no listSizes');
   const sizes = readVarints(v2.listSizes, nc, 'listSizes');
   const listOffsets = new Float64Array(nc + 1);
-  for (let c = 0; c < nc; c++) listOffsets[c + 1] = listOffsets[c] + sizes[c] + MIN_LIST_BYTES * v2.df[c];
+  const least = minListBytes(version);
+  for (let c = 0; c < nc; c++) listOffsets[c + 1] = listOffsets[c] + sizes[c] + least * v2.df[c];
   let idf: Float32Array;
   if (v2.idf) idf = v2.idf;
   else {

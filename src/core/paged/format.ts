@@ -8,18 +8,21 @@
 // Version 2 keeps `open` small (compactOpen.ts): a one-byte bound of each concept's walk degree instead of the f64
 // (the exact degrees move to a section of their own, read for the few concepts whose bound cannot decide a step of
 // the walk), list sizes as varints instead of f64 offsets, and no IDF (it follows from a df stored beside it).
-// Version 1 pages are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 3 drops each chunk's share from the concept lists (60–67 % of the `lists` section, which a question reads
+// nearly whole): a share is tf^α / (Σ tf^α · df^(power − 1)), computed from the list's own counts with the two
+// parameters the directory keeps (`shares`), as the engine computes it (conceptChunkShares), bit for bit.
+// Versions 1 and 2 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { PagesError } from './blockStore.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 2;
+export const PAGES_VERSION = 3;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
-/** The sections of pages.bin (version 2), in file order. */
+/** The sections of pages.bin (versions 2 and 3), in file order. */
 export const SECTIONS = [
   'open',
   'records',
@@ -37,6 +40,20 @@ const SECTIONS_V1: readonly SectionName[] = SECTIONS.slice(0, 7);
 /** The sections of a pages part of the given version, in file order. */
 export function sectionsOf(version: number): readonly SectionName[] {
   return version === 1 ? SECTIONS_V1 : SECTIONS;
+}
+
+/**
+ * Bytes a chunk takes in a concept's list at least: a varint chunk gap and a varint tf, and up to version 2 an f32
+ * share.
+ */
+export function minListBytes(version: number): number {
+  return version >= 3 ? 2 : 6;
+}
+
+/** Version 3: the parameters each concept's shares of its chunks are computed with (RetrievalParams'). */
+export interface ShareParams {
+  tfSpread: number;
+  chunkScorePower: number;
 }
 
 /** Items per group of the grouped sections. */
@@ -70,6 +87,8 @@ export interface PagesDirectory {
    */
   analyzer?: number;
   groups: GroupSizes;
+  /** Version 3: the parameters of the shares, which the lists no longer hold (absent before). */
+  shares?: ShareParams;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -113,7 +132,10 @@ export interface PagesOpenV2 extends Omit<PagesOpenV1, 'idf' | 'degrees' | 'list
   idf?: Float32Array;
   /** Per concept, one byte: 0 for no edge, else the bracket of its walk degree (compactOpen.ts, degreeBounds). */
   degreeCodes: Uint8Array;
-  /** Per concept, varints: its chunk list's bytes minus 6·df (each chunk takes at least 1 + 1 + 4 bytes). */
+  /**
+   * Per concept, varints: its chunk list's bytes minus minListBytes·df (each chunk takes at least 1 + 1 + 4 bytes,
+   * from version 3 1 + 1).
+   */
   listSizes: Uint8Array;
 }
 
@@ -156,7 +178,10 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   };
   if (!d || typeof d !== 'object' || d.format !== PAGES_FORMAT) fail('is missing or of another format');
   if (!PAGES_VERSIONS_READ.includes(d.version))
-    fail(`has version ${String(d.version)} (this app reads ${PAGES_VERSIONS_READ.join(' and ')})`);
+    fail(
+      `has version ${String(d.version)} (this app reads ${PAGES_VERSIONS_READ.slice(0, -1).join(', ')} and ` +
+        `${PAGES_VERSIONS_READ[PAGES_VERSIONS_READ.length - 1]})`,
+    );
   const counts = [d.blockSize, d.chunkCount, d.conceptCount, d.termCount, d.headingCopies, d.thetaCo];
   if (!counts.every((x) => Number.isSafeInteger(x) && x >= 0) || d.blockSize < 512) fail('has a bad count');
   if (d.analyzer !== undefined && !(Number.isSafeInteger(d.analyzer) && d.analyzer >= 1))
@@ -173,6 +198,16 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   }
   if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
+  if (d.version >= 3) {
+    const sp = d.shares;
+    if (
+      !sp ||
+      typeof sp !== 'object' ||
+      !Number.isFinite(sp.tfSpread) ||
+      !Number.isFinite(sp.chunkScorePower)
+    )
+      fail('has bad share parameters (version 3 computes the shares with them)');
+  }
   if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
   return d;
 }
@@ -230,7 +265,7 @@ export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): vo
 /**
  * The per-chunk and per-concept counts of `open` against the bytes that hold what they count, before any of them
  * drives a loop or an allocation: every concept id a chunk row names is a varint of at least one byte, every chunk of
- * a concept's list at least six; a chunk names at most every concept once.
+ * a concept's list at least minListBytes; a chunk names at most every concept once.
  */
 function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): void {
   const fail = (why: string): never => {
@@ -249,7 +284,7 @@ function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): voi
     if (open.df[c] > d.chunkCount) fail(`gives concept ${c} ${open.df[c]} chunks of ${d.chunkCount}`);
     listed += open.df[c];
   }
-  if (listed * 6 > d.sections.lists[1])
+  if (listed * minListBytes(d.version) > d.sections.lists[1])
     fail(
       `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,
     );

@@ -11,7 +11,15 @@ import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShap
 import { ByteReader, readVarints } from './bytes.ts';
 import { RecordSearch } from './recordSearch.ts';
 import { degreeLower, degreeUpper } from './compactOpen.ts';
-import type { OpenTables, PagedChunkRecord, PagesDirectory, SectionName, TermEntry } from './format.ts';
+import {
+  minListBytes,
+  type OpenTables,
+  type PagedChunkRecord,
+  type PagesDirectory,
+  type SectionName,
+  type ShareParams,
+  type TermEntry,
+} from './format.ts';
 import { messageOf } from '../errors.ts';
 
 /** A question reads at most this many rounds of blocks (a walk reaches a new layer of concepts per round or two). */
@@ -236,16 +244,19 @@ export class SectionReader {
   }
 
   /**
-   * Concept c's chunk list: df chunks (ascending, as gaps), their counts, their shares. Each chunk takes at least 6
-   * bytes, so df is checked against the list's bytes before anything is allocated, and the bytes must hold exactly
-   * the list; chunks are below the chunk count and shares finite.
+   * Concept c's chunk list: df chunks (ascending, as gaps), their counts, their shares (stored up to version 2,
+   * computed from the counts from version 3: listShares). Each chunk takes at least minListBytes, so df is checked
+   * against the list's bytes before anything is allocated, and the bytes must hold exactly the list; chunks are below
+   * the chunk count, counts (version 3) at least 1 and shares finite.
    */
   private decodeList(c: number, bytes: Uint8Array): ConceptChunks {
     const df = this.open.df[c];
     const fail = (why: string): never => {
       throw new PagesError(`${this.name}: pages.bin's chunk list of concept ${c} ${why}`);
     };
-    if (df * 6 > bytes.length) fail(`is ${bytes.length} bytes, too few for its ${df} chunks`);
+    const stored = this.directory.version < 3;
+    if (df * minListBytes(this.directory.version) > bytes.length)
+      fail(`is ${bytes.length} bytes, too few for its ${df} chunks`);
     const r = new ByteReader(bytes);
     const chunks = new Uint32Array(df);
     const tf = new Float32Array(df);
@@ -261,8 +272,12 @@ export class SectionReader {
       const counts = new Uint32Array(df);
       r.varints(counts, df);
       tf.set(counts);
+      if (!stored) {
+        if (counts.includes(0)) fail('has a count of 0');
+        listShares(tf, this.directory.shares!, shares);
+      }
       for (let i = 0; i < df; i++) {
-        shares[i] = r.f32();
+        if (stored) shares[i] = r.f32();
         if (!Number.isFinite(shares[i])) fail('has a share that is not a number');
       }
     } catch (e) {
@@ -348,9 +363,13 @@ export class SectionReader {
 
   /**
    * The walk's degrees, each checked against its row once the row is computed (`differs`): version 1's from `open`;
-   * version 2's bracket of each from `open`, the exact one from the row when it is cached, else from the `degrees`
-   * section (8 bytes a concept, f64), read only for a concept whose residual falls inside its bracket
-   * (PersonalizedPageRank).
+   * version 2's bracket of each from `open`, and the exact one, when the bracket cannot decide a step of the walk,
+   * summed from the concept's row (walkRow) rather than read from the `degrees` section. A concept whose exact degree
+   * the walk asks for is nearly always one it pushes next (90–94 % of them on the shared sets), whose row it reads
+   * anyway; the section's 8-byte entries lay scattered over it, and a question read it nearly whole for about a
+   * kilobyte asked (docs/results/question-bytes.md, round twelve). The row's sum is the degree the pages were
+   * written with, bit for bit (weightedDegreesFromTable sums the same weights in the same order), so the walk takes
+   * the same steps.
    */
   walkDegrees(): WalkDegrees {
     const differs = (u: number, stored: string, computed: number): never => {
@@ -361,24 +380,10 @@ export class SectionReader {
     };
     if (this.open.degrees) return exactDegrees(this.open.degrees, differs);
     const codes = this.open.degreeCodes!;
-    const at = this.section('degrees');
     return {
       lower: (u) => degreeLower(codes[u]),
       upper: (u) => degreeUpper(codes[u]),
-      exact: (u) => {
-        const row = this.rowCache.get(u);
-        if (row) return row.degree;
-        const bytes = this.store.bytes(at + u * 8, 8);
-        if (!bytes) return undefined;
-        const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
-        // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
-        if (!(d > degreeLower(codes[u]) && d <= degreeUpper(codes[u])))
-          throw new PagesError(
-            `${this.name}: pages.bin's degrees section gives concept ${u} a walk degree of ${d}, outside ` +
-              `its bracket in open (${degreeLower(codes[u])} to ${degreeUpper(codes[u])})`,
-          );
-        return d;
-      },
+      exact: (u) => this.walkRow(u)?.degree,
       differs,
     };
   }
@@ -449,12 +454,24 @@ export class SectionReader {
     return row;
   }
 
-  /** Concept c's weighted degree in the walk graph (version 2: from the `degrees` section), undefined while unread. */
+  /**
+   * Concept c's weighted degree in the walk graph (version 2: from the `degrees` section, read by the Graph view and
+   * the KG build's order, not by the walk), undefined while unread.
+   */
   weightedDegree(c: number): number | undefined {
     if (this.open.degrees) return this.open.degrees[c];
-    if (this.open.degreeCodes![c] === 0) return 0;
+    const code = this.open.degreeCodes![c];
+    if (code === 0) return 0;
     const bytes = this.store.bytes(this.section('degrees') + c * 8, 8);
-    return bytes && new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+    if (!bytes) return undefined;
+    const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+    // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
+    if (!(d > degreeLower(code) && d <= degreeUpper(code)))
+      throw new PagesError(
+        `${this.name}: pages.bin's degrees section gives concept ${c} a walk degree of ${d}, outside ` +
+          `its bracket in open (${degreeLower(code)} to ${degreeUpper(code)})`,
+      );
+    return d;
   }
 
   // ---- records: what evidence shows
@@ -522,6 +539,20 @@ export class SectionReader {
     this.store.forget();
     this.rowCache.clear();
   }
+}
+
+/**
+ * A concept's shares of its chunks from their counts, into `out` (float32), as the engine's conceptChunkShares
+ * computes them, operation for operation (src/core/retrieval/conceptAccess.ts): tf^α / (Σ tf^α · df^(power − 1)),
+ * the sum in float64 in list order. Version 3 lists hold the counts only (format.ts).
+ */
+export function listShares(tf: Float32Array, params: ShareParams, out: Float32Array): void {
+  const alpha = params.tfSpread;
+  const df = tf.length;
+  let sum = 0;
+  for (let i = 0; i < df; i++) sum += Math.pow(tf[i], alpha);
+  const scale = 1 / (sum * Math.pow(df, params.chunkScorePower - 1));
+  for (let i = 0; i < df; i++) out[i] = Math.pow(tf[i], alpha) * scale;
 }
 
 /**

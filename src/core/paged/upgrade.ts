@@ -1,25 +1,34 @@
-// Rewrites a version 1 pages part as version 2 (format.ts) without the corpus: everything version 2 holds is in
-// version 1 (the degrees, list offsets, df and IDF of its `open` section), and every other section is copied byte for
-// byte. The new `open` and `degrees` sections are made by the writers' own openSections, so an upgraded part is the
-// one `cli index` writes for the same library today (test/unit/paged/openFormat.test.ts). `cli upgrade` (src/cli/
-// upgrade.ts) copies a bundle's other parts around it.
+// Rewrites a version 1 or 2 pages part as version 3 (format.ts) without the corpus: everything version 3 holds is in
+// the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
+// lists lose their shares (each checked, before it is dropped, to be what a version 3 reader computes from the list's
+// counts: listShares), and every other section is copied byte for byte. The new `open` and `degrees` sections are
+// made by the writers' own openSections, so an upgraded part is the one `cli index` writes for the same library today
+// (test/unit/paged/openFormat.test.ts). `cli upgrade` (src/cli/upgrade.ts) copies a bundle's other parts around it.
 import { decodeStructured, gunzip, Sha256, toHex } from '../bundle/index.ts';
 import type { BundleManifest, BundlePart, ManifestBase, PartEntry, StreamedPart } from '../bundle/index.ts';
 import { BundleError } from '../bundle/index.ts';
+import { resolveParams } from '../retrieval/index.ts';
+import { messageOf } from '../errors.ts';
 import { gzipSize, PagesError } from './blockStore.ts';
+import { ByteReader, ByteWriter } from './bytes.ts';
+import { expandOpen } from './compactOpen.ts';
 import {
   checkDirectory,
   checkOpen,
+  minListBytes,
   PAGES_HASHES_PART,
   PAGES_PART,
   PAGES_VERSION,
   SECTIONS,
   type PagesDirectory,
   type PagesOpenV1,
+  type PagesOpenV2,
   type SectionName,
+  type ShareParams,
 } from './format.ts';
 import { pagesHashes } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
+import { listShares } from './sectionReader.ts';
 import { BlockHasher, openSections, pagesDirectory, sectionTable } from './write.ts';
 
 /** Bytes read from the source at a time while copying. */
@@ -49,17 +58,102 @@ function checkHashes(got: Uint8Array, expected: Uint8Array, upTo: number, name: 
   }
 }
 
+/** [from, to) of the source read in order, a given number of bytes at a time (PIECE bytes per read). */
+class SequentialReader {
+  private pending = new Uint8Array(0);
+  constructor(
+    private readonly source: RangeSource,
+    private at: number,
+    private readonly to: number,
+  ) {}
+
+  async take(length: number): Promise<Uint8Array> {
+    while (this.pending.length < length) {
+      if (this.at >= this.to) throw new PagesError(`${this.source.name}: pages.bin's lists end early`);
+      const piece = await this.source.read(this.at, Math.min(PIECE, this.to - this.at));
+      this.at += piece.length;
+      const joined = new Uint8Array(this.pending.length + piece.length);
+      joined.set(this.pending);
+      joined.set(piece, this.pending.length);
+      this.pending = joined;
+    }
+    const out = this.pending.subarray(0, length);
+    this.pending = this.pending.subarray(length);
+    return out;
+  }
+}
+
 /**
- * A version 1 pages part (its payload at `base` in `source`, `length` bytes, its directory and block hashes) as
- * version 2. Reads the part twice: once to check every block against its hash while hashing the new part, once
- * when `bytes()` is read.
+ * The `lists` section of a version 1 or 2 part (at `from` in the source, by `offsets`) as version 3 writes it, in
+ * pieces: each list's chunk gaps and counts as stored, its shares dropped once each is found to be what listShares
+ * computes from the counts with `params` (else the part is refused: a version 3 reader would rank otherwise).
+ * Each list's df is checked against its bytes before anything is allocated, as the reader checks it.
+ */
+async function* listsWithoutShares(
+  source: RangeSource,
+  from: number,
+  offsets: Float64Array,
+  df: Uint32Array,
+  chunkCount: number,
+  params: ShareParams,
+): AsyncGenerator<Uint8Array> {
+  const input = new SequentialReader(source, from + offsets[0], from + offsets[offsets.length - 1]);
+  const out = new ByteWriter();
+  const least = minListBytes(1);
+  for (let c = 0; c < df.length; c++) {
+    const bytes = await input.take(offsets[c + 1] - offsets[c]);
+    const n = df[c];
+    const fail = (why: string): never => {
+      throw new PagesError(`${source.name}: pages.bin's chunk list of concept ${c} ${why}`);
+    };
+    if (n * least > bytes.length) fail(`is ${bytes.length} bytes, too few for its ${n} chunks`);
+    const r = new ByteReader(bytes);
+    const gaps = new Uint32Array(n);
+    const counts = new Uint32Array(n);
+    const tf = new Float32Array(n);
+    const shares = new Float32Array(n);
+    try {
+      r.varints(gaps, n);
+      r.varints(counts, n);
+      for (let i = 0; i < n; i++) shares[i] = r.f32();
+    } catch (e) {
+      fail(`does not decode (${messageOf(e)})`);
+    }
+    if (r.at !== bytes.length) fail(`has ${bytes.length - r.at} bytes past its ${n} chunks`);
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      if (i > 0 && gaps[i] === 0) fail('names a chunk twice');
+      if ((k += gaps[i]) >= chunkCount) fail(`names chunk ${k} of ${chunkCount}`);
+    }
+    if (counts.includes(0)) fail('has a count of 0');
+    tf.set(counts);
+    const computed = new Float32Array(n);
+    listShares(tf, params, computed);
+    for (let i = 0; i < n; i++)
+      if (!Object.is(computed[i], shares[i]))
+        fail(
+          `stores a share of ${shares[i]} where its counts give ${computed[i]} (tfSpread ${params.tfSpread}, ` +
+            `chunkScorePower ${params.chunkScorePower}): version 3 computes the shares, so it is not upgraded`,
+        );
+    for (let i = 0; i < n; i++) out.varint(gaps[i]);
+    for (let i = 0; i < n; i++) out.varint(counts[i]);
+    if (out.length >= 1 << 20) yield out.take();
+  }
+  if (out.length > 0) yield out.take();
+}
+
+/**
+ * A version 1 or 2 pages part (its payload at `base` in `source`, `length` bytes, its directory and block hashes)
+ * as version 3, its shares computed with `params`. Reads the part four times: once to check every block against
+ * its hash, once to size the new lists, once to hash the new part, and once when `bytes()` is read.
  */
 async function upgradePages(
   source: RangeSource,
   location: { base: number; length: number; directory: unknown; hashes: Uint8Array },
+  params: ShareParams,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
-  if (d.version !== 1)
+  if (d.version >= PAGES_VERSION)
     throw new PagesError(`${source.name}: its pages are version ${d.version} already (nothing to upgrade)`);
   const { base, length, hashes } = location;
   const blockSize = d.blockSize;
@@ -69,49 +163,86 @@ async function upgradePages(
       `${source.name}: ${PAGES_HASHES_PART} holds ${hashes.length / 32} hashes for ${blocks} blocks`,
     );
 
-  // The `open` section, checked block by block before it is decoded.
+  // Every block checked against its hash before anything is decoded or rewritten.
+  const oldBlocks = new BlockHasher(blockSize);
+  for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
+  checkHashes(oldBlocks.finish(), hashes, blocks, source.name);
+
+  const n = d.chunkCount;
   const [openAt, openLength] = d.sections.open;
-  const openBlocks = Math.ceil((openAt + openLength) / blockSize);
-  const head = await source.read(base, Math.min(length, openBlocks * blockSize));
-  const headHasher = new BlockHasher(blockSize);
-  headHasher.update(head);
-  checkHashes(headHasher.finish(), hashes, openBlocks, source.name);
-  const stored = head.subarray(openAt, openAt + openLength);
-  const full = decodeStructured<PagesOpenV1>(await gunzip(stored, gzipSize(stored)), 'pages.bin (open)');
+  const stored = await source.read(base + openAt, openLength);
+  const decoded = decodeStructured<PagesOpenV1 | PagesOpenV2>(
+    await gunzip(stored, gzipSize(stored)),
+    'pages.bin (open)',
+  );
   // Checked as a library's open checks it: every count against its bytes, the IDF and degrees finite and ≥ 0, the
   // offsets byte offsets (a negative IDF looped in idfDfOf, a list offset of Infinity in a varint).
-  checkOpen(source.name, d, full);
-  const written = await openSections(full, d.chunkCount);
+  let full: PagesOpenV1;
+  if (d.version === 1) {
+    full = decoded as PagesOpenV1;
+    checkOpen(source.name, d, full);
+  } else {
+    const tables = expandOpen(decoded, d.version, n);
+    checkOpen(source.name, d, tables);
+    // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
+    const [degreesAt, degreesLength] = d.sections.degrees;
+    const raw = await source.read(base + degreesAt, degreesLength);
+    const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    const degrees = new Float64Array(d.conceptCount);
+    for (let c = 0; c < degrees.length; c++) {
+      degrees[c] = view.getFloat64(c * 8, true);
+      if (!(degrees[c] >= 0 && degrees[c] < Infinity))
+        throw new PagesError(
+          `${source.name}: pages.bin (degrees) has a walk degree that is not a finite number ≥ 0`,
+        );
+    }
+    const { degreeCodes: _codes, degrees: _none, ...rest } = tables;
+    full = { ...rest, degrees };
+  }
+  const oldOffsets = full.listOffsets;
+  const listsFrom = base + d.sections.lists[0];
+  const newLists = () => listsWithoutShares(source, listsFrom, oldOffsets, full.df, n, params);
+  // The new lists' offsets, for `open` (which comes first in the part): each list less its df shares of 4 bytes,
+  // checked against what a pass over the lists writes (which checks every list and its shares first).
+  const listOffsets = new Float64Array(oldOffsets.length);
+  for (let c = 0; c < full.df.length; c++)
+    listOffsets[c + 1] = listOffsets[c] + (oldOffsets[c + 1] - oldOffsets[c]) - 4 * full.df[c];
+  let listBytes = 0;
+  for await (const piece of newLists()) listBytes += piece.length;
+  if (listOffsets[full.df.length] !== listBytes)
+    throw new PagesError(`${source.name}: pages.bin's lists do not add up once their shares are dropped`);
+  const written = await openSections({ ...full, listOffsets }, n, PAGES_VERSION);
 
-  const copied = SECTIONS.filter((name) => name !== 'open' && name !== 'degrees');
-  const copyFrom = d.sections[copied[0]][0];
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, d.sections[name][1]])) as Record<
     SectionName,
     number
   >;
   lengths.open = written.open.length;
+  lengths.lists = listOffsets[listOffsets.length - 1];
   lengths.degrees = written.degrees.length;
   const { sections, total } = sectionTable(lengths);
 
+  // Records to concepts, then rows, are copied as they are.
+  const [beforeFrom] = d.sections.records;
+  const [listsAt] = d.sections.lists;
+  const [rowsAt, rowsLength] = d.sections.rows;
   const bytes = async function* (): AsyncGenerator<Uint8Array> {
     yield written.open;
-    yield* pieces(source, base + copyFrom, base + length);
+    yield* pieces(source, base + beforeFrom, base + listsAt);
+    yield* newLists();
+    yield* pieces(source, base + rowsAt, base + rowsAt + rowsLength);
     yield written.degrees;
   };
-  // One pass over the old part: its blocks checked, the new part's blocks and whole hashed.
-  const oldBlocks = new BlockHasher(blockSize);
   const newBlocks = new BlockHasher(blockSize);
   const whole = new Sha256();
-  const add = (piece: Uint8Array): void => {
+  let made = 0;
+  for await (const piece of bytes()) {
     newBlocks.update(piece);
     whole.update(piece);
-  };
-  add(written.open);
-  oldBlocks.update(head);
-  for await (const piece of pieces(source, base + head.length, base + length)) oldBlocks.update(piece);
-  checkHashes(oldBlocks.finish(), hashes, blocks, source.name);
-  for await (const piece of pieces(source, base + copyFrom, base + length)) add(piece);
-  add(written.degrees);
+    made += piece.length;
+  }
+  if (made !== total)
+    throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
   return {
     directory: pagesDirectory({
       blockSize,
@@ -121,6 +252,7 @@ async function upgradePages(
       headingCopies: d.headingCopies,
       thetaCo: d.thetaCo,
       analyzer: d.analyzer,
+      shares: params,
       sections,
     }),
     hashes: newBlocks.finish(),
@@ -131,8 +263,9 @@ async function upgradePages(
 }
 
 /**
- * A version 3 bundle's parts with its pages upgraded to version 2: every other part copied as stored (checked
- * against its SHA-256 as it is copied), and the manifest's head (creation time, parameters, counts) kept.
+ * A version 3 bundle's parts with its pages upgraded to the current version: every other part copied as stored
+ * (checked against its SHA-256 as it is copied), and the manifest's head (creation time, parameters, counts) kept.
+ * The shares are checked against the parameters the bundle was built with (its head's, else the defaults).
  */
 export async function upgradeBundleParts(
   source: RangeSource,
@@ -145,12 +278,15 @@ export async function upgradeBundleParts(
   const hashes = await pagesHashes(source, hashesEntry);
   checkDisjointParts(source.name, manifest.parts, source.size);
   const from = (pagesEntry.meta as { version?: number } | undefined)?.version ?? 0;
-  const pages = await upgradePages(source, {
-    base: pagesEntry.offset,
-    length: pagesEntry.length,
-    directory: pagesEntry.meta,
-    hashes,
-  });
+  const built = resolveParams();
+  const given = manifest.params ?? {};
+  const number = (key: keyof ShareParams): number =>
+    typeof given[key] === 'number' && Number.isFinite(given[key]) ? given[key] : built[key];
+  const pages = await upgradePages(
+    source,
+    { base: pagesEntry.offset, length: pagesEntry.length, directory: pagesEntry.meta, hashes },
+    { tfSpread: number('tfSpread'), chunkScorePower: number('chunkScorePower') },
+  );
   const parts = manifest.parts.map((entry): BundlePart | StreamedPart => {
     if (entry.name === PAGES_PART)
       return {

@@ -28,6 +28,7 @@ import {
   type PagesOpenV1,
   type PagesOpenV2,
   type SectionName,
+  type ShareParams,
   type TermEntry,
 } from './format.ts';
 
@@ -166,11 +167,12 @@ export async function writeTermSections(
 
 /**
  * The `concepts`, `lists` and `rows` sections from a concept table and its shares: the dictionary (ids are the
- * sorted order), each concept's chunks with tf and shares, each chunk's row.
+ * sorted order), each concept's chunks with tf and (up to version 2, when `shares` are given) shares, each chunk's
+ * row. Version 3 lists hold no shares: the reader computes them from the tf (format.ts).
  */
 export async function writeConceptSections(
   table: ConceptTable,
-  shares: Float32Array,
+  shares: Float32Array | undefined,
   conceptSink: SectionSink,
   listSink: SectionSink,
   rowSink: SectionSink,
@@ -204,7 +206,7 @@ export async function writeConceptSections(
       previous = table.conceptChunks[i];
     }
     for (let i = a; i < b; i++) lists.varint(tf[i]);
-    for (let i = a; i < b; i++) lists.f32(shares[i]);
+    if (shares) for (let i = a; i < b; i++) lists.f32(shares[i]);
     listOffsets[c + 1] = flushed + lists.length;
     if (lists.length >= 1 << 20) {
       flushed += lists.length;
@@ -295,7 +297,7 @@ export async function openSections(
   version = PAGES_VERSION,
 ): Promise<{ open: Uint8Array; degrees: Uint8Array }> {
   if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
-  const compact = compactOpen(full, n);
+  const compact = compactOpen(full, n, version);
   return { open: await encodeOpen(compact.open), degrees: compact.degrees };
 }
 
@@ -316,6 +318,11 @@ export function sectionTable(
   return { sections, total };
 }
 
+/** The parameters a version 3 reader computes the shares with: those the engine computed them with. */
+export function shareParams(params: ShareParams): ShareParams {
+  return { tfSpread: params.tfSpread, chunkScorePower: params.chunkScorePower };
+}
+
 /** The directory (the part's meta) of a written library. */
 export function pagesDirectory(
   fields: Omit<PagesDirectory, 'format' | 'version' | 'groups'>,
@@ -332,6 +339,7 @@ export function pagesDirectory(
     thetaCo: fields.thetaCo,
     ...(fields.analyzer !== undefined ? { analyzer: fields.analyzer } : {}),
     groups: GROUPS,
+    ...(version >= 3 && fields.shares ? { shares: fields.shares } : {}),
     sections: fields.sections,
   };
 }
@@ -370,8 +378,8 @@ export class BlockHasher {
 }
 
 /**
- * Writes the pages of an engine's lexical layer. `version` 1 writes the old format (tests of the reader and of the
- * upgrade of version 1 parts).
+ * Writes the pages of an engine's lexical layer. `version` 1 or 2 writes an old format (tests of the reader and of
+ * the upgrade of old parts).
  */
 export async function writePagedIndex(
   parts: LexicalParts,
@@ -411,7 +419,13 @@ export async function writePagedIndex(
   );
 
   // Concepts: the dictionary, each concept's chunks with tf and shares, each chunk's row.
-  const concepts = await writeConceptSections(table, shares, sinks.concepts, sinks.lists, sinks.rows);
+  const concepts = await writeConceptSections(
+    table,
+    version >= 3 ? undefined : shares,
+    sinks.concepts,
+    sinks.lists,
+    sinks.rows,
+  );
 
   const docChunks = new Map<string, number>();
   for (const c of layout.chunks) docChunks.set(c.docId, (docChunks.get(c.docId) ?? 0) + 1);
@@ -459,6 +473,7 @@ export async function writePagedIndex(
         headingCopies: headings ? headings.copies : 0,
         thetaCo: params.thetaCo,
         analyzer,
+        shares: shareParams(params),
         sections,
       },
       version,

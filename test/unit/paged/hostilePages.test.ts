@@ -27,11 +27,46 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
     if (run.outcome === 'value') expect(run.value.length).toBeGreaterThan(0);
   });
 
-  it('tiny stored walk degrees (version 2) are refused, naming the degree, and the walk ends', async () => {
+  it('tiny stored walk degrees under forged top brackets (version 2) are refused by the rows, and the walk ends', async () => {
+    // The walk sums an exact degree from the concept's row (it does not read the `degrees` section): the row's sum
+    // falls far below the bracket `open` claims.
     const run = await ask('tinyDegrees');
     expect(run.outcome).toBe('error');
     if (run.outcome === 'error')
-      expect(run.message).toMatch(/crafted\.bundle: pages\.bin.* walk degree of 1e-300/);
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin stores the walk degree of concept \d+ as between \d+(\.\d+)? and Infinity, but its row sums to/,
+      );
+  });
+
+  it('tiny stored walk degrees under honest brackets (version 2): the question is answered as honest pages answer it', async () => {
+    const [honest, forged] = await Promise.all([ask('honest'), ask('tinySectionDegrees')]);
+    expect(forged.outcome).toBe('value');
+    if (honest.outcome === 'value' && forged.outcome === 'value') expect(forged.value).toEqual(honest.value);
+  });
+
+  it('tiny stored walk degrees (version 2) are refused by the Graph view, which reads them, naming the degree', async () => {
+    const run = await runBounded<number[]>(
+      'test/support/craftedReads.ts',
+      'graphPages',
+      [await CRAFTED.tinySectionDegrees()],
+      LIMIT_MS,
+    );
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin's degrees section gives concept \d+ a walk degree of 1e-300/,
+      );
+  });
+
+  it('honest pages draw the Graph view from their stored degrees', async () => {
+    const run = await runBounded<number[]>(
+      'test/support/craftedReads.ts',
+      'graphPages',
+      [await CRAFTED.honest()],
+      LIMIT_MS,
+    );
+    expect(run.outcome).toBe('value');
+    if (run.outcome === 'value') expect(run.value.every((d) => d > 0)).toBe(true);
   });
 
   it('walk degree brackets the rows do not sum into (version 2) are refused', async () => {
@@ -41,6 +76,28 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
       expect(run.message).toMatch(
         /crafted\.bundle: pages\.bin stores the walk degree of concept \d+ as between 0 and 1, but its row sums to/,
       );
+  });
+
+  it('honest version 3 pages (lists without shares) answer as version 2 pages do', async () => {
+    const [v2, v3] = await Promise.all([ask('honest'), ask('honestV3')]);
+    expect(v3.outcome).toBe('value');
+    if (v3.outcome === 'value') expect(v3.value.length).toBeGreaterThan(0);
+    if (v2.outcome === 'value' && v3.outcome === 'value') expect(v3.value).toEqual(v2.value);
+  });
+
+  it('a version 3 list count of 0 (shares 0/0) is refused, naming the concept', async () => {
+    const run = await ask('zeroCountV3');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(/crafted\.bundle: pages\.bin's chunk list of concept \d+ has a count of 0/);
+  });
+
+  it('version 3 pages without share parameters, or with one not a number, are refused at open', async () => {
+    for (const name of ['noSharesV3', 'nanSharesV3'] as const) {
+      const run = await ask(name);
+      expect(run.outcome).toBe('error');
+      if (run.outcome === 'error') expect(run.message).toMatch(/has bad share parameters/);
+    }
   });
 
   it('tiny walk degrees in a version 1 `open` are refused, naming the degree', async () => {

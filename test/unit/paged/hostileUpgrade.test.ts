@@ -1,4 +1,4 @@
-// `cli upgrade` on crafted version 1 bundles (issue 43, MED 5): every digest right, the values wrong. Before the fix
+// `cli upgrade` on crafted version 1 and 2 bundles (issue 43, MED 5): every digest right, the values wrong. Before the fix
 // a negative IDF looped in idfDfOf, a list offset of Infinity looped in a varint, and a manifest whose entries alias
 // the pages' bytes was written out entry by entry (1.14 MB in, 301 MB out). Each runs in a worker under a time limit.
 import { describe, expect, it } from 'vitest';
@@ -29,6 +29,15 @@ describe('cli upgrade on crafted bundles', { timeout: LIMIT_MS + 10_000 }, () =>
     if (run.outcome === 'error')
       expect(run.message).toMatch(
         /crafted\.bundle: pages\.bin listOffsets go backwards or are not byte offsets/,
+      );
+  });
+
+  it('refuses version 2 shares that are not what version 3 computes from the counts, naming the concept', async () => {
+    const run = await upgrade('forgedShare');
+    expect(run.outcome).toBe('error');
+    if (run.outcome === 'error')
+      expect(run.message).toMatch(
+        /crafted\.bundle: pages\.bin's chunk list of concept 0 stores a share of [\d.e-]+ where its counts give [\d.e-]+/,
       );
   });
 
