@@ -5,6 +5,7 @@
 // checked against the bytes that hold it, and a refusal names the source and the part.
 import { exactDegrees } from '../graph/index.ts';
 import type { WalkDegrees } from '../graph/index.ts';
+import { sharesOfCounts } from '../retrieval/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
 import { BlockStore, decodeJson, PagesError } from './blockStore.ts';
 import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShapes.ts';
@@ -541,18 +542,9 @@ export class SectionReader {
   }
 }
 
-/**
- * A concept's shares of its chunks from their counts, into `out` (float32), as the engine's conceptChunkShares
- * computes them, operation for operation (src/core/retrieval/conceptAccess.ts): tf^α / (Σ tf^α · df^(power − 1)),
- * the sum in float64 in list order. Version 3 lists hold the counts only (format.ts).
- */
+/** A version 3 list's shares from its counts (format.ts: the lists hold the counts only), as the engine computes them. */
 export function listShares(tf: Float32Array, params: ShareParams, out: Float32Array): void {
-  const alpha = params.tfSpread;
-  const df = tf.length;
-  let sum = 0;
-  for (let i = 0; i < df; i++) sum += Math.pow(tf[i], alpha);
-  const scale = 1 / (sum * Math.pow(df, params.chunkScorePower - 1));
-  for (let i = 0; i < df; i++) out[i] = Math.pow(tf[i], alpha) * scale;
+  sharesOfCounts(tf, 0, tf.length, params.tfSpread, params.chunkScorePower, out);
 }
 
 /**

@@ -61,14 +61,28 @@ export function conceptChunkShares(t: ConceptTable, alpha: number, power: number
   const tf = conceptChunkTf(t);
   const out = new Float32Array(tf.length);
   for (let c = 0; c < t.terms.length; c++) {
-    const a = t.conceptChunkOffsets[c];
-    const b = t.conceptChunkOffsets[c + 1];
-    let sum = 0;
-    for (let i = a; i < b; i++) sum += Math.pow(tf[i], alpha);
-    const scale = 1 / (sum * Math.pow(b - a, power - 1));
-    for (let i = a; i < b; i++) out[i] = Math.pow(tf[i], alpha) * scale;
+    sharesOfCounts(tf, t.conceptChunkOffsets[c], t.conceptChunkOffsets[c + 1], alpha, power, out);
   }
   return out;
+}
+
+/**
+ * One concept's shares of its chunks, `tf[a..b)` → `out[a..b)`: tf^α / (Σ tf^α · df^(power − 1)), the sum in
+ * float64 in list order. The paged index computes its lists' shares with this same function (pages version 3 stores
+ * the counts only), so a walk by ranges weighs each chunk as the engine in memory does, bit for bit.
+ */
+export function sharesOfCounts(
+  tf: Float32Array,
+  a: number,
+  b: number,
+  alpha: number,
+  power: number,
+  out: Float32Array,
+): void {
+  let sum = 0;
+  for (let i = a; i < b; i++) sum += Math.pow(tf[i], alpha);
+  const scale = 1 / (sum * Math.pow(b - a, power - 1));
+  for (let i = a; i < b; i++) out[i] = Math.pow(tf[i], alpha) * scale;
 }
 
 /** The concept table of an engine in memory, read through views of its arrays. */

@@ -21,7 +21,7 @@ export type { Provenance, RetrievedChunk, SentenceHit } from './types.ts';
 export { buildWalkView, walkView, withCaps, wordsOnlyView } from './walkView.ts';
 export type { WalkView, WalkViewCaps, WalkViewGraph } from './walkView.ts';
 export type { LexicalParts } from './engine.ts';
-export { conceptChunkTf } from './conceptAccess.ts';
+export { conceptChunkTf, sharesOfCounts } from './conceptAccess.ts';
 export { Bm25Builder, Bm25Index } from './bm25.ts';
 export { HeadingFieldBm25 } from './fieldBm25.ts';
 export type { ConceptAccess, ConceptChunks, TermLookup } from './conceptAccess.ts';
