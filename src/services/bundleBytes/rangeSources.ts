@@ -2,6 +2,7 @@
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
 import { concatBytes } from '../../core/bundle/index.ts';
 import type { RangeSource } from '../../core/paged/index.ts';
+import { ROUND_TRIP_GAP } from '../../core/paged/rangeSource.ts';
 import { checkAnsweredFrom } from './bundleFetch.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
 import { messageOf } from '../../core/errors.ts';
@@ -11,6 +12,11 @@ import { messageOf } from '../../core/errors.ts';
  * this mode (no other fetch() of the app has it) to the network without its fetch event (src/sw/sw.ts).
  */
 const SAME_ORIGIN: RequestMode = 'same-origin';
+
+/** The gap an HTTP source reads between wanted ranges (HttpRangeSource.gapBytes), by what it knows of the host. */
+export function httpGapBytes(multiRange: boolean | undefined): number {
+  return multiRange === true ? 0 : ROUND_TRIP_GAP;
+}
 
 /** Milliseconds a range request may take, answer and body (a block run is at most a few hundred KB). */
 const RANGE_TIME_LIMIT_MS = 60_000;
@@ -28,6 +34,16 @@ export class HttpRangeSource implements RangeSource {
    * 416 is read one range a request from then on.
    */
   multiRange: boolean | undefined = undefined;
+
+  /**
+   * Once the host has answered several ranges in one request, a gap between wanted ranges costs no round trip, only
+   * its bytes: none is read. Until then (and on a host that answers one range a request) a range is a round trip, and
+   * gaps up to a round trip's worth are read with the ranges around them, as before (docs/results/question-bytes.md,
+   * round twelve).
+   */
+  get gapBytes(): number {
+    return httpGapBytes(this.multiRange);
+  }
 
   /** Its size in bytes, as the probe's Content-Range states it (set by open()). */
   size = 0;
