@@ -18,11 +18,11 @@
 // Bundles are read from memory (MemoryRangeSource): the bytes are the same as over HTTP or from a file (the block
 // store decides what to read; http-reads.ts checks the digest of the hits is the same over HTTP) for the same gap.
 // The gap (RangeSource.gapBytes: bytes between wanted ranges read rather than sent as a range of their own) is the
-// source's; --gap sets the one the bench's source says: a byte count, or `http` for HttpRangeSource's rule (the
-// default gap until a multi-range request was answered, none after). Without --gap: the default gap (32 KiB), as a
-// source that says nothing.
+// source's; --gap sets the one the bench's source says, in bytes (0: a host answering multi-range requests, a file,
+// memory; 32768: a host answering one range a request). Without --gap: the default gap (32 KiB), as a source that
+// says nothing.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--gap <bytes>|http]
+//          [--gap <bytes>]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -30,13 +30,12 @@ import { BlockStore } from '../../src/core/paged/blockStore.ts';
 import { sectionsOf, type PagesDirectory } from '../../src/core/paged/format.ts';
 import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
-import { httpGapBytes } from '../../src/services/bundleBytes/rangeSources.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>|http]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'other'];
@@ -95,9 +94,7 @@ async function regionsOf(data: Uint8Array, name: string): Promise<{ regions: Reg
   return { regions, d };
 }
 
-type Gap = TaggedSource['gap'];
-
-async function measure(spec: string, n: number, gap: Gap): Promise<void> {
+async function measure(spec: string, n: number, gap: number | undefined): Promise<void> {
   const m = /^([^=]+)=(.+):([^:]+)$/.exec(spec);
   if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
   const [, setName, bundlePath, qaPath] = m;
@@ -128,7 +125,7 @@ async function measure(spec: string, n: number, gap: Gap): Promise<void> {
   for (const q of picked) {
     const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
     source.regions = regions;
-    source.gap = gap;
+    source.gapBytes = gap;
     asked = [];
     const opened = await openPagedBundle(source, analyzer);
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
@@ -216,9 +213,8 @@ async function measure(spec: string, n: number, gap: Gap): Promise<void> {
   }
 }
 
-function gapName(gap: Gap): string {
-  if (gap === undefined) return 'default (32 KiB)';
-  return typeof gap === 'function' ? 'http (32 KiB until a multi-range request, then 0)' : `${gap} bytes`;
+function gapName(gap: number | undefined): string {
+  return gap === undefined ? 'default (32 KiB)' : `${gap} bytes`;
 }
 
 async function main(): Promise<void> {
@@ -229,14 +225,9 @@ async function main(): Promise<void> {
   const n = Number(arg('n', '25'));
   if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer\n${USAGE}`);
   const gapArg = arg('gap', '');
-  const gap: Gap =
-    gapArg === ''
-      ? undefined
-      : gapArg === 'http'
-        ? (seen: boolean) => httpGapBytes(seen || undefined)
-        : Number(gapArg);
-  if (typeof gap === 'number' && !(Number.isInteger(gap) && gap >= 0))
-    throw new Error(`--gap must be a byte count or http\n${USAGE}`);
+  const gap = gapArg === '' ? undefined : Number(gapArg);
+  if (gap !== undefined && !(Number.isInteger(gap) && gap >= 0))
+    throw new Error(`--gap must be a byte count\n${USAGE}`);
   for (const spec of sets) {
     const path = /=(.+):[^:]+$/.exec(spec)?.[1];
     if (path) await stat(path); // a wrong path fails before anything is measured

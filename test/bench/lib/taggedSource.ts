@@ -32,12 +32,8 @@ export class TaggedSource implements RangeSource {
   requests = 0;
   /** Ranges read: the requests a host answering one range a request would take. */
   ranges = 0;
-  /**
-   * The gap the block store reads between wanted ranges (RangeSource.gapBytes): a fixed count, or a function of
-   * whether a multi-range request was sent yet (as HttpRangeSource's gap depends on what it knows of the host).
-   */
-  gap: number | ((multiRangeSeen: boolean) => number) | undefined;
-  private multiRangeSeen = false;
+  /** The gap the block store reads between wanted ranges (RangeSource.gapBytes; undefined: the default). */
+  gapBytes: number | undefined;
   /** Bytes read by region since the last reset() (re-reads counted again: they are bytes on the wire). */
   split: Split = new Map();
   /** Every read as [offset, length], since the last reset(). */
@@ -54,16 +50,11 @@ export class TaggedSource implements RangeSource {
     return this.inner.size;
   }
 
-  get gapBytes(): number | undefined {
-    return typeof this.gap === 'function' ? this.gap(this.multiRangeSeen) : this.gap;
-  }
-
   /** Several ranges as one request (read from the inner source range by range, each counted as read()). */
   async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
     for (const [offset, length] of ranges) out.push(await this.read(offset, length));
     this.requests -= ranges.length - 1;
-    if (ranges.length > 1) this.multiRangeSeen = true;
     return out;
   }
 
