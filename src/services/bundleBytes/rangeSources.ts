@@ -1,8 +1,7 @@
 // Where the page reads a bundle by ranges (src/core/paged): a URL of the app's own origin with HTTP Range requests
 // (any static host that honours them), or a File dropped from disk (File.slice). Both count what they read.
 import { concatBytes } from '../../core/bundle/index.ts';
-import type { RangeSource } from '../../core/paged/index.ts';
-import { ROUND_TRIP_GAP } from '../../core/paged/rangeSource.ts';
+import { ROUND_TRIP_GAP, type RangeSource } from '../../core/paged/index.ts';
 import { checkAnsweredFrom } from './bundleFetch.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
 import { messageOf } from '../../core/errors.ts';
@@ -17,10 +16,7 @@ const SAME_ORIGIN: RequestMode = 'same-origin';
  * The ranges (in the order given) as spans [first, last] of indices, each read as one range: a range joins the span
  * before it when it starts at or past that span's end, at most `gap` bytes after it.
  */
-export function spans(
-  ranges: ReadonlyArray<readonly [number, number]>,
-  gap: number,
-): Array<[number, number]> {
+function spans(ranges: ReadonlyArray<readonly [number, number]>, gap: number): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   let end = 0;
   ranges.forEach(([offset, length], i) => {
