@@ -7,6 +7,11 @@ import type { RangeSource } from '../core/paged/index.ts';
 
 export class FileRangeSource implements RangeSource {
   bytesRead = 0;
+  /**
+   * A read of a file is a system call of microseconds, about what hashing a block of gap costs: no gap is worth
+   * reading, and `ask --stats` then counts the bytes the question asked for, rounded to blocks.
+   */
+  readonly gapBytes = 0;
 
   private constructor(
     private readonly handle: FileHandle,

@@ -19,7 +19,7 @@ import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { PARSE_TIMEOUT_MS, type OcrLanguageSetting } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
-import { pagesParts, writePagedIndex } from '../core/paged/index.ts';
+import { DEFAULT_BLOCK_SIZE, pagesParts, writePagedIndex } from '../core/paged/index.ts';
 import { cleanHeading } from '../core/retrieval/index.ts';
 import { themesPart } from '../core/themes/index.ts';
 import { themesOfGraph } from '../services/themes/themesOf.ts';
@@ -41,6 +41,9 @@ import { readInputFile, walkInputs } from './fileWalker.ts';
 import { logOcrProgress, ocrLanguageFlag, parseTimeoutFlag, ThreadParser } from './threadParser.ts';
 import { StreamBuildEmpty, streamBuild } from './streamIndex.ts';
 
+/** The largest --block-size: a block is read, hashed and held whole, and 1 MiB is past any size worth measuring. */
+const MAX_BLOCK_FLAG = 1024 * 1024;
+
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
   --embedder <spec>          use (default), hf:<folder or URL>, openai:<baseUrl>#<model>, or none (lexical only)
@@ -58,6 +61,9 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              (1 GB of text fits in a few GB). The bundle holds the paged index only: \`ask\` and the app
                              read it by ranges; importing it, \`ask --whole\` and \`info\` refuse it by name.
                              Progress (files, MB, rate, time left) goes to stderr; temporary files go beside --out
+  --block-size <bytes>       with --pages or --stream: the bytes a block of the pages holds, each checked by its
+                             SHA-256 (default ${DEFAULT_BLOCK_SIZE}; 512 to ${MAX_BLOCK_FLAG}). Smaller blocks: a question reads
+                             fewer bytes, the bundle holds 32 bytes of hash a block (docs/results/question-bytes.md)
   --kg                       also build the core KG (modes kg, hybrid; logical searches it first) into the bundle:
                              one extraction call per core chunk to --llm-base-url (--llm-model, key from
                              --llm-key-file or env ${LLM_KEY_ENV}), the top --kappa of the chunks by PageRank
@@ -192,15 +198,20 @@ export async function snapshotFromFiles(
 export async function attachGraph(
   snapshot: IndexSnapshot,
   pages = false,
+  blockSize?: number,
 ): Promise<{ snapshot: IndexSnapshot; pages?: BundlePart[] }> {
   const engine = buildEngine(snapshotToCorpus(snapshot));
   const graph = engine.exportGraph() as unknown as Record<string, unknown>;
   if (!pages) return { snapshot: { ...snapshot, graph } };
   const documents = new Map(snapshot.documents.map((d) => [d.id, d]));
-  const written = await writePagedIndex(engine.lexicalParts(), (docId) => {
-    const doc = documents.get(docId);
-    return { title: doc?.title ?? docId, ...(doc?.pageStarts ? { pageStarts: doc.pageStarts } : {}) };
-  });
+  const written = await writePagedIndex(
+    engine.lexicalParts(),
+    (docId) => {
+      const doc = documents.get(docId);
+      return { title: doc?.title ?? docId, ...(doc?.pageStarts ? { pageStarts: doc.pageStarts } : {}) };
+    },
+    blockSize,
+  );
   // The themes beside the pages (themes.json), so a link answers "what is this about?" with one small read.
   const themes = themesOfGraph(engine.graph, new Map(snapshot.chunks.map((c) => [c.id, c])), (docId) =>
     cleanHeading(documents.get(docId)?.title ?? docId),
@@ -222,6 +233,7 @@ export async function run(args: string[]): Promise<number> {
       'no-graph-mask': { type: 'boolean', default: false },
       pages: { type: 'boolean', default: false },
       stream: { type: 'boolean', default: false },
+      'block-size': { type: 'string' },
       'max-chunk-tokens': { type: 'string' },
       'ocr-language': { type: 'string', default: 'auto' },
       'parse-timeout': { type: 'string' },
@@ -256,6 +268,16 @@ export async function run(args: string[]): Promise<number> {
     : DEFAULT_INDEX_PARAMS.maxChunkTokens;
   if (!Number.isInteger(maxChunkTokens) || maxChunkTokens < 16) {
     process.stderr.write(`index: --max-chunk-tokens must be an integer ≥ 16\n`);
+    return 2;
+  }
+  const blockSize = values['block-size'] === undefined ? undefined : Number(values['block-size']);
+  if (
+    blockSize !== undefined &&
+    !(Number.isInteger(blockSize) && blockSize >= 512 && blockSize <= MAX_BLOCK_FLAG)
+  ) {
+    process.stderr.write(
+      `index: --block-size must be a whole number of bytes from 512 to ${MAX_BLOCK_FLAG}\n`,
+    );
     return 2;
   }
   const ocrLanguage = ocrLanguageFlag('index', values['ocr-language']);
@@ -314,6 +336,7 @@ export async function run(args: string[]): Promise<number> {
         log,
         ocrLanguage,
         parseTimeoutMs,
+        blockSize,
       });
       for (const e of built.errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
       const seconds = (performance.now() - started) / 1000;
@@ -393,7 +416,7 @@ export async function run(args: string[]): Promise<number> {
     let pages: BundlePart[] | undefined;
     if (values.graph || !values['no-graph-mask'] || values.pages) {
       const t = performance.now();
-      const attached = await attachGraph(result, values.pages);
+      const attached = await attachGraph(result, values.pages, blockSize);
       if (values.graph || !values['no-graph-mask']) result = attached.snapshot;
       pages = attached.pages;
       log(

@@ -18,8 +18,10 @@
 // Both sides count response bodies only (no headers). Our app shell is not counted (the app is installed or cached
 // when a link is opened); Pagefind's shell is printed apart so that both comparisons can be read.
 // Usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...]
-//          [--n 60] [--ours-only] [--slow]
+//          [--n 60] [--ours-only] [--slow] [--gap <bytes>]
 //   --n: questions a set at most, spread over the file. --ours-only: our side alone (to compare read policies).
+//   --gap: the gap our source says (RangeSource.gapBytes): 0 as a host answering multi-range requests (read the
+//   estimate for such a host), 32768 as one answering one range a request; without it, the default (32 KiB).
 //   --slow: Pagefind's host behind a 10 Mbit/s, 100 ms link, and each question's time in the page.
 //   <corpus>: a folder (every file a document, its id the file name without extension, as the CLI names them) or a
 //   .jsonl of {"id", "title", "text"} (one document a line). <lang>: ISO 639-1 code for Pagefind (default en).
@@ -42,7 +44,7 @@ import { arg } from './lib/args.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60] [--ours-only] [--slow]';
+  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60] [--ours-only] [--slow] [--gap <bytes>]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 /** Results whose data Pagefind's UI loads first. */
@@ -59,6 +61,8 @@ type Kind = (typeof KINDS)[number];
 const PAGEFIND_MODES = ['all words', 'any word'] as const;
 /** --slow: Pagefind's host answers over the slow link (serve()), and each question's time in the page is printed. */
 const SLOW = process.argv.includes('--slow');
+/** --gap: the gap our source says (undefined: the block store's default). */
+const GAP = process.argv.includes('--gap') ? Number(arg('gap', 'NaN')) : undefined;
 type PagefindMode = (typeof PAGEFIND_MODES)[number];
 
 interface Doc {
@@ -427,6 +431,7 @@ async function ourSide(
   };
   for (const q of questions) {
     const source = new TaggedSource(new MemoryRangeSource(data, name));
+    source.gapBytes = GAP;
     const opened = await openPagedBundle(source, analyzer);
     if (!opened) throw new Error(`${name}: has no pages (index it with --embedder none --pages)`);
     // Opening reads one thing after another (tail, manifest, hashes): a stage each.
@@ -550,6 +555,8 @@ async function main(): Promise<void> {
     .filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '60'));
+  if (GAP !== undefined && !(Number.isInteger(GAP) && GAP >= 0))
+    throw new Error(`--gap must be a byte count\n${USAGE}`);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer\n${USAGE}`);
   const pagefindVersion = (
     JSON.parse(await readFile(join(process.cwd(), 'node_modules/pagefind/package.json'), 'utf8')) as {

@@ -13,9 +13,16 @@
 //   question reads), terms (the word dictionary), postings, concepts (the concept dictionary), lists (each concept's
 //   chunks: the walk), rows (each chunk's concepts: the walk), degrees (the walk's exact degrees), records (the chunk
 //   records: the evidence's text).
+// - requests p50/max: one a read and one a multi-range request (a host answering several ranges a request), and
+//   ranges (the requests of a host answering one range a request).
 // Bundles are read from memory (MemoryRangeSource): the bytes are the same as over HTTP or from a file (the block
-// store decides what to read; http-reads.ts checks the digest of the hits is the same over HTTP).
+// store decides what to read; http-reads.ts checks the digest of the hits is the same over HTTP) for the same gap.
+// The gap (RangeSource.gapBytes: bytes between wanted ranges read rather than sent as a range of their own) is the
+// source's; --gap sets the one the bench's source says, in bytes (0: a host answering multi-range requests, a file,
+// memory; 32768: a host answering one range a request). Without --gap: the default gap (32 KiB), as a source that
+// says nothing.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
+//          [--gap <bytes>]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -28,7 +35,7 @@ import { arg } from './lib/args.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'other'];
@@ -87,7 +94,7 @@ async function regionsOf(data: Uint8Array, name: string): Promise<{ regions: Reg
   return { regions, d };
 }
 
-async function measure(spec: string, n: number): Promise<void> {
+async function measure(spec: string, n: number, gap: number | undefined): Promise<void> {
   const m = /^([^=]+)=(.+):([^:]+)$/.exec(spec);
   if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
   const [, setName, bundlePath, qaPath] = m;
@@ -107,6 +114,8 @@ async function measure(spec: string, n: number): Promise<void> {
   const analyzer = createTermAnalyzer();
   const totals: number[] = [];
   const askedTotals: number[] = [];
+  const requests: number[] = [];
+  const ranges: number[] = [];
   let openBytes = 0;
   let hitCount = 0;
   let roundedTotal = 0;
@@ -116,6 +125,7 @@ async function measure(spec: string, n: number): Promise<void> {
   for (const q of picked) {
     const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
     source.regions = regions;
+    source.gapBytes = gap;
     asked = [];
     const opened = await openPagedBundle(source, analyzer);
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
@@ -138,6 +148,8 @@ async function measure(spec: string, n: number): Promise<void> {
     for (const [k, v] of source.split) readSplit.set(k, (readSplit.get(k) ?? 0) + v);
     totals.push(source.bytesRead);
     askedTotals.push(askedBytes);
+    requests.push(source.requests);
+    ranges.push(source.ranges);
     // Between asked and read: the asked ranges rounded out to whole blocks, then the distinct bytes read (rounding
     // plus the gaps filled between wanted blocks); read minus distinct is re-reads.
     const block = d.blockSize;
@@ -164,7 +176,8 @@ async function measure(spec: string, n: number): Promise<void> {
   const askedAll = sum(askedTotals);
   console.log(
     `\n## ${setName}: bundle ${kb(data.length)} KB (pages ${kb(pagesBytes)} KB, ${d.chunkCount} chunks, ` +
-      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks); ${picked.length} cold questions, ppr, ` +
+      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks, hashes ${kb(d.blockSize && Math.ceil(pagesBytes / d.blockSize) * 32)} KB); ` +
+      `gap ${gapName(gap)}; ${picked.length} cold questions, ppr, ` +
       `budget ${BUDGET_TOKENS}; load ${loadavg()
         .map((x) => x.toFixed(2))
         .join(' ')}`,
@@ -174,6 +187,10 @@ async function measure(spec: string, n: number): Promise<void> {
       `(opening alone ${kb(openBytes)} KB); asked p50 ${kb(quantile(askedTotals, 0.5))} KB, max ` +
       `${kb(Math.max(...askedTotals))} KB; asked/read ${((100 * askedAll) / read).toFixed(0)} % ` +
       `(exact ranges would read ${((100 * (askedAll - read)) / read).toFixed(0)} %)`,
+  );
+  console.log(
+    `requests p50 ${quantile(requests, 0.5)}, max ${Math.max(...requests)} (multi-range host); ranges p50 ` +
+      `${quantile(ranges, 0.5)}, max ${Math.max(...ranges)} (a host answering one range a request)`,
   );
   const per = (x: number) => `${kb(x / picked.length)} KB`;
   console.log(
@@ -196,6 +213,10 @@ async function measure(spec: string, n: number): Promise<void> {
   }
 }
 
+function gapName(gap: number | undefined): string {
+  return gap === undefined ? 'default (32 KiB)' : `${gap} bytes`;
+}
+
 async function main(): Promise<void> {
   const sets = process.argv
     .slice(2)
@@ -203,10 +224,14 @@ async function main(): Promise<void> {
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '25'));
   if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer\n${USAGE}`);
+  const gapArg = arg('gap', '');
+  const gap = gapArg === '' ? undefined : Number(gapArg);
+  if (gap !== undefined && !(Number.isInteger(gap) && gap >= 0))
+    throw new Error(`--gap must be a byte count\n${USAGE}`);
   for (const spec of sets) {
     const path = /=(.+):[^:]+$/.exec(spec)?.[1];
     if (path) await stat(path); // a wrong path fails before anything is measured
-    await measure(spec, n);
+    await measure(spec, n, gap);
   }
 }
 

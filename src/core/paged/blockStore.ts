@@ -5,7 +5,7 @@
 // is kept, so it is computed entirely from verified bytes.
 import { gunzipSync } from 'fflate';
 import { blockDigests } from './blockDigest.ts';
-import type { RangeSource } from './rangeSource.ts';
+import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
 /**
@@ -17,13 +17,6 @@ import { messageOf } from '../errors.ts';
  */
 const MAX_DECODED = 20_000;
 const MAX_BLOCKS = 65_536;
-/**
- * Wanted blocks at most this many blocks apart are read in one range request, with the blocks between them: 32 KiB
- * costs less than a request's round trip on any link (about 5 ms at 50 Mbit/s; a round trip is 20–100 ms), and a
- * browser sends at most 6 requests to a host at once over HTTP/1.1. On the 1 GiB bundle the first four questions
- * sent 4,274 requests instead of 15,083 for 116 MB instead of 109 MB (docs/results/ranges.md).
- */
-const GAP_BLOCKS = 8;
 /** Requests in flight at once (a browser sends at most 6 at a time to a host over HTTP/1.1). */
 const IN_FLIGHT = 6;
 /**
@@ -295,13 +288,14 @@ export class BlockStore {
   }
 
   /**
-   * Reads the wanted blocks in runs (mergedRuns), a few requests in flight, and checks every block's digest. A source
+   * Reads the wanted blocks in runs (mergedRuns, blocks at most the source's gap apart in one run), a few requests in
+   * flight, and checks every block's digest. A source
    * that reads several ranges at once (readRanges: a host answering multi-range requests) gets the runs in batches,
    * one request each; any other source one range a run.
    */
   private async fetchBlocks(wanted: number[]): Promise<void> {
     if (wanted.length === 0) return;
-    const runs = mergedRuns(wanted, GAP_BLOCKS);
+    const runs = mergedRuns(wanted, gapBlocks(this.source, this.blockSize));
     const range = ([first, last]: [number, number]): [number, number] => {
       const from = first * this.blockSize;
       return [this.base + from, Math.min(this.length, (last + 1) * this.blockSize) - from];
@@ -423,6 +417,17 @@ export function gzipSize(bytes: Uint8Array): number {
   const size = view.getUint32(bytes.length - 4, true);
   if (size > bytes.length * 64 + 1024 * 1024) throw new Error(`declares ${size} bytes inflated`);
   return size;
+}
+
+/**
+ * The blocks between two wanted ones that are read rather than sent as another range: the source's gap
+ * (RangeSource.gapBytes) in whole blocks. A gap that is not a byte count at all (a source's bug) counts as the
+ * default's, never as an endless run.
+ */
+export function gapBlocks(source: RangeSource, blockSize: number): number {
+  const gap = source.gapBytes;
+  const bytes = typeof gap === 'number' && Number.isFinite(gap) && gap >= 0 ? gap : ROUND_TRIP_GAP;
+  return Math.floor(bytes / blockSize);
 }
 
 /**

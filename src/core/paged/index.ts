@@ -16,8 +16,8 @@ export { PhaseClock } from './phaseClock.ts';
 export { recordChunk, recordSentences } from './recordEvidence.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { verifyBundleCopy } from './verifyCopy.ts';
-export { MemoryRangeSource, type RangeSource } from './rangeSource.ts';
-export { pagesParts, writePagedIndex } from './write.ts';
+export { MemoryRangeSource, ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
+export { DEFAULT_BLOCK_SIZE, pagesParts, writePagedIndex } from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';
 export {
   PAGES_HASHES_PART,

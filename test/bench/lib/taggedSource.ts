@@ -28,6 +28,12 @@ export function addSplit(into: Split, regions: readonly Region[], start: number,
 
 export class TaggedSource implements RangeSource {
   bytesRead = 0;
+  /** Requests: each read(), and each readRanges() call once (one multi-range request, as a host answering them). */
+  requests = 0;
+  /** Ranges read: the requests a host answering one range a request would take. */
+  ranges = 0;
+  /** The gap the block store reads between wanted ranges (RangeSource.gapBytes; undefined: the default). */
+  gapBytes: number | undefined;
   /** Bytes read by region since the last reset() (re-reads counted again: they are bytes on the wire). */
   split: Split = new Map();
   /** Every read as [offset, length], since the last reset(). */
@@ -44,6 +50,14 @@ export class TaggedSource implements RangeSource {
     return this.inner.size;
   }
 
+  /** Several ranges as one request (read from the inner source range by range, each counted as read()). */
+  async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    for (const [offset, length] of ranges) out.push(await this.read(offset, length));
+    this.requests -= ranges.length - 1;
+    return out;
+  }
+
   reset(): void {
     this.split = new Map();
     this.reads = [];
@@ -52,6 +66,8 @@ export class TaggedSource implements RangeSource {
   async read(offset: number, length: number): Promise<Uint8Array> {
     const bytes = await this.inner.read(offset, length);
     this.bytesRead += length;
+    this.requests++;
+    this.ranges++;
     this.reads.push([offset, length]);
     if (this.regions.length === 0) this.split.set('head', (this.split.get('head') ?? 0) + length);
     else addSplit(this.split, this.regions, offset, offset + length);

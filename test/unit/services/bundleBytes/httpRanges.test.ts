@@ -70,8 +70,11 @@ describe('HttpRangeSource.readRanges', () => {
       expect(source.requests - before).toBe(RANGES.length);
       expect(source.multiRange).toBe(false);
       const again = source.requests;
-      await source.readRanges(RANGES.slice(0, 2));
-      expect(source.requests - again).toBe(2);
+      const two = await source.readRanges(RANGES.slice(0, 2));
+      two.forEach((bytes, i) => expect(bytes).toEqual(expected(RANGES[i])));
+      // Bytes 0–11 and 4096–8191 are 4,084 bytes apart, less than a round trip's worth (32 KiB): one request.
+      expect(source.requests - again).toBe(1);
+      expect(source.gapBytes).toBe(32 * 1024);
       expect(server.requests.filter((r) => r.ranges > 1)).toHaveLength(1);
     } finally {
       await server.close();
@@ -88,7 +91,8 @@ describe('HttpRangeSource.readRanges', () => {
       await vi.waitFor(() => expect(server.aborted).toBe(1), { timeout: 10_000 });
       const whole = server.requests.find((r) => r.status === 200);
       expect(whole?.ranges).toBe(RANGES.length);
-      expect(source.bytesRead).toBe(RANGES.reduce((n, [, l]) => n + l, 0));
+      // The ranges as read one a request: the first two as one, with the 4,084 bytes between them.
+      expect(source.bytesRead).toBe(RANGES.reduce((n, [, l]) => n + l, 0) + 4084);
     } finally {
       await server.close();
     }
@@ -141,7 +145,8 @@ describe('HttpRangeSource.readRanges', () => {
       const many = await source.readRanges(RANGES);
       many.forEach((bytes, i) => expect(bytes).toEqual(expected(RANGES[i])));
       expect(source.multiRange).toBe(false);
-      expect(server.requests.map((r) => r.status)).toEqual([206, 416, 206, 206, 206, 206, 206]);
+      // The probe, the refused request, then the five ranges in four requests (the first two as one).
+      expect(server.requests.map((r) => r.status)).toEqual([206, 416, 206, 206, 206, 206]);
     } finally {
       await server.close();
     }
@@ -194,6 +199,49 @@ describe('BlockStore over HTTP', () => {
         expect(store.bytes(b * BLOCK, 4)).toEqual(data.subarray(BASE + b * BLOCK, BASE + b * BLOCK + 4));
       }
       expect(source.multiRange).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  // 60 blocks 2 apart: within the old fixed gap (8 blocks) of each other, so that a gap read shows.
+  const near = Array.from({ length: 60 }, (_, i) => 3000 + i * 2);
+
+  it('reads no gap from a host answering multi-range requests: only the blocks wanted', async () => {
+    const { server, source } = await opened('multipart');
+    try {
+      const store = new BlockStore(source, BASE, LENGTH, BLOCK, hashes, 'pages.bin');
+      for (const b of near) store.bytes(b * BLOCK, 4);
+      const before = source.bytesRead;
+      await store.load();
+      expect(source.gapBytes).toBe(0);
+      expect(source.bytesRead - before).toBe(near.length * BLOCK);
+      // The blocks between were not read.
+      expect(store.bytes((near[0] + 1) * BLOCK, 4)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('from a host without multi-range, reads ranges a round trip apart as one, then asks the store for gaps', async () => {
+    const { server, source } = await opened('first');
+    try {
+      const store = new BlockStore(source, BASE, LENGTH, BLOCK, hashes, 'pages.bin');
+      for (const b of near) store.bytes(b * BLOCK, 4);
+      const before = source.requests;
+      await store.load();
+      // 60 runs in 6 batches, each sent as one multi-range request (answered with its first range) and the rest of
+      // its ranges, 4 KiB apart, in one more request: 12, not 60.
+      expect(source.requests - before).toBe(12);
+      for (const b of near)
+        expect(store.bytes(b * BLOCK, 4)).toEqual(data.subarray(BASE + b * BLOCK, BASE + b * BLOCK + 4));
+      expect(source.gapBytes).toBe(32 * 1024);
+      // Found out, the host gets runs with their gaps from the store: 60 blocks 2 apart elsewhere are one range.
+      const later = near.map((b) => b + 500);
+      for (const b of later) store.bytes(b * BLOCK, 4);
+      const again = source.requests;
+      await store.load();
+      expect(source.requests - again).toBe(1);
     } finally {
       await server.close();
     }
