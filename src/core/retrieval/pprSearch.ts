@@ -4,8 +4,8 @@
 // (BM25 over the question's concepts, phrases included) picks the feedback chunks of the second walk and adds a
 // small share to the best lexical matches' final score: the walk finds the bridge, the words pin the named passage.
 import type { ConceptGraphIndex, TermAnalyzer } from '../graph/index.ts';
-import { questionTerms, STEM_PREFIX } from '../graph/index.ts';
-import { proximityRerank, type ProximityReader } from './proximity.ts';
+import { questionTerms } from '../graph/index.ts';
+import { proximityRerank, subjectWords, type ProximityReader } from './proximity.ts';
 import { questionBlend } from './questionBlend.ts';
 import type { ConceptAccess, TermLookup } from './conceptAccess.ts';
 import type { DenseIndex } from './dense.ts';
@@ -182,7 +182,17 @@ export function rankPpr(
   if (termScores && lexicon.proximity && p.proximityWeight > 0)
     termScores = proximityRerank(
       termScores,
-      subjectWords(ctx, lexicon.analyzer, words, conceptTerms, lexicon.proximity.idf),
+      subjectWords(
+        lexicon.analyzer,
+        words,
+        // The concepts the walk starts from (pprSeeds): in the graph, and in more than every chunk.
+        conceptTerms.filter((term) => {
+          const c = ctx.conceptIds.get(term);
+          return c !== undefined && ctx.concepts.idf(c) > 0;
+        }),
+        lexicon.proximity.idf,
+        { subjects: p.proximitySubjects, idfCut: p.proximityIdfCut },
+      ),
       { analyzer: lexicon.analyzer, ...lexicon.proximity },
       {
         weight: p.proximityWeight,
@@ -199,54 +209,7 @@ export function rankPpr(
     },
     { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
   );
-  return pprSearch(
-    ctx,
-    conceptTerms,
-    vector,
-    limit,
-    termScores,
-    blend,
-    observe,
-    new Set(words),
-  );
-}
-
-/**
- * The question's subject words, the only ones whose nearness counts: a person's question to documentation is long
- * and conversational, and pairing any two of its words lifts prose where ordinary words ("write", "like", "safe")
- * stand together over the section about the question's subject (round twelve, docs/results/retrieval-stemming.md).
- * The subject is what the walk starts from: the words of the question's concepts (proximitySubjects 1), or of its
- * phrase and identifier concepts only (2); where that leaves fewer than two words, or with 3, the words whose IDF
- * reaches proximityIdfCut. 0 pairs every word. Index terms in the question's order (a stem after its word).
- */
-function subjectWords(
-  ctx: PprContext,
-  analyzer: TermAnalyzer,
-  words: readonly string[],
-  conceptTerms: readonly string[],
-  idf: (term: string) => number,
-): string[] {
-  const p = ctx.params;
-  if (p.proximitySubjects === 0) return [...words];
-  const plain = new Set(words);
-  const subject: string[] = [];
-  if (p.proximitySubjects !== 3)
-    for (const term of conceptTerms) {
-      const c = ctx.conceptIds.get(term);
-      if (c === undefined || !(ctx.concepts.idf(c) > 0)) continue;
-      if (p.proximitySubjects === 2 && plain.has(term)) continue;
-      subject.push(...analyzer.terms(term));
-    }
-  const distinct = new Set(subject.filter((t) => !t.startsWith(STEM_PREFIX)));
-  if (distinct.size >= 2) return subject;
-  // No subject of two words in the graph: the rare words of the question stand in for it.
-  const out: string[] = [];
-  let keep = false;
-  for (const t of words) {
-    if (!t.startsWith(STEM_PREFIX)) keep = idf(t) >= p.proximityIdfCut;
-    if (keep) out.push(t);
-  }
-  return out;
+  return pprSearch(ctx, conceptTerms, vector, limit, termScores, blend, observe, new Set(words));
 }
 
 export function pprSearch(

@@ -69,7 +69,8 @@ function proximityScore(textTerms: readonly string[], words: QuestionWords, k1: 
     if (t.startsWith(STEM_PREFIX)) {
       // The stem of the word just read: it matches a question word only if the word as written did not.
       if (current < 0) current = words.stems.get(t) ?? -1;
-      if (current >= 0) ({ previous, previousAt } = step(current, position, previous, previousAt, words, acc));
+      if (current >= 0)
+        ({ previous, previousAt } = step(current, position, previous, previousAt, words, acc));
       current = -2; // this word is settled
       continue;
     }
@@ -134,4 +135,36 @@ export function proximityRerank(
     out[i].score = scaled ? out[i].score * (1 + (weight * near) / ceiling) : out[i].score + weight * near;
   }
   return out.sort((a, b) => b.score - a.score || a.chunk - b.chunk);
+}
+
+/**
+ * The question's subject words, the only ones whose nearness counts. A person's question to documentation is long
+ * and conversational: pairing any two of its words lifted prose where ordinary words stand together over the
+ * section about the question's subject (round twelve, docs/results/retrieval-stemming.md). The subject is what the
+ * walk starts from: the words of the question's concepts (`subjects` 1), or of its phrase and identifier concepts
+ * only (2). Where that leaves fewer than two words, or with 3, the question's words whose IDF reaches `idfCut` stand
+ * in for it; 0 pairs every word. Returns index terms in order, each stem after its word, as questionWords reads them.
+ */
+export function subjectWords(
+  analyzer: TermAnalyzer,
+  words: readonly string[],
+  concepts: readonly string[],
+  idf: (term: string) => number,
+  { subjects, idfCut }: { subjects: number; idfCut: number },
+): string[] {
+  if (subjects === 0) return [...words];
+  const plain = new Set(words);
+  const subject: string[] = [];
+  if (subjects !== 3)
+    for (const term of concepts)
+      if (subjects === 1 || !plain.has(term)) subject.push(...analyzer.terms(term));
+  if (new Set(subject.filter((t) => !t.startsWith(STEM_PREFIX))).size >= 2) return subject;
+  const out: string[] = [];
+  let keep = false;
+  for (const t of words) {
+    // A stem follows its word and goes with it.
+    if (!t.startsWith(STEM_PREFIX)) keep = idf(t) >= idfCut;
+    if (keep) out.push(t);
+  }
+  return out;
 }
