@@ -99,12 +99,6 @@ export class PagedLibrary {
       fields: { search: (terms, limit) => this.bm25(terms, limit, fields) },
       // A part written before titleChunks answers as it was built: the blend then reads the documents.
       documentChunks: (k) => (open.titleChunks ?? open.documentChunks)[k],
-      // A record not read yet is noted: the ranking is then not final, and the next round has its text.
-      proximity: {
-        chunkText: (k) => reader.record(k)?.text,
-        chunkPath: (k) => reader.record(k)?.path,
-        idf: (t) => this.wordIdf(t),
-      },
     };
     this.evidence = {
       analyzer,

@@ -723,11 +723,6 @@ export class RetrievalEngine {
         words: this.bm25,
         fields: this.fieldBm25,
         documentChunks: (k) => this.titleChunks(k),
-        proximity: {
-          chunkText: (k) => this.layout.chunks[k].text,
-          chunkPath: (k) => this.layout.chunks[k].path,
-          idf: (t) => this.bm25.idf(t),
-        },
       },
       query.text,
       this.dense ? query.vector : undefined,

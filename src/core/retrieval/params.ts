@@ -78,23 +78,6 @@ export interface RetrievalParams {
    */
   lexicalBlindWeight: number;
   lexicalBlindTopChunks: number;
-  /**
-   * Term proximity (proximity.ts, BM25TP): the words' first proximityTop chunks gain proximityWeight × the nearness
-   * of the question's words in their text before the evidence is cut. 0 = BM25F alone.
-   */
-  proximityWeight: number;
-  proximityTop: number;
-  /** The proximity reads the chunk's heading path before its text (as BM25F reads the heading copies). */
-  proximityHeadings: boolean;
-  /** The proximity multiplies the words' score by 1 + weight × its share of its highest, instead of adding to it. */
-  proximityScaled: boolean;
-  /**
-   * Which question words the proximity pairs (pprSearch.ts subjectWords): 0 every word, 1 the words of the
-   * question's concepts, 2 those of its phrase and identifier concepts, 3 the words whose IDF reaches
-   * proximityIdfCut (also the stand-in where 1 or 2 leave fewer than two words).
-   */
-  proximitySubjects: number;
-  proximityIdfCut: number;
   /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: number;
   blendNeighbours: number;
@@ -148,12 +131,6 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   headingWeight: 1,
   lexicalBlindWeight: 100,
   unitEvidence: 0.5,
-  proximityWeight: 0,
-  proximityTop: 50,
-  proximityHeadings: false,
-  proximityScaled: false,
-  proximitySubjects: 1,
-  proximityIdfCut: 3,
   lexicalBlindTopChunks: 50,
   blendNeighbours: 5,
   blendFrom: 1,

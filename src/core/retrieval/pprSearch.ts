@@ -5,7 +5,6 @@
 // small share to the best lexical matches' final score: the walk finds the bridge, the words pin the named passage.
 import type { ConceptGraphIndex, TermAnalyzer } from '../graph/index.ts';
 import { questionTerms } from '../graph/index.ts';
-import { proximityRerank, subjectWords, type ProximityReader } from './proximity.ts';
 import { questionBlend } from './questionBlend.ts';
 import type { ConceptAccess, TermLookup } from './conceptAccess.ts';
 import type { DenseIndex } from './dense.ts';
@@ -156,8 +155,6 @@ export interface PprLexicon {
   fields: { search(terms: readonly string[], limit: number): Candidate[] };
   /** Chunks in chunk k's document (the question blend reads it). */
   documentChunks(chunk: number): number;
-  /** The chunks' text and the words' IDF, for the proximity of the question's words (absent: none). */
-  proximity?: Omit<ProximityReader, 'analyzer'>;
 }
 
 /**
@@ -175,33 +172,9 @@ export function rankPpr(
   const words = lexicon.analyzer.terms(text);
   const p = ctx.params;
   // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
-  let termScores = p.lexicalAllTerms
+  const termScores = p.lexicalAllTerms
     ? lexicon.fields.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
     : undefined;
-  const conceptTerms = questionTerms(lexicon.analyzer, text, ctx.conceptIds);
-  if (termScores && lexicon.proximity && p.proximityWeight > 0)
-    termScores = proximityRerank(
-      termScores,
-      subjectWords(
-        lexicon.analyzer,
-        words,
-        // The concepts the walk starts from (pprSeeds): in the graph, and in more than every chunk.
-        conceptTerms.filter((term) => {
-          const c = ctx.conceptIds.get(term);
-          return c !== undefined && ctx.concepts.idf(c) > 0;
-        }),
-        lexicon.proximity.idf,
-        { subjects: p.proximitySubjects, idfCut: p.proximityIdfCut },
-      ),
-      { analyzer: lexicon.analyzer, ...lexicon.proximity },
-      {
-        weight: p.proximityWeight,
-        top: p.proximityTop,
-        k1: p.bm25K1,
-        headings: p.proximityHeadings,
-        scaled: p.proximityScaled,
-      },
-    );
   const blend = questionBlend(
     {
       topChunks: (termScores ?? lexicon.words.search(words, p.blendNeighbours)).map((c) => c.chunk),
@@ -209,7 +182,16 @@ export function rankPpr(
     },
     { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
   );
-  return pprSearch(ctx, conceptTerms, vector, limit, termScores, blend, observe, new Set(words));
+  return pprSearch(
+    ctx,
+    questionTerms(lexicon.analyzer, text, ctx.conceptIds),
+    vector,
+    limit,
+    termScores,
+    blend,
+    observe,
+    new Set(words),
+  );
 }
 
 export function pprSearch(
