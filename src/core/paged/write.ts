@@ -16,6 +16,8 @@ import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
 import {
+  blockHashBytes,
+  hashBytesOf,
   PAGES_FORMAT,
   PAGES_HASHES_PART,
   PAGES_PART,
@@ -325,13 +327,14 @@ export function shareParams(params: ShareParams): ShareParams {
 
 /** The directory (the part's meta) of a written library. */
 export function pagesDirectory(
-  fields: Omit<PagesDirectory, 'format' | 'version' | 'groups'>,
+  fields: Omit<PagesDirectory, 'format' | 'version' | 'groups' | 'hashBytes'>,
   version = PAGES_VERSION,
 ): PagesDirectory {
   return {
     format: PAGES_FORMAT,
     version,
     blockSize: fields.blockSize,
+    ...(version >= 3 ? { hashBytes: blockHashBytes(version) } : {}),
     chunkCount: fields.chunkCount,
     conceptCount: fields.conceptCount,
     termCount: fields.termCount,
@@ -344,13 +347,19 @@ export function pagesDirectory(
   };
 }
 
-/** The SHA-256 of every `blockSize` bytes, fed in pieces of any size (the last block may be short). */
+/**
+ * The SHA-256 of every `blockSize` bytes, fed in pieces of any size (the last block may be short), each kept to its
+ * first `hashBytes` bytes (format.ts, BLOCK_HASH_BYTES: 16 from version 3).
+ */
 export class BlockHasher {
   private current = new Sha256();
   private filled = 0;
   private readonly out: Uint8Array[] = [];
 
-  constructor(private readonly blockSize: number) {}
+  constructor(
+    private readonly blockSize: number,
+    private readonly hashBytes: number,
+  ) {}
 
   update(bytes: Uint8Array): void {
     let at = 0;
@@ -360,19 +369,19 @@ export class BlockHasher {
       this.filled += take;
       at += take;
       if (this.filled === this.blockSize) {
-        this.out.push(this.current.digest());
+        this.out.push(this.current.digest().subarray(0, this.hashBytes));
         this.current = new Sha256();
         this.filled = 0;
       }
     }
   }
 
-  /** Every block's hash, 32 bytes each. */
+  /** Every block's hash, `hashBytes` each. */
   finish(): Uint8Array {
-    if (this.filled > 0) this.out.push(this.current.digest());
+    if (this.filled > 0) this.out.push(this.current.digest().subarray(0, this.hashBytes));
     this.filled = 0;
-    const hashes = new Uint8Array(this.out.length * 32);
-    this.out.forEach((h, i) => hashes.set(h, i * 32));
+    const hashes = new Uint8Array(this.out.length * this.hashBytes);
+    this.out.forEach((h, i) => hashes.set(h, i * this.hashBytes));
     return hashes;
   }
 }
@@ -452,7 +461,7 @@ export async function writePagedIndex(
   >;
   const { sections, total } = sectionTable(lengths, version);
   const data = new Uint8Array(total);
-  const hasher = new BlockHasher(blockSize);
+  const hasher = new BlockHasher(blockSize, blockHashBytes(version));
   let at = 0;
   for (const name of sectionsOf(version)) {
     for (const b of sinks[name].chunks) {
@@ -495,7 +504,7 @@ export function pagesParts(written: WrittenPages): BundlePart[] {
       name: PAGES_HASHES_PART,
       kind: 'binary',
       encoding: 'identity',
-      count: written.hashes.length / 32,
+      count: written.hashes.length / hashBytesOf(written.directory),
       data: written.hashes,
     },
   ];
