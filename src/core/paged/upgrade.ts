@@ -52,7 +52,13 @@ async function* pieces(source: RangeSource, from: number, to: number): AsyncGene
 }
 
 /** Throws, naming the block, unless `got` (full SHA-256s, 32 bytes each) begin with the expected block hashes. */
-function checkHashes(got: Uint8Array, expected: Uint8Array, upTo: number, hashBytes: number, name: string): void {
+function checkHashes(
+  got: Uint8Array,
+  expected: Uint8Array,
+  upTo: number,
+  hashBytes: number,
+  name: string,
+): void {
   for (let b = 0; b < upTo; b++) {
     if (!matchesBlockHash(got.subarray(b * 32, b * 32 + 32), expected, b, hashBytes))
       throw new PagesError(`${name}: corrupted (SHA-256 mismatch in block ${b} of part ${PAGES_PART})`);
