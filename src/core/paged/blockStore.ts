@@ -9,7 +9,7 @@ import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
 /**
- * Decoded groups (records, dictionary groups, rows) and raw blocks (4 KiB each) kept between questions at most:
+ * Decoded groups (records, dictionary groups, rows) and raw blocks (2 KiB each by default) kept between questions at most:
  * past the first, trim() sets the decoded groups aside for one more question; past the second it forgets the blocks
  * before the next question. Never during one: a question that needs more (a walk through the hubs of a gigabyte
  * library reads tens of thousands of rows) would forget what its next run needs and fetch it again, round after

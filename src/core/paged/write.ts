@@ -35,10 +35,15 @@ import {
 } from './format.ts';
 
 /**
- * 4 KiB: a question reads many small scattered pieces (concept lists, rows). With 16 KiB blocks the first question
- * of a 41 MB mixed library read 5.7 MB instead of 3.1 MB; the hash list is then 0.8% of the part.
+ * 2 KiB: a question reads many small scattered pieces (concept lists, rows), and with no gap read between them (a
+ * file, memory, a host answering several ranges a request) smaller blocks read less: a cold question reads 7–18 %
+ * fewer bytes than at 4 KiB on the four documentation-sized sets (1 KiB: 12–31 %). Each block costs a hash read
+ * whole at opening; at 16 bytes a hash (pages version 3) 2 KiB costs what 4 KiB cost at 32, so the bundle and the
+ * opening at 100 MiB are no larger than before, where 1 KiB would open with twice the hashes (docs/results/
+ * question-bytes.md, round twelve, second part). With 16 KiB blocks the first question of a 41 MB mixed library read
+ * 5.7 MB instead of 3.1 MB.
  */
-export const DEFAULT_BLOCK_SIZE = 4 * 1024;
+export const DEFAULT_BLOCK_SIZE = 2 * 1024;
 
 const GROUPS: GroupSizes = { records: 8, terms: 128, concepts: 128, rows: 32 };
 
