@@ -31,7 +31,7 @@ export const PAGES_HASHES_PART = 'pages.sha256';
  * blocks chosen together, i.e. the bundle's author, who writes the hashes anyway and could write any block. Half
  * the bytes make a 2048-byte block cost in hashes what a 4096-byte one cost at 32 (docs/results/question-bytes.md).
  */
-export const BLOCK_HASH_BYTES = 16;
+const BLOCK_HASH_BYTES = 16;
 /** The hash lengths a directory may give (`hashBytes`): anything else is refused before a hash is read. */
 const HASH_BYTES_READ: readonly number[] = [16, 32];
 
