@@ -63,7 +63,7 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              Progress (files, MB, rate, time left) goes to stderr; temporary files go beside --out
   --block-size <bytes>       with --pages or --stream: the bytes a block of the pages holds, each checked by its
                              SHA-256 (default ${DEFAULT_BLOCK_SIZE}; 512 to ${MAX_BLOCK_FLAG}). Smaller blocks: a question reads
-                             fewer bytes, the bundle holds 32 bytes of hash a block (docs/results/question-bytes.md)
+                             fewer bytes, the bundle holds 16 bytes of hash a block (docs/results/question-bytes.md)
   --kg                       also build the core KG (modes kg, hybrid; logical searches it first) into the bundle:
                              one extraction call per core chunk to --llm-base-url (--llm-model, key from
                              --llm-key-file or env ${LLM_KEY_ENV}), the top --kappa of the chunks by PageRank

@@ -176,7 +176,7 @@ async function measure(spec: string, n: number, gap: number | undefined): Promis
   const askedAll = sum(askedTotals);
   console.log(
     `\n## ${setName}: bundle ${kb(data.length)} KB (pages ${kb(pagesBytes)} KB, ${d.chunkCount} chunks, ` +
-      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks, hashes ${kb(d.blockSize && Math.ceil(pagesBytes / d.blockSize) * 32)} KB); ` +
+      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks, hashes ${kb(d.blockSize && Math.ceil(pagesBytes / d.blockSize) * (d.hashBytes ?? 32))} KB of ${d.hashBytes ?? 32} B); ` +
       `gap ${gapName(gap)}; ${picked.length} cold questions, ppr, ` +
       `budget ${BUDGET_TOKENS}; load ${loadavg()
         .map((x) => x.toFixed(2))

@@ -97,7 +97,12 @@ export function assemble(
   }
   // Hashed in the directory's blocks when they are a size at all (a fuzzed blockSize of 1e-300 would never end).
   const blockSize = p.directory.blockSize;
-  const hasher = new BlockHasher(Number.isSafeInteger(blockSize) && blockSize >= 512 ? blockSize : 4096);
+  // In the directory's hash length when it is one a reader takes (a fuzzed hashBytes is refused before use).
+  const hashBytes = p.directory.hashBytes === 16 ? 16 : 32;
+  const hasher = new BlockHasher(
+    Number.isSafeInteger(blockSize) && blockSize >= 512 ? blockSize : 4096,
+    hashBytes,
+  );
   hasher.update(data);
   const directory: PagesDirectory = options.keepSections
     ? p.directory

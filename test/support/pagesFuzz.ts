@@ -101,7 +101,7 @@ export function pick<T>(random: () => number, list: readonly T[]): T {
 /**
  * The directory's fields with a value of their own (groups and sections are changed apart): `analyzer` was added
  * for the stemmer (a question is analysed as the words were), `format` and `version` say which reader reads it,
- * `shares` the parameters version 3 computes the shares with.
+ * `shares` the parameters version 3 computes the shares with, `hashBytes` the length of each block's hash (16 or 32).
  */
 const DIRECTORY_FIELDS = [
   'blockSize',
@@ -114,6 +114,7 @@ const DIRECTORY_FIELDS = [
   'format',
   'version',
   'shares',
+  'hashBytes',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -124,7 +125,13 @@ function mutateDirectoryField(
 ): string {
   const own = typeof d[field] === 'number' ? (d[field] as number) : 1;
   // Versions: the ones this app knows (an analyzer version it has, answered with it), one past them, none at all.
-  const versions = field === 'analyzer' || field === 'version' ? [1, 2, 3, 99, undefined] : [];
+  // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
+  const versions =
+    field === 'analyzer' || field === 'version'
+      ? [1, 2, 3, 99, undefined]
+      : field === 'hashBytes'
+        ? [16, 32, undefined]
+        : [];
   const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {

@@ -23,3 +23,18 @@ export function blockDigests(
   const digest = useWebCrypto ? webDigest : pureDigest;
   return Promise.all(blocks.map(digest));
 }
+
+/**
+ * Whether a block's SHA-256 begins with block `b`'s hash in `hashes` (`hashBytes` each: 16 in version 3, SHA-256
+ * cut to its first 16 bytes, still 2^128 against a second preimage; 32 before: format.ts, BLOCK_HASH_BYTES).
+ */
+export function matchesBlockHash(
+  digest: Uint8Array,
+  hashes: Uint8Array,
+  b: number,
+  hashBytes: number,
+): boolean {
+  const at = b * hashBytes;
+  for (let i = 0; i < hashBytes; i++) if (digest[i] !== hashes[at + i]) return false;
+  return true;
+}

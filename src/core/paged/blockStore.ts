@@ -4,12 +4,12 @@
 // checks each block's SHA-256, and the search runs again, until a run needs nothing new. Only that last run's answer
 // is kept, so it is computed entirely from verified bytes.
 import { gunzipSync } from 'fflate';
-import { blockDigests } from './blockDigest.ts';
+import { blockDigests, matchesBlockHash } from './blockDigest.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
 /**
- * Decoded groups (records, dictionary groups, rows) and raw blocks (4 KiB each) kept between questions at most:
+ * Decoded groups (records, dictionary groups, rows) and raw blocks (2 KiB each by default) kept between questions at most:
  * past the first, trim() sets the decoded groups aside for one more question; past the second it forgets the blocks
  * before the next question. Never during one: a question that needs more (a walk through the hubs of a gigabyte
  * library reads tens of thousands of rows) would forget what its next run needs and fetch it again, round after
@@ -67,10 +67,14 @@ export class BlockStore {
      * of the same walk over a growing set of blocks (docs/results/ranges.md, "Pages held in memory").
      */
     private readonly held?: Uint8Array,
+    /** Bytes of each block's hash (the directory's hashBytes: 16 in version 3, 32 before). */
+    private readonly hashBytes = 32,
   ) {
-    if (hashes.length !== Math.ceil(length / blockSize) * 32) {
+    const blocks = Math.ceil(length / blockSize);
+    if (hashes.length !== blocks * hashBytes) {
       throw new PagesError(
-        `${source.name}: ${partName} has ${hashes.length / 32} block hashes for ${Math.ceil(length / blockSize)} blocks`,
+        `${source.name}: ${partName} has ${hashes.length} bytes of block hashes in pages.sha256, ` +
+          `expected ${blocks} blocks × ${hashBytes} bytes`,
       );
     }
   }
@@ -339,15 +343,10 @@ export class BlockStore {
     const digests = await blockDigests(blocks);
     this.spent.hashMs += performance.now() - hashing;
     numbers.forEach((b, k) => {
-      const digest = digests[k];
-      const expected = this.hashes.subarray(b * 32, b * 32 + 32);
-      for (let i = 0; i < 32; i++) {
-        if (digest[i] !== expected[i]) {
-          throw new PagesError(
-            `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
-          );
-        }
-      }
+      if (!matchesBlockHash(digests[k], this.hashes, b, this.hashBytes))
+        throw new PagesError(
+          `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
+        );
     });
     numbers.forEach((b, k) => this.blocks.set(b, blocks[k]));
   }

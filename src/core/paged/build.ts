@@ -32,7 +32,14 @@ import {
   type RetrievalParams,
 } from '../retrieval/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
-import { SECTIONS, type PagedChunkRecord, type PagesDirectory, type SectionName } from './format.ts';
+import {
+  blockHashBytes,
+  PAGES_VERSION,
+  SECTIONS,
+  type PagedChunkRecord,
+  type PagesDirectory,
+  type SectionName,
+} from './format.ts';
 import {
   BlockHasher,
   DEFAULT_BLOCK_SIZE,
@@ -401,7 +408,7 @@ export async function buildPages(
   const bytes = async function* (): AsyncGenerator<Uint8Array> {
     for (const name of SECTIONS) yield* spool.read(name);
   };
-  const blocks = new BlockHasher(blockSize);
+  const blocks = new BlockHasher(blockSize, blockHashBytes(PAGES_VERSION));
   const whole = new Sha256();
   for await (const c of bytes()) {
     mark('hashes: spool read');

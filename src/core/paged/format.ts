@@ -22,6 +22,29 @@ const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
+/**
+ * Bytes of each block's hash in `pages.sha256`: version 3 keeps SHA-256's first 16, versions 1 and 2 all 32.
+ * What a block hash guards against is a host or a copy that changed the block after the bundle's head was read: the
+ * manifest is checked against the SHA-256 written after it, and `pages.sha256` as a whole against the full SHA-256
+ * the manifest gives it (openBundle.ts, pagesHashes), so a changed block must match a hash already fixed. That takes
+ * a second preimage, which SHA-256 cut to 128 bits still costs 2^128. A collision (2^64 at 128 bits) needs two
+ * blocks chosen together, i.e. the bundle's author, who writes the hashes anyway and could write any block. Half
+ * the bytes make a 2048-byte block cost in hashes what a 4096-byte one cost at 32 (docs/results/question-bytes.md).
+ */
+const BLOCK_HASH_BYTES = 16;
+/** The hash lengths a directory may give (`hashBytes`): anything else is refused before a hash is read. */
+const HASH_BYTES_READ: readonly number[] = [16, 32];
+
+/** The block hash length a writer of pages of this version writes. */
+export function blockHashBytes(version: number): number {
+  return version >= 3 ? BLOCK_HASH_BYTES : 32;
+}
+
+/** The block hash length of a checked directory (absent: 32, as every part before version 3 and the first ones of it). */
+export function hashBytesOf(d: Pick<PagesDirectory, 'hashBytes'>): number {
+  return d.hashBytes ?? 32;
+}
+
 /** The sections of pages.bin (versions 2 and 3), in file order. */
 export const SECTIONS = [
   'open',
@@ -74,6 +97,8 @@ export interface PagesDirectory {
   version: number;
   /** Bytes per checked block (the last one may be shorter). */
   blockSize: number;
+  /** Version 3: bytes of each block's hash in `pages.sha256`, SHA-256's first 16 (BLOCK_HASH_BYTES); absent: 32. */
+  hashBytes?: number;
   chunkCount: number;
   conceptCount: number;
   termCount: number;
@@ -184,6 +209,10 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
     );
   const counts = [d.blockSize, d.chunkCount, d.conceptCount, d.termCount, d.headingCopies, d.thetaCo];
   if (!counts.every((x) => Number.isSafeInteger(x) && x >= 0) || d.blockSize < 512) fail('has a bad count');
+  if (d.hashBytes !== undefined && !HASH_BYTES_READ.includes(d.hashBytes))
+    fail(
+      `has block hashes of ${String(d.hashBytes)} bytes in ${PAGES_HASHES_PART} (this app reads 16 and 32)`,
+    );
   if (d.analyzer !== undefined && !(Number.isSafeInteger(d.analyzer) && d.analyzer >= 1))
     fail(`has a bad analyzer version ${String(d.analyzer)}`);
   const g = d.groups;

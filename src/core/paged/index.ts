@@ -20,6 +20,7 @@ export { MemoryRangeSource, ROUND_TRIP_GAP, type RangeSource } from './rangeSour
 export { DEFAULT_BLOCK_SIZE, pagesParts, writePagedIndex } from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';
 export {
+  hashBytesOf,
   PAGES_HASHES_PART,
   PAGES_PART,
   SECTIONS,

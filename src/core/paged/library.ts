@@ -21,7 +21,7 @@ import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { expandOpen } from './compactOpen.ts';
-import { checkDirectory, checkOpen } from './format.ts';
+import { checkDirectory, checkOpen, hashBytesOf } from './format.ts';
 import type { OpenTables, PagedChunkRecord, PagesDirectory, PagesOpenV1, PagesOpenV2 } from './format.ts';
 import type { RangeSource } from './rangeSource.ts';
 import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
@@ -126,6 +126,7 @@ export class PagedLibrary {
       location.hashes,
       'pages.bin',
       location.held,
+      hashBytesOf(d),
     );
     const [at, length] = d.sections.open;
     let stored: PagesOpenV1 | PagesOpenV2 | undefined;

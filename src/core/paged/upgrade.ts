@@ -9,12 +9,15 @@ import type { BundleManifest, BundlePart, ManifestBase, PartEntry, StreamedPart 
 import { BundleError } from '../bundle/index.ts';
 import { resolveParams } from '../retrieval/index.ts';
 import { messageOf } from '../errors.ts';
+import { matchesBlockHash } from './blockDigest.ts';
 import { gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import { expandOpen } from './compactOpen.ts';
 import {
+  blockHashBytes,
   checkDirectory,
   checkOpen,
+  hashBytesOf,
   minListBytes,
   PAGES_HASHES_PART,
   PAGES_PART,
@@ -48,13 +51,17 @@ async function* pieces(source: RangeSource, from: number, to: number): AsyncGene
   for (let at = from; at < to; at += PIECE) yield await source.read(at, Math.min(PIECE, to - at));
 }
 
-/** Throws, naming the block, unless `hashes` are the expected block hashes. */
-function checkHashes(got: Uint8Array, expected: Uint8Array, upTo: number, name: string): void {
+/** Throws, naming the block, unless `got` (full SHA-256s, 32 bytes each) begin with the expected block hashes. */
+function checkHashes(
+  got: Uint8Array,
+  expected: Uint8Array,
+  upTo: number,
+  hashBytes: number,
+  name: string,
+): void {
   for (let b = 0; b < upTo; b++) {
-    for (let i = 0; i < 32; i++) {
-      if (got[b * 32 + i] !== expected[b * 32 + i])
-        throw new PagesError(`${name}: corrupted (SHA-256 mismatch in block ${b} of part ${PAGES_PART})`);
-    }
+    if (!matchesBlockHash(got.subarray(b * 32, b * 32 + 32), expected, b, hashBytes))
+      throw new PagesError(`${name}: corrupted (SHA-256 mismatch in block ${b} of part ${PAGES_PART})`);
   }
 }
 
@@ -158,15 +165,16 @@ async function upgradePages(
   const { base, length, hashes } = location;
   const blockSize = d.blockSize;
   const blocks = Math.ceil(length / blockSize);
-  if (hashes.length !== blocks * 32)
+  const hashBytes = hashBytesOf(d);
+  if (hashes.length !== blocks * hashBytes)
     throw new PagesError(
-      `${source.name}: ${PAGES_HASHES_PART} holds ${hashes.length / 32} hashes for ${blocks} blocks`,
+      `${source.name}: ${PAGES_HASHES_PART} holds ${hashes.length} bytes, expected ${blocks} blocks × ${hashBytes} bytes`,
     );
 
   // Every block checked against its hash before anything is decoded or rewritten.
-  const oldBlocks = new BlockHasher(blockSize);
+  const oldBlocks = new BlockHasher(blockSize, 32);
   for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
-  checkHashes(oldBlocks.finish(), hashes, blocks, source.name);
+  checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
 
   const n = d.chunkCount;
   const [openAt, openLength] = d.sections.open;
@@ -233,7 +241,8 @@ async function upgradePages(
     yield* pieces(source, base + rowsAt, base + rowsAt + rowsLength);
     yield written.degrees;
   };
-  const newBlocks = new BlockHasher(blockSize);
+  // Version 3's hashes: SHA-256 cut to BLOCK_HASH_BYTES (format.ts says why that is enough).
+  const newBlocks = new BlockHasher(blockSize, blockHashBytes(PAGES_VERSION));
   const whole = new Sha256();
   let made = 0;
   for await (const piece of bytes()) {
@@ -303,7 +312,7 @@ export async function upgradeBundleParts(
         name: PAGES_HASHES_PART,
         kind: 'binary',
         encoding: 'identity',
-        count: pages.hashes.length / 32,
+        count: pages.hashes.length / hashBytesOf(pages.directory),
         data: pages.hashes,
       };
     const at = entry.offset;

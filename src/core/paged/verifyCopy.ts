@@ -5,8 +5,9 @@
 // failed some later question with no way back to the host. Checked when the keep completes and when the copy is
 // opened, a damaged copy is refused here, naming the part, and the host is read instead.
 import { BundleError, Sha256, toHex, type PartEntry } from '../bundle/index.ts';
-import { blockDigests } from './blockDigest.ts';
-import { PAGES_HASHES_PART, PAGES_PART } from './format.ts';
+import { messageOf } from '../errors.ts';
+import { blockDigests, matchesBlockHash } from './blockDigest.ts';
+import { checkDirectory, hashBytesOf, PAGES_HASHES_PART, PAGES_PART, type PagesDirectory } from './format.ts';
 import { readManifestByRanges } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
 
@@ -51,17 +52,22 @@ async function checkPart(source: RangeSource, entry: PartEntry): Promise<void> {
 async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: PartEntry): Promise<void> {
   const { offset, length } = located(pages, source.size);
   const at = located(hashesEntry, source.size);
-  const hashes = await source.read(at.offset, at.length);
-  const blockSize = (pages.meta as { blockSize?: unknown } | undefined)?.blockSize;
-  if (typeof blockSize !== 'number' || !Number.isSafeInteger(blockSize) || blockSize < 512)
-    corrupted(`part ${PAGES_PART} has no block size`, PAGES_PART);
-  const size = blockSize as number;
+  // The directory as a library's open checks it (a block size, a hash length of 16 or 32) before a hash is read.
+  let directory: PagesDirectory;
+  try {
+    directory = checkDirectory(pages.meta, length);
+  } catch (e) {
+    return corrupted(messageOf(e), PAGES_PART);
+  }
+  const size = directory.blockSize;
+  const hashBytes = hashBytesOf(directory);
   const blocks = Math.ceil(length / size);
-  if (hashes.length !== blocks * 32)
+  if (at.length !== blocks * hashBytes)
     corrupted(
-      `${PAGES_HASHES_PART} has ${hashes.length / 32} block hashes for ${blocks} blocks`,
+      `${PAGES_HASHES_PART} has ${at.length} bytes, expected ${blocks} blocks × ${hashBytes} bytes`,
       PAGES_HASHES_PART,
     );
+  const hashes = await source.read(at.offset, at.length);
   const perStep = Math.max(1, Math.floor(STEP_BYTES / size));
   for (let first = 0; first < blocks; first += perStep) {
     const last = Math.min(blocks, first + perStep);
@@ -73,7 +79,7 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
     const digests = await blockDigests(parts);
     digests.forEach((digest, i) => {
       const b = first + i;
-      if (!digest.every((x, j) => x === hashes[b * 32 + j]))
+      if (!matchesBlockHash(digest, hashes, b, hashBytes))
         corrupted(`block ${b} of part ${PAGES_PART} does not match its SHA-256`, PAGES_PART);
     });
   }

@@ -2,9 +2,21 @@
 // is answered or refused with a message naming the part, in bounded time. The question runs in a worker under a time
 // limit (boundedRun.ts): before the fixes each of them never ended, and a synchronous loop cannot be stopped from the
 // test. The crafted pages are made here, from honest pages written once for the file (pagedCases.ts).
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { verifyBundleCopy } from '../../../src/core/paged/index.ts';
+import { PagedLibrary } from '../../../src/core/paged/library.ts';
+import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { BlockHasher } from '../../../src/core/paged/write.ts';
+import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { runBounded } from '../../support/boundedRun.ts';
-import { PAGES_QUESTION } from '../../support/hostilePages.ts';
+import {
+  honestPages,
+  PAGES_QUESTION,
+  pagesBundle,
+  type WrittenPagesLike,
+} from '../../support/hostilePages.ts';
 import { CRAFTED } from '../../support/pagedCases.ts';
 
 /** Far above what a case takes (a few seconds, most of it the worker's start-up), far below "never ends". */
@@ -138,5 +150,133 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
       expect(run.message).toMatch(
         /crafted\.bundle: pages\.bin group k0 does not decode \(its records 0 has "sentences" that are not a list/,
       );
+  });
+});
+
+// Version 3's block hashes are SHA-256 cut to its first 16 bytes, the length the directory gives (`hashBytes`;
+// format.ts says why 16 is enough). Each lie about them is refused naming the part, before a block is used; these
+// are refused before any loop runs, so they are asked in this process.
+describe('16-byte block hashes (version 3)', () => {
+  const analyzer = createTermAnalyzer();
+  const blocksOf = (w: WrittenPagesLike): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    for (let at = 0; at < w.data.length; at += w.directory.blockSize)
+      out.push(w.data.subarray(at, at + w.directory.blockSize));
+    return out;
+  };
+  const openPages = (w: WrittenPagesLike, source = new MemoryRangeSource(w.data, 'crafted.bundle')) =>
+    PagedLibrary.open(
+      source,
+      { base: 0, length: w.data.length, directory: w.directory, hashes: w.hashes },
+      analyzer,
+    );
+  const bundleOf = async (w: WrittenPagesLike) =>
+    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+
+  it('are the first 16 bytes of each block’s SHA-256 (node:crypto’s), and versions 1 and 2 keep all 32', async () => {
+    const v3 = await honestPages(3);
+    expect(v3.directory.hashBytes).toBe(16);
+    const blocks = blocksOf(v3);
+    expect(v3.hashes.length).toBe(blocks.length * 16);
+    blocks.forEach((block, b) =>
+      expect(Buffer.from(v3.hashes.subarray(b * 16, b * 16 + 16))).toEqual(
+        createHash('sha256').update(block).digest().subarray(0, 16),
+      ),
+    );
+    for (const version of [1, 2]) {
+      const old = await honestPages(version);
+      expect(old.directory.hashBytes).toBeUndefined();
+      const first = old.data.subarray(0, old.directory.blockSize);
+      expect(Buffer.from(old.hashes.subarray(0, 32))).toEqual(createHash('sha256').update(first).digest());
+      expect(old.hashes.length).toBe(blocksOf(old).length * 32);
+    }
+    // Honest pages answer through their 16-byte hashes, by ranges and from the bundle.
+    const opened = await openPagedBundle(await bundleOf(v3), analyzer);
+    expect((await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits.length).toBeGreaterThan(0);
+    await verifyBundleCopy(await bundleOf(v3));
+  });
+
+  it('a directory giving another hash length is refused before a byte of the pages is read', async () => {
+    const honest = await honestPages(3);
+    for (const value of [0, 8, 24, 64, -16, 16.5, '16', null]) {
+      const crafted = {
+        ...honest,
+        directory: { ...honest.directory, hashBytes: value as number },
+      };
+      const source = new MemoryRangeSource(crafted.data, 'crafted.bundle');
+      await expect(openPages(crafted, source)).rejects.toThrow(
+        `the pages part's directory has block hashes of ${String(value)} bytes in pages.sha256 (this app reads 16 and 32)`,
+      );
+      expect(source.bytesRead).toBe(0);
+      // The same directory in a bundle's manifest: refused by the library's open and by the offline copy's check.
+      await expect(openPagedBundle(await bundleOf(crafted), analyzer)).rejects.toThrow(
+        /directory has block hashes of .* bytes in pages\.sha256/,
+      );
+      await expect(verifyBundleCopy(await bundleOf(crafted))).rejects.toMatchObject({
+        part: 'pages.bin',
+        message: expect.stringMatching(/directory has block hashes of .* bytes in pages\.sha256/),
+      });
+    }
+  });
+
+  it('a hashes part of the wrong size for the length the directory gives is refused, naming pages.sha256', async () => {
+    const honest = await honestPages(3);
+    const blocks = blocksOf(honest).length;
+    // 32-byte hashes under a directory that says 16, and 16-byte ones under one that says 32.
+    const full = new BlockHasher(honest.directory.blockSize, 32);
+    full.update(honest.data);
+    const cases: Array<[WrittenPagesLike, number]> = [
+      [{ ...honest, hashes: full.finish() }, 16],
+      [{ ...honest, directory: { ...honest.directory, hashBytes: 32 } }, 32],
+      [{ ...honest, hashes: honest.hashes.subarray(0, honest.hashes.length - 16) }, 16],
+    ];
+    for (const [crafted, hashBytes] of cases) {
+      const expected = `expected ${blocks} blocks × ${hashBytes} bytes`;
+      await expect(openPages(crafted)).rejects.toThrow(
+        `crafted.bundle: pages.bin has ${crafted.hashes.length} bytes of block hashes in pages.sha256, ${expected}`,
+      );
+      await expect(openPagedBundle(await bundleOf(crafted), analyzer)).rejects.toThrow(expected);
+      await expect(verifyBundleCopy(await bundleOf(crafted))).rejects.toMatchObject({
+        part: 'pages.sha256',
+        message: expect.stringContaining(
+          `corrupted (pages.sha256 has ${crafted.hashes.length} bytes, ${expected})`,
+        ),
+      });
+    }
+  });
+
+  it('a block whose truncated hash differs, in any of its 16 bytes, is refused naming the block', async () => {
+    const honest = await honestPages(3);
+    const last = blocksOf(honest).length - 1;
+    expect(last).toBeGreaterThan(0);
+    for (const [block, byte] of [
+      [0, 0],
+      [0, 15],
+      [last, 15],
+    ]) {
+      const hashes = honest.hashes.slice();
+      hashes[block * 16 + byte] ^= 1;
+      const crafted = { ...honest, hashes };
+      // Block 0 holds `open`, read at open; every block is checked by the offline copy's check.
+      if (block === 0)
+        await expect(openPagedBundle(await bundleOf(crafted), analyzer)).rejects.toThrow(
+          'crafted.bundle: corrupted (SHA-256 mismatch in block 0 of part pages.bin)',
+        );
+      await expect(verifyBundleCopy(await bundleOf(crafted))).rejects.toMatchObject({
+        part: 'pages.bin',
+        message: expect.stringContaining(
+          `corrupted (block ${block} of part pages.bin does not match its SHA-256)`,
+        ),
+      });
+    }
+    // A changed byte in the last block (its hash as written): the same refusal.
+    const data = honest.data.slice();
+    data[data.length - 1] ^= 1;
+    await expect(verifyBundleCopy(await bundleOf({ ...honest, data }))).rejects.toMatchObject({
+      part: 'pages.bin',
+      message: expect.stringContaining(
+        `corrupted (block ${last} of part pages.bin does not match its SHA-256)`,
+      ),
+    });
   });
 });

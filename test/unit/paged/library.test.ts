@@ -208,6 +208,8 @@ describe('a version 3 bundle with pages', () => {
       written.directory.blockSize,
       written.hashes,
       'pages.bin',
+      undefined,
+      written.directory.hashBytes,
     );
     expect(store.bytes(deep, 1)).toBeUndefined();
     await expect(store.load()).rejects.toThrow(refusal(deep));
