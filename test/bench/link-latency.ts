@@ -22,8 +22,9 @@
 //   "reached": with emulation every round of reads waits at least one round trip, so a question whose wait is below
 //   rounds × latency was not throttled (the emulation missed the worker) and the bench stops.
 // Usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...]
-//          [--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--json out.json]
-//   --n: questions a set, spread over the file. --no-pairs: only the emulated runs.
+//          [--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json]
+//   --n: questions a set, spread over the file. --no-pairs: only the emulated runs. --multi-range first: the host
+//   answers one range a request (the first asked), as many static hosts do; multipart (nginx's way) by default.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
 import { access, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -39,12 +40,13 @@ import { arg } from './lib/args.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...] ' +
-  '[--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--json out.json]';
+  '[--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
 const MBPS = Number(arg('mbps', '10'));
 const PAIRS = !process.argv.includes('--no-pairs');
+const MULTI_RANGE = arg('multi-range', 'multipart');
 
 interface SetSpec {
   name: string;
@@ -211,7 +213,8 @@ async function main(): Promise<void> {
   });
   const folder = `link-latency-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });
-  const server = await serveStatic(dist, { ranges: true });
+  if (MULTI_RANGE !== 'multipart' && MULTI_RANGE !== 'first') throw new Error(USAGE);
+  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE });
   // Not blocking: routing every request through the runner would add its own delay to each range (browser.ts).
   const { harness, close } = await openHarness(server.origin, dist, 'link-latency', false);
   const all: Run[] = [];
@@ -230,7 +233,8 @@ async function main(): Promise<void> {
     const shellFirstVisit = [...server.served.values()].reduce((a, b) => a + b, 0);
     console.log(
       `first visit: the service worker controls the page; ${kb(shellFirstVisit)} sent for the shell and its ` +
-        `precache; link ${MBPS} Mbit/s, ${LATENCY_MS} ms round trip (Chromium's emulation)`,
+        `precache; link ${MBPS} Mbit/s, ${LATENCY_MS} ms round trip (Chromium's emulation); several ranges a ` +
+        `request answered ${MULTI_RANGE === 'first' ? 'with the first range only' : 'multipart'}`,
     );
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
