@@ -315,8 +315,7 @@ export async function run(args: string[]): Promise<number> {
     );
     return 2;
   }
-  const groups =
-    values['group-sizes'] === undefined ? undefined : parseGroupSizes(values['group-sizes']);
+  const groups = values['group-sizes'] === undefined ? undefined : parseGroupSizes(values['group-sizes']);
   if (values['group-sizes'] !== undefined && !groups) {
     process.stderr.write(
       `index: --group-sizes takes name=size pairs, names among ${GROUP_NAMES.join(', ')}, sizes from 1 to ` +
