@@ -55,7 +55,7 @@ const GROUP_NAMES = Object.keys(DEFAULT_GROUPS) as Array<keyof GroupSizes>;
 const DEFAULT_GROUPS_FLAG = GROUP_NAMES.map((k) => `${k}=${DEFAULT_GROUPS[k]}`).join(',');
 
 /**
- * `--group-sizes records=8,terms=128`: the sizes named, the others the default; undefined for a malformed value
+ * `--group-sizes records=4,terms=64`: the sizes named, the others the default; undefined for a malformed value
  * (an unknown name, a repeated one, a size that is not a whole number from 1 to MAX_GROUP_FLAG).
  */
 export function parseGroupSizes(flag: string): GroupSizes | undefined {

@@ -77,7 +77,7 @@ async function answersOf(bytes: Uint8Array): Promise<unknown[]> {
 
 describe('cli index --group-sizes', () => {
   it('reads name=size pairs over the default and refuses anything else', () => {
-    expect(parseGroupSizes('records=4')).toEqual({ ...DEFAULT_GROUPS, records: 4 });
+    expect(parseGroupSizes('records=6')).toEqual({ ...DEFAULT_GROUPS, records: 6 });
     expect(parseGroupSizes('rows=2, terms=5,concepts=7,records=3')).toEqual({
       records: 3,
       terms: 5,
