@@ -41,11 +41,12 @@ export const DEFAULT_BLOCK_SIZE = 4 * 1024;
 /**
  * Items per group of the grouped sections when a writer is not told (`cli index --group-sizes`): the directory holds
  * the sizes a part was written with, so a reader reads any, and older parts keep theirs (an upgrade copies them).
- * Records 4 (8 before round twelve): the shown chunks' records are scattered, so a cold question read 3–28 % fewer
- * record bytes and 2–8 % fewer bytes in all on the four measured sets, for a bundle 1.5–2.2 % larger; the dictionaries'
- * and rows' sizes moved nothing past block-alignment noise (docs/results/question-bytes.md, round twelve).
+ * Measured in round twelve (docs/results/question-bytes.md): records 4 (8 before) — the shown chunks' records are
+ * scattered, so each drags in its whole group: a cold question read 2–8 % fewer bytes on four sets, for a bundle
+ * 1.5–2.2 % larger; rows 8 (32 before) — the walk reads the rows of scattered chunks at 100 MiB: 2.4 % fewer bytes
+ * there, for a few KB more of group offsets in `open`. The dictionaries' sizes moved nothing past block noise.
  */
-export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 32 };
+export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 8 };
 
 export interface PagedDocument {
   title: string;
