@@ -19,7 +19,13 @@ import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { PARSE_TIMEOUT_MS, type OcrLanguageSetting } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
-import { DEFAULT_BLOCK_SIZE, pagesParts, writePagedIndex } from '../core/paged/index.ts';
+import {
+  DEFAULT_BLOCK_SIZE,
+  DEFAULT_GROUPS,
+  pagesParts,
+  writePagedIndex,
+  type GroupSizes,
+} from '../core/paged/index.ts';
 import { cleanHeading } from '../core/retrieval/index.ts';
 import { themesPart } from '../core/themes/index.ts';
 import { themesOfGraph } from '../services/themes/themesOf.ts';
@@ -43,6 +49,28 @@ import { StreamBuildEmpty, streamBuild } from './streamIndex.ts';
 
 /** The largest --block-size: a block is read, hashed and held whole, and 1 MiB is past any size worth measuring. */
 const MAX_BLOCK_FLAG = 1024 * 1024;
+/** The largest size --group-sizes takes: a group is read and decoded whole, so past this it is a section. */
+const MAX_GROUP_FLAG = 65536;
+const GROUP_NAMES = Object.keys(DEFAULT_GROUPS) as Array<keyof GroupSizes>;
+const DEFAULT_GROUPS_FLAG = GROUP_NAMES.map((k) => `${k}=${DEFAULT_GROUPS[k]}`).join(',');
+
+/**
+ * `--group-sizes records=4,terms=64`: the sizes named, the others the default; undefined for a malformed value
+ * (an unknown name, a repeated one, a size that is not a whole number from 1 to MAX_GROUP_FLAG).
+ */
+export function parseGroupSizes(flag: string): GroupSizes | undefined {
+  const sizes: GroupSizes = { ...DEFAULT_GROUPS };
+  const seen = new Set<string>();
+  for (const item of flag.split(',')) {
+    const m = /^\s*(\w+)\s*=\s*(\d+)\s*$/.exec(item);
+    if (!m || !(GROUP_NAMES as string[]).includes(m[1]) || seen.has(m[1])) return undefined;
+    const size = Number(m[2]);
+    if (!(Number.isSafeInteger(size) && size >= 1 && size <= MAX_GROUP_FLAG)) return undefined;
+    seen.add(m[1]);
+    sizes[m[1] as keyof GroupSizes] = size;
+  }
+  return sizes;
+}
 
 const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle> [options]
   --into <existing.bundle>   add the documents to an existing bundle (same embedder)
@@ -64,6 +92,9 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
   --block-size <bytes>       with --pages or --stream: the bytes a block of the pages holds, each checked by its
                              SHA-256 (default ${DEFAULT_BLOCK_SIZE}; 512 to ${MAX_BLOCK_FLAG}). Smaller blocks: a question reads
                              fewer bytes, the bundle holds 16 bytes of hash a block (docs/results/question-bytes.md)
+  --group-sizes <k=n,…>      with --pages or --stream: items per gzip'd group of the grouped sections, any of
+                             records, terms, concepts, rows (default ${DEFAULT_GROUPS_FLAG}; 1 to ${MAX_GROUP_FLAG}).
+                             Smaller groups: a question reads fewer bytes, the bundle compresses worse
   --kg                       also build the core KG (modes kg, hybrid; logical searches it first) into the bundle:
                              one extraction call per core chunk to --llm-base-url (--llm-model, key from
                              --llm-key-file or env ${LLM_KEY_ENV}), the top --kappa of the chunks by PageRank
@@ -199,6 +230,7 @@ export async function attachGraph(
   snapshot: IndexSnapshot,
   pages = false,
   blockSize?: number,
+  groups?: GroupSizes,
 ): Promise<{ snapshot: IndexSnapshot; pages?: BundlePart[] }> {
   const engine = buildEngine(snapshotToCorpus(snapshot));
   const graph = engine.exportGraph() as unknown as Record<string, unknown>;
@@ -211,6 +243,8 @@ export async function attachGraph(
       return { title: doc?.title ?? docId, ...(doc?.pageStarts ? { pageStarts: doc.pageStarts } : {}) };
     },
     blockSize,
+    undefined,
+    groups,
   );
   // The themes beside the pages (themes.json), so a link answers "what is this about?" with one small read.
   const themes = themesOfGraph(engine.graph, new Map(snapshot.chunks.map((c) => [c.id, c])), (docId) =>
@@ -234,6 +268,7 @@ export async function run(args: string[]): Promise<number> {
       pages: { type: 'boolean', default: false },
       stream: { type: 'boolean', default: false },
       'block-size': { type: 'string' },
+      'group-sizes': { type: 'string' },
       'max-chunk-tokens': { type: 'string' },
       'ocr-language': { type: 'string', default: 'auto' },
       'parse-timeout': { type: 'string' },
@@ -277,6 +312,14 @@ export async function run(args: string[]): Promise<number> {
   ) {
     process.stderr.write(
       `index: --block-size must be a whole number of bytes from 512 to ${MAX_BLOCK_FLAG}\n`,
+    );
+    return 2;
+  }
+  const groups = values['group-sizes'] === undefined ? undefined : parseGroupSizes(values['group-sizes']);
+  if (values['group-sizes'] !== undefined && !groups) {
+    process.stderr.write(
+      `index: --group-sizes takes name=size pairs, names among ${GROUP_NAMES.join(', ')}, sizes from 1 to ` +
+        `${MAX_GROUP_FLAG} (e.g. ${DEFAULT_GROUPS_FLAG})\n`,
     );
     return 2;
   }
@@ -337,6 +380,7 @@ export async function run(args: string[]): Promise<number> {
         ocrLanguage,
         parseTimeoutMs,
         blockSize,
+        groups,
       });
       for (const e of built.errors) process.stderr.write(`index: skipped ${e.file}: ${e.reason}\n`);
       const seconds = (performance.now() - started) / 1000;
@@ -416,7 +460,7 @@ export async function run(args: string[]): Promise<number> {
     let pages: BundlePart[] | undefined;
     if (values.graph || !values['no-graph-mask'] || values.pages) {
       const t = performance.now();
-      const attached = await attachGraph(result, values.pages, blockSize);
+      const attached = await attachGraph(result, values.pages, blockSize, groups);
       if (values.graph || !values['no-graph-mask']) result = attached.snapshot;
       pages = attached.pages;
       log(

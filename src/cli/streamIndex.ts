@@ -29,6 +29,7 @@ import {
   ConceptCandidates,
   duration,
   hashBytesOf,
+  type GroupSizes,
   PAGES_HASHES_PART,
   PAGES_PART,
   pagesDocument,
@@ -57,6 +58,8 @@ export interface StreamBuildOptions {
   tempDir?: string;
   /** Bytes per checked block of pages.bin (tests use small ones). */
   blockSize?: number;
+  /** Items per group of the grouped sections (`--group-sizes`; default DEFAULT_GROUPS). */
+  groups?: GroupSizes;
 }
 
 export interface StreamBuildResult {
@@ -278,6 +281,7 @@ async function build(
       params,
       analyzer,
       blockSize: options.blockSize,
+      groups: options.groups,
       log,
       onTable: (table, degrees) => themes.of(table, degrees, params.thetaCo),
     },

@@ -36,6 +36,7 @@ import {
   blockHashBytes,
   PAGES_VERSION,
   SECTIONS,
+  type GroupSizes,
   type PagedChunkRecord,
   type PagesDirectory,
   type SectionName,
@@ -43,6 +44,7 @@ import {
 import {
   BlockHasher,
   DEFAULT_BLOCK_SIZE,
+  DEFAULT_GROUPS,
   openSections,
   pagedRecord,
   pagesDirectory,
@@ -179,6 +181,8 @@ export interface PagesBuildOptions {
   analyzer: TermAnalyzer;
   /** Bytes per checked block (tests use small ones). */
   blockSize?: number;
+  /** Items per group of the grouped sections (default DEFAULT_GROUPS). */
+  groups?: GroupSizes;
   log?: (line: string) => void;
   /** Called after each document of the second pass. */
   onDocument?: (done: number) => void;
@@ -249,7 +253,8 @@ export async function buildPages(
     SectionName,
     SpoolSink
   >;
-  const records = new RecordGroupWriter(sinks.records);
+  const groups = options.groups ?? DEFAULT_GROUPS;
+  const records = new RecordGroupWriter(sinks.records, groups.records);
   const text = new Bm25Builder();
   const headings = new Bm25Builder();
   let anyPath = false;
@@ -374,10 +379,18 @@ export async function buildPages(
     (t) => [bm25.postingsOf(t), headingIndex?.postingsOf(t)],
     sinks.terms,
     sinks.postings,
+    groups.terms,
   );
   mark('terms + postings sections');
   // Version 3 lists hold no shares (the reader computes them from the tf): the table's are not written.
-  const concepts = await writeConceptSections(table, undefined, sinks.concepts, sinks.lists, sinks.rows);
+  const concepts = await writeConceptSections(
+    table,
+    undefined,
+    sinks.concepts,
+    sinks.lists,
+    sinks.rows,
+    groups,
+  );
   mark('concepts + lists + rows sections');
   const full = pagesOpen({
     textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
@@ -391,6 +404,7 @@ export async function buildPages(
     recordGroups,
     termGroups,
     terms: words,
+    groups,
   });
   const written = await openSections(full, n);
   await sinks.open.write(written.open);
@@ -426,6 +440,7 @@ export async function buildPages(
     analyzer: analyzer.version,
     shares: shareParams(params),
     sections,
+    groups,
   });
   return {
     directory,

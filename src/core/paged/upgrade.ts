@@ -263,6 +263,8 @@ async function upgradePages(
       analyzer: d.analyzer,
       shares: params,
       sections,
+      // The sections are copied as they are: their groups keep the sizes they were written with.
+      groups: d.groups,
     }),
     hashes: newBlocks.finish(),
     sha256: whole.digest(),

@@ -45,7 +45,15 @@ import {
  */
 export const DEFAULT_BLOCK_SIZE = 2 * 1024;
 
-const GROUPS: GroupSizes = { records: 8, terms: 128, concepts: 128, rows: 32 };
+/**
+ * Items per group of the grouped sections when a writer is not told (`cli index --group-sizes`): the directory holds
+ * the sizes a part was written with, so a reader reads any, and older parts keep theirs (an upgrade copies them).
+ * Measured in round twelve (docs/results/question-bytes.md): records 4 (8 before) — the shown chunks' records are
+ * scattered, so each drags in its whole group: a cold question read 2–8 % fewer bytes on four sets, for a bundle
+ * 1.5–2.2 % larger; rows 8 (32 before) — the walk reads the rows of scattered chunks at 100 MiB: 2.4 % fewer bytes
+ * there, for a few KB more of group offsets in `open`. The dictionaries' sizes moved nothing past block noise.
+ */
+export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 8 };
 
 export interface PagedDocument {
   title: string;
@@ -97,16 +105,19 @@ export function pagedRecord(
   };
 }
 
-/** The `records` section: records in chunk order, GROUPS.records to a gzip'd JSON group. */
+/** The `records` section: records in chunk order, `size` to a gzip'd JSON group. */
 export class RecordGroupWriter {
   private pending: PagedChunkRecord[] = [];
   private readonly offsets: number[] = [0];
 
-  constructor(private readonly sink: SectionSink) {}
+  constructor(
+    private readonly sink: SectionSink,
+    private readonly size = DEFAULT_GROUPS.records,
+  ) {}
 
   async add(record: PagedChunkRecord): Promise<void> {
     this.pending.push(record);
-    if (this.pending.length === GROUPS.records) await this.flush();
+    if (this.pending.length === this.size) await this.flush();
   }
 
   private async flush(): Promise<void> {
@@ -139,6 +150,7 @@ export async function writeTermSections(
   postingsOf: (term: string) => [PostingList | undefined, PostingList | undefined],
   termSink: SectionSink,
   postingSink: SectionSink,
+  size = DEFAULT_GROUPS.terms,
 ): Promise<Float64Array> {
   const postings = new ByteWriter();
   let flushed = postingSink.length;
@@ -153,11 +165,11 @@ export async function writeTermSections(
     }
     return [from, flushed + postings.length - from];
   };
-  const offsets = new Float64Array(Math.ceil(terms.length / GROUPS.terms) + 1);
+  const offsets = new Float64Array(Math.ceil(terms.length / size) + 1);
   const base = termSink.length;
-  for (let g = 0; g * GROUPS.terms < terms.length; g++) {
+  for (let g = 0; g * size < terms.length; g++) {
     const entries: TermEntry[] = [];
-    for (let i = g * GROUPS.terms; i < Math.min(terms.length, (g + 1) * GROUPS.terms); i++) {
+    for (let i = g * size; i < Math.min(terms.length, (g + 1) * size); i++) {
       const [text, head] = postingsOf(terms[i]);
       const [textAt, textBytes] = writeList(text);
       const [headAt, headBytes] = writeList(head);
@@ -183,6 +195,7 @@ export async function writeConceptSections(
   conceptSink: SectionSink,
   listSink: SectionSink,
   rowSink: SectionSink,
+  groups: Pick<GroupSizes, 'concepts' | 'rows'> = DEFAULT_GROUPS,
 ): Promise<{
   conceptGroups: Float64Array;
   listOffsets: Float64Array;
@@ -191,10 +204,10 @@ export async function writeConceptSections(
 }> {
   const nc = table.terms.length;
   const n = table.chunkCount;
-  const conceptGroups = new Float64Array(Math.ceil(nc / GROUPS.concepts) + 1);
-  for (let g = 0; g * GROUPS.concepts < nc; g++) {
+  const conceptGroups = new Float64Array(Math.ceil(nc / groups.concepts) + 1);
+  for (let g = 0; g * groups.concepts < nc; g++) {
     await conceptSink.write(
-      await json(table.terms.slice(g * GROUPS.concepts, Math.min(nc, (g + 1) * GROUPS.concepts))),
+      await json(table.terms.slice(g * groups.concepts, Math.min(nc, (g + 1) * groups.concepts))),
     );
     conceptGroups[g + 1] = conceptSink.length;
   }
@@ -222,9 +235,9 @@ export async function writeConceptSections(
   }
   if (lists.length > 0) await listSink.write(lists.take());
   const rowWriter = new ByteWriter();
-  const rowGroups = new Float64Array(Math.ceil(n / GROUPS.rows) + 1);
-  for (let g = 0; g * GROUPS.rows < n; g++) {
-    for (let k = g * GROUPS.rows; k < Math.min(n, (g + 1) * GROUPS.rows); k++) {
+  const rowGroups = new Float64Array(Math.ceil(n / groups.rows) + 1);
+  for (let g = 0; g * groups.rows < n; g++) {
+    for (let k = g * groups.rows; k < Math.min(n, (g + 1) * groups.rows); k++) {
       let previous = 0;
       for (let j = table.chunkConceptOffsets[k]; j < table.chunkConceptOffsets[k + 1]; j++) {
         rowWriter.varint(table.chunkConcepts[j] - previous);
@@ -260,6 +273,8 @@ export interface OpenInput {
   termGroups: Float64Array;
   /** The word dictionary, sorted. */
   terms: readonly string[];
+  /** The sizes the sections were written with (default DEFAULT_GROUPS). */
+  groups?: GroupSizes;
 }
 
 /** The `open` section's value as version 1 holds it (version 2 is made from it: openSections). */
@@ -284,8 +299,8 @@ export function pagesOpen(input: OpenInput): PagesOpenV1 {
     termGroups: input.termGroups,
     conceptGroups: concepts.conceptGroups,
     rowGroups: concepts.rowGroups,
-    termFirst: groupFirsts(input.terms, GROUPS.terms),
-    conceptFirst: groupFirsts(table.terms, GROUPS.concepts),
+    termFirst: groupFirsts(input.terms, (input.groups ?? DEFAULT_GROUPS).terms),
+    conceptFirst: groupFirsts(table.terms, (input.groups ?? DEFAULT_GROUPS).concepts),
   };
 }
 
@@ -332,7 +347,7 @@ export function shareParams(params: ShareParams): ShareParams {
 
 /** The directory (the part's meta) of a written library. */
 export function pagesDirectory(
-  fields: Omit<PagesDirectory, 'format' | 'version' | 'groups' | 'hashBytes'>,
+  fields: Omit<PagesDirectory, 'format' | 'version' | 'groups' | 'hashBytes'> & { groups?: GroupSizes },
   version = PAGES_VERSION,
 ): PagesDirectory {
   return {
@@ -346,7 +361,7 @@ export function pagesDirectory(
     headingCopies: fields.headingCopies,
     thetaCo: fields.thetaCo,
     ...(fields.analyzer !== undefined ? { analyzer: fields.analyzer } : {}),
-    groups: GROUPS,
+    groups: { ...(fields.groups ?? DEFAULT_GROUPS) },
     ...(version >= 3 && fields.shares ? { shares: fields.shares } : {}),
     sections: fields.sections,
   };
@@ -400,6 +415,7 @@ export async function writePagedIndex(
   documentOf: (docId: string) => PagedDocument,
   blockSize = DEFAULT_BLOCK_SIZE,
   version = PAGES_VERSION,
+  groups: GroupSizes = DEFAULT_GROUPS,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
   const n = layout.chunks.length;
@@ -410,7 +426,7 @@ export async function writePagedIndex(
   >;
 
   // Records: what evidence shows and the Ask view maps back to its document.
-  const records = new RecordGroupWriter(sinks.records);
+  const records = new RecordGroupWriter(sinks.records, groups.records);
   for (let k = 0; k < n; k++) {
     const c = layout.chunks[k];
     const sentences: number[] = [];
@@ -430,6 +446,7 @@ export async function writePagedIndex(
     (t) => [bm25.postingsOf(t), headingIndex?.postingsOf(t)],
     sinks.terms,
     sinks.postings,
+    groups.terms,
   );
 
   // Concepts: the dictionary, each concept's chunks with tf and shares, each chunk's row.
@@ -439,6 +456,7 @@ export async function writePagedIndex(
     sinks.concepts,
     sinks.lists,
     sinks.rows,
+    groups,
   );
 
   const docChunks = new Map<string, number>();
@@ -455,6 +473,7 @@ export async function writePagedIndex(
     recordGroups,
     termGroups,
     terms,
+    groups,
   });
   const written = await openSections(full, n, version);
   sinks.open.write(written.open);
@@ -489,6 +508,7 @@ export async function writePagedIndex(
         analyzer,
         shares: shareParams(params),
         sections,
+        groups,
       },
       version,
     ),

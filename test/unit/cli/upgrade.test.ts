@@ -65,4 +65,41 @@ describe('cli upgrade', () => {
       'its pages are version 3 already',
     );
   }, 240_000);
+
+  it('keeps the group sizes the input was written with (the sections are copied, not regrouped)', async () => {
+    const corpus = await prepareCorpus(REPO_RESULTS, 1200);
+    const analyzer = createTermAnalyzer();
+    const engine = RetrievalEngine.build(
+      { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
+      analyzer,
+    );
+    const groups = { records: 3, terms: 50, concepts: 70, rows: 5 };
+    const written = await writePagedIndex(
+      engine.lexicalParts(),
+      (docId) => ({ title: docId }),
+      4096,
+      2,
+      groups,
+    );
+    const input = join(dir, 'grouped-v2.bundle');
+    const out = join(dir, 'grouped-v3.bundle');
+    await writeFile(
+      input,
+      await bundleBytes(writeBundle(pagesParts(written), { appVersion: 'test', embedder: null })),
+    );
+    const done = await captureCli(() => upgrade([input, '--out', out]));
+    expect(done.code, done.err).toBe(0);
+    const q = 'What did the heap measurements show?';
+    const source = await FileRangeSource.open(out);
+    try {
+      const opened = await openPagedBundle(source, analyzer);
+      expect(opened!.library.directory.version).toBe(3);
+      expect(opened!.library.directory.groups).toEqual(groups);
+      expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
+        engine.search({ text: q }, 'ppr', 1000),
+      );
+    } finally {
+      await source.close();
+    }
+  }, 240_000);
 });
