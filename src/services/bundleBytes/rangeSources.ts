@@ -48,7 +48,7 @@ export class HttpRangeSource implements RangeSource {
   /**
    * A host that answers several ranges in one request pays no round trip for a gap between wanted ranges, only its
    * bytes: none is read (a cold question then reads 25–40 % less, docs/results/question-bytes.md, round twelve).
-   * Until the host has been asked several ranges it is thought to answer them (most static hosts do); one found not
+   * Until the host has been asked several ranges it is thought to answer them (nginx and Apache do); one found not
    * to reads the ranges of that request a round trip's worth apart as one (readRanges), and from then on the block
    * store reads gaps up to a round trip's worth with the ranges around them.
    */
