@@ -472,8 +472,13 @@ export async function run(args: string[]): Promise<number> {
   return 0;
 }
 
-/** The client of --llm-base-url, with the key from --llm-key-file or the environment; undefined without it. */
-async function llmClientOf(plan: AskPlan): Promise<LlmClient | undefined> {
+/**
+ * The client of --llm-base-url, with the key from --llm-key-file or the environment; undefined without it. Also
+ * `cli themes --global`'s, so every command reaches an endpoint the same way.
+ */
+export async function llmClientOf(
+  plan: Pick<AskPlan, 'llmBaseUrl' | 'llmModel' | 'llmKeyFile'>,
+): Promise<LlmClient | undefined> {
   if (!plan.llmBaseUrl) return undefined;
   return new LlmClient({
     ...DEFAULT_LLM_SETTINGS,

@@ -2,6 +2,7 @@
 // first, each with its label, its concepts, its key documents and its representative passages. A bundle with a
 // `themes.json` part (cli index --pages) is read by ranges: the part and the passages' records only. Any other is
 // read whole and its themes computed from its concept graph. Both go through the library's LibrarySource.
+// With --global, the written answer over the themes instead (themesGlobal.ts): its plan, then with an endpoint its run.
 import process from 'node:process';
 import { openPagedBundle } from '../core/paged/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
@@ -13,8 +14,15 @@ import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { bundleCommandArgs, wholeNumberOption } from './bundleCommand.ts';
 import { FileRangeSource } from './fileRangeSource.ts';
+import { globalAnswer, globalOptions } from './themesGlobal.ts';
 
-const USAGE = 'usage: npm run cli -- themes <x.bundle> [--json] [--top N]\n';
+const USAGE =
+  'usage: npm run cli -- themes <x.bundle> [--json] [--top N]\n' +
+  '       npm run cli -- themes <x.bundle> --global [--question "<q>"] [--kappa 0.8] [--json]\n' +
+  '             [--llm-base-url <u> --llm-model <m> [--llm-key-file <f>]]   (key: the file, else env ' +
+  'CONCEPTRAG_LLM_API_KEY)\n' +
+  '  --global  the written answer over the themes: prints its plan (themes, calls, tokens); with an endpoint,\n' +
+  '            runs it and prints the answer, its citations and the calls and tokens spent\n';
 
 interface ThemePrinted {
   label: string;
@@ -26,11 +34,30 @@ interface ThemePrinted {
 }
 
 export async function run(args: string[]): Promise<number> {
-  const parsed = bundleCommandArgs('themes', USAGE, args, { top: { type: 'string' } });
+  const parsed = bundleCommandArgs('themes', USAGE, args, {
+    top: { type: 'string' },
+    global: { type: 'boolean', default: false },
+    question: { type: 'string' },
+    kappa: { type: 'string' },
+    'llm-base-url': { type: 'string' },
+    'llm-model': { type: 'string' },
+    'llm-key-file': { type: 'string' },
+    // Declared only to refuse it with a clear message (parseArgs would call it an unknown option).
+    'llm-key': { type: 'string' },
+  });
   if (typeof parsed === 'number') return parsed;
   const { values, path } = parsed;
   const top = wholeNumberOption('themes', 'top', values.top, Infinity);
   if (top === null) return 2;
+  const global = globalOptions(values);
+  if (typeof global === 'string') {
+    process.stderr.write(`${global}\n`);
+    return 2;
+  }
+  if (!values.global && (values['llm-base-url'] ?? values.question ?? values.kappa) !== undefined) {
+    process.stderr.write('themes: --question, --kappa and --llm-base-url go with --global\n');
+    return 2;
+  }
   const file = await FileRangeSource.open(path);
   try {
     const paged = await openPagedBundle(file, createTermAnalyzer());
@@ -39,6 +66,7 @@ export async function run(args: string[]): Promise<number> {
       paged && themes
         ? openSource({ paged: paged.library, themes })
         : openSource({ library: openLibrary(snapshotToCorpus(await readBundleFile(path))) });
+    if (values.global) return await globalAnswer(source, global);
     const printed = (await themesOf(source)).slice(0, top);
     process.stdout.write(values.json ? `${JSON.stringify(printed, null, 2)}\n` : text(printed));
     return 0;
