@@ -36,7 +36,8 @@ export function globalOptions(values: {
     return keyInArgvMessage('themes', '--llm-key', LLM_KEY_ENV, '--llm-key-file');
   }
   const kappa = values.kappa === undefined ? DEFAULT_KAPPA : Number(values.kappa);
-  if (!(kappa > 0 && kappa <= 1)) return `themes: --kappa must be a fraction in (0, 1], got "${values.kappa}"`;
+  if (!(kappa > 0 && kappa <= 1))
+    return `themes: --kappa must be a fraction in (0, 1], got "${values.kappa}"`;
   const baseUrl = values['llm-base-url'];
   if (baseUrl !== undefined && !isHttpUrl(baseUrl)) {
     return `themes: --llm-base-url must be an http:// or https:// URL, got "${baseUrl}"`;
@@ -92,7 +93,9 @@ export async function globalAnswer(source: LibrarySource, options: GlobalOptions
     cost: answer.cost,
   };
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ sent: true, answer: answer.text, cited: answer.cited, spent })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ sent: true, answer: answer.text, cited: answer.cited, spent })}\n`,
+    );
     return 0;
   }
   const cited = answer.cited.flatMap((n) => {
