@@ -11,7 +11,7 @@ import { estimateOf, planOverSource, runPlanned } from '../services/source/globa
 import { llmClientOf } from './ask.ts';
 import { keyInArgvMessage, LLM_KEY_ENV } from './keys.ts';
 
-export const GLOBAL_QUESTION = 'What is this library about?';
+const GLOBAL_QUESTION = 'What is this library about?';
 
 export interface GlobalOptions {
   question: string;
