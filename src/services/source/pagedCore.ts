@@ -6,19 +6,16 @@
 import type { DistillChunkInput } from '../../core/atomic/index.ts';
 import { coreCount } from '../../core/kg/index.ts';
 import type { PagedLibrary } from '../../core/paged/index.ts';
+import type { BuildOrder } from './librarySource.ts';
 
 /** Core chunks' records read at once for their ids (in the pages' order), then let go. */
 const CORE_SLICE = 4096;
 
-export interface PagedCore {
-  /** The top κ of the chunks in build order, with their documents, without their texts. */
-  core(kappa: number): Promise<DistillChunkInput[]>;
-  /** The texts of core chunks named by core(), in their order. */
-  texts(chunks: readonly DistillChunkInput[]): Promise<string[]>;
-}
-
 /** Core chunks and their texts from `library`'s pages, `order` being the build order (degreeRanks.ts, buildOrder). */
-export function pagedCore(library: PagedLibrary, order: Uint32Array): PagedCore {
+export function pagedCore(
+  library: PagedLibrary,
+  order: Uint32Array,
+): Required<Pick<BuildOrder, 'core' | 'texts'>> {
   // The place in the pages of each core chunk named so far, for reading its text.
   const placeOf = new Map<string, number>();
   // One read of the pages at a time: forget() between reads must not drop what another read is using.
