@@ -6,25 +6,27 @@ import { cleanHeading, type RetrievedChunk } from '../../core/retrieval/index.ts
 import type { Evidence } from './queryProtocol.ts';
 
 /**
- * `chunkStart`: the chunk's offset in its document; `docTitle`: what the card names the document; `pageStarts`:
- * the document's page starts (PDF), which give an excerpt its own pages (the chunk's are used without them).
+ * A hit as the page shows it, whichever source it came from (src/services/source), with the fields the page shows.
+ * `chunkStart`: the chunk's offset in its document; `title`: what the card names the document; `pageStarts`: the
+ * document's page starts (PDF), which give an excerpt its own pages (the chunk's are used without them).
  */
-export function toEvidence(
+export function shownEvidence(
   hit: RetrievedChunk,
   chunkStart: number,
-  docTitle: string,
+  title: string,
   pageStarts?: readonly number[],
-): Omit<Evidence, 'provenance'> {
+): Evidence {
   const start = chunkStart + (hit.excerptStart ?? 0);
   const pages = pageStarts?.length
     ? pageRange(pageStarts, start, start + hit.text.length)
     : hit.pageStart !== undefined
       ? { pageStart: hit.pageStart, pageEnd: hit.pageEnd ?? hit.pageStart }
       : undefined;
+  const p = hit.provenance as Evidence['provenance'];
   return {
     chunkId: hit.chunkId,
     docId: hit.docId,
-    docTitle,
+    docTitle: cleanHeading(title),
     score: hit.score,
     text: hit.text,
     tokens: hit.tokens,
@@ -38,19 +40,6 @@ export function toEvidence(
       end: s.end + start,
       score: s.score,
     })),
-  };
-}
-
-/** A hit as the page shows it, whichever source it came from (src/services/source), with the fields the page shows. */
-export function shownEvidence(
-  hit: RetrievedChunk,
-  chunkStart: number,
-  title: string,
-  pageStarts?: readonly number[],
-): Evidence {
-  const p = hit.provenance as Evidence['provenance'];
-  return {
-    ...toEvidence(hit, chunkStart, cleanHeading(title), pageStarts),
     // Only the fields the page shows: provenance objects may carry internal detail that does not clone well.
     provenance: {
       mode: p.mode,

@@ -5,7 +5,7 @@ import { parseCitations } from '../../../src/core/answer/citations.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { RetrievalEngine, withSectionPaths } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
-import { toEvidence } from '../../../src/services/questions/evidence.ts';
+import { shownEvidence } from '../../../src/services/questions/evidence.ts';
 import { tinyPdf, type TinyLine } from '../../support/tinyPdf.ts';
 
 describe('pages in results, evidence and citations', () => {
@@ -26,10 +26,10 @@ describe('pages in results, evidence and citations', () => {
     expect([hit.pageStart, hit.pageEnd]).toEqual([3, 3]);
 
     const chunk = pdf.chunks.find((c) => c.id === hit.chunkId)!;
-    const evidence = toEvidence(hit, chunk.start, pdf.doc.title, pdf.doc.pageStarts);
+    const evidence = shownEvidence(hit, chunk.start, pdf.doc.title, pdf.doc.pageStarts);
     expect([evidence.pageStart, evidence.pageEnd]).toEqual([3, 3]);
     // Without the document's page starts the chunk's own range is used.
-    expect(toEvidence(hit, chunk.start, pdf.doc.title).pageStart).toBe(3);
+    expect(shownEvidence(hit, chunk.start, pdf.doc.title).pageStart).toBe(3);
 
     const [citation] = parseCitations('The ferryman rowed at dawn [1].', [
       { chunkId: hit.chunkId, text: hit.text, pageStart: hit.pageStart, pageEnd: hit.pageEnd },
