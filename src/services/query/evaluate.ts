@@ -113,14 +113,11 @@ export const NO_DOCUMENT_NAMES =
   'recall@k is not scored: this bundle is read by ranges, and its paged index names documents by id, not by the ' +
   'names a QA set uses (context recall is)';
 
-/** How a library names a question's documents, and asks a question in a mode at a budget. */
-interface EvalSource {
-  ask(question: string, mode: ParsedMode, budget: number, i: number): Promise<Evidence[]>;
-  /** The QA set's name of each document (its id where none is known); undefined: recall@k is not scored. */
-  names(docIds: readonly string[]): Promise<((docId: string) => string) | undefined>;
-}
-
-function sourceOf(context: EvalContext, items: readonly QaItem[]): EvalSource {
+/**
+ * How the library asks question `i` of the set in a mode at a budget, and names the documents a question ranked: the
+ * QA set's name of each (its id where none is known), or undefined when recall@k is not scored.
+ */
+function sourceOf(context: EvalContext, items: readonly QaItem[]) {
   const { signal, source, documentNames } = context;
   const known = new Map<string, string>();
   const vectors = new Map<number, Float32Array | undefined>();
@@ -130,15 +127,15 @@ function sourceOf(context: EvalContext, items: readonly QaItem[]): EvalSource {
     return vectors.get(i);
   };
   return {
-    ask: async (question, mode, budget, i) =>
+    ask: async (i: number, mode: ParsedMode, budget: number): Promise<Evidence[]> =>
       (
         await ask(
           source,
-          { question, mode: mode.name, budget },
+          { question: items[i].question, mode: mode.name, budget },
           { vector: await vectorOf(i), llm: context.llm, signal, parsed: mode },
         )
       ).evidence,
-    names: async (docIds) => {
+    names: async (docIds: readonly string[]): Promise<((docId: string) => string) | undefined> => {
       if (!documentNames) return undefined;
       const wanted = [...new Set(docIds)].filter((d) => !known.has(d));
       if (wanted.length) for (const [d, name] of await documentNames(wanted)) known.set(d, name);
@@ -188,8 +185,6 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
   const source = sourceOf(context, items);
   const unnamed = !context.documentNames;
   const started = performance.now();
-  const maxBudget = Math.max(...budgets);
-  const maxK = Math.max(...ks);
   const results: QuestionResult[] = items.map((q) => ({
     id: q.id,
     question: q.question,
@@ -205,7 +200,6 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
   const summary: Record<string, ModeSummary> = {};
   let ranQuestions = items.length;
   for (const [m, mode] of modes.entries()) {
-    const ask = (i: number, budget: number) => source.ask(items[i].question, parsed[m], budget, i);
     let ran = 0;
     for (let i = 0; i < items.length; i++) {
       // A retrieval mode answers without leaving the microtask queue: let the worker take its messages (a
@@ -217,11 +211,9 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
       }
       context.onProgress?.({ done, total, mode, question: i + 1 });
       try {
-        results[i].modes[mode] = await runOne(items[i], i, parsed[m], ask, {
+        results[i].modes[mode] = await runOne(items[i], parsed[m], (b) => source.ask(i, parsed[m], b), {
           budgets,
           ks,
-          maxBudget,
-          maxK,
           names: source.names,
           client,
           request,
@@ -267,9 +259,7 @@ export async function evaluateSet(request: EvalRequest, context: EvalContext): P
 interface RunOptions {
   budgets: number[];
   ks: number[];
-  maxBudget: number;
-  maxK: number;
-  names: EvalSource['names'];
+  names: ReturnType<typeof sourceOf>['names'];
   client?: LlmClient;
   request: EvalRequest;
   signal: AbortSignal;
@@ -278,15 +268,15 @@ interface RunOptions {
 /** One question in one mode: searched once at the largest budget, scored, and (with an endpoint) answered. */
 async function runOne(
   item: QaItem,
-  i: number,
   mode: ParsedMode,
-  ask: (i: number, budget: number) => Promise<Evidence[]>,
+  ask: (budget: number) => Promise<Evidence[]>,
   o: RunOptions,
 ): Promise<ModeOnQuestion> {
   const t = performance.now();
+  const [maxBudget, maxK] = [Math.max(...o.budgets), Math.max(...o.ks)];
   let hits: Evidence[];
   try {
-    hits = await ask(i, o.maxBudget);
+    hits = await ask(maxBudget);
   } catch (err) {
     if (o.signal.aborted) throw err;
     return {
@@ -306,12 +296,12 @@ async function runOne(
     budgets: o.budgets,
     ks: o.ks,
     externalId,
-    ...(mode.excerpts ? { searchAt: (b: number) => ask(i, b) } : {}),
+    ...(mode.excerpts ? { searchAt: ask } : {}),
   });
   const gold = new Set(named ? item.supporting : []);
   const ranked: RankedDoc[] = [];
   for (const h of hits) {
-    if (ranked.length >= o.maxK) break;
+    if (ranked.length >= maxK) break;
     if (ranked.some((r) => r.docId === h.docId)) continue;
     const id = externalId(h.docId);
     ranked.push({
@@ -326,8 +316,7 @@ async function runOne(
   const out: ModeOnQuestion = { cr: score.cr, recall: score.recall, ranked, ms };
   if (o.client && o.request.answers) {
     const budget = o.request.answers.budget;
-    const context =
-      budget <= o.maxBudget ? cutToBudget(hits, budget) : cutToBudget(await ask(i, budget), budget);
+    const context = budget <= maxBudget ? cutToBudget(hits, budget) : cutToBudget(await ask(budget), budget);
     let a: Awaited<ReturnType<typeof answerQuestion>>;
     try {
       a = await answerQuestion(
