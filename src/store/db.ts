@@ -102,23 +102,6 @@ export const SCHEMA_V4 = { ...SCHEMA_V3, pages: 'id' } as const;
  */
 export const SCHEMA_V5 = { ...SCHEMA_V4, pendingBytes: 'id' } as const;
 
-/** Every table that holds index content (what a reset or a bundle import replaces). */
-export const CONTENT_TABLES = [
-  'documents',
-  'sections',
-  'chunks',
-  'sentences',
-  'vectors',
-  'meta',
-  'graph',
-  'kgChunks',
-  'kgEntities',
-  'kgRelations',
-  'atomicQuestions',
-  'atomicChunks',
-  'pages',
-] as const;
-
 export function openDatabase(name: string = DB_NAME, deps?: StorageDeps): ConceptDb {
   const db = (deps ? new Dexie(name, deps) : new Dexie(name)) as ConceptDb;
   db.version(1).stores(SCHEMA_V1);

@@ -139,15 +139,8 @@ export class GraphRepo {
   }
 
   /**
-   * The themes stored with the present graph, checked as untrusted input (themesShape.ts); undefined when none are
-   * stored, or they were computed with another graph than the one the index record counts.
-   */
-  async getThemes(): Promise<LibraryThemes | undefined> {
-    return (await this.getThemesBuilt())?.themes;
-  }
-
-  /**
-   * getThemes, with the `builtAt` of the graph record they were stored with (the same transaction wrote both), the
+   * The themes stored with the present graph, checked as untrusted input (themesShape.ts; undefined when none are
+   * stored, or they were computed with another graph than the one the index record counts), with the `builtAt` of the graph record they were stored with (the same transaction wrote both), the
    * records of their answer's passages when the record holds them (format 2), whether that graph is still the
    * library's (`current`: no document removed since, IndexMeta.graphBuiltAt), and the index record's layers.
    */

@@ -1,8 +1,8 @@
-// The library as a whole over IndexedDB: its index record, its counts, the whole corpus read at once for the
-// query worker, and emptying it. Reads span every content table; writes of single tables are the other repos'.
+// The library as a whole over IndexedDB: its index record, its counts, and the whole corpus read at once for the
+// query worker. Reads span every content table; writes of single tables are the other repos'.
 import { pagesRecords, type PagedChunkRecord } from '../core/paged/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../core/types.ts';
-import { CONTENT_TABLES, type ConceptDb } from './db.ts';
+import type { ConceptDb } from './db.ts';
 import { PagesRepo } from './pagesRepo.ts';
 import { waitingFiles } from './queueRepo.ts';
 import { keptTally } from './indexMeta.ts';
@@ -305,15 +305,6 @@ export class LibraryRepo {
         .map((c) => withText(c, texts.get(c.docId)))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return { documents: present, sections, chunks };
-    });
-  }
-
-  /** Empties the library (documents and everything derived); keeps settings and the pending queue. */
-  async clearLibrary(): Promise<void> {
-    const db = this.db;
-    const tables = CONTENT_TABLES.map((name) => db.table(name));
-    await db.transaction('rw', tables, async () => {
-      for (const t of tables) await t.clear();
     });
   }
 }

@@ -2,8 +2,7 @@
 // ranges by the query worker (src/services/library/storedPages.ts) instead of loading the whole corpus, and written by
 // the ingest worker from the stored documents (src/services/ingest/pagesWrite.ts). The pages name the library they
 // were built from by a stamp (the document ids and the chunk count): pages of another library are never read. A
-// removed document is noted beside them (PagesRemovedRecord, documentsRepo.ts) until the next pages are written;
-// clearing the library clears them too (CONTENT_TABLES).
+// removed document is noted beside them (PagesRemovedRecord, documentsRepo.ts) until the next pages are written.
 import { Sha256, toHex } from '../core/bundle/index.ts';
 import type { PagesSourceInput } from '../core/paged/index.ts';
 import type { DocumentRecord } from '../core/types.ts';

@@ -50,16 +50,6 @@ export class QueueRepo {
     return records.map((r) => r.id);
   }
 
-  /** Files still to index, oldest first ('working' ones were interrupted by a reload and run again). */
-  async pendingQueue(): Promise<PendingRecord[]> {
-    return this.db.transaction('r', this.db.pending, this.db.pendingBytes, async () => {
-      const all = await this.db.pending.orderBy('addedAt').toArray();
-      const waiting = all.filter((p) => p.status === 'queued' || p.status === 'working');
-      const bytes = await this.db.pendingBytes.bulkGet(waiting.map((p) => p.id));
-      return waiting.map((p, i) => ({ ...p, bytes: bytes[i]?.bytes ?? p.bytes }));
-    });
-  }
-
   /**
    * Ids of the files still to index (queued, or 'working' ones interrupted by a reload), oldest first. Reads
    * keys only: the records (with their bytes) are read one at a time with pendingFile().

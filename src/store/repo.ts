@@ -1,6 +1,6 @@
 // The repository over the IndexedDB schema: the only place that writes index content. One part a table group —
 // documents (documentsRepo.ts), sentence vectors (vectorsRepo.ts), the concept graph (graphRepo.ts), the pending
-// queue (queueRepo.ts), settings (settingsRepo.ts) and the library as a whole: counts, the corpus read, emptying
+// queue (queueRepo.ts), settings (settingsRepo.ts) and the library as a whole: counts, the corpus read
 // (libraryRepo.ts) — and `Repo` composes them, so a service holds one object over one database. The one write
 // that spans two groups is here: a batch of parsed files stores its documents and leaves the queue in one
 // transaction. Runs in the page and in workers (no DOM-only API).
@@ -22,10 +22,9 @@ export { EmbedderMismatchError } from './vectorChecks.ts';
 const FORWARDED = {
   documents: ['putPreparedDocuments', 'preparedDocuments', 'removeDocument'],
   vectors: ['putDocumentVectors', 'documentsAwaitingVectors', 'nextDocumentsToEmbed'],
-  graph: ['getStoredGraph', 'putGraph', 'getThemes', 'getGraphState', 'putGraphState'],
+  graph: ['getStoredGraph', 'putGraph', 'getGraphState', 'putGraphState'],
   queue: [
     'enqueue',
-    'pendingQueue',
     'waitingIds',
     'pendingFile',
     'startPendingMany',
@@ -56,7 +55,6 @@ const FORWARDED = {
     'loadChunks',
     'loadCorpus',
     'loadAdded',
-    'clearLibrary',
   ],
 } as const satisfies { [P in Part]: readonly (keyof RepoParts[P])[] };
 

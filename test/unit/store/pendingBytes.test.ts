@@ -44,7 +44,7 @@ describe('pending bytes in their own table', () => {
       ['working', 0],
     ]);
     expect(text((await repo.pendingFile(ids[1]))?.bytes)).toBe('b: B one.');
-    expect((await repo.pendingQueue()).map((p) => text(p.bytes))).toEqual([
+    expect((await Promise.all(ids.map((id) => repo.pendingFile(id)))).map((p) => text(p?.bytes))).toEqual([
       'a: A one.',
       'b: B one.',
       'c: C one.',

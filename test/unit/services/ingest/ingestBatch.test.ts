@@ -146,7 +146,9 @@ describe('ingest in batches of small files', () => {
     expect(await repo.counts()).toMatchObject({ documents: 0 });
     const pending = await repo.pendingSummary();
     expect(pending.map((p) => p.status)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued']);
-    expect((await repo.pendingQueue()).map((p) => p.attempts ?? 0)).toEqual([0, 0, 0, 0, 0]);
+    expect((await repo.db.pending.orderBy('addedAt').toArray()).map((p) => p.attempts ?? 0)).toEqual([
+      0, 0, 0, 0, 0,
+    ]);
 
     repo.putParsedFiles = put;
     await pipelineOver(repo, { prepareMany: batchParser([]) }).pipeline.ensureRunning();
@@ -190,7 +192,7 @@ describe('ingest in batches of small files', () => {
     await dying.pipeline.enqueue(files(5));
     void dying.pipeline.ensureRunning();
     await parsing;
-    expect((await repo.pendingQueue()).map((p) => [p.status, p.attempts])).toEqual(
+    expect((await repo.db.pending.orderBy('addedAt').toArray()).map((p) => [p.status, p.attempts])).toEqual(
       Array.from({ length: 5 }, () => ['working', 1]),
     );
     // The reloaded page: files interrupted once go alone (a file that crashed the page twice fails by itself).

@@ -85,7 +85,7 @@ function queryOver(db: ReturnType<typeof openDatabase>, repo: Repo) {
 describe('themes stored with the graph', () => {
   it('are the themes the library in memory has, and answer before the library loads', async () => {
     const { db, repo } = await droppedSamples();
-    const stored = await repo.getThemes();
+    const stored = (await repo.graph.getThemesBuilt())?.themes;
     const inMemory = themesOfLibrary(openLibrary(await repo.loadCorpus(), loadEngine));
     expect(inMemory.themes.length).toBeGreaterThanOrEqual(3);
     expect(stored).toEqual(inMemory);
@@ -144,7 +144,7 @@ describe('themes stored with the graph', () => {
 
   it("hold the records of their answer's passages: the answer reads no document", async () => {
     const { db, repo } = await droppedSamples();
-    const themes = (await repo.getThemes())!;
+    const themes = (await repo.graph.getThemesBuilt())!.themes;
     const shown = answerPassages(themes);
     expect(shown.length).toBeGreaterThanOrEqual(3);
     // The answer from the documents (the library in memory), to compare with.
@@ -189,11 +189,11 @@ describe('themes stored with the graph', () => {
 
   it('leave out a stored passage whose document was removed since they were stored', async () => {
     const { db, repo } = await droppedSamples();
-    const shown = answerPassages((await repo.getThemes())!);
+    const shown = answerPassages((await repo.graph.getThemesBuilt())!.themes);
     const removed = shown[0].slice(0, shown[0].indexOf('#'));
     expect(await repo.removeDocument(removed)).toBe(true);
     // The graph's counts are the refresh's until the next one: the themes are still read.
-    expect(await repo.getThemes()).toBeDefined();
+    expect((await repo.graph.getThemesBuilt())?.themes).toBeDefined();
     const { query, counts } = queryOver(db, repo);
     const answer = await query.ask(ABOUT);
     expect(counts.corpusLoads).toBe(0);
@@ -207,10 +207,10 @@ describe('themes stored with the graph', () => {
 
   it('of another graph than the index record counts are not read', async () => {
     const { db, repo } = await droppedSamples();
-    expect(await repo.getThemes()).toBeDefined();
+    expect((await repo.graph.getThemesBuilt())?.themes).toBeDefined();
     const meta = (await db.meta.get('index'))!;
     await db.meta.put({ ...meta, concepts: meta.concepts + 1 });
-    expect(await repo.getThemes()).toBeUndefined();
+    expect((await repo.graph.getThemesBuilt())?.themes).toBeUndefined();
     expect(await openStoredThemes(db)).toBeUndefined();
   });
 });
