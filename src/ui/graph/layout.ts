@@ -77,26 +77,18 @@ export function questionLayout(data: QuestionGraph): Graph<NodeAttributes, EdgeA
       rank: c.rank,
     });
   });
-  for (const s of data.seeds) {
-    graph.addNode(conceptNode(s.id), {
-      x: 0,
-      y: 0,
-      size: size(s.mass),
-      label: s.fromWords ? s.term : `${s.term} (meaning)`,
-      color: COLORS.seed,
-      kind: 'seed',
-    });
-  }
-  for (const c of data.concepts) {
+  // The seeds, then the concepts that carried the walk.
+  [...data.seeds, ...data.concepts].forEach((c, i) => {
+    const seed = i < data.seeds.length;
     graph.addNode(conceptNode(c.id), {
       x: 0,
       y: 0,
       size: size(c.mass),
-      label: c.term,
-      color: COLORS.concept,
-      kind: 'concept',
+      label: seed && !data.seeds[i].fromWords ? `${c.term} (meaning)` : c.term,
+      color: seed ? COLORS.seed : COLORS.concept,
+      kind: seed ? 'seed' : 'concept',
     });
-  }
+  });
   const maxEdge = Math.max(1e-12, ...data.edges.map((e) => e.weight));
   for (const e of data.edges) {
     const a = conceptNode(e.source);
