@@ -29,9 +29,14 @@ type KgUiMethods =
  */
 export type KgUiApi = { [K in KgUiMethods]: Async<KgApi[K]> };
 
-/** The KG build and LLM settings API over the KG worker (one worker per page, created on first use). */
-export function createKgUiApi(): KgUiApi {
-  return {
+let api: KgUiApi | null = null;
+
+/**
+ * The KG build and LLM settings API over the KG worker: one per page (its worker created on first use), shared by
+ * the panels the Settings view mounts and by the bundles opened read-only.
+ */
+export function kgApi(): KgUiApi {
+  api ??= {
     getSettings: () => kgWorker().getSettings(),
     saveSettings: (s) => kgWorker().saveSettings(s),
     testConnection: (s) => kgWorker().testConnection(s, location.origin),
@@ -45,6 +50,7 @@ export function createKgUiApi(): KgUiApi {
     cancelBuild: () => kgWorker().cancelBuild(),
     useBundle: () => kgWorker().useBundle(),
   };
+  return api;
 }
 
 /** Formats a token count as 12,345. */

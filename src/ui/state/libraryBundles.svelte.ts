@@ -7,7 +7,7 @@ import { download } from '../files.ts';
 import { queryParam } from '../url.ts';
 import { ingestWorker, queryWorker } from '../workers.ts';
 import { offlineCopy } from './offlineCopy.svelte.ts';
-import { kgApi } from './kg.ts';
+import { kgApi } from '../llm/api.ts';
 import { browserMemoryBudget } from '../estimates/memoryEstimate.ts';
 import {
   checkBundleFit,
