@@ -9,17 +9,17 @@ import { ASK_MODES } from '../../services/questions/modeRegistry.ts';
 import { currentQueryWorker } from '../state/ask.svelte.ts';
 import { messageOf } from '../../core/errors.ts';
 
-/** Every mode the query worker answers, in the order the view lists them (the Ask view's). */
-const EVAL_MODES: readonly string[] = ASK_MODES;
-
 class EvalState {
   set = $state<QaSet | null>(null);
   loadError = $state<string | null>(null);
   /** Run only the first N questions (0: all). */
   limit = $state(0);
   modes = $state<string[]>(['ppr', 'bm25']);
-  /** The modes this library is evaluated in (a library answered from its pages: the default and bm25), and why. */
-  available = $state<readonly string[]>(EVAL_MODES);
+  /**
+   * The modes this library is evaluated in, in the order the Ask view lists them (a library answered from its pages:
+   * those its pages answer), and why.
+   */
+  available = $state<readonly string[]>(ASK_MODES);
   availableReason = $state<string | null>(null);
   budgets = $state('1000,3000,12000');
   withAnswers = $state(false);
@@ -57,7 +57,7 @@ class EvalState {
   async loadModes(libraryVersion: number): Promise<void> {
     const worker = await currentQueryWorker(libraryVersion);
     const { modes, reason } = await worker.evaluationModes();
-    this.available = EVAL_MODES.filter((m) => modes.includes(m));
+    this.available = ASK_MODES.filter((m) => modes.includes(m));
     this.availableReason = reason ?? null;
   }
 
