@@ -209,19 +209,13 @@ export class KeptBundles {
     if (!complete) return undefined;
     const failed = await this.check(url, complete);
     if (!failed) return { source: (await this.copySource(url, complete))! };
-    await this.removeCopy(url, complete);
+    await this.forget(url, 'complete');
     return { dropped: `The offline copy of ${url} failed its check and was removed: ${failed}` };
   }
 
   /** Deletes what a stopped keep stored; the complete copy, if any, stays. */
   async discardPending(url: string): Promise<KeptStatus> {
-    const index = await this.index(url);
-    if (index.pending) {
-      await this.deleteParts(url, index.pending);
-      delete index.pending;
-      if (index.complete) await this.writeIndex(index);
-      else await this.store.delete(indexKey(url));
-    }
+    await this.forget(url, 'pending');
     return this.status(url);
   }
 
@@ -265,12 +259,14 @@ export class KeptBundles {
     return theirs?.length === MANIFEST_TAIL && theirs.every((b, i) => b === mine[i]);
   }
 
-  /** Deletes the complete copy (a keep of a newer version, if any, stays). */
-  private async removeCopy(url: string, copy: KeptCopy): Promise<void> {
+  /** Deletes the complete copy, or the one a keep is storing; the other, if any, stays. */
+  private async forget(url: string, which: 'complete' | 'pending'): Promise<void> {
     const index = await this.index(url);
+    const copy = index[which];
+    if (!copy) return;
     await this.deleteParts(url, copy);
-    delete index.complete;
-    if (index.pending) await this.writeIndex(index);
+    delete index[which];
+    if (index.complete || index.pending) await this.writeIndex(index);
     else await this.store.delete(indexKey(url));
   }
 
