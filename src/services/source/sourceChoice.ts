@@ -401,11 +401,10 @@ export class SourceChoice {
     if (!elsewhere) return { modes: [...ASK_MODES] };
     const { source, documentNames } = elsewhere;
     const answering = source.answering(modesText(source));
+    const unnamed = documentNames ? '' : ', and names its documents by id only, so recall@k is not scored';
     return {
       modes: answeredModes(source),
-      reason: documentNames
-        ? `${answering[0].toUpperCase()}${answering.slice(1)}.`
-        : `${answering[0].toUpperCase()}${answering.slice(1)}, and names its documents by id only, so recall@k is not scored.`,
+      reason: `${answering[0].toUpperCase()}${answering.slice(1)}${unnamed}.`,
     };
   }
 }
