@@ -240,7 +240,7 @@ export class QueryService {
       const result = await ask(source, request, {
         ...options,
         parsed: mode,
-        llm: () => this.questionLlm(),
+        llm: () => this.llm('question modes'),
         signal,
       });
       this.asked = source;
@@ -248,9 +248,9 @@ export class QueryService {
     });
   }
 
-  /** The client of the configured endpoint, for the modes that reason at question time. */
-  private async questionLlm(): Promise<LlmClient> {
-    return this.deps.llmClient(await readLlmSettings(this.deps.library), 'question modes');
+  /** The client of the configured endpoint, its calls named by `purpose` in the network ledger. */
+  private async llm(purpose: LedgerPurpose): Promise<LlmClient> {
+    return this.deps.llmClient(await readLlmSettings(this.deps.library), purpose);
   }
 
   /**
@@ -276,14 +276,12 @@ export class QueryService {
    * cancelAnswer() aborts the one in flight. The API key is read here, where the request to its endpoint is made.
    */
   async answer(request: AnswerRequest, onDelta?: (delta: string) => void): Promise<AnswerOut> {
-    const settings = await readLlmSettings(this.deps.library);
+    const client = await this.llm('answer');
     // The citations come from where the evidence being answered over came from (a paged index: the records of the
     // chunks the last question showed), else from where questions read now (none when the library fails to load).
     const source = this.asked ?? (await this.sources.current().catch(() => null))?.source;
     const citations = source?.citations() ?? libraryCitations(null);
-    return this.answers.run((signal) =>
-      writeAnswer(this.deps.llmClient(settings, 'answer'), citations, request, onDelta, signal),
-    );
+    return this.answers.run((signal) => writeAnswer(client, citations, request, onDelta, signal));
   }
 
   /** The library's themes for the Themes panel (null: the library has none), from whichever source questions read. */
@@ -326,9 +324,9 @@ export class QueryService {
   ): Promise<GlobalAnswerOut> {
     const planned = await this.globalPlan(question, kappa);
     if (!planned) throw new Error('this library has no themes to answer a corpus-wide question over');
-    const settings = await readLlmSettings(this.deps.library);
+    const client = await this.llm('answer');
     return this.answers.run((signal) =>
-      runPlanned(planned, this.deps.llmClient(settings, 'answer'), {
+      runPlanned(planned, client, {
         signal,
         ...(onDelta ? { onDelta } : {}),
       }),
@@ -375,7 +373,6 @@ export class QueryService {
    * progress through `onProgress` (a Comlink proxy). cancelEvaluation() stops it; what was scored is returned.
    */
   async evaluate(request: EvalRequest, onProgress?: (progress: EvalProgress) => void): Promise<EvalResult> {
-    const llm = async () => this.deps.llmClient(await readLlmSettings(this.deps.library), 'evaluation');
     // A library answered from its pages is evaluated over them, never loaded; stored pages small enough to hold are
     // read whole first (once), so that every question runs in one pass from memory instead of rounds of Blob slices.
     const { source, vector, documentNames } = await this.sources.current({
@@ -388,7 +385,7 @@ export class QueryService {
         source,
         ...(vector ? { vector } : {}),
         ...(documentNames ? { documentNames } : {}),
-        llm,
+        llm: () => this.llm('evaluation'),
         signal,
         onProgress,
       }),
