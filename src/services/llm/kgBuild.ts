@@ -106,8 +106,7 @@ export interface KgBuildResult extends Pick<
 > {
   done: number;
   failed: number;
-  /** Failed chunks of either part (an atomizing failure's reason says so). */
-  failures: Array<{ chunkId: string; reason: string }>;
+  failures: KgStatus['failures'];
   /** Entities and relations embedded after the build. */
   embedded: number;
   /** ISO 4217 code of `cost`. */
