@@ -1,4 +1,6 @@
-// Rewrites a version 1 or 2 pages part as version 3 (format.ts) without the corpus: everything version 3 holds is in
+// Rewrites a version 1, 2 or 3 pages part as version 5 (format.ts) without the corpus (a version 3 part is copied
+// but for its directory and its `open`, re-encoded as it was; its lists keep their section: see upgradePages).
+// From version 1 or 2: everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
 // lists lose their shares (each checked, before it is dropped, to be what a version 3 reader computes from the list's
 // counts: listShares), and every other section is copied byte for byte. The new `open` and `degrees` sections are
@@ -209,12 +211,17 @@ async function upgradePages(
   }
   const oldOffsets = full.listOffsets;
   const listsFrom = base + d.sections.lists[0];
-  const newLists = () => listsWithoutShares(source, listsFrom, oldOffsets, full.df, n, params);
+  // Version 3's lists are version 5's (without listsInRows): copied as they are. Older ones lose their shares.
+  const copied = d.version >= 3;
+  const newLists = copied
+    ? () => pieces(source, listsFrom, listsFrom + d.sections.lists[1])
+    : () => listsWithoutShares(source, listsFrom, oldOffsets, full.df, n, params);
   // The new lists' offsets, for `open` (which comes first in the part): each list less its df shares of 4 bytes,
   // checked against what a pass over the lists writes (which checks every list and its shares first).
-  const listOffsets = new Float64Array(oldOffsets.length);
-  for (let c = 0; c < full.df.length; c++)
-    listOffsets[c + 1] = listOffsets[c] + (oldOffsets[c + 1] - oldOffsets[c]) - 4 * full.df[c];
+  const listOffsets = copied ? oldOffsets : new Float64Array(oldOffsets.length);
+  if (!copied)
+    for (let c = 0; c < full.df.length; c++)
+      listOffsets[c + 1] = listOffsets[c] + (oldOffsets[c + 1] - oldOffsets[c]) - 4 * full.df[c];
   let listBytes = 0;
   for await (const piece of newLists()) listBytes += piece.length;
   if (listOffsets[full.df.length] !== listBytes)
