@@ -281,8 +281,11 @@ export async function writeConceptSections(
  * undefined when that is more than `most` bytes (or the library has no chunks). A row's ids ascend: each is stored
  * as its gap doubled, plus 1 when the chunk holds the concept more than once, then that count less 2.
  */
-async function rowsWithCounts(
-  table: ConceptTable,
+export async function rowsWithCounts(
+  table: Pick<
+    ConceptTable,
+    'chunkCount' | 'chunkConcepts' | 'chunkConceptOffsets' | 'conceptChunks' | 'conceptChunkOffsets'
+  >,
   tf: ArrayLike<number>,
   most: number,
 ): Promise<Uint8Array | undefined> {
@@ -291,7 +294,7 @@ async function rowsWithCounts(
   // Each row entry's count, from the lists' (a row holds the concepts whose lists hold the chunk).
   const counts = new Uint32Array(table.chunkConcepts.length);
   const cursor = Uint32Array.from({ length: n }, (_, k) => table.chunkConceptOffsets[k]);
-  for (let c = 0; c < table.terms.length; c++) {
+  for (let c = 0; c + 1 < table.conceptChunkOffsets.length; c++) {
     for (let i = table.conceptChunkOffsets[c]; i < table.conceptChunkOffsets[c + 1]; i++) {
       const k = table.conceptChunks[i];
       const at = cursor[k]++;
