@@ -33,7 +33,7 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
-import { partFacts, type PartFacts } from './lib/layoutSim.ts';
+import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate]';
@@ -139,7 +139,15 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   const facts: PartFacts | undefined = simulate
     ? partFacts(data.subarray(pagesAt, pagesAt + pagesBytes), d, PULSE_BYTES)
     : undefined;
-  const sim = { rowsOnly: [] as number[], shown: [] as number[], pulsing: [] as number[], pulsedTerms: 0 };
+  const sim = {
+    rowsOnly: [] as number[],
+    shown: [] as number[],
+    pulsing: [] as number[],
+    pulsedTerms: 0,
+    interleaved: [] as number[],
+    wordsToday: 0,
+    wordsInterleaved: 0,
+  };
   for (const q of picked) {
     const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
     source.regions = regions;
@@ -234,14 +242,26 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   if (facts) printSimulation(facts, totals, sim);
 }
 
+interface Simulated {
+  rowsOnly: number[];
+  shown: number[];
+  pulsing: number[];
+  pulsedTerms: number;
+  interleaved: number[];
+  wordsToday: number;
+  wordsInterleaved: number;
+}
+
 /**
- * The question's bytes under three candidate layouts (round thirteen), from what it read and asked:
+ * The question's bytes under four candidate layouts (round thirteen), from what it read and asked:
  * - rowsOnly: no `lists` section; the rows carry each chunk's count of each concept and are read whole, gzip'd, as one
  *   group (the walk reads every row on a documentation-sized set anyway); `open` loses its listSizes;
  * - shown: the records of the first SHOWN_CARDS hits only (what the Ask view shows before "more");
  * - pulsing: posting lists of ≤ PULSE_BYTES inlined in their dictionary entry (the term groups read grow by the
  *   inlined bytes of all their terms, raw: an upper bound, gzip shrinks them; the postings blocks that held only
- *   inlined lists are not read).
+ *   inlined lists are not read);
+ * - interleaved: each term group followed by its terms' postings (one region a group, where the two sections were), so
+ *   that a word's dictionary block and its postings often share blocks.
  */
 function simulateQuestion(
   facts: PartFacts,
@@ -251,7 +271,7 @@ function simulateQuestion(
   pagesAt: number,
   library: { reader: { chunkIndex: Map<string, number> } },
   hits: ReadonlyArray<{ chunkId: string }>,
-  out: { rowsOnly: number[]; shown: number[]; pulsing: number[]; pulsedTerms: number },
+  out: Simulated,
 ): void {
   const { d, open } = facts;
   const B = d.blockSize;
@@ -267,7 +287,8 @@ function simulateQuestion(
     const k = library.reader.chunkIndex.get(h.chunkId);
     if (k === undefined) continue;
     const g = Math.floor(k / d.groups.records);
-    for (const b of blocksOf(recAt + open.recordGroups[g], recAt + open.recordGroups[g + 1], B)) shownBlocks.add(b);
+    for (const b of blocksOf(recAt + open.recordGroups[g], recAt + open.recordGroups[g + 1], B))
+      shownBlocks.add(b);
   }
   out.shown.push(read - part('records') + shownBlocks.size * B);
   // Pulsing: postings blocks read that hold some asked list that stays in the postings section.
@@ -277,7 +298,8 @@ function simulateQuestion(
   const kept = new Set<number>();
   const readBlocks = new Set<number>();
   for (const [o, l] of source.reads)
-    for (const b of blocksOf(Math.max(o, postAt) - pagesAt, Math.min(o + l, postEnd) - pagesAt, B)) readBlocks.add(b);
+    for (const b of blocksOf(Math.max(o, postAt) - pagesAt, Math.min(o + l, postEnd) - pagesAt, B))
+      readBlocks.add(b);
   for (const [s, e] of exact) {
     if (e <= postAt || s >= postEnd) continue;
     // Each asked range is one list (postingsOf asks a list at a time).
@@ -297,14 +319,16 @@ function simulateQuestion(
   }
   out.pulsedTerms += grown;
   out.pulsing.push(read - saved + grown);
+  // (d) Term groups each followed by their postings.
+  const today = part('terms') + part('postings');
+  const interleaved = interleavedBlocks(facts, exact, pagesAt);
+  out.wordsToday += today;
+  out.wordsInterleaved += interleaved;
+  out.interleaved.push(read - today + interleaved);
   void regions;
 }
 
-function printSimulation(
-  facts: PartFacts,
-  totals: number[],
-  sim: { rowsOnly: number[]; shown: number[]; pulsing: number[]; pulsedTerms: number },
-): void {
+function printSimulation(facts: PartFacts, totals: number[], sim: Simulated): void {
   const { d } = facts;
   const inlined = facts.pulsedPerTermGroup.reduce((a, b) => a + b, 0);
   console.log(
@@ -317,7 +341,10 @@ function printSimulation(
       `- (b) pulsing, posting lists ≤ ${PULSE_BYTES} B in their dictionary entry: ${kb(quantile(sim.pulsing, 0.5))} / ` +
       `${kb(Math.max(...sim.pulsing))} (${facts.pulsed.length} lists, ${kb(inlined)} KB inlined; term groups read grow ` +
       `${kb(sim.pulsedTerms / totals.length)} KB a question, raw)\n` +
-      `- (c) records of the first ${SHOWN_CARDS} cards only: ${kb(quantile(sim.shown, 0.5))} / ${kb(Math.max(...sim.shown))}`,
+      `- (c) records of the first ${SHOWN_CARDS} cards only: ${kb(quantile(sim.shown, 0.5))} / ${kb(Math.max(...sim.shown))}\n` +
+      `- (d) term groups each followed by their postings: ${kb(quantile(sim.interleaved, 0.5))} / ` +
+      `${kb(Math.max(...sim.interleaved))} (terms + postings read ${kb(sim.wordsToday / totals.length)} → ` +
+      `${kb(sim.wordsInterleaved / totals.length)} KB a question)`,
   );
 }
 
@@ -328,7 +355,9 @@ function gapName(gap: number | undefined): string {
 async function main(): Promise<void> {
   const sets = process.argv
     .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') && all[i - 1] !== '--simulate'));
+    .filter(
+      (a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') && all[i - 1] !== '--simulate'),
+    );
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '25'));
   if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer\n${USAGE}`);

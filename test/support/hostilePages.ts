@@ -168,9 +168,11 @@ export async function listsInRowsPages(
 ): Promise<WrittenPagesLike> {
   const p = piecesOf(await honestPages(5));
   if (!p.directory.listsInRows) throw new Error('the fixture pages do not keep their lists in their rows');
-  if (how.change) p.sections.rows = new Uint8Array(gzipSync(how.change(new Uint8Array(gunzipSync(p.sections.rows)))));
+  if (how.change)
+    p.sections.rows = new Uint8Array(gzipSync(how.change(new Uint8Array(gunzipSync(p.sections.rows)))));
   if (how.gz) p.sections.rows = how.gz(p.sections.rows);
-  if (p.sections.rows.length !== p.open.rowGroups[1]) p.open.rowGroups = Float64Array.from([0, p.sections.rows.length]);
+  if (p.sections.rows.length !== p.open.rowGroups[1])
+    p.open.rowGroups = Float64Array.from([0, p.sections.rows.length]);
   how.pieces?.(p);
   return assemble(p);
 }

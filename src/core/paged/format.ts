@@ -252,10 +252,14 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   }
   if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
   if (d.listsInRows !== undefined) {
-    if (d.listsInRows !== true || d.version < 5) fail(`has listsInRows ${String(d.listsInRows)} (version 5 writes true or nothing)`);
-    if (d.sections.lists[1] !== 0) fail(`keeps its lists in its rows but has a ${d.sections.lists[1]}-byte lists section`);
+    if (d.listsInRows !== true || d.version < 5)
+      fail(`has listsInRows ${String(d.listsInRows)} (version 5 writes true or nothing)`);
+    if (d.sections.lists[1] !== 0)
+      fail(`keeps its lists in its rows but has a ${d.sections.lists[1]}-byte lists section`);
     if (d.groups.rows < d.chunkCount)
-      fail(`keeps its lists in its rows but groups them ${d.groups.rows} chunks a group, not all ${d.chunkCount} in one`);
+      fail(
+        `keeps its lists in its rows but groups them ${d.groups.rows} chunks a group, not all ${d.chunkCount} in one`,
+      );
   }
   return d;
 }

@@ -344,7 +344,9 @@ export class SectionReader {
       for (let j = group.starts[k]; j < group.starts[k + 1]; j++) {
         const c = group.ids[j];
         if (fill[c] >= offsets[c + 1])
-          throw new PagesError(`${this.name}: pages.bin's rows name concept ${c} in more chunks than its df ${df[c]}`);
+          throw new PagesError(
+            `${this.name}: pages.bin's rows name concept ${c} in more chunks than its df ${df[c]}`,
+          );
         chunks[fill[c]] = k;
         counts[fill[c]++] = group.counts![j];
       }

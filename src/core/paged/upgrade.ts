@@ -301,7 +301,15 @@ async function upgradePages(
   const inRows =
     rowsLength <= LISTS_IN_ROWS_BYTES * 4
       ? await rowsWithCounts(
-          await linksOf(source, base + rowsAt, rowsLength, newLists, listOffsets, full.df, full.conceptCounts),
+          await linksOf(
+            source,
+            base + rowsAt,
+            rowsLength,
+            newLists,
+            listOffsets,
+            full.df,
+            full.conceptCounts,
+          ),
           await countsOf(newLists, listOffsets, full.df),
           LISTS_IN_ROWS_BYTES,
         )

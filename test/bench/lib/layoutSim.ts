@@ -21,6 +21,8 @@ export interface PartFacts {
   pulsedPerTermGroup: number[];
   /** [start, end) in the postings section of every posting list that pulsing would inline. */
   pulsed: Array<[number, number]>;
+  /** Where each term group's postings start in the postings section (they are in term order), plus the end. */
+  postingsOfGroup: number[];
 }
 
 export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): PartFacts {
@@ -30,10 +32,11 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
   const open = expandOpen(openStored, d.version, d.chunkCount);
   const lists = sec('lists');
   const nc = d.conceptCount;
-  const n = d.chunkCount;
+  // A part that keeps its lists in its rows already (version 5): (a) is what it is.
+  const n = d.listsInRows ? 0 : d.chunkCount;
   // tf of (concept, chunk) from the lists.
   const tf = new Map<number, number>();
-  for (let c = 0; c < nc; c++) {
+  for (let c = 0; c < (d.listsInRows ? 0 : nc); c++) {
     const r = new ByteReader(lists.subarray(open.listOffsets[c], open.listOffsets[c + 1]));
     const df = open.df[c];
     const chunks: number[] = [];
@@ -56,6 +59,7 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
   const withCounts = w.take();
   const { listSizes: _l, ...noLists } = openStored;
   const pulsedPerTermGroup: number[] = [];
+  const postingsOfGroup: number[] = [];
   const pulsed: Array<[number, number]> = [];
   const terms = sec('terms');
   for (let g = 0; g + 1 < open.termGroups.length; g++) {
@@ -63,6 +67,12 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
       new TextDecoder().decode(gunzipSync(terms.subarray(open.termGroups[g], open.termGroups[g + 1]))),
     ) as TermEntry[];
     let bytes = 0;
+    let first = Infinity;
+    for (const [, at, len, hat, hlen] of entries) {
+      if (len) first = Math.min(first, at);
+      if (hlen) first = Math.min(first, hat);
+    }
+    postingsOfGroup.push(first === Infinity ? (postingsOfGroup.at(-1) ?? 0) : first);
     for (const [, at, len, hat, hlen] of entries)
       if (len <= pulse && hlen <= pulse) {
         bytes += len + hlen;
@@ -71,15 +81,67 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
       }
     pulsedPerTermGroup.push(bytes);
   }
+  postingsOfGroup.push(d.sections.postings[1]);
   return {
     d,
     open,
-    rowsWithCounts: withCounts.length,
-    rowsWithCountsGz: gzipSync(withCounts, { level: 9 }).length,
+    rowsWithCounts: d.listsInRows ? d.sections.rows[1] : withCounts.length,
+    rowsWithCountsGz: d.listsInRows ? d.sections.rows[1] : gzipSync(withCounts, { level: 9 }).length,
     openGz: d.sections.open[1],
     openGzNoLists: gzipSync(encodeStructured(noLists), { level: 9 }).length,
     pulsedPerTermGroup,
     pulsed,
+    postingsOfGroup,
   };
 }
 
+/**
+ * (d) Each term group followed by its terms' postings (one region a group, in place of the two sections): the blocks
+ * a question's asked dictionary and postings ranges fall in, as a count of blocks, and the blocks it reads today in
+ * the two sections. `asked` are bundle offsets; `pagesAt` is where pages.bin starts in the bundle.
+ */
+export function interleavedBlocks(
+  facts: PartFacts,
+  asked: ReadonlyArray<readonly [number, number]>,
+  pagesAt: number,
+): number {
+  const { d, open, postingsOfGroup: pg } = facts;
+  const B = d.blockSize;
+  const tAt = pagesAt + d.sections.terms[0];
+  const pAt = pagesAt + d.sections.postings[0];
+  const pEnd = pAt + d.sections.postings[1];
+  const groups = open.termGroups.length - 1;
+  const start: number[] = [0];
+  for (let g = 0; g < groups; g++)
+    start.push(start[g] + open.termGroups[g + 1] - open.termGroups[g] + pg[g + 1] - pg[g]);
+  const groupOfPosting = (x: number): number => {
+    let lo = 0;
+    let hi = groups - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (pg[mid] <= x) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const blocks = new Set<number>();
+  const add = (from: number, to: number) => {
+    // The region starts where `terms` does: block numbers relative to pages.bin.
+    const base = d.sections.terms[0];
+    for (let b = Math.floor((base + from) / B); b * B < base + to; b++) blocks.add(b);
+  };
+  for (const [s, e] of asked) {
+    if (s >= tAt && e <= pAt) {
+      const x = s - tAt;
+      let g = 0;
+      while (g + 1 < groups && open.termGroups[g + 1] <= x) g++;
+      add(start[g] + x - open.termGroups[g], start[g] + e - tAt - open.termGroups[g]);
+    } else if (s >= pAt && e <= pEnd) {
+      const x = s - pAt;
+      const g = groupOfPosting(x);
+      const dict = open.termGroups[g + 1] - open.termGroups[g];
+      add(start[g] + dict + x - pg[g], start[g] + dict + e - pAt - pg[g]);
+    }
+  }
+  return blocks.size * B;
+}

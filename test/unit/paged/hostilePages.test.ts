@@ -107,9 +107,15 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
   it('version 5 rows that keep the lists and lie are refused naming the rows, in bounded time', async () => {
     const cases: Array<[keyof typeof CRAFTED, RegExp]> = [
       ['rowsPastConceptsV5', /crafted\.bundle: pages\.bin's rows name concept 2147483647 of \d+ in chunk 0/],
-      ['inflateBombV5', /crafted\.bundle: pages\.bin's rows do not inflate \(declares 4294967295 bytes inflated\)/],
+      [
+        'inflateBombV5',
+        /crafted\.bundle: pages\.bin's rows do not inflate \(declares 4294967295 bytes inflated\)/,
+      ],
       ['movedDfV5', /crafted\.bundle: pages\.bin's rows name concept \d+ in more chunks than its df \d+/],
-      ['listsInRowsV3', /the pages part's directory has listsInRows true \(version 5 writes true or nothing\)/],
+      [
+        'listsInRowsV3',
+        /the pages part's directory has listsInRows true \(version 5 writes true or nothing\)/,
+      ],
     ];
     for (const [name, message] of cases) {
       const run = await ask(name);
