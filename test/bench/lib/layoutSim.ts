@@ -29,7 +29,7 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
   const sec = (name: keyof PagesDirectory['sections']) =>
     pages.subarray(d.sections[name][0], d.sections[name][0] + d.sections[name][1]);
   const openStored = decodeStructured<PagesOpenV2>(new Uint8Array(gunzipSync(sec('open'))), 'open');
-  const open = expandOpen(openStored, d.version, d.chunkCount);
+  const open = expandOpen(openStored, d.version, d.chunkCount, d.listsInRows === true);
   const lists = sec('lists');
   const nc = d.conceptCount;
   // A part that keeps its lists in its rows already (version 5): (a) is what it is.
