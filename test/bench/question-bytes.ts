@@ -21,8 +21,11 @@
 // source's; --gap sets the one the bench's source says, in bytes (0: a host answering multi-range requests, a file,
 // memory; 32768: a host answering one range a request). Without --gap: the default gap (32 KiB), as a source that
 // says nothing.
+// --simulate (round thirteen) also prints what a question would read under candidate layouts of pages.bin (lists kept
+// in the rows, pulsing, the shown cards' records only, the dictionary interleaved with its postings: simulateQuestion,
+// test/bench/lib/layoutSim.ts), from the reads and asks logged here.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--gap <bytes>]
+//          [--gap <bytes>] [--simulate]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';

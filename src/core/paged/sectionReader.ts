@@ -655,6 +655,8 @@ export class SectionReader {
   forget(): void {
     this.store.forget();
     this.rowCache.clear();
+    // The lists inverted from the rows are as large as the lists: read again with the rows when next wanted.
+    this.inverted = undefined;
   }
 }
 
