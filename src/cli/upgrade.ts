@@ -1,6 +1,7 @@
-// `npm run cli -- upgrade <in.bundle> --out <out.bundle>`: rewrites a bundle's version 1 or 2 pages (src/core/paged)
-// as version 3, whose `open` section (what `?bundle=` and `cli ask` read before a question) is about a quarter of
-// version 1's and whose concept lists hold no shares, without the corpus: src/core/paged/upgrade.ts. Every other part is copied as stored. The output is
+// `npm run cli -- upgrade <in.bundle> --out <out.bundle>`: rewrites a bundle's version 1, 2 or 3 pages
+// (src/core/paged) as version 5, whose `open` section (what `?bundle=` and `cli ask` read before a question) is about
+// a quarter of version 1's, whose concept lists hold no shares and, in a small library, are kept in its rows, without
+// the corpus: src/core/paged/upgrade.ts. Every other part is copied as stored. The output is
 // written through a temporary file and renamed into place; the input is never changed.
 import { resolve } from 'node:path';
 import process from 'node:process';

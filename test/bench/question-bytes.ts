@@ -21,8 +21,11 @@
 // source's; --gap sets the one the bench's source says, in bytes (0: a host answering multi-range requests, a file,
 // memory; 32768: a host answering one range a request). Without --gap: the default gap (32 KiB), as a source that
 // says nothing.
+// --simulate (round thirteen) also prints what a question would read under candidate layouts of pages.bin (lists kept
+// in the rows, pulsing, the shown cards' records only, the dictionary interleaved with its postings: simulateQuestion,
+// test/bench/lib/layoutSim.ts), from the reads and asks logged here.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--gap <bytes>]
+//          [--gap <bytes>] [--simulate]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -33,9 +36,10 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
+import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'other'];
@@ -94,7 +98,19 @@ async function regionsOf(data: Uint8Array, name: string): Promise<{ regions: Reg
   return { regions, d };
 }
 
-async function measure(spec: string, n: number, gap: number | undefined): Promise<void> {
+/** Cards the Ask view shows first (src/ui: the evidence list's first page), for the records layout (--simulate). */
+const SHOWN_CARDS = 8;
+/** Posting lists up to this many bytes are inlined in their dictionary entry in the pulsing layout (--simulate). */
+const PULSE_BYTES = 16;
+
+/** Blocks of `block` bytes covering [s, e) (relative to the part), as block numbers. */
+function blocksOf(s: number, e: number, block: number): number[] {
+  const out: number[] = [];
+  for (let b = Math.floor(s / block); b * block < e; b++) out.push(b);
+  return out;
+}
+
+async function measure(spec: string, n: number, gap: number | undefined, simulate: boolean): Promise<void> {
   const m = /^([^=]+)=(.+):([^:]+)$/.exec(spec);
   if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
   const [, setName, bundlePath, qaPath] = m;
@@ -122,6 +138,19 @@ async function measure(spec: string, n: number, gap: number | undefined): Promis
   let distinctTotal = 0;
   const readSplit: Split = new Map();
   const askedSplit: Split = new Map();
+  const pagesAt = regions.find((r) => r.name === 'open')!.start;
+  const facts: PartFacts | undefined = simulate
+    ? partFacts(data.subarray(pagesAt, pagesAt + pagesBytes), d, PULSE_BYTES)
+    : undefined;
+  const sim = {
+    rowsOnly: [] as number[],
+    shown: [] as number[],
+    pulsing: [] as number[],
+    pulsedTerms: 0,
+    interleaved: [] as number[],
+    wordsToday: 0,
+    wordsInterleaved: 0,
+  };
   for (const q of picked) {
     const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
     source.regions = regions;
@@ -139,6 +168,7 @@ async function measure(spec: string, n: number, gap: number | undefined): Promis
       .map(([o, l]) => [o, o + l] as [number, number])
       .filter(([s, e]) => e <= pagesStart || s >= pagesStart + pagesBytes);
     const exact = mergeIntervals([...asked, ...outside]);
+    const askedRaw = asked;
     asked = undefined;
     let askedBytes = 0;
     for (const [s, e] of exact) {
@@ -146,6 +176,7 @@ async function measure(spec: string, n: number, gap: number | undefined): Promis
       addSplit(askedSplit, regions, s, e);
     }
     for (const [k, v] of source.split) readSplit.set(k, (readSplit.get(k) ?? 0) + v);
+    if (facts) simulateQuestion(facts, source, askedRaw, regions, pagesAt, opened.library, answer.hits, sim);
     totals.push(source.bytesRead);
     askedTotals.push(askedBytes);
     requests.push(source.requests);
@@ -211,6 +242,113 @@ async function measure(spec: string, n: number, gap: number | undefined): Promis
         `${r ? ((100 * a) / r).toFixed(0) + ' %' : '–'} |`,
     );
   }
+  if (facts) printSimulation(facts, totals, sim);
+}
+
+interface Simulated {
+  rowsOnly: number[];
+  shown: number[];
+  pulsing: number[];
+  pulsedTerms: number;
+  interleaved: number[];
+  wordsToday: number;
+  wordsInterleaved: number;
+}
+
+/**
+ * The question's bytes under four candidate layouts (round thirteen), from what it read and asked:
+ * - rowsOnly: no `lists` section; the rows carry each chunk's count of each concept and are read whole, gzip'd, as one
+ *   group (the walk reads every row on a documentation-sized set anyway); `open` loses its listSizes;
+ * - shown: the records of the first SHOWN_CARDS hits only (what the Ask view shows before "more");
+ * - pulsing: posting lists of ≤ PULSE_BYTES inlined in their dictionary entry (the term groups read grow by the
+ *   inlined bytes of all their terms, raw: an upper bound, gzip shrinks them; the postings blocks that held only
+ *   inlined lists are not read);
+ * - interleaved: each term group followed by its terms' postings (one region a group, where the two sections were), so
+ *   that a word's dictionary block and its postings often share blocks.
+ */
+function simulateQuestion(
+  facts: PartFacts,
+  source: TaggedSource,
+  exact: Array<[number, number]>,
+  regions: Region[],
+  pagesAt: number,
+  library: { reader: { chunkIndex: Map<string, number> } },
+  hits: ReadonlyArray<{ chunkId: string }>,
+  out: Simulated,
+): void {
+  const { d, open } = facts;
+  const B = d.blockSize;
+  const split = source.split;
+  const read = source.bytesRead;
+  const part = (name: string) => split.get(name) ?? 0;
+  const rowsBlocks = (Math.ceil(facts.rowsWithCountsGz / B) + 1) * B;
+  out.rowsOnly.push(read - part('lists') - part('rows') - facts.openGz + facts.openGzNoLists + rowsBlocks);
+  // The shown cards' record groups, rounded to blocks.
+  const recAt = d.sections.records[0];
+  const shownBlocks = new Set<number>();
+  for (const h of hits.slice(0, SHOWN_CARDS)) {
+    const k = library.reader.chunkIndex.get(h.chunkId);
+    if (k === undefined) continue;
+    const g = Math.floor(k / d.groups.records);
+    for (const b of blocksOf(recAt + open.recordGroups[g], recAt + open.recordGroups[g + 1], B))
+      shownBlocks.add(b);
+  }
+  out.shown.push(read - part('records') + shownBlocks.size * B);
+  // Pulsing: postings blocks read that hold some asked list that stays in the postings section.
+  const postAt = pagesAt + d.sections.postings[0];
+  const postEnd = postAt + d.sections.postings[1];
+  const pulsed = new Set(facts.pulsed.map(([s]) => s));
+  const kept = new Set<number>();
+  const readBlocks = new Set<number>();
+  for (const [o, l] of source.reads)
+    for (const b of blocksOf(Math.max(o, postAt) - pagesAt, Math.min(o + l, postEnd) - pagesAt, B))
+      readBlocks.add(b);
+  for (const [s, e] of exact) {
+    if (e <= postAt || s >= postEnd) continue;
+    // Each asked range is one list (postingsOf asks a list at a time).
+    const rel = s - postAt;
+    if (pulsed.has(rel) && e - s <= PULSE_BYTES) continue;
+    for (const b of blocksOf(s - pagesAt, e - pagesAt, B)) kept.add(b);
+  }
+  let saved = 0;
+  for (const b of readBlocks) if (!kept.has(b)) saved += B;
+  // Term groups the question asked for grow by their inlined bytes.
+  const termAt = pagesAt + d.sections.terms[0];
+  let grown = 0;
+  for (let g = 0; g + 1 < open.termGroups.length; g++) {
+    const s = termAt + open.termGroups[g];
+    const e = termAt + open.termGroups[g + 1];
+    if (exact.some(([a, b]) => a < e && b > s)) grown += facts.pulsedPerTermGroup[g];
+  }
+  out.pulsedTerms += grown;
+  out.pulsing.push(read - saved + grown);
+  // (d) Term groups each followed by their postings.
+  const today = part('terms') + part('postings');
+  const interleaved = interleavedBlocks(facts, exact, pagesAt);
+  out.wordsToday += today;
+  out.wordsInterleaved += interleaved;
+  out.interleaved.push(read - today + interleaved);
+  void regions;
+}
+
+function printSimulation(facts: PartFacts, totals: number[], sim: Simulated): void {
+  const { d } = facts;
+  const inlined = facts.pulsedPerTermGroup.reduce((a, b) => a + b, 0);
+  console.log(
+    `simulated layouts (p50 / max KB, today ${kb(quantile(totals, 0.5))} / ${kb(Math.max(...totals))}):\n` +
+      `- (a) rows carry counts, no lists section: ${kb(quantile(sim.rowsOnly, 0.5))} / ${kb(Math.max(...sim.rowsOnly))}` +
+      ` (rows ${kb(d.sections.rows[1])} KB → ${kb(facts.rowsWithCounts)} KB with counts, ${kb(facts.rowsWithCountsGz)} gzip'd;` +
+      ` lists ${kb(d.sections.lists[1])} KB dropped; open ${kb(facts.openGz)} → ${kb(facts.openGzNoLists)} KB;` +
+      ` bundle ${d.sections.lists[1] + d.sections.rows[1] > facts.rowsWithCountsGz ? '−' : '+'}` +
+      `${kb(Math.abs(d.sections.lists[1] + d.sections.rows[1] - facts.rowsWithCountsGz + facts.openGz - facts.openGzNoLists))} KB)\n` +
+      `- (b) pulsing, posting lists ≤ ${PULSE_BYTES} B in their dictionary entry: ${kb(quantile(sim.pulsing, 0.5))} / ` +
+      `${kb(Math.max(...sim.pulsing))} (${facts.pulsed.length} lists, ${kb(inlined)} KB inlined; term groups read grow ` +
+      `${kb(sim.pulsedTerms / totals.length)} KB a question, raw)\n` +
+      `- (c) records of the first ${SHOWN_CARDS} cards only: ${kb(quantile(sim.shown, 0.5))} / ${kb(Math.max(...sim.shown))}\n` +
+      `- (d) term groups each followed by their postings: ${kb(quantile(sim.interleaved, 0.5))} / ` +
+      `${kb(Math.max(...sim.interleaved))} (terms + postings read ${kb(sim.wordsToday / totals.length)} → ` +
+      `${kb(sim.wordsInterleaved / totals.length)} KB a question)`,
+  );
 }
 
 function gapName(gap: number | undefined): string {
@@ -220,7 +358,9 @@ function gapName(gap: number | undefined): string {
 async function main(): Promise<void> {
   const sets = process.argv
     .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
+    .filter(
+      (a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') && all[i - 1] !== '--simulate'),
+    );
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '25'));
   if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer\n${USAGE}`);
@@ -231,7 +371,7 @@ async function main(): Promise<void> {
   for (const spec of sets) {
     const path = /=(.+):[^:]+$/.exec(spec)?.[1];
     if (path) await stat(path); // a wrong path fails before anything is measured
-    await measure(spec, n, gap);
+    await measure(spec, n, gap, process.argv.includes('--simulate'));
   }
 }
 

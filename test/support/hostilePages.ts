@@ -155,6 +155,28 @@ export function changeRecord(
   setRecordGroup(p, 0, records);
 }
 
+/**
+ * Version 5 pages whose rows keep the lists (listsInRows), their one gzip'd row group changed by `change` on the
+ * inflated bytes (or `gz` on the stored ones), or their directory or `open` by `pieces`.
+ */
+export async function listsInRowsPages(
+  how: {
+    change?: (raw: Uint8Array) => Uint8Array;
+    gz?: (stored: Uint8Array) => Uint8Array;
+    pieces?: (p: PagesPieces) => void;
+  } = {},
+): Promise<WrittenPagesLike> {
+  const p = piecesOf(await honestPages(5));
+  if (!p.directory.listsInRows) throw new Error('the fixture pages do not keep their lists in their rows');
+  if (how.change)
+    p.sections.rows = new Uint8Array(gzipSync(how.change(new Uint8Array(gunzipSync(p.sections.rows)))));
+  if (how.gz) p.sections.rows = how.gz(p.sections.rows);
+  if (p.sections.rows.length !== p.open.rowGroups[1])
+    p.open.rowGroups = Float64Array.from([0, p.sections.rows.length]);
+  how.pieces?.(p);
+  return assemble(p);
+}
+
 /** The pages as a version 3 bundle (the pages part and its hashes, written by the app's bundle writer). */
 export async function pagesBundle(written: WrittenPagesLike): Promise<Uint8Array> {
   return bundleBytes(

@@ -10,6 +10,9 @@ import {
   negativeIdfBundle,
   honestPages,
   hugeCountPages,
+  listsInRowsPages,
+  piecesOf,
+  assemble,
   hugeSentencesPages,
   shareParamPages,
   tinyDegreePages,
@@ -22,6 +25,42 @@ export const CRAFTED = {
   honest: () => honestPages(2),
   honestV1: () => honestPages(1),
   honestV3: () => honestPages(3),
+  honestV5: () => honestPages(5),
+  // Version 5, lists kept in the rows: the first id of the first chunk made a concept past the last; a row id's gap
+  // of 0 after the first (a concept twice); the gzip trailer claiming 2^32−1 bytes inflated; the rows claimed by a
+  // version 3 directory; the df of two concepts moved by one each (the sums agree, the rows do not).
+  rowsPastConceptsV5: () =>
+    listsInRowsPages({
+      change: (raw) => {
+        const out = new Uint8Array(raw.length + 4);
+        // 2^31 − 1 concepts doubled, as a 5-byte varint, in place of the first id (a 1-byte varint, flag 0).
+        out.set([0xfe, 0xff, 0xff, 0xff, 0x0f], 0);
+        out.set(raw.subarray(1), 5);
+        return out.subarray(0, raw.length + 4);
+      },
+    }),
+  inflateBombV5: () =>
+    listsInRowsPages({
+      gz: (stored) => {
+        const out = stored.slice();
+        new DataView(out.buffer).setUint32(out.length - 4, 0xffffffff, true);
+        return out;
+      },
+    }),
+  listsInRowsV3: async () => {
+    const p = piecesOf(await honestPages(3));
+    p.directory.listsInRows = true;
+    return assemble(p);
+  },
+  movedDfV5: () =>
+    listsInRowsPages({
+      pieces: (p) => {
+        const c = p.open.df.findIndex((x) => x > 1);
+        const d = p.open.df.findIndex((x, i) => i !== c && x > 0);
+        p.open.df[c] -= 1;
+        p.open.df[d] += 1;
+      },
+    }),
   zeroCountV3: () => zeroCountPages(),
   noSharesV3: () => shareParamPages(undefined),
   nanSharesV3: () => shareParamPages({ tfSpread: Number.NaN, chunkScorePower: 1 }),

@@ -101,7 +101,8 @@ export function pick<T>(random: () => number, list: readonly T[]): T {
 /**
  * The directory's fields with a value of their own (groups and sections are changed apart): `analyzer` was added
  * for the stemmer (a question is analysed as the words were), `format` and `version` say which reader reads it,
- * `shares` the parameters version 3 computes the shares with, `hashBytes` the length of each block's hash (16 or 32).
+ * `shares` the parameters version 3 computes the shares with, `hashBytes` the length of each block's hash (16 or 32),
+ * `listsInRows` whether version 5's rows keep the concept lists.
  */
 const DIRECTORY_FIELDS = [
   'blockSize',
@@ -115,6 +116,7 @@ const DIRECTORY_FIELDS = [
   'version',
   'shares',
   'hashBytes',
+  'listsInRows',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -128,10 +130,12 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 99, undefined]
+      ? [1, 2, 3, 5, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
-        : [];
+        : field === 'listsInRows'
+          ? [true, false, undefined]
+          : [];
   const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
@@ -336,9 +340,9 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Versions 3 and 2 two fifths each, version 1 the rest (one draw, as when there were two).
+    // Version 5 (its lists in its rows) a third, versions 3 and 2 a quarter each, version 1 the rest (one draw).
     const draw = random();
-    const version = draw < 0.4 ? 3 : draw < 0.8 ? 2 : 1;
+    const version = draw < 0.33 ? 5 : draw < 0.58 ? 3 : draw < 0.83 ? 2 : 1;
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({
       name: `pages v${version} #${i}`,

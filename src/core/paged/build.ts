@@ -183,6 +183,8 @@ export interface PagesBuildOptions {
   blockSize?: number;
   /** Items per group of the grouped sections (default DEFAULT_GROUPS). */
   groups?: GroupSizes;
+  /** Rows with counts up to this many gzip'd bytes keep the concept lists (write.ts LISTS_IN_ROWS_BYTES; 0: never). */
+  listsInRowsBytes?: number;
   log?: (line: string) => void;
   /** Called after each document of the second pass. */
   onDocument?: (done: number) => void;
@@ -390,7 +392,10 @@ export async function buildPages(
     sinks.lists,
     sinks.rows,
     groups,
+    options.listsInRowsBytes,
   );
+  // Lists kept in the rows make the rows one group (format.ts, listsInRows).
+  const writtenGroups = { ...groups, rows: concepts.rows };
   mark('concepts + lists + rows sections');
   const full = pagesOpen({
     textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
@@ -404,9 +409,9 @@ export async function buildPages(
     recordGroups,
     termGroups,
     terms: words,
-    groups,
+    groups: writtenGroups,
   });
-  const written = await openSections(full, n);
+  const written = await openSections(full, n, undefined, concepts.listsInRows);
   await sinks.open.write(written.open);
   await sinks.degrees.write(written.degrees);
   for (const name of SECTIONS) await sinks[name].close();
@@ -439,8 +444,9 @@ export async function buildPages(
     thetaCo: params.thetaCo,
     analyzer: analyzer.version,
     shares: shareParams(params),
+    listsInRows: concepts.listsInRows,
     sections,
-    groups,
+    groups: writtenGroups,
   });
   return {
     directory,

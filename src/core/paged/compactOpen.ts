@@ -101,6 +101,8 @@ export function compactOpen(
   full: PagesOpenV1,
   n: number,
   version: number,
+  /** Version 5's lists kept in the rows: there is no lists section, so `open` holds no list sizes. */
+  listsInRows = false,
 ): { open: PagesOpenV2; degrees: Uint8Array } {
   const least = minListBytes(version);
   const { idf, degrees, listOffsets, ...rest } = full;
@@ -112,16 +114,19 @@ export function compactOpen(
     if (d === undefined) exact = false;
     else idfDf[c] = d - full.df[c];
   }
-  const listSizes = varints(nc, (c) => {
-    const extra = listOffsets[c + 1] - listOffsets[c] - least * full.df[c];
-    if (!(extra >= 0)) throw new Error(`pages: concept ${c}'s list is shorter than its ${full.df[c]} chunks`);
-    return extra;
-  });
+  const listSizes = listsInRows
+    ? undefined
+    : varints(nc, (c) => {
+        const extra = listOffsets[c + 1] - listOffsets[c] - least * full.df[c];
+        if (!(extra >= 0))
+          throw new Error(`pages: concept ${c}'s list is shorter than its ${full.df[c]} chunks`);
+        return extra;
+      });
   const open: PagesOpenV2 = {
     ...rest,
     ...(exact ? { idfDf: varints(nc, (c) => idfDf[c]) } : { idf }),
     degreeCodes: Uint8Array.from(degrees, degreeCode),
-    listSizes,
+    ...(listSizes ? { listSizes } : {}),
   };
   const section = new Uint8Array(nc * 8);
   const view = new DataView(section.buffer);
@@ -129,8 +134,16 @@ export function compactOpen(
   return { open, degrees: section };
 }
 
-/** The arrays a library reads from either version's `open` (n chunks, nc concepts). */
-export function expandOpen(open: PagesOpenV1 | PagesOpenV2, version: number, n: number): OpenTables {
+/**
+ * The arrays a library reads from either version's `open` (n chunks, nc concepts). With the lists kept in the rows
+ * (version 5's listsInRows) there are no list sizes, and every list offset is 0 (the lists section is empty).
+ */
+export function expandOpen(
+  open: PagesOpenV1 | PagesOpenV2,
+  version: number,
+  n: number,
+  listsInRows = false,
+): OpenTables {
   if (version === 1) return open as PagesOpenV1;
   const v2 = open as PagesOpenV2;
   const nc = v2.df?.length ?? 0;
@@ -139,11 +152,16 @@ export function expandOpen(open: PagesOpenV1 | PagesOpenV2, version: number, n: 
       throw new PagesError(`pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`);
   };
   check('degreeCodes', v2.degreeCodes, nc);
-  if (!(v2.listSizes instanceof Uint8Array)) throw new PagesError('pages.bin (open) has no listSizes');
-  const sizes = readVarints(v2.listSizes, nc, 'listSizes');
   const listOffsets = new Float64Array(nc + 1);
-  const least = minListBytes(version);
-  for (let c = 0; c < nc; c++) listOffsets[c + 1] = listOffsets[c] + sizes[c] + least * v2.df[c];
+  if (listsInRows) {
+    if (v2.listSizes !== undefined)
+      throw new PagesError('pages.bin (open) has listSizes but keeps its lists in its rows');
+  } else {
+    if (!(v2.listSizes instanceof Uint8Array)) throw new PagesError('pages.bin (open) has no listSizes');
+    const sizes = readVarints(v2.listSizes, nc, 'listSizes');
+    const least = minListBytes(version);
+    for (let c = 0; c < nc; c++) listOffsets[c + 1] = listOffsets[c] + sizes[c] + least * v2.df[c];
+  }
   let idf: Float32Array;
   if (v2.idf) idf = v2.idf;
   else {

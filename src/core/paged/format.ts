@@ -11,14 +11,20 @@
 // Version 3 drops each chunk's share from the concept lists (60–67 % of the `lists` section, which a question reads
 // nearly whole): a share is tf^α / (Σ tf^α · df^(power − 1)), computed from the list's own counts with the two
 // parameters the directory keeps (`shares`), as the engine computes it (conceptChunkShares), bit for bit.
-// Versions 1 and 2 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 5 lets a library whose rows are small keep its concept lists in its rows (`listsInRows`): each chunk's row
+// holds its count of each concept beside the concept's id, the rows are one gzip'd group, and there is no `lists`
+// section: a reader inverts the rows into the lists. On a documentation-sized library the walk read every row and
+// nearly every block of the lists for a few kilobytes of them (issue 47, docs/results/question-bytes.md, round
+// thirteen); a larger library keeps the version 3 layout under version 5 (listsInRows absent). Version 4 is
+// another change's (wip/rows13): this app reads 1, 2, 3 and 5.
+// Versions 1 to 3 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { PagesError } from './blockStore.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 3;
+export const PAGES_VERSION = 5;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 5];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -114,6 +120,13 @@ export interface PagesDirectory {
   groups: GroupSizes;
   /** Version 3: the parameters of the shares, which the lists no longer hold (absent before). */
   shares?: ShareParams;
+  /**
+   * Version 5: true when the concept lists are kept in the rows (format.ts, top): the rows are one group (groups.rows
+   * ≥ chunkCount) of gzip'd varints, each concept id's gap doubled plus 1 when the chunk holds the concept more than
+   * once, that count less 2 after it; the `lists` section is empty and `open` has no listSizes. Absent: the lists
+   * have their own section and the rows hold the ids alone.
+   */
+  listsInRows?: boolean;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -159,9 +172,9 @@ export interface PagesOpenV2 extends Omit<PagesOpenV1, 'idf' | 'degrees' | 'list
   degreeCodes: Uint8Array;
   /**
    * Per concept, varints: its chunk list's bytes minus minListBytes·df (each chunk takes at least 1 + 1 + 4 bytes,
-   * from version 3 1 + 1).
+   * from version 3 1 + 1). Absent when version 5 keeps the lists in the rows (listsInRows).
    */
-  listSizes: Uint8Array;
+  listSizes?: Uint8Array;
 }
 
 /** The `open` arrays a library reads, whatever the version (compactOpen.ts, expandOpen). */
@@ -238,6 +251,16 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
       fail('has bad share parameters (version 3 computes the shares with them)');
   }
   if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
+  if (d.listsInRows !== undefined) {
+    if (d.listsInRows !== true || d.version < 5)
+      fail(`has listsInRows ${String(d.listsInRows)} (version 5 writes true or nothing)`);
+    if (d.sections.lists[1] !== 0)
+      fail(`keeps its lists in its rows but has a ${d.sections.lists[1]}-byte lists section`);
+    if (d.groups.rows < d.chunkCount)
+      fail(
+        `keeps its lists in its rows but groups them ${d.groups.rows} chunks a group, not all ${d.chunkCount} in one`,
+      );
+  }
   return d;
 }
 
@@ -306,14 +329,19 @@ function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): voi
     if (count > d.conceptCount) fail(`gives chunk ${k} ${count} concepts of ${d.conceptCount}`);
     ids += count;
   }
-  if (ids > d.sections.rows[1])
+  // Each id is a varint of at least one byte; gzip'd rows (listsInRows) hold at most what gzipSize lets them inflate to.
+  const rowBytes = d.listsInRows ? d.sections.rows[1] * 64 + (1 << 20) : d.sections.rows[1];
+  if (ids > rowBytes)
     fail(`gives the chunks ${ids} concepts, more than the ${d.sections.rows[1]}-byte rows section holds`);
   let listed = 0;
   for (let c = 0; c < open.df.length; c++) {
     if (open.df[c] > d.chunkCount) fail(`gives concept ${c} ${open.df[c]} chunks of ${d.chunkCount}`);
     listed += open.df[c];
   }
-  if (listed * minListBytes(d.version) > d.sections.lists[1])
+  // Lists kept in the rows: every chunk of a concept's list is one id of a row, so both count the same links.
+  if (d.listsInRows) {
+    if (listed !== ids) fail(`gives the concepts ${listed} chunks but the chunks ${ids} concepts`);
+  } else if (listed * minListBytes(d.version) > d.sections.lists[1])
     fail(
       `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,
     );

@@ -144,7 +144,7 @@ export class PagedLibrary {
     try {
       if (stored.df?.length !== nc)
         throw new PagesError(`pages.bin (open) has ${stored.df?.length ?? 'no'} df, expected ${nc}`);
-      open = expandOpen(stored, d.version, n);
+      open = expandOpen(stored, d.version, n, d.listsInRows === true);
     } catch (error) {
       if (error instanceof PagesError) throw new PagesError(`${source.name}: ${error.message}`);
       throw error;

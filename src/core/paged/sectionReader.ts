@@ -7,7 +7,8 @@ import { exactDegrees } from '../graph/index.ts';
 import type { WalkDegrees } from '../graph/index.ts';
 import { sharesOfCounts } from '../retrieval/index.ts';
 import type { ConceptAccess, ConceptChunks, TermLookup } from '../retrieval/index.ts';
-import { BlockStore, decodeJson, PagesError } from './blockStore.ts';
+import { gunzipSync } from 'fflate';
+import { BlockStore, decodeJson, gzipSize, PagesError } from './blockStore.ts';
 import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShapes.ts';
 import { ByteReader, readVarints } from './bytes.ts';
 import { RecordSearch } from './recordSearch.ts';
@@ -46,6 +47,16 @@ type WalkRow = { targets: Uint32Array; weights: Float32Array; degree: number };
 interface RowGroup {
   starts: Uint32Array;
   ids: Uint32Array;
+  /** Version 5's lists kept in the rows (listsInRows): the chunk's count of each concept, beside its id. */
+  counts?: Uint32Array;
+}
+
+/** Every concept's chunks and counts, inverted from rows that keep the lists (listsInRows). */
+interface InvertedRows {
+  /** Concept c's entries are [offsets[c], offsets[c + 1]). */
+  offsets: Uint32Array;
+  chunks: Uint32Array;
+  counts: Uint32Array;
 }
 
 export class SectionReader {
@@ -70,6 +81,9 @@ export class SectionReader {
 
   /** The record group of chunks found by id before (recordsById). */
   private readonly groupOfId = new Map<string, number>();
+
+  /** The lists inverted from the rows, when the rows keep them (listsInRows), once the rows are read. */
+  private inverted: InvertedRows | undefined;
 
   /** Scratch co-occurrence counts per concept for walkRow (allocated at the first walk). */
   private coCounts: Uint32Array | undefined;
@@ -235,6 +249,7 @@ export class SectionReader {
   chunksOf(c: number): ConceptChunks | undefined {
     const cached = this.lists.get(c);
     if (cached) return cached;
+    if (this.directory.listsInRows) return this.listInRows(c);
     const from = this.open.listOffsets[c];
     const bytes = this.store.bytes(this.section('lists') + from, this.open.listOffsets[c + 1] - from);
     if (!bytes) return undefined;
@@ -289,6 +304,56 @@ export class SectionReader {
     return { chunks, tf, shares };
   }
 
+  /**
+   * Concept c's chunk list from rows that keep the lists (listsInRows): the rows inverted once they are read (one
+   * group, ascending chunks, so each list comes out ascending), the shares computed from the counts as a version 3
+   * list's are. Each concept must have as many chunks as its df says.
+   */
+  private listInRows(c: number): ConceptChunks | undefined {
+    if (!this.inverted) {
+      const group = this.rowGroup(0);
+      if (!group) return undefined;
+      this.inverted = this.invert(group);
+    }
+    const { offsets, chunks, counts } = this.inverted;
+    const a = offsets[c];
+    const b = offsets[c + 1];
+    const tf = Float32Array.from(counts.subarray(a, b));
+    const shares = new Float32Array(b - a);
+    listShares(tf, this.directory.shares!, shares);
+    const list = { chunks: chunks.slice(a, b), tf, shares };
+    if (this.lists.size >= MAX_CACHED) this.lists.clear();
+    this.lists.set(c, list);
+    return list;
+  }
+
+  /** The lists of every concept from the one row group that keeps them, checked against `open`'s df. */
+  private invert(group: RowGroup): InvertedRows {
+    const nc = this.directory.conceptCount;
+    const df = this.open.df;
+    const offsets = new Uint32Array(nc + 1);
+    for (let c = 0; c < nc; c++) offsets[c + 1] = offsets[c] + df[c];
+    if (offsets[nc] !== group.ids.length)
+      throw new PagesError(
+        `${this.name}: pages.bin's rows hold ${group.ids.length} concept ids, but the concepts' df sum to ${offsets[nc]}`,
+      );
+    const chunks = new Uint32Array(group.ids.length);
+    const counts = new Uint32Array(group.ids.length);
+    const fill = offsets.slice(0, nc);
+    for (let k = 0; k < this.chunkCount; k++) {
+      for (let j = group.starts[k]; j < group.starts[k + 1]; j++) {
+        const c = group.ids[j];
+        if (fill[c] >= offsets[c + 1])
+          throw new PagesError(
+            `${this.name}: pages.bin's rows name concept ${c} in more chunks than its df ${df[c]}`,
+          );
+        chunks[fill[c]] = k;
+        counts[fill[c]++] = group.counts![j];
+      }
+    }
+    return { offsets, chunks, counts };
+  }
+
   conceptsOf(k: number): Uint32Array | undefined {
     const size = this.directory.groups.rows;
     const g = Math.floor(k / size);
@@ -305,8 +370,59 @@ export class SectionReader {
       `r${g}`,
       this.section('rows') + offsets[g],
       offsets[g + 1] - offsets[g],
-      (bytes) => this.decodeRowGroup(g, bytes),
+      (bytes) =>
+        this.directory.listsInRows ? this.decodeRowsWithCounts(bytes) : this.decodeRowGroup(g, bytes),
     );
+  }
+
+  /**
+   * The one row group of rows that keep the lists (listsInRows): gzip'd, its inflated size bounded (gzipSize) before
+   * it is allocated; as many ids as `open`'s counts say, each at least a byte, so their sum is checked against the
+   * inflated bytes first, which must hold exactly them. Ids ascend per chunk and name concepts the pages have; a
+   * count is at least 2 where the flag says so, and fits 32 bits.
+   */
+  private decodeRowsWithCounts(stored: Uint8Array): RowGroup {
+    const fail = (why: string): never => {
+      throw new PagesError(`${this.name}: pages.bin's rows ${why}`);
+    };
+    let bytes: Uint8Array;
+    try {
+      bytes = gunzipSync(stored, { out: new Uint8Array(gzipSize(stored)) });
+    } catch (e) {
+      return fail(`do not inflate (${messageOf(e)})`);
+    }
+    const n = this.chunkCount;
+    const nc = this.directory.conceptCount;
+    const perChunk = this.open.conceptCounts;
+    const starts = new Uint32Array(n + 1);
+    for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + perChunk[k];
+    const total = starts[n];
+    if (total > bytes.length)
+      fail(`hold ${bytes.length} bytes, fewer than the ${total} concept ids of their chunks' counts`);
+    const ids = new Uint32Array(total);
+    const counts = new Uint32Array(total);
+    const r = new ByteReader(bytes);
+    try {
+      for (let k = 0; k < n; k++) {
+        let c = 0;
+        for (let j = starts[k]; j < starts[k + 1]; j++) {
+          const coded = r.varint();
+          const gap = Math.floor(coded / 2);
+          if (j > starts[k] && gap === 0) fail(`name a concept twice in chunk ${k}`);
+          c += gap;
+          if (c >= nc) fail(`name concept ${c} of ${nc} in chunk ${k}`);
+          ids[j] = c;
+          const more = coded % 2 === 1 ? r.varint() : -1;
+          if (more >= 2 ** 32 - 2) fail(`give chunk ${k} a count of concept ${c} past 32 bits`);
+          counts[j] = more + 2;
+        }
+      }
+    } catch (e) {
+      if (e instanceof PagesError) throw e;
+      fail(`do not decode (${messageOf(e)})`);
+    }
+    if (r.at !== bytes.length) fail(`hold ${bytes.length - r.at} bytes past their ${total} concept ids`);
+    return { starts, ids, counts };
   }
 
   /**
@@ -539,6 +655,8 @@ export class SectionReader {
   forget(): void {
     this.store.forget();
     this.rowCache.clear();
+    // The lists inverted from the rows are as large as the lists: read again with the rows when next wanted.
+    this.inverted = undefined;
   }
 }
 

@@ -1,4 +1,6 @@
-// Rewrites a version 1 or 2 pages part as version 3 (format.ts) without the corpus: everything version 3 holds is in
+// Rewrites a version 1, 2 or 3 pages part as version 5 (format.ts) without the corpus (a version 3 part is copied
+// but for its directory and its `open`, re-encoded as it was; its lists keep their section: see upgradePages).
+// From version 1 or 2: everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
 // lists lose their shares (each checked, before it is dropped, to be what a version 3 reader computes from the list's
 // counts: listShares), and every other section is copied byte for byte. The new `open` and `degrees` sections are
@@ -32,7 +34,14 @@ import {
 import { pagesHashes } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
 import { listShares } from './sectionReader.ts';
-import { BlockHasher, openSections, pagesDirectory, sectionTable } from './write.ts';
+import {
+  BlockHasher,
+  LISTS_IN_ROWS_BYTES,
+  openSections,
+  pagesDirectory,
+  rowsWithCounts,
+  sectionTable,
+} from './write.ts';
 
 /** Bytes read from the source at a time while copying. */
 const PIECE = 4 << 20;
@@ -149,6 +158,69 @@ async function* listsWithoutShares(
   if (out.length > 0) yield out.take();
 }
 
+/** The new lists' bytes whole (a part small enough to keep its lists in its rows). */
+async function listBytes(lists: () => AsyncGenerator<Uint8Array>): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  for await (const piece of lists()) pieces.push(piece);
+  const out = new Uint8Array(pieces.reduce((t, p) => t + p.length, 0));
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * The concept table's links of a checked part (its version 3 lists and its rows, both already checked against their
+ * hashes and `open`'s counts): each concept's chunks and each chunk's concepts, for rowsWithCounts.
+ */
+async function linksOf(
+  source: RangeSource,
+  rowsFrom: number,
+  rowsLength: number,
+  lists: () => AsyncGenerator<Uint8Array>,
+  listOffsets: Float64Array,
+  df: Uint32Array,
+  conceptCounts: Uint32Array,
+) {
+  const nc = df.length;
+  const n = conceptCounts.length;
+  const conceptChunkOffsets = new Uint32Array(nc + 1);
+  for (let c = 0; c < nc; c++) conceptChunkOffsets[c + 1] = conceptChunkOffsets[c] + df[c];
+  const conceptChunks = new Uint32Array(conceptChunkOffsets[nc]);
+  const all = await listBytes(lists);
+  for (let c = 0; c < nc; c++) {
+    const r = new ByteReader(all.subarray(listOffsets[c], listOffsets[c + 1]));
+    for (let i = conceptChunkOffsets[c], k = 0; i < conceptChunkOffsets[c + 1]; i++)
+      conceptChunks[i] = k += r.varint();
+  }
+  const chunkConceptOffsets = new Uint32Array(n + 1);
+  for (let k = 0; k < n; k++) chunkConceptOffsets[k + 1] = chunkConceptOffsets[k] + conceptCounts[k];
+  const chunkConcepts = new Uint32Array(chunkConceptOffsets[n]);
+  const rows = new ByteReader(await source.read(rowsFrom, rowsLength));
+  for (let k = 0; k < n; k++)
+    for (let j = chunkConceptOffsets[k], c = 0; j < chunkConceptOffsets[k + 1]; j++)
+      chunkConcepts[j] = c += rows.varint();
+  return { chunkCount: n, conceptChunkOffsets, conceptChunks, chunkConceptOffsets, chunkConcepts };
+}
+
+/** Every list entry's count, in the lists' order (version 3 lists: a concept's gaps, then its counts). */
+async function countsOf(
+  lists: () => AsyncGenerator<Uint8Array>,
+  listOffsets: Float64Array,
+  df: Uint32Array,
+): Promise<Uint32Array> {
+  const all = await listBytes(lists);
+  const out = new Uint32Array(df.reduce((t, x) => t + x, 0));
+  for (let c = 0, at = 0; c < df.length; c++) {
+    const r = new ByteReader(all.subarray(listOffsets[c], listOffsets[c + 1]));
+    for (let i = 0; i < df[c]; i++) r.varint();
+    for (let i = 0; i < df[c]; i++) out[at++] = r.varint();
+  }
+  return out;
+}
+
 /**
  * A version 1 or 2 pages part (its payload at `base` in `source`, `length` bytes, its directory and block hashes)
  * as version 3, its shares computed with `params`. Reads the part four times: once to check every block against
@@ -209,36 +281,74 @@ async function upgradePages(
   }
   const oldOffsets = full.listOffsets;
   const listsFrom = base + d.sections.lists[0];
-  const newLists = () => listsWithoutShares(source, listsFrom, oldOffsets, full.df, n, params);
+  // Version 3's lists are version 5's (without listsInRows): copied as they are. Older ones lose their shares.
+  const copied = d.version >= 3;
+  const newLists = copied
+    ? () => pieces(source, listsFrom, listsFrom + d.sections.lists[1])
+    : () => listsWithoutShares(source, listsFrom, oldOffsets, full.df, n, params);
   // The new lists' offsets, for `open` (which comes first in the part): each list less its df shares of 4 bytes,
   // checked against what a pass over the lists writes (which checks every list and its shares first).
-  const listOffsets = new Float64Array(oldOffsets.length);
-  for (let c = 0; c < full.df.length; c++)
-    listOffsets[c + 1] = listOffsets[c] + (oldOffsets[c + 1] - oldOffsets[c]) - 4 * full.df[c];
+  const listOffsets = copied ? oldOffsets : new Float64Array(oldOffsets.length);
+  if (!copied)
+    for (let c = 0; c < full.df.length; c++)
+      listOffsets[c + 1] = listOffsets[c] + (oldOffsets[c + 1] - oldOffsets[c]) - 4 * full.df[c];
   let listBytes = 0;
   for await (const piece of newLists()) listBytes += piece.length;
   if (listOffsets[full.df.length] !== listBytes)
     throw new PagesError(`${source.name}: pages.bin's lists do not add up once their shares are dropped`);
-  const written = await openSections({ ...full, listOffsets }, n, PAGES_VERSION);
+  const [rowsAt, rowsLength] = d.sections.rows;
+  // A library small enough keeps its lists in its rows, as `cli index` writes it (write.ts, rowsWithCounts).
+  const inRows =
+    rowsLength <= LISTS_IN_ROWS_BYTES * 4
+      ? await rowsWithCounts(
+          await linksOf(
+            source,
+            base + rowsAt,
+            rowsLength,
+            newLists,
+            listOffsets,
+            full.df,
+            full.conceptCounts,
+          ),
+          await countsOf(newLists, listOffsets, full.df),
+          LISTS_IN_ROWS_BYTES,
+        )
+      : undefined;
+  const written = await openSections(
+    inRows
+      ? // No lists section, and the rows one group.
+        {
+          ...full,
+          listOffsets: new Float64Array(listOffsets.length),
+          rowGroups: Float64Array.from([0, inRows.length]),
+        }
+      : { ...full, listOffsets },
+    n,
+    PAGES_VERSION,
+    inRows !== undefined,
+  );
 
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, d.sections[name][1]])) as Record<
     SectionName,
     number
   >;
   lengths.open = written.open.length;
-  lengths.lists = listOffsets[listOffsets.length - 1];
+  lengths.lists = inRows ? 0 : listOffsets[listOffsets.length - 1];
+  lengths.rows = inRows ? inRows.length : rowsLength;
   lengths.degrees = written.degrees.length;
   const { sections, total } = sectionTable(lengths);
 
-  // Records to concepts, then rows, are copied as they are.
+  // Records to concepts, then rows, are copied as they are (or the rows made anew with the lists in them).
   const [beforeFrom] = d.sections.records;
   const [listsAt] = d.sections.lists;
-  const [rowsAt, rowsLength] = d.sections.rows;
   const bytes = async function* (): AsyncGenerator<Uint8Array> {
     yield written.open;
     yield* pieces(source, base + beforeFrom, base + listsAt);
-    yield* newLists();
-    yield* pieces(source, base + rowsAt, base + rowsAt + rowsLength);
+    if (inRows) yield inRows;
+    else {
+      yield* newLists();
+      yield* pieces(source, base + rowsAt, base + rowsAt + rowsLength);
+    }
     yield written.degrees;
   };
   // Version 3's hashes: SHA-256 cut to BLOCK_HASH_BYTES (format.ts says why that is enough).
@@ -262,9 +372,11 @@ async function upgradePages(
       thetaCo: d.thetaCo,
       analyzer: d.analyzer,
       shares: params,
+      listsInRows: inRows !== undefined,
       sections,
-      // The sections are copied as they are: their groups keep the sizes they were written with.
-      groups: d.groups,
+      // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
+      // the lists are one group).
+      groups: inRows ? { ...d.groups, rows: Math.max(1, n) } : d.groups,
     }),
     hashes: newBlocks.finish(),
     sha256: whole.digest(),

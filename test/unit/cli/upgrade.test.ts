@@ -1,4 +1,4 @@
-// `cli upgrade <in> --out <out>`: a bundle's version 1 pages rewritten as version 3 into another file, which
+// `cli upgrade <in> --out <out>`: a bundle's version 1 pages rewritten as version 5 into another file, which
 // answers as the input did; the arguments refused before anything is read, the input never changed.
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ const dir = await mkdtemp(join(tmpdir(), 'cli-upgrade-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('cli upgrade', () => {
-  it('writes version 3 pages into --out, answering as the version 1 input', async () => {
+  it('writes version 5 pages into --out, answering as the version 1 input', async () => {
     const corpus = await prepareCorpus(REPO_RESULTS, 1200);
     const analyzer = createTermAnalyzer();
     const engine = RetrievalEngine.build(
@@ -41,7 +41,7 @@ describe('cli upgrade', () => {
     const done = await captureCli(() => upgrade([input, '--out', out]));
     expect(done.code, done.err).toBe(0);
     expect(done.out).toContain('(pages version 1)');
-    expect(done.out).toContain('(pages version 3)');
+    expect(done.out).toContain('(pages version 5)');
     expect(Buffer.from(await readFile(input)).equals(Buffer.from(original))).toBe(true);
     expect((await stat(out)).size).toBeGreaterThan(0);
 
@@ -50,7 +50,7 @@ describe('cli upgrade', () => {
       const source = await FileRangeSource.open(path);
       try {
         const opened = await openPagedBundle(source, analyzer);
-        expect(opened!.library.directory.version).toBe(path === out ? 3 : 1);
+        expect(opened!.library.directory.version).toBe(path === out ? 5 : 1);
         // Version 3's block hashes are 16 bytes (SHA-256's first 16); version 1 says nothing (32).
         expect(opened!.library.directory.hashBytes).toBe(path === out ? 16 : undefined);
         expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
@@ -60,13 +60,13 @@ describe('cli upgrade', () => {
         await source.close();
       }
     }
-    // Its pages are version 3 already.
+    // Its pages are version 5 already.
     await expect(upgrade([out, '--out', join(dir, 'again.bundle')])).rejects.toThrow(
-      'its pages are version 3 already',
+      'its pages are version 5 already',
     );
   }, 240_000);
 
-  it('keeps the group sizes the input was written with (the sections are copied, not regrouped)', async () => {
+  it('keeps the group sizes the input was written with (the sections are copied, not regrouped; rows that take the lists are one group)', async () => {
     const corpus = await prepareCorpus(REPO_RESULTS, 1200);
     const analyzer = createTermAnalyzer();
     const engine = RetrievalEngine.build(
@@ -93,8 +93,10 @@ describe('cli upgrade', () => {
     const source = await FileRangeSource.open(out);
     try {
       const opened = await openPagedBundle(source, analyzer);
-      expect(opened!.library.directory.version).toBe(3);
-      expect(opened!.library.directory.groups).toEqual(groups);
+      expect(opened!.library.directory.version).toBe(5);
+      // A library this small keeps its lists in its rows: they are made anew, one group of every chunk.
+      expect(opened!.library.directory.listsInRows).toBe(true);
+      expect(opened!.library.directory.groups).toEqual({ ...groups, rows: opened!.library.chunkCount });
       expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
         engine.search({ text: q }, 'ppr', 1000),
       );

@@ -97,6 +97,33 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
     if (v2.outcome === 'value' && v3.outcome === 'value') expect(v3.value).toEqual(v2.value);
   });
 
+  it('honest version 5 pages (lists kept in the rows) answer as version 2 and 3 pages do', async () => {
+    const [v2, v5] = await Promise.all([ask('honest'), ask('honestV5')]);
+    expect(v5.outcome).toBe('value');
+    if (v5.outcome === 'value') expect(v5.value.length).toBeGreaterThan(0);
+    if (v2.outcome === 'value' && v5.outcome === 'value') expect(v5.value).toEqual(v2.value);
+  });
+
+  it('version 5 rows that keep the lists and lie are refused naming the rows, in bounded time', async () => {
+    const cases: Array<[keyof typeof CRAFTED, RegExp]> = [
+      ['rowsPastConceptsV5', /crafted\.bundle: pages\.bin's rows name concept 2147483647 of \d+ in chunk 0/],
+      [
+        'inflateBombV5',
+        /crafted\.bundle: pages\.bin's rows do not inflate \(declares 4294967295 bytes inflated\)/,
+      ],
+      ['movedDfV5', /crafted\.bundle: pages\.bin's rows name concept \d+ in more chunks than its df \d+/],
+      [
+        'listsInRowsV3',
+        /the pages part's directory has listsInRows true \(version 5 writes true or nothing\)/,
+      ],
+    ];
+    for (const [name, message] of cases) {
+      const run = await ask(name);
+      expect(run.outcome, name).toBe('error');
+      if (run.outcome === 'error') expect(run.message, name).toMatch(message);
+    }
+  });
+
   it('a version 3 list count of 0 (shares 0/0) is refused, naming the concept', async () => {
     const run = await ask('zeroCountV3');
     expect(run.outcome).toBe('error');
