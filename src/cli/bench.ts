@@ -9,7 +9,7 @@
 // use) as `kg`: a new reasoning mode needs no bench code of its own. They report their calls and tokens per question.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { WordVectors } from '../core/text/wordVectors.ts';
+import { WordVectors } from '../core/text/index.ts';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { meanScores, percentile, round, scoreQaItem } from '../core/metrics.ts';
@@ -454,7 +454,8 @@ export async function run(args: string[]): Promise<number> {
           overrides,
         );
         // The word-vector file is read only when a setting of this run asks for it (issue 45 item 3).
-        if (combos.some((c) => usesWordVectors({ ...base, ...c }))) engine.useWordVectors(await wordVectors());
+        if (combos.some((c) => usesWordVectors({ ...base, ...c })))
+          engine.useWordVectors(await wordVectors());
         built = { key, engine };
         const s = engine.stats();
         process.stderr.write(
@@ -679,7 +680,9 @@ function positiveInts(text: string, flag: string): number[] {
 
 /** Whether a setting reads the word vectors (related words, word-vector edges). */
 function usesWordVectors(o: Overrides): boolean {
-  return ['relatedWeight', 'relatedSeeds', 'wordEdgeWeight'].some((k) => Number(o[k as keyof Overrides] ?? 0) > 0);
+  return ['relatedWeight', 'relatedSeeds', 'wordEdgeWeight'].some(
+    (k) => Number(o[k as keyof Overrides] ?? 0) > 0,
+  );
 }
 
 /** The app's word-vector file (public/, written by test/bench/word-vectors.ts), read once per process. */

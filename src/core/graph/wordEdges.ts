@@ -4,7 +4,7 @@
 // graph changes: the concept table, the co-occurrence graph and the Graph view are as the words built them.
 import type { ConceptTable } from './concepts.ts';
 import type { ConceptGraph } from './cooccurrence.ts';
-import type { WordVectors } from '../text/wordVectors.ts';
+import type { WordVectors } from '../text/index.ts';
 
 export interface WordEdgeOptions {
   /** Concepts considered: those in at least 2 chunks, the most widespread first, at most this many. */

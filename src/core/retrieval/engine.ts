@@ -45,9 +45,8 @@ import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource }
 import { titleGroupSizes } from './questionBlend.ts';
 import { subjectScores } from './subjects.ts';
 import { LibraryWordVectors, type RelatedWord } from './relatedWords.ts';
-import { wordEdges, withWordEdges, type WordEdges } from '../graph/wordEdges.ts';
-import { STEM_PREFIX } from '../graph/index.ts';
-import type { WordVectors } from '../text/wordVectors.ts';
+import { STEM_PREFIX, wordEdges, withWordEdges, type WordEdges } from '../graph/index.ts';
+import type { WordVectors } from '../text/index.ts';
 import { parseMode, type BaseMode, type Candidate, type Query, type RetrievedChunk } from './types.ts';
 
 export interface RetrievalInput {

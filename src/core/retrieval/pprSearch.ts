@@ -189,7 +189,13 @@ export function rankPpr(
   const ownScores = p.lexicalAllTerms ? lexicon.fields.search(words, evidenceLimit) : undefined;
   const termScores =
     ownScores && related.length > 0 && p.relatedWeight > 0
-      ? withRelatedScores(ownScores, related, (term) => lexicon.fields.search([term], evidenceLimit), p, evidenceLimit)
+      ? withRelatedScores(
+          ownScores,
+          related,
+          (term) => lexicon.fields.search([term], evidenceLimit),
+          p,
+          evidenceLimit,
+        )
       : ownScores;
   const blend = questionBlend(
     {

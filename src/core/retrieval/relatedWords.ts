@@ -3,7 +3,7 @@
 // that the library does use, each at a reduced weight (relatedWeight × cosine). Only plain words: stems, names and
 // identifiers are matched as written (the analyser's terms of a plain word have no dot, digit or capital).
 import { STEM_PREFIX } from '../graph/index.ts';
-import type { WordVectors } from '../text/wordVectors.ts';
+import type { WordVectors } from '../text/index.ts';
 
 export interface RelatedWordOptions {
   /** Smallest cosine between the question word and a neighbour. */

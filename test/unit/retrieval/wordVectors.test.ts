@@ -49,7 +49,11 @@ describe('word-vector file', () => {
 describe('related words of a question', () => {
   const vectors = WordVectors.parse(WordVectors.encode(WORDS, ROWS));
   const df: Record<string, number> = { slow: 2, sluggish: 0, table: 5, rows: 4, fast: 1 };
-  const library = new LibraryWordVectors(vectors, (t) => df[t] ?? 0, () => undefined);
+  const library = new LibraryWordVectors(
+    vectors,
+    (t) => df[t] ?? 0,
+    () => undefined,
+  );
 
   it('gives an absent word the library words nearest to it, above the cosine', () => {
     const related = library.related(['table', 'crawls'], { minCosine: 0.9, perWord: 3, maxDf: 0 });
@@ -76,7 +80,13 @@ function corpus(texts: string[]): RetrievalInput {
       tokens: text.split(' ').length,
       start: 0,
     })),
-    sentences: texts.map((text, d) => ({ chunkId: `d${d}#0000#0000`, index: 0, start: 0, end: text.length, text })),
+    sentences: texts.map((text, d) => ({
+      chunkId: `d${d}#0000#0000`,
+      index: 0,
+      start: 0,
+      end: text.length,
+      text,
+    })),
   };
 }
 
