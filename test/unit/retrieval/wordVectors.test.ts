@@ -155,3 +155,23 @@ describe('word-vector edges between concepts', () => {
     expect(withWordEdges(graph, edges, 0)).toBe(graph);
   });
 });
+
+describe('word-vector edges in the default mode', () => {
+  // "crawls" and "slow" never share a passage: only a word-vector edge lets the walk reach "slow".
+  const texts = ['slow render', 'slow paint', 'crawls page', 'crawls table'];
+  const vectors = WordVectors.parse(WordVectors.encode(WORDS, ROWS));
+
+  it('reaches the passages of a close concept only with wordEdgeWeight on', () => {
+    const engine = RetrievalEngine.build(corpus(texts), toyAnalyzer, { maxDfFraction: 1 });
+    engine.useWordVectors(vectors);
+    const docs = (weight: number): string[] =>
+      engine
+        .withParams({ wordEdgeWeight: weight, wordEdgeCosine: 0.9 })
+        .search({ text: 'crawls' }, 'ppr', 1000)
+        .map((r) => r.docId);
+    expect(docs(0).sort()).toEqual(['d2', 'd3']);
+    const withEdges = docs(1);
+    expect(withEdges.slice(0, 2).sort()).toEqual(['d2', 'd3']);
+    expect(withEdges.slice(2).sort()).toEqual(['d0', 'd1']);
+  });
+});
