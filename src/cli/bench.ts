@@ -7,9 +7,7 @@
 // The question-time reasoning modes (`decompose`, `logical`, and `atomic`, which reads the atomic layer) run through
 // the app's own ask() (src/services/source/ask.ts) over the bench's in-memory library, with the endpoint's client, the KG (built on first
 // use) as `kg`: a new reasoning mode needs no bench code of its own. They report their calls and tokens per question.
-import { readFile, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { WordVectors } from '../core/text/index.ts';
+import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { meanScores, percentile, round, scoreQaItem } from '../core/metrics.ts';
@@ -453,9 +451,6 @@ export async function run(args: string[]): Promise<number> {
           createTermAnalyzer(),
           overrides,
         );
-        // The word-vector file is read only when a setting of this run asks for it (issue 45 item 3).
-        if (combos.some((c) => usesWordVectors({ ...base, ...c })))
-          engine.useWordVectors(await wordVectors());
         built = { key, engine };
         const s = engine.stats();
         process.stderr.write(
@@ -676,25 +671,6 @@ function positiveInts(text: string, flag: string): number[] {
     throw new Error(`bench: ${flag} must be positive integers separated by commas, got "${text}"`);
   }
   return out;
-}
-
-/** Whether a setting reads the word vectors (related words, word-vector edges). */
-function usesWordVectors(o: Overrides): boolean {
-  return ['relatedWeight', 'relatedSeeds', 'wordEdgeWeight'].some(
-    (k) => Number(o[k as keyof Overrides] ?? 0) > 0,
-  );
-}
-
-/** The app's word-vector file (public/, written by test/bench/word-vectors.ts), read once per process. */
-let wordVectorFile: Promise<WordVectors> | undefined;
-function wordVectors(): Promise<WordVectors> {
-  const path = fileURLToPath(new URL('../../public/word-vectors-en.bin', import.meta.url));
-  wordVectorFile ??= readFile(path).then((bytes) => {
-    const v = WordVectors.parse(bytes);
-    process.stderr.write(`bench: word vectors ${path}: ${v.size} words × ${v.dimension}\n`);
-    return v;
-  });
-  return wordVectorFile;
 }
 
 /** `--grid a=1,2 --grid b=x,y` → every combination as override objects. */

@@ -51,5 +51,3 @@ export type { ConceptTable } from './concepts.ts';
 export { pagerank, PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
 export type { RowSource, WalkDegrees } from './pagerank.ts';
 export { exactDegrees } from './pagerank.ts';
-export { wordEdges, withWordEdges } from './wordEdges.ts';
-export type { WordEdges } from './wordEdges.ts';

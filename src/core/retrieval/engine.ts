@@ -44,9 +44,6 @@ import { conceptChunkShares, TableAccess } from './conceptAccess.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from './evidence.ts';
 import { titleGroupSizes } from './questionBlend.ts';
 import { subjectScores } from './subjects.ts';
-import { LibraryWordVectors, type RelatedWord } from './relatedWords.ts';
-import { STEM_PREFIX, wordEdges, withWordEdges, type WordEdges } from '../graph/index.ts';
-import type { WordVectors } from '../text/index.ts';
 import { parseMode, type BaseMode, type Candidate, type Query, type RetrievedChunk } from './types.ts';
 
 export interface RetrievalInput {
@@ -190,15 +187,6 @@ export class RetrievalEngine {
   private readonly chunkScores: Float64Array;
   /** Concept vectors still being computed (an engine opened with a keep-mask, see fromCompact). */
   private pendingVectors?: ConceptVectorBuilder;
-  /**
-   * General English word vectors (useWordVectors) and what is computed from them over this library once, shared
-   * by the copies withParams makes (same words, same concepts).
-   */
-  private words?: {
-    vectors: WordVectors;
-    library?: LibraryWordVectors;
-    edges: Map<string, WordEdges>;
-  };
   readonly timings: EngineTimings = { analyzeMs: 0, bm25Ms: 0, lexicalGraphMs: 0, semanticMs: 0, denseMs: 0 };
 
   private constructor(
@@ -587,52 +575,8 @@ export class RetrievalEngine {
     const copy = new RetrievalEngine(this.layout, this.bm25, this.fieldBm25, graph, params, this.analyzer);
     copy.dense = this.dense;
     copy.sentenceVectors = this.sentenceVectors;
-    copy.words = this.words;
-    copy.applyWordEdges();
     Object.assign(copy.timings, this.timings);
     return copy;
-  }
-
-  /**
-   * Gives the engine general English word vectors (src/core/text/wordVectors.ts): they are read only where a
-   * parameter asks for them (relatedWeight, relatedSeeds, wordEdgeWeight), and change nothing otherwise.
-   */
-  useWordVectors(vectors: WordVectors): void {
-    this.words = { vectors, edges: new Map() };
-    this.applyWordEdges();
-  }
-
-  /** The walk over the co-occurrence graph plus the word-vector edges, when wordEdgeWeight asks for them. */
-  private applyWordEdges(): void {
-    const p = this.params;
-    if (!this.words || !(p.wordEdgeWeight > 0)) return;
-    const key = `${p.wordEdgeConcepts} ${p.wordEdgeCosine} ${p.wordEdgePerConcept}`;
-    let edges = this.words.edges.get(key);
-    if (!edges) {
-      edges = wordEdges(this.graphIndex.table, this.words.vectors, {
-        concepts: p.wordEdgeConcepts,
-        minCosine: p.wordEdgeCosine,
-        perConcept: p.wordEdgePerConcept,
-      });
-      this.words.edges.set(key, edges);
-    }
-    this.walker = new PersonalizedPageRank(withWordEdges(this.graphIndex.graph, edges, p.wordEdgeWeight));
-  }
-
-  /** The question's related words (relatedWords.ts), when a parameter asks for them and word vectors were given. */
-  private relatedWords(text: string): RelatedWord[] {
-    const p = this.params;
-    if (!this.words || !(p.relatedWeight > 0 || p.relatedSeeds > 0)) return [];
-    this.words.library ??= new LibraryWordVectors(
-      this.words.vectors,
-      (t) => this.bm25.postingsOf(t)?.chunks.length ?? 0,
-      (w) => this.analyzer.terms(w).find((t) => t.startsWith(STEM_PREFIX)),
-    );
-    return this.words.library.related(this.analyzer.terms(text), {
-      minCosine: p.relatedCosine,
-      perWord: p.relatedPerWord,
-      maxDf: p.relatedMaxDf,
-    });
   }
 
   /** Chunk vectors in engine order (normalized mean of sentence vectors), once vectors were added. */
@@ -668,7 +612,6 @@ export class RetrievalEngine {
       dimension,
     );
     this.walker = new PersonalizedPageRank(this.graphIndex.graph);
-    this.applyWordEdges();
     this.timings.semanticMs = performance.now() - t;
   }
 
@@ -764,14 +707,6 @@ export class RetrievalEngine {
   }
 
   private ppr(query: Query, limit: number, observe?: WalkObserver): Candidate[] {
-    const related = this.relatedWords(query.text);
-    const relatedSeeds = new Map<string, number>();
-    if (this.params.relatedSeeds > 0) {
-      for (const r of related) {
-        const share = this.params.relatedSeeds * r.cosine;
-        relatedSeeds.set(r.term, Math.max(relatedSeeds.get(r.term) ?? 0, share));
-      }
-    }
     return rankPpr(
       {
         concepts: this.concepts,
@@ -782,7 +717,6 @@ export class RetrievalEngine {
         chunkScores: this.chunkScores,
         params: this.params,
         shares: this.shares,
-        relatedSeeds,
       },
       {
         analyzer: this.analyzer,
@@ -794,7 +728,6 @@ export class RetrievalEngine {
       this.dense ? query.vector : undefined,
       limit,
       observe,
-      related,
     );
   }
 

@@ -97,26 +97,6 @@ export interface RetrievalParams {
   evidenceTokens: number;
   /** … and only chunks longer than evidenceSlack × evidenceTokens are cut. */
   evidenceSlack: number;
-  /**
-   * Related words (issue 45 item 3; needs the word-vector file, relatedWords.ts): a question word the library uses
-   * in at most relatedMaxDf chunks (0 = never) brings its relatedPerWord nearest library words by general English word
-   * vectors, cosine ≥ relatedCosine, into the default mode's word evidence at relatedWeight × cosine (0 = off) and,
-   * where the word is a concept, into the walk's seeds at relatedSeeds × cosine of a question word's seed (0 = off).
-   */
-  relatedWeight: number;
-  relatedSeeds: number;
-  relatedCosine: number;
-  relatedPerWord: number;
-  relatedMaxDf: number;
-  /**
-   * Semantic edges between concepts from the word vectors (graph/wordEdges.ts, G2ConS): among the wordEdgeConcepts
-   * most widespread concepts, each keeps its wordEdgePerConcept nearest (cosine ≥ wordEdgeCosine), added to the walk
-   * graph at wordEdgeWeight × cosine (0 = off).
-   */
-  wordEdgeWeight: number;
-  wordEdgeCosine: number;
-  wordEdgePerConcept: number;
-  wordEdgeConcepts: number;
 
   /** Reciprocal-rank fusion constant. */
   rrfK: number;
@@ -162,15 +142,6 @@ export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
   bm25B: 0.75,
   evidenceTokens: 350,
   evidenceSlack: 1.5,
-  relatedWeight: 0,
-  relatedSeeds: 0,
-  relatedCosine: 0.6,
-  relatedPerWord: 3,
-  relatedMaxDf: 0,
-  wordEdgeWeight: 0,
-  wordEdgeCosine: 0.7,
-  wordEdgePerConcept: 5,
-  wordEdgeConcepts: 8000,
 
   rrfK: 60,
   candidates: 200,

@@ -6,7 +6,6 @@
 import type { ConceptGraphIndex, TermAnalyzer } from '../graph/index.ts';
 import { questionTerms } from '../graph/index.ts';
 import { questionBlend } from './questionBlend.ts';
-import type { RelatedWord } from './relatedWords.ts';
 import type { ConceptAccess, TermLookup } from './conceptAccess.ts';
 import type { DenseIndex } from './dense.ts';
 import type { RetrievalParams } from './params.ts';
@@ -25,11 +24,6 @@ export interface PprContext {
   graph?: ConceptGraphIndex;
   /** Share of each concept's mass per chunk, aligned with graph.table.conceptChunks (see conceptChunkShares). */
   shares?: Float32Array;
-  /**
-   * Related words of this question (relatedWords.ts) → the share of a question word's seed each gets
-   * (relatedSeeds × cosine); absent or empty = the question's own words only.
-   */
-  relatedSeeds?: ReadonlyMap<string, number>;
 }
 
 /** Personalized PageRank from a restart distribution: the touched concepts and their mass (by concept id). */
@@ -114,11 +108,6 @@ export function pprSeeds(
     if (c !== undefined && concepts.idf(c) > 0)
       lexical.set(c, Math.pow(concepts.idf(c), params.seedIdfPower));
   }
-  for (const [t, share] of ctx.relatedSeeds ?? []) {
-    const c = ctx.conceptIds.get(t);
-    if (c !== undefined && !lexical.has(c) && concepts.idf(c) > 0)
-      lexical.set(c, share * Math.pow(concepts.idf(c), params.seedIdfPower));
-  }
   const embedding = vector ? embeddingSeeds(ctx, vector) : new Map<number, number>();
   const seeds = new Map<number, number>();
   const lexShare = embedding.size === 0 ? 1 : lexical.size === 0 ? 0 : params.lexicalSeedShare;
@@ -179,28 +168,16 @@ export function rankPpr(
   vector: Float32Array | undefined,
   limit: number,
   observe?: WalkObserver,
-  /** Related words of the question's words (relatedWords.ts), added to its word evidence at relatedWeight. */
-  related: readonly RelatedWord[] = [],
 ): Candidate[] {
   const words = lexicon.analyzer.terms(text);
   const p = ctx.params;
   // The evidence keeps at most its best few hundred chunks; BM25 ranks past that only for phrase ties.
-  const evidenceLimit = 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50);
-  const ownScores = p.lexicalAllTerms ? lexicon.fields.search(words, evidenceLimit) : undefined;
-  const termScores =
-    ownScores && related.length > 0 && p.relatedWeight > 0
-      ? withRelatedScores(
-          ownScores,
-          related,
-          (term) => lexicon.fields.search([term], evidenceLimit),
-          p,
-          evidenceLimit,
-        )
-      : ownScores;
+  const termScores = p.lexicalAllTerms
+    ? lexicon.fields.search(words, 4 * Math.max(p.lexicalTopChunks, p.lexicalBlindTopChunks, 50))
+    : undefined;
   const blend = questionBlend(
     {
-      // The question's own words say where it leads: a related word is a guess, not a sign of the library's shape.
-      topChunks: (ownScores ?? lexicon.words.search(words, p.blendNeighbours)).map((c) => c.chunk),
+      topChunks: (termScores ?? lexicon.words.search(words, p.blendNeighbours)).map((c) => c.chunk),
       documentChunks: (k) => lexicon.documentChunks(k),
     },
     { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
@@ -215,29 +192,6 @@ export function rankPpr(
     observe,
     new Set(words),
   );
-}
-
-/**
- * The question's BM25F scores with each related word's own BM25F added at relatedWeight × cosine, best first, as
- * `limit` (the question's own list's limit).
- */
-function withRelatedScores(
-  own: readonly Candidate[],
-  related: readonly RelatedWord[],
-  search: (term: string) => Candidate[],
-  p: RetrievalParams,
-  limit: number,
-): Candidate[] {
-  const scores = new Map<number, number>();
-  for (const { chunk, score } of own) scores.set(chunk, score);
-  for (const r of related) {
-    const w = p.relatedWeight * r.cosine;
-    for (const { chunk, score } of search(r.term)) scores.set(chunk, (scores.get(chunk) ?? 0) + w * score);
-  }
-  return [...scores]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, limit)
-    .map(([chunk, score]) => ({ chunk, score }));
 }
 
 export function pprSearch(
