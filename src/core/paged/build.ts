@@ -45,6 +45,7 @@ import {
   BlockHasher,
   DEFAULT_BLOCK_SIZE,
   DEFAULT_GROUPS,
+  hashPagesOf,
   openSections,
   pagedRecord,
   pagesDirectory,
@@ -430,6 +431,7 @@ export async function buildPages(
     whole.update(c);
     mark('hashes: sha-256');
   }
+  const hashes = blocks.finish();
   const directory = pagesDirectory({
     blockSize,
     chunkCount: n,
@@ -441,10 +443,11 @@ export async function buildPages(
     shares: shareParams(params),
     sections,
     groups,
+    hashPages: hashPagesOf(hashes),
   });
   return {
     directory,
-    hashes: blocks.finish(),
+    hashes,
     sha256: whole.digest(),
     length,
     chunks: n,

@@ -32,7 +32,7 @@ import {
 import { pagesHashes } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
 import { listShares } from './sectionReader.ts';
-import { BlockHasher, openSections, pagesDirectory, sectionTable } from './write.ts';
+import { BlockHasher, hashPagesOf, openSections, pagesDirectory, sectionTable } from './write.ts';
 
 /** Bytes read from the source at a time while copying. */
 const PIECE = 4 << 20;
@@ -252,6 +252,7 @@ async function upgradePages(
   }
   if (made !== total)
     throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
+  const newHashes = newBlocks.finish();
   return {
     directory: pagesDirectory({
       blockSize,
@@ -265,8 +266,9 @@ async function upgradePages(
       sections,
       // The sections are copied as they are: their groups keep the sizes they were written with.
       groups: d.groups,
+      hashPages: hashPagesOf(newHashes),
     }),
-    hashes: newBlocks.finish(),
+    hashes: newHashes,
     sha256: whole.digest(),
     length: total,
     bytes,

@@ -17,7 +17,11 @@ import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
 import {
   blockHashBytes,
+  encodeTop,
+  HASH_PAGE_BYTES,
   hashBytesOf,
+  TOP_HASH_BYTES,
+  type HashPages,
   PAGES_FORMAT,
   PAGES_HASHES_PART,
   PAGES_PART,
@@ -345,6 +349,23 @@ export function shareParams(params: ShareParams): ShareParams {
   return { tfSpread: params.tfSpread, chunkScorePower: params.chunkScorePower };
 }
 
+/**
+ * The top list of a part's block hashes read by pages (format.ts, HashPages): the first TOP_HASH_BYTES of the
+ * SHA-256 of every `size` bytes of `pages.sha256`.
+ */
+export function hashPagesOf(hashes: Uint8Array, size = HASH_PAGE_BYTES): HashPages {
+  const top = new Uint8Array(Math.ceil(hashes.length / size) * TOP_HASH_BYTES);
+  for (let p = 0; p * size < hashes.length; p++)
+    top.set(
+      new Sha256()
+        .update(hashes.subarray(p * size, (p + 1) * size))
+        .digest()
+        .subarray(0, TOP_HASH_BYTES),
+      p * TOP_HASH_BYTES,
+    );
+  return { size, top: encodeTop(top) };
+}
+
 /** The directory (the part's meta) of a written library. */
 export function pagesDirectory(
   fields: Omit<PagesDirectory, 'format' | 'version' | 'groups' | 'hashBytes'> & { groups?: GroupSizes },
@@ -363,6 +384,7 @@ export function pagesDirectory(
     ...(fields.analyzer !== undefined ? { analyzer: fields.analyzer } : {}),
     groups: { ...(fields.groups ?? DEFAULT_GROUPS) },
     ...(version >= 3 && fields.shares ? { shares: fields.shares } : {}),
+    ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
     sections: fields.sections,
   };
 }
@@ -494,9 +516,10 @@ export async function writePagedIndex(
       at += b.length;
     }
   }
+  const hashes = hasher.finish();
   return {
     data,
-    hashes: hasher.finish(),
+    hashes,
     directory: pagesDirectory(
       {
         blockSize,
@@ -509,6 +532,7 @@ export async function writePagedIndex(
         shares: shareParams(params),
         sections,
         groups,
+        ...(version >= 3 ? { hashPages: hashPagesOf(hashes) } : {}),
       },
       version,
     ),
