@@ -1,4 +1,5 @@
-// Rewrites a version 1 or 2 pages part as version 3 (format.ts) without the corpus: everything version 3 holds is in
+// Rewrites a version 1 or 2 pages part as version 3 (format.ts) without the corpus (and gives a version 3 part
+// written before hash pages the top list of its hashes, format.ts HashPages, its bytes copied as they are): everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
 // lists lose their shares (each checked, before it is dropped, to be what a version 3 reader computes from the list's
 // counts: listShares), and every other section is copied byte for byte. The new `open` and `degrees` sections are
@@ -160,7 +161,7 @@ async function upgradePages(
   params: ShareParams,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
-  if (d.version >= PAGES_VERSION)
+  if (d.version >= PAGES_VERSION && d.hashPages)
     throw new PagesError(`${source.name}: its pages are version ${d.version} already (nothing to upgrade)`);
   const { base, length, hashes } = location;
   const blockSize = d.blockSize;
@@ -173,8 +174,26 @@ async function upgradePages(
 
   // Every block checked against its hash before anything is decoded or rewritten.
   const oldBlocks = new BlockHasher(blockSize, 32);
-  for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
+  const oldWhole = new Sha256();
+  for await (const piece of pieces(source, base, base + length)) {
+    oldBlocks.update(piece);
+    oldWhole.update(piece);
+  }
   checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
+  // Version 3 pages written before hash pages: the same part and hashes, the directory given their top list.
+  if (d.version >= PAGES_VERSION)
+    return {
+      // As the writers make it (pagesDirectory), so that the bundle is the one `cli index` writes; a part of the
+      // first version 3 bundles keeps its 32-byte hashes (no hashBytes).
+      directory: {
+        ...pagesDirectory({ ...d, hashPages: hashPagesOf(hashes) }, d.version),
+        hashBytes: d.hashBytes,
+      },
+      hashes,
+      sha256: oldWhole.digest(),
+      length,
+      bytes: () => pieces(source, base, base + length),
+    };
 
   const n = d.chunkCount;
   const [openAt, openLength] = d.sections.open;

@@ -210,6 +210,12 @@ describe('16-byte block hashes (version 3)', () => {
     await expect(openPagedBundle(await bundleOf({ ...honest, hashes: first }), analyzer)).rejects.toThrow(
       'crafted.bundle: corrupted (SHA-256 mismatch in hash page 0 of part pages.sha256)',
     );
+    // The offline copy's check reads the hashes whole (their part's SHA-256 is the bundle writer's, right) and
+    // finds the page against the directory's top list.
+    await expect(verifyBundleCopy(await bundleOf({ ...honest, hashes: first }))).rejects.toMatchObject({
+      part: 'pages.sha256',
+      message: expect.stringContaining('a page of pages.sha256 does not match its SHA-256 in the directory'),
+    });
     // Every later page changed: the library opens, and the question's first block past page 0 is refused.
     const later = honest.hashes.slice();
     for (let at = size; at < later.length; at += 16) later[at] ^= 1;
