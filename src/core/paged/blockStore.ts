@@ -332,38 +332,61 @@ export class BlockStore {
       readRanges ? await readRanges(ranges) : [await this.source.read(ranges[0][0], ranges[0][1])];
     const split = <T>(items: T[]): T[][] =>
       readRanges ? batchesOf(items, IN_FLIGHT, MAX_RANGES_A_REQUEST) : items.map((r) => [r]);
-    // Paged hashes: the hash pages of these blocks that are not here yet go first in the queue, in requests of their
-    // own beside the blocks' (in the same stage: no round of their own); each block waits for them to be checked.
+    // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
+    // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
+    // requests of their own ahead of the blocks'; each block waits for them to be checked.
     const pageRuns = this.missingHashPages(wanted);
+    const blockBatches = split(runs);
+    const jobs: Array<() => Promise<void>> = [];
     let pagesIn = Promise.resolve();
-    const pageBatches: Array<() => Promise<void>> = [];
+    let pageRanges: Array<[number, number]> = [];
+    let riding = 0;
+    let deliver: (bytes: Uint8Array[]) => void = () => undefined;
+    let fail: (e: unknown) => void = () => undefined;
     if (pageRuns.length > 0) {
       const paged = this.hashes as PagedHashes;
-      const pageRange = ([first, last]: [number, number]): [number, number] => [
+      pageRanges = pageRuns.map(([first, last]) => [
         paged.offset + first * paged.pageSize,
         Math.min(paged.length, (last + 1) * paged.pageSize) - first * paged.pageSize,
-      ];
-      const jobs = split(pageRuns).map((batch) => async () => {
-        await this.acceptHashPages(batch, await read(batch.map(pageRange)));
+      ]);
+      const arrived = new Promise<Uint8Array[]>((resolve, reject) => {
+        deliver = resolve;
+        fail = reject;
       });
-      let done = 0;
-      pagesIn = new Promise((resolve, reject) => {
-        for (const job of jobs)
-          pageBatches.push(() =>
-            job().then(() => {
-              if (++done === jobs.length) resolve();
-            }, reject),
-          );
-      });
+      pagesIn = arrived.then((bytes) => this.acceptHashPages(pageRuns, bytes));
       pagesIn.catch(() => undefined); // awaited by every batch of blocks, which fails with it
+      if (readRanges && pageRanges.length + blockBatches[0].length <= MAX_RANGES_A_REQUEST)
+        riding = pageRanges.length;
+      else {
+        const own = readRanges ? batchesOf(pageRanges, 1, MAX_RANGES_A_REQUEST) : pageRanges.map((r) => [r]);
+        jobs.push(async () => {
+          try {
+            deliver((await Promise.all(own.map(read))).flat());
+          } catch (e) {
+            fail(e);
+            throw e;
+          }
+        });
+      }
     }
-    const blockBatches = split(runs).map((batch) => async () => {
-      const bytes = await read(batch.map(range));
-      await pagesIn;
-      await this.accept(batch, bytes);
-    });
+    blockBatches.forEach((batch, i) =>
+      jobs.push(async () => {
+        const extra = i === 0 ? pageRanges.slice(0, riding) : [];
+        let bytes: Uint8Array[];
+        try {
+          // After the blocks': the hashes part follows the pages in a bundle, and a Range header lists ascending.
+          bytes = await read([...batch.map(range), ...extra]);
+        } catch (e) {
+          if (extra.length > 0) fail(e);
+          throw e;
+        }
+        if (extra.length > 0) deliver(bytes.slice(batch.length));
+        await pagesIn;
+        await this.accept(batch, bytes.slice(0, batch.length));
+      }),
+    );
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
-    const queue = [...pageBatches, ...blockBatches];
+    const queue = [...jobs];
     await Promise.all(
       Array.from({ length: Math.min(IN_FLIGHT, queue.length) }, async () => {
         for (let job = queue.shift(); job; job = queue.shift()) await job();
