@@ -11,6 +11,9 @@
 // Version 3 drops each chunk's share from the concept lists (60–67 % of the `lists` section, which a question reads
 // nearly whole): a share is tf^α / (Σ tf^α · df^(power − 1)), computed from the list's own counts with the two
 // parameters the directory keeps (`shares`), as the engine computes it (conceptChunkShares), bit for bit.
+// From round thirteen a version 3 directory may say its block hashes are read by pages (`hashPages`, HashPages): a
+// question reads the pages of `pages.sha256` that hold its blocks' hashes, each checked against a top list in the
+// directory, instead of the whole part at opening (941 KB at 100 MiB).
 // Versions 1 and 2 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { PagesError } from './blockStore.ts';
