@@ -115,6 +115,7 @@ const DIRECTORY_FIELDS = [
   'version',
   'shares',
   'hashBytes',
+  'hashPages',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -133,6 +134,18 @@ function mutateDirectoryField(
         ? [16, 32, undefined]
         : [];
   const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
+  // Hash pages (round thirteen): their size, or their top list cut, changed, or the whole field.
+  if (field === 'hashPages' && d.hashPages && typeof d.hashPages === 'object' && random() < 0.5) {
+    const hp = d.hashPages as { size: number; top: string };
+    if (random() < 0.5) {
+      const size = pick(random, [...extremes(hp.size), ...WRONG_KINDS, 256, 512, 2048]);
+      d.hashPages = { ...hp, size };
+      return `directory.hashPages.size = ${JSON.stringify(size)}`;
+    }
+    const cut = 1 + Math.floor(random() * hp.top.length);
+    d.hashPages = { ...hp, top: hp.top.slice(cut) + hp.top.slice(0, cut) };
+    return `directory.hashPages.top rotated by ${cut}`;
+  }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
     const key = random() < 0.5 ? 'tfSpread' : 'chunkScorePower';
@@ -145,14 +158,17 @@ function mutateDirectoryField(
 }
 
 /** One mutation of the pieces, named. */
-function mutatePieces(p: PagesPieces, random: () => number): { name: string; keepSections?: boolean } {
+function mutatePieces(
+  p: PagesPieces,
+  random: () => number,
+): { name: string; keepSections?: boolean; keepHashPages?: boolean } {
   const kind = Math.floor(random() * 8);
   const open = p.open as unknown as Record<string, unknown>;
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
     const field = pick(random, DIRECTORY_FIELDS);
-    return { name: mutateDirectoryField(d, field, random) };
+    return { name: mutateDirectoryField(d, field, random), keepHashPages: field === 'hashPages' };
   }
   if (kind === 1) {
     const g = p.directory.groups as unknown as Record<string, unknown>;
@@ -345,10 +361,10 @@ function casesOfPages(count: number, seed: number): Case[] {
       run: async () => {
         const r = seededRandom(caseSeed);
         const p = piecesOf(await honestPages(version));
-        const { name, keepSections } = mutatePieces(p, r);
+        const { name, keepSections, keepHashPages } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);
-        return openAndAsk(assemble(p, { keepSections }));
+        return openAndAsk(assemble(p, { keepSections, keepHashPages }));
       },
     });
   }
