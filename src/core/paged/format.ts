@@ -273,7 +273,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
 }
 
 /** The bytes of `pages.sha256` for a part of `partLength` bytes in blocks of `blockSize`, `hashBytes` a block. */
-export function hashesLength(partLength: number, blockSize: number, hashBytes: number): number {
+function hashesLength(partLength: number, blockSize: number, hashBytes: number): number {
   return Math.ceil(partLength / blockSize) * hashBytes;
 }
 
