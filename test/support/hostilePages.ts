@@ -7,6 +7,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { bundleBytes, decodeStructured, encodeStructured, writeBundle } from '../../src/core/bundle/index.ts';
 import {
+  HASH_PAGE_BYTES,
   sectionsOf,
   type PagedChunkRecord,
   type PagesDirectory,
@@ -14,7 +15,7 @@ import {
   type PagesOpenV2,
   type SectionName,
 } from '../../src/core/paged/format.ts';
-import { BlockHasher, pagesParts, writePagedIndex } from '../../src/core/paged/write.ts';
+import { BlockHasher, hashPagesOf, pagesParts, writePagedIndex } from '../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 
@@ -75,11 +76,12 @@ export function piecesOf(written: WrittenPagesLike): PagesPieces {
 
 /**
  * The pages of these pieces: `open` encoded again (unless `rawOpen` gives its bytes), sections laid out in order,
- * the directory's section table and the block hashes recomputed (unless `keepSections` keeps the table as it is).
+ * the directory's section table and the block hashes recomputed (unless `keepSections` keeps the table as it is),
+ * and their hash pages' top list (unless `keepHashPages`).
  */
 export function assemble(
   p: PagesPieces,
-  options: { rawOpen?: Uint8Array; keepSections?: boolean } = {},
+  options: { rawOpen?: Uint8Array; keepSections?: boolean; keepHashPages?: boolean } = {},
 ): WrittenPagesLike {
   const sections = {
     ...p.sections,
@@ -104,14 +106,19 @@ export function assemble(
     hashBytes,
   );
   hasher.update(data);
+  const hashes = hasher.finish();
   const directory: PagesDirectory = options.keepSections
-    ? p.directory
+    ? { ...p.directory }
     : { ...p.directory, sections: { ...p.directory.sections, ...table } };
+  // Hash pages as the writer gives them, for these hashes (unless `keepHashPages`: a case that changed the field).
+  const hp = p.directory.hashPages;
+  if (!options.keepHashPages && hp && typeof hp === 'object' && hp.size === HASH_PAGE_BYTES)
+    directory.hashPages = hashPagesOf(hashes, hp.size);
   if (directory.version === 1 && !options.keepSections) {
     const { degrees: _degrees, ...v1 } = directory.sections;
     directory.sections = v1 as PagesDirectory['sections'];
   }
-  return { data, hashes: hasher.finish(), directory };
+  return { data, hashes, directory };
 }
 
 /** A grouped section's groups (by the `open` offsets that cut it). */
@@ -156,7 +163,7 @@ export function changeRecord(
 }
 
 /**
- * Version 5 pages whose rows keep the lists (listsInRows), their one gzip'd row group changed by `change` on the
+ * Version 4 pages whose rows keep the lists (listsInRows), their one gzip'd row group changed by `change` on the
  * inflated bytes (or `gz` on the stored ones), or their directory or `open` by `pieces`.
  */
 export async function listsInRowsPages(
@@ -166,7 +173,7 @@ export async function listsInRowsPages(
     pieces?: (p: PagesPieces) => void;
   } = {},
 ): Promise<WrittenPagesLike> {
-  const p = piecesOf(await honestPages(5));
+  const p = piecesOf(await honestPages(4));
   if (!p.directory.listsInRows) throw new Error('the fixture pages do not keep their lists in their rows');
   if (how.change)
     p.sections.rows = new Uint8Array(gzipSync(how.change(new Uint8Array(gunzipSync(p.sections.rows)))));

@@ -25,8 +25,8 @@ export const CRAFTED = {
   honest: () => honestPages(2),
   honestV1: () => honestPages(1),
   honestV3: () => honestPages(3),
-  honestV5: () => honestPages(5),
-  // Version 5, lists kept in the rows: the first id of the first chunk made a concept past the last; a row id's gap
+  honestV4: () => honestPages(4),
+  // Version 4, lists kept in the rows: the first id of the first chunk made a concept past the last; a row id's gap
   // of 0 after the first (a concept twice); the gzip trailer claiming 2^32−1 bytes inflated; the rows claimed by a
   // version 3 directory; the df of two concepts moved by one each (the sums agree, the rows do not).
   rowsPastConceptsV5: () =>

@@ -102,7 +102,7 @@ export function pick<T>(random: () => number, list: readonly T[]): T {
  * The directory's fields with a value of their own (groups and sections are changed apart): `analyzer` was added
  * for the stemmer (a question is analysed as the words were), `format` and `version` say which reader reads it,
  * `shares` the parameters version 3 computes the shares with, `hashBytes` the length of each block's hash (16 or 32),
- * `listsInRows` whether version 5's rows keep the concept lists.
+ * `listsInRows` whether version 4's rows keep the concept lists.
  */
 const DIRECTORY_FIELDS = [
   'blockSize',
@@ -117,6 +117,7 @@ const DIRECTORY_FIELDS = [
   'shares',
   'hashBytes',
   'listsInRows',
+  'hashPages',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -130,13 +131,25 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 5, 99, undefined]
+      ? [1, 2, 3, 4, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
           ? [true, false, undefined]
           : [];
   const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
+  // Hash pages (round thirteen): their size, or their top list cut, changed, or the whole field.
+  if (field === 'hashPages' && d.hashPages && typeof d.hashPages === 'object' && random() < 0.5) {
+    const hp = d.hashPages as { size: number; top: string };
+    if (random() < 0.5) {
+      const size = pick(random, [...extremes(hp.size), ...WRONG_KINDS, 256, 512, 2048]);
+      d.hashPages = { ...hp, size };
+      return `directory.hashPages.size = ${JSON.stringify(size)}`;
+    }
+    const cut = 1 + Math.floor(random() * hp.top.length);
+    d.hashPages = { ...hp, top: hp.top.slice(cut) + hp.top.slice(0, cut) };
+    return `directory.hashPages.top rotated by ${cut}`;
+  }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
     const key = random() < 0.5 ? 'tfSpread' : 'chunkScorePower';
@@ -149,14 +162,17 @@ function mutateDirectoryField(
 }
 
 /** One mutation of the pieces, named. */
-function mutatePieces(p: PagesPieces, random: () => number): { name: string; keepSections?: boolean } {
+function mutatePieces(
+  p: PagesPieces,
+  random: () => number,
+): { name: string; keepSections?: boolean; keepHashPages?: boolean } {
   const kind = Math.floor(random() * 8);
   const open = p.open as unknown as Record<string, unknown>;
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
     const field = pick(random, DIRECTORY_FIELDS);
-    return { name: mutateDirectoryField(d, field, random) };
+    return { name: mutateDirectoryField(d, field, random), keepHashPages: field === 'hashPages' };
   }
   if (kind === 1) {
     const g = p.directory.groups as unknown as Record<string, unknown>;
@@ -340,19 +356,19 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 5 (its lists in its rows) a third, versions 3 and 2 a quarter each, version 1 the rest (one draw).
+    // Version 4 (its lists in its rows) a third, versions 3 and 2 a quarter each, version 1 the rest (one draw).
     const draw = random();
-    const version = draw < 0.33 ? 5 : draw < 0.58 ? 3 : draw < 0.83 ? 2 : 1;
+    const version = draw < 0.33 ? 4 : draw < 0.58 ? 3 : draw < 0.83 ? 2 : 1;
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({
       name: `pages v${version} #${i}`,
       run: async () => {
         const r = seededRandom(caseSeed);
         const p = piecesOf(await honestPages(version));
-        const { name, keepSections } = mutatePieces(p, r);
+        const { name, keepSections, keepHashPages } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);
-        return openAndAsk(assemble(p, { keepSections }));
+        return openAndAsk(assemble(p, { keepSections, keepHashPages }));
       },
     });
   }

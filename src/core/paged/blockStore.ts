@@ -5,6 +5,7 @@
 // is kept, so it is computed entirely from verified bytes.
 import { gunzipSync } from 'fflate';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
+import { hashPageOf, TOP_HASH_BYTES } from './format.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
@@ -34,8 +35,21 @@ export class PagesError extends Error {
   }
 }
 
+/**
+ * Block hashes read by pages (format.ts, HashPages): where `pages.sha256` lies in the source, its length, the bytes of
+ * a hash page, and each page's hash (TOP_HASH_BYTES) from the checked directory.
+ */
+export interface PagedHashes {
+  offset: number;
+  length: number;
+  pageSize: number;
+  top: Uint8Array;
+}
+
 export class BlockStore {
   private readonly blocks = new Map<number, Uint8Array>();
+  /** The hash pages read and checked so far (paged hashes only); kept for the library's life, as small as they are. */
+  private readonly hashPages = new Map<number, Uint8Array>();
   private readonly wantedBlocks = new Set<number>();
   private decoded = new Map<string, unknown>();
   /** The groups decoded before the last trim: one a question uses again moves back to `decoded`. */
@@ -57,7 +71,8 @@ export class BlockStore {
     private readonly base: number,
     private readonly length: number,
     private readonly blockSize: number,
-    private readonly hashes: Uint8Array,
+    /** The block hashes: read whole (at opening), or by pages as the blocks they cover are read. */
+    private readonly hashes: Uint8Array | PagedHashes,
     private readonly partName: string,
     /**
      * The part's bytes, when they are held whole in memory and trusted: the library's own pages, written by this
@@ -76,6 +91,14 @@ export class BlockStore {
         `${source.name}: ${partName} has ${hashes.length} bytes of block hashes in pages.sha256, ` +
           `expected ${blocks} blocks × ${hashBytes} bytes`,
       );
+    }
+    if (!(hashes instanceof Uint8Array)) {
+      const pages = Math.ceil(hashes.length / hashes.pageSize);
+      if (hashes.top.length !== pages * TOP_HASH_BYTES)
+        throw new PagesError(
+          `${source.name}: the top list of pages.sha256 has ${hashes.top.length} bytes, expected ${pages} ` +
+            `pages × ${TOP_HASH_BYTES} bytes`,
+        );
     }
   }
 
@@ -305,21 +328,121 @@ export class BlockStore {
       return [this.base + from, Math.min(this.length, (last + 1) * this.blockSize) - from];
     };
     const readRanges = this.source.readRanges?.bind(this.source);
-    const batches = readRanges ? batchesOf(runs, IN_FLIGHT, MAX_RANGES_A_REQUEST) : runs.map((r) => [r]);
-    const fetchBatch = async (batch: Array<[number, number]>): Promise<void> => {
-      const ranges = batch.map(range);
-      const read = readRanges
-        ? await readRanges(ranges)
-        : [await this.source.read(ranges[0][0], ranges[0][1])];
-      await this.accept(batch, read);
-    };
-    // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
-    const queue = [...batches];
-    await Promise.all(
-      Array.from({ length: Math.min(IN_FLIGHT, queue.length) }, async () => {
-        for (let batch = queue.shift(); batch; batch = queue.shift()) await fetchBatch(batch);
+    const read = async (ranges: Array<[number, number]>): Promise<Uint8Array[]> =>
+      readRanges ? await readRanges(ranges) : [await this.source.read(ranges[0][0], ranges[0][1])];
+    const split = <T>(items: T[]): T[][] =>
+      readRanges ? batchesOf(items, IN_FLIGHT, MAX_RANGES_A_REQUEST) : items.map((r) => [r]);
+    // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
+    // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
+    // requests of their own ahead of the blocks'; each block waits for them to be checked.
+    const pageRuns = this.missingHashPages(wanted);
+    const blockBatches = split(runs);
+    const jobs: Array<() => Promise<void>> = [];
+    let pagesIn = Promise.resolve();
+    let pageRanges: Array<[number, number]> = [];
+    let riding = 0;
+    let deliver: (bytes: Uint8Array[]) => void = () => undefined;
+    let fail: (e: unknown) => void = () => undefined;
+    if (pageRuns.length > 0) {
+      const paged = this.hashes as PagedHashes;
+      pageRanges = pageRuns.map(([first, last]) => [
+        paged.offset + first * paged.pageSize,
+        Math.min(paged.length, (last + 1) * paged.pageSize) - first * paged.pageSize,
+      ]);
+      const arrived = new Promise<Uint8Array[]>((resolve, reject) => {
+        deliver = resolve;
+        fail = reject;
+      });
+      pagesIn = arrived.then((bytes) => this.acceptHashPages(pageRuns, bytes));
+      pagesIn.catch(() => undefined); // awaited by every batch of blocks, which fails with it
+      if (readRanges && pageRanges.length + blockBatches[0].length <= MAX_RANGES_A_REQUEST)
+        riding = pageRanges.length;
+      else {
+        const own = readRanges ? batchesOf(pageRanges, 1, MAX_RANGES_A_REQUEST) : pageRanges.map((r) => [r]);
+        jobs.push(async () => {
+          try {
+            deliver((await Promise.all(own.map(read))).flat());
+          } catch (e) {
+            fail(e);
+            throw e;
+          }
+        });
+      }
+    }
+    blockBatches.forEach((batch, i) =>
+      jobs.push(async () => {
+        const extra = i === 0 ? pageRanges.slice(0, riding) : [];
+        let bytes: Uint8Array[];
+        try {
+          // After the blocks': the hashes part follows the pages in a bundle, and a Range header lists ascending.
+          bytes = await read([...batch.map(range), ...extra]);
+        } catch (e) {
+          if (extra.length > 0) fail(e);
+          throw e;
+        }
+        if (extra.length > 0) deliver(bytes.slice(batch.length));
+        await pagesIn;
+        await this.accept(batch, bytes.slice(0, batch.length));
       }),
     );
+    // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
+    const queue = [...jobs];
+    await Promise.all(
+      Array.from({ length: Math.min(IN_FLIGHT, queue.length) }, async () => {
+        for (let job = queue.shift(); job; job = queue.shift()) await job();
+      }),
+    );
+  }
+
+  /** The runs of hash pages that the blocks need and the store has not read. */
+  private missingHashPages(blocks: readonly number[]): Array<[number, number]> {
+    if (this.hashes instanceof Uint8Array) return [];
+    const { pageSize } = this.hashes;
+    const pages: number[] = [];
+    for (const b of blocks) {
+      const [p] = hashPageOf(b, this.hashBytes, pageSize);
+      if (!this.hashPages.has(p) && pages[pages.length - 1] !== p) pages.push(p);
+    }
+    // Pages at most the source's gap apart in one run, as blocks are: a host answering one range a request pays a
+    // round trip a range (at 32 KiB, 120 more ranges a cold question at 100 MiB read page by page).
+    return mergedRuns(pages, gapBlocks(this.source, pageSize));
+  }
+
+  /** Hash pages from their bytes, each checked against its hash in the directory's top list before it is kept. */
+  private async acceptHashPages(
+    runs: ReadonlyArray<[number, number]>,
+    bytes: readonly Uint8Array[],
+  ): Promise<void> {
+    const { pageSize, top, length } = this.hashes as PagedHashes;
+    const pages: Uint8Array[] = [];
+    const numbers: number[] = [];
+    runs.forEach(([first, last], i) => {
+      for (let p = first; p <= last; p++) {
+        const from = (p - first) * pageSize;
+        pages.push(bytes[i].slice(from, from + Math.min(pageSize, length - p * pageSize)));
+        numbers.push(p);
+      }
+    });
+    const digests = await blockDigests(pages);
+    numbers.forEach((p, k) => {
+      if (
+        pages[k].length !== Math.min(pageSize, length - p * pageSize) ||
+        !matchesBlockHash(digests[k], top, p, TOP_HASH_BYTES)
+      )
+        throw new PagesError(
+          `${this.source.name}: corrupted (SHA-256 mismatch in hash page ${p} of part pages.sha256)`,
+        );
+    });
+    numbers.forEach((p, k) => this.hashPages.set(p, pages[k]));
+  }
+
+  /** Whether a block's digest begins with its hash (paged hashes: from its page, read and checked before). */
+  private matches(digest: Uint8Array, b: number): boolean {
+    if (this.hashes instanceof Uint8Array) return matchesBlockHash(digest, this.hashes, b, this.hashBytes);
+    const [p, at] = hashPageOf(b, this.hashBytes, this.hashes.pageSize);
+    const page = this.hashPages.get(p);
+    if (!page) throw new PagesError(`${this.source.name}: the hash page of block ${b} did not load`);
+    return matchesBlockHash(digest, page.subarray(at), 0, this.hashBytes);
   }
 
   /**
@@ -343,7 +466,7 @@ export class BlockStore {
     const digests = await blockDigests(blocks);
     this.spent.hashMs += performance.now() - hashing;
     numbers.forEach((b, k) => {
-      if (!matchesBlockHash(digests[k], this.hashes, b, this.hashBytes))
+      if (!this.matches(digests[k], b))
         throw new PagesError(
           `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
         );

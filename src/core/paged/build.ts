@@ -45,6 +45,7 @@ import {
   BlockHasher,
   DEFAULT_BLOCK_SIZE,
   DEFAULT_GROUPS,
+  hashPagesOf,
   openSections,
   pagedRecord,
   pagesDirectory,
@@ -435,6 +436,7 @@ export async function buildPages(
     whole.update(c);
     mark('hashes: sha-256');
   }
+  const hashes = blocks.finish();
   const directory = pagesDirectory({
     blockSize,
     chunkCount: n,
@@ -447,10 +449,11 @@ export async function buildPages(
     listsInRows: concepts.listsInRows,
     sections,
     groups: writtenGroups,
+    hashPages: hashPagesOf(hashes),
   });
   return {
     directory,
-    hashes: blocks.finish(),
+    hashes,
     sha256: whole.digest(),
     length,
     chunks: n,

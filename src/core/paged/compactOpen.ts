@@ -101,7 +101,7 @@ export function compactOpen(
   full: PagesOpenV1,
   n: number,
   version: number,
-  /** Version 5's lists kept in the rows: there is no lists section, so `open` holds no list sizes. */
+  /** Version 4's lists kept in the rows: there is no lists section, so `open` holds no list sizes. */
   listsInRows = false,
 ): { open: PagesOpenV2; degrees: Uint8Array } {
   const least = minListBytes(version);
@@ -136,7 +136,7 @@ export function compactOpen(
 
 /**
  * The arrays a library reads from either version's `open` (n chunks, nc concepts). With the lists kept in the rows
- * (version 5's listsInRows) there are no list sizes, and every list offset is 0 (the lists section is empty).
+ * (version 4's listsInRows) there are no list sizes, and every list offset is 0 (the lists section is empty).
  */
 export function expandOpen(
   open: PagesOpenV1 | PagesOpenV2,

@@ -11,20 +11,22 @@
 // Version 3 drops each chunk's share from the concept lists (60–67 % of the `lists` section, which a question reads
 // nearly whole): a share is tf^α / (Σ tf^α · df^(power − 1)), computed from the list's own counts with the two
 // parameters the directory keeps (`shares`), as the engine computes it (conceptChunkShares), bit for bit.
-// Version 5 lets a library whose rows are small keep its concept lists in its rows (`listsInRows`): each chunk's row
+// Version 4 lets a library whose rows are small keep its concept lists in its rows (`listsInRows`): each chunk's row
 // holds its count of each concept beside the concept's id, the rows are one gzip'd group, and there is no `lists`
 // section: a reader inverts the rows into the lists. On a documentation-sized library the walk read every row and
 // nearly every block of the lists for a few kilobytes of them (issue 47, docs/results/question-bytes.md, round
-// thirteen); a larger library keeps the version 3 layout under version 5 (listsInRows absent). Version 4 is
-// another change's (wip/rows13): this app reads 1, 2, 3 and 5.
+// thirteen); a larger library keeps the version 3 layout under version 4 (listsInRows absent).
+// From round thirteen a directory of version 3 or later may say its block hashes are read by pages (`hashPages`, HashPages): a
+// question reads the pages of `pages.sha256` that hold its blocks' hashes, each checked against a top list in the
+// directory, instead of the whole part at opening (941 KB at 100 MiB).
 // Versions 1 to 3 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { PagesError } from './blockStore.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 5;
+export const PAGES_VERSION = 4;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 5];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -38,6 +40,20 @@ export const PAGES_HASHES_PART = 'pages.sha256';
  * the bytes make a 2048-byte block cost in hashes what a 4096-byte one cost at 32 (docs/results/question-bytes.md).
  */
 const BLOCK_HASH_BYTES = 16;
+/**
+ * Bytes of `pages.sha256` per hash page when the block hashes are read by pages (`hashPages`): 64 hashes of 16 bytes.
+ * A question then reads the hash pages of the blocks it reads instead of the whole list at opening (941 KB at 100 MiB,
+ * read by every cold question). Simulated over 25 questions at 100 MiB (test/bench/walk-rows.ts): pages of 512, 1024,
+ * 2048 and 4096 bytes read 208, 264, 342 and 459 KB of hashes a question for a top list of 29, 15, 7 and 4 KB read at
+ * opening; 1024 costs least at 100 MiB after 512, and at 1 GiB (ten times the top list) about what 2048 costs.
+ */
+export const HASH_PAGE_BYTES = 1024;
+/** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (BLOCK_HASH_BYTES). */
+export const TOP_HASH_BYTES = 16;
+/** The hash page sizes a directory may give: whole hashes, at most 1 MiB (a page is read and hashed whole). */
+const HASH_PAGE_MIN = 256;
+const HASH_PAGE_MAX = 1 << 20;
+
 /** The hash lengths a directory may give (`hashBytes`): anything else is refused before a hash is read. */
 const HASH_BYTES_READ: readonly number[] = [16, 32];
 
@@ -85,6 +101,12 @@ export interface ShareParams {
   chunkScorePower: number;
 }
 
+/** Where a directory says its block hashes are read by pages (PagesDirectory.hashPages). */
+export interface HashPages {
+  size: number;
+  top: string;
+}
+
 /** Items per group of the grouped sections. */
 export interface GroupSizes {
   /** Chunk records per gzip'd JSON group. */
@@ -121,12 +143,19 @@ export interface PagesDirectory {
   /** Version 3: the parameters of the shares, which the lists no longer hold (absent before). */
   shares?: ShareParams;
   /**
-   * Version 5: true when the concept lists are kept in the rows (format.ts, top): the rows are one group (groups.rows
+   * Version 4: true when the concept lists are kept in the rows (format.ts, top): the rows are one group (groups.rows
    * ≥ chunkCount) of gzip'd varints, each concept id's gap doubled plus 1 when the chunk holds the concept more than
    * once, that count less 2 after it; the `lists` section is empty and `open` has no listSizes. Absent: the lists
    * have their own section and the rows hold the ids alone.
    */
   listsInRows?: boolean;
+  /**
+   * Version 3, from round thirteen: the block hashes are read by pages of `size` bytes of `pages.sha256`, each checked
+   * against its hash in `top` (base64, TOP_HASH_BYTES a page, SHA-256's first 16 bytes), rather than whole at
+   * opening. The top list is in the manifest, which is checked whole against its SHA-256. Absent: read whole (a
+   * reader that does not know the field reads the same part whole, and it holds the same bytes).
+   */
+  hashPages?: HashPages;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -172,7 +201,7 @@ export interface PagesOpenV2 extends Omit<PagesOpenV1, 'idf' | 'degrees' | 'list
   degreeCodes: Uint8Array;
   /**
    * Per concept, varints: its chunk list's bytes minus minListBytes·df (each chunk takes at least 1 + 1 + 4 bytes,
-   * from version 3 1 + 1). Absent when version 5 keeps the lists in the rows (listsInRows).
+   * from version 3 1 + 1). Absent when version 4 keeps the lists in the rows (listsInRows).
    */
   listSizes?: Uint8Array;
 }
@@ -239,6 +268,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
     end += s[1];
   }
   if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
+  if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {
     const sp = d.shares;
@@ -252,8 +282,8 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   }
   if (d.sections.degrees[1] !== d.conceptCount * 8) fail('has a degrees section of the wrong length');
   if (d.listsInRows !== undefined) {
-    if (d.listsInRows !== true || d.version < 5)
-      fail(`has listsInRows ${String(d.listsInRows)} (version 5 writes true or nothing)`);
+    if (d.listsInRows !== true || d.version < 4)
+      fail(`has listsInRows ${String(d.listsInRows)} (version 4 writes true or nothing)`);
     if (d.sections.lists[1] !== 0)
       fail(`keeps its lists in its rows but has a ${d.sections.lists[1]}-byte lists section`);
     if (d.groups.rows < d.chunkCount)
@@ -262,6 +292,60 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
       );
   }
   return d;
+}
+
+/** The bytes of `pages.sha256` for a part of `partLength` bytes in blocks of `blockSize`, `hashBytes` a block. */
+function hashesLength(partLength: number, blockSize: number, hashBytes: number): number {
+  return Math.ceil(partLength / blockSize) * hashBytes;
+}
+
+/**
+ * A directory's hash pages against the part: only from version 3; a page size of whole hashes within bounds; a top
+ * list in base64 of exactly TOP_HASH_BYTES for each page of the part's hashes.
+ */
+function checkHashPages(d: PagesDirectory, partLength: number, fail: (why: string) => never): void {
+  const hp = d.hashPages;
+  if (d.version < 3 || !hp || typeof hp !== 'object') fail('has hash pages it cannot have');
+  const hashBytes = hashBytesOf(d);
+  if (
+    !Number.isSafeInteger(hp!.size) ||
+    hp!.size < HASH_PAGE_MIN ||
+    hp!.size > HASH_PAGE_MAX ||
+    hp!.size % hashBytes !== 0
+  )
+    fail(`has hash pages of ${String(hp!.size)} bytes (whole ${hashBytes}-byte hashes, 256 B to 1 MiB)`);
+  const pages = Math.ceil(hashesLength(partLength, d.blockSize, hashBytes) / hp!.size);
+  const expected = Math.ceil((pages * TOP_HASH_BYTES) / 3) * 4;
+  if (
+    typeof hp!.top !== 'string' ||
+    hp!.top.length !== expected ||
+    decodeTop(hp!.top)?.length !== pages * TOP_HASH_BYTES
+  )
+    fail(`has a top list of hash pages that is not ${pages} hashes in base64`);
+}
+
+/** The top list's bytes (base64), or undefined when it is not base64. */
+export function decodeTop(top: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(top) || top.length % 4 !== 0) return undefined;
+  const binary = atob(top);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+/** Bytes as base64 (the top list of hash pages in a directory). */
+export function encodeTop(bytes: Uint8Array): string {
+  let binary = '';
+  // In pieces: String.fromCharCode takes its arguments on the stack (a 1 GiB library's top list is ~150 KB).
+  for (let i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return btoa(binary);
+}
+
+/** The page of `pages.sha256` holding block b's hash, and where in that page it starts. */
+export function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, number] {
+  const at = b * hashBytes;
+  const page = Math.floor(at / pageSize);
+  return [page, at - page * pageSize];
 }
 
 /**

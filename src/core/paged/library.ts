@@ -21,7 +21,7 @@ import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { expandOpen } from './compactOpen.ts';
-import { checkDirectory, checkOpen, hashBytesOf } from './format.ts';
+import { checkDirectory, checkOpen, decodeTop, hashBytesOf } from './format.ts';
 import type { OpenTables, PagedChunkRecord, PagesDirectory, PagesOpenV1, PagesOpenV2 } from './format.ts';
 import type { RangeSource } from './rangeSource.ts';
 import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
@@ -41,7 +41,11 @@ export interface PagesLocation {
   base: number;
   length: number;
   directory: PagesDirectory;
-  hashes: Uint8Array;
+  /**
+   * The block hashes, read whole; or where `pages.sha256` lies in the source, when the directory says they are read
+   * by pages (format.ts, HashPages: openPagedBundle passes the place then, and the store reads the pages it needs).
+   */
+  hashes: Uint8Array | { offset: number; length: number };
   /**
    * The part's bytes, when the caller holds them whole and trusts them (the library's own stored pages): read at
    * once, without hash checks or rounds (BlockStore).
@@ -118,12 +122,19 @@ export class PagedLibrary {
     analyzer: TermAnalyzer,
   ): Promise<PagedLibrary> {
     const d = checkDirectory(location.directory, location.length);
+    const { hashes } = location;
+    if (!(hashes instanceof Uint8Array) && !d.hashPages)
+      throw new PagesError(
+        `${source.name}: pages.sha256 is to be read by pages, but the directory has no top list`,
+      );
     const store = new BlockStore(
       source,
       location.base,
       location.length,
       d.blockSize,
-      location.hashes,
+      hashes instanceof Uint8Array
+        ? hashes
+        : { ...hashes, pageSize: d.hashPages!.size, top: decodeTop(d.hashPages!.top)! },
       'pages.bin',
       location.held,
       hashBytesOf(d),

@@ -109,7 +109,12 @@ export async function openPagedBundle(
   const pages = locatedPart(manifest, PAGES_PART, source.size);
   const hashesEntry = locatedPart(manifest, PAGES_HASHES_PART, source.size);
   if (!pages || !hashesEntry) return undefined;
-  const hashes = await pagesHashes(source, hashesEntry);
+  // A directory with hash pages (format.ts, HashPages) has its block hashes read by pages as the blocks are read:
+  // the library checks the directory and its top list before reading any. Else they are read whole, here.
+  const byPages = (pages.meta as { hashPages?: unknown } | undefined)?.hashPages !== undefined;
+  const hashes = byPages
+    ? { offset: hashesEntry.offset!, length: hashesEntry.length }
+    : await pagesHashes(source, hashesEntry);
   const library = await PagedLibrary.open(
     source,
     { base: pages.offset!, length: pages.length, directory: pages.meta as never, hashes },

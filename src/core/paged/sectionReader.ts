@@ -47,7 +47,7 @@ type WalkRow = { targets: Uint32Array; weights: Float32Array; degree: number };
 interface RowGroup {
   starts: Uint32Array;
   ids: Uint32Array;
-  /** Version 5's lists kept in the rows (listsInRows): the chunk's count of each concept, beside its id. */
+  /** Version 4's lists kept in the rows (listsInRows): the chunk's count of each concept, beside its id. */
   counts?: Uint32Array;
 }
 

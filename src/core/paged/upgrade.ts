@@ -1,4 +1,4 @@
-// Rewrites a version 1, 2 or 3 pages part as version 5 (format.ts) without the corpus (a version 3 part is copied
+// Rewrites a version 1, 2 or 3 pages part as version 4 (format.ts) without the corpus (a version 3 part is copied
 // but for its directory and its `open`, re-encoded as it was; its lists keep their section: see upgradePages).
 // From version 1 or 2: everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
@@ -36,6 +36,7 @@ import type { RangeSource } from './rangeSource.ts';
 import { listShares } from './sectionReader.ts';
 import {
   BlockHasher,
+  hashPagesOf,
   LISTS_IN_ROWS_BYTES,
   openSections,
   pagesDirectory,
@@ -281,7 +282,7 @@ async function upgradePages(
   }
   const oldOffsets = full.listOffsets;
   const listsFrom = base + d.sections.lists[0];
-  // Version 3's lists are version 5's (without listsInRows): copied as they are. Older ones lose their shares.
+  // Version 3's lists are version 4's (without listsInRows): copied as they are. Older ones lose their shares.
   const copied = d.version >= 3;
   const newLists = copied
     ? () => pieces(source, listsFrom, listsFrom + d.sections.lists[1])
@@ -362,6 +363,7 @@ async function upgradePages(
   }
   if (made !== total)
     throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
+  const newHashes = newBlocks.finish();
   return {
     directory: pagesDirectory({
       blockSize,
@@ -377,8 +379,9 @@ async function upgradePages(
       // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
       // the lists are one group).
       groups: inRows ? { ...d.groups, rows: Math.max(1, n) } : d.groups,
+      hashPages: hashPagesOf(newHashes),
     }),
-    hashes: newBlocks.finish(),
+    hashes: newHashes,
     sha256: whole.digest(),
     length: total,
     bytes,

@@ -6,6 +6,7 @@
 // opened, a damaged copy is refused here, naming the part, and the host is read instead.
 import { BundleError, Sha256, toHex, type PartEntry } from '../bundle/index.ts';
 import { messageOf } from '../errors.ts';
+import { hashPagesOf } from './write.ts';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
 import { checkDirectory, hashBytesOf, PAGES_HASHES_PART, PAGES_PART, type PagesDirectory } from './format.ts';
 import { readManifestByRanges } from './openBundle.ts';
@@ -68,6 +69,14 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
       PAGES_HASHES_PART,
     );
   const hashes = await source.read(at.offset, at.length);
+  // Hash pages (format.ts, HashPages): a reader by ranges checks each page against the directory's top list, so the
+  // copy's top list must be that of its hashes, or a question would refuse a page the check passed.
+  const hp = directory.hashPages;
+  if (hp && hashPagesOf(hashes, hp.size).top !== hp.top)
+    corrupted(
+      `a page of ${PAGES_HASHES_PART} does not match its SHA-256 in the directory`,
+      PAGES_HASHES_PART,
+    );
   const perStep = Math.max(1, Math.floor(STEP_BYTES / size));
   for (let first = 0; first < blocks; first += perStep) {
     const last = Math.min(blocks, first + perStep);

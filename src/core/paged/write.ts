@@ -17,7 +17,11 @@ import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
 import {
   blockHashBytes,
+  encodeTop,
+  HASH_PAGE_BYTES,
   hashBytesOf,
+  TOP_HASH_BYTES,
+  type HashPages,
   PAGES_FORMAT,
   PAGES_HASHES_PART,
   PAGES_PART,
@@ -56,7 +60,7 @@ export const DEFAULT_BLOCK_SIZE = 2 * 1024;
 export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 8 };
 
 /**
- * The most gzip'd bytes of rows with counts that a writer keeps the concept lists in (version 5's listsInRows,
+ * The most gzip'd bytes of rows with counts that a writer keeps the concept lists in (version 4's listsInRows,
  * format.ts): every question then reads the rows whole. On the documentation-sized sets the walk read every row
  * anyway and most of the lists' blocks for a few kilobytes of them: a cold question reads 5–26 % less and the bundle
  * is 12–240 KB smaller (docs-scale's rows are 190 KB gzip'd). At 100 MiB a question reads half the rows, which are
@@ -205,7 +209,7 @@ export async function writeConceptSections(
   listSink: SectionSink,
   rowSink: SectionSink,
   groups: Pick<GroupSizes, 'concepts' | 'rows'> = DEFAULT_GROUPS,
-  /** Rows with counts up to this many gzip'd bytes keep the lists (version 5; 0: never, as version 3 writes). */
+  /** Rows with counts up to this many gzip'd bytes keep the lists (version 4; 0: never, as version 3 writes). */
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
 ): Promise<{
   conceptGroups: Float64Array;
@@ -277,7 +281,7 @@ export async function writeConceptSections(
 }
 
 /**
- * The rows with each chunk's count of each concept (version 5's listsInRows, format.ts), gzip'd as one group, or
+ * The rows with each chunk's count of each concept (version 4's listsInRows, format.ts), gzip'd as one group, or
  * undefined when that is more than `most` bytes (or the library has no chunks). A row's ids ascend: each is stored
  * as its gap doubled, plus 1 when the chunk holds the concept more than once, then that count less 2.
  */
@@ -415,6 +419,23 @@ export function shareParams(params: ShareParams): ShareParams {
   return { tfSpread: params.tfSpread, chunkScorePower: params.chunkScorePower };
 }
 
+/**
+ * The top list of a part's block hashes read by pages (format.ts, HashPages): the first TOP_HASH_BYTES of the
+ * SHA-256 of every `size` bytes of `pages.sha256`.
+ */
+export function hashPagesOf(hashes: Uint8Array, size = HASH_PAGE_BYTES): HashPages {
+  const top = new Uint8Array(Math.ceil(hashes.length / size) * TOP_HASH_BYTES);
+  for (let p = 0; p * size < hashes.length; p++)
+    top.set(
+      new Sha256()
+        .update(hashes.subarray(p * size, (p + 1) * size))
+        .digest()
+        .subarray(0, TOP_HASH_BYTES),
+      p * TOP_HASH_BYTES,
+    );
+  return { size, top: encodeTop(top) };
+}
+
 /** The directory (the part's meta) of a written library. */
 export function pagesDirectory(
   fields: Omit<PagesDirectory, 'format' | 'version' | 'groups' | 'hashBytes'> & { groups?: GroupSizes },
@@ -433,7 +454,8 @@ export function pagesDirectory(
     ...(fields.analyzer !== undefined ? { analyzer: fields.analyzer } : {}),
     groups: { ...(fields.groups ?? DEFAULT_GROUPS) },
     ...(version >= 3 && fields.shares ? { shares: fields.shares } : {}),
-    ...(version >= 5 && fields.listsInRows ? { listsInRows: true } : {}),
+    ...(version >= 4 && fields.listsInRows ? { listsInRows: true } : {}),
+    ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
     sections: fields.sections,
   };
 }
@@ -487,7 +509,7 @@ export async function writePagedIndex(
   blockSize = DEFAULT_BLOCK_SIZE,
   version = PAGES_VERSION,
   groups: GroupSizes = DEFAULT_GROUPS,
-  /** Version 5: rows with counts up to this many gzip'd bytes keep the lists (LISTS_IN_ROWS_BYTES; 0: never). */
+  /** Version 4: rows with counts up to this many gzip'd bytes keep the lists (LISTS_IN_ROWS_BYTES; 0: never). */
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
@@ -530,7 +552,7 @@ export async function writePagedIndex(
     sinks.lists,
     sinks.rows,
     groups,
-    version >= 5 ? listsInRowsBytes : 0,
+    version >= 4 ? listsInRowsBytes : 0,
   );
   const writtenGroups = { ...groups, rows: concepts.rows };
 
@@ -569,9 +591,10 @@ export async function writePagedIndex(
       at += b.length;
     }
   }
+  const hashes = hasher.finish();
   return {
     data,
-    hashes: hasher.finish(),
+    hashes,
     directory: pagesDirectory(
       {
         blockSize,
@@ -585,6 +608,7 @@ export async function writePagedIndex(
         listsInRows: concepts.listsInRows,
         sections,
         groups: writtenGroups,
+        ...(version >= 3 ? { hashPages: hashPagesOf(hashes) } : {}),
       },
       version,
     ),

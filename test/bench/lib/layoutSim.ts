@@ -32,7 +32,7 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
   const open = expandOpen(openStored, d.version, d.chunkCount, d.listsInRows === true);
   const lists = sec('lists');
   const nc = d.conceptCount;
-  // A part that keeps its lists in its rows already (version 5): (a) is what it is.
+  // A part that keeps its lists in its rows already (version 4): (a) is what it is.
   const n = d.listsInRows ? 0 : d.chunkCount;
   // tf of (concept, chunk) from the lists.
   const tf = new Map<number, number>();

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { FORMAT_VERSION } from '../../../src/core/bundle/format.ts';
 import { readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
-import { PAGES_PART, PAGES_VERSION, type PagesDirectory } from '../../../src/core/paged/format.ts';
+import {
+  HASH_PAGE_BYTES,
+  PAGES_PART,
+  PAGES_VERSION,
+  type PagesDirectory,
+} from '../../../src/core/paged/format.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 import { FROZEN_BUNDLES, frozenBundle, type FrozenName } from '../../support/frozenBundles.ts';
 
@@ -31,6 +36,9 @@ describe('frozen e2e bundles', () => {
       if (!pages) return;
       const directory = pages.meta as unknown as PagesDirectory;
       expect(directory.version, `${path}: pages version; ${REFREEZE}`).toBe(PAGES_VERSION);
+      // Written with hash pages (read by ranges as the blocks they cover), as the writers write them since round
+      // thirteen: a bundle without them is read through the older path of hashes read whole at opening.
+      expect(directory.hashPages?.size, `${path}: hash pages; ${REFREEZE}`).toBe(HASH_PAGE_BYTES);
       expect(directory.analyzer ?? 1, `${path}: text analyser version; ${REFREEZE}`).toBe(
         createTermAnalyzer().version,
       );

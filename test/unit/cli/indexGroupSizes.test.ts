@@ -131,7 +131,7 @@ describe('cli index --group-sizes', () => {
     const pages = await pagesPart(built.pages);
     const stream = await pagesPart(built.stream);
     const fallback = await pagesPart(built.default);
-    // A library this small keeps its concept lists in its rows (pages version 5): the rows are then one group of
+    // A library this small keeps its concept lists in its rows (pages version 4): the rows are then one group of
     // every chunk, whatever size was given.
     const chunks = (pages.meta as { chunkCount: number }).chunkCount;
     expect((pages.meta as { listsInRows?: boolean }).listsInRows).toBe(true);

@@ -205,27 +205,27 @@ const QUESTIONS = [
   'What limits protect the reader from a hostile bundle?',
 ];
 
-describe('version 2, 3 and 5 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (5)', async () => {
+describe('version 2, 3 and 4 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
     const v1 = await writePagedIndex(parts, doc, 1024, 1);
     const v2 = await writePagedIndex(parts, doc, 1024, 2);
     const v3 = await writePagedIndex(parts, doc, 1024, 3);
-    const v5 = await writePagedIndex(parts, doc, 1024);
-    const v5lists = await writePagedIndex(parts, doc, 1024, 5, undefined, 0);
+    const v4 = await writePagedIndex(parts, doc, 1024);
+    const v4lists = await writePagedIndex(parts, doc, 1024, 4, undefined, 0);
     expect(v1.directory.version).toBe(1);
     expect(v2.directory.version).toBe(2);
     expect(v3.directory.version).toBe(3);
-    expect([v5.directory.version, v5lists.directory.version]).toEqual([5, 5]);
+    expect([v4.directory.version, v4lists.directory.version]).toEqual([4, 4]);
     // A small library keeps its lists in its rows: no lists section, one row group; told not to, version 3's layout.
-    expect(v5.directory.listsInRows).toBe(true);
-    expect(v5.directory.sections.lists[1]).toBe(0);
-    expect(v5.directory.groups.rows).toBe(v5.directory.chunkCount);
-    expect(v5lists.directory.listsInRows).toBeUndefined();
-    expect(v5lists.directory.sections.lists[1]).toBe(v3.directory.sections.lists[1]);
-    expect(v5.data.length).toBeLessThan(v3.data.length);
+    expect(v4.directory.listsInRows).toBe(true);
+    expect(v4.directory.sections.lists[1]).toBe(0);
+    expect(v4.directory.groups.rows).toBe(v4.directory.chunkCount);
+    expect(v4lists.directory.listsInRows).toBeUndefined();
+    expect(v4lists.directory.sections.lists[1]).toBe(v3.directory.sections.lists[1]);
+    expect(v4.data.length).toBeLessThan(v3.data.length);
     expect('degrees' in v1.directory.sections).toBe(false);
     expect(v2.directory.sections.degrees[1]).toBe(v2.directory.conceptCount * 8);
     expect(v2.directory.sections.open[1] * 2).toBeLessThan(v1.directory.sections.open[1]);
@@ -246,8 +246,8 @@ describe('version 2, 3 and 5 pages', () => {
     const lib1 = await open(v1, new MemoryRangeSource(v1.data, 'v1'));
     const lib2 = await open(v2, new MemoryRangeSource(v2.data, 'v2'));
     const lib3 = await open(v3, new MemoryRangeSource(v3.data, 'v3'));
-    const lib5 = await open(v5, new MemoryRangeSource(v5.data, 'v5'));
-    const lib5lists = await open(v5lists, new MemoryRangeSource(v5lists.data, 'v5 with lists'));
+    const lib4 = await open(v4, new MemoryRangeSource(v4.data, 'v4'));
+    const lib4lists = await open(v4lists, new MemoryRangeSource(v4lists.data, 'v4 with lists'));
     for (const q of QUESTIONS) {
       for (const [mode, budget] of [
         ['ppr', 1000],
@@ -258,8 +258,8 @@ describe('version 2, 3 and 5 pages', () => {
         expect((await lib1.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib2.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib3.search(q, mode, budget)).hits).toEqual(expected);
-        expect((await lib5.search(q, mode, budget)).hits).toEqual(expected);
-        expect((await lib5lists.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib4.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib4lists.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
@@ -282,7 +282,7 @@ describe('version 2, 3 and 5 pages', () => {
     const v3 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, 3))], base),
     );
-    const v5 = await bundleBytes(
+    const v4 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096))], base),
     );
 
@@ -293,29 +293,29 @@ describe('version 2, 3 and 5 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 5]);
-    expect(bytes.length).toBe(v5.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v5))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 4]);
+    expect(bytes.length).toBe(v4.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v4))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 5]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v5))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 4]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v4))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 5]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v5))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 4]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v4))).toBe(true);
     expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
       (await readBundle(v1)).parts.get('notes.jsonl'),
     );
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(5);
+    expect(opened!.library.directory.version).toBe(4);
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 5 pages are not upgraded again.
-    await expect(upgrade(v5)).rejects.toThrow('its pages are version 5 already');
+    // Version 4 pages are not upgraded again.
+    await expect(upgrade(v4)).rejects.toThrow('its pages are version 4 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -337,11 +337,11 @@ describe('version 2, 3 and 5 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 4 },
+          directory: { ...written.directory, version: 5 },
           hashes: written.hashes,
         },
         analyzer,
       ),
-    ).rejects.toThrow("the pages part's directory has version 4 (this app reads 1, 2, 3 and 5)");
+    ).rejects.toThrow("the pages part's directory has version 4 (this app reads 1, 2, 3 and 4)");
   }, 240_000);
 });

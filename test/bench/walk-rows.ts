@@ -1,0 +1,342 @@
+// Which rows of the walk graph a cold question computes, and what storing them would cost and save (issue 47 at
+// 100 MiB: the walk computes concept u's row from the chunk rows of every chunk in u's list, so a hub pulls in
+// thousands of chunk rows scattered over the `rows` section). For each bundle, every question is asked cold (a fresh
+// source and openPagedBundle, ppr, budget 12,000, as question-bytes.ts), recording:
+// - the concepts whose row the walk computed (SectionReader.walkRow, wrapped here), their df, and the row groups
+//   each pulled in; the row groups asked outside the walk (the chunks' concepts the ranking reads: conceptsOf);
+// - for thresholds T: the bytes of stored concept rows (a varint target count, the targets as delta varints, their
+//   co-occurrence counts as varints: the Dice weight follows from a count and the two df) of every concept with
+//   df ≥ T, i.e. the bundle's growth, and per question the rows section's asked bytes and 2 KiB blocks read when
+//   the walk reads a concept's stored row instead of computing it (the chunk rows of concepts under T and of
+//   the ranking still read), with the stored rows laid out in concept order in a section of their own;
+// - what `open` holds, field by field (each field's gzip'd structured encoding alone), and what a two-level hash
+//   list would read (a top list of the hashes of hash pages, read at opening, and the hash pages of the blocks a
+//   question reads) against the whole hash list read at opening today.
+// The chunk rows and lists are decoded here from the pages part's bytes (as sectionReader.ts decodes them, without
+// its checks: the bundles are our own), so every concept's row can be computed once.
+// Usage: node --import tsx test/bench/walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
+//          [--thresholds 8,16,32,64,128,256,512,1024]
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import process from 'node:process';
+import { decodeStructured, encodeStructured, gunzip, gzip } from '../../src/core/bundle/index.ts';
+import { gzipSize } from '../../src/core/paged/blockStore.ts';
+import { readVarints } from '../../src/core/paged/bytes.ts';
+import type { PagesDirectory } from '../../src/core/paged/format.ts';
+import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
+import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
+import { SectionReader } from '../../src/core/paged/sectionReader.ts';
+import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { arg } from './lib/args.ts';
+import { TaggedSource } from './lib/taggedSource.ts';
+
+const USAGE =
+  'usage: node --import tsx test/bench/walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--thresholds 8,16,…]';
+const BUDGET_TOKENS = 12_000;
+/** Hash page sizes of a two-level hash list simulated. */
+const HASH_PAGES = [512, 1024, 2048, 4096];
+
+// The concepts whose row the walk asked for, and the row groups asked inside and outside walkRow.
+let walked: Set<number> | undefined;
+let groupsOutside: Set<number> | undefined;
+let inRanking = 0;
+const proto = SectionReader.prototype as unknown as {
+  walkRow(u: number): unknown;
+  rowGroup(g: number): unknown;
+  conceptAccess(): { conceptsOf(k: number): unknown };
+};
+// The ranking's own reads of chunk rows go through conceptAccess().conceptsOf; the walk's through walkRow and the
+// follow-up it leaves for the rows of a list that has not arrived (which calls conceptsOf directly).
+const accessOf = proto.conceptAccess;
+proto.conceptAccess = function (this: SectionReader) {
+  const access = accessOf.call(this);
+  const conceptsOf = access.conceptsOf;
+  access.conceptsOf = (k: number) => {
+    inRanking++;
+    try {
+      return conceptsOf(k);
+    } finally {
+      inRanking--;
+    }
+  };
+  return access;
+};
+const walkRowOf = proto.walkRow;
+const rowGroupOf = proto.rowGroup;
+proto.walkRow = function (this: SectionReader, u: number) {
+  const row = walkRowOf.call(this, u);
+  if (row) walked?.add(u);
+  return row;
+};
+proto.rowGroup = function (this: SectionReader, g: number) {
+  if (inRanking > 0) groupsOutside?.add(g);
+  return rowGroupOf.call(this, g);
+};
+
+const kb = (n: number): string => Math.round(n / 1000).toLocaleString('en-US');
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+};
+const varintBytes = (v: number): number =>
+  v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+
+interface Decoded {
+  d: PagesDirectory;
+  pagesAt: number;
+  open: Record<string, unknown>;
+  conceptCounts: Uint32Array;
+  df: Uint32Array;
+  rowGroups: Float64Array;
+  /** Chunk k's concepts: ids[starts[k]..starts[k + 1]). */
+  starts: Uint32Array;
+  ids: Uint32Array;
+  /** Concept c's chunks: chunks[listStarts[c]..listStarts[c + 1]). */
+  listStarts: Uint32Array;
+  chunks: Uint32Array;
+  hashesLength: number;
+}
+
+async function decode(data: Uint8Array, name: string): Promise<Decoded> {
+  const manifest = await readManifestByRanges(new MemoryRangeSource(data, name));
+  const pages = manifest?.parts.find((p) => p.name === 'pages.bin');
+  const hashes = manifest?.parts.find((p) => p.name === 'pages.sha256');
+  if (!pages?.offset || !hashes) throw new Error(`${name}: no pages part`);
+  const d = pages.meta as unknown as PagesDirectory;
+  const at = pages.offset;
+  const section = (s: keyof PagesDirectory['sections']) =>
+    data.subarray(at + d.sections[s][0], at + d.sections[s][0] + d.sections[s][1]);
+  const openBytes = section('open');
+  const { expandOpen } = await import('../../src/core/paged/compactOpen.ts');
+  const stored = decodeStructured<Record<string, unknown>>(
+    await gunzip(openBytes, gzipSize(openBytes)),
+    'open',
+  );
+  const open = expandOpen(stored as never, d.version, d.chunkCount);
+  const n = d.chunkCount;
+  const nc = d.conceptCount;
+  const starts = new Uint32Array(n + 1);
+  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts[k];
+  const ids = new Uint32Array(starts[n]);
+  readVarints(section('rows'), 0, ids, starts[n]);
+  for (let k = 0; k < n; k++) for (let j = starts[k] + 1; j < starts[k + 1]; j++) ids[j] += ids[j - 1];
+  const listStarts = new Uint32Array(nc + 1);
+  for (let c = 0; c < nc; c++) listStarts[c + 1] = listStarts[c] + open.df[c];
+  const chunks = new Uint32Array(listStarts[nc]);
+  const lists = section('lists');
+  for (let c = 0; c < nc; c++) {
+    const out = chunks.subarray(listStarts[c], listStarts[c + 1]);
+    readVarints(lists, open.listOffsets[c], out, out.length);
+    for (let i = 1; i < out.length; i++) out[i] += out[i - 1];
+  }
+  return {
+    d,
+    pagesAt: at,
+    open: stored,
+    conceptCounts: open.conceptCounts,
+    df: open.df,
+    rowGroups: open.rowGroups,
+    starts,
+    ids,
+    listStarts,
+    chunks,
+    hashesLength: hashes.length,
+  };
+}
+
+/** Bytes of concept u's stored row: varint target count, delta varint targets, varint co-occurrence counts. */
+function storedRowBytes(x: Decoded, u: number, counts: Uint32Array): { bytes: number; targets: number } {
+  const found: number[] = [];
+  for (let i = x.listStarts[u]; i < x.listStarts[u + 1]; i++) {
+    const k = x.chunks[i];
+    for (let j = x.starts[k]; j < x.starts[k + 1]; j++) {
+      const v = x.ids[j];
+      if (v !== u && counts[v]++ === 0) found.push(v);
+    }
+  }
+  found.sort((a, b) => a - b);
+  let bytes = 0;
+  let kept = 0;
+  let previous = 0;
+  for (const v of found) {
+    if (counts[v] >= x.d.thetaCo) {
+      bytes += varintBytes(v - previous) + varintBytes(counts[v]);
+      previous = v;
+      kept++;
+    }
+    counts[v] = 0;
+  }
+  return { bytes: bytes + varintBytes(kept), targets: kept };
+}
+
+async function measure(spec: string, n: number, thresholds: number[]): Promise<void> {
+  const m = /^([^=]+)=(.+):([^:]+)$/.exec(spec);
+  if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
+  const [, setName, bundlePath, qaPath] = m;
+  const data = new Uint8Array(await readFile(bundlePath));
+  const questions = (await readFile(qaPath, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => String((JSON.parse(l) as { question: unknown }).question));
+  const x = await decode(data, bundlePath);
+  const { d } = x;
+  const block = d.blockSize;
+  const pagesLength = Object.values(d.sections).reduce((s, [, l]) => s + l, 0);
+  console.log(
+    `\n## ${setName}: ${d.chunkCount} chunks, ${d.conceptCount} concepts, θco ${d.thetaCo}, rows section ` +
+      `${kb(d.sections.rows[1])} KB, pages ${kb(pagesLength)} KB, ${block}-byte blocks; load ${loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')}`,
+  );
+
+  // ---- every concept's stored row at the lowest threshold (sizes by concept)
+  const tMin = Math.min(...thresholds);
+  const counts = new Uint32Array(d.conceptCount);
+  const rowBytes = new Map<number, number>();
+  let t0 = performance.now();
+  for (let c = 0; c < d.conceptCount; c++)
+    if (x.df[c] >= tMin) rowBytes.set(c, storedRowBytes(x, c, counts).bytes);
+  console.log(
+    `stored rows computed for ${rowBytes.size} concepts of df ≥ ${tMin} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+
+  // ---- the questions, cold
+  const picked = Array.from(
+    { length: Math.min(n, questions.length) },
+    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
+  );
+  const analyzer = createTermAnalyzer();
+  const perQuestion: Array<{ walked: number[]; outside: Set<number>; blocks: Set<number> }> = [];
+  t0 = performance.now();
+  for (const q of picked) {
+    const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
+    source.gapBytes = 0;
+    walked = new Set();
+    groupsOutside = new Set();
+    const opened = await openPagedBundle(source, analyzer);
+    await opened!.library.search(q, 'ppr', BUDGET_TOKENS);
+    const blocks = new Set<number>();
+    for (const [o, l] of source.reads) {
+      const s = Math.max(o, x.pagesAt) - x.pagesAt;
+      const e = Math.min(o + l, x.pagesAt + pagesLength) - x.pagesAt;
+      for (let b = Math.floor(s / block); b * block < e; b++) blocks.add(b);
+    }
+    perQuestion.push({ walked: [...walked], outside: groupsOutside, blocks });
+  }
+  walked = undefined;
+  groupsOutside = undefined;
+  console.log(`${picked.length} cold questions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  // ---- what the walk computes
+  const size = d.groups.rows;
+  const dfs = perQuestion.flatMap((p) => p.walked.map((u) => x.df[u]));
+  console.log(
+    `rows computed a question: p50 ${quantile(
+      perQuestion.map((p) => p.walked.length),
+      0.5,
+    )}; their df p50 ` +
+      `${quantile(dfs, 0.5)}, p90 ${quantile(dfs, 0.9)}, p99 ${quantile(dfs, 0.99)}, max ${Math.max(...dfs)}`,
+  );
+  const groupBytes = (g: number) => x.rowGroups[g + 1] - x.rowGroups[g];
+  const rowsAt = d.sections.rows[0];
+  const blocksOfGroups = (groups: Iterable<number>, into: Set<number>) => {
+    for (const g of groups) {
+      const s = rowsAt + x.rowGroups[g];
+      const e = rowsAt + x.rowGroups[g + 1];
+      for (let b = Math.floor(s / block); b * block < e; b++) into.add(b);
+    }
+  };
+  const rowBlock = (b: number) => b * block < rowsAt + d.sections.rows[1] && (b + 1) * block > rowsAt;
+  console.log(
+    '| df ≥ T | stored concepts | stored rows KB (bundle +) | of the rows section | rows asked KB p50 | stored rows read KB p50 | ' +
+      'rows + stored blocks read KB p50 / max | question read KB p50 (est.) | hash pages read KB p50 (pages of ' +
+      HASH_PAGES.join(', ') +
+      ' B) |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const hashBytes = d.hashBytes ?? 32;
+  for (const T of [Infinity, ...thresholds]) {
+    // The stored rows in concept order, in a section after the others (offsets for blocks).
+    const storedAt = new Map<number, [number, number]>();
+    let storedTotal = 0;
+    let stored = 0;
+    for (const [c, bytes] of [...rowBytes].sort((a, b) => a[0] - b[0])) {
+      if (x.df[c] < T) continue;
+      storedAt.set(c, [pagesLength + storedTotal, bytes]);
+      storedTotal += bytes;
+      stored++;
+    }
+    const asked: number[] = [];
+    const storedRead: number[] = [];
+    const rowsRead: number[] = [];
+    const totalRead: number[] = [];
+    const hashRead: number[][] = [];
+    for (const p of perQuestion) {
+      const groups = new Set(p.outside);
+      let storedBytes = 0;
+      const storedBlocks = new Set<number>();
+      for (const u of p.walked) {
+        const at = storedAt.get(u);
+        if (at) {
+          storedBytes += at[1];
+          for (let b = Math.floor(at[0] / block); b * block < at[0] + at[1]; b++) storedBlocks.add(b);
+          continue;
+        }
+        for (let i = x.listStarts[u]; i < x.listStarts[u + 1]; i++)
+          groups.add(Math.floor(x.chunks[i] / size));
+      }
+      let a = 0;
+      for (const g of groups) a += groupBytes(g);
+      asked.push(a);
+      storedRead.push(storedBytes);
+      const rb = new Set<number>();
+      blocksOfGroups(groups, rb);
+      rowsRead.push((rb.size + storedBlocks.size) * block);
+      // The question's other blocks as read today, with the rows' replaced by these.
+      const all = new Set<number>([...rb, ...storedBlocks]);
+      for (const b of p.blocks) if (!rowBlock(b)) all.add(b);
+      totalRead.push(all.size * block);
+      for (const [i, size] of HASH_PAGES.entries()) {
+        const pages = new Set<number>();
+        for (const b of all) pages.add(Math.floor(b / (size / hashBytes)));
+        (hashRead[i] ??= []).push(pages.size * size);
+      }
+    }
+    const openAndHead = d.sections.open[1];
+    console.log(
+      `| ${T === Infinity ? '– (today)' : T} | ${stored} | ${kb(storedTotal)} | ${((100 * storedTotal) / d.sections.rows[1]).toFixed(0)} % | ` +
+        `${kb(quantile(asked, 0.5))} | ${kb(quantile(storedRead, 0.5))} | ${kb(quantile(rowsRead, 0.5))} / ` +
+        `${kb(Math.max(...rowsRead))} | ${kb(quantile(totalRead, 0.5) + x.hashesLength)} (open ${kb(openAndHead)} + hashes ` +
+        `${kb(x.hashesLength)} included) | ${hashRead.map((h) => kb(quantile(h, 0.5))).join(' / ')} |`,
+    );
+  }
+  console.log(
+    `two-level hashes: a top list of ${HASH_PAGES.map((size) => kb(Math.ceil(x.hashesLength / size) * 16)).join(' / ')} KB ` +
+      `(16 B a hash page of ${HASH_PAGES.join(', ')} B) read at opening instead of the ${kb(x.hashesLength)} KB hash ` +
+      `list; the hash pages a question then reads are the last column`,
+  );
+
+  // ---- open, field by field
+  console.log(`open: ${kb(d.sections.open[1])} KB gzip'd; each field alone (gzip'd structured encoding):`);
+  const fields: Array<[string, number]> = [];
+  for (const [key, value] of Object.entries(x.open))
+    fields.push([key, (await gzip(encodeStructured({ [key]: value }))).length]);
+  fields.sort((a, b) => b[1] - a[1]);
+  console.log(fields.map(([k, v]) => `${k} ${kb(v)} KB`).join(', '));
+}
+
+async function main(): Promise<void> {
+  const sets = process.argv
+    .slice(2)
+    .filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
+  if (sets.length === 0) throw new Error(USAGE);
+  const n = Number(arg('n', '25'));
+  const thresholds = arg('thresholds', '8,16,32,64,128,256,512,1024').split(',').map(Number);
+  if (!thresholds.every((t) => Number.isInteger(t) && t >= 1)) throw new Error(`bad --thresholds\n${USAGE}`);
+  for (const spec of sets) await measure(spec, n, thresholds);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
