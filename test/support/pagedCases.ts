@@ -29,7 +29,7 @@ export const CRAFTED = {
   // Version 4, lists kept in the rows: the first id of the first chunk made a concept past the last; a row id's gap
   // of 0 after the first (a concept twice); the gzip trailer claiming 2^32−1 bytes inflated; the rows claimed by a
   // version 3 directory; the df of two concepts moved by one each (the sums agree, the rows do not).
-  rowsPastConceptsV5: () =>
+  rowsPastConceptsV4: () =>
     listsInRowsPages({
       change: (raw) => {
         const out = new Uint8Array(raw.length + 4);
@@ -39,7 +39,7 @@ export const CRAFTED = {
         return out.subarray(0, raw.length + 4);
       },
     }),
-  inflateBombV5: () =>
+  inflateBombV4: () =>
     listsInRowsPages({
       gz: (stored) => {
         const out = stored.slice();
@@ -52,7 +52,7 @@ export const CRAFTED = {
     p.directory.listsInRows = true;
     return assemble(p);
   },
-  movedDfV5: () =>
+  movedDfV4: () =>
     listsInRowsPages({
       pieces: (p) => {
         const c = p.open.df.findIndex((x) => x > 1);

@@ -342,6 +342,6 @@ describe('version 2, 3 and 4 pages', () => {
         },
         analyzer,
       ),
-    ).rejects.toThrow("the pages part's directory has version 4 (this app reads 1, 2, 3 and 4)");
+    ).rejects.toThrow("the pages part's directory has version 5 (this app reads 1, 2, 3 and 4)");
   }, 240_000);
 });
