@@ -22,8 +22,7 @@ import {
 } from '../core/embed/index.ts';
 import { EmbedAbortError } from '../core/embed/index.ts';
 import { expandRows, uniqueTexts } from '../core/embed/index.ts';
-import type { EmbeddingRetry } from '../core/embed/openai.ts';
-import type { BackoffOptions } from '../core/llm/index.ts';
+import type { OpenAIEmbedderOptions } from '../core/embed/openai.ts';
 import { EMBEDDINGS_KEY_ENV } from './keys.ts';
 import { messageOf } from '../core/errors.ts';
 
@@ -265,16 +264,11 @@ export async function createEmbedderFromSpec(text: string, options: EndpointOpti
   });
 }
 
-/** How the CLI talks to an endpoint embedder; ignored by the local ones. */
-export interface EndpointOptions {
-  apiKey?: string;
-  /** Texts per request (the endpoint embedder's default when absent). */
-  batchSize?: number;
-  /** Attempts per request before giving up (1 when absent: no retry). */
-  maxAttempts?: number;
-  backoff?: BackoffOptions;
-  onRetry?: (retry: EmbeddingRetry) => void;
-}
+/** How the CLI talks to an endpoint embedder (the endpoint embedder's defaults when absent); ignored by the local ones. */
+export type EndpointOptions = Pick<
+  OpenAIEmbedderOptions,
+  'apiKey' | 'batchSize' | 'maxAttempts' | 'backoff' | 'onRetry'
+>;
 
 /** True when the spec names an endpoint that takes a key (the CLI then reads the embeddings key). */
 export function specTakesKey(text: string): boolean {

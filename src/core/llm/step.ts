@@ -6,17 +6,10 @@
 // method accounts tokens and cost per call and in total the same way.
 import type { ChatMessage, LlmClient } from './client.ts';
 import { parseJsonReply } from './json.ts';
+import type { StepUsage } from './usage.ts';
 
 /** What a validator says about a parsed reply: the typed value, or the problems to send back to the model. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: string[] };
-
-/** Usage of one or more calls. */
-export interface StepUsage {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-}
 
 export function emptyStepUsage(): StepUsage {
   return { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
