@@ -16,7 +16,7 @@ import {
 import { embedDocuments } from '../core/pipeline/index.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
-import { PARSE_TIMEOUT_MS, type OcrLanguageSetting } from '../core/parse/index.ts';
+import { PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
 import {
