@@ -24,20 +24,11 @@ export interface KgProvenance extends Provenance {
   entities: string[];
 }
 
-export interface EntityHit {
-  id: string;
-  name: string;
-  type: string;
-  description: string;
+export interface EntityHit extends Pick<KgEntity, 'id' | 'name' | 'type' | 'description'> {
   score: number;
 }
 
-export interface RelationHit {
-  id: string;
-  source: string;
-  target: string;
-  description: string;
-  weight: number;
+export interface RelationHit extends Pick<KgRelation, 'id' | 'source' | 'target' | 'description' | 'weight'> {
   score: number;
 }
 
