@@ -246,8 +246,8 @@ function topEntries(scores: Float64Array, k: number): Array<{ i: number; score: 
   return out;
 }
 
-/** Sentences of the chunk that name the most hit entities, best first (at most two). */
-function sentencesNaming(view: KgChunkView, names: readonly string[]): SentenceHit[] {
+/** Sentences of the chunk that name the most of `names` (hit entities, a logical plan's values), best first (at most two). */
+export function sentencesNaming(view: KgChunkView, names: readonly string[]): SentenceHit[] {
   const ranges = view.sentences ?? splitSentences(view.text);
   const lowered = names.map((n) => n.toLowerCase());
   return ranges
