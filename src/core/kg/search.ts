@@ -5,7 +5,8 @@ import type { Provenance, RetrievedChunk, SentenceHit } from '../retrieval/index
 import { normalizeName } from './normalize.ts';
 import type { KgEntity, KgRelation } from './types.ts';
 
-const KG_SEARCH_DEFAULTS = {
+/** The KG search's settings (no caller overrides them). */
+const KG_SEARCH = {
   /** Entities kept as direct hits. */
   topEntities: 10,
   /** Relations kept around the hit entities. */
@@ -15,8 +16,6 @@ const KG_SEARCH_DEFAULTS = {
   /** Relation scores count this much relative to entity scores when ranking chunks. */
   relationShare: 0.5,
 };
-
-export type KgSearchOptions = typeof KG_SEARCH_DEFAULTS;
 
 export interface KgProvenance extends Provenance {
   mode: 'kg' | 'hybrid';
@@ -111,9 +110,8 @@ export class KgIndex {
     question: { text: string; vector?: Float32Array },
     chunk: (chunkId: string) => KgChunkView | undefined,
     budgetTokens: number,
-    overrides: Partial<KgSearchOptions> = {},
   ): KgSearchResult {
-    const o = { ...KG_SEARCH_DEFAULTS, ...overrides };
+    const o = KG_SEARCH;
     const q = ` ${normalizeName(question.text)
       .replace(/[^\p{L}\p{N} ]+/gu, ' ')
       .replace(/\s+/g, ' ')
