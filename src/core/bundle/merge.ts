@@ -13,7 +13,7 @@
 // - Concept graph: kept when it still covers exactly the merged chunks, else dropped (rebuilt by the app).
 import { entityFromMentions, relationFromMentions } from '../kg/index.ts';
 import type { EntityMention, RelationMention } from '../kg/index.ts';
-import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../types.ts';
+import type { ChunkRecord, DocumentRecord } from '../types.ts';
 import { checkEmbedder } from './format.ts';
 import { graphCoversChunks, type IndexSnapshot } from './snapshot.ts';
 
@@ -31,14 +31,12 @@ export interface MergeBase {
 }
 
 /** The added library's documents as the merge keeps them. */
-export interface DocumentMerge {
+export interface DocumentMerge extends Pick<
+  IndexSnapshot,
+  'documents' | 'sections' | 'chunks' | 'sentences' | 'vectors'
+> {
   /** Ids of the added documents that are new. */
   fresh: Set<string>;
-  documents: DocumentRecord[];
-  sections: SectionRecord[];
-  chunks: ChunkRecord[];
-  sentences: SentenceRecord[];
-  vectors: Map<string, Float32Array>;
   /** Added documents already present (in the base, or earlier in the added library). */
   skipped: number;
   /** Each added chunk id → its id in the merged library; a chunk not listed takes its KG share with it. */
