@@ -63,14 +63,8 @@ const USAGE = `usage: npm run cli -- ask <x.bundle> "<question>" [options]
                     taken from the command line
 `;
 
-export interface AskContextItem {
-  chunkId: string;
-  docTitle: string;
-  /** Document › heading › subheading (just the title where the source has no headings). */
-  path: string[];
-  text: string;
-  score: number;
-}
+/** What `ask --json` prints of a piece of evidence. */
+export type AskContextItem = Pick<Evidence, 'chunkId' | 'docTitle' | 'path' | 'text' | 'score'>;
 
 export interface AskOutput {
   answer?: string;

@@ -15,7 +15,7 @@ import type { MeanScores, QaItemScore } from '../core/metrics.ts';
 import { cutToBudget } from '../core/retrieval/index.ts';
 import { REBUILD_PARAMS, RetrievalEngine, type EngineTimings } from '../core/retrieval/index.ts';
 import { parseParamOverride, type RetrievalParams } from '../core/retrieval/index.ts';
-import { LlmClient } from '../core/llm/index.ts';
+import { LlmClient, type StepUsage } from '../core/llm/index.ts';
 import { DEFAULT_MODE, parseMode, type RetrievedChunk } from '../core/retrieval/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
 import type { Embedder } from '../core/types.ts';
@@ -130,7 +130,7 @@ interface LlmRun {
 interface Asked {
   hits: RetrievedChunk[];
   facts?: string[];
-  usage?: { calls: number; inputTokens: number; outputTokens: number; cost: number };
+  usage?: StepUsage;
   ms: number;
   /** Why the question failed (its mode's LLM step): scored as found nothing, answered nothing. */
   error?: string;

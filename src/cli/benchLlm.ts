@@ -13,7 +13,7 @@ import {
 } from '../core/atomic/index.ts';
 import { embedKg, KgIndex, MemoryKgStore } from '../core/kg/index.ts';
 import { DEFAULT_LLM_SETTINGS, LlmClient, validateLlmSettings, type LlmSettings } from '../core/llm/index.ts';
-import { scoreAnswerText, stripCitations } from '../core/metrics.ts';
+import { scoreAnswerText } from '../core/metrics.ts';
 import type { RetrievedChunk } from '../core/retrieval/index.ts';
 import type { Embedder } from '../core/types.ts';
 
@@ -43,9 +43,6 @@ export function llmSettingsFromFlags(
   if (problems.length) throw new Error(`bench: ${problems.join('; ')}`);
   return settings;
 }
-
-/** Answer text without citation markers, as EM/F1 compare it (shared with the app's evaluation). */
-export { stripCitations };
 
 export interface AnswerScore {
   em: number;

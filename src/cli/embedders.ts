@@ -22,8 +22,7 @@ import {
 } from '../core/embed/index.ts';
 import { EmbedAbortError } from '../core/embed/index.ts';
 import { expandRows, uniqueTexts } from '../core/embed/index.ts';
-import type { EmbeddingRetry } from '../core/embed/openai.ts';
-import type { BackoffOptions } from '../core/llm/index.ts';
+import type { OpenAIEmbedderOptions } from '../core/embed/openai.ts';
 import { EMBEDDINGS_KEY_ENV } from './keys.ts';
 import { messageOf } from '../core/errors.ts';
 
@@ -106,7 +105,7 @@ type PoolReply = { id: number; vectors: Float32Array } | { id: number; error: st
 
 if (!isMainThread && parentPort && (workerData as Record<string, unknown> | null)?.[POOL_FLAG]) {
   const port = parentPort;
-  const ready = createNodeUseEmbedder((workerData as { options: UseEmbedderOptions }).options);
+  const ready = createNodeUseEmbedder();
   ready.catch(() => undefined);
   port.on('message', (msg: PoolRequest) => {
     ready
@@ -127,8 +126,8 @@ if (!isMainThread && parentPort && (workerData as Record<string, unknown> | null
  * Starts a worker thread running this module. `--import tsx` does not reach worker threads, so when this module
  * is TypeScript the thread first registers tsx's loader and then imports it.
  */
-function startPoolThread(options: UseEmbedderOptions): Worker {
-  const data = { [POOL_FLAG]: true, options };
+function startPoolThread(): Worker {
+  const data = { [POOL_FLAG]: true };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(import.meta.url), { workerData: data });
   const boot =
     `import('tsx/esm/api').then((m) => m.register())` +
@@ -140,16 +139,13 @@ function startPoolThread(options: UseEmbedderOptions): Worker {
  * USE-lite on `workers` worker threads (vectors identical to createNodeUseEmbedder's, same id). Each call's
  * distinct texts are dealt out by length so every thread gets a similar share of long and short ones.
  */
-export async function createNodeUseEmbedderPool(
-  workers: number,
-  options: UseEmbedderOptions = {},
-): Promise<Embedder> {
+export async function createNodeUseEmbedderPool(workers: number): Promise<Embedder> {
   if (!(Number.isInteger(workers) && workers >= 1)) {
     throw new Error(`embedders: the USE pool needs a whole number of workers ≥ 1, got ${workers}`);
   }
-  if (workers === 1) return createNodeUseEmbedder(options);
+  if (workers === 1) return createNodeUseEmbedder();
   const { USE_DIMENSION } = await useModule();
-  const threads = Array.from({ length: workers }, () => startPoolThread(options));
+  const threads = Array.from({ length: workers }, () => startPoolThread());
   let nextId = 0;
   const waiting = new Map<number, { resolve(v: Float32Array): void; reject(e: Error): void }>();
   for (const t of threads) {
@@ -265,16 +261,11 @@ export async function createEmbedderFromSpec(text: string, options: EndpointOpti
   });
 }
 
-/** How the CLI talks to an endpoint embedder; ignored by the local ones. */
-export interface EndpointOptions {
-  apiKey?: string;
-  /** Texts per request (the endpoint embedder's default when absent). */
-  batchSize?: number;
-  /** Attempts per request before giving up (1 when absent: no retry). */
-  maxAttempts?: number;
-  backoff?: BackoffOptions;
-  onRetry?: (retry: EmbeddingRetry) => void;
-}
+/** How the CLI talks to an endpoint embedder (the endpoint embedder's defaults when absent); ignored by the local ones. */
+export type EndpointOptions = Pick<
+  OpenAIEmbedderOptions,
+  'apiKey' | 'batchSize' | 'maxAttempts' | 'backoff' | 'onRetry'
+>;
 
 /** True when the spec names an endpoint that takes a key (the CLI then reads the embeddings key). */
 export function specTakesKey(text: string): boolean {

@@ -16,7 +16,7 @@ import {
 import { embedDocuments } from '../core/pipeline/index.ts';
 import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
-import { PARSE_TIMEOUT_MS, type OcrLanguageSetting } from '../core/parse/index.ts';
+import { PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
 import {
@@ -45,7 +45,7 @@ import {
 } from './serviceFill.ts';
 import { readInputFile, walkInputs } from './fileWalker.ts';
 import { logOcrProgress, ocrLanguageFlag, parseTimeoutFlag, ThreadParser } from './threadParser.ts';
-import { StreamBuildEmpty, streamBuild } from './streamIndex.ts';
+import { StreamBuildEmpty, streamBuild, type StreamBuildOptions } from './streamIndex.ts';
 
 /** The largest --block-size: a block is read, hashed and held whole, and 1 MiB is past any size worth measuring. */
 const MAX_BLOCK_FLAG = 1024 * 1024;
@@ -130,15 +130,12 @@ export async function collectFiles(paths: string[]): Promise<string[]> {
   return (await walkInputs(paths)).files;
 }
 
-export interface BuildOptions {
+export interface BuildOptions extends Pick<
+  StreamBuildOptions,
+  'maxChunkTokens' | 'log' | 'parseTimeoutMs' | 'ocrLanguage'
+> {
   embedder: Embedder | null;
-  maxChunkTokens: number;
-  log?: (line: string) => void;
   batchSize?: number;
-  /** Per-file parse time limit (default the browser's PARSE_TIMEOUT_MS). */
-  parseTimeoutMs?: number;
-  /** The language scans are read in ('auto': from the document's text, else its first page). */
-  ocrLanguage?: OcrLanguageSetting;
   /** Runs over every sentence text before the embedding loop (an endpoint's concurrent cache fill). */
   prefill?: (texts: string[]) => Promise<void>;
 }

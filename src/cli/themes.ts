@@ -6,6 +6,7 @@
 import process from 'node:process';
 import { openPagedBundle } from '../core/paged/index.ts';
 import { createTermAnalyzer } from '../core/text/index.ts';
+import type { Theme } from '../core/themes/index.ts';
 import { openLibrary } from '../services/library/questionLibrary.ts';
 import type { LibrarySource } from '../services/source/librarySource.ts';
 import { openSource } from '../services/source/openSource.ts';
@@ -24,11 +25,8 @@ const USAGE =
   '  --global  the written answer over the themes: prints its plan (themes, calls, tokens); with an endpoint,\n' +
   '            runs it and prints the answer, its citations and the calls and tokens spent\n';
 
-interface ThemePrinted {
-  label: string;
-  concepts: string[];
-  share: number;
-  chunks: number;
+/** A theme as `themes` prints it: its key documents by title, its passages with their text. */
+interface ThemePrinted extends Pick<Theme, 'label' | 'concepts' | 'share' | 'chunks'> {
   documents: string[];
   passages: Array<{ chunkId: string; document: string; text: string }>;
 }

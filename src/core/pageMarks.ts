@@ -6,13 +6,8 @@
 // letters and digits only, case folded, and the sentence's place is mapped back onto the pieces' boxes.
 import type { PageWord } from './types.ts';
 
-/** A rectangle in fractions of the page (0–1), top-left origin. */
-export interface PageRect {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
+/** A rectangle in fractions of the page (0–1), top-left origin: a PageWord's box. */
+export type PageRect = Omit<PageWord, 'text'>;
 
 /** The sentence is found by its head and tail when the whole does not match: this many letters of each. */
 const ANCHOR = 24;

@@ -4,7 +4,7 @@
 // budget can refuse them. Used by test/unit/bundle/budget.test.ts and test/bench/hostile-bundles.ts.
 import { constants, crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import type { EmbedderInfo, PartEncoding, PartKind } from '../../src/core/bundle/format.ts';
-import { indexParts, sourceFromSnapshot, type IndexSnapshot } from '../../src/core/bundle/snapshot.ts';
+import { indexParts, type IndexSnapshot } from '../../src/core/bundle/snapshot.ts';
 import { Sha256, toHex } from '../../src/core/bundle/sha256.ts';
 import { prepareFile } from '../../src/core/prepare.ts';
 
@@ -99,7 +99,7 @@ export async function libraryParts(): Promise<RawPart[]> {
     tables: {},
   };
   const out: RawPart[] = [];
-  for await (const p of indexParts(sourceFromSnapshot(snapshot), { appVersion: 'hostile' })) {
+  for await (const p of indexParts(snapshot, { appVersion: 'hostile' })) {
     out.push({ ...p, encoding: 'gzip', rawLength: p.data.length, stored: gzipSync(p.data) });
   }
   return out;

@@ -3,7 +3,7 @@
 // (cl100k); output tokens are estimates, labelled as such: the KG's ratio (src/core/kg) and, for atomizing, the
 // cap on questions times a short question's length.
 import { coreCount, DEFAULT_OUTPUT_RATIO, EXTRACTION_MAX_TOKENS, extractionMessages } from '../kg/index.ts';
-import { costOf, estimateMessageTokens } from '../llm/index.ts';
+import { costOf, estimateMessageTokens, type StepUsage } from '../llm/index.ts';
 import { countTokens } from '../text/index.ts';
 import { ATOMIZE_MAX_TOKENS, atomizeMessages, DEFAULT_MAX_QUESTIONS, onePassMessages } from './prompt.ts';
 import type { DistillKinds } from './distill.ts';
@@ -11,15 +11,11 @@ import type { DistillKinds } from './distill.ts';
 /** Estimated output tokens of one atomic question in JSON (an assumption, not a measurement). */
 export const TOKENS_PER_QUESTION = 16;
 
-export interface DistillCostEstimate {
+/** The usage a distillation will have: its output tokens estimated. */
+export interface DistillCostEstimate extends StepUsage {
   kappa: number;
   /** Chunks selected. */
   chunks: number;
-  calls: number;
-  inputTokens: number;
-  /** Estimated. */
-  outputTokens: number;
-  cost: number;
 }
 
 export interface DistillCostOptions {

@@ -24,14 +24,11 @@ export class AtomicIndex {
   private readonly postings = new Map<string, Array<{ q: number; tf: number }>>();
   private readonly lengths: Float32Array;
   private readonly avgLength: number;
-  private readonly terms: (text: string) => string[];
+  // Version 1 (no stems): this index scores every term alike, and the atomic layer was not measured with stems.
+  private readonly terms = createTermAnalyzer(1).terms;
 
-  constructor(
-    readonly questions: readonly AtomicQuestion[],
-    // Version 1 (no stems): this index scores every term alike, and the atomic layer was not measured with stems.
-    terms: (text: string) => string[] = createTermAnalyzer(1).terms,
-  ) {
-    this.terms = terms;
+  constructor(readonly questions: readonly AtomicQuestion[]) {
+    const terms = this.terms;
     this.lengths = new Float32Array(questions.length);
     let total = 0;
     questions.forEach((question, q) => {

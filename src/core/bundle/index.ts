@@ -6,12 +6,9 @@ import { readBundle, type ReadOptions } from './reader.ts';
 import {
   indexParts,
   manifestBase,
-  snapshotCounts,
   snapshotFromBundle,
-  sourceFromSnapshot,
   type ExportOptions,
   type IndexSnapshot,
-  type IndexSource,
 } from './snapshot.ts';
 import { writeBundle } from './writer.ts';
 
@@ -30,21 +27,12 @@ export {
   type IndexSnapshot,
 } from './snapshot.ts';
 
-/** Streams an index (read layer by layer from `source`) as bundle bytes. */
-function writeIndexBundle(
-  source: IndexSource,
-  options: ExportOptions,
-  counts: Record<string, number> = {},
-): AsyncGenerator<Uint8Array> {
-  return writeBundle(indexParts(source, options), manifestBase(source, options.appVersion, counts));
-}
-
 /** Streams an in-memory snapshot as bundle bytes, with its counts in the manifest. */
 export function writeSnapshotBundle(
   snapshot: IndexSnapshot,
   options: ExportOptions,
 ): AsyncGenerator<Uint8Array> {
-  return writeIndexBundle(sourceFromSnapshot(snapshot), options, snapshotCounts(snapshot));
+  return writeBundle(indexParts(snapshot, options), manifestBase(snapshot, options.appVersion));
 }
 
 /**

@@ -13,7 +13,7 @@
 // - Concept graph: kept when it still covers exactly the merged chunks, else dropped (rebuilt by the app).
 import { entityFromMentions, relationFromMentions } from '../kg/index.ts';
 import type { EntityMention, RelationMention } from '../kg/index.ts';
-import type { ChunkRecord, DocumentRecord, SectionRecord, SentenceRecord } from '../types.ts';
+import type { ChunkRecord, DocumentRecord } from '../types.ts';
 import { checkEmbedder } from './format.ts';
 import { graphCoversChunks, type IndexSnapshot } from './snapshot.ts';
 
@@ -31,14 +31,12 @@ export interface MergeBase {
 }
 
 /** The added library's documents as the merge keeps them. */
-export interface DocumentMerge {
+export interface DocumentMerge extends Pick<
+  IndexSnapshot,
+  'documents' | 'sections' | 'chunks' | 'sentences' | 'vectors'
+> {
   /** Ids of the added documents that are new. */
   fresh: Set<string>;
-  documents: DocumentRecord[];
-  sections: SectionRecord[];
-  chunks: ChunkRecord[];
-  sentences: SentenceRecord[];
-  vectors: Map<string, Float32Array>;
   /** Added documents already present (in the base, or earlier in the added library). */
   skipped: number;
   /** Each added chunk id → its id in the merged library; a chunk not listed takes its KG share with it. */
@@ -190,6 +188,29 @@ function withMentions(table: string, r: KgRecord, mentions: Mention[]): KgRecord
 }
 
 /**
+ * Items that move with their chunk, each with its chunk's id in the merged library. Of a chunk's two copies, the items
+ * of the copy with its own id win, else those of the first copy listed; an item whose chunk is not merged is dropped.
+ */
+function movedWithChunks<T>(
+  items: readonly T[],
+  chunkOf: (item: T) => string,
+  target: (chunkId: string) => string | undefined,
+): Array<[T, string]> {
+  const fromOwnId = new Set(items.map(chunkOf).filter((c) => target(c) === c));
+  const firstSource = new Map<string, string>();
+  const out: Array<[T, string]> = [];
+  for (const item of items) {
+    const source = chunkOf(item);
+    const id = target(source);
+    if (id === undefined || (id !== source && fromOwnId.has(id))) continue;
+    if ((firstSource.get(id) ?? source) !== source) continue;
+    firstSource.set(id, source);
+    out.push([item, id]);
+  }
+  return out;
+}
+
+/**
  * The added library's records of one layer table, their chunk references moved to the merged library's chunk ids:
  * references of chunks that are not in it, or whose KG the base already has (`baseKgChunks`), are dropped, and a
  * record left without any is not merged. Records of other tables pass unchanged.
@@ -219,43 +240,26 @@ export function layerRecordsToMerge(
     return [...byChunk.values()];
   }
   if (table === 'atomicQuestions') {
-    // A question moves with its chunk (its id is the chunk id and its number); of a chunk's two copies, the
-    // questions of the copy with its own id win, as for the chunk states.
-    const fromOwnId = new Set<string>();
-    for (const r of records as Array<Record<string, unknown>>) {
-      if (target(String(r.chunkId)) === r.chunkId) fromOwnId.add(String(r.chunkId));
-    }
-    const firstSource = new Map<string, string>();
-    const out: unknown[] = [];
-    for (const r of records as Array<Record<string, unknown>>) {
+    // A question moves with its chunk (its id is the chunk id and its number).
+    const questions = records as Array<Record<string, unknown>>;
+    return movedWithChunks(questions, (r) => String(r.chunkId), target).map(([r, id]) => {
       const source = String(r.chunkId);
-      const id = target(source);
-      if (id === undefined || (id !== source && fromOwnId.has(id))) continue;
-      if ((firstSource.get(id) ?? source) !== source) continue;
-      firstSource.set(id, source);
-      if (id === source) out.push(r);
-      else {
-        const n = String(r.id).slice(source.length + 1);
-        out.push({ ...r, id: `${id}?${n}`, chunkId: id, docId: merge.chunkDocs.get(id) });
-      }
-    }
-    return out;
+      if (id === source) return r;
+      return {
+        ...r,
+        id: `${id}?${String(r.id).slice(source.length + 1)}`,
+        chunkId: id,
+        docId: merge.chunkDocs.get(id),
+      };
+    });
   }
   if (table !== 'kgEntities' && table !== 'kgRelations') return [...records];
   const out: unknown[] = [];
   for (const record of records as KgRecord[]) {
     const mentions = mentionsOf(table, record);
-    const fromOwnId = new Set(mentions.filter((m) => target(m.chunkId) === m.chunkId).map((m) => m.chunkId));
-    const firstSource = new Map<string, string>();
-    const moved: Mention[] = [];
-    for (const m of mentions) {
-      const id = target(m.chunkId);
-      if (id === undefined) continue;
-      if (id !== m.chunkId && fromOwnId.has(id)) continue;
-      if ((firstSource.get(id) ?? m.chunkId) !== m.chunkId) continue;
-      firstSource.set(id, m.chunkId);
-      moved.push(id === m.chunkId ? m : { ...m, chunkId: id });
-    }
+    const moved = movedWithChunks(mentions, (m) => m.chunkId, target).map(([m, id]) =>
+      id === m.chunkId ? m : { ...m, chunkId: id },
+    );
     const unchanged = moved.length === mentions.length && moved.every((m, i) => m === mentions[i]);
     if (unchanged) out.push(record);
     else {

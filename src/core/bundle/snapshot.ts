@@ -53,20 +53,6 @@ export interface IndexSnapshot {
   tables: Record<string, unknown[]>;
 }
 
-/** The same layers, fetched one at a time (the store exports from IndexedDB without loading all at once). */
-export interface IndexSource {
-  embedder: EmbedderInfo | null;
-  params: Record<string, unknown>;
-  documents(): Promise<DocumentRecord[]>;
-  sections(): Promise<SectionRecord[]>;
-  chunks(): Promise<ChunkRecord[]>;
-  sentences(): Promise<SentenceRecord[]>;
-  vectors(): Promise<Map<string, Float32Array>>;
-  graph(): Promise<Record<string, unknown> | undefined>;
-  tableNames: string[];
-  table(name: string): Promise<unknown[]>;
-}
-
 const PART = {
   documents: 'documents.jsonl',
   sections: 'sections.jsonl',
@@ -118,21 +104,6 @@ export function graphCoversChunks(graph: Record<string, unknown>, chunkIds: Read
   );
 }
 
-export function sourceFromSnapshot(s: IndexSnapshot): IndexSource {
-  return {
-    embedder: s.embedder,
-    params: s.params,
-    documents: async () => s.documents,
-    sections: async () => s.sections,
-    chunks: async () => s.chunks,
-    sentences: async () => s.sentences,
-    vectors: async () => s.vectors,
-    graph: async () => s.graph,
-    tableNames: Object.keys(s.tables),
-    table: async (name) => s.tables[name] ?? [],
-  };
-}
-
 /** Rows of each document's vectors, in document-id order (the order of the vectors part). */
 interface LayoutRow {
   docId: string;
@@ -173,53 +144,45 @@ function vectorPart(vectors: Map<string, Float32Array>, dim: number, encoding: V
   ];
 }
 
-/** Manifest fields for writeBundle from a source. */
-export function manifestBase(
-  source: IndexSource,
-  appVersion: string,
-  counts: Record<string, number> = {},
-): ManifestBase {
-  return { appVersion, embedder: source.embedder, params: source.params, counts };
+/** Manifest fields for writeBundle from a snapshot, with its counts. */
+export function manifestBase(snapshot: IndexSnapshot, appVersion: string): ManifestBase {
+  const { embedder, params } = snapshot;
+  return { appVersion, embedder, params, counts: snapshotCounts(snapshot) };
 }
 
 /**
- * Yields the parts of an index one layer at a time. Each layer is fetched, encoded and handed to the writer
- * before the next is fetched, so at most one layer is held twice (records + encoded bytes).
+ * Yields the parts of an index one layer at a time: each layer is encoded and handed to the writer before the next,
+ * so at most one layer is held twice (records + encoded bytes).
  */
-export async function* indexParts(source: IndexSource, options: ExportOptions): AsyncGenerator<BundlePart> {
-  const documents = await source.documents();
+export function* indexParts(snapshot: IndexSnapshot, options: ExportOptions): Generator<BundlePart> {
+  const { documents, chunks, embedder, graph } = snapshot;
   const texts = new Map(documents.map((d) => [d.id, d.text]));
   yield jsonlPart(PART.documents, documents);
-  yield jsonlPart(PART.sections, await source.sections());
-  const chunks = await source.chunks();
-  const chunkIds = new Set(chunks.map((c) => c.id));
+  yield jsonlPart(PART.sections, snapshot.sections);
   yield jsonlPart(
     PART.chunks,
     chunks.map((c) => withoutText(c, texts.get(c.docId))),
   );
   yield jsonlPart(
     PART.sentences,
-    (await source.sentences()).map((x) => withoutText(x, texts.get(x.docId))),
+    snapshot.sentences.map((x) => withoutText(x, texts.get(x.docId))),
   );
-  if (source.embedder) {
-    const vectors = await source.vectors();
-    for (const [docId, v] of vectors) {
-      if (v.length % source.embedder.dimension !== 0) {
+  if (embedder) {
+    for (const [docId, v] of snapshot.vectors) {
+      if (v.length % embedder.dimension !== 0) {
         throw new Error(
-          `bundle export: vectors of document ${docId} are not rows of dimension ${source.embedder.dimension}`,
+          `bundle export: vectors of document ${docId} are not rows of dimension ${embedder.dimension}`,
         );
       }
     }
-    yield* vectorPart(vectors, source.embedder.dimension, options.vectors ?? 'i8');
+    yield* vectorPart(snapshot.vectors, embedder.dimension, options.vectors ?? 'i8');
   }
   // A graph built for another set of chunks (the library was exported while indexing ran, or after a Cancel
   // stopped the rebuild) is derived data that no longer applies: leave it out and the importer rebuilds it.
-  const graph = await source.graph();
-  if (graph && graphCoversChunks(graph, chunkIds)) {
+  if (graph && graphCoversChunks(graph, new Set(chunks.map((c) => c.id)))) {
     yield structuredPart(PART.graph, graphForBundle(graph, options.graph));
   }
-  for (const name of source.tableNames) {
-    const records = await source.table(name);
+  for (const [name, records] of Object.entries(snapshot.tables)) {
     if (records.length) yield structuredPart(`${PART.tablePrefix}${name}.bin`, records, records.length);
   }
   yield* options.extraParts ?? [];

@@ -14,5 +14,5 @@ export {
 } from './spec.ts';
 export type { EmbedderSpec } from './spec.ts';
 export { chunkVectors, dot } from './vectors.ts';
-export { createEmbedder, EMBEDDER_KINDS, isEndpointEmbedder } from './registry.ts';
+export { createEmbedder, isEndpointEmbedder } from './registry.ts';
 export type { EmbedderPlatform } from './registry.ts';

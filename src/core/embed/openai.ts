@@ -37,7 +37,7 @@ export interface OpenAIEmbedderOptions {
 }
 
 /** One retry about to happen. */
-export interface EmbeddingRetry {
+interface EmbeddingRetry {
   /** The attempt that failed (1-based) and the most that will be made. */
   attempt: number;
   maxAttempts: number;

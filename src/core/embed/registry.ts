@@ -1,10 +1,10 @@
-// The one registry of embedder kinds: for each kind, how its spec is read, the id it records in a library, and how
-// the embedder is created. Creation takes the platform's part (where USE-lite's model files come from, where
+// The one registry of embedder kinds: for each kind, whether it is an endpoint and how the embedder is created (its
+// spec's grammar and the id it records in a library are spec.ts's). Creation takes the platform's part (where USE-lite's model files come from, where
 // transformers.js finds its WASM, the key and fetch of an endpoint), so this stays platform-neutral: the workers
 // (src/services/embed/embedders.ts) pass the browser's, the CLI (src/cli/embedders.ts) Node's. A new kind is one
 // entry here and its grammar in spec.ts. The model runtimes are imported lazily, so reading a spec never loads one.
 import type { Embedder } from '../types.ts';
-import { embedderIdOf, parseEmbedderSpec, type EmbedderSpec } from './spec.ts';
+import { parseEmbedderSpec, type EmbedderSpec } from './spec.ts';
 import type { OpenAIEmbedderOptions } from './openai.ts';
 
 type EmbedderKind = EmbedderSpec['kind'];
@@ -23,12 +23,7 @@ export interface EmbedderPlatform {
   openai?: Omit<OpenAIEmbedderOptions, 'baseUrl' | 'model'>;
 }
 
-export interface EmbedderKindEntry<K extends EmbedderKind> {
-  kind: K;
-  /** Reads a spec of this kind (spec.ts's grammar); throws an EmbedderSpecError naming the bad part. */
-  parse(text: string): SpecOf<K>;
-  /** The id the embedder records in libraries and bundles. */
-  id(spec: SpecOf<K>): string;
+interface EmbedderKindEntry<K extends EmbedderKind> {
   /**
    * An endpoint: its work happens on a server (one embedding worker is enough, it batches its own requests) and it
    * takes an API key, kept beside the spec. Otherwise a local model.
@@ -37,27 +32,9 @@ export interface EmbedderKindEntry<K extends EmbedderKind> {
   create(spec: SpecOf<K>, platform: EmbedderPlatform): Promise<Embedder>;
 }
 
-function parserOf<K extends EmbedderKind>(kind: K): (text: string) => SpecOf<K> {
-  return (text) => {
-    const spec = parseEmbedderSpec(text);
-    if (spec.kind !== kind)
-      throw new Error(`embedder spec '${text.trim()}' is of kind '${spec.kind}', not '${kind}'`);
-    return spec as SpecOf<K>;
-  };
-}
-
-export const EMBEDDER_KINDS: { readonly [K in EmbedderKind]: EmbedderKindEntry<K> } = {
-  use: {
-    kind: 'use',
-    parse: parserOf('use'),
-    id: embedderIdOf,
-    endpoint: false,
-    create: (spec, platform) => platform.use(spec),
-  },
+const EMBEDDER_KINDS: { readonly [K in EmbedderKind]: EmbedderKindEntry<K> } = {
+  use: { endpoint: false, create: (spec, platform) => platform.use(spec) },
   hf: {
-    kind: 'hf',
-    parse: parserOf('hf'),
-    id: embedderIdOf,
     endpoint: false,
     async create(spec, platform) {
       const { createTransformersEmbedder } = await import('./transformers.ts');
@@ -65,9 +42,6 @@ export const EMBEDDER_KINDS: { readonly [K in EmbedderKind]: EmbedderKindEntry<K
     },
   },
   openai: {
-    kind: 'openai',
-    parse: parserOf('openai'),
-    id: embedderIdOf,
     endpoint: true,
     async create(spec, platform) {
       const { createOpenAIEmbedder } = await import('./openai.ts');

@@ -41,15 +41,10 @@ export interface CompactGraph {
 }
 
 /** The stored side of a concept table (ConceptTable without the concept → chunk arrays, which are rebuilt). */
-export interface CompactConceptTable {
-  /** Concept terms, sorted, unique. */
-  terms: string[];
-  idf: Float32Array;
-  chunkConceptOffsets: Uint32Array;
-  /** Concepts of each chunk, ascending. */
-  chunkConcepts: Uint32Array;
-  chunkConceptWeights: Float32Array;
-}
+export type CompactConceptTable = Pick<
+  ConceptTable,
+  'terms' | 'idf' | 'chunkConceptOffsets' | 'chunkConcepts' | 'chunkConceptWeights'
+>;
 
 /** Whether `value` is an object whose format field is `format` (how stored graph forms tell themselves apart). */
 export function hasGraphFormat(value: unknown, format: string): boolean {

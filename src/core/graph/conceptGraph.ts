@@ -196,19 +196,12 @@ function globalRanks(
   return { conceptRank, chunkRank };
 }
 
-/** Structured-clone-safe form (typed arrays and plain arrays) for IndexedDB and bundles. */
-export interface SerializedGraph {
+/** Structured-clone-safe form for IndexedDB and bundles: the concept table's arrays (chunks by id), the edges. */
+export interface SerializedGraph extends Omit<ConceptTable, 'chunkCount'> {
   format: 'conceptrag-graph';
   version: 1;
   options: GraphOptions;
   chunkIds: string[];
-  terms: string[];
-  idf: Float32Array;
-  conceptChunkOffsets: Uint32Array;
-  conceptChunks: Uint32Array;
-  chunkConceptOffsets: Uint32Array;
-  chunkConcepts: Uint32Array;
-  chunkConceptWeights: Float32Array;
   edgeOffsets: Uint32Array;
   edgeTargets: Uint32Array;
   edgeCo: Uint32Array;

@@ -30,13 +30,7 @@
 // (toJSON drops them).
 import { dfCap, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, findEdge as findInRow, type ConceptGraph } from './cooccurrence.ts';
-import {
-  serializeGraph,
-  withRanks,
-  type ConceptGraphIndex,
-  type GraphOptions,
-  type SerializedGraph,
-} from './conceptGraph.ts';
+import { withRanks, type ConceptGraphIndex, type GraphOptions } from './conceptGraph.ts';
 import { PairTable } from './pairTable.ts';
 
 /** One chunk as the graph needs it: its id (sorted like the engine's chunk order), document, and concept terms. */
@@ -107,7 +101,7 @@ interface Base {
 /**
  * Held by the ingest pipeline between batches: addChunks(new chunks' concept terms) after a drop,
  * removeDocument(docId) when a document goes, snapshot() when the engine should see the change (the result is a
- * ConceptGraphIndex like buildLexicalGraph's; serializeSnapshot() is the SerializedGraph the store keeps). Between
+ * ConceptGraphIndex like buildLexicalGraph's; the store keeps serializeGraph of it). Between
  * sessions: toJSON() to store, fromJSON(state, deserializeGraph(stored graph)) to resume without a recount.
  */
 export class IncrementalConceptGraph {
@@ -433,11 +427,6 @@ export class IncrementalConceptGraph {
     this.recount = false;
     this.latest = index;
     return index;
-  }
-
-  /** The snapshot in the form the store and bundles keep (serializeGraph of the snapshot). */
-  serializeSnapshot(): SerializedGraph {
-    return serializeGraph(this.snapshot());
   }
 
   /** Concept term ids in term order: the base's order with leavers dropped and newcomers merged in. */

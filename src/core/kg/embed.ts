@@ -4,11 +4,10 @@ import type { Embedder } from '../types.ts';
 import { embeddingText } from './merge.ts';
 import type { KgStore, KgVectorUpdate } from './store.ts';
 
-export async function embedKg(
-  store: KgStore,
-  embedder: Embedder,
-  options: { batchSize?: number; signal?: AbortSignal } = {},
-): Promise<{ embedded: number }> {
+/** Descriptions per embedding call. */
+const EMBED_BATCH = 64;
+
+export async function embedKg(store: KgStore, embedder: Embedder): Promise<{ embedded: number }> {
   const entities = await store.entities();
   const names = new Map(entities.map((e) => [e.id, e.name]));
   const relations = await store.relations();
@@ -21,14 +20,9 @@ export async function embedKg(
     const text = embeddingText(r, names);
     if (!r.vector || r.vectorText !== text) pending.push({ kind: 'relation', id: r.id, text });
   }
-  const batch = options.batchSize ?? 64;
-  for (let i = 0; i < pending.length; i += batch) {
-    if (options.signal?.aborted) throw options.signal.reason ?? new Error('KG embedding cancelled');
-    const part = pending.slice(i, i + batch);
-    const flat = await embedder.embed(
-      part.map((p) => p.text),
-      options.signal,
-    );
+  for (let i = 0; i < pending.length; i += EMBED_BATCH) {
+    const part = pending.slice(i, i + EMBED_BATCH);
+    const flat = await embedder.embed(part.map((p) => p.text));
     const d = embedder.dimension;
     if (flat.length !== part.length * d) {
       throw new Error(

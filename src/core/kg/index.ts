@@ -8,7 +8,7 @@ export {
   withoutChunksEntity,
   withoutChunksRelation,
 } from './merge.ts';
-export { KgIndex, splitSentences } from './search.ts';
+export { KgIndex, sentencesNaming, splitSentences } from './search.ts';
 export type { EntityHit, KgChunkView, RelationHit } from './search.ts';
 export { DEFAULT_KAPPA, DEFAULT_OUTPUT_RATIO, rankOrder, selectCoreChunks } from './select.ts';
 export { MemoryKgStore, applyOutcome } from './store.ts';

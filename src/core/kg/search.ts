@@ -5,7 +5,8 @@ import type { Provenance, RetrievedChunk, SentenceHit } from '../retrieval/index
 import { normalizeName } from './normalize.ts';
 import type { KgEntity, KgRelation } from './types.ts';
 
-const KG_SEARCH_DEFAULTS = {
+/** The KG search's settings (no caller overrides them). */
+const KG_SEARCH = {
   /** Entities kept as direct hits. */
   topEntities: 10,
   /** Relations kept around the hit entities. */
@@ -16,28 +17,17 @@ const KG_SEARCH_DEFAULTS = {
   relationShare: 0.5,
 };
 
-export type KgSearchOptions = typeof KG_SEARCH_DEFAULTS;
-
 export interface KgProvenance extends Provenance {
   mode: 'kg' | 'hybrid';
   /** Names of the hit entities this chunk supports, strongest first. */
   entities: string[];
 }
 
-export interface EntityHit {
-  id: string;
-  name: string;
-  type: string;
-  description: string;
+export interface EntityHit extends Pick<KgEntity, 'id' | 'name' | 'type' | 'description'> {
   score: number;
 }
 
-export interface RelationHit {
-  id: string;
-  source: string;
-  target: string;
-  description: string;
-  weight: number;
+export interface RelationHit extends Pick<KgRelation, 'id' | 'source' | 'target' | 'description' | 'weight'> {
   score: number;
 }
 
@@ -120,9 +110,8 @@ export class KgIndex {
     question: { text: string; vector?: Float32Array },
     chunk: (chunkId: string) => KgChunkView | undefined,
     budgetTokens: number,
-    overrides: Partial<KgSearchOptions> = {},
   ): KgSearchResult {
-    const o = { ...KG_SEARCH_DEFAULTS, ...overrides };
+    const o = KG_SEARCH;
     const q = ` ${normalizeName(question.text)
       .replace(/[^\p{L}\p{N} ]+/gu, ' ')
       .replace(/\s+/g, ' ')
@@ -255,8 +244,8 @@ function topEntries(scores: Float64Array, k: number): Array<{ i: number; score: 
   return out;
 }
 
-/** Sentences of the chunk that name the most hit entities, best first (at most two). */
-function sentencesNaming(view: KgChunkView, names: readonly string[]): SentenceHit[] {
+/** Sentences of the chunk that name the most of `names` (hit entities, a logical plan's values), best first (at most two). */
+export function sentencesNaming(view: KgChunkView, names: readonly string[]): SentenceHit[] {
   const ranges = view.sentences ?? splitSentences(view.text);
   const lowered = names.map((n) => n.toLowerCase());
   return ranges

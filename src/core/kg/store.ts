@@ -120,20 +120,8 @@ export class MemoryKgStore implements KgStore {
       s?.relationIds.forEach((r) => relationIds.add(r));
       this.stateMap.delete(id);
     }
-    for (const id of entityIds) {
-      const e = this.entityMap.get(id);
-      if (!e) continue;
-      const next = withoutChunksEntity(e, gone);
-      if (next) this.entityMap.set(id, next);
-      else this.entityMap.delete(id);
-    }
-    for (const id of relationIds) {
-      const r = this.relationMap.get(id);
-      if (!r) continue;
-      const next = withoutChunksRelation(r, gone);
-      if (next) this.relationMap.set(id, next);
-      else this.relationMap.delete(id);
-    }
+    trim(this.entityMap, entityIds, (e) => withoutChunksEntity(e, gone));
+    trim(this.relationMap, relationIds, (r) => withoutChunksRelation(r, gone));
   }
 
   async removeDocument(docId: string): Promise<void> {
@@ -160,5 +148,16 @@ export class MemoryKgStore implements KgStore {
         item.vectorText = u.text;
       }
     }
+  }
+}
+
+/** Replaces each listed item by what is left of it, deleting those left without any source. */
+function trim<T>(map: Map<string, T>, ids: Iterable<string>, left: (item: T) => T | null): void {
+  for (const id of ids) {
+    const item = map.get(id);
+    if (!item) continue;
+    const next = left(item);
+    if (next) map.set(id, next);
+    else map.delete(id);
   }
 }

@@ -37,13 +37,9 @@ export interface Extraction {
   relations: RawRelation[];
 }
 
-export interface EntityMention {
+/** One chunk's entity; its attributes are kept per mention, so removing the chunk removes exactly these. */
+export interface EntityMention extends RawEntity {
   chunkId: string;
-  name: string;
-  type: string;
-  description: string;
-  /** What this chunk states about the entity; kept per mention so removing the chunk removes exactly these. */
-  attributes?: KgAttribute[];
 }
 
 /** An attribute of a merged entity with the chunks that state it (the chunk side: KgChunkState.entityIds). */

@@ -6,17 +6,10 @@
 // method accounts tokens and cost per call and in total the same way.
 import type { ChatMessage, LlmClient } from './client.ts';
 import { parseJsonReply } from './json.ts';
+import type { StepUsage } from './usage.ts';
 
 /** What a validator says about a parsed reply: the typed value, or the problems to send back to the model. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: string[] };
-
-/** Usage of one or more calls. */
-export interface StepUsage {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-}
 
 export function emptyStepUsage(): StepUsage {
   return { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
@@ -72,8 +65,6 @@ export type JsonStepOutcome<T> =
 
 export interface JsonStepOptions {
   signal?: AbortSignal;
-  /** Called after each call with that call's usage (a trace shows tokens per call). */
-  onCall?: (usage: StepUsage, attempt: number) => void;
 }
 
 /** The follow-up turn after an invalid reply: says what was wrong, asks again. */
@@ -101,7 +92,7 @@ export async function runJsonStep<T>(
   options: JsonStepOptions = {},
 ): Promise<JsonStepOutcome<T>> {
   const usage = emptyStepUsage();
-  const call = async (messages: ChatMessage[], attempt: number): Promise<string> => {
+  const call = async (messages: ChatMessage[]): Promise<string> => {
     const r = await client.chat({
       messages,
       json: true,
@@ -109,20 +100,14 @@ export async function runJsonStep<T>(
       maxTokens: step.maxTokens,
       signal: options.signal,
     });
-    const one = {
-      calls: 1,
-      inputTokens: r.usage.inputTokens,
-      outputTokens: r.usage.outputTokens,
-      cost: r.usage.cost,
-    };
-    addStepUsage(usage, one);
-    options.onCall?.(one, attempt);
+    const { inputTokens, outputTokens, cost } = r.usage;
+    addStepUsage(usage, { calls: 1, inputTokens, outputTokens, cost });
     return r.text;
   };
-  const first = await call(step.messages, 1);
+  const first = await call(step.messages);
   const checked = check(first, step.validate);
   if (checked.ok) return { ok: true, value: checked.value, attempts: 1, usage };
-  const second = await call(repairTurns(step.messages, first, checked.errors), 2);
+  const second = await call(repairTurns(step.messages, first, checked.errors));
   const rechecked = check(second, step.validate);
   if (rechecked.ok) return { ok: true, value: rechecked.value, attempts: 2, usage };
   return {

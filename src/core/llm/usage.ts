@@ -9,12 +9,16 @@ export interface CallUsage {
   cost: number;
 }
 
-export interface UsageTotals {
+/** Usage of one or more calls. */
+export interface StepUsage {
   calls: number;
-  failedCalls: number;
   inputTokens: number;
   outputTokens: number;
   cost: number;
+}
+
+export interface UsageTotals extends StepUsage {
+  failedCalls: number;
 }
 
 export function emptyTotals(): UsageTotals {

@@ -14,7 +14,7 @@ export class DocumentBuilder {
    * the offset in the text where the untrimmed paragraph's first character would be (-1 when nothing was added).
    */
   paragraph(text: string): number {
-    const trimmed = trimBlankLines(text);
+    const trimmed = text.trim();
     if (trimmed.length === 0) return -1;
     if (this.length > 0) this.push('\n\n');
     if (this.sections.length === 0) this.sections.push({ heading: '', level: 0, start: 0, end: 0 });
@@ -72,11 +72,6 @@ export class DocumentBuilder {
     this.parts.push(text);
     this.length += text.length;
   }
-}
-
-/** Removes leading/trailing whitespace and blank lines but keeps the text's inner line structure. */
-function trimBlankLines(text: string): string {
-  return text.trim();
 }
 
 /** Section list for text without headings: one implicit section over all of it. */

@@ -34,22 +34,11 @@ export function recognisedLanguageLabel(language: OcrLanguage, from: OcrLanguage
   return from && Object.hasOwn(LANGUAGE_SOURCES, from) ? `${name}, ${LANGUAGE_SOURCES[from]}` : name;
 }
 
-/** A recognised word, its box in the image's pixels (top-left origin). */
-interface OcrWord {
-  text: string;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
+/** A recognised word: a PageWord's shape, but its box in the image's pixels (top-left origin), not fractions. */
+type OcrWord = PageWord;
 
 /** A recognised line, its box in the image's pixels (top-left origin). */
-export interface OcrLine {
-  text: string;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
+export interface OcrLine extends OcrWord {
   /** Height of the line's x-height plus ascenders: a steadier font size than the box (descenders vary). */
   rowHeight: number;
   /** Its words, for the viewer to mark a cited sentence on the drawn page (absent in pages cached before). */

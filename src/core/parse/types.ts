@@ -1,6 +1,6 @@
 // What the parsers produce and how they fail. A ParsedDocument is plain text plus the heading structure over it;
 // chunking (src/core/chunk.ts) and hashing (src/core/prepare.ts) take it from there.
-import type { FileError, Recognised, RecognisedText } from '../types.ts';
+import type { DocumentRecord, FileError, Recognised } from '../types.ts';
 
 export interface ParsedSection {
   /** Heading text ("" for the implicit section before the first heading). */
@@ -12,25 +12,14 @@ export interface ParsedSection {
   end: number;
 }
 
-export interface ParsedDocument {
-  title: string;
-  text: string;
-  mime: string;
-  /** The file name; for .jsonl "file.jsonl#<line number>". */
-  sourceName: string;
-  /** Size in bytes of the source (the file, or the .jsonl line). */
-  size: number;
-  externalId?: string;
+/** A document as its parser read it: the stored record's fields that come from the file, and its sections. */
+export interface ParsedDocument extends Pick<
+  DocumentRecord,
+  'title' | 'text' | 'mime' | 'sourceName' | 'size' | 'externalId' | 'pageStarts' | 'ocr'
+> {
   sections: ParsedSection[];
-  /**
-   * Paginated sources (PDF): where each page starts in `text` (pageStarts[0] = 0 for page 1). Absent for sources
-   * without pages.
-   */
-  pageStarts?: number[];
   /** Pages whose text was recognised from their picture (scans, images), and in which language. */
   recognised?: Recognised;
-  /** The recognised pages' words and boxes, kept with the document for the viewer (DocumentRecord.ocr). */
-  ocr?: RecognisedText;
 }
 
 /** Documents found in one file, plus the problems with parts of it (bad .jsonl lines) that did not stop the rest. */

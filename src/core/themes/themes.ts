@@ -271,10 +271,9 @@ export function themesGraphFromTable(
   table: ConceptTable,
   degrees: ArrayLike<number>,
   thetaCo: number,
-  options: Partial<Pick<ThemeOptions, 'maxConcepts'>> = {},
 ): ConceptGraph {
   const nc = table.terms.length;
-  const kept = keptConcepts(table, degrees, options.maxConcepts ?? THEME_DEFAULTS.maxConcepts);
+  const kept = keptConcepts(table, degrees, THEME_DEFAULTS.maxConcepts);
   const isKept = new Uint8Array(nc);
   for (const u of kept) isKept[u] = 1;
   const { conceptChunkOffsets: cco, conceptChunks: cc, chunkConceptOffsets: kco, chunkConcepts: kc } = table;

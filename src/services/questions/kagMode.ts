@@ -3,28 +3,14 @@
 // on for at most R rounds (src/core/logical). The hits are the chunks behind the triples and passages the run used,
 // each with the sentences that state them, so the written answer cites those sentences; the facts are the values
 // the run computed and the answers it established.
-import { splitSentences, type KgChunkView, type KgIndex } from '../../core/kg/index.ts';
+import { sentencesNaming, type KgChunkView, type KgIndex } from '../../core/kg/index.ts';
 import { SOLVER_DEFAULTS, solve, type Evidence, type Passage } from '../../core/logical/index.ts';
-import type { RetrievedChunk, SentenceHit } from '../../core/retrieval/index.ts';
+import type { RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { ModeHandler } from './modeTypes.ts';
 import { messageOf } from '../../core/errors.ts';
 
 /** Tokens of chunks read per fallback sub-question (the executor reads the best few). */
 const FALLBACK_BUDGET = 2000;
-
-/** Sentences of a chunk that contain any of the needles (names, values as written), best first (at most two). */
-function sentencesWith(view: KgChunkView, needles: readonly string[]): SentenceHit[] {
-  const ranges = view.sentences ?? splitSentences(view.text);
-  const lowered = needles.map((n) => n.toLowerCase()).filter((n) => n.length > 1);
-  const scored = ranges
-    .map((r) => {
-      const s = view.text.slice(r.start, r.end).toLowerCase();
-      return { start: r.start, end: r.end, score: lowered.filter((n) => s.includes(n)).length };
-    })
-    .filter((h) => h.score > 0)
-    .sort((a, b) => b.score - a.score || a.start - b.start);
-  return scored.slice(0, 2);
-}
 
 export const logicalMode: ModeHandler = async (ctx) => {
   const llm = await ctx.llm();
@@ -107,7 +93,11 @@ function hitsOf(
     if (!view || used + view.tokens > budget) return;
     used += view.tokens;
     const passage = read.get(id);
-    const named = sentencesWith(view, needles.get(id)!);
+    // The sentences that contain the most needles (names, values as written) longer than one letter.
+    const named = sentencesNaming(
+      view,
+      needles.get(id)!.filter((n) => n.toLowerCase().length > 1),
+    );
     out.push({
       chunkId: id,
       docId: view.docId,

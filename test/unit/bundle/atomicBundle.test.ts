@@ -5,12 +5,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { readIndexBundle } from '../../../src/core/bundle/index.ts';
 import { mergeSnapshots } from '../../../src/core/bundle/merge.ts';
-import {
-  indexParts,
-  manifestBase,
-  snapshotCounts,
-  sourceFromSnapshot,
-} from '../../../src/core/bundle/snapshot.ts';
+import { indexParts, manifestBase } from '../../../src/core/bundle/snapshot.ts';
 import { writeBundle } from '../../../src/core/bundle/writer.ts';
 import { bundleAtomicIndex } from '../../../src/services/library/readOnlyBundle.ts';
 import { DexieAtomicStore } from '../../../src/store/atomicStore.ts';
@@ -94,15 +89,10 @@ describe('atomic layer in bundles', () => {
 
   it('a format 1 bundle still opens and imports, with no atomic layer', async () => {
     const snapshot = snapshotOf();
-    const source = sourceFromSnapshot(snapshot);
     const v1 = await collect(
-      writeBundle(
-        indexParts(source, { appVersion: 'old' }),
-        manifestBase(source, 'old', snapshotCounts(snapshot)),
-        {
-          formatVersion: 1,
-        },
-      ),
+      writeBundle(indexParts(snapshot, { appVersion: 'old' }), manifestBase(snapshot, 'old'), {
+        formatVersion: 1,
+      }),
     );
     expect(new DataView(v1.buffer, v1.byteOffset).getUint32(8, true)).toBe(1);
     const read = await readIndexBundle(v1, EMBEDDER);

@@ -14,7 +14,7 @@ import {
   type ReadOptions,
 } from '../../../src/core/bundle/index.ts';
 import { jsonlPart, structuredPart } from '../../../src/core/bundle/codecs.ts';
-import { indexParts, sourceFromSnapshot } from '../../../src/core/bundle/snapshot.ts';
+import { indexParts } from '../../../src/core/bundle/snapshot.ts';
 import { Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
 import type { SerializedGraph } from '../../../src/core/graph/conceptGraph.ts';
 import { exportLibraryBlob } from '../../../src/store/bundleExport.ts';
@@ -89,7 +89,7 @@ async function refusal(work: Promise<unknown>): Promise<BundleError> {
 
 async function indexBundleWith(edit: (parts: BundlePart[]) => BundlePart[]): Promise<Uint8Array> {
   const parts: BundlePart[] = [];
-  for await (const p of indexParts(sourceFromSnapshot(snapshotOf()), { appVersion: 'x', vectors: 'f32' })) {
+  for await (const p of indexParts(snapshotOf(), { appVersion: 'x', vectors: 'f32' })) {
     parts.push(p);
   }
   return bundleBytes(writeBundle(edit(parts), { appVersion: 'x', embedder: EMBEDDER }));

@@ -11,7 +11,7 @@ import {
   writeSnapshotBundle,
 } from '../../../src/core/bundle/index.ts';
 import { jsonlPart } from '../../../src/core/bundle/codecs.ts';
-import { indexParts, sourceFromSnapshot } from '../../../src/core/bundle/snapshot.ts';
+import { indexParts } from '../../../src/core/bundle/snapshot.ts';
 import { DIM, DOCS, EMBEDDER, snapshotOf } from './fixtures.ts';
 
 function cosine(a: Float32Array, b: Float32Array): number {
@@ -111,7 +111,7 @@ describe('index bundle round trip', () => {
 
   it('refuses a bundle that lacks a required layer', async () => {
     const parts = [];
-    for await (const p of indexParts(sourceFromSnapshot(snapshotOf()), { appVersion: 'x' })) {
+    for await (const p of indexParts(snapshotOf(), { appVersion: 'x' })) {
       if (p.name !== 'chunks.jsonl') parts.push(p);
     }
     const bytes = await bundleBytes(writeBundle(parts, { appVersion: 'x', embedder: EMBEDDER }));

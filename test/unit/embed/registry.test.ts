@@ -1,10 +1,10 @@
-// The core embedder registry: one entry per kind (parse, id, endpoint or local, create with the platform's part).
+// The core embedder registry: one entry per kind (endpoint or local, create with the platform's part); specs and
+// their ids are spec.test.ts's.
 // The platform's part is what the test passes: which USE-lite loader runs, and the key and fetch an endpoint
 // embedder's requests go through.
 import { describe, expect, it } from 'vitest';
 import {
   createEmbedder,
-  EMBEDDER_KINDS,
   isEndpointEmbedder,
   parseEmbedderSpec,
   type EmbedderPlatform,
@@ -14,14 +14,7 @@ import type { Embedder } from '../../../src/core/types.ts';
 const notUse: EmbedderPlatform['use'] = () => Promise.reject(new Error('USE-lite must not load here'));
 
 describe('embedder registry', () => {
-  it('reads each kind, names its id, and says which are endpoints', () => {
-    expect(EMBEDDER_KINDS.use.parse('use:3')).toEqual({ kind: 'use', workers: 3 });
-    expect(EMBEDDER_KINDS.use.id({ kind: 'use', workers: 3 })).toBe('use-lite@1');
-    expect(EMBEDDER_KINDS.hf.id(EMBEDDER_KINDS.hf.parse('hf:/models/mini'))).toBe('hf:/models/mini');
-    expect(EMBEDDER_KINDS.openai.id(EMBEDDER_KINDS.openai.parse('openai:http://h/v1#e5'))).toBe(
-      'openai:http://h/v1#e5',
-    );
-    expect(() => EMBEDDER_KINDS.hf.parse('use')).toThrow(/'use' is of kind 'use', not 'hf'/);
+  it('says which kinds are endpoints', () => {
     expect(isEndpointEmbedder(parseEmbedderSpec('openai:http://h/v1#e5'))).toBe(true);
     expect(isEndpointEmbedder(parseEmbedderSpec('use'))).toBe(false);
     expect(isEndpointEmbedder(parseEmbedderSpec('hf:/m'))).toBe(false);

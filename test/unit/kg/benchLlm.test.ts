@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchKg, llmSettingsFromFlags, scoreAnswer, stripCitations } from '../../../src/cli/benchLlm.ts';
+import { benchKg, llmSettingsFromFlags, scoreAnswer } from '../../../src/cli/benchLlm.ts';
+import { stripCitations } from '../../../src/core/metrics.ts';
 import { LlmClient } from '../../../src/core/llm/client.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
