@@ -552,7 +552,8 @@ async function measure(browser: Browser | undefined, spec: string, n: number): P
 async function main(): Promise<void> {
   const sets = process.argv
     .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
+    // A set is neither a flag nor the value of one that takes a value (--ours-only and --slow take none).
+    .filter((a, i, all) => !a.startsWith('--') && !['--n', '--gap'].includes(all[i - 1]));
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '60'));
   if (GAP !== undefined && !(Number.isInteger(GAP) && GAP >= 0))
