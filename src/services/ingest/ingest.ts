@@ -7,6 +7,7 @@ import { importBundle, type ImportResult } from '../../store/bundleImport.ts';
 import type { Repo } from '../../store/repo.ts';
 import type { Embedder } from '../../core/types.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
+import { serveGraphHandOver } from '../library/graphHandOver.ts';
 import { IncrementalGraphRefresh } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline } from './ingestPipeline.ts';
 import type { PrepareFn, PrepareManyFn } from './limitedParse.ts';
@@ -174,6 +175,14 @@ export function createIngestService(deps: IngestServiceDeps) {
       lock.changed();
       listener?.({ type: 'changed' });
       return held.value;
+    },
+    /**
+     * Serves the concept graph of the last refresh to the query worker on `port` (the page joins the two workers:
+     * src/ui/workers.ts), so a library opened after a refresh does not build that graph again
+     * (src/services/library/graphHandOver.ts).
+     */
+    serveGraph(port: MessagePort): void {
+      serveGraphHandOver({ lexicalGraph: graph.handOver }, port);
     },
     /** Frees the embedding model (it is loaded again lazily). */
     async dispose(): Promise<void> {

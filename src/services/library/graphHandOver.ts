@@ -1,0 +1,90 @@
+// The lexical concept graph the ingest worker has just built, handed to the query worker (a MessagePort between the
+// two, which the page joins: src/ui/workers.ts), so that a library opened after a graph refresh does not build the
+// same graph again from the stored concept table. That build (a graph worker's prebuildTableGraph: the co-occurrence
+// edges from the table) cost as much CPU as the whole text analysis of the load it served: 0.4–1.0 s in Node for
+// docs-scale's 2.4 M edges and MuSiQue's 2.7 M, beside 0.3–0.5 s to analyse their text (docs/results/trust.md,
+// round thirteen), and it ran beside the first question after "searchable", on two cores the embedding also fills.
+// The incremental refresh's snapshot has those very arrays, bit for bit (src/core/graph/incremental.ts); only its
+// PageRank is warm-started, so the ranks are not handed: the query worker computes them as the graph worker did,
+// from a uniform start, when something reads them (questions never do).
+import { expose, wrap } from 'comlink';
+import {
+  sameGraphOptions,
+  withRanks,
+  type ConceptGraph,
+  type ConceptGraphIndex,
+  type ConceptTable,
+  type ConceptTableGraph,
+} from '../../core/graph/index.ts';
+import { resolveParams } from '../../core/retrieval/index.ts';
+
+/** The lexical layers of a concept graph without its ranks: what crosses from the ingest worker (a copy). */
+export interface HandedLexicalGraph {
+  chunkIds: string[];
+  table: ConceptTable;
+  cooccurrence: ConceptGraph;
+  graph: ConceptGraph;
+  options: ConceptGraphIndex['options'];
+}
+
+/** What the ingest worker serves on its port. */
+export interface GraphHandOver {
+  /** The lexical graph of its last refresh, when that is what the store holds as a concept table; else null. */
+  lexicalGraph(): HandedLexicalGraph | null;
+}
+
+/**
+ * The layers of `index` to hand over, without reading its ranks (a spread would compute the lazy ones, and a
+ * warm-started PageRank is not the one a load computes). Null for a graph with a semantic layer: that library is
+ * stored as a keep-mask, whose walk graph the query worker builds otherwise.
+ */
+export function handedLayers(index: ConceptGraphIndex | null): HandedLexicalGraph | null {
+  if (!index || index.semantic) return null;
+  const { chunkIds, table, cooccurrence, graph, options } = index;
+  return { chunkIds, table, cooccurrence, graph, options };
+}
+
+/** Serves `source` on `port` (the ingest worker's end). */
+export function serveGraphHandOver(source: GraphHandOver, port: MessagePort): void {
+  expose(source, port);
+}
+
+/** The query worker's end: asks the ingest worker for its graph (null when it has none to give). */
+export function graphHandOverAt(port: MessagePort): () => Promise<HandedLexicalGraph | null> {
+  const remote = wrap<GraphHandOver>(port);
+  return () => remote.lexicalGraph();
+}
+
+/**
+ * The handed graph as the engine takes it in place of prebuildTableGraph's (RetrievalEngine.fromTable's
+ * `prebuilt`), when it was made for exactly the chunks of the concept table the query worker read, with the
+ * options a load uses: chunk ids name their text for good, so the same ids give the same table and edges. Its shape
+ * is checked before anything walks it. Undefined otherwise (a refresh between the two reads, another worker's
+ * options): the caller builds the graph as before.
+ */
+export function tableGraphFromHanded(
+  handed: HandedLexicalGraph,
+  stored: ConceptTableGraph,
+): ConceptGraphIndex | undefined {
+  const options = resolveParams();
+  const { chunkIds, table, cooccurrence, graph } = handed;
+  if (!Array.isArray(chunkIds) || chunkIds.length !== stored.chunkIds.length) return undefined;
+  for (let i = 0; i < chunkIds.length; i++) if (chunkIds[i] !== stored.chunkIds[i]) return undefined;
+  if (!sameGraphOptions(handed.options, options) || table.chunkCount !== chunkIds.length) return undefined;
+  if (!Array.isArray(table.terms) || table.terms.length !== stored.concepts) return undefined;
+  if (!wellFormed(graph, stored.concepts) || graph.targets.length / 2 !== stored.edges) return undefined;
+  if (cooccurrence !== graph && !wellFormed(cooccurrence, stored.concepts)) return undefined;
+  // The options as prebuildTableGraph gives them (the load's own), so the lazy ranks use the same damping.
+  return withRanks({ chunkIds, table, cooccurrence, graph, options: { ...options } });
+}
+
+/** A CSR graph over `nodes` nodes whose offsets and arrays agree. */
+function wellFormed(g: ConceptGraph, nodes: number): boolean {
+  const { offsets, targets, co, weights } = g;
+  if (g.nodeCount !== nodes || !(offsets instanceof Uint32Array) || offsets.length !== nodes + 1)
+    return false;
+  if (!(targets instanceof Uint32Array) || !(co instanceof Uint32Array) || !(weights instanceof Float32Array))
+    return false;
+  const edges = offsets[nodes];
+  return targets.length === edges && co.length === edges && weights.length === edges;
+}
