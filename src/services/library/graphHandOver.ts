@@ -7,7 +7,6 @@
 // The incremental refresh's snapshot has those very arrays, bit for bit (src/core/graph/incremental.ts); only its
 // PageRank is warm-started, so the ranks are not handed: the query worker computes them as the graph worker did,
 // from a uniform start, when something reads them (questions never do).
-import { expose, wrap } from 'comlink';
 import {
   sameGraphOptions,
   withRanks,
@@ -27,11 +26,8 @@ export interface HandedLexicalGraph {
   options: ConceptGraphIndex['options'];
 }
 
-/** What the ingest worker serves on its port. */
-export interface GraphHandOver {
-  /** The lexical graph of its last refresh, when that is what the store holds as a concept table; else null. */
-  lexicalGraph(): HandedLexicalGraph | null;
-}
+/** What crosses the port, from the ingest worker to the query worker. */
+type HandOverMessage = { type: 'coming' } | { type: 'graph'; graph: HandedLexicalGraph | null };
 
 /**
  * The layers of `index` to hand over, without reading its ranks (a spread would compute the lazy ones, and a
@@ -44,15 +40,69 @@ export function handedLayers(index: ConceptGraphIndex | null): HandedLexicalGrap
   return { chunkIds, table, cooccurrence, graph, options };
 }
 
-/** Serves `source` on `port` (the ingest worker's end). */
-export function serveGraphHandOver(source: GraphHandOver, port: MessagePort): void {
-  expose(source, port);
+/**
+ * The ingest worker's end, told around the coverage of a drop's last refresh (IngestDeps.graphSettled): `coming`
+ * before the page hears of it, so a load begun at once waits for the graph rather than start a graph worker; the
+ * graph itself (a copy: the ingest worker keeps its own as the base of the next refresh) once the page was told.
+ * It is pushed, not asked for: asked for, it waited behind the ingest worker's embedding, which begins right after
+ * that refresh (5.4 s of a docs-scale load at load 33, docs/results/trust.md).
+ */
+export function graphHandOverTo(
+  port: MessagePort,
+  source: () => HandedLexicalGraph | null,
+): { coming(): void; settled(): void } {
+  const post = (message: HandOverMessage) => port.postMessage(message);
+  return {
+    coming: () => post({ type: 'coming' }),
+    settled: () => {
+      try {
+        post({ type: 'graph', graph: source() });
+      } catch {
+        // Nothing to copy (or the copy failed): the query worker builds the graph as before.
+        post({ type: 'graph', graph: null });
+      }
+    },
+  };
 }
 
-/** The query worker's end: asks the ingest worker for its graph (null when it has none to give). */
-export function graphHandOverAt(port: MessagePort): () => Promise<HandedLexicalGraph | null> {
-  const remote = wrap<GraphHandOver>(port);
-  return () => remote.lexicalGraph();
+/** The query worker's end: the graph the ingest worker handed last, until a library load takes it. */
+export class HandedGraphs {
+  private held: HandedLexicalGraph | null = null;
+  private coming: { arrived: Promise<void>; arrive: () => void } | null = null;
+
+  constructor(port?: MessagePort) {
+    if (port) port.onmessage = (event: MessageEvent<unknown>) => this.receive(event.data);
+  }
+
+  receive(data: unknown): void {
+    const message = data as Partial<HandOverMessage> | null;
+    if (message?.type === 'coming') {
+      if (this.coming) return;
+      let arrive = () => {};
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      this.coming = { arrived, arrive };
+    } else if (message?.type === 'graph') {
+      this.held = message.graph ?? null;
+      const coming = this.coming;
+      this.coming = null;
+      coming?.arrive();
+    }
+  }
+
+  /**
+   * The graph handed last, for the load that asks (later loads get nothing until the next one is handed: the
+   * engine holds it from then on), waited for when it is on its way; undefined when none is held or coming.
+   */
+  take(): Promise<HandedLexicalGraph | null> | undefined {
+    if (this.coming) return this.coming.arrived.then(() => this.takeHeld());
+    return this.held ? Promise.resolve(this.takeHeld()) : undefined;
+  }
+
+  private takeHeld(): HandedLexicalGraph | null {
+    const held = this.held;
+    this.held = null;
+    return held;
+  }
 }
 
 /**

@@ -52,10 +52,11 @@ export interface LibrarySessionDeps {
    */
   prebuildGraph?: (request: PrebuildRequest) => Promise<PrebuiltGraph | null>;
   /**
-   * The lexical graph the ingest worker built at its last refresh (src/services/library/graphHandOver.ts), asked for
-   * first: when it is the stored concept table's, the graph worker is not started. Absent or null: prebuildGraph.
+   * The lexical graph the ingest worker handed over after a drop's last refresh (src/services/library/graphHandOver.ts),
+   * taken by the next load: when it is the stored concept table's, the graph worker is not started. Undefined (none
+   * held or coming) or null: prebuildGraph.
    */
-  handedGraph?: () => Promise<HandedLexicalGraph | null>;
+  handedGraph?: () => Promise<HandedLexicalGraph | null> | undefined;
 }
 
 export class LibrarySession {
@@ -91,6 +92,11 @@ export class LibrarySession {
   private queued: Tracked<QuestionLibrary> | null = null;
   /** When each step of the last library load from IndexedDB ended (loadTimings). */
   private lastLoad: Record<string, number> | null = null;
+  /**
+   * The last load that opened its library: a question's load is often followed at once by another (the page saw a
+   * change meanwhile), whose marks told a bench nothing of the load the question waited for.
+   */
+  private lastOpened: Record<string, number> | null = null;
   /** The graph each loaded library was read with (graphStamp of its index record). */
   private readonly stamps = new WeakMap<QuestionLibrary, string>();
   /**
@@ -309,9 +315,14 @@ export class LibrarySession {
       prebuildAsked = true;
       return this.deps.prebuildGraph?.({ compact }).catch(() => null);
     };
-    // The ingest worker's graph of its last refresh, when it has one: the very graph the graph worker would build
-    // from the stored table, so that worker is started only when none comes (graphHandOver.ts).
-    const handing = this.deps.loadEngine ? undefined : this.deps.handedGraph?.().catch(() => null);
+    // The graph the ingest worker handed over after a drop's last refresh, when one is held or on its way: the very
+    // graph the graph worker would build from the stored table, so that worker is started only if none comes.
+    const handing = this.deps.loadEngine
+      ? undefined
+      : this.deps
+          .handedGraph?.()
+          ?.catch(() => null)
+          .then((handed) => (mark('graphReplied'), handed));
     let prebuilding: Promise<PrebuiltGraph | null | undefined> | undefined = this.deps.loadEngine
       ? undefined
       : handing
@@ -381,6 +392,7 @@ export class LibrarySession {
     const answers = coveredStamp(corpus.meta);
     if (answers !== null) this.answersFrom.set(library, answers);
     marks.opened = Math.round(performance.now() - t0);
+    this.lastOpened = marks;
     if (!marks.engineKept)
       for (const [step, ms] of Object.entries(library.engine.timings))
         marks[`engine.${step}`] = Math.round(ms);
@@ -451,7 +463,11 @@ export class LibrarySession {
    * the corpus read, the engine opened, and the engine's own steps. For benchmarks.
    */
   loadTimings(): Record<string, number> | null {
-    return this.lastLoad && { ...this.lastLoad };
+    const last = this.lastOpened ?? this.lastLoad;
+    if (!last) return null;
+    // A load begun since the last one opened: when it began (it has no steps yet).
+    const later = this.lastLoad !== last ? this.lastLoad?.beganAtEpochMs : undefined;
+    return later === undefined ? { ...last } : { ...last, laterLoadBeganAtEpochMs: later };
   }
 }
 

@@ -1,7 +1,7 @@
-// The concept graph the ingest worker built at a refresh, handed to the query worker's library load through a real
-// MessageChannel (as the page joins the two workers): the graph worker is not started, the engine walks the handed
-// arrays, and every answer is the one a library opened without it gives. A graph made for other chunks (a refresh
-// between the two reads) is refused, and the graph worker builds it as before.
+// The concept graph the ingest worker built at a drop's last refresh, handed to the query worker's next library load
+// through a real MessageChannel (as the page joins the two workers): the graph worker is not started, the engine
+// walks the handed arrays, and every answer is the one a library opened without it gives. A graph made for other
+// chunks (another tab's refresh since) is refused, and the graph worker builds it as before.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,9 +11,10 @@ import { isConceptTableGraph } from '../../../../src/core/graph/index.ts';
 import { IncrementalGraphRefresh } from '../../../../src/services/ingest/graphBuild.ts';
 import { IngestPipeline } from '../../../../src/services/ingest/ingestPipeline.ts';
 import { SENTENCE_VECTORS_SETTING } from '../../../../src/services/ingest/ingestProtocol.ts';
+import type { IngestDeps } from '../../../../src/services/ingest/ingestPipeline.ts';
 import {
-  graphHandOverAt,
-  serveGraphHandOver,
+  graphHandOverTo,
+  HandedGraphs,
   tableGraphFromHanded,
   type HandedLexicalGraph,
 } from '../../../../src/services/library/graphHandOver.ts';
@@ -50,8 +51,16 @@ afterEach(() => {
   for (const port of ports.splice(0)) port.close();
 });
 
-/** Stores these passages as the ingest worker does, its graph refreshed by `refresh` (the ingest worker's own). */
-async function drop(passages: typeof PASSAGES, refresh: IncrementalGraphRefresh): Promise<void> {
+/**
+ * Stores these passages as the ingest worker does, its graph refreshed by `refresh` (the ingest worker's own);
+ * `graphSettled`: what the pipeline tells around its last refresh's coverage, and `events` the order of it all.
+ */
+async function drop(
+  passages: typeof PASSAGES,
+  refresh: IncrementalGraphRefresh,
+  graphSettled?: IngestDeps['graphSettled'],
+  events: string[] = [],
+): Promise<void> {
   const pipeline = new IngestPipeline({
     repo,
     prepare: (name, bytes, options) => prepareFile(name, bytes, { maxChunkTokens: options.maxChunkTokens }),
@@ -59,7 +68,13 @@ async function drop(passages: typeof PASSAGES, refresh: IncrementalGraphRefresh)
       throw new Error('no embedder: the library is lexical only');
     },
     rebuildGraph: refresh.refresh,
-    emit: () => undefined,
+    graphSettled: graphSettled && {
+      coming: () => (events.push('coming'), graphSettled.coming()),
+      settled: () => (events.push('settled'), graphSettled.settled()),
+    },
+    emit: (event) => {
+      if (event.type === 'coverage') events.push(`coverage ${event.coverage.searchableDocuments}`);
+    },
   });
   await pipeline.enqueue(
     passages.map((p) => ({
@@ -70,16 +85,38 @@ async function drop(passages: typeof PASSAGES, refresh: IncrementalGraphRefresh)
   await pipeline.ensureRunning();
 }
 
-/** The query worker's end of a channel whose other end serves `refresh`'s graph, as the two workers are joined. */
-function joined(refresh: IncrementalGraphRefresh): () => Promise<HandedLexicalGraph | null> {
+/**
+ * The two ends of a channel as the page joins the workers: the ingest worker's, handing over `refresh`'s graph, and
+ * the query worker's. `delivered()` resolves once the graph handed last has crossed.
+ */
+function joined(refresh: IncrementalGraphRefresh): {
+  ingest: IngestDeps['graphSettled'];
+  query: HandedGraphs;
+  delivered: () => Promise<void>;
+} {
   const { port1, port2 } = new MessageChannel();
   ports.push(port1, port2);
-  serveGraphHandOver({ lexicalGraph: refresh.handOver }, port1);
-  return graphHandOverAt(port2);
+  const query = new HandedGraphs();
+  let crossed = 0;
+  const waiting: Array<() => void> = [];
+  port2.onmessage = (event: MessageEvent<unknown>) => {
+    query.receive(event.data);
+    if ((event.data as { type: string }).type === 'graph') {
+      crossed++;
+      for (const done of waiting.splice(0)) done();
+    }
+  };
+  let seen = 0;
+  const delivered = () =>
+    new Promise<void>((done) => {
+      const check = () => (crossed > seen ? ((seen = crossed), done()) : waiting.push(check));
+      check();
+    });
+  return { ingest: graphHandOverTo(port1, refresh.handOver), query, delivered };
 }
 
 function session(
-  handedGraph?: () => Promise<HandedLexicalGraph | null>,
+  handedGraph?: () => Promise<HandedLexicalGraph | null> | undefined,
   asked: PrebuildRequest[] = [],
 ): LibrarySession {
   const prebuilder = createGraphPrebuilder(repo);
@@ -118,11 +155,17 @@ function answers(library: QuestionLibrary): unknown {
 }
 
 describe("the ingest worker's graph handed to the query worker", () => {
-  it('is taken in place of the graph worker on a first load and after a refresh, with the same answers', async () => {
+  it('is taken in place of the graph worker after a first drop and after the next, with the same answers', async () => {
     const refresh = new IncrementalGraphRefresh();
-    await drop(PASSAGES.slice(0, 40), refresh);
+    const { ingest, query, delivered } = joined(refresh);
+    const events: string[] = [];
+    await drop(PASSAGES.slice(0, 40), refresh, ingest, events);
+    // Around the coverage of the drop's last refresh only: told it is coming before the page hears of it, sent after.
+    expect(events.slice(-3)).toEqual(['coming', 'coverage 40', 'settled']);
+    expect(events.filter((e) => e === 'coming')).toHaveLength(1);
+    await delivered();
     const asked: PrebuildRequest[] = [];
-    const held = session(joined(refresh), asked);
+    const held = session(() => query.take(), asked);
     const first = await held.library();
     expect(held.loadTimings()?.handedUsed).toBe(1);
     expect(asked).toEqual([]);
@@ -133,7 +176,8 @@ describe("the ingest worker's graph handed to the query worker", () => {
     expect(first.engine.graph.graph.weights).toEqual(prebuilt?.table?.graph.weights);
     expect(answers(first)).toEqual(answers(await plainSession().library()));
 
-    await drop(PASSAGES.slice(40), refresh);
+    await drop(PASSAGES.slice(40), refresh, ingest);
+    await delivered();
     held.invalidate('library');
     const after = await held.library();
     expect(held.loadTimings()?.incremental).toBe(1);
@@ -146,15 +190,35 @@ describe("the ingest worker's graph handed to the query worker", () => {
     const again = await createGraphPrebuilder(repo).prebuild({ compact: true });
     expect(after.engine.graph.conceptRank).toEqual(again?.table?.conceptRank);
     expect(after.engine.graph.chunkRank).toEqual(again?.table?.chunkRank);
+    // Taken once: the next load has none (the engine holds it), and the graph worker is asked again.
+    expect(query.take()).toBeUndefined();
+  });
+
+  it('is waited for when it is on its way as a load begins', async () => {
+    const refresh = new IncrementalGraphRefresh();
+    await drop(PASSAGES.slice(0, 30), refresh);
+    const query = new HandedGraphs();
+    query.receive({ type: 'coming' });
+    const asked: PrebuildRequest[] = [];
+    const held = session(() => query.take(), asked);
+    const loading = held.library();
+    // The load reads the library meanwhile; the graph arrives later, as a copy.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    query.receive(structuredClone({ type: 'graph', graph: refresh.handOver() }));
+    await loading;
+    expect(held.loadTimings()?.handedUsed).toBe(1);
+    expect(asked).toEqual([]);
   });
 
   it('is refused when it was made for other chunks, and the graph worker builds the stored one', async () => {
-    // An ingest worker whose last refresh was before the store's (another tab refreshed since).
+    // The graph handed after a drop, then another tab's drop and refresh before the next load.
     const stale = new IncrementalGraphRefresh();
-    await drop(PASSAGES.slice(0, 30), stale);
+    const { ingest, query, delivered } = joined(stale);
+    await drop(PASSAGES.slice(0, 30), stale, ingest);
+    await delivered();
     await drop(PASSAGES.slice(30), new IncrementalGraphRefresh());
     const asked: PrebuildRequest[] = [];
-    const held = session(joined(stale), asked);
+    const held = session(() => query.take(), asked);
     const library = await held.library();
     expect(held.loadTimings()?.handedUsed).toBe(0);
     expect(held.loadTimings()?.prebuiltUsed).toBe(1);
@@ -163,17 +227,26 @@ describe("the ingest worker's graph handed to the query worker", () => {
     expect(answers(library)).toEqual(answers(await plainSession().library()));
   });
 
-  it('starts the graph worker when the ingest worker holds no graph', async () => {
+  it('starts the graph worker at once when none is held nor coming, or none could be handed', async () => {
     const refresh = new IncrementalGraphRefresh();
     await drop(PASSAGES.slice(0, 20), refresh);
-    // A drain's end lets the incremental graph go.
-    refresh.release();
+    const query = new HandedGraphs();
     const asked: PrebuildRequest[] = [];
-    const held = session(joined(refresh), asked);
+    const held = session(() => query.take(), asked);
     await held.library();
     expect(held.loadTimings()?.handedUsed).toBeUndefined();
     expect(held.loadTimings()?.prebuiltUsed).toBe(1);
     expect(asked).toHaveLength(1);
+    // A drain's end lets the incremental graph go: what is handed then is null.
+    refresh.release();
+    query.receive({ type: 'coming' });
+    query.receive(structuredClone({ type: 'graph', graph: refresh.handOver() }));
+    held.invalidate('library');
+    await drop(PASSAGES.slice(20, 30), refresh);
+    held.invalidate('library');
+    await held.library();
+    expect(held.loadTimings()?.prebuiltUsed).toBe(1);
+    expect(asked).toHaveLength(2);
   });
 
   it('checks the shape of what arrives before anything walks it', async () => {
@@ -181,7 +254,7 @@ describe("the ingest worker's graph handed to the query worker", () => {
     await drop(PASSAGES.slice(0, 20), refresh);
     const stored = (await repo.getStoredGraph())?.graph;
     if (!isConceptTableGraph(stored)) throw new Error('a lexical library stores its concept table');
-    const handed = await joined(refresh)();
+    const handed = structuredClone(refresh.handOver());
     if (!handed) throw new Error('the refresh holds its graph');
     expect(tableGraphFromHanded(handed, stored)).toBeDefined();
     const cut = structuredClone(handed);
