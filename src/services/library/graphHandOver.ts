@@ -51,18 +51,63 @@ export function graphHandOverTo(
   port: MessagePort,
   source: () => HandedLexicalGraph | null,
 ): { coming(): void; settled(): void } {
-  const post = (message: HandOverMessage) => port.postMessage(message);
+  const post = (message: HandOverMessage, buffers: ArrayBuffer[] = []) => port.postMessage(message, buffers);
   return {
     coming: () => post({ type: 'coming' }),
     settled: () => {
       try {
-        post({ type: 'graph', graph: source() });
+        const layers = source();
+        if (!layers) return post({ type: 'graph', graph: null });
+        // Copied here and moved, so the query worker, whose question is reading the library right then, does not
+        // spend the copy's time: a structured clone makes its second copy on the receiving thread.
+        const graph = copiedLayers(layers);
+        post({ type: 'graph', graph }, buffersOf(graph));
       } catch {
         // Nothing to copy (or the copy failed): the query worker builds the graph as before.
         post({ type: 'graph', graph: null });
       }
     },
   };
+}
+
+/** `layers` with a copy of each of its arrays (the co-occurrence graph stays the walk graph when it is). */
+function copiedLayers(layers: HandedLexicalGraph): HandedLexicalGraph {
+  const { table, cooccurrence, graph } = layers;
+  const copyGraph = (g: ConceptGraph): ConceptGraph => ({
+    nodeCount: g.nodeCount,
+    offsets: g.offsets.slice(),
+    targets: g.targets.slice(),
+    co: g.co.slice(),
+    weights: g.weights.slice(),
+  });
+  const walk = copyGraph(graph);
+  return {
+    chunkIds: layers.chunkIds,
+    table: {
+      chunkCount: table.chunkCount,
+      terms: table.terms,
+      idf: table.idf.slice(),
+      conceptChunkOffsets: table.conceptChunkOffsets.slice(),
+      conceptChunks: table.conceptChunks.slice(),
+      chunkConceptOffsets: table.chunkConceptOffsets.slice(),
+      chunkConcepts: table.chunkConcepts.slice(),
+      chunkConceptWeights: table.chunkConceptWeights.slice(),
+    },
+    cooccurrence: cooccurrence === graph ? walk : copyGraph(cooccurrence),
+    graph: walk,
+    options: layers.options,
+  };
+}
+
+/** The buffers of a copy made by copiedLayers (each its own), to move rather than clone. */
+function buffersOf(layers: HandedLexicalGraph): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const part of [layers.table, layers.cooccurrence, layers.graph]) {
+    for (const value of Object.values(part)) {
+      if (ArrayBuffer.isView(value) && value.buffer instanceof ArrayBuffer) buffers.add(value.buffer);
+    }
+  }
+  return [...buffers];
 }
 
 /** The query worker's end: the graph the ingest worker handed last, until a library load takes it. */
