@@ -11,6 +11,8 @@ import { DexieKgStore } from '../src/store/kgStore.ts';
 import { Repo } from '../src/store/repo.ts';
 import { embedderInOwnWorker } from '../src/services/embed/embedders.ts';
 import { prebuildInWorker } from '../src/services/library/graphPrebuild.ts';
+import { HandedGraphs } from '../src/services/library/graphHandOver.ts';
+import { GRAPH_PORT_MESSAGE } from '../src/services/ingest/ingestProtocol.ts';
 import { openStoredPages } from '../src/services/library/storedPages.ts';
 import { openStoredThemes } from '../src/services/library/storedThemes.ts';
 import { documentNames } from '../src/services/library/documentNames.ts';
@@ -18,6 +20,13 @@ import { reportOwnOriginLoads, workerLedger } from '../src/services/ledger/ledge
 import { QueryService } from '../src/services/query/queryService.ts';
 
 const db = openDatabase();
+// The graph the ingest worker hands over after a drop's last refresh, once the page has joined the two workers.
+let handed: HandedGraphs | null = null;
+self.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const data = event.data as { type?: unknown; port?: unknown } | null;
+  if (data?.type === GRAPH_PORT_MESSAGE && data.port instanceof MessagePort)
+    handed = new HandedGraphs(data.port);
+});
 // A bundle read by ranges that the Library view kept for offline use is read from that copy when its host cannot be.
 const bundles = new BundleAtUrl(fetch, new KeptBundles(cacheStorageParts()));
 
@@ -42,6 +51,8 @@ const service = new QueryService({
   documentNames: (ids) => documentNames(db, ids),
   // The stored graph's co-occurrence and walk graphs are built in a worker of their own while this one reads.
   prebuildGraph: prebuildInWorker,
+  // Unless the ingest worker has just built that graph itself (a refresh's concept table): then it hands it over.
+  handedGraph: () => handed?.take(),
   // Every call is recorded in the network ledger, under what it was for (answer, question modes, evaluation).
   llmClient: (settings, purpose = 'answer') =>
     new LlmClient(settings, workerLedger('query').clientOptions(purpose)),

@@ -1,8 +1,9 @@
 // The page's handles on the workers: created once, lazily, typed by the worker modules' own API types. Indexing
 // goes to the ingest worker, every question and written answer to the query worker, KG builds and the LLM
 // endpoint settings to the KG worker.
-import { wrap, type Remote } from 'comlink';
+import { transfer, wrap, type Remote } from 'comlink';
 import type { IngestApi } from '../services/ingest/ingest.ts';
+import { GRAPH_PORT_MESSAGE } from '../services/ingest/ingestProtocol.ts';
 import type { KgApi } from '../services/llm/kgBuild.ts';
 import type { QueryApi } from '../services/query/queryService.ts';
 import { workerName } from './state/crossTab.svelte.ts';
@@ -10,22 +11,45 @@ import { workerName } from './state/crossTab.svelte.ts';
 let ingest: Remote<IngestApi> | null = null;
 let query: Remote<QueryApi> | null = null;
 let kg: Remote<KgApi> | null = null;
+/** The query worker itself, for the one plain message it takes (joinGraphHandOver). */
+let queryThread: Worker | null = null;
+let joined = false;
 
 export function ingestWorker(): Remote<IngestApi> {
-  ingest ??= wrap<IngestApi>(
-    new Worker(new URL('../../workers/ingest.worker.ts', import.meta.url), {
-      type: 'module',
-      name: workerName('ingest'),
-    }),
-  );
+  if (!ingest) {
+    ingest = wrap<IngestApi>(
+      new Worker(new URL('../../workers/ingest.worker.ts', import.meta.url), {
+        type: 'module',
+        name: workerName('ingest'),
+      }),
+    );
+    joinGraphHandOver();
+  }
   return ingest;
 }
 
 export function queryWorker(): Remote<QueryApi> {
-  query ??= wrap<QueryApi>(
-    new Worker(new URL('../../workers/query.worker.ts', import.meta.url), { type: 'module', name: 'query' }),
-  );
+  if (!query) {
+    queryThread = new Worker(new URL('../../workers/query.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'query',
+    });
+    query = wrap<QueryApi>(queryThread);
+    joinGraphHandOver();
+  }
   return query;
+}
+
+/**
+ * Once both exist, a channel from the query worker to the ingest worker: a library opened after a graph refresh
+ * takes the graph the ingest worker built instead of building it again (src/services/library/graphHandOver.ts).
+ */
+function joinGraphHandOver(): void {
+  if (joined || !ingest || !queryThread) return;
+  joined = true;
+  const { port1, port2 } = new MessageChannel();
+  void ingest.serveGraph(transfer(port1, [port1]));
+  queryThread.postMessage({ type: GRAPH_PORT_MESSAGE, port: port2 }, [port2]);
 }
 
 export function kgWorker(): Remote<KgApi> {

@@ -30,6 +30,7 @@ export {
   lexicalLayers,
   lexicalLayersFromTable,
   serializeGraph,
+  withRanks,
   withThetaSem,
 } from './conceptGraph.ts';
 export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';

@@ -20,6 +20,7 @@ import {
 import type { RetrievalParams } from '../../core/retrieval/index.ts';
 import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import { buildEngine, retrievalInput, termAnalyzer } from '../library/engine.ts';
+import { handedLayers, type HandedLexicalGraph } from '../library/graphHandOver.ts';
 import { themesForStore } from '../themes/themesOf.ts';
 
 /** Builds the engine whose graph a full rebuild stores (the seam: tests count full builds through it). */
@@ -54,6 +55,15 @@ export class IncrementalGraphRefresh {
 
   /** The snapshot of the last refresh (lexical layer), for tests and benchmarks. */
   lastSnapshot: ConceptGraphIndex | null = null;
+
+  /**
+   * The graph of the last refresh when the store holds it as its concept table (a lexical library), for the query
+   * worker (src/services/library/graphHandOver.ts): null once a semantic layer is stored, or when none is held.
+   */
+  private stored: ConceptGraphIndex | null = null;
+
+  /** The lexical layers of the stored graph, handed to the query worker (a copy crosses; null: none held). */
+  readonly handOver = (): HandedLexicalGraph | null => handedLayers(this.stored);
 
   /** Whether an incremental graph is held in memory (between the refreshes of a drain), for tests and benchmarks. */
   get held(): boolean {
@@ -111,6 +121,8 @@ export class IncrementalGraphRefresh {
       // Only what the store keeps (the keep-mask and the table): no engine, no edge cosines, no walk graph.
       const { graph: compact, keptEdges } = semanticCompactGraph(input, analyzer, snapshot);
       const themes = await themesForStore(repo, snapshot);
+      // The store holds a keep-mask from here on: nothing the query worker could take as its table graph.
+      this.stored = null;
       await repo.putGraph(compact, { concepts: compact.concepts, edges: keptEdges }, themes);
       this.lastSnapshot = snapshot;
     } else await this.storeLexical(repo, snapshot);
@@ -182,6 +194,7 @@ export class IncrementalGraphRefresh {
       themes,
     );
     this.lastSnapshot = snapshot;
+    this.stored = snapshot;
   }
 
   /**
@@ -198,6 +211,7 @@ export class IncrementalGraphRefresh {
   private forget(): void {
     this.graph = null;
     this.lastSnapshot = null;
+    this.stored = null;
     this.ids = new Set();
   }
 
@@ -236,6 +250,8 @@ export class IncrementalGraphRefresh {
     const state = fresh.toJSON();
     // The built graph becomes the base of the next merge (ignored by fromJSON if it does not match the state).
     this.lastSnapshot = deserializeGraph(serialized);
+    // Stored as its concept table when lexical (handedLayers gives nothing for a semantic one).
+    this.stored = this.lastSnapshot;
     this.graph = IncrementalConceptGraph.fromJSON(state, this.lastSnapshot);
     this.ids = new Set(state.chunkIds);
     await repo.putGraphState(state);

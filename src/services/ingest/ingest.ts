@@ -7,6 +7,7 @@ import { importBundle, type ImportResult } from '../../store/bundleImport.ts';
 import type { Repo } from '../../store/repo.ts';
 import type { Embedder } from '../../core/types.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
+import { graphHandOverTo } from '../library/graphHandOver.ts';
 import { IncrementalGraphRefresh } from './graphBuild.ts';
 import { EMBED_BATCH, IngestPipeline } from './ingestPipeline.ts';
 import type { PrepareFn, PrepareManyFn } from './limitedParse.ts';
@@ -65,6 +66,8 @@ export function createIngestService(deps: IngestServiceDeps) {
   };
   // One incremental concept graph for the library, kept between refreshes (and stored, for a reload).
   const graph = new IncrementalGraphRefresh();
+  /** The query worker's port, once the page has joined the two workers (serveGraph). */
+  let handOver: ReturnType<typeof graphHandOverTo> | null = null;
   const pipeline = new IngestPipeline({
     repo,
     prepare: deps.prepare,
@@ -74,6 +77,8 @@ export function createIngestService(deps: IngestServiceDeps) {
     rebuildGraph: graph.refresh,
     // A library answered from its pages has them refreshed during a drop instead of the graph: the graph goes.
     releaseGraph: () => graph.release(),
+    // The graph of a drop's last refresh goes to the query worker, whose first question would build it again.
+    graphSettled: { coming: () => handOver?.coming(), settled: () => handOver?.settled() },
     lock,
     emit: (event) => {
       if (event.type === 'changed') lock.changed();
@@ -174,6 +179,14 @@ export function createIngestService(deps: IngestServiceDeps) {
       lock.changed();
       listener?.({ type: 'changed' });
       return held.value;
+    },
+    /**
+     * Hands the concept graph of a drop's last refresh to the query worker on `port` (the page joins the two workers:
+     * src/ui/workers.ts), so the library opened after it does not build that graph again
+     * (src/services/library/graphHandOver.ts).
+     */
+    serveGraph(port: MessagePort): void {
+      handOver = graphHandOverTo(port, graph.handOver);
     },
     /** Frees the embedding model (it is loaded again lazily). */
     async dispose(): Promise<void> {

@@ -74,6 +74,12 @@ export interface IngestDeps extends QueueDeps {
    * a library answered from its pages gets its pages refreshed instead of the graph.
    */
   releaseGraph?(): void;
+  /**
+   * Told around the coverage a drop's last refresh reports (no file waits in the queue): `coming` just before it,
+   * `settled` just after, so the graph is handed to the query worker (graphHandOver.ts) when the first question
+   * after "searchable" needs it, and the copy is made after the page was told, not before.
+   */
+  graphSettled?: { coming(): void; settled(): void };
   emit(event: IngestEvent): void;
   /** The library's cross-tab lock (workers/crossTab.ts): one tab at a time drains the shared queue. */
   lock?: Pick<CrossTabLock, 'run'>;
@@ -611,7 +617,16 @@ export class IngestPipeline {
     this.lastGraphCost = this.now() - started;
     this.searchable = { documents: counts.documents, sentences: counts.sentences };
     this.emit({ type: 'changed' });
-    await this.reportCoverage();
+    // A drop's last refresh (nothing waits in the queue): its graph is handed to the query worker (graphSettled).
+    const last =
+      after === 'stored' && !byPages && this.deps.graphSettled && (await this.deps.repo.waitingCount()) === 0;
+    const handing = last ? this.deps.graphSettled : undefined;
+    handing?.coming();
+    try {
+      await this.reportCoverage();
+    } finally {
+      handing?.settled();
+    }
   }
 
   /**

@@ -76,3 +76,10 @@ export type IngestEvent =
   | { type: 'error'; message: string; cause?: IngestStopCause; file?: string };
 
 export type IngestListener = (event: IngestEvent) => void;
+
+/**
+ * The type of the one plain message (not a Comlink call) the page posts to the query worker: `port`, the end of a
+ * MessageChannel whose other end the ingest worker serves (IngestApi.serveGraph), from which the query worker takes
+ * the concept graph of the last refresh (src/services/library/graphHandOver.ts).
+ */
+export const GRAPH_PORT_MESSAGE = 'conceptrag-graph-port';

@@ -6,7 +6,7 @@
 // it for a library; it knows nothing of questions.
 import { AtomicIndex } from '../../core/atomic/index.ts';
 import type { AtomicQuestion } from '../../core/atomic/index.ts';
-import { isCompactGraph, isConceptTableGraph } from '../../core/graph/index.ts';
+import { isCompactGraph, isConceptTableGraph, type ConceptGraphIndex } from '../../core/graph/index.ts';
 import { KgIndex } from '../../core/kg/index.ts';
 import type { KgEntity, KgRelation } from '../../core/kg/index.ts';
 import type { RetrievalEngine } from '../../core/retrieval/index.ts';
@@ -15,6 +15,7 @@ import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
 import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
 import type { PrebuildRequest, PrebuiltGraph } from './graphPrebuild.ts';
+import { tableGraphFromHanded, type HandedLexicalGraph } from './graphHandOver.ts';
 import { coveredByGraph, sameLexicalLibrary } from './graphCoverage.ts';
 import { openLibrary, type QuestionLibrary } from './questionLibrary.ts';
 import { bundleAtomicIndex, bundleKgIndex } from './readOnlyBundle.ts';
@@ -50,6 +51,12 @@ export interface LibrarySessionDeps {
    * Absent: built here.
    */
   prebuildGraph?: (request: PrebuildRequest) => Promise<PrebuiltGraph | null>;
+  /**
+   * The lexical graph the ingest worker handed over after a drop's last refresh (src/services/library/graphHandOver.ts),
+   * taken by the next load: when it is the stored concept table's, the graph worker is not started. Undefined (none
+   * held or coming) or null: prebuildGraph.
+   */
+  handedGraph?: () => Promise<HandedLexicalGraph | null> | undefined;
 }
 
 export class LibrarySession {
@@ -85,6 +92,11 @@ export class LibrarySession {
   private queued: Tracked<QuestionLibrary> | null = null;
   /** When each step of the last library load from IndexedDB ended (loadTimings). */
   private lastLoad: Record<string, number> | null = null;
+  /**
+   * The last load that opened its library: a question's load is often followed at once by another (the page saw a
+   * change meanwhile), whose marks told a bench nothing of the load the question waited for.
+   */
+  private lastOpened: Record<string, number> | null = null;
   /** The graph each loaded library was read with (graphStamp of its index record). */
   private readonly stamps = new WeakMap<QuestionLibrary, string>();
   /**
@@ -297,9 +309,25 @@ export class LibrarySession {
     // and analyses. A lexical library's graph from its concept table on every load (on this thread it took 4.5 s of
     // the load after each graph refresh on MuSiQue at load 53–66, docs/results/trust.md); a compact graph's parts
     // only for the first library of this worker (a later one may reuse the lexical layers of the one before).
-    const prebuilding = this.deps.loadEngine
+    const compact = !engineLoaded();
+    let prebuildAsked = false;
+    const prebuild = () => {
+      prebuildAsked = true;
+      return this.deps.prebuildGraph?.({ compact }).catch(() => null);
+    };
+    // The graph the ingest worker handed over after a drop's last refresh, when one is held or on its way: the very
+    // graph the graph worker would build from the stored table, so that worker is started only if none comes.
+    const handing = this.deps.loadEngine
       ? undefined
-      : this.deps.prebuildGraph?.({ compact: !engineLoaded() }).catch(() => null);
+      : this.deps
+          .handedGraph?.()
+          ?.catch(() => null)
+          .then((handed) => (mark('graphReplied'), handed));
+    let prebuilding: Promise<PrebuiltGraph | null | undefined> | undefined = this.deps.loadEngine
+      ? undefined
+      : handing
+        ? handing.then((handed) => (handed || prebuildAsked ? undefined : prebuild()))
+        : prebuild();
     // The library loaded before, while it is held: only what was stored since is read and analysed (a drop adds
     // documents and writes the graph again; the whole library read and analysed again took 22 s on MuSiQue at
     // load 18, docs/results/trust.md). A removal reads everything.
@@ -315,6 +343,16 @@ export class LibrarySession {
     let corpus = coveredByGraph(read);
     marks.uncoveredChunks = read.chunks.length - corpus.chunks.length;
     marks.corpusRead = Math.round(performance.now() - t0);
+    const stored: unknown = corpus.graph?.graph;
+    let handedTable: ConceptGraphIndex | undefined;
+    if (handing && isConceptTableGraph(stored)) {
+      const handed = await handing;
+      mark('graphHanded');
+      handedTable = handed ? tableGraphFromHanded(handed, stored) : undefined;
+      if (handed) marks.handedUsed = handedTable ? 1 : 0;
+      // Made for other chunks (a refresh between the two reads): the graph worker builds it, as before.
+      if (!handedTable && !prebuildAsked) prebuilding = prebuild();
+    } else if (handing && !prebuildAsked) prebuilding = prebuild();
     let load = this.load;
     if (before && held && sameLexicalLibrary(held, corpus, before.engine.hasVectors)) {
       // Nothing new the graph covers: the engine held answers as a new one would.
@@ -328,8 +366,12 @@ export class LibrarySession {
       const extended = grown && before ? extendOpen(before.engine, input) : undefined;
       if (extended) mark('textExtended');
       load = (c) => loadEngine(c, extended ?? { input });
-      const stored: unknown = corpus.graph?.graph;
-      if (prebuilding && (isConceptTableGraph(stored) || (!extended && isCompactGraph(stored)))) {
+      if (handedTable) {
+        const prepared = extended ?? prepareOpen(input);
+        if (!extended) mark('textPrepared');
+        const tableGraph = handedTable;
+        load = (c) => loadEngine(c, { ...prepared, tableGraph });
+      } else if (prebuilding && (isConceptTableGraph(stored) || (!extended && isCompactGraph(stored)))) {
         const prepared = extended ?? prepareOpen(input);
         if (!extended) mark('textPrepared');
         const prebuilt = await prebuilding;
@@ -350,6 +392,7 @@ export class LibrarySession {
     const answers = coveredStamp(corpus.meta);
     if (answers !== null) this.answersFrom.set(library, answers);
     marks.opened = Math.round(performance.now() - t0);
+    this.lastOpened = marks;
     if (!marks.engineKept)
       for (const [step, ms] of Object.entries(library.engine.timings))
         marks[`engine.${step}`] = Math.round(ms);
@@ -420,7 +463,11 @@ export class LibrarySession {
    * the corpus read, the engine opened, and the engine's own steps. For benchmarks.
    */
   loadTimings(): Record<string, number> | null {
-    return this.lastLoad && { ...this.lastLoad };
+    const last = this.lastOpened ?? this.lastLoad;
+    if (!last) return null;
+    // A load begun since the last one opened: when it began (it has no steps yet).
+    const later = this.lastLoad !== last ? this.lastLoad?.beganAtEpochMs : undefined;
+    return later === undefined ? { ...last } : { ...last, laterLoadBeganAtEpochMs: later };
   }
 }
 
