@@ -5,9 +5,18 @@
 // is kept, so it is computed entirely from verified bytes.
 import { gunzipSync } from 'fflate';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
-import { hashPageOf, TOP_HASH_BYTES } from './format.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
+
+/** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (format.ts, BLOCK_HASH_BYTES). */
+export const TOP_HASH_BYTES = 16;
+
+/** The page of `pages.sha256` holding block b's hash, and where in that page it starts. */
+export function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, number] {
+  const at = b * hashBytes;
+  const page = Math.floor(at / pageSize);
+  return [page, at - page * pageSize];
+}
 
 /**
  * Decoded groups (records, dictionary groups, rows) and raw blocks (2 KiB each by default) kept between questions at most:

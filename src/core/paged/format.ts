@@ -21,7 +21,7 @@
 // directory, instead of the whole part at opening (941 KB at 100 MiB).
 // Versions 1 to 3 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
-import { PagesError } from './blockStore.ts';
+import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
 export const PAGES_VERSION = 4;
@@ -48,8 +48,6 @@ const BLOCK_HASH_BYTES = 16;
  * opening; 1024 costs least at 100 MiB after 512, and at 1 GiB (ten times the top list) about what 2048 costs.
  */
 export const HASH_PAGE_BYTES = 1024;
-/** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (BLOCK_HASH_BYTES). */
-export const TOP_HASH_BYTES = 16;
 /** The hash page sizes a directory may give: whole hashes, at most 1 MiB (a page is read and hashed whole). */
 const HASH_PAGE_MIN = 256;
 const HASH_PAGE_MAX = 1 << 20;
@@ -339,13 +337,6 @@ export function encodeTop(bytes: Uint8Array): string {
   // In pieces: String.fromCharCode takes its arguments on the stack (a 1 GiB library's top list is ~150 KB).
   for (let i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode(...bytes.subarray(i, i + 8192));
   return btoa(binary);
-}
-
-/** The page of `pages.sha256` holding block b's hash, and where in that page it starts. */
-export function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, number] {
-  const at = b * hashBytes;
-  const page = Math.floor(at / pageSize);
-  return [page, at - page * pageSize];
 }
 
 /**

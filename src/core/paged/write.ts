@@ -13,6 +13,7 @@ import type { ConceptTable } from '../graph/index.ts';
 import type { LexicalParts } from '../retrieval/index.ts';
 import { conceptChunkTf, titleGroupSizes } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
+import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
 import {
@@ -20,7 +21,6 @@ import {
   encodeTop,
   HASH_PAGE_BYTES,
   hashBytesOf,
-  TOP_HASH_BYTES,
   type HashPages,
   PAGES_FORMAT,
   PAGES_HASHES_PART,
