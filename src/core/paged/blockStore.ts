@@ -12,7 +12,7 @@ import { messageOf } from '../errors.ts';
 export const TOP_HASH_BYTES = 16;
 
 /** The page of `pages.sha256` holding block b's hash, and where in that page it starts. */
-export function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, number] {
+function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, number] {
   const at = b * hashBytes;
   const page = Math.floor(at / pageSize);
   return [page, at - page * pageSize];

@@ -6,7 +6,7 @@
 // counts: listShares), and every other section is copied byte for byte. The new `open` and `degrees` sections are
 // made by the writers' own openSections, so an upgraded part is the one `cli index` writes for the same library today
 // (test/unit/paged/openFormat.test.ts). `cli upgrade` (src/cli/upgrade.ts) copies a bundle's other parts around it.
-import { decodeStructured, gunzip, Sha256, toHex } from '../bundle/index.ts';
+import { concatBytes, decodeStructured, gunzip, Sha256, toHex } from '../bundle/index.ts';
 import type { BundleManifest, BundlePart, ManifestBase, PartEntry, StreamedPart } from '../bundle/index.ts';
 import { BundleError } from '../bundle/index.ts';
 import { resolveParams } from '../retrieval/index.ts';
@@ -163,13 +163,7 @@ async function* listsWithoutShares(
 async function listBytes(lists: () => AsyncGenerator<Uint8Array>): Promise<Uint8Array> {
   const pieces: Uint8Array[] = [];
   for await (const piece of lists()) pieces.push(piece);
-  const out = new Uint8Array(pieces.reduce((t, p) => t + p.length, 0));
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(pieces);
 }
 
 /**
