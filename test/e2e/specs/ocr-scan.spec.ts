@@ -74,7 +74,13 @@ test('ocr: a scanned PDF is answered with its page, its recogniser served by the
 
   const activity = await page.evaluate(() => (window as unknown as { ocrActivity: string[] }).ocrActivity);
   log(`activity: ${activity.filter((a) => a.includes('recognising')).join(' | ')}`);
-  expect(activity.some((a) => /harbour-scan\.pdf: recognising page 2 of 2 \(English\)/.test(a))).toBe(true);
+  // Page-by-page progress, in the language told from the first page. Which page's line stays on screen long enough to be
+  // seen depends on the load: the other files' lines share the activity line, and two progress events that arrive in
+  // one task render once (a CI run beside the scale tier saw pages 1 and 1, not 2). That both pages were read is the
+  // "recognised on 2 pages" below.
+  expect(activity.some((a) => /harbour-scan\.pdf: recognising page [12] of 2 \(English\)/.test(a))).toBe(
+    true,
+  );
 
   const outcomes = await readOutcomes(page);
   const scanned = outcomes.find((o) => o.file === 'harbour-scan.pdf');
