@@ -4,7 +4,7 @@
 // the text (deterministic, seconds), computes concept vectors (needed by the embedding seeds) and applies the
 // mask, instead of computing every edge cosine.
 import type { ConceptGraph } from './cooccurrence.ts';
-import { conceptTableFromChunks, type ConceptTable } from './concepts.ts';
+import { conceptTableFromChunks, sameItems, type ConceptTable } from './concepts.ts';
 import {
   lexicalLayers,
   lexicalLayersFromTable,
@@ -239,10 +239,7 @@ export function compactGraphMismatch(
 ): string | null {
   const problem = compactGraphProblem(compact);
   if (problem) return problem;
-  const ids = chunkIds;
-  if (ids.length !== compact.chunkIds.length || ids.some((id, i) => id !== compact.chunkIds[i])) {
-    return 'it was built for another set of chunks';
-  }
+  if (!sameItems(chunkIds, compact.chunkIds)) return 'it was built for another set of chunks';
   const key = shapingOptionMismatch(compact.options, options);
   if (key) {
     const made = compact.options as unknown as Record<string, unknown>;

@@ -24,7 +24,7 @@ import {
   type PrebuiltMaskedGraph,
   type SerializedGraph,
 } from '../graph/index.ts';
-import { PersonalizedPageRank, weightedDegrees, type ConceptTable } from '../graph/index.ts';
+import { PersonalizedPageRank, sameItems, weightedDegrees, type ConceptTable } from '../graph/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
@@ -260,7 +260,7 @@ export class RetrievalEngine {
     const layout = layoutCorpus(input.chunks, input.sentences);
     const graph = deserializeGraph(serialized);
     const ids = layout.chunks.map((c) => c.id);
-    if (ids.length !== graph.chunkIds.length || ids.some((id, i) => id !== graph.chunkIds[i])) {
+    if (!sameItems(ids, graph.chunkIds)) {
       throw new Error('retrieval engine: the stored concept graph was built for a different set of chunks');
     }
     const { bm25, fieldBm25 } = textIndexes(layout, analyzer, params);
@@ -293,10 +293,7 @@ export class RetrievalEngine {
     const layout = text?.layout ?? layoutCorpus(input.chunks, input.sentences);
     const ids = layout.chunks.map((c) => c.id);
     const usablePrebuilt =
-      prebuilt &&
-      sameGraphOptions(prebuilt.options, params) &&
-      prebuilt.chunkIds.length === ids.length &&
-      prebuilt.chunkIds.every((id, i) => id === ids[i]);
+      prebuilt && sameGraphOptions(prebuilt.options, params) && sameItems(prebuilt.chunkIds, ids);
     const graph = usablePrebuilt ? prebuilt : graphFromConceptTable(stored, ids, params);
     if (typeof graph === 'string') return undefined;
     const lexicalGraphMs = performance.now() - t;
@@ -449,10 +446,7 @@ export class RetrievalEngine {
   ): RetrievalEngine | undefined {
     const t = compact.table;
     const mine = this.graphIndex.table;
-    const own = this.graphIndex.chunkIds;
-    if (!t || analyzer !== this.analyzer || own.length !== ids.length || own.some((id, i) => id !== ids[i])) {
-      return undefined;
-    }
+    if (!t || analyzer !== this.analyzer || !sameItems(this.graphIndex.chunkIds, ids)) return undefined;
     if (REBUILD_PARAMS.some((k) => params[k] !== this.params[k])) return undefined;
     // The caller's sentences in the order this layout reads them (its vectors are reordered the same way).
     const { sentences, sentenceSource } = this.layout;
@@ -461,18 +455,12 @@ export class RetrievalEngine {
       const s = input.sentences[sentenceSource[i]];
       if (s.chunkId !== sentences[i].chunkId || s.index !== sentences[i].index) return undefined;
     }
-    const same = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => {
-      if (a.length !== b.length) return false;
-      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-      return true;
-    };
     const equal =
-      t.terms.length === mine.terms.length &&
-      t.terms.every((term, i) => term === mine.terms[i]) &&
-      same(t.idf, mine.idf) &&
-      same(t.chunkConceptOffsets, mine.chunkConceptOffsets) &&
-      same(t.chunkConcepts, mine.chunkConcepts) &&
-      same(t.chunkConceptWeights, mine.chunkConceptWeights);
+      sameItems(t.terms, mine.terms) &&
+      sameItems(t.idf, mine.idf) &&
+      sameItems(t.chunkConceptOffsets, mine.chunkConceptOffsets) &&
+      sameItems(t.chunkConcepts, mine.chunkConcepts) &&
+      sameItems(t.chunkConceptWeights, mine.chunkConceptWeights);
     return equal ? this : undefined;
   }
 
