@@ -56,12 +56,7 @@ export function isCompactGraph(value: unknown): value is CompactGraph {
 }
 
 /** The chunk → concept side of a full graph, as compact forms store it. */
-export function storedTableOf(
-  full: Pick<
-    SerializedGraph,
-    'terms' | 'idf' | 'chunkConceptOffsets' | 'chunkConcepts' | 'chunkConceptWeights'
-  >,
-): CompactConceptTable {
+export function storedTableOf(full: CompactConceptTable): CompactConceptTable {
   return {
     terms: [...full.terms],
     idf: full.idf,
@@ -78,9 +73,8 @@ export function storedTableOf(
 export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
   const s = full.semantic;
   if (!s) return undefined;
-  const nc = full.terms.length;
-  const graph: ConceptGraph = {
-    nodeCount: nc,
+  const cooccurrence: ConceptGraph = {
+    nodeCount: full.terms.length,
     offsets: full.edgeOffsets,
     targets: full.edgeTargets,
     co: full.edgeCo,
@@ -89,22 +83,10 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
   const thetaSem = full.options.thetaSem;
   let mask: Uint8Array;
   if (s.keepMask && s.keepThetaSem === thetaSem) mask = s.keepMask;
-  else if (s.cosines) mask = keepMaskOf(graph, s.cosines, thetaSem);
+  else if (s.cosines) mask = keepMaskOf(cooccurrence, s.cosines, thetaSem);
   else throw new Error('compact graph: the semantic layer has neither cosines nor a keep-mask at its θsem');
-  const kept = keptEdgeCount(mask);
-  return {
-    format: 'conceptrag-graph-mask',
-    version: 1,
-    options: { ...full.options },
-    chunkIds: [...full.chunkIds],
-    concepts: nc,
-    edges: undirectedEdgeCount(graph),
-    keptEdges: kept,
-    dimension: s.dimension,
-    keepThetaSem: thetaSem,
-    keepMask: mask,
-    table: storedTableOf(full),
-  };
+  const { chunkIds, options } = full;
+  return compactGraphFromMask({ chunkIds, table: full, cooccurrence, options }, s.dimension, mask);
 }
 
 /**
@@ -113,7 +95,7 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
  * edge cosines or walk graph ever being built.
  */
 export function compactGraphFromMask(
-  index: Pick<ConceptGraphIndex, 'chunkIds' | 'table' | 'cooccurrence' | 'options'>,
+  index: Pick<ConceptGraphIndex, 'chunkIds' | 'cooccurrence' | 'options'> & { table: CompactConceptTable },
   dimension: number,
   mask: Uint8Array,
 ): CompactGraph {
@@ -121,7 +103,6 @@ export function compactGraphFromMask(
   if (mask.length !== keepMaskBytes(edges)) {
     throw new Error(`compact graph: a keep-mask of ${mask.length} bytes for ${edges} edges`);
   }
-  const kept = keptEdgeCount(mask);
   return {
     format: 'conceptrag-graph-mask',
     version: 1,
@@ -129,7 +110,7 @@ export function compactGraphFromMask(
     chunkIds: [...index.chunkIds],
     concepts: index.table.terms.length,
     edges,
-    keptEdges: kept,
+    keptEdges: keptEdgeCount(mask),
     dimension,
     keepThetaSem: index.options.thetaSem,
     keepMask: mask,
