@@ -193,22 +193,24 @@ export function buildWalkView(walk: FinalWalk, cap: WalkViewCaps, g: WalkViewGra
   // Mass concepts: the heaviest touched concepts not drawn as seeds (a seed past the seed cap may come back here).
   const nonSeeds = Array.from(nodes).filter((c) => !drawn.has(c));
   const massIds = topK(scores, cap.concepts, nonSeeds);
-  const concepts = massIds.map((c) => ({
+  const drawnConcept = (c: number) => ({
     concept: c,
     term: g.term(c),
     mass: scores[c],
     feedback: restart.has(c),
-  }));
+  });
+  const concepts = massIds.map(drawnConcept);
   for (const c of massIds) drawn.add(c);
 
   const evidence = walk.ranked.slice(0, cap.evidence);
-  const chunks: WalkViewChunk[] = evidence.map((k, rank) => ({
+  const drawnChunk = (k: number, rank: number): WalkViewChunk => ({
     chunk: k,
     chunkId: g.chunkId(k),
     rank,
     score: walk.chunkScore(k),
     words: walk.words.get(k) ?? 0,
-  }));
+  });
+  const chunks = evidence.map(drawnChunk);
   const chunkIndex = new Map(chunks.map((ch, i) => [ch.chunk, i]));
   const links: WalkViewLink[] = [];
 
@@ -227,12 +229,7 @@ export function buildWalkView(walk: FinalWalk, cap: WalkViewCaps, g: WalkViewGra
     }
     if (!linked && bestConcept >= 0) {
       drawn.add(bestConcept);
-      concepts.push({
-        concept: bestConcept,
-        term: g.term(bestConcept),
-        mass: scores[bestConcept],
-        feedback: restart.has(bestConcept),
-      });
+      concepts.push(drawnConcept(bestConcept));
     }
   }
 
@@ -250,8 +247,7 @@ export function buildWalkView(walk: FinalWalk, cap: WalkViewCaps, g: WalkViewGra
     for (const [k, gave] of listed) {
       if (!chunkIndex.has(k)) {
         chunkIndex.set(k, chunks.length);
-        const words = walk.words.get(k) ?? 0;
-        chunks.push({ chunk: k, chunkId: g.chunkId(k), rank: -1, score: walk.chunkScore(k), words });
+        chunks.push(drawnChunk(k, -1));
       }
       links.push({ concept: c, chunk: k, contribution: gave });
     }
