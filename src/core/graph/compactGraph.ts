@@ -6,13 +6,13 @@
 import type { ConceptGraph } from './cooccurrence.ts';
 import { conceptTableFromChunks, sameItems, type ConceptTable } from './concepts.ts';
 import {
-  lexicalLayers,
   lexicalLayersFromTable,
   withSemantic,
   type ConceptGraphIndex,
   type GraphOptions,
   type SemanticLayer,
   type SerializedGraph,
+  type UnrankedIndex,
 } from './conceptGraph.ts';
 import { filterByKeepMask, keepMaskBytes, keepMaskOf, undirectedEdgeCount } from './semanticEdges.ts';
 
@@ -242,14 +242,12 @@ export function storedConceptTable(
 }
 
 /** The counts a rebuilt lexical graph must have for the mask to index its edges, or why they differ. */
-function countsMismatch(compact: CompactGraph, lexical: LexicalLayers): string | null {
+function countsMismatch(compact: CompactGraph, lexical: UnrankedIndex): string | null {
   const nc = lexical.table.terms.length;
   const edges = undirectedEdgeCount(lexical.cooccurrence);
   if (nc === compact.concepts && edges === compact.edges) return null;
   return `the rebuilt graph has ${nc} concepts and ${edges} edges, the mask ${compact.concepts} and ${compact.edges}`;
 }
-
-type LexicalLayers = ReturnType<typeof lexicalLayers>;
 
 /**
  * The graph index from rebuilt lexical layers and the keep-mask: the walk graph is the mask's edges and its
@@ -259,7 +257,7 @@ type LexicalLayers = ReturnType<typeof lexicalLayers>;
  */
 export function maskedGraphIndex(
   compact: CompactGraph,
-  lexical: LexicalLayers,
+  lexical: UnrankedIndex,
   conceptVectors: Float32Array,
   /** The walk graph when prebuildMaskedGraph made it, with `lexical` from the same call. */
   walk?: ConceptGraph,
