@@ -9,27 +9,23 @@ import type { FinalWalk } from './pprSearch.ts';
 import { topK } from './topk.ts';
 import type { Candidate, Query } from './types.ts';
 
-/** Caps on what is drawn: the view never grows with the library. */
-export interface WalkViewCaps {
+const defaultCaps = {
   /** Question seeds drawn (the heaviest restart weights). */
-  seeds: number;
-  /** Concepts beyond the seeds, by PPR mass (plus at most one bridge concept per evidence chunk, see below). */
-  concepts: number;
-  /** Evidence chunks drawn: the top of the ranking. */
-  evidence: number;
-  /** Chunks listed per drawn concept (what "click a concept" shows; not all of them are drawn). */
-  chunksPerConcept: number;
-  /** Concept–concept edges drawn (the heaviest among the drawn concepts). */
-  edges: number;
-}
-
-const WALK_VIEW_CAPS: Readonly<WalkViewCaps> = Object.freeze({
   seeds: 12,
+  /** Concepts beyond the seeds, by PPR mass (plus at most one bridge concept per evidence chunk, see below). */
   concepts: 24,
+  /** Evidence chunks drawn: the top of the ranking. */
   evidence: 10,
+  /** Chunks listed per drawn concept (what "click a concept" shows; not all of them are drawn). */
   chunksPerConcept: 5,
+  /** Concept–concept edges drawn (the heaviest among the drawn concepts). */
   edges: 120,
-});
+};
+
+/** Caps on what is drawn (each documented at its default above): the view never grows with the library. */
+export type WalkViewCaps = typeof defaultCaps;
+
+const WALK_VIEW_CAPS: Readonly<WalkViewCaps> = Object.freeze(defaultCaps);
 
 interface WalkViewConcept {
   /** Concept id (index into the concept table). */
