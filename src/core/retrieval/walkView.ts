@@ -3,7 +3,7 @@
 // library the walk touches tens of thousands of concepts; the view keeps the question's seeds, the concepts that
 // carried the most mass, the strongest edges among them and the chunks they led to, each under a cap.
 import type { ConceptGraphIndex } from '../graph/index.ts';
-import { edgesAmongRows } from './conceptMap.ts';
+import { edgesAmongRows, rowsOf, type ConceptEdge } from './conceptMap.ts';
 import type { RetrievalEngine } from './engine.ts';
 import type { FinalWalk } from './pprSearch.ts';
 import { topK } from './topk.ts';
@@ -65,7 +65,7 @@ export interface WalkView {
   /** Concepts beyond the seeds, heaviest first; `feedback`: a restart concept of the second walk. */
   concepts: Array<WalkViewConcept & { feedback: boolean }>;
   /** Walk-graph edges among the drawn concepts (source < target), heaviest first. */
-  edges: Array<{ source: number; target: number; weight: number }>;
+  edges: ConceptEdge[];
   /** Evidence chunks (rank ≥ 0) in ranking order, then chunks listed under a concept. */
   chunks: WalkViewChunk[];
   /** Every drawn concept → chunk of `chunks` it reached, strongest first per concept. */
@@ -120,7 +120,6 @@ function memoryWalkGraph(
   chunkIds: readonly string[],
 ): WalkViewGraph {
   const t = graph.table;
-  const g = graph.graph;
   return {
     term: (c) => t.terms[c],
     conceptsOf: (k) => t.chunkConcepts.subarray(t.chunkConceptOffsets[k], t.chunkConceptOffsets[k + 1]),
@@ -129,10 +128,7 @@ function memoryWalkGraph(
       const b = t.conceptChunkOffsets[c + 1];
       return { chunks: t.conceptChunks.subarray(a, b), shares: shares.subarray(a, b) };
     },
-    row: (u) => ({
-      targets: g.targets.subarray(g.offsets[u], g.offsets[u + 1]),
-      weights: g.weights.subarray(g.offsets[u], g.offsets[u + 1]),
-    }),
+    row: rowsOf(graph.graph),
     chunkId: (k) => chunkIds[k],
   };
 }
