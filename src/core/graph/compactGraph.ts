@@ -4,15 +4,15 @@
 // the text (deterministic, seconds), computes concept vectors (needed by the embedding seeds) and applies the
 // mask, instead of computing every edge cosine.
 import type { ConceptGraph } from './cooccurrence.ts';
-import { conceptTableFromChunks, type ConceptTable } from './concepts.ts';
+import { conceptTableFromChunks, sameItems, type ConceptTable } from './concepts.ts';
 import {
-  lexicalLayers,
   lexicalLayersFromTable,
   withSemantic,
   type ConceptGraphIndex,
   type GraphOptions,
   type SemanticLayer,
   type SerializedGraph,
+  type UnrankedIndex,
 } from './conceptGraph.ts';
 import { filterByKeepMask, keepMaskBytes, keepMaskOf, undirectedEdgeCount } from './semanticEdges.ts';
 
@@ -56,12 +56,7 @@ export function isCompactGraph(value: unknown): value is CompactGraph {
 }
 
 /** The chunk → concept side of a full graph, as compact forms store it. */
-export function storedTableOf(
-  full: Pick<
-    SerializedGraph,
-    'terms' | 'idf' | 'chunkConceptOffsets' | 'chunkConcepts' | 'chunkConceptWeights'
-  >,
-): CompactConceptTable {
+export function storedTableOf(full: CompactConceptTable): CompactConceptTable {
   return {
     terms: [...full.terms],
     idf: full.idf,
@@ -78,9 +73,8 @@ export function storedTableOf(
 export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
   const s = full.semantic;
   if (!s) return undefined;
-  const nc = full.terms.length;
-  const graph: ConceptGraph = {
-    nodeCount: nc,
+  const cooccurrence: ConceptGraph = {
+    nodeCount: full.terms.length,
     offsets: full.edgeOffsets,
     targets: full.edgeTargets,
     co: full.edgeCo,
@@ -89,22 +83,10 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
   const thetaSem = full.options.thetaSem;
   let mask: Uint8Array;
   if (s.keepMask && s.keepThetaSem === thetaSem) mask = s.keepMask;
-  else if (s.cosines) mask = keepMaskOf(graph, s.cosines, thetaSem);
+  else if (s.cosines) mask = keepMaskOf(cooccurrence, s.cosines, thetaSem);
   else throw new Error('compact graph: the semantic layer has neither cosines nor a keep-mask at its θsem');
-  const kept = keptEdgeCount(mask);
-  return {
-    format: 'conceptrag-graph-mask',
-    version: 1,
-    options: { ...full.options },
-    chunkIds: [...full.chunkIds],
-    concepts: nc,
-    edges: undirectedEdgeCount(graph),
-    keptEdges: kept,
-    dimension: s.dimension,
-    keepThetaSem: thetaSem,
-    keepMask: mask,
-    table: storedTableOf(full),
-  };
+  const { chunkIds, options } = full;
+  return compactGraphFromMask({ chunkIds, table: full, cooccurrence, options }, s.dimension, mask);
 }
 
 /**
@@ -113,7 +95,7 @@ export function compactGraph(full: SerializedGraph): CompactGraph | undefined {
  * edge cosines or walk graph ever being built.
  */
 export function compactGraphFromMask(
-  index: Pick<ConceptGraphIndex, 'chunkIds' | 'table' | 'cooccurrence' | 'options'>,
+  index: Pick<ConceptGraphIndex, 'chunkIds' | 'cooccurrence' | 'options'> & { table: CompactConceptTable },
   dimension: number,
   mask: Uint8Array,
 ): CompactGraph {
@@ -121,7 +103,6 @@ export function compactGraphFromMask(
   if (mask.length !== keepMaskBytes(edges)) {
     throw new Error(`compact graph: a keep-mask of ${mask.length} bytes for ${edges} edges`);
   }
-  const kept = keptEdgeCount(mask);
   return {
     format: 'conceptrag-graph-mask',
     version: 1,
@@ -129,7 +110,7 @@ export function compactGraphFromMask(
     chunkIds: [...index.chunkIds],
     concepts: index.table.terms.length,
     edges,
-    keptEdges: kept,
+    keptEdges: keptEdgeCount(mask),
     dimension,
     keepThetaSem: index.options.thetaSem,
     keepMask: mask,
@@ -239,10 +220,7 @@ export function compactGraphMismatch(
 ): string | null {
   const problem = compactGraphProblem(compact);
   if (problem) return problem;
-  const ids = chunkIds;
-  if (ids.length !== compact.chunkIds.length || ids.some((id, i) => id !== compact.chunkIds[i])) {
-    return 'it was built for another set of chunks';
-  }
+  if (!sameItems(chunkIds, compact.chunkIds)) return 'it was built for another set of chunks';
   const key = shapingOptionMismatch(compact.options, options);
   if (key) {
     const made = compact.options as unknown as Record<string, unknown>;
@@ -264,14 +242,12 @@ export function storedConceptTable(
 }
 
 /** The counts a rebuilt lexical graph must have for the mask to index its edges, or why they differ. */
-function countsMismatch(compact: CompactGraph, lexical: LexicalLayers): string | null {
+function countsMismatch(compact: CompactGraph, lexical: UnrankedIndex): string | null {
   const nc = lexical.table.terms.length;
   const edges = undirectedEdgeCount(lexical.cooccurrence);
   if (nc === compact.concepts && edges === compact.edges) return null;
   return `the rebuilt graph has ${nc} concepts and ${edges} edges, the mask ${compact.concepts} and ${compact.edges}`;
 }
-
-type LexicalLayers = ReturnType<typeof lexicalLayers>;
 
 /**
  * The graph index from rebuilt lexical layers and the keep-mask: the walk graph is the mask's edges and its
@@ -281,7 +257,7 @@ type LexicalLayers = ReturnType<typeof lexicalLayers>;
  */
 export function maskedGraphIndex(
   compact: CompactGraph,
-  lexical: LexicalLayers,
+  lexical: UnrankedIndex,
   conceptVectors: Float32Array,
   /** The walk graph when prebuildMaskedGraph made it, with `lexical` from the same call. */
   walk?: ConceptGraph,

@@ -54,6 +54,10 @@ export interface ConceptGraphIndex {
   options: GraphOptions;
 }
 
+/** An index before its global ranks (withRanks adds them, computed when first read), and those ranks. */
+export type UnrankedIndex = Omit<ConceptGraphIndex, keyof Ranks>;
+type Ranks = Pick<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>;
+
 /** Lexical layer from analysed chunk terms (chunks already sorted by id). */
 export function buildLexicalGraph(
   chunkIds: readonly string[],
@@ -68,7 +72,7 @@ export function lexicalLayers(
   chunkIds: readonly string[],
   chunkTerms: readonly (readonly string[])[],
   options: GraphOptions,
-): Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
+): UnrankedIndex {
   if (chunkIds.length !== chunkTerms.length) {
     throw new Error(`concept graph: ${chunkIds.length} chunk ids but ${chunkTerms.length} term lists`);
   }
@@ -87,7 +91,7 @@ export function lexicalLayersFromTable(
   chunkIds: readonly string[],
   table: ConceptTable,
   options: GraphOptions,
-): Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
+): UnrankedIndex {
   if (table.chunkCount !== chunkIds.length) {
     throw new Error(`concept graph: ${chunkIds.length} chunk ids but a table of ${table.chunkCount} chunks`);
   }
@@ -119,7 +123,7 @@ export function withThetaSem(index: ConceptGraphIndex, thetaSem: number): Concep
  * PageRank (the incremental semantic layer passes the previous ranks); without it the start is uniform.
  */
 export function withSemantic(
-  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
+  index: UnrankedIndex,
   layer: SemanticLayer,
   initialRank?: Float64Array,
   /** The keep-mask already applied to `index.cooccurrence` (another worker did it: prebuildMaskedGraph). */
@@ -147,11 +151,8 @@ export function withSemantic(
  * the KG build's core-chunk order, the library map and the incremental graph do, and on MuSiQue the iteration
  * is 0.1-0.2 s of opening a library before its first question. A spread of the index reads them.
  */
-export function withRanks(
-  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
-  initialRank?: Float64Array,
-): ConceptGraphIndex {
-  let ranks: Pick<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> | undefined;
+export function withRanks(index: UnrankedIndex, initialRank?: Float64Array): ConceptGraphIndex {
+  let ranks: Ranks | undefined;
   const computed = () => (ranks ??= globalRanks(index, initialRank));
   const ranked = unranked(index) as ConceptGraphIndex;
   return Object.defineProperties(ranked, {
@@ -161,20 +162,15 @@ export function withRanks(
 }
 
 /** The index's fields but its ranks, which are not read (a spread would compute lazy ones). */
-function unranked(
-  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
-): Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
+function unranked(index: UnrankedIndex): UnrankedIndex {
   const fields: Record<string, unknown> = {};
   for (const key of Object.keys(index)) {
     if (key !== 'conceptRank' && key !== 'chunkRank') fields[key] = index[key as keyof typeof index];
   }
-  return fields as Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>;
+  return fields as UnrankedIndex;
 }
 
-function globalRanks(
-  index: Omit<ConceptGraphIndex, 'conceptRank' | 'chunkRank'>,
-  initialRank?: Float64Array,
-): Pick<ConceptGraphIndex, 'conceptRank' | 'chunkRank'> {
+function globalRanks(index: UnrankedIndex, initialRank?: Float64Array): Ranks {
   const conceptRank = pagerank(
     index.graph,
     {

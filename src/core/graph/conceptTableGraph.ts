@@ -3,6 +3,7 @@
 // opening a library (4 of 8 s on a 16 MB mixed library); the co-occurrence edges follow from the table in about a
 // second and would be 9 M edges (~100 MB) to store. A library with vectors carries the compact graph instead
 // (compactGraph.ts: the same table plus the θsem keep-mask).
+import { sameItems } from './concepts.ts';
 import {
   conceptTableProblem,
   hasGraphFormat,
@@ -73,9 +74,7 @@ export function graphFromConceptTable(
 ): ConceptGraphIndex | string {
   const problem = conceptTableGraphProblem(stored);
   if (problem) return problem;
-  if (chunkIds.length !== stored.chunkIds.length || chunkIds.some((id, i) => id !== stored.chunkIds[i])) {
-    return 'it was built for another set of chunks';
-  }
+  if (!sameItems(chunkIds, stored.chunkIds)) return 'it was built for another set of chunks';
   const key = shapingOptionMismatch(stored.options, options);
   if (key) return `it was made with another ${key}`;
   const table = storedConceptTable({ chunkIds: stored.chunkIds, table: stored.table });

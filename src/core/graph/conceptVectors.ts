@@ -27,8 +27,7 @@ export function computeConceptVectors(
     sentenceVectors,
     dim,
   );
-  builder.finish();
-  return builder.vectors;
+  return builder.finish();
 }
 
 /**

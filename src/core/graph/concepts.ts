@@ -26,6 +26,13 @@ export interface ConceptOptions {
   minDfCap?: number;
 }
 
+/** Whether two lists (of chunk ids, terms or a table's numbers) hold the same items in the same order. */
+export function sameItems<T>(a: ArrayLike<T>, b: ArrayLike<T>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Builds the concept table from per-chunk term lists (chunk order = index order, callers sort by chunk id). */
 export function extractConcepts(
   chunkTerms: readonly (readonly string[])[],

@@ -28,7 +28,7 @@
 // docs/results/indexing-speed.md). The state shares the snapshot's arrays with the engine as its base, so its own
 // memory is small beside them. Terms whose df falls to 0 keep their id until the state is stored and restored
 // (toJSON drops them).
-import { dfCap, type ConceptTable } from './concepts.ts';
+import { dfCap, sameItems, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, findEdge as findInRow, type ConceptGraph } from './cooccurrence.ts';
 import { withRanks, type ConceptGraphIndex, type GraphOptions } from './conceptGraph.ts';
 import { PairTable } from './pairTable.ts';
@@ -780,7 +780,7 @@ export class IncrementalConceptGraph {
       return;
     }
     const ids = [...this.slotOf.keys()].sort(compare);
-    if (previous.chunkIds.length !== ids.length || previous.chunkIds.some((id, i) => id !== ids[i])) return;
+    if (!sameItems(previous.chunkIds, ids)) return;
     const terms = previous.table.terms;
     const termOf = new Uint32Array(terms.length);
     for (let c = 0; c < terms.length; c++) {

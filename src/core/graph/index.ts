@@ -43,6 +43,7 @@ export {
   conceptIdf,
   conceptTableFromChunks,
   dfCap,
+  sameItems,
 } from './concepts.ts';
 export { diceWeight, weightedDegreesFromTable } from './cooccurrence.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';

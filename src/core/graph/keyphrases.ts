@@ -17,14 +17,6 @@ export interface KeyphraseChunk {
   path?: readonly string[];
 }
 
-export interface KeyphraseOptions {
-  /**
-   * How many keyphrases a chunk keeps: ⌈keyphraseScale · √(distinct candidates)⌉ (0 = every candidate). The square
-   * root makes long chunks keep more terms, but fewer per word, so edges per chunk stay bounded.
-   */
-  keyphraseScale: number;
-}
-
 /** Weight of a candidate that names a heading of the chunk, and of a unit or recurring pair over a single word. */
 const HEADING_BOOST = 2;
 const UNIT_BOOST = 1.5;
@@ -47,7 +39,7 @@ function mostlyUnspaced(scored: ReadonlyArray<[string, number]>): boolean {
 export function chunkKeyphrases(
   analyzer: TermAnalyzer,
   chunks: readonly KeyphraseChunk[],
-  options: KeyphraseOptions,
+  options: Pick<ConceptListOptions, 'keyphraseScale'>,
 ): string[][] {
   const byDoc = new Map<string, number[]>();
   chunks.forEach((c, i) => {
@@ -78,7 +70,7 @@ interface ChunkCandidates {
 function documentKeyphrases(
   analyzer: TermAnalyzer,
   chunks: readonly KeyphraseChunk[],
-  options: KeyphraseOptions,
+  options: Pick<ConceptListOptions, 'keyphraseScale'>,
 ): string[][] {
   // Heading terms of each distinct heading path, analysed once per document.
   const headingCache = new Map<string, Set<string>>();
@@ -153,7 +145,12 @@ function documentKeyphrases(
   });
 }
 
-export interface ConceptListOptions extends KeyphraseOptions {
+export interface ConceptListOptions {
+  /**
+   * How many keyphrases a chunk keeps: ⌈keyphraseScale · √(distinct candidates)⌉ (0 = every candidate). The square
+   * root makes long chunks keep more terms, but fewer per word, so edges per chunk stay bounded.
+   */
+  keyphraseScale: number;
   /** Names (capitalized phrases) as concepts; off = index terms only (the plain TF-IDF graph). */
   phrases: boolean;
   /** Keyphrases per chunk (this module); off = every index term and phrase of the chunk (the previous graph). */

@@ -4,19 +4,17 @@
 // and seconds to build in a worker, and the query-time walk has to touch only the seeds' neighbourhood.
 import type { ConceptGraph } from './cooccurrence.ts';
 
-export interface PageRankOptions {
+const defaults = {
   /** Probability of following an edge (graphology's alpha). */
-  damping: number;
-  maxIterations: number;
-  /** Stop when the L1 change is below nodeCount·tolerance (graphology's criterion). */
-  tolerance: number;
-}
-
-const PAGERANK_DEFAULTS: Readonly<PageRankOptions> = Object.freeze({
   damping: 0.85,
   maxIterations: 100,
+  /** Stop when the L1 change is below nodeCount·tolerance (graphology's criterion). */
   tolerance: 1e-6,
-});
+};
+
+export type PageRankOptions = typeof defaults;
+
+const PAGERANK_DEFAULTS: Readonly<PageRankOptions> = Object.freeze(defaults);
 
 /** Sum of edge weights of every node. */
 export function weightedDegrees(graph: ConceptGraph): Float64Array {

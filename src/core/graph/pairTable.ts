@@ -95,13 +95,8 @@ export class PairTable {
 
   private grow(): void {
     const { first, second, counts, stamps } = this;
-    const size = first.length * 2;
-    this.first = new Uint32Array(size).fill(EMPTY);
-    this.second = new Uint32Array(size);
-    this.counts = new Int32Array(size);
-    this.stamps = new Uint32Array(size);
-    this.mask = size - 1;
-    this.used = 0;
+    // An empty table of twice the size (the constructor's capacity × 2, rounded up to a power of two), refilled.
+    Object.assign(this, new PairTable(first.length));
     for (let i = 0; i < first.length; i++) {
       if (first[i] !== EMPTY) this.set(first[i], second[i], counts[i], stamps[i]);
     }

@@ -3,7 +3,7 @@
 // `arrayBuffer`: we pass both so the same call works in Node tests and in the bundled worker.
 import { parseHtml } from './html.ts';
 import { checkZipInflatedSize } from './limits.ts';
-import { ParseError, type ParsedSection } from './types.ts';
+import { ParseError, type ParsedFile } from './types.ts';
 import { messageOf } from '../errors.ts';
 
 type Mammoth = typeof import('mammoth');
@@ -17,10 +17,7 @@ async function loadMammoth(): Promise<Mammoth> {
  * Parses a .docx. Throws ParseError "not a valid .docx (…)" for anything mammoth cannot open, and when its parts
  * inflate beyond MAX_DOCX_INFLATED_BYTES (checked first, so a zip bomb never reaches mammoth).
  */
-export async function parseDocx(
-  file: string,
-  bytes: Uint8Array,
-): Promise<{ text: string; sections: ParsedSection[]; title?: string }> {
+export async function parseDocx(file: string, bytes: Uint8Array): Promise<ParsedFile> {
   checkZipInflatedSize(file, bytes);
   const mammoth = await loadMammoth();
   const arrayBuffer = bytes.buffer.slice(

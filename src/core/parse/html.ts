@@ -6,7 +6,7 @@
 // Every step is linear in the input: text pieces are collected in arrays, never by re-copying a growing string.
 import { Tokenizer } from 'htmlparser2';
 import { DocumentBuilder } from './builder.ts';
-import type { ParsedSection } from './types.ts';
+import type { ParsedFile } from './types.ts';
 
 /** Elements whose content is never text for the reader. */
 const DROPPED = new Set([
@@ -136,7 +136,7 @@ class TextCollector {
  * Array.unshift and searches it on every tag, O(depth) per tag, so 200,000 unclosed <div>s took 30 s; text
  * extraction needs no tree, only how deep it is inside dropped elements and <pre>, which counters track.
  */
-export function parseHtml(html: string): { text: string; sections: ParsedSection[]; title?: string } {
+export function parseHtml(html: string): ParsedFile {
   const collect = new TextCollector();
   let dropped = 0;
   /** Open <head> elements: a <title> counts only in the head or the body, not inside <svg> and the like. */

@@ -2,23 +2,16 @@
 // header and checked before anything decodes it (a decompression bomb declares its size there), and the lines go
 // through the same layout as a PDF page's (headings by size, paragraphs by spacing).
 import { sha256Hex } from '../hash.ts';
-import type { Recognised, RecognisedText } from '../types.ts';
 import { imageDimensions, ocrPageLines, recognisedPage, recognisePages, type OcrOptions } from './ocr.ts';
 import { dropPageFurniture, layoutPdf } from './pdfLayout.ts';
-import { ParseError, type ParsedSection } from './types.ts';
+import { ParseError, type ParsedFile } from './types.ts';
 import { messageOf } from '../errors.ts';
 
 export async function parseImage(
   file: string,
   bytes: Uint8Array,
   ocr: OcrOptions | undefined,
-): Promise<{
-  text: string;
-  sections: ParsedSection[];
-  pageStarts: number[];
-  recognised: Recognised;
-  ocr: RecognisedText;
-}> {
+): Promise<ParsedFile> {
   const { width, height } = imageDimensions(file, bytes);
   if (!ocr) throw new ParseError(file, 'a picture needs text recognition, which is not available here');
   const key = `img:${await sha256Hex(bytes)}`;

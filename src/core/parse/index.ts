@@ -11,7 +11,7 @@ import type { OcrOptions } from './ocr.ts';
 import {
   ParseError,
   type ParsedDocument,
-  type ParsedSection,
+  type ParsedFile,
   type ParseProgress,
   type ParseResult,
 } from './types.ts';
@@ -19,19 +19,7 @@ import {
 export { ParseError, type ParsedDocument, type ParseProgress, type ParseResult } from './types.ts';
 export { loadPdfJs, type PdfJs } from './pdfjs.ts';
 
-function single(
-  name: string,
-  bytes: Uint8Array,
-  mime: string,
-  parsed: {
-    text: string;
-    sections: ParsedSection[];
-    title?: string;
-    pageStarts?: number[];
-    recognised?: ParsedDocument['recognised'];
-    ocr?: ParsedDocument['ocr'];
-  },
-): ParseResult {
+function single(name: string, bytes: Uint8Array, mime: string, parsed: ParsedFile): ParseResult {
   if (parsed.text.trim().length === 0) throw new ParseError(name, 'no text found in the file');
   const document: ParsedDocument = {
     title: parsed.title?.trim() || baseTitle(name),

@@ -11,7 +11,7 @@ import markdownIt, { type Token } from 'markdown-it';
 import { DocumentBuilder } from './builder.ts';
 import { cleanHeadingText } from '../text/index.ts';
 import { parseHtml } from './html.ts';
-import type { ParsedSection } from './types.ts';
+import type { ParsedFile } from './types.ts';
 
 const markdown = markdownIt('default', { html: true, linkify: false, typographer: false });
 /**
@@ -209,7 +209,7 @@ function blankFrontMatter(lines: string[]): void {
 }
 
 /** Parses Markdown; the title is the first level-1 heading, else the first heading, else undefined. */
-export function parseMarkdown(source: string): { text: string; sections: ParsedSection[]; title?: string } {
+export function parseMarkdown(source: string): ParsedFile {
   const lines = source.split('\n');
   blankFrontMatter(lines);
   const writer = new Writer(lines);

@@ -20,7 +20,7 @@ import {
 import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
 import { loadPdfJs, type PdfJs } from './pdfjs.ts';
 import { pdfItemText } from './pdfText.ts';
-import { ParseError, type ParsedSection, type ParseProgress } from './types.ts';
+import { ParseError, type ParsedFile, type ParseProgress } from './types.ts';
 import { messageOf } from '../errors.ts';
 
 interface TextItemLike {
@@ -292,14 +292,7 @@ export async function parsePdf(
   ocr?: OcrOptions,
   /** Hears each page as its text has been read (a long PDF on a busy machine is slow, not stuck). */
   onProgress?: (progress: ParseProgress) => void,
-): Promise<{
-  text: string;
-  sections: ParsedSection[];
-  title: string;
-  pageStarts: number[];
-  recognised?: Recognised;
-  ocr?: RecognisedText;
-}> {
+): Promise<ParsedFile> {
   checkPdfInflatedSize(file, bytes);
   const lib = await loadPdfJs();
   // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy.

@@ -22,7 +22,11 @@ export interface ParsedDocument extends Pick<
   recognised?: Recognised;
 }
 
-/** Documents found in one file, plus the problems with parts of it (bad .jsonl lines) that did not stop the rest. */
+/** What one file's parser gives: parseFile adds its name, type and size, and a title from its name if it has none. */
+export type ParsedFile = Pick<ParsedDocument, 'text' | 'sections' | 'pageStarts' | 'recognised' | 'ocr'> & {
+  title?: string;
+};
+
 /**
  * What a parser reports as it goes: the pages or documents of the file it has finished. The ingest pipeline stops a
  * parse that reports nothing for its time limit (src/services/ingest/parseWatch.ts), not one that is merely slow.
@@ -33,6 +37,7 @@ export interface ParseProgress {
   total: number;
 }
 
+/** Documents found in one file, plus the problems with parts of it (bad .jsonl lines) that did not stop the rest. */
 export interface ParseResult {
   documents: ParsedDocument[];
   errors: FileError[];

@@ -56,12 +56,7 @@ export class Bm25Builder {
   }
 
   /** The postings, by term, of every chunk added. */
-  layout(): {
-    lengths: Float32Array;
-    offsets: Uint32Array;
-    postings: Uint32Array;
-    freqs: Uint16Array;
-  } {
+  layout(): Omit<Bm25Parts, 'termIds'> {
     const { df, ids, tfs, boundaries } = this;
     const offsets = new Uint32Array(df.length + 1);
     for (let t = 0; t < df.length; t++) offsets[t + 1] = offsets[t] + df[t];
@@ -108,13 +103,13 @@ export class Bm25Index {
   ) {
     if (!(k1 >= 0) || !(b >= 0 && b <= 1))
       throw new Error(`bm25: need k1 ≥ 0 and b in [0, 1], got ${k1}, ${b}`);
-    let parts: Bm25Parts;
-    if (chunkTerms instanceof Bm25Builder) parts = { termIds: chunkTerms.termIds, ...chunkTerms.layout() };
-    else if (Array.isArray(chunkTerms)) {
-      const builder = new Bm25Builder();
-      for (const terms of chunkTerms) builder.add(terms);
-      parts = { termIds: builder.termIds, ...builder.layout() };
-    } else parts = chunkTerms as Bm25Parts;
+    let source = chunkTerms;
+    if (Array.isArray(source)) {
+      source = new Bm25Builder();
+      for (const terms of chunkTerms as readonly (readonly string[])[]) source.add(terms);
+    }
+    const parts =
+      source instanceof Bm25Builder ? { termIds: source.termIds, ...source.layout() } : (source as Bm25Parts);
     const { lengths, offsets, postings, freqs } = parts;
     this.termIds = parts.termIds;
     this.lengths = lengths;
@@ -219,19 +214,17 @@ export class Bm25Index {
       // Stems: scored where their word was not found (fieldBm25.ts), with the same arithmetic as below.
       const scoring = { copies: 0, n: this.chunkCount, lengths, norm: this.avgLength || 1, k1, b };
       addQueryScores(queryTerms, (t) => [this.postingsOf(t), undefined], scoring, scores, touched);
-      const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));
-      for (const k of touched) scores[k] = 0;
-      return best;
-    }
-    for (const term of new Set(queryTerms)) {
-      const id = this.termIds.get(term);
-      if (id === undefined) continue;
-      const w = this.idf(term);
-      for (let i = offsets[id]; i < offsets[id + 1]; i++) {
-        const k = postings[i];
-        const tf = freqs[i];
-        if (scores[k] === 0) touched.push(k);
-        scores[k] += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / (this.avgLength || 1)));
+    } else {
+      for (const term of new Set(queryTerms)) {
+        const id = this.termIds.get(term);
+        if (id === undefined) continue;
+        const w = this.idf(term);
+        for (let i = offsets[id]; i < offsets[id + 1]; i++) {
+          const k = postings[i];
+          const tf = freqs[i];
+          if (scores[k] === 0) touched.push(k);
+          scores[k] += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[k]) / (this.avgLength || 1)));
+        }
       }
     }
     const best = topK(scores, limit, touched).map((k) => ({ chunk: k, score: scores[k] }));

@@ -1,7 +1,7 @@
 // The library-wide side of the concept-graph view: the concepts with the highest global PageRank, or one concept
 // found by a typed word with its strongest neighbours. Bounded like the walk's view: a library of 66 k concepts
 // and millions of edges is never drawn whole, only `limit` concepts and the heaviest `edges` among them.
-import type { ConceptGraphIndex } from '../graph/index.ts';
+import type { ConceptGraph, ConceptGraphIndex } from '../graph/index.ts';
 import { topK } from './topk.ts';
 
 interface ConceptMapNode {
@@ -13,6 +13,9 @@ interface ConceptMapNode {
   chunks: number;
 }
 
+/** An undirected walk-graph edge as the Graph view draws it (source < target). */
+export type ConceptEdge = { source: number; target: number; weight: number };
+
 export interface ConceptMap {
   /** The concept the search found (absent: the top concepts of the library). */
   focus?: number;
@@ -21,7 +24,7 @@ export interface ConceptMap {
    * Walk-graph edges among `nodes` (source < target), heaviest first; with a focus, every edge of the focus to its
    * drawn neighbours is among them.
    */
-  edges: Array<{ source: number; target: number; weight: number }>;
+  edges: ConceptEdge[];
   /** Other concepts matching the search, best PageRank first (for a "did you mean" list). */
   matches: string[];
 }
@@ -121,20 +124,16 @@ function matching(terms: readonly string[], rank: Float64Array, search: string, 
 }
 
 /** The heaviest walk-graph edges among a set of concepts (each undirected edge once, source < target). */
-export function edgesAmong(
-  graph: ConceptGraphIndex,
-  ids: Iterable<number>,
-  limit: number,
-): Array<{ source: number; target: number; weight: number }> {
-  const g = graph.graph;
-  return edgesAmongRows(
-    (u) => ({
-      targets: g.targets.subarray(g.offsets[u], g.offsets[u + 1]),
-      weights: g.weights.subarray(g.offsets[u], g.offsets[u + 1]),
-    }),
-    ids,
-    limit,
-  );
+export function edgesAmong(graph: ConceptGraphIndex, ids: Iterable<number>, limit: number): ConceptEdge[] {
+  return edgesAmongRows(rowsOf(graph.graph), ids, limit);
+}
+
+/** Concept u's row of a walk graph in memory: its targets ascending and their float32 weights. */
+export function rowsOf(g: ConceptGraph): (u: number) => { targets: Uint32Array; weights: Float32Array } {
+  return (u) => ({
+    targets: g.targets.subarray(g.offsets[u], g.offsets[u + 1]),
+    weights: g.weights.subarray(g.offsets[u], g.offsets[u + 1]),
+  });
 }
 
 /** edgesAmong over rows read one concept at a time (in memory, or by ranges: src/core/paged). */
@@ -142,9 +141,9 @@ export function edgesAmongRows(
   row: (u: number) => { targets: ArrayLike<number>; weights: ArrayLike<number> },
   ids: Iterable<number>,
   limit: number,
-): Array<{ source: number; target: number; weight: number }> {
+): ConceptEdge[] {
   const set = new Set(ids);
-  const out: Array<{ source: number; target: number; weight: number }> = [];
+  const out: ConceptEdge[] = [];
   for (const u of set) {
     const { targets, weights } = row(u);
     for (let e = 0; e < targets.length; e++) {
@@ -163,7 +162,7 @@ export function starEdges(
   picked: readonly number[],
   weights: ArrayLike<number>,
   cap: number,
-): Array<{ source: number; target: number; weight: number }> {
+): ConceptEdge[] {
   return picked
     .map((i, j) => ({
       source: Math.min(focus, neighbours[j]),

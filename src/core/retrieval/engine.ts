@@ -24,7 +24,7 @@ import {
   type PrebuiltMaskedGraph,
   type SerializedGraph,
 } from '../graph/index.ts';
-import { PersonalizedPageRank, weightedDegrees, type ConceptTable } from '../graph/index.ts';
+import { PersonalizedPageRank, sameItems, weightedDegrees, type ConceptTable } from '../graph/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
@@ -156,12 +156,30 @@ function textIndexes(
   params: RetrievalParams,
 ): Pick<PreparedText, 'bm25' | 'fieldBm25' | 'analyzeMs' | 'bm25Ms'> {
   const started = performance.now();
+  const { text, headings, copies, analyzeMs } = analyseChunks(layout, layout.chunks, analyzer, params);
+  const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
+  const fieldBm25 = headings
+    ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
+    : bm25;
+  return { bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - started - analyzeMs };
+}
+
+/**
+ * The text and heading-path terms of `chunks` (of `layout`), each chunk analysed once, in BM25 builders: the
+ * heading builder only when a chunk of the layout has a path and the heading weight gives at least one copy.
+ */
+function analyseChunks(
+  layout: CorpusLayout,
+  chunks: readonly CorpusLayout['chunks'][number][],
+  analyzer: TermAnalyzer,
+  params: RetrievalParams,
+): { text: Bm25Builder; headings?: Bm25Builder; copies: number; analyzeMs: number } {
   let analyzeMs = 0;
   const copies = Math.round(params.headingWeight);
   const withFields = copies > 0 && layout.chunks.some((c) => c.path?.length);
   const text = new Bm25Builder();
   const headings = withFields ? new Bm25Builder() : undefined;
-  for (const c of layout.chunks) {
+  for (const c of chunks) {
     const t = performance.now();
     const terms = analyzer.terms(c.text);
     const heading = headings && c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
@@ -169,11 +187,7 @@ function textIndexes(
     text.add(terms);
     headings?.add(heading);
   }
-  const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
-  const fieldBm25 = headings
-    ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
-    : bm25;
-  return { bm25, fieldBm25, analyzeMs, bm25Ms: performance.now() - started - analyzeMs };
+  return { text, headings, copies, analyzeMs };
 }
 
 export class RetrievalEngine {
@@ -246,7 +260,7 @@ export class RetrievalEngine {
     const layout = layoutCorpus(input.chunks, input.sentences);
     const graph = deserializeGraph(serialized);
     const ids = layout.chunks.map((c) => c.id);
-    if (ids.length !== graph.chunkIds.length || ids.some((id, i) => id !== graph.chunkIds[i])) {
+    if (!sameItems(ids, graph.chunkIds)) {
       throw new Error('retrieval engine: the stored concept graph was built for a different set of chunks');
     }
     const { bm25, fieldBm25 } = textIndexes(layout, analyzer, params);
@@ -279,10 +293,7 @@ export class RetrievalEngine {
     const layout = text?.layout ?? layoutCorpus(input.chunks, input.sentences);
     const ids = layout.chunks.map((c) => c.id);
     const usablePrebuilt =
-      prebuilt &&
-      sameGraphOptions(prebuilt.options, params) &&
-      prebuilt.chunkIds.length === ids.length &&
-      prebuilt.chunkIds.every((id, i) => id === ids[i]);
+      prebuilt && sameGraphOptions(prebuilt.options, params) && sameItems(prebuilt.chunkIds, ids);
     const graph = usablePrebuilt ? prebuilt : graphFromConceptTable(stored, ids, params);
     if (typeof graph === 'string') return undefined;
     const lexicalGraphMs = performance.now() - t;
@@ -332,20 +343,8 @@ export class RetrievalEngine {
       } else addedPlace.push(i);
     }
     if (k !== before.length) return undefined;
-    const copies = Math.round(params.headingWeight);
-    const withFields = copies > 0 && layout.chunks.some((c) => c.path?.length);
-    const text = new Bm25Builder();
-    const headings = withFields ? new Bm25Builder() : undefined;
-    let analyzeMs = 0;
-    for (const i of addedPlace) {
-      const c = layout.chunks[i];
-      const t = performance.now();
-      const terms = analyzer.terms(c.text);
-      const heading = headings && c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
-      analyzeMs += performance.now() - t;
-      text.add(terms);
-      headings?.add(heading);
-    }
+    const addedChunks = addedPlace.map((i) => layout.chunks[i]);
+    const { text, headings, copies, analyzeMs } = analyseChunks(layout, addedChunks, analyzer, params);
     const added = Uint32Array.from(addedPlace);
     const bm25 = previous.bm25.extended(place, text, added);
     let fieldBm25: LexicalIndex = bm25;
@@ -388,22 +387,26 @@ export class RetrievalEngine {
     const ids = layout.chunks.map((c) => c.id);
     // The cheap refusals first (documents added or removed since the mask was made), before analysing any text.
     if (compactGraphMismatch(compact, ids, params, dimension)) return undefined;
-    const reused = previous?.lexicalFor(ids, input, params, compact, analyzer);
-    if (reused) return RetrievalEngine.fromLexical(reused, input, compact, dimension);
-    // The mask's own concept table when it carries one (the edges it indexes, whatever this platform's analysis);
+    // A previous engine over the same lexical layers (lexicalFor) gives them and its text indexes whole. Else the
+    // mask's own concept table when it carries one (the edges it indexes, whatever this platform's analysis);
     // otherwise the concepts are extracted again, as the build does.
-    const stored = prebuilt?.table ?? storedConceptTable(compact);
-    const conceptLists = stored ? [] : chunkConceptLists(analyzer, layout.chunks, params);
+    const reused = previous?.lexicalFor(ids, input, params, compact, analyzer);
+    const stored = reused ? undefined : (prebuilt?.table ?? storedConceptTable(compact));
+    const conceptLists = reused || stored ? [] : chunkConceptLists(analyzer, layout.chunks, params);
     const conceptMs = performance.now() - t;
-    const textPart = text ?? textIndexes(layout, analyzer, params);
+    const textPart: PreparedText = reused
+      ? { layout: reused.layout, bm25: reused.bm25, fieldBm25: reused.fieldBm25, analyzeMs: 0, bm25Ms: 0 }
+      : (text ?? { layout, ...textIndexes(layout, analyzer, params) });
+    const own = reused?.params ?? params;
     t = performance.now();
-    const lexical = prebuilt
+    const layers = reused?.graphIndex ?? prebuilt;
+    const lexical = layers
       ? {
           chunkIds: ids,
-          table: prebuilt.table,
-          cooccurrence: prebuilt.cooccurrence,
-          graph: prebuilt.cooccurrence,
-          options: params,
+          table: layers.table,
+          cooccurrence: layers.cooccurrence,
+          graph: layers.cooccurrence,
+          options: own,
         }
       : stored
         ? lexicalLayersFromTable(ids, stored, params)
@@ -413,22 +416,18 @@ export class RetrievalEngine {
       lexical,
       input.sentenceVectors,
       dimension,
-      layout,
+      textPart.layout,
       analyzer,
-      params,
-      prebuilt?.walk,
+      own,
+      reused ? undefined : prebuilt?.walk,
     );
     if (!masked) return undefined;
     const { ordered, vectors, graph } = masked;
     const lexicalGraphMs = performance.now() - t;
     const { bm25, fieldBm25, bm25Ms } = textPart;
-    const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
+    const engine = new RetrievalEngine(textPart.layout, bm25, fieldBm25, graph, own, analyzer);
     Object.assign(engine.timings, { analyzeMs: textPart.analyzeMs + conceptMs, bm25Ms, lexicalGraphMs });
-    t = performance.now();
-    engine.sentenceVectors = ordered;
-    engine.dense = new DenseIndex(meanChunkVectors(ordered, dimension, layout.sentenceOffsets), dimension);
-    engine.timings.denseMs = performance.now() - t;
-    if (!vectors.done) engine.pendingVectors = vectors;
+    engine.useVectors(ordered, dimension, vectors);
     return engine;
   }
 
@@ -447,10 +446,7 @@ export class RetrievalEngine {
   ): RetrievalEngine | undefined {
     const t = compact.table;
     const mine = this.graphIndex.table;
-    const own = this.graphIndex.chunkIds;
-    if (!t || analyzer !== this.analyzer || own.length !== ids.length || own.some((id, i) => id !== ids[i])) {
-      return undefined;
-    }
+    if (!t || analyzer !== this.analyzer || !sameItems(this.graphIndex.chunkIds, ids)) return undefined;
     if (REBUILD_PARAMS.some((k) => params[k] !== this.params[k])) return undefined;
     // The caller's sentences in the order this layout reads them (its vectors are reordered the same way).
     const { sentences, sentenceSource } = this.layout;
@@ -459,57 +455,13 @@ export class RetrievalEngine {
       const s = input.sentences[sentenceSource[i]];
       if (s.chunkId !== sentences[i].chunkId || s.index !== sentences[i].index) return undefined;
     }
-    const same = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => {
-      if (a.length !== b.length) return false;
-      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-      return true;
-    };
     const equal =
-      t.terms.length === mine.terms.length &&
-      t.terms.every((term, i) => term === mine.terms[i]) &&
-      same(t.idf, mine.idf) &&
-      same(t.chunkConceptOffsets, mine.chunkConceptOffsets) &&
-      same(t.chunkConcepts, mine.chunkConcepts) &&
-      same(t.chunkConceptWeights, mine.chunkConceptWeights);
+      sameItems(t.terms, mine.terms) &&
+      sameItems(t.idf, mine.idf) &&
+      sameItems(t.chunkConceptOffsets, mine.chunkConceptOffsets) &&
+      sameItems(t.chunkConcepts, mine.chunkConcepts) &&
+      sameItems(t.chunkConceptWeights, mine.chunkConceptWeights);
     return equal ? this : undefined;
-  }
-
-  /** fromCompact over the lexical layers of `lexical` (see lexicalFor): the mask's walk graph, vectors deferred. */
-  private static fromLexical(
-    lexical: RetrievalEngine,
-    input: RetrievalInput,
-    compact: CompactGraph,
-    dimension: number,
-  ): RetrievalEngine | undefined {
-    const { layout, params, analyzer } = lexical;
-    let t = performance.now();
-    const g = lexical.graphIndex;
-    const layers = {
-      chunkIds: g.chunkIds,
-      table: g.table,
-      cooccurrence: g.cooccurrence,
-      graph: g.cooccurrence,
-      options: params,
-    };
-    const masked = maskedWalkGraph(
-      compact,
-      layers,
-      input.sentenceVectors!,
-      dimension,
-      layout,
-      analyzer,
-      params,
-    );
-    if (!masked) return undefined;
-    const { ordered, vectors, graph } = masked;
-    const engine = new RetrievalEngine(layout, lexical.bm25, lexical.fieldBm25, graph, params, analyzer);
-    engine.timings.lexicalGraphMs = performance.now() - t;
-    t = performance.now();
-    engine.sentenceVectors = ordered;
-    engine.dense = new DenseIndex(meanChunkVectors(ordered, dimension, layout.sentenceOffsets), dimension);
-    engine.timings.denseMs = performance.now() - t;
-    if (!vectors.done) engine.pendingVectors = vectors;
-    return engine;
   }
 
   /** Whether every part of the semantic layer is computed (false while fromCompact's concept vectors are not). */
@@ -617,12 +569,18 @@ export class RetrievalEngine {
 
   private attachVectors(sentenceVectors: Float32Array, dimension: number): Float32Array {
     if (!(dimension > 0)) throw new Error(`retrieval engine: vector dimension must be > 0, got ${dimension}`);
-    const t = performance.now();
     const ordered = reorderRows(sentenceVectors, dimension, this.layout.sentenceSource);
+    this.useVectors(ordered, dimension);
+    return ordered;
+  }
+
+  /** Sentence vectors in layout order, their chunk means for dense search, and concept vectors still to compute. */
+  private useVectors(ordered: Float32Array, dimension: number, pending?: ConceptVectorBuilder): void {
+    const t = performance.now();
     this.sentenceVectors = ordered;
     this.dense = new DenseIndex(meanChunkVectors(ordered, dimension, this.layout.sentenceOffsets), dimension);
     this.timings.denseMs = performance.now() - t;
-    return ordered;
+    if (pending && !pending.done) this.pendingVectors = pending;
   }
 
   exportGraph(): SerializedGraph {
@@ -651,11 +609,7 @@ export class RetrievalEngine {
 
   /** Answers a question: ranked chunks of `mode`, cut to `budgetTokens`, with provenance and best sentences. */
   search(query: Query, mode: string, budgetTokens: number): RetrievedChunk[] {
-    if (query.vector && this.dense && query.vector.length !== this.dense.dimension) {
-      throw new Error(
-        `retrieval engine: question vector has ${query.vector.length} dimensions, index has ${this.dense.dimension}`,
-      );
-    }
+    this.checkVector(query);
     const ranked = this.rank(query, mode);
     return rankedEvidence(this.evidenceSource(), ranked, {
       mode,
@@ -671,6 +625,14 @@ export class RetrievalEngine {
       window: this.params.evidenceTokens,
       slack: this.params.evidenceSlack,
     });
+  }
+
+  private checkVector(query: Query): void {
+    if (query.vector && this.dense && query.vector.length !== this.dense.dimension) {
+      throw new Error(
+        `retrieval engine: question vector has ${query.vector.length} dimensions, index has ${this.dense.dimension}`,
+      );
+    }
   }
 
   /** What evidence reads of this engine (evidence.ts), over its layout and its current vectors. */
@@ -698,11 +660,7 @@ export class RetrievalEngine {
    */
   pprWithWalk(query: Query, limit: number, observe: WalkObserver): Candidate[] {
     if (query.vector && this.dense) this.ensureSeedVectors(query.vector);
-    if (query.vector && this.dense && query.vector.length !== this.dense.dimension) {
-      throw new Error(
-        `retrieval engine: question vector has ${query.vector.length} dimensions, index has ${this.dense.dimension}`,
-      );
-    }
+    this.checkVector(query);
     return this.ppr(query, limit, observe);
   }
 

@@ -2,72 +2,72 @@
 // measured best on questions 1–200 of the three benchmark sets with the USE-lite embedder (README, "Calibration");
 // the paper's values (θsem = 0.5 etc.) were for OpenAI embeddings and do not carry over.
 
-export interface RetrievalParams {
+const defaults = {
   /** Keep at most this many concepts per chunk, by TF-IDF (0 = all terms of the chunk). */
-  conceptsPerChunk: number;
+  conceptsPerChunk: 0,
   /** Drop terms that occur in more than this fraction of chunks (they link everything to everything). */
-  maxDfFraction: number;
+  maxDfFraction: 0.3,
   /** Add multi-word capitalized phrases ("Port of Spain") as concepts. */
-  phrases: boolean;
+  phrases: true,
   /**
    * Concepts are each chunk's keyphrases (src/core/graph/keyphrases.ts: salient within its document, headings,
    * names and code identifiers whole, recurring word pairs, no generic words); off = every index term and phrase.
    */
-  keyphrases: boolean;
+  keyphrases: true,
   /** Keyphrases kept per chunk: ⌈keyphraseScale · √(distinct candidates)⌉ (0 = all candidates). */
-  keyphraseScale: number;
+  keyphraseScale: 6,
   /** Edge iff the two concepts co-occur in at least θco chunks … */
-  thetaCo: number;
+  thetaCo: 1,
   /** … and (when vectors exist) their concept vectors have cosine ≥ θsem. */
-  thetaSem: number;
+  thetaSem: 0.5,
   /** PageRank damping: probability of following an edge (1 − restart probability). */
-  damping: number;
+  damping: 0.5,
   /** Forward-push tolerance of personalized PageRank (residual per unit of weighted degree). */
-  pushEpsilon: number;
+  pushEpsilon: 1e-5,
   /** Lexical seed weight = IDF^seedIdfPower (higher favours rare names over generic words). */
-  seedIdfPower: number;
+  seedIdfPower: 6,
   /** A question phrase concept ("terry richardson") replaces its single words as seeds (no double counting). */
-  phraseSubsumes: boolean;
+  phraseSubsumes: false,
   /** Share of the restart mass given to concepts found word for word in the question (rest: embedding seeds). */
-  lexicalSeedShare: number;
+  lexicalSeedShare: 0.8,
   /** Embedding seeds: how many nearest concepts to the question vector. */
-  embeddingSeeds: number;
+  embeddingSeeds: 10,
   /** Embedding seeds are searched among the concepts of this many nearest chunks (keeps the query fast). */
-  embeddingSeedChunks: number;
+  embeddingSeedChunks: 20,
   /** Chunk score from concept ranks: Σ PPR(c) / |T(c)|^chunkScorePower (1 = the prototype's PPR(c)/|T(c)|). */
-  chunkScorePower: number;
+  chunkScorePower: 1,
   /**
    * How a concept's walk mass is shared among its chunks: ∝ tf(c, k)^tfSpread (0 = evenly, the prototype's
    * PPR(c)/|T(c)|; 1 = by how often the chunk mentions the concept, so a passage about X beats one naming X once).
    */
-  tfSpread: number;
+  tfSpread: 1,
   /** … divided by (number of concepts of the chunk)^chunkLengthPower, so long chunks do not win by size alone. */
-  chunkLengthPower: number;
+  chunkLengthPower: 0.5,
   /**
    * Graph feedback (a second walk): the concepts of the best `feedbackChunks` chunks of the first walk (those in at
    * least 2 chunks, IDF^p-weighted) join the restart vector with share `feedbackShare`. 0 = one walk.
    */
-  feedbackChunks: number;
-  feedbackShare: number;
+  feedbackChunks: 2,
+  feedbackShare: 0.3,
   /**
    * In-mode lexical fusion: each chunk's walk score gains weight × (its BM25 score over the question's concepts,
    * phrases included, ÷ the best such score) × the walk's best chunk score. 0 = the walk alone.
    */
-  lexicalChunkWeight: number;
+  lexicalChunkWeight: 0.05,
   /** The same lexical evidence in the first walk only, i.e. in the choice of the feedback chunks. */
-  lexicalFeedbackWeight: number;
+  lexicalFeedbackWeight: 2,
   /** The lexical evidence counts for its best this-many chunks only (0 = every chunk naming a question concept). */
-  lexicalTopChunks: number;
+  lexicalTopChunks: 5,
   /**
    * Lexical evidence from BM25 over every index term (plus question phrases from the concepts) instead of over
    * concepts only: a term too common to be a concept ("computed" in a Vue library) still says which chunk is meant.
    */
-  lexicalAllTerms: boolean;
+  lexicalAllTerms: true,
   /**
    * BM25F for that evidence: a chunk's heading path (document › heading › subheading) counts as this many extra
    * copies of its words (0 = text only). Whole integer; the plain `bm25` mode never uses it.
    */
-  headingWeight: number;
+  headingWeight: 1,
   /**
    * How much the final score leans on the words, decided per question (questionBlend.ts): blend = where the mean
    * log2(1 + chunks per document) of the question's best `blendNeighbours` lexical matches lies between blendFrom
@@ -76,76 +76,38 @@ export interface RetrievalParams {
    * and the walk only orders what they leave undecided); the lexical evidence keeps its best lexicalTopChunks …
    * lexicalBlindTopChunks chunks (linear in the blend), and question phrases count (1 − blend) in it.
    */
-  lexicalBlindWeight: number;
-  lexicalBlindTopChunks: number;
-  /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
-  unitEvidence: number;
-  blendNeighbours: number;
-  blendFrom: number;
-  blendTo: number;
-  /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
-  conceptTopK: number;
-  conceptHops: number;
-  conceptChunksPerConcept: number;
-  /** BM25. */
-  bm25K1: number;
-  bm25B: number;
-  /**
-   * Evidence window of the default mode: a ranked section of a many-section document longer than this many
-   * tokens is shown as its best run of sentences within it (0 = whole chunks).
-   */
-  evidenceTokens: number;
-  /** … and only chunks longer than evidenceSlack × evidenceTokens are cut. */
-  evidenceSlack: number;
-
-  /** Reciprocal-rank fusion constant. */
-  rrfK: number;
-  /** How many candidates each mode ranks before the budget cut (fusion and the cut need a long list). */
-  candidates: number;
-}
-
-export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze({
-  conceptsPerChunk: 0,
-  maxDfFraction: 0.3,
-  phrases: true,
-  keyphrases: true,
-  keyphraseScale: 6,
-  thetaCo: 1,
-  thetaSem: 0.5,
-  damping: 0.5,
-  pushEpsilon: 1e-5,
-  seedIdfPower: 6,
-  phraseSubsumes: false,
-  lexicalSeedShare: 0.8,
-  embeddingSeeds: 10,
-  embeddingSeedChunks: 20,
-  chunkScorePower: 1,
-  tfSpread: 1,
-  chunkLengthPower: 0.5,
-  feedbackChunks: 2,
-  feedbackShare: 0.3,
-  lexicalChunkWeight: 0.05,
-  lexicalFeedbackWeight: 2,
-  lexicalTopChunks: 5,
-  lexicalAllTerms: true,
-  headingWeight: 1,
   lexicalBlindWeight: 100,
+  /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,
   blendNeighbours: 5,
   blendFrom: 1,
   blendTo: 2.5,
+  /** `concept` mode (G2ConS local search): direct concepts k, BFS hops N, chunks per concept in the local step. */
   conceptTopK: 25,
   conceptHops: 2,
   conceptChunksPerConcept: 3,
+  /** BM25. */
   bm25K1: 1.2,
   bm25B: 0.75,
+  /**
+   * Evidence window of the default mode: a ranked section of a many-section document longer than this many
+   * tokens is shown as its best run of sentences within it (0 = whole chunks).
+   */
   evidenceTokens: 350,
+  /** … and only chunks longer than evidenceSlack × evidenceTokens are cut. */
   evidenceSlack: 1.5,
 
+  /** Reciprocal-rank fusion constant. */
   rrfK: 60,
+  /** How many candidates each mode ranks before the budget cut (fusion and the cut need a long list). */
   candidates: 200,
-});
+};
+
+/** Every tunable, each documented at its default value above. */
+export type RetrievalParams = typeof defaults;
+
+export const DEFAULTS: Readonly<RetrievalParams> = Object.freeze(defaults);
 
 /** Merges overrides into the defaults, refusing unknown keys and values of the wrong type. */
 export function resolveParams(

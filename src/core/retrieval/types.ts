@@ -1,9 +1,9 @@
 // Shapes shared by the retrieval modes: the ranked candidate lists they produce internally and the chunks with
 // provenance they hand to the Ask view, the CLI and the LLM context.
 
-export type BaseMode = 'ppr' | 'concept' | 'dense' | 'bm25';
+export const BASE_MODES = ['ppr', 'concept', 'dense', 'bm25'] as const;
 
-export const BASE_MODES: readonly BaseMode[] = ['ppr', 'concept', 'dense', 'bm25'];
+export type BaseMode = (typeof BASE_MODES)[number];
 
 /** The mode every user gets unless they pick another (the Ask view, the CLI `ask`, the KG's concept path). */
 export const DEFAULT_MODE: BaseMode = 'ppr';
@@ -54,12 +54,10 @@ export interface RetrievedChunk {
 }
 
 /** One internal candidate: chunk index (engine order) and score, with optional provenance details. */
-export interface Candidate {
+export interface Candidate extends Pick<Provenance, 'hop' | 'via'> {
   chunk: number;
   score: number;
   concepts?: number[];
-  hop?: number;
-  via?: string;
 }
 
 export interface Query {
@@ -69,14 +67,9 @@ export interface Query {
 }
 
 export function parseMode(mode: string): { base: BaseMode } | { fuse: [BaseMode, BaseMode] } {
-  if ((BASE_MODES as readonly string[]).includes(mode)) return { base: mode as BaseMode };
+  const isBase = (name: string): name is BaseMode => (BASE_MODES as readonly string[]).includes(name);
+  if (isBase(mode)) return { base: mode };
   const m = /^rrf:([a-z0-9]+)\+([a-z0-9]+)$/.exec(mode);
-  if (
-    m &&
-    (BASE_MODES as readonly string[]).includes(m[1]) &&
-    (BASE_MODES as readonly string[]).includes(m[2])
-  ) {
-    return { fuse: [m[1] as BaseMode, m[2] as BaseMode] };
-  }
+  if (m && isBase(m[1]) && isBase(m[2])) return { fuse: [m[1], m[2]] };
   throw new Error(`retrieval: unknown mode "${mode}" (expected ${BASE_MODES.join(', ')} or rrf:<a>+<b>)`);
 }

@@ -3,33 +3,29 @@
 // library the walk touches tens of thousands of concepts; the view keeps the question's seeds, the concepts that
 // carried the most mass, the strongest edges among them and the chunks they led to, each under a cap.
 import type { ConceptGraphIndex } from '../graph/index.ts';
-import { edgesAmongRows } from './conceptMap.ts';
+import { edgesAmongRows, rowsOf, type ConceptEdge } from './conceptMap.ts';
 import type { RetrievalEngine } from './engine.ts';
 import type { FinalWalk } from './pprSearch.ts';
 import { topK } from './topk.ts';
 import type { Candidate, Query } from './types.ts';
 
-/** Caps on what is drawn: the view never grows with the library. */
-export interface WalkViewCaps {
+const defaultCaps = {
   /** Question seeds drawn (the heaviest restart weights). */
-  seeds: number;
-  /** Concepts beyond the seeds, by PPR mass (plus at most one bridge concept per evidence chunk, see below). */
-  concepts: number;
-  /** Evidence chunks drawn: the top of the ranking. */
-  evidence: number;
-  /** Chunks listed per drawn concept (what "click a concept" shows; not all of them are drawn). */
-  chunksPerConcept: number;
-  /** Concept–concept edges drawn (the heaviest among the drawn concepts). */
-  edges: number;
-}
-
-const WALK_VIEW_CAPS: Readonly<WalkViewCaps> = Object.freeze({
   seeds: 12,
+  /** Concepts beyond the seeds, by PPR mass (plus at most one bridge concept per evidence chunk, see below). */
   concepts: 24,
+  /** Evidence chunks drawn: the top of the ranking. */
   evidence: 10,
+  /** Chunks listed per drawn concept (what "click a concept" shows; not all of them are drawn). */
   chunksPerConcept: 5,
+  /** Concept–concept edges drawn (the heaviest among the drawn concepts). */
   edges: 120,
-});
+};
+
+/** Caps on what is drawn (each documented at its default above): the view never grows with the library. */
+export type WalkViewCaps = typeof defaultCaps;
+
+const WALK_VIEW_CAPS: Readonly<WalkViewCaps> = Object.freeze(defaultCaps);
 
 interface WalkViewConcept {
   /** Concept id (index into the concept table). */
@@ -69,7 +65,7 @@ export interface WalkView {
   /** Concepts beyond the seeds, heaviest first; `feedback`: a restart concept of the second walk. */
   concepts: Array<WalkViewConcept & { feedback: boolean }>;
   /** Walk-graph edges among the drawn concepts (source < target), heaviest first. */
-  edges: Array<{ source: number; target: number; weight: number }>;
+  edges: ConceptEdge[];
   /** Evidence chunks (rank ≥ 0) in ranking order, then chunks listed under a concept. */
   chunks: WalkViewChunk[];
   /** Every drawn concept → chunk of `chunks` it reached, strongest first per concept. */
@@ -124,7 +120,6 @@ function memoryWalkGraph(
   chunkIds: readonly string[],
 ): WalkViewGraph {
   const t = graph.table;
-  const g = graph.graph;
   return {
     term: (c) => t.terms[c],
     conceptsOf: (k) => t.chunkConcepts.subarray(t.chunkConceptOffsets[k], t.chunkConceptOffsets[k + 1]),
@@ -133,10 +128,7 @@ function memoryWalkGraph(
       const b = t.conceptChunkOffsets[c + 1];
       return { chunks: t.conceptChunks.subarray(a, b), shares: shares.subarray(a, b) };
     },
-    row: (u) => ({
-      targets: g.targets.subarray(g.offsets[u], g.offsets[u + 1]),
-      weights: g.weights.subarray(g.offsets[u], g.offsets[u + 1]),
-    }),
+    row: rowsOf(graph.graph),
     chunkId: (k) => chunkIds[k],
   };
 }
@@ -193,22 +185,24 @@ export function buildWalkView(walk: FinalWalk, cap: WalkViewCaps, g: WalkViewGra
   // Mass concepts: the heaviest touched concepts not drawn as seeds (a seed past the seed cap may come back here).
   const nonSeeds = Array.from(nodes).filter((c) => !drawn.has(c));
   const massIds = topK(scores, cap.concepts, nonSeeds);
-  const concepts = massIds.map((c) => ({
+  const drawnConcept = (c: number) => ({
     concept: c,
     term: g.term(c),
     mass: scores[c],
     feedback: restart.has(c),
-  }));
+  });
+  const concepts = massIds.map(drawnConcept);
   for (const c of massIds) drawn.add(c);
 
   const evidence = walk.ranked.slice(0, cap.evidence);
-  const chunks: WalkViewChunk[] = evidence.map((k, rank) => ({
+  const drawnChunk = (k: number, rank: number): WalkViewChunk => ({
     chunk: k,
     chunkId: g.chunkId(k),
     rank,
     score: walk.chunkScore(k),
     words: walk.words.get(k) ?? 0,
-  }));
+  });
+  const chunks = evidence.map(drawnChunk);
   const chunkIndex = new Map(chunks.map((ch, i) => [ch.chunk, i]));
   const links: WalkViewLink[] = [];
 
@@ -227,12 +221,7 @@ export function buildWalkView(walk: FinalWalk, cap: WalkViewCaps, g: WalkViewGra
     }
     if (!linked && bestConcept >= 0) {
       drawn.add(bestConcept);
-      concepts.push({
-        concept: bestConcept,
-        term: g.term(bestConcept),
-        mass: scores[bestConcept],
-        feedback: restart.has(bestConcept),
-      });
+      concepts.push(drawnConcept(bestConcept));
     }
   }
 
@@ -250,8 +239,7 @@ export function buildWalkView(walk: FinalWalk, cap: WalkViewCaps, g: WalkViewGra
     for (const [k, gave] of listed) {
       if (!chunkIndex.has(k)) {
         chunkIndex.set(k, chunks.length);
-        const words = walk.words.get(k) ?? 0;
-        chunks.push({ chunk: k, chunkId: g.chunkId(k), rank: -1, score: walk.chunkScore(k), words });
+        chunks.push(drawnChunk(k, -1));
       }
       links.push({ concept: c, chunk: k, contribution: gave });
     }
