@@ -272,6 +272,8 @@ async function upgradePages(
   source: RangeSource,
   location: { base: number; length: number; directory: unknown; hashes: Uint8Array },
   params: ShareParams,
+  /** Rows with counts up to this many gzip'd bytes keep the lists (write.ts LISTS_IN_ROWS_BYTES; 0: never). */
+  listsInRowsBytes = LISTS_IN_ROWS_BYTES,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
   if (d.version >= PAGES_VERSION)
@@ -342,7 +344,7 @@ async function upgradePages(
   // version 4 part that keeps them already is copied as it is.
   const inRows = d.listsInRows
     ? await source.read(base + rowsAt, rowsLength)
-    : rowsLength <= LISTS_IN_ROWS_BYTES * 4
+    : rowsLength <= listsInRowsBytes * 4
       ? await rowsWithCounts(
           await linksOf(
             source,
@@ -354,7 +356,7 @@ async function upgradePages(
             full.conceptCounts,
           ),
           await countsOf(newLists, listOffsets, full.df),
-          LISTS_IN_ROWS_BYTES,
+          listsInRowsBytes,
         )
       : undefined;
   const written = await openSections(
@@ -452,6 +454,8 @@ async function upgradePages(
 export async function upgradeBundleParts(
   source: RangeSource,
   manifest: BundleManifest,
+  /** As the writer's (write.ts LISTS_IN_ROWS_BYTES); tests make a small library upgrade as a large one with 0. */
+  listsInRowsBytes = LISTS_IN_ROWS_BYTES,
 ): Promise<{ parts: Array<BundlePart | StreamedPart>; base: ManifestBase; from: number; to: number }> {
   const pagesEntry = manifest.parts.find((p) => p.name === PAGES_PART);
   const hashesEntry = manifest.parts.find((p) => p.name === PAGES_HASHES_PART);
@@ -468,6 +472,7 @@ export async function upgradeBundleParts(
     source,
     { base: pagesEntry.offset, length: pagesEntry.length, directory: pagesEntry.meta, hashes },
     { tfSpread: number('tfSpread'), chunkScorePower: number('chunkScorePower') },
+    listsInRowsBytes,
   );
   const parts = manifest.parts.map((entry): BundlePart | StreamedPart => {
     if (entry.name === PAGES_PART)
