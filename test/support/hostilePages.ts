@@ -331,6 +331,21 @@ export async function forgedShareBundle(): Promise<Uint8Array> {
 const utf8 = new TextEncoder();
 
 /**
+ * Version 3 rows that do not hold what `open`'s concept counts say, every digest and the rows' group offsets right:
+ * one byte more than the ids (`past`), or the last id's byte gone (`short`). `cli upgrade` of a library that does not
+ * keep its lists in its rows cuts the rows into version 5's groups by those counts (upgrade.ts, regroupedRows).
+ */
+export async function rowsMiscountedBundle(how: 'past' | 'short'): Promise<Uint8Array> {
+  const p = await honestPieces(3);
+  const rows = p.sections.rows;
+  const changed = how === 'past' ? Uint8Array.from([...rows, 1]) : rows.slice(0, rows.length - 1);
+  p.sections.rows = changed;
+  const groups = p.open.rowGroups;
+  groups[groups.length - 1] = changed.length;
+  return pagesBundle(assemble(p));
+}
+
+/**
  * A bundle whose manifest (found by the locator) lists `copies` more entries that all point at the pages part's
  * bytes under other names, every entry's digest right. Before the fix `cli upgrade` wrote each of them out: 1.14 MB
  * in, 301 MB out.
