@@ -37,9 +37,17 @@ export interface PagesPieces {
 
 const honest = new Map<string, Promise<WrittenPagesLike>>();
 
-/** The honest pages of the fixture corpus (version 1, 2 or 3, blocks of `blockSize`), written once per process. */
-export function honestPages(version = 2, blockSize = 4096): Promise<WrittenPagesLike> {
-  const key = `${version}/${blockSize}`;
+/**
+ * The honest pages of the fixture corpus (version 1 to 5, blocks of `blockSize`), written once per process;
+ * `listsInRowsBytes` 0 writes the layout of a library too large to keep its lists in its rows (version 5: with
+ * `blockSize` 512 and rows in groups of 2, what `cli index` writes for one).
+ */
+export function honestPages(
+  version = 2,
+  blockSize = 4096,
+  listsInRowsBytes?: number,
+): Promise<WrittenPagesLike> {
+  const key = `${version}/${blockSize}/${listsInRowsBytes}`;
   let made = honest.get(key);
   if (!made) {
     made = (async () => {
@@ -53,6 +61,8 @@ export function honestPages(version = 2, blockSize = 4096): Promise<WrittenPages
         (docId) => ({ title: `title of ${docId}` }),
         blockSize,
         version,
+        undefined,
+        listsInRowsBytes,
       );
     })();
     honest.set(key, made);
