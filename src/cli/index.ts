@@ -230,6 +230,8 @@ export async function attachGraph(
   pages = false,
   blockSize?: number,
   groups?: GroupSizes,
+  /** Rows with counts up to this many gzip'd bytes keep the lists (tests write a large library's layout with 0). */
+  listsInRowsBytes?: number,
 ): Promise<{ snapshot: IndexSnapshot; pages?: BundlePart[] }> {
   const engine = buildEngine(snapshotToCorpus(snapshot));
   const graph = engine.exportGraph() as unknown as Record<string, unknown>;
@@ -244,6 +246,7 @@ export async function attachGraph(
     blockSize,
     undefined,
     groups,
+    listsInRowsBytes,
   );
   // The themes beside the pages (themes.json), so a link answers "what is this about?" with one small read.
   const themes = themesOfGraph(engine.graph, new Map(snapshot.chunks.map((c) => [c.id, c])), (docId) =>
