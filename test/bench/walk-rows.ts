@@ -14,8 +14,13 @@
 //   question reads) against the whole hash list read at opening today.
 // The chunk rows and lists are decoded here from the pages part's bytes (as sectionReader.ts decodes them, without
 // its checks: the bundles are our own), so every concept's row can be computed once.
+// --layouts (round fourteen) prints instead, from the chunks whose rows each cold question needs (the walk's and the
+// ranking's) and every range it asks of the block store: what the rows section and its hash pages would cost under
+// other row group sizes, block sizes (the rows' alone, or the whole part's), a chunk order keeping chunks that share
+// rare concepts together, and rare concepts' walk rows beside their lists; and what later questions on one open
+// library read.
 // Usage: node --import tsx test/bench/walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--thresholds 8,16,32,64,128,256,512,1024]
+//          [--thresholds 8,16,32,64,128,256,512,1024] [--layouts]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -31,7 +36,7 @@ import { arg } from './lib/args.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--thresholds 8,16,…]';
+  'usage: node --import tsx test/bench/walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--thresholds 8,16,…] [--layouts]';
 const BUDGET_TOKENS = 12_000;
 /** Hash page sizes of a two-level hash list simulated. */
 const HASH_PAGES = [512, 1024, 2048, 4096];
