@@ -21,6 +21,7 @@ import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { buildEngine } from '../services/library/engine.ts';
 import {
   DEFAULT_BLOCK_SIZE,
+  LARGE_BLOCK_SIZE,
   DEFAULT_GROUPS,
   pagesParts,
   writePagedIndex,
@@ -90,7 +91,8 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              read it by ranges; importing it, \`ask --whole\` and \`info\` refuse it by name.
                              Progress (files, MB, rate, time left) goes to stderr; temporary files go beside --out
   --block-size <bytes>       with --pages or --stream: the bytes a block of the pages holds, each checked by its
-                             SHA-256 (default ${DEFAULT_BLOCK_SIZE}; 512 to ${MAX_BLOCK_FLAG}). Smaller blocks: a question reads
+                             SHA-256 (default ${DEFAULT_BLOCK_SIZE}, ${LARGE_BLOCK_SIZE} for a library too large to keep
+                             its lists in its rows; 512 to ${MAX_BLOCK_FLAG}). Smaller blocks: a question reads
                              fewer bytes, the bundle holds 16 bytes of hash a block (docs/results/question-bytes.md)
   --group-sizes <k=n,…>      with --pages or --stream: items per gzip'd group of the grouped sections, any of
                              records, terms, concepts, rows (default ${DEFAULT_GROUPS_FLAG}; 1 to ${MAX_GROUP_FLAG}).
@@ -228,6 +230,8 @@ export async function attachGraph(
   pages = false,
   blockSize?: number,
   groups?: GroupSizes,
+  /** Rows with counts up to this many gzip'd bytes keep the lists (tests write a large library's layout with 0). */
+  listsInRowsBytes?: number,
 ): Promise<{ snapshot: IndexSnapshot; pages?: BundlePart[] }> {
   const engine = buildEngine(snapshotToCorpus(snapshot));
   const graph = engine.exportGraph() as unknown as Record<string, unknown>;
@@ -242,6 +246,7 @@ export async function attachGraph(
     blockSize,
     undefined,
     groups,
+    listsInRowsBytes,
   );
   // The themes beside the pages (themes.json), so a link answers "what is this about?" with one small read.
   const themes = themesOfGraph(engine.graph, new Map(snapshot.chunks.map((c) => [c.id, c])), (docId) =>

@@ -60,6 +60,8 @@ export interface StreamBuildOptions {
   blockSize?: number;
   /** Items per group of the grouped sections (`--group-sizes`; default DEFAULT_GROUPS). */
   groups?: GroupSizes;
+  /** Rows with counts up to this many gzip'd bytes keep the lists (tests write a large library's layout with 0). */
+  listsInRowsBytes?: number;
 }
 
 export interface StreamBuildResult {
@@ -282,6 +284,7 @@ async function build(
       analyzer,
       blockSize: options.blockSize,
       groups: options.groups,
+      listsInRowsBytes: options.listsInRowsBytes,
       log,
       onTable: (table, degrees) => themes.of(table, degrees, params.thetaCo),
     },

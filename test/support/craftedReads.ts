@@ -37,10 +37,10 @@ export async function graphPages(written: WrittenPagesLike): Promise<number[]> {
 }
 
 /** `cli upgrade`'s work on a bundle, in memory: the bytes it would write (counted, not kept), or its refusal. */
-export async function upgradeBytes(bundle: Uint8Array): Promise<number> {
+export async function upgradeBytes(bundle: Uint8Array, listsInRowsBytes?: number): Promise<number> {
   const source = new MemoryRangeSource(bundle, 'crafted.bundle');
   const manifest = await readManifestByRanges(source);
-  const { parts, base } = await upgradeBundleParts(source, manifest!);
+  const { parts, base } = await upgradeBundleParts(source, manifest!, listsInRowsBytes);
   let bytes = 0;
   for await (const piece of writeBundle(parts, base)) bytes += piece.length;
   return bytes;

@@ -37,9 +37,17 @@ export interface PagesPieces {
 
 const honest = new Map<string, Promise<WrittenPagesLike>>();
 
-/** The honest pages of the fixture corpus (version 1, 2 or 3, blocks of `blockSize`), written once per process. */
-export function honestPages(version = 2, blockSize = 4096): Promise<WrittenPagesLike> {
-  const key = `${version}/${blockSize}`;
+/**
+ * The honest pages of the fixture corpus (version 1 to 5, blocks of `blockSize`), written once per process;
+ * `listsInRowsBytes` 0 writes the layout of a library too large to keep its lists in its rows (version 5: with
+ * `blockSize` 512 and rows in groups of 2, what `cli index` writes for one).
+ */
+export function honestPages(
+  version = 2,
+  blockSize = 4096,
+  listsInRowsBytes?: number,
+): Promise<WrittenPagesLike> {
+  const key = `${version}/${blockSize}/${listsInRowsBytes}`;
   let made = honest.get(key);
   if (!made) {
     made = (async () => {
@@ -53,6 +61,8 @@ export function honestPages(version = 2, blockSize = 4096): Promise<WrittenPages
         (docId) => ({ title: `title of ${docId}` }),
         blockSize,
         version,
+        undefined,
+        listsInRowsBytes,
       );
     })();
     honest.set(key, made);
@@ -329,6 +339,21 @@ export async function forgedShareBundle(): Promise<Uint8Array> {
 }
 
 const utf8 = new TextEncoder();
+
+/**
+ * Version 3 rows that do not hold what `open`'s concept counts say, every digest and the rows' group offsets right:
+ * one byte more than the ids (`past`), or the last id's byte gone (`short`). `cli upgrade` of a library that does not
+ * keep its lists in its rows cuts the rows into version 5's groups by those counts (upgrade.ts, regroupedRows).
+ */
+export async function rowsMiscountedBundle(how: 'past' | 'short'): Promise<Uint8Array> {
+  const p = await honestPieces(3);
+  const rows = p.sections.rows;
+  const changed = how === 'past' ? Uint8Array.from([...rows, 1]) : rows.slice(0, rows.length - 1);
+  p.sections.rows = changed;
+  const groups = p.open.rowGroups;
+  groups[groups.length - 1] = changed.length;
+  return pagesBundle(assemble(p));
+}
 
 /**
  * A bundle whose manifest (found by the locator) lists `copies` more entries that all point at the pages part's

@@ -8,6 +8,8 @@ import {
   forgedShareBundle,
   infiniteOffsetBundle,
   negativeIdfBundle,
+  rowsMiscountedBundle,
+  pagesBundle,
   honestPages,
   hugeCountPages,
   listsInRowsPages,
@@ -76,6 +78,9 @@ export const CRAFTED = {
 export const CRAFTED_BUNDLES = {
   negativeIdf: negativeIdfBundle,
   infiniteOffset: infiniteOffsetBundle,
+  honestV3: async () => pagesBundle(await honestPages(3)),
+  rowsPastIds: () => rowsMiscountedBundle('past'),
+  rowsShort: () => rowsMiscountedBundle('short'),
   aliasedManifest: aliasedManifestBundle,
   forgedShare: forgedShareBundle,
 } satisfies Record<string, () => Promise<Uint8Array>>;

@@ -43,7 +43,7 @@ import {
 } from './format.ts';
 import {
   BlockHasher,
-  DEFAULT_BLOCK_SIZE,
+  defaultBlockSize,
   DEFAULT_GROUPS,
   hashPagesOf,
   openSections,
@@ -419,7 +419,7 @@ export async function buildPages(
   mark('open section');
 
   // ---- the part's hashes (per block and whole)
-  const blockSize = options.blockSize ?? DEFAULT_BLOCK_SIZE;
+  const blockSize = options.blockSize ?? defaultBlockSize(PAGES_VERSION, concepts.listsInRows);
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
     SectionName,
     number

@@ -17,7 +17,13 @@ export { recordChunk, recordSentences } from './recordEvidence.ts';
 export { openPagedBundle, readManifestByRanges, type PagedBundle } from './openBundle.ts';
 export { verifyBundleCopy } from './verifyCopy.ts';
 export { MemoryRangeSource, ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
-export { DEFAULT_BLOCK_SIZE, DEFAULT_GROUPS, pagesParts, writePagedIndex } from './write.ts';
+export {
+  DEFAULT_BLOCK_SIZE,
+  DEFAULT_GROUPS,
+  LARGE_BLOCK_SIZE,
+  pagesParts,
+  writePagedIndex,
+} from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';
 export {
   hashBytesOf,

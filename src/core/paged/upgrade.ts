@@ -1,5 +1,6 @@
-// Rewrites a version 1, 2 or 3 pages part as version 4 (format.ts) without the corpus (a version 3 part is copied
-// but for its directory and its `open`, re-encoded as it was; its lists keep their section: see upgradePages).
+// Rewrites a version 1, 2, 3 or 4 pages part as version 5 (format.ts) without the corpus (a version 3 or 4 part is
+// copied but for its directory and its `open`, re-encoded as it was, and, when it does not keep its lists in its
+// rows, its block hashes, made for version 5's 512-byte blocks, and its rows' group offsets, for groups of 2).
 // From version 1 or 2: everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
 // lists lose their shares (each checked, before it is dropped, to be what a version 3 reader computes from the list's
@@ -36,6 +37,8 @@ import type { RangeSource } from './rangeSource.ts';
 import { listShares } from './sectionReader.ts';
 import {
   BlockHasher,
+  DEFAULT_GROUPS,
+  defaultBlockSize,
   hashPagesOf,
   LISTS_IN_ROWS_BYTES,
   openSections,
@@ -217,6 +220,50 @@ async function countsOf(
 }
 
 /**
+ * Where each group of `size` chunks starts in a rows section of plain varints (versions 1–4 without listsInRows: each
+ * chunk's `conceptCounts[k]` concept ids, one varint each), and where the last ends: the same bytes cut into other
+ * groups. Read in pieces; the varints must be exactly as many as the counts say and end where the section does.
+ */
+async function regroupedRows(
+  source: RangeSource,
+  from: number,
+  length: number,
+  conceptCounts: ArrayLike<number>,
+  n: number,
+  size: number,
+): Promise<Float64Array> {
+  const fail = (why: string): never => {
+    throw new PagesError(`${source.name}: pages.bin's rows ${why}`);
+  };
+  const starts = new Float64Array(Math.ceil(n / size) + 1);
+  let k = 0;
+  let left = n > 0 ? conceptCounts[0] : 0;
+  let at = 0;
+  // Every chunk complete at `at` is closed; a group's start is where its first chunk starts.
+  const close = (): void => {
+    while (k < n && left === 0) {
+      k++;
+      if (k % size === 0 || k === n) starts[Math.ceil(k / size)] = at;
+      if (k < n) left = conceptCounts[k];
+    }
+  };
+  close();
+  for await (const piece of pieces(source, from, from + length)) {
+    for (let i = 0; i < piece.length; i++) {
+      at++;
+      if (piece[i] & 0x80) continue;
+      if (k >= n) fail(`hold bytes past their chunks' concept ids (at byte ${at - 1})`);
+      left--;
+      close();
+    }
+  }
+  if (k < n) fail(`end in chunk ${k} of ${n}, before their chunks' concept ids do`);
+  if (starts[starts.length - 1] !== length)
+    fail(`hold ${length - starts[starts.length - 1]} bytes past their ids`);
+  return starts;
+}
+
+/**
  * A version 1 or 2 pages part (its payload at `base` in `source`, `length` bytes, its directory and block hashes)
  * as version 3, its shares computed with `params`. Reads the part four times: once to check every block against
  * its hash, once to size the new lists, once to hash the new part, and once when `bytes()` is read.
@@ -225,13 +272,14 @@ async function upgradePages(
   source: RangeSource,
   location: { base: number; length: number; directory: unknown; hashes: Uint8Array },
   params: ShareParams,
+  /** Rows with counts up to this many gzip'd bytes keep the lists (write.ts LISTS_IN_ROWS_BYTES; 0: never). */
+  listsInRowsBytes = LISTS_IN_ROWS_BYTES,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
   if (d.version >= PAGES_VERSION)
     throw new PagesError(`${source.name}: its pages are version ${d.version} already (nothing to upgrade)`);
   const { base, length, hashes } = location;
-  const blockSize = d.blockSize;
-  const blocks = Math.ceil(length / blockSize);
+  const blocks = Math.ceil(length / d.blockSize);
   const hashBytes = hashBytesOf(d);
   if (hashes.length !== blocks * hashBytes)
     throw new PagesError(
@@ -239,7 +287,7 @@ async function upgradePages(
     );
 
   // Every block checked against its hash before anything is decoded or rewritten.
-  const oldBlocks = new BlockHasher(blockSize, 32);
+  const oldBlocks = new BlockHasher(d.blockSize, 32);
   for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
   checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
 
@@ -257,7 +305,7 @@ async function upgradePages(
     full = decoded as PagesOpenV1;
     checkOpen(source.name, d, full);
   } else {
-    const tables = expandOpen(decoded, d.version, n);
+    const tables = expandOpen(decoded, d.version, n, d.listsInRows === true);
     checkOpen(source.name, d, tables);
     // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
     const [degreesAt, degreesLength] = d.sections.degrees;
@@ -292,9 +340,11 @@ async function upgradePages(
   if (listOffsets[full.df.length] !== listBytes)
     throw new PagesError(`${source.name}: pages.bin's lists do not add up once their shares are dropped`);
   const [rowsAt, rowsLength] = d.sections.rows;
-  // A library small enough keeps its lists in its rows, as `cli index` writes it (write.ts, rowsWithCounts).
-  const inRows =
-    rowsLength <= LISTS_IN_ROWS_BYTES * 4
+  // A library small enough keeps its lists in its rows, as `cli index` writes it (write.ts, rowsWithCounts); a
+  // version 4 part that keeps them already is copied as it is.
+  const inRows = d.listsInRows
+    ? await source.read(base + rowsAt, rowsLength)
+    : rowsLength <= listsInRowsBytes * 4
       ? await rowsWithCounts(
           await linksOf(
             source,
@@ -306,7 +356,7 @@ async function upgradePages(
             full.conceptCounts,
           ),
           await countsOf(newLists, listOffsets, full.df),
-          LISTS_IN_ROWS_BYTES,
+          listsInRowsBytes,
         )
       : undefined;
   const written = await openSections(
@@ -317,7 +367,19 @@ async function upgradePages(
           listOffsets: new Float64Array(listOffsets.length),
           rowGroups: Float64Array.from([0, inRows.length]),
         }
-      : { ...full, listOffsets },
+      : // Version 5's rows groups (write.ts DEFAULT_GROUPS): the rows are the same bytes, cut elsewhere.
+        {
+          ...full,
+          listOffsets,
+          rowGroups: await regroupedRows(
+            source,
+            base + rowsAt,
+            rowsLength,
+            full.conceptCounts,
+            n,
+            DEFAULT_GROUPS.rows,
+          ),
+        },
     n,
     PAGES_VERSION,
     inRows !== undefined,
@@ -347,6 +409,8 @@ async function upgradePages(
     yield written.degrees;
   };
   // Version 3's hashes: SHA-256 cut to BLOCK_HASH_BYTES (format.ts says why that is enough).
+  // A part that keeps its lists in its rows keeps its block size; another takes version 5's (write.ts).
+  const blockSize = inRows ? d.blockSize : defaultBlockSize(PAGES_VERSION, false);
   const newBlocks = new BlockHasher(blockSize, blockHashBytes(PAGES_VERSION));
   const whole = new Sha256();
   let made = 0;
@@ -371,8 +435,8 @@ async function upgradePages(
       listsInRows: inRows !== undefined,
       sections,
       // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
-      // the lists are one group).
-      groups: inRows ? { ...d.groups, rows: Math.max(1, n) } : d.groups,
+      // the lists are one group; other rows are cut into version 5's groups).
+      groups: { ...d.groups, rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows },
       hashPages: hashPagesOf(newHashes),
     }),
     hashes: newHashes,
@@ -390,6 +454,8 @@ async function upgradePages(
 export async function upgradeBundleParts(
   source: RangeSource,
   manifest: BundleManifest,
+  /** As the writer's (write.ts LISTS_IN_ROWS_BYTES); tests make a small library upgrade as a large one with 0. */
+  listsInRowsBytes = LISTS_IN_ROWS_BYTES,
 ): Promise<{ parts: Array<BundlePart | StreamedPart>; base: ManifestBase; from: number; to: number }> {
   const pagesEntry = manifest.parts.find((p) => p.name === PAGES_PART);
   const hashesEntry = manifest.parts.find((p) => p.name === PAGES_HASHES_PART);
@@ -406,6 +472,7 @@ export async function upgradeBundleParts(
     source,
     { base: pagesEntry.offset, length: pagesEntry.length, directory: pagesEntry.meta, hashes },
     { tfSpread: number('tfSpread'), chunkScorePower: number('chunkScorePower') },
+    listsInRowsBytes,
   );
   const parts = manifest.parts.map((entry): BundlePart | StreamedPart => {
     if (entry.name === PAGES_PART)

@@ -50,14 +50,32 @@ import {
 export const DEFAULT_BLOCK_SIZE = 2 * 1024;
 
 /**
+ * 512 B: the block size of a library that does not keep its lists in its rows (version 5), when the writer is not
+ * told one. At 100 MiB a cold question reads the rows of ~4,700 chunks scattered over the rows section (463 KB of
+ * rows), each in a block of its own: 5.9 MB of the rows' 2 KiB blocks, 2.4 MB of 512-byte ones with rows in groups of
+ * 2; the other sections' scattered reads shrink too, and the hash pages a question reads grow (264 → 646 KB). A cold
+ * question reads ~41 % less for a bundle ~2.5 % larger (docs/results/question-bytes.md, round fourteen). A library
+ * that keeps its lists in its rows reads its rows whole, so it keeps DEFAULT_BLOCK_SIZE (and its bundle size).
+ */
+export const LARGE_BLOCK_SIZE = 512;
+
+/** The block size a writer of `version` uses when not told one (LARGE_BLOCK_SIZE, above). */
+export function defaultBlockSize(version: number, listsInRows: boolean): number {
+  return version >= 5 && !listsInRows ? LARGE_BLOCK_SIZE : DEFAULT_BLOCK_SIZE;
+}
+
+/**
  * Items per group of the grouped sections when a writer is not told (`cli index --group-sizes`): the directory holds
  * the sizes a part was written with, so a reader reads any, and older parts keep theirs (an upgrade copies them).
  * Measured in round twelve (docs/results/question-bytes.md): records 4 (8 before) — the shown chunks' records are
  * scattered, so each drags in its whole group: a cold question read 2–8 % fewer bytes on four sets, for a bundle
  * 1.5–2.2 % larger; rows 8 (32 before) — the walk reads the rows of scattered chunks at 100 MiB: 2.4 % fewer bytes
- * there, for a few KB more of group offsets in `open`. The dictionaries' sizes moved nothing past block noise.
+ * there, for a few KB more of group offsets in `open`; rows 2 from round fourteen (version 5), with 512-byte blocks
+ * (LARGE_BLOCK_SIZE): 2,445 KB of rows blocks a cold question at 100 MiB against 3,565 at 8, for 84 KB more of
+ * group offsets in `open` (groups of 1: 2,228 KB, 185 KB more). A library that keeps its lists in its rows has one
+ * group of rows whatever this says. The dictionaries' sizes moved nothing past block noise.
  */
-export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 8 };
+export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 2 };
 
 /**
  * The most gzip'd bytes of rows with counts that a writer keeps the concept lists in (version 4's listsInRows,
@@ -506,7 +524,8 @@ export class BlockHasher {
 export async function writePagedIndex(
   parts: LexicalParts,
   documentOf: (docId: string) => PagedDocument,
-  blockSize = DEFAULT_BLOCK_SIZE,
+  /** Undefined: defaultBlockSize (512 B for a library that does not keep its lists in its rows). */
+  blockSizeAsked?: number,
   version = PAGES_VERSION,
   groups: GroupSizes = DEFAULT_GROUPS,
   /** Version 4: rows with counts up to this many gzip'd bytes keep the lists (LISTS_IN_ROWS_BYTES; 0: never). */
@@ -582,6 +601,7 @@ export async function writePagedIndex(
   >;
   const { sections, total } = sectionTable(lengths, version);
   const data = new Uint8Array(total);
+  const blockSize = blockSizeAsked ?? defaultBlockSize(version, concepts.listsInRows);
   const hasher = new BlockHasher(blockSize, blockHashBytes(version));
   let at = 0;
   for (const name of sectionsOf(version)) {

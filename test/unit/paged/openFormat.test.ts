@@ -17,7 +17,7 @@ import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { openPagedBundle, readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource, type RangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { upgradeBundleParts } from '../../../src/core/paged/upgrade.ts';
-import { pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
+import { DEFAULT_GROUPS, pagesParts, writePagedIndex } from '../../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
@@ -205,20 +205,31 @@ const QUESTIONS = [
   'What limits protect the reader from a hostile bundle?',
 ];
 
-describe('version 2, 3 and 4 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4)', async () => {
+describe('version 2, 3, 4 and 5 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
     const v1 = await writePagedIndex(parts, doc, 1024, 1);
     const v2 = await writePagedIndex(parts, doc, 1024, 2);
     const v3 = await writePagedIndex(parts, doc, 1024, 3);
-    const v4 = await writePagedIndex(parts, doc, 1024);
+    const v4 = await writePagedIndex(parts, doc, 1024, 4);
     const v4lists = await writePagedIndex(parts, doc, 1024, 4, undefined, 0);
+    // Version 5, the block size not given: a library that keeps its lists in its rows keeps 2 KiB blocks; told not
+    // to keep them (as a large library does not), 512-byte blocks and rows in groups of 2.
+    const v5 = await writePagedIndex(parts, doc);
+    const v5large = await writePagedIndex(parts, doc, undefined, 5, undefined, 0);
     expect(v1.directory.version).toBe(1);
     expect(v2.directory.version).toBe(2);
     expect(v3.directory.version).toBe(3);
     expect([v4.directory.version, v4lists.directory.version]).toEqual([4, 4]);
+    expect([v5.directory.version, v5large.directory.version]).toEqual([5, 5]);
+    expect([v5.directory.blockSize, v5.directory.listsInRows]).toEqual([2048, true]);
+    expect([v5large.directory.blockSize, v5large.directory.groups.rows]).toEqual([512, 2]);
+    expect(v5large.directory.listsInRows).toBeUndefined();
+    expect(v5large.hashes.length).toBe(Math.ceil(v5large.data.length / 512) * 16);
+    // Its rows are version 3's bytes, cut into groups of 2 chunks: as many group offsets as that makes.
+    expect(v5large.directory.sections.rows[1]).toBe(v4lists.directory.sections.rows[1]);
     // A small library keeps its lists in its rows: no lists section, one row group; told not to, version 3's layout.
     expect(v4.directory.listsInRows).toBe(true);
     expect(v4.directory.sections.lists[1]).toBe(0);
@@ -248,6 +259,9 @@ describe('version 2, 3 and 4 pages', () => {
     const lib3 = await open(v3, new MemoryRangeSource(v3.data, 'v3'));
     const lib4 = await open(v4, new MemoryRangeSource(v4.data, 'v4'));
     const lib4lists = await open(v4lists, new MemoryRangeSource(v4lists.data, 'v4 with lists'));
+    const lib5 = await open(v5, new MemoryRangeSource(v5.data, 'v5'));
+    const lib5large = await open(v5large, new MemoryRangeSource(v5large.data, 'v5 large'));
+    expect(lib5large.reader.open.rowGroups.length).toBe(Math.ceil(v5large.directory.chunkCount / 2) + 1);
     for (const q of QUESTIONS) {
       for (const [mode, budget] of [
         ['ppr', 1000],
@@ -260,13 +274,15 @@ describe('version 2, 3 and 4 pages', () => {
         expect((await lib3.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib4.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib4lists.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib5.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib5large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2 and 3 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3 and 4 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -283,39 +299,77 @@ describe('version 2, 3 and 4 pages', () => {
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, 3))], base),
     );
     const v4 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, 4))], base),
+    );
+    const v5 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096))], base),
     );
 
-    const upgrade = async (bytes: Uint8Array) => {
+    const upgrade = async (bytes: Uint8Array, listsInRowsBytes?: number) => {
       const source = new MemoryRangeSource(bytes, 'old.bundle');
       const manifest = (await readManifestByRanges(source))!;
-      const upgraded = await upgradeBundleParts(source, manifest);
+      const upgraded = await upgradeBundleParts(source, manifest, listsInRowsBytes);
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 4]);
-    expect(bytes.length).toBe(v4.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v4))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 5]);
+    expect(bytes.length).toBe(v5.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v5))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 4]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v4))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 5]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v5))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 4]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v4))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 5]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v5))).toBe(true);
+    // Version 4 that keeps its lists in its rows: copied but for its directory.
+    const fromV4 = await upgrade(v4);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 5]);
+    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v5))).toBe(true);
+
+    // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
+    // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
+    const eights = { ...DEFAULT_GROUPS, rows: 8 };
+    const large = async (version: number) =>
+      bundleBytes(
+        writeBundle(
+          [notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, version, eights, 0))],
+          base,
+        ),
+      );
+    const v5large = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 5, undefined, 0))],
+        base,
+      ),
+    );
+    for (const version of [1, 3, 4]) {
+      const old = await large(version);
+      const up = await upgrade(old, 0);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 5]);
+      expect(Buffer.from(up.bytes).equals(Buffer.from(v5large))).toBe(true);
+    }
+    const openedLarge = await openPagedBundle(new MemoryRangeSource(v5large, 'large.bundle'), analyzer);
+    expect([openedLarge!.library.directory.blockSize, openedLarge!.library.directory.groups.rows]).toEqual([
+      512, 2,
+    ]);
     expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
       (await readBundle(v1)).parts.get('notes.jsonl'),
     );
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(4);
+    expect(opened!.library.directory.version).toBe(5);
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 4 pages are not upgraded again.
-    await expect(upgrade(v4)).rejects.toThrow('its pages are version 4 already');
+    expect((await openedLarge!.library.search(q, 'ppr', 1000)).hits).toEqual(
+      engine.search({ text: q }, 'ppr', 1000),
+    );
+
+    // Version 5 pages are not upgraded again.
+    await expect(upgrade(v5)).rejects.toThrow('its pages are version 5 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -337,11 +391,11 @@ describe('version 2, 3 and 4 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 5 },
+          directory: { ...written.directory, version: 6 },
           hashes: written.hashes,
         },
         analyzer,
       ),
-    ).rejects.toThrow("the pages part's directory has version 5 (this app reads 1, 2, 3 and 4)");
+    ).rejects.toThrow("the pages part's directory has version 6 (this app reads 1, 2, 3, 4 and 5)");
   }, 240_000);
 });

@@ -33,15 +33,15 @@ function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: un
 }
 
 /** The in-memory build's pages parts for these inputs, as `cli index --pages` makes them. */
-async function inMemoryPages(inputs: string[]) {
+async function inMemoryPages(inputs: string[], listsInRowsBytes?: number) {
   const files = await collectFiles(inputs);
   const { snapshot } = await snapshotFromFiles(files, { embedder: null, maxChunkTokens: 1200 });
-  const { pages } = await attachGraph(snapshot, true);
+  const { pages } = await attachGraph(snapshot, true, undefined, undefined, listsInRowsBytes);
   const [data, hashes] = pages!;
   return { data: data.data, hashes: hashes.data, meta: data.meta, documents: snapshot.documents.length };
 }
 
-async function streamed(inputs: string[], name: string, blockSize?: number) {
+async function streamed(inputs: string[], name: string, blockSize?: number, listsInRowsBytes?: number) {
   const files = await collectFiles(inputs);
   const out = join(work, `${name}.bundle`);
   const result = await streamBuild(files, out, {
@@ -49,6 +49,7 @@ async function streamed(inputs: string[], name: string, blockSize?: number) {
     appVersion: 'test',
     tempDir: work,
     blockSize,
+    listsInRowsBytes,
   });
   return { result, bundle: new Uint8Array(readFileSync(out)) };
 }
@@ -65,9 +66,13 @@ function expectSameBytes(actual: Uint8Array, expected: Uint8Array, what: string)
   });
 }
 
-async function expectSameAsInMemory(inputs: string[], name: string): Promise<Uint8Array> {
-  const memory = await inMemoryPages(inputs);
-  const { result, bundle } = await streamed(inputs, name);
+async function expectSameAsInMemory(
+  inputs: string[],
+  name: string,
+  listsInRowsBytes?: number,
+): Promise<Uint8Array> {
+  const memory = await inMemoryPages(inputs, listsInRowsBytes);
+  const { result, bundle } = await streamed(inputs, name, undefined, listsInRowsBytes);
   expect(result.documents).toBe(memory.documents);
   const pages = partOf(bundle, 'pages.bin');
   expectSameBytes(pages.bytes, memory.data, `${name} pages.bin`);
@@ -86,6 +91,13 @@ describe('cli index --stream', () => {
     expect(answer.hits.length).toBeGreaterThan(0);
     expect(answer.records.size).toBeGreaterThan(0);
     expect(readdirSync(work).filter((f) => f.includes('.stream-'))).toEqual([]);
+  }, 300_000);
+
+  it('writes the same bytes in a large library’s layout (version 5: 512-byte blocks, rows in groups of 2)', async () => {
+    // Told not to keep the lists in the rows, as a library too large to keep them (the 100 MiB corpus) is not.
+    const bundle = await expectSameAsInMemory([REPO_DOCS], 'docs-large', 0);
+    const meta = partOf(bundle, 'pages.bin').meta as { blockSize: number; groups: { rows: number } };
+    expect([meta.blockSize, meta.groups.rows]).toEqual([512, 2]);
   }, 300_000);
 
   const vue = `${BENCH_DIR}/vuedocs/docs`;
