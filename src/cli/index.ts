@@ -121,6 +121,15 @@ export function appVersion(): string {
   return pkg.version;
 }
 
+/**
+ * Expands folders into the files the app can index (fileWalker.ts: regular files inside the folder, the page's
+ * extension filter and size cap); files given by name are kept. Entries left out are dropped here; `index` prints
+ * a verdict for each (walkInputs).
+ */
+export async function collectFiles(paths: string[]): Promise<string[]> {
+  return (await walkInputs(paths)).files;
+}
+
 export interface BuildOptions extends Pick<
   StreamBuildOptions,
   'maxChunkTokens' | 'log' | 'parseTimeoutMs' | 'ocrLanguage'

@@ -6,12 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as ask } from '../../../src/cli/ask.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
-import { run as index, snapshotFromFiles } from '../../../src/cli/index.ts';
-import { walkInputs } from '../../../src/cli/fileWalker.ts';
+import { collectFiles, run as index, snapshotFromFiles } from '../../../src/cli/index.ts';
 import { isSupportedFile } from '../../../src/core/parse/formats.ts';
-
-/** The files `cli index` takes from these paths (folders walked, as fileWalker.ts walks them). */
-const collectFiles = async (paths: string[]) => (await walkInputs(paths)).files;
 
 const DOCS = join(process.cwd(), 'test', 'fixtures', 'docs');
 let dir = '';

@@ -4,14 +4,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { walkInputs } from '../../../src/cli/fileWalker.ts';
+import { collectFiles } from '../../../src/cli/index.ts';
 import { ACCEPT_ATTRIBUTE } from '../../../src/core/parse/formats.ts';
 import { ParseError, parseFile } from '../../../src/core/parse/index.ts';
 import { fromDrop } from '../../../src/ui/files.ts';
 import { screenFiles } from '../../../src/ui/intake.ts';
-
-/** The files `cli index` takes from these paths (folders walked, as fileWalker.ts walks them). */
-const collectFiles = async (paths: string[]) => (await walkInputs(paths)).files;
 
 const CANDIDATES = [
   'a.txt',

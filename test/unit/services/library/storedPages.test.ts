@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { walkInputs } from '../../../../src/cli/fileWalker.ts';
+import { collectFiles } from '../../../../src/cli/index.ts';
 import { streamBuild } from '../../../../src/cli/streamIndex.ts';
 import type { BundleManifest } from '../../../../src/core/bundle/index.ts';
 import { openPagedBundle } from '../../../../src/core/paged/openBundle.ts';
@@ -40,9 +40,6 @@ import { Repo } from '../../../../src/store/repo.ts';
 import { REPO_DOCS } from '../../../support/repoDocs.ts';
 import { builtOnce } from '../../../support/builtOnce.ts';
 import { pagesLagging } from '../../../support/pagesLagging.ts';
-
-/** The files `cli index` takes from these paths (folders walked, as fileWalker.ts walks them). */
-const collectFiles = async (paths: string[]) => (await walkInputs(paths)).files;
 
 const work = mkdtempSync(join(tmpdir(), 'stored-pages-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
