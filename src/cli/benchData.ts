@@ -106,18 +106,17 @@ function fileStem(file: string): string {
 }
 
 /**
- * Embeds texts with the app's embedding loop (each distinct text once, batches of `batch`), printing progress to
+ * Embeds texts with the app's embedding loop (each distinct text once, batches of 512), printing progress to
  * stderr; returns texts.length × dimension floats and the dimension the embedder's answers had.
  */
 export async function embedWithProgress(
   embedder: Embedder,
   texts: string[],
   label: string,
-  batch = 512,
 ): Promise<{ vectors: Float32Array; dimension: number }> {
   let calls = 0;
   return embedTexts(texts, embedder, {
-    batchSize: batch,
+    batchSize: 512,
     onProgress: ({ done, total, rate }) => {
       // Every call on a terminal; in a log file every tenth and the last.
       if (process.stderr.isTTY || done === total || calls++ % 10 === 0) {
