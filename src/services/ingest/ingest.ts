@@ -184,10 +184,6 @@ export function createIngestService(deps: IngestServiceDeps) {
     serveGraph(port: MessagePort): void {
       handOver = graphHandOverTo(port, graph.handOver);
     },
-    /** Frees the embedding model (it is loaded again lazily). */
-    async dispose(): Promise<void> {
-      await embedders.dispose();
-    },
   };
 }
 
