@@ -34,7 +34,7 @@ const FORWARDED = {
     'failedPending',
     'waitingCount',
     'queuedBytes',
-    'markPending',
+    'markFailed',
     'removePending',
     'clearFailedPending',
   ],

@@ -153,7 +153,7 @@ export class QueueStore {
       // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
       const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
       outcome = { file: file.name, status: 'failed', documents: 0, reason };
-      await this.write(file.name, () => repo.markPending(file.id, 'failed', reason));
+      await this.write(file.name, () => repo.markFailed(file.id, reason));
       this.host.emit({ type: 'file', outcome });
       this.host.emit({ type: 'changed' });
       return;
@@ -173,7 +173,7 @@ export class QueueStore {
       outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
     }
     if (outcome.status === 'failed') {
-      await this.write(file.name, () => repo.markPending(file.id, 'failed', outcome.reason));
+      await this.write(file.name, () => repo.markFailed(file.id, outcome.reason));
     } else await this.write(file.name, () => repo.removePending(file.id));
     this.host.settled(file.size);
     this.host.emit({ type: 'file', outcome });
