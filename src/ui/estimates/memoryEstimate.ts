@@ -122,7 +122,7 @@ export function browserMemoryBudget(): MemoryBudget {
   });
 }
 
-/** A line of the heap model at this much text, in bytes (also bundleFit.ts's). */
+/** A line of the heap model at this much text, in bytes (bundleFit.ts reads it too). */
 export const atText = (line: HeapLine, textBytes: number) =>
   (line.baseMB + (line.perTextMB * textBytes) / MB) * MB;
 
