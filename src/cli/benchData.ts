@@ -13,40 +13,17 @@ import { logOcrProgress, ThreadParser } from './threadParser.ts';
 import type { OcrLanguageSetting } from '../core/parse/index.ts';
 import type { ChunkRecord, Embedder, PreparedDocument, SentenceRecord } from '../core/types.ts';
 import type { QaItem } from '../services/questions/evalProtocol.ts';
+import { parseQaSet } from '../services/questions/qaSet.ts';
 
 /** A question of a set as the bench asks it: Evaluate's QaItem without the line it was read from. */
 export type BenchQuestion = Omit<QaItem, 'line'>;
 
-/** Reads a questions .jsonl: {id?, question, answers (or answer), supporting?} per line. */
+/**
+ * Reads a questions .jsonl ({id?, question, answers (or answer), supporting?, type?} per line) with Evaluate's own
+ * reader (services/questions/qaSet.ts), so the bench and the app take and refuse the same sets.
+ */
 export async function loadQuestions(path: string): Promise<BenchQuestion[]> {
-  const text = await readFile(path, 'utf8');
-  const out: BenchQuestion[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    let row: Record<string, unknown>;
-    try {
-      row = JSON.parse(line) as Record<string, unknown>;
-    } catch (err) {
-      throw new Error(`bench: ${path} line ${i + 1} is not JSON (${(err as Error).message})`);
-    }
-    const question = row.question;
-    if (typeof question !== 'string' || question.trim() === '') {
-      throw new Error(`bench: ${path} line ${i + 1} has no "question" string`);
-    }
-    const rawAnswers = Array.isArray(row.answers)
-      ? row.answers
-      : row.answer !== undefined
-        ? [row.answer]
-        : [];
-    const answers = rawAnswers.filter((a): a is string => typeof a === 'string' && a.trim() !== '');
-    if (answers.length === 0) throw new Error(`bench: ${path} line ${i + 1} has no "answers"`);
-    const supporting = Array.isArray(row.supporting)
-      ? row.supporting.filter((s): s is string => typeof s === 'string')
-      : [];
-    const type = typeof row.type === 'string' && row.type !== '' ? row.type : undefined;
-    out.push({ id: typeof row.id === 'string' ? row.id : `q${i + 1}`, question, answers, supporting, type });
-  });
-  return out;
+  return parseQaSet(path, await readFile(path, 'utf8')).items;
 }
 
 export interface PreparedCorpus {
@@ -129,18 +106,17 @@ function fileStem(file: string): string {
 }
 
 /**
- * Embeds texts with the app's embedding loop (each distinct text once, batches of `batch`), printing progress to
+ * Embeds texts with the app's embedding loop (each distinct text once, batches of 512), printing progress to
  * stderr; returns texts.length × dimension floats and the dimension the embedder's answers had.
  */
 export async function embedWithProgress(
   embedder: Embedder,
   texts: string[],
   label: string,
-  batch = 512,
 ): Promise<{ vectors: Float32Array; dimension: number }> {
   let calls = 0;
   return embedTexts(texts, embedder, {
-    batchSize: batch,
+    batchSize: 512,
     onProgress: ({ done, total, rate }) => {
       // Every call on a terminal; in a log file every tenth and the last.
       if (process.stderr.isTTY || done === total || calls++ % 10 === 0) {

@@ -250,13 +250,7 @@ export async function createEmbedderFromSpec(text: string, options: EndpointOpti
     // Node's part of an endpoint embedder: the key given, else the embeddings key's variable (never the LLM's),
     // and how its requests are batched and retried.
     get openai() {
-      return {
-        apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV],
-        batchSize: options.batchSize,
-        maxAttempts: options.maxAttempts,
-        backoff: options.backoff,
-        onRetry: options.onRetry,
-      };
+      return { ...options, apiKey: options.apiKey ?? process.env[EMBEDDINGS_KEY_ENV] };
     },
   });
 }

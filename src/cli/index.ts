@@ -137,7 +137,6 @@ export interface BuildOptions extends Pick<
   'maxChunkTokens' | 'log' | 'parseTimeoutMs' | 'ocrLanguage'
 > {
   embedder: Embedder | null;
-  batchSize?: number;
   /** Runs over every sentence text before the embedding loop (an endpoint's concurrent cache fill). */
   prefill?: (texts: string[]) => Promise<void>;
 }
@@ -202,7 +201,7 @@ export async function snapshotFromFiles(
   if (embedder && options.prefill)
     await options.prefill(prepared.flatMap((d) => d.sentences.map((s) => s.text)));
   const embedded = embedder
-    ? await embedPrepared(prepared, embedder, options.batchSize ?? 256, log)
+    ? await embedPrepared(prepared, embedder, 256, log)
     : { vectors: new Map<string, Float32Array>(), dimension: 0 };
   const vectors = embedded.vectors;
   const info: EmbedderInfo | null = embedder ? { id: embedder.id, dimension: embedded.dimension } : null;

@@ -101,7 +101,7 @@ export async function run(args: string[]): Promise<number> {
     }
     const base = { maxQuestions, priceInPerM, priceOutPerM, outputRatio };
     const rows: Record<string, DistillCostEstimate[]> = {
-      kg: estimateDistillCost(ranked, kappas, { ...base, kinds: { kg: true, atomic: false } }),
+      kg: estimates,
       atomic: estimateDistillCost(ranked, kappas, { ...base, kinds: { kg: false, atomic: true } }),
       separate: estimateDistillCost(ranked, kappas, {
         ...base,
@@ -119,36 +119,27 @@ export async function run(args: string[]): Promise<number> {
         : {}),
     };
     process.stdout.write(passesTable(values.corpus, corpus.chunks.length, kappas, rows, maxQuestions));
-    if (values.json) {
-      const payload = Object.fromEntries(
-        kappas.map((kappa, i) => [
-          String(kappa),
-          Object.fromEntries(
-            Object.entries(rows).map(([name, list]) => {
-              const { calls, inputTokens, outputTokens, cost } = list[i];
-              return [name, { calls, inputTokens, outputTokens, cost }];
-            }),
-          ),
-        ]),
-      );
-      await writeFile(values.json, JSON.stringify(payload, null, 2) + '\n');
-      process.stderr.write(`kg-cost: wrote ${values.json}\n`);
-    }
+    const byBuild = (i: number) =>
+      Object.fromEntries(Object.entries(rows).map(([k, list]) => [k, spend(list[i])]));
+    await writeJson(values.json, Object.fromEntries(kappas.map((kappa, i) => [String(kappa), byBuild(i)])));
     return 0;
   }
 
   process.stdout.write(table(values.corpus, corpus.chunks.length, estimates, priceInPerM + priceOutPerM > 0));
-  if (values.json) {
-    const payload = Object.fromEntries(
-      estimates.map((e) => [
-        String(e.kappa),
-        { calls: e.calls, inputTokens: e.inputTokens, outputTokens: e.outputTokens, cost: e.cost },
-      ]),
-    );
-    await writeFile(values.json, JSON.stringify(payload, null, 2) + '\n');
-    process.stderr.write(`kg-cost: wrote ${values.json}\n`);
-  }
+  await writeJson(values.json, Object.fromEntries(estimates.map((e) => [String(e.kappa), spend(e)])));
   return 0;
+}
+
+/** What --json keeps of an estimate. */
+function spend({ calls, inputTokens, outputTokens, cost }: DistillCostEstimate) {
+  return { calls, inputTokens, outputTokens, cost };
+}
+
+/** Writes --json's figures, by κ, when a file was given. */
+async function writeJson(file: string | undefined, payload: object): Promise<void> {
+  if (!file) return;
+  await writeFile(file, JSON.stringify(payload, null, 2) + '\n');
+  process.stderr.write(`kg-cost: wrote ${file}\n`);
 }
 
 function table(corpus: string, chunks: number, rows: DistillCostEstimate[], withCost: boolean): string {

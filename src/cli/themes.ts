@@ -15,7 +15,7 @@ import { snapshotToCorpus } from '../store/bundleImport.ts';
 import { readBundleFile } from './bundleIo.ts';
 import { bundleCommandArgs, wholeNumberOption } from './bundleCommand.ts';
 import { FileRangeSource } from './fileRangeSource.ts';
-import { globalAnswer, globalOptions } from './themesGlobal.ts';
+import { globalAnswer, globalOptions, oneLine } from './themesGlobal.ts';
 
 const USAGE =
   'usage: npm run cli -- themes <x.bundle> [--json] [--top N]\n' +
@@ -112,9 +112,4 @@ function text(themes: readonly ThemePrinted[]): string {
     })
     .join('\n\n')
     .concat('\n');
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat;
 }

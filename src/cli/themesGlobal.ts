@@ -125,7 +125,8 @@ function planText(e: GlobalEstimate): string {
   );
 }
 
-function oneLine(text: string): string {
+/** A passage on one line of at most 160 characters (the global answer's citations, `themes`' passages). */
+export function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat;
 }

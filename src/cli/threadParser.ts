@@ -24,7 +24,6 @@ export interface ThreadParserOptions {
   timeoutMs?: number;
   /** Time limit of one recognised page (default OCR_PAGE_TIMEOUT_MS): it replaces the file's once OCR starts. */
   pageTimeoutMs?: number;
-  heapMb?: number;
   ocrLanguage?: OcrLanguageSetting;
   /** Each page as its recognition starts ("recognising page 12 of 40"). */
   onOcrProgress?: (file: string, progress: OcrProgress) => void;
@@ -89,12 +88,10 @@ export class ThreadParser {
   private nextId = 1;
   private readonly timeoutMs: number;
   private readonly pageTimeoutMs: number;
-  private readonly heapMb: number;
 
   constructor(private readonly options: ThreadParserOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
     this.pageTimeoutMs = options.pageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
-    this.heapMb = options.heapMb ?? PARSE_THREAD_HEAP_MB;
   }
 
   /**
@@ -157,7 +154,7 @@ export class ThreadParser {
       const onError = (error: Error & { code?: string }): void =>
         stop(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? `needed more than ${this.heapMb} MB of memory to parse; not read`
+            ? `needed more than ${PARSE_THREAD_HEAP_MB} MB of memory to parse; not read`
             : `the parser failed (${error.message})`,
         );
       const onExit = (code: number): void => stop(`the parser stopped (exit code ${code})`);
@@ -183,7 +180,7 @@ export class ThreadParser {
    * dropped, and a thread that ended between two files is replaced for the next one.
    */
   private freshThread(): Worker {
-    const worker = startThread(this.heapMb);
+    const worker = startThread(PARSE_THREAD_HEAP_MB);
     worker.on('error', () => {});
     worker.on('exit', () => {
       if (this.worker === worker) this.worker = null;

@@ -2,7 +2,7 @@
 // Everything is validated first (bytes, digests, manifest, embedder, cross-layer consistency) with nothing
 // written; then the whole import is ONE read-write transaction, so a refused or failed import leaves the store
 // exactly as it was.
-import { forgetThemes } from './graphRepo.ts';
+import { forgetThemes, storedGraph } from './graphRepo.ts';
 import {
   BundleError,
   readIndexBundle,
@@ -22,14 +22,7 @@ import {
   withoutText,
   type MergeBase,
 } from '../core/bundle/index.ts';
-import {
-  compactGraph,
-  conceptTableGraph,
-  isCompactGraph,
-  isConceptTableGraph,
-  type CompactGraph,
-  type ConceptTableGraph,
-} from '../core/graph/index.ts';
+import { isCompactGraph, isConceptTableGraph } from '../core/graph/index.ts';
 import type { SerializedGraph } from '../core/graph/index.ts';
 import { DEFAULT_INDEX_PARAMS, type IndexParams, type ProgressCallback } from '../core/types.ts';
 import { LAYER_TABLES } from './bundleExport.ts';
@@ -72,20 +65,6 @@ function graphCounts(graph: Record<string, unknown> | undefined): { concepts: nu
     concepts: Array.isArray(terms) ? terms.length : 0,
     edges: targets instanceof Uint32Array ? targets.length / 2 : 0,
   };
-}
-
-/**
- * The graph as the store keeps it (see Repo.putGraph): a compact graph or a concept table as is, a full one with
- * a semantic layer as its keep-mask, a lexical-only one as its concept table.
- */
-function storedGraph(graph: Record<string, unknown>): CompactGraph | ConceptTableGraph | undefined {
-  if (isCompactGraph(graph) || isConceptTableGraph(graph)) return graph;
-  const full = graph as unknown as SerializedGraph;
-  try {
-    return full.semantic ? compactGraph(full) : conceptTableGraph(full);
-  } catch {
-    return undefined;
-  }
 }
 
 export interface ImportOptions {

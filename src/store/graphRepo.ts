@@ -76,10 +76,15 @@ interface GraphStateRecord {
   state: IncrementalGraphState;
 }
 
-/** The stored form of a full graph: its keep-mask when it has a semantic layer, else its concept table. */
-function storableGraph(graph: SerializedGraph): CompactGraph | ConceptTableGraph | undefined {
+/**
+ * The graph as the store keeps it (see putGraph): a compact graph or a concept table as is, a full one with a
+ * semantic layer as its keep-mask, a lexical-only one as its concept table. A bundle's import stores it so too.
+ */
+export function storedGraph(graph: object): CompactGraph | ConceptTableGraph | undefined {
+  if (isCompactGraph(graph) || isConceptTableGraph(graph)) return graph;
+  const full = graph as SerializedGraph;
   try {
-    return graph.semantic ? compactGraph(graph) : conceptTableGraph(graph);
+    return full.semantic ? compactGraph(full) : conceptTableGraph(full);
   } catch {
     return undefined;
   }
@@ -112,7 +117,7 @@ export class GraphRepo {
     themes?: ThemesToStore,
   ): Promise<void> {
     const db = this.db;
-    const stored = isCompactGraph(graph) || isConceptTableGraph(graph) ? graph : storableGraph(graph);
+    const stored = storedGraph(graph);
     await db.transaction('rw', [db.graph, db.meta], async () => {
       const builtAt = Date.now();
       if (stored) await db.graph.put({ id: 'concept', builtAt, graph: stored });

@@ -79,7 +79,7 @@ export class QueueRepo {
   async settleParsed(storedIds: string[], failed: { pendingId: string; reason: string }[]): Promise<void> {
     await this.db.pending.bulkDelete(storedIds);
     await this.db.pendingBytes.bulkDelete(storedIds);
-    for (const f of failed) await this.markPending(f.pendingId, 'failed', f.reason);
+    for (const f of failed) await this.markFailed(f.pendingId, f.reason);
   }
 
   /**
@@ -155,16 +155,10 @@ export class QueueRepo {
     });
   }
 
-  /** Marks a pending file; a failed file keeps its name and reason but drops its bytes (they are not needed). */
-  async markPending(id: string, status: PendingRecord['status'], reason?: string): Promise<void> {
-    const changes: Partial<PendingRecord> = { status, reason };
-    if (status !== 'failed') {
-      await this.db.pending.update(id, changes);
-      return;
-    }
-    changes.bytes = NO_BYTES;
+  /** Marks a pending file failed: it keeps its name and reason but drops its bytes (they are not needed). */
+  async markFailed(id: string, reason?: string): Promise<void> {
     await this.db.transaction('rw', this.db.pending, this.db.pendingBytes, async () => {
-      await this.db.pending.update(id, changes);
+      await this.db.pending.update(id, { status: 'failed', reason, bytes: NO_BYTES });
       await this.db.pendingBytes.delete(id);
     });
   }

@@ -4,8 +4,7 @@
 // (libraryRepo.ts) — and `Repo` composes them, so a service holds one object over one database. The one write
 // that spans two groups is here: a batch of parsed files stores its documents and leaves the queue in one
 // transaction. Runs in the page and in workers (no DOM-only API).
-import type { IndexParams, PreparedDocument } from '../core/types.ts';
-import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
+import type { PreparedDocument } from '../core/types.ts';
 import type { ConceptDb } from './db.ts';
 import { DocumentsRepo, type PutResult } from './documentsRepo.ts';
 import { GraphRepo } from './graphRepo.ts';
@@ -35,7 +34,7 @@ const FORWARDED = {
     'failedPending',
     'waitingCount',
     'queuedBytes',
-    'markPending',
+    'markFailed',
     'removePending',
     'clearFailedPending',
   ],
@@ -99,7 +98,6 @@ class RepoParts {
     this: Repo,
     files: Array<{ pendingId: string; documents: PreparedDocument[] }>,
     failed: Array<{ pendingId: string; reason: string }> = [],
-    params: IndexParams = DEFAULT_INDEX_PARAMS,
   ): Promise<PutResult[][]> {
     const db = this.db;
     const tables = [
@@ -114,7 +112,7 @@ class RepoParts {
     ];
     return db.transaction('rw', tables, async () => {
       const items = files.flatMap((f) => f.documents.map((prepared) => ({ prepared })));
-      const results = await this.putPreparedDocuments(items, null, params);
+      const results = await this.putPreparedDocuments(items);
       await this.queue.settleParsed(
         files.map((f) => f.pendingId),
         failed,

@@ -51,17 +51,12 @@ export class VectorsRepo {
    * Ids of stored documents without sentence vectors, oldest first (addedAt, then id): what the embedding
    * stage has left to do. Reads keys only.
    */
-  async documentsAwaitingVectors(limit = Infinity): Promise<string[]> {
+  async documentsAwaitingVectors(): Promise<string[]> {
     const db = this.db;
     return db.transaction('r', [db.documents, db.vectors], async () => {
       const embedded = new Set(await db.vectors.toCollection().primaryKeys());
       const ids = await db.documents.orderBy('addedAt').primaryKeys();
-      const out: string[] = [];
-      for (const id of ids) {
-        if (out.length >= limit) break;
-        if (!embedded.has(id)) out.push(id);
-      }
-      return out;
+      return ids.filter((id) => !embedded.has(id));
     });
   }
 

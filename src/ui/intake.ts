@@ -26,25 +26,15 @@ export function screenFiles(files: readonly PickedFile[]): Screened {
   let unsupported = 0;
   let tooLarge = 0;
   for (const { name, file } of files) {
-    if (!file || !isSupportedFile(name)) {
-      unsupported += 1;
-      refused.push({
-        file: name,
-        status: 'failed',
-        documents: 0,
-        reason: `${unsupportedReason(name)}; not read`,
-      });
-    } else if (file.size > MAX_FILE_BYTES) {
-      tooLarge += 1;
-      refused.push({
-        file: name,
-        status: 'failed',
-        documents: 0,
-        reason: `${tooLargeReason(file.size)}; not read`,
-      });
-    } else {
+    const unknown = !file || !isSupportedFile(name);
+    if (!unknown && file.size <= MAX_FILE_BYTES) {
       accepted.push({ name, file });
+      continue;
     }
+    if (unknown) unsupported += 1;
+    else tooLarge += 1;
+    const reason = unknown ? unsupportedReason(name) : tooLargeReason(file.size);
+    refused.push({ file: name, status: 'failed', documents: 0, reason: `${reason}; not read` });
   }
   const parts = [
     unsupported > 0 ? `${unsupported.toLocaleString('en')} of an unsupported type` : '',

@@ -3,6 +3,7 @@
 // so that a drop that will pass the pages threshold (pagesThreshold.ts) writes pages from its first refresh instead
 // of building the incremental concept graph of its first 10,000 chunks: that graph was the drop's memory peak (464 MB
 // of the ingest worker's heap at 100 MiB, 191 MB at 30 MiB; docs/results/drop-heap.md).
+import type { QueueRepo } from '../../store/queueRepo.ts';
 
 /**
  * Bytes of a dropped file per chunk stored before the drop has measured its own: the shared scale corpus
@@ -19,10 +20,7 @@ export const BENCH_BYTES_PER_CHUNK = 1036;
 export const CALIBRATED_BYTES = 1 << 20;
 
 /** The queue's bytes (QueueRepo.queuedBytes): files still to index, and announced ones whose bytes are on their way. */
-export interface QueuedBytes {
-  waiting: number;
-  announced: number;
-}
+type QueuedBytes = Awaited<ReturnType<QueueRepo['queuedBytes']>>;
 
 /**
  * The bytes per chunk of one drain (files settled: their bytes, and the chunks their documents added; duplicates and

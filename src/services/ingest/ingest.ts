@@ -98,10 +98,6 @@ export function createIngestService(deps: IngestServiceDeps) {
       listener = callback;
       startupChecks ??= setTimeout(() => void checkAtStart(), STARTUP_CHECKS_DELAY_MS);
     },
-    /** Queues files (their buffers are transferred) and starts indexing. */
-    async enqueue(files: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
-      await pipeline.enqueue(files);
-    },
     /** Files the page queued in the store itself (a drop's bytes): drained now, or before the running drain ends. */
     notifyQueued(): void {
       pipeline.notifyQueued();
@@ -187,10 +183,6 @@ export function createIngestService(deps: IngestServiceDeps) {
      */
     serveGraph(port: MessagePort): void {
       handOver = graphHandOverTo(port, graph.handOver);
-    },
-    /** Frees the embedding model (it is loaded again lazily). */
-    async dispose(): Promise<void> {
-      await embedders.dispose();
     },
   };
 }

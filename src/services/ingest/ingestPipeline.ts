@@ -297,16 +297,11 @@ export class IngestPipeline {
   private async reportCoverage(counted?: KeptCounts): Promise<void> {
     const counts = counted ?? (await this.deps.repo.layerCounts());
     this.kept = { ...counts };
+    // The layers' counts as they are, and what the graph (or the pages) last covered of them.
     const coverage: LibraryCoverage = {
-      documents: counts.documents,
-      sentences: counts.sentences,
+      ...counts,
       searchableDocuments: Math.min(this.searchable.documents, counts.documents),
       searchableSentences: Math.min(this.searchable.sentences, counts.sentences),
-      embeddedDocuments: counts.embeddedDocuments,
-      embeddedSentences: counts.embeddedSentences,
-      chunks: counts.chunks,
-      concepts: counts.concepts,
-      edges: counts.edges,
       ...(this.searchableFromPages ? { searchableFrom: 'pages' as const } : {}),
     };
     this.emit({ type: 'coverage', coverage });

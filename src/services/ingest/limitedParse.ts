@@ -71,8 +71,6 @@ export interface ParseDeps {
   prepareMany?: PrepareManyFn;
   /** A parse is stopped after this long without progress (default PARSE_TIMEOUT_MS; see parseWatch.ts). */
   parseTimeoutMs?: number;
-  /** Time limit per recognised page of a scan (default OCR_PAGE_TIMEOUT_MS), replacing the file's once OCR starts. */
-  ocrPageTimeoutMs?: number;
 }
 
 /**
@@ -99,7 +97,6 @@ export class LimitedParse {
 
   /** Parses one file within the time limit; a scan's pages are reported as they are recognised. */
   async file(name: string, bytes: Uint8Array, signal: AbortSignal): Promise<PreparedFile> {
-    const pageLimit = this.deps.ocrPageTimeoutMs ?? OCR_PAGE_TIMEOUT_MS;
     const ocrLanguage = mayNeedOcr(name) ? await this.ocrLanguage() : undefined;
     return this.within(signal, (limited, watch) =>
       this.deps.prepare(name, bytes, {
@@ -108,7 +105,7 @@ export class LimitedParse {
         ...parserStart(watch),
         ...(ocrLanguage ? { ocrLanguage } : {}),
         onOcrProgress: ({ page, pages, language }) => {
-          watch.recognising(pageLimit, `took too long to recognise page ${page} of ${pages}`);
+          watch.recognising(OCR_PAGE_TIMEOUT_MS, `took too long to recognise page ${page} of ${pages}`);
           const what = language ? OCR_LANGUAGE_NAMES[language] : 'telling the language';
           this.emit({
             type: 'progress',

@@ -102,8 +102,6 @@ export async function writeLibraryPages(
   options: {
     signal?: AbortSignal;
     onProgress?: (done: number, total: number) => void;
-    blockSize?: number;
-    log?: (line: string) => void;
     /** Charged with each phase's time (test/bench/pages-write.ts). */
     clock?: PhaseClock;
   } = {},
@@ -170,8 +168,6 @@ export async function writeLibraryPages(
     {
       params,
       analyzer,
-      blockSize: options.blockSize,
-      log: options.log,
       signal: options.signal,
       clock: options.clock,
       onDocument: (n) => report(stamp.documents + n, total),

@@ -4,7 +4,6 @@
 // stops for lack of space). What a store write means for the rest of the drain (the kept counts, the graph refresh,
 // the drop's projection) is the pipeline's: it is told through QueueHost.
 import type { FileError, PreparedDocument, Progress, Stage } from '../../core/types.ts';
-import { DEFAULT_INDEX_PARAMS } from '../../core/types.ts';
 import { tooLargeReason } from '../../core/parse/index.ts';
 import type { PutResult, Repo } from '../../store/repo.ts';
 import type { PendingRecord } from '../../store/db.ts';
@@ -154,7 +153,7 @@ export class QueueStore {
       // load would be a crash loop; it is failed with the reason and the rest of the queue goes on.
       const reason = `indexing was interrupted ${file.attempts} times on this file (the page was closed or crashed while reading it); it is not retried`;
       outcome = { file: file.name, status: 'failed', documents: 0, reason };
-      await this.write(file.name, () => repo.markPending(file.id, 'failed', reason));
+      await this.write(file.name, () => repo.markFailed(file.id, reason));
       this.host.emit({ type: 'file', outcome });
       this.host.emit({ type: 'changed' });
       return;
@@ -174,7 +173,7 @@ export class QueueStore {
       outcome = { file: file.name, status: 'failed', documents: 0, reason: describeError(error) };
     }
     if (outcome.status === 'failed') {
-      await this.write(file.name, () => repo.markPending(file.id, 'failed', outcome.reason));
+      await this.write(file.name, () => repo.markFailed(file.id, outcome.reason));
     } else await this.write(file.name, () => repo.removePending(file.id));
     this.host.settled(file.size);
     this.host.emit({ type: 'file', outcome });
@@ -260,7 +259,7 @@ export class QueueStore {
       const named = files.length > 0 ? group.find((p) => p.documents)!.q.file.name : group[0].q.file.name;
       let results: PutResult[][];
       try {
-        results = await this.write(named, () => repo.putParsedFiles(files, failed, DEFAULT_INDEX_PARAMS));
+        results = await this.write(named, () => repo.putParsedFiles(files, failed));
       } catch (error) {
         if (signal.aborted) throw error;
         if (error instanceof StorageStopError) {
@@ -322,11 +321,7 @@ export class QueueStore {
       signal.throwIfAborted();
       const slice = documents.slice(i, i + STORE_SLICE_DOCUMENTS);
       const results = await this.write(name, () =>
-        this.deps.repo.putPreparedDocuments(
-          slice.map((prepared) => ({ prepared })),
-          null,
-          DEFAULT_INDEX_PARAMS,
-        ),
+        this.deps.repo.putPreparedDocuments(slice.map((prepared) => ({ prepared }))),
       );
       const added = this.host.stored(slice, results);
       stored += added;

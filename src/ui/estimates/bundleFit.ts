@@ -8,9 +8,7 @@ import { PAGES_PART, readManifestByRanges } from '../../core/paged/index.ts';
 import { isPagesOnly, type BundleManifest } from '../../core/bundle/index.ts';
 import { BlobRangeSource } from '../../services/bundleBytes/rangeSources.ts';
 import { formatBytes } from '../format.ts';
-import { HEAP_MODEL, TEXT_BYTES_PER_SENTENCE, type HeapLine, type MemoryBudget } from './memoryEstimate.ts';
-
-const MB = 1024 * 1024;
+import { atText, HEAP_MODEL, TEXT_BYTES_PER_SENTENCE, type MemoryBudget } from './memoryEstimate.ts';
 
 /** What the manifest says about the library a bundle holds. */
 export interface BundleFacts {
@@ -61,8 +59,6 @@ export async function readBundleFacts(file: File): Promise<BundleFacts | null> {
     return null;
   }
 }
-
-const atText = (line: HeapLine, textBytes: number) => (line.baseMB + (line.perTextMB * textBytes) / MB) * MB;
 
 /**
  * A bundle of pages only cannot be imported whatever the tab holds: it is offered read-only. Otherwise compares the

@@ -122,7 +122,9 @@ export function browserMemoryBudget(): MemoryBudget {
   });
 }
 
-const atText = (line: HeapLine, textBytes: number) => (line.baseMB + (line.perTextMB * textBytes) / MB) * MB;
+/** A line of the heap model at this much text, in bytes (bundleFit.ts reads it too). */
+export const atText = (line: HeapLine, textBytes: number) =>
+  (line.baseMB + (line.perTextMB * textBytes) / MB) * MB;
 
 export interface MemoryEstimate {
   /** Text the drop adds, and the library's text after it (the stored library counted from its sentences). */

@@ -215,7 +215,7 @@ export class DropIntake {
             documents: 0,
             reason: r.reason,
           };
-          await repo.markPending(r.item.id, 'failed', r.reason);
+          await repo.markFailed(r.item.id, r.reason);
           run.showOutcomes([outcome, ...run.outcomes]);
           run.tally?.fileDone(r.item.name, performance.now());
         }

@@ -102,8 +102,8 @@ describe('bench CLI', () => {
     expect(() => expandGrid(['nope=1'])).toThrow(/unknown parameter/);
     const bad = join(dir, 'bad.jsonl');
     await writeFile(bad, '{"question": "x"}\n');
-    await expect(loadQuestions(bad)).rejects.toThrow(/line 1 has no "answers"/);
+    await expect(loadQuestions(bad)).rejects.toThrow(/line 1: no "answers"/);
     await writeFile(bad, 'not json\n');
-    await expect(loadQuestions(bad)).rejects.toThrow(/line 1 is not JSON/);
+    await expect(loadQuestions(bad)).rejects.toThrow(/line 1: not JSON/);
   });
 });

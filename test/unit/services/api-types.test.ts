@@ -20,9 +20,8 @@ import type { QueryApi } from '../../../src/services/query/queryService.ts';
 
 describe('worker API types', () => {
   it('ingest worker', () => {
-    expectTypeOf<Remote<IngestApi>['enqueue']>().parameters.toEqualTypeOf<
-      [{ name: string; bytes: ArrayBuffer }[]]
-    >();
+    // The page queues a drop's bytes in the store itself (intakeStore.ts), then tells the worker.
+    expectTypeOf<Remote<IngestApi>['notifyQueued']>().parameters.toEqualTypeOf<[]>();
     expectTypeOf<Remote<IngestApi>['subscribe']>().parameter(0).toExtend<IngestListener>();
     expectTypeOf<Remote<IngestApi>['removeDocuments']>().returns.resolves.toBeNumber();
     expectTypeOf<Remote<IngestApi>['importBundle']>().returns.resolves.toEqualTypeOf<ImportResult>();

@@ -51,7 +51,7 @@ describe('pending bytes in their own table', () => {
     ]);
 
     // Failed: the name and reason stay, the bytes go. Removed: both go.
-    await repo.markPending(ids[1], 'failed', 'b.txt: broken');
+    await repo.markFailed(ids[1], 'b.txt: broken');
     await repo.removePending(ids[2]);
     expect(await repo.db.pendingBytes.count()).toBe(1);
     expect((await repo.pendingSummary()).map((p) => [p.name, p.status])).toEqual([
@@ -106,7 +106,7 @@ describe('pending bytes in their own table', () => {
       Array.from({ length: 40 }, (_, i) => ({ name: `f${i}.txt`, bytes: bytes(`f${i}: F one.`) })),
     );
     await repo.queue.startPendingMany(ids.slice(0, 5));
-    await repo.markPending(ids[5], 'failed', 'broken');
+    await repo.markFailed(ids[5], 'broken');
     await announceFiles(repo.db, [{ name: 'late.txt', size: 3 }]);
     const cursors = [
       vi.spyOn(IDBIndex.prototype, 'openCursor'),

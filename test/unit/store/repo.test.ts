@@ -317,7 +317,7 @@ describe('Repo corpus, graph and queue', () => {
       { name: 'a.txt', bytes: new TextEncoder().encode('aa').buffer as ArrayBuffer },
       { name: 'b.txt', bytes: new TextEncoder().encode('bbb').buffer as ArrayBuffer },
     ]);
-    await repo.markPending(ids[0], 'failed', 'a.txt: empty');
+    await repo.markFailed(ids[0], 'a.txt: empty');
     const queue = await Promise.all((await repo.waitingIds()).map((id) => repo.pendingFile(id)));
     expect(queue.map((p) => [p?.name, p?.size, new TextDecoder().decode(p?.bytes)])).toEqual([
       ['b.txt', 3, 'bbb'],
