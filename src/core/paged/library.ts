@@ -72,9 +72,14 @@ export type PagedAnswer = Omit<PagedRead<unknown>, 'value'> & {
 /**
  * Which unread hits of an answer asked with `cards` are wanted as well (places in `hits`), from the hits read (their
  * texts) and every hit's score and tokens; asked again after each read until it wants none (the Ask view's first
- * page: src/services/source/firstPage.ts).
+ * page: src/services/source/firstPage.ts). `mayHold(i, term)` is false when hit i's chunk holds the analysed term
+ * neither in its text nor in its heading path, as the word index says (its postings, read as needed).
  */
-export type CardsWanted = (hits: readonly RetrievedChunk[], unread: ReadonlySet<number>) => Iterable<number>;
+export type CardsWanted = (
+  hits: readonly RetrievedChunk[],
+  unread: ReadonlySet<number>,
+  mayHold: (hit: number, term: string) => boolean,
+) => Iterable<number>;
 
 /** The id of an unread hit: no chunk id starts with a NUL (ids are the chunker's, from file paths and numbers). */
 const UNREAD_ID = '\u0000unread:';
@@ -341,7 +346,11 @@ export class PagedLibrary {
           if (unread.has(i) && open.documentChunks[k] !== 1 && open.tokens[k] > whole) add.push(k);
         }
       }
-      for (const i of cards(hits, unread)) if (unread.has(i)) add.push(placeOf[i]);
+      const asked = store.misses;
+      const wants = [...cards(hits, unread, (i, term) => this.mayHold(placeOf[i], term))];
+      // A word's postings were not read yet: read them, then ask again.
+      if (store.misses !== asked) return { hits: [], records: new Map(), unread: new Set(), places: [] };
+      for (const i of wants) if (unread.has(i)) add.push(placeOf[i]);
       if (add.length === 0) {
         const records = new Map<string, PagedChunkRecord>();
         hits.forEach((h, i) => {
@@ -353,6 +362,25 @@ export class PagedLibrary {
       for (const k of add) places.add(k);
     }
     throw new PagesError(`${this.reader.name}: a question's cards wanted more reads than it has hits`);
+  }
+
+  /**
+   * Whether chunk k may hold an analysed term in its text or its heading path: false only when the word index's
+   * postings of both (the text's, the headings') leave it out. A part without heading postings may hold its headings'
+   * words anywhere; a posting not read yet is noted, and the answer is true until it is read.
+   */
+  private mayHold(k: number, term: string): boolean {
+    const misses = this.reader.store.misses;
+    const entry = this.reader.termEntry(term);
+    if (this.reader.store.misses !== misses) return true;
+    if (!entry) return false;
+    if (this.reader.directory.headingCopies === 0) return true;
+    for (const heading of [false, true]) {
+      if (entry[heading ? 4 : 2] === 0) continue;
+      const list = this.reader.postingsOf(term, entry, heading);
+      if (!list || sortedHas(list.chunks, k)) return true;
+    }
+    return false;
   }
 
   /** The evidence source of cardsOf: records of `places` only, checked against `open`'s token counts. */
@@ -516,6 +544,18 @@ export class PagedLibrary {
       return { view, records };
     }, signal);
   }
+}
+
+function sortedHas(sorted: Uint32Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] === value) return true;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 function mean(values: Float32Array): number {

@@ -1,17 +1,18 @@
 // The Ask view's first page: the passages it shows before "More passages" (passagesShown: those within half of the best
 // passage's relevance, 5 to 8), read without the rest of the evidence where the source reads records as it needs
 // them (a paged index: a shared link, a bundle). A passage's relevance (rateEvidence) is the share of the question's
-// words its text holds times the square root of its score relative to the answer's best, so a passage not read is
-// rated at most as if it held every word: the score, known for every hit, bounds it. Reading the first cards, then
-// every unread one whose bound reaches half of the best read, then any the page would still show, gives the page
-// that every passage's text gives (the same cards, order, ratings and sentences), and reads the other passages'
-// records only when the rest is wanted ("More passages", a written answer, Evaluate, `cli ask`).
+// words its heading path and text hold, times the square root of its score relative to the answer's best (rounded).
+// A passage not read is bounded by its score (known for every hit) and the words the word index says it may hold (its
+// postings: a word neither its text nor its headings hold is not counted). Reading the first cards, then every unread
+// one whose bound reaches half of the best read, then any the page would still show, gives the page that every
+// passage's text gives (the same cards, order, ratings and sentences), and reads the other passages' records only
+// when the rest is wanted ("More passages", a written answer, Evaluate, `cli ask`).
 import type { CardsWanted } from '../../core/paged/index.ts';
 import { passagesShown, rateEvidence, type RetrievedChunk } from '../../core/retrieval/index.ts';
 
 /** The hits `cards` of a paged search wants read for the first page of `question`'s answer (see above). */
 export function firstPageWanted(question: string, terms: (text: string) => string[]): CardsWanted {
-  return (hits, unread) => {
+  return (hits, unread, mayHold) => {
     const wanted: number[] = [];
     if (unread.size === hits.length) {
       // Nothing read yet: as many first cards as a page can show.
@@ -19,17 +20,22 @@ export function firstPageWanted(question: string, terms: (text: string) => strin
       for (let i = 0; i < most; i++) wanted.push(i);
       return wanted;
     }
-    // An unread hit rated as if its text were the question's own words: the most it can be rated.
+    // An unread hit rated as if its text were the question's own words (every word held: the score's share alone),
+    // then scaled by the share of the words it may hold: round(100 × share × s) ≤ share × (round(100 × s) + ½) + ½.
     const rated = rateEvidence(
       question,
       hits.map((h, i) => (unread.has(i) ? { score: h.score, text: question } : h)),
       terms,
     ).relevance.map((r) => r.value);
+    const asked = [...new Set(terms(question))];
     let best = 0;
     rated.forEach((v, i) => {
       if (!unread.has(i)) best = Math.max(best, v);
     });
-    for (const i of unread) if (rated[i] >= best / 2) wanted.push(i);
+    for (const i of unread) {
+      const share = asked.length === 0 ? 1 : asked.filter((t) => mayHold(i, t)).length / asked.length;
+      if (share * (rated[i] + 0.5) + 0.5 >= best / 2) wanted.push(i);
+    }
     if (wanted.length > 0) return wanted;
     // Every unread hit is below half of the best: none counts as close, and the page shows the first `shown`.
     const shown = firstPageLength(question, hits, unread, terms);
