@@ -165,7 +165,14 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     openBytes = source.bytesRead;
     const library = opened.library;
     const answer = process.argv.includes('--first-page')
-      ? await library.search(q, 'ppr', BUDGET_TOKENS, undefined, undefined, firstPageWanted(q, (t) => library.terms(t)))
+      ? await library.search(
+          q,
+          'ppr',
+          BUDGET_TOKENS,
+          undefined,
+          undefined,
+          firstPageWanted(q, (t) => library.terms(t)),
+        )
       : await library.search(q, 'ppr', BUDGET_TOKENS);
     hitCount += answer.hits.length;
     // Asked: the store's exact ranges, and the source's own reads outside pages.bin (the head's and the hashes' reads
@@ -366,7 +373,9 @@ async function main(): Promise<void> {
   const sets = process.argv
     .slice(2)
     .filter(
-      (a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') && !['--simulate', '--first-page'].includes(all[i - 1])),
+      (a, i, all) =>
+        !a.startsWith('--') &&
+        !(all[i - 1]?.startsWith('--') && !['--simulate', '--first-page'].includes(all[i - 1])),
     );
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '25'));

@@ -120,6 +120,11 @@ export interface AskRequest {
   lambda?: number;
   /** Reasoning modes: their limits (rounds N or R, top K, similarity threshold δ); defaults per mode. */
   reasoning?: ReasoningOptions;
+  /**
+   * The Ask view's first page alone where the library is read by ranges (AskResult.more); the rest is read by
+   * QueryService.restOfAnswer ("More passages", a written answer).
+   */
+  firstPage?: boolean;
 }
 
 export interface ReasoningOptions {
