@@ -48,7 +48,7 @@ export function firstPageWanted(question: string, terms: (text: string) => strin
  * How many passages the page shows first, once `firstPageWanted` wants nothing more: passagesShown over the hits,
  * an unread hit counted as rated 0 (it is below half of the best, so not close, whatever its text).
  */
-export function firstPageLength(
+function firstPageLength(
   question: string,
   hits: readonly RetrievedChunk[],
   unread: ReadonlySet<number>,
