@@ -338,19 +338,30 @@ export class PagedLibrary {
       if (store.misses !== misses) return { hits: [], records: new Map(), unread: new Set(), places: [] };
       const add: number[] = [];
       if (windowed) {
-        // Unread hits the windowed evidence may cut, all at once (an unread hit counts its whole tokens, at least
-        // its excerpt's, so each of these lies within the first WINDOWED_TOKENS whatever the excerpts read).
+        // Unread hits the windowed evidence may cut, all at once. An unread one that may be cut is counted as its
+        // window's worth of tokens, what its excerpt is near (an excerpt's own count is known once read): the
+        // range the budget's first WINDOWED_TOKENS reach is then read in one round, not one round per excerpt.
+        // Wrong either way, it costs a record too many or one more round: every run checks the range again.
+        const following = Math.round(this.params.evidenceTokens * FOLLOWING_WINDOW_SHARE);
         let used = 0;
-        for (let i = 0; i < hits.length && used < WINDOWED_TOKENS; used += hits[i++].tokens) {
+        for (let i = 0; i < hits.length && used < WINDOWED_TOKENS; i++) {
           const k = placeOf[i];
-          if (unread.has(i) && open.documentChunks[k] !== 1 && open.tokens[k] > whole) add.push(k);
+          const cut = unread.has(i) && open.documentChunks[k] !== 1 && open.tokens[k] > whole;
+          if (cut) add.push(k);
+          used += cut ? Math.min(hits[i].tokens, following) : hits[i].tokens;
         }
       }
       const asked = store.misses;
       const wants = [...cards(hits, unread, (i, term) => this.mayHold(placeOf[i], term))];
-      // A word's postings were not read yet: read them, then ask again.
-      if (store.misses !== asked) return { hits: [], records: new Map(), unread: new Set(), places: [] };
       for (const i of wants) if (unread.has(i)) add.push(placeOf[i]);
+      // A word's postings were not read yet: they are read with the records wanted so far, then `cards` is asked
+      // again (what it wanted without them stands: records are only ever added).
+      if (store.misses !== asked) {
+        for (const k of add) places.add(k);
+        if (add.length > 0)
+          rankedEvidence(this.lazyEvidence(places), ranked, this.evidenceOptions(text, mode, budgetTokens));
+        return { hits: [], records: new Map(), unread: new Set(), places: [] };
+      }
       if (add.length === 0) {
         const records = new Map<string, PagedChunkRecord>();
         hits.forEach((h, i) => {

@@ -15,9 +15,11 @@ export function firstPageWanted(question: string, terms: (text: string) => strin
   return (hits, unread, mayHold) => {
     const wanted: number[] = [];
     if (unread.size === hits.length) {
-      // Nothing read yet: as many first cards as a page can show.
+      // Nothing read yet: as many first cards as a page can show; the words' postings the bounds below read are
+      // asked for now, so that they come in the same round as these cards.
       const most = passagesShown(hits.map(() => 100));
       for (let i = 0; i < most; i++) wanted.push(i);
+      if (hits.length > most) for (const t of new Set(terms(question))) mayHold(most, t);
       return wanted;
     }
     // An unread hit rated as if its text were the question's own words (every word held: the score's share alone),
