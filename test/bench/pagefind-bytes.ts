@@ -18,7 +18,9 @@
 // Both sides count response bodies only (no headers). Our app shell is not counted (the app is installed or cached
 // when a link is opened); Pagefind's shell is printed apart so that both comparisons can be read.
 // Usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...]
-//          [--n 60] [--ours-only] [--slow] [--gap <bytes>]
+//          [--n 60] [--ours-only] [--slow] [--gap <bytes>] [--first-page]
+//   --first-page: our side reads the Ask view's first page alone (firstPage.ts); its recall is the whole answer's,
+//   read after the bytes are counted (the same ranking).
 //   --n: questions a set at most, spread over the file. --ours-only: our side alone (to compare read policies).
 //   --gap: the gap our source says (RangeSource.gapBytes): 0 as a host answering multi-range requests (read the
 //   estimate for such a host), 32768 as one answering one range a request; without it, the default (32 KiB).
@@ -40,11 +42,12 @@ import { BlockStore } from '../../src/core/paged/blockStore.ts';
 import { parseMarkdown } from '../../src/core/parse/markdown.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { CHROMIUM_PATH } from '../e2e/lib/browser.ts';
+import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60] [--ours-only] [--slow] [--gap <bytes>]';
+  'usage: node --import tsx test/bench/pagefind-bytes.ts "<name>=<corpus>,<x.bundle>,<questions.jsonl>[,<lang>]" [...] [--n 60] [--ours-only] [--slow] [--gap <bytes>] [--first-page]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 /** Results whose data Pagefind's UI loads first. */
@@ -436,7 +439,18 @@ async function ourSide(
     if (!opened) throw new Error(`${name}: has no pages (index it with --embedder none --pages)`);
     // Opening reads one thing after another (tail, manifest, hashes): a stage each.
     stages = { source, reads: source.reads.map(() => 1) };
-    const answer = await opened.library.search(q.question, 'ppr', BUDGET_TOKENS);
+    const library = opened.library;
+    const firstPage = process.argv.includes('--first-page');
+    let answer = firstPage
+      ? await library.search(
+          q.question,
+          'ppr',
+          BUDGET_TOKENS,
+          undefined,
+          undefined,
+          firstPageWanted(q.question, (t) => library.terms(t)),
+        )
+      : await library.search(q.question, 'ppr', BUDGET_TOKENS);
     const stageReads = stages.reads;
     stages = undefined;
     row.bytes.push(source.bytesRead);
@@ -445,6 +459,8 @@ async function ourSide(
     row.stages.push(stageReads.length);
     row.seconds.push(linkSeconds(source.bytesRead, stageReads, false));
     row.secondsMulti.push(linkSeconds(source.bytesRead, stageReads, true));
+    // The recall is the whole answer's (its ranking is the page's): its records read now, after the bytes.
+    if (answer.rest) answer = await answer.rest();
     if (q.supporting.length === 0) continue;
     // The hits' documents in order, each once: the ranking of documents the evidence shows.
     const ranked: string[] = [];

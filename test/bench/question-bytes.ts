@@ -24,8 +24,11 @@
 // --simulate (round thirteen) also prints what a question would read under candidate layouts of pages.bin (lists kept
 // in the rows, pulsing, the shown cards' records only, the dictionary interleaved with its postings: simulateQuestion,
 // test/bench/lib/layoutSim.ts), from the reads and asks logged here.
+// --first-page (round fourteen): the question as the Ask view asks a paged index, its first page alone (the passages
+// shown before "More passages", firstPage.ts: records of those cards only); without it, every passage of the budget
+// (what `cli ask --stats`, Evaluate and a written answer read). Neither counts the Ask view's early words' evidence.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--gap <bytes>] [--simulate]
+//          [--gap <bytes>] [--simulate] [--first-page]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -34,12 +37,13 @@ import { sectionsOf, type PagesDirectory } from '../../src/core/paged/format.ts'
 import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
 import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate] [--first-page]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'other'];
@@ -159,7 +163,17 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     const opened = await openPagedBundle(source, analyzer);
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
     openBytes = source.bytesRead;
-    const answer = await opened.library.search(q, 'ppr', BUDGET_TOKENS);
+    const library = opened.library;
+    const answer = process.argv.includes('--first-page')
+      ? await library.search(
+          q,
+          'ppr',
+          BUDGET_TOKENS,
+          undefined,
+          undefined,
+          firstPageWanted(q, (t) => library.terms(t)),
+        )
+      : await library.search(q, 'ppr', BUDGET_TOKENS);
     hitCount += answer.hits.length;
     // Asked: the store's exact ranges, and the source's own reads outside pages.bin (the head's and the hashes' reads
     // are exact already: nothing rounds them).
@@ -359,7 +373,9 @@ async function main(): Promise<void> {
   const sets = process.argv
     .slice(2)
     .filter(
-      (a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') && all[i - 1] !== '--simulate'),
+      (a, i, all) =>
+        !a.startsWith('--') &&
+        !(all[i - 1]?.startsWith('--') && !['--simulate', '--first-page'].includes(all[i - 1])),
     );
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '25'));

@@ -1,5 +1,5 @@
 // A library read by ranges (format.ts): written by `cli index --pages`, opened from a file, a dropped File or a URL.
-export { PagedLibrary, type PagedAnswer, type PagesLocation } from './library.ts';
+export { PagedLibrary, type CardsWanted, type PagedAnswer, type PagesLocation } from './library.ts';
 export { buildOrder, conceptNeighbourhood } from './degreeRanks.ts';
 export {
   buildPages,

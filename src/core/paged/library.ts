@@ -10,6 +10,7 @@ import type { TermAnalyzer } from '../graph/index.ts';
 import { PersonalizedPageRank, questionTerms } from '../graph/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
+import { FOLLOWING_WINDOW_SHARE, WINDOWED_TOKENS } from '../retrieval/index.ts';
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { parseMode, reciprocalRankFusion } from '../retrieval/index.ts';
@@ -57,7 +58,31 @@ export interface PagesLocation {
 export type PagedAnswer = Omit<PagedRead<unknown>, 'value'> & {
   hits: RetrievedChunk[];
   records: Map<string, PagedChunkRecord>;
+  /**
+   * An answer asked with `cards` (search): the places in `hits` whose records are not read. Such a hit holds its
+   * rank, score and token count (the `open` section's) and nothing else; `rest` gives the answer they belong to.
+   */
+  unread?: ReadonlySet<number>;
+  /** With `unread`: each hit's chunk by its place in the pages (the same place, the same chunk, read or not). */
+  places?: readonly number[];
+  /** An answer with unread hits: reads their records and gives the whole answer (the one asked without `cards`). */
+  rest?: (signal?: AbortSignal) => Promise<PagedAnswer>;
 };
+
+/**
+ * Which unread hits of an answer asked with `cards` are wanted as well (places in `hits`), from the hits read (their
+ * texts) and every hit's score and tokens; asked again after each read until it wants none (the Ask view's first
+ * page: src/services/source/firstPage.ts). `mayHold(i, term)` is false when hit i's chunk holds the analysed term
+ * neither in its text nor in its heading path, as the word index says (its postings, read as needed).
+ */
+export type CardsWanted = (
+  hits: readonly RetrievedChunk[],
+  unread: ReadonlySet<number>,
+  mayHold: (hit: number, term: string) => boolean,
+) => Iterable<number>;
+
+/** The id of an unread hit: no chunk id starts with a NUL (ids are the chunker's, from file paths and numbers). */
+const UNREAD_ID = '\u0000unread:';
 
 export class PagedLibrary {
   private readonly params: RetrievalParams;
@@ -192,6 +217,7 @@ export class PagedLibrary {
     budgetTokens: number,
     signal?: AbortSignal,
     early?: (answer: PagedAnswer) => void,
+    cards?: CardsWanted,
   ): Promise<PagedAnswer> {
     const parsed = parseMode(mode);
     if (('base' in parsed ? [parsed.base] : parsed.fuse).includes('dense'))
@@ -204,6 +230,23 @@ export class PagedLibrary {
     // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
     // passages, so it is kept rather than computed again (the same chunks and scores either way).
     let ranked: Candidate[] | undefined;
+    // With `cards`, the places whose records the answer reads (kept from run to run), the final ranking's and the
+    // early words' apart.
+    const places = new Set<number>();
+    const wordsPlaces = new Set<number>();
+    const answer = (
+      m: string,
+      candidates: Candidate[],
+      read: Set<number>,
+    ): {
+      hits: RetrievedChunk[];
+      records: Map<string, PagedChunkRecord>;
+      unread?: ReadonlySet<number>;
+      places?: readonly number[];
+    } =>
+      cards
+        ? this.cardsOf(text, m, candidates, budgetTokens, cards, read)
+        : this.answerOf(text, m, candidates, budgetTokens);
     const { value, ...read } = await reader.readUntilComplete(
       () => {
         if (!ranked) {
@@ -212,10 +255,10 @@ export class PagedLibrary {
           // passages the next run may not show.
           if (!store.missing) ranked = candidates;
           // Only what it notes is kept: the evidence shown is always the final ranking's.
-          else if (store.noted <= PREFETCH_NOTED) this.evidenceOf(text, mode, candidates, budgetTokens);
+          else if (store.noted <= PREFETCH_NOTED) answer(mode, candidates, new Set());
         }
         return ranked
-          ? this.answerOf(text, mode, ranked, budgetTokens)
+          ? answer(mode, ranked, places)
           : { hits: [], records: new Map<string, PagedChunkRecord>() };
       },
       signal,
@@ -225,10 +268,9 @@ export class PagedLibrary {
         // The words' reads first (their postings, then their evidence's records: a few small loads), the walk's
         // after them: the early evidence does not wait on the walk's rows.
         const walkNotes = store.setAside();
-        for (let step = 0; step < EARLY_STEPS && earlyOwed; step++) {
-          const words = reader.completeRun(() =>
-            this.answerOf(text, 'bm25', this.rank(text, 'bm25'), budgetTokens),
-          );
+        // Cards read in two rounds (the first ones, then those the rating may still want).
+        for (let step = 0; step < EARLY_STEPS + (cards ? 1 : 0) && earlyOwed; step++) {
+          const words = reader.completeRun(() => answer('bm25', this.rank(text, 'bm25'), wordsPlaces));
           if (words) {
             earlyOwed = false;
             early!({ ...words, ...readSoFar(step) });
@@ -239,7 +281,137 @@ export class PagedLibrary {
         store.restore(walkNotes);
       },
     );
-    return { ...value, ...read };
+    const final = ranked;
+    if (!value.unread?.size || !final) return { ...value, ...read };
+    return {
+      ...value,
+      ...read,
+      rest: async (restSignal) => {
+        const whole = await reader.readUntilComplete(
+          () => this.answerOf(text, mode, final, budgetTokens),
+          restSignal,
+          'the rest of a question’s evidence',
+        );
+        return { ...whole.value, bytes: whole.bytes, rounds: whole.rounds, waitMs: whole.waitMs };
+      },
+    };
+  }
+
+  /**
+   * A ranking's evidence with the records of some hits only: those `cards` wants, and those whose text decides the
+   * evidence itself (a long section among the first WINDOWED_TOKENS may be cut to its best sentences, which changes
+   * what the budget holds after it). Every other hit is a chunk whose record is not read: its evidence is computed
+   * as a whole chunk of the token count `open` gives, which is where the budget cut puts every chunk past the first
+   * WINDOWED_TOKENS (evidence.ts), so the hits, their order and their tokens are those of answerOf.
+   */
+  private cardsOf(
+    text: string,
+    mode: string,
+    ranked: Candidate[],
+    budgetTokens: number,
+    cards: CardsWanted,
+    places: Set<number>,
+  ): {
+    hits: RetrievedChunk[];
+    records: Map<string, PagedChunkRecord>;
+    unread: ReadonlySet<number>;
+    places: readonly number[];
+  } {
+    const { store, open } = this.reader;
+    const windowed = this.params.evidenceTokens > 0 && mode === 'ppr';
+    // A chunk up to this many tokens is never cut (the smaller window, evidence.ts's windowed()).
+    const whole = Math.round(this.params.evidenceTokens * FOLLOWING_WINDOW_SHARE) * this.params.evidenceSlack;
+    for (let steps = 0; steps <= ranked.length; steps++) {
+      const misses = store.misses;
+      const hits = rankedEvidence(
+        this.lazyEvidence(places),
+        ranked,
+        this.evidenceOptions(text, mode, budgetTokens),
+      );
+      const unread = new Set<number>();
+      const placeOf = hits.map((h, i) => {
+        if (!h.chunkId.startsWith(UNREAD_ID)) return this.reader.chunkIndex.get(h.chunkId) ?? -1;
+        unread.add(i);
+        return Number(h.chunkId.slice(UNREAD_ID.length));
+      });
+      // A record (or a block of its provenance) is missing: read, then run again.
+      if (store.misses !== misses) return { hits: [], records: new Map(), unread: new Set(), places: [] };
+      const add: number[] = [];
+      if (windowed) {
+        // Unread hits the windowed evidence may cut, all at once. An unread one that may be cut is counted as its
+        // window's worth of tokens, what its excerpt is near (an excerpt's own count is known once read): the
+        // range the budget's first WINDOWED_TOKENS reach is then read in one round, not one round per excerpt.
+        // Wrong either way, it costs a record too many or one more round: every run checks the range again.
+        const following = Math.round(this.params.evidenceTokens * FOLLOWING_WINDOW_SHARE);
+        let used = 0;
+        for (let i = 0; i < hits.length && used < WINDOWED_TOKENS; i++) {
+          const k = placeOf[i];
+          const cut = unread.has(i) && open.documentChunks[k] !== 1 && open.tokens[k] > whole;
+          if (cut) add.push(k);
+          used += cut ? Math.min(hits[i].tokens, following) : hits[i].tokens;
+        }
+      }
+      const asked = store.misses;
+      const wants = [...cards(hits, unread, (i, term) => this.mayHold(placeOf[i], term))];
+      for (const i of wants) if (unread.has(i)) add.push(placeOf[i]);
+      // A word's postings were not read yet: they are read with the records wanted so far, then `cards` is asked
+      // again (what it wanted without them stands: records are only ever added).
+      if (store.misses !== asked) {
+        for (const k of add) places.add(k);
+        if (add.length > 0)
+          rankedEvidence(this.lazyEvidence(places), ranked, this.evidenceOptions(text, mode, budgetTokens));
+        return { hits: [], records: new Map(), unread: new Set(), places: [] };
+      }
+      if (add.length === 0) {
+        const records = new Map<string, PagedChunkRecord>();
+        hits.forEach((h, i) => {
+          const r = unread.has(i) ? undefined : this.reader.record(placeOf[i]);
+          if (r) records.set(r.id, r);
+        });
+        return { hits, records, unread, places: placeOf };
+      }
+      for (const k of add) places.add(k);
+    }
+    throw new PagesError(`${this.reader.name}: a question's cards wanted more reads than it has hits`);
+  }
+
+  /**
+   * Whether chunk k may hold an analysed term in its text or its heading path: false only when the word index's
+   * postings of both (the text's, the headings') leave it out. A part without heading postings may hold its headings'
+   * words anywhere; a posting not read yet is noted, and the answer is true until it is read.
+   */
+  private mayHold(k: number, term: string): boolean {
+    const misses = this.reader.store.misses;
+    const entry = this.reader.termEntry(term);
+    if (this.reader.store.misses !== misses) return true;
+    if (!entry) return false;
+    if (this.reader.directory.headingCopies === 0) return true;
+    for (const heading of [false, true]) {
+      if (entry[heading ? 4 : 2] === 0) continue;
+      const list = this.reader.postingsOf(term, entry, heading);
+      if (!list || sortedHas(list.chunks, k)) return true;
+    }
+    return false;
+  }
+
+  /** The evidence source of cardsOf: records of `places` only, checked against `open`'s token counts. */
+  private lazyEvidence(places: ReadonlySet<number>): EvidenceSource {
+    const { open } = this.reader;
+    return {
+      ...this.evidence,
+      chunk: (k) => {
+        if (!places.has(k))
+          return { id: UNREAD_ID + k, docId: '', text: '', tokens: open.tokens[k], start: 0 };
+        const chunk = this.chunkInput(k);
+        // The hits past a card were cut by `open`'s counts: a record must give its chunk the same.
+        if (chunk.id && chunk.tokens !== open.tokens[k])
+          throw new PagesError(
+            `${this.reader.name}: pages.bin's records give chunk ${k} ${chunk.tokens} tokens, open ${open.tokens[k]}`,
+          );
+        return chunk;
+      },
+      sentences: (k) => (places.has(k) ? this.evidence.sentences(k) : recordSentences(undefined, k)),
+    };
   }
 
   /** A ranking's evidence and the records it shows (noting what is missing). */
@@ -297,7 +469,11 @@ export class PagedLibrary {
     ranked: Candidate[],
     budgetTokens: number,
   ): RetrievedChunk[] {
-    return rankedEvidence(this.evidence, ranked, {
+    return rankedEvidence(this.evidence, ranked, this.evidenceOptions(text, mode, budgetTokens));
+  }
+
+  private evidenceOptions(text: string, mode: string, budgetTokens: number) {
+    return {
       mode,
       query: sentenceQuery(
         this.analyzer,
@@ -309,7 +485,7 @@ export class PagedLibrary {
       budgetTokens,
       window: this.params.evidenceTokens,
       slack: this.params.evidenceSlack,
-    });
+    };
   }
 
   private wordIdf(term: string): number {
@@ -379,6 +555,18 @@ export class PagedLibrary {
       return { view, records };
     }, signal);
   }
+}
+
+function sortedHas(sorted: Uint32Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] === value) return true;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 function mean(values: Float32Array): number {

@@ -13,7 +13,7 @@ import { pickSentences, TOPIC_WEIGHT } from './sentencePick.ts';
 import type { Candidate, RetrievedChunk, SentenceHit } from './types.ts';
 
 /** How much of the evidence is given as windows of long sections (see windowed). */
-const WINDOWED_TOKENS = 3000;
+export const WINDOWED_TOKENS = 3000;
 
 /**
  * The window of every piece after the first, as a share of the first's. The best-ranked section keeps the room its
@@ -22,7 +22,7 @@ const WINDOWED_TOKENS = 3000;
  * instead of ending on one whole section (Vue docs CR@1000 88.3 → 93.3, CR@3000 unchanged; see
  * docs/results/retrieval-stemming.md, round six).
  */
-const FOLLOWING_WINDOW_SHARE = 0.6;
+export const FOLLOWING_WINDOW_SHARE = 0.6;
 
 /** Sentences whose analysed terms a source keeps (about 20 MB at most). */
 const SENTENCE_TERM_CACHE = 50_000;

@@ -27,6 +27,7 @@ export { HeadingFieldBm25 } from './fieldBm25.ts';
 export type { ConceptAccess, ConceptChunks, TermLookup } from './conceptAccess.ts';
 export type { RetrievalSentenceInput } from './corpusLayout.ts';
 export { rankedEvidence, SentenceTermCache, sentenceQuery } from './evidence.ts';
+export { FOLLOWING_WINDOW_SHARE, WINDOWED_TOKENS } from './evidence.ts';
 export type { EvidenceSource } from './evidence.ts';
 export { rankPpr } from './pprSearch.ts';
 export { localStep } from './conceptSearch.ts';

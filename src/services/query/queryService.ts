@@ -93,6 +93,8 @@ export class QueryService {
    */
   /** Where the last question was answered from: the sentences and pages its written answer cites. */
   private asked: LibrarySource | null = null;
+  /** The whole answer of the last question, when its result was its first page alone (AskResult.more). */
+  private rest: (() => Promise<AskResult>) | null = null;
   /** The last global answer's plan: the run sends the one the page showed (same source, question and κ). */
   private planned: { source: LibrarySource; key: string; planned: PlannedGlobal | null } | null = null;
   /** Where questions read the library now (sourceChoice.ts). */
@@ -236,16 +238,29 @@ export class QueryService {
     mode: ParsedMode,
     options: Parameters<RunAsk>[1],
   ): Promise<AskResult> {
+    this.rest = null;
     return this.asks.run(async (signal) => {
+      let rest: (() => Promise<AskResult>) | null = null;
       const result = await ask(source, request, {
         ...options,
         parsed: mode,
         llm: () => this.llm('question modes'),
         signal,
+        ...(request.firstPage ? { firstPage: (r: () => Promise<AskResult>) => (rest = r) } : {}),
       });
+      this.rest = rest;
       this.asked = source;
       return result;
     });
+  }
+
+  /**
+   * The whole answer of the last question asked for its first page (AskRequest.firstPage), its other passages read
+   * now ("More passages", a written answer); null when its result was whole already.
+   */
+  async restOfAnswer(): Promise<AskResult | null> {
+    const rest = this.rest;
+    return rest ? await rest() : null;
   }
 
   /** The client of the configured endpoint, its calls named by `purpose` in the network ledger. */

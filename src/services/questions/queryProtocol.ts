@@ -57,6 +57,11 @@ export interface AskResult {
   mode: QuestionMode;
   budget: number;
   evidence: Evidence[];
+  /**
+   * The evidence is the Ask view's first page only (a paged index read for it alone: ask()'s `firstPage`): the
+   * passages after it, not read yet, and their tokens.
+   */
+  more?: { passages: number; tokens: number };
   /** The library's layers: the semantic one is missing until vectors exist. */
   layers: { lexical: boolean; semantic: boolean };
   /** No passage holds any of the question's words: the library has no good match (the passages are shown anyway). */
@@ -115,6 +120,11 @@ export interface AskRequest {
   lambda?: number;
   /** Reasoning modes: their limits (rounds N or R, top K, similarity threshold δ); defaults per mode. */
   reasoning?: ReasoningOptions;
+  /**
+   * The Ask view's first page alone where the library is read by ranges (AskResult.more); the rest is read by
+   * QueryService.restOfAnswer ("More passages", a written answer).
+   */
+  firstPage?: boolean;
 }
 
 export interface ReasoningOptions {

@@ -8,6 +8,7 @@ import type { DocumentRecord } from '../../core/types.ts';
 import type { AtomicIndex, DistillChunkInput } from '../../core/atomic/index.ts';
 import type { KgChunkView, KgIndex } from '../../core/kg/index.ts';
 import type { ConceptMapOptions, RetrievedChunk, WalkViewCaps } from '../../core/retrieval/index.ts';
+import type { CardsWanted } from '../../core/paged/index.ts';
 import type { LibraryThemes } from '../../core/themes/index.ts';
 import type { LibraryGraph, QuestionGraph } from '../questions/graphViewProtocol.ts';
 import { lacking, type Capable } from '../questions/modeRegistry.ts';
@@ -27,9 +28,25 @@ interface SearchOptions {
    * (PagedLibrary.search); in memory, the lexical ranking while the vector is still coming or the engine still
    * computes its concept vectors (memorySource.ts).
    */
-  early?: (hits: RetrievedChunk[], reads?: PagedReads) => void;
+  early?: (hits: RetrievedChunk[], reads?: PagedReads, cards?: UnreadHits) => void;
   /** The question's vector, still being computed (with `early` only): searched with once it comes. */
   vector?: Promise<Float32Array | undefined>;
+  /**
+   * Where the source reads records as it needs them (a paged index): read only those of the hits `wanted` wants
+   * (firstPage.ts: the cards the Ask view shows first). The hits it did not read hold their rank, score and tokens
+   * only; `unread` is told which they are and how to read them (the hits the search gives without `cards`). A
+   * source that has every chunk at hand reads them all and tells nothing.
+   */
+  cards?: {
+    wanted: CardsWanted;
+    unread(hits: UnreadHits, rest: () => Promise<RetrievedChunk[]>): void;
+  };
+}
+
+/** Which hits of a search with `cards` were not read, and each hit's chunk as a key (the same key, the same chunk). */
+export interface UnreadHits {
+  unread: ReadonlySet<number>;
+  keys: readonly number[];
 }
 
 /**

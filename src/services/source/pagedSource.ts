@@ -25,6 +25,7 @@ import {
   type LibrarySource,
   type SourceLayers,
   type SourceQuestion,
+  type UnreadHits,
 } from './librarySource.ts';
 
 /**
@@ -112,6 +113,8 @@ function pagedQuestion(
     reads,
     search: async (query, mode, budget, options = {}) => {
       let { early } = options;
+      // Unread hits carry no document: with documents removed, every hit's record is read to leave them out.
+      const cards = removed.size === 0 ? options.cards : undefined;
       // With documents removed since the pages were written, the ranking is read further (a larger budget) until
       // what remains fills the budget, or the ranking ends.
       for (let asked = budget; ; asked *= 2) {
@@ -121,13 +124,24 @@ function pagedQuestion(
           asked,
           signal,
           early &&
-            (({ hits, records: read, ...cost }: PagedAnswer) => {
-              for (const [id, record] of read) records.set(id, record);
-              early?.(withoutRemoved(hits, removed, budget), cost);
+            ((answer: PagedAnswer) => {
+              for (const [id, record] of answer.records) records.set(id, record);
+              early?.(withoutRemoved(answer.hits, removed, budget), costOf(answer), unreadOf(answer));
             }),
+          cards?.wanted,
         );
         for (const [id, record] of answer.records) records.set(id, record);
         add(answer);
+        const { rest } = answer;
+        const unread = unreadOf(answer);
+        if (cards && unread)
+          cards.unread(unread, async () => {
+            if (!rest) return answer.hits;
+            const whole = await rest(signal);
+            for (const [id, record] of whole.records) records.set(id, record);
+            add(whole);
+            return whole.hits;
+          });
         if (removed.size === 0) return answer.hits;
         early = undefined; // sent once, from the first reading
         const kept = withoutRemoved(answer.hits, removed, budget);
@@ -165,6 +179,16 @@ function pagedQuestion(
       return kept;
     },
   };
+}
+
+/** What an answer read. */
+function costOf(answer: PagedAnswer): PagedReads {
+  return { bytes: answer.bytes, rounds: answer.rounds, waitMs: answer.waitMs };
+}
+
+/** An answer's unread hits (none, maybe) and its hits' places, when it was asked with cards. */
+function unreadOf(answer: PagedAnswer): UnreadHits | undefined {
+  return answer.unread && answer.places ? { unread: answer.unread, keys: answer.places } : undefined;
 }
 
 /** A chunk record as the reasoning modes read a chunk. */

@@ -243,7 +243,8 @@ class AskState {
     });
     let result: AskResult | null = null;
     try {
-      const request = this.withLimits({ question, mode, budget: this.budget });
+      // The first page alone where the library is read by ranges: the rest on "More passages" or for an answer.
+      const request = this.withLimits({ question, mode, budget: this.budget, firstPage: true });
       for (;;) {
         // Asked before the first documents are searchable: wait for them rather than fail.
         const waited = libraryReadiness() === 'filling';
@@ -293,7 +294,37 @@ class AskState {
     // A corpus-wide question answered by the themes: its written answer is the global one, which costs a call per
     // theme, so its cost is shown and it waits for the person's yes.
     if (result.themes) await globalAnswer.offer(result.question, () => currentQueryWorker(libraryVersion));
-    else await this.writeAnswer(id, result, libraryVersion);
+    else {
+      // The written answer is over every passage: those the first page left unread are read first.
+      let whole: AskResult | null;
+      try {
+        whole = await this.readRest();
+      } catch (error) {
+        if (id === this.asked) this.answerError = messageOf(error);
+        return;
+      }
+      if (whole && id === this.asked) await this.writeAnswer(id, whole, libraryVersion);
+    }
+  }
+
+  /** The rest of the answer on screen being read (readRest). */
+  private restRead: Promise<AskResult | null> | null = null;
+
+  /**
+   * The answer on screen with every passage read, when it is its first page alone (AskResult.more): its other
+   * passages are read now and replace it (the first page's cards stay as they were). Null when another question
+   * took its place.
+   */
+  async readRest(): Promise<AskResult | null> {
+    const id = this.asked;
+    const page = this.result;
+    if (!page?.more || page.stage === 'early' || this.busy) return page;
+    // "More passages" clicked twice, or by the written answer meanwhile: one read of the rest.
+    this.restRead ??= queryWorker().restOfAnswer();
+    const whole = await this.restRead.finally(() => (this.restRead = null));
+    if (id !== this.asked) return null;
+    if (whole && this.result === page) this.result = { ...whole, milliseconds: page.milliseconds };
+    return this.result;
   }
 
   /** The written answer over the evidence shown (and a KG mode's relations, a reasoning mode's facts). */

@@ -53,6 +53,16 @@ test('a bundle with pages, by ?bundle= and picked from disk: read by ranges, evi
     expect(readBytes).toBeLessThanOrEqual(total);
     expect(Number(await reads.getAttribute('data-rounds'))).toBeGreaterThanOrEqual(1);
 
+    // The question read the records of its first page only: "More passages" reads the others now (the question's
+    // reads grow), shows the next cards, and the count of passages it said were left is the one it shows.
+    const more = page.getByTestId('more');
+    const left = Number(/\((\d+) left\)/.exec((await more.textContent()) ?? '')?.[1]);
+    expect(left).toBeGreaterThan(0);
+    const first = await page.getByTestId('evidence').count();
+    await more.click();
+    await expect.poll(async () => Number(await reads.getAttribute('data-bytes'))).toBeGreaterThan(readBytes);
+    await expect(page.getByTestId('evidence')).toHaveCount(first + Math.min(8, left));
+
     // The same file picked from disk ("Open bundle read-only…"): read by slices of the File, nothing imported.
     await page.goto(`${origin}/#library`);
     const documents = page.locator('[data-count="documents"]');
