@@ -225,16 +225,21 @@ export class PagedLibrary {
         // The words' reads first (their postings, then their evidence's records: a few small loads), the walk's
         // after them: the early evidence does not wait on the walk's rows.
         const walkNotes = store.setAside();
-        for (let step = 0; step < EARLY_STEPS && earlyOwed; step++) {
-          const words = reader.completeRun(() =>
-            this.answerOf(text, 'bm25', this.rank(text, 'bm25'), budgetTokens),
-          );
-          if (words) {
-            earlyOwed = false;
-            early!({ ...words, ...readSoFar(step) });
-          } else {
-            await store.load();
+        reader.seedLists = false;
+        try {
+          for (let step = 0; step < EARLY_STEPS && earlyOwed; step++) {
+            const words = reader.completeRun(() =>
+              this.answerOf(text, 'bm25', this.rank(text, 'bm25'), budgetTokens),
+            );
+            if (words) {
+              earlyOwed = false;
+              early!({ ...words, ...readSoFar(step) });
+            } else {
+              await store.load();
+            }
           }
+        } finally {
+          reader.seedLists = true;
         }
         store.restore(walkNotes);
       },
