@@ -1,0 +1,148 @@
+// What a cold question reads before its first evidence (issue 47, round fourteen): the hash pages of the blocks it
+// reads, 256 bytes each (one for every 16 blocks), and no concept list while the words' early evidence is read (the
+// walk reads its seeds' lists after). Counted on real range sources: every read the block store sends is recorded.
+import { describe, expect, it } from 'vitest';
+import { prepareCorpus } from '../../../src/cli/benchData.ts';
+import { HASH_PAGE_BYTES, PAGES_HASHES_PART, PAGES_PART } from '../../../src/core/paged/format.ts';
+import type { PagesDirectory } from '../../../src/core/paged/format.ts';
+import { PagedLibrary, type PagedAnswer } from '../../../src/core/paged/library.ts';
+import { openPagedBundle, readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource, type RangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { DEFAULT_GROUPS, hashPagesOf, writePagedIndex } from '../../../src/core/paged/write.ts';
+import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
+import { createTermAnalyzer } from '../../../src/core/text/index.ts';
+import { honestPages, PAGES_CORPUS, PAGES_QUESTION, pagesBundle } from '../../support/hostilePages.ts';
+
+/** A memory source that records every range read, as a host would see them. */
+class CountingSource implements RangeSource {
+  readonly reads: Array<[number, number]> = [];
+  readonly gapBytes = 0;
+  private readonly inner: MemoryRangeSource;
+  constructor(data: Uint8Array, name: string) {
+    this.inner = new MemoryRangeSource(data, name);
+  }
+  get name(): string {
+    return this.inner.name;
+  }
+  get size(): number {
+    return this.inner.size;
+  }
+  get bytesRead(): number {
+    return this.inner.bytesRead;
+  }
+  read(offset: number, length: number): Promise<Uint8Array> {
+    this.reads.push([offset, length]);
+    return this.inner.read(offset, length);
+  }
+}
+
+/** Whether a read holds a 512-byte block that lies wholly in [at, at + length) (blocks at its ends hold other sections). */
+const readsInside = (reads: ReadonlyArray<[number, number]>, [at, length]: readonly [number, number]) => {
+  const first = Math.ceil(at / 512);
+  const end = Math.floor((at + length) / 512);
+  return reads.some(([o, l]) => Math.floor(o / 512) < end && Math.ceil((o + l) / 512) > first);
+};
+
+const analyzer = createTermAnalyzer();
+
+describe('a cold question’s first evidence', () => {
+  it('reads the 256-byte hash page of each block it reads, once; pages of 1024 bytes (round thirteen) still answer', async () => {
+    const honest = await honestPages(4, 512);
+    expect(honest.directory.hashPages?.size).toBe(256);
+    expect(HASH_PAGE_BYTES).toBe(256);
+    // Round thirteen's writer: the same parts under a top list of 1024-byte pages.
+    const older = {
+      ...honest,
+      directory: { ...honest.directory, hashPages: hashPagesOf(honest.hashes, 1024) } as PagesDirectory,
+    };
+    const asked = async (written: typeof honest) => {
+      const bytes = await pagesBundle(written);
+      const manifest = (await readManifestByRanges(new MemoryRangeSource(bytes)))!;
+      const part = (name: string) => manifest.parts.find((p) => p.name === name)!;
+      const source = new CountingSource(bytes, 'counted.bundle');
+      const opened = (await openPagedBundle(source, analyzer))!;
+      const answer = await opened.library.search(PAGES_QUESTION, 'ppr', 800);
+      const hashes = part(PAGES_HASHES_PART);
+      const pages = part(PAGES_PART);
+      const inHashes = source.reads.filter(([o]) => o >= hashes.offset! && o < hashes.offset! + hashes.length);
+      const blocks = new Set<number>();
+      for (const [o, l] of source.reads) {
+        if (o < pages.offset! || o >= pages.offset! + pages.length) continue;
+        for (let at = o - pages.offset!; at < o - pages.offset! + l; at += 512) blocks.add(Math.floor(at / 512));
+      }
+      return { answer, inHashes, hashesAt: hashes.offset!, hashesLength: hashes.length, blocks };
+    };
+    const now = await asked(honest);
+    const before = await asked(older);
+    expect(now.answer.hits.length).toBeGreaterThan(0);
+    expect(before.answer.hits).toEqual(now.answer.hits);
+    expect(before.blocks).toEqual(now.blocks);
+    // Each page that holds a block's hash read once, whole (the last may be short), and no other.
+    const pagesOf = (size: number) => new Set([...now.blocks].map((b) => Math.floor((b * 16) / size)));
+    const read = (r: { inHashes: Array<[number, number]>; hashesAt: number }, size: number) => {
+      const pages: number[] = [];
+      for (const [o, l] of r.inHashes) {
+        expect((o - r.hashesAt) % size).toBe(0);
+        for (let p = (o - r.hashesAt) / size; p * size < o - r.hashesAt + l; p++) pages.push(p);
+      }
+      return pages;
+    };
+    const pages256 = read(now, 256);
+    expect(new Set(pages256).size).toBe(pages256.length);
+    expect(new Set(pages256)).toEqual(pagesOf(256));
+    expect(new Set(read(before, 1024))).toEqual(pagesOf(1024));
+    const hashBytes = (r: { inHashes: Array<[number, number]> }) => r.inHashes.reduce((n, [, l]) => n + l, 0);
+    // Never more hash bytes than 1024-byte pages (fewer where the blocks read leave a page of 256 unread).
+    expect(pagesOf(256).size).toBeGreaterThan(pagesOf(1024).size);
+    expect(hashBytes(now)).toBeLessThanOrEqual(hashBytes(before));
+  }, 120_000);
+
+  it('reads no concept list before the words’ early evidence; the walk reads its seeds’ lists after, in no more rounds', async () => {
+    const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
+    const engine = RetrievalEngine.build(
+      { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
+      analyzer,
+    );
+    // The lists in a section of their own (listsInRowsBytes 0), as a large library keeps them.
+    const written = await writePagedIndex(
+      engine.lexicalParts(),
+      (docId) => ({ title: `title of ${docId}` }),
+      512,
+      4,
+      DEFAULT_GROUPS,
+      0,
+    );
+    expect(written.directory.listsInRows).toBeUndefined();
+    const lists = written.directory.sections.lists;
+    expect(lists[1]).toBeGreaterThan(0);
+    const open = async () => {
+      const source = new CountingSource(written.data, 'counted pages');
+      const library = await PagedLibrary.open(
+        source,
+        { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+        analyzer,
+      );
+      source.reads.length = 0;
+      return { source, library };
+    };
+    const questions = [PAGES_QUESTION, 'Who directed the film that came out later?', 'Where was the director born?'];
+    let earlySent = 0;
+    for (const q of questions) {
+      const { source, library } = await open();
+      let readsAtEarly: Array<[number, number]> | undefined;
+      const answer = await library.search(q, 'ppr', 800, undefined, (a: PagedAnswer) => {
+        readsAtEarly = [...source.reads];
+        expect(a.hits).toEqual(engine.search({ text: q }, 'bm25', 800));
+      });
+      expect(answer.hits).toEqual(engine.search({ text: q }, 'ppr', 800));
+      const alone = await (await open()).library.search(q, 'ppr', 800);
+      expect(answer.rounds).toBeLessThanOrEqual(alone.rounds);
+      if (!readsAtEarly) continue;
+      earlySent++;
+      expect(readsInside(readsAtEarly, lists), q).toBe(false);
+      // The walk's seeds' lists are read, after the early evidence.
+      expect(readsInside(source.reads, lists), q).toBe(true);
+    }
+    expect(earlySent).toBeGreaterThan(0);
+  }, 120_000);
+});
