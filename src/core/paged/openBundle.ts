@@ -65,7 +65,8 @@ export async function readManifestByRanges(source: RangeSource): Promise<BundleM
   // read as one range from the locator's offset to the locator, it costs one round trip instead of two (the header's
   // 12 bytes, then the rest). A span that cannot be a manifest's frame is read as before, header first.
   const span = source.size - 12 - at;
-  const whole = span >= 12 + 32 && span <= 12 + MAX_HEADER_BYTES + 32 ? await source.read(at, span) : undefined;
+  const whole =
+    span >= 12 + 32 && span <= 12 + MAX_HEADER_BYTES + 32 ? await source.read(at, span) : undefined;
   const head = whole ? whole.subarray(0, 12) : await source.read(at, 12);
   const hv = new DataView(head.buffer, head.byteOffset, 12);
   const length = hv.getUint32(4, true);

@@ -64,11 +64,14 @@ describe('a cold question’s first evidence', () => {
       const answer = await opened.library.search(PAGES_QUESTION, 'ppr', 800);
       const hashes = part(PAGES_HASHES_PART);
       const pages = part(PAGES_PART);
-      const inHashes = source.reads.filter(([o]) => o >= hashes.offset! && o < hashes.offset! + hashes.length);
+      const inHashes = source.reads.filter(
+        ([o]) => o >= hashes.offset! && o < hashes.offset! + hashes.length,
+      );
       const blocks = new Set<number>();
       for (const [o, l] of source.reads) {
         if (o < pages.offset! || o >= pages.offset! + pages.length) continue;
-        for (let at = o - pages.offset!; at < o - pages.offset! + l; at += 512) blocks.add(Math.floor(at / 512));
+        for (let at = o - pages.offset!; at < o - pages.offset! + l; at += 512)
+          blocks.add(Math.floor(at / 512));
       }
       return { answer, inHashes, hashesAt: hashes.offset!, hashesLength: hashes.length, blocks };
     };
@@ -125,7 +128,11 @@ describe('a cold question’s first evidence', () => {
       source.reads.length = 0;
       return { source, library };
     };
-    const questions = [PAGES_QUESTION, 'Who directed the film that came out later?', 'Where was the director born?'];
+    const questions = [
+      PAGES_QUESTION,
+      'Who directed the film that came out later?',
+      'Where was the director born?',
+    ];
     let earlySent = 0;
     for (const q of questions) {
       const { source, library } = await open();
