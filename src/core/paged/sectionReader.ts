@@ -90,7 +90,7 @@ export class SectionReader {
    * soon as its dictionary group arrives. Off while a question reads its words' early evidence (library.ts search):
    * the evidence's sentence query asks the question's concepts for their IDF, not their lists, and the lists of its
    * seeds (20–60 KB and their hash pages at 100 MiB) would ride in the rounds the early evidence waits on; the walk's
-   * own lookups, set aside meanwhile, note them in the round after.
+   * own lookups, set aside meanwhile, note them in the round after. Kept on for lists kept in the rows (library.ts).
    */
   seedLists = true;
 

@@ -100,6 +100,42 @@ describe('a cold question’s first evidence', () => {
     expect(hashBytes(now)).toBeLessThanOrEqual(hashBytes(before));
   }, 120_000);
 
+  it('keeps its lists in its rows (a small library): the rows come with the early evidence, the walk takes no more rounds', async () => {
+    const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
+    const engine = RetrievalEngine.build(
+      { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
+      analyzer,
+    );
+    const written = await writePagedIndex(
+      engine.lexicalParts(),
+      (docId) => ({ title: `title of ${docId}` }),
+      512,
+    );
+    expect(written.directory.listsInRows).toBe(true);
+    const open = () =>
+      PagedLibrary.open(
+        new MemoryRangeSource(written.data, 'pages'),
+        { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+        analyzer,
+      );
+    const questions = [
+      PAGES_QUESTION,
+      'Who directed the film that came out later?',
+      'Where was the director born?',
+    ];
+    let earlySent = 0;
+    for (const q of questions) {
+      let early = false;
+      const answer = await (await open()).search(q, 'ppr', 800, undefined, () => (early = true));
+      const alone = await (await open()).search(q, 'ppr', 800);
+      expect(answer.hits).toEqual(alone.hits);
+      if (early) earlySent++;
+      // The rows are the walk's seeds' lists: read with the early evidence, the walk has them when it goes on.
+      expect(answer.rounds, q).toBeLessThanOrEqual(alone.rounds);
+    }
+    expect(earlySent).toBeGreaterThan(0);
+  }, 120_000);
+
   it('reads no concept list before the words’ early evidence; the walk reads its seeds’ lists after, in no more rounds', async () => {
     const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
     const engine = RetrievalEngine.build(
