@@ -344,7 +344,7 @@ export class BlockStore {
     // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
     // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
     // requests of their own ahead of the blocks'; each block waits for them to be checked.
-    const pageRuns = this.missingHashPages(wanted);
+    const pageRuns = this.missingHashPages(runs);
     const blockBatches = split(runs);
     const jobs: Array<() => Promise<void>> = [];
     let pagesIn = Promise.resolve();
@@ -403,14 +403,19 @@ export class BlockStore {
     );
   }
 
-  /** The runs of hash pages that the blocks need and the store has not read. */
-  private missingHashPages(blocks: readonly number[]): Array<[number, number]> {
+  /**
+   * The runs of hash pages that the runs' blocks need and the store has not read: every block of a run, the ones read
+   * between two wanted blocks too (a source's gap of 32 KiB spans 16 blocks of 2 KiB, a whole page of 256 bytes).
+   */
+  private missingHashPages(runs: ReadonlyArray<[number, number]>): Array<[number, number]> {
     if (this.hashes instanceof Uint8Array) return [];
     const { pageSize } = this.hashes;
     const pages: number[] = [];
-    for (const b of blocks) {
-      const [p] = hashPageOf(b, this.hashBytes, pageSize);
-      if (!this.hashPages.has(p) && pages[pages.length - 1] !== p) pages.push(p);
+    for (const [first, last] of runs) {
+      const [from] = hashPageOf(first, this.hashBytes, pageSize);
+      const [to] = hashPageOf(last, this.hashBytes, pageSize);
+      for (let p = from; p <= to; p++)
+        if (!this.hashPages.has(p) && pages[pages.length - 1] !== p) pages.push(p);
     }
     // Pages at most the source's gap apart in one run, as blocks are: a host answering one range a request pays a
     // round trip a range (at 32 KiB, 120 more ranges a cold question at 100 MiB read page by page).

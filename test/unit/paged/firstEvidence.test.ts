@@ -3,12 +3,13 @@
 // walk reads its seeds' lists after). Counted on real range sources: every read the block store sends is recorded.
 import { describe, expect, it } from 'vitest';
 import { prepareCorpus } from '../../../src/cli/benchData.ts';
-import { HASH_PAGE_BYTES, PAGES_HASHES_PART, PAGES_PART } from '../../../src/core/paged/format.ts';
+import { decodeTop, HASH_PAGE_BYTES, PAGES_HASHES_PART, PAGES_PART } from '../../../src/core/paged/format.ts';
 import type { PagesDirectory } from '../../../src/core/paged/format.ts';
 import { PagedLibrary, type PagedAnswer } from '../../../src/core/paged/library.ts';
 import { openPagedBundle, readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource, type RangeSource } from '../../../src/core/paged/rangeSource.ts';
-import { DEFAULT_GROUPS, hashPagesOf, writePagedIndex } from '../../../src/core/paged/write.ts';
+import { BlockHasher, DEFAULT_GROUPS, hashPagesOf, writePagedIndex } from '../../../src/core/paged/write.ts';
+import { BlockStore } from '../../../src/core/paged/blockStore.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { honestPages, PAGES_CORPUS, PAGES_QUESTION, pagesBundle } from '../../support/hostilePages.ts';
@@ -16,9 +17,13 @@ import { honestPages, PAGES_CORPUS, PAGES_QUESTION, pagesBundle } from '../../su
 /** A memory source that records every range read, as a host would see them. */
 class CountingSource implements RangeSource {
   readonly reads: Array<[number, number]> = [];
-  readonly gapBytes = 0;
   private readonly inner: MemoryRangeSource;
-  constructor(data: Uint8Array, name: string) {
+  constructor(
+    data: Uint8Array,
+    name: string,
+    /** 0: a host answering several ranges a request; 32 KiB: one range a request (blocks between read too). */
+    readonly gapBytes = 0,
+  ) {
     this.inner = new MemoryRangeSource(data, name);
   }
   get name(): string {
@@ -99,6 +104,38 @@ describe('a cold question’s first evidence', () => {
     expect(pagesOf(256).size).toBeGreaterThan(pagesOf(1024).size);
     expect(hashBytes(now)).toBeLessThanOrEqual(hashBytes(before));
   }, 120_000);
+
+  it('checks the blocks read between two wanted ones (a host answering one range a request) by their own hash pages', async () => {
+    // 128 blocks of 512 bytes, their hashes after them; a gap of 32 KiB spans 64 blocks (and 128 hash pages).
+    const data = Uint8Array.from({ length: 128 * 512 }, (_, i) => (i * 131 + (i >> 9)) & 0xff);
+    const hasher = new BlockHasher(512, 16);
+    hasher.update(data);
+    const hashes = hasher.finish();
+    const file = new Uint8Array(data.length + hashes.length);
+    file.set(data);
+    file.set(hashes, data.length);
+    const source = new CountingSource(file, 'one range a request', 32 * 1024);
+    const paged = {
+      offset: data.length,
+      length: hashes.length,
+      pageSize: 256,
+      top: decodeTop(hashPagesOf(hashes).top)!,
+    };
+    const store = new BlockStore(source, 0, data.length, 512, paged, 'pages.bin', undefined, 16);
+    expect(store.bytes(0, 4)).toBeUndefined();
+    await store.load();
+    // Hash page 0 is held now; blocks 1 and 40 are one run of blocks 1–40, whose blocks 16–31 need page 1, which
+    // neither wanted block's page is (before round fourteen's fix only the wanted blocks' pages were read: "the hash
+    // page of block 16 did not load", question-bytes at a 32 KiB gap).
+    source.reads.length = 0;
+    expect(store.bytes(512, 4)).toBeUndefined();
+    expect(store.bytes(40 * 512, 4)).toBeUndefined();
+    await store.load();
+    expect(source.reads).toContainEqual([512, 40 * 512]);
+    expect(source.reads).toContainEqual([data.length + 256, 2 * 256]);
+    expect(store.bytes(40 * 512, 4)).toEqual(data.subarray(40 * 512, 40 * 512 + 4));
+    expect(store.bytes(20 * 512, 4)).toEqual(data.subarray(20 * 512, 20 * 512 + 4));
+  });
 
   it('keeps its lists in its rows (a small library): the rows come with the early evidence, the walk takes no more rounds', async () => {
     const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
