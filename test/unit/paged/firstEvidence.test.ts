@@ -137,6 +137,55 @@ describe('a cold question’s first evidence', () => {
     expect(store.bytes(20 * 512, 4)).toEqual(data.subarray(20 * 512, 20 * 512 + 4));
   });
 
+  it('sends a stage of scattered blocks and their hash pages as at most 6 requests, all at once (a multi-range host)', async () => {
+    // 4096 blocks of 512 bytes, 256 pages of 16 hashes; 128 wanted blocks, each in a page of its own two pages apart:
+    // 128 ranges of blocks and 128 of hash pages. Before, the pages (too many to ride beside the first batch's
+    // blocks) went in 2 requests of their own ahead of the 6 batches, and 2 batches waited for a free slot.
+    const data = Uint8Array.from({ length: 4096 * 512 }, (_, i) => (i * 131 + (i >> 9)) & 0xff);
+    const hasher = new BlockHasher(512, 16);
+    hasher.update(data);
+    const hashes = hasher.finish();
+    const file = new Uint8Array(data.length + hashes.length);
+    file.set(data);
+    file.set(hashes, data.length);
+    const inner = new MemoryRangeSource(file, 'multi-range host');
+    let inFlight = 0;
+    let most = 0;
+    const requests: number[] = [];
+    const source: RangeSource = {
+      name: inner.name,
+      size: inner.size,
+      gapBytes: 0,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset, length) => inner.read(offset, length),
+      async readRanges(ranges) {
+        requests.push(ranges.length);
+        most = Math.max(most, ++inFlight);
+        // Answered after every request sent so far: a request still queued for a slot is sent after it.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
+      },
+    };
+    const paged = {
+      offset: data.length,
+      length: hashes.length,
+      pageSize: 256,
+      top: decodeTop(hashPagesOf(hashes).top)!,
+    };
+    const store = new BlockStore(source, 0, data.length, 512, paged, 'pages.bin', undefined, 16);
+    for (let k = 0; k < 128; k++) expect(store.bytes(32 * k * 512, 4)).toBeUndefined();
+    await store.load();
+    expect(requests.reduce((n, r) => n + r, 0)).toBe(256);
+    expect(requests.length).toBeLessThanOrEqual(6);
+    expect(most).toBe(requests.length);
+    for (const r of requests) expect(r).toBeLessThanOrEqual(100);
+    for (let k = 0; k < 128; k++)
+      expect(store.bytes(32 * k * 512, 4)).toEqual(data.subarray(32 * k * 512, 32 * k * 512 + 4));
+  });
+
   it('keeps its lists in its rows (a small library): the rows come with the early evidence, the walk takes no more rounds', async () => {
     const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
     const engine = RetrievalEngine.build(
