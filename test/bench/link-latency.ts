@@ -23,6 +23,10 @@
 //   rounds × latency was not throttled (the emulation missed the worker) and the bench stops.
 // Usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...]
 //          [--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json]
+//          [--waterfall]
+//   --waterfall (round fourteen): prints each emulated question's bundle requests as the server saw them, from the
+//   navigation (the opening's) and from the Ask click (the question's): start and end in ms, ranges, KB, and the first
+//   evidence's time among them, to see round trips that wait on each other.
 //   --n: questions a set, spread over the file. --no-pairs: only the emulated runs. --multi-range first: the host
 //   answers one range a request (the first asked), as many static hosts do; multipart (nginx's way) by default.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
@@ -40,13 +44,15 @@ import { arg } from './lib/args.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...] ' +
-  '[--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json]';
+  '[--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json] ' +
+  '[--waterfall]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
 const MBPS = Number(arg('mbps', '10'));
 const PAIRS = !process.argv.includes('--no-pairs');
 const MULTI_RANGE = arg('multi-range', 'multipart');
+const WATERFALL = process.argv.includes('--waterfall');
 
 interface SetSpec {
   name: string;
@@ -139,6 +145,9 @@ async function coldQuestion(
   await cdp.send('Network.clearBrowserCache');
   const others = sentExcept(server, path);
   const bundleBefore = server.served.get(path) ?? 0;
+  // The server runs in this process: its request log's clock is this performance.now().
+  const logFrom = server.requests.length;
+  const navigatedAt = performance.now();
   // A parameter of its own each visit: the same URL but for its hash would be a same-document navigation (no new
   // page, no new worker, the bundle still open).
   await page.goto(`${server.origin}/?bundle=${path}&visit=${++visits}#library`, { waitUntil: 'commit' });
@@ -149,6 +158,7 @@ async function coldQuestion(
   await page.fill('[data-testid="question"]', question, { timeout: STEP_TIMEOUT_MS });
   await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
   const clickedAt = await page.evaluate(() => performance.now());
+  const clickedHere = performance.now();
   await page.click('[data-testid="ask"]');
   const r = await page.evaluate(watchSettled, STEP_TIMEOUT_MS);
   const reads = await page.evaluate(() => {
@@ -160,6 +170,18 @@ async function coldQuestion(
       waitMs: Number(span.getAttribute('data-wait-ms')),
     };
   });
+  if (WATERFALL && emulated) {
+    const line = (q: (typeof server.requests)[number], from: number) =>
+      `    ${(q.start - from).toFixed(0).padStart(6)} → ${(q.end - from).toFixed(0).padStart(6)} ms  ` +
+      `${String(q.ranges).padStart(3)} ranges  ${(q.bytes / 1e3).toFixed(1).padStart(8)} KB`;
+    const logged = server.requests.slice(logFrom).filter((q) => q.path === path);
+    console.log(`  waterfall, from the navigation (opening):`);
+    for (const q of logged.filter((q) => q.start < clickedHere)) console.log(line(q, navigatedAt));
+    console.log(
+      `  waterfall, from the Ask click (first evidence at ${(r.firstEvidenceMs - clickedAt).toFixed(0)} ms):`,
+    );
+    for (const q of logged.filter((q) => q.start >= clickedHere)) console.log(line(q, clickedHere));
+  }
   // The last responses' bodies are counted when they end; the answer is settled once they were read, so they have.
   const after = sentExcept(server, path);
   const shellPaths = [...after].filter(([p, b]) => b !== (others.get(p) ?? 0)).map(([p]) => p);
@@ -214,7 +236,7 @@ async function main(): Promise<void> {
   const folder = `link-latency-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });
   if (MULTI_RANGE !== 'multipart' && MULTI_RANGE !== 'first') throw new Error(USAGE);
-  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE });
+  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE, log: WATERFALL });
   // Not blocking: routing every request through the runner would add its own delay to each range (browser.ts).
   const { harness, close } = await openHarness(server.origin, dist, 'link-latency', false);
   const all: Run[] = [];

@@ -344,35 +344,63 @@ export class BlockStore {
     // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
     // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
     // requests of their own ahead of the blocks'; each block waits for them to be checked.
-    const pageRuns = this.missingHashPages(wanted);
+    const pageRuns = this.missingHashPages(runs);
     const blockBatches = split(runs);
     const jobs: Array<() => Promise<void>> = [];
     let pagesIn = Promise.resolve();
-    let pageRanges: Array<[number, number]> = [];
-    let riding = 0;
-    let deliver: (bytes: Uint8Array[]) => void = () => undefined;
-    let fail: (e: unknown) => void = () => undefined;
+    // The hash page ranges each batch of blocks carries after its own (none when they go in requests of their own).
+    let carried: Array<Array<[number, number]>> = blockBatches.map(() => []);
+    let arrivals: Array<{ deliver: (bytes: Uint8Array[]) => void; fail: (e: unknown) => void }> = [];
     if (pageRuns.length > 0) {
       const paged = this.hashes as PagedHashes;
-      pageRanges = pageRuns.map(([first, last]) => [
+      const pageRanges = pageRuns.map(([first, last]): [number, number] => [
         paged.offset + first * paged.pageSize,
         Math.min(paged.length, (last + 1) * paged.pageSize) - first * paged.pageSize,
       ]);
-      const arrived = new Promise<Uint8Array[]>((resolve, reject) => {
-        deliver = resolve;
-        fail = reject;
+      // Spread over the batches, a share after each one's blocks, so that every request of the stage goes out at
+      // once: in requests of their own they took slots of the 6 in flight, and at 100 MiB the early evidence's last
+      // two batches of records waited ~260 ms for one (round fourteen's waterfall: ~156 scattered pages of 256 bytes
+      // do not fit beside one batch). Only when every batch is in flight together: each waits on all the pages, and
+      // one queued behind it would never be sent.
+      let spread = false;
+      if (readRanges && blockBatches.length <= IN_FLIGHT) {
+        const n = blockBatches.length;
+        const shares = blockBatches.map((_, i) =>
+          pageRanges.slice(
+            Math.floor((i * pageRanges.length) / n),
+            Math.floor(((i + 1) * pageRanges.length) / n),
+          ),
+        );
+        if (shares.every((share, i) => share.length + blockBatches[i].length <= MAX_RANGES_A_REQUEST)) {
+          carried = shares;
+          spread = true;
+        }
+      }
+      const promises: Array<Promise<Uint8Array[]>> = [];
+      arrivals = Array.from({ length: spread ? blockBatches.length : 1 }, () => {
+        let deliver: (bytes: Uint8Array[]) => void = () => undefined;
+        let fail: (e: unknown) => void = () => undefined;
+        promises.push(
+          new Promise<Uint8Array[]>((resolve, reject) => {
+            deliver = resolve;
+            fail = reject;
+          }),
+        );
+        return { deliver: (bytes: Uint8Array[]) => deliver(bytes), fail: (e: unknown) => fail(e) };
       });
-      pagesIn = arrived.then((bytes) => this.acceptHashPages(pageRuns, bytes));
+      // In page order: the shares are consecutive slices of the page ranges, delivered batch by batch.
+      pagesIn = Promise.all(promises).then((parts) => this.acceptHashPages(pageRuns, parts.flat()));
       pagesIn.catch(() => undefined); // awaited by every batch of blocks, which fails with it
-      if (readRanges && pageRanges.length + blockBatches[0].length <= MAX_RANGES_A_REQUEST)
-        riding = pageRanges.length;
-      else {
+      if (!spread) {
+        // Read ahead of the blocks, in requests of their own; the batches carry none.
+        const arrival = arrivals[0];
+        arrivals = [];
         const own = readRanges ? batchesOf(pageRanges, 1, MAX_RANGES_A_REQUEST) : pageRanges.map((r) => [r]);
         jobs.push(async () => {
           try {
-            deliver((await Promise.all(own.map(read))).flat());
+            arrival.deliver((await Promise.all(own.map(read))).flat());
           } catch (e) {
-            fail(e);
+            arrival.fail(e);
             throw e;
           }
         });
@@ -380,16 +408,17 @@ export class BlockStore {
     }
     blockBatches.forEach((batch, i) =>
       jobs.push(async () => {
-        const extra = i === 0 ? pageRanges.slice(0, riding) : [];
+        const extra = carried[i];
+        const arrival = arrivals[i];
         let bytes: Uint8Array[];
         try {
           // After the blocks': the hashes part follows the pages in a bundle, and a Range header lists ascending.
           bytes = await read([...batch.map(range), ...extra]);
         } catch (e) {
-          if (extra.length > 0) fail(e);
+          arrival?.fail(e);
           throw e;
         }
-        if (extra.length > 0) deliver(bytes.slice(batch.length));
+        arrival?.deliver(bytes.slice(batch.length));
         await pagesIn;
         await this.accept(batch, bytes.slice(0, batch.length));
       }),
@@ -403,14 +432,19 @@ export class BlockStore {
     );
   }
 
-  /** The runs of hash pages that the blocks need and the store has not read. */
-  private missingHashPages(blocks: readonly number[]): Array<[number, number]> {
+  /**
+   * The runs of hash pages that the runs' blocks need and the store has not read: every block of a run, the ones read
+   * between two wanted blocks too (a source's gap of 32 KiB spans 16 blocks of 2 KiB, a whole page of 256 bytes).
+   */
+  private missingHashPages(runs: ReadonlyArray<[number, number]>): Array<[number, number]> {
     if (this.hashes instanceof Uint8Array) return [];
     const { pageSize } = this.hashes;
     const pages: number[] = [];
-    for (const b of blocks) {
-      const [p] = hashPageOf(b, this.hashBytes, pageSize);
-      if (!this.hashPages.has(p) && pages[pages.length - 1] !== p) pages.push(p);
+    for (const [first, last] of runs) {
+      const [from] = hashPageOf(first, this.hashBytes, pageSize);
+      const [to] = hashPageOf(last, this.hashBytes, pageSize);
+      for (let p = from; p <= to; p++)
+        if (!this.hashPages.has(p) && pages[pages.length - 1] !== p) pages.push(p);
     }
     // Pages at most the source's gap apart in one run, as blocks are: a host answering one range a request pays a
     // round trip a range (at 32 KiB, 120 more ranges a cold question at 100 MiB read page by page).

@@ -45,13 +45,16 @@ export const PAGES_HASHES_PART = 'pages.sha256';
  */
 const BLOCK_HASH_BYTES = 16;
 /**
- * Bytes of `pages.sha256` per hash page when the block hashes are read by pages (`hashPages`): 64 hashes of 16 bytes.
- * A question then reads the hash pages of the blocks it reads instead of the whole list at opening (941 KB at 100 MiB,
- * read by every cold question). Simulated over 25 questions at 100 MiB (test/bench/walk-rows.ts): pages of 512, 1024,
- * 2048 and 4096 bytes read 208, 264, 342 and 459 KB of hashes a question for a top list of 29, 15, 7 and 4 KB read at
- * opening; 1024 costs least at 100 MiB after 512, and at 1 GiB (ten times the top list) about what 2048 costs.
+ * Bytes of `pages.sha256` per hash page when the block hashes are read by pages (`hashPages`): 16 hashes of 16 bytes,
+ * one page for every 32 KiB of 2 KiB blocks. A question then reads the hash pages of the blocks it reads instead of
+ * the whole list at opening (941 KB at 100 MiB, read by every cold question). The blocks of its evidence's records lie
+ * scattered over the largest section, most in a page of their own: at 100 MiB, 10 questions, the hashes read before
+ * the words' early evidence are 62, 115, 204 and 346 KB p50 for pages of 256, 512, 1024 and 2048 bytes, and 191,
+ * 264, 366 and 500 KB for the whole question, for a top list (in the manifest, read at opening) of 59, 29, 15 and 7 KB
+ * (docs/results/question-bytes.md, round fourteen). 256 is the least the directory's check lets a page be; before round
+ * fourteen pages were 1024 bytes, which every reader still reads.
  */
-export const HASH_PAGE_BYTES = 1024;
+export const HASH_PAGE_BYTES = 256;
 /** The hash page sizes a directory may give: whole hashes, at most 1 MiB (a page is read and hashed whole). */
 const HASH_PAGE_MIN = 256;
 const HASH_PAGE_MAX = 1 << 20;

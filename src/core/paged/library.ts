@@ -268,15 +268,23 @@ export class PagedLibrary {
         // The words' reads first (their postings, then their evidence's records: a few small loads), the walk's
         // after them: the early evidence does not wait on the walk's rows.
         const walkNotes = store.setAside();
-        // Cards read in two rounds (the first ones, then those the rating may still want).
-        for (let step = 0; step < EARLY_STEPS + (cards ? 1 : 0) && earlyOwed; step++) {
-          const words = reader.completeRun(() => answer('bm25', this.rank(text, 'bm25'), wordsPlaces));
-          if (words) {
-            earlyOwed = false;
-            early!({ ...words, ...readSoFar(step) });
-          } else {
-            await store.load();
+        // Not the seeds' lists while the words' evidence is read (SectionReader.seedLists), where they are lists: a
+        // library that keeps them in its rows (listsInRows) has them in one group that the walk needs whole at once,
+        // and read after the early evidence it took the walk one more round (Vue docs, 2Wiki: 3 → 4).
+        reader.seedLists = reader.directory.listsInRows === true;
+        try {
+          // Cards read in two rounds (the first ones, then those the rating may still want).
+          for (let step = 0; step < EARLY_STEPS + (cards ? 1 : 0) && earlyOwed; step++) {
+            const words = reader.completeRun(() => answer('bm25', this.rank(text, 'bm25'), wordsPlaces));
+            if (words) {
+              earlyOwed = false;
+              early!({ ...words, ...readSoFar(step) });
+            } else {
+              await store.load();
+            }
           }
+        } finally {
+          reader.seedLists = true;
         }
         store.restore(walkNotes);
       },

@@ -60,6 +60,8 @@ export class HttpRangeSource implements RangeSource {
   size = 0;
   /** ETag or Last-Modified of the first answer: a bundle replaced meanwhile is refused, not mixed. */
   version: string | null = null;
+  /** The probe's 12 bytes, answered by the same version as every later read: read() gives them from here. */
+  private preamble: Uint8Array | undefined;
 
   private constructor(
     private readonly url: string,
@@ -101,7 +103,10 @@ export class HttpRangeSource implements RangeSource {
     source.version = response.headers.get('etag') ?? response.headers.get('last-modified');
     // Read to its end, but no further than the 12 bytes asked: a probe answered with an endless body is stopped, and
     // an honest one completes (a cancelled answer is one the network ledger and the e2e's byte count cannot read).
-    await source.body(response, 12);
+    const preamble = await source.body(response, 12);
+    // The opening's first read is these 12 bytes (the bundle's preamble, openBundle.ts): kept, it costs no second
+    // round trip of its own.
+    if (preamble.length === 12) source.preamble = preamble;
     return source;
   }
 
@@ -112,6 +117,12 @@ export class HttpRangeSource implements RangeSource {
    */
   async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
     if (length === 0) return new Uint8Array(0);
+    const kept = this.preamble;
+    if (kept && offset >= 0 && offset + length <= kept.length) {
+      // Counted as read, as before it was kept: what the library read, whichever request brought it.
+      this.bytesRead += length;
+      return kept.slice(offset, offset + length);
+    }
     const response = await this.fetchRange(`bytes=${offset}-${offset + length - 1}`, signal);
     await this.checkAnswer(response);
     const range = parseContentRange(response.headers.get('content-range'));

@@ -313,7 +313,18 @@ describe('16-byte block hashes (version 3)', () => {
     full.update(honest.data);
     const cases: Array<[WrittenPagesLike, number]> = [
       [{ ...honest, hashes: full.finish() }, 16],
-      [{ ...honest, directory: { ...honest.directory, hashBytes: 32 } }, 32],
+      // (with a top list of as many pages as 32-byte hashes fill, else the directory's own check refuses it first)
+      [
+        {
+          ...honest,
+          directory: {
+            ...honest.directory,
+            hashBytes: 32,
+            hashPages: hashPagesOf(new Uint8Array(blocks * 32)),
+          },
+        },
+        32,
+      ],
       [{ ...honest, hashes: honest.hashes.subarray(0, honest.hashes.length - 16) }, 16],
     ];
     for (const [crafted, hashBytes] of cases) {
