@@ -350,11 +350,14 @@ export class LibrarySession {
         ? await this.deps.library.loadAdded(held, (step) => mark(`read.${step}`))
         : null;
     marks.incremental = grown ? 1 : 0;
-    // A whole read: the chunks' text is analysed while the sentences are still being read. Not when this worker holds
-    // an engine and the library has vectors: the engine may then reuse the held lexical layers and analyse nothing.
+    // A whole read: the chunks' text is analysed while the sentences are still being read. Only when the index record
+    // names a stored graph the engine opens around (without one, or after a removal, the engine is built from scratch
+    // and analyses the text itself), and not when this worker holds an engine and the library has vectors (the engine
+    // may then reuse the held lexical layers and analyse nothing).
     let ahead: AnalysisAhead | undefined;
     const analyseAhead = (part: CorpusAhead) => {
-      if (this.deps.loadEngine || (part.meta?.layers.semantic && engineLoaded())) return;
+      if (this.deps.loadEngine || part.meta?.graphBuiltAt === undefined) return;
+      if (part.meta.layers.semantic && engineLoaded()) return;
       const started = performance.now();
       try {
         const analysis = new AnalysisAhead(termAnalyzer());

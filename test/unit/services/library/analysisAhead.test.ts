@@ -115,6 +115,16 @@ describe('the text analysed while the library is read', () => {
     expect(session(false).loadTimings()).toBeNull();
   });
 
+  it('is not done after a removal, when the engine builds its own graph and analyses the text itself', async () => {
+    const corpus = await repo.loadCorpus();
+    await repo.removeDocument(corpus.documents[0].id);
+    const held = session(true);
+    const library = await held.library();
+    expect(held.loadTimings()?.aheadTexts).toBeUndefined();
+    expect(library.documents.size).toBe(corpus.documents.length - 1);
+    expect(answers(library)).toEqual(answers(await session(false).library()));
+  });
+
   it('gives the index analysed after the read, term for term', async () => {
     const corpus = await repo.loadCorpus();
     const analysis = new AnalysisAhead(termAnalyzer());
