@@ -106,12 +106,9 @@ export function extendOpen(previous: RetrievalEngine, input: RetrievalInput): Pr
   return text && { input, text };
 }
 
-/**
- * The text's part of opening `input`, to compute while another worker builds the graph. `analyzer`: the worker's
- * analyser with terms analysed ahead (src/services/library/analysisAhead.ts), which give the same index.
- */
-export function prepareOpen(input: RetrievalInput, analyzer: TermAnalyzer = termAnalyzer()): PreparedOpen {
-  return { input, text: RetrievalEngine.prepareText(input, analyzer) };
+/** The text's part of opening `input`, to compute while another worker builds the graph. */
+export function prepareOpen(input: RetrievalInput): PreparedOpen {
+  return { input, text: RetrievalEngine.prepareText(input, termAnalyzer()) };
 }
 
 /**

@@ -360,10 +360,8 @@ export class LibrarySession {
       if (part.meta.layers.semantic && engineLoaded()) return;
       const started = performance.now();
       try {
-        const analysis = new AnalysisAhead(termAnalyzer());
-        analysis.analyse(part);
-        ahead = analysis;
-        marks.aheadTexts = analysis.size;
+        ahead = AnalysisAhead.analyse(part, termAnalyzer());
+        marks.aheadChunks = ahead.chunks;
         marks.aheadMs = Math.round(performance.now() - started);
         mark('analysedAhead');
       } catch {
@@ -398,9 +396,11 @@ export class LibrarySession {
       corpus = taken.corpus;
       const extended = grown && before ? extendOpen(before.engine, input) : undefined;
       if (extended) mark('textExtended');
-      // The text's analysis from what was analysed ahead, the rest (none, unless the store changed between) here.
+      // The text's analysis and BM25 built ahead, when made for exactly these chunks; else made here, as before.
       const prepare = () => {
-        const prepared = prepareOpen(input, ahead?.analyzer() ?? termAnalyzer());
+        const built = ahead?.preparedFor(input);
+        if (ahead) marks.aheadUsed = built ? 1 : 0;
+        const prepared = built ?? prepareOpen(input);
         mark('textPrepared');
         return prepared;
       };
@@ -421,10 +421,6 @@ export class LibrarySession {
       }
     }
     const library = openLibrary(corpus, load);
-    if (ahead) {
-      marks.aheadHits = ahead.hits;
-      marks.aheadMisses = ahead.misses;
-    }
     if (read.documents.length > corpus.documents.length)
       this.uncovered.set(library, read.documents.length - corpus.documents.length);
     if (!this.deps.loadEngine) this.corpora.set(library, corpus);
