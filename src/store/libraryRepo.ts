@@ -132,15 +132,9 @@ export class LibraryRepo {
   /**
    * Loads the whole corpus for the query worker, records whole (texts sliced back, vectors as Float32). `mark` is
    * called as each table arrives, with its name (the first-question bench times them). Every read is asked for at
-   * once: the browser reads them in order while this thread decodes each as it comes. `ahead` is given the index
-   * record, documents, sections and chunks (texts sliced back) as soon as they are here, before the sentences: the
-   * largest table, which the browser is still reading meanwhile while this thread would wait
-   * (src/services/library/analysisAhead.ts).
+   * once: the browser reads them in order while this thread decodes each as it comes.
    */
-  async loadCorpus(
-    mark?: (step: string) => void,
-    ahead?: (part: Pick<LoadedCorpus, 'meta' | 'documents' | 'sections' | 'chunks'>) => void,
-  ): Promise<LoadedCorpus> {
+  async loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus> {
     const db = this.db;
     return db.transaction(
       'r',
@@ -151,36 +145,24 @@ export class LibraryRepo {
             mark?.(step);
             return value;
           });
-        const metaRead = db.meta.get('index');
-        const documentsRead = read('documents', db.documents.toArray());
-        const sectionsRead = read('sections', db.sections.toArray());
-        const chunksRead = read('chunks', db.chunks.toArray());
-        // The chunks with their text, made once both have arrived (and handed ahead, while the sentences are read).
-        const chunksMade = Promise.all([metaRead, documentsRead, sectionsRead, chunksRead]).then(
-          ([meta, documents, sections, records]) => {
-            const texts = new Map(documents.map((d) => [d.id, d.text]));
-            const chunks = records.map((c) => withText(c, texts.get(c.docId)));
-            ahead?.({ meta, documents, sections, chunks });
-            return { texts, chunks };
-          },
-        );
-        const [meta, documents, sections, { texts, chunks }, sentenceRecords, graph, vectorRecords] =
+        const [meta, documents, sections, chunkRecords, sentenceRecords, graph, vectorRecords] =
           await Promise.all([
-            metaRead,
-            documentsRead,
-            sectionsRead,
-            chunksMade,
+            db.meta.get('index'),
+            read('documents', db.documents.toArray()),
+            read('sections', db.sections.toArray()),
+            read('chunks', db.chunks.toArray()),
             read('sentences', db.sentences.toArray()),
             read('graph', db.graph.get('concept')),
             read('vectors', db.vectors.toArray()),
           ]);
+        const texts = new Map(documents.map((d) => [d.id, d.text]));
         const vectors = new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)]));
         mark?.('decoded');
         return {
           meta,
           documents,
           sections,
-          chunks,
+          chunks: chunkRecords.map((c) => withText(c, texts.get(c.docId))),
           sentences: sentenceRecords.map((s) => withText(s, texts.get(s.docId))),
           vectors,
           graph,

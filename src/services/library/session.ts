@@ -13,15 +13,7 @@ import type { RetrievalEngine } from '../../core/retrieval/index.ts';
 import type { DownloadProgress, ReadOnlyBundle, WholeBundleFit } from '../bundleBytes/bundleFetch.ts';
 import type { IndexMeta } from '../../store/db.ts';
 import type { LoadedCorpus } from '../../store/repo.ts';
-import { AnalysisAhead, type CorpusAhead } from './analysisAhead.ts';
-import {
-  engineLoaded,
-  extendOpen,
-  loadEngine,
-  prepareOpen,
-  takeRetrievalInput,
-  termAnalyzer,
-} from './engine.ts';
+import { engineLoaded, extendOpen, loadEngine, prepareOpen, takeRetrievalInput } from './engine.ts';
 import type { PrebuildRequest, PrebuiltGraph } from './graphPrebuild.ts';
 import { tableGraphFromHanded, type HandedLexicalGraph } from './graphHandOver.ts';
 import { coveredByGraph, sameLexicalLibrary } from './graphCoverage.ts';
@@ -32,11 +24,7 @@ import { track, type Tracked } from './tracked.ts';
 export interface LibrarySessionDeps {
   /** The IndexedDB library. */
   library: {
-    /**
-     * The whole library; `ahead` is given its chunks (and documents, sections, index record) before the sentences
-     * are read, which the load analyses meanwhile (src/services/library/analysisAhead.ts).
-     */
-    loadCorpus(mark?: (step: string) => void, ahead?: (part: CorpusAhead) => void): Promise<LoadedCorpus>;
+    loadCorpus(mark?: (step: string) => void): Promise<LoadedCorpus>;
     /**
      * The corpus `held` (read before) with the documents stored since, reading only those (null: a document of
      * `held` was removed). Absent: every load reads the whole library.
@@ -350,24 +338,7 @@ export class LibrarySession {
         ? await this.deps.library.loadAdded(held, (step) => mark(`read.${step}`))
         : null;
     marks.incremental = grown ? 1 : 0;
-    // A whole read: the chunks' text is analysed while the sentences are still being read. Only when the index record
-    // names a stored graph the engine opens around (without one, or after a removal, the engine is built from scratch
-    // and analyses the text itself), and not when this worker holds an engine and the library has vectors (the engine
-    // may then reuse the held lexical layers and analyse nothing).
-    let ahead: AnalysisAhead | undefined;
-    const analyseAhead = (part: CorpusAhead) => {
-      if (this.deps.loadEngine || part.meta?.graphBuiltAt === undefined) return;
-      if (part.meta.layers.semantic && engineLoaded()) return;
-      try {
-        ahead = AnalysisAhead.start(part, termAnalyzer());
-        marks.aheadChunks = ahead.total;
-        mark('analysisBegun');
-      } catch {
-        // The load's own analysis does it, as before.
-      }
-    };
-    const read =
-      grown ?? (await this.deps.library.loadCorpus((table) => mark(`read.${table}`), analyseAhead));
+    const read = grown ?? (await this.deps.library.loadCorpus((table) => mark(`read.${table}`)));
     // While a drop is ahead of the stored graph, the documents it covers (what the app calls searchable).
     let corpus = coveredByGraph(read);
     marks.uncoveredChunks = read.chunks.length - corpus.chunks.length;
@@ -394,23 +365,15 @@ export class LibrarySession {
       corpus = taken.corpus;
       const extended = grown && before ? extendOpen(before.engine, input) : undefined;
       if (extended) mark('textExtended');
-      // The text's analysis and BM25 built ahead, when made for exactly these chunks; else made here, as before.
-      const prepare = () => {
-        if (ahead) marks.aheadAnalysed = ahead.analysed;
-        const built = ahead?.preparedFor(input);
-        if (ahead) marks.aheadUsed = built ? 1 : 0;
-        const prepared = built ?? prepareOpen(input);
-        mark('textPrepared');
-        return prepared;
-      };
-      const opens = isConceptTableGraph(stored) || isCompactGraph(stored);
-      load = (c) => loadEngine(c, extended ?? (ahead && opens ? prepare() : { input }));
+      load = (c) => loadEngine(c, extended ?? { input });
       if (handedTable) {
-        const prepared = extended ?? prepare();
+        const prepared = extended ?? prepareOpen(input);
+        if (!extended) mark('textPrepared');
         const tableGraph = handedTable;
         load = (c) => loadEngine(c, { ...prepared, tableGraph });
       } else if (prebuilding && (isConceptTableGraph(stored) || (!extended && isCompactGraph(stored)))) {
-        const prepared = extended ?? prepare();
+        const prepared = extended ?? prepareOpen(input);
+        if (!extended) mark('textPrepared');
         const prebuilt = await prebuilding;
         mark('graphPrebuilt');
         // Only graphs made from the very record read here (the store may have changed in between).
@@ -419,13 +382,7 @@ export class LibrarySession {
         load = (c) => loadEngine(c, { ...prepared, graph: made?.graph, tableGraph: made?.table });
       }
     }
-    let library: QuestionLibrary;
-    try {
-      library = openLibrary(corpus, load);
-    } finally {
-      // Not taken (the engine kept, or built from scratch): the slices stop.
-      ahead?.stop();
-    }
+    const library = openLibrary(corpus, load);
     if (read.documents.length > corpus.documents.length)
       this.uncovered.set(library, read.documents.length - corpus.documents.length);
     if (!this.deps.loadEngine) this.corpora.set(library, corpus);
