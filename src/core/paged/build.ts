@@ -34,6 +34,7 @@ import {
 import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
 import {
   blockHashBytes,
+  hashPageBytes,
   PAGES_VERSION,
   SECTIONS,
   type GroupSizes,
@@ -449,7 +450,7 @@ export async function buildPages(
     listsInRows: concepts.listsInRows,
     sections,
     groups: writtenGroups,
-    hashPages: hashPagesOf(hashes),
+    hashPages: hashPagesOf(hashes, hashPageBytes(blockSize)),
   });
   return {
     directory,

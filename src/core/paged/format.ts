@@ -55,6 +55,15 @@ const BLOCK_HASH_BYTES = 16;
  * fourteen pages were 1024 bytes, which every reader still reads.
  */
 export const HASH_PAGE_BYTES = 256;
+/**
+ * The hash page a writer uses for blocks of `blockSize`: one page for every 32 KiB of the part, as HASH_PAGE_BYTES
+ * is for 2 KiB blocks. A large library's 512-byte blocks (write.ts, LARGE_BLOCK_SIZE) have four times the hashes: in
+ * 256-byte pages their top list, read at every opening, would be four times as long (~316 KB of base64 at 100 MiB).
+ */
+export function hashPageBytes(blockSize: number): number {
+  return Math.max(HASH_PAGE_BYTES, (BLOCK_HASH_BYTES * HASH_PAGE_SPAN) / blockSize);
+}
+const HASH_PAGE_SPAN = 32 * 1024;
 /** The hash page sizes a directory may give: whole hashes, at most 1 MiB (a page is read and hashed whole). */
 const HASH_PAGE_MIN = 256;
 const HASH_PAGE_MAX = 1 << 20;

@@ -22,6 +22,7 @@ import {
   checkOpen,
   hashBytesOf,
   minListBytes,
+  hashPageBytes,
   PAGES_HASHES_PART,
   PAGES_PART,
   PAGES_VERSION,
@@ -437,7 +438,7 @@ async function upgradePages(
       // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
       // the lists are one group; other rows are cut into version 5's groups).
       groups: { ...d.groups, rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows },
-      hashPages: hashPagesOf(newHashes),
+      hashPages: hashPagesOf(newHashes, hashPageBytes(blockSize)),
     }),
     hashes: newHashes,
     sha256: whole.digest(),

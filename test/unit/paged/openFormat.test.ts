@@ -228,6 +228,8 @@ describe('version 2, 3, 4 and 5 pages', () => {
     expect([v5large.directory.blockSize, v5large.directory.groups.rows]).toEqual([512, 2]);
     expect(v5large.directory.listsInRows).toBeUndefined();
     expect(v5large.hashes.length).toBe(Math.ceil(v5large.data.length / 512) * 16);
+    // A hash page covers 32 KiB of the part in both layouts: 16 hashes of 2 KiB blocks, 64 of 512-byte ones.
+    expect([v5.directory.hashPages?.size, v5large.directory.hashPages?.size]).toEqual([256, 1024]);
     // Its rows are version 3's bytes, cut into groups of 2 chunks: as many group offsets as that makes.
     expect(v5large.directory.sections.rows[1]).toBe(v4lists.directory.sections.rows[1]);
     // A small library keeps its lists in its rows: no lists section, one row group; told not to, version 3's layout.
