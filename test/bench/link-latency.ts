@@ -263,7 +263,8 @@ async function main(): Promise<void> {
 
     for (const set of sets) {
       const size = (await stat(set.bundle)).size;
-      const file = `${set.name}.bundle`;
+      // A name as a path segment the server's tally matches ("100 MiB" was sent as "100%20MiB" and counted as shell).
+      const file = `${set.name.replace(/[^\w.-]+/g, '-')}.bundle`;
       await symlink(set.bundle, join(dist, folder, file));
       const path = `/${folder}/${file}`;
       const questions = await pickQuestions(set.questions, N);
