@@ -193,7 +193,8 @@ function storedRowBytes(x: Decoded, u: number, counts: Uint32Array): { bytes: nu
   return { bytes: bytes + varintBytes(kept), targets: kept };
 }
 
-async function measure(spec: string, n: number, thresholds: number[]): Promise<void> {
+/** A set given as `<name>=<bundle>:<questions.jsonl>`: its bundle decoded and its questions. */
+async function readSet(spec: string) {
   const m = /^([^=]+)=(.+):([^:]+)$/.exec(spec);
   if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
   const [, setName, bundlePath, qaPath] = m;
@@ -202,7 +203,11 @@ async function measure(spec: string, n: number, thresholds: number[]): Promise<v
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => String((JSON.parse(l) as { question: unknown }).question));
-  const x = await decode(data, bundlePath);
+  return { setName, bundlePath, data, questions, x: await decode(data, bundlePath) };
+}
+
+async function measure(spec: string, n: number, thresholds: number[]): Promise<void> {
+  const { setName, bundlePath, data, questions, x } = await readSet(spec);
   const { d } = x;
   const block = d.blockSize;
   const pagesLength = Object.values(d.sections).reduce((s, [, l]) => s + l, 0);
@@ -402,15 +407,7 @@ function rareConceptOrder(x: Decoded, maxDf: number): Uint32Array {
  * order, the rare concepts' walk rows beside their lists — and what a second and later question reads today.
  */
 async function layouts(spec: string, n: number): Promise<void> {
-  const m = /^([^=]+)=(.+):([^:]+)$/.exec(spec);
-  if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
-  const [, setName, bundlePath, qaPath] = m;
-  const data = new Uint8Array(await readFile(bundlePath));
-  const questions = (await readFile(qaPath, 'utf8'))
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => String((JSON.parse(l) as { question: unknown }).question));
-  const x = await decode(data, bundlePath);
+  const { setName, bundlePath, data, questions, x } = await readSet(spec);
   const { d } = x;
   const block = d.blockSize;
   const hashBytes = d.hashBytes ?? 32;

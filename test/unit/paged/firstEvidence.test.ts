@@ -49,6 +49,40 @@ const readsInside = (reads: ReadonlyArray<[number, number]>, [at, length]: reado
 };
 
 const analyzer = createTermAnalyzer();
+/** Three questions of the pages corpus, the walk's seeds differing. */
+const QUESTIONS = [
+  PAGES_QUESTION,
+  'Who directed the film that came out later?',
+  'Where was the director born?',
+];
+/** A block store over `data`'s 512-byte blocks, checked by 256-byte pages of `hashes` (which follow the blocks). */
+const storeOver = (source: RangeSource, data: Uint8Array, hashes: Uint8Array) =>
+  new BlockStore(
+    source,
+    0,
+    data.length,
+    512,
+    { offset: data.length, length: hashes.length, pageSize: 256, top: decodeTop(hashPagesOf(hashes).top)! },
+    'pages.bin',
+    undefined,
+    16,
+  );
+/** `count` blocks of 512 bytes of a fixed pattern, their 16-byte hashes, and both as one file (blocks first). */
+const blocksAndHashes = (count: number) => {
+  const data = Uint8Array.from({ length: count * 512 }, (_, i) => (i * 131 + (i >> 9)) & 0xff);
+  const hasher = new BlockHasher(512, 16);
+  hasher.update(data);
+  const hashes = hasher.finish();
+  const file = new Uint8Array(data.length + hashes.length);
+  file.set(data);
+  file.set(hashes, data.length);
+  return { data, hashes, file };
+};
+/** The engine over the pages corpus that both layouts (lists in the rows or in a section) are written from. */
+const pagesEngine = async () => {
+  const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
+  return RetrievalEngine.build({ chunks: corpus.retrievalChunks, sentences: corpus.sentences }, analyzer);
+};
 
 describe('a cold question’s first evidence', () => {
   it('reads the 256-byte hash page of each block it reads, once; pages of 1024 bytes (round thirteen) still answer', async () => {
@@ -113,21 +147,9 @@ describe('a cold question’s first evidence', () => {
 
   it('checks the blocks read between two wanted ones (a host answering one range a request) by their own hash pages', async () => {
     // 128 blocks of 512 bytes, their hashes after them; a gap of 32 KiB spans 64 blocks (and 128 hash pages).
-    const data = Uint8Array.from({ length: 128 * 512 }, (_, i) => (i * 131 + (i >> 9)) & 0xff);
-    const hasher = new BlockHasher(512, 16);
-    hasher.update(data);
-    const hashes = hasher.finish();
-    const file = new Uint8Array(data.length + hashes.length);
-    file.set(data);
-    file.set(hashes, data.length);
+    const { data, hashes, file } = blocksAndHashes(128);
     const source = new CountingSource(file, 'one range a request', 32 * 1024);
-    const paged = {
-      offset: data.length,
-      length: hashes.length,
-      pageSize: 256,
-      top: decodeTop(hashPagesOf(hashes).top)!,
-    };
-    const store = new BlockStore(source, 0, data.length, 512, paged, 'pages.bin', undefined, 16);
+    const store = storeOver(source, data, hashes);
     expect(store.bytes(0, 4)).toBeUndefined();
     await store.load();
     // Hash page 0 is held now; blocks 1 and 40 are one run of blocks 1–40, whose blocks 16–31 need page 1, which
@@ -147,13 +169,7 @@ describe('a cold question’s first evidence', () => {
     // 4096 blocks of 512 bytes, 256 pages of 16 hashes; 128 wanted blocks, each in a page of its own two pages apart:
     // 128 ranges of blocks and 128 of hash pages. Before, the pages (too many to ride beside the first batch's
     // blocks) went in 2 requests of their own ahead of the 6 batches, and 2 batches waited for a free slot.
-    const data = Uint8Array.from({ length: 4096 * 512 }, (_, i) => (i * 131 + (i >> 9)) & 0xff);
-    const hasher = new BlockHasher(512, 16);
-    hasher.update(data);
-    const hashes = hasher.finish();
-    const file = new Uint8Array(data.length + hashes.length);
-    file.set(data);
-    file.set(hashes, data.length);
+    const { data, hashes, file } = blocksAndHashes(4096);
     const inner = new MemoryRangeSource(file, 'multi-range host');
     let inFlight = 0;
     let most = 0;
@@ -175,13 +191,7 @@ describe('a cold question’s first evidence', () => {
         return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
       },
     };
-    const paged = {
-      offset: data.length,
-      length: hashes.length,
-      pageSize: 256,
-      top: decodeTop(hashPagesOf(hashes).top)!,
-    };
-    const store = new BlockStore(source, 0, data.length, 512, paged, 'pages.bin', undefined, 16);
+    const store = storeOver(source, data, hashes);
     for (let k = 0; k < 128; k++) expect(store.bytes(32 * k * 512, 4)).toBeUndefined();
     await store.load();
     expect(requests.reduce((n, r) => n + r, 0)).toBe(256);
@@ -193,11 +203,7 @@ describe('a cold question’s first evidence', () => {
   });
 
   it('keeps its lists in its rows (a small library): the rows come with the early evidence, the walk takes no more rounds', async () => {
-    const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
-    const engine = RetrievalEngine.build(
-      { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
-      analyzer,
-    );
+    const engine = await pagesEngine();
     const written = await writePagedIndex(
       engine.lexicalParts(),
       (docId) => ({ title: `title of ${docId}` }),
@@ -210,13 +216,8 @@ describe('a cold question’s first evidence', () => {
         { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
         analyzer,
       );
-    const questions = [
-      PAGES_QUESTION,
-      'Who directed the film that came out later?',
-      'Where was the director born?',
-    ];
     let earlySent = 0;
-    for (const q of questions) {
+    for (const q of QUESTIONS) {
       let early = false;
       const answer = await (await open()).search(q, 'ppr', 800, undefined, () => (early = true));
       const alone = await (await open()).search(q, 'ppr', 800);
@@ -229,11 +230,7 @@ describe('a cold question’s first evidence', () => {
   }, 120_000);
 
   it('reads no concept list before the words’ early evidence; the walk reads its seeds’ lists after, in no more rounds', async () => {
-    const corpus = await prepareCorpus(PAGES_CORPUS, 1200);
-    const engine = RetrievalEngine.build(
-      { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
-      analyzer,
-    );
+    const engine = await pagesEngine();
     // The lists in a section of their own (listsInRowsBytes 0), as a large library keeps them.
     const written = await writePagedIndex(
       engine.lexicalParts(),
@@ -256,13 +253,8 @@ describe('a cold question’s first evidence', () => {
       source.reads.length = 0;
       return { source, library };
     };
-    const questions = [
-      PAGES_QUESTION,
-      'Who directed the film that came out later?',
-      'Where was the director born?',
-    ];
     let earlySent = 0;
-    for (const q of questions) {
+    for (const q of QUESTIONS) {
       const { source, library } = await open();
       let readsAtEarly: Array<[number, number]> | undefined;
       const answer = await library.search(q, 'ppr', 800, undefined, (a: PagedAnswer) => {
