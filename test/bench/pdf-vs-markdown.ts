@@ -5,7 +5,7 @@
 //
 //   node --import tsx test/bench/pdf-vs-markdown.ts [--docs /work/shared/bench/vuedocs/docs]
 //     [--questions /work/shared/bench/vuedocs/questions.jsonl] [--out .cache/pdf-vs-markdown]
-//     [--embedder none] [--modes default,bm25] [--outline] [--skip-print] [--limit N]
+//     [--embedder none] [--modes default,bm25] [--outline] [--style site|plain] [--skip-print] [--limit N]
 //
 // `--outline` also writes the PDF's outline (bookmarks from the headings, Chromium's "document outline"); without it
 // the parser has only font sizes and numbering to find the headings. The PDFs go to <out>/pdf (gitignored .cache).
@@ -30,6 +30,7 @@ const { values: opts } = parseArgs({
     modes: { type: 'string', default: 'default,bm25' },
     budgets: { type: 'string', default: '1000,3000' },
     outline: { type: 'boolean', default: false },
+    style: { type: 'string', default: 'site' },
     'skip-print': { type: 'boolean', default: false },
     'skip-bench': { type: 'boolean', default: false },
     limit: { type: 'string' },
@@ -77,6 +78,17 @@ const STYLE = `
   table { border-collapse: collapse; } td, th { border: 1px solid #e2e2e3; padding: 0.3rem 0.6rem; }
 `;
 
+/**
+ * `--style plain`: the held-out PDF set's printing (test/bench/heldout/pdfdocs/build.mjs) on the same pages — 11 pt
+ * body at 1.45 line height, 9 pt code, no print header or footer, Letter paper — so a gap that shows only on those
+ * PDFs can be looked for on the shared Vue text instead of on the held-out questions.
+ */
+const PLAIN_STYLE = `
+  body { font: 11pt/1.45 "DejaVu Sans", sans-serif; margin: 0 1.5cm; }
+  pre, code { font: 9pt "DejaVu Sans Mono", monospace; } pre { white-space: pre-wrap; background: #f4f4f4; padding: 6px; }
+  table { border-collapse: collapse; } td, th { border: 1px solid #999; padding: 2px 6px; }
+`;
+
 /** The site's address of a flattened file name ("guide__essentials__computed" → …/guide/essentials/computed.html). */
 function siteUrl(name: string): string {
   return `https://vuejs.org/${name.split('__').join('/')}.html`;
@@ -93,7 +105,13 @@ const footerTemplate = (url: string): string =>
   `<div style="font-size:8px;width:100%;padding:0 1cm;display:flex;justify-content:space-between">
   <span>${escapeHtml(url)}</span><span><span class="pageNumber"></span>/<span class="totalPages"></span></span></div>`;
 
-async function printAll(docs: string, outDir: string, limit: number, outline: boolean): Promise<number> {
+async function printAll(
+  docs: string,
+  outDir: string,
+  limit: number,
+  outline: boolean,
+  plain: boolean,
+): Promise<number> {
   await mkdir(outDir, { recursive: true });
   const files = (await readdir(docs))
     .filter((f) => f.endsWith('.md'))
@@ -108,8 +126,13 @@ async function printAll(docs: string, outDir: string, limit: number, outline: bo
       const source = await readFile(join(docs, file), 'utf8');
       const title = /^#\s+(.+)$/m.exec(source)?.[1].replace(/\s*\{#[^}]*\}\s*$/, '') ?? name;
       const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} | Vue.js</title>
-        <style>${STYLE}</style></head><body><main>${md.render(siteMarkdown(source))}</main></body></html>`;
+        <style>${plain ? PLAIN_STYLE : STYLE}</style></head><body><main>${md.render(siteMarkdown(source))}</main></body></html>`;
       await page.setContent(html, { waitUntil: 'load' });
+      if (plain) {
+        await page.pdf({ path: join(outDir, `${name}.pdf`), format: 'Letter', margin: { top: '1cm', bottom: '1cm' } });
+        n++;
+        continue;
+      }
       await page.pdf({
         path: join(outDir, `${name}.pdf`),
         format: 'A4',
@@ -160,11 +183,13 @@ async function chunkStats(corpus: string): Promise<{ files: number; chunks: numb
 
 async function main(): Promise<void> {
   const out = resolve(opts.out!);
-  const pdfDir = join(out, opts.outline ? 'pdf-outline' : 'pdf');
+  if (opts.style !== 'site' && opts.style !== 'plain') throw new Error('pdf-vs-markdown: --style is site or plain');
+  const plain = opts.style === 'plain';
+  const pdfDir = join(out, plain ? 'pdf-plain' : opts.outline ? 'pdf-outline' : 'pdf');
   const limit = opts.limit ? Number(opts.limit) : Infinity;
   if (!opts['skip-print']) {
     const started = performance.now();
-    const n = await printAll(opts.docs!, pdfDir, limit, opts.outline!);
+    const n = await printAll(opts.docs!, pdfDir, limit, opts.outline!, plain);
     console.log(`printed ${n} PDFs to ${pdfDir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } else {
     await stat(pdfDir);
@@ -179,7 +204,7 @@ async function main(): Promise<void> {
     `PDF:      ${pdf.files} documents, ${pdf.chunks} chunks, ${pdf.meanTokens.toFixed(0)} tokens each`,
   );
   const markdown = await bench(opts.docs!, join(out, 'bench-markdown.json'));
-  const pdfs = await bench(pdfDir, join(out, opts.outline ? 'bench-pdf-outline.json' : 'bench-pdf.json'));
+  const pdfs = await bench(pdfDir, join(out, `bench-${basename(pdfDir)}.json`));
   const budgets = opts.budgets!.split(',');
   const fmt = (v: number | null | undefined): string => (v == null ? '–' : (100 * v).toFixed(1));
   const header = ['mode', ...budgets.map((b) => `CR@${b} md / pdf`), 'R@5 md / pdf'];

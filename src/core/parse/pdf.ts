@@ -282,6 +282,18 @@ async function pageScan(
 }
 
 /**
+ * Whether a web browser wrote the PDF (Chromium's and Electron's Skia, or a browser's name as the creator): a
+ * browser breaks lines only where the text allows, so a hyphen at a line's end is the author's (pdfLayout.ts).
+ */
+function browserPrint(info: { Creator?: unknown; Producer?: unknown } | undefined): boolean {
+  const field = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return (
+    /^Skia\/PDF\b/.test(field(info?.Producer)) ||
+    /\b(?:Mozilla\/\d|Chrome|Chromium|Firefox|Safari)\b/.test(field(info?.Creator))
+  );
+}
+
+/**
  * Parses a PDF. Pages without a usable text layer are recognised with `ocr` when given (and left empty without
  * it). Throws ParseError "not a valid PDF (…)" for damaged or encrypted files, and for PDFs whose
  * streams inflate beyond MAX_PDF_INFLATED_BYTES (checked before pdf.js sees them) or with more than MAX_PDF_PAGES.
@@ -367,7 +379,9 @@ export async function parsePdf(
         pages: [...results].map(([n, result]) => recognisedPage(n, result)),
       };
     }
-    const built = layoutPdf(dropPageFurniture(pages), await outlineTargets(document));
+    const info = (await document.getMetadata().catch(() => undefined))?.info as
+      { Title?: unknown; Creator?: unknown; Producer?: unknown } | undefined;
+    const built = layoutPdf(dropPageFurniture(pages), await outlineTargets(document), browserPrint(info));
     if (built.text.length === 0) {
       throw new ParseError(
         file,
@@ -376,8 +390,6 @@ export async function parsePdf(
           : 'no text found in the PDF (scanned pages without a text layer cannot be read)',
       );
     }
-    const info = (await document.getMetadata().catch(() => undefined))?.info as
-      { Title?: unknown } | undefined;
     const metaTitle = typeof info?.Title === 'string' ? pdfItemText(info.Title).trim() : '';
     const headingTitle = built.titleFromHeadings;
     // A browser's printout is titled "Page | Site": the page's own first heading is the better name.

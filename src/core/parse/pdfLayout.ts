@@ -276,11 +276,71 @@ function typographicHeadings(
   return out;
 }
 
-/** Joins a paragraph's lines: prose wrapped with spaces (words hyphenated at a line end re-joined), code kept. */
-function joinLines(lines: PdfLine[]): { text: string; starts: number[] } {
+/** A word with its inner hyphens ("v-model", "out-of-the-box"), lower-cased for the document's vocabulary. */
+const HYPHENATED_WORD = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+const WORD_BEFORE_BREAK = /([\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*)-$/u;
+const WORD_AFTER_BREAK = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/u;
+
+/**
+ * Whether a hyphen at a line's end belongs to the word ("v-model", "time-to-content") or was put there by the
+ * typesetter to split it ("algo-rithm"). A browser never splits a word unless its CSS asks for it, so every
+ * line-end hyphen of a printed web page is the author's, and dropping it turned Vue's "v-model" into "vmodel";
+ * TeX and word processors split plain words. The document says which: a break whose hyphenated form is written
+ * inside a line elsewhere keeps its hyphen, one whose joined form is joins, and a break with neither follows the
+ * document's majority of the breaks that did say; when none did, the PDF's writer decides: a browser's print keeps
+ * it, anything else joins (the typesetter's convention).
+ */
+function lineEndHyphens(
+  pages: readonly PdfLine[][],
+  browserPrint: boolean,
+): (before: string, after: string) => boolean {
+  const vocabulary = new Map<string, number>();
+  const breaks: Array<[string, string]> = [];
+  for (const lines of pages) {
+    lines.forEach((line, i) => {
+      const broken = WORD_BEFORE_BREAK.exec(line.text);
+      const words = line.text.match(HYPHENATED_WORD) ?? [];
+      // The pieces on either side of a break are not words written whole.
+      const from = i > 0 && WORD_BEFORE_BREAK.test(lines[i - 1].text) ? 1 : 0;
+      const to = broken ? words.length - 1 : words.length;
+      for (let w = from; w < to; w++) {
+        const word = words[w].toLowerCase();
+        vocabulary.set(word, (vocabulary.get(word) ?? 0) + 1);
+      }
+      const next = lines[i + 1] ?? undefined;
+      const after = next && WORD_AFTER_BREAK.exec(next.text);
+      if (broken && after && !line.mono) breaks.push([broken[1].toLowerCase(), after[0].toLowerCase()]);
+    });
+  }
+  const said = (before: string, after: string): boolean | undefined => {
+    const kept = vocabulary.get(`${before}-${after}`) ?? 0;
+    const joined = vocabulary.get(`${before}${after}`) ?? 0;
+    return kept === joined ? undefined : kept > joined;
+  };
+  let keep = 0;
+  let join = 0;
+  for (const [before, after] of breaks) {
+    const verdict = said(before, after);
+    if (verdict === true) keep++;
+    else if (verdict === false) join++;
+  }
+  const otherwise = keep === join ? browserPrint : keep > join;
+  return (before, after) => said(before.toLowerCase(), after.toLowerCase()) ?? otherwise;
+}
+
+/**
+ * Joins a paragraph's lines: prose wrapped with spaces, a word broken at a line-end hyphen joined with or without
+ * its hyphen as `keepsHyphen` says, code kept.
+ */
+function joinLines(
+  lines: PdfLine[],
+  keepsHyphen: (before: string, after: string) => boolean,
+): { text: string; starts: number[] } {
   let text = '';
   const starts: number[] = [];
   lines.forEach((line, i) => {
+    const before = WORD_BEFORE_BREAK.exec(text);
+    const after = WORD_AFTER_BREAK.exec(line.text);
     if (i === 0) {
       starts.push(0);
       text = line.text;
@@ -288,8 +348,9 @@ function joinLines(lines: PdfLine[]): { text: string; starts: number[] } {
       text += '\n';
       starts.push(text.length);
       text += line.text;
-    } else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line.text)) {
-      text = text.slice(0, -1);
+    } else if (before && after && /\p{L}-$/u.test(text)) {
+      // A piece that starts in capitals or digits never continues a split word: only a compound keeps going.
+      if (/^\p{Ll}/u.test(line.text) && !keepsHyphen(before[1], after[0])) text = text.slice(0, -1);
       starts.push(text.length);
       text += line.text;
     } else {
@@ -302,11 +363,17 @@ function joinLines(lines: PdfLine[]): { text: string; starts: number[] } {
 }
 
 /** Lays out the pages' lines (furniture already dropped) into text, sections and page offsets. */
-export function layoutPdf(pages: PdfLine[][], outline: readonly OutlineTarget[] = []): PdfLayout {
+export function layoutPdf(
+  pages: PdfLine[][],
+  outline: readonly OutlineTarget[] = [],
+  /** The PDF was printed by a web browser (see lineEndHyphens). */
+  browserPrint = false,
+): PdfLayout {
   const out = new DocumentBuilder();
   const body = bodySize(pages);
   const leading = bodyLeading(pages, body);
   const headings = typographicHeadings(pages, body, leading, outlineHeadings(pages, outline));
+  const keepsHyphen = lineEndHyphens(pages, browserPrint);
   const firstOffset: Array<number | undefined> = pages.map(() => undefined);
   const note = (page: number, offset: number): void => {
     if (offset >= 0) firstOffset[page] ??= offset;
@@ -315,7 +382,10 @@ export function layoutPdf(pages: PdfLine[][], outline: readonly OutlineTarget[] 
   let paragraph: Array<{ line: PdfLine; page: number }> = [];
   const flush = (): void => {
     if (paragraph.length === 0) return;
-    const { text, starts } = joinLines(paragraph.map((p) => p.line));
+    const { text, starts } = joinLines(
+      paragraph.map((p) => p.line),
+      keepsHyphen,
+    );
     const at = out.paragraph(text);
     paragraph.forEach((p, i) => note(p.page, at + starts[i]));
     paragraph = [];
