@@ -28,6 +28,8 @@ export interface TinyPdf {
   pages: TinyLine[][];
   title?: string;
   outline?: TinyOutline[];
+  /** The Info dictionary's /Producer (who wrote the PDF; "Skia/PDF m120" for Chromium's print). */
+  producer?: string;
 }
 
 const LIGATURES: Record<string, number> = { ﬀ: 0x80, ﬁ: 0x81, ﬂ: 0x82, ﬃ: 0x83, ﬄ: 0x84 };
@@ -126,7 +128,9 @@ export function tinyPdf(spec: TinyPdf): Uint8Array {
     objects[outlinesId - 1] =
       `<< /Type /Outlines /First ${top[0]} 0 R /Last ${top[top.length - 1]} 0 R /Count ${top.length} >>`;
   }
-  const info = add(`<< /Title ${pdfString(encodeText(spec.title ?? '', false))} /Producer (tinyPdf.ts) >>`);
+  const info = add(
+    `<< /Title ${pdfString(encodeText(spec.title ?? '', false))} /Producer ${pdfString(encodeText(spec.producer ?? 'tinyPdf.ts', false))} >>`,
+  );
   objects[catalog - 1] =
     `<< /Type /Catalog /Pages ${pagesId} 0 R${outlinesId ? ` /Outlines ${outlinesId} 0 R` : ''} >>`;
   objects[pagesId - 1] =

@@ -272,6 +272,54 @@ describe('PDF characters', () => {
   });
 });
 
+describe('PDF words broken at a line end', () => {
+  // A paragraph wrapped over two lines after "v-" or "algo-" (line spacing 14, one font size).
+  const wrapped = (before: string, after: string, elsewhere: string): TinyLine[][] => [
+    [
+      { text: `Bind the field with ${before}`, y: 700 },
+      { text: `${after} and the state follows the input.`, y: 686 },
+      { text: elsewhere, y: 640 },
+    ],
+  ];
+
+  it('keeps the hyphen of a word the document writes with it, drops the one of a word it writes whole', async () => {
+    const kept = await parsed(
+      tinyPdf({ pages: wrapped('v-', 'model', 'Every v-model binding is two-way.') }),
+    );
+    expect(kept.text).toContain('Bind the field with v-model and the state');
+    const joined = await parsed(
+      tinyPdf({ pages: wrapped('algo-', 'rithm', 'The algorithm reads every node once.') }),
+    );
+    expect(joined.text).toContain('Bind the field with algorithm and the state');
+  });
+
+  it("with no other use of the word, keeps the hyphen in a browser's print and joins elsewhere", async () => {
+    const pages = wrapped('time-to-', 'content', 'Nothing else is said here.');
+    const chromium = await parsed(tinyPdf({ pages, producer: 'Skia/PDF m156' }));
+    expect(chromium.text).toContain('with time-to-content and');
+    const typeset = await parsed(tinyPdf({ pages }));
+    expect(typeset.text).toContain('with time-tocontent and');
+  });
+
+  it("follows the document's other breaks when a word says nothing, and never joins before a capital", async () => {
+    const pages: TinyLine[][] = [
+      [
+        { text: 'The store is hand-', y: 700 },
+        { text: 'written, self-', y: 686 },
+        { text: 'hosted and its driver is well-', y: 672 },
+        { text: 'known; see the Vue-', y: 658 },
+        { text: 'Router guide for the rest.', y: 644 },
+        { text: 'A hand-written store beats a well-known one.', y: 600 },
+      ],
+    ];
+    // "self-hosted" is written nowhere else: the two breaks that say (both kept) decide, in a PDF of no browser.
+    const doc = await parsed(tinyPdf({ pages }));
+    expect(doc.text).toContain(
+      'The store is hand-written, self-hosted and its driver is well-known; see the Vue-Router guide',
+    );
+  });
+});
+
 describe('PDF pages', () => {
   it('gives each chunk the pages its text is on, and a paragraph over a page break both pages', async () => {
     // A chapter heading at the top of every page is a heading, not a running header.
