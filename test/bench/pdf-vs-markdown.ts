@@ -129,7 +129,11 @@ async function printAll(
         <style>${plain ? PLAIN_STYLE : STYLE}</style></head><body><main>${md.render(siteMarkdown(source))}</main></body></html>`;
       await page.setContent(html, { waitUntil: 'load' });
       if (plain) {
-        await page.pdf({ path: join(outDir, `${name}.pdf`), format: 'Letter', margin: { top: '1cm', bottom: '1cm' } });
+        await page.pdf({
+          path: join(outDir, `${name}.pdf`),
+          format: 'Letter',
+          margin: { top: '1cm', bottom: '1cm' },
+        });
         n++;
         continue;
       }
@@ -183,7 +187,8 @@ async function chunkStats(corpus: string): Promise<{ files: number; chunks: numb
 
 async function main(): Promise<void> {
   const out = resolve(opts.out!);
-  if (opts.style !== 'site' && opts.style !== 'plain') throw new Error('pdf-vs-markdown: --style is site or plain');
+  if (opts.style !== 'site' && opts.style !== 'plain')
+    throw new Error('pdf-vs-markdown: --style is site or plain');
   const plain = opts.style === 'plain';
   const pdfDir = join(out, plain ? 'pdf-plain' : opts.outline ? 'pdf-outline' : 'pdf');
   const limit = opts.limit ? Number(opts.limit) : Infinity;
