@@ -30,6 +30,7 @@ import {
   type PagesDirectory,
   type PagesOpenV1,
   type PagesOpenV2,
+  type PagesOpenV6,
   type SectionName,
   type ShareParams,
 } from './format.ts';
@@ -295,7 +296,7 @@ async function upgradePages(
   const n = d.chunkCount;
   const [openAt, openLength] = d.sections.open;
   const stored = await source.read(base + openAt, openLength);
-  const decoded = decodeStructured<PagesOpenV1 | PagesOpenV2>(
+  const decoded = decodeStructured<PagesOpenV1 | PagesOpenV2 | PagesOpenV6>(
     await gunzip(stored, gzipSize(stored)),
     'pages.bin (open)',
   );
