@@ -38,8 +38,8 @@ export interface PagesPieces {
 const honest = new Map<string, Promise<WrittenPagesLike>>();
 
 /**
- * The honest pages of the fixture corpus (version 1 to 5, blocks of `blockSize`), written once per process;
- * `listsInRowsBytes` 0 writes the layout of a library too large to keep its lists in its rows (version 5: with
+ * The honest pages of the fixture corpus (version 1 to 6, blocks of `blockSize`), written once per process;
+ * `listsInRowsBytes` 0 writes the layout of a library too large to keep its lists in its rows (version 5 and 6: with
  * `blockSize` 512 and rows in groups of 2, what `cli index` writes for one).
  */
 export function honestPages(
