@@ -15,6 +15,7 @@ import {
   type PagesOpenV2,
   type SectionName,
 } from '../../src/core/paged/format.ts';
+import { ByteReader, ByteWriter } from '../../src/core/paged/bytes.ts';
 import { BlockHasher, hashPagesOf, pagesParts, writePagedIndex } from '../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
@@ -38,8 +39,8 @@ export interface PagesPieces {
 const honest = new Map<string, Promise<WrittenPagesLike>>();
 
 /**
- * The honest pages of the fixture corpus (version 1 to 5, blocks of `blockSize`), written once per process;
- * `listsInRowsBytes` 0 writes the layout of a library too large to keep its lists in its rows (version 5: with
+ * The honest pages of the fixture corpus (version 1 to 6, blocks of `blockSize`), written once per process;
+ * `listsInRowsBytes` 0 writes the layout of a library too large to keep its lists in its rows (version 5 and 6: with
  * `blockSize` 512 and rows in groups of 2, what `cli index` writes for one).
  */
 export function honestPages(
@@ -146,19 +147,34 @@ function joinGroups(groups: Uint8Array[]): { section: Uint8Array; offsets: Float
   return { section, offsets };
 }
 
+/** Where each record group starts: version 6 keeps the groups' sizes as varints (compactOpen.ts), summed here. */
+function recordOffsets(p: PagesPieces): ArrayLike<number> {
+  const stored = p.open.recordGroups as unknown;
+  if (p.directory.version < 6 || !(stored instanceof Uint8Array)) return p.open.recordGroups;
+  const r = new ByteReader(stored);
+  const offsets = [0];
+  while (r.at < stored.length) offsets.push(offsets[offsets.length - 1] + r.varint());
+  return offsets;
+}
+
 /** Record group g as decoded JSON values (records, as stored: any shape). */
 export function recordGroup(p: PagesPieces, g: number): unknown[] {
-  const bytes = groupsOf(p.sections.records, p.open.recordGroups)[g];
+  const bytes = groupsOf(p.sections.records, recordOffsets(p))[g];
   return JSON.parse(gunzipSync(bytes).toString('utf8')) as unknown[];
 }
 
 /** Replaces record group g by these values (gzip'd JSON), moving the groups after it. */
 export function setRecordGroup(p: PagesPieces, g: number, records: unknown[]): void {
-  const groups = groupsOf(p.sections.records, p.open.recordGroups);
+  const groups = groupsOf(p.sections.records, recordOffsets(p));
   groups[g] = new Uint8Array(gzipSync(JSON.stringify(records)));
   const joined = joinGroups(groups);
   p.sections.records = joined.section;
-  p.open.recordGroups = joined.offsets;
+  if (p.directory.version < 6) p.open.recordGroups = joined.offsets;
+  else {
+    const sizes = new ByteWriter();
+    for (const group of groups) sizes.varint(group.length);
+    (p.open as unknown as { recordGroups: Uint8Array }).recordGroups = sizes.take();
+  }
 }
 
 /** Changes record `i` of group 0 (the first chunk's record by default). */

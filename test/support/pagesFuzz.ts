@@ -131,7 +131,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -356,16 +356,17 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 5 in a large library's layout (512-byte blocks, rows in groups of 2, the lists in their section) a
-    // fifth, version 4 (its lists in its rows) a fifth, versions 3 and 2 a fifth each, version 1 the rest.
+    // Versions 6 (varints in `open`) and 5 in a large library's layout (512-byte blocks, rows in groups of 2, the
+    // lists in their section) a fifth each, version 4 (its lists in its rows) a fifth, versions 3 and 2 a fifth
+    // together, version 1 the rest.
     const draw = random();
-    const version = draw < 0.2 ? 5 : draw < 0.4 ? 4 : draw < 0.6 ? 3 : draw < 0.8 ? 2 : 1;
+    const version = draw < 0.2 ? 6 : draw < 0.4 ? 5 : draw < 0.6 ? 4 : draw < 0.7 ? 3 : draw < 0.85 ? 2 : 1;
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({
       name: `pages v${version} #${i}`,
       run: async () => {
         const r = seededRandom(caseSeed);
-        const p = piecesOf(await (version === 5 ? honestPages(5, 512, 0) : honestPages(version)));
+        const p = piecesOf(await (version >= 5 ? honestPages(version, 512, 0) : honestPages(version)));
         const { name, keepSections, keepHashPages } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);

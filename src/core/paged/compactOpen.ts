@@ -14,7 +14,13 @@
 import { conceptIdf } from '../graph/index.ts';
 import { PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
-import { minListBytes, type OpenTables, type PagesOpenV1, type PagesOpenV2 } from './format.ts';
+import {
+  minListBytes,
+  type OpenTables,
+  type PagesOpenV1,
+  type PagesOpenV2,
+  type PagesOpenV6,
+} from './format.ts';
 
 /**
  * Upper ends of the degree brackets: code 0 is a degree of exactly 0 (no edge), code 1 is (0, 1] (the walk's test
@@ -103,7 +109,7 @@ export function compactOpen(
   version: number,
   /** Version 4's lists kept in the rows: there is no lists section, so `open` holds no list sizes. */
   listsInRows = false,
-): { open: PagesOpenV2; degrees: Uint8Array } {
+): { open: PagesOpenV2 | PagesOpenV6; degrees: Uint8Array } {
   const least = minListBytes(version);
   const { idf, degrees, listOffsets, ...rest } = full;
   const nc = full.df.length;
@@ -131,7 +137,84 @@ export function compactOpen(
   const section = new Uint8Array(nc * 8);
   const view = new DataView(section.buffer);
   for (let c = 0; c < nc; c++) view.setFloat64(c * 8, degrees[c], true);
-  return { open, degrees: section };
+  return { open: version >= 6 ? varintOpen(open) : open, degrees: section };
+}
+
+/** The per-chunk and per-concept counts version 6 keeps as varints (each a whole number below 2^32). */
+const COUNT_FIELDS = ['conceptCounts', 'tokens', 'documentChunks', 'titleChunks', 'df'] as const;
+/** The BM25 lengths: varints when every one is a whole number a float32 holds exactly (they count words). */
+const LENGTH_FIELDS = ['textLengths', 'headingLengths'] as const;
+/** The group offsets: version 6 keeps each group's size (varints), summed back at open from 0. */
+const GROUP_FIELDS = ['recordGroups', 'termGroups', 'conceptGroups', 'rowGroups'] as const;
+/** Above this a float32 no longer holds every whole number: such a length stays a float32. */
+const F32_EXACT = 2 ** 24;
+
+/**
+ * Version 6's `open` from version 2's value: the counts, BM25 lengths and group sizes as varints. At 100 MiB of text
+ * (102,310 chunks, 591,013 concepts) `open` was 1,769 KB gzip'd, every visitor's first read: the u32 counts and f32
+ * lengths (mostly one- or two-byte values in four bytes) and the f64 group offsets (growing, so every byte differs)
+ * gzip poorly; as varints (sizes for the offsets) the same values take ~280 KB less (docs/results/question-bytes.md,
+ * round fifteen).
+ */
+function varintOpen(open: PagesOpenV2): PagesOpenV6 {
+  const out: Record<string, unknown> = { ...open };
+  for (const key of COUNT_FIELDS) {
+    const values = open[key];
+    if (values) out[key] = varints(values.length, (i) => values[i]);
+  }
+  for (const key of LENGTH_FIELDS) {
+    const values = open[key];
+    if (values.every((x) => Number.isInteger(x) && x >= 0 && x <= F32_EXACT))
+      out[key] = varints(values.length, (i) => values[i]);
+  }
+  for (const key of GROUP_FIELDS) {
+    const offsets = open[key];
+    out[key] = varints(offsets.length - 1, (i) => offsets[i + 1] - offsets[i]);
+  }
+  return out as unknown as PagesOpenV6;
+}
+
+/** Every varint of a version 6 field (as many as its bytes hold: checkOpen then holds the count to the directory's). */
+function allVarints(bytes: unknown, name: string): Float64Array {
+  if (!(bytes instanceof Uint8Array)) throw new PagesError(`pages.bin (open) has no ${name} varints`);
+  const values: number[] = [];
+  const r = new ByteReader(bytes);
+  try {
+    while (r.at < bytes.length) values.push(r.varint());
+  } catch {
+    throw new PagesError(`pages.bin (open) ${name} end inside a varint`);
+  }
+  return Float64Array.from(values);
+}
+
+/**
+ * Version 2's value from version 6's, every value checked before it is kept: a count must fit the u32 it becomes
+ * (a wrapped one would pass the checks against the directory), a length be a float32 exactly; the group offsets are
+ * the sums of the sizes from 0 (checkOpen then checks that they cover their sections).
+ */
+function openOfVarints(open: PagesOpenV6): PagesOpenV2 {
+  const out: Record<string, unknown> = { ...open };
+  for (const key of COUNT_FIELDS) {
+    if (open[key] === undefined && key === 'titleChunks') continue;
+    const values = allVarints(open[key], key);
+    if (!values.every((x) => x <= 0xffffffff))
+      throw new PagesError(`pages.bin (open) has ${key} that do not fit 32 bits`);
+    out[key] = Uint32Array.from(values);
+  }
+  for (const key of LENGTH_FIELDS) {
+    if (open[key] instanceof Float32Array) continue;
+    const values = allVarints(open[key], key);
+    if (!values.every((x) => x <= F32_EXACT))
+      throw new PagesError(`pages.bin (open) has ${key} above 2^24 as varints`);
+    out[key] = Float32Array.from(values);
+  }
+  for (const key of GROUP_FIELDS) {
+    const sizes = allVarints(open[key], key);
+    const offsets = new Float64Array(sizes.length + 1);
+    for (let i = 0; i < sizes.length; i++) offsets[i + 1] = offsets[i] + sizes[i];
+    out[key] = offsets;
+  }
+  return out as unknown as PagesOpenV2;
 }
 
 /**
@@ -139,13 +222,13 @@ export function compactOpen(
  * (version 4's listsInRows) there are no list sizes, and every list offset is 0 (the lists section is empty).
  */
 export function expandOpen(
-  open: PagesOpenV1 | PagesOpenV2,
+  open: PagesOpenV1 | PagesOpenV2 | PagesOpenV6,
   version: number,
   n: number,
   listsInRows = false,
 ): OpenTables {
   if (version === 1) return open as PagesOpenV1;
-  const v2 = open as PagesOpenV2;
+  const v2 = version >= 6 ? openOfVarints(open as PagesOpenV6) : (open as PagesOpenV2);
   const nc = v2.df?.length ?? 0;
   const check = (name: string, value: { length: number } | undefined, expected: number): void => {
     if (!value || value.length !== expected)

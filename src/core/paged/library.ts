@@ -23,7 +23,14 @@ import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { expandOpen } from './compactOpen.ts';
 import { checkDirectory, checkOpen, decodeTop, hashBytesOf } from './format.ts';
-import type { OpenTables, PagedChunkRecord, PagesDirectory, PagesOpenV1, PagesOpenV2 } from './format.ts';
+import type {
+  OpenTables,
+  PagedChunkRecord,
+  PagesDirectory,
+  PagesOpenV1,
+  PagesOpenV2,
+  PagesOpenV6,
+} from './format.ts';
 import type { RangeSource } from './rangeSource.ts';
 import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
 
@@ -165,10 +172,11 @@ export class PagedLibrary {
       hashBytesOf(d),
     );
     const [at, length] = d.sections.open;
-    let stored: PagesOpenV1 | PagesOpenV2 | undefined;
+    type Stored = PagesOpenV1 | PagesOpenV2 | PagesOpenV6;
+    let stored: Stored | undefined;
     const read = () =>
-      store.group<PagesOpenV1 | PagesOpenV2>('open', at, length, async (bytes) =>
-        decodeStructured<PagesOpenV1 | PagesOpenV2>(await gunzip(bytes, gzipSize(bytes)), 'pages.bin (open)'),
+      store.group<Stored>('open', at, length, async (bytes) =>
+        decodeStructured<Stored>(await gunzip(bytes, gzipSize(bytes)), 'pages.bin (open)'),
       );
     if (!(stored = read())) {
       await store.load();
@@ -178,7 +186,8 @@ export class PagedLibrary {
     const nc = d.conceptCount;
     let open: OpenTables;
     try {
-      if (stored.df?.length !== nc)
+      // Version 6's df are varints: checkOpen holds their count to the directory's once decoded.
+      if (d.version < 6 && stored.df?.length !== nc)
         throw new PagesError(`pages.bin (open) has ${stored.df?.length ?? 'no'} df, expected ${nc}`);
       open = expandOpen(stored, d.version, n, d.listsInRows === true);
     } catch (error) {

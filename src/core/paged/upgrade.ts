@@ -1,5 +1,5 @@
-// Rewrites a version 1, 2, 3 or 4 pages part as version 5 (format.ts) without the corpus (a version 3 or 4 part is
-// copied but for its directory and its `open`, re-encoded as it was, and, when it does not keep its lists in its
+// Rewrites a version 1, 2, 3, 4 or 5 pages part as version 6 (format.ts) without the corpus (a version 3, 4 or 5 part is
+// copied but for its directory and its `open`, re-encoded as version 6 writes it, and, when it does not keep its lists in its
 // rows, its block hashes, made for version 5's 512-byte blocks, and its rows' group offsets, for groups of 2).
 // From version 1 or 2: everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
@@ -30,6 +30,7 @@ import {
   type PagesDirectory,
   type PagesOpenV1,
   type PagesOpenV2,
+  type PagesOpenV6,
   type SectionName,
   type ShareParams,
 } from './format.ts';
@@ -295,7 +296,7 @@ async function upgradePages(
   const n = d.chunkCount;
   const [openAt, openLength] = d.sections.open;
   const stored = await source.read(base + openAt, openLength);
-  const decoded = decodeStructured<PagesOpenV1 | PagesOpenV2>(
+  const decoded = decodeStructured<PagesOpenV1 | PagesOpenV2 | PagesOpenV6>(
     await gunzip(stored, gzipSize(stored)),
     'pages.bin (open)',
   );

@@ -34,6 +34,7 @@ import {
   type PagesDirectory,
   type PagesOpenV1,
   type PagesOpenV2,
+  type PagesOpenV6,
   type SectionName,
   type ShareParams,
   type TermEntry,
@@ -397,7 +398,7 @@ export function pagesOpen(input: OpenInput): PagesOpenV1 {
 }
 
 /** The `open` section's bytes. */
-function encodeOpen(open: PagesOpenV1 | PagesOpenV2): Promise<Uint8Array> {
+function encodeOpen(open: PagesOpenV1 | PagesOpenV2 | PagesOpenV6): Promise<Uint8Array> {
   return gzip(encodeStructured(open));
 }
 
