@@ -23,14 +23,18 @@
 // written in 512-byte blocks with its rows in groups of 2 chunks (write.ts, LARGE_BLOCK_SIZE, DEFAULT_GROUPS), both
 // recorded as before in `blockSize` and `groups.rows`: a cold question at 100 MiB read the rows of ~4,700 scattered
 // chunks (463 KB) in 5.9 MB of 2 KiB blocks. The number changed so that `cli upgrade` rewrites version 4 parts so.
-// Versions 1 to 4 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 6 (round fifteen) changes no field either: the one group of rows that keep the lists (listsInRows) holds
+// the lists coded by concept, Rice-coded gaps whose parameter follows from `open`'s df, then the counts
+// (listsInRows.ts); the reader inverts them into the rows. A documentation-sized library reads that group whole on
+// every question, and it is 17–21 % smaller than version 4's rows with counts.
+// Versions 1 to 5 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 5;
+export const PAGES_VERSION = 6;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
