@@ -392,10 +392,8 @@ export class SectionReader {
 
   /**
    * The one row group of rows that keep the lists (listsInRows): gzip'd, its inflated size bounded (gzipSize) before
-   * it is allocated. From version 6 it holds the lists coded by concept (listsInRows.ts: checked there, every list
-   * against `open`'s df and every chunk against its concept count). Up to version 5, as many ids as `open`'s counts say, each at least a byte, so their sum is checked against the
-   * inflated bytes first, which must hold exactly them. Ids ascend per chunk and name concepts the pages have; a
-   * count is at least 2 where the flag says so, and fits 32 bits.
+   * it is allocated; from version 6 the lists coded by concept, up to version 5 the rows with counts, each decoded
+   * and checked in listsInRows.ts (every list against `open`'s df, every chunk against its concept count).
    */
   private decodeRowsWithCounts(stored: Uint8Array): RowGroup {
     const fail = (why: string): never => {
