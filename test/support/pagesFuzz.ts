@@ -380,8 +380,7 @@ function casesOfPages(count: number, seed: number): Case[] {
     // blocks, rows in groups of 2, the lists in their section) a fifth, version 4 (its lists in its rows, coded by
     // chunk) and versions 3, 2 and 1 the rest, about equally.
     const draw = random();
-    const version =
-      draw < 0.2 ? 6 : draw < 0.4 ? 5 : draw < 0.55 ? 4 : draw < 0.7 ? 3 : draw < 0.85 ? 2 : 1;
+    const version = draw < 0.2 ? 6 : draw < 0.4 ? 5 : draw < 0.55 ? 4 : draw < 0.7 ? 3 : draw < 0.85 ? 2 : 1;
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({
       name: `pages v${version} #${i}`,

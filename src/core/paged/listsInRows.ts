@@ -143,7 +143,9 @@ export function decodeRiceLists(
   const starts = new Uint32Array(n + 1);
   for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + conceptCounts[k];
   if (starts[n] !== links)
-    fail(`hold the lists of concepts whose df sum to ${links}, but the chunks' concept counts sum to ${starts[n]}`);
+    fail(
+      `hold the lists of concepts whose df sum to ${links}, but the chunks' concept counts sum to ${starts[n]}`,
+    );
   if (links > raw.length * 4) fail(`hold ${raw.length} bytes, too few for ${links} links of at least 2 bits`);
   const chunks = new Uint32Array(links);
   const totalBits = raw.length * 8;
@@ -181,7 +183,8 @@ export function decodeRiceLists(
     if (counts[i] === 0) flagged++;
   }
   const rest = raw.subarray(padded());
-  if (flagged > rest.length) fail(`flag ${flagged} counts, more than the ${rest.length} bytes after the flags`);
+  if (flagged > rest.length)
+    fail(`flag ${flagged} counts, more than the ${rest.length} bytes after the flags`);
   const r = new ByteReader(rest);
   const varint = (): number => {
     try {

@@ -241,7 +241,8 @@ async function recodedRows(
   for (let k = 0; k < n; k++)
     for (let j = rows.starts[k]; j < rows.starts[k + 1]; j++) {
       const c = rows.ids[j];
-      if (fill[c] >= conceptChunkOffsets[c + 1]) fail(`name concept ${c} in more chunks than its df ${df[c]}`);
+      if (fill[c] >= conceptChunkOffsets[c + 1])
+        fail(`name concept ${c} in more chunks than its df ${df[c]}`);
       conceptChunks[fill[c]] = k;
       tf[fill[c]++] = rows.counts[j];
     }
@@ -396,7 +397,12 @@ async function upgradePages(
   // A library small enough keeps its lists in its rows, as `cli index` writes it (write.ts, rowsWithCounts); a
   // version 4 part that keeps them already is copied as it is.
   const inRows = d.listsInRows
-    ? await recodedRows(source.name, await source.read(base + rowsAt, rowsLength), full.df, full.conceptCounts)
+    ? await recodedRows(
+        source.name,
+        await source.read(base + rowsAt, rowsLength),
+        full.df,
+        full.conceptCounts,
+      )
     : rowsLength <= listsInRowsBytes * 4
       ? await rowsWithCounts(
           await linksOf(

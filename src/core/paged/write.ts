@@ -254,7 +254,8 @@ export async function writeConceptSections(
   const tf = conceptChunkTf(table);
   const df = new Uint32Array(nc);
   for (let c = 0; c < nc; c++) df[c] = table.conceptChunkOffsets[c + 1] - table.conceptChunkOffsets[c];
-  const inRows = listsInRowsBytes > 0 ? await rowsWithCounts(table, tf, listsInRowsBytes, version) : undefined;
+  const inRows =
+    listsInRowsBytes > 0 ? await rowsWithCounts(table, tf, listsInRowsBytes, version) : undefined;
   if (inRows) {
     await rowSink.write(inRows);
     return {
