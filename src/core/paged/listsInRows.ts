@@ -10,7 +10,7 @@ import { ByteReader } from './bytes.ts';
 import { messageOf } from '../errors.ts';
 
 /** Rice parameter of a list of `df` chunks among `n`: the largest k with df·2^k ≤ n, i.e. ⌊log2(n / df)⌋. */
-export function riceParameter(n: number, df: number): number {
+function riceParameter(n: number, df: number): number {
   let k = 0;
   while (df * 2 ** (k + 1) <= n) k++;
   return k;
