@@ -26,7 +26,7 @@
 // Version 6 (round fifteen) changes no field either: the one group of rows that keep the lists (listsInRows) holds
 // the lists coded by concept, Rice-coded gaps whose parameter follows from `open`'s df, then the counts
 // (listsInRows.ts); the reader inverts them into the rows. A documentation-sized library reads that group whole on
-// every question, and it is 17–21 % smaller than version 4's rows with counts.
+// every question, and it is 17–24 % smaller than version 4's rows with counts.
 // Versions 1 to 5 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';

@@ -4,7 +4,7 @@
 // gzip'd as one group. A documentation-sized library reads this group whole on every question (the walk needs about
 // a quarter to a half of the chunks' rows, scattered over all of them): coded by concept rather than by chunk, a
 // rare concept's single chunk costs ~log2(chunks / df) bits instead of a varint gap between concept ids, and the
-// group is 17–21 % smaller than version 4's (docs/results/question-bytes.md, round fifteen). The reader gets the
+// group is 17–24 % smaller than version 4's (docs/results/question-bytes.md, round fifteen). The reader gets the
 // lists straight from it and the rows (each chunk's concepts, ascending) by inverting them.
 import { ByteReader } from './bytes.ts';
 import { messageOf } from '../errors.ts';

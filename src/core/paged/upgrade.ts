@@ -210,7 +210,7 @@ async function linksOf(
  * Version 4's and 5's one group of rows that keep the lists, as version 6 codes it (listsInRows.ts): inflated (its
  * size bounded first), decoded and checked as a reader decodes it, each concept's list inverted from the rows and
  * checked against its df, then written by the writer's own rowsWithCounts. A part that keeps its lists in its rows
- * keeps them: the group coded by concept is 17–21 % smaller on the shared sets, so one under the writers' bound
+ * keeps them: the group coded by concept is 17–24 % smaller on the shared sets, so one under the writers' bound
  * (LISTS_IN_ROWS_BYTES) stays under it.
  */
 async function recodedRows(
