@@ -118,6 +118,8 @@ interface Decoded {
   /** Concept c's chunks: chunks[listStarts[c]..listStarts[c + 1]). */
   listStarts: Uint32Array;
   chunks: Uint32Array;
+  /** Each link's count (rows that keep the lists only; 1 elsewhere). */
+  tf: Uint32Array;
   hashesLength: number;
 }
 
@@ -136,22 +138,49 @@ async function decode(data: Uint8Array, name: string): Promise<Decoded> {
     await gunzip(openBytes, gzipSize(openBytes)),
     'open',
   );
-  const open = expandOpen(stored as never, d.version, d.chunkCount);
+  const inRows = d.listsInRows === true;
+  const open = expandOpen(stored as never, d.version, d.chunkCount, inRows);
   const n = d.chunkCount;
   const nc = d.conceptCount;
   const starts = new Uint32Array(n + 1);
   for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts[k];
   const ids = new Uint32Array(starts[n]);
-  readVarints(section('rows'), 0, ids, starts[n]);
-  for (let k = 0; k < n; k++) for (let j = starts[k] + 1; j < starts[k + 1]; j++) ids[j] += ids[j - 1];
+  /** Rows that keep the lists (listsInRows, round fifteen): each link's count of the concept in the chunk. */
+  const tf = new Uint32Array(starts[n]);
   const listStarts = new Uint32Array(nc + 1);
   for (let c = 0; c < nc; c++) listStarts[c + 1] = listStarts[c] + open.df[c];
   const chunks = new Uint32Array(listStarts[nc]);
-  const lists = section('lists');
-  for (let c = 0; c < nc; c++) {
-    const out = chunks.subarray(listStarts[c], listStarts[c + 1]);
-    readVarints(lists, open.listOffsets[c], out, out.length);
-    for (let i = 1; i < out.length; i++) out[i] += out[i - 1];
+  if (inRows) {
+    // One gzip'd group of every chunk: each id's delta doubled, plus 1 when a count (less 2) follows.
+    const rows = await gunzip(section('rows'), gzipSize(section('rows')));
+    let at = 0;
+    const next = () => {
+      let v = 0;
+      for (let shift = 1; ; shift *= 128) {
+        const b = rows[at++];
+        v += (b & 127) * shift;
+        if (b < 128) return v;
+      }
+    };
+    const fill = listStarts.slice(0, nc);
+    for (let k = 0; k < n; k++) {
+      let c = 0;
+      for (let j = starts[k]; j < starts[k + 1]; j++) {
+        const coded = next();
+        ids[j] = c += Math.floor(coded / 2);
+        tf[j] = coded % 2 === 1 ? next() + 2 : 1;
+        chunks[fill[c]++] = k;
+      }
+    }
+  } else {
+    readVarints(section('rows'), 0, ids, starts[n]);
+    for (let k = 0; k < n; k++) for (let j = starts[k] + 1; j < starts[k + 1]; j++) ids[j] += ids[j - 1];
+    const lists = section('lists');
+    for (let c = 0; c < nc; c++) {
+      const out = chunks.subarray(listStarts[c], listStarts[c + 1]);
+      readVarints(lists, open.listOffsets[c], out, out.length);
+      for (let i = 1; i < out.length; i++) out[i] += out[i - 1];
+    }
   }
   return {
     d,
@@ -164,6 +193,7 @@ async function decode(data: Uint8Array, name: string): Promise<Decoded> {
     ids,
     listStarts,
     chunks,
+    tf,
     hashesLength: hashes.length,
   };
 }

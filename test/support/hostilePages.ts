@@ -189,8 +189,9 @@ export function changeRecord(
 }
 
 /**
- * Version 4 pages whose rows keep the lists (listsInRows), their one gzip'd row group changed by `change` on the
- * inflated bytes (or `gz` on the stored ones), or their directory or `open` by `pieces`.
+ * Version 4 pages (or `version` 6's, the lists coded by concept) whose rows keep the lists (listsInRows), their one
+ * gzip'd row group changed by `change` on the inflated bytes (or `gz` on the stored ones), or their directory or
+ * `open` by `pieces`.
  */
 export async function listsInRowsPages(
   how: {
@@ -198,8 +199,9 @@ export async function listsInRowsPages(
     gz?: (stored: Uint8Array) => Uint8Array;
     pieces?: (p: PagesPieces) => void;
   } = {},
+  version = 4,
 ): Promise<WrittenPagesLike> {
-  const p = piecesOf(await honestPages(4));
+  const p = piecesOf(await honestPages(version));
   if (!p.directory.listsInRows) throw new Error('the fixture pages do not keep their lists in their rows');
   if (how.change)
     p.sections.rows = new Uint8Array(gzipSync(how.change(new Uint8Array(gunzipSync(p.sections.rows)))));

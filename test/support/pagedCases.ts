@@ -63,6 +63,44 @@ export const CRAFTED = {
         p.open.df[d] += 1;
       },
     }),
+  // Version 6, the lists kept in the rows coded by concept: honest; the first list's first gap a run of 256 ones (a
+  // chunk past the last); one byte past the coded lists and counts; two chunks' concept counts moved by one each
+  // (the sums agree, the lists do not put the chunks in as many of them).
+  honestV6: () => honestPages(6),
+  riceChunkPastV6: () =>
+    listsInRowsPages(
+      {
+        change: (raw) => {
+          const out = raw.slice();
+          out.fill(0xff, 0, 32);
+          return out;
+        },
+      },
+      6,
+    ),
+  ricePastEndV6: () =>
+    listsInRowsPages(
+      {
+        change: (raw) => {
+          const out = new Uint8Array(raw.length + 1);
+          out.set(raw);
+          return out;
+        },
+      },
+      6,
+    ),
+  movedCountsV6: () =>
+    listsInRowsPages(
+      {
+        pieces: (p) => {
+          const a = p.open.conceptCounts.findIndex((x) => x > 1);
+          const b = p.open.conceptCounts.findIndex((x, i) => i !== a && x > 0);
+          p.open.conceptCounts[a] -= 1;
+          p.open.conceptCounts[b] += 1;
+        },
+      },
+      6,
+    ),
   zeroCountV3: () => zeroCountPages(),
   noSharesV3: () => shareParamPages(undefined),
   nanSharesV3: () => shareParamPages({ tfSpread: Number.NaN, chunkScorePower: 1 }),

@@ -12,6 +12,7 @@ import { BlockStore, decodeJson, gzipSize, PagesError } from './blockStore.ts';
 import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShapes.ts';
 import { ByteReader, readVarints } from './bytes.ts';
 import { RecordSearch } from './recordSearch.ts';
+import { decodeCountedRows, decodeRiceLists } from './listsInRows.ts';
 import { degreeLower, degreeUpper } from './compactOpen.ts';
 import {
   minListBytes,
@@ -49,6 +50,8 @@ interface RowGroup {
   ids: Uint32Array;
   /** Version 4's lists kept in the rows (listsInRows): the chunk's count of each concept, beside its id. */
   counts?: Uint32Array;
+  /** Version 6's lists kept in the rows: the lists the group holds, which the rows were inverted from. */
+  lists?: InvertedRows;
 }
 
 /** Every concept's chunks and counts, inverted from rows that keep the lists (listsInRows). */
@@ -325,7 +328,7 @@ export class SectionReader {
     if (!this.inverted) {
       const group = this.rowGroup(0);
       if (!group) return undefined;
-      this.inverted = this.invert(group);
+      this.inverted = group.lists ?? this.invert(group);
     }
     const { offsets, chunks, counts } = this.inverted;
     const a = offsets[c];
@@ -389,9 +392,8 @@ export class SectionReader {
 
   /**
    * The one row group of rows that keep the lists (listsInRows): gzip'd, its inflated size bounded (gzipSize) before
-   * it is allocated; as many ids as `open`'s counts say, each at least a byte, so their sum is checked against the
-   * inflated bytes first, which must hold exactly them. Ids ascend per chunk and name concepts the pages have; a
-   * count is at least 2 where the flag says so, and fits 32 bits.
+   * it is allocated; from version 6 the lists coded by concept, up to version 5 the rows with counts, each decoded
+   * and checked in listsInRows.ts (every list against `open`'s df, every chunk against its concept count).
    */
   private decodeRowsWithCounts(stored: Uint8Array): RowGroup {
     const fail = (why: string): never => {
@@ -406,35 +408,8 @@ export class SectionReader {
     const n = this.chunkCount;
     const nc = this.directory.conceptCount;
     const perChunk = this.open.conceptCounts;
-    const starts = new Uint32Array(n + 1);
-    for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + perChunk[k];
-    const total = starts[n];
-    if (total > bytes.length)
-      fail(`hold ${bytes.length} bytes, fewer than the ${total} concept ids of their chunks' counts`);
-    const ids = new Uint32Array(total);
-    const counts = new Uint32Array(total);
-    const r = new ByteReader(bytes);
-    try {
-      for (let k = 0; k < n; k++) {
-        let c = 0;
-        for (let j = starts[k]; j < starts[k + 1]; j++) {
-          const coded = r.varint();
-          const gap = Math.floor(coded / 2);
-          if (j > starts[k] && gap === 0) fail(`name a concept twice in chunk ${k}`);
-          c += gap;
-          if (c >= nc) fail(`name concept ${c} of ${nc} in chunk ${k}`);
-          ids[j] = c;
-          const more = coded % 2 === 1 ? r.varint() : -1;
-          if (more >= 2 ** 32 - 2) fail(`give chunk ${k} a count of concept ${c} past 32 bits`);
-          counts[j] = more + 2;
-        }
-      }
-    } catch (e) {
-      if (e instanceof PagesError) throw e;
-      fail(`do not decode (${messageOf(e)})`);
-    }
-    if (r.at !== bytes.length) fail(`hold ${bytes.length - r.at} bytes past their ${total} concept ids`);
-    return { starts, ids, counts };
+    if (this.directory.version >= 6) return decodeRiceLists(bytes, n, this.open.df, perChunk, fail);
+    return decodeCountedRows(bytes, n, nc, perChunk, fail);
   }
 
   /**

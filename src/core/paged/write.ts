@@ -8,6 +8,7 @@
 import { encodeStructured } from '../bundle/index.ts';
 import type { BundlePart } from '../bundle/index.ts';
 import { gzip } from '../bundle/index.ts';
+import { encodeRiceLists } from './listsInRows.ts';
 import { Sha256 } from '../bundle/index.ts';
 import type { ConceptTable } from '../graph/index.ts';
 import type { LexicalParts } from '../retrieval/index.ts';
@@ -231,6 +232,8 @@ export async function writeConceptSections(
   groups: Pick<GroupSizes, 'concepts' | 'rows'> = DEFAULT_GROUPS,
   /** Rows with counts up to this many gzip'd bytes keep the lists (version 4; 0: never, as version 3 writes). */
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
+  /** The pages' version: how lists kept in the rows are coded (rowsWithCounts). */
+  version = PAGES_VERSION,
 ): Promise<{
   conceptGroups: Float64Array;
   listOffsets: Float64Array;
@@ -252,7 +255,8 @@ export async function writeConceptSections(
   const tf = conceptChunkTf(table);
   const df = new Uint32Array(nc);
   for (let c = 0; c < nc; c++) df[c] = table.conceptChunkOffsets[c + 1] - table.conceptChunkOffsets[c];
-  const inRows = listsInRowsBytes > 0 ? await rowsWithCounts(table, tf, listsInRowsBytes) : undefined;
+  const inRows =
+    listsInRowsBytes > 0 ? await rowsWithCounts(table, tf, listsInRowsBytes, version) : undefined;
   if (inRows) {
     await rowSink.write(inRows);
     return {
@@ -312,9 +316,19 @@ export async function rowsWithCounts(
   >,
   tf: ArrayLike<number>,
   most: number,
+  /** From version 6 the lists coded by concept (listsInRows.ts); before, version 4's rows with counts (below). */
+  version = PAGES_VERSION,
 ): Promise<Uint8Array | undefined> {
   const n = table.chunkCount;
   if (n === 0) return undefined;
+  if (version >= 6) {
+    // The coded lists are near their information bound: gzip takes ~1.3× off only their counts, so four times the
+    // bound cannot fit (as below).
+    const raw = encodeRiceLists(n, table.conceptChunkOffsets, table.conceptChunks, tf, most * 4);
+    if (!raw) return undefined;
+    const gz = await gzip(raw);
+    return gz.length <= most ? gz : undefined;
+  }
   // Each row entry's count, from the lists' (a row holds the concepts whose lists hold the chunk).
   const counts = new Uint32Array(table.chunkConcepts.length);
   const cursor = Uint32Array.from({ length: n }, (_, k) => table.chunkConceptOffsets[k]);
@@ -574,6 +588,7 @@ export async function writePagedIndex(
     sinks.rows,
     groups,
     version >= 4 ? listsInRowsBytes : 0,
+    version,
   );
   const writtenGroups = { ...groups, rows: concepts.rows };
 

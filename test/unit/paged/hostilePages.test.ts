@@ -125,6 +125,29 @@ describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
     }
   });
 
+  it('honest version 6 pages (lists kept in the rows, coded by concept) answer as version 2 and 4 pages do', async () => {
+    const [v2, v6] = await Promise.all([ask('honest'), ask('honestV6')]);
+    expect(v6.outcome).toBe('value');
+    if (v6.outcome === 'value') expect(v6.value.length).toBeGreaterThan(0);
+    if (v2.outcome === 'value' && v6.outcome === 'value') expect(v6.value).toEqual(v2.value);
+  });
+
+  it('version 6 lists coded by concept that lie are refused naming the rows, in bounded time', async () => {
+    const cases: Array<[keyof typeof CRAFTED, RegExp]> = [
+      ['riceChunkPastV6', /crafted\.bundle: pages\.bin's rows give concept 0 a chunk past \d+/],
+      ['ricePastEndV6', /crafted\.bundle: pages\.bin's rows hold 1 bytes past their \d+ links/],
+      [
+        'movedCountsV6',
+        /crafted\.bundle: pages\.bin's rows put chunk \d+ in more lists than its \d+ concepts \(concept \d+\)/,
+      ],
+    ];
+    for (const [name, message] of cases) {
+      const run = await ask(name);
+      expect(run.outcome, name).toBe('error');
+      if (run.outcome === 'error') expect(run.message, name).toMatch(message);
+    }
+  });
+
   it('a version 3 list count of 0 (shares 0/0) is refused, naming the concept', async () => {
     const run = await ask('zeroCountV3');
     expect(run.outcome).toBe('error');
