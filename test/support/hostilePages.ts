@@ -206,8 +206,13 @@ export async function listsInRowsPages(
   if (how.change)
     p.sections.rows = new Uint8Array(gzipSync(how.change(new Uint8Array(gunzipSync(p.sections.rows)))));
   if (how.gz) p.sections.rows = how.gz(p.sections.rows);
-  if (p.sections.rows.length !== p.open.rowGroups[1])
-    p.open.rowGroups = Float64Array.from([0, p.sections.rows.length]);
+  // The one group's size: an offset pair before version 6, a varint from it (compactOpen.ts).
+  if (p.directory.version < 6) p.open.rowGroups = Float64Array.from([0, p.sections.rows.length]);
+  else {
+    const sizes = new ByteWriter();
+    sizes.varint(p.sections.rows.length);
+    (p.open as unknown as { rowGroups: Uint8Array }).rowGroups = sizes.take();
+  }
   how.pieces?.(p);
   return assemble(p);
 }

@@ -291,7 +291,8 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
     const lib6 = await open(v6, new MemoryRangeSource(v6.data, 'v6'));
     const lib6large = await open(v6large, new MemoryRangeSource(v6large.data, 'v6 large'));
     expect(lib5large.reader.open.rowGroups.length).toBe(Math.ceil(v5large.directory.chunkCount / 2) + 1);
-    // Version 6's varints give back version 5's arrays, value for value.
+    // Version 6's varints give back version 5's arrays, value for value (but the small layout's one row group, coded
+    // by concept in version 6: smaller, checked above).
     for (const [older, newer] of [
       [lib5, lib6],
       [lib5large, lib6large],
@@ -314,7 +315,7 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
         'conceptGroups',
         'rowGroups',
       ] as const)
-        expect(o6[key], key).toEqual(o5[key]);
+        if (key !== 'rowGroups' || older === lib5large) expect(o6[key], key).toEqual(o5[key]);
     }
     for (const q of QUESTIONS) {
       for (const [mode, budget] of [
