@@ -9,22 +9,19 @@
 // from a uniform start, when something reads them (questions never do).
 import {
   sameGraphOptions,
+  sameItems,
   withRanks,
   type ConceptGraph,
   type ConceptGraphIndex,
-  type ConceptTable,
   type ConceptTableGraph,
 } from '../../core/graph/index.ts';
 import { resolveParams } from '../../core/retrieval/index.ts';
 
 /** The lexical layers of a concept graph without its ranks: what crosses from the ingest worker (a copy). */
-export interface HandedLexicalGraph {
-  chunkIds: string[];
-  table: ConceptTable;
-  cooccurrence: ConceptGraph;
-  graph: ConceptGraph;
-  options: ConceptGraphIndex['options'];
-}
+export type HandedLexicalGraph = Pick<
+  ConceptGraphIndex,
+  'chunkIds' | 'table' | 'cooccurrence' | 'graph' | 'options'
+>;
 
 /** What crosses the port, from the ingest worker to the query worker. */
 type HandOverMessage = { type: 'coming' } | { type: 'graph'; graph: HandedLexicalGraph | null };
@@ -163,8 +160,7 @@ export function tableGraphFromHanded(
 ): ConceptGraphIndex | undefined {
   const options = resolveParams();
   const { chunkIds, table, cooccurrence, graph } = handed;
-  if (!Array.isArray(chunkIds) || chunkIds.length !== stored.chunkIds.length) return undefined;
-  for (let i = 0; i < chunkIds.length; i++) if (chunkIds[i] !== stored.chunkIds[i]) return undefined;
+  if (!Array.isArray(chunkIds) || !sameItems(chunkIds, stored.chunkIds)) return undefined;
   if (!sameGraphOptions(handed.options, options) || table.chunkCount !== chunkIds.length) return undefined;
   if (!Array.isArray(table.terms) || table.terms.length !== stored.concepts) return undefined;
   if (!wellFormed(graph, stored.concepts) || graph.targets.length / 2 !== stored.edges) return undefined;
