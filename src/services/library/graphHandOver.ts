@@ -58,7 +58,7 @@ export function graphHandOverTo(
         // Copied here and moved, so the query worker, whose question is reading the library right then, does not
         // spend the copy's time: a structured clone makes its second copy on the receiving thread.
         const graph = copiedLayers(layers);
-        post({ type: 'graph', graph }, buffersOf(graph));
+        post({ type: 'graph', graph }, buffersOf([graph.table, graph.cooccurrence, graph.graph]));
       } catch {
         // Nothing to copy (or the copy failed): the query worker builds the graph as before.
         post({ type: 'graph', graph: null });
@@ -96,10 +96,10 @@ function copiedLayers(layers: HandedLexicalGraph): HandedLexicalGraph {
   };
 }
 
-/** The buffers of a copy made by copiedLayers (each its own), to move rather than clone. */
-function buffersOf(layers: HandedLexicalGraph): ArrayBuffer[] {
+/** Every array buffer under these parts, once each (a buffer listed twice cannot be transferred). */
+export function buffersOf(parts: readonly object[]): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
-  for (const part of [layers.table, layers.cooccurrence, layers.graph]) {
+  for (const part of parts) {
     for (const value of Object.values(part)) {
       if (ArrayBuffer.isView(value) && value.buffer instanceof ArrayBuffer) buffers.add(value.buffer);
     }
