@@ -1,5 +1,5 @@
 // Node ingest-rate benchmark: sentences per second of the bare embedder and of the whole pipeline (prepareFile on
-// .jsonl parts of the same passages → embedDocuments → chunk vectors) on this machine. Wall-clock rates depend on
+// .jsonl parts of the same passages → embedDocuments) on this machine. Wall-clock rates depend on
 // what else runs on the 2 cores; sentences per CPU-second of this process is printed beside them as the
 // load-independent figure. The browser half is test/bench/ingest-rate-browser.ts.
 // Usage: npm run bench:ingest -- [--corpus <jsonl>] [--limit 300] [--embedder use] [--rounds 2] [--part-lines 20]

@@ -4,7 +4,7 @@
 // candidate, says none fits, or that the context is sufficient, (4) the selected chunk joins the context. The
 // search and the chunk texts are injected, so the loop is the same over IndexedDB, a bundle or the bench, and
 // every step is reported as a trace event as it happens.
-import { runJsonStep, type Checked, type LlmClient, type StepUsage, type TraceItem } from '../llm/index.ts';
+import { runJsonStep, type Checked, type LlmClient, type StepUsage, type TraceEvent } from '../llm/index.ts';
 import type { ChatMessage } from '../llm/index.ts';
 
 /** Rounds at most (the paper's N). */
@@ -47,14 +47,7 @@ export interface DecomposeResult {
 }
 
 /** One event of the run (src/core/llm/trace.ts without the fields the query service adds). */
-interface DecomposeEvent {
-  round: number;
-  kind: 'propose' | 'search' | 'select' | 'stop';
-  title: string;
-  detail?: string;
-  items?: TraceItem[];
-  usage?: StepUsage;
-}
+type DecomposeEvent = Omit<TraceEvent, 'mode' | 'at'> & { kind: 'propose' | 'search' | 'select' | 'stop' };
 
 export interface DecomposeOptions {
   question: string;

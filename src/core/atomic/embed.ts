@@ -6,17 +6,14 @@ import type { AtomicStore } from './store.ts';
 export async function embedAtomic(
   store: AtomicStore,
   embedder: Embedder,
-  options: { batchSize?: number; signal?: AbortSignal } = {},
+  options: { batchSize?: number } = {},
 ): Promise<{ embedded: number }> {
   const missing = (await store.questions()).filter((q) => !q.vector);
   const batch = Math.max(1, options.batchSize ?? 64);
   let embedded = 0;
   for (let i = 0; i < missing.length; i += batch) {
     const part = missing.slice(i, i + batch);
-    const flat = await embedder.embed(
-      part.map((q) => q.text),
-      options.signal,
-    );
+    const flat = await embedder.embed(part.map((q) => q.text));
     const d = embedder.dimension;
     if (flat.length !== part.length * d) {
       throw new Error(

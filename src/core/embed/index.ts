@@ -13,6 +13,6 @@ export {
   parseEmbedderSpec,
 } from './spec.ts';
 export type { EmbedderSpec } from './spec.ts';
-export { chunkVectors, dot } from './vectors.ts';
+export { dot } from './vectors.ts';
 export { createEmbedder, isEndpointEmbedder } from './registry.ts';
 export type { EmbedderPlatform } from './registry.ts';

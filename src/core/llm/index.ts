@@ -13,6 +13,6 @@ export type { CallUsage, StepUsage } from './usage.ts';
 export { stripThinking } from './json.ts';
 export { addStepUsage, emptyStepUsage, runJsonStep, spendOf, usageOfSpend } from './step.ts';
 export type { Checked, StepSpend } from './step.ts';
-export type { TraceEvent, TraceItem } from './trace.ts';
+export type { TraceEvent } from './trace.ts';
 export { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, sleep } from './backoff.ts';
 export type { BackoffOptions } from './backoff.ts';

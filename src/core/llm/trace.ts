@@ -4,7 +4,7 @@
 // it crosses a worker boundary and serializes as it is. The Ask view renders every mode's events the same way.
 
 /** One line of an event's list: a candidate, a binding, a piece of evidence. */
-export interface TraceItem {
+interface TraceItem {
   label: string;
   text?: string;
   /** The chunk this item points at (the Ask view opens it). */

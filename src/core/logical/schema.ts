@@ -145,14 +145,14 @@ const NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
 const MAX_PLAN_STEPS = 16;
 
 /** Checks a reply against the schema, in step order; the plan, or every problem found. */
-export function validatePlan(value: unknown, alreadyBound: readonly string[] = []): Checked<Plan> {
+export function validatePlan(value: unknown): Checked<Plan> {
   const errors: string[] = [];
   const root = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   if (!Array.isArray(root.steps)) return { ok: false, errors: ['the reply must be {"steps": [ … ]}'] };
   const raw = root.steps as unknown[];
   if (raw.length === 0) return { ok: false, errors: ['"steps" is empty'] };
   if (raw.length > MAX_PLAN_STEPS) errors.push(`too many steps (${raw.length} > ${MAX_PLAN_STEPS})`);
-  const bound = new Set(alreadyBound);
+  const bound = new Set<string>();
   const steps: PlanStep[] = [];
   raw.slice(0, MAX_PLAN_STEPS).forEach((item, i) => {
     const o = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;

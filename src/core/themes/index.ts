@@ -6,4 +6,4 @@ export { isCorpusQuestion } from './corpusQuestion.ts';
 export { readThemes, THEME_LIMITS } from './themesShape.ts';
 export { readThemesPart, THEMES_PART, themesPart } from './themesPart.ts';
 export { planGlobalAnswer, runGlobalAnswer } from './globalAnswer.ts';
-export type { GlobalPlan } from './globalAnswer.ts';
+export type { GlobalPlan, GlobalResult } from './globalAnswer.ts';

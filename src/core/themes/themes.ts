@@ -67,37 +67,28 @@ export interface ThemeInput {
   degrees?: ArrayLike<number>;
 }
 
-export interface ThemeOptions {
-  /** Concepts Louvain clusters, by weighted degree (default 4,000). */
-  maxConcepts: number;
-  /** Strongest edges each kept concept keeps (default 12). */
-  neighbours: number;
-  /** Louvain's resolution: above 1, more and smaller themes (default 1). */
-  resolution: number;
-  /** Seed of Louvain's random order, so a library's themes are the same each time they are computed. */
-  seed: number;
-  /** Themes kept (largest first) and what each keeps. */
-  maxThemes: number;
-  conceptsPerTheme: number;
-  labelConcepts: number;
-  keyDocuments: number;
-  passages: number;
-  /** A theme smaller than this share of the text is left out, unless it would leave fewer than three themes. */
-  minShare: number;
-}
-
-const THEME_DEFAULTS: Readonly<ThemeOptions> = Object.freeze({
+const defaults = {
+  /** Concepts Louvain clusters, by weighted degree. */
   maxConcepts: 4000,
+  /** Strongest edges each kept concept keeps. */
   neighbours: 12,
+  /** Louvain's resolution: above 1, more and smaller themes. */
   resolution: 1,
+  /** Seed of Louvain's random order, so a library's themes are the same each time they are computed. */
   seed: 48,
+  /** Themes kept (largest first) and what each keeps. */
   maxThemes: 40,
   conceptsPerTheme: 10,
   labelConcepts: 3,
   keyDocuments: 5,
   passages: 3,
+  /** A theme smaller than this share of the text is left out, unless it would leave fewer than three themes. */
   minShare: 0.005,
-});
+};
+
+export type ThemeOptions = typeof defaults;
+
+const THEME_DEFAULTS: Readonly<ThemeOptions> = Object.freeze(defaults);
 
 /** Computes the themes of a library. Deterministic for a given input and options. */
 export function computeThemes(input: ThemeInput, options: Partial<ThemeOptions> = {}): LibraryThemes {

@@ -36,9 +36,8 @@ export interface EmbedPoolOptions {
   spawn: () => PoolWorker;
   /** Names the embedder in errors until a worker has reported its id (e.g. the spec). */
   name: string;
-  /** Texts per batch at least / at most (defaults 16 / 128); see batchSizeFor. */
+  /** Texts per batch at least (default 16; at most 128); see batchSizeFor. */
   minBatch?: number;
-  maxBatch?: number;
 }
 
 /** The pool as an Embedder, plus what a benchmark or the Settings view may want to show. */
@@ -51,15 +50,16 @@ export interface EmbedPool extends Embedder {
   dispose(): Promise<void>;
 }
 
-const DEFAULTS = { minBatch: 16, maxBatch: 128 };
+const DEFAULTS = { minBatch: 16 };
+const MAX_BATCH = 128;
 
 /**
  * Texts per batch for a call of `n` distinct texts on `size` workers: about four batches per worker, so a worker
  * that finishes early takes another instead of waiting for the slowest one, but never so small that per-message
  * cost shows (16 is also USE-lite's own model batch) nor so large that one batch holds a worker for long.
  */
-function batchSizeFor(n: number, size: number, minBatch: number, maxBatch: number): number {
-  return Math.max(minBatch, Math.min(maxBatch, Math.ceil(n / (4 * size))));
+function batchSizeFor(n: number, size: number, minBatch: number): number {
+  return Math.max(minBatch, Math.min(MAX_BATCH, Math.ceil(n / (4 * size))));
 }
 
 interface Call {
@@ -97,7 +97,6 @@ export async function createEmbedPool(options: EmbedPoolOptions): Promise<EmbedP
     throw new Error(`embed pool: the size must be a whole number ≥ 1, got ${size}`);
   }
   const minBatch = options.minBatch ?? DEFAULTS.minBatch;
-  const maxBatch = options.maxBatch ?? DEFAULTS.maxBatch;
   const queue: Job[] = [];
   const slots = new Set<Slot>();
   let identity: PoolWorkerIdentity | null = null;
@@ -271,7 +270,7 @@ export async function createEmbedPool(options: EmbedPoolOptions): Promise<EmbedP
       if (unique.length === 0) return Promise.resolve(new Float32Array(0));
       // Longest first: the last batches to finish are then the short ones, so the workers end close together.
       const order = unique.map((_, i) => i).sort((a, b) => unique[b].length - unique[a].length);
-      const batch = batchSizeFor(unique.length, size, minBatch, maxBatch);
+      const batch = batchSizeFor(unique.length, size, minBatch);
       return new Promise<Float32Array>((resolve, reject) => {
         const onAbort = (): void => {
           // Synchronous model work cannot be interrupted: stop the workers busy with this call; others start

@@ -66,8 +66,8 @@ export class NetworkLedger {
   ) {}
 
   /** A fetch that records every request it makes under `purpose`. */
-  fetch(purpose: LedgerPurpose, inner: Fetch = (i, init) => globalThis.fetch(i, init)): Fetch {
-    return this.recorder(purpose, inner).fetch;
+  fetch(purpose: LedgerPurpose): Fetch {
+    return this.recorder(purpose).fetch;
   }
 
   /**
@@ -79,13 +79,13 @@ export class NetworkLedger {
     purpose: LedgerPurpose,
     inner?: Fetch,
   ): { fetch: Fetch; onUsage: (usage: CallUsage, request?: RequestInit) => void } {
-    const r = this.recorder(purpose, inner ?? ((i, init) => globalThis.fetch(i, init)));
+    const r = this.recorder(purpose, inner);
     return { fetch: r.fetch, onUsage: r.usage };
   }
 
   private recorder(
     purpose: LedgerPurpose,
-    inner: Fetch,
+    inner: Fetch = (i, init) => globalThis.fetch(i, init),
   ): { fetch: Fetch; usage: (u: CallUsage, request?: RequestInit) => void } {
     /** Successful requests waiting for their usage, in the order they finished (or started, while unfinished). */
     const waiting: Array<{ entry: LedgerEntry; finished: boolean }> = [];

@@ -9,22 +9,19 @@
 // from a uniform start, when something reads them (questions never do).
 import {
   sameGraphOptions,
+  sameItems,
   withRanks,
   type ConceptGraph,
   type ConceptGraphIndex,
-  type ConceptTable,
   type ConceptTableGraph,
 } from '../../core/graph/index.ts';
 import { resolveParams } from '../../core/retrieval/index.ts';
 
 /** The lexical layers of a concept graph without its ranks: what crosses from the ingest worker (a copy). */
-export interface HandedLexicalGraph {
-  chunkIds: string[];
-  table: ConceptTable;
-  cooccurrence: ConceptGraph;
-  graph: ConceptGraph;
-  options: ConceptGraphIndex['options'];
-}
+export type HandedLexicalGraph = Pick<
+  ConceptGraphIndex,
+  'chunkIds' | 'table' | 'cooccurrence' | 'graph' | 'options'
+>;
 
 /** What crosses the port, from the ingest worker to the query worker. */
 type HandOverMessage = { type: 'coming' } | { type: 'graph'; graph: HandedLexicalGraph | null };
@@ -61,7 +58,7 @@ export function graphHandOverTo(
         // Copied here and moved, so the query worker, whose question is reading the library right then, does not
         // spend the copy's time: a structured clone makes its second copy on the receiving thread.
         const graph = copiedLayers(layers);
-        post({ type: 'graph', graph }, buffersOf(graph));
+        post({ type: 'graph', graph }, buffersOf([graph.table, graph.cooccurrence, graph.graph]));
       } catch {
         // Nothing to copy (or the copy failed): the query worker builds the graph as before.
         post({ type: 'graph', graph: null });
@@ -99,10 +96,10 @@ function copiedLayers(layers: HandedLexicalGraph): HandedLexicalGraph {
   };
 }
 
-/** The buffers of a copy made by copiedLayers (each its own), to move rather than clone. */
-function buffersOf(layers: HandedLexicalGraph): ArrayBuffer[] {
+/** Every array buffer under these parts, once each (a buffer listed twice cannot be transferred). */
+export function buffersOf(parts: readonly object[]): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
-  for (const part of [layers.table, layers.cooccurrence, layers.graph]) {
+  for (const part of parts) {
     for (const value of Object.values(part)) {
       if (ArrayBuffer.isView(value) && value.buffer instanceof ArrayBuffer) buffers.add(value.buffer);
     }
@@ -163,8 +160,7 @@ export function tableGraphFromHanded(
 ): ConceptGraphIndex | undefined {
   const options = resolveParams();
   const { chunkIds, table, cooccurrence, graph } = handed;
-  if (!Array.isArray(chunkIds) || chunkIds.length !== stored.chunkIds.length) return undefined;
-  for (let i = 0; i < chunkIds.length; i++) if (chunkIds[i] !== stored.chunkIds[i]) return undefined;
+  if (!Array.isArray(chunkIds) || !sameItems(chunkIds, stored.chunkIds)) return undefined;
   if (!sameGraphOptions(handed.options, options) || table.chunkCount !== chunkIds.length) return undefined;
   if (!Array.isArray(table.terms) || table.terms.length !== stored.concepts) return undefined;
   if (!wellFormed(graph, stored.concepts) || graph.targets.length / 2 !== stored.edges) return undefined;

@@ -14,6 +14,7 @@ import {
 } from '../../core/graph/index.ts';
 import { resolveParams } from '../../core/retrieval/index.ts';
 import type { GraphRecord } from '../../store/db.ts';
+import { buffersOf } from './graphHandOver.ts';
 
 /** The graphs, and which stored record they were made from (the opener checks it is the one it read). */
 export type PrebuiltGraph =
@@ -51,17 +52,6 @@ export function createGraphPrebuilder(repo: { getStoredGraph(): Promise<GraphRec
 }
 
 type GraphPrebuilder = ReturnType<typeof createGraphPrebuilder>;
-
-/** Every array buffer under these parts, once each (a buffer listed twice cannot be transferred). */
-function buffersOf(parts: readonly object[]): ArrayBuffer[] {
-  const buffers = new Set<ArrayBuffer>();
-  for (const part of parts) {
-    for (const value of Object.values(part)) {
-      if (ArrayBuffer.isView(value) && value.buffer instanceof ArrayBuffer) buffers.add(value.buffer);
-    }
-  }
-  return [...buffers];
-}
 
 /** Starts a graph worker, asks it for the prebuilt graphs, and ends it (the query worker keeps what it sent). */
 export async function prebuildInWorker(request: PrebuildRequest): Promise<PrebuiltGraph | null> {

@@ -13,7 +13,6 @@ import {
   type PagesSourceInput,
 } from '../../core/paged/index.ts';
 import { createTermAnalyzer } from '../../core/text/index.ts';
-import type { LibraryThemes } from '../../core/themes/index.ts';
 import type { ConceptDb } from '../../store/db.ts';
 import type { PagesRecord } from '../../store/records.ts';
 import { PagesRepo } from '../../store/pagesRepo.ts';
@@ -30,15 +29,16 @@ import { BlobRangeSource } from '../bundleBytes/rangeSources.ts';
  */
 const HELD_PAGES_MAX_BYTES = 256 * 1024 * 1024;
 
-/** The pages a question reads, with what they index. */
-export interface StoredPages {
+/**
+ * The pages a question reads, with what they index, as their record says (`builtAt` and the stamp name one write: an
+ * open is reused while they are the stored ones).
+ */
+export interface StoredPages extends Pick<
+  PagesRecord,
+  'stamp' | 'builtAt' | 'documents' | 'chunks' | 'themes'
+> {
   /** By slices of the Blob at first; pages up to HELD_PAGES_MAX_BYTES are swapped for the same pages held whole. */
   library: PagedLibrary;
-  stamp: string;
-  /** When they were written (with the stamp, names one write: an open is reused while they are the stored ones). */
-  builtAt: number;
-  documents: number;
-  chunks: number;
   /**
    * Documents removed since the pages were written: their evidence is left out of every answer until the next pages
    * are written (a large library keeps answering from its pages after a removal, not by words for minutes).
@@ -49,8 +49,6 @@ export interface StoredPages {
    * is the held one, or stays read by slices after a failed read.
    */
   hold?: () => Promise<void>;
-  /** The library's themes, stored by the pages' build (absent: pages written before them). */
-  themes?: LibraryThemes;
 }
 
 /**

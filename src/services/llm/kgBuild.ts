@@ -23,11 +23,10 @@ import { DEFAULT_KAPPA } from '../../core/kg/index.ts';
 import type { LlmClient } from '../../core/llm/index.ts';
 import type { LlmSettings } from '../../core/llm/index.ts';
 import { currencyOf, testConnection, type ConnectionDiagnosis } from '../../core/llm/index.ts';
-import type { RetrievalEngine } from '../../core/retrieval/index.ts';
 import type { Embedder, ProgressCallback } from '../../core/types.ts';
 import { DexieAtomicStore } from '../../store/atomicStore.ts';
 import type { DexieKgStore } from '../../store/kgStore.ts';
-import type { LoadedCorpus, Repo } from '../../store/repo.ts';
+import type { Repo } from '../../store/repo.ts';
 import type { CrossTabLock } from '../library/crossTab.ts';
 import { loadEngine } from '../library/engine.ts';
 import { openStoredPages } from '../library/storedPages.ts';
@@ -127,7 +126,6 @@ export interface KgBuildDeps {
   connectionFetch?: typeof fetch;
   /** One build at a time across tabs: two would pay the endpoint twice for the same chunks. */
   lock: Pick<CrossTabLock, 'tryRun'>;
-  loadEngine?: (corpus: LoadedCorpus) => RetrievalEngine;
 }
 
 /** The chunks in build order (LibrarySource.buildOrder) and what the build embeds with. */
@@ -417,7 +415,7 @@ export class KgBuildService {
     if (stored) return openSource({ pages: stored });
     const corpus = await this.deps.repo.loadCorpus();
     if (corpus.chunks.length === 0) throw new Error('KG: the library is empty; add documents first');
-    return openSource({ library: openLibrary(corpus, this.deps.loadEngine ?? loadEngine, false) });
+    return openSource({ library: openLibrary(corpus, loadEngine, false) });
   }
 
   private async libraryEmbedder(embedderId: string | null): Promise<Embedder | undefined> {

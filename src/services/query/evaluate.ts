@@ -6,7 +6,7 @@
 // Every library is evaluated through its LibrarySource and the one ask() (src/services/source/ask.ts), in the modes
 // it answers: over pages the answers are the engine's, so the scores are those of the library in memory.
 import { answerQuestion } from '../../core/answer/index.ts';
-import { runJsonStep, type Checked, type LlmClient } from '../../core/llm/index.ts';
+import { runJsonStep, type Checked, type LlmClient, type StepUsage } from '../../core/llm/index.ts';
 import { meanScores, percentile, round, scoreAnswerText, scoreQaItem } from '../../core/metrics.ts';
 import { cutToBudget } from '../../core/retrieval/index.ts';
 import {
@@ -64,11 +64,7 @@ async function judgeAnswer(
   gold: readonly string[],
   answer: string,
   signal?: AbortSignal,
-): Promise<{
-  verdict?: Verdict;
-  error?: string;
-  usage: { calls: number; inputTokens: number; outputTokens: number; cost: number };
-}> {
+): Promise<{ verdict?: Verdict; error?: string; usage: StepUsage }> {
   const outcome = await runJsonStep(
     client,
     {

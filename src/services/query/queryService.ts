@@ -87,10 +87,6 @@ export class QueryService {
   private readonly evaluations = new OneAtATime();
   /** When each step of opening the read-only bundle ended, ms after openBundle was called (benchmarks read it). */
   private opened: Record<string, number> | null = null;
-  /**
-   * Set when openBundle starts (before any await): a question asked meanwhile waits for it to know where the bundle
-   * is read from, and never reaches the local library. Resolves undefined when the bundle is downloaded whole.
-   */
   /** Where the last question was answered from: the sentences and pages its written answer cites. */
   private asked: LibrarySource | null = null;
   /** The whole answer of the last question, when its result was its first page alone (AskResult.more). */

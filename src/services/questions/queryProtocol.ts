@@ -2,40 +2,28 @@
 // evidence, a written answer with citations (the modes are listed in modeRegistry.ts). Types only, so the page can
 // import them without pulling worker code into its bundle.
 import type { EntityHit, RelationHit } from '../../core/kg/index.ts';
-import type { TraceEvent } from '../../core/llm/index.ts';
-import type { Relevance } from '../../core/retrieval/index.ts';
+import type { StepUsage, TraceEvent } from '../../core/llm/index.ts';
+import type { Provenance, Relevance, RetrievedChunk } from '../../core/retrieval/index.ts';
 import type { ThemesOverview } from '../themes/themesProtocol.ts';
 import type { QuestionMode } from './modeRegistry.ts';
 
 /** One ranked piece of evidence, as the Ask view shows it. */
-export interface Evidence {
-  chunkId: string;
-  docId: string;
+export interface Evidence extends Pick<
+  RetrievedChunk,
+  'chunkId' | 'docId' | 'score' | 'text' | 'tokens' | 'heading' | 'pageStart' | 'pageEnd'
+> {
   docTitle: string;
-  score: number;
-  text: string;
-  tokens: number;
   /** Offset of `text` in its document's text (the chunk's start, or its excerpt's when over the budget). */
   chunkStart: number;
   /** Heading path document › heading › subheading (empty where the source has no headings). */
   path: string[];
   /** True when `text` is the best run of sentences of a chunk larger than the whole budget. */
   excerpt: boolean;
-  /** An excerpt's section heading when `text` starts below it (RetrievedChunk.heading); `text` stays contiguous. */
-  heading?: string;
-  /** First and last page (1-based) of `text`, where the source has pages (PDF). */
-  pageStart?: number;
-  pageEnd?: number;
-  provenance: {
-    mode: string;
-    concepts?: string[];
-    hop?: number;
+  provenance: Provenance & {
     /** KG modes: the matched entities this chunk supports. */
     entities?: string[];
     /** `hybrid`: which paths (concept, kg) found the chunk, and at which ranks. */
     paths?: string[];
-    /** How the chunk was reached: the atomic question that led to it, the sub-question or logical step it served. */
-    via?: string;
   };
   /** Best sentences, offsets into the document text (not the chunk). */
   bestSentences: { start: number; end: number; score: number }[];
@@ -98,7 +86,7 @@ export interface AskResult {
    */
   facts?: string[];
   /** Reasoning modes: the LLM calls the run made, in total (the written answer's are counted separately). */
-  usage?: { calls: number; inputTokens: number; outputTokens: number; cost: number };
+  usage?: StepUsage;
   /** A corpus-wide question ("What is this about?") answered by the library's themes: the evidence is their passages. */
   themes?: ThemesOverview;
   /**

@@ -17,16 +17,16 @@ import { answerPassages } from './answerPassages.ts';
 const computed = new WeakMap<QuestionLibrary, LibraryThemes>();
 
 /** The themes of a library in memory, computed on first use. */
-export function themesOfLibrary(library: QuestionLibrary, options?: Partial<ThemeOptions>): LibraryThemes {
-  const known = options ? undefined : computed.get(library);
-  if (known) return known;
-  const themes = themesOfGraph(
-    library.engine.graph,
-    library.chunks,
-    (doc) => library.documents.get(doc)?.title ?? doc,
-    options,
-  );
-  if (!options) computed.set(library, themes);
+export function themesOfLibrary(library: QuestionLibrary): LibraryThemes {
+  let themes = computed.get(library);
+  if (!themes) {
+    themes = themesOfGraph(
+      library.engine.graph,
+      library.chunks,
+      (doc) => library.documents.get(doc)?.title ?? doc,
+    );
+    computed.set(library, themes);
+  }
   return themes;
 }
 

@@ -1,14 +1,11 @@
 // The themes overview an answer carries (AskResult.themes): what the page, `cli ask` and the Themes panel show of a
 // corpus-wide question's answer.
 
+import type { GlobalPlan, GlobalResult, LibraryThemes, Theme } from '../../core/themes/index.ts';
+
 /** One theme as an answer shows it. */
-interface ThemeShown {
-  label: string;
-  concepts: string[];
-  chunks: number;
-  documents: number;
-  /** Share of the library's text (0–1). */
-  share: number;
+interface ThemeShown extends Pick<Theme, 'label' | 'concepts' | 'chunks' | 'documents' | 'share'> {
+  /** The titles of the documents with the most of its chunks (the theme's keyTitles). */
   keyDocuments: string[];
   /** The theme's most representative sentence, from its first passage (the evidence card `passage`). */
   sentence: string;
@@ -18,35 +15,21 @@ interface ThemeShown {
   question: string;
 }
 
-export interface ThemesOverview {
+export interface ThemesOverview extends Pick<LibraryThemes, 'chunks' | 'documents'> {
   /** Themes the library has in all (the answer shows the largest). */
   total: number;
-  chunks: number;
-  documents: number;
   themes: ThemeShown[];
 }
 
 /** A library's themes as the Themes panel lists them, largest first. */
-export interface ThemesList {
-  chunks: number;
-  documents: number;
+export interface ThemesList extends Pick<LibraryThemes, 'chunks' | 'documents'> {
   themes: Array<Omit<ThemeShown, 'sentence' | 'passage'>>;
 }
 
-/** The global answer's cost before it runs (GraphRAG's global search over the themes, bounded by κ). */
-export interface GlobalEstimate {
-  question: string;
-  kappa: number;
-  /** Themes mapped, of all, and the share of the text they hold (0–1). */
-  themes: number;
-  of: number;
-  share: number;
+/** The global answer's cost before it runs (GraphRAG's global search over the themes, bounded by κ): its plan. */
+export interface GlobalEstimate extends Omit<GlobalPlan, 'maps'> {
+  /** Passages the map calls are given. */
   passages: number;
-  calls: number;
-  /** At most (the reduce prompt counted with every partial answer at its cap). */
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
 }
 
 /** A passage the global answer was given, numbered as its citations number it, and where it opens. */
@@ -61,12 +44,6 @@ export interface GlobalPassageShown {
 }
 
 /** The global answer: its text with [n] citations, the passages they number, and what it cost. */
-export interface GlobalAnswerOut {
-  text: string;
-  cited: number[];
+export interface GlobalAnswerOut extends GlobalResult {
   passages: GlobalPassageShown[];
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
 }

@@ -61,8 +61,7 @@ describe('ingest rate helpers', () => {
     const calls: number[] = [];
     const s = await measurePipelineRate(slowEmbedder(calls), [doc('a', 3), doc('b', 4)], 4);
     expect(calls).toEqual([4, 3]);
-    // one chunk per document, dimension 1
-    expect(s).toMatchObject({ sentences: 7, documents: 2, chunkFloats: 2 });
+    expect(s).toMatchObject({ sentences: 7, documents: 2 });
   });
 
   it('formats an aligned table', () => {
