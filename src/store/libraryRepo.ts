@@ -7,7 +7,7 @@ import { PagesRepo } from './pagesRepo.ts';
 import { waitingFiles } from './queueRepo.ts';
 import { keptTally } from './indexMeta.ts';
 import type { GraphRecord, IndexMeta } from './records.ts';
-import { loadedVectors, withText, withTextsInPlace } from './storedForm.ts';
+import { loadedVectors, withText } from './storedForm.ts';
 
 /** Counts shown in the Library view (and checked by the end-to-end tests). */
 export interface StoreCounts {
@@ -162,9 +162,8 @@ export class LibraryRepo {
           meta,
           documents,
           sections,
-          // The records are this read's own: their text is set in place.
-          chunks: withTextsInPlace(chunkRecords, texts),
-          sentences: withTextsInPlace(sentenceRecords, texts),
+          chunks: chunkRecords.map((c) => withText(c, texts.get(c.docId))),
+          sentences: sentenceRecords.map((s) => withText(s, texts.get(s.docId))),
           vectors,
           graph,
         };
@@ -212,8 +211,14 @@ export class LibraryRepo {
           meta,
           documents: mergeById(held.documents, present),
           sections: mergeById(held.sections, sections),
-          chunks: mergeById(held.chunks, withTextsInPlace(chunkRecords, texts)),
-          sentences: mergeById(held.sentences, withTextsInPlace(sentenceRecords, texts)),
+          chunks: mergeById(
+            held.chunks,
+            chunkRecords.map((c) => withText(c, texts.get(c.docId))),
+          ),
+          sentences: mergeById(
+            held.sentences,
+            sentenceRecords.map((c) => withText(c, texts.get(c.docId))),
+          ),
           vectors: new Map(vectorRecords.map((v) => [v.docId, loadedVectors(v)])),
           graph,
         };

@@ -15,21 +15,6 @@ export function withText<T extends { start: number; end: number; text?: string }
   return { ...record, text: docText?.slice(record.start, record.end) ?? '' };
 }
 
-/**
- * Records just read from the store, each given its text in place (as withText, without a copy of each record): a
- * library's load gives 50,000 sentences of docs-scale their text, and a spread of each took 0.2-0.5 s of the first
- * question at load 25-30 (docs/results/trust.md, round fifteen). Only for records no one else holds.
- */
-export function withTextsInPlace<T extends { docId: string; start: number; end: number; text?: string }>(
-  records: T[],
-  texts: ReadonlyMap<string, string>,
-): (T & { text: string })[] {
-  for (const record of records)
-    if (record.text === undefined)
-      record.text = texts.get(record.docId)?.slice(record.start, record.end) ?? '';
-  return records as (T & { text: string })[];
-}
-
 /** A document's sentence vectors (rows × dimension Float32, row-major) as the store keeps them. */
 export function vectorRecord(
   docId: string,
