@@ -83,6 +83,37 @@ const EMPTY_COUNTS: StoreCounts = {
 };
 
 /**
+ * The layers as the worker's coverage reports them, the store's index record's own rules applied to the counts it
+ * carries (indexMeta.ts allEmbedded: every document has its vectors; the lexical layer: chunks or concepts stored).
+ * The header took them from the store's read alone, read at the run's pace: it said "semantic —" for ~3 s after the
+ * Library view said "Indexing — done". `known`: what is kept where the report has no counts of its own.
+ */
+function layersOf(
+  coverage: LibraryCoverage,
+  known: { lexical: boolean; semantic: boolean },
+): { lexical: boolean; semantic: boolean } {
+  return {
+    lexical:
+      coverage.chunks === undefined ? known.lexical : coverage.chunks > 0 || (coverage.concepts ?? 0) > 0,
+    semantic: coverage.documents > 0 && coverage.embeddedDocuments === coverage.documents,
+  };
+}
+
+/** The store's counts with the figures a newer coverage report carries (documents, sentences, the graph's). */
+function withCoverage(counts: StoreCounts, coverage: LibraryCoverage): StoreCounts {
+  return {
+    ...counts,
+    documents: coverage.documents,
+    sentences: coverage.sentences,
+    chunks: coverage.chunks ?? counts.chunks,
+    concepts: coverage.concepts ?? counts.concepts,
+    edges: coverage.edges ?? counts.edges,
+    vectors: coverage.embeddedSentences,
+    embeddedDocuments: coverage.embeddedDocuments,
+  };
+}
+
+/**
  * @public Exported so that eslint-plugin-svelte's prefer-svelte-reactivity reads its fields (the rule passes over a
  * class that is not exported); the app uses the one instance, `library`. Its parts (run, intake, bundles) are given
  * it as a LibraryHost (libraryHost.ts), so that they need not import this file. Its members a part calls and no view
@@ -228,6 +259,9 @@ export class LibraryState implements LibraryHost {
       )
         this.counts = { ...c, documents, sentences, chunks, concepts, edges };
     }
+    const layers = layersOf(coverage, this.layers);
+    if (layers.lexical !== this.layers.lexical || layers.semantic !== this.layers.semantic)
+      this.layers = { ...this.layers, ...layers };
     if (coverage.embeddedDocuments !== this.coverage?.embeddedDocuments) {
       this.counts = {
         ...this.counts,
@@ -238,6 +272,7 @@ export class LibraryState implements LibraryHost {
       this.scheduleFlags();
     }
     this.coverage = coverage;
+    this.coverageHeard += 1;
   }
 
   /** Coverage as the page can read it from the store's counts (before the worker has reported any). */
@@ -261,17 +296,31 @@ export class LibraryState implements LibraryHost {
    * worker's events meanwhile), and the document list only when a file finished or indexing stopped.
    */
   scheduleRefresh(): void {
-    if (this.refreshTimer) return;
-    this.refreshTimer = setTimeout(
-      () => {
-        this.refreshTimer = null;
-        // While this tab indexes, documents are only added: the list reads the new ones (see readList).
-        void this.refresh(!this.running || this.listStale, this.running);
-      },
-      // Another tab's run sends a change per stored batch: the same pace as this tab's own.
-      this.running || crossTab.elsewhere.ingest ? RUNNING_REFRESH_MS : 100,
-    );
+    // Another tab's run sends a change per stored batch: the same pace as this tab's own.
+    const delay = this.running || crossTab.elsewhere.ingest ? RUNNING_REFRESH_MS : 100;
+    const due = performance.now() + delay;
+    if (this.refreshTimer) {
+      // A read already due sooner serves this change too. One set at the run's pace is brought forward when the
+      // run has ended: the idle's read waited behind the last 'changed' of the run for up to RUNNING_REFRESH_MS,
+      // and with it the embedder's name, the storage and the Ask view's reload (the library's `version`).
+      if (due >= this.refreshDue) return;
+      clearTimeout(this.refreshTimer);
+    }
+    this.refreshDue = due;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      // While this tab indexes, documents are only added: the list reads the new ones (see readList).
+      void this.refresh(!this.running || this.listStale, this.running);
+    }, delay);
   }
+
+  /** When the scheduled read is due (performance.now()). */
+  private refreshDue = 0;
+  /**
+   * How many coverage reports were heard: a store read begun before the latest one is older than it, and does not
+   * undo what it said (the header read "semantic —" again after the last vectors were reported).
+   */
+  private coverageHeard = 0;
 
   private listStale = true;
   /** When the store's counts were last read (performance.now()), and how long that took (ms). */
@@ -357,6 +406,7 @@ export class LibraryState implements LibraryHost {
   async refresh(withList = true, whileRunning = false): Promise<void> {
     const repo = pageRepo();
     const started = performance.now();
+    const heard = this.coverageHeard;
     const counting =
       !whileRunning ||
       started - this.lastCounted >= Math.max(RUNNING_COUNTS_MS, COUNT_SPACING * this.lastCountCost);
@@ -384,18 +434,20 @@ export class LibraryState implements LibraryHost {
         pagesLibrary(repo.db),
       ]);
     this.vectorsOff = vectorsSetting === false;
-    if (read) this.counts = read;
+    // The worker reported coverage while the store was read: its figures are the newer ones.
+    const newer = this.coverage && this.coverageHeard !== heard ? this.coverage : null;
+    if (read) this.counts = newer && this.running ? withCoverage(read, newer) : read;
     const counts = this.counts;
     this.storage = storage;
     this.failed = failed;
     this.waiting = waiting;
     // This page's own unread files are being stored right now; the others were left by a closed page.
     this.intake.leftBehind(announced);
-    this.layers = {
+    const stored = {
       lexical: (meta?.concepts ?? 0) > 0 || counts.chunks > 0,
       semantic: meta?.layers.semantic ?? false,
-      embedderId: meta?.embedderId ?? null,
     };
+    this.layers = { ...(newer ? layersOf(newer, stored) : stored), embedderId: meta?.embedderId ?? null };
     // Without a run reporting, the store's counts are the coverage (another tab's run, a reload).
     if (!this.running) {
       this.coverage = this.coverageFromCounts();
