@@ -62,14 +62,18 @@ async function cold(written: WrittenPages): Promise<{ library: PagedLibrary; sou
   return { library, source };
 }
 
-/** The blocks of the records section a source was asked for. */
+/**
+ * The blocks of the records section a source was asked for. Only blocks wholly inside the section: the first and
+ * last are shared with `open` and the terms, which every question reads whatever records it needs (which of them a
+ * record group shares depends on where the section starts, i.e. on the size of `open`).
+ */
 function recordBlocks(library: PagedLibrary, source: LoggedSource): Set<number> {
   const d = library.directory;
   const [at, length] = d.sections.records;
   const blocks = new Set<number>();
   for (const [from, to] of source.ranges)
     for (let b = Math.floor(from / d.blockSize); b * d.blockSize < to; b++)
-      if ((b + 1) * d.blockSize > at && b * d.blockSize < at + length) blocks.add(b);
+      if (b * d.blockSize >= at && (b + 1) * d.blockSize <= at + length) blocks.add(b);
   return blocks;
 }
 
