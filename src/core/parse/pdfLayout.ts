@@ -280,6 +280,14 @@ function typographicHeadings(
 const HYPHENATED_WORD = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
 const WORD_BEFORE_BREAK = /([\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*)-$/u;
 const WORD_AFTER_BREAK = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/u;
+/**
+ * The word broken at the end of `text`, looked for in its last 256 characters only: WORD_BEFORE_BREAK is tried from
+ * every position, so over a whole line or paragraph of one long hyphenated run ("a-a-a-…", a hostile PDF's) it takes
+ * time quadratic in the run (20,000 characters: ~0.2 s, each line). No real word is that long.
+ */
+function wordBeforeBreak(text: string): RegExpExecArray | null {
+  return WORD_BEFORE_BREAK.exec(text.length > 256 ? text.slice(-256) : text);
+}
 
 /**
  * Whether a hyphen at a line's end belongs to the word ("v-model", "time-to-content") or was put there by the
@@ -298,10 +306,10 @@ function lineEndHyphens(
   const breaks: Array<[string, string]> = [];
   for (const lines of pages) {
     lines.forEach((line, i) => {
-      const broken = WORD_BEFORE_BREAK.exec(line.text);
+      const broken = wordBeforeBreak(line.text);
       const words = line.text.match(HYPHENATED_WORD) ?? [];
       // The pieces on either side of a break are not words written whole.
-      const from = i > 0 && WORD_BEFORE_BREAK.test(lines[i - 1].text) ? 1 : 0;
+      const from = i > 0 && wordBeforeBreak(lines[i - 1].text) !== null ? 1 : 0;
       const to = broken ? words.length - 1 : words.length;
       for (let w = from; w < to; w++) {
         const word = words[w].toLowerCase();
@@ -339,7 +347,7 @@ function joinLines(
   let text = '';
   const starts: number[] = [];
   lines.forEach((line, i) => {
-    const before = WORD_BEFORE_BREAK.exec(text);
+    const before = wordBeforeBreak(text);
     const after = WORD_AFTER_BREAK.exec(line.text);
     if (i === 0) {
       starts.push(0);

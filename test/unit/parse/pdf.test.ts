@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import { pageAt, pageLabel, pageRange } from '../../../src/core/pages.ts';
 import { parseFile } from '../../../src/core/parse/index.ts';
-import { isPageNumber, isPrintFurniture } from '../../../src/core/parse/pdfLayout.ts';
+import { isPageNumber, isPrintFurniture, layoutPdf } from '../../../src/core/parse/pdfLayout.ts';
 import { pdfItemText, repairMojibake } from '../../../src/core/parse/pdfText.ts';
 import { reportWithRunningHeader, tinyPdf, type TinyLine } from '../../support/tinyPdf.ts';
 
@@ -281,6 +281,21 @@ describe('PDF words broken at a line end', () => {
       { text: elsewhere, y: 640 },
     ],
   ];
+
+  it('a line of one long hyphenated run (a hostile PDF) is laid out in linear time, and a break after it still found', () => {
+    // "a-a-a-…" of 400,000 characters: the break's word was looked for from every position of the line and of the
+    // paragraph, time quadratic in the run (the first form of this reader took 260 s on this one); only the line's end
+    // can hold a broken word. The suite's 60-s limit is far above the linear time (milliseconds) and far below the old.
+    const run = `${'a-'.repeat(200_000)}a`;
+    const line = (text: string, y: number) => ({ text, x: 72, y, size: 10, mono: false });
+    const layout = layoutPdf(
+      [[line(run, 700), line(`then the v-`, 686), line('model directive binds it.', 672)]],
+      [],
+      true,
+    );
+    expect(layout.text.endsWith('then the v-model directive binds it.')).toBe(true);
+    expect(layout.text.length).toBeGreaterThan(run.length);
+  });
 
   it('keeps the hyphen of a word the document writes with it, drops the one of a word it writes whole', async () => {
     const kept = await parsed(
