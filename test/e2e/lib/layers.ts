@@ -79,3 +79,15 @@ export async function layerCounts(page: Page): Promise<LayerCounts> {
     };
   });
 }
+
+/**
+ * The layers the Library view's document list shows, each distinct value once, sorted. The list is read from the
+ * store a read after the header hears the run's last coverage report: a spec polls this until the list says what
+ * it expects, rather than reading it once when the header changes.
+ */
+export async function listedLayers(page: Page): Promise<string[]> {
+  const cells = await page
+    .locator('[data-testid="documents"] td[data-layers]')
+    .evaluateAll((tds) => tds.map((c) => c.getAttribute('data-layers') ?? ''));
+  return [...new Set(cells)].sort();
+}

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addFiles, showsText, waitIdle, waitWhileIndexing } from '../lib/app.ts';
 import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
-import { layerCounts } from '../lib/layers.ts';
+import { layerCounts, listedLayers } from '../lib/layers.ts';
 import type { Diagnostics } from '../../../src/ui/workers.ts';
 
 /** The first 300 MuSiQue passages, vendored from ../shared/bench (test/fixtures/musique-300). */
@@ -92,9 +92,6 @@ test('one progress for the drop; the header says what answers use while sentence
   await waitIdle(page);
   await expect(note).toHaveCount(0);
   await expect(page.getByTestId('layers')).toContainText('semantic ready');
-  const layers = await page
-    .locator('[data-testid="documents"] td[data-layers]')
-    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
-  expect(new Set(layers)).toEqual(new Set(['lexical vectors']));
+  await expect.poll(() => listedLayers(page)).toEqual(['lexical vectors']);
   await expect(row('embedded')).toContainText(`${2 * PER_FILE} / ${2 * PER_FILE}`);
 });

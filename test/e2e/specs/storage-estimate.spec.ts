@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { addFiles, readCounts, waitIdle } from '../lib/app.ts';
 import { dropAgainAndGoOn, expectNothingQueued, stopDrop } from '../lib/dropQuestion.ts';
 import { expect, testWithEmbedder as test } from '../lib/fixtures.ts';
-import { layerCounts } from '../lib/layers.ts';
+import { layerCounts, listedLayers } from '../lib/layers.ts';
 import { lowerQuota, restoreQuota, settledUsage } from '../lib/quota.ts';
 
 /** Short passages, different from each other, three sentences each. */
@@ -67,10 +67,7 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
   await expect(page.getByTestId('layers')).toContainText('lexical layer only (sentence vectors off)');
   await expect(page.getByTestId('vectors-off')).toBeVisible();
   // Each document shows its layers: lexical, no vectors.
-  const layers = await page
-    .locator('[data-testid="documents"] td[data-layers]')
-    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
-  expect(new Set(layers)).toEqual(new Set(['lexical']));
+  await expect.poll(() => listedLayers(page)).toEqual(['lexical']);
 
   // Room again: the vectors are added from the Library view.
   await restoreQuota(page, cdp, origin);
@@ -84,8 +81,5 @@ test('a drop that will not fit is announced before indexing; stop, or index the 
     })
     .toBe(true);
   await expect(page.getByTestId('layers')).toContainText('semantic ready');
-  const embedded = await page
-    .locator('[data-testid="documents"] td[data-layers]')
-    .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-layers')));
-  expect(new Set(embedded)).toEqual(new Set(['lexical vectors']));
+  await expect.poll(() => listedLayers(page)).toEqual(['lexical vectors']);
 });
