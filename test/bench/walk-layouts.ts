@@ -18,7 +18,9 @@
 // are our own), so every concept's row can be computed.
 // Usage: node --import tsx test/bench/walk-layouts.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
 //          [--trace-dir /tmp/walk16] [--hubs 256,512,1024,2048,4096]
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// (at 1 GiB give --hubs 16384: every stored row of df ≥ T is computed, which at T = 1024 takes tens of minutes there).
+// Round sixteen's runs: docs/results/question-bytes.md, "Round sixteen (wip/walk16)".
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -385,8 +387,7 @@ async function simulate(spec: string, n: number, traceDir: string, hubs: number[
   const B0 = d.blockSize;
   const [rowsAt, rowsLength] = d.sections.rows;
   const nChunks = d.chunkCount;
-  const pagesLength = Object.values(d.sections).reduce((s, [, l]) => s + l, 0);
-  const bundleBytes = (await (await openFile(bundlePath)).stat()).size;
+  const bundleBytes = statSync(bundlePath).size;
   console.log(
     `\n## ${setName}: ${nChunks} chunks, ${d.conceptCount} concepts, rows section ${kb(rowsLength)} KB in groups of ` +
       `${d.groups.rows}, ${B0}-byte blocks, bundle ${kb(bundleBytes)} KB; decoded in ` +
@@ -462,7 +463,7 @@ async function simulate(spec: string, n: number, traceDir: string, hubs: number[
   const found: number[] = [];
   const hubBytes = new Map<number, number>();
   const tMin = Math.min(...hubs);
-  let t1 = performance.now();
+  const t1 = performance.now();
   for (let c = 0; c < d.conceptCount; c++)
     if (x.df[c] >= tMin) hubBytes.set(c, storedRowBytes(x, c, counts, found));
   console.log(
@@ -522,7 +523,6 @@ async function simulate(spec: string, n: number, traceDir: string, hubs: number[
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   const todayRowsPlusHashes: number[] = [];
   for (const L of layoutsToTry) {
-    t1 = performance.now();
     const groups = Math.ceil(nChunks / L.G);
     const gStart = new Float64Array(groups + 1);
     for (let g = 0; g < groups; g++) {
@@ -615,14 +615,13 @@ async function simulate(spec: string, n: number, traceDir: string, hubs: number[
     // sizes in `open` (a varint a group: about one byte more for each group more).
     const rowHashes =
       (L.B === B0 ? 0 : Math.ceil(rowsLength / L.B) - Math.ceil(rowsLength / B0)) * HASH_BYTES;
-    const hubGrowth = hubTotal + Math.ceil(hubTotal / B0) * HASH_BYTES + (L.hubT !== undefined ? 0 : 0);
+    const hubGrowth = hubTotal + Math.ceil(hubTotal / B0) * HASH_BYTES;
     const openGrowth = groups - Math.ceil(nChunks / d.groups.rows) + (L.mapBytes ?? 0);
     const grow = rowHashes + hubGrowth + openGrowth;
     console.log(
       `| ${L.name} | ${kb(grow)} (${((100 * grow) / bundleBytes).toFixed(1)} %) | ${kb(p50(rowsRead))} / ${kb(Math.max(...rowsRead))} | ` +
         `${kb(p50(hashRead))} | ${kb(p50(sum))} | ${kb(p50(total))} / ${kb(Math.max(...total))} | ${kb(p50(twoRead))} |`,
     );
-    void t1;
   }
   const hubSizes: string[] = [];
   for (const T of hubs) {
@@ -636,7 +635,6 @@ async function simulate(spec: string, n: number, traceDir: string, hubs: number[
     hubSizes.push(`df ≥ ${T}: ${c} concepts, ${kb(b)} KB`);
   }
   console.log(`hub rows stored: ${hubSizes.join('; ')}`);
-  void pagesLength;
 }
 
 async function main(): Promise<void> {
