@@ -378,7 +378,11 @@ export class PagedLibrary {
       if (store.misses !== asked) {
         for (const k of add) places.add(k);
         if (add.length > 0)
-          rankedEvidence(this.lazyEvidence(places, ranked), ranked, this.evidenceOptions(text, mode, budgetTokens));
+          rankedEvidence(
+            this.lazyEvidence(places, ranked),
+            ranked,
+            this.evidenceOptions(text, mode, budgetTokens),
+          );
         return { hits: [], records: new Map(), unread: new Set(), places: [] };
       }
       if (add.length === 0) {

@@ -70,7 +70,7 @@ export const LARGE_BLOCK_SIZE = 512;
  * named only its read cards' concepts) for a bundle 0.4–0.5 % larger (twice the block hashes; a question reads the
  * hash pages of its blocks: 8 → 16 KB on 2Wiki). docs/results/question-bytes.md, round sixteen.
  */
-export const SMALL_BLOCK_SIZE = 1024;
+const SMALL_BLOCK_SIZE = 1024;
 
 /** The block size a writer of `version` uses when not told one (LARGE_BLOCK_SIZE, SMALL_BLOCK_SIZE, above). */
 export function defaultBlockSize(version: number, listsInRows: boolean): number {
