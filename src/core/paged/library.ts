@@ -17,7 +17,7 @@ import { parseMode, reciprocalRankFusion } from '../retrieval/index.ts';
 import { addQueryScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
-import type { Candidate, RetrievedChunk } from '../retrieval/index.ts';
+import type { Candidate, Provenance, RetrievedChunk } from '../retrieval/index.ts';
 import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
@@ -341,7 +341,7 @@ export class PagedLibrary {
     for (let steps = 0; steps <= ranked.length; steps++) {
       const misses = store.misses;
       const hits = rankedEvidence(
-        this.lazyEvidence(places),
+        this.lazyEvidence(places, ranked),
         ranked,
         this.evidenceOptions(text, mode, budgetTokens),
       );
@@ -349,6 +349,8 @@ export class PagedLibrary {
       const placeOf = hits.map((h, i) => {
         if (!h.chunkId.startsWith(UNREAD_ID)) return this.reader.chunkIndex.get(h.chunkId) ?? -1;
         unread.add(i);
+        // Nothing else of an unread hit is read, its concepts' names neither (lazyEvidence): none rather than blanks.
+        if (h.provenance.concepts) hits[i] = { ...h, provenance: withoutConcepts(h.provenance) };
         return Number(h.chunkId.slice(UNREAD_ID.length));
       });
       // A record (or a block of its provenance) is missing: read, then run again.
@@ -376,7 +378,11 @@ export class PagedLibrary {
       if (store.misses !== asked) {
         for (const k of add) places.add(k);
         if (add.length > 0)
-          rankedEvidence(this.lazyEvidence(places), ranked, this.evidenceOptions(text, mode, budgetTokens));
+          rankedEvidence(
+            this.lazyEvidence(places, ranked),
+            ranked,
+            this.evidenceOptions(text, mode, budgetTokens),
+          );
         return { hits: [], records: new Map(), unread: new Set(), places: [] };
       }
       if (add.length === 0) {
@@ -411,11 +417,19 @@ export class PagedLibrary {
     return false;
   }
 
-  /** The evidence source of cardsOf: records of `places` only, checked against `open`'s token counts. */
-  private lazyEvidence(places: ReadonlySet<number>): EvidenceSource {
+  /**
+   * The evidence source of cardsOf: records of `places` only, checked against `open`'s token counts, and the names
+   * of the concepts that led to those places' chunks only. Every hit of the budget names up to 3 concepts, ~68 on
+   * 2Wiki, scattered over the concept dictionary (a block each); the first page shows 5 to 8 cards, whose names are
+   * read with their records (issue 47: 2Wiki's dictionary read 108 KB a question for ~39 KB of groups asked).
+   */
+  private lazyEvidence(places: ReadonlySet<number>, ranked: readonly Candidate[]): EvidenceSource {
     const { open } = this.reader;
+    const named = new Set<number>();
+    for (const c of ranked) if (c.concepts && places.has(c.chunk)) for (const id of c.concepts) named.add(id);
     return {
       ...this.evidence,
+      conceptTerm: (c) => (named.has(c) ? this.evidence.conceptTerm(c) : ''),
       chunk: (k) => {
         if (!places.has(k))
           return { id: UNREAD_ID + k, docId: '', text: '', tokens: open.tokens[k], start: 0 };
@@ -572,6 +586,11 @@ export class PagedLibrary {
       return { view, records };
     }, signal);
   }
+}
+
+/** A provenance without its concepts' names (an unread hit's: lazyEvidence). */
+function withoutConcepts({ concepts: _names, ...rest }: Provenance): Provenance {
+  return rest;
 }
 
 function sortedHas(sorted: Uint32Array, value: number): boolean {

@@ -1,7 +1,8 @@
-// Rewrites a version 1 to 5 pages part as version 6 (format.ts) without the corpus (a version 3 to 5 part is
-// copied but for its directory and its `open`, re-encoded as version 6 writes it, and, when it does not keep its
-// lists in its rows, its block hashes, made for version 5's 512-byte blocks, and its rows' group offsets, for groups
-// of 2; when it keeps them, its one group of rows re-coded by concept as version 6 codes it: recodedRows).
+// Rewrites a version 1 to 6 pages part as version 7 (format.ts) without the corpus (a version 3 to 6 part is
+// copied but for its directory and its `open`, re-encoded as version 7 writes it, and its block hashes, made for
+// the writer's block size (version 5's 512 bytes when it does not keep its lists in its rows, version 7's 1 KiB when
+// it does), and, when it does not keep its lists in its rows, its rows' group offsets, for groups of 2; when it keeps
+// them, its one group of rows re-coded by concept as version 6 codes it (recodedRows), a version 6 group copied).
 // From version 1 or 2: everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
 // lists lose their shares (each checked, before it is dropped, to be what a version 3 reader computes from the list's
@@ -398,12 +399,15 @@ async function upgradePages(
   // A library small enough keeps its lists in its rows, as `cli index` writes it (write.ts, rowsWithCounts); a
   // version 4 part that keeps them already is copied as it is.
   const inRows = d.listsInRows
-    ? await recodedRows(
-        source.name,
-        await source.read(base + rowsAt, rowsLength),
-        full.df,
-        full.conceptCounts,
-      )
+    ? d.version >= 6
+      ? // Coded by concept already (version 6): copied as it is, as the other sections are.
+        await source.read(base + rowsAt, rowsLength)
+      : await recodedRows(
+          source.name,
+          await source.read(base + rowsAt, rowsLength),
+          full.df,
+          full.conceptCounts,
+        )
     : rowsLength <= listsInRowsBytes * 4
       ? await rowsWithCounts(
           await linksOf(
@@ -469,8 +473,9 @@ async function upgradePages(
     yield written.degrees;
   };
   // Version 3's hashes: SHA-256 cut to BLOCK_HASH_BYTES (format.ts says why that is enough).
-  // A part that keeps its lists in its rows keeps its block size; another takes version 5's (write.ts).
-  const blockSize = inRows ? d.blockSize : defaultBlockSize(PAGES_VERSION, false);
+  // The writer's block size: version 7's 1 KiB for a part that keeps its lists in its rows, version 5's 512 bytes
+  // for another (write.ts, defaultBlockSize).
+  const blockSize = defaultBlockSize(PAGES_VERSION, inRows !== undefined);
   const newBlocks = new BlockHasher(blockSize, blockHashBytes(PAGES_VERSION));
   const whole = new Sha256();
   let made = 0;
