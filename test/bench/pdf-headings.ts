@@ -108,6 +108,10 @@ if (show > 0) {
 if (opts.json) {
   await writeFile(
     opts.json,
-    JSON.stringify({ pdfs, parseMs, found: [...found], missed: [...missed], became, levelAgrees, extra, examples, extras }, null, 1),
+    JSON.stringify(
+      { pdfs, parseMs, found: [...found], missed: [...missed], became, levelAgrees, extra, examples, extras },
+      null,
+      1,
+    ),
   );
 }

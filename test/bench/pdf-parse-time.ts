@@ -16,7 +16,9 @@ if (positionals.length !== 1) throw new Error('pdf-parse-time: one folder of PDF
 const { parseFile } = await import(join(process.cwd(), 'src/core/parse/index.ts'));
 const folder = positionals[0];
 const files = (await readdir(folder)).filter((f) => f.endsWith('.pdf')).sort();
-const inputs = await Promise.all(files.map(async (f) => [f, new Uint8Array(await readFile(join(folder, f)))] as const));
+const inputs = await Promise.all(
+  files.map(async (f) => [f, new Uint8Array(await readFile(join(folder, f)))] as const),
+);
 for (let pass = 0; pass < Number(opts.repeat); pass++) {
   let pages = 0;
   let headings = 0;

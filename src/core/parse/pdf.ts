@@ -96,7 +96,8 @@ export function headingContent(tree: StructNodeLike | null | undefined): Map<str
     // Pushed last to first, so the tree is walked in reading order (the element numbers follow it).
     for (let i = children.length - 1; i >= 0; i--) {
       const child = children[i];
-      if (child && typeof child === 'object') stack.push({ node: child, heading: inHeading, sections: inSections });
+      if (child && typeof child === 'object')
+        stack.push({ node: child, heading: inHeading, sections: inSections });
     }
   }
   return out;
@@ -148,7 +149,14 @@ function pageLines(items: TextItemLike[], monospace: (fontName: string) => boole
     const sameLine = current !== undefined && !breakAfter && Math.abs(current.y - y) < size * 0.5;
     if (!sameLine) {
       if (blank) continue;
-      current = { text: '', x, y, size, mono: monospace(item.fontName), ...(item.tag ? { tag: item.tag } : {}) };
+      current = {
+        text: '',
+        x,
+        y,
+        size,
+        mono: monospace(item.fontName),
+        ...(item.tag ? { tag: item.tag } : {}),
+      };
       lines.push(current);
     } else if (current && x - lastRight > size * 0.15 && !/\s$/.test(current.text) && !/^\s/.test(item.str)) {
       current.text += ' ';
@@ -441,10 +449,15 @@ export async function parsePdf(
     for (let n = 1; n <= document.numPages; n++) {
       const page = await document.getPage(n);
       // A tagged PDF's structure tree names its headings; the text's marked-content runs say which items they are.
-      const headings = headingContent((await page.getStructTree().catch(() => null)) as StructNodeLike | null);
+      const headings = headingContent(
+        (await page.getStructTree().catch(() => null)) as StructNodeLike | null,
+      );
       const content = await page.getTextContent({ includeMarkedContent: headings.size > 0 });
       const styles = content.styles as Record<string, { fontFamily?: string } | undefined>;
-      const items = taggedItems(content.items as unknown as Array<TextItemLike | MarkedContentLike>, headings);
+      const items = taggedItems(
+        content.items as unknown as Array<TextItemLike | MarkedContentLike>,
+        headings,
+      );
       const lines = pageLines(items, (font) => styles[font]?.fontFamily === 'monospace');
       // Heights from the page's bottom edge (a page's box need not start at 0).
       for (const line of lines) line.y -= page.view[1];

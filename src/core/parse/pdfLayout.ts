@@ -6,8 +6,8 @@
 //   single one too: the date–time line ("11/26/26, 1:24 PM", the page title after it) and the page's address
 //   ("file:///…/x.html 1/1"), which a one-page PDF has nothing to repeat against.
 // - Headings come from the structure tree of a tagged PDF (its H1–H6 elements: the author's headings, exactly as
-//   the HTML or the word processor had them, whatever their size or weight; a browser's "Save as PDF" and Word's
-//   export are tagged). An untagged PDF's come from the outline (bookmarks: title, page and height, matched to the
+//   the HTML or the word processor had them, whatever their size or weight; `chromium --print-to-pdf` tags by
+//   default). An untagged PDF's come from the outline (bookmarks: title, page and height, matched to the
 //   line they point at), from the font size (a short line clearly larger than the body text; the larger the size,
 //   the higher the level) and from numbering ("4.2 Ownership": level = number of parts), so sections and chunks
 //   follow the document's structure as they do for Markdown.
@@ -239,7 +239,8 @@ function taggedHeadings(pages: PdfLine[][]): Map<PdfLine, Heading> {
       if (!tag) continue;
       let run = 1;
       while (lines[i + run]?.tag?.element === tag.element) run++;
-      if (run <= MAX_HEADING_LINES) out.set(lines[i], { level: Math.min(MAX_LEVELS, tag.level), more: run - 1 });
+      if (run <= MAX_HEADING_LINES)
+        out.set(lines[i], { level: Math.min(MAX_LEVELS, tag.level), more: run - 1 });
       i += run - 1;
     }
   }

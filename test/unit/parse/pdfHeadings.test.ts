@@ -9,7 +9,9 @@ import { headingContent } from '../../../src/core/parse/pdf.ts';
 import { layoutPdf, type PdfLine } from '../../../src/core/parse/pdfLayout.ts';
 
 const fixture = (name: string): Uint8Array =>
-  new Uint8Array(readFileSync(fileURLToPath(new URL(`../../fixtures/browser-print/${name}`, import.meta.url))));
+  new Uint8Array(
+    readFileSync(fileURLToPath(new URL(`../../fixtures/browser-print/${name}`, import.meta.url))),
+  );
 
 const headings = (doc: { sections: { heading: string; level: number }[] }) =>
   doc.sections.filter((s) => s.level > 0).map((s) => [s.heading, s.level]);
@@ -23,14 +25,19 @@ describe('tagged PDF headings', () => {
       ['The accelerator property', 3],
       ['Platform differences', 4],
       ['Disabling a shortcut', 4],
-      ['Global shortcuts that keep listening while the window is hidden or another application is in front', 2],
+      [
+        'Global shortcuts that keep listening while the window is hidden or another application is in front',
+        2,
+      ],
     ]);
     // A bold paragraph standing alone is tagged P, not H: it stays text of its section.
     const last = doc.sections.at(-1)!;
     expect(doc.text.slice(last.start, last.end)).toContain('Remember to unregister\n\nEvery registration');
     // The h4's paragraph is in the h4's section, not the h3's.
     const platform = doc.sections.find((s) => s.heading === 'Platform differences')!;
-    expect(doc.text.slice(platform.start, platform.end)).toContain('the Command key takes the place of Control');
+    expect(doc.text.slice(platform.start, platform.end)).toContain(
+      'the Command key takes the place of Control',
+    );
   });
 
   it('maps marked content to the heading element it lies in, through nested roles and a bare H', () => {
@@ -43,7 +50,10 @@ describe('tagged PDF headings', () => {
           children: [
             { role: 'H2', children: [{ role: 'Code', children: [content('a')] }, content('b')] },
             { role: 'P', children: [content('c')] },
-            { role: 'Sect', children: [{ role: 'Sect', children: [{ role: 'H', children: [content('d')] }] }] },
+            {
+              role: 'Sect',
+              children: [{ role: 'Sect', children: [{ role: 'H', children: [content('d')] }] }],
+            },
             { role: 'H1', children: [content('e')] },
           ],
         },
@@ -82,7 +92,9 @@ describe('tagged PDF headings', () => {
       ...Array.from({ length: 6 }, (_, i) => line(`Mistagged paragraph line ${i + 1}`, 640 - i * 16, 11, 1)),
     ];
     const layout = layoutPdf([page]);
-    expect(layout.sections.filter((s) => s.level > 0).map((s) => s.heading)).toEqual(['Installing the runtime']);
+    expect(layout.sections.filter((s) => s.level > 0).map((s) => s.heading)).toEqual([
+      'Installing the runtime',
+    ]);
     expect(layout.text).toContain('Mistagged paragraph line 1 Mistagged paragraph line 2');
   });
 });
