@@ -417,10 +417,10 @@ export function layoutPdf(
   const body = bodySize(pages);
   const leading = bodyLeading(pages, body);
   // A tagged PDF that names headings says where they all are; its other lines are not headings, however large.
-  const tagged = pages.some((lines) => lines.some((line) => line.tag !== undefined));
-  const headings = tagged
-    ? taggedHeadings(pages)
-    : typographicHeadings(pages, body, leading, outlineHeadings(pages, outline));
+  // One whose tags name none (or only mistagged paragraphs) is read as an untagged one.
+  const tagged = taggedHeadings(pages);
+  const headings =
+    tagged.size > 0 ? tagged : typographicHeadings(pages, body, leading, outlineHeadings(pages, outline));
   const keepsHyphen = lineEndHyphens(pages, browserPrint);
   const firstOffset: Array<number | undefined> = pages.map(() => undefined);
   const note = (page: number, offset: number): void => {

@@ -96,5 +96,11 @@ describe('tagged PDF headings', () => {
       'Installing the runtime',
     ]);
     expect(layout.text).toContain('Mistagged paragraph line 1 Mistagged paragraph line 2');
+
+    // Tags that name no heading but a mistagged paragraph: the sizes decide, as for an untagged PDF.
+    const onlyMistagged = layoutPdf([page.filter((l) => !l.text.startsWith('Installing'))]);
+    expect(onlyMistagged.sections.filter((s) => s.level > 0).map((s) => s.heading)).toEqual([
+      'A large pull quote the tags call a paragraph',
+    ]);
   });
 });
