@@ -5,10 +5,13 @@
 //
 //   node --import tsx test/bench/pdf-vs-markdown.ts [--docs /work/shared/bench/vuedocs/docs]
 //     [--questions /work/shared/bench/vuedocs/questions.jsonl] [--out .cache/pdf-vs-markdown]
-//     [--embedder none] [--modes default,bm25] [--outline] [--style site|plain] [--skip-print] [--limit N]
+//     [--embedder none] [--modes default,bm25] [--outline] [--tagged] [--style site|plain] [--skip-print] [--limit N]
 //
 // `--outline` also writes the PDF's outline (bookmarks from the headings, Chromium's "document outline"); without it
-// the parser has only font sizes and numbering to find the headings. The PDFs go to <out>/pdf (gitignored .cache).
+// the parser has only font sizes and numbering to find the headings. `--tagged` prints a tagged PDF (its structure
+// tree names the headings H1–H6), as Chromium's own "Save as PDF" and `--print-to-pdf` do; Playwright's print, this
+// bench's default, is untagged. The PDFs go to <out>/pdf (gitignored .cache), <out>/pdf-plain for `--style plain`,
+// with "-tagged" after the name when tagged.
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -30,6 +33,7 @@ const { values: opts } = parseArgs({
     modes: { type: 'string', default: 'default,bm25' },
     budgets: { type: 'string', default: '1000,3000' },
     outline: { type: 'boolean', default: false },
+    tagged: { type: 'boolean', default: false },
     style: { type: 'string', default: 'site' },
     'skip-print': { type: 'boolean', default: false },
     'skip-bench': { type: 'boolean', default: false },
@@ -111,6 +115,7 @@ async function printAll(
   limit: number,
   outline: boolean,
   plain: boolean,
+  tagged: boolean,
 ): Promise<number> {
   await mkdir(outDir, { recursive: true });
   const files = (await readdir(docs))
@@ -133,6 +138,7 @@ async function printAll(
           path: join(outDir, `${name}.pdf`),
           format: 'Letter',
           margin: { top: '1cm', bottom: '1cm' },
+          tagged,
         });
         n++;
         continue;
@@ -146,7 +152,7 @@ async function printAll(
         footerTemplate: footerTemplate(siteUrl(name)),
         printBackground: true,
         outline,
-        tagged: outline,
+        tagged: outline || tagged,
       });
       n++;
     }
@@ -190,11 +196,14 @@ async function main(): Promise<void> {
   if (opts.style !== 'site' && opts.style !== 'plain')
     throw new Error('pdf-vs-markdown: --style is site or plain');
   const plain = opts.style === 'plain';
-  const pdfDir = join(out, plain ? 'pdf-plain' : opts.outline ? 'pdf-outline' : 'pdf');
+  const pdfDir = join(
+    out,
+    `${plain ? 'pdf-plain' : opts.outline ? 'pdf-outline' : 'pdf'}${opts.tagged && !opts.outline ? '-tagged' : ''}`,
+  );
   const limit = opts.limit ? Number(opts.limit) : Infinity;
   if (!opts['skip-print']) {
     const started = performance.now();
-    const n = await printAll(opts.docs!, pdfDir, limit, opts.outline!, plain);
+    const n = await printAll(opts.docs!, pdfDir, limit, opts.outline!, plain, opts.tagged!);
     console.log(`printed ${n} PDFs to ${pdfDir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } else {
     await stat(pdfDir);

@@ -17,7 +17,14 @@ import {
   type PageImage,
   type Placement,
 } from './ocr.ts';
-import { dropPageFurniture, layoutPdf, type OutlineTarget, type PdfLine, type PdfPage } from './pdfLayout.ts';
+import {
+  dropPageFurniture,
+  layoutPdf,
+  type HeadingTag,
+  type OutlineTarget,
+  type PdfLine,
+  type PdfPage,
+} from './pdfLayout.ts';
 import { loadPdfJs, type PdfJs } from './pdfjs.ts';
 import { pdfItemText } from './pdfText.ts';
 import { ParseError, type ParsedFile, type ParseProgress } from './types.ts';
@@ -30,12 +37,98 @@ interface TextItemLike {
   height: number;
   hasEOL: boolean;
   fontName: string;
+  /** The heading element of the structure tree the item is drawn in (a tagged PDF's). */
+  tag?: HeadingTag;
 }
+
+/** A marked-content item of pdf.js's text content (`includeMarkedContent`): where a tagged run starts or ends. */
+interface MarkedContentLike {
+  type: 'beginMarkedContent' | 'beginMarkedContentProps' | 'endMarkedContent';
+  id?: string;
+}
+
+/** A node of pdf.js's structure tree of a page (`getStructTree`): an element with its role, or a content reference. */
+interface StructNodeLike {
+  role?: string;
+  type?: string;
+  id?: string;
+  children?: StructNodeLike[];
+}
+
+/** Structure-tree nodes walked per page at most (a hostile file's tree can be any size; pdf.js caps its depth). */
+const MAX_STRUCT_NODES = 100_000;
 
 /** Outline entries read at most (a hostile file can hold millions; a real book has hundreds). */
 const MAX_OUTLINE_ENTRIES = 5000;
 
 type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+
+/**
+ * The marked-content ids of a tagged page that lie in a heading element of its structure tree (H1–H6 by their
+ * role, after the PDF's role map; a bare "H" takes its level from the sections around it), each with the heading it
+ * belongs to. Empty for an untagged page.
+ */
+export function headingContent(tree: StructNodeLike | null | undefined): Map<string, HeadingTag> {
+  const out = new Map<string, HeadingTag>();
+  if (!tree) return out;
+  let elements = 0;
+  let walked = 0;
+  const stack: Array<{ node: StructNodeLike; heading?: HeadingTag; sections: number }> = [
+    { node: tree, sections: 0 },
+  ];
+  while (stack.length > 0 && walked++ < MAX_STRUCT_NODES) {
+    const { node, heading, sections } = stack.pop()!;
+    if (node.type === 'content' && typeof node.id === 'string') {
+      if (heading) out.set(node.id, heading);
+      continue;
+    }
+    const role = typeof node.role === 'string' ? node.role : '';
+    const numbered = /^H([1-6])$/.exec(role);
+    let inHeading = heading;
+    if (!inHeading && (numbered || role === 'H')) {
+      inHeading = {
+        level: numbered ? Number(numbered[1]) : Math.min(6, Math.max(1, sections)),
+        element: elements++,
+      };
+    }
+    const inSections = sections + (role === 'Sect' ? 1 : 0);
+    const children = Array.isArray(node.children) ? node.children : [];
+    // Pushed last to first, so the tree is walked in reading order (the element numbers follow it).
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      if (child && typeof child === 'object')
+        stack.push({ node: child, heading: inHeading, sections: inSections });
+    }
+  }
+  return out;
+}
+
+/**
+ * A page's text items with the heading each is drawn in (`tag`), from the marked-content runs around them; the
+ * marked-content items themselves are left out.
+ */
+function taggedItems(
+  items: ReadonlyArray<TextItemLike | MarkedContentLike>,
+  headings: Map<string, HeadingTag>,
+): TextItemLike[] {
+  const out: TextItemLike[] = [];
+  const open: Array<string | undefined> = [];
+  for (const item of items) {
+    if ('str' in item) {
+      let tag: HeadingTag | undefined;
+      for (let k = open.length - 1; k >= 0 && tag === undefined; k--) {
+        const id = open[k];
+        if (id !== undefined) tag = headings.get(id);
+      }
+      out.push(tag ? { ...item, tag } : item);
+    } else if (item.type === 'endMarkedContent') {
+      open.pop();
+    } else {
+      open.push(typeof item.id === 'string' ? item.id : undefined);
+    }
+  }
+  return out;
+}
 
 /** Groups a page's text items into lines, inserting spaces where items are apart. */
 function pageLines(items: TextItemLike[], monospace: (fontName: string) => boolean): PdfLine[] {
@@ -43,6 +136,8 @@ function pageLines(items: TextItemLike[], monospace: (fontName: string) => boole
   let current: PdfLine | undefined;
   let lastRight = 0;
   let breakAfter = false;
+  // Lines whose visible items lie in more than one heading element, or partly outside any: not one heading.
+  const mixed = new Set<PdfLine>();
   for (const item of items) {
     const [, , , scaleY, x, y] = item.transform;
     const size = Math.abs(item.height || scaleY) || 1;
@@ -54,7 +149,14 @@ function pageLines(items: TextItemLike[], monospace: (fontName: string) => boole
     const sameLine = current !== undefined && !breakAfter && Math.abs(current.y - y) < size * 0.5;
     if (!sameLine) {
       if (blank) continue;
-      current = { text: '', x, y, size, mono: monospace(item.fontName) };
+      current = {
+        text: '',
+        x,
+        y,
+        size,
+        mono: monospace(item.fontName),
+        ...(item.tag ? { tag: item.tag } : {}),
+      };
       lines.push(current);
     } else if (current && x - lastRight > size * 0.15 && !/\s$/.test(current.text) && !/^\s/.test(item.str)) {
       current.text += ' ';
@@ -65,10 +167,12 @@ function pageLines(items: TextItemLike[], monospace: (fontName: string) => boole
     if (!blank) {
       line.size = Math.max(line.size, size);
       line.mono &&= monospace(item.fontName);
+      if (item.tag?.element !== line.tag?.element) mixed.add(line);
     }
     lastRight = x + item.width;
     breakAfter = item.hasEOL;
   }
+  for (const line of mixed) delete line.tag;
   for (const line of lines) line.text = pdfItemText(line.text).replace(/\s+/g, ' ').trim();
   return lines.filter((line) => line.text.length > 0);
 }
@@ -344,9 +448,16 @@ export async function parsePdf(
     const unreadable: number[] = [];
     for (let n = 1; n <= document.numPages; n++) {
       const page = await document.getPage(n);
-      const content = await page.getTextContent();
+      // A tagged PDF's structure tree names its headings; the text's marked-content runs say which items they are.
+      const headings = headingContent(
+        (await page.getStructTree().catch(() => null)) as StructNodeLike | null,
+      );
+      const content = await page.getTextContent({ includeMarkedContent: headings.size > 0 });
       const styles = content.styles as Record<string, { fontFamily?: string } | undefined>;
-      const items = content.items.filter((item) => 'str' in item) as unknown as TextItemLike[];
+      const items = taggedItems(
+        content.items as unknown as Array<TextItemLike | MarkedContentLike>,
+        headings,
+      );
       const lines = pageLines(items, (font) => styles[font]?.fontFamily === 'monospace');
       // Heights from the page's bottom edge (a page's box need not start at 0).
       for (const line of lines) line.y -= page.view[1];

@@ -5,10 +5,12 @@
 //   the middle of paragraphs and repeat in every chunk. A browser's print header and footer go on any page, a
 //   single one too: the date–time line ("11/26/26, 1:24 PM", the page title after it) and the page's address
 //   ("file:///…/x.html 1/1"), which a one-page PDF has nothing to repeat against.
-// - Headings come from the outline (bookmarks: title, page and height, matched to the line they point at), from
-//   the font size (a short line clearly larger than the body text; the larger the size, the higher the level) and
-//   from numbering ("4.2 Ownership": level = number of parts), so sections and chunks follow the document's
-//   structure as they do for Markdown.
+// - Headings come from the structure tree of a tagged PDF (its H1–H6 elements: the author's headings, exactly as
+//   the HTML or the word processor had them, whatever their size or weight; `chromium --print-to-pdf` tags by
+//   default). An untagged PDF's come from the outline (bookmarks: title, page and height, matched to the
+//   line they point at), from the font size (a short line clearly larger than the body text; the larger the size,
+//   the higher the level) and from numbering ("4.2 Ownership": level = number of parts), so sections and chunks
+//   follow the document's structure as they do for Markdown.
 // - Paragraphs: a vertical gap clearly larger than the body's line spacing, a change between code (monospace) and
 //   prose, or a page break ends one; a paragraph goes on over the page break when the page ends mid-sentence and the
 //   next starts in lowercase. Code lines keep their line breaks.
@@ -26,6 +28,14 @@ export interface PdfLine {
   size: number;
   /** Every item of the line is in a monospace font (code). */
   mono: boolean;
+  /** The heading element of a tagged PDF's structure tree the whole line lies in (pdf.ts, headingContent). */
+  tag?: HeadingTag;
+}
+
+/** A heading element (H1–H6) of a tagged PDF: its level, and a number that tells one element from the next. */
+export interface HeadingTag {
+  level: number;
+  element: number;
 }
 
 export interface PdfPage {
@@ -211,6 +221,32 @@ function outlineHeadings(pages: PdfLine[][], targets: readonly OutlineTarget[]):
   return out;
 }
 
+/**
+ * A heading element spread over more lines than this is not read as one (a heading wraps over two or three lines;
+ * a tag over a paragraph's length is a mistagged paragraph).
+ */
+const MAX_HEADING_LINES = 4;
+
+/**
+ * Headings of a tagged PDF: lines in the structure tree's heading elements, consecutive lines of one element being
+ * one wrapped heading. The tree names the author's headings, so neither size nor numbering is asked.
+ */
+function taggedHeadings(pages: PdfLine[][]): Map<PdfLine, Heading> {
+  const out = new Map<PdfLine, Heading>();
+  for (const lines of pages) {
+    for (let i = 0; i < lines.length; i++) {
+      const tag = lines[i].tag;
+      if (!tag) continue;
+      let run = 1;
+      while (lines[i + run]?.tag?.element === tag.element) run++;
+      if (run <= MAX_HEADING_LINES)
+        out.set(lines[i], { level: Math.min(MAX_LEVELS, tag.level), more: run - 1 });
+      i += run - 1;
+    }
+  }
+  return out;
+}
+
 /** Headings by font size and numbering, for the lines the outline did not name. */
 function typographicHeadings(
   pages: PdfLine[][],
@@ -380,7 +416,11 @@ export function layoutPdf(
   const out = new DocumentBuilder();
   const body = bodySize(pages);
   const leading = bodyLeading(pages, body);
-  const headings = typographicHeadings(pages, body, leading, outlineHeadings(pages, outline));
+  // A tagged PDF that names headings says where they all are; its other lines are not headings, however large.
+  // One whose tags name none (or only mistagged paragraphs) is read as an untagged one.
+  const tagged = taggedHeadings(pages);
+  const headings =
+    tagged.size > 0 ? tagged : typographicHeadings(pages, body, leading, outlineHeadings(pages, outline));
   const keepsHyphen = lineEndHyphens(pages, browserPrint);
   const firstOffset: Array<number | undefined> = pages.map(() => undefined);
   const note = (page: number, offset: number): void => {
