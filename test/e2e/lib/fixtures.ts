@@ -289,7 +289,11 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
       await privacy.watch(context);
       if (CPU_THROTTLE !== null) {
         // Every page of the profile, a second tab too: the busy machine a spec must pass on, on demand.
-        context.on('page', (p) => void throttle(p, CPU_THROTTLE));
+        context.on('page', (p) =>
+          throttle(p, CPU_THROTTLE).catch((error: unknown) =>
+            log(`CPU throttling not applied: ${String(error)}`),
+          ),
+        );
         for (const p of context.pages()) await throttle(p, CPU_THROTTLE);
       }
       const page = context.pages()[0] ?? (await context.newPage());
