@@ -71,6 +71,27 @@ export async function askForChunks(page: Page, question: string): Promise<string
 }
 
 /**
+ * Clicks "More passages" until every passage of the answer on screen is shown. Each click is waited out — the cards
+ * it adds, or the button gone — before the next look: over a library read by ranges "More" first reads the rest of
+ * the answer (AskView's showMore, ask.readRest), so the button stays for a while after the click, and a loop of
+ * `count()` then `click()` could find it gone between the two and wait on a click that never comes.
+ */
+export async function showAllPassages(page: Page): Promise<void> {
+  const more = page.locator('[data-testid="more"]');
+  while ((await more.count()) > 0) {
+    const before = await page.locator('[data-testid="evidence"]').count();
+    await more.click();
+    await page.waitForFunction(
+      (n) =>
+        !document.querySelector('[data-testid="more"]') ||
+        document.querySelectorAll('[data-testid="evidence"]').length > n,
+      before,
+      { timeout: 0, polling: 100 },
+    );
+  }
+}
+
+/**
  * Imports a bundle file through the Library view's bundle input and waits for the app's verdict: returns its
  * "Imported …" message, or throws with the app's reason when it refused the file.
  */

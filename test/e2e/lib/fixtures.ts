@@ -154,6 +154,26 @@ async function copyProfile(from: string, to: string): Promise<Map<string, string
   return linked;
 }
 
+/**
+ * CONCEPTRAG_E2E_CPU_THROTTLE=<rate>: the pages of every test's profile run that many times slower (Chromium's
+ * Emulation.setCPUThrottlingRate, the page's own thread), to show a spec that reads once what the app fills in
+ * later, as a busy CI machine does now and then (docs/results/test-suite.md, round sixteen). Unset (the normal
+ * run): nothing is throttled. The profiles a worker builds once (visited, samples, libraryOnce) never are.
+ */
+const CPU_THROTTLE = ((): number | null => {
+  const value = process.env.CONCEPTRAG_E2E_CPU_THROTTLE;
+  if (value === undefined || value === '') return null;
+  const rate = Number(value);
+  if (!(rate >= 1))
+    throw new Error(`CONCEPTRAG_E2E_CPU_THROTTLE must be a number of at least 1, not "${value}"`);
+  return rate;
+})();
+
+async function throttle(page: Page, rate: number): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+}
+
 /** Throws, naming the file, if a test's browser wrote into a file hard-linked from a profile built once. */
 async function checkLinked(linked: Map<string, string>): Promise<void> {
   for (const [file, before] of linked) {
@@ -267,6 +287,15 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
       });
       opened.push({ context, dir, linked });
       await privacy.watch(context);
+      if (CPU_THROTTLE !== null) {
+        // Every page of the profile, a second tab too: the busy machine a spec must pass on, on demand.
+        context.on('page', (p) =>
+          throttle(p, CPU_THROTTLE).catch((error: unknown) =>
+            log(`CPU throttling not applied: ${String(error)}`),
+          ),
+        );
+        for (const p of context.pages()) await throttle(p, CPU_THROTTLE);
+      }
       const page = context.pages()[0] ?? (await context.newPage());
       page.on('pageerror', (error) => log(`page error: ${error.message}`));
       page.on('console', (msg) => {

@@ -74,8 +74,11 @@ test('ask: samples loaded with one click, evidence highlighted, sentence link op
   await page.waitForSelector('[data-testid="viewer"]');
   const marked = (await page.textContent('[data-testid="viewer-mark"]'))?.trim() ?? '';
   expect(marked, `viewer highlights "${marked}", the link was "${sentence}"`).toBe(sentence);
-  const visible = await page.locator('[data-testid="viewer-mark"]').isVisible();
-  expect(visible, 'the highlighted sentence is not scrolled into view').toBe(true);
+  // Scrolled to after the viewer has drawn the document (a tick later): waited for, not looked at once.
+  await expect(
+    page.locator('[data-testid="viewer-mark"]'),
+    'the highlighted sentence is not scrolled into view',
+  ).toBeInViewport();
   await page.keyboard.press('Escape');
 
   // A Markdown sample's section shows where it sits: document › heading.

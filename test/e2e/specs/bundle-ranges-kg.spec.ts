@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { askSnapshot } from '../../../src/cli/ask.ts';
 import { readBundleFile } from '../../../src/cli/bundleIo.ts';
+import { showAllPassages } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 import { frozenBundle } from '../../support/frozenBundles.ts';
 
@@ -28,7 +29,7 @@ async function askInBrowser(page: Page, question: string, mode: string): Promise
   ).toBeVisible({ timeout: 120_000 });
   const error = page.getByTestId('ask-error');
   if ((await error.count()) > 0) throw new Error(`${mode} "${question}": ${await error.textContent()}`);
-  while ((await page.locator('[data-testid="more"]').count()) > 0) await page.click('[data-testid="more"]');
+  await showAllPassages(page);
   const ranked = await page.$$eval('[data-testid="evidence"]', (cards) =>
     cards.map((c) => ({
       id: c.getAttribute('data-chunk') ?? '',

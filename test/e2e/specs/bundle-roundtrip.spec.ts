@@ -9,7 +9,7 @@ import { readBundleFile, writeBundleFile } from '../../../src/cli/bundleIo.ts';
 import { createNodeUseEmbedder } from '../../../src/cli/embedders.ts';
 import { collectFiles, snapshotFromFiles } from '../../../src/cli/index.ts';
 import { writeSnapshotBundle, type IndexSnapshot } from '../../../src/core/bundle/index.ts';
-import { addFiles, openApp, readCounts, waitIdle } from '../lib/app.ts';
+import { addFiles, openApp, readCounts, showAllPassages, waitIdle } from '../lib/app.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
 const QUESTION = 'Who wrote the memo about moving the library?';
@@ -24,7 +24,7 @@ async function askInBrowser(page: Page, question: string, mode: string): Promise
   await page.waitForSelector('[data-testid="evidence"]');
   // The view shows the best few passages, grouped by document, with "More passages" for the rest: open them all
   // and read the passages back in their rank order (the number on each card).
-  while ((await page.locator('[data-testid="more"]').count()) > 0) await page.click('[data-testid="more"]');
+  await showAllPassages(page);
   const ranked = await page.$$eval('[data-testid="evidence"]', (cards) =>
     cards.map((c) => ({
       id: c.getAttribute('data-chunk') ?? '',

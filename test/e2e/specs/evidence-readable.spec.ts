@@ -164,7 +164,7 @@ test('evidence: the best passages with "more", the answering sentence highlighte
 
   // "more" shows the next passages.
   await more.click();
-  expect(await page.locator('[data-testid="evidence"]').count()).toBeGreaterThan(total);
+  await expect.poll(() => page.locator('[data-testid="evidence"]').count()).toBeGreaterThan(total);
 
   // An off-topic question: a plain "no good match".
   await askByKeyboard(page, 'quantum chromodynamics');

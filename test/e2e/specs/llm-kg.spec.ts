@@ -162,6 +162,26 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     log(`after a reload: ${left} calls left`);
     expect(left).toBeGreaterThanOrEqual(chunks - afterCancel);
     expect(left).toBeLessThan(chunks);
+    // Every status line drawn while the panel says the build finished: none may be one read before its end (the
+    // panel once showed the status it read mid-build, "2 of 6 chunks extracted", beside "Finished", until its
+    // read after the build came in).
+    await page.evaluate(() => {
+      const w = window as unknown as { e2eFinishedStatus: string[] };
+      w.e2eFinishedStatus = [];
+      const look = () => {
+        if (!document.querySelector('[data-testid="kg-result"][data-cancelled="false"]')) return;
+        const text = (document.querySelector('[data-testid="kg-status"]')?.textContent ?? '')
+          .replace(/\s+/g, ' ')
+          .trim();
+        if (w.e2eFinishedStatus.at(-1) !== text) w.e2eFinishedStatus.push(text);
+      };
+      new MutationObserver(look).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+    });
     await page.click('[data-testid="kg-resume"]');
     await page.waitForSelector('[data-testid="kg-result"][data-cancelled="false"]');
     await expect(page.locator('[data-testid="kg-result"]')).toContainText(/cost EUR\s?\d+\.\d+/);
@@ -178,6 +198,15 @@ test('llm: endpoint settings, KG cost estimate, build/cancel/resume without rese
     log(`KG status: ${kgStatus.trim()}`);
     expect(Number(entities), kgStatus).toBeGreaterThan(0);
     expect(Number(embedded), kgStatus).toBe(Number(entities));
+    const drawn = await page.evaluate(
+      () => (window as unknown as { e2eFinishedStatus: string[] }).e2eFinishedStatus,
+    );
+    log(`status lines drawn beside "Finished": ${JSON.stringify(drawn)}`);
+    expect(drawn.length, 'no status line was drawn beside "Finished"').toBeGreaterThan(0);
+    for (const line of drawn)
+      expect(line, 'a status line beside "Finished" that is not the finished build\'s').toBe(
+        kgStatus.replace(/\s+/g, ' ').trim(),
+      );
 
     // 4. Hybrid question, streamed answer, citation opens the sentence.
     await goToPanel(page, origin, 'question');

@@ -6,7 +6,7 @@
 // exactly that many calls reach the endpoint and the answer's citations open the themes' passages.
 import { startScriptedLlmServer } from '../../support/scriptedLlmServer.ts';
 import { isGlobalMap, scriptedGlobal } from '../../support/scriptedGlobal.ts';
-import { openApp, waitIdle } from '../lib/app.ts';
+import { openApp, showAllPassages, waitIdle } from '../lib/app.ts';
 import { saveEndpoint } from '../lib/llmPanels.ts';
 import { expect, test } from '../lib/fixtures.ts';
 
@@ -39,8 +39,7 @@ test('a corpus-wide question is answered by the themes, each sentence citable', 
   // The samples are four documents on four subjects: at least three themes.
   expect(themes.length).toBeGreaterThanOrEqual(3);
   // Every passage on screen (the view shows the first few, then "more").
-  const more = page.locator('[data-testid="more"]');
-  while ((await more.count()) > 0) await more.click();
+  await showAllPassages(page);
   const cards = page.locator('[data-testid="evidence"]');
   await expect(cards).toHaveCount(themes.length);
   for (const theme of themes) {
