@@ -24,7 +24,6 @@ import {
   checkOpen,
   hashBytesOf,
   minListBytes,
-  hashPageBytes,
   PAGES_HASHES_PART,
   PAGES_PART,
   PAGES_VERSION,
@@ -43,7 +42,7 @@ import {
   BlockHasher,
   DEFAULT_GROUPS,
   defaultBlockSize,
-  hashPagesOf,
+  hashPartOf,
   LISTS_IN_ROWS_BYTES,
   openSections,
   pagesDirectory,
@@ -481,7 +480,7 @@ async function upgradePages(
   }
   if (made !== total)
     throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
-  const newHashes = newBlocks.finish();
+  const newHashes = hashPartOf(PAGES_VERSION, blockSize, newBlocks.finish());
   return {
     directory: pagesDirectory({
       blockSize,
@@ -497,9 +496,9 @@ async function upgradePages(
       // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
       // the lists are one group; other rows are cut into version 5's groups).
       groups: { ...d.groups, rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows },
-      hashPages: hashPagesOf(newHashes, hashPageBytes(blockSize)),
+      hashPages: newHashes.hashPages,
     }),
-    hashes: newHashes,
+    hashes: newHashes.bytes,
     sha256: whole.digest(),
     length: total,
     bytes,
@@ -550,7 +549,7 @@ export async function upgradeBundleParts(
         name: PAGES_HASHES_PART,
         kind: 'binary',
         encoding: 'identity',
-        count: pages.hashes.length / hashBytesOf(pages.directory),
+        count: Math.ceil(pages.length / pages.directory.blockSize),
         data: pages.hashes,
       };
     const at = entry.offset;
