@@ -396,13 +396,17 @@ async function upgradePages(
   const [rowsAt, rowsLength] = d.sections.rows;
   // A library small enough keeps its lists in its rows, as `cli index` writes it (write.ts, rowsWithCounts); a
   // version 4 part that keeps them already is copied as it is.
+  // A version 6 group (coded by concept already) is copied as it is: version 7 changes only the block hashes, and a
+  // reader checks the group as it decodes it, as it checks any other.
   const inRows = d.listsInRows
-    ? await recodedRows(
-        source.name,
-        await source.read(base + rowsAt, rowsLength),
-        full.df,
-        full.conceptCounts,
-      )
+    ? d.version >= 6
+      ? await source.read(base + rowsAt, rowsLength)
+      : await recodedRows(
+          source.name,
+          await source.read(base + rowsAt, rowsLength),
+          full.df,
+          full.conceptCounts,
+        )
     : rowsLength <= listsInRowsBytes * 4
       ? await rowsWithCounts(
           await linksOf(

@@ -205,8 +205,8 @@ const QUESTIONS = [
   'What limits protect the reader from a hostile bundle?',
 ];
 
-describe('version 2, 3, 4, 5 and 6 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6)', async () => {
+describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), a tree of hash pages (7)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -219,10 +219,26 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
     // to keep them (as a large library does not), 512-byte blocks and rows in groups of 2.
     const v5 = await writePagedIndex(parts, doc, undefined, 5);
     const v5large = await writePagedIndex(parts, doc, undefined, 5, undefined, 0);
-    // Version 6, the writers' default: `open` with its counts, lengths and group sizes as varints, and the lists kept
-    // in the rows coded by concept (listsInRows.ts); the layout is version 5's.
-    const v6 = await writePagedIndex(parts, doc);
-    const v6large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    // Version 6: `open` with its counts, lengths and group sizes as varints, and the lists kept in the rows coded by
+    // concept (listsInRows.ts); the layout is version 5's.
+    const v6 = await writePagedIndex(parts, doc, undefined, 6);
+    const v6large = await writePagedIndex(parts, doc, undefined, 6, undefined, 0);
+    // Version 7, the writers' default: version 6's part under a tree of hash pages (format.ts, hashLevels).
+    const v7 = await writePagedIndex(parts, doc);
+    const v7large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    expect([v7.directory.version, v7large.directory.version]).toEqual([7, 7]);
+    for (const [older, newer] of [
+      [v6, v7],
+      [v6large, v7large],
+    ] as const) {
+      expect(Buffer.from(newer.data).equals(Buffer.from(older.data))).toBe(true);
+      const { hashPages: _old, version: _v6, ...rest6 } = older.directory;
+      const { hashPages, version: _v7, ...rest7 } = newer.directory;
+      expect(rest7).toEqual(rest6);
+      // Leaves of 128 bytes; this library's few pages need no level above them, so the top list holds the leaves'.
+      expect([hashPages?.size, hashPages?.levels]).toEqual([128, []]);
+      expect(newer.hashes.length).toBe(Math.ceil(newer.data.length / newer.directory.blockSize) * 16);
+    }
     expect(v1.directory.version).toBe(1);
     expect(v2.directory.version).toBe(2);
     expect(v3.directory.version).toBe(3);
@@ -290,6 +306,8 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
     const lib5large = await open(v5large, new MemoryRangeSource(v5large.data, 'v5 large'));
     const lib6 = await open(v6, new MemoryRangeSource(v6.data, 'v6'));
     const lib6large = await open(v6large, new MemoryRangeSource(v6large.data, 'v6 large'));
+    const lib7 = await open(v7, new MemoryRangeSource(v7.data, 'v7'));
+    const lib7large = await open(v7large, new MemoryRangeSource(v7large.data, 'v7 large'));
     expect(lib5large.reader.open.rowGroups.length).toBe(Math.ceil(v5large.directory.chunkCount / 2) + 1);
     // Version 6's varints give back version 5's arrays, value for value (but the small layout's one row group, coded
     // by concept in version 6: smaller, checked above).
@@ -333,13 +351,15 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
         expect((await lib5large.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib6.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib6large.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib7.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib7large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2, 3, 4 and 5 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5 and 6 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -362,6 +382,10 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, 5))], base),
     );
     const v6 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096, 6))], base),
+    );
+    // The writer's default (version 7).
+    const latest = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, 4096))], base),
     );
 
@@ -372,24 +396,28 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 6]);
-    expect(bytes.length).toBe(v6.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v6))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 7]);
+    expect(bytes.length).toBe(latest.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(latest))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 6]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v6))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 7]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(latest))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 6]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v6))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 7]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(latest))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 6]);
-    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v6))).toBe(true);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 7]);
+    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(latest))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 6]);
-    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v6))).toBe(true);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 7]);
+    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(latest))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
+    // Version 6: the same pages.bin under version 7's tree of hash pages.
+    const fromV6 = await upgrade(v6);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 7]);
+    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(latest))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
     // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
@@ -401,7 +429,7 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
           base,
         ),
       );
-    const v6large = await bundleBytes(
+    const latestLarge = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, undefined, undefined, 0))],
         base,
@@ -419,12 +447,13 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
       [4, await large(4)],
       [5, await large(5)],
       [5, v5large],
+      [6, await large(6)],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 6]);
-      expect(Buffer.from(up.bytes).equals(Buffer.from(v6large))).toBe(true);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 7]);
+      expect(Buffer.from(up.bytes).equals(Buffer.from(latestLarge))).toBe(true);
     }
-    const openedLarge = await openPagedBundle(new MemoryRangeSource(v6large, 'large.bundle'), analyzer);
+    const openedLarge = await openPagedBundle(new MemoryRangeSource(latestLarge, 'large.bundle'), analyzer);
     expect([openedLarge!.library.directory.blockSize, openedLarge!.library.directory.groups.rows]).toEqual([
       512, 2,
     ]);
@@ -434,7 +463,7 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(6);
+    expect(opened!.library.directory.version).toBe(7);
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
       engine.search({ text: q }, 'ppr', 1000),
@@ -444,8 +473,8 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 6 pages are not upgraded again.
-    await expect(upgrade(v6)).rejects.toThrow('its pages are version 6 already');
+    // Version 7 pages are not upgraded again.
+    await expect(upgrade(latest)).rejects.toThrow('its pages are version 7 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -467,11 +496,11 @@ describe('version 2, 3, 4, 5 and 6 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 7 },
+          directory: { ...written.directory, version: 8 },
           hashes: written.hashes,
         },
         analyzer,
       ),
-    ).rejects.toThrow("the pages part's directory has version 7 (this app reads 1, 2, 3, 4, 5 and 6)");
+    ).rejects.toThrow("the pages part's directory has version 8 (this app reads 1, 2, 3, 4, 5, 6 and 7)");
   }, 240_000);
 });
