@@ -130,7 +130,13 @@ export function assemble(
   // directory gets their top list (unless `keepHashPages`: then the tree is honest and the field as the case made it).
   let part = hashes;
   if (hp && typeof hp === 'object' && Array.isArray(hp.levels) && hp.size === HASH_LEAF_BYTES) {
-    const tree = hashTreeOf(hashes);
+    // The levels the pieces give (a case may ask for more than the writer gives), else the writer's.
+    const asked = hp.levels as unknown[];
+    const honestLevels =
+      !options.keepHashPages &&
+      asked.length <= 4 &&
+      asked.every((x) => Number.isSafeInteger(x) && (x as number) >= 128 && (x as number) % 16 === 0);
+    const tree = honestLevels ? hashTreeOf(hashes, asked as number[]) : hashTreeOf(hashes);
     part = tree.bytes;
     if (!options.keepHashPages) directory.hashPages = tree.hashPages;
   }

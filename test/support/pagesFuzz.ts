@@ -132,17 +132,31 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
           ? [true, false, undefined]
           : [];
   const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
-  // Hash pages (round thirteen): their size, or their top list cut, changed, or the whole field.
+  // Hash pages (round thirteen): their size, or their top list cut, or version 7's levels, changed, or the whole field.
   if (field === 'hashPages' && d.hashPages && typeof d.hashPages === 'object' && random() < 0.5) {
-    const hp = d.hashPages as { size: number; top: string };
-    if (random() < 0.5) {
+    const hp = d.hashPages as { size: number; top: string; levels?: unknown };
+    const which = random();
+    if (which < 0.25 && hp.levels !== undefined) {
+      const levels = pick(random, [
+        ...extremes(128).map((x) => [x]),
+        ...WRONG_KINDS,
+        [],
+        [128, 128],
+        [128, 128, 128, 128, 128],
+        [16],
+        undefined,
+      ]);
+      d.hashPages = { ...hp, levels };
+      return `directory.hashPages.levels = ${levels === undefined ? '(absent)' : JSON.stringify(levels)}`;
+    }
+    if (which < 0.6) {
       const size = pick(random, [...extremes(hp.size), ...WRONG_KINDS, 256, 512, 2048]);
       d.hashPages = { ...hp, size };
       return `directory.hashPages.size = ${JSON.stringify(size)}`;
@@ -376,18 +390,22 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 6 a fifth (half in a large library's layout: 512-byte blocks, rows in groups of 2, the lists in their
-    // section; half keeping its lists in its rows, coded by concept), version 5 in the large layout a fifth, version 4
-    // (its lists in its rows, coded by chunk) and versions 3, 2 and 1 the rest, about equally.
+    // Version 7 a fifth (half in a large library's layout: 512-byte blocks, rows in groups of 2, the lists in their
+    // section, under a tree of hash pages of two levels; half keeping its lists in its rows, coded by concept), version
+    // 6 a tenth (half large), version 5 in the large layout a tenth, version 4 (its lists in its rows, coded by chunk)
+    // and versions 3, 2 and 1 the rest, about equally.
     const draw = random();
-    const version = draw < 0.2 ? 6 : draw < 0.4 ? 5 : draw < 0.55 ? 4 : draw < 0.7 ? 3 : draw < 0.85 ? 2 : 1;
-    const large = version === 5 || (version === 6 && draw < 0.1);
+    const version =
+      draw < 0.2 ? 7 : draw < 0.3 ? 6 : draw < 0.4 ? 5 : draw < 0.55 ? 4 : draw < 0.7 ? 3 : draw < 0.85 ? 2 : 1;
+    const large = version === 5 || (version === 7 && draw < 0.1) || (version === 6 && draw < 0.25);
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({
       name: `pages v${version} #${i}`,
       run: async () => {
         const r = seededRandom(caseSeed);
         const p = piecesOf(await (large ? honestPages(version, 512, 0) : honestPages(version)));
+        // A tree of two levels (the writer gives a library this small one): assemble() builds the part for it.
+        if (version === 7 && large) p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
         const { name, keepSections, keepHashPages } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);
