@@ -77,13 +77,16 @@ const HASH_PAGE_SPAN = 32 * 1024;
  * Version 7's tree of hash pages (FORMAT.md, "Version 7"): leaf pages of 128 bytes (8 block hashes of 16 bytes), then
  * levels of 512-byte pages (32 hashes of the pages below), a level more while the top list in the directory would
  * hold more than MAX_TOP_HASHES. A question reads the leaf page of each block it reads and the pages above it up to
- * the top list; at 100 MiB of text (235,000 blocks of 512 bytes, 25 questions, round sixteen's simulation in
- * docs/results/question-bytes.md) that is ~416 KB after opening for a top list of 20 KB, against 583 KB and 78 KB for
- * one level of 1024-byte pages, for 470 KB more of hashes in the bundle.
+ * the top list, in the same requests as the blocks. At 100 MiB of text (235,000 blocks of 512 bytes, 25 questions,
+ * round sixteen's simulation in docs/results/question-bytes.md) the top list, the opening's hash pages and a cold
+ * question's come to ~482 KB with two levels above the leaves (a top list of 29 hashes), 488 with one (918 hashes,
+ * 20 KB of base64 in the manifest), against 707 for version 6's one level of 1024-byte pages (a top list of 78 KB);
+ * at 1 GiB 2,714 against 4,762, for 2 % of a bundle's bytes more (the levels above the leaves: 485 KB at 100 MiB).
+ * Leaves of 256 bytes read 4–19 % more for half the growth; pages of 1024 bytes above them 5 % more.
  */
 export const HASH_LEAF_BYTES = 128;
 export const HASH_UPPER_BYTES = 512;
-export const MAX_TOP_HASHES = 1024;
+export const MAX_TOP_HASHES = 64;
 /** Levels above the leaves a directory may give (each at most 1/8 of the one below: 4 cover 2^50 blocks). */
 const MAX_UPPER_LEVELS = 4;
 /** The hash page sizes a directory may give: whole hashes, at most 1 MiB (a page is read and hashed whole). */

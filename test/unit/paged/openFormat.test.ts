@@ -235,10 +235,16 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
       const { hashPages: _old, version: _v6, ...rest6 } = older.directory;
       const { hashPages, version: _v7, ...rest7 } = newer.directory;
       expect(rest7).toEqual(rest6);
-      // Leaves of 128 bytes; this library's few pages need no level above them, so the top list holds the leaves'.
-      expect([hashPages?.size, hashPages?.levels]).toEqual([128, []]);
-      expect(newer.hashes.length).toBe(Math.ceil(newer.data.length / newer.directory.blockSize) * 16);
+      // Leaves of 128 bytes (8 hashes); above more than 64 of them, a level of 512-byte pages (32 hashes), which
+      // follows the block hashes in the part.
+      const blocks = Math.ceil(newer.data.length / newer.directory.blockSize);
+      const leafPages = Math.ceil((blocks * 16) / 128);
+      expect(leafPages).toBeLessThanOrEqual(64 * 32);
+      expect([hashPages?.size, hashPages?.levels]).toEqual([128, leafPages > 64 ? [512] : []]);
+      expect(newer.hashes.length).toBe(blocks * 16 + (leafPages > 64 ? leafPages * 16 : 0));
     }
+    // The small layout's 2 KiB blocks need no level above the leaves here; the large one's 512-byte blocks one.
+    expect([v7.directory.hashPages?.levels, v7large.directory.hashPages?.levels]).toEqual([[], [512]]);
     expect(v1.directory.version).toBe(1);
     expect(v2.directory.version).toBe(2);
     expect(v3.directory.version).toBe(3);
