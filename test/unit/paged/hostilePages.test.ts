@@ -455,6 +455,18 @@ describe('a tree of hash pages (version 7)', () => {
     expect(hits.length).toBeGreaterThan(0);
     expect(hits).toEqual(await ask(oneLevel));
     await verifyBundleCopy(await bundleOf(tree));
+    // The part held whole (a library's own pages, stored beside their directory): its block hashes are used, and a
+    // part without its levels is refused for its length.
+    const location = { base: 0, length: tree.data.length, directory: tree.directory, hashes: tree.hashes };
+    const whole = await PagedLibrary.open(new MemoryRangeSource(tree.data, 'held'), location, analyzer);
+    expect((await whole.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(hits);
+    await expect(
+      PagedLibrary.open(
+        new MemoryRangeSource(tree.data, 'held'),
+        { ...location, hashes: tree.hashes.subarray(0, tree.layout[0].length) },
+        analyzer,
+      ),
+    ).rejects.toThrow(`held: pages.sha256 has ${tree.layout[0].length} bytes, expected ${tree.hashes.length}`);
   });
 
   it('a changed block hash under the page above it as written is refused naming its leaf page', async () => {
