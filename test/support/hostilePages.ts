@@ -17,7 +17,13 @@ import {
   type SectionName,
 } from '../../src/core/paged/format.ts';
 import { ByteReader, ByteWriter } from '../../src/core/paged/bytes.ts';
-import { BlockHasher, hashPagesOf, hashTreeOf, pagesParts, writePagedIndex } from '../../src/core/paged/write.ts';
+import {
+  BlockHasher,
+  hashPagesOf,
+  hashTreeOf,
+  pagesParts,
+  writePagedIndex,
+} from '../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 

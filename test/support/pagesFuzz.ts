@@ -396,7 +396,19 @@ function casesOfPages(count: number, seed: number): Case[] {
     // and versions 3, 2 and 1 the rest, about equally.
     const draw = random();
     const version =
-      draw < 0.2 ? 7 : draw < 0.3 ? 6 : draw < 0.4 ? 5 : draw < 0.55 ? 4 : draw < 0.7 ? 3 : draw < 0.85 ? 2 : 1;
+      draw < 0.2
+        ? 7
+        : draw < 0.3
+          ? 6
+          : draw < 0.4
+            ? 5
+            : draw < 0.55
+              ? 4
+              : draw < 0.7
+                ? 3
+                : draw < 0.85
+                  ? 2
+                  : 1;
     const large = version === 5 || (version === 7 && draw < 0.1) || (version === 6 && draw < 0.25);
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({

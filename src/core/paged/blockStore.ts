@@ -530,7 +530,9 @@ export class BlockStore {
           const [q, at] = hashPageOf(p, TOP_HASH_BYTES, above.pageSize);
           const page = checked[level + 1].get(q) ?? this.hashPages[level + 1].get(q);
           if (!page)
-            throw new PagesError(`${this.source.name}: the hash page above page ${p} of level ${level} did not load`);
+            throw new PagesError(
+              `${this.source.name}: the hash page above page ${p} of level ${level} did not load`,
+            );
           fits = matchesBlockHash(digests[k], page.subarray(at), 0, TOP_HASH_BYTES);
         }
         if (!fits)

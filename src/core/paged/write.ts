@@ -26,7 +26,6 @@ import {
   hashLevels,
   hashLevelsFor,
   hashPageBytes,
-  hashBytesOf,
   type HashPages,
   PAGES_FORMAT,
   PAGES_HASHES_PART,

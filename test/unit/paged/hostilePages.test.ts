@@ -428,7 +428,12 @@ describe('a tree of hash pages (version 7)', () => {
     const leaves = honest.hashes.subarray(0, Math.ceil(honest.data.length / 512) * 16);
     const tree = hashTreeOf(leaves, LEVELS);
     const layout = hashLevels(leaves.length, tree.hashPages);
-    return { ...honest, hashes: tree.bytes, directory: { ...honest.directory, hashPages: tree.hashPages }, layout };
+    return {
+      ...honest,
+      hashes: tree.bytes,
+      directory: { ...honest.directory, hashPages: tree.hashPages },
+      layout,
+    };
   };
   const ask = async (w: WrittenPagesLike) => {
     const opened = await openPagedBundle(await bundleOf(w), analyzer);
@@ -466,7 +471,9 @@ describe('a tree of hash pages (version 7)', () => {
         { ...location, hashes: tree.hashes.subarray(0, tree.layout[0].length) },
         analyzer,
       ),
-    ).rejects.toThrow(`held: pages.sha256 has ${tree.layout[0].length} bytes, expected ${tree.hashes.length}`);
+    ).rejects.toThrow(
+      `held: pages.sha256 has ${tree.layout[0].length} bytes, expected ${tree.hashes.length}`,
+    );
   });
 
   it('a changed block hash under the page above it as written is refused naming its leaf page', async () => {
@@ -514,7 +521,9 @@ describe('a tree of hash pages (version 7)', () => {
       h.set(pa, at + b * size);
     };
     // Leaf pages 0 and 1 swapped: each is an honest page, in the wrong place.
-    await expect(ask(changed(tree, (h) => swap(h, leaves.at, 128, 0, 1)))).rejects.toThrow(pageMismatch(0, '0'));
+    await expect(ask(changed(tree, (h) => swap(h, leaves.at, 128, 0, 1)))).rejects.toThrow(
+      pageMismatch(0, '0'),
+    );
     // Pages 0 and 1 of level 1 swapped.
     await expect(ask(changed(tree, (h) => swap(h, one.at, 128, 0, 1)))).rejects.toThrow(pageMismatch(1, '0'));
   });
@@ -554,7 +563,10 @@ describe('a tree of hash pages (version 7)', () => {
     }
     // Levels before version 7, and the hashes part without its levels, are refused.
     const v6 = await honestPages(6, 512, 0);
-    const old = { ...v6, directory: { ...v6.directory, hashPages: { ...v6.directory.hashPages!, levels: [] } } };
+    const old = {
+      ...v6,
+      directory: { ...v6.directory, hashPages: { ...v6.directory.hashPages!, levels: [] } },
+    };
     await expect(openPagedBundle(await bundleOf(old), analyzer)).rejects.toThrow('has hash page levels []');
     const cut = { ...tree, hashes: tree.hashes.subarray(0, tree.layout[0].length) };
     await expect(openPagedBundle(await bundleOf(cut), analyzer)).rejects.toThrow(
