@@ -85,8 +85,8 @@ const HASH_PAGE_SPAN = 32 * 1024;
  * Leaves of 256 bytes read 4–19 % more for half the growth; pages of 1024 bytes above them 5 % more.
  */
 export const HASH_LEAF_BYTES = 128;
-export const HASH_UPPER_BYTES = 512;
-export const MAX_TOP_HASHES = 64;
+const HASH_UPPER_BYTES = 512;
+const MAX_TOP_HASHES = 64;
 /** Levels above the leaves a directory may give (each at most 1/8 of the one below: 4 cover 2^50 blocks). */
 const MAX_UPPER_LEVELS = 4;
 /** The hash page sizes a directory may give: whole hashes, at most 1 MiB (a page is read and hashed whole). */
