@@ -28,7 +28,6 @@ import {
   buildPages,
   ConceptCandidates,
   duration,
-  hashBytesOf,
   type GroupSizes,
   PAGES_HASHES_PART,
   PAGES_PART,
@@ -308,7 +307,8 @@ async function build(
           name: PAGES_HASHES_PART,
           kind: 'binary',
           encoding: 'identity',
-          count: built.hashes.length / hashBytesOf(built.directory),
+          // One a block (version 7's levels of hash pages follow the block hashes).
+          count: Math.ceil(built.length / built.directory.blockSize),
           data: built.hashes,
         },
         ...(themes.themes ? [themesPart(themes.themes)] : []),

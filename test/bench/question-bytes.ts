@@ -27,8 +27,10 @@
 // --first-page (round fourteen): the question as the Ask view asks a paged index, its first page alone (the passages
 // shown before "More passages", firstPage.ts: records of those cards only); without it, every passage of the budget
 // (what `cli ask --stats`, Evaluate and a written answer read). Neither counts the Ask view's early words' evidence.
+// --later (round sixteen): also the questions asked one after another on one open library, each after the first
+// (a visitor's later questions): p50 / max of what each read, and of it the hashes.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--gap <bytes>] [--simulate] [--first-page]
+//          [--gap <bytes>] [--simulate] [--first-page] [--later]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -43,7 +45,7 @@ import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from 
 import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate] [--first-page]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate] [--first-page] [--later]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'other'];
@@ -216,6 +218,33 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   }
   if (hitCount === 0)
     throw new Error(`${setName}: no question found any passage (a wrong bundle for its questions?)`);
+  // --later (round sixteen): the same questions one after another on one open library (a visitor's second and later
+  // questions): what each after the first read, in all and of the hashes part.
+  const later: number[] = [];
+  const laterHashes: number[] = [];
+  if (process.argv.includes('--later')) {
+    const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
+    source.regions = regions;
+    source.gapBytes = gap;
+    const library = (await openPagedBundle(source, analyzer))!.library;
+    for (const [i, q] of picked.entries()) {
+      const before = source.bytesRead;
+      const hashesBefore = source.split.get('hashes') ?? 0;
+      if (process.argv.includes('--first-page'))
+        await library.search(
+          q,
+          'ppr',
+          BUDGET_TOKENS,
+          undefined,
+          undefined,
+          firstPageWanted(q, (t) => library.terms(t)),
+        );
+      else await library.search(q, 'ppr', BUDGET_TOKENS);
+      if (i === 0) continue;
+      later.push(source.bytesRead - before);
+      laterHashes.push((source.split.get('hashes') ?? 0) - hashesBefore);
+    }
+  }
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const read = sum(totals);
   const askedAll = sum(askedTotals);
@@ -233,6 +262,11 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
       `${kb(Math.max(...askedTotals))} KB; asked/read ${((100 * askedAll) / read).toFixed(0)} % ` +
       `(exact ranges would read ${((100 * (askedAll - read)) / read).toFixed(0)} %)`,
   );
+  if (later.length > 0)
+    console.log(
+      `later questions on one open library (${later.length}): p50 ${kb(quantile(later, 0.5))} KB, max ` +
+        `${kb(Math.max(...later))} KB; of the hashes p50 ${kb(quantile(laterHashes, 0.5))} KB`,
+    );
   console.log(
     `requests p50 ${quantile(requests, 0.5)}, max ${Math.max(...requests)} (multi-range host); ranges p50 ` +
       `${quantile(ranges, 0.5)}, max ${Math.max(...ranges)} (a host answering one range a request)`,
@@ -375,7 +409,7 @@ async function main(): Promise<void> {
     .filter(
       (a, i, all) =>
         !a.startsWith('--') &&
-        !(all[i - 1]?.startsWith('--') && !['--simulate', '--first-page'].includes(all[i - 1])),
+        !(all[i - 1]?.startsWith('--') && !['--simulate', '--first-page', '--later'].includes(all[i - 1])),
     );
   if (sets.length === 0) throw new Error(USAGE);
   const n = Number(arg('n', '25'));

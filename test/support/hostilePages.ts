@@ -7,6 +7,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { bundleBytes, decodeStructured, encodeStructured, writeBundle } from '../../src/core/bundle/index.ts';
 import {
+  HASH_LEAF_BYTES,
   HASH_PAGE_BYTES,
   sectionsOf,
   type PagedChunkRecord,
@@ -16,7 +17,13 @@ import {
   type SectionName,
 } from '../../src/core/paged/format.ts';
 import { ByteReader, ByteWriter } from '../../src/core/paged/bytes.ts';
-import { BlockHasher, hashPagesOf, pagesParts, writePagedIndex } from '../../src/core/paged/write.ts';
+import {
+  BlockHasher,
+  hashPagesOf,
+  hashTreeOf,
+  pagesParts,
+  writePagedIndex,
+} from '../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 
@@ -125,11 +132,25 @@ export function assemble(
   const hp = p.directory.hashPages;
   if (!options.keepHashPages && hp && typeof hp === 'object' && hp.size === HASH_PAGE_BYTES)
     directory.hashPages = hashPagesOf(hashes, hp.size);
+  // Version 7's tree (write.ts, hashTreeOf): the levels the writer gives these hashes follow them in the part, and the
+  // directory gets their top list (unless `keepHashPages`: then the tree is honest and the field as the case made it).
+  let part = hashes;
+  if (hp && typeof hp === 'object' && Array.isArray(hp.levels) && hp.size === HASH_LEAF_BYTES) {
+    // The levels the pieces give (a case may ask for more than the writer gives), else the writer's.
+    const asked = hp.levels as unknown[];
+    const honestLevels =
+      !options.keepHashPages &&
+      asked.length <= 4 &&
+      asked.every((x) => Number.isSafeInteger(x) && (x as number) >= 128 && (x as number) % 16 === 0);
+    const tree = honestLevels ? hashTreeOf(hashes, asked as number[]) : hashTreeOf(hashes);
+    part = tree.bytes;
+    if (!options.keepHashPages) directory.hashPages = tree.hashPages;
+  }
   if (directory.version === 1 && !options.keepSections) {
     const { degrees: _degrees, ...v1 } = directory.sections;
     directory.sections = v1 as PagesDirectory['sections'];
   }
-  return { data, hashes, directory };
+  return { data, hashes: part, directory };
 }
 
 /** A grouped section's groups (by the `open` offsets that cut it). */

@@ -139,10 +139,24 @@ function mutateDirectoryField(
           ? [true, false, undefined]
           : [];
   const value = pick(random, [...extremes(own), ...WRONG_KINDS, ...versions]);
-  // Hash pages (round thirteen): their size, or their top list cut, changed, or the whole field.
+  // Hash pages (round thirteen): their size, or their top list cut, or version 7's levels, changed, or the whole field.
   if (field === 'hashPages' && d.hashPages && typeof d.hashPages === 'object' && random() < 0.5) {
-    const hp = d.hashPages as { size: number; top: string };
-    if (random() < 0.5) {
+    const hp = d.hashPages as { size: number; top: string; levels?: unknown };
+    const which = random();
+    if (which < 0.25 && hp.levels !== undefined) {
+      const levels = pick(random, [
+        ...extremes(128).map((x) => [x]),
+        ...WRONG_KINDS,
+        [],
+        [128, 128],
+        [128, 128, 128, 128, 128],
+        [16],
+        undefined,
+      ]);
+      d.hashPages = { ...hp, levels };
+      return `directory.hashPages.levels = ${levels === undefined ? '(absent)' : JSON.stringify(levels)}`;
+    }
+    if (which < 0.6) {
       const size = pick(random, [...extremes(hp.size), ...WRONG_KINDS, 256, 512, 2048]);
       d.hashPages = { ...hp, size };
       return `directory.hashPages.size = ${JSON.stringify(size)}`;
@@ -377,9 +391,10 @@ function casesOfPages(count: number, seed: number): Case[] {
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
     // Version 7 a fifth (half in a large library's layout: 512-byte blocks, rows in groups of 2, the lists in their
-    // section; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks), version 6 (the same halves,
-    // in the blocks the test gives) and version 5 in the large layout about a seventh each, version 4 (its lists in
-    // its rows, coded by chunk) a tenth, and versions 3, 2 and 1 the rest, about equally.
+    // section, under a tree of hash pages of two levels; half keeping its lists in its rows, coded by concept, in its
+    // 1 KiB blocks), version 6 (the same halves, in the blocks the test gives) and version 5 in the large layout about a
+    // seventh each, version 4 (its lists in its rows, coded by chunk) a tenth, and versions 3, 2 and 1 the rest, about
+    // equally.
     const draw = random();
     const version =
       draw < 0.2
@@ -408,6 +423,8 @@ function casesOfPages(count: number, seed: number): Case[] {
               ? honestPages(version, 1024)
               : honestPages(version)),
         );
+        // A tree of two levels (the writer gives a library this small one): assemble() builds the part for it.
+        if (version === 7 && large) p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
         const { name, keepSections, keepHashPages } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);

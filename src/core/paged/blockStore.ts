@@ -45,20 +45,46 @@ export class PagesError extends Error {
 }
 
 /**
- * Block hashes read by pages (format.ts, HashPages): where `pages.sha256` lies in the source, its length, the bytes of
- * a hash page, and each page's hash (TOP_HASH_BYTES) from the checked directory.
+ * Block hashes read by pages (format.ts, HashPages): where `pages.sha256` lies in the source, the length of its block
+ * hashes, the bytes of a hash page, and the hash (TOP_HASH_BYTES) of each page of the last level from the checked
+ * directory.
  */
 export interface PagedHashes {
   offset: number;
   length: number;
   pageSize: number;
   top: Uint8Array;
+  /**
+   * Version 7: the levels above the block hashes, lowest first (format.ts, hashLevels: where each lies in
+   * `pages.sha256`, its bytes, its page size); `top` then holds the hashes of the last one's pages.
+   */
+  upper?: ReadonlyArray<{ at: number; length: number; pageSize: number }>;
+}
+
+/** A level of hash pages as the store reads it: the block hashes (level 0) or a level above them. */
+interface StoreLevel {
+  at: number;
+  length: number;
+  pageSize: number;
+  /** Bytes of each hash the level holds: the block hash length for level 0, TOP_HASH_BYTES above. */
+  entry: number;
+}
+
+/** A run of pages of one level of hash pages. */
+interface PageRun {
+  level: number;
+  first: number;
+  last: number;
 }
 
 export class BlockStore {
   private readonly blocks = new Map<number, Uint8Array>();
-  /** The hash pages read and checked so far (paged hashes only); kept for the library's life, as small as they are. */
-  private readonly hashPages = new Map<number, Uint8Array>();
+  /**
+   * The hash pages read and checked so far, by level (paged hashes only: the block hashes' pages, then version 7's
+   * levels above them); kept for the library's life, as small as they are.
+   */
+  private readonly hashPages: Array<Map<number, Uint8Array>> = [];
+  private readonly levels: StoreLevel[] = [];
   private readonly wantedBlocks = new Set<number>();
   private decoded = new Map<string, unknown>();
   /** The groups decoded before the last trim: one a question uses again moves back to `decoded`. */
@@ -102,7 +128,20 @@ export class BlockStore {
       );
     }
     if (!(hashes instanceof Uint8Array)) {
-      const pages = Math.ceil(hashes.length / hashes.pageSize);
+      this.levels.push({ at: 0, length: hashes.length, pageSize: hashes.pageSize, entry: hashBytes });
+      for (const level of hashes.upper ?? []) {
+        const below = this.levels[this.levels.length - 1];
+        // Each level one hash a page of the one below (format.ts, hashLevels checked the directory's sizes).
+        if (level.length !== Math.ceil(below.length / below.pageSize) * TOP_HASH_BYTES || level.pageSize < 1)
+          throw new PagesError(
+            `${source.name}: level ${this.levels.length} of pages.sha256 has ${level.length} bytes, expected ` +
+              `${Math.ceil(below.length / below.pageSize)} hashes × ${TOP_HASH_BYTES} bytes`,
+          );
+        this.levels.push({ ...level, entry: TOP_HASH_BYTES });
+      }
+      for (let i = 0; i < this.levels.length; i++) this.hashPages.push(new Map());
+      const last = this.levels[this.levels.length - 1];
+      const pages = Math.ceil(last.length / last.pageSize);
       if (hashes.top.length !== pages * TOP_HASH_BYTES)
         throw new PagesError(
           `${source.name}: the top list of pages.sha256 has ${hashes.top.length} bytes, expected ${pages} ` +
@@ -352,11 +391,11 @@ export class BlockStore {
     let carried: Array<Array<[number, number]>> = blockBatches.map(() => []);
     let arrivals: Array<{ deliver: (bytes: Uint8Array[]) => void; fail: (e: unknown) => void }> = [];
     if (pageRuns.length > 0) {
-      const paged = this.hashes as PagedHashes;
-      const pageRanges = pageRuns.map(([first, last]): [number, number] => [
-        paged.offset + first * paged.pageSize,
-        Math.min(paged.length, (last + 1) * paged.pageSize) - first * paged.pageSize,
-      ]);
+      const { offset } = this.hashes as PagedHashes;
+      const pageRanges = pageRuns.map(({ level, first, last }): [number, number] => {
+        const { at, length, pageSize } = this.levels[level];
+        return [offset + at + first * pageSize, Math.min(length, (last + 1) * pageSize) - first * pageSize];
+      });
       // Spread over the batches, a share after each one's blocks, so that every request of the stage goes out at
       // once: in requests of their own they took slots of the 6 in flight, and at 100 MiB the early evidence's last
       // two batches of records waited ~260 ms for one (round fourteen's waterfall: ~156 scattered pages of 256 bytes
@@ -436,54 +475,82 @@ export class BlockStore {
    * The runs of hash pages that the runs' blocks need and the store has not read: every block of a run, the ones read
    * between two wanted blocks too (a source's gap of 32 KiB spans 16 blocks of 2 KiB, a whole page of 256 bytes).
    */
-  private missingHashPages(runs: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  private missingHashPages(runs: ReadonlyArray<[number, number]>): PageRun[] {
     if (this.hashes instanceof Uint8Array) return [];
-    const { pageSize } = this.hashes;
-    const pages: number[] = [];
-    for (const [first, last] of runs) {
-      const [from] = hashPageOf(first, this.hashBytes, pageSize);
-      const [to] = hashPageOf(last, this.hashBytes, pageSize);
-      for (let p = from; p <= to; p++)
-        if (!this.hashPages.has(p) && pages[pages.length - 1] !== p) pages.push(p);
+    const out: PageRun[] = [];
+    // Level by level: the pages of the level below that are missing need theirs (a page held was checked already).
+    let below: Array<[number, number]> = runs.map(([first, last]) => [first, last]);
+    for (let level = 0; level < this.levels.length && below.length > 0; level++) {
+      const { pageSize, entry } = this.levels[level];
+      const held = this.hashPages[level];
+      const pages: number[] = [];
+      for (const [first, last] of below) {
+        const [from] = hashPageOf(first, entry, pageSize);
+        const [to] = hashPageOf(last, entry, pageSize);
+        for (let p = from; p <= to; p++) if (!held.has(p) && pages[pages.length - 1] !== p) pages.push(p);
+      }
+      pages.sort((a, b) => a - b);
+      const unique = pages.filter((p, i) => i === 0 || p !== pages[i - 1]);
+      // Pages at most the source's gap apart in one run, as blocks are: a host answering one range a request pays a
+      // round trip a range (at 32 KiB, 120 more ranges a cold question at 100 MiB read page by page).
+      below = mergedRuns(unique, gapBlocks(this.source, pageSize));
+      for (const [first, last] of below) out.push({ level, first, last });
     }
-    // Pages at most the source's gap apart in one run, as blocks are: a host answering one range a request pays a
-    // round trip a range (at 32 KiB, 120 more ranges a cold question at 100 MiB read page by page).
-    return mergedRuns(pages, gapBlocks(this.source, pageSize));
+    return out;
   }
 
-  /** Hash pages from their bytes, each checked against its hash in the directory's top list before it is kept. */
-  private async acceptHashPages(
-    runs: ReadonlyArray<[number, number]>,
-    bytes: readonly Uint8Array[],
-  ): Promise<void> {
-    const { pageSize, top, length } = this.hashes as PagedHashes;
+  /**
+   * Hash pages from their bytes, each checked before it is kept: a page of the last level against its hash in the
+   * directory's top list, a page below against its hash in the page above it (read before, or checked first here:
+   * levels are checked from the top down), so every page is fixed by the manifest's digest.
+   */
+  private async acceptHashPages(runs: readonly PageRun[], bytes: readonly Uint8Array[]): Promise<void> {
+    const { top } = this.hashes as PagedHashes;
     const pages: Uint8Array[] = [];
-    const numbers: number[] = [];
-    runs.forEach(([first, last], i) => {
+    const numbers: Array<[number, number]> = [];
+    runs.forEach(({ level, first, last }, i) => {
+      const { length, pageSize } = this.levels[level];
       for (let p = first; p <= last; p++) {
         const from = (p - first) * pageSize;
         pages.push(bytes[i].slice(from, from + Math.min(pageSize, length - p * pageSize)));
-        numbers.push(p);
+        numbers.push([level, p]);
       }
     });
     const digests = await blockDigests(pages);
-    numbers.forEach((p, k) => {
-      if (
-        pages[k].length !== Math.min(pageSize, length - p * pageSize) ||
-        !matchesBlockHash(digests[k], top, p, TOP_HASH_BYTES)
-      )
-        throw new PagesError(
-          `${this.source.name}: corrupted (SHA-256 mismatch in hash page ${p} of part pages.sha256)`,
-        );
-    });
-    numbers.forEach((p, k) => this.hashPages.set(p, pages[k]));
+    const checked = this.levels.map(() => new Map<number, Uint8Array>());
+    const topLevel = this.levels.length - 1;
+    for (let level = topLevel; level >= 0; level--) {
+      const { length, pageSize } = this.levels[level];
+      numbers.forEach(([l, p], k) => {
+        if (l !== level) return;
+        let fits = pages[k].length === Math.min(pageSize, length - p * pageSize);
+        if (fits && level === topLevel) fits = matchesBlockHash(digests[k], top, p, TOP_HASH_BYTES);
+        else if (fits) {
+          const above = this.levels[level + 1];
+          const [q, at] = hashPageOf(p, TOP_HASH_BYTES, above.pageSize);
+          const page = checked[level + 1].get(q) ?? this.hashPages[level + 1].get(q);
+          if (!page)
+            throw new PagesError(
+              `${this.source.name}: the hash page above page ${p} of level ${level} did not load`,
+            );
+          fits = matchesBlockHash(digests[k], page.subarray(at), 0, TOP_HASH_BYTES);
+        }
+        if (!fits)
+          throw new PagesError(
+            `${this.source.name}: corrupted (SHA-256 mismatch in hash page ${p}` +
+              `${level > 0 ? ` of level ${level}` : ''} of part pages.sha256)`,
+          );
+        checked[level].set(p, pages[k]);
+      });
+    }
+    checked.forEach((held, level) => held.forEach((page, p) => this.hashPages[level].set(p, page)));
   }
 
   /** Whether a block's digest begins with its hash (paged hashes: from its page, read and checked before). */
   private matches(digest: Uint8Array, b: number): boolean {
     if (this.hashes instanceof Uint8Array) return matchesBlockHash(digest, this.hashes, b, this.hashBytes);
     const [p, at] = hashPageOf(b, this.hashBytes, this.hashes.pageSize);
-    const page = this.hashPages.get(p);
+    const page = this.hashPages[0].get(p);
     if (!page) throw new PagesError(`${this.source.name}: the hash page of block ${b} did not load`);
     return matchesBlockHash(digest, page.subarray(at), 0, this.hashBytes);
   }

@@ -34,7 +34,6 @@ import {
 import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
 import {
   blockHashBytes,
-  hashPageBytes,
   PAGES_VERSION,
   SECTIONS,
   type GroupSizes,
@@ -46,7 +45,7 @@ import {
   BlockHasher,
   defaultBlockSize,
   DEFAULT_GROUPS,
-  hashPagesOf,
+  hashPartOf,
   openSections,
   pagedRecord,
   pagesDirectory,
@@ -203,7 +202,7 @@ export interface PagesBuildOptions {
 
 export interface BuiltPages {
   directory: PagesDirectory;
-  /** SHA-256 of every block, 32 bytes each. */
+  /** The bytes of `pages.sha256`: every block's hash, then version 7's levels of hash pages (write.ts, hashTreeOf). */
   hashes: Uint8Array;
   /** SHA-256 of the whole part. */
   sha256: Uint8Array;
@@ -437,7 +436,7 @@ export async function buildPages(
     whole.update(c);
     mark('hashes: sha-256');
   }
-  const hashes = blocks.finish();
+  const hashPart = hashPartOf(PAGES_VERSION, blockSize, blocks.finish());
   const directory = pagesDirectory({
     blockSize,
     chunkCount: n,
@@ -450,11 +449,11 @@ export async function buildPages(
     listsInRows: concepts.listsInRows,
     sections,
     groups: writtenGroups,
-    hashPages: hashPagesOf(hashes, hashPageBytes(blockSize)),
+    hashPages: hashPart.hashPages,
   });
   return {
     directory,
-    hashes,
+    hashes: hashPart.bytes,
     sha256: whole.digest(),
     length,
     chunks: n,

@@ -28,10 +28,14 @@
 // one group of rows that keep the lists (listsInRows) holds the lists coded by concept, Rice-coded gaps whose
 // parameter follows from `open`'s df, then the counts (listsInRows.ts); the reader inverts them into the rows. A
 // documentation-sized library reads that group whole on every question, and it is 17–24 % smaller than version 5's.
-// Version 7 (round sixteen) changes no field: a library that keeps its lists in its rows is written in 1 KiB blocks
-// (write.ts, SMALL_BLOCK_SIZE) rather than 2 KiB: a question reads that group and `open` whole and the rest (the
-// dictionaries, postings and records) in scattered pieces a few hundred bytes long, each one a block. The number
-// changed so that `cli upgrade` rewrites version 6 parts so.
+// Version 7 (round sixteen) changes no field of `open` and no section of `pages.bin` but its block size, and the
+// block hashes. A library that keeps its lists in its rows is written in 1 KiB blocks (write.ts, SMALL_BLOCK_SIZE)
+// rather than 2 KiB: a question reads that group and `open` whole and the rest (the dictionaries, postings and
+// records) in scattered pieces a few hundred bytes long, each one a block. And `pages.sha256` is a tree of hash pages
+// (`hashPages.levels`, hashLevels): pages of 128 bytes of block hashes, then the 16-byte hashes of those pages in
+// pages of 512 bytes, a level more while the top list would hold more than MAX_TOP_HASHES, and the top list in the
+// directory holds the last level's. At 100 MiB a cold question read 583 KB of 1024-byte hash pages and a 78 KB top
+// list; the tree reads ~436 KB.
 // Versions 1 to 6 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
@@ -73,8 +77,26 @@ export function hashPageBytes(blockSize: number): number {
   return Math.max(HASH_PAGE_BYTES, (BLOCK_HASH_BYTES * HASH_PAGE_SPAN) / blockSize);
 }
 const HASH_PAGE_SPAN = 32 * 1024;
+/**
+ * Version 7's tree of hash pages (FORMAT.md, "Version 7"): leaf pages of 128 bytes (8 block hashes of 16 bytes), then
+ * levels of 512-byte pages (32 hashes of the pages below), a level more while the top list in the directory would
+ * hold more than MAX_TOP_HASHES. A question reads the leaf page of each block it reads and the pages above it up to
+ * the top list, in the same requests as the blocks. At 100 MiB of text (235,000 blocks of 512 bytes, 25 questions,
+ * round sixteen's simulation in docs/results/question-bytes.md) the top list, the opening's hash pages and a cold
+ * question's come to ~482 KB with two levels above the leaves (a top list of 29 hashes), 488 with one (918 hashes,
+ * 20 KB of base64 in the manifest), against 707 for version 6's one level of 1024-byte pages (a top list of 78 KB);
+ * at 1 GiB 2,714 against 4,762, for 2 % of a bundle's bytes more (the levels above the leaves: 485 KB at 100 MiB).
+ * Leaves of 256 bytes read 4–19 % more for half the growth; pages of 1024 bytes above them 5 % more.
+ */
+export const HASH_LEAF_BYTES = 128;
+const HASH_UPPER_BYTES = 512;
+const MAX_TOP_HASHES = 64;
+/** Levels above the leaves a directory may give (each at most 1/8 of the one below: 4 cover 2^50 blocks). */
+const MAX_UPPER_LEVELS = 4;
 /** The hash page sizes a directory may give: whole hashes, at most 1 MiB (a page is read and hashed whole). */
 const HASH_PAGE_MIN = 256;
+/** From version 7: leaf pages of 128 bytes (HASH_LEAF_BYTES). */
+const HASH_PAGE_MIN_V7 = 128;
 const HASH_PAGE_MAX = 1 << 20;
 
 /** The hash lengths a directory may give (`hashBytes`): anything else is refused before a hash is read. */
@@ -128,6 +150,56 @@ export interface ShareParams {
 export interface HashPages {
   size: number;
   top: string;
+  /**
+   * Version 7: the page size of each level above the leaves, lowest first (hashLevels). Each level holds the 16-byte
+   * hashes (TOP_HASH_BYTES) of the pages of the one below and follows it in `pages.sha256`; `top` holds the hashes of
+   * the last level's pages. Absent or empty: one level, `top` the leaf pages' hashes (versions 3 to 6).
+   */
+  levels?: number[];
+}
+
+/** One level of the tree of hash pages: where it lies in `pages.sha256`, its bytes and its page size. */
+export interface HashLevel {
+  at: number;
+  length: number;
+  pageSize: number;
+}
+
+/**
+ * The levels of `pages.sha256` (leaves first: the block hashes, `leafLength` bytes) for checked hash pages. Each
+ * level above holds one 16-byte hash a page of the level below, so it is at most 1/8 of it (pages of 128 bytes at
+ * least).
+ */
+export function hashLevels(leafLength: number, hp: Pick<HashPages, 'size' | 'levels'>): HashLevel[] {
+  const levels: HashLevel[] = [{ at: 0, length: leafLength, pageSize: hp.size }];
+  let at = leafLength;
+  for (const pageSize of hp.levels ?? []) {
+    const below = levels[levels.length - 1];
+    const length = Math.ceil(below.length / below.pageSize) * TOP_HASH_BYTES;
+    levels.push({ at, length, pageSize });
+    at += length;
+  }
+  return levels;
+}
+
+/** The bytes of `pages.sha256` a checked directory gives a part of `partLength` bytes (every level of its tree). */
+export function hashesPartLength(d: PagesDirectory, partLength: number): number {
+  const leaves = hashesLength(partLength, d.blockSize, hashBytesOf(d));
+  if (!d.hashPages) return leaves;
+  const levels = hashLevels(leaves, d.hashPages);
+  const last = levels[levels.length - 1];
+  return last.at + last.length;
+}
+
+/** The upper levels' page sizes a version 7 writer gives `leafLength` bytes of block hashes (HASH_LEAF_BYTES). */
+export function hashLevelsFor(leafLength: number): number[] {
+  const levels: number[] = [];
+  let pages = Math.ceil(leafLength / HASH_LEAF_BYTES);
+  while (pages > MAX_TOP_HASHES && levels.length < MAX_UPPER_LEVELS) {
+    levels.push(HASH_UPPER_BYTES);
+    pages = Math.ceil((pages * TOP_HASH_BYTES) / HASH_UPPER_BYTES);
+  }
+  return levels;
 }
 
 /** Items per group of the grouped sections. */
@@ -362,14 +434,26 @@ function checkHashPages(d: PagesDirectory, partLength: number, fail: (why: strin
   const hp = d.hashPages;
   if (d.version < 3 || !hp || typeof hp !== 'object') fail('has hash pages it cannot have');
   const hashBytes = hashBytesOf(d);
-  if (
-    !Number.isSafeInteger(hp!.size) ||
-    hp!.size < HASH_PAGE_MIN ||
-    hp!.size > HASH_PAGE_MAX ||
-    hp!.size % hashBytes !== 0
-  )
-    fail(`has hash pages of ${String(hp!.size)} bytes (whole ${hashBytes}-byte hashes, 256 B to 1 MiB)`);
-  const pages = Math.ceil(hashesLength(partLength, d.blockSize, hashBytes) / hp!.size);
+  const min = d.version >= 7 ? HASH_PAGE_MIN_V7 : HASH_PAGE_MIN;
+  const pageSizeOk = (size: unknown, of: number): boolean =>
+    Number.isSafeInteger(size) &&
+    (size as number) >= min &&
+    (size as number) <= HASH_PAGE_MAX &&
+    (size as number) % of === 0;
+  if (!pageSizeOk(hp!.size, hashBytes))
+    fail(`has hash pages of ${String(hp!.size)} bytes (whole ${hashBytes}-byte hashes, ${min} B to 1 MiB)`);
+  // Version 7's levels above the leaves: few, each of whole 16-byte hashes, checked before hashLevels loops on them.
+  if (hp!.levels !== undefined) {
+    const levels = hp!.levels as unknown;
+    if (d.version < 7 || !Array.isArray(levels) || levels.length > MAX_UPPER_LEVELS)
+      fail(`has hash page levels ${JSON.stringify(levels)} (version 7 gives at most ${MAX_UPPER_LEVELS})`);
+    for (const size of levels as unknown[])
+      if (!pageSizeOk(size, TOP_HASH_BYTES))
+        fail(`has a level of hash pages of ${String(size)} bytes (whole 16-byte hashes, ${min} B to 1 MiB)`);
+  }
+  const levels = hashLevels(hashesLength(partLength, d.blockSize, hashBytes), hp!);
+  const last = levels[levels.length - 1];
+  const pages = Math.ceil(last.length / last.pageSize);
   const expected = Math.ceil((pages * TOP_HASH_BYTES) / 3) * 4;
   if (
     typeof hp!.top !== 'string' ||

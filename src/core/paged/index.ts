@@ -26,7 +26,6 @@ export {
 } from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';
 export {
-  hashBytesOf,
   PAGES_HASHES_PART,
   PAGES_PART,
   SECTIONS,

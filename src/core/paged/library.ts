@@ -22,7 +22,7 @@ import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { expandOpen } from './compactOpen.ts';
-import { checkDirectory, checkOpen, decodeTop, hashBytesOf } from './format.ts';
+import { checkDirectory, checkOpen, decodeTop, hashBytesOf, hashesPartLength, hashLevels } from './format.ts';
 import type {
   OpenTables,
   PagedChunkRecord,
@@ -159,14 +159,32 @@ export class PagedLibrary {
       throw new PagesError(
         `${source.name}: pages.sha256 is to be read by pages, but the directory has no top list`,
       );
+    // Version 7's tree of hash pages follows the block hashes in pages.sha256 (format.ts, hashLevels): the part is
+    // the length every level adds up to; whole, only its block hashes are used (it was checked whole, or is the
+    // library's own).
+    const blockHashes = Math.ceil(location.length / d.blockSize) * hashBytesOf(d);
+    const levels = d.hashPages ? hashLevels(blockHashes, d.hashPages) : [];
+    if (levels.length > 1 && hashes.length !== hashesPartLength(d, location.length))
+      throw new PagesError(
+        `${source.name}: pages.sha256 has ${hashes.length} bytes, expected ` +
+          `${hashesPartLength(d, location.length)} (block hashes and ${levels.length - 1} levels of hash pages)`,
+      );
     const store = new BlockStore(
       source,
       location.base,
       location.length,
       d.blockSize,
       hashes instanceof Uint8Array
-        ? hashes
-        : { ...hashes, pageSize: d.hashPages!.size, top: decodeTop(d.hashPages!.top)! },
+        ? levels.length > 1
+          ? hashes.subarray(0, blockHashes)
+          : hashes
+        : {
+            offset: hashes.offset,
+            length: levels.length > 1 ? blockHashes : hashes.length,
+            pageSize: d.hashPages!.size,
+            top: decodeTop(d.hashPages!.top)!,
+            upper: levels.slice(1),
+          },
       'pages.bin',
       location.held,
       hashBytesOf(d),

@@ -25,7 +25,6 @@ import {
   checkOpen,
   hashBytesOf,
   minListBytes,
-  hashPageBytes,
   PAGES_HASHES_PART,
   PAGES_PART,
   PAGES_VERSION,
@@ -44,7 +43,7 @@ import {
   BlockHasher,
   DEFAULT_GROUPS,
   defaultBlockSize,
-  hashPagesOf,
+  hashPartOf,
   LISTS_IN_ROWS_BYTES,
   openSections,
   pagesDirectory,
@@ -398,10 +397,11 @@ async function upgradePages(
   const [rowsAt, rowsLength] = d.sections.rows;
   // A library small enough keeps its lists in its rows, as `cli index` writes it (write.ts, rowsWithCounts); a
   // version 4 part that keeps them already is copied as it is.
+  // A version 6 group (coded by concept already) is copied as it is: version 7 changes the block size and the block
+  // hashes, not the group, and a reader checks the group as it decodes it, as it checks any other.
   const inRows = d.listsInRows
     ? d.version >= 6
-      ? // Coded by concept already (version 6): copied as it is, as the other sections are.
-        await source.read(base + rowsAt, rowsLength)
+      ? await source.read(base + rowsAt, rowsLength)
       : await recodedRows(
           source.name,
           await source.read(base + rowsAt, rowsLength),
@@ -486,7 +486,7 @@ async function upgradePages(
   }
   if (made !== total)
     throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
-  const newHashes = newBlocks.finish();
+  const newHashes = hashPartOf(PAGES_VERSION, blockSize, newBlocks.finish());
   return {
     directory: pagesDirectory({
       blockSize,
@@ -502,9 +502,9 @@ async function upgradePages(
       // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
       // the lists are one group; other rows are cut into version 5's groups).
       groups: { ...d.groups, rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows },
-      hashPages: hashPagesOf(newHashes, hashPageBytes(blockSize)),
+      hashPages: newHashes.hashPages,
     }),
-    hashes: newHashes,
+    hashes: newHashes.bytes,
     sha256: whole.digest(),
     length: total,
     bytes,
@@ -555,7 +555,7 @@ export async function upgradeBundleParts(
         name: PAGES_HASHES_PART,
         kind: 'binary',
         encoding: 'identity',
-        count: pages.hashes.length / hashBytesOf(pages.directory),
+        count: Math.ceil(pages.length / pages.directory.blockSize),
         data: pages.hashes,
       };
     const at = entry.offset;

@@ -6,9 +6,16 @@
 // opened, a damaged copy is refused here, naming the part, and the host is read instead.
 import { BundleError, Sha256, toHex, type PartEntry } from '../bundle/index.ts';
 import { messageOf } from '../errors.ts';
-import { hashPagesOf } from './write.ts';
+import { hashPagesOf, hashTreeOf } from './write.ts';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
-import { checkDirectory, hashBytesOf, PAGES_HASHES_PART, PAGES_PART, type PagesDirectory } from './format.ts';
+import {
+  checkDirectory,
+  hashBytesOf,
+  hashesPartLength,
+  PAGES_HASHES_PART,
+  PAGES_PART,
+  type PagesDirectory,
+} from './format.ts';
 import { readManifestByRanges } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
 
@@ -63,16 +70,28 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
   const size = directory.blockSize;
   const hashBytes = hashBytesOf(directory);
   const blocks = Math.ceil(length / size);
-  if (at.length !== blocks * hashBytes)
+  const expected = hashesPartLength(directory, length);
+  if (at.length !== expected)
     corrupted(
-      `${PAGES_HASHES_PART} has ${at.length} bytes, expected ${blocks} blocks × ${hashBytes} bytes`,
+      `${PAGES_HASHES_PART} has ${at.length} bytes, expected ` +
+        (expected > blocks * hashBytes
+          ? `${expected} (${blocks} blocks × ${hashBytes} bytes and the levels of hash pages above them)`
+          : `${blocks} blocks × ${hashBytes} bytes`),
       PAGES_HASHES_PART,
     );
-  const hashes = await source.read(at.offset, at.length);
-  // Hash pages (format.ts, HashPages): a reader by ranges checks each page against the directory's top list, so the
-  // copy's top list must be that of its hashes, or a question would refuse a page the check passed.
+  const part = await source.read(at.offset, at.length);
+  const hashes = part.subarray(0, blocks * hashBytes);
+  // Hash pages (format.ts, HashPages): a reader by ranges checks each page against the directory's top list (from
+  // version 7 through the levels of pages above it), so the copy's levels and top list must be those its block hashes
+  // give, or a question would refuse a page this check passed.
   const hp = directory.hashPages;
-  if (hp && hashPagesOf(hashes, hp.size).top !== hp.top)
+  const tree = hp?.levels?.length ? hashTreeOf(hashes, hp.levels, hp.size) : undefined;
+  if (
+    hp &&
+    (tree
+      ? tree.hashPages.top !== hp.top || !tree.bytes.every((x, i) => x === part[i])
+      : hashPagesOf(hashes, hp.size).top !== hp.top)
+  )
     corrupted(
       `a page of ${PAGES_HASHES_PART} does not match its SHA-256 in the directory`,
       PAGES_HASHES_PART,

@@ -19,10 +19,13 @@ import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
 import {
   blockHashBytes,
+  decodeTop,
   encodeTop,
+  HASH_LEAF_BYTES,
   HASH_PAGE_BYTES,
+  hashLevels,
+  hashLevelsFor,
   hashPageBytes,
-  hashBytesOf,
   type HashPages,
   PAGES_FORMAT,
   PAGES_HASHES_PART,
@@ -107,6 +110,7 @@ export interface PagedDocument {
 
 export interface WrittenPages {
   data: Uint8Array;
+  /** The bytes of `pages.sha256`: the block hashes, and from version 7 the levels of hash pages above them. */
   hashes: Uint8Array;
   directory: PagesDirectory;
 }
@@ -481,6 +485,42 @@ export function hashPagesOf(hashes: Uint8Array, size = HASH_PAGE_BYTES): HashPag
   return { size, top: encodeTop(top) };
 }
 
+/**
+ * Version 7's tree of hash pages over a part's block hashes (format.ts, hashLevels): the bytes of `pages.sha256`
+ * (the block hashes, then each level above: the first TOP_HASH_BYTES of the SHA-256 of every page of the level
+ * below) and the directory's field, whose top list holds the hashes of the last level's pages.
+ */
+export function hashTreeOf(
+  leaves: Uint8Array,
+  levels: number[] = hashLevelsFor(leaves.length),
+  size = HASH_LEAF_BYTES,
+): { hashPages: HashPages; bytes: Uint8Array } {
+  const layout = hashLevels(leaves.length, { size, levels });
+  const last = layout[layout.length - 1];
+  const bytes = new Uint8Array(last.at + last.length);
+  bytes.set(leaves);
+  for (let i = 1; i < layout.length; i++) {
+    const below = layout[i - 1];
+    const pages = hashPagesOf(bytes.subarray(below.at, below.at + below.length), below.pageSize);
+    bytes.set(decodeTop(pages.top)!, layout[i].at);
+  }
+  const top = hashPagesOf(bytes.subarray(last.at, last.at + last.length), last.pageSize).top;
+  return { hashPages: { size, top, levels }, bytes };
+}
+
+/**
+ * What a writer of pages of `version` puts in `pages.sha256` and the directory's `hashPages` for these block
+ * hashes: version 7's tree (hashTreeOf), or one level of pages covering 32 KiB of the part each (hashPageBytes).
+ */
+export function hashPartOf(
+  version: number,
+  blockSize: number,
+  leaves: Uint8Array,
+): { hashPages: HashPages; bytes: Uint8Array } {
+  if (version >= 7) return hashTreeOf(leaves);
+  return { hashPages: hashPagesOf(leaves, hashPageBytes(blockSize)), bytes: leaves };
+}
+
 /** The directory (the part's meta) of a written library. */
 export function pagesDirectory(
   fields: Omit<PagesDirectory, 'format' | 'version' | 'groups' | 'hashBytes'> & { groups?: GroupSizes },
@@ -639,10 +679,11 @@ export async function writePagedIndex(
       at += b.length;
     }
   }
-  const hashes = hasher.finish();
+  const leaves = hasher.finish();
+  const hashPart = version >= 3 ? hashPartOf(version, blockSize, leaves) : undefined;
   return {
     data,
-    hashes,
+    hashes: hashPart?.bytes ?? leaves,
     directory: pagesDirectory(
       {
         blockSize,
@@ -656,7 +697,7 @@ export async function writePagedIndex(
         listsInRows: concepts.listsInRows,
         sections,
         groups: writtenGroups,
-        ...(version >= 3 ? { hashPages: hashPagesOf(hashes, hashPageBytes(blockSize)) } : {}),
+        ...(hashPart ? { hashPages: hashPart.hashPages } : {}),
       },
       version,
     ),
@@ -677,7 +718,8 @@ export function pagesParts(written: WrittenPages): BundlePart[] {
       name: PAGES_HASHES_PART,
       kind: 'binary',
       encoding: 'identity',
-      count: written.hashes.length / hashBytesOf(written.directory),
+      // One a block (from version 7 the levels above the block hashes follow them).
+      count: Math.ceil(written.data.length / written.directory.blockSize),
       data: written.hashes,
     },
   ];

@@ -5,11 +5,17 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { verifyBundleCopy } from '../../../src/core/paged/index.ts';
-import type { PagesDirectory } from '../../../src/core/paged/format.ts';
+import {
+  decodeTop,
+  encodeTop,
+  hashLevels,
+  type HashLevel,
+  type PagesDirectory,
+} from '../../../src/core/paged/format.ts';
 import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
-import { BlockHasher, hashPagesOf } from '../../../src/core/paged/write.ts';
+import { BlockHasher, hashPagesOf, hashTreeOf } from '../../../src/core/paged/write.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { runBounded } from '../../support/boundedRun.ts';
 import {
@@ -403,5 +409,169 @@ describe('16-byte block hashes (version 3)', () => {
         `corrupted (block ${last} of part pages.bin does not match its SHA-256)`,
       ),
     });
+  });
+});
+
+// Version 7's tree of hash pages (format.ts, hashLevels): every block is still checked against a hash fixed by the
+// manifest's digest, through the pages above it. A host or a redirect that changes a page of any level, moves one, or
+// serves a tree whose top is not the directory's is refused naming the page and its level, before a block is used.
+// The writer gives a library this small one level; the cases build two levels above the leaves (pages of 128 bytes,
+// the large layout:
+// 18 leaf pages, 3 pages above them, 1 above those) so that the levels below the top have pages past the first.
+describe('a tree of hash pages (version 7)', () => {
+  const analyzer = createTermAnalyzer();
+  const bundleOf = async (w: WrittenPagesLike) =>
+    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const LEVELS = [128, 128];
+  const treeOf = async (): Promise<WrittenPagesLike & { layout: HashLevel[] }> => {
+    const honest = await honestPages(7, 512, 0);
+    const leaves = honest.hashes.subarray(0, Math.ceil(honest.data.length / 512) * 16);
+    const tree = hashTreeOf(leaves, LEVELS);
+    const layout = hashLevels(leaves.length, tree.hashPages);
+    return {
+      ...honest,
+      hashes: tree.bytes,
+      directory: { ...honest.directory, hashPages: tree.hashPages },
+      layout,
+    };
+  };
+  const ask = async (w: WrittenPagesLike) => {
+    const opened = await openPagedBundle(await bundleOf(w), analyzer);
+    return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
+  };
+  /** The part with `change` applied to a copy of its bytes. */
+  const changed = (w: WrittenPagesLike, change: (bytes: Uint8Array) => void): WrittenPagesLike => {
+    const hashes = w.hashes.slice();
+    change(hashes);
+    return { ...w, hashes };
+  };
+  const pageMismatch = (level: number, page = String.raw`[1-9]\d*`) =>
+    new RegExp(
+      String.raw`^crafted\.bundle: corrupted \(SHA-256 mismatch in hash page ${page}${level > 0 ? ` of level ${level}` : ''} of part pages\.sha256\)$`,
+    );
+
+  it('answers as one level of pages does, and the offline check passes', async () => {
+    const tree = await treeOf();
+    expect(tree.layout.map((l) => Math.ceil(l.length / l.pageSize))).toEqual([18, 3, 1]);
+    expect(tree.directory.version).toBe(7);
+    const oneLevel = await honestPages(7, 512, 0);
+    expect(oneLevel.directory.hashPages?.levels).toEqual([]);
+    const hits = await ask(tree);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits).toEqual(await ask(oneLevel));
+    await verifyBundleCopy(await bundleOf(tree));
+    // The part held whole (a library's own pages, stored beside their directory): its block hashes are used, and a
+    // part without its levels is refused for its length.
+    const location = { base: 0, length: tree.data.length, directory: tree.directory, hashes: tree.hashes };
+    const whole = await PagedLibrary.open(new MemoryRangeSource(tree.data, 'held'), location, analyzer);
+    expect((await whole.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(hits);
+    await expect(
+      PagedLibrary.open(
+        new MemoryRangeSource(tree.data, 'held'),
+        { ...location, hashes: tree.hashes.subarray(0, tree.layout[0].length) },
+        analyzer,
+      ),
+    ).rejects.toThrow(
+      `held: pages.sha256 has ${tree.layout[0].length} bytes, expected ${tree.hashes.length}`,
+    );
+  });
+
+  it('a changed block hash under the page above it as written is refused naming its leaf page', async () => {
+    const tree = await treeOf();
+    // Leaf page 0 holds the hashes of `open`'s first blocks, read at opening.
+    await expect(ask(changed(tree, (h) => (h[0] ^= 1)))).rejects.toThrow(pageMismatch(0, '0'));
+    // Every hash past the first leaf page changed: the library opens, the question's first leaf page past it fails.
+    const later = changed(tree, (h) => {
+      for (let at = 128; at < tree.layout[0].length; at += 16) h[at] ^= 1;
+    });
+    await expect(ask(later)).rejects.toThrow(pageMismatch(0));
+    await expect(verifyBundleCopy(await bundleOf(later))).rejects.toMatchObject({
+      part: 'pages.sha256',
+      message: expect.stringContaining('a page of pages.sha256 does not match its SHA-256 in the directory'),
+    });
+  });
+
+  it('a changed page of a level above is refused naming the page and its level', async () => {
+    const tree = await treeOf();
+    const [, one, two] = tree.layout;
+    await expect(ask(changed(tree, (h) => (h[one.at] ^= 1)))).rejects.toThrow(pageMismatch(1, '0'));
+    await expect(ask(changed(tree, (h) => (h[two.at + 5] ^= 1)))).rejects.toThrow(pageMismatch(2, '0'));
+    // Level 1 past its first page: read by the question, not at opening.
+    const later = changed(tree, (h) => {
+      for (let at = one.at + 128; at < one.at + one.length; at += 16) h[at] ^= 1;
+    });
+    await expect(ask(later)).rejects.toThrow(pageMismatch(1));
+    // A block changed with every level below the top made anew for it: the top list, fixed by the manifest's digest,
+    // refuses the last level's page.
+    const data = tree.data.slice();
+    data[0] ^= 1;
+    const hasher = new BlockHasher(512, 16);
+    hasher.update(data);
+    const forged = hashTreeOf(hasher.finish(), LEVELS);
+    expect(forged.hashPages.top).not.toBe(tree.directory.hashPages!.top);
+    await expect(ask({ ...tree, data, hashes: forged.bytes })).rejects.toThrow(pageMismatch(2, '0'));
+  });
+
+  it('a page moved to another place in its level is refused', async () => {
+    const tree = await treeOf();
+    const [leaves, one] = tree.layout;
+    const swap = (h: Uint8Array, at: number, size: number, a: number, b: number) => {
+      const pa = h.slice(at + a * size, at + (a + 1) * size);
+      h.copyWithin(at + a * size, at + b * size, at + (b + 1) * size);
+      h.set(pa, at + b * size);
+    };
+    // Leaf pages 0 and 1 swapped: each is an honest page, in the wrong place.
+    await expect(ask(changed(tree, (h) => swap(h, leaves.at, 128, 0, 1)))).rejects.toThrow(
+      pageMismatch(0, '0'),
+    );
+    // Pages 0 and 1 of level 1 swapped.
+    await expect(ask(changed(tree, (h) => swap(h, one.at, 128, 0, 1)))).rejects.toThrow(pageMismatch(1, '0'));
+  });
+
+  it('a top list that lies, or levels that do not add up, are refused', async () => {
+    const tree = await treeOf();
+    const hp = tree.directory.hashPages!;
+    // The top's one hash changed: as many bytes, in base64, the wrong ones.
+    const top = decodeTop(hp.top)!.slice();
+    top[15] ^= 1;
+    const lying = { ...tree, directory: { ...tree.directory, hashPages: { ...hp, top: encodeTop(top) } } };
+    await expect(ask(lying)).rejects.toThrow(pageMismatch(2, '0'));
+    await expect(verifyBundleCopy(await bundleOf(lying))).rejects.toMatchObject({ part: 'pages.sha256' });
+    // Checked against the part before a byte of the pages is read.
+    const cases: Array<[unknown, string]> = [
+      [{ ...hp, levels: [128] }, 'has a top list of hash pages that is not 3 hashes in base64'],
+      [{ ...hp, levels: [] }, 'has a top list of hash pages that is not 18 hashes in base64'],
+      [{ ...hp, levels: [64, 128] }, 'has a level of hash pages of 64 bytes'],
+      [{ ...hp, levels: [128, 100] }, 'has a level of hash pages of 100 bytes'],
+      [{ ...hp, levels: [128, '128'] }, 'has a level of hash pages of 128 bytes'],
+      [{ ...hp, levels: [128, 128, 128, 128, 128] }, 'has hash page levels [128,128,128,128,128]'],
+      [{ ...hp, levels: 128 }, 'has hash page levels 128'],
+      [{ ...hp, size: 64 }, 'has hash pages of 64 bytes'],
+    ];
+    for (const [hashPages, why] of cases) {
+      const crafted = { ...tree, directory: { ...tree.directory, hashPages } as PagesDirectory };
+      const source = new MemoryRangeSource(crafted.data, 'crafted.bundle');
+      await expect(
+        PagedLibrary.open(
+          source,
+          { base: 0, length: crafted.data.length, directory: crafted.directory, hashes: crafted.hashes },
+          analyzer,
+        ),
+      ).rejects.toThrow(`the pages part's directory ${why}`);
+      expect(source.bytesRead).toBe(0);
+      await expect(openPagedBundle(await bundleOf(crafted), analyzer)).rejects.toThrow(why);
+    }
+    // Levels before version 7, and the hashes part without its levels, are refused.
+    const v6 = await honestPages(6, 512, 0);
+    const old = {
+      ...v6,
+      directory: { ...v6.directory, hashPages: { ...v6.directory.hashPages!, levels: [] } },
+    };
+    await expect(openPagedBundle(await bundleOf(old), analyzer)).rejects.toThrow('has hash page levels []');
+    const cut = { ...tree, hashes: tree.hashes.subarray(0, tree.layout[0].length) };
+    await expect(openPagedBundle(await bundleOf(cut), analyzer)).rejects.toThrow(
+      `pages.sha256 has ${tree.layout[0].length} bytes, expected ${tree.hashes.length}`,
+    );
+    await expect(verifyBundleCopy(await bundleOf(cut))).rejects.toMatchObject({ part: 'pages.sha256' });
   });
 });

@@ -206,7 +206,7 @@ const QUESTIONS = [
 ];
 
 describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows (7)', async () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -223,9 +223,28 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
     // concept (listsInRows.ts); the layout is version 5's.
     const v6 = await writePagedIndex(parts, doc, undefined, 6);
     const v6large = await writePagedIndex(parts, doc, undefined, 6, undefined, 0);
-    // Version 7, the writers' default: version 6's bytes, in 1 KiB blocks when the lists are kept in the rows.
+    // Version 7, the writers' default: version 6's bytes, in 1 KiB blocks when the lists are kept in the rows, under a
+    // tree of hash pages (format.ts, hashLevels).
     const v7 = await writePagedIndex(parts, doc);
     const v7large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    expect([v7.directory.version, v7large.directory.version]).toEqual([7, 7]);
+    for (const [older, newer] of [
+      [v6, v7],
+      [v6large, v7large],
+    ] as const) {
+      expect(Buffer.from(newer.data).equals(Buffer.from(older.data))).toBe(true);
+      const { hashPages: _old, version: _v6, blockSize: _b6, ...rest6 } = older.directory;
+      const { hashPages, version: _v7, blockSize: _b7, ...rest7 } = newer.directory;
+      expect(rest7).toEqual(rest6);
+      // Leaves of 128 bytes (8 hashes); above more than 64 of them, a level of 512-byte pages (32 hashes), which
+      // follows the block hashes in the part.
+      const blocks = Math.ceil(newer.data.length / newer.directory.blockSize);
+      const leafPages = Math.ceil((blocks * 16) / 128);
+      expect(leafPages).toBeLessThanOrEqual(64 * 32);
+      expect([hashPages?.size, hashPages?.levels]).toEqual([128, leafPages > 64 ? [512] : []]);
+      expect(newer.hashes.length).toBe(blocks * 16 + (leafPages > 64 ? leafPages * 16 : 0));
+    }
+    expect([v7.directory.blockSize, v7large.directory.blockSize]).toEqual([1024, 512]);
     expect(v1.directory.version).toBe(1);
     expect(v2.directory.version).toBe(2);
     expect(v3.directory.version).toBe(3);
@@ -236,17 +255,6 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
     expect([v7.directory.version, v7large.directory.version]).toEqual([7, 7]);
     expect([v7.directory.blockSize, v7.directory.listsInRows]).toEqual([1024, true]);
     expect([v7large.directory.blockSize, v7large.directory.groups.rows]).toEqual([512, 2]);
-    // The same bytes and sections as version 6; twice the block hashes, a hash page still covering 32 KiB.
-    for (const [older, newer] of [
-      [v6, v7],
-      [v6large, v7large],
-    ] as const) {
-      expect(Buffer.from(newer.data).equals(Buffer.from(older.data))).toBe(true);
-      expect(newer.directory.sections).toEqual(older.directory.sections);
-      expect(newer.directory.groups).toEqual(older.directory.groups);
-    }
-    expect(v7.hashes.length).toBe(Math.ceil(v7.data.length / 1024) * 16);
-    expect(v7.directory.hashPages?.size).toBe(512);
     expect(v6.directory.groups.rows).toBe(v6.directory.chunkCount);
     // The same links and counts in a smaller group: at least a tenth less here (17–24 % on the shared sets).
     expect(v6.directory.sections.rows[1]).toBeLessThan(v5.directory.sections.rows[1] * 0.9);
@@ -308,6 +316,7 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
     const lib6 = await open(v6, new MemoryRangeSource(v6.data, 'v6'));
     const lib6large = await open(v6large, new MemoryRangeSource(v6large.data, 'v6 large'));
     const lib7 = await open(v7, new MemoryRangeSource(v7.data, 'v7'));
+    const lib7large = await open(v7large, new MemoryRangeSource(v7large.data, 'v7 large'));
     expect(lib5large.reader.open.rowGroups.length).toBe(Math.ceil(v5large.directory.chunkCount / 2) + 1);
     // Version 6's varints give back version 5's arrays, value for value (but the small layout's one row group, coded
     // by concept in version 6: smaller, checked above).
@@ -352,6 +361,7 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
         expect((await lib6.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib6large.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib7.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib7large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
