@@ -10,12 +10,23 @@ import { topK } from './topk.ts';
  * terms: on a 16 MB library, holding every chunk's term list (5 M strings) and a Map of counts per chunk until the
  * index was built took more memory than the finished index and the concept graph together.
  */
+/** Entries a builder's block holds (384 KB of ids and tfs): a small library's few, a large one's many. */
+const BLOCK_BITS = 16;
+const BLOCK = 1 << BLOCK_BITS;
+const BLOCK_MASK = BLOCK - 1;
+const EMPTY_IDS = new Uint32Array(0);
+const EMPTY_TFS = new Uint16Array(0);
+
 export class Bm25Builder {
   readonly termIds = new Map<string, number>();
   private df: number[] = [];
-  private ids = new Uint32Array(4096);
-  private tfs = new Uint16Array(4096);
+  // The (term, tf) entries in blocks of a fixed size rather than one array doubled: a doubled array holds up to twice
+  // the entries it needs, and both copies while it grows (at 1 GiB of text, ~109 M entries took a 134 M array, 805 MB,
+  // and 1.2 GB while it grew); layout() lets each block go once it has read it.
+  private idBlocks: Uint32Array[] = [];
+  private tfBlocks: Uint16Array[] = [];
   private used = 0;
+  private laidOut = false;
   /** Where each chunk's entries in ids/tfs end. */
   private readonly boundaries: number[] = [];
   private readonly lengths: number[] = [];
@@ -23,6 +34,7 @@ export class Bm25Builder {
 
   /** Adds the next chunk's terms (chunks are numbered in the order they are added). */
   add(terms: readonly string[]): void {
+    if (this.laidOut) throw new Error('bm25: a chunk added to a builder already laid out');
     const { counts, termIds, df } = this;
     // A chunk's length is its words as written: stems (analyser version 2) are a second reading of the same words.
     let length = 0;
@@ -37,27 +49,30 @@ export class Bm25Builder {
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    if (this.used + counts.size > this.ids.length) {
-      const size = Math.max(this.ids.length * 2, this.used + counts.size);
-      const ids = new Uint32Array(size);
-      ids.set(this.ids.subarray(0, this.used));
-      const tfs = new Uint16Array(size);
-      tfs.set(this.tfs.subarray(0, this.used));
-      this.ids = ids;
-      this.tfs = tfs;
-    }
+    const { idBlocks, tfBlocks } = this;
     for (const [id, tf] of counts) {
       df[id]++;
-      this.ids[this.used] = id;
-      this.tfs[this.used++] = Math.min(tf, 65535);
+      const at = this.used & BLOCK_MASK;
+      if (at === 0) {
+        idBlocks.push(new Uint32Array(BLOCK));
+        tfBlocks.push(new Uint16Array(BLOCK));
+      }
+      idBlocks[idBlocks.length - 1][at] = id;
+      tfBlocks[tfBlocks.length - 1][at] = Math.min(tf, 65535);
+      this.used++;
     }
     this.boundaries.push(this.used);
     counts.clear();
   }
 
-  /** The postings, by term, of every chunk added. */
+  /**
+   * The postings, by term, of every chunk added. Once only: the builder lets go of its entries as it lays them out
+   * (the postings and the entries are the same size, and the two whole at once were the stream build's peak).
+   */
   layout(): Omit<Bm25Parts, 'termIds'> {
-    const { df, ids, tfs, boundaries } = this;
+    if (this.laidOut) throw new Error('bm25: a builder is laid out once');
+    this.laidOut = true;
+    const { df, idBlocks, tfBlocks, boundaries } = this;
     const offsets = new Uint32Array(df.length + 1);
     for (let t = 0; t < df.length; t++) offsets[t + 1] = offsets[t] + df[t];
     const postings = new Uint32Array(offsets[df.length]);
@@ -66,12 +81,19 @@ export class Bm25Builder {
     let from = 0;
     boundaries.forEach((to, k) => {
       for (let i = from; i < to; i++) {
-        const id = ids[i];
+        const b = i >>> BLOCK_BITS;
+        const id = idBlocks[b][i & BLOCK_MASK];
         postings[fill[id]] = k;
-        freqs[fill[id]++] = tfs[i];
+        freqs[fill[id]++] = tfBlocks[b][i & BLOCK_MASK];
+        if ((i & BLOCK_MASK) === BLOCK_MASK) {
+          idBlocks[b] = EMPTY_IDS;
+          tfBlocks[b] = EMPTY_TFS;
+        }
       }
       from = to;
     });
+    this.idBlocks = [];
+    this.tfBlocks = [];
     return { lengths: Float32Array.from(this.lengths), offsets, postings, freqs };
   }
 }
