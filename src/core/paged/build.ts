@@ -223,44 +223,62 @@ export interface BuiltPages {
 }
 
 /**
- * The chunks' kept concepts (candidate id, weight) in chunk order until the concept table is made, in blocks of a
- * fixed size rather than arrays doubled (at 1 GiB, 40 M links in 67 M-entry arrays: 537 MB where 320 MB hold them).
+ * The chunks' kept concepts (candidate id, weight) in chunk order until the concept table is made, in blocks that grow
+ * as a BM25 builder's do (bm25.ts: never copied, a large library's mapped whole) rather than arrays doubled (at 1 GiB,
+ * 40 M links in 67 M-entry arrays: 537 MB where 320 MB hold them, and both copies while they grew).
  */
 class ConceptRows {
   private candidates: Uint32Array[] = [];
   private weights: Float32Array[] = [];
+  /** Where each block starts (and, last, where the next one will). */
+  private starts: number[] = [0];
   length = 0;
+  /** The block read last: rows are read in order. */
+  private block = 0;
 
   push(candidate: number, weight: number): void {
-    const at = this.length & ROW_BLOCK_MASK;
-    if (at === 0) {
-      this.candidates.push(new Uint32Array(ROW_BLOCK));
-      this.weights.push(new Float32Array(ROW_BLOCK));
+    const b = this.candidates.length - 1;
+    if (b < 0 || this.length === this.starts[b + 1]) {
+      const size = Math.min(ROW_BLOCK_FIRST * 2 ** (b + 1), ROW_BLOCK_MOST);
+      this.candidates.push(new Uint32Array(size));
+      this.weights.push(new Float32Array(size));
+      this.starts.push(this.length + size);
     }
-    this.candidates[this.candidates.length - 1][at] = candidate;
-    this.weights[this.weights.length - 1][at] = weight;
+    const last = this.candidates.length - 1;
+    const at = this.length - this.starts[last];
+    this.candidates[last][at] = candidate;
+    this.weights[last][at] = weight;
     this.length++;
   }
 
+  private blockOf(o: number): number {
+    if (o < this.starts[this.block]) this.block = 0;
+    while (o >= this.starts[this.block + 1]) this.block++;
+    return this.block;
+  }
+
   candidate(o: number): number {
-    return this.candidates[o >>> ROW_BLOCK_BITS][o & ROW_BLOCK_MASK];
+    const b = this.blockOf(o);
+    return this.candidates[b][o - this.starts[b]];
   }
 
   weight(o: number): number {
-    return this.weights[o >>> ROW_BLOCK_BITS][o & ROW_BLOCK_MASK];
+    const b = this.blockOf(o);
+    return this.weights[b][o - this.starts[b]];
   }
 
   /** Lets the rows go once the table holds them. */
   clear(): void {
     this.candidates = [];
     this.weights = [];
+    this.starts = [0];
     this.length = 0;
+    this.block = 0;
   }
 }
 
-const ROW_BLOCK_BITS = 16;
-const ROW_BLOCK = 1 << ROW_BLOCK_BITS;
-const ROW_BLOCK_MASK = ROW_BLOCK - 1;
+const ROW_BLOCK_FIRST = 1 << 12;
+const ROW_BLOCK_MOST = 1 << 23;
 
 /** What the open section and the directory need of the word indexes once their sections are written. */
 interface WrittenWords {

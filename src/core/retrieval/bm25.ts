@@ -6,25 +6,32 @@ import type { Candidate } from './types.ts';
 import { topK } from './topk.ts';
 
 /**
+ * A builder's blocks of entries grow from 4,096 entries (a small library's 24 KB) by doubling up to 8 M (48 MB), then
+ * stay at that size: no block is copied into a larger one, and a large library's blocks are each mapped and
+ * unmapped whole by the allocator rather than carved from its heap, where freed ones would leave holes.
+ */
+const FIRST_BLOCK = 1 << 12;
+const LARGEST_BLOCK = 1 << 23;
+const EMPTY_IDS = new Uint32Array(0);
+const EMPTY_TFS = new Uint16Array(0);
+
+/**
  * Collects a corpus's terms chunk by chunk into flat arrays, so a caller can analyse one chunk, add it and drop its
  * terms: on a 16 MB library, holding every chunk's term list (5 M strings) and a Map of counts per chunk until the
  * index was built took more memory than the finished index and the concept graph together.
  */
-/** Entries a builder's block holds (384 KB of ids and tfs): a small library's few, a large one's many. */
-const BLOCK_BITS = 16;
-const BLOCK = 1 << BLOCK_BITS;
-const BLOCK_MASK = BLOCK - 1;
-const EMPTY_IDS = new Uint32Array(0);
-const EMPTY_TFS = new Uint16Array(0);
-
 export class Bm25Builder {
   readonly termIds = new Map<string, number>();
   private df: number[] = [];
-  // The (term, tf) entries in blocks of a fixed size rather than one array doubled: a doubled array holds up to twice
-  // the entries it needs, and both copies while it grows (at 1 GiB of text, ~109 M entries took a 134 M array, 805 MB,
-  // and 1.2 GB while it grew); layout() lets each block go once it has read it.
+  // The (term, tf) entries in blocks (FIRST_BLOCK, LARGEST_BLOCK) rather than one array doubled: a doubled array
+  // holds up to twice the entries it needs, and both copies while it grows (at 1 GiB of text, ~109 M entries took a
+  // 134 M array, 805 MB, and 1.2 GB while it grew); layout() lets each block go once it has read it.
   private idBlocks: Uint32Array[] = [];
   private tfBlocks: Uint16Array[] = [];
+  /** The last block and the entries it holds. */
+  private ids: Uint32Array = EMPTY_IDS;
+  private tfs: Uint16Array = EMPTY_TFS;
+  private inBlock = 0;
   private used = 0;
   private laidOut = false;
   /** Where each chunk's entries in ids/tfs end. */
@@ -49,16 +56,16 @@ export class Bm25Builder {
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    const { idBlocks, tfBlocks } = this;
     for (const [id, tf] of counts) {
       df[id]++;
-      const at = this.used & BLOCK_MASK;
-      if (at === 0) {
-        idBlocks.push(new Uint32Array(BLOCK));
-        tfBlocks.push(new Uint16Array(BLOCK));
+      if (this.inBlock === this.ids.length) {
+        const size = Math.min(FIRST_BLOCK * 2 ** this.idBlocks.length, LARGEST_BLOCK);
+        this.idBlocks.push((this.ids = new Uint32Array(size)));
+        this.tfBlocks.push((this.tfs = new Uint16Array(size)));
+        this.inBlock = 0;
       }
-      idBlocks[idBlocks.length - 1][at] = id;
-      tfBlocks[tfBlocks.length - 1][at] = Math.min(tf, 65535);
+      this.ids[this.inBlock] = id;
+      this.tfs[this.inBlock++] = Math.min(tf, 65535);
       this.used++;
     }
     this.boundaries.push(this.used);
@@ -78,22 +85,34 @@ export class Bm25Builder {
     const postings = new Uint32Array(offsets[df.length]);
     const freqs = new Uint16Array(offsets[df.length]);
     const fill = offsets.slice(0, df.length);
+    this.idBlocks = [];
+    this.tfBlocks = [];
+    this.ids = EMPTY_IDS;
+    this.tfs = EMPTY_TFS;
+    let block = 0;
+    let ids: Uint32Array = EMPTY_IDS;
+    let tfs: Uint16Array = EMPTY_TFS;
+    let at = 0;
     let from = 0;
     boundaries.forEach((to, k) => {
       for (let i = from; i < to; i++) {
-        const b = i >>> BLOCK_BITS;
-        const id = idBlocks[b][i & BLOCK_MASK];
-        postings[fill[id]] = k;
-        freqs[fill[id]++] = tfBlocks[b][i & BLOCK_MASK];
-        if ((i & BLOCK_MASK) === BLOCK_MASK) {
-          idBlocks[b] = EMPTY_IDS;
-          tfBlocks[b] = EMPTY_TFS;
+        if (at === ids.length) {
+          ids = idBlocks[block];
+          tfs = tfBlocks[block];
+          // The block read before this one is let go (the postings hold its entries now).
+          if (block > 0) {
+            idBlocks[block - 1] = EMPTY_IDS;
+            tfBlocks[block - 1] = EMPTY_TFS;
+          }
+          block++;
+          at = 0;
         }
+        const id = ids[at];
+        postings[fill[id]] = k;
+        freqs[fill[id]++] = tfs[at++];
       }
       from = to;
     });
-    this.idBlocks = [];
-    this.tfBlocks = [];
     return { lengths: Float32Array.from(this.lengths), offsets, postings, freqs };
   }
 }

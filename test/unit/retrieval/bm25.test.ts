@@ -40,7 +40,7 @@ describe('Bm25Index', () => {
 
 describe('Bm25Builder', () => {
   it('gives every posting and count of entries spread over several blocks, and is laid out once', () => {
-    // 3,000 chunks of 50 distinct terms (150,000 entries: more than two of the builder's 65,536-entry blocks), each
+    // 3,000 chunks of 50 distinct terms (150,000 entries: six of the builder's blocks, which grow from 4,096 entries), each
     // chunk's terms drawn from 997 words with a count of 1 to 3; the expected lists are counted here from the input.
     const chunks: string[][] = [];
     const expected = new Map<string, Array<[number, number]>>();
