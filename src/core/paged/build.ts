@@ -448,11 +448,6 @@ export async function buildPages(
   const titleChunks = titleGroupSizes(owners);
   owners.length = 0;
 
-  // ---- the word indexes and their sections, first: BM25's postings are let go before the concept table is made
-  // (the two at once were most of the peak memory of a large build, docs/results/stream-build.md, round sixteen)
-  const word = await words.write(params, sinks.terms, sinks.postings, groups.terms, n);
-  mark('terms + postings sections');
-
   // ---- the concept table (ids are the sorted terms), degrees
   const t3 = performance.now();
   const keptIds: number[] = [];
@@ -501,6 +496,12 @@ export async function buildPages(
   mark('walk degrees');
   options.signal?.throwIfAborted();
   options.onTable?.(table, degrees);
+
+  // ---- the word indexes and their sections (laid out here, after the degrees, rather than right after pass 2: there
+  // they met the heap that pass 2 had left, and the peak rose, docs/results/stream-build.md, round sixteen); BM25's
+  // builders and indexes are let go once written
+  const word = await words.write(params, sinks.terms, sinks.postings, groups.terms, n);
+  mark('terms + postings sections');
 
   // ---- the concept sections and the open section
   // Version 3 lists hold no shares (the reader computes them from the tf): the table's are not written.
