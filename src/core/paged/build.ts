@@ -86,7 +86,7 @@ export interface PagesDocument {
 export class ConceptCandidates {
   readonly ids = new Map<string, number>();
   readonly terms: string[] = [];
-  private readonly df = new Grow(new Uint32Array(1 << 16));
+  private df = new Grow(new Uint32Array(1 << 16));
 
   idOf(term: string): number {
     let id = this.ids.get(term);
@@ -106,6 +106,13 @@ export class ConceptCandidates {
 
   dfOf(id: number): number {
     return this.df.data[id];
+  }
+
+  /** Lets every candidate go (buildPages, once its concept table has the kept ones: millions in a large build). */
+  release(): void {
+    this.ids.clear();
+    this.terms.length = 0;
+    this.df = new Grow(new Uint32Array(0));
   }
 }
 
@@ -214,6 +221,132 @@ export interface BuiltPages {
   bytes(): AsyncGenerator<Uint8Array>;
 }
 
+/**
+ * The chunks' kept concepts (candidate id, weight) in chunk order until the concept table is made, in blocks that grow
+ * as a BM25 builder's do (bm25.ts: never copied, a large library's mapped whole) rather than arrays doubled (at 1 GiB,
+ * 40 M links in 67 M-entry arrays: 537 MB where 320 MB hold them, and both copies while they grew).
+ */
+class ConceptRows {
+  private candidates: Uint32Array[] = [];
+  private weights: Float32Array[] = [];
+  /** Where each block starts (and, last, where the next one will). */
+  private starts: number[] = [0];
+  length = 0;
+  /** The block read last: rows are read in order. */
+  private block = 0;
+
+  push(candidate: number, weight: number): void {
+    const b = this.candidates.length - 1;
+    if (b < 0 || this.length === this.starts[b + 1]) {
+      const size = Math.min(ROW_BLOCK_FIRST * 2 ** (b + 1), ROW_BLOCK_MOST);
+      this.candidates.push(new Uint32Array(size));
+      this.weights.push(new Float32Array(size));
+      this.starts.push(this.length + size);
+    }
+    const last = this.candidates.length - 1;
+    const at = this.length - this.starts[last];
+    this.candidates[last][at] = candidate;
+    this.weights[last][at] = weight;
+    this.length++;
+  }
+
+  private blockOf(o: number): number {
+    if (o < this.starts[this.block]) this.block = 0;
+    while (o >= this.starts[this.block + 1]) this.block++;
+    return this.block;
+  }
+
+  candidate(o: number): number {
+    const b = this.blockOf(o);
+    return this.candidates[b][o - this.starts[b]];
+  }
+
+  weight(o: number): number {
+    const b = this.blockOf(o);
+    return this.weights[b][o - this.starts[b]];
+  }
+
+  /** Lets the rows go once the table holds them. */
+  clear(): void {
+    this.candidates = [];
+    this.weights = [];
+    this.starts = [0];
+    this.length = 0;
+    this.block = 0;
+  }
+}
+
+const ROW_BLOCK_FIRST = 1 << 12;
+const ROW_BLOCK_MOST = 1 << 23;
+
+/** What the open section and the directory need of the word indexes once their sections are written. */
+interface WrittenWords {
+  termGroups: Float64Array;
+  textLengths: Float32Array;
+  headingLengths: Float32Array;
+  headingCopies: number;
+  termCount: number;
+  /** The dictionary's length with only each group's first term set (pagesOpen reads no other). */
+  groupFirsts: string[];
+}
+
+/**
+ * The second pass's word indexes: BM25's builders over each chunk's text and heading path, then the `terms` and
+ * `postings` sections written from them. `write` lets the builders, the indexes and the dictionary go, so that
+ * none of them is held while the concept table is made.
+ */
+class WordSections {
+  private text: Bm25Builder | undefined = new Bm25Builder();
+  private headings: Bm25Builder | undefined = new Bm25Builder();
+  private anyPath = false;
+
+  add(analyzer: TermAnalyzer, text: string, path: readonly string[]): void {
+    if (!this.text || !this.headings)
+      throw new Error('pages: a chunk added after the word sections were written');
+    this.text.add(analyzer.terms(text));
+    if (path.length) this.anyPath = true;
+    this.headings.add(path.length ? analyzer.terms(path.join('\n')) : []);
+  }
+
+  async write(
+    params: RetrievalParams,
+    terms: SectionSink,
+    postings: SectionSink,
+    groupSize: number,
+    n: number,
+  ): Promise<WrittenWords> {
+    const { text, headings } = this;
+    if (!text || !headings) throw new Error('pages: the word sections are written once');
+    this.text = this.headings = undefined;
+    const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
+    const copies = Math.round(params.headingWeight);
+    const field =
+      copies > 0 && this.anyPath
+        ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
+        : undefined;
+    const headingIndex = field?.headings;
+    const vocabulary = new Set(bm25.terms());
+    if (headingIndex) for (const t of headingIndex.terms()) vocabulary.add(t);
+    const words = [...vocabulary].sort();
+    vocabulary.clear();
+    const termGroups = await writeTermSections(
+      words,
+      (t) => [bm25.postingsOf(t), headingIndex?.postingsOf(t)],
+      terms,
+      postings,
+      groupSize,
+    );
+    return {
+      termGroups,
+      textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
+      headingLengths: Float32Array.from({ length: n }, (_, c) => headingIndex?.lengthOf(c) ?? 0),
+      headingCopies: field ? field.copies : 0,
+      termCount: words.length,
+      groupFirsts: words.map((w, i) => (i % groupSize === 0 ? w : '')),
+    };
+  }
+}
+
 /** No document had a chunk. */
 class PagesBuildEmpty extends Error {
   constructor() {
@@ -233,6 +366,7 @@ export function duration(seconds: number): string {
 /**
  * The second pass: `documents` in id order (each counted into `candidates` by the first pass), `chunkCount` chunks
  * in all, `documentCount` documents (for the log). Writes every section to `spool`, then hashes the part from it.
+ * `candidates` are released once the concept table is made (ConceptCandidates.release).
  */
 export async function buildPages(
   input: {
@@ -258,16 +392,13 @@ export async function buildPages(
   >;
   const groups = options.groups ?? DEFAULT_GROUPS;
   const records = new RecordGroupWriter(sinks.records, groups.records);
-  const text = new Bm25Builder();
-  const headings = new Bm25Builder();
-  let anyPath = false;
+  const words = new WordSections();
   const tokens = new Uint32Array(n);
   const documentChunks = new Uint32Array(n);
   /** Document and title of every chunk, for the question blend's unit (titleGroupSizes) once all are read. */
   const owners: Array<{ docId: string; path?: readonly string[] }> = new Array(n);
   const rowOffsets = new Uint32Array(n + 1);
-  const rowCandidates = new Grow(new Uint32Array(1 << 16));
-  const rowWeights = new Grow(new Float32Array(1 << 16));
+  const rows = new ConceptRows();
   const keptCandidate = new Uint8Array(candidates.terms.length);
   const dfOf = (term: string): number => candidates.dfOf(candidates.ids.get(term)!);
   let k = 0;
@@ -281,10 +412,8 @@ export async function buildPages(
       const record = entry.records[j];
       await records.add(record);
       mark('pass 2: records gzip');
-      text.add(analyzer.terms(record.text));
       const path = record.path ?? [];
-      if (path.length) anyPath = true;
-      headings.add(path.length ? analyzer.terms(path.join('\n')) : []);
+      words.add(analyzer, record.text, path);
       mark('pass 2: word terms');
       tokens[k] = record.tokens;
       documentChunks[k] = entry.records.length;
@@ -295,10 +424,9 @@ export async function buildPages(
       for (const [term, w] of selectChunkConcepts(counts, dfOf, n, maxDf, params.conceptsPerChunk)) {
         const id = candidates.ids.get(term)!;
         keptCandidate[id] = 1;
-        rowCandidates.push(id);
-        rowWeights.push(w);
+        rows.push(id, w);
       }
-      rowOffsets[++k] = rowCandidates.length;
+      rowOffsets[++k] = rows.length;
       mark('pass 2: chunk concepts');
     }
     i++;
@@ -316,6 +444,8 @@ export async function buildPages(
   if (k !== n) throw new Error(`pages: the documents held ${k} chunks, ${n} were counted`);
   const recordGroups = await records.finish();
   mark('pass 2: records gzip');
+  const titleChunks = titleGroupSizes(owners);
+  owners.length = 0;
 
   // ---- the concept table (ids are the sorted terms), degrees
   const t3 = performance.now();
@@ -327,13 +457,14 @@ export async function buildPages(
   keptIds.forEach((c, x) => (conceptOf[c] = x));
   const terms = keptIds.map((c) => all[c]);
   const idf = Float32Array.from(keptIds, (c) => conceptIdf(n, candidates.dfOf(c)));
+  candidates.release();
   const total = rowOffsets[n];
   const chunkConcepts = new Uint32Array(total);
   const chunkConceptWeights = new Float32Array(total);
   for (let kk = 0; kk < n; kk++) {
     const pairs: Array<[number, number]> = [];
     for (let o = rowOffsets[kk]; o < rowOffsets[kk + 1]; o++)
-      pairs.push([conceptOf[rowCandidates.data[o]], rowWeights.data[o]]);
+      pairs.push([conceptOf[rows.candidate(o)], rows.weight(o)]);
     pairs.sort((a, b) => a[0] - b[0]);
     let o = rowOffsets[kk];
     for (const [c, w] of pairs) {
@@ -341,6 +472,7 @@ export async function buildPages(
       chunkConceptWeights[o++] = w;
     }
   }
+  rows.clear();
   const table = conceptTableFromChunks({
     chunkCount: n,
     terms,
@@ -364,27 +496,13 @@ export async function buildPages(
   options.signal?.throwIfAborted();
   options.onTable?.(table, degrees);
 
-  // ---- the word indexes and the sections
-  const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
-  const copies = Math.round(params.headingWeight);
-  const field =
-    copies > 0 && anyPath
-      ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
-      : undefined;
-  const headingIndex = field?.headings;
-  const vocabulary = new Set(bm25.terms());
-  if (headingIndex) for (const t of headingIndex.terms()) vocabulary.add(t);
-  const words = [...vocabulary].sort();
-  vocabulary.clear();
-  mark('word index');
-  const termGroups = await writeTermSections(
-    words,
-    (t) => [bm25.postingsOf(t), headingIndex?.postingsOf(t)],
-    sinks.terms,
-    sinks.postings,
-    groups.terms,
-  );
+  // ---- the word indexes and their sections (laid out here, after the degrees, rather than right after pass 2: there
+  // they met the heap that pass 2 had left, and the peak rose, docs/results/stream-build.md, round sixteen); BM25's
+  // builders and indexes are let go once written
+  const word = await words.write(params, sinks.terms, sinks.postings, groups.terms, n);
   mark('terms + postings sections');
+
+  // ---- the concept sections and the open section
   // Version 3 lists hold no shares (the reader computes them from the tf): the table's are not written.
   const concepts = await writeConceptSections(
     table,
@@ -399,17 +517,17 @@ export async function buildPages(
   const writtenGroups = { ...groups, rows: concepts.rows };
   mark('concepts + lists + rows sections');
   const full = pagesOpen({
-    textLengths: Float32Array.from({ length: n }, (_, c) => bm25.lengthOf(c)),
-    headingLengths: Float32Array.from({ length: n }, (_, c) => headingIndex?.lengthOf(c) ?? 0),
+    textLengths: word.textLengths,
+    headingLengths: word.headingLengths,
     tokens,
     documentChunks,
-    titleChunks: titleGroupSizes(owners),
+    titleChunks,
     table,
     degrees,
     concepts,
     recordGroups,
-    termGroups,
-    terms: words,
+    termGroups: word.termGroups,
+    terms: word.groupFirsts,
     groups: writtenGroups,
   });
   const written = await openSections(full, n, undefined, concepts.listsInRows);
@@ -441,8 +559,8 @@ export async function buildPages(
     blockSize,
     chunkCount: n,
     conceptCount: terms.length,
-    termCount: words.length,
-    headingCopies: field ? field.copies : 0,
+    termCount: word.termCount,
+    headingCopies: word.headingCopies,
     thetaCo: params.thetaCo,
     analyzer: analyzer.version,
     shares: shareParams(params),
@@ -458,7 +576,7 @@ export async function buildPages(
     length,
     chunks: n,
     concepts: terms.length,
-    terms: words.length,
+    terms: word.termCount,
     bytes,
   };
 }

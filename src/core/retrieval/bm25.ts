@@ -6,6 +6,16 @@ import type { Candidate } from './types.ts';
 import { topK } from './topk.ts';
 
 /**
+ * A builder's blocks of entries grow from 4,096 entries (a small library's 24 KB) by doubling up to 8 M (48 MB), then
+ * stay at that size: no block is copied into a larger one, and a large library's blocks are each mapped and
+ * unmapped whole by the allocator rather than carved from its heap, where freed ones would leave holes.
+ */
+const FIRST_BLOCK = 1 << 12;
+const LARGEST_BLOCK = 1 << 23;
+const EMPTY_IDS = new Uint32Array(0);
+const EMPTY_TFS = new Uint16Array(0);
+
+/**
  * Collects a corpus's terms chunk by chunk into flat arrays, so a caller can analyse one chunk, add it and drop its
  * terms: on a 16 MB library, holding every chunk's term list (5 M strings) and a Map of counts per chunk until the
  * index was built took more memory than the finished index and the concept graph together.
@@ -13,9 +23,17 @@ import { topK } from './topk.ts';
 export class Bm25Builder {
   readonly termIds = new Map<string, number>();
   private df: number[] = [];
-  private ids = new Uint32Array(4096);
-  private tfs = new Uint16Array(4096);
+  // The (term, tf) entries in blocks (FIRST_BLOCK, LARGEST_BLOCK) rather than one array doubled: a doubled array
+  // holds up to twice the entries it needs, and both copies while it grows (at 1 GiB of text, ~109 M entries took a
+  // 134 M array, 805 MB, and 1.2 GB while it grew); layout() lets each block go once it has read it.
+  private idBlocks: Uint32Array[] = [];
+  private tfBlocks: Uint16Array[] = [];
+  /** The last block and the entries it holds. */
+  private ids: Uint32Array = EMPTY_IDS;
+  private tfs: Uint16Array = EMPTY_TFS;
+  private inBlock = 0;
   private used = 0;
+  private laidOut = false;
   /** Where each chunk's entries in ids/tfs end. */
   private readonly boundaries: number[] = [];
   private readonly lengths: number[] = [];
@@ -23,6 +41,7 @@ export class Bm25Builder {
 
   /** Adds the next chunk's terms (chunks are numbered in the order they are added). */
   add(terms: readonly string[]): void {
+    if (this.laidOut) throw new Error('bm25: a chunk added to a builder already laid out');
     const { counts, termIds, df } = this;
     // A chunk's length is its words as written: stems (analyser version 2) are a second reading of the same words.
     let length = 0;
@@ -37,38 +56,60 @@ export class Bm25Builder {
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    if (this.used + counts.size > this.ids.length) {
-      const size = Math.max(this.ids.length * 2, this.used + counts.size);
-      const ids = new Uint32Array(size);
-      ids.set(this.ids.subarray(0, this.used));
-      const tfs = new Uint16Array(size);
-      tfs.set(this.tfs.subarray(0, this.used));
-      this.ids = ids;
-      this.tfs = tfs;
-    }
     for (const [id, tf] of counts) {
       df[id]++;
-      this.ids[this.used] = id;
-      this.tfs[this.used++] = Math.min(tf, 65535);
+      if (this.inBlock === this.ids.length) {
+        const size = Math.min(FIRST_BLOCK * 2 ** this.idBlocks.length, LARGEST_BLOCK);
+        this.idBlocks.push((this.ids = new Uint32Array(size)));
+        this.tfBlocks.push((this.tfs = new Uint16Array(size)));
+        this.inBlock = 0;
+      }
+      this.ids[this.inBlock] = id;
+      this.tfs[this.inBlock++] = Math.min(tf, 65535);
+      this.used++;
     }
     this.boundaries.push(this.used);
     counts.clear();
   }
 
-  /** The postings, by term, of every chunk added. */
+  /**
+   * The postings, by term, of every chunk added. Once only: the builder lets go of its entries as it lays them out
+   * (the postings and the entries are the same size, and the two whole at once were the stream build's peak).
+   */
   layout(): Omit<Bm25Parts, 'termIds'> {
-    const { df, ids, tfs, boundaries } = this;
+    if (this.laidOut) throw new Error('bm25: a builder is laid out once');
+    this.laidOut = true;
+    const { df, idBlocks, tfBlocks, boundaries } = this;
     const offsets = new Uint32Array(df.length + 1);
     for (let t = 0; t < df.length; t++) offsets[t + 1] = offsets[t] + df[t];
     const postings = new Uint32Array(offsets[df.length]);
     const freqs = new Uint16Array(offsets[df.length]);
     const fill = offsets.slice(0, df.length);
+    this.idBlocks = [];
+    this.tfBlocks = [];
+    this.ids = EMPTY_IDS;
+    this.tfs = EMPTY_TFS;
+    let block = 0;
+    let ids: Uint32Array = EMPTY_IDS;
+    let tfs: Uint16Array = EMPTY_TFS;
+    let at = 0;
     let from = 0;
     boundaries.forEach((to, k) => {
       for (let i = from; i < to; i++) {
-        const id = ids[i];
+        if (at === ids.length) {
+          ids = idBlocks[block];
+          tfs = tfBlocks[block];
+          // The block read before this one is let go (the postings hold its entries now).
+          if (block > 0) {
+            idBlocks[block - 1] = EMPTY_IDS;
+            tfBlocks[block - 1] = EMPTY_TFS;
+          }
+          block++;
+          at = 0;
+        }
+        const id = ids[at];
         postings[fill[id]] = k;
-        freqs[fill[id]++] = tfs[i];
+        freqs[fill[id]++] = tfs[at++];
       }
       from = to;
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../../../src/core/retrieval/bm25.ts';
+import { Bm25Builder, Bm25Index } from '../../../src/core/retrieval/bm25.ts';
 import { cutToBudget } from '../../../src/core/retrieval/budget.ts';
 import { reciprocalRankFusion } from '../../../src/core/retrieval/fusion.ts';
 import { topK } from '../../../src/core/retrieval/topk.ts';
@@ -35,6 +35,41 @@ describe('Bm25Index', () => {
 
   it('rejects invalid parameters', () => {
     expect(() => new Bm25Index(docs, 1.2, 2)).toThrow(/bm25/);
+  });
+});
+
+describe('Bm25Builder', () => {
+  it('gives every posting and count of entries spread over several blocks, and is laid out once', () => {
+    // 3,000 chunks of 50 distinct terms (150,000 entries: six of the builder's blocks, which grow from 4,096 entries), each
+    // chunk's terms drawn from 997 words with a count of 1 to 3; the expected lists are counted here from the input.
+    const chunks: string[][] = [];
+    const expected = new Map<string, Array<[number, number]>>();
+    for (let k = 0; k < 3000; k++) {
+      const terms: string[] = [];
+      for (let j = 0; j < 50; j++) {
+        const word = `w${(k * 7 + j * 13) % 997}`;
+        const tf = 1 + ((k + j) % 3);
+        for (let r = 0; r < tf; r++) terms.push(word);
+        let list = expected.get(word);
+        if (!list) expected.set(word, (list = []));
+        list.push([k, tf]);
+      }
+      chunks.push(terms);
+    }
+    const builder = new Bm25Builder();
+    for (const terms of chunks) builder.add(terms);
+    const index = new Bm25Index(builder);
+    expect(index.chunkCount).toBe(3000);
+    expect([...index.terms()].sort()).toEqual([...expected.keys()].sort());
+    for (const [word, list] of expected) {
+      const got = index.postingsOf(word)!;
+      expect([...got.chunks], word).toEqual(list.map(([k]) => k));
+      expect([...got.freqs], word).toEqual(list.map(([, tf]) => tf));
+    }
+    expect(index.lengthOf(2999)).toBe(chunks[2999].length);
+    // The builder let its entries go as it laid them out: a second layout or a later chunk would be wrong.
+    expect(() => builder.layout()).toThrow(/laid out once/);
+    expect(() => builder.add(['w1'])).toThrow(/already laid out/);
   });
 });
 
