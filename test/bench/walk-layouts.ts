@@ -36,6 +36,7 @@ import type { RangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
+import { rareConceptOrder } from './lib/rowsOrder.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
@@ -331,39 +332,6 @@ function bandOrder(x: Decoded, lo: number, hi: number): Uint32Array {
   });
   const position = new Uint32Array(n);
   for (let i = 0; i < n; i++) position[order[i]] = i;
-  return position;
-}
-
-/**
- * Round fourteen's order (walk-rows.ts): breadth first from each chunk not yet placed, a chunk's neighbours being the
- * other chunks of its concepts of df ≤ maxDf, rarest concept first.
- */
-function rareConceptOrder(x: Decoded, maxDf: number): Uint32Array {
-  const n = x.d.chunkCount;
-  const position = new Uint32Array(n).fill(0xffffffff);
-  const queue = new Uint32Array(n);
-  let placed = 0;
-  for (let s = 0; s < n; s++) {
-    if (position[s] !== 0xffffffff) continue;
-    let head = placed;
-    position[s] = placed;
-    queue[placed++] = s;
-    while (head < placed) {
-      const k = queue[head++];
-      const cs = Array.from(x.ids.subarray(x.starts[k], x.starts[k + 1])).filter(
-        (c) => x.df[c] >= 2 && x.df[c] <= maxDf,
-      );
-      cs.sort((a, b) => x.df[a] - x.df[b]);
-      for (const c of cs)
-        for (let i = x.listStarts[c]; i < x.listStarts[c + 1]; i++) {
-          const j = x.chunks[i];
-          if (position[j] === 0xffffffff) {
-            position[j] = placed;
-            queue[placed++] = j;
-          }
-        }
-    }
-  }
   return position;
 }
 

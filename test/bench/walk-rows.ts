@@ -33,6 +33,7 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
+import { rareConceptOrder } from './lib/rowsOrder.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
@@ -395,40 +396,6 @@ function chunkRowBytes(x: Decoded): Uint32Array {
     out[k] = b;
   }
   return out;
-}
-
-/**
- * A chunk order for the rows section that keeps chunks sharing a rare concept together: breadth first from each
- * chunk not yet placed (in chunk order), a chunk's neighbours being the other chunks of its concepts of df ≤ maxDf,
- * rarest concept first. position[k] is chunk k's place.
- */
-function rareConceptOrder(x: Decoded, maxDf: number): Uint32Array {
-  const n = x.d.chunkCount;
-  const position = new Uint32Array(n).fill(0xffffffff);
-  const queue = new Uint32Array(n);
-  let placed = 0;
-  for (let s = 0; s < n; s++) {
-    if (position[s] !== 0xffffffff) continue;
-    let head = placed;
-    position[s] = placed;
-    queue[placed++] = s;
-    while (head < placed) {
-      const k = queue[head++];
-      const cs = Array.from(x.ids.subarray(x.starts[k], x.starts[k + 1])).filter(
-        (c) => x.df[c] >= 2 && x.df[c] <= maxDf,
-      );
-      cs.sort((a, b) => x.df[a] - x.df[b]);
-      for (const c of cs)
-        for (let i = x.listStarts[c]; i < x.listStarts[c + 1]; i++) {
-          const j = x.chunks[i];
-          if (position[j] === 0xffffffff) {
-            position[j] = placed;
-            queue[placed++] = j;
-          }
-        }
-    }
-  }
-  return position;
 }
 
 /**
