@@ -36,7 +36,7 @@ import type { RangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
-import { rareConceptOrder } from './lib/rowsOrder.ts';
+import { coListed, rareConceptOrder } from './lib/rowsOrder.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
@@ -282,15 +282,7 @@ const varintBytes = (v: number): number =>
  * counts less 2 as varints; plus a varint of the target count.
  */
 function storedRowBytes(x: Decoded, u: number, counts: Uint32Array, found: number[]): number {
-  found.length = 0;
-  for (let i = x.listStarts[u]; i < x.listStarts[u + 1]; i++) {
-    const k = x.chunks[i];
-    for (let j = x.starts[k]; j < x.starts[k + 1]; j++) {
-      const v = x.ids[j];
-      if (v !== u && counts[v]++ === 0) found.push(v);
-    }
-  }
-  found.sort((a, b) => a - b);
+  coListed(x, u, counts, found);
   const m = found.length;
   const nc = x.d.conceptCount;
   let kRice = 0;

@@ -33,7 +33,7 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
-import { rareConceptOrder } from './lib/rowsOrder.ts';
+import { coListed, rareConceptOrder } from './lib/rowsOrder.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
@@ -202,14 +202,7 @@ async function decode(data: Uint8Array, name: string): Promise<Decoded> {
 /** Bytes of concept u's stored row: varint target count, delta varint targets, varint co-occurrence counts. */
 function storedRowBytes(x: Decoded, u: number, counts: Uint32Array): { bytes: number; targets: number } {
   const found: number[] = [];
-  for (let i = x.listStarts[u]; i < x.listStarts[u + 1]; i++) {
-    const k = x.chunks[i];
-    for (let j = x.starts[k]; j < x.starts[k + 1]; j++) {
-      const v = x.ids[j];
-      if (v !== u && counts[v]++ === 0) found.push(v);
-    }
-  }
-  found.sort((a, b) => a - b);
+  coListed(x, u, counts, found);
   let bytes = 0;
   let kept = 0;
   let previous = 0;

@@ -45,3 +45,19 @@ export function rareConceptOrder(x: ChunkConceptLinks, maxDf: number): Uint32Arr
   }
   return position;
 }
+
+/**
+ * Concept u's walk row's targets (θco 1: every concept sharing a chunk with it), sorted, into `found`; `counts[v]`
+ * gains each target's co-occurrences (the caller clears it after).
+ */
+export function coListed(x: ChunkConceptLinks, u: number, counts: Uint32Array, found: number[]): void {
+  found.length = 0;
+  for (let i = x.listStarts[u]; i < x.listStarts[u + 1]; i++) {
+    const k = x.chunks[i];
+    for (let j = x.starts[k]; j < x.starts[k + 1]; j++) {
+      const v = x.ids[j];
+      if (v !== u && counts[v]++ === 0) found.push(v);
+    }
+  }
+  found.sort((a, b) => a - b);
+}
