@@ -25,6 +25,7 @@ import { checkConceptOptions } from '../core/graph/index.ts';
 import { themesPart } from '../core/themes/index.ts';
 import { PagedThemes } from '../services/themes/themesOf.ts';
 import {
+  blockLayoutOf,
   buildPages,
   ConceptCandidates,
   duration,
@@ -308,7 +309,7 @@ async function build(
           kind: 'binary',
           encoding: 'identity',
           // One a block (version 7's levels of hash pages follow the block hashes).
-          count: Math.ceil(built.length / built.directory.blockSize),
+          count: blockLayoutOf(built.directory, built.length).count,
           data: built.hashes,
         },
         ...(themes.themes ? [themesPart(themes.themes)] : []),

@@ -7,6 +7,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
 import { bundleBytes, decodeStructured, encodeStructured, writeBundle } from '../../src/core/bundle/index.ts';
 import {
+  blockLayoutOf,
   HASH_LEAF_BYTES,
   HASH_PAGE_BYTES,
   sectionsOf,
@@ -54,8 +55,10 @@ export function honestPages(
   version = 2,
   blockSize = 4096,
   listsInRowsBytes?: number,
+  /** Version 8: block sizes by section (the large layout's rows in blocks of their own). */
+  sectionBlocks?: Partial<Record<SectionName, number>>,
 ): Promise<WrittenPagesLike> {
-  const key = `${version}/${blockSize}/${listsInRowsBytes}`;
+  const key = `${version}/${blockSize}/${listsInRowsBytes}/${JSON.stringify(sectionBlocks)}`;
   let made = honest.get(key);
   if (!made) {
     made = (async () => {
@@ -71,6 +74,7 @@ export function honestPages(
         version,
         undefined,
         listsInRowsBytes,
+        sectionBlocks,
       );
     })();
     honest.set(key, made);
@@ -119,15 +123,29 @@ export function assemble(
   const blockSize = p.directory.blockSize;
   // In the directory's hash length when it is one a reader takes (a fuzzed hashBytes is refused before use).
   const hashBytes = p.directory.hashBytes === 16 ? 16 : 32;
+  const directory: PagesDirectory = options.keepSections
+    ? { ...p.directory }
+    : { ...p.directory, sections: { ...p.directory.sections, ...table } };
+  const size = Number.isSafeInteger(blockSize) && blockSize >= 512 ? blockSize : 4096;
+  // Version 8's blocks by section when the directory's are sizes a reader takes (a fuzzed one is refused before use).
+  const own = directory.sectionBlocks as unknown;
+  const byLayout =
+    directory.version >= 8 &&
+    own !== null &&
+    typeof own === 'object' &&
+    !Array.isArray(own) &&
+    Object.entries(own).every(
+      ([name, x]) =>
+        (names as readonly string[]).includes(name) && Number.isSafeInteger(x) && (x as number) >= 128,
+    );
   const hasher = new BlockHasher(
-    Number.isSafeInteger(blockSize) && blockSize >= 512 ? blockSize : 4096,
+    byLayout
+      ? blockLayoutOf({ ...directory, blockSize: size, sections: { ...directory.sections, ...table } }, total)
+      : size,
     hashBytes,
   );
   hasher.update(data);
   const hashes = hasher.finish();
-  const directory: PagesDirectory = options.keepSections
-    ? { ...p.directory }
-    : { ...p.directory, sections: { ...p.directory.sections, ...table } };
   // Hash pages as the writer gives them, for these hashes (unless `keepHashPages`: a case that changed the field).
   const hp = p.directory.hashPages;
   if (!options.keepHashPages && hp && typeof hp === 'object' && hp.size === HASH_PAGE_BYTES)

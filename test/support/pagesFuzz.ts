@@ -119,6 +119,7 @@ const DIRECTORY_FIELDS = [
   'hashBytes',
   'listsInRows',
   'hashPages',
+  'sectionBlocks',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -132,7 +133,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -164,6 +165,39 @@ function mutateDirectoryField(
     const cut = 1 + Math.floor(random() * hp.top.length);
     d.hashPages = { ...hp, top: hp.top.slice(cut) + hp.top.slice(0, cut) };
     return `directory.hashPages.top rotated by ${cut}`;
+  }
+  // Version 8's block sizes by section: one section's changed, a name that is no section, or the whole field.
+  if (field === 'sectionBlocks' && random() < 0.6) {
+    const blocks = { ...((d.sectionBlocks as Record<string, unknown> | undefined) ?? {}) };
+    const which = random();
+    const name =
+      which < 0.15
+        ? pick(random, ['__proto__', 'constructor', 'pages', 'Rows', ''])
+        : pick(random, [
+            'rows',
+            'rows',
+            'open',
+            'records',
+            'postings',
+            'lists',
+            'degrees',
+            'terms',
+            'concepts',
+          ]);
+    const size = pick(random, [
+      ...extremes(blocks[name] === undefined ? 256 : Number(blocks[name])),
+      ...WRONG_KINDS,
+      128,
+      256,
+      512,
+      1 << 20,
+      (1 << 20) + 1,
+      127,
+    ]);
+    if (name === '__proto__') Object.defineProperty(blocks, name, { value: size, enumerable: true });
+    else blocks[name] = size;
+    d.sectionBlocks = blocks;
+    return `directory.sectionBlocks.${name || '(empty name)'} = ${JSON.stringify(size) ?? '(absent)'}`;
   }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
@@ -398,19 +432,25 @@ function casesOfPages(count: number, seed: number): Case[] {
     const draw = random();
     const version =
       draw < 0.2
-        ? 7
-        : draw < 0.35
-          ? 6
-          : draw < 0.5
-            ? 5
-            : draw < 0.6
-              ? 4
-              : draw < 0.7
-                ? 3
-                : draw < 0.85
-                  ? 2
-                  : 1;
-    const large = version === 5 || (version === 7 && draw < 0.1) || (version === 6 && draw < 0.275);
+        ? 8
+        : draw < 0.3
+          ? 7
+          : draw < 0.4
+            ? 6
+            : draw < 0.5
+              ? 5
+              : draw < 0.6
+                ? 4
+                : draw < 0.7
+                  ? 3
+                  : draw < 0.85
+                    ? 2
+                    : 1;
+    const large =
+      version === 5 ||
+      (version === 8 && draw < 0.1) ||
+      (version === 7 && draw < 0.25) ||
+      (version === 6 && draw < 0.35);
     const caseSeed = Math.floor(random() * 2 ** 31);
     cases.push({
       name: `pages v${version} #${i}`,
@@ -418,13 +458,14 @@ function casesOfPages(count: number, seed: number): Case[] {
         const r = seededRandom(caseSeed);
         const p = piecesOf(
           await (large
-            ? honestPages(version, 512, 0)
-            : version === 7
+            ? // Version 8's large layout: the rows in 128-byte blocks of their own (the fixture's rows are ~2 KB).
+              honestPages(version, 512, 0, version === 8 ? { rows: 128 } : undefined)
+            : version >= 7
               ? honestPages(version, 1024)
               : honestPages(version)),
         );
         // A tree of two levels (the writer gives a library this small one): assemble() builds the part for it.
-        if (version === 7 && large) p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
+        if (version >= 7 && large) p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
         const { name, keepSections, keepHashPages } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);

@@ -5,6 +5,7 @@
 // is kept, so it is computed entirely from verified bytes.
 import { gunzipSync } from 'fflate';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
+import { BlockLayout } from './blockLayout.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
@@ -99,13 +100,18 @@ export class BlockStore {
    * to tell a question's wait on the network from its work between responses.
    */
   readonly spent = { readMs: 0, hashMs: 0, decodeMs: 0, followUpMs: 0 };
+  /** Where the part's blocks lie (blockLayout.ts): every `blockSize` bytes, or from version 8 by section. */
+  private readonly layout: BlockLayout;
+  /** The part's block size (a section's own may differ: layout): what the source's gap is counted in. */
+  private readonly blockSize: number;
 
   constructor(
     private readonly source: RangeSource,
     /** Where the pages part's payload starts in the source, and its length. */
     private readonly base: number,
     private readonly length: number,
-    private readonly blockSize: number,
+    /** The block size of every block (versions 1 to 7), or where each lies (blockLayoutOf). */
+    blocksOf: number | BlockLayout,
     /** The block hashes: read whole (at opening), or by pages as the blocks they cover are read. */
     private readonly hashes: Uint8Array | PagedHashes,
     private readonly partName: string,
@@ -120,7 +126,9 @@ export class BlockStore {
     /** Bytes of each block's hash (the directory's hashBytes: 16 in version 3, 32 before). */
     private readonly hashBytes = 32,
   ) {
-    const blocks = Math.ceil(length / blockSize);
+    this.layout = typeof blocksOf === 'number' ? BlockLayout.uniform(length, blocksOf) : blocksOf;
+    this.blockSize = typeof blocksOf === 'number' ? blocksOf : blocksOf.unit;
+    const blocks = this.layout.count;
     if (hashes.length !== blocks * hashBytes) {
       throw new PagesError(
         `${source.name}: ${partName} has ${hashes.length} bytes of block hashes in pages.sha256, ` +
@@ -185,13 +193,13 @@ export class BlockStore {
       );
     }
     if (length === 0) return new Uint8Array(0);
-    const first = Math.floor(offset / this.blockSize);
-    const last = Math.floor((offset + length - 1) / this.blockSize);
+    const first = this.layout.blockOf(offset);
+    const last = this.layout.blockOf(offset + length - 1);
     if (this.held) {
       for (let b = first; b <= last; b++) {
         if (this.blocks.has(b)) continue;
         this.blocks.set(b, EMPTY);
-        this.touchedBytes += Math.min(this.blockSize, this.length - b * this.blockSize);
+        this.touchedBytes += this.layout.endOf(b) - this.layout.startOf(b);
       }
       return this.held.subarray(offset, offset + length);
     }
@@ -208,15 +216,16 @@ export class BlockStore {
     }
     if (first === last) {
       const block = this.blocks.get(first)!;
-      const from = offset - first * this.blockSize;
+      const from = offset - this.layout.startOf(first);
       return block.subarray(from, from + length);
     }
     const out = new Uint8Array(length);
     let at = 0;
     for (let b = first; b <= last; b++) {
       const block = this.blocks.get(b)!;
-      const from = b === first ? offset - first * this.blockSize : 0;
-      const to = Math.min(block.length, offset + length - b * this.blockSize);
+      const start = this.layout.startOf(b);
+      const from = b === first ? offset - start : 0;
+      const to = Math.min(block.length, offset + length - start);
       out.set(block.subarray(from, to), at);
       at += to - from;
     }
@@ -345,8 +354,8 @@ export class BlockStore {
     this.wantedGroups.clear();
     for (const [, g] of groups) {
       if (g.length === 0) continue;
-      const first = Math.floor(g.offset / this.blockSize);
-      const last = Math.floor((g.offset + g.length - 1) / this.blockSize);
+      const first = this.layout.blockOf(g.offset);
+      const last = this.layout.blockOf(g.offset + g.length - 1);
       for (let b = first; b <= last; b++) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
     }
     const reading = performance.now();
@@ -372,8 +381,8 @@ export class BlockStore {
     if (wanted.length === 0) return;
     const runs = mergedRuns(wanted, gapBlocks(this.source, this.blockSize));
     const range = ([first, last]: [number, number]): [number, number] => {
-      const from = first * this.blockSize;
-      return [this.base + from, Math.min(this.length, (last + 1) * this.blockSize) - from];
+      const from = this.layout.startOf(first);
+      return [this.base + from, this.layout.endOf(last) - from];
     };
     const readRanges = this.source.readRanges?.bind(this.source);
     const read = async (ranges: Array<[number, number]>): Promise<Uint8Array[]> =>
@@ -563,12 +572,9 @@ export class BlockStore {
     const blocks: Uint8Array[] = [];
     const numbers: number[] = [];
     runs.forEach(([first, last], i) => {
-      const from = first * this.blockSize;
-      const to = Math.min(this.length, (last + 1) * this.blockSize);
+      const from = this.layout.startOf(first);
       for (let b = first; b <= last; b++) {
-        blocks.push(
-          bytes[i].slice((b - first) * this.blockSize, Math.min(to, (b + 1) * this.blockSize) - from),
-        );
+        blocks.push(bytes[i].slice(this.layout.startOf(b) - from, this.layout.endOf(b) - from));
         numbers.push(b);
       }
     });

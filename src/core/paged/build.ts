@@ -45,6 +45,8 @@ import {
   BlockHasher,
   defaultBlockSize,
   DEFAULT_GROUPS,
+  sectionBlocksFor,
+  writtenBlocks,
   hashPartOf,
   openSections,
   pagedRecord,
@@ -546,7 +548,12 @@ export async function buildPages(
   const bytes = async function* (): AsyncGenerator<Uint8Array> {
     for (const name of SECTIONS) yield* spool.read(name);
   };
-  const blocks = new BlockHasher(blockSize, blockHashBytes(PAGES_VERSION));
+  const sectionBlocks =
+    options.blockSize === undefined ? sectionBlocksFor(PAGES_VERSION, concepts.listsInRows) : undefined;
+  const blocks = new BlockHasher(
+    writtenBlocks(PAGES_VERSION, blockSize, sections, sectionBlocks, length),
+    blockHashBytes(PAGES_VERSION),
+  );
   const whole = new Sha256();
   for await (const c of bytes()) {
     mark('hashes: spool read');
@@ -568,6 +575,7 @@ export async function buildPages(
     sections,
     groups: writtenGroups,
     hashPages: hashPart.hashPages,
+    sectionBlocks,
   });
   return {
     directory,

@@ -26,6 +26,7 @@ export {
 } from './write.ts';
 export { upgradeBundleParts } from './upgrade.ts';
 export {
+  blockLayoutOf,
   PAGES_HASHES_PART,
   PAGES_PART,
   SECTIONS,

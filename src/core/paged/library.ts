@@ -22,7 +22,15 @@ import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
 import { expandOpen } from './compactOpen.ts';
-import { checkDirectory, checkOpen, decodeTop, hashBytesOf, hashesPartLength, hashLevels } from './format.ts';
+import {
+  blockLayoutOf,
+  checkDirectory,
+  checkOpen,
+  decodeTop,
+  hashBytesOf,
+  hashesPartLength,
+  hashLevels,
+} from './format.ts';
 import type {
   OpenTables,
   PagedChunkRecord,
@@ -162,7 +170,9 @@ export class PagedLibrary {
     // Version 7's tree of hash pages follows the block hashes in pages.sha256 (format.ts, hashLevels): the part is
     // the length every level adds up to; whole, only its block hashes are used (it was checked whole, or is the
     // library's own).
-    const blockHashes = Math.ceil(location.length / d.blockSize) * hashBytesOf(d);
+    // From version 8 a section may have blocks of its own size (blockLayout.ts): the blocks are counted zone by zone.
+    const layout = blockLayoutOf(d, location.length);
+    const blockHashes = layout.count * hashBytesOf(d);
     const levels = d.hashPages ? hashLevels(blockHashes, d.hashPages) : [];
     if (levels.length > 1 && hashes.length !== hashesPartLength(d, location.length))
       throw new PagesError(
@@ -173,7 +183,7 @@ export class PagedLibrary {
       source,
       location.base,
       location.length,
-      d.blockSize,
+      layout,
       hashes instanceof Uint8Array
         ? levels.length > 1
           ? hashes.subarray(0, blockHashes)

@@ -21,9 +21,11 @@ import { expandOpen } from './compactOpen.ts';
 import { decodeCountedRows } from './listsInRows.ts';
 import {
   blockHashBytes,
+  blockLayoutOf,
   checkDirectory,
   checkOpen,
   hashBytesOf,
+  hashesPartLength,
   minListBytes,
   PAGES_HASHES_PART,
   PAGES_PART,
@@ -48,7 +50,9 @@ import {
   openSections,
   pagesDirectory,
   rowsWithCounts,
+  sectionBlocksFor,
   sectionTable,
+  writtenBlocks,
 } from './write.ts';
 
 /** Bytes read from the source at a time while copying. */
@@ -329,20 +333,28 @@ async function upgradePages(
   params: ShareParams,
   /** Rows with counts up to this many gzip'd bytes keep the lists (write.ts LISTS_IN_ROWS_BYTES; 0: never). */
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
+  /** Block sizes by section instead of the writer's (write.ts sectionBlocksFor): benches of other layouts. */
+  sectionBlocksAsked?: Partial<Record<SectionName, number>>,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
   if (d.version >= PAGES_VERSION)
     throw new PagesError(`${source.name}: its pages are version ${d.version} already (nothing to upgrade)`);
-  const { base, length, hashes } = location;
-  const blocks = Math.ceil(length / d.blockSize);
+  const { base, length } = location;
+  const oldLayout = blockLayoutOf(d, length);
+  const blocks = oldLayout.count;
   const hashBytes = hashBytesOf(d);
-  if (hashes.length !== blocks * hashBytes)
+  // Version 7's levels of hash pages follow the block hashes (format.ts, hashLevels): the part (checked whole against
+  // the manifest's digest) is the length they add up to, and only its block hashes are used; the tree is made anew.
+  const expected = hashesPartLength(d, length);
+  if (location.hashes.length !== expected)
     throw new PagesError(
-      `${source.name}: ${PAGES_HASHES_PART} holds ${hashes.length} bytes, expected ${blocks} blocks × ${hashBytes} bytes`,
+      `${source.name}: ${PAGES_HASHES_PART} holds ${location.hashes.length} bytes, expected ${expected} ` +
+        `(${blocks} blocks × ${hashBytes} bytes${expected > blocks * hashBytes ? ' and the levels above them' : ''})`,
     );
+  const hashes = location.hashes.subarray(0, blocks * hashBytes);
 
   // Every block checked against its hash before anything is decoded or rewritten.
-  const oldBlocks = new BlockHasher(d.blockSize, 32);
+  const oldBlocks = new BlockHasher(oldLayout, 32);
   for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
   checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
 
@@ -475,8 +487,13 @@ async function upgradePages(
   // Version 3's hashes: SHA-256 cut to BLOCK_HASH_BYTES (format.ts says why that is enough).
   // The writer's block size: version 7's 1 KiB for a part that keeps its lists in its rows, version 5's 512 bytes
   // for another (write.ts, defaultBlockSize).
+  // Version 8's rows in blocks of their own for a part that does not keep its lists in its rows (sectionBlocksFor).
   const blockSize = defaultBlockSize(PAGES_VERSION, inRows !== undefined);
-  const newBlocks = new BlockHasher(blockSize, blockHashBytes(PAGES_VERSION));
+  const sectionBlocks = sectionBlocksAsked ?? sectionBlocksFor(PAGES_VERSION, inRows !== undefined);
+  const newBlocks = new BlockHasher(
+    writtenBlocks(PAGES_VERSION, blockSize, sections, sectionBlocks, total),
+    blockHashBytes(PAGES_VERSION),
+  );
   const whole = new Sha256();
   let made = 0;
   for await (const piece of bytes()) {
@@ -503,6 +520,7 @@ async function upgradePages(
       // the lists are one group; other rows are cut into version 5's groups).
       groups: { ...d.groups, rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows },
       hashPages: newHashes.hashPages,
+      sectionBlocks,
     }),
     hashes: newHashes.bytes,
     sha256: whole.digest(),
@@ -521,6 +539,8 @@ export async function upgradeBundleParts(
   manifest: BundleManifest,
   /** As the writer's (write.ts LISTS_IN_ROWS_BYTES); tests make a small library upgrade as a large one with 0. */
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
+  /** Block sizes by section instead of the writer's (benches of other layouts: test/bench/section-blocks.ts). */
+  sectionBlocksAsked?: Partial<Record<SectionName, number>>,
 ): Promise<{ parts: Array<BundlePart | StreamedPart>; base: ManifestBase; from: number; to: number }> {
   const pagesEntry = manifest.parts.find((p) => p.name === PAGES_PART);
   const hashesEntry = manifest.parts.find((p) => p.name === PAGES_HASHES_PART);
@@ -538,6 +558,7 @@ export async function upgradeBundleParts(
     { base: pagesEntry.offset, length: pagesEntry.length, directory: pagesEntry.meta, hashes },
     { tfSpread: number('tfSpread'), chunkScorePower: number('chunkScorePower') },
     listsInRowsBytes,
+    sectionBlocksAsked,
   );
   const parts = manifest.parts.map((entry): BundlePart | StreamedPart => {
     if (entry.name === PAGES_PART)
@@ -555,7 +576,7 @@ export async function upgradeBundleParts(
         name: PAGES_HASHES_PART,
         kind: 'binary',
         encoding: 'identity',
-        count: Math.ceil(pages.length / pages.directory.blockSize),
+        count: blockLayoutOf(pages.directory, pages.length).count,
         data: pages.hashes,
       };
     const at = entry.offset;

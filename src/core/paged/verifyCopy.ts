@@ -11,6 +11,7 @@ import { blockDigests, matchesBlockHash } from './blockDigest.ts';
 import {
   checkDirectory,
   hashBytesOf,
+  blockLayoutOf,
   hashesPartLength,
   PAGES_HASHES_PART,
   PAGES_PART,
@@ -67,9 +68,10 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
   } catch (e) {
     return corrupted(messageOf(e), PAGES_PART);
   }
-  const size = directory.blockSize;
+  // From version 8 a section may have blocks of its own size (blockLayout.ts): blocks are counted zone by zone.
+  const layout = blockLayoutOf(directory, length);
   const hashBytes = hashBytesOf(directory);
-  const blocks = Math.ceil(length / size);
+  const blocks = layout.count;
   const expected = hashesPartLength(directory, length);
   if (at.length !== expected)
     corrupted(
@@ -96,14 +98,15 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
       `a page of ${PAGES_HASHES_PART} does not match its SHA-256 in the directory`,
       PAGES_HASHES_PART,
     );
-  const perStep = Math.max(1, Math.floor(STEP_BYTES / size));
-  for (let first = 0; first < blocks; first += perStep) {
-    const last = Math.min(blocks, first + perStep);
-    const from = first * size;
-    const run = await source.read(offset + from, Math.min(length, last * size) - from);
+  // Runs of whole blocks of at most STEP_BYTES (one block at least, whatever its size).
+  for (let first = 0, last = 0; first < blocks; first = last) {
+    const from = layout.startOf(first);
+    last = first + 1;
+    while (last < blocks && layout.endOf(last) - from <= STEP_BYTES) last++;
+    const run = await source.read(offset + from, layout.endOf(last - 1) - from);
     const parts: Uint8Array[] = [];
     for (let b = first; b < last; b++)
-      parts.push(run.subarray((b - first) * size, Math.min(run.length, (b - first + 1) * size)));
+      parts.push(run.subarray(layout.startOf(b) - from, layout.endOf(b) - from));
     const digests = await blockDigests(parts);
     digests.forEach((digest, i) => {
       const b = first + i;

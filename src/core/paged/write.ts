@@ -17,8 +17,10 @@ import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
+import type { BlockLayout } from './blockLayout.ts';
 import {
   blockHashBytes,
+  blockLayoutOf,
   decodeTop,
   encodeTop,
   HASH_LEAF_BYTES,
@@ -92,7 +94,40 @@ export function defaultBlockSize(version: number, listsInRows: boolean): number 
  * group offsets in `open` (groups of 1: 2,228 KB, 185 KB more). A library that keeps its lists in its rows has one
  * group of rows whatever this says. The dictionaries' sizes moved nothing past block noise.
  */
-export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 2 };
+export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 1 };
+
+/** The group sizes a writer of `version` uses when not told (rows in groups of 2 in versions 5 to 7). */
+function defaultGroups(version: number): Readonly<GroupSizes> {
+  return version >= 5 && version < 8 ? { ...DEFAULT_GROUPS, rows: 2 } : DEFAULT_GROUPS;
+}
+
+/**
+ * Version 8: the block size of the rows of a library that does not keep its lists in its rows (the directory's
+ * `sectionBlocks.rows`), when the writer is not told a block size. A cold question at 100 MiB computes ~481 concept
+ * rows from the rows of ~4,700 chunks (~98 bytes each) scattered over the section: each cost a 512-byte block and
+ * its hash before (docs/results/question-bytes.md, round seventeen).
+ */
+const ROWS_BLOCK_SIZE = 256;
+
+/** The sections a writer of `version` gives a block size of their own when not told a block size (ROWS_BLOCK_SIZE). */
+export function sectionBlocksFor(
+  version: number,
+  listsInRows: boolean,
+): Partial<Record<SectionName, number>> | undefined {
+  if (version < 8 || listsInRows) return undefined;
+  return { rows: ROWS_BLOCK_SIZE };
+}
+
+/** The blocks a writer hashes: every `blockSize` bytes, or from version 8 by section (blockLayout.ts). */
+export function writtenBlocks(
+  version: number,
+  blockSize: number,
+  sections: Record<SectionName, [number, number]>,
+  sectionBlocks: Partial<Record<SectionName, number>> | undefined,
+  length: number,
+): number | BlockLayout {
+  return sectionBlocks ? blockLayoutOf({ version, blockSize, sections, sectionBlocks }, length) : blockSize;
+}
 
 /**
  * The most gzip'd bytes of rows with counts that a writer keeps the concept lists in (version 4's listsInRows,
@@ -541,6 +576,7 @@ export function pagesDirectory(
     ...(version >= 3 && fields.shares ? { shares: fields.shares } : {}),
     ...(version >= 4 && fields.listsInRows ? { listsInRows: true } : {}),
     ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
+    ...(version >= 8 && fields.sectionBlocks ? { sectionBlocks: { ...fields.sectionBlocks } } : {}),
     sections: fields.sections,
   };
 }
@@ -552,6 +588,9 @@ export function pagesDirectory(
 export class BlockHasher {
   private current = new Sha256();
   private filled = 0;
+  /** The bytes of the block being hashed: `blockSize`, or from version 8 the layout's next (blockLayout.ts). */
+  private size: number;
+  private readonly sizes?: Iterator<number>;
   // The hashes packed as they are made, 4,096 to a piece: a digest's view kept per block cost ~300 bytes of heap and
   // buffer for its 16 (at 1 GiB of text in 512-byte blocks, 2.5 M of them: some 700 MB held until the bundle is written).
   private readonly pieces: Uint8Array[] = [];
@@ -560,21 +599,34 @@ export class BlockHasher {
   private count = 0;
 
   constructor(
-    private readonly blockSize: number,
+    blockSize: number | BlockLayout,
     private readonly hashBytes: number,
-  ) {}
+  ) {
+    if (typeof blockSize === 'number') this.size = blockSize;
+    else {
+      this.sizes = blockSize.lengths();
+      this.size = this.nextSize();
+    }
+  }
+
+  /** The layout's next block length (past its last block: no end, the bytes are more than the layout's part). */
+  private nextSize(): number {
+    const next = this.sizes!.next();
+    return next.done ? Infinity : next.value;
+  }
 
   update(bytes: Uint8Array): void {
     let at = 0;
     while (at < bytes.length) {
-      const take = Math.min(this.blockSize - this.filled, bytes.length - at);
+      const take = Math.min(this.size - this.filled, bytes.length - at);
       this.current.update(bytes.subarray(at, at + take));
       this.filled += take;
       at += take;
-      if (this.filled === this.blockSize) {
+      if (this.filled === this.size) {
         this.keep(this.current.digest());
         this.current = new Sha256();
         this.filled = 0;
+        if (this.sizes) this.size = this.nextSize();
       }
     }
   }
@@ -615,9 +667,11 @@ export async function writePagedIndex(
   /** Undefined: defaultBlockSize (512 B for a library that does not keep its lists in its rows). */
   blockSizeAsked?: number,
   version = PAGES_VERSION,
-  groups: GroupSizes = DEFAULT_GROUPS,
+  groups: GroupSizes = defaultGroups(version),
   /** Version 4: rows with counts up to this many gzip'd bytes keep the lists (LISTS_IN_ROWS_BYTES; 0: never). */
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
+  /** Version 8: block sizes by section; undefined: sectionBlocksFor's unless told a block size. */
+  sectionBlocksAsked?: Partial<Record<SectionName, number>>,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
   const n = layout.chunks.length;
@@ -691,7 +745,13 @@ export async function writePagedIndex(
   const { sections, total } = sectionTable(lengths, version);
   const data = new Uint8Array(total);
   const blockSize = blockSizeAsked ?? defaultBlockSize(version, concepts.listsInRows);
-  const hasher = new BlockHasher(blockSize, blockHashBytes(version));
+  const sectionBlocks =
+    sectionBlocksAsked ??
+    (blockSizeAsked === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined);
+  const hasher = new BlockHasher(
+    writtenBlocks(version, blockSize, sections, sectionBlocks, total),
+    blockHashBytes(version),
+  );
   let at = 0;
   for (const name of sectionsOf(version)) {
     for (const b of sinks[name].chunks) {
@@ -719,6 +779,7 @@ export async function writePagedIndex(
         sections,
         groups: writtenGroups,
         ...(hashPart ? { hashPages: hashPart.hashPages } : {}),
+        sectionBlocks,
       },
       version,
     ),
@@ -740,7 +801,7 @@ export function pagesParts(written: WrittenPages): BundlePart[] {
       kind: 'binary',
       encoding: 'identity',
       // One a block (from version 7 the levels above the block hashes follow them).
-      count: Math.ceil(written.data.length / written.directory.blockSize),
+      count: blockLayoutOf(written.directory, written.data.length).count,
       data: written.hashes,
     },
   ];

@@ -2,6 +2,7 @@
 // engine in memory. The walk decides its pushes from one-byte degree brackets and reads an exact degree only inside
 // a bracket; the IDF and the list offsets are recomputed at open; version 1 pages are still read, and `cli upgrade`
 // turns them into the version 2 pages the writer makes directly, byte for byte.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { bundleBytes, readBundle, writeBundle } from '../../../src/core/bundle/index.ts';
 import { jsonlPart } from '../../../src/core/bundle/codecs.ts';
@@ -205,8 +206,8 @@ const QUESTIONS = [
   'What limits protect the reader from a hostile bundle?',
 ];
 
-describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7)', async () => {
+describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -223,10 +224,51 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
     // concept (listsInRows.ts); the layout is version 5's.
     const v6 = await writePagedIndex(parts, doc, undefined, 6);
     const v6large = await writePagedIndex(parts, doc, undefined, 6, undefined, 0);
-    // Version 7, the writers' default: version 6's bytes, in 1 KiB blocks when the lists are kept in the rows, under a
-    // tree of hash pages (format.ts, hashLevels).
-    const v7 = await writePagedIndex(parts, doc);
-    const v7large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    // Version 7: version 6's bytes, in 1 KiB blocks when the lists are kept in the rows, under a tree of hash pages
+    // (format.ts, hashLevels).
+    const v7 = await writePagedIndex(parts, doc, undefined, 7);
+    const v7large = await writePagedIndex(parts, doc, undefined, 7, undefined, 0);
+    // Version 8, the writers' default: version 7's small layout; the large one's rows one chunk a group, in 256-byte
+    // blocks of their own (blockLayout.ts).
+    const v8 = await writePagedIndex(parts, doc);
+    const v8large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    expect([v8.directory.version, v8large.directory.version]).toEqual([8, 8]);
+    expect(Buffer.from(v8.data).equals(Buffer.from(v7.data))).toBe(true);
+    expect(Buffer.from(v8.hashes).equals(Buffer.from(v7.hashes))).toBe(true);
+    expect({ ...v8.directory, version: 7 }).toEqual(v7.directory);
+    expect(v8.directory.sectionBlocks).toBeUndefined();
+    expect([
+      v8large.directory.blockSize,
+      v8large.directory.sectionBlocks,
+      v8large.directory.groups.rows,
+    ]).toEqual([512, { rows: 256 }, 1]);
+    // The large layout's rows are version 7's bytes (cut into groups of 1, in open); every block's hash is the first
+    // 16 bytes of the SHA-256 of 512 bytes up to the rows, of 256 bytes of the rows, of 512 bytes after them.
+    {
+      const [rowsAt, rowsLength] = v8large.directory.sections.rows;
+      const [rowsAt7, rowsLength7] = v7large.directory.sections.rows;
+      expect(
+        Buffer.from(v8large.data.subarray(rowsAt, rowsAt + rowsLength)).equals(
+          Buffer.from(v7large.data.subarray(rowsAt7, rowsAt7 + rowsLength7)),
+        ),
+      ).toBe(true);
+      const cuts: Array<[number, number]> = [];
+      const cut = (from: number, to: number, size: number) => {
+        for (let at = from; at < to; at += size) cuts.push([at, Math.min(to, at + size)]);
+      };
+      cut(0, rowsAt, 512);
+      cut(rowsAt, rowsAt + rowsLength, 256);
+      cut(rowsAt + rowsLength, v8large.data.length, 512);
+      const leaves = Buffer.concat(
+        cuts.map(([from, to]) =>
+          createHash('sha256').update(v8large.data.subarray(from, to)).digest().subarray(0, 16),
+        ),
+      );
+      expect(Buffer.from(v8large.hashes.subarray(0, leaves.length)).equals(leaves)).toBe(true);
+      const leafPages = Math.ceil(leaves.length / 128);
+      expect(v8large.hashes.length).toBe(leaves.length + (leafPages > 64 ? leafPages * 16 : 0));
+      expect(leaves.length).toBeGreaterThan(Math.ceil(v7large.data.length / 512) * 16);
+    }
     expect([v7.directory.version, v7large.directory.version]).toEqual([7, 7]);
     for (const [older, newer] of [
       [v6, v7],
@@ -254,6 +296,7 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
     expect([v6.directory.blockSize, v6.directory.listsInRows]).toEqual([2048, true]);
     expect([v7.directory.version, v7large.directory.version]).toEqual([7, 7]);
     expect([v7.directory.blockSize, v7.directory.listsInRows]).toEqual([1024, true]);
+    expect(v7large.directory.sectionBlocks).toBeUndefined();
     expect([v7large.directory.blockSize, v7large.directory.groups.rows]).toEqual([512, 2]);
     expect(v6.directory.groups.rows).toBe(v6.directory.chunkCount);
     // The same links and counts in a smaller group: at least a tenth less here (17–24 % on the shared sets).
@@ -317,6 +360,9 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
     const lib6large = await open(v6large, new MemoryRangeSource(v6large.data, 'v6 large'));
     const lib7 = await open(v7, new MemoryRangeSource(v7.data, 'v7'));
     const lib7large = await open(v7large, new MemoryRangeSource(v7large.data, 'v7 large'));
+    const lib8 = await open(v8, new MemoryRangeSource(v8.data, 'v8'));
+    const lib8large = await open(v8large, new MemoryRangeSource(v8large.data, 'v8 large'));
+    expect(lib8large.reader.open.rowGroups.length).toBe(v8large.directory.chunkCount + 1);
     expect(lib5large.reader.open.rowGroups.length).toBe(Math.ceil(v5large.directory.chunkCount / 2) + 1);
     // Version 6's varints give back version 5's arrays, value for value (but the small layout's one row group, coded
     // by concept in version 6: smaller, checked above).
@@ -362,13 +408,15 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
         expect((await lib6large.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib7.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib7large.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib8.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib8large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5 and 6 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6 and 7 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -393,8 +441,11 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
     const v6 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 6))], base),
     );
-    // What `cli index` writes today (version 7, its block size not told): every upgrade's output.
     const v7 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 7))], base),
+    );
+    // What `cli index` writes today (version 8, its block size not told): every upgrade's output.
+    const v8 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc))], base),
     );
 
@@ -405,28 +456,32 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 7]);
-    expect(bytes.length).toBe(v7.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v7))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 8]);
+    expect(bytes.length).toBe(v8.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v8))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 7]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v7))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 8]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v8))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 7]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v7))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 8]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v8))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 7]);
-    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v7))).toBe(true);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 8]);
+    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v8))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 7]);
-    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v7))).toBe(true);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 8]);
+    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v8))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
     // Version 6 that keeps its lists in its rows: the same sections, in 1 KiB blocks (version 7).
     const fromV6 = await upgrade(v6);
-    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 7]);
-    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v7))).toBe(true);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 8]);
+    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v8))).toBe(true);
+    // Version 7: the same sections and blocks (version 8 changes only the large layout).
+    const fromV7 = await upgrade(v7);
+    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 8]);
+    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v8))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
     // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
@@ -438,9 +493,15 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
           base,
         ),
       );
-    const v7large = await bundleBytes(
+    const v8large = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, undefined, undefined, 0))],
+        base,
+      ),
+    );
+    const v7large = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 7, undefined, 0))],
         base,
       ),
     );
@@ -463,22 +524,25 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
       [5, await large(5)],
       [5, v5large],
       [6, v6large],
+      [7, v7large],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 7]);
-      expect(Buffer.from(up.bytes).equals(Buffer.from(v7large))).toBe(true);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 8]);
+      expect(Buffer.from(up.bytes).equals(Buffer.from(v8large))).toBe(true);
     }
-    const openedLarge = await openPagedBundle(new MemoryRangeSource(v7large, 'large.bundle'), analyzer);
-    expect([openedLarge!.library.directory.blockSize, openedLarge!.library.directory.groups.rows]).toEqual([
-      512, 2,
-    ]);
+    const openedLarge = await openPagedBundle(new MemoryRangeSource(v8large, 'large.bundle'), analyzer);
+    expect([
+      openedLarge!.library.directory.blockSize,
+      openedLarge!.library.directory.groups.rows,
+      openedLarge!.library.directory.sectionBlocks,
+    ]).toEqual([512, 1, { rows: 256 }]);
     expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
       (await readBundle(v1)).parts.get('notes.jsonl'),
     );
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(7);
+    expect(opened!.library.directory.version).toBe(8);
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect(opened!.library.directory.blockSize).toBe(1024);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
@@ -489,8 +553,9 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 7 pages are not upgraded again.
-    await expect(upgrade(v7)).rejects.toThrow('its pages are version 7 already');
+    // Version 8 pages are not upgraded again.
+    await expect(upgrade(v8)).rejects.toThrow('its pages are version 8 already');
+    await expect(upgrade(v8large, 0)).rejects.toThrow('its pages are version 8 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -512,11 +577,11 @@ describe('version 2, 3, 4, 5, 6 and 7 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 8 },
+          directory: { ...written.directory, version: 9 },
           hashes: written.hashes,
         },
         analyzer,
       ),
-    ).rejects.toThrow("the pages part's directory has version 8 (this app reads 1, 2, 3, 4, 5, 6 and 7)");
+    ).rejects.toThrow("the pages part's directory has version 9 (this app reads 1, 2, 3, 4, 5, 6, 7 and 8)");
   }, 240_000);
 });

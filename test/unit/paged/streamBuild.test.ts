@@ -93,11 +93,15 @@ describe('cli index --stream', () => {
     expect(readdirSync(work).filter((f) => f.includes('.stream-'))).toEqual([]);
   }, 300_000);
 
-  it('writes the same bytes in a large library’s layout (version 5: 512-byte blocks, rows in groups of 2)', async () => {
+  it('writes the same bytes in a large library’s layout (version 8: 512-byte blocks, rows one chunk a group in 256-byte blocks)', async () => {
     // Told not to keep the lists in the rows, as a library too large to keep them (the 100 MiB corpus) is not.
     const bundle = await expectSameAsInMemory([REPO_DOCS], 'docs-large', 0);
-    const meta = partOf(bundle, 'pages.bin').meta as { blockSize: number; groups: { rows: number } };
-    expect([meta.blockSize, meta.groups.rows]).toEqual([512, 2]);
+    const meta = partOf(bundle, 'pages.bin').meta as {
+      blockSize: number;
+      groups: { rows: number };
+      sectionBlocks?: Record<string, number>;
+    };
+    expect([meta.blockSize, meta.groups.rows, meta.sectionBlocks]).toEqual([512, 1, { rows: 256 }]);
   }, 300_000);
 
   const vue = `${BENCH_DIR}/vuedocs/docs`;
