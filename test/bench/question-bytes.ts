@@ -35,7 +35,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
 import { BlockStore } from '../../src/core/paged/blockStore.ts';
-import { sectionsOf, type PagesDirectory } from '../../src/core/paged/format.ts';
+import { blockLayoutOf, sectionsOf, type PagesDirectory } from '../../src/core/paged/format.ts';
 import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
@@ -129,6 +129,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   if (questions.length === 0) throw new Error(`${qaPath}: no questions`);
   const { regions, d } = await regionsOf(data, bundlePath);
   const pagesBytes = Object.values(d.sections).reduce((s, [, l]) => s + l, 0);
+  const layout = blockLayoutOf(d, pagesBytes);
   const picked = Array.from(
     { length: Math.min(n, questions.length) },
     (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
@@ -199,13 +200,13 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     ranges.push(source.ranges);
     // Between asked and read: the asked ranges rounded out to whole blocks, then the distinct bytes read (rounding
     // plus the gaps filled between wanted blocks); read minus distinct is re-reads.
-    const block = d.blockSize;
+    // By the part's blocks (from version 8 a section may have blocks of its own size: blockLayoutOf).
     const rounded = mergeIntervals(
       exact.map(([s, e]) =>
-        s >= pagesStart && e <= pagesStart + pagesBytes
+        s >= pagesStart && e <= pagesStart + pagesBytes && e > s
           ? [
-              pagesStart + Math.floor((s - pagesStart) / block) * block,
-              Math.min(pagesStart + pagesBytes, pagesStart + Math.ceil((e - pagesStart) / block) * block),
+              pagesStart + layout.startOf(layout.blockOf(s - pagesStart)),
+              pagesStart + layout.endOf(layout.blockOf(e - 1 - pagesStart)),
             ]
           : [s, e],
       ),
@@ -250,7 +251,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   const askedAll = sum(askedTotals);
   console.log(
     `\n## ${setName}: bundle ${kb(data.length)} KB (pages ${kb(pagesBytes)} KB, ${d.chunkCount} chunks, ` +
-      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks, hashes ${kb(d.blockSize && Math.ceil(pagesBytes / d.blockSize) * (d.hashBytes ?? 32))} KB of ${d.hashBytes ?? 32} B); ` +
+      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks${d.sectionBlocks ? ` (${JSON.stringify(d.sectionBlocks)})` : ''}, hashes ${kb(layout.count * (d.hashBytes ?? 32))} KB of ${d.hashBytes ?? 32} B); ` +
       `gap ${gapName(gap)}; ${picked.length} cold questions, ppr, ` +
       `budget ${BUDGET_TOKENS}; load ${loadavg()
         .map((x) => x.toFixed(2))

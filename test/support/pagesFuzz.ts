@@ -424,11 +424,11 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 7 a fifth (half in a large library's layout: 512-byte blocks, rows in groups of 2, the lists in their
-    // section, under a tree of hash pages of two levels; half keeping its lists in its rows, coded by concept, in its
-    // 1 KiB blocks), version 6 (the same halves, in the blocks the test gives) and version 5 in the large layout about a
-    // seventh each, version 4 (its lists in its rows, coded by chunk) a tenth, and versions 3, 2 and 1 the rest, about
-    // equally.
+    // Version 8 a fifth (half in a large library's layout: 512-byte blocks, the rows one chunk a group in 128-byte
+    // blocks of their own, the lists in their section, under a tree of hash pages of two levels; half keeping its lists
+    // in its rows, coded by concept, in its 1 KiB blocks), version 7 a tenth (the same halves, its rows in 512-byte
+    // blocks), versions 6 and 5 (the large layout) a tenth each, version 4 (its lists in its rows, coded by chunk) a
+    // tenth, and versions 3, 2 and 1 the rest.
     const draw = random();
     const version =
       draw < 0.2

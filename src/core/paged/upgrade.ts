@@ -1,8 +1,9 @@
-// Rewrites a version 1 to 6 pages part as version 7 (format.ts) without the corpus (a version 3 to 6 part is
-// copied but for its directory and its `open`, re-encoded as version 7 writes it, and its block hashes, made for
-// the writer's block size (version 5's 512 bytes when it does not keep its lists in its rows, version 7's 1 KiB when
-// it does), and, when it does not keep its lists in its rows, its rows' group offsets, for groups of 2; when it keeps
-// them, its one group of rows re-coded by concept as version 6 codes it (recodedRows), a version 6 group copied).
+// Rewrites a version 1 to 7 pages part as version 8 (format.ts) without the corpus (a version 3 to 7 part is
+// copied but for its directory and its `open`, re-encoded as version 8 writes it, and its block hashes, made for
+// the writer's blocks (version 5's 512 bytes and version 8's rows in 256-byte blocks of their own when it does not keep
+// its lists in its rows, version 7's 1 KiB when it does), and, when it does not keep its lists in its rows, its rows'
+// group offsets, for groups of 1; when it keeps them, its one group of rows re-coded by concept as version 6 codes it
+// (recodedRows), a version 6 or 7 group copied).
 // From version 1 or 2: everything version 3 holds is in
 // the older ones (the degrees, list offsets, df and IDF of `open`, version 2's exact degrees in their section), the
 // lists lose their shares (each checked, before it is dropped, to be what a version 3 reader computes from the list's

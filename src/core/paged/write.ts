@@ -91,8 +91,9 @@ export function defaultBlockSize(version: number, listsInRows: boolean): number 
  * 1.5–2.2 % larger; rows 8 (32 before) — the walk reads the rows of scattered chunks at 100 MiB: 2.4 % fewer bytes
  * there, for a few KB more of group offsets in `open`; rows 2 from round fourteen (version 5), with 512-byte blocks
  * (LARGE_BLOCK_SIZE): 2,445 KB of rows blocks a cold question at 100 MiB against 3,565 at 8, for 84 KB more of
- * group offsets in `open` (groups of 1: 2,228 KB, 185 KB more). A library that keeps its lists in its rows has one
- * group of rows whatever this says. The dictionaries' sizes moved nothing past block noise.
+ * group offsets in `open` (groups of 1: 2,228 KB, 185 KB more). Rows 1 from round seventeen (version 8), in blocks of
+ * their own (ROWS_BLOCK_SIZE): a chunk's row alone is read with no neighbour. A library that keeps its lists in its
+ * rows has one group of rows whatever this says. The dictionaries' sizes moved nothing past block noise.
  */
 export const DEFAULT_GROUPS: Readonly<GroupSizes> = { records: 4, terms: 128, concepts: 128, rows: 1 };
 

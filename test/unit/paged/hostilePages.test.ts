@@ -575,3 +575,96 @@ describe('a tree of hash pages (version 7)', () => {
     await expect(verifyBundleCopy(await bundleOf(cut))).rejects.toMatchObject({ part: 'pages.sha256' });
   });
 });
+
+describe('blocks of a size of their own by section (version 8)', () => {
+  const analyzer = createTermAnalyzer();
+  const bundleOf = async (w: WrittenPagesLike) =>
+    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const ask = async (w: WrittenPagesLike) => {
+    const opened = await openPagedBundle(await bundleOf(w), analyzer);
+    return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
+  };
+  // The large layout with its rows in 128-byte blocks (the fixture's rows are a few KB: many blocks of their own).
+  const rowsIn128 = () => honestPages(8, 512, 0, { rows: 128 });
+
+  it('answers as version 7 does, reads its rows in blocks of their own, and the offline check passes', async () => {
+    const v8 = await rowsIn128();
+    const v7 = await honestPages(7, 512, 0);
+    expect([v8.directory.version, v8.directory.sectionBlocks]).toEqual([8, { rows: 128 }]);
+    const hits = await ask(v8);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits).toEqual(await ask(v7));
+    await verifyBundleCopy(await bundleOf(v8));
+    // Held whole (a library's own pages): the same answer.
+    const location = { base: 0, length: v8.data.length, directory: v8.directory, hashes: v8.hashes };
+    const whole = await PagedLibrary.open(new MemoryRangeSource(v8.data, 'held'), location, analyzer);
+    expect((await whole.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(hits);
+  });
+
+  it('a changed byte of the rows is refused naming its block, counted across the zones', async () => {
+    const v8 = await rowsIn128();
+    const [rowsAt, rowsLength] = v8.directory.sections.rows;
+    expect(rowsLength).toBeGreaterThan(128 * 4);
+    // The rows' third block: every 512-byte block before the rows, then two of 128 bytes.
+    const at = rowsAt + 2 * 128 + 5;
+    const data = v8.data.slice();
+    data[at] ^= 0xff;
+    const damaged = { ...v8, data };
+    const block = Math.ceil(rowsAt / 512) + 2;
+    // The walk reads the rows of the chunks it needs; the offline check reads every block.
+    await expect(verifyBundleCopy(await bundleOf(damaged))).rejects.toThrow(
+      `block ${block} of part pages.bin does not match its SHA-256`,
+    );
+    // Read by ranges: the store reads that block alone (its bytes end where the next 128 start) and names it.
+    const opened = await openPagedBundle(await bundleOf(damaged), analyzer);
+    const store = opened!.library.reader.store;
+    expect(store.bytes(at, 1)).toBeUndefined();
+    await expect(store.load()).rejects.toThrow(
+      `crafted.bundle: corrupted (SHA-256 mismatch in block ${block} of part pages.bin)`,
+    );
+    // Its neighbours (a fresh library) read and check out: the block before the damaged one, the one after it.
+    const fresh = (await openPagedBundle(await bundleOf(damaged), analyzer))!.library.reader.store;
+    expect(fresh.bytes(at - 128, 1)).toBeUndefined();
+    expect(fresh.bytes(at + 128, 1)).toBeUndefined();
+    await fresh.load();
+    expect(fresh.bytes(at - 128, 1)).toEqual(data.subarray(at - 128, at - 127));
+    expect(fresh.bytes(at + 128, 1)).toEqual(data.subarray(at + 128, at + 129));
+  });
+
+  it('a directory giving bad block sizes by section is refused before a byte of the pages is read', async () => {
+    const v8 = await rowsIn128();
+    const v7 = await honestPages(7, 512, 0);
+    const cases: Array<[PagesDirectory, string]> = [
+      [{ ...v8.directory, sectionBlocks: { rows: 127 } }, 'has sectionBlocks.rows 127'],
+      [{ ...v8.directory, sectionBlocks: { rows: 1 } }, 'has sectionBlocks.rows 1'],
+      [{ ...v8.directory, sectionBlocks: { rows: 0.5 } }, 'has sectionBlocks.rows 0.5'],
+      [{ ...v8.directory, sectionBlocks: { rows: (1 << 20) + 1 } }, 'has sectionBlocks.rows 1048577'],
+      [{ ...v8.directory, sectionBlocks: { rows: '128' } } as never, 'has sectionBlocks.rows 128'],
+      [
+        { ...v8.directory, sectionBlocks: { pages: 256 } } as never,
+        'has sectionBlocks for "pages", which is no section',
+      ],
+      [
+        { ...v8.directory, sectionBlocks: JSON.parse('{"__proto__": 256}') as never },
+        'has sectionBlocks for "__proto__", which is no section',
+      ],
+      [{ ...v8.directory, sectionBlocks: [128] } as never, 'has sectionBlocks [128]'],
+      [{ ...v8.directory, sectionBlocks: 128 } as never, 'has sectionBlocks 128'],
+      [{ ...v7.directory, sectionBlocks: { rows: 128 } }, 'has sectionBlocks {"rows":128}'],
+      // A valid size that is not the one the hashes were made for: the part's hashes are of another length.
+      [{ ...v8.directory, sectionBlocks: { rows: 256 } }, 'has a top list of hash pages that is not'],
+    ];
+    for (const [directory, why] of cases) {
+      const pages = directory.version === 7 ? v7 : v8;
+      const source = new MemoryRangeSource(pages.data, 'crafted.bundle');
+      await expect(
+        PagedLibrary.open(
+          source,
+          { base: 0, length: pages.data.length, directory, hashes: pages.hashes },
+          analyzer,
+        ),
+      ).rejects.toThrow(`the pages part's directory ${why}`);
+      expect(source.bytesRead).toBe(0);
+    }
+  });
+});
