@@ -103,20 +103,33 @@ function defaultGroups(version: number): Readonly<GroupSizes> {
 }
 
 /**
- * Version 8: the block size of the rows of a library that does not keep its lists in its rows (the directory's
- * `sectionBlocks.rows`), when the writer is not told a block size. A cold question at 100 MiB computes ~481 concept
- * rows from the rows of ~4,700 chunks (~98 bytes each) scattered over the section: each cost a 512-byte block and
- * its hash before (docs/results/question-bytes.md, round seventeen).
+ * Version 8: the block sizes by section (the directory's `sectionBlocks`) of a library that does not keep its lists in
+ * its rows, when the writer is not told a block size; the other sections keep LARGE_BLOCK_SIZE. Measured at 100 MiB
+ * (25 cold questions, the Ask view's first page; docs/results/question-bytes.md, round seventeen):
+ * - `rows` 128: a cold question computes ~481 concept rows from the rows of ~4,700 chunks (~98 bytes each) scattered
+ *   over the section, each alone in a 512-byte block before. Rows in blocks of 256: first page p50 4,731 → 3,938 KB
+ *   for a bundle +323 KB; of 128: 3,654 KB for +888 KB (the rows' blocks read 2,521 → 1,498 → 1,029 KB, their leaf
+ *   pages of hashes grow: 439 → 585 → 770 KB a question);
+ * - `open` 64 KiB: read whole at every opening, so its 2,875 hashes of 512-byte blocks were 46 KB of the opening for
+ *   nothing; in 23 blocks 0.4 KB;
+ * - `records` and `postings` 1 KiB: a group of 4 records is ~2.4 KB gzip'd and a word's postings are read whole, so a
+ *   block of 1 KiB reads little more of them (+20 KB a first page) and halves their hashes (−1.3 MB of bundle), and
+ *   the leaf pages a question reads for them (−61 KB).
  */
-const ROWS_BLOCK_SIZE = 256;
+const SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
+  open: 64 * 1024,
+  records: 1024,
+  postings: 1024,
+  rows: 128,
+};
 
-/** The sections a writer of `version` gives a block size of their own when not told a block size (ROWS_BLOCK_SIZE). */
+/** The sections a writer of `version` gives a block size of their own when not told a block size (SECTION_BLOCKS). */
 export function sectionBlocksFor(
   version: number,
   listsInRows: boolean,
 ): Partial<Record<SectionName, number>> | undefined {
   if (version < 8 || listsInRows) return undefined;
-  return { rows: ROWS_BLOCK_SIZE };
+  return { ...SECTION_BLOCKS };
 }
 
 /** The blocks a writer hashes: every `blockSize` bytes, or from version 8 by section (blockLayout.ts). */

@@ -228,8 +228,8 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
     // (format.ts, hashLevels).
     const v7 = await writePagedIndex(parts, doc, undefined, 7);
     const v7large = await writePagedIndex(parts, doc, undefined, 7, undefined, 0);
-    // Version 8, the writers' default: version 7's small layout; the large one's rows one chunk a group, in 256-byte
-    // blocks of their own (blockLayout.ts).
+    // Version 8, the writers' default: version 7's small layout; the large one's rows one chunk a group, and blocks of
+    // their own size for open, records, postings and rows (blockLayout.ts).
     const v8 = await writePagedIndex(parts, doc);
     const v8large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
     expect([v8.directory.version, v8large.directory.version]).toEqual([8, 8]);
@@ -241,9 +241,11 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
       v8large.directory.blockSize,
       v8large.directory.sectionBlocks,
       v8large.directory.groups.rows,
-    ]).toEqual([512, { rows: 256 }, 1]);
+    ]).toEqual([512, { open: 65536, records: 1024, postings: 1024, rows: 128 }, 1]);
     // The large layout's rows are version 7's bytes (cut into groups of 1, in open); every block's hash is the first
-    // 16 bytes of the SHA-256 of 512 bytes up to the rows, of 256 bytes of the rows, of 512 bytes after them.
+    // 16 bytes of the SHA-256 of a block of its zone: open in 64 KiB, records in 1 KiB, terms in 512 B, postings in
+    // 1 KiB, concepts and lists together in 512 B (one zone: the same size, side by side), rows in 128 B, degrees in
+    // 512 B, each zone cut from its own start.
     {
       const [rowsAt, rowsLength] = v8large.directory.sections.rows;
       const [rowsAt7, rowsLength7] = v7large.directory.sections.rows;
@@ -256,8 +258,14 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
       const cut = (from: number, to: number, size: number) => {
         for (let at = from; at < to; at += size) cuts.push([at, Math.min(to, at + size)]);
       };
-      cut(0, rowsAt, 512);
-      cut(rowsAt, rowsAt + rowsLength, 256);
+      const s = v8large.directory.sections;
+      const end = (name: keyof typeof s) => s[name][0] + s[name][1];
+      cut(0, end('open'), 65536);
+      cut(s.records[0], end('records'), 1024);
+      cut(s.terms[0], end('terms'), 512);
+      cut(s.postings[0], end('postings'), 1024);
+      cut(s.concepts[0], end('lists'), 512);
+      cut(rowsAt, rowsAt + rowsLength, 128);
       cut(rowsAt + rowsLength, v8large.data.length, 512);
       const leaves = Buffer.concat(
         cuts.map(([from, to]) =>
@@ -267,7 +275,7 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
       expect(Buffer.from(v8large.hashes.subarray(0, leaves.length)).equals(leaves)).toBe(true);
       const leafPages = Math.ceil(leaves.length / 128);
       expect(v8large.hashes.length).toBe(leaves.length + (leafPages > 64 ? leafPages * 16 : 0));
-      expect(leaves.length).toBeGreaterThan(Math.ceil(v7large.data.length / 512) * 16);
+      expect(cuts.filter(([from, to]) => to - from === 65536).length).toBe(Math.floor(s.open[1] / 65536));
     }
     expect([v7.directory.version, v7large.directory.version]).toEqual([7, 7]);
     for (const [older, newer] of [
@@ -535,7 +543,7 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
       openedLarge!.library.directory.sectionBlocks,
-    ]).toEqual([512, 1, { rows: 256 }]);
+    ]).toEqual([512, 1, { open: 65536, records: 1024, postings: 1024, rows: 128 }]);
     expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
       (await readBundle(v1)).parts.get('notes.jsonl'),
     );

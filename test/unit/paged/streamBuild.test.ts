@@ -93,7 +93,7 @@ describe('cli index --stream', () => {
     expect(readdirSync(work).filter((f) => f.includes('.stream-'))).toEqual([]);
   }, 300_000);
 
-  it('writes the same bytes in a large library’s layout (version 8: 512-byte blocks, rows one chunk a group in 256-byte blocks)', async () => {
+  it('writes the same bytes in a large library’s layout (version 8: 512-byte blocks, rows one chunk a group, blocks by section)', async () => {
     // Told not to keep the lists in the rows, as a library too large to keep them (the 100 MiB corpus) is not.
     const bundle = await expectSameAsInMemory([REPO_DOCS], 'docs-large', 0);
     const meta = partOf(bundle, 'pages.bin').meta as {
@@ -101,7 +101,11 @@ describe('cli index --stream', () => {
       groups: { rows: number };
       sectionBlocks?: Record<string, number>;
     };
-    expect([meta.blockSize, meta.groups.rows, meta.sectionBlocks]).toEqual([512, 1, { rows: 256 }]);
+    expect([meta.blockSize, meta.groups.rows, meta.sectionBlocks]).toEqual([
+      512,
+      1,
+      { open: 65536, records: 1024, postings: 1024, rows: 128 },
+    ]);
   }, 300_000);
 
   const vue = `${BENCH_DIR}/vuedocs/docs`;
