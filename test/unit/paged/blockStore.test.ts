@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { BlockLayout } from '../../../src/core/paged/blockLayout.ts';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 
@@ -142,5 +143,77 @@ describe('BlockStore set aside', () => {
     const withGroup = new Uint8Array([...data.subarray(0, BLOCK), ...group]);
     const h = new BlockStore(source, 0, withGroup.length, BLOCK, hashes(withGroup), 'pages.bin', withGroup);
     expect(h.group('g', BLOCK, group.length)).toEqual({ a: 1 });
+  });
+});
+
+describe('BlockStore over blocks of sizes by section (version 8)', () => {
+  // 2 KiB of 512-byte blocks, then 4 KiB of 128-byte blocks (a rows zone), then 1 KiB of 512-byte blocks.
+  const zoned = Uint8Array.from({ length: 7 * 1024 }, (_, i) => (i * 7 + (i >> 7)) & 0xff);
+  const cuts: Array<[number, number]> = [];
+  for (let at = 0; at < 2048; at += 512) cuts.push([at, at + 512]);
+  for (let at = 2048; at < 6144; at += 128) cuts.push([at, at + 128]);
+  for (let at = 6144; at < 7168; at += 512) cuts.push([at, at + 512]);
+  const zonedHashes = new Uint8Array(cuts.length * 32);
+  cuts.forEach(([from, to], b) =>
+    zonedHashes.set(createHash('sha256').update(zoned.subarray(from, to)).digest(), b * 32),
+  );
+  const layout = new BlockLayout(
+    [
+      [2048, 512],
+      [4096, 128],
+      [1024, 512],
+    ],
+    512,
+  );
+  /** A source that reads across gaps of up to `gapBytes` and counts its reads. */
+  const sourceWithGap = (gapBytes: number) => {
+    const inner = new MemoryRangeSource(zoned, 'zoned.bin');
+    const reads: Array<[number, number]> = [];
+    return {
+      reads,
+      source: {
+        name: 'zoned.bin',
+        size: zoned.length,
+        gapBytes,
+        get bytesRead() {
+          return inner.bytesRead;
+        },
+        read: (offset: number, length: number) => {
+          reads.push([offset, length]);
+          return inner.read(offset, length);
+        },
+      },
+    };
+  };
+
+  it('numbers, reads and checks the blocks zone by zone', async () => {
+    expect(layout.count).toBe(cuts.length);
+    const { source, reads } = sourceWithGap(0);
+    const s = new BlockStore(source, 0, zoned.length, layout, zonedHashes, 'pages.bin');
+    // A piece across the first zone's end and into the rows' second block: blocks 3, 4 and 5.
+    expect(s.bytes(2000, 250)).toBeUndefined();
+    await s.load();
+    expect(s.bytes(2000, 250)).toEqual(zoned.subarray(2000, 2250));
+    expect(reads).toEqual([[1536, 2304 - 1536]]);
+  });
+
+  it('reads across a gap counted in bytes, whatever the size of the blocks between', async () => {
+    // Rows 1,280 bytes apart (ten 128-byte blocks): one range when the source reads across 1 KiB gaps or more,
+    // two when it reads across less.
+    for (const [gap, ranges] of [
+      [2048, 1],
+      [1024, 2],
+      [0, 2],
+    ] as const) {
+      const { source, reads } = sourceWithGap(gap);
+      const s = new BlockStore(source, 0, zoned.length, layout, zonedHashes, 'pages.bin');
+      expect(s.bytes(2048 + 5, 1)).toBeUndefined();
+      expect(s.bytes(2048 + 11 * 128 + 5, 1)).toBeUndefined();
+      await s.load();
+      expect(reads.length, `gap ${gap}`).toBe(ranges);
+      expect(s.bytes(2048 + 11 * 128 + 5, 1)).toEqual(
+        zoned.subarray(2048 + 11 * 128 + 5, 2048 + 11 * 128 + 6),
+      );
+    }
   });
 });
