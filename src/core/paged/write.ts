@@ -111,9 +111,9 @@ function defaultGroups(version: number): Readonly<GroupSizes> {
  *   for a bundle +323 KB; of 128: 3,654 KB for +888 KB (the rows' blocks read 2,521 → 1,498 → 1,029 KB, their leaf
  *   pages of hashes grow: 439 → 585 → 770 KB a question);
  * - `open` 64 KiB: read whole at every opening, so its 2,875 hashes of 512-byte blocks were 46 KB of the opening for
- *   nothing; in 23 blocks 0.4 KB;
+ *   nothing; in 24 blocks 0.4 KB;
  * - `records` and `postings` 1 KiB: a group of 4 records is ~2.4 KB gzip'd and a word's postings are read whole, so a
- *   block of 1 KiB reads little more of them (+20 KB a first page) and halves their hashes (−1.3 MB of bundle), and
+ *   block of 1 KiB reads little more of them (+20 KB a first page) and halves their hashes (−1.55 MB of bundle), and
  *   the leaf pages a question reads for them (−61 KB).
  */
 const SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
