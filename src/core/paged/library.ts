@@ -46,9 +46,12 @@ import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
  * A ranking that lacks at most this many blocks and groups is nearly final: its evidence is run too, so that the
  * records its passages need are read in the same round rather than one round after the ranking settles. Over 30
  * questions at 100 MiB: 118 rounds instead of 149 for 2.6% more bytes (64: the same rounds, 3.9% more bytes); at
- * 1 GiB, 43 instead of 50 rounds for 7 questions, the same bytes (docs/results/ranges.md).
+ * 1 GiB, 43 instead of 50 rounds for 7 questions, the same bytes (docs/results/ranges.md). 8 since round seventeen: a
+ * later question on a library already open read the records of rankings that lacked 9–32 and then changed, 31 KB of
+ * its 646 (100 MiB, 24 questions: p50 521 → 498 KB; rounds a question 6.13 → 6.38, a cold one 6.80 → 7.20, its bytes
+ * the same; docs/results/question-bytes.md, wip/later17).
  */
-const PREFETCH_NOTED = 32;
+const PREFETCH_NOTED = 8;
 /** Loads the words' early evidence may take before the walk's reads go on (postings, records, and one spare). */
 const EARLY_STEPS = 3;
 
