@@ -28,7 +28,8 @@
 // shown before "More passages", firstPage.ts: records of those cards only); without it, every passage of the budget
 // (what `cli ask --stats`, Evaluate and a written answer read). Neither counts the Ask view's early words' evidence.
 // --later (round sixteen): also the questions asked one after another on one open library, each after the first
-// (a visitor's later questions): p50 / max of what each read, and of it the hashes.
+// (a visitor's later questions): p50 / max of what each read, and of it the hashes; its ranges (round seventeen) and
+// the mean a later question read of each part.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
 //          [--gap <bytes>] [--simulate] [--first-page] [--later]
 import { readFile, stat } from 'node:fs/promises';
@@ -70,6 +71,32 @@ proto.group = function (this: StoreInternals, key: string, offset: number, lengt
   asked?.push([base + offset, base + offset + length]);
   return groupOf.call(this, key, offset, length, decode);
 };
+
+// Round seventeen: the reads of each fetchBlocks call go out together, after the previous call's have come back (a
+// stage on the wire), counted as pagefind-bytes.ts counts them, for its slow-link estimate (linkSeconds).
+let stages: { source: TaggedSource; reads: number[] } | undefined;
+const storeProto = BlockStore.prototype as unknown as { fetchBlocks(wanted: number[]): Promise<void> };
+const fetchBlocksOf = storeProto.fetchBlocks;
+storeProto.fetchBlocks = async function (this: unknown, wanted: number[]) {
+  const before = stages?.source.reads.length ?? 0;
+  await fetchBlocksOf.call(this, wanted);
+  const sent = (stages?.source.reads.length ?? 0) - before;
+  if (sent > 0) stages?.reads.push(sent);
+};
+/** pagefind-bytes.ts's slow link: 10 Mbit/s, 100 ms a round trip, 6 requests in flight. */
+const LINK_BYTES_A_SECOND = 1.25e6;
+const ROUND_TRIP_S = 0.1;
+const IN_FLIGHT = 6;
+
+/**
+ * Seconds on the slow link (pagefind-bytes.ts linkSeconds): the bytes at its rate, plus a round trip for every
+ * IN_FLIGHT reads of a stage (a host answering one range a request: the source's reads are its ranges).
+ */
+function linkSeconds(bytes: number, stageReads: readonly number[]): number {
+  return (
+    bytes / LINK_BYTES_A_SECOND + stageReads.reduce((t, n) => t + Math.ceil(n / IN_FLIGHT), 0) * ROUND_TRIP_S
+  );
+}
 
 function kb(n: number): string {
   return Math.round(n / 1000).toLocaleString('en-US');
@@ -139,6 +166,9 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   const askedTotals: number[] = [];
   const requests: number[] = [];
   const ranges: number[] = [];
+  const seconds: number[] = [];
+  const rounds: number[] = [];
+  const laterRounds: number[] = [];
   let openBytes = 0;
   let hitCount = 0;
   let roundedTotal = 0;
@@ -163,7 +193,12 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     source.regions = regions;
     source.gapBytes = gap;
     asked = [];
+    stages = { source, reads: [] };
     const opened = await openPagedBundle(source, analyzer);
+    // Opening reads one thing after another (tail, manifest, hashes or `open`): a stage each.
+    stages.reads.unshift(
+      ...source.reads.map(() => 1).slice(0, source.reads.length - stages.reads.reduce((a, b) => a + b, 0)),
+    );
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
     openBytes = source.bytesRead;
     const library = opened.library;
@@ -178,6 +213,9 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
         )
       : await library.search(q, 'ppr', BUDGET_TOKENS);
     hitCount += answer.hits.length;
+    rounds.push(answer.rounds);
+    if (gap !== 0) seconds.push(linkSeconds(source.bytesRead, stages.reads));
+    stages = undefined;
     // Asked: the store's exact ranges, and the source's own reads outside pages.bin (the head's and the hashes' reads
     // are exact already: nothing rounds them).
     const pagesStart = regions.find((r) => r.name === 'open')!.start;
@@ -223,28 +261,50 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   // questions): what each after the first read, in all and of the hashes part.
   const later: number[] = [];
   const laterHashes: number[] = [];
+  const laterSplit: Split = new Map();
+  let laterReread = 0;
+  const laterRanges: number[] = [];
   if (process.argv.includes('--later')) {
     const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
     source.regions = regions;
     source.gapBytes = gap;
     const library = (await openPagedBundle(source, analyzer))!.library;
+    let firstRead = 0;
     for (const [i, q] of picked.entries()) {
+      if (i === 1) firstRead = source.reads.length;
       const before = source.bytesRead;
       const hashesBefore = source.split.get('hashes') ?? 0;
-      if (process.argv.includes('--first-page'))
-        await library.search(
-          q,
-          'ppr',
-          BUDGET_TOKENS,
-          undefined,
-          undefined,
-          firstPageWanted(q, (t) => library.terms(t)),
-        );
-      else await library.search(q, 'ppr', BUDGET_TOKENS);
+      const splitBefore = new Map(source.split);
+      const rangesBefore = source.ranges;
+      const asked = process.argv.includes('--first-page')
+        ? await library.search(
+            q,
+            'ppr',
+            BUDGET_TOKENS,
+            undefined,
+            undefined,
+            firstPageWanted(q, (t) => library.terms(t)),
+          )
+        : await library.search(q, 'ppr', BUDGET_TOKENS);
       if (i === 0) continue;
+      laterRounds.push(asked.rounds);
       later.push(source.bytesRead - before);
       laterHashes.push((source.split.get('hashes') ?? 0) - hashesBefore);
+      laterRanges.push(source.ranges - rangesBefore);
+      for (const [k, v] of source.split)
+        laterSplit.set(k, (laterSplit.get(k) ?? 0) + v - (splitBefore.get(k) ?? 0));
     }
+    // Bytes the later questions read again (read before, by them or the first question): what a store that kept
+    // everything would not have read.
+    const seen = new Uint8Array(Math.ceil(data.length / 8));
+    source.reads.forEach(([o, l], r) => {
+      for (let x = o; x < o + l; x++) {
+        const bit = 1 << (x & 7);
+        if (seen[x >> 3] & bit) {
+          if (r >= firstRead) laterReread++;
+        } else seen[x >> 3] |= bit;
+      }
+    });
   }
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const read = sum(totals);
@@ -266,11 +326,22 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   if (later.length > 0)
     console.log(
       `later questions on one open library (${later.length}): p50 ${kb(quantile(later, 0.5))} KB, max ` +
-        `${kb(Math.max(...later))} KB; of the hashes p50 ${kb(quantile(laterHashes, 0.5))} KB`,
+        `${kb(Math.max(...later))} KB; of the hashes p50 ${kb(quantile(laterHashes, 0.5))} KB; ranges p50 ` +
+        `${quantile(laterRanges, 0.5)}, max ${Math.max(...laterRanges)}; read again ${kb(laterReread / later.length)} ` +
+        `KB a later question (mean); rounds p50 ${quantile(laterRounds, 0.5)}, mean ` +
+        `${(laterRounds.reduce((a, b) => a + b, 0) / laterRounds.length).toFixed(2)}; mean KB a later question by part: ` +
+        ORDER.filter((k) => laterSplit.get(k))
+          .map((k) => `${k} ${kb(laterSplit.get(k)! / later.length)}`)
+          .join(', '),
     );
   console.log(
-    `requests p50 ${quantile(requests, 0.5)}, max ${Math.max(...requests)} (multi-range host); ranges p50 ` +
-      `${quantile(ranges, 0.5)}, max ${Math.max(...ranges)} (a host answering one range a request)`,
+    `rounds p50 ${quantile(rounds, 0.5)}, mean ${(rounds.reduce((a, b) => a + b, 0) / rounds.length).toFixed(2)}; ` +
+      `requests p50 ${quantile(requests, 0.5)}, max ${Math.max(...requests)} (multi-range host); ranges p50 ` +
+      `${quantile(ranges, 0.5)}, max ${Math.max(...ranges)} (a host answering one range a request)` +
+      (seconds.length > 0
+        ? `; its estimate on 10 Mbit/s + 100 ms (linkSeconds): p50 ${quantile(seconds, 0.5).toFixed(2)} s, max ` +
+          `${Math.max(...seconds).toFixed(2)} s`
+        : ''),
   );
   const per = (x: number) => `${kb(x / picked.length)} KB`;
   console.log(
