@@ -2,6 +2,9 @@
 // (pprSearch.ts titleEvidence; issue 45): "Silene" for "Are Ferocactus and Silene both types of plant?", not the
 // passages about the genus's species that say "Silene" more often.
 import { describe, expect, it } from 'vitest';
+import { PagedLibrary } from '../../../src/core/paged/library.ts';
+import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { writePagedIndex } from '../../../src/core/paged/write.ts';
 import { DEFAULT_MODE, RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { nameWords, titleEvidence, type HeadingTerms } from '../../../src/core/retrieval/pprSearch.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
@@ -122,5 +125,20 @@ describe('title evidence', () => {
     expect(top2(engine())).toContain('Ferocactus');
     // Without it the species passages, which say "Silene" more often, come first.
     expect(top2(engine(0))).not.toContain('Silene');
+  });
+
+  it('answers the same from the library’s pages, read by ranges, as in memory', async () => {
+    const e = engine();
+    const analyzer = createTermAnalyzer();
+    const written = await writePagedIndex(e.lexicalParts(), (docId) => ({ title: docId }), 4096);
+    const paged = await PagedLibrary.open(
+      new MemoryRangeSource(written.data, 'pages'),
+      { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+      analyzer,
+    );
+    const q = 'Are Ferocactus and Silene both types of plant?';
+    const hits = (await paged.search(q, 'ppr', 12000)).hits;
+    expect(hits).toEqual(e.search({ text: q }, 'ppr', 12000));
+    expect(hits.map((h) => h.docId).slice(0, 2)).toContain('Silene');
   });
 });
