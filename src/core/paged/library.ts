@@ -152,6 +152,16 @@ export class PagedLibrary {
       analyzer,
       words: { search: (terms, limit) => this.bm25(terms, limit, false) },
       fields: { search: (terms, limit) => this.bm25(terms, limit, fields) },
+      headings: fields
+        ? {
+            postingsOf: (term) => {
+              const entry = this.reader.termEntry(term);
+              return entry && this.reader.postingsOf(term, entry, true);
+            },
+            lengthOf: (k) => open.headingLengths[k],
+            textIdf: (term) => this.wordIdf(term),
+          }
+        : undefined,
       // A part written before titleChunks answers as it was built: the blend then reads the documents.
       documentChunks: (k) => (open.titleChunks ?? open.documentChunks)[k],
     };

@@ -680,6 +680,14 @@ export class RetrievalEngine {
         analyzer: this.analyzer,
         words: this.bm25,
         fields: this.fieldBm25,
+        headings:
+          this.fieldBm25 instanceof HeadingFieldBm25
+            ? {
+                postingsOf: (term) => (this.fieldBm25 as HeadingFieldBm25).headings.postingsOf(term),
+                lengthOf: (k) => (this.fieldBm25 as HeadingFieldBm25).headings.lengthOf(k),
+                textIdf: (term) => this.bm25.idf(term),
+              }
+            : undefined,
         documentChunks: (k) => this.titleChunks(k),
       },
       query.text,

@@ -77,6 +77,14 @@ const defaults = {
    * lexicalBlindTopChunks chunks (linear in the blend), and question phrases count (1 − blend) in it.
    */
   lexicalBlindWeight: 100,
+  /**
+   * A chunk whose heading path the question names in full ("Silene" for "Are Ferocactus and Silene both plants?",
+   * not "Silene menziesii"): its share of heading words named in the question, to the power titleCoverage, times the
+   * text IDF of those words over the question's rarest word's (at most 1), adds titleWeight × (1 − blend) × the
+   * walk's best chunk score in both walks (0 = off; pprSearch.ts titleEvidence).
+   */
+  titleWeight: 0.5,
+  titleCoverage: 8,
   /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

@@ -4,7 +4,7 @@
 // (BM25 over the question's concepts, phrases included) picks the feedback chunks of the second walk and adds a
 // small share to the best lexical matches' final score: the walk finds the bridge, the words pin the named passage.
 import type { ConceptGraphIndex, TermAnalyzer } from '../graph/index.ts';
-import { questionTerms } from '../graph/index.ts';
+import { questionTerms, STEM_PREFIX } from '../graph/index.ts';
 import { questionBlend } from './questionBlend.ts';
 import type { ConceptAccess, TermLookup } from './conceptAccess.ts';
 import type { DenseIndex } from './dense.ts';
@@ -148,11 +148,70 @@ function embeddingSeeds(ctx: PprContext, vector: Float32Array): Map<number, numb
   return out;
 }
 
+/** The heading paths' word index (in memory or by ranges): a term's heading postings, a chunk's heading length. */
+export interface HeadingTerms {
+  postingsOf(term: string): { chunks: Uint32Array; freqs: Uint16Array } | undefined;
+  lengthOf(chunk: number): number;
+  /** A word's IDF in the text (a title word most passages use, "name", says little about which one is meant). */
+  textIdf(term: string): number;
+}
+
+/**
+ * Chunks whose heading path the question names: per chunk, (heading words among the question's terms ÷ heading
+ * words)^coverage × the text IDF of those words ÷ the IDF of the question's rarest word (at most 1). The passage
+ * titled "Silene" scores 1 for "Are Ferocactus and Silene both plants?", "Silene menziesii" (1/2)^coverage; a title
+ * of words most passages use ("Middle name") says little about which passage is meant and scores little.
+ */
+export function titleEvidence(
+  headings: HeadingTerms,
+  questionWords: Iterable<string>,
+  coverage: number,
+): Map<number, number> {
+  const matched = new Map<number, { words: number; idf: number }>();
+  let rarest = 0;
+  for (const term of new Set(questionWords)) {
+    // A heading's length counts its words as written; their stems are extra postings, not words of the title.
+    if (term.startsWith(STEM_PREFIX)) continue;
+    const idf = headings.textIdf(term);
+    rarest = Math.max(rarest, idf);
+    const list = headings.postingsOf(term);
+    if (!list) continue;
+    for (let i = 0; i < list.chunks.length; i++) {
+      const k = list.chunks[i];
+      const m = matched.get(k) ?? { words: 0, idf: 0 };
+      m.words += list.freqs[i];
+      m.idf += idf;
+      matched.set(k, m);
+    }
+  }
+  const out = new Map<number, number>();
+  for (const [k, { words, idf }] of matched) {
+    const length = headings.lengthOf(k);
+    if (!(length > 0) || !(rarest > 0)) continue;
+    const s = Math.pow(Math.min(1, words / length), coverage) * Math.min(1, idf / rarest);
+    if (s > 0) out.set(k, s);
+  }
+  return out;
+}
+
+/**
+ * The question's words as it writes names: capitalised past its first word, or holding a digit ("Silene", "Ed Wood",
+ * "1925 Birthday Honours"), as index terms (no stems). A title the question names only in its common words ("How can several
+ * threads own a value?" and the page "Threads") is a subject, not a name, and the words already find it.
+ */
+export function nameWords(analyzer: TermAnalyzer, text: string): string[] {
+  const tokens = text.match(/[\p{L}\p{N}][\p{L}\p{N}\p{M}'’.-]*/gu) ?? [];
+  const names = tokens.slice(1).filter((t) => /^\p{Lu}/u.test(t) || /\p{N}/u.test(t));
+  return names.length ? analyzer.terms(names.join(' ')).filter((t) => !t.startsWith(STEM_PREFIX)) : [];
+}
+
 /** The word indexes the `ppr` ranking reads beside the graph (BM25 over the text, BM25F over text + headings). */
 export interface PprLexicon {
   analyzer: TermAnalyzer;
   words: { search(terms: readonly string[], limit: number): Candidate[] };
   fields: { search(terms: readonly string[], limit: number): Candidate[] };
+  /** The heading paths' words (absent when no chunk has one): the title evidence reads them. */
+  headings?: HeadingTerms;
   /** Chunks in chunk k's document (the question blend reads it). */
   documentChunks(chunk: number): number;
 }
@@ -191,6 +250,9 @@ export function rankPpr(
     blend,
     observe,
     new Set(words),
+    p.titleWeight > 0 && blend < 1 && lexicon.headings
+      ? titleEvidence(lexicon.headings, nameWords(lexicon.analyzer, text), p.titleCoverage)
+      : undefined,
   );
 }
 
@@ -204,6 +266,8 @@ export function pprSearch(
   observe?: WalkObserver,
   /** The question's plain index terms (what termScores' BM25 counts). */
   plainTerms?: ReadonlySet<string>,
+  /** Chunks whose heading path the question names (titleEvidence), in [0, 1]. */
+  titles?: ReadonlyMap<number, number>,
 ): Candidate[] {
   const { concepts: t, params } = ctx;
   const questionSeeds = pprSeeds(ctx, questionTerms, vector);
@@ -238,8 +302,12 @@ export function pprSearch(
     // heading names ("Composition API"), not the names of people and places that pin a Wikipedia passage.
     evidence = lexicalEvidence(ctx, concepts, top, termScores, 1 - blend, units, params.unitEvidence);
   }
-  const scaled = (w: number): Map<number, number> =>
-    new Map(w > 0 ? [...evidence].map(([k, s]) => [k, s * w]) : []);
+  const titleShare = titles ? params.titleWeight * (1 - blend) : 0;
+  const scaled = (w: number): Map<number, number> => {
+    const out = new Map(w > 0 ? [...evidence].map(([k, s]) => [k, s * w]) : []);
+    if (titles && titleShare > 0) for (const [k, s] of titles) out.set(k, (out.get(k) ?? 0) + s * titleShare);
+    return out;
+  };
   // Geometric between the two weights: each step of blindness multiplies the words' say by the same factor.
   const lexical = scaled(
     Math.pow(params.lexicalChunkWeight, 1 - blend) * Math.pow(params.lexicalBlindWeight, blend),
