@@ -88,15 +88,6 @@ export class SectionReader {
   /** The lists inverted from the rows, when the rows keep them (listsInRows), once the rows are read. */
   private inverted: InvertedRows | undefined;
 
-  /**
-   * Whether a concept got from the dictionary (conceptLookup's get: a seed of the walk) has its chunk list noted as
-   * soon as its dictionary group arrives. Off while a question reads its words' early evidence (library.ts search):
-   * the evidence's sentence query asks the question's concepts for their IDF, not their lists, and the lists of its
-   * seeds (20–60 KB and their hash pages at 100 MiB) would ride in the rounds the early evidence waits on; the walk's
-   * own lookups, set aside meanwhile, note them in the round after. Kept on for lists kept in the rows (library.ts).
-   */
-  seedLists = true;
-
   /** Scratch co-occurrence counts per concept for walkRow (allocated at the first walk). */
   private coCounts: Uint32Array | undefined;
 
@@ -234,7 +225,7 @@ export class SectionReader {
     // A concept is got (not only checked for) to be a seed of the walk, which reads its chunk list first: noted as
     // soon as its dictionary group has arrived.
     return {
-      get: (term) => find(term, this.seedLists ? (c) => this.chunksOf(c) : undefined),
+      get: (term) => find(term, (c) => this.chunksOf(c)),
       has: (term) => find(term) !== undefined,
     };
   }
