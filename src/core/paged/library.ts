@@ -337,23 +337,20 @@ export class PagedLibrary {
         // The words' reads first (their postings, then their evidence's records: a few small loads), the walk's
         // after them: the early evidence does not wait on the walk's rows.
         const walkNotes = store.setAside();
-        // Not the seeds' lists while the words' evidence is read (SectionReader.seedLists), where they are lists: a
-        // library that keeps them in its rows (listsInRows) has them in one group that the walk needs whole at once,
-        // and read after the early evidence it took the walk one more round (Vue docs, 2Wiki: 3 → 4).
-        reader.seedLists = reader.directory.listsInRows === true;
-        try {
-          // Cards read in two rounds (the first ones, then those the rating may still want).
-          for (let step = 0; step < EARLY_STEPS + (cards ? 1 : 0) && earlyOwed; step++) {
-            const words = reader.completeRun(() => answer('bm25', this.rank(text, 'bm25'), wordsPlaces));
-            if (words) {
-              earlyOwed = false;
-              early!({ ...words, ...readSoFar(step) });
-            } else {
-              await store.load();
-            }
+        // The seeds' lists do ride with the words' reads: the evidence's sentence query looks the question's concepts
+        // up (conceptLookup's get), which notes each one's list as soon as its dictionary group arrives, in the load
+        // that brings the words' postings. The walk's first round after the early evidence then reads their rows at
+        // once, not their lists first and their rows a round later: at 100 MiB 20–60 KB more in that load, one
+        // round trip and a run less for the settled answer (docs/results/question-bytes.md, round seventeen).
+        // Cards read in two rounds (the first ones, then those the rating may still want).
+        for (let step = 0; step < EARLY_STEPS + (cards ? 1 : 0) && earlyOwed; step++) {
+          const words = reader.completeRun(() => answer('bm25', this.rank(text, 'bm25'), wordsPlaces));
+          if (words) {
+            earlyOwed = false;
+            early!({ ...words, ...readSoFar(step) });
+          } else {
+            await store.load();
           }
-        } finally {
-          reader.seedLists = true;
         }
         store.restore(walkNotes);
       },

@@ -73,7 +73,17 @@ export class SectionReader {
     readonly store: BlockStore,
     readonly directory: PagesDirectory,
     readonly open: OpenTables,
-  ) {}
+  ) {
+    store.onArrival = () => this.computeWaitingRows();
+  }
+
+  /**
+   * Concepts whose walk row a run asked for while its list or a row group of its chunks was missing: each is
+   * computed as soon as what it needs has arrived, between the responses of the load that brings it (BlockStore
+   * onArrival), rather than in the run after the load, so that the co-occurrence counting of a layer of the walk
+   * overlaps the transfer of its rows (at 100 MiB a layer's rows are 1–3 MB, seconds at 10 Mbit/s).
+   */
+  private readonly waitingRows = new Map<number, number>();
 
   get chunkCount(): number {
     return this.directory.chunkCount;
@@ -87,15 +97,6 @@ export class SectionReader {
 
   /** The lists inverted from the rows, when the rows keep them (listsInRows), once the rows are read. */
   private inverted: InvertedRows | undefined;
-
-  /**
-   * Whether a concept got from the dictionary (conceptLookup's get: a seed of the walk) has its chunk list noted as
-   * soon as its dictionary group arrives. Off while a question reads its words' early evidence (library.ts search):
-   * the evidence's sentence query asks the question's concepts for their IDF, not their lists, and the lists of its
-   * seeds (20–60 KB and their hash pages at 100 MiB) would ride in the rounds the early evidence waits on; the walk's
-   * own lookups, set aside meanwhile, note them in the round after. Kept on for lists kept in the rows (library.ts).
-   */
-  seedLists = true;
 
   /** Scratch co-occurrence counts per concept for walkRow (allocated at the first walk). */
   private coCounts: Uint32Array | undefined;
@@ -111,6 +112,8 @@ export class SectionReader {
     beforeLoad?: (readSoFar: (step: number) => Omit<PagedRead<T>, 'value'>) => Promise<void>,
   ): Promise<PagedRead<T>> {
     this.store.trim();
+    // Rows a read before this one waited for are not computed for this one unless it asks for them too.
+    this.waitingRows.clear();
     const before = this.store.bytesRead;
     let waitMs = 0;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
@@ -234,7 +237,7 @@ export class SectionReader {
     // A concept is got (not only checked for) to be a seed of the walk, which reads its chunk list first: noted as
     // soon as its dictionary group has arrived.
     return {
-      get: (term) => find(term, this.seedLists ? (c) => this.chunksOf(c) : undefined),
+      get: (term) => find(term, (c) => this.chunksOf(c)),
       has: (term) => find(term) !== undefined,
     };
   }
@@ -493,6 +496,29 @@ export class SectionReader {
   }
 
   /**
+   * The waiting walk rows (waitingRows) whose list and row groups are all decoded now, computed; those still short
+   * of something wait for the next arrival or the next run. Reads only what is here: nothing is noted.
+   */
+  private computeWaitingRows(): void {
+    if (this.waitingRows.size === 0 || this.directory.listsInRows) return;
+    const size = this.directory.groups.rows;
+    for (const [u, from] of this.waitingRows) {
+      const list = this.lists.get(u);
+      if (!list) continue;
+      // From the first chunk whose group was missing at the arrival before (the groups before it stay decoded).
+      let i = from;
+      for (let g = -1; i < list.chunks.length; i++) {
+        const gk = Math.floor(list.chunks[i] / size);
+        if (gk === g) continue;
+        g = gk;
+        if (!this.store.hasGroup(`r${g}`)) break;
+      }
+      if (i === list.chunks.length) this.walkRow(u);
+      else this.waitingRows.set(u, i);
+    }
+  }
+
+  /**
    * Concept u's row of the walk graph, computed from the table as buildCooccurrenceGraph computes it: every
    * concept sharing a chunk with u (at least θco of them), ascending, with the Dice weight 2·Co / (|T(u)| + |T(v)|)
    * as a float32. Undefined (and noted) while u's chunk list or one of those chunks' rows is not loaded.
@@ -506,6 +532,7 @@ export class SectionReader {
       this.store.after(() => {
         for (const k of this.chunksOf(u)?.chunks ?? EMPTY_U32) this.conceptsOf(k);
       });
+      this.waitingRows.set(u, 0);
       return undefined;
     }
     // Every chunk row first, noting all that are missing, so that one round fetches them all; counting waits for a
@@ -519,7 +546,11 @@ export class SectionReader {
       g = gk;
       if (!this.rowGroup(g)) complete = false;
     }
-    if (!complete) return undefined;
+    if (!complete) {
+      this.waitingRows.set(u, 0);
+      return undefined;
+    }
+    this.waitingRows.delete(u);
     // Co-occurrence counts in a scratch array (zeroed again after), as buildCooccurrenceGraph counts them.
     const counts = (this.coCounts ??= new Uint32Array(this.directory.conceptCount));
     const found: number[] = [];

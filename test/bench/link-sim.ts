@@ -1,0 +1,177 @@
+// A cold question over a simulated slow link, in Node (round seventeen, issue 47): to see quickly, without Chromium,
+// how many rounds of reads a settled answer waits on and how long the question's own work between them takes. Not a
+// replacement for link-latency.ts (Chromium's emulation, the app, the worker): a model of the link only.
+// - The link: every request (one read, or one request of several ranges as a host answering multipart) waits one
+//   round trip (--latency-ms, 100) for its first byte, then its bytes go down one shared link of --mbps (10) in the
+//   order they are ready (a request's bytes after those of the requests ahead of it); at most 6 requests in flight
+//   (HTTP/1.1's per-host limit), the rest queued, as a browser queues them.
+// - The question as the Ask view asks it: `ppr` at the default budget, the first page's cards (firstPage.ts), the
+//   words' early evidence; each question on a freshly opened library (nothing read before it but the opening).
+// Printed per question and as p50 / max: first evidence (early callback) and settled (search returned) in ms from the
+// question's start, rounds (readUntilComplete's), requests, the question's bytes, and the time not spent waiting on
+// the link (the question's own work: runs, decoding, digests).
+// Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
+//          [--waterfall]
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import process from 'node:process';
+import { openPagedBundle } from '../../src/core/paged/index.ts';
+import { MemoryRangeSource, type RangeSource } from '../../src/core/paged/rangeSource.ts';
+import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { firstPageWanted } from '../../src/services/source/firstPage.ts';
+import { arg } from './lib/args.ts';
+
+const N = Number(arg('n', '20'));
+const LATENCY_MS = Number(arg('latency-ms', '100'));
+const BYTES_PER_MS = (Number(arg('mbps', '10')) * 1e6) / 8 / 1000;
+const WATERFALL = process.argv.includes('--waterfall');
+const IN_FLIGHT = 6;
+const BUDGET_TOKENS = 12_000;
+/** Bytes a part of a multipart answer adds (nginx: ~90), and a response's headers. */
+const PART_OVERHEAD = 90;
+const RESPONSE_OVERHEAD = 300;
+
+/** The simulated link (see the header), over bytes in memory. */
+class LinkSource implements RangeSource {
+  readonly gapBytes = 0;
+  bytesRead = 0;
+  requests = 0;
+  waitingMs = 0;
+  private linkFreeAt = 0;
+  private inFlight = 0;
+  private readonly queue: Array<() => void> = [];
+  readonly log: Array<{ start: number; end: number; ranges: number; bytes: number }> = [];
+  private readonly inner: MemoryRangeSource;
+  constructor(
+    data: Uint8Array,
+    readonly name: string,
+  ) {
+    this.inner = new MemoryRangeSource(data, name);
+  }
+  get size(): number {
+    return this.inner.size;
+  }
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    return (await this.readRanges([[offset, length]]))[0];
+  }
+  async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
+    if (this.inFlight >= IN_FLIGHT) await new Promise<void>((go) => this.queue.push(go));
+    this.inFlight++;
+    try {
+      const out = await Promise.all(ranges.map(([o, l]) => this.inner.read(o, l)));
+      const bytes = out.reduce((n, b) => n + b.length, 0);
+      this.bytesRead += bytes;
+      this.requests++;
+      const start = performance.now();
+      const wire = bytes + RESPONSE_OVERHEAD + (ranges.length > 1 ? PART_OVERHEAD * ranges.length : 0);
+      const firstByte = start + LATENCY_MS;
+      const end = Math.max(firstByte, this.linkFreeAt) + wire / BYTES_PER_MS;
+      this.linkFreeAt = end;
+      await new Promise((done) => setTimeout(done, end - performance.now()));
+      this.log.push({ start, end: performance.now(), ranges: ranges.length, bytes });
+      return out;
+    } finally {
+      this.inFlight--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.ceil(s.length / 2) - 1];
+}
+
+async function main(): Promise<void> {
+  const [bundlePath, questionsPath] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  if (!bundlePath || !questionsPath)
+    throw new Error('usage: link-sim.ts <x.bundle> <questions.jsonl> [--n 20]');
+  const data = new Uint8Array(await readFile(bundlePath));
+  const all = (await readFile(questionsPath, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { question: string }).question);
+  const picked =
+    all.length <= N ? all : Array.from({ length: N }, (_, i) => all[Math.floor((i * all.length) / N)]);
+  const analyzer = createTermAnalyzer();
+  const rows: Array<
+    Record<'first' | 'settled' | 'rounds' | 'requests' | 'bytes' | 'own' | 'runs' | 'decode', number>
+  > = [];
+  const loads: number[] = [];
+  for (const [i, q] of picked.entries()) {
+    loads.push(loadavg()[0]);
+    const source = new LinkSource(data, bundlePath);
+    const opened = await openPagedBundle(source, analyzer);
+    if (!opened) throw new Error(`${bundlePath}: has no pages`);
+    const { library } = opened;
+    const bytesBefore = source.bytesRead;
+    const requestsBefore = source.requests;
+    const logFrom = source.log.length;
+    const spent = { ...library.reader.store.spent };
+    const t0 = performance.now();
+    let first = -1;
+    const answer = await library.search(
+      q,
+      'ppr',
+      BUDGET_TOKENS,
+      undefined,
+      () => {
+        if (first < 0) first = performance.now() - t0;
+      },
+      firstPageWanted(q, (t) => library.terms(t)),
+    );
+    const settled = performance.now() - t0;
+    if (first < 0) first = settled;
+    // Time with no request of the question in flight: the question's own work.
+    const spans = source.log.slice(logFrom).map((r) => [r.start - t0, r.end - t0] as [number, number]);
+    spans.sort((a, b) => a[0] - b[0]);
+    let covered = 0;
+    let at = 0;
+    for (const [s, e] of spans) {
+      if (e <= at) continue;
+      covered += e - Math.max(s, at);
+      at = e;
+    }
+    const now = library.reader.store.spent;
+    const runs = settled - answer.waitMs;
+    const decode = now.decodeMs - spent.decodeMs;
+    const hash = now.hashMs - spent.hashMs;
+    const followUp = now.followUpMs - spent.followUpMs;
+    const arrivals = now.arrivalMs - spent.arrivalMs;
+    const row = {
+      runs,
+      decode,
+      hash,
+      followUp,
+      first,
+      settled,
+      rounds: answer.rounds,
+      requests: source.requests - requestsBefore,
+      bytes: source.bytesRead - bytesBefore,
+      own: settled - covered,
+    };
+    rows.push(row);
+    console.log(
+      `${String(i + 1).padStart(2)} first ${first.toFixed(0)} ms, settled ${settled.toFixed(0)} ms, ${row.rounds} ` +
+        `rounds, ${row.requests} requests, ${(row.bytes / 1e3).toFixed(0)} KB, own work ${row.own.toFixed(0)} ms (runs ${runs.toFixed(0)}, decoding ` +
+        `${decode.toFixed(0)}, digests ${hash.toFixed(0)}, follow-ups ${followUp.toFixed(0)}; between responses ` +
+        `${arrivals.toFixed(0)}), ` +
+        `${answer.hits.length} hits`,
+    );
+    if (WATERFALL)
+      for (const r of source.log.slice(logFrom))
+        console.log(
+          `     ${(r.start - t0).toFixed(0).padStart(6)} → ${(r.end - t0).toFixed(0).padStart(6)} ms ` +
+            `${String(r.ranges).padStart(3)} ranges ${(r.bytes / 1e3).toFixed(1).padStart(7)} KB`,
+        );
+  }
+  const f = (pick: (r: (typeof rows)[number]) => number) =>
+    `${median(rows.map(pick)).toFixed(0)} / ${Math.max(...rows.map(pick)).toFixed(0)}`;
+  console.log(
+    `p50 / max of ${rows.length}: first evidence ${f((r) => r.first)} ms, settled ${f((r) => r.settled)} ms, rounds ` +
+      `${f((r) => r.rounds)}, requests ${f((r) => r.requests)}, KB ${f((r) => r.bytes / 1e3)}, own work ` +
+      `${f((r) => r.own)} ms (runs ${f((r) => r.runs)}, decoding ${f((r) => r.decode)}); load ${median(loads).toFixed(1)} / ${Math.max(...loads).toFixed(1)}`,
+  );
+}
+
+await main();
