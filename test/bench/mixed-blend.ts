@@ -4,14 +4,13 @@
 // in a mixed library because its questions are walked or worded differently there.
 // Usage: node --import tsx test/bench/mixed-blend.ts --own <folder|jsonl> --mixed <folder> --questions <jsonl>
 //          [--limit N] [--param key=value]...
-import { readdir } from 'node:fs/promises';
-import { relative } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { loadQuestions, prepareCorpus, type PreparedCorpus } from '../../src/cli/benchData.ts';
 import { DEFAULT_MODE, parseParamOverride, RetrievalEngine } from '../../src/core/retrieval/index.ts';
 import { questionBlend, titleGroupSizes } from '../../src/core/retrieval/questionBlend.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { collectionOrigin } from './lib/collectionOrigin.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -56,14 +55,7 @@ async function open(path: string): Promise<Library> {
   };
 }
 
-const origin = new Map<string, string>();
-for (const entry of await readdir(opts.mixed, { recursive: true, withFileTypes: true })) {
-  if (!entry.isFile()) continue;
-  const top = relative(opts.mixed, `${entry.parentPath}/${entry.name}`).split('/')[0];
-  origin.set(entry.name.replace(/\.[^.]+$/, ''), top.replace(/\.jsonl$/, ''));
-}
-const originOf = (id: string): string =>
-  origin.get(id) ?? (/^(\w+)-p\d+$/.exec(id)?.[1] ?? '?').replace('2wiki', '2wikimultihopqa');
+const originOf = await collectionOrigin(opts.mixed);
 
 const own = await open(opts.own);
 const mixed = await open(opts.mixed);

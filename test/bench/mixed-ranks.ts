@@ -5,14 +5,13 @@
 //          [--limit N] [--param key=value]... [--compare key=value]... [--only-changed]
 // --compare asks the default mode a second time under those query-time parameters (engine.withParams), as the
 // column "<mode>+compare", in the same process: a before/after of a query-time change on one build.
-import { readdir } from 'node:fs/promises';
-import { relative } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { loadQuestions, prepareCorpus, type PreparedCorpus } from '../../src/cli/benchData.ts';
 import { questionTerms } from '../../src/core/graph/index.ts';
 import { DEFAULT_MODE, parseParamOverride, RetrievalEngine } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { collectionOrigin } from './lib/collectionOrigin.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -52,15 +51,7 @@ async function open(path: string): Promise<Library> {
   return { corpus, engine, conceptIds: new Map(engine.graph.table.terms.map((c, i) => [c, i])) };
 }
 
-// Which collection a mixed library's file or passage came from: its first folder, or the .jsonl it is a line of.
-const origin = new Map<string, string>();
-for (const entry of await readdir(opts.mixed, { recursive: true, withFileTypes: true })) {
-  if (!entry.isFile()) continue;
-  const top = relative(opts.mixed, `${entry.parentPath}/${entry.name}`).split('/')[0];
-  origin.set(entry.name.replace(/\.[^.]+$/, ''), top.replace(/\.jsonl$/, ''));
-}
-const originOf = (id: string): string =>
-  origin.get(id) ?? (/^(\w+)-p\d+$/.exec(id)?.[1] ?? '?').replace('2wiki', '2wikimultihopqa');
+const originOf = await collectionOrigin(opts.mixed);
 
 const own = await open(opts.own);
 const mixed = await open(opts.mixed);

@@ -38,6 +38,7 @@ import process from 'node:process';
 import { BlockStore } from '../../src/core/paged/blockStore.ts';
 import { blockLayoutOf, sectionsOf, type PagesDirectory } from '../../src/core/paged/format.ts';
 import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
+import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { firstPageWanted } from '../../src/services/source/firstPage.ts';
@@ -96,6 +97,20 @@ function linkSeconds(bytes: number, stageReads: readonly number[]): number {
   return (
     bytes / LINK_BYTES_A_SECOND + stageReads.reduce((t, n) => t + Math.ceil(n / IN_FLIGHT), 0) * ROUND_TRIP_S
   );
+}
+
+/** A question as the bench asks it: the Ask view's first page with --first-page, else `cli ask`'s whole budget. */
+function ask(library: PagedLibrary, q: string): ReturnType<PagedLibrary['search']> {
+  return process.argv.includes('--first-page')
+    ? library.search(
+        q,
+        'ppr',
+        BUDGET_TOKENS,
+        undefined,
+        undefined,
+        firstPageWanted(q, (t) => library.terms(t)),
+      )
+    : library.search(q, 'ppr', BUDGET_TOKENS);
 }
 
 function kb(n: number): string {
@@ -202,16 +217,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
     openBytes = source.bytesRead;
     const library = opened.library;
-    const answer = process.argv.includes('--first-page')
-      ? await library.search(
-          q,
-          'ppr',
-          BUDGET_TOKENS,
-          undefined,
-          undefined,
-          firstPageWanted(q, (t) => library.terms(t)),
-        )
-      : await library.search(q, 'ppr', BUDGET_TOKENS);
+    const answer = await ask(library, q);
     hitCount += answer.hits.length;
     rounds.push(answer.rounds);
     if (gap !== 0) seconds.push(linkSeconds(source.bytesRead, stages.reads));
@@ -276,16 +282,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
       const hashesBefore = source.split.get('hashes') ?? 0;
       const splitBefore = new Map(source.split);
       const rangesBefore = source.ranges;
-      const asked = process.argv.includes('--first-page')
-        ? await library.search(
-            q,
-            'ppr',
-            BUDGET_TOKENS,
-            undefined,
-            undefined,
-            firstPageWanted(q, (t) => library.terms(t)),
-          )
-        : await library.search(q, 'ppr', BUDGET_TOKENS);
+      const asked = await ask(library, q);
       if (i === 0) continue;
       laterRounds.push(asked.rounds);
       later.push(source.bytesRead - before);
