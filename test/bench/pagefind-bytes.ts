@@ -38,12 +38,12 @@ import { close as closePagefind, createIndex } from 'pagefind';
 import { chromium, type Browser } from 'playwright-core';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
-import { BlockStore } from '../../src/core/paged/blockStore.ts';
 import { parseMarkdown } from '../../src/core/parse/markdown.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { CHROMIUM_PATH } from '../e2e/lib/browser.ts';
 import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
+import { watchStages, type Stages } from './lib/fetchStages.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
 
 const USAGE =
@@ -83,19 +83,6 @@ const LINK_BYTES_A_SECOND = 1.25e6;
 const ROUND_TRIP_S = 0.1;
 /** Requests a browser sends to one host at once over HTTP/1.1 (as blockStore.ts's IN_FLIGHT). */
 const IN_FLIGHT = 6;
-
-// The reads of each fetchBlocks call go out together (a few in flight), after the previous call's have come back: a
-// call is one stage of the question's reads on the wire. Counted by wrapping the method (a bench-only patch, as
-// question-bytes.ts wraps bytes and group); `stages` is set while our side asks a question.
-let stages: { source: TaggedSource; reads: number[] } | undefined;
-const storeProto = BlockStore.prototype as unknown as { fetchBlocks(wanted: number[]): Promise<void> };
-const fetchBlocksOf = storeProto.fetchBlocks;
-storeProto.fetchBlocks = async function (this: unknown, wanted: number[]) {
-  const before = stages?.source.reads.length ?? 0;
-  await fetchBlocksOf.call(this, wanted);
-  const sent = (stages?.source.reads.length ?? 0) - before;
-  if (sent > 0) stages?.reads.push(sent);
-};
 
 /**
  * Seconds on the slow link, from bytes and stages: the bytes at its rate, plus a round trip for every IN_FLIGHT
@@ -438,7 +425,8 @@ async function ourSide(
     const opened = await openPagedBundle(source, analyzer);
     if (!opened) throw new Error(`${name}: has no pages (index it with --embedder none --pages)`);
     // Opening reads one thing after another (tail, manifest, hashes): a stage each.
-    stages = { source, reads: source.reads.map(() => 1) };
+    const stages: Stages = { source, reads: source.reads.map(() => 1) };
+    watchStages(stages);
     const library = opened.library;
     const firstPage = process.argv.includes('--first-page');
     let answer = firstPage
@@ -452,7 +440,7 @@ async function ourSide(
         )
       : await library.search(q.question, 'ppr', BUDGET_TOKENS);
     const stageReads = stages.reads;
-    stages = undefined;
+    watchStages(undefined);
     row.bytes.push(source.bytesRead);
     row.requests.push(source.reads.length);
     row.rounds.push(OPEN_ROUNDS + answer.rounds);

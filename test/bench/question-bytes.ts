@@ -43,6 +43,7 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
+import { watchStages, type Stages } from './lib/fetchStages.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
 import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
 
@@ -73,17 +74,6 @@ proto.group = function (this: StoreInternals, key: string, offset: number, lengt
   return groupOf.call(this, key, offset, length, decode);
 };
 
-// Round seventeen: the reads of each fetchBlocks call go out together, after the previous call's have come back (a
-// stage on the wire), counted as pagefind-bytes.ts counts them, for its slow-link estimate (linkSeconds).
-let stages: { source: TaggedSource; reads: number[] } | undefined;
-const storeProto = BlockStore.prototype as unknown as { fetchBlocks(wanted: number[]): Promise<void> };
-const fetchBlocksOf = storeProto.fetchBlocks;
-storeProto.fetchBlocks = async function (this: unknown, wanted: number[]) {
-  const before = stages?.source.reads.length ?? 0;
-  await fetchBlocksOf.call(this, wanted);
-  const sent = (stages?.source.reads.length ?? 0) - before;
-  if (sent > 0) stages?.reads.push(sent);
-};
 /** pagefind-bytes.ts's slow link: 10 Mbit/s, 100 ms a round trip, 6 requests in flight. */
 const LINK_BYTES_A_SECOND = 1.25e6;
 const ROUND_TRIP_S = 0.1;
@@ -208,7 +198,8 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     source.regions = regions;
     source.gapBytes = gap;
     asked = [];
-    stages = { source, reads: [] };
+    const stages: Stages = { source, reads: [] };
+    watchStages(stages);
     const opened = await openPagedBundle(source, analyzer);
     // Opening reads one thing after another (tail, manifest, hashes or `open`): a stage each.
     stages.reads.unshift(
@@ -221,7 +212,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     hitCount += answer.hits.length;
     rounds.push(answer.rounds);
     if (gap !== 0) seconds.push(linkSeconds(source.bytesRead, stages.reads));
-    stages = undefined;
+    watchStages(undefined);
     // Asked: the store's exact ranges, and the source's own reads outside pages.bin (the head's and the hashes' reads
     // are exact already: nothing rounds them).
     const pagesStart = regions.find((r) => r.name === 'open')!.start;
