@@ -20,14 +20,16 @@ function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, nu
 }
 
 /**
- * Decoded groups (records, dictionary groups, rows) and raw blocks (2 KiB each by default) kept between questions at most:
- * past the first, trim() sets the decoded groups aside for one more question; past the second it forgets the blocks
- * before the next question. Never during one: a question that needs more (a walk through the hubs of a gigabyte
+ * Decoded groups (records, dictionary groups, rows) and the bytes of raw blocks kept between questions at most: past
+ * the first, trim() sets the decoded groups aside for one more question; past the second it forgets the blocks before
+ * the next question. The blocks are bounded in bytes, not in number (32 MiB: 65,536 blocks of 512 bytes, the bound
+ * before version 8): version 8's 128-byte row blocks counted four to a 512-byte one, and at 100 MiB the bound was
+ * passed after a few questions, each then reading again what those before had read (214 KB a later question, mean). Never during one: a question that needs more (a walk through the hubs of a gigabyte
  * library reads tens of thousands of rows) would forget what its next run needs and fetch it again, round after
  * round.
  */
 const MAX_DECODED = 20_000;
-const MAX_BLOCKS = 65_536;
+const MAX_BLOCK_BYTES = 32 << 20;
 /** Requests in flight at once (a browser sends at most 6 at a time to a host over HTTP/1.1). */
 const IN_FLIGHT = 6;
 /**
@@ -80,6 +82,8 @@ interface PageRun {
 
 export class BlockStore {
   private readonly blocks = new Map<number, Uint8Array>();
+  /** The bytes of the blocks held (checked or, for a part held whole, touched): what trim() bounds. */
+  private blockBytes = 0;
   /**
    * The hash pages read and checked so far, by level (paged hashes only: the block hashes' pages, then version 7's
    * levels above them); kept for the library's life, as small as they are.
@@ -199,7 +203,9 @@ export class BlockStore {
       for (let b = first; b <= last; b++) {
         if (this.blocks.has(b)) continue;
         this.blocks.set(b, EMPTY);
-        this.touchedBytes += this.layout.endOf(b) - this.layout.startOf(b);
+        const bytes = this.layout.endOf(b) - this.layout.startOf(b);
+        this.touchedBytes += bytes;
+        this.blockBytes += bytes;
       }
       return this.held.subarray(offset, offset + length);
     }
@@ -285,6 +291,7 @@ export class BlockStore {
     this.decoded = new Map();
     this.previous = new Map();
     this.blocks.clear();
+    this.blockBytes = 0;
   }
 
   /**
@@ -293,7 +300,10 @@ export class BlockStore {
    * of row groups, question after question; forgetting them all made each question decode them again).
    */
   trim(): void {
-    if (this.blocks.size > MAX_BLOCKS) this.blocks.clear();
+    if (this.blockBytes > MAX_BLOCK_BYTES) {
+      this.blocks.clear();
+      this.blockBytes = 0;
+    }
     if (this.decoded.size > MAX_DECODED) {
       this.previous = this.decoded;
       this.decoded = new Map();
@@ -644,7 +654,10 @@ export class BlockStore {
           `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
         );
     });
-    numbers.forEach((b, k) => this.blocks.set(b, blocks[k]));
+    numbers.forEach((b, k) => {
+      if (!this.blocks.has(b)) this.blockBytes += blocks[k].length;
+      this.blocks.set(b, blocks[k]);
+    });
   }
 }
 

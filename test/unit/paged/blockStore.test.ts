@@ -217,3 +217,36 @@ describe('BlockStore over blocks of sizes by section (version 8)', () => {
     }
   });
 });
+
+describe('BlockStore between questions', () => {
+  it('keeps what it read while the bytes are under its bound, however small the blocks (version 8 rows)', async () => {
+    // 9 MiB in 128-byte blocks: 73,728 blocks, more than 65,536 (the bound when it counted blocks), far under 32 MiB.
+    const size = 128;
+    const part = Uint8Array.from({ length: 9 << 20 }, (_, i) => (i * 31 + (i >> 7)) & 0xff);
+    const digests = new Uint8Array((part.length / size) * 32);
+    for (let b = 0; b * size < part.length; b++)
+      digests.set(
+        createHash('sha256')
+          .update(part.subarray(b * size, (b + 1) * size))
+          .digest(),
+        b * 32,
+      );
+    const source = new MemoryRangeSource(part, 'rows.bin');
+    const s = new BlockStore(
+      source,
+      0,
+      part.length,
+      BlockLayout.uniform(part.length, size),
+      digests,
+      'pages.bin',
+    );
+    expect(s.bytes(0, part.length)).toBeUndefined();
+    await s.load();
+    const read = source.bytesRead;
+    expect(read).toBe(part.length);
+    s.trim(); // between two questions
+    expect(s.bytes(4096, 64)).toEqual(part.subarray(4096, 4160));
+    expect(s.missing).toBe(false);
+    expect(source.bytesRead).toBe(read);
+  });
+});
