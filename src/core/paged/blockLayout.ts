@@ -50,28 +50,26 @@ export class BlockLayout {
     return new BlockLayout([[length, blockSize]], blockSize);
   }
 
-  /** The zone of a block (b < count). */
-  private zoneOfBlock(b: number): Zone {
+  /** The last zone whose `key` is at most `at` (zones ascend in both their first block and their start). */
+  private zoneAt(key: 'first' | 'start', at: number): Zone {
     let lo = 0;
     let hi = this.zones.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.zones[mid].first <= b) lo = mid;
+      if (this.zones[mid][key] <= at) lo = mid;
       else hi = mid - 1;
     }
     return this.zones[lo];
   }
 
+  /** The zone of a block (b < count). */
+  private zoneOfBlock(b: number): Zone {
+    return this.zoneAt('first', b);
+  }
+
   /** The block holding byte `offset` of the part (0 ≤ offset < the part's length). */
   blockOf(offset: number): number {
-    let lo = 0;
-    let hi = this.zones.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.zones[mid].start <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    const z = this.zones[lo];
+    const z = this.zoneAt('start', offset);
     return z.first + Math.floor((offset - z.start) / z.size);
   }
 
