@@ -20,6 +20,7 @@ import {
   type PagesOpenV1,
   type PagesOpenV2,
   type PagesOpenV6,
+  type PagesOpenV9,
 } from './format.ts';
 
 /**
@@ -109,7 +110,7 @@ export function compactOpen(
   version: number,
   /** Version 4's lists kept in the rows: there is no lists section, so `open` holds no list sizes. */
   listsInRows = false,
-): { open: PagesOpenV2 | PagesOpenV6; degrees: Uint8Array } {
+): { open: PagesOpenV2 | PagesOpenV6 | PagesOpenV9; degrees: Uint8Array } {
   const least = minListBytes(version);
   const { idf, degrees, listOffsets, ...rest } = full;
   const nc = full.df.length;
@@ -128,16 +129,57 @@ export function compactOpen(
           throw new Error(`pages: concept ${c}'s list is shorter than its ${full.df[c]} chunks`);
         return extra;
       });
+  const codes = Uint8Array.from(degrees, degreeCode);
   const open: PagesOpenV2 = {
     ...rest,
     ...(exact ? { idfDf: varints(nc, (c) => idfDf[c]) } : { idf }),
-    degreeCodes: Uint8Array.from(degrees, degreeCode),
+    degreeCodes: version >= 9 ? storedCodes(codes, full.df) : codes,
     ...(listSizes ? { listSizes } : {}),
   };
   const section = new Uint8Array(nc * 8);
   const view = new DataView(section.buffer);
   for (let c = 0; c < nc; c++) view.setFloat64(c * 8, degrees[c], true);
-  return { open: version >= 6 ? varintOpen(open) : open, degrees: section };
+  if (version < 6) return { open, degrees: section };
+  const v6 = varintOpen(open);
+  if (version < 9) return { open: v6, degrees: section };
+  let singleCode = 0;
+  for (let c = 0; c < nc; c++) if (full.df[c] === 1 && codes[c] > singleCode) singleCode = codes[c];
+  return { open: { ...v6, singleCode }, degrees: section };
+}
+
+/**
+ * Version 9's degree codes: those of the concepts whose df is not 1, in concept order. A concept in one chunk is
+ * linked to exactly the other concepts of that chunk (co-occurrence 1 each, kept at θco ≤ 1), each with the Dice
+ * weight 2 / (1 + df(v)), so its degree follows from the chunk's row and `open`'s df; at 100 MiB these are 396 K of
+ * the 591 K codes (315 of `open`'s 1,511 KB gzip'd, docs/results/question-bytes.md, round eighteen).
+ */
+function storedCodes(codes: Uint8Array, df: ArrayLike<number>): Uint8Array {
+  let kept = 0;
+  for (let c = 0; c < codes.length; c++) if (df[c] !== 1) kept++;
+  const out = new Uint8Array(kept);
+  for (let c = 0, i = 0; c < codes.length; c++) if (df[c] !== 1) out[i++] = codes[c];
+  return out;
+}
+
+/**
+ * Version 9's codes for every concept from the stored ones (those whose df is not 1), 0 in place of each left out,
+ * the count checked against the df first and the bound `singleCode` checked a code.
+ */
+function expandCodes(v9: PagesOpenV2 & { singleCode?: unknown }): { codes: Uint8Array; singleCode: number } {
+  const { singleCode, degreeCodes: stored, df } = v9;
+  if (!(Number.isSafeInteger(singleCode) && (singleCode as number) >= 0 && (singleCode as number) <= 255))
+    throw new PagesError(`pages.bin (open) has singleCode ${String(singleCode)} (a degree code, 0 to 255)`);
+  if (!(stored instanceof Uint8Array)) throw new PagesError('pages.bin (open) has no degreeCodes');
+  const nc = df.length;
+  let kept = 0;
+  for (let c = 0; c < nc; c++) if (df[c] !== 1) kept++;
+  if (stored.length !== kept)
+    throw new PagesError(
+      `pages.bin (open) has ${stored.length} degreeCodes, expected ${kept} (one a concept not in one chunk)`,
+    );
+  const codes = new Uint8Array(nc);
+  for (let c = 0, i = 0; c < nc; c++) if (df[c] !== 1) codes[c] = stored[i++];
+  return { codes, singleCode: singleCode as number };
 }
 
 /** The per-chunk and per-concept counts version 6 keeps as varints (each a whole number below 2^32). */
@@ -222,14 +264,19 @@ function openOfVarints(open: PagesOpenV6): PagesOpenV2 {
  * (version 4's listsInRows) there are no list sizes, and every list offset is 0 (the lists section is empty).
  */
 export function expandOpen(
-  open: PagesOpenV1 | PagesOpenV2 | PagesOpenV6,
+  open: PagesOpenV1 | PagesOpenV2 | PagesOpenV6 | PagesOpenV9,
   version: number,
   n: number,
   listsInRows = false,
 ): OpenTables {
   if (version === 1) return open as PagesOpenV1;
-  const v2 = version >= 6 ? openOfVarints(open as PagesOpenV6) : (open as PagesOpenV2);
+  const v2: PagesOpenV2 & { singleCode?: number } =
+    version >= 6 ? openOfVarints(open as PagesOpenV6) : (open as PagesOpenV2);
   const nc = v2.df?.length ?? 0;
+  let singleCode: number | undefined;
+  if (version >= 9) ({ codes: v2.degreeCodes, singleCode } = expandCodes(v2));
+  else if (v2.singleCode !== undefined)
+    throw new PagesError(`pages.bin (open) has singleCode, which version ${version} does not have`);
   const check = (name: string, value: { length: number } | undefined, expected: number): void => {
     if (!value || value.length !== expected)
       throw new PagesError(`pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`);
@@ -257,6 +304,12 @@ export function expandOpen(
       idf[c] = idfOf(n, d);
     }
   }
-  const { idfDf: _idfDf, listSizes: _listSizes, ...rest } = v2;
-  return { ...rest, idf, listOffsets, degreeCodes: v2.degreeCodes };
+  const { idfDf: _idfDf, listSizes: _listSizes, singleCode: _single, ...rest } = v2;
+  return {
+    ...rest,
+    idf,
+    listOffsets,
+    degreeCodes: v2.degreeCodes,
+    ...(singleCode === undefined ? {} : { singleCode }),
+  };
 }

@@ -3,7 +3,6 @@
 // ranks the concepts by it (src/services/questions/graphView.ts), and the KG build orders the chunks by it
 // (src/services/llm/kgBuild.ts), each read as a question is, run again until complete.
 import { starEdges, topK } from '../retrieval/index.ts';
-import { degreeLower, degreeUpper } from './compactOpen.ts';
 import { EMPTY_ROW, groupOf, type PagedRead, type SectionReader } from './sectionReader.ts';
 
 /** Dictionary groups a concept search reads past its place for the terms starting with it (128 terms a group). */
@@ -82,15 +81,17 @@ function topByDegree(reader: SectionReader, limit: number): { ids: number[]; deg
   let candidates: number[] | undefined;
   if (reader.open.degrees) exact = reader.open.degrees;
   else {
-    const codes = reader.open.degreeCodes!;
+    // From version 9 a concept in one chunk has no code: its bracket is its degree once its chunk's row is read,
+    // else 0 to the bound on them all (below the bar on every library measured: docs/results/question-bytes.md).
     const lower = new Float64Array(nc);
-    for (let c = 0; c < nc; c++) lower[c] = degreeLower(codes[c]);
+    for (let c = 0; c < nc; c++) lower[c] = reader.lowerDegree(c);
     const best = topK(lower, limit);
     const bar = best.length < limit ? 0 : lower[best[best.length - 1]];
     candidates = [];
     exact = new Float64Array(nc);
     for (let c = 0; c < nc; c++) {
-      if (codes[c] === 0 || degreeUpper(codes[c]) < bar) continue;
+      const upper = reader.upperDegree(c);
+      if (upper === 0 || upper < bar) continue;
       candidates.push(c);
       exact[c] = reader.weightedDegree(c) ?? 0;
     }

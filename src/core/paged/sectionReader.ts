@@ -29,6 +29,8 @@ import { messageOf } from '../errors.ts';
 const MAX_ROUNDS = 200;
 /** Decoded posting lists, concept lists and walk rows kept between questions. */
 const MAX_CACHED = 50_000;
+/** Version 9: one-chunk concepts' degrees kept (SectionReader.singles; at 100 MiB a question's rows hold ~18,000). */
+const MAX_SINGLES = 1 << 18;
 
 const EMPTY_U32 = new Uint32Array(0);
 const EMPTY_F32 = new Float32Array(0);
@@ -67,6 +69,14 @@ export class SectionReader {
   private readonly postings = new Map<string, { chunks: Uint32Array; freqs: Uint16Array }>();
   private readonly rowCache = new Map<number, WalkRow>();
 
+  /**
+   * Version 9: the walk degree of each concept in one chunk (df 1) whose chunk's row has been decoded (noteSingles).
+   * `open` holds no code for such a concept, only a bound on them all (singleUpper).
+   */
+  private readonly singles = new Map<number, number>();
+  /** Version 9: degreeUpper(open.singleCode), at least every one-chunk concept's degree; undefined before. */
+  private readonly singleUpper: number | undefined;
+
   constructor(
     /** The source's name, which every refusal starts with. */
     readonly name: string,
@@ -75,6 +85,7 @@ export class SectionReader {
     readonly open: OpenTables,
   ) {
     store.onArrival = () => this.computeWaitingRows();
+    this.singleUpper = open.singleCode === undefined ? undefined : degreeUpper(open.singleCode);
   }
 
   /**
@@ -388,9 +399,67 @@ export class SectionReader {
       `r${g}`,
       this.section('rows') + offsets[g],
       offsets[g + 1] - offsets[g],
-      (bytes) =>
-        this.directory.listsInRows ? this.decodeRowsWithCounts(bytes) : this.decodeRowGroup(g, bytes),
+      (bytes) => {
+        const group = this.directory.listsInRows
+          ? this.decodeRowsWithCounts(bytes)
+          : this.decodeRowGroup(g, bytes);
+        this.noteSingles(g * this.directory.groups.rows, group);
+        return group;
+      },
     );
+  }
+
+  /** Version 9: whether concept c is in one chunk, its degree code left out of `open` (singleDegree). */
+  private isSingle(c: number): boolean {
+    return this.singleUpper !== undefined && this.open.df[c] === 1;
+  }
+
+  /**
+   * Version 9: the walk degree of every one-chunk concept in a decoded row group (its first chunk `from`), kept in
+   * `singles`. Such a concept v is linked to each other concept w of its chunk alone, by a co-occurrence of 1 (kept
+   * when θco ≤ 1, as the engine keeps it), with the weight walkRow gives it, the float32 2 / (1 + df(w)); its degree
+   * is their f64 sum in ascending order, as walkRow and weightedDegreesFromTable sum it, bit for bit. The walk only
+   * reaches v along the row of a concept sharing its chunk, computed from that chunk's row, so v's degree is known
+   * before the walk asks for it; a seed's is bounded by singleUpper until its own row is read. Each must lie within
+   * that bound, or `open` is refused.
+   */
+  private noteSingles(from: number, group: RowGroup): void {
+    const bound = this.singleUpper;
+    if (bound === undefined) return;
+    const df = this.open.df;
+    const linked = this.directory.thetaCo <= 1;
+    const { starts, ids } = group;
+    for (let i = 0; i + 1 < starts.length; i++) {
+      const a = starts[i];
+      const b = starts[i + 1];
+      for (let j = a; j < b; j++) {
+        const v = ids[j];
+        if (df[v] !== 1) continue;
+        let degree = 0;
+        if (linked) for (let x = a; x < b; x++) if (x !== j) degree += Math.fround(2 / (1 + df[ids[x]]));
+        if (!(degree <= bound))
+          throw new PagesError(
+            `${this.name}: pages.bin (open) bounds the walk degree of a concept in one chunk by ${bound} ` +
+              `(singleCode ${String(this.open.singleCode)}), but concept ${v}, in chunk ${from + i} alone, has ${degree}`,
+          );
+        if (this.singles.size >= MAX_SINGLES) this.singles.clear();
+        this.singles.set(v, degree);
+      }
+    }
+  }
+
+  /** A lower bound of concept c's walk degree from what is at hand (`open`'s bracket; version 9's rows read). */
+  lowerDegree(c: number): number {
+    if (this.open.degrees) return this.open.degrees[c];
+    if (this.isSingle(c)) return this.singles.get(c) ?? 0;
+    return degreeLower(this.open.degreeCodes![c]);
+  }
+
+  /** An upper bound of concept c's walk degree from what is at hand (0 exactly when c has no edge). */
+  upperDegree(c: number): number {
+    if (this.open.degrees) return this.open.degrees[c];
+    if (this.isSingle(c)) return this.singles.get(c) ?? this.singleUpper!;
+    return degreeUpper(this.open.degreeCodes![c]);
   }
 
   /**
@@ -486,11 +555,10 @@ export class SectionReader {
       );
     };
     if (this.open.degrees) return exactDegrees(this.open.degrees, differs);
-    const codes = this.open.degreeCodes!;
     return {
-      lower: (u) => degreeLower(codes[u]),
-      upper: (u) => degreeUpper(codes[u]),
-      exact: (u) => this.walkRow(u)?.degree,
+      lower: (u) => this.lowerDegree(u),
+      upper: (u) => this.upperDegree(u),
+      exact: (u) => (this.isSingle(u) ? this.singles.get(u) : undefined) ?? this.walkRow(u)?.degree,
       differs,
     };
   }
@@ -595,11 +663,23 @@ export class SectionReader {
    */
   weightedDegree(c: number): number | undefined {
     if (this.open.degrees) return this.open.degrees[c];
+    const single = this.isSingle(c);
+    const known = single ? this.singles.get(c) : undefined;
+    if (known !== undefined) return known;
     const code = this.open.degreeCodes![c];
-    if (code === 0) return 0;
+    if (!single && code === 0) return 0;
     const bytes = this.store.bytes(this.section('degrees') + c * 8, 8);
     if (!bytes) return undefined;
     const d = new DataView(bytes.buffer, bytes.byteOffset, 8).getFloat64(0, true);
+    if (single) {
+      // Version 9: a concept in one chunk has no code, only the bound on them all.
+      if (!(d >= 0 && d <= this.singleUpper!))
+        throw new PagesError(
+          `${this.name}: pages.bin's degrees section gives concept ${c}, in one chunk, a walk degree of ${d}, ` +
+            `outside the bound in open (0 to ${this.singleUpper!}, singleCode)`,
+        );
+      return d;
+    }
     // The exact degree lies in the bracket `open` gives it (a degree of code c is above c − 1's upper end).
     if (!(d > degreeLower(code) && d <= degreeUpper(code)))
       throw new PagesError(

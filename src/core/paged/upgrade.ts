@@ -387,7 +387,7 @@ async function upgradePages(
           `${source.name}: pages.bin (degrees) has a walk degree that is not a finite number ≥ 0`,
         );
     }
-    const { degreeCodes: _codes, degrees: _none, ...rest } = tables;
+    const { degreeCodes: _codes, degrees: _none, singleCode: _single, ...rest } = tables;
     full = { ...rest, degrees };
   }
   const oldOffsets = full.listOffsets;

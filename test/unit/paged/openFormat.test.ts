@@ -206,8 +206,8 @@ const QUESTIONS = [
   'What limits protect the reader from a hostile bundle?',
 ];
 
-describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8)', async () => {
+describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -228,10 +228,34 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
     // (format.ts, hashLevels).
     const v7 = await writePagedIndex(parts, doc, undefined, 7);
     const v7large = await writePagedIndex(parts, doc, undefined, 7, undefined, 0);
-    // Version 8, the writers' default: version 7's small layout; the large one's rows one chunk a group, and blocks of
-    // their own size for open, records, postings and rows (blockLayout.ts).
-    const v8 = await writePagedIndex(parts, doc);
-    const v8large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    // Version 8: version 7's small layout; the large one's rows one chunk a group, and blocks of their own size for
+    // open, records, postings and rows (blockLayout.ts).
+    const v8 = await writePagedIndex(parts, doc, undefined, 8);
+    const v8large = await writePagedIndex(parts, doc, undefined, 8, undefined, 0);
+    // Version 9, the writers' default: version 8's layouts, `open` without the degree codes of one-chunk concepts.
+    const v9 = await writePagedIndex(parts, doc);
+    const v9large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    expect([v9.directory.version, v9large.directory.version]).toEqual([9, 9]);
+    for (const [older, newer] of [
+      [v8, v9],
+      [v8large, v9large],
+    ] as const) {
+      // Every section but `open` the same bytes; `open` smaller; the directory the same but for its version, where
+      // the sections lie and the top list of hash pages.
+      const [at8, length8] = older.directory.sections.open;
+      const [at9, length9] = newer.directory.sections.open;
+      expect(length9).toBeLessThan(length8);
+      expect(
+        Buffer.from(newer.data.subarray(at9 + length9)).equals(
+          Buffer.from(older.data.subarray(at8 + length8)),
+        ),
+      ).toBe(true);
+      const strip = (d: typeof v8.directory) => {
+        const { version: _v, sections: _s, hashPages: _h, ...rest } = d;
+        return rest;
+      };
+      expect(strip(newer.directory)).toEqual(strip(older.directory));
+    }
     expect([v8.directory.version, v8large.directory.version]).toEqual([8, 8]);
     expect(Buffer.from(v8.data).equals(Buffer.from(v7.data))).toBe(true);
     expect(Buffer.from(v8.hashes).equals(Buffer.from(v7.hashes))).toBe(true);
@@ -370,6 +394,33 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
     const lib7large = await open(v7large, new MemoryRangeSource(v7large.data, 'v7 large'));
     const lib8 = await open(v8, new MemoryRangeSource(v8.data, 'v8'));
     const lib8large = await open(v8large, new MemoryRangeSource(v8large.data, 'v8 large'));
+    const lib9 = await open(v9, new MemoryRangeSource(v9.data, 'v9'));
+    const lib9large = await open(v9large, new MemoryRangeSource(v9large.data, 'v9 large'));
+    // Version 9's `open` gives back version 8's arrays, value for value, but the degree codes of the concepts in one
+    // chunk (0 in their place), and one bound above all of those: the highest of their codes in version 8.
+    for (const [older, newer] of [
+      [lib8, lib9],
+      [lib8large, lib9large],
+    ] as const) {
+      const o8 = older.reader.open;
+      const o9 = newer.reader.open;
+      const { degreeCodes: codes8, singleCode: none, ...rest8 } = o8;
+      const { degreeCodes: codes9, singleCode, ...rest9 } = o9;
+      expect(rest9).toEqual(rest8);
+      expect(none).toBeUndefined();
+      let singles = 0;
+      let highest = 0;
+      for (let c = 0; c < o8.df.length; c++) {
+        if (o8.df[c] === 1) {
+          singles++;
+          highest = Math.max(highest, codes8![c]);
+          expect(codes9![c]).toBe(0);
+        } else expect(codes9![c]).toBe(codes8![c]);
+      }
+      expect(singles).toBeGreaterThan(o8.df.length / 3);
+      expect(singleCode).toBe(highest);
+      expect(highest).toBeGreaterThan(1);
+    }
     expect(lib8large.reader.open.rowGroups.length).toBe(v8large.directory.chunkCount + 1);
     expect(lib5large.reader.open.rowGroups.length).toBe(Math.ceil(v5large.directory.chunkCount / 2) + 1);
     // Version 6's varints give back version 5's arrays, value for value (but the small layout's one row group, coded
@@ -418,13 +469,15 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
         expect((await lib7large.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib8.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib8large.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib9.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib9large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6 and 7 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7 and 8 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -452,8 +505,11 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
     const v7 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 7))], base),
     );
-    // What `cli index` writes today (version 8, its block size not told): every upgrade's output.
     const v8 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 8))], base),
+    );
+    // What `cli index` writes today (version 9, its block size not told): every upgrade's output.
+    const v9 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc))], base),
     );
 
@@ -464,32 +520,36 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 8]);
-    expect(bytes.length).toBe(v8.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v8))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 9]);
+    expect(bytes.length).toBe(v9.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v9))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 8]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v8))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 9]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v9))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 8]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v8))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 9]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v9))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 8]);
-    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v8))).toBe(true);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 9]);
+    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v9))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 8]);
-    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v8))).toBe(true);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 9]);
+    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v9))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
     // Version 6 that keeps its lists in its rows: the same sections, in 1 KiB blocks (version 7).
     const fromV6 = await upgrade(v6);
-    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 8]);
-    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v8))).toBe(true);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 9]);
+    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v9))).toBe(true);
     // Version 7: the same sections and blocks (version 8 changes only the large layout).
     const fromV7 = await upgrade(v7);
-    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 8]);
-    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v8))).toBe(true);
+    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 9]);
+    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v9))).toBe(true);
+    // Version 8: the same sections and blocks, `open` without the one-chunk concepts' degree codes (version 9).
+    const fromV8 = await upgrade(v8);
+    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 9]);
+    expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v9))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
     // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
@@ -501,9 +561,15 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
           base,
         ),
       );
-    const v8large = await bundleBytes(
+    const v9large = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, undefined, undefined, 0))],
+        base,
+      ),
+    );
+    const v8large = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 8, undefined, 0))],
         base,
       ),
     );
@@ -533,12 +599,13 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
       [5, v5large],
       [6, v6large],
       [7, v7large],
+      [8, v8large],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 8]);
-      expect(Buffer.from(up.bytes).equals(Buffer.from(v8large))).toBe(true);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 9]);
+      expect(Buffer.from(up.bytes).equals(Buffer.from(v9large))).toBe(true);
     }
-    const openedLarge = await openPagedBundle(new MemoryRangeSource(v8large, 'large.bundle'), analyzer);
+    const openedLarge = await openPagedBundle(new MemoryRangeSource(v9large, 'large.bundle'), analyzer);
     expect([
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
@@ -550,7 +617,7 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(8);
+    expect(opened!.library.directory.version).toBe(9);
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect(opened!.library.directory.blockSize).toBe(1024);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
@@ -561,9 +628,9 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 8 pages are not upgraded again.
-    await expect(upgrade(v8)).rejects.toThrow('its pages are version 8 already');
-    await expect(upgrade(v8large, 0)).rejects.toThrow('its pages are version 8 already');
+    // Version 9 pages are not upgraded again.
+    await expect(upgrade(v9)).rejects.toThrow('its pages are version 9 already');
+    await expect(upgrade(v9large, 0)).rejects.toThrow('its pages are version 9 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -585,11 +652,13 @@ describe('version 2, 3, 4, 5, 6, 7 and 8 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 9 },
+          directory: { ...written.directory, version: 10 },
           hashes: written.hashes,
         },
         analyzer,
       ),
-    ).rejects.toThrow("the pages part's directory has version 9 (this app reads 1, 2, 3, 4, 5, 6, 7 and 8)");
+    ).rejects.toThrow(
+      "the pages part's directory has version 10 (this app reads 1, 2, 3, 4, 5, 6, 7, 8 and 9)",
+    );
   }, 240_000);
 });
