@@ -133,7 +133,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -243,6 +243,13 @@ function mutatePieces(
     return { name: `directory.sections.${section}[${i}] = ${String(value)}`, keepSections: true };
   }
   const arrays = Object.keys(open).filter((k) => ArrayBuffer.isView(open[k]) || Array.isArray(open[k]));
+  if ((kind === 3 || kind === 4 || kind === 5) && 'singleCode' in open && random() < 0.25) {
+    // Version 9's one number in `open`: the bound on the degrees of the concepts in one chunk.
+    const value = pick(random, [...extremes(Number(open.singleCode)), ...WRONG_KINDS, undefined]);
+    if (value === undefined) delete open.singleCode;
+    else open.singleCode = value;
+    return { name: `open.singleCode = ${value === undefined ? '(absent)' : String(value)}` };
+  }
   if (kind === 3 || kind === 4) {
     // An element of an `open` array: an extreme, or two swapped.
     const key = pick(random, arrays);
@@ -424,31 +431,34 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 8 a fifth (half in a large library's layout: 512-byte blocks, the rows one chunk a group in 128-byte
-    // blocks of their own, the lists in their section, under a tree of hash pages of two levels; half keeping its lists
-    // in its rows, coded by concept, in its 1 KiB blocks), version 7 a tenth (the same halves, its rows in 512-byte
-    // blocks), versions 6 and 5 (the large layout) a tenth each, version 4 (its lists in its rows, coded by chunk) a
-    // tenth, and versions 3, 2 and 1 the rest.
+    // Version 9 a tenth and version 8 a tenth (each half in a large library's layout: 512-byte blocks, the rows one
+    // chunk a group in 128-byte blocks of their own, the lists in their section, under a tree of hash pages of two
+    // levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks), version 7 a tenth (the same
+    // halves, its rows in 512-byte blocks), versions 6 and 5 (the large layout) a tenth each, version 4 (its lists in
+    // its rows, coded by chunk) a tenth, and versions 3, 2 and 1 the rest.
     const draw = random();
     const version =
-      draw < 0.2
-        ? 8
-        : draw < 0.3
-          ? 7
-          : draw < 0.4
-            ? 6
-            : draw < 0.5
-              ? 5
-              : draw < 0.6
-                ? 4
-                : draw < 0.7
-                  ? 3
-                  : draw < 0.85
-                    ? 2
-                    : 1;
+      draw < 0.1
+        ? 9
+        : draw < 0.2
+          ? 8
+          : draw < 0.3
+            ? 7
+            : draw < 0.4
+              ? 6
+              : draw < 0.5
+                ? 5
+                : draw < 0.6
+                  ? 4
+                  : draw < 0.7
+                    ? 3
+                    : draw < 0.85
+                      ? 2
+                      : 1;
     const large =
       version === 5 ||
-      (version === 8 && draw < 0.1) ||
+      (version === 9 && draw < 0.05) ||
+      (version === 8 && draw < 0.15) ||
       (version === 7 && draw < 0.25) ||
       (version === 6 && draw < 0.35);
     const caseSeed = Math.floor(random() * 2 ** 31);
@@ -459,7 +469,7 @@ function casesOfPages(count: number, seed: number): Case[] {
         const p = piecesOf(
           await (large
             ? // Version 8's large layout: the rows in 128-byte blocks of their own (the fixture's rows are ~2 KB).
-              honestPages(version, 512, 0, version === 8 ? { rows: 128 } : undefined)
+              honestPages(version, 512, 0, version >= 8 ? { rows: 128 } : undefined)
             : version >= 7
               ? honestPages(version, 1024)
               : honestPages(version)),
