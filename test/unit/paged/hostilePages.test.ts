@@ -4,7 +4,7 @@
 // test. The crafted pages are made here, from honest pages written once for the file (pagedCases.ts).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { verifyBundleCopy } from '../../../src/core/paged/index.ts';
+import { conceptNeighbourhood, verifyBundleCopy } from '../../../src/core/paged/index.ts';
 import {
   decodeTop,
   encodeTop,
@@ -19,9 +19,11 @@ import { BlockHasher, hashPagesOf, hashTreeOf } from '../../../src/core/paged/wr
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { runBounded } from '../../support/boundedRun.ts';
 import {
+  assemble,
   honestPages,
   PAGES_QUESTION,
   pagesBundle,
+  piecesOf,
   type WrittenPagesLike,
 } from '../../support/hostilePages.ts';
 import { CRAFTED } from '../../support/pagedCases.ts';
@@ -666,5 +668,91 @@ describe('blocks of a size of their own by section (version 8)', () => {
       ).rejects.toThrow(`the pages part's directory ${why}`);
       expect(source.bytesRead).toBe(0);
     }
+  });
+});
+
+describe('the degree codes of concepts in one chunk left out of open (version 9)', () => {
+  const analyzer = createTermAnalyzer();
+  const bundleOf = async (w: WrittenPagesLike) =>
+    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const opened = async (w: WrittenPagesLike) => (await openPagedBundle(await bundleOf(w), analyzer))!;
+  const layouts = [
+    ['small', () => honestPages(9, 1024), () => honestPages(8, 1024)],
+    ['large', () => honestPages(9, 512, 0, { rows: 128 }), () => honestPages(8, 512, 0, { rows: 128 })],
+  ] as const;
+  /** Version 9 pieces, `open` changed by `change` (its value as stored: codes of the concepts not in one chunk). */
+  const changed = async (change: (open: Record<string, unknown>, df: Uint32Array) => void) => {
+    const p = piecesOf(await honestPages(9, 1024));
+    const v8 = piecesOf(await honestPages(8, 1024));
+    change(
+      p.open as unknown as Record<string, unknown>,
+      (await opened(await honestPages(8, 1024))).library.reader.open.df,
+    );
+    expect(v8.open.degreeCodes.length).toBeGreaterThan(p.open.degreeCodes.length);
+    return assemble(p);
+  };
+
+  for (const [layout, v9, v8] of layouts)
+    it(`answers as version 8 does, draws the same Graph view, and the offline check passes (${layout} layout)`, async () => {
+      const [nine, eight] = [await opened(await v9()), await opened(await v8())];
+      expect(nine.library.directory.version).toBe(9);
+      for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+        const hits = (await nine.library.search(PAGES_QUESTION, mode, 800)).hits;
+        expect(hits.length).toBeGreaterThan(0);
+        expect(hits).toEqual((await eight.library.search(PAGES_QUESTION, mode, 800)).hits);
+      }
+      // The Graph view's library-wide side ranks every concept by its degree (degreeRanks.ts, topByDegree).
+      const [g9, g8] = [
+        await conceptNeighbourhood(nine.library.reader, { limit: 40 }),
+        await conceptNeighbourhood(eight.library.reader, { limit: 40 }),
+      ];
+      expect(g9.value.nodes.length).toBe(40);
+      expect(g9.value).toEqual(g8.value);
+      await verifyBundleCopy(await bundleOf(await v9()));
+    });
+
+  it('a singleCode that is not a degree code, or none, is refused at open naming it', async () => {
+    for (const value of [256, -1, 1.5, '7', undefined]) {
+      const w = await changed((open) => {
+        if (value === undefined) delete open.singleCode;
+        else open.singleCode = value;
+      });
+      await expect(opened(w)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has singleCode ${String(value)} (a degree code, 0 to 255)`,
+      );
+    }
+  });
+
+  it('degree codes for one concept more or fewer than those not in one chunk are refused at open', async () => {
+    for (const extra of [1, -1]) {
+      let kept = 0;
+      const w = await changed((open) => {
+        const codes = open.degreeCodes as Uint8Array;
+        kept = codes.length;
+        open.degreeCodes = extra > 0 ? Uint8Array.from([...codes, 3]) : codes.slice(0, -1);
+      });
+      await expect(opened(w)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has ${kept + extra} degreeCodes, expected ${kept} (one a concept not in one chunk)`,
+      );
+    }
+  });
+
+  it('a singleCode below the degree a one-chunk concept sums to from its row is refused naming it', async () => {
+    const w = await changed((open) => {
+      expect(open.singleCode).toBeGreaterThan(1);
+      open.singleCode = 1;
+    });
+    const library = (await opened(w)).library;
+    await expect(library.search(PAGES_QUESTION, 'ppr', 800)).rejects.toThrow(
+      /crafted\.bundle: pages\.bin \(open\) bounds the walk degree of a concept in one chunk by 1 \(singleCode 1\), but concept \d+, in chunk \d+ alone, has [\d.]+/,
+    );
+  });
+
+  it('a singleCode in a version 8 open is refused naming it', async () => {
+    const p = piecesOf(await honestPages(8, 1024));
+    (p.open as unknown as Record<string, unknown>).singleCode = 3;
+    await expect(opened(assemble(p))).rejects.toThrow(
+      'crafted.bundle: pages.bin (open) has singleCode, which version 8 does not have',
+    );
   });
 });
