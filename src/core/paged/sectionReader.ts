@@ -29,8 +29,6 @@ import { messageOf } from '../errors.ts';
 const MAX_ROUNDS = 200;
 /** Decoded posting lists, concept lists and walk rows kept between questions. */
 const MAX_CACHED = 50_000;
-/** Version 9: one-chunk concepts' degrees kept (SectionReader.singles; at 100 MiB a question's rows hold ~18,000). */
-const MAX_SINGLES = 1 << 18;
 
 const EMPTY_U32 = new Uint32Array(0);
 const EMPTY_F32 = new Float32Array(0);
@@ -70,10 +68,13 @@ export class SectionReader {
   private readonly rowCache = new Map<number, WalkRow>();
 
   /**
-   * Version 9: the walk degree of each concept in one chunk (df 1) whose chunk's row has been decoded (noteSingles).
-   * `open` holds no code for such a concept, only a bound on them all (singleUpper).
+   * Version 9: the walk degree of each concept in one chunk (df 1) whose chunk's row has been decoded (noteSingles), −1
+   * for the others; allocated at the first row group decoded (8 bytes a concept: 4.7 MB at 100 MiB). `open` holds no
+   * code for such a concept, only a bound on them all (singleUpper). Kept for the library's life: a row group stays
+   * decoded in the store between questions, and is not decoded again to tell them (a bounded map that forgot them
+   * made later questions at 100 MiB read 27 KB more of lists, mean, for degrees their rows held).
    */
-  private readonly singles = new Map<number, number>();
+  private singles: Float64Array | undefined;
   /** Version 9: degreeUpper(open.singleCode), at least every one-chunk concept's degree; undefined before. */
   private readonly singleUpper: number | undefined;
 
@@ -429,6 +430,7 @@ export class SectionReader {
     const df = this.open.df;
     const linked = this.directory.thetaCo <= 1;
     const { starts, ids } = group;
+    const singles = (this.singles ??= new Float64Array(this.directory.conceptCount).fill(-1));
     for (let i = 0; i + 1 < starts.length; i++) {
       const a = starts[i];
       const b = starts[i + 1];
@@ -442,23 +444,28 @@ export class SectionReader {
             `${this.name}: pages.bin (open) bounds the walk degree of a concept in one chunk by ${bound} ` +
               `(singleCode ${String(this.open.singleCode)}), but concept ${v}, in chunk ${from + i} alone, has ${degree}`,
           );
-        if (this.singles.size >= MAX_SINGLES) this.singles.clear();
-        this.singles.set(v, degree);
+        singles[v] = degree;
       }
     }
+  }
+
+  /** Version 9: the walk degree of one-chunk concept c if its chunk's row has been decoded. */
+  private singleDegree(c: number): number | undefined {
+    const d = this.singles?.[c];
+    return d === undefined || d < 0 ? undefined : d;
   }
 
   /** A lower bound of concept c's walk degree from what is at hand (`open`'s bracket; version 9's rows read). */
   lowerDegree(c: number): number {
     if (this.open.degrees) return this.open.degrees[c];
-    if (this.isSingle(c)) return this.singles.get(c) ?? 0;
+    if (this.isSingle(c)) return this.singleDegree(c) ?? 0;
     return degreeLower(this.open.degreeCodes![c]);
   }
 
   /** An upper bound of concept c's walk degree from what is at hand (0 exactly when c has no edge). */
   upperDegree(c: number): number {
     if (this.open.degrees) return this.open.degrees[c];
-    if (this.isSingle(c)) return this.singles.get(c) ?? this.singleUpper!;
+    if (this.isSingle(c)) return this.singleDegree(c) ?? this.singleUpper!;
     return degreeUpper(this.open.degreeCodes![c]);
   }
 
@@ -558,7 +565,7 @@ export class SectionReader {
     return {
       lower: (u) => this.lowerDegree(u),
       upper: (u) => this.upperDegree(u),
-      exact: (u) => (this.isSingle(u) ? this.singles.get(u) : undefined) ?? this.walkRow(u)?.degree,
+      exact: (u) => (this.isSingle(u) ? this.singleDegree(u) : undefined) ?? this.walkRow(u)?.degree,
       differs,
     };
   }
@@ -664,7 +671,7 @@ export class SectionReader {
   weightedDegree(c: number): number | undefined {
     if (this.open.degrees) return this.open.degrees[c];
     const single = this.isSingle(c);
-    const known = single ? this.singles.get(c) : undefined;
+    const known = single ? this.singleDegree(c) : undefined;
     if (known !== undefined) return known;
     const code = this.open.degreeCodes![c];
     if (!single && code === 0) return 0;
