@@ -520,10 +520,6 @@ export class BlockStore {
         });
       }
     }
-    // Each batch's check (its blocks' digests, after the hash pages they need) and the work on its arrival, chained
-    // one after the other in the order the batches came back.
-    let checked = Promise.resolve();
-    const checks: Array<Promise<void>> = [];
     blockBatches.forEach((batch, i) =>
       jobs.push(async () => {
         const extra = carried[i];
@@ -537,17 +533,9 @@ export class BlockStore {
           throw e;
         }
         arrival?.deliver(bytes.slice(batch.length));
-        // The request's slot is free once its bytes are here: the next request goes out now, not after the batch is
-        // checked and its arrival's work done (at 100 MiB a layer's rows are 20–60 requests, and each one's digests,
-        // decoding and row counting held the slot the next one waited for: the link idled between them).
-        checked = checked.then(async () => {
-          await pagesIn;
-          await this.accept(batch, bytes.slice(0, batch.length));
-          arrived();
-        });
-        // Awaited below, after the requests: one failing meanwhile is not an unhandled rejection.
-        checked.catch(() => undefined);
-        checks.push(checked);
+        await pagesIn;
+        await this.accept(batch, bytes.slice(0, batch.length));
+        arrived();
       }),
     );
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
@@ -557,7 +545,6 @@ export class BlockStore {
         for (let job = queue.shift(); job; job = queue.shift()) await job();
       }),
     );
-    await Promise.all(checks);
   }
 
   /**
