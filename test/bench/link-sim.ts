@@ -10,16 +10,65 @@
 // Printed per question and as p50 / max: first evidence (early callback) and settled (search returned) in ms from the
 // question's start, rounds (readUntilComplete's), requests, the question's bytes, and the time not spent waiting on
 // the link (the question's own work: runs, decoding, digests).
+// --virtual (round eighteen): the link's time only, on a clock of its own that the question's work does not move
+//   (a request's response is handed over once everything before it has run; SHA-256 by the pure hasher, so that no
+//   work waits outside the clock): what the order and overlap of the reads cost, the same from run to run whatever
+//   the machine's load. Own work is then 0 (runs and decoding stay real milliseconds); a change that overlaps work
+//   with the link shows only without it.
+// --tree <checkout>: the reader of another checkout (its src/), to set two trees side by side under one clock.
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
-//          [--waterfall]
+//          [--waterfall] [--virtual] [--tree <checkout>]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import process from 'node:process';
-import { openPagedBundle } from '../../src/core/paged/index.ts';
-import { MemoryRangeSource, type RangeSource } from '../../src/core/paged/rangeSource.ts';
-import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { firstPageWanted } from '../../src/services/source/firstPage.ts';
+import type { PagedLibrary } from '../../src/core/paged/index.ts';
+import type { RangeSource } from '../../src/core/paged/rangeSource.ts';
+import type { TermAnalyzer } from '../../src/core/graph/index.ts';
 import { arg } from './lib/args.ts';
+
+const VIRTUAL = process.argv.includes('--virtual');
+// Before the reader is imported: blockDigest.ts chooses its hasher when it loads.
+if (VIRTUAL) Object.defineProperty(globalThis, 'crypto', { value: {}, configurable: true });
+const TREE = resolve(arg('tree', resolve(import.meta.dirname, '../..')));
+const paged = (await import(`${TREE}/src/core/paged/index.ts`)) as {
+  openPagedBundle(
+    source: RangeSource,
+    analyzer: TermAnalyzer,
+  ): Promise<{ library: PagedLibrary } | undefined>;
+};
+const { MemoryRangeSource } = (await import(
+  `${TREE}/src/core/paged/rangeSource.ts`
+)) as typeof import('../../src/core/paged/rangeSource.ts');
+const { createTermAnalyzer } = (await import(
+  `${TREE}/src/core/text/index.ts`
+)) as typeof import('../../src/core/text/index.ts');
+const { firstPageWanted } = (await import(
+  `${TREE}/src/services/source/firstPage.ts`
+)) as typeof import('../../src/services/source/firstPage.ts');
+
+/** The virtual clock (--virtual): its time, and the responses waiting for it, handed over earliest first. */
+let virtualNow = 0;
+const due: Array<{ end: number; go: () => void }> = [];
+const now = (): number => (VIRTUAL ? virtualNow : performance.now());
+
+/** Resolves `work`; under the virtual clock, hands over each response once everything before it has run. */
+async function clocked<T>(work: Promise<T>): Promise<T> {
+  if (!VIRTUAL) return work;
+  let done = false;
+  const out = work.finally(() => (done = true));
+  out.catch(() => undefined);
+  while (!done) {
+    // Three turns of the event loop: whatever the last response set going has run (every step is a promise job).
+    for (let k = 0; k < 3; k++) await new Promise((next) => setImmediate(next));
+    if (done || due.length === 0) continue;
+    due.sort((a, b) => a.end - b.end);
+    const next = due.shift()!;
+    virtualNow = Math.max(virtualNow, next.end);
+    next.go();
+  }
+  return out;
+}
 
 const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
@@ -41,7 +90,7 @@ class LinkSource implements RangeSource {
   private inFlight = 0;
   private readonly queue: Array<() => void> = [];
   readonly log: Array<{ start: number; end: number; ranges: number; bytes: number }> = [];
-  private readonly inner: MemoryRangeSource;
+  private readonly inner: RangeSource;
   constructor(
     data: Uint8Array,
     readonly name: string,
@@ -59,16 +108,17 @@ class LinkSource implements RangeSource {
     this.inFlight++;
     try {
       const out = await Promise.all(ranges.map(([o, l]) => this.inner.read(o, l)));
-      const bytes = out.reduce((n, b) => n + b.length, 0);
+      const bytes = out.reduce((n: number, b: Uint8Array) => n + b.length, 0);
       this.bytesRead += bytes;
       this.requests++;
-      const start = performance.now();
+      const start = now();
       const wire = bytes + RESPONSE_OVERHEAD + (ranges.length > 1 ? PART_OVERHEAD * ranges.length : 0);
       const firstByte = start + LATENCY_MS;
       const end = Math.max(firstByte, this.linkFreeAt) + wire / BYTES_PER_MS;
       this.linkFreeAt = end;
-      await new Promise((done) => setTimeout(done, end - performance.now()));
-      this.log.push({ start, end: performance.now(), ranges: ranges.length, bytes });
+      if (VIRTUAL) await new Promise<void>((go) => due.push({ end, go }));
+      else await new Promise((done) => setTimeout(done, end - performance.now()));
+      this.log.push({ start, end: now(), ranges: ranges.length, bytes });
       return out;
     } finally {
       this.inFlight--;
@@ -94,6 +144,7 @@ async function main(): Promise<void> {
   const picked =
     all.length <= N ? all : Array.from({ length: N }, (_, i) => all[Math.floor((i * all.length) / N)]);
   const analyzer = createTermAnalyzer();
+  console.log(`reader: ${TREE}${VIRTUAL ? ', virtual clock (the link only)' : ''}`);
   const rows: Array<
     Record<'first' | 'settled' | 'rounds' | 'requests' | 'bytes' | 'own' | 'runs' | 'decode', number>
   > = [];
@@ -101,26 +152,28 @@ async function main(): Promise<void> {
   for (const [i, q] of picked.entries()) {
     loads.push(loadavg()[0]);
     const source = new LinkSource(data, bundlePath);
-    const opened = await openPagedBundle(source, analyzer);
+    const opened = await clocked(paged.openPagedBundle(source, analyzer));
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
     const { library } = opened;
     const bytesBefore = source.bytesRead;
     const requestsBefore = source.requests;
     const logFrom = source.log.length;
     const spent = { ...library.reader.store.spent };
-    const t0 = performance.now();
+    const t0 = now();
     let first = -1;
-    const answer = await library.search(
-      q,
-      'ppr',
-      BUDGET_TOKENS,
-      undefined,
-      () => {
-        if (first < 0) first = performance.now() - t0;
-      },
-      firstPageWanted(q, (t) => library.terms(t)),
+    const answer = await clocked(
+      library.search(
+        q,
+        'ppr',
+        BUDGET_TOKENS,
+        undefined,
+        () => {
+          if (first < 0) first = now() - t0;
+        },
+        firstPageWanted(q, (t) => library.terms(t)),
+      ),
     );
-    const settled = performance.now() - t0;
+    const settled = now() - t0;
     if (first < 0) first = settled;
     // Time with no request of the question in flight: the question's own work.
     const spans = source.log.slice(logFrom).map((r) => [r.start - t0, r.end - t0] as [number, number]);
@@ -132,12 +185,12 @@ async function main(): Promise<void> {
       covered += e - Math.max(s, at);
       at = e;
     }
-    const now = library.reader.store.spent;
+    const spentNow = library.reader.store.spent;
     const runs = settled - answer.waitMs;
-    const decode = now.decodeMs - spent.decodeMs;
-    const hash = now.hashMs - spent.hashMs;
-    const followUp = now.followUpMs - spent.followUpMs;
-    const arrivals = now.arrivalMs - spent.arrivalMs;
+    const decode = spentNow.decodeMs - spent.decodeMs;
+    const hash = spentNow.hashMs - spent.hashMs;
+    const followUp = spentNow.followUpMs - spent.followUpMs;
+    const arrivals = spentNow.arrivalMs - spent.arrivalMs;
     const row = {
       runs,
       decode,
