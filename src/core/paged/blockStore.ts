@@ -621,10 +621,7 @@ export class BlockStore {
    * every block is here), each checked against its hash in the level above (or the top list) before it is kept.
    * One that does not check out is read instead, so that a changed block is named by its number (accept()).
    */
-  private async computePages(
-    pages: readonly number[],
-    digestOf: (b: number) => Uint8Array,
-  ): Promise<void> {
+  private async computePages(pages: readonly number[], digestOf: (b: number) => Uint8Array): Promise<void> {
     const { pageSize, length } = this.levels[0];
     const perPage = pageSize / this.hashBytes;
     const made = pages.map((p) => {
@@ -643,9 +640,7 @@ export class BlockStore {
     const { offset } = this.hashes as PagedHashes;
     const runs: PageRun[] = failed.map((p) => ({ level: 0, first: p, last: p }));
     const bytes = await Promise.all(
-      failed.map((p) =>
-        this.source.read(offset + p * pageSize, Math.min(pageSize, length - p * pageSize)),
-      ),
+      failed.map((p) => this.source.read(offset + p * pageSize, Math.min(pageSize, length - p * pageSize))),
     );
     await this.acceptHashPages(runs, bytes);
   }
@@ -658,7 +653,9 @@ export class BlockStore {
     const [q, at] = hashPageOf(p, TOP_HASH_BYTES, above.pageSize);
     const page = this.hashPages[level + 1].get(q);
     if (!page)
-      throw new PagesError(`${this.source.name}: the hash page above page ${p} of level ${level} did not load`);
+      throw new PagesError(
+        `${this.source.name}: the hash page above page ${p} of level ${level} did not load`,
+      );
     return matchesBlockHash(digest, page.subarray(at), 0, TOP_HASH_BYTES);
   }
 

@@ -256,7 +256,8 @@ describe('BlockStore pages of block hashes made from the blocks', () => {
   // pages' hashes in one page of 128 bytes above them, its hash the top list. The hashes follow the blocks in the file.
   const SIZE = 128;
   const part = Uint8Array.from({ length: 64 * SIZE }, (_, i) => (i * 29 + (i >> 7)) & 0xff);
-  const sha = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
+  const sha = (bytes: Uint8Array) =>
+    new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
   const leaves = new Uint8Array(64 * 16);
   for (let b = 0; b < 64; b++) leaves.set(sha(part.subarray(b * SIZE, (b + 1) * SIZE)), b * 16);
   const upper = new Uint8Array(8 * 16);
