@@ -39,7 +39,8 @@
 // Version 8 (round seventeen) lets a section have a block size of its own (`sectionBlocks`, blockLayout.ts): a library
 // that does not keep its lists in its rows writes its rows one chunk a group in blocks of their own, small ones: a
 // cold question at 100 MiB computes ~481 concept rows from ~4,700 chunk rows (~98 bytes each) scattered over the
-// section, each alone in its 512-byte block before. No field of `open` changes.
+// section, each alone in its 512-byte block before. No field of `open` changes. From round eighteen the writers give
+// both layouts blocks by section (write.ts sectionBlocksFor); a version 8 part without `sectionBlocks` still reads.
 // Versions 1 to 7 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout } from './blockLayout.ts';

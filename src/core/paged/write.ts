@@ -114,7 +114,14 @@ function defaultGroups(version: number): Readonly<GroupSizes> {
  *   nothing; in 24 blocks 0.4 KB;
  * - `records` and `postings` 1 KiB: a group of 4 records is ~2.4 KB gzip'd and a word's postings are read whole, so a
  *   block of 1 KiB reads little more of them (+20 KB a first page) and halves their hashes (−1.55 MB of bundle), and
- *   the leaf pages a question reads for them (−61 KB).
+ *   the leaf pages a question reads for them (−61 KB); in 2 KiB blocks (round eighteen) the bundle is 0.9 MB smaller
+ *   but a later question reads 65 KB more (p50 547 → 612 KB);
+ * - `lists` 128 (round eighteen): a question reads ~35 KB of concept lists of tens of bytes each, scattered: in
+ *   512-byte blocks 224 KB of them, in 128-byte ones 84 KB (+75 KB of their hashes' leaf pages): first page p50
+ *   3,613 → 3,502 KB, a later question 622 → 547 KB (lists 156 → 69 KB), for +1,173 KB of bundle; in 256-byte blocks
+ *   3,527 and 572 KB for +391 KB. The dictionaries (`terms`, `concepts`) in 128-byte blocks too: −8 KB a first page,
+ *   −6 KB a later question, for +0.74 MB of bundle: not kept;
+ * - `degrees` 4 KiB: no question reads them (the Graph view does, 8 bytes a concept): −146 KB of hashes.
  */
 const SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
   open: 64 * 1024,
