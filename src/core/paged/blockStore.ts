@@ -41,7 +41,9 @@ const MAX_RANGES_A_REQUEST = 100;
  * The most bytes a run across gaps is widened by at either end to end on whole pages of block hashes (pageAligned).
  * Widened by up to the whole gap (32 KiB), a cold question at 100 MiB read 13,708 KB p50 (main 14,741), by up to 1 KiB
  * 13,809 KB; but by the whole gap the small sets' records (a page of hashes covers 8 KiB of their 1 KiB blocks) read
- * more than their pages of hashes saved (docs-scale 784 → 847 KB, 2Wiki 1,347 → 1,362; round eighteen).
+ * more than their pages of hashes saved (docs-scale 784 → 847 KB, 2Wiki 1,347 → 1,362; round eighteen). So by the
+ * whole gap only where a page of hashes covers at most 2 KiB of blocks (the 128- and 256-byte zones), else by 1 KiB:
+ * docs-scale 736, 2Wiki 1,323 KB (main 771, 1,323), 100 MiB 13,610.
  */
 const WIDEN_BYTES = 1024;
 /** Reads in one load(): what was noted, then what its follow-ups noted, and so on (see after()). */
@@ -565,9 +567,13 @@ export class BlockStore {
     for (const [first, last] of runs) {
       const from = Math.floor(first / perPage) * perPage;
       const to = Math.min(Math.ceil((last + 1) / perPage) * perPage, this.layout.count) - 1;
-      const most = Math.min(gapBytes, WIDEN_BYTES);
-      const a = this.layout.startOf(first) - this.layout.startOf(from) <= most ? from : first;
-      const z = this.layout.endOf(to) - this.layout.endOf(last) <= most ? to : last;
+      // Where a page of hashes covers little (the 128- and 256-byte zones), by up to the whole gap.
+      const most = (b: number) =>
+        (this.layout.endOf(b) - this.layout.startOf(b)) * perPage <= 2048
+          ? gapBytes
+          : Math.min(gapBytes, WIDEN_BYTES);
+      const a = this.layout.startOf(first) - this.layout.startOf(from) <= most(first) ? from : first;
+      const z = this.layout.endOf(to) - this.layout.endOf(last) <= most(last) ? to : last;
       const prev = out.at(-1);
       if (prev && a <= prev[1] + 1) prev[1] = Math.max(prev[1], z);
       else out.push([a, z]);
