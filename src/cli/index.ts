@@ -92,8 +92,10 @@ const USAGE = `usage: npm run cli -- index <files or folders…> --out <x.bundle
                              Progress (files, MB, rate, time left) goes to stderr; temporary files go beside --out
   --block-size <bytes>       with --pages or --stream: the bytes a block of the pages holds, each checked by its
                              SHA-256 (default ${DEFAULT_BLOCK_SIZE}, ${LARGE_BLOCK_SIZE} for a library too large to keep
-                             its lists in its rows, its open, records, postings and rows then in blocks of their
-                             own (64 KiB, 1 KiB, 1 KiB, 128 B); given, every
+                             its lists in its rows, its open, records, postings, lists, rows and degrees then in
+                             blocks of their own (64 KiB, 1 KiB, 1 KiB, 128 B, 128 B, 4 KiB), as a small
+                             library's open, terms, postings, concepts, rows and degrees are (64 KiB, 256 B,
+                             256 B, 256 B, 64 KiB, 4 KiB); given, every
                              section in it; 512 to ${MAX_BLOCK_FLAG}). Smaller blocks: a question reads
                              fewer bytes, the bundle holds 16 bytes of hash a block (docs/results/question-bytes.md)
   --group-sizes <k=n,…>      with --pages or --stream: items per gzip'd group of the grouped sections, any of

@@ -37,6 +37,15 @@ const IN_FLIGHT = 6;
  * file, and the header stays near 2 KB (a range of a gigabyte file is about 22 characters).
  */
 const MAX_RANGES_A_REQUEST = 100;
+/**
+ * The most bytes a run across gaps is widened by at either end to end on whole pages of block hashes (pageAligned).
+ * Widened by up to the whole gap (32 KiB), a cold question at 100 MiB read 13,708 KB p50 (main 14,741), by up to 1 KiB
+ * 13,809 KB; but by the whole gap the small sets' records (a page of hashes covers 8 KiB of their 1 KiB blocks) read
+ * more than their pages of hashes saved (docs-scale 784 → 847 KB, 2Wiki 1,347 → 1,362; round eighteen). So by the
+ * whole gap only where a page of hashes covers at most 2 KiB of blocks (the 128- and 256-byte zones), else by 1 KiB:
+ * docs-scale 736, 2Wiki 1,323 KB (main 771, 1,323), 100 MiB 13,610.
+ */
+const WIDEN_BYTES = 1024;
 /** Reads in one load(): what was noted, then what its follow-ups noted, and so on (see after()). */
 const MAX_STAGES = 3;
 
@@ -441,11 +450,8 @@ export class BlockStore {
     // Blocks at most the source's gap apart in bytes (from version 8 blocks differ in size by section: a gap counted
     // in blocks of the rows' 128 bytes would be a quarter of the bytes, and four times the ranges on a host that
     // answers one range a request).
-    const runs = mergedBlockRuns(
-      wanted,
-      gapBlocks(this.source, this.blockSize) * this.blockSize,
-      this.layout,
-    );
+    const gapBytes = gapBlocks(this.source, this.blockSize) * this.blockSize;
+    const runs = this.pageAligned(mergedBlockRuns(wanted, gapBytes, this.layout), gapBytes);
     const range = ([first, last]: [number, number]): [number, number] => {
       const from = this.layout.startOf(first);
       return [this.base + from, this.layout.endOf(last) - from];
@@ -458,7 +464,7 @@ export class BlockStore {
     // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
     // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
     // requests of their own ahead of the blocks'; each block waits for them to be checked.
-    const pageRuns = this.missingHashPages(runs);
+    const { runs: pageRuns, computed } = this.missingHashPages(runs);
     const blockBatches = split(runs);
     const jobs: Array<() => Promise<void>> = [];
     let pagesIn = Promise.resolve();
@@ -534,7 +540,7 @@ export class BlockStore {
         }
         arrival?.deliver(bytes.slice(batch.length));
         await pagesIn;
-        await this.accept(batch, bytes.slice(0, batch.length));
+        await this.accept(batch, bytes.slice(0, batch.length), computed);
         arrived();
       }),
     );
@@ -548,31 +554,123 @@ export class BlockStore {
   }
 
   /**
+   * For a source that reads across gaps (a host answering one range a request): each run widened to whole pages of
+   * block hashes where that reads at most the gap more at either end, so that the pages are computed from the blocks
+   * rather than read (missingHashPages). A page of 8 hashes covers 1 KiB of the rows' 128-byte blocks: at 100 MiB,
+   * where the gaps make the rows' zone read nearly whole, its pages of hashes (1 MB) were read with it.
+   */
+  private pageAligned(runs: Array<[number, number]>, gapBytes: number): Array<[number, number]> {
+    if (gapBytes === 0 || this.hashes instanceof Uint8Array || runs.length === 0) return runs;
+    const perPage = this.levels[0].pageSize / this.levels[0].entry;
+    if (!Number.isInteger(perPage) || perPage < 1) return runs;
+    const out: Array<[number, number]> = [];
+    for (const [first, last] of runs) {
+      const from = Math.floor(first / perPage) * perPage;
+      const to = Math.min(Math.ceil((last + 1) / perPage) * perPage, this.layout.count) - 1;
+      // Where a page of hashes covers little (the 128- and 256-byte zones), by up to the whole gap.
+      const most = (b: number) =>
+        (this.layout.endOf(b) - this.layout.startOf(b)) * perPage <= 2048
+          ? gapBytes
+          : Math.min(gapBytes, WIDEN_BYTES);
+      const a = this.layout.startOf(first) - this.layout.startOf(from) <= most(first) ? from : first;
+      const z = this.layout.endOf(to) - this.layout.endOf(last) <= most(last) ? to : last;
+      const prev = out.at(-1);
+      if (prev && a <= prev[1] + 1) prev[1] = Math.max(prev[1], z);
+      else out.push([a, z]);
+    }
+    return out;
+  }
+
+  /**
    * The runs of hash pages that the runs' blocks need and the store has not read: every block of a run, the ones read
    * between two wanted blocks too (a source's gap of 32 KiB spans 16 blocks of 2 KiB, a whole page of 256 bytes).
+   * A page of block hashes whose every block lies in one run is not read but `computed`: accept() makes it from the
+   * blocks' digests and checks it against its hash in the level above, as a read one is checked (a host answering one
+   * range a request reads whole stretches of a section through its gaps: at 100 MiB the rows' zone of 128-byte blocks
+   * nearly whole, and its pages of block hashes, 16 bytes for every 128, with it).
    */
-  private missingHashPages(runs: ReadonlyArray<[number, number]>): PageRun[] {
-    if (this.hashes instanceof Uint8Array) return [];
+  private missingHashPages(runs: ReadonlyArray<[number, number]>): {
+    runs: PageRun[];
+    computed: Set<number>;
+  } {
+    const computed = new Set<number>();
+    if (this.hashes instanceof Uint8Array) return { runs: [], computed };
     const out: PageRun[] = [];
     // Level by level: the pages of the level below that are missing need theirs (a page held was checked already).
     let below: Array<[number, number]> = runs.map(([first, last]) => [first, last]);
     for (let level = 0; level < this.levels.length && below.length > 0; level++) {
       const { pageSize, entry } = this.levels[level];
       const held = this.hashPages[level];
+      const perPage = pageSize / entry;
       const pages: number[] = [];
       for (const [first, last] of below) {
         const [from] = hashPageOf(first, entry, pageSize);
         const [to] = hashPageOf(last, entry, pageSize);
-        for (let p = from; p <= to; p++) if (!held.has(p) && pages[pages.length - 1] !== p) pages.push(p);
+        for (let p = from; p <= to; p++) {
+          if (held.has(p) || pages[pages.length - 1] === p) continue;
+          if (
+            level === 0 &&
+            Number.isInteger(perPage) &&
+            p * perPage >= first &&
+            Math.min((p + 1) * perPage, this.layout.count) - 1 <= last
+          )
+            computed.add(p);
+          else pages.push(p);
+        }
       }
       pages.sort((a, b) => a - b);
       const unique = pages.filter((p, i) => i === 0 || p !== pages[i - 1]);
       // Pages at most the source's gap apart in one run, as blocks are: a host answering one range a request pays a
       // round trip a range (at 32 KiB, 120 more ranges a cold question at 100 MiB read page by page).
-      below = mergedRuns(unique, gapBlocks(this.source, pageSize));
-      for (const [first, last] of below) out.push({ level, first, last });
+      const read = mergedRuns(unique, gapBlocks(this.source, pageSize));
+      for (const [first, last] of read) out.push({ level, first, last });
+      // The pages computed need their hashes in the level above as much as the pages read.
+      below = level === 0 ? [...read, ...[...computed].map((p): [number, number] => [p, p])] : read;
     }
-    return out;
+    return { runs: out, computed };
+  }
+
+  /**
+   * Pages of block hashes made from the digests of blocks just read (missingHashPages' `computed`: a page whose
+   * every block is here), each checked against its hash in the level above (or the top list) before it is kept.
+   * One that does not check out is read instead, so that a changed block is named by its number (accept()).
+   */
+  private async computePages(pages: readonly number[], digestOf: (b: number) => Uint8Array): Promise<void> {
+    const { pageSize, length } = this.levels[0];
+    const perPage = pageSize / this.hashBytes;
+    const made = pages.map((p) => {
+      const page = new Uint8Array(Math.min(pageSize, length - p * pageSize));
+      for (let b = p * perPage, at = 0; at < page.length; b++, at += this.hashBytes)
+        page.set(digestOf(b).subarray(0, this.hashBytes), at);
+      return page;
+    });
+    const digests = await blockDigests(made);
+    const failed: number[] = [];
+    pages.forEach((p, k) => {
+      if (this.pageFits(0, p, digests[k])) this.hashPages[0].set(p, made[k]);
+      else failed.push(p);
+    });
+    if (failed.length === 0) return;
+    const { offset } = this.hashes as PagedHashes;
+    const runs: PageRun[] = failed.map((p) => ({ level: 0, first: p, last: p }));
+    const bytes = await Promise.all(
+      failed.map((p) => this.source.read(offset + p * pageSize, Math.min(pageSize, length - p * pageSize))),
+    );
+    await this.acceptHashPages(runs, bytes);
+  }
+
+  /** Whether a hash page's digest is its hash: in the top list for the last level, else in the page above (held). */
+  private pageFits(level: number, p: number, digest: Uint8Array): boolean {
+    if (level === this.levels.length - 1)
+      return matchesBlockHash(digest, (this.hashes as PagedHashes).top, p, TOP_HASH_BYTES);
+    const above = this.levels[level + 1];
+    const [q, at] = hashPageOf(p, TOP_HASH_BYTES, above.pageSize);
+    const page = this.hashPages[level + 1].get(q);
+    if (!page)
+      throw new PagesError(
+        `${this.source.name}: the hash page above page ${p} of level ${level} did not load`,
+      );
+    return matchesBlockHash(digest, page.subarray(at), 0, TOP_HASH_BYTES);
   }
 
   /**
@@ -635,7 +733,11 @@ export class BlockStore {
    * The blocks of each run from its bytes, each checked against its SHA-256 before any is kept. A batch's blocks are
    * digested in one go: awaited run by run, a request of 100 ranges waited on 100 turns of WebCrypto.
    */
-  private async accept(runs: ReadonlyArray<[number, number]>, bytes: readonly Uint8Array[]): Promise<void> {
+  private async accept(
+    runs: ReadonlyArray<[number, number]>,
+    bytes: readonly Uint8Array[],
+    computed: ReadonlySet<number> = new Set(),
+  ): Promise<void> {
     const blocks: Uint8Array[] = [];
     const numbers: number[] = [];
     runs.forEach(([first, last], i) => {
@@ -647,6 +749,18 @@ export class BlockStore {
     });
     const hashing = performance.now();
     const digests = await blockDigests(blocks);
+    if (computed.size > 0) {
+      // The pages of block hashes this batch's blocks make whole (missingHashPages), not read: made and checked here.
+      const digestAt = new Map(numbers.map((b, k) => [b, digests[k]]));
+      const { pageSize } = this.levels[0];
+      const mine: number[] = [];
+      for (const [first, last] of runs) {
+        const [from] = hashPageOf(first, this.hashBytes, pageSize);
+        const [to] = hashPageOf(last, this.hashBytes, pageSize);
+        for (let p = from; p <= to; p++) if (computed.has(p) && !this.hashPages[0].has(p)) mine.push(p);
+      }
+      if (mine.length > 0) await this.computePages(mine, (b) => digestAt.get(b)!);
+    }
     this.spent.hashMs += performance.now() - hashing;
     numbers.forEach((b, k) => {
       if (!this.matches(digests[k], b))

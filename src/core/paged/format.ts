@@ -39,7 +39,8 @@
 // Version 8 (round seventeen) lets a section have a block size of its own (`sectionBlocks`, blockLayout.ts): a library
 // that does not keep its lists in its rows writes its rows one chunk a group in blocks of their own, small ones: a
 // cold question at 100 MiB computes ~481 concept rows from ~4,700 chunk rows (~98 bytes each) scattered over the
-// section, each alone in its 512-byte block before. No field of `open` changes.
+// section, each alone in its 512-byte block before. No field of `open` changes. From round eighteen the writers give
+// both layouts blocks by section (write.ts sectionBlocksFor); a version 8 part without `sectionBlocks` still reads.
 // Version 9 (round eighteen) leaves out of `open` the degree code of every concept in one chunk (df 1: 67 % of the
 // concepts at 100 MiB, 74 % on 2Wiki), which a reader computes exactly from that chunk's row, and keeps one bound on
 // all of them instead (`singleCode`, PagesOpenV9): the walk reaches such a concept only along a row computed from its

@@ -1,7 +1,7 @@
 // Rewrites a version 1 to 7 pages part as version 8 (format.ts) without the corpus (a version 3 to 7 part is
 // copied but for its directory and its `open`, re-encoded as version 8 writes it, and its block hashes, made for
-// the writer's blocks (version 5's 512 bytes and version 8's blocks by section, sectionBlocksFor, when it does not keep
-// its lists in its rows, version 7's 1 KiB when it does), and, when it does not keep its lists in its rows, its rows'
+// the writer's blocks (version 8's blocks by section, sectionBlocksFor: over 512-byte blocks when it does not keep
+// its lists in its rows, over 1 KiB ones when it does), and, when it does not keep its lists in its rows, its rows'
 // group offsets, for groups of 1; when it keeps them, its one group of rows re-coded by concept as version 6 codes it
 // (recodedRows), a version 6 or 7 group copied).
 // From version 1 or 2: everything version 3 holds is in

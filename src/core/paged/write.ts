@@ -114,22 +114,54 @@ function defaultGroups(version: number): Readonly<GroupSizes> {
  *   nothing; in 24 blocks 0.4 KB;
  * - `records` and `postings` 1 KiB: a group of 4 records is ~2.4 KB gzip'd and a word's postings are read whole, so a
  *   block of 1 KiB reads little more of them (+20 KB a first page) and halves their hashes (−1.55 MB of bundle), and
- *   the leaf pages a question reads for them (−61 KB).
+ *   the leaf pages a question reads for them (−61 KB); in 2 KiB blocks (round eighteen) the bundle is 0.9 MB smaller
+ *   but a later question reads 65 KB more (p50 547 → 612 KB);
+ * - `lists` 128 (round eighteen): a question reads ~35 KB of concept lists of tens of bytes each, scattered: in
+ *   512-byte blocks 224 KB of them, in 128-byte ones 84 KB (+75 KB of their hashes' leaf pages): first page p50
+ *   3,613 → 3,502 KB, a later question 622 → 547 KB (lists 156 → 69 KB), for +1,173 KB of bundle; in 256-byte blocks
+ *   3,527 and 572 KB for +391 KB. The dictionaries (`terms`, `concepts`) in 128-byte blocks too: −8 KB a first page,
+ *   −6 KB a later question, for +0.74 MB of bundle: not kept;
+ * - `degrees` 4 KiB: no question reads them (the Graph view does, 8 bytes a concept): −146 KB of hashes.
  */
 const SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
   open: 64 * 1024,
   records: 1024,
   postings: 1024,
+  lists: 128,
   rows: 128,
+  degrees: 4096,
 };
 
-/** The sections a writer of `version` gives a block size of their own when not told a block size (SECTION_BLOCKS). */
+/**
+ * Version 8 (round eighteen): the block sizes by section of a library that keeps its lists in its rows, when the writer
+ * is not told a block size; `records` keeps SMALL_BLOCK_SIZE. Such a library reads `open` and its one group of rows
+ * whole, and of its dictionaries and postings a few scattered pieces of tens to hundreds of bytes, each a 1 KiB block
+ * before (a question on Vue's docs read 26 KB of postings for 5 it asked). Measured on the six small sets (the Ask
+ * view's first page, 10–25 cold questions each; docs/results/question-bytes.md, round eighteen):
+ * - `terms`, `postings`, `concepts` 256: first page p50 −7 to −17 % (Vue 190 → 163 KB, Rust 196 → 163, 2Wiki 266 →
+ *   242), bundles +5 to +58 KB (0.8–1.1 %); in 128-byte blocks 1–2 KB less again for twice the bundle's growth;
+ * - `open` and `rows` 64 KiB, read whole: their hashes a few blocks' instead of one a KiB;
+ * - `degrees` 4 KiB: no question reads them (the Graph view does, 8 bytes a concept).
+ */
+const SMALL_SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
+  open: 64 * 1024,
+  terms: 256,
+  postings: 256,
+  concepts: 256,
+  rows: 64 * 1024,
+  degrees: 4096,
+};
+
+/**
+ * The sections a writer of `version` gives a block size of their own when not told a block size (SECTION_BLOCKS, or
+ * SMALL_SECTION_BLOCKS for a library that keeps its lists in its rows).
+ */
 export function sectionBlocksFor(
   version: number,
   listsInRows: boolean,
 ): Partial<Record<SectionName, number>> | undefined {
-  if (version < 8 || listsInRows) return undefined;
-  return { ...SECTION_BLOCKS };
+  if (version < 8) return undefined;
+  return { ...(listsInRows ? SMALL_SECTION_BLOCKS : SECTION_BLOCKS) };
 }
 
 /** The blocks a writer hashes: every `blockSize` bytes, or from version 8 by section (blockLayout.ts). */

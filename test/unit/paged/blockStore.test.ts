@@ -250,3 +250,103 @@ describe('BlockStore between questions', () => {
     expect(source.bytesRead).toBe(read);
   });
 });
+
+describe('BlockStore pages of block hashes made from the blocks', () => {
+  // 64 blocks of 128 bytes; their 16-byte hashes in pages of 128 bytes (8 hashes, 1 KiB of blocks a page), the 8
+  // pages' hashes in one page of 128 bytes above them, its hash the top list. The hashes follow the blocks in the file.
+  const SIZE = 128;
+  const part = Uint8Array.from({ length: 64 * SIZE }, (_, i) => (i * 29 + (i >> 7)) & 0xff);
+  const sha = (bytes: Uint8Array) =>
+    new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
+  const leaves = new Uint8Array(64 * 16);
+  for (let b = 0; b < 64; b++) leaves.set(sha(part.subarray(b * SIZE, (b + 1) * SIZE)), b * 16);
+  const upper = new Uint8Array(8 * 16);
+  for (let p = 0; p < 8; p++) upper.set(sha(leaves.subarray(p * 128, (p + 1) * 128)), p * 16);
+  const top = sha(upper);
+  const open = (blocks: Uint8Array, gapBytes: number) => {
+    const file = new Uint8Array(blocks.length + leaves.length + upper.length);
+    file.set(blocks);
+    file.set(leaves, blocks.length);
+    file.set(upper, blocks.length + leaves.length);
+    const inner = new MemoryRangeSource(file, 'file.bin');
+    const reads: Array<[number, number]> = [];
+    const source = {
+      name: 'file.bin',
+      size: file.length,
+      gapBytes,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => {
+        reads.push([offset, length]);
+        return inner.read(offset, length);
+      },
+    };
+    const s = new BlockStore(
+      source,
+      0,
+      blocks.length,
+      BlockLayout.uniform(blocks.length, SIZE),
+      {
+        offset: blocks.length,
+        length: leaves.length,
+        pageSize: 128,
+        top,
+        upper: [{ at: leaves.length, length: upper.length, pageSize: 128 }],
+      },
+      'pages.bin',
+      undefined,
+      16,
+    );
+    return { s, reads };
+  };
+  const at = part.length;
+
+  it('reads across a gap in whole pages of hashes and makes those pages, reading only the level above', async () => {
+    // Blocks 3 and 20, 2 KiB apart: one run across the gap, widened to blocks 0–23 (pages 0–2 made from them).
+    const { s, reads } = open(part, 2048);
+    expect(s.bytes(3 * SIZE + 1, 10)).toBeUndefined();
+    expect(s.bytes(20 * SIZE, 4)).toBeUndefined();
+    await s.load();
+    expect(s.bytes(3 * SIZE + 1, 10)).toEqual(part.subarray(3 * SIZE + 1, 3 * SIZE + 11));
+    expect(s.bytes(20 * SIZE, 4)).toEqual(part.subarray(20 * SIZE, 20 * SIZE + 4));
+    expect(reads.sort((a, b) => a[0] - b[0])).toEqual([
+      [0, 24 * SIZE],
+      [at + leaves.length, upper.length],
+    ]);
+    // Block 22 came with the run and checks out against the page made: nothing read for it.
+    expect(s.bytes(22 * SIZE, 8)).toEqual(part.subarray(22 * SIZE, 22 * SIZE + 8));
+    expect(s.missing).toBe(false);
+  });
+
+  it('reads the pages of hashes of blocks read one by one (no gap)', async () => {
+    const { s, reads } = open(part, 0);
+    expect(s.bytes(3 * SIZE, 1)).toBeUndefined();
+    await s.load();
+    expect(reads.sort((a, b) => a[0] - b[0])).toEqual([
+      [3 * SIZE, SIZE],
+      [at, 128],
+      [at + leaves.length, upper.length],
+    ]);
+  });
+
+  it('refuses a changed block in a page it makes, naming the block', async () => {
+    const bad = part.slice();
+    bad[10 * SIZE + 7] ^= 1;
+    const { s } = open(bad, 2048);
+    expect(s.bytes(3 * SIZE, 1)).toBeUndefined();
+    expect(s.bytes(20 * SIZE, 1)).toBeUndefined();
+    await expect(s.load()).rejects.toThrow(/SHA-256 mismatch in block 10 of part pages\.bin/);
+  });
+
+  it('refuses a changed page of the level above', async () => {
+    upper[16] ^= 1;
+    try {
+      const { s } = open(part, 2048);
+      expect(s.bytes(3 * SIZE, 1)).toBeUndefined();
+      await expect(s.load()).rejects.toThrow(/SHA-256 mismatch in hash page 0 of level 1/);
+    } finally {
+      upper[16] ^= 1;
+    }
+  });
+});

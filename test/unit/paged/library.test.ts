@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { bundleBytes, writeBundle, readBundle } from '../../../src/core/bundle/index.ts';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
+import { blockLayoutOf, hashBytesOf } from '../../../src/core/paged/format.ts';
 import { PagedLibrary, type PagedAnswer } from '../../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
@@ -194,8 +195,10 @@ describe('a version 3 bundle with pages', () => {
       copy[entry.offset! + at] ^= 0xff;
       return copy;
     };
+    // Version 8 cuts the part into blocks by section (blockLayout.ts): a byte's block is the layout's.
+    const layout = blockLayoutOf(written.directory, written.data.length);
     const refusal = (at: number): string =>
-      `x.bundle: corrupted (SHA-256 mismatch in block ${Math.floor(at / written.directory.blockSize)} of part pages.bin)`;
+      `x.bundle: corrupted (SHA-256 mismatch in block ${layout.blockOf(at)} of part pages.bin)`;
     await expect(openPagedBundle(new MemoryRangeSource(damage(10), 'x.bundle'), analyzer)).rejects.toThrow(
       refusal(10),
     );
@@ -205,8 +208,9 @@ describe('a version 3 bundle with pages', () => {
       source2,
       entry.offset!,
       entry.length,
-      written.directory.blockSize,
-      written.hashes,
+      layout,
+      // The block hashes (the tree's levels above them follow when they are more than 64 pages).
+      written.hashes.subarray(0, layout.count * hashBytesOf(written.directory)),
       'pages.bin',
       undefined,
       written.directory.hashBytes,

@@ -228,8 +228,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
     // (format.ts, hashLevels).
     const v7 = await writePagedIndex(parts, doc, undefined, 7);
     const v7large = await writePagedIndex(parts, doc, undefined, 7, undefined, 0);
-    // Version 8: version 7's small layout; the large one's rows one chunk a group, and blocks of their own size for
-    // open, records, postings and rows (blockLayout.ts).
+    // Version 8: version 7's small layout's bytes, with blocks of their own size for open, terms, postings, concepts,
+    // rows and degrees; the large one's rows one chunk a group, and blocks of their own size for open, records,
+    // postings, lists, rows and degrees (blockLayout.ts).
     const v8 = await writePagedIndex(parts, doc, undefined, 8);
     const v8large = await writePagedIndex(parts, doc, undefined, 8, undefined, 0);
     // Version 9, the writers' default: version 8's layouts, `open` without the degree codes of one-chunk concepts.
@@ -258,18 +259,56 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
     }
     expect([v8.directory.version, v8large.directory.version]).toEqual([8, 8]);
     expect(Buffer.from(v8.data).equals(Buffer.from(v7.data))).toBe(true);
-    expect(Buffer.from(v8.hashes).equals(Buffer.from(v7.hashes))).toBe(true);
-    expect({ ...v8.directory, version: 7 }).toEqual(v7.directory);
-    expect(v8.directory.sectionBlocks).toBeUndefined();
+    // The same directory but for the version, the blocks by section and the hash tree's top (its hashes are new).
+    const { sectionBlocks: smallBlocks, hashPages: smallTree, ...smallRest } = v8.directory;
+    const { hashPages: tree7, ...rest7 } = v7.directory;
+    expect({ ...smallRest, version: 7 }).toEqual(rest7);
+    expect(smallTree?.size).toBe(tree7?.size);
+    expect(smallBlocks).toEqual({
+      open: 65536,
+      terms: 256,
+      postings: 256,
+      concepts: 256,
+      rows: 65536,
+      degrees: 4096,
+    });
     expect([
       v8large.directory.blockSize,
       v8large.directory.sectionBlocks,
       v8large.directory.groups.rows,
-    ]).toEqual([512, { open: 65536, records: 1024, postings: 1024, rows: 128 }, 1]);
+    ]).toEqual([
+      512,
+      { open: 65536, records: 1024, postings: 1024, lists: 128, rows: 128, degrees: 4096 },
+      1,
+    ]);
+    // The small layout's block hashes: open in 64 KiB, records in 1 KiB (the part's block size), terms, postings and
+    // concepts together in 256 B (one zone: the same size, side by side), no lists, rows in 64 KiB, degrees in 4 KiB.
+    {
+      const cuts: Array<[number, number]> = [];
+      const cut = (from: number, to: number, size: number) => {
+        for (let at = from; at < to; at += size) cuts.push([at, Math.min(to, at + size)]);
+      };
+      const s = v8.directory.sections;
+      const end = (name: keyof typeof s) => s[name][0] + s[name][1];
+      expect([v8.directory.blockSize, s.lists[1]]).toEqual([1024, 0]);
+      cut(0, end('open'), 65536);
+      cut(s.records[0], end('records'), 1024);
+      cut(s.terms[0], end('concepts'), 256);
+      cut(s.rows[0], end('rows'), 65536);
+      cut(s.degrees[0], v8.data.length, 4096);
+      const leaves = Buffer.concat(
+        cuts.map(([from, to]) =>
+          createHash('sha256').update(v8.data.subarray(from, to)).digest().subarray(0, 16),
+        ),
+      );
+      expect(Buffer.from(v8.hashes.subarray(0, leaves.length)).equals(leaves)).toBe(true);
+      const leafPages = Math.ceil(leaves.length / 128);
+      expect(v8.hashes.length).toBe(leaves.length + (leafPages > 64 ? leafPages * 16 : 0));
+    }
     // The large layout's rows are version 7's bytes (cut into groups of 1, in open); every block's hash is the first
     // 16 bytes of the SHA-256 of a block of its zone: open in 64 KiB, records in 1 KiB, terms in 512 B, postings in
-    // 1 KiB, concepts and lists together in 512 B (one zone: the same size, side by side), rows in 128 B, degrees in
-    // 512 B, each zone cut from its own start.
+    // 1 KiB, concepts in 512 B, lists and rows together in 128 B (one zone), degrees in 4 KiB, each zone cut from its
+    // own start.
     {
       const [rowsAt, rowsLength] = v8large.directory.sections.rows;
       const [rowsAt7, rowsLength7] = v7large.directory.sections.rows;
@@ -288,9 +327,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
       cut(s.records[0], end('records'), 1024);
       cut(s.terms[0], end('terms'), 512);
       cut(s.postings[0], end('postings'), 1024);
-      cut(s.concepts[0], end('lists'), 512);
-      cut(rowsAt, rowsAt + rowsLength, 128);
-      cut(rowsAt + rowsLength, v8large.data.length, 512);
+      cut(s.concepts[0], end('concepts'), 512);
+      cut(s.lists[0], rowsAt + rowsLength, 128);
+      cut(rowsAt + rowsLength, v8large.data.length, 4096);
       const leaves = Buffer.concat(
         cuts.map(([from, to]) =>
           createHash('sha256').update(v8large.data.subarray(from, to)).digest().subarray(0, 16),
@@ -542,7 +581,7 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
     const fromV6 = await upgrade(v6);
     expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 9]);
     expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v9))).toBe(true);
-    // Version 7: the same sections and blocks (version 8 changes only the large layout).
+    // Version 7: the same sections, in version 8's blocks by section and version 9's `open`.
     const fromV7 = await upgrade(v7);
     expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 9]);
     expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v9))).toBe(true);
@@ -610,7 +649,11 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
       openedLarge!.library.directory.sectionBlocks,
-    ]).toEqual([512, 1, { open: 65536, records: 1024, postings: 1024, rows: 128 }]);
+    ]).toEqual([
+      512,
+      1,
+      { open: 65536, records: 1024, postings: 1024, lists: 128, rows: 128, degrees: 4096 },
+    ]);
     expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
       (await readBundle(v1)).parts.get('notes.jsonl'),
     );

@@ -104,7 +104,7 @@ describe('cli index --stream', () => {
     expect([meta.blockSize, meta.groups.rows, meta.sectionBlocks]).toEqual([
       512,
       1,
-      { open: 65536, records: 1024, postings: 1024, rows: 128 },
+      { open: 65536, records: 1024, postings: 1024, lists: 128, rows: 128, degrees: 4096 },
     ]);
   }, 300_000);
 
