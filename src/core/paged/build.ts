@@ -120,7 +120,7 @@ export class ConceptCandidates {
 
 /** A document with its parts, as the parser gives it and as the store gives it back (chunk text sliced). */
 export interface PagesSourceInput {
-  doc: Pick<DocumentRecord, 'id' | 'title' | 'pageStarts'>;
+  doc: Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'pageStarts'>;
   sections: SectionRecord[];
   chunks: ChunkRecord[];
   sentences: ReadonlyArray<{ chunkId: string; index: number; start: number; end: number }>;

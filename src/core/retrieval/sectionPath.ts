@@ -13,6 +13,23 @@ export function cleanHeading(heading: string): string {
 }
 
 /**
+ * The name a .jsonl line without a title is shown by ("passages.jsonl line 12", from its source "passages.jsonl#12";
+ * parse/jsonl.ts). It says where the passage sits in its file, not what it is about, so it is no heading of the
+ * passage: in a path it would put "line" and a number into the heading field of every such passage (6,978 MuSiQue
+ * passages made "line" a common heading word of a mixed library, and the Node docs' Readline pages lost their
+ * weight in it).
+ */
+export function lineLabel(sourceName: string | undefined): string | undefined {
+  const m = sourceName === undefined ? null : /^(.*)#(\d+)$/.exec(sourceName);
+  return m ? `${m[1]} line ${m[2]}` : undefined;
+}
+
+/** A document's title as the first part of its heading paths: none where the title is only its line label. */
+function pathTitle(document: Pick<DocumentRecord, 'title'> & { sourceName?: string }): string {
+  return document.title === lineLabel(document.sourceName) ? '' : document.title;
+}
+
+/**
  * Heading path of every section of one document, by section index: the document title, then the headings of the
  * enclosing sections (lower level numbers) down to the section's own heading. The title is left out where the
  * first heading repeats it, and empty headings are skipped.
@@ -38,9 +55,12 @@ export function sectionPaths(
   return out;
 }
 
-/** Every chunk with its heading path (see sectionPaths), for the retrieval input. */
+/**
+ * Every chunk with its heading path (see sectionPaths), for the retrieval input. A document whose title is its .jsonl
+ * line label (lineLabel; `sourceName` given) has no title in its paths.
+ */
 export function withSectionPaths<C extends Pick<ChunkRecord, 'docId' | 'sectionIndex'>>(
-  documents: readonly Pick<DocumentRecord, 'id' | 'title'>[],
+  documents: readonly (Pick<DocumentRecord, 'id' | 'title'> & { sourceName?: string })[],
   sections: readonly Pick<SectionRecord, 'docId' | 'index' | 'level' | 'heading'>[],
   chunks: readonly C[],
 ): Array<C & { path: string[] }> {
@@ -51,8 +71,8 @@ export function withSectionPaths<C extends Pick<ChunkRecord, 'docId' | 'sectionI
     list.push(s);
   }
   const paths = new Map<string, Map<number, string[]>>();
-  const titleOf = new Map(documents.map((d) => [d.id, cleanHeading(d.title)]));
-  for (const d of documents) paths.set(d.id, sectionPaths(d.title, byDoc.get(d.id) ?? []));
+  const titleOf = new Map(documents.map((d) => [d.id, cleanHeading(pathTitle(d))]));
+  for (const d of documents) paths.set(d.id, sectionPaths(pathTitle(d), byDoc.get(d.id) ?? []));
   return chunks.map((c) => {
     // A chunk whose section is unknown still has its document's title as the path.
     const title = titleOf.get(c.docId);
