@@ -14,9 +14,10 @@ export function cleanHeading(heading: string): string {
 
 /**
  * The name a .jsonl line without a title is shown by ("passages.jsonl line 12", from its source "passages.jsonl#12";
- * parse/jsonl.ts). It says where the passage sits in its file, not what it is about, so it is no heading of the
- * passage: in a path it would put "line" and a number into the heading field of every such passage (6,978 MuSiQue
- * passages made "line" a common heading word of a mixed library, and the Node docs' Readline pages lost their
+ * parse/jsonl.ts). It says where the passage sits in its file, not what it is about: it stays the first part of the
+ * passage's path (shown, and a source of the passage's concepts as any title), but it is no heading words of the
+ * BM25F field (headingField): there it put "line" and a number into the heading field of every such passage (6,978
+ * MuSiQue passages made "line" a common heading word of a mixed library, and the Node docs' Readline pages lost their
  * weight in it).
  */
 export function lineLabel(sourceName: string | undefined): string | undefined {
@@ -24,9 +25,13 @@ export function lineLabel(sourceName: string | undefined): string | undefined {
   return m ? `${m[1]} line ${m[2]}` : undefined;
 }
 
-/** A document's title as the first part of its heading paths: none where the title is only its line label. */
-function pathTitle(document: Pick<DocumentRecord, 'title'> & { sourceName?: string }): string {
-  return document.title === lineLabel(document.sourceName) ? '' : document.title;
+/**
+ * The heading path as the BM25F heading field reads it: the path without its first part where that is the
+ * document's line label (`pathLabel`, set by withSectionPaths).
+ */
+export function headingField(chunk: { path?: readonly string[]; pathLabel?: boolean }): readonly string[] {
+  const path = chunk.path ?? [];
+  return chunk.pathLabel ? path.slice(1) : path;
 }
 
 /**
@@ -56,14 +61,15 @@ export function sectionPaths(
 }
 
 /**
- * Every chunk with its heading path (see sectionPaths), for the retrieval input. A document whose title is its .jsonl
- * line label (lineLabel; `sourceName` given) has no title in its paths.
+ * Every chunk with its heading path (see sectionPaths), for the retrieval input. Where a document's title is its
+ * .jsonl line label (lineLabel; `sourceName` given) and begins the path, the chunk has `pathLabel` (see
+ * headingField).
  */
 export function withSectionPaths<C extends Pick<ChunkRecord, 'docId' | 'sectionIndex'>>(
   documents: readonly (Pick<DocumentRecord, 'id' | 'title'> & { sourceName?: string })[],
   sections: readonly Pick<SectionRecord, 'docId' | 'index' | 'level' | 'heading'>[],
   chunks: readonly C[],
-): Array<C & { path: string[] }> {
+): Array<C & { path: string[]; pathLabel?: boolean }> {
   const byDoc = new Map<string, Array<Pick<SectionRecord, 'index' | 'level' | 'heading'>>>();
   for (const s of sections) {
     let list = byDoc.get(s.docId);
@@ -71,11 +77,19 @@ export function withSectionPaths<C extends Pick<ChunkRecord, 'docId' | 'sectionI
     list.push(s);
   }
   const paths = new Map<string, Map<number, string[]>>();
-  const titleOf = new Map(documents.map((d) => [d.id, cleanHeading(pathTitle(d))]));
-  for (const d of documents) paths.set(d.id, sectionPaths(pathTitle(d), byDoc.get(d.id) ?? []));
+  const titleOf = new Map(documents.map((d) => [d.id, cleanHeading(d.title)]));
+  const labelOf = new Map<string, string>();
+  for (const d of documents) {
+    paths.set(d.id, sectionPaths(d.title, byDoc.get(d.id) ?? []));
+    if (d.title === lineLabel(d.sourceName)) labelOf.set(d.id, cleanHeading(d.title));
+  }
   return chunks.map((c) => {
     // A chunk whose section is unknown still has its document's title as the path.
     const title = titleOf.get(c.docId);
-    return { ...c, path: paths.get(c.docId)?.get(c.sectionIndex) ?? (title ? [title] : []) };
+    const path = paths.get(c.docId)?.get(c.sectionIndex) ?? (title ? [title] : []);
+    const label = labelOf.get(c.docId);
+    return label !== undefined && label !== '' && path[0] === label
+      ? { ...c, path, pathLabel: true }
+      : { ...c, path };
   });
 }

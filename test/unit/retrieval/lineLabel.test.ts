@@ -4,7 +4,12 @@ import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { writePagedIndex } from '../../../src/core/paged/write.ts';
 import { prepareFile } from '../../../src/core/prepare.ts';
 import type { PreparedDocument } from '../../../src/core/types.ts';
-import { DEFAULT_MODE, RetrievalEngine, withSectionPaths } from '../../../src/core/retrieval/index.ts';
+import {
+  DEFAULT_MODE,
+  headingField,
+  RetrievalEngine,
+  withSectionPaths,
+} from '../../../src/core/retrieval/index.ts';
 import { lineLabel } from '../../../src/core/retrieval/sectionPath.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 
@@ -49,7 +54,7 @@ async function library(): Promise<{ docs: PreparedDocument[]; engine: RetrievalE
   return { docs, engine: RetrievalEngine.build({ chunks, sentences }, createTermAnalyzer()) };
 }
 
-describe('a .jsonl line label is no heading', () => {
+describe('a .jsonl line label is no heading word', () => {
   it('is the title the parser gives an untitled line, and only that', async () => {
     const { docs } = await library();
     const untitled = docs.filter((d) => d.doc.sourceName === 'passages.jsonl#3')[0].doc;
@@ -60,19 +65,30 @@ describe('a .jsonl line label is no heading', () => {
     expect(lineLabel('streams.md')).toBeUndefined();
   });
 
-  it('leaves the label out of the heading path, and keeps real titles and file names', () => {
+  it('keeps the label in the path (shown, a source of concepts) and out of the heading field', () => {
     const paths = withSectionPaths(
       [
         { id: 'a', title: 'p.jsonl line 12', sourceName: 'p.jsonl#12' },
         { id: 'b', title: 'Harbour Railway', sourceName: 'p.jsonl#13' },
         { id: 'c', title: 'notes.txt', sourceName: 'notes.txt' },
-        // Without its source the title stays (records that do not carry it).
+        // Without its source the title stays a heading (records that do not carry it).
         { id: 'd', title: 'p.jsonl line 14' },
       ],
       [],
       ['a', 'b', 'c', 'd'].map((docId) => ({ docId, sectionIndex: 0 })),
     );
-    expect(paths.map((c) => c.path)).toEqual([[], ['Harbour Railway'], ['notes.txt'], ['p.jsonl line 14']]);
+    expect(paths.map((c) => c.path)).toEqual([
+      ['p.jsonl line 12'],
+      ['Harbour Railway'],
+      ['notes.txt'],
+      ['p.jsonl line 14'],
+    ]);
+    expect(paths.map((c) => headingField(c))).toEqual([
+      [],
+      ['Harbour Railway'],
+      ['notes.txt'],
+      ['p.jsonl line 14'],
+    ]);
   });
 
   it('does not make every untitled passage a match for "line"', async () => {
