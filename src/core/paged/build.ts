@@ -26,6 +26,7 @@ import { Sha256 } from '../bundle/index.ts';
 import {
   Bm25Builder,
   Bm25Index,
+  headingField,
   HeadingFieldBm25,
   titleGroupSizes,
   withSectionPaths,
@@ -82,6 +83,17 @@ class Grow<T extends Uint32Array | Float32Array | Float64Array> {
 export interface PagesDocument {
   records: PagedChunkRecord[];
   concepts: ArrayLike<number>[];
+  /** Records whose path begins with the document's .jsonl line label (their index; absent when none): headingField. */
+  labelled?: number[];
+}
+
+/** The `labelled` of a document's chunks in record order (pagesRecords' chunks). */
+export function labelledRecords(chunks: ReadonlyArray<{ pathLabel?: boolean }>): { labelled?: number[] } {
+  const labelled: number[] = [];
+  chunks.forEach((c, j) => {
+    if (c.pathLabel) labelled.push(j);
+  });
+  return labelled.length ? { labelled } : {};
 }
 
 /** Every keyphrase met in the first pass: its candidate id (order of first sight) and its df over chunks. */
@@ -120,7 +132,7 @@ export class ConceptCandidates {
 
 /** A document with its parts, as the parser gives it and as the store gives it back (chunk text sliced). */
 export interface PagesSourceInput {
-  doc: Pick<DocumentRecord, 'id' | 'title' | 'pageStarts'>;
+  doc: Pick<DocumentRecord, 'id' | 'title' | 'sourceName' | 'pageStarts'>;
   sections: SectionRecord[];
   chunks: ChunkRecord[];
   sentences: ReadonlyArray<{ chunkId: string; index: number; start: number; end: number }>;
@@ -128,7 +140,7 @@ export interface PagesSourceInput {
 
 /** A document's chunks in id order with their heading paths, and their records (what evidence shows). */
 export function pagesRecords(d: PagesSourceInput): {
-  chunks: Array<ChunkRecord & { path: string[] }>;
+  chunks: Array<ChunkRecord & { path: string[]; pathLabel?: boolean }>;
   records: PagedChunkRecord[];
 } {
   const chunks = withSectionPaths([d.doc], d.sections, d.chunks).sort((a, b) =>
@@ -171,7 +183,7 @@ export function pagesDocument(
     for (const [id, tf] of counts) flat.push(id, tf);
     return flat;
   });
-  return { records, concepts };
+  return { records, concepts, ...labelledRecords(chunks) };
 }
 
 /** A section's temporary bytes: written in order, read back in order once closed. */
@@ -302,6 +314,7 @@ class WordSections {
   private headings: Bm25Builder | undefined = new Bm25Builder();
   private anyPath = false;
 
+  /** `path`: the chunk's heading field (headingField). */
   add(analyzer: TermAnalyzer, text: string, path: readonly string[]): void {
     if (!this.text || !this.headings)
       throw new Error('pages: a chunk added after the word sections were written');
@@ -415,7 +428,7 @@ export async function buildPages(
       await records.add(record);
       mark('pass 2: records gzip');
       const path = record.path ?? [];
-      words.add(analyzer, record.text, path);
+      words.add(analyzer, record.text, headingField({ path, pathLabel: entry.labelled?.includes(j) }));
       mark('pass 2: word terms');
       tokens[k] = record.tokens;
       documentChunks[k] = entry.records.length;

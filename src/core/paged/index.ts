@@ -5,6 +5,7 @@ export {
   buildPages,
   ConceptCandidates,
   duration,
+  labelledRecords,
   pagesDocument,
   pagesRecords,
   type PagesDocument,

@@ -8,6 +8,8 @@ export type RetrievalChunkInput = Pick<
 > & {
   /** Heading path document › heading › subheading (see sectionPath.ts); ranked as a field and shown to the reader. */
   path?: readonly string[];
+  /** The path's first part is the document's .jsonl line label, no heading words (sectionPath.ts headingField). */
+  pathLabel?: boolean;
 };
 export type RetrievalSentenceInput = Pick<SentenceRecord, 'chunkId' | 'index' | 'start' | 'end' | 'text'>;
 

@@ -43,6 +43,7 @@ import { rankPpr, type WalkObserver } from './pprSearch.ts';
 import { conceptChunkShares, TableAccess } from './conceptAccess.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from './evidence.ts';
 import { titleGroupSizes } from './questionBlend.ts';
+import { headingField } from './sectionPath.ts';
 import { subjectScores } from './subjects.ts';
 import { parseMode, type BaseMode, type Candidate, type Query, type RetrievedChunk } from './types.ts';
 
@@ -176,13 +177,14 @@ function analyseChunks(
 ): { text: Bm25Builder; headings?: Bm25Builder; copies: number; analyzeMs: number } {
   let analyzeMs = 0;
   const copies = Math.round(params.headingWeight);
-  const withFields = copies > 0 && layout.chunks.some((c) => c.path?.length);
+  const withFields = copies > 0 && layout.chunks.some((c) => headingField(c).length);
   const text = new Bm25Builder();
   const headings = withFields ? new Bm25Builder() : undefined;
   for (const c of chunks) {
     const t = performance.now();
     const terms = analyzer.terms(c.text);
-    const heading = headings && c.path?.length ? analyzer.terms(c.path.join('\n')) : [];
+    const field = headings ? headingField(c) : [];
+    const heading = field.length ? analyzer.terms(field.join('\n')) : [];
     analyzeMs += performance.now() - t;
     text.add(terms);
     headings?.add(heading);
@@ -337,7 +339,11 @@ export class RetrievalEngine {
     for (let i = 0; i < layout.chunks.length; i++) {
       const c = layout.chunks[i];
       if (k < before.length && before[k].id === c.id) {
-        if (before[k].text !== c.text || (before[k].path ?? []).join('\n') !== (c.path ?? []).join('\n'))
+        if (
+          before[k].text !== c.text ||
+          (before[k].path ?? []).join('\n') !== (c.path ?? []).join('\n') ||
+          !before[k].pathLabel !== !c.pathLabel
+        )
           return undefined;
         place[k++] = i;
       } else addedPlace.push(i);

@@ -13,7 +13,7 @@ export { parseParamOverride, resolveParams } from './params.ts';
 export type { RetrievalParams } from './params.ts';
 export { passagesShown, rateEvidence, relevanceLabel } from './relevance.ts';
 export type { Relevance } from './relevance.ts';
-export { cleanHeading, withSectionPaths } from './sectionPath.ts';
+export { cleanHeading, headingField, withSectionPaths } from './sectionPath.ts';
 export { semanticCompactGraph } from './semanticMask.ts';
 export { looksLikeCode } from './sentencePick.ts';
 export { DEFAULT_MODE, parseMode } from './types.ts';

@@ -8,6 +8,7 @@ import {
   buildPages,
   ConceptCandidates,
   pagesDocument,
+  labelledRecords,
   pagesRecords,
   PhaseClock,
   SECTIONS,
@@ -148,7 +149,7 @@ export async function writeLibraryPages(
     for await (const d of pages.documents()) {
       mark('pass 2: store read');
       if (i >= kept.length) throw new Error('pages: a document was added while the pages were built');
-      const { records } = pagesRecords(d);
+      const { records, chunks } = pagesRecords(d);
       for (const r of records) themes.add(r);
       mark('pass 2: records');
       const flat = kept[i];
@@ -158,6 +159,7 @@ export async function writeLibraryPages(
       yield {
         records,
         concepts: Array.from({ length: records.length }, (_, j) => flat.subarray(offsets[j], offsets[j + 1])),
+        ...labelledRecords(chunks),
       };
     }
   };

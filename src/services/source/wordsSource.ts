@@ -11,6 +11,7 @@ import type { PagedChunkRecord } from '../../core/paged/index.ts';
 import { pagesRecords, recordChunk, recordSentences } from '../../core/paged/index.ts';
 import {
   DEFAULT_MODE,
+  headingField,
   rankedEvidence,
   resolveParams,
   searchByBatches,
@@ -38,6 +39,9 @@ export interface WordsOptions {
   /** The library's chunk count, for the refusal of what waits for the pages. */
   chunks?: number;
 }
+
+/** A chunk as the words read it: its text and heading path (pagesRecords). */
+type WordsChunk = ReturnType<typeof pagesRecords>['chunks'][number];
 
 /** A chunk's record with its document's chunk count (what evidence reads of it). */
 interface Kept {
@@ -101,15 +105,18 @@ async function byWords(
   // bm25 is the text alone.
   const copies = mode === DEFAULT_MODE ? Math.round(params.headingWeight) : 0;
   // Read without their sentences (most of the records): only the evidence shown needs them, read after the ranking.
-  const chunkBatches = async function* (): AsyncGenerator<PagedChunkRecord[]> {
+  const chunkBatches = async function* (): AsyncGenerator<WordsChunk[]> {
     for await (const documents of stored.documentBatches(options.documentsPerRead, { sentences: false })) {
-      yield documents.flatMap((d) => pagesRecords(d).records);
+      yield documents.flatMap((d) => pagesRecords(d).chunks);
     }
   };
-  const termsOf = (record: PagedChunkRecord): ChunkTerms => ({
-    text: analyzer.terms(record.text),
-    heading: record.path?.length ? analyzer.terms(record.path.join('\n')) : [],
-  });
+  const termsOf = (chunk: WordsChunk): ChunkTerms => {
+    const field = headingField(chunk);
+    return {
+      text: analyzer.terms(chunk.text),
+      heading: field.length ? analyzer.terms(field.join('\n')) : [],
+    };
+  };
   const { best: ranked, stats } = await searchByBatches(
     chunkBatches,
     termsOf,

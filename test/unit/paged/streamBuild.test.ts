@@ -142,6 +142,30 @@ describe('cli index --stream', () => {
     600_000,
   );
 
+  it('writes the same bytes on untitled .jsonl lines beside a manual (a line label is no heading word)', async () => {
+    // The builder is told which records' paths begin with a line label (PagesDocument.labelled): without it the
+    // streamed heading field would hold "line" and each number, and the bytes would differ from the engine's.
+    const folder = join(work, 'lines');
+    mkdirSync(folder, { recursive: true });
+    const passages = [
+      'The river crosses the valley below the old mill and joins the sea at the harbour town.',
+      'A stone bridge of three arches was built over the river in the eighteenth century.',
+      'The mill ground corn for the valley until the railway brought flour from the city.',
+    ];
+    writeFileSync(
+      join(folder, 'passages.jsonl'),
+      [
+        ...passages.map((text) => JSON.stringify({ title: '', text })),
+        JSON.stringify({ title: 'Harbour', text: 'A line of boats.' }),
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(folder, 'streams.md'),
+      '# Streams\n\n## Reading line by line\n\nThe interface yields one line of a file at a time.\n',
+    );
+    await expectSameAsInMemory([folder], 'lines');
+  }, 120_000);
+
   it('skips a bad file with its name, and every whole read refuses the bundle by name', async () => {
     const folder = join(work, 'bad');
     mkdirSync(folder, { recursive: true });
