@@ -4,6 +4,8 @@
 // RangeSource whose reads are logged; the expected page is computed here from the whole answer (passagesShown over its
 // ratings), never copied from output.
 import { describe, expect, it } from 'vitest';
+import type { BlockLayout } from '../../../../src/core/paged/blockLayout.ts';
+import { blockLayoutOf } from '../../../../src/core/paged/format.ts';
 import { PagedLibrary } from '../../../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../../../src/core/paged/rangeSource.ts';
 import { writePagedIndex, type WrittenPages } from '../../../../src/core/paged/write.ts';
@@ -63,23 +65,34 @@ async function cold(written: WrittenPages): Promise<{ library: PagedLibrary; sou
 }
 
 /**
+ * The part's blocks as the library reads them: from version 8 by section (a small library's `open` in 64 KiB blocks,
+ * its records in 1 KiB ones from the records' own start: blockLayout.ts), so never counted from the file's start.
+ */
+function layoutOf(library: PagedLibrary): BlockLayout {
+  const d = library.directory;
+  const end = Math.max(...Object.values(d.sections).map(([at, length]) => at + length));
+  return blockLayoutOf(d, end);
+}
+
+/**
  * The blocks of the records section a source was asked for. Only blocks wholly inside the section: the first and
- * last are shared with `open` and the terms, which every question reads whatever records it needs (which of them a
+ * last may be shared with `open` and the terms, which every question reads whatever records it needs (which of them a
  * record group shares depends on where the section starts, i.e. on the size of `open`).
  */
 function recordBlocks(library: PagedLibrary, source: LoggedSource): Set<number> {
-  const d = library.directory;
-  const [at, length] = d.sections.records;
+  const layout = layoutOf(library);
+  const [at, length] = library.directory.sections.records;
   const blocks = new Set<number>();
   for (const [from, to] of source.ranges)
-    for (let b = Math.floor(from / d.blockSize); b * d.blockSize < to; b++)
-      if (b * d.blockSize >= at && (b + 1) * d.blockSize <= at + length) blocks.add(b);
+    for (let b = layout.blockOf(from); b < layout.count && layout.startOf(b) < to; b++)
+      if (layout.startOf(b) >= at && layout.endOf(b) <= at + length) blocks.add(b);
   return blocks;
 }
 
 /** The blocks holding the record groups of these chunk places. */
 function blocksOf(library: PagedLibrary, places: Iterable<number>): Set<number> {
   const d = library.directory;
+  const layout = layoutOf(library);
   const [at] = d.sections.records;
   const offsets = library.reader.open.recordGroups;
   const blocks = new Set<number>();
@@ -87,7 +100,7 @@ function blocksOf(library: PagedLibrary, places: Iterable<number>): Set<number> 
     const g = Math.floor(k / d.groups.records);
     const from = at + offsets[g];
     const to = at + offsets[g + 1];
-    for (let b = Math.floor(from / d.blockSize); b * d.blockSize < to; b++) blocks.add(b);
+    for (let b = layout.blockOf(from); b < layout.count && layout.startOf(b) < to; b++) blocks.add(b);
   }
   return blocks;
 }
