@@ -28,6 +28,25 @@ function store(bytes = data): { store: BlockStore; source: MemoryRangeSource } {
   return { store: new BlockStore(source, 0, bytes.length, BLOCK, hashes(data), 'pages.bin'), source };
 }
 
+/** A source over `bytes` that reads across gaps of up to `gapBytes` and logs each read [offset, length]. */
+function loggedSource(bytes: Uint8Array, name: string, gapBytes: number) {
+  const inner = new MemoryRangeSource(bytes, name);
+  const reads: Array<[number, number]> = [];
+  const source = {
+    name,
+    size: bytes.length,
+    gapBytes,
+    get bytesRead() {
+      return inner.bytesRead;
+    },
+    read: (offset: number, length: number) => {
+      reads.push([offset, length]);
+      return inner.read(offset, length);
+    },
+  };
+  return { reads, source };
+}
+
 describe('BlockStore follow-ups', () => {
   it('reads what a follow-up notes in the same load', async () => {
     const { store: s, source } = store();
@@ -166,25 +185,7 @@ describe('BlockStore over blocks of sizes by section (version 8)', () => {
     512,
   );
   /** A source that reads across gaps of up to `gapBytes` and counts its reads. */
-  const sourceWithGap = (gapBytes: number) => {
-    const inner = new MemoryRangeSource(zoned, 'zoned.bin');
-    const reads: Array<[number, number]> = [];
-    return {
-      reads,
-      source: {
-        name: 'zoned.bin',
-        size: zoned.length,
-        gapBytes,
-        get bytesRead() {
-          return inner.bytesRead;
-        },
-        read: (offset: number, length: number) => {
-          reads.push([offset, length]);
-          return inner.read(offset, length);
-        },
-      },
-    };
-  };
+  const sourceWithGap = (gapBytes: number) => loggedSource(zoned, 'zoned.bin', gapBytes);
 
   it('numbers, reads and checks the blocks zone by zone', async () => {
     expect(layout.count).toBe(cuts.length);
@@ -268,20 +269,7 @@ describe('BlockStore pages of block hashes made from the blocks', () => {
     file.set(blocks);
     file.set(leaves, blocks.length);
     file.set(upper, blocks.length + leaves.length);
-    const inner = new MemoryRangeSource(file, 'file.bin');
-    const reads: Array<[number, number]> = [];
-    const source = {
-      name: 'file.bin',
-      size: file.length,
-      gapBytes,
-      get bytesRead() {
-        return inner.bytesRead;
-      },
-      read: (offset: number, length: number) => {
-        reads.push([offset, length]);
-        return inner.read(offset, length);
-      },
-    };
+    const { reads, source } = loggedSource(file, 'file.bin', gapBytes);
     const s = new BlockStore(
       source,
       0,
