@@ -84,6 +84,25 @@ const pagesEngine = async () => {
   return RetrievalEngine.build({ chunks: corpus.retrievalChunks, sentences: corpus.sentences }, analyzer);
 };
 
+/** The pages of a large library: the lists in a section of their own (listsInRowsBytes 0), 512-byte blocks. */
+const largePages = (engine: Awaited<ReturnType<typeof pagesEngine>>) =>
+  writePagedIndex(
+    engine.lexicalParts(),
+    (docId) => ({ title: `title of ${docId}` }),
+    512,
+    4,
+    DEFAULT_GROUPS,
+    0,
+  );
+
+/** A library over written pages, read through `source`. */
+const libraryOver = (source: RangeSource, written: Awaited<ReturnType<typeof largePages>>) =>
+  PagedLibrary.open(
+    source,
+    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
+    analyzer,
+  );
+
 describe('a cold question’s first evidence', () => {
   it('reads the 256-byte hash page of each block it reads, once; pages of 1024 bytes (round thirteen) still answer', async () => {
     // The writer gives 512-byte blocks a page of 1024 bytes (hashPageBytes: a page covers 32 KiB of the part, as
@@ -234,25 +253,14 @@ describe('a cold question’s first evidence', () => {
 
   it('reads the seeds’ concept lists with the words’ early evidence; the walk then takes no more rounds than alone', async () => {
     const engine = await pagesEngine();
-    // The lists in a section of their own (listsInRowsBytes 0), as a large library keeps them.
-    const written = await writePagedIndex(
-      engine.lexicalParts(),
-      (docId) => ({ title: `title of ${docId}` }),
-      512,
-      4,
-      DEFAULT_GROUPS,
-      0,
-    );
+    // The lists in a section of their own, as a large library keeps them.
+    const written = await largePages(engine);
     expect(written.directory.listsInRows).toBeUndefined();
     const lists = written.directory.sections.lists;
     expect(lists[1]).toBeGreaterThan(0);
     const open = async () => {
       const source = new CountingSource(written.data, 'counted pages');
-      const library = await PagedLibrary.open(
-        source,
-        { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
-        analyzer,
-      );
+      const library = await libraryOver(source, written);
       source.reads.length = 0;
       return { source, library };
     };
@@ -278,14 +286,7 @@ describe('a cold question’s first evidence', () => {
 
   it('computes walk rows between the responses of a load: the same hits, bytes and rounds as computed in the runs', async () => {
     const engine = await pagesEngine();
-    const written = await writePagedIndex(
-      engine.lexicalParts(),
-      (docId) => ({ title: `title of ${docId}` }),
-      512,
-      4,
-      DEFAULT_GROUPS,
-      0,
-    );
+    const written = await largePages(engine);
     const open = async (between: boolean) => {
       // Several ranges a request, each answered after a turn: the requests of a load arrive one by one.
       const inner = new MemoryRangeSource(written.data, 'pages');
@@ -302,11 +303,7 @@ describe('a cold question’s first evidence', () => {
           return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
         },
       };
-      const library = await PagedLibrary.open(
-        source,
-        { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
-        analyzer,
-      );
+      const library = await libraryOver(source, written);
       let calls = 0;
       const computeRows = library.reader.store.onArrival;
       library.reader.store.onArrival = () => {
