@@ -3,6 +3,10 @@
 // Keeps text and h1–h6 headings; drops <script>, <style>, <noscript>, <template>, <head> (but reads its <title>)
 // and comments; block elements become paragraph breaks, <br> and list items line breaks; <pre> keeps its
 // whitespace. Also the second half of the .docx path (mammoth's HTML), and how Markdown's raw HTML blocks are read.
+// A whole page (an .html file: `{ page: true }`) is read without the site's furniture where the page marks it: only
+// its <main> (or role="main") when that holds text, else without <nav>, the page-level <header>, <footer> and
+// <aside> and elements whose ARIA role is navigation, banner, contentinfo or search; a page with no text left
+// after that is read whole, so a page that is all navigation still comes out with its text.
 // Every step is linear in the input: text pieces are collected in arrays, never by re-copying a growing string.
 import { Tokenizer } from 'htmlparser2';
 import { DocumentBuilder } from './builder.ts';
@@ -130,24 +134,100 @@ class TextCollector {
   }
 }
 
+/** Elements with no end tag: never counted as open. */
+const VOID = new Set([
+  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+]); // prettier-ignore
+/** ARIA roles of a site's furniture: its navigation, its banner, its footer (contentinfo) and its search box. */
+const FURNITURE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search']);
 /**
- * Parses HTML; the title is <title>, else the first h1 (else first heading), else undefined.
+ * Elements inside which a <header>, <footer> or <aside> belongs to that content (an article's own header, a note
+ * beside a section's text) and is not the site's banner, footer or sidebar (HTML-AAM's landmark scoping).
+ */
+const SCOPING = ['article', 'section', 'main', 'aside', 'nav'];
+
+/**
+ * What of a page is read: `all`, everything (fragments, .docx); `landmarks`, all but the furniture the page
+ * marks; `main`, only its main content (without navigation inside it).
+ */
+type Keep = 'all' | 'landmarks' | 'main';
+
+/**
+ * Parses HTML; the title is <title>, else the first h1 (else first heading), else undefined. With `page` (a whole
+ * .html file) the site's furniture is left out where the page marks it (this file's header says how).
+ */
+export function parseHtml(html: string, options: { page?: boolean } = {}): ParsedFile {
+  if (options.page) {
+    // The cheap look first: a page that marks nothing is read in one pass, exactly as a fragment.
+    if (/<main\b|\brole\s*=\s*["']?[^"'>]*\bmain\b/i.test(html)) {
+      const main = read(html, 'main');
+      if (main.text.length > 0) return main;
+    }
+    if (/<(?:nav|header|footer|aside)\b|\brole\s*=/i.test(html)) {
+      const landmarks = read(html, 'landmarks');
+      if (landmarks.text.length > 0) return landmarks;
+    }
+  }
+  return read(html, 'all');
+}
+
+/**
+ * One pass of the tokenizer.
  * Driven by htmlparser2's Tokenizer rather than its Parser: the Parser keeps its open-element stack with
  * Array.unshift and searches it on every tag, O(depth) per tag, so 200,000 unclosed <div>s took 30 s; text
- * extraction needs no tree, only how deep it is inside dropped elements and <pre>, which counters track.
+ * extraction needs no tree, only how deep it is inside dropped elements and <pre>, which counters track. The
+ * furniture is found the same way: how many elements of each name are open, and the name and count at which the
+ * element being skipped (or the main content) opened, so that its end tag is known without a stack.
  */
-export function parseHtml(html: string): ParsedFile {
+function read(html: string, keep: Keep): ParsedFile {
   const collect = new TextCollector();
   let dropped = 0;
   /** Open <head> elements: a <title> counts only in the head or the body, not inside <svg> and the like. */
   let head = 0;
   let pre = 0;
   let tag = '';
+  /** The role attribute of the tag being read, lowercased. */
+  let role = '';
+  let attribute = '';
+  let value: string[] = [];
+  /** Open elements by name (void elements never), for the ends of the skipped and the main elements. */
+  const openByName = new Map<string, number>();
+  const opened = (name: string): number => openByName.get(name) ?? 0;
+  /** The element whose content is skipped as furniture: its name and how many of that name were open with it. */
+  let skip: { name: string; depth: number } | undefined;
+  /** The main element, while it is open. */
+  let main: { name: string; depth: number } | undefined;
+  /** Whether a <header>, <footer> or <aside> here belongs to content rather than to the site. */
+  const scoped = (): boolean => main !== undefined || SCOPING.some((name) => opened(name) > 0);
+  const isFurniture = (name: string, roles: string[]): boolean => {
+    if (roles.some((r) => FURNITURE_ROLES.has(r))) return true;
+    if (name === 'nav') return true;
+    return (name === 'header' || name === 'footer' || name === 'aside') && !scoped();
+  };
+  /** Whether text and structure are read here (the furniture rules apply only to a page's body). */
+  const reading = (): boolean =>
+    keep === 'all' || (skip === undefined && (keep === 'landmarks' || main !== undefined));
+
   const open = (name: string): void => {
+    const roles = role === '' ? [] : role.split(/\s+/);
+    role = '';
     if (name === 'title' && dropped === head) collect.openTitle();
     if (name === 'head') head++;
     if (DROPPED.has(name)) dropped++;
-    if (dropped > 0) return;
+    // Whether a <header>, <footer> or <aside> is the site's depends on what is open around it, not on itself.
+    const furniture = keep !== 'all' && dropped === 0 && isFurniture(name, roles);
+    if (!VOID.has(name)) openByName.set(name, opened(name) + 1);
+    if (keep !== 'all' && dropped === 0) {
+      if (keep === 'main' && !main && (name === 'main' || roles.includes('main'))) {
+        main = { name, depth: opened(name) };
+        collect.endParagraph();
+      } else if (!skip && (keep === 'landmarks' || main) && furniture) {
+        collect.closeHeading();
+        collect.endParagraph();
+        skip = { name, depth: opened(name) };
+      }
+    }
+    if (dropped > 0 || !reading()) return;
     const heading = HEADING.exec(name);
     if (heading) collect.openHeading(Number(heading[1]));
     else if (BLOCK.has(name)) {
@@ -159,11 +239,23 @@ export function parseHtml(html: string): ParsedFile {
   const close = (name: string): void => {
     if (name === 'title') collect.closeTitle();
     if (name === 'head') head = Math.max(0, head - 1);
+    const depth = opened(name);
+    if (!VOID.has(name) && depth > 0) openByName.set(name, depth - 1);
+    if (skip && skip.name === name && depth === skip.depth) {
+      skip = undefined;
+      return;
+    }
+    if (main && main.name === name && depth === main.depth) {
+      collect.closeHeading();
+      collect.endParagraph();
+      main = undefined;
+      return;
+    }
     if (DROPPED.has(name)) {
       dropped = Math.max(0, dropped - 1);
       return;
     }
-    if (dropped > 0) return;
+    if (dropped > 0 || !reading()) return;
     if (HEADING.test(name)) collect.closeHeading();
     else if (BLOCK.has(name)) {
       if (name === 'pre') pre = Math.max(0, pre - 1);
@@ -173,14 +265,18 @@ export function parseHtml(html: string): ParsedFile {
   };
   const text = (value: string): void => {
     // <title> is read even inside the dropped <head>.
-    if (dropped > 0 && !collect.inTitle) return;
+    if (collect.inTitle) return collect.text(value, false);
+    if (dropped > 0 || !reading()) return;
     collect.text(value, pre > 0);
   };
   const ignore = (): void => {};
   const tokenizer = new Tokenizer(
     { decodeEntities: true, recognizeSelfClosing: true },
     {
-      onopentagname: (start, end) => (tag = html.slice(start, end).toLowerCase()),
+      onopentagname: (start, end) => {
+        tag = html.slice(start, end).toLowerCase();
+        role = '';
+      },
       onopentagend: () => open(tag),
       onselfclosingtag: () => {
         open(tag);
@@ -190,10 +286,21 @@ export function parseHtml(html: string): ParsedFile {
       ontext: (start, end) => text(html.slice(start, end)),
       ontextentity: (codePoint) => text(String.fromCodePoint(codePoint)),
       oncdata: (start, end) => text(html.slice(start, end)),
-      onattribdata: ignore,
-      onattribentity: ignore,
-      onattribend: ignore,
-      onattribname: ignore,
+      // Attributes matter only on a page, and only one: role.
+      onattribname: (start, end) => {
+        attribute = keep === 'all' ? '' : html.slice(start, end).toLowerCase();
+        value = [];
+      },
+      onattribdata: (start, end) => {
+        if (attribute === 'role') value.push(html.slice(start, end));
+      },
+      onattribentity: (codePoint) => {
+        if (attribute === 'role') value.push(String.fromCodePoint(codePoint));
+      },
+      onattribend: () => {
+        if (attribute === 'role') role = value.join('').trim().toLowerCase();
+        attribute = '';
+      },
       oncomment: ignore,
       ondeclaration: ignore,
       onprocessinginstruction: ignore,

@@ -86,7 +86,7 @@ export async function parseFile(
     case 'text/markdown':
       return single(name, bytes, mime, parseMarkdown(decodeText(name, bytes)));
     case 'text/html':
-      return single(name, bytes, mime, parseHtml(decodeText(name, bytes)));
+      return single(name, bytes, mime, parseHtml(decodeText(name, bytes), { page: true }));
     default: {
       const text = decodeText(name, bytes).trim();
       return single(name, bytes, mime, {
