@@ -6,7 +6,9 @@
 // A whole page (an .html file: `{ page: true }`) is read without the site's furniture where the page marks it: only
 // its <main> (or role="main") when that holds text, else without <nav>, the page-level <header>, <footer> and
 // <aside> and elements whose ARIA role is navigation, banner, contentinfo or search; a page with no text left
-// after that is read whole, so a page that is all navigation still comes out with its text.
+// after that is read whole, so a page that is all navigation still comes out with its text. On a page a heading's
+// permalink mark ("#", "¶") is no word of it, and a <title> that adds the site's name to the page's first heading
+// ("Readline | Node.js v20.20.2 Documentation") gives the heading as the title.
 // Every step is linear in the input: text pieces are collected in arrays, never by re-copying a growing string.
 import { Tokenizer } from 'htmlparser2';
 import { DocumentBuilder } from './builder.ts';
@@ -35,6 +37,10 @@ const LINE = new Set(['br', 'li', 'tr', 'dt', 'dd', 'option']);
 /** Elements whose boundaries separate words ("<td>a</td><td>b</td>" → "a b"). */
 const CELL = new Set(['td', 'th', 'img', 'input', 'button', 'label']);
 const HEADING = /^h([1-6])$/;
+/** A permalink mark alone, or only a zero-width space (Docusaurus draws its mark with CSS), spaces around it. */
+const PERMALINK = /^[\s\u200b]*[#¶§🔗]?[\s\u200b]*$/u;
+/** The separators between a page's name and its site's name in a <title> ("Readline | Node.js Documentation"). */
+const TITLE_SEPARATOR = /\s+[|\-–—·:»]\s+/;
 
 /** A line of text built from pieces; knows its last character without joining (joining is what was quadratic). */
 class Line {
@@ -112,6 +118,21 @@ class TextCollector {
     this.heading = { level, pieces: [] };
   }
 
+  /** Where a link inside the open heading starts (its pieces), for permalinkEnd. */
+  linkStart(): number | undefined {
+    return this.heading?.pieces.length;
+  }
+
+  /**
+   * Ends a link inside the open heading that began at `start`: a link whose whole text is a permalink mark ("#",
+   * "¶", "§", "🔗", as site generators put beside every heading) is no word of the heading and is taken out.
+   */
+  endLink(start: number | undefined): void {
+    if (!this.heading || start === undefined) return;
+    const link = this.heading.pieces.slice(start).join('');
+    if (PERMALINK.test(link)) this.heading.pieces.length = start;
+  }
+
   closeHeading(): void {
     if (!this.heading) return;
     this.out.heading(this.heading.pieces.join(''), this.heading.level);
@@ -161,14 +182,32 @@ export function parseHtml(html: string, options: { page?: boolean } = {}): Parse
     // The cheap look first: a page that marks nothing is read in one pass, exactly as a fragment.
     if (/<main\b|\brole\s*=\s*["']?[^"'>]*\bmain\b/i.test(html)) {
       const main = read(html, 'main');
-      if (main.text.length > 0) return main;
+      if (main.text.length > 0) return withPageTitle(main);
     }
     if (/<(?:nav|header|footer|aside)\b|\brole\s*=/i.test(html)) {
       const landmarks = read(html, 'landmarks');
-      if (landmarks.text.length > 0) return landmarks;
+      if (landmarks.text.length > 0) return withPageTitle(landmarks);
     }
+    return withPageTitle(read(html, 'all'));
   }
   return read(html, 'all');
+}
+
+const comparable = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * A page's <title> names the site beside the page ("Readline | Node.js v20.20.2 Documentation"): where one end of
+ * it, cut at a separator, is the page's first heading, that end is the page's title. Otherwise the <title> stays.
+ */
+function withPageTitle(page: ParsedFile): ParsedFile {
+  const heading = page.sections.find((s) => s.level > 0)?.heading;
+  if (!page.title || heading === undefined || !TITLE_SEPARATOR.test(page.title)) return page;
+  const parts = page.title.split(TITLE_SEPARATOR);
+  const want = comparable(heading);
+  if (want === '') return page;
+  for (const part of [parts[0], parts[parts.length - 1]])
+    if (comparable(part) === want) return { ...page, title: part.trim() };
+  return page;
 }
 
 /**
@@ -195,6 +234,8 @@ function read(html: string, keep: Keep): ParsedFile {
   const opened = (name: string): number => openByName.get(name) ?? 0;
   /** The element whose content is skipped as furniture: its name and how many of that name were open with it. */
   let skip: { name: string; depth: number } | undefined;
+  /** Where the link being read inside a heading began (page reading only). */
+  let link: number | undefined;
   /** The main element, while it is open. */
   let main: { name: string; depth: number } | undefined;
   /** Whether a <header>, <footer> or <aside> here belongs to content rather than to the site. */
@@ -228,6 +269,7 @@ function read(html: string, keep: Keep): ParsedFile {
       }
     }
     if (dropped > 0 || !reading()) return;
+    if (name === 'a' && keep !== 'all') link = collect.linkStart();
     const heading = HEADING.exec(name);
     if (heading) collect.openHeading(Number(heading[1]));
     else if (BLOCK.has(name)) {
@@ -256,6 +298,10 @@ function read(html: string, keep: Keep): ParsedFile {
       return;
     }
     if (dropped > 0 || !reading()) return;
+    if (name === 'a' && keep !== 'all') {
+      collect.endLink(link);
+      link = undefined;
+    }
     if (HEADING.test(name)) collect.closeHeading();
     else if (BLOCK.has(name)) {
       if (name === 'pre') pre = Math.max(0, pre - 1);

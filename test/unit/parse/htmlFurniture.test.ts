@@ -48,20 +48,22 @@ console.log(input);
 describe('HTML pages: the site furniture the page marks is not read', () => {
   it("reads a Node.js API page's main content only: no module list, no banner heading, no table of contents", () => {
     const page = parseHtml(nodeApiPage, { page: true });
-    expect(page.title).toBe('Readline | Node.js v20.20.2 Documentation');
+    expect(page.title).toBe('Readline');
     expect(page.text).toBe(
-      'Readline#\n\n' +
+      'Readline\n\n' +
         'The node:readline module provides an interface for reading data from a Readable stream one line at a time.\n\n' +
         "Event: 'line'\n\n" +
         "The 'line' event is emitted whenever the input stream receives an end-of-line input.\n\n" +
         "rl.on('line', (input) => {\nconsole.log(input);\n});",
     );
     expect(page.sections.map((s) => [s.heading, s.level])).toEqual([
-      ['Readline#', 2],
+      ['Readline', 2],
       ["Event: 'line'", 3],
     ]);
     // The same page read whole (as a fragment is) has all of it: the furniture is what the page option leaves out.
     const whole = parseHtml(nodeApiPage);
+    expect(whole.title).toBe('Readline | Node.js v20.20.2 Documentation');
+    expect(whole.text).toContain('Readline#');
     for (const furniture of [
       'Child processes',
       'Node.js v20.20.2 documentation',
@@ -157,8 +159,38 @@ describe('HTML pages: the site furniture the page marks is not read', () => {
   it('an .html file goes through the page reading', async () => {
     const bytes = new TextEncoder().encode(nodeApiPage);
     const [html] = (await parseFile('readline.html', bytes)).documents;
-    expect(html.text.startsWith('Readline#')).toBe(true);
+    expect(html.text.startsWith('Readline\n')).toBe(true);
+    expect(html.title).toBe('Readline');
     expect(html.text).not.toContain('Child processes');
+  });
+
+  it("takes the page's name from a <title> that adds the site's name, and only when it is the page's first heading", () => {
+    const named = (title: string, body: string) =>
+      parseHtml(
+        `<html><head><title>${title}</title></head><body><nav>Home</nav><main>${body}</main></body></html>`,
+        {
+          page: true,
+        },
+      ).title;
+    expect(named('Using Structs - The Rust Book', '<h1>Using Structs</h1><p>x</p>')).toBe('Using Structs');
+    expect(named('Docs » Configuration', '<h2>Configuration</h2><p>x</p>')).toBe('Configuration');
+    expect(named('Release notes | 2024 — Example', '<h1>Release notes</h1><p>x</p>')).toBe('Release notes');
+    // No end of the <title> is the heading, or no separator: the <title> stays whole.
+    expect(named('Using Structs - The Rust Book', '<h1>Structs</h1><p>x</p>')).toBe(
+      'Using Structs - The Rust Book',
+    );
+    expect(named('Client-side rendering', '<h1>Client</h1><p>x</p>')).toBe('Client-side rendering');
+    expect(named('A page', '<p>no heading</p>')).toBe('A page');
+  });
+
+  it('leaves permalink marks out of headings, and a heading that ends in # as written', () => {
+    const page = parseHtml(
+      '<main><h2>Streams<a class="mark" href="#streams">#</a></h2><p>x</p>' +
+        '<h3 id="s">Buffering<a class="headerlink" href="#s" title="Link">¶</a></h3><p>y</p>' +
+        '<h3>Writing C#<a href="#c"> \u200b</a></h3><p>z</p><h3><a href="#d">Real link</a></h3></main>',
+      { page: true },
+    );
+    expect(page.sections.map((s) => s.heading)).toEqual(['Streams', 'Buffering', 'Writing C#', 'Real link']);
   });
 
   it('stays linear on many unclosed navigation elements', () => {
