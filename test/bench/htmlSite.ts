@@ -4,8 +4,9 @@
 // 45: what the HTML form of a documentation set costs retrieval, against the same pages as Markdown.
 // --shape landmarks (default): the furniture in <header>, <nav> and <footer> and the page in <main>, as mdBook,
 // Docusaurus or VitePress mark it. --shape divs: the same furniture in plain <div>s (no landmark, no role), as
-// older generators write it: what a reader of marked furniture cannot leave out.
-// Usage: node --import tsx test/bench/htmlSite.ts <markdown folder> <out folder> [--shape landmarks|divs]
+// older generators write it: what a reader of marked furniture cannot leave out. --shape bare: the page alone (its
+// <title> and body, no furniture): what the HTML rendering itself changes against the Markdown reader.
+// Usage: node --import tsx test/bench/htmlSite.ts <markdown folder> <out folder> [--shape landmarks|divs|bare]
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,8 +17,8 @@ const { values: opts, positionals } = parseArgs({
   options: { shape: { type: 'string', default: 'landmarks' } },
 });
 const [from, to] = positionals;
-if (!from || !to || (opts.shape !== 'landmarks' && opts.shape !== 'divs'))
-  throw new Error('usage: htmlSite.ts <markdown folder> <out folder> [--shape landmarks|divs]');
+if (!from || !to || !['landmarks', 'divs', 'bare'].includes(opts.shape))
+  throw new Error('usage: htmlSite.ts <markdown folder> <out folder> [--shape landmarks|divs|bare]');
 const landmarks = opts.shape === 'landmarks';
 const site = basename(from) === 'docs' ? basename(join(from, '..')) : basename(from);
 const md = new MarkdownIt({ html: true });
@@ -44,6 +45,12 @@ for (const [i, page] of pages.entries()) {
   const [footerOpen, footerClose] = tag('footer', 'site-footer');
   const prev = pages[i - 1];
   const next = pages[i + 1];
+  const bare = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${escape(page.title)}</title></head>
+<body>
+${page.body}
+</body></html>
+`;
   const html = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>${escape(page.title)} - ${site} documentation</title>
 <link rel="stylesheet" href="style.css"></head>
@@ -61,6 +68,6 @@ ${mainClose}
 ${footerOpen}<p>Edit this page. ${site} documentation, built from its Markdown sources.</p>${footerClose}
 </body></html>
 `;
-  await writeFile(join(to, `${page.name}.html`), html);
+  await writeFile(join(to, `${page.name}.html`), opts.shape === 'bare' ? bare : html);
 }
 process.stderr.write(`htmlSite: ${pages.length} pages of ${from} written to ${to} (${opts.shape})\n`);
