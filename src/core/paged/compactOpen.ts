@@ -10,7 +10,9 @@
 //   keyphrase is a candidate in, before each chunk keeps its best few, so it is not the list's df; it is found from
 //   the stored IDF (idfDfOf), and a table where that fails keeps its IDF as is.
 // The writers (write.ts, build.ts) and the upgrade of a version 1 part (upgrade.ts) make version 2 from the same
-// version 1 value with compactOpen, so an upgraded part is byte for byte the one built directly.
+// version 1 value with compactOpen, so an upgraded part is byte for byte the one built directly. Later versions
+// (6, 9, 10) code the same values smaller here too; version 10's `openResiduals` (applyResiduals) keeps each chunk's
+// tokens as its difference to a slope over its text length and each row group's size less its chunks' concept counts.
 import { conceptIdf } from '../graph/index.ts';
 import { PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
