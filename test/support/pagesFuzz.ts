@@ -120,6 +120,7 @@ const DIRECTORY_FIELDS = [
   'listsInRows',
   'hashPages',
   'sectionBlocks',
+  'openResiduals',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -133,7 +134,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -198,6 +199,24 @@ function mutateDirectoryField(
     else blocks[name] = size;
     d.sectionBlocks = blocks;
     return `directory.sectionBlocks.${name || '(empty name)'} = ${JSON.stringify(size) ?? '(absent)'}`;
+  }
+  // Version 10's residual coding of `open`: its slope changed (open.tokens then lie by that much), a key more, or the
+  // whole field (below).
+  if (field === 'openResiduals' && random() < 0.6) {
+    const r = { ...((d.openResiduals as Record<string, unknown> | undefined) ?? {}) };
+    const own = typeof r.tokensPerLength === 'number' ? r.tokensPerLength : 65536;
+    if (random() < 0.2) r[pick(random, ['__proto__', 'rows', 'tokens'])] = 1;
+    else
+      r.tokensPerLength = pick(random, [
+        ...extremes(own),
+        ...WRONG_KINDS,
+        2 ** 24,
+        2 ** 24 + 1,
+        0,
+        undefined,
+      ]);
+    d.openResiduals = r;
+    return `directory.openResiduals = ${JSON.stringify(r)}`;
   }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
@@ -431,33 +450,37 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 9 a tenth and version 8 a tenth (each half in a large library's layout: 512-byte blocks, the rows one
-    // chunk a group in 128-byte blocks of their own, the lists in their section, under a tree of hash pages of two
-    // levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks), version 7 a tenth (the same
-    // halves, its rows in 512-byte blocks), versions 6 and 5 (the large layout) a tenth each, version 4 (its lists in
-    // its rows, coded by chunk) a tenth, and versions 3, 2 and 1 the rest.
+    // Version 10 a tenth, version 9 a twentieth and version 8 a tenth (each half in a large library's layout:
+    // 512-byte blocks, the rows one chunk a group in 128-byte blocks of their own, the lists in their section, under a
+    // tree of hash pages of two levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks),
+    // version 7 a tenth (the same halves, its rows in 512-byte blocks), versions 6 and 5 (the large layout) a tenth
+    // each, version 4 (its lists in its rows, coded by chunk) a tenth, version 3 a tenth, version 2 three twentieths
+    // and version 1 a twentieth.
     const draw = random();
     const version =
       draw < 0.1
-        ? 9
-        : draw < 0.2
-          ? 8
-          : draw < 0.3
-            ? 7
-            : draw < 0.4
-              ? 6
-              : draw < 0.5
-                ? 5
-                : draw < 0.6
-                  ? 4
-                  : draw < 0.7
-                    ? 3
-                    : draw < 0.85
-                      ? 2
-                      : 1;
+        ? 10
+        : draw >= 0.9
+          ? 9
+          : draw < 0.2
+            ? 8
+            : draw < 0.3
+              ? 7
+              : draw < 0.4
+                ? 6
+                : draw < 0.5
+                  ? 5
+                  : draw < 0.6
+                    ? 4
+                    : draw < 0.7
+                      ? 3
+                      : draw < 0.85
+                        ? 2
+                        : 1;
     const large =
       version === 5 ||
-      (version === 9 && draw < 0.05) ||
+      (version === 10 && draw < 0.05) ||
+      (version === 9 && draw < 0.95) ||
       (version === 8 && draw < 0.15) ||
       (version === 7 && draw < 0.25) ||
       (version === 6 && draw < 0.35);

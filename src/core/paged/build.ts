@@ -545,7 +545,7 @@ export async function buildPages(
     terms: word.groupFirsts,
     groups: writtenGroups,
   });
-  const written = await openSections(full, n, undefined, concepts.listsInRows);
+  const written = await openSections(full, n, undefined, concepts.listsInRows, writtenGroups.rows);
   await sinks.open.write(written.open);
   await sinks.degrees.write(written.degrees);
   for (const name of SECTIONS) await sinks[name].close();
@@ -589,6 +589,7 @@ export async function buildPages(
     groups: writtenGroups,
     hashPages: hashPart.hashPages,
     sectionBlocks,
+    openResiduals: written.openResiduals,
   });
   return {
     directory,

@@ -10,13 +10,18 @@
 //   keyphrase is a candidate in, before each chunk keeps its best few, so it is not the list's df; it is found from
 //   the stored IDF (idfDfOf), and a table where that fails keeps its IDF as is.
 // The writers (write.ts, build.ts) and the upgrade of a version 1 part (upgrade.ts) make version 2 from the same
-// version 1 value with compactOpen, so an upgraded part is byte for byte the one built directly.
+// version 1 value with compactOpen, so an upgraded part is byte for byte the one built directly. Later versions
+// (6, 9, 10) code the same values smaller here too; version 10's `openResiduals` (applyResiduals) keeps each chunk's
+// tokens as its difference to a slope over its text length and each row group's size less its chunks' concept counts.
 import { conceptIdf } from '../graph/index.ts';
 import { PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import {
+  MAX_TOKENS_PER_LENGTH,
   minListBytes,
+  type OpenResiduals,
   type OpenTables,
+  type PagesDirectory,
   type PagesOpenV1,
   type PagesOpenV2,
   type PagesOpenV6,
@@ -131,7 +136,14 @@ export function compactOpen(
   version: number,
   /** Version 4's lists kept in the rows: there is no lists section, so `open` holds no list sizes. */
   listsInRows = false,
-): { open: PagesOpenV2 | PagesOpenV6 | PagesOpenV9; degrees: Uint8Array } {
+  /** The chunks a row group holds (the directory's groups.rows): version 10's row group sizes less their counts. */
+  rowsPerGroup = 1,
+): {
+  open: PagesOpenV2 | PagesOpenV6 | PagesOpenV9;
+  degrees: Uint8Array;
+  /** Version 10: the directory's `openResiduals`, which says how `open.tokens` and `open.rowGroups` are coded. */
+  openResiduals?: OpenResiduals;
+} {
   const least = minListBytes(version);
   const { idf, degrees, listOffsets, ...rest } = full;
   const nc = full.df.length;
@@ -167,7 +179,111 @@ export function compactOpen(
   if (version < 9) return { open: v6, degrees: section };
   let singleCode = 0;
   for (let c = 0; c < nc; c++) if (full.df[c] === 1 && codes[c] > singleCode) singleCode = codes[c];
-  return { open: { ...v6, singleCode }, degrees: section };
+  if (version < 10) return { open: { ...v6, singleCode }, degrees: section };
+  const tokensPerLength = tokensPerLengthOf(full.textLengths, full.tokens);
+  return {
+    open: {
+      ...v6,
+      singleCode,
+      tokens: varints(full.tokens.length, (k) =>
+        zigzag(full.tokens[k] - predictedTokens(full.textLengths[k], tokensPerLength)),
+      ),
+      // Rows that do not keep the lists hold a varint of at least a byte for each concept id of their chunks, so a
+      // group's size less its counts is ≥ 0 (decodeRowGroup refuses less); one gzip'd group may be smaller.
+      rowGroups: varints(full.rowGroups.length - 1, (g) => {
+        const from = g * rowsPerGroup;
+        const extra =
+          full.rowGroups[g + 1] -
+          full.rowGroups[g] -
+          sumOf(full.conceptCounts, from, Math.min(n, from + rowsPerGroup));
+        if (!listsInRows && extra < 0)
+          throw new Error(`pages: row group ${g} is shorter than its chunks' concept ids`);
+        return listsInRows ? zigzag(extra) : extra;
+      }),
+    },
+    degrees: section,
+    openResiduals: { tokensPerLength },
+  };
+}
+
+/** Version 10's slope of a chunk's tokens over its BM25 text length, in 65,536ths (TOKENS_SCALE). */
+const TOKENS_SCALE = 65536;
+
+/**
+ * The slope of tokens over text length through 0 (least squares, in 65,536ths), from the arrays in chunk order: the
+ * writers and `cli upgrade` compute it from the same arrays in the same order, so it is the same number.
+ */
+function tokensPerLengthOf(lengths: ArrayLike<number>, tokens: ArrayLike<number>): number {
+  let xy = 0;
+  let xx = 0;
+  for (let k = 0; k < lengths.length; k++) {
+    xy += lengths[k] * tokens[k];
+    xx += lengths[k] * lengths[k];
+  }
+  const slope = xx > 0 ? Math.round((TOKENS_SCALE * xy) / xx) : 0;
+  return Math.min(MAX_TOKENS_PER_LENGTH, Math.max(0, slope));
+}
+
+/** The tokens version 10 predicts for a chunk of this BM25 text length (exact: a product below 2^48). */
+function predictedTokens(length: number, tokensPerLength: number): number {
+  return Math.floor((length * tokensPerLength) / TOKENS_SCALE);
+}
+
+function zigzag(x: number): number {
+  return x >= 0 ? 2 * x : -2 * x - 1;
+}
+function unzigzag(z: number): number {
+  return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+}
+function sumOf(values: ArrayLike<number>, from: number, to: number): number {
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += values[i];
+  return sum;
+}
+
+/**
+ * Version 10's `tokens` and `rowGroups` from their residuals (openResiduals), into `out` (decoded from varints but
+ * for those two): each chunk's tokens its prediction from its text length plus its residual, each row group's size
+ * its chunks' concept counts plus its residual. Every count is checked before a loop uses it.
+ */
+function applyResiduals(
+  out: Record<string, unknown>,
+  residuals: OpenResiduals,
+  rowsPerGroup: number,
+  n: number,
+  listsInRows: boolean,
+): void {
+  const lengths = out.textLengths as Float32Array;
+  const counts = out.conceptCounts as Uint32Array;
+  if (lengths.length !== n)
+    throw new PagesError(`pages.bin (open) has ${lengths.length} textLengths, expected ${n}`);
+  if (counts.length !== n)
+    throw new PagesError(`pages.bin (open) has ${counts.length} conceptCounts, expected ${n}`);
+  const { tokensPerLength } = residuals;
+  const tokenResiduals = allVarints(out.tokens, 'tokens');
+  if (tokenResiduals.length !== n)
+    throw new PagesError(`pages.bin (open) has ${tokenResiduals.length} tokens, expected ${n}`);
+  const tokens = new Uint32Array(n);
+  for (let k = 0; k < n; k++) {
+    const value = predictedTokens(lengths[k], tokensPerLength) + unzigzag(tokenResiduals[k]);
+    if (!(value >= 0 && value <= 0xffffffff))
+      throw new PagesError(`pages.bin (open) gives chunk ${k} ${value} tokens (openResiduals)`);
+    tokens[k] = value;
+  }
+  out.tokens = tokens;
+  const sizeResiduals = allVarints(out.rowGroups, 'rowGroups');
+  const groups = Math.ceil(n / rowsPerGroup);
+  if (sizeResiduals.length !== groups)
+    throw new PagesError(`pages.bin (open) has ${sizeResiduals.length} rowGroups, expected ${groups}`);
+  const offsets = new Float64Array(groups + 1);
+  for (let g = 0; g < groups; g++) {
+    const from = g * rowsPerGroup;
+    const extra = listsInRows ? unzigzag(sizeResiduals[g]) : sizeResiduals[g];
+    const size = sumOf(counts, from, Math.min(n, from + rowsPerGroup)) + extra;
+    if (!(size >= 0)) throw new PagesError(`pages.bin (open) gives row group ${g} ${size} bytes (rowGroups)`);
+    offsets[g + 1] = offsets[g] + size;
+  }
+  out.rowGroups = offsets;
 }
 
 /**
@@ -257,10 +373,14 @@ function allVarints(bytes: unknown, name: string): Float64Array {
  * (a wrapped one would pass the checks against the directory), a length be a float32 exactly; the group offsets are
  * the sums of the sizes from 0 (checkOpen then checks that they cover their sections).
  */
-function openOfVarints(open: PagesOpenV6): PagesOpenV2 {
+function openOfVarints(
+  open: PagesOpenV6,
+  residuals?: { openResiduals: OpenResiduals; rowsPerGroup: number; n: number; listsInRows: boolean },
+): PagesOpenV2 {
   const out: Record<string, unknown> = { ...open };
   for (const key of COUNT_FIELDS) {
     if (open[key] === undefined && key === 'titleChunks') continue;
+    if (residuals && key === 'tokens') continue;
     const values = allVarints(open[key], key);
     if (!values.every((x) => x <= 0xffffffff))
       throw new PagesError(`pages.bin (open) has ${key} that do not fit 32 bits`);
@@ -274,12 +394,22 @@ function openOfVarints(open: PagesOpenV6): PagesOpenV2 {
     out[key] = Float32Array.from(values);
   }
   for (const key of GROUP_FIELDS) {
+    if (residuals && key === 'rowGroups') continue;
     const sizes = allVarints(open[key], key);
     const offsets = new Float64Array(sizes.length + 1);
     for (let i = 0; i < sizes.length; i++) offsets[i + 1] = offsets[i] + sizes[i];
     out[key] = offsets;
   }
+  if (residuals)
+    applyResiduals(out, residuals.openResiduals, residuals.rowsPerGroup, residuals.n, residuals.listsInRows);
   return out as unknown as PagesOpenV2;
+}
+
+/** What expandOpen needs of a checked directory to read version 10's residuals (undefined: it has none). */
+export function residualsOf(
+  d: Pick<PagesDirectory, 'openResiduals' | 'groups'>,
+): { openResiduals: OpenResiduals; rowsPerGroup: number } | undefined {
+  return d.openResiduals && { openResiduals: d.openResiduals, rowsPerGroup: d.groups.rows };
 }
 
 /**
@@ -291,10 +421,16 @@ export function expandOpen(
   version: number,
   n: number,
   listsInRows = false,
+  /** Version 10: the directory's `openResiduals` and groups.rows, when it has them. */
+  residuals?: { openResiduals: OpenResiduals; rowsPerGroup: number },
 ): OpenTables {
   if (version === 1) return open as PagesOpenV1;
+  if (residuals && version < 10)
+    throw new PagesError(`pages.bin has openResiduals, which version ${version} does not have`);
   const v2: PagesOpenV2 & { singleCode?: number } =
-    version >= 6 ? openOfVarints(open as PagesOpenV6) : (open as PagesOpenV2);
+    version >= 6
+      ? openOfVarints(open as PagesOpenV6, residuals && { ...residuals, n, listsInRows })
+      : (open as PagesOpenV2);
   const nc = v2.df?.length ?? 0;
   let singleCode: number | undefined;
   if (version >= 9) ({ codes: v2.degreeCodes, singleCode } = expandCodes(v2));

@@ -21,7 +21,7 @@ import type { Candidate, Provenance, RetrievedChunk } from '../retrieval/index.t
 import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
-import { expandOpen } from './compactOpen.ts';
+import { expandOpen, residualsOf } from './compactOpen.ts';
 import {
   blockLayoutOf,
   checkDirectory,
@@ -238,7 +238,7 @@ export class PagedLibrary {
       // Version 6's df are varints: checkOpen holds their count to the directory's once decoded.
       if (d.version < 6 && stored.df?.length !== nc)
         throw new PagesError(`pages.bin (open) has ${stored.df?.length ?? 'no'} df, expected ${nc}`);
-      open = expandOpen(stored, d.version, n, d.listsInRows === true);
+      open = expandOpen(stored, d.version, n, d.listsInRows === true, residualsOf(d));
     } catch (error) {
       if (error instanceof PagesError) throw new PagesError(`${source.name}: ${error.message}`);
       throw error;

@@ -18,7 +18,7 @@ import { messageOf } from '../errors.ts';
 import { matchesBlockHash } from './blockDigest.ts';
 import { gzipSize, PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
-import { expandOpen } from './compactOpen.ts';
+import { expandOpen, residualsOf } from './compactOpen.ts';
 import { decodeCountedRows } from './listsInRows.ts';
 import {
   blockHashBytes,
@@ -373,7 +373,7 @@ async function upgradePages(
     full = decoded as PagesOpenV1;
     checkOpen(source.name, d, full);
   } else {
-    const tables = expandOpen(decoded, d.version, n, d.listsInRows === true);
+    const tables = expandOpen(decoded, d.version, n, d.listsInRows === true, residualsOf(d));
     checkOpen(source.name, d, tables);
     // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
     const [degreesAt, degreesLength] = d.sections.degrees;
@@ -460,6 +460,7 @@ async function upgradePages(
     n,
     PAGES_VERSION,
     inRows !== undefined,
+    inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows,
   );
 
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, d.sections[name][1]])) as Record<
@@ -522,6 +523,7 @@ async function upgradePages(
       groups: { ...d.groups, rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows },
       hashPages: newHashes.hashPages,
       sectionBlocks,
+      openResiduals: written.openResiduals,
     }),
     hashes: newHashes.bytes,
     sha256: whole.digest(),

@@ -37,6 +37,7 @@ import {
   sectionsOf,
   type GroupSizes,
   type PagedChunkRecord,
+  type OpenResiduals,
   type PagesDirectory,
   type PagesOpenV1,
   type PagesOpenV2,
@@ -521,10 +522,16 @@ export async function openSections(
   n: number,
   version = PAGES_VERSION,
   listsInRows = false,
-): Promise<{ open: Uint8Array; degrees: Uint8Array }> {
+  /** The chunks a row group holds (groups.rows): version 10 codes each group's size less their concept counts. */
+  rowsPerGroup = 1,
+): Promise<{ open: Uint8Array; degrees: Uint8Array; openResiduals?: OpenResiduals }> {
   if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
-  const compact = compactOpen(full, n, version, listsInRows);
-  return { open: await encodeOpen(compact.open), degrees: compact.degrees };
+  const compact = compactOpen(full, n, version, listsInRows, rowsPerGroup);
+  return {
+    open: await encodeOpen(compact.open),
+    degrees: compact.degrees,
+    ...(compact.openResiduals ? { openResiduals: compact.openResiduals } : {}),
+  };
 }
 
 /** Section bytes laid out in file order: each section's [offset, length] and the part's total length. */
@@ -623,6 +630,7 @@ export function pagesDirectory(
     ...(version >= 4 && fields.listsInRows ? { listsInRows: true } : {}),
     ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
     ...(version >= 8 && fields.sectionBlocks ? { sectionBlocks: { ...fields.sectionBlocks } } : {}),
+    ...(version >= 10 && fields.openResiduals ? { openResiduals: { ...fields.openResiduals } } : {}),
     sections: fields.sections,
   };
 }
@@ -780,7 +788,7 @@ export async function writePagedIndex(
     terms,
     groups: writtenGroups,
   });
-  const written = await openSections(full, n, version, concepts.listsInRows);
+  const written = await openSections(full, n, version, concepts.listsInRows, writtenGroups.rows);
   sinks.open.write(written.open);
   sinks.degrees.write(written.degrees);
 
@@ -826,6 +834,7 @@ export async function writePagedIndex(
         groups: writtenGroups,
         ...(hashPart ? { hashPages: hashPart.hashPages } : {}),
         sectionBlocks,
+        openResiduals: written.openResiduals,
       },
       version,
     ),

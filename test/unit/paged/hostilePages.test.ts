@@ -12,6 +12,7 @@ import {
   type HashLevel,
   type PagesDirectory,
 } from '../../../src/core/paged/format.ts';
+import { ByteReader, ByteWriter } from '../../../src/core/paged/bytes.ts';
 import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
@@ -753,6 +754,162 @@ describe('the degree codes of concepts in one chunk left out of open (version 9)
     (p.open as unknown as Record<string, unknown>).singleCode = 3;
     await expect(opened(assemble(p))).rejects.toThrow(
       'crafted.bundle: pages.bin (open) has singleCode, which version 8 does not have',
+    );
+  });
+});
+
+describe('tokens and row group sizes as residuals in open (version 10)', () => {
+  const analyzer = createTermAnalyzer();
+  const bundleOf = async (w: WrittenPagesLike) =>
+    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const opened = async (w: WrittenPagesLike) => (await openPagedBundle(await bundleOf(w), analyzer))!;
+  const layouts = [
+    ['small', () => honestPages(10, 1024), () => honestPages(9, 1024)],
+    ['large', () => honestPages(10, 512, 0, { rows: 128 }), () => honestPages(9, 512, 0, { rows: 128 })],
+  ] as const;
+  const varintsOf = (bytes: unknown): number[] => {
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    const r = new ByteReader(bytes as Uint8Array);
+    const out: number[] = [];
+    while (r.at < (bytes as Uint8Array).length) out.push(r.varint());
+    return out;
+  };
+  const bytesOf = (values: number[]): Uint8Array => {
+    const w = new ByteWriter();
+    for (const x of values) w.varint(x);
+    return w.take();
+  };
+  /** Version 10 pieces of a layout, `open` (as stored) and the directory changed by `change`. */
+  const changed = async (
+    layout: 0 | 1,
+    change: (open: Record<string, unknown>, d: Record<string, unknown>) => void,
+  ) => {
+    const p = piecesOf(await layouts[layout][1]());
+    change(p.open as unknown as Record<string, unknown>, p.directory as unknown as Record<string, unknown>);
+    return assemble(p);
+  };
+
+  for (const [layout, v10, v9] of layouts)
+    it(`answers as version 9 does, draws the same Graph view, and the offline check passes (${layout} layout)`, async () => {
+      const [ten, nine] = [await opened(await v10()), await opened(await v9())];
+      expect(ten.library.directory.version).toBe(10);
+      expect(ten.library.directory.openResiduals?.tokensPerLength).toBeGreaterThan(0);
+      expect(ten.library.reader.open).toEqual(nine.library.reader.open);
+      for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+        const hits = (await ten.library.search(PAGES_QUESTION, mode, 800)).hits;
+        expect(hits.length).toBeGreaterThan(0);
+        expect(hits).toEqual((await nine.library.search(PAGES_QUESTION, mode, 800)).hits);
+      }
+      const [g10, g9] = [
+        await conceptNeighbourhood(ten.library.reader, { limit: 40 }),
+        await conceptNeighbourhood(nine.library.reader, { limit: 40 }),
+      ];
+      expect(g10.value).toEqual(g9.value);
+      await verifyBundleCopy(await bundleOf(await v10()));
+    });
+
+  it('openResiduals that are not a slope 0 to 2^24, or in a version 9 directory, are refused before open is read', async () => {
+    for (const value of [2 ** 24 + 1, -1, 1.5, '7', null]) {
+      const w = await changed(0, (_open, d) => {
+        d.openResiduals = { tokensPerLength: value };
+      });
+      await expect(opened(w)).rejects.toThrow(
+        `the pages part's directory has openResiduals.tokensPerLength ${String(value)} (a whole number 0 to 2^24)`,
+      );
+    }
+    // (A key without a value is no key once the manifest is JSON.)
+    for (const value of [7, [], { tokensPerLength: 1, rows: 1 }, {}, { tokensPerLength: undefined }]) {
+      const w = await changed(0, (_open, d) => {
+        d.openResiduals = value;
+      });
+      await expect(opened(w)).rejects.toThrow(
+        "the pages part's directory has openResiduals that are not { tokensPerLength }",
+      );
+    }
+    const p = piecesOf(await honestPages(9, 1024));
+    (p.directory as unknown as Record<string, unknown>).openResiduals = { tokensPerLength: 65536 };
+    await expect(opened(assemble(p))).rejects.toThrow(
+      "the pages part's directory has openResiduals, which version 9 does not have",
+    );
+  });
+
+  it('a slope that lies gives tokens the records refuse when a card is read, naming them', async () => {
+    for (const layout of [0, 1] as const) {
+      const w = await changed(layout, (_open, d) => {
+        const r = d.openResiduals as { tokensPerLength: number };
+        d.openResiduals = { tokensPerLength: r.tokensPerLength + 65536 };
+      });
+      const library = (await opened(w)).library;
+      // The Ask view's first page: the first hit's record read, the others' tokens from `open` alone.
+      await expect(
+        library.search(PAGES_QUESTION, 'ppr', 800, undefined, undefined, () => [0]),
+      ).rejects.toThrow(/crafted\.bundle: pages\.bin's records give chunk \d+ \d+ tokens, open \d+/);
+    }
+  });
+
+  it('residuals for one chunk or group more or fewer, or a token count below 0, are refused at open naming them', async () => {
+    for (const layout of [0, 1] as const) {
+      const n = (await layouts[layout][1]()).directory.chunkCount;
+      for (const extra of [1, -1]) {
+        const tokens = await changed(layout, (open) => {
+          const values = varintsOf(open.tokens);
+          open.tokens = bytesOf(extra > 0 ? [...values, 0] : values.slice(0, -1));
+        });
+        await expect(opened(tokens)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has ${n + extra} tokens, expected ${n}`,
+        );
+        let groups = 0;
+        const rows = await changed(layout, (open) => {
+          const values = varintsOf(open.rowGroups);
+          groups = values.length;
+          open.rowGroups = bytesOf(extra > 0 ? [...values, 0] : values.slice(0, -1));
+        });
+        await expect(opened(rows)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has ${groups + extra} rowGroups, expected ${groups}`,
+        );
+      }
+      // The first chunk's residual far below its prediction: a count below 0.
+      const below = await changed(layout, (open) => {
+        const values = varintsOf(open.tokens);
+        values[0] = 2 * 2 ** 40 - 1; // zigzag of −2^40
+        open.tokens = bytesOf(values);
+      });
+      await expect(opened(below)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) gives chunk 0 -\d+ tokens \(openResiduals\)/,
+      );
+    }
+  });
+
+  it('row group sizes that lie are refused: past the rows section, below 0, or cut where no row ends', async () => {
+    // One group's size too large: the groups end past the rows section.
+    for (const layout of [0, 1] as const) {
+      const w = await changed(layout, (open) => {
+        const values = varintsOf(open.rowGroups);
+        values[values.length - 1] += 2;
+        open.rowGroups = bytesOf(values);
+      });
+      await expect(opened(w)).rejects.toThrow('crafted.bundle: pages.bin rowGroups');
+    }
+    // The small layout's one gzip'd group (a zigzag residual) far below its chunks' counts: a size below 0.
+    const below = await changed(0, (open) => {
+      open.rowGroups = bytesOf([2 * 2 ** 40 - 1]);
+    });
+    await expect(opened(below)).rejects.toThrow(
+      /crafted\.bundle: pages\.bin \(open\) gives row group 0 -\d+ bytes \(rowGroups\)/,
+    );
+    // The large layout: a byte moved from one chunk's row to the next (the sum right, both rows cut wrong).
+    let g = -1;
+    const moved = await changed(1, (open) => {
+      const values = varintsOf(open.rowGroups);
+      g = values.findIndex((x, i) => x > 0 && i + 1 < values.length);
+      values[g] -= 1;
+      values[g + 1] += 1;
+      open.rowGroups = bytesOf(values);
+    });
+    expect(g).toBeGreaterThanOrEqual(0);
+    const { reader } = (await opened(moved)).library;
+    await expect(reader.readUntilComplete(() => reader.rowGroup(g))).rejects.toThrow(
+      /crafted\.bundle: pages\.bin/,
     );
   });
 });
