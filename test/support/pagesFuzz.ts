@@ -120,6 +120,7 @@ const DIRECTORY_FIELDS = [
   'listsInRows',
   'hashPages',
   'sectionBlocks',
+  'rowBlocks',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -133,7 +134,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -199,6 +200,28 @@ function mutateDirectoryField(
     d.sectionBlocks = blocks;
     return `directory.sectionBlocks.${name || '(empty name)'} = ${JSON.stringify(size) ?? '(absent)'}`;
   }
+  // Version 10's blocks of whole rows: their size or their count changed (kept as set: assemble() recounts neither),
+  // or the whole field.
+  if (field === 'rowBlocks' && random() < 0.7) {
+    const rows = { ...((d.rowBlocks as Record<string, unknown> | undefined) ?? { size: 128, count: 1 }) };
+    const key = random() < 0.5 ? 'size' : 'count';
+    const near = Number(rows[key]);
+    const changed = pick(random, [
+      ...extremes(Number.isFinite(near) ? near : 128),
+      ...WRONG_KINDS,
+      near + 1,
+      near - 1,
+      63,
+      64,
+      1 << 20,
+      (1 << 20) + 1,
+      undefined,
+    ]);
+    if (changed === undefined) delete rows[key];
+    else rows[key] = changed;
+    d.rowBlocks = rows;
+    return `directory.rowBlocks.${key} = ${changed === undefined ? '(absent)' : JSON.stringify(changed)}`;
+  }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
     const key = random() < 0.5 ? 'tfSpread' : 'chunkScorePower';
@@ -214,14 +237,18 @@ function mutateDirectoryField(
 function mutatePieces(
   p: PagesPieces,
   random: () => number,
-): { name: string; keepSections?: boolean; keepHashPages?: boolean } {
+): { name: string; keepSections?: boolean; keepHashPages?: boolean; keepRowBlocks?: boolean } {
   const kind = Math.floor(random() * 8);
   const open = p.open as unknown as Record<string, unknown>;
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
     const field = pick(random, DIRECTORY_FIELDS);
-    return { name: mutateDirectoryField(d, field, random), keepHashPages: field === 'hashPages' };
+    return {
+      name: mutateDirectoryField(d, field, random),
+      keepHashPages: field === 'hashPages',
+      keepRowBlocks: field === 'rowBlocks',
+    };
   }
   if (kind === 1) {
     const g = p.directory.groups as unknown as Record<string, unknown>;
@@ -431,33 +458,37 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 9 a tenth and version 8 a tenth (each half in a large library's layout: 512-byte blocks, the rows one
+    // Version 10 and 9 a tenth together (version 10 most in the large layout: its rows in blocks of whole rows,
+    // rowBlocks, the writer's 128 bytes), version 8 a tenth (each half in a large library's layout: 512-byte blocks, the rows one
     // chunk a group in 128-byte blocks of their own, the lists in their section, under a tree of hash pages of two
     // levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks), version 7 a tenth (the same
     // halves, its rows in 512-byte blocks), versions 6 and 5 (the large layout) a tenth each, version 4 (its lists in
     // its rows, coded by chunk) a tenth, and versions 3, 2 and 1 the rest.
     const draw = random();
     const version =
-      draw < 0.1
-        ? 9
-        : draw < 0.2
-          ? 8
-          : draw < 0.3
-            ? 7
-            : draw < 0.4
-              ? 6
-              : draw < 0.5
-                ? 5
-                : draw < 0.6
-                  ? 4
-                  : draw < 0.7
-                    ? 3
-                    : draw < 0.85
-                      ? 2
-                      : 1;
+      draw < 0.06
+        ? 10
+        : draw < 0.1
+          ? 9
+          : draw < 0.2
+            ? 8
+            : draw < 0.3
+              ? 7
+              : draw < 0.4
+                ? 6
+                : draw < 0.5
+                  ? 5
+                  : draw < 0.6
+                    ? 4
+                    : draw < 0.7
+                      ? 3
+                      : draw < 0.85
+                        ? 2
+                        : 1;
     const large =
       version === 5 ||
-      (version === 9 && draw < 0.05) ||
+      (version === 10 && draw < 0.05) ||
+      (version === 9 && draw < 0.075) ||
       (version === 8 && draw < 0.15) ||
       (version === 7 && draw < 0.25) ||
       (version === 6 && draw < 0.35);
@@ -468,18 +499,24 @@ function casesOfPages(count: number, seed: number): Case[] {
         const r = seededRandom(caseSeed);
         const p = piecesOf(
           await (large
-            ? // Version 8's large layout: the rows in 128-byte blocks of their own (the fixture's rows are ~2 KB).
-              honestPages(version, 512, 0, version >= 8 ? { rows: 128 } : undefined)
+            ? // Version 8's large layout: the rows in 128-byte blocks of their own (the fixture's rows are ~2 KB);
+              // version 10's in blocks of whole rows of at most 128 bytes (rowBlocks), the lists in 128-byte blocks.
+              honestPages(
+                version,
+                512,
+                0,
+                version >= 10 ? { lists: 128 } : version >= 8 ? { rows: 128 } : undefined,
+              )
             : version >= 7
               ? honestPages(version, 1024)
               : honestPages(version)),
         );
         // A tree of two levels (the writer gives a library this small one): assemble() builds the part for it.
         if (version >= 7 && large) p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
-        const { name, keepSections, keepHashPages } = mutatePieces(p, r);
+        const { name, keepSections, keepHashPages, keepRowBlocks } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);
-        return openAndAsk(assemble(p, { keepSections, keepHashPages }));
+        return openAndAsk(assemble(p, { keepSections, keepHashPages, keepRowBlocks }));
       },
     });
   }

@@ -47,6 +47,7 @@ import {
   defaultBlockSize,
   DEFAULT_GROUPS,
   sectionBlocksFor,
+  rowBlocksFor,
   writtenBlocks,
   hashPartOf,
   openSections,
@@ -563,8 +564,19 @@ export async function buildPages(
   };
   const sectionBlocks =
     options.blockSize === undefined ? sectionBlocksFor(PAGES_VERSION, concepts.listsInRows) : undefined;
+  const rowBlocks = rowBlocksFor(PAGES_VERSION, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
   const blocks = new BlockHasher(
-    writtenBlocks(PAGES_VERSION, blockSize, sections, sectionBlocks, length),
+    writtenBlocks(
+      PAGES_VERSION,
+      blockSize,
+      sections,
+      sectionBlocks,
+      length,
+      rowBlocks && {
+        rows: rowBlocks,
+        rowGroups: concepts.rowGroups,
+      },
+    ),
     blockHashBytes(PAGES_VERSION),
   );
   const whole = new Sha256();
@@ -589,6 +601,7 @@ export async function buildPages(
     groups: writtenGroups,
     hashPages: hashPart.hashPages,
     sectionBlocks,
+    rowBlocks,
   });
   return {
     directory,

@@ -17,7 +17,7 @@ import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
-import type { BlockLayout } from './blockLayout.ts';
+import { rowBlockStarts, type BlockLayout } from './blockLayout.ts';
 import {
   blockHashBytes,
   blockLayoutOf,
@@ -41,6 +41,7 @@ import {
   type PagesOpenV1,
   type PagesOpenV2,
   type PagesOpenV6,
+  type RowBlocks,
   type SectionName,
   type ShareParams,
   type TermEntry,
@@ -154,25 +155,62 @@ const SMALL_SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
 
 /**
  * The sections a writer of `version` gives a block size of their own when not told a block size (SECTION_BLOCKS, or
- * SMALL_SECTION_BLOCKS for a library that keeps its lists in its rows).
+ * SMALL_SECTION_BLOCKS for a library that keeps its lists in its rows). From version 10 a library that does not keep
+ * its lists in its rows has its rows in blocks of whole rows instead (rowBlocksFor), so no block size of theirs.
  */
 export function sectionBlocksFor(
   version: number,
   listsInRows: boolean,
 ): Partial<Record<SectionName, number>> | undefined {
   if (version < 8) return undefined;
-  return { ...(listsInRows ? SMALL_SECTION_BLOCKS : SECTION_BLOCKS) };
+  if (listsInRows) return { ...SMALL_SECTION_BLOCKS };
+  const { rows, ...others } = SECTION_BLOCKS;
+  return version >= 10 ? others : { ...others, rows };
 }
 
-/** The blocks a writer hashes: every `blockSize` bytes, or from version 8 by section (blockLayout.ts). */
+/**
+ * Version 10: the most bytes of rows in a block of whole rows (the directory's `rowBlocks.size`). At 100 MiB a cold
+ * question reads the rows of ~4,700 chunks (~98 bytes each) scattered over the section: in 128-byte blocks (version 8)
+ * a row straddled two blocks about half the time, and each block brought the leaf page of its hash
+ * (docs/results/question-bytes.md, round nineteen, measures 128, 192 and 256).
+ */
+export const ROW_BLOCK_BYTES = 128;
+
+/**
+ * Version 10: the rows' blocks of whole rows a writer gives a library that does not keep its lists in its rows, when
+ * it gives its sections block sizes (sectionBlocksFor) but none to the rows: the directory's `rowBlocks` and where
+ * each block starts in the rows section (blockLayout.ts rowBlockStarts, from the row groups' byte offsets).
+ */
+export function rowBlocksFor(
+  version: number,
+  listsInRows: boolean,
+  sectionBlocks: Partial<Record<SectionName, number>> | undefined,
+  rowGroups: ArrayLike<number>,
+  size = ROW_BLOCK_BYTES,
+): RowBlocks | undefined {
+  if (version < 10 || listsInRows || !sectionBlocks || sectionBlocks.rows !== undefined || size === 0)
+    return undefined;
+  return { size, count: rowBlockStarts(rowGroups, size).length };
+}
+
+/**
+ * The blocks a writer hashes: every `blockSize` bytes, or from version 8 by section, from version 10 the rows in
+ * blocks of whole rows cut at `rowGroups` (blockLayout.ts).
+ */
 export function writtenBlocks(
   version: number,
   blockSize: number,
   sections: Record<SectionName, [number, number]>,
   sectionBlocks: Partial<Record<SectionName, number>> | undefined,
   length: number,
+  rowBlocks?: { rows: RowBlocks; rowGroups: ArrayLike<number> },
 ): number | BlockLayout {
-  return sectionBlocks ? blockLayoutOf({ version, blockSize, sections, sectionBlocks }, length) : blockSize;
+  if (!sectionBlocks && !rowBlocks) return blockSize;
+  return blockLayoutOf(
+    { version, blockSize, sections, sectionBlocks, rowBlocks: rowBlocks?.rows },
+    length,
+    rowBlocks?.rowGroups,
+  );
 }
 
 /**
@@ -623,6 +661,7 @@ export function pagesDirectory(
     ...(version >= 4 && fields.listsInRows ? { listsInRows: true } : {}),
     ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
     ...(version >= 8 && fields.sectionBlocks ? { sectionBlocks: { ...fields.sectionBlocks } } : {}),
+    ...(version >= 10 && fields.rowBlocks ? { rowBlocks: { ...fields.rowBlocks } } : {}),
     sections: fields.sections,
   };
 }
@@ -718,6 +757,8 @@ export async function writePagedIndex(
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
   /** Version 8: block sizes by section; undefined: sectionBlocksFor's unless told a block size. */
   sectionBlocksAsked?: Partial<Record<SectionName, number>>,
+  /** Version 10: the most bytes of rows in a block of whole rows (ROW_BLOCK_BYTES; 0: none, rowBlocksFor). */
+  rowBlockBytes = ROW_BLOCK_BYTES,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
   const n = layout.chunks.length;
@@ -794,8 +835,25 @@ export async function writePagedIndex(
   const sectionBlocks =
     sectionBlocksAsked ??
     (blockSizeAsked === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined);
+  const rowBlocks = rowBlocksFor(
+    version,
+    concepts.listsInRows,
+    sectionBlocks,
+    concepts.rowGroups,
+    rowBlockBytes,
+  );
   const hasher = new BlockHasher(
-    writtenBlocks(version, blockSize, sections, sectionBlocks, total),
+    writtenBlocks(
+      version,
+      blockSize,
+      sections,
+      sectionBlocks,
+      total,
+      rowBlocks && {
+        rows: rowBlocks,
+        rowGroups: concepts.rowGroups,
+      },
+    ),
     blockHashBytes(version),
   );
   let at = 0;
@@ -826,6 +884,7 @@ export async function writePagedIndex(
         groups: writtenGroups,
         ...(hashPart ? { hashPages: hashPart.hashPages } : {}),
         sectionBlocks,
+        rowBlocks,
       },
       version,
     ),
