@@ -170,9 +170,10 @@ export function sectionBlocksFor(
 
 /**
  * Version 10: the most bytes of rows in a block of whole rows (the directory's `rowBlocks.size`). At 100 MiB a cold
- * question reads the rows of ~4,700 chunks (~98 bytes each) scattered over the section: in 128-byte blocks (version 8)
- * a row straddled two blocks about half the time, and each block brought the leaf page of its hash
- * (docs/results/question-bytes.md, round nineteen, measures 128, 192 and 256).
+ * question reads the rows of ~4,700 chunks (~98 bytes each, 502 KB) scattered over the section: in version 8's
+ * 128-byte blocks a row straddled two blocks about half the time (1,028 KB of rows read). The Ask view's first page,
+ * p50 (docs/results/question-bytes.md, round nineteen): main 3,115 KB; whole rows of at most 128 bytes 2,697 (rows
+ * 559, hashes 779 → 811) for +250 KB of bundle; 192: 2,791 (−164 KB of bundle); 256: 2,920 (−406 KB).
  */
 export const ROW_BLOCK_BYTES = 128;
 
