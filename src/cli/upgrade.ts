@@ -1,10 +1,11 @@
-// `npm run cli -- upgrade <in.bundle> --out <out.bundle>`: rewrites a bundle's version 1 to 8 pages
-// (src/core/paged) as version 9, whose block hashes are read through a tree of hash pages, whose `open` section
+// `npm run cli -- upgrade <in.bundle> --out <out.bundle>`: rewrites a bundle's version 1 to 9 pages
+// (src/core/paged) as version 10, whose block hashes are read through a tree of hash pages, whose `open` section
 // (what `?bundle=` and `cli ask` read before a question) is about
 // a quarter of version 1's and keeps its counts as varints, whose concept lists hold no shares and, in a small library,
 // are kept in its rows (coded by concept) and read in 1 KiB blocks, and whose large library is read in 512-byte blocks
-// with its rows one chunk a group in 128-byte blocks of their own (its open, records and postings in blocks of 64 KiB,
-// 1 KiB and 1 KiB), and whose `open` holds no degree code of a concept in one chunk (version 9),
+// with its rows one chunk a group in blocks of whole rows of at most 128 bytes (version 10; its open, records and
+// postings in blocks of 64 KiB, 1 KiB and 1 KiB), and whose `open` holds no degree code of a concept in one chunk
+// (version 9),
 // without the corpus: src/core/paged/upgrade.ts. Every other part is copied as stored. The output is
 // written through a temporary file and renamed into place; the input is never changed.
 import { resolve } from 'node:path';

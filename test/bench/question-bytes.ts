@@ -36,7 +36,12 @@ import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
 import { BlockStore } from '../../src/core/paged/blockStore.ts';
-import { blockLayoutOf, sectionsOf, type PagesDirectory } from '../../src/core/paged/format.ts';
+import {
+  blockLayoutOf,
+  placeRowBlocks,
+  sectionsOf,
+  type PagesDirectory,
+} from '../../src/core/paged/format.ts';
 import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
 import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
@@ -208,6 +213,8 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
     openBytes = source.bytesRead;
     const library = opened.library;
+    // Version 10's blocks of whole rows start where `open`'s row groups say (format.ts, placeRowBlocks).
+    if (!layout.placed) placeRowBlocks(bundlePath, d, layout, library.reader.open.rowGroups);
     const answer = await ask(library, q);
     hitCount += answer.hits.length;
     rounds.push(answer.rounds);
@@ -299,7 +306,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   const askedAll = sum(askedTotals);
   console.log(
     `\n## ${setName}: bundle ${kb(data.length)} KB (pages ${kb(pagesBytes)} KB, ${d.chunkCount} chunks, ` +
-      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks${d.sectionBlocks ? ` (${JSON.stringify(d.sectionBlocks)})` : ''}, hashes ${kb(layout.count * (d.hashBytes ?? 32))} KB of ${d.hashBytes ?? 32} B); ` +
+      `${d.conceptCount} concepts, ${d.blockSize}-byte blocks${d.sectionBlocks ? ` (${JSON.stringify(d.sectionBlocks)})` : ''}${d.rowBlocks ? `, rows in blocks of whole rows ≤ ${d.rowBlocks.size} B (${d.rowBlocks.count})` : ''}, hashes ${kb(layout.count * (d.hashBytes ?? 32))} KB of ${d.hashBytes ?? 32} B); ` +
       `gap ${gapName(gap)}; ${picked.length} cold questions, ppr, ` +
       `budget ${BUDGET_TOKENS}; load ${loadavg()
         .map((x) => x.toFixed(2))

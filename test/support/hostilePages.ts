@@ -18,6 +18,7 @@ import {
   type SectionName,
 } from '../../src/core/paged/format.ts';
 import { ByteReader, ByteWriter } from '../../src/core/paged/bytes.ts';
+import { rowBlockStarts } from '../../src/core/paged/blockLayout.ts';
 import {
   BlockHasher,
   hashPagesOf,
@@ -103,7 +104,15 @@ export function piecesOf(written: WrittenPagesLike): PagesPieces {
  */
 export function assemble(
   p: PagesPieces,
-  options: { rawOpen?: Uint8Array; keepSections?: boolean; keepHashPages?: boolean } = {},
+  options: {
+    rawOpen?: Uint8Array;
+    keepSections?: boolean;
+    keepHashPages?: boolean;
+    /** Version 10: keep the directory's rowBlocks.count as the case set it (else the count the rows' groups make). */
+    keepRowBlocks?: boolean;
+    /** Version 10: hash the rows' blocks as these row groups cut them (a case whose `open` lies about its groups). */
+    rowGroupsHashed?: ArrayLike<number>;
+  } = {},
 ): WrittenPagesLike {
   const sections = {
     ...p.sections,
@@ -138,9 +147,44 @@ export function assemble(
       ([name, x]) =>
         (names as readonly string[]).includes(name) && Number.isSafeInteger(x) && (x as number) >= 128,
     );
+  // Version 10's blocks of whole rows when the directory's size is one a reader takes: cut where the pieces' row
+  // groups say (rowBlockStarts), or the rows one block when those are not byte offsets covering the section (a case
+  // that changed them: checkOpen refuses them before a block is placed).
+  const rows = directory.rowBlocks as unknown;
+  const rowSize = rows !== null && typeof rows === 'object' ? (rows as { size?: unknown }).size : undefined;
+  const byRows =
+    directory.version >= 10 &&
+    Number.isSafeInteger(rowSize) &&
+    (rowSize as number) >= 64 &&
+    (rowSize as number) <= 1 << 20;
+  let rowStarts: number[] = [];
+  let rowGroups: ArrayLike<number> = [0];
+  if (byRows) {
+    const offsets = rowOffsets(p);
+    const length = sections.rows.length;
+    const covering =
+      offsets !== undefined &&
+      offsets[0] === 0 &&
+      offsets[offsets.length - 1] === length &&
+      offsets.every((x, i) => Number.isSafeInteger(x) && (i === 0 || x >= offsets[i - 1]));
+    rowGroups = options.rowGroupsHashed ?? (covering ? offsets : [0, length]);
+    rowStarts = rowBlockStarts(rowGroups, rowSize as number);
+    if (!options.keepRowBlocks && covering)
+      directory.rowBlocks = { size: rowSize as number, count: rowStarts.length };
+  }
   const hasher = new BlockHasher(
-    byLayout
-      ? blockLayoutOf({ ...directory, blockSize: size, sections: { ...directory.sections, ...table } }, total)
+    byLayout || byRows
+      ? blockLayoutOf(
+          {
+            ...directory,
+            blockSize: size,
+            sectionBlocks: byLayout ? directory.sectionBlocks : undefined,
+            rowBlocks: byRows ? { size: rowSize as number, count: rowStarts.length } : undefined,
+            sections: { ...directory.sections, ...table },
+          },
+          total,
+          byRows ? rowGroups : undefined,
+        )
       : size,
     hashBytes,
   );
@@ -184,6 +228,21 @@ function joinGroups(groups: Uint8Array[]): { section: Uint8Array; offsets: Float
   const section = new Uint8Array(offsets[groups.length]);
   groups.forEach((g, i) => section.set(g, offsets[i]));
   return { section, offsets };
+}
+
+/** Where each row group starts (as recordOffsets), or undefined when the pieces' rowGroups are not a kind it reads. */
+export function rowOffsets(p: PagesPieces): number[] | undefined {
+  const stored = p.open.rowGroups as unknown;
+  if (p.directory.version < 6) return stored instanceof Float64Array ? [...stored] : undefined;
+  if (!(stored instanceof Uint8Array)) return undefined;
+  const r = new ByteReader(stored);
+  const offsets = [0];
+  try {
+    while (r.at < stored.length) offsets.push(offsets[offsets.length - 1] + r.varint());
+  } catch {
+    return undefined;
+  }
+  return offsets;
 }
 
 /** Where each record group starts: version 6 keeps the groups' sizes as varints (compactOpen.ts), summed here. */

@@ -121,6 +121,7 @@ const DIRECTORY_FIELDS = [
   'hashPages',
   'sectionBlocks',
   'openResiduals',
+  'rowBlocks',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -218,6 +219,28 @@ function mutateDirectoryField(
     d.openResiduals = r;
     return `directory.openResiduals = ${JSON.stringify(r)}`;
   }
+  // Version 10's blocks of whole rows: their size or their count changed (kept as set: assemble() recounts neither),
+  // or the whole field.
+  if (field === 'rowBlocks' && random() < 0.7) {
+    const rows = { ...((d.rowBlocks as Record<string, unknown> | undefined) ?? { size: 128, count: 1 }) };
+    const key = random() < 0.5 ? 'size' : 'count';
+    const near = Number(rows[key]);
+    const changed = pick(random, [
+      ...extremes(Number.isFinite(near) ? near : 128),
+      ...WRONG_KINDS,
+      near + 1,
+      near - 1,
+      63,
+      64,
+      1 << 20,
+      (1 << 20) + 1,
+      undefined,
+    ]);
+    if (changed === undefined) delete rows[key];
+    else rows[key] = changed;
+    d.rowBlocks = rows;
+    return `directory.rowBlocks.${key} = ${changed === undefined ? '(absent)' : JSON.stringify(changed)}`;
+  }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
     const key = random() < 0.5 ? 'tfSpread' : 'chunkScorePower';
@@ -233,14 +256,18 @@ function mutateDirectoryField(
 function mutatePieces(
   p: PagesPieces,
   random: () => number,
-): { name: string; keepSections?: boolean; keepHashPages?: boolean } {
+): { name: string; keepSections?: boolean; keepHashPages?: boolean; keepRowBlocks?: boolean } {
   const kind = Math.floor(random() * 8);
   const open = p.open as unknown as Record<string, unknown>;
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
     const field = pick(random, DIRECTORY_FIELDS);
-    return { name: mutateDirectoryField(d, field, random), keepHashPages: field === 'hashPages' };
+    return {
+      name: mutateDirectoryField(d, field, random),
+      keepHashPages: field === 'hashPages',
+      keepRowBlocks: field === 'rowBlocks',
+    };
   }
   if (kind === 1) {
     const g = p.directory.groups as unknown as Record<string, unknown>;
@@ -491,18 +518,24 @@ function casesOfPages(count: number, seed: number): Case[] {
         const r = seededRandom(caseSeed);
         const p = piecesOf(
           await (large
-            ? // Version 8's large layout: the rows in 128-byte blocks of their own (the fixture's rows are ~2 KB).
-              honestPages(version, 512, 0, version >= 8 ? { rows: 128 } : undefined)
+            ? // Version 8's large layout: the rows in 128-byte blocks of their own (the fixture's rows are ~2 KB);
+              // version 10's in blocks of whole rows of at most 128 bytes (rowBlocks), the lists in 128-byte blocks.
+              honestPages(
+                version,
+                512,
+                0,
+                version >= 10 ? { lists: 128 } : version >= 8 ? { rows: 128 } : undefined,
+              )
             : version >= 7
               ? honestPages(version, 1024)
               : honestPages(version)),
         );
         // A tree of two levels (the writer gives a library this small one): assemble() builds the part for it.
         if (version >= 7 && large) p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
-        const { name, keepSections, keepHashPages } = mutatePieces(p, r);
+        const { name, keepSections, keepHashPages, keepRowBlocks } = mutatePieces(p, r);
         cases[i].name = `pages v${version} ${name}`;
         if (process.env.FUZZ_LOG) process.stderr.write(`start: ${cases[i].name}\n`);
-        return openAndAsk(assemble(p, { keepSections, keepHashPages }));
+        return openAndAsk(assemble(p, { keepSections, keepHashPages, keepRowBlocks }));
       },
     });
   }

@@ -561,6 +561,8 @@ export class BlockStore {
    */
   private pageAligned(runs: Array<[number, number]>, gapBytes: number): Array<[number, number]> {
     if (gapBytes === 0 || this.hashes instanceof Uint8Array || runs.length === 0) return runs;
+    // Version 10's rows' blocks are placed once `open` is read (blockLayout.ts): `open`'s own read is not widened.
+    if (!this.layout.placed) return runs;
     const perPage = this.levels[0].pageSize / this.levels[0].entry;
     if (!Number.isInteger(perPage) || perPage < 1) return runs;
     const out: Array<[number, number]> = [];

@@ -47,6 +47,7 @@ import {
   defaultBlockSize,
   DEFAULT_GROUPS,
   sectionBlocksFor,
+  rowBlocksFor,
   writtenBlocks,
   hashPartOf,
   openSections,
@@ -563,8 +564,19 @@ export async function buildPages(
   };
   const sectionBlocks =
     options.blockSize === undefined ? sectionBlocksFor(PAGES_VERSION, concepts.listsInRows) : undefined;
+  const rowBlocks = rowBlocksFor(PAGES_VERSION, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
   const blocks = new BlockHasher(
-    writtenBlocks(PAGES_VERSION, blockSize, sections, sectionBlocks, length),
+    writtenBlocks(
+      PAGES_VERSION,
+      blockSize,
+      sections,
+      sectionBlocks,
+      length,
+      rowBlocks && {
+        rows: rowBlocks,
+        rowGroups: concepts.rowGroups,
+      },
+    ),
     blockHashBytes(PAGES_VERSION),
   );
   const whole = new Sha256();
@@ -590,6 +602,7 @@ export async function buildPages(
     hashPages: hashPart.hashPages,
     sectionBlocks,
     openResiduals: written.openResiduals,
+    rowBlocks,
   });
   return {
     directory,

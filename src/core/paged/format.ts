@@ -45,12 +45,14 @@
 // concepts at 100 MiB, 74 % on 2Wiki), which a reader computes exactly from that chunk's row, and keeps one bound on
 // all of them instead (`singleCode`, PagesOpenV9): the walk reaches such a concept only along a row computed from its
 // chunk, whose row it has then (sectionReader.ts, singleDegree). `open` at 100 MiB: 1,511 → ~1,200 KB.
-// Version 10 (round nineteen) is shared by three changes, each gated on a directory field of its own; this one's is
-// `openResiduals`: `open`'s tokens are coded as residuals of a slope over the chunks' text lengths, and its row group
-// sizes less their chunks' concept counts (compactOpen.ts). `open` at 100 MiB: 1,129 → 1,069 KB.
+// Version 10 (round nineteen) is shared by changes each gated on a directory field of its own (FORMAT.md "Version
+// 10"): `openResiduals`, `open`'s tokens coded as residuals of a slope over the chunks' text lengths and its row group
+// sizes less their chunks' concept counts (compactOpen.ts; `open` at 100 MiB: 1,129 → 1,069 KB); `rowBlocks`, the
+// rows cut into blocks of whole rows (blockLayout.ts rowBlockStarts): each row's bytes one block, never two, whose
+// starts follow from `open`'s row groups.
 // Versions 1 to 9 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
-import { BlockLayout } from './blockLayout.ts';
+import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
@@ -112,6 +114,8 @@ const HASH_PAGE_MIN = 256;
 const HASH_PAGE_MIN_V7 = 128;
 const HASH_PAGE_MAX = 1 << 20;
 
+/** Version 10: the least `rowBlocks.size` a directory may give (a row is ~98 bytes at 100 MiB). */
+const ROW_BLOCK_MIN = 64;
 /** Version 8: the block sizes a directory may give a section (`sectionBlocks`): whole bytes, 128 B to 1 MiB. */
 const SECTION_BLOCK_MIN = 128;
 const SECTION_BLOCK_MAX = 1 << 20;
@@ -291,6 +295,12 @@ export interface PagesDirectory {
    * zigzag varints. Absent: as version 9.
    */
   openResiduals?: OpenResiduals;
+  /**
+   * Version 10: the rows in blocks of whole rows (blockLayout.ts rowBlockStarts): consecutive row groups packed into
+   * blocks of at most `size` bytes (a group longer is a block of its own), `count` of them. Absent: the rows' blocks
+   * are their section's block size (`sectionBlocks`, else `blockSize`).
+   */
+  rowBlocks?: RowBlocks;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -306,20 +316,65 @@ function checkOpenResiduals(d: PagesDirectory, fail: (why: string) => never): vo
     fail(`has openResiduals.tokensPerLength ${String(slope)} (a whole number 0 to 2^24)`);
 }
 
+/** Version 10's blocks of whole rows (the directory's `rowBlocks`). */
+export interface RowBlocks {
+  /** The most bytes of rows a block holds, unless it holds one group alone (ROW_BLOCK_MIN to SECTION_BLOCK_MAX). */
+  size: number;
+  /** The blocks the rows section is cut into (what rowBlockStarts gives for `open`'s rowGroups). */
+  count: number;
+}
+
 /**
  * Where the blocks of a checked directory's part of `partLength` bytes lie: every `blockSize` bytes from the part's
  * start, or from version 8 zone by zone, a section with a block size of its own (`sectionBlocks`) in blocks of that.
+ * From version 10 the rows may be blocks of whole rows (`rowBlocks`): their starts follow from `rowGroups` (checked
+ * by checkOpen), given by a writer; a reader gives them once `open` is read (placeRowBlocks), and until then the
+ * layout counts the rows' blocks (the directory's count) without placing them.
  */
 export function blockLayoutOf(
-  d: Pick<PagesDirectory, 'version' | 'blockSize' | 'sectionBlocks' | 'sections'>,
+  d: Pick<PagesDirectory, 'version' | 'blockSize' | 'sectionBlocks' | 'sections' | 'rowBlocks'>,
   partLength: number,
+  rowGroups?: ArrayLike<number>,
 ): BlockLayout {
   const own = d.sectionBlocks;
-  if (!own) return BlockLayout.uniform(partLength, d.blockSize);
+  const rows = d.rowBlocks;
+  if (!own && !rows) return BlockLayout.uniform(partLength, d.blockSize);
   return new BlockLayout(
-    sectionsOf(d.version).map((name) => [d.sections[name][1], own[name] ?? d.blockSize] as const),
+    sectionsOf(d.version).map((name) =>
+      name === 'rows' && rows
+        ? ([
+            d.sections.rows[1],
+            { count: rows.count, starts: rowGroups && rowStartsOf('the writer', rows, rowGroups) },
+          ] as const)
+        : ([d.sections[name][1], own?.[name] ?? d.blockSize] as const),
+    ),
     d.blockSize,
   );
+}
+
+/** The starts of the rows' blocks for checked row groups, refused naming `rowBlocks` when their count is not its. */
+function rowStartsOf(name: string, rows: RowBlocks, rowGroups: ArrayLike<number>): number[] {
+  const starts = rowBlockStarts(rowGroups, rows.size);
+  if (starts.length !== rows.count)
+    throw new PagesError(
+      `${name}: the pages part's directory has rowBlocks.count ${rows.count}, but open's row groups make ` +
+        `${starts.length} blocks of at most ${rows.size} bytes`,
+    );
+  return starts;
+}
+
+/**
+ * Places a reader's blocks of whole rows (version 10's `rowBlocks`) once `open` is read and checked (checkOpen: its
+ * row groups ascend from 0 to the rows section's length): refused, naming `rowBlocks`, when they make another count
+ * of blocks than the directory's, which the hashes part and its tree were checked against.
+ */
+export function placeRowBlocks(
+  name: string,
+  d: PagesDirectory,
+  layout: BlockLayout,
+  rowGroups: ArrayLike<number>,
+): void {
+  if (d.rowBlocks) layout.place(rowStartsOf(name, d.rowBlocks, rowGroups));
 }
 
 /** What a version 1 `open` holds: a structured value (src/core/bundle/codecs.ts), gzip'd. */
@@ -479,6 +534,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   }
   if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
   if (d.sectionBlocks !== undefined) checkSectionBlocks(d, fail);
+  if (d.rowBlocks !== undefined) checkRowBlocks(d, fail);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
@@ -526,6 +582,42 @@ function checkSectionBlocks(d: PagesDirectory, fail: (why: string) => never): vo
         `has sectionBlocks.${name} ${String(size)} (a block size of ${SECTION_BLOCK_MIN} B to ${SECTION_BLOCK_MAX} B)`,
       );
   }
+}
+
+/**
+ * Version 10's blocks of whole rows: an object of exactly `size` (ROW_BLOCK_MIN to SECTION_BLOCK_MAX bytes) and
+ * `count` (at most one block a byte of the rows section, none for an empty one, one at least for another), only from
+ * version 10, for rows that do not keep the lists (listsInRows) and have no block size of their own in
+ * `sectionBlocks`. Checked before blockLayoutOf counts blocks by it (the hashes part and its tree are checked against
+ * that count); `open`'s row groups are checked against it once read (placeRowBlocks).
+ */
+function checkRowBlocks(d: PagesDirectory, fail: (why: string) => never): void {
+  const rows = d.rowBlocks as unknown;
+  const shown = JSON.stringify(rows);
+  if (d.version < 10 || !rows || typeof rows !== 'object' || Array.isArray(rows))
+    fail(`has rowBlocks ${shown} (version 10 gives an object { size, count })`);
+  if (d.listsInRows) fail('has rowBlocks but keeps its lists in its rows (one group, read whole)');
+  const { size, count, ...rest } = rows as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) fail(`has rowBlocks ${shown} (version 10 gives only size and count)`);
+  if (!(
+    Number.isSafeInteger(size) &&
+    (size as number) >= ROW_BLOCK_MIN &&
+    (size as number) <= SECTION_BLOCK_MAX
+  ))
+    fail(
+      `has rowBlocks.size ${String(size)} (blocks of whole rows of ${ROW_BLOCK_MIN} B to ${SECTION_BLOCK_MAX} B)`,
+    );
+  const length = d.sections.rows[1];
+  if (!(Number.isSafeInteger(count) && (count as number) >= 0 && (count as number) <= length))
+    fail(
+      `has rowBlocks.count ${String(count)} for a ${length}-byte rows section (a block holds a byte at least)`,
+    );
+  if ((count === 0) !== (length === 0))
+    fail(`has rowBlocks.count ${String(count)} for a ${length}-byte rows section`);
+  if (d.sectionBlocks?.rows !== undefined)
+    fail(
+      `has rowBlocks and sectionBlocks.rows ${String(d.sectionBlocks.rows)} (the rows' blocks are one or the other)`,
+    );
 }
 
 /**

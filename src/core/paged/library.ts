@@ -26,6 +26,7 @@ import {
   blockLayoutOf,
   checkDirectory,
   checkOpen,
+  placeRowBlocks,
   decodeTop,
   hashBytesOf,
   hashesPartLength,
@@ -244,6 +245,8 @@ export class PagedLibrary {
       throw error;
     }
     checkOpen(source.name, d, open);
+    // Version 10's blocks of whole rows start where `open`'s row groups say (format.ts, placeRowBlocks).
+    placeRowBlocks(source.name, d, layout, open.rowGroups);
     return new PagedLibrary(
       new SectionReader(source.name, store, d, open),
       builtWith(analyzer, d.analyzer ?? 1, source.name),

@@ -54,6 +54,8 @@ import {
   sectionBlocksFor,
   sectionTable,
   writtenBlocks,
+  rowBlocksFor,
+  ROW_BLOCK_BYTES,
 } from './write.ts';
 
 /** Bytes read from the source at a time while copying. */
@@ -336,6 +338,8 @@ async function upgradePages(
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
   /** Block sizes by section instead of the writer's (write.ts sectionBlocksFor): benches of other layouts. */
   sectionBlocksAsked?: Partial<Record<SectionName, number>>,
+  /** The most bytes of rows in a block of whole rows (write.ts ROW_BLOCK_BYTES; 0: none): benches of other sizes. */
+  rowBlockBytes = ROW_BLOCK_BYTES,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
   if (d.version >= PAGES_VERSION)
@@ -436,27 +440,15 @@ async function upgradePages(
           listsInRowsBytes,
         )
       : undefined;
+  const rowGroups = inRows
+    ? // No lists section, and the rows one group.
+      Float64Array.from([0, inRows.length])
+    : // Version 5's rows groups (write.ts DEFAULT_GROUPS): the rows are the same bytes, cut elsewhere.
+      await regroupedRows(source, base + rowsAt, rowsLength, full.conceptCounts, n, DEFAULT_GROUPS.rows);
   const written = await openSections(
     inRows
-      ? // No lists section, and the rows one group.
-        {
-          ...full,
-          listOffsets: new Float64Array(listOffsets.length),
-          rowGroups: Float64Array.from([0, inRows.length]),
-        }
-      : // Version 5's rows groups (write.ts DEFAULT_GROUPS): the rows are the same bytes, cut elsewhere.
-        {
-          ...full,
-          listOffsets,
-          rowGroups: await regroupedRows(
-            source,
-            base + rowsAt,
-            rowsLength,
-            full.conceptCounts,
-            n,
-            DEFAULT_GROUPS.rows,
-          ),
-        },
+      ? { ...full, listOffsets: new Float64Array(listOffsets.length), rowGroups }
+      : { ...full, listOffsets, rowGroups },
     n,
     PAGES_VERSION,
     inRows !== undefined,
@@ -492,8 +484,23 @@ async function upgradePages(
   // Version 8's rows in blocks of their own for a part that does not keep its lists in its rows (sectionBlocksFor).
   const blockSize = defaultBlockSize(PAGES_VERSION, inRows !== undefined);
   const sectionBlocks = sectionBlocksAsked ?? sectionBlocksFor(PAGES_VERSION, inRows !== undefined);
+  // Version 10's rows in blocks of whole rows, cut at the new row groups (rowBlocksFor).
+  const rowBlocks = rowBlocksFor(
+    PAGES_VERSION,
+    inRows !== undefined,
+    sectionBlocks,
+    rowGroups,
+    rowBlockBytes,
+  );
   const newBlocks = new BlockHasher(
-    writtenBlocks(PAGES_VERSION, blockSize, sections, sectionBlocks, total),
+    writtenBlocks(
+      PAGES_VERSION,
+      blockSize,
+      sections,
+      sectionBlocks,
+      total,
+      rowBlocks && { rows: rowBlocks, rowGroups },
+    ),
     blockHashBytes(PAGES_VERSION),
   );
   const whole = new Sha256();
@@ -524,6 +531,7 @@ async function upgradePages(
       hashPages: newHashes.hashPages,
       sectionBlocks,
       openResiduals: written.openResiduals,
+      rowBlocks,
     }),
     hashes: newHashes.bytes,
     sha256: whole.digest(),
@@ -544,6 +552,8 @@ export async function upgradeBundleParts(
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
   /** Block sizes by section instead of the writer's (benches of other layouts: test/bench/section-blocks.ts). */
   sectionBlocksAsked?: Partial<Record<SectionName, number>>,
+  /** The most bytes of rows in a block of whole rows instead of the writer's (write.ts ROW_BLOCK_BYTES; 0: none). */
+  rowBlockBytes = ROW_BLOCK_BYTES,
 ): Promise<{ parts: Array<BundlePart | StreamedPart>; base: ManifestBase; from: number; to: number }> {
   const pagesEntry = manifest.parts.find((p) => p.name === PAGES_PART);
   const hashesEntry = manifest.parts.find((p) => p.name === PAGES_HASHES_PART);
@@ -562,6 +572,7 @@ export async function upgradeBundleParts(
     { tfSpread: number('tfSpread'), chunkScorePower: number('chunkScorePower') },
     listsInRowsBytes,
     sectionBlocksAsked,
+    rowBlockBytes,
   );
   const parts = manifest.parts.map((entry): BundlePart | StreamedPart => {
     if (entry.name === PAGES_PART)

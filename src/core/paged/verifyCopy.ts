@@ -4,18 +4,23 @@
 // only the blocks it reads, so a copy with one damaged byte elsewhere opened, was preferred over its host, and then
 // failed some later question with no way back to the host. Checked when the keep completes and when the copy is
 // opened, a damaged copy is refused here, naming the part, and the host is read instead.
-import { BundleError, Sha256, toHex, type PartEntry } from '../bundle/index.ts';
+import { BundleError, decodeStructured, gunzip, Sha256, toHex, type PartEntry } from '../bundle/index.ts';
+import { gzipSize } from './blockStore.ts';
+import { expandOpen } from './compactOpen.ts';
 import { messageOf } from '../errors.ts';
 import { hashPagesOf, hashTreeOf } from './write.ts';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
 import {
   checkDirectory,
+  checkOpen,
+  placeRowBlocks,
   hashBytesOf,
   blockLayoutOf,
   hashesPartLength,
   PAGES_HASHES_PART,
   PAGES_PART,
   type PagesDirectory,
+  type PagesOpenV6,
 } from './format.ts';
 import { readManifestByRanges } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
@@ -99,21 +104,45 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
       PAGES_HASHES_PART,
     );
   // Runs of whole blocks of at most STEP_BYTES (one block at least, whatever its size).
-  for (let first = 0, last = 0; first < blocks; first = last) {
-    const from = layout.startOf(first);
-    last = first + 1;
-    while (last < blocks && layout.endOf(last) - from <= STEP_BYTES) last++;
-    const run = await source.read(offset + from, layout.endOf(last - 1) - from);
-    const parts: Uint8Array[] = [];
-    for (let b = first; b < last; b++)
-      parts.push(run.subarray(layout.startOf(b) - from, layout.endOf(b) - from));
-    const digests = await blockDigests(parts);
-    digests.forEach((digest, i) => {
-      const b = first + i;
-      if (!matchesBlockHash(digest, hashes, b, hashBytes))
-        corrupted(`block ${b} of part ${PAGES_PART} does not match its SHA-256`, PAGES_PART);
-    });
+  const check = async (start: number, end: number): Promise<void> => {
+    for (let first = start, last = start; first < end; first = last) {
+      const from = layout.startOf(first);
+      last = first + 1;
+      while (last < end && layout.endOf(last) - from <= STEP_BYTES) last++;
+      const run = await source.read(offset + from, layout.endOf(last - 1) - from);
+      const parts: Uint8Array[] = [];
+      for (let b = first; b < last; b++)
+        parts.push(run.subarray(layout.startOf(b) - from, layout.endOf(b) - from));
+      const digests = await blockDigests(parts);
+      digests.forEach((digest, i) => {
+        const b = first + i;
+        if (!matchesBlockHash(digest, hashes, b, hashBytes))
+          corrupted(`block ${b} of part ${PAGES_PART} does not match its SHA-256`, PAGES_PART);
+      });
+    }
+  };
+  // Version 10's blocks of whole rows start where `open`'s row groups say (format.ts, placeRowBlocks): `open`'s
+  // blocks (the part's first) are checked, then it is decoded and checked as a library's open checks it.
+  let checked = 0;
+  const [openAt, openLength] = directory.sections.open;
+  if (directory.rowBlocks && openLength > 0) {
+    checked = layout.blockOf(openAt + openLength - 1) + 1;
+    await check(0, checked);
+    try {
+      const bytes = await source.read(offset + openAt, openLength);
+      const open = expandOpen(
+        decodeStructured<PagesOpenV6>(await gunzip(bytes, gzipSize(bytes)), 'pages.bin (open)'),
+        directory.version,
+        directory.chunkCount,
+        directory.listsInRows === true,
+      );
+      checkOpen(PAGES_PART, directory, open);
+      placeRowBlocks(PAGES_PART, directory, layout, open.rowGroups);
+    } catch (e) {
+      corrupted(messageOf(e), PAGES_PART);
+    }
   }
+  await check(checked, blocks);
 }
 
 /**

@@ -17,7 +17,7 @@ import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
 import { compactOpen } from './compactOpen.ts';
-import type { BlockLayout } from './blockLayout.ts';
+import { rowBlockStarts, type BlockLayout } from './blockLayout.ts';
 import {
   blockHashBytes,
   blockLayoutOf,
@@ -42,6 +42,7 @@ import {
   type PagesOpenV1,
   type PagesOpenV2,
   type PagesOpenV6,
+  type RowBlocks,
   type SectionName,
   type ShareParams,
   type TermEntry,
@@ -155,25 +156,63 @@ const SMALL_SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
 
 /**
  * The sections a writer of `version` gives a block size of their own when not told a block size (SECTION_BLOCKS, or
- * SMALL_SECTION_BLOCKS for a library that keeps its lists in its rows).
+ * SMALL_SECTION_BLOCKS for a library that keeps its lists in its rows). From version 10 a library that does not keep
+ * its lists in its rows has its rows in blocks of whole rows instead (rowBlocksFor), so no block size of theirs.
  */
 export function sectionBlocksFor(
   version: number,
   listsInRows: boolean,
 ): Partial<Record<SectionName, number>> | undefined {
   if (version < 8) return undefined;
-  return { ...(listsInRows ? SMALL_SECTION_BLOCKS : SECTION_BLOCKS) };
+  if (listsInRows) return { ...SMALL_SECTION_BLOCKS };
+  const { rows, ...others } = SECTION_BLOCKS;
+  return version >= 10 ? others : { ...others, rows };
 }
 
-/** The blocks a writer hashes: every `blockSize` bytes, or from version 8 by section (blockLayout.ts). */
+/**
+ * Version 10: the most bytes of rows in a block of whole rows (the directory's `rowBlocks.size`). At 100 MiB a cold
+ * question reads the rows of ~4,700 chunks (~98 bytes each, 502 KB) scattered over the section: in version 8's
+ * 128-byte blocks a row straddled two blocks about half the time (1,028 KB of rows read). The Ask view's first page,
+ * p50 (docs/results/question-bytes.md, round nineteen): main 3,115 KB; whole rows of at most 128 bytes 2,697 (rows
+ * 559, hashes 779 → 811) for +250 KB of bundle; 192: 2,791 (−164 KB of bundle); 256: 2,920 (−406 KB).
+ */
+export const ROW_BLOCK_BYTES = 128;
+
+/**
+ * Version 10: the rows' blocks of whole rows a writer gives a library that does not keep its lists in its rows, when
+ * it gives its sections block sizes (sectionBlocksFor) but none to the rows: the directory's `rowBlocks` and where
+ * each block starts in the rows section (blockLayout.ts rowBlockStarts, from the row groups' byte offsets).
+ */
+export function rowBlocksFor(
+  version: number,
+  listsInRows: boolean,
+  sectionBlocks: Partial<Record<SectionName, number>> | undefined,
+  rowGroups: ArrayLike<number>,
+  size = ROW_BLOCK_BYTES,
+): RowBlocks | undefined {
+  if (version < 10 || listsInRows || !sectionBlocks || sectionBlocks.rows !== undefined || size === 0)
+    return undefined;
+  return { size, count: rowBlockStarts(rowGroups, size).length };
+}
+
+/**
+ * The blocks a writer hashes: every `blockSize` bytes, or from version 8 by section, from version 10 the rows in
+ * blocks of whole rows cut at `rowGroups` (blockLayout.ts).
+ */
 export function writtenBlocks(
   version: number,
   blockSize: number,
   sections: Record<SectionName, [number, number]>,
   sectionBlocks: Partial<Record<SectionName, number>> | undefined,
   length: number,
+  rowBlocks?: { rows: RowBlocks; rowGroups: ArrayLike<number> },
 ): number | BlockLayout {
-  return sectionBlocks ? blockLayoutOf({ version, blockSize, sections, sectionBlocks }, length) : blockSize;
+  if (!sectionBlocks && !rowBlocks) return blockSize;
+  return blockLayoutOf(
+    { version, blockSize, sections, sectionBlocks, rowBlocks: rowBlocks?.rows },
+    length,
+    rowBlocks?.rowGroups,
+  );
 }
 
 /**
@@ -631,6 +670,7 @@ export function pagesDirectory(
     ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
     ...(version >= 8 && fields.sectionBlocks ? { sectionBlocks: { ...fields.sectionBlocks } } : {}),
     ...(version >= 10 && fields.openResiduals ? { openResiduals: { ...fields.openResiduals } } : {}),
+    ...(version >= 10 && fields.rowBlocks ? { rowBlocks: { ...fields.rowBlocks } } : {}),
     sections: fields.sections,
   };
 }
@@ -726,6 +766,8 @@ export async function writePagedIndex(
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
   /** Version 8: block sizes by section; undefined: sectionBlocksFor's unless told a block size. */
   sectionBlocksAsked?: Partial<Record<SectionName, number>>,
+  /** Version 10: the most bytes of rows in a block of whole rows (ROW_BLOCK_BYTES; 0: none, rowBlocksFor). */
+  rowBlockBytes = ROW_BLOCK_BYTES,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
   const n = layout.chunks.length;
@@ -802,8 +844,25 @@ export async function writePagedIndex(
   const sectionBlocks =
     sectionBlocksAsked ??
     (blockSizeAsked === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined);
+  const rowBlocks = rowBlocksFor(
+    version,
+    concepts.listsInRows,
+    sectionBlocks,
+    concepts.rowGroups,
+    rowBlockBytes,
+  );
   const hasher = new BlockHasher(
-    writtenBlocks(version, blockSize, sections, sectionBlocks, total),
+    writtenBlocks(
+      version,
+      blockSize,
+      sections,
+      sectionBlocks,
+      total,
+      rowBlocks && {
+        rows: rowBlocks,
+        rowGroups: concepts.rowGroups,
+      },
+    ),
     blockHashBytes(version),
   );
   let at = 0;
@@ -835,6 +894,7 @@ export async function writePagedIndex(
         ...(hashPart ? { hashPages: hashPart.hashPages } : {}),
         sectionBlocks,
         openResiduals: written.openResiduals,
+        rowBlocks,
       },
       version,
     ),

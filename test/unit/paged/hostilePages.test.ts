@@ -25,8 +25,10 @@ import {
   PAGES_QUESTION,
   pagesBundle,
   piecesOf,
+  rowOffsets,
   type WrittenPagesLike,
 } from '../../support/hostilePages.ts';
+import { rowBlockStarts } from '../../../src/core/paged/blockLayout.ts';
 import { CRAFTED } from '../../support/pagedCases.ts';
 
 /** Far above what a case takes (a few seconds, most of it the worker's start-up), far below "never ends". */
@@ -910,6 +912,196 @@ describe('tokens and row group sizes as residuals in open (version 10)', () => {
     const { reader } = (await opened(moved)).library;
     await expect(reader.readUntilComplete(() => reader.rowGroup(g))).rejects.toThrow(
       /crafted\.bundle: pages\.bin/,
+    );
+  });
+});
+
+describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
+  const analyzer = createTermAnalyzer();
+  const bundleOf = async (w: WrittenPagesLike) =>
+    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const ask = async (w: WrittenPagesLike) => {
+    const opened = await openPagedBundle(await bundleOf(w), analyzer);
+    return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
+  };
+  // The large layout (the lists in 128-byte blocks, as the writer gives them): the rows in blocks of whole rows of at
+  // most 128 bytes, the writer's default (the fixture's rows are ~2 KB, a few rows a block).
+  const v10 = () => honestPages(10, 512, 0, { lists: 128 });
+  const v9 = () => honestPages(9, 512, 0, { lists: 128, rows: 128 });
+  /** Each chunk's row as [from, to) in the part, from `open`'s row groups (one chunk a group). */
+  const rowsOf = (w: WrittenPagesLike): Array<[number, number]> => {
+    const offsets = rowOffsets(piecesOf(w))!;
+    const at = w.directory.sections.rows[0];
+    return offsets.slice(1).map((to, k) => [at + offsets[k], at + to]);
+  };
+
+  it('answers as version 9 does, reads each row in one block, and the offline check passes', async () => {
+    const w = await v10();
+    expect([w.directory.version, w.directory.rowBlocks?.size]).toEqual([10, 128]);
+    const rows = rowsOf(w);
+    expect(rows.length).toBe(w.directory.chunkCount);
+    expect(w.directory.rowBlocks!.count).toBeLessThan(rows.length);
+    const hits = await ask(w);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits).toEqual(await ask(await v9()));
+    await verifyBundleCopy(await bundleOf(w));
+    // A row alone: one block read, holding that row and its neighbours whole, at most 128 bytes unless the row is
+    // longer; never a piece of a block beyond it.
+    const opened = (await openPagedBundle(await bundleOf(w), analyzer))!;
+    const { store } = opened.library.reader;
+    let tried = 0;
+    for (const k of [1, 3, 7, Math.floor(rows.length / 2), rows.length - 1]) {
+      const [from, to] = rows[k];
+      const before = store.bytesRead;
+      // Read already with a neighbour (a block holds a few rows): nothing to measure.
+      if (store.bytes(from, to - from) !== undefined) continue;
+      tried++;
+      await store.load();
+      expect(store.bytes(from, to - from)).toEqual(w.data.subarray(from, to));
+      const read = store.bytesRead - before;
+      // The block's bytes and a leaf page of hashes at most (a page read once serves its neighbours).
+      expect(read).toBeLessThanOrEqual(Math.max(128, to - from) + 128);
+    }
+    expect(tried).toBeGreaterThanOrEqual(3);
+    // No row straddles two blocks: the store reads a row's bytes from one block (a row's first and last byte alone
+    // are read with its block, so the row is then whole).
+    for (const [from, to] of rows) {
+      if (to === from) continue;
+      if (store.bytes(to - 1, 1) === undefined) await store.load();
+      expect(store.bytes(from, to - from)).toEqual(w.data.subarray(from, to));
+      store.forget();
+    }
+    // Held whole (a library's own pages): the same answer.
+    const location = { base: 0, length: w.data.length, directory: w.directory, hashes: w.hashes };
+    const whole = await PagedLibrary.open(new MemoryRangeSource(w.data, 'held'), location, analyzer);
+    expect((await whole.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(hits);
+  });
+
+  it('a block of every row at the largest size (1 MiB) answers as the writer’s size does', async () => {
+    const p = piecesOf(await v10());
+    p.directory.rowBlocks = { size: 1 << 20, count: 0 };
+    const w = assemble(p);
+    expect(w.directory.rowBlocks).toEqual({ size: 1 << 20, count: 1 });
+    expect(await ask(w)).toEqual(await ask(await v10()));
+    await verifyBundleCopy(await bundleOf(w));
+  });
+
+  it('a directory giving bad blocks of whole rows is refused before a byte of the pages is read', async () => {
+    const w = await v10();
+    const rows = w.directory.rowBlocks!;
+    const rowsLength = w.directory.sections.rows[1];
+    const v9pages = await v9();
+    const small = await honestPages(10, 1024);
+    expect(small.directory.listsInRows).toBe(true);
+    const cases: Array<[WrittenPagesLike, PagesDirectory, string]> = [
+      [w, { ...w.directory, rowBlocks: { size: 63, count: rows.count } }, 'has rowBlocks.size 63'],
+      [w, { ...w.directory, rowBlocks: { size: 2 ** 21, count: rows.count } }, 'has rowBlocks.size 2097152'],
+      [w, { ...w.directory, rowBlocks: { size: 1e300, count: rows.count } }, 'has rowBlocks.size 1e+300'],
+      [w, { ...w.directory, rowBlocks: { size: 128.5, count: rows.count } }, 'has rowBlocks.size 128.5'],
+      [
+        w,
+        { ...w.directory, rowBlocks: { size: '128', count: rows.count } } as never,
+        'has rowBlocks.size 128 (blocks of whole rows',
+      ],
+      [w, { ...w.directory, rowBlocks: { size: 128, count: -1 } }, 'has rowBlocks.count -1'],
+      [
+        w,
+        { ...w.directory, rowBlocks: { size: 128, count: rowsLength + 1 } },
+        `has rowBlocks.count ${rowsLength + 1} for a ${rowsLength}-byte rows section`,
+      ],
+      [w, { ...w.directory, rowBlocks: { size: 128, count: 0 } }, 'has rowBlocks.count 0 for a'],
+      [
+        w,
+        { ...w.directory, rowBlocks: { size: 128, count: 2 ** 53 } },
+        'has rowBlocks.count 9007199254740992',
+      ],
+      [w, { ...w.directory, rowBlocks: { size: 128 } } as never, 'has rowBlocks.count undefined'],
+      [
+        w,
+        { ...w.directory, rowBlocks: { ...rows, first: 0 } } as never,
+        'has rowBlocks {"size":128,"count":',
+      ],
+      [w, { ...w.directory, rowBlocks: [128, rows.count] } as never, 'has rowBlocks [128,'],
+      [w, { ...w.directory, rowBlocks: 128 } as never, 'has rowBlocks 128 (version 10 gives an object'],
+      [w, { ...w.directory, rowBlocks: null } as never, 'has rowBlocks null'],
+      [
+        w,
+        { ...w.directory, sectionBlocks: { ...w.directory.sectionBlocks, rows: 128 } },
+        'has rowBlocks and sectionBlocks.rows 128',
+      ],
+      // Only from version 10, and not for rows that keep the lists (one group, read whole).
+      [v9pages, { ...v9pages.directory, rowBlocks: rows }, 'has rowBlocks {"size":128'],
+      [
+        small,
+        { ...small.directory, rowBlocks: { size: 128, count: 1 } },
+        'has rowBlocks but keeps its lists in its rows',
+      ],
+      // A valid count that is not the one the hashes were made for: the hashes part is of another length.
+      [
+        w,
+        { ...w.directory, rowBlocks: { size: 128, count: rows.count + 1 } },
+        `crafted.bundle: pages.bin has ${w.hashes.length} bytes of block hashes in pages.sha256, expected ` +
+          `${w.hashes.length / 16 + 1} blocks × 16 bytes`,
+      ],
+    ];
+    for (const [pages, directory, why] of cases) {
+      const source = new MemoryRangeSource(pages.data, 'crafted.bundle');
+      await expect(
+        PagedLibrary.open(
+          source,
+          { base: 0, length: pages.data.length, directory, hashes: pages.hashes },
+          analyzer,
+        ),
+        why,
+      ).rejects.toThrow(why.startsWith('crafted') ? why : `the pages part's directory ${why}`);
+      expect(source.bytesRead).toBe(0);
+    }
+  });
+
+  /** The honest pieces with one boundary of their row groups moved, the count of blocks it makes kept or changed. */
+  const moved = async (sameCount: boolean) => {
+    const honest = await v10();
+    const p = piecesOf(honest);
+    const offsets = rowOffsets(p)!;
+    const size = honest.directory.rowBlocks!.size;
+    const count = rowBlockStarts(offsets, size).length;
+    const honestStarts = rowBlockStarts(offsets, size).join();
+    for (let g = 1; g < offsets.length - 1; g++) {
+      for (let at = offsets[g - 1] + 1; at < offsets[g + 1]; at++) {
+        const lying = [...offsets];
+        lying[g] = at;
+        const starts = rowBlockStarts(lying, size);
+        if (sameCount ? starts.length === count && starts.join() !== honestStarts : starts.length !== count) {
+          const sizes = new ByteWriter();
+          for (let i = 1; i < lying.length; i++) sizes.varint(lying[i] - lying[i - 1]);
+          (p.open as unknown as { rowGroups: Uint8Array }).rowGroups = sizes.take();
+          // The hashes (and the directory's count) those of the honest groups: only `open` lies.
+          return assemble(p, { keepRowBlocks: true, rowGroupsHashed: offsets });
+        }
+      }
+    }
+    throw new Error('no boundary to move');
+  };
+
+  it('row groups that make another count of blocks than the directory’s are refused at open, naming rowBlocks', async () => {
+    const w = await moved(false);
+    await expect(openPagedBundle(await bundleOf(w), analyzer)).rejects.toThrow(
+      new RegExp(
+        `crafted\\.bundle: the pages part's directory has rowBlocks\\.count ${w.directory.rowBlocks!.count}, but ` +
+          `open's row groups make \\d+ blocks of at most 128 bytes`,
+      ),
+    );
+    await expect(verifyBundleCopy(await bundleOf(w))).rejects.toMatchObject({ part: 'pages.bin' });
+  });
+
+  it('row groups that move a block’s boundary (the same count) are refused naming the block its hash does not match', async () => {
+    const w = await moved(true);
+    const opened = (await openPagedBundle(await bundleOf(w), analyzer))!;
+    await expect(opened.library.search(PAGES_QUESTION, 'ppr', 800)).rejects.toThrow(
+      /crafted\.bundle: corrupted \(SHA-256 mismatch in block \d+ of part pages\.bin\)/,
+    );
+    await expect(verifyBundleCopy(await bundleOf(w))).rejects.toThrow(
+      /block \d+ of part pages\.bin does not match its SHA-256/,
     );
   });
 });

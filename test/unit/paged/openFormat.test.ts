@@ -224,8 +224,43 @@ function expectBlockHashes(
   expect(written.hashes.length).toBe(leaves.length + (leafPages > 64 ? leafPages * 16 : 0));
 }
 
+/**
+ * Version 10's blocks of whole rows as a writer must cut them, from the concept table rather than the writer: each
+ * chunk's row is the varints of its concept ids' gaps; rows are packed in order into blocks of at most `size` bytes,
+ * a longer row a block of its own. Cuts are [from, to) in the part, the rows section starting at `rowsAt`.
+ */
+function wholeRowCuts(
+  table: { chunkCount: number; chunkConceptOffsets: ArrayLike<number>; chunkConcepts: ArrayLike<number> },
+  rowsAt: number,
+  size: number,
+): Array<[number, number]> {
+  const varintBytes = (x: number) => {
+    let bytes = 1;
+    for (; x >= 128; x = Math.floor(x / 128)) bytes++;
+    return bytes;
+  };
+  const cuts: Array<[number, number]> = [];
+  let start = rowsAt;
+  let at = rowsAt;
+  for (let k = 0; k < table.chunkCount; k++) {
+    let row = 0;
+    let previous = 0;
+    for (let j = table.chunkConceptOffsets[k]; j < table.chunkConceptOffsets[k + 1]; j++) {
+      row += varintBytes(table.chunkConcepts[j] - previous);
+      previous = table.chunkConcepts[j];
+    }
+    if (at + row - start > size && at > start) {
+      cuts.push([start, at]);
+      start = at;
+    }
+    at += row;
+  }
+  if (at > start) cuts.push([start, at]);
+  return cuts;
+}
+
 describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals (10)', async () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals and the rows in blocks of whole rows (10)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -256,7 +291,8 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const v9large = await writePagedIndex(parts, doc, undefined, 9, undefined, 0);
     expect([v9.directory.version, v9large.directory.version]).toEqual([9, 9]);
     // Version 10, the writers' default: version 9's sections but `open`, whose tokens and row group sizes are
-    // residuals (the directory's openResiduals).
+    // residuals (the directory's openResiduals); the large layout's rows in blocks of whole rows of at most 128 bytes
+    // (rowBlocks) instead of 128-byte blocks.
     const v10 = await writePagedIndex(parts, doc);
     const v10large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
     expect([v10.directory.version, v10large.directory.version]).toEqual([10, 10]);
@@ -272,11 +308,48 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
           Buffer.from(older.data.subarray(at9 + length9)),
         ),
       ).toBe(true);
-      const { version: _v, sections: _s, hashPages: _h, openResiduals, ...rest10 } = newer.directory;
-      const { version: _v9, sections: _s9, hashPages: _h9, ...rest9 } = older.directory;
+      const {
+        version: _v,
+        sections: _s,
+        hashPages: _h,
+        sectionBlocks: _b,
+        rowBlocks: _r,
+        openResiduals,
+        ...rest10
+      } = newer.directory;
+      const { version: _v9, sections: _s9, hashPages: _h9, sectionBlocks: _b9, ...rest9 } = older.directory;
       expect(rest10).toEqual(rest9);
       expect(older.directory.openResiduals).toBeUndefined();
       expect(Number.isSafeInteger(openResiduals?.tokensPerLength)).toBe(true);
+    }
+    // The small layout: no blocks of whole rows (its rows are one group read whole), its blocks by section as before.
+    expect(v10.directory.rowBlocks).toBeUndefined();
+    expect(v10.directory.sectionBlocks).toEqual(v9.directory.sectionBlocks);
+    {
+      const { rows: rows9, ...others9 } = v9large.directory.sectionBlocks!;
+      expect(rows9).toBe(128);
+      const { sectionBlocks, rowBlocks } = v10large.directory;
+      expect(sectionBlocks).toEqual(others9);
+      const s = v10large.directory.sections;
+      const end = (name: keyof typeof s) => s[name][0] + s[name][1];
+      const rowCuts = wholeRowCuts(parts.table, s.rows[0], 128);
+      expect(rowBlocks).toEqual({ size: 128, count: rowCuts.length });
+      // Whole rows: fewer blocks than rows (some hold two or more), and a block longer than 128 bytes holds one row.
+      expect(rowCuts.length).toBeLessThan(parts.table.chunkCount);
+      expect(rowCuts.length).toBeGreaterThan(Math.ceil(s.rows[1] / 128));
+      const cuts: Array<[number, number]> = [];
+      const cut = (from: number, to: number, size: number) => {
+        for (let at = from; at < to; at += size) cuts.push([at, Math.min(to, at + size)]);
+      };
+      cut(0, end('open'), 65536);
+      cut(s.records[0], end('records'), 1024);
+      cut(s.terms[0], end('terms'), 512);
+      cut(s.postings[0], end('postings'), 1024);
+      cut(s.concepts[0], end('concepts'), 512);
+      cut(s.lists[0], end('lists'), 128);
+      cuts.push(...rowCuts);
+      cut(s.degrees[0], v10large.data.length, 4096);
+      expectBlockHashes(v10large, cuts);
     }
     for (const [older, newer] of [
       [v8, v9],
@@ -640,7 +713,8 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const fromV8 = await upgrade(v8);
     expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 10]);
     expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v10))).toBe(true);
-    // Version 9: the same sections and blocks, `open`'s tokens and row group sizes as residuals (version 10).
+    // Version 9: the same sections and blocks, `open`'s tokens and row group sizes as residuals (version 10; its
+    // lists in its rows: no rowBlocks).
     const fromV9 = await upgrade(v9);
     expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 10]);
     expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v10))).toBe(true);
@@ -711,11 +785,8 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
       openedLarge!.library.directory.sectionBlocks,
-    ]).toEqual([
-      512,
-      1,
-      { open: 65536, records: 1024, postings: 1024, lists: 128, rows: 128, degrees: 4096 },
-    ]);
+      openedLarge!.library.directory.rowBlocks?.size,
+    ]).toEqual([512, 1, { open: 65536, records: 1024, postings: 1024, lists: 128, degrees: 4096 }, 128]);
     expect((await readBundle(bytes)).parts.get('notes.jsonl')).toEqual(
       (await readBundle(v1)).parts.get('notes.jsonl'),
     );

@@ -93,19 +93,22 @@ describe('cli index --stream', () => {
     expect(readdirSync(work).filter((f) => f.includes('.stream-'))).toEqual([]);
   }, 300_000);
 
-  it('writes the same bytes in a large library’s layout (version 8: 512-byte blocks, rows one chunk a group, blocks by section)', async () => {
+  it('writes the same bytes in a large library’s layout (version 8: 512-byte blocks, rows one chunk a group, blocks by section; version 10: blocks of whole rows)', async () => {
     // Told not to keep the lists in the rows, as a library too large to keep them (the 100 MiB corpus) is not.
     const bundle = await expectSameAsInMemory([REPO_DOCS], 'docs-large', 0);
     const meta = partOf(bundle, 'pages.bin').meta as {
       blockSize: number;
       groups: { rows: number };
       sectionBlocks?: Record<string, number>;
+      rowBlocks?: { size: number; count: number };
     };
-    expect([meta.blockSize, meta.groups.rows, meta.sectionBlocks]).toEqual([
+    expect([meta.blockSize, meta.groups.rows, meta.sectionBlocks, meta.rowBlocks?.size]).toEqual([
       512,
       1,
-      { open: 65536, records: 1024, postings: 1024, lists: 128, rows: 128, degrees: 4096 },
+      { open: 65536, records: 1024, postings: 1024, lists: 128, degrees: 4096 },
+      128,
     ]);
+    expect(meta.rowBlocks!.count).toBeGreaterThan(0);
   }, 300_000);
 
   const vue = `${BENCH_DIR}/vuedocs/docs`;
