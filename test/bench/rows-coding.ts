@@ -12,7 +12,7 @@ import { gzipSize } from '../../src/core/paged/blockStore.ts';
 import type { PagesDirectory } from '../../src/core/paged/format.ts';
 import { readManifestByRanges } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
-import { expandOpen } from '../../src/core/paged/compactOpen.ts';
+import { expandOpen, residualsOf } from '../../src/core/paged/compactOpen.ts';
 import { gzipSync } from 'fflate';
 
 for (const path of process.argv.slice(2)) {
@@ -32,6 +32,7 @@ for (const path of process.argv.slice(2)) {
     d.version,
     d.chunkCount,
     true,
+    residualsOf(d),
   );
   const rowsGz = sec('rows');
   const rows = await gunzip(rowsGz, gzipSize(rowsGz));

@@ -29,7 +29,7 @@ import { decodeStructured, encodeStructured, gunzip, gzip } from '../../src/core
 import { PersonalizedPageRank } from '../../src/core/graph/index.ts';
 import { gzipSize } from '../../src/core/paged/blockStore.ts';
 import { readVarints } from '../../src/core/paged/bytes.ts';
-import { expandOpen } from '../../src/core/paged/compactOpen.ts';
+import { expandOpen, residualsOf } from '../../src/core/paged/compactOpen.ts';
 import { hashPageBytes, type PagesDirectory } from '../../src/core/paged/format.ts';
 import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
 import type { RangeSource } from '../../src/core/paged/rangeSource.ts';
@@ -248,7 +248,7 @@ async function decode(bundlePath: string, d: PagesDirectory, pagesAt: number): P
     await gunzip(openBytes, gzipSize(openBytes)),
     'open',
   );
-  const open = expandOpen(stored as never, d.version, d.chunkCount, false);
+  const open = expandOpen(stored as never, d.version, d.chunkCount, false, residualsOf(d));
   const n = d.chunkCount;
   const nc = d.conceptCount;
   const starts = new Uint32Array(n + 1);

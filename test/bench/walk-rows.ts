@@ -134,13 +134,13 @@ async function decode(data: Uint8Array, name: string): Promise<Decoded> {
   const section = (s: keyof PagesDirectory['sections']) =>
     data.subarray(at + d.sections[s][0], at + d.sections[s][0] + d.sections[s][1]);
   const openBytes = section('open');
-  const { expandOpen } = await import('../../src/core/paged/compactOpen.ts');
+  const { expandOpen, residualsOf } = await import('../../src/core/paged/compactOpen.ts');
   const stored = decodeStructured<Record<string, unknown>>(
     await gunzip(openBytes, gzipSize(openBytes)),
     'open',
   );
   const inRows = d.listsInRows === true;
-  const open = expandOpen(stored as never, d.version, d.chunkCount, inRows);
+  const open = expandOpen(stored as never, d.version, d.chunkCount, inRows, residualsOf(d));
   const n = d.chunkCount;
   const nc = d.conceptCount;
   const starts = new Uint32Array(n + 1);

@@ -235,14 +235,68 @@ export function rowOffsets(p: PagesPieces): number[] | undefined {
   const stored = p.open.rowGroups as unknown;
   if (p.directory.version < 6) return stored instanceof Float64Array ? [...stored] : undefined;
   if (!(stored instanceof Uint8Array)) return undefined;
-  const r = new ByteReader(stored);
+  const sizes = varintsOf(stored);
+  const counts = groupConceptCounts(p);
+  if (sizes === undefined || counts === undefined) return undefined;
   const offsets = [0];
+  sizes.forEach((x, g) =>
+    offsets.push(offsets[g] + (counts ? counts[g] + (p.directory.listsInRows ? unzigzag(x) : x) : x)),
+  );
+  return offsets;
+}
+
+/**
+ * `open.rowGroups` stored for these offsets as the directory codes them (residuals from version 10's openResiduals).
+ * False, and `open` left as it was, when they cannot be: a group smaller than its chunks' concept counts in a layout
+ * that stores the residual as a plain varint (each concept id takes a byte at least).
+ */
+export function storeRowOffsets(p: PagesPieces, offsets: number[]): boolean {
+  const counts = groupConceptCounts(p);
+  const values: number[] = [];
+  for (let g = 0; g + 1 < offsets.length; g++) {
+    const size = offsets[g + 1] - offsets[g];
+    if (!counts) values.push(size);
+    else if (p.directory.listsInRows) values.push(zigzag(size - (counts[g] ?? 0)));
+    else values.push(size - (counts[g] ?? 0));
+  }
+  if (values.some((x) => x < 0)) return false;
+  const sizes = new ByteWriter();
+  for (const x of values) sizes.varint(x);
+  (p.open as unknown as { rowGroups: Uint8Array }).rowGroups = sizes.take();
+  return true;
+}
+
+const zigzag = (x: number): number => (x >= 0 ? 2 * x : -2 * x - 1);
+const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+
+function varintsOf(bytes: Uint8Array): number[] | undefined {
+  const r = new ByteReader(bytes);
+  const out: number[] = [];
   try {
-    while (r.at < stored.length) offsets.push(offsets[offsets.length - 1] + r.varint());
+    while (r.at < bytes.length) out.push(r.varint());
   } catch {
     return undefined;
   }
-  return offsets;
+  return out;
+}
+
+/**
+ * Each row group's concept count (its chunks' `conceptCounts` summed) when `open` codes the row groups' sizes as
+ * residuals of them (version 10's openResiduals); null when it does not; undefined when the counts do not decode.
+ */
+function groupConceptCounts(p: PagesPieces): number[] | null | undefined {
+  if (p.directory.openResiduals === undefined) return null;
+  const stored = p.open.conceptCounts as unknown;
+  if (!(stored instanceof Uint8Array)) return undefined;
+  const counts = varintsOf(stored);
+  if (counts === undefined) return undefined;
+  const perGroup = p.directory.groups.rows;
+  const out: number[] = [];
+  for (let k = 0; k < counts.length; k++) {
+    const g = Math.floor(k / perGroup);
+    out[g] = (out[g] ?? 0) + counts[k];
+  }
+  return out;
 }
 
 /** Where each record group starts: version 6 keeps the groups' sizes as varints (compactOpen.ts), summed here. */
@@ -306,11 +360,7 @@ export async function listsInRowsPages(
   if (how.gz) p.sections.rows = how.gz(p.sections.rows);
   // The one group's size: an offset pair before version 6, a varint from it (compactOpen.ts).
   if (p.directory.version < 6) p.open.rowGroups = Float64Array.from([0, p.sections.rows.length]);
-  else {
-    const sizes = new ByteWriter();
-    sizes.varint(p.sections.rows.length);
-    (p.open as unknown as { rowGroups: Uint8Array }).rowGroups = sizes.take();
-  }
+  else storeRowOffsets(p, [0, p.sections.rows.length]);
   how.pieces?.(p);
   return assemble(p);
 }

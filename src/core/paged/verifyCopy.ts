@@ -6,7 +6,7 @@
 // opened, a damaged copy is refused here, naming the part, and the host is read instead.
 import { BundleError, decodeStructured, gunzip, Sha256, toHex, type PartEntry } from '../bundle/index.ts';
 import { gzipSize } from './blockStore.ts';
-import { expandOpen } from './compactOpen.ts';
+import { expandOpen, residualsOf } from './compactOpen.ts';
 import { messageOf } from '../errors.ts';
 import { hashPagesOf, hashTreeOf } from './write.ts';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
@@ -135,6 +135,7 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
         directory.version,
         directory.chunkCount,
         directory.listsInRows === true,
+        residualsOf(directory),
       );
       checkOpen(PAGES_PART, directory, open);
       placeRowBlocks(PAGES_PART, directory, layout, open.rowGroups);

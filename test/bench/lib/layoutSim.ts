@@ -4,7 +4,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { decodeStructured, encodeStructured } from '../../../src/core/bundle/index.ts';
 import { ByteReader, ByteWriter } from '../../../src/core/paged/bytes.ts';
-import { expandOpen } from '../../../src/core/paged/compactOpen.ts';
+import { expandOpen, residualsOf } from '../../../src/core/paged/compactOpen.ts';
 import type { OpenTables, PagesDirectory, PagesOpenV2, TermEntry } from '../../../src/core/paged/format.ts';
 
 /** What the layouts need of a part, decoded whole. */
@@ -29,7 +29,7 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
   const sec = (name: keyof PagesDirectory['sections']) =>
     pages.subarray(d.sections[name][0], d.sections[name][0] + d.sections[name][1]);
   const openStored = decodeStructured<PagesOpenV2>(new Uint8Array(gunzipSync(sec('open'))), 'open');
-  const open = expandOpen(openStored, d.version, d.chunkCount, d.listsInRows === true);
+  const open = expandOpen(openStored, d.version, d.chunkCount, d.listsInRows === true, residualsOf(d));
   const lists = sec('lists');
   const nc = d.conceptCount;
   // A part that keeps its lists in its rows already (version 4): (a) is what it is.
