@@ -225,7 +225,7 @@ function expectBlockHashes(
 }
 
 describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9)', async () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), records coded with a dictionary (10)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -251,10 +251,33 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
     // postings, lists, rows and degrees (blockLayout.ts).
     const v8 = await writePagedIndex(parts, doc, undefined, 8);
     const v8large = await writePagedIndex(parts, doc, undefined, 8, undefined, 0);
-    // Version 9, the writers' default: version 8's layouts, `open` without the degree codes of one-chunk concepts.
-    const v9 = await writePagedIndex(parts, doc);
-    const v9large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    // Version 9: version 8's layouts, `open` without the degree codes of one-chunk concepts.
+    const v9 = await writePagedIndex(parts, doc, undefined, 9);
+    const v9large = await writePagedIndex(parts, doc, undefined, 9, undefined, 0);
     expect([v9.directory.version, v9large.directory.version]).toEqual([9, 9]);
+    // Version 10, the writers' default: version 9's bytes but the records, positional and deflated with a dictionary
+    // (recordCoding.ts), and `open`, which holds the record groups' sizes.
+    const v10 = await writePagedIndex(parts, doc);
+    const v10large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    expect([v10.directory.version, v10large.directory.version]).toEqual([10, 10]);
+    for (const [older, newer] of [
+      [v9, v10],
+      [v9large, v10large],
+    ] as const) {
+      const s9 = older.directory.sections;
+      const s10 = newer.directory.sections;
+      expect(s10.records[1]).toBeLessThan(s9.records[1] * 0.85);
+      expect(newer.directory.recordCoding!.dictionary).toBeGreaterThan(0);
+      expect(
+        Buffer.from(newer.data.subarray(s10.terms[0])).equals(Buffer.from(older.data.subarray(s9.terms[0]))),
+      ).toBe(true);
+      const strip = (d: typeof v9.directory) => {
+        const { version: _v, sections: _s, hashPages: _h, recordCoding: _r, ...rest } = d;
+        return rest;
+      };
+      expect(strip(newer.directory)).toEqual(strip(older.directory));
+      expect(older.directory.recordCoding).toBeUndefined();
+    }
     for (const [older, newer] of [
       [v8, v9],
       [v8large, v9large],
@@ -439,6 +462,24 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
     const lib8large = await open(v8large, new MemoryRangeSource(v8large.data, 'v8 large'));
     const lib9 = await open(v9, new MemoryRangeSource(v9.data, 'v9'));
     const lib9large = await open(v9large, new MemoryRangeSource(v9large.data, 'v9 large'));
+    const lib10 = await open(v10, new MemoryRangeSource(v10.data, 'v10'));
+    const lib10large = await open(v10large, new MemoryRangeSource(v10large.data, 'v10 large'));
+    // Version 10's records are version 9's, record for record, key for key; its `open` version 9's but the record
+    // groups' offsets.
+    const every = Array.from({ length: v9.directory.chunkCount }, (_, k) => k);
+    for (const [older, newer] of [
+      [lib9, lib10],
+      [lib9large, lib10large],
+    ] as const) {
+      const r9 = await older.reader.recordsAt(every);
+      const r10 = await newer.reader.recordsAt(every);
+      expect(r10).toEqual(r9);
+      expect(r10.map((r) => JSON.stringify(r))).toEqual(r9.map((r) => JSON.stringify(r)));
+      const { recordGroups: g9, ...o9 } = older.reader.open;
+      const { recordGroups: g10, ...o10 } = newer.reader.open;
+      expect(o10).toEqual(o9);
+      expect(g10.length).toBe(g9.length);
+    }
     // Version 9's `open` gives back version 8's arrays, value for value, but the degree codes of the concepts in one
     // chunk (0 in their place), and one bound above all of those: the highest of their codes in version 8.
     for (const [older, newer] of [
@@ -514,13 +555,18 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
         expect((await lib8large.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib9.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib9large.search(q, mode, budget)).hits).toEqual(expected);
+        const answer9 = await lib9.search(q, mode, budget);
+        const answer10 = await lib10.search(q, mode, budget);
+        expect(answer10.hits).toEqual(expected);
+        expect(answer10.records).toEqual(answer9.records);
+        expect((await lib10large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7 and 8 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7, 8 and 9 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -551,8 +597,11 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
     const v8 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 8))], base),
     );
-    // What `cli index` writes today (version 9, its block size not told): every upgrade's output.
     const v9 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 9))], base),
+    );
+    // What `cli index` writes today (version 10, its block size not told): every upgrade's output.
+    const v10 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc))], base),
     );
 
@@ -563,36 +612,40 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 9]);
-    expect(bytes.length).toBe(v9.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 10]);
+    expect(bytes.length).toBe(v10.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v10))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 9]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 10]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v10))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 9]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 10]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v10))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 9]);
-    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 10]);
+    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v10))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 9]);
-    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 10]);
+    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v10))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
     // Version 6 that keeps its lists in its rows: the same sections, in 1 KiB blocks (version 7).
     const fromV6 = await upgrade(v6);
-    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 9]);
-    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 10]);
+    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v10))).toBe(true);
     // Version 7: the same sections, in version 8's blocks by section and version 9's `open`.
     const fromV7 = await upgrade(v7);
-    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 9]);
-    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 10]);
+    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v10))).toBe(true);
     // Version 8: the same sections and blocks, `open` without the one-chunk concepts' degree codes (version 9).
     const fromV8 = await upgrade(v8);
-    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 9]);
-    expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v9))).toBe(true);
+    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 10]);
+    expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v10))).toBe(true);
+    // Version 9: the records coded again (version 10), `open` their new groups, every other section the same.
+    const fromV9 = await upgrade(v9);
+    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 10]);
+    expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v10))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
     // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
@@ -604,9 +657,15 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
           base,
         ),
       );
-    const v9large = await bundleBytes(
+    const v10large = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, undefined, undefined, 0))],
+        base,
+      ),
+    );
+    const v9large = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 9, undefined, 0))],
         base,
       ),
     );
@@ -643,12 +702,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
       [6, v6large],
       [7, v7large],
       [8, v8large],
+      [9, v9large],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 9]);
-      expect(Buffer.from(up.bytes).equals(Buffer.from(v9large))).toBe(true);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 10]);
+      expect(Buffer.from(up.bytes).equals(Buffer.from(v10large))).toBe(true);
     }
-    const openedLarge = await openPagedBundle(new MemoryRangeSource(v9large, 'large.bundle'), analyzer);
+    const openedLarge = await openPagedBundle(new MemoryRangeSource(v10large, 'large.bundle'), analyzer);
     expect([
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
@@ -664,7 +724,7 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(9);
+    expect(opened!.library.directory.version).toBe(10);
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect(opened!.library.directory.blockSize).toBe(1024);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
@@ -675,9 +735,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 9 pages are not upgraded again.
-    await expect(upgrade(v9)).rejects.toThrow('its pages are version 9 already');
-    await expect(upgrade(v9large, 0)).rejects.toThrow('its pages are version 9 already');
+    // Version 10 pages are not upgraded again.
+    await expect(upgrade(v10)).rejects.toThrow('its pages are version 10 already');
+    await expect(upgrade(v10large, 0)).rejects.toThrow('its pages are version 10 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -699,13 +759,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8 and 9 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 10 },
+          directory: { ...written.directory, version: 11 },
           hashes: written.hashes,
         },
         analyzer,
       ),
     ).rejects.toThrow(
-      "the pages part's directory has version 10 (this app reads 1, 2, 3, 4, 5, 6, 7, 8 and 9)",
+      "the pages part's directory has version 11 (this app reads 1, 2, 3, 4, 5, 6, 7, 8, 9 and 10)",
     );
   }, 240_000);
 });
