@@ -230,7 +230,7 @@ export interface GroupSizes {
 }
 
 /** Version 10's `recordCoding` (PagesDirectory). */
-export interface RecordCoding {
+interface RecordCoding {
   dictionary: number;
 }
 

@@ -10,7 +10,7 @@ import { checkRecordGroup } from './groupShapes.ts';
 import type { PagedChunkRecord } from './format.ts';
 
 /** Deflate's window: a dictionary longer than this is never reached (checked before anything is allocated for it). */
-export const MAX_DICTIONARY_BYTES = 32 * 1024;
+const MAX_DICTIONARY_BYTES = 32 * 1024;
 
 /**
  * The stored dictionary's bytes at most (its varint length and its deflated bytes; a 32 KiB dictionary of frequent
