@@ -20,6 +20,12 @@ import {
 import { ByteReader, ByteWriter } from '../../src/core/paged/bytes.ts';
 import { rowBlockStarts } from '../../src/core/paged/blockLayout.ts';
 import {
+  decodeDictionary,
+  decodeRecords,
+  deflateWithLength,
+  inflateWithLength,
+} from '../../src/core/paged/recordCoding.ts';
+import {
   BlockHasher,
   hashPagesOf,
   hashTreeOf,
@@ -309,18 +315,51 @@ function recordOffsets(p: PagesPieces): ArrayLike<number> {
   return offsets;
 }
 
-/** Record group g as decoded JSON values (records, as stored: any shape). */
+/** Version 10: the stored dictionary at the end of the records section (recordCoding.ts), and the groups before it. */
+function codedRecords(p: PagesPieces): { groups: Uint8Array; stored: Uint8Array } | undefined {
+  const bytes = p.directory.recordCoding?.dictionary;
+  if (bytes === undefined) return undefined;
+  const section = p.sections.records;
+  return {
+    groups: section.subarray(0, section.length - bytes),
+    stored: section.slice(section.length - bytes),
+  };
+}
+
+/** Version 10: the stored dictionary's bytes (the records section's last `recordCoding.dictionary`). */
+export function storedDictionary(p: PagesPieces): Uint8Array {
+  return codedRecords(p)!.stored;
+}
+
+/** Version 10: the records' dictionary, inflated (empty when the part has none). */
+export function recordDictionary(p: PagesPieces): Uint8Array {
+  const coded = codedRecords(p);
+  return coded && coded.stored.length > 0 ? decodeDictionary(coded.stored) : new Uint8Array(0);
+}
+
+/**
+ * Record group g as decoded JSON values (records, as stored: any shape; from version 10 positional, recordCoding.ts
+ * codeRecords).
+ */
 export function recordGroup(p: PagesPieces, g: number): unknown[] {
-  const bytes = groupsOf(p.sections.records, recordOffsets(p))[g];
+  const coded = codedRecords(p);
+  const bytes = groupsOf(coded?.groups ?? p.sections.records, recordOffsets(p))[g];
+  if (coded)
+    return JSON.parse(new TextDecoder().decode(inflateWithLength(bytes, recordDictionary(p)))) as unknown[];
   return JSON.parse(gunzipSync(bytes).toString('utf8')) as unknown[];
 }
 
-/** Replaces record group g by these values (gzip'd JSON), moving the groups after it. */
+/**
+ * Replaces record group g by these values (gzip'd JSON; from version 10 JSON deflated with the part's dictionary),
+ * moving the groups after it.
+ */
 export function setRecordGroup(p: PagesPieces, g: number, records: unknown[]): void {
-  const groups = groupsOf(p.sections.records, recordOffsets(p));
-  groups[g] = new Uint8Array(gzipSync(JSON.stringify(records)));
+  const coded = codedRecords(p);
+  const groups = groupsOf(coded?.groups ?? p.sections.records, recordOffsets(p));
+  const json = new TextEncoder().encode(JSON.stringify(records));
+  groups[g] = coded ? deflateWithLength(json, recordDictionary(p)) : new Uint8Array(gzipSync(json));
   const joined = joinGroups(groups);
-  p.sections.records = joined.section;
+  p.sections.records = coded ? concat(joined.section, coded.stored) : joined.section;
   if (p.directory.version < 6) p.open.recordGroups = joined.offsets;
   else {
     const sizes = new ByteWriter();
@@ -329,15 +368,74 @@ export function setRecordGroup(p: PagesPieces, g: number, records: unknown[]): v
   }
 }
 
+/** Version 10: replaces the stored bytes of record group g (as they are: no deflating), moving the groups after it. */
+export function replaceRecordGroupBytes(p: PagesPieces, g: number, bytes: Uint8Array): void {
+  const coded = codedRecords(p)!;
+  const groups = groupsOf(coded.groups, recordOffsets(p));
+  groups[g] = bytes;
+  const joined = joinGroups(groups);
+  p.sections.records = concat(joined.section, coded.stored);
+  const sizes = new ByteWriter();
+  for (const group of groups) sizes.varint(group.length);
+  (p.open as unknown as { recordGroups: Uint8Array }).recordGroups = sizes.take();
+}
+
+/** Version 10: replaces the stored dictionary at the end of the records section (and its length in the directory). */
+export function setStoredDictionary(p: PagesPieces, stored: Uint8Array): void {
+  const coded = codedRecords(p)!;
+  p.sections.records = concat(coded.groups.slice(), stored);
+  p.directory.recordCoding = { dictionary: stored.length };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * A record as version 10 stores it, field for field whatever their kinds (a hostile record stays hostile): the id
+ * whole, the document and title spelled out, the sentence offsets as gaps when they are a list of numbers.
+ */
+function positional(r: Record<string, unknown>): unknown[] {
+  const s = r.sentences;
+  const start = r.start;
+  const gaps =
+    Array.isArray(s) && s.every((x) => typeof x === 'number') && typeof start === 'number'
+      ? s.map((x: number, i) => x - (i === 0 ? start : (s[i - 1] as number)))
+      : s;
+  return [
+    [r.id],
+    r.docId,
+    r.title,
+    r.text,
+    r.tokens,
+    start,
+    gaps,
+    r.path ?? 0,
+    r.pageStarts ?? 0,
+    r.pageStart ?? -1,
+    r.pageEnd ?? -1,
+  ];
+}
+
 /** Changes record `i` of group 0 (the first chunk's record by default). */
 export function changeRecord(
   p: PagesPieces,
   change: (r: PagedChunkRecord & Record<string, unknown>) => unknown,
   i = 0,
 ): void {
-  const records = recordGroup(p, 0) as Array<PagedChunkRecord & Record<string, unknown>>;
+  const stored = recordGroup(p, 0);
+  const records = (codedRecords(p) ? decodeRecords(stored, stored.length) : stored) as Array<
+    PagedChunkRecord & Record<string, unknown>
+  >;
   records[i] = change(records[i]) as PagedChunkRecord & Record<string, unknown>;
-  setRecordGroup(p, 0, records);
+  setRecordGroup(
+    p,
+    0,
+    codedRecords(p) ? records.map((r) => positional(r as Record<string, unknown>)) : records,
+  );
 }
 
 /**

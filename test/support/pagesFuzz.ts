@@ -11,14 +11,18 @@ import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource, type RangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { deflateWithLength } from '../../src/core/paged/recordCoding.ts';
 import { HttpRangeSource } from '../../src/services/bundleBytes/rangeSources.ts';
 import {
   assemble,
   honestPages,
   pagesBundle,
   piecesOf,
+  recordDictionary,
   recordGroup,
   setRecordGroup,
+  setStoredDictionary,
+  storedDictionary,
   type PagesPieces,
   type WrittenPagesLike,
 } from './hostilePages.ts';
@@ -122,6 +126,7 @@ const DIRECTORY_FIELDS = [
   'sectionBlocks',
   'openResiduals',
   'rowBlocks',
+  'recordCoding',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -167,6 +172,13 @@ function mutateDirectoryField(
     const cut = 1 + Math.floor(random() * hp.top.length);
     d.hashPages = { ...hp, top: hp.top.slice(cut) + hp.top.slice(0, cut) };
     return `directory.hashPages.top rotated by ${cut}`;
+  }
+  // Version 10's records coding: the stored dictionary's length changed (its bytes as they are), or the whole field.
+  if (field === 'recordCoding' && d.recordCoding && random() < 0.7) {
+    const own = (d.recordCoding as { dictionary: number }).dictionary;
+    const dictionary = pick(random, [...extremes(own), ...WRONG_KINDS, 65537, undefined]);
+    d.recordCoding = dictionary === undefined ? {} : { dictionary };
+    return `directory.recordCoding.dictionary = ${dictionary === undefined ? '(absent)' : JSON.stringify(dictionary)}`;
   }
   // Version 8's block sizes by section: one section's changed, a name that is no section, or the whole field.
   if (field === 'sectionBlocks' && random() < 0.6) {
@@ -321,6 +333,32 @@ function mutatePieces(
     else delete open[key];
     return { name: `open.${key} ${['cut by one', 'of another kind', 'missing'][how]}` };
   }
+  if (kind === 6 && p.directory.recordCoding && random() < 0.3) {
+    // Version 10's stored dictionary: a byte of it flipped, its inflated bytes changed or grown past 32 KiB (deflated
+    // again), or it cut short.
+    const stored = storedDictionary(p);
+    const how = random();
+    if (how < 0.4 && stored.length > 0) {
+      const at = Math.floor(random() * stored.length);
+      const bytes = stored.slice();
+      bytes[at] = pick(random, [0x00, 0xff, 0x80, 0x7f, bytes[at] ^ 1]);
+      setStoredDictionary(p, bytes);
+      return { name: `records dictionary (stored)[${at}] = ${bytes[at]}` };
+    }
+    if (how < 0.7) {
+      const dictionary = recordDictionary(p);
+      const grown = random() < 0.5;
+      const changed = grown ? new Uint8Array(32 * 1024 + 1 + Math.floor(random() * 8)) : dictionary.slice();
+      if (grown) changed.set(dictionary);
+      else if (changed.length > 0) changed[Math.floor(random() * changed.length)] ^= 0x20;
+      setStoredDictionary(p, deflateWithLength(changed));
+      return {
+        name: `records dictionary ${grown ? `grown to ${changed.length} bytes` : 'with a byte changed'}`,
+      };
+    }
+    setStoredDictionary(p, stored.slice(0, Math.max(0, stored.length - 1 - Math.floor(random() * 8))));
+    return { name: 'records dictionary cut short' };
+  }
   if (kind === 6) {
     // A byte of a binary section (rows, lists, postings, degrees): flipped, or the section cut short.
     const section = pick(random, ['rows', 'lists', 'postings', 'degrees'] as const);
@@ -352,6 +390,18 @@ function mutatePieces(
     const at = Math.floor(random() * bytes.length);
     bytes[at] = pick(random, [0x00, 0xff, 0x80, 0x7f, bytes[at] ^ 1]);
     return { name: `${section}[${at}] = ${bytes[at]}` };
+  }
+  if (p.directory.recordCoding) {
+    // Version 10: a field of a positional record (recordCoding.ts codeRecords), or the group a record short.
+    const records = recordGroup(p, 0) as unknown[][];
+    const i = Math.floor(random() * records.length);
+    const field = Math.floor(random() * 12);
+    const value = pick(random, [...WRONG_KINDS, ...extremes(0), [2e9], { length: 2e9 }]);
+    if (random() < 0.1) records.length = Math.max(0, records.length - 1);
+    else if (field === 11) records[i] = [...records[i], 0];
+    else records[i] = records[i].map((x, j) => (j === field ? value : x));
+    setRecordGroup(p, 0, records);
+    return { name: `positional record ${i}[${field}] = ${JSON.stringify(value)}` };
   }
   // A field of a record.
   const records = recordGroup(p, 0) as Array<Record<string, unknown>>;

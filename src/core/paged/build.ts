@@ -407,7 +407,7 @@ export async function buildPages(
     SpoolSink
   >;
   const groups = options.groups ?? DEFAULT_GROUPS;
-  const records = new RecordGroupWriter(sinks.records, groups.records);
+  const records = new RecordGroupWriter(sinks.records, groups.records, true);
   const words = new WordSections();
   const tokens = new Uint32Array(n);
   const documentChunks = new Uint32Array(n);
@@ -458,7 +458,7 @@ export async function buildPages(
     }
   }
   if (k !== n) throw new Error(`pages: the documents held ${k} chunks, ${n} were counted`);
-  const recordGroups = await records.finish();
+  const { offsets: recordGroups, dictionary } = await records.finish();
   mark('pass 2: records gzip');
   const titleChunks = titleGroupSizes(owners);
   owners.length = 0;
@@ -603,6 +603,7 @@ export async function buildPages(
     sectionBlocks,
     openResiduals: written.openResiduals,
     rowBlocks,
+    recordCoding: { dictionary },
   });
   return {
     directory,

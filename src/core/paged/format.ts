@@ -54,6 +54,7 @@
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
+import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
 export const PAGES_VERSION = 10;
@@ -247,6 +248,16 @@ export interface OpenResiduals {
   tokensPerLength: number;
 }
 
+/** Version 10's `recordCoding` (PagesDirectory). */
+interface RecordCoding {
+  dictionary: number;
+}
+
+/** The bytes of a directory's `records` section that its groups fill (from version 10 the dictionary follows them). */
+export function recordGroupBytes(d: Pick<PagesDirectory, 'sections' | 'recordCoding'>): number {
+  return d.sections.records[1] - (d.recordCoding?.dictionary ?? 0);
+}
+
 /** The part's meta in the bundle manifest. */
 export interface PagesDirectory {
   format: typeof PAGES_FORMAT;
@@ -301,6 +312,12 @@ export interface PagesDirectory {
    * are their section's block size (`sectionBlocks`, else `blockSize`).
    */
   rowBlocks?: RowBlocks;
+  /**
+   * Version 10: the records are positional JSON deflated raw with a dictionary (recordCoding.ts); `dictionary` is the
+   * stored dictionary's bytes at the end of the `records` section, after the last group (0: none). Absent: gzip'd
+   * JSON groups, as before.
+   */
+  recordCoding?: RecordCoding;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -537,6 +554,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.rowBlocks !== undefined) checkRowBlocks(d, fail);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
+  if (d.recordCoding !== undefined) checkRecordCoding(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {
     const sp = d.shares;
@@ -560,6 +578,27 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
       );
   }
   return d;
+}
+
+/**
+ * Version 10's `recordCoding`: an object (only from version 10) whose `dictionary` is a whole number of bytes, at most
+ * MAX_STORED_DICTIONARY_BYTES and at most the `records` section.
+ */
+function checkRecordCoding(d: PagesDirectory, fail: (why: string) => never): void {
+  const coding = d.recordCoding as unknown;
+  if (d.version < 10 || typeof coding !== 'object' || coding === null || Array.isArray(coding))
+    fail(`has recordCoding ${JSON.stringify(coding)} (version 10 gives an object { dictionary })`);
+  const bytes = (coding as { dictionary?: unknown }).dictionary;
+  if (
+    !Number.isSafeInteger(bytes) ||
+    (bytes as number) < 0 ||
+    (bytes as number) > MAX_STORED_DICTIONARY_BYTES ||
+    (bytes as number) > d.sections.records[1]
+  )
+    fail(
+      `has recordCoding.dictionary ${JSON.stringify(bytes)} (a whole number of bytes up to ` +
+        `${MAX_STORED_DICTIONARY_BYTES} and the records section's ${d.sections.records[1]})`,
+    );
 }
 
 /**
@@ -709,7 +748,7 @@ export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): vo
   if (open.degrees && !open.degrees.every((x) => x >= 0 && x < Infinity))
     throw new PagesError(`${name}: pages.bin (open) has a walk degree that is not a finite number ≥ 0`);
   const ends: Array<[string, Float64Array, number]> = [
-    ['recordGroups', open.recordGroups, d.sections.records[1]],
+    ['recordGroups', open.recordGroups, recordGroupBytes(d)],
     ['termGroups', open.termGroups, d.sections.terms[1]],
     ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
     ['rowGroups', open.rowGroups, d.sections.rows[1]],

@@ -12,10 +12,12 @@ import { BlockStore, decodeJson, gzipSize, PagesError } from './blockStore.ts';
 import { checkConceptGroup, checkRecordGroup, checkTermGroup } from './groupShapes.ts';
 import { ByteReader, readVarints } from './bytes.ts';
 import { RecordSearch } from './recordSearch.ts';
+import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { decodeCountedRows, decodeRiceLists } from './listsInRows.ts';
 import { degreeLower, degreeUpper } from './compactOpen.ts';
 import {
   minListBytes,
+  recordGroupBytes,
   type OpenTables,
   type PagedChunkRecord,
   type PagesDirectory,
@@ -106,6 +108,9 @@ export class SectionReader {
 
   /** The record group of chunks found by id before (recordsById). */
   private readonly groupOfId = new Map<string, number>();
+
+  /** Version 10: the records' dictionary, once read (recordDictionary). */
+  private dictionary: Uint8Array | undefined;
 
   /** The lists inverted from the rows, when the rows keep them (listsInRows), once the rows are read. */
   private inverted: InvertedRows | undefined;
@@ -709,12 +714,44 @@ export class SectionReader {
   /** Record group g (undefined, noted, while it is not loaded). */
   private recordGroup(g: number): PagedChunkRecord[] | undefined {
     const offsets = this.open.recordGroups;
-    return this.store.group<PagedChunkRecord[]>(
-      `k${g}`,
-      this.section('records') + offsets[g],
-      offsets[g + 1] - offsets[g],
-      (bytes) => checkRecordGroup(decodeJson(bytes), this.groupLength(g, this.chunkCount, 'records')),
+    const expected = this.groupLength(g, this.chunkCount, 'records');
+    const at = this.section('records') + offsets[g];
+    const length = offsets[g + 1] - offsets[g];
+    if (!this.directory.recordCoding)
+      return this.store.group<PagedChunkRecord[]>(`k${g}`, at, length, (bytes) =>
+        checkRecordGroup(decodeJson(bytes), expected),
+      );
+    // Version 10: the group's stored bytes and the dictionary are read in the same round (both noted before either is
+    // here), then the group is inflated with the dictionary here, once (its records kept with its bytes).
+    const dictionary = this.recordDictionary();
+    const group = this.store.group<CodedGroup>(`k${g}`, at, length, (bytes) => ({ bytes: bytes.slice() }));
+    if (!dictionary || !group) return undefined;
+    if (!group.records) {
+      try {
+        group.records = decodeRecordGroup(group.bytes, dictionary, expected);
+      } catch (e) {
+        throw new PagesError(`${this.name}: pages.bin group k${g} does not decode (${messageOf(e)})`);
+      }
+    }
+    return group.records;
+  }
+
+  /**
+   * Version 10: the records' dictionary (recordCoding.ts), read with the first record group a library reads and kept;
+   * undefined (noted) while it is not here, empty when the part has none.
+   */
+  private recordDictionary(): Uint8Array | undefined {
+    if (this.dictionary) return this.dictionary;
+    const stored = this.directory.recordCoding!.dictionary;
+    if (stored === 0) return (this.dictionary = new Uint8Array(0));
+    const value = this.store.group<Uint8Array>(
+      'kd',
+      this.section('records') + recordGroupBytes(this.directory),
+      stored,
+      decodeDictionary,
     );
+    if (value) this.dictionary = value;
+    return value;
   }
 
   /**
@@ -762,7 +799,14 @@ export class SectionReader {
     this.rowCache.clear();
     // The lists inverted from the rows are as large as the lists: read again with the rows when next wanted.
     this.inverted = undefined;
+    this.dictionary = undefined;
   }
+}
+
+/** A version 10 record group as the block store keeps it: its stored bytes, and its records once inflated. */
+interface CodedGroup {
+  bytes: Uint8Array;
+  records?: PagedChunkRecord[];
 }
 
 /** A version 3 list's shares from its counts (format.ts: the lists hold the counts only), as the engine computes them. */

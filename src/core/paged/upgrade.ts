@@ -16,7 +16,8 @@ import { BundleError } from '../bundle/index.ts';
 import { resolveParams } from '../retrieval/index.ts';
 import { messageOf } from '../errors.ts';
 import { matchesBlockHash } from './blockDigest.ts';
-import { gzipSize, PagesError } from './blockStore.ts';
+import { decodeJson, gzipSize, PagesError } from './blockStore.ts';
+import { checkRecordGroup } from './groupShapes.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import { expandOpen, residualsOf } from './compactOpen.ts';
 import { decodeCountedRows } from './listsInRows.ts';
@@ -32,6 +33,7 @@ import {
   PAGES_PART,
   PAGES_VERSION,
   SECTIONS,
+  type PagedChunkRecord,
   type PagesDirectory,
   type PagesOpenV1,
   type PagesOpenV2,
@@ -50,6 +52,7 @@ import {
   LISTS_IN_ROWS_BYTES,
   openSections,
   pagesDirectory,
+  RecordGroupWriter,
   rowsWithCounts,
   sectionBlocksFor,
   sectionTable,
@@ -326,6 +329,41 @@ async function regroupedRows(
 }
 
 /**
+ * The records of a part older than version 10 (gzip'd JSON groups of `size` at `offsets` from `from`), each group
+ * decoded and checked as a reader checks it, written again as version 10's (write.ts RecordGroupWriter, coded, in
+ * DEFAULT_GROUPS' groups): its bytes, the new groups' offsets and the stored dictionary's bytes.
+ */
+async function recodedRecords(
+  source: RangeSource,
+  from: number,
+  offsets: Float64Array,
+  size: number,
+  n: number,
+): Promise<{ chunks: Uint8Array[]; length: number; offsets: Float64Array; dictionary: number }> {
+  const sink = {
+    chunks: [] as Uint8Array[],
+    length: 0,
+    write(bytes: Uint8Array): void {
+      this.chunks.push(bytes);
+      this.length += bytes.length;
+    },
+  };
+  const writer = new RecordGroupWriter(sink, DEFAULT_GROUPS.records, true);
+  for (let g = 0; g + 1 < offsets.length; g++) {
+    const stored = await source.read(from + offsets[g], offsets[g + 1] - offsets[g]);
+    let group: PagedChunkRecord[];
+    try {
+      group = checkRecordGroup(decodeJson(stored), Math.min(size, n - g * size));
+    } catch (e) {
+      throw new PagesError(`${source.name}: pages.bin records group ${g} does not decode (${messageOf(e)})`);
+    }
+    for (const record of group) await writer.add(record);
+  }
+  const { offsets: written, dictionary } = await writer.finish();
+  return { chunks: sink.chunks, length: sink.length, offsets: written, dictionary };
+}
+
+/**
  * A version 1 or 2 pages part (its payload at `base` in `source`, `length` bytes, its directory and block hashes)
  * as version 3, its shares computed with `params`. Reads the part four times: once to check every block against
  * its hash, once to size the new lists, once to hash the new part, and once when `bytes()` is read.
@@ -445,6 +483,16 @@ async function upgradePages(
       Float64Array.from([0, inRows.length])
     : // Version 5's rows groups (write.ts DEFAULT_GROUPS): the rows are the same bytes, cut elsewhere.
       await regroupedRows(source, base + rowsAt, rowsLength, full.conceptCounts, n, DEFAULT_GROUPS.rows);
+  // Version 10's records (recordCoding.ts): every group read, checked as a reader checks it, and written again as
+  // `cli index` writes it (DEFAULT_GROUPS' records a group, coded, with a dictionary trained from the first groups).
+  const records = await recodedRecords(
+    source,
+    base + d.sections.records[0],
+    full.recordGroups,
+    d.groups.records,
+    n,
+  );
+  full = { ...full, recordGroups: records.offsets };
   const written = await openSections(
     inRows
       ? { ...full, listOffsets: new Float64Array(listOffsets.length), rowGroups }
@@ -460,16 +508,18 @@ async function upgradePages(
     number
   >;
   lengths.open = written.open.length;
+  lengths.records = records.length;
   lengths.lists = inRows ? 0 : listOffsets[listOffsets.length - 1];
   lengths.rows = inRows ? inRows.length : rowsLength;
   lengths.degrees = written.degrees.length;
   const { sections, total } = sectionTable(lengths);
 
-  // Records to concepts, then rows, are copied as they are (or the rows made anew with the lists in them).
-  const [beforeFrom] = d.sections.records;
+  // Words to concepts, then rows, are copied as they are (or the rows made anew with the lists in them).
+  const [beforeFrom] = d.sections.terms;
   const [listsAt] = d.sections.lists;
   const bytes = async function* (): AsyncGenerator<Uint8Array> {
     yield written.open;
+    yield* records.chunks;
     yield* pieces(source, base + beforeFrom, base + listsAt);
     if (inRows) yield inRows;
     else {
@@ -527,11 +577,16 @@ async function upgradePages(
       sections,
       // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
       // the lists are one group; other rows are cut into version 5's groups).
-      groups: { ...d.groups, rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows },
+      groups: {
+        ...d.groups,
+        records: DEFAULT_GROUPS.records,
+        rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows,
+      },
       hashPages: newHashes.hashPages,
       sectionBlocks,
       openResiduals: written.openResiduals,
       rowBlocks,
+      recordCoding: { dictionary: records.dictionary },
     }),
     hashes: newHashes.bytes,
     sha256: whole.digest(),

@@ -9,6 +9,13 @@ import { encodeStructured } from '../bundle/index.ts';
 import type { BundlePart } from '../bundle/index.ts';
 import { gzip } from '../bundle/index.ts';
 import { encodeRiceLists } from './listsInRows.ts';
+import {
+  codeRecords,
+  deflateWithLength,
+  dictionarySize,
+  TRAIN_GROUPS,
+  trainDictionary,
+} from './recordCoding.ts';
 import { Sha256 } from '../bundle/index.ts';
 import type { ConceptTable } from '../graph/index.ts';
 import type { LexicalParts } from '../retrieval/index.ts';
@@ -275,15 +282,25 @@ export function pagedRecord(
   };
 }
 
-/** The `records` section: records in chunk order, `size` to a gzip'd JSON group. */
+/**
+ * The `records` section: records in chunk order, `size` to a group. Before version 10 each group is gzip'd JSON; from
+ * version 10 (`coded`) positional JSON deflated raw with a dictionary (recordCoding.ts) trained from the first
+ * TRAIN_GROUPS groups, which are held back until it is made, and written after the last group.
+ */
 export class RecordGroupWriter {
   private pending: PagedChunkRecord[] = [];
   private readonly offsets: number[] = [0];
+  /** Version 10: the coded groups held back until the dictionary is trained from them. */
+  private held: Uint8Array[] | undefined;
+  private dictionary: Uint8Array | undefined;
 
   constructor(
     private readonly sink: SectionSink,
     private readonly size = DEFAULT_GROUPS.records,
-  ) {}
+    private readonly coded = false,
+  ) {
+    if (coded) this.held = [];
+  }
 
   async add(record: PagedChunkRecord): Promise<void> {
     this.pending.push(record);
@@ -292,16 +309,48 @@ export class RecordGroupWriter {
 
   private async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    const bytes = await json(this.pending);
+    const group = this.pending;
     this.pending = [];
+    if (!this.coded) {
+      await this.write(await json(group));
+      return;
+    }
+    const coded = codeRecords(group);
+    if (this.held) {
+      this.held.push(coded);
+      if (this.held.length === TRAIN_GROUPS) await this.train();
+      return;
+    }
+    await this.write(deflateWithLength(coded, this.dictionary));
+  }
+
+  private async write(bytes: Uint8Array): Promise<void> {
     await this.sink.write(bytes);
     this.offsets.push(this.sink.length);
   }
 
-  /** Each group's start in the section, plus the section's end. */
-  async finish(): Promise<Float64Array> {
+  /** The dictionary from the groups held back, then those groups deflated with it. */
+  private async train(): Promise<void> {
+    const held = this.held!;
+    this.held = undefined;
+    let bytes = 0;
+    for (const g of held) bytes += g.length;
+    this.dictionary = trainDictionary(held, dictionarySize(bytes));
+    for (const g of held) await this.write(deflateWithLength(g, this.dictionary));
+  }
+
+  /**
+   * Each group's start in the section, plus the end of the last group; from version 10 `dictionary`, the stored
+   * dictionary's bytes written after the last group (0: none).
+   */
+  async finish(): Promise<{ offsets: Float64Array; dictionary: number }> {
     await this.flush();
-    return Float64Array.from(this.offsets);
+    if (this.held) await this.train();
+    const offsets = Float64Array.from(this.offsets);
+    if (!this.coded || !this.dictionary || this.dictionary.length === 0) return { offsets, dictionary: 0 };
+    const stored = deflateWithLength(this.dictionary);
+    await this.sink.write(stored);
+    return { offsets, dictionary: stored.length };
   }
 }
 
@@ -671,6 +720,9 @@ export function pagesDirectory(
     ...(version >= 8 && fields.sectionBlocks ? { sectionBlocks: { ...fields.sectionBlocks } } : {}),
     ...(version >= 10 && fields.openResiduals ? { openResiduals: { ...fields.openResiduals } } : {}),
     ...(version >= 10 && fields.rowBlocks ? { rowBlocks: { ...fields.rowBlocks } } : {}),
+    ...(version >= 10 && fields.recordCoding
+      ? { recordCoding: { dictionary: fields.recordCoding.dictionary } }
+      : {}),
     sections: fields.sections,
   };
 }
@@ -778,7 +830,7 @@ export async function writePagedIndex(
   >;
 
   // Records: what evidence shows and the Ask view maps back to its document.
-  const records = new RecordGroupWriter(sinks.records, groups.records);
+  const records = new RecordGroupWriter(sinks.records, groups.records, version >= 10);
   for (let k = 0; k < n; k++) {
     const c = layout.chunks[k];
     const sentences: number[] = [];
@@ -786,7 +838,7 @@ export async function writePagedIndex(
       sentences.push(layout.sentences[s].start, layout.sentences[s].end);
     await records.add(pagedRecord(c, documentOf(c.docId), sentences));
   }
-  const recordGroups = await records.finish();
+  const { offsets: recordGroups, dictionary } = await records.finish();
 
   // Words: a sorted dictionary over the text's and the headings' terms.
   const headingIndex = headings?.headings;
@@ -895,6 +947,7 @@ export async function writePagedIndex(
         sectionBlocks,
         openResiduals: written.openResiduals,
         rowBlocks,
+        recordCoding: { dictionary },
       },
       version,
     ),

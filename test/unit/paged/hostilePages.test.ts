@@ -26,10 +26,17 @@ import {
   pagesBundle,
   piecesOf,
   rowOffsets,
+  recordDictionary,
+  recordGroup,
+  replaceRecordGroupBytes,
+  setRecordGroup,
+  setStoredDictionary,
+  storedDictionary,
   storeRowOffsets,
   type WrittenPagesLike,
 } from '../../support/hostilePages.ts';
 import { rowBlockStarts } from '../../../src/core/paged/blockLayout.ts';
+import { deflateWithLength } from '../../../src/core/paged/recordCoding.ts';
 import { CRAFTED } from '../../support/pagedCases.ts';
 
 /** Far above what a case takes (a few seconds, most of it the worker's start-up), far below "never ends". */
@@ -1104,6 +1111,154 @@ describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
     );
     await expect(verifyBundleCopy(await bundleOf(w))).rejects.toThrow(
       /block \d+ of part pages\.bin does not match its SHA-256/,
+    );
+  });
+});
+
+// Version 10's records (recordCoding.ts): positional JSON deflated with a dictionary stored at the end of the records
+// section. Every new value read from the bundle is checked before it is used and refused naming its field or group.
+describe('records coded with a dictionary (version 10)', () => {
+  const analyzer = createTermAnalyzer();
+  const bundleOf = async (w: WrittenPagesLike) =>
+    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const opened = async (w: WrittenPagesLike) => (await openPagedBundle(await bundleOf(w), analyzer))!;
+  const layouts = [
+    ['small', () => honestPages(10, 1024), () => honestPages(9, 1024)],
+    ['large', () => honestPages(10, 512, 0, { rows: 128 }), () => honestPages(9, 512, 0, { rows: 128 })],
+  ] as const;
+  const v10 = async () => piecesOf(await honestPages(10, 1024));
+  /** The question's answer, or the message it is refused with. */
+  const answer = async (w: WrittenPagesLike) =>
+    (await opened(w)).library.search(PAGES_QUESTION, 'ppr', 800).then(
+      (a) => a,
+      (e: unknown) => {
+        throw e;
+      },
+    );
+
+  for (const [layout, ten, nine] of layouts)
+    it(`answers as version 9 does, with the same records, and the offline check passes (${layout} layout)`, async () => {
+      const [a, b] = [await opened(await ten()), await opened(await nine())];
+      expect(a.library.directory.version).toBe(10);
+      expect(a.library.directory.recordCoding!.dictionary).toBeGreaterThan(0);
+      for (const mode of ['ppr', 'bm25'] as const) {
+        const [x, y] = [
+          await a.library.search(PAGES_QUESTION, mode, 800),
+          await b.library.search(PAGES_QUESTION, mode, 800),
+        ];
+        expect(x.hits.length).toBeGreaterThan(0);
+        expect(x.hits).toEqual(y.hits);
+        expect([...x.records.values()].map((r) => JSON.stringify(r))).toEqual(
+          [...y.records.values()].map((r) => JSON.stringify(r)),
+        );
+      }
+      await verifyBundleCopy(await bundleOf(await ten()));
+    });
+
+  it('a recordCoding that is not { dictionary: bytes } within its bounds, or in a version 9 directory, is refused at open naming it', async () => {
+    const p = await v10();
+    const own = p.directory.sections.records[1];
+    for (const value of [
+      { dictionary: -1 },
+      { dictionary: 1.5 },
+      { dictionary: '7' },
+      { dictionary: own + 1 },
+      { dictionary: 64 * 1024 + 1 },
+      {},
+      7,
+      null,
+      [],
+    ]) {
+      const q = await v10();
+      (q.directory as unknown as Record<string, unknown>).recordCoding = value;
+      await expect(opened(assemble(q))).rejects.toThrow(/the pages part's directory has recordCoding/);
+    }
+    const nine = piecesOf(await honestPages(9, 1024));
+    nine.directory.recordCoding = { dictionary: 0 };
+    await expect(opened(assemble(nine))).rejects.toThrow(
+      'the pages part\'s directory has recordCoding {"dictionary":0} (version 10 gives an object { dictionary })',
+    );
+  });
+
+  it('a dictionary that inflates past 32 KiB, is cut short or is damaged is refused at the first record, naming it', async () => {
+    const big = await v10();
+    setStoredDictionary(big, deflateWithLength(new Uint8Array(32 * 1024 + 1)));
+    await expect(answer(assemble(big))).rejects.toThrow(
+      'crafted.bundle: pages.bin group kd does not decode (declares 32769 bytes inflated)',
+    );
+    const cut = await v10();
+    setStoredDictionary(cut, storedDictionary(cut).slice(0, -5));
+    await expect(answer(assemble(cut))).rejects.toThrow(
+      /crafted\.bundle: pages\.bin group kd does not decode/,
+    );
+    // A dictionary of other bytes (deflated honestly): the groups deflated with the real one do not inflate to
+    // records with it.
+    const other = await v10();
+    const changed = recordDictionary(other).slice();
+    for (let i = 0; i < changed.length; i += 7) changed[i] ^= 0x55;
+    setStoredDictionary(other, deflateWithLength(changed));
+    await expect(answer(assemble(other))).rejects.toThrow(
+      /crafted\.bundle: pages\.bin group k\d+ does not decode/,
+    );
+  });
+
+  it('a group that declares more inflated bytes than 64× its own plus 1 MiB is refused before anything is allocated', async () => {
+    const p = await v10();
+    const honest = deflateWithLength(
+      new TextEncoder().encode(JSON.stringify(recordGroup(p, 0))),
+      recordDictionary(p),
+    );
+    // The same deflated bytes after a varint of 2^31 instead of their length.
+    const head = new ByteReader(honest);
+    head.varint();
+    const forged = new Uint8Array(5 + honest.length - head.at);
+    forged.set([0x80, 0x80, 0x80, 0x80, 0x08]);
+    forged.set(honest.subarray(head.at), 5);
+    const q = await v10();
+    replaceRecordGroupBytes(q, 0, forged);
+    await expect(answer(assemble(q))).rejects.toThrow(
+      'crafted.bundle: pages.bin group k0 does not decode (declares 2147483648 bytes inflated)',
+    );
+  });
+
+  it('positional records of the wrong shape are refused naming the record and its field', async () => {
+    const cases: Array<[(r: unknown[]) => unknown, string]> = [
+      [(r) => r.slice(0, 10), 'its record 0 is not a list of 11 fields'],
+      [(r) => r.map((x, i) => (i === 0 ? 7 : x)), 'its record 0 has no "id" string'],
+      [(r) => r.map((x, i) => (i === 1 ? 0 : x)), 'its record 0 has no "docId" string'],
+      [(r) => r.map((x, i) => (i === 2 ? null : x)), 'its record 0 has no "title" string'],
+      [(r) => r.map((x, i) => (i === 4 ? '7' : x)), 'its record 0 has no "tokens" count'],
+      [(r) => r.map((x, i) => (i === 5 ? -1 : x)), 'its record 0 has no "start" count'],
+      [
+        (r) => r.map((x, i) => (i === 6 ? { length: 2e9 } : x)),
+        'its record 0 has "sentences" that are not a list',
+      ],
+      [
+        (r) => r.map((x, i) => (i === 6 ? [0, 1e300] : x)),
+        'its record 0 has sentence gap 1 that is not a whole number',
+      ],
+      [
+        (r) => r.map((x, i) => (i === 6 ? [0, -1] : x)),
+        'its records 0 has sentence 0 that is not a [start, end] pair',
+      ],
+      [(r) => r.map((x, i) => (i === 7 ? 1 : x)), 'its record 0 has "path" the same as no record before it'],
+      [(r) => r.map((x, i) => (i === 8 ? ['x'] : x)), 'its record 0 has a "pageStarts" that is not a list'],
+      [(r) => r.map((x, i) => (i === 9 ? 0.5 : x)), 'its record 0 has a "pageStart" that is not a count'],
+    ];
+    for (const [change, message] of cases) {
+      const p = await v10();
+      const records = recordGroup(p, 0) as unknown[][];
+      records[0] = change(records[0]) as unknown[];
+      setRecordGroup(p, 0, records);
+      await expect(answer(assemble(p))).rejects.toThrow(
+        `crafted.bundle: pages.bin group k0 does not decode (${message}`,
+      );
+    }
+    // A group a record short.
+    const p = await v10();
+    setRecordGroup(p, 0, recordGroup(p, 0).slice(1));
+    await expect(answer(assemble(p))).rejects.toThrow(
+      /crafted\.bundle: pages\.bin group k0 does not decode \(holds \d+ records, expected \d+\)/,
     );
   });
 });

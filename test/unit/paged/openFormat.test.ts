@@ -260,7 +260,7 @@ function wholeRowCuts(
 }
 
 describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals and the rows in blocks of whole rows (10)', async () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals, the rows in blocks of whole rows and records coded with a dictionary (10)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -291,8 +291,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const v9large = await writePagedIndex(parts, doc, undefined, 9, undefined, 0);
     expect([v9.directory.version, v9large.directory.version]).toEqual([9, 9]);
     // Version 10, the writers' default: version 9's sections but `open`, whose tokens and row group sizes are
-    // residuals (the directory's openResiduals); the large layout's rows in blocks of whole rows of at most 128 bytes
-    // (rowBlocks) instead of 128-byte blocks.
+    // residuals (the directory's openResiduals), and the records, positional and deflated with a dictionary
+    // (recordCoding.ts); the large layout's rows in blocks of whole rows of at most 128 bytes (rowBlocks) instead of
+    // 128-byte blocks.
     const v10 = await writePagedIndex(parts, doc);
     const v10large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
     expect([v10.directory.version, v10large.directory.version]).toEqual([10, 10]);
@@ -300,13 +301,14 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
       [v9, v10],
       [v9large, v10large],
     ] as const) {
-      const [at9, length9] = older.directory.sections.open;
-      const [at10, length10] = newer.directory.sections.open;
-      expect(length10).toBeLessThan(length9);
+      const s9 = older.directory.sections;
+      const s10 = newer.directory.sections;
+      expect(s10.open[1]).toBeLessThan(s9.open[1]);
+      expect(s10.records[1]).toBeLessThan(s9.records[1] * 0.85);
+      expect(newer.directory.recordCoding!.dictionary).toBeGreaterThan(0);
+      expect(older.directory.recordCoding).toBeUndefined();
       expect(
-        Buffer.from(newer.data.subarray(at10 + length10)).equals(
-          Buffer.from(older.data.subarray(at9 + length9)),
-        ),
+        Buffer.from(newer.data.subarray(s10.terms[0])).equals(Buffer.from(older.data.subarray(s9.terms[0]))),
       ).toBe(true);
       const {
         version: _v,
@@ -314,6 +316,7 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
         hashPages: _h,
         sectionBlocks: _b,
         rowBlocks: _r,
+        recordCoding: _c,
         openResiduals,
         ...rest10
       } = newer.directory;
@@ -539,8 +542,21 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const lib10large = await open(v10large, new MemoryRangeSource(v10large.data, 'v10 large'));
     // Version 10's `open` gives back version 9's arrays, value for value; its slope is the least-squares one through 0
     // of the chunks' tokens over their text lengths, in 65,536ths.
-    expect(lib10.reader.open).toEqual(lib9.reader.open);
-    expect(lib10large.reader.open).toEqual(lib9large.reader.open);
+    // Its records are version 9's, record for record, key for key, in groups of other sizes.
+    const every = Array.from({ length: v9.directory.chunkCount }, (_, k) => k);
+    for (const [older, newer] of [
+      [lib9, lib10],
+      [lib9large, lib10large],
+    ] as const) {
+      const { recordGroups: g9, ...o9 } = older.reader.open;
+      const { recordGroups: g10, ...o10 } = newer.reader.open;
+      expect(o10).toEqual(o9);
+      expect(g10.length).toBe(g9.length);
+      const r9 = await older.reader.recordsAt(every);
+      const r10 = await newer.reader.recordsAt(every);
+      expect(r10).toEqual(r9);
+      expect(r10.map((r) => JSON.stringify(r))).toEqual(r9.map((r) => JSON.stringify(r)));
+    }
     {
       const { textLengths, tokens } = lib9.reader.open;
       let xy = 0;
@@ -629,7 +645,10 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
         expect((await lib8large.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib9.search(q, mode, budget)).hits).toEqual(expected);
         expect((await lib9large.search(q, mode, budget)).hits).toEqual(expected);
-        expect((await lib10.search(q, mode, budget)).hits).toEqual(expected);
+        const answer9 = await lib9.search(q, mode, budget);
+        const answer10 = await lib10.search(q, mode, budget);
+        expect(answer10.hits).toEqual(expected);
+        expect(answer10.records).toEqual(answer9.records);
         expect((await lib10large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
@@ -713,8 +732,8 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const fromV8 = await upgrade(v8);
     expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 10]);
     expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v10))).toBe(true);
-    // Version 9: the same sections and blocks, `open`'s tokens and row group sizes as residuals (version 10; its
-    // lists in its rows: no rowBlocks).
+    // Version 9: the records coded again, `open`'s tokens and row group sizes as residuals and its record groups the
+    // new ones (version 10; its lists in its rows: no rowBlocks), every other section the same.
     const fromV9 = await upgrade(v9);
     expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 10]);
     expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v10))).toBe(true);

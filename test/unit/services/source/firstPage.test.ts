@@ -102,6 +102,13 @@ function blocksOf(library: PagedLibrary, places: Iterable<number>): Set<number> 
     const to = at + offsets[g + 1];
     for (let b = layout.blockOf(from); b < layout.count && layout.startOf(b) < to; b++) blocks.add(b);
   }
+  // Version 10: the records' dictionary (at the end of the section) is read with the first record group.
+  const dictionary = d.recordCoding?.dictionary ?? 0;
+  if (blocks.size > 0 && dictionary > 0) {
+    const end = at + d.sections.records[1];
+    for (let b = layout.blockOf(end - dictionary); b < layout.count && layout.startOf(b) < end; b++)
+      blocks.add(b);
+  }
   return blocks;
 }
 
