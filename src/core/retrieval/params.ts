@@ -85,6 +85,20 @@ const defaults = {
    */
   titleWeight: 0.5,
   titleCoverage: 8,
+  /**
+   * Bridge hop (issue 45): the second passage of a multi-hop question names the first one's answer, not the question's
+   * words. The concepts of the ranking's best `bridgeHubs` chunks that the question does not name (in at least 2 and at
+   * most bridgeMaxDf chunks, IDF^seedIdfPower-weighted) pick the other chunks naming them; each scores its bridge weight
+   * × (bridgeFloor + its BM25F over the question's words ÷ the best), and the best `bridgeSlots` not already ranked
+   * above `bridgeAt` + bridgeSlots are placed from rank bridgeAt + 1 on (1 − blend of them: none in long documents).
+   * 0 slots = off.
+   */
+  bridgeSlots: 1,
+  bridgeHubs: 3,
+  bridgeAt: 3,
+  bridgeFloor: 0.1,
+  bridgeMaxDf: 50,
+  bridgeCovered: 0.5,
   /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

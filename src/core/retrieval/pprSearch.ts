@@ -241,9 +241,10 @@ export function rankPpr(
     },
     { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
   );
-  return pprSearch(
+  const terms = questionTerms(lexicon.analyzer, text, ctx.conceptIds);
+  const ranked = pprSearch(
     ctx,
-    questionTerms(lexicon.analyzer, text, ctx.conceptIds),
+    terms,
     vector,
     limit,
     termScores,
@@ -254,7 +255,91 @@ export function rankPpr(
       ? titleEvidence(lexicon.headings, nameWords(lexicon.analyzer, text), p.titleCoverage)
       : undefined,
   );
+  const slots = Math.round(p.bridgeSlots * (1 - blend));
+  return slots > 0 ? bridgeHop(ctx, lexicon, words, terms, ranked, slots, limit) : ranked;
 }
+
+/**
+ * The bridge hop of a multi-hop question ("Who founded the company that made X?"): the passage naming X names the
+ * company, and the passage about the company holds few of the question's words. The concepts of the ranking's best
+ * `bridgeHubs` chunks that the question does not name (rare ones: IDF^seedIdfPower, at most bridgeMaxDf chunks) pick
+ * the other chunks naming them; each scores its share of that bridge weight × (bridgeFloor + its BM25F over the
+ * question's words ÷ the best), and the best `slots` of them not already ranked above bridgeAt + slots take the ranks
+ * from bridgeAt + 1 on, the rest of the ranking following in its order.
+ */
+function bridgeHop(
+  ctx: PprContext,
+  lexicon: PprLexicon,
+  words: readonly string[],
+  questionTerms: readonly string[],
+  ranked: readonly Candidate[],
+  slots: number,
+  limit: number,
+): Candidate[] {
+  const { concepts: t, params: p } = ctx;
+  const at = Math.min(p.bridgeAt, ranked.length);
+  const hubs = ranked.slice(0, Math.min(p.bridgeHubs, at)).map((c) => c.chunk);
+  if (hubs.length === 0) return [...ranked];
+  const named = new Set<number>();
+  for (const term of questionTerms) {
+    const c = ctx.conceptIds.get(term);
+    if (c !== undefined) named.add(c);
+  }
+  const bridge = new Map<number, number>();
+  for (const hub of hubs) {
+    const weights = new Map<number, number>();
+    let total = 0;
+    for (const c of t.conceptsOf(hub)) {
+      const df = t.df(c);
+      if (named.has(c) || df < 2 || df > p.bridgeMaxDf || !(t.idf(c) > 0)) continue;
+      const w = Math.pow(t.idf(c), p.seedIdfPower);
+      weights.set(c, w);
+      total += w;
+    }
+    if (total <= 0) continue;
+    for (const [c, w] of weights) {
+      for (const k of t.chunksOf(c).chunks) {
+        if (hubs.includes(k)) continue;
+        bridge.set(k, (bridge.get(k) ?? 0) + w / total);
+      }
+    }
+  }
+  if (bridge.size === 0) return [...ranked];
+  // The next passage holds what the question asks beyond the first hop: its words the hubs do not hold count in
+  // full, the hubs' words bridgeCovered.
+  const relevance = new Map<number, number>();
+  for (const w of new Set(words)) {
+    const matches = lexicon.fields.search([w], BRIDGE_RELEVANCE_CHUNKS);
+    const covered = matches.some((m) => hubs.includes(m.chunk)) ? p.bridgeCovered : 1;
+    if (covered <= 0) continue;
+    for (const { chunk, score } of matches)
+      relevance.set(chunk, (relevance.get(chunk) ?? 0) + covered * score);
+  }
+  let best = 0;
+  for (const s of relevance.values()) best = Math.max(best, s);
+  if (best > 0) for (const [k, s] of relevance) relevance.set(k, s / best);
+  const kept = new Set(ranked.slice(0, at + slots).map((c) => c.chunk));
+  const hop = [...bridge]
+    .filter(([k]) => !kept.has(k))
+    .map(([k, w]) => [k, w * (p.bridgeFloor + (relevance.get(k) ?? 0))] as const)
+    .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+    .slice(0, slots);
+  if (hop.length === 0) return [...ranked];
+  const placed = new Set(hop.map(([k]) => k));
+  const rest = ranked.filter((c) => !placed.has(c.chunk));
+  const score = (i: number) => rest[Math.min(i, rest.length - 1)]?.score ?? 0;
+  const inserted: Candidate[] = hop.map(([k], i) => ({
+    chunk: k,
+    // Between its neighbours' scores, so the list stays ordered by score.
+    score: score(at - 1) - ((i + 1) * (score(at - 1) - score(at))) / (hop.length + 1),
+    hop: 1,
+    via: 'bridge: names a concept of the best passages the question does not name',
+  }));
+  return [...rest.slice(0, at), ...inserted, ...rest.slice(at)].slice(0, limit);
+}
+
+/** How many of the question's best BM25F matches the bridge hop reads a relevance from (the rest count 0). */
+const BRIDGE_RELEVANCE_CHUNKS = 2000;
 
 export function pprSearch(
   ctx: PprContext,
