@@ -85,6 +85,24 @@ const defaults = {
    */
   titleWeight: 0.5,
   titleCoverage: 8,
+  /**
+   * Bridge hop (issue 45): the second passage of a multi-hop question names the first one's answer, not the question's
+   * words. Each of the ranking's best `bridgeHubs` chunks reaches the other chunks naming its concepts that the question
+   * does not name (in at least 2 and at most bridgeMaxDf chunks; IDF^seedIdfPower-weighted, normalised per hub, × the
+   * concept's tf in the reached chunk^bridgeTf). A reached chunk scores, summed over the hubs reaching it: that reach ×
+   * (bridgeFloor + the question's IDF mass it holds and the hub does not, what the hub holds counting bridgeCovered) ×
+   * the hub's share of the question's IDF mass^bridgeHubCover. The best `bridgeSlots` not already ranked above
+   * `bridgeAt` + bridgeSlots are placed from rank bridgeAt + 1 on (1 − blend of them: none in long documents).
+   * 0 slots = off.
+   */
+  bridgeSlots: 1,
+  bridgeHubs: 3,
+  bridgeAt: 3,
+  bridgeFloor: 0.03,
+  bridgeMaxDf: 50,
+  bridgeCovered: 0,
+  bridgeTf: 0.5,
+  bridgeHubCover: 2,
   /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

@@ -241,9 +241,10 @@ export function rankPpr(
     },
     { neighbours: p.blendNeighbours, from: p.blendFrom, to: p.blendTo },
   );
-  return pprSearch(
+  const terms = questionTerms(lexicon.analyzer, text, ctx.conceptIds);
+  const ranked = pprSearch(
     ctx,
-    questionTerms(lexicon.analyzer, text, ctx.conceptIds),
+    terms,
     vector,
     limit,
     termScores,
@@ -254,6 +255,127 @@ export function rankPpr(
       ? titleEvidence(lexicon.headings, nameWords(lexicon.analyzer, text), p.titleCoverage)
       : undefined,
   );
+  const slots = Math.round(p.bridgeSlots * (1 - blend));
+  return slots > 0 ? bridgeHop(ctx, terms, ranked, slots, limit) : ranked;
+}
+
+/**
+ * The bridge hop of a multi-hop question ("Who founded the company that made X?"): the passage naming X names the
+ * company, and the passage about the company holds few of the question's words — the ones the first passage lacks.
+ * Each of the ranking's best `bridgeHubs` chunks reaches the other chunks naming its concepts the question does not
+ * name (rare ones: IDF^seedIdfPower, at most bridgeMaxDf chunks; more where the reached chunk names them often). A
+ * pair (hub, reached chunk) scores that reach × (bridgeFloor + the question's IDF mass the reached chunk holds and
+ * the hub does not) × the hub's share of the question^bridgeHubCover: the pair explains the question, and a hub off
+ * the question leads nowhere. The best `slots` not already ranked above bridgeAt + slots take the ranks from
+ * bridgeAt + 1 on, the rest of the ranking following in its order. Reads the concept table only (the question
+ * concepts' postings, which the walk's seeds read already): no word search per question word.
+ */
+function bridgeHop(
+  ctx: PprContext,
+  questionTerms: readonly string[],
+  ranked: readonly Candidate[],
+  slots: number,
+  limit: number,
+): Candidate[] {
+  const { concepts: t, params: p } = ctx;
+  const at = Math.min(p.bridgeAt, ranked.length);
+  const hubs = ranked.slice(0, Math.min(p.bridgeHubs, at)).map((c) => c.chunk);
+  if (hubs.length === 0) return [...ranked];
+  // The question's concepts (IDF > 0) and their IDF mass.
+  const asked = new Map<number, number>();
+  for (const term of questionTerms) {
+    const c = ctx.conceptIds.get(term);
+    if (c !== undefined && t.idf(c) > 0) asked.set(c, t.idf(c));
+  }
+  const named = new Set<number>();
+  for (const term of questionTerms) {
+    const c = ctx.conceptIds.get(term);
+    if (c !== undefined) named.add(c);
+  }
+  let askedMass = 0;
+  for (const v of asked.values()) askedMass += v;
+  // Per hub: its bridge concepts' weights over the other chunks, and which question concepts it holds.
+  const hubBridge: Array<Map<number, number>> = [];
+  const hubAsked: Array<Set<number>> = [];
+  const hubCover: number[] = [];
+  const candidates = new Set<number>();
+  for (const hub of hubs) {
+    const weights = new Map<number, number>();
+    const own = new Set<number>();
+    let total = 0;
+    let cover = 0;
+    for (const c of t.conceptsOf(hub)) {
+      const idf = asked.get(c);
+      if (idf !== undefined) {
+        own.add(c);
+        cover += idf;
+      }
+      const df = t.df(c);
+      if (named.has(c) || df < 2 || df > p.bridgeMaxDf || !(t.idf(c) > 0)) continue;
+      const w = Math.pow(t.idf(c), p.seedIdfPower);
+      weights.set(c, w);
+      total += w;
+    }
+    const reach = new Map<number, number>();
+    if (total > 0) {
+      for (const [c, w] of weights) {
+        const { chunks, tf } = t.chunksOf(c);
+        for (let i = 0; i < chunks.length; i++) {
+          const k = chunks[i];
+          if (hubs.includes(k)) continue;
+          // A passage about the bridge names it more than once.
+          reach.set(k, (reach.get(k) ?? 0) + (w / total) * Math.pow(tf[i], p.bridgeTf));
+          candidates.add(k);
+        }
+      }
+    }
+    hubBridge.push(reach);
+    hubAsked.push(own);
+    hubCover.push(askedMass > 0 ? cover / askedMass : 0);
+  }
+  if (candidates.size === 0) return [...ranked];
+  // Which question concepts each candidate holds, read from their postings (the walk's seeds read them already).
+  const candidateAsked = new Map<number, number[]>();
+  for (const c of asked.keys()) {
+    for (const k of t.chunksOf(c).chunks) {
+      if (!candidates.has(k)) continue;
+      const list = candidateAsked.get(k);
+      if (list) list.push(c);
+      else candidateAsked.set(k, [c]);
+    }
+  }
+  // A pair (hub, candidate) scores the bridge weight × (bridgeFloor + the question's IDF mass the candidate holds and
+  // the hub does not; what the hub holds counts bridgeCovered) × the hub's own share of the question^bridgeHubCover.
+  const scoreOf = new Map<number, number>();
+  const kept = new Set(ranked.slice(0, at + slots).map((c) => c.chunk));
+  for (const k of candidates) {
+    if (kept.has(k)) continue;
+    const held = candidateAsked.get(k) ?? [];
+    let s = 0;
+    for (let h = 0; h < hubs.length; h++) {
+      const w = hubBridge[h].get(k);
+      if (w === undefined) continue;
+      let extra = 0;
+      for (const c of held) extra += (hubAsked[h].has(c) ? p.bridgeCovered : 1) * (asked.get(c) ?? 0);
+      if (askedMass > 0) extra /= askedMass;
+      s += w * (p.bridgeFloor + extra) * Math.pow(hubCover[h], p.bridgeHubCover);
+    }
+    if (s > 0) scoreOf.set(k, s);
+  }
+  const hop: Array<readonly [number, number]> = [...scoreOf].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+  hop.splice(slots);
+  if (hop.length === 0) return [...ranked];
+  const placed = new Set(hop.map(([k]) => k));
+  const rest = ranked.filter((c) => !placed.has(c.chunk));
+  const score = (i: number) => rest[Math.min(i, rest.length - 1)]?.score ?? 0;
+  const inserted: Candidate[] = hop.map(([k], i) => ({
+    chunk: k,
+    // Between its neighbours' scores, so the list stays ordered by score.
+    score: score(at - 1) - ((i + 1) * (score(at - 1) - score(at))) / (hop.length + 1),
+    hop: 1,
+    via: 'bridge: names a concept of the best passages the question does not name',
+  }));
+  return [...rest.slice(0, at), ...inserted, ...rest.slice(at)].slice(0, limit);
 }
 
 export function pprSearch(
