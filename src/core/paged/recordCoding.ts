@@ -232,7 +232,9 @@ const HASH_BITS = 20;
  * it; the samples, laid end to end, are cut into as many epochs as the dictionary has segments of `segment` bytes;
  * from each epoch the segment whose pieces are the most frequent is taken, and its pieces' frequencies zeroed (a
  * piece taken once is not worth taking again). The segments are laid out by score, the best last: deflate reaches
- * back 32 KiB, and the end of the dictionary is what stays in reach longest.
+ * back 32 KiB, and the end of the dictionary is what stays in reach longest. Written here, not taken from a package:
+ * fflate (the app's deflate) trains no dictionary, and the trainers we know of are zstd's native library and its
+ * bindings, a WASM build for what is ~60 lines of the format's own code.
  */
 export function trainDictionary(samples: readonly Uint8Array[], size: number, segment = 32): Uint8Array {
   const d = 8;

@@ -52,6 +52,13 @@ async function ask(name: keyof typeof CRAFTED, mode = 'ppr') {
   );
 }
 
+/** Crafted pages as a bundle read by ranges (the describes of each version's fields share it). */
+const craftedSource = async (w: WrittenPagesLike) =>
+  new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+/** Crafted pages opened as a shared bundle is. */
+const openCrafted = async (w: WrittenPagesLike, analyzer: ReturnType<typeof createTermAnalyzer>) =>
+  (await openPagedBundle(await craftedSource(w), analyzer))!;
+
 describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
   it('honest pages answer the question (the cases below change only what they name)', async () => {
     const run = await ask('honest');
@@ -240,8 +247,7 @@ describe('16-byte block hashes (version 3)', () => {
       { base: 0, length: w.data.length, directory: w.directory, hashes: w.hashes },
       analyzer,
     );
-  const bundleOf = async (w: WrittenPagesLike) =>
-    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const bundleOf = craftedSource;
 
   it('are the first 16 bytes of each block’s SHA-256 (node:crypto’s), and versions 1 and 2 keep all 32', async () => {
     const v3 = await honestPages(3);
@@ -433,8 +439,7 @@ describe('16-byte block hashes (version 3)', () => {
 // 18 leaf pages, 3 pages above them, 1 above those) so that the levels below the top have pages past the first.
 describe('a tree of hash pages (version 7)', () => {
   const analyzer = createTermAnalyzer();
-  const bundleOf = async (w: WrittenPagesLike) =>
-    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const bundleOf = craftedSource;
   const LEVELS = [128, 128];
   const treeOf = async (): Promise<WrittenPagesLike & { layout: HashLevel[] }> => {
     const honest = await honestPages(7, 512, 0);
@@ -591,8 +596,7 @@ describe('a tree of hash pages (version 7)', () => {
 
 describe('blocks of a size of their own by section (version 8)', () => {
   const analyzer = createTermAnalyzer();
-  const bundleOf = async (w: WrittenPagesLike) =>
-    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const bundleOf = craftedSource;
   const ask = async (w: WrittenPagesLike) => {
     const opened = await openPagedBundle(await bundleOf(w), analyzer);
     return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
@@ -684,9 +688,8 @@ describe('blocks of a size of their own by section (version 8)', () => {
 
 describe('the degree codes of concepts in one chunk left out of open (version 9)', () => {
   const analyzer = createTermAnalyzer();
-  const bundleOf = async (w: WrittenPagesLike) =>
-    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
-  const opened = async (w: WrittenPagesLike) => (await openPagedBundle(await bundleOf(w), analyzer))!;
+  const bundleOf = craftedSource;
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
   const layouts = [
     ['small', () => honestPages(9, 1024), () => honestPages(8, 1024)],
     ['large', () => honestPages(9, 512, 0, { rows: 128 }), () => honestPages(8, 512, 0, { rows: 128 })],
@@ -770,9 +773,8 @@ describe('the degree codes of concepts in one chunk left out of open (version 9)
 
 describe('tokens and row group sizes as residuals in open (version 10)', () => {
   const analyzer = createTermAnalyzer();
-  const bundleOf = async (w: WrittenPagesLike) =>
-    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
-  const opened = async (w: WrittenPagesLike) => (await openPagedBundle(await bundleOf(w), analyzer))!;
+  const bundleOf = craftedSource;
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
   const layouts = [
     ['small', () => honestPages(10, 1024), () => honestPages(9, 1024)],
     ['large', () => honestPages(10, 512, 0, { rows: 128 }), () => honestPages(9, 512, 0, { rows: 128 })],
@@ -804,7 +806,11 @@ describe('tokens and row group sizes as residuals in open (version 10)', () => {
       const [ten, nine] = [await opened(await v10()), await opened(await v9())];
       expect(ten.library.directory.version).toBe(10);
       expect(ten.library.directory.openResiduals?.tokensPerLength).toBeGreaterThan(0);
-      expect(ten.library.reader.open).toEqual(nine.library.reader.open);
+      // (Version 10's records are coded anew, in groups of other sizes: recordCoding's describe compares them.)
+      const { recordGroups: groups10, ...open10 } = ten.library.reader.open;
+      const { recordGroups: groups9, ...open9 } = nine.library.reader.open;
+      expect(open10).toEqual(open9);
+      expect(groups10.length).toBe(groups9.length);
       for (const mode of ['ppr', 'bm25', 'concept'] as const) {
         const hits = (await ten.library.search(PAGES_QUESTION, mode, 800)).hits;
         expect(hits.length).toBeGreaterThan(0);
@@ -926,8 +932,7 @@ describe('tokens and row group sizes as residuals in open (version 10)', () => {
 
 describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
   const analyzer = createTermAnalyzer();
-  const bundleOf = async (w: WrittenPagesLike) =>
-    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
+  const bundleOf = craftedSource;
   const ask = async (w: WrittenPagesLike) => {
     const opened = await openPagedBundle(await bundleOf(w), analyzer);
     return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
@@ -1044,13 +1049,6 @@ describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
         { ...small.directory, rowBlocks: { size: 128, count: 1 } },
         'has rowBlocks but keeps its lists in its rows',
       ],
-      // A valid count that is not the one the hashes were made for: the hashes part is of another length.
-      [
-        w,
-        { ...w.directory, rowBlocks: { size: 128, count: rows.count + 1 } },
-        `crafted.bundle: pages.bin has ${w.hashes.length} bytes of block hashes in pages.sha256, expected ` +
-          `${w.hashes.length / 16 + 1} blocks × 16 bytes`,
-      ],
     ];
     for (const [pages, directory, why] of cases) {
       const source = new MemoryRangeSource(pages.data, 'crafted.bundle');
@@ -1064,6 +1062,20 @@ describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
       ).rejects.toThrow(why.startsWith('crafted') ? why : `the pages part's directory ${why}`);
       expect(source.bytesRead).toBe(0);
     }
+    // A valid count that is not the one the hashes were made for: the hashes part is of another length, or its tree
+    // another top list (whichever the block count moves first).
+    const source = new MemoryRangeSource(w.data, 'crafted.bundle');
+    const other = { ...w.directory, rowBlocks: { size: 128, count: rows.count + 1 } };
+    await expect(
+      PagedLibrary.open(
+        source,
+        { base: 0, length: w.data.length, directory: other, hashes: w.hashes },
+        analyzer,
+      ),
+    ).rejects.toThrow(
+      /bytes of block hashes in pages\.sha256, expected \d+ blocks|a top list of hash pages that is not \d+ hashes/,
+    );
+    expect(source.bytesRead).toBe(0);
   });
 
   /** The honest pieces with one boundary of their row groups moved, the count of blocks it makes kept or changed. */
@@ -1119,9 +1131,8 @@ describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
 // section. Every new value read from the bundle is checked before it is used and refused naming its field or group.
 describe('records coded with a dictionary (version 10)', () => {
   const analyzer = createTermAnalyzer();
-  const bundleOf = async (w: WrittenPagesLike) =>
-    new MemoryRangeSource(await pagesBundle(w), 'crafted.bundle');
-  const opened = async (w: WrittenPagesLike) => (await openPagedBundle(await bundleOf(w), analyzer))!;
+  const bundleOf = craftedSource;
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
   const layouts = [
     ['small', () => honestPages(10, 1024), () => honestPages(9, 1024)],
     ['large', () => honestPages(10, 512, 0, { rows: 128 }), () => honestPages(9, 512, 0, { rows: 128 })],
