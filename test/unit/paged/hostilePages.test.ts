@@ -59,6 +59,10 @@ const craftedSource = async (w: WrittenPagesLike) =>
 const openCrafted = async (w: WrittenPagesLike, analyzer: ReturnType<typeof createTermAnalyzer>) =>
   (await openPagedBundle(await craftedSource(w), analyzer))!;
 
+/** The hits of the crafted pages' question in the default mode. */
+const askCrafted = async (w: WrittenPagesLike, analyzer: ReturnType<typeof createTermAnalyzer>) =>
+  (await (await openCrafted(w, analyzer)).library.search(PAGES_QUESTION, 'ppr', 800)).hits;
+
 describe('hostile pages', { timeout: LIMIT_MS + 10_000 }, () => {
   it('honest pages answer the question (the cases below change only what they name)', async () => {
     const run = await ask('honest');
@@ -453,10 +457,7 @@ describe('a tree of hash pages (version 7)', () => {
       layout,
     };
   };
-  const ask = async (w: WrittenPagesLike) => {
-    const opened = await openPagedBundle(await bundleOf(w), analyzer);
-    return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
-  };
+  const ask = (w: WrittenPagesLike) => askCrafted(w, analyzer);
   /** The part with `change` applied to a copy of its bytes. */
   const changed = (w: WrittenPagesLike, change: (bytes: Uint8Array) => void): WrittenPagesLike => {
     const hashes = w.hashes.slice();
@@ -597,10 +598,7 @@ describe('a tree of hash pages (version 7)', () => {
 describe('blocks of a size of their own by section (version 8)', () => {
   const analyzer = createTermAnalyzer();
   const bundleOf = craftedSource;
-  const ask = async (w: WrittenPagesLike) => {
-    const opened = await openPagedBundle(await bundleOf(w), analyzer);
-    return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
-  };
+  const ask = (w: WrittenPagesLike) => askCrafted(w, analyzer);
   // The large layout with its rows in 128-byte blocks (the fixture's rows are a few KB: many blocks of their own).
   const rowsIn128 = () => honestPages(8, 512, 0, { rows: 128 });
 
@@ -933,10 +931,7 @@ describe('tokens and row group sizes as residuals in open (version 10)', () => {
 describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
   const analyzer = createTermAnalyzer();
   const bundleOf = craftedSource;
-  const ask = async (w: WrittenPagesLike) => {
-    const opened = await openPagedBundle(await bundleOf(w), analyzer);
-    return (await opened!.library.search(PAGES_QUESTION, 'ppr', 800)).hits;
-  };
+  const ask = (w: WrittenPagesLike) => askCrafted(w, analyzer);
   // The large layout (the lists in 128-byte blocks, as the writer gives them): the rows in blocks of whole rows of at
   // most 128 bytes, the writer's default (the fixture's rows are ~2 KB, a few rows a block).
   const v10 = () => honestPages(10, 512, 0, { lists: 128 });
