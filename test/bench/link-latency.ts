@@ -24,13 +24,17 @@
 // Usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...]
 //          [--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json]
 //          [--waterfall]
+// CPU (round twenty): the CPU time of Chromium's processes (every descendant of this process, from /proc: the browser,
+//   the renderer and its workers, the network and GPU services) from the Ask click to the settled answer, printed as
+//   "cpu": what the question cost the machine whatever its load; the static server's own CPU (it runs in this
+//   process) apart, as "server cpu". Linux only (0 elsewhere).
 //   --waterfall (round fourteen): prints each emulated question's bundle requests as the server saw them, from the
 //   navigation (the opening's) and from the Ask click (the question's): start and end in ms, ranges, KB, and the first
 //   evidence's time among them, to see round trips that wait on each other.
 //   --n: questions a set, spread over the file. --no-pairs: only the emulated runs. --multi-range first: the host
 //   answers one range a request (the first asked), as many static hosts do; multipart (nginx's way) by default.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
-import { access, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -82,6 +86,51 @@ interface Run {
   shellBytes: number;
   shellPaths: string[];
   load: number;
+  /** CPU ms of Chromium's processes, and of this process (the static server), from the Ask click to settled. */
+  cpuMs: number;
+  /** The same by Chromium process type (renderer: the page and its query worker; utility: the network service…). */
+  cpuByType: Record<string, number>;
+  serverCpuMs: number;
+}
+
+/** Clock ticks a second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/**
+ * CPU ms (user + system) used so far by every live descendant of this process (Chromium's processes), by process
+ * type (its --type=, "browser" without one); empty without /proc.
+ */
+async function descendantsCpuMs(): Promise<Map<string, number>> {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  const pids = await readdir('/proc').catch(() => [] as string[]);
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid)) continue;
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    // After the command's ")" (a command may hold spaces): state, ppid, … utime (14th field), stime (15th).
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    if (f.length < 13) continue;
+    stats.set(Number(pid), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+  }
+  const out = new Map<string, number>();
+  for (const [pid, s] of stats) {
+    let p = s.ppid;
+    while (p > 1 && p !== process.pid) p = stats.get(p)?.ppid ?? 0;
+    if (p !== process.pid || pid === process.pid) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    const type = /--type=([\w-]+)/.exec(cmdline)?.[1] ?? 'browser';
+    out.set(type, (out.get(type) ?? 0) + (s.ticks * 1000) / TICKS_PER_S);
+  }
+  return out;
+}
+
+/** CPU ms by process type between two readings (a process gone meanwhile counts nothing). */
+function cpuSince(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  return Object.fromEntries([...after].map(([type, msNow]) => [type, msNow - (before.get(type) ?? 0)]));
+}
+
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 let visits = 0;
@@ -159,8 +208,13 @@ async function coldQuestion(
   await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
   const clickedAt = await page.evaluate(() => performance.now());
   const clickedHere = performance.now();
+  const cpuBefore = await descendantsCpuMs();
+  const serverCpuBefore = ownCpuMs();
   await page.click('[data-testid="ask"]');
   const r = await page.evaluate(watchSettled, STEP_TIMEOUT_MS);
+  const serverCpuMs = ownCpuMs() - serverCpuBefore;
+  const cpuByType = cpuSince(cpuBefore, await descendantsCpuMs());
+  const cpuMs = Object.values(cpuByType).reduce((a, b) => a + b, 0);
   const reads = await page.evaluate(() => {
     const span = document.querySelector('[data-testid="reads"]');
     if (!span) return null;
@@ -202,6 +256,9 @@ async function coldQuestion(
     shellBytes: shellPaths.reduce((n, p) => n + (after.get(p) ?? 0) - (others.get(p) ?? 0), 0),
     shellPaths,
     load,
+    cpuMs,
+    cpuByType,
+    serverCpuMs,
   };
 }
 
@@ -220,7 +277,8 @@ function summary(runs: Run[]): string {
     `open ${f((r) => r.openMs, ms)}, first evidence ${f((r) => r.firstEvidenceMs, ms)}, settled ` +
     `${f((r) => r.settledMs, ms)}, question's wait on reads ${waits.length ? f((r) => r.waitMs!, ms) : '–'}, ` +
     `bytes open ${f((r) => r.openBytes, kb)}, question ${f((r) => r.questionBytes, kb)}, shell ` +
-    `${f((r) => r.shellBytes, kb)} (p50 / max of ${runs.length}); load ${f(
+    `${f((r) => r.shellBytes, kb)}, cpu ${f((r) => r.cpuMs, ms)} (renderer ${f((r) => r.cpuByType.renderer ?? 0, ms)}), server cpu ${f((r) => r.serverCpuMs, ms)} ` +
+    `(p50 / max of ${runs.length}); load ${f(
       (r) => r.load,
       (x) => x.toFixed(2),
     )}`
@@ -285,7 +343,11 @@ async function main(): Promise<void> {
               `(${kb(r.openBytes)}), first evidence ${ms(r.firstEvidenceMs)} (${r.firstEvidenceStage}), settled ` +
               `${ms(r.settledMs)} (${r.evidence} passages), read ${r.readBytes === null ? '–' : kb(r.readBytes)} in ` +
               `${r.rounds ?? '–'} rounds, waited ${r.waitMs === null ? '–' : ms(r.waitMs)}, sent ` +
-              `${kb(r.questionBytes)}, shell ${kb(r.shellBytes)}${r.shellPaths.length ? ` (${r.shellPaths.join(' ')})` : ''}; ` +
+              `${kb(r.questionBytes)}, shell ${kb(r.shellBytes)}${r.shellPaths.length ? ` (${r.shellPaths.join(' ')})` : ''}, ` +
+              `cpu ${ms(r.cpuMs)} (${Object.entries(r.cpuByType)
+                .filter(([, t]) => t > 0)
+                .map(([type, t]) => `${type} ${ms(t)}`)
+                .join(', ')}; server ${ms(r.serverCpuMs)}); ` +
               `load ${r.load.toFixed(2)}`,
           );
         }

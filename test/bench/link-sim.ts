@@ -15,9 +15,13 @@
 //   work waits outside the clock): what the order and overlap of the reads cost, the same from run to run whatever
 //   the machine's load. Own work is then 0 (runs and decoding stay real milliseconds); a change that overlaps work
 //   with the link shows only without it.
+// --part-overhead <bytes> (round twenty): what a part of a multipart answer adds on the wire (90 by default, nginx's; our
+//   static server's is ~120 at 100 MiB, test/e2e/lib/staticServer.ts); 0 shows what the reads would take if the
+//   parts' headers were free. Printed per question: ranges, and the bytes on the wire (data, parts' and responses'
+//   headers).
 // --tree <checkout>: the reader of another checkout (its src/), to set two trees side by side under one clock.
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
-//          [--waterfall] [--virtual] [--tree <checkout>]
+//          [--waterfall] [--virtual] [--part-overhead 90] [--tree <checkout>]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -77,7 +81,7 @@ const WATERFALL = process.argv.includes('--waterfall');
 const IN_FLIGHT = 6;
 const BUDGET_TOKENS = 12_000;
 /** Bytes a part of a multipart answer adds (nginx: ~90), and a response's headers. */
-const PART_OVERHEAD = 90;
+const PART_OVERHEAD = Number(arg('part-overhead', '90'));
 const RESPONSE_OVERHEAD = 300;
 
 /** The simulated link (see the header), over bytes in memory. */
@@ -85,11 +89,21 @@ class LinkSource implements RangeSource {
   readonly gapBytes = 0;
   bytesRead = 0;
   requests = 0;
+  /** Ranges asked, and bytes sent on the wire (data and headers). */
+  ranges = 0;
+  wireBytes = 0;
   waitingMs = 0;
   private linkFreeAt = 0;
   private inFlight = 0;
   private readonly queue: Array<() => void> = [];
-  readonly log: Array<{ start: number; end: number; ranges: number; bytes: number }> = [];
+  readonly log: Array<{
+    start: number;
+    end: number;
+    ranges: number;
+    bytes: number;
+    /** Its ranges' offsets in the bundle (the waterfall names their sections). */
+    offsets: number[];
+  }> = [];
   private readonly inner: RangeSource;
   constructor(
     data: Uint8Array,
@@ -113,12 +127,14 @@ class LinkSource implements RangeSource {
       this.requests++;
       const start = now();
       const wire = bytes + RESPONSE_OVERHEAD + (ranges.length > 1 ? PART_OVERHEAD * ranges.length : 0);
+      this.ranges += ranges.length;
+      this.wireBytes += wire;
       const firstByte = start + LATENCY_MS;
       const end = Math.max(firstByte, this.linkFreeAt) + wire / BYTES_PER_MS;
       this.linkFreeAt = end;
       if (VIRTUAL) await new Promise<void>((go) => due.push({ end, go }));
       else await new Promise((done) => setTimeout(done, end - performance.now()));
-      this.log.push({ start, end: now(), ranges: ranges.length, bytes });
+      this.log.push({ start, end: now(), ranges: ranges.length, bytes, offsets: ranges.map(([o]) => o) });
       return out;
     } finally {
       this.inFlight--;
@@ -146,7 +162,10 @@ async function main(): Promise<void> {
   const analyzer = createTermAnalyzer();
   console.log(`reader: ${TREE}${VIRTUAL ? ', virtual clock (the link only)' : ''}`);
   const rows: Array<
-    Record<'first' | 'settled' | 'rounds' | 'requests' | 'bytes' | 'own' | 'runs' | 'decode', number>
+    Record<
+      'first' | 'settled' | 'rounds' | 'requests' | 'ranges' | 'bytes' | 'wire' | 'own' | 'runs' | 'decode',
+      number
+    >
   > = [];
   const loads: number[] = [];
   for (const [i, q] of picked.entries()) {
@@ -157,6 +176,8 @@ async function main(): Promise<void> {
     const { library } = opened;
     const bytesBefore = source.bytesRead;
     const requestsBefore = source.requests;
+    const rangesBefore = source.ranges;
+    const wireBefore = source.wireBytes;
     const logFrom = source.log.length;
     const spent = { ...library.reader.store.spent };
     const t0 = now();
@@ -200,29 +221,48 @@ async function main(): Promise<void> {
       settled,
       rounds: answer.rounds,
       requests: source.requests - requestsBefore,
+      ranges: source.ranges - rangesBefore,
       bytes: source.bytesRead - bytesBefore,
+      wire: source.wireBytes - wireBefore,
       own: settled - covered,
     };
     rows.push(row);
     console.log(
       `${String(i + 1).padStart(2)} first ${first.toFixed(0)} ms, settled ${settled.toFixed(0)} ms, ${row.rounds} ` +
-        `rounds, ${row.requests} requests, ${(row.bytes / 1e3).toFixed(0)} KB, own work ${row.own.toFixed(0)} ms (runs ${runs.toFixed(0)}, decoding ` +
+        `rounds, ${row.requests} requests, ${row.ranges} ranges, ${(row.bytes / 1e3).toFixed(0)} KB (on the wire ` +
+        `${(row.wire / 1e3).toFixed(0)}), own work ${row.own.toFixed(0)} ms (runs ${runs.toFixed(0)}, decoding ` +
         `${decode.toFixed(0)}, digests ${hash.toFixed(0)}, follow-ups ${followUp.toFixed(0)}; between responses ` +
         `${arrivals.toFixed(0)}), ` +
         `${answer.hits.length} hits`,
     );
-    if (WATERFALL)
-      for (const r of source.log.slice(logFrom))
+    if (WATERFALL) {
+      // Each request's ranges by section of the pages part (past its end: the block hashes' part).
+      const { base } = library.reader.store as unknown as { base: number };
+      const sections: Record<string, [number, number]> = library.reader.directory.sections;
+      const named = Object.entries(sections).sort((a, b) => a[1][0] - b[1][0]);
+      const sectionOf = (offset: number): string =>
+        named.findLast(([, [at]]) => offset - base >= at)?.[0] ?? 'head';
+      const pagesEnd = base + Math.max(...named.map(([, [at, length]]) => at + length));
+      for (const r of source.log.slice(logFrom)) {
+        const count = new Map<string, number>();
+        for (const o of r.offsets) {
+          const name = o >= pagesEnd ? 'hashes' : sectionOf(o);
+          count.set(name, (count.get(name) ?? 0) + 1);
+        }
         console.log(
           `     ${(r.start - t0).toFixed(0).padStart(6)} → ${(r.end - t0).toFixed(0).padStart(6)} ms ` +
-            `${String(r.ranges).padStart(3)} ranges ${(r.bytes / 1e3).toFixed(1).padStart(7)} KB`,
+            `${String(r.ranges).padStart(3)} ranges ${(r.bytes / 1e3).toFixed(1).padStart(7)} KB ` +
+            [...count].map(([name, n]) => `${name} ${n}`).join(', '),
         );
+      }
+    }
   }
   const f = (pick: (r: (typeof rows)[number]) => number) =>
     `${median(rows.map(pick)).toFixed(0)} / ${Math.max(...rows.map(pick)).toFixed(0)}`;
   console.log(
     `p50 / max of ${rows.length}: first evidence ${f((r) => r.first)} ms, settled ${f((r) => r.settled)} ms, rounds ` +
-      `${f((r) => r.rounds)}, requests ${f((r) => r.requests)}, KB ${f((r) => r.bytes / 1e3)}, own work ` +
+      `${f((r) => r.rounds)}, requests ${f((r) => r.requests)}, ranges ${f((r) => r.ranges)}, KB ` +
+      `${f((r) => r.bytes / 1e3)}, on the wire ${f((r) => r.wire / 1e3)}, own work ` +
       `${f((r) => r.own)} ms (runs ${f((r) => r.runs)}, decoding ${f((r) => r.decode)}); load ${median(loads).toFixed(1)} / ${Math.max(...loads).toFixed(1)}`,
   );
 }

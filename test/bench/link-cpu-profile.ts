@@ -1,0 +1,179 @@
+// Where a cold question's CPU goes in the browser (round twenty, issue 47): the built app in headless Chromium on a
+// loopback static host (no network emulation: the link's share is link-latency.ts's), a bundle opened as a link, and
+// for each question the V8 CPU profile of the query worker (the dedicated worker that reads the bundle by ranges and
+// answers) and of the page, from the Ask click to the settled answer, summed over the questions and printed as self
+// time by source file and by function (the bundle's sourcemap is not read: names are the built chunks' and their
+// functions', which keep their names in the production build only in part; the file column says which chunk).
+// Each question cold: a new document (?bundle=…&visit=n#library), so a new query worker with nothing of the bundle.
+// Usage: npm run build && node --import tsx test/bench/link-cpu-profile.ts <x.bundle> <questions.jsonl> [--n 5]
+//          [--top 30]
+import { mkdir, readFile, rm, symlink } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import type { CDPSession } from 'playwright-core';
+import { openHarness } from '../e2e/lib/harness.ts';
+import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { watchSettled } from './lib/linkProbes.ts';
+import { arg } from './lib/args.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const N = Number(arg('n', '5'));
+const TOP = Number(arg('top', '30'));
+const STEP_TIMEOUT_MS = 10 * 60_000;
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time (µs) by file and by function of a V8 CPU profile, added into the two maps. */
+function addSelfTimes(profile: Profile, byFile: Map<string, number>, byFunction: Map<string, number>): void {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  profile.samples.forEach((id, i) => {
+    const frame = nodes.get(id)?.callFrame;
+    if (!frame) return;
+    const us = profile.timeDeltas[i] ?? 0;
+    const file = frame.url ? frame.url.replace(/^.*\//, '') : '(native)';
+    const fn = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+    byFile.set(file, (byFile.get(file) ?? 0) + us);
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+  });
+}
+
+/**
+ * The page's dedicated workers, attached (not flattened) from the page's CDP session: commands go through
+ * Target.sendMessageToTarget, answers come back as Target.receivedMessageFromTarget.
+ */
+class WorkerSessions {
+  private next = 1;
+  private readonly waiting = new Map<number, (result: unknown) => void>();
+  readonly workers: Array<{ sessionId: string; url: string }> = [];
+  constructor(private readonly cdp: CDPSession) {
+    cdp.on(
+      'Target.attachedToTarget',
+      (e: { sessionId: string; targetInfo: { type: string; url: string } }) => {
+        if (e.targetInfo.type === 'worker')
+          this.workers.push({ sessionId: e.sessionId, url: e.targetInfo.url });
+      },
+    );
+    cdp.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
+      const m = JSON.parse(e.message) as { id?: number; result?: unknown };
+      if (m.id !== undefined) this.waiting.get(m.id)?.(m.result);
+    });
+  }
+  /** Attaches anew (off, then on): a new document's workers are reported again. */
+  async attach(): Promise<void> {
+    this.workers.length = 0;
+    await this.cdp.send('Target.setAutoAttach', {
+      autoAttach: false,
+      waitForDebuggerOnStart: false,
+      flatten: false,
+    });
+    await this.cdp.send('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: false,
+      flatten: false,
+    });
+  }
+  send<T>(sessionId: string, method: string, params: object = {}): Promise<T> {
+    const id = this.next++;
+    const answer = new Promise<T>((done) => this.waiting.set(id, done as (r: unknown) => void));
+    void this.cdp.send('Target.sendMessageToTarget', {
+      sessionId,
+      message: JSON.stringify({ id, method, params }),
+    });
+    return answer;
+  }
+}
+
+async function main(): Promise<void> {
+  const [bundle, questionsFile] = process.argv
+    .slice(2)
+    .filter((a) => !a.startsWith('--') && !/^\d+$/.test(a));
+  if (!bundle || !questionsFile)
+    throw new Error('usage: link-cpu-profile.ts <x.bundle> <questions.jsonl> [--n 5] [--top 30]');
+  const all = (await readFile(questionsFile, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { question: string }).question);
+  const questions =
+    all.length <= N ? all : Array.from({ length: N }, (_, i) => all[Math.floor((i * all.length) / N)]);
+  const dist = resolve(process.env.E2E_DIST ?? join(root, 'dist'));
+  const folder = `link-cpu-${process.pid}`;
+  await mkdir(join(dist, folder), { recursive: true });
+  await symlink(resolve(bundle), join(dist, folder, 'b.bundle'));
+  const path = `/${folder}/b.bundle`;
+  const server = await serveStatic(dist, { ranges: true });
+  const { harness, close } = await openHarness(server.origin, dist, 'link-cpu-profile', false);
+  const worker = { file: new Map<string, number>(), fn: new Map<string, number>() };
+  const pageTimes = { file: new Map<string, number>(), fn: new Map<string, number>() };
+  let settledTotal = 0;
+  let profiled = 0;
+  try {
+    const { page, context } = harness;
+    const cdp = await context.newCDPSession(page);
+    const sessions = new WorkerSessions(cdp);
+    await cdp.send('Profiler.enable');
+    for (const [i, q] of questions.entries()) {
+      const load = loadavg()[0];
+      await page.goto(`${server.origin}/?bundle=${path}&visit=${i}#library`, { waitUntil: 'commit' });
+      await page.waitForSelector('[data-testid="read-by-ranges"]', { timeout: STEP_TIMEOUT_MS });
+      await sessions.attach();
+      await page.click('a[href="#ask"]');
+      await page.fill('[data-testid="question"]', q, { timeout: STEP_TIMEOUT_MS });
+      await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
+      // The query worker only (the graph worker idles during a question).
+      const live = sessions.workers.filter((w) => w.url.includes('query'));
+      if (live.length !== 1) throw new Error(`link-cpu-profile bench: ${live.length} query workers attached`);
+      profiled++;
+      for (const w of live) {
+        await sessions.send(w.sessionId, 'Profiler.enable');
+        await sessions.send(w.sessionId, 'Profiler.setSamplingInterval', { interval: 200 });
+        await sessions.send(w.sessionId, 'Profiler.start');
+      }
+      await cdp.send('Profiler.start');
+      const clickedAt = await page.evaluate(() => performance.now());
+      await page.click('[data-testid="ask"]');
+      const r = await page.evaluate(watchSettled, STEP_TIMEOUT_MS);
+      const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile };
+      addSelfTimes(profile, pageTimes.file, pageTimes.fn);
+      for (const w of live) {
+        const stopped = await sessions.send<{ profile: Profile }>(w.sessionId, 'Profiler.stop');
+        addSelfTimes(stopped.profile, worker.file, worker.fn);
+      }
+      settledTotal += r.resultMs - clickedAt;
+      console.log(
+        `${String(i + 1).padStart(2)} settled ${(r.resultMs - clickedAt).toFixed(0)} ms (loopback), workers ` +
+          `profiled ${live.length} (${live.map((w) => w.url.replace(/^.*\//, '')).join(' ')}); load ${load.toFixed(2)}`,
+      );
+    }
+    harness.assertPrivate('link-cpu-profile bench');
+  } finally {
+    await close();
+    await server.close();
+    await rm(join(dist, folder), { recursive: true, force: true });
+  }
+  const print = (title: string, m: Map<string, number>) => {
+    const total = [...m.values()].reduce((a, b) => a + b, 0);
+    console.log(`\n${title}: ${(total / 1000 / profiled).toFixed(0)} ms a question (self time, mean)`);
+    for (const [name, us] of [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+      console.log(`  ${(us / 1000 / profiled).toFixed(1).padStart(8)} ms  ${name}`);
+  };
+  console.log(`\nsettled (loopback) mean ${(settledTotal / questions.length).toFixed(0)} ms`);
+  print('query worker, by file', worker.file);
+  print('query worker, by function', worker.fn);
+  print('page, by file', pageTimes.file);
+  print('page, by function', pageTimes.fn);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
