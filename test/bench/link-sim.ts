@@ -19,9 +19,13 @@
 //   static server's is ~120 at 100 MiB, test/e2e/lib/staticServer.ts); 0 shows what the reads would take if the
 //   parts' headers were free. Printed per question: ranges, and the bytes on the wire (data, parts' and responses'
 //   headers).
+// --free-hashes (round twenty): a what-if, not a layout: the question's ranges in the block hashes' part (past the
+//   pages part's end) cost nothing on the wire, neither their bytes nor their parts' headers (a request of hash pages
+//   only still waits its round trip): how fast the reads would be if a layout checked its blocks without reading hash
+//   pages. The opening is charged as always.
 // --tree <checkout>: the reader of another checkout (its src/), to set two trees side by side under one clock.
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
-//          [--waterfall] [--virtual] [--part-overhead 90] [--tree <checkout>]
+//          [--waterfall] [--virtual] [--part-overhead 90] [--free-hashes] [--tree <checkout>]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -82,6 +86,7 @@ const IN_FLIGHT = 6;
 const BUDGET_TOKENS = 12_000;
 /** Bytes a part of a multipart answer adds (nginx: ~90), and a response's headers. */
 const PART_OVERHEAD = Number(arg('part-overhead', '90'));
+const FREE_HASHES = process.argv.includes('--free-hashes');
 const RESPONSE_OVERHEAD = 300;
 
 /** The simulated link (see the header), over bytes in memory. */
@@ -93,6 +98,8 @@ class LinkSource implements RangeSource {
   ranges = 0;
   wireBytes = 0;
   waitingMs = 0;
+  /** --free-hashes: where the pages part ends (the hashes' part follows it), once the library is open. */
+  freeFrom = Infinity;
   private linkFreeAt = 0;
   private inFlight = 0;
   private readonly queue: Array<() => void> = [];
@@ -126,7 +133,10 @@ class LinkSource implements RangeSource {
       this.bytesRead += bytes;
       this.requests++;
       const start = now();
-      const wire = bytes + RESPONSE_OVERHEAD + (ranges.length > 1 ? PART_OVERHEAD * ranges.length : 0);
+      const charged = ranges.filter(([o]) => o < this.freeFrom);
+      const chargedBytes = charged.reduce((n, [, l]) => n + l, 0);
+      const wire =
+        chargedBytes + RESPONSE_OVERHEAD + (ranges.length > 1 ? PART_OVERHEAD * charged.length : 0);
       this.ranges += ranges.length;
       this.wireBytes += wire;
       const firstByte = start + LATENCY_MS;
@@ -174,6 +184,11 @@ async function main(): Promise<void> {
     const opened = await clocked(paged.openPagedBundle(source, analyzer));
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
     const { library } = opened;
+    if (FREE_HASHES) {
+      const { base } = library.reader.store as unknown as { base: number };
+      const ends = Object.values(library.reader.directory.sections).map(([at, length]) => at + length);
+      source.freeFrom = base + Math.max(...ends);
+    }
     const bytesBefore = source.bytesRead;
     const requestsBefore = source.requests;
     const rangesBefore = source.ranges;
