@@ -4,7 +4,8 @@
 // taken for such a menu when nearly all of its text is link text (as boilerplate removers, Readability or
 // boilerpipe, judge a block), it holds several links, and one of them is the page itself (its <title>, a part of
 // it, or its first heading): a site's menu lists the page it is on, while a list of links in the page's own
-// content ("In this chapter: …", an index of components) points elsewhere. Used for pages that mark nothing
+// content ("In this chapter: …", an index of components) points elsewhere. A block around the page's first heading
+// is the page's content (an index page: its heading and its table of links), never a menu. Used for pages that mark nothing
 // (html.ts); one pass of the tokenizer, linear in the input whatever the nesting (each element is pushed and popped
 // once, each link's text compared once).
 import { Tokenizer } from 'htmlparser2';
@@ -25,6 +26,8 @@ interface Open {
   links: number;
   /** Index of its first link among the page's links (they are contiguous in document order). */
   firstLink: number;
+  /** Whether the page's first heading is inside it: then it is the page's content, not a menu beside it. */
+  holdsHeading?: boolean;
 }
 
 /**
@@ -32,8 +35,8 @@ interface Open {
  * the blocks whose text is mostly link text and that link the page itself, outermost and inner alike.
  */
 export function linkLists(html: string): Set<number> {
-  /** Blocks dense in links: ordinal and the range of the page's links they hold. */
-  const dense: Array<{ ordinal: number; from: number; to: number }> = [];
+  /** Blocks dense in links, not around the first heading: ordinal and the range of the page's links they hold. */
+  const menus: Array<{ ordinal: number; from: number; to: number }> = [];
   const stack: Open[] = [];
   /** Open elements by name on the stack, so a stray end tag is ignored without searching the stack. */
   const onStack = new Map<string, number>();
@@ -68,13 +71,9 @@ export function linkLists(html: string): Set<number> {
       heading = undefined;
     }
     if (DROPPED.has(e.name)) dropped = Math.max(0, dropped - 1);
-    if (
-      CANDIDATES.has(e.name) &&
-      e.links >= MENU_LINKS &&
-      e.text > 0 &&
-      e.linkText >= MENU_LINK_SHARE * e.text
-    )
-      dense.push({ ordinal: e.ordinal, from: e.firstLink, to: linkNames.length });
+    const dense = e.links >= MENU_LINKS && e.text > 0 && e.linkText >= MENU_LINK_SHARE * e.text;
+    if (dense && CANDIDATES.has(e.name) && !e.holdsHeading)
+      menus.push({ ordinal: e.ordinal, from: e.firstLink, to: linkNames.length });
     const parent = stack[stack.length - 1];
     if (parent) {
       parent.text += e.text;
@@ -90,6 +89,8 @@ export function linkLists(html: string): Set<number> {
     if (/^h[1-6]$/.test(name) && headingText === undefined && heading === undefined && dropped === 0) {
       heading = [];
       headingName = name;
+      // Once per page: every block open around the first heading.
+      for (const e of stack) e.holdsHeading = true;
     }
     if (name === 'a') {
       if (inLink === 0) linkPieces = [];
@@ -156,6 +157,6 @@ export function linkLists(html: string): Set<number> {
   for (let i = 0; i < linkNames.length; i++)
     selfBefore[i + 1] = selfBefore[i] + (names.has(linkNames[i]) ? 1 : 0);
   const out = new Set<number>();
-  for (const { ordinal: at, from, to } of dense) if (selfBefore[to] - selfBefore[from] > 0) out.add(at);
+  for (const { ordinal: at, from, to } of menus) if (selfBefore[to] - selfBefore[from] > 0) out.add(at);
   return out;
 }

@@ -72,6 +72,19 @@ describe('HTML pages that mark nothing: blocks of links are a menu', () => {
     expect(parseHtml(headed, { page: true }).text).toContain('Body text of the page.');
   });
 
+  it("keeps an index page (texinfo's shape): the block around its heading and table of links is its content", () => {
+    const html = `<html><head><title>Index</title></head><body><div class="unnumbered">
+<div class="header"><p>Previous: <a href="a.html">Closures</a>, Up: <a href="index.html">libffi</a> [<a href="#Index">Index</a>]</p></div>
+<h2>Index</h2><table>
+<tr><td><a href="a.html#abi">ABI</a></td><td><a href="a.html">Introduction</a></td></tr>
+<tr><td><a href="b.html#cc">calling convention</a></td><td><a href="b.html">Types</a></td></tr>
+<tr><td><a href="c.html#closures">closures</a></td><td><a href="c.html">The Closure API</a></td></tr>
+<tr><td><a href="d.html#ffi">foreign function interface</a></td><td><a href="d.html">Introduction</a></td></tr>
+</table></div></body></html>`;
+    expect(linkLists(html).size).toBe(0);
+    expect(parseHtml(html, { page: true }).text).toContain('calling convention');
+  });
+
   it('keeps a list that links a few words of each item', () => {
     const html = `<html><body><h1>Options</h1><ul>
 <li><a href="a">timeout</a>: how long to wait for the server before the request fails.</li>
