@@ -139,6 +139,12 @@ class TextCollector {
   }
 }
 
+/**
+ * Whether a page marks any furniture: a landmark element or a furniture role (then its marks say what to skip). A
+ * role written as text ('role=&quot;navigation&quot;' in a code example) is no mark.
+ */
+const MARKED_FURNITURE =
+  /<(?:nav|header|footer|aside)\b|\brole\s*=\s*["']?(?:[\w-]+\s+)*(?:navigation|banner|contentinfo|search)\b/i;
 /** ARIA roles of a site's furniture: its navigation, its banner, its footer (contentinfo) and its search box. */
 const FURNITURE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search']);
 /**
@@ -171,16 +177,23 @@ export function parseHtml(
       const main = read(html, 'main');
       if (main.text.length > 0) return withPageTitle(main);
     }
+    // Nothing marked as furniture (a role such as "button" marks none): a site's menus are still its blocks of
+    // links (linkLists.ts).
+    const lists =
+      (options.linkLists ?? true) && !MARKED_FURNITURE.test(html) && /<a\b/i.test(html)
+        ? linkLists(html)
+        : undefined;
+    const menus = lists && lists.size > 0 ? lists : undefined;
     if (/<(?:nav|header|footer|aside)\b|\brole\s*=/i.test(html)) {
-      const landmarks = read(html, 'landmarks');
-      if (landmarks.text.length > 0) return withPageTitle(landmarks);
-    } else if ((options.linkLists ?? true) && /<a\b/i.test(html)) {
-      // Nothing marked: a site's menus are still its blocks of links (linkLists.ts).
-      const lists = linkLists(html);
-      if (lists.size > 0) {
-        const unlisted = read(html, 'all', lists);
+      if (menus) {
+        const unlisted = read(html, 'landmarks', menus);
         if (unlisted.text.length > 0) return withPageTitle(unlisted);
       }
+      const landmarks = read(html, 'landmarks');
+      if (landmarks.text.length > 0) return withPageTitle(landmarks);
+    } else if (menus) {
+      const unlisted = read(html, 'all', menus);
+      if (unlisted.text.length > 0) return withPageTitle(unlisted);
     }
     return withPageTitle(read(html, 'all'));
   }

@@ -35,6 +35,24 @@ describe('HTML pages that mark nothing: blocks of links are a menu', () => {
     expect(page.sections.map((s) => s.heading)).toContain('Ownership');
   });
 
+  it('leaves out the sidebar of a page whose only role is not furniture, and its permalink marks as before', () => {
+    const html = divPage
+      .replace('<h1>Ownership</h1>', '<h1>Ownership<a class="anchor" href="#ownership">#</a></h1>')
+      .replace('<div class="search">', '<div class="search"><span role="button">Menu</span>');
+    const page = parseHtml(html, { page: true });
+    expect(page.text).not.toContain('Error Handling');
+    expect(page.sections.map((s) => s.heading)).toContain('Ownership');
+    expect(page.text).toContain('Each value has an owner.');
+  });
+
+  it('takes a role written as text in a code example for no mark of furniture', () => {
+    const html = divPage.replace(
+      '<ul><li>Each value',
+      '<pre><code>&lt;div role=&quot;navigation&quot;&gt;</code></pre><ul><li>Each value',
+    );
+    expect(parseHtml(html, { page: true }).text).not.toContain('Error Handling');
+  });
+
   it('reads the page as before when asked to keep the links (linkLists: false)', () => {
     const page = parseHtml(divPage, { page: true, linkLists: false });
     expect(page.text).toContain('Error Handling');
