@@ -6,32 +6,18 @@
 // A whole page (an .html file: `{ page: true }`) is read without the site's furniture where the page marks it: only
 // its <main> (or role="main") when that holds text, else without <nav>, the page-level <header>, <footer> and
 // <aside> and elements whose ARIA role is navigation, banner, contentinfo or search; a page with no text left
-// after that is read whole, so a page that is all navigation still comes out with its text. On a page a heading's
-// permalink mark ("#", "¶") is no word of it, and a <title> that adds the site's name to the page's first heading
-// ("Readline | Node.js v20.20.2 Documentation") gives the heading as the title.
+// after that is read whole, so a page that is all navigation still comes out with its text. A page that marks none
+// of these is read without its blocks of links that list the page itself (a sidebar of plain <div>s:
+// linkLists.ts). On a page a heading's permalink mark ("#", "¶") is no word of it, and a <title> that adds the
+// site's name to the page's first heading ("Readline | Node.js v20.20.2 Documentation") gives the heading as the
+// title.
 // Every step is linear in the input: text pieces are collected in arrays, never by re-copying a growing string.
 import { Tokenizer } from 'htmlparser2';
 import { DocumentBuilder } from './builder.ts';
+import { BLOCK, comparable, DROPPED, TITLE_SEPARATOR, VOID } from './htmlTags.ts';
+import { linkLists } from './linkLists.ts';
 import type { ParsedFile } from './types.ts';
 
-/** Elements whose content is never text for the reader. */
-const DROPPED = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'svg',
-  'math',
-  'object',
-  'iframe',
-  'head',
-]);
-/** Elements that end the current paragraph. */
-const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'header', 'footer', 'nav', 'aside', 'main', 'blockquote', 'pre', 'table',
-  'thead', 'tbody', 'tfoot', 'ul', 'ol', 'dl', 'figure', 'figcaption', 'form', 'fieldset', 'address', 'hr',
-  'details', 'summary', 'caption', 'body', 'html', 'center', 'legend',
-]); // prettier-ignore
 /** Elements that start a new line inside the current paragraph. */
 const LINE = new Set(['br', 'li', 'tr', 'dt', 'dd', 'option']);
 /** Elements whose boundaries separate words ("<td>a</td><td>b</td>" → "a b"). */
@@ -39,8 +25,6 @@ const CELL = new Set(['td', 'th', 'img', 'input', 'button', 'label']);
 const HEADING = /^h([1-6])$/;
 /** A permalink mark alone, or only a zero-width space (Docusaurus draws its mark with CSS), spaces around it. */
 const PERMALINK = /^[\s\u200b]*[#¶§🔗]?[\s\u200b]*$/u;
-/** The separators between a page's name and its site's name in a <title> ("Readline | Node.js Documentation"). */
-const TITLE_SEPARATOR = /\s+[|\-–—·:»]\s+/;
 
 /** A line of text built from pieces; knows its last character without joining (joining is what was quadratic). */
 class Line {
@@ -155,10 +139,12 @@ class TextCollector {
   }
 }
 
-/** Elements with no end tag: never counted as open. */
-const VOID = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
-]); // prettier-ignore
+/**
+ * Whether a page marks any furniture: a landmark element or a furniture role (then its marks say what to skip). A
+ * role written as text ('role=&quot;navigation&quot;' in a code example) is no mark.
+ */
+const MARKED_FURNITURE =
+  /<(?:nav|header|footer|aside)\b|\brole\s*=\s*["']?(?:[\w-]+\s+)*(?:navigation|banner|contentinfo|search)\b/i;
 /** ARIA roles of a site's furniture: its navigation, its banner, its footer (contentinfo) and its search box. */
 const FURNITURE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search']);
 /**
@@ -177,23 +163,42 @@ type Keep = 'all' | 'landmarks' | 'main';
  * Parses HTML; the title is <title>, else the first h1 (else first heading), else undefined. With `page` (a whole
  * .html file) the site's furniture is left out where the page marks it (this file's header says how).
  */
-export function parseHtml(html: string, options: { page?: boolean } = {}): ParsedFile {
+export function parseHtml(
+  html: string,
+  options: {
+    page?: boolean;
+    /** A page that marks no furniture is read without its blocks of links (linkLists.ts); default true. */
+    linkLists?: boolean;
+  } = {},
+): ParsedFile {
   if (options.page) {
     // The cheap look first: a page that marks nothing is read in one pass, exactly as a fragment.
     if (/<main\b|\brole\s*=\s*["']?[^"'>]*\bmain\b/i.test(html)) {
       const main = read(html, 'main');
       if (main.text.length > 0) return withPageTitle(main);
     }
+    // Nothing marked as furniture (a role such as "button" marks none): a site's menus are still its blocks of
+    // links (linkLists.ts).
+    const lists =
+      (options.linkLists ?? true) && !MARKED_FURNITURE.test(html) && /<a\b/i.test(html)
+        ? linkLists(html)
+        : undefined;
+    const menus = lists && lists.size > 0 ? lists : undefined;
     if (/<(?:nav|header|footer|aside)\b|\brole\s*=/i.test(html)) {
+      if (menus) {
+        const unlisted = read(html, 'landmarks', menus);
+        if (unlisted.text.length > 0) return withPageTitle(unlisted);
+      }
       const landmarks = read(html, 'landmarks');
       if (landmarks.text.length > 0) return withPageTitle(landmarks);
+    } else if (menus) {
+      const unlisted = read(html, 'all', menus);
+      if (unlisted.text.length > 0) return withPageTitle(unlisted);
     }
     return withPageTitle(read(html, 'all'));
   }
   return read(html, 'all');
 }
-
-const comparable = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 /**
  * A page's <title> names the site beside the page ("Readline | Node.js v20.20.2 Documentation"): where one end of
@@ -218,8 +223,10 @@ function withPageTitle(page: ParsedFile): ParsedFile {
  * furniture is found the same way: how many elements of each name are open, and the name and count at which the
  * element being skipped (or the main content) opened, so that its end tag is known without a stack.
  */
-function read(html: string, keep: Keep): ParsedFile {
+function read(html: string, keep: Keep, skipped?: ReadonlySet<number>): ParsedFile {
   const collect = new TextCollector();
+  /** Elements opened so far (linkLists numbers the elements it finds the same way). */
+  let ordinal = 0;
   let dropped = 0;
   /** Open <head> elements: a <title> counts only in the head or the body, not inside <svg> and the like. */
   let head = 0;
@@ -247,7 +254,7 @@ function read(html: string, keep: Keep): ParsedFile {
   };
   /** Whether text and structure are read here (the furniture rules apply only to a page's body). */
   const reading = (): boolean =>
-    keep === 'all' || (skip === undefined && (keep === 'landmarks' || main !== undefined));
+    skip === undefined && (keep === 'all' || keep === 'landmarks' || main !== undefined);
 
   const open = (name: string): void => {
     const roles = role === '' ? [] : role.split(/\s+/);
@@ -258,6 +265,11 @@ function read(html: string, keep: Keep): ParsedFile {
     // Whether a <header>, <footer> or <aside> is the site's depends on what is open around it, not on itself.
     const furniture = keep !== 'all' && dropped === 0 && isFurniture(name, roles);
     if (!VOID.has(name)) openByName.set(name, opened(name) + 1);
+    if (skipped?.has(ordinal++) && !skip && dropped === 0 && !VOID.has(name)) {
+      collect.closeHeading();
+      collect.endParagraph();
+      skip = { name, depth: opened(name) };
+    }
     if (keep !== 'all' && dropped === 0) {
       if (keep === 'main' && !main && (name === 'main' || roles.includes('main'))) {
         main = { name, depth: opened(name) };
