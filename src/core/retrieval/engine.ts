@@ -106,6 +106,7 @@ export interface EngineTimings {
 export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
   'conceptsPerChunk',
   'maxDfFraction',
+  'scriptStatistics',
   'phrases',
   'keyphrases',
   'keyphraseScale',
@@ -159,6 +160,7 @@ function textIndexes(
   const started = performance.now();
   const { text, headings, copies, analyzeMs } = analyseChunks(layout, layout.chunks, analyzer, params);
   const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
+  if (params.scriptStatistics) bm25.countByScript();
   const fieldBm25 = headings
     ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
     : bm25;
@@ -236,10 +238,11 @@ export class RetrievalEngine {
     const conceptMs = performance.now() - t;
     const { bm25, fieldBm25, analyzeMs, bm25Ms } = textIndexes(layout, analyzer, params);
     t = performance.now();
+    // The concepts count a term's chunks against its script's chunks where BM25 does (scriptStatistics).
     const graph = buildLexicalGraph(
       layout.chunks.map((c) => c.id),
       conceptLists,
-      params,
+      { ...params, scriptChunks: bm25.scriptChunks },
     );
     const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, {
