@@ -3,7 +3,6 @@
 // ranges (src/core/paged) answers them from the blocks a question fetched. The `ppr` search is written once against
 // this, so both rank the same chunks with the same scores.
 import type { ConceptTable } from '../graph/index.ts';
-import { termChunkCount } from '../text/scripts.ts';
 
 /** The chunks of one concept (ascending chunk index), with tf(c, k) and the concept's share of each chunk. */
 export interface ConceptChunks {
@@ -17,8 +16,6 @@ export interface ConceptAccess {
   /** Mean number of concepts per chunk (the chunk length of the concept BM25). */
   readonly meanChunkConcepts: number;
   idf(c: number): number;
-  /** The N of concept c's IDF where the table counts by script (ConceptTable.scriptChunks); absent: chunkCount. */
-  chunkCountOf?(c: number): number;
   /** Number of chunks holding concept c. */
   df(c: number): number;
   chunksOf(c: number): ConceptChunks;
@@ -107,10 +104,6 @@ export class TableAccess implements ConceptAccess {
 
   idf(c: number): number {
     return this.table.idf[c];
-  }
-
-  chunkCountOf(c: number): number {
-    return termChunkCount(this.table.terms[c], this.chunkCount, this.table.scriptChunks);
   }
 
   df(c: number): number {

@@ -25,6 +25,7 @@ import {
   type SerializedGraph,
 } from '../graph/index.ts';
 import { PersonalizedPageRank, sameItems, weightedDegrees, type ConceptTable } from '../graph/index.ts';
+import type { ScriptChunks } from '../text/scripts.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
@@ -64,6 +65,8 @@ export interface EngineStats {
   /** Undirected edges the walks use (after θsem when vectors exist). */
   edges: number;
   semantic: boolean;
+  /** The per-script chunk counts the statistics use (scriptStatistics on, a library of two scripts). */
+  scriptChunks?: ScriptChunks;
 }
 
 /** What the default mode's lexical evidence searches: the text's BM25, or BM25F over text and headings. */
@@ -605,6 +608,7 @@ export class RetrievalEngine {
       cooccurrenceEdges: this.graphIndex.cooccurrence.targets.length / 2,
       edges: this.graphIndex.graph.targets.length / 2,
       semantic: this.graphIndex.semantic !== undefined,
+      ...(this.bm25.scriptChunks && { scriptChunks: this.bm25.scriptChunks }),
     };
   }
 

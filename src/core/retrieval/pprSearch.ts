@@ -76,8 +76,7 @@ function conceptBm25(ctx: PprContext, questionConcepts: Iterable<number>): Map<n
   for (const c of new Set(questionConcepts)) {
     const { chunks, tf } = t.chunksOf(c);
     const df = chunks.length;
-    const n = t.chunkCountOf ? t.chunkCountOf(c) : t.chunkCount;
-    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const idf = Math.log(1 + (t.chunkCount - df + 0.5) / (df + 0.5));
     for (let i = 0; i < df; i++) {
       const k = chunks[i];
       const len = t.conceptCount(k);
