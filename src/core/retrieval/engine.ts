@@ -245,7 +245,7 @@ export class RetrievalEngine {
     const graph = buildLexicalGraph(
       layout.chunks.map((c) => c.id),
       conceptLists,
-      { ...params, scriptChunks: bm25.scriptChunks },
+      bm25.scriptChunks ? { ...params, scriptChunks: bm25.scriptChunks } : params,
     );
     const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, {
