@@ -2,7 +2,7 @@
 // weights, global PageRank) needs only text and is built in seconds; the semantic layer (concept vectors, edge
 // cosines, the θsem-filtered graph) is added when sentence vectors exist. Built from chunks sorted by id, so the
 // same document set gives the same graph whatever order the documents were added in.
-import type { ScriptChunks } from '../text/scripts.ts';
+import type { ScriptChunks } from '../text/index.ts';
 import { extractConcepts, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, filterEdges, type ConceptGraph } from './cooccurrence.ts';
 import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';

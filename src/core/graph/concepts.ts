@@ -1,6 +1,6 @@
 // TF-IDF concepts per chunk (G2ConS step 1, no LLM): a concept is a term plus the chunks it was kept for.
 // Input is the analysed term list of every chunk (with repetitions), so the same analysis also feeds BM25.
-import { isCjkTerm, type ScriptChunks } from '../text/scripts.ts';
+import { isCjkTerm, type ScriptChunks } from '../text/index.ts';
 
 /** Concepts and their chunk sets, as two CSR maps (concept → chunks, chunk → concepts). */
 export interface ConceptTable {

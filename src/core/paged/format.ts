@@ -55,7 +55,7 @@
 import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
-import type { ScriptChunks } from '../text/scripts.ts';
+import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
 export const PAGES_VERSION = 10;

@@ -14,7 +14,7 @@ import { FOLLOWING_WINDOW_SHARE, WINDOWED_TOKENS } from '../retrieval/index.ts';
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { parseMode, reciprocalRankFusion } from '../retrieval/index.ts';
-import { termChunkCount } from '../text/scripts.ts';
+import { termChunkCount } from '../text/index.ts';
 import { addQueryScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';

@@ -1,7 +1,7 @@
 // Okapi BM25 over the analysed terms of every chunk (k1 = 1.2, b = 0.75 by default): the lexical baseline and a
 // fusion partner. Postings are CSR typed arrays; a query touches only its terms' postings.
 import { STEM_PREFIX } from '../graph/index.ts';
-import { isCjkTerm, ScriptTally, termChunkCount, type ScriptChunks } from '../text/scripts.ts';
+import { isCjkTerm, ScriptTally, termChunkCount, type ScriptChunks } from '../text/index.ts';
 import { addQueryScores } from './fieldScoring.ts';
 import type { Candidate } from './types.ts';
 import { topK } from './topk.ts';

@@ -25,7 +25,7 @@ import {
   type SerializedGraph,
 } from '../graph/index.ts';
 import { PersonalizedPageRank, sameItems, weightedDegrees, type ConceptTable } from '../graph/index.ts';
-import type { ScriptChunks } from '../text/scripts.ts';
+import type { ScriptChunks } from '../text/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
