@@ -455,7 +455,11 @@ export async function run(args: string[]): Promise<number> {
         const s = engine.stats();
         process.stderr.write(
           `bench: ${s.concepts} concepts, ${s.cooccurrenceEdges} co-occurrence edges, ${s.edges} walk edges; ` +
-            `build ${fmtTimings(engine.timings)}\n`,
+            `build ${fmtTimings(engine.timings)}` +
+            (s.scriptChunks
+              ? `; per-script chunks: ${s.scriptChunks.cjk} CJK, ${s.scriptChunks.other} other`
+              : '') +
+            '\n',
         );
       }
       engineForKg ??= built.engine;

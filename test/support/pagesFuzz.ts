@@ -127,6 +127,7 @@ const DIRECTORY_FIELDS = [
   'openResiduals',
   'rowBlocks',
   'recordCoding',
+  'scriptChunks',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -140,7 +141,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -172,6 +173,23 @@ function mutateDirectoryField(
     const cut = 1 + Math.floor(random() * hp.top.length);
     d.hashPages = { ...hp, top: hp.top.slice(cut) + hp.top.slice(0, cut) };
     return `directory.hashPages.top rotated by ${cut}`;
+  }
+  // Version 11's per-script chunk counts: one count changed (an extreme, a wrong kind, past the chunks, 0), a key
+  // more, or the whole field; on a version 10 part the field is refused, so half the time the version says 11.
+  if (field === 'scriptChunks' && random() < 0.7) {
+    const n = typeof d.chunkCount === 'number' ? d.chunkCount : 1;
+    const counts = {
+      ...((d.scriptChunks as Record<string, unknown> | undefined) ?? { other: n, cjk: Math.max(1, n >> 1) }),
+    };
+    const which = random();
+    if (which < 0.15) counts[pick(random, ['__proto__', 'latin', 'hangul'])] = 1;
+    else {
+      const key = which < 0.55 ? 'other' : 'cjk';
+      counts[key] = pick(random, [...extremes(n), ...WRONG_KINDS, 0, 1, n, n + 1, undefined]);
+    }
+    d.scriptChunks = counts;
+    if (random() < 0.5) d.version = 11;
+    return `directory.scriptChunks = ${JSON.stringify(counts)}, version ${String(d.version)}`;
   }
   // Version 10's records coding: the stored dictionary's length changed (its bytes as they are), or the whole field.
   if (field === 'recordCoding' && d.recordCoding && random() < 0.7) {

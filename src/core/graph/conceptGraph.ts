@@ -2,6 +2,7 @@
 // weights, global PageRank) needs only text and is built in seconds; the semantic layer (concept vectors, edge
 // cosines, the θsem-filtered graph) is added when sentence vectors exist. Built from chunks sorted by id, so the
 // same document set gives the same graph whatever order the documents were added in.
+import type { ScriptChunks } from '../text/index.ts';
 import { extractConcepts, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, filterEdges, type ConceptGraph } from './cooccurrence.ts';
 import { computeConceptVectors, type SentenceLayout } from './conceptVectors.ts';
@@ -13,6 +14,8 @@ export interface GraphOptions {
   maxDfFraction: number;
   /** See ConceptOptions.minDfCap. */
   minDfCap?: number;
+  /** See ConceptOptions.scriptChunks. */
+  scriptChunks?: ScriptChunks;
   thetaCo: number;
   thetaSem: number;
   /** Damping of the global PageRank (graphology's default 0.85: the global rank is a centrality, not a walk). */

@@ -1,13 +1,16 @@
 // TF-IDF concepts per chunk (G2ConS step 1, no LLM): a concept is a term plus the chunks it was kept for.
 // Input is the analysed term list of every chunk (with repetitions), so the same analysis also feeds BM25.
+import { isCjkTerm, type ScriptChunks } from '../text/index.ts';
 
 /** Concepts and their chunk sets, as two CSR maps (concept → chunks, chunk → concepts). */
 export interface ConceptTable {
   chunkCount: number;
   /** Concept id → term, sorted lexicographically (deterministic ids). */
   terms: string[];
-  /** ln(N / df) over all chunks, counted before any per-chunk selection. */
+  /** ln(N / df) over all chunks (N of the term's script with scriptChunks), counted before any selection. */
   idf: Float32Array;
+  /** The per-script chunk counts the IDFs and the cap were computed against (ConceptOptions.scriptChunks). */
+  scriptChunks?: ScriptChunks;
   /** T(c): chunk indexes of concept c are conceptChunks[conceptChunkOffsets[c] .. conceptChunkOffsets[c+1]). */
   conceptChunkOffsets: Uint32Array;
   conceptChunks: Uint32Array;
@@ -24,6 +27,27 @@ export interface ConceptOptions {
   maxDfFraction: number;
   /** … but a term in up to this many chunks (and not in all) always may be (default MIN_DF_CAP). */
   minDfCap?: number;
+  /**
+   * The library's chunks holding a term of each script (text/scripts.ts): a term's IDF and cap are then counted
+   * against its script's chunks, not all N. Absent: one N (a library of one script, or a build without them).
+   */
+  scriptChunks?: ScriptChunks;
+}
+
+/** A term's N and concept cap where a library counts its words per script (extractConcepts' scriptChunks). */
+interface ScriptStatistics {
+  nOf(term: string): number;
+  capOf(term: string): number;
+}
+
+/** The N and cap of each script's terms: dfCap over the chunks of the term's script. */
+function scriptStatistics(scripts: ScriptChunks, maxDfFraction: number, minCap?: number): ScriptStatistics {
+  const capOther = dfCap(maxDfFraction, scripts.other, minCap);
+  const capCjk = dfCap(maxDfFraction, scripts.cjk, minCap);
+  return {
+    nOf: (term) => (isCjkTerm(term) ? scripts.cjk : scripts.other),
+    capOf: (term) => (isCjkTerm(term) ? capCjk : capOther),
+  };
 }
 
 /** Whether two lists (of chunk ids, terms or a table's numbers) hold the same items in the same order. */
@@ -52,10 +76,12 @@ export function extractConcepts(
   // samples' 11 chunks a third is 3, and "canal", the subject of a four-section page, could not be a concept, so the
   // walk had no seed. A term in up to MIN_DF_CAP chunks (and not in all of them) is always specific enough.
   const maxDf = dfCap(options.maxDfFraction, n, options.minDfCap);
+  const perScript =
+    options.scriptChunks && scriptStatistics(options.scriptChunks, options.maxDfFraction, options.minDfCap);
 
   // Select concepts per chunk by TF-IDF; ties broken by term so the result does not depend on token order.
   const kept: Array<Array<[string, number]>> = chunkCounts.map((counts) =>
-    selectChunkConcepts(counts, (t) => df.get(t)!, n, maxDf, options.conceptsPerChunk),
+    selectChunkConcepts(counts, (t) => df.get(t)!, n, maxDf, options.conceptsPerChunk, perScript),
   );
 
   const termSet = new Set<string>();
@@ -64,7 +90,7 @@ export function extractConcepts(
   const idOf = new Map<string, number>();
   terms.forEach((t, i) => idOf.set(t, i));
   const idf = new Float32Array(terms.length);
-  terms.forEach((t, i) => (idf[i] = conceptIdf(n, df.get(t)!)));
+  terms.forEach((t, i) => (idf[i] = conceptIdf(perScript ? perScript.nOf(t) : n, df.get(t)!)));
 
   // chunk → concepts
   const chunkConceptOffsets = new Uint32Array(n + 1);
@@ -87,6 +113,7 @@ export function extractConcepts(
     chunkConceptOffsets,
     chunkConcepts,
     chunkConceptWeights,
+    ...(options.scriptChunks && { scriptChunks: options.scriptChunks }),
   });
 }
 
@@ -101,12 +128,14 @@ export function selectChunkConcepts(
   n: number,
   maxDf: number,
   perChunk: number,
+  /** Per-script N and cap (scriptStatistics), in place of `n` and `maxDf`. */
+  perScript?: ScriptStatistics,
 ): Array<[string, number]> {
   const scored: Array<[string, number]> = [];
   for (const [term, tf] of counts) {
     const d = dfOf(term);
-    if (d > maxDf) continue;
-    scored.push([term, tf * Math.log(n / d)]);
+    if (d > (perScript ? perScript.capOf(term) : maxDf)) continue;
+    scored.push([term, tf * Math.log((perScript ? perScript.nOf(term) : n) / d)]);
   }
   scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return perChunk > 0 ? scored.slice(0, perChunk) : scored;

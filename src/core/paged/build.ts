@@ -399,6 +399,9 @@ export async function buildPages(
   const mark = (phase: string): void => options.clock?.mark(phase);
   const n = input.chunkCount;
   if (n === 0) throw new PagesBuildEmpty();
+  // The pages do not store per-script counts yet: a library read by ranges would answer with one N.
+  if (params.scriptStatistics)
+    throw new Error('pages: scriptStatistics is built into libraries in memory only, not yet into pages');
   const t2 = performance.now();
   // As extractConcepts gets it from buildLexicalGraph: the retrieval parameters have no minDfCap of their own.
   const maxDf = dfCap(params.maxDfFraction, n);

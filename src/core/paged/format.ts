@@ -55,11 +55,17 @@
 import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
+import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
 export const PAGES_VERSION = 10;
+/**
+ * Version 11: the directory's `scriptChunks` (word statistics per script, retrieval params scriptStatistics). Written
+ * only by a library built with them, which are off by default: every other part is still version 10.
+ */
+export const PAGES_SCRIPT_VERSION = 11;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -318,8 +324,30 @@ export interface PagesDirectory {
    * JSON groups, as before.
    */
   recordCoding?: RecordCoding;
+  /**
+   * Version 11: the chunks holding a term of each script (src/core/text/scripts.ts), the N of every word's BM25 IDF
+   * by its script; the concept table's IDFs were computed the same way when it was built. Absent: one N, the
+   * chunkCount, for every word (a library of one script, or built without scriptStatistics).
+   */
+  scriptChunks?: ScriptChunks;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
+}
+
+/**
+ * Version 11's `scriptChunks`: only from version 11, an object of exactly `other` and `cjk`, each a whole number of
+ * chunks 1 to chunkCount (a script with statistics of its own is the main one of some chunks).
+ */
+function checkScriptChunks(d: PagesDirectory, fail: (why: string) => never): void {
+  const s = d.scriptChunks as unknown;
+  if (d.version < PAGES_SCRIPT_VERSION) fail(`has scriptChunks, which version ${d.version} does not have`);
+  if (!s || typeof s !== 'object' || Array.isArray(s) || Object.keys(s).sort().join() !== 'cjk,other')
+    fail('has scriptChunks that are not { other, cjk }');
+  for (const key of ['other', 'cjk'] as const) {
+    const x = (s as Record<string, unknown>)[key];
+    if (!(Number.isSafeInteger(x) && (x as number) >= 1 && (x as number) <= d.chunkCount))
+      fail(`has scriptChunks.${key} ${JSON.stringify(x)} (a whole number of chunks, 1 to ${d.chunkCount})`);
+  }
 }
 
 /** Version 10's `openResiduals`: only from version 10, an object with one key, a slope 0 to 2^24. */
@@ -555,6 +583,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
   if (d.recordCoding !== undefined) checkRecordCoding(d, fail);
+  if (d.scriptChunks !== undefined) checkScriptChunks(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {
     const sp = d.shares;

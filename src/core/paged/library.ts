@@ -14,6 +14,7 @@ import { FOLLOWING_WINDOW_SHARE, WINDOWED_TOKENS } from '../retrieval/index.ts';
 import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { parseMode, reciprocalRankFusion } from '../retrieval/index.ts';
+import { termChunkCount } from '../text/index.ts';
 import { addQueryScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
@@ -133,9 +134,12 @@ export class PagedLibrary {
     const copies = directory.headingCopies;
     const fieldLengths = new Float32Array(n);
     for (let k = 0; k < n; k++) fieldLengths[k] = open.textLengths[k] + copies * open.headingLengths[k];
+    // Version 11's per-script N of each word's IDF, as the engine in memory counts them (Bm25Index.countByScript).
+    const scripts = directory.scriptChunks;
+    const nOf = scripts && ((term: string) => termChunkCount(term, n, scripts));
     this.scoring = {
-      text: { copies: 0, n, lengths: open.textLengths, norm: mean(open.textLengths) || 1, k1, b },
-      fields: { copies, n, lengths: fieldLengths, norm: mean(fieldLengths) || 1, k1, b },
+      text: { copies: 0, n, nOf, lengths: open.textLengths, norm: mean(open.textLengths) || 1, k1, b },
+      fields: { copies, n, nOf, lengths: fieldLengths, norm: mean(fieldLengths) || 1, k1, b },
     };
     const termCache = new SentenceTermCache(analyzer);
     this.ctx = {
@@ -584,7 +588,9 @@ export class PagedLibrary {
     const list = entry && this.reader.postingsOf(term, entry, false);
     if (!list) return 0;
     const df = list.chunks.length;
-    return Math.log(1 + (this.chunkCount - df + 0.5) / (df + 0.5));
+    // As fieldScoring.ts: a script's N is never below a document frequency (an honest part never has it so).
+    const n = Math.max(termChunkCount(term, this.chunkCount, this.reader.directory.scriptChunks), df);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
 
   private bm25(queryTerms: readonly string[], limit: number, fields: boolean): Candidate[] {

@@ -39,6 +39,7 @@ import {
   PAGES_FORMAT,
   PAGES_HASHES_PART,
   PAGES_PART,
+  PAGES_SCRIPT_VERSION,
   PAGES_VERSION,
   SECTIONS,
   sectionsOf,
@@ -723,6 +724,9 @@ export function pagesDirectory(
     ...(version >= 10 && fields.recordCoding
       ? { recordCoding: { dictionary: fields.recordCoding.dictionary } }
       : {}),
+    ...(version >= PAGES_SCRIPT_VERSION && fields.scriptChunks
+      ? { scriptChunks: { other: fields.scriptChunks.other, cjk: fields.scriptChunks.cjk } }
+      : {}),
     sections: fields.sections,
   };
 }
@@ -812,8 +816,8 @@ export async function writePagedIndex(
   documentOf: (docId: string) => PagedDocument,
   /** Undefined: defaultBlockSize (512 B for a library that does not keep its lists in its rows). */
   blockSizeAsked?: number,
-  version = PAGES_VERSION,
-  groups: GroupSizes = defaultGroups(version),
+  versionAsked = PAGES_VERSION,
+  groups: GroupSizes = defaultGroups(versionAsked),
   /** Version 4: rows with counts up to this many gzip'd bytes keep the lists (LISTS_IN_ROWS_BYTES; 0: never). */
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
   /** Version 8: block sizes by section; undefined: sectionBlocksFor's unless told a block size. */
@@ -822,6 +826,12 @@ export async function writePagedIndex(
   rowBlockBytes = ROW_BLOCK_BYTES,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
+  // Per-script word statistics are stored from version 11 (the directory's scriptChunks): a library built with
+  // them is written as version 11, and no older version can hold it as it answers.
+  const { scriptChunks } = bm25;
+  const version = scriptChunks && versionAsked === PAGES_VERSION ? PAGES_SCRIPT_VERSION : versionAsked;
+  if (scriptChunks && version < PAGES_SCRIPT_VERSION)
+    throw new Error(`pages: version ${version} cannot store per-script word statistics (version 11 does)`);
   const n = layout.chunks.length;
   const nc = table.terms.length;
   const sinks = Object.fromEntries(SECTIONS.map((name) => [name, new MemorySink()])) as Record<
@@ -948,6 +958,7 @@ export async function writePagedIndex(
         openResiduals: written.openResiduals,
         rowBlocks,
         recordCoding: { dictionary },
+        ...(scriptChunks ? { scriptChunks } : {}),
       },
       version,
     ),

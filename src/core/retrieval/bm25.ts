@@ -1,6 +1,7 @@
 // Okapi BM25 over the analysed terms of every chunk (k1 = 1.2, b = 0.75 by default): the lexical baseline and a
 // fusion partner. Postings are CSR typed arrays; a query touches only its terms' postings.
 import { STEM_PREFIX } from '../graph/index.ts';
+import { isCjkTerm, ScriptTally, termChunkCount, type ScriptChunks } from '../text/index.ts';
 import { addQueryScores } from './fieldScoring.ts';
 import type { Candidate } from './types.ts';
 import { topK } from './topk.ts';
@@ -135,6 +136,9 @@ export class Bm25Index {
   private readonly avgLength: number;
   private readonly scores: Float32Array;
   readonly chunkCount: number;
+  /** Whether IDFs are counted per script (countByScript), and the counts when the library is of two scripts. */
+  private perScript = false;
+  private scripts: ScriptChunks | undefined;
 
   /** From every chunk's terms, or from a builder they were added to one chunk at a time. */
   constructor(
@@ -217,7 +221,38 @@ export class Bm25Index {
         }
       }
     }
-    return new Bm25Index({ termIds, lengths, offsets, postings, freqs }, this.k1, this.b);
+    const index = new Bm25Index({ termIds, lengths, offsets, postings, freqs }, this.k1, this.b);
+    return this.perScript ? index.countByScript() : index;
+  }
+
+  /**
+   * From now on a term's IDF is counted against the chunks of its script (text/scripts.ts), the counts read from
+   * the postings: the chunks holding a term of each script and each chunk's main script by its terms as analysed.
+   * A library of one script keeps the single N. Returns this index.
+   */
+  countByScript(): this {
+    const n = this.chunkCount;
+    const other = new Uint32Array(n);
+    const cjk = new Uint32Array(n);
+    for (const [term, id] of this.termIds) {
+      const into = isCjkTerm(term) ? cjk : other;
+      for (let i = this.offsets[id]; i < this.offsets[id + 1]; i++) into[this.postings[i]] += this.freqs[i];
+    }
+    const tally = new ScriptTally();
+    for (let k = 0; k < n; k++) tally.addCounts(other[k], cjk[k]);
+    this.perScript = true;
+    this.scripts = tally.counts();
+    return this;
+  }
+
+  /** The per-script chunk counts IDFs are computed against (undefined: one N for every term). */
+  get scriptChunks(): ScriptChunks | undefined {
+    return this.scripts;
+  }
+
+  /** The N of a term's IDF: the chunks of its script where the index counts by script, else every chunk. */
+  chunkCountOf(term: string): number {
+    return termChunkCount(term, this.chunkCount, this.scripts);
   }
 
   /** A term's postings (ascending chunk numbers) and its count in each, as views of the index's arrays. */
@@ -244,7 +279,7 @@ export class Bm25Index {
     const id = this.termIds.get(term);
     if (id === undefined) return 0;
     const df = this.offsets[id + 1] - this.offsets[id];
-    return Math.log(1 + (this.chunkCount - df + 0.5) / (df + 0.5));
+    return Math.log(1 + (this.chunkCountOf(term) - df + 0.5) / (df + 0.5));
   }
 
   /** Scores every chunk containing a query term (each distinct term once) and returns the best `limit`. */
@@ -253,7 +288,15 @@ export class Bm25Index {
     const touched: number[] = [];
     if (queryTerms.some((t) => t.startsWith(STEM_PREFIX))) {
       // Stems: scored where their word was not found (fieldBm25.ts), with the same arithmetic as below.
-      const scoring = { copies: 0, n: this.chunkCount, lengths, norm: this.avgLength || 1, k1, b };
+      const scoring = {
+        copies: 0,
+        n: this.chunkCount,
+        nOf: this.scripts && ((t: string) => this.chunkCountOf(t)),
+        lengths,
+        norm: this.avgLength || 1,
+        k1,
+        b,
+      };
       addQueryScores(queryTerms, (t) => [this.postingsOf(t), undefined], scoring, scores, touched);
     } else {
       for (const term of new Set(queryTerms)) {

@@ -25,6 +25,7 @@ import {
   type SerializedGraph,
 } from '../graph/index.ts';
 import { PersonalizedPageRank, sameItems, weightedDegrees, type ConceptTable } from '../graph/index.ts';
+import type { ScriptChunks } from '../text/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
@@ -64,6 +65,8 @@ export interface EngineStats {
   /** Undirected edges the walks use (after θsem when vectors exist). */
   edges: number;
   semantic: boolean;
+  /** The per-script chunk counts the statistics use (scriptStatistics on, a library of two scripts). */
+  scriptChunks?: ScriptChunks;
 }
 
 /** What the default mode's lexical evidence searches: the text's BM25, or BM25F over text and headings. */
@@ -106,6 +109,7 @@ export interface EngineTimings {
 export const REBUILD_PARAMS: readonly (keyof RetrievalParams)[] = [
   'conceptsPerChunk',
   'maxDfFraction',
+  'scriptStatistics',
   'phrases',
   'keyphrases',
   'keyphraseScale',
@@ -159,6 +163,7 @@ function textIndexes(
   const started = performance.now();
   const { text, headings, copies, analyzeMs } = analyseChunks(layout, layout.chunks, analyzer, params);
   const bm25 = new Bm25Index(text, params.bm25K1, params.bm25B);
+  if (params.scriptStatistics) bm25.countByScript();
   const fieldBm25 = headings
     ? new HeadingFieldBm25(bm25, new Bm25Index(headings), copies, params.bm25K1, params.bm25B)
     : bm25;
@@ -236,10 +241,11 @@ export class RetrievalEngine {
     const conceptMs = performance.now() - t;
     const { bm25, fieldBm25, analyzeMs, bm25Ms } = textIndexes(layout, analyzer, params);
     t = performance.now();
+    // The concepts count a term's chunks against its script's chunks where BM25 does (scriptStatistics).
     const graph = buildLexicalGraph(
       layout.chunks.map((c) => c.id),
       conceptLists,
-      params,
+      bm25.scriptChunks ? { ...params, scriptChunks: bm25.scriptChunks } : params,
     );
     const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, {
@@ -602,6 +608,7 @@ export class RetrievalEngine {
       cooccurrenceEdges: this.graphIndex.cooccurrence.targets.length / 2,
       edges: this.graphIndex.graph.targets.length / 2,
       semantic: this.graphIndex.semantic !== undefined,
+      ...(this.bm25.scriptChunks && { scriptChunks: this.bm25.scriptChunks }),
     };
   }
 

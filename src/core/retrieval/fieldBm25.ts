@@ -40,7 +40,15 @@ export class HeadingFieldBm25 {
     const { scores, lengths, k1, b, copies } = this;
     const n = this.text.chunkCount;
     const norm = this.avgLength || 1;
-    const scoring: FieldScoring = { copies, n, lengths, norm, k1, b };
+    const scoring: FieldScoring = {
+      copies,
+      n,
+      nOf: this.text.scriptChunks && ((t) => this.text.chunkCountOf(t)),
+      lengths,
+      norm,
+      k1,
+      b,
+    };
     const touched: number[] = [];
     addQueryScores(
       queryTerms,

@@ -16,6 +16,8 @@ export interface FieldScoring {
   copies: number;
   /** Chunks in the library. */
   n: number;
+  /** A term's N where the library counts its words per script (text/scripts.ts); absent: `n` for every term. */
+  nOf?: (term: string) => number;
   /** Per chunk: text length + copies × heading length, and their mean (1 when 0). */
   lengths: Float32Array;
   norm: number;
@@ -33,7 +35,8 @@ export interface FieldScoring {
 function addFieldTermScores(
   inText: PostingList | undefined,
   inHeading: PostingList | undefined,
-  { copies, n, lengths, norm, k1, b }: FieldScoring,
+  { copies, lengths, norm, k1, b }: FieldScoring,
+  n: number,
   scores: Float32Array,
   touched: number[],
   libraryDf?: number,
@@ -57,7 +60,9 @@ function addFieldTermScores(
     tfs.push(Math.min(tf, 65535));
   }
   const df = libraryDf ?? chunks.length;
-  const w = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  // A script's N counts the chunks whose text holds a term of it; a heading may add chunks beyond them (never more
+  // than all of them with one N, so there this is n).
+  const w = Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
   for (let x = 0; x < chunks.length; x++) {
     const k = chunks[x];
     if (skip?.has(k)) continue;
@@ -98,6 +103,7 @@ export function addQueryScores(
       inText,
       inHeading,
       scoring,
+      scoring.nOf ? scoring.nOf(term) : scoring.n,
       scores,
       touched,
       dfOf?.(term),

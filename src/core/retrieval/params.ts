@@ -7,6 +7,14 @@ const defaults = {
   conceptsPerChunk: 0,
   /** Drop terms that occur in more than this fraction of chunks (they link everything to everything). */
   maxDfFraction: 0.3,
+  /**
+   * Word statistics per script (text/scripts.ts): in a library written in both CJK and other scripts, a term's IDF
+   * (BM25's and the concepts') and the concept cap count the chunks of its own script, not every chunk, so Chinese
+   * documentation beside English text weighs its words as it does alone. A library of one script is unchanged.
+   * Built into the indexes in memory only (the pages, the bundle and the app's incremental graph do not carry it
+   * yet): off by default until they do.
+   */
+  scriptStatistics: false,
   /** Add multi-word capitalized phrases ("Port of Spain") as concepts. */
   phrases: true,
   /**

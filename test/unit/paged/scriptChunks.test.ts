@@ -1,0 +1,125 @@
+// Version 11's scriptChunks: a library built with word statistics per script (scriptStatistics) answers from its
+// pages as the engine in memory does, the directory says so, and a directory's counts are checked before use.
+import { describe, expect, it } from 'vitest';
+import { checkDirectory, type PagesDirectory } from '../../../src/core/paged/format.ts';
+import { PagedLibrary } from '../../../src/core/paged/library.ts';
+import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { writePagedIndex } from '../../../src/core/paged/write.ts';
+import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/index.ts';
+import { createTermAnalyzer } from '../../../src/core/text/index.ts';
+
+const ZH = [
+  '组件',
+  '渲染',
+  '状态',
+  '属性',
+  '事件',
+  '模板',
+  '路由',
+  '钩子',
+  '函数',
+  '数据',
+  '更新',
+  '页面',
+  '插槽',
+];
+const EN = [
+  'river',
+  'bridge',
+  'city',
+  'mill',
+  'harbour',
+  'castle',
+  'market',
+  'valley',
+  'abbey',
+  'ferry',
+  'tower',
+];
+
+/** 30 English passages and 30 Chinese ones, words picked in a fixed pattern so their frequencies differ. */
+function mixedLibrary(): RetrievalInput {
+  const texts: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const w = [0, 1, 2, 3, 4].map((j) => EN[(i * (j + 1) + j) % EN.length]);
+    texts.push(
+      `The ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]} in ${1700 + i}.`,
+    );
+  }
+  for (let i = 0; i < 30; i++) {
+    const w = [0, 1, 2, 3, 4].map((j) => ZH[(i * (j + 2) + j) % ZH.length]);
+    texts.push(`${w[0]}通过${w[1]}接收${w[2]}，并在${w[3]}变化时重新${w[4]}。`);
+  }
+  return {
+    chunks: texts.map((text, d) => ({
+      id: `d${String(d).padStart(2, '0')}#0000#0000`,
+      docId: `d${String(d).padStart(2, '0')}`,
+      text,
+      tokens: text.length,
+      start: 0,
+    })),
+    sentences: [],
+  };
+}
+
+const QUESTIONS = [
+  '组件如何接收属性？',
+  '路由钩子在什么时候更新页面',
+  'Which mill stands by the river?',
+  '插槽 模板',
+];
+
+async function written(scriptStatistics: boolean) {
+  const analyzer = createTermAnalyzer();
+  const engine = RetrievalEngine.build(mixedLibrary(), analyzer, { scriptStatistics });
+  const pages = await writePagedIndex(engine.lexicalParts(), (docId) => ({ title: docId }), 4096);
+  const library = await PagedLibrary.open(
+    new MemoryRangeSource(pages.data, 'pages'),
+    { base: 0, length: pages.data.length, directory: pages.directory, hashes: pages.hashes },
+    analyzer,
+  );
+  return { engine, pages, library };
+}
+
+describe('pages with per-script word statistics (version 11)', () => {
+  it('answers as the engine in memory, in the walk and in bm25, and differs from one N', async () => {
+    const on = await written(true);
+    const off = await written(false);
+    expect(on.pages.directory.version).toBe(11);
+    expect(on.pages.directory.scriptChunks).toEqual({ other: 30, cjk: 30 });
+    expect(off.pages.directory.version).toBe(10);
+    expect(off.pages.directory.scriptChunks).toBeUndefined();
+    let differs = false;
+    for (const q of QUESTIONS) {
+      for (const mode of ['ppr', 'bm25'] as const) {
+        const memory = on.engine.search({ text: q }, mode, 2000);
+        expect((await on.library.search(q, mode, 2000)).hits).toEqual(memory);
+        const oneN = (await off.library.search(q, mode, 2000)).hits;
+        expect(oneN).toEqual(off.engine.search({ text: q }, mode, 2000));
+        if (JSON.stringify(oneN) !== JSON.stringify(memory)) differs = true;
+      }
+    }
+    // The Chinese questions' scores are not the one-N ones: the pages do use the counts.
+    expect(differs).toBe(true);
+  });
+
+  it('refuses a directory whose scriptChunks are not two chunk counts of a version 11 part, naming the field', async () => {
+    const { pages } = await written(true);
+    const d = pages.directory;
+    const bad = (change: Record<string, unknown>): PagesDirectory =>
+      ({ ...d, ...change }) as unknown as PagesDirectory;
+    const length = pages.data.length;
+    expect(() => checkDirectory(d, length)).not.toThrow();
+    for (const change of [
+      { version: 10 },
+      { scriptChunks: { other: 0, cjk: 30 } },
+      { scriptChunks: { other: 30, cjk: d.chunkCount + 1 } },
+      { scriptChunks: { other: 30, cjk: 1.5 } },
+      { scriptChunks: { other: 30, cjk: '30' } },
+      { scriptChunks: { other: 30, cjk: 30, latin: 4 } },
+      { scriptChunks: [30, 30] },
+      { scriptChunks: null },
+    ])
+      expect(() => checkDirectory(bad(change), length)).toThrow(/scriptChunks/);
+  });
+});
