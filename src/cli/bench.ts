@@ -51,7 +51,7 @@ import { createEmbedderFromSpec } from './embedders.ts';
 
 const USAGE = `usage: npm run cli -- bench --corpus <corpus.jsonl> --questions <questions.jsonl>
   [--modes ppr,concept,dense,bm25,rrf:ppr+bm25] [--limit N] [--offset N] [--budgets 1000,3000,12000]
-  [--json out.json] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
+  [--json out.json] [--per-question out.jsonl] [--embedder use|none|hf:<model>|openai:<url>#<model>] [--cache .cache/embeddings]
   [--param key=value]... [--grid key=v1,v2]... [--max-chunk-tokens 1200] [--voy] [--ocr-language auto|eng|chi_sim]
   [--parse-timeout <seconds per file; default 30>]
   [--llm-base-url <url> --llm-model <name> [--llm-key-file <path>] [--llm-concurrency N]]
@@ -252,6 +252,7 @@ export async function run(args: string[]): Promise<number> {
         offset: { type: 'string', default: '0' },
         budgets: { type: 'string', default: '1000,3000,12000' },
         json: { type: 'string' },
+        'per-question': { type: 'string' },
         embedder: { type: 'string', default: 'use' },
         cache: { type: 'string', default: '.cache/embeddings' },
         param: { type: 'string', multiple: true, default: [] },
@@ -438,6 +439,8 @@ export async function run(args: string[]): Promise<number> {
     : undefined;
   const combos = grid.length ? grid : [{}];
   const summary: Array<{ params: Overrides; result: BenchResult }> = [];
+  // One line per question, mode and grid combination: which questions a setting moves (--per-question).
+  const perQuestion: string[] = [];
   // Engines by their build-time parameters: query-time parameters reuse the indexes (engine.withParams).
   let built: { key: string; engine: RetrievalEngine } | undefined;
   try {
@@ -482,6 +485,19 @@ export async function run(args: string[]): Promise<number> {
         questionVectors,
         dimension,
         llm,
+        opts['per-question']
+          ? (mode, q, score) =>
+              perQuestion.push(
+                JSON.stringify({
+                  params: combo,
+                  mode,
+                  id: q.id,
+                  type: q.type,
+                  cr: score.cr,
+                  recall: score.recall,
+                }),
+              )
+          : undefined,
       );
       if (reportDefault) result.modes = { default: result.modes[DEFAULT_MODE], ...result.modes };
       if (Object.keys(skipped).length) result.skipped = skipped;
@@ -498,6 +514,7 @@ export async function run(args: string[]): Promise<number> {
       `bench: LLM totals ${u.calls} calls (${u.failedCalls} failed), ${u.inputTokens} in / ${u.outputTokens} out tokens\n`,
     );
   }
+  if (opts['per-question']) await writeFile(opts['per-question'], perQuestion.map((l) => l + '\n').join(''));
   if (opts.json) {
     const payload = grid.length
       ? { grid: summary.map((s) => ({ params: s.params, ...s.result })) }
@@ -517,6 +534,7 @@ async function runOnce(
   questionVectors: Float32Array | undefined,
   dimension: number,
   llm: LlmRun | undefined,
+  onScore?: (mode: string, question: BenchQuestion, score: QaItemScore) => void,
 ): Promise<BenchResult> {
   const maxBudget = Math.max(...budgets);
   const result: BenchResult = { questions: questions.length, modes: {} };
@@ -573,6 +591,7 @@ async function runOnce(
         searchAt: !asked ? (b) => search(mode, query, b) : undefined,
       });
       scored.push(score);
+      onScore?.(mode, q, score);
       if (q.type !== undefined) byType.set(q.type, [...(byType.get(q.type) ?? []), score]);
     }
     const n = Math.max(1, questions.length);

@@ -111,6 +111,15 @@ const defaults = {
   bridgeCovered: 0,
   bridgeTf: 0.5,
   bridgeHubCover: 2,
+  /**
+   * The words' own place (issue 45): where the walk and the bridge hop leave the question's words' best passages
+   * (BM25F over text + headings, the evidence the ranking already read) out of the first `wordsAt` + `wordSlots`,
+   * the first `wordSlots` of the words' best `wordsTop` not among them are placed from rank wordsAt + 1 on,
+   * × (1 − blend) (none in long documents, where the words rank already). 0 slots = off.
+   */
+  wordSlots: 0,
+  wordsAt: 4,
+  wordsTop: 1,
   /** Weight of the question's identifier concepts ("v-model", "fs.createreadstream") in the lexical evidence. */
   unitEvidence: 0.5,
   lexicalBlindTopChunks: 50,

@@ -256,7 +256,60 @@ export function rankPpr(
       : undefined,
   );
   const slots = Math.round(p.bridgeSlots * (1 - blend));
-  return slots > 0 ? bridgeHop(ctx, terms, ranked, slots, limit) : ranked;
+  const bridged = slots > 0 ? bridgeHop(ctx, terms, ranked, slots, limit) : ranked;
+  const wordSlots = Math.round(p.wordSlots * (1 - blend));
+  return wordSlots > 0 && termScores
+    ? placeWords(bridged, termScores.slice(0, p.wordsTop), wordSlots, p.wordsAt, limit)
+    : bridged;
+}
+
+/**
+ * The words' own place in a walk's ranking: the passage that holds most of the question's words (the words' best)
+ * can sit below the walk's first few when the walk's mass goes to the passages around a well-connected name of the
+ * question, and words too common to be concepts ("city", "song", "wife") say which of them is meant. The first
+ * `slots` of `best` not already in the first `at` + `slots` take the ranks from at + 1 on, the rest of the ranking
+ * following in its order.
+ */
+export function placeWords(
+  ranked: readonly Candidate[],
+  best: readonly Candidate[],
+  slots: number,
+  at: number,
+  limit: number,
+): Candidate[] {
+  const from = Math.min(at, ranked.length);
+  const kept = new Set(ranked.slice(0, from + slots).map((c) => c.chunk));
+  const placed = best.filter((c) => !kept.has(c.chunk)).slice(0, slots);
+  if (placed.length === 0) return [...ranked];
+  return placeAt(
+    ranked,
+    placed.map((c) => c.chunk),
+    from,
+    limit,
+    { hop: 0, via: "words: among the question's words' best passages" },
+  );
+}
+
+/**
+ * `chunks` moved to the ranks from at + 1 on, the rest of the ranking following in its order; each placed chunk
+ * scores between its new neighbours, so the list stays ordered by score.
+ */
+function placeAt(
+  ranked: readonly Candidate[],
+  chunks: readonly number[],
+  at: number,
+  limit: number,
+  why: Pick<Candidate, 'hop' | 'via'>,
+): Candidate[] {
+  const moved = new Set(chunks);
+  const rest = ranked.filter((c) => !moved.has(c.chunk));
+  const score = (i: number) => rest[Math.min(i, rest.length - 1)]?.score ?? 0;
+  const inserted: Candidate[] = chunks.map((chunk, i) => ({
+    chunk,
+    score: score(at - 1) - ((i + 1) * (score(at - 1) - score(at))) / (chunks.length + 1),
+    ...why,
+  }));
+  return [...rest.slice(0, at), ...inserted, ...rest.slice(at)].slice(0, limit);
 }
 
 /**
@@ -365,17 +418,13 @@ function bridgeHop(
   const hop: Array<readonly [number, number]> = [...scoreOf].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
   hop.splice(slots);
   if (hop.length === 0) return [...ranked];
-  const placed = new Set(hop.map(([k]) => k));
-  const rest = ranked.filter((c) => !placed.has(c.chunk));
-  const score = (i: number) => rest[Math.min(i, rest.length - 1)]?.score ?? 0;
-  const inserted: Candidate[] = hop.map(([k], i) => ({
-    chunk: k,
-    // Between its neighbours' scores, so the list stays ordered by score.
-    score: score(at - 1) - ((i + 1) * (score(at - 1) - score(at))) / (hop.length + 1),
-    hop: 1,
-    via: 'bridge: names a concept of the best passages the question does not name',
-  }));
-  return [...rest.slice(0, at), ...inserted, ...rest.slice(at)].slice(0, limit);
+  return placeAt(
+    ranked,
+    hop.map(([k]) => k),
+    at,
+    limit,
+    { hop: 1, via: 'bridge: names a concept of the best passages the question does not name' },
+  );
 }
 
 export function pprSearch(
