@@ -50,16 +50,19 @@
 // sizes less their chunks' concept counts (compactOpen.ts; `open` at 100 MiB: 1,129 → 1,069 KB); `rowBlocks`, the
 // rows cut into blocks of whole rows (blockLayout.ts rowBlockStarts): each row's bytes one block, never two, whose
 // starts follow from `open`'s row groups.
-// Versions 1 to 9 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 11 (round twenty) is shared the same way (FORMAT.md "Version 11"): `openCoding`, three more of `open`'s
+// arrays coded as residuals of a slope over what `open` already holds (compactOpen.ts; `open` at 100 MiB: 1,068 →
+// ~1,030 KB).
+// Versions 1 to 10 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 10;
+export const PAGES_VERSION = 11;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -248,6 +251,24 @@ export interface OpenResiduals {
   tokensPerLength: number;
 }
 
+/** The highest slope of version 11's `openCoding` (in 65,536ths, as `openResiduals.tokensPerLength`). */
+export const MAX_OPEN_SLOPE = 2 ** 24;
+
+/**
+ * Version 11's directory field `openCoding` (PagesDirectory): the slopes, in 65,536ths, of three more of `open`'s
+ * arrays over what `open` already holds; each stored as the zigzag varint of its value less floor(x × slope / 65536).
+ */
+export interface OpenCoding {
+  /** A chunk's concept count over its BM25 text length. */
+  countsPerLength: number;
+  /** A row group's bytes over its chunks' concept counts (in place of version 10's slope of 1). */
+  rowBytesPerCount: number;
+  /** A record group's bytes over its chunks' BM25 text lengths. */
+  recordBytesPerLength: number;
+}
+/** `openCoding`'s keys, in the order the writers give them. */
+export const OPEN_CODING_KEYS = ['countsPerLength', 'rowBytesPerCount', 'recordBytesPerLength'] as const;
+
 /** Version 10's `recordCoding` (PagesDirectory). */
 interface RecordCoding {
   dictionary: number;
@@ -307,6 +328,11 @@ export interface PagesDirectory {
    */
   openResiduals?: OpenResiduals;
   /**
+   * Version 11: `open.conceptCounts`, `open.rowGroups` and `open.recordGroups` coded as residuals of a slope each
+   * (compactOpen.ts, OpenCoding); only beside `openResiduals`, whose tokens it keeps. Absent: as version 10.
+   */
+  openCoding?: OpenCoding;
+  /**
    * Version 10: the rows in blocks of whole rows (blockLayout.ts rowBlockStarts): consecutive row groups packed into
    * blocks of at most `size` bytes (a group longer is a block of its own), `count` of them. Absent: the rows' blocks
    * are their section's block size (`sectionBlocks`, else `blockSize`).
@@ -331,6 +357,28 @@ function checkOpenResiduals(d: PagesDirectory, fail: (why: string) => never): vo
   const slope = (r as OpenResiduals).tokensPerLength;
   if (!(Number.isSafeInteger(slope) && slope >= 0 && slope <= MAX_TOKENS_PER_LENGTH))
     fail(`has openResiduals.tokensPerLength ${String(slope)} (a whole number 0 to 2^24)`);
+}
+
+/**
+ * Version 11's `openCoding`: only from version 11 and beside `openResiduals`, an object of exactly OPEN_CODING_KEYS,
+ * each a whole number 0 to 2^24. Checked before `open` is read, so no slope of another kind reaches a product.
+ */
+function checkOpenCoding(d: PagesDirectory, fail: (why: string) => never): void {
+  const coding = d.openCoding as unknown;
+  if (d.version < 11) fail(`has openCoding, which version ${d.version} does not have`);
+  if (
+    !coding ||
+    typeof coding !== 'object' ||
+    Array.isArray(coding) ||
+    Object.keys(coding).sort().join() !== [...OPEN_CODING_KEYS].sort().join()
+  )
+    fail(`has openCoding that is not { ${OPEN_CODING_KEYS.join(', ')} }`);
+  if (d.openResiduals === undefined) fail('has openCoding without openResiduals');
+  for (const key of OPEN_CODING_KEYS) {
+    const slope = (coding as Record<string, unknown>)[key];
+    if (!(Number.isSafeInteger(slope) && (slope as number) >= 0 && (slope as number) <= MAX_OPEN_SLOPE))
+      fail(`has openCoding.${key} ${String(slope)} (a whole number 0 to 2^24)`);
+  }
 }
 
 /** Version 10's blocks of whole rows (the directory's `rowBlocks`). */
@@ -554,6 +602,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.rowBlocks !== undefined) checkRowBlocks(d, fail);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
+  if (d.openCoding !== undefined) checkOpenCoding(d, fail);
   if (d.recordCoding !== undefined) checkRecordCoding(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {

@@ -44,6 +44,7 @@ import {
   sectionsOf,
   type GroupSizes,
   type PagedChunkRecord,
+  type OpenCoding,
   type OpenResiduals,
   type PagesDirectory,
   type PagesOpenV1,
@@ -612,13 +613,16 @@ export async function openSections(
   listsInRows = false,
   /** The chunks a row group holds (groups.rows): version 10 codes each group's size less their concept counts. */
   rowsPerGroup = 1,
-): Promise<{ open: Uint8Array; degrees: Uint8Array; openResiduals?: OpenResiduals }> {
+  /** The chunks a record group holds (groups.records): version 11 codes each group's size over their lengths. */
+  recordsPerGroup = 1,
+): Promise<{ open: Uint8Array; degrees: Uint8Array; openResiduals?: OpenResiduals; openCoding?: OpenCoding }> {
   if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
-  const compact = compactOpen(full, n, version, listsInRows, rowsPerGroup);
+  const compact = compactOpen(full, n, version, listsInRows, rowsPerGroup, recordsPerGroup);
   return {
     open: await encodeOpen(compact.open),
     degrees: compact.degrees,
     ...(compact.openResiduals ? { openResiduals: compact.openResiduals } : {}),
+    ...(compact.openCoding ? { openCoding: compact.openCoding } : {}),
   };
 }
 
@@ -719,6 +723,7 @@ export function pagesDirectory(
     ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
     ...(version >= 8 && fields.sectionBlocks ? { sectionBlocks: { ...fields.sectionBlocks } } : {}),
     ...(version >= 10 && fields.openResiduals ? { openResiduals: { ...fields.openResiduals } } : {}),
+    ...(version >= 11 && fields.openCoding ? { openCoding: { ...fields.openCoding } } : {}),
     ...(version >= 10 && fields.rowBlocks ? { rowBlocks: { ...fields.rowBlocks } } : {}),
     ...(version >= 10 && fields.recordCoding
       ? { recordCoding: { dictionary: fields.recordCoding.dictionary } }
@@ -882,7 +887,14 @@ export async function writePagedIndex(
     terms,
     groups: writtenGroups,
   });
-  const written = await openSections(full, n, version, concepts.listsInRows, writtenGroups.rows);
+  const written = await openSections(
+    full,
+    n,
+    version,
+    concepts.listsInRows,
+    writtenGroups.rows,
+    writtenGroups.records,
+  );
   sinks.open.write(written.open);
   sinks.degrees.write(written.degrees);
 
@@ -946,6 +958,7 @@ export async function writePagedIndex(
         ...(hashPart ? { hashPages: hashPart.hashPages } : {}),
         sectionBlocks,
         openResiduals: written.openResiduals,
+        openCoding: written.openCoding,
         rowBlocks,
         recordCoding: { dictionary },
       },
