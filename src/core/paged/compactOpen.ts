@@ -216,10 +216,18 @@ export function compactOpen(
   // `--stream` and `cli upgrade` fit the same) and the residuals of it.
   const recordSizes = groupSizes(full.recordGroups);
   const recordLengths = groupSums(full.textLengths, recordsPerGroup, recordSizes.length);
+  const order = listOrder(full.df);
+  const listExtras = listsInRows ? new Float64Array(0) : Float64Array.from(order, extraOf);
+  const gapBits = listsInRows
+    ? new Float64Array(0)
+    : Float64Array.from(order, (c) => listBits(full.df[c], n));
+  const runs = documentRunsOf(full.documentChunks, full.titleChunks);
   const openCoding: OpenCoding = {
     countsPerLength: slopeOf(full.textLengths, full.conceptCounts, MAX_OPEN_SLOPE),
     rowBytesPerCount: slopeOf(rowCounts, rowSizes, MAX_OPEN_SLOPE),
     recordBytesPerLength: slopeOf(recordLengths, recordSizes, MAX_OPEN_SLOPE),
+    listBytesPerBit: slopeOf(gapBits, listExtras, MAX_OPEN_SLOPE),
+    documentRuns: runs ? 1 : 0,
   };
   const residuals = (values: ArrayLike<number>, x: ArrayLike<number>, slope: number): Uint8Array =>
     varints(values.length, (i) => zigzag(values[i] - predicted(x[i], slope)));
@@ -231,11 +239,52 @@ export function compactOpen(
       conceptCounts: residuals(full.conceptCounts, full.textLengths, openCoding.countsPerLength),
       rowGroups: residuals(rowSizes, rowCounts, openCoding.rowBytesPerCount),
       recordGroups: residuals(recordSizes, recordLengths, openCoding.recordBytesPerLength),
+      ...(listsInRows ? {} : { listSizes: residuals(listExtras, gapBits, openCoding.listBytesPerBit) }),
+      ...(runs
+        ? {
+            documentChunks: varints(runs.sizes.length, (i) => runs.sizes[i]),
+            ...(runs.titles
+              ? { titleChunks: varints(runs.titles.length, (i) => zigzag(runs.titles![i] - runs.sizes[i])) }
+              : {}),
+          }
+        : {}),
     },
     degrees: section,
     openResiduals: { tokensPerLength },
     openCoding,
   };
+}
+
+/**
+ * Version 11's bound on a chunk list's gap bits: df gaps that sum to at most n take about log2(n / df) bits each, so
+ * df × (bits of n − bits of df), whole numbers (Math.clz32) where a log2 would differ between engines.
+ */
+function listBits(df: number, n: number): number {
+  return df * Math.max(0, Math.clz32(df) - Math.clz32(n));
+}
+
+/**
+ * The documents' sizes in chunk order when every document's chunks are consecutive (each chunk's `documentChunks`
+ * is then its run's length), and each document's `titleChunks` when all its chunks have the same; else undefined.
+ */
+function documentRunsOf(
+  documentChunks: ArrayLike<number>,
+  titleChunks: ArrayLike<number> | undefined,
+): { sizes: number[]; titles?: number[] } | undefined {
+  const sizes: number[] = [];
+  const titles: number[] = [];
+  for (let k = 0; k < documentChunks.length;) {
+    const size = documentChunks[k];
+    if (!(size >= 1) || k + size > documentChunks.length) return undefined;
+    for (let j = k; j < k + size; j++) {
+      if (documentChunks[j] !== size) return undefined;
+      if (titleChunks && titleChunks[j] !== titleChunks[k]) return undefined;
+    }
+    sizes.push(size);
+    if (titleChunks) titles.push(titleChunks[k]);
+    k += size;
+  }
+  return titleChunks ? { sizes, titles } : { sizes };
 }
 
 /** Each group's size from the offsets of its start (and the section's end). */
@@ -323,6 +372,38 @@ function unpredict(
   return values;
 }
 
+/**
+ * Version 11's `documentChunks` and `titleChunks` from one size a document (openCoding.documentRuns): each size at
+ * least 1 and the sizes summing to n exactly, checked before a chunk's value is written.
+ */
+function expandRuns(out: Record<string, unknown>, n: number): void {
+  const sizes = allVarints(out.documentChunks, 'documentChunks');
+  const titles = out.titleChunks === undefined ? undefined : allVarints(out.titleChunks, 'titleChunks');
+  if (titles && titles.length !== sizes.length)
+    throw new PagesError(
+      `pages.bin (open) has ${titles.length} titleChunks, expected ${sizes.length} (one a document)`,
+    );
+  const documentChunks = new Uint32Array(n);
+  const titleChunks = titles && new Uint32Array(n);
+  let k = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    const size = sizes[i];
+    if (!(size >= 1 && k + size <= n))
+      throw new PagesError(
+        `pages.bin (open) has documentChunks that do not cover its ${n} chunks (document ${i})`,
+      );
+    const title = titles ? size + unzigzag(titles[i]) : 0;
+    if (titles && !(title >= 0 && title <= 0xffffffff))
+      throw new PagesError(`pages.bin (open) gives document ${i} ${title} titleChunks`);
+    documentChunks.fill(size, k, k + size);
+    titleChunks?.fill(title, k, k + size);
+    k += size;
+  }
+  if (k !== n) throw new PagesError(`pages.bin (open) has documentChunks that cover ${k} of its ${n} chunks`);
+  out.documentChunks = documentChunks;
+  if (titleChunks) out.titleChunks = titleChunks;
+}
+
 /** Offsets from 0 summed from group sizes. */
 function offsetsOf(sizes: Float64Array): Float64Array {
   const offsets = new Float64Array(sizes.length + 1);
@@ -346,6 +427,7 @@ function applyResiduals(
   if (lengths.length !== n)
     throw new PagesError(`pages.bin (open) has ${lengths.length} textLengths, expected ${n}`);
   const coding = residuals.openCoding;
+  if (coding?.documentRuns === 1) expandRuns(out, n);
   if (coding) {
     const counts = unpredict(
       out.conceptCounts,
@@ -399,7 +481,9 @@ function applyResiduals(
   // Version 10: a plain varint of the size less the counts (≥ 0) but for the rows that keep the lists (zigzag).
   const sizeResiduals = allVarints(out.rowGroups, 'rowGroups');
   if (sizeResiduals.length !== rowCounts.length)
-    throw new PagesError(`pages.bin (open) has ${sizeResiduals.length} rowGroups, expected ${rowCounts.length}`);
+    throw new PagesError(
+      `pages.bin (open) has ${sizeResiduals.length} rowGroups, expected ${rowCounts.length}`,
+    );
   const sizes = new Float64Array(rowCounts.length);
   for (let g = 0; g < sizes.length; g++) {
     sizes[g] = rowCounts[g] + (listsInRows ? unzigzag(sizeResiduals[g]) : sizeResiduals[g]);
@@ -506,6 +590,8 @@ function openOfVarints(
     if (open[key] === undefined && key === 'titleChunks') continue;
     if (residuals && key === 'tokens') continue;
     if (coded && key === 'conceptCounts') continue;
+    if (residuals?.openCoding?.documentRuns === 1 && (key === 'documentChunks' || key === 'titleChunks'))
+      continue;
     const values = allVarints(open[key], key);
     if (!values.every((x) => x <= 0xffffffff))
       throw new PagesError(`pages.bin (open) has ${key} that do not fit 32 bits`);
@@ -582,12 +668,22 @@ export function expandOpen(
   } else {
     if (!(v2.listSizes instanceof Uint8Array)) throw new PagesError('pages.bin (open) has no listSizes');
     const read = readVarints(v2.listSizes, nc, 'listSizes');
-    // Version 9 holds them in listOrder (the concepts not in one chunk first).
+    // Version 9 holds them in listOrder (the concepts not in one chunk first); version 11 as residuals of a slope
+    // over each list's gap bits (openCoding.listBytesPerBit).
     let sizes = read;
     if (version >= 9) {
       sizes = new Float64Array(nc);
       const order = listOrder(v2.df);
-      for (let i = 0; i < nc; i++) sizes[order[i]] = read[i];
+      const slope = residuals?.openCoding?.listBytesPerBit;
+      for (let i = 0; i < nc; i++) {
+        const c = order[i];
+        sizes[c] =
+          slope === undefined ? read[i] : predicted(listBits(v2.df[c], n), slope) + unzigzag(read[i]);
+        if (!(sizes[c] >= 0))
+          throw new PagesError(
+            `pages.bin (open) gives concept ${c}'s list ${sizes[c]} bytes more (listSizes)`,
+          );
+      }
     }
     const least = minListBytes(version);
     for (let c = 0; c < nc; c++) listOffsets[c + 1] = listOffsets[c] + sizes[c] + least * v2.df[c];

@@ -265,9 +265,25 @@ export interface OpenCoding {
   rowBytesPerCount: number;
   /** A record group's bytes over its chunks' BM25 text lengths. */
   recordBytesPerLength: number;
+  /**
+   * A chunk list's bytes beyond minListBytes·df over df × (bits of the chunk count − bits of df), a bound on its
+   * gaps' bits (compactOpen.ts, listBits); 0 when the lists are kept in the rows (there are no list sizes).
+   */
+  listBytesPerBit: number;
+  /**
+   * 1 when every document's chunks are consecutive: `documentChunks` is then one size a document (each repeated as
+   * many times as it says) and `titleChunks` one zigzag difference to it a document; 0: as version 10.
+   */
+  documentRuns: number;
 }
 /** `openCoding`'s keys, in the order the writers give them. */
-export const OPEN_CODING_KEYS = ['countsPerLength', 'rowBytesPerCount', 'recordBytesPerLength'] as const;
+export const OPEN_CODING_KEYS = [
+  'countsPerLength',
+  'rowBytesPerCount',
+  'recordBytesPerLength',
+  'listBytesPerBit',
+  'documentRuns',
+] as const;
 
 /** Version 10's `recordCoding` (PagesDirectory). */
 interface RecordCoding {
@@ -379,6 +395,10 @@ function checkOpenCoding(d: PagesDirectory, fail: (why: string) => never): void 
     if (!(Number.isSafeInteger(slope) && (slope as number) >= 0 && (slope as number) <= MAX_OPEN_SLOPE))
       fail(`has openCoding.${key} ${String(slope)} (a whole number 0 to 2^24)`);
   }
+  const runs = (coding as OpenCoding).documentRuns;
+  if (runs !== 0 && runs !== 1) fail(`has openCoding.documentRuns ${String(runs)} (0 or 1)`);
+  if (d.listsInRows && (coding as OpenCoding).listBytesPerBit !== 0)
+    fail('has openCoding.listBytesPerBit but keeps its lists in its rows (0 or nothing)');
 }
 
 /** Version 10's blocks of whole rows (the directory's `rowBlocks`). */
