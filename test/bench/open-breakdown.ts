@@ -5,6 +5,7 @@
 // than the section (one gzip stream shares its window and header), but the split says where `open`'s bytes go.
 // With --candidates it also prints, gzip'd alone, codings of the same values that `open` could store instead
 // (value for value: each one gives back the array exactly), beside the array as stored.
+// With more than one bundle it ends with one table of every array gzip'd alone (KB), a column a bundle.
 // Usage: node --import tsx test/bench/open-breakdown.ts <x.bundle> [...] [--candidates]
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
@@ -68,13 +69,19 @@ function candidateRows(open: OpenTables, d: PagesDirectory): [string, number][] 
   // conceptCounts: a slope over text length (round nineteen measured it), and over tokens.
   const cc = open.conceptCounts;
   rows.push(['conceptCounts as varints', gz(varints(cc))]);
-  rows.push(['conceptCounts − slope × textLength', gz(varints(residualsOver(open.textLengths, cc, slopeOf(open.textLengths, cc))))]);
-  rows.push(['conceptCounts − slope × tokens', gz(varints(residualsOver(open.tokens, cc, slopeOf(open.tokens, cc))))]);
+  rows.push([
+    'conceptCounts − slope × textLength',
+    gz(varints(residualsOver(open.textLengths, cc, slopeOf(open.textLengths, cc)))),
+  ]);
+  rows.push([
+    'conceptCounts − slope × tokens',
+    gz(varints(residualsOver(open.tokens, cc, slopeOf(open.tokens, cc)))),
+  ]);
   // documentChunks: one size a run of chunks of one document (a document's chunks are consecutive).
   const dc = open.documentChunks;
   const runs: number[] = [];
   let runsExact = true;
-  for (let k = 0; k < n; ) {
+  for (let k = 0; k < n;) {
     const size = dc[k];
     if (size < 1 || k + size > n) {
       runsExact = false;
@@ -98,12 +105,18 @@ function candidateRows(open: OpenTables, d: PagesDirectory): [string, number][] 
       tcRuns.push(zigzag(tc[k] - runs[r]));
     }
     if (runsExact)
-      rows.push([`titleChunks − document's, one a document${tcRunsExact ? '' : ' (NOT runs)'}`, gz(varints(tcRuns))]);
+      rows.push([
+        `titleChunks − document's, one a document${tcRunsExact ? '' : ' (NOT runs)'}`,
+        gz(varints(tcRuns)),
+      ]);
   }
   // headingLengths: the chunks of one section share a heading path.
   const hl = open.headingLengths;
   rows.push(['headingLengths as varints', gz(varints(hl))]);
-  rows.push(['headingLengths − the chunk before', gz(varints(Array.from(hl, (v, k) => zigzag(v - (k ? hl[k - 1] : 0)))))]);
+  rows.push([
+    'headingLengths − the chunk before',
+    gz(varints(Array.from(hl, (v, k) => zigzag(v - (k ? hl[k - 1] : 0))))),
+  ]);
   rows.push(['textLengths as varints', gz(varints(open.textLengths))]);
   // Per concept: df, degree codes, list sizes, the IDF's df.
   const df = open.df;
@@ -131,20 +144,34 @@ function candidateRows(open: OpenTables, d: PagesDirectory): [string, number][] 
   // listSizes: each list's bytes beyond least·df, in version 9's order, against a slope over df.
   const least = d.version >= 3 ? 2 : 6;
   if (!d.listsInRows) {
-    const extra = Array.from({ length: nc }, (_, c) => open.listOffsets[c + 1] - open.listOffsets[c] - least * df[c]);
+    const extra = Array.from(
+      { length: nc },
+      (_, c) => open.listOffsets[c + 1] - open.listOffsets[c] - least * df[c],
+    );
     const order = [...multi, ...Array.from({ length: nc }, (_, c) => c).filter((c) => df[c] === 1)];
     const ordered = order.map((c) => extra[c]);
     const dfOrdered = order.map((c) => df[c]);
     rows.push(['listSizes as stored (v9 order)', gz(varints(ordered))]);
     const slope = slopeOf(dfOrdered, ordered);
-    rows.push([`listSizes − slope × df (${(slope / 65536).toFixed(3)})`, gz(varints(residualsOver(dfOrdered, ordered, slope)))]);
+    rows.push([
+      `listSizes − slope × df (${(slope / 65536).toFixed(3)})`,
+      gz(varints(residualsOver(dfOrdered, ordered, slope))),
+    ]);
     const lslope = slopeOf(
       dfOrdered.map((v) => v * Math.log2(n / v)),
       ordered,
     );
     rows.push([
       `listSizes − slope × df·log2(n/df) (${(lslope / 65536).toFixed(3)})`,
-      gz(varints(residualsOver(dfOrdered.map((v) => Math.round(v * Math.log2(n / v))), ordered, lslope))),
+      gz(
+        varints(
+          residualsOver(
+            dfOrdered.map((v) => Math.round(v * Math.log2(n / v))),
+            ordered,
+            lslope,
+          ),
+        ),
+      ),
     ]);
     const singles = order.filter((c) => df[c] === 1).map((c) => extra[c]);
     rows.push(['listSizes of df-1 concepts alone', gz(varints(singles))]);
@@ -166,9 +193,15 @@ function candidateRows(open: OpenTables, d: PagesDirectory): [string, number][] 
   });
   rows.push(['recordGroups sizes as varints', gz(varints(recordSizes))]);
   const rs = slopeOf(groupTokens, recordSizes);
-  rows.push([`recordGroups − slope × tokens (${(rs / 65536).toFixed(3)})`, gz(varints(residualsOver(groupTokens, recordSizes, rs)))]);
+  rows.push([
+    `recordGroups − slope × tokens (${(rs / 65536).toFixed(3)})`,
+    gz(varints(residualsOver(groupTokens, recordSizes, rs))),
+  ]);
   const rt = slopeOf(groupText, recordSizes);
-  rows.push([`recordGroups − slope × textLengths (${(rt / 65536).toFixed(3)})`, gz(varints(residualsOver(groupText, recordSizes, rt)))]);
+  rows.push([
+    `recordGroups − slope × textLengths (${(rt / 65536).toFixed(3)})`,
+    gz(varints(residualsOver(groupText, recordSizes, rt))),
+  ]);
   return rows;
 }
 
@@ -179,6 +212,8 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Per bundle: each array's bytes gzip'd alone, and the section's. */
+const columns: { path: string; alone: Map<string, number>; open: number }[] = [];
 for (const path of paths) {
   const data = new Uint8Array(await readFile(path));
   const manifest = await readManifestByRanges(new MemoryRangeSource(data, path));
@@ -187,7 +222,10 @@ for (const path of paths) {
   const d = pages.meta as unknown as PagesDirectory;
   const [at, length] = d.sections.open;
   const section = data.subarray(pages.offset + at, pages.offset + at + length);
-  const stored = decodeStructured(await gunzip(section, gzipSize(section)), 'open') as Record<string, unknown>;
+  const stored = decodeStructured(await gunzip(section, gzipSize(section)), 'open') as Record<
+    string,
+    unknown
+  >;
   console.log(
     `\n${path}: pages version ${d.version}, ${d.chunkCount} chunks, ${d.conceptCount} concepts, ` +
       `${d.listsInRows ? 'lists in rows' : 'lists section'}; open ${length} bytes gzip'd`,
@@ -201,6 +239,7 @@ for (const path of paths) {
     return { key, value, bytes, alone };
   });
   fields.sort((a, b) => b.alone - a.alone);
+  columns.push({ path, alone: new Map(fields.map((f) => [f.key, f.alone])), open: length });
   for (const { key, value, bytes, alone } of fields) {
     sum += alone;
     const entries = typeof value === 'number' ? String(value) : Array.isArray(value) ? value.length : '–';
@@ -214,4 +253,17 @@ for (const path of paths) {
     console.log('| --- | ---: |');
     for (const [name, bytes] of candidateRows(open, d)) console.log(`| ${name} | ${kb(bytes)} |`);
   }
+}
+if (columns.length > 1) {
+  const keys = [...new Set(columns.flatMap((c) => [...c.alone.keys()]))].filter((k) => k !== 'singleCode');
+  const first = columns[0].alone;
+  keys.sort((a, b) => (first.get(b) ?? 0) - (first.get(a) ?? 0));
+  const name = (path: string) => path.split('/').slice(-2).join('/');
+  console.log(`\n| array (KB gzip'd alone) | ${columns.map((c) => name(c.path)).join(' | ')} |`);
+  console.log(`| --- | ${columns.map(() => '---:').join(' | ')} |`);
+  for (const key of keys)
+    console.log(
+      `| ${key} | ${columns.map((c) => (c.alone.has(key) ? kb(c.alone.get(key)!) : '–')).join(' | ')} |`,
+    );
+  console.log(`| **open as stored** | ${columns.map((c) => `**${kb(c.open)}**`).join(' | ')} |`);
 }
