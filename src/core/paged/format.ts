@@ -277,7 +277,7 @@ export interface OpenCoding {
   documentRuns: number;
 }
 /** `openCoding`'s keys, in the order the writers give them. */
-export const OPEN_CODING_KEYS = [
+const OPEN_CODING_KEYS = [
   'countsPerLength',
   'rowBytesPerCount',
   'recordBytesPerLength',

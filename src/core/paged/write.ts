@@ -615,7 +615,12 @@ export async function openSections(
   rowsPerGroup = 1,
   /** The chunks a record group holds (groups.records): version 11 codes each group's size over their lengths. */
   recordsPerGroup = 1,
-): Promise<{ open: Uint8Array; degrees: Uint8Array; openResiduals?: OpenResiduals; openCoding?: OpenCoding }> {
+): Promise<{
+  open: Uint8Array;
+  degrees: Uint8Array;
+  openResiduals?: OpenResiduals;
+  openCoding?: OpenCoding;
+}> {
   if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
   const compact = compactOpen(full, n, version, listsInRows, rowsPerGroup, recordsPerGroup);
   return {
