@@ -271,6 +271,7 @@ export interface OpenCoding {
    */
   listBytesPerBit: number;
   /**
+   * (No slope: with openCoding `open.df` is always split into `dfOnes` and the others' df, PagesOpenV11.)
    * 1 when every document's chunks are consecutive: `documentChunks` is then one size a document (each repeated as
    * many times as it says) and `titleChunks` one zigzag difference to it a document; 0: as version 10.
    */
@@ -551,6 +552,15 @@ export interface PagesOpenV9 extends PagesOpenV6 {
    * row (SectionReader, singleDegree); until that row is read the bound is all it has.
    */
   singleCode: number;
+}
+
+/**
+ * What a version 11 `open` with `openCoding` holds: version 9's value, five arrays coded smaller (OpenCoding), and
+ * `df` split in two: `dfOnes`, one bit a concept (bit c % 8 of byte ⌊c / 8⌋) set when the concept is in one chunk,
+ * and `df` the varints of the others' df alone, in concept order.
+ */
+export interface PagesOpenV11 extends PagesOpenV9 {
+  dfOnes: Uint8Array;
 }
 
 /** The `open` arrays a library reads, whatever the version (compactOpen.ts, expandOpen). */

@@ -1107,6 +1107,67 @@ describe('concept counts, group, list and document sizes coded smaller in open (
     );
   });
 
+  it('a df split that lies (dfOnes of another length, bits past the concepts, a df more or fewer, a df of 1 among the others) is refused at open naming it', async () => {
+    for (const layout of [0, 1] as const) {
+      const nc = (await layouts[layout][1]()).directory.conceptCount;
+      const bytes = Math.ceil(nc / 8);
+      for (const length of [bytes - 1, bytes + 1]) {
+        const w = await changed(layout, (open) => {
+          const ones = open.dfOnes as Uint8Array;
+          const out = new Uint8Array(length);
+          out.set(ones.subarray(0, Math.min(length, ones.length)));
+          open.dfOnes = out;
+        });
+        await expect(opened(w)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has dfOnes of ${length} bytes, expected ${bytes} (a bit a concept)`,
+        );
+      }
+      const none = await changed(layout, (open) => {
+        delete open.dfOnes;
+      });
+      await expect(opened(none)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has dfOnes of no bytes, expected ${bytes}`,
+      );
+      if (nc % 8 !== 0) {
+        const past = await changed(layout, (open) => {
+          const ones = (open.dfOnes as Uint8Array).slice();
+          ones[ones.length - 1] |= 0x80;
+          open.dfOnes = ones;
+        });
+        await expect(opened(past)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has dfOnes set past its ${nc} concepts`,
+        );
+      }
+      let others = 0;
+      const fewer = await changed(layout, (open) => {
+        const values = varintsOf(open.df);
+        others = values.length;
+        open.df = bytesOf(values.slice(0, -1));
+      });
+      await expect(opened(fewer)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has ${others - 1} df, expected ${others} (one a concept not in dfOnes)`,
+      );
+      const one = await changed(layout, (open) => {
+        const values = varintsOf(open.df);
+        values[0] = 1;
+        open.df = bytesOf(values);
+      });
+      await expect(opened(one)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) gives concept \d+ a df of 1 beside dfOnes/,
+      );
+      // A bit cleared: one df more is asked for than the others hold.
+      const cleared = await changed(layout, (open) => {
+        const ones = (open.dfOnes as Uint8Array).slice();
+        const at = ones.findIndex((x) => x !== 0);
+        ones[at] &= ones[at] - 1;
+        open.dfOnes = ones;
+      });
+      await expect(opened(cleared)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has ${others} df, expected ${others + 1} (one a concept not in dfOnes)`,
+      );
+    }
+  });
+
   it('a residual far below its prediction (a count or size below 0) is refused at open naming its array', async () => {
     const far = 2 * 2 ** 40 - 1; // zigzag of −2^40
     const first = (values: number[]) => [far, ...values.slice(1)];

@@ -3,9 +3,10 @@
 // a bracket; the IDF and the list offsets are recomputed at open; version 1 pages are still read, and `cli upgrade`
 // turns them into the version 2 pages the writer makes directly, byte for byte.
 import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bundleBytes, readBundle, writeBundle } from '../../../src/core/bundle/index.ts';
-import { jsonlPart } from '../../../src/core/bundle/codecs.ts';
+import { decodeStructured, jsonlPart } from '../../../src/core/bundle/codecs.ts';
 import {
   PersonalizedPageRank,
   weightedDegrees,
@@ -197,6 +198,22 @@ async function buildEngine(path: string) {
     engine: RetrievalEngine.build({ chunks: corpus.retrievalChunks, sentences: corpus.sentences }, analyzer),
     analyzer,
   };
+}
+
+/** The stored `open` value of written pages (gunzip'd, as the bundle holds it: varints, residuals, bitmaps). */
+function piecesOfOpen(written: { data: Uint8Array; directory: { sections: { open: [number, number] } } }) {
+  const [at, length] = written.directory.sections.open;
+  return decodeStructured<{ dfOnes: Uint8Array }>(
+    new Uint8Array(gunzipSync(written.data.subarray(at, at + length))),
+    'open',
+  );
+}
+
+/** The set bits of a byte. */
+function popcount(byte: number): number {
+  let bits = 0;
+  for (let b = byte; b; b &= b - 1) bits++;
+  return bits;
 }
 
 const QUESTIONS = [
@@ -609,6 +626,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
       expect(coding.recordBytesPerLength).toBeGreaterThan(0);
       // The fixture's documents are each in consecutive chunks.
       expect(coding.documentRuns).toBe(1);
+      // `open.df` split: a bit a concept in one chunk, the others' df alone.
+      const stored = piecesOfOpen(written);
+      const ones = Array.from(o10.df.keys()).filter((c) => o10.df[c] === 1);
+      expect(ones.length).toBeGreaterThan(0);
+      expect(stored.dfOnes.length).toBe(Math.ceil(o10.df.length / 8));
+      for (const c of ones) expect((stored.dfOnes[c >> 3] >> (c & 7)) & 1).toBe(1);
+      expect(stored.dfOnes.reduce((sum, byte) => sum + popcount(byte), 0)).toBe(ones.length);
       if (written === v11) expect(coding.listBytesPerBit).toBe(0);
       else {
         // Each list's bytes beyond its 2 a chunk, over df × (bits of n − bits of df).
