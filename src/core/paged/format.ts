@@ -50,9 +50,10 @@
 // sizes less their chunks' concept counts (compactOpen.ts; `open` at 100 MiB: 1,129 → 1,069 KB); `rowBlocks`, the
 // rows cut into blocks of whole rows (blockLayout.ts rowBlockStarts): each row's bytes one block, never two, whose
 // starts follow from `open`'s row groups.
-// Version 11 (round twenty) is shared the same way (FORMAT.md "Version 11"): `openCoding`, five more of `open`'s
-// arrays coded from what `open` already holds, four as residuals of a slope and the document sizes one a document
-// (compactOpen.ts; `open` at 100 MiB: 1,068 → 1,003 KB).
+// Version 11 (round twenty) is shared the same way (FORMAT.md "Version 11"): `openCoding`, six more of `open`'s
+// arrays coded from what `open` already holds: four as residuals of a slope, the document sizes one a document, the
+// df split into a bitmap of the concepts in one chunk and the others' (compactOpen.ts; `open` at 100 MiB: 1,068 →
+// 983 KB).
 // Versions 1 to 10 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
