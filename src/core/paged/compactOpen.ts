@@ -233,7 +233,8 @@ export function compactOpen(
   const residuals = (values: ArrayLike<number>, x: ArrayLike<number>, slope: number): Uint8Array =>
     varints(values.length, (i) => zigzag(values[i] - predicted(x[i], slope)));
   // The concepts in one chunk (67 % at 100 MiB) as a bitmap, the others' df apart: one gzip stream coded them together
-  // in 206 KB, where a run of ones drew matches that cost more than the ones (at 100 MiB `open` 1,003,154 → 982,554 B).
+  // in 206 KB, where a run of ones drew matches that cost more than the ones (at 100 MiB `open` 1,003,154 → 982,554
+  // bytes).
   const dfOnes = new Uint8Array(Math.ceil(nc / 8));
   for (let c = 0; c < nc; c++) if (full.df[c] === 1) dfOnes[c >> 3] |= 1 << (c & 7);
   return {
