@@ -25,7 +25,7 @@ const commands: Record<string, Command> = {
   },
   upgrade: {
     summary:
-      "rewrite a bundle's version 1–9 pages as version 10: a smaller open (no degree codes of one-chunk concepts), lists without shares or in the rows (coded by concept), 1 KiB blocks for a small library, 512 B for a large one with blocks of their own for its open, records and postings and blocks of whole rows (<in> --out <out>)",
+      "rewrite a bundle's version 1–10 pages as version 11: a smaller open (no degree codes of one-chunk concepts, counts and group sizes as residuals), lists without shares or in the rows (coded by concept), 1 KiB blocks for a small library, 512 B for a large one with blocks of their own for its open, records and postings and blocks of whole rows (<in> --out <out>)",
     load: () => import('./upgrade.ts'),
   },
   bench: {

@@ -244,11 +244,52 @@ export function rowOffsets(p: PagesPieces): number[] | undefined {
   const sizes = varintsOf(stored);
   const counts = groupConceptCounts(p);
   if (sizes === undefined || counts === undefined) return undefined;
+  const coding = p.directory.openCoding;
   const offsets = [0];
   sizes.forEach((x, g) =>
-    offsets.push(offsets[g] + (counts ? counts[g] + (p.directory.listsInRows ? unzigzag(x) : x) : x)),
+    offsets.push(
+      offsets[g] +
+        (coding && counts
+          ? predicted(counts[g], coding.rowBytesPerCount) + unzigzag(x)
+          : counts
+            ? counts[g] + (p.directory.listsInRows ? unzigzag(x) : x)
+            : x),
+    ),
   );
   return offsets;
+}
+
+/** Version 11 (openCoding): what a slope (in 65,536ths) predicts for x, as compactOpen.ts predicts it. */
+const predicted = (x: number, slope: number): number => Math.floor((x * slope) / 65536);
+
+/** The chunks' BM25 text lengths as the pieces' `open` stores them (varints from version 6, else float32). */
+function textLengthsOf(p: PagesPieces): number[] | undefined {
+  const stored = p.open.textLengths as unknown;
+  if (stored instanceof Float32Array) return [...stored];
+  return stored instanceof Uint8Array ? varintsOf(stored) : undefined;
+}
+
+/** Each group's sum of `values` (`per` chunks a group). */
+function groupSums(values: number[], per: number): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < values.length; k++) {
+    const g = Math.floor(k / per);
+    out[g] = (out[g] ?? 0) + values[k];
+  }
+  return out;
+}
+
+/** `open.recordGroups` stored for these group sizes as the directory codes them (version 11: residuals). */
+function storeRecordSizes(p: PagesPieces, groups: Uint8Array[]): void {
+  const coding = p.directory.openCoding;
+  const lengths = coding && groupSums(textLengthsOf(p) ?? [], p.directory.groups.records);
+  const sizes = new ByteWriter();
+  groups.forEach((group, g) =>
+    sizes.varint(
+      coding ? zigzag(group.length - predicted(lengths![g] ?? 0, coding.recordBytesPerLength)) : group.length,
+    ),
+  );
+  (p.open as unknown as { recordGroups: Uint8Array }).recordGroups = sizes.take();
 }
 
 /**
@@ -258,10 +299,12 @@ export function rowOffsets(p: PagesPieces): number[] | undefined {
  */
 export function storeRowOffsets(p: PagesPieces, offsets: number[]): boolean {
   const counts = groupConceptCounts(p);
+  const coding = p.directory.openCoding;
   const values: number[] = [];
   for (let g = 0; g + 1 < offsets.length; g++) {
     const size = offsets[g + 1] - offsets[g];
     if (!counts) values.push(size);
+    else if (coding) values.push(zigzag(size - predicted(counts[g] ?? 0, coding.rowBytesPerCount)));
     else if (p.directory.listsInRows) values.push(zigzag(size - (counts[g] ?? 0)));
     else values.push(size - (counts[g] ?? 0));
   }
@@ -294,24 +337,31 @@ function groupConceptCounts(p: PagesPieces): number[] | null | undefined {
   if (p.directory.openResiduals === undefined) return null;
   const stored = p.open.conceptCounts as unknown;
   if (!(stored instanceof Uint8Array)) return undefined;
-  const counts = varintsOf(stored);
+  let counts = varintsOf(stored);
   if (counts === undefined) return undefined;
-  const perGroup = p.directory.groups.rows;
-  const out: number[] = [];
-  for (let k = 0; k < counts.length; k++) {
-    const g = Math.floor(k / perGroup);
-    out[g] = (out[g] ?? 0) + counts[k];
+  // Version 11: each chunk's count is a residual of a slope over its text length.
+  const coding = p.directory.openCoding;
+  if (coding) {
+    const lengths = textLengthsOf(p);
+    if (lengths === undefined) return undefined;
+    counts = counts.map((x, k) => predicted(lengths[k] ?? 0, coding.countsPerLength) + unzigzag(x));
   }
-  return out;
+  return groupSums(counts, p.directory.groups.rows);
 }
 
 /** Where each record group starts: version 6 keeps the groups' sizes as varints (compactOpen.ts), summed here. */
 function recordOffsets(p: PagesPieces): ArrayLike<number> {
   const stored = p.open.recordGroups as unknown;
   if (p.directory.version < 6 || !(stored instanceof Uint8Array)) return p.open.recordGroups;
+  const coding = p.directory.openCoding;
+  const lengths = coding && groupSums(textLengthsOf(p) ?? [], p.directory.groups.records);
   const r = new ByteReader(stored);
   const offsets = [0];
-  while (r.at < stored.length) offsets.push(offsets[offsets.length - 1] + r.varint());
+  for (let g = 0; r.at < stored.length; g++) {
+    const x = r.varint();
+    const size = coding ? predicted(lengths![g] ?? 0, coding.recordBytesPerLength) + unzigzag(x) : x;
+    offsets.push(offsets[offsets.length - 1] + size);
+  }
   return offsets;
 }
 
@@ -361,11 +411,7 @@ export function setRecordGroup(p: PagesPieces, g: number, records: unknown[]): v
   const joined = joinGroups(groups);
   p.sections.records = coded ? concat(joined.section, coded.stored) : joined.section;
   if (p.directory.version < 6) p.open.recordGroups = joined.offsets;
-  else {
-    const sizes = new ByteWriter();
-    for (const group of groups) sizes.varint(group.length);
-    (p.open as unknown as { recordGroups: Uint8Array }).recordGroups = sizes.take();
-  }
+  else storeRecordSizes(p, groups);
 }
 
 /** Version 10: replaces the stored bytes of record group g (as they are: no deflating), moving the groups after it. */
@@ -375,9 +421,7 @@ export function replaceRecordGroupBytes(p: PagesPieces, g: number, bytes: Uint8A
   groups[g] = bytes;
   const joined = joinGroups(groups);
   p.sections.records = concat(joined.section, coded.stored);
-  const sizes = new ByteWriter();
-  for (const group of groups) sizes.varint(group.length);
-  (p.open as unknown as { recordGroups: Uint8Array }).recordGroups = sizes.take();
+  storeRecordSizes(p, groups);
 }
 
 /** Version 10: replaces the stored dictionary at the end of the records section (and its length in the directory). */

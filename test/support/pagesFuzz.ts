@@ -125,6 +125,7 @@ const DIRECTORY_FIELDS = [
   'hashPages',
   'sectionBlocks',
   'openResiduals',
+  'openCoding',
   'rowBlocks',
   'recordCoding',
   'scriptChunks',
@@ -248,6 +249,24 @@ function mutateDirectoryField(
       ]);
     d.openResiduals = r;
     return `directory.openResiduals = ${JSON.stringify(r)}`;
+  }
+  // Version 11's coding of `open`: one slope changed (its array then lies by that much), documentRuns flipped or of
+  // another kind, a key more, or the whole field (below).
+  if (field === 'openCoding' && random() < 0.6) {
+    const c = { ...((d.openCoding as Record<string, unknown> | undefined) ?? {}) };
+    const key = pick(random, [
+      'countsPerLength',
+      'rowBytesPerCount',
+      'recordBytesPerLength',
+      'listBytesPerBit',
+      'documentRuns',
+    ]);
+    const own = typeof c[key] === 'number' ? c[key] : 65536;
+    if (random() < 0.15) c[pick(random, ['__proto__', 'rows', 'tokensPerLength'])] = 1;
+    else if (key === 'documentRuns') c[key] = pick(random, [0, 1, 2, -1, 0.5, '1', true, null, undefined]);
+    else c[key] = pick(random, [...extremes(own), ...WRONG_KINDS, 2 ** 24, 2 ** 24 + 1, 0, undefined]);
+    d.openCoding = c;
+    return `directory.openCoding = ${JSON.stringify(c)}`;
   }
   // Version 10's blocks of whole rows: their size or their count changed (kept as set: assemble() recounts neither),
   // or the whole field.
@@ -545,7 +564,7 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 10 a tenth, version 9 a twentieth and version 8 a tenth (each half in a large library's layout:
+    // Version 11 a twentieth and version 10 a twentieth (each half in the large layout), version 9 a twentieth and version 8 a tenth (each half in a large library's layout:
     // 512-byte blocks, the rows one chunk a group in 128-byte blocks of their own, the lists in their section, under a
     // tree of hash pages of two levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks),
     // version 7 a tenth (the same halves, its rows in 512-byte blocks), versions 6 and 5 (the large layout) a tenth
@@ -553,28 +572,31 @@ function casesOfPages(count: number, seed: number): Case[] {
     // and version 1 a twentieth.
     const draw = random();
     const version =
-      draw < 0.1
-        ? 10
-        : draw >= 0.9
-          ? 9
-          : draw < 0.2
-            ? 8
-            : draw < 0.3
-              ? 7
-              : draw < 0.4
-                ? 6
-                : draw < 0.5
-                  ? 5
-                  : draw < 0.6
-                    ? 4
-                    : draw < 0.7
-                      ? 3
-                      : draw < 0.85
-                        ? 2
-                        : 1;
+      draw < 0.05
+        ? 11
+        : draw < 0.1
+          ? 10
+          : draw >= 0.9
+            ? 9
+            : draw < 0.2
+              ? 8
+              : draw < 0.3
+                ? 7
+                : draw < 0.4
+                  ? 6
+                  : draw < 0.5
+                    ? 5
+                    : draw < 0.6
+                      ? 4
+                      : draw < 0.7
+                        ? 3
+                        : draw < 0.85
+                          ? 2
+                          : 1;
     const large =
       version === 5 ||
-      (version === 10 && draw < 0.05) ||
+      (version === 11 && draw < 0.025) ||
+      (version === 10 && draw < 0.075) ||
       (version === 9 && draw < 0.95) ||
       (version === 8 && draw < 0.15) ||
       (version === 7 && draw < 0.25) ||

@@ -549,7 +549,14 @@ export async function buildPages(
     terms: word.groupFirsts,
     groups: writtenGroups,
   });
-  const written = await openSections(full, n, undefined, concepts.listsInRows, writtenGroups.rows);
+  const written = await openSections(
+    full,
+    n,
+    undefined,
+    concepts.listsInRows,
+    writtenGroups.rows,
+    writtenGroups.records,
+  );
   await sinks.open.write(written.open);
   await sinks.degrees.write(written.degrees);
   for (const name of SECTIONS) await sinks[name].close();
@@ -605,6 +612,7 @@ export async function buildPages(
     hashPages: hashPart.hashPages,
     sectionBlocks,
     openResiduals: written.openResiduals,
+    openCoding: written.openCoding,
     rowBlocks,
     recordCoding: { dictionary },
   });

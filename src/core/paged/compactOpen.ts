@@ -12,13 +12,17 @@
 // The writers (write.ts, build.ts) and the upgrade of a version 1 part (upgrade.ts) make version 2 from the same
 // version 1 value with compactOpen, so an upgraded part is byte for byte the one built directly. Later versions
 // (6, 9, 10) code the same values smaller here too; version 10's `openResiduals` (applyResiduals) keeps each chunk's
-// tokens as its difference to a slope over its text length and each row group's size less its chunks' concept counts.
+// tokens as its difference to a slope over its text length and each row group's size less its chunks' concept counts;
+// version 11's `openCoding` codes three more arrays so (a chunk's concept count over its text length, a row group's
+// bytes over its concept counts, a record group's bytes over its text lengths).
 import { conceptIdf } from '../graph/index.ts';
 import { PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import {
+  MAX_OPEN_SLOPE,
   MAX_TOKENS_PER_LENGTH,
   minListBytes,
+  type OpenCoding,
   type OpenResiduals,
   type OpenTables,
   type PagesDirectory,
@@ -26,6 +30,7 @@ import {
   type PagesOpenV2,
   type PagesOpenV6,
   type PagesOpenV9,
+  type PagesOpenV11,
 } from './format.ts';
 
 /**
@@ -138,11 +143,15 @@ export function compactOpen(
   listsInRows = false,
   /** The chunks a row group holds (the directory's groups.rows): version 10's row group sizes less their counts. */
   rowsPerGroup = 1,
+  /** The chunks a record group holds (the directory's groups.records): version 11's record group sizes. */
+  recordsPerGroup = 1,
 ): {
-  open: PagesOpenV2 | PagesOpenV6 | PagesOpenV9;
+  open: PagesOpenV2 | PagesOpenV6 | PagesOpenV9 | PagesOpenV11;
   degrees: Uint8Array;
   /** Version 10: the directory's `openResiduals`, which says how `open.tokens` and `open.rowGroups` are coded. */
   openResiduals?: OpenResiduals;
+  /** Version 11: the directory's `openCoding`, which says how `conceptCounts`, `rowGroups`, `recordGroups` are. */
+  openCoding?: OpenCoding;
 } {
   const least = minListBytes(version);
   const { idf, degrees, listOffsets, ...rest } = full;
@@ -180,53 +189,192 @@ export function compactOpen(
   let singleCode = 0;
   for (let c = 0; c < nc; c++) if (full.df[c] === 1 && codes[c] > singleCode) singleCode = codes[c];
   if (version < 10) return { open: { ...v6, singleCode }, degrees: section };
-  const tokensPerLength = tokensPerLengthOf(full.textLengths, full.tokens);
+  const tokensPerLength = slopeOf(full.textLengths, full.tokens, MAX_TOKENS_PER_LENGTH);
+  const tokens = varints(full.tokens.length, (k) =>
+    zigzag(full.tokens[k] - predicted(full.textLengths[k], tokensPerLength)),
+  );
+  const rowSizes = groupSizes(full.rowGroups);
+  const rowCounts = groupSums(full.conceptCounts, rowsPerGroup, rowSizes.length);
+  if (version < 11)
+    return {
+      open: {
+        ...v6,
+        singleCode,
+        tokens,
+        // Rows that do not keep the lists hold a varint of at least a byte for each concept id of their chunks, so a
+        // group's size less its counts is ≥ 0 (decodeRowGroup refuses less); one gzip'd group may be smaller.
+        rowGroups: varints(rowSizes.length, (g) => {
+          const extra = rowSizes[g] - rowCounts[g];
+          if (!listsInRows && extra < 0)
+            throw new Error(`pages: row group ${g} is shorter than its chunks' concept ids`);
+          return listsInRows ? zigzag(extra) : extra;
+        }),
+      },
+      degrees: section,
+      openResiduals: { tokensPerLength },
+    };
+  // Version 11: each a slope fitted to this library (least squares through 0, in chunk order, so `--pages`,
+  // `--stream` and `cli upgrade` fit the same) and the residuals of it.
+  const recordSizes = groupSizes(full.recordGroups);
+  const recordLengths = groupSums(full.textLengths, recordsPerGroup, recordSizes.length);
+  const order = listOrder(full.df);
+  const listExtras = listsInRows ? new Float64Array(0) : Float64Array.from(order, extraOf);
+  const gapBits = listsInRows
+    ? new Float64Array(0)
+    : Float64Array.from(order, (c) => listBits(full.df[c], n));
+  const runs = documentRunsOf(full.documentChunks, full.titleChunks);
+  const openCoding: OpenCoding = {
+    countsPerLength: slopeOf(full.textLengths, full.conceptCounts, MAX_OPEN_SLOPE),
+    rowBytesPerCount: slopeOf(rowCounts, rowSizes, MAX_OPEN_SLOPE),
+    recordBytesPerLength: slopeOf(recordLengths, recordSizes, MAX_OPEN_SLOPE),
+    listBytesPerBit: slopeOf(gapBits, listExtras, MAX_OPEN_SLOPE),
+    documentRuns: runs ? 1 : 0,
+  };
+  const residuals = (values: ArrayLike<number>, x: ArrayLike<number>, slope: number): Uint8Array =>
+    varints(values.length, (i) => zigzag(values[i] - predicted(x[i], slope)));
+  // The concepts in one chunk (67 % at 100 MiB) as a bitmap, the others' df apart: one gzip stream coded them together
+  // in 206 KB, where a run of ones drew matches that cost more than the ones (at 100 MiB `open` 1,003,154 → 982,554
+  // bytes).
+  const dfOnes = new Uint8Array(Math.ceil(nc / 8));
+  for (let c = 0; c < nc; c++) if (full.df[c] === 1) dfOnes[c >> 3] |= 1 << (c & 7);
   return {
     open: {
       ...v6,
+      df: varintsOf(Uint32Array.from(order.slice(0, nc - countOnes(full.df))), (c) => full.df[c]),
+      dfOnes,
       singleCode,
-      tokens: varints(full.tokens.length, (k) =>
-        zigzag(full.tokens[k] - predictedTokens(full.textLengths[k], tokensPerLength)),
-      ),
-      // Rows that do not keep the lists hold a varint of at least a byte for each concept id of their chunks, so a
-      // group's size less its counts is ≥ 0 (decodeRowGroup refuses less); one gzip'd group may be smaller.
-      rowGroups: varints(full.rowGroups.length - 1, (g) => {
-        const from = g * rowsPerGroup;
-        const extra =
-          full.rowGroups[g + 1] -
-          full.rowGroups[g] -
-          sumOf(full.conceptCounts, from, Math.min(n, from + rowsPerGroup));
-        if (!listsInRows && extra < 0)
-          throw new Error(`pages: row group ${g} is shorter than its chunks' concept ids`);
-        return listsInRows ? zigzag(extra) : extra;
-      }),
+      tokens,
+      conceptCounts: residuals(full.conceptCounts, full.textLengths, openCoding.countsPerLength),
+      rowGroups: residuals(rowSizes, rowCounts, openCoding.rowBytesPerCount),
+      recordGroups: residuals(recordSizes, recordLengths, openCoding.recordBytesPerLength),
+      ...(listsInRows ? {} : { listSizes: residuals(listExtras, gapBits, openCoding.listBytesPerBit) }),
+      ...(runs
+        ? {
+            documentChunks: varints(runs.sizes.length, (i) => runs.sizes[i]),
+            ...(runs.titles
+              ? { titleChunks: varints(runs.titles.length, (i) => zigzag(runs.titles![i] - runs.sizes[i])) }
+              : {}),
+          }
+        : {}),
     },
     degrees: section,
     openResiduals: { tokensPerLength },
+    openCoding,
   };
 }
 
-/** Version 10's slope of a chunk's tokens over its BM25 text length, in 65,536ths (TOKENS_SCALE). */
-const TOKENS_SCALE = 65536;
-
 /**
- * The slope of tokens over text length through 0 (least squares, in 65,536ths), from the arrays in chunk order: the
- * writers and `cli upgrade` compute it from the same arrays in the same order, so it is the same number.
+ * Version 11's bound on a chunk list's gap bits: df gaps that sum to at most n take about log2(n / df) bits each, so
+ * df × (bits of n − bits of df), whole numbers (Math.clz32) where a log2 would differ between engines.
  */
-function tokensPerLengthOf(lengths: ArrayLike<number>, tokens: ArrayLike<number>): number {
-  let xy = 0;
-  let xx = 0;
-  for (let k = 0; k < lengths.length; k++) {
-    xy += lengths[k] * tokens[k];
-    xx += lengths[k] * lengths[k];
-  }
-  const slope = xx > 0 ? Math.round((TOKENS_SCALE * xy) / xx) : 0;
-  return Math.min(MAX_TOKENS_PER_LENGTH, Math.max(0, slope));
+function listBits(df: number, n: number): number {
+  return df * Math.max(0, Math.clz32(df) - Math.clz32(n));
 }
 
-/** The tokens version 10 predicts for a chunk of this BM25 text length (exact: a product below 2^48). */
-function predictedTokens(length: number, tokensPerLength: number): number {
-  return Math.floor((length * tokensPerLength) / TOKENS_SCALE);
+/**
+ * The documents' sizes in chunk order when every document's chunks are consecutive (each chunk's `documentChunks`
+ * is then its run's length), and each document's `titleChunks` when all its chunks have the same; else undefined.
+ */
+function documentRunsOf(
+  documentChunks: ArrayLike<number>,
+  titleChunks: ArrayLike<number> | undefined,
+): { sizes: number[]; titles?: number[] } | undefined {
+  const sizes: number[] = [];
+  const titles: number[] = [];
+  for (let k = 0; k < documentChunks.length;) {
+    const size = documentChunks[k];
+    if (!(size >= 1) || k + size > documentChunks.length) return undefined;
+    for (let j = k; j < k + size; j++) {
+      if (documentChunks[j] !== size) return undefined;
+      if (titleChunks && titleChunks[j] !== titleChunks[k]) return undefined;
+    }
+    sizes.push(size);
+    if (titleChunks) titles.push(titleChunks[k]);
+    k += size;
+  }
+  return titleChunks ? { sizes, titles } : { sizes };
+}
+
+/** The concepts in one chunk (df 1). */
+function countOnes(df: ArrayLike<number>): number {
+  let ones = 0;
+  for (let c = 0; c < df.length; c++) if (df[c] === 1) ones++;
+  return ones;
+}
+
+/**
+ * Version 11's `df` from its two parts (PagesOpenV11): the bitmap of the concepts in one chunk, `concepts` bits
+ * (ceil(concepts / 8) bytes, nothing set past the last), and the others' df as varints, as many as its unset bits,
+ * none of them 1, each below 2^32; checked before any is kept.
+ */
+function expandDf(out: Record<string, unknown>, concepts: number): void {
+  const ones = out.dfOnes;
+  if (!(ones instanceof Uint8Array) || ones.length !== Math.ceil(concepts / 8))
+    throw new PagesError(
+      `pages.bin (open) has dfOnes of ${ones instanceof Uint8Array ? ones.length : 'no'} bytes, expected ${Math.ceil(concepts / 8)} (a bit a concept)`,
+    );
+  if (concepts % 8 !== 0 && ones[ones.length - 1] >> (concepts % 8) !== 0)
+    throw new PagesError(`pages.bin (open) has dfOnes set past its ${concepts} concepts`);
+  const others = allVarints(out.df, 'df');
+  let set = 0;
+  for (let c = 0; c < concepts; c++) set += (ones[c >> 3] >> (c & 7)) & 1;
+  if (others.length !== concepts - set)
+    throw new PagesError(
+      `pages.bin (open) has ${others.length} df, expected ${concepts - set} (one a concept not in dfOnes)`,
+    );
+  const df = new Uint32Array(concepts);
+  for (let c = 0, i = 0; c < concepts; c++) {
+    if ((ones[c >> 3] >> (c & 7)) & 1) df[c] = 1;
+    else {
+      const value = others[i++];
+      if (value === 1 || value > 0xffffffff)
+        throw new PagesError(`pages.bin (open) gives concept ${c} a df of ${value} beside dfOnes`);
+      df[c] = value;
+    }
+  }
+  out.df = df;
+  delete out.dfOnes;
+}
+
+/** Each group's size from the offsets of its start (and the section's end). */
+function groupSizes(offsets: ArrayLike<number>): Float64Array {
+  const sizes = new Float64Array(Math.max(0, offsets.length - 1));
+  for (let g = 0; g < sizes.length; g++) sizes[g] = offsets[g + 1] - offsets[g];
+  return sizes;
+}
+
+/** The sums of `values` over `groups` groups of `per` entries each (the last one may hold fewer). */
+function groupSums(values: ArrayLike<number>, per: number, groups: number): Float64Array {
+  const sums = new Float64Array(groups);
+  for (let g = 0; g < groups; g++) sums[g] = sumOf(values, g * per, Math.min(values.length, (g + 1) * per));
+  return sums;
+}
+
+/** Version 10's and 11's slopes are in 65,536ths (SLOPE_SCALE). */
+const SLOPE_SCALE = 65536;
+
+/**
+ * The slope of y over x through 0 (least squares, in 65,536ths, 0 to `max`), from the arrays in their order: the
+ * writers and `cli upgrade` compute it from the same arrays in the same order, so it is the same number. Version
+ * 10's tokens over text length; version 11's (openCoding) concept counts, row and record group sizes.
+ */
+function slopeOf(x: ArrayLike<number>, y: ArrayLike<number>, max: number): number {
+  let xy = 0;
+  let xx = 0;
+  for (let i = 0; i < x.length; i++) {
+    xy += x[i] * y[i];
+    xx += x[i] * x[i];
+  }
+  const slope = xx > 0 ? Math.round((SLOPE_SCALE * xy) / xx) : 0;
+  return Math.min(max, Math.max(0, slope));
+}
+
+/**
+ * What a slope predicts for x: floor(x × slope / 65536). The same number in every engine: a product of two f64s and
+ * a division by a power of two, each rounded as IEEE 754 rounds it (exact for a BM25 length below 2^24).
+ */
+function predicted(x: number, slope: number): number {
+  return Math.floor((x * slope) / SLOPE_SCALE);
 }
 
 function zigzag(x: number): number {
@@ -241,49 +389,160 @@ function sumOf(values: ArrayLike<number>, from: number, to: number): number {
   return sum;
 }
 
+/** What expandOpen needs to read version 10's residuals and version 11's `openCoding` (from the directory). */
+interface Residuals {
+  openResiduals: OpenResiduals;
+  openCoding?: OpenCoding;
+  rowsPerGroup: number;
+  recordsPerGroup: number;
+  /** The directory's conceptCount: the bits of version 11's `dfOnes`. */
+  concepts: number;
+}
+
 /**
- * Version 10's `tokens` and `rowGroups` from their residuals (openResiduals), into `out` (decoded from varints but
- * for those two): each chunk's tokens its prediction from its text length plus its residual, each row group's size
- * its chunks' concept counts plus its residual. Every count is checked before a loop uses it.
+ * `count` values of a field stored as zigzag residuals of floor(x × slope / 65536), each checked to be a whole
+ * number from 0 to `max` before it is kept; the count is checked against the varints the field holds first.
+ */
+function unpredict(
+  stored: unknown,
+  name: string,
+  x: ArrayLike<number>,
+  slope: number,
+  max: number,
+  what: (i: number, value: number) => string,
+): Float64Array {
+  const residuals = allVarints(stored, name);
+  if (residuals.length !== x.length)
+    throw new PagesError(`pages.bin (open) has ${residuals.length} ${name}, expected ${x.length}`);
+  const values = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const value = predicted(x[i], slope) + unzigzag(residuals[i]);
+    if (!(value >= 0 && value <= max)) throw new PagesError(`pages.bin (open) gives ${what(i, value)}`);
+    values[i] = value;
+  }
+  return values;
+}
+
+/**
+ * Version 11's `documentChunks` and `titleChunks` from one size a document (openCoding.documentRuns): each size at
+ * least 1 and the sizes summing to n exactly, checked before a chunk's value is written.
+ */
+function expandRuns(out: Record<string, unknown>, n: number): void {
+  const sizes = allVarints(out.documentChunks, 'documentChunks');
+  const titles = out.titleChunks === undefined ? undefined : allVarints(out.titleChunks, 'titleChunks');
+  if (titles && titles.length !== sizes.length)
+    throw new PagesError(
+      `pages.bin (open) has ${titles.length} titleChunks, expected ${sizes.length} (one a document)`,
+    );
+  const documentChunks = new Uint32Array(n);
+  const titleChunks = titles && new Uint32Array(n);
+  let k = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    const size = sizes[i];
+    if (!(size >= 1 && k + size <= n))
+      throw new PagesError(
+        `pages.bin (open) has documentChunks that do not cover its ${n} chunks (document ${i})`,
+      );
+    const title = titles ? size + unzigzag(titles[i]) : 0;
+    if (titles && !(title >= 0 && title <= 0xffffffff))
+      throw new PagesError(`pages.bin (open) gives document ${i} ${title} titleChunks`);
+    documentChunks.fill(size, k, k + size);
+    titleChunks?.fill(title, k, k + size);
+    k += size;
+  }
+  if (k !== n) throw new PagesError(`pages.bin (open) has documentChunks that cover ${k} of its ${n} chunks`);
+  out.documentChunks = documentChunks;
+  if (titleChunks) out.titleChunks = titleChunks;
+}
+
+/** Offsets from 0 summed from group sizes. */
+function offsetsOf(sizes: Float64Array): Float64Array {
+  const offsets = new Float64Array(sizes.length + 1);
+  for (let g = 0; g < sizes.length; g++) offsets[g + 1] = offsets[g] + sizes[g];
+  return offsets;
+}
+
+/**
+ * Version 10's `tokens` and `rowGroups` from their residuals (openResiduals), and with version 11's `openCoding`
+ * also `conceptCounts` and `recordGroups`, into `out` (decoded from varints but for those): each chunk's tokens its
+ * prediction from its text length plus its residual; each row group's size its chunks' concept counts (version 11:
+ * times a slope) plus its residual. Every count is checked before a loop uses it.
  */
 function applyResiduals(
   out: Record<string, unknown>,
-  residuals: OpenResiduals,
-  rowsPerGroup: number,
+  residuals: Residuals,
   n: number,
   listsInRows: boolean,
 ): void {
   const lengths = out.textLengths as Float32Array;
-  const counts = out.conceptCounts as Uint32Array;
   if (lengths.length !== n)
     throw new PagesError(`pages.bin (open) has ${lengths.length} textLengths, expected ${n}`);
+  const coding = residuals.openCoding;
+  if (coding) expandDf(out, residuals.concepts);
+  if (coding?.documentRuns === 1) expandRuns(out, n);
+  if (coding) {
+    const counts = unpredict(
+      out.conceptCounts,
+      'conceptCounts',
+      lengths,
+      coding.countsPerLength,
+      0xffffffff,
+      (k, v) => `chunk ${k} ${v} concepts (openCoding.countsPerLength)`,
+    );
+    out.conceptCounts = Uint32Array.from(counts);
+  }
+  const counts = out.conceptCounts as Uint32Array;
   if (counts.length !== n)
     throw new PagesError(`pages.bin (open) has ${counts.length} conceptCounts, expected ${n}`);
-  const { tokensPerLength } = residuals;
-  const tokenResiduals = allVarints(out.tokens, 'tokens');
-  if (tokenResiduals.length !== n)
-    throw new PagesError(`pages.bin (open) has ${tokenResiduals.length} tokens, expected ${n}`);
-  const tokens = new Uint32Array(n);
-  for (let k = 0; k < n; k++) {
-    const value = predictedTokens(lengths[k], tokensPerLength) + unzigzag(tokenResiduals[k]);
-    if (!(value >= 0 && value <= 0xffffffff))
-      throw new PagesError(`pages.bin (open) gives chunk ${k} ${value} tokens (openResiduals)`);
-    tokens[k] = value;
+  out.tokens = Uint32Array.from(
+    unpredict(
+      out.tokens,
+      'tokens',
+      lengths,
+      residuals.openResiduals.tokensPerLength,
+      0xffffffff,
+      (k, v) => `chunk ${k} ${v} tokens (openResiduals)`,
+    ),
+  );
+  const { rowsPerGroup, recordsPerGroup } = residuals;
+  const rowCounts = groupSums(counts, rowsPerGroup, Math.ceil(n / rowsPerGroup));
+  if (coding) {
+    out.rowGroups = offsetsOf(
+      unpredict(
+        out.rowGroups,
+        'rowGroups',
+        rowCounts,
+        coding.rowBytesPerCount,
+        Number.MAX_SAFE_INTEGER,
+        (g, v) => `row group ${g} ${v} bytes (rowGroups)`,
+      ),
+    );
+    const recordLengths = groupSums(lengths, recordsPerGroup, Math.ceil(n / recordsPerGroup));
+    out.recordGroups = offsetsOf(
+      unpredict(
+        out.recordGroups,
+        'recordGroups',
+        recordLengths,
+        coding.recordBytesPerLength,
+        Number.MAX_SAFE_INTEGER,
+        (g, v) => `record group ${g} ${v} bytes (recordGroups)`,
+      ),
+    );
+    return;
   }
-  out.tokens = tokens;
+  // Version 10: a plain varint of the size less the counts (≥ 0) but for the rows that keep the lists (zigzag).
   const sizeResiduals = allVarints(out.rowGroups, 'rowGroups');
-  const groups = Math.ceil(n / rowsPerGroup);
-  if (sizeResiduals.length !== groups)
-    throw new PagesError(`pages.bin (open) has ${sizeResiduals.length} rowGroups, expected ${groups}`);
-  const offsets = new Float64Array(groups + 1);
-  for (let g = 0; g < groups; g++) {
-    const from = g * rowsPerGroup;
-    const extra = listsInRows ? unzigzag(sizeResiduals[g]) : sizeResiduals[g];
-    const size = sumOf(counts, from, Math.min(n, from + rowsPerGroup)) + extra;
-    if (!(size >= 0)) throw new PagesError(`pages.bin (open) gives row group ${g} ${size} bytes (rowGroups)`);
-    offsets[g + 1] = offsets[g] + size;
+  if (sizeResiduals.length !== rowCounts.length)
+    throw new PagesError(
+      `pages.bin (open) has ${sizeResiduals.length} rowGroups, expected ${rowCounts.length}`,
+    );
+  const sizes = new Float64Array(rowCounts.length);
+  for (let g = 0; g < sizes.length; g++) {
+    sizes[g] = rowCounts[g] + (listsInRows ? unzigzag(sizeResiduals[g]) : sizeResiduals[g]);
+    if (!(sizes[g] >= 0))
+      throw new PagesError(`pages.bin (open) gives row group ${g} ${sizes[g]} bytes (rowGroups)`);
   }
-  out.rowGroups = offsets;
+  out.rowGroups = offsetsOf(sizes);
 }
 
 /**
@@ -375,12 +634,16 @@ function allVarints(bytes: unknown, name: string): Float64Array {
  */
 function openOfVarints(
   open: PagesOpenV6,
-  residuals?: { openResiduals: OpenResiduals; rowsPerGroup: number; n: number; listsInRows: boolean },
+  residuals?: Residuals & { n: number; listsInRows: boolean },
 ): PagesOpenV2 {
   const out: Record<string, unknown> = { ...open };
+  const coded = residuals?.openCoding !== undefined;
   for (const key of COUNT_FIELDS) {
     if (open[key] === undefined && key === 'titleChunks') continue;
     if (residuals && key === 'tokens') continue;
+    if (coded && (key === 'conceptCounts' || key === 'df')) continue;
+    if (residuals?.openCoding?.documentRuns === 1 && (key === 'documentChunks' || key === 'titleChunks'))
+      continue;
     const values = allVarints(open[key], key);
     if (!values.every((x) => x <= 0xffffffff))
       throw new PagesError(`pages.bin (open) has ${key} that do not fit 32 bits`);
@@ -395,21 +658,29 @@ function openOfVarints(
   }
   for (const key of GROUP_FIELDS) {
     if (residuals && key === 'rowGroups') continue;
+    if (coded && key === 'recordGroups') continue;
     const sizes = allVarints(open[key], key);
     const offsets = new Float64Array(sizes.length + 1);
     for (let i = 0; i < sizes.length; i++) offsets[i + 1] = offsets[i] + sizes[i];
     out[key] = offsets;
   }
-  if (residuals)
-    applyResiduals(out, residuals.openResiduals, residuals.rowsPerGroup, residuals.n, residuals.listsInRows);
+  if (residuals) applyResiduals(out, residuals, residuals.n, residuals.listsInRows);
   return out as unknown as PagesOpenV2;
 }
 
-/** What expandOpen needs of a checked directory to read version 10's residuals (undefined: it has none). */
+/** What expandOpen needs of a checked directory to read version 10's and 11's residuals (undefined: none). */
 export function residualsOf(
-  d: Pick<PagesDirectory, 'openResiduals' | 'groups'>,
-): { openResiduals: OpenResiduals; rowsPerGroup: number } | undefined {
-  return d.openResiduals && { openResiduals: d.openResiduals, rowsPerGroup: d.groups.rows };
+  d: Pick<PagesDirectory, 'openResiduals' | 'openCoding' | 'groups' | 'conceptCount'>,
+): Residuals | undefined {
+  return (
+    d.openResiduals && {
+      openResiduals: d.openResiduals,
+      ...(d.openCoding ? { openCoding: d.openCoding } : {}),
+      rowsPerGroup: d.groups.rows,
+      recordsPerGroup: d.groups.records,
+      concepts: d.conceptCount,
+    }
+  );
 }
 
 /**
@@ -421,12 +692,14 @@ export function expandOpen(
   version: number,
   n: number,
   listsInRows = false,
-  /** Version 10: the directory's `openResiduals` and groups.rows, when it has them. */
-  residuals?: { openResiduals: OpenResiduals; rowsPerGroup: number },
+  /** Version 10: the directory's `openResiduals` (11: and `openCoding`) and group sizes, when it has them. */
+  residuals?: Residuals,
 ): OpenTables {
   if (version === 1) return open as PagesOpenV1;
   if (residuals && version < 10)
     throw new PagesError(`pages.bin has openResiduals, which version ${version} does not have`);
+  if (residuals?.openCoding && version < 11)
+    throw new PagesError(`pages.bin has openCoding, which version ${version} does not have`);
   const v2: PagesOpenV2 & { singleCode?: number } =
     version >= 6
       ? openOfVarints(open as PagesOpenV6, residuals && { ...residuals, n, listsInRows })
@@ -448,12 +721,22 @@ export function expandOpen(
   } else {
     if (!(v2.listSizes instanceof Uint8Array)) throw new PagesError('pages.bin (open) has no listSizes');
     const read = readVarints(v2.listSizes, nc, 'listSizes');
-    // Version 9 holds them in listOrder (the concepts not in one chunk first).
+    // Version 9 holds them in listOrder (the concepts not in one chunk first); version 11 as residuals of a slope
+    // over each list's gap bits (openCoding.listBytesPerBit).
     let sizes = read;
     if (version >= 9) {
       sizes = new Float64Array(nc);
       const order = listOrder(v2.df);
-      for (let i = 0; i < nc; i++) sizes[order[i]] = read[i];
+      const slope = residuals?.openCoding?.listBytesPerBit;
+      for (let i = 0; i < nc; i++) {
+        const c = order[i];
+        sizes[c] =
+          slope === undefined ? read[i] : predicted(listBits(v2.df[c], n), slope) + unzigzag(read[i]);
+        if (!(sizes[c] >= 0))
+          throw new PagesError(
+            `pages.bin (open) gives concept ${c}'s list ${sizes[c]} bytes more (listSizes)`,
+          );
+      }
     }
     const least = minListBytes(version);
     for (let c = 0; c < nc; c++) listOffsets[c + 1] = listOffsets[c] + sizes[c] + least * v2.df[c];

@@ -50,7 +50,11 @@
 // sizes less their chunks' concept counts (compactOpen.ts; `open` at 100 MiB: 1,129 → 1,069 KB); `rowBlocks`, the
 // rows cut into blocks of whole rows (blockLayout.ts rowBlockStarts): each row's bytes one block, never two, whose
 // starts follow from `open`'s row groups.
-// Versions 1 to 9 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 11 (round twenty) is shared the same way (FORMAT.md "Version 11"): `openCoding`, six more of `open`'s
+// arrays coded from what `open` already holds: four as residuals of a slope, the document sizes one a document, the
+// df split into a bitmap of the concepts in one chunk and the others' (compactOpen.ts; `open` at 100 MiB: 1,068 →
+// 983 KB).
+// Versions 1 to 10 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
@@ -58,10 +62,10 @@ import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 10;
+export const PAGES_VERSION = 11;
 /**
- * Version 11: the directory's `scriptChunks` (word statistics per script, retrieval params scriptStatistics). Written
- * only by a library built with them, which are off by default: every other part is still version 10.
+ * The version the directory's `scriptChunks` came with (word statistics per script, retrieval params
+ * scriptStatistics): version 11, beside `openCoding`. Written only by a library built with them.
  */
 export const PAGES_SCRIPT_VERSION = 11;
 /** The versions this app reads. */
@@ -254,6 +258,41 @@ export interface OpenResiduals {
   tokensPerLength: number;
 }
 
+/** The highest slope of version 11's `openCoding` (in 65,536ths, as `openResiduals.tokensPerLength`). */
+export const MAX_OPEN_SLOPE = 2 ** 24;
+
+/**
+ * Version 11's directory field `openCoding` (PagesDirectory): the slopes, in 65,536ths, of three more of `open`'s
+ * arrays over what `open` already holds; each stored as the zigzag varint of its value less floor(x × slope / 65536).
+ */
+export interface OpenCoding {
+  /** A chunk's concept count over its BM25 text length. */
+  countsPerLength: number;
+  /** A row group's bytes over its chunks' concept counts (in place of version 10's slope of 1). */
+  rowBytesPerCount: number;
+  /** A record group's bytes over its chunks' BM25 text lengths. */
+  recordBytesPerLength: number;
+  /**
+   * A chunk list's bytes beyond minListBytes·df over df × (bits of the chunk count − bits of df), a bound on its
+   * gaps' bits (compactOpen.ts, listBits); 0 when the lists are kept in the rows (there are no list sizes).
+   */
+  listBytesPerBit: number;
+  /**
+   * (No slope: with openCoding `open.df` is always split into `dfOnes` and the others' df, PagesOpenV11.)
+   * 1 when every document's chunks are consecutive: `documentChunks` is then one size a document (each repeated as
+   * many times as it says) and `titleChunks` one zigzag difference to it a document; 0: as version 10.
+   */
+  documentRuns: number;
+}
+/** `openCoding`'s keys, in the order the writers give them. */
+const OPEN_CODING_KEYS = [
+  'countsPerLength',
+  'rowBytesPerCount',
+  'recordBytesPerLength',
+  'listBytesPerBit',
+  'documentRuns',
+] as const;
+
 /** Version 10's `recordCoding` (PagesDirectory). */
 interface RecordCoding {
   dictionary: number;
@@ -313,6 +352,11 @@ export interface PagesDirectory {
    */
   openResiduals?: OpenResiduals;
   /**
+   * Version 11: `open.conceptCounts`, `open.rowGroups` and `open.recordGroups` coded as residuals of a slope each
+   * (compactOpen.ts, OpenCoding); only beside `openResiduals`, whose tokens it keeps. Absent: as version 10.
+   */
+  openCoding?: OpenCoding;
+  /**
    * Version 10: the rows in blocks of whole rows (blockLayout.ts rowBlockStarts): consecutive row groups packed into
    * blocks of at most `size` bytes (a group longer is a block of its own), `count` of them. Absent: the rows' blocks
    * are their section's block size (`sectionBlocks`, else `blockSize`).
@@ -359,6 +403,32 @@ function checkOpenResiduals(d: PagesDirectory, fail: (why: string) => never): vo
   const slope = (r as OpenResiduals).tokensPerLength;
   if (!(Number.isSafeInteger(slope) && slope >= 0 && slope <= MAX_TOKENS_PER_LENGTH))
     fail(`has openResiduals.tokensPerLength ${String(slope)} (a whole number 0 to 2^24)`);
+}
+
+/**
+ * Version 11's `openCoding`: only from version 11 and beside `openResiduals`, an object of exactly OPEN_CODING_KEYS,
+ * each a whole number 0 to 2^24. Checked before `open` is read, so no slope of another kind reaches a product.
+ */
+function checkOpenCoding(d: PagesDirectory, fail: (why: string) => never): void {
+  const coding = d.openCoding as unknown;
+  if (d.version < 11) fail(`has openCoding, which version ${d.version} does not have`);
+  if (
+    !coding ||
+    typeof coding !== 'object' ||
+    Array.isArray(coding) ||
+    Object.keys(coding).sort().join() !== [...OPEN_CODING_KEYS].sort().join()
+  )
+    fail(`has openCoding that is not { ${OPEN_CODING_KEYS.join(', ')} }`);
+  if (d.openResiduals === undefined) fail('has openCoding without openResiduals');
+  for (const key of OPEN_CODING_KEYS) {
+    const slope = (coding as Record<string, unknown>)[key];
+    if (!(Number.isSafeInteger(slope) && (slope as number) >= 0 && (slope as number) <= MAX_OPEN_SLOPE))
+      fail(`has openCoding.${key} ${String(slope)} (a whole number 0 to 2^24)`);
+  }
+  const runs = (coding as OpenCoding).documentRuns;
+  if (runs !== 0 && runs !== 1) fail(`has openCoding.documentRuns ${String(runs)} (0 or 1)`);
+  if (d.listsInRows && (coding as OpenCoding).listBytesPerBit !== 0)
+    fail('has openCoding.listBytesPerBit but keeps its lists in its rows (0 or nothing)');
 }
 
 /** Version 10's blocks of whole rows (the directory's `rowBlocks`). */
@@ -513,6 +583,15 @@ export interface PagesOpenV9 extends PagesOpenV6 {
   singleCode: number;
 }
 
+/**
+ * What a version 11 `open` with `openCoding` holds: version 9's value, five arrays coded smaller (OpenCoding), and
+ * `df` split in two: `dfOnes`, one bit a concept (bit c % 8 of byte ⌊c / 8⌋) set when the concept is in one chunk,
+ * and `df` the varints of the others' df alone, in concept order.
+ */
+export interface PagesOpenV11 extends PagesOpenV9 {
+  dfOnes: Uint8Array;
+}
+
 /** The `open` arrays a library reads, whatever the version (compactOpen.ts, expandOpen). */
 export interface OpenTables extends Omit<PagesOpenV1, 'degrees'> {
   /** Version 1: the exact degrees; version 2: undefined (degreeCodes, and the `degrees` section). */
@@ -582,6 +661,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.rowBlocks !== undefined) checkRowBlocks(d, fail);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
+  if (d.openCoding !== undefined) checkOpenCoding(d, fail);
   if (d.recordCoding !== undefined) checkRecordCoding(d, fail);
   if (d.scriptChunks !== undefined) checkScriptChunks(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };

@@ -18,6 +18,7 @@ import { messageOf } from '../errors.ts';
 import { matchesBlockHash } from './blockDigest.ts';
 import { decodeJson, gzipSize, PagesError } from './blockStore.ts';
 import { checkRecordGroup } from './groupShapes.ts';
+import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import { expandOpen, residualsOf } from './compactOpen.ts';
 import { decodeCountedRows } from './listsInRows.ts';
@@ -32,6 +33,7 @@ import {
   PAGES_HASHES_PART,
   PAGES_PART,
   PAGES_VERSION,
+  placeRowBlocks,
   SECTIONS,
   type PagedChunkRecord,
   type PagesDirectory,
@@ -329,9 +331,10 @@ async function regroupedRows(
 }
 
 /**
- * The records of a part older than version 10 (gzip'd JSON groups of `size` at `offsets` from `from`), each group
- * decoded and checked as a reader checks it, written again as version 10's (write.ts RecordGroupWriter, coded, in
- * DEFAULT_GROUPS' groups): its bytes, the new groups' offsets and the stored dictionary's bytes.
+ * The records of a part (before version 10 gzip'd JSON groups of `size` at `offsets` from `from`; from version 10,
+ * with `recordCoding`, coded groups and the stored dictionary of `dictionaryBytes` after the last group), each group
+ * decoded and checked as a reader checks it, written again as `cli index` writes them (write.ts RecordGroupWriter,
+ * coded, in DEFAULT_GROUPS' groups): its bytes, the new groups' offsets and the stored dictionary's bytes.
  */
 async function recodedRecords(
   source: RangeSource,
@@ -339,6 +342,8 @@ async function recodedRecords(
   offsets: Float64Array,
   size: number,
   n: number,
+  /** Version 10's `recordCoding.dictionary` (undefined: the groups are gzip'd JSON). */
+  dictionaryBytes?: number,
 ): Promise<{ chunks: Uint8Array[]; length: number; offsets: Float64Array; dictionary: number }> {
   const sink = {
     chunks: [] as Uint8Array[],
@@ -349,11 +354,24 @@ async function recodedRecords(
     },
   };
   const writer = new RecordGroupWriter(sink, DEFAULT_GROUPS.records, true);
+  let oldDictionary: Uint8Array | undefined;
+  if (dictionaryBytes !== undefined && dictionaryBytes > 0) {
+    const end = offsets[offsets.length - 1];
+    try {
+      oldDictionary = decodeDictionary(await source.read(from + end, dictionaryBytes));
+    } catch (e) {
+      throw new PagesError(`${source.name}: pages.bin records dictionary does not decode (${messageOf(e)})`);
+    }
+  }
   for (let g = 0; g + 1 < offsets.length; g++) {
     const stored = await source.read(from + offsets[g], offsets[g + 1] - offsets[g]);
+    const expected = Math.min(size, n - g * size);
     let group: PagedChunkRecord[];
     try {
-      group = checkRecordGroup(decodeJson(stored), Math.min(size, n - g * size));
+      group =
+        dictionaryBytes === undefined
+          ? checkRecordGroup(decodeJson(stored), expected)
+          : decodeRecordGroup(stored, oldDictionary, expected);
     } catch (e) {
       throw new PagesError(`${source.name}: pages.bin records group ${g} does not decode (${messageOf(e)})`);
     }
@@ -396,10 +414,15 @@ async function upgradePages(
     );
   const hashes = location.hashes.subarray(0, blocks * hashBytes);
 
-  // Every block checked against its hash before anything is decoded or rewritten.
-  const oldBlocks = new BlockHasher(oldLayout, 32);
-  for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
-  checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
+  // Every block checked against its hash before anything is decoded or rewritten; but version 10's blocks of whole
+  // rows (rowBlocks) are placed by `open`'s row groups, so for them `open` is decoded and checked first (as a reader
+  // and the offline check do: the part was checked whole against the manifest's digest already).
+  const checkBlocks = async (): Promise<void> => {
+    const oldBlocks = new BlockHasher(oldLayout, 32);
+    for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
+    checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
+  };
+  if (!d.rowBlocks) await checkBlocks();
 
   const n = d.chunkCount;
   const [openAt, openLength] = d.sections.open;
@@ -417,6 +440,10 @@ async function upgradePages(
   } else {
     const tables = expandOpen(decoded, d.version, n, d.listsInRows === true, residualsOf(d));
     checkOpen(source.name, d, tables);
+    if (d.rowBlocks) {
+      placeRowBlocks(source.name, d, oldLayout, tables.rowGroups);
+      await checkBlocks();
+    }
     // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
     const [degreesAt, degreesLength] = d.sections.degrees;
     const raw = await source.read(base + degreesAt, degreesLength);
@@ -491,6 +518,7 @@ async function upgradePages(
     full.recordGroups,
     d.groups.records,
     n,
+    d.recordCoding?.dictionary,
   );
   full = { ...full, recordGroups: records.offsets };
   const written = await openSections(
@@ -501,6 +529,7 @@ async function upgradePages(
     PAGES_VERSION,
     inRows !== undefined,
     inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows,
+    DEFAULT_GROUPS.records,
   );
 
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, d.sections[name][1]])) as Record<
@@ -585,6 +614,7 @@ async function upgradePages(
       hashPages: newHashes.hashPages,
       sectionBlocks,
       openResiduals: written.openResiduals,
+      openCoding: written.openCoding,
       rowBlocks,
       recordCoding: { dictionary: records.dictionary },
     }),

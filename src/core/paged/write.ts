@@ -45,6 +45,7 @@ import {
   sectionsOf,
   type GroupSizes,
   type PagedChunkRecord,
+  type OpenCoding,
   type OpenResiduals,
   type PagesDirectory,
   type PagesOpenV1,
@@ -613,13 +614,21 @@ export async function openSections(
   listsInRows = false,
   /** The chunks a row group holds (groups.rows): version 10 codes each group's size less their concept counts. */
   rowsPerGroup = 1,
-): Promise<{ open: Uint8Array; degrees: Uint8Array; openResiduals?: OpenResiduals }> {
+  /** The chunks a record group holds (groups.records): version 11 codes each group's size over their lengths. */
+  recordsPerGroup = 1,
+): Promise<{
+  open: Uint8Array;
+  degrees: Uint8Array;
+  openResiduals?: OpenResiduals;
+  openCoding?: OpenCoding;
+}> {
   if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
-  const compact = compactOpen(full, n, version, listsInRows, rowsPerGroup);
+  const compact = compactOpen(full, n, version, listsInRows, rowsPerGroup, recordsPerGroup);
   return {
     open: await encodeOpen(compact.open),
     degrees: compact.degrees,
     ...(compact.openResiduals ? { openResiduals: compact.openResiduals } : {}),
+    ...(compact.openCoding ? { openCoding: compact.openCoding } : {}),
   };
 }
 
@@ -720,6 +729,7 @@ export function pagesDirectory(
     ...(version >= 3 && fields.hashPages ? { hashPages: fields.hashPages } : {}),
     ...(version >= 8 && fields.sectionBlocks ? { sectionBlocks: { ...fields.sectionBlocks } } : {}),
     ...(version >= 10 && fields.openResiduals ? { openResiduals: { ...fields.openResiduals } } : {}),
+    ...(version >= 11 && fields.openCoding ? { openCoding: { ...fields.openCoding } } : {}),
     ...(version >= 10 && fields.rowBlocks ? { rowBlocks: { ...fields.rowBlocks } } : {}),
     ...(version >= 10 && fields.recordCoding
       ? { recordCoding: { dictionary: fields.recordCoding.dictionary } }
@@ -826,10 +836,10 @@ export async function writePagedIndex(
   rowBlockBytes = ROW_BLOCK_BYTES,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
-  // Per-script word statistics are stored from version 11 (the directory's scriptChunks): a library built with
-  // them is written as version 11, and no older version can hold it as it answers.
+  // Per-script word statistics are stored from version 11 (the directory's scriptChunks): no older version can hold
+  // a library built with them as it answers.
   const { scriptChunks } = bm25;
-  const version = scriptChunks && versionAsked === PAGES_VERSION ? PAGES_SCRIPT_VERSION : versionAsked;
+  const version = versionAsked;
   if (scriptChunks && version < PAGES_SCRIPT_VERSION)
     throw new Error(`pages: version ${version} cannot store per-script word statistics (version 11 does)`);
   const n = layout.chunks.length;
@@ -892,7 +902,14 @@ export async function writePagedIndex(
     terms,
     groups: writtenGroups,
   });
-  const written = await openSections(full, n, version, concepts.listsInRows, writtenGroups.rows);
+  const written = await openSections(
+    full,
+    n,
+    version,
+    concepts.listsInRows,
+    writtenGroups.rows,
+    writtenGroups.records,
+  );
   sinks.open.write(written.open);
   sinks.degrees.write(written.degrees);
 
@@ -956,6 +973,7 @@ export async function writePagedIndex(
         ...(hashPart ? { hashPages: hashPart.hashPages } : {}),
         sectionBlocks,
         openResiduals: written.openResiduals,
+        openCoding: written.openCoding,
         rowBlocks,
         recordCoding: { dictionary },
         ...(scriptChunks ? { scriptChunks } : {}),

@@ -928,6 +928,299 @@ describe('tokens and row group sizes as residuals in open (version 10)', () => {
   });
 });
 
+describe('concept counts, group, list and document sizes coded smaller in open (version 11, openCoding)', () => {
+  const analyzer = createTermAnalyzer();
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
+  const layouts = [
+    ['small', () => honestPages(11, 1024), () => honestPages(10, 1024)],
+    ['large', () => honestPages(11, 512, 0, { rows: 128 }), () => honestPages(10, 512, 0, { rows: 128 })],
+  ] as const;
+  const varintsOf = (bytes: unknown): number[] => {
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    const r = new ByteReader(bytes as Uint8Array);
+    const out: number[] = [];
+    while (r.at < (bytes as Uint8Array).length) out.push(r.varint());
+    return out;
+  };
+  const bytesOf = (values: number[]): Uint8Array => {
+    const w = new ByteWriter();
+    for (const x of values) w.varint(x);
+    return w.take();
+  };
+  /** Version 11 pieces of a layout, `open` (as stored) and the directory changed by `change`. */
+  const changed = async (
+    layout: 0 | 1,
+    change: (open: Record<string, unknown>, d: Record<string, unknown>) => void,
+  ) => {
+    const p = piecesOf(await layouts[layout][1]());
+    change(p.open as unknown as Record<string, unknown>, p.directory as unknown as Record<string, unknown>);
+    return assemble(p);
+  };
+  const KEYS = [
+    'countsPerLength',
+    'rowBytesPerCount',
+    'recordBytesPerLength',
+    'listBytesPerBit',
+    'documentRuns',
+  ] as const;
+
+  for (const [layout, v11, v10] of layouts)
+    it(`answers as version 10 does, draws the same Graph view, and the offline check passes (${layout} layout)`, async () => {
+      const [eleven, ten] = [await opened(await v11()), await opened(await v10())];
+      const coding = eleven.library.directory.openCoding!;
+      expect(eleven.library.directory.version).toBe(11);
+      expect(coding.countsPerLength).toBeGreaterThan(0);
+      expect(coding.documentRuns).toBe(1);
+      expect(ten.library.directory.openCoding).toBeUndefined();
+      expect(eleven.library.reader.open).toEqual(ten.library.reader.open);
+      for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+        const hits = (await eleven.library.search(PAGES_QUESTION, mode, 800)).hits;
+        expect(hits.length).toBeGreaterThan(0);
+        expect(hits).toEqual((await ten.library.search(PAGES_QUESTION, mode, 800)).hits);
+      }
+      const [g11, g10] = [
+        await conceptNeighbourhood(eleven.library.reader, { limit: 40 }),
+        await conceptNeighbourhood(ten.library.reader, { limit: 40 }),
+      ];
+      expect(g11.value).toEqual(g10.value);
+      await verifyBundleCopy(await craftedSource(await v11()));
+    });
+
+  it('openCoding of another shape, a slope not 0 to 2^24, documentRuns not 0 or 1, in a version 10 directory or without openResiduals, is refused before open is read', async () => {
+    for (const key of KEYS)
+      for (const value of [2 ** 24 + 1, -1, 1.5, '7', null]) {
+        const w = await changed(1, (_open, d) => {
+          d.openCoding = { ...(d.openCoding as object), [key]: value };
+        });
+        await expect(opened(w)).rejects.toThrow(
+          `the pages part's directory has openCoding.${key} ${String(value)} (a whole number 0 to 2^24)`,
+        );
+      }
+    for (const value of [2, 65536]) {
+      const w = await changed(0, (_open, d) => {
+        d.openCoding = { ...(d.openCoding as object), documentRuns: value };
+      });
+      await expect(opened(w)).rejects.toThrow(
+        `the pages part's directory has openCoding.documentRuns ${value} (0 or 1)`,
+      );
+    }
+    // The small layout keeps its lists in its rows: it has no list sizes to code.
+    const lists = await changed(0, (_open, d) => {
+      d.openCoding = { ...(d.openCoding as object), listBytesPerBit: 1 };
+    });
+    await expect(opened(lists)).rejects.toThrow(
+      "the pages part's directory has openCoding.listBytesPerBit but keeps its lists in its rows",
+    );
+    // (A key without a value is no key once the manifest is JSON.)
+    for (const value of [7, [], {}, { countsPerLength: 1 }, { tokensPerLength: 1 }]) {
+      const w = await changed(0, (_open, d) => {
+        d.openCoding = value;
+      });
+      await expect(opened(w)).rejects.toThrow(
+        "the pages part's directory has openCoding that is not { countsPerLength, rowBytesPerCount, recordBytesPerLength, listBytesPerBit, documentRuns }",
+      );
+    }
+    const extra = await changed(0, (_open, d) => {
+      d.openCoding = { ...(d.openCoding as object), rows: 1 };
+    });
+    await expect(opened(extra)).rejects.toThrow("the pages part's directory has openCoding that is not {");
+    const none = await changed(0, (_open, d) => {
+      delete d.openResiduals;
+    });
+    await expect(opened(none)).rejects.toThrow(
+      "the pages part's directory has openCoding without openResiduals",
+    );
+    const p = piecesOf(await honestPages(10, 1024));
+    (p.directory as unknown as Record<string, unknown>).openCoding = (
+      await honestPages(11, 1024)
+    ).directory.openCoding;
+    await expect(opened(assemble(p))).rejects.toThrow(
+      "the pages part's directory has openCoding, which version 10 does not have",
+    );
+  });
+
+  it('residuals for one chunk, group, concept or document more or fewer are refused at open naming them', async () => {
+    for (const layout of [0, 1] as const) {
+      const d = (await layouts[layout][1]()).directory;
+      const n = d.chunkCount;
+      for (const more of [1, -1]) {
+        const edit = (values: number[]) => (more > 0 ? [...values, 0] : values.slice(0, -1));
+        const counts = await changed(layout, (open) => {
+          open.conceptCounts = bytesOf(edit(varintsOf(open.conceptCounts)));
+        });
+        await expect(opened(counts)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has ${n + more} conceptCounts, expected ${n}`,
+        );
+        const groups = Math.ceil(n / d.groups.records);
+        const records = await changed(layout, (open) => {
+          open.recordGroups = bytesOf(edit(varintsOf(open.recordGroups)));
+        });
+        await expect(opened(records)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has ${groups + more} recordGroups, expected ${groups}`,
+        );
+        const rowGroups = Math.ceil(n / d.groups.rows);
+        const rows = await changed(layout, (open) => {
+          open.rowGroups = bytesOf(edit(varintsOf(open.rowGroups)));
+        });
+        await expect(opened(rows)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has ${rowGroups + more} rowGroups, expected ${rowGroups}`,
+        );
+        // One document more (of one chunk) or fewer: the sizes no longer cover the chunks.
+        let documents = 0;
+        const docs = await changed(layout, (open) => {
+          const sizes = varintsOf(open.documentChunks);
+          documents = sizes.length;
+          open.documentChunks = bytesOf(more > 0 ? [...sizes, 1] : sizes.slice(0, -1));
+          const titles = varintsOf(open.titleChunks);
+          open.titleChunks = bytesOf(more > 0 ? [...titles, 0] : titles.slice(0, -1));
+        });
+        await expect(opened(docs)).rejects.toThrow(
+          more > 0
+            ? `crafted.bundle: pages.bin (open) has documentChunks that do not cover its ${n} chunks (document ${documents})`
+            : /crafted\.bundle: pages\.bin \(open\) has documentChunks that cover \d+ of its \d+ chunks/,
+        );
+        const titles = await changed(layout, (open) => {
+          open.titleChunks = bytesOf(edit(varintsOf(open.titleChunks)));
+        });
+        await expect(opened(titles)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has ${documents + more} titleChunks, expected ${documents} (one a document)`,
+        );
+      }
+      // A document of 0 chunks, or one of 2^40: refused before a chunk's value is written.
+      for (const size of [0, 2 ** 40]) {
+        const w = await changed(layout, (open) => {
+          const sizes = varintsOf(open.documentChunks);
+          sizes[0] = size;
+          open.documentChunks = bytesOf(sizes);
+        });
+        await expect(opened(w)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has documentChunks that do not cover its ${n} chunks (document 0)`,
+        );
+      }
+    }
+    const nc = (await layouts[1][1]()).directory.conceptCount;
+    const lists = await changed(1, (open) => {
+      open.listSizes = bytesOf(varintsOf(open.listSizes).slice(0, -1));
+    });
+    await expect(opened(lists)).rejects.toThrow(
+      `crafted.bundle: pages.bin (open) listSizes hold fewer than ${nc} values`,
+    );
+  });
+
+  it('a df split that lies (dfOnes of another length, bits past the concepts, a df more or fewer, a df of 1 among the others) is refused at open naming it', async () => {
+    for (const layout of [0, 1] as const) {
+      const nc = (await layouts[layout][1]()).directory.conceptCount;
+      const bytes = Math.ceil(nc / 8);
+      for (const length of [bytes - 1, bytes + 1]) {
+        const w = await changed(layout, (open) => {
+          const ones = open.dfOnes as Uint8Array;
+          const out = new Uint8Array(length);
+          out.set(ones.subarray(0, Math.min(length, ones.length)));
+          open.dfOnes = out;
+        });
+        await expect(opened(w)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has dfOnes of ${length} bytes, expected ${bytes} (a bit a concept)`,
+        );
+      }
+      const none = await changed(layout, (open) => {
+        delete open.dfOnes;
+      });
+      await expect(opened(none)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has dfOnes of no bytes, expected ${bytes}`,
+      );
+      if (nc % 8 !== 0) {
+        const past = await changed(layout, (open) => {
+          const ones = (open.dfOnes as Uint8Array).slice();
+          ones[ones.length - 1] |= 0x80;
+          open.dfOnes = ones;
+        });
+        await expect(opened(past)).rejects.toThrow(
+          `crafted.bundle: pages.bin (open) has dfOnes set past its ${nc} concepts`,
+        );
+      }
+      let others = 0;
+      const fewer = await changed(layout, (open) => {
+        const values = varintsOf(open.df);
+        others = values.length;
+        open.df = bytesOf(values.slice(0, -1));
+      });
+      await expect(opened(fewer)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has ${others - 1} df, expected ${others} (one a concept not in dfOnes)`,
+      );
+      const one = await changed(layout, (open) => {
+        const values = varintsOf(open.df);
+        values[0] = 1;
+        open.df = bytesOf(values);
+      });
+      await expect(opened(one)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) gives concept \d+ a df of 1 beside dfOnes/,
+      );
+      // A bit cleared: one df more is asked for than the others hold.
+      const cleared = await changed(layout, (open) => {
+        const ones = (open.dfOnes as Uint8Array).slice();
+        const at = ones.findIndex((x) => x !== 0);
+        ones[at] &= ones[at] - 1;
+        open.dfOnes = ones;
+      });
+      await expect(opened(cleared)).rejects.toThrow(
+        `crafted.bundle: pages.bin (open) has ${others} df, expected ${others + 1} (one a concept not in dfOnes)`,
+      );
+    }
+  });
+
+  it('a residual far below its prediction (a count or size below 0) is refused at open naming its array', async () => {
+    const far = 2 * 2 ** 40 - 1; // zigzag of −2^40
+    const first = (values: number[]) => [far, ...values.slice(1)];
+    for (const layout of [0, 1] as const) {
+      const counts = await changed(layout, (open) => {
+        open.conceptCounts = bytesOf(first(varintsOf(open.conceptCounts)));
+      });
+      await expect(opened(counts)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) gives chunk 0 -\d+ concepts \(openCoding\.countsPerLength\)/,
+      );
+      const records = await changed(layout, (open) => {
+        open.recordGroups = bytesOf(first(varintsOf(open.recordGroups)));
+      });
+      await expect(opened(records)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) gives record group 0 -\d+ bytes \(recordGroups\)/,
+      );
+      const rows = await changed(layout, (open) => {
+        open.rowGroups = bytesOf(first(varintsOf(open.rowGroups)));
+      });
+      await expect(opened(rows)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) gives row group 0 -\d+ bytes \(rowGroups\)/,
+      );
+      const titles = await changed(layout, (open) => {
+        open.titleChunks = bytesOf(first(varintsOf(open.titleChunks)));
+      });
+      await expect(opened(titles)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) gives document 0 -\d+ titleChunks/,
+      );
+    }
+    const lists = await changed(1, (open) => {
+      open.listSizes = bytesOf(first(varintsOf(open.listSizes)));
+    });
+    await expect(opened(lists)).rejects.toThrow(
+      /crafted\.bundle: pages\.bin \(open\) gives concept \d+'s list -\d+ bytes more \(listSizes\)/,
+    );
+  });
+
+  it('a slope that lies is refused at open, or answers within its bounds: never a loop or an allocation by it', async () => {
+    for (const layout of [0, 1] as const)
+      for (const key of KEYS.slice(0, 4)) {
+        const w = await changed(layout, (_open, d) => {
+          const c = d.openCoding as Record<string, number>;
+          d.openCoding = { ...c, [key]: Math.min(2 ** 24, c[key] + 65536) };
+        });
+        if (layout === 0 && key === 'listBytesPerBit') {
+          await expect(opened(w)).rejects.toThrow('listBytesPerBit but keeps its lists in its rows');
+          continue;
+        }
+        await expect(opened(w)).rejects.toThrow(/crafted\.bundle: pages\.bin/);
+      }
+  });
+});
+
 describe('the rows in blocks of whole rows (version 10, rowBlocks)', () => {
   const analyzer = createTermAnalyzer();
   const bundleOf = craftedSource;

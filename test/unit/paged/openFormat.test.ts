@@ -3,9 +3,10 @@
 // a bracket; the IDF and the list offsets are recomputed at open; version 1 pages are still read, and `cli upgrade`
 // turns them into the version 2 pages the writer makes directly, byte for byte.
 import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bundleBytes, readBundle, writeBundle } from '../../../src/core/bundle/index.ts';
-import { jsonlPart } from '../../../src/core/bundle/codecs.ts';
+import { decodeStructured, jsonlPart } from '../../../src/core/bundle/codecs.ts';
 import {
   PersonalizedPageRank,
   weightedDegrees,
@@ -199,6 +200,22 @@ async function buildEngine(path: string) {
   };
 }
 
+/** The stored `open` value of written pages (gunzip'd, as the bundle holds it: varints, residuals, bitmaps). */
+function piecesOfOpen(written: { data: Uint8Array; directory: { sections: { open: [number, number] } } }) {
+  const [at, length] = written.directory.sections.open;
+  return decodeStructured<{ dfOnes: Uint8Array }>(
+    new Uint8Array(gunzipSync(written.data.subarray(at, at + length))),
+    'open',
+  );
+}
+
+/** The set bits of a byte. */
+function popcount(byte: number): number {
+  let bits = 0;
+  for (let b = byte; b; b &= b - 1) bits++;
+  return bits;
+}
+
 const QUESTIONS = [
   'How do I open a bundle from a URL?',
   'What does the keep-mask store for the concept graph?',
@@ -259,8 +276,8 @@ function wholeRowCuts(
   return cuts;
 }
 
-describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals, the rows in blocks of whole rows and records coded with a dictionary (10)', async () => {
+describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals, the rows in blocks of whole rows and records coded with a dictionary (10), concept counts, group and list sizes and document sizes coded smaller (11)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -290,13 +307,42 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const v9 = await writePagedIndex(parts, doc, undefined, 9);
     const v9large = await writePagedIndex(parts, doc, undefined, 9, undefined, 0);
     expect([v9.directory.version, v9large.directory.version]).toEqual([9, 9]);
-    // Version 10, the writers' default: version 9's sections but `open`, whose tokens and row group sizes are
-    // residuals (the directory's openResiduals), and the records, positional and deflated with a dictionary
-    // (recordCoding.ts); the large layout's rows in blocks of whole rows of at most 128 bytes (rowBlocks) instead of
-    // 128-byte blocks.
-    const v10 = await writePagedIndex(parts, doc);
-    const v10large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    // Version 10: version 9's sections but `open`, whose tokens and row group sizes are residuals (the directory's
+    // openResiduals), and the records, positional and deflated with a dictionary (recordCoding.ts); the large
+    // layout's rows in blocks of whole rows of at most 128 bytes (rowBlocks) instead of 128-byte blocks.
+    const v10 = await writePagedIndex(parts, doc, undefined, 10);
+    const v10large = await writePagedIndex(parts, doc, undefined, 10, undefined, 0);
     expect([v10.directory.version, v10large.directory.version]).toEqual([10, 10]);
+    // Version 11, the writers' default: version 10's sections but `open`, whose concept counts, row and record
+    // group sizes, list sizes and document sizes are coded smaller (the directory's openCoding).
+    const v11 = await writePagedIndex(parts, doc);
+    const v11large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    expect([v11.directory.version, v11large.directory.version]).toEqual([11, 11]);
+    for (const [older, newer] of [
+      [v10, v11],
+      [v10large, v11large],
+    ] as const) {
+      const s10 = older.directory.sections;
+      const s11 = newer.directory.sections;
+      expect(s11.open[1]).toBeLessThan(s10.open[1]);
+      // Every section after `open` is version 10's, byte for byte.
+      expect(
+        Buffer.from(newer.data.subarray(s11.records[0])).equals(
+          Buffer.from(older.data.subarray(s10.records[0])),
+        ),
+      ).toBe(true);
+      const { version: _v, sections: _s, hashPages: _h, openCoding, ...rest11 } = newer.directory;
+      const { version: _v10, sections: _s10, hashPages: _h10, ...rest10 } = older.directory;
+      expect(rest11).toEqual(rest10);
+      expect(older.directory.openCoding).toBeUndefined();
+      expect(Object.keys(openCoding!)).toEqual([
+        'countsPerLength',
+        'rowBytesPerCount',
+        'recordBytesPerLength',
+        'listBytesPerBit',
+        'documentRuns',
+      ]);
+    }
     for (const [older, newer] of [
       [v9, v10],
       [v9large, v10large],
@@ -540,6 +586,70 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const lib9large = await open(v9large, new MemoryRangeSource(v9large.data, 'v9 large'));
     const lib10 = await open(v10, new MemoryRangeSource(v10.data, 'v10'));
     const lib10large = await open(v10large, new MemoryRangeSource(v10large.data, 'v10 large'));
+    const lib11 = await open(v11, new MemoryRangeSource(v11.data, 'v11'));
+    const lib11large = await open(v11large, new MemoryRangeSource(v11large.data, 'v11 large'));
+    // Version 11's `open` gives back version 10's arrays, value for value, and its slopes are the least-squares
+    // ones through 0 (in 65,536ths) this test computes from version 10's arrays.
+    for (const [older, newer, written] of [
+      [lib10, lib11, v11],
+      [lib10large, lib11large, v11large],
+    ] as const) {
+      const o10 = older.reader.open;
+      const o11 = newer.reader.open;
+      expect(o11).toEqual(o10);
+      const n = o10.textLengths.length;
+      const slope = (x: ArrayLike<number>, y: ArrayLike<number>) => {
+        let xy = 0;
+        let xx = 0;
+        for (let i = 0; i < x.length; i++) {
+          xy += x[i] * y[i];
+          xx += x[i] * x[i];
+        }
+        return xx > 0 ? Math.round((65536 * xy) / xx) : 0;
+      };
+      const sums = (values: ArrayLike<number>, per: number) =>
+        Array.from({ length: Math.ceil(n / per) }, (_, g) => {
+          let sum = 0;
+          for (let k = g * per; k < Math.min(n, (g + 1) * per); k++) sum += values[k];
+          return sum;
+        });
+      const sizes = (offsets: ArrayLike<number>) =>
+        Array.from({ length: offsets.length - 1 }, (_, g) => offsets[g + 1] - offsets[g]);
+      const coding = written.directory.openCoding!;
+      const { groups } = written.directory;
+      expect(coding.countsPerLength).toBe(slope(o10.textLengths, o10.conceptCounts));
+      expect(coding.countsPerLength).toBeGreaterThan(0);
+      expect(coding.rowBytesPerCount).toBe(slope(sums(o10.conceptCounts, groups.rows), sizes(o10.rowGroups)));
+      expect(coding.recordBytesPerLength).toBe(
+        slope(sums(o10.textLengths, groups.records), sizes(o10.recordGroups)),
+      );
+      expect(coding.recordBytesPerLength).toBeGreaterThan(0);
+      // The fixture's documents are each in consecutive chunks.
+      expect(coding.documentRuns).toBe(1);
+      // `open.df` split: a bit a concept in one chunk, the others' df alone.
+      const stored = piecesOfOpen(written);
+      const ones = Array.from(o10.df.keys()).filter((c) => o10.df[c] === 1);
+      expect(ones.length).toBeGreaterThan(0);
+      expect(stored.dfOnes.length).toBe(Math.ceil(o10.df.length / 8));
+      for (const c of ones) expect((stored.dfOnes[c >> 3] >> (c & 7)) & 1).toBe(1);
+      expect(stored.dfOnes.reduce((sum, byte) => sum + popcount(byte), 0)).toBe(ones.length);
+      if (written === v11) expect(coding.listBytesPerBit).toBe(0);
+      else {
+        // Each list's bytes beyond its 2 a chunk, over df × (bits of n − bits of df).
+        const bits = (df: number) => df * Math.max(0, Math.floor(Math.log2(n)) - Math.floor(Math.log2(df)));
+        const order = [
+          ...Array.from(o10.df.keys()).filter((c) => o10.df[c] !== 1),
+          ...Array.from(o10.df.keys()).filter((c) => o10.df[c] === 1),
+        ];
+        const extra = order.map((c) => o10.listOffsets[c + 1] - o10.listOffsets[c] - 2 * o10.df[c]);
+        expect(coding.listBytesPerBit).toBe(
+          slope(
+            order.map((c) => bits(o10.df[c])),
+            extra,
+          ),
+        );
+      }
+    }
     // Version 10's `open` gives back version 9's arrays, value for value; its slope is the least-squares one through 0
     // of the chunks' tokens over their text lengths, in 65,536ths.
     // Its records are version 9's, record for record, key for key, in groups of other sizes.
@@ -650,13 +760,17 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
         expect(answer10.hits).toEqual(expected);
         expect(answer10.records).toEqual(answer9.records);
         expect((await lib10large.search(q, mode, budget)).hits).toEqual(expected);
+        const answer11 = await lib11.search(q, mode, budget);
+        expect(answer11.hits).toEqual(expected);
+        expect(answer11.records).toEqual(answer10.records);
+        expect((await lib11large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7, 8 and 9 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -690,8 +804,11 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
     const v9 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 9))], base),
     );
-    // What `cli index` writes today (version 10, its block size not told): every upgrade's output.
     const v10 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 10))], base),
+    );
+    // What `cli index` writes today (version 11, its block size not told): every upgrade's output.
+    const v11 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc))], base),
     );
 
@@ -702,41 +819,45 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 10]);
-    expect(bytes.length).toBe(v10.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 11]);
+    expect(bytes.length).toBe(v11.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v11))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 10]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 11]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v11))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 10]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 11]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v11))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 10]);
-    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 11]);
+    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v11))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 10]);
-    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 11]);
+    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v11))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
     // Version 6 that keeps its lists in its rows: the same sections, in 1 KiB blocks (version 7).
     const fromV6 = await upgrade(v6);
-    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 10]);
-    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 11]);
+    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v11))).toBe(true);
     // Version 7: the same sections, in version 8's blocks by section and version 9's `open`.
     const fromV7 = await upgrade(v7);
-    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 10]);
-    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 11]);
+    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v11))).toBe(true);
     // Version 8: the same sections and blocks, `open` without the one-chunk concepts' degree codes (version 9).
     const fromV8 = await upgrade(v8);
-    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 10]);
-    expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 11]);
+    expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v11))).toBe(true);
     // Version 9: the records coded again, `open`'s tokens and row group sizes as residuals and its record groups the
     // new ones (version 10; its lists in its rows: no rowBlocks), every other section the same.
     const fromV9 = await upgrade(v9);
-    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 10]);
-    expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v10))).toBe(true);
+    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 11]);
+    expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v11))).toBe(true);
+    // Version 10: its records read with their dictionary and coded again the same, `open` coded smaller (version 11).
+    const fromV10 = await upgrade(v10);
+    expect([fromV10.upgraded.from, fromV10.upgraded.to]).toEqual([10, 11]);
+    expect(Buffer.from(fromV10.bytes).equals(Buffer.from(v11))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
     // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
@@ -748,9 +869,16 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
           base,
         ),
       );
-    const v10large = await bundleBytes(
+    const v11large = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, undefined, undefined, 0))],
+        base,
+      ),
+    );
+    // Version 10's large layout: its rows in blocks of whole rows, placed from `open` before they are checked.
+    const v10large = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 10, undefined, 0))],
         base,
       ),
     );
@@ -794,12 +922,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
       [7, v7large],
       [8, v8large],
       [9, v9large],
+      [10, v10large],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 10]);
-      expect(Buffer.from(up.bytes).equals(Buffer.from(v10large))).toBe(true);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 11]);
+      expect(Buffer.from(up.bytes).equals(Buffer.from(v11large))).toBe(true);
     }
-    const openedLarge = await openPagedBundle(new MemoryRangeSource(v10large, 'large.bundle'), analyzer);
+    const openedLarge = await openPagedBundle(new MemoryRangeSource(v11large, 'large.bundle'), analyzer);
     expect([
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
@@ -812,7 +941,7 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(10);
+    expect(opened!.library.directory.version).toBe(11);
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect(opened!.library.directory.blockSize).toBe(1024);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
@@ -823,9 +952,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 10 pages are not upgraded again.
-    await expect(upgrade(v10)).rejects.toThrow('its pages are version 10 already');
-    await expect(upgrade(v10large, 0)).rejects.toThrow('its pages are version 10 already');
+    // Version 11 pages are not upgraded again.
+    await expect(upgrade(v11)).rejects.toThrow('its pages are version 11 already');
+    await expect(upgrade(v11large, 0)).rejects.toThrow('its pages are version 11 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
