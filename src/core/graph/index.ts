@@ -44,6 +44,7 @@ export {
   conceptTableFromChunks,
   dfCap,
   sameItems,
+  scriptStatistics,
 } from './concepts.ts';
 export { diceWeight, weightedDegreesFromTable } from './cooccurrence.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';

@@ -17,6 +17,7 @@ import {
   conceptIdf,
   conceptTableFromChunks,
   dfCap,
+  scriptStatistics,
   selectChunkConcepts,
   weightedDegreesFromTable,
   type ConceptTable,
@@ -32,9 +33,11 @@ import {
   withSectionPaths,
   type RetrievalParams,
 } from '../retrieval/index.ts';
+import { ScriptTally } from '../text/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
 import {
   blockHashBytes,
+  PAGES_SCRIPT_VERSION,
   PAGES_VERSION,
   SECTIONS,
   type GroupSizes,
@@ -314,12 +317,16 @@ class WordSections {
   private text: Bm25Builder | undefined = new Bm25Builder();
   private headings: Bm25Builder | undefined = new Bm25Builder();
   private anyPath = false;
+  /** Each chunk's text terms by script, as Bm25Index.countByScript counts them from the text's postings. */
+  readonly scripts = new ScriptTally();
 
   /** `path`: the chunk's heading field (headingField). */
   add(analyzer: TermAnalyzer, text: string, path: readonly string[]): void {
     if (!this.text || !this.headings)
       throw new Error('pages: a chunk added after the word sections were written');
-    this.text.add(analyzer.terms(text));
+    const terms = analyzer.terms(text);
+    this.scripts.add(terms);
+    this.text.add(terms);
     if (path.length) this.anyPath = true;
     this.headings.add(path.length ? analyzer.terms(path.join('\n')) : []);
   }
@@ -399,9 +406,10 @@ export async function buildPages(
   const mark = (phase: string): void => options.clock?.mark(phase);
   const n = input.chunkCount;
   if (n === 0) throw new PagesBuildEmpty();
-  // The pages do not store per-script counts yet: a library read by ranges would answer with one N.
-  if (params.scriptStatistics)
-    throw new Error('pages: scriptStatistics is built into libraries in memory only, not yet into pages');
+  // Word statistics per script (scriptStatistics): a chunk's concepts are weighed against the chunks of each term's
+  // script, known only once every chunk's words are read, so each chunk's candidates are kept whole in pass 2 and
+  // selected after it (as extractConcepts selects them over the counts the engine's BM25 gives).
+  const deferSelection = params.scriptStatistics;
   const t2 = performance.now();
   // As extractConcepts gets it from buildLexicalGraph: the retrieval parameters have no minDfCap of their own.
   const maxDf = dfCap(params.maxDfFraction, n);
@@ -417,7 +425,7 @@ export async function buildPages(
   /** Document and title of every chunk, for the question blend's unit (titleGroupSizes) once all are read. */
   const owners: Array<{ docId: string; path?: readonly string[] }> = new Array(n);
   const rowOffsets = new Uint32Array(n + 1);
-  const rows = new ConceptRows();
+  let rows = new ConceptRows();
   const keptCandidate = new Uint8Array(candidates.terms.length);
   const dfOf = (term: string): number => candidates.dfOf(candidates.ids.get(term)!);
   let k = 0;
@@ -438,12 +446,15 @@ export async function buildPages(
       documentChunks[k] = entry.records.length;
       owners[k] = { docId: record.docId, path: path.length ? [path[0]] : undefined };
       const list = entry.concepts[j];
-      const counts: Array<[string, number]> = [];
-      for (let p = 0; p < list.length; p += 2) counts.push([candidates.terms[list[p]], list[p + 1]]);
-      for (const [term, w] of selectChunkConcepts(counts, dfOf, n, maxDf, params.conceptsPerChunk)) {
-        const id = candidates.ids.get(term)!;
-        keptCandidate[id] = 1;
-        rows.push(id, w);
+      if (deferSelection) for (let p = 0; p < list.length; p += 2) rows.push(list[p], list[p + 1]);
+      else {
+        const counts: Array<[string, number]> = [];
+        for (let p = 0; p < list.length; p += 2) counts.push([candidates.terms[list[p]], list[p + 1]]);
+        for (const [term, w] of selectChunkConcepts(counts, dfOf, n, maxDf, params.conceptsPerChunk)) {
+          const id = candidates.ids.get(term)!;
+          keptCandidate[id] = 1;
+          rows.push(id, w);
+        }
       }
       rowOffsets[++k] = rows.length;
       mark('pass 2: chunk concepts');
@@ -466,6 +477,34 @@ export async function buildPages(
   const titleChunks = titleGroupSizes(owners);
   owners.length = 0;
 
+  const scriptChunks = params.scriptStatistics ? words.scripts.counts() : undefined;
+  const perScript = scriptChunks && scriptStatistics(scriptChunks, params.maxDfFraction);
+  if (deferSelection) {
+    const candidateRows = rows;
+    rows = new ConceptRows();
+    const offsets = rowOffsets.slice();
+    for (let kk = 0; kk < n; kk++) {
+      const counts: Array<[string, number]> = [];
+      for (let o = offsets[kk]; o < offsets[kk + 1]; o++)
+        counts.push([candidates.terms[candidateRows.candidate(o)], candidateRows.weight(o)]);
+      for (const [term, w] of selectChunkConcepts(
+        counts,
+        dfOf,
+        n,
+        maxDf,
+        params.conceptsPerChunk,
+        perScript,
+      )) {
+        const id = candidates.ids.get(term)!;
+        keptCandidate[id] = 1;
+        rows.push(id, w);
+      }
+      rowOffsets[kk + 1] = rows.length;
+    }
+    candidateRows.clear();
+  }
+  const version = scriptChunks ? PAGES_SCRIPT_VERSION : PAGES_VERSION;
+
   // ---- the concept table (ids are the sorted terms), degrees
   const t3 = performance.now();
   const keptIds: number[] = [];
@@ -475,7 +514,9 @@ export async function buildPages(
   const conceptOf = new Int32Array(all.length).fill(-1);
   keptIds.forEach((c, x) => (conceptOf[c] = x));
   const terms = keptIds.map((c) => all[c]);
-  const idf = Float32Array.from(keptIds, (c) => conceptIdf(n, candidates.dfOf(c)));
+  const idf = Float32Array.from(keptIds, (c) =>
+    conceptIdf(perScript ? perScript.nOf(all[c]) : n, candidates.dfOf(c)),
+  );
   candidates.release();
   const total = rowOffsets[n];
   const chunkConcepts = new Uint32Array(total);
@@ -499,6 +540,7 @@ export async function buildPages(
     chunkConceptOffsets: rowOffsets,
     chunkConcepts,
     chunkConceptWeights,
+    ...(scriptChunks && { scriptChunks }),
   });
   log(
     `concept table: ${terms.length} concepts, ${total} chunk links (${duration((performance.now() - t3) / 1000)})`,
@@ -556,7 +598,7 @@ export async function buildPages(
   mark('open section');
 
   // ---- the part's hashes (per block and whole)
-  const blockSize = options.blockSize ?? defaultBlockSize(PAGES_VERSION, concepts.listsInRows);
+  const blockSize = options.blockSize ?? defaultBlockSize(version, concepts.listsInRows);
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
     SectionName,
     number
@@ -566,11 +608,11 @@ export async function buildPages(
     for (const name of SECTIONS) yield* spool.read(name);
   };
   const sectionBlocks =
-    options.blockSize === undefined ? sectionBlocksFor(PAGES_VERSION, concepts.listsInRows) : undefined;
-  const rowBlocks = rowBlocksFor(PAGES_VERSION, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
+    options.blockSize === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined;
+  const rowBlocks = rowBlocksFor(version, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
   const blocks = new BlockHasher(
     writtenBlocks(
-      PAGES_VERSION,
+      version,
       blockSize,
       sections,
       sectionBlocks,
@@ -580,7 +622,7 @@ export async function buildPages(
         rowGroups: concepts.rowGroups,
       },
     ),
-    blockHashBytes(PAGES_VERSION),
+    blockHashBytes(version),
   );
   const whole = new Sha256();
   for await (const c of bytes()) {
@@ -589,25 +631,29 @@ export async function buildPages(
     whole.update(c);
     mark('hashes: sha-256');
   }
-  const hashPart = hashPartOf(PAGES_VERSION, blockSize, blocks.finish());
-  const directory = pagesDirectory({
-    blockSize,
-    chunkCount: n,
-    conceptCount: terms.length,
-    termCount: word.termCount,
-    headingCopies: word.headingCopies,
-    thetaCo: params.thetaCo,
-    analyzer: analyzer.version,
-    shares: shareParams(params),
-    listsInRows: concepts.listsInRows,
-    sections,
-    groups: writtenGroups,
-    hashPages: hashPart.hashPages,
-    sectionBlocks,
-    openResiduals: written.openResiduals,
-    rowBlocks,
-    recordCoding: { dictionary },
-  });
+  const hashPart = hashPartOf(version, blockSize, blocks.finish());
+  const directory = pagesDirectory(
+    {
+      blockSize,
+      chunkCount: n,
+      conceptCount: terms.length,
+      termCount: word.termCount,
+      headingCopies: word.headingCopies,
+      thetaCo: params.thetaCo,
+      analyzer: analyzer.version,
+      shares: shareParams(params),
+      listsInRows: concepts.listsInRows,
+      sections,
+      groups: writtenGroups,
+      hashPages: hashPart.hashPages,
+      sectionBlocks,
+      openResiduals: written.openResiduals,
+      rowBlocks,
+      recordCoding: { dictionary },
+      ...(scriptChunks && { scriptChunks }),
+    },
+    version,
+  );
   return {
     directory,
     hashes: hashPart.bytes,
