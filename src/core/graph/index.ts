@@ -33,7 +33,7 @@ export {
   withRanks,
   withThetaSem,
 } from './conceptGraph.ts';
-export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
+export type { ConceptGraphIndex, GraphOptions, SerializedGraph } from './conceptGraph.ts';
 export type { ConceptGraph } from './cooccurrence.ts';
 export { keepMaskFromVectors } from './semanticEdges.ts';
 export {

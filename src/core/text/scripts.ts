@@ -71,3 +71,19 @@ export class ScriptTally {
     return { other: this.other, cjk: this.cjk };
   }
 }
+
+/**
+ * Whether a graph's options as stored (a bundle's or the store's: read, never trusted) name these per-script counts:
+ * its concept table was chosen against the same N per script as this library's words are now counted (both
+ * absent: one N). A table chosen otherwise is not this library's table, and the engine builds it again.
+ */
+export function sameScriptChunks(storedOptions: unknown, now: ScriptChunks | undefined): boolean {
+  const stored =
+    storedOptions && typeof storedOptions === 'object'
+      ? (storedOptions as { scriptChunks?: unknown }).scriptChunks
+      : undefined;
+  if (stored === undefined || now === undefined) return stored === now;
+  if (!stored || typeof stored !== 'object') return false;
+  const s = stored as Record<string, unknown>;
+  return s.other === now.other && s.cjk === now.cjk;
+}
