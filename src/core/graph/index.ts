@@ -49,7 +49,7 @@ export {
 export { diceWeight, weightedDegreesFromTable } from './cooccurrence.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
-export type { IncrementalGraphState } from './incremental.ts';
+export type { IncrementalChunk, IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
 export { pagerank, PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
 export type { RowSource, WalkDegrees } from './pagerank.ts';

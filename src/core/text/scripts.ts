@@ -66,6 +66,14 @@ export class ScriptTally {
     else if (cjk > other) this.mainlyCjk++;
   }
 
+  /** Takes back a chunk added with these counts (a document removed from a library kept up to date). */
+  removeCounts(other: number, cjk: number): void {
+    if (other > 0) this.other--;
+    if (cjk > 0) this.cjk--;
+    if (other > cjk) this.mainlyOther--;
+    else if (cjk > other) this.mainlyCjk--;
+  }
+
   counts(): ScriptChunks | undefined {
     if (this.mainlyOther < MIN_SCRIPT_CHUNKS || this.mainlyCjk < MIN_SCRIPT_CHUNKS) return undefined;
     return { other: this.other, cjk: this.cjk };
@@ -86,4 +94,15 @@ export function sameScriptChunks(storedOptions: unknown, now: ScriptChunks | und
   if (!stored || typeof stored !== 'object') return false;
   const s = stored as Record<string, unknown>;
   return s.other === now.other && s.cjk === now.cjk;
+}
+
+/** A chunk's text words by script, [other, cjk], as Bm25Index.countByScript counts them (IncrementalChunk.scripts). */
+export function scriptCountsOf(terms: Iterable<string>): [number, number] {
+  let other = 0;
+  let cjk = 0;
+  for (const t of terms) {
+    if (isCjkTerm(t)) cjk++;
+    else other++;
+  }
+  return [other, cjk];
 }
