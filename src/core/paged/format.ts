@@ -61,7 +61,7 @@ export const PAGES_FORMAT = 'conceptrag-pages';
 export const PAGES_VERSION = 10;
 /**
  * Version 11: the directory's `scriptChunks` (word statistics per script, retrieval params scriptStatistics). Written
- * only by a library built with them, which are off by default: every other part is still version 10.
+ * only for a library of two scripts (each the main one of MIN_SCRIPT_CHUNKS chunks): every other part is version 10.
  */
 export const PAGES_SCRIPT_VERSION = 11;
 /** The versions this app reads. */

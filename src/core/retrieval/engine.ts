@@ -320,14 +320,11 @@ export class RetrievalEngine {
     // The table's concepts were chosen against one N or the N of each script (scriptStatistics): only the words'
     // counts tell which this library needs, so a table chosen the other way is built again.
     if (!sameScriptChunks(stored.options, bm25.scriptChunks)) return undefined;
-    const engine = new RetrievalEngine(
-      layout,
-      bm25,
-      fieldBm25,
-      { ...graph, options: graphOptions(params, bm25) },
-      params,
-      analyzer,
-    );
+    // The graph's options name the counts, as a build's do (a graph made elsewhere, by params alone, gains them).
+    const named = sameScriptChunks(graph.options, bm25.scriptChunks)
+      ? graph
+      : { ...graph, options: graphOptions(params, bm25) };
+    const engine = new RetrievalEngine(layout, bm25, fieldBm25, named, params, analyzer);
     Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
     return engine;
   }
