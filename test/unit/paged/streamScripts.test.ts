@@ -120,8 +120,8 @@ describe('cli index --stream with word statistics per script', () => {
         );
   }, 120_000);
 
-  it('writes version 10 without the parameter: one N, as before', async () => {
-    const files = await collectFiles([join(work, 'mixed')]);
+  it('writes version 10 without the parameter (one N, as before), version 11 at the defaults', async () => {
+    const files = await collectFiles([mixedFolder()]);
     const out = join(work, 'mixed-one-n.bundle');
     await streamBuild(files, out, {
       maxChunkTokens: 1200,
@@ -132,5 +132,10 @@ describe('cli index --stream with word statistics per script', () => {
     const directory = partOf(new Uint8Array(readFileSync(out)), 'pages.bin').meta as PagesDirectory;
     expect(directory.version).toBe(10);
     expect(directory.scriptChunks).toBeUndefined();
+    // At the defaults (`cli index --stream` as a user runs it): per script.
+    const byDefault = join(work, 'mixed-default.bundle');
+    await streamBuild(files, byDefault, { maxChunkTokens: 1200, appVersion: 'test', tempDir: work });
+    const d = partOf(new Uint8Array(readFileSync(byDefault)), 'pages.bin').meta as PagesDirectory;
+    expect([d.version, d.scriptChunks]).toEqual([11, { other: 60, cjk: 30 }]);
   }, 120_000);
 });
