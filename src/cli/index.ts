@@ -18,7 +18,7 @@ import type { Embedder, FileError, PreparedDocument } from '../core/types.ts';
 import { DEFAULT_INDEX_PARAMS } from '../core/types.ts';
 import { PARSE_TIMEOUT_MS } from '../core/parse/index.ts';
 import { snapshotToCorpus } from '../store/bundleImport.ts';
-import { buildEngine } from '../services/library/engine.ts';
+import { buildEngine, retrievalInput, termAnalyzer } from '../services/library/engine.ts';
 import {
   DEFAULT_BLOCK_SIZE,
   LARGE_BLOCK_SIZE,
@@ -27,7 +27,7 @@ import {
   writePagedIndex,
   type GroupSizes,
 } from '../core/paged/index.ts';
-import { cleanHeading } from '../core/retrieval/index.ts';
+import { cleanHeading, RetrievalEngine, type RetrievalParams } from '../core/retrieval/index.ts';
 import { themesPart } from '../core/themes/index.ts';
 import { themesOfGraph } from '../services/themes/themesOf.ts';
 import { formatBytes, readBundleFile, writeBundleFile } from './bundleIo.ts';
@@ -235,8 +235,13 @@ export async function attachGraph(
   groups?: GroupSizes,
   /** Rows with counts up to this many gzip'd bytes keep the lists (tests write a large library's layout with 0). */
   listsInRowsBytes?: number,
+  /** Retrieval parameters other than the defaults (tests build a library as `--stream` does with the same ones). */
+  params?: Partial<Record<keyof RetrievalParams, unknown>>,
 ): Promise<{ snapshot: IndexSnapshot; pages?: BundlePart[] }> {
-  const engine = buildEngine(snapshotToCorpus(snapshot));
+  const corpus = snapshotToCorpus(snapshot);
+  const engine = params
+    ? RetrievalEngine.build(retrievalInput(corpus), termAnalyzer(), params)
+    : buildEngine(corpus);
   const graph = engine.exportGraph() as unknown as Record<string, unknown>;
   if (!pages) return { snapshot: { ...snapshot, graph } };
   const documents = new Map(snapshot.documents.map((d) => [d.id, d]));

@@ -38,7 +38,7 @@ import {
   type SectionSpool,
   type SpoolSink,
 } from '../core/paged/index.ts';
-import { resolveParams } from '../core/retrieval/index.ts';
+import { resolveParams, type RetrievalParams } from '../core/retrieval/index.ts';
 import type { FileError } from '../core/types.ts';
 import type { OcrLanguageSetting } from '../core/parse/index.ts';
 import { termAnalyzer } from '../services/library/engine.ts';
@@ -62,6 +62,8 @@ export interface StreamBuildOptions {
   groups?: GroupSizes;
   /** Rows with counts up to this many gzip'd bytes keep the lists (tests write a large library's layout with 0). */
   listsInRowsBytes?: number;
+  /** Retrieval parameters other than the defaults (attachGraph's `params`: the same library either way). */
+  params?: Partial<Record<keyof RetrievalParams, unknown>>;
 }
 
 export interface StreamBuildResult {
@@ -181,7 +183,7 @@ async function build(
   temp: string,
 ): Promise<StreamBuildResult> {
   const log = options.log ?? (() => {});
-  const params = resolveParams();
+  const params = resolveParams(options.params);
   checkConceptOptions(params);
   const analyzer = termAnalyzer();
   const errors: FileError[] = [];

@@ -16,6 +16,11 @@ export interface GraphOptions {
   minDfCap?: number;
   /** See ConceptOptions.scriptChunks. */
   scriptChunks?: ScriptChunks;
+  /**
+   * Word statistics per script (RetrievalParams.scriptStatistics): the incremental graph then counts its chunks' words
+   * by script (IncrementalChunk.scripts) and takes the per-script N and cap as a fresh build does.
+   */
+  scriptStatistics?: boolean;
   thetaCo: number;
   thetaSem: number;
   /** Damping of the global PageRank (graphology's default 0.85: the global rank is a centrality, not a walk). */

@@ -35,13 +35,17 @@ export interface ConceptOptions {
 }
 
 /** A term's N and concept cap where a library counts its words per script (extractConcepts' scriptChunks). */
-interface ScriptStatistics {
+export interface ScriptStatistics {
   nOf(term: string): number;
   capOf(term: string): number;
 }
 
 /** The N and cap of each script's terms: dfCap over the chunks of the term's script. */
-function scriptStatistics(scripts: ScriptChunks, maxDfFraction: number, minCap?: number): ScriptStatistics {
+export function scriptStatistics(
+  scripts: ScriptChunks,
+  maxDfFraction: number,
+  minCap?: number,
+): ScriptStatistics {
   const capOther = dfCap(maxDfFraction, scripts.other, minCap);
   const capCjk = dfCap(maxDfFraction, scripts.cjk, minCap);
   return {

@@ -28,6 +28,7 @@
 // docs/results/indexing-speed.md). The state shares the snapshot's arrays with the engine as its base, so its own
 // memory is small beside them. Terms whose df falls to 0 keep their id until the state is stored and restored
 // (toJSON drops them).
+import { isCjkTerm, sameScriptChunks, ScriptTally, type ScriptChunks } from '../text/index.ts';
 import { dfCap, sameItems, type ConceptTable } from './concepts.ts';
 import { buildCooccurrenceGraph, findEdge as findInRow, type ConceptGraph } from './cooccurrence.ts';
 import { withRanks, type ConceptGraphIndex, type GraphOptions } from './conceptGraph.ts';
@@ -42,6 +43,11 @@ export interface IncrementalChunk {
    * text, params.phrases)): index terms plus, with phrases on, capitalized phrases.
    */
   terms: readonly string[];
+  /**
+   * The chunk's text words by script, [other, cjk] (scriptCountsOf of its BM25 terms): required with
+   * options.scriptStatistics, from which the library's per-script N are counted as Bm25Index.countByScript does.
+   */
+  scripts?: readonly [number, number];
 }
 
 /** Structured-clone-safe state for IndexedDB: the per-chunk term counts (the rest is derived from them). */
@@ -57,6 +63,8 @@ export interface IncrementalGraphState {
   chunkTermOffsets: Uint32Array;
   chunkTermIds: Uint32Array;
   chunkTermFreqs: Uint32Array;
+  /** With options.scriptStatistics: each chunk's [other, cjk] word counts (IncrementalChunk.scripts), 2 per chunk. */
+  chunkScripts?: Uint32Array;
 }
 
 /** Where the last snapshot spent its time, in milliseconds. */
@@ -127,6 +135,9 @@ export class IncrementalConceptGraph {
   private readonly slotTerms: Uint32Array[] = [];
   private readonly slotFreqs: Uint32Array[] = [];
   private readonly freeSlots: number[] = [];
+  /** Each slot's [other, cjk] text words (options.scriptStatistics), and their tally over the chunks held. */
+  private readonly slotScripts: Array<readonly [number, number]> = [];
+  private readonly scriptTally = new ScriptTally();
   private readonly docSlots = new Map<string, Set<number>>();
   private chunkCount = 0;
   // Change tracking since the last snapshot.
@@ -205,10 +216,31 @@ export class IncrementalConceptGraph {
     return dfCap(this.options.maxDfFraction, n, this.options.minDfCap);
   }
 
+  /** The per-script chunk counts of the chunks held (scriptStatistics and two scripts), else undefined: one N. */
+  private scriptChunks(): ScriptChunks | undefined {
+    return this.options.scriptStatistics ? this.scriptTally.counts() : undefined;
+  }
+
+  /** The cap of each script's terms now: per script as extractConcepts' scriptStatistics, else one for both. */
+  private caps(): { other: number; cjk: number } {
+    const scripts = this.scriptChunks();
+    if (!scripts) {
+      const cap = this.maxDf(this.chunkCount);
+      return { other: cap, cjk: cap };
+    }
+    return { other: this.maxDf(scripts.other), cjk: this.maxDf(scripts.cjk) };
+  }
+
+  /** Whether term t is a concept under these caps: in at least one chunk and at most its script's cap. */
+  private isConcept(t: number, caps: { other: number; cjk: number }): 0 | 1 {
+    const cap = isCjkTerm(this.termText[t]) ? caps.cjk : caps.other;
+    return this.df[t] >= 1 && this.df[t] <= cap ? 1 : 0;
+  }
+
   private applyBatch(added: readonly IncrementalChunk[], removed: readonly number[]): void {
     this.latest = undefined;
     const batch = ++this.batch;
-    const oldCap = this.maxDf(this.chunkCount);
+    const oldCaps = this.caps();
     const touched = new Set<number>();
     const removedTerms: Uint32Array[] = [];
     for (const slot of removed) {
@@ -226,11 +258,14 @@ export class IncrementalConceptGraph {
       if (this.docSlots.get(this.slotDoc[slot])!.size === 0) this.docSlots.delete(this.slotDoc[slot]);
       this.slotTerms[slot] = new Uint32Array(0);
       this.slotFreqs[slot] = new Uint32Array(0);
+      if (this.options.scriptStatistics) this.scriptTally.removeCounts(...this.slotScripts[slot]);
       this.freeSlots.push(slot);
       this.chunkCount--;
     }
     const addedSlots: number[] = [];
     for (const c of added) {
+      if (this.options.scriptStatistics && !c.scripts)
+        throw new Error(`incremental concept graph: chunk "${c.id}" without its words by script`);
       const counts = new Map<number, number>();
       for (const term of c.terms) {
         const t = this.intern(term);
@@ -243,6 +278,10 @@ export class IncrementalConceptGraph {
       this.slotDoc[slot] = c.docId;
       this.slotTerms[slot] = ids;
       this.slotFreqs[slot] = freqs;
+      if (this.options.scriptStatistics) {
+        this.slotScripts[slot] = c.scripts!;
+        this.scriptTally.addCounts(...c.scripts!);
+      }
       this.slotOf.set(c.id, slot);
       this.addedIds.add(c.id);
       let doc = this.docSlots.get(c.docId);
@@ -256,15 +295,19 @@ export class IncrementalConceptGraph {
       addedSlots.push(slot);
       this.chunkCount++;
     }
-    // Concept status: terms whose df changed, and terms whose (unchanged) df the cap moved past.
-    const newCap = this.maxDf(this.chunkCount);
+    // Concept status: terms whose df changed, and terms whose (unchanged) df a cap moved past (each script's, which
+    // are one cap with one N).
+    const newCaps = this.caps();
     const candidates = touched;
-    for (let d = Math.min(oldCap, newCap) + 1; d <= Math.max(oldCap, newCap); d++) {
-      for (const t of this.byDf.get(d) ?? []) candidates.add(t);
+    for (const script of ['other', 'cjk'] as const) {
+      const [oldCap, newCap] = [oldCaps[script], newCaps[script]];
+      for (let d = Math.min(oldCap, newCap) + 1; d <= Math.max(oldCap, newCap); d++) {
+        for (const t of this.byDf.get(d) ?? []) candidates.add(t);
+      }
     }
     const entered: number[] = [];
     for (const t of candidates) {
-      const now = this.df[t] >= 1 && this.df[t] <= newCap ? 1 : 0;
+      const now = this.isConcept(t, newCaps);
       if (now === this.concept[t]) continue;
       this.concept[t] = now;
       if (now) {
@@ -408,10 +451,10 @@ export class IncrementalConceptGraph {
       for (let c = 0; c < nc; c++) sum += initial[c];
       if (sum > 0) for (let c = 0; c < nc; c++) initial[c] /= sum;
     }
-    const index = withRanks(
-      { chunkIds, table, cooccurrence, graph: cooccurrence, options: this.options },
-      initial,
-    );
+    // As the engine's build: the options say the per-script counts the table was chosen with (sameScriptChunks).
+    const scripts = this.scriptChunks();
+    const options = scripts ? { ...this.options, scriptChunks: scripts } : this.options;
+    const index = withRanks({ chunkIds, table, cooccurrence, graph: cooccurrence, options }, initial);
     this.lastSnapshot = { tableMs, pairsMs, rankMs: performance.now() - t0, recounted };
 
     // The snapshot becomes the base of the next merge.
@@ -490,6 +533,10 @@ export class IncrementalConceptGraph {
     const chunkConcepts = new Uint32Array(total);
     const chunkConceptWeights = new Float32Array(total);
     const degree = new Uint32Array(nc);
+    // Each term's N: its script's chunks where the library counts by script (extractConcepts' scriptStatistics).
+    const scripts = this.scriptChunks();
+    const nOf = (t: number): number =>
+      scripts ? (isCjkTerm(this.termText[t]) ? scripts.cjk : scripts.other) : n;
     // tf of each term of the chunk at hand, looked up after its concept ids are sorted.
     const tf = new Uint32Array(this.termText.length);
     for (let k = 0; k < n; k++) {
@@ -507,7 +554,7 @@ export class IncrementalConceptGraph {
       for (let i = from; i < o; i++) {
         const c = chunkConcepts[i];
         const t = conceptTerms[c];
-        chunkConceptWeights[i] = tf[t] * Math.log(n / this.df[t]);
+        chunkConceptWeights[i] = tf[t] * Math.log(nOf(t) / this.df[t]);
         degree[c]++;
       }
     }
@@ -523,13 +570,14 @@ export class IncrementalConceptGraph {
     const idf = new Float32Array(nc);
     const terms = new Array<string>(nc);
     for (let c = 0; c < nc; c++) {
-      idf[c] = Math.log(n / this.df[conceptTerms[c]]);
+      idf[c] = Math.log(nOf(conceptTerms[c]) / this.df[conceptTerms[c]]);
       terms[c] = this.termText[conceptTerms[c]];
     }
     return {
       chunkCount: n,
       terms,
       idf,
+      ...(scripts && { scriptChunks: scripts }),
       conceptChunkOffsets,
       conceptChunks,
       chunkConceptOffsets,
@@ -708,6 +756,9 @@ export class IncrementalConceptGraph {
         chunkTermFreqs[chunkTermOffsets[k] + i] = this.slotFreqs[slot][i];
       }
     });
+    const chunkScripts = this.options.scriptStatistics
+      ? Uint32Array.from(chunkIds.flatMap((id) => this.slotScripts[this.slotOf.get(id)!]))
+      : undefined;
     return {
       format: 'conceptrag-incremental-graph',
       version: 1,
@@ -718,6 +769,7 @@ export class IncrementalConceptGraph {
       chunkTermOffsets,
       chunkTermIds,
       chunkTermFreqs,
+      ...(chunkScripts && { chunkScripts }),
     };
   }
 
@@ -736,6 +788,9 @@ export class IncrementalConceptGraph {
     if (state.docIds.length !== n || state.chunkTermOffsets.length !== n + 1) fail('chunk arrays');
     const links = state.chunkTermOffsets[n];
     if (state.chunkTermIds.length !== links || state.chunkTermFreqs.length !== links) fail('term arrays');
+    const scripts = state.chunkScripts;
+    if (state.options.scriptStatistics && !(scripts instanceof Uint32Array && scripts.length === 2 * n))
+      fail('chunkScripts (two counts a chunk, with scriptStatistics)');
     const g = new IncrementalConceptGraph(state.options);
     for (const term of state.terms) g.intern(term);
     for (let k = 0; k < n; k++) {
@@ -751,6 +806,11 @@ export class IncrementalConceptGraph {
       g.slotDoc.push(state.docIds[k]);
       g.slotTerms.push(ids);
       g.slotFreqs.push(freqs);
+      if (scripts && g.options.scriptStatistics) {
+        const counts = [scripts[2 * k], scripts[2 * k + 1]] as const;
+        g.slotScripts[slot] = counts;
+        g.scriptTally.addCounts(...counts);
+      }
       g.slotOf.set(id, slot);
       let doc = g.docSlots.get(state.docIds[k]);
       if (!doc) g.docSlots.set(state.docIds[k], (doc = new Set()));
@@ -761,8 +821,8 @@ export class IncrementalConceptGraph {
       }
     }
     g.chunkCount = n;
-    const cap = g.maxDf(n);
-    for (let t = 0; t < g.termText.length; t++) g.concept[t] = g.df[t] >= 1 && g.df[t] <= cap ? 1 : 0;
+    const caps = g.caps();
+    for (let t = 0; t < g.termText.length; t++) g.concept[t] = g.isConcept(t, caps);
     for (const id of g.slotOf.keys()) g.addedIds.add(id);
     if (previous && g.options.thetaCo === 1) g.adopt(previous);
     return g;
@@ -775,7 +835,8 @@ export class IncrementalConceptGraph {
     if (
       made.conceptsPerChunk !== 0 ||
       made.maxDfFraction !== this.options.maxDfFraction ||
-      made.thetaCo !== 1
+      made.thetaCo !== 1 ||
+      !sameScriptChunks(made, this.scriptChunks())
     ) {
       return;
     }

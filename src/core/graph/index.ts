@@ -33,7 +33,7 @@ export {
   withRanks,
   withThetaSem,
 } from './conceptGraph.ts';
-export type { ConceptGraphIndex, SerializedGraph } from './conceptGraph.ts';
+export type { ConceptGraphIndex, GraphOptions, SerializedGraph } from './conceptGraph.ts';
 export type { ConceptGraph } from './cooccurrence.ts';
 export { keepMaskFromVectors } from './semanticEdges.ts';
 export {
@@ -44,11 +44,12 @@ export {
   conceptTableFromChunks,
   dfCap,
   sameItems,
+  scriptStatistics,
 } from './concepts.ts';
 export { diceWeight, weightedDegreesFromTable } from './cooccurrence.ts';
 export { ConceptVectorBuilder } from './conceptVectors.ts';
 export { IncrementalConceptGraph } from './incremental.ts';
-export type { IncrementalGraphState } from './incremental.ts';
+export type { IncrementalChunk, IncrementalGraphState } from './incremental.ts';
 export type { ConceptTable } from './concepts.ts';
 export { pagerank, PersonalizedPageRank, weightedDegrees } from './pagerank.ts';
 export type { RowSource, WalkDegrees } from './pagerank.ts';

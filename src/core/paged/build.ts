@@ -17,6 +17,7 @@ import {
   conceptIdf,
   conceptTableFromChunks,
   dfCap,
+  scriptStatistics,
   selectChunkConcepts,
   weightedDegreesFromTable,
   type ConceptTable,
@@ -32,6 +33,7 @@ import {
   withSectionPaths,
   type RetrievalParams,
 } from '../retrieval/index.ts';
+import { ScriptTally } from '../text/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
 import {
   blockHashBytes,
@@ -281,6 +283,45 @@ class ConceptRows {
     return this.weights[b][o - this.starts[b]];
   }
 
+  /** The block `set` wrote last: writes go in order too, behind the reads (keep). */
+  private writeBlock = 0;
+
+  /** Overwrites row `o` (< length): keep's compaction in place. */
+  private set(o: number, candidate: number, weight: number): void {
+    if (o < this.starts[this.writeBlock]) this.writeBlock = 0;
+    while (o >= this.starts[this.writeBlock + 1]) this.writeBlock++;
+    const b = this.writeBlock;
+    this.candidates[b][o - this.starts[b]] = candidate;
+    this.weights[b][o - this.starts[b]] = weight;
+  }
+
+  /**
+   * Keeps, chunk by chunk, the rows `choose` returns of each chunk's rows (`offsets`, rewritten to the kept rows),
+   * in place: a chunk's kept rows are written where its rows or earlier ones were, after they are read, so the rows
+   * of every chunk are never held twice (at 1 GiB, 40 M links: 320 MB once).
+   */
+  keep(offsets: Uint32Array, choose: (rows: Array<[number, number]>) => Iterable<[number, number]>): void {
+    let kept = 0;
+    let from = offsets[0];
+    for (let k = 0; k + 1 < offsets.length; k++) {
+      const to = offsets[k + 1];
+      const rows: Array<[number, number]> = [];
+      for (let o = from; o < to; o++) rows.push([this.candidate(o), this.weight(o)]);
+      for (const [candidate, weight] of choose(rows)) this.set(kept++, candidate, weight);
+      offsets[k + 1] = kept;
+      from = to;
+    }
+    // The blocks past the kept rows go.
+    while (this.candidates.length > 0 && this.starts[this.candidates.length - 1] >= kept) {
+      this.candidates.pop();
+      this.weights.pop();
+      this.starts.pop();
+    }
+    this.length = kept;
+    this.block = 0;
+    this.writeBlock = 0;
+  }
+
   /** Lets the rows go once the table holds them. */
   clear(): void {
     this.candidates = [];
@@ -288,6 +329,7 @@ class ConceptRows {
     this.starts = [0];
     this.length = 0;
     this.block = 0;
+    this.writeBlock = 0;
   }
 }
 
@@ -314,12 +356,16 @@ class WordSections {
   private text: Bm25Builder | undefined = new Bm25Builder();
   private headings: Bm25Builder | undefined = new Bm25Builder();
   private anyPath = false;
+  /** Each chunk's text terms by script, as Bm25Index.countByScript counts them from the text's postings. */
+  readonly scripts = new ScriptTally();
 
   /** `path`: the chunk's heading field (headingField). */
   add(analyzer: TermAnalyzer, text: string, path: readonly string[]): void {
     if (!this.text || !this.headings)
       throw new Error('pages: a chunk added after the word sections were written');
-    this.text.add(analyzer.terms(text));
+    const terms = analyzer.terms(text);
+    this.scripts.add(terms);
+    this.text.add(terms);
     if (path.length) this.anyPath = true;
     this.headings.add(path.length ? analyzer.terms(path.join('\n')) : []);
   }
@@ -399,9 +445,10 @@ export async function buildPages(
   const mark = (phase: string): void => options.clock?.mark(phase);
   const n = input.chunkCount;
   if (n === 0) throw new PagesBuildEmpty();
-  // The pages do not store per-script counts yet: a library read by ranges would answer with one N.
-  if (params.scriptStatistics)
-    throw new Error('pages: scriptStatistics is built into libraries in memory only, not yet into pages');
+  // Word statistics per script (scriptStatistics): a chunk's concepts are weighed against the chunks of each term's
+  // script, known only once every chunk's words are read, so each chunk's candidates are kept whole in pass 2 and
+  // selected after it (as extractConcepts selects them over the counts the engine's BM25 gives).
+  const deferSelection = params.scriptStatistics;
   const t2 = performance.now();
   // As extractConcepts gets it from buildLexicalGraph: the retrieval parameters have no minDfCap of their own.
   const maxDf = dfCap(params.maxDfFraction, n);
@@ -438,12 +485,15 @@ export async function buildPages(
       documentChunks[k] = entry.records.length;
       owners[k] = { docId: record.docId, path: path.length ? [path[0]] : undefined };
       const list = entry.concepts[j];
-      const counts: Array<[string, number]> = [];
-      for (let p = 0; p < list.length; p += 2) counts.push([candidates.terms[list[p]], list[p + 1]]);
-      for (const [term, w] of selectChunkConcepts(counts, dfOf, n, maxDf, params.conceptsPerChunk)) {
-        const id = candidates.ids.get(term)!;
-        keptCandidate[id] = 1;
-        rows.push(id, w);
+      if (deferSelection) for (let p = 0; p < list.length; p += 2) rows.push(list[p], list[p + 1]);
+      else {
+        const counts: Array<[string, number]> = [];
+        for (let p = 0; p < list.length; p += 2) counts.push([candidates.terms[list[p]], list[p + 1]]);
+        for (const [term, w] of selectChunkConcepts(counts, dfOf, n, maxDf, params.conceptsPerChunk)) {
+          const id = candidates.ids.get(term)!;
+          keptCandidate[id] = 1;
+          rows.push(id, w);
+        }
       }
       rowOffsets[++k] = rows.length;
       mark('pass 2: chunk concepts');
@@ -466,6 +516,22 @@ export async function buildPages(
   const titleChunks = titleGroupSizes(owners);
   owners.length = 0;
 
+  const scriptChunks = params.scriptStatistics ? words.scripts.counts() : undefined;
+  const perScript = scriptChunks && scriptStatistics(scriptChunks, params.maxDfFraction);
+  if (deferSelection)
+    rows.keep(rowOffsets, (chunkRows) => {
+      const counts = chunkRows.map(([id, tf]): [string, number] => [candidates.terms[id], tf]);
+      return selectChunkConcepts(counts, dfOf, n, maxDf, params.conceptsPerChunk, perScript).map(
+        ([term, w]): [number, number] => {
+          const id = candidates.ids.get(term)!;
+          keptCandidate[id] = 1;
+          return [id, w];
+        },
+      );
+    });
+  // Version 11 holds both openCoding (every part) and scriptChunks (a library of two scripts).
+  const version = PAGES_VERSION;
+
   // ---- the concept table (ids are the sorted terms), degrees
   const t3 = performance.now();
   const keptIds: number[] = [];
@@ -475,7 +541,9 @@ export async function buildPages(
   const conceptOf = new Int32Array(all.length).fill(-1);
   keptIds.forEach((c, x) => (conceptOf[c] = x));
   const terms = keptIds.map((c) => all[c]);
-  const idf = Float32Array.from(keptIds, (c) => conceptIdf(n, candidates.dfOf(c)));
+  const idf = Float32Array.from(keptIds, (c) =>
+    conceptIdf(perScript ? perScript.nOf(all[c]) : n, candidates.dfOf(c)),
+  );
   candidates.release();
   const total = rowOffsets[n];
   const chunkConcepts = new Uint32Array(total);
@@ -499,6 +567,7 @@ export async function buildPages(
     chunkConceptOffsets: rowOffsets,
     chunkConcepts,
     chunkConceptWeights,
+    ...(scriptChunks && { scriptChunks }),
   });
   log(
     `concept table: ${terms.length} concepts, ${total} chunk links (${duration((performance.now() - t3) / 1000)})`,
@@ -563,7 +632,7 @@ export async function buildPages(
   mark('open section');
 
   // ---- the part's hashes (per block and whole)
-  const blockSize = options.blockSize ?? defaultBlockSize(PAGES_VERSION, concepts.listsInRows);
+  const blockSize = options.blockSize ?? defaultBlockSize(version, concepts.listsInRows);
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
     SectionName,
     number
@@ -573,11 +642,11 @@ export async function buildPages(
     for (const name of SECTIONS) yield* spool.read(name);
   };
   const sectionBlocks =
-    options.blockSize === undefined ? sectionBlocksFor(PAGES_VERSION, concepts.listsInRows) : undefined;
-  const rowBlocks = rowBlocksFor(PAGES_VERSION, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
+    options.blockSize === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined;
+  const rowBlocks = rowBlocksFor(version, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
   const blocks = new BlockHasher(
     writtenBlocks(
-      PAGES_VERSION,
+      version,
       blockSize,
       sections,
       sectionBlocks,
@@ -587,7 +656,7 @@ export async function buildPages(
         rowGroups: concepts.rowGroups,
       },
     ),
-    blockHashBytes(PAGES_VERSION),
+    blockHashBytes(version),
   );
   const whole = new Sha256();
   for await (const c of bytes()) {
@@ -596,26 +665,30 @@ export async function buildPages(
     whole.update(c);
     mark('hashes: sha-256');
   }
-  const hashPart = hashPartOf(PAGES_VERSION, blockSize, blocks.finish());
-  const directory = pagesDirectory({
-    blockSize,
-    chunkCount: n,
-    conceptCount: terms.length,
-    termCount: word.termCount,
-    headingCopies: word.headingCopies,
-    thetaCo: params.thetaCo,
-    analyzer: analyzer.version,
-    shares: shareParams(params),
-    listsInRows: concepts.listsInRows,
-    sections,
-    groups: writtenGroups,
-    hashPages: hashPart.hashPages,
-    sectionBlocks,
-    openResiduals: written.openResiduals,
-    openCoding: written.openCoding,
-    rowBlocks,
-    recordCoding: { dictionary },
-  });
+  const hashPart = hashPartOf(version, blockSize, blocks.finish());
+  const directory = pagesDirectory(
+    {
+      blockSize,
+      chunkCount: n,
+      conceptCount: terms.length,
+      termCount: word.termCount,
+      headingCopies: word.headingCopies,
+      thetaCo: params.thetaCo,
+      analyzer: analyzer.version,
+      shares: shareParams(params),
+      listsInRows: concepts.listsInRows,
+      sections,
+      groups: writtenGroups,
+      hashPages: hashPart.hashPages,
+      sectionBlocks,
+      openResiduals: written.openResiduals,
+      openCoding: written.openCoding,
+      rowBlocks,
+      recordCoding: { dictionary },
+      ...(scriptChunks && { scriptChunks }),
+    },
+    version,
+  );
   return {
     directory,
     hashes: hashPart.bytes,

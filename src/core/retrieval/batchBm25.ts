@@ -9,6 +9,7 @@
 // pass over the library, to score it with the first one's counts, cost 2.1x the time in Node and 52-61 s against
 // 45-51 s a question in Chromium at 100 MiB (docs/results/words-awaiting.md, "One pass over the library").
 import { STEM_PREFIX } from '../graph/index.ts';
+import { ScriptTally, termChunkCount, type ScriptChunks } from '../text/index.ts';
 import { addQueryScores, type FieldScoring, type PostingList } from './fieldScoring.ts';
 import { topK } from './topk.ts';
 
@@ -23,6 +24,12 @@ export interface BatchBm25Options {
   copies: number;
   k1: number;
   b: number;
+  /**
+   * Word statistics per script (RetrievalParams.scriptStatistics): each chunk's text words are counted by script as
+   * they stream by, and a term's IDF is computed against its script's chunks when the library is of two scripts,
+   * as Bm25Index.countByScript gives it.
+   */
+  scriptStatistics?: boolean;
   signal?: AbortSignal;
   /** Called with each batch's size and how many items so far hold a question word (their keys are kept). */
   onBatch?: (batch: number, kept: number) => void;
@@ -40,6 +47,8 @@ export interface LibraryWordStats {
   chunks: number;
   totalLength: number;
   df: Map<string, number>;
+  /** The per-script chunk counts the IDFs used (scriptStatistics, a library of two scripts); absent: one N. */
+  scriptChunks?: ScriptChunks;
 }
 
 /** A question term's counts in the chunks that hold it: their places among the matched chunks, ascending. */
@@ -71,11 +80,13 @@ export async function searchByBatches<T, K>(
   const lengths: number[] = [];
   const textTf = new Array<number>(terms.length).fill(0);
   const headingTf = new Array<number>(terms.length).fill(0);
+  const tally = options.scriptStatistics ? new ScriptTally() : undefined;
   for await (const batch of batches()) {
     signal?.throwIfAborted();
     for (const item of batch) {
       const { text, heading } = termsOf(item);
       const order = stats.chunks++;
+      tally?.add(text);
       // Lengths count words as written, not their stems (as Bm25Builder does).
       const length = plainCount(text) + copies * plainCount(heading);
       stats.totalLength += length;
@@ -109,11 +120,15 @@ export async function searchByBatches<T, K>(
     }
     options.onBatch?.(batch.length, keys.length);
   }
+  const scripts = tally?.counts();
+  if (scripts) stats.scriptChunks = scripts;
   if (keys.length === 0 || limit <= 0) return { best: [], stats };
   const avg = stats.totalLength / stats.chunks;
+  const n = stats.chunks;
   const scoring: FieldScoring = {
     copies,
-    n: stats.chunks,
+    n,
+    nOf: scripts && ((t) => termChunkCount(t, n, scripts)),
     lengths: Float32Array.from(lengths),
     norm: avg || 1,
     k1: options.k1,

@@ -21,11 +21,12 @@ import {
   type ConceptGraph,
   type ConceptGraphIndex,
   type ConceptTableGraph,
+  type GraphOptions,
   type PrebuiltMaskedGraph,
   type SerializedGraph,
 } from '../graph/index.ts';
 import { PersonalizedPageRank, sameItems, weightedDegrees, type ConceptTable } from '../graph/index.ts';
-import type { ScriptChunks } from '../text/index.ts';
+import { sameScriptChunks, type ScriptChunks } from '../text/index.ts';
 import { Bm25Builder, Bm25Index } from './bm25.ts';
 import { HeadingFieldBm25 } from './fieldBm25.ts';
 import { conceptSearch } from './conceptSearch.ts';
@@ -197,6 +198,15 @@ function analyseChunks(
   return { text, headings, copies, analyzeMs };
 }
 
+/**
+ * The options a library's concept graph is built with: the parameters themselves, and the per-script chunk counts
+ * where its words are counted by script (scriptStatistics, a library of two scripts). Stored with the graph, they
+ * say how its table was chosen (sameScriptChunks).
+ */
+function graphOptions(params: RetrievalParams, bm25: Bm25Index): GraphOptions {
+  return bm25.scriptChunks ? { ...params, scriptChunks: bm25.scriptChunks } : params;
+}
+
 export class RetrievalEngine {
   private graphIndex: ConceptGraphIndex;
   private conceptIds: Map<string, number>;
@@ -245,7 +255,7 @@ export class RetrievalEngine {
     const graph = buildLexicalGraph(
       layout.chunks.map((c) => c.id),
       conceptLists,
-      bm25.scriptChunks ? { ...params, scriptChunks: bm25.scriptChunks } : params,
+      graphOptions(params, bm25),
     );
     const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
     Object.assign(engine.timings, {
@@ -307,7 +317,14 @@ export class RetrievalEngine {
     const lexicalGraphMs = performance.now() - t;
     const usable = text && REBUILD_PARAMS.every((k) => params[k] === resolveParams()[k]);
     const { bm25, fieldBm25, analyzeMs, bm25Ms } = usable ? text : textIndexes(layout, analyzer, params);
-    const engine = new RetrievalEngine(layout, bm25, fieldBm25, graph, params, analyzer);
+    // The table's concepts were chosen against one N or the N of each script (scriptStatistics): only the words'
+    // counts tell which this library needs, so a table chosen the other way is built again.
+    if (!sameScriptChunks(stored.options, bm25.scriptChunks)) return undefined;
+    // The graph's options name the counts, as a build's do (a graph made elsewhere, by params alone, gains them).
+    const named = sameScriptChunks(graph.options, bm25.scriptChunks)
+      ? graph
+      : { ...graph, options: graphOptions(params, bm25) };
+    const engine = new RetrievalEngine(layout, bm25, fieldBm25, named, params, analyzer);
     Object.assign(engine.timings, { analyzeMs, bm25Ms, lexicalGraphMs });
     return engine;
   }
@@ -410,6 +427,10 @@ export class RetrievalEngine {
       ? { layout: reused.layout, bm25: reused.bm25, fieldBm25: reused.fieldBm25, analyzeMs: 0, bm25Ms: 0 }
       : (text ?? { layout, ...textIndexes(layout, analyzer, params) });
     const own = reused?.params ?? params;
+    // A stored table (the mask's, or the other worker's from it) is this library's only if it was chosen against
+    // the same per-script counts as the words are now (scriptStatistics); a table chosen here is chosen so.
+    if (!reused && stored && !sameScriptChunks(compact.options, textPart.bm25.scriptChunks)) return undefined;
+    const options = reused ? reused.graphIndex.options : graphOptions(params, textPart.bm25);
     t = performance.now();
     const layers = reused?.graphIndex ?? prebuilt;
     const lexical = layers
@@ -418,11 +439,11 @@ export class RetrievalEngine {
           table: layers.table,
           cooccurrence: layers.cooccurrence,
           graph: layers.cooccurrence,
-          options: own,
+          options,
         }
       : stored
-        ? lexicalLayersFromTable(ids, stored, params)
-        : lexicalLayers(ids, conceptLists, params);
+        ? lexicalLayersFromTable(ids, stored, options)
+        : lexicalLayers(ids, conceptLists, options);
     const masked = maskedWalkGraph(
       compact,
       lexical,

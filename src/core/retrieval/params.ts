@@ -11,10 +11,11 @@ const defaults = {
    * Word statistics per script (text/scripts.ts): in a library written in both CJK and other scripts, a term's IDF
    * (BM25's and the concepts') and the concept cap count the chunks of its own script, not every chunk, so Chinese
    * documentation beside English text weighs its words as it does alone. A library of one script is unchanged.
-   * Built into the indexes in memory only (the pages, the bundle and the app's incremental graph do not carry it
-   * yet): off by default until they do.
+   * Every path builds it alike: the engine in memory, the pages (cli index --pages and --stream: version 11's
+   * scriptChunks), a library reopened around its stored table (which names the counts it was chosen with), the
+   * app's incremental graph and BM25 read batch by batch.
    */
-  scriptStatistics: false,
+  scriptStatistics: true,
   /** Add multi-word capitalized phrases ("Port of Spain") as concepts. */
   phrases: true,
   /**

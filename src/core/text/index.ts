@@ -4,4 +4,11 @@ export { createTermAnalyzer } from './analyzer.ts';
 export { cleanHeadingText } from './headings.ts';
 export { DEFAULT_MAX_SENTENCE_TOKENS, splitSentences } from './sentences.ts';
 export { countTokens } from './tokens.ts';
-export { isCjkTerm, ScriptTally, termChunkCount, type ScriptChunks } from './scripts.ts';
+export {
+  isCjkTerm,
+  sameScriptChunks,
+  scriptCountsOf,
+  ScriptTally,
+  termChunkCount,
+  type ScriptChunks,
+} from './scripts.ts';

@@ -66,8 +66,43 @@ export class ScriptTally {
     else if (cjk > other) this.mainlyCjk++;
   }
 
+  /** Takes back a chunk added with these counts (a document removed from a library kept up to date). */
+  removeCounts(other: number, cjk: number): void {
+    if (other > 0) this.other--;
+    if (cjk > 0) this.cjk--;
+    if (other > cjk) this.mainlyOther--;
+    else if (cjk > other) this.mainlyCjk--;
+  }
+
   counts(): ScriptChunks | undefined {
     if (this.mainlyOther < MIN_SCRIPT_CHUNKS || this.mainlyCjk < MIN_SCRIPT_CHUNKS) return undefined;
     return { other: this.other, cjk: this.cjk };
   }
+}
+
+/**
+ * Whether a graph's options as stored (a bundle's or the store's: read, never trusted) name these per-script counts:
+ * its concept table was chosen against the same N per script as this library's words are now counted (both
+ * absent: one N). A table chosen otherwise is not this library's table, and the engine builds it again.
+ */
+export function sameScriptChunks(storedOptions: unknown, now: ScriptChunks | undefined): boolean {
+  const stored =
+    storedOptions && typeof storedOptions === 'object'
+      ? (storedOptions as { scriptChunks?: unknown }).scriptChunks
+      : undefined;
+  if (stored === undefined || now === undefined) return stored === now;
+  if (!stored || typeof stored !== 'object') return false;
+  const s = stored as Record<string, unknown>;
+  return s.other === now.other && s.cjk === now.cjk;
+}
+
+/** A chunk's text words by script, [other, cjk], as Bm25Index.countByScript counts them (IncrementalChunk.scripts). */
+export function scriptCountsOf(terms: Iterable<string>): [number, number] {
+  let other = 0;
+  let cjk = 0;
+  for (const t of terms) {
+    if (isCjkTerm(t)) cjk++;
+    else other++;
+  }
+  return [other, cjk];
 }

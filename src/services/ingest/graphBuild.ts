@@ -10,6 +10,7 @@ import {
   deserializeGraph,
   serializeGraph,
   type ConceptGraphIndex,
+  type IncrementalChunk,
 } from '../../core/graph/index.ts';
 import {
   resolveParams,
@@ -18,6 +19,7 @@ import {
   type RetrievalInput,
 } from '../../core/retrieval/index.ts';
 import type { RetrievalParams } from '../../core/retrieval/index.ts';
+import { scriptCountsOf } from '../../core/text/index.ts';
 import type { LoadedCorpus, Repo } from '../../store/repo.ts';
 import { buildEngine, retrievalInput, termAnalyzer } from '../library/engine.ts';
 import { handedLayers, type HandedLexicalGraph } from '../library/graphHandOver.ts';
@@ -180,8 +182,7 @@ export class IncrementalGraphRefresh {
     params: RetrievalParams,
   ): void {
     if (gone.length > 0) graph.removeChunks(gone);
-    const addedTerms = chunkConceptLists(termAnalyzer(), added, params);
-    graph.addChunks(added.map((c, i) => ({ id: c.id, docId: c.docId, terms: addedTerms[i] })));
+    graph.addChunks(incrementalChunks(added, params));
     for (const id of gone) this.ids.delete(id);
     for (const c of added) this.ids.add(c.id);
   }
@@ -243,10 +244,8 @@ export class IncrementalGraphRefresh {
     const serialized = engine.exportGraph();
     const themes = await themesForStore(repo, engine.graph);
     await repo.putGraph(serialized, { concepts: stats.concepts, edges: stats.edges }, themes);
-    const analyzer = termAnalyzer();
     const fresh = new IncrementalConceptGraph(params);
-    const terms = chunkConceptLists(analyzer, input.chunks, params);
-    fresh.addChunks(input.chunks.map((c, i) => ({ id: c.id, docId: c.docId, terms: terms[i] })));
+    fresh.addChunks(incrementalChunks(input.chunks, params));
     const state = fresh.toJSON();
     // The built graph becomes the base of the next merge (ignored by fromJSON if it does not match the state).
     this.lastSnapshot = deserializeGraph(serialized);
@@ -256,4 +255,20 @@ export class IncrementalGraphRefresh {
     this.ids = new Set(state.chunkIds);
     await repo.putGraphState(state);
   }
+}
+
+/**
+ * Chunks as the incremental graph takes them: their concept terms, and with word statistics per script
+ * (scriptStatistics) their text words by script, from the same analysis as the engine's BM25 (an extra reading of
+ * the added chunks' text, as countByScript counts the whole library's).
+ */
+function incrementalChunks(chunks: RetrievalInput['chunks'], params: RetrievalParams): IncrementalChunk[] {
+  const analyzer = termAnalyzer();
+  const terms = chunkConceptLists(analyzer, chunks, params);
+  return chunks.map((c, i) => ({
+    id: c.id,
+    docId: c.docId,
+    terms: terms[i],
+    ...(params.scriptStatistics && { scripts: scriptCountsOf(analyzer.terms(c.text)) }),
+  }));
 }

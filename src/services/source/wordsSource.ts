@@ -123,7 +123,14 @@ async function byWords(
     (record) => ({ id: record.id, docId: record.docId }),
     analyzer.terms(question),
     params.candidates,
-    { copies, k1: params.bm25K1, b: params.bm25B, signal: options.signal, onBatch: options.onBatch },
+    {
+      copies,
+      k1: params.bm25K1,
+      b: params.bm25B,
+      scriptStatistics: params.scriptStatistics,
+      signal: options.signal,
+      onBatch: options.onBatch,
+    },
   );
   const byId = await keptRecords(
     stored,

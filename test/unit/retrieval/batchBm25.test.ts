@@ -136,4 +136,69 @@ describe('searchByBatches', () => {
       ),
     ).rejects.toThrow('a newer question');
   });
+
+  it('counts each chunk’s words by script as it streams (scriptStatistics): the whole index’s countByScript ranking', async () => {
+    // 300 chunks of w-words and 200 of Chinese words (中0…中79, the same Zipf-like draw): two scripts.
+    const { chunks, word } = corpus(7, 500, 80);
+    const mixed = chunks.map((c, i) =>
+      i < 300
+        ? c
+        : { text: c.text.map((t) => `中${t.slice(1)}`), heading: c.heading.map((t) => `中${t.slice(1)}`) },
+    );
+    for (const copies of [0, 1]) {
+      const text = new Bm25Index(
+        mixed.map((c) => c.text),
+        K1,
+        B,
+      ).countByScript();
+      expect(text.scriptChunks).toEqual({ other: 300, cjk: 200 });
+      const whole =
+        copies === 0
+          ? text
+          : new HeadingFieldBm25(
+              text,
+              new Bm25Index(
+                mixed.map((c) => c.heading),
+                K1,
+                B,
+              ),
+              copies,
+              K1,
+              B,
+            );
+      let differs = false;
+      for (let q = 0; q < 10; q++) {
+        const w = word().slice(1);
+        const query = [`中${w}`, `中${word().slice(1)}`, `w${w}`];
+        const expected = whole.search(query, 30);
+        const { best, stats } = await searchByBatches(
+          batched(mixed, 17).batches,
+          (c) => c,
+          (c) => mixed.indexOf(c),
+          query,
+          30,
+          { copies, k1: K1, b: B, scriptStatistics: true },
+        );
+        expect(stats.scriptChunks).toEqual({ other: 300, cjk: 200 });
+        expect(best.map((b) => b.item)).toEqual(expected.map((e) => e.chunk));
+        expect(best.map((b) => b.score)).toEqual(expected.map((e) => e.score));
+        const oneN = await searchByBatches(
+          batched(mixed, 17).batches,
+          (c) => c,
+          (c) => mixed.indexOf(c),
+          query,
+          30,
+          {
+            copies,
+            k1: K1,
+            b: B,
+          },
+        );
+        if (JSON.stringify(oneN.best.map((b) => b.score)) !== JSON.stringify(best.map((b) => b.score)))
+          differs = true;
+      }
+      // The per-script N changes the scores: without the counts the pass would give one N's.
+      expect(differs).toBe(true);
+    }
+  });
 });

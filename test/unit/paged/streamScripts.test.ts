@@ -1,0 +1,141 @@
+// Word statistics per script (scriptStatistics) in `cli index --stream`: a library of Chinese and English documents
+// streamed writes the in-memory build's version 11 pages byte for byte (the stream build counts each chunk's words by
+// script in its second pass and chooses the concepts after it, where it chose them chunk by chunk), and answers by
+// ranges as the engine in memory does. A small fixture of this file's own: 30 English notes and 30 Chinese ones
+// (each script the main one of at least MIN_SCRIPT_CHUNKS chunks; every Chinese note holds its number, an "other"
+// word).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { attachGraph, collectFiles, snapshotFromFiles } from '../../../src/cli/index.ts';
+import { streamBuild } from '../../../src/cli/streamIndex.ts';
+import type { BundleManifest } from '../../../src/core/bundle/index.ts';
+import type { PagesDirectory } from '../../../src/core/paged/format.ts';
+import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
+import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
+import { retrievalInput, termAnalyzer } from '../../../src/services/library/engine.ts';
+import { snapshotToCorpus } from '../../../src/store/bundleImport.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'stream-scripts-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const EN = [
+  'river',
+  'bridge',
+  'mill',
+  'harbour',
+  'castle',
+  'market',
+  'valley',
+  'abbey',
+  'ferry',
+  'tower',
+  'canal',
+];
+const ZH = [
+  '组件',
+  '渲染',
+  '状态',
+  '属性',
+  '事件',
+  '模板',
+  '路由',
+  '钩子',
+  '函数',
+  '数据',
+  '更新',
+  '页面',
+  '插槽',
+];
+
+/** The fixture's folder: each note's words picked in a fixed pattern, so their frequencies differ. */
+function mixedFolder(): string {
+  const folder = join(work, 'mixed');
+  mkdirSync(folder, { recursive: true });
+  for (let i = 0; i < 30; i++) {
+    const w = [0, 1, 2, 3, 4].map((j) => EN[(i * (j + 1) + j) % EN.length]);
+    writeFileSync(
+      join(folder, `en-${String(i).padStart(2, '0')}.md`),
+      `# The ${w[0]} of ${w[1]}\n\nThe ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]} in ${1700 + i}.\n`,
+    );
+  }
+  for (let i = 0; i < 30; i++) {
+    const w = [0, 1, 2, 3, 4].map((j) => ZH[(i * (j + 2) + j) % ZH.length]);
+    writeFileSync(
+      join(folder, `zh-${String(i).padStart(2, '0')}.md`),
+      `# ${w[0]}与${w[1]}\n\n第${i + 1}节：${w[0]}通过${w[1]}接收${w[2]}，并在${w[3]}变化时重新${w[4]}。\n`,
+    );
+  }
+  return folder;
+}
+
+/** A part's bytes and manifest entry, found through a version 3 bundle's locator (as streamBuild.test.ts). */
+function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: unknown } {
+  const view = new DataView(bundle.buffer, bundle.byteOffset, bundle.byteLength);
+  const at = view.getUint32(bundle.length - 12, true) + view.getUint32(bundle.length - 8, true) * 2 ** 32;
+  const length = view.getUint32(at + 4, true);
+  const manifest = JSON.parse(
+    new TextDecoder().decode(bundle.subarray(at + 12, at + 12 + length)),
+  ) as BundleManifest;
+  const entry = manifest.parts.find((p) => p.name === name);
+  if (!entry) throw new Error(`no part ${name}`);
+  return { bytes: bundle.subarray(entry.offset!, entry.offset! + entry.length), meta: entry.meta };
+}
+
+const QUESTIONS = [
+  '组件如何接收属性？',
+  '路由钩子在什么时候更新页面',
+  'Which mill stands by the river?',
+  '插槽 模板',
+];
+
+describe('cli index --stream with word statistics per script', () => {
+  it('writes the in-memory build’s version 11 pages byte for byte, and answers as the engine in memory', async () => {
+    const folder = mixedFolder();
+    const params = { scriptStatistics: true };
+    const files = await collectFiles([folder]);
+    const { snapshot } = await snapshotFromFiles(files, { embedder: null, maxChunkTokens: 1200 });
+    const { pages } = await attachGraph(snapshot, true, undefined, undefined, undefined, params);
+    const [data, hashes] = pages!;
+    const out = join(work, 'mixed.bundle');
+    await streamBuild(files, out, { maxChunkTokens: 1200, appVersion: 'test', tempDir: work, params });
+    const bundle = new Uint8Array(readFileSync(out));
+
+    const streamed = partOf(bundle, 'pages.bin');
+    const directory = streamed.meta as PagesDirectory;
+    expect(directory.version).toBe(11);
+    expect(directory.scriptChunks).toEqual({ other: 60, cjk: 30 });
+    expect(streamed.meta).toEqual(data.meta);
+    expect(Buffer.from(streamed.bytes).equals(Buffer.from(data.data))).toBe(true);
+    expect(Buffer.from(partOf(bundle, 'pages.sha256').bytes).equals(Buffer.from(hashes.data))).toBe(true);
+
+    const engine = RetrievalEngine.build(retrievalInput(snapshotToCorpus(snapshot)), termAnalyzer(), params);
+    const opened = await openPagedBundle(new MemoryRangeSource(bundle, 'mixed.bundle'), termAnalyzer());
+    for (const q of QUESTIONS)
+      for (const mode of ['ppr', 'bm25', 'rrf:ppr+bm25'] as const)
+        expect((await opened!.library.search(q, mode, 2000)).hits).toEqual(
+          engine.search({ text: q }, mode, 2000),
+        );
+  }, 120_000);
+
+  it('writes version 10 without the parameter (one N, as before), version 11 at the defaults', async () => {
+    const files = await collectFiles([mixedFolder()]);
+    const out = join(work, 'mixed-one-n.bundle');
+    await streamBuild(files, out, {
+      maxChunkTokens: 1200,
+      appVersion: 'test',
+      tempDir: work,
+      params: { scriptStatistics: false },
+    });
+    const directory = partOf(new Uint8Array(readFileSync(out)), 'pages.bin').meta as PagesDirectory;
+    expect(directory.version).toBe(10);
+    expect(directory.scriptChunks).toBeUndefined();
+    // At the defaults (`cli index --stream` as a user runs it): per script.
+    const byDefault = join(work, 'mixed-default.bundle');
+    await streamBuild(files, byDefault, { maxChunkTokens: 1200, appVersion: 'test', tempDir: work });
+    const d = partOf(new Uint8Array(readFileSync(byDefault)), 'pages.bin').meta as PagesDirectory;
+    expect([d.version, d.scriptChunks]).toEqual([11, { other: 60, cjk: 30 }]);
+  }, 120_000);
+});

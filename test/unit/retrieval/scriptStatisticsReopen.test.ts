@@ -1,0 +1,126 @@
+// A library reopened around its stored concept table (RetrievalEngine.fromTable: a bundle's or the store's table
+// graph) answers as a fresh build with word statistics per script: a table chosen against the same per-script counts
+// is taken, one chosen the other way (one N, or another parameter) is refused so that the library is built again,
+// and a library of one script keeps its stored table whatever the parameter.
+import { describe, expect, it } from 'vitest';
+import { conceptTableGraph, type ConceptTableGraph } from '../../../src/core/graph/index.ts';
+import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/index.ts';
+import { createTermAnalyzer, sameScriptChunks } from '../../../src/core/text/index.ts';
+
+const EN = [
+  'river',
+  'bridge',
+  'city',
+  'mill',
+  'harbour',
+  'castle',
+  'market',
+  'valley',
+  'abbey',
+  'ferry',
+  'tower',
+];
+const ZH = [
+  '组件',
+  '渲染',
+  '状态',
+  '属性',
+  '事件',
+  '模板',
+  '路由',
+  '钩子',
+  '函数',
+  '数据',
+  '更新',
+  '页面',
+  '插槽',
+];
+
+/** 30 English passages, and 30 Chinese ones unless `english` only; words in a fixed pattern. */
+function library(englishOnly = false): RetrievalInput {
+  const texts: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const w = [0, 1, 2, 3, 4].map((j) => EN[(i * (j + 1) + j) % EN.length]);
+    texts.push(`The ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]}.`);
+  }
+  if (!englishOnly)
+    for (let i = 0; i < 30; i++) {
+      const w = [0, 1, 2, 3, 4].map((j) => ZH[(i * (j + 2) + j) % ZH.length]);
+      texts.push(`${w[0]}通过${w[1]}接收${w[2]}，并在${w[3]}变化时重新${w[4]}。`);
+    }
+  return {
+    chunks: texts.map((text, d) => ({
+      id: `d${String(d).padStart(2, '0')}#0000#0000`,
+      docId: `d${String(d).padStart(2, '0')}`,
+      text,
+      tokens: text.length,
+      start: 0,
+    })),
+    sentences: [],
+  };
+}
+
+const QUESTIONS = [
+  '组件如何接收属性？',
+  '路由钩子在什么时候更新页面',
+  'Which mill stands by the river?',
+  '插槽 模板',
+];
+const analyzer = createTermAnalyzer();
+
+/** The table graph a bundle stores for a library built with or without per-script statistics (JSON round trip). */
+function storedTable(input: RetrievalInput, scriptStatistics: boolean): ConceptTableGraph {
+  const engine = RetrievalEngine.build(input, analyzer, { scriptStatistics });
+  const table = conceptTableGraph(engine.exportGraph())!;
+  return { ...table, options: JSON.parse(JSON.stringify(table.options)) as ConceptTableGraph['options'] };
+}
+
+describe('a stored concept table with word statistics per script', () => {
+  it('is taken when chosen against the same counts, and the reopened library answers as a fresh build', () => {
+    const input = library();
+    const fresh = RetrievalEngine.build(input, analyzer, { scriptStatistics: true });
+    const reopened = RetrievalEngine.fromTable(input, analyzer, storedTable(input, true), {
+      scriptStatistics: true,
+    });
+    expect(reopened).toBeDefined();
+    for (const q of QUESTIONS)
+      for (const mode of ['ppr', 'bm25', 'concept'] as const)
+        expect(reopened!.search({ text: q }, mode, 2000)).toEqual(fresh.search({ text: q }, mode, 2000));
+    // Stored again, it still says how its table was chosen.
+    expect(reopened!.exportGraph().options.scriptChunks).toEqual({ other: 30, cjk: 30 });
+  });
+
+  it('is refused when chosen with one N, or reopened without the parameter (the library is built again)', () => {
+    const input = library();
+    expect(
+      RetrievalEngine.fromTable(input, analyzer, storedTable(input, false), { scriptStatistics: true }),
+    ).toBeUndefined();
+    expect(
+      RetrievalEngine.fromTable(input, analyzer, storedTable(input, true), { scriptStatistics: false }),
+    ).toBeUndefined();
+    // The one-N table would not have answered as the fresh build with the parameter.
+    const oneN = RetrievalEngine.fromTable(input, analyzer, storedTable(input, false), {
+      scriptStatistics: false,
+    })!;
+    const fresh = RetrievalEngine.build(input, analyzer, { scriptStatistics: true });
+    const answers = (e: RetrievalEngine) => QUESTIONS.map((q) => e.search({ text: q }, 'ppr', 2000));
+    expect(answers(oneN)).not.toEqual(answers(fresh));
+  });
+
+  it('of a library of one script is kept whatever the parameter (one N either way)', () => {
+    const input = library(true);
+    const stored = storedTable(input, false);
+    expect(RetrievalEngine.fromTable(input, analyzer, stored, { scriptStatistics: true })).toBeDefined();
+  });
+
+  it('reads the stored counts as untrusted values', () => {
+    const now = { other: 30, cjk: 30 };
+    expect(sameScriptChunks({ scriptChunks: { other: 30, cjk: 30 } }, now)).toBe(true);
+    expect(sameScriptChunks({}, undefined)).toBe(true);
+    expect(sameScriptChunks({ scriptChunks: { other: 30, cjk: 29 } }, now)).toBe(false);
+    expect(sameScriptChunks({ scriptChunks: { other: '30', cjk: 30 } }, now)).toBe(false);
+    expect(sameScriptChunks({ scriptChunks: null }, now)).toBe(false);
+    expect(sameScriptChunks({ scriptChunks: 7 }, undefined)).toBe(false);
+    expect(sameScriptChunks(null, undefined)).toBe(true);
+  });
+});
