@@ -17,52 +17,29 @@ import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { retrievalInput, termAnalyzer } from '../../../src/services/library/engine.ts';
 import { snapshotToCorpus } from '../../../src/store/bundleImport.ts';
+import {
+  chineseWords,
+  ENGLISH_WITH_CANAL,
+  englishWords,
+  MIXED_QUESTIONS,
+} from '../../support/mixedScripts.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stream-scripts-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-const EN = [
-  'river',
-  'bridge',
-  'mill',
-  'harbour',
-  'castle',
-  'market',
-  'valley',
-  'abbey',
-  'ferry',
-  'tower',
-  'canal',
-];
-const ZH = [
-  '组件',
-  '渲染',
-  '状态',
-  '属性',
-  '事件',
-  '模板',
-  '路由',
-  '钩子',
-  '函数',
-  '数据',
-  '更新',
-  '页面',
-  '插槽',
-];
 
 /** The fixture's folder: each note's words picked in a fixed pattern, so their frequencies differ. */
 function mixedFolder(): string {
   const folder = join(work, 'mixed');
   mkdirSync(folder, { recursive: true });
   for (let i = 0; i < 30; i++) {
-    const w = [0, 1, 2, 3, 4].map((j) => EN[(i * (j + 1) + j) % EN.length]);
+    const w = englishWords(i, ENGLISH_WITH_CANAL);
     writeFileSync(
       join(folder, `en-${String(i).padStart(2, '0')}.md`),
       `# The ${w[0]} of ${w[1]}\n\nThe ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]} in ${1700 + i}.\n`,
     );
   }
   for (let i = 0; i < 30; i++) {
-    const w = [0, 1, 2, 3, 4].map((j) => ZH[(i * (j + 2) + j) % ZH.length]);
+    const w = chineseWords(i);
     writeFileSync(
       join(folder, `zh-${String(i).padStart(2, '0')}.md`),
       `# ${w[0]}与${w[1]}\n\n第${i + 1}节：${w[0]}通过${w[1]}接收${w[2]}，并在${w[3]}变化时重新${w[4]}。\n`,
@@ -84,12 +61,7 @@ function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: un
   return { bytes: bundle.subarray(entry.offset!, entry.offset! + entry.length), meta: entry.meta };
 }
 
-const QUESTIONS = [
-  '组件如何接收属性？',
-  '路由钩子在什么时候更新页面',
-  'Which mill stands by the river?',
-  '插槽 模板',
-];
+const QUESTIONS = MIXED_QUESTIONS;
 
 describe('cli index --stream with word statistics per script', () => {
   it('writes the in-memory build’s version 11 pages byte for byte, and answers as the engine in memory', async () => {

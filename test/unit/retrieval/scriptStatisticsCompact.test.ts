@@ -9,50 +9,28 @@ import { prepareFile } from '../../../src/core/prepare.ts';
 import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/analyzer.ts';
 import { wordHashVector } from '../../support/wordHashEmbedding.ts';
+import {
+  chineseWords,
+  ENGLISH_WITH_CANAL,
+  englishWords,
+  MIXED_QUESTIONS,
+} from '../../support/mixedScripts.ts';
 
 const DIM = 8;
 const analyzer = createTermAnalyzer();
-const EN = [
-  'river',
-  'bridge',
-  'mill',
-  'harbour',
-  'castle',
-  'market',
-  'valley',
-  'abbey',
-  'ferry',
-  'tower',
-  'canal',
-];
-const ZH = [
-  '组件',
-  '渲染',
-  '状态',
-  '属性',
-  '事件',
-  '模板',
-  '路由',
-  '钩子',
-  '函数',
-  '数据',
-  '更新',
-  '页面',
-  '插槽',
-];
 
 /** 30 English notes and 30 Chinese ones (one document each), their sentences embedded. */
 async function mixedInput(): Promise<RetrievalInput> {
   const files: Array<[string, string]> = [];
   for (let i = 0; i < 30; i++) {
-    const w = [0, 1, 2, 3, 4].map((j) => EN[(i * (j + 1) + j) % EN.length]);
+    const w = englishWords(i, ENGLISH_WITH_CANAL);
     files.push([
       `en-${i}.md`,
       `The ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]} in ${1700 + i}.`,
     ]);
   }
   for (let i = 0; i < 30; i++) {
-    const w = [0, 1, 2, 3, 4].map((j) => ZH[(i * (j + 2) + j) % ZH.length]);
+    const w = chineseWords(i);
     files.push([`zh-${i}.md`, `第${i + 1}节：${w[0]}通过${w[1]}接收${w[2]}。并在${w[3]}变化时重新${w[4]}。`]);
   }
   const documents = [];
@@ -65,12 +43,7 @@ async function mixedInput(): Promise<RetrievalInput> {
   return { chunks, sentences, sentenceVectors: vectors, dimension: DIM };
 }
 
-const QUESTIONS = [
-  '组件如何接收属性？',
-  '路由钩子在什么时候更新页面',
-  'Which mill stands by the river?',
-  '插槽 模板',
-];
+const QUESTIONS = MIXED_QUESTIONS;
 
 describe('a stored keep-mask with word statistics per script', () => {
   it('is taken when its table was chosen per script, and answers as the engine built from scratch', async () => {

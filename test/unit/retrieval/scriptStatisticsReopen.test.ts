@@ -6,46 +6,18 @@ import { describe, expect, it } from 'vitest';
 import { conceptTableGraph, type ConceptTableGraph } from '../../../src/core/graph/index.ts';
 import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer, sameScriptChunks } from '../../../src/core/text/index.ts';
-
-const EN = [
-  'river',
-  'bridge',
-  'city',
-  'mill',
-  'harbour',
-  'castle',
-  'market',
-  'valley',
-  'abbey',
-  'ferry',
-  'tower',
-];
-const ZH = [
-  '组件',
-  '渲染',
-  '状态',
-  '属性',
-  '事件',
-  '模板',
-  '路由',
-  '钩子',
-  '函数',
-  '数据',
-  '更新',
-  '页面',
-  '插槽',
-];
+import { chineseWords, englishWords, MIXED_QUESTIONS } from '../../support/mixedScripts.ts';
 
 /** 30 English passages, and 30 Chinese ones unless `english` only; words in a fixed pattern. */
 function library(englishOnly = false): RetrievalInput {
   const texts: string[] = [];
   for (let i = 0; i < 30; i++) {
-    const w = [0, 1, 2, 3, 4].map((j) => EN[(i * (j + 1) + j) % EN.length]);
+    const w = englishWords(i);
     texts.push(`The ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]}.`);
   }
   if (!englishOnly)
     for (let i = 0; i < 30; i++) {
-      const w = [0, 1, 2, 3, 4].map((j) => ZH[(i * (j + 2) + j) % ZH.length]);
+      const w = chineseWords(i);
       texts.push(`${w[0]}通过${w[1]}接收${w[2]}，并在${w[3]}变化时重新${w[4]}。`);
     }
   return {
@@ -60,12 +32,7 @@ function library(englishOnly = false): RetrievalInput {
   };
 }
 
-const QUESTIONS = [
-  '组件如何接收属性？',
-  '路由钩子在什么时候更新页面',
-  'Which mill stands by the river?',
-  '插槽 模板',
-];
+const QUESTIONS = MIXED_QUESTIONS;
 const analyzer = createTermAnalyzer();
 
 /** The table graph a bundle stores for a library built with or without per-script statistics (JSON round trip). */
