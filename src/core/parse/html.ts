@@ -12,9 +12,8 @@
 // site's name to the page's first heading ("Readline | Node.js v20.20.2 Documentation") gives the heading as the
 // title.
 // Every step is linear in the input: text pieces are collected in arrays, never by re-copying a growing string.
-import { Tokenizer } from 'htmlparser2';
 import { DocumentBuilder } from './builder.ts';
-import { BLOCK, comparable, DROPPED, TITLE_SEPARATOR, VOID } from './htmlTags.ts';
+import { BLOCK, comparable, DROPPED, readElements, TITLE_SEPARATOR, VOID } from './htmlTags.ts';
 import { linkLists } from './linkLists.ts';
 import type { ParsedFile } from './types.ts';
 
@@ -231,11 +230,8 @@ function read(html: string, keep: Keep, skipped?: ReadonlySet<number>): ParsedFi
   /** Open <head> elements: a <title> counts only in the head or the body, not inside <svg> and the like. */
   let head = 0;
   let pre = 0;
-  let tag = '';
   /** The role attribute of the tag being read, lowercased. */
   let role = '';
-  let attribute = '';
-  let value: string[] = [];
   /** Open elements by name (void elements never), for the ends of the skipped and the main elements. */
   const openByName = new Map<string, number>();
   const opened = (name: string): number => openByName.get(name) ?? 0;
@@ -327,46 +323,16 @@ function read(html: string, keep: Keep, skipped?: ReadonlySet<number>): ParsedFi
     if (dropped > 0 || !reading()) return;
     collect.text(value, pre > 0);
   };
-  const ignore = (): void => {};
-  const tokenizer = new Tokenizer(
-    { decodeEntities: true, recognizeSelfClosing: true },
-    {
-      onopentagname: (start, end) => {
-        tag = html.slice(start, end).toLowerCase();
-        role = '';
-      },
-      onopentagend: () => open(tag),
-      onselfclosingtag: () => {
-        open(tag);
-        close(tag);
-      },
-      onclosetag: (start, end) => close(html.slice(start, end).toLowerCase()),
-      ontext: (start, end) => text(html.slice(start, end)),
-      ontextentity: (codePoint) => text(String.fromCodePoint(codePoint)),
-      oncdata: (start, end) => text(html.slice(start, end)),
-      // Attributes matter only on a page, and only one: role.
-      onattribname: (start, end) => {
-        attribute = keep === 'all' ? '' : html.slice(start, end).toLowerCase();
-        value = [];
-      },
-      onattribdata: (start, end) => {
-        if (attribute === 'role') value.push(html.slice(start, end));
-      },
-      onattribentity: (codePoint) => {
-        if (attribute === 'role') value.push(String.fromCodePoint(codePoint));
-      },
-      onattribend: () => {
-        if (attribute === 'role') role = value.join('').trim().toLowerCase();
-        attribute = '';
-      },
-      oncomment: ignore,
-      ondeclaration: ignore,
-      onprocessinginstruction: ignore,
-      onend: ignore,
+  readElements(html, {
+    open: (name, roleOf) => {
+      role = roleOf;
+      open(name);
     },
-  );
-  tokenizer.write(html);
-  tokenizer.end();
+    close,
+    text,
+    // Attributes matter only on a page, and only one: role.
+    roles: keep !== 'all',
+  });
   collect.closeHeading();
   collect.endParagraph();
   const built = collect.out.build();

@@ -8,8 +8,7 @@
 // is the page's content (an index page: its heading and its table of links), never a menu. Used for pages that mark nothing
 // (html.ts); one pass of the tokenizer, linear in the input whatever the nesting (each element is pushed and popped
 // once, each link's text compared once).
-import { Tokenizer } from 'htmlparser2';
-import { BLOCK, comparable, DROPPED, TITLE_SEPARATOR, VOID } from './htmlTags.ts';
+import { BLOCK, comparable, DROPPED, readElements, TITLE_SEPARATOR, VOID } from './htmlTags.ts';
 
 /** Share of a block's text (letters and digits, no spaces) that must be link text for it to be a menu. */
 const MENU_LINK_SHARE = 0.8;
@@ -51,7 +50,6 @@ export function linkLists(html: string): Set<number> {
   let ordinal = 0;
   let dropped = 0;
   let inLink = 0;
-  let tag = '';
   const pop = (): void => {
     const e = stack.pop()!;
     onStack.set(e.name, (onStack.get(e.name) ?? 1) - 1);
@@ -117,34 +115,7 @@ export function linkLists(html: string): Set<number> {
     top.text += letters;
     if (inLink > 0) top.linkText += letters;
   };
-  const ignore = (): void => {};
-  const tokenizer = new Tokenizer(
-    { decodeEntities: true, recognizeSelfClosing: true },
-    {
-      onopentagname: (start, end) => {
-        tag = html.slice(start, end).toLowerCase();
-      },
-      onopentagend: () => open(tag),
-      onselfclosingtag: () => {
-        open(tag);
-        close(tag);
-      },
-      onclosetag: (start, end) => close(html.slice(start, end).toLowerCase()),
-      ontext: (start, end) => text(html.slice(start, end)),
-      ontextentity: (codePoint) => text(String.fromCodePoint(codePoint)),
-      oncdata: (start, end) => text(html.slice(start, end)),
-      onattribname: ignore,
-      onattribdata: ignore,
-      onattribentity: ignore,
-      onattribend: ignore,
-      oncomment: ignore,
-      ondeclaration: ignore,
-      onprocessinginstruction: ignore,
-      onend: ignore,
-    },
-  );
-  tokenizer.write(html);
-  tokenizer.end();
+  readElements(html, { open, close, text, roles: false });
   while (stack.length > 0) pop();
   // The page's own names: its <title>, each end of it cut at a separator, and its first heading.
   const names = new Set(
