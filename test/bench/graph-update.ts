@@ -14,6 +14,7 @@ import { IncrementalConceptGraph, type IncrementalChunk } from '../../src/core/g
 import { parseJsonl } from '../../src/core/parse/jsonl.ts';
 import { DEFAULTS } from '../../src/core/retrieval/params.ts';
 import { createTermAnalyzer } from '../../src/core/text/analyzer.ts';
+import { scriptCountsOf } from '../../src/core/text/scripts.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -74,7 +75,10 @@ const analyzer = createTermAnalyzer();
 const [passages, analyzeMs] = time(() =>
   documents.map((d, i) => {
     const docId = `p${String(i).padStart(5, '0')}`;
-    return { id: `${docId}#0#0`, docId, terms: conceptTerms(analyzer, d.text, DEFAULTS.phrases) };
+    // With word statistics per script (on by default) each chunk carries its text words by script, as the app's
+    // graph build gives them (services/ingest/graphBuild.ts incrementalChunks).
+    const scripts = DEFAULTS.scriptStatistics ? { scripts: scriptCountsOf(analyzer.terms(d.text)) } : {};
+    return { id: `${docId}#0#0`, docId, terms: conceptTerms(analyzer, d.text, DEFAULTS.phrases), ...scripts };
   }),
 );
 // The held-out document: 10 passages spread through the corpus, as one document (chunk ids after its own doc id).
@@ -85,7 +89,12 @@ const drop: IncrementalChunk[] = [...heldIdx].map((i, n) => ({
   id: `zdrop#0#${n}`,
   docId: 'zdrop',
   terms: passages[i].terms,
+  ...(passages[i].scripts && { scripts: passages[i].scripts }),
 }));
+// What the app adds to a drop's graph update for word statistics per script: reading the drop's text words again.
+const [, scriptsMs] = time(() =>
+  [...heldIdx].forEach((i) => scriptCountsOf(analyzer.terms(documents[i].text))),
+);
 const options = DEFAULTS;
 
 function fullBuild(chunks: readonly IncrementalChunk[]): ConceptGraphIndex {
@@ -124,7 +133,8 @@ function check(got: ConceptGraphIndex, want: ConceptGraphIndex): string {
 }
 
 console.log(
-  `corpus: ${passages.length} passages (analysed in ${ms(analyzeMs)}); held out: ${HELD_OUT} as one document`,
+  `corpus: ${passages.length} passages (analysed in ${ms(analyzeMs)}); held out: ${HELD_OUT} as one document` +
+    (DEFAULTS.scriptStatistics ? `; its text words by script ${ms(scriptsMs)}` : ''),
 );
 
 // The incremental state, built once from the base library (a recount, like a full build).
