@@ -5,40 +5,15 @@ import { checkDirectory, type PagesDirectory } from '../../../src/core/paged/for
 import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { writePagedIndex } from '../../../src/core/paged/write.ts';
-import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/index.ts';
+import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
-import { chineseWords, englishWords, MIXED_QUESTIONS } from '../../support/mixedScripts.ts';
-
-/** 30 English passages and 30 Chinese ones, words picked in a fixed pattern so their frequencies differ. */
-function mixedLibrary(): RetrievalInput {
-  const texts: string[] = [];
-  for (let i = 0; i < 30; i++) {
-    const w = englishWords(i);
-    texts.push(
-      `The ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]} in ${1700 + i}.`,
-    );
-  }
-  for (let i = 0; i < 30; i++) {
-    const w = chineseWords(i);
-    texts.push(`${w[0]}通过${w[1]}接收${w[2]}，并在${w[3]}变化时重新${w[4]}。`);
-  }
-  return {
-    chunks: texts.map((text, d) => ({
-      id: `d${String(d).padStart(2, '0')}#0000#0000`,
-      docId: `d${String(d).padStart(2, '0')}`,
-      text,
-      tokens: text.length,
-      start: 0,
-    })),
-    sentences: [],
-  };
-}
+import { MIXED_QUESTIONS, mixedPassages } from '../../support/mixedScripts.ts';
 
 const QUESTIONS = MIXED_QUESTIONS;
 
 async function written(scriptStatistics: boolean) {
   const analyzer = createTermAnalyzer();
-  const engine = RetrievalEngine.build(mixedLibrary(), analyzer, { scriptStatistics });
+  const engine = RetrievalEngine.build(mixedPassages({ years: true }), analyzer, { scriptStatistics });
   const pages = await writePagedIndex(engine.lexicalParts(), (docId) => ({ title: docId }), 4096);
   const library = await PagedLibrary.open(
     new MemoryRangeSource(pages.data, 'pages'),

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attachGraph, collectFiles, snapshotFromFiles } from '../../../src/cli/index.ts';
 import { streamBuild } from '../../../src/cli/streamIndex.ts';
-import type { BundleManifest } from '../../../src/core/bundle/index.ts';
 import type { PagesDirectory } from '../../../src/core/paged/format.ts';
 import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
@@ -23,6 +22,7 @@ import {
   englishWords,
   MIXED_QUESTIONS,
 } from '../../support/mixedScripts.ts';
+import { partOf } from '../../support/bundleParts.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stream-scripts-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -46,19 +46,6 @@ function mixedFolder(): string {
     );
   }
   return folder;
-}
-
-/** A part's bytes and manifest entry, found through a version 3 bundle's locator (as streamBuild.test.ts). */
-function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: unknown } {
-  const view = new DataView(bundle.buffer, bundle.byteOffset, bundle.byteLength);
-  const at = view.getUint32(bundle.length - 12, true) + view.getUint32(bundle.length - 8, true) * 2 ** 32;
-  const length = view.getUint32(at + 4, true);
-  const manifest = JSON.parse(
-    new TextDecoder().decode(bundle.subarray(at + 12, at + 12 + length)),
-  ) as BundleManifest;
-  const entry = manifest.parts.find((p) => p.name === name);
-  if (!entry) throw new Error(`no part ${name}`);
-  return { bytes: bundle.subarray(entry.offset!, entry.offset! + entry.length), meta: entry.meta };
 }
 
 const QUESTIONS = MIXED_QUESTIONS;

@@ -6,31 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { conceptTableGraph, type ConceptTableGraph } from '../../../src/core/graph/index.ts';
 import { RetrievalEngine, type RetrievalInput } from '../../../src/core/retrieval/index.ts';
 import { createTermAnalyzer, sameScriptChunks } from '../../../src/core/text/index.ts';
-import { chineseWords, englishWords, MIXED_QUESTIONS } from '../../support/mixedScripts.ts';
-
-/** 30 English passages, and 30 Chinese ones unless `english` only; words in a fixed pattern. */
-function library(englishOnly = false): RetrievalInput {
-  const texts: string[] = [];
-  for (let i = 0; i < 30; i++) {
-    const w = englishWords(i);
-    texts.push(`The ${w[0]} of ${w[1]} stands by the ${w[2]}. A ${w[3]} was built near the ${w[4]}.`);
-  }
-  if (!englishOnly)
-    for (let i = 0; i < 30; i++) {
-      const w = chineseWords(i);
-      texts.push(`${w[0]}通过${w[1]}接收${w[2]}，并在${w[3]}变化时重新${w[4]}。`);
-    }
-  return {
-    chunks: texts.map((text, d) => ({
-      id: `d${String(d).padStart(2, '0')}#0000#0000`,
-      docId: `d${String(d).padStart(2, '0')}`,
-      text,
-      tokens: text.length,
-      start: 0,
-    })),
-    sentences: [],
-  };
-}
+import { MIXED_QUESTIONS, mixedPassages } from '../../support/mixedScripts.ts';
 
 const QUESTIONS = MIXED_QUESTIONS;
 const analyzer = createTermAnalyzer();
@@ -44,7 +20,7 @@ function storedTable(input: RetrievalInput, scriptStatistics: boolean): ConceptT
 
 describe('a stored concept table with word statistics per script', () => {
   it('is taken when chosen against the same counts, and the reopened library answers as a fresh build', () => {
-    const input = library();
+    const input = mixedPassages();
     const fresh = RetrievalEngine.build(input, analyzer, { scriptStatistics: true });
     const reopened = RetrievalEngine.fromTable(input, analyzer, storedTable(input, true), {
       scriptStatistics: true,
@@ -58,7 +34,7 @@ describe('a stored concept table with word statistics per script', () => {
   });
 
   it('is refused when chosen with one N, or reopened without the parameter (the library is built again)', () => {
-    const input = library();
+    const input = mixedPassages();
     expect(
       RetrievalEngine.fromTable(input, analyzer, storedTable(input, false), { scriptStatistics: true }),
     ).toBeUndefined();
@@ -75,7 +51,7 @@ describe('a stored concept table with word statistics per script', () => {
   });
 
   it('of a library of one script is kept whatever the parameter (one N either way)', () => {
-    const input = library(true);
+    const input = mixedPassages({ englishOnly: true });
     const stored = storedTable(input, false);
     expect(RetrievalEngine.fromTable(input, analyzer, stored, { scriptStatistics: true })).toBeDefined();
   });

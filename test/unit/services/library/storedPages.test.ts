@@ -11,7 +11,6 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collectFiles } from '../../../../src/cli/index.ts';
 import { streamBuild } from '../../../../src/cli/streamIndex.ts';
-import type { BundleManifest } from '../../../../src/core/bundle/index.ts';
 import { openPagedBundle } from '../../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../../src/core/paged/rangeSource.ts';
 import { prepareFile } from '../../../../src/core/prepare.ts';
@@ -40,6 +39,7 @@ import { Repo } from '../../../../src/store/repo.ts';
 import { REPO_DOCS } from '../../../support/repoDocs.ts';
 import { builtOnce } from '../../../support/builtOnce.ts';
 import { pagesLagging } from '../../../support/pagesLagging.ts';
+import { partOf } from '../../../support/bundleParts.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stored-pages-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -47,19 +47,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** The real parser, as the parse worker runs it. */
 const prepare: PrepareFn = (name, bytes, options) =>
   prepareFile(name, bytes, { maxChunkTokens: options.maxChunkTokens });
-
-/** A part's stored bytes and manifest entry, found through a version 3 bundle's locator. */
-function partOf(bundle: Uint8Array, name: string): { bytes: Uint8Array; meta: unknown } {
-  const view = new DataView(bundle.buffer, bundle.byteOffset, bundle.byteLength);
-  const at = view.getUint32(bundle.length - 12, true) + view.getUint32(bundle.length - 8, true) * 2 ** 32;
-  const length = view.getUint32(at + 4, true);
-  const manifest = JSON.parse(
-    new TextDecoder().decode(bundle.subarray(at + 12, at + 12 + length)),
-  ) as BundleManifest;
-  const entry = manifest.parts.find((p) => p.name === name);
-  if (!entry) throw new Error(`no part ${name}`);
-  return { bytes: bundle.subarray(entry.offset!, entry.offset! + entry.length), meta: entry.meta };
-}
 
 const cliBundles = new Map<string, Promise<Uint8Array>>();
 
