@@ -769,35 +769,54 @@ describe('the degree codes of concepts in one chunk left out of open (version 9)
   });
 });
 
+/** A stored array of varints (a coded array of `open`) read back, value by value. */
+function varintsOf(bytes: unknown): number[] {
+  expect(bytes).toBeInstanceOf(Uint8Array);
+  const r = new ByteReader(bytes as Uint8Array);
+  const out: number[] = [];
+  while (r.at < (bytes as Uint8Array).length) out.push(r.varint());
+  return out;
+}
+
+/** Values stored as an array of varints. */
+function bytesOf(values: number[]): Uint8Array {
+  const w = new ByteWriter();
+  for (const x of values) w.varint(x);
+  return w.take();
+}
+
+/** Honest pages of `version` and of the version before it, in the small layout and the large one (128-byte rows). */
+function layoutsOf(version: number) {
+  return [
+    ['small', () => honestPages(version, 1024), () => honestPages(version - 1, 1024)],
+    [
+      'large',
+      () => honestPages(version, 512, 0, { rows: 128 }),
+      () => honestPages(version - 1, 512, 0, { rows: 128 }),
+    ],
+  ] as const;
+}
+
+/** A layout's pieces with `open` (as stored) and the directory changed by `change`, assembled again. */
+async function changedPieces(
+  pages: () => Promise<WrittenPagesLike>,
+  change: (open: Record<string, unknown>, d: Record<string, unknown>) => void,
+) {
+  const p = piecesOf(await pages());
+  change(p.open as unknown as Record<string, unknown>, p.directory as unknown as Record<string, unknown>);
+  return assemble(p);
+}
+
 describe('tokens and row group sizes as residuals in open (version 10)', () => {
   const analyzer = createTermAnalyzer();
   const bundleOf = craftedSource;
   const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
-  const layouts = [
-    ['small', () => honestPages(10, 1024), () => honestPages(9, 1024)],
-    ['large', () => honestPages(10, 512, 0, { rows: 128 }), () => honestPages(9, 512, 0, { rows: 128 })],
-  ] as const;
-  const varintsOf = (bytes: unknown): number[] => {
-    expect(bytes).toBeInstanceOf(Uint8Array);
-    const r = new ByteReader(bytes as Uint8Array);
-    const out: number[] = [];
-    while (r.at < (bytes as Uint8Array).length) out.push(r.varint());
-    return out;
-  };
-  const bytesOf = (values: number[]): Uint8Array => {
-    const w = new ByteWriter();
-    for (const x of values) w.varint(x);
-    return w.take();
-  };
+  const layouts = layoutsOf(10);
   /** Version 10 pieces of a layout, `open` (as stored) and the directory changed by `change`. */
-  const changed = async (
+  const changed = (
     layout: 0 | 1,
     change: (open: Record<string, unknown>, d: Record<string, unknown>) => void,
-  ) => {
-    const p = piecesOf(await layouts[layout][1]());
-    change(p.open as unknown as Record<string, unknown>, p.directory as unknown as Record<string, unknown>);
-    return assemble(p);
-  };
+  ) => changedPieces(layouts[layout][1], change);
 
   for (const [layout, v10, v9] of layouts)
     it(`answers as version 9 does, draws the same Graph view, and the offline check passes (${layout} layout)`, async () => {
@@ -931,31 +950,12 @@ describe('tokens and row group sizes as residuals in open (version 10)', () => {
 describe('concept counts, group, list and document sizes coded smaller in open (version 11, openCoding)', () => {
   const analyzer = createTermAnalyzer();
   const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
-  const layouts = [
-    ['small', () => honestPages(11, 1024), () => honestPages(10, 1024)],
-    ['large', () => honestPages(11, 512, 0, { rows: 128 }), () => honestPages(10, 512, 0, { rows: 128 })],
-  ] as const;
-  const varintsOf = (bytes: unknown): number[] => {
-    expect(bytes).toBeInstanceOf(Uint8Array);
-    const r = new ByteReader(bytes as Uint8Array);
-    const out: number[] = [];
-    while (r.at < (bytes as Uint8Array).length) out.push(r.varint());
-    return out;
-  };
-  const bytesOf = (values: number[]): Uint8Array => {
-    const w = new ByteWriter();
-    for (const x of values) w.varint(x);
-    return w.take();
-  };
+  const layouts = layoutsOf(11);
   /** Version 11 pieces of a layout, `open` (as stored) and the directory changed by `change`. */
-  const changed = async (
+  const changed = (
     layout: 0 | 1,
     change: (open: Record<string, unknown>, d: Record<string, unknown>) => void,
-  ) => {
-    const p = piecesOf(await layouts[layout][1]());
-    change(p.open as unknown as Record<string, unknown>, p.directory as unknown as Record<string, unknown>);
-    return assemble(p);
-  };
+  ) => changedPieces(layouts[layout][1], change);
   const KEYS = [
     'countsPerLength',
     'rowBytesPerCount',
