@@ -19,7 +19,8 @@
 // The oracle's rows are checked against the rows today's run computed (targets, weights and degree bit for bit), and
 // every question's ranking against today's.
 // Usage: node --import tsx test/bench/stored-walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [--n 25]
-//          [--thresholds 1,2,4,16,64,256,1024,4096,2-4] [--first-page]   (D: df ≥ D; a-b: df a to b)
+//          [--thresholds 1,2,4,16,64,256,1024,4096,2-4] [--first-page] [--split]   (D: df ≥ D; a-b: df a to b;
+//          --split: the mean a question read of each part, today and under each rule)
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -256,6 +257,15 @@ interface Asked {
   upper: number;
   rounds: number;
   ranking: string;
+  /** Bytes read by part of the bundle (taggedSource.ts regions). */
+  split: Map<string, number>;
+}
+
+/** The mean bytes a question read of each part, for --split. */
+function meanSplit(runs: readonly Asked[]): string {
+  const sums = new Map<string, number>();
+  for (const r of runs) for (const [k, v] of r.split) sums.set(k, (sums.get(k) ?? 0) + v);
+  return [...sums].map(([k, v]) => `${k} ${kb(v / runs.length)}`).join(', ');
 }
 
 async function askCold(
@@ -292,6 +302,7 @@ async function askCold(
     upper: source.split.get('upper hashes') ?? 0,
     rounds: answer.rounds,
     ranking: answer.hits.map((h) => `${h.chunkId}:${h.score}`).join(','),
+    split: source.split,
   };
 }
 
@@ -392,6 +403,7 @@ async function main(): Promise<void> {
     rankingRows.push(rowsOutside.size);
   }
   computed = rowsInWalk = rowsOutside = undefined;
+  const splits = [`today: ${meanSplit(today)}`];
   const lib = x!;
   console.log(
     `today: read p50 ${kb(
@@ -531,7 +543,9 @@ async function main(): Promise<void> {
         `${kb(Math.max(...estimate))} | ${rankingsDiffer} |`,
     );
     console.error(`${rule.name}: ${((performance.now() - t0) / 1000).toFixed(0)} s, load ${load()}`);
+    if (process.argv.includes('--split')) splits.push(`${rule.name}: ${meanSplit(runs)}`);
   }
+  if (process.argv.includes('--split')) console.log(`\nmean KB a question by part:\n${splits.join('\n')}`);
   console.log(`\ndone ${new Date().toISOString()}, load ${load()}`);
 }
 
