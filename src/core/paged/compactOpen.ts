@@ -184,9 +184,9 @@ export function compactOpen(
   const listSizes =
     listsInRows || listBlockBytes !== undefined
       ? undefined
-    : version >= 9
-      ? varintsOf(listOrder(full.df), extraOf)
-      : varints(nc, extraOf);
+      : version >= 9
+        ? varintsOf(listOrder(full.df), extraOf)
+        : varints(nc, extraOf);
   const codes = Uint8Array.from(degrees, degreeCode);
   const open: PagesOpenV2 = {
     ...rest,
@@ -235,9 +235,7 @@ export function compactOpen(
   // Packed lists (version 12) have no sizes in `open`: their slope is 0, as for lists kept in the rows.
   const sized = !listsInRows && listBlockBytes === undefined;
   const listExtras = !sized ? new Float64Array(0) : Float64Array.from(order, extraOf);
-  const gapBits = !sized
-    ? new Float64Array(0)
-    : Float64Array.from(order, (c) => listBits(full.df[c], n));
+  const gapBits = !sized ? new Float64Array(0) : Float64Array.from(order, (c) => listBits(full.df[c], n));
   const runs = documentRunsOf(full.documentChunks, full.titleChunks);
   const openCoding: OpenCoding = {
     countsPerLength: slopeOf(full.textLengths, full.conceptCounts, MAX_OPEN_SLOPE),
@@ -693,7 +691,10 @@ function openOfVarints(
 
 /** What expandOpen needs of a checked directory to read version 10's and 11's residuals (undefined: none). */
 export function residualsOf(
-  d: Pick<PagesDirectory, 'openResiduals' | 'openCoding' | 'groups' | 'conceptCount' | 'listCoding' | 'sections'>,
+  d: Pick<
+    PagesDirectory,
+    'openResiduals' | 'openCoding' | 'groups' | 'conceptCount' | 'listCoding' | 'sections'
+  >,
 ): Residuals | undefined {
   return (
     d.openResiduals && {

@@ -422,11 +422,18 @@ const LIST_BLOCK_MAX = 65536;
 function checkListCoding(d: PagesDirectory, fail: (why: string) => never): void {
   const coding = d.listCoding as unknown;
   if (d.version < 12) fail(`has listCoding, which version ${d.version} does not have`);
-  if (!coding || typeof coding !== 'object' || Array.isArray(coding) || Object.keys(coding).join() !== 'blockBytes')
+  if (
+    !coding ||
+    typeof coding !== 'object' ||
+    Array.isArray(coding) ||
+    Object.keys(coding).join() !== 'blockBytes'
+  )
     fail('has listCoding that is not { blockBytes }');
   const bytes = (coding as ListCoding).blockBytes;
   if (!(Number.isSafeInteger(bytes) && bytes >= LIST_BLOCK_MIN && bytes <= LIST_BLOCK_MAX))
-    fail(`has listCoding.blockBytes ${String(bytes)} (a whole number ${LIST_BLOCK_MIN} to ${LIST_BLOCK_MAX})`);
+    fail(
+      `has listCoding.blockBytes ${String(bytes)} (a whole number ${LIST_BLOCK_MIN} to ${LIST_BLOCK_MAX})`,
+    );
   if (d.listsInRows) fail('has listCoding but keeps its lists in its rows');
   if (d.openCoding === undefined) fail('has listCoding without openCoding');
   if (d.openCoding.listBytesPerBit !== 0)
@@ -950,7 +957,9 @@ function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): voi
     let least = 0;
     for (let c = 0; c < open.df.length; c++) least += leastListBytes(open.df[c]);
     if (least > d.sections.lists[1])
-      fail(`gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`);
+      fail(
+        `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,
+      );
   } else if (listed * minListBytes(d.version) > d.sections.lists[1])
     fail(
       `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,

@@ -161,7 +161,8 @@ export function skipList(r: ByteReader, df: number): void {
 export function readListCounts(r: ByteReader, df: number, counts: Uint32Array): void {
   const codes = Math.ceil(df / 2);
   for (let i = 0; i < df; i++) counts[i] = (r.byteAt(r.at + (i >> 1)) >> (4 * (i & 1))) & 15;
-  if (df & 1 && r.byteAt(r.at + codes - 1) >> 4 !== 0) throw new Error('paged library: a list ends in a code');
+  if (df & 1 && r.byteAt(r.at + codes - 1) >> 4 !== 0)
+    throw new Error('paged library: a list ends in a code');
   r.at += codes;
   for (let i = 0; i < df; i++)
     if (counts[i] === 0) {
