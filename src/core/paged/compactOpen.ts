@@ -748,8 +748,12 @@ export function expandOpen(
     const blocks = Math.ceil((residuals.listsBytes ?? 0) / packed.blockBytes);
     const stored = (v2 as { listStarts?: unknown }).listStarts;
     // A varint a block, each at least a byte: the count is checked against the bytes before anything is allocated.
-    if (!(stored instanceof Uint8Array) || stored.length < blocks)
+    if (!(stored instanceof Uint8Array))
       throw new PagesError(`pages.bin (open) has no listStarts for the lists' ${blocks} blocks`);
+    if (stored.length < blocks)
+      throw new PagesError(
+        `pages.bin (open) has listStarts of ${stored.length} bytes for the lists' ${blocks} blocks (a varint each)`,
+      );
     const counts = readVarints(stored, blocks, 'listStarts');
     listFirsts = listFirstsOf(counts, v2.df, packed.blockBytes, (why) => {
       throw new PagesError(`pages.bin (open) ${why}`);
