@@ -74,6 +74,8 @@ const pages = manifest?.parts.find((p) => p.name === 'pages.bin');
 if (!pages || pages.offset === undefined) throw new Error(`${path}: no pages.bin part`);
 const d = pages.meta as unknown as PagesDirectory;
 if (d.listsInRows) throw new Error(`${path}: keeps its lists in its rows (no lists section, no listSizes)`);
+if (d.listCoding)
+  throw new Error(`${path}: its lists are packed already (version 12): measure a version 11 bundle`);
 const [openAt, openLength] = d.sections.open;
 const openSection = data.subarray(pages.offset + openAt, pages.offset + openAt + openLength);
 const stored = decodeStructured(await gunzip(openSection, gzipSize(openSection)), 'open') as Record<
