@@ -129,6 +129,7 @@ const DIRECTORY_FIELDS = [
   'rowBlocks',
   'recordCoding',
   'scriptChunks',
+  'listCoding',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -142,7 +143,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -191,6 +192,27 @@ function mutateDirectoryField(
     d.scriptChunks = counts;
     if (random() < 0.5) d.version = 11;
     return `directory.scriptChunks = ${JSON.stringify(counts)}, version ${String(d.version)}`;
+  }
+  // Version 12's packed lists: their block's bytes changed (the lists then parsed from other first bytes, `open`'s
+  // listStarts counting other blocks), a key more, or the whole field; half the time the version says 12.
+  if (field === 'listCoding' && random() < 0.7) {
+    const coding = { ...((d.listCoding as Record<string, unknown> | undefined) ?? { blockBytes: 128 }) };
+    if (random() < 0.15) coding[pick(random, ['__proto__', 'rows', 'bytes'])] = 1;
+    else
+      coding.blockBytes = pick(random, [
+        ...extremes(Number(coding.blockBytes) || 128),
+        ...WRONG_KINDS,
+        15,
+        16,
+        64,
+        256,
+        65536,
+        65537,
+        undefined,
+      ]);
+    d.listCoding = coding;
+    if (random() < 0.5) d.version = 12;
+    return `directory.listCoding = ${JSON.stringify(coding)}, version ${String(d.version)}`;
   }
   // Version 10's records coding: the stored dictionary's length changed (its bytes as they are), or the whole field.
   if (field === 'recordCoding' && d.recordCoding && random() < 0.7) {
@@ -564,7 +586,8 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 11 a twentieth and version 10 a twentieth (each half in the large layout), version 9 a twentieth and version 8 a tenth (each half in a large library's layout:
+    // Version 12 three hundredths (two thirds in the large layout: its packed lists) and version 11 two hundredths
+    // (half), version 10 a twentieth (half in the large layout), version 9 a twentieth and version 8 a tenth (each half in a large library's layout:
     // 512-byte blocks, the rows one chunk a group in 128-byte blocks of their own, the lists in their section, under a
     // tree of hash pages of two levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks),
     // version 7 a tenth (the same halves, its rows in 512-byte blocks), versions 6 and 5 (the large layout) a tenth
@@ -572,30 +595,33 @@ function casesOfPages(count: number, seed: number): Case[] {
     // and version 1 a twentieth.
     const draw = random();
     const version =
-      draw < 0.05
-        ? 11
-        : draw < 0.1
-          ? 10
-          : draw >= 0.9
-            ? 9
-            : draw < 0.2
-              ? 8
-              : draw < 0.3
-                ? 7
-                : draw < 0.4
-                  ? 6
-                  : draw < 0.5
-                    ? 5
-                    : draw < 0.6
-                      ? 4
-                      : draw < 0.7
-                        ? 3
-                        : draw < 0.85
-                          ? 2
-                          : 1;
+      draw < 0.03
+        ? 12
+        : draw < 0.05
+          ? 11
+          : draw < 0.1
+            ? 10
+            : draw >= 0.9
+              ? 9
+              : draw < 0.2
+                ? 8
+                : draw < 0.3
+                  ? 7
+                  : draw < 0.4
+                    ? 6
+                    : draw < 0.5
+                      ? 5
+                      : draw < 0.6
+                        ? 4
+                        : draw < 0.7
+                          ? 3
+                          : draw < 0.85
+                            ? 2
+                            : 1;
     const large =
       version === 5 ||
-      (version === 11 && draw < 0.025) ||
+      (version === 12 && draw < 0.02) ||
+      (version === 11 && draw < 0.04) ||
       (version === 10 && draw < 0.075) ||
       (version === 9 && draw < 0.95) ||
       (version === 8 && draw < 0.15) ||

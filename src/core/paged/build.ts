@@ -683,6 +683,7 @@ export async function buildPages(
       sectionBlocks,
       openResiduals: written.openResiduals,
       openCoding: written.openCoding,
+      listCoding: written.listCoding,
       rowBlocks,
       recordCoding: { dictionary },
       ...(scriptChunks && { scriptChunks }),

@@ -77,6 +77,12 @@ export class ByteReader {
     this.at = readVarints(this.data, this.at, out, n);
   }
 
+  /** The byte at `at`, without moving; throws past the end (a list's codes, listPacking.ts). */
+  byteAt(at: number): number {
+    if (at >= this.data.length) throw new Error('paged library: a list runs past its bytes');
+    return this.data[at];
+  }
+
   f32(): number {
     if (this.at + 4 > this.data.length) throw new Error('paged library: a number runs past its bytes');
     const v = this.view.getFloat32(this.at, true);

@@ -18,10 +18,12 @@
 import { conceptIdf } from '../graph/index.ts';
 import { PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
+import { listFirstsOf, listStartsOf } from './listPacking.ts';
 import {
   MAX_OPEN_SLOPE,
   MAX_TOKENS_PER_LENGTH,
   minListBytes,
+  type ListCoding,
   type OpenCoding,
   type OpenResiduals,
   type OpenTables,
@@ -80,6 +82,10 @@ function varints(count: number, value: (i: number) => number): Uint8Array {
 }
 
 /** The varints of `value` of each of `order`, in that order. */
+function varintsOfAll(values: ArrayLike<number>): Uint8Array {
+  return varints(values.length, (i) => values[i]);
+}
+
 function varintsOf(order: Uint32Array, value: (i: number) => number): Uint8Array {
   const out = new ByteWriter();
   for (const i of order) out.varint(value(i));
@@ -145,6 +151,11 @@ export function compactOpen(
   rowsPerGroup = 1,
   /** The chunks a record group holds (the directory's groups.records): version 11's record group sizes. */
   recordsPerGroup = 1,
+  /**
+   * Version 12's listCoding: the lists are packed into blocks of this many bytes (listPacking.ts, full.listOffsets
+   * where each starts), so `open` holds how many start in each block (`listStarts`) and no list sizes.
+   */
+  listBlockBytes?: number,
 ): {
   open: PagesOpenV2 | PagesOpenV6 | PagesOpenV9 | PagesOpenV11;
   degrees: Uint8Array;
@@ -152,6 +163,8 @@ export function compactOpen(
   openResiduals?: OpenResiduals;
   /** Version 11: the directory's `openCoding`, which says how `conceptCounts`, `rowGroups`, `recordGroups` are. */
   openCoding?: OpenCoding;
+  /** Version 12: the directory's `listCoding`, when the lists are packed (listBlockBytes). */
+  listCoding?: ListCoding;
 } {
   const least = minListBytes(version);
   const { idf, degrees, listOffsets, ...rest } = full;
@@ -168,11 +181,12 @@ export function compactOpen(
     if (!(extra >= 0)) throw new Error(`pages: concept ${c}'s list is shorter than its ${full.df[c]} chunks`);
     return extra;
   };
-  const listSizes = listsInRows
-    ? undefined
-    : version >= 9
-      ? varintsOf(listOrder(full.df), extraOf)
-      : varints(nc, extraOf);
+  const listSizes =
+    listsInRows || listBlockBytes !== undefined
+      ? undefined
+      : version >= 9
+        ? varintsOf(listOrder(full.df), extraOf)
+        : varints(nc, extraOf);
   const codes = Uint8Array.from(degrees, degreeCode);
   const open: PagesOpenV2 = {
     ...rest,
@@ -218,10 +232,10 @@ export function compactOpen(
   const recordSizes = groupSizes(full.recordGroups);
   const recordLengths = groupSums(full.textLengths, recordsPerGroup, recordSizes.length);
   const order = listOrder(full.df);
-  const listExtras = listsInRows ? new Float64Array(0) : Float64Array.from(order, extraOf);
-  const gapBits = listsInRows
-    ? new Float64Array(0)
-    : Float64Array.from(order, (c) => listBits(full.df[c], n));
+  // Packed lists (version 12) have no sizes in `open`: their slope is 0, as for lists kept in the rows.
+  const sized = !listsInRows && listBlockBytes === undefined;
+  const listExtras = !sized ? new Float64Array(0) : Float64Array.from(order, extraOf);
+  const gapBits = !sized ? new Float64Array(0) : Float64Array.from(order, (c) => listBits(full.df[c], n));
   const runs = documentRunsOf(full.documentChunks, full.titleChunks);
   const openCoding: OpenCoding = {
     countsPerLength: slopeOf(full.textLengths, full.conceptCounts, MAX_OPEN_SLOPE),
@@ -247,7 +261,10 @@ export function compactOpen(
       conceptCounts: residuals(full.conceptCounts, full.textLengths, openCoding.countsPerLength),
       rowGroups: residuals(rowSizes, rowCounts, openCoding.rowBytesPerCount),
       recordGroups: residuals(recordSizes, recordLengths, openCoding.recordBytesPerLength),
-      ...(listsInRows ? {} : { listSizes: residuals(listExtras, gapBits, openCoding.listBytesPerBit) }),
+      ...(sized ? { listSizes: residuals(listExtras, gapBits, openCoding.listBytesPerBit) } : {}),
+      ...(listBlockBytes !== undefined && !listsInRows
+        ? { listStarts: varintsOfAll(listStartsOf(listOffsets, listBlockBytes)) }
+        : {}),
       ...(runs
         ? {
             documentChunks: varints(runs.sizes.length, (i) => runs.sizes[i]),
@@ -260,6 +277,7 @@ export function compactOpen(
     degrees: section,
     openResiduals: { tokensPerLength },
     openCoding,
+    ...(listBlockBytes !== undefined && !listsInRows ? { listCoding: { blockBytes: listBlockBytes } } : {}),
   };
 }
 
@@ -397,6 +415,9 @@ interface Residuals {
   recordsPerGroup: number;
   /** The directory's conceptCount: the bits of version 11's `dfOnes`. */
   concepts: number;
+  /** Version 12: the directory's `listCoding` and its lists section's bytes (the blocks `listStarts` counts). */
+  listCoding?: ListCoding;
+  listsBytes?: number;
 }
 
 /**
@@ -670,7 +691,10 @@ function openOfVarints(
 
 /** What expandOpen needs of a checked directory to read version 10's and 11's residuals (undefined: none). */
 export function residualsOf(
-  d: Pick<PagesDirectory, 'openResiduals' | 'openCoding' | 'groups' | 'conceptCount'>,
+  d: Pick<
+    PagesDirectory,
+    'openResiduals' | 'openCoding' | 'groups' | 'conceptCount' | 'listCoding' | 'sections'
+  >,
 ): Residuals | undefined {
   return (
     d.openResiduals && {
@@ -679,6 +703,7 @@ export function residualsOf(
       rowsPerGroup: d.groups.rows,
       recordsPerGroup: d.groups.records,
       concepts: d.conceptCount,
+      ...(d.listCoding ? { listCoding: d.listCoding, listsBytes: d.sections.lists[1] } : {}),
     }
   );
 }
@@ -714,8 +739,26 @@ export function expandOpen(
       throw new PagesError(`pages.bin (open) has ${value?.length ?? 'no'} ${name}, expected ${expected}`);
   };
   check('degreeCodes', v2.degreeCodes, nc);
-  const listOffsets = new Float64Array(nc + 1);
-  if (listsInRows) {
+  const packed = residuals?.listCoding;
+  let listFirsts: Uint32Array | undefined;
+  const listOffsets = new Float64Array(packed ? 0 : nc + 1);
+  if (packed) {
+    // Version 12: how many lists start in each block of the section, checked before a read goes by them.
+    if (v2.listSizes !== undefined) throw new PagesError('pages.bin (open) has listSizes beside listCoding');
+    const blocks = Math.ceil((residuals.listsBytes ?? 0) / packed.blockBytes);
+    const stored = (v2 as { listStarts?: unknown }).listStarts;
+    // A varint a block, each at least a byte: the count is checked against the bytes before anything is allocated.
+    if (!(stored instanceof Uint8Array))
+      throw new PagesError(`pages.bin (open) has no listStarts for the lists' ${blocks} blocks`);
+    if (stored.length < blocks)
+      throw new PagesError(
+        `pages.bin (open) has listStarts of ${stored.length} bytes for the lists' ${blocks} blocks (a varint each)`,
+      );
+    const counts = readVarints(stored, blocks, 'listStarts');
+    listFirsts = listFirstsOf(counts, v2.df, packed.blockBytes, (why) => {
+      throw new PagesError(`pages.bin (open) ${why}`);
+    });
+  } else if (listsInRows) {
     if (v2.listSizes !== undefined)
       throw new PagesError('pages.bin (open) has listSizes but keeps its lists in its rows');
   } else {
@@ -753,11 +796,18 @@ export function expandOpen(
       idf[c] = idfOf(n, d);
     }
   }
-  const { idfDf: _idfDf, listSizes: _listSizes, singleCode: _single, ...rest } = v2;
+  const {
+    idfDf: _idfDf,
+    listSizes: _listSizes,
+    listStarts: _listStarts,
+    singleCode: _single,
+    ...rest
+  } = v2 as typeof v2 & { listStarts?: unknown };
   return {
     ...rest,
     idf,
     listOffsets,
+    ...(listFirsts ? { listFirsts } : {}),
     degreeCodes: v2.degreeCodes,
     ...(singleCode === undefined ? {} : { singleCode }),
   };

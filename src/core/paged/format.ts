@@ -54,22 +54,28 @@
 // arrays coded from what `open` already holds: four as residuals of a slope, the document sizes one a document, the
 // df split into a bitmap of the concepts in one chunk and the others' (compactOpen.ts; `open` at 100 MiB: 1,068 →
 // 983 KB).
-// Versions 1 to 10 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 12 (round twenty-one) is shared the same way (FORMAT.md "Version 12"): `listCoding`, the concept lists
+// packed into blocks with their counts in 4 bits (listPacking.ts), so that `open` holds how many lists start in each
+// block (`listStarts`) in place of a size a concept (`listSizes`; `open` at 100 MiB: 983 → 863 KB).
+// Versions 1 to 11 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
+import { leastListBytes } from './listPacking.ts';
 import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 11;
+export const PAGES_VERSION = 12;
 /**
  * The version the directory's `scriptChunks` came with (word statistics per script, retrieval params
  * scriptStatistics): version 11, beside `openCoding`. Written only by a library built with them.
  */
 export const PAGES_SCRIPT_VERSION = 11;
+/** The version the directory's `listCoding` came with (the lists packed, listPacking.ts): every writer's from 12. */
+export const LIST_CODING_VERSION = 12;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -374,6 +380,12 @@ export interface PagesDirectory {
    * chunkCount, for every word (a library of one script, or built without scriptStatistics).
    */
   scriptChunks?: ScriptChunks;
+  /**
+   * Version 12: the concept lists packed into blocks of `blockBytes` with their counts in 4 bits (listPacking.ts), and
+   * `open.listStarts` (how many lists start in each block) in place of `open.listSizes`; only beside `openCoding`
+   * (whose listBytesPerBit is then 0) and without listsInRows. Absent: as version 11.
+   */
+  listCoding?: ListCoding;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -392,6 +404,40 @@ function checkScriptChunks(d: PagesDirectory, fail: (why: string) => never): voi
     if (!(Number.isSafeInteger(x) && (x as number) >= 1 && (x as number) <= d.chunkCount))
       fail(`has scriptChunks.${key} ${JSON.stringify(x)} (a whole number of chunks, 1 to ${d.chunkCount})`);
   }
+}
+
+/** Version 12's `listCoding` (the directory's): the bytes of the blocks the lists are packed into. */
+export interface ListCoding {
+  blockBytes: number;
+}
+/** The blocks a directory's `listCoding` may pack the lists into: whole bytes, 16 B to 64 KiB. */
+const LIST_BLOCK_MIN = 16;
+const LIST_BLOCK_MAX = 65536;
+
+/**
+ * Version 12's `listCoding`: only from version 12, beside `openCoding` (listBytesPerBit 0: there are no list sizes)
+ * and with a lists section (not listsInRows), an object of exactly `blockBytes`, a whole number 16 to 65,536.
+ * Checked before `open` is read: the block count `open.listStarts` must have follows from it.
+ */
+function checkListCoding(d: PagesDirectory, fail: (why: string) => never): void {
+  const coding = d.listCoding as unknown;
+  if (d.version < 12) fail(`has listCoding, which version ${d.version} does not have`);
+  if (
+    !coding ||
+    typeof coding !== 'object' ||
+    Array.isArray(coding) ||
+    Object.keys(coding).join() !== 'blockBytes'
+  )
+    fail('has listCoding that is not { blockBytes }');
+  const bytes = (coding as ListCoding).blockBytes;
+  if (!(Number.isSafeInteger(bytes) && bytes >= LIST_BLOCK_MIN && bytes <= LIST_BLOCK_MAX))
+    fail(
+      `has listCoding.blockBytes ${String(bytes)} (a whole number ${LIST_BLOCK_MIN} to ${LIST_BLOCK_MAX})`,
+    );
+  if (d.listsInRows) fail('has listCoding but keeps its lists in its rows');
+  if (d.openCoding === undefined) fail('has listCoding without openCoding');
+  if (d.openCoding.listBytesPerBit !== 0)
+    fail('has openCoding.listBytesPerBit beside listCoding (0: its lists have no sizes in open)');
 }
 
 /** Version 10's `openResiduals`: only from version 10, an object with one key, a slope 0 to 2^24. */
@@ -600,6 +646,11 @@ export interface OpenTables extends Omit<PagesOpenV1, 'degrees'> {
   degreeCodes?: Uint8Array;
   /** Version 9: the bound on the walk degree of a concept in one chunk (PagesOpenV9); absent before. */
   singleCode?: number;
+  /**
+   * Version 12's listCoding: every block's first concept (listPacking.ts listFirstsOf), the concept count at [blocks];
+   * `listOffsets` is then empty (a list's offset is read from its block, not summed at open).
+   */
+  listFirsts?: Uint32Array;
 }
 
 /** A chunk as the evidence and the Ask view read it. */
@@ -664,6 +715,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.openCoding !== undefined) checkOpenCoding(d, fail);
   if (d.recordCoding !== undefined) checkRecordCoding(d, fail);
   if (d.scriptChunks !== undefined) checkScriptChunks(d, fail);
+  if (d.listCoding !== undefined) checkListCoding(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {
     const sp = d.shares;
@@ -839,7 +891,7 @@ export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): vo
     ['df', open.df, nc],
     ['idf', open.idf, nc],
     [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
-    ['listOffsets', open.listOffsets, nc + 1],
+    ...(d.listCoding ? [] : [['listOffsets', open.listOffsets, nc + 1] as [string, Float64Array, number]]),
     ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
     ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
     ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
@@ -861,7 +913,9 @@ export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): vo
     ['termGroups', open.termGroups, d.sections.terms[1]],
     ['conceptGroups', open.conceptGroups, d.sections.concepts[1]],
     ['rowGroups', open.rowGroups, d.sections.rows[1]],
-    ['listOffsets', open.listOffsets, d.sections.lists[1]],
+    ...(d.listCoding
+      ? []
+      : [['listOffsets', open.listOffsets, d.sections.lists[1]] as [string, Float64Array, number]]),
   ];
   for (const [array, offsets, end] of ends) {
     for (let i = 0; i < offsets.length; i++)
@@ -899,6 +953,13 @@ function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): voi
   // Lists kept in the rows: every chunk of a concept's list is one id of a row, so both count the same links.
   if (d.listsInRows) {
     if (listed !== ids) fail(`gives the concepts ${listed} chunks but the chunks ${ids} concepts`);
+  } else if (d.listCoding) {
+    let least = 0;
+    for (let c = 0; c < open.df.length; c++) least += leastListBytes(open.df[c]);
+    if (least > d.sections.lists[1])
+      fail(
+        `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,
+      );
   } else if (listed * minListBytes(d.version) > d.sections.lists[1])
     fail(
       `gives the concepts ${listed} chunks, more than the ${d.sections.lists[1]}-byte lists section holds`,

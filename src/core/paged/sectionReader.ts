@@ -14,6 +14,7 @@ import { ByteReader, readVarints } from './bytes.ts';
 import { RecordSearch } from './recordSearch.ts';
 import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { decodeCountedRows, decodeRiceLists } from './listsInRows.ts';
+import { leastListBytes, listBlockOf, listSpanOf, readListCounts, skipList } from './listPacking.ts';
 import { degreeLower, degreeUpper } from './compactOpen.ts';
 import {
   minListBytes,
@@ -285,13 +286,66 @@ export class SectionReader {
     const cached = this.lists.get(c);
     if (cached) return cached;
     if (this.directory.listsInRows) return this.listInRows(c);
-    const from = this.open.listOffsets[c];
-    const bytes = this.store.bytes(this.section('lists') + from, this.open.listOffsets[c + 1] - from);
-    if (!bytes) return undefined;
-    const list = this.decodeList(c, bytes);
+    const firsts = this.open.listFirsts;
+    let list: ConceptChunks;
+    if (firsts) {
+      // Version 12: the list's blocks, from its block's first byte (listPacking.ts).
+      const blockBytes = this.directory.listCoding!.blockBytes;
+      const [from, to] = listSpanOf(firsts, c, blockBytes, this.directory.sections.lists[1]);
+      const bytes = this.store.bytes(this.section('lists') + from, to - from);
+      if (!bytes) return undefined;
+      list = this.decodePackedList(c, bytes, firsts[listBlockOf(firsts, c)]);
+    } else {
+      const from = this.open.listOffsets[c];
+      const bytes = this.store.bytes(this.section('lists') + from, this.open.listOffsets[c + 1] - from);
+      if (!bytes) return undefined;
+      list = this.decodeList(c, bytes);
+    }
     if (this.lists.size >= MAX_CACHED) this.lists.clear();
     this.lists.set(c, list);
     return list;
+  }
+
+  /**
+   * Concept c's chunk list in version 12's packed blocks (listPacking.ts): the lists from the block's first concept
+   * `first` up to c skipped (each within the bytes read, which end where the next list's block begins), then c's df
+   * gaps, checked as decodeList checks them, and its counts in 4 bits. df is checked against the bytes left before
+   * anything is allocated.
+   */
+  private decodePackedList(c: number, bytes: Uint8Array, first: number): ConceptChunks {
+    const df = this.open.df[c];
+    const fail = (why: string): never => {
+      throw new PagesError(`${this.name}: pages.bin's chunk list of concept ${c} ${why}`);
+    };
+    const r = new ByteReader(bytes);
+    try {
+      for (let j = first; j < c; j++) skipList(r, this.open.df[j]);
+      if (leastListBytes(df) > bytes.length - r.at)
+        fail(`has ${bytes.length - r.at} bytes, too few for its ${df} chunks`);
+      const chunks = new Uint32Array(df);
+      r.varints(chunks, df);
+      this.gapsToChunks(chunks, fail);
+      const counts = new Uint32Array(df);
+      readListCounts(r, df, counts);
+      const tf = Float32Array.from(counts);
+      const shares = new Float32Array(df);
+      listShares(tf, this.directory.shares!, shares);
+      if (!shares.every((x) => Number.isFinite(x))) fail('has a share that is not a number');
+      return { chunks, tf, shares };
+    } catch (e) {
+      if (e instanceof PagesError) throw e;
+      return fail(`does not decode (${messageOf(e)})`);
+    }
+  }
+
+  /** A list's gaps made chunk ids in place: ascending, each below the chunk count. */
+  private gapsToChunks(chunks: Uint32Array, fail: (why: string) => never): void {
+    const n = this.chunkCount;
+    for (let i = 0, k = 0; i < chunks.length; i++) {
+      if (i > 0 && chunks[i] === 0) fail('names a chunk twice');
+      chunks[i] = k += chunks[i];
+      if (k >= n) fail(`names chunk ${k} of ${n}`);
+    }
   }
 
   /**
@@ -312,14 +366,9 @@ export class SectionReader {
     const chunks = new Uint32Array(df);
     const tf = new Float32Array(df);
     const shares = new Float32Array(df);
-    const n = this.chunkCount;
     try {
       r.varints(chunks, df);
-      for (let i = 0, k = 0; i < df; i++) {
-        if (i > 0 && chunks[i] === 0) fail('names a chunk twice');
-        chunks[i] = k += chunks[i];
-        if (k >= n) fail(`names chunk ${k} of ${n}`);
-      }
+      this.gapsToChunks(chunks, fail);
       const counts = new Uint32Array(df);
       r.varints(counts, df);
       tf.set(counts);

@@ -22,6 +22,7 @@ import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import { expandOpen, residualsOf } from './compactOpen.ts';
 import { decodeCountedRows } from './listsInRows.ts';
+import { ListPacker } from './listPacking.ts';
 import {
   blockHashBytes,
   blockLayoutOf,
@@ -270,6 +271,31 @@ async function recodedRows(
   return recoded ?? fail('are empty');
 }
 
+/**
+ * Version 12's lists (listPacking.ts) from version 3's (a concept's varint gaps, then its varint counts), packed as the
+ * writers pack them, and where each starts (for `open`'s listStarts).
+ */
+async function packedLists(
+  lists: () => AsyncGenerator<Uint8Array>,
+  listOffsets: Float64Array,
+  df: Uint32Array,
+): Promise<{ bytes: Uint8Array; starts: Float64Array }> {
+  const all = await listBytes(lists);
+  const packer = new ListPacker(df.length);
+  const out: Uint8Array[] = [];
+  for (let c = 0; c < df.length; c++) {
+    const r = new ByteReader(all.subarray(listOffsets[c], listOffsets[c + 1]));
+    const chunks = new Uint32Array(df[c]);
+    for (let i = 0, k = 0; i < df[c]; i++) chunks[i] = k += r.varint();
+    const counts = new Uint32Array(df[c]);
+    for (let i = 0; i < df[c]; i++) counts[i] = r.varint();
+    packer.add(chunks, counts, 0, df[c]);
+    if (packer.pending >= 1 << 20) out.push(packer.take());
+  }
+  out.push(packer.take());
+  return { bytes: concatBytes(out), starts: packer.starts };
+}
+
 /** Every list entry's count, in the lists' order (version 3 lists: a concept's gaps, then its counts). */
 async function countsOf(
   lists: () => AsyncGenerator<Uint8Array>,
@@ -505,6 +531,8 @@ async function upgradePages(
           listsInRowsBytes,
         )
       : undefined;
+  // Version 12's lists packed into blocks (listPacking.ts), as the writers pack them.
+  const packed = inRows ? undefined : await packedLists(newLists, listOffsets, full.df);
   const rowGroups = inRows
     ? // No lists section, and the rows one group.
       Float64Array.from([0, inRows.length])
@@ -524,7 +552,7 @@ async function upgradePages(
   const written = await openSections(
     inRows
       ? { ...full, listOffsets: new Float64Array(listOffsets.length), rowGroups }
-      : { ...full, listOffsets, rowGroups },
+      : { ...full, listOffsets: packed!.starts, rowGroups },
     n,
     PAGES_VERSION,
     inRows !== undefined,
@@ -538,7 +566,7 @@ async function upgradePages(
   >;
   lengths.open = written.open.length;
   lengths.records = records.length;
-  lengths.lists = inRows ? 0 : listOffsets[listOffsets.length - 1];
+  lengths.lists = packed ? packed.bytes.length : 0;
   lengths.rows = inRows ? inRows.length : rowsLength;
   lengths.degrees = written.degrees.length;
   const { sections, total } = sectionTable(lengths);
@@ -552,7 +580,7 @@ async function upgradePages(
     yield* pieces(source, base + beforeFrom, base + listsAt);
     if (inRows) yield inRows;
     else {
-      yield* newLists();
+      yield packed!.bytes;
       yield* pieces(source, base + rowsAt, base + rowsAt + rowsLength);
     }
     yield written.degrees;
@@ -615,6 +643,7 @@ async function upgradePages(
       sectionBlocks,
       openResiduals: written.openResiduals,
       openCoding: written.openCoding,
+      listCoding: written.listCoding,
       rowBlocks,
       recordCoding: { dictionary: records.dictionary },
     }),

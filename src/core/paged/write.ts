@@ -23,6 +23,7 @@ import { conceptChunkTf, titleGroupSizes } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
+import { LIST_BLOCK_BYTES, ListPacker } from './listPacking.ts';
 import { compactOpen } from './compactOpen.ts';
 import { rowBlockStarts, type BlockLayout } from './blockLayout.ts';
 import {
@@ -39,12 +40,14 @@ import {
   PAGES_FORMAT,
   PAGES_HASHES_PART,
   PAGES_PART,
+  LIST_CODING_VERSION,
   PAGES_SCRIPT_VERSION,
   PAGES_VERSION,
   SECTIONS,
   sectionsOf,
   type GroupSizes,
   type PagedChunkRecord,
+  type ListCoding,
   type OpenCoding,
   type OpenResiduals,
   type PagesDirectory,
@@ -138,7 +141,7 @@ const SECTION_BLOCKS: Readonly<Partial<Record<SectionName, number>>> = {
   open: 64 * 1024,
   records: 1024,
   postings: 1024,
-  lists: 128,
+  lists: LIST_BLOCK_BYTES,
   rows: 128,
   degrees: 4096,
 };
@@ -455,6 +458,17 @@ export async function writeConceptSections(
       rows: Math.max(1, n),
     };
   }
+  if (version >= LIST_CODING_VERSION) {
+    // Version 12: the lists packed into blocks, their counts in 4 bits (listPacking.ts); listOffsets are where each
+    // starts (the blocks' gaps between), from which `open` keeps how many start in each block.
+    const packer = new ListPacker(nc);
+    for (let c = 0; c < nc; c++) {
+      packer.add(table.conceptChunks, tf, table.conceptChunkOffsets[c], table.conceptChunkOffsets[c + 1]);
+      if (packer.pending >= 1 << 20) await listSink.write(packer.take());
+    }
+    if (packer.pending > 0) await listSink.write(packer.take());
+    return { ...(await writeRows(table, rowSink, groups)), conceptGroups, listOffsets: packer.starts, df };
+  }
   const lists = new ByteWriter();
   const listOffsets = new Float64Array(nc + 1);
   let flushed = 0;
@@ -475,6 +489,16 @@ export async function writeConceptSections(
     }
   }
   if (lists.length > 0) await listSink.write(lists.take());
+  return { ...(await writeRows(table, rowSink, groups)), conceptGroups, listOffsets, df };
+}
+
+/** The rows section of lists that have their own section: each chunk's concept ids as varint gaps, in groups. */
+async function writeRows(
+  table: ConceptTable,
+  rowSink: SectionSink,
+  groups: Pick<GroupSizes, 'rows'>,
+): Promise<{ rowGroups: Float64Array; listsInRows: false; rows: number }> {
+  const n = table.chunkCount;
   const rowWriter = new ByteWriter();
   const rowGroups = new Float64Array(Math.ceil(n / groups.rows) + 1);
   for (let g = 0; g * groups.rows < n; g++) {
@@ -488,7 +512,7 @@ export async function writeConceptSections(
     await rowSink.write(rowWriter.take());
     rowGroups[g + 1] = rowSink.length;
   }
-  return { conceptGroups, listOffsets, df, rowGroups, listsInRows: false, rows: groups.rows };
+  return { rowGroups, listsInRows: false, rows: groups.rows };
 }
 
 /**
@@ -621,14 +645,25 @@ export async function openSections(
   degrees: Uint8Array;
   openResiduals?: OpenResiduals;
   openCoding?: OpenCoding;
+  listCoding?: ListCoding;
 }> {
   if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
-  const compact = compactOpen(full, n, version, listsInRows, rowsPerGroup, recordsPerGroup);
+  const compact = compactOpen(
+    full,
+    n,
+    version,
+    listsInRows,
+    rowsPerGroup,
+    recordsPerGroup,
+    // Version 12's lists are packed (writeConceptSections, upgrade): full.listOffsets are where each starts.
+    version >= LIST_CODING_VERSION ? LIST_BLOCK_BYTES : undefined,
+  );
   return {
     open: await encodeOpen(compact.open),
     degrees: compact.degrees,
     ...(compact.openResiduals ? { openResiduals: compact.openResiduals } : {}),
     ...(compact.openCoding ? { openCoding: compact.openCoding } : {}),
+    ...(compact.listCoding ? { listCoding: compact.listCoding } : {}),
   };
 }
 
@@ -736,6 +771,9 @@ export function pagesDirectory(
       : {}),
     ...(version >= PAGES_SCRIPT_VERSION && fields.scriptChunks
       ? { scriptChunks: { other: fields.scriptChunks.other, cjk: fields.scriptChunks.cjk } }
+      : {}),
+    ...(version >= LIST_CODING_VERSION && fields.listCoding
+      ? { listCoding: { blockBytes: fields.listCoding.blockBytes } }
       : {}),
     sections: fields.sections,
   };
@@ -974,6 +1012,7 @@ export async function writePagedIndex(
         sectionBlocks,
         openResiduals: written.openResiduals,
         openCoding: written.openCoding,
+        listCoding: written.listCoding,
         rowBlocks,
         recordCoding: { dictionary },
         ...(scriptChunks ? { scriptChunks } : {}),

@@ -1561,3 +1561,194 @@ describe('records coded with a dictionary (version 10)', () => {
     );
   });
 });
+
+describe('the lists packed into blocks, open holding how many start in each (version 12, listCoding)', () => {
+  const analyzer = createTermAnalyzer();
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
+  const layouts = layoutsOf(12);
+  /** Version 12 pieces of the large layout (the small one has no lists section), changed by `change`. */
+  const changed = (
+    change: (
+      open: Record<string, unknown>,
+      d: Record<string, unknown>,
+      p: ReturnType<typeof piecesOf>,
+    ) => void,
+  ) =>
+    (async () => {
+      const p = piecesOf(await layouts[1][1]());
+      change(
+        p.open as unknown as Record<string, unknown>,
+        p.directory as unknown as Record<string, unknown>,
+        p,
+      );
+      return assemble(p);
+    })();
+  /** Every concept's list read (one round after opening), or the error of the first that is refused. */
+  const everyList = async (w: WrittenPagesLike) => {
+    const { library } = await opened(w);
+    const nc = library.directory.conceptCount;
+    return library.reader.readUntilComplete(() =>
+      Array.from({ length: nc }, (_, c) => library.reader.chunksOf(c)),
+    );
+  };
+
+  for (const [layout, v12, v11] of layouts)
+    it(`answers as version 11 does, draws the same Graph view, and the offline check passes (${layout} layout)`, async () => {
+      const [twelve, eleven] = [await opened(await v12()), await opened(await v11())];
+      expect(twelve.library.directory.version).toBe(12);
+      expect(twelve.library.directory.listCoding).toEqual(
+        layout === 'large' ? { blockBytes: 128 } : undefined,
+      );
+      for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+        const hits = (await twelve.library.search(PAGES_QUESTION, mode, 800)).hits;
+        expect(hits.length).toBeGreaterThan(0);
+        expect(hits).toEqual((await eleven.library.search(PAGES_QUESTION, mode, 800)).hits);
+      }
+      const [g12, g11] = [
+        await conceptNeighbourhood(twelve.library.reader, { limit: 40 }),
+        await conceptNeighbourhood(eleven.library.reader, { limit: 40 }),
+      ];
+      expect(g12.value).toEqual(g11.value);
+      await verifyBundleCopy(await craftedSource(await v12()));
+    });
+
+  it('listCoding of another shape or size, beside lists in the rows, without openCoding, with list sizes or in a version 11 directory, is refused before open is read', async () => {
+    for (const value of [15, 65537, 1.5, '128', null, -128]) {
+      const w = await changed((_open, d) => {
+        d.listCoding = { blockBytes: value };
+      });
+      await expect(opened(w)).rejects.toThrow(
+        `the pages part's directory has listCoding.blockBytes ${String(value)} (a whole number 16 to 65536)`,
+      );
+    }
+    for (const value of [7, [], {}, { blockBytes: 128, rows: 1 }, { bytes: 128 }]) {
+      const w = await changed((_open, d) => {
+        d.listCoding = value;
+      });
+      await expect(opened(w)).rejects.toThrow(
+        "the pages part's directory has listCoding that is not { blockBytes }",
+      );
+    }
+    const slope = await changed((_open, d) => {
+      d.openCoding = { ...(d.openCoding as object), listBytesPerBit: 1 };
+    });
+    await expect(opened(slope)).rejects.toThrow(
+      "the pages part's directory has openCoding.listBytesPerBit beside listCoding",
+    );
+    const uncoded = await changed((_open, d) => {
+      delete d.openCoding;
+    });
+    await expect(opened(uncoded)).rejects.toThrow(
+      "the pages part's directory has listCoding without openCoding",
+    );
+    const small = piecesOf(await layouts[0][1]());
+    (small.directory as unknown as Record<string, unknown>).listCoding = { blockBytes: 128 };
+    await expect(opened(assemble(small))).rejects.toThrow(
+      "the pages part's directory has listCoding but keeps its lists in its rows",
+    );
+    const eleven = piecesOf(await layouts[1][2]());
+    (eleven.directory as unknown as Record<string, unknown>).listCoding = { blockBytes: 128 };
+    await expect(opened(assemble(eleven))).rejects.toThrow(
+      "the pages part's directory has listCoding, which version 11 does not have",
+    );
+    // Version 12 without the field reads its lists as version 11 does: by the sizes a version 11 `open` holds.
+    const plain = piecesOf(await layouts[1][2]());
+    plain.directory.version = 12;
+    expect((await opened(assemble(plain))).library.reader.open.listOffsets.length).toBe(
+      plain.directory.conceptCount + 1,
+    );
+  });
+
+  it('list starts for a block more or fewer, that do not add up to the concepts, or more lists in a block than it holds, are refused at open naming listStarts', async () => {
+    const d = (await layouts[1][1]()).directory;
+    const nc = d.conceptCount;
+    const blocks = Math.ceil(d.sections.lists[1] / 128);
+    const fewer = await changed((open) => {
+      open.listStarts = bytesOf(varintsOf(open.listStarts).slice(0, -1));
+    });
+    await expect(opened(fewer)).rejects.toThrow(
+      `crafted.bundle: pages.bin (open) has listStarts of ${blocks - 1} bytes for the lists' ${blocks} blocks (a varint each)`,
+    );
+    const more = await changed((open) => {
+      open.listStarts = bytesOf([...varintsOf(open.listStarts), 0]);
+    });
+    await expect(opened(more)).rejects.toThrow(
+      `crafted.bundle: pages.bin (open) listStarts hold more than ${blocks} values`,
+    );
+    const none = await changed((open) => {
+      delete open.listStarts;
+    });
+    await expect(opened(none)).rejects.toThrow(
+      `crafted.bundle: pages.bin (open) has no listStarts for the lists' ${blocks} blocks`,
+    );
+    const sizes = await changed((open) => {
+      open.listSizes = new Uint8Array(nc);
+    });
+    await expect(opened(sizes)).rejects.toThrow(
+      'crafted.bundle: pages.bin (open) has listSizes beside listCoding',
+    );
+    const short = await changed((open) => {
+      const counts = varintsOf(open.listStarts);
+      counts[counts.length - 1]--;
+      open.listStarts = bytesOf(counts);
+    });
+    await expect(opened(short)).rejects.toThrow(
+      `crafted.bundle: pages.bin (open) start ${nc - 1} lists, expected ${nc} (listStarts)`,
+    );
+    for (const count of [nc, 2 ** 40]) {
+      const all = await changed((open) => {
+        const counts = varintsOf(open.listStarts);
+        counts[0] = count;
+        open.listStarts = bytesOf(counts);
+      });
+      await expect(opened(all)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin \(open\) start .* \(listStarts\)/,
+      );
+    }
+    // Every list in the first block but one: as many as the concepts, but more than 128 bytes hold.
+    const crammed = await changed((open) => {
+      const counts = varintsOf(open.listStarts).map(() => 0);
+      counts[0] = nc - 1;
+      counts[counts.length - 1] = 1;
+      open.listStarts = bytesOf(counts);
+    });
+    await expect(opened(crammed)).rejects.toThrow(
+      `crafted.bundle: pages.bin (open) start ${nc - 1} lists in block 0, more than its 128 bytes hold (listStarts)`,
+    );
+  });
+
+  it('lists whose starts or bytes lie are refused naming the concept when read, within the bytes of their blocks', async () => {
+    // Honest: every list read in one round after opening.
+    expect((await everyList(await layouts[1][1]())).rounds).toBe(2);
+    // Two blocks' counts swapped: refused at open (more lists in a block than it holds) or when a list is parsed
+    // from the wrong first byte.
+    const swapped = await changed((open) => {
+      const counts = varintsOf(open.listStarts);
+      const at = counts.findIndex((x, b) => b > 0 && x !== counts[0] && x > 0);
+      [counts[0], counts[at]] = [counts[at], counts[0]];
+      open.listStarts = bytesOf(counts);
+    });
+    await expect(everyList(swapped)).rejects.toThrow(/crafted\.bundle: pages\.bin/);
+    // Every byte of the lists 0xff: a varint that never ends within a list's blocks.
+    const unending = await changed((_open, _d, p) => {
+      p.sections.lists = new Uint8Array(p.sections.lists.length).fill(0xff);
+    });
+    await expect(everyList(unending)).rejects.toThrow(
+      "crafted.bundle: pages.bin's chunk list of concept 0 does not decode",
+    );
+    // Every byte 0x7f: each concept's first chunk is chunk 127, then a gap of 127 more each: past the chunk count, or
+    // a count's code 15 runs on into the next list, named either way.
+    const far = await changed((_open, _d, p) => {
+      p.sections.lists = new Uint8Array(p.sections.lists.length).fill(0x7f);
+    });
+    await expect(everyList(far)).rejects.toThrow(/crafted\.bundle: pages\.bin's chunk list of concept \d+ /);
+    // A df as large as the chunk count, for the concept of the first df stored: open refuses the lists section too
+    // short for it, or its read runs past its blocks.
+    const big = await changed((open, d) => {
+      const df = varintsOf(open.df);
+      df[0] = d.chunkCount as number;
+      open.df = bytesOf(df);
+    });
+    await expect(everyList(big)).rejects.toThrow(/crafted\.bundle: pages\.bin/);
+  });
+});

@@ -203,7 +203,7 @@ async function buildEngine(path: string) {
 /** The stored `open` value of written pages (gunzip'd, as the bundle holds it: varints, residuals, bitmaps). */
 function piecesOfOpen(written: { data: Uint8Array; directory: { sections: { open: [number, number] } } }) {
   const [at, length] = written.directory.sections.open;
-  return decodeStructured<{ dfOnes: Uint8Array }>(
+  return decodeStructured<{ dfOnes: Uint8Array; listSizes?: Uint8Array; listStarts: Uint8Array }>(
     new Uint8Array(gunzipSync(written.data.subarray(at, at + length))),
     'open',
   );
@@ -276,8 +276,8 @@ function wholeRowCuts(
   return cuts;
 }
 
-describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
-  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals, the rows in blocks of whole rows and records coded with a dictionary (10), concept counts, group and list sizes and document sizes coded smaller (11)', async () => {
+describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
+  it('answer as version 1 and the engine, from a smaller open section (2), smaller lists (3), lists in the rows (4), small blocks and row groups (5), varints in open and the lists in the rows coded by concept (6), 1 KiB blocks for lists in the rows and a tree of hash pages (7), the rows in blocks of their own (8), no degree codes of concepts in one chunk (9), tokens and row group sizes as residuals, the rows in blocks of whole rows and records coded with a dictionary (10), concept counts, group and list sizes and document sizes coded smaller (11), the lists packed into blocks with their counts in 4 bits (12)', async () => {
     const { engine, analyzer } = await engineOf(REPO_DOCS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: `title of ${docId}` });
@@ -313,11 +313,69 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
     const v10 = await writePagedIndex(parts, doc, undefined, 10);
     const v10large = await writePagedIndex(parts, doc, undefined, 10, undefined, 0);
     expect([v10.directory.version, v10large.directory.version]).toEqual([10, 10]);
-    // Version 11, the writers' default: version 10's sections but `open`, whose concept counts, row and record
-    // group sizes, list sizes and document sizes are coded smaller (the directory's openCoding).
-    const v11 = await writePagedIndex(parts, doc);
-    const v11large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    // Version 11: version 10's sections but `open`, whose concept counts, row and record group sizes, list sizes and
+    // document sizes are coded smaller (the directory's openCoding).
+    const v11 = await writePagedIndex(parts, doc, undefined, 11);
+    const v11large = await writePagedIndex(parts, doc, undefined, 11, undefined, 0);
     expect([v11.directory.version, v11large.directory.version]).toEqual([11, 11]);
+    // Version 12, the writers' default: the large layout's lists packed into 128-byte blocks with their counts in 4
+    // bits, `open` holding how many lists start in each block in place of their sizes (the directory's listCoding);
+    // the small layout (no lists section) is version 11's, byte for byte.
+    const v12 = await writePagedIndex(parts, doc);
+    const v12large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    expect([v12.directory.version, v12large.directory.version]).toEqual([12, 12]);
+    expect(Buffer.from(v12.data).equals(Buffer.from(v11.data))).toBe(true);
+    expect({ ...v12.directory, version: 11 }).toEqual(v11.directory);
+    {
+      const {
+        version: _v,
+        sections: s12,
+        hashPages: _h,
+        listCoding,
+        openCoding: c12,
+        ...rest12
+      } = v12large.directory;
+      const {
+        version: _v11,
+        sections: s11,
+        hashPages: _h11,
+        openCoding: c11,
+        ...rest11
+      } = v11large.directory;
+      expect(rest12).toEqual(rest11);
+      expect(listCoding).toEqual({ blockBytes: 128 });
+      // No list sizes: their slope is 0, every other slope version 11's.
+      expect(c12).toEqual({ ...c11, listBytesPerBit: 0 });
+      expect(c11!.listBytesPerBit).toBeGreaterThan(0);
+      // The sections before the lists and after them are version 11's, byte for byte.
+      for (const name of ['records', 'terms', 'postings', 'concepts', 'rows', 'degrees'] as const)
+        expect(
+          Buffer.from(v12large.data.subarray(s12[name][0], s12[name][0] + s12[name][1])).equals(
+            Buffer.from(v11large.data.subarray(s11[name][0], s11[name][0] + s11[name][1])),
+          ),
+          name,
+        ).toBe(true);
+      const stored = piecesOfOpen(v12large);
+      expect(stored.listSizes).toBeUndefined();
+      expect(piecesOfOpen(v11large).listSizes).toBeInstanceOf(Uint8Array);
+      // One varint a 128-byte block of the lists section: how many lists start in it, all the concepts in all.
+      const blocks = Math.ceil(s12.lists[1] / 128);
+      const starts: number[] = [];
+      for (let at = 0; at < stored.listStarts.length;) {
+        let v = 0;
+        let scale = 1;
+        for (;;) {
+          const b = stored.listStarts[at++];
+          v += (b & 127) * scale;
+          scale *= 128;
+          if (b < 128) break;
+        }
+        starts.push(v);
+      }
+      expect(starts.length).toBe(blocks);
+      expect(starts.reduce((a, b) => a + b, 0)).toBe(v12large.directory.conceptCount);
+      expect(starts.every((count, b) => count > 0 || b > 0)).toBe(true);
+    }
     for (const [older, newer] of [
       [v10, v11],
       [v10large, v11large],
@@ -588,6 +646,24 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
     const lib10large = await open(v10large, new MemoryRangeSource(v10large.data, 'v10 large'));
     const lib11 = await open(v11, new MemoryRangeSource(v11.data, 'v11'));
     const lib11large = await open(v11large, new MemoryRangeSource(v11large.data, 'v11 large'));
+    const lib12large = await open(v12large, new MemoryRangeSource(v12large.data, 'v12 large'));
+    // Version 12's `open` gives back version 11's arrays, value for value, but the list offsets (a list is found by
+    // its block); every concept's list, chunks, counts and shares, is version 11's.
+    {
+      const { listOffsets: offsets11, ...o11 } = lib11large.reader.open;
+      const { listOffsets: offsets12, listFirsts, ...o12 } = lib12large.reader.open;
+      expect(o12).toEqual(o11);
+      expect(offsets11.length).toBe(o11.df.length + 1);
+      expect(offsets12.length).toBe(0);
+      expect(listFirsts![listFirsts!.length - 1]).toBe(o11.df.length);
+      const every = (lib: typeof lib11large) =>
+        lib.reader.readUntilComplete(() => Array.from(o11.df, (_, c) => lib.reader.chunksOf(c)));
+      const [lists11, lists12] = [await every(lib11large), await every(lib12large)];
+      // Every list found from `open` alone: read in one round after opening, as version 11's.
+      expect([lists12.rounds, lists11.rounds]).toEqual([2, 2]);
+      expect(lists12.value).toEqual(lists11.value);
+      expect(lists12.value.some((list) => list!.tf.some((count) => count >= 16))).toBe(true);
+    }
     // Version 11's `open` gives back version 10's arrays, value for value, and its slopes are the least-squares
     // ones through 0 (in 65,536ths) this test computes from version 10's arrays.
     for (const [older, newer, written] of [
@@ -764,13 +840,14 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
         expect(answer11.hits).toEqual(expected);
         expect(answer11.records).toEqual(answer10.records);
         expect((await lib11large.search(q, mode, budget)).hits).toEqual(expected);
+        expect((await lib12large.search(q, mode, budget)).hits).toEqual(expected);
       }
     }
     // That the walk takes an exact degree from the concept's row, not the `degrees` section: hostilePages.test.ts
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7, 8, 9 and 10 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -807,8 +884,11 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
     const v10 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 10))], base),
     );
-    // What `cli index` writes today (version 11, its block size not told): every upgrade's output.
     const v11 = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 11))], base),
+    );
+    // What `cli index` writes today (version 12, its block size not told): every upgrade's output.
+    const v12 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc))], base),
     );
 
@@ -819,45 +899,49 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 11]);
-    expect(bytes.length).toBe(v11.length);
-    expect(Buffer.from(bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 12]);
+    expect(bytes.length).toBe(v12.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 11]);
-    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 12]);
+    expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 11]);
-    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 12]);
+    expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v12))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 11]);
-    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 12]);
+    expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 11]);
-    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 12]);
+    expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v12))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
     // Version 6 that keeps its lists in its rows: the same sections, in 1 KiB blocks (version 7).
     const fromV6 = await upgrade(v6);
-    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 11]);
-    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 12]);
+    expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 7: the same sections, in version 8's blocks by section and version 9's `open`.
     const fromV7 = await upgrade(v7);
-    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 11]);
-    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 12]);
+    expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 8: the same sections and blocks, `open` without the one-chunk concepts' degree codes (version 9).
     const fromV8 = await upgrade(v8);
-    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 11]);
-    expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 12]);
+    expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 9: the records coded again, `open`'s tokens and row group sizes as residuals and its record groups the
     // new ones (version 10; its lists in its rows: no rowBlocks), every other section the same.
     const fromV9 = await upgrade(v9);
-    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 11]);
-    expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 12]);
+    expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 10: its records read with their dictionary and coded again the same, `open` coded smaller (version 11).
     const fromV10 = await upgrade(v10);
-    expect([fromV10.upgraded.from, fromV10.upgraded.to]).toEqual([10, 11]);
-    expect(Buffer.from(fromV10.bytes).equals(Buffer.from(v11))).toBe(true);
+    expect([fromV10.upgraded.from, fromV10.upgraded.to]).toEqual([10, 12]);
+    expect(Buffer.from(fromV10.bytes).equals(Buffer.from(v12))).toBe(true);
+    // Version 11 that keeps its lists in its rows: every section the same (version 12 changes only a lists section).
+    const fromV11 = await upgrade(v11);
+    expect([fromV11.upgraded.from, fromV11.upgraded.to]).toEqual([11, 12]);
+    expect(Buffer.from(fromV11.bytes).equals(Buffer.from(v12))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
     // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
@@ -869,9 +953,16 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
           base,
         ),
       );
-    const v11large = await bundleBytes(
+    const v12large = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, undefined, undefined, 0))],
+        base,
+      ),
+    );
+    // Version 11's large layout: its lists packed into blocks and coded again (version 12's listCoding).
+    const v11large = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 11, undefined, 0))],
         base,
       ),
     );
@@ -923,12 +1014,14 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
       [8, v8large],
       [9, v9large],
       [10, v10large],
+      [11, v11large],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 11]);
-      expect(Buffer.from(up.bytes).equals(Buffer.from(v11large))).toBe(true);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 12]);
+      expect(Buffer.from(up.bytes).equals(Buffer.from(v12large))).toBe(true);
     }
-    const openedLarge = await openPagedBundle(new MemoryRangeSource(v11large, 'large.bundle'), analyzer);
+    const openedLarge = await openPagedBundle(new MemoryRangeSource(v12large, 'large.bundle'), analyzer);
+    expect(openedLarge!.library.directory.listCoding).toEqual({ blockBytes: 128 });
     expect([
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
@@ -941,7 +1034,8 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(11);
+    expect(opened!.library.directory.version).toBe(12);
+    expect(opened!.library.directory.listCoding).toBeUndefined();
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect(opened!.library.directory.blockSize).toBe(1024);
     expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
@@ -952,9 +1046,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 11 pages are not upgraded again.
-    await expect(upgrade(v11)).rejects.toThrow('its pages are version 11 already');
-    await expect(upgrade(v11large, 0)).rejects.toThrow('its pages are version 11 already');
+    // Version 12 pages are not upgraded again.
+    await expect(upgrade(v12)).rejects.toThrow('its pages are version 12 already');
+    await expect(upgrade(v12large, 0)).rejects.toThrow('its pages are version 12 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -976,13 +1070,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 12 },
+          directory: { ...written.directory, version: 13 },
           hashes: written.hashes,
         },
         analyzer,
       ),
     ).rejects.toThrow(
-      "the pages part's directory has version 12 (this app reads 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11)",
+      "the pages part's directory has version 13 (this app reads 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12)",
     );
   }, 240_000);
 });
