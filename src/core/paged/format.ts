@@ -56,7 +56,7 @@
 // 983 KB).
 // Versions 1 to 10 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
-import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
+import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
@@ -69,7 +69,7 @@ export const PAGES_VERSION = 11;
  */
 export const PAGES_SCRIPT_VERSION = 11;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -124,6 +124,17 @@ const HASH_PAGE_MIN = 256;
 /** From version 7: leaf pages of 128 bytes (HASH_LEAF_BYTES). */
 const HASH_PAGE_MIN_V7 = 128;
 const HASH_PAGE_MAX = 1 << 20;
+
+/** Version 12's `evidenceArrays` (evidenceArrays.ts): chunks a block, blocks, and their bytes at the records' end. */
+export interface EvidenceArrays {
+  entries: number;
+  count: number;
+  bytes: number;
+}
+/** The most chunks an evidence block may hold (a block is decoded whole: 2^16 chunks is ~100 KB of varints). */
+export const MAX_EVIDENCE_ENTRIES = 1 << 16;
+/** The version `evidenceArrays` came with: a writer asked for them writes version 12, else PAGES_VERSION. */
+export const PAGES_EVIDENCE_VERSION = 12;
 
 /** Version 10: the least `rowBlocks.size` a directory may give (a row is ~98 bytes at 100 MiB). */
 const ROW_BLOCK_MIN = 64;
@@ -299,8 +310,11 @@ interface RecordCoding {
 }
 
 /** The bytes of a directory's `records` section that its groups fill (from version 10 the dictionary follows them). */
-export function recordGroupBytes(d: Pick<PagesDirectory, 'sections' | 'recordCoding'>): number {
-  return d.sections.records[1] - (d.recordCoding?.dictionary ?? 0);
+export function recordGroupBytes(
+  d: Pick<PagesDirectory, 'sections' | 'recordCoding' | 'evidenceArrays'>,
+): number {
+  // Version 12: the evidence's blocks follow the dictionary (evidenceArrays.ts).
+  return d.sections.records[1] - (d.recordCoding?.dictionary ?? 0) - (d.evidenceArrays?.bytes ?? 0);
 }
 
 /** The part's meta in the bundle manifest. */
@@ -374,6 +388,11 @@ export interface PagesDirectory {
    * chunkCount, for every word (a library of one script, or built without scriptStatistics).
    */
   scriptChunks?: ScriptChunks;
+  /**
+   * Version 12: each chunk's tokens in blocks read by ranges at the end of the records section (evidenceArrays.ts),
+   * not in `open`. Absent: in `open`, as version 11.
+   */
+  evidenceArrays?: EvidenceArrays;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -447,24 +466,55 @@ export interface RowBlocks {
  * layout counts the rows' blocks (the directory's count) without placing them.
  */
 export function blockLayoutOf(
-  d: Pick<PagesDirectory, 'version' | 'blockSize' | 'sectionBlocks' | 'sections' | 'rowBlocks'>,
+  d: Pick<
+    PagesDirectory,
+    'version' | 'blockSize' | 'sectionBlocks' | 'sections' | 'rowBlocks' | 'evidenceArrays'
+  >,
   partLength: number,
   rowGroups?: ArrayLike<number>,
+  /** Version 12: where each evidence block starts (a writer's; a reader places them once `open` is read). */
+  evidenceStarts?: ArrayLike<number>,
 ): BlockLayout {
   const own = d.sectionBlocks;
   const rows = d.rowBlocks;
-  if (!own && !rows) return BlockLayout.uniform(partLength, d.blockSize);
+  const evidence = d.evidenceArrays;
+  if (!own && !rows && !evidence) return BlockLayout.uniform(partLength, d.blockSize);
   return new BlockLayout(
-    sectionsOf(d.version).map((name) =>
+    sectionsOf(d.version).flatMap((name): Array<readonly [number, number | ExplicitBlocks]> =>
       name === 'rows' && rows
-        ? ([
-            d.sections.rows[1],
-            { count: rows.count, starts: rowGroups && rowStartsOf('the writer', rows, rowGroups) },
-          ] as const)
-        : ([d.sections[name][1], own?.[name] ?? d.blockSize] as const),
+        ? [
+            [
+              d.sections.rows[1],
+              { count: rows.count, starts: rowGroups && rowStartsOf('the writer', rows, rowGroups) },
+            ] as const,
+          ]
+        : name === 'records' && evidence
+          ? // Version 12: each evidence block one checked block of its own, after the records and their dictionary.
+            [
+              [d.sections.records[1] - evidence.bytes, own?.records ?? d.blockSize] as const,
+              [
+                evidence.bytes,
+                {
+                  count: evidence.count,
+                  key: 'evidence',
+                  starts: evidenceStarts && Array.from(evidenceStarts).slice(0, evidence.count),
+                },
+              ] as const,
+            ]
+          : [[d.sections[name][1], own?.[name] ?? d.blockSize] as const],
     ),
     d.blockSize,
   );
+}
+
+/** Version 12: places the evidence's blocks where `open`'s evidenceStarts say (checked by expandOpen). */
+export function placeEvidenceBlocks(
+  d: PagesDirectory,
+  layout: BlockLayout,
+  starts: ArrayLike<number> | undefined,
+): void {
+  if (d.evidenceArrays && starts)
+    layout.place(Array.from(starts).slice(0, d.evidenceArrays.count), 'evidence');
 }
 
 /** The starts of the rows' blocks for checked row groups, refused naming `rowBlocks` when their count is not its. */
@@ -600,6 +650,11 @@ export interface OpenTables extends Omit<PagesOpenV1, 'degrees'> {
   degreeCodes?: Uint8Array;
   /** Version 9: the bound on the walk degree of a concept in one chunk (PagesOpenV9); absent before. */
   singleCode?: number;
+  /**
+   * Version 12's `evidenceArrays`: where each evidence block starts in them (one more than the blocks); `tokens` is
+   * then empty (SectionReader reads it by block).
+   */
+  evidenceStarts?: Float64Array;
 }
 
 /** A chunk as the evidence and the Ask view read it. */
@@ -659,6 +714,8 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
   if (d.sectionBlocks !== undefined) checkSectionBlocks(d, fail);
   if (d.rowBlocks !== undefined) checkRowBlocks(d, fail);
+  // Before the hash pages: their check counts the blocks, which the evidence's field says the number of.
+  if (d.evidenceArrays !== undefined) checkEvidenceArrays(d, fail);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
   if (d.openCoding !== undefined) checkOpenCoding(d, fail);
@@ -707,6 +764,41 @@ function checkRecordCoding(d: PagesDirectory, fail: (why: string) => never): voi
     fail(
       `has recordCoding.dictionary ${JSON.stringify(bytes)} (a whole number of bytes up to ` +
         `${MAX_STORED_DICTIONARY_BYTES} and the records section's ${d.sections.records[1]})`,
+    );
+}
+
+/**
+ * The directory's field against the part: only from version 12, with `openCoding` (its residuals are coded over its
+ * slopes); exactly { entries, count, bytes }; `entries` a multiple of the chunks a record group holds, up to
+ * MAX_EVIDENCE_ENTRIES; `count` the blocks the chunks make; `bytes` at least a byte a block and within the records
+ * section after its dictionary. Checked before the layout counts blocks by it.
+ */
+function checkEvidenceArrays(d: PagesDirectory, fail: (why: string) => never): void {
+  const field = d.evidenceArrays as unknown;
+  const shown = JSON.stringify(field);
+  if (d.version < PAGES_EVIDENCE_VERSION || !field || typeof field !== 'object' || Array.isArray(field))
+    fail(`has evidenceArrays ${shown} (version 12 gives an object { entries, count, bytes })`);
+  if (d.openResiduals === undefined)
+    fail('has evidenceArrays without openResiduals (its tokens are coded over their slope)');
+  const { entries, count, bytes, ...rest } = field as Record<string, unknown>;
+  if (Object.keys(rest).length > 0)
+    fail(`has evidenceArrays ${shown} (version 12 gives only entries, count, bytes)`);
+  if (!(
+    Number.isSafeInteger(entries) &&
+    (entries as number) >= 1 &&
+    (entries as number) <= MAX_EVIDENCE_ENTRIES
+  ))
+    fail(`has evidenceArrays.entries ${String(entries)} (1 to ${MAX_EVIDENCE_ENTRIES} chunks a block)`);
+  const blocks = Math.ceil(d.chunkCount / (entries as number));
+  if (count !== blocks)
+    fail(
+      `has evidenceArrays.count ${String(count)} for ${d.chunkCount} chunks of ${String(entries)} a block`,
+    );
+  const room = d.sections.records[1] - (d.recordCoding?.dictionary ?? 0);
+  if (!(Number.isSafeInteger(bytes) && (bytes as number) >= blocks && (bytes as number) <= room))
+    fail(
+      `has evidenceArrays.bytes ${String(bytes)} (a byte a block at least, at most the records section's ${room} ` +
+        'after its dictionary)',
     );
 }
 
@@ -830,17 +922,20 @@ export function encodeTop(bytes: Uint8Array): string {
 export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): void {
   const n = d.chunkCount;
   const nc = d.conceptCount;
+  // Version 12's evidenceArrays: no tokens in `open` (each block is checked as it is decoded).
+  const evidence = d.evidenceArrays !== undefined;
   const sized: Array<[string, { length: number } | undefined, number]> = [
     ['textLengths', open.textLengths, n],
     ['headingLengths', open.headingLengths, n],
     ['conceptCounts', open.conceptCounts, n],
-    ['tokens', open.tokens, n],
+    ['tokens', open.tokens, evidence ? 0 : n],
     ['documentChunks', open.documentChunks, n],
     ['df', open.df, nc],
     ['idf', open.idf, nc],
     [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
     ['listOffsets', open.listOffsets, nc + 1],
     ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
+    ['evidenceStarts', open.evidenceStarts ?? [], evidence ? d.evidenceArrays!.count + 1 : 0],
     ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
     ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
     ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
