@@ -64,8 +64,10 @@ export function honestPages(
   listsInRowsBytes?: number,
   /** Version 8: block sizes by section (the large layout's rows in blocks of their own). */
   sectionBlocks?: Partial<Record<SectionName, number>>,
+  /** Version 12: chunks an evidence block (evidenceArrays); 0: none. */
+  evidenceEntries = 0,
 ): Promise<WrittenPagesLike> {
-  const key = `${version}/${blockSize}/${listsInRowsBytes}/${JSON.stringify(sectionBlocks)}`;
+  const key = `${version}/${blockSize}/${listsInRowsBytes}/${JSON.stringify(sectionBlocks)}/${evidenceEntries}`;
   let made = honest.get(key);
   if (!made) {
     made = (async () => {
@@ -82,6 +84,8 @@ export function honestPages(
         undefined,
         listsInRowsBytes,
         sectionBlocks,
+        undefined,
+        evidenceEntries,
       );
     })();
     honest.set(key, made);
@@ -178,18 +182,23 @@ export function assemble(
     if (!options.keepRowBlocks && covering)
       directory.rowBlocks = { size: rowSize as number, count: rowStarts.length };
   }
+  // Version 12's evidence blocks, each a block of its own, placed where the pieces' `evidenceBlocks` say when they cut
+  // the field's bytes in its count of blocks (else hashed as version 11 hashes: a reader refuses the part first).
+  const evidence = evidenceStartsOf(p, directory);
   const hasher = new BlockHasher(
-    byLayout || byRows
+    byLayout || byRows || evidence
       ? blockLayoutOf(
           {
             ...directory,
             blockSize: size,
             sectionBlocks: byLayout ? directory.sectionBlocks : undefined,
             rowBlocks: byRows ? { size: rowSize as number, count: rowStarts.length } : undefined,
+            evidenceArrays: evidence ? directory.evidenceArrays : undefined,
             sections: { ...directory.sections, ...table },
           },
           total,
           byRows ? rowGroups : undefined,
+          evidence,
         )
       : size,
     hashBytes,
@@ -219,6 +228,34 @@ export function assemble(
     directory.sections = v1 as PagesDirectory['sections'];
   }
   return { data, hashes: part, directory };
+}
+
+/**
+ * Version 12: where the pieces' evidence blocks start, when `open.evidenceBlocks` are varints of the directory's
+ * count of sizes ≥ 1 summing to its bytes, within the records section; else undefined.
+ */
+function evidenceStartsOf(p: PagesPieces, d: PagesDirectory): number[] | undefined {
+  const field = d.evidenceArrays as unknown as Record<string, unknown> | undefined;
+  const sizes = (p.open as unknown as Record<string, unknown>).evidenceBlocks;
+  if (d.version < 12 || !field || typeof field !== 'object' || !(sizes instanceof Uint8Array))
+    return undefined;
+  const { count, bytes } = field;
+  if (!Number.isSafeInteger(count) || !Number.isSafeInteger(bytes)) return undefined;
+  const starts: number[] = [];
+  let at = 0;
+  const r = new ByteReader(sizes);
+  try {
+    while (r.at < sizes.length) {
+      const size = r.varint();
+      if (size < 1) return undefined;
+      starts.push(at);
+      at += size;
+    }
+  } catch {
+    return undefined;
+  }
+  const fits = starts.length === count && at === bytes && at <= p.sections.records.length;
+  return fits ? starts : undefined;
 }
 
 /** A grouped section's groups (by the `open` offsets that cut it). */

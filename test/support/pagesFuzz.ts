@@ -129,6 +129,7 @@ const DIRECTORY_FIELDS = [
   'rowBlocks',
   'recordCoding',
   'scriptChunks',
+  'evidenceArrays',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -142,7 +143,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -289,6 +290,28 @@ function mutateDirectoryField(
     else rows[key] = changed;
     d.rowBlocks = rows;
     return `directory.rowBlocks.${key} = ${changed === undefined ? '(absent)' : JSON.stringify(changed)}`;
+  }
+  // Version 12's evidence blocks: their chunks a block, count or bytes changed (kept as set: assemble() then hashes
+  // them as version 11 unless `open` still cuts the bytes so), a key more, or the whole field (below).
+  if (field === 'evidenceArrays' && random() < 0.7) {
+    const e = {
+      ...((d.evidenceArrays as Record<string, unknown> | undefined) ?? { entries: 16, count: 1, bytes: 1 }),
+    };
+    const key = pick(random, ['entries', 'count', 'bytes']);
+    const near = Number(e[key]);
+    if (random() < 0.15) e[pick(random, ['__proto__', 'size', 'tokens'])] = 1;
+    else
+      e[key] = pick(random, [
+        ...extremes(Number.isFinite(near) ? near : 16),
+        ...WRONG_KINDS,
+        near + 1,
+        near - 1,
+        1 << 16,
+        (1 << 16) + 1,
+        undefined,
+      ]);
+    d.evidenceArrays = e;
+    return `directory.evidenceArrays = ${JSON.stringify(e)}`;
   }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
@@ -571,31 +594,35 @@ function casesOfPages(count: number, seed: number): Case[] {
     // each, version 4 (its lists in its rows, coded by chunk) a tenth, version 3 a tenth, version 2 three twentieths
     // and version 1 a twentieth.
     const draw = random();
+    // Version 12 (its evidenceArrays, the large layout) the first half of version 11's twentieth.
     const version =
-      draw < 0.05
-        ? 11
-        : draw < 0.1
-          ? 10
-          : draw >= 0.9
-            ? 9
-            : draw < 0.2
-              ? 8
-              : draw < 0.3
-                ? 7
-                : draw < 0.4
-                  ? 6
-                  : draw < 0.5
-                    ? 5
-                    : draw < 0.6
-                      ? 4
-                      : draw < 0.7
-                        ? 3
-                        : draw < 0.85
-                          ? 2
-                          : 1;
+      draw < 0.025
+        ? 12
+        : draw < 0.05
+          ? 11
+          : draw < 0.1
+            ? 10
+            : draw >= 0.9
+              ? 9
+              : draw < 0.2
+                ? 8
+                : draw < 0.3
+                  ? 7
+                  : draw < 0.4
+                    ? 6
+                    : draw < 0.5
+                      ? 5
+                      : draw < 0.6
+                        ? 4
+                        : draw < 0.7
+                          ? 3
+                          : draw < 0.85
+                            ? 2
+                            : 1;
     const large =
       version === 5 ||
-      (version === 11 && draw < 0.025) ||
+      version === 12 ||
+      (version === 11 && draw < 0.0375) ||
       (version === 10 && draw < 0.075) ||
       (version === 9 && draw < 0.95) ||
       (version === 8 && draw < 0.15) ||
@@ -615,6 +642,7 @@ function casesOfPages(count: number, seed: number): Case[] {
                 512,
                 0,
                 version >= 10 ? { lists: 128 } : version >= 8 ? { rows: 128 } : undefined,
+                version === 12 ? 16 : 0,
               )
             : version >= 7
               ? honestPages(version, 1024)

@@ -65,7 +65,7 @@ const PREFETCH_SETTLED_NOTED = 32;
 const PREFETCH_TOP = 10;
 /**
  * Version 12: the chunks of a ranking that met a missing block whose token counts (evidenceArrays.ts) are read ahead
- * with the walk's reads, for a question asked with `cards`. At 100 MiB (25 questions, blocks of 64 chunks) the first
+ * with the walk's reads. At 100 MiB (25 questions, blocks of 64 chunks) the first
  * page's rounds were 7.24 / 7.20 / 7.20 a question (main's 7.20) for 80 / 160 / 300, its bytes 2,489 / 2,507 / 2,514
  * KB p50 (docs/results/question-bytes.md, round twenty-one): a chunk that enters the ranking in its last rounds
  * otherwise waits a round for its count.
@@ -342,9 +342,10 @@ export class PagedLibrary {
             if (store.noted <= PREFETCH_NOTED || (settled && store.noted <= PREFETCH_SETTLED_NOTED))
               answer(mode, candidates, new Set());
             lastTop = top;
-            // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its cards
-            // find them here (evidenceArrays.ts). Without cards the budget is cut by the records' own counts.
-            if (cards) reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
+            // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
+            // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
+            // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
+            reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
           }
         }
         return ranked

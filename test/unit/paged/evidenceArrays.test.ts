@@ -5,10 +5,13 @@
 // about them is refused naming the field before anything loops or allocates by it.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeEvidenceBlock, evidenceBlocksOf } from '../../../src/core/paged/evidenceArrays.ts';
+import { bundleBytes, writeBundle } from '../../../src/core/bundle/index.ts';
 import { checkDirectory, type PagesDirectory } from '../../../src/core/paged/format.ts';
+import { readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
+import { upgradeBundleParts } from '../../../src/core/paged/upgrade.ts';
 import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
-import { writePagedIndex, type WrittenPages } from '../../../src/core/paged/write.ts';
+import { pagesParts, writePagedIndex, type WrittenPages } from '../../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { firstPageWanted } from '../../../src/services/source/firstPage.ts';
@@ -119,6 +122,21 @@ describe('a library with evidenceArrays', () => {
     expect(b.reader.allTokens()).toBeUndefined();
     await b.reader.readUntilComplete(() => b.reader.allTokens());
     expect(b.reader.allTokens()).toEqual(a.reader.open.tokens);
+  });
+
+  it('is what `cli upgrade --evidence-entries` makes of the version 11 part, byte for byte', async () => {
+    const base = { appVersion: 'test', embedder: null };
+    const v11 = await bundleBytes(writeBundle(pagesParts(plain), base));
+    const source = new MemoryRangeSource(v11, 'v11.bundle');
+    const manifest = (await readManifestByRanges(source))!;
+    // Lists not kept in the rows (as `plain` was written), the evidence in blocks of 16 chunks.
+    const upgraded = await upgradeBundleParts(source, manifest, 0, undefined, undefined, 16);
+    expect([upgraded.from, upgraded.to]).toEqual([11, 12]);
+    const bytes = await bundleBytes(writeBundle(upgraded.parts, upgraded.base));
+    const direct = await bundleBytes(writeBundle(pagesParts(evidence), base));
+    expect(Buffer.from(bytes).equals(Buffer.from(direct))).toBe(true);
+    // Without the entries a version 11 part has nothing to upgrade.
+    await expect(upgradeBundleParts(source, manifest, 0)).rejects.toThrow('version 11 already');
   });
 
   it('refuses a directory whose field lies, naming it, before the layout counts blocks by it', () => {
