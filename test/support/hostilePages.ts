@@ -403,13 +403,19 @@ function recordOffsets(p: PagesPieces): ArrayLike<number> {
 }
 
 /** Version 10: the stored dictionary at the end of the records section (recordCoding.ts), and the groups before it. */
-function codedRecords(p: PagesPieces): { groups: Uint8Array; stored: Uint8Array } | undefined {
+function codedRecords(
+  p: PagesPieces,
+): { groups: Uint8Array; stored: Uint8Array; evidence: Uint8Array } | undefined {
   const bytes = p.directory.recordCoding?.dictionary;
   if (bytes === undefined) return undefined;
   const section = p.sections.records;
+  // Version 12's evidence blocks follow the dictionary (evidenceArrays): kept as they are.
+  const tail = p.directory.evidenceArrays?.bytes;
+  const end = section.length - (Number.isSafeInteger(tail) ? Math.min(tail!, section.length) : 0);
   return {
-    groups: section.subarray(0, section.length - bytes),
-    stored: section.slice(section.length - bytes),
+    groups: section.subarray(0, Math.max(0, end - bytes)),
+    stored: section.slice(Math.max(0, end - bytes), end),
+    evidence: section.slice(end),
   };
 }
 
@@ -446,7 +452,7 @@ export function setRecordGroup(p: PagesPieces, g: number, records: unknown[]): v
   const json = new TextEncoder().encode(JSON.stringify(records));
   groups[g] = coded ? deflateWithLength(json, recordDictionary(p)) : new Uint8Array(gzipSync(json));
   const joined = joinGroups(groups);
-  p.sections.records = coded ? concat(joined.section, coded.stored) : joined.section;
+  p.sections.records = coded ? concat(concat(joined.section, coded.stored), coded.evidence) : joined.section;
   if (p.directory.version < 6) p.open.recordGroups = joined.offsets;
   else storeRecordSizes(p, groups);
 }
@@ -457,14 +463,14 @@ export function replaceRecordGroupBytes(p: PagesPieces, g: number, bytes: Uint8A
   const groups = groupsOf(coded.groups, recordOffsets(p));
   groups[g] = bytes;
   const joined = joinGroups(groups);
-  p.sections.records = concat(joined.section, coded.stored);
+  p.sections.records = concat(concat(joined.section, coded.stored), coded.evidence);
   storeRecordSizes(p, groups);
 }
 
 /** Version 10: replaces the stored dictionary at the end of the records section (and its length in the directory). */
 export function setStoredDictionary(p: PagesPieces, stored: Uint8Array): void {
   const coded = codedRecords(p)!;
-  p.sections.records = concat(coded.groups.slice(), stored);
+  p.sections.records = concat(concat(coded.groups.slice(), stored), coded.evidence);
   p.directory.recordCoding = { dictionary: stored.length };
 }
 

@@ -125,7 +125,7 @@ describe('a library with evidenceArrays', () => {
   });
 
   it('is what `cli upgrade --evidence-entries` makes of the version 11 part, byte for byte', async () => {
-    const base = { appVersion: 'test', embedder: null };
+    const base = { appVersion: 'test', embedder: null, createdAt: '2026-12-06T00:00:00.000Z' };
     const v11 = await bundleBytes(writeBundle(pagesParts(plain), base));
     const source = new MemoryRangeSource(v11, 'v11.bundle');
     const manifest = (await readManifestByRanges(source))!;
