@@ -344,7 +344,7 @@ function groupSizes(offsets: ArrayLike<number>): Float64Array {
 }
 
 /** The sums of `values` over `groups` groups of `per` entries each (the last one may hold fewer). */
-export function groupSums(values: ArrayLike<number>, per: number, groups: number): Float64Array {
+function groupSums(values: ArrayLike<number>, per: number, groups: number): Float64Array {
   const sums = new Float64Array(groups);
   for (let g = 0; g < groups; g++) sums[g] = sumOf(values, g * per, Math.min(values.length, (g + 1) * per));
   return sums;

@@ -54,7 +54,10 @@
 // arrays coded from what `open` already holds: four as residuals of a slope, the document sizes one a document, the
 // df split into a bitmap of the concepts in one chunk and the others' (compactOpen.ts; `open` at 100 MiB: 1,068 →
 // 983 KB).
-// Versions 1 to 10 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 12 (round twenty-one) is shared the same way (FORMAT.md "Version 12"): `evidenceArrays`, each chunk's tokens
+// out of `open` into blocks read by ranges at the end of the records section (evidenceArrays.ts; `open` at 100 MiB
+// 983 → 891 KB), written only when asked (`cli upgrade --evidence-entries`).
+// Versions 1 to 11 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
