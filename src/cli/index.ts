@@ -237,6 +237,8 @@ export async function attachGraph(
   listsInRowsBytes?: number,
   /** Retrieval parameters other than the defaults (tests build a library as `--stream` does with the same ones). */
   params?: Partial<Record<keyof RetrievalParams, unknown>>,
+  /** Pages version 12: chunks an evidence block (evidenceArrays.ts); absent: the writers'; 0: none. */
+  evidenceEntries?: number,
 ): Promise<{ snapshot: IndexSnapshot; pages?: BundlePart[] }> {
   const corpus = snapshotToCorpus(snapshot);
   const engine = params
@@ -255,6 +257,9 @@ export async function attachGraph(
     undefined,
     groups,
     listsInRowsBytes,
+    undefined,
+    undefined,
+    evidenceEntries,
   );
   // The themes beside the pages (themes.json), so a link answers "what is this about?" with one small read.
   const themes = themesOfGraph(engine.graph, new Map(snapshot.chunks.map((c) => [c.id, c])), (docId) =>

@@ -64,6 +64,8 @@ export interface StreamBuildOptions {
   listsInRowsBytes?: number;
   /** Retrieval parameters other than the defaults (attachGraph's `params`: the same library either way). */
   params?: Partial<Record<keyof RetrievalParams, unknown>>;
+  /** Pages version 12: chunks an evidence block (attachGraph's `evidenceEntries`); absent: none. */
+  evidenceEntries?: number;
 }
 
 export interface StreamBuildResult {
@@ -287,6 +289,7 @@ async function build(
       blockSize: options.blockSize,
       groups: options.groups,
       listsInRowsBytes: options.listsInRowsBytes,
+      evidenceEntries: options.evidenceEntries,
       log,
       onTable: (table, degrees) => themes.of(table, degrees, params.thetaCo),
     },

@@ -16,13 +16,21 @@ import { readManifestByRanges, upgradeBundleParts } from '../core/paged/index.ts
 import { formatBytes, writeBundleFile } from './bundleIo.ts';
 import { FileRangeSource } from './fileRangeSource.ts';
 
-const USAGE = 'usage: npm run cli -- upgrade <in.bundle> --out <out.bundle>\n';
+const USAGE =
+  'usage: npm run cli -- upgrade <in.bundle> --out <out.bundle> [--evidence-entries <n>]\n' +
+  "  --evidence-entries <n>  pages version 12: each chunk's tokens in blocks of n chunks read by ranges, not in\n" +
+  '                          open (evidenceArrays; default 64 for a library that does not keep its lists in its\n' +
+  '                          rows, none for one that does; 0: none)\n';
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      out: { type: 'string' },
+      'evidence-entries': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -37,12 +45,25 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write('upgrade: --out must be another file than the input (the input is kept)\n');
     return 2;
   }
+  const asked = values['evidence-entries'];
+  const evidenceEntries = asked === undefined ? undefined : Number(asked);
+  if (evidenceEntries !== undefined && !(Number.isSafeInteger(evidenceEntries) && evidenceEntries >= 0)) {
+    process.stderr.write(`upgrade: --evidence-entries must be a whole number of chunks\n${USAGE}`);
+    return 2;
+  }
   const started = performance.now();
   const source = await FileRangeSource.open(input);
   try {
     const manifest = await readManifestByRanges(source);
     if (!manifest) throw new Error(`${input} is not a bundle with a paged index`);
-    const { parts, base, from, to } = await upgradeBundleParts(source, manifest);
+    const { parts, base, from, to } = await upgradeBundleParts(
+      source,
+      manifest,
+      undefined,
+      undefined,
+      undefined,
+      evidenceEntries,
+    );
     const bytes = await writeBundleFile(values.out, writeBundle(parts, base));
     process.stdout.write(
       `upgrade: ${input} (pages version ${from}) → ${values.out} (pages version ${to}), ` +

@@ -38,6 +38,7 @@ import process from 'node:process';
 import { BlockStore } from '../../src/core/paged/blockStore.ts';
 import {
   blockLayoutOf,
+  placeEvidenceBlocks,
   placeRowBlocks,
   sectionsOf,
   type PagesDirectory,
@@ -56,7 +57,7 @@ const USAGE =
   'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate] [--first-page] [--later]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
-const ORDER = ['head', 'hashes', ...sectionsOf(2), 'other'];
+const ORDER = ['head', 'hashes', ...sectionsOf(2), 'evidence', 'other'];
 
 // The exact ranges the library asks its block store for, in bundle offsets: recorded by wrapping the two methods every
 // pages read goes through (a bench-only patch; `base` is the store's private offset of the part in the file).
@@ -136,7 +137,15 @@ async function regionsOf(data: Uint8Array, name: string): Promise<{ regions: Reg
   ];
   for (const s of sectionsOf(d.version)) {
     const [at, length] = d.sections[s];
-    regions.push({ name: s, start: pages.offset + at, end: pages.offset + at + length });
+    // Version 12's evidence blocks (evidenceArrays) apart from the records they end.
+    const evidence = s === 'records' ? (d.evidenceArrays?.bytes ?? 0) : 0;
+    regions.push({ name: s, start: pages.offset + at, end: pages.offset + at + length - evidence });
+    if (evidence > 0)
+      regions.push({
+        name: 'evidence',
+        start: pages.offset + at + length - evidence,
+        end: pages.offset + at + length,
+      });
   }
   return { regions, d };
 }
@@ -214,7 +223,10 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     openBytes = source.bytesRead;
     const library = opened.library;
     // Version 10's blocks of whole rows start where `open`'s row groups say (format.ts, placeRowBlocks).
-    if (!layout.placed) placeRowBlocks(bundlePath, d, layout, library.reader.open.rowGroups);
+    if (!layout.placed) {
+      placeRowBlocks(bundlePath, d, layout, library.reader.open.rowGroups);
+      placeEvidenceBlocks(d, layout, library.reader.open.evidenceStarts);
+    }
     const answer = await ask(library, q);
     hitCount += answer.hits.length;
     rounds.push(answer.rounds);

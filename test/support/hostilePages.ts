@@ -64,8 +64,10 @@ export function honestPages(
   listsInRowsBytes?: number,
   /** Version 8: block sizes by section (the large layout's rows in blocks of their own). */
   sectionBlocks?: Partial<Record<SectionName, number>>,
+  /** Version 12: chunks an evidence block (evidenceArrays); 0: none. */
+  evidenceEntries = 0,
 ): Promise<WrittenPagesLike> {
-  const key = `${version}/${blockSize}/${listsInRowsBytes}/${JSON.stringify(sectionBlocks)}`;
+  const key = `${version}/${blockSize}/${listsInRowsBytes}/${JSON.stringify(sectionBlocks)}/${evidenceEntries}`;
   let made = honest.get(key);
   if (!made) {
     made = (async () => {
@@ -82,6 +84,8 @@ export function honestPages(
         undefined,
         listsInRowsBytes,
         sectionBlocks,
+        undefined,
+        evidenceEntries,
       );
     })();
     honest.set(key, made);
@@ -178,18 +182,23 @@ export function assemble(
     if (!options.keepRowBlocks && covering)
       directory.rowBlocks = { size: rowSize as number, count: rowStarts.length };
   }
+  // Version 12's evidence blocks, each a block of its own, placed where the pieces' `evidenceBlocks` say when they cut
+  // the field's bytes in its count of blocks (else hashed as version 11 hashes: a reader refuses the part first).
+  const evidence = evidenceStartsOf(p, directory);
   const hasher = new BlockHasher(
-    byLayout || byRows
+    byLayout || byRows || evidence
       ? blockLayoutOf(
           {
             ...directory,
             blockSize: size,
             sectionBlocks: byLayout ? directory.sectionBlocks : undefined,
             rowBlocks: byRows ? { size: rowSize as number, count: rowStarts.length } : undefined,
+            evidenceArrays: evidence ? directory.evidenceArrays : undefined,
             sections: { ...directory.sections, ...table },
           },
           total,
           byRows ? rowGroups : undefined,
+          evidence,
         )
       : size,
     hashBytes,
@@ -219,6 +228,34 @@ export function assemble(
     directory.sections = v1 as PagesDirectory['sections'];
   }
   return { data, hashes: part, directory };
+}
+
+/**
+ * Version 12: where the pieces' evidence blocks start, when `open.evidenceBlocks` are varints of the directory's
+ * count of sizes ≥ 1 summing to its bytes, within the records section; else undefined.
+ */
+function evidenceStartsOf(p: PagesPieces, d: PagesDirectory): number[] | undefined {
+  const field = d.evidenceArrays as unknown as Record<string, unknown> | undefined;
+  const sizes = (p.open as unknown as Record<string, unknown>).evidenceBlocks;
+  if (d.version < 12 || !field || typeof field !== 'object' || !(sizes instanceof Uint8Array))
+    return undefined;
+  const { count, bytes } = field;
+  if (!Number.isSafeInteger(count) || !Number.isSafeInteger(bytes)) return undefined;
+  const starts: number[] = [];
+  let at = 0;
+  const r = new ByteReader(sizes);
+  try {
+    while (r.at < sizes.length) {
+      const size = r.varint();
+      if (size < 1) return undefined;
+      starts.push(at);
+      at += size;
+    }
+  } catch {
+    return undefined;
+  }
+  const fits = starts.length === count && at === bytes && at <= p.sections.records.length;
+  return fits ? starts : undefined;
 }
 
 /** A grouped section's groups (by the `open` offsets that cut it). */
@@ -366,13 +403,19 @@ function recordOffsets(p: PagesPieces): ArrayLike<number> {
 }
 
 /** Version 10: the stored dictionary at the end of the records section (recordCoding.ts), and the groups before it. */
-function codedRecords(p: PagesPieces): { groups: Uint8Array; stored: Uint8Array } | undefined {
+function codedRecords(
+  p: PagesPieces,
+): { groups: Uint8Array; stored: Uint8Array; evidence: Uint8Array } | undefined {
   const bytes = p.directory.recordCoding?.dictionary;
   if (bytes === undefined) return undefined;
   const section = p.sections.records;
+  // Version 12's evidence blocks follow the dictionary (evidenceArrays): kept as they are.
+  const tail = p.directory.evidenceArrays?.bytes;
+  const end = section.length - (Number.isSafeInteger(tail) ? Math.min(tail!, section.length) : 0);
   return {
-    groups: section.subarray(0, section.length - bytes),
-    stored: section.slice(section.length - bytes),
+    groups: section.subarray(0, Math.max(0, end - bytes)),
+    stored: section.slice(Math.max(0, end - bytes), end),
+    evidence: section.slice(end),
   };
 }
 
@@ -409,7 +452,7 @@ export function setRecordGroup(p: PagesPieces, g: number, records: unknown[]): v
   const json = new TextEncoder().encode(JSON.stringify(records));
   groups[g] = coded ? deflateWithLength(json, recordDictionary(p)) : new Uint8Array(gzipSync(json));
   const joined = joinGroups(groups);
-  p.sections.records = coded ? concat(joined.section, coded.stored) : joined.section;
+  p.sections.records = coded ? concat(concat(joined.section, coded.stored), coded.evidence) : joined.section;
   if (p.directory.version < 6) p.open.recordGroups = joined.offsets;
   else storeRecordSizes(p, groups);
 }
@@ -420,14 +463,14 @@ export function replaceRecordGroupBytes(p: PagesPieces, g: number, bytes: Uint8A
   const groups = groupsOf(coded.groups, recordOffsets(p));
   groups[g] = bytes;
   const joined = joinGroups(groups);
-  p.sections.records = concat(joined.section, coded.stored);
+  p.sections.records = concat(concat(joined.section, coded.stored), coded.evidence);
   storeRecordSizes(p, groups);
 }
 
 /** Version 10: replaces the stored dictionary at the end of the records section (and its length in the directory). */
 export function setStoredDictionary(p: PagesPieces, stored: Uint8Array): void {
   const coded = codedRecords(p)!;
-  p.sections.records = concat(coded.groups.slice(), stored);
+  p.sections.records = concat(concat(coded.groups.slice(), stored), coded.evidence);
   p.directory.recordCoding = { dictionary: stored.length };
 }
 

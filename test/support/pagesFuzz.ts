@@ -130,6 +130,7 @@ const DIRECTORY_FIELDS = [
   'recordCoding',
   'scriptChunks',
   'listCoding',
+  'evidenceArrays',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -311,6 +312,28 @@ function mutateDirectoryField(
     else rows[key] = changed;
     d.rowBlocks = rows;
     return `directory.rowBlocks.${key} = ${changed === undefined ? '(absent)' : JSON.stringify(changed)}`;
+  }
+  // Version 12's evidence blocks: their chunks a block, count or bytes changed (kept as set: assemble() then hashes
+  // them as version 11 unless `open` still cuts the bytes so), a key more, or the whole field (below).
+  if (field === 'evidenceArrays' && random() < 0.7) {
+    const e = {
+      ...((d.evidenceArrays as Record<string, unknown> | undefined) ?? { entries: 16, count: 1, bytes: 1 }),
+    };
+    const key = pick(random, ['entries', 'count', 'bytes']);
+    const near = Number(e[key]);
+    if (random() < 0.15) e[pick(random, ['__proto__', 'size', 'tokens'])] = 1;
+    else
+      e[key] = pick(random, [
+        ...extremes(Number.isFinite(near) ? near : 16),
+        ...WRONG_KINDS,
+        near + 1,
+        near - 1,
+        1 << 16,
+        (1 << 16) + 1,
+        undefined,
+      ]);
+    d.evidenceArrays = e;
+    return `directory.evidenceArrays = ${JSON.stringify(e)}`;
   }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
@@ -641,6 +664,7 @@ function casesOfPages(count: number, seed: number): Case[] {
                 512,
                 0,
                 version >= 10 ? { lists: 128 } : version >= 8 ? { rows: 128 } : undefined,
+                version === 12 ? 16 : 0,
               )
             : version >= 7
               ? honestPages(version, 1024)

@@ -12,6 +12,8 @@
 /** A zone of whole rows: its block count, and where each block starts in the section once known. */
 export interface ExplicitBlocks {
   count: number;
+  /** Which explicit zone: the rows' (version 10, the default) or the evidence's (version 12). */
+  key?: 'rows' | 'evidence';
   /** Each block's start from the section's start, ascending from 0 (rowBlockStarts); absent until `open` is read. */
   starts?: ArrayLike<number>;
 }
@@ -23,7 +25,7 @@ interface Zone {
   size: number;
   first: number;
   /** An explicit zone's block count, and its blocks' starts in the part (with `end` after them) once placed. */
-  explicit?: { count: number; starts?: Float64Array };
+  explicit?: { count: number; key: 'rows' | 'evidence'; starts?: Float64Array };
 }
 
 export class BlockLayout {
@@ -48,7 +50,13 @@ export class BlockLayout {
       if (length === 0) continue;
       const last = zones[zones.length - 1];
       if (typeof size !== 'number') {
-        zones.push({ start: at, end: at + length, size: 0, first: 0, explicit: { count: size.count } });
+        zones.push({
+          start: at,
+          end: at + length,
+          size: 0,
+          first: 0,
+          explicit: { count: size.count, key: size.key ?? 'rows' },
+        });
         at += length;
         if (size.starts) this.placeZone(zones[zones.length - 1], size.starts);
         continue;
@@ -80,8 +88,8 @@ export class BlockLayout {
    * Places the explicit zone's blocks (version 10's rows: rowBlockStarts of the checked `open`). The caller has
    * checked the starts: as many as the zone's count, the first 0, ascending, each below the section's length.
    */
-  place(starts: ArrayLike<number>): void {
-    const zone = this.zones.find((z) => z.explicit);
+  place(starts: ArrayLike<number>, key: 'rows' | 'evidence' = 'rows'): void {
+    const zone = this.zones.find((z) => z.explicit?.key === key);
     if (zone) this.placeZone(zone, starts);
   }
 

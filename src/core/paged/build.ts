@@ -37,6 +37,8 @@ import { ScriptTally } from '../text/index.ts';
 import type { ChunkRecord, DocumentRecord, SectionRecord } from '../types.ts';
 import {
   blockHashBytes,
+  PAGES_EVIDENCE_VERSION,
+  writerEvidenceEntries,
   PAGES_VERSION,
   SECTIONS,
   type GroupSizes,
@@ -222,6 +224,8 @@ export interface PagesBuildOptions {
    * from them: src/services/ingest/pagesWrite.ts).
    */
   onTable?: (table: ConceptTable, degrees: Float64Array) => void;
+  /** Version 12: chunks an evidence block (evidenceArrays.ts, as writePagedIndex's); absent: the writers'; 0: none. */
+  evidenceEntries?: number;
 }
 
 export interface BuiltPages {
@@ -530,7 +534,7 @@ export async function buildPages(
       );
     });
   // Version 11 holds both openCoding (every part) and scriptChunks (a library of two scripts).
-  const version = PAGES_VERSION;
+  const version = (options.evidenceEntries ?? 0) > 0 ? PAGES_EVIDENCE_VERSION : PAGES_VERSION;
 
   // ---- the concept table (ids are the sorted terms), degrees
   const t3 = performance.now();
@@ -621,13 +625,16 @@ export async function buildPages(
   const written = await openSections(
     full,
     n,
-    undefined,
+    version,
     concepts.listsInRows,
     writtenGroups.rows,
     writtenGroups.records,
+    options.evidenceEntries ?? writerEvidenceEntries(version, concepts.listsInRows),
   );
   await sinks.open.write(written.open);
   await sinks.degrees.write(written.degrees);
+  // Version 12: the evidence's blocks after the records and their dictionary (evidenceArrays.ts).
+  for (const block of written.evidence?.blocks ?? []) await sinks.records.write(block);
   for (const name of SECTIONS) await sinks[name].close();
   mark('open section');
 
@@ -637,7 +644,7 @@ export async function buildPages(
     SectionName,
     number
   >;
-  const { sections, total: length } = sectionTable(lengths);
+  const { sections, total: length } = sectionTable(lengths, version);
   const bytes = async function* (): AsyncGenerator<Uint8Array> {
     for (const name of SECTIONS) yield* spool.read(name);
   };
@@ -655,6 +662,7 @@ export async function buildPages(
         rows: rowBlocks,
         rowGroups: concepts.rowGroups,
       },
+      written.evidence,
     ),
     blockHashBytes(version),
   );
@@ -687,6 +695,7 @@ export async function buildPages(
       rowBlocks,
       recordCoding: { dictionary },
       ...(scriptChunks && { scriptChunks }),
+      ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
     },
     version,
   );

@@ -391,14 +391,14 @@ function slopeOf(x: ArrayLike<number>, y: ArrayLike<number>, max: number): numbe
  * What a slope predicts for x: floor(x × slope / 65536). The same number in every engine: a product of two f64s and
  * a division by a power of two, each rounded as IEEE 754 rounds it (exact for a BM25 length below 2^24).
  */
-function predicted(x: number, slope: number): number {
+export function predicted(x: number, slope: number): number {
   return Math.floor((x * slope) / SLOPE_SCALE);
 }
 
-function zigzag(x: number): number {
+export function zigzag(x: number): number {
   return x >= 0 ? 2 * x : -2 * x - 1;
 }
-function unzigzag(z: number): number {
+export function unzigzag(z: number): number {
   return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
 }
 function sumOf(values: ArrayLike<number>, from: number, to: number): number {
@@ -418,6 +418,11 @@ interface Residuals {
   /** Version 12: the directory's `listCoding` and its lists section's bytes (the blocks `listStarts` counts). */
   listCoding?: ListCoding;
   listsBytes?: number;
+  /**
+   * Version 12's `evidenceArrays` (evidenceArrays.ts): `open` holds no tokens, but each evidence block's size
+   * (`evidenceBlocks`).
+   */
+  evidence?: { count: number; bytes: number };
 }
 
 /**
@@ -476,6 +481,26 @@ function expandRuns(out: Record<string, unknown>, n: number): void {
   if (titleChunks) out.titleChunks = titleChunks;
 }
 
+/**
+ * Version 12's `evidenceBlocks`: one size a block of the chunks' tokens, exactly `count` of them, each a byte at
+ * least, summing to `bytes` (checked before the layout places the blocks by them); `open` has no `tokens` then (the
+ * array a library keeps is empty: the reader reads it by block, SectionReader).
+ */
+function expandEvidence(out: Record<string, unknown>, evidence: { count: number; bytes: number }): void {
+  if (out.tokens !== undefined) throw new PagesError('pages.bin (open) has tokens beside evidenceArrays');
+  const sizes = allVarints(out.evidenceBlocks, 'evidenceBlocks');
+  if (sizes.length !== evidence.count)
+    throw new PagesError(`pages.bin (open) has ${sizes.length} evidenceBlocks, expected ${evidence.count}`);
+  const starts = offsetsOf(sizes);
+  if (!sizes.every((x) => x >= 1) || starts[sizes.length] !== evidence.bytes)
+    throw new PagesError(
+      `pages.bin (open) has evidenceBlocks that do not cut the ${evidence.bytes} bytes of evidenceArrays in blocks`,
+    );
+  out.evidenceStarts = starts;
+  delete out.evidenceBlocks;
+  out.tokens = new Uint32Array(0);
+}
+
 /** Offsets from 0 summed from group sizes. */
 function offsetsOf(sizes: Float64Array): Float64Array {
   const offsets = new Float64Array(sizes.length + 1);
@@ -515,16 +540,18 @@ function applyResiduals(
   const counts = out.conceptCounts as Uint32Array;
   if (counts.length !== n)
     throw new PagesError(`pages.bin (open) has ${counts.length} conceptCounts, expected ${n}`);
-  out.tokens = Uint32Array.from(
-    unpredict(
-      out.tokens,
-      'tokens',
-      lengths,
-      residuals.openResiduals.tokensPerLength,
-      0xffffffff,
-      (k, v) => `chunk ${k} ${v} tokens (openResiduals)`,
-    ),
-  );
+  if (residuals.evidence) expandEvidence(out, residuals.evidence);
+  else
+    out.tokens = Uint32Array.from(
+      unpredict(
+        out.tokens,
+        'tokens',
+        lengths,
+        residuals.openResiduals.tokensPerLength,
+        0xffffffff,
+        (k, v) => `chunk ${k} ${v} tokens (openResiduals)`,
+      ),
+    );
   const { rowsPerGroup, recordsPerGroup } = residuals;
   const rowCounts = groupSums(counts, rowsPerGroup, Math.ceil(n / rowsPerGroup));
   if (coding) {
@@ -693,7 +720,7 @@ function openOfVarints(
 export function residualsOf(
   d: Pick<
     PagesDirectory,
-    'openResiduals' | 'openCoding' | 'groups' | 'conceptCount' | 'listCoding' | 'sections'
+    'openResiduals' | 'openCoding' | 'groups' | 'conceptCount' | 'listCoding' | 'sections' | 'evidenceArrays'
   >,
 ): Residuals | undefined {
   return (
@@ -704,6 +731,9 @@ export function residualsOf(
       recordsPerGroup: d.groups.records,
       concepts: d.conceptCount,
       ...(d.listCoding ? { listCoding: d.listCoding, listsBytes: d.sections.lists[1] } : {}),
+      ...(d.evidenceArrays
+        ? { evidence: { count: d.evidenceArrays.count, bytes: d.evidenceArrays.bytes } }
+        : {}),
     }
   );
 }

@@ -196,6 +196,8 @@ export async function buildOrder(
       // Everything is noted in one run, so one round reads it all; the ranks are summed once nothing is missing.
       let complete = true;
       for (let g = 0; g < groups; g++) if (!reader.rowGroup(g)) complete = false;
+      // Version 12: the tokens are read by block (evidenceArrays.ts), all of them, in the same round.
+      if (!reader.allTokens()) complete = false;
       for (let c = 0; c < nc; c++) {
         const d = reader.weightedDegree(c);
         if (d === undefined) complete = false;
@@ -216,5 +218,5 @@ export async function buildOrder(
   );
   const ranks = read.value!;
   const order = Uint32Array.from({ length: n }, (_, k) => k).sort((a, b) => ranks[b] - ranks[a] || a - b);
-  return { order, tokens: Uint32Array.from(reader.open.tokens) };
+  return { order, tokens: Uint32Array.from(reader.allTokens()!) };
 }

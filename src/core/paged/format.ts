@@ -56,10 +56,12 @@
 // 983 KB).
 // Version 12 (round twenty-one) is shared the same way (FORMAT.md "Version 12"): `listCoding`, the concept lists
 // packed into blocks with their counts in 4 bits (listPacking.ts), so that `open` holds how many lists start in each
-// block (`listStarts`) in place of a size a concept (`listSizes`; `open` at 100 MiB: 983 → 863 KB).
-// Versions 1 to 11 are still read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// block (`listStarts`) in place of a size a concept (`listSizes`); `evidenceArrays`, each chunk's tokens out of `open`
+// into blocks read by ranges at the end of the records section (evidenceArrays.ts), for a library that does not keep
+// its lists in its rows (writerEvidenceEntries). `open` at 100 MiB: 983 → 863 KB (lists) → less again (tokens).
+// Versions 1 to 12 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
-import { BlockLayout, rowBlockStarts } from './blockLayout.ts';
+import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
 import { leastListBytes } from './listPacking.ts';
 import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
@@ -130,6 +132,31 @@ const HASH_PAGE_MIN = 256;
 /** From version 7: leaf pages of 128 bytes (HASH_LEAF_BYTES). */
 const HASH_PAGE_MIN_V7 = 128;
 const HASH_PAGE_MAX = 1 << 20;
+
+/** Version 12's `evidenceArrays` (evidenceArrays.ts): chunks a block, blocks, and their bytes at the records' end. */
+export interface EvidenceArrays {
+  entries: number;
+  count: number;
+  bytes: number;
+}
+/** The most chunks an evidence block may hold (a block is decoded whole: 2^16 chunks is ~100 KB of varints). */
+export const MAX_EVIDENCE_ENTRIES = 1 << 16;
+/** The version `evidenceArrays` came with. */
+export const PAGES_EVIDENCE_VERSION = 12;
+/**
+ * The writers' chunks an evidence block: 64 read least at 100 MiB once their hash pages are counted (128: +22 KB a
+ * first page, 1,024: +71; docs/results/question-bytes.md, round twenty-one).
+ */
+export const EVIDENCE_ENTRIES = 64;
+
+/**
+ * The chunks an evidence block a writer gives a part of `version` when not told: EVIDENCE_ENTRIES for a library that
+ * does not keep its lists in its rows; none for one that does, whose whole `open` is 4–33 KB on the small sets and
+ * whose first page read more rounds with the blocks (five of six sets: docs-scale 4.00 → 4.40 a question).
+ */
+export function writerEvidenceEntries(version: number, listsInRows: boolean): number {
+  return version >= PAGES_EVIDENCE_VERSION && !listsInRows ? EVIDENCE_ENTRIES : 0;
+}
 
 /** Version 10: the least `rowBlocks.size` a directory may give (a row is ~98 bytes at 100 MiB). */
 const ROW_BLOCK_MIN = 64;
@@ -305,8 +332,11 @@ interface RecordCoding {
 }
 
 /** The bytes of a directory's `records` section that its groups fill (from version 10 the dictionary follows them). */
-export function recordGroupBytes(d: Pick<PagesDirectory, 'sections' | 'recordCoding'>): number {
-  return d.sections.records[1] - (d.recordCoding?.dictionary ?? 0);
+export function recordGroupBytes(
+  d: Pick<PagesDirectory, 'sections' | 'recordCoding' | 'evidenceArrays'>,
+): number {
+  // Version 12: the evidence's blocks follow the dictionary (evidenceArrays.ts).
+  return d.sections.records[1] - (d.recordCoding?.dictionary ?? 0) - (d.evidenceArrays?.bytes ?? 0);
 }
 
 /** The part's meta in the bundle manifest. */
@@ -386,6 +416,11 @@ export interface PagesDirectory {
    * (whose listBytesPerBit is then 0) and without listsInRows. Absent: as version 11.
    */
   listCoding?: ListCoding;
+  /**
+   * Version 12: each chunk's tokens in blocks read by ranges at the end of the records section (evidenceArrays.ts),
+   * not in `open`. Absent: in `open`, as version 11.
+   */
+  evidenceArrays?: EvidenceArrays;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -493,24 +528,55 @@ export interface RowBlocks {
  * layout counts the rows' blocks (the directory's count) without placing them.
  */
 export function blockLayoutOf(
-  d: Pick<PagesDirectory, 'version' | 'blockSize' | 'sectionBlocks' | 'sections' | 'rowBlocks'>,
+  d: Pick<
+    PagesDirectory,
+    'version' | 'blockSize' | 'sectionBlocks' | 'sections' | 'rowBlocks' | 'evidenceArrays'
+  >,
   partLength: number,
   rowGroups?: ArrayLike<number>,
+  /** Version 12: where each evidence block starts (a writer's; a reader places them once `open` is read). */
+  evidenceStarts?: ArrayLike<number>,
 ): BlockLayout {
   const own = d.sectionBlocks;
   const rows = d.rowBlocks;
-  if (!own && !rows) return BlockLayout.uniform(partLength, d.blockSize);
+  const evidence = d.evidenceArrays;
+  if (!own && !rows && !evidence) return BlockLayout.uniform(partLength, d.blockSize);
   return new BlockLayout(
-    sectionsOf(d.version).map((name) =>
+    sectionsOf(d.version).flatMap((name): Array<readonly [number, number | ExplicitBlocks]> =>
       name === 'rows' && rows
-        ? ([
-            d.sections.rows[1],
-            { count: rows.count, starts: rowGroups && rowStartsOf('the writer', rows, rowGroups) },
-          ] as const)
-        : ([d.sections[name][1], own?.[name] ?? d.blockSize] as const),
+        ? [
+            [
+              d.sections.rows[1],
+              { count: rows.count, starts: rowGroups && rowStartsOf('the writer', rows, rowGroups) },
+            ] as const,
+          ]
+        : name === 'records' && evidence
+          ? // Version 12: each evidence block one checked block of its own, after the records and their dictionary.
+            [
+              [d.sections.records[1] - evidence.bytes, own?.records ?? d.blockSize] as const,
+              [
+                evidence.bytes,
+                {
+                  count: evidence.count,
+                  key: 'evidence',
+                  starts: evidenceStarts && Array.from(evidenceStarts).slice(0, evidence.count),
+                },
+              ] as const,
+            ]
+          : [[d.sections[name][1], own?.[name] ?? d.blockSize] as const],
     ),
     d.blockSize,
   );
+}
+
+/** Version 12: places the evidence's blocks where `open`'s evidenceStarts say (checked by expandOpen). */
+export function placeEvidenceBlocks(
+  d: PagesDirectory,
+  layout: BlockLayout,
+  starts: ArrayLike<number> | undefined,
+): void {
+  if (d.evidenceArrays && starts)
+    layout.place(Array.from(starts).slice(0, d.evidenceArrays.count), 'evidence');
 }
 
 /** The starts of the rows' blocks for checked row groups, refused naming `rowBlocks` when their count is not its. */
@@ -651,6 +717,11 @@ export interface OpenTables extends Omit<PagesOpenV1, 'degrees'> {
    * `listOffsets` is then empty (a list's offset is read from its block, not summed at open).
    */
   listFirsts?: Uint32Array;
+  /**
+   * Version 12's `evidenceArrays`: where each evidence block starts in them (one more than the blocks); `tokens` is
+   * then empty (SectionReader reads it by block).
+   */
+  evidenceStarts?: Float64Array;
 }
 
 /** A chunk as the evidence and the Ask view read it. */
@@ -710,6 +781,8 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
   if (d.sectionBlocks !== undefined) checkSectionBlocks(d, fail);
   if (d.rowBlocks !== undefined) checkRowBlocks(d, fail);
+  // Before the hash pages: their check counts the blocks, which the evidence's field says the number of.
+  if (d.evidenceArrays !== undefined) checkEvidenceArrays(d, fail);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
   if (d.openCoding !== undefined) checkOpenCoding(d, fail);
@@ -759,6 +832,41 @@ function checkRecordCoding(d: PagesDirectory, fail: (why: string) => never): voi
     fail(
       `has recordCoding.dictionary ${JSON.stringify(bytes)} (a whole number of bytes up to ` +
         `${MAX_STORED_DICTIONARY_BYTES} and the records section's ${d.sections.records[1]})`,
+    );
+}
+
+/**
+ * The directory's field against the part: only from version 12, with `openCoding` (its residuals are coded over its
+ * slopes); exactly { entries, count, bytes }; `entries` a multiple of the chunks a record group holds, up to
+ * MAX_EVIDENCE_ENTRIES; `count` the blocks the chunks make; `bytes` at least a byte a block and within the records
+ * section after its dictionary. Checked before the layout counts blocks by it.
+ */
+function checkEvidenceArrays(d: PagesDirectory, fail: (why: string) => never): void {
+  const field = d.evidenceArrays as unknown;
+  const shown = JSON.stringify(field);
+  if (d.version < PAGES_EVIDENCE_VERSION || !field || typeof field !== 'object' || Array.isArray(field))
+    fail(`has evidenceArrays ${shown} (version 12 gives an object { entries, count, bytes })`);
+  if (d.openResiduals === undefined)
+    fail('has evidenceArrays without openResiduals (its tokens are coded over their slope)');
+  const { entries, count, bytes, ...rest } = field as Record<string, unknown>;
+  if (Object.keys(rest).length > 0)
+    fail(`has evidenceArrays ${shown} (version 12 gives only entries, count, bytes)`);
+  if (!(
+    Number.isSafeInteger(entries) &&
+    (entries as number) >= 1 &&
+    (entries as number) <= MAX_EVIDENCE_ENTRIES
+  ))
+    fail(`has evidenceArrays.entries ${String(entries)} (1 to ${MAX_EVIDENCE_ENTRIES} chunks a block)`);
+  const blocks = Math.ceil(d.chunkCount / (entries as number));
+  if (count !== blocks)
+    fail(
+      `has evidenceArrays.count ${String(count)} for ${d.chunkCount} chunks of ${String(entries)} a block`,
+    );
+  const room = d.sections.records[1] - (d.recordCoding?.dictionary ?? 0);
+  if (!(Number.isSafeInteger(bytes) && (bytes as number) >= blocks && (bytes as number) <= room))
+    fail(
+      `has evidenceArrays.bytes ${String(bytes)} (a byte a block at least, at most the records section's ${room} ` +
+        'after its dictionary)',
     );
 }
 
@@ -882,17 +990,20 @@ export function encodeTop(bytes: Uint8Array): string {
 export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): void {
   const n = d.chunkCount;
   const nc = d.conceptCount;
+  // Version 12's evidenceArrays: no tokens in `open` (each block is checked as it is decoded).
+  const evidence = d.evidenceArrays !== undefined;
   const sized: Array<[string, { length: number } | undefined, number]> = [
     ['textLengths', open.textLengths, n],
     ['headingLengths', open.headingLengths, n],
     ['conceptCounts', open.conceptCounts, n],
-    ['tokens', open.tokens, n],
+    ['tokens', open.tokens, evidence ? 0 : n],
     ['documentChunks', open.documentChunks, n],
     ['df', open.df, nc],
     ['idf', open.idf, nc],
     [d.version === 1 ? 'degrees' : 'degreeCodes', open.degrees ?? open.degreeCodes, nc],
     ...(d.listCoding ? [] : [['listOffsets', open.listOffsets, nc + 1] as [string, Float64Array, number]]),
     ['recordGroups', open.recordGroups, Math.ceil(n / d.groups.records) + 1],
+    ['evidenceStarts', open.evidenceStarts ?? [], evidence ? d.evidenceArrays!.count + 1 : 0],
     ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
     ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
     ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],

@@ -28,6 +28,7 @@ import {
   checkDirectory,
   checkOpen,
   placeRowBlocks,
+  placeEvidenceBlocks,
   decodeTop,
   hashBytesOf,
   hashesPartLength,
@@ -62,6 +63,14 @@ const PREFETCH_NOTED = 8;
  */
 const PREFETCH_SETTLED_NOTED = 32;
 const PREFETCH_TOP = 10;
+/**
+ * Version 12: the chunks of a ranking that met a missing block whose token counts (evidenceArrays.ts) are read ahead
+ * with the walk's reads. At 100 MiB (25 questions, blocks of 64 chunks) the first
+ * page's rounds were 7.24 / 7.20 / 7.20 a question (main's 7.20) for 80 / 160 / 300, its bytes 2,489 / 2,507 / 2,514
+ * KB p50 (docs/results/question-bytes.md, round twenty-one): a chunk that enters the ranking in its last rounds
+ * otherwise waits a round for its count.
+ */
+const PREFETCH_EVIDENCE = 160;
 /** Loads the words' early evidence may take before the walk's reads go on (postings, records, and one spare). */
 const EARLY_STEPS = 3;
 
@@ -249,8 +258,10 @@ export class PagedLibrary {
       throw error;
     }
     checkOpen(source.name, d, open);
-    // Version 10's blocks of whole rows start where `open`'s row groups say (format.ts, placeRowBlocks).
+    // Version 10's blocks of whole rows start where `open`'s row groups say (format.ts, placeRowBlocks); version
+    // 12's evidence blocks where its evidenceStarts say.
     placeRowBlocks(source.name, d, layout, open.rowGroups);
+    placeEvidenceBlocks(d, layout, open.evidenceStarts);
     return new PagedLibrary(
       new SectionReader(source.name, store, d, open),
       builtWith(analyzer, d.analyzer ?? 1, source.name),
@@ -331,6 +342,10 @@ export class PagedLibrary {
             if (store.noted <= PREFETCH_NOTED || (settled && store.noted <= PREFETCH_SETTLED_NOTED))
               answer(mode, candidates, new Set());
             lastTop = top;
+            // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
+            // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
+            // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
+            reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
           }
         }
         return ranked
@@ -402,8 +417,12 @@ export class PagedLibrary {
     const windowed = this.params.evidenceTokens > 0 && mode === 'ppr';
     // A chunk up to this many tokens is never cut (the smaller window, evidence.ts's windowed()).
     const whole = Math.round(this.params.evidenceTokens * FOLLOWING_WINDOW_SHARE) * this.params.evidenceSlack;
+    // Version 12: chunks' tokens whose block is not here yet count as estimates (tokensOrEstimate), not as misses: the
+    // run goes on to note the records its cards want in the same round as the blocks (the run is not final either
+    // way: store.missing). Before version 12 nothing is counted there, so this is store.misses.
+    const misses = (): number => store.misses - this.reader.evidenceMisses;
     for (let steps = 0; steps <= ranked.length; steps++) {
-      const misses = store.misses;
+      const before = misses();
       const hits = rankedEvidence(
         this.lazyEvidence(places, ranked),
         ranked,
@@ -418,7 +437,7 @@ export class PagedLibrary {
         return Number(h.chunkId.slice(UNREAD_ID.length));
       });
       // A record (or a block of its provenance) is missing: read, then run again.
-      if (store.misses !== misses) return { hits: [], records: new Map(), unread: new Set(), places: [] };
+      if (misses() !== before) return { hits: [], records: new Map(), unread: new Set(), places: [] };
       const add: number[] = [];
       if (windowed) {
         // Unread hits the windowed evidence may cut, all at once. An unread one that may be cut is counted as its
@@ -429,17 +448,18 @@ export class PagedLibrary {
         let used = 0;
         for (let i = 0; i < hits.length && used < WINDOWED_TOKENS; i++) {
           const k = placeOf[i];
-          const cut = unread.has(i) && open.documentChunks[k] !== 1 && open.tokens[k] > whole;
+          const cut =
+            unread.has(i) && open.documentChunks[k] !== 1 && this.reader.tokensOrEstimate(k) > whole;
           if (cut) add.push(k);
           used += cut ? Math.min(hits[i].tokens, following) : hits[i].tokens;
         }
       }
-      const asked = store.misses;
+      const asked = misses();
       const wants = [...cards(hits, unread, (i, term) => this.mayHold(placeOf[i], term))];
       for (const i of wants) if (unread.has(i)) add.push(placeOf[i]);
       // A word's postings were not read yet: they are read with the records wanted so far, then `cards` is asked
       // again (what it wanted without them stands: records are only ever added).
-      if (store.misses !== asked) {
+      if (misses() !== asked) {
         for (const k of add) places.add(k);
         if (add.length > 0)
           rankedEvidence(
@@ -488,7 +508,7 @@ export class PagedLibrary {
    * read with their records (issue 47: 2Wiki's dictionary read 108 KB a question for ~39 KB of groups asked).
    */
   private lazyEvidence(places: ReadonlySet<number>, ranked: readonly Candidate[]): EvidenceSource {
-    const { open } = this.reader;
+    const { reader } = this;
     const named = new Set<number>();
     for (const c of ranked) if (c.concepts && places.has(c.chunk)) for (const id of c.concepts) named.add(id);
     return {
@@ -496,12 +516,14 @@ export class PagedLibrary {
       conceptTerm: (c) => (named.has(c) ? this.evidence.conceptTerm(c) : ''),
       chunk: (k) => {
         if (!places.has(k))
-          return { id: UNREAD_ID + k, docId: '', text: '', tokens: open.tokens[k], start: 0 };
+          return { id: UNREAD_ID + k, docId: '', text: '', tokens: reader.tokensOrEstimate(k), start: 0 };
         const chunk = this.chunkInput(k);
-        // The hits past a card were cut by `open`'s counts: a record must give its chunk the same.
-        if (chunk.id && chunk.tokens !== open.tokens[k])
+        // The hits past a card were cut by `open`'s counts (version 12: the evidence blocks', checked once here): a
+        // record must give its chunk the same.
+        const counted = reader.tokensOf(k);
+        if (chunk.id && counted !== undefined && chunk.tokens !== counted)
           throw new PagesError(
-            `${this.reader.name}: pages.bin's records give chunk ${k} ${chunk.tokens} tokens, open ${open.tokens[k]}`,
+            `${this.reader.name}: pages.bin's records give chunk ${k} ${chunk.tokens} tokens, open ${counted}`,
           );
         return chunk;
       },
@@ -618,7 +640,9 @@ export class PagedLibrary {
 
   private chunkInput(k: number): RetrievalChunkInput {
     const r = this.reader.record(k);
-    return r ? recordChunk(r) : { id: '', docId: '', text: '', tokens: this.reader.open.tokens[k], start: 0 };
+    return r
+      ? recordChunk(r)
+      : { id: '', docId: '', text: '', tokens: this.reader.tokensOrEstimate(k), start: 0 };
   }
 
   /**

@@ -15,7 +15,8 @@ import { RecordSearch } from './recordSearch.ts';
 import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { decodeCountedRows, decodeRiceLists } from './listsInRows.ts';
 import { leastListBytes, listBlockOf, listSpanOf, readListCounts, skipList } from './listPacking.ts';
-import { degreeLower, degreeUpper } from './compactOpen.ts';
+import { degreeLower, degreeUpper, predicted } from './compactOpen.ts';
+import { decodeEvidenceBlock } from './evidenceArrays.ts';
 import {
   minListBytes,
   recordGroupBytes,
@@ -748,6 +749,71 @@ export class SectionReader {
           `its bracket in open (${degreeLower(code)} to ${degreeUpper(code)})`,
       );
     return d;
+  }
+
+  // ---- version 12's evidenceArrays: each chunk's tokens, by block (evidenceArrays.ts)
+
+  /**
+   * Times a run asked for a chunk's tokens whose block was not loaded (as store.misses counts every miss): a run that
+   * missed only these can go on with estimates (tokensOrEstimate) to note what else it will need in the same round.
+   */
+  evidenceMisses = 0;
+
+  /** Evidence block b's token counts (undefined, noted, while it is not loaded). */
+  private evidenceBlock(b: number): Uint32Array | undefined {
+    const d = this.directory;
+    const evidence = d.evidenceArrays!;
+    const starts = this.open.evidenceStarts!;
+    const at = this.section('records') + d.sections.records[1] - evidence.bytes + starts[b];
+    const coding = {
+      entries: evidence.entries,
+      textLengths: this.open.textLengths,
+      tokensPerLength: d.openResiduals!.tokensPerLength,
+    };
+    const tokens = this.store.group<Uint32Array>(`e${b}`, at, starts[b + 1] - starts[b], (bytes) =>
+      decodeEvidenceBlock(bytes, b, this.chunkCount, coding),
+    );
+    if (!tokens) this.evidenceMisses++;
+    return tokens;
+  }
+
+  /** Chunk k's tokens (the chunker's count), or undefined (noted) while its evidence block is not loaded. */
+  tokensOf(k: number): number | undefined {
+    const evidence = this.directory.evidenceArrays;
+    if (!evidence) return this.open.tokens[k];
+    const b = Math.floor(k / evidence.entries);
+    return this.evidenceBlock(b)?.[k - b * evidence.entries];
+  }
+
+  /**
+   * Chunk k's tokens, or while its block is not loaded (noted) what the slope of tokens over text length predicts:
+   * a run that noted a block is thrown away, and an estimate near the count cuts the budget near where the count
+   * will (0 would take every candidate into the budget and note all their blocks).
+   */
+  tokensOrEstimate(k: number): number {
+    const tokens = this.tokensOf(k);
+    if (tokens !== undefined) return tokens;
+    return predicted(this.open.textLengths[k], this.directory.openResiduals!.tokensPerLength);
+  }
+
+  /** Notes the evidence blocks of these chunks (read ahead: the walk's rankings name them before its evidence). */
+  noteEvidence(chunks: Iterable<number>): void {
+    if (!this.directory.evidenceArrays) return;
+    for (const k of chunks) this.tokensOf(k);
+  }
+
+  /** Every chunk's tokens (noting every block not loaded), or undefined until all are here. */
+  allTokens(): Uint32Array | undefined {
+    const evidence = this.directory.evidenceArrays;
+    if (!evidence) return this.open.tokens;
+    const out = new Uint32Array(this.chunkCount);
+    let complete = true;
+    for (let b = 0; b < evidence.count; b++) {
+      const block = this.evidenceBlock(b);
+      if (block) out.set(block, b * evidence.entries);
+      else complete = false;
+    }
+    return complete ? out : undefined;
   }
 
   // ---- records: what evidence shows

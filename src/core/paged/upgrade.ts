@@ -33,6 +33,8 @@ import {
   minListBytes,
   PAGES_HASHES_PART,
   PAGES_PART,
+  PAGES_EVIDENCE_VERSION,
+  writerEvidenceEntries,
   PAGES_VERSION,
   placeRowBlocks,
   SECTIONS,
@@ -422,9 +424,12 @@ async function upgradePages(
   sectionBlocksAsked?: Partial<Record<SectionName, number>>,
   /** The most bytes of rows in a block of whole rows (write.ts ROW_BLOCK_BYTES; 0: none): benches of other sizes. */
   rowBlockBytes = ROW_BLOCK_BYTES,
+  /** Version 12: chunks an evidence block (evidenceArrays.ts); 0 (the default): none, as PAGES_VERSION. */
+  evidenceEntries?: number,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
-  if (d.version >= PAGES_VERSION)
+  const version = (evidenceEntries ?? 0) > 0 ? PAGES_EVIDENCE_VERSION : PAGES_VERSION;
+  if (d.version >= version)
     throw new PagesError(`${source.name}: its pages are version ${d.version} already (nothing to upgrade)`);
   const { base, length } = location;
   const oldLayout = blockLayoutOf(d, length);
@@ -554,22 +559,24 @@ async function upgradePages(
       ? { ...full, listOffsets: new Float64Array(listOffsets.length), rowGroups }
       : { ...full, listOffsets: packed!.starts, rowGroups },
     n,
-    PAGES_VERSION,
+    version,
     inRows !== undefined,
     inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows,
     DEFAULT_GROUPS.records,
+    evidenceEntries ?? writerEvidenceEntries(version, inRows !== undefined),
   );
+  const evidenceBlocks = written.evidence?.blocks ?? [];
 
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, d.sections[name][1]])) as Record<
     SectionName,
     number
   >;
   lengths.open = written.open.length;
-  lengths.records = records.length;
+  lengths.records = records.length + (written.evidence?.field.bytes ?? 0);
   lengths.lists = packed ? packed.bytes.length : 0;
   lengths.rows = inRows ? inRows.length : rowsLength;
   lengths.degrees = written.degrees.length;
-  const { sections, total } = sectionTable(lengths);
+  const { sections, total } = sectionTable(lengths, version);
 
   // Words to concepts, then rows, are copied as they are (or the rows made anew with the lists in them).
   const [beforeFrom] = d.sections.terms;
@@ -577,6 +584,7 @@ async function upgradePages(
   const bytes = async function* (): AsyncGenerator<Uint8Array> {
     yield written.open;
     yield* records.chunks;
+    yield* evidenceBlocks;
     yield* pieces(source, base + beforeFrom, base + listsAt);
     if (inRows) yield inRows;
     else {
@@ -589,26 +597,21 @@ async function upgradePages(
   // The writer's block size: version 7's 1 KiB for a part that keeps its lists in its rows, version 5's 512 bytes
   // for another (write.ts, defaultBlockSize).
   // Version 8's rows in blocks of their own for a part that does not keep its lists in its rows (sectionBlocksFor).
-  const blockSize = defaultBlockSize(PAGES_VERSION, inRows !== undefined);
-  const sectionBlocks = sectionBlocksAsked ?? sectionBlocksFor(PAGES_VERSION, inRows !== undefined);
+  const blockSize = defaultBlockSize(version, inRows !== undefined);
+  const sectionBlocks = sectionBlocksAsked ?? sectionBlocksFor(version, inRows !== undefined);
   // Version 10's rows in blocks of whole rows, cut at the new row groups (rowBlocksFor).
-  const rowBlocks = rowBlocksFor(
-    PAGES_VERSION,
-    inRows !== undefined,
-    sectionBlocks,
-    rowGroups,
-    rowBlockBytes,
-  );
+  const rowBlocks = rowBlocksFor(version, inRows !== undefined, sectionBlocks, rowGroups, rowBlockBytes);
   const newBlocks = new BlockHasher(
     writtenBlocks(
-      PAGES_VERSION,
+      version,
       blockSize,
       sections,
       sectionBlocks,
       total,
       rowBlocks && { rows: rowBlocks, rowGroups },
+      written.evidence,
     ),
-    blockHashBytes(PAGES_VERSION),
+    blockHashBytes(version),
   );
   const whole = new Sha256();
   let made = 0;
@@ -619,34 +622,38 @@ async function upgradePages(
   }
   if (made !== total)
     throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
-  const newHashes = hashPartOf(PAGES_VERSION, blockSize, newBlocks.finish());
+  const newHashes = hashPartOf(version, blockSize, newBlocks.finish());
   return {
-    directory: pagesDirectory({
-      blockSize,
-      chunkCount: d.chunkCount,
-      conceptCount: d.conceptCount,
-      termCount: d.termCount,
-      headingCopies: d.headingCopies,
-      thetaCo: d.thetaCo,
-      analyzer: d.analyzer,
-      shares: params,
-      listsInRows: inRows !== undefined,
-      sections,
-      // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
-      // the lists are one group; other rows are cut into version 5's groups).
-      groups: {
-        ...d.groups,
-        records: DEFAULT_GROUPS.records,
-        rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows,
+    directory: pagesDirectory(
+      {
+        blockSize,
+        chunkCount: d.chunkCount,
+        conceptCount: d.conceptCount,
+        termCount: d.termCount,
+        headingCopies: d.headingCopies,
+        thetaCo: d.thetaCo,
+        analyzer: d.analyzer,
+        shares: params,
+        listsInRows: inRows !== undefined,
+        sections,
+        // The sections are copied as they are: their groups keep the sizes they were written with (rows that keep
+        // the lists are one group; other rows are cut into version 5's groups).
+        groups: {
+          ...d.groups,
+          records: DEFAULT_GROUPS.records,
+          rows: inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows,
+        },
+        hashPages: newHashes.hashPages,
+        sectionBlocks,
+        openResiduals: written.openResiduals,
+        openCoding: written.openCoding,
+        listCoding: written.listCoding,
+        rowBlocks,
+        recordCoding: { dictionary: records.dictionary },
+        ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
       },
-      hashPages: newHashes.hashPages,
-      sectionBlocks,
-      openResiduals: written.openResiduals,
-      openCoding: written.openCoding,
-      listCoding: written.listCoding,
-      rowBlocks,
-      recordCoding: { dictionary: records.dictionary },
-    }),
+      version,
+    ),
     hashes: newHashes.bytes,
     sha256: whole.digest(),
     length: total,
@@ -668,6 +675,8 @@ export async function upgradeBundleParts(
   sectionBlocksAsked?: Partial<Record<SectionName, number>>,
   /** The most bytes of rows in a block of whole rows instead of the writer's (write.ts ROW_BLOCK_BYTES; 0: none). */
   rowBlockBytes = ROW_BLOCK_BYTES,
+  /** Version 12: chunks an evidence block (evidenceArrays.ts); absent: the writers' (writerEvidenceEntries); 0: none. */
+  evidenceEntries?: number,
 ): Promise<{ parts: Array<BundlePart | StreamedPart>; base: ManifestBase; from: number; to: number }> {
   const pagesEntry = manifest.parts.find((p) => p.name === PAGES_PART);
   const hashesEntry = manifest.parts.find((p) => p.name === PAGES_HASHES_PART);
@@ -687,6 +696,7 @@ export async function upgradeBundleParts(
     listsInRowsBytes,
     sectionBlocksAsked,
     rowBlockBytes,
+    evidenceEntries,
   );
   const parts = manifest.parts.map((entry): BundlePart | StreamedPart => {
     if (entry.name === PAGES_PART)
@@ -751,7 +761,7 @@ export async function upgradeBundleParts(
       counts,
     },
     from,
-    to: PAGES_VERSION,
+    to: pages.directory.version,
   };
 }
 

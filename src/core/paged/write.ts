@@ -25,6 +25,7 @@ import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
 import { LIST_BLOCK_BYTES, ListPacker } from './listPacking.ts';
 import { compactOpen } from './compactOpen.ts';
+import { evidenceBlocksOf } from './evidenceArrays.ts';
 import { rowBlockStarts, type BlockLayout } from './blockLayout.ts';
 import {
   blockHashBytes,
@@ -41,10 +42,13 @@ import {
   PAGES_HASHES_PART,
   PAGES_PART,
   LIST_CODING_VERSION,
+  PAGES_EVIDENCE_VERSION,
+  writerEvidenceEntries,
   PAGES_SCRIPT_VERSION,
   PAGES_VERSION,
   SECTIONS,
   sectionsOf,
+  type EvidenceArrays,
   type GroupSizes,
   type PagedChunkRecord,
   type ListCoding,
@@ -218,12 +222,28 @@ export function writtenBlocks(
   sectionBlocks: Partial<Record<SectionName, number>> | undefined,
   length: number,
   rowBlocks?: { rows: RowBlocks; rowGroups: ArrayLike<number> },
+  /** Version 12: the evidence's blocks (evidenceArrays.ts), each one block of the part. */
+  evidence?: { blocks: readonly Uint8Array[]; field: EvidenceArrays },
 ): number | BlockLayout {
-  if (!sectionBlocks && !rowBlocks) return blockSize;
+  if (!sectionBlocks && !rowBlocks && !evidence) return blockSize;
+  const starts: number[] = [];
+  let at = 0;
+  for (const block of evidence?.blocks ?? []) {
+    starts.push(at);
+    at += block.length;
+  }
   return blockLayoutOf(
-    { version, blockSize, sections, sectionBlocks, rowBlocks: rowBlocks?.rows },
+    {
+      version,
+      blockSize,
+      sections,
+      sectionBlocks,
+      rowBlocks: rowBlocks?.rows,
+      ...(evidence ? { evidenceArrays: evidence.field } : {}),
+    },
     length,
     rowBlocks?.rowGroups,
+    starts,
   );
 }
 
@@ -640,12 +660,15 @@ export async function openSections(
   rowsPerGroup = 1,
   /** The chunks a record group holds (groups.records): version 11 codes each group's size over their lengths. */
   recordsPerGroup = 1,
+  /** Version 12: chunks an evidence block (evidenceArrays.ts); 0: the tokens stay in `open`. */
+  evidenceEntries = 0,
 ): Promise<{
   open: Uint8Array;
   degrees: Uint8Array;
   openResiduals?: OpenResiduals;
   openCoding?: OpenCoding;
   listCoding?: ListCoding;
+  evidence?: { blocks: Uint8Array[]; field: EvidenceArrays };
 }> {
   if (version === 1) return { open: await encodeOpen(full), degrees: new Uint8Array(0) };
   const compact = compactOpen(
@@ -658,13 +681,25 @@ export async function openSections(
     // Version 12's lists are packed (writeConceptSections, upgrade): full.listOffsets are where each starts.
     version >= LIST_CODING_VERSION ? LIST_BLOCK_BYTES : undefined,
   );
-  return {
-    open: await encodeOpen(compact.open),
+  const coded = {
     degrees: compact.degrees,
     ...(compact.openResiduals ? { openResiduals: compact.openResiduals } : {}),
     ...(compact.openCoding ? { openCoding: compact.openCoding } : {}),
     ...(compact.listCoding ? { listCoding: compact.listCoding } : {}),
   };
+  if (!(evidenceEntries > 0)) return { open: await encodeOpen(compact.open), ...coded };
+  if (version < PAGES_EVIDENCE_VERSION || !compact.openResiduals)
+    throw new Error(`pages: version ${version} cannot keep the tokens out of open (version 12 does)`);
+  const evidence = evidenceBlocksOf(full.tokens, {
+    entries: evidenceEntries,
+    textLengths: full.textLengths,
+    tokensPerLength: compact.openResiduals.tokensPerLength,
+  });
+  const { tokens: _tokens, ...kept } = compact.open;
+  const sizes = new ByteWriter();
+  for (const block of evidence.blocks) sizes.varint(block.length);
+  const open = { ...kept, evidenceBlocks: sizes.take() } as unknown as PagesOpenV6;
+  return { open: await encodeOpen(open), ...coded, evidence };
 }
 
 /** Section bytes laid out in file order: each section's [offset, length] and the part's total length. */
@@ -769,6 +804,9 @@ export function pagesDirectory(
     ...(version >= 10 && fields.recordCoding
       ? { recordCoding: { dictionary: fields.recordCoding.dictionary } }
       : {}),
+    ...(version >= PAGES_EVIDENCE_VERSION && fields.evidenceArrays
+      ? { evidenceArrays: { ...fields.evidenceArrays } }
+      : {}),
     ...(version >= PAGES_SCRIPT_VERSION && fields.scriptChunks
       ? { scriptChunks: { other: fields.scriptChunks.other, cjk: fields.scriptChunks.cjk } }
       : {}),
@@ -872,12 +910,14 @@ export async function writePagedIndex(
   sectionBlocksAsked?: Partial<Record<SectionName, number>>,
   /** Version 10: the most bytes of rows in a block of whole rows (ROW_BLOCK_BYTES; 0: none, rowBlocksFor). */
   rowBlockBytes = ROW_BLOCK_BYTES,
+  /** Version 12: chunks an evidence block (evidenceArrays.ts); absent: writerEvidenceEntries's; 0: none. */
+  evidenceEntries?: number,
 ): Promise<WrittenPages> {
   const { layout, bm25, headings, table, shares, degrees, params, analyzer } = parts;
   // Per-script word statistics are stored from version 11 (the directory's scriptChunks): no older version can hold
   // a library built with them as it answers.
   const { scriptChunks } = bm25;
-  const version = versionAsked;
+  const version = (evidenceEntries ?? 0) > 0 ? PAGES_EVIDENCE_VERSION : versionAsked;
   if (scriptChunks && version < PAGES_SCRIPT_VERSION)
     throw new Error(`pages: version ${version} cannot store per-script word statistics (version 11 does)`);
   const n = layout.chunks.length;
@@ -947,9 +987,12 @@ export async function writePagedIndex(
     concepts.listsInRows,
     writtenGroups.rows,
     writtenGroups.records,
+    evidenceEntries ?? writerEvidenceEntries(version, concepts.listsInRows),
   );
   sinks.open.write(written.open);
   sinks.degrees.write(written.degrees);
+  // Version 12: the evidence's blocks after the records and their dictionary (evidenceArrays.ts).
+  for (const block of written.evidence?.blocks ?? []) sinks.records.write(block);
 
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, sinks[name].length])) as Record<
     SectionName,
@@ -979,6 +1022,7 @@ export async function writePagedIndex(
         rows: rowBlocks,
         rowGroups: concepts.rowGroups,
       },
+      written.evidence,
     ),
     blockHashBytes(version),
   );
@@ -1016,6 +1060,7 @@ export async function writePagedIndex(
         rowBlocks,
         recordCoding: { dictionary },
         ...(scriptChunks ? { scriptChunks } : {}),
+        ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
       },
       version,
     ),

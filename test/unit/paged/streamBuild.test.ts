@@ -21,15 +21,29 @@ const work = mkdtempSync(join(tmpdir(), 'stream-build-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The in-memory build's pages parts for these inputs, as `cli index --pages` makes them. */
-async function inMemoryPages(inputs: string[], listsInRowsBytes?: number) {
+async function inMemoryPages(inputs: string[], listsInRowsBytes?: number, evidenceEntries?: number) {
   const files = await collectFiles(inputs);
   const { snapshot } = await snapshotFromFiles(files, { embedder: null, maxChunkTokens: 1200 });
-  const { pages } = await attachGraph(snapshot, true, undefined, undefined, listsInRowsBytes);
+  const { pages } = await attachGraph(
+    snapshot,
+    true,
+    undefined,
+    undefined,
+    listsInRowsBytes,
+    undefined,
+    evidenceEntries,
+  );
   const [data, hashes] = pages!;
   return { data: data.data, hashes: hashes.data, meta: data.meta, documents: snapshot.documents.length };
 }
 
-async function streamed(inputs: string[], name: string, blockSize?: number, listsInRowsBytes?: number) {
+async function streamed(
+  inputs: string[],
+  name: string,
+  blockSize?: number,
+  listsInRowsBytes?: number,
+  evidenceEntries?: number,
+) {
   const files = await collectFiles(inputs);
   const out = join(work, `${name}.bundle`);
   const result = await streamBuild(files, out, {
@@ -38,6 +52,7 @@ async function streamed(inputs: string[], name: string, blockSize?: number, list
     tempDir: work,
     blockSize,
     listsInRowsBytes,
+    evidenceEntries,
   });
   return { result, bundle: new Uint8Array(readFileSync(out)) };
 }
@@ -58,9 +73,10 @@ async function expectSameAsInMemory(
   inputs: string[],
   name: string,
   listsInRowsBytes?: number,
+  evidenceEntries?: number,
 ): Promise<Uint8Array> {
-  const memory = await inMemoryPages(inputs, listsInRowsBytes);
-  const { result, bundle } = await streamed(inputs, name, undefined, listsInRowsBytes);
+  const memory = await inMemoryPages(inputs, listsInRowsBytes, evidenceEntries);
+  const { result, bundle } = await streamed(inputs, name, undefined, listsInRowsBytes, evidenceEntries);
   expect(result.documents).toBe(memory.documents);
   const pages = partOf(bundle, 'pages.bin');
   expectSameBytes(pages.bytes, memory.data, `${name} pages.bin`);
@@ -97,6 +113,15 @@ describe('cli index --stream', () => {
       128,
     ]);
     expect(meta.rowBlocks!.count).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('writes the same bytes with version 12’s evidenceArrays (each chunk’s tokens in blocks of 16 chunks)', async () => {
+    const bundle = await expectSameAsInMemory([REPO_DOCS], 'docs-evidence', 0, 16);
+    const meta = partOf(bundle, 'pages.bin').meta as {
+      version: number;
+      evidenceArrays?: { entries: number; count: number };
+    };
+    expect([meta.version, meta.evidenceArrays?.entries]).toEqual([12, 16]);
   }, 300_000);
 
   const vue = `${BENCH_DIR}/vuedocs/docs`;
