@@ -48,6 +48,8 @@ describe('the evidence blocks’ coding', () => {
 
 describe('a library with evidenceArrays', () => {
   let plain: WrittenPages;
+  let v11: WrittenPages;
+  let byDefault: WrittenPages;
   let evidence: WrittenPages;
   beforeAll(async () => {
     const corpus = await preparedCorpus(REPO_DOCS, 1200);
@@ -59,7 +61,21 @@ describe('a library with evidenceArrays', () => {
     const documentOf = (docId: string) => ({ title: docId });
     // The large layout (lists not in the rows: 512-byte blocks, rows in blocks of whole rows), where the field is
     // meant for, so that both explicit zones of the layout are placed.
-    plain = await writePagedIndex(parts, documentOf, undefined, undefined, undefined, 0);
+    plain = await writePagedIndex(
+      parts,
+      documentOf,
+      undefined,
+      undefined,
+      undefined,
+      0,
+      undefined,
+      undefined,
+      0,
+    );
+    // The same library as version 11 wrote it (its lists unpacked, the tokens in `open`), for `cli upgrade`.
+    v11 = await writePagedIndex(parts, documentOf, undefined, 11, undefined, 0);
+    // The writers' default for this layout: the blocks of writerEvidenceEntries's 64 chunks.
+    byDefault = await writePagedIndex(parts, documentOf, undefined, undefined, undefined, 0);
     evidence = await writePagedIndex(
       parts,
       documentOf,
@@ -126,8 +142,9 @@ describe('a library with evidenceArrays', () => {
 
   it('is what `cli upgrade --evidence-entries` makes of the version 11 part, byte for byte', async () => {
     const base = { appVersion: 'test', embedder: null, createdAt: '2026-12-06T00:00:00.000Z' };
-    const v11 = await bundleBytes(writeBundle(pagesParts(plain), base));
-    const source = new MemoryRangeSource(v11, 'v11.bundle');
+    expect(v11.directory.version).toBe(11);
+    const v11Bytes = await bundleBytes(writeBundle(pagesParts(v11), base));
+    const source = new MemoryRangeSource(v11Bytes, 'v11.bundle');
     const manifest = (await readManifestByRanges(source))!;
     // Lists not kept in the rows (as `plain` was written), the evidence in blocks of 16 chunks.
     const upgraded = await upgradeBundleParts(source, manifest, 0, undefined, undefined, 16);
@@ -135,8 +152,13 @@ describe('a library with evidenceArrays', () => {
     const bytes = await bundleBytes(writeBundle(upgraded.parts, upgraded.base));
     const direct = await bundleBytes(writeBundle(pagesParts(evidence), base));
     expect(Buffer.from(bytes).equals(Buffer.from(direct))).toBe(true);
-    // Without the entries a version 11 part has nothing to upgrade.
-    await expect(upgradeBundleParts(source, manifest, 0)).rejects.toThrow('version 11 already');
+    // Without the entries: the writers' default for a library that does not keep its lists in its rows (64 chunks a
+    // block), byte for byte what `cli index` writes.
+    expect(byDefault.directory.evidenceArrays?.entries).toBe(64);
+    const byDefaultUpgrade = await upgradeBundleParts(source, manifest, 0);
+    const defaultBytes = await bundleBytes(writeBundle(byDefaultUpgrade.parts, byDefaultUpgrade.base));
+    const defaultDirect = await bundleBytes(writeBundle(pagesParts(byDefault), base));
+    expect(Buffer.from(defaultBytes).equals(Buffer.from(defaultDirect))).toBe(true);
   });
 
   it('refuses a directory whose field lies, naming it, before the layout counts blocks by it', () => {

@@ -322,7 +322,18 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
     // bits, `open` holding how many lists start in each block in place of their sizes (the directory's listCoding);
     // the small layout (no lists section) is version 11's, byte for byte.
     const v12 = await writePagedIndex(parts, doc);
-    const v12large = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    // listCoding alone (the writers' evidence blocks, evidenceArrays, have their own test: evidenceArrays.test.ts).
+    const v12large = await writePagedIndex(
+      parts,
+      doc,
+      undefined,
+      undefined,
+      undefined,
+      0,
+      undefined,
+      undefined,
+      0,
+    );
     expect([v12.directory.version, v12large.directory.version]).toEqual([12, 12]);
     expect(Buffer.from(v12.data).equals(Buffer.from(v11.data))).toBe(true);
     expect({ ...v12.directory, version: 11 }).toEqual(v11.directory);
