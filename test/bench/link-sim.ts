@@ -26,10 +26,13 @@
 //   The source says the same part cost to the reader (RangeSource.partBytes, round twenty-one): a reader that reads
 //   gaps shorter than a part with the ranges around them does so here as against a host.
 // --tree <checkout>: the reader of another checkout (its src/), to set two trees side by side under one clock.
+// Each question's line ends with a digest of its hits (round twenty-one): two readers answer the same when the digests
+//   are.
 // --trace <file> (round twenty-one): every request's ranges, a JSON line a question (with the pages part's base and
 //   sections), for offline models of what a question reads (hash-shapes.ts).
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
 //          [--waterfall] [--virtual] [--part-overhead 90] [--free-hashes] [--tree <checkout>] [--trace <file>]
+import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -161,6 +164,14 @@ class LinkSource implements RangeSource {
   }
 }
 
+/**
+ * The answer's hits in short (round twenty-one): a SHA-256 of their ids, scores, texts and provenance, to compare what
+ * two readers answer over the same link (--tree) without printing the passages.
+ */
+function answerDigest(hits: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(hits)).digest('hex').slice(0, 12);
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.ceil(s.length / 2) - 1];
@@ -263,7 +274,7 @@ async function main(): Promise<void> {
         `${(row.wire / 1e3).toFixed(0)}), own work ${row.own.toFixed(0)} ms (runs ${runs.toFixed(0)}, decoding ` +
         `${decode.toFixed(0)}, digests ${hash.toFixed(0)}, follow-ups ${followUp.toFixed(0)}; between responses ` +
         `${arrivals.toFixed(0)}), ` +
-        `${answer.hits.length} hits`,
+        `${answer.hits.length} hits (answer ${answerDigest(answer.hits)})`,
     );
     if (WATERFALL) {
       // Each request's ranges by section of the pages part (past its end: the block hashes' part).
