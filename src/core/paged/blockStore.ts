@@ -865,7 +865,7 @@ export function gapBlocks(source: RangeSource, blockSize: number): number {
  * part's headers (~120), so two wanted rows one row apart cost fewer bytes as one range than as two. A part cost that
  * is not a byte count (a source's bug) counts as none.
  */
-export function partGap(source: RangeSource): number {
+function partGap(source: RangeSource): number {
   const part = source.partBytes;
   return typeof part === 'number' && Number.isFinite(part) && part >= 1 ? Math.ceil(part) - 1 : 0;
 }
