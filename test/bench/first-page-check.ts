@@ -4,7 +4,10 @@
 // Compares the page's cards (ids, texts, sentences, ratings, order), their count (passagesShown over every rating),
 // the passages and tokens left for "More passages", the no-good-match flag, and the rest with the whole answer.
 // Prints per set the questions compared, those that differ, and the bytes both read (p50 / max KB, opening included).
+// --part <bytes> (round twenty-one): the bundle's source says a part of a multi-range request costs that much
+// (RangeSource.partBytes): both reads go through the block store's reading of gaps shorter than a part.
 // Usage: node --import tsx test/bench/first-page-check.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
+//          [--part <bytes>]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -33,7 +36,11 @@ function shown(r: AskResult): unknown {
 }
 
 async function cold(data: Uint8Array, name: string) {
-  const source = new MemoryRangeSource(data, name);
+  // --part: the source says what a part of a multi-range request costs (RangeSource.partBytes), as a host's does.
+  const part = arg('part', '');
+  const source = Object.assign(new MemoryRangeSource(data, name), {
+    partBytes: part === '' ? undefined : Number(part),
+  });
   const opened = await openPagedBundle(source, createTermAnalyzer());
   if (!opened) throw new Error(`${name}: has no pages`);
   return { source, library: opened.library };
@@ -41,7 +48,9 @@ async function cold(data: Uint8Array, name: string) {
 
 async function main(): Promise<void> {
   const n = Number(arg('n', '25'));
-  const sets = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--n');
+  const sets = process.argv
+    .slice(2)
+    .filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--n' && all[i - 1] !== '--part');
   for (const spec of sets) {
     const [, name, bundle, file] = /^(.+?)=(.+):([^:]+)$/.exec(spec) ?? [];
     if (!file) throw new Error(`not <name>=<x.bundle>:<questions.jsonl>: ${spec}`);

@@ -23,10 +23,17 @@
 //   pages part's end) cost nothing on the wire, neither their bytes nor their parts' headers (a request of hash pages
 //   only still waits its round trip): how fast the reads would be if a layout checked its blocks without reading hash
 //   pages. The opening is charged as always.
+//   The source says the same part cost to the reader (RangeSource.partBytes, round twenty-one): a reader that reads
+//   gaps shorter than a part with the ranges around them does so here as against a host.
 // --tree <checkout>: the reader of another checkout (its src/), to set two trees side by side under one clock.
+// Each question's line ends with a digest of its hits (round twenty-one): two readers answer the same when the digests
+//   are.
+// --trace <file> (round twenty-one): every request's ranges, a JSON line a question (with the pages part's base and
+//   sections), for offline models of what a question reads (hash-shapes.ts).
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
-//          [--waterfall] [--virtual] [--part-overhead 90] [--free-hashes] [--tree <checkout>]
-import { readFile } from 'node:fs/promises';
+//          [--waterfall] [--virtual] [--part-overhead 90] [--free-hashes] [--tree <checkout>] [--trace <file>]
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import process from 'node:process';
@@ -88,10 +95,14 @@ const BUDGET_TOKENS = 12_000;
 const PART_OVERHEAD = Number(arg('part-overhead', '90'));
 const FREE_HASHES = process.argv.includes('--free-hashes');
 const RESPONSE_OVERHEAD = 300;
+/** --trace <file>: every request's ranges, a JSON line a question (where the bytes go, offline). */
+const TRACE = arg('trace', '');
 
 /** The simulated link (see the header), over bytes in memory. */
 class LinkSource implements RangeSource {
   readonly gapBytes = 0;
+  /** What the model charges a part (--part-overhead), as a host's source says it (RangeSource.partBytes). */
+  readonly partBytes = PART_OVERHEAD;
   bytesRead = 0;
   requests = 0;
   /** Ranges asked, and bytes sent on the wire (data and headers). */
@@ -106,7 +117,7 @@ class LinkSource implements RangeSource {
   readonly log: Array<{
     start: number;
     end: number;
-    ranges: number;
+    ranges: ReadonlyArray<readonly [number, number]>;
     bytes: number;
     /** Its ranges' offsets in the bundle (the waterfall names their sections). */
     offsets: number[];
@@ -144,13 +155,21 @@ class LinkSource implements RangeSource {
       this.linkFreeAt = end;
       if (VIRTUAL) await new Promise<void>((go) => due.push({ end, go }));
       else await new Promise((done) => setTimeout(done, end - performance.now()));
-      this.log.push({ start, end: now(), ranges: ranges.length, bytes, offsets: ranges.map(([o]) => o) });
+      this.log.push({ start, end: now(), ranges, bytes, offsets: ranges.map(([o]) => o) });
       return out;
     } finally {
       this.inFlight--;
       this.queue.shift()?.();
     }
   }
+}
+
+/**
+ * The answer's hits in short (round twenty-one): a SHA-256 of their ids, scores, texts and provenance, to compare what
+ * two readers answer over the same link (--tree) without printing the passages.
+ */
+function answerDigest(hits: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(hits)).digest('hex').slice(0, 12);
 }
 
 function median(xs: number[]): number {
@@ -178,6 +197,7 @@ async function main(): Promise<void> {
     >
   > = [];
   const loads: number[] = [];
+  const traced: string[] = [];
   for (const [i, q] of picked.entries()) {
     loads.push(loadavg()[0]);
     const source = new LinkSource(data, bundlePath);
@@ -242,13 +262,19 @@ async function main(): Promise<void> {
       own: settled - covered,
     };
     rows.push(row);
+    if (TRACE) {
+      const { base } = library.reader.store as unknown as { base: number };
+      const sections = library.reader.directory.sections;
+      const requests = source.log.slice(logFrom).map((r) => r.ranges);
+      traced.push(JSON.stringify({ question: i + 1, base, sections, requests }));
+    }
     console.log(
       `${String(i + 1).padStart(2)} first ${first.toFixed(0)} ms, settled ${settled.toFixed(0)} ms, ${row.rounds} ` +
         `rounds, ${row.requests} requests, ${row.ranges} ranges, ${(row.bytes / 1e3).toFixed(0)} KB (on the wire ` +
         `${(row.wire / 1e3).toFixed(0)}), own work ${row.own.toFixed(0)} ms (runs ${runs.toFixed(0)}, decoding ` +
         `${decode.toFixed(0)}, digests ${hash.toFixed(0)}, follow-ups ${followUp.toFixed(0)}; between responses ` +
         `${arrivals.toFixed(0)}), ` +
-        `${answer.hits.length} hits`,
+        `${answer.hits.length} hits (answer ${answerDigest(answer.hits)})`,
     );
     if (WATERFALL) {
       // Each request's ranges by section of the pages part (past its end: the block hashes' part).
@@ -266,12 +292,13 @@ async function main(): Promise<void> {
         }
         console.log(
           `     ${(r.start - t0).toFixed(0).padStart(6)} → ${(r.end - t0).toFixed(0).padStart(6)} ms ` +
-            `${String(r.ranges).padStart(3)} ranges ${(r.bytes / 1e3).toFixed(1).padStart(7)} KB ` +
+            `${String(r.ranges.length).padStart(3)} ranges ${(r.bytes / 1e3).toFixed(1).padStart(7)} KB ` +
             [...count].map(([name, n]) => `${name} ${n}`).join(', '),
         );
       }
     }
   }
+  if (TRACE) await writeFile(TRACE, traced.join('\n') + '\n');
   const f = (pick: (r: (typeof rows)[number]) => number) =>
     `${median(rows.map(pick)).toFixed(0)} / ${Math.max(...rows.map(pick)).toFixed(0)}`;
   console.log(

@@ -30,8 +30,11 @@
 // --later (round sixteen): also the questions asked one after another on one open library, each after the first
 // (a visitor's later questions): p50 / max of what each read, and of it the hashes; its ranges (round seventeen) and
 // the mean a later question read of each part.
+// --part <bytes> (round twenty-one): what the source says a range of its own costs in a request of several
+// (RangeSource.partBytes: a multipart part's headers, ~90 bytes from nginx, ~120 from the e2e's server); without it,
+// nothing (a file, memory): the data bytes a host answering multi-range requests reads with gap 0.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--gap <bytes>] [--simulate] [--first-page] [--later]
+//          [--gap <bytes>] [--part <bytes>] [--simulate] [--first-page] [--later]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -54,9 +57,10 @@ import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from 
 import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--simulate] [--first-page] [--later]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--simulate] [--first-page] [--later]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const BUDGET_TOKENS = 12_000;
+const PART = arg('part', '') === '' ? undefined : Number(arg('part', ''));
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'evidence', 'other'];
 
 // The exact ranges the library asks its block store for, in bundle offsets: recorded by wrapping the two methods every
@@ -211,6 +215,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
     source.regions = regions;
     source.gapBytes = gap;
+    source.partBytes = PART;
     asked = [];
     const stages: Stages = { source, reads: [] };
     watchStages(stages);
@@ -284,6 +289,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
     source.regions = regions;
     source.gapBytes = gap;
+    source.partBytes = PART;
     const library = (await openPagedBundle(source, analyzer))!.library;
     let firstRead = 0;
     for (const [i, q] of picked.entries()) {

@@ -283,6 +283,13 @@ export class SectionReader {
     return this.conceptGroup(Math.floor(c / size))?.[c % size] ?? '';
   }
 
+  /** Concept c's name when its dictionary group is decoded, else '' and nothing noted (its caller noted it before). */
+  conceptTermIfRead(c: number): string {
+    return this.store.hasGroup(`c${Math.floor(c / this.directory.groups.concepts)}`)
+      ? this.conceptTerm(c)
+      : '';
+  }
+
   chunksOf(c: number): ConceptChunks | undefined {
     const cached = this.lists.get(c);
     if (cached) return cached;

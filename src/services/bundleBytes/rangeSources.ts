@@ -30,8 +30,13 @@ function spans(ranges: ReadonlyArray<readonly [number, number]>, gap: number): A
 
 /** Milliseconds a range request may take, answer and body (a block run is at most a few hundred KB). */
 const RANGE_TIME_LIMIT_MS = 60_000;
-/** Bytes a part of a multipart answer adds to its data: its delimiter and headers (nginx: ~90). */
+/** Bytes a part of a multipart answer adds to its data at most: its delimiter and headers (nginx: ~90). */
 const MULTIPART_OVERHEAD = 512;
+/**
+ * What a part of nginx's multipart answers adds (its delimiter, Content-Type and Content-Range of a bundle of 100 MB):
+ * what a host is thought to add before it has answered several ranges.
+ */
+const NGINX_PART_BYTES = 90;
 
 /** A bundle URL answered by Range requests; open() says undefined when the host sends whole files only. */
 export class HttpRangeSource implements RangeSource {
@@ -55,6 +60,17 @@ export class HttpRangeSource implements RangeSource {
   get gapBytes(): number {
     return this.multiRange === false ? ROUND_TRIP_GAP : 0;
   }
+
+  /**
+   * What a range costs on the wire beyond its bytes (RangeSource.partBytes): a part's delimiter and headers, measured
+   * on the host's last multipart answer (its body less the data, a part each), nginx's until it has sent one. The block
+   * store reads a shorter gap between wanted ranges with them. A host read one range a request pays a round trip a
+   * range instead (gapBytes).
+   */
+  get partBytes(): number {
+    return this.multiRange === false ? 0 : (this.measuredPart ?? NGINX_PART_BYTES);
+  }
+  private measuredPart: number | undefined;
 
   /** Its size in bytes, as the probe's Content-Range states it (set by open()). */
   size = 0;
@@ -206,8 +222,11 @@ export class HttpRangeSource implements RangeSource {
     const left = ranges.filter((_, i) => !out[i]);
     // Parts it sent and every range covered: the host answers several ranges. One range back that left some out: it
     // does not (one that merged them all into one range answered them all, and is asked again).
-    if (boundary && left.length === 0) this.multiRange = true;
-    else if (!boundary && left.length > 0) this.multiRange = false;
+    if (boundary && left.length === 0) {
+      this.multiRange = true;
+      // Bounded by what a body may carry a part (a host that merged ranges sent their gaps too).
+      this.measuredPart = Math.min(MULTIPART_OVERHEAD, Math.floor((body.length - asked) / parts.length));
+    } else if (!boundary && left.length > 0) this.multiRange = false;
     for (let i = 0; i < ranges.length; i++) if (out[i]) this.bytesRead += ranges[i][1];
     const rest = await readEach(left);
     let r = 0;

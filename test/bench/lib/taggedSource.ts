@@ -34,6 +34,8 @@ export class TaggedSource implements RangeSource {
   ranges = 0;
   /** The gap the block store reads between wanted ranges (RangeSource.gapBytes; undefined: the default). */
   gapBytes: number | undefined;
+  /** What it says a range of its own costs in a request of several (RangeSource.partBytes; undefined: nothing). */
+  partBytes: number | undefined;
   /** Bytes read by region since the last reset() (re-reads counted again: they are bytes on the wire). */
   split: Split = new Map();
   /** Every read as [offset, length], since the last reset(). */

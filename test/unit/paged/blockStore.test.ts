@@ -28,14 +28,18 @@ function store(bytes = data): { store: BlockStore; source: MemoryRangeSource } {
   return { store: new BlockStore(source, 0, bytes.length, BLOCK, hashes(data), 'pages.bin'), source };
 }
 
-/** A source over `bytes` that reads across gaps of up to `gapBytes` and logs each read [offset, length]. */
-function loggedSource(bytes: Uint8Array, name: string, gapBytes: number) {
+/**
+ * A source over `bytes` that reads across gaps of up to `gapBytes` and logs each read [offset, length]; `partBytes`,
+ * what it says a range of its own costs in a request of several (RangeSource.partBytes).
+ */
+function loggedSource(bytes: Uint8Array, name: string, gapBytes: number, partBytes?: number) {
   const inner = new MemoryRangeSource(bytes, name);
   const reads: Array<[number, number]> = [];
   const source = {
     name,
     size: bytes.length,
     gapBytes,
+    partBytes,
     get bytesRead() {
       return inner.bytesRead;
     },
@@ -186,6 +190,29 @@ describe('BlockStore over blocks of sizes by section (version 8)', () => {
   );
   /** A source that reads across gaps of up to `gapBytes` and counts its reads. */
   const sourceWithGap = (gapBytes: number) => loggedSource(zoned, 'zoned.bin', gapBytes);
+
+  it('reads a gap shorter than a part of a multi-range request with the blocks around it, and keeps its blocks', async () => {
+    // Rows blocks 1 and 3 of the rows' zone (one 128-byte block between): one range when a part costs more than the
+    // block between, two when it costs as much or less, or the source says nothing.
+    for (const [partBytes, ranges] of [
+      [129, 1],
+      [300, 1],
+      [128, 2],
+      [90, 2],
+      [undefined, 2],
+      [Number.NaN, 2],
+    ] as const) {
+      const { source, reads } = loggedSource(zoned, 'zoned.bin', 0, partBytes);
+      const s = new BlockStore(source, 0, zoned.length, layout, zonedHashes, 'pages.bin');
+      expect(s.bytes(2048 + 128 + 5, 1)).toBeUndefined();
+      expect(s.bytes(2048 + 3 * 128 + 5, 1)).toBeUndefined();
+      await s.load();
+      expect(reads.length, `part ${partBytes}`).toBe(ranges);
+      expect(s.bytes(2048 + 3 * 128 + 5, 1)).toEqual(zoned.subarray(2048 + 3 * 128 + 5, 2048 + 3 * 128 + 6));
+      // The block read between them was checked and kept: it needs no read of its own.
+      expect(s.bytes(2048 + 2 * 128, 4) !== undefined, `part ${partBytes}`).toBe(ranges === 1);
+    }
+  });
 
   it('numbers, reads and checks the blocks zone by zone', async () => {
     expect(layout.count).toBe(cuts.length);

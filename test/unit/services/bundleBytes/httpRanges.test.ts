@@ -60,6 +60,30 @@ describe('HttpRangeSource.readRanges', () => {
     }
   });
 
+  it('measures what a part costs on the wire from a multipart answer, and counts none once read range by range', async () => {
+    const { server, source } = await opened('multipart');
+    try {
+      // Before any multipart answer: nginx's part.
+      expect(source.partBytes).toBe(90);
+      await source.readRanges(RANGES);
+      const [answer] = server.requests.filter((r) => r.ranges === RANGES.length);
+      const data = RANGES.reduce((n, [, length]) => n + length, 0);
+      // The body the server sent, less the data, a part each (the last delimiter shared among them).
+      expect(source.partBytes).toBe(Math.floor((answer.bytes - data) / RANGES.length));
+      expect(source.partBytes).toBeGreaterThan(60);
+    } finally {
+      await server.close();
+    }
+    const first = await opened('first');
+    try {
+      await first.source.readRanges(RANGES);
+      expect(first.source.multiRange).toBe(false);
+      expect(first.source.partBytes).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('falls back to one range a request when the host answers only the first, and remembers it', async () => {
     const { server, source } = await opened('first');
     try {
