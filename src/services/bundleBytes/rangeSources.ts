@@ -224,8 +224,12 @@ export class HttpRangeSource implements RangeSource {
     // does not (one that merged them all into one range answered them all, and is asked again).
     if (boundary && left.length === 0) {
       this.multiRange = true;
-      // Bounded by what a body may carry a part (a host that merged ranges sent their gaps too).
-      this.measuredPart = Math.min(MULTIPART_OVERHEAD, Math.floor((body.length - asked) / parts.length));
+      // Bounded by what a body may carry a part (a host that merged ranges sent their gaps too), and by 0 (a body that
+      // covered every range holds their data, so it is not below 0; held in bounds all the same).
+      this.measuredPart = Math.max(
+        0,
+        Math.min(MULTIPART_OVERHEAD, Math.floor((body.length - asked) / parts.length)),
+      );
     } else if (!boundary && left.length > 0) this.multiRange = false;
     for (let i = 0; i < ranges.length; i++) if (out[i]) this.bytesRead += ranges[i][1];
     const rest = await readEach(left);
