@@ -32,6 +32,7 @@ import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
+import { spread, questionsOf } from './lib/questions.ts';
 
 const USAGE = 'usage: node --import tsx test/bench/list-codings.ts <x.bundle> <questions.jsonl> [--n 25]';
 const BUDGET_TOKENS = 12_000;
@@ -115,14 +116,8 @@ function countsOf(c: number): number[] {
 }
 
 // The first pages' lists, question by question (cold: a fresh library each).
-const questions = (await readFile(questionsPath, 'utf8'))
-  .split('\n')
-  .filter((l) => l.trim())
-  .map((l) => String((JSON.parse(l) as { question: unknown }).question));
-const picked = Array.from(
-  { length: Math.min(n, questions.length) },
-  (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
-);
+const questions = await questionsOf(questionsPath);
+const picked = spread(questions, n);
 const analyzer = createTermAnalyzer();
 const reads: number[][] = [];
 for (const q of picked) {

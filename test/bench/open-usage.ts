@@ -22,6 +22,7 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg, positional } from './lib/args.ts';
+import { spread, questionsOf } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/open-usage.ts <x.bundle> <questions.jsonl> [--n 25] [--first-page]';
@@ -104,14 +105,8 @@ async function main(): Promise<void> {
   const n = Number(arg('n', '25'));
   const firstPage = process.argv.includes('--first-page');
   const data = new Uint8Array(await readFile(bundlePath));
-  const questions = (await readFile(qaPath, 'utf8'))
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => String((JSON.parse(l) as { question: unknown }).question));
-  const picked = Array.from(
-    { length: Math.min(n, questions.length) },
-    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
-  );
+  const questions = await questionsOf(qaPath);
+  const picked = spread(questions, n);
   const analyzer = createTermAnalyzer();
   const rows = new Map<string, Row>();
   let chunkCount = 0;

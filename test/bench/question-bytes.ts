@@ -55,6 +55,7 @@ import { arg } from './lib/args.ts';
 import { watchStages, type Stages } from './lib/fetchStages.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
 import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
+import { spread } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--simulate] [--first-page] [--later]';
@@ -180,10 +181,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   const { regions, d } = await regionsOf(data, bundlePath);
   const pagesBytes = Object.values(d.sections).reduce((s, [, l]) => s + l, 0);
   const layout = blockLayoutOf(d, pagesBytes);
-  const picked = Array.from(
-    { length: Math.min(n, questions.length) },
-    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
-  );
+  const picked = spread(questions, n);
   const analyzer = createTermAnalyzer();
   const totals: number[] = [];
   const askedTotals: number[] = [];

@@ -43,6 +43,7 @@ import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
 import { TaggedSource, type Region } from './lib/taggedSource.ts';
+import { spread, questionsOf } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/stored-walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [--n 25] [--thresholds 1,2,…] [--first-page]';
@@ -320,14 +321,8 @@ async function main(): Promise<void> {
       return { name: r, lo, hi: hi ?? Infinity };
     });
   const data = new Uint8Array(await readFile(bundlePath));
-  const questions = (await readFile(qaPath, 'utf8'))
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => String((JSON.parse(l) as { question: unknown }).question));
-  const picked = Array.from(
-    { length: Math.min(n, questions.length) },
-    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
-  );
+  const questions = await questionsOf(qaPath);
+  const picked = spread(questions, n);
   const manifest = await readManifestByRanges(new MemoryRangeSource(data, bundlePath));
   const pagesPart = manifest?.parts.find((p) => p.name === 'pages.bin');
   const hashesPart = manifest?.parts.find((p) => p.name === 'pages.sha256');

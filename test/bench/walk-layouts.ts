@@ -38,6 +38,7 @@ import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { coListed, rareConceptOrder } from './lib/rowsOrder.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
+import { spread } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/walk-layouts.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] ' +
@@ -166,10 +167,7 @@ async function trace(
     { name: 'rows', start: pagesAt + rowsAt, end: pagesAt + rowsAt + rowsLength },
   ];
   const block = d.blockSize;
-  const picked = Array.from(
-    { length: Math.min(n, questions.length) },
-    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
-  );
+  const picked = spread(questions, n);
   const analyzer = createTermAnalyzer();
   const traces: QuestionTrace[] = [];
   const t0 = performance.now();

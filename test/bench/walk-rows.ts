@@ -35,6 +35,7 @@ import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { coListed, rareConceptOrder } from './lib/rowsOrder.ts';
 import { TaggedSource } from './lib/taggedSource.ts';
+import { spread, questionsOf } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--thresholds 8,16,…] [--layouts]';
@@ -223,10 +224,7 @@ async function readSet(spec: string) {
   if (!m) throw new Error(`bad set "${spec}"\n${USAGE}`);
   const [, setName, bundlePath, qaPath] = m;
   const data = new Uint8Array(await readFile(bundlePath));
-  const questions = (await readFile(qaPath, 'utf8'))
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => String((JSON.parse(l) as { question: unknown }).question));
+  const questions = await questionsOf(qaPath);
   return { setName, bundlePath, data, questions, x: await decode(data, bundlePath) };
 }
 
@@ -254,10 +252,7 @@ async function measure(spec: string, n: number, thresholds: number[]): Promise<v
   );
 
   // ---- the questions, cold
-  const picked = Array.from(
-    { length: Math.min(n, questions.length) },
-    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
-  );
+  const picked = spread(questions, n);
   const analyzer = createTermAnalyzer();
   const perQuestion: Array<{ walked: number[]; outside: Set<number>; blocks: Set<number> }> = [];
   t0 = performance.now();
@@ -424,10 +419,7 @@ async function layouts(spec: string, n: number): Promise<void> {
         .join(' ')}`,
   );
 
-  const picked = Array.from(
-    { length: Math.min(n, questions.length) },
-    (_, i) => questions[Math.floor((i * questions.length) / Math.min(n, questions.length))],
-  );
+  const picked = spread(questions, n);
   const analyzer = createTermAnalyzer();
   const perQuestion: Array<{
     need: Set<number>;

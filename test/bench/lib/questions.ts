@@ -1,0 +1,17 @@
+// The question sets the byte benches ask: a JSONL file's questions, and n of them spread evenly over it (the same n
+// questions in every bench, so that their figures compare question for question).
+import { readFile } from 'node:fs/promises';
+
+/** Every line's `question` of a JSONL file, in order (blank lines skipped). */
+export async function questionsOf(path: string): Promise<string[]> {
+  return (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => String((JSON.parse(l) as { question: unknown }).question));
+}
+
+/** n of the questions (all when fewer), the i-th at ⌊i · length / n⌋: spread over the set, not its first n. */
+export function spread(questions: readonly string[], n: number): string[] {
+  const m = Math.min(n, questions.length);
+  return Array.from({ length: m }, (_, i) => questions[Math.floor((i * questions.length) / m)]);
+}
