@@ -147,7 +147,7 @@ export const PAGES_EVIDENCE_VERSION = 12;
  * The writers' chunks an evidence block: 64 read least at 100 MiB once their hash pages are counted (128: +22 KB a
  * first page, 1,024: +71; docs/results/question-bytes.md, round twenty-one).
  */
-export const EVIDENCE_ENTRIES = 64;
+const EVIDENCE_ENTRIES = 64;
 
 /**
  * The chunks an evidence block a writer gives a part of `version` when not told: EVIDENCE_ENTRIES for a library that
