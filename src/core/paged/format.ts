@@ -144,8 +144,8 @@ export const MAX_EVIDENCE_ENTRIES = 1 << 16;
 /** The version `evidenceArrays` came with. */
 export const PAGES_EVIDENCE_VERSION = 12;
 /**
- * The writers' chunks an evidence block: 64 read least at 100 MiB once their hash pages are counted (128: +22 KB a
- * first page, 1,024: +71; docs/results/question-bytes.md, round twenty-one).
+ * The writers' chunks an evidence block: 64 read least at 100 MiB once their hash pages are counted (a first page
+ * p50 2,507 KB with 64 or 128, 2,529 with 256, 2,578 with 1,024; docs/results/question-bytes.md, round twenty-one).
  */
 const EVIDENCE_ENTRIES = 64;
 
