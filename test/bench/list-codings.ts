@@ -30,12 +30,10 @@ import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/inde
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
-import { spread, questionsOf } from './lib/questions.ts';
+import { askAsBench, questionsOf, spread } from './lib/questions.ts';
 
 const USAGE = 'usage: node --import tsx test/bench/list-codings.ts <x.bundle> <questions.jsonl> [--n 25]';
-const BUDGET_TOKENS = 12_000;
 const [path, questionsPath] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!path || !questionsPath) {
   console.error(USAGE);
@@ -126,14 +124,7 @@ for (const q of picked) {
   const library = opened.library;
   if (!layout.placed) placeRowBlocks(path, d, layout, library.reader.open.rowGroups);
   wanted = new Set();
-  await library.search(
-    q,
-    'ppr',
-    BUDGET_TOKENS,
-    undefined,
-    undefined,
-    firstPageWanted(q, (t) => library.terms(t)),
-  );
+  await askAsBench(library, q, true);
   reads.push([...wanted].sort((a, b) => a - b));
   wanted = undefined;
 }

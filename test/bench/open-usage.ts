@@ -20,13 +20,11 @@ import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg, positional } from './lib/args.ts';
-import { spread, questionsOf } from './lib/questions.ts';
+import { askAsBench, questionsOf, spread } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/open-usage.ts <x.bundle> <questions.jsonl> [--n 25] [--first-page]';
-const BUDGET_TOKENS = 12_000;
 const PHASES = ['rank', 'walk', 'evidence'] as const;
 type Phase = (typeof PHASES)[number];
 const BLOCKS = [256, 1024, 4096];
@@ -134,16 +132,7 @@ async function main(): Promise<void> {
       scoring[key].lengths = counting(scoring[key].lengths, use);
     }
     phases.length = 1;
-    const answer = firstPage
-      ? await library.search(
-          q,
-          'ppr',
-          BUDGET_TOKENS,
-          undefined,
-          undefined,
-          firstPageWanted(q, (t) => library.terms(t)),
-        )
-      : await library.search(q, 'ppr', BUDGET_TOKENS);
+    const answer = await askAsBench(library, q, firstPage);
     const hitPlaces = new Set<number>();
     for (const h of answer.hits) {
       const k = library.reader.chunkIndex.get(h.chunkId) ?? Number(/(\d+)$/.exec(h.chunkId)?.[1] ?? -1);

@@ -50,17 +50,15 @@ import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/inde
 import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
 import { watchStages, type Stages } from './lib/fetchStages.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
 import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
-import { spread } from './lib/questions.ts';
+import { askAsBench, BENCH_BUDGET_TOKENS, spread } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--simulate] [--first-page] [--later]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
-const BUDGET_TOKENS = 12_000;
 const PART = arg('part', '') === '' ? undefined : Number(arg('part', ''));
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'evidence', 'other'];
 
@@ -102,16 +100,7 @@ function linkSeconds(bytes: number, stageReads: readonly number[]): number {
 
 /** A question as the bench asks it: the Ask view's first page with --first-page, else `cli ask`'s whole budget. */
 function ask(library: PagedLibrary, q: string): ReturnType<PagedLibrary['search']> {
-  return process.argv.includes('--first-page')
-    ? library.search(
-        q,
-        'ppr',
-        BUDGET_TOKENS,
-        undefined,
-        undefined,
-        firstPageWanted(q, (t) => library.terms(t)),
-      )
-    : library.search(q, 'ppr', BUDGET_TOKENS);
+  return askAsBench(library, q, process.argv.includes('--first-page'));
 }
 
 function kb(n: number): string {
@@ -324,7 +313,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     `\n## ${setName}: bundle ${kb(data.length)} KB (pages ${kb(pagesBytes)} KB, ${d.chunkCount} chunks, ` +
       `${d.conceptCount} concepts, ${d.blockSize}-byte blocks${d.sectionBlocks ? ` (${JSON.stringify(d.sectionBlocks)})` : ''}${d.rowBlocks ? `, rows in blocks of whole rows ≤ ${d.rowBlocks.size} B (${d.rowBlocks.count})` : ''}, hashes ${kb(layout.count * (d.hashBytes ?? 32))} KB of ${d.hashBytes ?? 32} B); ` +
       `gap ${gapName(gap)}; ${picked.length} cold questions, ppr, ` +
-      `budget ${BUDGET_TOKENS}; load ${loadavg()
+      `budget ${BENCH_BUDGET_TOKENS}; load ${loadavg()
         .map((x) => x.toFixed(2))
         .join(' ')}`,
   );

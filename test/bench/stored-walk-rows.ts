@@ -40,14 +40,12 @@ import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { firstPageWanted } from '../../src/services/source/firstPage.ts';
 import { arg } from './lib/args.ts';
 import { TaggedSource, type Region } from './lib/taggedSource.ts';
-import { spread, questionsOf } from './lib/questions.ts';
+import { askAsBench, questionsOf, spread } from './lib/questions.ts';
 
 const USAGE =
   'usage: node --import tsx test/bench/stored-walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [--n 25] [--thresholds 1,2,…] [--first-page]';
-const BUDGET_TOKENS = 12_000;
 /** Block sizes of whole stored rows simulated for the stored rows' own zone. */
 const STORED_BLOCKS = [128, 512];
 /** The hash tree a version 7+ writer gives (format.ts): 16-byte hashes, leaves of 128 B, upper pages of 512 B. */
@@ -281,16 +279,7 @@ async function askCold(
   const opened = await openPagedBundle(source, createTermAnalyzer());
   if (!opened) throw new Error(`${name}: has no pages`);
   const library = opened.library;
-  const answer = await (process.argv.includes('--first-page')
-    ? library.search(
-        q,
-        'ppr',
-        BUDGET_TOKENS,
-        undefined,
-        undefined,
-        firstPageWanted(q, (t) => library.terms(t)),
-      )
-    : library.search(q, 'ppr', BUDGET_TOKENS));
+  const answer = await askAsBench(library, q, process.argv.includes('--first-page'));
   return {
     library,
     bytes: source.bytesRead,
