@@ -32,6 +32,11 @@ export class BlockLayout {
   /** Blocks in the part. */
   readonly count: number;
   private readonly zones: Zone[];
+  /**
+   * Version 13's `blockPaths` (blockPaths.ts): the blocks [first, first + count) are each stored followed by a path
+   * of `bytes`, so that from the first of them on a block's stored bytes lie after its place in the sections.
+   */
+  private pathZone: { first: number; count: number; bytes: number } | undefined;
 
   /**
    * `runs` are the part's consecutive [length, blockSize] pieces in file order (checked by the caller: lengths whole
@@ -72,6 +77,44 @@ export class BlockLayout {
     }
     this.zones = zones;
     this.count = first;
+  }
+
+  /**
+   * Version 13: the explicit zone `key`'s blocks each stored followed by a path of `bytes` (blockPaths.ts); a part
+   * without that zone has no block with a path.
+   */
+  withPaths(key: 'rows', bytes: number): this {
+    const zone = this.zones.find((z) => z.explicit?.key === key);
+    if (zone && bytes > 0) this.pathZone = { first: zone.first, count: zone.explicit!.count, bytes };
+    return this;
+  }
+
+  /** The blocks that carry paths, and each path's bytes (none: undefined). */
+  get paths(): { first: number; count: number; bytes: number } | undefined {
+    return this.pathZone;
+  }
+
+  /** The bytes of block b's path after it (0 for a block without one). */
+  pathBytesOf(b: number): number {
+    const z = this.pathZone;
+    return z && b >= z.first && b < z.first + z.count ? z.bytes : 0;
+  }
+
+  /** The bytes every path adds to the part's sections. */
+  get pathsLength(): number {
+    return this.pathZone ? this.pathZone.count * this.pathZone.bytes : 0;
+  }
+
+  /** Where block b's stored bytes start in the part as stored (after the paths of the blocks before it). */
+  storedStartOf(b: number): number {
+    const z = this.pathZone;
+    if (!z || b <= z.first) return this.startOf(b);
+    return this.startOf(b) + Math.min(b - z.first, z.count) * z.bytes;
+  }
+
+  /** Where block b's stored bytes end in the part as stored (after its path, when it carries one). */
+  storedEndOf(b: number): number {
+    return this.storedStartOf(b) + (this.endOf(b) - this.startOf(b)) + this.pathBytesOf(b);
   }
 
   /** Every block `blockSize` bytes from the part's start (versions 1 to 7). */

@@ -6,6 +6,7 @@
 import { gunzipSync } from 'fflate';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
 import { BlockLayout } from './blockLayout.ts';
+import { leafRoots, LEAF_HASHES, rootsFromPaths } from './blockPaths.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
@@ -117,6 +118,13 @@ export class BlockStore {
   private readonly layout: BlockLayout;
   /** The part's block size (a section's own may differ: layout): what the source's gap is counted in. */
   private readonly blockSize: number;
+  /** The sections' bytes: the part's less version 13's paths (which lie after their blocks, outside the offsets). */
+  private readonly sectionsLength: number;
+  /**
+   * Version 13's `blockPaths` (blockPaths.ts): a leaf page's hash in the level above is the root of its block hashes,
+   * and the blocks that carry paths are checked by them where their leaf page is not here.
+   */
+  private readonly paths: boolean;
 
   constructor(
     private readonly source: RangeSource,
@@ -141,6 +149,13 @@ export class BlockStore {
   ) {
     this.layout = typeof blocksOf === 'number' ? BlockLayout.uniform(length, blocksOf) : blocksOf;
     this.blockSize = typeof blocksOf === 'number' ? blocksOf : blocksOf.unit;
+    this.sectionsLength = length - this.layout.pathsLength;
+    // Block hashes held whole check every block themselves: the paths are only read past.
+    this.paths = this.layout.paths !== undefined && !(hashes instanceof Uint8Array);
+    if (this.paths && (hashes as PagedHashes).pageSize !== LEAF_HASHES * hashBytes)
+      throw new PagesError(
+        `${source.name}: ${partName}'s blocks carry paths, but its hashes are not in leaf pages of ${LEAF_HASHES}`,
+      );
     const blocks = this.layout.count;
     if (hashes.length !== blocks * hashBytes) {
       throw new PagesError(
@@ -199,7 +214,7 @@ export class BlockStore {
       !Number.isSafeInteger(length) ||
       offset < 0 ||
       length < 0 ||
-      offset + length > this.length
+      offset + length > this.sectionsLength
     ) {
       throw new PagesError(
         `${this.source.name}: ${this.partName} has no bytes ${offset}..${offset + length}`,
@@ -211,23 +226,26 @@ export class BlockStore {
     if (this.held) {
       for (let b = first; b <= last; b++) {
         if (this.blocks.has(b)) continue;
-        this.blocks.set(b, EMPTY);
         const bytes = this.layout.endOf(b) - this.layout.startOf(b);
+        // Version 13: a block's bytes lie after the paths before it; held as a view (the part is held whole).
+        const from = this.layout.storedStartOf(b);
+        this.blocks.set(b, this.paths ? this.held.subarray(from, from + bytes) : EMPTY);
         this.touchedBytes += bytes;
         this.blockBytes += bytes;
       }
-      return this.held.subarray(offset, offset + length);
-    }
-    let complete = true;
-    for (let b = first; b <= last; b++) {
-      if (!this.blocks.has(b)) {
-        this.wantedBlocks.add(b);
-        complete = false;
+      if (!this.paths) return this.held.subarray(offset, offset + length);
+    } else {
+      let complete = true;
+      for (let b = first; b <= last; b++) {
+        if (!this.blocks.has(b)) {
+          this.wantedBlocks.add(b);
+          complete = false;
+        }
       }
-    }
-    if (!complete) {
-      this.missCount++;
-      return undefined;
+      if (!complete) {
+        this.missCount++;
+        return undefined;
+      }
     }
     if (first === last) {
       const block = this.blocks.get(first)!;
@@ -457,9 +475,10 @@ export class BlockStore {
       mergedBlockRuns(wanted, Math.max(gapBytes, partGap(this.source)), this.layout),
       gapBytes,
     );
+    // Version 13: a run's stored bytes, each block with its path after it.
     const range = ([first, last]: [number, number]): [number, number] => {
-      const from = this.layout.startOf(first);
-      return [this.base + from, this.layout.endOf(last) - from];
+      const from = this.layout.storedStartOf(first);
+      return [this.base + from, this.layout.storedEndOf(last) - from];
     };
     const readRanges = this.source.readRanges?.bind(this.source);
     const read = async (ranges: Array<[number, number]>): Promise<Uint8Array[]> =>
@@ -601,6 +620,7 @@ export class BlockStore {
     computed: Set<number>;
   } {
     const computed = new Set<number>();
+    const pathed = new Set<number>();
     if (this.hashes instanceof Uint8Array) return { runs: [], computed };
     const out: PageRun[] = [];
     // Level by level: the pages of the level below that are missing need theirs (a page held was checked already).
@@ -622,6 +642,14 @@ export class BlockStore {
             Math.min((p + 1) * perPage, this.layout.count) - 1 <= last
           )
             computed.add(p);
+          else if (
+            level === 0 &&
+            this.layout.pathBytesOf(Math.max(first, p * perPage)) > 0 &&
+            this.layout.pathBytesOf(Math.min(last, (p + 1) * perPage - 1)) > 0
+          )
+            // Version 13: the run's blocks in this page carry their paths (one zone: its first and last do), checked
+            // against the page's hash in the level above; the page itself is not read.
+            pathed.add(p);
           else pages.push(p);
         }
       }
@@ -631,8 +659,14 @@ export class BlockStore {
       // round trip a range (at 32 KiB, 120 more ranges a cold question at 100 MiB read page by page).
       const read = mergedRuns(unique, gapBlocks(this.source, pageSize));
       for (const [first, last] of read) out.push({ level, first, last });
-      // The pages computed need their hashes in the level above as much as the pages read.
-      below = level === 0 ? [...read, ...[...computed].map((p): [number, number] => [p, p])] : read;
+      // The pages computed (and version 13's pages of paths) need their hashes in the level above as much as the
+      // pages read.
+      below =
+        level === 0
+          ? [...read, ...[...computed, ...pathed].map((p): [number, number] => [p, p])].sort(
+              (a, b) => a[0] - b[0],
+            )
+          : read;
     }
     return { runs: out, computed };
   }
@@ -651,7 +685,7 @@ export class BlockStore {
         page.set(digestOf(b).subarray(0, this.hashBytes), at);
       return page;
     });
-    const digests = await blockDigests(made);
+    const digests = await this.leafDigests(made);
     const failed: number[] = [];
     pages.forEach((p, k) => {
       if (this.pageFits(0, p, digests[k])) this.hashPages[0].set(p, made[k]);
@@ -664,6 +698,11 @@ export class BlockStore {
       failed.map((p) => this.source.read(offset + p * pageSize, Math.min(pageSize, length - p * pageSize))),
     );
     await this.acceptHashPages(runs, bytes);
+  }
+
+  /** The hashes of leaf pages as the level above holds them: SHA-256, or version 13's roots (blockPaths.ts). */
+  private leafDigests(pages: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    return this.paths ? leafRoots(pages) : blockDigests(pages);
   }
 
   /** Whether a hash page's digest is its hash: in the top list for the last level, else in the page above (held). */
@@ -697,7 +736,14 @@ export class BlockStore {
         numbers.push([level, p]);
       }
     });
-    const digests = await blockDigests(pages);
+    // Version 13: a leaf page's hash is its root (blockPaths.ts); every page above is hashed whole.
+    const leafAt = numbers.flatMap(([l], k) => (l === 0 && this.paths ? [k] : []));
+    const isLeaf = new Set(leafAt);
+    const digests = await blockDigests(pages.map((page, k) => (isLeaf.has(k) ? EMPTY : page)));
+    if (leafAt.length > 0) {
+      const roots = await leafRoots(leafAt.map((k) => pages[k]));
+      leafAt.forEach((k, i) => (digests[k] = roots[i]));
+    }
     const checked = this.levels.map(() => new Map<number, Uint8Array>());
     const topLevel = this.levels.length - 1;
     for (let level = topLevel; level >= 0; level--) {
@@ -727,6 +773,12 @@ export class BlockStore {
     checked.forEach((held, level) => held.forEach((page, p) => this.hashPages[level].set(p, page)));
   }
 
+  /** Whether block b's page of block hashes is here (paged hashes). */
+  private hasLeafOf(b: number): boolean {
+    const { pageSize } = this.levels[0];
+    return this.hashPages[0].has(hashPageOf(b, this.hashBytes, pageSize)[0]);
+  }
+
   /** Whether a block's digest begins with its hash (paged hashes: from its page, read and checked before). */
   private matches(digest: Uint8Array, b: number): boolean {
     if (this.hashes instanceof Uint8Array) return matchesBlockHash(digest, this.hashes, b, this.hashBytes);
@@ -747,11 +799,22 @@ export class BlockStore {
   ): Promise<void> {
     const blocks: Uint8Array[] = [];
     const numbers: number[] = [];
+    // Version 13: the paths read after their blocks, by block.
+    const paths = new Map<number, Uint8Array>();
     runs.forEach(([first, last], i) => {
-      const from = this.layout.startOf(first);
+      const from = this.layout.storedStartOf(first);
+      if (bytes[i].length !== this.layout.storedEndOf(last) - from)
+        throw new PagesError(
+          `${this.source.name}: blocks ${first}..${last} of part ${this.partName} came back with ` +
+            `${bytes[i].length} bytes, expected ${this.layout.storedEndOf(last) - from}`,
+        );
       for (let b = first; b <= last; b++) {
-        blocks.push(bytes[i].slice(this.layout.startOf(b) - from, this.layout.endOf(b) - from));
+        const at = this.layout.storedStartOf(b) - from;
+        const end = at + this.layout.endOf(b) - this.layout.startOf(b);
+        blocks.push(bytes[i].slice(at, end));
         numbers.push(b);
+        const path = this.layout.pathBytesOf(b);
+        if (path > 0) paths.set(b, bytes[i].subarray(end, end + path));
       }
     });
     const hashing = performance.now();
@@ -768,9 +831,26 @@ export class BlockStore {
       }
       if (mine.length > 0) await this.computePages(mine, (b) => digestAt.get(b)!);
     }
+    // Version 13: a block whose leaf page is not here is checked by its path, against the page's hash above it.
+    const byPath = this.paths
+      ? numbers.flatMap((b, k) => (paths.has(b) && !this.hasLeafOf(b) ? [k] : []))
+      : [];
+    const rooted = new Set<number>();
+    if (byPath.length > 0) {
+      const roots = await rootsFromPaths(
+        byPath.map((k) => digests[k]),
+        byPath.map((k) => paths.get(numbers[k])!),
+        byPath.map((k) => numbers[k] % LEAF_HASHES),
+      );
+      byPath.forEach((k, i) => {
+        const b = numbers[k];
+        if (this.pageFits(0, Math.floor(b / LEAF_HASHES), roots[i])) rooted.add(k);
+      });
+    }
     this.spent.hashMs += performance.now() - hashing;
+    const checkedByPath = new Set(byPath);
     numbers.forEach((b, k) => {
-      if (!this.matches(digests[k], b))
+      if (checkedByPath.has(k) ? !rooted.has(k) : !this.matches(digests[k], b))
         throw new PagesError(
           `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
         );
@@ -882,7 +962,8 @@ function mergedBlockRuns(
   const runs: Array<[number, number]> = [];
   for (const b of wanted) {
     const run = runs.at(-1);
-    if (run && layout.startOf(b) - layout.endOf(run[1]) <= gapBytes) run[1] = b;
+    // The bytes between as stored (version 13's paths of the blocks between are read with them).
+    if (run && layout.storedStartOf(b) - layout.storedEndOf(run[1]) <= gapBytes) run[1] = b;
     else runs.push([b, b]);
   }
   return runs;

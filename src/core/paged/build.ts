@@ -54,6 +54,8 @@ import {
   rowBlocksFor,
   writtenBlocks,
   hashPartOf,
+  blockPathsOf,
+  storedBytesAsync,
   openSections,
   pagedRecord,
   pagesDirectory,
@@ -66,6 +68,7 @@ import {
   type SectionSink,
 } from './write.ts';
 import type { PhaseClock } from './phaseClock.ts';
+import { PATH_BYTES } from './blockPaths.ts';
 
 /** A growing typed array (the chunk → concept rows before the table is made). */
 class Grow<T extends Uint32Array | Float32Array | Float64Array> {
@@ -239,7 +242,7 @@ export interface BuiltPages {
   concepts: number;
   terms: number;
   /** The part's bytes in order (from the spool). */
-  bytes(): AsyncGenerator<Uint8Array>;
+  bytes(): AsyncIterable<Uint8Array>;
 }
 
 /**
@@ -534,7 +537,8 @@ export async function buildPages(
       );
     });
   // Version 11 holds both openCoding (every part) and scriptChunks (a library of two scripts).
-  const version = (options.evidenceEntries ?? 0) > 0 ? PAGES_EVIDENCE_VERSION : PAGES_VERSION;
+  const version =
+    (options.evidenceEntries ?? 0) > 0 ? Math.max(PAGES_EVIDENCE_VERSION, PAGES_VERSION) : PAGES_VERSION;
 
   // ---- the concept table (ids are the sorted terms), degrees
   const t3 = performance.now();
@@ -645,35 +649,43 @@ export async function buildPages(
     number
   >;
   const { sections, total: length } = sectionTable(lengths, version);
-  const bytes = async function* (): AsyncGenerator<Uint8Array> {
+  const sectionBytes = async function* (): AsyncGenerator<Uint8Array> {
     for (const name of SECTIONS) yield* spool.read(name);
   };
   const sectionBlocks =
     options.blockSize === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined;
   const rowBlocks = rowBlocksFor(version, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
-  const blocks = new BlockHasher(
-    writtenBlocks(
-      version,
-      blockSize,
-      sections,
-      sectionBlocks,
-      length,
-      rowBlocks && {
-        rows: rowBlocks,
-        rowGroups: concepts.rowGroups,
-      },
-      written.evidence,
-    ),
-    blockHashBytes(version),
+  const layout = writtenBlocks(
+    version,
+    blockSize,
+    sections,
+    sectionBlocks,
+    length,
+    rowBlocks && {
+      rows: rowBlocks,
+      rowGroups: concepts.rowGroups,
+    },
+    written.evidence,
   );
-  const whole = new Sha256();
-  for await (const c of bytes()) {
+  const blocks = new BlockHasher(layout, blockHashBytes(version));
+  // Version 13: the rows' paths (blockPaths.ts) are made from the block hashes, so the part as stored (and its
+  // SHA-256) takes a second pass over the spool.
+  const paths = blockPathsOf(version, layout);
+  let whole = new Sha256();
+  for await (const c of sectionBytes()) {
     mark('hashes: spool read');
     blocks.update(c);
-    whole.update(c);
+    if (!paths) whole.update(c);
     mark('hashes: sha-256');
   }
-  const hashPart = hashPartOf(version, blockSize, blocks.finish());
+  const leaves = blocks.finish();
+  const bytes = (): AsyncIterable<Uint8Array> => storedBytesAsync(sectionBytes(), paths, leaves);
+  if (paths) {
+    whole = new Sha256();
+    for await (const c of bytes()) whole.update(c);
+    mark('hashes: paths');
+  }
+  const hashPart = hashPartOf(version, blockSize, leaves, paths !== undefined);
   const directory = pagesDirectory(
     {
       blockSize,
@@ -696,6 +708,7 @@ export async function buildPages(
       recordCoding: { dictionary },
       ...(scriptChunks && { scriptChunks }),
       ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
+      ...(paths ? { blockPaths: paths.field } : {}),
     },
     version,
   );
@@ -703,7 +716,7 @@ export async function buildPages(
     directory,
     hashes: hashPart.bytes,
     sha256: whole.digest(),
-    length,
+    length: length + (paths ? paths.zone.count * PATH_BYTES : 0),
     chunks: n,
     concepts: terms.length,
     terms: word.termCount,

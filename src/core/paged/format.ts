@@ -59,16 +59,22 @@
 // block (`listStarts`) in place of a size a concept (`listSizes`); `evidenceArrays`, each chunk's tokens out of `open`
 // into blocks read by ranges at the end of the records section (evidenceArrays.ts), for a library that does not keep
 // its lists in its rows (writerEvidenceEntries). `open` at 100 MiB: 983 → 863 KB (lists) → less again (tokens).
-// Versions 1 to 12 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 13 (round twenty-two) is shared the same way (FORMAT.md "Version 13"): `blockPaths`, each block of the rows'
+// zone stored followed by the path from its hash to its leaf page's hash (blockPaths.ts), every leaf page's hash the
+// Merkle root of its block hashes: a row block is checked with the level-1 page alone, in one range with its bytes
+// (at 100 MiB a first page −241 KB of data and −3,300 ranges p50, test/bench/block-paths.ts). The directory's
+// sections give where the sections lie without the paths (what every reader asks for); the part is longer by them.
+// Versions 1 to 13 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
+import { BLOCK_PATHS_VERSION, PATH_BYTES, type BlockPaths } from './blockPaths.ts';
 import { leastListBytes } from './listPacking.ts';
 import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 12;
+export const PAGES_VERSION = 13;
 /**
  * The version the directory's `scriptChunks` came with (word statistics per script, retrieval params
  * scriptStatistics): version 11, beside `openCoding`. Written only by a library built with them.
@@ -77,7 +83,7 @@ export const PAGES_SCRIPT_VERSION = 11;
 /** The version the directory's `listCoding` came with (the lists packed, listPacking.ts): every writer's from 12. */
 export const LIST_CODING_VERSION = 12;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -421,6 +427,12 @@ export interface PagesDirectory {
    * not in `open`. Absent: in `open`, as version 11.
    */
   evidenceArrays?: EvidenceArrays;
+  /**
+   * Version 13: each block of the rows' zone (`rowBlocks`) stored followed by its path (blockPaths.ts), and every
+   * leaf page's hash the Merkle root of its block hashes. The sections' offsets are without the paths. Absent: as
+   * version 12.
+   */
+  blockPaths?: BlockPaths;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -530,7 +542,7 @@ export interface RowBlocks {
 export function blockLayoutOf(
   d: Pick<
     PagesDirectory,
-    'version' | 'blockSize' | 'sectionBlocks' | 'sections' | 'rowBlocks' | 'evidenceArrays'
+    'version' | 'blockSize' | 'sectionBlocks' | 'sections' | 'rowBlocks' | 'evidenceArrays' | 'blockPaths'
   >,
   partLength: number,
   rowGroups?: ArrayLike<number>,
@@ -541,7 +553,7 @@ export function blockLayoutOf(
   const rows = d.rowBlocks;
   const evidence = d.evidenceArrays;
   if (!own && !rows && !evidence) return BlockLayout.uniform(partLength, d.blockSize);
-  return new BlockLayout(
+  const layout = new BlockLayout(
     sectionsOf(d.version).flatMap((name): Array<readonly [number, number | ExplicitBlocks]> =>
       name === 'rows' && rows
         ? [
@@ -567,6 +579,8 @@ export function blockLayoutOf(
     ),
     d.blockSize,
   );
+  // Version 13: the rows' blocks each followed by its path in the part (blockPaths.ts).
+  return d.blockPaths ? layout.withPaths('rows', PATH_BYTES) : layout;
 }
 
 /** Version 12: places the evidence's blocks where `open`'s evidenceStarts say (checked by expandOpen). */
@@ -778,11 +792,15 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
       fail(`has a bad section ${name}`);
     end += s[1];
   }
-  if (end !== partLength) fail(`covers ${end} bytes of a ${partLength}-byte part`);
   if (d.sectionBlocks !== undefined) checkSectionBlocks(d, fail);
   if (d.rowBlocks !== undefined) checkRowBlocks(d, fail);
   // Before the hash pages: their check counts the blocks, which the evidence's field says the number of.
   if (d.evidenceArrays !== undefined) checkEvidenceArrays(d, fail);
+  // Version 13's paths lie in the part after their blocks, outside the sections' offsets.
+  if (d.blockPaths !== undefined) checkBlockPaths(d, fail);
+  const paths = d.blockPaths ? d.rowBlocks!.count * PATH_BYTES : 0;
+  if (end + paths !== partLength)
+    fail(`covers ${end} bytes${paths ? ` and ${paths} of paths` : ''} of a ${partLength}-byte part`);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
   if (d.openResiduals !== undefined) checkOpenResiduals(d, fail);
   if (d.openCoding !== undefined) checkOpenCoding(d, fail);
@@ -867,6 +885,27 @@ function checkEvidenceArrays(d: PagesDirectory, fail: (why: string) => never): v
     fail(
       `has evidenceArrays.bytes ${String(bytes)} (a byte a block at least, at most the records section's ${room} ` +
         'after its dictionary)',
+    );
+}
+
+/**
+ * Version 13's `blockPaths`: only from version 13, exactly { zones: ['rows'] }, beside `rowBlocks` (the zone whose
+ * blocks carry paths) and hash pages of 16-byte hashes in leaf pages of HASH_LEAF_BYTES (a path is the 3 siblings of
+ * a leaf page of 8). Checked before the part's length is counted with the paths.
+ */
+function checkBlockPaths(d: PagesDirectory, fail: (why: string) => never): void {
+  const field = d.blockPaths as unknown;
+  const shown = JSON.stringify(field);
+  if (d.version < BLOCK_PATHS_VERSION || !field || typeof field !== 'object' || Array.isArray(field))
+    fail(`has blockPaths ${shown} (version 13 gives an object { zones: ["rows"] })`);
+  const { zones, ...rest } = field as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || !Array.isArray(zones) || zones.length !== 1 || zones[0] !== 'rows')
+    fail(`has blockPaths ${shown} (version 13 gives only zones: ["rows"])`);
+  if (d.rowBlocks === undefined) fail('has blockPaths but no rowBlocks (the rows carry the paths)');
+  if (hashBytesOf(d) !== TOP_HASH_BYTES || d.hashPages?.size !== HASH_LEAF_BYTES)
+    fail(
+      `has blockPaths with hashes of ${String(d.hashBytes)} bytes in pages of ${String(d.hashPages?.size)} ` +
+        `(a path is 3 siblings of 16 bytes: ${TOP_HASH_BYTES}-byte hashes in pages of ${HASH_LEAF_BYTES})`,
     );
 }
 

@@ -16,6 +16,8 @@ import { BundleError } from '../bundle/index.ts';
 import { resolveParams } from '../retrieval/index.ts';
 import { messageOf } from '../errors.ts';
 import { matchesBlockHash } from './blockDigest.ts';
+import { PATH_BYTES } from './blockPaths.ts';
+import type { BlockLayout } from './blockLayout.ts';
 import { decodeJson, gzipSize, PagesError } from './blockStore.ts';
 import { checkRecordGroup } from './groupShapes.ts';
 import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
@@ -36,6 +38,7 @@ import {
   PAGES_EVIDENCE_VERSION,
   writerEvidenceEntries,
   PAGES_VERSION,
+  placeEvidenceBlocks,
   placeRowBlocks,
   SECTIONS,
   type PagedChunkRecord,
@@ -54,6 +57,8 @@ import {
   DEFAULT_GROUPS,
   defaultBlockSize,
   hashPartOf,
+  blockPathsOf,
+  storedBytesAsync,
   LISTS_IN_ROWS_BYTES,
   openSections,
   pagesDirectory,
@@ -75,7 +80,7 @@ interface UpgradedPages {
   sha256: Uint8Array;
   length: number;
   /** The part's bytes in order (read again from the source). */
-  bytes(): AsyncGenerator<Uint8Array>;
+  bytes(): AsyncIterable<Uint8Array>;
 }
 
 /** Pieces of [from, to) of the source, PIECE bytes at a time. */
@@ -428,7 +433,8 @@ async function upgradePages(
   evidenceEntries?: number,
 ): Promise<UpgradedPages> {
   const d = checkDirectory(location.directory, location.length);
-  const version = (evidenceEntries ?? 0) > 0 ? PAGES_EVIDENCE_VERSION : PAGES_VERSION;
+  const version =
+    (evidenceEntries ?? 0) > 0 ? Math.max(PAGES_EVIDENCE_VERSION, PAGES_VERSION) : PAGES_VERSION;
   if (d.version >= version)
     throw new PagesError(`${source.name}: its pages are version ${d.version} already (nothing to upgrade)`);
   const { base, length } = location;
@@ -453,7 +459,7 @@ async function upgradePages(
     for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
     checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
   };
-  if (!d.rowBlocks) await checkBlocks();
+  if (!d.rowBlocks && !d.evidenceArrays) await checkBlocks();
 
   const n = d.chunkCount;
   const [openAt, openLength] = d.sections.open;
@@ -471,10 +477,25 @@ async function upgradePages(
   } else {
     const tables = expandOpen(decoded, d.version, n, d.listsInRows === true, residualsOf(d));
     checkOpen(source.name, d, tables);
-    if (d.rowBlocks) {
-      placeRowBlocks(source.name, d, oldLayout, tables.rowGroups);
+    if (d.rowBlocks || d.evidenceArrays) {
+      if (d.rowBlocks) placeRowBlocks(source.name, d, oldLayout, tables.rowGroups);
+      // Version 12's evidence blocks start where `open` says (checked by expandOpen).
+      placeEvidenceBlocks(d, oldLayout, tables.evidenceStarts);
       await checkBlocks();
     }
+    // Version 12's sections are version 13's: copied as they are, each row block followed by its path (the block
+    // hashes just checked make them), under a tree whose leaf pages' hashes are their roots (blockPaths.ts). As
+    // `cli index` writes a library at the writers' defaults, which the options of benches would change. (The generic
+    // path below cannot read version 12's packed lists or its tokens in evidence blocks; nothing of them changes.)
+    if (
+      d.version === 12 &&
+      // The layout the generic path would keep: lists in the rows, or rows too long to take them.
+      (d.listsInRows === true || d.sections.rows[1] > listsInRowsBytes * 4) &&
+      sectionBlocksAsked === undefined &&
+      rowBlockBytes === ROW_BLOCK_BYTES &&
+      evidenceEntries === undefined
+    )
+      return repathed(source, location, d, oldLayout, hashes, params, version);
     // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
     const [degreesAt, degreesLength] = d.sections.degrees;
     const raw = await source.read(base + degreesAt, degreesLength);
@@ -581,7 +602,7 @@ async function upgradePages(
   // Words to concepts, then rows, are copied as they are (or the rows made anew with the lists in them).
   const [beforeFrom] = d.sections.terms;
   const [listsAt] = d.sections.lists;
-  const bytes = async function* (): AsyncGenerator<Uint8Array> {
+  const sectionBytes = async function* (): AsyncGenerator<Uint8Array> {
     yield written.open;
     yield* records.chunks;
     yield* evidenceBlocks;
@@ -601,28 +622,34 @@ async function upgradePages(
   const sectionBlocks = sectionBlocksAsked ?? sectionBlocksFor(version, inRows !== undefined);
   // Version 10's rows in blocks of whole rows, cut at the new row groups (rowBlocksFor).
   const rowBlocks = rowBlocksFor(version, inRows !== undefined, sectionBlocks, rowGroups, rowBlockBytes);
-  const newBlocks = new BlockHasher(
-    writtenBlocks(
-      version,
-      blockSize,
-      sections,
-      sectionBlocks,
-      total,
-      rowBlocks && { rows: rowBlocks, rowGroups },
-      written.evidence,
-    ),
-    blockHashBytes(version),
+  const newLayout = writtenBlocks(
+    version,
+    blockSize,
+    sections,
+    sectionBlocks,
+    total,
+    rowBlocks && { rows: rowBlocks, rowGroups },
+    written.evidence,
   );
-  const whole = new Sha256();
+  const newBlocks = new BlockHasher(newLayout, blockHashBytes(version));
+  // Version 13's paths (blockPaths.ts) follow from the block hashes: the part as stored takes a second pass.
+  const paths = blockPathsOf(version, newLayout);
+  let whole = new Sha256();
   let made = 0;
-  for await (const piece of bytes()) {
+  for await (const piece of sectionBytes()) {
     newBlocks.update(piece);
-    whole.update(piece);
+    if (!paths) whole.update(piece);
     made += piece.length;
   }
   if (made !== total)
     throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
-  const newHashes = hashPartOf(version, blockSize, newBlocks.finish());
+  const leaves = newBlocks.finish();
+  const bytes = (): AsyncIterable<Uint8Array> => storedBytesAsync(sectionBytes(), paths, leaves);
+  if (paths) {
+    whole = new Sha256();
+    for await (const piece of bytes()) whole.update(piece);
+  }
+  const newHashes = hashPartOf(version, blockSize, leaves, paths !== undefined);
   return {
     directory: pagesDirectory(
       {
@@ -651,12 +678,56 @@ async function upgradePages(
         rowBlocks,
         recordCoding: { dictionary: records.dictionary },
         ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
+        ...(paths ? { blockPaths: paths.field } : {}),
       },
       version,
     ),
     hashes: newHashes.bytes,
     sha256: whole.digest(),
-    length: total,
+    length: total + (paths ? paths.zone.count * PATH_BYTES : 0),
+    bytes,
+  };
+}
+
+/**
+ * A checked version 12 part (its blocks placed and checked against `hashes`) as version 13: the same sections, the
+ * rows' paths after their blocks, the tree of hash pages made anew (upgradePages).
+ */
+async function repathed(
+  source: RangeSource,
+  location: { base: number; length: number },
+  d: PagesDirectory,
+  layout: BlockLayout,
+  hashes: Uint8Array,
+  params: ShareParams,
+  version: number,
+): Promise<UpgradedPages> {
+  const { base, length } = location;
+  const leaves = hashes.slice();
+  const paths = blockPathsOf(version, d.rowBlocks ? layout : d.blockSize);
+  const bytes = (): AsyncIterable<Uint8Array> =>
+    storedBytesAsync(pieces(source, base, base + length), paths, leaves);
+  const whole = new Sha256();
+  let made = 0;
+  for await (const piece of bytes()) {
+    whole.update(piece);
+    made += piece.length;
+  }
+  const newHashes = hashPartOf(version, d.blockSize, leaves, paths !== undefined);
+  const { format: _f, version: _v, hashBytes: _h, hashPages: _p, shares: _s, ...fields } = d;
+  return {
+    directory: pagesDirectory(
+      {
+        ...fields,
+        shares: params,
+        hashPages: newHashes.hashPages,
+        ...(paths ? { blockPaths: paths.field } : {}),
+      },
+      version,
+    ),
+    hashes: newHashes.bytes,
+    sha256: whole.digest(),
+    length: made,
     bytes,
   };
 }

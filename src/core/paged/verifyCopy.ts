@@ -10,9 +10,11 @@ import { expandOpen, residualsOf } from './compactOpen.ts';
 import { messageOf } from '../errors.ts';
 import { hashPagesOf, hashTreeOf } from './write.ts';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
+import { pathOf } from './blockPaths.ts';
 import {
   checkDirectory,
   checkOpen,
+  placeEvidenceBlocks,
   placeRowBlocks,
   hashBytesOf,
   blockLayoutOf,
@@ -92,7 +94,11 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
   // version 7 through the levels of pages above it), so the copy's levels and top list must be those its block hashes
   // give, or a question would refuse a page this check passed.
   const hp = directory.hashPages;
-  const tree = hp?.levels?.length ? hashTreeOf(hashes, hp.levels, hp.size) : undefined;
+  // Version 13's leaf pages are hashed as the roots of their block hashes (blockPaths.ts).
+  const tree =
+    hp?.levels?.length || directory.blockPaths
+      ? hashTreeOf(hashes, hp?.levels ?? [], hp?.size, directory.blockPaths !== undefined)
+      : undefined;
   if (
     hp &&
     (tree
@@ -106,18 +112,31 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
   // Runs of whole blocks of at most STEP_BYTES (one block at least, whatever its size).
   const check = async (start: number, end: number): Promise<void> => {
     for (let first = start, last = start; first < end; first = last) {
-      const from = layout.startOf(first);
+      // As stored: version 13's paths after their blocks (blockLayout.ts storedStartOf).
+      const from = layout.storedStartOf(first);
       last = first + 1;
-      while (last < end && layout.endOf(last) - from <= STEP_BYTES) last++;
-      const run = await source.read(offset + from, layout.endOf(last - 1) - from);
+      while (last < end && layout.storedEndOf(last) - from <= STEP_BYTES) last++;
+      const run = await source.read(offset + from, layout.storedEndOf(last - 1) - from);
       const parts: Uint8Array[] = [];
-      for (let b = first; b < last; b++)
-        parts.push(run.subarray(layout.startOf(b) - from, layout.endOf(b) - from));
+      for (let b = first; b < last; b++) {
+        const at = layout.storedStartOf(b) - from;
+        parts.push(run.subarray(at, at + layout.endOf(b) - layout.startOf(b)));
+      }
       const digests = await blockDigests(parts);
       digests.forEach((digest, i) => {
         const b = first + i;
         if (!matchesBlockHash(digest, hashes, b, hashBytes))
           corrupted(`block ${b} of part ${PAGES_PART} does not match its SHA-256`, PAGES_PART);
+        // A path is what the block hashes give, or a reader by ranges would refuse the block this check passed.
+        const path = layout.pathBytesOf(b);
+        if (path === 0) return;
+        const at = layout.storedEndOf(b) - path - from;
+        const expected = pathOf(hashes, b);
+        if (!expected.every((x, j) => run[at + j] === x))
+          corrupted(
+            `the path of block ${b} of part ${PAGES_PART} does not match its block hashes`,
+            PAGES_PART,
+          );
       });
     }
   };
@@ -125,7 +144,7 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
   // blocks (the part's first) are checked, then it is decoded and checked as a library's open checks it.
   let checked = 0;
   const [openAt, openLength] = directory.sections.open;
-  if (directory.rowBlocks && openLength > 0) {
+  if ((directory.rowBlocks || directory.evidenceArrays) && openLength > 0) {
     checked = layout.blockOf(openAt + openLength - 1) + 1;
     await check(0, checked);
     try {
@@ -139,6 +158,9 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
       );
       checkOpen(PAGES_PART, directory, open);
       placeRowBlocks(PAGES_PART, directory, layout, open.rowGroups);
+      // Version 12's evidence blocks, where `open` says (before round twenty-two they were never placed here, and a
+      // part with them could not be checked offline).
+      placeEvidenceBlocks(directory, layout, open.evidenceStarts);
     } catch (e) {
       corrupted(messageOf(e), PAGES_PART);
     }

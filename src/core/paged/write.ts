@@ -28,6 +28,14 @@ import { compactOpen } from './compactOpen.ts';
 import { evidenceBlocksOf } from './evidenceArrays.ts';
 import { rowBlockStarts, type BlockLayout } from './blockLayout.ts';
 import {
+  BLOCK_PATHS_VERSION,
+  leafRootsOf,
+  PATH_BYTES,
+  storedPieces,
+  storedPiecesAsync,
+  type BlockPaths,
+} from './blockPaths.ts';
+import {
   blockHashBytes,
   blockLayoutOf,
   decodeTop,
@@ -750,18 +758,54 @@ export function hashTreeOf(
   leaves: Uint8Array,
   levels: number[] = hashLevelsFor(leaves.length),
   size = HASH_LEAF_BYTES,
+  /** Version 13's `blockPaths`: a leaf page's hash is the Merkle root of its block hashes (blockPaths.ts). */
+  roots = false,
 ): { hashPages: HashPages; bytes: Uint8Array } {
   const layout = hashLevels(leaves.length, { size, levels });
   const last = layout[layout.length - 1];
   const bytes = new Uint8Array(last.at + last.length);
   bytes.set(leaves);
-  for (let i = 1; i < layout.length; i++) {
-    const below = layout[i - 1];
-    const pages = hashPagesOf(bytes.subarray(below.at, below.at + below.length), below.pageSize);
-    bytes.set(decodeTop(pages.top)!, layout[i].at);
-  }
-  const top = hashPagesOf(bytes.subarray(last.at, last.at + last.length), last.pageSize).top;
+  const hashesOf = (level: number): Uint8Array => {
+    const { at, length, pageSize } = layout[level];
+    const below = bytes.subarray(at, at + length);
+    return level === 0 && roots ? leafRootsOf(below, pageSize) : decodeTop(hashPagesOf(below, pageSize).top)!;
+  };
+  for (let i = 1; i < layout.length; i++) bytes.set(hashesOf(i - 1), layout[i].at);
+  const top = encodeTop(hashesOf(layout.length - 1));
   return { hashPages: { size, top, levels }, bytes };
+}
+
+/**
+ * Version 13's paths (blockPaths.ts): the directory's field and the blocks that carry them, for a part of `version`
+ * whose rows are in blocks of whole rows (`rowBlocks`); none for another (a small library keeps its lists in its
+ * rows, one group read whole: nothing to gain).
+ */
+export function blockPathsOf(
+  version: number,
+  layout: number | BlockLayout,
+): { field: BlockPaths; zone: { first: number; count: number; endOf: (b: number) => number } } | undefined {
+  if (version < BLOCK_PATHS_VERSION || typeof layout === 'number') return undefined;
+  const zone = layout.withPaths('rows', PATH_BYTES).paths;
+  if (!zone) return undefined;
+  return { field: { zones: ['rows'] }, zone: { ...zone, endOf: (b) => layout.endOf(b) } };
+}
+
+/** The part's stored bytes: its sections' pieces with each path after its block (version 13), or as they are. */
+export function storedBytes(
+  pieces: Iterable<Uint8Array>,
+  paths: ReturnType<typeof blockPathsOf>,
+  leaves: Uint8Array,
+): Iterable<Uint8Array> {
+  return paths ? storedPieces(pieces, paths.zone, leaves) : pieces;
+}
+
+/** storedBytes over pieces that come asynchronously (a spool, an old part). */
+export function storedBytesAsync(
+  pieces: AsyncIterable<Uint8Array>,
+  paths: ReturnType<typeof blockPathsOf>,
+  leaves: Uint8Array,
+): AsyncIterable<Uint8Array> {
+  return paths ? storedPiecesAsync(pieces, paths.zone, leaves) : pieces;
 }
 
 /**
@@ -772,8 +816,10 @@ export function hashPartOf(
   version: number,
   blockSize: number,
   leaves: Uint8Array,
+  /** Version 13's `blockPaths`: leaf pages' hashes are their roots (hashTreeOf). */
+  roots = false,
 ): { hashPages: HashPages; bytes: Uint8Array } {
-  if (version >= 7) return hashTreeOf(leaves);
+  if (version >= 7) return hashTreeOf(leaves, undefined, undefined, roots);
   return { hashPages: hashPagesOf(leaves, hashPageBytes(blockSize)), bytes: leaves };
 }
 
@@ -812,6 +858,9 @@ export function pagesDirectory(
       : {}),
     ...(version >= LIST_CODING_VERSION && fields.listCoding
       ? { listCoding: { blockBytes: fields.listCoding.blockBytes } }
+      : {}),
+    ...(version >= BLOCK_PATHS_VERSION && fields.blockPaths
+      ? { blockPaths: { zones: [...fields.blockPaths.zones] } }
       : {}),
     sections: fields.sections,
   };
@@ -917,7 +966,7 @@ export async function writePagedIndex(
   // Per-script word statistics are stored from version 11 (the directory's scriptChunks): no older version can hold
   // a library built with them as it answers.
   const { scriptChunks } = bm25;
-  const version = (evidenceEntries ?? 0) > 0 ? PAGES_EVIDENCE_VERSION : versionAsked;
+  const version = (evidenceEntries ?? 0) > 0 ? Math.max(PAGES_EVIDENCE_VERSION, versionAsked) : versionAsked;
   if (scriptChunks && version < PAGES_SCRIPT_VERSION)
     throw new Error(`pages: version ${version} cannot store per-script word statistics (version 11 does)`);
   const n = layout.chunks.length;
@@ -999,7 +1048,6 @@ export async function writePagedIndex(
     number
   >;
   const { sections, total } = sectionTable(lengths, version);
-  const data = new Uint8Array(total);
   const blockSize = blockSizeAsked ?? defaultBlockSize(version, concepts.listsInRows);
   const sectionBlocks =
     sectionBlocksAsked ??
@@ -1011,31 +1059,31 @@ export async function writePagedIndex(
     concepts.rowGroups,
     rowBlockBytes,
   );
-  const hasher = new BlockHasher(
-    writtenBlocks(
-      version,
-      blockSize,
-      sections,
-      sectionBlocks,
-      total,
-      rowBlocks && {
-        rows: rowBlocks,
-        rowGroups: concepts.rowGroups,
-      },
-      written.evidence,
-    ),
-    blockHashBytes(version),
+  const blocks = writtenBlocks(
+    version,
+    blockSize,
+    sections,
+    sectionBlocks,
+    total,
+    rowBlocks && {
+      rows: rowBlocks,
+      rowGroups: concepts.rowGroups,
+    },
+    written.evidence,
   );
-  let at = 0;
-  for (const name of sectionsOf(version)) {
-    for (const b of sinks[name].chunks) {
-      data.set(b, at);
-      hasher.update(b);
-      at += b.length;
-    }
-  }
+  const hasher = new BlockHasher(blocks, blockHashBytes(version));
+  const pieces = sectionsOf(version).flatMap((name) => sinks[name].chunks);
+  for (const b of pieces) hasher.update(b);
   const leaves = hasher.finish();
-  const hashPart = version >= 3 ? hashPartOf(version, blockSize, leaves) : undefined;
+  // Version 13: each row block followed by its path (blockPaths.ts), made from the block hashes.
+  const paths = blockPathsOf(version, blocks);
+  const data = new Uint8Array(total + (paths ? paths.zone.count * PATH_BYTES : 0));
+  let at = 0;
+  for (const b of storedBytes(pieces, paths, leaves)) {
+    data.set(b, at);
+    at += b.length;
+  }
+  const hashPart = version >= 3 ? hashPartOf(version, blockSize, leaves, paths !== undefined) : undefined;
   return {
     data,
     hashes: hashPart?.bytes ?? leaves,
@@ -1061,6 +1109,7 @@ export async function writePagedIndex(
         recordCoding: { dictionary },
         ...(scriptChunks ? { scriptChunks } : {}),
         ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
+        ...(paths ? { blockPaths: paths.field } : {}),
       },
       version,
     ),

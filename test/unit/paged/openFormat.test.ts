@@ -318,22 +318,12 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
     const v11 = await writePagedIndex(parts, doc, undefined, 11);
     const v11large = await writePagedIndex(parts, doc, undefined, 11, undefined, 0);
     expect([v11.directory.version, v11large.directory.version]).toEqual([11, 11]);
-    // Version 12, the writers' default: the large layout's lists packed into 128-byte blocks with their counts in 4
+    // Version 12 (the writers' default is 13, blockPaths.test.ts): the large layout's lists packed into 128-byte blocks with their counts in 4
     // bits, `open` holding how many lists start in each block in place of their sizes (the directory's listCoding);
     // the small layout (no lists section) is version 11's, byte for byte.
-    const v12 = await writePagedIndex(parts, doc);
+    const v12 = await writePagedIndex(parts, doc, undefined, 12);
     // listCoding alone (the writers' evidence blocks, evidenceArrays, have their own test: evidenceArrays.test.ts).
-    const v12large = await writePagedIndex(
-      parts,
-      doc,
-      undefined,
-      undefined,
-      undefined,
-      0,
-      undefined,
-      undefined,
-      0,
-    );
+    const v12large = await writePagedIndex(parts, doc, undefined, 12, undefined, 0, undefined, undefined, 0);
     expect([v12.directory.version, v12large.directory.version]).toEqual([12, 12]);
     expect(Buffer.from(v12.data).equals(Buffer.from(v11.data))).toBe(true);
     expect({ ...v12.directory, version: 11 }).toEqual(v11.directory);
@@ -858,7 +848,7 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
     // (a forged section under honest brackets answers as honest pages).
   }, 240_000);
 
-  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11 pages, byte for byte, and a damaged block is named', async () => {
+  it('are what `cli upgrade` makes of version 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages, byte for byte, and a damaged block is named', async () => {
     const { engine, analyzer } = await engineOf(REPO_RESULTS);
     const parts = engine.lexicalParts();
     const doc = (docId: string) => ({ title: docId });
@@ -898,7 +888,10 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
     const v11 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 11))], base),
     );
-    // What `cli index` writes today (version 12, its block size not told): every upgrade's output.
+    const v12small = await bundleBytes(
+      writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 12))], base),
+    );
+    // What `cli index` writes today (version 13, its block size not told): every upgrade's output.
     const v12 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc))], base),
     );
@@ -910,49 +903,53 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 12]);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 13]);
     expect(bytes.length).toBe(v12.length);
     expect(Buffer.from(bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 12]);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 13]);
     expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 12]);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 13]);
     expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v12))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 12]);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 13]);
     expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 12]);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 13]);
     expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v12))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
     // Version 6 that keeps its lists in its rows: the same sections, in 1 KiB blocks (version 7).
     const fromV6 = await upgrade(v6);
-    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 12]);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 13]);
     expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 7: the same sections, in version 8's blocks by section and version 9's `open`.
     const fromV7 = await upgrade(v7);
-    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 12]);
+    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 13]);
     expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 8: the same sections and blocks, `open` without the one-chunk concepts' degree codes (version 9).
     const fromV8 = await upgrade(v8);
-    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 12]);
+    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 13]);
     expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 9: the records coded again, `open`'s tokens and row group sizes as residuals and its record groups the
     // new ones (version 10; its lists in its rows: no rowBlocks), every other section the same.
     const fromV9 = await upgrade(v9);
-    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 12]);
+    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 13]);
     expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 10: its records read with their dictionary and coded again the same, `open` coded smaller (version 11).
     const fromV10 = await upgrade(v10);
-    expect([fromV10.upgraded.from, fromV10.upgraded.to]).toEqual([10, 12]);
+    expect([fromV10.upgraded.from, fromV10.upgraded.to]).toEqual([10, 13]);
     expect(Buffer.from(fromV10.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 11 that keeps its lists in its rows: every section the same (version 12 changes only a lists section).
     const fromV11 = await upgrade(v11);
-    expect([fromV11.upgraded.from, fromV11.upgraded.to]).toEqual([11, 12]);
+    expect([fromV11.upgraded.from, fromV11.upgraded.to]).toEqual([11, 13]);
     expect(Buffer.from(fromV11.bytes).equals(Buffer.from(v12))).toBe(true);
+    // Version 12 that keeps its lists in its rows: every section the same (no rows' zone of whole rows: no paths).
+    const fromV12 = await upgrade(v12small);
+    expect([fromV12.upgraded.from, fromV12.upgraded.to]).toEqual([12, 13]);
+    expect(Buffer.from(fromV12.bytes).equals(Buffer.from(v12))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
     // with rows in groups of 2, which is what the upgrade makes of old parts of 4 KiB blocks and rows in groups of 8.
@@ -967,6 +964,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
     const v12large = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, undefined, undefined, 0))],
+        base,
+      ),
+    );
+    // Version 12's large layout: its rows' blocks each followed by its path (version 13's blockPaths).
+    const v12oldLarge = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 12, undefined, 0))],
         base,
       ),
     );
@@ -1026,13 +1030,15 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
       [9, v9large],
       [10, v10large],
       [11, v11large],
+      [12, v12oldLarge],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 12]);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 13]);
       expect(Buffer.from(up.bytes).equals(Buffer.from(v12large))).toBe(true);
     }
     const openedLarge = await openPagedBundle(new MemoryRangeSource(v12large, 'large.bundle'), analyzer);
     expect(openedLarge!.library.directory.listCoding).toEqual({ blockBytes: 128 });
+    expect(openedLarge!.library.directory.blockPaths).toEqual({ zones: ['rows'] });
     expect([
       openedLarge!.library.directory.blockSize,
       openedLarge!.library.directory.groups.rows,
@@ -1045,7 +1051,8 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(12);
+    expect(opened!.library.directory.version).toBe(13);
+    expect(opened!.library.directory.blockPaths).toBeUndefined();
     expect(opened!.library.directory.listCoding).toBeUndefined();
     expect(opened!.library.directory.listsInRows).toBe(true);
     expect(opened!.library.directory.blockSize).toBe(1024);
@@ -1057,9 +1064,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 12 pages are not upgraded again.
-    await expect(upgrade(v12)).rejects.toThrow('its pages are version 12 already');
-    await expect(upgrade(v12large, 0)).rejects.toThrow('its pages are version 12 already');
+    // Version 13 pages are not upgraded again.
+    await expect(upgrade(v12)).rejects.toThrow('its pages are version 13 already');
+    await expect(upgrade(v12large, 0)).rejects.toThrow('its pages are version 13 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -1081,13 +1088,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 13 },
+          directory: { ...written.directory, version: 14 },
           hashes: written.hashes,
         },
         analyzer,
       ),
     ).rejects.toThrow(
-      "the pages part's directory has version 13 (this app reads 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12)",
+      "the pages part's directory has version 14 (this app reads 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 and 13)",
     );
   }, 240_000);
 });

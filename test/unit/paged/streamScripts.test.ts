@@ -1,5 +1,5 @@
 // Word statistics per script (scriptStatistics) in `cli index --stream`: a library of Chinese and English documents
-// streamed writes the in-memory build's version 12 pages byte for byte (the stream build counts each chunk's words by
+// streamed writes the in-memory build's version 13 pages byte for byte (the stream build counts each chunk's words by
 // script in its second pass and chooses the concepts after it, where it chose them chunk by chunk), and answers by
 // ranges as the engine in memory does. A small fixture of this file's own: 30 English notes and 30 Chinese ones
 // (each script the main one of at least MIN_SCRIPT_CHUNKS chunks; every Chinese note holds its number, an "other"
@@ -51,7 +51,7 @@ function mixedFolder(): string {
 const QUESTIONS = MIXED_QUESTIONS;
 
 describe('cli index --stream with word statistics per script', () => {
-  it('writes the in-memory build’s version 12 pages byte for byte, and answers as the engine in memory', async () => {
+  it('writes the in-memory build’s version 13 pages byte for byte, and answers as the engine in memory', async () => {
     const folder = mixedFolder();
     const params = { scriptStatistics: true };
     const files = await collectFiles([folder]);
@@ -64,7 +64,7 @@ describe('cli index --stream with word statistics per script', () => {
 
     const streamed = partOf(bundle, 'pages.bin');
     const directory = streamed.meta as PagesDirectory;
-    expect(directory.version).toBe(12);
+    expect(directory.version).toBe(13);
     expect(directory.scriptChunks).toEqual({ other: 60, cjk: 30 });
     expect(streamed.meta).toEqual(data.meta);
     expect(Buffer.from(streamed.bytes).equals(Buffer.from(data.data))).toBe(true);
@@ -89,13 +89,13 @@ describe('cli index --stream with word statistics per script', () => {
       params: { scriptStatistics: false },
     });
     const directory = partOf(new Uint8Array(readFileSync(out)), 'pages.bin').meta as PagesDirectory;
-    // Version 12 either way (openCoding from 11); only the per-script library carries the counts.
-    expect(directory.version).toBe(12);
+    // Version 13 either way (openCoding from 11); only the per-script library carries the counts.
+    expect(directory.version).toBe(13);
     expect(directory.scriptChunks).toBeUndefined();
     // At the defaults (`cli index --stream` as a user runs it): per script.
     const byDefault = join(work, 'mixed-default.bundle');
     await streamBuild(files, byDefault, { maxChunkTokens: 1200, appVersion: 'test', tempDir: work });
     const d = partOf(new Uint8Array(readFileSync(byDefault)), 'pages.bin').meta as PagesDirectory;
-    expect([d.version, d.scriptChunks]).toEqual([12, { other: 60, cjk: 30 }]);
+    expect([d.version, d.scriptChunks]).toEqual([13, { other: 60, cjk: 30 }]);
   }, 120_000);
 });

@@ -1,0 +1,171 @@
+// Version 13's `blockPaths` (FORMAT.md "Version 13"): each block of the rows' zone is stored followed by the path from
+// its hash to its leaf page's hash, so that a row block is checked from its own bytes and the page of the level above
+// its leaf page, in one range with the block, without reading the leaf page. At 100 MiB a cold question's first page
+// reads ~4,700 chunk rows (~98 bytes each) scattered over 76,341 row blocks, and each needed a leaf page of hashes
+// (128 bytes) read as a range of its own: ~3,300 ranges and ~495 KB of leaves a first page, for 48 bytes of path a
+// row (test/bench/block-paths.ts: −241 KB of data and −644 KB on the wire at 120-byte parts, p50, for +3.7 MB of
+// bundle). In a part with the field every leaf page's hash (in the level above, or the top list) is the Merkle root
+// of its 8 block hashes taken in pairs, a page's last missing hashes counted as zeros, so that a path and a whole
+// leaf page check against the same hash. The rule is the product's own format: no library computes it.
+import { Sha256 } from '../bundle/index.ts';
+import { blockDigests } from './blockDigest.ts';
+
+/** Bytes of a block hash and of a node of a leaf page's tree (format.ts BLOCK_HASH_BYTES, TOP_HASH_BYTES). */
+const HASH = 16;
+/** Block hashes a leaf page holds (format.ts HASH_LEAF_BYTES / BLOCK_HASH_BYTES): a tree of 3 levels of pairs. */
+export const LEAF_HASHES = 8;
+/** The levels of pairs between a block's hash and its leaf page's root. */
+const DEPTH = 3;
+/** Bytes of a block's path: one sibling a level. */
+export const PATH_BYTES = DEPTH * HASH;
+/** The version `blockPaths` came with. */
+export const BLOCK_PATHS_VERSION = 13;
+/**
+ * A node's hash is SHA-256(0x01 ‖ left ‖ right) cut to 16 bytes: the prefix keeps a node from being taken for a
+ * block of 32 bytes (a block's hash has none).
+ */
+const NODE_PREFIX = 1;
+
+/** The directory's field: the zones whose blocks carry paths (the rows' only). */
+export interface BlockPaths {
+  zones: Array<'rows'>;
+}
+
+function nodeInput(left: Uint8Array, right: Uint8Array): Uint8Array {
+  const input = new Uint8Array(1 + 2 * HASH);
+  input[0] = NODE_PREFIX;
+  input.set(left.subarray(0, HASH), 1);
+  input.set(right.subarray(0, HASH), 1 + HASH);
+  return input;
+}
+
+/** The 8 hashes of a leaf page from its bytes (≤ 128), the missing last ones zeros. */
+function leafHashes(page: Uint8Array): Uint8Array[] {
+  return Array.from({ length: LEAF_HASHES }, (_, i) => {
+    const h = new Uint8Array(HASH);
+    if (i * HASH < page.length) h.set(page.subarray(i * HASH, (i + 1) * HASH));
+    return h;
+  });
+}
+
+/** A leaf page's tree, level by level (the 8 hashes, 4 nodes, 2, the root), for a writer: synchronous. */
+function treeOf(page: Uint8Array): Uint8Array[][] {
+  const levels = [leafHashes(page)];
+  for (let d = 0; d < DEPTH; d++) {
+    const below = levels[d];
+    const up: Uint8Array[] = [];
+    for (let i = 0; i < below.length; i += 2)
+      up.push(
+        new Sha256()
+          .update(nodeInput(below[i], below[i + 1]))
+          .digest()
+          .subarray(0, HASH),
+      );
+    levels.push(up);
+  }
+  return levels;
+}
+
+/** A writer's roots of the leaf pages of `leaves` (the block hashes, 16 bytes each), 16 bytes a page. */
+export function leafRootsOf(leaves: Uint8Array, pageSize: number): Uint8Array {
+  const pages = Math.ceil(leaves.length / pageSize);
+  const out = new Uint8Array(pages * HASH);
+  for (let p = 0; p < pages; p++)
+    out.set(treeOf(leaves.subarray(p * pageSize, (p + 1) * pageSize))[DEPTH][0], p * HASH);
+  return out;
+}
+
+/** A writer's path of block `b` (its 3 siblings, lowest first) from the block hashes of its part. */
+export function pathOf(leaves: Uint8Array, b: number): Uint8Array {
+  const page = Math.floor(b / LEAF_HASHES);
+  const tree = treeOf(leaves.subarray(page * LEAF_HASHES * HASH, (page + 1) * LEAF_HASHES * HASH));
+  const out = new Uint8Array(PATH_BYTES);
+  let i = b - page * LEAF_HASHES;
+  for (let d = 0; d < DEPTH; d++, i >>= 1) out.set(tree[d][i ^ 1], d * HASH);
+  return out;
+}
+
+/**
+ * A reader's roots from paths: for each block, its digest folded with its path's siblings (on the left where its
+ * place in the page says) into its leaf page's root. Digests of a level in one batch (WebCrypto where there is one).
+ */
+export async function rootsFromPaths(
+  digests: readonly Uint8Array[],
+  paths: readonly Uint8Array[],
+  places: readonly number[],
+): Promise<Uint8Array[]> {
+  let nodes = digests.map((d) => d.subarray(0, HASH));
+  for (let d = 0; d < DEPTH; d++) {
+    const inputs = nodes.map((node, k) => {
+      const sibling = paths[k].subarray(d * HASH, (d + 1) * HASH);
+      return (places[k] >> d) & 1 ? nodeInput(sibling, node) : nodeInput(node, sibling);
+    });
+    nodes = (await blockDigests(inputs)).map((x) => x.subarray(0, HASH));
+  }
+  return nodes;
+}
+
+/** A reader's roots of whole leaf pages (read or made from their blocks' digests), as a writer makes them. */
+export async function leafRoots(pages: readonly Uint8Array[]): Promise<Uint8Array[]> {
+  let levels = pages.map(leafHashes);
+  for (let d = 0; d < DEPTH; d++) {
+    const inputs = levels.flatMap((below) => {
+      const pairs: Uint8Array[] = [];
+      for (let i = 0; i < below.length; i += 2) pairs.push(nodeInput(below[i], below[i + 1]));
+      return pairs;
+    });
+    const digests = await blockDigests(inputs);
+    const width = LEAF_HASHES >> (d + 1);
+    levels = levels.map((_, k) => digests.slice(k * width, (k + 1) * width).map((x) => x.subarray(0, HASH)));
+  }
+  return levels.map((l) => l[0]);
+}
+
+/**
+ * The part's stored bytes from its logical ones (the sections in order): each block of the zone [first, first +
+ * count) followed by its path. `ends` gives where each block ends in the logical bytes.
+ */
+export function* storedPieces(
+  pieces: Iterable<Uint8Array>,
+  zone: { first: number; count: number; endOf: (b: number) => number },
+  leaves: Uint8Array,
+): Generator<Uint8Array> {
+  let at = 0;
+  let b = zone.first;
+  const last = zone.first + zone.count;
+  for (const piece of pieces) {
+    let from = 0;
+    while (b < last && zone.endOf(b) <= at + piece.length) {
+      const cut = zone.endOf(b) - at;
+      if (cut > from) yield piece.subarray(from, cut);
+      yield pathOf(leaves, b);
+      from = cut;
+      b++;
+    }
+    if (from < piece.length) yield piece.subarray(from);
+    at += piece.length;
+  }
+}
+
+/** storedPieces over pieces that come asynchronously (a spool, a source). */
+export async function* storedPiecesAsync(
+  pieces: AsyncIterable<Uint8Array>,
+  zone: { first: number; count: number; endOf: (b: number) => number },
+  leaves: Uint8Array,
+): AsyncGenerator<Uint8Array> {
+  let at = 0;
+  let b = zone.first;
+  const last = zone.first + zone.count;
+  for await (const piece of pieces) {
+    let from = 0;
+    while (b < last && zone.endOf(b) <= at + piece.length) {
+      const cut = zone.endOf(b) - at;
+      if (cut > from) yield piece.subarray(from, cut);
+      yield pathOf(leaves, b);
+      from = cut;
+      b++;
+    }
+    if (from < piece.length) yield piece.subarray(from);
+    at += piece.length;
+  }
+}
