@@ -5,7 +5,13 @@
 // test/bench/hostile-bundles.ts and the e2e spec hostile-bundles.spec.ts.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { prepareCorpus } from '../../src/cli/benchData.ts';
-import { bundleBytes, decodeStructured, encodeStructured, writeBundle } from '../../src/core/bundle/index.ts';
+import {
+  bundleBytes,
+  concatBytes,
+  decodeStructured,
+  encodeStructured,
+  writeBundle,
+} from '../../src/core/bundle/index.ts';
 import {
   blockLayoutOf,
   HASH_LEAF_BYTES,
@@ -27,11 +33,14 @@ import {
 } from '../../src/core/paged/recordCoding.ts';
 import {
   BlockHasher,
+  blockPathsOf,
   hashPagesOf,
   hashTreeOf,
   pagesParts,
+  storedBytes,
   writePagedIndex,
 } from '../../src/core/paged/write.ts';
+import { BLOCK_PATHS_VERSION, PATH_BYTES } from '../../src/core/paged/blockPaths.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 
@@ -97,14 +106,30 @@ export function honestPages(
 export function piecesOf(written: WrittenPagesLike): PagesPieces {
   const d = written.directory;
   const sections = {} as Record<SectionName, Uint8Array>;
+  // Version 13's paths (honest pages: the rows' blocks each followed by one) lie after the rows' blocks: the rows
+  // are taken without them, and the sections after them from where they lie.
+  const paths = d.blockPaths ? d.rowBlocks!.count * PATH_BYTES : 0;
   for (const name of sectionsOf(d.version)) {
     const [at, length] = d.sections[name];
-    sections[name] = written.data.slice(at, at + length);
+    const shift = name === 'degrees' ? paths : 0;
+    sections[name] = written.data.slice(at + shift, at + shift + length);
   }
   if (d.version === 1) sections.degrees = new Uint8Array(0);
   // A copy into a plain Uint8Array: a Buffer's slice() is a view, and decodeStructured copies arrays by slice().
   const open = decodeStructured<PagesOpenV1 & PagesOpenV2>(new Uint8Array(gunzipSync(sections.open)), 'open');
-  return { directory: structuredClone(d), sections, open };
+  const pieces = { directory: structuredClone(d), sections, open };
+  if (paths) {
+    const [at, length] = d.sections.rows;
+    const stored = written.data.subarray(at, at + length + paths);
+    const starts = rowBlockStarts(rowOffsets(pieces)!, d.rowBlocks!.size);
+    const rows = new Uint8Array(length);
+    starts.forEach((start, i) => {
+      const end = i + 1 < starts.length ? starts[i + 1] : length;
+      rows.set(stored.subarray(start + i * PATH_BYTES, end + i * PATH_BYTES), start);
+    });
+    pieces.sections.rows = rows;
+  }
+  return pieces;
 }
 
 /**
@@ -185,7 +210,7 @@ export function assemble(
   // Version 12's evidence blocks, each a block of its own, placed where the pieces' `evidenceBlocks` say when they cut
   // the field's bytes in its count of blocks (else hashed as version 11 hashes: a reader refuses the part first).
   const evidence = evidenceStartsOf(p, directory);
-  const hasher = new BlockHasher(
+  const blocksOf =
     byLayout || byRows || evidence
       ? blockLayoutOf(
           {
@@ -200,9 +225,8 @@ export function assemble(
           byRows ? rowGroups : undefined,
           evidence,
         )
-      : size,
-    hashBytes,
-  );
+      : size;
+  const hasher = new BlockHasher(blocksOf, hashBytes);
   hasher.update(data);
   const hashes = hasher.finish();
   // Hash pages as the writer gives them, for these hashes (unless `keepHashPages`: a case that changed the field).
@@ -212,6 +236,17 @@ export function assemble(
   // Version 7's tree (write.ts, hashTreeOf): the levels the writer gives these hashes follow them in the part, and the
   // directory gets their top list (unless `keepHashPages`: then the tree is honest and the field as the case made it).
   let part = hashes;
+  // Version 13's paths when the directory has the field (whatever it says: the reader checks it) and the pieces make
+  // a zone of whole rows to write them after, under 16-byte hashes in leaf pages of 8.
+  const layoutOf = blocksOf;
+  const paths =
+    directory.blockPaths !== undefined &&
+    byRows &&
+    hashBytes === 16 &&
+    typeof layoutOf !== 'number' &&
+    hp?.size === HASH_LEAF_BYTES
+      ? blockPathsOf(BLOCK_PATHS_VERSION, layoutOf)
+      : undefined;
   if (hp && typeof hp === 'object' && Array.isArray(hp.levels) && hp.size === HASH_LEAF_BYTES) {
     // The levels the pieces give (a case may ask for more than the writer gives), else the writer's.
     const asked = hp.levels as unknown[];
@@ -219,7 +254,9 @@ export function assemble(
       !options.keepHashPages &&
       asked.length <= 4 &&
       asked.every((x) => Number.isSafeInteger(x) && (x as number) >= 128 && (x as number) % 16 === 0);
-    const tree = honestLevels ? hashTreeOf(hashes, asked as number[]) : hashTreeOf(hashes);
+    const tree = honestLevels
+      ? hashTreeOf(hashes, asked as number[], undefined, paths !== undefined)
+      : hashTreeOf(hashes, undefined, undefined, paths !== undefined);
     part = tree.bytes;
     if (!options.keepHashPages) directory.hashPages = tree.hashPages;
   }
@@ -227,6 +264,7 @@ export function assemble(
     const { degrees: _degrees, ...v1 } = directory.sections;
     directory.sections = v1 as PagesDirectory['sections'];
   }
+  if (paths) return { data: concatBytes([...storedBytes([data], paths, hashes)]), hashes: part, directory };
   return { data, hashes: part, directory };
 }
 

@@ -35,7 +35,7 @@ import {
   storeRowOffsets,
   type WrittenPagesLike,
 } from '../../support/hostilePages.ts';
-import { rowBlockStarts } from '../../../src/core/paged/blockLayout.ts';
+import { rowBlockStarts, type BlockLayout } from '../../../src/core/paged/blockLayout.ts';
 import { deflateWithLength } from '../../../src/core/paged/recordCoding.ts';
 import { CRAFTED } from '../../support/pagedCases.ts';
 
@@ -1750,5 +1750,110 @@ describe('the lists packed into blocks, open holding how many start in each (ver
       open.df = bytesOf(df);
     });
     await expect(everyList(big)).rejects.toThrow(/crafted\.bundle: pages\.bin/);
+  });
+});
+
+describe('the rows’ blocks each followed by its path (version 13, blockPaths)', () => {
+  const analyzer = createTermAnalyzer();
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
+  // The large layout (rows in blocks of whole rows of at most 128 bytes, under a tree of two levels), where the paths
+  // are written; version 12's beside it.
+  const large = (version: number) => honestPages(version, 512, 0, { lists: 128 });
+  const twoLevels = (p: ReturnType<typeof piecesOf>) => {
+    p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
+    return p;
+  };
+  const changed = async (change: (d: Record<string, unknown>) => void) => {
+    const p = twoLevels(piecesOf(await large(13)));
+    change(p.directory as unknown as Record<string, unknown>);
+    return assemble(p);
+  };
+
+  it('answers as version 12 does, draws the same Graph view, and the offline check passes', async () => {
+    const [w13, w12] = [
+      assemble(twoLevels(piecesOf(await large(13)))),
+      assemble(twoLevels(piecesOf(await large(12)))),
+    ];
+    expect(w13.directory.blockPaths).toEqual({ zones: ['rows'] });
+    expect(w13.data.length).toBe(w12.data.length + w13.directory.rowBlocks!.count * 48);
+    const [thirteen, twelve] = [await opened(w13), await opened(w12)];
+    for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+      const hits = (await thirteen.library.search(PAGES_QUESTION, mode, 800)).hits;
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits).toEqual((await twelve.library.search(PAGES_QUESTION, mode, 800)).hits);
+    }
+    expect((await conceptNeighbourhood(thirteen.library.reader, { limit: 40 })).value).toEqual(
+      (await conceptNeighbourhood(twelve.library.reader, { limit: 40 })).value,
+    );
+    await verifyBundleCopy(await craftedSource(w13));
+  });
+
+  it('a field of another shape, in a version 12 directory, without rowBlocks or over other hash pages, is refused naming blockPaths before the part is cut by it', async () => {
+    for (const value of [
+      null,
+      'rows',
+      [],
+      {},
+      { zones: [] },
+      { zones: ['lists'] },
+      { zones: ['rows'], bytes: 48 },
+    ])
+      await expect(
+        opened(
+          await changed((d) => {
+            d.blockPaths = value;
+          }),
+        ),
+      ).rejects.toThrow("the pages part's directory has blockPaths");
+    await expect(
+      opened(
+        await changed((d) => {
+          d.version = 12;
+        }),
+      ),
+    ).rejects.toThrow(`the pages part's directory has blockPaths {"zones":["rows"]} (version 13 gives`);
+    await expect(
+      opened(
+        await changed((d) => {
+          delete d.rowBlocks;
+        }),
+      ),
+    ).rejects.toThrow("the pages part's directory has blockPaths but no rowBlocks");
+    // A version 12 part given the field: the paths are written (assemble follows the field), the version refused.
+    const p = twoLevels(piecesOf(await large(12)));
+    (p.directory as unknown as Record<string, unknown>).blockPaths = { zones: ['rows'] };
+    await expect(opened(assemble(p))).rejects.toThrow('has blockPaths {"zones":["rows"]} (version 13 gives');
+    // Version 13 without the field reads as version 12 does.
+    const plain = twoLevels(piecesOf(await large(12)));
+    plain.directory.version = 13;
+    const [a, b] = [
+      await opened(assemble(plain)),
+      await opened(assemble(twoLevels(piecesOf(await large(12))))),
+    ];
+    expect((await a.library.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(
+      (await b.library.search(PAGES_QUESTION, 'ppr', 800)).hits,
+    );
+  });
+
+  it('a changed path, a changed row, or a part cut short of its paths is refused naming the block or the part', async () => {
+    const w = await changed(() => undefined);
+    const source = await craftedSource(w);
+    const honest = await opened(w);
+    const layout = (honest.library.reader.store as unknown as { layout: BlockLayout }).layout;
+    await honest.library.search(PAGES_QUESTION, 'ppr', 800);
+    const { first, count } = layout.paths!;
+    // Every path's last byte changed: each row block read without its leaf page is refused.
+    const paths = { ...w, data: w.data.slice() };
+    for (let b = first; b < first + count; b++) paths.data[layout.storedEndOf(b) - 1] ^= 1;
+    await expect((await opened(paths)).library.search(PAGES_QUESTION, 'ppr', 800)).rejects.toThrow(
+      /corrupted \(SHA-256 mismatch in block \d+ of part pages\.bin\)/,
+    );
+    await expect(verifyBundleCopy(await craftedSource(paths))).rejects.toThrow(
+      `the path of block ${first} of part pages.bin does not match its block hashes`,
+    );
+    // A directory whose part lacks the paths' bytes.
+    const cut = { ...w, data: w.data.subarray(0, w.data.length - 48) };
+    await expect(opened(cut)).rejects.toThrow(/of paths of a \d+-byte part/);
+    expect(source).toBeDefined();
   });
 });
