@@ -129,8 +129,13 @@ async function regionsOf(data: Uint8Array, name: string): Promise<{ regions: Reg
     { name: 'head', start: manifestAt, end: data.length },
     { name: 'hashes', start: hashes.offset, end: hashes.offset + hashes.length },
   ];
+  // Version 13's paths (blockPaths) lie after the rows' blocks: the rows' region holds them, the sections after it
+  // lie that much later (the directory's offsets are without them).
+  const paths = d.blockPaths && d.rowBlocks ? d.rowBlocks.count * 48 : 0;
   for (const s of sectionsOf(d.version)) {
-    const [at, length] = d.sections[s];
+    const [logical, sectionLength] = d.sections[s];
+    const at = logical + (s === 'degrees' ? paths : 0);
+    const length = sectionLength + (s === 'rows' ? paths : 0);
     // Version 12's evidence blocks (evidenceArrays) apart from the records they end.
     const evidence = s === 'records' ? (d.evidenceArrays?.bytes ?? 0) : 0;
     regions.push({ name: s, start: pages.offset + at, end: pages.offset + at + length - evidence });

@@ -131,6 +131,7 @@ const DIRECTORY_FIELDS = [
   'scriptChunks',
   'listCoding',
   'evidenceArrays',
+  'blockPaths',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -144,7 +145,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -214,6 +215,26 @@ function mutateDirectoryField(
     d.listCoding = coding;
     if (random() < 0.5) d.version = 12;
     return `directory.listCoding = ${JSON.stringify(coding)}, version ${String(d.version)}`;
+  }
+  // Version 13's paths: the zones changed (another zone, none, two, a wrong kind), a key more, or the whole field;
+  // half the time the version says 12. assemble() writes the paths whenever the field is there (the reader refuses).
+  if (field === 'blockPaths' && random() < 0.7) {
+    const paths = { ...((d.blockPaths as Record<string, unknown> | undefined) ?? { zones: ['rows'] }) };
+    if (random() < 0.2) paths[pick(random, ['__proto__', 'bytes', 'rows'])] = 48;
+    else
+      paths.zones = pick(random, [
+        ...WRONG_KINDS,
+        [],
+        ['lists'],
+        ['rows', 'rows'],
+        ['rows', 'lists'],
+        'rows',
+        ['rows'],
+        undefined,
+      ]);
+    d.blockPaths = paths;
+    if (random() < 0.5) d.version = 12;
+    return `directory.blockPaths = ${JSON.stringify(paths)}, version ${String(d.version)}`;
   }
   // Version 10's records coding: the stored dictionary's length changed (its bytes as they are), or the whole field.
   if (field === 'recordCoding' && d.recordCoding && random() < 0.7) {
@@ -609,7 +630,8 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 12 three hundredths (two thirds in the large layout: its packed lists) and version 11 two hundredths
+    // Version 13 (its rows' paths: the large layout) and version 12 a hundred and fiftieth each (version 12 a third
+    // in the large layout: its packed lists) and version 11 two hundredths
     // (half), version 10 a twentieth (half in the large layout), version 9 a twentieth and version 8 a tenth (each half in a large library's layout:
     // 512-byte blocks, the rows one chunk a group in 128-byte blocks of their own, the lists in their section, under a
     // tree of hash pages of two levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks),
@@ -618,31 +640,34 @@ function casesOfPages(count: number, seed: number): Case[] {
     // and version 1 a twentieth.
     const draw = random();
     const version =
-      draw < 0.03
-        ? 12
-        : draw < 0.05
-          ? 11
-          : draw < 0.1
-            ? 10
-            : draw >= 0.9
-              ? 9
-              : draw < 0.2
-                ? 8
-                : draw < 0.3
-                  ? 7
-                  : draw < 0.4
-                    ? 6
-                    : draw < 0.5
-                      ? 5
-                      : draw < 0.6
-                        ? 4
-                        : draw < 0.7
-                          ? 3
-                          : draw < 0.85
-                            ? 2
-                            : 1;
+      draw < 0.015
+        ? 13
+        : draw < 0.03
+          ? 12
+          : draw < 0.05
+            ? 11
+            : draw < 0.1
+              ? 10
+              : draw >= 0.9
+                ? 9
+                : draw < 0.2
+                  ? 8
+                  : draw < 0.3
+                    ? 7
+                    : draw < 0.4
+                      ? 6
+                      : draw < 0.5
+                        ? 5
+                        : draw < 0.6
+                          ? 4
+                          : draw < 0.7
+                            ? 3
+                            : draw < 0.85
+                              ? 2
+                              : 1;
     const large =
       version === 5 ||
+      version === 13 ||
       (version === 12 && draw < 0.02) ||
       (version === 11 && draw < 0.04) ||
       (version === 10 && draw < 0.075) ||
@@ -664,7 +689,7 @@ function casesOfPages(count: number, seed: number): Case[] {
                 512,
                 0,
                 version >= 10 ? { lists: 128 } : version >= 8 ? { rows: 128 } : undefined,
-                version === 12 ? 16 : 0,
+                version >= 12 ? 16 : 0,
               )
             : version >= 7
               ? honestPages(version, 1024)

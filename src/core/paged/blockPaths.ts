@@ -77,10 +77,30 @@ export function leafRootsOf(leaves: Uint8Array, pageSize: number): Uint8Array {
 
 /** A writer's path of block `b` (its 3 siblings, lowest first) from the block hashes of its part. */
 export function pathOf(leaves: Uint8Array, b: number): Uint8Array {
-  const page = Math.floor(b / LEAF_HASHES);
-  const tree = treeOf(leaves.subarray(page * LEAF_HASHES * HASH, (page + 1) * LEAF_HASHES * HASH));
+  return pathIn(treeOfPage(leaves, Math.floor(b / LEAF_HASHES)), b);
+}
+
+function treeOfPage(leaves: Uint8Array, page: number): Uint8Array[][] {
+  return treeOf(leaves.subarray(page * LEAF_HASHES * HASH, (page + 1) * LEAF_HASHES * HASH));
+}
+
+/**
+ * The paths of blocks in ascending order, each page's tree made once (a page's 8 blocks share it: at 1 GiB ~750,000
+ * row blocks).
+ */
+function pathsInOrder(leaves: Uint8Array): (b: number) => Uint8Array {
+  let page = -1;
+  let tree: Uint8Array[][] = [];
+  return (b) => {
+    const p = Math.floor(b / LEAF_HASHES);
+    if (p !== page) [page, tree] = [p, treeOfPage(leaves, p)];
+    return pathIn(tree, b);
+  };
+}
+
+function pathIn(tree: Uint8Array[][], b: number): Uint8Array {
   const out = new Uint8Array(PATH_BYTES);
-  let i = b - page * LEAF_HASHES;
+  let i = b % LEAF_HASHES;
   for (let d = 0; d < DEPTH; d++, i >>= 1) out.set(tree[d][i ^ 1], d * HASH);
   return out;
 }
@@ -133,12 +153,13 @@ export function* storedPieces(
   let at = 0;
   let b = zone.first;
   const last = zone.first + zone.count;
+  const pathAt = pathsInOrder(leaves);
   for (const piece of pieces) {
     let from = 0;
     while (b < last && zone.endOf(b) <= at + piece.length) {
       const cut = zone.endOf(b) - at;
       if (cut > from) yield piece.subarray(from, cut);
-      yield pathOf(leaves, b);
+      yield pathAt(b);
       from = cut;
       b++;
     }
@@ -156,12 +177,13 @@ export async function* storedPiecesAsync(
   let at = 0;
   let b = zone.first;
   const last = zone.first + zone.count;
+  const pathAt = pathsInOrder(leaves);
   for await (const piece of pieces) {
     let from = 0;
     while (b < last && zone.endOf(b) <= at + piece.length) {
       const cut = zone.endOf(b) - at;
       if (cut > from) yield piece.subarray(from, cut);
-      yield pathOf(leaves, b);
+      yield pathAt(b);
       from = cut;
       b++;
     }

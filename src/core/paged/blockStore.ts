@@ -475,10 +475,15 @@ export class BlockStore {
       mergedBlockRuns(wanted, Math.max(gapBytes, partGap(this.source)), this.layout),
       gapBytes,
     );
-    // Version 13: a run's stored bytes, each block with its path after it.
+    // Version 13: a run's stored bytes, each block with its path after it, but the last block's when its leaf page is
+    // here already (a later question's rows whose pages an earlier one read: its path would be read for nothing).
+    const unpathed = new Set<number>();
+    if (this.paths)
+      for (const [, last] of runs)
+        if (this.layout.pathBytesOf(last) > 0 && this.hasLeafOf(last)) unpathed.add(last);
     const range = ([first, last]: [number, number]): [number, number] => {
       const from = this.layout.storedStartOf(first);
-      return [this.base + from, this.layout.storedEndOf(last) - from];
+      return [this.base + from, this.storedEndOf(last, unpathed) - from];
     };
     const readRanges = this.source.readRanges?.bind(this.source);
     const read = async (ranges: Array<[number, number]>): Promise<Uint8Array[]> =>
@@ -564,7 +569,7 @@ export class BlockStore {
         }
         arrival?.deliver(bytes.slice(batch.length));
         await pagesIn;
-        await this.accept(batch, bytes.slice(0, batch.length), computed);
+        await this.accept(batch, bytes.slice(0, batch.length), computed, unpathed);
         arrived();
       }),
     );
@@ -773,6 +778,11 @@ export class BlockStore {
     checked.forEach((held, level) => held.forEach((page, p) => this.hashPages[level].set(p, page)));
   }
 
+  /** Where a run ending at block b ends as read: after its path, unless it is read without (fetchBlocks). */
+  private storedEndOf(b: number, unpathed: ReadonlySet<number>): number {
+    return this.layout.storedEndOf(b) - (unpathed.has(b) ? this.layout.pathBytesOf(b) : 0);
+  }
+
   /** Whether block b's page of block hashes is here (paged hashes). */
   private hasLeafOf(b: number): boolean {
     const { pageSize } = this.levels[0];
@@ -796,6 +806,8 @@ export class BlockStore {
     runs: ReadonlyArray<[number, number]>,
     bytes: readonly Uint8Array[],
     computed: ReadonlySet<number> = new Set(),
+    /** Version 13: runs' last blocks read without their paths (fetchBlocks). */
+    unpathed: ReadonlySet<number> = new Set(),
   ): Promise<void> {
     const blocks: Uint8Array[] = [];
     const numbers: number[] = [];
@@ -803,17 +815,18 @@ export class BlockStore {
     const paths = new Map<number, Uint8Array>();
     runs.forEach(([first, last], i) => {
       const from = this.layout.storedStartOf(first);
-      if (bytes[i].length !== this.layout.storedEndOf(last) - from)
+      const length = this.storedEndOf(last, unpathed) - from;
+      if (bytes[i].length !== length)
         throw new PagesError(
           `${this.source.name}: blocks ${first}..${last} of part ${this.partName} came back with ` +
-            `${bytes[i].length} bytes, expected ${this.layout.storedEndOf(last) - from}`,
+            `${bytes[i].length} bytes, expected ${length}`,
         );
       for (let b = first; b <= last; b++) {
         const at = this.layout.storedStartOf(b) - from;
         const end = at + this.layout.endOf(b) - this.layout.startOf(b);
         blocks.push(bytes[i].slice(at, end));
         numbers.push(b);
-        const path = this.layout.pathBytesOf(b);
+        const path = unpathed.has(b) ? 0 : this.layout.pathBytesOf(b);
         if (path > 0) paths.set(b, bytes[i].subarray(end, end + path));
       }
     });
