@@ -377,7 +377,9 @@ function mutatePieces(
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
-    const field = pick(random, DIRECTORY_FIELDS);
+    // A version 13 part's own field (its rows' paths) half the time: one field of 22 would seldom be it.
+    const field =
+      d.blockPaths !== undefined && random() < 0.5 ? 'blockPaths' : pick(random, DIRECTORY_FIELDS);
     return {
       name: mutateDirectoryField(d, field, random),
       keepHashPages: field === 'hashPages',
@@ -630,8 +632,8 @@ function casesOfPages(count: number, seed: number): Case[] {
   const random = seededRandom(seed);
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
-    // Version 13 (its rows' paths: the large layout) and version 12 a hundred and fiftieth each (version 12 a third
-    // in the large layout: its packed lists) and version 11 two hundredths
+    // Version 13 (its rows' paths: the large layout) two hundredths, version 12 a hundredth (half in the large layout:
+    // its packed lists) and version 11 two hundredths
     // (half), version 10 a twentieth (half in the large layout), version 9 a twentieth and version 8 a tenth (each half in a large library's layout:
     // 512-byte blocks, the rows one chunk a group in 128-byte blocks of their own, the lists in their section, under a
     // tree of hash pages of two levels; half keeping its lists in its rows, coded by concept, in its 1 KiB blocks),
@@ -640,7 +642,7 @@ function casesOfPages(count: number, seed: number): Case[] {
     // and version 1 a twentieth.
     const draw = random();
     const version =
-      draw < 0.015
+      draw < 0.02
         ? 13
         : draw < 0.03
           ? 12
@@ -668,7 +670,7 @@ function casesOfPages(count: number, seed: number): Case[] {
     const large =
       version === 5 ||
       version === 13 ||
-      (version === 12 && draw < 0.02) ||
+      (version === 12 && draw < 0.025) ||
       (version === 11 && draw < 0.04) ||
       (version === 10 && draw < 0.075) ||
       (version === 9 && draw < 0.95) ||
