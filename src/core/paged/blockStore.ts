@@ -229,11 +229,11 @@ export class BlockStore {
         const bytes = this.layout.endOf(b) - this.layout.startOf(b);
         // Version 13: a block's bytes lie after the paths before it; held as a view (the part is held whole).
         const from = this.layout.storedStartOf(b);
-        this.blocks.set(b, this.paths ? this.held.subarray(from, from + bytes) : EMPTY);
+        this.blocks.set(b, this.layout.paths ? this.held.subarray(from, from + bytes) : EMPTY);
         this.touchedBytes += bytes;
         this.blockBytes += bytes;
       }
-      if (!this.paths) return this.held.subarray(offset, offset + length);
+      if (!this.layout.paths) return this.held.subarray(offset, offset + length);
     } else {
       let complete = true;
       for (let b = first; b <= last; b++) {

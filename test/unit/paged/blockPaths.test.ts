@@ -14,6 +14,7 @@ import {
   rootsFromPaths,
 } from '../../../src/core/paged/blockPaths.ts';
 import { checkDirectory, type PagesDirectory } from '../../../src/core/paged/format.ts';
+import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { openPagedBundle } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { verifyBundleCopy } from '../../../src/core/paged/verifyCopy.ts';
@@ -180,6 +181,21 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
       o.source.reads.filter(([at]) => at >= o.hashesAt).reduce((n, [, l]) => n + l, 0);
     expect(hashBytes(b)).toBeLessThan(hashBytes(a));
     await verifyBundleCopy(new MemoryRangeSource(await bundleBytes(writeBundle(pagesParts(v13), base))));
+  });
+
+  it('answers from its pages held whole in memory (the library’s own, its hashes whole) as version 12 does', async () => {
+    const openHeld = (w: WrittenPages) =>
+      PagedLibrary.open(
+        new MemoryRangeSource(w.data, 'held pages'),
+        { base: 0, length: w.data.length, directory: w.directory, hashes: w.hashes, held: w.data },
+        analyzer,
+      );
+    const [a, b] = [await openHeld(v12), await openHeld(v13)];
+    for (const mode of ['ppr', 'bm25'] as const) {
+      const hits = (await b.search(Q, mode, 12_000)).hits;
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits).toEqual((await a.search(Q, mode, 12_000)).hits);
+    }
   });
 
   it('refuses a row block whose path or bytes were changed, naming the block, and so does the offline check', async () => {
