@@ -496,6 +496,11 @@ async function upgradePages(
       evidenceEntries === undefined
     )
       return repathed(source, location, d, oldLayout, hashes, params, version);
+    if (d.version === 12)
+      throw new PagesError(
+        `${source.name}: its pages are version 12, whose sections version 13 keeps: upgraded at the writers' ` +
+          'defaults only (no other block sizes, evidence blocks or lists in the rows)',
+      );
     // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
     const [degreesAt, degreesLength] = d.sections.degrees;
     const raw = await source.read(base + degreesAt, degreesLength);
