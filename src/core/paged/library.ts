@@ -45,24 +45,16 @@ import type {
 import type { RangeSource } from './rangeSource.ts';
 import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
 
-/**
- * A ranking that lacks at most this many blocks and groups is nearly final: its evidence is run too, so that the
- * records its passages need are read in the same round rather than one round after the ranking settles. Over 30
- * questions at 100 MiB: 118 rounds instead of 149 for 2.6% more bytes (64: the same rounds, 3.9% more bytes); at
- * 1 GiB, 43 instead of 50 rounds for 7 questions, the same bytes (docs/results/ranges.md). 8 since round seventeen: a
- * later question on a library already open read the records of rankings that lacked 9–32 and then changed, 31 KB of
- * its 646 (100 MiB, 24 questions: p50 521 → 498 KB; rounds a question 6.13 → 6.38, a cold one 6.80 → 7.20, its bytes
- * the same; docs/results/question-bytes.md, wip/later17).
+/*
+ * Every ranking that met a missing block has its evidence run too (its first page's cards, the records the windowed
+ * evidence may cut, the names of their concepts), so that what the final ranking's evidence reads is mostly read with
+ * the walk's last rounds, not in rounds of its own after the ranking settles. Until round twenty-two only a ranking
+ * that lacked at most 8 blocks and groups (or 32 with the same first 10 chunks as the run before) was read ahead,
+ * for the bytes of later questions (round seventeen: 31 KB of 646). With today's reads the bound saves none: at
+ * 100 MiB (25 questions) the Ask view's first page reads 2,376 KB p50 either way, a later question 470 → 472 KB, and
+ * the rounds fall 7.28 → 6.32 (later 6.88 → 6.00); on the slow link 8 of 20 questions settle one round trip
+ * (~100 ms) sooner (docs/results/question-bytes.md, round twenty-two).
  */
-const PREFETCH_NOTED = 8;
-/**
- * A ranking that lacks at most this many (as PREFETCH_NOTED did before round seventeen) is read ahead too when its
- * first PREFETCH_TOP chunks are the previous run's, in the same order: settled at its top, it rarely changes after
- * (100 MiB, 24 later questions: the same bytes as PREFETCH_NOTED alone, rounds 6.38 → 6.21, main's 6.13; cold
- * questions 7.20 → 6.84, main's 6.80).
- */
-const PREFETCH_SETTLED_NOTED = 32;
-const PREFETCH_TOP = 10;
 /**
  * Version 12: the chunks of a ranking that met a missing block whose token counts (evidenceArrays.ts) are read ahead
  * with the walk's reads. At 100 MiB (25 questions, blocks of 64 chunks) the first
@@ -71,6 +63,16 @@ const PREFETCH_TOP = 10;
  * otherwise waits a round for its count.
  */
 const PREFETCH_EVIDENCE = 160;
+/**
+ * The chunk lists of at most NEARLY_PUSHED concepts the walk did not push but that hold NEARLY_SHARE of the residual
+ * that would push them are read with the run's reads (PersonalizedPageRank.nearlyPushed): once the rows the run lacked
+ * bring them the rest, their rows are read in the next round at once, not their lists first and their rows in a stage
+ * after (each stage a round trip). At 100 MiB on the slow link (link-sim --virtual, 40 questions): settled −79 ms
+ * mean for +15 KB mean (0.5 of the residual, 100 lists: −98 ms, +24 KB; 0.25, 400: −38 ms, +113 KB; lists and the
+ * rows of those in ≤ 16 chunks: −122 ms, +35 KB). A library keeping its lists in its rows reads them with the rows.
+ */
+const NEARLY_PUSHED = 100;
+const NEARLY_SHARE = 0.8;
 /** Loads the words' early evidence may take before the walk's reads go on (postings, records, and one spare). */
 const EARLY_STEPS = 3;
 
@@ -127,6 +129,8 @@ export class PagedLibrary {
   /** BM25 over the text, and BM25F over the text and its heading copies (fieldBm25.ts's arithmetic). */
   private readonly scoring: Record<'text' | 'fields', Parameters<typeof addQueryScores>[2]>;
   private readonly ctx: PprContext;
+  /** The walk of `ppr` over rows read as needed (the ctx's): what it nearly pushed is read ahead (NEARLY_PUSHED). */
+  private readonly walker: PersonalizedPageRank;
   private readonly lexicon: PprLexicon;
   private readonly evidence: EvidenceSource;
 
@@ -151,13 +155,14 @@ export class PagedLibrary {
       fields: { copies, n, nOf, lengths: fieldLengths, norm: mean(fieldLengths) || 1, k1, b },
     };
     const termCache = new SentenceTermCache(analyzer);
+    this.walker = new PersonalizedPageRank(
+      { nodeCount: directory.conceptCount, row: (u) => reader.walkRow(u) },
+      reader.walkDegrees(),
+    );
     this.ctx = {
       concepts: reader.conceptAccess(),
       conceptIds: reader.conceptLookup(),
-      walker: new PersonalizedPageRank(
-        { nodeCount: directory.conceptCount, row: (u) => reader.walkRow(u) },
-        reader.walkDegrees(),
-      ),
+      walker: this.walker,
       chunkScores: new Float64Array(n),
       params: this.params,
     };
@@ -306,8 +311,6 @@ export class PagedLibrary {
     // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
     // passages, so it is kept rather than computed again (the same chunks and scores either way).
     let ranked: Candidate[] | undefined;
-    // The first chunks of the last run's ranking that met a missing block (PREFETCH_TOP).
-    let lastTop: number[] | undefined;
     // With `cards`, the places whose records the answer reads (kept from run to run), the final ranking's and the
     // early words' apart.
     const places = new Set<number>();
@@ -328,24 +331,22 @@ export class PagedLibrary {
     const { value, ...read } = await reader.readUntilComplete(
       () => {
         if (!ranked) {
+          const walks = this.walker.runs;
           const candidates = this.rank(text, mode);
           // A ranking that met a missing block is not the answer: reading the records of its chunks would fetch
           // passages the next run may not show.
           if (!store.missing) ranked = candidates;
           else {
-            const top = candidates.slice(0, PREFETCH_TOP).map((c) => c.chunk);
-            const settled =
-              lastTop !== undefined &&
-              top.length === lastTop.length &&
-              top.every((k, i) => k === lastTop![i]);
             // Only what it notes is kept: the evidence shown is always the final ranking's.
-            if (store.noted <= PREFETCH_NOTED || (settled && store.noted <= PREFETCH_SETTLED_NOTED))
-              answer(mode, candidates, new Set());
-            lastTop = top;
+            answer(mode, candidates, new Set());
             // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
             // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
             // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
             reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
+            // Only after this run's own walk (a question with no concept to start from walks nowhere).
+            if (!this.directory.listsInRows && this.walker.runs !== walks)
+              for (const c of this.walker.nearlyPushed(this.params.pushEpsilon, NEARLY_SHARE, NEARLY_PUSHED))
+                reader.chunksOf(c);
           }
         }
         return ranked
