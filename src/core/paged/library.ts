@@ -45,16 +45,32 @@ import type {
 import type { RangeSource } from './rangeSource.ts';
 import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
 
-/*
- * Every ranking that met a missing block has its evidence run too (its first page's cards, the records the windowed
- * evidence may cut, the names of their concepts), so that what the final ranking's evidence reads is mostly read with
- * the walk's last rounds, not in rounds of its own after the ranking settles. Until round twenty-two only a ranking
- * that lacked at most 8 blocks and groups (or 32 with the same first 10 chunks as the run before) was read ahead,
- * for the bytes of later questions (round seventeen: 31 KB of 646). With today's reads the bound saves none: at
- * 100 MiB (25 questions) the Ask view's first page reads 2,376 KB p50 either way, a later question 470 → 472 KB, and
- * the rounds fall 7.28 → 6.32 (later 6.88 → 6.00); on the slow link 8 of 20 questions settle one round trip
- * (~100 ms) sooner (docs/results/question-bytes.md, round twenty-two).
+/**
+ * A ranking that lacks at most this many blocks and groups is nearly final: its evidence is run too, so that the
+ * records its passages need are read in the same round rather than one round after the ranking settles. Over 30
+ * questions at 100 MiB: 118 rounds instead of 149 for 2.6% more bytes (64: the same rounds, 3.9% more bytes); at
+ * 1 GiB, 43 instead of 50 rounds for 7 questions, the same bytes (docs/results/ranges.md). 8 since round seventeen: a
+ * later question on a library already open read the records of rankings that lacked 9–32 and then changed, 31 KB of
+ * its 646 (100 MiB, 24 questions: p50 521 → 498 KB; rounds a question 6.13 → 6.38, a cold one 6.80 → 7.20, its bytes
+ * the same; docs/results/question-bytes.md, wip/later17).
+ *
+ * A question asked for its first cards (the Ask view's first page) has every such ranking's evidence run, whatever
+ * it lacks (round twenty-two): the cards', the windowed evidence's records and their concepts' names are a few, and
+ * mostly the final ranking's, so the rounds they took after the walk had settled go with the walk's. At 100 MiB (25
+ * questions) the first page read 2,376 KB p50 either way (a later one 470 → 472 KB), in 6.32 rounds a question for
+ * 7.28 (later 6.00 for 6.88); on the slow link 8 of 20 questions settled a round trip (~100 ms) sooner. The whole
+ * answer (`cli ask`) keeps the bound: its budget's records of rankings that then changed cost 37 KB p50 (2,562 →
+ * 2,599 KB) for 6.40 rounds instead of 6.88 (docs/results/question-bytes.md, round twenty-two).
  */
+const PREFETCH_NOTED = 8;
+/**
+ * A ranking that lacks at most this many (as PREFETCH_NOTED did before round seventeen) is read ahead too when its
+ * first PREFETCH_TOP chunks are the previous run's, in the same order: settled at its top, it rarely changes after
+ * (100 MiB, 24 later questions: the same bytes as PREFETCH_NOTED alone, rounds 6.38 → 6.21, main's 6.13; cold
+ * questions 7.20 → 6.84, main's 6.80).
+ */
+const PREFETCH_SETTLED_NOTED = 32;
+const PREFETCH_TOP = 10;
 /**
  * Version 12: the chunks of a ranking that met a missing block whose token counts (evidenceArrays.ts) are read ahead
  * with the walk's reads. At 100 MiB (25 questions, blocks of 64 chunks) the first
@@ -311,6 +327,8 @@ export class PagedLibrary {
     // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
     // passages, so it is kept rather than computed again (the same chunks and scores either way).
     let ranked: Candidate[] | undefined;
+    // The first chunks of the last run's ranking that met a missing block (PREFETCH_TOP).
+    let lastTop: number[] | undefined;
     // With `cards`, the places whose records the answer reads (kept from run to run), the final ranking's and the
     // early words' apart.
     const places = new Set<number>();
@@ -337,8 +355,15 @@ export class PagedLibrary {
           // passages the next run may not show.
           if (!store.missing) ranked = candidates;
           else {
+            const top = candidates.slice(0, PREFETCH_TOP).map((c) => c.chunk);
+            const settled =
+              lastTop !== undefined &&
+              top.length === lastTop.length &&
+              top.every((k, i) => k === lastTop![i]);
             // Only what it notes is kept: the evidence shown is always the final ranking's.
-            answer(mode, candidates, new Set());
+            if (cards || store.noted <= PREFETCH_NOTED || (settled && store.noted <= PREFETCH_SETTLED_NOTED))
+              answer(mode, candidates, new Set());
+            lastTop = top;
             // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
             // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
             // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
