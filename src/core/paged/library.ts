@@ -54,8 +54,8 @@ import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
  * its 646 (100 MiB, 24 questions: p50 521 → 498 KB; rounds a question 6.13 → 6.38, a cold one 6.80 → 7.20, its bytes
  * the same; docs/results/question-bytes.md, wip/later17).
  *
- * A question asked for its first cards (the Ask view's first page) has every such ranking's evidence run, whatever
- * it lacks (round twenty-two): the cards', the windowed evidence's records and their concepts' names are a few, and
+ * A question asked for its first cards (the Ask view's first page) over a link (BlockStore.readsAhead) has every such
+ * ranking's evidence run, whatever it lacks (round twenty-two): the cards', the windowed evidence's records and their concepts' names are a few, and
  * mostly the final ranking's, so the rounds they took after the walk had settled go with the walk's. At 100 MiB (25
  * questions) the first page read 2,376 KB p50 either way (a later one 470 → 472 KB), in 6.32 rounds a question for
  * 7.28 (later 6.00 for 6.88); on the slow link 8 of 20 questions settled a round trip (~100 ms) sooner. The whole
@@ -85,7 +85,8 @@ const PREFETCH_EVIDENCE = 160;
  * bring them the rest, their rows are read in the next round at once, not their lists first and their rows in a stage
  * after (each stage a round trip). At 100 MiB on the slow link (link-sim --virtual, 40 questions): settled −79 ms
  * mean for +15 KB mean (0.5 of the residual, 100 lists: −98 ms, +24 KB; 0.25, 400: −38 ms, +113 KB; lists and the
- * rows of those in ≤ 16 chunks: −122 ms, +35 KB). A library keeping its lists in its rows reads them with the rows.
+ * rows of those in ≤ 16 chunks: −122 ms, +35 KB). A library keeping its lists in its rows reads them with the rows;
+ * a source that is not a link (BlockStore.readsAhead) reads none ahead.
  */
 const NEARLY_PUSHED = 100;
 const NEARLY_SHARE = 0.8;
@@ -361,7 +362,11 @@ export class PagedLibrary {
               top.length === lastTop.length &&
               top.every((k, i) => k === lastTop![i]);
             // Only what it notes is kept: the evidence shown is always the final ranking's.
-            if (cards || store.noted <= PREFETCH_NOTED || (settled && store.noted <= PREFETCH_SETTLED_NOTED))
+            if (
+              (cards && store.readsAhead) ||
+              store.noted <= PREFETCH_NOTED ||
+              (settled && store.noted <= PREFETCH_SETTLED_NOTED)
+            )
               answer(mode, candidates, new Set());
             lastTop = top;
             // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
@@ -369,7 +374,7 @@ export class PagedLibrary {
             // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
             reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
             // Only after this run's own walk (a question with no concept to start from walks nowhere).
-            if (!this.directory.listsInRows && this.walker.runs !== walks)
+            if (store.readsAhead && !this.directory.listsInRows && this.walker.runs !== walks)
               for (const c of this.walker.nearlyPushed(this.params.pushEpsilon, NEARLY_SHARE, NEARLY_PUSHED))
                 reader.chunksOf(c);
           }

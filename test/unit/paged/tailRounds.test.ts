@@ -3,8 +3,8 @@
 // names, the records its first cards and windowed evidence show. A question asked for its first cards (the Ask view's
 // first page) now has every ranking that meets a missing block run its evidence too, so that those reads go with the
 // walk's last rounds, and the chunk lists of concepts the walk nearly pushed are read a round early: the first page
-// takes no more rounds than the walk alone. The large layout (lists not in the rows), where a walk reads lists and
-// rows apart.
+// takes no more rounds than the walk alone. Over a link only (a host sending many ranges a request): memory and a file
+// read what a question needs. The large layout (lists not in the rows), where a walk reads lists and rows apart.
 import { describe, expect, it } from 'vitest';
 import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
@@ -24,9 +24,17 @@ const QUESTIONS = [
   'How is a library upgraded to a newer version?',
 ];
 
-async function cold(written: WrittenPages): Promise<PagedLibrary> {
+/** A host on a link: many ranges a request, each part's headers ~120 bytes (the e2e's static server). */
+class HostSource extends MemoryRangeSource {
+  readonly partBytes = 120;
+  async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
+    return Promise.all(ranges.map(([at, length]) => this.read(at, length)));
+  }
+}
+
+async function cold(written: WrittenPages, host = true): Promise<PagedLibrary> {
   return PagedLibrary.open(
-    new MemoryRangeSource(written.data, 'pages'),
+    host ? new HostSource(written.data, 'pages') : new MemoryRangeSource(written.data, 'pages'),
     { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
     createTermAnalyzer(),
   );
@@ -66,6 +74,12 @@ describe('a question’s last rounds', () => {
       const whole = await (await cold(written)).search(q, 'ppr', 12_000);
       expect(page.rounds, `${q}: first page`).toBeLessThanOrEqual(walk.rounds);
       if (page.rounds < walk.rounds) fewer++;
+      // Memory (or a file) reads nothing ahead: the same hits, and no more bytes than over the link.
+      const local = await (
+        await cold(written, false)
+      ).search(q, 'ppr', 12_000, undefined, undefined, firstCards);
+      expect(local.hits, q).toEqual(page.hits);
+      expect(local.bytes, q).toBeLessThanOrEqual(page.bytes);
       // The same answer as the library in memory gives (library.test.ts), read ahead or not; the page's read hits too.
       expect(whole.hits, q).toEqual(engine.search({ text: q }, 'ppr', 12_000));
       page.hits.forEach((h, i) => {
