@@ -55,12 +55,13 @@ import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
  * the same; docs/results/question-bytes.md, wip/later17).
  *
  * A question asked for its first cards (the Ask view's first page) over a link (BlockStore.readsAhead) has every such
- * ranking's evidence run, whatever it lacks (round twenty-two): the cards', the windowed evidence's records and their concepts' names are a few, and
- * mostly the final ranking's, so the rounds they took after the walk had settled go with the walk's. At 100 MiB (25
- * questions) the first page read 2,376 KB p50 either way (a later one 470 → 472 KB), in 6.32 rounds a question for
- * 7.28 (later 6.00 for 6.88); on the slow link 8 of 20 questions settled a round trip (~100 ms) sooner. The whole
- * answer (`cli ask`) keeps the bound: its budget's records of rankings that then changed cost 37 KB p50 (2,562 →
- * 2,599 KB) for 6.40 rounds instead of 6.88 (docs/results/question-bytes.md, round twenty-two).
+ * ranking's evidence run, whatever it lacks (round twenty-two): the cards', the windowed evidence's records and their
+ * concepts' names are a few, and mostly the final ranking's, so the round they took after the walk had settled goes
+ * with the walk's. At 100 MiB (25 questions, read alone) the first page read 2,376 KB p50 either way (a later question
+ * 470 → 472 KB) in 6.32 rounds a question for 7.28 (later 6.00 for 6.88); on the slow link (link-sim --virtual, 20
+ * questions) 8 settled a round trip (~100 ms) sooner, −41 ms mean. The whole answer (`cli ask`) keeps the bound: its
+ * budget's records of rankings that then changed cost 37 KB p50 (2,562 → 2,599 KB; docs/results/question-bytes.md,
+ * round twenty-two).
  */
 const PREFETCH_NOTED = 8;
 /**
@@ -83,8 +84,9 @@ const PREFETCH_EVIDENCE = 160;
  * The chunk lists of at most NEARLY_PUSHED concepts the walk did not push but that hold NEARLY_SHARE of the residual
  * that would push them are read with the run's reads (PersonalizedPageRank.nearlyPushed): once the rows the run lacked
  * bring them the rest, their rows are read in the next round at once, not their lists first and their rows in a stage
- * after (each stage a round trip). At 100 MiB on the slow link (link-sim --virtual, 40 questions): settled −79 ms
- * mean for +15 KB mean (0.5 of the residual, 100 lists: −98 ms, +24 KB; 0.25, 400: −38 ms, +113 KB; lists and the
+ * after (each stage a round trip). At 100 MiB on the slow link (link-sim --virtual, 120-byte parts, 40 questions),
+ * with the first page read ahead above: settled 3,481 → 3,430 ms p50, −79 ms mean, for +15 KB mean; 20 questions
+ * −96 ms mean, +15 KB (0.5 of the residual, 100 lists: −98 ms, +24 KB; 0.25, 400: −38 ms, +113 KB; lists and the
  * rows of those in ≤ 16 chunks: −122 ms, +35 KB). A library keeping its lists in its rows reads them with the rows;
  * a source that is not a link (BlockStore.readsAhead) reads none ahead.
  */
