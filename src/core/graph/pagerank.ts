@@ -188,6 +188,7 @@ export class PersonalizedPageRank {
     damping: number,
     epsilon: number,
   ): { nodes: Uint32Array; scores: Float64Array } {
+    this.walks++;
     checkDamping(damping);
     if (!(epsilon > 0)) throw new Error(`personalized pagerank: epsilon must be > 0, got ${epsilon}`);
     const { graph, p, r, inQueue } = this;
@@ -329,6 +330,33 @@ export class PersonalizedPageRank {
       }
     }
     return { nodes: this.touched.subarray(0, this.touchedCount), scores: p };
+  }
+
+  /** Walks run so far: what nearlyPushed tells is the last one's. */
+  get runs(): number {
+    return this.walks;
+  }
+  private walks = 0;
+
+  /**
+   * After a run over rows read on demand (a RowSource): the touched nodes that were not pushed but hold at least
+   * `share` of the residual that would push them (ε·max(lower degree, 1)), nearest first, at most `limit`. Nodes a
+   * reader may want pushed in a later run of the same walk, once more mass reaches them (the library read by ranges
+   * reads their chunk lists a round early: src/core/paged/library.ts). Reads no row and no degree but the lower ones.
+   */
+  nearlyPushed(epsilon: number, share: number, limit: number): number[] {
+    const deg = this.walkDegrees;
+    if (!deg || limit <= 0) return [];
+    const near: Array<[number, number]> = [];
+    for (let i = 0; i < this.touchedCount; i++) {
+      const v = this.touched[i];
+      const rv = this.r[v];
+      if (!(rv > 0)) continue;
+      const ratio = rv / (epsilon * Math.max(deg.lower(v), 1));
+      if (ratio >= share && ratio < 1) near.push([v, ratio]);
+    }
+    near.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return near.slice(0, limit).map(([v]) => v);
   }
 
   private touch(v: number): void {

@@ -196,6 +196,15 @@ export class BlockStore {
     return this.source.bytesRead + this.touchedBytes;
   }
 
+  /**
+   * Whether reads ahead of need pay here: a source that sends many ranges a request (RangeSource.partBytes, a host on
+   * a link) costs a round trip a stage of reads, and a few more ranges in a stage cost little beside it. Memory, a
+   * file or a host answering one range a request read what a question needs only (library.ts: round twenty-two).
+   */
+  get readsAhead(): boolean {
+    return partGap(this.source) > 0;
+  }
+
   /** How many reads have found their bytes missing so far (a run that leaves it unchanged read only what is here). */
   get misses(): number {
     return this.missCount;

@@ -53,6 +53,15 @@ import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
  * later question on a library already open read the records of rankings that lacked 9–32 and then changed, 31 KB of
  * its 646 (100 MiB, 24 questions: p50 521 → 498 KB; rounds a question 6.13 → 6.38, a cold one 6.80 → 7.20, its bytes
  * the same; docs/results/question-bytes.md, wip/later17).
+ *
+ * A question asked for its first cards (the Ask view's first page) over a link (BlockStore.readsAhead) has every such
+ * ranking's evidence run, whatever it lacks (round twenty-two): the cards', the windowed evidence's records and their
+ * concepts' names are a few, and mostly the final ranking's, so the round they took after the walk had settled goes
+ * with the walk's. At 100 MiB (25 questions, read alone) the first page read 2,376 KB p50 either way (a later question
+ * 470 → 472 KB) in 6.32 rounds a question for 7.28 (later 6.00 for 6.88); on the slow link (link-sim --virtual, 20
+ * questions) 8 settled a round trip (~100 ms) sooner, −41 ms mean. The whole answer (`cli ask`) keeps the bound: its
+ * budget's records of rankings that then changed cost 37 KB p50 (2,562 → 2,599 KB; docs/results/question-bytes.md,
+ * round twenty-two).
  */
 const PREFETCH_NOTED = 8;
 /**
@@ -71,6 +80,18 @@ const PREFETCH_TOP = 10;
  * otherwise waits a round for its count.
  */
 const PREFETCH_EVIDENCE = 160;
+/**
+ * The chunk lists of at most NEARLY_PUSHED concepts the walk did not push but that hold NEARLY_SHARE of the residual
+ * that would push them are read with the run's reads (PersonalizedPageRank.nearlyPushed): once the rows the run lacked
+ * bring them the rest, their rows are read in the next round at once, not their lists first and their rows in a stage
+ * after (each stage a round trip). At 100 MiB on the slow link (link-sim --virtual, 120-byte parts, 40 questions),
+ * with the first page read ahead above: settled 3,481 → 3,430 ms p50, −79 ms mean, for +15 KB mean; 20 questions
+ * −96 ms mean, +15 KB (0.5 of the residual, 100 lists: −98 ms, +24 KB; 0.25, 400: −38 ms, +113 KB; lists and the
+ * rows of those in ≤ 16 chunks: −122 ms, +35 KB). A library keeping its lists in its rows reads them with the rows;
+ * a source that is not a link (BlockStore.readsAhead) reads none ahead.
+ */
+const NEARLY_PUSHED = 100;
+const NEARLY_SHARE = 0.8;
 /** Loads the words' early evidence may take before the walk's reads go on (postings, records, and one spare). */
 const EARLY_STEPS = 3;
 
@@ -127,6 +148,8 @@ export class PagedLibrary {
   /** BM25 over the text, and BM25F over the text and its heading copies (fieldBm25.ts's arithmetic). */
   private readonly scoring: Record<'text' | 'fields', Parameters<typeof addQueryScores>[2]>;
   private readonly ctx: PprContext;
+  /** The walk of `ppr` over rows read as needed (the ctx's): what it nearly pushed is read ahead (NEARLY_PUSHED). */
+  private readonly walker: PersonalizedPageRank;
   private readonly lexicon: PprLexicon;
   private readonly evidence: EvidenceSource;
 
@@ -151,13 +174,14 @@ export class PagedLibrary {
       fields: { copies, n, nOf, lengths: fieldLengths, norm: mean(fieldLengths) || 1, k1, b },
     };
     const termCache = new SentenceTermCache(analyzer);
+    this.walker = new PersonalizedPageRank(
+      { nodeCount: directory.conceptCount, row: (u) => reader.walkRow(u) },
+      reader.walkDegrees(),
+    );
     this.ctx = {
       concepts: reader.conceptAccess(),
       conceptIds: reader.conceptLookup(),
-      walker: new PersonalizedPageRank(
-        { nodeCount: directory.conceptCount, row: (u) => reader.walkRow(u) },
-        reader.walkDegrees(),
-      ),
+      walker: this.walker,
       chunkScores: new Float64Array(n),
       params: this.params,
     };
@@ -328,6 +352,7 @@ export class PagedLibrary {
     const { value, ...read } = await reader.readUntilComplete(
       () => {
         if (!ranked) {
+          const walks = this.walker.runs;
           const candidates = this.rank(text, mode);
           // A ranking that met a missing block is not the answer: reading the records of its chunks would fetch
           // passages the next run may not show.
@@ -339,13 +364,21 @@ export class PagedLibrary {
               top.length === lastTop.length &&
               top.every((k, i) => k === lastTop![i]);
             // Only what it notes is kept: the evidence shown is always the final ranking's.
-            if (store.noted <= PREFETCH_NOTED || (settled && store.noted <= PREFETCH_SETTLED_NOTED))
+            if (
+              (cards && store.readsAhead) ||
+              store.noted <= PREFETCH_NOTED ||
+              (settled && store.noted <= PREFETCH_SETTLED_NOTED)
+            )
               answer(mode, candidates, new Set());
             lastTop = top;
             // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
             // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
             // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
             reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
+            // Only after this run's own walk (a question with no concept to start from walks nowhere).
+            if (store.readsAhead && !this.directory.listsInRows && this.walker.runs !== walks)
+              for (const c of this.walker.nearlyPushed(this.params.pushEpsilon, NEARLY_SHARE, NEARLY_PUSHED))
+                reader.chunksOf(c);
           }
         }
         return ranked

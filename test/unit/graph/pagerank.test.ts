@@ -181,3 +181,65 @@ describe('PersonalizedPageRank over rows whose stored degrees lie (issue 43)', (
     expect(scoresA).toEqual(Array.from(b.nodes, (v) => b.scores[v]));
   });
 });
+
+describe('PersonalizedPageRank.nearlyPushed (round twenty-two)', () => {
+  // 0 –1– 1 –99– 3 and 0 –3– 2 –397– 3: degrees 4, 100, 400, 496. From seed 0 (d 0.85, ε 0.0025) the walk pushes 0 only:
+  // 1 gets 0.85·1/4 = 0.2125 of the 0.25 that would push it (0.85 of it), 2 gets 0.85·3/4 = 0.6375 of 1 (0.6375).
+  const edges: Record<number, Array<[number, number]>> = {
+    0: [
+      [1, 1],
+      [2, 3],
+    ],
+    1: [
+      [0, 1],
+      [3, 99],
+    ],
+    2: [
+      [0, 3],
+      [3, 397],
+    ],
+    3: [
+      [1, 99],
+      [2, 397],
+    ],
+  };
+  const degrees = new Float64Array([4, 100, 400, 496]);
+  const rowsOf = (missing: number[] = []) => ({
+    nodeCount: 4,
+    row: (u: number) =>
+      missing.includes(u)
+        ? undefined
+        : { targets: edges[u].map(([v]) => v), weights: edges[u].map(([, w]) => w) },
+  });
+
+  it('names the nodes the walk did not push that hold a share of what would push them, nearest first', () => {
+    const walker = new PersonalizedPageRank(rowsOf(), degrees);
+    const { nodes } = walker.run(new Map([[0, 1]]), 0.85, 0.0025);
+    expect(Array.from(nodes).sort()).toEqual([0, 1, 2]);
+    expect(walker.nearlyPushed(0.0025, 0.5, 10)).toEqual([1, 2]);
+    expect(walker.nearlyPushed(0.0025, 0.7, 10)).toEqual([1]);
+    expect(walker.nearlyPushed(0.0025, 0.5, 1)).toEqual([1]);
+    expect(walker.nearlyPushed(0.0025, 0.9, 10)).toEqual([]);
+  });
+
+  it('leaves out a node it would push but could not (its row missing): that one is wanted already', () => {
+    const walker = new PersonalizedPageRank(rowsOf([0]), degrees);
+    walker.run(new Map([[0, 1]]), 0.85, 0.0025);
+    expect(walker.nearlyPushed(0.0025, 0.1, 10)).toEqual([]);
+  });
+
+  it('counts its walks, and names nothing over a graph in memory (its rows are all there)', () => {
+    const walker = new PersonalizedPageRank(
+      csr(4, [
+        [0, 1, 1],
+        [0, 2, 3],
+        [1, 3, 99],
+        [2, 3, 397],
+      ]),
+    );
+    expect(walker.runs).toBe(0);
+    walker.run(new Map([[0, 1]]), 0.85, 0.0025);
+    expect(walker.runs).toBe(1);
+    expect(walker.nearlyPushed(0.0025, 0.5, 10)).toEqual([]);
+  });
+});
