@@ -15,7 +15,9 @@ const HASH = 16;
 /** Block hashes a leaf page holds (format.ts HASH_LEAF_BYTES / BLOCK_HASH_BYTES): a tree of 3 levels of pairs. */
 export const LEAF_HASHES = 8;
 /** The levels of pairs between a block's hash and its leaf page's root. */
-const DEPTH = 3;
+export const DEPTH = 3;
+/** Bytes of one sibling of a path. */
+export const PATH_NODE_BYTES = HASH;
 /** Bytes of a block's path: one sibling a level. */
 export const PATH_BYTES = DEPTH * HASH;
 /** The version `blockPaths` came with. */
@@ -114,15 +116,86 @@ export async function rootsFromPaths(
   paths: readonly Uint8Array[],
   places: readonly number[],
 ): Promise<Uint8Array[]> {
-  let nodes = digests.map((d) => d.subarray(0, HASH));
+  const chains = await chainsFromPaths(
+    digests,
+    paths,
+    places,
+    places.map(() => DEPTH),
+  );
+  return chains.map((chain) => chain[DEPTH]);
+}
+
+/**
+ * For each block, the nodes on its way up (its hash, then one a level) from its digest folded with the first
+ * `levels[k]` siblings of its path (a path read only up to a node already proven: ProvenNodes). Digests of a level
+ * in one batch.
+ */
+export async function chainsFromPaths(
+  digests: readonly Uint8Array[],
+  paths: readonly Uint8Array[],
+  places: readonly number[],
+  levels: readonly number[],
+): Promise<Uint8Array[][]> {
+  const chains = digests.map((d) => [d.subarray(0, HASH)]);
   for (let d = 0; d < DEPTH; d++) {
-    const inputs = nodes.map((node, k) => {
+    const going = chains.flatMap((_, k) => (levels[k] > d ? [k] : []));
+    if (going.length === 0) break;
+    const inputs = going.map((k) => {
+      const node = chains[k][d];
       const sibling = paths[k].subarray(d * HASH, (d + 1) * HASH);
       return (places[k] >> d) & 1 ? nodeInput(sibling, node) : nodeInput(node, sibling);
     });
-    nodes = (await blockDigests(inputs)).map((x) => x.subarray(0, HASH));
+    const up = await blockDigests(inputs);
+    going.forEach((k, i) => chains[k].push(up[i].subarray(0, HASH)));
   }
-  return nodes;
+  return chains;
+}
+
+/** Whether a node folded from a block is the proven one (a missing one never matches). */
+export function sameNode(node: Uint8Array, proven: Uint8Array | undefined): boolean {
+  return proven !== undefined && node.length === HASH && proven.every((x, i) => x === node[i]);
+}
+
+/**
+ * The nodes of one leaf page's tree that checked paths proved (a reader's, while the page itself is not here): a
+ * block's hash, each sibling of its path and each node on its way up are fixed by the page's root once the path
+ * checks. A later row of the same page is then read with its path only up to the first proven node on its way up (a
+ * sibling row's: none of it; a later question at 100 MiB reads ~2,500 rows, most in pages an earlier one touched),
+ * and checked against that node.
+ */
+export class ProvenNodes {
+  /** By level (0: the block hashes) and place in the level. */
+  private readonly levels: Array<Map<number, Uint8Array>> = Array.from({ length: DEPTH }, () => new Map());
+
+  /** The siblings a path of the block at `place` needs: up to the first proven node on its way up (DEPTH: all). */
+  needed(place: number): number {
+    for (let d = 0; d < DEPTH; d++) if (this.levels[d].has(place >> d)) return d;
+    return DEPTH;
+  }
+
+  /** The proven node at level `level` on the way up from `place` (needed(place) tells which levels have one). */
+  node(place: number, level: number): Uint8Array | undefined {
+    return this.levels[level]?.get(place >> level);
+  }
+
+  /** What a checked path proved: the nodes of its chain below the node it was checked against, and their siblings. */
+  prove(place: number, chain: readonly Uint8Array[], path: Uint8Array, checkedAt: number): void {
+    for (let d = 0; d < checkedAt; d++) {
+      this.levels[d].set(place >> d, chain[d]);
+      this.levels[d].set((place >> d) ^ 1, path.slice(d * HASH, (d + 1) * HASH));
+    }
+  }
+
+  /** The leaf page of `count` block hashes when every one is proven (it is then as good as read and checked). */
+  page(count: number): Uint8Array | undefined {
+    const out = new Uint8Array(count * HASH);
+    for (let i = 0; i < count; i++) {
+      const h = this.levels[0].get(i);
+      if (!h) return undefined;
+      out.set(h, i * HASH);
+    }
+    return out;
+  }
 }
 
 /** A reader's roots of whole leaf pages (read or made from their blocks' digests), as a writer makes them. */

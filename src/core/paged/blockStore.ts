@@ -6,7 +6,15 @@
 import { gunzipSync } from 'fflate';
 import { blockDigests, matchesBlockHash } from './blockDigest.ts';
 import { BlockLayout } from './blockLayout.ts';
-import { leafRoots, LEAF_HASHES, rootsFromPaths } from './blockPaths.ts';
+import {
+  chainsFromPaths,
+  DEPTH,
+  leafRoots,
+  LEAF_HASHES,
+  PATH_NODE_BYTES,
+  ProvenNodes,
+  sameNode,
+} from './blockPaths.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
@@ -125,6 +133,8 @@ export class BlockStore {
    * and the blocks that carry paths are checked by them where their leaf page is not here.
    */
   private readonly paths: boolean;
+  /** Version 13: by leaf page not here, the nodes of its tree that checked paths proved (blockPaths.ts). */
+  private readonly proven = new Map<number, ProvenNodes>();
 
   constructor(
     private readonly source: RangeSource,
@@ -484,15 +494,19 @@ export class BlockStore {
       mergedBlockRuns(wanted, Math.max(gapBytes, partGap(this.source)), this.layout),
       gapBytes,
     );
-    // Version 13: a run's stored bytes, each block with its path after it, but the last block's when its leaf page is
-    // here already (a later question's rows whose pages an earlier one read: its path would be read for nothing).
-    const unpathed = new Set<number>();
+    // Version 13: a run's stored bytes, each block with its path after it, but the last block's read only up to the
+    // first node of its leaf page's tree already proven (none of it when the page is here, or its own hash proven by
+    // a sibling's path): a later question's rows lie in pages earlier ones touched, and the rest would be read for
+    // nothing.
+    const pathRead = new Map<number, number>();
     if (this.paths)
-      for (const [, last] of runs)
-        if (this.layout.pathBytesOf(last) > 0 && this.hasLeafOf(last)) unpathed.add(last);
+      for (const [, last] of runs) {
+        const bytes = this.pathNeeded(last);
+        if (bytes < this.layout.pathBytesOf(last)) pathRead.set(last, bytes);
+      }
     const range = ([first, last]: [number, number]): [number, number] => {
       const from = this.layout.storedStartOf(first);
-      return [this.base + from, this.storedEndOf(last, unpathed) - from];
+      return [this.base + from, this.storedEndOf(last, pathRead) - from];
     };
     const readRanges = this.source.readRanges?.bind(this.source);
     const read = async (ranges: Array<[number, number]>): Promise<Uint8Array[]> =>
@@ -578,7 +592,7 @@ export class BlockStore {
         }
         arrival?.deliver(bytes.slice(batch.length));
         await pagesIn;
-        await this.accept(batch, bytes.slice(0, batch.length), computed, unpathed);
+        await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
         arrived();
       }),
     );
@@ -787,9 +801,18 @@ export class BlockStore {
     checked.forEach((held, level) => held.forEach((page, p) => this.hashPages[level].set(p, page)));
   }
 
-  /** Where a run ending at block b ends as read: after its path, unless it is read without (fetchBlocks). */
-  private storedEndOf(b: number, unpathed: ReadonlySet<number>): number {
-    return this.layout.storedEndOf(b) - (unpathed.has(b) ? this.layout.pathBytesOf(b) : 0);
+  /** Where a run ending at block b ends as read: after its path, or the part of it read (fetchBlocks). */
+  private storedEndOf(b: number, pathRead: ReadonlyMap<number, number>): number {
+    const path = this.layout.pathBytesOf(b);
+    return this.layout.storedEndOf(b) - path + (pathRead.get(b) ?? path);
+  }
+
+  /** The bytes of block b's path a run ending at it reads: none when its leaf page is here, else up to a proven node. */
+  private pathNeeded(b: number): number {
+    const path = this.layout.pathBytesOf(b);
+    if (path === 0 || this.hasLeafOf(b)) return 0;
+    const proven = this.proven.get(Math.floor(b / LEAF_HASHES));
+    return proven ? Math.min(path, proven.needed(b % LEAF_HASHES) * PATH_NODE_BYTES) : path;
   }
 
   /** Whether block b's page of block hashes is here (paged hashes). */
@@ -815,8 +838,8 @@ export class BlockStore {
     runs: ReadonlyArray<[number, number]>,
     bytes: readonly Uint8Array[],
     computed: ReadonlySet<number> = new Set(),
-    /** Version 13: runs' last blocks read without their paths (fetchBlocks). */
-    unpathed: ReadonlySet<number> = new Set(),
+    /** Version 13: the bytes of path read after runs' last blocks, where less than the whole (fetchBlocks). */
+    pathRead: ReadonlyMap<number, number> = new Map(),
   ): Promise<void> {
     const blocks: Uint8Array[] = [];
     const numbers: number[] = [];
@@ -824,7 +847,7 @@ export class BlockStore {
     const paths = new Map<number, Uint8Array>();
     runs.forEach(([first, last], i) => {
       const from = this.layout.storedStartOf(first);
-      const length = this.storedEndOf(last, unpathed) - from;
+      const length = this.storedEndOf(last, pathRead) - from;
       if (bytes[i].length !== length)
         throw new PagesError(
           `${this.source.name}: blocks ${first}..${last} of part ${this.partName} came back with ` +
@@ -835,8 +858,8 @@ export class BlockStore {
         const end = at + this.layout.endOf(b) - this.layout.startOf(b);
         blocks.push(bytes[i].slice(at, end));
         numbers.push(b);
-        const path = unpathed.has(b) ? 0 : this.layout.pathBytesOf(b);
-        if (path > 0) paths.set(b, bytes[i].subarray(end, end + path));
+        if (this.layout.pathBytesOf(b) > 0)
+          paths.set(b, bytes[i].subarray(end, end + (pathRead.get(b) ?? this.layout.pathBytesOf(b))));
       }
     });
     const hashing = performance.now();
@@ -853,22 +876,33 @@ export class BlockStore {
       }
       if (mine.length > 0) await this.computePages(mine, (b) => digestAt.get(b)!);
     }
-    // Version 13: a block whose leaf page is not here is checked by its path, against the page's hash above it.
+    // Version 13: a block whose leaf page is not here is checked by its path (or the part of it read), folded up to
+    // the first node of the page's tree already proven, or to the page's root in the level above.
     const byPath = this.paths
       ? numbers.flatMap((b, k) => (paths.has(b) && !this.hasLeafOf(b) ? [k] : []))
       : [];
+    const placeOf = (k: number) => numbers[k] % LEAF_HASHES;
+    const provenOf = (k: number) => this.proven.get(Math.floor(numbers[k] / LEAF_HASHES));
+    const upTo = byPath.map((k) =>
+      Math.min(paths.get(numbers[k])!.length / PATH_NODE_BYTES, provenOf(k)?.needed(placeOf(k)) ?? DEPTH),
+    );
+    // The proven nodes taken now: another batch's blocks may make the page whole meanwhile (prove()).
+    const targets = byPath.map((k, i) => provenOf(k)?.node(placeOf(k), upTo[i]));
     const rooted = new Set<number>();
-    if (byPath.length > 0) {
-      const roots = await rootsFromPaths(
-        byPath.map((k) => digests[k]),
-        byPath.map((k) => paths.get(numbers[k])!),
-        byPath.map((k) => numbers[k] % LEAF_HASHES),
-      );
-      byPath.forEach((k, i) => {
-        const b = numbers[k];
-        if (this.pageFits(0, Math.floor(b / LEAF_HASHES), roots[i])) rooted.add(k);
-      });
-    }
+    const chains = await chainsFromPaths(
+      byPath.map((k) => digests[k]),
+      byPath.map((k) => paths.get(numbers[k])!),
+      byPath.map(placeOf),
+      upTo,
+    );
+    byPath.forEach((k, i) => {
+      const chain = chains[i];
+      const fits =
+        upTo[i] === DEPTH
+          ? this.pageFits(0, Math.floor(numbers[k] / LEAF_HASHES), chain[DEPTH])
+          : sameNode(chain[upTo[i]], targets[i]);
+      if (fits) rooted.add(k);
+    });
     this.spent.hashMs += performance.now() - hashing;
     const checkedByPath = new Set(byPath);
     numbers.forEach((b, k) => {
@@ -877,10 +911,29 @@ export class BlockStore {
           `${this.source.name}: corrupted (SHA-256 mismatch in block ${b} of part ${this.partName})`,
         );
     });
+    byPath.forEach((k, i) => this.prove(numbers[k], chains[i], paths.get(numbers[k])!, upTo[i]));
     numbers.forEach((b, k) => {
       if (!this.blocks.has(b)) this.blockBytes += blocks[k].length;
       this.blocks.set(b, blocks[k]);
     });
+  }
+
+  /**
+   * Version 13: what block b's checked path proved of its leaf page's tree; a page whose every block hash is proven
+   * is kept as if read (its runs' last blocks then read no path, and are checked by their hashes in it).
+   */
+  private prove(b: number, chain: readonly Uint8Array[], path: Uint8Array, checkedAt: number): void {
+    const p = Math.floor(b / LEAF_HASHES);
+    if (this.hashPages[0].has(p)) return;
+    let proven = this.proven.get(p);
+    if (!proven) this.proven.set(p, (proven = new ProvenNodes()));
+    proven.prove(b % LEAF_HASHES, chain, path, checkedAt);
+    const { pageSize, length } = this.levels[0];
+    const page = proven.page(Math.min(pageSize, length - p * pageSize) / this.hashBytes);
+    if (page) {
+      this.hashPages[0].set(p, page);
+      this.proven.delete(p);
+    }
   }
 }
 

@@ -226,6 +226,69 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
     expect(d.rowBlocks!.count).toBe(count);
   });
 
+  /** The store of a freshly opened v13 bundle, and a leaf page of the rows' zone that opening did not touch. */
+  const rowPage = async (bytes: Uint8Array) => {
+    const opened = await openedOf(bytes);
+    const store = opened.library.reader.store as unknown as {
+      layout: BlockLayout;
+      base: number;
+      bytes(offset: number, length: number): Uint8Array | undefined;
+      load(): Promise<void>;
+    };
+    const { first, count } = store.layout.paths!;
+    // A whole leaf page (8 blocks) in the middle of the zone, none of its blocks read at opening.
+    const page = Math.floor((first + count / 2) / 8);
+    const blocks = Array.from({ length: 8 }, (_, i) => page * 8 + i);
+    expect(blocks.every((b) => b >= first && b < first + count)).toBe(true);
+    const held = (opened.library.reader.store as unknown as { blocks: Map<number, Uint8Array> }).blocks;
+    expect(blocks.filter((b) => held.has(b))).toEqual([]);
+    /** Reads block b alone; the bytes of blocks read (hash pages, after the pages part, not counted). */
+    const read = async (b: number) => {
+      opened.source.reads = [];
+      store.bytes(store.layout.startOf(b), 1);
+      await store.load();
+      return opened.source.reads.filter(([at]) => at < opened.hashesAt).reduce((n, [, l]) => n + l, 0);
+    };
+    const size = (b: number) => store.layout.endOf(b) - store.layout.startOf(b);
+    return { store, blocks, read, size };
+  };
+
+  it('reads a row whose leaf page a checked path touched with its path only up to a node that path proved', async () => {
+    const { blocks, read, size } = await rowPage(await bundleBytes(writeBundle(pagesParts(v13), base)));
+    const [b0, b1, b2, b3, b4, , b6, b7] = blocks;
+    // The first row of the page: its whole path (3 siblings of 16 bytes).
+    expect(await read(b0)).toBe(size(b0) + 48);
+    // Its pair's other block: its hash was b0's first sibling: no path.
+    expect(await read(b1)).toBe(size(b1));
+    // The other pair of the half: their parent was b0's second sibling: one sibling (b3's hash).
+    expect(await read(b2)).toBe(size(b2) + 16);
+    // b3's hash was b2's sibling.
+    expect(await read(b3)).toBe(size(b3));
+    // The other half: its root was b0's third sibling: two siblings.
+    expect(await read(b6)).toBe(size(b6) + 32);
+    expect(await read(b7)).toBe(size(b7));
+    expect(await read(b4)).toBe(size(b4) + 16);
+  });
+
+  it('refuses a row read with part of its path that does not fold into the node proved, naming the block', async () => {
+    const bytes = await bundleBytes(writeBundle(pagesParts(v13), base));
+    const clean = await rowPage(bytes);
+    const { layout, base: pagesAt } = clean.store;
+    const [b0, b1, b2] = clean.blocks;
+    // b1's own bytes changed (its path as written): read with no path, its digest is not the hash b0's path proved.
+    const rowChanged = bytes.slice();
+    rowChanged[pagesAt + layout.storedStartOf(b1)] ^= 1;
+    const a = await rowPage(rowChanged);
+    expect(await a.read(b0)).toBe(a.size(b0) + 48);
+    await expect(a.read(b1)).rejects.toThrow(`corrupted (SHA-256 mismatch in block ${b1} of part pages.bin)`);
+    // b2's first sibling (b3's hash) changed: b2 read with it alone folds into another node than b0's path proved.
+    const pathChanged = bytes.slice();
+    pathChanged[pagesAt + layout.storedEndOf(b2) - 48] ^= 1;
+    const c = await rowPage(pathChanged);
+    expect(await c.read(b0)).toBe(c.size(b0) + 48);
+    await expect(c.read(b2)).rejects.toThrow(`corrupted (SHA-256 mismatch in block ${b2} of part pages.bin)`);
+  });
+
   it('is what `cli upgrade` makes of the version 12 part (its sections copied), at the writers’ defaults only', async () => {
     const source = new MemoryRangeSource(await bundleBytes(writeBundle(pagesParts(v12), base)), 'v12.bundle');
     const manifest = (await readManifestByRanges(source))!;
