@@ -498,10 +498,15 @@ export class BlockStore {
     // first node of its leaf page's tree already proven (none of it when the page is here, or its own hash proven by
     // a sibling's path): a later question's rows lie in pages earlier ones touched, and the rest would be read for
     // nothing.
+    // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
+    // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
+    // requests of their own ahead of the blocks'; each block waits for them to be checked.
+    const { runs: pageRuns, computed } = this.missingHashPages(runs);
     const pathRead = new Map<number, number>();
     if (this.paths)
       for (const [, last] of runs) {
-        const bytes = this.pathNeeded(last);
+        // A page made from the run's blocks (and hashes proven) checks them all: no path.
+        const bytes = computed.has(Math.floor(last / LEAF_HASHES)) ? 0 : this.pathNeeded(last);
         if (bytes < this.layout.pathBytesOf(last)) pathRead.set(last, bytes);
       }
     const range = ([first, last]: [number, number]): [number, number] => {
@@ -513,10 +518,6 @@ export class BlockStore {
       readRanges ? await readRanges(ranges) : [await this.source.read(ranges[0][0], ranges[0][1])];
     const split = <T>(items: T[]): T[][] =>
       readRanges ? batchesOf(items, IN_FLIGHT, MAX_RANGES_A_REQUEST) : items.map((r) => [r]);
-    // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
-    // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
-    // requests of their own ahead of the blocks'; each block waits for them to be checked.
-    const { runs: pageRuns, computed } = this.missingHashPages(runs);
     const blockBatches = split(runs);
     const jobs: Array<() => Promise<void>> = [];
     let pagesIn = Promise.resolve();
@@ -666,8 +667,7 @@ export class BlockStore {
           if (
             level === 0 &&
             Number.isInteger(perPage) &&
-            p * perPage >= first &&
-            Math.min((p + 1) * perPage, this.layout.count) - 1 <= last
+            this.allHere(p * perPage, Math.min((p + 1) * perPage, this.layout.count) - 1, first, last, runs)
           )
             computed.add(p);
           else if (
@@ -801,6 +801,30 @@ export class BlockStore {
     checked.forEach((held, level) => held.forEach((page, p) => this.hashPages[level].set(p, page)));
   }
 
+  /**
+   * Whether every block of a leaf page [from, to] lies in the run [first, last] or has its hash proven by a checked
+   * path (version 13) and lies in no other run: the page is then made from this run's digests rather than read
+   * (missingHashPages), in this run's batch (a page another run touches would wait on two batches).
+   */
+  private allHere(
+    from: number,
+    to: number,
+    first: number,
+    last: number,
+    runs: ReadonlyArray<[number, number]>,
+  ): boolean {
+    for (let b = from; b <= to; b++) {
+      if (b >= first && b <= last) continue;
+      if (!this.provenHash(b) || inRuns(runs, b)) return false;
+    }
+    return true;
+  }
+
+  /** Version 13: block b's hash where a checked path proved it (its leaf page not here). */
+  private provenHash(b: number): Uint8Array | undefined {
+    return this.proven.get(Math.floor(b / LEAF_HASHES))?.node(b % LEAF_HASHES, 0);
+  }
+
   /** Where a run ending at block b ends as read: after its path, or the part of it read (fetchBlocks). */
   private storedEndOf(b: number, pathRead: ReadonlyMap<number, number>): number {
     const path = this.layout.pathBytesOf(b);
@@ -874,7 +898,7 @@ export class BlockStore {
         const [to] = hashPageOf(last, this.hashBytes, pageSize);
         for (let p = from; p <= to; p++) if (computed.has(p) && !this.hashPages[0].has(p)) mine.push(p);
       }
-      if (mine.length > 0) await this.computePages(mine, (b) => digestAt.get(b)!);
+      if (mine.length > 0) await this.computePages(mine, (b) => digestAt.get(b) ?? this.provenHash(b)!);
     }
     // Version 13: a block whose leaf page is not here is checked by its path (or the part of it read), folded up to
     // the first node of the page's tree already proven, or to the page's root in the level above.
@@ -1042,6 +1066,19 @@ function mergedBlockRuns(
     else runs.push([b, b]);
   }
   return runs;
+}
+
+/** Whether block b lies in one of the runs (ascending, disjoint): a binary search. */
+function inRuns(runs: ReadonlyArray<[number, number]>, b: number): boolean {
+  let lo = 0;
+  let hi = runs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (b < runs[mid][0]) hi = mid - 1;
+    else if (b > runs[mid][1]) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 /**

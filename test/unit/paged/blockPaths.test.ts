@@ -249,8 +249,15 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
       await store.load();
       return opened.source.reads.filter(([at]) => at < opened.hashesAt).reduce((n, [, l]) => n + l, 0);
     };
+    /** Reads blocks [b, c] in one run. */
+    const readRun = async (b: number, c: number) => {
+      opened.source.reads = [];
+      store.bytes(store.layout.startOf(b), store.layout.endOf(c) - store.layout.startOf(b));
+      await store.load();
+      return opened.source.reads.filter(([at]) => at < opened.hashesAt).reduce((n, [, l]) => n + l, 0);
+    };
     const size = (b: number) => store.layout.endOf(b) - store.layout.startOf(b);
-    return { store, blocks, read, size };
+    return { store, blocks, read, readRun, size };
   };
 
   it('reads a row whose leaf page a checked path touched with its path only up to a node that path proved', async () => {
@@ -268,6 +275,20 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
     expect(await read(b6)).toBe(size(b6) + 32);
     expect(await read(b7)).toBe(size(b7));
     expect(await read(b4)).toBe(size(b4) + 16);
+  });
+
+  it('makes a leaf page from a run’s blocks and the hashes paths proved, reading no path after the run', async () => {
+    const { blocks, read, readRun, size } = await rowPage(
+      await bundleBytes(writeBundle(pagesParts(v13), base)),
+    );
+    const [b0, , b2, , b4, b5, b6, b7] = blocks;
+    expect(await read(b0)).toBe(size(b0) + 48);
+    expect(await read(b2)).toBe(size(b2) + 16);
+    expect(await read(b4)).toBe(size(b4) + 16 * 2);
+    // Blocks 0–5's hashes are proven: b6 and b7 complete the page, which checks them both (b6's path read between).
+    expect(await readRun(b6, b7)).toBe(size(b6) + 48 + size(b7));
+    // The page is here: b5 with no path.
+    expect(await read(b5)).toBe(size(b5));
   });
 
   it('refuses a row read with part of its path that does not fold into the node proved, naming the block', async () => {
