@@ -216,29 +216,15 @@ export async function leafRoots(pages: readonly Uint8Array[]): Promise<Uint8Arra
 
 /**
  * The part's stored bytes from its logical ones (the sections in order): each block of the zone [first, first +
- * count) followed by its path. `ends` gives where each block ends in the logical bytes.
+ * count) followed by its path; `zone.endOf` gives where each block ends in the logical bytes.
  */
 export function* storedPieces(
   pieces: Iterable<Uint8Array>,
   zone: { first: number; count: number; endOf: (b: number) => number },
   leaves: Uint8Array,
 ): Generator<Uint8Array> {
-  let at = 0;
-  let b = zone.first;
-  const last = zone.first + zone.count;
-  const pathAt = pathsInOrder(leaves);
-  for (const piece of pieces) {
-    let from = 0;
-    while (b < last && zone.endOf(b) <= at + piece.length) {
-      const cut = zone.endOf(b) - at;
-      if (cut > from) yield piece.subarray(from, cut);
-      yield pathAt(b);
-      from = cut;
-      b++;
-    }
-    if (from < piece.length) yield piece.subarray(from);
-    at += piece.length;
-  }
+  const cut = pathCutter(zone, leaves);
+  for (const piece of pieces) yield* cut(piece);
 }
 
 /** storedPieces over pieces that come asynchronously (a spool, a source). */
@@ -247,20 +233,31 @@ export async function* storedPiecesAsync(
   zone: { first: number; count: number; endOf: (b: number) => number },
   leaves: Uint8Array,
 ): AsyncGenerator<Uint8Array> {
+  const cut = pathCutter(zone, leaves);
+  for await (const piece of pieces) yield* cut(piece);
+}
+
+/** The pieces of one logical piece as stored: cut at the zone's block ends, each such block's path after it. */
+function pathCutter(
+  zone: { first: number; count: number; endOf: (b: number) => number },
+  leaves: Uint8Array,
+): (piece: Uint8Array) => Uint8Array[] {
   let at = 0;
   let b = zone.first;
   const last = zone.first + zone.count;
   const pathAt = pathsInOrder(leaves);
-  for await (const piece of pieces) {
+  return (piece) => {
+    const out: Uint8Array[] = [];
     let from = 0;
     while (b < last && zone.endOf(b) <= at + piece.length) {
       const cut = zone.endOf(b) - at;
-      if (cut > from) yield piece.subarray(from, cut);
-      yield pathAt(b);
+      if (cut > from) out.push(piece.subarray(from, cut));
+      out.push(pathAt(b));
       from = cut;
       b++;
     }
-    if (from < piece.length) yield piece.subarray(from);
+    if (from < piece.length) out.push(piece.subarray(from));
     at += piece.length;
-  }
+    return out;
+  };
 }
