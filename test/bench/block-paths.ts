@@ -12,41 +12,18 @@
 // same before and after, left out), each before → after, and the part's growth (48 bytes a block of the zones).
 // Usage: node --import tsx test/bench/block-paths.ts <x.bundle> <trace.jsonl> [--part-overhead 120]
 import { readFile } from 'node:fs/promises';
-import process from 'node:process';
-import { openPagedBundle } from '../../src/core/paged/index.ts';
-import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { sectionsOf } from '../../src/core/paged/format.ts';
-import type { BlockLayout } from '../../src/core/paged/blockLayout.ts';
-import type { PagedHashes } from '../../src/core/paged/blockStore.ts';
-import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
+import { median, openTracedBundle } from './lib/tracedBundle.ts';
 
 /** A block's path: 3 sibling hashes of 16 bytes (a leaf page of 8). */
 const PATH = 48;
 const PARTS = arg('part-overhead', '120,90').split(',').map(Number);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.ceil(s.length / 2) - 1];
-}
-
 async function main(): Promise<void> {
-  const [bundlePath, tracePath] = process.argv
-    .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
-  if (!bundlePath || !tracePath)
-    throw new Error('usage: block-paths.ts <x.bundle> <trace.jsonl> [--part-overhead 120,90]');
-  const data = new Uint8Array(await readFile(bundlePath));
-  const opened = await openPagedBundle(new MemoryRangeSource(data, bundlePath), createTermAnalyzer());
-  if (!opened) throw new Error(`${bundlePath}: has no pages`);
-  const { directory } = opened.library.reader;
-  const store = opened.library.reader.store as unknown as {
-    layout: BlockLayout;
-    base: number;
-    length: number;
-    hashes: PagedHashes;
-    levels: Array<{ at: number; length: number; pageSize: number; entry: number }>;
-  };
+  const { bundlePath, tracePath, directory, store } = await openTracedBundle(
+    'usage: block-paths.ts <x.bundle> <trace.jsonl> [--part-overhead 120,90]',
+  );
   const { layout, levels } = store;
   if (!levels?.length) throw new Error(`${bundlePath}: block hashes not read by pages`);
   const leaf = levels[0];

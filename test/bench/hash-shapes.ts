@@ -11,13 +11,9 @@
 // hash bytes say how close the model is (the opening's pages, held before the question, are not in the model).
 // Usage: node --import tsx test/bench/hash-shapes.ts <x.bundle> <trace.jsonl> [--part-overhead 120]
 import { readFile } from 'node:fs/promises';
-import process from 'node:process';
-import { openPagedBundle } from '../../src/core/paged/index.ts';
-import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { sectionsOf } from '../../src/core/paged/format.ts';
-import type { BlockLayout } from '../../src/core/paged/blockLayout.ts';
-import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
+import { median, openTracedBundle } from './lib/tracedBundle.ts';
 
 const HASH = 16;
 /** The top list holds at most this many hashes (format.ts MAX_TOP_HASHES). */
@@ -142,26 +138,10 @@ function partSize(shape: Shape, zones: Zone[]): number {
   return total;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.ceil(s.length / 2) - 1];
-}
-
 async function main(): Promise<void> {
-  const [bundlePath, tracePath] = process.argv
-    .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
-  if (!bundlePath || !tracePath)
-    throw new Error('usage: hash-shapes.ts <x.bundle> <trace.jsonl> [--part-overhead 120]');
-  const data = new Uint8Array(await readFile(bundlePath));
-  const opened = await openPagedBundle(new MemoryRangeSource(data, bundlePath), createTermAnalyzer());
-  if (!opened) throw new Error(`${bundlePath}: has no pages`);
-  const { directory } = opened.library.reader;
-  const store = opened.library.reader.store as unknown as {
-    layout: BlockLayout;
-    base: number;
-    length: number;
-  };
+  const { bundlePath, tracePath, directory, store } = await openTracedBundle(
+    'usage: hash-shapes.ts <x.bundle> <trace.jsonl> [--part-overhead 120]',
+  );
   const layout = store.layout;
   const zones: Zone[] = [];
   for (const name of sectionsOf(directory.version)) {
