@@ -13,9 +13,9 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-const INITIAL = [
+const INITIAL = new Uint32Array([
   0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
+]);
 
 export class Sha256 {
   private readonly state = new Uint32Array(INITIAL);
@@ -25,6 +25,15 @@ export class Sha256 {
   /** Total bytes fed so far; a double is exact up to 2^53 bytes, far beyond any bundle. */
   private totalBytes = 0;
   private finished = false;
+
+  /** Back to the state before any update(), for another message (sha256(): one hasher, no allocation a call). */
+  reset(): this {
+    this.state.set(INITIAL);
+    this.blockLength = 0;
+    this.totalBytes = 0;
+    this.finished = false;
+    return this;
+  }
 
   update(data: Uint8Array): this {
     if (this.finished) throw new Error('sha256: update() after digest()');
@@ -56,20 +65,20 @@ export class Sha256 {
     this.finished = true;
     const bitLengthHigh = Math.floor(this.totalBytes / 0x20000000);
     const bitLengthLow = (this.totalBytes * 8) >>> 0;
-    this.block[this.blockLength++] = 0x80;
+    const block = this.block;
+    block[this.blockLength++] = 0x80;
     if (this.blockLength > 56) {
-      this.block.fill(0, this.blockLength);
-      this.compress(this.block, 0);
+      block.fill(0, this.blockLength);
+      this.compress(block, 0);
       this.blockLength = 0;
     }
-    this.block.fill(0, this.blockLength, 56);
-    const view = new DataView(this.block.buffer);
-    view.setUint32(56, bitLengthHigh, false);
-    view.setUint32(60, bitLengthLow, false);
-    this.compress(this.block, 0);
+    block.fill(0, this.blockLength, 56);
+    // Byte by byte, big-endian: a DataView a call cost sha256() of a 33-byte node more than its one compress.
+    putWord(block, 56, bitLengthHigh);
+    putWord(block, 60, bitLengthLow);
+    this.compress(block, 0);
     const out = new Uint8Array(32);
-    const outView = new DataView(out.buffer);
-    for (let i = 0; i < 8; i++) outView.setUint32(i * 4, this.state[i], false);
+    for (let i = 0; i < 8; i++) putWord(out, i * 4, this.state[i]);
     return out;
   }
 
@@ -120,6 +129,26 @@ export class Sha256 {
     s[6] += g;
     s[7] += h;
   }
+}
+
+/** Writes a 32-bit word big-endian at `at`. */
+function putWord(out: Uint8Array, at: number, word: number): void {
+  out[at] = word >>> 24;
+  out[at + 1] = word >>> 16;
+  out[at + 2] = word >>> 8;
+  out[at + 3] = word;
+}
+
+/** The one hasher sha256() resets for every message: synchronous, so no two calls share it at once. */
+const shared = new Sha256();
+
+/**
+ * The SHA-256 of one whole message, synchronously, with no hasher allocated: for the many short messages a question
+ * checks (a row block of ~128 bytes, a node of a leaf page's tree of 33: blockDigest.ts), where a WebCrypto call costs
+ * the worker more than the hashing itself (test/bench/digest-sizes.ts).
+ */
+export function sha256(data: Uint8Array): Uint8Array {
+  return shared.reset().update(data).digest();
 }
 
 export function toHex(bytes: Uint8Array): string {

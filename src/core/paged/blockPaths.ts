@@ -7,8 +7,7 @@
 // bundle). In a part with the field every leaf page's hash (in the level above, or the top list) is the Merkle root
 // of its 8 block hashes taken in pairs, a page's last missing hashes counted as zeros, so that a path and a whole
 // leaf page check against the same hash. The rule is the product's own format: no library computes it.
-import { Sha256 } from '../bundle/index.ts';
-import { blockDigests } from './blockDigest.ts';
+import { sha256 } from '../bundle/index.ts';
 
 /** Bytes of a block hash and of a node of a leaf page's tree (format.ts BLOCK_HASH_BYTES, TOP_HASH_BYTES). */
 const HASH = 16;
@@ -33,12 +32,19 @@ export interface BlockPaths {
   zones: Array<'rows'>;
 }
 
-function nodeInput(left: Uint8Array, right: Uint8Array): Uint8Array {
-  const input = new Uint8Array(1 + 2 * HASH);
-  input[0] = NODE_PREFIX;
-  input.set(left.subarray(0, HASH), 1);
-  input.set(right.subarray(0, HASH), 1 + HASH);
-  return input;
+/** The one input every node's hash is made in (nodeHash is synchronous: no two calls share it at once). */
+const nodeInput = new Uint8Array(1 + 2 * HASH);
+nodeInput[0] = NODE_PREFIX;
+
+/**
+ * A node's hash from its two children, synchronously: 33 bytes, one block of SHA-256, which sha256() hashes in the
+ * time a WebCrypto call takes to set out (test/bench/digest-sizes.ts), and a question at 100 MiB makes ~22,000 of them
+ * (three a row block checked by its path, seven a leaf page read).
+ */
+function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
+  nodeInput.set(left.subarray(0, HASH), 1);
+  nodeInput.set(right.subarray(0, HASH), 1 + HASH);
+  return sha256(nodeInput).subarray(0, HASH);
 }
 
 /** The 8 hashes of a leaf page from its bytes (≤ 128), the missing last ones zeros. */
@@ -56,13 +62,7 @@ function treeOf(page: Uint8Array): Uint8Array[][] {
   for (let d = 0; d < DEPTH; d++) {
     const below = levels[d];
     const up: Uint8Array[] = [];
-    for (let i = 0; i < below.length; i += 2)
-      up.push(
-        new Sha256()
-          .update(nodeInput(below[i], below[i + 1]))
-          .digest()
-          .subarray(0, HASH),
-      );
+    for (let i = 0; i < below.length; i += 2) up.push(nodeHash(below[i], below[i + 1]));
     levels.push(up);
   }
   return levels;
@@ -109,14 +109,14 @@ function pathIn(tree: Uint8Array[][], b: number): Uint8Array {
 
 /**
  * A reader's roots from paths: for each block, its digest folded with its path's siblings (on the left where its
- * place in the page says) into its leaf page's root. Digests of a level in one batch (WebCrypto where there is one).
+ * place in the page says) into its leaf page's root.
  */
-export async function rootsFromPaths(
+export function rootsFromPaths(
   digests: readonly Uint8Array[],
   paths: readonly Uint8Array[],
   places: readonly number[],
-): Promise<Uint8Array[]> {
-  const chains = await chainsFromPaths(
+): Uint8Array[] {
+  const chains = chainsFromPaths(
     digests,
     paths,
     places,
@@ -127,28 +127,23 @@ export async function rootsFromPaths(
 
 /**
  * For each block, the nodes on its way up (its hash, then one a level) from its digest folded with the first
- * `levels[k]` siblings of its path (a path read only up to a node already proven: ProvenNodes). Digests of a level
- * in one batch.
+ * `levels[k]` siblings of its path (a path read only up to a node already proven: ProvenNodes).
  */
-export async function chainsFromPaths(
+export function chainsFromPaths(
   digests: readonly Uint8Array[],
   paths: readonly Uint8Array[],
   places: readonly number[],
   levels: readonly number[],
-): Promise<Uint8Array[][]> {
-  const chains = digests.map((d) => [d.subarray(0, HASH)]);
-  for (let d = 0; d < DEPTH; d++) {
-    const going = chains.flatMap((_, k) => (levels[k] > d ? [k] : []));
-    if (going.length === 0) break;
-    const inputs = going.map((k) => {
-      const node = chains[k][d];
+): Uint8Array[][] {
+  return digests.map((digest, k) => {
+    const chain = [digest.subarray(0, HASH)];
+    for (let d = 0; d < Math.min(levels[k], DEPTH); d++) {
+      const node = chain[d];
       const sibling = paths[k].subarray(d * HASH, (d + 1) * HASH);
-      return (places[k] >> d) & 1 ? nodeInput(sibling, node) : nodeInput(node, sibling);
-    });
-    const up = await blockDigests(inputs);
-    going.forEach((k, i) => chains[k].push(up[i].subarray(0, HASH)));
-  }
-  return chains;
+      chain.push((places[k] >> d) & 1 ? nodeHash(sibling, node) : nodeHash(node, sibling));
+    }
+    return chain;
+  });
 }
 
 /** Whether a node folded from a block is the proven one (a missing one never matches). */
@@ -199,19 +194,8 @@ export class ProvenNodes {
 }
 
 /** A reader's roots of whole leaf pages (read or made from their blocks' digests), as a writer makes them. */
-export async function leafRoots(pages: readonly Uint8Array[]): Promise<Uint8Array[]> {
-  let levels = pages.map(leafHashes);
-  for (let d = 0; d < DEPTH; d++) {
-    const inputs = levels.flatMap((below) => {
-      const pairs: Uint8Array[] = [];
-      for (let i = 0; i < below.length; i += 2) pairs.push(nodeInput(below[i], below[i + 1]));
-      return pairs;
-    });
-    const digests = await blockDigests(inputs);
-    const width = LEAF_HASHES >> (d + 1);
-    levels = levels.map((_, k) => digests.slice(k * width, (k + 1) * width).map((x) => x.subarray(0, HASH)));
-  }
-  return levels.map((l) => l[0]);
+export function leafRoots(pages: readonly Uint8Array[]): Uint8Array[] {
+  return pages.map((page) => treeOf(page)[DEPTH][0]);
 }
 
 /**

@@ -730,7 +730,7 @@ export class BlockStore {
 
   /** The hashes of leaf pages as the level above holds them: SHA-256, or version 13's roots (blockPaths.ts). */
   private leafDigests(pages: readonly Uint8Array[]): Promise<Uint8Array[]> {
-    return this.paths ? leafRoots(pages) : blockDigests(pages);
+    return this.paths ? Promise.resolve(leafRoots(pages)) : blockDigests(pages);
   }
 
   /** Whether a hash page's digest is its hash: in the top list for the last level, else in the page above (held). */
@@ -769,7 +769,7 @@ export class BlockStore {
     const isLeaf = new Set(leafAt);
     const digests = await blockDigests(pages.map((page, k) => (isLeaf.has(k) ? EMPTY : page)));
     if (leafAt.length > 0) {
-      const roots = await leafRoots(leafAt.map((k) => pages[k]));
+      const roots = leafRoots(leafAt.map((k) => pages[k]));
       leafAt.forEach((k, i) => (digests[k] = roots[i]));
     }
     const checked = this.levels.map(() => new Map<number, Uint8Array>());
@@ -913,7 +913,7 @@ export class BlockStore {
     // The proven nodes taken now: another batch's blocks may make the page whole meanwhile (prove()).
     const targets = byPath.map((k, i) => provenOf(k)?.node(placeOf(k), upTo[i]));
     const rooted = new Set<number>();
-    const chains = await chainsFromPaths(
+    const chains = chainsFromPaths(
       byPath.map((k) => digests[k]),
       byPath.map((k) => paths.get(numbers[k])!),
       byPath.map(placeOf),

@@ -1,6 +1,6 @@
 // The streaming SHA-256 must agree with the platform's crypto.subtle on every size, however the input is split.
 import { describe, expect, it } from 'vitest';
-import { Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
+import { sha256, Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
 
 /** One buffer through the incremental hasher the bundle writer and reader use. */
 const sha256HexSync = (data: Uint8Array): string => toHex(new Sha256().update(data).digest());
@@ -64,5 +64,34 @@ describe('Sha256', () => {
     h.digest();
     expect(() => h.update(new Uint8Array(1))).toThrow(/after digest/);
     expect(() => h.digest()).toThrow(/twice/);
+  });
+});
+
+describe('sha256 (one hasher reset a message)', () => {
+  it('equals crypto.subtle for every size to three blocks, each message alone whatever came before it', async () => {
+    // Longest first: a message after a longer one must not see its state, its length or its buffered tail.
+    for (let n = 200; n >= 0; n--) {
+      const data = bytes(n, n * 104729 + 3);
+      expect(toHex(sha256(data)), `size ${n}`).toBe(await subtleHex(data));
+    }
+  });
+
+  it('gives each digest a buffer of its own, and leaves a streaming hasher alone', async () => {
+    const a = bytes(33, 1);
+    const b = bytes(128, 2);
+    const h = new Sha256().update(a.subarray(0, 10));
+    const first = sha256(a);
+    const second = sha256(b);
+    h.update(a.subarray(10));
+    expect(toHex(first)).toBe(await subtleHex(a));
+    expect(toHex(second)).toBe(await subtleHex(b));
+    expect(toHex(h.digest())).toBe(await subtleHex(a));
+  });
+
+  it('reset() makes a used hasher hash again from the start', async () => {
+    const h = new Sha256().update(bytes(70, 5));
+    h.digest();
+    const data = bytes(90, 6);
+    expect(toHex(h.reset().update(data).digest())).toBe(await subtleHex(data));
   });
 });

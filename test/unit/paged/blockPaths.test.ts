@@ -47,9 +47,9 @@ describe('block paths (version 13)', () => {
     const leaves = hashes(11);
     const expected = [rootByRule(leaves.subarray(0, 128)), rootByRule(leaves.subarray(128))];
     expect(leafRootsOf(leaves, 128)).toEqual(new Uint8Array([...expected[0], ...expected[1]]));
-    expect(await leafRoots([leaves.subarray(0, 128), leaves.subarray(128)])).toEqual(expected);
+    expect(leafRoots([leaves.subarray(0, 128), leaves.subarray(128)])).toEqual(expected);
     const blocks = Array.from({ length: 11 }, (_, b) => b);
-    const roots = await rootsFromPaths(
+    const roots = rootsFromPaths(
       blocks.map((b) => leaves.subarray(b * 16, b * 16 + 16)),
       blocks.map((b) => pathOf(leaves, b)),
       blocks.map((b) => b % 8),
@@ -61,7 +61,7 @@ describe('block paths (version 13)', () => {
       new Uint8Array([...h(4), ...node(h(6), h(7)), ...node(node(h(0), h(1)), node(h(2), h(3)))]),
     );
     // Another hash of the block, or a sibling changed, makes another root.
-    const wrong = await rootsFromPaths([h(4)], [pathOf(leaves, 5)], [5]);
+    const wrong = rootsFromPaths([h(4)], [pathOf(leaves, 5)], [5]);
     expect(wrong[0]).not.toEqual(expected[0]);
   });
 
