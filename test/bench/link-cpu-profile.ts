@@ -5,8 +5,14 @@
 // time by source file and by function (the bundle's sourcemap is not read: names are the built chunks' and their
 // functions', which keep their names in the production build only in part; the file column says which chunk).
 // Each question cold: a new document (?bundle=…&visit=n#library), so a new query worker with nothing of the bundle.
+// The worker's busy time a question is its profiled time less its idle samples (printed first).
+// --alloc (round twenty-three): also samples the query worker's allocations (V8's sampling heap profiler, objects
+// collected since included: what the garbage collector's time comes from), printed as bytes allocated a question by
+// function. Names are readable in a build without minification (vite build --minify false).
+// --inclusive: also the query worker's time by function with what it calls (each sample counted once a function on
+// its stack): where a run's time goes from the top down.
 // Usage: npm run build && node --import tsx test/bench/link-cpu-profile.ts <x.bundle> <questions.jsonl> [--n 5]
-//          [--top 30]
+//          [--top 30] [--alloc] [--inclusive]
 import { mkdir, readFile, rm, symlink } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -21,11 +27,14 @@ import { arg } from './lib/args.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const N = Number(arg('n', '5'));
 const TOP = Number(arg('top', '30'));
+const ALLOC = process.argv.includes('--alloc');
+const INCLUSIVE = process.argv.includes('--inclusive');
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -33,17 +42,52 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** Self time (µs) by file and by function of a V8 CPU profile, added into the two maps. */
-function addSelfTimes(profile: Profile, byFile: Map<string, number>, byFunction: Map<string, number>): void {
+interface AllocationNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: AllocationNode[];
+}
+
+/** Bytes allocated by function (self) of a sampling heap profile, added into the map. */
+function addAllocations(node: AllocationNode, byFunction: Map<string, number>): void {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const fn = frameName({ functionName, url, lineNumber });
+  if (node.selfSize > 0) byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
+  for (const child of node.children) addAllocations(child, byFunction);
+}
+
+const frameName = (frame: ProfileNode['callFrame']): string =>
+  `${frame.functionName || '(anonymous)'} ${frame.url ? frame.url.replace(/^.*\//, '') : '(native)'}:${frame.lineNumber + 1}`;
+
+/**
+ * Self time (µs) by file and by function of a V8 CPU profile, added into the two maps; with `inclusive`, each
+ * sample's time also to every function on its stack (once a function).
+ */
+function addSelfTimes(
+  profile: Profile,
+  byFile: Map<string, number>,
+  byFunction: Map<string, number>,
+  inclusive?: Map<string, number>,
+): void {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   profile.samples.forEach((id, i) => {
     const frame = nodes.get(id)?.callFrame;
     if (!frame) return;
     const us = profile.timeDeltas[i] ?? 0;
     const file = frame.url ? frame.url.replace(/^.*\//, '') : '(native)';
-    const fn = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+    const fn = frameName(frame);
     byFile.set(file, (byFile.get(file) ?? 0) + us);
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    if (!inclusive) return;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = frameName(nodes.get(at)!.callFrame);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+    }
   });
 }
 
@@ -114,6 +158,8 @@ async function main(): Promise<void> {
   const { harness, close } = await openHarness(server.origin, dist, 'link-cpu-profile', false);
   const worker = { file: new Map<string, number>(), fn: new Map<string, number>() };
   const pageTimes = { file: new Map<string, number>(), fn: new Map<string, number>() };
+  const allocated = new Map<string, number>();
+  const inclusive = new Map<string, number>();
   let settledTotal = 0;
   let profiled = 0;
   try {
@@ -137,6 +183,12 @@ async function main(): Promise<void> {
         await sessions.send(w.sessionId, 'Profiler.enable');
         await sessions.send(w.sessionId, 'Profiler.setSamplingInterval', { interval: 200 });
         await sessions.send(w.sessionId, 'Profiler.start');
+        if (ALLOC)
+          await sessions.send(w.sessionId, 'HeapProfiler.startSampling', {
+            samplingInterval: 1024,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true,
+          });
       }
       await cdp.send('Profiler.start');
       const clickedAt = await page.evaluate(() => performance.now());
@@ -146,7 +198,14 @@ async function main(): Promise<void> {
       addSelfTimes(profile, pageTimes.file, pageTimes.fn);
       for (const w of live) {
         const stopped = await sessions.send<{ profile: Profile }>(w.sessionId, 'Profiler.stop');
-        addSelfTimes(stopped.profile, worker.file, worker.fn);
+        addSelfTimes(stopped.profile, worker.file, worker.fn, INCLUSIVE ? inclusive : undefined);
+        if (ALLOC) {
+          const sampled = await sessions.send<{ profile: { head: AllocationNode } }>(
+            w.sessionId,
+            'HeapProfiler.stopSampling',
+          );
+          addAllocations(sampled.profile.head, allocated);
+        }
       }
       settledTotal += r.resultMs - clickedAt;
       console.log(
@@ -160,15 +219,33 @@ async function main(): Promise<void> {
     await server.close();
     await rm(join(dist, folder), { recursive: true, force: true });
   }
-  const print = (title: string, m: Map<string, number>) => {
+  const print = (title: string, m: Map<string, number>, self = true) => {
     const total = [...m.values()].reduce((a, b) => a + b, 0);
-    console.log(`\n${title}: ${(total / 1000 / profiled).toFixed(0)} ms a question (self time, mean)`);
+    console.log(
+      self
+        ? `\n${title}: ${(total / 1000 / profiled).toFixed(0)} ms a question (self time, mean)`
+        : `\n${title} (mean a question):`,
+    );
     for (const [name, us] of [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP))
       console.log(`  ${(us / 1000 / profiled).toFixed(1).padStart(8)} ms  ${name}`);
   };
   console.log(`\nsettled (loopback) mean ${(settledTotal / questions.length).toFixed(0)} ms`);
+  const idle = [...worker.fn].reduce((n, [name, us]) => (name.startsWith('(idle)') ? n + us : n), 0);
+  const profiledUs = [...worker.fn.values()].reduce((a, b) => a + b, 0);
+  console.log(
+    `query worker busy ${((profiledUs - idle) / 1000 / profiled).toFixed(0)} ms a question (profiled less idle)`,
+  );
   print('query worker, by file', worker.file);
   print('query worker, by function', worker.fn);
+  if (INCLUSIVE) print('query worker, by function with what it calls', inclusive, false);
+  if (ALLOC) {
+    const total = [...allocated.values()].reduce((a, b) => a + b, 0);
+    console.log(
+      `\nquery worker, allocated: ${(total / 1e6 / profiled).toFixed(1)} MB a question (sampled, by function)`,
+    );
+    for (const [name, bytes] of [...allocated].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+      console.log(`  ${(bytes / 1e6 / profiled).toFixed(2).padStart(8)} MB  ${name}`);
+  }
   print('page, by file', pageTimes.file);
   print('page, by function', pageTimes.fn);
 }
