@@ -59,3 +59,35 @@ describe("the walk's exact degrees", () => {
     }, 120_000);
   }
 });
+
+describe("the walk's degree brackets", () => {
+  it("hold the engine's degree, and are the reader's lowerDegree and upperDegree, before and after the rows are read", async () => {
+    const { engineDegrees, library } = await written(true);
+    const reader = library.reader;
+    // Version 9's one-chunk concepts (no degree code, a bound on them all) are the brackets' second path.
+    expect(reader.open.singleCode).toBeDefined();
+    const degrees = reader.walkDegrees();
+    const n = reader.directory.conceptCount;
+    const check = (when: string) => {
+      let exact = 0;
+      for (let c = 0; c < n; c++) {
+        const [lower, upper] = [degrees.lower(c), degrees.upper(c)];
+        expect([lower, upper], `concept ${c} ${when}`).toEqual([
+          reader.lowerDegree(c),
+          reader.upperDegree(c),
+        ]);
+        expect(lower <= engineDegrees[c] && engineDegrees[c] <= upper, `concept ${c} ${when}`).toBe(true);
+        if (lower === upper) exact++;
+      }
+      return exact;
+    };
+    const before = check('before any row');
+    await reader.readUntilComplete(() => {
+      for (let c = 0; c < n; c++) reader.walkRow(c);
+    });
+    // The rows read tell the one-chunk concepts' degrees exactly: more brackets closed than before.
+    expect(check('after the rows')).toBeGreaterThan(before);
+    for (let c = 0; c < n; c++)
+      expect(Object.is(degrees.exact(c), engineDegrees[c]), `concept ${c}`).toBe(true);
+  }, 120_000);
+});
