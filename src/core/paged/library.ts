@@ -326,6 +326,7 @@ export class PagedLibrary {
       );
     const { reader } = this;
     const { store } = reader;
+    this.bm25Kept.clear();
     let earlyOwed = early !== undefined && mode === 'ppr';
     // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
     // passages, so it is kept rather than computed again (the same chunks and scores either way).
@@ -652,7 +653,30 @@ export class PagedLibrary {
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
 
+  /**
+   * The BM25 rankings of the question being answered whose every posting was here when they were computed: the same
+   * numbers every later run of the question would compute again from the same checked postings (a question runs its
+   * ranking once a round of reads, 6–8 times at 100 MiB, and its early words' more). Kept for one question only
+   * (search and walkNeighbourhood clear them): a later question reads its postings as it would without them.
+   */
+  private readonly bm25Kept = new Map<string, Candidate[]>();
+
   private bm25(queryTerms: readonly string[], limit: number, fields: boolean): Candidate[] {
+    const key = `${fields ? 'f' : 't'}${limit}\u0000${queryTerms.join('\u0000')}`;
+    const kept = this.bm25Kept.get(key);
+    // Copies: a caller may place a candidate with its own fields (placeWords).
+    if (kept) return kept.map((c) => ({ ...c }));
+    const misses = this.reader.store.misses;
+    const best = this.bm25Scores(queryTerms, limit, fields);
+    if (this.reader.store.misses === misses)
+      this.bm25Kept.set(
+        key,
+        best.map((c) => ({ ...c })),
+      );
+    return best;
+  }
+
+  private bm25Scores(queryTerms: readonly string[], limit: number, fields: boolean): Candidate[] {
     const { wordScores: scores } = this;
     const touched: number[] = [];
     // The text's own IDF for plain BM25, the fields' document frequency for BM25F (as the two indexes count).
@@ -693,6 +717,7 @@ export class PagedLibrary {
     signal?: AbortSignal,
   ): Promise<PagedRead<{ view: WalkView; records: Map<number, PagedChunkRecord> }>> {
     const cap = withCaps(caps);
+    this.bm25Kept.clear();
     const graph: WalkViewGraph = {
       ...this.ctx.concepts,
       term: (c) => this.reader.conceptTerm(c),
