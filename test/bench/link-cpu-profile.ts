@@ -48,12 +48,16 @@ interface AllocationNode {
   children: AllocationNode[];
 }
 
-/** Bytes allocated by function (self) of a sampling heap profile, added into the map. */
-function addAllocations(node: AllocationNode, byFunction: Map<string, number>): void {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const fn = frameName({ functionName, url, lineNumber });
+/**
+ * Bytes allocated by function (self) of a sampling heap profile, added into the map; a native function's (a typed
+ * array's subarray, an iterator's next) named with the script function that called it.
+ */
+function addAllocations(node: AllocationNode, byFunction: Map<string, number>, caller = ''): void {
+  const native = !node.callFrame.url;
+  const fn = frameName(node.callFrame) + (native && caller ? ` ← ${caller}` : '');
   if (node.selfSize > 0) byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
-  for (const child of node.children) addAllocations(child, byFunction);
+  for (const child of node.children)
+    addAllocations(child, byFunction, native ? caller : frameName(node.callFrame));
 }
 
 const frameName = (frame: ProfileNode['callFrame']): string =>

@@ -19,6 +19,7 @@ import { addQueryScores, topK } from '../retrieval/index.ts';
 import { buildWalkView, withCaps, wordsOnlyView } from '../retrieval/index.ts';
 import type { WalkView, WalkViewCaps, WalkViewGraph } from '../retrieval/index.ts';
 import type { Candidate, Provenance, RetrievedChunk } from '../retrieval/index.ts';
+import { KeptTerms } from './keptTerms.ts';
 import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
 import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
@@ -152,12 +153,18 @@ export class PagedLibrary {
   private readonly walker: PersonalizedPageRank;
   private readonly lexicon: PprLexicon;
   private readonly evidence: EvidenceSource;
+  /** The analyser, its terms() kept for the question being answered (keptTerms.ts). */
+  readonly analyzer: TermAnalyzer;
+  private readonly keptTerms: KeptTerms;
 
   private constructor(
     /** The part's sections (the Graph view's library-wide side and the KG build read them too: degreeRanks.ts). */
     readonly reader: SectionReader,
-    readonly analyzer: TermAnalyzer,
+    builtAnalyzer: TermAnalyzer,
   ) {
+    this.keptTerms = new KeptTerms(builtAnalyzer);
+    const analyzer = this.keptTerms.analyzer;
+    this.analyzer = analyzer;
     const { directory, open } = reader;
     this.params = resolveParams();
     const n = directory.chunkCount;
@@ -327,6 +334,7 @@ export class PagedLibrary {
     const { reader } = this;
     const { store } = reader;
     this.bm25Kept.clear();
+    this.keptTerms.clear();
     let earlyOwed = early !== undefined && mode === 'ppr';
     // A ranking that read nothing missing is final: the rounds after it only bring its evidence's records and
     // passages, so it is kept rather than computed again (the same chunks and scores either way).
@@ -718,6 +726,7 @@ export class PagedLibrary {
   ): Promise<PagedRead<{ view: WalkView; records: Map<number, PagedChunkRecord> }>> {
     const cap = withCaps(caps);
     this.bm25Kept.clear();
+    this.keptTerms.clear();
     const graph: WalkViewGraph = {
       ...this.ctx.concepts,
       term: (c) => this.reader.conceptTerm(c),
