@@ -112,7 +112,7 @@ class LinkSource implements RangeSource {
   /** --free-hashes: where the pages part ends (the hashes' part follows it), once the library is open. */
   freeFrom = Infinity;
   private linkFreeAt = 0;
-  private inFlight = 0;
+  private busy = 0;
   private readonly queue: Array<() => void> = [];
   readonly log: Array<{
     start: number;
@@ -136,8 +136,8 @@ class LinkSource implements RangeSource {
     return (await this.readRanges([[offset, length]]))[0];
   }
   async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    if (this.inFlight >= IN_FLIGHT) await new Promise<void>((go) => this.queue.push(go));
-    this.inFlight++;
+    if (this.busy >= IN_FLIGHT) await new Promise<void>((go) => this.queue.push(go));
+    this.busy++;
     try {
       const out = await Promise.all(ranges.map(([o, l]) => this.inner.read(o, l)));
       const bytes = out.reduce((n: number, b: Uint8Array) => n + b.length, 0);
@@ -158,7 +158,7 @@ class LinkSource implements RangeSource {
       this.log.push({ start, end: now(), ranges, bytes, offsets: ranges.map(([o]) => o) });
       return out;
     } finally {
-      this.inFlight--;
+      this.busy--;
       this.queue.shift()?.();
     }
   }
