@@ -31,7 +31,7 @@
 // --trace <file> (round twenty-one): every request's ranges, a JSON line a question (with the pages part's base and
 //   sections), for offline models of what a question reads (hash-shapes.ts).
 // --one-range <gap> (round twenty-three): a host answering one range a request (S3's way), known from the start: the
-//   source says the gap (RangeSource.gapBytes: 32768 over HTTP/1.1, 512 over HTTP/2 as HttpRangeSource says it) and
+//   source says the gap (RangeSource.gapBytes: 32768 over HTTP/1.1, 4096 over HTTP/2 as HttpRangeSource says it) and
 //   no part cost, and each range of a request is a request of its own, one after the other within it. With
 //   --in-flight <n> and --ranges-a-request <n> the source says them too (HTTP/2: 64 and 1) and the link keeps that
 //   many out at once (6 without). --response-overhead <bytes>: what a response adds on the wire beyond its data (300

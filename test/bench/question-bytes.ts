@@ -35,7 +35,7 @@
 // nothing (a file, memory): the data bytes a host answering multi-range requests reads with gap 0.
 // --in-flight <n> --ranges-a-request <n> --request-bytes <bytes> (round twenty-three): a host answering one range a
 // request over HTTP/2 or HTTP/3 (RangeSource.inFlight and rangesARequest as HttpRangeSource says them there: 64 and 1,
-// with --gap 512): the source says them to the block store, the slow-link estimate sends that many at once, and
+// with --gap 4096): the source says them to the block store, the slow-link estimate sends that many at once, and
 // "wire" adds what a request costs beyond its data (its HEADERS frame and its answer's, their frames and TLS records:
 // h2-request-bytes.ts measures it) to each range's bytes.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]

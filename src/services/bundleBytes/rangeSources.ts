@@ -39,11 +39,14 @@ const MULTIPART_OVERHEAD = 512;
  */
 const NGINX_PART_BYTES = 90;
 /**
- * The gap read rather than sent as a request of its own by a host answering one range a request over HTTP/2 or HTTP/3:
- * about what a request costs on the wire there, its HEADERS and its answer's (HPACK-compressed) and their frames
- * (docs/results/question-bytes.md, round twenty-three: measured on node:http2 and Chromium).
+ * The gap read rather than sent as a request of its own by a host answering one range a request over HTTP/2 or HTTP/3.
+ * A request there costs ~140–290 bytes on the wire (h2-request-bytes.ts) but also a slot of the 64 in flight for a
+ * round trip and ~2–4 ms of the browser's CPU (Chromium, 100 MiB, docs/results/question-bytes.md round twenty-three):
+ * at 512 bytes a cold first page sent ~4,900 requests (20 s of CPU a question at load 14), at 4 KiB ~2,300 for 8.6
+ * MB read, at 32 KiB (HTTP/1.1's) ~360 for 15.6 MB. 4 KiB is also HTTP/1.1's 32 KiB scaled to 64 requests in flight
+ * instead of 6 (a round trip's bytes shared by the requests in flight).
  */
-const STREAM_GAP = 512;
+const STREAM_GAP = 4096;
 /**
  * Requests kept out at once by such a host: below the 100 streams RFC 9113 advises a server to allow at least (nginx
  * 128), so that none waits in the browser for a free stream.
