@@ -23,7 +23,12 @@
 //   rounds × latency was not throttled (the emulation missed the worker) and the bench stops.
 // Usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...]
 //          [--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json]
-//          [--waterfall]
+//          [--waterfall] [--http2]
+// --http2 (round twenty-three): the static server speaks HTTP/2 over TLS (a self-signed certificate it makes with
+//   openssl, which Chromium is told to accept: certificateArgs; the page is then a secure origin and its service worker
+//   registers and controls it as over plain HTTP on loopback), as the hosts people put a static site on do; with
+//   --multi-range first, a host answering one range a request over HTTP/2 (S3 and CloudFront's way). Each question's
+//   range requests are counted ("requests") and the most the server had open at once ("at once").
 // CPU (round twenty): the CPU time of Chromium's processes (every descendant of this process, from /proc: the browser,
 //   the renderer and its workers, the network and GPU services) from the Ask click to the settled answer, printed as
 //   "cpu": what the question cost the machine whatever its load; the static server's own CPU (it runs in this
@@ -41,7 +46,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import type { CDPSession, Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
-import { serveStatic, type StaticServer } from '../e2e/lib/staticServer.ts';
+import { certificateArgs, serveStatic, type RangeLog, type StaticServer } from '../e2e/lib/staticServer.ts';
 import { watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
 
@@ -49,7 +54,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...] ' +
   '[--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json] ' +
-  '[--waterfall]';
+  '[--waterfall] [--http2]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
@@ -57,6 +62,7 @@ const MBPS = Number(arg('mbps', '10'));
 const PAIRS = !process.argv.includes('--no-pairs');
 const MULTI_RANGE = arg('multi-range', 'multipart');
 const WATERFALL = process.argv.includes('--waterfall');
+const HTTP2 = process.argv.includes('--http2');
 
 interface SetSpec {
   name: string;
@@ -82,6 +88,9 @@ interface Run {
   /** Bundle response bodies the server sent for the opening and for the question. */
   openBytes: number;
   questionBytes: number;
+  /** The question's range requests to the bundle, and the most of them the server had open at once. */
+  requests: number;
+  atOnce: number;
   /** Bodies the server sent for anything but the bundle during this visit (the shell, when not cached). */
   shellBytes: number;
   shellPaths: string[];
@@ -236,6 +245,7 @@ async function coldQuestion(
     );
     for (const q of logged.filter((q) => q.start >= clickedHere)) console.log(line(q, clickedHere));
   }
+  const asked = server.requests.slice(logFrom).filter((q) => q.path === path && q.start >= clickedHere);
   // The last responses' bodies are counted when they end; the answer is settled once they were read, so they have.
   const after = sentExcept(server, path);
   const shellPaths = [...after].filter(([p, b]) => b !== (others.get(p) ?? 0)).map(([p]) => p);
@@ -253,6 +263,8 @@ async function coldQuestion(
     waitMs: reads?.waitMs ?? null,
     openBytes: opened - bundleBefore,
     questionBytes: (server.served.get(path) ?? 0) - opened,
+    requests: asked.length,
+    atOnce: mostAtOnce(asked),
     shellBytes: shellPaths.reduce((n, p) => n + (after.get(p) ?? 0) - (others.get(p) ?? 0), 0),
     shellPaths,
     load,
@@ -260,6 +272,20 @@ async function coldQuestion(
     cpuByType,
     serverCpuMs,
   };
+}
+
+/** The most requests open at once among `log` (each from its arrival to its end). */
+function mostAtOnce(log: readonly RangeLog[]): number {
+  const edges = log.flatMap((q) => [
+    [q.start, 1],
+    [q.end, -1],
+  ]);
+  // An end before a start at the same instant: a request that ended is not open beside the next.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of edges) most = Math.max(most, (open += d));
+  return most;
 }
 
 function median(xs: number[]): number {
@@ -277,7 +303,7 @@ function summary(runs: Run[]): string {
     `open ${f((r) => r.openMs, ms)}, first evidence ${f((r) => r.firstEvidenceMs, ms)}, settled ` +
     `${f((r) => r.settledMs, ms)}, question's wait on reads ${waits.length ? f((r) => r.waitMs!, ms) : '–'}, ` +
     `bytes open ${f((r) => r.openBytes, kb)}, question ${f((r) => r.questionBytes, kb)}, shell ` +
-    `${f((r) => r.shellBytes, kb)}, cpu ${f((r) => r.cpuMs, ms)} (renderer ${f((r) => r.cpuByType.renderer ?? 0, ms)}), server cpu ${f((r) => r.serverCpuMs, ms)} ` +
+    `${f((r) => r.shellBytes, kb)}, requests ${f((r) => r.requests, String)} (at once ${f((r) => r.atOnce, String)}), cpu ${f((r) => r.cpuMs, ms)} (renderer ${f((r) => r.cpuByType.renderer ?? 0, ms)}), server cpu ${f((r) => r.serverCpuMs, ms)} ` +
     `(p50 / max of ${runs.length}); load ${f(
       (r) => r.load,
       (x) => x.toFixed(2),
@@ -294,9 +320,16 @@ async function main(): Promise<void> {
   const folder = `link-latency-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });
   if (MULTI_RANGE !== 'multipart' && MULTI_RANGE !== 'first') throw new Error(USAGE);
-  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE, log: WATERFALL });
+  // Every range request logged: each question's count, and the most at once.
+  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE, log: true, http2: HTTP2 });
   // Not blocking: routing every request through the runner would add its own delay to each range (browser.ts).
-  const { harness, close } = await openHarness(server.origin, dist, 'link-latency', false);
+  const { harness, close } = await openHarness(
+    server.origin,
+    dist,
+    'link-latency',
+    false,
+    certificateArgs(server),
+  );
   const all: Run[] = [];
   try {
     const { page, context } = harness;
@@ -314,7 +347,7 @@ async function main(): Promise<void> {
     console.log(
       `first visit: the service worker controls the page; ${kb(shellFirstVisit)} sent for the shell and its ` +
         `precache; link ${MBPS} Mbit/s, ${LATENCY_MS} ms round trip (Chromium's emulation); several ranges a ` +
-        `request answered ${MULTI_RANGE === 'first' ? 'with the first range only' : 'multipart'}`,
+        `request answered ${MULTI_RANGE === 'first' ? 'with the first range only' : 'multipart'}; ${HTTP2 ? 'HTTP/2 over TLS' : 'HTTP/1.1'}`,
     );
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
@@ -343,7 +376,7 @@ async function main(): Promise<void> {
               `(${kb(r.openBytes)}), first evidence ${ms(r.firstEvidenceMs)} (${r.firstEvidenceStage}), settled ` +
               `${ms(r.settledMs)} (${r.evidence} passages), read ${r.readBytes === null ? '–' : kb(r.readBytes)} in ` +
               `${r.rounds ?? '–'} rounds, waited ${r.waitMs === null ? '–' : ms(r.waitMs)}, sent ` +
-              `${kb(r.questionBytes)}, shell ${kb(r.shellBytes)}${r.shellPaths.length ? ` (${r.shellPaths.join(' ')})` : ''}, ` +
+              `${kb(r.questionBytes)} in ${r.requests} requests (${r.atOnce} at once), shell ${kb(r.shellBytes)}${r.shellPaths.length ? ` (${r.shellPaths.join(' ')})` : ''}, ` +
               `cpu ${ms(r.cpuMs)} (${Object.entries(r.cpuByType)
                 .filter(([, t]) => t > 0)
                 .map(([type, t]) => `${type} ${ms(t)}`)

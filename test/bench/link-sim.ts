@@ -30,8 +30,16 @@
 //   are.
 // --trace <file> (round twenty-one): every request's ranges, a JSON line a question (with the pages part's base and
 //   sections), for offline models of what a question reads (hash-shapes.ts).
+// --one-range <gap> (round twenty-three): a host answering one range a request (S3's way), known from the start: the
+//   source says the gap (RangeSource.gapBytes: 32768 over HTTP/1.1, 4096 over HTTP/2 as HttpRangeSource says it) and
+//   no part cost, and each range of a request is a request of its own, one after the other within it. With
+//   --in-flight <n> and --ranges-a-request <n> the source says them too (HTTP/2: 64 and 1) and the link keeps that
+//   many out at once (6 without). --response-overhead <bytes>: what a response adds on the wire beyond its data (300
+//   by default; over HTTP/2 what h2-request-bytes.ts measures, its HEADERS and frames). Not modelled: a request's CPU
+//   in the browser (link-latency.ts --http2 has it).
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
 //          [--waterfall] [--virtual] [--part-overhead 90] [--free-hashes] [--tree <checkout>] [--trace <file>]
+//          [--one-range <gap> [--in-flight <n>] [--ranges-a-request <n>] [--response-overhead <bytes>]]
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -89,20 +97,27 @@ const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
 const BYTES_PER_MS = (Number(arg('mbps', '10')) * 1e6) / 8 / 1000;
 const WATERFALL = process.argv.includes('--waterfall');
-const IN_FLIGHT = 6;
+const ONE_RANGE = arg('one-range', '') === '' ? undefined : Number(arg('one-range', ''));
+const SAYS_IN_FLIGHT = arg('in-flight', '') === '' ? undefined : Number(arg('in-flight', ''));
+const RANGES_A_REQUEST = arg('ranges-a-request', '') === '' ? undefined : Number(arg('ranges-a-request', ''));
+const IN_FLIGHT = SAYS_IN_FLIGHT ?? 6;
 const BUDGET_TOKENS = 12_000;
 /** Bytes a part of a multipart answer adds (nginx: ~90), and a response's headers. */
 const PART_OVERHEAD = Number(arg('part-overhead', '90'));
 const FREE_HASHES = process.argv.includes('--free-hashes');
-const RESPONSE_OVERHEAD = 300;
+const RESPONSE_OVERHEAD = Number(arg('response-overhead', '300'));
 /** --trace <file>: every request's ranges, a JSON line a question (where the bytes go, offline). */
 const TRACE = arg('trace', '');
 
 /** The simulated link (see the header), over bytes in memory. */
 class LinkSource implements RangeSource {
-  readonly gapBytes = 0;
+  /** --one-range: the gap a host answering one range a request is read with; else none (a multipart host). */
+  readonly gapBytes = ONE_RANGE ?? 0;
   /** What the model charges a part (--part-overhead), as a host's source says it (RangeSource.partBytes). */
-  readonly partBytes = PART_OVERHEAD;
+  readonly partBytes = ONE_RANGE === undefined ? PART_OVERHEAD : 0;
+  /** --in-flight and --ranges-a-request: as the source says them (RangeSource.inFlight, rangesARequest). */
+  readonly inFlight = SAYS_IN_FLIGHT;
+  readonly rangesARequest = RANGES_A_REQUEST;
   bytesRead = 0;
   requests = 0;
   /** Ranges asked, and bytes sent on the wire (data and headers). */
@@ -112,7 +127,7 @@ class LinkSource implements RangeSource {
   /** --free-hashes: where the pages part ends (the hashes' part follows it), once the library is open. */
   freeFrom = Infinity;
   private linkFreeAt = 0;
-  private inFlight = 0;
+  private busy = 0;
   private readonly queue: Array<() => void> = [];
   readonly log: Array<{
     start: number;
@@ -136,8 +151,16 @@ class LinkSource implements RangeSource {
     return (await this.readRanges([[offset, length]]))[0];
   }
   async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    if (this.inFlight >= IN_FLIGHT) await new Promise<void>((go) => this.queue.push(go));
-    this.inFlight++;
+    if (ONE_RANGE === undefined) return this.request(ranges);
+    // A host answering one range a request: a request each, one after the other (HttpRangeSource over HTTP/1.1).
+    const out: Uint8Array[] = [];
+    for (const range of ranges) out.push(...(await this.request([range])));
+    return out;
+  }
+  /** One request of the ranges: a slot of the ones in flight, a round trip, its bytes down the shared link. */
+  private async request(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
+    if (this.busy >= IN_FLIGHT) await new Promise<void>((go) => this.queue.push(go));
+    this.busy++;
     try {
       const out = await Promise.all(ranges.map(([o, l]) => this.inner.read(o, l)));
       const bytes = out.reduce((n: number, b: Uint8Array) => n + b.length, 0);
@@ -158,7 +181,7 @@ class LinkSource implements RangeSource {
       this.log.push({ start, end: now(), ranges, bytes, offsets: ranges.map(([o]) => o) });
       return out;
     } finally {
-      this.inFlight--;
+      this.busy--;
       this.queue.shift()?.();
     }
   }

@@ -33,8 +33,14 @@
 // --part <bytes> (round twenty-one): what the source says a range of its own costs in a request of several
 // (RangeSource.partBytes: a multipart part's headers, ~90 bytes from nginx, ~120 from the e2e's server); without it,
 // nothing (a file, memory): the data bytes a host answering multi-range requests reads with gap 0.
+// --in-flight <n> --ranges-a-request <n> --request-bytes <bytes> (round twenty-three): a host answering one range a
+// request over HTTP/2 or HTTP/3 (RangeSource.inFlight and rangesARequest as HttpRangeSource says them there: 64 and 1,
+// with --gap 4096): the source says them to the block store, the slow-link estimate sends that many at once, and
+// "wire" adds what a request costs beyond its data (its HEADERS frame and its answer's, their frames and TLS records:
+// h2-request-bytes.ts measures it) to each range's bytes.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--gap <bytes>] [--part <bytes>] [--simulate] [--first-page] [--later]
+//          [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>]
+//          [--simulate] [--first-page] [--later]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -57,9 +63,13 @@ import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts
 import { askAsBench, BENCH_BUDGET_TOKENS, spread } from './lib/questions.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--simulate] [--first-page] [--later]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>] [--simulate] [--first-page] [--later]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const PART = arg('part', '') === '' ? undefined : Number(arg('part', ''));
+const SAYS_IN_FLIGHT = arg('in-flight', '') === '' ? undefined : Number(arg('in-flight', ''));
+const RANGES_A_REQUEST = arg('ranges-a-request', '') === '' ? undefined : Number(arg('ranges-a-request', ''));
+/** Bytes a request costs on the wire beyond its data (--request-bytes), for the "wire" line; 0 without it. */
+const REQUEST_BYTES = Number(arg('request-bytes', '0'));
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'evidence', 'other'];
 
 // The exact ranges the library asks its block store for, in bundle offsets: recorded by wrapping the two methods every
@@ -83,10 +93,10 @@ proto.group = function (this: StoreInternals, key: string, offset: number, lengt
   return groupOf.call(this, key, offset, length, decode);
 };
 
-/** pagefind-bytes.ts's slow link: 10 Mbit/s, 100 ms a round trip, 6 requests in flight. */
+/** pagefind-bytes.ts's slow link: 10 Mbit/s, 100 ms a round trip, 6 requests in flight (--in-flight: that many). */
 const LINK_BYTES_A_SECOND = 1.25e6;
 const ROUND_TRIP_S = 0.1;
-const IN_FLIGHT = 6;
+const IN_FLIGHT = SAYS_IN_FLIGHT ?? 6;
 
 /**
  * Seconds on the slow link (pagefind-bytes.ts linkSeconds): the bytes at its rate, plus a round trip for every
@@ -182,6 +192,8 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   const requests: number[] = [];
   const ranges: number[] = [];
   const seconds: number[] = [];
+  /** What a question sent on the wire one range a request: its data and --request-bytes a range. */
+  const wires: number[] = [];
   const rounds: number[] = [];
   const laterRounds: number[] = [];
   let openBytes = 0;
@@ -208,6 +220,8 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     source.regions = regions;
     source.gapBytes = gap;
     source.partBytes = PART;
+    source.inFlight = SAYS_IN_FLIGHT;
+    source.rangesARequest = RANGES_A_REQUEST;
     asked = [];
     const stages: Stages = { source, reads: [] };
     watchStages(stages);
@@ -227,7 +241,8 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     const answer = await ask(library, q);
     hitCount += answer.hits.length;
     rounds.push(answer.rounds);
-    if (gap !== 0) seconds.push(linkSeconds(source.bytesRead, stages.reads));
+    if (gap !== 0) seconds.push(linkSeconds(source.bytesRead + source.ranges * REQUEST_BYTES, stages.reads));
+    wires.push(source.bytesRead + source.ranges * REQUEST_BYTES);
     watchStages(undefined);
     // Asked: the store's exact ranges, and the source's own reads outside pages.bin (the head's and the hashes' reads
     // are exact already: nothing rounds them).
@@ -282,6 +297,8 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     source.regions = regions;
     source.gapBytes = gap;
     source.partBytes = PART;
+    source.inFlight = SAYS_IN_FLIGHT;
+    source.rangesARequest = RANGES_A_REQUEST;
     const library = (await openPagedBundle(source, analyzer))!.library;
     let firstRead = 0;
     for (const [i, q] of picked.entries()) {
@@ -348,6 +365,12 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
           `${Math.max(...seconds).toFixed(2)} s`
         : ''),
   );
+  if (REQUEST_BYTES > 0)
+    console.log(
+      `one range a request, ${REQUEST_BYTES} B a request beyond its data, ${IN_FLIGHT} in flight: wire p50 ` +
+        `${kb(quantile(wires, 0.5))} KB, max ${kb(Math.max(...wires))} KB; requests p50 ${quantile(ranges, 0.5)}, ` +
+        `max ${Math.max(...ranges)}`,
+    );
   const per = (x: number) => `${kb(x / picked.length)} KB`;
   console.log(
     `mean a question: asked ${per(askedAll)}; rounded to blocks ${per(roundedTotal)}; distinct bytes read ` +

@@ -15,7 +15,7 @@ import {
   ProvenNodes,
   sameNode,
 } from './blockPaths.ts';
-import { ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
+import { DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT, ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
 
 /** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (format.ts, BLOCK_HASH_BYTES). */
@@ -39,8 +39,6 @@ function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, nu
  */
 const MAX_DECODED = 20_000;
 const MAX_BLOCK_BYTES = 32 << 20;
-/** Requests in flight at once (a browser sends at most 6 at a time to a host over HTTP/1.1). */
-const IN_FLIGHT = 6;
 /**
  * Ranges in one multi-range request at most: Apache answers more than its MaxRanges (200 by default) with the whole
  * file, and the header stays near 2 KB (a range of a gigabyte file is about 22 characters).
@@ -516,8 +514,12 @@ export class BlockStore {
     const readRanges = this.source.readRanges?.bind(this.source);
     const read = async (ranges: Array<[number, number]>): Promise<Uint8Array[]> =>
       readRanges ? await readRanges(ranges) : [await this.source.read(ranges[0][0], ranges[0][1])];
+    // What the source says a request costs: how many it keeps out at once and how many ranges one carries (a host
+    // answering one range a request over HTTP/2: many in flight, a range each).
+    const inFlight = inFlightOf(this.source);
+    const perRequest = rangesARequestOf(this.source);
     const split = <T>(items: T[]): T[][] =>
-      readRanges ? batchesOf(items, IN_FLIGHT, MAX_RANGES_A_REQUEST) : items.map((r) => [r]);
+      readRanges ? batchesOf(items, inFlight, perRequest) : items.map((r) => [r]);
     const blockBatches = split(runs);
     const jobs: Array<() => Promise<void>> = [];
     let pagesIn = Promise.resolve();
@@ -536,7 +538,7 @@ export class BlockStore {
       // do not fit beside one batch). Only when every batch is in flight together: each waits on all the pages, and
       // one queued behind it would never be sent.
       let spread = false;
-      if (readRanges && blockBatches.length <= IN_FLIGHT) {
+      if (readRanges && blockBatches.length <= inFlight) {
         const n = blockBatches.length;
         const shares = blockBatches.map((_, i) =>
           pageRanges.slice(
@@ -544,7 +546,7 @@ export class BlockStore {
             Math.floor(((i + 1) * pageRanges.length) / n),
           ),
         );
-        if (shares.every((share, i) => share.length + blockBatches[i].length <= MAX_RANGES_A_REQUEST)) {
+        if (shares.every((share, i) => share.length + blockBatches[i].length <= perRequest)) {
           carried = shares;
           spread = true;
         }
@@ -568,15 +570,33 @@ export class BlockStore {
         // Read ahead of the blocks, in requests of their own; the batches carry none.
         const arrival = arrivals[0];
         arrivals = [];
-        const own = readRanges ? batchesOf(pageRanges, 1, MAX_RANGES_A_REQUEST) : pageRanges.map((r) => [r]);
-        jobs.push(async () => {
-          try {
-            arrival.deliver((await Promise.all(own.map(read))).flat());
-          } catch (e) {
-            arrival.fail(e);
-            throw e;
-          }
-        });
+        if (readRanges) {
+          // A job of the queue each request (one, where they fit in one), ahead of every batch of blocks: taken first,
+          // so a batch waiting on them never holds a slot they need; and a source that reads a range a request
+          // (rangesARequest 1) keeps no more out at once than it said.
+          const own = batchesOf(pageRanges, 1, perRequest);
+          const got: Uint8Array[][] = [];
+          let left = own.length;
+          own.forEach((batch, k) =>
+            jobs.push(async () => {
+              try {
+                got[k] = await read(batch);
+              } catch (e) {
+                arrival.fail(e);
+                throw e;
+              }
+              if (--left === 0) arrival.deliver(got.flat());
+            }),
+          );
+        } else
+          jobs.push(async () => {
+            try {
+              arrival.deliver((await Promise.all(pageRanges.map((r) => read([r])))).flat());
+            } catch (e) {
+              arrival.fail(e);
+              throw e;
+            }
+          });
       }
     }
     blockBatches.forEach((batch, i) =>
@@ -600,7 +620,7 @@ export class BlockStore {
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
     const queue = [...jobs];
     await Promise.all(
-      Array.from({ length: Math.min(IN_FLIGHT, queue.length) }, async () => {
+      Array.from({ length: Math.min(inFlight, queue.length) }, async () => {
         for (let job = queue.shift(); job; job = queue.shift()) await job();
       }),
     );
@@ -1036,6 +1056,28 @@ export function gapBlocks(source: RangeSource, blockSize: number): number {
   const gap = source.gapBytes;
   const bytes = typeof gap === 'number' && Number.isFinite(gap) && gap >= 0 ? gap : ROUND_TRIP_GAP;
   return Math.floor(bytes / blockSize);
+}
+
+/**
+ * Requests kept out at once (RangeSource.inFlight): the source's count, bounded by MAX_IN_FLIGHT; one that is not a
+ * whole count of at least 1 (a source's bug) counts as the default's.
+ */
+function inFlightOf(source: RangeSource): number {
+  const n = source.inFlight;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1
+    ? Math.min(n, MAX_IN_FLIGHT)
+    : DEFAULT_IN_FLIGHT;
+}
+
+/**
+ * Ranges a readRanges call carries at most (RangeSource.rangesARequest): the source's count, bounded by
+ * MAX_RANGES_A_REQUEST; one that is not a whole count of at least 1 counts as that bound.
+ */
+function rangesARequestOf(source: RangeSource): number {
+  const n = source.rangesARequest;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1
+    ? Math.min(n, MAX_RANGES_A_REQUEST)
+    : MAX_RANGES_A_REQUEST;
 }
 
 /**

@@ -11,6 +11,14 @@
  */
 export const ROUND_TRIP_GAP = 32 * 1024;
 
+/** Requests a source keeps out at once when it says nothing (RangeSource.inFlight): HTTP/1.1's 6 a host in browsers. */
+export const DEFAULT_IN_FLIGHT = 6;
+/**
+ * The most requests a source may ask to keep out at once (RangeSource.inFlight): more is taken as this many, so a
+ * source's bug cannot start thousands of reads at once.
+ */
+export const MAX_IN_FLIGHT = 128;
+
 export interface RangeSource {
   /** What the source is, for messages ("library.bundle", a URL). */
   readonly name: string;
@@ -41,6 +49,19 @@ export interface RangeSource {
    * store reads it with them. Undefined or 0: every gap is another range (memory, a file).
    */
   readonly partBytes?: number;
+  /**
+   * Requests the block store keeps out at once (DEFAULT_IN_FLIGHT when undefined, at most MAX_IN_FLIGHT): a host over
+   * HTTP/1.1 answers 6 at a time in a browser; one over HTTP/2 or HTTP/3 many on one connection, where a request costs
+   * its headers rather than a round trip of its own. Asked before every read, as gapBytes.
+   */
+  readonly inFlight?: number;
+  /**
+   * Ranges the block store puts in one readRanges call at most (100 when undefined: a multi-range request's header
+   * stays near 2 KB, Apache answers more than 200 whole). 1 for a source that answers one range a request and keeps
+   * many in flight: each range is then a read of its own, taken from one queue by the requests in flight, instead of
+   * batches a request reads one range after another.
+   */
+  readonly rangesARequest?: number;
 }
 
 export class MemoryRangeSource implements RangeSource {

@@ -4,6 +4,7 @@ import { concatBytes } from '../../core/bundle/index.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from '../../core/paged/index.ts';
 import { checkAnsweredFrom } from './bundleFetch.ts';
 import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
+import { multiplexes, watchProtocol } from './nextHopProtocol.ts';
 import { messageOf } from '../../core/errors.ts';
 
 /**
@@ -37,6 +38,20 @@ const MULTIPART_OVERHEAD = 512;
  * what a host is thought to add before it has answered several ranges.
  */
 const NGINX_PART_BYTES = 90;
+/**
+ * The gap read rather than sent as a request of its own by a host answering one range a request over HTTP/2 or HTTP/3.
+ * A request there costs ~140–290 bytes on the wire (h2-request-bytes.ts) but also a slot of the 64 in flight for a
+ * round trip and ~2–4 ms of the browser's CPU (Chromium, 100 MiB, docs/results/question-bytes.md round twenty-three):
+ * at 512 bytes a cold first page sent ~4,900 requests (20 s of CPU a question at load 14), at 4 KiB ~2,300 for 8.6
+ * MB read, at 32 KiB (HTTP/1.1's) ~360 for 15.6 MB. 4 KiB is also HTTP/1.1's 32 KiB scaled to 64 requests in flight
+ * instead of 6 (a round trip's bytes shared by the requests in flight).
+ */
+const STREAM_GAP = 4096;
+/**
+ * Requests kept out at once by such a host: below the 100 streams RFC 9113 advises a server to allow at least (nginx
+ * 128), so that none waits in the browser for a free stream.
+ */
+const STREAMS_IN_FLIGHT = 64;
 
 /** A bundle URL answered by Range requests; open() says undefined when the host sends whole files only. */
 export class HttpRangeSource implements RangeSource {
@@ -58,7 +73,36 @@ export class HttpRangeSource implements RangeSource {
    * store reads gaps up to a round trip's worth with the ranges around them.
    */
   get gapBytes(): number {
-    return this.multiRange === false ? ROUND_TRIP_GAP : 0;
+    return this.multiRange === false ? this.oneRangeGap : 0;
+  }
+
+  /**
+   * The protocol the host answers over (Resource Timing's nextHopProtocol of this source's requests: 'h2', 'h3',
+   * 'http/1.1'), '' until known: where it is HTTP/2 or HTTP/3 and the host answers one range a request, a request
+   * costs its headers rather than a round trip, and the source asks the block store for many requests at once, a
+   * range each, with a gap of what a request costs (inFlight, rangesARequest, gapBytes). HTTP/1.1 or unknown: 6 at
+   * once, a round trip's worth of gap.
+   */
+  protocol = '';
+
+  /** A host answering one range a request over a connection that carries many at once. */
+  private get streams(): boolean {
+    return this.multiRange === false && multiplexes(this.protocol);
+  }
+
+  /** The gap read through between two ranges sent one a request: a request's cost, over HTTP/2 its headers. */
+  private get oneRangeGap(): number {
+    return multiplexes(this.protocol) ? STREAM_GAP : ROUND_TRIP_GAP;
+  }
+
+  /** Requests the block store keeps out at once: many over HTTP/2 or HTTP/3 one range a request, else its default. */
+  get inFlight(): number | undefined {
+    return this.streams ? STREAMS_IN_FLIGHT : undefined;
+  }
+
+  /** Ranges in one readRanges call: one where each is a request of its own among many at once, else the default. */
+  get rangesARequest(): number | undefined {
+    return this.streams ? 1 : undefined;
   }
 
   /**
@@ -102,13 +146,20 @@ export class HttpRangeSource implements RangeSource {
     timeLimitMs = RANGE_TIME_LIMIT_MS,
   ): Promise<HttpRangeSource | undefined> {
     const source = new HttpRangeSource(url, fetcher, timeLimitMs);
-    const response = await source.fetchRange('bytes=0-11');
+    // The probe's own entry (or the next request's) says the protocol; set whenever it arrives.
+    const stopWatching = watchProtocol(url, (protocol) => (source.protocol = protocol));
+    const response = await source.fetchRange('bytes=0-11').catch((error: unknown) => {
+      stopWatching();
+      throw error;
+    });
     if (response.status === 200) {
+      stopWatching();
       // No range support: the caller downloads the whole file instead (this body is not read).
       await response.body?.cancel();
       return undefined;
     }
     if (response.status !== 206) {
+      stopWatching();
       throw new Error(`open bundle: ${url} answered ${response.status} ${response.statusText}`.trim());
     }
     source.size = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? NaN);
@@ -162,18 +213,24 @@ export class HttpRangeSource implements RangeSource {
    * download stopped at once, before its body, and is read range by range from then on.
    */
   async readRanges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Uint8Array[]> {
-    // One request a range, one after the other (the caller keeps a few batches in flight); ranges at most a round
-    // trip's worth apart in one request with the bytes between: the block store chose these ranges with no gap, for a
-    // host thought to answer several a request (gapBytes), and one that does not would pay a round trip for each.
+    // One request a range, one after the other over HTTP/1.1 (the caller keeps a few batches in flight), all at once
+    // over HTTP/2 or HTTP/3; ranges at most a request's cost apart in one request with the bytes between (oneRangeGap):
+    // the block store chose these ranges with no gap, for a host thought to answer several a request (gapBytes), and
+    // one that does not would pay a request for each.
     const readEach = async (list: ReadonlyArray<readonly [number, number]>) => {
-      const out: Uint8Array[] = [];
-      for (const [first, last] of spans(list, ROUND_TRIP_GAP)) {
+      const readSpan = async ([first, last]: [number, number]) => {
         const start = list[first][0];
         const end = list[last][0] + list[last][1];
         const bytes = await this.read(start, end - start);
+        const out: Uint8Array[] = [];
         for (let i = first; i <= last; i++)
           out.push(bytes.subarray(list[i][0] - start, list[i][0] - start + list[i][1]));
-      }
+        return out;
+      };
+      const each = spans(list, this.oneRangeGap);
+      if (multiplexes(this.protocol)) return (await Promise.all(each.map(readSpan))).flat();
+      const out: Uint8Array[] = [];
+      for (const span of each) out.push(...(await readSpan(span)));
       return out;
     };
     if (ranges.length <= 1 || this.multiRange === false) return readEach(ranges);

@@ -36,6 +36,10 @@ export class TaggedSource implements RangeSource {
   gapBytes: number | undefined;
   /** What it says a range of its own costs in a request of several (RangeSource.partBytes; undefined: nothing). */
   partBytes: number | undefined;
+  /** Requests it says the block store keeps out at once (RangeSource.inFlight; undefined: the default 6). */
+  inFlight: number | undefined;
+  /** Ranges it says a readRanges call carries at most (RangeSource.rangesARequest; undefined: 100). */
+  rangesARequest: number | undefined;
   /** Bytes read by region since the last reset() (re-reads counted again: they are bytes on the wire). */
   split: Split = new Map();
   /** Every read as [offset, length], since the last reset(). */

@@ -224,6 +224,84 @@ describe('a cold question’s first evidence', () => {
       expect(store.bytes(32 * k * 512, 4)).toEqual(data.subarray(32 * k * 512, 32 * k * 512 + 4));
   });
 
+  /**
+   * A source over `file` that says it keeps `inFlight` requests out, `perRequest` ranges each (a host answering one
+   * range a request over HTTP/2: many at once, a range each), with each request's ranges and the most out at once.
+   */
+  const streamSource = (file: Uint8Array, inFlight: number, perRequest: number | undefined, gapBytes = 0) => {
+    const inner = new MemoryRangeSource(file, 'one range a request over HTTP/2');
+    let out = 0;
+    const seen = { most: 0, requests: [] as number[], ranges: [] as Array<[number, number]> };
+    const source: RangeSource = {
+      name: inner.name,
+      size: inner.size,
+      gapBytes,
+      inFlight,
+      rangesARequest: perRequest,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset, length) => inner.read(offset, length),
+      async readRanges(ranges) {
+        seen.requests.push(ranges.length);
+        seen.ranges.push(...ranges.map(([o, l]): [number, number] => [o, l]));
+        seen.most = Math.max(seen.most, ++out);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        out--;
+        return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
+      },
+    };
+    return { source, seen };
+  };
+
+  it('keeps as many requests out as the source says, a range each where it says one (a one-range host over HTTP/2)', async () => {
+    // 4096 blocks of 512 bytes; 128 wanted blocks 32 apart, each with a hash page of its own: 256 ranges in all.
+    const { data, hashes, file } = blocksAndHashes(4096);
+    const wanted = Array.from({ length: 128 }, (_, k) => 32 * k);
+    const read = async (inFlight: number, perRequest: number | undefined) => {
+      const { source, seen } = streamSource(file, inFlight, perRequest);
+      const store = storeOver(source, data, hashes);
+      for (const b of wanted) expect(store.bytes(b * 512, 4)).toBeUndefined();
+      await store.load();
+      for (const b of wanted) expect(store.bytes(b * 512, 4)).toEqual(data.subarray(b * 512, b * 512 + 4));
+      return seen;
+    };
+    const streams = await read(64, 1);
+    // A range a request, 64 out at once (blocks as jobs of one queue; their hash pages in requests ahead of them).
+    expect(streams.requests.every((n) => n === 1)).toBe(true);
+    expect(streams.requests).toHaveLength(256);
+    expect(streams.most).toBe(64);
+    // The same ranges as the store reads with the defaults (6 requests of many ranges), in another grouping.
+    const batches = await read(6, undefined);
+    expect(batches.requests.length).toBeLessThanOrEqual(6);
+    const sorted = (r: Array<[number, number]>) => [...r].sort((a, b) => a[0] - b[0]);
+    expect(sorted(streams.ranges)).toEqual(sorted(batches.ranges));
+  });
+
+  it('takes an in-flight count or ranges a request that is not a whole count of at least 1 as the default, and bounds a large one', async () => {
+    const { data, hashes, file } = blocksAndHashes(4096);
+    for (const [inFlight, perRequest, most] of [
+      [Number.NaN, Number.NaN, 6],
+      [0, 0, 6],
+      [2.5, -1, 6],
+      [1e9, 1, 128],
+    ] as const) {
+      const { source, seen } = streamSource(file, inFlight, perRequest);
+      const store = storeOver(source, data, hashes);
+      // 256 scattered blocks, each its own range.
+      for (let k = 0; k < 256; k++) store.bytes(16 * k * 512, 4);
+      await store.load();
+      expect(seen.most).toBeLessThanOrEqual(most);
+      if (most === 6) expect(seen.requests.filter((n) => n > 0).length).toBeLessThanOrEqual(6 + 2);
+      else {
+        expect(seen.requests.every((n) => n === 1)).toBe(true);
+        expect(seen.most).toBe(128);
+      }
+      for (let k = 0; k < 256; k++)
+        expect(store.bytes(16 * k * 512, 4)).toEqual(data.subarray(16 * k * 512, 16 * k * 512 + 4));
+    }
+  });
+
   it('keeps its lists in its rows (a small library): the rows come with the early evidence, the walk takes no more rounds', async () => {
     const engine = await pagesEngine();
     const written = await writePagedIndex(

@@ -177,6 +177,84 @@ describe('HttpRangeSource.readRanges', () => {
   });
 });
 
+describe('HttpRangeSource over HTTP/2 or HTTP/3 (its protocol)', () => {
+  // What the source asks of the block store, by the host's protocol (nextHopProtocol) and whether it answers several
+  // ranges a request (multiRange, learnt by the first readRanges): [gapBytes, inFlight, rangesARequest].
+  const OVER_HTTP1: [number, undefined, undefined] = [32 * 1024, undefined, undefined];
+  const OVER_STREAMS: [number, number, number] = [4096, 64, 1];
+  const cases: Array<[string, MultiRangeMode, [number, number | undefined, number | undefined]]> = [
+    ['h2', 'first', OVER_STREAMS],
+    ['h3', 'first', OVER_STREAMS],
+    ['h3-29', 'whole', OVER_STREAMS],
+    ['http/1.1', 'first', OVER_HTTP1],
+    ['', 'first', OVER_HTTP1],
+    ['h2', 'multipart', [0, undefined, undefined]],
+    ['http/1.1', 'multipart', [0, undefined, undefined]],
+    ['', 'multipart', [0, undefined, undefined]],
+  ];
+  it.each(cases)(
+    'protocol "%s", several ranges answered %s',
+    async (protocol, mode, [gap, inFlight, perRequest]) => {
+      const { server, source } = await opened(mode);
+      try {
+        source.protocol = protocol;
+        // Not yet asked several ranges: thought to answer them, whatever the protocol (today's reads).
+        expect([source.gapBytes, source.inFlight, source.rangesARequest]).toEqual([0, undefined, undefined]);
+        await source.readRanges(RANGES);
+        expect([source.gapBytes, source.inFlight, source.rangesARequest]).toEqual([
+          gap,
+          inFlight,
+          perRequest,
+        ]);
+        if (mode === 'multipart') expect(source.partBytes).toBeGreaterThan(0);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it('reads ranges more than a request apart one a request, all at once, from a one-range host over HTTP/2', async () => {
+    const { server, source } = await opened('first');
+    let out = 0;
+    let most = 0;
+    const counting: typeof fetch = async (input, init) => {
+      most = Math.max(most, ++out);
+      try {
+        return await fetch(input, init);
+      } finally {
+        out--;
+      }
+    };
+    const h2 = await HttpRangeSource.open(`${server.origin}/lib.bundle`, counting);
+    try {
+      h2!.protocol = 'h2';
+      h2!.multiRange = false;
+      source.multiRange = false;
+      // Two ranges 12,188 bytes apart, then two far apart.
+      const ranges: Array<[number, number]> = [
+        [4096, 100],
+        [16_384, 100],
+        [1_000_003, 777],
+        [12_345_678, 65_536],
+      ];
+      const read = async (s: HttpRangeSource) => {
+        const before = s.requests;
+        const got = await s.readRanges(ranges);
+        got.forEach((bytes, i) => expect(bytes).toEqual(expected(ranges[i])));
+        return s.requests - before;
+      };
+      // The first two as one request over HTTP/1.1 (less than a round trip's worth apart), two over HTTP/2 (more than
+      // a request's cost apart there), all four sent together.
+      expect(await read(source)).toBe(3);
+      expect(await read(h2!)).toBe(4);
+      expect(most).toBe(4);
+      expect(h2!.bytesRead).toBe(ranges.reduce((n, [, l]) => n + l, 0));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('BlockStore over HTTP', () => {
   const BLOCK = 4096;
   const BASE = 8192;
@@ -266,6 +344,44 @@ describe('BlockStore over HTTP', () => {
       const again = source.requests;
       await store.load();
       expect(source.requests - again).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('over HTTP/2, one range a request: the same blocks, a range a request, many at once', async () => {
+    const { server } = await opened('first');
+    let out = 0;
+    let most = 0;
+    const counting: typeof fetch = async (input, init) => {
+      most = Math.max(most, ++out);
+      try {
+        return await fetch(input, init);
+      } finally {
+        out--;
+      }
+    };
+    const source = (await HttpRangeSource.open(`${server.origin}/lib.bundle`, counting))!;
+    try {
+      source.protocol = 'h2';
+      // Found out already (as after a question's first multi-range request).
+      await source.readRanges(RANGES);
+      most = 0;
+      const store = new BlockStore(source, BASE, LENGTH, BLOCK, hashes, 'pages.bin');
+      // Blocks 12 apart (44 KiB between) and blocks 3 apart (8 KiB between: more than a request's cost over HTTP/2,
+      // read through over HTTP/1.1).
+      const wanted = [...distinct.slice(0, 100), ...Array.from({ length: 50 }, (_, i) => 2000 + 3 * i)];
+      for (const b of wanted) store.bytes(b * BLOCK, 4);
+      const before = source.requests;
+      const read = source.bytesRead;
+      await store.load();
+      // A request a block, not 6 batches whose ranges are read one after another.
+      expect(source.requests - before).toBe(wanted.length);
+      expect(source.bytesRead - read).toBe(wanted.length * BLOCK);
+      expect(most).toBeGreaterThan(6);
+      expect(most).toBeLessThanOrEqual(64);
+      for (const b of wanted)
+        expect(store.bytes(b * BLOCK, 4)).toEqual(data.subarray(BASE + b * BLOCK, BASE + b * BLOCK + 4));
     } finally {
       await server.close();
     }
