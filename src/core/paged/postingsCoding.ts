@@ -181,22 +181,39 @@ export function decodePostings(bytes: Uint8Array, chunkCount: number): DecodedPo
   const freqs = new Uint16Array(n);
   const end = bytes.length * 8;
   let pos = start * 8;
-  const bit = (): number => {
-    if (pos >= end) throw new Error('run past their bytes');
-    const b = (bytes[pos >>> 3] >>> (pos & 7)) & 1;
-    pos++;
-    return b;
+  // Read a byte at a time (a bit at a time took 3× today's varint pairs' decode at 100 MiB): a unary run counts the
+  // ones left in each byte, low bits are taken in the pieces each byte holds. Every read is bounded by the list's bits.
+  const unary = (): number => {
+    let q = 0;
+    for (;;) {
+      if (pos >= end) throw new Error('run past their bytes');
+      const shift = pos & 7;
+      const zeros = ~(bytes[pos >>> 3] >>> shift) & (0xff >>> shift);
+      if (zeros === 0) {
+        q += 8 - shift;
+        pos += 8 - shift;
+        continue;
+      }
+      const ones = 31 - Math.clz32(zeros & -zeros);
+      pos += ones + 1;
+      return q + ones;
+    }
   };
   const low = (k: number): number => {
+    if (pos + k > end) throw new Error('run past their bytes');
     let v = 0;
-    for (let i = 0; i < k; i++) v += bit() * 2 ** i;
+    for (let got = 0; got < k;) {
+      const shift = pos & 7;
+      const take = Math.min(8 - shift, k - got);
+      v += ((bytes[pos >>> 3] >>> shift) & ((1 << take) - 1)) * 2 ** got;
+      got += take;
+      pos += take;
+    }
     return v;
   };
-  // A unary run is bounded by the list's bits (bit() throws past them); a value is kept below 2^53 (a quotient
-  // past 53 bits refused before it is scaled).
+  // A value is kept below 2^53 (an Exp-Golomb code past 52 bits refused before it is scaled).
   const code = (c: number, rice: number): number => {
-    let q = 0;
-    while (bit() === 1) q++;
+    const q = unary();
     if (c < rice) return q * 2 ** c + low(c);
     const k = c - rice;
     if (q + k > 52) throw new Error(`hold a code of ${q + k} bits`);
@@ -212,7 +229,7 @@ export function decodePostings(bytes: Uint8Array, chunkCount: number): DecodedPo
     freqs[i] = freq;
   }
   if (end - pos >= 8) throw new Error(`end ${Math.floor((end - pos) / 8)} bytes before their end`);
-  while (pos < end) if (bit() !== 0) throw new Error('end with bits that are not 0');
+  if (pos < end && low(end - pos) !== 0) throw new Error('end with bits that are not 0');
   return { chunks, freqs };
 }
 
