@@ -10,6 +10,8 @@
 // counts: listShares), and every other section is copied byte for byte. The new `open` and `degrees` sections are
 // made by the writers' own openSections, so an upgraded part is the one `cli index` writes for the same library today
 // (test/unit/paged/openFormat.test.ts). `cli upgrade` (src/cli/upgrade.ts) copies a bundle's other parts around it.
+// Version 14 (postingsCoding.ts) codes the words' postings otherwise: every upgrade writes the `terms` and `postings`
+// sections again (recodedWords), and a version 12 or 13 part keeps every other section as it is (recodedPart).
 import {
   concatBytes,
   decodeStructured,
