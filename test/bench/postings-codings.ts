@@ -12,7 +12,7 @@
 // - `ef+gamma`: chunk ids in Elias–Fano (l = ⌊log2(n / df)⌋), counts as Elias gamma codes;
 // - `rice+rice (stored)`: gaps and counts less 1 each as Rice codes of the parameter that makes the list shortest
 //   (gaps 0–31, counts 0–7), stored in a byte after the count;
-// - `rice|exp-golomb (stored)`: what postingsCoding.ts writes (version 14): as the one before, each field's code
+// - `rice/exp-golomb (stored)`: what postingsCoding.ts writes (version 14): the count and codes in one varint, each field's code
 //   chosen among Rice and Exp-Golomb codes (gaps Rice 0–23 or Exp-Golomb 0–7, counts Rice 0–3 or Exp-Golomb 0–3).
 //   Its sizes are the encoder's own on the lists the questions read (checked against codedPostingsBytes), and its
 //   decode time is measured against today's there.
@@ -105,7 +105,7 @@ const names = [
   'rice(df)+gamma',
   'ef+gamma',
   'rice+rice (stored)',
-  'rice|exp-golomb (stored): version 14',
+  'rice/exp-golomb (stored): version 14',
 ];
 const sizes = names.map(() => new Float64Array(lists));
 let postingsTotal = 0;
