@@ -44,6 +44,7 @@ import {
   type GroupSizes,
   type PagedChunkRecord,
   type PagesDirectory,
+  type PostingsCoding,
   type SectionName,
 } from './format.ts';
 import {
@@ -55,6 +56,7 @@ import {
   writtenBlocks,
   hashPartOf,
   blockPathsOf,
+  postingsCodingFor,
   storedBytesAsync,
   openSections,
   pagedRecord,
@@ -383,6 +385,7 @@ class WordSections {
     postings: SectionSink,
     groupSize: number,
     n: number,
+    coding: PostingsCoding | undefined,
   ): Promise<WrittenWords> {
     const { text, headings } = this;
     if (!text || !headings) throw new Error('pages: the word sections are written once');
@@ -404,6 +407,7 @@ class WordSections {
       terms,
       postings,
       groupSize,
+      coding,
     );
     return {
       termGroups,
@@ -595,7 +599,14 @@ export async function buildPages(
   // ---- the word indexes and their sections (laid out here, after the degrees, rather than right after pass 2: there
   // they met the heap that pass 2 had left, and the peak rose, docs/results/stream-build.md, round sixteen); BM25's
   // builders and indexes are let go once written
-  const word = await words.write(params, sinks.terms, sinks.postings, groups.terms, n);
+  const word = await words.write(
+    params,
+    sinks.terms,
+    sinks.postings,
+    groups.terms,
+    n,
+    postingsCodingFor(version),
+  );
   mark('terms + postings sections');
 
   // ---- the concept sections and the open section
@@ -709,6 +720,7 @@ export async function buildPages(
       ...(scriptChunks && { scriptChunks }),
       ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
       ...(paths ? { blockPaths: paths.field } : {}),
+      postingsCoding: postingsCodingFor(version),
     },
     version,
   );

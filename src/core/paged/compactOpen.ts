@@ -81,6 +81,20 @@ function varints(count: number, value: (i: number) => number): Uint8Array {
   return out.take();
 }
 
+/**
+ * A stored `open` value (version 6 on: group offsets kept as each group's size, varints) with its term groups'
+ * offsets replaced: version 14's upgrade re-codes the postings, which changes the `terms` groups' offsets and nothing
+ * else of `open` (upgrade.ts). The keys keep their order, so the value encodes as a writer's does.
+ */
+export function withTermGroups(
+  stored: Record<string, unknown>,
+  termGroups: ArrayLike<number>,
+): Record<string, unknown> {
+  if (!(stored.termGroups instanceof Uint8Array))
+    throw new PagesError('pages.bin (open) has no termGroups varints');
+  return { ...stored, termGroups: varints(termGroups.length - 1, (i) => termGroups[i + 1] - termGroups[i]) };
+}
+
 /** The varints of `value` of each of `order`, in that order. */
 function varintsOfAll(values: ArrayLike<number>): Uint8Array {
   return varints(values.length, (i) => values[i]);

@@ -64,7 +64,9 @@
 // Merkle root of its block hashes: a row block is checked with the level-1 page alone, in one range with its bytes
 // (at 100 MiB a first page −241 KB of data and −3,300 ranges p50, test/bench/block-paths.ts). The directory's
 // sections give where the sections lie without the paths (what every reader asks for); the part is longer by them.
-// Versions 1 to 13 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 14 (round twenty-three) is shared the same way (FORMAT.md "Version 14"): `postingsCoding`, each word's
+// postings as Rice codes of its gaps and counts (postingsCoding.ts) rather than varint pairs.
+// Versions 1 to 14 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
@@ -74,7 +76,7 @@ import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 13;
+export const PAGES_VERSION = 14;
 /**
  * The version the directory's `scriptChunks` came with (word statistics per script, retrieval params
  * scriptStatistics): version 11, beside `openCoding`. Written only by a library built with them.
@@ -82,8 +84,10 @@ export const PAGES_VERSION = 13;
 export const PAGES_SCRIPT_VERSION = 11;
 /** The version the directory's `listCoding` came with (the lists packed, listPacking.ts): every writer's from 12. */
 export const LIST_CODING_VERSION = 12;
+/** The version the directory's `postingsCoding` came with (postingsCoding.ts): every writer's from 14. */
+export const POSTINGS_CODING_VERSION = 14;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -433,6 +437,11 @@ export interface PagesDirectory {
    * version 12.
    */
   blockPaths?: BlockPaths;
+  /**
+   * Version 14: each word's postings as Rice codes (postingsCoding.ts) rather than varint pairs. Absent: as version
+   * 13.
+   */
+  postingsCoding?: PostingsCoding;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -451,6 +460,27 @@ function checkScriptChunks(d: PagesDirectory, fail: (why: string) => never): voi
     if (!(Number.isSafeInteger(x) && (x as number) >= 1 && (x as number) <= d.chunkCount))
       fail(`has scriptChunks.${key} ${JSON.stringify(x)} (a whole number of chunks, 1 to ${d.chunkCount})`);
   }
+}
+
+/** Version 14's `postingsCoding` (the directory's): how a word's postings are coded (postingsCoding.ts). */
+export interface PostingsCoding {
+  lists: 'rice';
+}
+
+/** Version 14's `postingsCoding`: only from version 14, exactly { lists: "rice" }. */
+function checkPostingsCoding(d: PagesDirectory, fail: (why: string) => never): void {
+  const field = d.postingsCoding as unknown;
+  const shown = JSON.stringify(field);
+  if (d.version < POSTINGS_CODING_VERSION)
+    fail(`has postingsCoding, which version ${d.version} does not have`);
+  if (
+    !field ||
+    typeof field !== 'object' ||
+    Array.isArray(field) ||
+    Object.keys(field).join() !== 'lists' ||
+    (field as PostingsCoding).lists !== 'rice'
+  )
+    fail(`has postingsCoding ${shown} (version 14 gives { lists: "rice" })`);
 }
 
 /** Version 12's `listCoding` (the directory's): the bytes of the blocks the lists are packed into. */
@@ -807,6 +837,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.recordCoding !== undefined) checkRecordCoding(d, fail);
   if (d.scriptChunks !== undefined) checkScriptChunks(d, fail);
   if (d.listCoding !== undefined) checkListCoding(d, fail);
+  if (d.postingsCoding !== undefined) checkPostingsCoding(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {
     const sp = d.shares;

@@ -17,6 +17,7 @@ import { decodeCountedRows, decodeRiceLists } from './listsInRows.ts';
 import { leastListBytes, listBlockOf, listSpanOf, readListCounts, skipList } from './listPacking.ts';
 import { degreeLower, degreeUpper, predicted } from './compactOpen.ts';
 import { decodeEvidenceBlock } from './evidenceArrays.ts';
+import { decodePostings, decodeVarintPostings } from './postingsCoding.ts';
 import {
   minListBytes,
   recordGroupBytes,
@@ -206,32 +207,28 @@ export class SectionReader {
     if (length === 0) return undefined;
     const bytes = this.store.bytes(this.section('postings') + at, length);
     if (!bytes) return undefined;
-    const r = new ByteReader(bytes);
-    const chunks: number[] = [];
-    const freqs: number[] = [];
     const fail = (why: string): never => {
       throw new PagesError(`${this.name}: pages.bin's postings of "${term}" ${why}`);
     };
-    let k = 0;
-    try {
-      while (r.at < bytes.length) {
-        const gap = r.varint();
-        k += gap;
-        if ((chunks.length > 0 && gap === 0) || k >= this.chunkCount)
-          fail(`name chunk ${k} out of order or of ${this.chunkCount}`);
-        chunks.push(k);
-        freqs.push(r.varint());
-      }
-    } catch (e) {
-      // A damaged byte can end a varint past the list (or make it too long): refused naming the part, as the
-      // concept lists are (decodeList).
-      if (e instanceof PagesError) throw e;
-      fail(`do not decode (${messageOf(e)})`);
-    }
-    const list = { chunks: Uint32Array.from(chunks), freqs: Uint16Array.from(freqs) };
+    const list = this.decodePostingList(bytes, fail);
     if (this.postings.size >= MAX_CACHED) this.postings.clear();
     this.postings.set(key, list);
     return list;
+  }
+
+  /** A list decoded as the directory codes it (postingsCoding.ts), refused naming the word when it does not decode. */
+  private decodePostingList(
+    bytes: Uint8Array,
+    fail: (why: string) => never,
+  ): { chunks: Uint32Array; freqs: Uint16Array } {
+    try {
+      return this.directory.postingsCoding
+        ? decodePostings(bytes, this.chunkCount)
+        : decodeVarintPostings(bytes, this.chunkCount);
+    } catch (e) {
+      // Refused naming the part and the word, as the concept lists are (decodeList).
+      return fail(messageOf(e));
+    }
   }
 
   // ---- concepts: the dictionary, each concept's chunks, each chunk's concepts

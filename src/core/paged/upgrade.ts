@@ -10,7 +10,17 @@
 // counts: listShares), and every other section is copied byte for byte. The new `open` and `degrees` sections are
 // made by the writers' own openSections, so an upgraded part is the one `cli index` writes for the same library today
 // (test/unit/paged/openFormat.test.ts). `cli upgrade` (src/cli/upgrade.ts) copies a bundle's other parts around it.
-import { concatBytes, decodeStructured, gunzip, Sha256, toHex } from '../bundle/index.ts';
+// Version 14 (postingsCoding.ts) codes the words' postings otherwise: every upgrade writes the `terms` and `postings`
+// sections again (recodedWords), and a version 12 or 13 part keeps every other section as it is (recodedPart).
+import {
+  concatBytes,
+  decodeStructured,
+  encodeStructured,
+  gunzip,
+  gzip,
+  Sha256,
+  toHex,
+} from '../bundle/index.ts';
 import type { BundleManifest, BundlePart, ManifestBase, PartEntry, StreamedPart } from '../bundle/index.ts';
 import { BundleError } from '../bundle/index.ts';
 import { resolveParams } from '../retrieval/index.ts';
@@ -19,10 +29,11 @@ import { matchesBlockHash } from './blockDigest.ts';
 import { PATH_BYTES } from './blockPaths.ts';
 import type { BlockLayout } from './blockLayout.ts';
 import { decodeJson, gzipSize, PagesError } from './blockStore.ts';
-import { checkRecordGroup } from './groupShapes.ts';
+import { checkRecordGroup, checkTermGroup } from './groupShapes.ts';
+import { decodeVarintPostings } from './postingsCoding.ts';
 import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
-import { expandOpen, residualsOf } from './compactOpen.ts';
+import { expandOpen, residualsOf, withTermGroups } from './compactOpen.ts';
 import { decodeCountedRows } from './listsInRows.ts';
 import { ListPacker } from './listPacking.ts';
 import {
@@ -48,6 +59,7 @@ import {
   type PagesOpenV6,
   type SectionName,
   type ShareParams,
+  type TermEntry,
 } from './format.ts';
 import { pagesHashes } from './openBundle.ts';
 import type { RangeSource } from './rangeSource.ts';
@@ -58,6 +70,9 @@ import {
   defaultBlockSize,
   hashPartOf,
   blockPathsOf,
+  MemorySink,
+  postingsCodingFor,
+  writeTermSections,
   storedBytesAsync,
   LISTS_IN_ROWS_BYTES,
   openSections,
@@ -415,6 +430,108 @@ async function recodedRecords(
 }
 
 /**
+ * [from, to) of a checked part's sections (offsets without version 13's paths) read from the part as stored, each
+ * path after a row block left out: a run of blocks PIECE bytes at a time, one piece a block.
+ */
+async function* sectionPieces(
+  source: RangeSource,
+  base: number,
+  layout: BlockLayout,
+  from: number,
+  to: number,
+): AsyncGenerator<Uint8Array> {
+  if (!layout.paths) {
+    yield* pieces(source, base + from, base + to);
+    return;
+  }
+  let b = from < to ? layout.blockOf(from) : layout.count;
+  while (b < layout.count && layout.startOf(b) < to) {
+    const first = b;
+    const storedFrom = layout.storedStartOf(b);
+    do b++;
+    while (b < layout.count && layout.startOf(b) < to && layout.storedEndOf(b) - storedFrom <= PIECE);
+    const stored = await source.read(base + storedFrom, layout.storedEndOf(b - 1) - storedFrom);
+    for (let c = first; c < b; c++) {
+      const start = Math.max(from, layout.startOf(c));
+      const end = Math.min(to, layout.endOf(c));
+      const at = layout.storedStartOf(c) - storedFrom + (start - layout.startOf(c));
+      yield stored.subarray(at, at + end - start);
+    }
+  }
+}
+
+/** The `terms` and `postings` sections written again, and the term groups' offsets in the new `terms`. */
+interface RecodedWords {
+  terms: MemorySink;
+  postings: MemorySink;
+  termGroups: Float64Array;
+}
+
+/**
+ * A checked part's `terms` and `postings` sections as a writer of `version` writes them (from version 14 each list
+ * Rice-coded, postingsCoding.ts): every term group read and checked as a reader checks it, its lists (which lie
+ * together in the postings, a group's terms in order) read at once and decoded as a reader decodes them (each refused
+ * naming the word), then the group written again by the writers' own writeTermSections, in groups of the part's size.
+ */
+async function recodedWords(
+  source: RangeSource,
+  base: number,
+  d: PagesDirectory,
+  termGroups: ArrayLike<number>,
+  version: number,
+): Promise<RecodedWords> {
+  const size = d.groups.terms;
+  const terms = new MemorySink();
+  const postings = new MemorySink();
+  const [termsAt] = d.sections.terms;
+  const [postingsAt, postingsLength] = d.sections.postings;
+  const offsets = new Float64Array(termGroups.length);
+  for (let g = 0; g + 1 < termGroups.length; g++) {
+    const stored = await source.read(base + termsAt + termGroups[g], termGroups[g + 1] - termGroups[g]);
+    let entries: TermEntry[];
+    try {
+      entries = checkTermGroup(decodeJson(stored), Math.min(size, d.termCount - g * size), postingsLength);
+    } catch (e) {
+      throw new PagesError(`${source.name}: pages.bin's term group ${g} ${messageOf(e)}`);
+    }
+    let from = postingsLength;
+    let to = 0;
+    for (const [, at, length, hAt, hLength] of entries) {
+      if (length > 0) [from, to] = [Math.min(from, at), Math.max(to, at + length)];
+      if (hLength > 0) [from, to] = [Math.min(from, hAt), Math.max(to, hAt + hLength)];
+    }
+    const bytes = to > from ? await source.read(base + postingsAt + from, to - from) : new Uint8Array(0);
+    const listOf = (
+      term: string,
+      at: number,
+      length: number,
+    ): ReturnType<typeof decodeVarintPostings> | undefined => {
+      if (length === 0) return undefined;
+      try {
+        return decodeVarintPostings(bytes.subarray(at - from, at - from + length), d.chunkCount);
+      } catch (e) {
+        throw new PagesError(`${source.name}: pages.bin's postings of "${term}" ${messageOf(e)}`);
+      }
+    };
+    const lists = entries.map((e) => [listOf(e[0], e[1], e[2]), listOf(e[0], e[3], e[4])] as const);
+    let i = 0;
+    const made = await writeTermSections(
+      entries.map((e) => e[0]),
+      () => {
+        const [text, head] = lists[i++];
+        return [text, head];
+      },
+      terms,
+      postings,
+      size,
+      postingsCodingFor(version),
+    );
+    offsets[g + 1] = offsets[g] + made[1];
+  }
+  return { terms, postings, termGroups: offsets };
+}
+
+/**
  * A version 1 or 2 pages part (its payload at `base` in `source`, `length` bytes, its directory and block hashes)
  * as version 3, its shares computed with `params`. Reads the part four times: once to check every block against
  * its hash, once to size the new lists, once to hash the new part, and once when `bytes()` is read.
@@ -456,7 +573,9 @@ async function upgradePages(
   // and the offline check do: the part was checked whole against the manifest's digest already).
   const checkBlocks = async (): Promise<void> => {
     const oldBlocks = new BlockHasher(oldLayout, 32);
-    for await (const piece of pieces(source, base, base + length)) oldBlocks.update(piece);
+    // Version 13's paths are left out (they are made anew from the hashes the blocks are checked against).
+    for await (const piece of sectionPieces(source, base, oldLayout, 0, length - oldLayout.pathsLength))
+      oldBlocks.update(piece);
     checkHashes(oldBlocks.finish(), hashes, blocks, hashBytes, source.name);
   };
   if (!d.rowBlocks && !d.evidenceArrays) await checkBlocks();
@@ -483,23 +602,33 @@ async function upgradePages(
       placeEvidenceBlocks(d, oldLayout, tables.evidenceStarts);
       await checkBlocks();
     }
-    // Version 12's sections are version 13's: copied as they are, each row block followed by its path (the block
-    // hashes just checked make them), under a tree whose leaf pages' hashes are their roots (blockPaths.ts). As
-    // `cli index` writes a library at the writers' defaults, which the options of benches would change. (The generic
-    // path below cannot read version 12's packed lists or its tokens in evidence blocks; nothing of them changes.)
+    // Version 12's and 13's sections are version 14's but the words' (the postings re-coded, postingsCoding.ts, and
+    // so the term groups' offsets in `open`): the others copied as they are, each row block followed by its path (the
+    // block hashes made anew), under a tree whose leaf pages' hashes are their roots (blockPaths.ts). As `cli index`
+    // writes a library at the writers' defaults, which the options of benches would change. (The generic path below
+    // cannot read version 12's packed lists or its tokens in evidence blocks; nothing of them changes.)
     if (
-      d.version === 12 &&
+      d.version >= 12 &&
       // The layout the generic path would keep: lists in the rows, or rows too long to take them.
       (d.listsInRows === true || d.sections.rows[1] > listsInRowsBytes * 4) &&
       sectionBlocksAsked === undefined &&
       rowBlockBytes === ROW_BLOCK_BYTES &&
       evidenceEntries === undefined
     )
-      return repathed(source, location, d, oldLayout, hashes, params, version);
-    if (d.version === 12)
+      return recodedPart(
+        source,
+        base,
+        d,
+        oldLayout,
+        decoded as unknown as Record<string, unknown>,
+        tables,
+        params,
+        version,
+      );
+    if (d.version >= 12)
       throw new PagesError(
-        `${source.name}: its pages are version 12, whose sections version 13 keeps: upgraded at the writers' ` +
-          'defaults only (no other block sizes, evidence blocks or lists in the rows)',
+        `${source.name}: its pages are version ${d.version}, whose sections but the words' version ${version} ` +
+          "keeps: upgraded at the writers' defaults only (no other block sizes, evidence blocks or lists in the rows)",
       );
     // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
     const [degreesAt, degreesLength] = d.sections.degrees;
@@ -579,7 +708,9 @@ async function upgradePages(
     n,
     d.recordCoding?.dictionary,
   );
-  full = { ...full, recordGroups: records.offsets };
+  // Version 14's postings (postingsCoding.ts): the words' sections written again, and their groups' offsets.
+  const words = await recodedWords(source, base, d, full.termGroups, version);
+  full = { ...full, recordGroups: records.offsets, termGroups: words.termGroups };
   const written = await openSections(
     inRows
       ? { ...full, listOffsets: new Float64Array(listOffsets.length), rowGroups }
@@ -602,16 +733,20 @@ async function upgradePages(
   lengths.lists = packed ? packed.bytes.length : 0;
   lengths.rows = inRows ? inRows.length : rowsLength;
   lengths.degrees = written.degrees.length;
+  lengths.terms = words.terms.length;
+  lengths.postings = words.postings.length;
   const { sections, total } = sectionTable(lengths, version);
 
-  // Words to concepts, then rows, are copied as they are (or the rows made anew with the lists in them).
-  const [beforeFrom] = d.sections.terms;
+  // The concepts are copied as they are, then the rows (or the rows made anew with the lists in them).
+  const [conceptsAt] = d.sections.concepts;
   const [listsAt] = d.sections.lists;
   const sectionBytes = async function* (): AsyncGenerator<Uint8Array> {
     yield written.open;
     yield* records.chunks;
     yield* evidenceBlocks;
-    yield* pieces(source, base + beforeFrom, base + listsAt);
+    yield* words.terms.chunks;
+    yield* words.postings.chunks;
+    yield* pieces(source, base + conceptsAt, base + listsAt);
     if (inRows) yield inRows;
     else {
       yield packed!.bytes;
@@ -684,6 +819,7 @@ async function upgradePages(
         recordCoding: { dictionary: records.dictionary },
         ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
         ...(paths ? { blockPaths: paths.field } : {}),
+        postingsCoding: postingsCodingFor(version),
       },
       version,
     ),
@@ -695,44 +831,93 @@ async function upgradePages(
 }
 
 /**
- * A checked version 12 part (its blocks placed and checked against `hashes`) as version 13: the same sections, the
- * rows' paths after their blocks, the tree of hash pages made anew (upgradePages).
+ * A checked version 12 or 13 part (its blocks placed and checked against their hashes) as `version` (14): its words'
+ * sections written again (recodedWords) and `open` with their groups' offsets, every other section copied as it is
+ * (a version 13 part's paths left out), the rows' paths after their blocks and the tree of hash pages made anew.
  */
-async function repathed(
+async function recodedPart(
   source: RangeSource,
-  location: { base: number; length: number },
+  base: number,
   d: PagesDirectory,
-  layout: BlockLayout,
-  hashes: Uint8Array,
+  oldLayout: BlockLayout,
+  storedOpen: Record<string, unknown>,
+  tables: { termGroups: Float64Array; rowGroups: Float64Array; evidenceStarts?: Float64Array },
   params: ShareParams,
   version: number,
 ): Promise<UpgradedPages> {
-  const { base, length } = location;
-  const leaves = hashes.slice();
-  const paths = blockPathsOf(version, d.rowBlocks ? layout : d.blockSize);
-  const bytes = (): AsyncIterable<Uint8Array> =>
-    storedBytesAsync(pieces(source, base, base + length), paths, leaves);
-  const whole = new Sha256();
+  const words = await recodedWords(source, base, d, tables.termGroups, version);
+  const open = await gzip(encodeStructured(withTermGroups(storedOpen, words.termGroups)));
+  const lengths = Object.fromEntries(SECTIONS.map((name) => [name, d.sections[name][1]])) as Record<
+    SectionName,
+    number
+  >;
+  lengths.open = open.length;
+  lengths.terms = words.terms.length;
+  lengths.postings = words.postings.length;
+  const { sections, total } = sectionTable(lengths, version);
+  const sectionBytes = async function* (): AsyncGenerator<Uint8Array> {
+    yield open;
+    yield* sectionPieces(source, base, oldLayout, d.sections.records[0], d.sections.terms[0]);
+    yield* words.terms.chunks;
+    yield* words.postings.chunks;
+    const end = d.sections.degrees[0] + d.sections.degrees[1];
+    yield* sectionPieces(source, base, oldLayout, d.sections.concepts[0], end);
+  };
+  const layout =
+    d.sectionBlocks || d.rowBlocks || d.evidenceArrays
+      ? blockLayoutOf(
+          {
+            version,
+            blockSize: d.blockSize,
+            sections,
+            sectionBlocks: d.sectionBlocks,
+            rowBlocks: d.rowBlocks,
+            evidenceArrays: d.evidenceArrays,
+          },
+          total,
+          tables.rowGroups,
+          tables.evidenceStarts,
+        )
+      : d.blockSize;
+  const blocks = new BlockHasher(layout, blockHashBytes(version));
   let made = 0;
-  for await (const piece of bytes()) {
-    whole.update(piece);
+  for await (const piece of sectionBytes()) {
+    blocks.update(piece);
     made += piece.length;
   }
+  if (made !== total)
+    throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
+  const leaves = blocks.finish();
+  const paths = blockPathsOf(version, layout);
+  const bytes = (): AsyncIterable<Uint8Array> => storedBytesAsync(sectionBytes(), paths, leaves);
+  const whole = new Sha256();
+  for await (const piece of bytes()) whole.update(piece);
   const newHashes = hashPartOf(version, d.blockSize, leaves, paths !== undefined);
-  const { format: _f, version: _v, hashBytes: _h, hashPages: _p, shares: _s, ...fields } = d;
+  const {
+    format: _f,
+    version: _v,
+    hashBytes: _h,
+    hashPages: _p,
+    shares: _s,
+    blockPaths: _b,
+    sections: _x,
+    ...fields
+  } = d;
   return {
     directory: pagesDirectory(
       {
         ...fields,
+        sections,
         shares: params,
         hashPages: newHashes.hashPages,
         ...(paths ? { blockPaths: paths.field } : {}),
+        postingsCoding: postingsCodingFor(version),
       },
       version,
     ),
     hashes: newHashes.bytes,
     sha256: whole.digest(),
-    length: made,
+    length: total + (paths ? paths.zone.count * PATH_BYTES : 0),
     bytes,
   };
 }

@@ -23,6 +23,7 @@ import { conceptChunkTf, titleGroupSizes } from '../retrieval/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
+import { encodePostings } from './postingsCoding.ts';
 import { LIST_BLOCK_BYTES, ListPacker } from './listPacking.ts';
 import { compactOpen } from './compactOpen.ts';
 import { evidenceBlocksOf } from './evidenceArrays.ts';
@@ -50,6 +51,8 @@ import {
   PAGES_HASHES_PART,
   PAGES_PART,
   LIST_CODING_VERSION,
+  POSTINGS_CODING_VERSION,
+  type PostingsCoding,
   PAGES_EVIDENCE_VERSION,
   writerEvidenceEntries,
   PAGES_SCRIPT_VERSION,
@@ -283,7 +286,7 @@ export interface SectionSink {
 }
 
 /** A sink that keeps the bytes in memory. */
-class MemorySink implements SectionSink {
+export class MemorySink implements SectionSink {
   readonly chunks: Uint8Array[] = [];
   length = 0;
   write(bytes: Uint8Array): void {
@@ -393,9 +396,15 @@ export interface PostingList {
   freqs: Uint16Array;
 }
 
+/** Version 14's `postingsCoding` for a part of `version` (every writer's from 14), else undefined. */
+export function postingsCodingFor(version: number): PostingsCoding | undefined {
+  return version >= POSTINGS_CODING_VERSION ? { lists: 'rice' } : undefined;
+}
+
 /**
  * The `terms` and `postings` sections: a sorted dictionary over the text's and the headings' terms, postings as
- * varint (chunk delta, tf). `postingsOf` gives a term's text and heading lists. Returns the term groups' offsets.
+ * varint (chunk delta, tf), or from version 14 (`coding`) as Rice codes (postingsCoding.ts). `postingsOf` gives a
+ * term's text and heading lists. Returns the term groups' offsets.
  */
 export async function writeTermSections(
   terms: readonly string[],
@@ -403,17 +412,22 @@ export async function writeTermSections(
   termSink: SectionSink,
   postingSink: SectionSink,
   size = DEFAULT_GROUPS.terms,
+  coding?: PostingsCoding,
 ): Promise<Float64Array> {
   const postings = new ByteWriter();
   let flushed = postingSink.length;
   const writeList = (list: PostingList | undefined): [number, number] => {
-    if (!list) return [0, 0];
+    // An empty list is written as none (the upgrade of an old part may meet one; the indexes give none).
+    if (!list || list.chunks.length === 0) return [0, 0];
     const from = flushed + postings.length;
-    let previous = 0;
-    for (let i = 0; i < list.chunks.length; i++) {
-      postings.varint(list.chunks[i] - previous);
-      previous = list.chunks[i];
-      postings.varint(list.freqs[i]);
+    if (coding) encodePostings(postings, list.chunks, list.freqs);
+    else {
+      let previous = 0;
+      for (let i = 0; i < list.chunks.length; i++) {
+        postings.varint(list.chunks[i] - previous);
+        previous = list.chunks[i];
+        postings.varint(list.freqs[i]);
+      }
     }
     return [from, flushed + postings.length - from];
   };
@@ -862,6 +876,9 @@ export function pagesDirectory(
     ...(version >= BLOCK_PATHS_VERSION && fields.blockPaths
       ? { blockPaths: { zones: [...fields.blockPaths.zones] } }
       : {}),
+    ...(version >= POSTINGS_CODING_VERSION && fields.postingsCoding
+      ? { postingsCoding: { lists: fields.postingsCoding.lists } }
+      : {}),
     sections: fields.sections,
   };
 }
@@ -998,6 +1015,7 @@ export async function writePagedIndex(
     sinks.terms,
     sinks.postings,
     groups.terms,
+    postingsCodingFor(version),
   );
 
   // Concepts: the dictionary, each concept's chunks with tf and shares, each chunk's row.
@@ -1110,6 +1128,7 @@ export async function writePagedIndex(
         ...(scriptChunks ? { scriptChunks } : {}),
         ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
         ...(paths ? { blockPaths: paths.field } : {}),
+        postingsCoding: postingsCodingFor(version),
       },
       version,
     ),

@@ -93,6 +93,8 @@ describe('block paths (version 13)', () => {
 describe('a library whose rows carry their paths (version 13, the large layout)', () => {
   let v12: WrittenPages;
   let v13: WrittenPages;
+  /** The writers' version 14 (postingsCoding.ts), which `cli upgrade` makes of versions 12 and 13. */
+  let v14: WrittenPages;
   const analyzer = createTermAnalyzer();
   const base = { appVersion: 'test', embedder: null, createdAt: '2026-12-06T00:00:00.000Z' };
   beforeAll(async () => {
@@ -105,7 +107,8 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
     const doc = (docId: string) => ({ title: docId });
     // Lists not in the rows: rows in blocks of whole rows, where the paths are written.
     v12 = await writePagedIndex(parts, doc, undefined, 12, undefined, 0);
-    v13 = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    v13 = await writePagedIndex(parts, doc, undefined, 13, undefined, 0);
+    v14 = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
   }, 240_000);
 
   /** A source that records every range read past `from`. */
@@ -310,20 +313,29 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
     await expect(c.read(b2)).rejects.toThrow(`corrupted (SHA-256 mismatch in block ${b2} of part pages.bin)`);
   });
 
-  it('is what `cli upgrade` makes of the version 12 part (its sections copied), at the writers’ defaults only', async () => {
-    const source = new MemoryRangeSource(await bundleBytes(writeBundle(pagesParts(v12), base)), 'v12.bundle');
-    const manifest = (await readManifestByRanges(source))!;
-    const upgraded = await upgradeBundleParts(source, manifest, 0);
-    expect([upgraded.from, upgraded.to]).toEqual([12, 13]);
-    expect(
-      Buffer.from(await bundleBytes(writeBundle(upgraded.parts, upgraded.base))).equals(
-        Buffer.from(await bundleBytes(writeBundle(pagesParts(v13), base))),
-      ),
-    ).toBe(true);
-    // Other evidence blocks than the writers' would need version 12's lists and tokens decoded: refused by name.
-    await expect(upgradeBundleParts(source, manifest, 0, undefined, undefined, 16)).rejects.toThrow(
-      "v12.bundle: its pages are version 12, whose sections version 13 keeps: upgraded at the writers' defaults only",
-    );
+  it('is what `cli upgrade` makes of the version 12 and 13 parts (their sections but the words copied), at the writers’ defaults only', async () => {
+    const written = Buffer.from(await bundleBytes(writeBundle(pagesParts(v14), base)));
+    for (const [version, pages] of [
+      [12, v12],
+      [13, v13],
+    ] as const) {
+      const source = new MemoryRangeSource(
+        await bundleBytes(writeBundle(pagesParts(pages), base)),
+        `v${version}.bundle`,
+      );
+      const manifest = (await readManifestByRanges(source))!;
+      const upgraded = await upgradeBundleParts(source, manifest, 0);
+      expect([upgraded.from, upgraded.to]).toEqual([version, 14]);
+      expect(
+        Buffer.from(await bundleBytes(writeBundle(upgraded.parts, upgraded.base))).equals(written),
+        `version ${version}`,
+      ).toBe(true);
+      // Other evidence blocks than the writers' would need version 12's lists and tokens decoded: refused by name.
+      await expect(upgradeBundleParts(source, manifest, 0, undefined, undefined, 16)).rejects.toThrow(
+        `v${version}.bundle: its pages are version ${version}, whose sections but the words' version 14 keeps: ` +
+          "upgraded at the writers' defaults only",
+      );
+    }
   });
 
   it('refuses a directory whose field lies, naming it, before the part is cut by it', () => {

@@ -1857,3 +1857,79 @@ describe('the rows’ blocks each followed by its path (version 13, blockPaths)'
     expect(source).toBeDefined();
   });
 });
+
+describe('each word’s postings coded by a code of their own (version 14, postingsCoding)', () => {
+  const analyzer = createTermAnalyzer();
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
+  const layouts = [
+    ['small', () => honestPages(14), () => honestPages(13)],
+    ['large', () => honestPages(14, 512, 0, { lists: 128 }), () => honestPages(13, 512, 0, { lists: 128 })],
+  ] as const;
+  /** Version 14 pieces of the small layout, changed by `change`. */
+  const changed = async (change: (d: Record<string, unknown>, p: ReturnType<typeof piecesOf>) => void) => {
+    const p = piecesOf(await honestPages(14));
+    change(p.directory as unknown as Record<string, unknown>, p);
+    return assemble(p);
+  };
+
+  for (const [layout, v14, v13] of layouts)
+    it(`answers as version 13 does from a smaller postings section, and the offline check passes (${layout} layout)`, async () => {
+      const [fourteen, thirteen] = [await opened(await v14()), await opened(await v13())];
+      expect(fourteen.library.directory.postingsCoding).toEqual({ lists: 'rice' });
+      expect(thirteen.library.directory.postingsCoding).toBeUndefined();
+      expect(fourteen.library.directory.sections.postings[1]).toBeLessThan(
+        thirteen.library.directory.sections.postings[1],
+      );
+      for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+        const hits = (await fourteen.library.search(PAGES_QUESTION, mode, 800)).hits;
+        expect(hits.length).toBeGreaterThan(0);
+        expect(hits).toEqual((await thirteen.library.search(PAGES_QUESTION, mode, 800)).hits);
+      }
+      await verifyBundleCopy(await craftedSource(await v14()));
+    });
+
+  it('a field of another shape, or in a version 13 directory, is refused naming postingsCoding; version 14 without it reads as 13', async () => {
+    for (const value of [null, 'rice', [], {}, { lists: 'varint' }, { lists: 'rice', k: 1 }])
+      await expect(
+        opened(
+          await changed((d) => {
+            d.postingsCoding = value;
+          }),
+        ),
+      ).rejects.toThrow("the pages part's directory has postingsCoding");
+    await expect(
+      opened(
+        await changed((d) => {
+          d.version = 13;
+        }),
+      ),
+    ).rejects.toThrow("the pages part's directory has postingsCoding, which version 13 does not have");
+    const plain = piecesOf(await honestPages(13));
+    plain.directory.version = 14;
+    expect((await (await opened(assemble(plain))).library.search(PAGES_QUESTION, 'bm25', 800)).hits).toEqual(
+      (await (await opened(await honestPages(13))).library.search(PAGES_QUESTION, 'bm25', 800)).hits,
+    );
+  });
+
+  it('postings that lie are refused naming the word when read: varint pairs under the field, every byte 0xff or 0', async () => {
+    // Version 13's varint pairs given the field: each list's first varint read as a count, its second as codes.
+    const pairs = piecesOf(await honestPages(13));
+    pairs.directory.version = 14;
+    (pairs.directory as unknown as Record<string, unknown>).postingsCoding = { lists: 'rice' };
+    const cases = [
+      assemble(pairs),
+      await changed((_d, p) => {
+        p.sections.postings = new Uint8Array(p.sections.postings.length).fill(0xff);
+      }),
+      await changed((_d, p) => {
+        p.sections.postings = new Uint8Array(p.sections.postings.length);
+      }),
+    ];
+    for (const w of cases) {
+      const { library } = await opened(w);
+      await expect(library.search(PAGES_QUESTION, 'bm25', 800)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin's postings of ".+" /,
+      );
+    }
+  });
+});
