@@ -169,6 +169,20 @@ for (const q of picked) {
   wanted = undefined;
 }
 
+/** A list of today's postings (varint pairs: chunk delta, count), decoded as sectionReader decodes them. */
+function varintPairs(bytes: Uint8Array): { chunks: number[]; freqs: number[] } {
+  const rd = new ByteReader(bytes);
+  const chunks: number[] = [];
+  const freqs: number[] = [];
+  let k = 0;
+  while (rd.at < bytes.length) {
+    k += rd.varint();
+    chunks.push(k);
+    freqs.push(rd.varint());
+  }
+  return { chunks, freqs };
+}
+
 // Decode time of the lists a question reads: today's varint pairs (as sectionReader decodes them) and version 14's
 // (decodePostings), each list encoded once first; the sizes the encoder makes checked against the model's.
 const decodeMs: number[][] = [[], []];
@@ -176,15 +190,7 @@ let postingsRead = 0;
 for (const r of reads) {
   const coded = r.map((i) => {
     const bytes = post.subarray(offsets[i], endOf(i));
-    const rd = new ByteReader(bytes);
-    const chunks: number[] = [];
-    const freqs: number[] = [];
-    let k = 0;
-    while (rd.at < bytes.length) {
-      k += rd.varint();
-      chunks.push(k);
-      freqs.push(rd.varint());
-    }
+    const { chunks, freqs } = varintPairs(bytes);
     const enc = encodedPostingsBytes(chunks, freqs);
     if (enc.length !== sizes[5][i])
       throw new Error(`list ${i}: encoded ${enc.length} bytes, modelled ${sizes[5][i]}`);
@@ -193,15 +199,7 @@ for (const r of reads) {
   for (let rep = 0; rep < 2; rep++) {
     let t = performance.now();
     for (const [bytes] of coded) {
-      const rd = new ByteReader(bytes);
-      const chunks: number[] = [];
-      const freqs: number[] = [];
-      let k = 0;
-      while (rd.at < bytes.length) {
-        k += rd.varint();
-        chunks.push(k);
-        freqs.push(rd.varint());
-      }
+      const { chunks, freqs } = varintPairs(bytes);
       Uint32Array.from(chunks);
       Uint16Array.from(freqs);
       if (rep === 1) postingsRead += chunks.length;
