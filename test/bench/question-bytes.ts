@@ -50,14 +50,14 @@ import {
   placeEvidenceBlocks,
   placeRowBlocks,
   sectionsOf,
-  type PagesDirectory,
 } from '../../src/core/paged/format.ts';
-import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
+import { openPagedBundle } from '../../src/core/paged/index.ts';
 import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { watchStages, type Stages } from './lib/fetchStages.ts';
+import { regionsOf } from './lib/bundleRegions.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
 import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts';
 import { askAsBench, BENCH_BUDGET_TOKENS, spread } from './lib/questions.ts';
@@ -120,43 +120,6 @@ function kb(n: number): string {
 function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
-/** The bundle's regions: head (preamble, manifest and locator), the pages' hashes, and each pages section. */
-async function regionsOf(data: Uint8Array, name: string): Promise<{ regions: Region[]; d: PagesDirectory }> {
-  const source = new MemoryRangeSource(data, name);
-  const manifest = await readManifestByRanges(source);
-  if (!manifest) throw new Error(`${name}: not a version 3 bundle (no manifest to read by ranges)`);
-  const pages = manifest.parts.find((p) => p.name === 'pages.bin');
-  const hashes = manifest.parts.find((p) => p.name === 'pages.sha256');
-  if (!pages?.offset || !hashes?.offset)
-    throw new Error(`${name}: no pages part (index it with --embedder none --pages)`);
-  const d = pages.meta as unknown as PagesDirectory;
-  const tail = new DataView(data.buffer, data.byteOffset + data.length - 12, 8);
-  const manifestAt = tail.getUint32(0, true) + tail.getUint32(4, true) * 2 ** 32;
-  const regions: Region[] = [
-    { name: 'head', start: 0, end: 12 },
-    { name: 'head', start: manifestAt, end: data.length },
-    { name: 'hashes', start: hashes.offset, end: hashes.offset + hashes.length },
-  ];
-  // Version 13's paths (blockPaths) lie after the rows' blocks: the rows' region holds them, the sections after it
-  // lie that much later (the directory's offsets are without them).
-  const paths = d.blockPaths && d.rowBlocks ? d.rowBlocks.count * 48 : 0;
-  for (const s of sectionsOf(d.version)) {
-    const [logical, sectionLength] = d.sections[s];
-    const at = logical + (s === 'degrees' ? paths : 0);
-    const length = sectionLength + (s === 'rows' ? paths : 0);
-    // Version 12's evidence blocks (evidenceArrays) apart from the records they end.
-    const evidence = s === 'records' ? (d.evidenceArrays?.bytes ?? 0) : 0;
-    regions.push({ name: s, start: pages.offset + at, end: pages.offset + at + length - evidence });
-    if (evidence > 0)
-      regions.push({
-        name: 'evidence',
-        start: pages.offset + at + length - evidence,
-        end: pages.offset + at + length,
-      });
-  }
-  return { regions, d };
 }
 
 /** Cards the Ask view shows first (src/ui: the evidence list's first page), for the records layout (--simulate). */
