@@ -108,6 +108,8 @@ interface Run {
   lastPostings: number;
   /** The concepts the walk computed a row for (pushed), with their lists' chunks. */
   pushed: Map<number, Uint32Array>;
+  /** Concepts the rows read name, and chunks the postings read name (what an `open` entry inlined would repeat). */
+  refs: { rows: number; postings: number };
   d: PagesDirectory;
 }
 let run: Run | undefined;
@@ -179,8 +181,9 @@ store.group = function (this: StoreInternals, key: string, offset: number, lengt
   const g = Number(key.slice(1));
   if (key[0] === 'r' && value) {
     const rel = offset - d.sections.rows[0];
-    noteItem('rows', g, rel, rel + length);
     const { starts, ids } = value as { starts: Uint32Array; ids: Uint32Array };
+    if (!run.items.get('rows')?.has(g)) run.refs.rows += starts[starts.length - 1] - starts[0];
+    noteItem('rows', g, rel, rel + length);
     // Each chunk's row its own ascending list (a group of rows that keep the lists, listsInRows, is read whole).
     const rows: Uint8Array[] = [];
     for (let i = 0; i + 1 < starts.length; i++) rows.push(symbolsOf(ids.subarray(starts[i], starts[i + 1])));
@@ -245,7 +248,10 @@ reader.decodePackedList = function (this: SectionReader, ...a: unknown[]) {
 const decodePostingList = reader.decodePostingList;
 reader.decodePostingList = function (this: SectionReader, ...a: unknown[]) {
   const list = decodePostingList.apply(this, a) as { chunks: Uint32Array; freqs: Uint16Array };
-  if (run) noteSymbols('postings', run.lastPostings, symbolsOf(list.chunks, list.freqs));
+  if (run) {
+    noteSymbols('postings', run.lastPostings, symbolsOf(list.chunks, list.freqs));
+    run.refs.postings += list.chunks.length;
+  }
   return list;
 };
 const walkRow = reader.walkRow;
@@ -586,6 +592,7 @@ async function main(): Promise<void> {
       entries: new Map(),
       lastPostings: 0,
       pushed: new Map(),
+      refs: { rows: 0, postings: 0 },
       d,
     };
     run = current;
@@ -598,9 +605,10 @@ async function main(): Promise<void> {
     scoring.text.lengths = counting(scoring.text.lengths, current.uses.get('textLengths')!);
     scoring.fields.lengths = counting(scoring.fields.lengths, fieldsUse);
     // What the opening itself read of the arrays (its sums and checks) is forgotten: a question's use starts here.
-    for (const use of current.uses.values()) use.fill(0);
-    facts ??= await openFacts(data, pagesAt, d, current.reader.open);
+    // The bundle's facts from the raw arrays (the counting views would note every entry).
+    facts ??= await openFacts(data, pagesAt, d, current.raw as unknown as OpenTables);
     trees ??= treesOf(d, facts, current.raw);
+    for (const use of current.uses.values()) use.fill(0);
     await askAsBench(library, q, firstPage);
     run = undefined;
     const headingUse = current.uses.get('headingLengths');
@@ -742,6 +750,24 @@ async function main(): Promise<void> {
     `(e) before any entry: head ${kb(mean(heads))} KB as read today, ${trees.size} roots ${kb(roots)} KB; \`open\`'s ` +
       `scalars and unmapped arrays ${kb(facts.unmapped)} KB; the dictionaries' first keys whole ` +
       `${kb((facts.w.get('termFirst') ?? 0) * trees.get('open:termFirst')!.items + (facts.w.get('conceptFirst') ?? 0) * trees.get('open:conceptFirst')!.items)} KB`,
+  );
+  // `open`'s per-entry values inlined where they are named (each row's concepts with their df and degree code, each
+  // posting with its chunk's BM25 lengths), at their entropy: what a layout with no `open` arrays to authenticate
+  // would add to the rows and postings instead.
+  const bytesAt = (name: string) => Math.min(facts.w.get(name) ?? 0, (facts.h.get(name) ?? 0) / 8);
+  const rowRefs = runs.map((r) => r.refs.rows);
+  const postingRefs = runs.map((r) => r.refs.postings);
+  const inline = runs.map(
+    (r) =>
+      r.refs.rows * (bytesAt('df') + bytesAt('degreeCodes')) +
+      r.refs.postings * (bytesAt('textLengths') + bytesAt('headingLengths')),
+  );
+  console.log(
+    `(f) \`open\` inlined: the rows read name ${Math.round(mean(rowRefs)).toLocaleString('en-US')} concepts ` +
+      `(df + degree code ${(bytesAt('df') + bytesAt('degreeCodes')).toFixed(3)} B each), the postings read ` +
+      `${Math.round(mean(postingRefs)).toLocaleString('en-US')} chunks (BM25 lengths ` +
+      `${(bytesAt('textLengths') + bytesAt('headingLengths')).toFixed(3)} B each), mean: ${kb(mean(inline))} KB ` +
+      `(p50 ${kb(quantile(inline, 0.5))}, max ${kb(Math.max(...inline))})`,
   );
   // Items a question uses.
   const count = (tree: string) => runs.map((r) => r.items.get(tree)?.size ?? 0);
