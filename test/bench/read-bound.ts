@@ -23,6 +23,9 @@
 //     of the part as coded today (a leaf read whole: data rounded to its leaves);
 // (e) what comes first whatever the layout: the head (manifest, directory) as read today, the trees' roots, and for
 //     comparison the dictionaries' first keys read whole (today they are in `open`; (b) counts only the probes).
+// (f) a layout with no `open` arrays to authenticate: each row read carrying its concepts' df and degree codes, each
+//     posting its chunk's BM25 lengths (at their entropy, once a naming), every other part at its best leaf size,
+//     and the arrays that locate items (offsets, first entries and keys, concept counts) read whole as today.
 // The same ladder for later questions: the items each question uses that the questions before it in the run did not
 // (a library that kept everything it read), and proofs that stop at nodes checked before. (a) for later questions is
 // question-bytes.ts --later's.
@@ -87,6 +90,18 @@ const OFFSETS = new Set([
 ]);
 const SECTIONS = ['rows', 'lists', 'postings', 'terms', 'concepts', 'records', 'evidence', 'degrees'];
 const ORDER = ['head', 'hashes', 'open', ...SECTIONS];
+/** `open`'s arrays that locate items rather than score them: read whole in rung (f). */
+const LOCATING = [
+  'conceptCounts',
+  'rowGroups',
+  'listFirsts',
+  'evidenceStarts',
+  'recordGroups',
+  'termGroups',
+  'conceptGroups',
+  'termFirst',
+  'conceptFirst',
+];
 
 // ---- what a question uses, recorded by bench-only patches (the run in progress, undefined between runs)
 
@@ -226,7 +241,10 @@ reader.decodePackedList = function (this: SectionReader, ...a: unknown[]) {
   paused = true;
   let list: { chunks: Uint32Array; tf: Float32Array };
   try {
-    list = decodePackedList.apply(this, a) as { chunks: Uint32Array; tf: Float32Array };
+    list = decodePackedList.apply(this, a) as {
+      chunks: Uint32Array;
+      tf: Float32Array;
+    };
   } finally {
     paused = false;
   }
@@ -247,7 +265,10 @@ reader.decodePackedList = function (this: SectionReader, ...a: unknown[]) {
 };
 const decodePostingList = reader.decodePostingList;
 reader.decodePostingList = function (this: SectionReader, ...a: unknown[]) {
-  const list = decodePostingList.apply(this, a) as { chunks: Uint32Array; freqs: Uint16Array };
+  const list = decodePostingList.apply(this, a) as {
+    chunks: Uint32Array;
+    freqs: Uint16Array;
+  };
   if (run) {
     noteSymbols('postings', run.lastPostings, symbolsOf(list.chunks, list.freqs));
     run.refs.postings += list.chunks.length;
@@ -399,15 +420,31 @@ function treesOf(d: PagesDirectory, open: OpenFacts, raw: Record<string, ArrayLi
   }
   const section = (s: string) => d.sections[s as keyof typeof d.sections][1];
   const lists = d.termCount * (d.headingCopies > 0 ? 2 : 1);
-  trees.set('rows', { items: raw.rowGroups.length - 1, bytes: section('rows'), leafOf: id });
-  trees.set('lists', { items: d.conceptCount, bytes: section('lists'), leafOf: id });
+  trees.set('rows', {
+    items: raw.rowGroups.length - 1,
+    bytes: section('rows'),
+    leafOf: id,
+  });
+  trees.set('lists', {
+    items: d.conceptCount,
+    bytes: section('lists'),
+    leafOf: id,
+  });
   trees.set('postings', {
     items: lists,
     bytes: section('postings'),
     leafOf: (at) => Math.min(lists - 1, Math.floor((at * lists) / section('postings'))),
   });
-  trees.set('terms', { items: d.termCount, bytes: section('terms'), leafOf: id });
-  trees.set('concepts', { items: d.conceptCount, bytes: section('concepts'), leafOf: id });
+  trees.set('terms', {
+    items: d.termCount,
+    bytes: section('terms'),
+    leafOf: id,
+  });
+  trees.set('concepts', {
+    items: d.conceptCount,
+    bytes: section('concepts'),
+    leafOf: id,
+  });
   trees.set('records', {
     items: d.chunkCount + 1,
     bytes: recordGroupBytes(d) + (d.recordCoding?.dictionary ?? 0),
@@ -418,7 +455,11 @@ function treesOf(d: PagesDirectory, open: OpenFacts, raw: Record<string, ArrayLi
     bytes: d.evidenceArrays?.bytes ?? 0,
     leafOf: id,
   });
-  trees.set('degrees', { items: d.conceptCount, bytes: section('degrees'), leafOf: id });
+  trees.set('degrees', {
+    items: d.conceptCount,
+    bytes: section('degrees'),
+    leafOf: id,
+  });
   return trees;
 }
 
@@ -600,7 +641,11 @@ async function main(): Promise<void> {
     if (!opened || !current.reader) throw new Error(`${bundlePath}: has no pages`);
     const library = opened.library;
     // The BM25 lengths the library keeps from `open` (the text's are `open`'s own; the fields' sum text and headings).
-    const scoring = (library as unknown as { scoring: Record<string, { lengths: Float32Array }> }).scoring;
+    const scoring = (
+      library as unknown as {
+        scoring: Record<string, { lengths: Float32Array }>;
+      }
+    ).scoring;
     const fieldsUse = new Uint8Array(scoring.fields.lengths.length);
     scoring.text.lengths = counting(scoring.text.lengths, current.uses.get('textLengths')!);
     scoring.fields.lengths = counting(scoring.fields.lengths, fieldsUse);
@@ -768,6 +813,23 @@ async function main(): Promise<void> {
       `${Math.round(mean(postingRefs)).toLocaleString('en-US')} chunks (BM25 lengths ` +
       `${(bytesAt('textLengths') + bytesAt('headingLengths')).toFixed(3)} B each), mean: ${kb(mean(inline))} KB ` +
       `(p50 ${kb(quantile(inline, 0.5))}, max ${kb(Math.max(...inline))})`,
+  );
+  // A layout with `open`'s values inlined: every other part at its best leaf size, the inlined values, and the
+  // arrays that locate items (offsets, first entries, first keys, concept counts) read whole as today.
+  const locate = LOCATING.reduce(
+    (t, name) => t + (facts.w.get(name) ?? 0) * (trees.get(`open:${name}`)?.items ?? 0),
+    0,
+  );
+  const denormalized = cold.map((r, i) => {
+    let t = inline[i] + locate;
+    for (const part of ORDER)
+      if (part !== 'open')
+        t += Math.min(...LEAVES.map((_, li) => (r.data[li].get(part) ?? 0) + (r.proof[li].get(part) ?? 0)));
+    return t;
+  });
+  console.log(
+    `(f) a cold question so, every other part at its best leaf size and the locating arrays whole ` +
+      `(${LOCATING.join(', ')}: ${kb(locate)} KB): p50 / max / mean ${stats(denormalized)} KB`,
   );
   // Items a question uses.
   const count = (tree: string) => runs.map((r) => r.items.get(tree)?.size ?? 0);
