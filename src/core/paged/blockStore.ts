@@ -17,6 +17,7 @@ import {
 } from './blockPaths.ts';
 import { DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT, ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
+import { timelineMark } from './timeline.ts';
 
 /** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (format.ts, BLOCK_HASH_BYTES). */
 export const TOP_HASH_BYTES = 16;
@@ -393,12 +394,15 @@ export class BlockStore {
    */
   async load(): Promise<void> {
     for (let stage = 0; stage < MAX_STAGES && this.missing; stage++) {
+      timelineMark('stage', { stage, noted: this.noted });
       await this.loadNoted();
+      timelineMark('decoded', { stage });
       const followUps = this.followUps.splice(0);
       const started = performance.now();
       for (const then of followUps) then();
       this.spent.followUpMs += performance.now() - started;
     }
+    timelineMark('loaded');
     // Follow-ups left (the last stage's) are dropped: the next run notes whatever it still lacks.
     this.followUps.length = 0;
   }
@@ -604,17 +608,24 @@ export class BlockStore {
         const extra = carried[i];
         const arrival = arrivals[i];
         let bytes: Uint8Array[];
+        const ranges = [...batch.map(range), ...extra];
+        timelineMark('send', {
+          ranges: ranges.length,
+          bytes: ranges.reduce((n, [, length]) => n + length, 0),
+        });
         try {
           // After the blocks': the hashes part follows the pages in a bundle, and a Range header lists ascending.
-          bytes = await read([...batch.map(range), ...extra]);
+          bytes = await read(ranges);
         } catch (e) {
           arrival?.fail(e);
           throw e;
         }
+        timelineMark('got', { ranges: ranges.length });
         arrival?.deliver(bytes.slice(batch.length));
         await pagesIn;
         await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
         arrived();
+        timelineMark('checked', { ranges: ranges.length });
       }),
     );
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
