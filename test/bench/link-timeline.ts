@@ -112,7 +112,7 @@ function timelineOf(
   let open: number | undefined;
   for (const m of marks) {
     if (m.name === 'run') open = m.at;
-    if (m.name === 'ran' && open !== undefined) runs.push([open, m.at]), (open = undefined);
+    if (m.name === 'ran' && open !== undefined) (runs.push([open, m.at]), (open = undefined));
   }
   // Stages: from a `stage` mark to its `decoded`; the requests fetched between its first send and its end.
   const stages: Stage[] = [];
@@ -204,9 +204,14 @@ function median(xs: number[]): number {
 async function main(): Promise<void> {
   const [bundle, questionsFile] = process.argv
     .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && !(i > 0 && all[i - 1].startsWith('--') && all[i - 1] !== '--stages'));
+    .filter(
+      (a, i, all) =>
+        !a.startsWith('--') && !(i > 0 && all[i - 1].startsWith('--') && all[i - 1] !== '--stages'),
+    );
   if (!bundle || !questionsFile)
-    throw new Error('usage: link-timeline.ts <x.bundle> <questions.jsonl> [--n 5] [--stages] [--json out.json]');
+    throw new Error(
+      'usage: link-timeline.ts <x.bundle> <questions.jsonl> [--n 5] [--stages] [--json out.json]',
+    );
   const all = (await readFile(questionsFile, 'utf8'))
     .split('\n')
     .filter((l) => l.trim())
