@@ -42,9 +42,14 @@ const MAX_DECODED = 20_000;
 const MAX_BLOCK_BYTES = 32 << 20;
 /**
  * Ranges in one multi-range request at most: Apache answers more than its MaxRanges (200 by default) with the whole
- * file, and the header stays near 2 KB (a range of a gigabyte file is about 22 characters).
+ * file; the header stays under 4.5 KB (a range of a gigabyte file is about 22 characters; nginx and Apache take a
+ * header line of 8 KB). 200, not 100 (round twenty-four): a stage of the walk's rows at 100 MiB is ~3,800 ranges, and
+ * each request costs its connection a round trip (6 a host over HTTP/1.1), so 38 requests were 7 round trips a
+ * connection and 19 are 4; in Chromium on the slow link the stages' network time fell 4,045 → 3,749 ms p50 (5
+ * questions, link-timeline.ts), where link-sim's link, which hands a request's bytes over after those ahead of it
+ * rather than sharing the link among the requests, saw 11 ms (round eighteen).
  */
-const MAX_RANGES_A_REQUEST = 100;
+const MAX_RANGES_A_REQUEST = 200;
 /**
  * The most bytes a run across gaps is widened by at either end to end on whole pages of block hashes (pageAligned).
  * Widened by up to the whole gap (32 KiB), a cold question at 100 MiB read 13,708 KB p50 (main 14,741), by up to 1 KiB

@@ -436,3 +436,43 @@ describe('BlockStore slots free at a request’s last byte', () => {
     expect(s.missing).toBe(false);
   });
 });
+
+describe('BlockStore ranges a request', () => {
+  it('sends a stage of scattered blocks in requests of up to 200 ranges (Apache’s MaxRanges), 6 at once', async () => {
+    // 2,600 blocks of 32 bytes; every other one wanted: 1,300 runs, none adjacent.
+    const SIZE = 32;
+    const bytes = Uint8Array.from({ length: 2600 * SIZE }, (_, i) => (i * 7 + (i >> 5)) & 0xff);
+    const hashes = new Uint8Array(2600 * 32);
+    for (let b = 0; b < 2600; b++)
+      hashes.set(
+        createHash('sha256')
+          .update(bytes.subarray(b * SIZE, (b + 1) * SIZE))
+          .digest(),
+        b * 32,
+      );
+    const inner = new MemoryRangeSource(bytes, 'scattered.bin');
+    const asked: number[] = [];
+    const source = {
+      name: 'scattered.bin',
+      size: bytes.length,
+      gapBytes: 0,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => inner.read(offset, length),
+      readRanges: (ranges: ReadonlyArray<readonly [number, number]>) => {
+        asked.push(ranges.length);
+        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
+      },
+    };
+    const s = new BlockStore(source, 0, bytes.length, SIZE, hashes, 'pages.bin');
+    for (let b = 0; b < 2600; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+    await s.load();
+    // A host on a link pays a round trip a request on each of its 6 connections: 1,300 ranges in ⌈1300 / 200⌉ = 7
+    // requests, not 13 of 100 (two round trips on the busiest connection instead of three).
+    expect(asked.reduce((a, b) => a + b, 0)).toBe(1300);
+    expect(asked).toHaveLength(7);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(200);
+    expect(s.bytes(2598 * SIZE, 4)).toEqual(bytes.subarray(2598 * SIZE, 2598 * SIZE + 4));
+  });
+});
