@@ -112,7 +112,10 @@ function timelineOf(
   let open: number | undefined;
   for (const m of marks) {
     if (m.name === 'run') open = m.at;
-    if (m.name === 'ran' && open !== undefined) (runs.push([open, m.at]), (open = undefined));
+    if (m.name === 'ran' && open !== undefined) {
+      runs.push([open, m.at]);
+      open = undefined;
+    }
   }
   // Stages: from a `stage` mark to its `decoded`; the requests fetched between its first send and its end.
   const stages: Stage[] = [];
