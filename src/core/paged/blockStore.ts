@@ -610,6 +610,7 @@ export class BlockStore {
     }
     // Each batch's check (see below), awaited once every request of the stage has been sent.
     const checks: Array<Promise<void>> = [];
+    let refused = false;
     blockBatches.forEach((batch, i) =>
       jobs.push(async () => {
         const extra = carried[i];
@@ -640,7 +641,8 @@ export class BlockStore {
           arrived();
           timelineMark('checked', { ranges: ranges.length });
         })();
-        check.catch(() => undefined); // awaited below with every other check, which fails the load
+        // Awaited below with every other check, which fails the load; a refused block stops the stage's next sends.
+        check.catch(() => (refused = true));
         checks.push(check);
       }),
     );
@@ -648,7 +650,7 @@ export class BlockStore {
     const queue = [...jobs];
     await Promise.all(
       Array.from({ length: Math.min(inFlight, queue.length) }, async () => {
-        for (let job = queue.shift(); job; job = queue.shift()) await job();
+        for (let job = queue.shift(); job && !refused; job = queue.shift()) await job();
       }),
     );
     await Promise.all(checks);

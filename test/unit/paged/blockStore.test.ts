@@ -476,3 +476,45 @@ describe('BlockStore ranges a request', () => {
     expect(s.bytes(2598 * SIZE, 4)).toEqual(bytes.subarray(2598 * SIZE, 2598 * SIZE + 4));
   });
 });
+
+describe('BlockStore a refused block', () => {
+  it('stops sending the stage’s requests once a block it read is refused', async () => {
+    // 40 blocks of 32 bytes, every other one wanted, a request each, one at a time; block 0 is corrupted.
+    const SIZE = 32;
+    const bytes = Uint8Array.from({ length: 40 * SIZE }, (_, i) => (i * 11 + (i >> 5)) & 0xff);
+    const hashes = new Uint8Array(40 * 32);
+    for (let b = 0; b < 40; b++)
+      hashes.set(
+        createHash('sha256')
+          .update(bytes.subarray(b * SIZE, (b + 1) * SIZE))
+          .digest(),
+        b * 32,
+      );
+    const served = bytes.slice();
+    served[3] ^= 1;
+    const inner = new MemoryRangeSource(served, 'refused.bin');
+    let sent = 0;
+    const source = {
+      name: 'refused.bin',
+      size: served.length,
+      gapBytes: 0,
+      inFlight: 1,
+      rangesARequest: 1,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => inner.read(offset, length),
+      readRanges: async (ranges: ReadonlyArray<readonly [number, number]>) => {
+        sent++;
+        // An answer a turn of the event loop later, as a host's: the check before it has run by then.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
+      },
+    };
+    const s = new BlockStore(source, 0, served.length, SIZE, hashes, 'pages.bin');
+    for (let b = 0; b < 40; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+    await expect(s.load()).rejects.toThrow(/SHA-256 mismatch in block 0/);
+    // Not the 20 requests of the stage: the ones sent before the refusal was known.
+    expect(sent).toBeLessThan(4);
+  });
+});
