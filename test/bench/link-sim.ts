@@ -25,6 +25,8 @@
 //   pages. The opening is charged as always.
 //   The source says the same part cost to the reader (RangeSource.partBytes, round twenty-one): a reader that reads
 //   gaps shorter than a part with the ranges around them does so here as against a host.
+// --shared (round twenty-four, with --virtual): the link shared equally among the responses arriving at once (as
+//   Chromium's emulation shares it, and TCP flows roughly do) instead of first come, first served (SharedLink).
 // --tree <checkout>: the reader of another checkout (its src/), to set two trees side by side under one clock.
 // Each question's line ends with a digest of its hits (round twenty-one): two readers answer the same when the digests
 //   are.
@@ -38,7 +40,7 @@
 //   by default; over HTTP/2 what h2-request-bytes.ts measures, its HEADERS and frames). Not modelled: a request's CPU
 //   in the browser (link-latency.ts --http2 has it).
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
-//          [--waterfall] [--virtual] [--part-overhead 90] [--free-hashes] [--tree <checkout>] [--trace <file>]
+//          [--waterfall] [--virtual [--shared]] [--part-overhead 90] [--free-hashes] [--tree <checkout>] [--trace <file>]
 //          [--one-range <gap> [--in-flight <n>] [--ranges-a-request <n>] [--response-overhead <bytes>]]
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -84,7 +86,15 @@ async function clocked<T>(work: Promise<T>): Promise<T> {
   while (!done) {
     // Three turns of the event loop: whatever the last response set going has run (every step is a promise job).
     for (let k = 0; k < 3; k++) await new Promise((next) => setImmediate(next));
-    if (done || due.length === 0) continue;
+    if (done) continue;
+    if (SHARED) {
+      const next = shared.next();
+      if (!next) continue;
+      virtualNow = Math.max(virtualNow, next.end);
+      next.go();
+      continue;
+    }
+    if (due.length === 0) continue;
     due.sort((a, b) => a.end - b.end);
     const next = due.shift()!;
     virtualNow = Math.max(virtualNow, next.end);
@@ -92,6 +102,48 @@ async function clocked<T>(work: Promise<T>): Promise<T> {
   }
   return out;
 }
+
+/**
+ * --shared (round twenty-four, with --virtual): the link shared equally among the responses arriving at once, as
+ * Chromium's emulation and TCP's flows share it, instead of each response's bytes after those ahead of it. Then a
+ * stage's requests end together, and each next one's round trip leaves the link idle (link-timeline.ts).
+ */
+class SharedLink {
+  private at = 0;
+  private readonly flows: Array<{ ready: number; left: number; go: () => void }> = [];
+  /** A response whose first byte is due at `ready`, `bytes` on the wire. */
+  add(ready: number, bytes: number, go: () => void): void {
+    this.flows.push({ ready, left: bytes, go });
+  }
+  /** Runs the link to the next response's last byte: when, and its hand-over (undefined: nothing in flight). */
+  next(): { end: number; go: () => void } | undefined {
+    if (this.flows.length === 0) return undefined;
+    let t = Math.max(this.at, virtualNow);
+    for (;;) {
+      const active = this.flows.filter((f) => f.ready <= t);
+      const later = this.flows.filter((f) => f.ready > t).map((f) => f.ready);
+      const nextReady = later.length ? Math.min(...later) : Infinity;
+      if (active.length === 0) {
+        t = nextReady;
+        continue;
+      }
+      const rate = BYTES_PER_MS / active.length;
+      const first = active.reduce((a, b) => (b.left < a.left ? b : a));
+      const finish = t + first.left / rate;
+      const to = Math.min(finish, nextReady);
+      for (const f of active) f.left -= rate * (to - t);
+      t = to;
+      if (finish <= nextReady) {
+        this.at = t;
+        this.flows.splice(this.flows.indexOf(first), 1);
+        return { end: t, go: first.go };
+      }
+    }
+  }
+}
+const SHARED = process.argv.includes('--shared');
+if (SHARED && !VIRTUAL) throw new Error('link-sim: --shared needs --virtual');
+const shared = new SharedLink();
 
 const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
@@ -176,7 +228,8 @@ class LinkSource implements RangeSource {
       const firstByte = start + LATENCY_MS;
       const end = Math.max(firstByte, this.linkFreeAt) + wire / BYTES_PER_MS;
       this.linkFreeAt = end;
-      if (VIRTUAL) await new Promise<void>((go) => due.push({ end, go }));
+      if (SHARED) await new Promise<void>((go) => shared.add(firstByte, wire, go));
+      else if (VIRTUAL) await new Promise<void>((go) => due.push({ end, go }));
       else await new Promise((done) => setTimeout(done, end - performance.now()));
       this.log.push({ start, end: now(), ranges, bytes, offsets: ranges.map(([o]) => o) });
       return out;

@@ -17,6 +17,7 @@ import {
 } from './blockPaths.ts';
 import { DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT, ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
+import { timelineMark } from './timeline.ts';
 
 /** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (format.ts, BLOCK_HASH_BYTES). */
 export const TOP_HASH_BYTES = 16;
@@ -41,9 +42,14 @@ const MAX_DECODED = 20_000;
 const MAX_BLOCK_BYTES = 32 << 20;
 /**
  * Ranges in one multi-range request at most: Apache answers more than its MaxRanges (200 by default) with the whole
- * file, and the header stays near 2 KB (a range of a gigabyte file is about 22 characters).
+ * file; the header stays under 4.5 KB (a range of a gigabyte file is about 22 characters; nginx and Apache take a
+ * header line of 8 KB). 200, not 100 (round twenty-four): a stage of the walk's rows at 100 MiB is ~3,800 ranges, and
+ * each request costs its connection a round trip (6 a host over HTTP/1.1), so 38 requests were 7 round trips a
+ * connection and 19 are 4; in Chromium on the slow link the stages' network time fell 4,045 → 3,749 ms p50 (5
+ * questions, link-timeline.ts), where link-sim's link, which hands a request's bytes over after those ahead of it
+ * rather than sharing the link among the requests, saw 11 ms (round eighteen).
  */
-const MAX_RANGES_A_REQUEST = 100;
+const MAX_RANGES_A_REQUEST = 200;
 /**
  * The most bytes a run across gaps is widened by at either end to end on whole pages of block hashes (pageAligned).
  * Widened by up to the whole gap (32 KiB), a cold question at 100 MiB read 13,708 KB p50 (main 14,741), by up to 1 KiB
@@ -393,12 +399,15 @@ export class BlockStore {
    */
   async load(): Promise<void> {
     for (let stage = 0; stage < MAX_STAGES && this.missing; stage++) {
+      timelineMark('stage', { stage, noted: this.noted });
       await this.loadNoted();
+      timelineMark('decoded', { stage });
       const followUps = this.followUps.splice(0);
       const started = performance.now();
       for (const then of followUps) then();
       this.spent.followUpMs += performance.now() - started;
     }
+    timelineMark('loaded');
     // Follow-ups left (the last stage's) are dropped: the next run notes whatever it still lacks.
     this.followUps.length = 0;
   }
@@ -599,31 +608,52 @@ export class BlockStore {
           });
       }
     }
+    // Each batch's check (see below), awaited once every request of the stage has been sent.
+    const checks: Array<Promise<void>> = [];
+    let refused = false;
     blockBatches.forEach((batch, i) =>
       jobs.push(async () => {
         const extra = carried[i];
         const arrival = arrivals[i];
         let bytes: Uint8Array[];
+        const ranges = [...batch.map(range), ...extra];
+        timelineMark('send', {
+          ranges: ranges.length,
+          bytes: ranges.reduce((n, [, length]) => n + length, 0),
+        });
         try {
           // After the blocks': the hashes part follows the pages in a bundle, and a Range header lists ascending.
-          bytes = await read([...batch.map(range), ...extra]);
+          bytes = await read(ranges);
         } catch (e) {
           arrival?.fail(e);
           throw e;
         }
+        timelineMark('got', { ranges: ranges.length });
         arrival?.deliver(bytes.slice(batch.length));
-        await pagesIn;
-        await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
-        arrived();
+        // Checked apart from the request's slot, which takes the next request at its last byte: a batch waits for
+        // every hash page of the stage (pagesIn), and a stage of more batches than slots sends its pages in a request
+        // of their own, often the largest. Checked in its slot, each batch of the first wave held its connection
+        // until that request ended (Chromium, 100 MiB: five slots idle ~170 ms a large stage, round twenty-four's
+        // link-timeline.ts), and every later request waited for its slot's digests as well.
+        const check = (async () => {
+          await pagesIn;
+          await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
+          arrived();
+          timelineMark('checked', { ranges: ranges.length });
+        })();
+        // Awaited below with every other check, which fails the load; a refused block stops the stage's next sends.
+        check.catch(() => (refused = true));
+        checks.push(check);
       }),
     );
     // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
     const queue = [...jobs];
     await Promise.all(
       Array.from({ length: Math.min(inFlight, queue.length) }, async () => {
-        for (let job = queue.shift(); job; job = queue.shift()) await job();
+        for (let job = queue.shift(); job && !refused; job = queue.shift()) await job();
       }),
     );
+    await Promise.all(checks);
   }
 
   /**

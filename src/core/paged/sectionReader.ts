@@ -29,6 +29,7 @@ import {
   type TermEntry,
 } from './format.ts';
 import { messageOf } from '../errors.ts';
+import { timelineMark } from './timeline.ts';
 
 /** A question reads at most this many rounds of blocks (a walk reaches a new layer of concepts per round or two). */
 const MAX_ROUNDS = 200;
@@ -138,7 +139,9 @@ export class SectionReader {
     let waitMs = 0;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       signal?.throwIfAborted();
+      timelineMark('run', { round });
       const value = run();
+      timelineMark('ran', { round, noted: this.store.noted });
       if (!this.store.missing) return { value, bytes: this.store.bytesRead - before, rounds: round, waitMs };
       const waited = performance.now();
       await beforeLoad?.((step) => ({
@@ -155,7 +158,9 @@ export class SectionReader {
   /** What `run` returns when it read nothing missing (what it missed is noted for the next round), else undefined. */
   completeRun<T>(run: () => T): T | undefined {
     const misses = this.store.misses;
+    timelineMark('run', { round: 0 });
     const value = run();
+    timelineMark('ran', { round: 0, noted: this.store.noted });
     return this.store.misses === misses ? value : undefined;
   }
 

@@ -365,3 +365,156 @@ describe('BlockStore pages of block hashes made from the blocks', () => {
     }
   });
 });
+
+describe('BlockStore slots free at a request’s last byte', () => {
+  // 64 blocks of 128 bytes, their 16-byte hashes in pages of 128 bytes after them, one page above: as the section
+  // above, read by a source that keeps 3 requests out, one range a request, and holds its hash pages' answers.
+  const SIZE = 128;
+  const part = Uint8Array.from({ length: 64 * SIZE }, (_, i) => (i * 31 + (i >> 7)) & 0xff);
+  const sha = (bytes: Uint8Array) =>
+    new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
+  const leaves = new Uint8Array(64 * 16);
+  for (let b = 0; b < 64; b++) leaves.set(sha(part.subarray(b * SIZE, (b + 1) * SIZE)), b * 16);
+  const upper = new Uint8Array(8 * 16);
+  for (let p = 0; p < 8; p++) upper.set(sha(leaves.subarray(p * 128, (p + 1) * 128)), p * 16);
+  const file = new Uint8Array(part.length + leaves.length + upper.length);
+  file.set(part);
+  file.set(leaves, part.length);
+  file.set(upper, part.length + leaves.length);
+
+  it('sends every request of blocks while the stage’s hash pages are still on their way', async () => {
+    const inner = new MemoryRangeSource(file, 'held.bin');
+    const sent: Array<'blocks' | 'pages'> = [];
+    let releasePages: () => void = () => undefined;
+    const pagesHeld = new Promise<void>((resolve) => (releasePages = resolve));
+    const source = {
+      name: 'held.bin',
+      size: file.length,
+      gapBytes: 0,
+      inFlight: 3,
+      rangesARequest: 1,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => inner.read(offset, length),
+      readRanges: async (ranges: ReadonlyArray<readonly [number, number]>) => {
+        const pages = ranges[0][0] >= part.length;
+        sent.push(pages ? 'pages' : 'blocks');
+        if (pages) await pagesHeld;
+        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
+      },
+    };
+    const s = new BlockStore(
+      source,
+      0,
+      part.length,
+      BlockLayout.uniform(part.length, SIZE),
+      {
+        offset: part.length,
+        length: leaves.length,
+        pageSize: 128,
+        top: sha(upper),
+        upper: [{ at: leaves.length, length: upper.length, pageSize: 128 }],
+      },
+      'pages.bin',
+      undefined,
+      16,
+    );
+    // Every other block: 32 runs, a request each, more than the 3 slots (the hash pages go in requests of their own).
+    for (let b = 0; b < 64; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+    const loading = s.load();
+    // Two requests of hash pages hold two slots; the third takes the 32 requests of blocks one after the other without
+    // waiting for the pages (held in its slot until checked, it sent one and waited).
+    for (let i = 0; i < 50 && sent.filter((k) => k === 'blocks').length < 32; i++)
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(sent.filter((k) => k === 'pages')).toHaveLength(2);
+    expect(sent.filter((k) => k === 'blocks')).toHaveLength(32);
+    releasePages();
+    await loading;
+    for (let b = 0; b < 64; b += 2)
+      expect(s.bytes(b * SIZE, 4)).toEqual(part.subarray(b * SIZE, b * SIZE + 4));
+    expect(s.missing).toBe(false);
+  });
+});
+
+describe('BlockStore ranges a request', () => {
+  it('sends a stage of scattered blocks in requests of up to 200 ranges (Apache’s MaxRanges), 6 at once', async () => {
+    // 2,600 blocks of 32 bytes; every other one wanted: 1,300 runs, none adjacent.
+    const SIZE = 32;
+    const bytes = Uint8Array.from({ length: 2600 * SIZE }, (_, i) => (i * 7 + (i >> 5)) & 0xff);
+    const hashes = new Uint8Array(2600 * 32);
+    for (let b = 0; b < 2600; b++)
+      hashes.set(
+        createHash('sha256')
+          .update(bytes.subarray(b * SIZE, (b + 1) * SIZE))
+          .digest(),
+        b * 32,
+      );
+    const inner = new MemoryRangeSource(bytes, 'scattered.bin');
+    const asked: number[] = [];
+    const source = {
+      name: 'scattered.bin',
+      size: bytes.length,
+      gapBytes: 0,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => inner.read(offset, length),
+      readRanges: (ranges: ReadonlyArray<readonly [number, number]>) => {
+        asked.push(ranges.length);
+        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
+      },
+    };
+    const s = new BlockStore(source, 0, bytes.length, SIZE, hashes, 'pages.bin');
+    for (let b = 0; b < 2600; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+    await s.load();
+    // A host on a link pays a round trip a request on each of its 6 connections: 1,300 ranges in ⌈1300 / 200⌉ = 7
+    // requests, not 13 of 100 (two round trips on the busiest connection instead of three).
+    expect(asked.reduce((a, b) => a + b, 0)).toBe(1300);
+    expect(asked).toHaveLength(7);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(200);
+    expect(s.bytes(2598 * SIZE, 4)).toEqual(bytes.subarray(2598 * SIZE, 2598 * SIZE + 4));
+  });
+});
+
+describe('BlockStore a refused block', () => {
+  it('stops sending the stage’s requests once a block it read is refused', async () => {
+    // 40 blocks of 32 bytes, every other one wanted, a request each, one at a time; block 0 is corrupted.
+    const SIZE = 32;
+    const bytes = Uint8Array.from({ length: 40 * SIZE }, (_, i) => (i * 11 + (i >> 5)) & 0xff);
+    const hashes = new Uint8Array(40 * 32);
+    for (let b = 0; b < 40; b++)
+      hashes.set(
+        createHash('sha256')
+          .update(bytes.subarray(b * SIZE, (b + 1) * SIZE))
+          .digest(),
+        b * 32,
+      );
+    const served = bytes.slice();
+    served[3] ^= 1;
+    const inner = new MemoryRangeSource(served, 'refused.bin');
+    let sent = 0;
+    const source = {
+      name: 'refused.bin',
+      size: served.length,
+      gapBytes: 0,
+      inFlight: 1,
+      rangesARequest: 1,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => inner.read(offset, length),
+      readRanges: async (ranges: ReadonlyArray<readonly [number, number]>) => {
+        sent++;
+        // An answer a turn of the event loop later, as a host's: the check before it has run by then.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
+      },
+    };
+    const s = new BlockStore(source, 0, served.length, SIZE, hashes, 'pages.bin');
+    for (let b = 0; b < 40; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+    await expect(s.load()).rejects.toThrow(/SHA-256 mismatch in block 0/);
+    // Not the 20 requests of the stage: the ones sent before the refusal was known.
+    expect(sent).toBeLessThan(4);
+  });
+});

@@ -1,0 +1,334 @@
+// Where a question's time goes on the slow link in Chromium (round twenty-four, issue 47): one cold question at a time
+// as link-latency.ts asks it (the built app, Chromium's emulation of --mbps and --latency-ms on the page's target, the
+// shell cached by the service worker, the HTTP cache cleared, a new document and so a new query worker), with the query
+// worker's own timeline:
+// - the reader's User Timing marks (src/core/paged/timeline.ts, turned on in the worker from DevTools before the
+//   question): each run of the engine (run → ran), each load's stages (stage → decoded), each request handed to the
+//   source (send), its bytes back (got) and its blocks checked (checked);
+// - the worker's Resource Timing of each bundle request (fetchStart: fetch() called; requestStart: sent on a
+//   connection; responseStart: first byte; responseEnd: last byte; transferSize).
+// Every millisecond from the Ask click to the settled answer is put in one class, first that applies: "run" (the
+// engine's synchronous run), "first byte" (a request in flight, none receiving: its round trip, or queued for a
+// connection), "transfer" (a response's bytes arriving), "after last byte" (inside a load, nothing in flight: checking,
+// decoding, follow-ups, the hand-over to the next stage), "other" (the page ↔ worker hops, the Ask view, the early
+// evidence's choice of cards). Beside each stage, link-sim's model of its requests (each its round trip, then its
+// transfer bytes down one shared link after those ahead of it, 6 at once): where the stage's network time exceeds it.
+// Usage: npm run build && node --import tsx test/bench/link-timeline.ts <x.bundle> <questions.jsonl> [--n 5]
+//          [--latency-ms 100] [--mbps 10] [--stages] [--json out.json]
+//   --stages: also each stage's line (requests, KB, its send → last byte, the model's, first fetch() → first byte).
+//   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import type { CDPSession } from 'playwright-core';
+import { openHarness } from '../e2e/lib/harness.ts';
+import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { watchSettled } from './lib/linkProbes.ts';
+import { arg } from './lib/args.ts';
+import { WorkerSessions } from './lib/workerSessions.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const STEP_TIMEOUT_MS = 10 * 60_000;
+const N = Number(arg('n', '5'));
+const LATENCY_MS = Number(arg('latency-ms', '100'));
+const MBPS = Number(arg('mbps', '10'));
+const STAGES = process.argv.includes('--stages');
+/** Requests Chromium keeps out to one HTTP/1.1 host (link-sim's and the block store's 6). */
+const SLOTS = 6;
+
+interface Mark {
+  name: string;
+  at: number;
+  detail: Record<string, number> | null;
+}
+interface Fetched {
+  fetchStart: number;
+  requestStart: number;
+  responseStart: number;
+  responseEnd: number;
+  transferSize: number;
+}
+interface Stage {
+  /** Its first request handed to the source, its last byte, its end (decoded), all ms from the click. */
+  send: number;
+  lastByte: number;
+  end: number;
+  requests: Fetched[];
+  /** link-sim's model of its requests from its first send: ms to its last byte. */
+  modelMs: number;
+}
+interface Timeline {
+  question: string;
+  load: number;
+  settledMs: number;
+  firstEvidenceMs: number;
+  rounds: number;
+  stages: number;
+  requests: number;
+  kb: number;
+  /** Ms of the question by class (they add up to settledMs). */
+  split: Record<(typeof CLASSES)[number], number>;
+  /** The stages' network time (first send → last byte), and link-sim's model of the same requests. */
+  networkMs: number;
+  modelMs: number;
+  /** The stages' first fetch() → first byte (what a round trip costs there), mean. */
+  firstByteMs: number;
+  stageLines: string[];
+  /** The worker's marks and bundle requests, ms from the click (in --json). */
+  marks: Mark[];
+  fetched: Fetched[];
+}
+const CLASSES = ['run', 'first byte', 'transfer', 'after last byte', 'other'] as const;
+
+/** link-sim's link: each request its round trip from its start, then its bytes after those ahead; SLOTS at once. */
+function modelled(sizes: readonly number[]): number {
+  const rate = (MBPS * 1e6) / 8 / 1000; // bytes a ms
+  const slots = Array.from({ length: SLOTS }, () => 0);
+  let linkFree = 0;
+  let last = 0;
+  for (const bytes of sizes) {
+    const slot = slots.indexOf(Math.min(...slots));
+    const ready = slots[slot] + LATENCY_MS;
+    const end = Math.max(linkFree, ready) + bytes / rate;
+    linkFree = end;
+    slots[slot] = end;
+    last = Math.max(last, end);
+  }
+  return last;
+}
+
+/** The worker's marks and bundle requests, from the click, as one question's timeline. */
+function timelineOf(
+  question: string,
+  load: number,
+  marks: Mark[],
+  fetched: Fetched[],
+  settledMs: number,
+  firstEvidenceMs: number,
+): Timeline {
+  const runs: Array<[number, number]> = [];
+  let open: number | undefined;
+  for (const m of marks) {
+    if (m.name === 'run') open = m.at;
+    if (m.name === 'ran' && open !== undefined) {
+      runs.push([open, m.at]);
+      open = undefined;
+    }
+  }
+  // Stages: from a `stage` mark to its `decoded`; the requests fetched between its first send and its end.
+  const stages: Stage[] = [];
+  let from: number | undefined;
+  for (const m of marks) {
+    if (m.name === 'stage') from = m.at;
+    if (m.name === 'decoded' && from !== undefined) {
+      const sends = marks.filter((s) => s.name === 'send' && s.at >= from! && s.at <= m.at);
+      const requests = fetched.filter((f) => f.fetchStart >= from! - 1 && f.fetchStart <= m.at);
+      if (sends.length > 0 && requests.length > 0) {
+        const send = sends[0].at;
+        const lastByte = Math.max(...requests.map((r) => r.responseEnd));
+        // The model sends each request when the reader handed it over (the stage's later ones may wait for a slot).
+        stages.push({
+          send,
+          lastByte,
+          end: m.at,
+          requests,
+          modelMs: modelled(requests.map((r) => r.transferSize)),
+        });
+      }
+      from = undefined;
+    }
+  }
+  const split = Object.fromEntries(CLASSES.map((c) => [c, 0])) as Timeline['split'];
+  const inside = (t: number, spans: ReadonlyArray<readonly [number, number]>) =>
+    spans.some(([a, b]) => t >= a && t < b);
+  const loads = stages.map((s): [number, number] => [s.send, s.end]);
+  const waiting = fetched.map((f): [number, number] => [f.fetchStart, f.responseStart]);
+  const receiving = fetched.map((f): [number, number] => [f.responseStart, f.responseEnd]);
+  for (let t = 0; t < settledMs; t++) {
+    const c = inside(t, runs)
+      ? 'run'
+      : inside(t, receiving)
+        ? 'transfer'
+        : inside(t, waiting)
+          ? 'first byte'
+          : inside(t, loads)
+            ? 'after last byte'
+            : 'other';
+    split[c]++;
+  }
+  const stageLines = stages.map(
+    (s, i) =>
+      `    stage ${String(i + 1).padStart(2)} at ${s.send.toFixed(0).padStart(5)} ms: ${String(s.requests.length).padStart(2)} requests ` +
+      `${(s.requests.reduce((n, r) => n + r.transferSize, 0) / 1e3).toFixed(0).padStart(5)} KB (largest ` +
+      `${(Math.max(...s.requests.map((r) => r.transferSize)) / 1e3).toFixed(0)}), to last byte ` +
+      `${(s.lastByte - s.send).toFixed(0).padStart(5)} ms (model ${s.modelMs.toFixed(0).padStart(5)}), fetch() → sent ` +
+      `${Math.max(...s.requests.map((r) => r.requestStart - r.fetchStart)).toFixed(0)} ms most, first byte after ` +
+      `${Math.min(...s.requests.map((r) => r.responseStart - r.fetchStart)).toFixed(0)}–` +
+      `${Math.max(...s.requests.map((r) => r.responseStart - r.fetchStart)).toFixed(0)} ms, then to its end ` +
+      `${(s.end - s.lastByte).toFixed(0)} ms`,
+  );
+  const firstBytes = fetched.map((f) => f.responseStart - f.fetchStart);
+  return {
+    question,
+    load,
+    settledMs,
+    firstEvidenceMs,
+    rounds: runs.filter(([a]) => marks.find((m) => m.at === a && m.name === 'run')?.detail?.round !== 0)
+      .length,
+    stages: stages.length,
+    requests: fetched.length,
+    kb: fetched.reduce((n, f) => n + f.transferSize, 0) / 1e3,
+    split,
+    networkMs: stages.reduce((n, s) => n + s.lastByte - s.send, 0),
+    modelMs: stages.reduce((n, s) => n + s.modelMs, 0),
+    firstByteMs: firstBytes.reduce((a, b) => a + b, 0) / Math.max(1, firstBytes.length),
+    stageLines,
+    marks,
+    fetched,
+  };
+}
+
+async function emulate(cdp: CDPSession): Promise<void> {
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: LATENCY_MS,
+    downloadThroughput: (MBPS * 1e6) / 8,
+    uploadThroughput: (MBPS * 1e6) / 8,
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.ceil(s.length / 2) - 1];
+}
+
+async function main(): Promise<void> {
+  const [bundle, questionsFile] = process.argv
+    .slice(2)
+    .filter(
+      (a, i, all) =>
+        !a.startsWith('--') && !(i > 0 && all[i - 1].startsWith('--') && all[i - 1] !== '--stages'),
+    );
+  if (!bundle || !questionsFile)
+    throw new Error(
+      'usage: link-timeline.ts <x.bundle> <questions.jsonl> [--n 5] [--stages] [--json out.json]',
+    );
+  const all = (await readFile(questionsFile, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { question: string }).question);
+  // The same questions as link-latency.ts and link-sim.ts pick for --n: every len/n-th.
+  const questions =
+    all.length <= N ? all : Array.from({ length: N }, (_, i) => all[Math.floor((i * all.length) / N)]);
+  const dist = resolve(process.env.E2E_DIST ?? join(root, 'dist'));
+  const folder = `link-timeline-${process.pid}`;
+  await mkdir(join(dist, folder), { recursive: true });
+  await symlink(resolve(bundle), join(dist, folder, 'b.bundle'));
+  const path = `/${folder}/b.bundle`;
+  const server = await serveStatic(dist, { ranges: true, multiRange: 'multipart' });
+  const { harness, close } = await openHarness(server.origin, dist, 'link-timeline', false);
+  const out: Timeline[] = [];
+  try {
+    const { page, context } = harness;
+    await page.goto(`${server.origin}/#ask`);
+    await page.waitForFunction(
+      async () => {
+        const reg = await navigator.serviceWorker.ready;
+        return reg.active?.state === 'activated' && navigator.serviceWorker.controller !== null;
+      },
+      undefined,
+      { timeout: STEP_TIMEOUT_MS, polling: 200 },
+    );
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    const sessions = new WorkerSessions(cdp);
+    for (const [i, q] of questions.entries()) {
+      const load = loadavg()[0];
+      await emulate(cdp);
+      await cdp.send('Network.clearBrowserCache');
+      await page.goto(`${server.origin}/?bundle=${path}&visit=${i}#library`, { waitUntil: 'commit' });
+      await page.waitForSelector('[data-testid="read-by-ranges"]', { timeout: STEP_TIMEOUT_MS });
+      await sessions.attach();
+      await page.click('a[href="#ask"]');
+      await page.fill('[data-testid="question"]', q, { timeout: STEP_TIMEOUT_MS });
+      await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
+      const live = sessions.workers.filter((w) => w.url.includes('query'));
+      if (live.length !== 1) throw new Error(`link-timeline bench: ${live.length} query workers attached`);
+      const worker = live[0].sessionId;
+      const evaluate = async <T>(expression: string): Promise<T> =>
+        (
+          await sessions.send<{ result: { value: T } }>(worker, 'Runtime.evaluate', {
+            expression,
+            returnByValue: true,
+          })
+        ).result.value;
+      // Nothing of the opening's: the question's marks and requests only.
+      await evaluate(
+        'globalThis.pagedTimeline = true; performance.clearMarks(); performance.clearResourceTimings(); ' +
+          'performance.setResourceTimingBufferSize(5000); true',
+      );
+      const clicked = await page.evaluate(() => performance.timeOrigin + performance.now());
+      await page.click('[data-testid="ask"]');
+      const r = await page.evaluate(watchSettled, STEP_TIMEOUT_MS);
+      const pageOrigin = await page.evaluate(() => performance.timeOrigin);
+      const got = await evaluate<{ origin: number; marks: Mark[]; fetched: Fetched[] }>(
+        `({ origin: performance.timeOrigin,
+            marks: performance.getEntriesByType('mark').filter((m) => m.name.startsWith('paged:'))
+              .map((m) => ({ name: m.name.slice(6), at: m.startTime, detail: m.detail ?? null })),
+            fetched: performance.getEntriesByType('resource').filter((e) => e.name.includes(${JSON.stringify(path)}))
+              .map((e) => ({ fetchStart: e.fetchStart, requestStart: e.requestStart, responseStart: e.responseStart,
+                responseEnd: e.responseEnd, transferSize: e.transferSize })) })`,
+      );
+      // The worker's clock to ms from the click (both clocks from their own time origins, in wall ms).
+      const shift = got.origin - clicked;
+      const marks = got.marks.map((m) => ({ ...m, at: m.at + shift }));
+      const fetched = got.fetched
+        .map((f) => ({
+          ...f,
+          fetchStart: f.fetchStart + shift,
+          requestStart: f.requestStart + shift,
+          responseStart: f.responseStart + shift,
+          responseEnd: f.responseEnd + shift,
+        }))
+        .sort((a, b) => a.fetchStart - b.fetchStart);
+      const t = timelineOf(
+        q,
+        load,
+        marks,
+        fetched,
+        pageOrigin + r.resultMs - clicked,
+        pageOrigin + r.firstEvidenceMs - clicked,
+      );
+      out.push(t);
+      console.log(
+        `${String(i + 1).padStart(2)} settled ${t.settledMs.toFixed(0)} ms (first evidence ${t.firstEvidenceMs.toFixed(0)}), ` +
+          `${t.rounds} runs, ${t.stages} stages, ${t.requests} requests, ${t.kb.toFixed(0)} KB; ` +
+          CLASSES.map((c) => `${c} ${t.split[c]}`).join(', ') +
+          `; stages' network ${t.networkMs.toFixed(0)} ms (model ${t.modelMs.toFixed(0)}), first byte after ` +
+          `${t.firstByteMs.toFixed(0)} ms mean; load ${load.toFixed(2)}`,
+      );
+      if (STAGES) for (const line of t.stageLines) console.log(line);
+    }
+    harness.assertPrivate('link-timeline bench');
+  } finally {
+    await close();
+    await server.close();
+    await rm(join(dist, folder), { recursive: true, force: true });
+  }
+  const p50 = (pick: (t: Timeline) => number) => median(out.map(pick)).toFixed(0);
+  console.log(
+    `\np50 of ${out.length}: settled ${p50((t) => t.settledMs)} ms; ` +
+      CLASSES.map((c) => `${c} ${p50((t) => t.split[c])}`).join(', ') +
+      `; stages' network ${p50((t) => t.networkMs)} (model ${p50((t) => t.modelMs)}); stages ${p50((t) => t.stages)}, ` +
+      `requests ${p50((t) => t.requests)}, KB ${p50((t) => t.kb)}; load ${p50((t) => t.load)}`,
+  );
+  const file = process.argv.includes('--json') ? arg('json', '') : '';
+  if (file) await writeFile(file, JSON.stringify(out, null, 2) + '\n');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
