@@ -47,6 +47,16 @@ describe('rows coded as Rice codes (version 15)', () => {
     expect(decoded(packed([1, 0, 1]), 1, 4)).toEqual([3]);
   });
 
+  it('takes a parameter past 24 bits (a few ids among 2^32 concepts) a piece at a time', () => {
+    expect(rowRiceParameter(1, 2 ** 32)).toBe(31);
+    expect(rowRiceParameter(2, 2 ** 32)).toBe(30); // ⌊log2 1,431,655,765⌋
+    // One id: quotient 1 ("10") then its 31 low bits, 2^32 − 5 − 2^31 = 2^31 − 5.
+    const one = encodedRow([2 ** 32 - 5], 2 ** 32);
+    expect(one.length).toBe(5); // 33 bits
+    expect(decoded(one, 1, 2 ** 32)).toEqual([2 ** 32 - 5]);
+    expect(decoded(encodedRow([0, 2 ** 31 + 7], 2 ** 32), 2, 2 ** 32)).toEqual([0, 2 ** 31 + 7]);
+  });
+
   it('writes no bytes for a row of no concepts, and reads none', () => {
     expect(encodedRow([], 10).length).toBe(0);
     expect(decodeRow(new Uint8Array(2), 1, 2, 0, 10, new Uint32Array(0), 0)).toBe(1);
