@@ -133,6 +133,7 @@ const DIRECTORY_FIELDS = [
   'evidenceArrays',
   'blockPaths',
   'postingsCoding',
+  'rowsCoding',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -146,7 +147,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -378,11 +379,12 @@ function mutatePieces(
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
-    // A version 13 or 14 part's own field (its rows' paths, its postings' coding) half the time: one field of 23
-    // would seldom be it.
+    // A version 13, 14 or 15 part's own field (its rows' paths, its postings' coding, its rows' coding) half the time:
+    // one field of 24 would seldom be it.
     const own = [
       ...(d.blockPaths !== undefined ? (['blockPaths'] as const) : []),
       ...(d.postingsCoding !== undefined ? (['postingsCoding'] as const) : []),
+      ...(d.rowsCoding !== undefined ? (['rowsCoding'] as const) : []),
     ];
     const field = own.length > 0 && random() < 0.5 ? pick(random, own) : pick(random, DIRECTORY_FIELDS);
     return {
@@ -470,12 +472,14 @@ function mutatePieces(
     return { name: 'records dictionary cut short' };
   }
   if (kind === 6) {
-    // A byte of a binary section (rows, lists, postings, degrees): flipped, or the section cut short; version 14's
-    // postings (its codes, postingsCoding.ts) half the time.
+    // A byte of a binary section (rows, lists, postings, degrees): flipped, or the section cut short; version 15's
+    // rows (their codes, rowsCoding.ts) half the time, version 14's postings (postingsCoding.ts) half of the rest.
     const section =
-      p.directory.postingsCoding && random() < 0.5
-        ? 'postings'
-        : pick(random, ['rows', 'lists', 'postings', 'degrees'] as const);
+      p.directory.rowsCoding && random() < 0.5
+        ? 'rows'
+        : p.directory.postingsCoding && random() < 0.5
+          ? 'postings'
+          : pick(random, ['rows', 'lists', 'postings', 'degrees'] as const);
     const bytes = p.sections[section];
     if (bytes.length === 0) return { name: `${section} (empty, unchanged)` };
     if (section === 'rows' && p.directory.listsInRows && random() < 0.5) {
@@ -649,40 +653,46 @@ function casesOfPages(count: number, seed: number): Case[] {
     // version 7 a tenth (the same halves, its rows in 512-byte blocks), versions 6 and 5 (the large layout) a tenth
     // each, version 4 (its lists in its rows, coded by chunk) a tenth, version 3 a tenth, version 2 three twentieths
     // and version 1 a twentieth.
-    // Version 14 (its postings coded, postingsCoding.ts) a twenty-fifth of the cases, drawn apart (half large).
+    // Version 14 (its postings coded, postingsCoding.ts) a twenty-fifth of the cases, drawn apart (half large), and
+    // version 15 (its rows coded, rowsCoding.ts: the large layout's) a twenty-fifth of the others (three quarters
+    // large).
     const fourteen = random() < 0.04;
+    const fifteen = !fourteen && random() < 0.04;
     const draw = random();
-    const version = fourteen
-      ? 14
-      : draw < 0.02
-        ? 13
-        : draw < 0.03
-          ? 12
-          : draw < 0.05
-            ? 11
-            : draw < 0.1
-              ? 10
-              : draw >= 0.9
-                ? 9
-                : draw < 0.2
-                  ? 8
-                  : draw < 0.3
-                    ? 7
-                    : draw < 0.4
-                      ? 6
-                      : draw < 0.5
-                        ? 5
-                        : draw < 0.6
-                          ? 4
-                          : draw < 0.7
-                            ? 3
-                            : draw < 0.85
-                              ? 2
-                              : 1;
+    const version = fifteen
+      ? 15
+      : fourteen
+        ? 14
+        : draw < 0.02
+          ? 13
+          : draw < 0.03
+            ? 12
+            : draw < 0.05
+              ? 11
+              : draw < 0.1
+                ? 10
+                : draw >= 0.9
+                  ? 9
+                  : draw < 0.2
+                    ? 8
+                    : draw < 0.3
+                      ? 7
+                      : draw < 0.4
+                        ? 6
+                        : draw < 0.5
+                          ? 5
+                          : draw < 0.6
+                            ? 4
+                            : draw < 0.7
+                              ? 3
+                              : draw < 0.85
+                                ? 2
+                                : 1;
     const large =
       version === 5 ||
       version === 13 ||
       (version === 14 && draw < 0.5) ||
+      (version === 15 && draw < 0.75) ||
       (version === 12 && draw < 0.025) ||
       (version === 11 && draw < 0.04) ||
       (version === 10 && draw < 0.075) ||

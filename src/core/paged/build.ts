@@ -57,6 +57,7 @@ import {
   hashPartOf,
   blockPathsOf,
   postingsCodingFor,
+  rowsCodingFor,
   storedBytesAsync,
   openSections,
   pagedRecord,
@@ -721,6 +722,7 @@ export async function buildPages(
       ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
       ...(paths ? { blockPaths: paths.field } : {}),
       postingsCoding: postingsCodingFor(version),
+      rowsCoding: rowsCodingFor(version, concepts.listsInRows),
     },
     version,
   );

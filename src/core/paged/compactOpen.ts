@@ -95,6 +95,35 @@ export function withTermGroups(
   return { ...stored, termGroups: varints(termGroups.length - 1, (i) => termGroups[i + 1] - termGroups[i]) };
 }
 
+/**
+ * A stored version 11+ `open` value with its row groups' sizes replaced (`rowGroups`: the new offsets, groups of
+ * `rowsPerGroup` chunks of `conceptCounts`), and the directory's `openCoding.rowBytesPerCount` the writers fit to
+ * them (compactOpen: the same slope, the same residuals): version 15's upgrade re-codes the rows (rowsCoding.ts),
+ * which changes their groups' sizes and nothing else of `open` (upgrade.ts). The keys keep their order.
+ */
+export function withRowGroups(
+  stored: Record<string, unknown>,
+  rowGroups: ArrayLike<number>,
+  conceptCounts: ArrayLike<number>,
+  rowsPerGroup: number,
+  openCoding: OpenCoding,
+): { open: Record<string, unknown>; openCoding: OpenCoding } {
+  if (!(stored.rowGroups instanceof Uint8Array))
+    throw new PagesError('pages.bin (open) has no rowGroups varints');
+  const rowSizes = groupSizes(rowGroups);
+  const rowCounts = groupSums(conceptCounts, rowsPerGroup, rowSizes.length);
+  const rowBytesPerCount = slopeOf(rowCounts, rowSizes, MAX_OPEN_SLOPE);
+  return {
+    open: {
+      ...stored,
+      rowGroups: varints(rowSizes.length, (g) =>
+        zigzag(rowSizes[g] - predicted(rowCounts[g], rowBytesPerCount)),
+      ),
+    },
+    openCoding: { ...openCoding, rowBytesPerCount },
+  };
+}
+
 /** The varints of `value` of each of `order`, in that order. */
 function varintsOfAll(values: ArrayLike<number>): Uint8Array {
   return varints(values.length, (i) => values[i]);

@@ -66,7 +66,10 @@
 // sections give where the sections lie without the paths (what every reader asks for); the part is longer by them.
 // Version 14 (round twenty-three) is shared the same way (FORMAT.md "Version 14"): `postingsCoding`, each word's
 // postings as Rice codes of its gaps and counts (postingsCoding.ts) rather than varint pairs.
-// Versions 1 to 14 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 15 (round twenty-four) is shared the same way (FORMAT.md "Version 15"): `rowsCoding`, each chunk's concept
+// ids in the rows as Rice codes of their gaps with a parameter computed from the chunk's concept count (rowsCoding.ts)
+// rather than varints.
+// Versions 1 to 15 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
@@ -76,7 +79,7 @@ import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 14;
+export const PAGES_VERSION = 15;
 /**
  * The version the directory's `scriptChunks` came with (word statistics per script, retrieval params
  * scriptStatistics): version 11, beside `openCoding`. Written only by a library built with them.
@@ -86,8 +89,10 @@ export const PAGES_SCRIPT_VERSION = 11;
 export const LIST_CODING_VERSION = 12;
 /** The version the directory's `postingsCoding` came with (postingsCoding.ts): every writer's from 14. */
 export const POSTINGS_CODING_VERSION = 14;
+/** The version the directory's `rowsCoding` came with (rowsCoding.ts): every writer's from 15 (rows without lists). */
+export const ROWS_CODING_VERSION = 15;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -442,6 +447,11 @@ export interface PagesDirectory {
    * 13.
    */
   postingsCoding?: PostingsCoding;
+  /**
+   * Version 15: each chunk's concept ids in the rows as Rice codes of their gaps (rowsCoding.ts) rather than varints;
+   * only for rows that do not keep the lists. Absent: as version 14.
+   */
+  rowsCoding?: RowsCoding;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -460,6 +470,27 @@ function checkScriptChunks(d: PagesDirectory, fail: (why: string) => never): voi
     if (!(Number.isSafeInteger(x) && (x as number) >= 1 && (x as number) <= d.chunkCount))
       fail(`has scriptChunks.${key} ${JSON.stringify(x)} (a whole number of chunks, 1 to ${d.chunkCount})`);
   }
+}
+
+/** Version 15's `rowsCoding` (the directory's): how a chunk's concept ids are coded in the rows (rowsCoding.ts). */
+export interface RowsCoding {
+  ids: 'rice';
+}
+
+/** Version 15's `rowsCoding`: only from version 15, exactly { ids: "rice" }, for rows that do not keep the lists. */
+function checkRowsCoding(d: PagesDirectory, fail: (why: string) => never): void {
+  const field = d.rowsCoding as unknown;
+  const shown = JSON.stringify(field);
+  if (d.version < ROWS_CODING_VERSION) fail(`has rowsCoding, which version ${d.version} does not have`);
+  if (
+    !field ||
+    typeof field !== 'object' ||
+    Array.isArray(field) ||
+    Object.keys(field).join() !== 'ids' ||
+    (field as RowsCoding).ids !== 'rice'
+  )
+    fail(`has rowsCoding ${shown} (version 15 gives { ids: "rice" })`);
+  if (d.listsInRows) fail('has rowsCoding but keeps its lists in its rows (one group coded by concept)');
 }
 
 /** Version 14's `postingsCoding` (the directory's): how a word's postings are coded (postingsCoding.ts). */
@@ -838,6 +869,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.scriptChunks !== undefined) checkScriptChunks(d, fail);
   if (d.listCoding !== undefined) checkListCoding(d, fail);
   if (d.postingsCoding !== undefined) checkPostingsCoding(d, fail);
+  if (d.rowsCoding !== undefined) checkRowsCoding(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {
     const sp = d.shares;
@@ -1109,7 +1141,8 @@ export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): vo
 
 /**
  * The per-chunk and per-concept counts of `open` against the bytes that hold what they count, before any of them
- * drives a loop or an allocation: every concept id a chunk row names is a varint of at least one byte, every chunk of
+ * drives a loop or an allocation: every concept id a chunk row names is a varint of at least one byte (a bit from
+ * version 15), every chunk of
  * a concept's list at least minListBytes; a chunk names at most every concept once.
  */
 function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): void {
@@ -1122,8 +1155,10 @@ function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): voi
     if (count > d.conceptCount) fail(`gives chunk ${k} ${count} concepts of ${d.conceptCount}`);
     ids += count;
   }
-  // Each id is a varint of at least one byte; gzip'd rows (listsInRows) hold at most what gzipSize lets them inflate to.
-  const rowBytes = d.listsInRows ? d.sections.rows[1] * 64 + (1 << 20) : d.sections.rows[1];
+  // Each id is a varint of at least one byte, from version 15 (rowsCoding) a Rice code of one bit at least; gzip'd rows
+  // (listsInRows) hold at most what gzipSize lets them inflate to.
+  const rows = d.sections.rows[1];
+  const rowBytes = d.listsInRows ? rows * 64 + (1 << 20) : d.rowsCoding ? rows * 8 : rows;
   if (ids > rowBytes)
     fail(`gives the chunks ${ids} concepts, more than the ${d.sections.rows[1]}-byte rows section holds`);
   let listed = 0;

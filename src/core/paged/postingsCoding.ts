@@ -64,7 +64,7 @@ function bestCode(values: Float64Array, codes: number, rice: number): number {
  * Bits appended least significant first into bytes, at most 16 at a time into a 32-bit accumulator (a bit at a time
  * made the upgrade of 1 GiB's postings spend minutes in calls).
  */
-class BitWriter {
+export class BitWriter {
   private out = new Uint8Array(256);
   private length = 0;
   private acc = 0;

@@ -18,6 +18,7 @@ import { leastListBytes, listBlockOf, listSpanOf, readListCounts, skipList } fro
 import { degreeLower, degreeUpper, predicted } from './compactOpen.ts';
 import { decodeEvidenceBlock } from './evidenceArrays.ts';
 import { decodePostings, decodeVarintPostings } from './postingsCoding.ts';
+import { decodeRow } from './rowsCoding.ts';
 import {
   minListBytes,
   recordGroupBytes,
@@ -568,13 +569,15 @@ export class SectionReader {
     const to = Math.min(this.chunkCount, from + size);
     let total = 0;
     for (let i = from; i < to; i++) total += counts[i];
-    if (total > bytes.length)
+    // A varint takes a byte at least, a Rice code a bit (version 15: rowsCoding.ts checks each row's bits too).
+    if (total > bytes.length * (this.directory.rowsCoding ? 8 : 1))
       throw new PagesError(
         `its chunks' concept counts sum to ${total}, more than its ${bytes.length} bytes hold`,
       );
     const starts = new Uint32Array(to - from + 1);
     for (let i = from; i < to; i++) starts[i - from + 1] = starts[i - from] + counts[i];
     const ids = new Uint32Array(total);
+    if (this.directory.rowsCoding) return { starts, ids: this.decodeRiceRows(from, to, bytes, starts, ids) };
     const end = readVarints(bytes, 0, ids, total);
     if (end !== bytes.length)
       throw new PagesError(`it holds ${bytes.length - end} bytes past its chunks' ${total} concept ids`);
@@ -588,6 +591,33 @@ export class SectionReader {
       }
     }
     return { starts, ids };
+  }
+
+  /**
+   * Version 15's rows (rowsCoding.ts) of chunks [from, to), one after another in `bytes`, each refused naming its
+   * chunk when it runs past the group's bytes, names a concept the pages do not have or ends with bits that are not
+   * 0; the group must end where its last row does.
+   */
+  private decodeRiceRows(
+    from: number,
+    to: number,
+    bytes: Uint8Array,
+    starts: Uint32Array,
+    ids: Uint32Array,
+  ): Uint32Array {
+    const nc = this.directory.conceptCount;
+    let at = 0;
+    for (let k = from; k < to; k++) {
+      const i = k - from;
+      try {
+        at = decodeRow(bytes, at, bytes.length, starts[i + 1] - starts[i], nc, ids, starts[i]);
+      } catch (e) {
+        throw new PagesError(`chunk ${k}'s row ${messageOf(e)}`);
+      }
+    }
+    if (at !== bytes.length)
+      throw new PagesError(`it holds ${bytes.length - at} bytes past its chunks' ${ids.length} concept ids`);
+    return ids;
   }
 
   conceptAccess(): ConceptAccess {

@@ -12,6 +12,8 @@
 // (test/unit/paged/openFormat.test.ts). `cli upgrade` (src/cli/upgrade.ts) copies a bundle's other parts around it.
 // Version 14 (postingsCoding.ts) codes the words' postings otherwise: every upgrade writes the `terms` and `postings`
 // sections again (recodedWords), and a version 12 or 13 part keeps every other section as it is (recodedPart).
+// Version 15 (rowsCoding.ts) codes the rows otherwise: every upgrade of a part whose rows do not keep the lists writes
+// the rows again as Rice codes (riceRows), and `open` with their groups' offsets; a version 14 part's words are copied.
 import {
   concatBytes,
   decodeStructured,
@@ -31,9 +33,10 @@ import type { BlockLayout } from './blockLayout.ts';
 import { decodeJson, gzipSize, PagesError } from './blockStore.ts';
 import { checkRecordGroup, checkTermGroup } from './groupShapes.ts';
 import { decodeVarintPostings } from './postingsCoding.ts';
+import { encodeRow } from './rowsCoding.ts';
 import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
-import { expandOpen, residualsOf, withTermGroups } from './compactOpen.ts';
+import { expandOpen, residualsOf, withRowGroups, withTermGroups } from './compactOpen.ts';
 import { decodeCountedRows } from './listsInRows.ts';
 import { ListPacker } from './listPacking.ts';
 import {
@@ -72,6 +75,7 @@ import {
   blockPathsOf,
   MemorySink,
   postingsCodingFor,
+  rowsCodingFor,
   writeTermSections,
   storedBytesAsync,
   LISTS_IN_ROWS_BYTES,
@@ -379,6 +383,70 @@ async function regroupedRows(
 }
 
 /**
+ * Version 15's rows (rowsCoding.ts) from a rows section of plain varint gaps (`pieces`: every chunk's
+ * `conceptCounts[k]` concept ids, chunk after chunk), each row checked as a reader checks it (its ids ascending, below
+ * `concepts`, the varints exactly as many as the counts say and ending where the section does, each refused naming
+ * its chunk) and written again as the writers write it, in groups of one chunk: the section and its groups' offsets.
+ */
+async function riceRows(
+  name: string,
+  pieces: AsyncIterable<Uint8Array>,
+  conceptCounts: ArrayLike<number>,
+  n: number,
+  concepts: number,
+): Promise<{ rows: MemorySink; rowGroups: Float64Array }> {
+  const fail = (why: string): never => {
+    throw new PagesError(`${name}: pages.bin's rows ${why}`);
+  };
+  const rows = new MemorySink();
+  const out = new ByteWriter();
+  const rowGroups = new Float64Array(n + 1);
+  let row = new Uint32Array(16);
+  let k = 0;
+  let j = 0;
+  let value = 0;
+  let scale = 1;
+  // Every chunk whose ids are all read is written (a chunk of no concepts at once).
+  const close = (): void => {
+    while (k < n && j === conceptCounts[k]) {
+      encodeRow(out, row.subarray(0, j), concepts);
+      rowGroups[++k] = rows.length + out.length;
+      j = 0;
+      if (out.length >= PIECE) rows.write(out.take());
+    }
+  };
+  close();
+  let at = 0;
+  for await (const piece of pieces) {
+    for (let i = 0; i < piece.length; i++, at++) {
+      const b = piece[i];
+      value += (b & 0x7f) * scale;
+      scale *= 128;
+      if (b & 0x80) {
+        if (scale > 2 ** 35) fail(`hold a varint past 5 bytes in chunk ${k}`);
+        continue;
+      }
+      if (k >= n) fail(`hold bytes past their chunks' concept ids (at byte ${at})`);
+      const id = (j > 0 ? row[j - 1] : 0) + value;
+      if ((j > 0 && value === 0) || id >= concepts)
+        fail(`name concept ${id} out of order or of ${concepts} in chunk ${k}`);
+      if (j === row.length) {
+        const grown = new Uint32Array(row.length * 2);
+        grown.set(row);
+        row = grown;
+      }
+      row[j++] = id;
+      value = 0;
+      scale = 1;
+      close();
+    }
+  }
+  if (k < n || scale > 1) fail(`end in chunk ${k} of ${n}, before their chunks' concept ids do`);
+  if (out.length > 0) rows.write(out.take());
+  return { rows, rowGroups };
+}
+
+/**
  * The records of a part (before version 10 gzip'd JSON groups of `size` at `offsets` from `from`; from version 10,
  * with `recordCoding`, coded groups and the stored dictionary of `dictionaryBytes` after the last group), each group
  * decoded and checked as a reader checks it, written again as `cli index` writes them (write.ts RecordGroupWriter,
@@ -602,8 +670,9 @@ async function upgradePages(
       placeEvidenceBlocks(d, oldLayout, tables.evidenceStarts);
       await checkBlocks();
     }
-    // Version 12's and 13's sections are version 14's but the words' (the postings re-coded, postingsCoding.ts, and
-    // so the term groups' offsets in `open`): the others copied as they are, each row block followed by its path (the
+    // Version 12's, 13's and 14's sections are version 15's but the words' (the postings re-coded, postingsCoding.ts,
+    // and so the term groups' offsets in `open`; version 14's copied) and the rows' (re-coded, rowsCoding.ts, and so
+    // the row groups' offsets in `open` and the rows' blocks): the others copied as they are, each row block followed by its path (the
     // block hashes made anew), under a tree whose leaf pages' hashes are their roots (blockPaths.ts). As `cli index`
     // writes a library at the writers' defaults, which the options of benches would change. (The generic path below
     // cannot read version 12's packed lists or its tokens in evidence blocks; nothing of them changes.)
@@ -627,7 +696,7 @@ async function upgradePages(
       );
     if (d.version >= 12)
       throw new PagesError(
-        `${source.name}: its pages are version ${d.version}, whose sections but the words' version ${version} ` +
+        `${source.name}: its pages are version ${d.version}, whose sections but the words' and the rows' version ${version} ` +
           "keeps: upgraded at the writers' defaults only (no other block sizes, evidence blocks or lists in the rows)",
       );
     // Version 2's exact degrees, from their section (checkDirectory: 8 bytes a concept).
@@ -693,11 +762,23 @@ async function upgradePages(
       : undefined;
   // Version 12's lists packed into blocks (listPacking.ts), as the writers pack them.
   const packed = inRows ? undefined : await packedLists(newLists, listOffsets, full.df);
+  // Version 15's rows (rowsCoding.ts): every row read, checked and written again as Rice codes, in groups of one.
+  const riced =
+    !inRows && rowsCodingFor(version, false)
+      ? await riceRows(
+          source.name,
+          pieces(source, base + rowsAt, base + rowsAt + rowsLength),
+          full.conceptCounts,
+          n,
+          d.conceptCount,
+        )
+      : undefined;
   const rowGroups = inRows
     ? // No lists section, and the rows one group.
       Float64Array.from([0, inRows.length])
-    : // Version 5's rows groups (write.ts DEFAULT_GROUPS): the rows are the same bytes, cut elsewhere.
-      await regroupedRows(source, base + rowsAt, rowsLength, full.conceptCounts, n, DEFAULT_GROUPS.rows);
+    : (riced?.rowGroups ??
+      // Version 5's rows groups (write.ts DEFAULT_GROUPS): the rows are the same bytes, cut elsewhere.
+      (await regroupedRows(source, base + rowsAt, rowsLength, full.conceptCounts, n, DEFAULT_GROUPS.rows)));
   // Version 10's records (recordCoding.ts): every group read, checked as a reader checks it, and written again as
   // `cli index` writes it (DEFAULT_GROUPS' records a group, coded, with a dictionary trained from the first groups).
   const records = await recodedRecords(
@@ -731,7 +812,7 @@ async function upgradePages(
   lengths.open = written.open.length;
   lengths.records = records.length + (written.evidence?.field.bytes ?? 0);
   lengths.lists = packed ? packed.bytes.length : 0;
-  lengths.rows = inRows ? inRows.length : rowsLength;
+  lengths.rows = inRows ? inRows.length : riced ? riced.rows.length : rowsLength;
   lengths.degrees = written.degrees.length;
   lengths.terms = words.terms.length;
   lengths.postings = words.postings.length;
@@ -750,7 +831,8 @@ async function upgradePages(
     if (inRows) yield inRows;
     else {
       yield packed!.bytes;
-      yield* pieces(source, base + rowsAt, base + rowsAt + rowsLength);
+      if (riced) yield* riced.rows.chunks;
+      else yield* pieces(source, base + rowsAt, base + rowsAt + rowsLength);
     }
     yield written.degrees;
   };
@@ -820,6 +902,7 @@ async function upgradePages(
         ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
         ...(paths ? { blockPaths: paths.field } : {}),
         postingsCoding: postingsCodingFor(version),
+        rowsCoding: rowsCodingFor(version, inRows !== undefined),
       },
       version,
     ),
@@ -831,9 +914,11 @@ async function upgradePages(
 }
 
 /**
- * A checked version 12 or 13 part (its blocks placed and checked against their hashes) as `version` (14): its words'
- * sections written again (recodedWords) and `open` with their groups' offsets, every other section copied as it is
- * (a version 13 part's paths left out), the rows' paths after their blocks and the tree of hash pages made anew.
+ * A checked version 12, 13 or 14 part (its blocks placed and checked against their hashes) as `version` (15): its
+ * words' sections written again (recodedWords) unless they are coded already (version 14's postingsCoding), its rows
+ * written again as Rice codes (riceRows; rows that keep the lists are copied), `open` with the new groups' offsets,
+ * every other section copied as it is (a version 13 or 14 part's paths left out), the rows' paths after their blocks
+ * and the tree of hash pages made anew.
  */
 async function recodedPart(
   source: RangeSource,
@@ -841,41 +926,83 @@ async function recodedPart(
   d: PagesDirectory,
   oldLayout: BlockLayout,
   storedOpen: Record<string, unknown>,
-  tables: { termGroups: Float64Array; rowGroups: Float64Array; evidenceStarts?: Float64Array },
+  tables: {
+    termGroups: Float64Array;
+    rowGroups: Float64Array;
+    conceptCounts: Uint32Array;
+    evidenceStarts?: Float64Array;
+  },
   params: ShareParams,
   version: number,
 ): Promise<UpgradedPages> {
-  const words = await recodedWords(source, base, d, tables.termGroups, version);
-  const open = await gzip(encodeStructured(withTermGroups(storedOpen, words.termGroups)));
+  const words = d.postingsCoding
+    ? undefined
+    : await recodedWords(source, base, d, tables.termGroups, version);
+  const [rowsAt, rowsLength] = d.sections.rows;
+  const riced =
+    rowsCodingFor(version, d.listsInRows === true) && !d.rowsCoding
+      ? await riceRows(
+          source.name,
+          sectionPieces(source, base, oldLayout, rowsAt, rowsAt + rowsLength),
+          tables.conceptCounts,
+          d.chunkCount,
+          d.conceptCount,
+        )
+      : undefined;
+  let newOpen = words ? withTermGroups(storedOpen, words.termGroups) : storedOpen;
+  let openCoding = d.openCoding;
+  if (riced) {
+    if (!openCoding)
+      throw new PagesError(`${source.name}: its pages are version ${d.version} without openCoding`);
+    ({ open: newOpen, openCoding } = withRowGroups(
+      newOpen,
+      riced.rowGroups,
+      tables.conceptCounts,
+      DEFAULT_GROUPS.rows,
+      openCoding,
+    ));
+  }
+  const open = await gzip(encodeStructured(newOpen));
+  const rowGroups = riced?.rowGroups ?? tables.rowGroups;
+  const rowBlocks = riced ? rowBlocksFor(version, false, d.sectionBlocks, rowGroups) : d.rowBlocks;
   const lengths = Object.fromEntries(SECTIONS.map((name) => [name, d.sections[name][1]])) as Record<
     SectionName,
     number
   >;
   lengths.open = open.length;
-  lengths.terms = words.terms.length;
-  lengths.postings = words.postings.length;
+  if (words) {
+    lengths.terms = words.terms.length;
+    lengths.postings = words.postings.length;
+  }
+  if (riced) lengths.rows = riced.rows.length;
   const { sections, total } = sectionTable(lengths, version);
   const sectionBytes = async function* (): AsyncGenerator<Uint8Array> {
     yield open;
     yield* sectionPieces(source, base, oldLayout, d.sections.records[0], d.sections.terms[0]);
-    yield* words.terms.chunks;
-    yield* words.postings.chunks;
+    if (words) {
+      yield* words.terms.chunks;
+      yield* words.postings.chunks;
+    } else yield* sectionPieces(source, base, oldLayout, d.sections.terms[0], d.sections.concepts[0]);
     const end = d.sections.degrees[0] + d.sections.degrees[1];
-    yield* sectionPieces(source, base, oldLayout, d.sections.concepts[0], end);
+    if (riced) {
+      yield* sectionPieces(source, base, oldLayout, d.sections.concepts[0], rowsAt);
+      yield* riced.rows.chunks;
+      yield* sectionPieces(source, base, oldLayout, d.sections.degrees[0], end);
+    } else yield* sectionPieces(source, base, oldLayout, d.sections.concepts[0], end);
   };
   const layout =
-    d.sectionBlocks || d.rowBlocks || d.evidenceArrays
+    d.sectionBlocks || rowBlocks || d.evidenceArrays
       ? blockLayoutOf(
           {
             version,
             blockSize: d.blockSize,
             sections,
             sectionBlocks: d.sectionBlocks,
-            rowBlocks: d.rowBlocks,
+            rowBlocks,
             evidenceArrays: d.evidenceArrays,
           },
           total,
-          tables.rowGroups,
+          rowGroups,
           tables.evidenceStarts,
         )
       : d.blockSize;
@@ -912,6 +1039,14 @@ async function recodedPart(
         hashPages: newHashes.hashPages,
         ...(paths ? { blockPaths: paths.field } : {}),
         postingsCoding: postingsCodingFor(version),
+        ...(riced
+          ? {
+              openCoding,
+              rowBlocks,
+              groups: { ...d.groups, rows: DEFAULT_GROUPS.rows },
+              rowsCoding: rowsCodingFor(version, false),
+            }
+          : {}),
       },
       version,
     ),

@@ -24,6 +24,7 @@ import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
 import { encodePostings } from './postingsCoding.ts';
+import { encodeRow } from './rowsCoding.ts';
 import { LIST_BLOCK_BYTES, ListPacker } from './listPacking.ts';
 import { compactOpen } from './compactOpen.ts';
 import { evidenceBlocksOf } from './evidenceArrays.ts';
@@ -53,6 +54,8 @@ import {
   LIST_CODING_VERSION,
   POSTINGS_CODING_VERSION,
   type PostingsCoding,
+  ROWS_CODING_VERSION,
+  type RowsCoding,
   PAGES_EVIDENCE_VERSION,
   writerEvidenceEntries,
   PAGES_SCRIPT_VERSION,
@@ -401,6 +404,11 @@ export function postingsCodingFor(version: number): PostingsCoding | undefined {
   return version >= POSTINGS_CODING_VERSION ? { lists: 'rice' } : undefined;
 }
 
+/** Version 15's `rowsCoding` for a part of `version` whose rows do not keep the lists (every such writer's from 15). */
+export function rowsCodingFor(version: number, listsInRows: boolean): RowsCoding | undefined {
+  return version >= ROWS_CODING_VERSION && !listsInRows ? { ids: 'rice' } : undefined;
+}
+
 /**
  * The `terms` and `postings` sections: a sorted dictionary over the text's and the headings' terms, postings as
  * varint (chunk delta, tf), or from version 14 (`coding`) as Rice codes (postingsCoding.ts). `postingsOf` gives a
@@ -509,7 +517,12 @@ export async function writeConceptSections(
       if (packer.pending >= 1 << 20) await listSink.write(packer.take());
     }
     if (packer.pending > 0) await listSink.write(packer.take());
-    return { ...(await writeRows(table, rowSink, groups)), conceptGroups, listOffsets: packer.starts, df };
+    return {
+      ...(await writeRows(table, rowSink, groups, rowsCodingFor(version, false))),
+      conceptGroups,
+      listOffsets: packer.starts,
+      df,
+    };
   }
   const lists = new ByteWriter();
   const listOffsets = new Float64Array(nc + 1);
@@ -531,20 +544,35 @@ export async function writeConceptSections(
     }
   }
   if (lists.length > 0) await listSink.write(lists.take());
-  return { ...(await writeRows(table, rowSink, groups)), conceptGroups, listOffsets, df };
+  return {
+    ...(await writeRows(table, rowSink, groups, rowsCodingFor(version, false))),
+    conceptGroups,
+    listOffsets,
+    df,
+  };
 }
 
-/** The rows section of lists that have their own section: each chunk's concept ids as varint gaps, in groups. */
+/**
+ * The rows section of lists that have their own section: each chunk's concept ids as varint gaps, or from version 15
+ * (`coding`) as Rice codes (rowsCoding.ts), in groups.
+ */
 async function writeRows(
   table: ConceptTable,
   rowSink: SectionSink,
   groups: Pick<GroupSizes, 'rows'>,
+  coding: RowsCoding | undefined,
 ): Promise<{ rowGroups: Float64Array; listsInRows: false; rows: number }> {
   const n = table.chunkCount;
+  const nc = table.terms.length;
   const rowWriter = new ByteWriter();
   const rowGroups = new Float64Array(Math.ceil(n / groups.rows) + 1);
   for (let g = 0; g * groups.rows < n; g++) {
     for (let k = g * groups.rows; k < Math.min(n, (g + 1) * groups.rows); k++) {
+      const [from, to] = [table.chunkConceptOffsets[k], table.chunkConceptOffsets[k + 1]];
+      if (coding) {
+        encodeRow(rowWriter, table.chunkConcepts.subarray(from, to), nc);
+        continue;
+      }
       let previous = 0;
       for (let j = table.chunkConceptOffsets[k]; j < table.chunkConceptOffsets[k + 1]; j++) {
         rowWriter.varint(table.chunkConcepts[j] - previous);
@@ -879,6 +907,9 @@ export function pagesDirectory(
     ...(version >= POSTINGS_CODING_VERSION && fields.postingsCoding
       ? { postingsCoding: { lists: fields.postingsCoding.lists } }
       : {}),
+    ...(version >= ROWS_CODING_VERSION && fields.rowsCoding
+      ? { rowsCoding: { ids: fields.rowsCoding.ids } }
+      : {}),
     sections: fields.sections,
   };
 }
@@ -1129,6 +1160,7 @@ export async function writePagedIndex(
         ...(written.evidence ? { evidenceArrays: written.evidence.field } : {}),
         ...(paths ? { blockPaths: paths.field } : {}),
         postingsCoding: postingsCodingFor(version),
+        rowsCoding: rowsCodingFor(version, concepts.listsInRows),
       },
       version,
     ),

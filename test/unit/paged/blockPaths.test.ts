@@ -93,8 +93,10 @@ describe('block paths (version 13)', () => {
 describe('a library whose rows carry their paths (version 13, the large layout)', () => {
   let v12: WrittenPages;
   let v13: WrittenPages;
-  /** The writers' version 14 (postingsCoding.ts), which `cli upgrade` makes of versions 12 and 13. */
+  /** Version 14 (postingsCoding.ts), upgraded with its words' sections copied. */
   let v14: WrittenPages;
+  /** The writers' version 15 (rowsCoding.ts), which `cli upgrade` makes of versions 12, 13 and 14. */
+  let v15: WrittenPages;
   const analyzer = createTermAnalyzer();
   const base = { appVersion: 'test', embedder: null, createdAt: '2026-12-06T00:00:00.000Z' };
   beforeAll(async () => {
@@ -108,7 +110,8 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
     // Lists not in the rows: rows in blocks of whole rows, where the paths are written.
     v12 = await writePagedIndex(parts, doc, undefined, 12, undefined, 0);
     v13 = await writePagedIndex(parts, doc, undefined, 13, undefined, 0);
-    v14 = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
+    v14 = await writePagedIndex(parts, doc, undefined, 14, undefined, 0);
+    v15 = await writePagedIndex(parts, doc, undefined, undefined, undefined, 0);
   }, 240_000);
 
   /** A source that records every range read past `from`. */
@@ -313,11 +316,14 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
     await expect(c.read(b2)).rejects.toThrow(`corrupted (SHA-256 mismatch in block ${b2} of part pages.bin)`);
   });
 
-  it('is what `cli upgrade` makes of the version 12 and 13 parts (their sections but the words copied), at the writers’ defaults only', async () => {
-    const written = Buffer.from(await bundleBytes(writeBundle(pagesParts(v14), base)));
+  it('is what `cli upgrade` makes of the version 12, 13 and 14 parts (their sections but the words and rows copied), at the writers’ defaults only', async () => {
+    const written = Buffer.from(await bundleBytes(writeBundle(pagesParts(v15), base)));
+    expect(v15.directory.rowsCoding).toEqual({ ids: 'rice' });
+    expect(v14.directory.rowsCoding).toBeUndefined();
     for (const [version, pages] of [
       [12, v12],
       [13, v13],
+      [14, v14],
     ] as const) {
       const source = new MemoryRangeSource(
         await bundleBytes(writeBundle(pagesParts(pages), base)),
@@ -325,14 +331,14 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
       );
       const manifest = (await readManifestByRanges(source))!;
       const upgraded = await upgradeBundleParts(source, manifest, 0);
-      expect([upgraded.from, upgraded.to]).toEqual([version, 14]);
+      expect([upgraded.from, upgraded.to]).toEqual([version, 15]);
       expect(
         Buffer.from(await bundleBytes(writeBundle(upgraded.parts, upgraded.base))).equals(written),
         `version ${version}`,
       ).toBe(true);
       // Other evidence blocks than the writers' would need version 12's lists and tokens decoded: refused by name.
       await expect(upgradeBundleParts(source, manifest, 0, undefined, undefined, 16)).rejects.toThrow(
-        `v${version}.bundle: its pages are version ${version}, whose sections but the words' version 14 keeps: ` +
+        `v${version}.bundle: its pages are version ${version}, whose sections but the words' and the rows' version 15 keeps: ` +
           "upgraded at the writers' defaults only",
       );
     }

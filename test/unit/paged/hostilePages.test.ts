@@ -1933,3 +1933,83 @@ describe('each word’s postings coded by a code of their own (version 14, posti
     }
   });
 });
+
+describe('each chunk’s concept ids coded as Rice codes (version 15, rowsCoding)', () => {
+  const analyzer = createTermAnalyzer();
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
+  /** The large layout (rows without the lists, in blocks of whole rows with their paths) of `version`. */
+  const large = (version: number) => honestPages(version, 512, 0, { lists: 128 });
+  /** Version 15 pieces of the large layout, changed by `change`. */
+  const changed = async (change: (d: Record<string, unknown>, p: ReturnType<typeof piecesOf>) => void) => {
+    const p = piecesOf(await large(15));
+    change(p.directory as unknown as Record<string, unknown>, p);
+    return assemble(p);
+  };
+
+  it('answers as version 14 does from a smaller rows section, and the offline check passes', async () => {
+    const [fifteen, fourteen] = [await opened(await large(15)), await opened(await large(14))];
+    expect(fifteen.library.directory.rowsCoding).toEqual({ ids: 'rice' });
+    expect(fourteen.library.directory.rowsCoding).toBeUndefined();
+    expect(fifteen.library.directory.sections.rows[1]).toBeLessThan(
+      fourteen.library.directory.sections.rows[1],
+    );
+    for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+      const hits = (await fifteen.library.search(PAGES_QUESTION, mode, 800)).hits;
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits).toEqual((await fourteen.library.search(PAGES_QUESTION, mode, 800)).hits);
+    }
+    await verifyBundleCopy(await craftedSource(await large(15)));
+    // A library that keeps its lists in its rows has no rows of its own to code.
+    expect((await honestPages(15)).directory.rowsCoding).toBeUndefined();
+  });
+
+  it('a field of another shape, in a version 14 directory or beside lists in the rows, is refused naming rowsCoding; version 15 without it reads as 14', async () => {
+    for (const value of [null, 'rice', [], {}, { ids: 'varint' }, { ids: 'rice', k: 1 }])
+      await expect(
+        opened(
+          await changed((d) => {
+            d.rowsCoding = value;
+          }),
+        ),
+      ).rejects.toThrow("the pages part's directory has rowsCoding");
+    await expect(
+      opened(
+        await changed((d) => {
+          d.version = 14;
+        }),
+      ),
+    ).rejects.toThrow("the pages part's directory has rowsCoding, which version 14 does not have");
+    const inRows = piecesOf(await honestPages(15));
+    (inRows.directory as unknown as Record<string, unknown>).rowsCoding = { ids: 'rice' };
+    await expect(opened(assemble(inRows))).rejects.toThrow(
+      "the pages part's directory has rowsCoding but keeps its lists in its rows",
+    );
+    const plain = piecesOf(await large(14));
+    plain.directory.version = 15;
+    expect((await (await opened(assemble(plain))).library.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(
+      (await (await opened(await large(14))).library.search(PAGES_QUESTION, 'ppr', 800)).hits,
+    );
+  });
+
+  it('rows that lie are refused naming the chunk when read: varints under the field, every byte 0xff or 0', async () => {
+    // Version 14's varint rows given the field: their bytes read as Rice codes.
+    const varints = piecesOf(await large(14));
+    varints.directory.version = 15;
+    (varints.directory as unknown as Record<string, unknown>).rowsCoding = { ids: 'rice' };
+    const cases = [
+      assemble(varints),
+      await changed((_d, p) => {
+        p.sections.rows = new Uint8Array(p.sections.rows.length).fill(0xff);
+      }),
+      await changed((_d, p) => {
+        p.sections.rows = new Uint8Array(p.sections.rows.length);
+      }),
+    ];
+    for (const w of cases) {
+      const { library } = await opened(w);
+      await expect(library.search(PAGES_QUESTION, 'ppr', 800)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin group r\d+ does not decode \((chunk \d+'s row (runs past its bytes|names concept \d+ of \d+|ends with bits that are not 0|holds \d+ concept ids in \d+ bytes)|it holds \d+ bytes past its chunks' \d+ concept ids)\)/,
+      );
+    }
+  });
+});

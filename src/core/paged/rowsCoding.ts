@@ -1,0 +1,124 @@
+// Version 15's rows (the directory's `rowsCoding`, FORMAT.md "Version 15"): a chunk's concept ids as Rice codes of
+// their gaps rather than varints. `open` holds every chunk's concept count m already, so a row stores no count and no
+// parameter: its Rice parameter is k = ⌊log2 ⌊concepts / (m + 1)⌋⌋ (0 when that quotient is 0), about the mean gap
+// of m ids spread over the concepts (a concept id is its term's rank, so a row's ids are spread nearly evenly). The
+// row is a bit stream, least significant bit of each byte first: for each id its gap (the first id itself, then each
+// id less the one before less 1) as the quotient `gap >> k` in unary (ones ended by a zero) then the gap's low k
+// bits; it ends in its last byte, whose bits left over are 0. A row of no concepts is no bytes.
+// Why: a first page at 100 MiB reads the rows of ~4,700 chunks in 128-byte blocks of whole rows, each with a
+// 48-byte path; a varint spends 8 bits a 7 of gap (ids of 591 K concepts: 2 to 3 bytes an id), the Rice code ~log2 of
+// the mean gap + 2. test/bench/row-block-codings.ts measured the candidates (a code chosen per row and stored in 5
+// bits, Rice or Exp-Golomb, made rows larger than the parameter computed from m: docs/results/question-bytes.md,
+// round twenty-four).
+// Hand-written: the format's own coding of its own rows, with the checks a stranger's bundle needs (no npm library
+// codes a row in this shape); the bit code is postingsCoding.ts's Rice code.
+import { ByteWriter } from './bytes.ts';
+import { BitWriter } from './postingsCoding.ts';
+
+/** Codes below this are Rice codes in postingsCoding.ts's BitWriter: every row parameter (≤ 32) is one. */
+const ALWAYS_RICE = 64;
+
+/** The Rice parameter of a row of m ids among `concepts` (both whole numbers ≥ 0): ⌊log2 ⌊concepts / (m + 1)⌋⌋. */
+export function rowRiceParameter(m: number, concepts: number): number {
+  const quotient = Math.floor(concepts / (m + 1));
+  // Whole numbers (Math.clz32) where a log2 could differ between engines; a quotient ≥ 2^31 is exact as a power test.
+  if (quotient < 1) return 0;
+  if (quotient < 2 ** 31) return 31 - Math.clz32(quotient);
+  let k = 31;
+  while (2 ** (k + 1) <= quotient) k++;
+  return k;
+}
+
+/**
+ * Appends one row (ids ascending, each below `concepts`) as version 15 codes it. Throws on ids out of order or out of
+ * range (the writers' own rows: a bug, not a stranger's bundle).
+ */
+export function encodeRow(out: ByteWriter, ids: ArrayLike<number>, concepts: number): void {
+  const m = ids.length;
+  if (m === 0) return;
+  const k = rowRiceParameter(m, concepts);
+  const bits = new BitWriter();
+  let previous = -1;
+  for (let i = 0; i < m; i++) {
+    const id = ids[i];
+    if (!(id > previous && id < concepts))
+      throw new Error(`pages: a row out of order or naming concept ${id}`);
+    bits.code(id - previous - 1, k, ALWAYS_RICE);
+    previous = id;
+  }
+  out.bytes(bits.finish());
+}
+
+/** One row as version 15 codes it (benches, tests). */
+export function encodedRow(ids: ArrayLike<number>, concepts: number): Uint8Array {
+  const out = new ByteWriter();
+  encodeRow(out, ids, concepts);
+  return out.take();
+}
+
+/**
+ * Decodes m ids of one row from `bytes` at byte `at` into `into` from `into[from]`, each value checked before it
+ * bounds a loop: m against the bits that could hold it (each code takes k + 1 bits at least), every unary run and low
+ * bits within the row's bytes (`end`), every id below `concepts`; the row must end in its last byte with its bits
+ * left over 0 when `end` is where it ends. Returns the byte after the row. Throws an Error saying why (the caller names
+ * the chunk).
+ */
+export function decodeRow(
+  bytes: Uint8Array,
+  at: number,
+  end: number,
+  m: number,
+  concepts: number,
+  into: Uint32Array,
+  from: number,
+): number {
+  if (m === 0) return at;
+  const k = rowRiceParameter(m, concepts);
+  const limit = end * 8;
+  if (m * (k + 1) > limit - at * 8) throw new Error(`holds ${m} concept ids in ${end - at} bytes`);
+  let pos = at * 8;
+  let id = -1;
+  const scale = 2 ** k;
+  const mask = k <= 24 ? (1 << k) - 1 : 0;
+  for (let i = 0; i < m; i++) {
+    // The quotient in unary, read a byte at a time: the ones left in each byte are counted at once.
+    let q = 0;
+    for (;;) {
+      if (pos >= limit) throw new Error('runs past its bytes');
+      const shift = pos & 7;
+      const zeros = ~(bytes[pos >>> 3] >>> shift) & (0xff >>> shift);
+      if (zeros === 0) {
+        q += 8 - shift;
+        pos += 8 - shift;
+        continue;
+      }
+      const ones = 31 - Math.clz32(zeros & -zeros);
+      pos += ones + 1;
+      q += ones;
+      break;
+    }
+    if (pos + k > limit) throw new Error('runs past its bytes');
+    let low = 0;
+    if (k <= 24) {
+      // The k low bits from a window of 4 bytes (k + the bit's place in its byte ≤ 31): bytes past the array read 0,
+      // bits past the row are masked off (pos + k is within it). Taken a byte at a time they cost 6× the varints.
+      const b = pos >>> 3;
+      low =
+        ((bytes[b] | (bytes[b + 1] << 8) | (bytes[b + 2] << 16) | (bytes[b + 3] << 24)) >>> (pos & 7)) & mask;
+      pos += k;
+    } else
+      for (let got = 0; got < k;) {
+        const shift = pos & 7;
+        const take = Math.min(8 - shift, k - got);
+        low += ((bytes[pos >>> 3] >>> shift) & ((1 << take) - 1)) * 2 ** got;
+        got += take;
+        pos += take;
+      }
+    id += q * scale + low + 1;
+    if (id >= concepts) throw new Error(`names concept ${id} of ${concepts}`);
+    into[from + i] = id;
+  }
+  const after = Math.ceil(pos / 8);
+  if (pos & 7 && bytes[pos >>> 3] >>> (pos & 7) !== 0) throw new Error('ends with bits that are not 0');
+  return after;
+}
