@@ -40,7 +40,7 @@
 // h2-request-bytes.ts measures it) to each range's bytes.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
 //          [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>]
-//          [--simulate] [--first-page] [--later]
+//          [--simulate] [--first-page] [--later] [--param key=value ...]
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -55,6 +55,7 @@ import { openPagedBundle } from '../../src/core/paged/index.ts';
 import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
+import { parseParamOverride } from '../../src/core/retrieval/index.ts';
 import { arg } from './lib/args.ts';
 import { watchStages, type Stages } from './lib/fetchStages.ts';
 import { regionsOf } from './lib/bundleRegions.ts';
@@ -63,11 +64,18 @@ import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts
 import { askAsBench, BENCH_BUDGET_TOKENS, spread } from './lib/questions.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>] [--simulate] [--first-page] [--later]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>] [--simulate] [--first-page] [--later] [--param key=value ...]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const PART = arg('part', '') === '' ? undefined : Number(arg('part', ''));
 const SAYS_IN_FLIGHT = arg('in-flight', '') === '' ? undefined : Number(arg('in-flight', ''));
 const RANGES_A_REQUEST = arg('ranges-a-request', '') === '' ? undefined : Number(arg('ranges-a-request', ''));
+/**
+ * --param key=value (round twenty-four, repeatable): a query-time parameter the library is opened with (e.g.
+ * walkMaxDf=1000, the walk's hubs held: params.ts), as `cli bench --param` asks the engine in memory.
+ */
+const PARAMS = Object.fromEntries(
+  process.argv.flatMap((a, i, all) => (all[i - 1] === '--param' ? [parseParamOverride(a)] : [])),
+);
 /** Bytes a request costs on the wire beyond its data (--request-bytes), for the "wire" line; 0 without it. */
 const REQUEST_BYTES = Number(arg('request-bytes', '0'));
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'evidence', 'other'];
@@ -188,7 +196,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     asked = [];
     const stages: Stages = { source, reads: [] };
     watchStages(stages);
-    const opened = await openPagedBundle(source, analyzer);
+    const opened = await openPagedBundle(source, analyzer, PARAMS);
     // Opening reads one thing after another (tail, manifest, hashes or `open`): a stage each.
     stages.reads.unshift(
       ...source.reads.map(() => 1).slice(0, source.reads.length - stages.reads.reduce((a, b) => a + b, 0)),
@@ -262,7 +270,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     source.partBytes = PART;
     source.inFlight = SAYS_IN_FLIGHT;
     source.rangesARequest = RANGES_A_REQUEST;
-    const library = (await openPagedBundle(source, analyzer))!.library;
+    const library = (await openPagedBundle(source, analyzer, PARAMS))!.library;
     let firstRead = 0;
     for (const [i, q] of picked.entries()) {
       if (i === 1) firstRead = source.reads.length;

@@ -182,13 +182,21 @@ export class PersonalizedPageRank {
    * its residual exceeds epsilon·max(degree, 1); the error per node is bounded by that residual, and only the
    * seeds' neighbourhood is ever touched. Returns the touched nodes and their scores (a view valid until the next
    * call).
+   *
+   * `held` (issue 47, the walk's hubs): a node it names is never pushed — it keeps its residual (the walk's error
+   * there), gets no score and its row and exact degree are never asked for. A library read by ranges computes a
+   * pushed concept's row from the rows of all its chunks, so a concept in thousands of chunks costs megabytes to
+   * push; holding it is decided from what both walkers know alike (retrieval/pprSearch.ts: its df), so the walk in
+   * memory and the one over rows take the same steps. Without it every node is pushed as before.
    */
   run(
     seeds: ReadonlyMap<number, number>,
     damping: number,
     epsilon: number,
+    held?: (u: number) => boolean,
   ): { nodes: Uint32Array; scores: Float64Array } {
     this.walks++;
+    this.held = held;
     checkDamping(damping);
     if (!(epsilon > 0)) throw new Error(`personalized pagerank: epsilon must be > 0, got ${epsilon}`);
     const { graph, p, r, inQueue } = this;
@@ -212,7 +220,7 @@ export class PersonalizedPageRank {
     let head = 0;
     let size = 0;
     const push = (v: number): void => {
-      if (inQueue[v]) return;
+      if (inQueue[v] || held?.(v)) return;
       inQueue[v] = 1;
       this.queue[(head + size) % cap] = v;
       size++;
@@ -236,7 +244,8 @@ export class PersonalizedPageRank {
       // r[v] ≥ ε·max(deg(v), 1), told by v's bracket when it can be, else by v's exact degree. Asked only of a v not
       // in the queue (push would do nothing), so that a residual growing in the queue asks for no degree.
       const reaches = (v: number): boolean => {
-        if (inQueue[v]) return false;
+        // A held node first: its exact degree would read its row.
+        if (inQueue[v] || held?.(v)) return false;
         const rv = r[v];
         if (rv < epsilon * Math.max(deg.lower(v), 1)) return false;
         if (rv >= epsilon * Math.max(deg.upper(v), 1)) return true;
@@ -337,6 +346,8 @@ export class PersonalizedPageRank {
     return this.walks;
   }
   private walks = 0;
+  /** The last run's held nodes (nearlyPushed leaves them out: they are never pushed). */
+  private held: ((u: number) => boolean) | undefined;
 
   /**
    * After a run over rows read on demand (a RowSource): the touched nodes that were not pushed but hold at least
@@ -351,7 +362,7 @@ export class PersonalizedPageRank {
     for (let i = 0; i < this.touchedCount; i++) {
       const v = this.touched[i];
       const rv = this.r[v];
-      if (!(rv > 0)) continue;
+      if (!(rv > 0) || this.held?.(v)) continue;
       const ratio = rv / (epsilon * Math.max(deg.lower(v), 1));
       if (ratio >= share && ratio < 1) near.push([v, ratio]);
     }

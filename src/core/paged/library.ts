@@ -11,7 +11,7 @@ import { PersonalizedPageRank, questionTerms } from '../graph/index.ts';
 import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { rankedEvidence, SentenceTermCache, sentenceQuery, type EvidenceSource } from '../retrieval/index.ts';
 import { FOLLOWING_WINDOW_SHARE, WINDOWED_TOKENS } from '../retrieval/index.ts';
-import { resolveParams, type RetrievalParams } from '../retrieval/index.ts';
+import { REBUILD_PARAMS, resolveParams, type RetrievalParams } from '../retrieval/index.ts';
 import { rankPpr, type PprContext, type PprLexicon } from '../retrieval/index.ts';
 import { parseMode, reciprocalRankFusion } from '../retrieval/index.ts';
 import { termChunkCount } from '../text/index.ts';
@@ -140,6 +140,9 @@ export type CardsWanted = (
   mayHold: (hit: number, term: string) => boolean,
 ) => Iterable<number>;
 
+/** Query-time parameters a library read by ranges is asked with (the rest are the ones its pages were built with). */
+export type QueryParams = Partial<Record<keyof RetrievalParams, unknown>>;
+
 /** The id of an unread hit: no chunk id starts with a NUL (ids are the chunker's, from file paths and numbers). */
 const UNREAD_ID = '\u0000unread:';
 
@@ -161,12 +164,13 @@ export class PagedLibrary {
     /** The part's sections (the Graph view's library-wide side and the KG build read them too: degreeRanks.ts). */
     readonly reader: SectionReader,
     builtAnalyzer: TermAnalyzer,
+    overrides: QueryParams,
   ) {
     this.keptTerms = new KeptTerms(builtAnalyzer);
     const analyzer = this.keptTerms.analyzer;
     this.analyzer = analyzer;
     const { directory, open } = reader;
-    this.params = resolveParams();
+    this.params = resolveParams(overrides);
     const n = directory.chunkCount;
     this.wordScores = new Float32Array(n);
     const { bm25K1: k1, bm25B: b } = this.params;
@@ -226,7 +230,14 @@ export class PagedLibrary {
     source: RangeSource,
     location: PagesLocation,
     analyzer: TermAnalyzer,
+    overrides: QueryParams = {},
   ): Promise<PagedLibrary> {
+    // The pages were built with the defaults: only what a question reads them with may differ (e.g. walkMaxDf).
+    for (const key of REBUILD_PARAMS)
+      if (key in overrides)
+        throw new PagesError(
+          `${source.name}: "${key}" shapes the pages and cannot change when they are read`,
+        );
     const d = checkDirectory(location.directory, location.length);
     const { hashes } = location;
     if (!(hashes instanceof Uint8Array) && !d.hashPages)
@@ -296,6 +307,7 @@ export class PagedLibrary {
     return new PagedLibrary(
       new SectionReader(source.name, store, d, open),
       builtWith(analyzer, d.analyzer ?? 1, source.name),
+      overrides,
     );
   }
 

@@ -14,7 +14,7 @@ import { Sha256, toHex } from '../bundle/index.ts';
 import type { TermAnalyzer } from '../graph/index.ts';
 import { PAGES_HASHES_PART, PAGES_PART } from './format.ts';
 import { readLayerTables, type LayerTables } from './layerTables.ts';
-import { PagedLibrary } from './library.ts';
+import { PagedLibrary, type QueryParams } from './library.ts';
 import type { RangeSource } from './rangeSource.ts';
 
 const decoder = new TextDecoder();
@@ -113,6 +113,7 @@ function locatedPart(manifest: BundleManifest, name: string, size: number): Part
 export async function openPagedBundle(
   source: RangeSource,
   analyzer: TermAnalyzer,
+  params: QueryParams = {},
 ): Promise<PagedBundle | undefined> {
   const manifest = await readManifestByRanges(source);
   if (!manifest) return undefined;
@@ -129,6 +130,7 @@ export async function openPagedBundle(
     source,
     { base: pages.offset!, length: pages.length, directory: pages.meta as never, hashes },
     analyzer,
+    params,
   );
   return { manifest, library, source, layerTables: (names) => readLayerTables(source, manifest, names) };
 }

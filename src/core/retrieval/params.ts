@@ -33,6 +33,14 @@ const defaults = {
   damping: 0.5,
   /** Forward-push tolerance of personalized PageRank (residual per unit of weighted degree). */
   pushEpsilon: 1e-5,
+  /**
+   * The walk's hubs (issue 47, measured only): a concept in more than this many chunks is never pushed by the walk —
+   * it keeps its residual and gets no score (graph/pagerank.ts, `held`). A library read by ranges computes a pushed
+   * concept's row from all its chunks' rows, and at 1 GiB the few pushed concepts of df > 1,000 name most of a
+   * question's rows (docs/results/question-bytes.md, round twenty-four). Below 1: that share of the library's
+   * chunks (0.001 = df above 1,048 of 1.05 M chunks). 0 = off: every concept is pushed.
+   */
+  walkMaxDf: 0,
   /** Lexical seed weight = IDF^seedIdfPower (higher favours rare names over generic words). */
   seedIdfPower: 6,
   /** A question phrase concept ("terry richardson") replaces its single words as seeds (no double counting). */

@@ -32,6 +32,7 @@ interface ConceptWalker {
     seeds: ReadonlyMap<number, number>,
     damping: number,
     epsilon: number,
+    held?: (u: number) => boolean,
   ): { nodes: Uint32Array; scores: Float64Array };
 }
 
@@ -550,7 +551,11 @@ function walkAndScore(
 ): Candidate[] {
   const { concepts: t, params, chunkScores } = ctx;
   const words = new Map<number, number>();
-  const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon);
+  // A concept's df is known to the library in memory and to the one read by ranges (its `open` arrays) alike.
+  // Below 1 it is a share of the library's chunks, so that one value scales from a small library to 1 GiB.
+  const maxDf = params.walkMaxDf < 1 ? params.walkMaxDf * t.chunkCount : params.walkMaxDf;
+  const held = params.walkMaxDf > 0 ? (c: number) => t.df(c) > maxDf : undefined;
+  const { nodes, scores } = ctx.walker.run(seeds, params.damping, params.pushEpsilon, held);
   const touched: number[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const c = nodes[i];

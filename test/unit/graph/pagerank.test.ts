@@ -243,3 +243,51 @@ describe('PersonalizedPageRank.nearlyPushed (round twenty-two)', () => {
     expect(walker.nearlyPushed(0.0025, 0.5, 10)).toEqual([]);
   });
 });
+
+describe('PersonalizedPageRank with held nodes (round twenty-four: the walk’s hubs)', () => {
+  // A star: hub 0 joined to 1, 2, 3 (weight 1 each), and 1 –1– 2. From seed 1 the walk pushes the hub unless held.
+  const star = csr(4, [
+    [0, 1, 1],
+    [0, 2, 1],
+    [0, 3, 1],
+    [1, 2, 1],
+  ]);
+  const degrees = Float64Array.from([3, 2, 2, 1]);
+  const rowsOf = (asked: number[]) => ({
+    nodeCount: 4,
+    row: (u: number) => {
+      asked.push(u);
+      const targets: number[] = [];
+      const weights: number[] = [];
+      for (let e = star.offsets[u]; e < star.offsets[u + 1]; e++) {
+        targets.push(star.targets[e]);
+        weights.push(star.weights[e]);
+      }
+      return { targets, weights };
+    },
+  });
+  const scoresOf = (run: { nodes: Uint32Array; scores: Float64Array }) =>
+    Object.fromEntries(Array.from(run.nodes, (v) => [v, run.scores[v]]));
+
+  it('never pushes a held node nor asks for its row, and the walks in memory and over rows agree', () => {
+    const asked: number[] = [];
+    const overRows = new PersonalizedPageRank(rowsOf(asked), degrees);
+    const held = (u: number) => u === 0;
+    const a = overRows.run(new Map([[1, 1]]), 0.85, 1e-6, held);
+    expect(asked).not.toContain(0);
+    expect(a.scores[0]).toBe(0);
+    // 3 is reached only through the hub.
+    expect(a.scores[3]).toBe(0);
+    const b = new PersonalizedPageRank(star).run(new Map([[1, 1]]), 0.85, 1e-6, held);
+    expect(scoresOf(a)).toEqual(scoresOf(b));
+    expect(overRows.nearlyPushed(1e-6, 0, 10)).not.toContain(0);
+  });
+
+  it('without held nodes pushes the hub as before', () => {
+    const asked: number[] = [];
+    const a = new PersonalizedPageRank(rowsOf(asked), degrees).run(new Map([[1, 1]]), 0.85, 1e-6);
+    expect(asked).toContain(0);
+    expect(a.scores[0]).toBeGreaterThan(0);
+    expect(a.scores[3]).toBeGreaterThan(0);
+  });
+});
