@@ -13,7 +13,7 @@
 // its stack): where a run's time goes from the top down.
 // Usage: npm run build && node --import tsx test/bench/link-cpu-profile.ts <x.bundle> <questions.jsonl> [--n 5]
 //          [--top 30] [--alloc] [--inclusive]
-import { mkdir, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -22,6 +22,7 @@ import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
+import { questionsOf, spread } from './lib/questions.ts';
 import { WorkerSessions } from './lib/workerSessions.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -101,12 +102,8 @@ async function main(): Promise<void> {
     .filter((a) => !a.startsWith('--') && !/^\d+$/.test(a));
   if (!bundle || !questionsFile)
     throw new Error('usage: link-cpu-profile.ts <x.bundle> <questions.jsonl> [--n 5] [--top 30]');
-  const all = (await readFile(questionsFile, 'utf8'))
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => (JSON.parse(l) as { question: string }).question);
-  const questions =
-    all.length <= N ? all : Array.from({ length: N }, (_, i) => all[Math.floor((i * all.length) / N)]);
+  // The same questions as link-latency.ts and question-bytes.ts pick for --n: spread over the set.
+  const questions = spread(await questionsOf(questionsFile), N);
   const dist = resolve(process.env.E2E_DIST ?? join(root, 'dist'));
   const folder = `link-cpu-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });

@@ -17,7 +17,7 @@
 //          [--latency-ms 100] [--mbps 10] [--stages] [--json out.json]
 //   --stages: also each stage's line (requests, KB, its send → last byte, the model's, first fetch() → first byte).
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -27,6 +27,7 @@ import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
 import { watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
+import { questionsOf, spread } from './lib/questions.ts';
 import { WorkerSessions } from './lib/workerSessions.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -215,13 +216,8 @@ async function main(): Promise<void> {
     throw new Error(
       'usage: link-timeline.ts <x.bundle> <questions.jsonl> [--n 5] [--stages] [--json out.json]',
     );
-  const all = (await readFile(questionsFile, 'utf8'))
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => (JSON.parse(l) as { question: string }).question);
-  // The same questions as link-latency.ts and link-sim.ts pick for --n: every len/n-th.
-  const questions =
-    all.length <= N ? all : Array.from({ length: N }, (_, i) => all[Math.floor((i * all.length) / N)]);
+  // The same questions as link-latency.ts and question-bytes.ts pick for --n: spread over the set.
+  const questions = spread(await questionsOf(questionsFile), N);
   const dist = resolve(process.env.E2E_DIST ?? join(root, 'dist'));
   const folder = `link-timeline-${process.pid}`;
   await mkdir(join(dist, folder), { recursive: true });
