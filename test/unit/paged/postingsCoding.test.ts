@@ -2,6 +2,7 @@
 // its parameter), then each posting's gap and count less 1 in those codes, least significant bit first. The expected bytes below are worked out by hand from that
 // rule; the refusals are lists a stranger's bundle could hold.
 import { describe, expect, it } from 'vitest';
+import { packed } from '../../support/packedBits.ts';
 import {
   decodePostings,
   decodeVarintPostings,
@@ -17,16 +18,6 @@ function head(count: number, gapCode: number, freqCode: number): number[] {
     v = Math.floor(v / 128);
   }
   return [...out, v];
-}
-
-/** Bits (least significant first) packed into bytes, the last one padded with 0. */
-function packed(bits: number[]): number[] {
-  const out: number[] = [];
-  bits.forEach((b, i) => {
-    if (i % 8 === 0) out.push(0);
-    out[out.length - 1] |= b << (i % 8);
-  });
-  return out;
 }
 
 describe('postings coded as Rice codes (version 14)', () => {

@@ -2,17 +2,8 @@
 // the chunk's concept count m and the concepts, ⌊log2 ⌊concepts / (m + 1)⌋⌋, least significant bit first. The expected
 // bytes below are worked out by hand from that rule; the refusals are rows a stranger's bundle could hold.
 import { describe, expect, it } from 'vitest';
+import { packed } from '../../support/packedBits.ts';
 import { decodeRow, encodedRow, rowRiceParameter } from '../../../src/core/paged/rowsCoding.ts';
-
-/** Bits (least significant first) packed into bytes, the last one padded with 0. */
-function packed(bits: number[]): number[] {
-  const out: number[] = [];
-  bits.forEach((b, i) => {
-    if (i % 8 === 0) out.push(0);
-    out[out.length - 1] |= b << (i % 8);
-  });
-  return out;
-}
 
 /** A row decoded alone (all of `bytes`), as a reader decodes a group of one chunk. */
 function decoded(bytes: ArrayLike<number>, m: number, concepts: number): number[] {
