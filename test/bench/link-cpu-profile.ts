@@ -124,15 +124,15 @@ async function main(): Promise<void> {
     await cdp.send('Profiler.enable');
     for (const [i, q] of questions.entries()) {
       const load = loadavg()[0];
-      await page.goto(`${server.origin}/?bundle=${path}&visit=${i}#library`, { waitUntil: 'commit' });
-      await page.waitForSelector('[data-testid="read-by-ranges"]', { timeout: STEP_TIMEOUT_MS });
-      await sessions.attach();
-      await page.click('a[href="#ask"]');
-      await page.fill('[data-testid="question"]', q, { timeout: STEP_TIMEOUT_MS });
-      await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
       // The query worker only (the graph worker idles during a question).
-      const live = sessions.workers.filter((w) => w.url.includes('query'));
-      if (live.length !== 1) throw new Error(`link-cpu-profile bench: ${live.length} query workers attached`);
+      const querySession = await sessions.questionReady(
+        page,
+        `${server.origin}/?bundle=${path}&visit=${i}#library`,
+        q,
+        'link-cpu-profile',
+        STEP_TIMEOUT_MS,
+      );
+      const live = sessions.workers.filter((w) => w.sessionId === querySession);
       profiled++;
       for (const w of live) {
         await sessions.send(w.sessionId, 'Profiler.enable');

@@ -244,15 +244,13 @@ async function main(): Promise<void> {
       const load = loadavg()[0];
       await emulate(cdp);
       await cdp.send('Network.clearBrowserCache');
-      await page.goto(`${server.origin}/?bundle=${path}&visit=${i}#library`, { waitUntil: 'commit' });
-      await page.waitForSelector('[data-testid="read-by-ranges"]', { timeout: STEP_TIMEOUT_MS });
-      await sessions.attach();
-      await page.click('a[href="#ask"]');
-      await page.fill('[data-testid="question"]', q, { timeout: STEP_TIMEOUT_MS });
-      await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
-      const live = sessions.workers.filter((w) => w.url.includes('query'));
-      if (live.length !== 1) throw new Error(`link-timeline bench: ${live.length} query workers attached`);
-      const worker = live[0].sessionId;
+      const worker = await sessions.questionReady(
+        page,
+        `${server.origin}/?bundle=${path}&visit=${i}#library`,
+        q,
+        'link-timeline',
+        STEP_TIMEOUT_MS,
+      );
       const evaluate = async <T>(expression: string): Promise<T> =>
         (
           await sessions.send<{ result: { value: T } }>(worker, 'Runtime.evaluate', {

@@ -1,6 +1,6 @@
 // The page's dedicated workers from its CDP session, for the benches that profile or read the query worker
 // (link-cpu-profile.ts, link-timeline.ts).
-import type { CDPSession } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 
 /**
  * The page's dedicated workers, attached (not flattened) from the page's CDP session: commands go through
@@ -22,6 +22,27 @@ export class WorkerSessions {
       const m = JSON.parse(e.message) as { id?: number; result?: unknown };
       if (m.id !== undefined) this.waiting.get(m.id)?.(m.result);
     });
+  }
+  /**
+   * Opens the bundle at `url` (a new document: its workers attached anew), types `question` in the Ask view and
+   * waits until Ask can be pressed; the session of the one query worker (the graph worker idles during a question).
+   */
+  async questionReady(
+    page: Page,
+    url: string,
+    question: string,
+    bench: string,
+    timeoutMs: number,
+  ): Promise<string> {
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.waitForSelector('[data-testid="read-by-ranges"]', { timeout: timeoutMs });
+    await this.attach();
+    await page.click('a[href="#ask"]');
+    await page.fill('[data-testid="question"]', question, { timeout: timeoutMs });
+    await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: timeoutMs });
+    const live = this.workers.filter((w) => w.url.includes('query'));
+    if (live.length !== 1) throw new Error(`${bench} bench: ${live.length} query workers attached`);
+    return live[0].sessionId;
   }
   /** Attaches anew (off, then on): a new document's workers are reported again. */
   async attach(): Promise<void> {
