@@ -27,6 +27,7 @@ import { PATH_BYTES } from '../../src/core/paged/blockPaths.ts';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { rowRiceParameter } from '../../src/core/paged/rowsCoding.ts';
+import type { TermEntry } from '../../src/core/paged/format.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
@@ -41,8 +42,9 @@ const kb = (bytes: number): string => (bytes / 1000).toLocaleString('en-US', { m
 
 interface Use {
   rows: Set<number>;
-  /** Posting entries decoded (text and heading lists), and the postings' bytes asked. */
+  /** Posting entries decoded (text and heading lists), and their chunks' lengths' bits (C's model, once it is set). */
   postings: number;
+  lengthBits: number;
   counts: Uint8Array;
   reader?: SectionReader;
 }
@@ -63,9 +65,17 @@ const readerProto = SectionReader.prototype as unknown as ReaderPatch;
 const decodePostingList = readerProto.decodePostingList;
 readerProto.decodePostingList = function (this: SectionReader, ...a: unknown[]) {
   const list = decodePostingList.apply(this, a) as { chunks: Uint32Array };
-  if (use) use.postings += list.chunks.length;
+  if (use) {
+    use.postings += list.chunks.length;
+    if (entryBits) for (const k of list.chunks) use.lengthBits += entryBits[k];
+  }
+  if (tally) for (const k of list.chunks) tally[k]++;
   return list;
 };
+/** While set, each chunk's posting entries are counted (the whole bundle's, before the questions). */
+let tally: Uint32Array | undefined;
+/** C's bits a posting entry naming chunk k carries (its lengths' code), once the model is set. */
+let entryBits: Float64Array | undefined;
 const walkDegrees = readerProto.walkDegrees;
 // The library takes its arrays when it is built (the walk's degree arrays): the counting view goes in first.
 readerProto.walkDegrees = function (this: SectionReader, ...a: unknown[]) {
@@ -130,14 +140,6 @@ const mean = (values: number[]): number =>
 const stats = (values: number[]): string =>
   `${kb(quantile(values, 0.5))} / ${kb(Math.max(...values))} / ${kb(mean(values))}`;
 
-function order0Bits(values: ArrayLike<number>): number {
-  const counts = new Map<number, number>();
-  for (let i = 0; i < values.length; i++) counts.set(values[i], (counts.get(values[i]) ?? 0) + 1);
-  let bits = 0;
-  for (const c of counts.values()) bits -= c * Math.log2(c / values.length);
-  return values.length ? bits / values.length : 0;
-}
-
 /** A layout of rows: each chunk's row bytes, the blocks cut from them, and each chunk's block. */
 interface Layout {
   name: string;
@@ -166,6 +168,38 @@ function blocksRead(layout: Layout, chunks: Iterable<number>): { blocks: number;
   let bytes = 0;
   for (const b of seen) bytes += layout.blockBytes[b] + PATH_BYTES;
   return { blocks: seen.size, bytes };
+}
+
+/** Every word's text and heading posting entries: its dictionary groups read whole, then each list decoded. */
+async function postingEntries(reader: SectionReader): Promise<Uint32Array> {
+  const first = reader.open.termFirst;
+  const entriesOf = (g: number) => reader.termEntry(first[g]);
+  await reader.readUntilComplete(() => {
+    let complete = true;
+    for (let g = 0; g < first.length; g++) if (!entriesOf(g)) complete = false;
+    return complete;
+  });
+  // The groups are in the store now: each read again by its key, as termEntry reads it.
+  const store = (reader as unknown as { store: { group(key: string): unknown } }).store;
+  const perChunk = new Uint32Array(reader.chunkCount);
+  await reader.readUntilComplete(() => {
+    tally = perChunk.fill(0);
+    let complete = true;
+    for (let g = 0; g < first.length; g++) {
+      const group = store.group(`t${g}`) as TermEntry[] | undefined;
+      if (!group) throw new Error(`term group ${g} not kept`);
+      for (const e of group)
+        for (const heading of [false, true]) {
+          // Decoded here, not taken from the reader's cache, so that each list is tallied once a run.
+          (reader as unknown as { postings: Map<string, unknown> }).postings.clear();
+          const list = reader.postingsOf(e[0], e, heading);
+          if (!list && (heading ? e[4] : e[2]) > 0) complete = false;
+        }
+    }
+    return complete;
+  });
+  tally = undefined;
+  return perChunk;
 }
 
 async function main(): Promise<void> {
@@ -291,8 +325,23 @@ async function main(): Promise<void> {
   // order-0 entropy (a floor: no code reaches it); `open` loses textLengths and headingLengths, and the arrays coded
   // over the text length are coded without it (conceptCounts as varints, recordGroups' sizes as varints). The tokens'
   // prediction from the text length (the evidence blocks) and the BM25 means (scalars then) are not counted.
-  const lengthBits =
-    order0Bits(open.textLengths) + (d.headingCopies > 0 ? order0Bits(open.headingLengths) : 0);
+  // The lengths a posting entry carries are its chunk's (text, heading) pair, coded by their order-0 entropy over the
+  // bundle's posting entries (a chunk named by more lists weighs more): a floor for a static code (a Huffman table in
+  // the directory would be within a bit of it).
+  const perChunk = await postingEntries(reader);
+  const pairOf = (k: number) => `${open.textLengths[k]}:${d.headingCopies > 0 ? open.headingLengths[k] : 0}`;
+  const weight = new Map<string, number>();
+  let entriesTotal = 0;
+  for (let k = 0; k < nChunks; k++) {
+    weight.set(pairOf(k), (weight.get(pairOf(k)) ?? 0) + perChunk[k]);
+    entriesTotal += perChunk[k];
+  }
+  entryBits = new Float64Array(nChunks);
+  let bundleBits = 0;
+  for (let k = 0; k < nChunks; k++) {
+    entryBits[k] = perChunk[k] ? -Math.log2(weight.get(pairOf(k))! / entriesTotal) : 0;
+    bundleBits += perChunk[k] * entryBits[k];
+  }
   const withoutLengths = { ...stored };
   delete withoutLengths.textLengths;
   delete withoutLengths.headingLengths;
@@ -312,6 +361,7 @@ async function main(): Promise<void> {
   const perQuestion: Array<{
     rows: number;
     postings: number;
+    lengthBytes: number;
     extra: number;
     used: number;
     today: number;
@@ -320,7 +370,7 @@ async function main(): Promise<void> {
   }> = [];
   const todayCheck: number[] = [];
   for (const q of picked) {
-    const current: Use = { rows: new Set(), counts: new Uint8Array(nChunks), postings: 0 };
+    const current: Use = { rows: new Set(), counts: new Uint8Array(nChunks), postings: 0, lengthBits: 0 };
     use = current;
     const opened = await openPagedBundle(new MemoryRangeSource(data, bundlePath), analyzer);
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
@@ -341,6 +391,7 @@ async function main(): Promise<void> {
     perQuestion.push({
       rows: current.rows.size,
       postings: current.postings,
+      lengthBytes: current.lengthBits / 8,
       extra: extra.length,
       used,
       today: t.bytes,
@@ -406,11 +457,14 @@ async function main(): Promise<void> {
   line('A', (x) => x.a, bestA.bytes);
   line('B', (x) => x.b, openB);
   console.log(
-    `\n### C: BM25 lengths in the postings (${lengthBits.toFixed(2)} bits an entry at their order-0 entropy)\n` +
+    `\n### C: BM25 lengths in the postings (${(bundleBits / entriesTotal).toFixed(2)} bits an entry at their ` +
+      `order-0 entropy over the bundle's entries)\n` +
       `- posting entries a question decodes: ${stats(col((x) => x.postings))} (thousands: p50 / max / mean)\n` +
       `- \`open\` ${kb(baseline)} → ${kb(openC)} KB; the postings a question reads grow by ` +
-      `${stats(col((x) => (x.postings * lengthBits) / 8))} KB; Δ against today ` +
-      `${stats(col((x) => openC - baseline + (x.postings * lengthBits) / 8))} KB`,
+      `${stats(col((x) => x.lengthBytes))} KB; Δ against today ` +
+      `${stats(col((x) => openC - baseline + x.lengthBytes))} KB\n` +
+      `- the bundle's ${entriesTotal.toLocaleString('en-US')} posting entries grow the postings by ` +
+      `${kb(bundleBits / 8)} KB`,
   );
 }
 
