@@ -354,6 +354,15 @@ async function main(): Promise<void> {
     conceptCounts: varints(open.conceptCounts),
     recordGroups: varints(recordSizes),
   });
+  // B and C together: rows that delimit themselves and postings that carry the lengths (no conceptCounts to code).
+  const rowBlockArrays = {
+    rowBlockFirst: varints(firstChunks.map((k, b) => k - (b ? firstChunks[b - 1] : 0))),
+    rowBlockSpare: varints(layoutB.blockBytes.map((x) => Math.max(0, blockSize - x))),
+  };
+  const withoutAll = { ...withoutBoth };
+  delete withoutAll.textLengths;
+  delete withoutAll.headingLengths;
+  const openBC = openBytes({ ...withoutAll, ...rowBlockArrays, recordGroups: varints(recordSizes) });
   const rowsBytes = (l: Layout) => l.blockBytes.reduce((s, x) => s + x + PATH_BYTES, 0);
 
   // The questions, cold.
@@ -464,7 +473,9 @@ async function main(): Promise<void> {
       `${stats(col((x) => x.lengthBytes))} KB; Δ against today ` +
       `${stats(col((x) => openC - baseline + x.lengthBytes))} KB\n` +
       `- the bundle's ${entriesTotal.toLocaleString('en-US')} posting entries grow the postings by ` +
-      `${kb(bundleBits / 8)} KB`,
+      `${kb(bundleBits / 8)} KB\n` +
+      `- B and C together: \`open\` ${kb(baseline)} → ${kb(openBC)} KB; Δ against today ` +
+      `${stats(col((x) => x.b - x.today + openBC - baseline + x.lengthBytes))} KB`,
   );
 }
 
