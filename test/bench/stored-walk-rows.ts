@@ -22,6 +22,7 @@
 //          [--thresholds 1,2,4,16,64,256,1024,4096,2-4] [--first-page] [--split]   (D: df ≥ D; a-b: df a to b;
 //          --split: the mean a question read of each part, today and under each rule)  [--later] (round
 //          twenty-five: also the questions one after another on one open library, as question-bytes.ts --later)
+//          [--later-detail] (each later question's bytes and the stored rows served so far, on stderr)
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -339,7 +340,11 @@ async function askLater(
     const before = source.bytesRead;
     await askAsBench(library, q, process.argv.includes('--first-page'));
     const zone = zoneBytes ? zoneBytes(served) : 0;
-    if (process.env.DEBUG_LATER) console.error(i, source.bytesRead - before, zone, [...served].join(','));
+    // --later-detail: each question's read bytes, the zone's bytes so far and the concepts served so far (stderr).
+    if (process.argv.includes('--later-detail'))
+      console.error(
+        `later ${i}: read ${source.bytesRead - before}, zone so far ${zone}, served ${[...served].join(',')}`,
+      );
     if (i > 0) later.push(source.bytesRead - before + zone - zoneBefore);
     zoneBefore = zone;
   }
