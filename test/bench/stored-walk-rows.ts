@@ -328,28 +328,34 @@ async function askLater(
   regions: Region[],
   questions: readonly string[],
   zoneBytes: ((servedSoFar: ReadonlySet<number>) => number) | undefined,
-): Promise<number[]> {
+): Promise<{ later: number[]; rankings: string[] }> {
   const source = new TaggedSource(new MemoryRangeSource(data, name));
   source.regions = regions;
   source.gapBytes = 0;
   const library = (await openPagedBundle(source, createTermAnalyzer()))!.library;
   const later: number[] = [];
+  const rankings: string[] = [];
   served = new Set();
+  computed = new Map();
   let zoneBefore = 0;
   for (const [i, q] of questions.entries()) {
     const before = source.bytesRead;
-    await askAsBench(library, q, process.argv.includes('--first-page'));
+    const answer = await askAsBench(library, q, process.argv.includes('--first-page'));
+    rankings.push(answer.hits.map((h) => `${h.chunkId}:${h.score}`).join(','));
     const zone = zoneBytes ? zoneBytes(served) : 0;
     // --later-detail: each question's read bytes, the zone's bytes so far and the concepts served so far (stderr).
     if (process.argv.includes('--later-detail'))
       console.error(
-        `later ${i}: read ${source.bytesRead - before}, zone so far ${zone}, served ${[...served].join(',')}`,
+        `later ${i}: read ${source.bytesRead - before}, zone so far ${zone}, served ${[...served].join(',')}; ` +
+          `rows computed so far ${computed.size}, their df max ` +
+          `${Math.max(0, ...[...computed.keys()].map((u) => library.reader.open.df[u]))}`,
       );
     if (i > 0) later.push(source.bytesRead - before + zone - zoneBefore);
     zoneBefore = zone;
   }
   served = undefined;
-  return later;
+  computed = undefined;
+  return { later, rankings };
 }
 
 async function main(): Promise<void> {
@@ -525,9 +531,14 @@ async function main(): Promise<void> {
       (laterToo ? ' later questions p50 / max KB (estimate) |' : ''),
   );
   console.log(`|${'---:|'.repeat(9 + STORED_BLOCKS.length + (laterToo ? 1 : 0))}`);
-  const laterCell = (later: number[]): string =>
-    laterToo ? ` ${kb(quantile(later, 0.5))} / ${kb(Math.max(...later))} |` : '';
-  const laterToday = laterToo ? await askLater(data, bundlePath, regions, picked, undefined) : [];
+  const laterCell = ({ later, rankings }: { later: number[]; rankings: string[] }): string => {
+    if (!laterToo) return '';
+    const differ = rankings.filter((r, i) => r !== laterToday.rankings[i]).length;
+    return ` ${kb(quantile(later, 0.5))} / ${kb(Math.max(...later))} (rankings differ: ${differ}) |`;
+  };
+  const laterToday = laterToo
+    ? await askLater(data, bundlePath, regions, picked, undefined)
+    : { later: [], rankings: [] };
   const bundleKb = data.length;
   const todayP50 = quantile(
     today.map((a) => a.bytes),
@@ -592,7 +603,7 @@ async function main(): Promise<void> {
           for (const b of blocks) read += lengths[b];
           return read;
         })
-      : [];
+      : { later: [], rankings: [] };
     oracle = undefined;
     console.log(
       `| ${rule.name} | ${stored.length.toLocaleString('en-US')} | ${kb(total)} | ${kb(hashes)} | ${kb(openGrowth)} | ` +
