@@ -5,7 +5,14 @@
 // R@2 / R@5 = the share of supporting passages among the first 2 / 5 passages of the hits (`ppr`, 12,000 tokens, each
 // passage once, by its title: those libraries' files hold 8 passages each, one a `##` section named as the passage's
 // title, so a hit's heading path's second entry), and how many questions' first 5 hits differ from the cap off.
+// Round twenty-five (wip/gib25): the library is read as question-bytes.ts reads it (a TaggedSource over memory: gap 0
+// unless --gap says another, ranges sent 100 a request). A bare MemoryRangeSource sends each range as a request of its
+// own, and the block store re-checks every group of a load after each response (BlockStore.arrived): at 100 MiB a
+// question took 1–34 s, 80 % of it in arrived(), and 30 questions at 1 GiB did not end in round twenty-four.
+// Each cap's seconds a question and the load are printed, and which questions' first 5 hits differ from off (the n
+// questions are spread over the set: the same n every run).
 // Usage: node --import tsx test/bench/hub-recall.ts <x.bundle> <questions.jsonl> [--n 100] [--caps 0,1000,300,100]
+//          [--gap <bytes>] [--show]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -14,6 +21,7 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { BENCH_BUDGET_TOKENS } from './lib/questions.ts';
+import { TaggedSource } from './lib/taggedSource.ts';
 
 interface Question {
   question: string;
@@ -25,6 +33,12 @@ if (!bundlePath || !questionsPath)
   throw new Error('usage: hub-recall.ts <x.bundle> <questions.jsonl> [--n 100] [--caps 0,1000,300,100]');
 const n = Number(arg('n', '100'));
 const caps = arg('caps', '0,1000,300,100').split(',').map(Number);
+const gap = Number(arg('gap', '0'));
+if (!(Number.isInteger(gap) && gap >= 0)) throw new Error('--gap must be a byte count');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
 const all = (await readFile(questionsPath, 'utf8'))
   .split('\n')
@@ -47,15 +61,19 @@ console.log(
 console.log('| walkMaxDf | R@2 | R@5 | first 5 hits differ from off |');
 console.log('|---:|---:|---:|---:|');
 for (const cap of caps) {
-  const { library } = (await openPagedBundle(new MemoryRangeSource(data, bundlePath), analyzer, {
-    walkMaxDf: cap,
-  }))!;
+  const source = new TaggedSource(new MemoryRangeSource(data, bundlePath));
+  source.gapBytes = gap;
+  const { library } = (await openPagedBundle(source, analyzer, { walkMaxDf: cap }))!;
+  const seconds: string[] = [];
+  const changed: string[] = [];
   let r2 = 0;
   let r5 = 0;
   let differ = 0;
   const tops: string[][] = [];
   for (const [i, q] of picked.entries()) {
+    const t0 = performance.now();
     const { hits } = await library.search(q.question, 'ppr', BENCH_BUDGET_TOKENS);
+    seconds.push(((performance.now() - t0) / 1000).toFixed(1));
     const titles: string[] = [];
     for (const h of hits) {
       const t = h.path?.[1] ?? h.path?.[0] ?? '';
@@ -68,8 +86,13 @@ for (const cap of caps) {
     r5 += found(5);
     const top = hits.slice(0, 5).map((h) => h.chunkId);
     tops.push(top);
-    if (offTop && offTop[i].join() !== top.join()) differ++;
+    if (offTop && offTop[i].join() !== top.join()) {
+      differ++;
+      changed.push(`q${i}: ${offTop[i].join(',')} → ${top.join(',')}`);
+    }
   }
+  console.error(`walkMaxDf ${cap}: seconds a question ${seconds.join(' ')}; load ${load()}`);
+  for (const c of changed) console.error(`  ${c}`);
   if (cap === 0) offTop = tops;
   const pct = (x: number) => ((100 * x) / picked.length).toFixed(1);
   console.log(`| ${cap} | ${pct(r2)} | ${pct(r5)} | ${offTop && cap !== 0 ? differ : '–'} |`);

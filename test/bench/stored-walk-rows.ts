@@ -20,11 +20,14 @@
 // every question's ranking against today's.
 // Usage: node --import tsx test/bench/stored-walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [--n 25]
 //          [--thresholds 1,2,4,16,64,256,1024,4096,2-4] [--first-page] [--split]   (D: df ≥ D; a-b: df a to b;
-//          --split: the mean a question read of each part, today and under each rule)
+//          --split: the mean a question read of each part, today and under each rule)  [--later] (round
+//          twenty-five: also the questions one after another on one open library, as question-bytes.ts --later)
+//          [--later-detail] (each later question's bytes and the stored rows served so far, on stderr)
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
 import { gzipSync } from 'fflate';
+import { PATH_BYTES } from '../../src/core/paged/blockPaths.ts';
 import { BlockStore } from '../../src/core/paged/blockStore.ts';
 import { readVarints } from '../../src/core/paged/bytes.ts';
 import {
@@ -32,20 +35,21 @@ import {
   hashBytesOf,
   hashLevels,
   placeRowBlocks,
-  sectionsOf,
   type PagesDirectory,
 } from '../../src/core/paged/format.ts';
 import { openPagedBundle, readManifestByRanges } from '../../src/core/paged/index.ts';
 import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
+import { decodeRow } from '../../src/core/paged/rowsCoding.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
+import { regionsOf } from './lib/bundleRegions.ts';
 import { TaggedSource, type Region } from './lib/taggedSource.ts';
 import { askAsBench, questionsOf, spread } from './lib/questions.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/stored-walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [--n 25] [--thresholds 1,2,…] [--first-page]';
+  'usage: node --import tsx test/bench/stored-walk-rows.ts <name>=<x.bundle>:<questions.jsonl> [--n 25] [--thresholds 1,2,…] [--first-page] [--split] [--later]';
 /** Block sizes of whole stored rows simulated for the stored rows' own zone. */
 const STORED_BLOCKS = [128, 512];
 /** The hash tree a version 7+ writer gives (format.ts): 16-byte hashes, leaves of 128 B, upper pages of 512 B. */
@@ -125,7 +129,7 @@ const pushVarint = (out: number[], v: number): void => {
   out.push(v);
 };
 
-/** The library's chunk rows and concept lists, decoded whole from its pages part (our own bundle: unchecked). */
+/** The library's chunk rows and concept lists, decoded whole from its rows section's logical bytes (our own bundle). */
 interface Library {
   d: PagesDirectory;
   df: Uint32Array;
@@ -137,18 +141,28 @@ interface Library {
   chunks: Uint32Array;
 }
 
-function decodeLibrary(pages: Uint8Array, library: PagedLibrary): Library {
+function decodeLibrary(rows: Uint8Array, library: PagedLibrary): Library {
   const { directory: d, open } = library.reader;
   const n = d.chunkCount;
   const nc = d.conceptCount;
-  const section = (s: keyof PagesDirectory['sections']) =>
-    pages.subarray(d.sections[s][0], d.sections[s][0] + d.sections[s][1]);
-  const rows = section('rows');
   const starts = new Float64Array(n + 1);
   for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts[k];
   const ids = new Uint32Array(starts[n]);
   if (d.groups.rows !== 1) throw new Error('rows in groups of more than one chunk: not the large layout');
   for (let k = 0; k < n; k++) {
+    if (d.rowsCoding) {
+      // Version 15: Rice-coded rows (rowsCoding.ts), ids whole.
+      decodeRow(
+        rows,
+        open.rowGroups[k],
+        open.rowGroups[k + 1],
+        starts[k + 1] - starts[k],
+        nc,
+        ids,
+        starts[k],
+      );
+      continue;
+    }
     const row = ids.subarray(starts[k], starts[k + 1]);
     readVarints(rows, open.rowGroups[k], row, row.length);
     for (let j = 1; j < row.length; j++) row[j] += row[j - 1];
@@ -296,12 +310,61 @@ async function askCold(
   };
 }
 
+/** An answer's figures without its library (at 1 GiB each library holds its decoded `open`: ~100 MB a question). */
+function withoutLibrary(asked: Asked & { library: PagedLibrary }): Asked {
+  const { library: _, ...figures } = asked;
+  return figures;
+}
+
+/**
+ * --later: the questions one after another on one open library (a visitor's later questions, as question-bytes.ts
+ * --later asks them), with the oracle's rows (or none: today). For each question after the first: what the real
+ * reader read, and what the stored rows' zone (blocks ≤ 128 B and their hash pages) adds that no earlier question
+ * read; `zoneBytes` gives the zone's bytes (blocks + hash pages) for the concepts served so far.
+ */
+async function askLater(
+  data: Uint8Array,
+  name: string,
+  regions: Region[],
+  questions: readonly string[],
+  zoneBytes: ((servedSoFar: ReadonlySet<number>) => number) | undefined,
+): Promise<{ later: number[]; rankings: string[] }> {
+  const source = new TaggedSource(new MemoryRangeSource(data, name));
+  source.regions = regions;
+  source.gapBytes = 0;
+  const library = (await openPagedBundle(source, createTermAnalyzer()))!.library;
+  const later: number[] = [];
+  const rankings: string[] = [];
+  served = new Set();
+  computed = new Map();
+  let zoneBefore = 0;
+  for (const [i, q] of questions.entries()) {
+    const before = source.bytesRead;
+    const answer = await askAsBench(library, q, process.argv.includes('--first-page'));
+    rankings.push(answer.hits.map((h) => `${h.chunkId}:${h.score}`).join(','));
+    const zone = zoneBytes ? zoneBytes(served) : 0;
+    // --later-detail: each question's read bytes, the zone's bytes so far and the concepts served so far (stderr).
+    if (process.argv.includes('--later-detail'))
+      console.error(
+        `later ${i}: read ${source.bytesRead - before}, zone so far ${zone}, served ${[...served].join(',')}; ` +
+          `rows computed so far ${computed.size}, their df max ` +
+          `${Math.max(0, ...[...computed.keys()].map((u) => library.reader.open.df[u]))}`,
+      );
+    if (i > 0) later.push(source.bytesRead - before + zone - zoneBefore);
+    zoneBefore = zone;
+  }
+  served = undefined;
+  computed = undefined;
+  return { later, rankings };
+}
+
 async function main(): Promise<void> {
   const spec = process.argv.slice(2).find((a) => a.includes('='));
   const m = spec && /^([^=]+)=(.+):([^:]+)$/.exec(spec);
   if (!m) throw new Error(USAGE);
   const [, setName, bundlePath, qaPath] = m;
   const n = Number(arg('n', '25'));
+  const laterToo = process.argv.includes('--later');
   // A rule is `D` (every concept of df ≥ D) or `a-b` (df a to b).
   const rules = arg('thresholds', '1,2,4,16,64,256,1024,4096')
     .split(',')
@@ -317,18 +380,15 @@ async function main(): Promise<void> {
   const hashesPart = manifest?.parts.find((p) => p.name === 'pages.sha256');
   if (!pagesPart?.offset || !hashesPart?.offset) throw new Error(`${bundlePath}: no pages part`);
   const d = pagesPart.meta as unknown as PagesDirectory;
-  const regions: Region[] = [
-    { name: 'hashes', start: hashesPart.offset, end: hashesPart.offset + hashesPart.length },
-  ];
-  for (const s of sectionsOf(d.version)) {
-    const [at, length] = d.sections[s];
-    regions.push({ name: s, start: pagesPart.offset + at, end: pagesPart.offset + at + length });
-  }
-  const pages = data.subarray(pagesPart.offset, pagesPart.offset + pagesPart.length);
+  // The regions as question-bytes.ts splits them (bundleRegions.ts: version 13's paths inside the rows' region).
+  const { regions: partRegions } = await regionsOf(data, bundlePath);
+  const regions = partRegions.filter((r) => r.name !== 'hashes');
+  let rowsLogical: Uint8Array;
   {
     // The hashes split: the leaves of the rows' own blocks (their zone), the other leaves, the levels above them.
     const probe = await openPagedBundle(new MemoryRangeSource(data, bundlePath), createTermAnalyzer());
     const layout = blockLayoutOf(d, pagesPart.length);
+    if (d.blockPaths) layout.withPaths('rows', PATH_BYTES);
     if (!layout.placed) placeRowBlocks(bundlePath, d, layout, probe!.library.reader.open.rowGroups);
     const first = layout.blockOf(d.sections.rows[0]);
     const last = layout.blockOf(d.sections.rows[0] + d.sections.rows[1] - 1);
@@ -336,11 +396,23 @@ async function main(): Promise<void> {
     const leaves = layout.count * hb;
     const at = hashesPart.offset;
     const upper = d.hashPages ? hashLevels(leaves, d.hashPages).slice(1) : [];
-    regions[0] = { name: 'hashes', start: at, end: at + first * hb };
+    regions.push({ name: 'hashes', start: at, end: at + first * hb });
     regions.push({ name: 'row leaves', start: at + first * hb, end: at + (last + 1) * hb });
     regions.push({ name: 'hashes', start: at + (last + 1) * hb, end: at + leaves });
     for (const level of upper)
       regions.push({ name: 'upper hashes', start: at + level.at, end: at + level.at + level.length });
+    // The rows section's logical bytes: version 13's row blocks are stored each followed by its path (blockPaths.ts).
+    const pages = data.subarray(pagesPart.offset, pagesPart.offset + pagesPart.length);
+    const [rowsAt, rowsLength] = d.sections.rows;
+    rowsLogical = new Uint8Array(rowsLength);
+    for (let b = first; b <= last; b++)
+      rowsLogical.set(
+        pages.subarray(
+          layout.storedStartOf(b),
+          layout.storedStartOf(b) + layout.endOf(b) - layout.startOf(b),
+        ),
+        layout.startOf(b) - rowsAt,
+      );
   }
   const load = () =>
     loadavg()
@@ -367,8 +439,8 @@ async function main(): Promise<void> {
     rowsInWalk = new Set();
     rowsOutside = new Set();
     const asked = await askCold(data, bundlePath, regions, q);
-    x ??= decodeLibrary(pages, asked.library);
-    today.push(asked);
+    x ??= decodeLibrary(rowsLogical, asked.library);
+    today.push(withoutLibrary(asked));
     walkedCount.push(computed.size);
     for (const [u, row] of computed) {
       walkedDf.push(x.df[u]);
@@ -455,9 +527,18 @@ async function main(): Promise<void> {
     '\n| stored: df ≥ D or a–b | concepts | stored rows KB | + hashes KB | + open KB (sizes gzip’d) | bundle KB | ' +
       'read p50 / mean KB (rows, hashes, rows’ leaves, upper hashes mean) | stored rows read KB mean | ' +
       STORED_BLOCKS.map((s) => `≤ ${s} B blocks + hash pages KB mean`).join(' | ') +
-      ' | estimate p50 / max KB (≤ 128 B) | rankings differ |',
+      ' | estimate p50 / max KB (≤ 128 B) | rankings differ |' +
+      (laterToo ? ' later questions p50 / max KB (estimate) |' : ''),
   );
-  console.log(`|${'---:|'.repeat(9 + STORED_BLOCKS.length)}`);
+  console.log(`|${'---:|'.repeat(9 + STORED_BLOCKS.length + (laterToo ? 1 : 0))}`);
+  const laterCell = ({ later, rankings }: { later: number[]; rankings: string[] }): string => {
+    if (!laterToo) return '';
+    const differ = rankings.filter((r, i) => r !== laterToday.rankings[i]).length;
+    return ` ${kb(quantile(later, 0.5))} / ${kb(Math.max(...later))} (rankings differ: ${differ}) |`;
+  };
+  const laterToday = laterToo
+    ? await askLater(data, bundlePath, regions, picked, undefined)
+    : { later: [], rankings: [] };
   const bundleKb = data.length;
   const todayP50 = quantile(
     today.map((a) => a.bytes),
@@ -467,7 +548,7 @@ async function main(): Promise<void> {
     `| – (today) | 0 | 0 | 0 | 0 | ${kb(bundleKb)} | ${kb(todayP50)} / ${kb(mean(today.map((a) => a.bytes)))} ` +
       `(${kb(mean(today.map((a) => a.rows)))}, ${kb(mean(today.map((a) => a.hashes)))}, ` +
       `${kb(mean(today.map((a) => a.rowLeaves)))}, ${kb(mean(today.map((a) => a.upper)))}) | 0 | ${STORED_BLOCKS.map(() => '0').join(' | ')} | ` +
-      `${kb(todayP50)} / ${kb(Math.max(...today.map((a) => a.bytes)))} | – |`,
+      `${kb(todayP50)} / ${kb(Math.max(...today.map((a) => a.bytes)))} | – |${laterCell(laterToday)}`,
   );
   for (const rule of rules) {
     t0 = performance.now();
@@ -496,7 +577,7 @@ async function main(): Promise<void> {
     let rankingsDiffer = 0;
     for (const [i, q] of picked.entries()) {
       served = new Set();
-      const asked = await askCold(data, bundlePath, regions, q);
+      const asked = withoutLibrary(await askCold(data, bundlePath, regions, q));
       runs.push(asked);
       if (asked.ranking !== today[i].ranking) rankingsDiffer++;
       let bytes = 0;
@@ -512,6 +593,17 @@ async function main(): Promise<void> {
       }
     }
     served = undefined;
+    // Later questions: the zone's blocks (≤ 128 B) and hash pages every question so far read, the growth counted.
+    const { blockOf, lengths } = packed[0];
+    const later = laterToo
+      ? await askLater(data, bundlePath, regions, picked, (sofar) => {
+          const blocks = new Set<number>();
+          for (const u of sofar) blocks.add(blockOf[place.get(u)!]);
+          let read = hashPagesBytes(blocks);
+          for (const b of blocks) read += lengths[b];
+          return read;
+        })
+      : { later: [], rankings: [] };
     oracle = undefined;
     console.log(
       `| ${rule.name} | ${stored.length.toLocaleString('en-US')} | ${kb(total)} | ${kb(hashes)} | ${kb(openGrowth)} | ` +
@@ -524,7 +616,7 @@ async function main(): Promise<void> {
         `${kb(mean(runs.map((a) => a.bytes)))} (${kb(mean(runs.map((a) => a.rows)))}, ${kb(mean(runs.map((a) => a.hashes)))}, ` +
         `${kb(mean(runs.map((a) => a.rowLeaves)))}, ${kb(mean(runs.map((a) => a.upper)))}) | ` +
         `${kb(mean(storedRead))} | ${zoneRead.map((z) => kb(mean(z))).join(' | ')} | ${kb(quantile(estimate, 0.5))} / ` +
-        `${kb(Math.max(...estimate))} | ${rankingsDiffer} |`,
+        `${kb(Math.max(...estimate))} | ${rankingsDiffer} |${laterCell(later)}`,
     );
     console.error(`${rule.name}: ${((performance.now() - t0) / 1000).toFixed(0)} s, load ${load()}`);
     if (process.argv.includes('--split')) splits.push(`${rule.name}: ${meanSplit(runs)}`);
