@@ -7,7 +7,7 @@ import {
   parseByteranges,
   parseContentRange,
 } from '../../../../src/services/bundleBytes/byteRanges.ts';
-import { batchesOf } from '../../../../src/core/paged/blockStore.ts';
+import { batchesOf, staggeredBatches } from '../../../../src/core/paged/blockStore.ts';
 
 const enc = new TextEncoder();
 
@@ -87,5 +87,31 @@ describe('batches of runs', () => {
     expect(batches.flat()).toEqual(many);
     expect(Math.max(...batches.map((b) => b.length))).toBe(100);
     expect(batchesOf([], 6, 100)).toEqual([]);
+  });
+});
+
+describe('staggered batches of runs', () => {
+  it('splits a stage of one wave as batchesOf does', () => {
+    const runs = Array.from({ length: 1000 }, (_, i) => i);
+    expect(staggeredBatches(runs, 6, 200)).toEqual(batchesOf(runs, 6, 200));
+    expect(staggeredBatches(runs.slice(0, 3), 6, 200)).toEqual([[0], [1], [2]]);
+    expect(staggeredBatches([], 6, 200)).toEqual([]);
+  });
+
+  it('gives a stage of more requests than in flight a first wave of growing requests, then full ones', () => {
+    // 2,000 runs at 200 a request: 10 requests of 200 as batchesOf splits them, two waves of like size that end
+    // together on a shared link. Staggered: the k-th of the first 6 carries 200 × k / 6 (700 in all), the other 1,300
+    // go in ⌈1300 / 200⌉ = 7 of like size.
+    const runs = Array.from({ length: 2000 }, (_, i) => i);
+    const batches = staggeredBatches(runs, 6, 200);
+    expect(batches.slice(0, 6).map((b) => b.length)).toEqual([33, 67, 100, 133, 167, 200]);
+    expect(batches.slice(6).map((b) => b.length)).toEqual([185, 186, 186, 185, 186, 186, 186]);
+    // Every run once, in order (neighbours together), none past 200 ranges.
+    expect(batches.flat()).toEqual(runs);
+  });
+
+  it('keeps one range a request where the source says so (a host answering one range a request)', () => {
+    const runs = Array.from({ length: 100 }, (_, i) => i);
+    expect(staggeredBatches(runs, 64, 1)).toEqual(runs.map((r) => [r]));
   });
 });
