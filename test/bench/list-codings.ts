@@ -31,6 +31,7 @@ import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
+import { varints, zigzag } from './lib/openCandidates.ts';
 import { askAsBench, questionsOf, spread } from './lib/questions.ts';
 
 const USAGE = 'usage: node --import tsx test/bench/list-codings.ts <x.bundle> <questions.jsonl> [--n 25]';
@@ -50,19 +51,6 @@ proto.chunksOf = function (this: unknown, c: number) {
   return chunksOf.call(this, c);
 };
 
-function varints(values: ArrayLike<number>): Uint8Array {
-  const out: number[] = [];
-  for (let i = 0; i < values.length; i++) {
-    let v = values[i];
-    while (v >= 128) {
-      out.push((v % 128) | 128);
-      v = Math.floor(v / 128);
-    }
-    out.push(v);
-  }
-  return Uint8Array.from(out);
-}
-const zigzag = (x: number): number => (x >= 0 ? 2 * x : -2 * x - 1);
 const kb = (bytes: number): string => (bytes / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
 const quantile = (values: number[], q: number): number =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];

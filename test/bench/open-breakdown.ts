@@ -16,6 +16,7 @@ import { expandOpen, residualsOf } from '../../src/core/paged/compactOpen.ts';
 import type { OpenTables, PagesDirectory } from '../../src/core/paged/format.ts';
 import { readManifestByRanges } from '../../src/core/paged/index.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
+import { residualsOver, slopeOf, varints, zigzag } from './lib/openCandidates.ts';
 
 const USAGE = 'usage: node --import tsx test/bench/open-breakdown.ts <x.bundle> [...] [--candidates]';
 const paths = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -28,20 +29,6 @@ if (paths.length === 0) {
 const gz = (bytes: Uint8Array): number => gzipSync(bytes).length;
 const kb = (bytes: number): string => (bytes / 1000).toFixed(1);
 
-function varints(values: ArrayLike<number>): Uint8Array {
-  const out: number[] = [];
-  for (let i = 0; i < values.length; i++) {
-    let v = values[i];
-    while (v >= 128) {
-      out.push((v % 128) | 128);
-      v = Math.floor(v / 128);
-    }
-    out.push(v);
-  }
-  return Uint8Array.from(out);
-}
-const zigzag = (x: number): number => (x >= 0 ? 2 * x : -2 * x - 1);
-
 /** The bytes of one stored array: a typed array's own bytes, else its JSON (the dictionaries' first keys). */
 function storedBytes(value: unknown): Uint8Array {
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
@@ -49,18 +36,6 @@ function storedBytes(value: unknown): Uint8Array {
 }
 
 /** Least-squares slope through 0 of y over x, in 65,536ths (as version 10's tokensPerLength). */
-function slopeOf(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  let xy = 0;
-  let xx = 0;
-  for (let i = 0; i < x.length; i++) {
-    xy += x[i] * y[i];
-    xx += x[i] * x[i];
-  }
-  return xx > 0 ? Math.round((65536 * xy) / xx) : 0;
-}
-function residualsOver(x: ArrayLike<number>, y: ArrayLike<number>, slope: number): number[] {
-  return Array.from(y, (v, i) => zigzag(v - Math.floor((x[i] * slope) / 65536)));
-}
 
 /** Codings of the same values `open` could store instead, each gzip'd alone (KB), beside the array as stored. */
 function candidateRows(open: OpenTables, d: PagesDirectory): [string, number][] {

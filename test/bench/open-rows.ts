@@ -32,6 +32,7 @@ import { SectionReader } from '../../src/core/paged/sectionReader.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { regionsOf } from './lib/bundleRegions.ts';
+import { residualsOver, slopeOf, varints, zigzag } from './lib/openCandidates.ts';
 import { askAsBench, questionsOf, spread } from './lib/questions.ts';
 
 const USAGE =
@@ -104,31 +105,6 @@ function expGolombBits(v: number, k: number): number {
   const x = Math.floor(v / 2 ** k) + 1;
   return 2 * (31 - Math.clz32(x)) + 1 + k;
 }
-const zigzag = (x: number): number => (x >= 0 ? 2 * x : -2 * x - 1);
-function varints(values: ArrayLike<number>): Uint8Array {
-  const out: number[] = [];
-  for (let i = 0; i < values.length; i++) {
-    let v = values[i];
-    while (v >= 128) {
-      out.push((v % 128) | 128);
-      v = Math.floor(v / 128);
-    }
-    out.push(v);
-  }
-  return Uint8Array.from(out);
-}
-/** Least-squares slope through 0 of y over x, in 65,536ths (as the writers' openCoding slopes). */
-function slopeOf(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  let xy = 0;
-  let xx = 0;
-  for (let i = 0; i < x.length; i++) {
-    xy += x[i] * y[i];
-    xx += x[i] * x[i];
-  }
-  return xx > 0 ? Math.round((65536 * xy) / xx) : 0;
-}
-const residuals = (x: ArrayLike<number>, y: ArrayLike<number>, slope: number): number[] =>
-  Array.from(y, (v, i) => zigzag(v - Math.floor((x[i] * slope) / 65536)));
 const gz = (bytes: Uint8Array): number => gzipSync(bytes).length;
 
 function quantile(values: number[], q: number): number {
@@ -299,7 +275,7 @@ async function main(): Promise<void> {
   const text = open.textLengths;
   const rowGroupCodings: Array<[string, Uint8Array]> = [
     ['varints', varints(sizesA)],
-    ['− slope × textLength', varints(residuals(text, sizesA, slopeOf(text, sizesA)))],
+    ['− slope × textLength', varints(residualsOver(text, sizesA, slopeOf(text, sizesA)))],
   ];
   const codingsA = rowGroupCodings.map(([name, bytes]) => ({
     name,
