@@ -10,12 +10,13 @@ import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
 const BLOCK = 512;
 const data = Uint8Array.from({ length: 64 * BLOCK }, (_, i) => (i * 13 + (i >> 9)) & 0xff);
 
-function hashes(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(Math.ceil(bytes.length / BLOCK) * 32);
-  for (let b = 0; b * BLOCK < bytes.length; b++) {
+/** Each block's SHA-256, blocks of `size` bytes. */
+function hashes(bytes: Uint8Array, size = BLOCK): Uint8Array {
+  const out = new Uint8Array(Math.ceil(bytes.length / size) * 32);
+  for (let b = 0; b * size < bytes.length; b++) {
     out.set(
       createHash('sha256')
-        .update(bytes.subarray(b * BLOCK, (b + 1) * BLOCK))
+        .update(bytes.subarray(b * size, (b + 1) * size))
         .digest(),
       b * 32,
     );
@@ -251,14 +252,7 @@ describe('BlockStore between questions', () => {
     // 9 MiB in 128-byte blocks: 73,728 blocks, more than 65,536 (the bound when it counted blocks), far under 32 MiB.
     const size = 128;
     const part = Uint8Array.from({ length: 9 << 20 }, (_, i) => (i * 31 + (i >> 7)) & 0xff);
-    const digests = new Uint8Array((part.length / size) * 32);
-    for (let b = 0; b * size < part.length; b++)
-      digests.set(
-        createHash('sha256')
-          .update(part.subarray(b * size, (b + 1) * size))
-          .digest(),
-        b * 32,
-      );
+    const digests = hashes(part, size);
     const source = new MemoryRangeSource(part, 'rows.bin');
     const s = new BlockStore(
       source,
@@ -442,14 +436,6 @@ describe('BlockStore ranges a request', () => {
     // 2,600 blocks of 32 bytes; every other one wanted: 1,300 runs, none adjacent.
     const SIZE = 32;
     const bytes = Uint8Array.from({ length: 2600 * SIZE }, (_, i) => (i * 7 + (i >> 5)) & 0xff);
-    const hashes = new Uint8Array(2600 * 32);
-    for (let b = 0; b < 2600; b++)
-      hashes.set(
-        createHash('sha256')
-          .update(bytes.subarray(b * SIZE, (b + 1) * SIZE))
-          .digest(),
-        b * 32,
-      );
     const inner = new MemoryRangeSource(bytes, 'scattered.bin');
     const asked: number[] = [];
     const source = {
@@ -465,7 +451,7 @@ describe('BlockStore ranges a request', () => {
         return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
       },
     };
-    const s = new BlockStore(source, 0, bytes.length, SIZE, hashes, 'pages.bin');
+    const s = new BlockStore(source, 0, bytes.length, SIZE, hashes(bytes, SIZE), 'pages.bin');
     for (let b = 0; b < 2600; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
     await s.load();
     // A host on a link pays a round trip a request on each of its 6 connections: 1,300 ranges in requests of at most
@@ -483,14 +469,6 @@ describe('BlockStore a refused block', () => {
     // 40 blocks of 32 bytes, every other one wanted, a request each, one at a time; block 0 is corrupted.
     const SIZE = 32;
     const bytes = Uint8Array.from({ length: 40 * SIZE }, (_, i) => (i * 11 + (i >> 5)) & 0xff);
-    const hashes = new Uint8Array(40 * 32);
-    for (let b = 0; b < 40; b++)
-      hashes.set(
-        createHash('sha256')
-          .update(bytes.subarray(b * SIZE, (b + 1) * SIZE))
-          .digest(),
-        b * 32,
-      );
     const served = bytes.slice();
     served[3] ^= 1;
     const inner = new MemoryRangeSource(served, 'refused.bin');
@@ -512,7 +490,7 @@ describe('BlockStore a refused block', () => {
         return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
       },
     };
-    const s = new BlockStore(source, 0, served.length, SIZE, hashes, 'pages.bin');
+    const s = new BlockStore(source, 0, served.length, SIZE, hashes(bytes, SIZE), 'pages.bin');
     for (let b = 0; b < 40; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
     await expect(s.load()).rejects.toThrow(/SHA-256 mismatch in block 0/);
     // Not the 20 requests of the stage: the ones sent before the refusal was known.
