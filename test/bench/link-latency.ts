@@ -47,7 +47,7 @@ import { fileURLToPath } from 'node:url';
 import type { CDPSession, Page } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { certificateArgs, serveStatic, type RangeLog, type StaticServer } from '../e2e/lib/staticServer.ts';
-import { watchSettled } from './lib/linkProbes.ts';
+import { controlledByWorker, watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -335,14 +335,7 @@ async function main(): Promise<void> {
     const { page, context } = harness;
     // First visit, on the plain host: the service worker installs (precaching the shell) and takes the page.
     await page.goto(`${server.origin}/#ask`);
-    await page.waitForFunction(
-      async () => {
-        const reg = await navigator.serviceWorker.ready;
-        return reg.active?.state === 'activated' && navigator.serviceWorker.controller !== null;
-      },
-      undefined,
-      { timeout: STEP_TIMEOUT_MS, polling: 200 },
-    );
+    await page.waitForFunction(controlledByWorker, undefined, { timeout: STEP_TIMEOUT_MS, polling: 200 });
     const shellFirstVisit = [...server.served.values()].reduce((a, b) => a + b, 0);
     console.log(
       `first visit: the service worker controls the page; ${kb(shellFirstVisit)} sent for the shell and its ` +

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type { CDPSession } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
 import { serveStatic } from '../e2e/lib/staticServer.ts';
-import { watchSettled } from './lib/linkProbes.ts';
+import { controlledByWorker, watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
 import { questionsOf, spread } from './lib/questions.ts';
 import { WorkerSessions } from './lib/workerSessions.ts';
@@ -229,14 +229,7 @@ async function main(): Promise<void> {
   try {
     const { page, context } = harness;
     await page.goto(`${server.origin}/#ask`);
-    await page.waitForFunction(
-      async () => {
-        const reg = await navigator.serviceWorker.ready;
-        return reg.active?.state === 'activated' && navigator.serviceWorker.controller !== null;
-      },
-      undefined,
-      { timeout: STEP_TIMEOUT_MS, polling: 200 },
-    );
+    await page.waitForFunction(controlledByWorker, undefined, { timeout: STEP_TIMEOUT_MS, polling: 200 });
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     const sessions = new WorkerSessions(cdp);

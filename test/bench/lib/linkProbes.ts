@@ -61,3 +61,9 @@ export async function watchSettled(timeoutMs: number): Promise<{
     });
   });
 }
+
+/** Whether the app's service worker is active and controls the page (the shell then comes from its precache). */
+export async function controlledByWorker(): Promise<boolean> {
+  const reg = await navigator.serviceWorker.ready;
+  return reg.active?.state === 'activated' && navigator.serviceWorker.controller !== null;
+}
