@@ -1226,8 +1226,10 @@ const BACKGROUND_FIRST_RANGES = 67;
  * The runs of a background load (the walk's rows read beside the early evidence: library.ts search): a first wave of
  * `inFlight` requests of at most BACKGROUND_FIRST_RANGES ranges, then the rest as staggeredBatches. The early
  * evidence's next stage is queued ahead of them but finds the slots they hold: small, they end within a round trip or
- * two and hand it the slots. At 100 MiB (link-sim --virtual --shared, 20 questions): first evidence 945 → 857 ms p50
- * for the same settled answer (2,755 ms), requests 82 → 89 (docs/results/question-bytes.md, round twenty-six).
+ * two and hand it the slots. At 100 MiB (link-sim --virtual --shared, 20 questions): first evidence 945 → 857 ms p50,
+ * +224 → +181 ms a question against main, for a settled answer at the same p50 (2,755 ms) but −133 → −71 ms a
+ * question; requests 82 → 89 p50. Kept for the first evidence, which in Chromium is near its bound (1.10–1.19 s p50
+ * for ≤ 1.2 s; docs/results/question-bytes.md, round twenty-six).
  */
 export function backgroundBatches<T>(runs: readonly T[], inFlight: number, maxRanges: number): T[][] {
   const first = Math.min(maxRanges, BACKGROUND_FIRST_RANGES);

@@ -100,10 +100,12 @@ const EARLY_STEPS = 3;
  * the dictionaries, the postings and the seeds' lists, after which the walk knows its first rows; they are read while
  * the early evidence's records are (the walk run again after each of its loads until the early evidence is shown), in
  * requests queued after the early evidence's (slotPool.ts). Before round twenty-six they waited for the early evidence,
- * and the link was idle ~450 ms of its 769 at question 1. At 100 MiB (link-sim --virtual --part-overhead 120, 20
- * questions): settled 2,888 → 2,755 ms p50 over a link shared among the responses (20 of 20 sooner), 2,888 → 2,765
- * first come, first served; first evidence 673 → 857 and 840 ms; the same bytes and answers. -1: after the early
- * evidence, as before (docs/results/question-bytes.md, round twenty-six).
+ * and the link was idle ~450 ms of its first 769 at question 1. At 100 MiB (link-sim --virtual --part-overhead 120, 20
+ * questions): settled 2,888 → 2,755 ms p50 over a link shared among the responses (−71 ms a question median, 17 of 20
+ * sooner), 2,888 → 2,765 first come, first served (−118, 18 of 20); first evidence 673 → 857 and 840 ms; the same
+ * answers, −20 to +5 KB a question. In Chromium (link-latency.ts, 10 Mbit/s, 100 ms): settled −253 and −327 ms a
+ * question in two pairs with main (14 and 18 of 20 sooner), first evidence +168 and +134 ms (1.10–1.19 s p50).
+ * -1: after the early evidence, as before (docs/results/question-bytes.md, round twenty-six).
  */
 const WALK_BESIDE_STEP = 1;
 
