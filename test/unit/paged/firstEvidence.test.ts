@@ -416,6 +416,54 @@ describe('a cold question’s first evidence', () => {
     expect(beside).toBeGreaterThan(0);
   }, 120_000);
 
+  it('over a link, a refused row or a cancel stops the question while the walk reads beside the early evidence', async () => {
+    const engine = await pagesEngine();
+    const written = await largePages(engine);
+    const [rowsAt, rowsLength] = written.directory.sections.rows;
+    const linkOver = (data: Uint8Array) => {
+      const inner = new MemoryRangeSource(data, 'link');
+      const sent = { requests: 0 };
+      const source: RangeSource = {
+        name: 'link',
+        size: data.length,
+        gapBytes: 0,
+        partBytes: 120,
+        get bytesRead() {
+          return inner.bytesRead;
+        },
+        read: (offset, length) => inner.read(offset, length),
+        async readRanges(ranges) {
+          sent.requests++;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
+        },
+      };
+      return { source, sent };
+    };
+    // Every row changed: the first rows read (beside the early evidence) are refused, and the question with them.
+    const bad = written.data.slice();
+    for (let i = rowsAt; i < rowsAt + rowsLength; i++) bad[i] ^= 0x5a;
+    const { source: badSource } = linkOver(bad);
+    const damaged = await libraryOver(badSource, written);
+    await expect(damaged.search(QUESTIONS[0], 'ppr', 800, undefined, () => undefined)).rejects.toThrow(
+      /SHA-256 mismatch in block \d+ of part pages\.bin/,
+    );
+    // Cancelled when the early evidence is shown: the walk's load beside it sends nothing more, the question fails.
+    const { source, sent } = linkOver(written.data);
+    const library = await libraryOver(source, written);
+    const cancel = new AbortController();
+    let shown = 0;
+    const asked = library.search(QUESTIONS[0], 'ppr', 800, cancel.signal, () => {
+      shown = sent.requests;
+      cancel.abort();
+    });
+    await expect(asked).rejects.toThrow(/abort/i);
+    expect(shown).toBeGreaterThan(0);
+    const after = sent.requests;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent.requests).toBe(after);
+  }, 120_000);
+
   it('computes walk rows between the responses of a load: the same hits, bytes and rounds as computed in the runs', async () => {
     const engine = await pagesEngine();
     const written = await largePages(engine);
