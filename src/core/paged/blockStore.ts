@@ -17,6 +17,7 @@ import {
 } from './blockPaths.ts';
 import { DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT, ROUND_TRIP_GAP, type RangeSource } from './rangeSource.ts';
 import { messageOf } from '../errors.ts';
+import { SlotPool } from './slotPool.ts';
 import { timelineMark } from './timeline.ts';
 
 /** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (format.ts, BLOCK_HASH_BYTES). */
@@ -139,6 +140,19 @@ export class BlockStore {
   private readonly paths: boolean;
   /** Version 13: by leaf page not here, the nodes of its tree that checked paths proved (blockPaths.ts). */
   private readonly proven = new Map<number, ProvenNodes>();
+  /**
+   * Blocks in flight, each settled once its request's blocks are checked (or refused): a load that wants one waits
+   * for it rather than fetching it again (the walk's reads go out beside the early evidence's: library.ts search).
+   */
+  private readonly arriving = new Map<number, Promise<void>>();
+  /**
+   * Pages of block hashes (level 0) being read, each settled once checked: a load whose blocks need one waits for it.
+   * Only level 0: a read page waits on nothing but its own requests, so two loads never wait on each other's pages
+   * (a page above is read again by the second load, a few hundred bytes, rather than risk that).
+   */
+  private readonly pagesArriving = new Map<number, Promise<void>>();
+  /** The requests out at once, shared by every load (slotPool.ts); made at the first load. */
+  private pool: SlotPool | undefined;
 
   constructor(
     private readonly source: RangeSource,
@@ -395,42 +409,67 @@ export class BlockStore {
 
   /**
    * Fetches and checks every block noted, then decodes every group noted; then runs the follow-ups (after()) and reads
-   * what they noted, up to MAX_STAGES times.
+   * what they noted, up to MAX_STAGES times. What the last stage's follow-ups noted stays noted for the next load.
    */
-  async load(): Promise<void> {
-    for (let stage = 0; stage < MAX_STAGES && this.missing; stage++) {
-      timelineMark('stage', { stage, noted: this.noted });
-      await this.loadNoted();
+  async load(options: LoadOptions = {}): Promise<void> {
+    this.restore(await this.loadTaken(this.setAside(), options));
+  }
+
+  /**
+   * Loads reads set aside (setAside), its follow-ups' notes apart from anything noted meanwhile: another load may be
+   * in flight (library.ts search reads the walk's rows beside the early evidence's records). Takes its reads when
+   * called, not at its first await. Returns what the last stage's follow-ups noted, not yet read.
+   */
+  async loadTaken(noted: NotedReads, options: LoadOptions = {}): Promise<NotedReads> {
+    for (let stage = 0; stage < MAX_STAGES && (noted.blocks.length > 0 || noted.groups.length > 0); stage++) {
+      options.signal?.throwIfAborted();
+      timelineMark('stage', { stage, noted: noted.blocks.length + noted.groups.length });
+      await this.loadNoted(noted, options);
       timelineMark('decoded', { stage });
-      const followUps = this.followUps.splice(0);
       const started = performance.now();
-      for (const then of followUps) then();
+      // What the follow-ups note is this load's next stage (synchronous: nothing else notes meanwhile).
+      const outer = this.setAside();
+      for (const then of noted.followUps) then();
+      noted = this.setAside();
+      this.restore(outer);
       this.spent.followUpMs += performance.now() - started;
     }
     timelineMark('loaded');
     // Follow-ups left (the last stage's) are dropped: the next run notes whatever it still lacks.
-    this.followUps.length = 0;
+    return { blocks: noted.blocks, groups: noted.groups, followUps: [] };
   }
 
-  private async loadNoted(): Promise<void> {
-    const groups = [...this.wantedGroups];
-    this.wantedGroups.clear();
+  private slotPool(): SlotPool {
+    return (this.pool ??= new SlotPool(inFlightOf(this.source)));
+  }
+
+  private async loadNoted(noted: NotedReads, options: LoadOptions): Promise<void> {
+    const { groups } = noted;
+    const wanted = new Set<number>();
+    for (const b of noted.blocks) if (!this.blocks.has(b)) wanted.add(b);
     for (const [, g] of groups) {
       if (g.length === 0) continue;
       const first = this.layout.blockOf(g.offset);
       const last = this.layout.blockOf(g.offset + g.length - 1);
-      for (let b = first; b <= last; b++) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
+      for (let b = first; b <= last; b++) if (!this.blocks.has(b)) wanted.add(b);
     }
     const reading = performance.now();
     if (!this.held) {
+      // Blocks another load has in flight are waited for, not fetched again.
+      const own: number[] = [];
+      const elsewhere = new Set<Promise<void>>();
+      for (const b of [...wanted].sort((a, b) => a - b)) {
+        const arriving = this.arriving.get(b);
+        if (arriving) elsewhere.add(arriving);
+        else own.push(b);
+      }
       const awaiting = this.groupsAwaiting(groups);
-      await this.fetchBlocks(
-        [...this.wantedBlocks].sort((a, b) => a - b),
-        (runs) => this.arrived(awaiting, runs),
-      );
+      await Promise.all([
+        this.fetchBlocks(own, (runs) => this.arrived(awaiting, runs), options),
+        ...elsewhere,
+      ]);
     }
     this.spent.readMs += performance.now() - reading;
-    this.wantedBlocks.clear();
     const decoding = performance.now();
     for (const [key, g] of groups) {
       if (this.decoded.has(key)) continue;
@@ -515,6 +554,7 @@ export class BlockStore {
   private async fetchBlocks(
     wanted: number[],
     arrived: (runs: ReadonlyArray<[number, number]>) => void,
+    options: LoadOptions,
   ): Promise<void> {
     if (wanted.length === 0) return;
     // Blocks at most the source's gap apart in bytes (from version 8 blocks differ in size by section: a gap counted
@@ -523,9 +563,12 @@ export class BlockStore {
     const gapBytes = gapBlocks(this.source, this.blockSize) * this.blockSize;
     // Wanted blocks less than a part's headers apart (partGap) are read as one range with the blocks between them,
     // which are checked and kept as every block read.
-    const runs = this.pageAligned(
-      mergedBlockRuns(wanted, Math.max(gapBytes, partGap(this.source)), this.layout),
-      gapBytes,
+    // Never across a block another load has in flight (a block is fetched once).
+    const runs = this.apartFromArriving(
+      this.pageAligned(
+        mergedBlockRuns(wanted, Math.max(gapBytes, partGap(this.source)), this.layout),
+        gapBytes,
+      ),
     );
     // Version 13: a run's stored bytes, each block with its path after it, but the last block's read only up to the
     // first node of its leaf page's tree already proven (none of it when the page is here, or its own hash proven by
@@ -534,7 +577,7 @@ export class BlockStore {
     // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
     // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
     // requests of their own ahead of the blocks'; each block waits for them to be checked.
-    const { runs: pageRuns, computed } = this.missingHashPages(runs);
+    const { runs: pageRuns, computed, elsewhere: pagesElsewhere } = this.missingHashPages(runs);
     const pathRead = new Map<number, number>();
     if (this.paths)
       for (const [, last] of runs) {
@@ -554,9 +597,14 @@ export class BlockStore {
     const inFlight = inFlightOf(this.source);
     const perRequest = rangesARequestOf(this.source);
     // A wave of more requests than may be in flight is staggered (staggeredBatches).
-    const blockBatches = readRanges ? staggeredBatches(runs, inFlight, perRequest) : runs.map((r) => [r]);
-    const jobs: Array<() => Promise<void>> = [];
-    let pagesIn = Promise.resolve();
+    // A background load's first wave is of small requests (backgroundBatches).
+    const blockBatches = readRanges
+      ? (options.background ? backgroundBatches : staggeredBatches)(runs, inFlight, perRequest)
+      : runs.map((r) => [r]);
+    // Each job with what fails when it is never sent (a refused block or a cancelled question drops it).
+    const jobs: Array<{ send: () => Promise<void>; dropped: (e: unknown) => void }> = [];
+    let pagesIn: Promise<unknown> = Promise.all(pagesElsewhere);
+    pagesIn.catch(() => undefined); // awaited by every batch of blocks, which fails with it
     // The hash page ranges each batch of blocks carries after its own (none when they go in requests of their own).
     let carried: Array<Array<[number, number]>> = blockBatches.map(() => []);
     let arrivals: Array<{ deliver: (bytes: Uint8Array[]) => void; fail: (e: unknown) => void }> = [];
@@ -598,8 +646,17 @@ export class BlockStore {
         return { deliver: (bytes: Uint8Array[]) => deliver(bytes), fail: (e: unknown) => fail(e) };
       });
       // In page order: the shares are consecutive slices of the page ranges, delivered batch by batch.
-      pagesIn = Promise.all(promises).then((parts) => this.acceptHashPages(pageRuns, parts.flat()));
-      pagesIn.catch(() => undefined); // awaited by every batch of blocks, which fails with it
+      const own = Promise.all(promises).then((parts) => this.acceptHashPages(pageRuns, parts.flat()));
+      own.catch(() => undefined); // awaited by every batch of blocks, which fails with it
+      // Another load's blocks may wait on these pages: only on their own requests (never on another load's pages).
+      for (const { level, first, last } of pageRuns)
+        if (level === 0) for (let p = first; p <= last; p++) this.pagesArriving.set(p, own);
+      void own.then(
+        () => this.forgetPages(pageRuns, own),
+        () => this.forgetPages(pageRuns, own),
+      );
+      pagesIn = Promise.all([own, pagesIn]);
+      pagesIn.catch(() => undefined);
       if (!spread) {
         // Read ahead of the blocks, in requests of their own; the batches carry none.
         const arrival = arrivals[0];
@@ -612,73 +669,149 @@ export class BlockStore {
           const got: Uint8Array[][] = [];
           let left = own.length;
           own.forEach((batch, k) =>
-            jobs.push(async () => {
+            jobs.push({
+              send: async () => {
+                try {
+                  got[k] = await read(batch);
+                } catch (e) {
+                  arrival.fail(e);
+                  throw e;
+                }
+                if (--left === 0) arrival.deliver(got.flat());
+              },
+              dropped: arrival.fail,
+            }),
+          );
+        } else
+          jobs.push({
+            send: async () => {
               try {
-                got[k] = await read(batch);
+                arrival.deliver((await Promise.all(pageRanges.map((r) => read([r])))).flat());
               } catch (e) {
                 arrival.fail(e);
                 throw e;
               }
-              if (--left === 0) arrival.deliver(got.flat());
-            }),
-          );
-        } else
-          jobs.push(async () => {
-            try {
-              arrival.deliver((await Promise.all(pageRanges.map((r) => read([r])))).flat());
-            } catch (e) {
-              arrival.fail(e);
-              throw e;
-            }
+            },
+            dropped: arrival.fail,
           });
       }
     }
     // Each batch's check (see below), awaited once every request of the stage has been sent.
     const checks: Array<Promise<void>> = [];
-    let refused = false;
-    blockBatches.forEach((batch, i) =>
-      jobs.push(async () => {
-        const extra = carried[i];
-        const arrival = arrivals[i];
-        let bytes: Uint8Array[];
-        const ranges = [...batch.map(range), ...extra];
-        timelineMark('send', {
-          ranges: ranges.length,
-          bytes: ranges.reduce((n, [, length]) => n + length, 0),
-        });
-        try {
-          // After the blocks': the hashes part follows the pages in a bundle, and a Range header lists ascending.
-          bytes = await read(ranges);
-        } catch (e) {
-          arrival?.fail(e);
-          throw e;
-        }
-        timelineMark('got', { ranges: ranges.length });
-        arrival?.deliver(bytes.slice(batch.length));
-        // Checked apart from the request's slot, which takes the next request at its last byte: a batch waits for
-        // every hash page of the stage (pagesIn), and a stage of more batches than slots sends its pages in a request
-        // of their own, often the largest. Checked in its slot, each batch of the first wave held its connection
-        // until that request ended (Chromium, 100 MiB: five slots idle ~170 ms a large stage, round twenty-four's
-        // link-timeline.ts), and every later request waited for its slot's digests as well.
-        const check = (async () => {
-          await pagesIn;
-          await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
-          arrived(batch);
-          timelineMark('checked', { ranges: ranges.length });
-        })();
-        // Awaited below with every other check, which fails the load; a refused block stops the stage's next sends.
-        check.catch(() => (refused = true));
-        checks.push(check);
-      }),
-    );
-    // A few requests in flight: a static host answers them in parallel, a file reads them back to back.
-    const queue = [...jobs];
+    const pool = this.slotPool();
+    blockBatches.forEach((batch, i) => {
+      // Its blocks are in flight from now: another load that wants one waits for this check.
+      const checked = this.inFlight(batch);
+      jobs.push({
+        dropped: (e) => {
+          arrivals[i]?.fail(e);
+          checked.fail(e);
+        },
+        send: async () => {
+          const extra = carried[i];
+          const arrival = arrivals[i];
+          let bytes: Uint8Array[];
+          const ranges = [...batch.map(range), ...extra];
+          timelineMark('send', {
+            ranges: ranges.length,
+            bytes: ranges.reduce((n, [, length]) => n + length, 0),
+          });
+          try {
+            // After the blocks': the hashes part follows the pages in a bundle, and a Range header lists ascending.
+            bytes = await read(ranges);
+          } catch (e) {
+            arrival?.fail(e);
+            checked.fail(e);
+            throw e;
+          }
+          timelineMark('got', { ranges: ranges.length });
+          arrival?.deliver(bytes.slice(batch.length));
+          // Checked apart from the request's slot, which takes the next request at its last byte: a batch waits for
+          // every hash page of the stage (pagesIn), and a stage of more batches than slots sends its pages in a request
+          // of their own, often the largest. Checked in its slot, each batch of the first wave held its connection
+          // until that request ended (Chromium, 100 MiB: five slots idle ~170 ms a large stage, round twenty-four's
+          // link-timeline.ts), and every later request waited for its slot's digests as well.
+          const check = (async () => {
+            await pagesIn;
+            await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
+            arrived(batch);
+            timelineMark('checked', { ranges: ranges.length });
+          })();
+          check.then(checked.done, checked.fail);
+          // Awaited below with every other check, which fails the load; a refused block stops every load's next sends.
+          check.catch((e: unknown) => pool.drop(e));
+          checks.push(check);
+        },
+      });
+    });
+    // A few requests in flight (the pool's, shared with any other load): a static host answers them in parallel, a
+    // file reads them back to back. A cancelled question sends none of its loads' next requests.
     await Promise.all(
-      Array.from({ length: Math.min(inFlight, queue.length) }, async () => {
-        for (let job = queue.shift(); job && !refused; job = queue.shift()) await job();
-      }),
+      jobs.map(({ send, dropped }) =>
+        pool
+          .run(async () => {
+            options.signal?.throwIfAborted();
+            await send();
+          }, options.background)
+          .catch((e: unknown) => {
+            dropped(e);
+            throw e;
+          }),
+      ),
     );
     await Promise.all(checks);
+  }
+
+  /**
+   * Marks the blocks of a request's runs in flight (arriving) until `done` or `fail`: another load waits on them. A
+   * failure is also handled here, so that a refusal nobody else waits on is not left unhandled.
+   */
+  private inFlight(runs: ReadonlyArray<[number, number]>): {
+    done: () => void;
+    fail: (e: unknown) => void;
+  } {
+    let settle: { done: () => void; fail: (e: unknown) => void } = { done: () => {}, fail: () => {} };
+    const promise = new Promise<void>((done, fail) => (settle = { done, fail }));
+    promise.catch(() => undefined);
+    for (const [first, last] of runs) for (let b = first; b <= last; b++) this.arriving.set(b, promise);
+    const forget = () => {
+      for (const [first, last] of runs)
+        for (let b = first; b <= last; b++) if (this.arriving.get(b) === promise) this.arriving.delete(b);
+    };
+    return {
+      done: () => {
+        forget();
+        settle.done();
+      },
+      fail: (e) => {
+        forget();
+        settle.fail(e);
+      },
+    };
+  }
+
+  /** Forgets the pages a load read from `pagesArriving` once they are checked (or refused). */
+  private forgetPages(runs: readonly PageRun[], own: Promise<unknown>): void {
+    for (const { level, first, last } of runs)
+      if (level === 0)
+        for (let p = first; p <= last; p++)
+          if (this.pagesArriving.get(p) === own) this.pagesArriving.delete(p);
+  }
+
+  /** The runs less every block another load has in flight (split where one lies inside). */
+  private apartFromArriving(runs: Array<[number, number]>): Array<[number, number]> {
+    if (this.arriving.size === 0) return runs;
+    const out: Array<[number, number]> = [];
+    for (const [first, last] of runs) {
+      let from = first;
+      for (let b = first; b <= last; b++) {
+        if (!this.arriving.has(b)) continue;
+        if (b > from) out.push([from, b - 1]);
+        from = b + 1;
+      }
+      if (from <= last) out.push([from, last]);
+    }
+    return out;
   }
 
   /**
@@ -722,10 +855,13 @@ export class BlockStore {
   private missingHashPages(runs: ReadonlyArray<[number, number]>): {
     runs: PageRun[];
     computed: Set<number>;
+    /** Pages of block hashes another load is reading: waited for, not read again. */
+    elsewhere: Set<Promise<unknown>>;
   } {
     const computed = new Set<number>();
     const pathed = new Set<number>();
-    if (this.hashes instanceof Uint8Array) return { runs: [], computed };
+    const elsewhere = new Set<Promise<unknown>>();
+    if (this.hashes instanceof Uint8Array) return { runs: [], computed, elsewhere };
     const out: PageRun[] = [];
     // Level by level: the pages of the level below that are missing need theirs (a page held was checked already).
     let below: Array<[number, number]> = runs.map(([first, last]) => [first, last]);
@@ -739,6 +875,11 @@ export class BlockStore {
         const [to] = hashPageOf(last, entry, pageSize);
         for (let p = from; p <= to; p++) {
           if (held.has(p) || pages[pages.length - 1] === p) continue;
+          const arriving = level === 0 ? this.pagesArriving.get(p) : undefined;
+          if (arriving) {
+            elsewhere.add(arriving);
+            continue;
+          }
           if (
             level === 0 &&
             Number.isInteger(perPage) &&
@@ -771,7 +912,7 @@ export class BlockStore {
             )
           : read;
     }
-    return { runs: out, computed };
+    return { runs: out, computed, elsewhere };
   }
 
   /**
@@ -1075,6 +1216,30 @@ export function staggeredBatches<T>(runs: readonly T[], inFlight: number, maxRan
   return out;
 }
 
+/**
+ * Ranges in each request of a background load's first wave at most (backgroundBatches): a sixth of 400, the two first
+ * waves' ranges of staggeredBatches.
+ */
+const BACKGROUND_FIRST_RANGES = 67;
+
+/**
+ * The runs of a background load (the walk's rows read beside the early evidence: library.ts search): a first wave of
+ * `inFlight` requests of at most BACKGROUND_FIRST_RANGES ranges, then the rest as staggeredBatches. The early
+ * evidence's next stage is queued ahead of them but finds the slots they hold: small, they end within a round trip or
+ * two and hand it the slots. At 100 MiB (link-sim --virtual --shared, 20 questions): first evidence 945 → 857 ms p50,
+ * +224 → +181 ms a question against main, for a settled answer at the same p50 (2,755 ms) but −133 → −71 ms a
+ * question; requests 82 → 89 p50. Kept for the first evidence, which in Chromium is near its bound (1.10–1.19 s p50
+ * for ≤ 1.2 s; docs/results/question-bytes.md, round twenty-six).
+ */
+export function backgroundBatches<T>(runs: readonly T[], inFlight: number, maxRanges: number): T[][] {
+  const first = Math.min(maxRanges, BACKGROUND_FIRST_RANGES);
+  const head = runs.slice(0, inFlight * first);
+  return [
+    ...batchesOf(head, inFlight, first),
+    ...(runs.length > head.length ? staggeredBatches(runs.slice(head.length), inFlight, maxRanges) : []),
+  ];
+}
+
 type Decode = (bytes: Uint8Array) => Promise<unknown> | unknown;
 
 /** A load's groups by the blocks they still wait for (BlockStore.groupsAwaiting). */
@@ -1108,6 +1273,14 @@ interface WantedGroup {
   decode: Decode;
   /** Held pages: the asynchronous decode already started. */
   pending?: PromiseLike<unknown>;
+}
+
+/** How a load shares the source with another in flight (BlockStore.loadTaken). */
+export interface LoadOptions {
+  /** Its requests go after every queued one of a load without it (the walk's after the early evidence's). */
+  background?: boolean;
+  /** Cancels the question: none of the load's next requests is sent. */
+  signal?: AbortSignal;
 }
 
 /** What a run noted missing, set aside (BlockStore.setAside). */

@@ -22,7 +22,7 @@ import type { Candidate, Provenance, RetrievedChunk } from '../retrieval/index.t
 import { KeptTerms } from './keptTerms.ts';
 import { recordChunk, recordSentences } from './recordEvidence.ts';
 import { rankConcepts, type ConceptReads } from './conceptRanking.ts';
-import { BlockStore, gzipSize, PagesError } from './blockStore.ts';
+import { BlockStore, gzipSize, PagesError, type NotedReads } from './blockStore.ts';
 import { expandOpen, residualsOf } from './compactOpen.ts';
 import {
   blockLayoutOf,
@@ -95,6 +95,19 @@ const NEARLY_PUSHED = 100;
 const NEARLY_SHARE = 0.8;
 /** Loads the words' early evidence may take before the walk's reads go on (postings, records, and one spare). */
 const EARLY_STEPS = 3;
+/**
+ * Over a link (BlockStore.readsAhead), the early step whose load the walk's reads go out beside: the first load brings
+ * the dictionaries, the postings and the seeds' lists, after which the walk knows its first rows; they are read while
+ * the early evidence's records are (the walk run again after each of its loads until the early evidence is shown), in
+ * requests queued after the early evidence's (slotPool.ts). Before round twenty-six they waited for the early evidence,
+ * and the link was idle ~450 ms of its first 769 at question 1. At 100 MiB (link-sim --virtual --part-overhead 120, 20
+ * questions): settled 2,888 → 2,755 ms p50 over a link shared among the responses (−71 ms a question median, 17 of 20
+ * sooner), 2,888 → 2,765 first come, first served (−118, 18 of 20); first evidence 673 → 857 and 840 ms; the same
+ * answers, −20 to +5 KB a question. In Chromium (link-latency.ts, 10 Mbit/s, 100 ms): settled −253 and −327 ms a
+ * question in two pairs with main (14 and 18 of 20 sooner), first evidence +168 and +134 ms (1.10–1.19 s p50).
+ * -1: after the early evidence, as before (docs/results/question-bytes.md, round twenty-six).
+ */
+const WALK_BESIDE_STEP = 1;
 
 export interface PagesLocation {
   /** Offset of the pages part's payload in the source, and the part's directory and block hashes. */
@@ -370,42 +383,42 @@ export class PagedLibrary {
       cards
         ? this.cardsOf(text, m, candidates, budgetTokens, cards, read)
         : this.answerOf(text, m, candidates, budgetTokens);
-    const { value, ...read } = await reader.readUntilComplete(
-      () => {
-        if (!ranked) {
-          const walks = this.walker.runs;
-          const candidates = this.rank(text, mode);
-          // A ranking that met a missing block is not the answer: reading the records of its chunks would fetch
-          // passages the next run may not show.
-          if (!store.missing) ranked = candidates;
-          else {
-            const top = candidates.slice(0, PREFETCH_TOP).map((c) => c.chunk);
-            const settled =
-              lastTop !== undefined &&
-              top.length === lastTop.length &&
-              top.every((k, i) => k === lastTop![i]);
-            // Only what it notes is kept: the evidence shown is always the final ranking's.
-            if (
-              (cards && store.readsAhead) ||
-              store.noted <= PREFETCH_NOTED ||
-              (settled && store.noted <= PREFETCH_SETTLED_NOTED)
-            )
-              answer(mode, candidates, new Set());
-            lastTop = top;
-            // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
-            // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
-            // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
-            reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
-            // Only after this run's own walk (a question with no concept to start from walks nowhere).
-            if (store.readsAhead && !this.directory.listsInRows && this.walker.runs !== walks)
-              for (const c of this.walker.nearlyPushed(this.params.pushEpsilon, NEARLY_SHARE, NEARLY_PUSHED))
-                reader.chunksOf(c);
-          }
+    // A run of the question: its ranking, and once that is final its answer (noting what either lacks).
+    const run = () => {
+      if (!ranked) {
+        const walks = this.walker.runs;
+        const candidates = this.rank(text, mode);
+        // A ranking that met a missing block is not the answer: reading the records of its chunks would fetch
+        // passages the next run may not show.
+        if (!store.missing) ranked = candidates;
+        else {
+          const top = candidates.slice(0, PREFETCH_TOP).map((c) => c.chunk);
+          const settled =
+            lastTop !== undefined && top.length === lastTop.length && top.every((k, i) => k === lastTop![i]);
+          // Only what it notes is kept: the evidence shown is always the final ranking's.
+          if (
+            (cards && store.readsAhead) ||
+            store.noted <= PREFETCH_NOTED ||
+            (settled && store.noted <= PREFETCH_SETTLED_NOTED)
+          )
+            answer(mode, candidates, new Set());
+          lastTop = top;
+          // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
+          // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
+          // read (without them, `cli ask` at 100 MiB took 7.44 rounds a question for 6.84).
+          reader.noteEvidence(candidates.slice(0, PREFETCH_EVIDENCE).map((c) => c.chunk));
+          // Only after this run's own walk (a question with no concept to start from walks nowhere).
+          if (store.readsAhead && !this.directory.listsInRows && this.walker.runs !== walks)
+            for (const c of this.walker.nearlyPushed(this.params.pushEpsilon, NEARLY_SHARE, NEARLY_PUSHED))
+              reader.chunksOf(c);
         }
-        return ranked
-          ? answer(mode, ranked, places)
-          : { hits: [], records: new Map<string, PagedChunkRecord>() };
-      },
+      }
+      return ranked
+        ? answer(mode, ranked, places)
+        : { hits: [], records: new Map<string, PagedChunkRecord>() };
+    };
+    const { value, ...read } = await reader.readUntilComplete(
+      run,
       signal,
       'a question',
       async (readSoFar) => {
@@ -413,6 +426,24 @@ export class PagedLibrary {
         // The words' reads first (their postings, then their evidence's records: a few small loads), the walk's
         // after them: the early evidence does not wait on the walk's rows.
         const walkNotes = store.setAside();
+        // Over a link, the walk's reads go out beside the early evidence's once the seeds' lists are here.
+        const beside = store.readsAhead && WALK_BESIDE_STEP >= 0;
+        let walking: Promise<NotedReads> | undefined;
+        let earlyDone = false;
+        // The walk run again after each of its loads (its next layer noted), until the early evidence is shown.
+        const walk = async (notes: NotedReads): Promise<NotedReads> => {
+          for (;;) {
+            const left = await store.loadTaken(notes, { background: true, signal });
+            if (earlyDone) return left;
+            const outer = store.setAside();
+            store.restore(left);
+            run();
+            notes = store.setAside();
+            store.restore(outer);
+            if (notes.blocks.length === 0 && notes.groups.length === 0) return notes;
+          }
+        };
+        let left: NotedReads | undefined;
         // The seeds' lists do ride with the words' reads: the evidence's sentence query looks the question's concepts
         // up (conceptLookup's get), which notes each one's list as soon as its dictionary group arrives, in the load
         // that brings the words' postings. The walk's first round after the early evidence then reads their rows at
@@ -420,15 +451,29 @@ export class PagedLibrary {
         // round trip and a run less for the settled answer (docs/results/question-bytes.md, round seventeen).
         // Cards read in two rounds (the first ones, then those the rating may still want).
         for (let step = 0; step < EARLY_STEPS + (cards ? 1 : 0) && earlyOwed; step++) {
+          if (left) store.restore(left);
           const words = reader.completeRun(() => answer('bm25', this.rank(text, 'bm25'), wordsPlaces));
           if (words) {
             earlyOwed = false;
             early!({ ...words, ...readSoFar(step) });
-          } else {
+          } else if (!beside) {
             await store.load();
+          } else {
+            // The early evidence's requests queued first, then the walk's (the pool sends them in that order).
+            const loading = store.loadTaken(store.setAside(), { signal });
+            if (!walking && step === WALK_BESIDE_STEP) {
+              store.restore(walkNotes);
+              run();
+              walking = walk(store.setAside());
+              // Awaited below; a refusal or a cancel meanwhile fails the early evidence's loads as well.
+              walking.catch(() => undefined);
+            }
+            left = await loading;
           }
         }
-        store.restore(walkNotes);
+        earlyDone = true;
+        if (left) store.restore(left);
+        store.restore(walking ? await walking : walkNotes);
       },
     );
     const final = ranked;

@@ -521,3 +521,85 @@ describe('BlockStore groups decoded between responses', () => {
     expect(lookups).toBeLessThan(8 * 128); // a few a block (noting, checking, decoding): 8,324 when every group was looked at each response
   });
 });
+
+describe('BlockStore two loads in flight (the walk’s reads beside the early evidence’s)', () => {
+  /**
+   * A source of one range a request (no readRanges: a request a run, no gap read across) that keeps `inFlight` out, logs each read's
+   * first block and the most out at once, and answers after a turn of the event loop.
+   */
+  function slowSource(bytes: Uint8Array, inFlight: number) {
+    const inner = new MemoryRangeSource(bytes, 'slow.bin');
+    const seen = { blocks: [] as number[], out: 0, most: 0 };
+    const source = {
+      name: 'slow.bin',
+      size: bytes.length,
+      // Nothing read across a gap: a run a wanted block.
+      gapBytes: 0,
+      inFlight,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      async read(offset: number, length: number) {
+        for (let b = offset / BLOCK; b < (offset + length) / BLOCK; b++) seen.blocks.push(b);
+        seen.most = Math.max(seen.most, ++seen.out);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        seen.out--;
+        return inner.read(offset, length);
+      },
+    };
+    return { source, seen };
+  }
+
+  it('fetches a block two loads want once: the second waits for the first’s', async () => {
+    const { source, seen } = slowSource(data, 6);
+    const s = new BlockStore(source, 0, data.length, BLOCK, hashes(data), 'pages.bin');
+    expect(s.bytes(0, 2 * BLOCK)).toBeUndefined();
+    const first = s.load();
+    // Noted while the first load is in flight: block 1 is on its way, block 2 is not.
+    expect(s.bytes(BLOCK, 2 * BLOCK)).toBeUndefined();
+    const second = s.load({ background: true });
+    await Promise.all([first, second]);
+    expect([...seen.blocks].sort((a, b) => a - b)).toEqual([0, 1, 2]);
+    expect(s.bytes(0, 3 * BLOCK)).toEqual(data.subarray(0, 3 * BLOCK));
+    expect(s.missing).toBe(false);
+  });
+
+  it('shares the source’s slots: a foreground load’s requests go before a background load’s queued ones', async () => {
+    const { source, seen } = slowSource(data, 1);
+    const s = new BlockStore(source, 0, data.length, BLOCK, hashes(data), 'pages.bin');
+    // Three runs far apart: three requests of the background load, queued behind one slot.
+    for (const b of [10, 20, 30]) s.bytes(b * BLOCK, 1);
+    const walk = s.loadTaken(s.setAside(), { background: true });
+    s.bytes(40 * BLOCK, 1);
+    const early = s.load();
+    await Promise.all([walk, early]);
+    expect(seen.blocks).toEqual([10, 40, 20, 30]);
+    expect(seen.most).toBe(1);
+  });
+
+  it('a block refused in one load stops the other’s queued requests, and both fail', async () => {
+    const bad = data.slice();
+    bad[40 * BLOCK + 3] ^= 1;
+    const { source, seen } = slowSource(bad, 1);
+    const s = new BlockStore(source, 0, bad.length, BLOCK, hashes(data), 'pages.bin');
+    s.bytes(40 * BLOCK, 1);
+    const early = s.loadTaken(s.setAside());
+    for (const b of [10, 20, 30, 50]) s.bytes(b * BLOCK, 1);
+    const walk = s.loadTaken(s.setAside(), { background: true });
+    await expect(early).rejects.toThrow(/SHA-256 mismatch in block 40/);
+    await expect(walk).rejects.toThrow(/SHA-256 mismatch in block 40/);
+    // Block 40's request, and at most the one the slot took at its last byte before its check.
+    expect(seen.blocks.length).toBeLessThanOrEqual(2);
+  });
+
+  it('a cancelled question sends none of its background load’s next requests', async () => {
+    const { source, seen } = slowSource(data, 1);
+    const s = new BlockStore(source, 0, data.length, BLOCK, hashes(data), 'pages.bin');
+    for (const b of [10, 20, 30]) s.bytes(b * BLOCK, 1);
+    const cancel = new AbortController();
+    const walk = s.loadTaken(s.setAside(), { background: true, signal: cancel.signal });
+    cancel.abort();
+    await expect(walk).rejects.toThrow(/abort/i);
+    expect(seen.blocks).toEqual([10]);
+  });
+});

@@ -362,6 +362,108 @@ describe('a cold question’s first evidence', () => {
     expect(earlySent).toBeGreaterThan(0);
   }, 120_000);
 
+  it('over a link, sends the walk’s first rows while the early evidence is read, after its requests: the same answers, no byte twice', async () => {
+    const engine = await pagesEngine();
+    const written = await largePages(engine);
+    const inside = (at: number, [from, length]: readonly [number, number]) =>
+      at >= from && at < from + length;
+    const { rows, records } = written.directory.sections;
+    let beside = 0;
+    for (const q of QUESTIONS) {
+      // A host answering several ranges a request, whose part costs 120 bytes (a link: BlockStore.readsAhead).
+      const inner = new MemoryRangeSource(written.data, 'link');
+      const requests: Array<Array<[number, number]>> = [];
+      const source: RangeSource = {
+        name: 'link',
+        size: written.data.length,
+        gapBytes: 0,
+        partBytes: 120,
+        get bytesRead() {
+          return inner.bytesRead;
+        },
+        read: (offset, length) => inner.read(offset, length),
+        async readRanges(ranges) {
+          requests.push(ranges.map(([o, l]): [number, number] => [o, l]));
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
+        },
+      };
+      const library = await libraryOver(source, written);
+      requests.length = 0;
+      let sentAtEarly: number | undefined;
+      const answer = await library.search(q, 'ppr', 800, undefined, (a: PagedAnswer) => {
+        sentAtEarly = requests.length;
+        expect(a.hits, q).toEqual(engine.search({ text: q }, 'bm25', 800));
+      });
+      expect(answer.hits, q).toEqual(engine.search({ text: q }, 'ppr', 800));
+      // Every byte of the question read once, though two loads were in flight.
+      const ranges = requests.flat().sort((a, b) => a[0] - b[0]);
+      for (let i = 1; i < ranges.length; i++)
+        expect(ranges[i][0], q).toBeGreaterThanOrEqual(ranges[i - 1][0] + ranges[i - 1][1]);
+      if (sentAtEarly === undefined) continue;
+      const holds = (r: Array<[number, number]>, section: readonly [number, number]) =>
+        r.some(([o]) => inside(o, section));
+      const firstRows = requests.findIndex((r) => holds(r, rows));
+      if (firstRows < 0 || firstRows >= sentAtEarly) continue;
+      beside++;
+      // The early evidence's records were asked for before the walk's first rows (its load queued first).
+      expect(
+        requests.findIndex((r) => holds(r, records) && !holds(r, rows)),
+        q,
+      ).toBeLessThan(firstRows);
+    }
+    // Before round twenty-six every row waited for the early evidence.
+    expect(beside).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('over a link, a refused row or a cancel stops the question while the walk reads beside the early evidence', async () => {
+    const engine = await pagesEngine();
+    const written = await largePages(engine);
+    const [rowsAt, rowsLength] = written.directory.sections.rows;
+    const linkOver = (data: Uint8Array) => {
+      const inner = new MemoryRangeSource(data, 'link');
+      const sent = { requests: 0 };
+      const source: RangeSource = {
+        name: 'link',
+        size: data.length,
+        gapBytes: 0,
+        partBytes: 120,
+        get bytesRead() {
+          return inner.bytesRead;
+        },
+        read: (offset, length) => inner.read(offset, length),
+        async readRanges(ranges) {
+          sent.requests++;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
+        },
+      };
+      return { source, sent };
+    };
+    // Every row changed: the first rows read (beside the early evidence) are refused, and the question with them.
+    const bad = written.data.slice();
+    for (let i = rowsAt; i < rowsAt + rowsLength; i++) bad[i] ^= 0x5a;
+    const { source: badSource } = linkOver(bad);
+    const damaged = await libraryOver(badSource, written);
+    await expect(damaged.search(QUESTIONS[0], 'ppr', 800, undefined, () => undefined)).rejects.toThrow(
+      /SHA-256 mismatch in block \d+ of part pages\.bin/,
+    );
+    // Cancelled when the early evidence is shown: the walk's load beside it sends nothing more, the question fails.
+    const { source, sent } = linkOver(written.data);
+    const library = await libraryOver(source, written);
+    const cancel = new AbortController();
+    let shown = 0;
+    const asked = library.search(QUESTIONS[0], 'ppr', 800, cancel.signal, () => {
+      shown = sent.requests;
+      cancel.abort();
+    });
+    await expect(asked).rejects.toThrow(/abort/i);
+    expect(shown).toBeGreaterThan(0);
+    const after = sent.requests;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent.requests).toBe(after);
+  }, 120_000);
+
   it('computes walk rows between the responses of a load: the same hits, bytes and rounds as computed in the runs', async () => {
     const engine = await pagesEngine();
     const written = await largePages(engine);
