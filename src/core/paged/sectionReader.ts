@@ -84,8 +84,6 @@ export class SectionReader {
   private singles: Float64Array | undefined;
   /** Version 16: the row block rowGroupOf found last (a list's chunks ascend: the next is nearly always there or after). */
   private lastRowBlock = 0;
-  /** Version 16: the concepts whose rows are read once their list arrives (rowsWithList). */
-  private readonly rowsAfterList = new Set<number>();
   /** Version 9: degreeUpper(open.singleCode), at least every one-chunk concept's degree; undefined before. */
   private readonly singleUpper: number | undefined;
 
@@ -308,32 +306,17 @@ export class SectionReader {
       const blockBytes = this.directory.listCoding!.blockBytes;
       const [from, to] = listSpanOf(firsts, c, blockBytes, this.directory.sections.lists[1]);
       const bytes = this.store.bytes(this.section('lists') + from, to - from);
-      if (!bytes) return this.rowsWithList(c);
+      if (!bytes) return undefined;
       list = this.decodePackedList(c, bytes, firsts[listBlockOf(firsts, c)]);
     } else {
       const from = this.open.listOffsets[c];
       const bytes = this.store.bytes(this.section('lists') + from, this.open.listOffsets[c + 1] - from);
-      if (!bytes) return this.rowsWithList(c);
+      if (!bytes) return undefined;
       list = this.decodeList(c, bytes);
     }
     if (this.lists.size >= MAX_CACHED) this.lists.clear();
     this.lists.set(c, list);
     return list;
-  }
-
-  /**
-   * Version 16 (rowsDelimited): once concept c's missing list arrives, its chunks' rows are read in the same load, and
-   * undefined (the list is missing). A chunk's concept count is in its row alone, and a list read is scored by its
-   * chunks' counts (conceptBm25; chunkLengthPower over the walk's chunks): read a load later, they cost a round.
-   */
-  private rowsWithList(c: number): undefined {
-    if (!this.open.rowBlockFirsts || this.rowsAfterList.has(c)) return undefined;
-    this.rowsAfterList.add(c);
-    this.store.after(() => {
-      this.rowsAfterList.delete(c);
-      for (const k of this.chunksOf(c)?.chunks ?? EMPTY_U32) this.conceptsOf(k);
-    });
-    return undefined;
   }
 
   /**
