@@ -37,6 +37,7 @@ import {
 } from '../../support/hostilePages.ts';
 import { rowBlockStarts, type BlockLayout } from '../../../src/core/paged/blockLayout.ts';
 import { deflateWithLength } from '../../../src/core/paged/recordCoding.ts';
+import { buildOrder } from '../../../src/core/paged/degreeRanks.ts';
 import { CRAFTED } from '../../support/pagedCases.ts';
 
 /** Far above what a case takes (a few seconds, most of it the worker's start-up), far below "never ends". */
@@ -2042,6 +2043,8 @@ describe('rows that carry their own concept count (version 16, rowsDelimited)', 
       expect(hits.length).toBeGreaterThan(0);
       expect(hits).toEqual((await fifteen.library.search(PAGES_QUESTION, mode, 800)).hits);
     }
+    // The KG build's order (degreeRanks.ts) reads every row block: the same order and tokens.
+    expect(await buildOrder(sixteen.library.reader)).toEqual(await buildOrder(fifteen.library.reader));
     await verifyBundleCopy(await craftedSource(await large(16)));
     // A library that keeps its lists in its rows has no blocks of rows to index.
     expect((await honestPages(16)).directory.rowsDelimited).toBeUndefined();
