@@ -1,6 +1,6 @@
 // Version 15's rows (the directory's `rowsCoding`, FORMAT.md "Version 15"): a chunk's concept ids as Rice codes of
 // their gaps rather than varints. `open` holds every chunk's concept count m already, so a row stores no count and no
-// parameter: its Rice parameter is k = ⌊log2 ⌊concepts / (m + 1)⌋⌋ (0 when that quotient is 0), about the mean gap
+// parameter (version 16's rows start with their count instead, below): its Rice parameter is k = ⌊log2 ⌊concepts / (m + 1)⌋⌋ (0 when that quotient is 0), about the mean gap
 // of m ids spread over the concepts (a concept id is its term's rank, so a row's ids are spread nearly evenly). The
 // row is a bit stream, least significant bit of each byte first: for each id its gap (the first id itself, then each
 // id less the one before less 1) as the quotient `gap >> k` in unary (ones ended by a zero) then the gap's low k
