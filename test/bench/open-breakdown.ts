@@ -43,6 +43,8 @@ function candidateRows(open: OpenTables, d: PagesDirectory): [string, number][] 
   const rows: [string, number][] = [];
   // conceptCounts: a slope over text length (round nineteen measured it), and over tokens.
   const cc = open.conceptCounts;
+  // Version 16's rowsDelimited: no counts in `open` to re-code.
+  if (!cc) return rows;
   rows.push(['conceptCounts as varints', gz(varints(cc))]);
   rows.push([
     'conceptCounts − slope × textLength',

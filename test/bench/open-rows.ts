@@ -327,7 +327,7 @@ async function main(): Promise<void> {
   );
   const openC = openBytes({
     ...withoutLengths,
-    conceptCounts: varints(open.conceptCounts),
+    conceptCounts: varints(open.conceptCounts!),
     recordGroups: varints(recordSizes),
   });
   // B and C together: rows that delimit themselves and postings that carry the lengths (no conceptCounts to code).

@@ -40,7 +40,9 @@
 // h2-request-bytes.ts measures it) to each range's bytes.
 // Usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
 //          [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>]
-//          [--simulate] [--first-page] [--later] [--param key=value ...]
+//          [--simulate] [--first-page] [--later] [--mode <mode>] [--param key=value ...]
+// --mode (round twenty-six): the ranking asked, ppr by default (concept: concept BM25, which reads each chunk's concept
+// count, from version 16 in its row).
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -64,9 +66,11 @@ import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts
 import { askAsBench, BENCH_BUDGET_TOKENS, spread } from './lib/questions.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>] [--simulate] [--first-page] [--later] [--param key=value ...]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>] [--simulate] [--first-page] [--later] [--mode <mode>] [--param key=value ...]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const PART = arg('part', '') === '' ? undefined : Number(arg('part', ''));
+/** --mode (round twenty-six): the ranking asked (ppr, the default, or bm25, concept, …). */
+const MODE = arg('mode', 'ppr') as Parameters<typeof askAsBench>[3];
 const SAYS_IN_FLIGHT = arg('in-flight', '') === '' ? undefined : Number(arg('in-flight', ''));
 const RANGES_A_REQUEST = arg('ranges-a-request', '') === '' ? undefined : Number(arg('ranges-a-request', ''));
 /**
@@ -118,7 +122,7 @@ function linkSeconds(bytes: number, stageReads: readonly number[]): number {
 
 /** A question as the bench asks it: the Ask view's first page with --first-page, else `cli ask`'s whole budget. */
 function ask(library: PagedLibrary, q: string): ReturnType<PagedLibrary['search']> {
-  return askAsBench(library, q, process.argv.includes('--first-page'));
+  return askAsBench(library, q, process.argv.includes('--first-page'), MODE);
 }
 
 function kb(n: number): string {
@@ -305,7 +309,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   console.log(
     `\n## ${setName}: bundle ${kb(data.length)} KB (pages ${kb(pagesBytes)} KB, ${d.chunkCount} chunks, ` +
       `${d.conceptCount} concepts, ${d.blockSize}-byte blocks${d.sectionBlocks ? ` (${JSON.stringify(d.sectionBlocks)})` : ''}${d.rowBlocks ? `, rows in blocks of whole rows ≤ ${d.rowBlocks.size} B (${d.rowBlocks.count})` : ''}, hashes ${kb(layout.count * (d.hashBytes ?? 32))} KB of ${d.hashBytes ?? 32} B); ` +
-      `gap ${gapName(gap)}; ${picked.length} cold questions, ppr, ` +
+      `gap ${gapName(gap)}; ${picked.length} cold questions, ${MODE}, ` +
       `budget ${BENCH_BUDGET_TOKENS}; load ${loadavg()
         .map((x) => x.toFixed(2))
         .join(' ')}`,

@@ -130,7 +130,7 @@ async function measure(spec: string): Promise<void> {
   const rowIds: Uint32Array[] = [];
   for (let k = 0; k < n; k++) {
     const bytes = rows.subarray(open.rowGroups[k], open.rowGroups[k + 1]);
-    const ids = new Uint32Array(open.conceptCounts[k]);
+    const ids = new Uint32Array(open.conceptCounts![k]);
     readVarints(bytes, 0, ids, ids.length);
     for (let j = 1; j < ids.length; j++) ids[j] += ids[j - 1];
     rowIds.push(ids);

@@ -55,7 +55,7 @@ for (const path of process.argv.slice(2)) {
     let c = 0;
     const ids = [],
       t = [];
-    for (let j = 0; j < open.conceptCounts[k]; j++) {
+    for (let j = 0; j < open.conceptCounts![k]; j++) {
       const coded = next();
       c += Math.floor(coded / 2);
       const tf = coded % 2 ? next() + 2 : 1;

@@ -146,7 +146,7 @@ function decodeLibrary(rows: Uint8Array, library: PagedLibrary): Library {
   const n = d.chunkCount;
   const nc = d.conceptCount;
   const starts = new Float64Array(n + 1);
-  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts[k];
+  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts![k];
   const ids = new Uint32Array(starts[n]);
   if (d.groups.rows !== 1) throw new Error('rows in groups of more than one chunk: not the large layout');
   for (let k = 0; k < n; k++) {

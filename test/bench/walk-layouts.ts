@@ -250,7 +250,7 @@ async function decode(bundlePath: string, d: PagesDirectory, pagesAt: number): P
   const n = d.chunkCount;
   const nc = d.conceptCount;
   const starts = new Uint32Array(n + 1);
-  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts[k];
+  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts![k];
   const ids = new Uint32Array(starts[n]);
   const rows = await readSection(handle, pagesAt, d.sections.rows);
   readVarints(rows, 0, ids, starts[n]);

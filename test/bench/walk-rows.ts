@@ -145,7 +145,7 @@ async function decode(data: Uint8Array, name: string): Promise<Decoded> {
   const n = d.chunkCount;
   const nc = d.conceptCount;
   const starts = new Uint32Array(n + 1);
-  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts[k];
+  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + open.conceptCounts![k];
   const ids = new Uint32Array(starts[n]);
   /** Rows that keep the lists (listsInRows, round fifteen): each link's count of the concept in the chunk. */
   const tf = new Uint32Array(starts[n]);
@@ -188,7 +188,7 @@ async function decode(data: Uint8Array, name: string): Promise<Decoded> {
     d,
     pagesAt: at,
     open: stored,
-    conceptCounts: open.conceptCounts,
+    conceptCounts: open.conceptCounts!,
     df: open.df,
     rowGroups: open.rowGroups,
     starts,

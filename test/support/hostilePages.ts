@@ -314,6 +314,17 @@ function joinGroups(groups: Uint8Array[]): { section: Uint8Array; offsets: Float
 /** Where each row group starts (as recordOffsets), or undefined when the pieces' rowGroups are not a kind it reads. */
 export function rowOffsets(p: PagesPieces): number[] | undefined {
   const stored = p.open.rowGroups as unknown;
+  // Version 16 (rowsDelimited): the row blocks' bytes from their index (rowBlockIndex.ts), which cut the rows into
+  // the same blocks again (each block was as full as the next row let it be).
+  const spare = (p.open as unknown as Record<string, unknown>).rowBlockSpare;
+  if (stored === undefined && spare instanceof Uint8Array) {
+    const size = (p.directory.rowBlocks as { size?: unknown } | undefined)?.size;
+    const values = varintsOf(spare);
+    if (values === undefined || typeof size !== 'number') return undefined;
+    const offsets = [0];
+    values.forEach((v, b) => offsets.push(offsets[b] + (v < size ? size - v : v)));
+    return offsets;
+  }
   if (p.directory.version < 6) return stored instanceof Float64Array ? [...stored] : undefined;
   if (!(stored instanceof Uint8Array)) return undefined;
   const sizes = varintsOf(stored);

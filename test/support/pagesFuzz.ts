@@ -134,6 +134,7 @@ const DIRECTORY_FIELDS = [
   'blockPaths',
   'postingsCoding',
   'rowsCoding',
+  'rowsDelimited',
 ] as const;
 
 /** Sets one directory field to an extreme, a wrong kind, another version, or removes it; names the change. */
@@ -147,7 +148,7 @@ function mutateDirectoryField(
   // Block hash lengths: the two a reader takes (assemble() hashes with the one set), none at all (32).
   const versions =
     field === 'analyzer' || field === 'version'
-      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 99, undefined]
+      ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 99, undefined]
       : field === 'hashBytes'
         ? [16, 32, undefined]
         : field === 'listsInRows'
@@ -358,6 +359,14 @@ function mutateDirectoryField(
     d.evidenceArrays = e;
     return `directory.evidenceArrays = ${JSON.stringify(e)}`;
   }
+  // Version 16's rows that carry their counts: another order, a key more, or the whole field (below); half the time
+  // the version says 15.
+  if (field === 'rowsDelimited' && random() < 0.6) {
+    const order = pick(random, [4, 5, 6, 0, -1, 2 ** 31, ...WRONG_KINDS]);
+    d.rowsDelimited = random() < 0.2 ? { countOrder: 5, k: 1 } : { countOrder: order };
+    if (random() < 0.5) d.version = 15;
+    return `directory.rowsDelimited = ${JSON.stringify(d.rowsDelimited)}, version ${String(d.version)}`;
+  }
   // Version 3's share parameters: one of them changed, or the whole field.
   if (field === 'shares' && d.shares && typeof d.shares === 'object' && random() < 0.5) {
     const key = random() < 0.5 ? 'tfSpread' : 'chunkScorePower';
@@ -379,12 +388,13 @@ function mutatePieces(
   if (kind === 0) {
     // A directory field.
     const d = p.directory as unknown as Record<string, unknown>;
-    // A version 13, 14 or 15 part's own field (its rows' paths, its postings' coding, its rows' coding) half the time:
+    // A version 13 to 16 part's own field (its rows' paths, its postings' and rows' coding, its rows' counts) half the time:
     // one field of 24 would seldom be it.
     const own = [
       ...(d.blockPaths !== undefined ? (['blockPaths'] as const) : []),
       ...(d.postingsCoding !== undefined ? (['postingsCoding'] as const) : []),
       ...(d.rowsCoding !== undefined ? (['rowsCoding'] as const) : []),
+      ...(d.rowsDelimited !== undefined ? (['rowsDelimited'] as const) : []),
     ];
     const field = own.length > 0 && random() < 0.5 ? pick(random, own) : pick(random, DIRECTORY_FIELDS);
     return {
@@ -656,43 +666,49 @@ function casesOfPages(count: number, seed: number): Case[] {
     // Version 14 (its postings coded, postingsCoding.ts) a twenty-fifth of the cases, drawn apart (half large), and
     // version 15 (its rows coded, rowsCoding.ts: the large layout's) a twenty-fifth of the others (three quarters
     // large).
+    // Version 16 (its rows carry their counts, rowsCoding.ts, and `open` its row blocks' index, rowBlockIndex.ts: the
+    // large layout's) a twentieth of the rest (three quarters large).
     const fourteen = random() < 0.04;
     const fifteen = !fourteen && random() < 0.04;
+    const sixteen = !fourteen && !fifteen && random() < 0.05;
     const draw = random();
-    const version = fifteen
-      ? 15
-      : fourteen
-        ? 14
-        : draw < 0.02
-          ? 13
-          : draw < 0.03
-            ? 12
-            : draw < 0.05
-              ? 11
-              : draw < 0.1
-                ? 10
-                : draw >= 0.9
-                  ? 9
-                  : draw < 0.2
-                    ? 8
-                    : draw < 0.3
-                      ? 7
-                      : draw < 0.4
-                        ? 6
-                        : draw < 0.5
-                          ? 5
-                          : draw < 0.6
-                            ? 4
-                            : draw < 0.7
-                              ? 3
-                              : draw < 0.85
-                                ? 2
-                                : 1;
+    const version = sixteen
+      ? 16
+      : fifteen
+        ? 15
+        : fourteen
+          ? 14
+          : draw < 0.02
+            ? 13
+            : draw < 0.03
+              ? 12
+              : draw < 0.05
+                ? 11
+                : draw < 0.1
+                  ? 10
+                  : draw >= 0.9
+                    ? 9
+                    : draw < 0.2
+                      ? 8
+                      : draw < 0.3
+                        ? 7
+                        : draw < 0.4
+                          ? 6
+                          : draw < 0.5
+                            ? 5
+                            : draw < 0.6
+                              ? 4
+                              : draw < 0.7
+                                ? 3
+                                : draw < 0.85
+                                  ? 2
+                                  : 1;
     const large =
       version === 5 ||
       version === 13 ||
       (version === 14 && draw < 0.5) ||
       (version === 15 && draw < 0.75) ||
+      (version === 16 && draw < 0.75) ||
       (version === 12 && draw < 0.025) ||
       (version === 11 && draw < 0.04) ||
       (version === 10 && draw < 0.075) ||

@@ -58,6 +58,8 @@ import {
   blockPathsOf,
   postingsCodingFor,
   rowsCodingFor,
+  rowsDelimitedFor,
+  delimitsRows,
   storedBytesAsync,
   openSections,
   pagedRecord,
@@ -620,9 +622,15 @@ export async function buildPages(
     sinks.rows,
     groups,
     options.listsInRowsBytes,
+    version,
+    delimitsRows(version, options.blockSize === undefined ? sectionBlocksFor(version, false) : undefined),
   );
   // Lists kept in the rows make the rows one group (format.ts, listsInRows).
   const writtenGroups = { ...groups, rows: concepts.rows };
+  const sectionBlocks =
+    options.blockSize === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined;
+  const rowBlocks = rowBlocksFor(version, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
+  const rowsDelimited = rowsDelimitedFor(version, rowBlocks);
   mark('concepts + lists + rows sections');
   const full = pagesOpen({
     textLengths: word.textLengths,
@@ -646,6 +654,7 @@ export async function buildPages(
     writtenGroups.rows,
     writtenGroups.records,
     options.evidenceEntries ?? writerEvidenceEntries(version, concepts.listsInRows),
+    rowsDelimited && rowBlocks?.size,
   );
   await sinks.open.write(written.open);
   await sinks.degrees.write(written.degrees);
@@ -664,9 +673,6 @@ export async function buildPages(
   const sectionBytes = async function* (): AsyncGenerator<Uint8Array> {
     for (const name of SECTIONS) yield* spool.read(name);
   };
-  const sectionBlocks =
-    options.blockSize === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined;
-  const rowBlocks = rowBlocksFor(version, concepts.listsInRows, sectionBlocks, concepts.rowGroups);
   const layout = writtenBlocks(
     version,
     blockSize,
@@ -723,6 +729,7 @@ export async function buildPages(
       ...(paths ? { blockPaths: paths.field } : {}),
       postingsCoding: postingsCodingFor(version),
       rowsCoding: rowsCodingFor(version, concepts.listsInRows),
+      rowsDelimited,
     },
     version,
   );

@@ -19,6 +19,7 @@ import { conceptIdf } from '../graph/index.ts';
 import { PagesError } from './blockStore.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import { listFirstsOf, listStartsOf } from './listPacking.ts';
+import { expandRowBlocks } from './rowBlockIndex.ts';
 import {
   MAX_OPEN_SLOPE,
   MAX_TOKENS_PER_LENGTH,
@@ -466,6 +467,11 @@ interface Residuals {
    * (`evidenceBlocks`).
    */
   evidence?: { count: number; bytes: number };
+  /**
+   * Version 16's `rowsDelimited`: `open` holds no concept counts and no row groups, but the index of the directory's
+   * `rowBlocks` (rowBlockIndex.ts).
+   */
+  rowBlocks?: { count: number; size: number };
 }
 
 /**
@@ -569,6 +575,10 @@ function applyResiduals(
   const coding = residuals.openCoding;
   if (coding) expandDf(out, residuals.concepts);
   if (coding?.documentRuns === 1) expandRuns(out, n);
+  if (residuals.rowBlocks) {
+    applyRowBlocks(out, residuals, coding, n);
+    return;
+  }
   if (coding) {
     const counts = unpredict(
       out.conceptCounts,
@@ -634,6 +644,53 @@ function applyResiduals(
       throw new PagesError(`pages.bin (open) gives row group ${g} ${sizes[g]} bytes (rowGroups)`);
   }
   out.rowGroups = offsetsOf(sizes);
+}
+
+/**
+ * Version 16's rest of applyResiduals (rowsDelimited, beside openCoding): the tokens or the evidence blocks and the
+ * record groups as version 11's, the row blocks' index (rowBlockIndex.ts) in place of the concept counts and the row
+ * groups, which a stored `open` must not hold then.
+ */
+function applyRowBlocks(
+  out: Record<string, unknown>,
+  residuals: Residuals,
+  coding: OpenCoding | undefined,
+  n: number,
+): void {
+  const { count, size } = residuals.rowBlocks!;
+  if (!coding) throw new PagesError('pages.bin has rowsDelimited without openCoding');
+  for (const key of ['conceptCounts', 'rowGroups'] as const)
+    if (out[key] !== undefined) throw new PagesError(`pages.bin (open) has ${key} beside rowsDelimited`);
+  const lengths = out.textLengths as Float32Array;
+  if (residuals.evidence) expandEvidence(out, residuals.evidence);
+  else
+    out.tokens = Uint32Array.from(
+      unpredict(
+        out.tokens,
+        'tokens',
+        lengths,
+        residuals.openResiduals.tokensPerLength,
+        0xffffffff,
+        (k, v) => `chunk ${k} ${v} tokens (openResiduals)`,
+      ),
+    );
+  const { recordsPerGroup } = residuals;
+  const recordLengths = groupSums(lengths, recordsPerGroup, Math.ceil(n / recordsPerGroup));
+  out.recordGroups = offsetsOf(
+    unpredict(
+      out.recordGroups,
+      'recordGroups',
+      recordLengths,
+      coding.recordBytesPerLength,
+      Number.MAX_SAFE_INTEGER,
+      (g, v) => `record group ${g} ${v} bytes (recordGroups)`,
+    ),
+  );
+  const { firsts, offsets } = expandRowBlocks(out, count, size, n);
+  delete out.rowBlockFirst;
+  delete out.rowBlockSpare;
+  out.rowBlockFirsts = firsts;
+  out.rowGroups = offsets;
 }
 
 /**
@@ -763,7 +820,15 @@ function openOfVarints(
 export function residualsOf(
   d: Pick<
     PagesDirectory,
-    'openResiduals' | 'openCoding' | 'groups' | 'conceptCount' | 'listCoding' | 'sections' | 'evidenceArrays'
+    | 'openResiduals'
+    | 'openCoding'
+    | 'groups'
+    | 'conceptCount'
+    | 'listCoding'
+    | 'sections'
+    | 'evidenceArrays'
+    | 'rowsDelimited'
+    | 'rowBlocks'
   >,
 ): Residuals | undefined {
   return (
@@ -776,6 +841,9 @@ export function residualsOf(
       ...(d.listCoding ? { listCoding: d.listCoding, listsBytes: d.sections.lists[1] } : {}),
       ...(d.evidenceArrays
         ? { evidence: { count: d.evidenceArrays.count, bytes: d.evidenceArrays.bytes } }
+        : {}),
+      ...(d.rowsDelimited && d.rowBlocks
+        ? { rowBlocks: { count: d.rowBlocks.count, size: d.rowBlocks.size } }
         : {}),
     }
   );

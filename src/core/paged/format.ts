@@ -69,7 +69,11 @@
 // Version 15 (round twenty-four) is shared the same way (FORMAT.md "Version 15"): `rowsCoding`, each chunk's concept
 // ids in the rows as Rice codes of their gaps with a parameter computed from the chunk's concept count (rowsCoding.ts)
 // rather than varints.
-// Versions 1 to 15 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 16 (round twenty-six) is shared the same way (FORMAT.md "Version 16"): `rowsDelimited`, each row starting
+// with its concept count (rowsCoding.ts), so `open` keeps per block of rows its first chunk and its bytes in place of
+// every chunk's concept count and row size (conceptCounts, rowGroups). A version 16 directory without the field reads
+// as version 15 does.
+// Versions 1 to 16 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
@@ -79,7 +83,7 @@ import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 15;
+export const PAGES_VERSION = 16;
 /**
  * The version the directory's `scriptChunks` came with (word statistics per script, retrieval params
  * scriptStatistics): version 11, beside `openCoding`. Written only by a library built with them.
@@ -91,8 +95,10 @@ export const LIST_CODING_VERSION = 12;
 export const POSTINGS_CODING_VERSION = 14;
 /** The version the directory's `rowsCoding` came with (rowsCoding.ts): every writer's from 15 (rows without lists). */
 export const ROWS_CODING_VERSION = 15;
+/** The version the directory's `rowsDelimited` came with (rowsCoding.ts): every writer's from 16 (rows in blocks). */
+export const ROWS_DELIMITED_VERSION = 16;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -452,6 +458,12 @@ export interface PagesDirectory {
    * only for rows that do not keep the lists. Absent: as version 14.
    */
   rowsCoding?: RowsCoding;
+  /**
+   * Version 16: each row starts with its concept count (rowsCoding.ts encodeDelimitedRow), and `open` holds per block
+   * of rows (`rowBlocks`) its first chunk and its bytes (`rowBlockFirst`, `rowBlockSpare`) in place of `conceptCounts`
+   * and `rowGroups`; only beside `rowsCoding` and `rowBlocks`. Absent: as version 15.
+   */
+  rowsDelimited?: RowsDelimited;
   /** [offset, length] of each section inside the part. */
   sections: Record<SectionName, [number, number]>;
 }
@@ -491,6 +503,32 @@ function checkRowsCoding(d: PagesDirectory, fail: (why: string) => never): void 
   )
     fail(`has rowsCoding ${shown} (version 15 gives { ids: "rice" })`);
   if (d.listsInRows) fail('has rowsCoding but keeps its lists in its rows (one group coded by concept)');
+}
+
+/** Version 16's `rowsDelimited` (the directory's): the order of the Exp-Golomb code of a row's count. */
+export interface RowsDelimited {
+  countOrder: 5;
+}
+
+/**
+ * Version 16's `rowsDelimited`: only from version 16, exactly { countOrder: 5 }, beside `rowsCoding` and `rowBlocks`
+ * (a reader finds a row from its block's first chunk) and an `openCoding` whose count slopes are 0 (no counts to
+ * predict).
+ */
+function checkRowsDelimited(d: PagesDirectory, fail: (why: string) => never): void {
+  const field = d.rowsDelimited as unknown;
+  if (d.version < ROWS_DELIMITED_VERSION) fail(`has rowsDelimited, which version ${d.version} does not have`);
+  if (
+    !field ||
+    typeof field !== 'object' ||
+    Array.isArray(field) ||
+    Object.keys(field).join() !== 'countOrder' ||
+    (field as RowsDelimited).countOrder !== 5
+  )
+    fail(`has rowsDelimited ${JSON.stringify(field)} (version 16 gives { countOrder: 5 })`);
+  if (!d.rowsCoding || !d.rowBlocks) fail('has rowsDelimited without rowsCoding and rowBlocks');
+  if (!d.openCoding || d.openCoding.countsPerLength !== 0 || d.openCoding.rowBytesPerCount !== 0)
+    fail('has rowsDelimited without an openCoding whose countsPerLength and rowBytesPerCount are 0');
 }
 
 /** Version 14's `postingsCoding` (the directory's): how a word's postings are coded (postingsCoding.ts). */
@@ -780,7 +818,14 @@ export interface PagesOpenV11 extends PagesOpenV9 {
 }
 
 /** The `open` arrays a library reads, whatever the version (compactOpen.ts, expandOpen). */
-export interface OpenTables extends Omit<PagesOpenV1, 'degrees'> {
+export interface OpenTables extends Omit<PagesOpenV1, 'degrees' | 'conceptCounts'> {
+  /** Per chunk: its concept count; absent from version 16's `rowsDelimited` (each row holds its own). */
+  conceptCounts?: Uint32Array;
+  /**
+   * Version 16's `rowsDelimited`: each row block's first chunk, the chunk count at [blocks]; `rowGroups` are then the
+   * row blocks' byte offsets (one more than the blocks), not the row groups'.
+   */
+  rowBlockFirsts?: Uint32Array;
   /** Version 1: the exact degrees; version 2: undefined (degreeCodes, and the `degrees` section). */
   degrees?: Float64Array;
   /** Version 2 on, one a concept; from version 9 0 for a concept in one chunk (df 1), whose code is not stored. */
@@ -870,6 +915,7 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.listCoding !== undefined) checkListCoding(d, fail);
   if (d.postingsCoding !== undefined) checkPostingsCoding(d, fail);
   if (d.rowsCoding !== undefined) checkRowsCoding(d, fail);
+  if (d.rowsDelimited !== undefined) checkRowsDelimited(d, fail);
   if (d.version === 1) return { ...d, sections: { ...d.sections, degrees: [end, 0] } };
   if (d.version >= 3) {
     const sp = d.shares;
@@ -1084,6 +1130,9 @@ export function encodeTop(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** No concept counts (version 16's rowsDelimited: each row holds its own). */
+const EMPTY_COUNTS = new Uint32Array(0);
+
 /**
  * The `open` arrays of a pages part checked against its directory before anything reads by them (a library's
  * open, and `cli upgrade`): each array's length, the counts against the bytes that hold what they count, the group
@@ -1094,10 +1143,12 @@ export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): vo
   const nc = d.conceptCount;
   // Version 12's evidenceArrays: no tokens in `open` (each block is checked as it is decoded).
   const evidence = d.evidenceArrays !== undefined;
+  // Version 16's rowsDelimited: no concept counts, and `rowGroups` the row blocks' offsets (expandOpen).
+  const delimited = d.rowsDelimited !== undefined;
   const sized: Array<[string, { length: number } | undefined, number]> = [
     ['textLengths', open.textLengths, n],
     ['headingLengths', open.headingLengths, n],
-    ['conceptCounts', open.conceptCounts, n],
+    ['conceptCounts', delimited ? (open.conceptCounts ?? []) : open.conceptCounts, delimited ? 0 : n],
     ['tokens', open.tokens, evidence ? 0 : n],
     ['documentChunks', open.documentChunks, n],
     ['df', open.df, nc],
@@ -1108,7 +1159,8 @@ export function checkOpen(name: string, d: PagesDirectory, open: OpenTables): vo
     ['evidenceStarts', open.evidenceStarts ?? [], evidence ? d.evidenceArrays!.count + 1 : 0],
     ['termGroups', open.termGroups, Math.ceil(d.termCount / d.groups.terms) + 1],
     ['conceptGroups', open.conceptGroups, Math.ceil(nc / d.groups.concepts) + 1],
-    ['rowGroups', open.rowGroups, Math.ceil(n / d.groups.rows) + 1],
+    ['rowGroups', open.rowGroups, delimited ? d.rowBlocks!.count + 1 : Math.ceil(n / d.groups.rows) + 1],
+    ['rowBlockFirsts', open.rowBlockFirsts ?? [], delimited ? d.rowBlocks!.count + 1 : 0],
     ['termFirst', open.termFirst, Math.ceil(d.termCount / d.groups.terms)],
     ['conceptFirst', open.conceptFirst, Math.ceil(nc / d.groups.concepts)],
   ];
@@ -1150,8 +1202,9 @@ function checkOpenCounts(name: string, d: PagesDirectory, open: OpenTables): voi
     throw new PagesError(`${name}: pages.bin (open) ${why}`);
   };
   let ids = 0;
-  for (let k = 0; k < open.conceptCounts.length; k++) {
-    const count = open.conceptCounts[k];
+  const counts = open.conceptCounts ?? EMPTY_COUNTS;
+  for (let k = 0; k < counts.length; k++) {
+    const count = counts[k];
     if (count > d.conceptCount) fail(`gives chunk ${k} ${count} concepts of ${d.conceptCount}`);
     ids += count;
   }

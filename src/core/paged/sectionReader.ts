@@ -18,7 +18,7 @@ import { leastListBytes, listBlockOf, listSpanOf, readListCounts, skipList } fro
 import { degreeLower, degreeUpper, predicted } from './compactOpen.ts';
 import { decodeEvidenceBlock } from './evidenceArrays.ts';
 import { decodePostings, decodeVarintPostings } from './postingsCoding.ts';
-import { decodeRow } from './rowsCoding.ts';
+import { decodeDelimitedRows, decodeRow } from './rowsCoding.ts';
 import {
   minListBytes,
   recordGroupBytes,
@@ -82,6 +82,8 @@ export class SectionReader {
    * made later questions at 100 MiB read 27 KB more of lists, mean, for degrees their rows held).
    */
   private singles: Float64Array | undefined;
+  /** Version 16: the row block rowGroupOf found last (a list's chunks ascend: the next is nearly always there or after). */
+  private lastRowBlock = 0;
   /** Version 9: degreeUpper(open.singleCode), at least every one-chunk concept's degree; undefined before. */
   private readonly singleUpper: number | undefined;
 
@@ -450,12 +452,38 @@ export class SectionReader {
   }
 
   conceptsOf(k: number): Uint32Array | undefined {
-    const size = this.directory.groups.rows;
-    const g = Math.floor(k / size);
+    const g = this.rowGroupOf(k);
     const group = this.rowGroup(g);
     if (!group) return undefined;
-    const i = k - g * size;
+    const i = k - this.rowGroupFirst(g);
     return group.ids.subarray(group.starts[i], group.starts[i + 1]);
+  }
+
+  /**
+   * The row group holding chunk k: groups of `groups.rows` chunks, or version 16's blocks of rows (rowsDelimited,
+   * each block's first chunk in `open.rowBlockFirsts`: a binary search, from the block asked for last, since a list's
+   * chunks ascend).
+   */
+  rowGroupOf(k: number): number {
+    const firsts = this.open.rowBlockFirsts;
+    if (!firsts) return Math.floor(k / this.directory.groups.rows);
+    let g = this.lastRowBlock;
+    if (!(firsts[g] <= k && k < firsts[g + 1])) {
+      let lo = 0;
+      let hi = firsts.length - 2;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (firsts[mid] <= k) lo = mid;
+        else hi = mid - 1;
+      }
+      g = this.lastRowBlock = lo;
+    }
+    return g;
+  }
+
+  /** The first chunk of row group g (rowGroupOf). */
+  rowGroupFirst(g: number): number {
+    return this.open.rowBlockFirsts?.[g] ?? g * this.directory.groups.rows;
   }
 
   /** Row group g: the concepts of its chunks, ids[starts[i]..starts[i + 1]) for its i-th chunk. */
@@ -468,11 +496,26 @@ export class SectionReader {
       (bytes) => {
         const group = this.directory.listsInRows
           ? this.decodeRowsWithCounts(bytes)
-          : this.decodeRowGroup(g, bytes);
-        this.noteSingles(g * this.directory.groups.rows, group);
+          : this.open.rowBlockFirsts
+            ? this.decodeRowBlock(g, bytes)
+            : this.decodeRowGroup(g, bytes);
+        this.noteSingles(this.rowGroupFirst(g), group);
         return group;
       },
     );
+  }
+
+  /**
+   * Version 16's row block g (rowsDelimited): the rows of its chunks (open.rowBlockFirsts) one after another, each
+   * starting with its count, checked as rowsCoding.ts decodeDelimitedRows checks them (refused naming the chunk).
+   */
+  private decodeRowBlock(g: number, bytes: Uint8Array): RowGroup {
+    const firsts = this.open.rowBlockFirsts!;
+    try {
+      return decodeDelimitedRows(bytes, firsts[g + 1] - firsts[g], this.directory.conceptCount, firsts[g]);
+    } catch (e) {
+      throw new PagesError(`row block ${g}: ${messageOf(e)}`);
+    }
   }
 
   /** Version 9: whether concept c is in one chunk, its degree code left out of `open` (singleDegree). */
@@ -551,7 +594,7 @@ export class SectionReader {
     }
     const n = this.chunkCount;
     const nc = this.directory.conceptCount;
-    const perChunk = this.open.conceptCounts;
+    const perChunk = this.open.conceptCounts!;
     if (this.directory.version >= 6) return decodeRiceLists(bytes, n, this.open.df, perChunk, fail);
     return decodeCountedRows(bytes, n, nc, perChunk, fail);
   }
@@ -563,7 +606,7 @@ export class SectionReader {
    */
   private decodeRowGroup(g: number, bytes: Uint8Array): RowGroup {
     const size = this.directory.groups.rows;
-    const counts = this.open.conceptCounts;
+    const counts = this.open.conceptCounts!;
     const nc = this.directory.conceptCount;
     const from = g * size;
     const to = Math.min(this.chunkCount, from + size);
@@ -622,8 +665,11 @@ export class SectionReader {
 
   conceptAccess(): ConceptAccess {
     const open = this.open;
+    const counts = open.conceptCounts;
+    // Every (chunk, concept) link is one id of a row and one chunk of a list: version 16's rows hold their counts
+    // (rowsDelimited), so the links are the df summed (whole numbers: the same sum, the same mean, bit for bit).
     let links = 0;
-    for (const x of open.conceptCounts) links += x;
+    for (const x of counts ?? open.df) links += x;
     const n = this.directory.chunkCount;
     return {
       chunkCount: n,
@@ -632,7 +678,8 @@ export class SectionReader {
       df: (c) => open.df[c],
       chunksOf: (c) => this.chunksOf(c) ?? EMPTY_CHUNKS,
       conceptsOf: (k) => this.conceptsOf(k) ?? EMPTY_U32,
-      conceptCount: (k) => open.conceptCounts[k],
+      // Version 16: from the chunk's row (a row not read yet is noted as missing, and the run is asked again).
+      conceptCount: counts ? (k) => counts[k] : (k) => this.conceptsOf(k)?.length ?? 0,
     };
   }
 
@@ -685,14 +732,13 @@ export class SectionReader {
    */
   private computeWaitingRows(): void {
     if (this.waitingRows.size === 0 || this.directory.listsInRows) return;
-    const size = this.directory.groups.rows;
     for (const [u, from] of this.waitingRows) {
       const list = this.lists.get(u);
       if (!list) continue;
       // From the first chunk whose group was missing at the arrival before (the groups before it stay decoded).
       let i = from;
       for (let g = -1; i < list.chunks.length; i++) {
-        const gk = Math.floor(list.chunks[i] / size);
+        const gk = this.rowGroupOf(list.chunks[i]);
         if (gk === g) continue;
         g = gk;
         if (!this.store.hasGroup(`r${g}`)) break;
@@ -722,10 +768,9 @@ export class SectionReader {
     // Every chunk row first, noting all that are missing, so that one round fetches them all; counting waits for a
     // run that has them (a hub's partial counts would be thrown away). The list is ascending, so its chunks' row
     // groups come in order: each is looked up once, not once per chunk (a hub is in thousands of chunks).
-    const size = this.directory.groups.rows;
     let complete = true;
     for (let i = 0, g = -1; i < list.chunks.length; i++) {
-      const gk = Math.floor(list.chunks[i] / size);
+      const gk = this.rowGroupOf(list.chunks[i]);
       if (gk === g) continue;
       g = gk;
       if (!this.rowGroup(g)) complete = false;
@@ -739,12 +784,16 @@ export class SectionReader {
     const counts = (this.coCounts ??= new Uint32Array(this.directory.conceptCount));
     const found: number[] = [];
     let group: RowGroup | undefined;
+    let first = 0;
     for (let i = 0, g = -1; i < list.chunks.length; i++) {
       const k = list.chunks[i];
-      const gk = Math.floor(k / size);
-      if (gk !== g) group = this.rowGroup((g = gk));
+      const gk = this.rowGroupOf(k);
+      if (gk !== g) {
+        group = this.rowGroup((g = gk));
+        first = this.rowGroupFirst(g);
+      }
       const { starts, ids } = group!;
-      for (let j = starts[k - g * size], end = starts[k - g * size + 1]; j < end; j++) {
+      for (let j = starts[k - first], end = starts[k - first + 1]; j < end; j++) {
         const v = ids[j];
         if (v !== u && counts[v]++ === 0) found.push(v);
       }

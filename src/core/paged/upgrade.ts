@@ -33,7 +33,8 @@ import type { BlockLayout } from './blockLayout.ts';
 import { decodeJson, gzipSize, PagesError } from './blockStore.ts';
 import { checkRecordGroup, checkTermGroup } from './groupShapes.ts';
 import { decodeVarintPostings } from './postingsCoding.ts';
-import { encodeRow } from './rowsCoding.ts';
+import { decodeRow, encodeDelimitedRow, encodeRow } from './rowsCoding.ts';
+import { delimitedOpen } from './rowBlockIndex.ts';
 import { decodeDictionary, decodeRecordGroup } from './recordCoding.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import { expandOpen, residualsOf, withRowGroups, withTermGroups } from './compactOpen.ts';
@@ -76,6 +77,8 @@ import {
   MemorySink,
   postingsCodingFor,
   rowsCodingFor,
+  rowsDelimitedFor,
+  delimitsRows,
   writeTermSections,
   storedBytesAsync,
   LISTS_IN_ROWS_BYTES,
@@ -394,10 +397,13 @@ async function riceRows(
   conceptCounts: ArrayLike<number>,
   n: number,
   concepts: number,
+  /** Version 16: each row written starting with its count (rowsDelimited). */
+  delimit = false,
 ): Promise<{ rows: MemorySink; rowGroups: Float64Array }> {
   const fail = (why: string): never => {
     throw new PagesError(`${name}: pages.bin's rows ${why}`);
   };
+  const encode = delimit ? encodeDelimitedRow : encodeRow;
   const rows = new MemorySink();
   const out = new ByteWriter();
   const rowGroups = new Float64Array(n + 1);
@@ -409,7 +415,7 @@ async function riceRows(
   // Every chunk whose ids are all read is written (a chunk of no concepts at once).
   const close = (): void => {
     while (k < n && j === conceptCounts[k]) {
-      encodeRow(out, row.subarray(0, j), concepts);
+      encode(out, row.subarray(0, j), concepts);
       rowGroups[++k] = rows.length + out.length;
       j = 0;
       if (out.length >= PIECE) rows.write(out.take());
@@ -444,6 +450,58 @@ async function riceRows(
   if (k < n || scale > 1) fail(`end in chunk ${k} of ${n}, before their chunks' concept ids do`);
   if (out.length > 0) rows.write(out.take());
   return { rows, rowGroups };
+}
+
+/**
+ * Version 16's rows (rowsDelimited) from version 15's (`pieces`, Rice codes without counts, rowsCoding.ts): every
+ * chunk's row decoded with its count (`conceptCounts`) from its group's bytes (`rowGroups`, `rowsPerGroup` chunks a
+ * group), checked as a reader checks it (refused naming its chunk), and written again starting with its count, in
+ * groups of one chunk: the section and its groups' offsets.
+ */
+async function delimitedRows(
+  name: string,
+  pieces: AsyncIterable<Uint8Array>,
+  rowsLength: number,
+  conceptCounts: ArrayLike<number>,
+  rowGroups: ArrayLike<number>,
+  rowsPerGroup: number,
+  concepts: number,
+): Promise<{ rows: MemorySink; rowGroups: Float64Array }> {
+  const n = conceptCounts.length;
+  // The section whole (checkOpen held its groups to its length): at 1 GiB ~130 MB, read once.
+  const bytes = new Uint8Array(rowsLength);
+  let filled = 0;
+  for await (const piece of pieces) {
+    if (filled + piece.length > rowsLength)
+      throw new PagesError(`${name}: pages.bin's rows run past their section`);
+    bytes.set(piece, filled);
+    filled += piece.length;
+  }
+  const rows = new MemorySink();
+  const out = new ByteWriter();
+  const offsets = new Float64Array(n + 1);
+  let ids = new Uint32Array(16);
+  for (let g = 0; g * rowsPerGroup < n; g++) {
+    let at = rowGroups[g];
+    const end = rowGroups[g + 1];
+    for (let k = g * rowsPerGroup; k < Math.min(n, (g + 1) * rowsPerGroup); k++) {
+      const m = conceptCounts[k];
+      // checkOpen held the counts to the section's bits; decodeRow holds each to its group's.
+      if (m > ids.length) ids = new Uint32Array(Math.max(m, ids.length * 2));
+      try {
+        at = decodeRow(bytes, at, end, m, concepts, ids, 0);
+      } catch (e) {
+        throw new PagesError(`${name}: pages.bin's rows: chunk ${k}'s row ${messageOf(e)}`);
+      }
+      encodeDelimitedRow(out, ids.subarray(0, m), concepts);
+      offsets[k + 1] = rows.length + out.length;
+      if (out.length >= PIECE) rows.write(out.take());
+    }
+    if (at !== end)
+      throw new PagesError(`${name}: pages.bin's rows: row group ${g} holds ${end - at} bytes past its rows`);
+  }
+  if (out.length > 0) rows.write(out.take());
+  return { rows, rowGroups: offsets };
 }
 
 /**
@@ -712,7 +770,11 @@ async function upgradePages(
         );
     }
     const { degreeCodes: _codes, degrees: _none, singleCode: _single, ...rest } = tables;
-    full = { ...rest, degrees };
+    // Versions 2 to 11 (this path) keep every chunk's concept count in `open` (version 16 may not); the keys keep
+    // their order (the `open` written again is the writers' byte for byte).
+    const { conceptCounts } = rest;
+    if (!conceptCounts) throw new PagesError(`${source.name}: pages.bin (open) has no conceptCounts`);
+    full = { ...rest, conceptCounts, degrees };
   }
   const oldOffsets = full.listOffsets;
   const listsFrom = base + d.sections.lists[0];
@@ -763,6 +825,9 @@ async function upgradePages(
   // Version 12's lists packed into blocks (listPacking.ts), as the writers pack them.
   const packed = inRows ? undefined : await packedLists(newLists, listOffsets, full.df);
   // Version 15's rows (rowsCoding.ts): every row read, checked and written again as Rice codes, in groups of one.
+  // Version 16's rows start with their counts (rowsDelimited) when they are in blocks of whole rows.
+  const sectionBlocks = sectionBlocksAsked ?? sectionBlocksFor(version, inRows !== undefined);
+  const delimit = !inRows && delimitsRows(version, sectionBlocks, rowBlockBytes);
   const riced =
     !inRows && rowsCodingFor(version, false)
       ? await riceRows(
@@ -771,6 +836,7 @@ async function upgradePages(
           full.conceptCounts,
           n,
           d.conceptCount,
+          delimit,
         )
       : undefined;
   const rowGroups = inRows
@@ -792,6 +858,11 @@ async function upgradePages(
   // Version 14's postings (postingsCoding.ts): the words' sections written again, and their groups' offsets.
   const words = await recodedWords(source, base, d, full.termGroups, version);
   full = { ...full, recordGroups: records.offsets, termGroups: words.termGroups };
+  // Version 10's rows in blocks of whole rows, cut at the new row groups (rowBlocksFor).
+  const rowBlocks = rowBlocksFor(version, inRows !== undefined, sectionBlocks, rowGroups, rowBlockBytes);
+  const rowsDelimited = rowsDelimitedFor(version, rowBlocks);
+  if ((rowsDelimited !== undefined) !== delimit)
+    throw new Error('pages: the upgrade delimited rows it does not put in blocks, or the other way round');
   const written = await openSections(
     inRows
       ? { ...full, listOffsets: new Float64Array(listOffsets.length), rowGroups }
@@ -802,6 +873,7 @@ async function upgradePages(
     inRows ? Math.max(1, n) : DEFAULT_GROUPS.rows,
     DEFAULT_GROUPS.records,
     evidenceEntries ?? writerEvidenceEntries(version, inRows !== undefined),
+    rowsDelimited && rowBlocks?.size,
   );
   const evidenceBlocks = written.evidence?.blocks ?? [];
 
@@ -841,9 +913,6 @@ async function upgradePages(
   // for another (write.ts, defaultBlockSize).
   // Version 8's rows in blocks of their own for a part that does not keep its lists in its rows (sectionBlocksFor).
   const blockSize = defaultBlockSize(version, inRows !== undefined);
-  const sectionBlocks = sectionBlocksAsked ?? sectionBlocksFor(version, inRows !== undefined);
-  // Version 10's rows in blocks of whole rows, cut at the new row groups (rowBlocksFor).
-  const rowBlocks = rowBlocksFor(version, inRows !== undefined, sectionBlocks, rowGroups, rowBlockBytes);
   const newLayout = writtenBlocks(
     version,
     blockSize,
@@ -903,6 +972,7 @@ async function upgradePages(
         ...(paths ? { blockPaths: paths.field } : {}),
         postingsCoding: postingsCodingFor(version),
         rowsCoding: rowsCodingFor(version, inRows !== undefined),
+        rowsDelimited,
       },
       version,
     ),
@@ -929,7 +999,7 @@ async function recodedPart(
   tables: {
     termGroups: Float64Array;
     rowGroups: Float64Array;
-    conceptCounts: Uint32Array;
+    conceptCounts?: Uint32Array;
     evidenceStarts?: Float64Array;
   },
   params: ShareParams,
@@ -939,28 +1009,44 @@ async function recodedPart(
     ? undefined
     : await recodedWords(source, base, d, tables.termGroups, version);
   const [rowsAt, rowsLength] = d.sections.rows;
+  // Version 16's rows start with their counts (rowsDelimited): version 15's are decoded and written again.
+  const delimit =
+    d.listsInRows !== true && !d.rowsDelimited && delimitsRows(version, d.sectionBlocks, ROW_BLOCK_BYTES);
+  const counts = (): Uint32Array => {
+    if (!tables.conceptCounts) throw new PagesError(`${source.name}: pages.bin (open) has no conceptCounts`);
+    return tables.conceptCounts;
+  };
+  const rowPieces = () => sectionPieces(source, base, oldLayout, rowsAt, rowsAt + rowsLength);
   const riced =
     rowsCodingFor(version, d.listsInRows === true) && !d.rowsCoding
-      ? await riceRows(
-          source.name,
-          sectionPieces(source, base, oldLayout, rowsAt, rowsAt + rowsLength),
-          tables.conceptCounts,
-          d.chunkCount,
-          d.conceptCount,
-        )
-      : undefined;
+      ? await riceRows(source.name, rowPieces(), counts(), d.chunkCount, d.conceptCount, delimit)
+      : delimit
+        ? await delimitedRows(
+            source.name,
+            rowPieces(),
+            rowsLength,
+            counts(),
+            tables.rowGroups,
+            d.groups.rows,
+            d.conceptCount,
+          )
+        : undefined;
   let newOpen = words ? withTermGroups(storedOpen, words.termGroups) : storedOpen;
   let openCoding = d.openCoding;
   if (riced) {
     if (!openCoding)
       throw new PagesError(`${source.name}: its pages are version ${d.version} without openCoding`);
-    ({ open: newOpen, openCoding } = withRowGroups(
-      newOpen,
-      riced.rowGroups,
-      tables.conceptCounts,
-      DEFAULT_GROUPS.rows,
-      openCoding,
-    ));
+    if (delimit) {
+      newOpen = delimitedOpen(newOpen, riced.rowGroups, ROW_BLOCK_BYTES, DEFAULT_GROUPS.rows);
+      openCoding = { ...openCoding, countsPerLength: 0, rowBytesPerCount: 0 };
+    } else
+      ({ open: newOpen, openCoding } = withRowGroups(
+        newOpen,
+        riced.rowGroups,
+        counts(),
+        DEFAULT_GROUPS.rows,
+        openCoding,
+      ));
   }
   const open = await gzip(encodeStructured(newOpen));
   const rowGroups = riced?.rowGroups ?? tables.rowGroups;
@@ -1045,6 +1131,7 @@ async function recodedPart(
               rowBlocks,
               groups: { ...d.groups, rows: DEFAULT_GROUPS.rows },
               rowsCoding: rowsCodingFor(version, false),
+              rowsDelimited: rowsDelimitedFor(version, rowBlocks),
             }
           : {}),
       },

@@ -140,7 +140,8 @@ async function checkPages(source: RangeSource, pages: PartEntry, hashesEntry: Pa
       });
     }
   };
-  // Version 10's blocks of whole rows start where `open`'s row groups say (format.ts, placeRowBlocks): `open`'s
+  // Version 10's blocks of whole rows start where `open`'s row groups say (version 16: its row blocks' index,
+  // rowBlockIndex.ts; format.ts, placeRowBlocks): `open`'s
   // blocks (the part's first) are checked, then it is decoded and checked as a library's open checks it.
   let checked = 0;
   const [openAt, openLength] = directory.sections.open;

@@ -24,7 +24,8 @@ import type { RetrievalChunkInput } from '../retrieval/index.ts';
 import { TOP_HASH_BYTES } from './blockStore.ts';
 import { ByteWriter } from './bytes.ts';
 import { encodePostings } from './postingsCoding.ts';
-import { encodeRow } from './rowsCoding.ts';
+import { encodeDelimitedRow, encodeRow, ROW_COUNT_ORDER } from './rowsCoding.ts';
+import { delimitedOpen } from './rowBlockIndex.ts';
 import { LIST_BLOCK_BYTES, ListPacker } from './listPacking.ts';
 import { compactOpen } from './compactOpen.ts';
 import { evidenceBlocksOf } from './evidenceArrays.ts';
@@ -56,6 +57,8 @@ import {
   type PostingsCoding,
   ROWS_CODING_VERSION,
   type RowsCoding,
+  ROWS_DELIMITED_VERSION,
+  type RowsDelimited,
   PAGES_EVIDENCE_VERSION,
   writerEvidenceEntries,
   PAGES_SCRIPT_VERSION,
@@ -223,6 +226,29 @@ export function rowBlocksFor(
   if (version < 10 || listsInRows || !sectionBlocks || sectionBlocks.rows !== undefined || size === 0)
     return undefined;
   return { size, count: rowBlockStarts(rowGroups, size).length };
+}
+
+/**
+ * Version 16's `rowsDelimited` for a part of `version` whose rows are in blocks of whole rows (`rowBlocks`, which a
+ * part that keeps its lists in its rows has not): every such writer's from 16.
+ */
+export function rowsDelimitedFor(
+  version: number,
+  rowBlocks: RowBlocks | undefined,
+): RowsDelimited | undefined {
+  return version >= ROWS_DELIMITED_VERSION && rowBlocks ? { countOrder: ROW_COUNT_ORDER } : undefined;
+}
+
+/**
+ * Whether a writer of `version` delimits the rows it writes before it knows their groups (writeConceptSections):
+ * when rows that do not keep the lists would be in blocks of whole rows (rowBlocksFor, rowsDelimitedFor).
+ */
+export function delimitsRows(
+  version: number,
+  sectionBlocks: Partial<Record<SectionName, number>> | undefined,
+  size = ROW_BLOCK_BYTES,
+): boolean {
+  return rowsDelimitedFor(version, rowBlocksFor(version, false, sectionBlocks, [0], size)) !== undefined;
 }
 
 /**
@@ -474,6 +500,8 @@ export async function writeConceptSections(
   listsInRowsBytes = LISTS_IN_ROWS_BYTES,
   /** The pages' version: how lists kept in the rows are coded (rowsWithCounts). */
   version = PAGES_VERSION,
+  /** Version 16: rows that do not keep the lists start with their counts (delimitsRows, rowsCoding.ts). */
+  delimit = false,
 ): Promise<{
   conceptGroups: Float64Array;
   listOffsets: Float64Array;
@@ -518,7 +546,7 @@ export async function writeConceptSections(
     }
     if (packer.pending > 0) await listSink.write(packer.take());
     return {
-      ...(await writeRows(table, rowSink, groups, rowsCodingFor(version, false))),
+      ...(await writeRows(table, rowSink, groups, rowsCodingFor(version, false), delimit)),
       conceptGroups,
       listOffsets: packer.starts,
       df,
@@ -545,7 +573,7 @@ export async function writeConceptSections(
   }
   if (lists.length > 0) await listSink.write(lists.take());
   return {
-    ...(await writeRows(table, rowSink, groups, rowsCodingFor(version, false))),
+    ...(await writeRows(table, rowSink, groups, rowsCodingFor(version, false), delimit)),
     conceptGroups,
     listOffsets,
     df,
@@ -561,6 +589,8 @@ async function writeRows(
   rowSink: SectionSink,
   groups: Pick<GroupSizes, 'rows'>,
   coding: RowsCoding | undefined,
+  /** Version 16: each row starts with its count (encodeDelimitedRow). */
+  delimit = false,
 ): Promise<{ rowGroups: Float64Array; listsInRows: false; rows: number }> {
   const n = table.chunkCount;
   const nc = table.terms.length;
@@ -570,7 +600,7 @@ async function writeRows(
     for (let k = g * groups.rows; k < Math.min(n, (g + 1) * groups.rows); k++) {
       const [from, to] = [table.chunkConceptOffsets[k], table.chunkConceptOffsets[k + 1]];
       if (coding) {
-        encodeRow(rowWriter, table.chunkConcepts.subarray(from, to), nc);
+        (delimit ? encodeDelimitedRow : encodeRow)(rowWriter, table.chunkConcepts.subarray(from, to), nc);
         continue;
       }
       let previous = 0;
@@ -712,6 +742,11 @@ export async function openSections(
   recordsPerGroup = 1,
   /** Version 12: chunks an evidence block (evidenceArrays.ts); 0: the tokens stay in `open`. */
   evidenceEntries = 0,
+  /**
+   * Version 16's rowsDelimited: the rows' blocks' size (`rowBlocks.size`); `open` then holds their index
+   * (rowBlockIndex.ts) in place of the concept counts and row groups, and `openCoding` no slopes for them.
+   */
+  delimitedBlockSize?: number,
 ): Promise<{
   open: Uint8Array;
   degrees: Uint8Array;
@@ -731,13 +766,29 @@ export async function openSections(
     // Version 12's lists are packed (writeConceptSections, upgrade): full.listOffsets are where each starts.
     version >= LIST_CODING_VERSION ? LIST_BLOCK_BYTES : undefined,
   );
+  const delimited = delimitedBlockSize !== undefined;
+  if (delimited && !compact.openCoding)
+    throw new Error(`pages: version ${version} cannot delimit its rows (version 16 does)`);
   const coded = {
     degrees: compact.degrees,
     ...(compact.openResiduals ? { openResiduals: compact.openResiduals } : {}),
-    ...(compact.openCoding ? { openCoding: compact.openCoding } : {}),
+    ...(compact.openCoding
+      ? {
+          openCoding: delimited
+            ? { ...compact.openCoding, countsPerLength: 0, rowBytesPerCount: 0 }
+            : compact.openCoding,
+        }
+      : {}),
     ...(compact.listCoding ? { listCoding: compact.listCoding } : {}),
   };
-  if (!(evidenceEntries > 0)) return { open: await encodeOpen(compact.open), ...coded };
+  // Version 16: the row blocks' index after every other key, as `cli upgrade` puts it (rowBlockIndex.ts).
+  const stored = (open: object): Promise<Uint8Array> =>
+    encodeOpen(
+      (delimited
+        ? delimitedOpen(open, full.rowGroups, delimitedBlockSize, rowsPerGroup)
+        : open) as unknown as PagesOpenV6,
+    );
+  if (!(evidenceEntries > 0)) return { open: await stored(compact.open), ...coded };
   if (version < PAGES_EVIDENCE_VERSION || !compact.openResiduals)
     throw new Error(`pages: version ${version} cannot keep the tokens out of open (version 12 does)`);
   const evidence = evidenceBlocksOf(full.tokens, {
@@ -748,8 +799,7 @@ export async function openSections(
   const { tokens: _tokens, ...kept } = compact.open;
   const sizes = new ByteWriter();
   for (const block of evidence.blocks) sizes.varint(block.length);
-  const open = { ...kept, evidenceBlocks: sizes.take() } as unknown as PagesOpenV6;
-  return { open: await encodeOpen(open), ...coded, evidence };
+  return { open: await stored({ ...kept, evidenceBlocks: sizes.take() }), ...coded, evidence };
 }
 
 /** Section bytes laid out in file order: each section's [offset, length] and the part's total length. */
@@ -910,6 +960,9 @@ export function pagesDirectory(
     ...(version >= ROWS_CODING_VERSION && fields.rowsCoding
       ? { rowsCoding: { ids: fields.rowsCoding.ids } }
       : {}),
+    ...(version >= ROWS_DELIMITED_VERSION && fields.rowsDelimited
+      ? { rowsDelimited: { countOrder: fields.rowsDelimited.countOrder } }
+      : {}),
     sections: fields.sections,
   };
 }
@@ -1059,8 +1112,25 @@ export async function writePagedIndex(
     groups,
     version >= 4 ? listsInRowsBytes : 0,
     version,
+    delimitsRows(
+      version,
+      sectionBlocksAsked ?? (blockSizeAsked === undefined ? sectionBlocksFor(version, false) : undefined),
+      rowBlockBytes,
+    ),
   );
   const writtenGroups = { ...groups, rows: concepts.rows };
+  const blockSize = blockSizeAsked ?? defaultBlockSize(version, concepts.listsInRows);
+  const sectionBlocks =
+    sectionBlocksAsked ??
+    (blockSizeAsked === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined);
+  const rowBlocks = rowBlocksFor(
+    version,
+    concepts.listsInRows,
+    sectionBlocks,
+    concepts.rowGroups,
+    rowBlockBytes,
+  );
+  const rowsDelimited = rowsDelimitedFor(version, rowBlocks);
 
   const docChunks = new Map<string, number>();
   for (const c of layout.chunks) docChunks.set(c.docId, (docChunks.get(c.docId) ?? 0) + 1);
@@ -1086,6 +1156,7 @@ export async function writePagedIndex(
     writtenGroups.rows,
     writtenGroups.records,
     evidenceEntries ?? writerEvidenceEntries(version, concepts.listsInRows),
+    rowsDelimited && rowBlocks?.size,
   );
   sinks.open.write(written.open);
   sinks.degrees.write(written.degrees);
@@ -1097,17 +1168,6 @@ export async function writePagedIndex(
     number
   >;
   const { sections, total } = sectionTable(lengths, version);
-  const blockSize = blockSizeAsked ?? defaultBlockSize(version, concepts.listsInRows);
-  const sectionBlocks =
-    sectionBlocksAsked ??
-    (blockSizeAsked === undefined ? sectionBlocksFor(version, concepts.listsInRows) : undefined);
-  const rowBlocks = rowBlocksFor(
-    version,
-    concepts.listsInRows,
-    sectionBlocks,
-    concepts.rowGroups,
-    rowBlockBytes,
-  );
   const blocks = writtenBlocks(
     version,
     blockSize,
@@ -1161,6 +1221,7 @@ export async function writePagedIndex(
         ...(paths ? { blockPaths: paths.field } : {}),
         postingsCoding: postingsCodingFor(version),
         rowsCoding: rowsCodingFor(version, concepts.listsInRows),
+        rowsDelimited,
       },
       version,
     ),

@@ -48,7 +48,7 @@ export function partFacts(pages: Uint8Array, d: PagesDirectory, pulse: number): 
   for (let k = 0; k < n; k++) {
     let c = 0;
     let previous = 0;
-    for (let j = 0; j < open.conceptCounts[k]; j++) {
+    for (let j = 0; j < open.conceptCounts![k]; j++) {
       c += rows.varint();
       const count = tf.get(k * nc + c) ?? 1;
       w.varint((c - previous) * 2 + (count > 1 ? 1 : 0));

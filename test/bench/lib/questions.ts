@@ -22,22 +22,23 @@ export function spread(questions: readonly string[], n: number): string[] {
 export const BENCH_BUDGET_TOKENS = 12_000;
 
 /**
- * A question as the byte benches ask it: `ppr` at BENCH_BUDGET_TOKENS, the Ask view's first page (only the records its
- * cards show: firstPageWanted) with `firstPage`, else `cli ask`'s whole budget.
+ * A question as the byte benches ask it: `ppr` (or `mode`) at BENCH_BUDGET_TOKENS, the Ask view's first page (only the
+ * records its cards show: firstPageWanted) with `firstPage`, else `cli ask`'s whole budget.
  */
 export function askAsBench(
   library: PagedLibrary,
   q: string,
   firstPage: boolean,
+  mode: Parameters<PagedLibrary['search']>[1] = 'ppr',
 ): ReturnType<PagedLibrary['search']> {
   return firstPage
     ? library.search(
         q,
-        'ppr',
+        mode,
         BENCH_BUDGET_TOKENS,
         undefined,
         undefined,
         firstPageWanted(q, (t) => library.terms(t)),
       )
-    : library.search(q, 'ppr', BENCH_BUDGET_TOKENS);
+    : library.search(q, mode, BENCH_BUDGET_TOKENS);
 }

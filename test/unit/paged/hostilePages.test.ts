@@ -37,6 +37,7 @@ import {
 } from '../../support/hostilePages.ts';
 import { rowBlockStarts, type BlockLayout } from '../../../src/core/paged/blockLayout.ts';
 import { deflateWithLength } from '../../../src/core/paged/recordCoding.ts';
+import { buildOrder } from '../../../src/core/paged/degreeRanks.ts';
 import { CRAFTED } from '../../support/pagedCases.ts';
 
 /** Far above what a case takes (a few seconds, most of it the worker's start-up), far below "never ends". */
@@ -2009,6 +2010,156 @@ describe('each chunk’s concept ids coded as Rice codes (version 15, rowsCoding
       const { library } = await opened(w);
       await expect(library.search(PAGES_QUESTION, 'ppr', 800)).rejects.toThrow(
         /crafted\.bundle: pages\.bin group r\d+ does not decode \((chunk \d+'s row (runs past its bytes|names concept \d+ of \d+|ends with bits that are not 0|holds \d+ concept ids in \d+ bytes)|it holds \d+ bytes past its chunks' \d+ concept ids)\)/,
+      );
+    }
+  });
+});
+
+describe('rows that carry their own concept count (version 16, rowsDelimited)', () => {
+  const analyzer = createTermAnalyzer();
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
+  /** The large layout (rows without the lists, in blocks of whole rows with their paths) of `version`. */
+  const large = (version: number) => honestPages(version, 512, 0, { lists: 128 });
+  /** Version 16 pieces of the large layout, `open` (as stored) and the directory changed by `change`. */
+  const changed = (change: (open: Record<string, unknown>, d: Record<string, unknown>) => void) =>
+    changedPieces(() => large(16), change);
+  /** Version 16 pieces of the large layout, their sections changed by `change`. */
+  const changedRows = async (change: (p: ReturnType<typeof piecesOf>) => void) => {
+    const p = piecesOf(await large(16));
+    change(p);
+    return assemble(p);
+  };
+
+  it('answers as version 15 does with no concept counts or row groups in open, and the offline check passes', async () => {
+    const [sixteen, fifteen] = [await opened(await large(16)), await opened(await large(15))];
+    expect(sixteen.library.directory.rowsDelimited).toEqual({ countOrder: 5 });
+    expect(fifteen.library.directory.rowsDelimited).toBeUndefined();
+    expect(sixteen.library.reader.open.conceptCounts).toBeUndefined();
+    expect(sixteen.library.reader.open.rowBlockFirsts!.length).toBe(
+      sixteen.library.directory.rowBlocks!.count + 1,
+    );
+    for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+      const hits = (await sixteen.library.search(PAGES_QUESTION, mode, 800)).hits;
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits).toEqual((await fifteen.library.search(PAGES_QUESTION, mode, 800)).hits);
+    }
+    // The KG build's order (degreeRanks.ts) reads every row block: the same order and tokens.
+    expect(await buildOrder(sixteen.library.reader)).toEqual(await buildOrder(fifteen.library.reader));
+    await verifyBundleCopy(await craftedSource(await large(16)));
+    // A library that keeps its lists in its rows has no blocks of rows to index.
+    expect((await honestPages(16)).directory.rowsDelimited).toBeUndefined();
+  });
+
+  it('a field of another shape, in a version 15 directory, or without rowsCoding or zero count slopes, is refused naming rowsDelimited; version 16 without it reads as 15', async () => {
+    for (const value of [null, 5, [], {}, { countOrder: 4 }, { countOrder: 5, k: 1 }])
+      await expect(
+        opened(
+          await changed((_open, d) => {
+            d.rowsDelimited = value;
+          }),
+        ),
+      ).rejects.toThrow("the pages part's directory has rowsDelimited");
+    await expect(
+      opened(
+        await changed((_open, d) => {
+          d.version = 15;
+        }),
+      ),
+    ).rejects.toThrow("the pages part's directory has rowsDelimited, which version 15 does not have");
+    await expect(
+      opened(
+        await changed((_open, d) => {
+          delete d.rowsCoding;
+        }),
+      ),
+    ).rejects.toThrow("the pages part's directory has rowsDelimited without rowsCoding and rowBlocks");
+    await expect(
+      opened(
+        await changed((_open, d) => {
+          d.openCoding = { ...(d.openCoding as object), countsPerLength: 1 };
+        }),
+      ),
+    ).rejects.toThrow(
+      'has rowsDelimited without an openCoding whose countsPerLength and rowBytesPerCount are 0',
+    );
+    const plain = piecesOf(await large(15));
+    plain.directory.version = 16;
+    expect((await (await opened(assemble(plain))).library.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(
+      (await (await opened(await large(15))).library.search(PAGES_QUESTION, 'ppr', 800)).hits,
+    );
+  });
+
+  it('a row block index that lies is refused at open naming its field and block, and offline', async () => {
+    const d = (await large(16)).directory;
+    const count = d.rowBlocks!.count;
+    const cases: Array<[(open: Record<string, unknown>) => void, string | RegExp]> = [
+      [
+        (open) => void (open.rowBlockFirst = bytesOf([...varintsOf(open.rowBlockFirst), 1])),
+        `more than ${count} values`,
+      ],
+      [(open) => void delete open.rowBlockSpare, 'has no rowBlockSpare (rowsDelimited)'],
+      [
+        (open) => void (open.rowBlockFirst = bytesOf([1, ...varintsOf(open.rowBlockFirst).slice(1)])),
+        'puts row block 0 at chunk 1',
+      ],
+      [
+        (open) =>
+          void (open.rowBlockFirst = bytesOf(varintsOf(open.rowBlockFirst).map((x, b) => (b === 1 ? 0 : x)))),
+        /puts row block 1 at chunk 0 /,
+      ],
+      [
+        (open) =>
+          void (open.rowBlockFirst = bytesOf(
+            varintsOf(open.rowBlockFirst).map((x, b) => (b === 1 ? 2 ** 40 : x)),
+          )),
+        /puts row block 1 at chunk \d+ \(rowBlockFirst: ascending from 0, below \d+\)/,
+      ],
+      [
+        (open) => void (open.rowBlockSpare = bytesOf(varintsOf(open.rowBlockSpare).map(() => 128))),
+        'gives row block 0 0 bytes',
+      ],
+      // Every block at its most (128 bytes): the offsets pass the rows section.
+      [
+        (open) => void (open.rowBlockSpare = bytesOf(varintsOf(open.rowBlockSpare).map(() => 0))),
+        'rowGroups do not cover their section',
+      ],
+      [
+        (open) => void (open.rowBlockSpare = bytesOf(varintsOf(open.rowBlockSpare).map(() => 2 ** 45))),
+        'rowGroups do not cover their section',
+      ],
+      [(open) => void (open.conceptCounts = bytesOf([1, 2, 3])), 'has conceptCounts beside rowsDelimited'],
+      [(open) => void (open.rowGroups = bytesOf([1, 2, 3])), 'has rowGroups beside rowsDelimited'],
+    ];
+    // The part hashed in its honest blocks: only `open` lies.
+    const honestRows = rowOffsets(piecesOf(await large(16)))!;
+    for (const [change, message] of cases) {
+      const p = piecesOf(await large(16));
+      change(p.open as unknown as Record<string, unknown>);
+      const w = assemble(p, { rowGroupsHashed: honestRows, keepRowBlocks: true });
+      await expect(opened(w)).rejects.toThrow(message);
+      await expect(verifyBundleCopy(await craftedSource(w))).rejects.toMatchObject({ part: 'pages.bin' });
+    }
+  });
+
+  it('rows that lie are refused naming the block and chunk when read: every byte 0xff or 0, a count past the bytes', async () => {
+    const cases = [
+      await changedRows((p) => {
+        p.sections.rows = new Uint8Array(p.sections.rows.length).fill(0xff);
+      }),
+      await changedRows((p) => {
+        p.sections.rows = new Uint8Array(p.sections.rows.length);
+      }),
+      // The first row's count as 8 ones and a zero (a quotient of 8: a count of 2^13 − 32 or more).
+      await changedRows((p) => {
+        p.sections.rows = p.sections.rows.slice();
+        p.sections.rows[0] = 0xff;
+        p.sections.rows[1] = 0;
+      }),
+    ];
+    for (const w of cases) {
+      const { library } = await opened(w);
+      await expect(library.search(PAGES_QUESTION, 'ppr', 800)).rejects.toThrow(
+        /crafted\.bundle: pages\.bin group r\d+ does not decode \(row block \d+: (chunk \d+'s row (runs past its bytes|names concept \d+ of \d+|ends with bits that are not 0|holds \d+ concept ids in \d+ bytes|gives \d+ concepts of \d+|holds a count that runs past its bytes)|\d+ bytes past their \d+ rows)\)/,
       );
     }
   });

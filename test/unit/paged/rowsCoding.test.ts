@@ -1,9 +1,15 @@
-// Version 15's rows (rowsCoding.ts): a chunk's concept ids as Rice codes of their gaps, the parameter computed from
+// Version 15's rows (rowsCoding.ts), and version 16's that start with their count: a chunk's concept ids as Rice codes of their gaps, the parameter computed from
 // the chunk's concept count m and the concepts, ⌊log2 ⌊concepts / (m + 1)⌋⌋, least significant bit first. The expected
 // bytes below are worked out by hand from that rule; the refusals are rows a stranger's bundle could hold.
 import { describe, expect, it } from 'vitest';
 import { packed } from '../../support/packedBits.ts';
-import { decodeRow, encodedRow, rowRiceParameter } from '../../../src/core/paged/rowsCoding.ts';
+import {
+  decodeDelimitedRows,
+  decodeRow,
+  encodedDelimitedRow,
+  encodedRow,
+  rowRiceParameter,
+} from '../../../src/core/paged/rowsCoding.ts';
 
 /** A row decoded alone (all of `bytes`), as a reader decodes a group of one chunk. */
 function decoded(bytes: ArrayLike<number>, m: number, concepts: number): number[] {
@@ -90,5 +96,87 @@ describe('rows coded as Rice codes (version 15)', () => {
     // Out of order or out of range ids are the writer's own mistake, refused before a byte is written.
     expect(() => encodedRow([3, 3], 10)).toThrow('a row out of order');
     expect(() => encodedRow([10], 10)).toThrow('naming concept 10');
+  });
+});
+
+describe('rows that carry their own count (version 16)', () => {
+  /** Rows decoded from a block of `rows` rows, as [ids of each row]. */
+  const rowsOf = (bytes: ArrayLike<number>, rows: number, concepts: number): number[][] => {
+    const { starts, ids } = decodeDelimitedRows(Uint8Array.from(bytes), rows, concepts);
+    return Array.from({ length: rows }, (_, r) => [...ids.subarray(starts[r], starts[r + 1])]);
+  };
+
+  it('writes the count as an Exp-Golomb code of order 5 before the Rice codes: 3 ids of 16 concepts in 15 bits', () => {
+    // m = 3: no quotient ("0"), then the 5 low bits of 3 + 32 (1, 1, 0, 0, 0); then version 15's 9 bits.
+    const bits = [0, 1, 1, 0, 0, 0, ...[0, 0, 0, 0, 0, 0, 0, 1, 1]];
+    expect([...encodedDelimitedRow([0, 1, 5], 16)]).toEqual(packed(bits));
+    expect(rowsOf(packed(bits), 1, 16)).toEqual([[0, 1, 5]]);
+  });
+
+  it('writes a count of 32 or more with a quotient: 40 is "10" then the 6 low bits of 72', () => {
+    const ids = Array.from({ length: 40 }, (_, i) => i);
+    const bytes = encodedDelimitedRow(ids, 40);
+    // 72 = 0b1001000: its 6 low bits 0, 0, 0, 1, 0, 0 (least first); then 40 ids of parameter 0, each "0".
+    expect(packed([1, 0, 0, 0, 0, 1, 0, 0, ...ids.map(() => 0)])).toEqual([...bytes]);
+    expect(rowsOf(bytes, 1, 40)).toEqual([ids]);
+  });
+
+  it('writes a row of no concepts as its count alone, one byte', () => {
+    expect([...encodedDelimitedRow([], 10)]).toEqual([0]);
+    expect(rowsOf([0, 0, 0], 3, 10)).toEqual([[], [], []]);
+  });
+
+  it('decodes rows one after another from their block, each count from its own bytes', () => {
+    const rows = [[3], [], [0, 1, 5, 9], [15]];
+    const bytes = rows.flatMap((row) => [...encodedDelimitedRow(row, 16)]);
+    expect(rowsOf(bytes, 4, 16)).toEqual(rows);
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (const concepts of [1, 17, 1000, 591_013]) {
+      const many: number[][] = [];
+      for (let r = 0; r < 12; r++) {
+        const row: number[] = [];
+        for (let c = 0; c < Math.min(concepts, 2000); c++)
+          if (random() < [0.002, 0.05, 0.6][r % 3]) row.push(c);
+        many.push(row);
+      }
+      expect(
+        rowsOf(
+          many.flatMap((row) => [...encodedDelimitedRow(row, concepts)]),
+          12,
+          concepts,
+        ),
+      ).toEqual(many);
+    }
+  });
+
+  it('refuses a count that lies, naming the chunk: more ids than the bytes hold, more than the concepts, bytes left over', () => {
+    // A count of 8 ("0", then 8 + 32's low bits 0, 0, 0, 1, 0) in a row of 1 byte: 8 codes of parameter 0 need 8 bits.
+    expect(() => decodeDelimitedRows(Uint8Array.from(packed([0, 0, 0, 0, 1, 0])), 1, 16, 7)).toThrow(
+      "chunk 7's row holds 8 concept ids in 1 bytes",
+    );
+    // A count of 40 among 16 concepts.
+    expect(() =>
+      decodeDelimitedRows(
+        Uint8Array.from(
+          encodedDelimitedRow(
+            Array.from({ length: 40 }, (_, i) => i),
+            40,
+          ),
+        ),
+        1,
+        16,
+      ),
+    ).toThrow("chunk 0's row gives 40 concepts of 16");
+    // All ones: the count's unary run never ends.
+    expect(() => decodeDelimitedRows(Uint8Array.of(0xff, 0xff), 1, 16)).toThrow(
+      "chunk 0's row runs past its bytes",
+    );
+    // Two rows of no concepts where the block says one.
+    expect(() => decodeDelimitedRows(Uint8Array.of(0, 0), 1, 16)).toThrow('1 bytes past their 1 rows');
+    // More rows than bytes: refused before anything is allocated.
+    expect(() => decodeDelimitedRows(Uint8Array.of(0), 2 ** 31, 16)).toThrow(
+      '1 bytes cannot hold 2147483648 rows',
+    );
   });
 });
