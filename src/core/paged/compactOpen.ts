@@ -593,18 +593,7 @@ function applyResiduals(
   const counts = out.conceptCounts as Uint32Array;
   if (counts.length !== n)
     throw new PagesError(`pages.bin (open) has ${counts.length} conceptCounts, expected ${n}`);
-  if (residuals.evidence) expandEvidence(out, residuals.evidence);
-  else
-    out.tokens = Uint32Array.from(
-      unpredict(
-        out.tokens,
-        'tokens',
-        lengths,
-        residuals.openResiduals.tokensPerLength,
-        0xffffffff,
-        (k, v) => `chunk ${k} ${v} tokens (openResiduals)`,
-      ),
-    );
+  expandTokens(out, residuals, lengths);
   const { rowsPerGroup, recordsPerGroup } = residuals;
   const rowCounts = groupSums(counts, rowsPerGroup, Math.ceil(n / rowsPerGroup));
   if (coding) {
@@ -646,6 +635,22 @@ function applyResiduals(
   out.rowGroups = offsetsOf(sizes);
 }
 
+/** Version 12's evidence blocks, or the tokens a chunk as residuals over its text length (version 11's). */
+function expandTokens(out: Record<string, unknown>, residuals: Residuals, lengths: Float32Array): void {
+  if (residuals.evidence) expandEvidence(out, residuals.evidence);
+  else
+    out.tokens = Uint32Array.from(
+      unpredict(
+        out.tokens,
+        'tokens',
+        lengths,
+        residuals.openResiduals.tokensPerLength,
+        0xffffffff,
+        (k, v) => `chunk ${k} ${v} tokens (openResiduals)`,
+      ),
+    );
+}
+
 /**
  * Version 16's rest of applyResiduals (rowsDelimited, beside openCoding): the tokens or the evidence blocks and the
  * record groups as version 11's, the row blocks' index (rowBlockIndex.ts) in place of the concept counts and the row
@@ -662,18 +667,7 @@ function applyRowBlocks(
   for (const key of ['conceptCounts', 'rowGroups'] as const)
     if (out[key] !== undefined) throw new PagesError(`pages.bin (open) has ${key} beside rowsDelimited`);
   const lengths = out.textLengths as Float32Array;
-  if (residuals.evidence) expandEvidence(out, residuals.evidence);
-  else
-    out.tokens = Uint32Array.from(
-      unpredict(
-        out.tokens,
-        'tokens',
-        lengths,
-        residuals.openResiduals.tokensPerLength,
-        0xffffffff,
-        (k, v) => `chunk ${k} ${v} tokens (openResiduals)`,
-      ),
-    );
+  expandTokens(out, residuals, lengths);
   const { recordsPerGroup } = residuals;
   const recordLengths = groupSums(lengths, recordsPerGroup, Math.ceil(n / recordsPerGroup));
   out.recordGroups = offsetsOf(

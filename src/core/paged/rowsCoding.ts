@@ -36,17 +36,22 @@ export function rowRiceParameter(m: number, concepts: number): number {
 export function encodeRow(out: ByteWriter, ids: ArrayLike<number>, concepts: number): void {
   const m = ids.length;
   if (m === 0) return;
-  const k = rowRiceParameter(m, concepts);
   const bits = new BitWriter();
+  writeRowCodes(bits, ids, concepts);
+  out.bytes(bits.finish());
+}
+
+/** A row's m Rice codes (version 15's, and version 16's after the count), ids checked as encodeRow says. */
+function writeRowCodes(bits: BitWriter, ids: ArrayLike<number>, concepts: number): void {
+  const k = rowRiceParameter(ids.length, concepts);
   let previous = -1;
-  for (let i = 0; i < m; i++) {
+  for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     if (!(id > previous && id < concepts))
       throw new Error(`pages: a row out of order or naming concept ${id}`);
     bits.code(id - previous - 1, k, ALWAYS_RICE);
     previous = id;
   }
-  out.bytes(bits.finish());
 }
 
 /** One row as version 15 codes it (benches, tests). */
@@ -160,15 +165,7 @@ export function encodeDelimitedRow(out: ByteWriter, ids: ArrayLike<number>, conc
   if (m > concepts) throw new Error(`pages: a row of ${m} concept ids among ${concepts}`);
   const bits = new BitWriter();
   bits.code(m, ALWAYS_RICE + ROW_COUNT_ORDER, ALWAYS_RICE);
-  const k = rowRiceParameter(m, concepts);
-  let previous = -1;
-  for (let i = 0; i < m; i++) {
-    const id = ids[i];
-    if (!(id > previous && id < concepts))
-      throw new Error(`pages: a row out of order or naming concept ${id}`);
-    bits.code(id - previous - 1, k, ALWAYS_RICE);
-    previous = id;
-  }
+  writeRowCodes(bits, ids, concepts);
   out.bytes(bits.finish());
 }
 

@@ -103,6 +103,32 @@ const libraryOver = (source: RangeSource, written: Awaited<ReturnType<typeof lar
     analyzer,
   );
 
+/**
+ * A host answering several ranges a request, whose part costs 120 bytes (a link: BlockStore.readsAhead), each
+ * request told to `sent` and answered after 2 ms (so that two loads' requests interleave).
+ */
+function linkSource(
+  data: Uint8Array,
+  sent: (ranges: ReadonlyArray<readonly [number, number]>) => void,
+): RangeSource {
+  const inner = new MemoryRangeSource(data, 'link');
+  return {
+    name: 'link',
+    size: data.length,
+    gapBytes: 0,
+    partBytes: 120,
+    get bytesRead() {
+      return inner.bytesRead;
+    },
+    read: (offset, length) => inner.read(offset, length),
+    async readRanges(ranges) {
+      sent(ranges);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
+    },
+  };
+}
+
 describe('a cold question’s first evidence', () => {
   it('reads the 256-byte hash page of each block it reads, once; pages of 1024 bytes (round thirteen) still answer', async () => {
     // The writer gives 512-byte blocks a page of 1024 bytes (hashPageBytes: a page covers 32 KiB of the part, as
@@ -370,24 +396,10 @@ describe('a cold question’s first evidence', () => {
     const { rows, records } = written.directory.sections;
     let beside = 0;
     for (const q of QUESTIONS) {
-      // A host answering several ranges a request, whose part costs 120 bytes (a link: BlockStore.readsAhead).
-      const inner = new MemoryRangeSource(written.data, 'link');
       const requests: Array<Array<[number, number]>> = [];
-      const source: RangeSource = {
-        name: 'link',
-        size: written.data.length,
-        gapBytes: 0,
-        partBytes: 120,
-        get bytesRead() {
-          return inner.bytesRead;
-        },
-        read: (offset, length) => inner.read(offset, length),
-        async readRanges(ranges) {
-          requests.push(ranges.map(([o, l]): [number, number] => [o, l]));
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
-        },
-      };
+      const source = linkSource(written.data, (ranges) =>
+        requests.push(ranges.map(([o, l]): [number, number] => [o, l])),
+      );
       const library = await libraryOver(source, written);
       requests.length = 0;
       let sentAtEarly: number | undefined;
@@ -421,24 +433,8 @@ describe('a cold question’s first evidence', () => {
     const written = await largePages(engine);
     const [rowsAt, rowsLength] = written.directory.sections.rows;
     const linkOver = (data: Uint8Array) => {
-      const inner = new MemoryRangeSource(data, 'link');
       const sent = { requests: 0 };
-      const source: RangeSource = {
-        name: 'link',
-        size: data.length,
-        gapBytes: 0,
-        partBytes: 120,
-        get bytesRead() {
-          return inner.bytesRead;
-        },
-        read: (offset, length) => inner.read(offset, length),
-        async readRanges(ranges) {
-          sent.requests++;
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
-        },
-      };
-      return { source, sent };
+      return { source: linkSource(data, () => sent.requests++), sent };
     };
     // Every row changed: the first rows read (beside the early evidence) are refused, and the question with them.
     const bad = written.data.slice();
