@@ -440,7 +440,8 @@ export class BlockStore {
   }
 
   private slotPool(): SlotPool {
-    return (this.pool ??= new SlotPool(inFlightOf(this.source)));
+    // The source's count asked anew each time (it grows once the host's protocol is known).
+    return (this.pool ??= new SlotPool(() => inFlightOf(this.source)));
   }
 
   private async loadNoted(noted: NotedReads, options: LoadOptions): Promise<void> {

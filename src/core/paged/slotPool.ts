@@ -20,9 +20,17 @@ export class SlotPool {
   private readonly queued: [Queued[], Queued[]] = [[], []];
 
   constructor(
-    /** Requests out at once. */
-    readonly slots: number,
+    /**
+     * Requests out at once, asked each time a slot may be taken: a source says more once it knows its host (an
+     * HTTP/2 host answering one range a request keeps 64 out, known after its first responses: rangeSources.ts).
+     */
+    private readonly slotsOf: () => number,
   ) {}
+
+  /** Requests out at once now. */
+  get slots(): number {
+    return this.slotsOf();
+  }
 
   /** Runs `job` in a slot once one is free to its class; first come, first served within a class. */
   run(job: () => Promise<void>, background = false): Promise<void> {

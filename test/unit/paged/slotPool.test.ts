@@ -28,7 +28,7 @@ describe('SlotPool', () => {
     const log: string[] = [];
     const out = { now: 0, most: 0 };
     const { job, release } = gated(log, out);
-    const pool = new SlotPool(2);
+    const pool = new SlotPool(() => 2);
     const done = [
       pool.run(job('b1'), true),
       pool.run(job('b2'), true),
@@ -54,7 +54,7 @@ describe('SlotPool', () => {
   it('drops every queued job of either class with the error it is given; those out finish', async () => {
     const log: string[] = [];
     const { job, release } = gated(log, { now: 0, most: 0 });
-    const pool = new SlotPool(1);
+    const pool = new SlotPool(() => 1);
     const running = pool.run(job('f1'));
     const queued = [pool.run(job('b1'), true), pool.run(job('f2'))];
     const refused = new Error('refused');
