@@ -71,7 +71,6 @@ describe('a question’s last rounds', () => {
       walked++;
       const page = await (await cold(written)).search(q, 'ppr', 12_000, undefined, undefined, firstCards);
       const whole = await (await cold(written)).search(q, 'ppr', 12_000);
-      process.stderr.write(`ROUNDS ${q} page ${page.rounds} walk ${walk.rounds}\n`);
       expect(page.rounds, `${q}: first page`).toBeLessThanOrEqual(walk.rounds);
       // Version 16: the same first page in no more rounds.
       const page16 = await (await cold(delimited)).search(q, 'ppr', 12_000, undefined, undefined, firstCards);
