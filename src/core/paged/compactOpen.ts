@@ -607,17 +607,7 @@ function applyResiduals(
         (g, v) => `row group ${g} ${v} bytes (rowGroups)`,
       ),
     );
-    const recordLengths = groupSums(lengths, recordsPerGroup, Math.ceil(n / recordsPerGroup));
-    out.recordGroups = offsetsOf(
-      unpredict(
-        out.recordGroups,
-        'recordGroups',
-        recordLengths,
-        coding.recordBytesPerLength,
-        Number.MAX_SAFE_INTEGER,
-        (g, v) => `record group ${g} ${v} bytes (recordGroups)`,
-      ),
-    );
+    expandRecordGroups(out, lengths, recordsPerGroup, n, coding);
     return;
   }
   // Version 10: a plain varint of the size less the counts (≥ 0) but for the rows that keep the lists (zigzag).
@@ -633,6 +623,27 @@ function applyResiduals(
       throw new PagesError(`pages.bin (open) gives row group ${g} ${sizes[g]} bytes (rowGroups)`);
   }
   out.rowGroups = offsetsOf(sizes);
+}
+
+/** Version 11's record groups: each group's bytes a residual over its chunks' text lengths, as offsets. */
+function expandRecordGroups(
+  out: Record<string, unknown>,
+  lengths: Float32Array,
+  recordsPerGroup: number,
+  n: number,
+  coding: OpenCoding,
+): void {
+  const recordLengths = groupSums(lengths, recordsPerGroup, Math.ceil(n / recordsPerGroup));
+  out.recordGroups = offsetsOf(
+    unpredict(
+      out.recordGroups,
+      'recordGroups',
+      recordLengths,
+      coding.recordBytesPerLength,
+      Number.MAX_SAFE_INTEGER,
+      (g, v) => `record group ${g} ${v} bytes (recordGroups)`,
+    ),
+  );
 }
 
 /** Version 12's evidence blocks, or the tokens a chunk as residuals over its text length (version 11's). */
@@ -669,17 +680,7 @@ function applyRowBlocks(
   const lengths = out.textLengths as Float32Array;
   expandTokens(out, residuals, lengths);
   const { recordsPerGroup } = residuals;
-  const recordLengths = groupSums(lengths, recordsPerGroup, Math.ceil(n / recordsPerGroup));
-  out.recordGroups = offsetsOf(
-    unpredict(
-      out.recordGroups,
-      'recordGroups',
-      recordLengths,
-      coding.recordBytesPerLength,
-      Number.MAX_SAFE_INTEGER,
-      (g, v) => `record group ${g} ${v} bytes (recordGroups)`,
-    ),
-  );
+  expandRecordGroups(out, lengths, recordsPerGroup, n, coding);
   const { firsts, offsets } = expandRowBlocks(out, count, size, n);
   delete out.rowBlockFirst;
   delete out.rowBlockSpare;
