@@ -40,7 +40,6 @@ let store: StoreInternals | undefined;
 const proto = BlockStore.prototype as unknown as StoreInternals;
 const accept = proto.acceptHashPages;
 proto.acceptHashPages = function (this: StoreInternals, runs, bytes) {
-  store = this;
   for (const { level, first, last } of runs) for (let p = first; p <= last; p++) read?.add(`${level}:${p}`);
   return accept.call(this, runs, bytes);
 };
@@ -69,6 +68,7 @@ async function measure(spec: string): Promise<void> {
     read = new Set();
     const opened = await openPagedBundle(source, analyzer);
     if (!opened) throw new Error(`${bundlePath}: has no pages`);
+    store = opened.library.reader.store as unknown as StoreInternals;
     // Opening's own pages (`open`'s) are opening's, not the question's.
     read = new Set();
     await askAsBench(opened.library, q, true);
@@ -79,7 +79,8 @@ async function measure(spec: string): Promise<void> {
       .map((s): [string, number] => [s, d.sections[s][0]])
       .sort((a, b) => a[1] - b[1]);
   }
-  if (!store) throw new Error(`${name}: no hash page read (hashes held whole?)`);
+  if (!store || perQuestion.every((set) => set.size === 0))
+    throw new Error(`${name}: no hash page read (hashes held whole?)`);
   const { levels, layout } = store;
   const zoneOf = (level: number, p: number): string => {
     // The first block the page covers.

@@ -837,7 +837,7 @@ export class BlockStore {
     const runs = warmRuns(this.layout.paths, levels);
     if (runs.length === 0) return 0;
     const { offset } = this.hashes;
-    let wanted: PageRun[] = [];
+    const wanted: PageRun[] = [];
     let bytes: Uint8Array[] = [];
     let settle: { done: () => void; fail: (e: unknown) => void } = { done: () => {}, fail: () => {} };
     const checked = new Promise<void>((done, fail) => (settle = { done, fail }));
