@@ -52,13 +52,3 @@ export function warmRuns(
   }
   return out;
 }
-
-/** The bytes of the runs' pages (each level's last page may be short). */
-export function warmBytes(runs: readonly WarmRun[], levels: readonly WarmLevel[]): number {
-  let bytes = 0;
-  for (const { level, first, last } of runs) {
-    const { length, pageSize } = levels[level];
-    bytes += Math.min(length, (last + 1) * pageSize) - first * pageSize;
-  }
-  return bytes;
-}
