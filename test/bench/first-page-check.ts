@@ -6,8 +6,11 @@
 // Prints per set the questions compared, those that differ, and the bytes both read (p50 / max KB, opening included).
 // --part <bytes> (round twenty-one): the bundle's source says a part of a multi-range request costs that much
 // (RangeSource.partBytes): both reads go through the block store's reading of gaps shorter than a part.
+// --warm (round twenty-seven): the first page's library reads the hash pages a link reads ahead once open
+// (BlockStore.readUpperPages; only with --part > 0, a source that reads ahead) before its question, the whole answer's
+// not: the page shows the same with them held.
 // Usage: node --import tsx test/bench/first-page-check.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--part <bytes>]
+//          [--part <bytes>] [--warm]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
       const whole = await ask(pagedSource(a.library), request);
       wholeBytes.push(a.source.bytesRead);
       const b = await cold(data, name);
+      if (process.argv.includes('--warm')) await b.library.reader.store.readUpperPages();
       let rest: (() => Promise<AskResult>) | undefined;
       const page = await ask(pagedSource(b.library), request, { firstPage: (r) => (rest = r) });
       pageBytes.push(b.source.bytesRead);

@@ -39,6 +39,10 @@
 //   --n: questions a set, spread over the file. --no-pairs: only the emulated runs. --multi-range first: the host
 //   answers one range a request (the first asked), as many static hosts do; multipart (nginx's way) by default.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
+// --think-ms <n> (round twenty-seven): the time a person takes before asking, from the Library view saying open to
+//   going to the Ask view (0 by default: at once, as before). Meanwhile a link reads the hash pages it reads ahead
+//   (BlockStore.readUpperPages); their bytes are printed apart ("ahead": sent between open and the Ask click), and the
+//   question's bytes are those sent from the click on.
 import { access, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -54,7 +58,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...] ' +
   '[--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json] ' +
-  '[--waterfall] [--http2]';
+  '[--waterfall] [--http2] [--think-ms <n>]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
@@ -63,6 +67,7 @@ const PAIRS = !process.argv.includes('--no-pairs');
 const MULTI_RANGE = arg('multi-range', 'multipart');
 const WATERFALL = process.argv.includes('--waterfall');
 const HTTP2 = process.argv.includes('--http2');
+const THINK_MS = Number(arg('think-ms', '0'));
 
 interface SetSpec {
   name: string;
@@ -87,6 +92,8 @@ interface Run {
   waitMs: number | null;
   /** Bundle response bodies the server sent for the opening and for the question. */
   openBytes: number;
+  /** Bundle bodies sent between open and the Ask click (what was read ahead while the person looked: --think-ms). */
+  aheadBytes: number;
   questionBytes: number;
   /** The question's range requests to the bundle, and the most of them the server had open at once. */
   requests: number;
@@ -212,6 +219,7 @@ async function coldQuestion(
   await page.waitForSelector('[data-testid="read-by-ranges"]', { timeout: STEP_TIMEOUT_MS });
   const openMs = await page.evaluate(() => performance.now());
   const opened = server.served.get(path) ?? 0;
+  if (THINK_MS > 0) await page.waitForTimeout(THINK_MS);
   await page.click('a[href="#ask"]');
   await page.fill('[data-testid="question"]', question, { timeout: STEP_TIMEOUT_MS });
   await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
@@ -219,6 +227,7 @@ async function coldQuestion(
   const clickedHere = performance.now();
   const cpuBefore = await descendantsCpuMs();
   const serverCpuBefore = ownCpuMs();
+  const clicked = server.served.get(path) ?? 0;
   await page.click('[data-testid="ask"]');
   const r = await page.evaluate(watchSettled, STEP_TIMEOUT_MS);
   const serverCpuMs = ownCpuMs() - serverCpuBefore;
@@ -262,7 +271,8 @@ async function coldQuestion(
     rounds: reads?.rounds ?? null,
     waitMs: reads?.waitMs ?? null,
     openBytes: opened - bundleBefore,
-    questionBytes: (server.served.get(path) ?? 0) - opened,
+    aheadBytes: clicked - opened,
+    questionBytes: (server.served.get(path) ?? 0) - clicked,
     requests: asked.length,
     atOnce: mostAtOnce(asked),
     shellBytes: shellPaths.reduce((n, p) => n + (after.get(p) ?? 0) - (others.get(p) ?? 0), 0),
@@ -302,7 +312,7 @@ function summary(runs: Run[]): string {
   return (
     `open ${f((r) => r.openMs, ms)}, first evidence ${f((r) => r.firstEvidenceMs, ms)}, settled ` +
     `${f((r) => r.settledMs, ms)}, question's wait on reads ${waits.length ? f((r) => r.waitMs!, ms) : '–'}, ` +
-    `bytes open ${f((r) => r.openBytes, kb)}, question ${f((r) => r.questionBytes, kb)}, shell ` +
+    `bytes open ${f((r) => r.openBytes, kb)}, ahead ${f((r) => r.aheadBytes, kb)}, question ${f((r) => r.questionBytes, kb)}, shell ` +
     `${f((r) => r.shellBytes, kb)}, requests ${f((r) => r.requests, String)} (at once ${f((r) => r.atOnce, String)}), cpu ${f((r) => r.cpuMs, ms)} (renderer ${f((r) => r.cpuByType.renderer ?? 0, ms)}), server cpu ${f((r) => r.serverCpuMs, ms)} ` +
     `(p50 / max of ${runs.length}); load ${f(
       (r) => r.load,

@@ -39,9 +39,14 @@
 //   many out at once (6 without). --response-overhead <bytes>: what a response adds on the wire beyond its data (300
 //   by default; over HTTP/2 what h2-request-bytes.ts measures, its HEADERS and frames). Not modelled: a request's CPU
 //   in the browser (link-latency.ts --http2 has it).
+// --think-ms <n> (round twenty-seven): the time a person takes between the Library view saying open and the question;
+//   meanwhile a link reads the hash pages it reads ahead (BlockStore.readUpperPages, started at opening as the app's
+//   SourceChoice starts it; a --tree without it only waits). 0 by default: asked as soon as open, the pages read ahead
+//   then share the link with the question. The question's bytes and requests are printed without them; a question's
+//   line says how many KB were read ahead. Before the next question, what was read ahead is awaited (not timed).
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
 //          [--waterfall] [--virtual [--shared]] [--part-overhead 90] [--free-hashes] [--tree <checkout>] [--trace <file>]
-//          [--one-range <gap> [--in-flight <n>] [--ranges-a-request <n>] [--response-overhead <bytes>]]
+//          [--one-range <gap> [--in-flight <n>] [--ranges-a-request <n>] [--response-overhead <bytes>]] [--think-ms <n>]
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -158,6 +163,18 @@ const BUDGET_TOKENS = 12_000;
 const PART_OVERHEAD = Number(arg('part-overhead', '90'));
 const FREE_HASHES = process.argv.includes('--free-hashes');
 const RESPONSE_OVERHEAD = Number(arg('response-overhead', '300'));
+/** --think-ms (round twenty-seven): between opening and the question, while the hash pages are read ahead. */
+const THINK_MS = Number(arg('think-ms', '0'));
+
+/** `ms` on the bench's clock: under the virtual clock, a hand-over due then (a flow of no bytes on the shared link). */
+function sleep(ms: number): Promise<void> {
+  if (!VIRTUAL) return new Promise((done) => setTimeout(done, ms));
+  return new Promise<void>((go) => {
+    if (SHARED) shared.add(virtualNow + ms, 0, go);
+    else due.push({ end: virtualNow + ms, go });
+  });
+}
+
 /** --trace <file>: every request's ranges, a JSON line a question (where the bytes go, offline). */
 const TRACE = arg('trace', '');
 
@@ -287,6 +304,11 @@ async function main(): Promise<void> {
     }
     const bytesBefore = source.bytesRead;
     const requestsBefore = source.requests;
+    // Read ahead from opening on (as SourceChoice starts it), while the person looks at the library for THINK_MS.
+    const store = library.reader.store as { readUpperPages?: () => Promise<number> };
+    const ahead = store.readUpperPages ? store.readUpperPages() : Promise.resolve(0);
+    ahead.catch(() => undefined);
+    if (THINK_MS > 0) await clocked(sleep(THINK_MS));
     const rangesBefore = source.ranges;
     const wireBefore = source.wireBytes;
     const logFrom = source.log.length;
@@ -307,6 +329,8 @@ async function main(): Promise<void> {
     );
     const settled = now() - t0;
     if (first < 0) first = settled;
+    // What was read ahead, apart from the question's own reads (its one request too, where it sent one).
+    const warm = await clocked(ahead);
     // Time with no request of the question in flight: the question's own work.
     const spans = source.log.slice(logFrom).map((r) => [r.start - t0, r.end - t0] as [number, number]);
     spans.sort((a, b) => a[0] - b[0]);
@@ -331,9 +355,9 @@ async function main(): Promise<void> {
       first,
       settled,
       rounds: answer.rounds,
-      requests: source.requests - requestsBefore,
+      requests: source.requests - requestsBefore - (warm > 0 ? 1 : 0),
       ranges: source.ranges - rangesBefore,
-      bytes: source.bytesRead - bytesBefore,
+      bytes: source.bytesRead - bytesBefore - warm,
       wire: source.wireBytes - wireBefore,
       own: settled - covered,
     };
@@ -350,7 +374,8 @@ async function main(): Promise<void> {
         `${(row.wire / 1e3).toFixed(0)}), own work ${row.own.toFixed(0)} ms (runs ${runs.toFixed(0)}, decoding ` +
         `${decode.toFixed(0)}, digests ${hash.toFixed(0)}, follow-ups ${followUp.toFixed(0)}; between responses ` +
         `${arrivals.toFixed(0)}), ` +
-        `${answer.hits.length} hits (answer ${answerDigest(answer.hits)})`,
+        `${answer.hits.length} hits (answer ${answerDigest(answer.hits)})` +
+        (warm > 0 ? `; read ahead ${(warm / 1e3).toFixed(0)} KB` : ''),
     );
     if (WATERFALL) {
       // Each request's ranges by section of the pages part (past its end: the block hashes' part).

@@ -43,6 +43,9 @@
 //          [--simulate] [--first-page] [--later] [--mode <mode>] [--param key=value ...]
 // --mode (round twenty-six): the ranking asked, ppr by default (concept: concept BM25, which reads each chunk's concept
 // count, from version 16 in its row).
+// --warm (round twenty-seven): after opening and before the question, the hash pages a link reads ahead
+// (BlockStore.readUpperPages: read only where the source reads ahead, i.e. with --part > 0); printed apart (warm p50 /
+// max), and counted in the cold question's total (opening + warm + question) as a visitor's link reads them.
 import { readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -66,7 +69,7 @@ import { interleavedBlocks, partFacts, type PartFacts } from './lib/layoutSim.ts
 import { askAsBench, BENCH_BUDGET_TOKENS, spread } from './lib/questions.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>] [--simulate] [--first-page] [--later] [--mode <mode>] [--param key=value ...]';
+  'usage: node --import tsx test/bench/question-bytes.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25] [--gap <bytes>] [--part <bytes>] [--in-flight <n>] [--ranges-a-request <n>] [--request-bytes <bytes>] [--simulate] [--first-page] [--later] [--mode <mode>] [--param key=value ...] [--warm]';
 /** The Ask view's default budget (src/ui/state/ask.svelte.ts). */
 const PART = arg('part', '') === '' ? undefined : Number(arg('part', ''));
 /** --mode (round twenty-six): the ranking asked (ppr, the default, or bm25, concept, …). */
@@ -172,6 +175,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   const rounds: number[] = [];
   const laterRounds: number[] = [];
   let openBytes = 0;
+  const warmed: number[] = [];
   let hitCount = 0;
   let roundedTotal = 0;
   let distinctTotal = 0;
@@ -212,6 +216,11 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
     if (!layout.placed) {
       placeRowBlocks(bundlePath, d, layout, library.reader.open.rowGroups);
       placeEvidenceBlocks(d, layout, library.reader.open.evidenceStarts);
+    }
+    if (process.argv.includes('--warm')) {
+      const before = source.bytesRead;
+      await library.reader.store.readUpperPages();
+      warmed.push(source.bytesRead - before);
     }
     const answer = await ask(library, q);
     hitCount += answer.hits.length;
@@ -316,7 +325,7 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   );
   console.log(
     `cold question read: p50 ${kb(quantile(totals, 0.5))} KB, max ${kb(Math.max(...totals))} KB ` +
-      `(opening alone ${kb(openBytes)} KB); asked p50 ${kb(quantile(askedTotals, 0.5))} KB, max ` +
+      `(opening alone ${kb(openBytes)} KB${warmed.length > 0 ? `, then warm p50 ${kb(quantile(warmed, 0.5))} max ${kb(Math.max(...warmed))} KB` : ''}); asked p50 ${kb(quantile(askedTotals, 0.5))} KB, max ` +
       `${kb(Math.max(...askedTotals))} KB; asked/read ${((100 * askedAll) / read).toFixed(0)} % ` +
       `(exact ranges would read ${((100 * (askedAll - read)) / read).toFixed(0)} %)`,
   );

@@ -19,9 +19,15 @@ import { DEFAULT_IN_FLIGHT, MAX_IN_FLIGHT, ROUND_TRIP_GAP, type RangeSource } fr
 import { messageOf } from '../errors.ts';
 import { SlotPool } from './slotPool.ts';
 import { timelineMark } from './timeline.ts';
+import { warmRuns } from './warmPages.ts';
 
 /** Bytes of each hash page's hash in the directory's top list: SHA-256's first 16, as a block's (format.ts, BLOCK_HASH_BYTES). */
 export const TOP_HASH_BYTES = 16;
+
+/** A hash page's key by level and number (the maps of pages in flight above the leaves). */
+function pageKey(level: number, p: number): string {
+  return `${level}:${p}`;
+}
 
 /** The page of `pages.sha256` holding block b's hash, and where in that page it starts. */
 function hashPageOf(b: number, hashBytes: number, pageSize: number): [number, number] {
@@ -153,6 +159,14 @@ export class BlockStore {
   private readonly pagesArriving = new Map<number, Promise<void>>();
   /** The requests out at once, shared by every load (slotPool.ts); made at the first load. */
   private pool: SlotPool | undefined;
+  /**
+   * Pages of levels ≥ 1 read ahead of any question (readUpperPages) and not yet checked, by pageKey: a load that needs
+   * one waits for it rather than reading it again. Safe to wait on: that read waits only on pages of loads that were
+   * reading them before it was sent (upperReading), never on a load that came after it.
+   */
+  private readonly warmArriving = new Map<string, Promise<void>>();
+  /** Pages of levels ≥ 1 that a load is reading in its own requests, by pageKey: readUpperPages leaves them to it. */
+  private readonly upperReading = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly source: RangeSource,
@@ -578,7 +592,7 @@ export class BlockStore {
     // Paged hashes: the hash pages of these blocks that are not here yet are read in the same stage (no round of
     // their own), in the first request of blocks when a host takes several ranges a request and they fit, else in
     // requests of their own ahead of the blocks'; each block waits for them to be checked.
-    const { runs: pageRuns, computed, elsewhere: pagesElsewhere } = this.missingHashPages(runs);
+    const { runs: pageRuns, computed, elsewhere: pagesElsewhere, warm } = this.missingHashPages(runs);
     const pathRead = new Map<number, number>();
     if (this.paths)
       for (const [, last] of runs) {
@@ -604,7 +618,9 @@ export class BlockStore {
       : runs.map((r) => [r]);
     // Each job with what fails when it is never sent (a refused block or a cancelled question drops it).
     const jobs: Array<{ send: () => Promise<void>; dropped: (e: unknown) => void }> = [];
-    let pagesIn: Promise<unknown> = Promise.all(pagesElsewhere);
+    // The pages read ahead (warm) are checked before this load's own pages below them can be.
+    const warmIn = Promise.all(warm);
+    let pagesIn: Promise<unknown> = Promise.all([...pagesElsewhere, warmIn]);
     pagesIn.catch(() => undefined); // awaited by every batch of blocks, which fails with it
     // The hash page ranges each batch of blocks carries after its own (none when they go in requests of their own).
     let carried: Array<Array<[number, number]>> = blockBatches.map(() => []);
@@ -647,11 +663,15 @@ export class BlockStore {
         return { deliver: (bytes: Uint8Array[]) => deliver(bytes), fail: (e: unknown) => fail(e) };
       });
       // In page order: the shares are consecutive slices of the page ranges, delivered batch by batch.
-      const own = Promise.all(promises).then((parts) => this.acceptHashPages(pageRuns, parts.flat()));
+      const own = Promise.all([Promise.all(promises), warmIn]).then(([parts]) =>
+        this.acceptHashPages(pageRuns, parts.flat()),
+      );
       own.catch(() => undefined); // awaited by every batch of blocks, which fails with it
       // Another load's blocks may wait on these pages: only on their own requests (never on another load's pages).
       for (const { level, first, last } of pageRuns)
-        if (level === 0) for (let p = first; p <= last; p++) this.pagesArriving.set(p, own);
+        for (let p = first; p <= last; p++)
+          if (level === 0) this.pagesArriving.set(p, own);
+          else this.upperReading.set(pageKey(level, p), own);
       void own.then(
         () => this.forgetPages(pageRuns, own),
         () => this.forgetPages(pageRuns, own),
@@ -794,9 +814,81 @@ export class BlockStore {
   /** Forgets the pages a load read from `pagesArriving` once they are checked (or refused). */
   private forgetPages(runs: readonly PageRun[], own: Promise<unknown>): void {
     for (const { level, first, last } of runs)
-      if (level === 0)
-        for (let p = first; p <= last; p++)
+      for (let p = first; p <= last; p++)
+        if (level === 0) {
           if (this.pagesArriving.get(p) === own) this.pagesArriving.delete(p);
+        } else if (this.upperReading.get(pageKey(level, p)) === own)
+          this.upperReading.delete(pageKey(level, p));
+  }
+
+  /**
+   * Over a link (readsAhead), reads the hash pages every question would read whatever its words (warmPages.ts: the
+   * levels above the leaves of the zones of small blocks), in one request of the pool's last class: any question's
+   * requests go first. Meant for once the library is open and before the first question (a person looks at the
+   * Library view for seconds): at 100 MiB of text ~330 KB, which a cold question read in its own requests (0.27 s
+   * of a 10 Mbit/s link). Each page is checked as a question's is (acceptHashPages: from the top list down); a page
+   * that fails refuses as there, naming it. A load that needs a page of it once sent waits for it; a page a load is
+   * reading already is left to it (waited for before the check). Not sent once `signal` is aborted (the library
+   * closed or replaced). Resolves to the pages' bytes read (0: nothing to read, or not a link).
+   */
+  async readUpperPages(signal?: AbortSignal): Promise<number> {
+    if (!this.readsAhead || this.held || this.hashes instanceof Uint8Array) return 0;
+    const levels = this.levels;
+    const runs = warmRuns(this.layout.paths, levels);
+    if (runs.length === 0) return 0;
+    const { offset } = this.hashes;
+    const wanted: PageRun[] = [];
+    let bytes: Uint8Array[] = [];
+    let settle: { done: () => void; fail: (e: unknown) => void } = { done: () => {}, fail: () => {} };
+    const checked = new Promise<void>((done, fail) => (settle = { done, fail }));
+    checked.catch(() => undefined); // a load waiting on it fails with it; a refusal nobody waits on is not unhandled
+    const readRanges = this.source.readRanges?.bind(this.source);
+    await this.slotPool().run(async () => {
+      signal?.throwIfAborted();
+      // What is still missing when the slot comes: a question asked meanwhile may hold some pages or be reading them.
+      const waits = new Set<Promise<unknown>>();
+      for (const { level, first, last } of runs)
+        for (let p = first; p <= last; p++) {
+          if (this.hashPages[level].has(p)) continue;
+          const reading = this.upperReading.get(pageKey(level, p));
+          if (reading) {
+            waits.add(reading);
+            continue;
+          }
+          const run = wanted.at(-1);
+          if (run && run.level === level && run.last === p - 1) run.last = p;
+          else wanted.push({ level, first: p, last: p });
+          this.warmArriving.set(pageKey(level, p), checked);
+        }
+      if (wanted.length === 0) return;
+      const ranges = wanted.map(({ level, first, last }): [number, number] => {
+        const { at, length, pageSize } = levels[level];
+        return [offset + at + first * pageSize, Math.min(length, (last + 1) * pageSize) - first * pageSize];
+      });
+      timelineMark('send', { ranges: ranges.length, bytes: ranges.reduce((n, [, l]) => n + l, 0) });
+      try {
+        bytes = readRanges
+          ? await readRanges(ranges)
+          : await Promise.all(ranges.map(([o, l]) => this.source.read(o, l)));
+        // Checked apart from the slot (as a batch of blocks is): the pages a load is reading come first.
+        void Promise.all(waits)
+          .then(() => this.acceptHashPages(wanted, bytes))
+          .then(settle.done, settle.fail);
+      } catch (e) {
+        settle.fail(e);
+        throw e;
+      }
+    }, 'idle');
+    if (wanted.length === 0) return 0;
+    try {
+      await checked;
+    } finally {
+      for (const { level, first, last } of wanted)
+        for (let p = first; p <= last; p++)
+          if (this.warmArriving.get(pageKey(level, p)) === checked)
+            this.warmArriving.delete(pageKey(level, p));
+    }
+    return bytes.reduce((n, b) => n + b.length, 0);
   }
 
   /** The runs less every block another load has in flight (split where one lies inside). */
@@ -858,11 +950,14 @@ export class BlockStore {
     computed: Set<number>;
     /** Pages of block hashes another load is reading: waited for, not read again. */
     elsewhere: Set<Promise<unknown>>;
+    /** Pages above the leaves read ahead of any question (readUpperPages): waited for, not read again. */
+    warm: Set<Promise<unknown>>;
   } {
     const computed = new Set<number>();
     const pathed = new Set<number>();
     const elsewhere = new Set<Promise<unknown>>();
-    if (this.hashes instanceof Uint8Array) return { runs: [], computed, elsewhere };
+    const warm = new Set<Promise<unknown>>();
+    if (this.hashes instanceof Uint8Array) return { runs: [], computed, elsewhere, warm };
     const out: PageRun[] = [];
     // Level by level: the pages of the level below that are missing need theirs (a page held was checked already).
     let below: Array<[number, number]> = runs.map(([first, last]) => [first, last]);
@@ -879,6 +974,12 @@ export class BlockStore {
           const arriving = level === 0 ? this.pagesArriving.get(p) : undefined;
           if (arriving) {
             elsewhere.add(arriving);
+            continue;
+          }
+          // Read ahead of the question (readUpperPages) and on its way: waited for, with the pages above it.
+          const warming = level > 0 ? this.warmArriving.get(pageKey(level, p)) : undefined;
+          if (warming) {
+            warm.add(warming);
             continue;
           }
           if (
@@ -913,7 +1014,7 @@ export class BlockStore {
             )
           : read;
     }
-    return { runs: out, computed, elsewhere };
+    return { runs: out, computed, elsewhere, warm };
   }
 
   /**

@@ -2,9 +2,10 @@
 // shows the words' early evidence reads the walk's rows beside it (library.ts search): both loads' requests take
 // slots of one pool, so the source never has more out than it said (RangeSource.inFlight: a browser keeps 6 a host
 // over HTTP/1.1 and queues the rest in its own order, not ours). A foreground job (the early evidence's) is sent before
-// any queued background one (the walk's): the early evidence's next stage does not wait behind a stage of rows.
+// any queued background one (the walk's): the early evidence's next stage does not wait behind a stage of rows. An idle
+// job (the hash pages read once a link is open, before any question: BlockStore.readUpperPages) goes after both.
 // Hand-written rather than p-limit (in node_modules, no priorities) or p-queue (not a dependency): a queue of two
-// classes and a drop of every queued job are a few lines here. Capping the background's slots while the early
+// classes (three: idle) and a drop of every queued job are a few lines here. Capping the background's slots while the early
 // evidence is owed was measured and not kept (link-sim --virtual --shared, 100 MiB, 20 questions: at 1–5 slots of 6
 // the settled answer came at 2,798–3,079 ms p50 for 2,755 uncapped, the first evidence at 827–893 for 945;
 // docs/results/question-bytes.md, round twenty-six).
@@ -17,7 +18,8 @@ interface Queued {
 
 export class SlotPool {
   private running = 0;
-  private readonly queued: [Queued[], Queued[]] = [[], []];
+  /** Queued jobs by class: foreground, background, idle. */
+  private readonly queued: [Queued[], Queued[], Queued[]] = [[], [], []];
 
   constructor(
     /**
@@ -32,16 +34,19 @@ export class SlotPool {
     return this.slotsOf();
   }
 
-  /** Runs `job` in a slot once one is free to its class; first come, first served within a class. */
-  run(job: () => Promise<void>, background = false): Promise<void> {
+  /**
+   * Runs `job` in a slot once one is free to its class (every queued job of a class before it goes first); first
+   * come, first served within a class.
+   */
+  run(job: () => Promise<void>, background: boolean | 'idle' = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queued[background ? 1 : 0].push({ job, resolve, reject });
+      this.queued[background === 'idle' ? 2 : background ? 1 : 0].push({ job, resolve, reject });
       this.pump();
     });
   }
 
   /**
-   * Refuses every job still queued, of either class, with `error`: a refused block stops every load's next sends
+   * Refuses every job still queued, of any class, with `error`: a refused block stops every load's next sends
    * (a stranger's bundle is not read further once one of its blocks fails its hash).
    */
   drop(error: unknown): void {
@@ -50,8 +55,8 @@ export class SlotPool {
 
   private pump(): void {
     while (this.running < this.slots) {
-      const [front, back] = this.queued;
-      const next = front.shift() ?? back.shift();
+      const [front, back, idle] = this.queued;
+      const next = front.shift() ?? back.shift() ?? idle.shift();
       if (!next) return;
       this.running++;
       void next

@@ -79,6 +79,8 @@ export class SourceChoice {
    * the bundle is read from, and never reaches the local library. Resolves undefined when the bundle is read whole.
    */
   private byRanges: Promise<PagedBundle | undefined> | null = null;
+  /** Stops the hash pages the bundle read by ranges reads ahead of its first question, once it is replaced. */
+  private readingAhead: AbortController | null = null;
   /** The library's own pages, looked for once per library (forgotten when it changes); undefined: none usable. */
   private local: Promise<StoredPages | PagesAwaited | undefined> | null = null;
   /** The pages last opened, kept across library changes: reopened only when new ones are stored. */
@@ -107,7 +109,18 @@ export class SourceChoice {
    */
   readByRanges(paging: Promise<PagedBundle | undefined>): () => void {
     this.byRanges = paging;
+    // Once open, a link reads the hash pages every question reads whatever its words while the person looks at the
+    // Library view (BlockStore.readUpperPages: ~160 KB at 100 MiB of text, after any question's requests; nothing from
+    // a file or memory). A bundle opened after it stops what it has not sent. A failure is left to the question that
+    // reads those pages: it refuses them as it would have, naming them.
+    this.readingAhead?.abort();
+    const ahead = new AbortController();
+    this.readingAhead = ahead;
+    void paging
+      .then((bundle) => bundle?.library.reader.store.readUpperPages(ahead.signal))
+      .catch(() => undefined);
     return () => {
+      ahead.abort();
       if (this.byRanges === paging) this.byRanges = null;
     };
   }

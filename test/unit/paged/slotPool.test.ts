@@ -51,6 +51,20 @@ describe('SlotPool', () => {
     expect(out.most).toBe(2);
   });
 
+  it('sends a queued idle job (the hash pages read ahead) after every queued job of the other classes', async () => {
+    const log: string[] = [];
+    const { job, release } = gated(log, { now: 0, most: 0 });
+    const pool = new SlotPool(() => 1);
+    const done = [pool.run(job('f1')), pool.run(job('i1'), 'idle'), pool.run(job('b1'), true)];
+    done.push(pool.run(job('f2')));
+    await release('f1');
+    await release('f2');
+    await release('b1');
+    await release('i1');
+    await Promise.all(done);
+    expect(log).toEqual(['f1', 'f2', 'b1', 'i1']);
+  });
+
   it('drops every queued job of either class with the error it is given; those out finish', async () => {
     const log: string[] = [];
     const { job, release } = gated(log, { now: 0, most: 0 });
