@@ -488,6 +488,15 @@ export class BlockStore {
    * 10 Mbit/s with the thread idle; what is decoded and computed meanwhile is not done after the last response.
    */
   private arrived(awaiting: GroupsAwaiting, runs: ReadonlyArray<[number, number]>): void {
+    timelineMark('arrive');
+    try {
+      this.decodeArrived(awaiting, runs);
+    } finally {
+      timelineMark('arrived');
+    }
+  }
+
+  private decodeArrived(awaiting: GroupsAwaiting, runs: ReadonlyArray<[number, number]>): void {
     const decoding = performance.now();
     for (const [key, g] of awaiting.complete(runs)) {
       const raw = g.pending || this.decoded.has(key) ? undefined : this.bytes(g.offset, g.length);

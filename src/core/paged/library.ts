@@ -45,6 +45,7 @@ import type {
 } from './format.ts';
 import type { RangeSource } from './rangeSource.ts';
 import { EMPTY_ROW, SectionReader, type PagedRead } from './sectionReader.ts';
+import { timelineMark } from './timeline.ts';
 
 /**
  * A ranking that lacks at most this many blocks and groups is nearly final: its evidence is run too, so that the
@@ -437,7 +438,10 @@ export class PagedLibrary {
             if (earlyDone) return left;
             const outer = store.setAside();
             store.restore(left);
+            // Marked apart from the rounds' runs (link-timeline.ts: which CPU runs while nothing is on the link).
+            timelineMark('walk');
             run();
+            timelineMark('walked');
             notes = store.setAside();
             store.restore(outer);
             if (notes.blocks.length === 0 && notes.groups.length === 0) return notes;
@@ -463,7 +467,9 @@ export class PagedLibrary {
             const loading = store.loadTaken(store.setAside(), { signal });
             if (!walking && step === WALK_BESIDE_STEP) {
               store.restore(walkNotes);
+              timelineMark('walk');
               run();
+              timelineMark('walked');
               walking = walk(store.setAside());
               // Awaited below; a refusal or a cancel meanwhile fails the early evidence's loads as well.
               walking.catch(() => undefined);
