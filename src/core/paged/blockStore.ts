@@ -352,6 +352,7 @@ export class BlockStore {
    * texts), whose reads would otherwise stay decoded for the library's life. Not during a read.
    */
   forget(): void {
+    this.generation++;
     this.decoded = new Map();
     this.previous = new Map();
     this.blocks.clear();
@@ -369,6 +370,7 @@ export class BlockStore {
       this.blockBytes = 0;
     }
     if (this.decoded.size > MAX_DECODED) {
+      this.generation++;
       this.previous = this.decoded;
       this.decoded = new Map();
     }
@@ -543,6 +545,12 @@ export class BlockStore {
     });
     return new GroupsAwaiting(groups, missing, byBlock, ready);
   }
+
+  /**
+   * Counts the times decoded groups were let go (trim, forget): a group group() gave stays decoded while it is the
+   * same, so a reader may keep what it was given under its own index until it changes (sectionReader.ts rowGroup).
+   */
+  generation = 0;
 
   /** Whether a group is decoded (nothing noted, nothing moved between generations). */
   hasGroup(key: string): boolean {

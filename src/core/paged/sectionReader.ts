@@ -486,8 +486,36 @@ export class SectionReader {
     return this.open.rowBlockFirsts?.[g] ?? g * this.directory.groups.rows;
   }
 
+  /**
+   * The row groups the store gave, by index, while its decoded groups are the same (store.generation): the walk asks
+   * for a group at each chunk of a list (walkRow twice, conceptsOf, the chunk's concept count), and the store's lookup
+   * by name built and hashed a key each time (round twenty-seven). Never more than the store holds.
+   */
+  private rowGroupsAt: Array<RowGroup | undefined> = [];
+  private rowGroupsGeneration = -1;
+
   /** Row group g: the concepts of its chunks, ids[starts[i]..starts[i + 1]) for its i-th chunk. */
   rowGroup(g: number): RowGroup | undefined {
+    if (this.rowGroupsGeneration !== this.store.generation) {
+      this.rowGroupsAt = new Array<RowGroup | undefined>(this.open.rowGroups.length);
+      this.rowGroupsGeneration = this.store.generation;
+    }
+    const known = this.rowGroupsAt[g];
+    if (known) return known;
+    const group = this.decodedRowGroup(g);
+    if (group) this.rowGroupsAt[g] = group;
+    return group;
+  }
+
+  /** Whether row group g is decoded (nothing noted). */
+  private hasRowGroup(g: number): boolean {
+    return (
+      (this.rowGroupsGeneration === this.store.generation && this.rowGroupsAt[g] !== undefined) ||
+      this.store.hasGroup(`r${g}`)
+    );
+  }
+
+  private decodedRowGroup(g: number): RowGroup | undefined {
     const offsets = this.open.rowGroups;
     return this.store.group<RowGroup>(
       `r${g}`,
@@ -741,7 +769,7 @@ export class SectionReader {
         const gk = this.rowGroupOf(list.chunks[i]);
         if (gk === g) continue;
         g = gk;
-        if (!this.store.hasGroup(`r${g}`)) break;
+        if (!this.hasRowGroup(g)) break;
       }
       if (i === list.chunks.length) this.walkRow(u);
       else this.waitingRows.set(u, i);
