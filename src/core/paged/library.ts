@@ -109,6 +109,14 @@ const EARLY_STEPS = 3;
  * -1: after the early evidence, as before (docs/results/question-bytes.md, round twenty-six).
  */
 const WALK_BESIDE_STEP = 1;
+/**
+ * Over a link, once the early evidence is shown: a ranking that met a missing block has its reads sent first, and its
+ * cards' records (PREFETCH_NOTED's evidence run, the question's longest work after the walk) are noted while they are
+ * on the link and read in a load beside them, queued after them. Before round twenty-seven that evidence ran before
+ * the round's requests went out, with nothing on the link (link-timeline.ts: ~230 ms p50 of a question's runs in
+ * Chromium at 100 MiB lay there). The same blocks, the same answers: only when the records' requests leave changes.
+ */
+const RECORDS_BESIDE = true;
 
 export interface PagesLocation {
   /** Offset of the pages part's payload in the source, and the part's directory and block hashes. */
@@ -367,6 +375,8 @@ export class PagedLibrary {
     let ranked: Candidate[] | undefined;
     // The first chunks of the last run's ranking that met a missing block (PREFETCH_TOP).
     let lastTop: number[] | undefined;
+    // RECORDS_BESIDE: the evidence run of a ranking that met a missing block, left for after its reads are sent.
+    let besideReads: (() => void) | undefined;
     // With `cards`, the places whose records the answer reads (kept from run to run), the final ranking's and the
     // early words' apart.
     const places = new Set<number>();
@@ -401,8 +411,11 @@ export class PagedLibrary {
             (cards && store.readsAhead) ||
             store.noted <= PREFETCH_NOTED ||
             (settled && store.noted <= PREFETCH_SETTLED_NOTED)
-          )
-            answer(mode, candidates, new Set());
+          ) {
+            if (RECORDS_BESIDE && cards && store.readsAhead && !earlyOwed)
+              besideReads = () => answer(mode, candidates, new Set());
+            else answer(mode, candidates, new Set());
+          }
           lastTop = top;
           // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
           // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
@@ -423,6 +436,19 @@ export class PagedLibrary {
       signal,
       'a question',
       async (readSoFar) => {
+        if (besideReads) {
+          // The round's reads out first, then its cards' records noted and read beside them (RECORDS_BESIDE).
+          const noting = besideReads;
+          besideReads = undefined;
+          const reads = store.loadTaken(store.setAside(), { signal });
+          noting();
+          const records = store.loadTaken(store.setAside(), { background: true, signal });
+          // Awaited below; a refusal or a cancel meanwhile fails the round's reads as well.
+          records.catch(() => undefined);
+          store.restore(await reads);
+          store.restore(await records);
+          return true;
+        }
         if (!earlyOwed) return;
         // The words' reads first (their postings, then their evidence's records: a few small loads), the walk's
         // after them: the early evidence does not wait on the walk's rows.
