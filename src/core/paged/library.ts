@@ -109,14 +109,6 @@ const EARLY_STEPS = 3;
  * -1: after the early evidence, as before (docs/results/question-bytes.md, round twenty-six).
  */
 const WALK_BESIDE_STEP = 1;
-/**
- * Over a link, once the early evidence is shown: a ranking that met a missing block has its reads sent first, and its
- * cards' records (PREFETCH_NOTED's evidence run, the question's longest work after the walk) are noted while they are
- * on the link and read in a load beside them, queued after them. Before round twenty-seven that evidence ran before
- * the round's requests went out, with nothing on the link (link-timeline.ts: ~230 ms p50 of a question's runs in
- * Chromium at 100 MiB lay there). The same blocks, the same answers: only when the records' requests leave changes.
- */
-const RECORDS_BESIDE = true;
 
 export interface PagesLocation {
   /** Offset of the pages part's payload in the source, and the part's directory and block hashes. */
@@ -181,6 +173,15 @@ export class PagedLibrary {
   /** The analyser, its terms() kept for the question being answered (keptTerms.ts). */
   readonly analyzer: TermAnalyzer;
   private readonly keptTerms: KeptTerms;
+  /**
+   * Measured only, off (round twenty-seven): over a link, once the early evidence is shown, a ranking that met a
+   * missing block has its reads sent first, and its cards' records (PREFETCH_NOTED's evidence run, a round's longest
+   * work after the walk) are noted while those are on the link and read in a load beside them, queued after them. The
+   * same blocks and answers. In Chromium at 100 MiB (link-latency.ts, 20 questions) +14 ms a question against main at
+   * equal load (8 of 20 sooner), −82 and −119 at unequal loads; link-sim's shared link +37 ms a question (the records'
+   * own requests take slots beside the rows'): no settled answer measurably sooner (docs/results/question-bytes.md).
+   */
+  recordsBeside = false;
 
   private constructor(
     /** The part's sections (the Graph view's library-wide side and the KG build read them too: degreeRanks.ts). */
@@ -375,7 +376,7 @@ export class PagedLibrary {
     let ranked: Candidate[] | undefined;
     // The first chunks of the last run's ranking that met a missing block (PREFETCH_TOP).
     let lastTop: number[] | undefined;
-    // RECORDS_BESIDE: the evidence run of a ranking that met a missing block, left for after its reads are sent.
+    // recordsBeside: the evidence run of a ranking that met a missing block, left for after its reads are sent.
     let besideReads: (() => void) | undefined;
     // With `cards`, the places whose records the answer reads (kept from run to run), the final ranking's and the
     // early words' apart.
@@ -412,7 +413,7 @@ export class PagedLibrary {
             store.noted <= PREFETCH_NOTED ||
             (settled && store.noted <= PREFETCH_SETTLED_NOTED)
           ) {
-            if (RECORDS_BESIDE && cards && store.readsAhead && !earlyOwed)
+            if (this.recordsBeside && cards && store.readsAhead && !earlyOwed)
               besideReads = () => answer(mode, candidates, new Set());
             else answer(mode, candidates, new Set());
           }
@@ -437,7 +438,7 @@ export class PagedLibrary {
       'a question',
       async (readSoFar) => {
         if (besideReads) {
-          // The round's reads out first, then its cards' records noted and read beside them (RECORDS_BESIDE).
+          // The round's reads out first, then its cards' records noted and read beside them (recordsBeside).
           const noting = besideReads;
           besideReads = undefined;
           const reads = store.loadTaken(store.setAside(), { signal });

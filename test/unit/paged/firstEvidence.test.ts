@@ -501,7 +501,7 @@ describe('a cold question’s first evidence', () => {
     }
   }, 120_000);
 
-  it('over a link, once the early evidence is shown, reads a round’s cards’ records beside its rows, after them: the same answer, no byte twice', async () => {
+  it('over a link, once the early evidence is shown, reads a round’s cards’ records beside its rows when asked to (recordsBeside, off by default): the same answer, no byte twice', async () => {
     const engine = await pagesEngine();
     const written = await largePages(engine);
     // The first page's cards: the first 5 hits' records.
@@ -513,6 +513,7 @@ describe('a cold question’s first evidence', () => {
         requests.push(ranges.map(([o, l]): [number, number] => [o, l])),
       );
       const library = await libraryOver(source, written);
+      library.recordsBeside = true;
       const store = library.reader.store;
       const taken = store.loadTaken.bind(store);
       let shown = false;
