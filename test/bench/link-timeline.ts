@@ -16,8 +16,14 @@
 // Usage: npm run build && node --import tsx test/bench/link-timeline.ts <x.bundle> <questions.jsonl> [--n 5]
 //          [--latency-ms 100] [--mbps 10] [--stages] [--json out.json]
 //   --stages: also each stage's line (requests, KB, its send → last byte, the model's, first fetch() → first byte).
+//   --from <in.json>: no Chromium: the timelines of an earlier run's --json, read again (its questions, its loads).
+// Round twenty-seven: the worker's CPU while nothing is on the link (no request waiting for its first byte or
+// receiving), the question's critical path, by what runs then: a round's run (`run` marks, round ≥ 1), the early
+// evidence's runs (round 0), the walk run beside the early evidence (`walk` marks, library.ts), the decoding and
+// counting between a load's responses (`arrive` marks, blockStore.ts arrived), and none of these (the hand-over to the
+// page, the Ask view, the checks of a load's last response); and of it, what lies after the question's last byte.
 //   The built app is read from E2E_DIST or ./dist; Chromium from CHROMIUM_PATH or /usr/bin/chromium.
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -77,11 +83,33 @@ interface Timeline {
   /** The stages' first fetch() → first byte (what a round trip costs there), mean. */
   firstByteMs: number;
   stageLines: string[];
+  /** Ms with nothing on the link, by the CPU running then (they add up to idleMs); and after the last byte. */
+  idle: Record<(typeof IDLE_CLASSES)[number], number>;
+  idleMs: number;
+  tail: Record<(typeof IDLE_CLASSES)[number], number>;
+  tailMs: number;
+  /** Each run (kind, round), its ms and its ms with nothing on the link (--stages). */
+  runLines: string[];
   /** The worker's marks and bundle requests, ms from the click (in --json). */
   marks: Mark[];
   fetched: Fetched[];
 }
 const CLASSES = ['run', 'first byte', 'transfer', 'after last byte', 'other'] as const;
+const IDLE_CLASSES = ['round run', 'early run', 'walk beside', 'arrival', 'none'] as const;
+
+/** The [start, end) spans between each `open` mark and the `close` mark after it, with the open mark's detail. */
+function spansOf(marks: readonly Mark[], open: string, close: string): Array<[number, number, Mark]> {
+  const spans: Array<[number, number, Mark]> = [];
+  let from: Mark | undefined;
+  for (const m of marks) {
+    if (m.name === open) from = m;
+    if (m.name === close && from !== undefined) {
+      spans.push([from.at, m.at, from]);
+      from = undefined;
+    }
+  }
+  return spans;
+}
 
 /** link-sim's link: each request its round trip from its start, then its bytes after those ahead; SLOTS at once. */
 function modelled(sizes: readonly number[]): number {
@@ -170,6 +198,40 @@ function timelineOf(
       `${Math.max(...s.requests.map((r) => r.responseStart - r.fetchStart)).toFixed(0)} ms, then to its end ` +
       `${(s.end - s.lastByte).toFixed(0)} ms`,
   );
+  // The critical path's CPU: each ms with no request waiting or receiving, by the span of work covering it.
+  const inFlight = fetched.map((f): [number, number] => [f.fetchStart, f.responseEnd]);
+  const allRuns = spansOf(marks, 'run', 'ran');
+  const cpu: Record<(typeof IDLE_CLASSES)[number], Array<readonly [number, number]>> = {
+    'round run': allRuns.filter(([, , m]) => (m.detail?.round ?? 1) !== 0).map(([a, b]) => [a, b]),
+    'early run': allRuns.filter(([, , m]) => m.detail?.round === 0).map(([a, b]) => [a, b]),
+    'walk beside': spansOf(marks, 'walk', 'walked').map(([a, b]) => [a, b]),
+    arrival: spansOf(marks, 'arrive', 'arrived').map(([a, b]) => [a, b]),
+    none: [[0, settledMs]],
+  };
+  const idle = Object.fromEntries(IDLE_CLASSES.map((c) => [c, 0])) as Timeline['idle'];
+  const tail = Object.fromEntries(IDLE_CLASSES.map((c) => [c, 0])) as Timeline['tail'];
+  const lastByte = Math.max(0, ...fetched.map((f) => f.responseEnd));
+  for (let t = 0; t < settledMs; t++) {
+    if (inside(t, inFlight)) continue;
+    const c = IDLE_CLASSES.find((k) => inside(t, cpu[k]))!;
+    idle[c]++;
+    if (t >= lastByte) tail[c]++;
+  }
+  const idleOf = ([a, b]: readonly [number, number]) => {
+    let n = 0;
+    for (let t = Math.max(0, Math.ceil(a)); t < b; t++) if (!inside(t, inFlight)) n++;
+    return n;
+  };
+  const runLines = [
+    ...allRuns.map(([a, b, m]) => ({ a, b, what: `run round ${m.detail?.round ?? '?'}` })),
+    ...spansOf(marks, 'walk', 'walked').map(([a, b]) => ({ a, b, what: 'walk beside' })),
+  ]
+    .sort((x, y) => x.a - y.a)
+    .map(
+      ({ a, b, what }) =>
+        `    ${what.padEnd(12)} at ${a.toFixed(0).padStart(5)} ms: ${(b - a).toFixed(0).padStart(4)} ms, ` +
+        `${idleOf([a, b])} with nothing on the link`,
+    );
   const firstBytes = fetched.map((f) => f.responseStart - f.fetchStart);
   return {
     question,
@@ -186,6 +248,11 @@ function timelineOf(
     modelMs: stages.reduce((n, s) => n + s.modelMs, 0),
     firstByteMs: firstBytes.reduce((a, b) => a + b, 0) / Math.max(1, firstBytes.length),
     stageLines,
+    idle,
+    idleMs: IDLE_CLASSES.reduce((n, c) => n + idle[c], 0),
+    tail,
+    tailMs: IDLE_CLASSES.reduce((n, c) => n + tail[c], 0),
+    runLines,
     marks,
     fetched,
   };
@@ -206,6 +273,7 @@ function median(xs: number[]): number {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--from')) return again(arg('from', ''));
   const [bundle, questionsFile] = process.argv
     .slice(2)
     .filter(
@@ -289,14 +357,7 @@ async function main(): Promise<void> {
         pageOrigin + r.firstEvidenceMs - clicked,
       );
       out.push(t);
-      console.log(
-        `${String(i + 1).padStart(2)} settled ${t.settledMs.toFixed(0)} ms (first evidence ${t.firstEvidenceMs.toFixed(0)}), ` +
-          `${t.rounds} runs, ${t.stages} stages, ${t.requests} requests, ${t.kb.toFixed(0)} KB; ` +
-          CLASSES.map((c) => `${c} ${t.split[c]}`).join(', ') +
-          `; stages' network ${t.networkMs.toFixed(0)} ms (model ${t.modelMs.toFixed(0)}), first byte after ` +
-          `${t.firstByteMs.toFixed(0)} ms mean; load ${load.toFixed(2)}`,
-      );
-      if (STAGES) for (const line of t.stageLines) console.log(line);
+      report(t, i);
     }
     harness.assertPrivate('link-timeline bench');
   } finally {
@@ -304,6 +365,29 @@ async function main(): Promise<void> {
     await server.close();
     await rm(join(dist, folder), { recursive: true, force: true });
   }
+  summary(out);
+  const file = process.argv.includes('--json') ? arg('json', '') : '';
+  if (file) await writeFile(file, JSON.stringify(out, null, 2) + '\n');
+}
+
+function report(t: Timeline, i: number): void {
+  console.log(
+    `${String(i + 1).padStart(2)} settled ${t.settledMs.toFixed(0)} ms (first evidence ${t.firstEvidenceMs.toFixed(0)}), ` +
+      `${t.rounds} runs, ${t.stages} stages, ${t.requests} requests, ${t.kb.toFixed(0)} KB; ` +
+      CLASSES.map((c) => `${c} ${t.split[c]}`).join(', ') +
+      `; stages' network ${t.networkMs.toFixed(0)} ms (model ${t.modelMs.toFixed(0)}), first byte after ` +
+      `${t.firstByteMs.toFixed(0)} ms mean; load ${t.load.toFixed(2)}`,
+  );
+  console.log(
+    `   nothing on the link ${t.idleMs} ms: ` +
+      IDLE_CLASSES.map((c) => `${c} ${t.idle[c]}`).join(', ') +
+      `; after the last byte ${t.tailMs}: ` +
+      IDLE_CLASSES.map((c) => `${c} ${t.tail[c]}`).join(', '),
+  );
+  if (STAGES) for (const line of [...t.stageLines, ...t.runLines]) console.log(line);
+}
+
+function summary(out: readonly Timeline[]): void {
   const p50 = (pick: (t: Timeline) => number) => median(out.map(pick)).toFixed(0);
   console.log(
     `\np50 of ${out.length}: settled ${p50((t) => t.settledMs)} ms; ` +
@@ -311,8 +395,22 @@ async function main(): Promise<void> {
       `; stages' network ${p50((t) => t.networkMs)} (model ${p50((t) => t.modelMs)}); stages ${p50((t) => t.stages)}, ` +
       `requests ${p50((t) => t.requests)}, KB ${p50((t) => t.kb)}; load ${p50((t) => t.load)}`,
   );
-  const file = process.argv.includes('--json') ? arg('json', '') : '';
-  if (file) await writeFile(file, JSON.stringify(out, null, 2) + '\n');
+  console.log(
+    `nothing on the link ${p50((t) => t.idleMs)} ms p50: ` +
+      IDLE_CLASSES.map((c) => `${c} ${p50((t) => t.idle[c])}`).join(', ') +
+      `; after the last byte ${p50((t) => t.tailMs)}: ` +
+      IDLE_CLASSES.map((c) => `${c} ${p50((t) => t.tail[c])}`).join(', '),
+  );
+}
+
+/** --from: an earlier run's --json read again (no Chromium). */
+async function again(file: string): Promise<void> {
+  const saved = JSON.parse(await readFile(file, 'utf8')) as Timeline[];
+  const out = saved.map((t) =>
+    timelineOf(t.question, t.load, t.marks, t.fetched, t.settledMs, t.firstEvidenceMs),
+  );
+  out.forEach(report);
+  summary(out);
 }
 
 main().catch((error: unknown) => {

@@ -244,9 +244,13 @@ export class PersonalizedPageRank {
       // r[v] ≥ ε·max(deg(v), 1), told by v's bracket when it can be, else by v's exact degree. Asked only of a v not
       // in the queue (push would do nothing), so that a residual growing in the queue asks for no degree.
       const reaches = (v: number): boolean => {
+        const rv = r[v];
+        // Below ε no bracket can push it (ε·max(deg, 1) ≥ ε): most targets of a row stay there, and their bracket is
+        // two or three reads scattered over the library's concepts (the walk's largest share of a question's CPU,
+        // round twenty-seven). The same answer as the tests below, asked in another order: none has a side effect.
+        if (rv < epsilon) return false;
         // A held node first: its exact degree would read its row.
         if (inQueue[v] || held?.(v)) return false;
-        const rv = r[v];
         if (rv < epsilon * Math.max(deg.lower(v), 1)) return false;
         if (rv >= epsilon * Math.max(deg.upper(v), 1)) return true;
         const d = deg.exact(v);
@@ -362,7 +366,9 @@ export class PersonalizedPageRank {
     for (let i = 0; i < this.touchedCount; i++) {
       const v = this.touched[i];
       const rv = this.r[v];
-      if (!(rv > 0) || this.held?.(v)) continue;
+      // Far below share·ε no bracket brings the ratio to `share` (ε·max(lower, 1) ≥ ε; half of it leaves room for
+      // rounding): the same nodes without their bracket's scattered reads (round twenty-seven).
+      if (!(rv > 0) || rv < share * epsilon * 0.5 || this.held?.(v)) continue;
       const ratio = rv / (epsilon * Math.max(deg.lower(v), 1));
       if (ratio >= share && ratio < 1) near.push([v, ratio]);
     }

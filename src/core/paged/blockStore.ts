@@ -366,6 +366,7 @@ export class BlockStore {
    * texts), whose reads would otherwise stay decoded for the library's life. Not during a read.
    */
   forget(): void {
+    this.generation++;
     this.decoded = new Map();
     this.previous = new Map();
     this.blocks.clear();
@@ -383,6 +384,7 @@ export class BlockStore {
       this.blockBytes = 0;
     }
     if (this.decoded.size > MAX_DECODED) {
+      this.generation++;
       this.previous = this.decoded;
       this.decoded = new Map();
     }
@@ -502,6 +504,15 @@ export class BlockStore {
    * 10 Mbit/s with the thread idle; what is decoded and computed meanwhile is not done after the last response.
    */
   private arrived(awaiting: GroupsAwaiting, runs: ReadonlyArray<[number, number]>): void {
+    timelineMark('arrive');
+    try {
+      this.decodeArrived(awaiting, runs);
+    } finally {
+      timelineMark('arrived');
+    }
+  }
+
+  private decodeArrived(awaiting: GroupsAwaiting, runs: ReadonlyArray<[number, number]>): void {
     const decoding = performance.now();
     for (const [key, g] of awaiting.complete(runs)) {
       const raw = g.pending || this.decoded.has(key) ? undefined : this.bytes(g.offset, g.length);
@@ -548,6 +559,12 @@ export class BlockStore {
     });
     return new GroupsAwaiting(groups, missing, byBlock, ready);
   }
+
+  /**
+   * Counts the times decoded groups were let go (trim, forget): a group group() gave stays decoded while it is the
+   * same, so a reader may keep what it was given under its own index until it changes (sectionReader.ts rowGroup).
+   */
+  generation = 0;
 
   /** Whether a group is decoded (nothing noted, nothing moved between generations). */
   hasGroup(key: string): boolean {

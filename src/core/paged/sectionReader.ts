@@ -127,13 +127,14 @@ export class SectionReader {
 
   /**
    * Runs `run` over what is loaded until a run reads nothing missing, counting what it read; `beforeLoad` may read
-   * first between two runs (a question's early words), told what was read so far `step` loads into the round.
+   * first between two runs (a question's early words), told what was read so far `step` loads into the round, and
+   * says true when it has read the round's reads itself (what it leaves noted is then the next run's, as a load's).
    */
   async readUntilComplete<T>(
     run: () => T,
     signal?: AbortSignal,
     what = 'the graph view',
-    beforeLoad?: (readSoFar: (step: number) => Omit<PagedRead<T>, 'value'>) => Promise<void>,
+    beforeLoad?: (readSoFar: (step: number) => Omit<PagedRead<T>, 'value'>) => Promise<boolean | void>,
   ): Promise<PagedRead<T>> {
     this.store.trim();
     // Rows a read before this one waited for are not computed for this one unless it asks for them too.
@@ -147,12 +148,12 @@ export class SectionReader {
       timelineMark('ran', { round, noted: this.store.noted });
       if (!this.store.missing) return { value, bytes: this.store.bytesRead - before, rounds: round, waitMs };
       const waited = performance.now();
-      await beforeLoad?.((step) => ({
+      const loaded = await beforeLoad?.((step) => ({
         bytes: this.store.bytesRead - before,
         rounds: round + step,
         waitMs: waitMs + performance.now() - waited,
       }));
-      await this.store.load();
+      if (loaded !== true) await this.store.load();
       waitMs += performance.now() - waited;
     }
     throw new Error(`${this.name}: ${what} needed more than ${MAX_ROUNDS} rounds of reads`);
@@ -486,8 +487,36 @@ export class SectionReader {
     return this.open.rowBlockFirsts?.[g] ?? g * this.directory.groups.rows;
   }
 
+  /**
+   * The row groups the store gave, by index, while its decoded groups are the same (store.generation): the walk asks
+   * for a group at each chunk of a list (walkRow twice, conceptsOf, the chunk's concept count), and the store's lookup
+   * by name built and hashed a key each time (round twenty-seven). Never more than the store holds.
+   */
+  private rowGroupsAt: Array<RowGroup | undefined> = [];
+  private rowGroupsGeneration = -1;
+
   /** Row group g: the concepts of its chunks, ids[starts[i]..starts[i + 1]) for its i-th chunk. */
   rowGroup(g: number): RowGroup | undefined {
+    if (this.rowGroupsGeneration !== this.store.generation) {
+      this.rowGroupsAt = new Array<RowGroup | undefined>(this.open.rowGroups.length);
+      this.rowGroupsGeneration = this.store.generation;
+    }
+    const known = this.rowGroupsAt[g];
+    if (known) return known;
+    const group = this.decodedRowGroup(g);
+    if (group) this.rowGroupsAt[g] = group;
+    return group;
+  }
+
+  /** Whether row group g is decoded (nothing noted). */
+  private hasRowGroup(g: number): boolean {
+    return (
+      (this.rowGroupsGeneration === this.store.generation && this.rowGroupsAt[g] !== undefined) ||
+      this.store.hasGroup(`r${g}`)
+    );
+  }
+
+  private decodedRowGroup(g: number): RowGroup | undefined {
     const offsets = this.open.rowGroups;
     return this.store.group<RowGroup>(
       `r${g}`,
@@ -741,7 +770,7 @@ export class SectionReader {
         const gk = this.rowGroupOf(list.chunks[i]);
         if (gk === g) continue;
         g = gk;
-        if (!this.store.hasGroup(`r${g}`)) break;
+        if (!this.hasRowGroup(g)) break;
       }
       if (i === list.chunks.length) this.walkRow(u);
       else this.waitingRows.set(u, i);

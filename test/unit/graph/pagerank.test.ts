@@ -291,3 +291,56 @@ describe('PersonalizedPageRank with held nodes (round twenty-four: the walk’s 
     expect(a.scores[3]).toBeGreaterThan(0);
   });
 });
+
+describe('PersonalizedPageRank over rows: what it asks of the degree brackets (round twenty-seven)', () => {
+  // A star: seed 0 joined to 1..100 (weight 1 each, degree 100; each leaf degree 1). Pushing 0 (d 0.85) leaves each
+  // leaf 0.0085: below ε = 0.01, below what any bracket could push.
+  const leaves = Array.from({ length: 100 }, (_, i) => i + 1);
+  const star = csr(
+    101,
+    leaves.map((v): [number, number, number] => [0, v, 1]),
+  );
+  const degrees = weightedDegreesOf(star);
+  const rows = {
+    nodeCount: 101,
+    row: (u: number) => {
+      const targets: number[] = [];
+      const weights: number[] = [];
+      for (let e = star.offsets[u]; e < star.offsets[u + 1]; e++) {
+        targets.push(star.targets[e]);
+        weights.push(star.weights[e]);
+      }
+      return { targets, weights };
+    },
+  };
+  const counted = (asked: number[]) => ({
+    lower: (u: number) => (asked.push(u), degrees[u]),
+    upper: (u: number) => (asked.push(u), degrees[u]),
+    exact: (u: number) => (asked.push(u), degrees[u]),
+  });
+  const scoresOf = (run: { nodes: Uint32Array; scores: Float64Array }) =>
+    Object.fromEntries(Array.from(run.nodes, (v) => [v, run.scores[v]]));
+
+  it('asks no bracket of a target whose residual is below ε, and walks as the walk in memory', () => {
+    const asked: number[] = [];
+    const walker = new PersonalizedPageRank(rows, counted(asked));
+    const a = walker.run(new Map([[0, 1]]), 0.85, 0.01);
+    expect(new Set(asked)).toEqual(new Set([0]));
+    const b = new PersonalizedPageRank(star).run(new Map([[0, 1]]), 0.85, 0.01);
+    expect(scoresOf(a)).toEqual(scoresOf(b));
+    // Each leaf holds 0.85 of what would push it: named at a share of 0.8, not at 0.9.
+    expect(walker.nearlyPushed(0.01, 0.8, 200)).toEqual(leaves);
+    expect(walker.nearlyPushed(0.01, 0.9, 200)).toEqual([]);
+    // At ε = 0.05 a leaf holds 0.17 of it: far below a share of 0.8, no bracket asked.
+    asked.length = 0;
+    expect(walker.nearlyPushed(0.05, 0.8, 200)).toEqual([]);
+    expect(asked).toEqual([]);
+  });
+});
+
+function weightedDegreesOf(g: ConceptGraph): Float64Array {
+  const out = new Float64Array(g.nodeCount);
+  for (let u = 0; u < g.nodeCount; u++)
+    for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) out[u] += g.weights[e];
+  return out;
+}
