@@ -173,15 +173,6 @@ export class PagedLibrary {
   /** The analyser, its terms() kept for the question being answered (keptTerms.ts). */
   readonly analyzer: TermAnalyzer;
   private readonly keptTerms: KeptTerms;
-  /**
-   * Measured only, off (round twenty-seven): over a link, once the early evidence is shown, a ranking that met a
-   * missing block has its reads sent first, and its cards' records (PREFETCH_NOTED's evidence run, a round's longest
-   * work after the walk) are noted while those are on the link and read in a load beside them, queued after them. The
-   * same blocks and answers. In Chromium at 100 MiB (link-latency.ts, 20 questions) +14 ms a question against main at
-   * equal load (8 of 20 sooner), −82 and −119 at unequal loads; link-sim's shared link +37 ms a question (the records'
-   * own requests take slots beside the rows'): no settled answer measurably sooner (docs/results/question-bytes.md).
-   */
-  recordsBeside = false;
 
   private constructor(
     /** The part's sections (the Graph view's library-wide side and the KG build read them too: degreeRanks.ts). */
@@ -376,8 +367,6 @@ export class PagedLibrary {
     let ranked: Candidate[] | undefined;
     // The first chunks of the last run's ranking that met a missing block (PREFETCH_TOP).
     let lastTop: number[] | undefined;
-    // recordsBeside: the evidence run of a ranking that met a missing block, left for after its reads are sent.
-    let besideReads: (() => void) | undefined;
     // With `cards`, the places whose records the answer reads (kept from run to run), the final ranking's and the
     // early words' apart.
     const places = new Set<number>();
@@ -412,11 +401,8 @@ export class PagedLibrary {
             (cards && store.readsAhead) ||
             store.noted <= PREFETCH_NOTED ||
             (settled && store.noted <= PREFETCH_SETTLED_NOTED)
-          ) {
-            if (this.recordsBeside && cards && store.readsAhead && !earlyOwed)
-              besideReads = () => answer(mode, candidates, new Set());
-            else answer(mode, candidates, new Set());
-          }
+          )
+            answer(mode, candidates, new Set());
           lastTop = top;
           // Version 12: the token counts of the ranking's first chunks, read with the walk's rows, so that its
           // evidence finds them here (evidenceArrays.ts): the budget is cut by them before the records it shows are
@@ -437,19 +423,6 @@ export class PagedLibrary {
       signal,
       'a question',
       async (readSoFar) => {
-        if (besideReads) {
-          // The round's reads out first, then its cards' records noted and read beside them (recordsBeside).
-          const noting = besideReads;
-          besideReads = undefined;
-          const reads = store.loadTaken(store.setAside(), { signal });
-          noting();
-          const records = store.loadTaken(store.setAside(), { background: true, signal });
-          // Awaited below; a refusal or a cancel meanwhile fails the round's reads as well.
-          records.catch(() => undefined);
-          store.restore(await reads);
-          store.restore(await records);
-          return true;
-        }
         if (!earlyOwed) return;
         // The words' reads first (their postings, then their evidence's records: a few small loads), the walk's
         // after them: the early evidence does not wait on the walk's rows.

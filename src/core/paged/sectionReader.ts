@@ -127,14 +127,13 @@ export class SectionReader {
 
   /**
    * Runs `run` over what is loaded until a run reads nothing missing, counting what it read; `beforeLoad` may read
-   * first between two runs (a question's early words), told what was read so far `step` loads into the round, and
-   * says true when it has read the round's reads itself (what it leaves noted is then the next run's, as a load's).
+   * first between two runs (a question's early words), told what was read so far `step` loads into the round.
    */
   async readUntilComplete<T>(
     run: () => T,
     signal?: AbortSignal,
     what = 'the graph view',
-    beforeLoad?: (readSoFar: (step: number) => Omit<PagedRead<T>, 'value'>) => Promise<boolean | void>,
+    beforeLoad?: (readSoFar: (step: number) => Omit<PagedRead<T>, 'value'>) => Promise<void>,
   ): Promise<PagedRead<T>> {
     this.store.trim();
     // Rows a read before this one waited for are not computed for this one unless it asks for them too.
@@ -148,12 +147,12 @@ export class SectionReader {
       timelineMark('ran', { round, noted: this.store.noted });
       if (!this.store.missing) return { value, bytes: this.store.bytesRead - before, rounds: round, waitMs };
       const waited = performance.now();
-      const loaded = await beforeLoad?.((step) => ({
+      await beforeLoad?.((step) => ({
         bytes: this.store.bytesRead - before,
         rounds: round + step,
         waitMs: waitMs + performance.now() - waited,
       }));
-      if (loaded !== true) await this.store.load();
+      await this.store.load();
       waitMs += performance.now() - waited;
     }
     throw new Error(`${this.name}: ${what} needed more than ${MAX_ROUNDS} rounds of reads`);

@@ -1,11 +1,11 @@
 // What a cold question reads before its first evidence (issue 47, round fourteen): the hash pages of the blocks it
 // reads, 256 bytes each (one for every 16 blocks), and the walk's seeds' concept lists with the words' early evidence
 // (round seventeen: the walk's first round after it reads their rows at once). Counted on real range sources: every read the block store sends is recorded.
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prepareCorpus } from '../../../src/cli/benchData.ts';
 import { decodeTop, HASH_PAGE_BYTES, PAGES_HASHES_PART, PAGES_PART } from '../../../src/core/paged/format.ts';
 import type { PagesDirectory } from '../../../src/core/paged/format.ts';
-import { PagedLibrary, type CardsWanted, type PagedAnswer } from '../../../src/core/paged/library.ts';
+import { PagedLibrary, type PagedAnswer } from '../../../src/core/paged/library.ts';
 import { openPagedBundle, readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
 import { MemoryRangeSource, type RangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { BlockHasher, DEFAULT_GROUPS, hashPagesOf, writePagedIndex } from '../../../src/core/paged/write.ts';
@@ -499,41 +499,5 @@ describe('a cold question’s first evidence', () => {
       expect(a.rounds, q).toBe(b.rounds);
       expect(overlapped.calls(), q).toBeGreaterThan(0);
     }
-  }, 120_000);
-
-  it('over a link, once the early evidence is shown, reads a round’s cards’ records beside its rows when asked to (recordsBeside, off by default): the same answer, no byte twice', async () => {
-    const engine = await pagesEngine();
-    const written = await largePages(engine);
-    // The first page's cards: the first 5 hits' records.
-    const cards: CardsWanted = (_hits, unread) => [...unread].filter((i) => i < 5);
-    let beside = 0;
-    for (const q of QUESTIONS) {
-      const requests: Array<Array<[number, number]>> = [];
-      const source = linkSource(written.data, (ranges) =>
-        requests.push(ranges.map(([o, l]): [number, number] => [o, l])),
-      );
-      const library = await libraryOver(source, written);
-      library.recordsBeside = true;
-      const store = library.reader.store;
-      const taken = store.loadTaken.bind(store);
-      let shown = false;
-      vi.spyOn(store, 'loadTaken').mockImplementation((noted, options) => {
-        if (shown && options?.background) beside++;
-        return taken(noted, options);
-      });
-      requests.length = 0;
-      const answer = await library.search(q, 'ppr', 800, undefined, () => (shown = true), cards);
-      // The answer of the same pages read from memory (no link: nothing read ahead, nothing beside).
-      const plain = await libraryOver(new MemoryRangeSource(written.data, 'memory'), written);
-      const expected = await plain.search(q, 'ppr', 800, undefined, () => undefined, cards);
-      expect(answer.hits, q).toEqual(expected.hits);
-      expect([...(answer.unread ?? [])], q).toEqual([...(expected.unread ?? [])]);
-      expect([...answer.records.keys()].sort(), q).toEqual([...expected.records.keys()].sort());
-      const ranges = requests.flat().sort((a, b) => a[0] - b[0]);
-      for (let i = 1; i < ranges.length; i++)
-        expect(ranges[i][0], q).toBeGreaterThanOrEqual(ranges[i - 1][0] + ranges[i - 1][1]);
-    }
-    // Before round twenty-seven a round's records were noted before its reads went out, and read with them.
-    expect(beside).toBeGreaterThan(0);
   }, 120_000);
 });
