@@ -10,6 +10,7 @@ import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { openLibrary, type QuestionLibrary } from '../../src/services/library/questionLibrary.ts';
 import { documentExternalId } from '../../src/services/library/documentNames.ts';
 import { preparedCorpus } from './builtOnce.ts';
+import { REPO_DOCS } from './repoDocs.ts';
 
 export interface BothLibraries {
   engine: RetrievalEngine;
@@ -72,4 +73,32 @@ export async function pagedHits(paged: PagedLibrary, questions: readonly string[
     }
   }
   return out;
+}
+
+/**
+ * The repository's own docs written in the large layout (rows, postings and records read a group at a time, in
+ * several rounds) and opened over a memory source: for tests of what a question's runs keep between rounds.
+ */
+export async function openRepoDocsLarge(): Promise<{ library: PagedLibrary; source: MemoryRangeSource }> {
+  const corpus = await preparedCorpus(REPO_DOCS, 1200);
+  const analyzer = createTermAnalyzer();
+  const engine = RetrievalEngine.build(
+    { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
+    analyzer,
+  );
+  const pages = await writePagedIndex(
+    engine.lexicalParts(),
+    (id) => ({ title: id }),
+    undefined,
+    undefined,
+    undefined,
+    0,
+  );
+  const source = new MemoryRangeSource(pages.data, 'large');
+  const library = await PagedLibrary.open(
+    source,
+    { base: 0, length: pages.data.length, directory: pages.directory, hashes: pages.hashes },
+    analyzer,
+  );
+  return { library, source };
 }

@@ -2,45 +2,14 @@
 // (library.ts bm25Kept, round twenty-three): a question at 100 MiB runs its ranking once a round of reads, and each run
 // scored the same checked postings again. The answer must be the one computed without them, read from the same bytes.
 import { describe, expect, it, vi } from 'vitest';
-import { PagedLibrary } from '../../../src/core/paged/library.ts';
-import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
-import { writePagedIndex } from '../../../src/core/paged/write.ts';
-import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
-import { createTermAnalyzer } from '../../../src/core/text/index.ts';
-import { preparedCorpus } from '../../support/builtOnce.ts';
-import { REPO_DOCS } from '../../support/repoDocs.ts';
+import { openRepoDocsLarge } from '../../support/pagedLibraries.ts';
 
 const QUESTIONS = ['How does a paged bundle check its blocks?', 'what does the walk read first'];
 
-async function opened() {
-  const corpus = await preparedCorpus(REPO_DOCS, 1200);
-  const analyzer = createTermAnalyzer();
-  const engine = RetrievalEngine.build(
-    { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
-    analyzer,
-  );
-  // The large layout: rows, postings and records read a group at a time, in several rounds.
-  const pages = await writePagedIndex(
-    engine.lexicalParts(),
-    (id) => ({ title: id }),
-    undefined,
-    undefined,
-    undefined,
-    0,
-  );
-  const source = new MemoryRangeSource(pages.data, 'large');
-  const library = await PagedLibrary.open(
-    source,
-    { base: 0, length: pages.data.length, directory: pages.directory, hashes: pages.hashes },
-    analyzer,
-  );
-  return { library, source };
-}
-
 describe('a question’s BM25 rankings', () => {
   it('are scored once their postings are all here, and the answer and its bytes are those scored every run', async () => {
-    const kept = await opened();
-    const every = await opened();
+    const kept = await openRepoDocsLarge();
+    const every = await openRepoDocsLarge();
     // Without the kept rankings: every run scores the postings again (bm25Kept cleared before each lookup).
     const everyLibrary = every.library as unknown as { bm25Kept: Map<string, unknown> };
     const get = everyLibrary.bm25Kept.get.bind(everyLibrary.bm25Kept);

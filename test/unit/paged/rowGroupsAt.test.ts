@@ -3,40 +3,11 @@
 // each time. The reader keeps what the store gave while the store's decoded groups are the same (store.generation),
 // and never a group the store has let go.
 import { describe, expect, it, vi } from 'vitest';
-import { PagedLibrary } from '../../../src/core/paged/library.ts';
-import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
-import { writePagedIndex } from '../../../src/core/paged/write.ts';
-import { RetrievalEngine } from '../../../src/core/retrieval/index.ts';
-import { createTermAnalyzer } from '../../../src/core/text/index.ts';
-import { preparedCorpus } from '../../support/builtOnce.ts';
-import { REPO_DOCS } from '../../support/repoDocs.ts';
-
-async function opened() {
-  const corpus = await preparedCorpus(REPO_DOCS, 1200);
-  const analyzer = createTermAnalyzer();
-  const engine = RetrievalEngine.build(
-    { chunks: corpus.retrievalChunks, sentences: corpus.sentences },
-    analyzer,
-  );
-  // The large layout: rows read a block at a time.
-  const pages = await writePagedIndex(
-    engine.lexicalParts(),
-    (id) => ({ title: id }),
-    undefined,
-    undefined,
-    undefined,
-    0,
-  );
-  return PagedLibrary.open(
-    new MemoryRangeSource(pages.data, 'large'),
-    { base: 0, length: pages.data.length, directory: pages.directory, hashes: pages.hashes },
-    analyzer,
-  );
-}
+import { openRepoDocsLarge } from '../../support/pagedLibraries.ts';
 
 describe("the section reader's row groups by index", () => {
   it('asks the store for a decoded group once a generation, and gives no group the store let go', async () => {
-    const library = await opened();
+    const { library } = await openRepoDocsLarge();
     const reader = library.reader;
     const { store } = reader;
     const groups = reader.open.rowGroups.length - 1;
