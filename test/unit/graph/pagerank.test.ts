@@ -253,19 +253,7 @@ describe('PersonalizedPageRank with held nodes (round twenty-four: the walk’s 
     [1, 2, 1],
   ]);
   const degrees = Float64Array.from([3, 2, 2, 1]);
-  const rowsOf = (asked: number[]) => ({
-    nodeCount: 4,
-    row: (u: number) => {
-      asked.push(u);
-      const targets: number[] = [];
-      const weights: number[] = [];
-      for (let e = star.offsets[u]; e < star.offsets[u + 1]; e++) {
-        targets.push(star.targets[e]);
-        weights.push(star.weights[e]);
-      }
-      return { targets, weights };
-    },
-  });
+  const rowsOf = (asked: number[]) => rowsOver(star, asked);
   const scoresOf = (run: { nodes: Uint32Array; scores: Float64Array }) =>
     Object.fromEntries(Array.from(run.nodes, (v) => [v, run.scores[v]]));
 
@@ -301,18 +289,7 @@ describe('PersonalizedPageRank over rows: what it asks of the degree brackets (r
     leaves.map((v): [number, number, number] => [0, v, 1]),
   );
   const degrees = weightedDegreesOf(star);
-  const rows = {
-    nodeCount: 101,
-    row: (u: number) => {
-      const targets: number[] = [];
-      const weights: number[] = [];
-      for (let e = star.offsets[u]; e < star.offsets[u + 1]; e++) {
-        targets.push(star.targets[e]);
-        weights.push(star.weights[e]);
-      }
-      return { targets, weights };
-    },
-  };
+  const rows = rowsOver(star);
   const counted = (asked: number[]) => ({
     lower: (u: number) => (asked.push(u), degrees[u]),
     upper: (u: number) => (asked.push(u), degrees[u]),
@@ -337,6 +314,23 @@ describe('PersonalizedPageRank over rows: what it asks of the degree brackets (r
     expect(asked).toEqual([]);
   });
 });
+
+/** The graph's rows as the walk over rows reads them (a paged library's), each row asked noted in `asked`. */
+function rowsOver(g: ConceptGraph, asked: number[] = []) {
+  return {
+    nodeCount: g.nodeCount,
+    row: (u: number) => {
+      asked.push(u);
+      const targets: number[] = [];
+      const weights: number[] = [];
+      for (let e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
+        targets.push(g.targets[e]);
+        weights.push(g.weights[e]);
+      }
+      return { targets, weights };
+    },
+  };
+}
 
 function weightedDegreesOf(g: ConceptGraph): Float64Array {
   const out = new Float64Array(g.nodeCount);
