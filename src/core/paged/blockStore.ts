@@ -839,11 +839,11 @@ export class BlockStore {
   }
 
   /**
-   * Over a link (readsAhead), reads the hash pages every question would read whatever its words (warmPages.ts: the
-   * levels above the leaves of the zones of small blocks), in one request of the pool's last class: any question's
+   * Over a link (readsAhead), reads the hash pages every question would read whatever its words (warmPages.ts: level 1
+   * over the blocks that carry paths, every level above it), in one request of the pool's last class: any question's
    * requests go first. Meant for once the library is open and before the first question (a person looks at the
-   * Library view for seconds): at 100 MiB of text ~330 KB, which a cold question read in its own requests (0.27 s
-   * of a 10 Mbit/s link). Each page is checked as a question's is (acceptHashPages: from the top list down); a page
+   * Library view for seconds): at 100 MiB of text 162 KB, which a cold question read in its own requests (0.13 s of a
+   * 10 Mbit/s link; 1.8 MB at 1 GiB). Each page is checked as a question's is (acceptHashPages: from the top list down); a page
    * that fails refuses as there, naming it. A load that needs a page of it once sent waits for it; a page a load is
    * reading already is left to it (waited for before the check). Not sent once `signal` is aborted (the library
    * closed or replaced). Resolves to the pages' bytes read (0: nothing to read, or not a link).
