@@ -18,7 +18,7 @@
 //   --stages: also each stage's line (requests, KB, its send → last byte, the model's, first fetch() → first byte).
 //   --from <in.json>: no Chromium: the timelines of an earlier run's --json, read again (its questions, its loads).
 //   --http2, --multi-range <multipart|first> (round twenty-eight): the host as link-latency.ts serves it with them
-//   (HTTP/2 over TLS; `first`: one range a request, S3's way); the model's slots are then 64 (the source's streams).
+//   (HTTP/2 over TLS; `first`: one range a request, S3's way); the model's slots are then 100 (the source's streams).
 // Round twenty-seven: the worker's CPU while nothing is on the link (no request waiting for its first byte or
 // receiving), the question's critical path, by what runs then: a round's run (`run` marks, round ≥ 1), the early
 // evidence's runs (round 0), the walk run beside the early evidence (`walk` marks, library.ts), the decoding and
@@ -48,9 +48,10 @@ const HTTP2 = process.argv.includes('--http2');
 const MULTI_RANGE = arg('multi-range', 'multipart');
 /**
  * Requests Chromium keeps out to one HTTP/1.1 host (link-sim's and the block store's 6); over HTTP/2 to a host answering
- * one range a request, the source's 64 streams (src/services/bundleBytes/rangeSources.ts).
+ * one range a request, the source's streams (src/services/bundleBytes/rangeSources.ts: 100 from round twenty-eight, 64
+ * in builds before it).
  */
-const SLOTS = HTTP2 && MULTI_RANGE === 'first' ? 64 : 6;
+const SLOTS = HTTP2 && MULTI_RANGE === 'first' ? 100 : 6;
 
 interface Mark {
   name: string;
