@@ -9,8 +9,11 @@
 // --warm (round twenty-seven): the first page's library reads the hash pages a link reads ahead once open
 // (BlockStore.readUpperPages; only with --part > 0, a source that reads ahead) before its question, the whole answer's
 // not: the page shows the same with them held.
+// --one-range <gap> (round twenty-eight): the source says what a host answering one range a request over HTTP/2 says
+// (rangeSources.ts: gapBytes <gap>, 100 in flight, a range a request): both reads go through the block store's reading
+// across gaps and its checking of the responses that arrive together.
 // Usage: node --import tsx test/bench/first-page-check.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
-//          [--part <bytes>] [--warm]
+//          [--part <bytes>] [--warm] [--one-range <gap>]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -41,8 +44,10 @@ function shown(r: AskResult): unknown {
 async function cold(data: Uint8Array, name: string) {
   // --part: the source says what a part of a multi-range request costs (RangeSource.partBytes), as a host's does.
   const part = arg('part', '');
+  const oneRange = arg('one-range', '');
   const source = Object.assign(new MemoryRangeSource(data, name), {
     partBytes: part === '' ? undefined : Number(part),
+    ...(oneRange === '' ? {} : { gapBytes: Number(oneRange), inFlight: 100, rangesARequest: 1 }),
   });
   const opened = await openPagedBundle(source, createTermAnalyzer());
   if (!opened) throw new Error(`${name}: has no pages`);
@@ -53,7 +58,13 @@ async function main(): Promise<void> {
   const n = Number(arg('n', '25'));
   const sets = process.argv
     .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--n' && all[i - 1] !== '--part');
+    .filter(
+      (a, i, all) =>
+        !a.startsWith('--') &&
+        all[i - 1] !== '--n' &&
+        all[i - 1] !== '--part' &&
+        all[i - 1] !== '--one-range',
+    );
   for (const spec of sets) {
     const [, name, bundle, file] = /^(.+?)=(.+):([^:]+)$/.exec(spec) ?? [];
     if (!file) throw new Error(`not <name>=<x.bundle>:<questions.jsonl>: ${spec}`);

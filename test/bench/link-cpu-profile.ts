@@ -11,15 +11,17 @@
 // function. Names are readable in a build without minification (vite build --minify false).
 // --inclusive: also the query worker's time by function with what it calls (each sample counted once a function on
 // its stack): where a run's time goes from the top down.
+// --http2 and --multi-range <multipart|first> (round twenty-eight): the host as link-latency.ts serves it with them
+//   (HTTP/2 over TLS; `first`: one range a request, S3's way), to see what a request costs the worker there.
 // Usage: npm run build && node --import tsx test/bench/link-cpu-profile.ts <x.bundle> <questions.jsonl> [--n 5]
-//          [--top 30] [--alloc] [--inclusive]
+//          [--top 30] [--alloc] [--inclusive] [--http2] [--multi-range <multipart|first>]
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { openHarness } from '../e2e/lib/harness.ts';
-import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { certificateArgs, serveStatic } from '../e2e/lib/staticServer.ts';
 import { watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
 import { questionsOf, spread } from './lib/questions.ts';
@@ -30,6 +32,8 @@ const N = Number(arg('n', '5'));
 const TOP = Number(arg('top', '30'));
 const ALLOC = process.argv.includes('--alloc');
 const INCLUSIVE = process.argv.includes('--inclusive');
+const HTTP2 = process.argv.includes('--http2');
+const MULTI_RANGE = arg('multi-range', 'multipart');
 const STEP_TIMEOUT_MS = 10 * 60_000;
 
 interface ProfileNode {
@@ -109,8 +113,16 @@ async function main(): Promise<void> {
   await mkdir(join(dist, folder), { recursive: true });
   await symlink(resolve(bundle), join(dist, folder, 'b.bundle'));
   const path = `/${folder}/b.bundle`;
-  const server = await serveStatic(dist, { ranges: true });
-  const { harness, close } = await openHarness(server.origin, dist, 'link-cpu-profile', false);
+  if (MULTI_RANGE !== 'multipart' && MULTI_RANGE !== 'first')
+    throw new Error('link-cpu-profile.ts: --multi-range is multipart or first');
+  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE, http2: HTTP2 });
+  const { harness, close } = await openHarness(
+    server.origin,
+    dist,
+    'link-cpu-profile',
+    false,
+    certificateArgs(server),
+  );
   const worker = { file: new Map<string, number>(), fn: new Map<string, number>() };
   const pageTimes = { file: new Map<string, number>(), fn: new Map<string, number>() };
   const allocated = new Map<string, number>();

@@ -17,6 +17,8 @@
 //          [--latency-ms 100] [--mbps 10] [--stages] [--json out.json]
 //   --stages: also each stage's line (requests, KB, its send → last byte, the model's, first fetch() → first byte).
 //   --from <in.json>: no Chromium: the timelines of an earlier run's --json, read again (its questions, its loads).
+//   --http2, --multi-range <multipart|first> (round twenty-eight): the host as link-latency.ts serves it with them
+//   (HTTP/2 over TLS; `first`: one range a request, S3's way); the model's slots are then 100 (the source's streams).
 // Round twenty-seven: the worker's CPU while nothing is on the link (no request waiting for its first byte or
 // receiving), the question's critical path, by what runs then: a round's run (`run` marks, round ≥ 1), the early
 // evidence's runs (round 0), the walk run beside the early evidence (`walk` marks, library.ts), the decoding and
@@ -30,7 +32,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import type { CDPSession } from 'playwright-core';
 import { openHarness } from '../e2e/lib/harness.ts';
-import { serveStatic } from '../e2e/lib/staticServer.ts';
+import { certificateArgs, serveStatic } from '../e2e/lib/staticServer.ts';
 import { controlledByWorker, watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
 import { questionsOf, spread } from './lib/questions.ts';
@@ -42,8 +44,14 @@ const N = Number(arg('n', '5'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
 const MBPS = Number(arg('mbps', '10'));
 const STAGES = process.argv.includes('--stages');
-/** Requests Chromium keeps out to one HTTP/1.1 host (link-sim's and the block store's 6). */
-const SLOTS = 6;
+const HTTP2 = process.argv.includes('--http2');
+const MULTI_RANGE = arg('multi-range', 'multipart');
+/**
+ * Requests Chromium keeps out to one HTTP/1.1 host (link-sim's and the block store's 6); over HTTP/2 to a host answering
+ * one range a request, the source's streams (src/services/bundleBytes/rangeSources.ts: 100 from round twenty-eight, 64
+ * in builds before it).
+ */
+const SLOTS = HTTP2 && MULTI_RANGE === 'first' ? 100 : 6;
 
 interface Mark {
   name: string;
@@ -291,8 +299,16 @@ async function main(): Promise<void> {
   await mkdir(join(dist, folder), { recursive: true });
   await symlink(resolve(bundle), join(dist, folder, 'b.bundle'));
   const path = `/${folder}/b.bundle`;
-  const server = await serveStatic(dist, { ranges: true, multiRange: 'multipart' });
-  const { harness, close } = await openHarness(server.origin, dist, 'link-timeline', false);
+  if (MULTI_RANGE !== 'multipart' && MULTI_RANGE !== 'first')
+    throw new Error('link-timeline.ts: --multi-range is multipart or first');
+  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE, http2: HTTP2 });
+  const { harness, close } = await openHarness(
+    server.origin,
+    dist,
+    'link-timeline',
+    false,
+    certificateArgs(server),
+  );
   const out: Timeline[] = [];
   try {
     const { page, context } = harness;

@@ -181,6 +181,8 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
   let distinctTotal = 0;
   const readSplit: Split = new Map();
   const askedSplit: Split = new Map();
+  /** Ranges read by the part each starts in (a host answering one range a request: its requests by part). */
+  const rangeSplit: Split = new Map();
   const pagesAt = regions.find((r) => r.name === 'open')!.start;
   const facts: PartFacts | undefined = simulate
     ? partFacts(data.subarray(pagesAt, pagesAt + pagesBytes), d, PULSE_BYTES)
@@ -243,6 +245,10 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
       addSplit(askedSplit, regions, s, e);
     }
     for (const [k, v] of source.split) readSplit.set(k, (readSplit.get(k) ?? 0) + v);
+    for (const [offset] of source.reads) {
+      const k = regions.find((r) => offset >= r.start && offset < r.end)?.name ?? 'other';
+      rangeSplit.set(k, (rangeSplit.get(k) ?? 0) + 1);
+    }
     if (facts) simulateQuestion(facts, source, askedRaw, regions, pagesAt, opened.library, answer.hits, sim);
     totals.push(source.bytesRead);
     askedTotals.push(askedBytes);
@@ -354,6 +360,13 @@ async function measure(spec: string, n: number, gap: number | undefined, simulat
       `one range a request, ${REQUEST_BYTES} B a request beyond its data, ${IN_FLIGHT} in flight: wire p50 ` +
         `${kb(quantile(wires, 0.5))} KB, max ${kb(Math.max(...wires))} KB; requests p50 ${quantile(ranges, 0.5)}, ` +
         `max ${Math.max(...ranges)}`,
+    );
+  if (RANGES_A_REQUEST !== undefined)
+    console.log(
+      `ranges by the part each starts in (mean a question): ` +
+        ORDER.filter((k) => rangeSplit.has(k))
+          .map((k) => `${k} ${(rangeSplit.get(k)! / picked.length).toFixed(0)}`)
+          .join(', '),
     );
   const per = (x: number) => `${kb(x / picked.length)} KB`;
   console.log(

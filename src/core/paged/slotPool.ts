@@ -24,7 +24,7 @@ export class SlotPool {
   constructor(
     /**
      * Requests out at once, asked each time a slot may be taken: a source says more once it knows its host (an
-     * HTTP/2 host answering one range a request keeps 64 out, known after its first responses: rangeSources.ts).
+     * HTTP/2 host answering one range a request keeps 100 out, known after its first responses: rangeSources.ts).
      */
     private readonly slotsOf: () => number,
   ) {}

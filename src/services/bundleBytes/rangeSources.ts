@@ -40,7 +40,7 @@ const MULTIPART_OVERHEAD = 512;
 const NGINX_PART_BYTES = 90;
 /**
  * The gap read rather than sent as a request of its own by a host answering one range a request over HTTP/2 or HTTP/3.
- * A request there costs ~140–290 bytes on the wire (h2-request-bytes.ts) but also a slot of the 64 in flight for a
+ * A request there costs ~140–290 bytes on the wire (h2-request-bytes.ts) but also a slot of those in flight for a
  * round trip and ~2–4 ms of the browser's CPU (Chromium, 100 MiB, docs/results/question-bytes.md round twenty-three):
  * at 512 bytes a cold first page sent ~4,900 requests (20 s of CPU a question at load 14), at 4 KiB ~2,300 for 8.6
  * MB read, at 32 KiB (HTTP/1.1's) ~360 for 15.6 MB. 4 KiB is also HTTP/1.1's 32 KiB scaled to 64 requests in flight
@@ -48,10 +48,14 @@ const NGINX_PART_BYTES = 90;
  */
 const STREAM_GAP = 4096;
 /**
- * Requests kept out at once by such a host: below the 100 streams RFC 9113 advises a server to allow at least (nginx
- * 128), so that none waits in the browser for a free stream.
+ * Requests kept out at once by such a host: the 100 streams RFC 9113 advises a server to allow at least (nginx 128), so
+ * that none waits in the browser for a free stream. 64 until round twenty-eight: a cold question at 100 MiB sends ~2,000
+ * requests in 7 stages, and a stage's requests go out in waves of this many, a round trip each; at 100 the link alone
+ * (link-sim --virtual, 10 questions) settles in 6,452 ms p50 instead of 6,749 (128: the same 6,452), and Chromium
+ * (link-latency.ts --http2 --multi-range first, 10 questions) 627–935 ms sooner a question, median (7–8 of 10),
+ * docs/results/question-bytes.md.
  */
-const STREAMS_IN_FLIGHT = 64;
+const STREAMS_IN_FLIGHT = 100;
 
 /** A bundle URL answered by Range requests; open() says undefined when the host sends whole files only. */
 export class HttpRangeSource implements RangeSource {

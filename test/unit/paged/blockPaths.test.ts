@@ -17,7 +17,7 @@ import { checkDirectory, type PagesDirectory } from '../../../src/core/paged/for
 import { PagedLibrary } from '../../../src/core/paged/library.ts';
 import { openPagedBundle, readManifestByRanges } from '../../../src/core/paged/openBundle.ts';
 import { upgradeBundleParts } from '../../../src/core/paged/upgrade.ts';
-import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
+import { MemoryRangeSource, type RangeSource } from '../../../src/core/paged/rangeSource.ts';
 import { verifyBundleCopy } from '../../../src/core/paged/verifyCopy.ts';
 import { pagesParts, writePagedIndex, type WrittenPages } from '../../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../../src/core/retrieval/engine.ts';
@@ -122,9 +122,21 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
       return super.read(offset, length);
     }
   }
-  const openedOf = async (bytes: Uint8Array) => {
+  /** Opened from memory, or (`gapBytes`) as a host answering one range a request that reads across gaps says it. */
+  const openedOf = async (bytes: Uint8Array, gapBytes = 0) => {
     const source = new Recording(bytes, 'paths.bundle');
-    const opened = (await openPagedBundle(source, analyzer))!;
+    const host: RangeSource = {
+      name: source.name,
+      size: source.size,
+      gapBytes,
+      inFlight: 64,
+      rangesARequest: 1,
+      get bytesRead() {
+        return source.bytesRead;
+      },
+      read: (offset, length) => source.read(offset, length),
+    };
+    const opened = (await openPagedBundle(gapBytes > 0 ? host : source, analyzer))!;
     const hashesAt = opened.manifest.parts.find((p) => p.name === 'pages.sha256')!.offset!;
     return { source, library: opened.library, hashesAt };
   };
@@ -233,8 +245,8 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
   });
 
   /** The store of a freshly opened v13 bundle, and a leaf page of the rows' zone that opening did not touch. */
-  const rowPage = async (bytes: Uint8Array) => {
-    const opened = await openedOf(bytes);
+  const rowPage = async (bytes: Uint8Array, gapBytes = 0) => {
+    const opened = await openedOf(bytes, gapBytes);
     const store = opened.library.reader.store as unknown as {
       layout: BlockLayout;
       base: number;
@@ -295,6 +307,17 @@ describe('a library whose rows carry their paths (version 13, the large layout)'
     expect(await readRun(b6, b7)).toBe(size(b6) + 48 + size(b7));
     // The page is here: b5 with no path.
     expect(await read(b5)).toBe(size(b5));
+  });
+
+  it('reads a row block with its path alone across a host’s gap, not its leaf page’s other blocks', async () => {
+    // A host answering one range a request (HTTP/2, gap 4 KiB) reads a wanted block's neighbours within the gap as one
+    // range; a run was also widened to its whole leaf page (8 row blocks and their paths) so that the page was made
+    // from the blocks, which a block that carries its path does not need (round twenty-eight: 1.3 MB of rows a cold
+    // question at 100 MiB).
+    const { blocks, read, size } = await rowPage(await bundleBytes(writeBundle(pagesParts(v13), base)), 4096);
+    const b3 = blocks[3];
+    // Its whole path (nothing of its page proven yet), and no other block of the page.
+    expect(await read(b3)).toBe(size(b3) + 48);
   });
 
   it('refuses a row read with part of its path that does not fold into the node proved, naming the block', async () => {

@@ -551,7 +551,7 @@ describe('BlockStore two loads in flight (the walk’s reads beside the early ev
   }
 
   it('keeps out as many requests as the source says now: a host found to multiplex after the first load gets more', async () => {
-    // An HTTP/2 host answering one range a request says 64 once its protocol is known (rangeSources.ts), after the
+    // An HTTP/2 host answering one range a request says 100 once its protocol is known (rangeSources.ts), after the
     // opening's first responses: the store's slots must follow (a pool sized at the first load kept 6 out, and a
     // question of ~2,000 one-range requests took 45 s instead of 10 in Chromium, round twenty-six).
     const { source, seen } = slowSource(data, 2);
