@@ -31,10 +31,9 @@ import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import type { CDPSession } from 'playwright-core';
-import { openHarness } from '../e2e/lib/harness.ts';
-import { certificateArgs, serveStatic } from '../e2e/lib/staticServer.ts';
 import { controlledByWorker, watchSettled } from './lib/linkProbes.ts';
 import { arg } from './lib/args.ts';
+import { openLinkHost } from './lib/linkHost.ts';
 import { questionsOf, spread } from './lib/questions.ts';
 import { WorkerSessions } from './lib/workerSessions.ts';
 
@@ -299,16 +298,7 @@ async function main(): Promise<void> {
   await mkdir(join(dist, folder), { recursive: true });
   await symlink(resolve(bundle), join(dist, folder, 'b.bundle'));
   const path = `/${folder}/b.bundle`;
-  if (MULTI_RANGE !== 'multipart' && MULTI_RANGE !== 'first')
-    throw new Error('link-timeline.ts: --multi-range is multipart or first');
-  const server = await serveStatic(dist, { ranges: true, multiRange: MULTI_RANGE, http2: HTTP2 });
-  const { harness, close } = await openHarness(
-    server.origin,
-    dist,
-    'link-timeline',
-    false,
-    certificateArgs(server),
-  );
+  const { server, harness, close } = await openLinkHost(dist, 'link-timeline', MULTI_RANGE, HTTP2);
   const out: Timeline[] = [];
   try {
     const { page, context } = harness;
