@@ -11,7 +11,7 @@
 // not: the page shows the same with them held.
 // --one-range <gap> (round twenty-eight): the source says what a host answering one range a request over HTTP/2 says
 // (rangeSources.ts: gapBytes <gap>, 100 in flight, a range a request): both reads go through the block store's reading
-// across gaps and its checking of the responses that arrive together.
+// across gaps (pageAligned).
 // Usage: node --import tsx test/bench/first-page-check.ts <name>=<x.bundle>:<questions.jsonl> [...] [--n 25]
 //          [--part <bytes>] [--warm] [--one-range <gap>]
 import { readFile } from 'node:fs/promises';
