@@ -4,7 +4,7 @@
 import type { PreparedCorpus } from '../../src/cli/benchData.ts';
 import { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
-import { writePagedIndex } from '../../src/core/paged/write.ts';
+import { writePagedIndex, type WrittenPages } from '../../src/core/paged/write.ts';
 import { RetrievalEngine } from '../../src/core/retrieval/engine.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { openLibrary, type QuestionLibrary } from '../../src/services/library/questionLibrary.ts';
@@ -94,10 +94,19 @@ export async function openRepoDocsLarge(): Promise<{ library: PagedLibrary; sour
     undefined,
     0,
   );
-  const source = new MemoryRangeSource(pages.data, 'large');
+  return openWrittenPages(pages, 'large', analyzer);
+}
+
+/** A pages part just written, read from memory as a bundle's would be (its directory and hashes as written). */
+export async function openWrittenPages(
+  written: WrittenPages,
+  name: string,
+  analyzer: ReturnType<typeof createTermAnalyzer>,
+): Promise<{ library: PagedLibrary; source: MemoryRangeSource }> {
+  const source = new MemoryRangeSource(written.data, name);
   const library = await PagedLibrary.open(
     source,
-    { base: 0, length: pages.data.length, directory: pages.directory, hashes: pages.hashes },
+    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
     analyzer,
   );
   return { library, source };

@@ -16,6 +16,7 @@ import { createTermAnalyzer } from '../../../src/core/text/index.ts';
 import { BENCH_DIR, missingSharedData } from '../../support/sharedData.ts';
 import { REPO_DOCS, REPO_RESULTS } from '../../support/repoDocs.ts';
 import { preparedCorpus } from '../../support/builtOnce.ts';
+import { openWrittenPages } from '../../support/pagedLibraries.ts';
 
 /** Each corpus's engine, built once for the whole file (the tests only read it). */
 const engines = new Map<string, ReturnType<typeof buildEngine>>();
@@ -44,12 +45,7 @@ async function pagedOf(
     (docId) => ({ title: `title of ${docId}` }),
     blockSize,
   );
-  const source = new MemoryRangeSource(written.data, 'pages');
-  const library = await PagedLibrary.open(
-    source,
-    { base: 0, length: written.data.length, directory: written.directory, hashes: written.hashes },
-    analyzer,
-  );
+  const { source, library } = await openWrittenPages(written, 'pages', analyzer);
   return { written, source, library };
 }
 
