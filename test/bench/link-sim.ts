@@ -27,6 +27,9 @@
 //   gaps shorter than a part with the ranges around them does so here as against a host.
 // --shared (round twenty-four, with --virtual): the link shared equally among the responses arriving at once (as
 //   Chromium's emulation shares it, and TCP flows roughly do) instead of first come, first served (SharedLink).
+// --waterfall: every request of a question (sent, last byte, ranges by section); from round twenty-nine also the
+//   settled answer's critical path (criticalPath: the requests in series back from the last one, and the time the link
+//   carried no byte of the question).
 // --tree <checkout>: the reader of another checkout (its src/), to set two trees side by side under one clock.
 // Each question's line ends with a digest of its hits (round twenty-one): two readers answer the same when the digests
 //   are.
@@ -270,6 +273,56 @@ function median(xs: number[]): number {
   return s[Math.ceil(s.length / 2) - 1];
 }
 
+/**
+ * --waterfall (round twenty-nine): the settled answer's critical path, from the request that ended last back to the
+ * question's start. Each request was sent the moment another ended (its stage's last response was checked and the run
+ * after it noted the next stage, or a slot of the 6 came free), or at the start: the request that ended then is the one
+ * it waited on. Printed hop by hop (sent, first byte after the round trip, last byte, what it carried, and what it
+ * waited on when that was another load's slot), with the time the link carried no byte of the question (no response
+ * between its first and last byte): the round trips in series that overlap nothing. Exact under --virtual (a request is
+ * sent on the clock's tick at which the one before it ended); on the real clock the nearest end within 2 ms.
+ */
+function criticalPath(
+  log: ReadonlyArray<{ start: number; end: number; offsets: number[] }>,
+  t0: number,
+  settled: number,
+  sectionsOf: (r: (typeof log)[number]) => string,
+): void {
+  const near = VIRTUAL ? 0.01 : 2;
+  const chain: Array<(typeof log)[number]> = [];
+  let at = log.reduce<(typeof log)[number] | undefined>((a, r) => (!a || r.end > a.end ? r : a), undefined);
+  while (at) {
+    chain.unshift(at);
+    const start = at.start;
+    at = log
+      .filter((r) => r !== at && Math.abs(r.end - start) <= near)
+      .reduce<(typeof log)[number] | undefined>((a, r) => (!a || r.end > a.end ? r : a), undefined);
+  }
+  // The link's busy time: the union of each response's span from its first byte to its last.
+  const spans = log
+    .map((r) => [Math.min(r.end, r.start + LATENCY_MS) - t0, r.end - t0])
+    .sort((a, b) => a[0] - b[0]);
+  let busy = 0;
+  let to = 0;
+  for (const [s, e] of spans) {
+    if (e <= to) continue;
+    busy += e - Math.max(s, to);
+    to = e;
+  }
+  console.log(
+    `     critical path: ${chain.length} requests in series (${chain.length * LATENCY_MS} ms of round trips); ` +
+      `the link idle ${(settled - busy).toFixed(0)} of ${settled.toFixed(0)} ms`,
+  );
+  for (const r of chain) {
+    // Sent when a request of another kind ended: a slot it waited for (or a stage that followed one).
+    const waited = chain.indexOf(r) > 0 ? chain[chain.indexOf(r) - 1] : undefined;
+    console.log(
+      `       ${(r.start - t0).toFixed(0).padStart(6)} → ${(r.end - t0).toFixed(0).padStart(6)} ms ${sectionsOf(r)}` +
+        (waited ? ` (after ${sectionsOf(waited)})` : ''),
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const [bundlePath, questionsPath] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (!bundlePath || !questionsPath)
@@ -385,18 +438,22 @@ async function main(): Promise<void> {
       const sectionOf = (offset: number): string =>
         named.findLast(([, [at]]) => offset - base >= at)?.[0] ?? 'head';
       const pagesEnd = base + Math.max(...named.map(([, [at, length]]) => at + length));
-      for (const r of source.log.slice(logFrom)) {
+      const sectionsOf = (r: (typeof source.log)[number]): string => {
         const count = new Map<string, number>();
         for (const o of r.offsets) {
           const name = o >= pagesEnd ? 'hashes' : sectionOf(o);
           count.set(name, (count.get(name) ?? 0) + 1);
         }
+        return [...count].map(([name, n]) => `${name} ${n}`).join(', ');
+      };
+      const logged = source.log.slice(logFrom);
+      for (const r of logged)
         console.log(
           `     ${(r.start - t0).toFixed(0).padStart(6)} → ${(r.end - t0).toFixed(0).padStart(6)} ms ` +
             `${String(r.ranges.length).padStart(3)} ranges ${(r.bytes / 1e3).toFixed(1).padStart(7)} KB ` +
-            [...count].map(([name, n]) => `${name} ${n}`).join(', '),
+            sectionsOf(r),
         );
-      }
+      criticalPath(logged, t0, settled, sectionsOf);
     }
   }
   if (TRACE) await writeFile(TRACE, traced.join('\n') + '\n');
