@@ -626,13 +626,11 @@ export class BlockStore {
       readRanges ? await readRanges(ranges) : [await this.source.read(ranges[0][0], ranges[0][1])];
     // What the source says a request costs: how many it keeps out at once and how many ranges one carries (a host
     // answering one range a request over HTTP/2: many in flight, a range each).
-    const inFlight = inFlightOf(this.source);
+    // A load that says how many requests it takes (LoadOptions.requests) leaves the other slots to a load beside it.
+    const inFlight = Math.min(inFlightOf(this.source), options.requests ?? Infinity);
     const perRequest = rangesARequestOf(this.source);
     // A wave of more requests than may be in flight is staggered (staggeredBatches).
-    // A background load's first wave is of small requests (backgroundBatches).
-    const blockBatches = readRanges
-      ? (options.background ? backgroundBatches : staggeredBatches)(runs, inFlight, perRequest)
-      : runs.map((r) => [r]);
+    const blockBatches = readRanges ? staggeredBatches(runs, inFlight, perRequest) : runs.map((r) => [r]);
     // Each job with what fails when it is never sent (a refused block or a cancelled question drops it).
     const jobs: Array<{ send: () => Promise<void>; dropped: (e: unknown) => void }> = [];
     // The pages read ahead (warm) are checked before this load's own pages below them can be.
@@ -1342,30 +1340,6 @@ export function staggeredBatches<T>(runs: readonly T[], inFlight: number, maxRan
   return out;
 }
 
-/**
- * Ranges in each request of a background load's first wave at most (backgroundBatches): a sixth of 400, the two first
- * waves' ranges of staggeredBatches.
- */
-const BACKGROUND_FIRST_RANGES = 67;
-
-/**
- * The runs of a background load (the walk's rows read beside the early evidence: library.ts search): a first wave of
- * `inFlight` requests of at most BACKGROUND_FIRST_RANGES ranges, then the rest as staggeredBatches. The early
- * evidence's next stage is queued ahead of them but finds the slots they hold: small, they end within a round trip or
- * two and hand it the slots. At 100 MiB (link-sim --virtual --shared, 20 questions): first evidence 945 → 857 ms p50,
- * +224 → +181 ms a question against main, for a settled answer at the same p50 (2,755 ms) but −133 → −71 ms a
- * question; requests 82 → 89 p50. Kept for the first evidence, which in Chromium is near its bound (1.10–1.19 s p50
- * for ≤ 1.2 s; docs/results/question-bytes.md, round twenty-six).
- */
-export function backgroundBatches<T>(runs: readonly T[], inFlight: number, maxRanges: number): T[][] {
-  const first = Math.min(maxRanges, BACKGROUND_FIRST_RANGES);
-  const head = runs.slice(0, inFlight * first);
-  return [
-    ...batchesOf(head, inFlight, first),
-    ...(runs.length > head.length ? staggeredBatches(runs.slice(head.length), inFlight, maxRanges) : []),
-  ];
-}
-
 type Decode = (bytes: Uint8Array) => Promise<unknown> | unknown;
 
 /** A load's groups by the blocks they still wait for (BlockStore.groupsAwaiting). */
@@ -1405,6 +1379,12 @@ interface WantedGroup {
 export interface LoadOptions {
   /** Its requests go after every queued one of a load without it (the walk's after the early evidence's). */
   background?: boolean;
+  /**
+   * Requests a wave of its stages at most (the source's count otherwise; never more than it), its ranges spread over
+   * them: a load of a few KB that starts with another beside it holds fewer of the slots they share (library.ts
+   * search: the early evidence's records as the walk's first rows go out).
+   */
+  requests?: number;
   /** Cancels the question: none of the load's next requests is sent. */
   signal?: AbortSignal;
 }

@@ -7,7 +7,7 @@ import {
   parseByteranges,
   parseContentRange,
 } from '../../../../src/services/bundleBytes/byteRanges.ts';
-import { backgroundBatches, batchesOf, staggeredBatches } from '../../../../src/core/paged/blockStore.ts';
+import { batchesOf, staggeredBatches } from '../../../../src/core/paged/blockStore.ts';
 
 const enc = new TextEncoder();
 
@@ -113,21 +113,5 @@ describe('staggered batches of runs', () => {
   it('keeps one range a request where the source says so (a host answering one range a request)', () => {
     const runs = Array.from({ length: 100 }, (_, i) => i);
     expect(staggeredBatches(runs, 64, 1)).toEqual(runs.map((r) => [r]));
-  });
-});
-
-describe('a background load’s batches of runs (the walk’s rows beside the early evidence)', () => {
-  it('sends a first wave of small requests, then the rest as staggeredBatches, every run once in order', () => {
-    // 2,000 runs: 6 requests of 67 (402 runs), then the 1,598 left staggered (33 … 200, then full ones).
-    const runs = Array.from({ length: 2000 }, (_, i) => i);
-    const batches = backgroundBatches(runs, 6, 200);
-    expect(batches.slice(0, 6).map((b) => b.length)).toEqual([67, 67, 67, 67, 67, 67]);
-    expect(batches.slice(6)).toEqual(staggeredBatches(runs.slice(402), 6, 200));
-    expect(batches.flat()).toEqual(runs);
-    // A stage of at most a wave of small requests: as batchesOf at 67 a request.
-    expect(backgroundBatches(runs.slice(0, 100), 6, 200)).toEqual(batchesOf(runs.slice(0, 100), 6, 67));
-    expect(backgroundBatches([], 6, 200)).toEqual([]);
-    // One range a request where the source says so.
-    expect(backgroundBatches(runs.slice(0, 10), 64, 1)).toEqual(runs.slice(0, 10).map((r) => [r]));
   });
 });
