@@ -282,21 +282,21 @@ function median(xs: number[]): number {
  * between its first and last byte): the round trips in series that overlap nothing. Exact under --virtual (a request is
  * sent on the clock's tick at which the one before it ended); on the real clock the nearest end within 2 ms.
  */
-function criticalPath(
-  log: ReadonlyArray<{ start: number; end: number; offsets: number[] }>,
+function criticalPath<R extends { start: number; end: number }>(
+  log: readonly R[],
   t0: number,
   settled: number,
-  sectionsOf: (r: (typeof log)[number]) => string,
+  sectionsOf: (r: R) => string,
 ): void {
   const near = VIRTUAL ? 0.01 : 2;
-  const chain: Array<(typeof log)[number]> = [];
-  let at = log.reduce<(typeof log)[number] | undefined>((a, r) => (!a || r.end > a.end ? r : a), undefined);
+  const chain: R[] = [];
+  let at = log.reduce<R | undefined>((a, r) => (!a || r.end > a.end ? r : a), undefined);
   while (at) {
     chain.unshift(at);
     const start = at.start;
     at = log
       .filter((r) => r !== at && Math.abs(r.end - start) <= near)
-      .reduce<(typeof log)[number] | undefined>((a, r) => (!a || r.end > a.end ? r : a), undefined);
+      .reduce<R | undefined>((a, r) => (!a || r.end > a.end ? r : a), undefined);
   }
   // The link's busy time: the union of each response's span from its first byte to its last.
   const spans = log
