@@ -462,6 +462,44 @@ describe('BlockStore ranges a request', () => {
     expect(Math.max(...asked)).toBeLessThanOrEqual(200);
     expect(s.bytes(2598 * SIZE, 4)).toEqual(bytes.subarray(2598 * SIZE, 2598 * SIZE + 4));
   });
+
+  it('sends a load that says how many requests it takes in that many, its ranges permitting, and never more than 6', async () => {
+    // 2,600 blocks of 32 bytes; every other one of the first 300 wanted: 150 runs, none adjacent.
+    const SIZE = 32;
+    const bytes = Uint8Array.from({ length: 2600 * SIZE }, (_, i) => (i * 7 + (i >> 5)) & 0xff);
+    const inner = new MemoryRangeSource(bytes, 'scattered.bin');
+    const asked: number[] = [];
+    const source = {
+      name: 'scattered.bin',
+      size: bytes.length,
+      gapBytes: 0,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => inner.read(offset, length),
+      readRanges: (ranges: ReadonlyArray<readonly [number, number]>) => {
+        asked.push(ranges.length);
+        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
+      },
+    };
+    const s = new BlockStore(source, 0, bytes.length, SIZE, hashes(bytes, SIZE), 'pages.bin');
+    const load = async (from: number, to: number, requests: number) => {
+      asked.length = 0;
+      for (let b = from; b < to; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+      await s.load({ requests });
+      for (let b = from; b < to; b += 2)
+        expect(s.bytes(b * SIZE, SIZE)).toEqual(bytes.subarray(b * SIZE, (b + 1) * SIZE));
+      return [...asked];
+    };
+    // The early evidence's records as the walk starts beside them (library.ts, BESIDE_EARLY_REQUESTS): one request
+    // where a load of the same runs would take all 6 slots.
+    expect(await load(0, 300, 1)).toEqual([150]);
+    expect(await load(300, 600, 2)).toEqual([75, 75]);
+    // More runs than one request carries (200 ranges): as few as carry them.
+    expect(await load(600, 1200, 1)).toEqual([200, 100]);
+    // More than the source keeps out at once: as many as it does (as without).
+    expect(await load(1200, 1500, 64)).toEqual([25, 25, 25, 25, 25, 25]);
+  });
 });
 
 describe('BlockStore a refused block', () => {

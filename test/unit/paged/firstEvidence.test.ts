@@ -428,6 +428,61 @@ describe('a cold question’s first evidence', () => {
     expect(beside).toBeGreaterThan(0);
   }, 120_000);
 
+  it('over a link, sends the early evidence’s records in one request as the walk’s first rows go out, before any answer', async () => {
+    const engine = await pagesEngine();
+    const written = await largePages(engine);
+    const inside = (at: number, [from, length]: readonly [number, number]) =>
+      at >= from && at < from + length;
+    const { rows, records } = written.directory.sections;
+    let beside = 0;
+    for (const q of QUESTIONS) {
+      // Each request with how many responses had come back when it was sent.
+      const requests: Array<{ ranges: Array<[number, number]>; answered: number }> = [];
+      let answered = 0;
+      const inner = new MemoryRangeSource(written.data, 'link');
+      const source: RangeSource = {
+        name: 'link',
+        size: written.data.length,
+        gapBytes: 0,
+        partBytes: 120,
+        get bytesRead() {
+          return inner.bytesRead;
+        },
+        read: (offset, length) => inner.read(offset, length),
+        async readRanges(ranges) {
+          requests.push({ ranges: ranges.map(([o, l]): [number, number] => [o, l]), answered });
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          answered++;
+          return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
+        },
+      };
+      const library = await libraryOver(source, written);
+      requests.length = 0;
+      answered = 0;
+      let shownAt: number | undefined;
+      const answer = await library.search(q, 'ppr', 800, undefined, (a: PagedAnswer) => {
+        shownAt = requests.length;
+        expect(a.hits, q).toEqual(engine.search({ text: q }, 'bm25', 800));
+      });
+      expect(answer.hits, q).toEqual(engine.search({ text: q }, 'ppr', 800));
+      const holds = (r: Array<[number, number]>, section: readonly [number, number]) =>
+        r.some(([o]) => inside(o, section));
+      const firstRows = requests.findIndex((r) => holds(r.ranges, rows));
+      if (shownAt === undefined || firstRows < 0 || firstRows >= shownAt) continue;
+      // The early evidence's records of the load the walk starts beside: the requests sent with them.
+      const firstRecords = requests.findIndex((r) => holds(r.ranges, records) && !holds(r.ranges, rows));
+      expect(firstRecords, q).toBeGreaterThanOrEqual(0);
+      expect(firstRecords, q).toBeLessThan(firstRows);
+      const wave = requests.filter((r) => r.answered === requests[firstRecords].answered);
+      beside++;
+      // In one request, and the walk's first rows sent before any of that wave came back (on main the records took
+      // every slot, and the rows waited for one).
+      expect(wave.filter((r) => holds(r.ranges, records) && !holds(r.ranges, rows)).length, q).toBe(1);
+      expect(requests[firstRows].answered, q).toBe(requests[firstRecords].answered);
+    }
+    expect(beside).toBeGreaterThan(0);
+  }, 120_000);
+
   it('over a link, a refused row or a cancel stops the question while the walk reads beside the early evidence', async () => {
     const engine = await pagesEngine();
     const written = await largePages(engine);
