@@ -119,9 +119,10 @@ const WALK_BESIDE_STEP = 1;
  * for these records to find slots. The early evidence's later stages take the slots as they come free (foreground).
  * At 100 MiB (link-sim --virtual --shared --part-overhead 120, 20 questions, asked 3 s after opening): settled
  * 2,704 → 2,560 ms p50, −154 ms a question (20 of 20 sooner); first evidence 777 → 849 ms p50, 990 → 1,195 max;
- * the same answers and ranges, requests 88 → 77. In Chromium (link-latency.ts, 10 Mbit/s, 100 ms, three pairs with
- * main at load 5–7): settled −205 to −450 ms a question (14–16 of 20 sooner), first evidence +14 to +76 ms; pooled
- * −359 ms (19 of 20), first evidence −2 ms, CPU −170 ms a question (docs/results/question-bytes.md, round twenty-nine).
+ * the same answers and ranges, requests 88 → 77. In Chromium (link-latency.ts, 10 Mbit/s, 100 ms, 20 questions; 7
+ * pairs with main at load 2.6–7.4): settled −185 ms a question in the quietest (20 of 20 sooner), −205 to −450 in
+ * four more, −47 and +37 in two; pooled −106 ms (17 of 20), first evidence +26 ms, CPU −185 ms a question (fewer
+ * responses to check; docs/results/question-bytes.md, round twenty-nine).
  */
 const BESIDE_EARLY_REQUESTS = 1;
 
