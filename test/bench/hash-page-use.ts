@@ -147,7 +147,7 @@ async function measure(spec: string): Promise<void> {
       );
   // The rule (warmPages.ts), from the directory alone.
   const rule = new Set<string>();
-  for (const { level, first, last } of warmRuns(layout.paths, levels))
+  for (const { level, first, last } of warmRuns(layout.paths && layout.rowBlocks, levels))
     for (let p = first; p <= last; p++) rule.add(`${level}:${p}`);
   const ruleKb = [...rule].reduce(
     (t, k) => t + bytesOf(...(k.split(':').map(Number) as [number, number])),
@@ -157,6 +157,26 @@ async function measure(spec: string): Promise<void> {
     [...s]
       .filter((k) => rule.has(k))
       .reduce((t, k) => t + bytesOf(...(k.split(':').map(Number) as [number, number])), 0),
+  );
+  // What a question still reads once the rule's pages are held (the link read them ahead): KB p50 by zone and level.
+  const left = new Map<string, number[]>();
+  perQuestion.forEach((s, q) => {
+    for (const k of s) {
+      if (rule.has(k)) continue;
+      const [level, p] = k.split(':').map(Number) as [number, number];
+      const key = `${zoneOf(level, p)} L${level}`;
+      const per = left.get(key) ?? new Array<number>(n).fill(0);
+      left.set(key, per);
+      per[q] += bytesOf(level, p);
+    }
+  });
+  const leftTotal = perQuestion.map((_, q) => [...left.values()].reduce((t, per) => t + per[q], 0));
+  console.log(
+    `a question once the rule's pages are held: p50 ${kb(quantile(leftTotal, 0.5))} KB of hash pages; by zone and ` +
+      `level p50 / max KB: ${[...left]
+        .sort((a, b) => quantile(b[1], 0.5) - quantile(a[1], 0.5))
+        .map(([key, per]) => `${key} ${kb(quantile(per, 0.5))} / ${kb(Math.max(...per))}`)
+        .join(', ')}`,
   );
   console.log(
     `rule (level 1 over the blocks with paths, every page of levels ≥ 2): ${rule.size} pages, ${kb(ruleKb)} KB; a question no ` +

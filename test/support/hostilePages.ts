@@ -15,6 +15,7 @@ import {
 import {
   blockLayoutOf,
   HASH_LEAF_BYTES,
+  LIST_PATHS_VERSION,
   HASH_PAGE_BYTES,
   sectionsOf,
   type PagedChunkRecord,
@@ -239,13 +240,20 @@ export function assemble(
   // Version 13's paths when the directory has the field (whatever it says: the reader checks it) and the pieces make
   // a zone of whole rows to write them after, under 16-byte hashes in leaf pages of 8.
   const layoutOf = blocksOf;
+  const zones: unknown = (directory.blockPaths as { zones?: unknown } | undefined)?.zones;
+  const listPaths = Array.isArray(zones) && zones.includes('lists');
   const paths =
     directory.blockPaths !== undefined &&
     byRows &&
     hashBytes === 16 &&
     typeof layoutOf !== 'number' &&
     hp?.size === HASH_LEAF_BYTES
-      ? blockPathsOf(BLOCK_PATHS_VERSION, layoutOf)
+      ? // Version 17's lists too when the field names them (as blockLayoutOf lays a reader's part out).
+        blockPathsOf(
+          listPaths ? LIST_PATHS_VERSION : BLOCK_PATHS_VERSION,
+          layoutOf,
+          listPaths ? sections.lists.length : 0,
+        )
       : undefined;
   if (hp && typeof hp === 'object' && Array.isArray(hp.levels) && hp.size === HASH_LEAF_BYTES) {
     // The levels the pieces give (a case may ask for more than the writer gives), else the writer's.

@@ -851,7 +851,9 @@ export class BlockStore {
   async readUpperPages(signal?: AbortSignal): Promise<number> {
     if (!this.readsAhead || this.held || this.hashes instanceof Uint8Array) return 0;
     const levels = this.levels;
-    const runs = warmRuns(this.layout.paths, levels);
+    // Level 1 over the rows' blocks only: version 17's lists carry paths too, but a question reads ~500 lists
+    // whatever the library's size (few of their level-1 pages at 1 GiB: warmPages.ts).
+    const runs = warmRuns(this.layout.paths && this.layout.rowBlocks, levels);
     if (runs.length === 0) return 0;
     const { offset } = this.hashes;
     const wanted: PageRun[] = [];

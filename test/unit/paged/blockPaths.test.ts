@@ -74,7 +74,7 @@ describe('block paths (version 13)', () => {
         [100, 64],
       ],
       512,
-    ).withPaths('rows', PATH_BYTES);
+    ).withPaths(['rows'], PATH_BYTES);
     expect(layout.paths).toEqual({ first: 2, count: 2, bytes: 48 });
     expect(layout.pathsLength).toBe(96);
     expect([0, 1, 2, 3, 4, 5].map((b) => [layout.storedStartOf(b), layout.storedEndOf(b)])).toEqual([

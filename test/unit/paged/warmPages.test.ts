@@ -84,7 +84,7 @@ function storeOver(source: ConstructorParameters<typeof BlockStore>[0]): BlockSt
       [ROWS * ROW, { count: ROWS, starts: Array.from({ length: ROWS }, (_, i) => i * ROW) }],
     ],
     512,
-  ).withPaths('rows', PATH_BYTES);
+  ).withPaths(['rows'], PATH_BYTES);
   return new BlockStore(
     source,
     0,
