@@ -108,12 +108,26 @@ export function piecesOf(written: WrittenPagesLike): PagesPieces {
   const d = written.directory;
   const sections = {} as Record<SectionName, Uint8Array>;
   // Version 13's paths (honest pages: the rows' blocks each followed by one) lie after the rows' blocks: the rows
-  // are taken without them, and the sections after them from where they lie.
-  const paths = d.blockPaths ? d.rowBlocks!.count * PATH_BYTES : 0;
+  // are taken without them, and the sections after them from where they lie. Version 17's lists' blocks carry
+  // theirs too: the lists taken block by block without them, and the rows and the degrees after them.
+  const layout = d.blockPaths ? blockLayoutOf(d, written.data.length) : undefined;
+  const paths = layout?.pathsLength ?? 0;
+  const rowsPaths = d.blockPaths ? d.rowBlocks!.count * PATH_BYTES : 0;
+  const listsPaths = paths - rowsPaths;
   for (const name of sectionsOf(d.version)) {
     const [at, length] = d.sections[name];
     const shift = name === 'degrees' ? paths : 0;
     sections[name] = written.data.slice(at + shift, at + shift + length);
+  }
+  if (layout && listsPaths > 0) {
+    const [at, length] = d.sections.lists;
+    const lists = new Uint8Array(length);
+    for (let b = layout.blockOf(at); b <= layout.blockOf(at + length - 1); b++) {
+      const [from, to] = [Math.max(at, layout.startOf(b)), Math.min(at + length, layout.endOf(b))];
+      const stored = layout.storedStartOf(b) + (from - layout.startOf(b));
+      lists.set(written.data.subarray(stored, stored + (to - from)), from - at);
+    }
+    sections.lists = lists;
   }
   if (d.version === 1) sections.degrees = new Uint8Array(0);
   // A copy into a plain Uint8Array: a Buffer's slice() is a view, and decodeStructured copies arrays by slice().
@@ -121,7 +135,7 @@ export function piecesOf(written: WrittenPagesLike): PagesPieces {
   const pieces = { directory: structuredClone(d), sections, open };
   if (paths) {
     const [at, length] = d.sections.rows;
-    const stored = written.data.subarray(at, at + length + paths);
+    const stored = written.data.subarray(at + listsPaths, at + listsPaths + length + rowsPaths);
     const starts = rowBlockStarts(rowOffsets(pieces)!, d.rowBlocks!.size);
     const rows = new Uint8Array(length);
     starts.forEach((start, i) => {
