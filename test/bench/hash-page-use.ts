@@ -17,7 +17,7 @@ import { sectionsOf } from '../../src/core/paged/format.ts';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import type { BlockLayout } from '../../src/core/paged/blockLayout.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
-import { warmRuns, type WarmLevel } from '../../src/core/paged/warmPages.ts';
+import { warmListRuns, warmRuns, type WarmLevel } from '../../src/core/paged/warmPages.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { askAsBench, questionsOf, spread } from './lib/questions.ts';
@@ -147,7 +147,10 @@ async function measure(spec: string): Promise<void> {
       );
   // The rule (warmPages.ts), from the directory alone.
   const rule = new Set<string>();
-  for (const { level, first, last } of warmRuns(layout.paths && layout.rowBlocks, levels))
+  for (const { level, first, last } of [
+    ...warmRuns(layout.paths && layout.rowBlocks, levels),
+    ...warmListRuns(layout.blocksOf('lists'), levels),
+  ])
     for (let p = first; p <= last; p++) rule.add(`${level}:${p}`);
   const ruleKb = [...rule].reduce(
     (t, k) => t + bytesOf(...(k.split(':').map(Number) as [number, number])),

@@ -104,6 +104,14 @@ export class BlockLayout {
     return this;
   }
 
+  /** The blocks holding a named piece's bytes (a section given its name in `runs`; none or empty: undefined). */
+  blocksOf(name: string): { first: number; count: number } | undefined {
+    const range = this.named.get(name);
+    if (!range || range[1] <= range[0]) return undefined;
+    const first = this.blockOf(range[0]);
+    return { first, count: this.blockOf(range[1] - 1) - first + 1 };
+  }
+
   /** The blocks of the rows' zone (version 10's blocks of whole rows; none: undefined), whatever carries paths. */
   get rowBlocks(): { first: number; count: number } | undefined {
     const rows = this.zones.find((z) => z.explicit?.key === 'rows');
