@@ -50,7 +50,7 @@ describe('cli upgrade', () => {
       const source = await FileRangeSource.open(path);
       try {
         const opened = await openPagedBundle(source, analyzer);
-        expect(opened!.library.directory.version).toBe(path === out ? 16 : 1);
+        expect(opened!.library.directory.version).toBe(path === out ? 17 : 1);
         // Version 3's block hashes are 16 bytes (SHA-256's first 16); version 1 says nothing (32).
         expect(opened!.library.directory.hashBytes).toBe(path === out ? 16 : undefined);
         expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
