@@ -182,7 +182,7 @@ async function measure(spec: string): Promise<void> {
         .join(', ')}`,
   );
   console.log(
-    `rule (level 1 over the blocks with paths, every page of levels ≥ 2): ${rule.size} pages, ${kb(ruleKb)} KB; a question no ` +
+    `rule (level 1 over the rows' blocks with paths, every page of levels ≥ 2, the lists' level 1 when few: warmListRuns): ${rule.size} pages, ${kb(ruleKb)} KB; a question no ` +
       `longer reads p50 ${kb(quantile(saved, 0.5))} KB, mean ${kb(saved.reduce((a, b) => a + b, 0) / n)} KB, min ` +
       `${kb(Math.min(...saved))}; warm pages it would not have read p50 ${kb(ruleKb - quantile(saved, 0.5))} KB`,
   );

@@ -79,7 +79,10 @@ export function warmListRuns(
   const pages = Math.ceil(levels[1].length / levels[1].pageSize);
   if (perLeaf < 1 || perPage < 1) return [];
   const first = Math.floor(Math.floor(lists.first / perLeaf) / perPage);
-  const last = Math.min(Math.floor(Math.floor((lists.first + lists.count - 1) / perLeaf) / perPage), pages - 1);
+  const last = Math.min(
+    Math.floor(Math.floor((lists.first + lists.count - 1) / perLeaf) / perPage),
+    pages - 1,
+  );
   if (first > last || last - first + 1 > LIST_BLOCKS_A_QUESTION / Math.LN2) return [];
   return [{ level: 1, first, last }];
 }

@@ -1904,7 +1904,11 @@ describe('the lists’ blocks followed by their paths too (version 17, blockPath
   });
 
   it('the lists’ zone in a version 16 directory, in another order or without the rows is refused naming blockPaths', async () => {
-    for (const value of [{ zones: ['rows', 'lists'] }, { zones: ['lists'] }, { zones: ['lists', 'rows', 'rows'] }])
+    for (const value of [
+      { zones: ['rows', 'lists'] },
+      { zones: ['lists'] },
+      { zones: ['lists', 'rows', 'rows'] },
+    ])
       await expect(
         opened(
           await changed((d) => {
@@ -1918,7 +1922,9 @@ describe('the lists’ blocks followed by their paths too (version 17, blockPath
           d.version = 16;
         }),
       ),
-    ).rejects.toThrow(`the pages part's directory has blockPaths {"zones":["lists","rows"]} (version 13 gives`);
+    ).rejects.toThrow(
+      `the pages part's directory has blockPaths {"zones":["lists","rows"]} (version 13 gives`,
+    );
     // Version 17 with the rows' paths only reads as version 16 does.
     const rowsOnly = twoLevels(piecesOf(await large(16)));
     rowsOnly.directory.version = 17;

@@ -9,11 +9,7 @@ import { BlockLayout } from '../../../src/core/paged/blockLayout.ts';
 import { leafRootsOf, pathOf, PATH_BYTES } from '../../../src/core/paged/blockPaths.ts';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
-import {
-  LIST_BLOCKS_A_QUESTION,
-  warmListRuns,
-  warmRuns,
-} from '../../../src/core/paged/warmPages.ts';
+import { LIST_BLOCKS_A_QUESTION, warmListRuns, warmRuns } from '../../../src/core/paged/warmPages.ts';
 
 const sha16 = (bytes: Uint8Array) =>
   new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
@@ -172,7 +168,12 @@ describe('BlockStore.readUpperPages', () => {
     // A question's list: its block and its leaf page only (the page above it held).
     expect(s.bytes(3 * 128, 4)).toBeUndefined();
     await s.load();
-    expect(requests.slice(2).flat().filter(([o]) => o >= L1_AT)).toEqual([]);
+    expect(
+      requests
+        .slice(2)
+        .flat()
+        .filter(([o]) => o >= L1_AT),
+    ).toEqual([]);
   });
 
   it('leaves the lists’ level-1 pages to a question asked before the first request is in', async () => {
@@ -191,7 +192,6 @@ describe('BlockStore.readUpperPages', () => {
     expect(requests.flat().filter(([o]) => o === L1_AT)).toEqual([]);
     expect(await warm).toBe(3 * 32 + 2 * 32);
   });
-
 
   it('reads the pages in one request once the library is open, and a question then reads none of them', async () => {
     const { source, requests } = linkSource(fileOf());
