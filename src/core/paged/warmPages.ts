@@ -64,8 +64,9 @@ export function warmRuns(
 
 /**
  * The lists' level-1 pages read ahead after warmRuns' (round twenty-nine): every one when a question would read more
- * than half of them (at most LIST_BLOCKS_A_QUESTION / ln 2 pages: 100 MiB of text has 335, of which a question read
- * 118 KB of 172 p50 once warmRuns' pages were held), none when fewer (1 GiB: 3,417 pages, ~13 % read by a question).
+ * than half of them (at most LIST_BLOCKS_A_QUESTION / ln 2 pages: 100 MiB of text has 336, of which a question read
+ * 118 KB of 172 p50 once warmRuns' pages were held), none when more (1 GiB: 3,417 pages, ~14 % read by a question
+ * by the rule's reckoning).
  * Read in a request of their own once warmRuns' are in: a question asked at once (nothing to read ahead in) sends its
  * own requests before it and reads the pages it needs itself.
  */
