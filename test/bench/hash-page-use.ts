@@ -17,7 +17,7 @@ import { sectionsOf } from '../../src/core/paged/format.ts';
 import { openPagedBundle } from '../../src/core/paged/index.ts';
 import type { BlockLayout } from '../../src/core/paged/blockLayout.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
-import { warmRuns, type WarmLevel } from '../../src/core/paged/warmPages.ts';
+import { warmListRuns, warmRuns, type WarmLevel } from '../../src/core/paged/warmPages.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg } from './lib/args.ts';
 import { askAsBench, questionsOf, spread } from './lib/questions.ts';
@@ -147,7 +147,10 @@ async function measure(spec: string): Promise<void> {
       );
   // The rule (warmPages.ts), from the directory alone.
   const rule = new Set<string>();
-  for (const { level, first, last } of warmRuns(layout.paths, levels))
+  for (const { level, first, last } of [
+    ...warmRuns(layout.paths && layout.rowBlocks, levels),
+    ...warmListRuns(layout.blocksOf('lists'), levels),
+  ])
     for (let p = first; p <= last; p++) rule.add(`${level}:${p}`);
   const ruleKb = [...rule].reduce(
     (t, k) => t + bytesOf(...(k.split(':').map(Number) as [number, number])),
@@ -158,8 +161,28 @@ async function measure(spec: string): Promise<void> {
       .filter((k) => rule.has(k))
       .reduce((t, k) => t + bytesOf(...(k.split(':').map(Number) as [number, number])), 0),
   );
+  // What a question still reads once the rule's pages are held (the link read them ahead): KB p50 by zone and level.
+  const left = new Map<string, number[]>();
+  perQuestion.forEach((s, q) => {
+    for (const k of s) {
+      if (rule.has(k)) continue;
+      const [level, p] = k.split(':').map(Number) as [number, number];
+      const key = `${zoneOf(level, p)} L${level}`;
+      const per = left.get(key) ?? new Array<number>(n).fill(0);
+      left.set(key, per);
+      per[q] += bytesOf(level, p);
+    }
+  });
+  const leftTotal = perQuestion.map((_, q) => [...left.values()].reduce((t, per) => t + per[q], 0));
   console.log(
-    `rule (level 1 over the blocks with paths, every page of levels ≥ 2): ${rule.size} pages, ${kb(ruleKb)} KB; a question no ` +
+    `a question once the rule's pages are held: p50 ${kb(quantile(leftTotal, 0.5))} KB of hash pages; by zone and ` +
+      `level p50 / max KB: ${[...left]
+        .sort((a, b) => quantile(b[1], 0.5) - quantile(a[1], 0.5))
+        .map(([key, per]) => `${key} ${kb(quantile(per, 0.5))} / ${kb(Math.max(...per))}`)
+        .join(', ')}`,
+  );
+  console.log(
+    `rule (level 1 over the rows' blocks with paths, every page of levels ≥ 2, the lists' level 1 when few: warmListRuns): ${rule.size} pages, ${kb(ruleKb)} KB; a question no ` +
       `longer reads p50 ${kb(quantile(saved, 0.5))} KB, mean ${kb(saved.reduce((a, b) => a + b, 0) / n)} KB, min ` +
       `${kb(Math.min(...saved))}; warm pages it would not have read p50 ${kb(ruleKb - quantile(saved, 0.5))} KB`,
   );

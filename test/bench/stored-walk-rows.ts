@@ -388,7 +388,7 @@ async function main(): Promise<void> {
     // The hashes split: the leaves of the rows' own blocks (their zone), the other leaves, the levels above them.
     const probe = await openPagedBundle(new MemoryRangeSource(data, bundlePath), createTermAnalyzer());
     const layout = blockLayoutOf(d, pagesPart.length);
-    if (d.blockPaths) layout.withPaths('rows', PATH_BYTES);
+    if (d.blockPaths) layout.withPaths(d.blockPaths.zones, PATH_BYTES);
     if (!layout.placed) placeRowBlocks(bundlePath, d, layout, probe!.library.reader.open.rowGroups);
     const first = layout.blockOf(d.sections.rows[0]);
     const last = layout.blockOf(d.sections.rows[0] + d.sections.rows[1] - 1);

@@ -15,6 +15,7 @@ import {
 import {
   blockLayoutOf,
   HASH_LEAF_BYTES,
+  LIST_PATHS_VERSION,
   HASH_PAGE_BYTES,
   sectionsOf,
   type PagedChunkRecord,
@@ -107,12 +108,26 @@ export function piecesOf(written: WrittenPagesLike): PagesPieces {
   const d = written.directory;
   const sections = {} as Record<SectionName, Uint8Array>;
   // Version 13's paths (honest pages: the rows' blocks each followed by one) lie after the rows' blocks: the rows
-  // are taken without them, and the sections after them from where they lie.
-  const paths = d.blockPaths ? d.rowBlocks!.count * PATH_BYTES : 0;
+  // are taken without them, and the sections after them from where they lie. Version 17's lists' blocks carry
+  // theirs too: the lists taken block by block without them, and the rows and the degrees after them.
+  const layout = d.blockPaths ? blockLayoutOf(d, written.data.length) : undefined;
+  const paths = layout?.pathsLength ?? 0;
+  const rowsPaths = d.blockPaths ? d.rowBlocks!.count * PATH_BYTES : 0;
+  const listsPaths = paths - rowsPaths;
   for (const name of sectionsOf(d.version)) {
     const [at, length] = d.sections[name];
     const shift = name === 'degrees' ? paths : 0;
     sections[name] = written.data.slice(at + shift, at + shift + length);
+  }
+  if (layout && listsPaths > 0) {
+    const [at, length] = d.sections.lists;
+    const lists = new Uint8Array(length);
+    for (let b = layout.blockOf(at); b <= layout.blockOf(at + length - 1); b++) {
+      const [from, to] = [Math.max(at, layout.startOf(b)), Math.min(at + length, layout.endOf(b))];
+      const stored = layout.storedStartOf(b) + (from - layout.startOf(b));
+      lists.set(written.data.subarray(stored, stored + (to - from)), from - at);
+    }
+    sections.lists = lists;
   }
   if (d.version === 1) sections.degrees = new Uint8Array(0);
   // A copy into a plain Uint8Array: a Buffer's slice() is a view, and decodeStructured copies arrays by slice().
@@ -120,7 +135,7 @@ export function piecesOf(written: WrittenPagesLike): PagesPieces {
   const pieces = { directory: structuredClone(d), sections, open };
   if (paths) {
     const [at, length] = d.sections.rows;
-    const stored = written.data.subarray(at, at + length + paths);
+    const stored = written.data.subarray(at + listsPaths, at + listsPaths + length + rowsPaths);
     const starts = rowBlockStarts(rowOffsets(pieces)!, d.rowBlocks!.size);
     const rows = new Uint8Array(length);
     starts.forEach((start, i) => {
@@ -239,13 +254,20 @@ export function assemble(
   // Version 13's paths when the directory has the field (whatever it says: the reader checks it) and the pieces make
   // a zone of whole rows to write them after, under 16-byte hashes in leaf pages of 8.
   const layoutOf = blocksOf;
+  const zones: unknown = (directory.blockPaths as { zones?: unknown } | undefined)?.zones;
+  const listPaths = Array.isArray(zones) && zones.includes('lists');
   const paths =
     directory.blockPaths !== undefined &&
     byRows &&
     hashBytes === 16 &&
     typeof layoutOf !== 'number' &&
     hp?.size === HASH_LEAF_BYTES
-      ? blockPathsOf(BLOCK_PATHS_VERSION, layoutOf)
+      ? // Version 17's lists too when the field names them (as blockLayoutOf lays a reader's part out).
+        blockPathsOf(
+          listPaths ? LIST_PATHS_VERSION : BLOCK_PATHS_VERSION,
+          layoutOf,
+          listPaths ? sections.lists.length : 0,
+        )
       : undefined;
   if (hp && typeof hp === 'object' && Array.isArray(hp.levels) && hp.size === HASH_LEAF_BYTES) {
     // The levels the pieces give (a case may ask for more than the writer gives), else the writer's.

@@ -219,8 +219,9 @@ function mutateDirectoryField(
     if (random() < 0.5) d.version = 12;
     return `directory.listCoding = ${JSON.stringify(coding)}, version ${String(d.version)}`;
   }
-  // Version 13's paths: the zones changed (another zone, none, two, a wrong kind), a key more, or the whole field;
-  // half the time the version says 12. assemble() writes the paths whenever the field is there (the reader refuses).
+  // Version 13's paths: the zones changed (another zone, none, two, a wrong kind; version 17's lists and rows), a key
+  // more, or the whole field; half the time the version says 12 or 16. assemble() writes the paths whenever the field
+  // is there (the lists' too when it names them; the reader refuses what it does not read).
   if (field === 'blockPaths' && random() < 0.7) {
     const paths = { ...((d.blockPaths as Record<string, unknown> | undefined) ?? { zones: ['rows'] }) };
     if (random() < 0.2) paths[pick(random, ['__proto__', 'bytes', 'rows'])] = 48;
@@ -231,12 +232,14 @@ function mutateDirectoryField(
         ['lists'],
         ['rows', 'rows'],
         ['rows', 'lists'],
+        ['lists', 'rows'],
+        ['lists', 'rows', 'rows'],
         'rows',
         ['rows'],
         undefined,
       ]);
     d.blockPaths = paths;
-    if (random() < 0.5) d.version = 12;
+    if (random() < 0.5) d.version = pick(random, [12, 16]);
     return `directory.blockPaths = ${JSON.stringify(paths)}, version ${String(d.version)}`;
   }
   // Version 10's records coding: the stored dictionary's length changed (its bytes as they are), or the whole field.
@@ -668,47 +671,53 @@ function casesOfPages(count: number, seed: number): Case[] {
     // large).
     // Version 16 (its rows carry their counts, rowsCoding.ts, and `open` its row blocks' index, rowBlockIndex.ts: the
     // large layout's) a twentieth of the rest (three quarters large).
+    // Version 17 (the lists' blocks carry paths too, blockPaths zones lists and rows: the large layout's) a twentieth
+    // of the rest (three quarters large).
     const fourteen = random() < 0.04;
     const fifteen = !fourteen && random() < 0.04;
     const sixteen = !fourteen && !fifteen && random() < 0.05;
+    const seventeen = !fourteen && !fifteen && !sixteen && random() < 0.05;
     const draw = random();
-    const version = sixteen
-      ? 16
-      : fifteen
-        ? 15
-        : fourteen
-          ? 14
-          : draw < 0.02
-            ? 13
-            : draw < 0.03
-              ? 12
-              : draw < 0.05
-                ? 11
-                : draw < 0.1
-                  ? 10
-                  : draw >= 0.9
-                    ? 9
-                    : draw < 0.2
-                      ? 8
-                      : draw < 0.3
-                        ? 7
-                        : draw < 0.4
-                          ? 6
-                          : draw < 0.5
-                            ? 5
-                            : draw < 0.6
-                              ? 4
-                              : draw < 0.7
-                                ? 3
-                                : draw < 0.85
-                                  ? 2
-                                  : 1;
+    const version = seventeen
+      ? 17
+      : sixteen
+        ? 16
+        : fifteen
+          ? 15
+          : fourteen
+            ? 14
+            : draw < 0.02
+              ? 13
+              : draw < 0.03
+                ? 12
+                : draw < 0.05
+                  ? 11
+                  : draw < 0.1
+                    ? 10
+                    : draw >= 0.9
+                      ? 9
+                      : draw < 0.2
+                        ? 8
+                        : draw < 0.3
+                          ? 7
+                          : draw < 0.4
+                            ? 6
+                            : draw < 0.5
+                              ? 5
+                              : draw < 0.6
+                                ? 4
+                                : draw < 0.7
+                                  ? 3
+                                  : draw < 0.85
+                                    ? 2
+                                    : 1;
     const large =
       version === 5 ||
       version === 13 ||
       (version === 14 && draw < 0.5) ||
       (version === 15 && draw < 0.75) ||
       (version === 16 && draw < 0.75) ||
+      (version === 17 && draw < 0.75) ||
       (version === 12 && draw < 0.025) ||
       (version === 11 && draw < 0.04) ||
       (version === 10 && draw < 0.075) ||

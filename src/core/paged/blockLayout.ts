@@ -34,9 +34,12 @@ export class BlockLayout {
   private readonly zones: Zone[];
   /**
    * Version 13's `blockPaths` (blockPaths.ts): the blocks [first, first + count) are each stored followed by a path
-   * of `bytes`, so that from the first of them on a block's stored bytes lie after its place in the sections.
+   * of `bytes`, so that from the first of them on a block's stored bytes lie after its place in the sections. One run:
+   * version 17's lists (blockPaths zones ["lists", "rows"]) lie just before the rows.
    */
   private pathZone: { first: number; count: number; bytes: number } | undefined;
+  /** The bytes [start, end) of each named piece of `runs` (a section: version 17's lists are found by theirs). */
+  private readonly named = new Map<string, readonly [number, number]>();
 
   /**
    * `runs` are the part's consecutive [length, blockSize] pieces in file order (checked by the caller: lengths whole
@@ -44,14 +47,16 @@ export class BlockLayout {
    * A piece given ExplicitBlocks instead of a size is a zone of its own (its count checked by the caller against
    * the piece's length: 0 for an empty one, at most one a byte).
    * `unit` is the part's block size (the directory's `blockSize`), in which a reader counts the gaps it reads across.
+   * A piece may be named (its section's name): withPaths finds version 17's lists by it.
    */
   constructor(
-    runs: ReadonlyArray<readonly [number, number | ExplicitBlocks]>,
+    runs: ReadonlyArray<readonly [number, number | ExplicitBlocks, string?]>,
     readonly unit: number,
   ) {
     const zones: Zone[] = [];
     let at = 0;
-    for (const [length, size] of runs) {
+    for (const [length, size, name] of runs) {
+      if (name !== undefined) this.named.set(name, [at, at + length]);
       if (length === 0) continue;
       const last = zones[zones.length - 1];
       if (typeof size !== 'number') {
@@ -80,13 +85,37 @@ export class BlockLayout {
   }
 
   /**
-   * Version 13: the explicit zone `key`'s blocks each stored followed by a path of `bytes` (blockPaths.ts); a part
-   * without that zone has no block with a path.
+   * Version 13: the blocks of `zones` each stored followed by a path of `bytes` (blockPaths.ts): the rows' explicit
+   * zone, and from version 17 the blocks holding the lists section's bytes (named "lists" in `runs`), which end where
+   * the rows' begin. A part without the rows' zone has no block with a path; one whose zones do not make one run of
+   * blocks is a writer's or a checker's mistake (checkBlockPaths refuses such a directory first).
    */
-  withPaths(key: 'rows', bytes: number): this {
-    const zone = this.zones.find((z) => z.explicit?.key === key);
-    if (zone && bytes > 0) this.pathZone = { first: zone.first, count: zone.explicit!.count, bytes };
+  withPaths(zones: ReadonlyArray<'lists' | 'rows'>, bytes: number): this {
+    const rows = this.zones.find((z) => z.explicit?.key === 'rows');
+    if (!rows || bytes <= 0) return this;
+    let first = rows.first;
+    const lists = this.named.get('lists');
+    if (zones.includes('lists') && lists && lists[1] > lists[0]) {
+      first = this.blockOf(lists[0]);
+      if (this.blockOf(lists[1] - 1) + 1 !== rows.first)
+        throw new Error("the lists' blocks do not end where the rows' begin");
+    }
+    this.pathZone = { first, count: rows.first + rows.explicit!.count - first, bytes };
     return this;
+  }
+
+  /** The blocks holding a named piece's bytes (a section given its name in `runs`; none or empty: undefined). */
+  blocksOf(name: string): { first: number; count: number } | undefined {
+    const range = this.named.get(name);
+    if (!range || range[1] <= range[0]) return undefined;
+    const first = this.blockOf(range[0]);
+    return { first, count: this.blockOf(range[1] - 1) - first + 1 };
+  }
+
+  /** The blocks of the rows' zone (version 10's blocks of whole rows; none: undefined), whatever carries paths. */
+  get rowBlocks(): { first: number; count: number } | undefined {
+    const rows = this.zones.find((z) => z.explicit?.key === 'rows');
+    return rows && { first: rows.first, count: rows.explicit!.count };
   }
 
   /** The blocks that carry paths, and each path's bytes (none: undefined). */

@@ -27,9 +27,9 @@ export const BLOCK_PATHS_VERSION = 13;
  */
 const NODE_PREFIX = 1;
 
-/** The directory's field: the zones whose blocks carry paths (the rows' only). */
+/** The directory's field: the zones whose blocks carry paths (the rows', from version 17 the lists' before them). */
 export interface BlockPaths {
-  zones: Array<'rows'>;
+  zones: Array<'lists' | 'rows'>;
 }
 
 /** The one input every node's hash is made in (nodeHash is synchronous: no two calls share it at once). */

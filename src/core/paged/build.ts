@@ -688,7 +688,7 @@ export async function buildPages(
   const blocks = new BlockHasher(layout, blockHashBytes(version));
   // Version 13: the rows' paths (blockPaths.ts) are made from the block hashes, so the part as stored (and its
   // SHA-256) takes a second pass over the spool.
-  const paths = blockPathsOf(version, layout);
+  const paths = blockPathsOf(version, layout, sections.lists[1]);
   let whole = new Sha256();
   for await (const c of sectionBytes()) {
     mark('hashes: spool read');

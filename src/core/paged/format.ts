@@ -73,7 +73,12 @@
 // with its concept count (rowsCoding.ts), so `open` keeps per block of rows its first chunk and its bytes in place of
 // every chunk's concept count and row size (conceptCounts, rowGroups). A version 16 directory without the field reads
 // as version 15 does.
-// Versions 1 to 16 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
+// Version 17 (round twenty-nine) is shared the same way (FORMAT.md "Version 17"): `blockPaths` zones ["lists",
+// "rows"], the lists' blocks (128 bytes, ~500 read by a question scattered over 85,931 at 100 MiB) stored followed
+// by their paths as the rows' are, so that a question reads no leaf page of the lists' hashes (each a range of its
+// own): at 100 MiB −55 KB of hash pages and −390 ranges a question p50 (test/bench/block-paths.ts) for +4.1 MB of
+// bundle. A version 17 directory whose blockPaths gives the rows only reads as version 16 does.
+// Versions 1 to 17 are read (PAGES_VERSIONS_READ). A directory and an `open` section are checked against each
 // other and against the bytes that hold what they count before anything reads by them (checkDirectory, checkOpen).
 import { BlockLayout, rowBlockStarts, type ExplicitBlocks } from './blockLayout.ts';
 import { PagesError, TOP_HASH_BYTES } from './blockStore.ts';
@@ -83,7 +88,7 @@ import { MAX_STORED_DICTIONARY_BYTES } from './recordCoding.ts';
 import type { ScriptChunks } from '../text/index.ts';
 
 export const PAGES_FORMAT = 'conceptrag-pages';
-export const PAGES_VERSION = 16;
+export const PAGES_VERSION = 17;
 /**
  * The version the directory's `scriptChunks` came with (word statistics per script, retrieval params
  * scriptStatistics): version 11, beside `openCoding`. Written only by a library built with them.
@@ -97,8 +102,10 @@ export const POSTINGS_CODING_VERSION = 14;
 export const ROWS_CODING_VERSION = 15;
 /** The version the directory's `rowsDelimited` came with (rowsCoding.ts): every writer's from 16 (rows in blocks). */
 export const ROWS_DELIMITED_VERSION = 16;
+/** The version the lists' paths came with (blockPaths zones ["lists", "rows"]): every writer's from 17. */
+export const LIST_PATHS_VERSION = 17;
 /** The versions this app reads. */
-const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
 export const PAGES_PART = 'pages.bin';
 export const PAGES_HASHES_PART = 'pages.sha256';
 
@@ -445,7 +452,7 @@ export interface PagesDirectory {
   /**
    * Version 13: each block of the rows' zone (`rowBlocks`) stored followed by its path (blockPaths.ts), and every
    * leaf page's hash the Merkle root of its block hashes. The sections' offsets are without the paths. Absent: as
-   * version 12.
+   * version 12. Version 17: the blocks holding the lists' bytes too (zones ["lists", "rows"]).
    */
   blockPaths?: BlockPaths;
   /**
@@ -653,7 +660,7 @@ export function blockLayoutOf(
   const evidence = d.evidenceArrays;
   if (!own && !rows && !evidence) return BlockLayout.uniform(partLength, d.blockSize);
   const layout = new BlockLayout(
-    sectionsOf(d.version).flatMap((name): Array<readonly [number, number | ExplicitBlocks]> =>
+    sectionsOf(d.version).flatMap((name): Array<readonly [number, number | ExplicitBlocks, string?]> =>
       name === 'rows' && rows
         ? [
             [
@@ -674,12 +681,15 @@ export function blockLayoutOf(
                 },
               ] as const,
             ]
-          : [[d.sections[name][1], own?.[name] ?? d.blockSize] as const],
+          : [[d.sections[name][1], own?.[name] ?? d.blockSize, name] as const],
     ),
     d.blockSize,
   );
-  // Version 13: the rows' blocks each followed by its path in the part (blockPaths.ts).
-  return d.blockPaths ? layout.withPaths('rows', PATH_BYTES) : layout;
+  // Version 13: the rows' blocks each followed by its path in the part (blockPaths.ts); version 17's lists' too.
+  // (A directory not checked yet, as a bench's or a test's hostile case builds one: any field but the lists' is the rows'.)
+  const zones: unknown = d.blockPaths?.zones;
+  const lists = Array.isArray(zones) && zones.includes('lists');
+  return d.blockPaths ? layout.withPaths(lists ? ['lists', 'rows'] : ['rows'], PATH_BYTES) : layout;
 }
 
 /** Version 12: places the evidence's blocks where `open`'s evidenceStarts say (checked by expandOpen). */
@@ -904,7 +914,8 @@ export function checkDirectory(value: unknown, partLength: number): PagesDirecto
   if (d.evidenceArrays !== undefined) checkEvidenceArrays(d, fail);
   // Version 13's paths lie in the part after their blocks, outside the sections' offsets.
   if (d.blockPaths !== undefined) checkBlockPaths(d, fail);
-  const paths = d.blockPaths ? d.rowBlocks!.count * PATH_BYTES : 0;
+  // The blocks with paths counted as a reader lays them out (version 17's lists' by their block size).
+  const paths = d.blockPaths ? blockLayoutOf(d, partLength).pathsLength : 0;
   if (end + paths !== partLength)
     fail(`covers ${end} bytes${paths ? ` and ${paths} of paths` : ''} of a ${partLength}-byte part`);
   if (d.hashPages !== undefined) checkHashPages(d, partLength, fail);
@@ -998,9 +1009,11 @@ function checkEvidenceArrays(d: PagesDirectory, fail: (why: string) => never): v
 }
 
 /**
- * Version 13's `blockPaths`: only from version 13, exactly { zones: ['rows'] }, beside `rowBlocks` (the zone whose
- * blocks carry paths) and hash pages of 16-byte hashes in leaf pages of HASH_LEAF_BYTES (a path is the 3 siblings of
- * a leaf page of 8). Checked before the part's length is counted with the paths.
+ * Version 13's `blockPaths`: only from version 13, exactly { zones: ['rows'] }, or from version 17 { zones: ['lists',
+ * 'rows'] } over a lists section of at least a byte (the lists' blocks lie just before the rows', one run of blocks
+ * with paths), beside `rowBlocks` (the zone whose blocks carry paths) and hash pages of 16-byte hashes in leaf pages
+ * of HASH_LEAF_BYTES (a path is the 3 siblings of a leaf page of 8). Checked before the part's length is counted with
+ * the paths.
  */
 function checkBlockPaths(d: PagesDirectory, fail: (why: string) => never): void {
   const field = d.blockPaths as unknown;
@@ -1008,9 +1021,21 @@ function checkBlockPaths(d: PagesDirectory, fail: (why: string) => never): void 
   if (d.version < BLOCK_PATHS_VERSION || !field || typeof field !== 'object' || Array.isArray(field))
     fail(`has blockPaths ${shown} (version 13 gives an object { zones: ["rows"] })`);
   const { zones, ...rest } = field as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || !Array.isArray(zones) || zones.length !== 1 || zones[0] !== 'rows')
-    fail(`has blockPaths ${shown} (version 13 gives only zones: ["rows"])`);
+  const rowsOnly = Array.isArray(zones) && zones.length === 1 && zones[0] === 'rows';
+  const withLists =
+    d.version >= LIST_PATHS_VERSION &&
+    Array.isArray(zones) &&
+    zones.length === 2 &&
+    zones[0] === 'lists' &&
+    zones[1] === 'rows';
+  if (Object.keys(rest).length > 0 || !(rowsOnly || withLists))
+    fail(
+      `has blockPaths ${shown} (version 13 gives only zones: ["rows"]` +
+        `${d.version >= LIST_PATHS_VERSION ? ', version 17 also ["lists", "rows"]' : ''})`,
+    );
   if (d.rowBlocks === undefined) fail('has blockPaths but no rowBlocks (the rows carry the paths)');
+  if (withLists && !(d.sections.lists[1] > 0))
+    fail('has blockPaths zones ["lists", "rows"] but an empty lists section (no list block to carry a path)');
   if (hashBytesOf(d) !== TOP_HASH_BYTES || d.hashPages?.size !== HASH_LEAF_BYTES)
     fail(
       `has blockPaths with hashes of ${String(d.hashBytes)} bytes in pages of ${String(d.hashPages?.size)} ` +

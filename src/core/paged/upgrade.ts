@@ -924,7 +924,7 @@ async function upgradePages(
   );
   const newBlocks = new BlockHasher(newLayout, blockHashBytes(version));
   // Version 13's paths (blockPaths.ts) follow from the block hashes: the part as stored takes a second pass.
-  const paths = blockPathsOf(version, newLayout);
+  const paths = blockPathsOf(version, newLayout, sections.lists[1]);
   let whole = new Sha256();
   let made = 0;
   for await (const piece of sectionBytes()) {
@@ -1101,7 +1101,7 @@ async function recodedPart(
   if (made !== total)
     throw new PagesError(`${source.name}: the upgraded pages are not the length they add up to`);
   const leaves = blocks.finish();
-  const paths = blockPathsOf(version, layout);
+  const paths = blockPathsOf(version, layout, sections.lists[1]);
   const bytes = (): AsyncIterable<Uint8Array> => storedBytesAsync(sectionBytes(), paths, leaves);
   const whole = new Sha256();
   for await (const piece of bytes()) whole.update(piece);

@@ -58,6 +58,7 @@ import {
   ROWS_CODING_VERSION,
   type RowsCoding,
   ROWS_DELIMITED_VERSION,
+  LIST_PATHS_VERSION,
   type RowsDelimited,
   PAGES_EVIDENCE_VERSION,
   writerEvidenceEntries,
@@ -870,16 +871,21 @@ export function hashTreeOf(
 /**
  * Version 13's paths (blockPaths.ts): the directory's field and the blocks that carry them, for a part of `version`
  * whose rows are in blocks of whole rows (`rowBlocks`); none for another (a small library keeps its lists in its
- * rows, one group read whole: nothing to gain).
+ * rows, one group read whole: nothing to gain). From version 17 the lists' blocks too, when there are lists (a
+ * question reads ~500 of them scattered over the section, each needing its leaf page of hashes without a path).
  */
 export function blockPathsOf(
   version: number,
   layout: number | BlockLayout,
+  /** The lists section's bytes (version 17: its blocks carry paths when it has any). */
+  listsLength: number,
 ): { field: BlockPaths; zone: { first: number; count: number; endOf: (b: number) => number } } | undefined {
   if (version < BLOCK_PATHS_VERSION || typeof layout === 'number') return undefined;
-  const zone = layout.withPaths('rows', PATH_BYTES).paths;
+  const zones: BlockPaths['zones'] =
+    version >= LIST_PATHS_VERSION && listsLength > 0 ? ['lists', 'rows'] : ['rows'];
+  const zone = layout.withPaths(zones, PATH_BYTES).paths;
   if (!zone) return undefined;
-  return { field: { zones: ['rows'] }, zone: { ...zone, endOf: (b) => layout.endOf(b) } };
+  return { field: { zones }, zone: { ...zone, endOf: (b) => layout.endOf(b) } };
 }
 
 /** The part's stored bytes: its sections' pieces with each path after its block (version 13), or as they are. */
@@ -1185,7 +1191,7 @@ export async function writePagedIndex(
   for (const b of pieces) hasher.update(b);
   const leaves = hasher.finish();
   // Version 13: each row block followed by its path (blockPaths.ts), made from the block hashes.
-  const paths = blockPathsOf(version, blocks);
+  const paths = blockPathsOf(version, blocks, sections.lists[1]);
   const data = new Uint8Array(total + (paths ? paths.zone.count * PATH_BYTES : 0));
   let at = 0;
   for (const b of storedBytes(pieces, paths, leaves)) {

@@ -1,4 +1,4 @@
-// `cli upgrade <in> --out <out>`: a bundle's version 1 pages rewritten as version 16 into another file, which
+// `cli upgrade <in> --out <out>`: a bundle's version 1 pages rewritten as version 17 into another file, which
 // answers as the input did; the arguments refused before anything is read, the input never changed.
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ const dir = await mkdtemp(join(tmpdir(), 'cli-upgrade-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('cli upgrade', () => {
-  it('writes version 16 pages into --out, answering as the version 1 input', async () => {
+  it('writes version 17 pages into --out, answering as the version 1 input', async () => {
     const corpus = await prepareCorpus(REPO_RESULTS, 1200);
     const analyzer = createTermAnalyzer();
     const engine = RetrievalEngine.build(
@@ -41,7 +41,7 @@ describe('cli upgrade', () => {
     const done = await captureCli(() => upgrade([input, '--out', out]));
     expect(done.code, done.err).toBe(0);
     expect(done.out).toContain('(pages version 1)');
-    expect(done.out).toContain('(pages version 16)');
+    expect(done.out).toContain('(pages version 17)');
     expect(Buffer.from(await readFile(input)).equals(Buffer.from(original))).toBe(true);
     expect((await stat(out)).size).toBeGreaterThan(0);
 
@@ -50,7 +50,7 @@ describe('cli upgrade', () => {
       const source = await FileRangeSource.open(path);
       try {
         const opened = await openPagedBundle(source, analyzer);
-        expect(opened!.library.directory.version).toBe(path === out ? 16 : 1);
+        expect(opened!.library.directory.version).toBe(path === out ? 17 : 1);
         // Version 3's block hashes are 16 bytes (SHA-256's first 16); version 1 says nothing (32).
         expect(opened!.library.directory.hashBytes).toBe(path === out ? 16 : undefined);
         expect((await opened!.library.search(q, 'ppr', 1000)).hits).toEqual(
@@ -60,9 +60,9 @@ describe('cli upgrade', () => {
         await source.close();
       }
     }
-    // Its pages are version 16 already.
+    // Its pages are version 17 already.
     await expect(upgrade([out, '--out', join(dir, 'again.bundle')])).rejects.toThrow(
-      'its pages are version 16 already',
+      'its pages are version 17 already',
     );
   }, 240_000);
 
@@ -93,7 +93,7 @@ describe('cli upgrade', () => {
     const source = await FileRangeSource.open(out);
     try {
       const opened = await openPagedBundle(source, analyzer);
-      expect(opened!.library.directory.version).toBe(16);
+      expect(opened!.library.directory.version).toBe(17);
       // A library this small keeps its lists in its rows: they are made anew, one group of every chunk. Version 10's
       // records are coded again, as `cli index` writes them: 4 a group.
       expect(opened!.library.directory.listsInRows).toBe(true);

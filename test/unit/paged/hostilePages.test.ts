@@ -1859,6 +1859,102 @@ describe('the rows’ blocks each followed by its path (version 13, blockPaths)'
   });
 });
 
+describe('the lists’ blocks followed by their paths too (version 17, blockPaths zones lists and rows)', () => {
+  const analyzer = createTermAnalyzer();
+  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
+  const large = (version: number) => honestPages(version, 512, 0, { lists: 128 });
+  const twoLevels = (p: ReturnType<typeof piecesOf>) => {
+    p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
+    return p;
+  };
+  const changed = async (change: (d: Record<string, unknown>) => void) => {
+    const p = twoLevels(piecesOf(await large(17)));
+    change(p.directory as unknown as Record<string, unknown>);
+    return assemble(p);
+  };
+  /** The lists' blocks: those holding the lists section's bytes. */
+  const listBlocks = (w: WrittenPagesLike, layout: BlockLayout) => {
+    const [at, length] = w.directory.sections.lists;
+    return { first: layout.blockOf(at), last: layout.blockOf(at + length - 1) };
+  };
+
+  it('answers as version 16 does, the part longer by a path a list block, and the offline check passes', async () => {
+    const [w17, w16] = [
+      assemble(twoLevels(piecesOf(await large(17)))),
+      assemble(twoLevels(piecesOf(await large(16)))),
+    ];
+    expect(w17.directory.blockPaths).toEqual({ zones: ['lists', 'rows'] });
+    expect(w16.directory.blockPaths).toEqual({ zones: ['rows'] });
+    const [seventeen, sixteen] = [await opened(w17), await opened(w16)];
+    const layout = (seventeen.library.reader.store as unknown as { layout: BlockLayout }).layout;
+    const lists = listBlocks(w17, layout);
+    expect(lists.last - lists.first + 1).toBeGreaterThan(8);
+    expect(layout.paths).toEqual({
+      first: lists.first,
+      count: lists.last - lists.first + 1 + w17.directory.rowBlocks!.count,
+      bytes: 48,
+    });
+    expect(w17.data.length).toBe(w16.data.length + (lists.last - lists.first + 1) * 48);
+    for (const mode of ['ppr', 'bm25', 'concept'] as const) {
+      const hits = (await seventeen.library.search(PAGES_QUESTION, mode, 800)).hits;
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits).toEqual((await sixteen.library.search(PAGES_QUESTION, mode, 800)).hits);
+    }
+    await verifyBundleCopy(await craftedSource(w17));
+  });
+
+  it('the lists’ zone in a version 16 directory, in another order or without the rows is refused naming blockPaths', async () => {
+    for (const value of [
+      { zones: ['rows', 'lists'] },
+      { zones: ['lists'] },
+      { zones: ['lists', 'rows', 'rows'] },
+    ])
+      await expect(
+        opened(
+          await changed((d) => {
+            d.blockPaths = value;
+          }),
+        ),
+      ).rejects.toThrow("the pages part's directory has blockPaths");
+    await expect(
+      opened(
+        await changed((d) => {
+          d.version = 16;
+        }),
+      ),
+    ).rejects.toThrow(
+      `the pages part's directory has blockPaths {"zones":["lists","rows"]} (version 13 gives`,
+    );
+    // Version 17 with the rows' paths only reads as version 16 does.
+    const rowsOnly = twoLevels(piecesOf(await large(16)));
+    rowsOnly.directory.version = 17;
+    const [a, b] = [
+      await opened(assemble(rowsOnly)),
+      await opened(assemble(twoLevels(piecesOf(await large(16))))),
+    ];
+    expect((await a.library.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(
+      (await b.library.search(PAGES_QUESTION, 'ppr', 800)).hits,
+    );
+  });
+
+  it('a changed path of a list block is refused naming the block, and the offline check names the path', async () => {
+    const w = await changed(() => undefined);
+    const honest = await opened(w);
+    const layout = (honest.library.reader.store as unknown as { layout: BlockLayout }).layout;
+    await honest.library.search(PAGES_QUESTION, 'ppr', 800);
+    const lists = listBlocks(w, layout);
+    // Every list block's path's last byte changed: a list read without its leaf page is refused.
+    const paths = { ...w, data: w.data.slice() };
+    for (let b = lists.first; b <= lists.last; b++) paths.data[layout.storedEndOf(b) - 1] ^= 1;
+    await expect((await opened(paths)).library.search(PAGES_QUESTION, 'ppr', 800)).rejects.toThrow(
+      /corrupted \(SHA-256 mismatch in block \d+ of part pages\.bin\)/,
+    );
+    await expect(verifyBundleCopy(await craftedSource(paths))).rejects.toThrow(
+      `the path of block ${lists.first} of part pages.bin does not match its block hashes`,
+    );
+  });
+});
+
 describe('each word’s postings coded by a code of their own (version 14, postingsCoding)', () => {
   const analyzer = createTermAnalyzer();
   const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);

@@ -896,7 +896,7 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
     const v13small = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 13))], base),
     );
-    // What `cli index` writes today (version 16, its block size not told): every upgrade's output.
+    // What `cli index` writes today (version 17, its block size not told): every upgrade's output.
     const v12 = await bundleBytes(
       writeBundle([notes, ...pagesParts(await writePagedIndex(parts, doc))], base),
     );
@@ -908,57 +908,57 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
       return { upgraded, bytes: await bundleBytes(writeBundle(upgraded.parts, upgraded.base)) };
     };
     const { upgraded, bytes } = await upgrade(v1);
-    expect([upgraded.from, upgraded.to]).toEqual([1, 16]);
+    expect([upgraded.from, upgraded.to]).toEqual([1, 17]);
     expect(bytes.length).toBe(v12.length);
     expect(Buffer.from(bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV2 = await upgrade(v2);
-    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 16]);
+    expect([fromV2.upgraded.from, fromV2.upgraded.to]).toEqual([2, 17]);
     expect(Buffer.from(fromV2.bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV3 = await upgrade(v3);
-    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 16]);
+    expect([fromV3.upgraded.from, fromV3.upgraded.to]).toEqual([3, 17]);
     expect(Buffer.from(fromV3.bytes).equals(Buffer.from(v12))).toBe(true);
     // Versions 4 and 5 that keep their lists in their rows: `open` re-encoded (varints) and the rows re-coded by
     // concept (version 6), the rest copied.
     const fromV4 = await upgrade(v4);
-    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 16]);
+    expect([fromV4.upgraded.from, fromV4.upgraded.to]).toEqual([4, 17]);
     expect(Buffer.from(fromV4.bytes).equals(Buffer.from(v12))).toBe(true);
     const fromV5 = await upgrade(v5);
-    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 16]);
+    expect([fromV5.upgraded.from, fromV5.upgraded.to]).toEqual([5, 17]);
     expect(Buffer.from(fromV5.bytes).equals(Buffer.from(v12))).toBe(true);
     expect(v6.length).toBeLessThan(v5.length);
     // Version 6 that keeps its lists in its rows: the same sections, in 1 KiB blocks (version 7).
     const fromV6 = await upgrade(v6);
-    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 16]);
+    expect([fromV6.upgraded.from, fromV6.upgraded.to]).toEqual([6, 17]);
     expect(Buffer.from(fromV6.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 7: the same sections, in version 8's blocks by section and version 9's `open`.
     const fromV7 = await upgrade(v7);
-    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 16]);
+    expect([fromV7.upgraded.from, fromV7.upgraded.to]).toEqual([7, 17]);
     expect(Buffer.from(fromV7.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 8: the same sections and blocks, `open` without the one-chunk concepts' degree codes (version 9).
     const fromV8 = await upgrade(v8);
-    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 16]);
+    expect([fromV8.upgraded.from, fromV8.upgraded.to]).toEqual([8, 17]);
     expect(Buffer.from(fromV8.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 9: the records coded again, `open`'s tokens and row group sizes as residuals and its record groups the
     // new ones (version 10; its lists in its rows: no rowBlocks), every other section the same.
     const fromV9 = await upgrade(v9);
-    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 16]);
+    expect([fromV9.upgraded.from, fromV9.upgraded.to]).toEqual([9, 17]);
     expect(Buffer.from(fromV9.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 10: its records read with their dictionary and coded again the same, `open` coded smaller (version 11).
     const fromV10 = await upgrade(v10);
-    expect([fromV10.upgraded.from, fromV10.upgraded.to]).toEqual([10, 16]);
+    expect([fromV10.upgraded.from, fromV10.upgraded.to]).toEqual([10, 17]);
     expect(Buffer.from(fromV10.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 11 that keeps its lists in its rows: every section the same (version 12 changes only a lists section).
     const fromV11 = await upgrade(v11);
-    expect([fromV11.upgraded.from, fromV11.upgraded.to]).toEqual([11, 16]);
+    expect([fromV11.upgraded.from, fromV11.upgraded.to]).toEqual([11, 17]);
     expect(Buffer.from(fromV11.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 12 that keeps its lists in its rows: every section the same (no rows' zone of whole rows: no paths).
     const fromV12 = await upgrade(v12small);
-    expect([fromV12.upgraded.from, fromV12.upgraded.to]).toEqual([12, 16]);
+    expect([fromV12.upgraded.from, fromV12.upgraded.to]).toEqual([12, 17]);
     expect(Buffer.from(fromV12.bytes).equals(Buffer.from(v12))).toBe(true);
     // Version 13 that keeps its lists in its rows: the postings Rice-coded (version 14) and so the term groups' offsets
     // in `open`, every other section the same.
     const fromV13 = await upgrade(v13small);
-    expect([fromV13.upgraded.from, fromV13.upgraded.to]).toEqual([13, 16]);
+    expect([fromV13.upgraded.from, fromV13.upgraded.to]).toEqual([13, 17]);
     expect(Buffer.from(fromV13.bytes).equals(Buffer.from(v12))).toBe(true);
 
     // A library too large to keep its lists in its rows (here: told so): written by version 5 in 512-byte blocks
@@ -1003,6 +1003,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
     const v15oldLarge = await bundleBytes(
       writeBundle(
         [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 15, undefined, 0))],
+        base,
+      ),
+    );
+    // Version 16's large layout: its lists' blocks carry paths too (version 17's blockPaths zones), the rest copied.
+    const v16oldLarge = await bundleBytes(
+      writeBundle(
+        [notes, ...pagesParts(await writePagedIndex(parts, doc, undefined, 16, undefined, 0))],
         base,
       ),
     );
@@ -1066,14 +1073,15 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
       [13, v13oldLarge],
       [14, v14oldLarge],
       [15, v15oldLarge],
+      [16, v16oldLarge],
     ] as const) {
       const up = await upgrade(old, 0);
-      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 16]);
+      expect([up.upgraded.from, up.upgraded.to]).toEqual([version, 17]);
       expect(Buffer.from(up.bytes).equals(Buffer.from(v12large))).toBe(true);
     }
     const openedLarge = await openPagedBundle(new MemoryRangeSource(v12large, 'large.bundle'), analyzer);
     expect(openedLarge!.library.directory.listCoding).toEqual({ blockBytes: 128 });
-    expect(openedLarge!.library.directory.blockPaths).toEqual({ zones: ['rows'] });
+    expect(openedLarge!.library.directory.blockPaths).toEqual({ zones: ['lists', 'rows'] });
     expect(openedLarge!.library.directory.postingsCoding).toEqual({ lists: 'rice' });
     expect(openedLarge!.library.directory.rowsCoding).toEqual({ ids: 'rice' });
     expect(openedLarge!.library.directory.rowsDelimited).toEqual({ countOrder: 5 });
@@ -1089,7 +1097,7 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
 
     const q = 'What did the heap measurements show?';
     const opened = await openPagedBundle(new MemoryRangeSource(bytes, 'new.bundle'), analyzer);
-    expect(opened!.library.directory.version).toBe(16);
+    expect(opened!.library.directory.version).toBe(17);
     expect(opened!.library.directory.postingsCoding).toEqual({ lists: 'rice' });
     // Lists kept in the rows: no rows of their own to code.
     expect(opened!.library.directory.rowsCoding).toBeUndefined();
@@ -1105,9 +1113,9 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
       engine.search({ text: q }, 'ppr', 1000),
     );
 
-    // Version 16 pages are not upgraded again.
-    await expect(upgrade(v12)).rejects.toThrow('its pages are version 16 already');
-    await expect(upgrade(v12large, 0)).rejects.toThrow('its pages are version 16 already');
+    // Version 17 pages are not upgraded again.
+    await expect(upgrade(v12)).rejects.toThrow('its pages are version 17 already');
+    await expect(upgrade(v12large, 0)).rejects.toThrow('its pages are version 17 already');
     // A byte changed in the old part's lists: its block is named, and nothing is written.
     const manifest = (await readManifestByRanges(new MemoryRangeSource(v1, 'old.bundle')))!;
     const entry = manifest.parts.find((p) => p.name === 'pages.bin')!;
@@ -1129,13 +1137,13 @@ describe('version 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 12 pages', () => {
         {
           base: 0,
           length: written.data.length,
-          directory: { ...written.directory, version: 17 },
+          directory: { ...written.directory, version: 18 },
           hashes: written.hashes,
         },
         analyzer,
       ),
     ).rejects.toThrow(
-      "the pages part's directory has version 17 (this app reads 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 and 16)",
+      "the pages part's directory has version 18 (this app reads 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 and 17)",
     );
   }, 240_000);
 });

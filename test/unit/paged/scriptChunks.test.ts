@@ -27,10 +27,10 @@ describe('pages with per-script word statistics (version 11)', () => {
   it('answers as the engine in memory, in the walk and in bm25, and differs from one N', async () => {
     const on = await written(true);
     const off = await written(false);
-    expect(on.pages.directory.version).toBe(16);
+    expect(on.pages.directory.version).toBe(17);
     expect(on.pages.directory.scriptChunks).toEqual({ other: 30, cjk: 30 });
     // Every part is version 13 (openCoding from 11); only a library built per script has the field.
-    expect(off.pages.directory.version).toBe(16);
+    expect(off.pages.directory.version).toBe(17);
     expect(off.pages.directory.scriptChunks).toBeUndefined();
     let differs = false;
     for (const q of QUESTIONS) {

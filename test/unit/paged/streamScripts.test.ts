@@ -51,7 +51,7 @@ function mixedFolder(): string {
 const QUESTIONS = MIXED_QUESTIONS;
 
 describe('cli index --stream with word statistics per script', () => {
-  it('writes the in-memory build’s version 16 pages byte for byte, and answers as the engine in memory', async () => {
+  it('writes the in-memory build’s version 17 pages byte for byte, and answers as the engine in memory', async () => {
     const folder = mixedFolder();
     const params = { scriptStatistics: true };
     const files = await collectFiles([folder]);
@@ -64,7 +64,7 @@ describe('cli index --stream with word statistics per script', () => {
 
     const streamed = partOf(bundle, 'pages.bin');
     const directory = streamed.meta as PagesDirectory;
-    expect(directory.version).toBe(16);
+    expect(directory.version).toBe(17);
     expect(directory.scriptChunks).toEqual({ other: 60, cjk: 30 });
     expect(streamed.meta).toEqual(data.meta);
     expect(Buffer.from(streamed.bytes).equals(Buffer.from(data.data))).toBe(true);
@@ -90,12 +90,12 @@ describe('cli index --stream with word statistics per script', () => {
     });
     const directory = partOf(new Uint8Array(readFileSync(out)), 'pages.bin').meta as PagesDirectory;
     // Version 14 either way (openCoding from 11); only the per-script library carries the counts.
-    expect(directory.version).toBe(16);
+    expect(directory.version).toBe(17);
     expect(directory.scriptChunks).toBeUndefined();
     // At the defaults (`cli index --stream` as a user runs it): per script.
     const byDefault = join(work, 'mixed-default.bundle');
     await streamBuild(files, byDefault, { maxChunkTokens: 1200, appVersion: 'test', tempDir: work });
     const d = partOf(new Uint8Array(readFileSync(byDefault)), 'pages.bin').meta as PagesDirectory;
-    expect([d.version, d.scriptChunks]).toEqual([16, { other: 60, cjk: 30 }]);
+    expect([d.version, d.scriptChunks]).toEqual([17, { other: 60, cjk: 30 }]);
   }, 120_000);
 });

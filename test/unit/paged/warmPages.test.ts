@@ -9,7 +9,7 @@ import { BlockLayout } from '../../../src/core/paged/blockLayout.ts';
 import { leafRootsOf, pathOf, PATH_BYTES } from '../../../src/core/paged/blockPaths.ts';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
-import { warmRuns } from '../../../src/core/paged/warmPages.ts';
+import { LIST_BLOCKS_A_QUESTION, warmListRuns, warmRuns } from '../../../src/core/paged/warmPages.ts';
 
 const sha16 = (bytes: Uint8Array) =>
   new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
@@ -77,14 +77,15 @@ function linkSource(file: Uint8Array, options: { partBytes?: number; hold?: bool
   return { source, requests, release };
 }
 
-function storeOver(source: ConstructorParameters<typeof BlockStore>[0]): BlockStore {
+/** The store over `source`; `named`: the lists' blocks named as a directory's layout names them (warmListRuns). */
+function storeOver(source: ConstructorParameters<typeof BlockStore>[0], named = false): BlockStore {
   const layout = new BlockLayout(
     [
-      [LISTS * 128, 128],
+      named ? [LISTS * 128, 128, 'lists'] : [LISTS * 128, 128],
       [ROWS * ROW, { count: ROWS, starts: Array.from({ length: ROWS }, (_, i) => i * ROW) }],
     ],
     512,
-  ).withPaths('rows', PATH_BYTES);
+  ).withPaths(['rows'], PATH_BYTES);
   return new BlockStore(
     source,
     0,
@@ -129,7 +130,69 @@ describe('the hash pages read ahead (warmRuns)', () => {
   });
 });
 
+describe('the lists’ level-1 pages read ahead (warmListRuns)', () => {
+  it('are every level-1 page over the lists’ blocks when a question would read more than half of them, else none', () => {
+    // Blocks 0..15 are in leaf pages 0..1, whose hashes lie in page 0 of level 1.
+    expect(warmListRuns({ first: 0, count: 16 }, levels)).toEqual([{ level: 1, first: 0, last: 0 }]);
+    expect(warmListRuns(undefined, levels)).toEqual([]);
+    expect(warmListRuns({ first: 0, count: 16 }, levels.slice(0, 1))).toEqual([]);
+    // 500 list blocks a question over P pages read P·(1 − e^(−500/P)) of them: over half up to 721 pages.
+    expect(Math.floor(LIST_BLOCKS_A_QUESTION / Math.LN2)).toBe(721);
+    // Level-1 pages of 512 bytes (32 leaf pages of 8 blocks: 256 blocks a page), as a library's.
+    const wide = [
+      { length: 2000 * 32 * 128, pageSize: 128, entry: 16 },
+      { length: 2000 * 512, pageSize: 512, entry: 16 },
+      { length: 4 * 512, pageSize: 512, entry: 16 },
+    ];
+    // 100 MiB of text (/tmp/qb/mb100.bundle): 85,931 list blocks from block 76,879, over 336 pages: all read ahead.
+    expect(warmListRuns({ first: 76879, count: 85931 }, wide)).toEqual([{ level: 1, first: 300, last: 635 }]);
+    expect(warmListRuns({ first: 0, count: 721 * 256 }, wide)).toEqual([{ level: 1, first: 0, last: 720 }]);
+    expect(warmListRuns({ first: 0, count: 721 * 256 + 1 }, wide)).toEqual([]);
+    // 1 GiB of text: 3,417 pages of the lists' level 1, ~13 % read by a question: none read ahead.
+    expect(warmListRuns({ first: 0, count: 3417 * 256 }, wide)).toEqual([]);
+  });
+});
+
 describe('BlockStore.readUpperPages', () => {
+  it('then reads the lists’ level-1 pages in a request of their own while no question has asked for anything', async () => {
+    const { source, requests } = linkSource(fileOf());
+    const s = storeOver(source, true);
+    expect(await s.readUpperPages()).toBe(3 * 32 + 2 * 32 + 32);
+    expect(requests).toEqual([
+      [
+        [L1_AT + 32, 3 * 32],
+        [L2_AT, 2 * 32],
+      ],
+      [[L1_AT, 32]],
+    ]);
+    // A question's list: its block and its leaf page only (the page above it held).
+    expect(s.bytes(3 * 128, 4)).toBeUndefined();
+    await s.load();
+    expect(
+      requests
+        .slice(2)
+        .flat()
+        .filter(([o]) => o >= L1_AT),
+    ).toEqual([]);
+  });
+
+  it('leaves the lists’ level-1 pages to a question asked before the first request is in', async () => {
+    const { source, requests, release } = linkSource(fileOf(), { hold: true });
+    const s = storeOver(source, true);
+    const warm = s.readUpperPages();
+    await Promise.resolve();
+    expect(s.bytes(rowAt(40), 10)).toBeUndefined();
+    const question = s.load();
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      release();
+    }
+    await Promise.all([warm, question]);
+    // The warm's one request and the question's: no request of the lists' level 1.
+    expect(requests.flat().filter(([o]) => o === L1_AT)).toEqual([]);
+    expect(await warm).toBe(3 * 32 + 2 * 32);
+  });
+
   it('reads the pages in one request once the library is open, and a question then reads none of them', async () => {
     const { source, requests } = linkSource(fileOf());
     const s = storeOver(source);
