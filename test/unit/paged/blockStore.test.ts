@@ -432,8 +432,8 @@ describe('BlockStore slots free at a request’s last byte', () => {
 });
 
 describe('BlockStore ranges a request', () => {
-  it('sends a stage of scattered blocks in requests of up to 200 ranges (Apache’s MaxRanges), 6 at once', async () => {
-    // 2,600 blocks of 32 bytes; every other one wanted: 1,300 runs, none adjacent.
+  /** 2,600 blocks of 32 bytes over a multi-range source that records how many ranges each request carried. */
+  const scatteredStore = () => {
     const SIZE = 32;
     const bytes = Uint8Array.from({ length: 2600 * SIZE }, (_, i) => (i * 7 + (i >> 5)) & 0xff);
     const inner = new MemoryRangeSource(bytes, 'scattered.bin');
@@ -452,6 +452,12 @@ describe('BlockStore ranges a request', () => {
       },
     };
     const s = new BlockStore(source, 0, bytes.length, SIZE, hashes(bytes, SIZE), 'pages.bin');
+    return { SIZE, bytes, asked, s };
+  };
+
+  it('sends a stage of scattered blocks in requests of up to 200 ranges (Apache’s MaxRanges), 6 at once', async () => {
+    // 2,600 blocks of 32 bytes; every other one wanted: 1,300 runs, none adjacent.
+    const { SIZE, bytes, asked, s } = scatteredStore();
     for (let b = 0; b < 2600; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
     await s.load();
     // A host on a link pays a round trip a request on each of its 6 connections: 1,300 ranges in requests of at most
@@ -465,24 +471,7 @@ describe('BlockStore ranges a request', () => {
 
   it('sends a load that says how many requests it takes in that many, its ranges permitting, and never more than 6', async () => {
     // 2,600 blocks of 32 bytes; every other one of the first 300 wanted: 150 runs, none adjacent.
-    const SIZE = 32;
-    const bytes = Uint8Array.from({ length: 2600 * SIZE }, (_, i) => (i * 7 + (i >> 5)) & 0xff);
-    const inner = new MemoryRangeSource(bytes, 'scattered.bin');
-    const asked: number[] = [];
-    const source = {
-      name: 'scattered.bin',
-      size: bytes.length,
-      gapBytes: 0,
-      get bytesRead() {
-        return inner.bytesRead;
-      },
-      read: (offset: number, length: number) => inner.read(offset, length),
-      readRanges: (ranges: ReadonlyArray<readonly [number, number]>) => {
-        asked.push(ranges.length);
-        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
-      },
-    };
-    const s = new BlockStore(source, 0, bytes.length, SIZE, hashes(bytes, SIZE), 'pages.bin');
+    const { SIZE, bytes, asked, s } = scatteredStore();
     const load = async (from: number, to: number, requests: number) => {
       asked.length = 0;
       for (let b = from; b < to; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();

@@ -129,6 +129,9 @@ function linkSource(
   };
 }
 
+/** Whether offset `at` lies in a section [from, from + length) of the pages part. */
+const inside = (at: number, [from, length]: readonly [number, number]) => at >= from && at < from + length;
+
 describe('a cold question’s first evidence', () => {
   it('reads the 256-byte hash page of each block it reads, once; pages of 1024 bytes (round thirteen) still answer', async () => {
     // The writer gives 512-byte blocks a page of 1024 bytes (hashPageBytes: a page covers 32 KiB of the part, as
@@ -391,8 +394,6 @@ describe('a cold question’s first evidence', () => {
   it('over a link, sends the walk’s first rows while the early evidence is read, after its requests: the same answers, no byte twice', async () => {
     const engine = await pagesEngine();
     const written = await largePages(engine);
-    const inside = (at: number, [from, length]: readonly [number, number]) =>
-      at >= from && at < from + length;
     const { rows, records } = written.directory.sections;
     let beside = 0;
     for (const q of QUESTIONS) {
@@ -431,8 +432,6 @@ describe('a cold question’s first evidence', () => {
   it('over a link, sends the early evidence’s records in one request as the walk’s first rows go out, before any answer', async () => {
     const engine = await pagesEngine();
     const written = await largePages(engine);
-    const inside = (at: number, [from, length]: readonly [number, number]) =>
-      at >= from && at < from + length;
     const { rows, records } = written.directory.sections;
     let beside = 0;
     for (const q of QUESTIONS) {

@@ -1754,21 +1754,39 @@ describe('the lists packed into blocks, open holding how many start in each (ver
   });
 });
 
-describe('the rows’ blocks each followed by its path (version 13, blockPaths)', () => {
-  const analyzer = createTermAnalyzer();
+/**
+ * The large layout where the paths are written (rows in blocks of whole rows of at most 128 bytes, lists in blocks of
+ * 128, under a tree of two levels), for the describes of version 13's and version 17's paths: `changed` gives the
+ * directory of a version `version` part to a change; `expectReadsAs` says a part answers as a version `older` part of
+ * the same library does.
+ */
+const pathedLayout = (analyzer: ReturnType<typeof createTermAnalyzer>, version: number) => {
   const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
-  // The large layout (rows in blocks of whole rows of at most 128 bytes, under a tree of two levels), where the paths
-  // are written; version 12's beside it.
-  const large = (version: number) => honestPages(version, 512, 0, { lists: 128 });
+  const large = (v: number) => honestPages(v, 512, 0, { lists: 128 });
   const twoLevels = (p: ReturnType<typeof piecesOf>) => {
     p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
     return p;
   };
   const changed = async (change: (d: Record<string, unknown>) => void) => {
-    const p = twoLevels(piecesOf(await large(13)));
+    const p = twoLevels(piecesOf(await large(version)));
     change(p.directory as unknown as Record<string, unknown>);
     return assemble(p);
   };
+  const expectReadsAs = async (part: ReturnType<typeof piecesOf>, older: number) => {
+    const [a, b] = [
+      await opened(assemble(part)),
+      await opened(assemble(twoLevels(piecesOf(await large(older))))),
+    ];
+    expect((await a.library.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(
+      (await b.library.search(PAGES_QUESTION, 'ppr', 800)).hits,
+    );
+  };
+  return { opened, large, twoLevels, changed, expectReadsAs };
+};
+
+describe('the rows’ blocks each followed by its path (version 13, blockPaths)', () => {
+  const analyzer = createTermAnalyzer();
+  const { opened, large, twoLevels, changed, expectReadsAs } = pathedLayout(analyzer, 13);
 
   it('answers as version 12 does, draws the same Graph view, and the offline check passes', async () => {
     const [w13, w12] = [
@@ -1827,13 +1845,7 @@ describe('the rows’ blocks each followed by its path (version 13, blockPaths)'
     // Version 13 without the field reads as version 12 does.
     const plain = twoLevels(piecesOf(await large(12)));
     plain.directory.version = 13;
-    const [a, b] = [
-      await opened(assemble(plain)),
-      await opened(assemble(twoLevels(piecesOf(await large(12))))),
-    ];
-    expect((await a.library.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(
-      (await b.library.search(PAGES_QUESTION, 'ppr', 800)).hits,
-    );
+    await expectReadsAs(plain, 12);
   });
 
   it('a changed path, a changed row, or a part cut short of its paths is refused naming the block or the part', async () => {
@@ -1861,17 +1873,7 @@ describe('the rows’ blocks each followed by its path (version 13, blockPaths)'
 
 describe('the lists’ blocks followed by their paths too (version 17, blockPaths zones lists and rows)', () => {
   const analyzer = createTermAnalyzer();
-  const opened = (w: WrittenPagesLike) => openCrafted(w, analyzer);
-  const large = (version: number) => honestPages(version, 512, 0, { lists: 128 });
-  const twoLevels = (p: ReturnType<typeof piecesOf>) => {
-    p.directory.hashPages = { ...p.directory.hashPages!, levels: [128] };
-    return p;
-  };
-  const changed = async (change: (d: Record<string, unknown>) => void) => {
-    const p = twoLevels(piecesOf(await large(17)));
-    change(p.directory as unknown as Record<string, unknown>);
-    return assemble(p);
-  };
+  const { opened, large, twoLevels, changed, expectReadsAs } = pathedLayout(analyzer, 17);
   /** The lists' blocks: those holding the lists section's bytes. */
   const listBlocks = (w: WrittenPagesLike, layout: BlockLayout) => {
     const [at, length] = w.directory.sections.lists;
@@ -1928,13 +1930,7 @@ describe('the lists’ blocks followed by their paths too (version 17, blockPath
     // Version 17 with the rows' paths only reads as version 16 does.
     const rowsOnly = twoLevels(piecesOf(await large(16)));
     rowsOnly.directory.version = 17;
-    const [a, b] = [
-      await opened(assemble(rowsOnly)),
-      await opened(assemble(twoLevels(piecesOf(await large(16))))),
-    ];
-    expect((await a.library.search(PAGES_QUESTION, 'ppr', 800)).hits).toEqual(
-      (await b.library.search(PAGES_QUESTION, 'ppr', 800)).hits,
-    );
+    await expectReadsAs(rowsOnly, 16);
   });
 
   it('a changed path of a list block is refused naming the block, and the offline check names the path', async () => {
