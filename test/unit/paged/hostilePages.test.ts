@@ -1781,12 +1781,15 @@ const pathedLayout = (analyzer: ReturnType<typeof createTermAnalyzer>, version: 
       (await b.library.search(PAGES_QUESTION, 'ppr', 800)).hits,
     );
   };
-  return { opened, large, twoLevels, changed, expectReadsAs };
+  /** A change to the directory refused at opening, with `message`. */
+  const expectRefused = async (change: (d: Record<string, unknown>) => void, message: string | RegExp) =>
+    expect(opened(await changed(change))).rejects.toThrow(message);
+  return { opened, large, twoLevels, changed, expectReadsAs, expectRefused };
 };
 
 describe('the rows’ blocks each followed by its path (version 13, blockPaths)', () => {
   const analyzer = createTermAnalyzer();
-  const { opened, large, twoLevels, changed, expectReadsAs } = pathedLayout(analyzer, 13);
+  const { opened, large, twoLevels, changed, expectReadsAs, expectRefused } = pathedLayout(analyzer, 13);
 
   it('answers as version 12 does, draws the same Graph view, and the offline check passes', async () => {
     const [w13, w12] = [
@@ -1817,27 +1820,15 @@ describe('the rows’ blocks each followed by its path (version 13, blockPaths)'
       { zones: ['lists'] },
       { zones: ['rows'], bytes: 48 },
     ])
-      await expect(
-        opened(
-          await changed((d) => {
-            d.blockPaths = value;
-          }),
-        ),
-      ).rejects.toThrow("the pages part's directory has blockPaths");
-    await expect(
-      opened(
-        await changed((d) => {
-          d.version = 12;
-        }),
-      ),
-    ).rejects.toThrow(`the pages part's directory has blockPaths {"zones":["rows"]} (version 13 gives`);
-    await expect(
-      opened(
-        await changed((d) => {
-          delete d.rowBlocks;
-        }),
-      ),
-    ).rejects.toThrow("the pages part's directory has blockPaths but no rowBlocks");
+      await expectRefused((d) => {
+        d.blockPaths = value;
+      }, "the pages part's directory has blockPaths");
+    await expectRefused((d) => {
+      d.version = 12;
+    }, `the pages part's directory has blockPaths {"zones":["rows"]} (version 13 gives`);
+    await expectRefused((d) => {
+      delete d.rowBlocks;
+    }, "the pages part's directory has blockPaths but no rowBlocks");
     // A version 12 part given the field: the paths are written (assemble follows the field), the version refused.
     const p = twoLevels(piecesOf(await large(12)));
     (p.directory as unknown as Record<string, unknown>).blockPaths = { zones: ['rows'] };
@@ -1873,7 +1864,7 @@ describe('the rows’ blocks each followed by its path (version 13, blockPaths)'
 
 describe('the lists’ blocks followed by their paths too (version 17, blockPaths zones lists and rows)', () => {
   const analyzer = createTermAnalyzer();
-  const { opened, large, twoLevels, changed, expectReadsAs } = pathedLayout(analyzer, 17);
+  const { opened, large, twoLevels, changed, expectReadsAs, expectRefused } = pathedLayout(analyzer, 17);
   /** The lists' blocks: those holding the lists section's bytes. */
   const listBlocks = (w: WrittenPagesLike, layout: BlockLayout) => {
     const [at, length] = w.directory.sections.lists;
@@ -1911,22 +1902,12 @@ describe('the lists’ blocks followed by their paths too (version 17, blockPath
       { zones: ['lists'] },
       { zones: ['lists', 'rows', 'rows'] },
     ])
-      await expect(
-        opened(
-          await changed((d) => {
-            d.blockPaths = value;
-          }),
-        ),
-      ).rejects.toThrow("the pages part's directory has blockPaths");
-    await expect(
-      opened(
-        await changed((d) => {
-          d.version = 16;
-        }),
-      ),
-    ).rejects.toThrow(
-      `the pages part's directory has blockPaths {"zones":["lists","rows"]} (version 13 gives`,
-    );
+      await expectRefused((d) => {
+        d.blockPaths = value;
+      }, "the pages part's directory has blockPaths");
+    await expectRefused((d) => {
+      d.version = 16;
+    }, `the pages part's directory has blockPaths {"zones":["lists","rows"]} (version 13 gives`);
     // Version 17 with the rows' paths only reads as version 16 does.
     const rowsOnly = twoLevels(piecesOf(await large(16)));
     rowsOnly.directory.version = 17;
