@@ -110,6 +110,8 @@ const libraryOver = (source: RangeSource, written: Awaited<ReturnType<typeof lar
 function linkSource(
   data: Uint8Array,
   sent: (ranges: ReadonlyArray<readonly [number, number]>) => void,
+  /** Called as each response comes back (after its 2 ms), before its bytes are handed over. */
+  answered?: () => void,
 ): RangeSource {
   const inner = new MemoryRangeSource(data, 'link');
   return {
@@ -124,6 +126,7 @@ function linkSource(
     async readRanges(ranges) {
       sent(ranges);
       await new Promise((resolve) => setTimeout(resolve, 2));
+      answered?.();
       return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
     },
   };
@@ -438,23 +441,11 @@ describe('a cold question’s first evidence', () => {
       // Each request with how many responses had come back when it was sent.
       const requests: Array<{ ranges: Array<[number, number]>; answered: number }> = [];
       let answered = 0;
-      const inner = new MemoryRangeSource(written.data, 'link');
-      const source: RangeSource = {
-        name: 'link',
-        size: written.data.length,
-        gapBytes: 0,
-        partBytes: 120,
-        get bytesRead() {
-          return inner.bytesRead;
-        },
-        read: (offset, length) => inner.read(offset, length),
-        async readRanges(ranges) {
-          requests.push({ ranges: ranges.map(([o, l]): [number, number] => [o, l]), answered });
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          answered++;
-          return Promise.all(ranges.map(([o, l]) => inner.read(o, l)));
-        },
-      };
+      const source = linkSource(
+        written.data,
+        (ranges) => requests.push({ ranges: ranges.map(([o, l]): [number, number] => [o, l]), answered }),
+        () => answered++,
+      );
       const library = await libraryOver(source, written);
       requests.length = 0;
       answered = 0;
