@@ -43,6 +43,10 @@
 //   going to the Ask view (0 by default: at once, as before). Meanwhile a link reads the hash pages it reads ahead
 //   (BlockStore.readUpperPages); their bytes are printed apart ("ahead": sent between open and the Ask click), and the
 //   question's bytes are those sent from the click on.
+// --type-ms <n> (round thirty): the question typed into the Ask box a key at a time, n ms apart (150: a fast typist,
+//   80 words a minute), as a person types it, then Ask clicked; the time counts from the click. Meanwhile the Ask box
+//   has the words finished so far read ahead (QueryService.prepare); their bytes are "ahead" too. 0 by default: the
+//   question filled in at once, as before.
 import { access, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -58,7 +62,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE =
   'usage: npm run build && node --import tsx test/bench/link-latency.ts "<name>=<x.bundle>,<questions.jsonl>" [...] ' +
   '[--n 20] [--latency-ms 100] [--mbps 10] [--no-pairs] [--multi-range <multipart|first>] [--json out.json] ' +
-  '[--waterfall] [--http2] [--think-ms <n>]';
+  '[--waterfall] [--http2] [--think-ms <n>] [--type-ms <n>]';
 const STEP_TIMEOUT_MS = 10 * 60_000;
 const N = Number(arg('n', '20'));
 const LATENCY_MS = Number(arg('latency-ms', '100'));
@@ -68,6 +72,8 @@ const MULTI_RANGE = arg('multi-range', 'multipart');
 const WATERFALL = process.argv.includes('--waterfall');
 const HTTP2 = process.argv.includes('--http2');
 const THINK_MS = Number(arg('think-ms', '0'));
+/** --type-ms (round thirty): the question typed a key at a time, this many ms apart; 0: filled in at once. */
+const TYPE_MS = Number(arg('type-ms', '0'));
 
 interface SetSpec {
   name: string;
@@ -221,7 +227,11 @@ async function coldQuestion(
   const opened = server.served.get(path) ?? 0;
   if (THINK_MS > 0) await page.waitForTimeout(THINK_MS);
   await page.click('a[href="#ask"]');
-  await page.fill('[data-testid="question"]', question, { timeout: STEP_TIMEOUT_MS });
+  if (TYPE_MS > 0)
+    await page
+      .locator('[data-testid="question"]')
+      .pressSequentially(question, { delay: TYPE_MS, timeout: STEP_TIMEOUT_MS + question.length * TYPE_MS });
+  else await page.fill('[data-testid="question"]', question, { timeout: STEP_TIMEOUT_MS });
   await page.waitForSelector('[data-testid="ask"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
   const clickedAt = await page.evaluate(() => performance.now());
   const clickedHere = performance.now();

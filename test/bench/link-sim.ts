@@ -78,6 +78,9 @@ const { MemoryRangeSource } = (await import(
 const { createTermAnalyzer } = (await import(
   `${TREE}/src/core/text/index.ts`
 )) as typeof import('../../src/core/text/index.ts');
+const { finishedWords } = (await import(
+  `${TREE}/src/services/questions/typedWords.ts`
+)) as typeof import('../../src/services/questions/typedWords.ts');
 const { firstPageWanted } = (await import(
   `${TREE}/src/services/source/firstPage.ts`
 )) as typeof import('../../src/services/source/firstPage.ts');
@@ -170,6 +173,11 @@ const FREE_HASHES = process.argv.includes('--free-hashes');
 const RESPONSE_OVERHEAD = Number(arg('response-overhead', '300'));
 /** --think-ms (round twenty-seven): between opening and the question, while the hash pages are read ahead. */
 const THINK_MS = Number(arg('think-ms', '0'));
+/**
+ * --typed (round thirty): while the person types for THINK_MS, the question's finished words (finishedWords: all but
+ * a last word not followed by a mark) are read ahead (PagedLibrary.prepare), as the Ask box has them read.
+ */
+const TYPED = process.argv.includes('--typed');
 
 /** `ms` on the bench's clock: under the virtual clock, a hand-over due then (a flow of no bytes on the shared link). */
 function sleep(ms: number): Promise<void> {
@@ -364,7 +372,12 @@ async function main(): Promise<void> {
     const store = library.reader.store as { readUpperPages?: () => Promise<number> };
     const ahead = store.readUpperPages ? store.readUpperPages() : Promise.resolve(0);
     ahead.catch(() => undefined);
+    // The question's finished words read ahead from opening on, as the Ask box reads them while they are typed.
+    const typing =
+      TYPED && 'prepare' in library ? library.prepare(finishedWords(q)) : Promise.resolve();
+    typing.catch(() => undefined);
     if (THINK_MS > 0) await clocked(sleep(THINK_MS));
+    const typedBytes = TYPED ? source.bytesRead - bytesBefore : 0;
     const rangesBefore = source.ranges;
     const wireBefore = source.wireBytes;
     const logFrom = source.log.length;
@@ -413,7 +426,7 @@ async function main(): Promise<void> {
       rounds: answer.rounds,
       requests: source.requests - requestsBefore - (warm > 0 ? 1 : 0),
       ranges: source.ranges - rangesBefore,
-      bytes: source.bytesRead - bytesBefore - warm,
+      bytes: source.bytesRead - bytesBefore - (TYPED ? typedBytes : warm),
       wire: source.wireBytes - wireBefore,
       own: settled - covered,
     };
@@ -431,7 +444,8 @@ async function main(): Promise<void> {
         `${decode.toFixed(0)}, digests ${hash.toFixed(0)}, follow-ups ${followUp.toFixed(0)}; between responses ` +
         `${arrivals.toFixed(0)}), ` +
         `${answer.hits.length} hits (answer ${answerDigest(answer.hits)})` +
-        (warm > 0 ? `; read ahead ${(warm / 1e3).toFixed(0)} KB` : ''),
+        (warm > 0 ? `; read ahead ${(warm / 1e3).toFixed(0)} KB` : '') +
+        (TYPED ? `; before the question (read ahead, typed words) ${(typedBytes / 1e3).toFixed(0)} KB` : ''),
     );
     if (WATERFALL) {
       // Each request's ranges by region of the bundle (bundleRegions.ts, as question-bytes.ts splits them): the

@@ -405,6 +405,24 @@ export class BlockStore {
     return noted;
   }
 
+  /**
+   * What `note` finds missing, noted apart from anything noted meanwhile (taken as setAside takes it) and not counted
+   * as a question's misses: reads ahead of a question (PagedLibrary.prepare, the words typed so far), which leave
+   * readUpperPages' rule ("while no question has asked for anything") as it was. `note` is synchronous, so no run
+   * compares the count across it.
+   */
+  notedAhead(note: () => void): NotedReads {
+    const outer = this.setAside();
+    const misses = this.missCount;
+    try {
+      note();
+      return this.setAside();
+    } finally {
+      this.missCount = misses;
+      this.restore(outer);
+    }
+  }
+
   /** Notes again what setAside() took, less what has been loaded since. */
   restore(noted: NotedReads): void {
     for (const b of noted.blocks) if (!this.blocks.has(b)) this.wantedBlocks.add(b);

@@ -125,6 +125,16 @@ const WALK_BESIDE_STEP = 1;
  * responses to check; docs/results/question-bytes.md, round twenty-nine).
  */
 const BESIDE_EARLY_REQUESTS = 1;
+/**
+ * Loads a read ahead for typed words (prepare) takes: the dictionaries (with the seeds' lists as their follow-up),
+ * the postings with the seeds' rows, and one for what came late.
+ */
+const PREPARE_LOADS = 3;
+/**
+ * Chunk rows a read ahead for typed words reads at most (the seeds' with fewest chunks first): what it may read that
+ * the question then does not, where a word typed is not one of the question's seeds after all.
+ */
+const PREPARE_ROWS = 2000;
 
 export interface PagesLocation {
   /** Offset of the pages part's payload in the source, and the part's directory and block hashes. */
@@ -189,6 +199,8 @@ export class PagedLibrary {
   /** The analyser, its terms() kept for the question being answered (keptTerms.ts). */
   readonly analyzer: TermAnalyzer;
   private readonly keptTerms: KeptTerms;
+  /** Questions begun (search): a read ahead for typed words (prepare) stops at the next. */
+  private questionsBegun = 0;
 
   private constructor(
     /** The part's sections (the Graph view's library-wide side and the KG build read them too: degreeRanks.ts). */
@@ -355,6 +367,53 @@ export class PagedLibrary {
   }
 
   /**
+   * Reads ahead, while a person is still typing a question, what a question of these words reads first: each word's
+   * dictionary entry and postings (the early evidence's and the walk's words), each of its concepts' dictionary entry
+   * and chunk list (the walk's seeds), then the rows of those chunks (the walk's first layer). A question over a link
+   * reads these in three or four round trips before its walk can go on; typed, they come while the person types. Over a
+   * link only (BlockStore.readsAhead): a file, memory or a host answering one range a request read what a question
+   * needs only. Nothing is ranked or answered; the reads go out behind any question's (slotPool.ts's background
+   * class). It stops between its loads once `wanted` says so or a question has begun (search): what is on its way
+   * arrives and is kept, and a question that wants those blocks waits for them rather than reading them again.
+   */
+  async prepare(text: string, wanted: () => boolean = () => true, signal?: AbortSignal): Promise<void> {
+    const { reader } = this;
+    const { store } = reader;
+    if (!store.readsAhead) return;
+    const began = this.questionsBegun;
+    const fields = this.directory.headingCopies > 0;
+    const terms = this.analyzer.terms(text);
+    const ids = this.ctx.conceptIds;
+    for (let step = 0; step < PREPARE_LOADS; step++) {
+      if (!wanted() || this.questionsBegun !== began || signal?.aborted) return;
+      // Noted apart from anything else noted (a question's run, the walk beside its early evidence), then read.
+      const mine = store.notedAhead(() => {
+        for (const term of terms) {
+          const entry = reader.termEntry(term);
+          if (!entry) continue;
+          reader.postingsOf(term, entry, false);
+          if (fields) reader.postingsOf(term, entry, true);
+        }
+        // A seed's chunk list is noted once its dictionary group is here (conceptLookup's get); its rows once the
+        // list is (walkRow), seeds of fewer chunks first, within PREPARE_ROWS chunk rows.
+        const seeds: number[] = [];
+        for (const t of questionTerms(this.analyzer, text, ids)) {
+          const c = ids.get(t);
+          if (c !== undefined) seeds.push(c);
+        }
+        let rows = 0;
+        for (const c of seeds.sort((a, b) => reader.open.df[a] - reader.open.df[b])) {
+          rows += reader.open.df[c];
+          if (rows > PREPARE_ROWS) break;
+          if (reader.chunksOf(c)) reader.walkRow(c);
+        }
+      });
+      if (mine.blocks.length === 0 && mine.groups.length === 0) return;
+      await store.loadTaken(mine, { background: true, signal });
+    }
+  }
+
+  /**
    * Answers a question in `ppr` (the default), `concept`, `bm25` or a fusion, reading what it needs. With `early`, a `ppr` question that
    * needs reads also runs bm25 beside it, in the same rounds, and hands its answer to `early` as soon as a run of it
    * read nothing missing: the words' evidence, on screen while the walk still reads its rows (at 1 GiB by ranges
@@ -375,6 +434,7 @@ export class PagedLibrary {
       );
     const { reader } = this;
     const { store } = reader;
+    this.questionsBegun++;
     this.bm25Kept.clear();
     this.keptTerms.clear();
     let earlyOwed = early !== undefined && mode === 'ppr';

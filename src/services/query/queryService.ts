@@ -93,6 +93,8 @@ export class QueryService {
   private rest: (() => Promise<AskResult>) | null = null;
   /** The last global answer's plan: the run sends the one the page showed (same source, question and κ). */
   private planned: { source: LibrarySource; key: string; planned: PlannedGlobal | null } | null = null;
+  /** Texts read ahead as they were typed (prepare): the newest one's reads go on. */
+  private typed = 0;
   /** Where questions read the library now (sourceChoice.ts). */
   private readonly sources: SourceChoice;
 
@@ -205,6 +207,16 @@ export class QueryService {
       builtAt === undefined ? undefined : await this.deps.storedThemes?.().catch(() => undefined);
     if (stored && stored.builtAt === builtAt) knownThemes(library, stored.themes);
     else setTimeout(() => warmThemes(library), 0);
+  }
+
+  /**
+   * Reads ahead what a question of the words typed so far will read first (the Ask box calls it as each word is
+   * finished), where questions read a library by ranges (LibrarySource.prepare): a newer text stops the one before
+   * between its reads. Nothing for a library in memory or in this browser's storage, and nothing opened for it.
+   */
+  async prepare(text: string): Promise<void> {
+    const mine = ++this.typed;
+    await (await this.sources.typing())?.prepare?.(text, () => this.typed === mine);
   }
 
   /** One source document (for the viewer when the library is a read-only bundle). */

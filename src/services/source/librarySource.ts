@@ -88,6 +88,12 @@ export interface LibrarySource extends Capable {
   question(signal: AbortSignal): SourceQuestion;
   /** The library analyser's terms of a text: what the relevance scale compares the question's words by. */
   terms(text: string): string[];
+  /**
+   * Reads ahead what a question of these words (those a person has finished typing) will read first, while `wanted`
+   * says so (a newer text, or the question asked, stops it between its reads). Absent, or resolving at once: the
+   * source has every word at hand or reads what a question needs only (PagedLibrary.prepare).
+   */
+  prepare?(text: string, wanted: () => boolean): Promise<void>;
   /** The KG index, read on first use; rejects with the refusal when the library has none. */
   kg(): Promise<KgIndex>;
   /** The atomic-question index, read on first use; null when the library has none. */

@@ -64,6 +64,7 @@ export function pagedSource(library: PagedLibrary, layers: PagedLayers = {}): Li
       return { ...question, show: (hits) => (shown = question.records(hits)) };
     },
     terms: (text) => library.terms(text),
+    prepare: (text, wanted) => library.prepare(text, wanted),
     kg: layers.kg ?? (() => Promise.reject(new Error(source.lacking('kg')))),
     atomic: layers.atomic ?? (() => Promise.resolve(null)),
     citations: () => recordCitations(shown),

@@ -220,6 +220,16 @@ export class SourceChoice {
   }
 
   /**
+   * Where a question's words are read ahead as they are typed (LibrarySource.prepare): a bundle read by ranges, whose
+   * reads cross a link. The library's own stored pages are read on this device (nothing to win), and a library in
+   * memory has every word at hand: neither is opened or loaded for it (undefined).
+   */
+  async typing(): Promise<LibrarySource | undefined> {
+    const bundle = this.byRanges ? await this.byRanges.catch(() => undefined) : undefined;
+    return bundle ? openSource({ bundle }) : undefined;
+  }
+
+  /**
    * Where questions read the library when not from memory (undefined: from memory), the one choice of a source: a
    * bundle read by ranges, the library's stored pages, or its stored chunks by words while the pages are awaited.
    * With `layers`, the stored pages' KG and atomic questions are read from IndexedDB to know whether they exist; with

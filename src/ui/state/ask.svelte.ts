@@ -14,6 +14,7 @@ import { DEFAULT_MODE } from '../../core/retrieval/index.ts';
 import { checkLimits, defaultLimits, type LimitsByMode } from '../reasoningLimits.ts';
 import { queryParam } from '../url.ts';
 import { queryWorker } from '../workers.ts';
+import { finishedWords } from '../../services/questions/typedWords.ts';
 import { crossTab } from './crossTab.svelte.ts';
 import { globalAnswer } from './globalAnswer.svelte.ts';
 import { askAgainDue, documentsComing, searchableDocuments } from './askAgain.ts';
@@ -156,6 +157,23 @@ class AskState {
     // at once gave the result 0.5 s sooner but the first evidence 0.1-0.2 s later.
     const embedder = vectors ?? ((navigator.hardwareConcurrency ?? 2) > 2 ? undefined : false);
     await (await currentQueryWorker(libraryVersion)).warmUp({ embedder });
+  }
+
+  /** The words last read ahead as they were typed (finishedWords): each text is asked for once. */
+  private typedWords = '';
+
+  /**
+   * As the question box changes: once a word is finished, the query worker reads ahead what a question of the words
+   * typed so far will read first (a bundle read by ranges over a link: QueryService.prepare), so that the question,
+   * asked, finds its words' reads on their way or here. Not at each key: a word still being typed is not looked up.
+   */
+  typing(): void {
+    const words = finishedWords(this.question).trim();
+    if (!words || words === this.typedWords) return;
+    this.typedWords = words;
+    queryWorker()
+      .prepare(words)
+      .catch(() => undefined);
   }
 
   /** Why a question in `mode` cannot be asked with the limits set (null: it can, or the mode has none). */
