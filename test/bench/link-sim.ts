@@ -47,9 +47,12 @@
 //   SourceChoice starts it; a --tree without it only waits). 0 by default: asked as soon as open, the pages read ahead
 //   then share the link with the question. The question's bytes and requests are printed without them; a question's
 //   line says how many KB were read ahead. Before the next question, what was read ahead is awaited (not timed).
+// --type-ms <n> (round thirty): the question typed a key at a time, n ms apart, after --think-ms; the words finished
+//   so far read ahead at each key that finishes one (PagedLibrary.prepare, as the Ask box). Its line says how many KB
+//   were read before the question (read ahead and typed words); the question's bytes are those after.
 // Usage: node --import tsx test/bench/link-sim.ts <x.bundle> <questions.jsonl> [--n 20] [--latency-ms 100] [--mbps 10]
 //          [--waterfall] [--virtual [--shared]] [--part-overhead 90] [--free-hashes] [--tree <checkout>] [--trace <file>]
-//          [--one-range <gap> [--in-flight <n>] [--ranges-a-request <n>] [--response-overhead <bytes>]] [--think-ms <n>]
+//          [--one-range <gap> [--in-flight <n>] [--ranges-a-request <n>] [--response-overhead <bytes>]] [--think-ms <n>] [--type-ms <n>]
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -78,9 +81,6 @@ const { MemoryRangeSource } = (await import(
 const { createTermAnalyzer } = (await import(
   `${TREE}/src/core/text/index.ts`
 )) as typeof import('../../src/core/text/index.ts');
-const { finishedWords } = (await import(
-  `${TREE}/src/services/questions/typedWords.ts`
-)) as typeof import('../../src/services/questions/typedWords.ts');
 const { firstPageWanted } = (await import(
   `${TREE}/src/services/source/firstPage.ts`
 )) as typeof import('../../src/services/source/firstPage.ts');
@@ -174,10 +174,11 @@ const RESPONSE_OVERHEAD = Number(arg('response-overhead', '300'));
 /** --think-ms (round twenty-seven): between opening and the question, while the hash pages are read ahead. */
 const THINK_MS = Number(arg('think-ms', '0'));
 /**
- * --typed (round thirty): while the person types for THINK_MS, the question's finished words (finishedWords: all but
- * a last word not followed by a mark) are read ahead (PagedLibrary.prepare), as the Ask box has them read.
+ * --type-ms <n> (round thirty): the question typed a key at a time, n ms apart, after THINK_MS; the words finished
+ * so far (finishedWords) read ahead as the Ask box has them read (PagedLibrary.prepare). 0 (the default): none.
  */
-const TYPED = process.argv.includes('--typed');
+const TYPE_MS = Number(arg('type-ms', '0'));
+const TYPED = TYPE_MS > 0;
 
 /** `ms` on the bench's clock: under the virtual clock, a hand-over due then (a flow of no bytes on the shared link). */
 function sleep(ms: number): Promise<void> {
@@ -372,11 +373,28 @@ async function main(): Promise<void> {
     const store = library.reader.store as { readUpperPages?: () => Promise<number> };
     const ahead = store.readUpperPages ? store.readUpperPages() : Promise.resolve(0);
     ahead.catch(() => undefined);
-    // The question's finished words read ahead from opening on, as the Ask box reads them while they are typed.
-    const typing =
-      TYPED && 'prepare' in library ? library.prepare(finishedWords(q)) : Promise.resolve();
-    typing.catch(() => undefined);
     if (THINK_MS > 0) await clocked(sleep(THINK_MS));
+    // Typed a key at a time from then on: at each key the words finished so far are read ahead when they changed, as
+    // the Ask box has them read (ask.svelte.ts typing, QueryService.prepare: a newer text stops the one before).
+    const typing: Array<Promise<void>> = [];
+    if (TYPED) {
+      // A tree before round thirty has no typedWords.ts (nor prepare): --type-ms is for trees that have.
+      const { finishedWords } = (await import(
+        `${TREE}/src/services/questions/typedWords.ts`
+      )) as typeof import('../../src/services/questions/typedWords.ts');
+      let typed = '';
+      let latest = 0;
+      for (let k = 1; k <= q.length; k++) {
+        await clocked(sleep(TYPE_MS));
+        const words = finishedWords(q.slice(0, k)).trim();
+        if (!words || words === typed || !('prepare' in library)) continue;
+        typed = words;
+        const mine = ++latest;
+        const reading = library.prepare(words, () => latest === mine);
+        reading.catch(() => undefined);
+        typing.push(reading);
+      }
+    }
     const typedBytes = TYPED ? source.bytesRead - bytesBefore : 0;
     const rangesBefore = source.ranges;
     const wireBefore = source.wireBytes;

@@ -546,3 +546,86 @@ describe('a cold question’s first evidence', () => {
     }
   }, 120_000);
 });
+
+describe('the words of a question read ahead as they are typed (round thirty)', () => {
+  it('over a link, reads the words’ entries and postings and the seeds’ lists and rows; the question then reads none of them again and answers as before', async () => {
+    const engine = await pagesEngine();
+    const written = await largePages(engine);
+    const { terms, postings, concepts, lists, rows } = written.directory.sections;
+    for (const q of QUESTIONS) {
+      const requests: Array<Array<[number, number]>> = [];
+      const record = (ranges: ReadonlyArray<readonly [number, number]>) =>
+        requests.push(ranges.map(([o, l]): [number, number] => [o, l]));
+      // Without: the question alone, its rounds counted.
+      const alone = await libraryOver(
+        linkSource(written.data, () => undefined),
+        written,
+      );
+      const before = await alone.search(q, 'ppr', 800);
+      const library = await libraryOver(linkSource(written.data, record), written);
+      requests.length = 0;
+      await library.prepare(q);
+      const typed = requests.flat();
+      // Each section's bytes among the reads (a block read may start in the section before).
+      for (const [name, [from, length]] of Object.entries({ terms, postings, concepts, lists, rows }))
+        expect(
+          typed.some(([o, l]) => o < from + length && o + l > from),
+          `${q}: ${name}`,
+        ).toBe(true);
+      requests.length = 0;
+      const answer = await library.search(q, 'ppr', 800);
+      expect(answer.hits, q).toEqual(engine.search({ text: q }, 'ppr', 800));
+      expect(answer.hits, q).toEqual(before.hits);
+      // Nothing read twice across the two, and the question's rounds fewer: its words and first rows were here.
+      const all = [...typed, ...requests.flat()].sort((a, b) => a[0] - b[0]);
+      for (let i = 1; i < all.length; i++)
+        expect(all[i][0], q).toBeGreaterThanOrEqual(all[i - 1][0] + all[i - 1][1]);
+      expect(answer.rounds, q).toBeLessThan(before.rounds);
+    }
+  }, 120_000);
+
+  it('reads nothing where it cannot win (a file, memory) or is not wanted, and stops once the question begins', async () => {
+    const engine = await pagesEngine();
+    const written = await largePages(engine);
+    const q = QUESTIONS[0];
+    // A source read without a link (no parts to its requests): nothing read ahead.
+    const counting = new CountingSource(written.data, 'file');
+    const fileLibrary = await libraryOver(counting, written);
+    counting.reads.length = 0;
+    await fileLibrary.prepare(q);
+    expect(counting.reads).toEqual([]);
+    // Over a link but no longer wanted (a newer text): nothing sent.
+    let sent = 0;
+    const library = await libraryOver(
+      linkSource(written.data, () => sent++),
+      written,
+    );
+    sent = 0;
+    await library.prepare(q, () => false);
+    expect(sent).toBe(0);
+    // A question by words begun while its first load (the dictionaries, the seeds' lists) is out: none after it, so
+    // no seed's row is read (alone, it reads them in its next load); the question answers as without it.
+    const { rows } = written.directory.sections;
+    const readsRows = (reads: Array<[number, number]>) =>
+      reads.some(([o, l]) => o < rows[0] + rows[1] && o + l > rows[0]);
+    const alone: Array<[number, number]> = [];
+    const typedAlone = await libraryOver(
+      linkSource(written.data, (ranges) => alone.push(...ranges.map(([o, l]): [number, number] => [o, l]))),
+      written,
+    );
+    alone.length = 0;
+    await typedAlone.prepare(q);
+    expect(readsRows(alone)).toBe(true);
+    const both: Array<[number, number]> = [];
+    const watched = await libraryOver(
+      linkSource(written.data, (ranges) => both.push(...ranges.map(([o, l]): [number, number] => [o, l]))),
+      written,
+    );
+    both.length = 0;
+    const typing = watched.prepare(q);
+    const asked = await watched.search(QUESTIONS[1], 'bm25', 800);
+    await typing;
+    expect(readsRows(both)).toBe(false);
+    expect(asked.hits).toEqual(engine.search({ text: QUESTIONS[1] }, 'bm25', 800));
+  }, 120_000);
+});

@@ -43,3 +43,28 @@ describe('SourceChoice reading ahead for a bundle read by ranges', () => {
     expect(await sources.bundleByRanges()).toBeDefined();
   });
 });
+
+describe('SourceChoice reading a question’s typed words ahead', () => {
+  it('reads them from a bundle read by ranges only', async () => {
+    const sources = choice();
+    // No bundle read by ranges: nothing is opened or loaded for typed words (a library in memory or in storage).
+    expect(await sources.typing()).toBeUndefined();
+    const typed: Array<{ text: string; wanted: () => boolean }> = [];
+    const bundle = {
+      library: {
+        reader: { store: { readUpperPages: () => Promise.resolve(0) } },
+        prepare: (text: string, wanted: () => boolean) => {
+          typed.push({ text, wanted });
+          return Promise.resolve();
+        },
+      },
+      manifest: { parts: [], counts: {} },
+    } as unknown as PagedBundle;
+    sources.readByRanges(Promise.resolve(bundle));
+    const source = await sources.typing();
+    expect(source?.prepare).toBeDefined();
+    await source!.prepare!('who directed ', () => true);
+    expect(typed.map((t) => t.text)).toEqual(['who directed ']);
+    expect(typed[0].wanted()).toBe(true);
+  });
+});
