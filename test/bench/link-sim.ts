@@ -378,15 +378,16 @@ async function main(): Promise<void> {
     // the Ask box has them read (ask.svelte.ts typing, QueryService.prepare: a newer text stops the one before).
     const typing: Array<Promise<void>> = [];
     if (TYPED) {
-      // A tree before round thirty has no typedWords.ts (nor prepare): --type-ms is for trees that have.
-      const { finishedWords } = (await import(
-        `${TREE}/src/services/questions/typedWords.ts`
-      )) as typeof import('../../src/services/questions/typedWords.ts');
+      // A tree before round thirty has no typedWords.ts (nor prepare): its question is typed as slowly, nothing read.
+      const finishedWords = await import(`${TREE}/src/services/questions/typedWords.ts`).then(
+        (m: typeof import('../../src/services/questions/typedWords.ts')) => m.finishedWords,
+        () => undefined,
+      );
       let typed = '';
       let latest = 0;
       for (let k = 1; k <= q.length; k++) {
         await clocked(sleep(TYPE_MS));
-        const words = finishedWords(q.slice(0, k)).trim();
+        const words = finishedWords?.(q.slice(0, k)).trim();
         if (!words || words === typed || !('prepare' in library)) continue;
         typed = words;
         const mine = ++latest;
