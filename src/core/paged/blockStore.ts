@@ -423,6 +423,14 @@ export class BlockStore {
     }
   }
 
+  /**
+   * A question begins: reads queued ahead of it (LoadOptions.background 'ahead') are sent before any other queued one,
+   * as it will wait on the blocks they carry before its own.
+   */
+  promoteAhead(): void {
+    this.pool?.promoteAhead();
+  }
+
   /** Notes again what setAside() took, less what has been loaded since. */
   restore(noted: NotedReads): void {
     for (const b of noted.blocks) if (!this.blocks.has(b)) this.wantedBlocks.add(b);
@@ -1408,8 +1416,11 @@ interface WantedGroup {
 
 /** How a load shares the source with another in flight (BlockStore.loadTaken). */
 export interface LoadOptions {
-  /** Its requests go after every queued one of a load without it (the walk's after the early evidence's). */
-  background?: boolean;
+  /**
+   * Its requests go after every queued one of a load without it (the walk's after the early evidence's); 'ahead'
+   * (reads for a question still being typed) after those too, until a question begins (promoteAhead).
+   */
+  background?: boolean | 'ahead';
   /**
    * Requests a wave of its stages at most (the source's count otherwise; never more than it), its ranges spread over
    * them: a load of a few KB that starts with another beside it holds fewer of the slots they share (library.ts

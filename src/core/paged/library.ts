@@ -372,8 +372,8 @@ export class PagedLibrary {
    * and chunk list (the walk's seeds), then the rows of those chunks (the walk's first layer). A question over a link
    * reads these in three or four round trips before its walk can go on; typed, they come while the person types. Over a
    * link only (BlockStore.readsAhead): a file, memory or a host answering one range a request read what a question
-   * needs only. Nothing is ranked or answered; the reads go out behind any question's (slotPool.ts's background
-   * class). It stops between its loads once `wanted` says so or a question has begun (search): what is on its way
+   * needs only. Nothing is ranked or answered; the reads go out behind any question's (slotPool.ts's ahead class),
+   * and before a question's once it begins (promoteAhead): it waits on them. It stops between its loads once `wanted` says so or a question has begun (search): what is on its way
    * arrives and is kept, and a question that wants those blocks waits for them rather than reading them again.
    */
   async prepare(text: string, wanted: () => boolean = () => true, signal?: AbortSignal): Promise<void> {
@@ -409,7 +409,7 @@ export class PagedLibrary {
         }
       });
       if (mine.blocks.length === 0 && mine.groups.length === 0) return;
-      await store.loadTaken(mine, { background: true, signal });
+      await store.loadTaken(mine, { background: 'ahead', signal });
     }
   }
 
@@ -435,6 +435,7 @@ export class PagedLibrary {
     const { reader } = this;
     const { store } = reader;
     this.questionsBegun++;
+    store.promoteAhead();
     this.bm25Kept.clear();
     this.keptTerms.clear();
     let earlyOwed = early !== undefined && mode === 'ppr';
