@@ -84,4 +84,27 @@ describe('SlotPool', () => {
     await release('f3');
     await later;
   });
+
+  it('sends a typed question’s reads (ahead) after the walk’s and before the idle pages, and first once a question begins', async () => {
+    const log: string[] = [];
+    const { job, release } = gated(log, { now: 0, most: 0 });
+    const pool = new SlotPool(() => 1);
+    const done = [pool.run(job('f1')), pool.run(job('i1'), 'idle'), pool.run(job('a1'), 'ahead')];
+    done.push(pool.run(job('b1'), true), pool.run(job('a2'), 'ahead'));
+    await release('f1');
+    expect(log).toEqual(['f1', 'b1']);
+    await release('b1');
+    expect(log).toEqual(['f1', 'b1', 'a1']);
+    // A question begins: its own requests are queued, but what it waits on first (a2's blocks) goes before them.
+    done.push(pool.run(job('f2')), pool.run(job('b2'), true));
+    pool.promoteAhead();
+    await release('a1');
+    expect(log).toEqual(['f1', 'b1', 'a1', 'a2']);
+    await release('a2');
+    await release('f2');
+    await release('b2');
+    await release('i1');
+    await Promise.all(done);
+    expect(log).toEqual(['f1', 'b1', 'a1', 'a2', 'f2', 'b2', 'i1']);
+  });
 });
