@@ -59,6 +59,8 @@ import type { PagedLibrary } from '../../src/core/paged/index.ts';
 import type { RangeSource } from '../../src/core/paged/rangeSource.ts';
 import type { TermAnalyzer } from '../../src/core/graph/index.ts';
 import { arg } from './lib/args.ts';
+import { regionsOf } from './lib/bundleRegions.ts';
+import type { Region } from './lib/taggedSource.ts';
 
 const VIRTUAL = process.argv.includes('--virtual');
 // Before the reader is imported: blockDigest.ts chooses its hasher when it loads.
@@ -328,6 +330,7 @@ async function main(): Promise<void> {
   if (!bundlePath || !questionsPath)
     throw new Error('usage: link-sim.ts <x.bundle> <questions.jsonl> [--n 20]');
   const data = new Uint8Array(await readFile(bundlePath));
+  const { regions } = WATERFALL ? await regionsOf(data, bundlePath) : { regions: [] as Region[] };
   const all = (await readFile(questionsPath, 'utf8'))
     .split('\n')
     .filter((l) => l.trim())
@@ -431,17 +434,13 @@ async function main(): Promise<void> {
         (warm > 0 ? `; read ahead ${(warm / 1e3).toFixed(0)} KB` : ''),
     );
     if (WATERFALL) {
-      // Each request's ranges by section of the pages part (past its end: the block hashes' part).
-      const { base } = library.reader.store as unknown as { base: number };
-      const sections: Record<string, [number, number]> = library.reader.directory.sections;
-      const named = Object.entries(sections).sort((a, b) => a[1][0] - b[1][0]);
-      const sectionOf = (offset: number): string =>
-        named.findLast(([, [at]]) => offset - base >= at)?.[0] ?? 'head';
-      const pagesEnd = base + Math.max(...named.map(([, [at, length]]) => at + length));
+      // Each request's ranges by region of the bundle (bundleRegions.ts, as question-bytes.ts splits them): the
+      // directory's offsets alone leave out the paths stored after version 13's and 17's blocks, so the rows' last
+      // blocks were named as the degrees section and the hash pages part.
       const sectionsOf = (r: (typeof source.log)[number]): string => {
         const count = new Map<string, number>();
         for (const o of r.offsets) {
-          const name = o >= pagesEnd ? 'hashes' : sectionOf(o);
+          const name = regions.find((g) => o >= g.start && o < g.end)?.name ?? 'head';
           count.set(name, (count.get(name) ?? 0) + 1);
         }
         return [...count].map(([name, n]) => `${name} ${n}`).join(', ');
