@@ -346,7 +346,7 @@ describe('PersonalizedPageRank over rows: one walker, walk after walk (round thi
   // nodes the walk in memory touches, in its order, once each, with the same scores bit for bit.
   function randomGraph(n: number, seed: number): ConceptGraph {
     let x = seed;
-    const next = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
     const edges = new Map<string, [number, number, number]>();
     for (let u = 0; u < n; u++) {
       const links = u % 17 === 0 ? 40 : 1 + Math.floor(next() * 4);
