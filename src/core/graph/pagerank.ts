@@ -145,12 +145,19 @@ function rowDegree(row: { weights: ArrayLike<number>; degree?: number }): number
   return s;
 }
 
+/** PersonalizedPageRank's flags of a node: reached by the walk, and waiting in its queue. */
+const TOUCHED = 1;
+const QUEUED = 2;
+
 /** Reusable scratch space for personalized PageRank queries on one graph (avoids allocating per query). */
 export class PersonalizedPageRank {
   private readonly p: Float64Array;
   private readonly r: Float64Array;
-  private readonly inQueue: Uint8Array;
-  private readonly touchedMark: Uint8Array;
+  /**
+   * Per node, TOUCHED and QUEUED in one byte: the walk over rows reads both of each target it reaches (scattered over
+   * the library's concepts, 591,013 at 100 MiB), and resets both of each node it touched; one array, one cache miss.
+   */
+  private readonly flags: Uint8Array;
   private touched: Uint32Array;
   private touchedCount = 0;
   private queue: Uint32Array;
@@ -170,8 +177,7 @@ export class PersonalizedPageRank {
     const n = graph.nodeCount;
     this.p = new Float64Array(n);
     this.r = new Float64Array(n);
-    this.inQueue = new Uint8Array(n);
-    this.touchedMark = new Uint8Array(n);
+    this.flags = new Uint8Array(n);
     this.touched = new Uint32Array(Math.max(16, Math.min(n, 4096)));
     this.queue = new Uint32Array(Math.max(16, n));
   }
@@ -199,7 +205,7 @@ export class PersonalizedPageRank {
     this.held = held;
     checkDamping(damping);
     if (!(epsilon > 0)) throw new Error(`personalized pagerank: epsilon must be > 0, got ${epsilon}`);
-    const { graph, p, r, inQueue } = this;
+    const { graph, p, r, flags } = this;
     this.reset();
     let total = 0;
     for (const [node, w] of seeds) {
@@ -220,8 +226,8 @@ export class PersonalizedPageRank {
     let head = 0;
     let size = 0;
     const push = (v: number): void => {
-      if (inQueue[v] || held?.(v)) return;
-      inQueue[v] = 1;
+      if ((flags[v] & QUEUED) !== 0 || held?.(v)) return;
+      flags[v] |= QUEUED;
       this.queue[(head + size) % cap] = v;
       size++;
     };
@@ -250,7 +256,7 @@ export class PersonalizedPageRank {
         // round twenty-seven). The same answer as the tests below, asked in another order: none has a side effect.
         if (rv < epsilon) return false;
         // A held node first: its exact degree would read its row.
-        if (inQueue[v] || held?.(v)) return false;
+        if ((flags[v] & QUEUED) !== 0 || held?.(v)) return false;
         if (rv < epsilon * Math.max(deg.lower(v), 1)) return false;
         if (rv >= epsilon * Math.max(deg.upper(v), 1)) return true;
         const d = deg.exact(v);
@@ -266,7 +272,7 @@ export class PersonalizedPageRank {
         const u = this.queue[head];
         head = (head + 1) % cap;
         size--;
-        inQueue[u] = 0;
+        flags[u] &= ~QUEUED;
         const ru = r[u];
         const lower = deg.lower(u);
         if (ru < epsilon * Math.max(lower, 1)) continue;
@@ -302,12 +308,16 @@ export class PersonalizedPageRank {
           }
           continue;
         }
+        // The walk's inner loop (a row's targets: ~84,000 touched a walk, ~8 walks a question at 100 MiB): the row's
+        // arrays held, a target reached before not asked again, and a residual below ε not asked its bracket (reaches'
+        // first test), all in the loop itself. The same steps and sums in the same order as before: the same walk.
         const share = spread / du;
-        for (let e = 0; e < row!.targets.length; e++) {
-          const v = row!.targets[e];
-          this.touch(v);
-          r[v] += share * row!.weights[e];
-          if (reaches(v)) push(v);
+        const { targets, weights } = row!;
+        for (let e = 0; e < targets.length; e++) {
+          const v = targets[e];
+          if ((flags[v] & TOUCHED) === 0) this.touch(v);
+          const rv = (r[v] += share * weights[e]);
+          if (rv >= epsilon && reaches(v)) push(v);
         }
       }
       return { nodes: this.touched.subarray(0, this.touchedCount), scores: p };
@@ -317,7 +327,7 @@ export class PersonalizedPageRank {
       const u = this.queue[head];
       head = (head + 1) % cap;
       size--;
-      inQueue[u] = 0;
+      flags[u] &= ~QUEUED;
       const ru = r[u];
       const du = deg[u];
       if (ru < epsilon * Math.max(du, 1)) continue;
@@ -377,8 +387,8 @@ export class PersonalizedPageRank {
   }
 
   private touch(v: number): void {
-    if (this.touchedMark[v]) return;
-    this.touchedMark[v] = 1;
+    if ((this.flags[v] & TOUCHED) !== 0) return;
+    this.flags[v] |= TOUCHED;
     if (this.touchedCount === this.touched.length) {
       const bigger = new Uint32Array(Math.min(this.graph.nodeCount, this.touched.length * 2));
       bigger.set(this.touched);
@@ -392,8 +402,7 @@ export class PersonalizedPageRank {
       const v = this.touched[i];
       this.p[v] = 0;
       this.r[v] = 0;
-      this.touchedMark[v] = 0;
-      this.inQueue[v] = 0;
+      this.flags[v] = 0;
     }
     this.touchedCount = 0;
   }

@@ -460,6 +460,19 @@ export class SectionReader {
   }
 
   /**
+   * Chunk k's number of concepts: conceptsOf's length without a view of them (the same reads, the same note when its
+   * row is missing). Version 16's rows hold their counts, so `open` has none: the walk's scores and the concepts' BM25
+   * ask it of every chunk they touch, tens of thousands a run at 100 MiB, and a view each was garbage at once.
+   */
+  conceptCountOf(k: number): number | undefined {
+    const g = this.rowGroupOf(k);
+    const group = this.rowGroup(g);
+    if (!group) return undefined;
+    const i = k - this.rowGroupFirst(g);
+    return group.starts[i + 1] - group.starts[i];
+  }
+
+  /**
    * The row group holding chunk k: groups of `groups.rows` chunks, or version 16's blocks of rows (rowsDelimited,
    * each block's first chunk in `open.rowBlockFirsts`: a binary search, from the block asked for last, since a list's
    * chunks ascend).
@@ -707,7 +720,7 @@ export class SectionReader {
       chunksOf: (c) => this.chunksOf(c) ?? EMPTY_CHUNKS,
       conceptsOf: (k) => this.conceptsOf(k) ?? EMPTY_U32,
       // Version 16: from the chunk's row (a row not read yet is noted as missing, and the run is asked again).
-      conceptCount: counts ? (k) => counts[k] : (k) => this.conceptsOf(k)?.length ?? 0,
+      conceptCount: counts ? (k) => counts[k] : (k) => this.conceptCountOf(k) ?? 0,
     };
   }
 
