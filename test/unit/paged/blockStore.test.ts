@@ -431,6 +431,102 @@ describe('BlockStore slots free at a request’s last byte', () => {
   });
 });
 
+describe('BlockStore checks a response as it comes when its hash pages came with it', () => {
+  // 64 blocks of 128 bytes, their 16-byte hashes in 8 pages of 128 bytes, one page above (as the section above), read
+  // by a host answering several ranges a request that holds back the answer carrying the last block.
+  const SIZE = 128;
+  const part = Uint8Array.from({ length: 64 * SIZE }, (_, i) => (i * 29 + (i >> 7)) & 0xff);
+  const sha = (bytes: Uint8Array) =>
+    new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
+  const leaves = new Uint8Array(64 * 16);
+  for (let b = 0; b < 64; b++) leaves.set(sha(part.subarray(b * SIZE, (b + 1) * SIZE)), b * 16);
+  const upper = new Uint8Array(8 * 16);
+  for (let p = 0; p < 8; p++) upper.set(sha(leaves.subarray(p * 128, (p + 1) * 128)), p * 16);
+  const file = new Uint8Array(part.length + leaves.length + upper.length);
+  file.set(part);
+  file.set(leaves, part.length);
+  file.set(upper, part.length + leaves.length);
+
+  const open = (changed?: number) => {
+    const bytes = file.slice();
+    if (changed !== undefined) bytes[part.length + changed] ^= 1;
+    const inner = new MemoryRangeSource(bytes, 'held.bin');
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const requests: Array<ReadonlyArray<readonly [number, number]>> = [];
+    const source = {
+      name: 'held.bin',
+      size: bytes.length,
+      gapBytes: 0,
+      get bytesRead() {
+        return inner.bytesRead;
+      },
+      read: (offset: number, length: number) => inner.read(offset, length),
+      readRanges: async (ranges: ReadonlyArray<readonly [number, number]>) => {
+        requests.push(ranges);
+        if (ranges.some(([offset]) => offset === 56 * SIZE)) await held;
+        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
+      },
+    };
+    const s = new BlockStore(
+      source,
+      0,
+      part.length,
+      BlockLayout.uniform(part.length, SIZE),
+      {
+        offset: part.length,
+        length: leaves.length,
+        pageSize: 128,
+        top: sha(upper),
+        upper: [{ at: leaves.length, length: upper.length, pageSize: 128 }],
+      },
+      'pages.bin',
+      undefined,
+      16,
+    );
+    return { s, requests, release };
+  };
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+
+  it('checks and hands over a request’s blocks before the stage’s last answer, its own blocks’ pages carried in it', async () => {
+    const { s, requests, release } = open();
+    // Block 0 first: its leaf page and the page above are then here.
+    expect(s.bytes(0, 1)).toBeUndefined();
+    await s.load();
+    // A block in each of leaf pages 1, 3, 5 and 7 (pages apart: a range each), a request each, each carrying its own
+    // block's page after it.
+    const wanted = [8, 24, 40, 56];
+    for (const b of wanted) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+    let handed = 0;
+    s.onArrival = () => handed++;
+    requests.length = 0;
+    const loading = s.load();
+    await settle();
+    expect(requests.map((ranges) => ranges.length)).toEqual([2, 2, 2, 2]);
+    // Waiting on every page of the stage, no request was checked before the held one came.
+    expect(handed).toBeGreaterThan(0);
+    release();
+    await loading;
+    expect(handed).toBe(requests.length);
+    for (const b of wanted) expect(s.bytes(b * SIZE, 4)).toEqual(part.subarray(b * SIZE, b * SIZE + 4));
+    expect(s.missing).toBe(false);
+  });
+
+  it('refuses the load where a page carried by the held answer was changed, naming the page', async () => {
+    const { s, release } = open(7 * 128 + 3);
+    expect(s.bytes(0, 1)).toBeUndefined();
+    await s.load();
+    for (const b of [8, 24, 40, 56]) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
+    const loading = s.load();
+    loading.catch(() => undefined);
+    await settle();
+    release();
+    await expect(loading).rejects.toThrow(/SHA-256 mismatch in hash page 7 of part pages\.sha256/);
+  });
+});
+
 describe('BlockStore ranges a request', () => {
   /** 2,600 blocks of 32 bytes over a multi-range source that records how many ranges each request carried. */
   const scatteredStore = () => {
