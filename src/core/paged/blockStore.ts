@@ -640,10 +640,6 @@ export class BlockStore {
     // The hash page ranges each batch of blocks carries after its own (none when they go in requests of their own).
     let carried: Array<Array<[number, number]>> = blockBatches.map(() => []);
     let arrivals: Array<{ deliver: (bytes: Uint8Array[]) => void; fail: (e: unknown) => void }> = [];
-    // Where each batch waits for its own blocks' pages only (below), those pages' checks, by batch.
-    let batchPages: Array<Promise<unknown>> | undefined;
-    // What every batch waits for besides: pages other loads read, and the pages read ahead.
-    let pagesBeside: Promise<unknown> = Promise.resolve();
     if (pageRuns.length > 0) {
       const { offset } = this.hashes as PagedHashes;
       const pageRanges = pageRuns.map(({ level, first, last }): [number, number] => {
@@ -656,16 +652,14 @@ export class BlockStore {
       // do not fit beside one batch). Only when every batch is in flight together: each waits on all the pages, and
       // one queued behind it would never be sent.
       let spread = false;
-      // Where spread, the page runs of each share: [from, to) of pageRuns.
-      const shareRuns: Array<[number, number]> = [];
       if (readRanges && blockBatches.length <= inFlight) {
         const n = blockBatches.length;
-        for (let i = 0; i < n; i++)
-          shareRuns.push([
+        const shares = blockBatches.map((_, i) =>
+          pageRanges.slice(
             Math.floor((i * pageRanges.length) / n),
             Math.floor(((i + 1) * pageRanges.length) / n),
-          ]);
-        const shares = shareRuns.map(([from, to]) => pageRanges.slice(from, to));
+          ),
+        );
         if (shares.every((share, i) => share.length + blockBatches[i].length <= perRequest)) {
           carried = shares;
           spread = true;
@@ -683,42 +677,10 @@ export class BlockStore {
         );
         return { deliver: (bytes: Uint8Array[]) => deliver(bytes), fail: (e: unknown) => fail(e) };
       });
-      // Spread pages of block hashes alone (the levels above here, or read ahead: warmIn), each share is checked as
-      // its request arrives, and a batch of blocks waits for the shares that hold its blocks' pages only: waiting for
-      // every share, the checks of a stage's first responses all ran after its last byte (Chromium, 100 MiB, the
-      // records' stages: 6 requests checked one after the other once the last had come, round thirty).
-      if (spread && pageRuns.every((run) => run.level === 0)) {
-        const shareChecks = shareRuns.map(([from, to], j) =>
-          Promise.all([promises[j], warmIn]).then(([bytes]) =>
-            this.acceptHashPages(pageRuns.slice(from, to), bytes),
-          ),
-        );
-        for (const check of shareChecks) check.catch(() => undefined); // awaited by the batches that need it
-        const shareOf = new Map<number, number>();
-        shareRuns.forEach(([from, to], j) => {
-          for (let r = from; r < to; r++)
-            for (let p = pageRuns[r].first; p <= pageRuns[r].last; p++) shareOf.set(p, j);
-        });
-        const { entry, pageSize } = this.levels[0];
-        batchPages = blockBatches.map((batch) => {
-          const needed = new Set<number>();
-          for (const [first, last] of batch) {
-            const [from] = hashPageOf(first, entry, pageSize);
-            const [to] = hashPageOf(last, entry, pageSize);
-            for (let p = from; p <= to; p++) {
-              const j = shareOf.get(p);
-              if (j !== undefined) needed.add(j);
-            }
-          }
-          return Promise.all([...needed].map((j) => shareChecks[j]));
-        });
-      }
       // In page order: the shares are consecutive slices of the page ranges, delivered batch by batch.
-      const own = batchPages
-        ? Promise.all(batchPages).then(() => undefined)
-        : Promise.all([Promise.all(promises), warmIn]).then(([parts]) =>
-            this.acceptHashPages(pageRuns, parts.flat()),
-          );
+      const own = Promise.all([Promise.all(promises), warmIn]).then(([parts]) =>
+        this.acceptHashPages(pageRuns, parts.flat()),
+      );
       own.catch(() => undefined); // awaited by every batch of blocks, which fails with it
       // Another load's blocks may wait on these pages: only on their own requests (never on another load's pages).
       for (const { level, first, last } of pageRuns)
@@ -729,7 +691,6 @@ export class BlockStore {
         () => this.forgetPages(pageRuns, own),
         () => this.forgetPages(pageRuns, own),
       );
-      pagesBeside = pagesIn;
       pagesIn = Promise.all([own, pagesIn]);
       pagesIn.catch(() => undefined);
       if (!spread) {
@@ -807,8 +768,7 @@ export class BlockStore {
           // until that request ended (Chromium, 100 MiB: five slots idle ~170 ms a large stage, round twenty-four's
           // link-timeline.ts), and every later request waited for its slot's digests as well.
           const check = (async () => {
-            if (batchPages) await Promise.all([batchPages[i], pagesBeside]);
-            else await pagesIn;
+            await pagesIn;
             await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
             arrived(batch);
             timelineMark('checked', { ranges: ranges.length });
@@ -836,8 +796,6 @@ export class BlockStore {
       ),
     );
     await Promise.all(checks);
-    // Every page read is checked before the load ends, also one no batch waited for (each batch waits on its own).
-    if (batchPages) await pagesIn;
   }
 
   /**
