@@ -152,7 +152,9 @@ export function chainsFromPaths(
     const path = paths[k];
     for (let d = 0; d < Math.min(levels[k], DEPTH); d++) {
       const node = chain[d];
-      chain.push((places[k] >> d) & 1 ? nodeHash(path, d * HASH, node, 0) : nodeHash(node, 0, path, d * HASH));
+      chain.push(
+        (places[k] >> d) & 1 ? nodeHash(path, d * HASH, node, 0) : nodeHash(node, 0, path, d * HASH),
+      );
     }
     return chain;
   });
