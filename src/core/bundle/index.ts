@@ -66,4 +66,4 @@ export type { MergeBase } from './merge.ts';
 // What a library read by ranges (src/core/paged) shares with the bundle: the structured codec, gzip and SHA-256.
 export { decodeStructured, encodeStructured } from './codecs.ts';
 export { gunzip, gzip } from './compress.ts';
-export { sha256, sha256OneBlock, Sha256, toHex } from './sha256.ts';
+export { sha256, Sha256, toHex } from './sha256.ts';

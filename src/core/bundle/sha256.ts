@@ -83,55 +83,52 @@ export class Sha256 {
   }
 
   private compress(data: Uint8Array, offset: number): void {
-    compress(this.state, this.words, data, offset);
+    const w = this.words;
+    for (let i = 0; i < 16; i++) {
+      const j = offset + i * 4;
+      w[i] = (data[j] << 24) | (data[j + 1] << 16) | (data[j + 2] << 8) | data[j + 3];
+    }
+    for (let i = 16; i < 64; i++) {
+      const x = w[i - 15];
+      const y = w[i - 2];
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+    }
+    const s = this.state;
+    let a = s[0];
+    let b = s[1];
+    let c = s[2];
+    let d = s[3];
+    let e = s[4];
+    let f = s[5];
+    let g = s[6];
+    let h = s[7];
+    for (let i = 0; i < 64; i++) {
+      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+      const ch = (e & f) ^ (~e & g);
+      const t1 = (h + S1 + ch + K[i] + w[i]) | 0;
+      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+      const maj = (a & b) ^ (a & c) ^ (b & c);
+      const t2 = (S0 + maj) | 0;
+      h = g;
+      g = f;
+      f = e;
+      e = (d + t1) | 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) | 0;
+    }
+    s[0] += a;
+    s[1] += b;
+    s[2] += c;
+    s[3] += d;
+    s[4] += e;
+    s[5] += f;
+    s[6] += g;
+    s[7] += h;
   }
-}
-
-/** One 64-byte block of `data` at `offset` into `s`, `w` the message schedule's scratch. */
-function compress(s: Uint32Array, w: Uint32Array, data: Uint8Array, offset: number): void {
-  for (let i = 0; i < 16; i++) {
-    const j = offset + i * 4;
-    w[i] = (data[j] << 24) | (data[j + 1] << 16) | (data[j + 2] << 8) | data[j + 3];
-  }
-  for (let i = 16; i < 64; i++) {
-    const x = w[i - 15];
-    const y = w[i - 2];
-    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-    w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
-  }
-  let a = s[0];
-  let b = s[1];
-  let c = s[2];
-  let d = s[3];
-  let e = s[4];
-  let f = s[5];
-  let g = s[6];
-  let h = s[7];
-  for (let i = 0; i < 64; i++) {
-    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-    const ch = (e & f) ^ (~e & g);
-    const t1 = (h + S1 + ch + K[i] + w[i]) | 0;
-    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-    const maj = (a & b) ^ (a & c) ^ (b & c);
-    const t2 = (S0 + maj) | 0;
-    h = g;
-    g = f;
-    f = e;
-    e = (d + t1) | 0;
-    d = c;
-    c = b;
-    b = a;
-    a = (t1 + t2) | 0;
-  }
-  s[0] += a;
-  s[1] += b;
-  s[2] += c;
-  s[3] += d;
-  s[4] += e;
-  s[5] += f;
-  s[6] += g;
-  s[7] += h;
 }
 
 /** Writes a 32-bit word big-endian at `at`. */
@@ -152,23 +149,6 @@ const shared = new Sha256();
  */
 export function sha256(data: Uint8Array): Uint8Array {
   return shared.reset().update(data).digest();
-}
-
-/** The state and schedule sha256OneBlock() works in (synchronous: no two calls share them at once). */
-const oneState = new Uint32Array(8);
-const oneWords = new Uint32Array(64);
-
-/**
- * The first `out.length` bytes (at most 32) of the SHA-256 of a message of at most 55 bytes, given as the one 64-byte
- * block it makes with its padding (the message, 0x80, zeros, its length in bits big-endian in the last 8 bytes): one
- * compression into `out`, nothing allocated. For version 13's nodes of a leaf page's tree (blockPaths.ts: 33 bytes
- * each, ~22,000 a cold question at 100 MiB), where sha256()'s own padding and copies cost about as much as the
- * compression itself.
- */
-export function sha256OneBlock(block: Uint8Array, out: Uint8Array): void {
-  oneState.set(INITIAL);
-  compress(oneState, oneWords, block, 0);
-  for (let i = 0; i < out.length; i++) out[i] = oneState[i >> 2] >>> (24 - 8 * (i & 3));
 }
 
 export function toHex(bytes: Uint8Array): string {

@@ -7,7 +7,7 @@
 // bundle). In a part with the field every leaf page's hash (in the level above, or the top list) is the Merkle root
 // of its 8 block hashes taken in pairs, a page's last missing hashes counted as zeros, so that a path and a whole
 // leaf page check against the same hash. The rule is the product's own format: no library computes it.
-import { sha256OneBlock } from '../bundle/index.ts';
+import { sha256 } from '../bundle/index.ts';
 
 /** Bytes of a block hash and of a node of a leaf page's tree (format.ts BLOCK_HASH_BYTES, TOP_HASH_BYTES). */
 const HASH = 16;
@@ -32,31 +32,19 @@ export interface BlockPaths {
   zones: Array<'lists' | 'rows'>;
 }
 
-/**
- * The one block every node's hash is made in (nodeHash is synchronous: no two calls share it at once): the prefix, two
- * children's 16 bytes, then SHA-256's padding of a 33-byte message (0x80, zeros, 264 bits), laid out once.
- */
-const nodeBlock = new Uint8Array(64);
-nodeBlock[0] = NODE_PREFIX;
-nodeBlock[1 + 2 * HASH] = 0x80;
-nodeBlock[62] = ((1 + 2 * HASH) * 8) >> 8;
-nodeBlock[63] = ((1 + 2 * HASH) * 8) & 0xff;
+/** The one input every node's hash is made in (nodeHash is synchronous: no two calls share it at once). */
+const nodeInput = new Uint8Array(1 + 2 * HASH);
+nodeInput[0] = NODE_PREFIX;
 
 /**
- * A node's hash from its two children (16 bytes each, at `leftAt` in `left` and `rightAt` in `right`), synchronously:
- * 33 bytes, one block of SHA-256, which a compression hashes in the time a WebCrypto call takes to set out
- * (test/bench/digest-sizes.ts), and a question at 100 MiB makes ~22,000 of them (three a row block checked by its
- * path, seven a leaf page read). Read from the children's bytes where they lie: a view of each (subarray) cost a cold
- * question's checks more than the hashing (Chromium, link-cpu-profile.ts, round thirty).
+ * A node's hash from its two children, synchronously: 33 bytes, one block of SHA-256, which sha256() hashes in the
+ * time a WebCrypto call takes to set out (test/bench/digest-sizes.ts), and a question at 100 MiB makes ~22,000 of them
+ * (three a row block checked by its path, seven a leaf page read).
  */
-function nodeHash(left: Uint8Array, leftAt: number, right: Uint8Array, rightAt: number): Uint8Array {
-  for (let i = 0; i < HASH; i++) {
-    nodeBlock[1 + i] = left[leftAt + i];
-    nodeBlock[1 + HASH + i] = right[rightAt + i];
-  }
-  const out = new Uint8Array(HASH);
-  sha256OneBlock(nodeBlock, out);
-  return out;
+function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
+  nodeInput.set(left.subarray(0, HASH), 1);
+  nodeInput.set(right.subarray(0, HASH), 1 + HASH);
+  return sha256(nodeInput).subarray(0, HASH);
 }
 
 /** The 8 hashes of a leaf page from its bytes (≤ 128), the missing last ones zeros. */
@@ -74,7 +62,7 @@ function treeOf(page: Uint8Array): Uint8Array[][] {
   for (let d = 0; d < DEPTH; d++) {
     const below = levels[d];
     const up: Uint8Array[] = [];
-    for (let i = 0; i < below.length; i += 2) up.push(nodeHash(below[i], 0, below[i + 1], 0));
+    for (let i = 0; i < below.length; i += 2) up.push(nodeHash(below[i], below[i + 1]));
     levels.push(up);
   }
   return levels;
@@ -149,12 +137,10 @@ export function chainsFromPaths(
 ): Uint8Array[][] {
   return digests.map((digest, k) => {
     const chain = [digest.subarray(0, HASH)];
-    const path = paths[k];
     for (let d = 0; d < Math.min(levels[k], DEPTH); d++) {
       const node = chain[d];
-      chain.push(
-        (places[k] >> d) & 1 ? nodeHash(path, d * HASH, node, 0) : nodeHash(node, 0, path, d * HASH),
-      );
+      const sibling = paths[k].subarray(d * HASH, (d + 1) * HASH);
+      chain.push((places[k] >> d) & 1 ? nodeHash(sibling, node) : nodeHash(node, sibling));
     }
     return chain;
   });
@@ -197,12 +183,12 @@ export class ProvenNodes {
 
   /** The leaf page of `count` block hashes when every one is proven (it is then as good as read and checked). */
   page(count: number): Uint8Array | undefined {
-    // Asked after every path checked, and most pages are far from whole: none is allocated until it is.
-    const hashes = this.levels[0];
-    if (hashes.size < count) return undefined;
-    for (let i = 0; i < count; i++) if (!hashes.has(i)) return undefined;
     const out = new Uint8Array(count * HASH);
-    for (let i = 0; i < count; i++) out.set(hashes.get(i)!, i * HASH);
+    for (let i = 0; i < count; i++) {
+      const h = this.levels[0].get(i);
+      if (!h) return undefined;
+      out.set(h, i * HASH);
+    }
     return out;
   }
 }

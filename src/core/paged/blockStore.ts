@@ -767,18 +767,9 @@ export class BlockStore {
           // of their own, often the largest. Checked in its slot, each batch of the first wave held its connection
           // until that request ended (Chromium, 100 MiB: five slots idle ~170 ms a large stage, round twenty-four's
           // link-timeline.ts), and every later request waited for its slot's digests as well.
-          // The blocks cut from their bytes and digested at once: what they are does not wait for the hash pages,
-          // only whether they check out. A stage whose pages came spread over its requests checked none before its
-          // last byte, then digested every request's blocks one after the other (Chromium, 100 MiB, round thirty). A
-          // request cut short fails here as before, after the pages (awaited first). In a microtask, as the check was:
-          // not before this request's slot is handed on.
-          const cut = Promise.resolve().then(() =>
-            this.cutAndDigest(batch, bytes.slice(0, batch.length), pathRead),
-          );
-          cut.catch(() => undefined);
           const check = (async () => {
             await pagesIn;
-            await this.accept(batch, await cut, computed);
+            await this.accept(batch, bytes.slice(0, batch.length), computed, pathRead);
             arrived(batch);
             timelineMark('checked', { ranges: ranges.length });
           })();
@@ -1217,16 +1208,16 @@ export class BlockStore {
   }
 
   /**
-   * The blocks of each run from its bytes (copied: a response's buffer is not kept), the paths read after them, and
-   * the blocks' digests; nothing is kept yet (accept()). A batch's blocks are digested in one go: awaited run by run, a
-   * request of 100 ranges waited on 100 turns of WebCrypto.
+   * The blocks of each run from its bytes, each checked against its SHA-256 before any is kept. A batch's blocks are
+   * digested in one go: awaited run by run, a request of 100 ranges waited on 100 turns of WebCrypto.
    */
-  private async cutAndDigest(
+  private async accept(
     runs: ReadonlyArray<[number, number]>,
     bytes: readonly Uint8Array[],
+    computed: ReadonlySet<number> = new Set(),
     /** Version 13: the bytes of path read after runs' last blocks, where less than the whole (fetchBlocks). */
     pathRead: ReadonlyMap<number, number> = new Map(),
-  ): Promise<CutBlocks> {
+  ): Promise<void> {
     const blocks: Uint8Array[] = [];
     const numbers: number[] = [];
     // Version 13: the paths read after their blocks, by block.
@@ -1250,20 +1241,6 @@ export class BlockStore {
     });
     const hashing = performance.now();
     const digests = await blockDigests(blocks);
-    this.spent.hashMs += performance.now() - hashing;
-    return { blocks, numbers, paths, digests };
-  }
-
-  /**
-   * The blocks of each run (cutAndDigest), each checked against its SHA-256 before any is kept: by its hash in its page
-   * of block hashes, or (version 13) by its path up to a node proven or its leaf page's hash in the level above.
-   */
-  private async accept(
-    runs: ReadonlyArray<[number, number]>,
-    { blocks, numbers, paths, digests }: CutBlocks,
-    computed: ReadonlySet<number> = new Set(),
-  ): Promise<void> {
-    const hashing = performance.now();
     if (computed.size > 0) {
       // The pages of block hashes this batch's blocks make whole (missingHashPages), not read: made and checked here.
       const digestAt = new Map(numbers.map((b, k) => [b, digests[k]]));
@@ -1401,16 +1378,6 @@ class GroupsAwaiting {
     this.ready = [];
     return done;
   }
-}
-
-/** A request's blocks cut from its bytes and digested, not yet checked (BlockStore.cutAndDigest). */
-interface CutBlocks {
-  blocks: Uint8Array[];
-  /** Each block's number. */
-  numbers: number[];
-  /** Version 13: the path read after a block, by block. */
-  paths: Map<number, Uint8Array>;
-  digests: Uint8Array[];
 }
 
 interface WantedGroup {

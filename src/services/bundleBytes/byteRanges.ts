@@ -45,7 +45,7 @@ const DASH = 45;
  * follow the format: a missing delimiter, a part without a Content-Range, or data shorter than its range.
  */
 export function parseByteranges(body: Uint8Array, boundary: string): BytePart[] {
-  const delimiter = encoder.encode(`--${boundary}`);
+  const delimiter = new TextEncoder().encode(`--${boundary}`);
   const parts: BytePart[] = [];
   // The preamble (nginx sends a CRLF, others nothing) runs up to the first delimiter.
   let at = indexOf(body, delimiter, 0);
@@ -61,7 +61,7 @@ export function parseByteranges(body: Uint8Array, boundary: string): BytePart[] 
     at += 2;
     const headersEnd = indexOf(body, CRLF_CRLF, at - 2);
     if (headersEnd < 0) throw new Error('multipart/byteranges: a part has no end to its headers');
-    const headers = decoder.decode(body.subarray(at, headersEnd));
+    const headers = new TextDecoder().decode(body.subarray(at, headersEnd));
     const rangeLine = /^content-range:(.*)$/im.exec(headers);
     const range = parseContentRange(rangeLine?.[1] ?? null);
     if (!range) throw new Error('multipart/byteranges: a part has no Content-Range');
@@ -79,10 +79,6 @@ export function parseByteranges(body: Uint8Array, boundary: string): BytePart[] 
 
 const CRLF_CRLF = Uint8Array.of(CR, LF, CR, LF);
 
-/** One encoder and decoder for every body, rather than a decoder a part (~6,000 parts a question at 100 MiB). */
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /** The first index of `needle` in `hay` at or after `from`, or -1. */
 function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
   const first = needle[0];
@@ -93,36 +89,4 @@ function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
     if (j === needle.length) return i;
   }
   return -1;
-}
-
-/**
- * The part that holds the file's bytes [offset, offset + length) (the first in the order sent), or undefined. Parts
- * in ascending order, apart (as hosts send them: nginx and Apache answer ranges in the order asked, and the block
- * store asks them ascending) are found by a binary search, others by looking at each: a request of ~190 ranges looked
- * at ~95 parts a range.
- */
-export function partHolding(
-  parts: readonly BytePart[],
-  offset: number,
-  length: number,
-  ascending = partsAscending(parts),
-): BytePart | undefined {
-  const holds = (p: BytePart) => p.start <= offset && offset + length - 1 <= p.end;
-  if (!ascending) return parts.find(holds);
-  // The last part starting at or before offset: in ascending parts apart, the only one that may hold it.
-  let lo = 0;
-  let hi = parts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (parts[mid].start <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  const part = parts[lo];
-  return part && holds(part) ? part : undefined;
-}
-
-/** Whether each part starts after the one before it ends (partHolding may then search). */
-export function partsAscending(parts: readonly BytePart[]): boolean {
-  for (let i = 1; i < parts.length; i++) if (parts[i].start <= parts[i - 1].end) return false;
-  return true;
 }

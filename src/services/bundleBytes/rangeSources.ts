@@ -3,14 +3,7 @@
 import { concatBytes } from '../../core/bundle/index.ts';
 import { ROUND_TRIP_GAP, type RangeSource } from '../../core/paged/index.ts';
 import { checkAnsweredFrom } from './bundleFetch.ts';
-import {
-  byterangesBoundary,
-  parseByteranges,
-  parseContentRange,
-  partHolding,
-  partsAscending,
-  type BytePart,
-} from './byteRanges.ts';
+import { byterangesBoundary, parseByteranges, parseContentRange, type BytePart } from './byteRanges.ts';
 import { multiplexes, watchProtocol } from './nextHopProtocol.ts';
 import { messageOf } from '../../core/errors.ts';
 
@@ -283,9 +276,8 @@ export class HttpRangeSource implements RangeSource {
       }
       parts = [{ start: range[0], end: range[1], bytes: body }];
     }
-    const ascending = partsAscending(parts);
     const out: Array<Uint8Array | undefined> = ranges.map(([offset, length]) => {
-      const part = partHolding(parts, offset, length, ascending);
+      const part = parts.find((p) => p.start <= offset && offset + length - 1 <= p.end);
       return part?.bytes.subarray(offset - part.start, offset - part.start + length);
     });
     const left = ranges.filter((_, i) => !out[i]);

@@ -1,6 +1,6 @@
 // The streaming SHA-256 must agree with the platform's crypto.subtle on every size, however the input is split.
 import { describe, expect, it } from 'vitest';
-import { sha256, sha256OneBlock, Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
+import { sha256, Sha256, toHex } from '../../../src/core/bundle/sha256.ts';
 
 /** One buffer through the incremental hasher the bundle writer and reader use. */
 const sha256HexSync = (data: Uint8Array): string => toHex(new Sha256().update(data).digest());
@@ -93,39 +93,5 @@ describe('sha256 (one hasher reset a message)', () => {
     h.digest();
     const data = bytes(90, 6);
     expect(toHex(h.reset().update(data).digest())).toBe(await subtleHex(data));
-  });
-});
-
-describe('sha256OneBlock (a message padded into one block by its caller)', () => {
-  /** The one 64-byte block SHA-256 pads a message of at most 55 bytes into (FIPS 180-4 §5.1.1), made here by hand. */
-  const padded = (message: Uint8Array): Uint8Array => {
-    const block = new Uint8Array(64);
-    block.set(message);
-    block[message.length] = 0x80;
-    block[62] = (message.length * 8) >> 8;
-    block[63] = (message.length * 8) & 0xff;
-    return block;
-  };
-
-  it('equals crypto.subtle for every size that fits one block, cut to the bytes asked, each alone', async () => {
-    for (let n = 55; n >= 0; n--) {
-      const data = bytes(n, n * 7919 + 11);
-      const whole = await subtleHex(data);
-      for (const size of [32, 16, 5]) {
-        const out = new Uint8Array(size).fill(0xaa);
-        sha256OneBlock(padded(data), out);
-        expect(toHex(out), `size ${n}, ${size} bytes`).toBe(whole.slice(0, 2 * size));
-      }
-    }
-  });
-
-  it('leaves a streaming hasher and sha256() alone between its calls', async () => {
-    const a = bytes(100, 3);
-    const h = new Sha256().update(a.subarray(0, 40));
-    const out = new Uint8Array(32);
-    sha256OneBlock(padded(bytes(33, 4)), out);
-    expect(toHex(sha256(a))).toBe(await subtleHex(a));
-    expect(toHex(h.update(a.subarray(40)).digest())).toBe(await subtleHex(a));
-    expect(toHex(out)).toBe(await subtleHex(bytes(33, 4)));
   });
 });

@@ -2,7 +2,7 @@
 // load(), and a corrupted block is refused whichever stage reads it.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'fflate';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BlockLayout } from '../../../src/core/paged/blockLayout.ts';
 import { BlockStore } from '../../../src/core/paged/blockStore.ts';
 import { MemoryRangeSource } from '../../../src/core/paged/rangeSource.ts';
@@ -428,99 +428,6 @@ describe('BlockStore slots free at a request’s last byte', () => {
     for (let b = 0; b < 64; b += 2)
       expect(s.bytes(b * SIZE, 4)).toEqual(part.subarray(b * SIZE, b * SIZE + 4));
     expect(s.missing).toBe(false);
-  });
-});
-
-describe('BlockStore digests a response’s blocks as it arrives', () => {
-  // 64 blocks of 1 KiB (digested by WebCrypto: over 512 bytes), their 16-byte hashes in pages of 128 bytes after
-  // them, one page above, read one range a request by a source that holds its hash pages' answers.
-  const SIZE = 1024;
-  const part = Uint8Array.from({ length: 64 * SIZE }, (_, i) => (i * 37 + (i >> 10)) & 0xff);
-  const sha = (bytes: Uint8Array) =>
-    new Uint8Array(createHash('sha256').update(bytes).digest()).subarray(0, 16);
-  const leaves = new Uint8Array(64 * 16);
-  for (let b = 0; b < 64; b++) leaves.set(sha(part.subarray(b * SIZE, (b + 1) * SIZE)), b * 16);
-  const upper = new Uint8Array(8 * 16);
-  for (let p = 0; p < 8; p++) upper.set(sha(leaves.subarray(p * 128, (p + 1) * 128)), p * 16);
-
-  const open = (bytes: Uint8Array) => {
-    const file = new Uint8Array(part.length + leaves.length + upper.length);
-    file.set(bytes);
-    file.set(leaves, part.length);
-    file.set(upper, part.length + leaves.length);
-    const inner = new MemoryRangeSource(file, 'held.bin');
-    let sentBlocks = 0;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const source = {
-      name: 'held.bin',
-      size: file.length,
-      gapBytes: 0,
-      inFlight: 3,
-      rangesARequest: 1,
-      get bytesRead() {
-        return inner.bytesRead;
-      },
-      read: (offset: number, length: number) => inner.read(offset, length),
-      readRanges: async (ranges: ReadonlyArray<readonly [number, number]>) => {
-        if (ranges[0][0] >= part.length) await held;
-        else sentBlocks++;
-        return Promise.all(ranges.map(([offset, length]) => inner.read(offset, length)));
-      },
-    };
-    const s = new BlockStore(
-      source,
-      0,
-      part.length,
-      BlockLayout.uniform(part.length, SIZE),
-      {
-        offset: part.length,
-        length: leaves.length,
-        pageSize: 128,
-        top: sha(upper),
-        upper: [{ at: leaves.length, length: upper.length, pageSize: 128 }],
-      },
-      'pages.bin',
-      undefined,
-      16,
-    );
-    return { s, release, sent: () => sentBlocks };
-  };
-  const untilSent = async (sent: () => number, count: number) => {
-    for (let i = 0; i < 100 && sent() < count; i++) await new Promise((resolve) => setTimeout(resolve, 0));
-    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
-  };
-
-  it('digests each request’s blocks while the stage’s hash pages are on their way', async () => {
-    const digest = vi.spyOn(crypto.subtle, 'digest');
-    try {
-      const { s, release, sent } = open(part);
-      for (let b = 0; b < 64; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
-      const loading = s.load();
-      await untilSent(sent, 32);
-      expect(sent()).toBe(32);
-      // Every block digested (WebCrypto) before the pages that check them have come.
-      expect(digest.mock.calls.length).toBe(32);
-      release();
-      await loading;
-      for (let b = 0; b < 64; b += 2)
-        expect(s.bytes(b * SIZE, 4)).toEqual(part.subarray(b * SIZE, b * SIZE + 4));
-      expect(s.missing).toBe(false);
-    } finally {
-      digest.mockRestore();
-    }
-  });
-
-  it('still refuses a changed block once the pages have come, naming it', async () => {
-    const bad = part.slice();
-    bad[10 * SIZE + 5] ^= 1;
-    const { s, release, sent } = open(bad);
-    for (let b = 0; b < 64; b += 2) expect(s.bytes(b * SIZE, 1)).toBeUndefined();
-    const loading = s.load();
-    loading.catch(() => undefined);
-    await untilSent(sent, 32);
-    release();
-    await expect(loading).rejects.toThrow(/SHA-256 mismatch in block 10 of part pages\.bin/);
   });
 });
 

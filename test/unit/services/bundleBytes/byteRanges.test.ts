@@ -6,8 +6,6 @@ import {
   byterangesBoundary,
   parseByteranges,
   parseContentRange,
-  partHolding,
-  type BytePart,
 } from '../../../../src/services/bundleBytes/byteRanges.ts';
 import { batchesOf, staggeredBatches } from '../../../../src/core/paged/blockStore.ts';
 
@@ -75,40 +73,6 @@ describe('multipart/byteranges', () => {
     expect(() => parseByteranges(body(['--B\r\nContent-Range: bytes 0-1/2\r\n\r\nok']), 'B')).toThrow(
       'closing boundary',
     );
-  });
-});
-
-describe('the part that holds a range', () => {
-  const part = (start: number, end: number, tag: number): BytePart => ({
-    start,
-    end,
-    bytes: new Uint8Array(end - start + 1).fill(tag),
-  });
-
-  it('finds each range in parts sent in order, none where no part holds all of it', () => {
-    const parts = [part(0, 9, 1), part(20, 29, 2), part(30, 30, 3), part(100, 199, 4)];
-    expect(partHolding(parts, 0, 10)?.bytes[0]).toBe(1);
-    expect(partHolding(parts, 25, 5)?.bytes[0]).toBe(2);
-    expect(partHolding(parts, 30, 1)?.bytes[0]).toBe(3);
-    expect(partHolding(parts, 150, 50)?.bytes[0]).toBe(4);
-    // Across two parts, in a gap, before the first, past the last, one byte too long.
-    expect(partHolding(parts, 28, 3)).toBeUndefined();
-    expect(partHolding(parts, 12, 2)).toBeUndefined();
-    expect(partHolding([part(5, 9, 1)], 0, 2)).toBeUndefined();
-    expect(partHolding(parts, 200, 1)).toBeUndefined();
-    expect(partHolding(parts, 0, 11)).toBeUndefined();
-    expect(partHolding([], 0, 1)).toBeUndefined();
-  });
-
-  it('takes the first part sent that holds it where a host sends them out of order or overlapping', () => {
-    const unordered = [part(50, 59, 1), part(0, 9, 2), part(20, 29, 3)];
-    expect(partHolding(unordered, 0, 5)?.bytes[0]).toBe(2);
-    expect(partHolding(unordered, 55, 5)?.bytes[0]).toBe(1);
-    // Overlapping: the first of the two that hold it, as the source always took.
-    const overlapping = [part(0, 9, 1), part(5, 29, 2), part(20, 39, 3)];
-    expect(partHolding(overlapping, 6, 2)?.bytes[0]).toBe(1);
-    expect(partHolding(overlapping, 21, 2)?.bytes[0]).toBe(2);
-    expect(partHolding(overlapping, 30, 5)?.bytes[0]).toBe(3);
   });
 });
 
