@@ -373,10 +373,11 @@ export class PagedLibrary {
    * reads these in three or four round trips before its walk can go on; typed, they come while the person types. Over a
    * link only (BlockStore.readsAhead): a file, memory or a host answering one range a request read what a question
    * needs only. Nothing is ranked or answered; the reads go out behind any question's (slotPool.ts's ahead class),
-   * and before a question's once it begins (promoteAhead): it waits on them. It stops between its loads once `wanted` says so or a question has begun (search): what is on its way
-   * arrives and is kept, and a question that wants those blocks waits for them rather than reading them again.
+   * and before a question's once it begins (promoteAhead): it waits on them. It stops between its loads once
+   * `wanted` says so or a question has begun (search): what is on its way arrives and is kept, and a question that
+   * wants those blocks waits for them rather than reading them again.
    */
-  async prepare(text: string, wanted: () => boolean = () => true, signal?: AbortSignal): Promise<void> {
+  async prepare(text: string, wanted: () => boolean = () => true): Promise<void> {
     const { reader } = this;
     const { store } = reader;
     if (!store.readsAhead) return;
@@ -385,7 +386,7 @@ export class PagedLibrary {
     const terms = this.analyzer.terms(text);
     const ids = this.ctx.conceptIds;
     for (let step = 0; step < PREPARE_LOADS; step++) {
-      if (!wanted() || this.questionsBegun !== began || signal?.aborted) return;
+      if (!wanted() || this.questionsBegun !== began) return;
       // Noted apart from anything else noted (a question's run, the walk beside its early evidence), then read.
       const mine = store.notedAhead(() => {
         for (const term of terms) {
@@ -409,7 +410,7 @@ export class PagedLibrary {
         }
       });
       if (mine.blocks.length === 0 && mine.groups.length === 0) return;
-      await store.loadTaken(mine, { background: 'ahead', signal });
+      await store.loadTaken(mine, { background: 'ahead' });
     }
   }
 
