@@ -31,7 +31,11 @@
 // question-bytes.ts --later's.
 // Last, the walk's share: how many rows the pushed concepts' lists name, and how many would remain if concepts of more
 // than T chunks were not pushed (a ranking change, measured here, not made).
-// Usage: node --import tsx test/bench/read-bound.ts <x.bundle> <questions.jsonl> [--n 25] [--first-page]
+// (g) today's layout, block for block, with `open`'s df, degree codes and BM25 lengths inlined where they are named
+//     (round thirty-one): as varints, and at (f)'s entropy.
+// --param key=value (repeatable): a query-time parameter the library is opened with (question-bytes.ts's), e.g.
+// walkMaxDf=300 (the walk's hubs held: a ranking change, measured here, not made).
+// Usage: node --import tsx test/bench/read-bound.ts <x.bundle> <questions.jsonl> [--n 25] [--first-page] [--param k=v]
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import process from 'node:process';
@@ -44,6 +48,7 @@ import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { listSpanOf, skipList } from '../../src/core/paged/listPacking.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
+import { parseParamOverride } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
 import { arg, positional } from './lib/args.ts';
 import { regionsOf } from './lib/bundleRegions.ts';
@@ -52,7 +57,10 @@ import { askAsBench, questionsOf, spread } from './lib/questions.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Split } from './lib/taggedSource.ts';
 
 const USAGE =
-  'usage: node --import tsx test/bench/read-bound.ts <x.bundle> <questions.jsonl> [--n 25] [--first-page]';
+  'usage: node --import tsx test/bench/read-bound.ts <x.bundle> <questions.jsonl> [--n 25] [--first-page] [--param key=value ...]';
+const PARAMS = Object.fromEntries(
+  process.argv.flatMap((a, i, all) => (all[i - 1] === '--param' ? [parseParamOverride(a)] : [])),
+);
 const HASH_BYTES = 16;
 /** Leaf sizes of rung (d): 0 is one item a leaf. */
 const LEAVES = [0, 128, 512, 1024];
@@ -125,6 +133,14 @@ interface Run {
   pushed: Map<number, Uint32Array>;
   /** Concepts the rows read name, and chunks the postings read name (what an `open` entry inlined would repeat). */
   refs: { rows: number; postings: number };
+  /**
+   * Rung (g): what inlining `open`'s scoring values where they are named adds, coded as varints (the rows' and
+   * postings' own coding): a row's concept its df and, for a concept in more than one chunk, its one-byte degree code;
+   * a text posting its chunk's text length, a heading posting its fields' length (text and headings).
+   */
+  inline: { rows: number; postings: number };
+  /** The postings list being decoded is a heading one (postingsOf's `heading`). */
+  heading: boolean;
   d: PagesDirectory;
 }
 let run: Run | undefined;
@@ -145,6 +161,15 @@ function symbolsOf(ids: ArrayLike<number>, counts?: ArrayLike<number>): Uint8Arr
   }
   if (counts) for (let i = 0; i < counts.length; i++) out[ids.length + i] = 64 + bucket(counts[i]);
   return out;
+}
+/** LEB128's bytes for a whole number. */
+function varintBytes(v: number): number {
+  let n = 1;
+  while (v >= 128) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
 }
 function noteSymbols(part: string, item: number, s: Uint8Array): void {
   let m = symbols.get(part);
@@ -197,7 +222,13 @@ store.group = function (this: StoreInternals, key: string, offset: number, lengt
   if (key[0] === 'r' && value) {
     const rel = offset - d.sections.rows[0];
     const { starts, ids } = value as { starts: Uint32Array; ids: Uint32Array };
-    if (!run.items.get('rows')?.has(g)) run.refs.rows += starts[starts.length - 1] - starts[0];
+    if (!run.items.get('rows')?.has(g)) {
+      run.refs.rows += starts[starts.length - 1] - starts[0];
+      const df = run.raw.df as ArrayLike<number> | undefined;
+      if (df)
+        for (let j = starts[0]; j < starts[starts.length - 1]; j++)
+          run.inline.rows += varintBytes(df[ids[j]]) + (df[ids[j]] > 1 ? 1 : 0);
+    }
     noteItem('rows', g, rel, rel + length);
     // Each chunk's row its own ascending list (a group of rows that keep the lists, listsInRows, is read whole).
     const rows: Uint8Array[] = [];
@@ -272,8 +303,19 @@ reader.decodePostingList = function (this: SectionReader, ...a: unknown[]) {
   if (run) {
     noteSymbols('postings', run.lastPostings, symbolsOf(list.chunks, list.freqs));
     run.refs.postings += list.chunks.length;
+    // A text posting scores by its chunk's text length, a heading posting by the fields' (text and headings summed).
+    const text = run.raw.textLengths as ArrayLike<number> | undefined;
+    const headings = run.heading ? (run.raw.headingLengths as ArrayLike<number> | undefined) : undefined;
+    if (text)
+      for (const k of list.chunks)
+        run.inline.postings += varintBytes(Math.round(text[k] + (headings ? headings[k] : 0)));
   }
   return list;
+};
+const postingsOf = reader.postingsOf;
+reader.postingsOf = function (this: SectionReader, ...a: unknown[]) {
+  if (run) run.heading = a[2] === true;
+  return postingsOf.apply(this, a);
 };
 const walkRow = reader.walkRow;
 reader.walkRow = function (this: SectionReader, ...a: unknown[]) {
@@ -634,10 +676,12 @@ async function main(): Promise<void> {
       lastPostings: 0,
       pushed: new Map(),
       refs: { rows: 0, postings: 0 },
+      inline: { rows: 0, postings: 0 },
+      heading: false,
       d,
     };
     run = current;
-    const opened = await openPagedBundle(source, analyzer);
+    const opened = await openPagedBundle(source, analyzer, PARAMS);
     if (!opened || !current.reader) throw new Error(`${bundlePath}: has no pages`);
     const library = opened.library;
     // The BM25 lengths the library keeps from `open` (the text's are `open`'s own; the fields' sum text and headings).
@@ -755,7 +799,8 @@ async function main(): Promise<void> {
   });
   console.log(
     `## ${bundlePath}: ${d.chunkCount.toLocaleString('en-US')} chunks, ${d.conceptCount.toLocaleString('en-US')} ` +
-      `concepts, pages version ${d.version}; ${picked.length} cold questions, ppr, ` +
+      `concepts, pages version ${d.version}; ${picked.length} cold questions, ppr` +
+      `${Object.keys(PARAMS).length > 0 ? ` (${JSON.stringify(PARAMS)})` : ''}, ` +
       `${firstPage ? 'the Ask view’s first page' : '`cli ask` (whole budget)'}; ${started}–` +
       `${new Date().toISOString().slice(11, 16)} UTC, load ${loadavg()
         .map((x) => x.toFixed(2))
@@ -830,6 +875,31 @@ async function main(): Promise<void> {
   console.log(
     `(f) a cold question so, every other part at its best leaf size and the locating arrays whole ` +
       `(${LOCATING.join(', ')}: ${kb(locate)} KB): p50 / max / mean ${stats(denormalized)} KB`,
+  );
+  // Rung (g): today's layout, block for block, with `open`'s scoring arrays gone from the opening and their values
+  // inlined where they are named; the rows' and postings' reads grow in proportion to their used items' bytes ((b):
+  // their blocks, paths and gap fill grow with them). As varints (realistic) and at (f)'s entropy (a floor for any coding).
+  const moved = ['df', 'degreeCodes', 'textLengths', 'headingLengths'].reduce(
+    (t, name) => t + (facts.w.get(name) ?? 0) * (trees.get(`open:${name}`)?.items ?? 0),
+    0,
+  );
+  const grown = (r: Rungs, part: string, added: number) =>
+    ((r.read.get(part) ?? 0) * added) / Math.max(1, r.b.get(part) ?? 0);
+  const inlined = (entropy: boolean) =>
+    cold.map((r, i) => {
+      const u = runs[i];
+      const rowsAdded = entropy ? u.refs.rows * (bytesAt('df') + bytesAt('degreeCodes')) : u.inline.rows;
+      const postingsAdded = entropy
+        ? u.refs.postings * (bytesAt('textLengths') + bytesAt('headingLengths'))
+        : u.inline.postings;
+      return sum(r.read) - moved + grown(r, 'rows', rowsAdded) + grown(r, 'postings', postingsAdded);
+    });
+  console.log(
+    `(g) today's layout with \`open\`'s df, degree codes and BM25 lengths (${kb(moved)} KB of it) inlined: the rows' items grow by ` +
+      `${kb(mean(runs.map((r) => r.inline.rows)))} KB as varints (${kb(mean(rowRefs.map((x) => x * (bytesAt('df') + bytesAt('degreeCodes')))))} at entropy), postings ` +
+      `${kb(mean(runs.map((r) => r.inline.postings)))} (${kb(mean(postingRefs.map((x) => x * (bytesAt('textLengths') + bytesAt('headingLengths')))))}), ` +
+      `their reads grown as their items; a cold question p50 / max / mean: varints ${stats(inlined(false))} KB, ` +
+      `at entropy ${stats(inlined(true))} KB (today's read ${stats(cold.map((r) => sum(r.read)))})`,
   );
   // Items a question uses.
   const count = (tree: string) => runs.map((r) => r.items.get(tree)?.size ?? 0);
