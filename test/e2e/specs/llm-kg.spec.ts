@@ -25,6 +25,9 @@ const PANEL_VIEW = { 'llm-settings': 'settings', 'kg-panel': 'settings', questio
 async function goToPanel(page: Page, origin: string, testId: keyof typeof PANEL_VIEW): Promise<void> {
   const view = PANEL_VIEW[testId];
   await openApp(page, origin, view);
+  // The Knowledge graph panel is drawn only once the library's counts are read (a reload reads them again after the
+  // view is up): looked for once they are, not before (a look before it raced the read on a busy machine).
+  await page.waitForSelector('[data-testid="layers"][data-stored]');
   if ((await page.locator(`[data-testid="${testId}"]`).count()) === 0)
     throw new Error(`the ${view} view shows no [data-testid="${testId}"]: mount the src/ui/llm panels there`);
 }
