@@ -131,10 +131,15 @@ async function fingerprint(path: string): Promise<string> {
  * response file of each Cache Storage entry (the service worker's precache: ~84 MB of the app's files, the models,
  * WASM runtimes and OCR data among them) is hard-linked, not copied: copying the whole folder took 1.0–3.6 s a test
  * at load ~25, against 0.2–1.5 s so (docs/results/test-suite-round8-e2e8.md). Chromium's disk cache does not write
- * into that file when it only reads the response (an entry put again gets new files, a deleted one is unlinked);
- * `writtenLinks` tells if it did all the same (it caught the side-data files, now copied, and in round thirty-one's
- * CI a response file, in bundle-ranges.spec.ts: `openProfile` then has the profile built again). The rest
- * (IndexedDB and the service worker's registration: LevelDB, whose logs are appended to) is copied.
+ * into that file when it only reads the response (an entry put again gets new files, a deleted one is unlinked),
+ * with one exception: an entry doomed after its cache's backend has closed — a put or delete still in flight as the
+ * browser shuts down — has its files truncated to zero length in place (Chromium's
+ * SimpleEntryImpl::DoomEntryInternal: "If there's no backend, we want to truncate the files rather than delete"),
+ * which empties the shared file too. `writtenLinks` tells if a file was written all the same (it caught the
+ * side-data files, now copied, and in round thirty-one's CI a response file, in bundle-ranges.spec.ts, whose sizes
+ * were not recorded then: the shutdown's truncation is the one way found in Chromium's source): `openProfile` then
+ * has that profile built again. The rest (IndexedDB and the service worker's registration: LevelDB, whose logs are
+ * appended to) is copied.
  */
 async function copyProfile(from: string, to: string): Promise<Map<string, string>> {
   const linked = new Map<string, string>();
@@ -328,10 +333,13 @@ export const test = base.extend<E2eFixtures, E2eWorkerFixtures>({
       const written = await writtenLinks(linked);
       if (written.length === 0) continue;
       const rebuild = copyOf === undefined ? undefined : rebuildOnNextUse.get(copyOf);
-      const what = `the test's browser wrote into ${written.length} of ${linked.size} cache files hard-linked from ${copyOf}: ${written.join('; ')}`;
+      const what =
+        `the test's browser wrote into ${written.length} of ${linked.size} cache files hard-linked from ` +
+        `${copyOf}: ${written.join('; ')}`;
       if (copyOf === undefined || !rebuild)
         throw new Error(
-          `${what}; that profile was not built once by a worker fixture (builtOnce, libraryOnce), so later tests would read it so`,
+          `${what}; that profile was not built once by a worker fixture (builtOnce, libraryOnce), ` +
+            'so later tests would read it so',
         );
       rebuildOnNextUse.delete(copyOf);
       rebuild();
