@@ -130,22 +130,17 @@ interface BuiltLibrary {
   first: { title: string; text: string };
 }
 
-/** Whether a test of this worker has asked for builtLibrary yet (the one that did pays for the build). */
-let libraryAsked = false;
-
 const test = base.extend<{ builtLibrary: BuiltLibrary }>({
   // Built once per worker (fixtures.ts, libraryOnce: a test-scoped fixture here, so this spec runs in the suite's
   // one worker), as a test's own drop would be (the same Chromium, profile on disk and privacy guard); the drop's
-  // own checks are made there, and fail every test that uses it. The first test to ask gets the build's time on top
-  // of its own.
+  // own checks are made there, and fail every test that uses it. The test that pays for the build (the first to ask,
+  // or the next after one whose browser wrote into the library's files: fixtures.ts, rebuildOnNextUse) gets the
+  // build's time on top of its own.
   builtLibrary: async ({ libraryOnce }, use, testInfo) => {
-    if (!libraryAsked) {
-      libraryAsked = true;
-      testInfo.setTimeout(testInfo.timeout + TIMEOUT_MS * Number(process.env.E2E_TIMEOUT_SCALE ?? 1));
-    }
     const files = await mkdtemp(join(tmpdir(), 'conceptrag-e2e-files-'));
     try {
       const { profile, built } = await libraryOnce('library-pages', async (page, origin) => {
+        testInfo.setTimeout(testInfo.timeout + TIMEOUT_MS * Number(process.env.E2E_TIMEOUT_SCALE ?? 1));
         const { path, lines, first } = await passagesFile(files);
         await openApp(page, origin);
         await putSettings(page, { pagesMinChunks: 1, sentenceVectors: false });
