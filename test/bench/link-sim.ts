@@ -61,8 +61,7 @@ import process from 'node:process';
 import type { PagedLibrary } from '../../src/core/paged/index.ts';
 import type { RangeSource } from '../../src/core/paged/rangeSource.ts';
 import type { TermAnalyzer } from '../../src/core/graph/index.ts';
-import { parseParamOverride } from '../../src/core/retrieval/index.ts';
-import { arg } from './lib/args.ts';
+import { arg, paramOverrides } from './lib/args.ts';
 import { regionsOf } from './lib/bundleRegions.ts';
 import type { Region } from './lib/taggedSource.ts';
 
@@ -79,9 +78,7 @@ const paged = (await import(`${TREE}/src/core/paged/index.ts`)) as {
 };
 // --param key=value (round thirty-one, repeatable): a query-time parameter the library is opened with, as
 // question-bytes.ts's (e.g. walkMaxDf=300, the walk's hubs held: a ranking change, measured here, not made).
-const PARAMS = Object.fromEntries(
-  process.argv.flatMap((a, i, all) => (all[i - 1] === '--param' ? [parseParamOverride(a)] : [])),
-);
+const PARAMS = paramOverrides();
 const { MemoryRangeSource } = (await import(
   `${TREE}/src/core/paged/rangeSource.ts`
 )) as typeof import('../../src/core/paged/rangeSource.ts');

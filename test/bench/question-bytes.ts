@@ -60,8 +60,7 @@ import { openPagedBundle } from '../../src/core/paged/index.ts';
 import type { PagedLibrary } from '../../src/core/paged/library.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { parseParamOverride } from '../../src/core/retrieval/index.ts';
-import { arg } from './lib/args.ts';
+import { arg, paramOverrides } from './lib/args.ts';
 import { watchStages, type Stages } from './lib/fetchStages.ts';
 import { regionsOf } from './lib/bundleRegions.ts';
 import { addSplit, mergeIntervals, TaggedSource, type Region, type Split } from './lib/taggedSource.ts';
@@ -80,9 +79,7 @@ const RANGES_A_REQUEST = arg('ranges-a-request', '') === '' ? undefined : Number
  * --param key=value (round twenty-four, repeatable): a query-time parameter the library is opened with (e.g.
  * walkMaxDf=1000, the walk's hubs held: params.ts), as `cli bench --param` asks the engine in memory.
  */
-const PARAMS = Object.fromEntries(
-  process.argv.flatMap((a, i, all) => (all[i - 1] === '--param' ? [parseParamOverride(a)] : [])),
-);
+const PARAMS = paramOverrides();
 /** Bytes a request costs on the wire beyond its data (--request-bytes), for the "wire" line; 0 without it. */
 const REQUEST_BYTES = Number(arg('request-bytes', '0'));
 const ORDER = ['head', 'hashes', ...sectionsOf(2), 'evidence', 'other'];

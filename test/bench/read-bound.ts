@@ -48,9 +48,8 @@ import { openPagedBundle } from '../../src/core/paged/index.ts';
 import { listSpanOf, skipList } from '../../src/core/paged/listPacking.ts';
 import { MemoryRangeSource } from '../../src/core/paged/rangeSource.ts';
 import { SectionReader } from '../../src/core/paged/sectionReader.ts';
-import { parseParamOverride } from '../../src/core/retrieval/index.ts';
 import { createTermAnalyzer } from '../../src/core/text/index.ts';
-import { arg, positional } from './lib/args.ts';
+import { arg, positional, paramOverrides } from './lib/args.ts';
 import { regionsOf } from './lib/bundleRegions.ts';
 import { multiproofHashes } from './lib/multiproof.ts';
 import { askAsBench, questionsOf, spread } from './lib/questions.ts';
@@ -58,9 +57,7 @@ import { addSplit, mergeIntervals, TaggedSource, type Split } from './lib/tagged
 
 const USAGE =
   'usage: node --import tsx test/bench/read-bound.ts <x.bundle> <questions.jsonl> [--n 25] [--first-page] [--param key=value ...]';
-const PARAMS = Object.fromEntries(
-  process.argv.flatMap((a, i, all) => (all[i - 1] === '--param' ? [parseParamOverride(a)] : [])),
-);
+const PARAMS = paramOverrides();
 const HASH_BYTES = 16;
 /** Leaf sizes of rung (d): 0 is one item a leaf. */
 const LEAVES = [0, 128, 512, 1024];
